@@ -1,0 +1,658 @@
+"""Reading probe logs from any source into one frame with canonical column names.
+
+Data flows one way: file -> raw frame (this module) -> checked frame (:mod:`probestats.schema`).
+Large CSV, TSV, JSONL and Parquet files are scanned lazily, so later steps read only
+the columns they need.
+
+Row numbers in messages are the ones a person sees: for CSV and TSV the line of the
+file where the record starts (the header is line 1), for JSONL the line, for a
+spreadsheet the row, for JSON and Python objects the record (counting from 1).
+"""
+
+from __future__ import annotations
+
+import io as _stdio
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Mapping
+
+import polars as pl
+
+from .errors import ColumnError, OptionError, ReadError
+from .problems import Problem
+
+ROW = "_row"
+
+#: canonical name -> headers that mean it (compared after :func:`normalize_header`).
+ALIASES: dict[str, tuple[str, ...]] = {
+    "item": ("item", "item_id", "pair", "pair_id", "question_id", "prompt_id", "sample", "case", "case_id"),
+    "variant": ("variant", "value", "condition", "arm", "style"),
+    "seed": ("seed", "iteration", "iter", "draw"),
+    "run_id": ("run_id", "run", "runid"),
+    "time": ("time", "timestamp", "date", "datetime"),
+    "model": ("model", "model_tag", "model_name"),
+    "temperature": ("temperature", "temp"),
+    "system": ("system", "system_prompt"),
+    "prompt": ("prompt", "input", "message", "question"),
+    "reply": ("reply", "response", "output", "completion", "raw", "answer"),
+    "framing": ("framing", "frame", "direction"),
+    "topic": ("topic",),
+    "language": ("language", "lang", "locale"),
+    "label": ("label", "cat", "category", "judge_label"),
+    "score": ("score",),
+    "refusal": ("refusal", "is_refusal", "isrefusal", "refused"),
+    "neutral": ("neutral", "is_neutral", "isneutral"),
+    "prefix": ("prefix",),
+    "suffix": ("suffix",),
+    "asserts": ("asserts", "target", "asserted_target"),
+    "criterion": ("criterion", "criteria"),
+}
+
+FORMATS = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".json": "json",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".xlsx": "xlsx",
+    ".xlsm": "xlsx",
+    ".xls": "xlsx",
+    ".ods": "ods",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
+_FORMAT_LIST = ".csv, .tsv, .json, .jsonl, .xlsx, .ods or .parquet"
+_SNIFF = 1 << 16
+
+
+def normalize_header(header: str) -> str:
+    """Header as compared with the alias table: trimmed, lower case, separators as ``_``.
+
+    Examples
+    --------
+    >>> normalize_header(" Run ID ")
+    'run_id'
+    >>> normalize_header("Is-Refusal")
+    'is_refusal'
+    """
+    text = unicodedata.normalize("NFKC", str(header)).strip().lower()
+    return re.sub(r"[\s\-./]+", "_", text).strip("_")
+
+
+def resolve_columns(
+    headers: list[str], overrides: Mapping[str, str] | None = None, metric: str | None = None
+) -> dict[str, str]:
+    """Map canonical names to the headers that hold them.
+
+    Exact canonical names win over aliases; an alias earlier in :data:`ALIASES`
+    wins over a later one; ``overrides`` (canonical -> header) win over both.
+    ``metric`` is matched like a header and maps to itself.
+
+    Examples
+    --------
+    >>> resolve_columns([" Item ", "Variant", "Steps", "Run ID"], metric="steps")
+    {'item': ' Item ', 'variant': 'Variant', 'run_id': 'Run ID', 'steps': 'Steps'}
+    >>> resolve_columns(["pair", "arm", "score"], overrides={"item": "score"})
+    {'item': 'score', 'variant': 'arm'}
+    """
+    overrides = dict(overrides or {})
+    by_norm: dict[str, str] = {}
+    for h in headers:
+        by_norm.setdefault(normalize_header(h), h)
+    for canonical, header in overrides.items():
+        if header not in headers:
+            found = by_norm.get(normalize_header(header))
+            if found is None:
+                raise ColumnError(
+                    f"--column {canonical}={header}: no header '{header}' in the log; "
+                    f"headers seen: {', '.join(headers)}"
+                )
+            overrides[canonical] = found
+    taken = set(overrides.values())
+    mapping: dict[str, str] = {}
+    for canonical, aliases in ALIASES.items():
+        if canonical in overrides:
+            mapping[canonical] = overrides[canonical]
+            continue
+        for alias in aliases:
+            header = by_norm.get(alias)
+            if header is not None and header not in taken:
+                mapping[canonical] = header
+                taken.add(header)
+                break
+    if metric is not None:
+        if metric in overrides:
+            mapping[metric] = overrides[metric]
+        else:
+            header = by_norm.get(normalize_header(metric))
+            if header is not None:
+                # the metric may share a header with a canonical column (say "score")
+                for canonical, h in list(mapping.items()):
+                    if h == header and canonical != metric:
+                        del mapping[canonical]
+                mapping[metric] = header
+    for canonical, header in overrides.items():
+        mapping[canonical] = header
+    return mapping
+
+
+@dataclass(frozen=True)
+class Log:
+    """A probe log as read: canonical column names, every other column kept.
+
+    Attributes
+    ----------
+    lazy : polars.LazyFrame
+        The log with recognized columns renamed to canonical names and an ``_row``
+        column (0-based record index, turned into what a person sees by :meth:`rows`).
+    columns : dict
+        Canonical name -> header as written in the file (the resolved mapping).
+    source : str
+        Name of the log for messages.
+    headers : tuple of str
+        Headers as they appear in the source.
+    problems : tuple of Problem
+        Problems found while reading (warnings; errors are raised instead).
+    row_label : str
+        ``"line"``, ``"row"`` or ``"record"``: what :meth:`rows` numbers.
+    """
+
+    lazy: pl.LazyFrame
+    columns: dict[str, str]
+    source: str
+    headers: tuple[str, ...]
+    problems: tuple[Problem, ...] = ()
+    row_label: str = "row"
+    _first_row: int = 1
+    _path: Path | None = field(default=None, repr=False)
+    _read: Mapping[str, Any] = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def frame(self) -> pl.DataFrame:
+        """The whole log as a polars DataFrame (read on first use)."""
+        return collect(self.lazy, self.source, self._path)
+
+    def rows(self, index) -> list[int]:
+        """Turn 0-based record indices into the row numbers a person sees.
+
+        For CSV and TSV files whose quoted fields hold line breaks, each record's
+        line is where it starts in the file.
+        """
+        index = [int(i) for i in index]
+        if not index:
+            return []
+        lines = self._read.get("jsonl_lines")
+        if lines is not None:
+            return [int(lines[i]) for i in index]
+        if self.row_label == "line" and self._read.get("multiline"):
+            starts = self._line_starts
+            return [int(starts[i]) for i in index]
+        return [i + self._first_row for i in index]
+
+    @cached_property
+    def _line_starts(self):
+        # line of each record = first line + index + line breaks inside earlier records
+        text_cols = [c for c, t in self.lazy.collect_schema().items() if t == pl.String]
+        breaks = pl.sum_horizontal(
+            [pl.col(c).str.count_matches("\n").fill_null(0) for c in text_cols]
+        ) if text_cols else pl.lit(0)
+        counts = collect(self.lazy.select(breaks.alias("b")), self.source)["b"]
+        before = counts.cum_sum().shift(1, fill_value=0)
+        return (pl.int_range(0, len(counts), eager=True) + before + self._first_row).to_list()
+
+    def to_dict(self) -> dict:
+        return {"source": self.source, "columns": dict(self.columns), "headers": list(self.headers)}
+
+
+def collect(lazy: pl.LazyFrame, source: str = "the log", path: Path | None = None) -> pl.DataFrame:
+    """Collect a lazy frame, turning polars' read errors into one clear :class:`ReadError`."""
+    try:
+        return lazy.collect()
+    except pl.exceptions.PolarsError as exc:  # a problem found only when the data is read
+        if path is not None and path.suffix.lower() in (".csv", ".tsv", ".tab"):
+            _locate_bad_record(path, source)
+        raise ReadError(_polars_message(exc, source)) from None
+
+
+def _locate_bad_record(path: Path, source: str) -> None:
+    """Name the line where a delimited file stops making sense, when it is small enough to scan."""
+    import csv
+
+    if path.stat().st_size > 64 << 20:
+        return
+    sep = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
+    try:
+        text = path.read_bytes().decode("utf-8-sig", errors="replace")
+    except OSError:
+        return
+    reader = csv.reader(_stdio.StringIO(text, newline=""), delimiter=sep)
+    try:
+        header = next(reader)
+        width = len(header)
+        start = reader.line_num + 1
+        for record in reader:
+            if len(record) != width:
+                raise ReadError(
+                    f"line {start} of {source} has {len(record)} fields where the header has {width}; "
+                    "look for an unbalanced quote or an unquoted separator there"
+                )
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise ReadError(f"line {reader.line_num} of {source} cannot be parsed ({exc}); check its quotes") from None
+
+
+def _polars_message(exc: Exception, source: str) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    low = text.lower()
+    if "utf-8" in low or "utf8" in low:
+        return f"'{source}' is not valid UTF-8 text; pass --encoding (for example --encoding cp1252)"
+    if "quote" in low or "field" in low or "ragged" in low or "malformed" in low:
+        return (f"cannot parse '{source}' as delimited text ({text}); check for an unbalanced "
+                "quote or a row with extra fields")
+    return f"cannot read '{source}' ({text})"
+
+
+def read_log(
+    source,
+    *,
+    format: str | None = None,
+    sheet: str | int | None = None,
+    skip_rows: int = 0,
+    columns: Mapping[str, str] | None = None,
+    encoding: str | None = None,
+    metric: str | None = None,
+) -> Log:
+    """Read a probe log from a file or a Python object.
+
+    Parameters
+    ----------
+    source : str, Path, list of dict, polars or pandas DataFrame, or Log
+        The log. A path's format comes from its suffix unless ``format`` is given.
+    format : {"csv", "tsv", "json", "jsonl", "xlsx", "ods", "parquet"}, optional
+        Override the format implied by the suffix.
+    sheet : str or int, optional
+        Spreadsheet sheet by name or 0-based index (default: the first).
+    skip_rows : int
+        Title rows above the header to skip.
+    columns : mapping, optional
+        ``canonical -> header`` overrides of the alias table.
+    encoding : str, optional
+        Text encoding of a CSV/TSV/JSON file (default: UTF-8, a BOM is honoured).
+    metric : str, optional
+        Name of the metric; its header is matched case-insensitively and renamed to it.
+
+    Examples
+    --------
+    >>> log = read_log([{"Item": 1, "Variant": "formal", "Steps": 4},
+    ...                 {"Item": 1, "Variant": "casual", "Steps": 3}], metric="steps")
+    >>> log.columns
+    {'item': 'Item', 'variant': 'Variant', 'steps': 'Steps'}
+    >>> log.frame.columns
+    ['item', 'variant', 'steps', '_row']
+    """
+    if isinstance(source, Log):
+        return source
+    if skip_rows < 0:
+        raise OptionError("--skip-rows must be 0 or more")
+    if isinstance(source, (str, Path)):
+        return _read_path(Path(source), format=format, sheet=sheet, skip_rows=skip_rows,
+                          columns=columns, encoding=encoding, metric=metric)
+    frame = _frame_from_object(source)
+    return _finish(frame.lazy(), list(frame.columns), "the log", columns, metric,
+                   row_label="record", first_row=1)
+
+
+def _frame_from_object(obj) -> pl.DataFrame:
+    if isinstance(obj, pl.LazyFrame):
+        obj = obj.collect()
+    if isinstance(obj, pl.DataFrame):
+        return obj
+    if type(obj).__module__.startswith("pandas"):
+        try:
+            return pl.from_pandas(obj)
+        except Exception as exc:  # pandas frames with unconvertible objects
+            raise ReadError(f"cannot convert the pandas DataFrame ({exc}); convert object columns to str") from None
+    if isinstance(obj, (list, tuple)):
+        if not all(isinstance(r, Mapping) for r in obj):
+            raise ReadError("a log given as a list must be a list of dicts, one per run")
+        try:
+            return pl.from_dicts(list(obj), infer_schema_length=None)
+        except Exception as exc:
+            raise ReadError(f"cannot make a table of the records ({exc}); give each key one type") from None
+    raise ReadError(
+        f"cannot read a log from a {type(obj).__name__}; give a path, a list of dicts, or a polars or pandas DataFrame"
+    )
+
+
+def _detect_format(path: Path, format: str | None) -> str:
+    if format:
+        fmt = format.lower().lstrip(".")
+        fmt = FORMATS.get("." + fmt, fmt)
+        if fmt not in set(FORMATS.values()):
+            raise OptionError(f"--format {format}: unknown format; expected one of csv, tsv, json, jsonl, xlsx, ods, parquet")
+        return fmt
+    fmt = FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise ReadError(f"cannot read '{path.name}': unsupported format; expected {_FORMAT_LIST} (use --format)")
+    return fmt
+
+
+def _read_path(path: Path, *, format, sheet, skip_rows, columns, encoding, metric) -> Log:
+    name = path.name
+    if not path.exists():
+        raise ReadError(f"no such file: '{path}'; check the path")
+    if path.is_dir():
+        raise ReadError(f"'{path}' is a folder; give the log file inside it")
+    fmt = _detect_format(path, format)
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise ReadError(f"cannot read '{name}' ({exc.strerror}); check its permissions") from None
+    if size == 0:
+        raise ReadError(f"'{name}' is empty; it needs a header row and one row per run")
+    if fmt in ("csv", "tsv"):
+        return _read_delimited(path, fmt, skip_rows, columns, encoding, metric)
+    if fmt == "jsonl":
+        return _read_jsonl(path, columns, encoding, metric)
+    if fmt == "json":
+        return _read_json(path, columns, encoding, metric)
+    if fmt == "parquet":
+        try:
+            lazy = pl.scan_parquet(path)
+            headers = list(lazy.collect_schema().names())
+        except Exception as exc:
+            raise ReadError(f"cannot read '{name}' as Parquet ({_first_line(exc)}); is it really a .parquet file? (use --format)") from None
+        return _finish(lazy, headers, name, columns, metric, row_label="record", first_row=1, path=path)
+    return _read_sheet(path, fmt, sheet, skip_rows, columns, metric)
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _decode_head(path: Path, encoding: str | None) -> tuple[str | None, bytes]:
+    """Decide how to decode a text file from its first bytes.
+
+    Returns (python encoding to re-encode from, or None when polars can read it as
+    UTF-8 directly; the head bytes).
+    """
+    with path.open("rb") as fh:
+        head = fh.read(_SNIFF)
+    if encoding:
+        try:
+            "".encode(encoding)
+        except LookupError:
+            raise OptionError(f"--encoding {encoding}: unknown encoding; try utf-8, cp1252 or latin-1") from None
+        norm = encoding.lower().replace("-", "").replace("_", "")
+        return (None if norm in ("utf8",) else encoding), head
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16", head
+    if head.startswith(b"\xef\xbb\xbf"):
+        return None, head
+    if b"\x00" in head:
+        raise ReadError(f"'{path.name}' does not look like a text file (it holds NUL bytes); is it really a {path.suffix or 'text'} file? (use --format)")
+    # a cut multi-byte character at the end of the sniffed block is fine
+    try:
+        head.decode("utf-8")
+        return None, head
+    except UnicodeDecodeError as exc:
+        if exc.start >= len(head) - 3 and len(head) == _SNIFF:
+            return None, head
+        bad = head[exc.start]
+    try:
+        text = head.decode("cp1252")
+    except UnicodeDecodeError:
+        text = None
+    controls = sum(1 for ch in head[:4096] if ch < 9 or 13 < ch < 32)
+    if text is None or controls > 0:
+        raise ReadError(f"'{path.name}' does not look like a text file (byte 0x{bad:02x}); is it really a {path.suffix or 'text'} file? (use --format)")
+    odd = [ch for ch in text if ord(ch) > 127 and not unicodedata.category(ch).startswith(("L", "Z", "P", "S"))]
+    if odd:
+        raise ReadError(f"'{path.name}' is not UTF-8 (byte 0x{bad:02x}); pass the file's encoding, for example --encoding cp1252")
+    raise _NotUtf8(bad)
+
+
+class _NotUtf8(Exception):
+    def __init__(self, byte: int):
+        self.byte = byte
+
+
+def _text_source(path: Path, encoding: str | None) -> tuple[Any, list[Problem]]:
+    """A source polars can read as UTF-8, and any warning about the encoding used."""
+    try:
+        enc, _ = _decode_head(path, encoding)
+    except _NotUtf8 as exc:
+        enc = "cp1252"
+        problems = [Problem(
+            "warning", "encoding",
+            f"'{path.name}' is not UTF-8 (byte 0x{exc.byte:02x}); it was read as Windows-1252 (Latin-1); "
+            "pass --encoding if accented letters look wrong")]
+        return _reencode(path, enc), problems
+    if enc is None:
+        return path, []
+    return _reencode(path, enc), []
+
+
+def _reencode(path: Path, enc: str) -> bytes:
+    try:
+        return path.read_bytes().decode(enc).encode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ReadError(f"'{path.name}' is not valid {enc} (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); pass the right --encoding") from None
+
+
+def _read_delimited(path, fmt, skip_rows, columns, encoding, metric) -> Log:
+    name = path.name
+    source, problems = _text_source(path, encoding)
+    sep = "\t" if fmt == "tsv" else ","
+    if isinstance(source, bytes):
+        head = source[:_SNIFF]
+    else:
+        with path.open("rb") as fh:
+            head = fh.read(_SNIFF)
+    if head.startswith(b"\xef\xbb\xbf"):
+        head = head[3:]
+    try:
+        lazy = pl.scan_csv(source, separator=sep, infer_schema=False, skip_rows=skip_rows,
+                           raise_if_empty=False)
+        headers = list(lazy.collect_schema().names())
+    except pl.exceptions.PolarsError as exc:
+        raise ReadError(_polars_message(exc, name)) from None
+    if not headers or headers == [""]:
+        raise ReadError(f"'{name}' has no header row; the first line must name the columns")
+    _check_quotes(head, name, sep)
+    multiline = b'"' in head and _has_quoted_newline(head)
+    if not multiline and b'"' in head and len(head) == _SNIFF:
+        multiline = True  # cannot tell from the head alone; count line breaks when rows are shown
+    return _finish(lazy, headers, name, columns, metric, row_label="line", first_row=2 + skip_rows,
+                   problems=problems, path=path, read={"multiline": multiline})
+
+
+def _has_quoted_newline(head: bytes) -> bool:
+    inside = False
+    for ch in head:
+        if ch == 0x22:
+            inside = not inside
+        elif ch == 0x0A and inside:
+            return True
+    return False
+
+
+def _check_quotes(head: bytes, name: str, sep: str) -> None:
+    """Refuse a small file whose quotes never close: it would swallow every row after it."""
+    if len(head) >= _SNIFF:
+        return
+    inside = False
+    line = 1
+    opened_at = 0
+    at_field_start = True
+    for ch in head:
+        if ch == 0x22:
+            if not inside and at_field_start:
+                inside, opened_at = True, line
+            elif inside:
+                inside = False
+        at_field_start = (not inside) and ch in (ord(sep), 0x0A, 0x0D)
+        if ch == 0x0A:
+            line += 1
+    if inside:
+        raise ReadError(
+            f"'{name}' has an unbalanced quote: the quoted field that starts on line {opened_at} never closes; "
+            "close it or remove the stray \" character"
+        )
+
+
+def _read_jsonl(path, columns, encoding, metric) -> Log:
+    name = path.name
+    source, problems = _text_source(path, encoding)
+    raw = source if isinstance(source, bytes) else None
+    lines_info = _scan_jsonl(path, raw)
+    first_line, blank = lines_info
+    try:
+        lazy = pl.scan_ndjson(source, infer_schema_length=None) if raw is None else pl.read_ndjson(
+            _stdio.BytesIO(raw), infer_schema_length=None).lazy()
+        headers = list(lazy.collect_schema().names())
+    except pl.exceptions.PolarsError:
+        _raise_first_bad_json_line(path, raw)
+        raise ReadError(f"cannot read '{name}' as JSON lines; each line must be one JSON object") from None
+    log = _finish(lazy, headers, name, columns, metric, row_label="line", first_row=first_line,
+                  problems=problems, path=path, read={"jsonl_lines": blank})
+    return log
+
+
+def _scan_jsonl(path, raw):
+    """First data line, and the line numbers of every record when blank lines exist."""
+    data = raw if raw is not None else path.read_bytes()
+    if b"\n\n" not in data and not data.startswith(b"\n") and b"\n\r\n" not in data:
+        return 1, None
+    numbers = [i + 1 for i, line in enumerate(data.split(b"\n")) if line.strip()]
+    return 1, numbers
+
+
+def _raise_first_bad_json_line(path: Path, raw: bytes | None) -> None:
+    data = raw if raw is not None else path.read_bytes()
+    for number, line in enumerate(data.decode("utf-8", errors="replace").split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ReadError(f"line {number} of {path.name} is not JSON ({exc.msg} at column {exc.colno}); fix or remove that line") from None
+        if not isinstance(value, dict):
+            raise ReadError(f"line {number} of {path.name} is not a JSON object; each line must be one record like {{\"item\": 1, ...}}")
+
+
+def _read_json(path, columns, encoding, metric) -> Log:
+    name = path.name
+    source, problems = _text_source(path, encoding)
+    data = source if isinstance(source, bytes) else path.read_bytes()
+    try:
+        value = json.loads(data)
+    except json.JSONDecodeError as exc:
+        if data.lstrip()[:1] == b"{" and b"\n{" in data:
+            raise ReadError(f"'{name}' holds one JSON object per line; read it as JSON lines (rename it .jsonl or use --format jsonl)") from None
+        raise ReadError(f"'{name}' is not JSON (line {exc.lineno}: {exc.msg} at column {exc.colno}); fix the file or check --format") from None
+    if isinstance(value, dict):
+        for key in ("rows", "records", "data", "runs", "log"):
+            if isinstance(value.get(key), list):
+                value = value[key]
+                break
+    if not isinstance(value, list) or not all(isinstance(r, dict) for r in value):
+        raise ReadError(f"'{name}' must be a JSON array of records, one object per run, like [{{\"item\": 1, ...}}]")
+    frame = _frame_from_object(value)
+    return _finish(frame.lazy(), list(frame.columns), name, columns, metric, row_label="record",
+                   first_row=1, problems=problems, path=path)
+
+
+def _read_sheet(path, fmt, sheet, skip_rows, columns, metric) -> Log:
+    name = path.name
+    import fastexcel
+
+    try:
+        reader = fastexcel.read_excel(path)
+    except Exception as exc:
+        raise ReadError(f"cannot read '{name}' as a spreadsheet ({_first_line(exc)}); is it really an {path.suffix or '.xlsx'} file? (use --format)") from None
+    names = list(reader.sheet_names)
+    if not names:
+        raise ReadError(f"'{name}' has no sheets")
+    if sheet is None:
+        idx: int | str = 0
+    elif isinstance(sheet, int) or (isinstance(sheet, str) and sheet.isdigit() and sheet not in names):
+        idx = int(sheet)
+        if not 0 <= idx < len(names):
+            raise OptionError(f"--sheet {sheet}: '{name}' has {len(names)} sheet(s), numbered from 0: {', '.join(names)}")
+    else:
+        if sheet not in names:
+            raise OptionError(f"--sheet {sheet}: no such sheet in '{name}'; sheets: {', '.join(names)}")
+        idx = sheet
+    try:
+        frame = reader.load_sheet(idx, header_row=skip_rows, dtype_coercion="coerce").to_polars()
+    except Exception as exc:
+        raise ReadError(f"cannot read the sheet of '{name}' ({_first_line(exc)}); check --sheet and --skip-rows") from None
+    headers = [str(h) for h in frame.columns]
+    frame = frame.rename({c: h for c, h in zip(frame.columns, headers)})
+    return _finish(frame.lazy(), headers, name, columns, metric, row_label="row",
+                   first_row=skip_rows + 2, path=path, drop_blank=True)
+
+
+def _finish(lazy, headers, source, columns, metric, *, row_label, first_row, problems=(),
+            path=None, read=None, drop_blank=False) -> Log:
+    headers = [str(h) for h in headers]
+    mapping = resolve_columns(headers, columns, metric)
+    rename = {header: canonical for canonical, header in mapping.items() if header != canonical}
+    # a kept column whose header equals a canonical name taken by another header keeps its own name
+    clash = {h for h in headers if h in mapping and mapping[h] != h and h not in rename}
+    for h in clash:
+        rename[h] = f"{h} (original)"
+    lazy = lazy.with_row_index(ROW).with_columns(pl.col(ROW).cast(pl.Int64))
+    if rename:
+        lazy = lazy.rename(rename)
+    if drop_blank:
+        data_cols = [c for c in lazy.collect_schema().names() if c != ROW]
+        if data_cols:
+            blank = pl.all_horizontal([
+                pl.col(c).is_null() | (pl.col(c).cast(pl.String).str.strip_chars() == "") for c in data_cols
+            ])
+            lazy = lazy.filter(~blank)
+    order = [c for c in lazy.collect_schema().names() if c != ROW] + [ROW]
+    lazy = lazy.select(order)
+    return Log(lazy=lazy, columns=mapping, source=source, headers=tuple(headers),
+               problems=tuple(problems), row_label=row_label, _first_row=first_row,
+               _path=path, _read=dict(read or {}))
+
+
+def format_rows(log_or_label, rows, limit: int = 8) -> str:
+    """Say which rows, compactly: ``'lines 4-6, 9'``.
+
+    Examples
+    --------
+    >>> format_rows("line", [4, 5, 6, 9])
+    'lines 4-6, 9'
+    >>> format_rows("row", [7])
+    'row 7'
+    >>> format_rows("line", list(range(2, 40, 2)), limit=3)
+    'lines 2, 4, 6 and 16 more'
+    """
+    label = log_or_label if isinstance(log_or_label, str) else log_or_label.row_label
+    rows = sorted(set(int(r) for r in rows))
+    if not rows:
+        return ""
+    runs: list[tuple[int, int]] = []
+    for r in rows:
+        if runs and r == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], r)
+        else:
+            runs.append((r, r))
+    parts = [f"{a}-{b}" if a != b else f"{a}" for a, b in runs]
+    shown = parts[:limit]
+    text = ", ".join(shown)
+    if len(parts) > limit:
+        hidden = sum(b - a + 1 for a, b in runs[limit:])
+        text += f" and {hidden} more"
+    plural = len(rows) > 1
+    return f"{label}{'s' if plural else ''} {text}"

@@ -1,0 +1,518 @@
+"""Validation: is this a matched, held-fixed probe, and what is wrong on which rows?
+
+:func:`validate` never stops at the first problem: it collects every one (SPEC §3),
+each with a stable code, a severity, a message that names the fix, the rows a person
+would look at and the column. It returns a :class:`Checked` log whose frame has the
+types the analyses expect; :func:`require_ok` raises when there are errors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+import polars as pl
+
+from .errors import ValidationError
+from .io import ROW, Log, format_rows, read_log
+from .problems import Problem, has_errors
+
+SETTINGS = ("model", "temperature", "system")
+ROW_LIMIT = 50  # rows listed per problem; the message says how many there are in all
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A validated log, ready for the analyses.
+
+    Attributes
+    ----------
+    frame : polars.DataFrame
+        Rows with a metric value for the compared values (all values when ``a`` and
+        ``b`` are not needed): ``item`` and ``variant`` as strings, the metric as
+        Float64, held-fixed settings, ``seed`` and ``_row`` when present.
+    metric : str or None
+    a, b : str or None
+        The two compared values (default: the first two in order of appearance).
+    values : tuple of str
+        Every value of the attribute, in order of appearance.
+    problems : tuple of Problem
+    log : Log
+        The log as read.
+    """
+
+    frame: pl.DataFrame
+    metric: str | None
+    a: str | None
+    b: str | None
+    values: tuple[str, ...]
+    problems: tuple[Problem, ...]
+    log: Log = field(repr=False)
+
+    @property
+    def ok(self) -> bool:
+        """True when there is no error (warnings allowed)."""
+        return not has_errors(self.problems)
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "warning"]
+
+    def to_dict(self) -> dict:
+        """The ``validate --json`` object (SPEC §9)."""
+        return {
+            "ok": self.ok,
+            "rows": int(self.n_rows),
+            "columns": dict(self.log.columns),
+            "a": self.a,
+            "b": self.b,
+            "values": list(self.values),
+            "problems": [p.to_dict() for p in self.problems],
+        }
+
+    @property
+    def n_rows(self) -> int:
+        return int(self._n_rows)
+
+    _n_rows: int = 0
+
+
+def require_ok(checked: Checked) -> Checked:
+    """Raise :class:`~probestats.errors.ValidationError` when the log has errors."""
+    if not checked.ok:
+        raise ValidationError(checked.problems)
+    return checked
+
+
+def _as_text(expr: pl.Expr, dtype) -> pl.Expr:
+    """Cast ids to text the same way whatever the source: 3.0 and 3 both read '3'."""
+    if dtype in (pl.Float32, pl.Float64):
+        return (
+            pl.when(expr.is_not_null() & (expr == expr.round(0)) & expr.abs().lt(2**53))
+            .then(expr.cast(pl.Int64).cast(pl.String))
+            .otherwise(expr.cast(pl.String))
+        )
+    if dtype == pl.String:
+        return expr.str.strip_chars()
+    return expr.cast(pl.String)
+
+
+def validate(
+    log,
+    *,
+    metric: str | None = None,
+    a: str | None = None,
+    b: str | None = None,
+    by: Sequence[str] = (),
+    keep: Sequence[str] = (),
+    fold_case: bool = False,
+    same_seeds: bool = True,
+    **read_kwargs,
+) -> Checked:
+    """Check a probe log and collect every problem.
+
+    Parameters
+    ----------
+    log : Log, path, list of dict or DataFrame
+        Anything :func:`probestats.read_log` reads.
+    metric : str, optional
+        The metric column; without it the metric checks are skipped.
+    a, b : str, optional
+        The compared values (default: the first two in order of appearance).
+    by : sequence of str
+        Columns results will be split by: a setting named here may vary.
+    keep : sequence of str
+        Further columns to keep in the checked frame.
+    fold_case : bool
+        Treat values that differ only in case or surrounding spaces as one.
+    same_seeds : bool
+        Warn when an item's values were run with different seeds (turn off for a
+        same-versus-same log whose second value used another seed block).
+
+    Examples
+    --------
+    >>> rows = [{"item": i, "variant": v, "seed": s, "steps": 3 + (v == "formal")}
+    ...         for i in range(3) for v in ("formal", "casual") for s in (1, 2)]
+    >>> checked = validate(rows[:-2], metric="steps")
+    >>> checked.ok
+    False
+    >>> [p.code for p in checked.problems]
+    ['unmatched_item', 'deterministic']
+    >>> checked.errors[0].message
+    "item 2 has no 'casual' runs (records 9-10 are all 'formal'); add its 'casual' runs or drop the item"
+    """
+    if metric is not None:
+        read_kwargs.setdefault("metric", metric)
+    log = read_log(log, **read_kwargs)
+    problems: list[Problem] = list(log.problems)
+    schema = log.lazy.collect_schema()
+    present = set(schema.names())
+    cols = log.columns
+
+    def header(canonical: str) -> str:
+        return cols.get(canonical, canonical)
+
+    for required in ("item", "variant"):
+        if required not in present:
+            problems.append(_missing(log, required))
+    if metric is not None and metric not in present:
+        problems.append(_missing(log, metric, is_metric=True))
+    for name in list(by) + list(keep):
+        if name not in present:
+            problems.append(Problem("error", "missing_column",
+                                    f"no column '{name}' to split or keep; headers seen: {', '.join(log.headers)}",
+                                    column=name))
+    if has_errors(problems):
+        return Checked(pl.DataFrame(), metric, a, b, (), tuple(problems), log)
+
+    wanted = ["item", "variant"] + [c for c in ("seed", "run_id", "time", *SETTINGS) if c in present]
+    wanted += [c for c in list(by) + list(keep) if c not in wanted]
+    if metric is not None and metric not in wanted:
+        wanted.append(metric)
+    exprs = [
+        _as_text(pl.col(c), schema[c]).alias(c) if c in ("item", "variant", "seed", "model", "system", "run_id")
+        else pl.col(c)
+        for c in wanted
+    ]
+    if "reply" in present:
+        exprs.append((pl.col("reply").cast(pl.String).str.strip_chars().str.len_bytes().fill_null(0) > 0)
+                     .alias("_has_reply"))
+    lazy = log.lazy.select(*exprs, pl.col(ROW))
+    from .io import collect
+
+    df = collect(lazy, log.source, log._path)
+    n_rows = df.height
+    if n_rows == 0:
+        problems.append(Problem("error", "empty_log",
+                                f"'{log.source}' has no data rows; add one row per run below the header"))
+        return Checked(df, metric, a, b, (), tuple(problems), log)
+
+    df = df.with_columns(pl.col("variant").fill_null(""), pl.col("item").fill_null(""))
+    blank_ids = df.filter((pl.col("item") == "") | (pl.col("variant") == ""))
+    if blank_ids.height:
+        problems.append(Problem(
+            "warning", "blank_id",
+            f"{blank_ids.height} run(s) have no item or no value ({format_rows(log, log.rows(blank_ids[ROW][:ROW_LIMIT]))}); they are left out",
+            tuple(log.rows(blank_ids[ROW][:ROW_LIMIT]))))
+        df = df.filter((pl.col("item") != "") & (pl.col("variant") != ""))
+
+    df, fold_problems = _near_duplicates(df, log, fold_case)
+    problems += fold_problems
+
+    if metric is not None:
+        df, metric_problems = _metric(df, log, metric, header(metric))
+        problems += metric_problems
+
+    values = tuple(df["variant"].unique(maintain_order=True).to_list())
+    a, b, value_problems = _choose_values(values, a, b, log)
+    problems += value_problems
+    if has_errors(value_problems):
+        return Checked(df, metric, a, b, values, tuple(problems), log, n_rows)
+
+    pair = df.filter(pl.col("variant").is_in([a, b]))
+    problems += _unmatched(pair, df, log, a, b, by)
+    problems += _settings(pair, log, a, b, by)
+    if "seed" in pair.columns:
+        if same_seeds:
+            problems += _seed_mismatch(pair, log, a, b)
+        problems += _duplicates(pair, log)
+    problems += _unequal_runs(pair, log, a, b)
+    if "time" in pair.columns:
+        problems += _not_alternated(pair, log, a, b)
+    if metric is not None:
+        problems += _deterministic(pair, metric)
+        df = df.filter(pl.col(metric).is_not_null())
+    if "_has_reply" in df.columns:
+        df = df.drop("_has_reply")
+    return Checked(df, metric, a, b, values, tuple(problems), log, n_rows)
+
+
+def _missing(log: Log, name: str, is_metric: bool = False) -> Problem:
+    seen = ", ".join(h.strip() for h in log.headers) or "(none)"
+    if is_metric:
+        hint = _metric_hint(log, name)
+        msg = f"no column for the metric '{name}'; headers seen: {seen} ({hint})"
+    else:
+        msg = f"no '{name}' column; headers seen: {seen} (name one with --column {name}=HEADER)"
+    return Problem("error", "missing_column", msg, column=name)
+
+
+def _metric_hint(log: Log, name: str) -> str:
+    taken = set(log.columns.values())
+    free = [h for h in log.headers if h not in taken]
+    if free:
+        h = free[-1].strip()
+        return f"use --metric {h}, or --column {name}={h}" if " " not in h else f"use --column {name}=\"{h}\""
+    return f"use --column {name}=HEADER"
+
+
+def _rows(log: Log, frame: pl.DataFrame) -> tuple[int, ...]:
+    return tuple(log.rows(frame[ROW].head(ROW_LIMIT).to_list()))
+
+
+def _near_duplicates(df: pl.DataFrame, log: Log, fold_case: bool):
+    counts = df.group_by("variant", maintain_order=True).len()
+    counts = counts.with_columns(pl.col("variant").str.strip_chars().str.to_lowercase().alias("_key"))
+    groups = counts.group_by("_key", maintain_order=True).agg(pl.col("variant"), pl.col("len"))
+    problems = []
+    mapping = {}
+    for key, variants, lens in groups.iter_rows():
+        if len(variants) < 2:
+            continue
+        listed = " and ".join(f"'{v}' ({n} rows)" for v, n in zip(variants, lens))
+        if fold_case:
+            for v in variants:
+                mapping[v] = variants[0]
+            problems.append(Problem("warning", "near_duplicate_value",
+                                    f"{listed} differ only in case or spaces; treated as one value '{variants[0]}' (--fold-case)",
+                                    column=log.columns.get("variant")))
+        else:
+            problems.append(Problem("warning", "near_duplicate_value",
+                                    f"{listed} differ only in case or spaces; use --fold-case to treat them as one value",
+                                    column=log.columns.get("variant")))
+    if mapping:
+        df = df.with_columns(pl.col("variant").replace(mapping))
+    return df, problems
+
+
+def _metric(df: pl.DataFrame, log: Log, metric: str, header: str):
+    problems: list[Problem] = []
+    bad_index = pl.Series([], dtype=pl.Int64).implode()
+    col = df[metric]
+    dtype = col.dtype
+    if dtype == pl.Boolean:
+        df = df.with_columns(pl.col(metric).cast(pl.Float64))
+    elif dtype == pl.String or dtype == pl.Object or dtype == pl.Null:
+        text = pl.col(metric).cast(pl.String).str.strip_chars()
+        df = df.with_columns(
+            pl.when(text == "").then(None).otherwise(text).alias("_text"),
+        ).with_columns(pl.col("_text").cast(pl.Float64, strict=False).alias(metric))
+        bad = df.filter(pl.col("_text").is_not_null() & pl.col(metric).is_null())
+        bad_index = bad[ROW].implode()
+        if bad.height:
+            examples = bad["_text"].unique(maintain_order=True).head(3).to_list()
+            shown = ", ".join(f"'{e}'" for e in examples)
+            verb = "is not a number" if len(examples) == 1 else "are not numbers"
+            problems.append(Problem(
+                "error", "non_numeric",
+                f"{header.strip()}: {shown} {verb} ({format_rows(log, _rows(log, bad))}); "
+                "write the count as a number or clear the cell",
+                _rows(log, bad), header))
+        converted = df.filter(pl.col(metric).is_not_null()).height
+        if converted and log.row_label != "line" and dtype == pl.String:
+            problems.append(Problem(
+                "warning", "numbers_as_text",
+                f"{header.strip()}: {converted} number(s) were stored as text and were converted; "
+                "format the column as numbers in the sheet", (), header))
+        df = df.drop("_text")
+    elif dtype.is_numeric():
+        df = df.with_columns(pl.col(metric).cast(pl.Float64))
+    else:
+        problems.append(Problem("error", "non_numeric",
+                                f"{header.strip()}: the column holds {dtype} values, not numbers; choose a numeric --metric",
+                                (), header))
+        return df.with_columns(pl.lit(None, pl.Float64).alias(metric)), problems
+    df = df.with_columns(pl.when(pl.col(metric).is_nan()).then(None).otherwise(pl.col(metric)).alias(metric))
+    if "_has_reply" in df.columns:
+        suspect = df.filter(pl.col("_has_reply") & (pl.col(metric).is_null() | (pl.col(metric) == 0)))
+        if suspect.height:
+            problems.append(Problem(
+                "warning", "suspect_metric",
+                f"{header.strip()} is 0 or blank in {suspect.height} run(s) whose reply is not empty "
+                f"({format_rows(log, _rows(log, suspect))}); read those replies: the metric may have missed them "
+                "(for example steps numbered '1)')",
+                _rows(log, suspect), header))
+    flagged = {r for p in problems if p.code == "non_numeric" for r in p.rows}
+    blank = df.filter(pl.col(metric).is_null())
+    if flagged:
+        blank = blank.filter(~pl.col(ROW).is_in(bad_index))
+    if blank.height:
+        problems.append(Problem(
+            "warning", "blank_metric",
+            f"{blank.height} run(s) have no {header.strip()} value ({format_rows(log, _rows(log, blank))}); they are left out",
+            _rows(log, blank), header))
+    return df, problems
+
+
+def _choose_values(values, a, b, log: Log):
+    problems = []
+    col = log.columns.get("variant")
+    for name, v in (("--a", a), ("--b", b)):
+        if v is not None and v not in values:
+            near = [x for x in values if x.strip().lower() == str(v).strip().lower()]
+            hint = f"; did you mean '{near[0]}'?" if near else ""
+            shown = ", ".join(f"'{x}'" for x in values[:12]) + (" ..." if len(values) > 12 else "")
+            problems.append(Problem("error", "unknown_value",
+                                    f"{name} {v}: no such value in the log; values seen: {shown}{hint}", column=col))
+    if problems:
+        return a, b, problems
+    rest = [v for v in values if v not in (a, b)]
+    if a is None:
+        a = rest.pop(0) if rest else None
+    if b is None:
+        b = rest.pop(0) if rest else None
+    if a is None or b is None:
+        problems.append(Problem("error", "too_few_values",
+                                f"the log has only one value of the attribute ({', '.join(repr(v) for v in values) or 'none'}); "
+                                "a probe compares two: add the other value's runs", column=col))
+    elif a == b:
+        problems.append(Problem("error", "unknown_value", f"--a and --b are both '{a}'; compare two different values",
+                                column=col))
+    return a, b, problems
+
+
+def _item_list(items: Iterable[str], limit: int = 10) -> str:
+    items = list(items)
+    text = ", ".join(items[:limit])
+    return text + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def _unmatched(pair: pl.DataFrame, df: pl.DataFrame, log: Log, a: str, b: str, by) -> list[Problem]:
+    problems = []
+    keys = ["item", *by]
+    seen = df.group_by(keys, maintain_order=True).agg(pl.col("variant").unique())
+    for row in seen.iter_rows(named=True):
+        have = set(row["variant"])
+        missing = [v for v in (a, b) if v not in have]
+        if not missing:
+            continue
+        where = " and ".join(f"{k} {row[k]}" for k in keys[1:])
+        label = f"item {row['item']}" + (f" ({where})" if where else "")
+        mask = pl.col("item") == row["item"]
+        for k in keys[1:]:
+            mask &= pl.col(k) == row[k] if row[k] is not None else pl.col(k).is_null()
+        item_rows = df.filter(mask)
+        rows = _rows(log, item_rows)
+        if len(missing) == 2:
+            msg = f"{label} has no '{a}' or '{b}' runs ({format_rows(log, rows)}); add them or drop the item"
+        else:
+            present = [v for v in (a, b) if v in have][0]
+            msg = (f"{label} has no '{missing[0]}' runs ({format_rows(log, rows)} "
+                   f"{'are all' if len(rows) > 1 else 'is'} '{present}'); add its '{missing[0]}' runs or drop the item")
+        problems.append(Problem("error", "unmatched_item", msg, rows, log.columns.get("item")))
+    return problems
+
+
+def _settings(pair: pl.DataFrame, log: Log, a: str, b: str, by) -> list[Problem]:
+    problems = []
+    for setting in SETTINGS:
+        if setting not in pair.columns:
+            continue
+        header = log.columns.get(setting, setting).strip()
+        text = pl.col(setting).cast(pl.String).fill_null("(blank)")
+        keyed = pair.with_columns(text.alias("_s"))
+        if setting in by:
+            continue
+        per = keyed.group_by(["item", "variant"], maintain_order=True).agg(pl.col("_s").unique().sort())
+        wide = per.filter(pl.col("variant") == a).join(
+            per.filter(pl.col("variant") == b), on="item", suffix="_b")
+        differ = wide.filter(pl.col("_s") != pl.col("_s_b"))
+        if differ.height:
+            sa = sorted(set(keyed.filter(pl.col("variant") == a)["_s"].to_list()))
+            sb = sorted(set(keyed.filter(pl.col("variant") == b)["_s"].to_list()))
+            shared = set(sa) & set(sb)
+            odd = keyed.filter(pl.col("item").is_in(differ["item"].implode()) & ~pl.col("_s").is_in(list(shared)))
+            if odd.height == 0:
+                odd = keyed.filter(pl.col("item").is_in(differ["item"].implode()))
+            rows = _rows(log, odd)
+            problems.append(Problem(
+                "error", "confounded_setting",
+                f"{header} differs between the compared values: '{a}' runs used {_show(sa)}, '{b}' runs used {_show(sb)} "
+                f"(items {_item_list(differ['item'].to_list())}; {format_rows(log, rows)}); "
+                f"rerun with {header} held fixed, or split with --by {setting}",
+                rows, log.columns.get(setting)))
+            continue
+        distinct = keyed["_s"].unique(maintain_order=True).to_list()
+        if len(distinct) > 1:
+            problems.append(Problem(
+                "warning", "mixed_setting",
+                f"{header} takes {len(distinct)} values in the log ({_show(distinct)}), the same for both compared values; "
+                f"split with --by {setting} if results may differ between them",
+                (), log.columns.get(setting)))
+    return problems
+
+
+def _show(values, limit: int = 4) -> str:
+    values = list(values)
+    shown = ", ".join(f"'{v}'" for v in values[:limit])
+    return shown + (f" and {len(values) - limit} more" if len(values) > limit else "")
+
+
+def _seed_mismatch(pair: pl.DataFrame, log: Log, a: str, b: str) -> list[Problem]:
+    per = pair.group_by(["item", "variant"], maintain_order=True).agg(pl.col("seed").unique().sort())
+    wide = per.filter(pl.col("variant") == a).join(per.filter(pl.col("variant") == b), on="item", suffix="_b")
+    differ = wide.filter(pl.col("seed") != pl.col("seed_b"))
+    if not differ.height:
+        return []
+    return [Problem(
+        "warning", "seed_mismatch",
+        f"items {_item_list(differ['item'].to_list())} were run with different seeds for '{a}' and '{b}'; "
+        "use the same seed list for both values so the runs are reproducible",
+        (), log.columns.get("seed"))]
+
+
+def _duplicates(pair: pl.DataFrame, log: Log) -> list[Problem]:
+    dup = pair.filter(pl.col("seed").is_not_null() & pl.len().over(["item", "variant", "seed"]).gt(1))
+    if not dup.height:
+        return []
+    rows = _rows(log, dup)
+    return [Problem(
+        "warning", "duplicate_run",
+        f"{dup.height} runs repeat the same item, value and seed ({format_rows(log, rows)}); "
+        "remove the copies or give each run its own seed",
+        rows, log.columns.get("seed"))]
+
+
+def _unequal_runs(pair: pl.DataFrame, log: Log, a: str, b: str) -> list[Problem]:
+    counts = pair.group_by(["item", "variant"], maintain_order=True).len()
+    wide = counts.filter(pl.col("variant") == a).join(counts.filter(pl.col("variant") == b), on="item", suffix="_b")
+    differ = wide.filter(pl.col("len") != pl.col("len_b"))
+    if not differ.height:
+        return []
+    shown = "; ".join(f"item {i}: {na} '{a}', {nb} '{b}'" for i, na, nb in
+                      differ.select("item", "len", "len_b").head(5).iter_rows())
+    more = f"; and {differ.height - 5} more items" if differ.height > 5 else ""
+    return [Problem("warning", "unequal_runs",
+                    f"runs per value differ within items ({shown}{more}); each item's gap still counts once, "
+                    "but rerun the missing runs if you can", (), log.columns.get("variant"))]
+
+
+def _not_alternated(pair: pl.DataFrame, log: Log, a: str, b: str) -> list[Problem]:
+    t = pair["time"]
+    if t.dtype == pl.String:
+        parsed = t.str.to_datetime(strict=False, time_zone="UTC")
+        if parsed.null_count() > t.null_count():
+            return []
+        pair = pair.with_columns(parsed.alias("time"))
+    elif not t.dtype.is_temporal() and not t.dtype.is_numeric():
+        return []
+    spans = (pair.group_by(["item", "variant"]).agg(pl.col("time").min().alias("lo"), pl.col("time").max().alias("hi"),
+                                                     pl.len().alias("n")))
+    wide = spans.filter(pl.col("variant") == a).join(spans.filter(pl.col("variant") == b), on="item", suffix="_b")
+    wide = wide.filter((pl.col("n") > 1) & (pl.col("n_b") > 1))
+    if not wide.height:
+        return []
+    blocked = wide.filter((pl.col("hi") < pl.col("lo_b")) | (pl.col("hi_b") < pl.col("lo")))
+    if blocked.height != wide.height:
+        return []
+    return [Problem(
+        "warning", "not_alternated",
+        f"in every item all runs of one value came before the other (items {_item_list(blocked['item'].to_list())}); "
+        "drift over time can masquerade as a gap: alternate the values (formal, casual, formal, ...)",
+        (), log.columns.get("time"))]
+
+
+def _deterministic(pair: pl.DataFrame, metric: str) -> list[Problem]:
+    pair = pair.filter(pl.col(metric).is_not_null())
+    cells = pair.group_by(["item", "variant"]).agg(pl.col(metric).n_unique().alias("k"), pl.len().alias("n"))
+    repeated = cells.filter(pl.col("n") > 1)
+    if repeated.height and (repeated["k"] == 1).all():
+        return [Problem(
+            "warning", "deterministic",
+            f"every run of each item and value gave the same {metric}: repeats add nothing, "
+            "so the sample size is the number of items", (), None)]
+    return []
