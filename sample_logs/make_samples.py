@@ -142,11 +142,10 @@ START = datetime(2025, 3, 10, 14, 0, 0, tzinfo=timezone.utc)
 
 
 def probe_rows(requests, values, seeds_for, *, model=MODEL, start=START, step_seconds=7,
-               planted_gap=PLANTED_GAP, message_for=None):
+               planted_gap=PLANTED_GAP):
     """One dict per run, in the order they ran: item by item, seed by seed, values alternating.
 
-    ``seeds_for(value)`` gives the seed list of a value; ``message_for(pair, value)``
-    the message sent (default: the pair entry of the value).
+    ``requests`` is a list of ``{value: message}``; ``seeds_for(value)`` gives a value's seeds.
     """
     rows = []
     when = start
@@ -155,11 +154,11 @@ def probe_rows(requests, values, seeds_for, *, model=MODEL, start=START, step_se
         for k in range(len(lists[0])):
             for value, seeds in zip(values, lists):
                 seed = seeds[k]
-                message = message_for(pair, value) if message_for else pair[value]
+                message = pair[value]
                 reply = stand_in_reply(message, seed, TEMPERATURE, planted_gap)
                 rows.append({
                     "time": when.isoformat(),
-                    "model": model if isinstance(model, str) else model(value),
+                    "model": model,
                     "temperature": TEMPERATURE,
                     "system": SYSTEM,
                     "item": item,
