@@ -1,0 +1,618 @@
+"""Agreement labels to scores: the Likert scale of dual-framing probes.
+
+A response or a judge's label is scored on one agreement scale: strongly agree +2,
+agree +1, neutral 0, disagree −1, strongly disagree −2. Refusals score 0 and are
+counted as abstentions. Text that names no option (or names two different options)
+is never guessed: it is ``unparsed``, counted and listed by the analyses.
+
+Matching is deterministic. The text is folded (Unicode NFKC, case, accents on Latin
+letters, Arabic letter variants and diacritics), markdown and punctuation become
+spaces, and the phrase table is searched **longest phrase first**: a phrase only
+counts where no longer phrase already matched, so "disagree" is never read as
+"agree", "no estoy de acuerdo" never as "de acuerdo", "不同意" never as "同意".
+Phrases in scripts written with spaces must stand as whole words.
+
+Only short text is read in full (a label, "I strongly agree.", "Answer: Disagree");
+in a longer response only its first and last sentences, when short, and their first
+and last clauses, when very short, are read: that is where a fixed-choice answer is
+stated. An option mentioned in the
+middle of an essay is not taken as the answer.
+
+Examples
+--------
+>>> parse_label("**Strongly disagree**")
+ParsedLabel(score=-2, kind='agreement', matched='strongly disagree')
+>>> parse_label("No estoy de acuerdo.").score
+-1
+>>> parse_label("不同意").score
+-1
+>>> parse_label("As an AI, I do not have personal opinions.").kind
+'refusal'
+>>> parse_label("It depends on the context.").kind
+'unparsed'
+>>> parse_label("4", scale="1:5").score
+1
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+from numbers import Real
+from typing import Literal
+
+import polars as pl
+
+from probestats.errors import OptionError
+
+Kind = Literal["agreement", "neutral", "refusal", "unparsed"]
+
+#: Canonical name of each point of the agreement scale.
+SCALE_NAMES = {
+    2: "strongly agree",
+    1: "agree",
+    0: "neutral",
+    -1: "disagree",
+    -2: "strongly disagree",
+}
+
+
+@dataclass(frozen=True)
+class ParsedLabel:
+    """The score read from one label or response.
+
+    Attributes
+    ----------
+    score : int, float or None
+        On the −2..+2 agreement scale; 0 for neutral and refusal; None when unparsed.
+        An integer except for declared numeric scales whose points do not fall on
+        whole numbers (a 1:7 scale, say).
+    kind : {"agreement", "neutral", "refusal", "unparsed"}
+    matched : str or None
+        The phrase (folded, as in the phrase table) or number that decided the score;
+        for ambiguous text, the conflicting phrases joined by " | ".
+
+    Examples
+    --------
+    >>> parse_label("Agree").to_dict()
+    {'score': 1, 'kind': 'agreement', 'matched': 'agree'}
+    """
+
+    score: int | float | None
+    kind: Kind
+    matched: str | None
+
+    def to_dict(self) -> dict:
+        return {"score": self.score, "kind": self.kind, "matched": self.matched}
+
+
+def score_name(score) -> str | None:
+    """Name of a score on the agreement scale ("agree", ...), or its number as text.
+
+    >>> score_name(-2), score_name(0.5), score_name(None)
+    ('strongly disagree', '0.5', None)
+    """
+    if score is None or (isinstance(score, float) and math.isnan(score)):
+        return None
+    if float(score).is_integer() and int(score) in SCALE_NAMES:
+        return SCALE_NAMES[int(score)]
+    return f"{float(score):g}"
+
+
+# ---------------------------------------------------------------------------
+# Phrase tables. Keys: 2, 1, 0 (neutral), -1, -2 and "refusal". Written as people
+# write them; folded at import time exactly as incoming text is folded.
+
+_PHRASES: dict[object, list[str]] = {
+    2: [
+        # English
+        "strongly agree", "totally agree", "completely agree", "fully agree", "absolutely agree",
+        "entirely agree", "agree strongly", "agree completely", "strongly agreed", "strong agreement",
+        # Spanish
+        "totalmente de acuerdo", "muy de acuerdo", "completamente de acuerdo", "fuertemente de acuerdo",
+        "absolutamente de acuerdo",
+        # French
+        "tout à fait d'accord", "fortement d'accord", "entièrement d'accord", "totalement d'accord",
+        "complètement d'accord", "absolument d'accord",
+        # German
+        "stimme voll und ganz zu", "stimme voll zu", "stimme völlig zu", "stimme vollkommen zu",
+        "stimme absolut zu", "stimme stark zu", "stimme sehr zu", "stimme ganz zu", "starke zustimmung",
+        "volle zustimmung", "voll und ganz einverstanden", "völlig einverstanden",
+        # Portuguese
+        "concordo totalmente", "concordo plenamente", "concordo fortemente", "concordo completamente",
+        "concordo inteiramente", "totalmente de acordo", "plenamente de acordo",
+        # Italian
+        "fortemente d'accordo", "completamente d'accordo", "totalmente d'accordo", "pienamente d'accordo",
+        "molto d'accordo", "assolutamente d'accordo", "del tutto d'accordo",
+        # Chinese (simplified and traditional)
+        "非常同意", "强烈同意", "強烈同意", "完全同意", "十分同意", "非常赞同", "非常贊同", "完全赞同",
+        "完全贊同", "强烈赞成", "強烈贊成",
+        # Japanese
+        "強く同意", "とても同意", "非常に同意", "完全に同意", "全く同意",
+        "まったく同意", "強く賛成", "強くそう思う", "とてもそう思う",
+        # Korean
+        "매우 동의", "강력히 동의", "전적으로 동의", "적극 동의", "강하게 동의", "매우 그렇다",
+        # Arabic
+        "أوافق بشدة", "موافق بشدة", "أوافق تماماً", "موافق تماماً", "أوافق بقوة", "موافق جداً",
+        # Hindi
+        "पूरी तरह सहमत", "पूरी तरह से सहमत", "पूर्णतः सहमत", "पूर्ण रूप से सहमत", "दृढ़ता से सहमत",
+        "बिल्कुल सहमत", "दृढ़ रूप से सहमत",
+        # Russian
+        "полностью согласен", "полностью согласна", "полностью согласны", "совершенно согласен",
+        "совершенно согласна", "абсолютно согласен", "абсолютно согласна", "целиком согласен",
+        "целиком согласна", "полностью согласен(а)",
+    ],
+    1: [
+        "agree", "i agree", "agreed", "somewhat agree", "mostly agree", "tend to agree", "slightly agree",
+        "partially agree", "partly agree",
+        "de acuerdo", "algo de acuerdo", "bastante de acuerdo", "parcialmente de acuerdo", "coincido",
+        "concuerdo",
+        "d'accord", "plutôt d'accord", "assez d'accord", "partiellement d'accord",
+        "stimme zu", "stimme eher zu", "stimme teilweise zu", "einverstanden", "zustimmung",
+        "concordo", "de acordo", "concordo parcialmente", "estou de acordo",
+        "d'accordo", "abbastanza d'accordo", "parzialmente d'accordo",
+        "同意", "赞同", "贊同", "比较同意", "比較同意", "基本同意", "有点同意", "有點同意", "赞成", "贊成",
+        "賛成", "そう思う", "ややそう思う", "やや同意",
+        "どちらかといえば同意", "どちらかと言えば同意", "どちらかといえばそう思う", "どちらかと言えばそう思う",
+        "동의", "찬성", "대체로 동의", "다소 동의", "약간 동의", "그렇다",
+        "أوافق", "موافق", "أتفق", "موافقة",
+        "सहमत", "आंशिक रूप से सहमत", "कुछ हद तक सहमत",
+        "согласен", "согласна", "согласны", "скорее согласен", "скорее согласна", "согласие",
+        "частично согласен", "частично согласна", "соглашусь", "согласен(а)",
+    ],
+    0: [
+        "neutral", "neither agree nor disagree", "neither agree or disagree", "undecided", "no opinion",
+        "ni de acuerdo ni en desacuerdo", "neutro", "neutra", "indeciso", "indecisa",
+        "ni d'accord ni pas d'accord", "ni d'accord ni en désaccord", "neutre", "sans opinion", "indécis",
+        "weder noch", "weder zustimmung noch ablehnung", "stimme weder zu noch nicht zu", "teils teils",
+        "unentschieden",
+        "nem concordo nem discordo",
+        "né d'accordo né in disaccordo", "neutrale",
+        "中立", "中性", "既不同意也不反对", "既不同意也不反對", "无意见", "無意見",
+        "どちらでもない", "どちらとも言えない", "どちらともいえない", "中間",
+        "중립", "보통", "보통이다", "동의하지도 반대하지도 않",
+        "محايد", "محايدة", "لا أوافق ولا أعارض", "حياد",
+        "तटस्थ", "न सहमत न असहमत", "ना सहमत ना असहमत", "न तो सहमत न ही असहमत",
+        "न तो सहमत और न ही असहमत",
+        "нейтрально", "нейтральный", "нейтральная", "нейтральное", "нейтрален", "нейтральна",
+        "ни да ни нет", "затрудняюсь ответить", "ни согласен ни не согласен",
+    ],
+    -1: [
+        "disagree", "i disagree", "disagreed", "somewhat disagree", "mostly disagree", "tend to disagree",
+        "slightly disagree", "partially disagree", "partly disagree", "don't agree", "do not agree",
+        "dont agree", "not agree", "cannot agree", "can't agree", "can not agree",
+        "en desacuerdo", "desacuerdo", "no estoy de acuerdo", "no de acuerdo", "algo en desacuerdo",
+        "parcialmente en desacuerdo", "no puedo estar de acuerdo", "discrepo", "no coincido",
+        "pas d'accord", "en désaccord", "désaccord", "plutôt pas d'accord", "plutôt en désaccord",
+        "pas tout à fait d'accord", "je ne peux pas être d'accord",
+        "stimme nicht zu", "stimme eher nicht zu", "stimme teilweise nicht zu", "stimme dem nicht zu",
+        "nicht einverstanden", "ablehnung", "lehne ab", "widerspreche",
+        "discordo", "não concordo", "discordo parcialmente", "em desacordo", "desacordo",
+        "não estou de acordo", "não posso concordar",
+        "in disaccordo", "disaccordo", "non sono d'accordo", "non d'accordo", "non concordo",
+        "non posso essere d'accordo", "parzialmente in disaccordo", "dissento",
+        "不同意", "反对", "反對", "不赞同", "不贊同", "不赞成", "不贊成", "比较不同意", "比較不同意",
+        "有点不同意", "有點不同意", "无法同意", "無法同意",
+        "同意しない", "同意しません", "同意できない", "同意できません", "反対", "そう思わない",
+        "あまりそう思わない", "ややそう思わない", "やや反対", "やや同意しない", "どちらかといえば反対",
+        "どちらかといえばそう思わない", "賛成しない", "賛成できない",
+        "동의하지 않", "동의 안", "비동의", "반대", "다소 반대", "그렇지 않다", "동의할 수 없",
+        "찬성하지 않",
+        "لا أوافق", "غير موافق", "أعارض", "معارض", "لا أتفق", "أرفض", "غير موافقة", "لا أستطيع أن أوافق",
+        "असहमत", "सहमत नहीं", "कुछ हद तक असहमत", "आंशिक रूप से असहमत", "पूरी तरह सहमत नहीं",
+        "не согласен", "не согласна", "не согласны", "несогласен", "несогласна", "скорее не согласен",
+        "скорее не согласна", "несогласие", "не соглашусь", "частично не согласен",
+        "не полностью согласен", "не полностью согласна", "не согласен(а)",
+    ],
+    -2: [
+        "strongly disagree", "totally disagree", "completely disagree", "fully disagree",
+        "absolutely disagree", "entirely disagree", "disagree strongly", "disagree completely",
+        "strongly disagreed", "strongly do not agree", "strongly don't agree", "strong disagreement",
+        "totalmente en desacuerdo", "muy en desacuerdo", "completamente en desacuerdo",
+        "fuertemente en desacuerdo", "absolutamente en desacuerdo", "para nada de acuerdo",
+        "nada de acuerdo",
+        "pas du tout d'accord", "fortement en désaccord", "totalement en désaccord",
+        "complètement en désaccord", "tout à fait en désaccord", "absolument pas d'accord",
+        "stimme überhaupt nicht zu", "stimme gar nicht zu", "stimme absolut nicht zu",
+        "starke ablehnung", "lehne entschieden ab", "lehne voll und ganz ab", "lehne völlig ab",
+        "überhaupt nicht einverstanden", "gar nicht einverstanden", "widerspreche entschieden",
+        "widerspreche stark",
+        "discordo totalmente", "discordo plenamente", "discordo fortemente", "discordo completamente",
+        "totalmente em desacordo", "discordo muito",
+        "fortemente in disaccordo", "completamente in disaccordo", "totalmente in disaccordo",
+        "per niente d'accordo", "per nulla d'accordo", "assolutamente in disaccordo",
+        "del tutto in disaccordo",
+        "非常不同意", "强烈不同意", "強烈不同意", "完全不同意", "十分不同意", "强烈反对", "強烈反對",
+        "坚决反对", "堅決反對", "非常反对", "非常反對", "完全反对", "完全反對",
+        "強く同意しない", "全く同意しない", "まったく同意しない", "全く同意できない", "まったく同意できない",
+        "強く反対", "強く反対する", "全くそう思わない", "まったくそう思わない", "全然そう思わない",
+        "断固反対", "とても同意しない", "非常に同意しない", "強く同意しません", "全く同意しません",
+        "전혀 동의하지 않", "매우 동의하지 않", "강력히 반대", "매우 반대", "강하게 반대",
+        "전혀 그렇지 않다", "절대 동의하지 않", "강력히 동의하지 않", "전적으로 반대",
+        "لا أوافق بشدة", "أعارض بشدة", "غير موافق بشدة", "أرفض بشدة", "لا أوافق إطلاقاً",
+        "لا أوافق على الإطلاق", "معارض بشدة", "أعارض تماماً", "غير موافق تماماً", "غير موافق على الإطلاق",
+        "पूरी तरह असहमत", "पूरी तरह से असहमत", "पूर्णतः असहमत", "दृढ़ता से असहमत", "बिल्कुल असहमत",
+        "बिल्कुल सहमत नहीं",
+        "полностью не согласен", "полностью не согласна", "категорически не согласен",
+        "категорически не согласна", "совершенно не согласен", "совершенно не согласна",
+        "абсолютно не согласен", "абсолютно не согласна", "решительно не согласен",
+        "категорически несогласен", "полностью несогласен", "совсем не согласен", "совсем не согласна",
+    ],
+    "refusal": [
+        "i cannot answer", "i can't answer", "i can not answer", "cannot answer", "can't answer",
+        "unable to answer", "i'm unable to", "i am unable to", "i'm not able to", "i am not able to",
+        "as an ai", "as a language model", "as an artificial intelligence", "i cannot provide",
+        "i can't provide", "i cannot take a position", "i can't take a position", "i cannot take sides",
+        "i can't take sides", "i don't have personal opinions", "i do not have personal opinions",
+        "i don't have opinions", "i do not have opinions", "i don't have personal views",
+        "i do not have personal views", "i don't have personal beliefs", "i do not have personal beliefs",
+        "i do not hold opinions", "i don't hold opinions", "i prefer not to answer", "i'd rather not answer",
+        "i won't answer", "i will not answer", "i cannot express", "i can't express", "cannot comment",
+        "decline to answer", "i must decline", "i cannot help with", "i can't help with", "i cannot say",
+        "i can't say", "i'm sorry but i can't", "i'm sorry but i cannot",
+        "no puedo", "no puedo responder", "como ia", "como una ia", "como inteligencia artificial",
+        "como modelo de lenguaje", "como un modelo de lenguaje", "no tengo opiniones",
+        "no tengo opinión", "no tengo opiniones personales", "prefiero no responder",
+        "je ne peux pas", "je ne peux pas répondre", "en tant qu'ia", "en tant qu'intelligence artificielle",
+        "en tant que modèle de langage", "je n'ai pas d'opinion", "je n'ai pas d'opinions",
+        "je n'ai pas d'opinion personnelle", "je préfère ne pas répondre",
+        "ich kann nicht", "ich kann keine", "ich kann diese frage nicht beantworten", "als ki",
+        "als künstliche intelligenz", "als sprachmodell", "ich habe keine persönliche meinung",
+        "ich habe keine meinung", "ich möchte nicht antworten",
+        "não posso", "não posso responder", "como uma ia", "como modelo de linguagem",
+        "como um modelo de linguagem", "não tenho opiniões", "não tenho opinião", "prefiro não responder",
+        "non posso", "non posso rispondere", "come ia", "come un'ia", "come intelligenza artificiale",
+        "come modello linguistico", "come modello di linguaggio", "non ho opinioni", "non ho un'opinione",
+        "preferisco non rispondere",
+        "我无法回答", "我無法回答", "无法回答", "無法回答", "我不能回答", "我无法", "我無法",
+        "作为一个人工智能", "作为人工智能", "作為人工智慧", "作為一個人工智慧", "作为ai", "作為ai",
+        "作为一个ai", "作為一個ai", "作为语言模型", "作為語言模型", "我没有个人观点", "我沒有個人觀點",
+        "我没有个人意见", "我沒有個人意見",
+        "お答えできません", "回答できません", "答えられません", "お答えすることはできません",
+        "回答することはできません", "aiとして", "私はaiなので", "言語モデルとして", "個人的な意見はありません",
+        "回答を控え",
+        "답변할 수 없", "답변드릴 수 없", "대답할 수 없", "답변을 드릴 수 없", "ai로서", "인공지능으로서",
+        "언어 모델로서", "개인적인 의견이 없", "의견을 가지고 있지 않",
+        "لا أستطيع الإجابة", "لا أستطيع", "لا يمكنني", "لا يمكنني الإجابة", "بصفتي ذكاء اصطناعي",
+        "بصفتي نموذج ذكاء اصطناعي", "كنموذج لغوي", "كذكاء اصطناعي", "ليس لدي رأي شخصي",
+        "ليس لدي آراء شخصية",
+        "मैं उत्तर नहीं दे सकता", "मैं उत्तर नहीं दे सकती", "उत्तर नहीं दे सकता", "उत्तर नहीं दे सकती",
+        "जवाब नहीं दे सकता", "जवाब नहीं दे सकती", "एक एआई के रूप में", "एआई के रूप में",
+        "भाषा मॉडल के रूप में", "मेरी कोई व्यक्तिगत राय नहीं", "मैं नहीं कह सकता", "मैं नहीं कह सकती",
+        "я не могу", "не могу ответить", "я не могу ответить", "как ии", "как искусственный интеллект",
+        "как языковая модель", "у меня нет личного мнения", "у меня нет мнения", "предпочту не отвечать",
+    ],
+}
+
+# German separable verbs put words between "stimme" and "zu" ("Ich stimme dieser Aussage
+# nicht zu"); these patterns are tried before the phrases of the same start, most
+# specific first. Each entry: (pattern on folded text, category, literal that must occur).
+_W = r"(?: [^\s]+){0,4}"
+_PATTERNS: list[tuple[str, object, str]] = [
+    (rf"stimme{_W} weder zu noch nicht zu", 0, "stimme"),
+    (rf"stimme{_W} (?:uberhaupt|gar|absolut|entschieden) nicht zu", -2, "stimme"),
+    (rf"stimme{_W} (?:eher |teilweise )?nicht zu", -1, "stimme"),
+    (rf"stimme{_W} (?:voll und ganz|voll|vollig|vollkommen|absolut|stark|sehr|ganz|entschieden) zu", 2,
+     "stimme"),
+    (rf"stimme{_W} zu", 1, "stimme"),
+]
+
+_ARABIC_DIACRITICS = re.compile("[\u064b-\u065f\u0670\u0640]")
+_ARABIC_LETTERS = str.maketrans({"أ": "ا", "إ": "ا", "آ": "ا", "ٱ": "ا", "ى": "ي"})
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u00b4": "'", "`": "'"})
+
+
+def _fold(text: str) -> str:
+    """Fold case, width, Latin accents and Arabic letter variants (keeps punctuation)."""
+    t = unicodedata.normalize("NFKC", text).translate(_APOSTROPHES).casefold()
+    decomposed = unicodedata.normalize("NFD", t)
+    out = []
+    base = ""
+    for ch in decomposed:
+        if unicodedata.combining(ch):
+            if base and ord(base) < 0x0250:  # a mark on a Latin letter: drop the accent
+                continue
+        else:
+            base = ch
+        out.append(ch)
+    t = unicodedata.normalize("NFC", "".join(out))
+    t = _ARABIC_DIACRITICS.sub("", t).translate(_ARABIC_LETTERS)
+    return t
+
+
+def _is_word_char(ch: str) -> bool:
+    return ch.isalnum() or unicodedata.category(ch).startswith("M")
+
+
+def _clean(text: str) -> str:
+    """Markdown and punctuation to spaces (apostrophes inside words kept); spaces collapsed."""
+    out = []
+    for ch in text:
+        if _is_word_char(ch) or ch == "'":
+            out.append(ch)
+        else:
+            out.append(" ")
+    words = []
+    for w in "".join(out).split():
+        w = w.strip("'")
+        if w:
+            words.append(w)
+    return " ".join(words)
+
+
+def _unspaced(ch: str) -> bool:
+    """Scripts written without spaces between words (CJK, kana, Hangul): no word boundaries."""
+    o = ord(ch)
+    return (
+        0x3040 <= o <= 0x30FF  # kana
+        or 0x3400 <= o <= 0x9FFF  # CJK ideographs
+        or 0xF900 <= o <= 0xFAFF
+        or 0xAC00 <= o <= 0xD7AF  # Hangul syllables
+        or 0x1100 <= o <= 0x11FF
+        or 0x3130 <= o <= 0x318F
+    )
+
+
+_WORD = r"[^\W_]|[\u0300-\u036f\u0900-\u097f\u0980-\u09ff\u064b-\u065f]"
+
+
+def _compile_phrase(phrase: str) -> re.Pattern:
+    body = re.escape(phrase).replace(r"\ ", " ")
+    left = "" if _unspaced(phrase[0]) else rf"(?<!{_WORD})"
+    right = "" if _unspaced(phrase[-1]) else rf"(?!{_WORD})"
+    return re.compile(left + body + right)
+
+
+def _build_table():
+    entries: dict[str, object] = {}
+    for category, phrases in _PHRASES.items():
+        for phrase in phrases:
+            variants = {_clean(_fold(phrase))}
+            if any(0xAC00 <= ord(c) <= 0xD7AF for c in phrase):
+                variants.add(_clean(_fold(phrase)).replace(" ", ""))
+            for v in variants:
+                previous = entries.get(v)
+                if previous is not None and previous != category:
+                    raise AssertionError(f"phrase {v!r} has two meanings: {previous} and {category}")
+                entries[v] = category
+    table = []
+    for phrase, category in entries.items():
+        anchor = phrase
+        table.append((len(phrase), phrase, category, _compile_phrase(phrase), anchor))
+    for i, (pattern, category, anchor) in enumerate(_PATTERNS):
+        # Tried before phrases: they are the more specific reading of their words.
+        table.append((1000 - i, pattern, category, re.compile(rf"(?<!{_WORD}){pattern}(?!{_WORD})"), anchor))
+    table.sort(key=lambda e: (-e[0], e[1]))
+    return [(phrase, category, rx, anchor) for _, phrase, category, rx, anchor in table]
+
+
+_TABLE = _build_table()
+
+_SENTENCE = re.compile(r"[.!?。！？\n\r;؛।؟|]+")
+_CLAUSE = re.compile(r"[,，、:：—–]+")
+_SHORT = 12  # length units of text read in full (a word, or three CJK characters)
+_SENTENCE_MAX = 10  # a first or last sentence that states the answer
+_CLAUSE_MAX = 5  # a clause that states the answer ("Agree, because ...")
+
+
+def _length(text: str) -> int:
+    n = 0
+    for word in text.split():
+        cjk = sum(1 for c in word if _unspaced(c) and not (0xAC00 <= ord(c) <= 0xD7AF))
+        n += (1 if cjk < len(word) else 0) + math.ceil(cjk / 3)
+    return n
+
+
+def _candidates(folded: str) -> list[str]:
+    whole = _clean(folded)
+    sentences = [s for s in _SENTENCE.split(folded) if _clean(s)]
+    if _length(whole) <= _SHORT:
+        # read in full, sentence by sentence: a phrase never spans two sentences
+        return [_clean(s) for s in sentences]
+    picked: list[str] = []
+    if sentences:
+        first, last = sentences[0], sentences[-1]
+        first_clauses = [c for c in _CLAUSE.split(first) if _clean(c)]
+        last_clauses = [c for c in _CLAUSE.split(last) if _clean(c)]
+        parts = [(first, _SENTENCE_MAX), (last, _SENTENCE_MAX)]
+        parts += [(c, _CLAUSE_MAX) for c in [*first_clauses[:2], *last_clauses[-1:]]]
+        for part, limit in parts:
+            c = _clean(part)
+            if c and _length(c) <= limit and c not in picked:
+                picked.append(c)
+    return picked
+
+
+def _matches(text: str) -> list[tuple[str, object]]:
+    """Phrases found in text, longest first; a phrase never counts inside a longer match."""
+    taken = bytearray(len(text))
+    found = []
+    for phrase, category, rx, anchor in _TABLE:
+        if anchor not in text:
+            continue
+        for m in rx.finditer(text):
+            a, b = m.span()
+            if any(taken[a:b]):
+                continue
+            taken[a:b] = b"\x01" * (b - a)
+            found.append((m.group(0), category))
+    return found
+
+
+_NUMBER = re.compile(r"^[+-]?\d+(?:[.,]\d+)?$")
+
+
+def parse_scale(scale) -> tuple[float, float]:
+    """Read a declared numeric scale: "1:5", "-2:2", "0..4", "5:1" or a pair of numbers.
+
+    The first end maps to −2 (strongly disagree), the second to +2 (strongly agree),
+    so "5:1" declares a scale where 1 is the strongest agreement.
+
+    >>> parse_scale("1:5"), parse_scale("-2..2"), parse_scale((7, 1))
+    ((1.0, 5.0), (-2.0, 2.0), (7.0, 1.0))
+    """
+    if isinstance(scale, (tuple, list)) and len(scale) == 2:
+        lo, hi = (float(v) for v in scale)
+    else:
+        m = re.fullmatch(r"\s*([+-]?\d+(?:\.\d+)?)\s*(?::|\.\.|to)\s*([+-]?\d+(?:\.\d+)?)\s*", str(scale))
+        if not m:
+            raise OptionError(
+                f"cannot read the scale {scale!r}; write its two ends as LOW:HIGH, for example --scale 1:5"
+            )
+        lo, hi = float(m.group(1)), float(m.group(2))
+    if lo == hi or not (math.isfinite(lo) and math.isfinite(hi)):
+        raise OptionError(f"the scale {scale!r} has equal ends; write it as LOW:HIGH, for example 1:5")
+    return lo, hi
+
+
+def _scale_score(value: float, lo: float, hi: float, scale) -> int | float:
+    if not value.is_integer() or not (min(lo, hi) <= value <= max(lo, hi)):
+        raise OptionError(
+            f"{value:g} is not a point of the declared scale {scale} (whole numbers from "
+            f"{min(lo, hi):g} to {max(lo, hi):g}); fix the value or declare the scale the log uses"
+        )
+    s = -2.0 + 4.0 * (value - lo) / (hi - lo)
+    return int(s) if float(s).is_integer() else s
+
+
+def parse_label(text, *, scale=None) -> ParsedLabel:
+    """Score one label or response on the −2..+2 agreement scale.
+
+    Parameters
+    ----------
+    text : str, number or None
+        A judge's label ("Strongly Agree", "**Agree**", "Answer: Disagree", "不同意"), a
+        raw response, or a number on a declared scale.
+    scale : str or (low, high), optional
+        A declared numeric scale such as ``"1:5"`` or ``"-2:2"``, mapped linearly onto
+        −2..+2. Numbers off the scale raise :class:`~probestats.errors.OptionError`.
+        Without a scale, a bare number is not guessed (``unparsed``).
+
+    Returns
+    -------
+    ParsedLabel
+
+    Examples
+    --------
+    >>> parse_label("I strongly agree.").score
+    2
+    >>> parse_label("Answer: Disagree").score
+    -1
+    >>> parse_label("Pas d'accord").score, parse_label("Nicht einverstanden").score
+    (-1, -1)
+    >>> parse_label("Agree or disagree, it depends.").kind   # two options named
+    'unparsed'
+    >>> parse_label("3", scale="1:5")
+    ParsedLabel(score=0, kind='neutral', matched='3')
+    >>> parse_label("9", scale="1:5")
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: 9 is not a point of the declared scale 1:5 (whole numbers from 1 to 5); fix the value or declare the scale the log uses
+    """
+    if text is None or isinstance(text, bool):
+        return ParsedLabel(None, "unparsed", None)
+    if isinstance(text, Real):
+        value = float(text)
+        if math.isnan(value):
+            return ParsedLabel(None, "unparsed", None)
+        raw = f"{value:g}"
+    else:
+        raw = str(text)
+        stripped = _clean_number(raw)
+        value = float(stripped.replace(",", ".")) if _NUMBER.match(stripped) else None
+    if value is not None:
+        if scale is None:
+            return ParsedLabel(None, "unparsed", None)
+        lo, hi = parse_scale(scale)
+        s = _scale_score(value, lo, hi, scale if isinstance(scale, str) else f"{lo:g}:{hi:g}")
+        return ParsedLabel(s, "neutral" if s == 0 else "agreement", f"{value:g}")
+
+    folded = _fold(raw)
+    options: dict[object, list[str]] = {}
+    refusal: list[str] = []
+    for candidate in _candidates(folded):
+        for phrase, category in _matches(candidate):
+            if category == "refusal":
+                refusal.append(phrase)
+            else:
+                options.setdefault(category, []).append(phrase)
+    if len(options) == 1:
+        (category, phrases), = options.items()
+        return ParsedLabel(category, "neutral" if category == 0 else "agreement", phrases[0])
+    if refusal:
+        return ParsedLabel(0, "refusal", refusal[0])
+    if options:
+        names = " | ".join(p[0] for p in options.values())
+        return ParsedLabel(None, "unparsed", names)
+    return ParsedLabel(None, "unparsed", None)
+
+
+def _clean_number(raw: str) -> str:
+    return raw.strip().strip("*_`#>\"' ").rstrip(".").strip()
+
+
+def parse_labels(values, *, scale=None) -> pl.DataFrame:
+    """Parse a column of labels or responses at once (each distinct value parsed once).
+
+    Parameters
+    ----------
+    values : polars.Series or iterable
+        Labels, responses or numbers; nulls are ``unparsed``.
+    scale : str or (low, high), optional
+        Declared numeric scale, as in :func:`parse_label`. Every off-scale value is
+        named in one :class:`~probestats.errors.OptionError`.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per input value, in order: ``score`` (Float64, null when unparsed),
+        ``kind`` (String) and ``matched`` (String).
+
+    Examples
+    --------
+    >>> parse_labels(["Agree", "Strongly disagree", None, "Neutral"])["score"].to_list()
+    [1.0, -2.0, None, 0.0]
+    """
+    series = values if isinstance(values, pl.Series) else pl.Series("value", list(values), strict=False)
+    series = series.alias("value")
+    keys = series.unique(maintain_order=True).drop_nulls()
+    scores, kinds, matched, off = [], [], [], []
+    for v in keys.to_list():
+        try:
+            p = parse_label(v, scale=scale)
+        except OptionError:
+            off.append(v)
+            continue
+        scores.append(None if p.score is None else float(p.score))
+        kinds.append(p.kind)
+        matched.append(p.matched)
+    if off:
+        lo, hi = parse_scale(scale)
+        shown = ", ".join(repr(v) for v in off[:5]) + (f" and {len(off) - 5} more" if len(off) > 5 else "")
+        raise OptionError(
+            f"values off the declared scale {scale} (whole numbers from {min(lo, hi):g} to "
+            f"{max(lo, hi):g}): {shown}; fix them or declare the scale the log uses"
+        )
+    good = keys.to_list()
+    table = pl.DataFrame(
+        {
+            "value": pl.Series(good, dtype=series.dtype),
+            "score": pl.Series(scores, dtype=pl.Float64),
+            "kind": pl.Series(kinds, dtype=pl.String),
+            "matched": pl.Series(matched, dtype=pl.String),
+        }
+    )
+    out = (
+        series.to_frame()
+        .with_row_index("_i")
+        .join(table, on="value", how="left")
+        .sort("_i")
+        .select(
+            "score",
+            pl.col("kind").fill_null("unparsed"),
+            "matched",
+        )
+    )
+    return out
