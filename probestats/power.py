@@ -1,0 +1,1058 @@
+"""Sizing a probe: the noise model, power of the sign-flip test, the minimum detectable gap.
+
+The noise model comes from a same-versus-same (or pilot) log: the pooled within-cell
+standard deviation of the metric per run, plus the runs themselves, so that simulated
+probes keep the metric's shape (integer counts, floors, ceilings, ties). Power is the
+share of simulated probes in which the exact sign-flip test rejects at ``alpha``;
+the minimum detectable gap (MDG) is the smallest true average gap with power at or
+above a target.
+
+How a probe is simulated (one design: ``items`` items, ``k_a`` and ``k_b`` runs per value):
+
+1. Each simulated item draws one cell (item x value) of the noise log at random, and
+   both its values draw their runs from that cell with replacement, so the noise of the
+   item gap has the cell's own shape and spread. (For a metric that is not whole
+   numbers the within-cell residuals are scaled by ``sqrt(n_c / (n_c - 1))`` so that
+   their variance is the cell's unbiased variance.)
+2. The item's true gap is ``delta + tau * z`` with ``z`` standard normal (``tau`` is the
+   heterogeneity of true gaps between items).
+3. The true gap is added to value ``a``'s runs. For a whole-number metric it is added as
+   whole steps spread evenly over the runs (``floor(k_a * gap + u) / k_a`` with ``u``
+   uniform), which keeps every simulated run a whole number, so zero gaps and ties
+   happen as often as in a real probe, and the expected shift is exactly the gap.
+
+The draws do not depend on ``delta``: the same draws serve every gap (common random
+numbers), so power rises smoothly with the gap and the MDG is found by bisection.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+from scipy.optimize import brentq
+from statsmodels.stats.power import TTestPower
+
+from probestats.errors import ColumnError, OptionError
+from probestats.hypotests import min_attainable_p, sign_flip_pvalues, sign_test
+from probestats.problems import Problem
+
+__all__ = [
+    "NoiseModel",
+    "Heterogeneity",
+    "PowerResult",
+    "PlanCell",
+    "Plan",
+    "noise_model",
+    "heterogeneity_from_pilot",
+    "power_sign_flip",
+    "mdg_for_design",
+    "plan_probe",
+]
+
+ALTERNATIVES = ("two-sided", "greater", "less")
+TAU_METHOD = ("method of moments: tau^2 = max(0, var(item gaps) - mean(sigma^2 (1/k_a + 1/k_b))) "
+              "over the pilot's items")
+_MAX_DOUBLINGS = 40
+
+
+def _finite(x) -> float | None:
+    """A JSON-safe float: None for None, NaN and infinities."""
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+# ---------------------------------------------------------------------------
+# Noise model
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NoiseModel:
+    """The run-to-run noise of a metric, measured from a same-versus-same or pilot log.
+
+    Attributes
+    ----------
+    metric : str
+        The metric's column name.
+    sigma_run : float
+        Pooled within-cell (item x value) standard deviation per run:
+        ``sqrt(sum((n_c - 1) s_c^2) / sum(n_c - 1))``.
+    df : int or None
+        Degrees of freedom of ``sigma_run``, ``sum(n_c - 1)`` (None for a stated sigma).
+    n_cells, n_items, n_runs : int
+        Cells, items and runs used (cells need two runs or more).
+    integer : bool
+        Every value is a whole number; simulated runs are kept whole.
+    minimum, maximum : float or None
+        The smallest and largest value observed (the metric's floor and ceiling as seen).
+    source : str
+        Where the model came from (a log's name, or ``"stated"``).
+    problems : tuple of Problem
+        What a reader should be told about the noise log.
+
+    Examples
+    --------
+    >>> m = NoiseModel.stated(1.5)
+    >>> m.sigma_run, m.gap_sd(20, 20)
+    (1.5, 0.4743416490252569)
+    """
+
+    metric: str
+    sigma_run: float
+    df: int | None
+    n_cells: int
+    n_items: int
+    n_runs: int
+    integer: bool
+    minimum: float | None
+    maximum: float | None
+    source: str = "stated"
+    problems: tuple[Problem, ...] = ()
+    # values to resample, grouped by cell (None: normal noise with sd sigma_run)
+    _values: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _starts: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _sizes: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def stated(cls, sigma: float, metric: str = "metric") -> NoiseModel:
+        """A noise model from a stated sigma per run: runs are normal, not resampled.
+
+        >>> NoiseModel.stated(2.0).to_dict()["simulation"]
+        'normal runs with the stated sigma'
+        """
+        sigma = float(sigma)
+        if not math.isfinite(sigma) or sigma < 0:
+            raise OptionError(f"the noise sigma must be a number of 0 or more, not {sigma}")
+        return cls(metric=metric, sigma_run=sigma, df=None, n_cells=0, n_items=0, n_runs=0,
+                   integer=False, minimum=None, maximum=None, source="stated")
+
+    @property
+    def simulation(self) -> str:
+        """How simulated runs are drawn."""
+        if self._values is None:
+            return "normal runs with the stated sigma"
+        if self.integer:
+            return "runs resampled within cells of the noise log (whole numbers kept whole)"
+        return "residuals resampled within cells of the noise log, scaled to the unbiased cell variance"
+
+    def gap_sd(self, runs_a: int, runs_b: int | None = None) -> float:
+        """Noise of an item gap with ``runs_a`` and ``runs_b`` runs: ``sigma * sqrt(1/k_a + 1/k_b)``.
+
+        >>> NoiseModel.stated(1.0).gap_sd(1, 1) == 2 ** 0.5
+        True
+        """
+        runs_b = runs_a if runs_b is None else runs_b
+        return self.sigma_run * math.sqrt(1.0 / runs_a + 1.0 / runs_b)
+
+    def to_dict(self) -> dict:
+        return {
+            "metric": self.metric,
+            "sigma_run": float(self.sigma_run),
+            "df": None if self.df is None else int(self.df),
+            "n_cells": int(self.n_cells),
+            "n_items": int(self.n_items),
+            "n_runs": int(self.n_runs),
+            "integer": bool(self.integer),
+            "minimum": _finite(self.minimum),
+            "maximum": _finite(self.maximum),
+            "source": self.source,
+            "simulation": self.simulation,
+            "problems": [p.to_dict() for p in self.problems],
+        }
+
+
+def _frame_and_metric(source, metric):
+    """A polars frame with canonical columns, the metric name, the source name and problems."""
+    problems: tuple[Problem, ...] = ()
+    name = "the log"
+    if hasattr(source, "frame"):
+        frame = source.frame
+        metric = metric or getattr(source, "metric", None)
+        log = getattr(source, "log", source)
+        name = getattr(log, "source", name)
+    else:
+        from probestats.io import read_log
+
+        log = read_log(source, metric=metric)
+        frame, name, problems = log.frame, log.source, tuple(log.problems)
+        if isinstance(source, (str, Path)):
+            name = str(source)
+    if not metric:
+        raise OptionError("name the metric column (metric=... or --metric)")
+    if not isinstance(frame, pl.DataFrame):
+        frame = pl.DataFrame(frame)
+    return frame, metric, name, problems
+
+
+def noise_model(source, metric: str | None = None) -> NoiseModel:
+    """Measure the run-to-run noise of a metric from a same-versus-same or pilot log.
+
+    sigma per run is the pooled within-cell (item x value) standard deviation,
+    ``sqrt(sum((n_c - 1) s_c^2) / sum(n_c - 1))``; cells with a single run carry no
+    information about noise and are left out. The model also keeps the runs, so that
+    simulations resample them and keep the metric's shape.
+
+    Parameters
+    ----------
+    source : Log, Checked, polars DataFrame, path or list of dict
+        The log; anything with a ``.frame`` attribute, or anything
+        :func:`probestats.io.read_log` reads. Columns ``item`` and the metric are needed;
+        without ``variant`` each item is one cell.
+    metric : str
+        The metric column (taken from a ``Checked`` log when not given).
+
+    Examples
+    --------
+    >>> rows = [{"item": i, "variant": v, "steps": s}
+    ...         for i in (1, 2) for v in ("formal", "formal again") for s in (3, 4, 5)]
+    >>> m = noise_model(rows, metric="steps")
+    >>> m.sigma_run, m.df, m.integer, m.minimum, m.maximum
+    (1.0, 8, True, 3.0, 5.0)
+    """
+    frame, metric, name, problems = _frame_and_metric(source, metric)
+    problems = list(problems)
+    for col in ("item", metric):
+        if col not in frame.columns:
+            seen = ", ".join(c for c in frame.columns if not c.startswith("_"))
+            what = f"the metric '{metric}'" if col == metric else "'item'"
+            raise ColumnError(f"no column for {what} in the noise log; headers seen: {seen} "
+                              f"(use --column {col}=HEADER)")
+    keys = ["item", "variant"] if "variant" in frame.columns else ["item"]
+    raw = frame[metric]
+    if raw.dtype == pl.Boolean:
+        values = raw.cast(pl.Float64)
+    elif raw.dtype == pl.String:
+        values = raw.str.strip_chars().cast(pl.Float64, strict=False)
+    elif raw.dtype.is_numeric() or raw.dtype == pl.Null:
+        values = raw.cast(pl.Float64)
+    else:
+        raise ColumnError(f"the metric '{metric}' holds {raw.dtype} values, not numbers; choose a numeric metric")
+    values = values.fill_nan(None)
+    df = frame.select([pl.col(k).cast(pl.String) for k in keys]).with_columns(values.alias("_y"))
+    bad = raw.is_not_null() & values.is_null()
+    if raw.dtype == pl.String:
+        bad = bad & (raw.str.strip_chars() != "")
+    n_bad = int(bad.sum())
+    if n_bad:
+        problems.append(Problem("warning", "non_numeric",
+                                f"{n_bad} value(s) of '{metric}' in the noise log are not numbers and were "
+                                "left out; fix them or clear the cells", (), metric))
+    df = df.filter(pl.col("_y").is_not_null())
+    if df.height == 0:
+        raise OptionError(f"the noise log has no numeric '{metric}' values; check the metric column")
+    cells = (df.with_columns(pl.len().over(keys).alias("_n"))
+             .filter(pl.col("_n") >= 2)
+             .sort(keys, maintain_order=True))
+    n_single = df.height - cells.height
+    if cells.height == 0:
+        raise OptionError("every cell (item x value) of the noise log has a single run, so run-to-run noise "
+                          "cannot be measured; run each item and value at least twice")
+    if n_single:
+        problems.append(Problem("warning", "single_run_cells",
+                                f"{n_single} cell(s) of the noise log have one run and say nothing about "
+                                "run-to-run noise; they were left out"))
+    stats = (cells.group_by(keys, maintain_order=True)
+             .agg(pl.len().alias("n"), pl.col("_y").mean().alias("mean"), pl.col("_y").var(ddof=1).alias("var")))
+    n = stats["n"].to_numpy().astype(np.int64)
+    var = stats["var"].to_numpy()
+    dof = int((n - 1).sum())
+    sigma = float(math.sqrt(max(0.0, float(((n - 1) * var).sum()) / dof)))
+    y = cells["_y"].to_numpy().astype(np.float64)
+    integer = bool(np.all(y == np.round(y)))
+    sizes = n
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    if integer:
+        pool = y
+    else:
+        means = np.repeat(stats["mean"].to_numpy(), sizes)
+        factor = np.repeat(np.sqrt(sizes / (sizes - 1.0)), sizes)
+        pool = (y - means) * factor
+    if sigma == 0.0:
+        problems.append(Problem("warning", "deterministic",
+                                f"every cell of the noise log has zero spread in '{metric}': runs add "
+                                "nothing, and only the items and the heterogeneity of true gaps limit power"))
+    return NoiseModel(
+        metric=metric, sigma_run=sigma, df=dof, n_cells=int(stats.height),
+        n_items=int(stats["item"].n_unique()), n_runs=int(y.size), integer=integer,
+        minimum=float(y.min()), maximum=float(y.max()), source=name, problems=tuple(problems),
+        _values=pool, _starts=starts.astype(np.int64), _sizes=sizes,
+    )
+
+
+def _as_noise(noise, metric=None) -> NoiseModel:
+    if isinstance(noise, NoiseModel):
+        return noise
+    if isinstance(noise, (int, float)) and not isinstance(noise, bool):
+        return NoiseModel.stated(float(noise), metric or "metric")
+    if noise is None:
+        raise OptionError("give the noise: a noise log (--noise LOG), a NoiseModel, or sigma per run as a number")
+    return noise_model(noise, metric)
+
+
+# ---------------------------------------------------------------------------
+# Heterogeneity
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Heterogeneity:
+    """Spread of true gaps between items, estimated from a pilot of the real comparison.
+
+    Attributes
+    ----------
+    tau : float
+        Standard deviation of true item gaps (0 when the gaps spread no more than noise).
+    var_gaps : float
+        Sample variance (ddof=1) of the pilot's item gaps.
+    noise_var : float
+        Mean over items of ``sigma^2 (1/k_a + 1/k_b)``: what run noise alone contributes.
+    n_items : int
+    average_gap : float
+        The pilot's average gap (``a`` minus ``b``).
+    a, b : str
+        The compared values.
+    method : str
+    """
+
+    tau: float
+    var_gaps: float
+    noise_var: float
+    n_items: int
+    average_gap: float
+    a: str
+    b: str
+    method: str = TAU_METHOD
+
+    def to_dict(self) -> dict:
+        return {"tau": float(self.tau), "var_gaps": float(self.var_gaps), "noise_var": float(self.noise_var),
+                "n_items": int(self.n_items), "average_gap": float(self.average_gap),
+                "a": self.a, "b": self.b, "method": self.method}
+
+
+def heterogeneity_from_pilot(pilot, noise, metric: str | None = None, *, a: str | None = None,
+                             b: str | None = None) -> Heterogeneity:
+    """Estimate tau, the spread of true item gaps, from a pilot of the real comparison.
+
+    Method of moments: ``tau^2 = max(0, var(item gaps) - mean(sigma^2 (1/k_a + 1/k_b)))``,
+    with sigma from the noise model and ``k_a``, ``k_b`` each item's runs in the pilot.
+    With few pilot items the estimate is rough; it is an estimate, not a bound.
+
+    Examples
+    --------
+    >>> rows = [{"item": i, "variant": v, "steps": s}
+    ...         for i, g in enumerate([0, 2, 0, 2]) for v in ("a", "b")
+    ...         for s in ([3 + g, 3 + g] if v == "a" else [3, 3])]
+    >>> h = heterogeneity_from_pilot(rows, NoiseModel.stated(0.0), "steps")
+    >>> round(h.tau ** 2, 12), h.average_gap   # var of gaps 0, 2, 0, 2 = 4/3; no noise
+    (1.333333333333, 1.0)
+    """
+    noise = _as_noise(noise, metric)
+    frame, metric, _name, _problems = _frame_and_metric(pilot, metric or noise.metric)
+    for col in ("item", "variant", metric):
+        if col not in frame.columns:
+            seen = ", ".join(c for c in frame.columns if not c.startswith("_"))
+            raise ColumnError(f"no column '{col}' in the pilot log; headers seen: {seen} (use --column {col}=HEADER)")
+    df = frame.select(pl.col("item").cast(pl.String), pl.col("variant").cast(pl.String).str.strip_chars(),
+                      pl.col(metric).cast(pl.Float64, strict=False).fill_nan(None).alias("_y")
+                      ).filter(pl.col("_y").is_not_null())
+    values = df["variant"].unique(maintain_order=True).to_list()
+    if a is None or b is None:
+        rest = [v for v in values if v not in (a, b)]
+        a = a if a is not None else rest.pop(0) if rest else None
+        b = b if b is not None else rest.pop(0) if rest else None
+    for name, v in (("a", a), ("b", b)):
+        if v is None or v not in values:
+            raise OptionError(f"the pilot log needs two values to compare; value {name}={v!r} is not among "
+                              f"{values} (name them with a= and b=)")
+    cell = (df.filter(pl.col("variant").is_in([a, b]))
+            .group_by("item", "variant").agg(pl.len().alias("k"), pl.col("_y").mean().alias("m")))
+    wide = (cell.filter(pl.col("variant") == a).select("item", pl.col("m").alias("ma"), pl.col("k").alias("ka"))
+            .join(cell.filter(pl.col("variant") == b).select("item", pl.col("m").alias("mb"), pl.col("k").alias("kb")),
+                  on="item", how="inner"))
+    if wide.height < 2:
+        raise OptionError("the pilot log needs at least two items run under both values to estimate heterogeneity")
+    gaps = (wide["ma"] - wide["mb"]).to_numpy()
+    inv = (1.0 / wide["ka"].to_numpy() + 1.0 / wide["kb"].to_numpy())
+    var_gaps = float(np.var(gaps, ddof=1))
+    noise_var = float(noise.sigma_run ** 2 * inv.mean())
+    tau = math.sqrt(max(0.0, var_gaps - noise_var))
+    return Heterogeneity(tau=tau, var_gaps=var_gaps, noise_var=noise_var, n_items=int(wide.height),
+                         average_gap=float(gaps.mean()), a=str(a), b=str(b))
+
+
+# ---------------------------------------------------------------------------
+# Simulation
+# ---------------------------------------------------------------------------
+
+
+def _runs_array(runs, items: int, name: str) -> np.ndarray:
+    arr = np.atleast_1d(np.asarray(runs))
+    if arr.size == 1:
+        arr = np.full(items, int(arr[0]))
+    if arr.size != items or not np.all(arr == np.round(arr)) or np.any(arr < 1):
+        raise OptionError(f"{name} must be a whole number of 1 or more (or one per item)")
+    return arr.astype(np.int64)
+
+
+@dataclass(frozen=True)
+class _Draws:
+    """Common random numbers for one design: every gap is simulated from the same draws."""
+
+    base: np.ndarray     # (sims, items): noise part of each gap, in units of 1/scale
+    u: np.ndarray        # (sims, items): uniforms that spread a whole-number shift over runs
+    z: np.ndarray        # (sims, items): standard normals for heterogeneity
+    ka: np.ndarray       # (items,) runs of value a
+    scale: np.ndarray    # (items,) lattice denominator: gap = numerator / scale
+    integer: bool
+
+    def gaps(self, delta: float, tau: float = 0.0) -> np.ndarray:
+        true = delta + tau * self.z if tau else np.full_like(self.z, delta)
+        if self.integer:
+            # whole steps spread evenly over the k_a runs: floor(k_a * gap + u) / k_a, mean = gap exactly
+            steps = np.floor(self.ka * true + self.u) * (self.scale // self.ka)
+            return (self.base + steps) / self.scale
+        return self.base + true
+
+
+def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed) -> _Draws:
+    """Simulate the noise part of ``sims`` probes with ``items`` items (see the module notes)."""
+    rng = np.random.default_rng(seed)
+    ka = _runs_array(runs_a, items, "runs_a")
+    kb = _runs_array(runs_b, items, "runs_b")
+    z = rng.standard_normal((sims, items))
+    u = rng.random((sims, items))
+    if noise._values is None:
+        sd = noise.sigma_run * np.sqrt(1.0 / ka + 1.0 / kb)
+        base = rng.standard_normal((sims, items)) * sd
+        return _Draws(base, u, z, ka, np.ones(items, dtype=np.int64), False)
+    integer = noise.integer
+    scale = np.lcm(ka, kb) if integer else np.ones(items, dtype=np.int64)
+    cell = rng.integers(0, noise._sizes.size, size=(sims, items))
+    start, size = noise._starts[cell], noise._sizes[cell]
+    base = np.empty((sims, items), dtype=np.float64)
+    for col in range(items):
+        sums = []
+        for k in (ka[col], kb[col]):
+            total = np.zeros(sims)
+            step = max(1, 2_000_000 // max(1, k))
+            for lo in range(0, sims, step):
+                hi = min(sims, lo + step)
+                idx = start[lo:hi, col, None] + np.floor(
+                    rng.random((hi - lo, k)) * size[lo:hi, col, None]).astype(np.int64)
+                total[lo:hi] = noise._values[idx].sum(axis=1)
+            sums.append(total)
+        if integer:
+            # numerator on the lattice 1/lcm(k_a, k_b): exact in floating point
+            base[:, col] = sums[0] * (scale[col] // ka[col]) - sums[1] * (scale[col] // kb[col])
+        else:
+            base[:, col] = sums[0] / ka[col] - sums[1] / kb[col]
+    return _Draws(base, u, z, ka, scale, integer)
+
+
+def _direction(alternative: str) -> float:
+    if alternative not in ALTERNATIVES:
+        raise OptionError(f"alternative must be one of {', '.join(ALTERNATIVES)}, not {alternative!r}")
+    return -1.0 if alternative == "less" else 1.0
+
+
+def _reject_rate(draws: _Draws, delta: float, tau: float, alpha: float, alternative: str) -> float:
+    gaps = draws.gaps(_direction(alternative) * delta, tau)
+    p = sign_flip_pvalues(gaps, alternative=alternative)
+    return float(np.mean(p <= alpha * (1 + 1e-12)))
+
+
+def _sign_test_rate(draws: _Draws, delta: float, tau: float, alpha: float, alternative: str) -> float:
+    gaps = draws.gaps(_direction(alternative) * delta, tau)
+    pos = (gaps > 0).sum(axis=1)
+    neg = (gaps < 0).sum(axis=1)
+    pairs, inverse = np.unique(np.stack([pos, neg], axis=1), axis=0, return_inverse=True)
+    pv = np.array([sign_test([1.0] * int(p_) + [-1.0] * int(n_), alternative=alternative).pvalue
+                   if p_ + n_ else 1.0 for p_, n_ in pairs])
+    return float(np.mean(pv[np.ravel(inverse)] <= alpha * (1 + 1e-12)))
+
+
+def _approx_power(delta: float, items: int, gap_sd: float, tau: float, alpha: float, alternative: str):
+    """Paired t-test power (statsmodels TTestPower) with effect size delta / sqrt(gap_sd^2 + tau^2)."""
+    spread = math.sqrt(gap_sd ** 2 + tau ** 2)
+    if items < 2 or spread == 0.0:
+        return None
+    alt = {"two-sided": "two-sided", "greater": "larger", "less": "larger"}[alternative]
+    return float(TTestPower().power(effect_size=abs(delta) / spread, nobs=items, alpha=alpha, alternative=alt))
+
+
+def _approx_mdg(items: int, gap_sd: float, tau: float, alpha: float, target: float, alternative: str):
+    """The gap at which the paired t-test approximation reaches the target power."""
+    spread = math.sqrt(gap_sd ** 2 + tau ** 2)
+    if items < 2 or spread == 0.0:
+        return None
+    f = lambda d: _approx_power(d, items, gap_sd, tau, alpha, alternative) - target  # noqa: E731
+    hi = spread
+    for _ in range(_MAX_DOUBLINGS):
+        if f(hi) >= 0:
+            return float(brentq(f, 0.0, hi, xtol=1e-10 * spread))
+        hi *= 2
+    return None
+
+
+def _mdg(draws: _Draws, items: int, gap_sd: float, tau: float, alpha: float, target: float,
+         alternative: str, rel_tol: float = 1e-3) -> float:
+    """Smallest gap whose simulated power reaches ``target``: bisection over common random numbers."""
+    if min_attainable_p(items, alternative=alternative) > alpha:
+        return math.inf
+    spread = math.sqrt(gap_sd ** 2 + tau ** 2)
+    guess = _approx_mdg(items, gap_sd, tau, alpha, target, alternative) or spread or 1.0
+    lo, hi = 0.0, guess
+    if _reject_rate(draws, hi, tau, alpha, alternative) >= target:
+        lo = 0.75 * guess
+        if _reject_rate(draws, lo, tau, alpha, alternative) >= target:
+            hi, lo = lo, 0.0
+    else:
+        for _ in range(_MAX_DOUBLINGS):
+            lo, hi = hi, hi * 1.5
+            if _reject_rate(draws, hi, tau, alpha, alternative) >= target:
+                break
+        else:
+            return math.inf
+    for _ in range(60):  # bisection; 60 halvings exhaust double precision
+        if hi - lo <= rel_tol * hi:
+            break
+        mid = 0.5 * (lo + hi)
+        if _reject_rate(draws, mid, tau, alpha, alternative) >= target:
+            hi = mid
+        else:
+            lo = mid
+    return float(hi)
+
+
+def _check_common(alpha, target, sims, alternative):
+    _direction(alternative)
+    if not 0 < alpha < 1:
+        raise OptionError(f"alpha must be between 0 and 1, not {alpha}")
+    if target is not None and not 0 < target < 1:
+        raise OptionError(f"the target power must be between 0 and 1, not {target}")
+    if int(sims) != sims or sims < 1:
+        raise OptionError(f"sims must be a whole number of 1 or more, not {sims}")
+
+
+def _check_tau(heterogeneity) -> float:
+    tau = 0.0 if heterogeneity is None else float(heterogeneity)
+    if not math.isfinite(tau) or tau < 0:
+        raise OptionError(f"heterogeneity (tau) must be a number of 0 or more, not {heterogeneity}")
+    return tau
+
+
+# ---------------------------------------------------------------------------
+# power_sign_flip: solve for whichever of gap, items, runs, power is None
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PowerResult:
+    """Power of the exact sign-flip test for one design, or the design that reaches a power.
+
+    Attributes
+    ----------
+    solved_for : {"power", "gap", "items", "runs"}
+    gap : float
+        True average gap (``math.inf`` when no gap reaches the target power).
+    items : int or None
+        Items (None when no count up to the search limit reaches the target).
+    runs : int or None
+        Runs per value (None when no count up to the search limit reaches the target).
+    power : float or None
+        Simulated power of the sign-flip test at ``gap`` (for a solved design: the power
+        it reaches).
+    power_se : float or None
+        Monte Carlo standard error, ``sqrt(p (1 - p) / sims)``.
+    power_sign_test : float or None
+        Simulated power of the sign test on the same probes.
+    power_approx : float or None
+        Paired t-test approximation (statsmodels ``TTestPower``), a cross-check.
+    target_power : float or None
+    min_attainable_p : float or None
+    sigma_run, tau, alpha : float
+    alternative : str
+    sims, seed : int
+    note : str
+        One sentence on what the result means.
+    """
+
+    solved_for: str
+    gap: float | None
+    items: int | None
+    runs: int | None
+    power: float | None
+    power_se: float | None
+    power_sign_test: float | None
+    power_approx: float | None
+    target_power: float | None
+    min_attainable_p: float | None
+    sigma_run: float
+    tau: float
+    alpha: float
+    alternative: str
+    sims: int
+    seed: int | None
+    note: str = ""
+
+    def to_dict(self) -> dict:
+        return {
+            "solved_for": self.solved_for,
+            "gap": _finite(self.gap),
+            "items": None if self.items is None else int(self.items),
+            "runs": None if self.runs is None else int(self.runs),
+            "power": _finite(self.power),
+            "power_se": _finite(self.power_se),
+            "power_sign_test": _finite(self.power_sign_test),
+            "power_approx": _finite(self.power_approx),
+            "target_power": _finite(self.target_power),
+            "min_attainable_p": _finite(self.min_attainable_p),
+            "sigma_run": float(self.sigma_run),
+            "tau": float(self.tau),
+            "alpha": float(self.alpha),
+            "alternative": self.alternative,
+            "sims": int(self.sims),
+            "seed": None if self.seed is None else int(self.seed),
+            "note": self.note,
+        }
+
+
+def _se(p: float, sims: int) -> float:
+    return math.sqrt(max(0.0, p * (1.0 - p)) / sims)
+
+
+def _power_at(noise, gap, items, runs, tau, alpha, alternative, sims, seed):
+    draws = _draw(noise, items, runs, runs, sims, seed)
+    p = _reject_rate(draws, gap, tau, alpha, alternative)
+    st = _sign_test_rate(draws, gap, tau, alpha, alternative)
+    approx = _approx_power(gap, items, noise.gap_sd(runs, runs), tau, alpha, alternative)
+    return p, st, approx
+
+
+def _search_int(ok: Callable[[int], bool], start: int, limit: int) -> int | None:
+    """Smallest n in [start, limit] with ok(n), searching by doubling then bisection."""
+    if ok(start):
+        return start
+    lo, hi = start, start
+    while True:
+        if hi >= limit:
+            return None
+        lo, hi = hi, min(limit, hi * 2)
+        if ok(hi):
+            break
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def power_sign_flip(gap: float | None = None, items: int | None = None, runs: int | None = None,
+                    power: float | None = None, *, noise, alpha: float = 0.05,
+                    heterogeneity: float | None = None, sims: int = 2000, seed: int | None = 0,
+                    alternative: str = "two-sided", metric: str | None = None,
+                    max_items: int = 512, max_runs: int = 512) -> PowerResult:
+    """Power of the exact sign-flip test, or the gap, items or runs that reach a power.
+
+    Exactly one of ``gap``, ``items``, ``runs`` and ``power`` is left None, and that one
+    is solved for (as in pingouin's power functions):
+
+    - ``power``: the share of simulated probes in which the sign-flip test gives
+      ``p <= alpha``, with its Monte Carlo error;
+    - ``gap``: the minimum detectable gap (MDG), the smallest true average gap with power at
+      or above ``power``, by bisection over common random numbers; infinite (None in
+      JSON) when even the smallest attainable p exceeds alpha;
+    - ``runs`` or ``items``: the fewest runs per value (or items) whose power reaches
+      ``power`` at ``gap``, by doubling then bisection (power is simulated, so a count
+      next to the answer may be within Monte Carlo error of the target too).
+
+    Parameters
+    ----------
+    gap : float
+        True average gap (value a minus value b) in the metric's units; for
+        ``alternative="less"`` its size in the negative direction.
+    items : int
+        Matched items.
+    runs : int
+        Runs per value of each item.
+    power : float
+        Target power (when solving for gap, items or runs).
+    noise : NoiseModel, float, or a log
+        The noise model (:func:`noise_model`), sigma per run as a number (normal runs),
+        or a noise log (then ``metric`` is needed).
+    alpha : float
+    heterogeneity : float, optional
+        tau, the spread (SD) of true gaps between items. None means 0, in which case the
+        power is an upper bound.
+    sims : int
+        Simulated probes per design.
+    seed : int
+        Seed of ``numpy.random.default_rng``; the same seed gives the same answer.
+    alternative : {"two-sided", "greater", "less"}
+
+    Examples
+    --------
+    The tutorial's setting: noise about 1.2 steps per run at temperature 0.8, a planted
+    gap of 1 step, 8 items.
+
+    >>> r = power_sign_flip(gap=1.0, items=8, runs=20, noise=1.2, sims=400)
+    >>> r.power > 0.9
+    True
+    >>> power_sign_flip(gap=None, items=5, runs=20, power=0.8, noise=1.2).to_dict()["gap"] is None
+    True
+    """
+    _check_common(alpha, power, sims, alternative)
+    tau = _check_tau(heterogeneity)
+    noise = _as_noise(noise, metric)
+    missing = [n for n, v in (("gap", gap), ("items", items), ("runs", runs), ("power", power)) if v is None]
+    if len(missing) != 1:
+        raise OptionError("leave exactly one of gap, items, runs and power as None: the one to solve for "
+                          f"(now {', '.join(missing) or 'none'})")
+    solve = missing[0]
+    for name, v in (("items", items), ("runs", runs)):
+        if v is not None and (int(v) != v or v < 1):
+            raise OptionError(f"{name} must be a whole number of 1 or more, not {v}")
+    if gap is not None and not math.isfinite(float(gap)):
+        raise OptionError(f"gap must be a finite number, not {gap}")
+    common = dict(sigma_run=noise.sigma_run, tau=tau, alpha=float(alpha), alternative=alternative,
+                  sims=int(sims), seed=seed)
+    if heterogeneity is not None:
+        bound = ""
+    elif solve == "power":
+        bound = " Heterogeneity was taken as 0, so this power is an upper bound."
+    else:
+        bound = (f" Heterogeneity was taken as 0, so the true {solve} needed may be larger "
+                 f"(this {'gap' if solve == 'gap' else 'count'} is a lower bound).")
+
+    if solve == "power":
+        items, runs = int(items), int(runs)
+        p, st, approx = _power_at(noise, float(gap), items, runs, tau, alpha, alternative, sims, seed)
+        return PowerResult("power", float(gap), items, runs, p, _se(p, sims), st, approx, None,
+                           min_attainable_p(items, alternative=alternative), **common,
+                           note=f"power of the exact sign-flip test at alpha {alpha}.{bound}")
+    if solve == "gap":
+        items, runs = int(items), int(runs)
+        draws = _draw(noise, items, runs, runs, sims, seed)
+        mdg = _mdg(draws, items, noise.gap_sd(runs), tau, alpha, power, alternative)
+        minp = min_attainable_p(items, alternative=alternative)
+        if math.isinf(mdg):
+            return PowerResult("gap", math.inf, items, runs, None, None, None, None, float(power), minp, **common,
+                               note=f"with {items} items the smallest attainable p is {minp:g} > alpha {alpha}: "
+                                    "this design could never reach significance, whatever the gap")
+        p = _reject_rate(draws, mdg, tau, alpha, alternative)
+        st = _sign_test_rate(draws, mdg, tau, alpha, alternative)
+        approx = _approx_power(mdg, items, noise.gap_sd(runs), tau, alpha, alternative)
+        return PowerResult("gap", mdg, items, runs, p, _se(p, sims), st, approx, float(power), minp, **common,
+                           note=f"minimum detectable gap at power {power} and alpha {alpha}.{bound}")
+
+    gap = float(gap)
+
+    def reaches(i, k):
+        draws = _draw(noise, i, k, k, sims, seed)
+        return _reject_rate(draws, gap, tau, alpha, alternative) >= power
+
+    if solve == "runs":
+        items = int(items)
+        minp = min_attainable_p(items, alternative=alternative)
+        found = None if minp > alpha else _search_int(lambda k: reaches(items, k), 1, max_runs)
+        note = (f"fewest runs per value with power >= {power} at gap {gap}.{bound}" if found else
+                f"with {items} items the smallest attainable p is {minp:g} > alpha {alpha}: no number of runs "
+                "reaches significance; use more items" if minp > alpha else
+                f"no number of runs up to {max_runs} reaches power {power} at gap {gap}; use more items")
+        runs = found
+    else:
+        runs = int(runs)
+        start = 1
+        while min_attainable_p(start, alternative=alternative) > alpha:
+            start += 1
+        found = _search_int(lambda n: reaches(n, runs), start, max_items)
+        note = (f"fewest items with power >= {power} at gap {gap}.{bound}" if found else
+                f"no number of items up to {max_items} reaches power {power} at gap {gap}")
+        items = found
+    if found is None:
+        return PowerResult(solve, gap, items, runs, None, None, None, None, float(power),
+                           None if items is None else min_attainable_p(items, alternative=alternative),
+                           **common, note=note)
+    p, st, approx = _power_at(noise, gap, items, runs, tau, alpha, alternative, sims, seed)
+    return PowerResult(solve, gap, items, runs, p, _se(p, sims), st, approx, float(power),
+                       min_attainable_p(items, alternative=alternative), **common, note=note)
+
+
+def mdg_for_design(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05, power: float = 0.8,
+                   heterogeneity: float | None = None, sims: int = 2000, seed: int | None = 0,
+                   alternative: str = "two-sided") -> float | None:
+    """Minimum detectable gap of the design actually run (for a null result's paragraph).
+
+    ``runs_a`` and ``runs_b`` are the runs per value: one number, or one per item when
+    items had different numbers of runs. Returns None when the design could never reach
+    significance (smallest attainable p above alpha).
+
+    Examples
+    --------
+    >>> mdg_for_design(NoiseModel.stated(1.2), 5, 20, 20) is None   # 2/32 > 0.05
+    True
+    >>> 0.3 < mdg_for_design(NoiseModel.stated(1.2), 8, 20, 20, sims=500) < 0.8
+    True
+    """
+    _check_common(alpha, power, sims, alternative)
+    tau = _check_tau(heterogeneity)
+    noise = _as_noise(noise_model)
+    items = int(items)
+    draws = _draw(noise, items, runs_a, runs_b, sims, seed)
+    ka, kb = draws.ka, _runs_array(runs_b, items, "runs_b")
+    gap_sd = noise.sigma_run * math.sqrt(float(np.mean(1.0 / ka + 1.0 / kb)))
+    return _finite(_mdg(draws, items, gap_sd, tau, alpha, power, alternative))
+
+
+# ---------------------------------------------------------------------------
+# plan_probe: a table over item counts and runs per value
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlanCell:
+    """One design of a plan: its MDG and, when a gap is given, its power."""
+
+    items: int
+    runs: int
+    power: float | None
+    power_se: float | None
+    power_sign_test: float | None
+    power_approx: float | None
+    mdg: float
+    mdg_approx: float | None
+    min_attainable_p: float
+
+    def to_dict(self) -> dict:
+        return {
+            "items": int(self.items), "runs": int(self.runs),
+            "power": _finite(self.power), "power_se": _finite(self.power_se),
+            "power_sign_test": _finite(self.power_sign_test),
+            "power_approx": _finite(self.power_approx),
+            "mdg": _finite(self.mdg), "mdg_approx": _finite(self.mdg_approx),
+            "min_attainable_p": float(self.min_attainable_p),
+        }
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The answer to "what could this probe detect?" over a grid of designs.
+
+    ``to_dict()`` is the ``plan --json`` object.
+    """
+
+    noise: NoiseModel
+    tau: float
+    tau_source: str
+    alpha: float
+    target_power: float
+    gap: float | None
+    alternative: str
+    sims: int
+    seed: int | None
+    cells: tuple[PlanCell, ...]
+    problems: tuple[Problem, ...]
+    heterogeneity: Heterogeneity | None = None
+
+    @property
+    def sigma_run(self) -> float:
+        return self.noise.sigma_run
+
+    def to_dict(self) -> dict:
+        out = {
+            "metric": self.noise.metric,
+            "sigma_run": float(self.noise.sigma_run),
+            "tau": float(self.tau),
+            "tau_source": self.tau_source,
+            "tau_method": TAU_METHOD if self.tau_source == "pilot" else "stated assumption",
+            "alpha": float(self.alpha),
+            "target_power": float(self.target_power),
+            "gap": _finite(self.gap),
+            "alternative": self.alternative,
+            "sims": int(self.sims),
+            "seed": None if self.seed is None else int(self.seed),
+            "test": "exact sign-flip test; power by simulation from the noise model, "
+                    "power_approx from the paired t-test (statsmodels TTestPower)",
+            "noise": self.noise.to_dict(),
+            "cells": [c.to_dict() for c in self.cells],
+            "problems": [p.to_dict() for p in self.problems],
+        }
+        if self.heterogeneity is not None:
+            out["pilot"] = self.heterogeneity.to_dict()
+        return out
+
+    def to_frame(self) -> pl.DataFrame:
+        """The cells as a polars DataFrame (one row per design)."""
+        return pl.DataFrame([c.to_dict() for c in self.cells],
+                            schema={"items": pl.Int64, "runs": pl.Int64, "power": pl.Float64,
+                                    "power_se": pl.Float64, "power_sign_test": pl.Float64,
+                                    "power_approx": pl.Float64, "mdg": pl.Float64,
+                                    "mdg_approx": pl.Float64, "min_attainable_p": pl.Float64})
+
+    def to_text(self) -> str:
+        """A plain-text table with the assumptions spelled out."""
+        n = self.noise
+        lines = [f"sigma per run: {n.sigma_run:.4g} {n.metric} "
+                 + (f"(pooled within {n.n_cells} cells of {n.source}, df {n.df})" if n.df is not None
+                    else "(stated)")]
+        if self.tau_source == "pilot":
+            lines.append(f"heterogeneity tau: {self.tau:.4g} (from the pilot, method of moments)")
+        elif self.heterogeneity_stated:
+            lines.append(f"heterogeneity tau: {self.tau:.4g} (stated assumption)")
+        else:
+            lines.append("heterogeneity tau: 0 (assumed, not measured): power is then an upper bound")
+        lines.append(f"test: exact sign-flip, {self.alternative}, alpha {self.alpha:g}; target power "
+                     f"{self.target_power:g}; {self.sims} simulated probes per design (seed {self.seed})")
+        head = ["items", "runs"]
+        if self.gap is not None:
+            head += [f"power at gap {self.gap:g}", "+/- se", "t approx"]
+        head += ["MDG", "MDG t approx", "min p"]
+        rows = []
+        for c in self.cells:
+            row = [str(c.items), str(c.runs)]
+            if self.gap is not None:
+                row += [f"{c.power:.3f}", f"{c.power_se:.3f}", _fmt(c.power_approx, ".3f")]
+            row += ["never" if math.isinf(c.mdg) else f"{c.mdg:.3g}", _fmt(c.mdg_approx, ".3g"),
+                    f"{c.min_attainable_p:.3g}"]
+            rows.append(row)
+        widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
+        lines.append("")
+        lines.append("  ".join(h.rjust(w) for h, w in zip(head, widths)))
+        lines.extend("  ".join(v.rjust(w) for v, w in zip(r, widths)) for r in rows)
+        if self.problems:
+            lines.append("")
+            lines.extend(f"{p.severity}: {p.message}" for p in self.problems)
+        return "\n".join(lines)
+
+    @property
+    def heterogeneity_stated(self) -> bool:
+        return not any(p.code == "heterogeneity_assumed" for p in self.problems)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+def _fmt(x, spec):
+    return "-" if x is None or not math.isfinite(x) else format(x, spec)
+
+
+def _int_list(values, name) -> list[int]:
+    if values is None:
+        raise OptionError(f"give at least one number of {name}")
+    if isinstance(values, (int, np.integer)) or isinstance(values, str):
+        values = [values]
+    out: list[int] = []
+    for v in values:
+        parts = str(v).split(",") if isinstance(v, str) else [v]
+        for part in parts:
+            try:
+                f = float(part)
+            except ValueError:
+                raise OptionError(f"{name} must be whole numbers, not {part!r}") from None
+            if f != int(f) or f < 1:
+                raise OptionError(f"{name} must be whole numbers of 1 or more, not {part!r}")
+            if int(f) not in out:
+                out.append(int(f))
+    if not out:
+        raise OptionError(f"give at least one number of {name}")
+    return out
+
+
+def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap: float | None = None,
+               metric: str | None = None, pilot=None, heterogeneity: float | None = None,
+               alpha: float = 0.05, power: float = 0.8, sims: int = 2000, seed: int | None = 0,
+               progress: Callable[[int, int], None] | None = None, *, alternative: str = "two-sided",
+               a: str | None = None, b: str | None = None) -> Plan:
+    """Size a probe: the MDG (and the power at ``gap``) of every combination of items and runs.
+
+    Parameters
+    ----------
+    noise : NoiseModel, float, or a same-versus-same log
+        A log is read with :func:`noise_model` (``metric`` needed); a number is sigma per run.
+    items, runs : int or iterable of int (or comma-separated strings)
+        Item counts and runs per value; the table covers every combination.
+    gap : float, optional
+        A true average gap of interest: each design's power at it is added.
+    pilot : log, optional
+        A pilot of the real comparison; tau is estimated from it (method of moments),
+        comparing values ``a`` and ``b`` (default: the first two in order of appearance).
+    heterogeneity : float, optional
+        tau as a stated assumption. With neither this nor a pilot, tau = 0 and the
+        power is an upper bound (a ``heterogeneity_assumed`` problem says so).
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each design.
+
+    Examples
+    --------
+    >>> plan = plan_probe(1.2, items=[5, 8], runs=20, gap=1.0, sims=300)
+    >>> [c["mdg"] is None for c in plan.to_dict()["cells"]]
+    [True, False]
+    >>> sorted({p["code"] for p in plan.to_dict()["problems"]})
+    ['heterogeneity_assumed', 'never_significant']
+    """
+    _check_common(alpha, power, sims, alternative)
+    if pilot is not None and heterogeneity is not None:
+        raise OptionError("give either a pilot log or a stated heterogeneity, not both")
+    noise = _as_noise(noise, metric)
+    item_list = _int_list(items, "items")
+    run_list = _int_list(runs, "runs")
+    if gap is not None and not math.isfinite(float(gap)):
+        raise OptionError(f"gap must be a finite number, not {gap}")
+    problems: list[Problem] = list(noise.problems)
+    het = None
+    if pilot is not None:
+        het = heterogeneity_from_pilot(pilot, noise, metric or noise.metric, a=a, b=b)
+        tau, tau_source = het.tau, "pilot"
+        if het.n_items < 6:
+            problems.append(Problem("warning", "small_pilot",
+                                    f"tau comes from a pilot of only {het.n_items} items, so it is rough; "
+                                    "read the plan as a guide, or state tau with --heterogeneity"))
+    else:
+        tau, tau_source = _check_tau(heterogeneity), "assumed"
+        if heterogeneity is None:
+            problems.append(Problem("warning", "heterogeneity_assumed",
+                                    "no pilot and no stated heterogeneity: true gaps are assumed equal on every "
+                                    "item (tau = 0), so power is an upper bound and the MDG a lower bound; give "
+                                    "--pilot LOG or --heterogeneity TAU"))
+    never = [n for n in item_list if min_attainable_p(n, alternative=alternative) > alpha]
+    if never:
+        shown = ", ".join(str(n) for n in never)
+        need = 1
+        while min_attainable_p(need, alternative=alternative) > alpha:
+            need += 1
+        problems.append(Problem("warning", "never_significant",
+                                f"with {shown} item(s) the smallest attainable p "
+                                f"({min_attainable_p(never[-1], alternative=alternative):g}"
+                                f"{' or more' if len(never) > 1 else ''}) exceeds alpha {alpha:g}: such a design "
+                                f"could never reach significance, whatever the gap; use at least {need} items"))
+    cells = []
+    total = len(item_list) * len(run_list)
+    for n in item_list:
+        for k in run_list:
+            draws = _draw(noise, n, k, k, sims, seed)
+            gsd = noise.gap_sd(k)
+            mdg = _mdg(draws, n, gsd, tau, alpha, power, alternative)
+            p = st = se = approx = None
+            if gap is not None:
+                p = _reject_rate(draws, float(gap), tau, alpha, alternative)
+                st = _sign_test_rate(draws, float(gap), tau, alpha, alternative)
+                se = _se(p, sims)
+                approx = _approx_power(float(gap), n, gsd, tau, alpha, alternative)
+            mdg_approx = (None if math.isinf(mdg) else
+                          _approx_mdg(n, gsd, tau, alpha, power, alternative))
+            cells.append(PlanCell(n, k, p, se, st, approx, mdg, mdg_approx,
+                                  float(min_attainable_p(n, alternative=alternative))))
+            if progress is not None:
+                progress(len(cells), total)
+    return Plan(noise=noise, tau=float(tau), tau_source=tau_source, alpha=float(alpha),
+                target_power=float(power), gap=None if gap is None else float(gap), alternative=alternative,
+                sims=int(sims), seed=seed, cells=tuple(cells), problems=tuple(problems), heterogeneity=het)
