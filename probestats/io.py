@@ -603,6 +603,9 @@ def _read_sheet(path, fmt, sheet, skip_rows, columns, metric) -> Log:
 def _finish(lazy, headers, source, columns, metric, *, row_label, first_row, problems=(),
             path=None, read=None, drop_blank=False) -> Log:
     headers = [str(h) for h in headers]
+    if ROW in headers:  # a frame that went through read_log before: number it afresh
+        lazy = lazy.drop(ROW)
+        headers = [h for h in headers if h != ROW]
     mapping = resolve_columns(headers, columns, metric)
     rename = {header: canonical for canonical, header in mapping.items() if header != canonical}
     # a kept column whose header equals a canonical name taken by another header keeps its own name

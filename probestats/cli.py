@@ -1,0 +1,314 @@
+"""The ``probestats`` command: thin wrappers over one library call each.
+
+Library errors become one ``Error:`` line and exit code 1; usage errors exit 2;
+nothing else (no traceback) reaches a user.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+
+from . import __version__
+from .errors import OptionError, ProbestatsError
+
+EXIT_DATA = 1
+EXIT_USAGE = 2
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+@click.group(context_settings=CONTEXT)
+@click.version_option(__version__, "--version", prog_name="probestats")
+def cli():
+    """Trustworthy statistics from counterfactual bias-probe logs.
+
+    A probe sends inputs that differ in one attribute only (a writing style, a name,
+    the framing of a claim) and logs one row per run. probestats checks the log,
+    computes per-item gaps with exact tests, sizes probes, and writes report sections
+    that never let a null result read like a guarantee.
+
+    \b
+    Examples:
+      probestats validate sample_logs/style_probe.csv --metric steps
+      probestats analyze sample_logs/style_probe.csv --metric steps --noise sample_logs/style_noise.csv
+      probestats report sample_logs/style_probe.csv --metric steps -o report.md
+    """
+
+
+# ---------------------------------------------------------------- shared options and output
+
+
+def _parse_columns(values) -> dict[str, str]:
+    mapping = {}
+    for value in values or ():
+        if "=" not in value:
+            raise click.BadParameter(f"'{value}': expected canonical=Header, for example item=\"Question #\"",
+                                     param_hint="--column")
+        key, header = value.split("=", 1)
+        mapping[key.strip()] = header
+    return mapping
+
+
+def read_options(func):
+    """Add the options every command that reads a log shares."""
+
+    @click.option("--format", "fmt", metavar="FMT", help="csv, tsv, json, jsonl, xlsx, ods or parquet (default: from the suffix).")
+    @click.option("--sheet", metavar="NAME|N", help="Spreadsheet sheet by name or 0-based number (default: the first).")
+    @click.option("--skip-rows", type=click.IntRange(min=0), default=0, show_default=True,
+                  help="Title rows above the header to skip.")
+    @click.option("--column", "column", multiple=True, metavar="CANONICAL=HEADER",
+                  help="Say which header holds a column, e.g. --column item=\"Question #\" (repeatable).")
+    @click.option("--encoding", metavar="ENC", help="Text encoding of a CSV/TSV/JSON file (default: UTF-8).")
+    @functools.wraps(func)
+    def wrapper(*args, fmt=None, sheet=None, skip_rows=0, column=(), encoding=None, **kwargs):
+        kwargs["read"] = {"format": fmt, "sheet": sheet, "skip_rows": skip_rows,
+                          "columns": _parse_columns(column), "encoding": encoding}
+        return func(*args, **kwargs)
+
+    return wrapper
+
+
+def _clean(obj):
+    """JSON-safe: NaN and infinities become null, numpy scalars plain numbers."""
+    if isinstance(obj, dict):
+        return {str(k): _clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_clean(v) for v in obj]
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if hasattr(obj, "item") and not isinstance(obj, (str, bytes)):
+        try:
+            return _clean(obj.item())
+        except (TypeError, ValueError):
+            return str(obj)
+    return obj
+
+
+def emit_json(obj) -> None:
+    """Print one JSON object on standard output."""
+    data = obj.to_dict() if hasattr(obj, "to_dict") else obj
+    click.echo(json.dumps(_clean(data), ensure_ascii=False, indent=2, allow_nan=False))
+
+
+def write_whole(path: str | Path, content: str | bytes) -> None:
+    """Write a file whole or not at all (a temporary file, then an atomic rename)."""
+    path = Path(path)
+    if path.is_dir():
+        raise OptionError(f"-o {path}: is a folder; give a file name such as {path / 'report.md'}")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.exists():
+        raise OptionError(f"-o {path}: the folder '{parent}' does not exist; create it first")
+    mode = "wb" if isinstance(content, bytes) else "w"
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=parent)
+    try:
+        with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as fh:
+            fh.write(content)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def console(stderr: bool = False):
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+
+
+def _escape(text) -> str:
+    from rich.markup import escape
+
+    return escape(str(text))
+
+
+def print_problems(problems, source: str | None = None) -> None:
+    """Problems grouped by severity, errors first."""
+    out = console()
+    problems = list(problems)
+    if not problems:
+        return
+    word = "problem" if len(problems) == 1 else "problems"
+    out.print(f"{len(problems)} {word}" + (f" in {_escape(source)}" if source else ""))
+    for severity in ("error", "warning"):
+        for p in problems:
+            if p.severity == severity:
+                style = "red" if severity == "error" else "yellow"
+                out.print(f"  [{style}]{severity:<8}[/{style}] {p.code:<21} {_escape(p.message)}")
+
+
+# ---------------------------------------------------------------- commands
+
+
+@cli.command()
+@click.argument("log", type=click.Path(dir_okay=True, path_type=Path))
+@click.option("--metric", metavar="COL", help="The metric column to check (numbers, blanks, suspect zeros).")
+@click.option("--a", "a", metavar="VALUE", help="First compared value (default: the first value in the log).")
+@click.option("--b", "b", metavar="VALUE", help="Second compared value (default: the second value in the log).")
+@click.option("--fold-case", is_flag=True, help="Treat values differing only in case or spaces as one.")
+@click.option("--json", "json_out", is_flag=True, help="Print the result as JSON.")
+@read_options
+def validate(log, metric, a, b, fold_case, json_out, read):
+    """Check that LOG is a matched, held-fixed probe; list every problem with its rows.
+
+    Exit code 0 when there are no errors (warnings allowed), 1 when there are.
+
+    \b
+    Examples:
+      probestats validate sample_logs/style_probe.csv --metric steps
+      probestats validate hand_sheet.xlsx --metric steps --skip-rows 2 --json
+    """
+    from .schema import validate as run
+
+    checked = run(str(log), metric=metric, a=a, b=b, fold_case=fold_case, **read)
+    if json_out:
+        emit_json(checked)
+    else:
+        out = console()
+        mapping = ", ".join(f"{k} = '{_escape(v)}'" for k, v in checked.log.columns.items())
+        out.print(f"{_escape(checked.log.source)}: {checked.n_rows} rows; columns: {mapping or '(none recognized)'}")
+        if checked.a is not None and checked.b is not None:
+            out.print(f"compared values: '{_escape(checked.a)}' and '{_escape(checked.b)}'"
+                      + ("" if a or b else " (the first two in the log; choose with --a/--b)"))
+        if metric is None:
+            out.print("no --metric given: the metric checks were skipped")
+        print_problems(checked.problems, checked.log.source)
+        out.print("ok: no errors" if checked.ok else "not ok: fix the errors above")
+    if not checked.ok:
+        raise SystemExit(EXIT_DATA)
+
+
+@cli.command()
+@click.argument("log", type=click.Path(path_type=Path))
+@click.option("--metric", required=True, metavar="COL", help="The metric column (a number per run).")
+@click.option("--a", "a", metavar="VALUE", help="First value; gap = mean under A − mean under B.")
+@click.option("--b", "b", metavar="VALUE", help="Second value.")
+@click.option("--noise", type=click.Path(path_type=Path), metavar="NOISE_LOG",
+              help="A same-versus-same log (only the draw changed), analyzed beside the probe.")
+@click.option("--by", multiple=True, metavar="COL", help="Repeat the analysis per group of COL (repeatable).")
+@click.option("--alternative", type=click.Choice(["two-sided", "greater", "less"]), default="two-sided",
+              show_default=True, help="Direction of the test.")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
+              show_default=True, help="Significance level.")
+@click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
+              show_default=True, help="Correction across --by groups.")
+@click.option("--fold-case", is_flag=True, help="Treat values differing only in case or spaces as one.")
+@click.option("--json", "json_out", is_flag=True, help="Print the result as JSON (SPEC §9).")
+@read_options
+def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, fold_case, json_out, read):
+    """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them.
+
+    \b
+    Examples:
+      probestats analyze sample_logs/style_probe.csv --metric steps
+      probestats analyze sample_logs/style_probe.csv --metric steps --a formal --b casual \\
+          --noise sample_logs/style_noise.csv --json
+    """
+    from .paired import analyze as run
+
+    result = run(str(log), metric=metric, a=a, b=b, noise=str(noise) if noise else None, by=by,
+                 alternative=alternative, alpha=alpha, correction=correction, fold_case=fold_case,
+                 read_options=read)
+    if json_out:
+        emit_json(result)
+    else:
+        from .terminal import print_analysis
+
+        print_analysis(result, console())
+
+
+@cli.command()
+@click.argument("log", type=click.Path(path_type=Path))
+@click.option("--metric", required=True, metavar="COL", help="The metric column (a number per run).")
+@click.option("--a", "a", metavar="VALUE", help="First value; gap = mean under A − mean under B.")
+@click.option("--b", "b", metavar="VALUE", help="Second value.")
+@click.option("--noise", type=click.Path(path_type=Path), metavar="NOISE_LOG",
+              help="A same-versus-same log, reported beside the probe (and used for the minimum detectable gap).")
+@click.option("--alternative", type=click.Choice(["two-sided", "greater", "less"]), default="two-sided",
+              show_default=True)
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True)
+@click.option("-o", "--output", required=True, type=click.Path(path_type=Path), metavar="FILE",
+              help="Where to write the report (.md).")
+@click.option("--fold-case", is_flag=True, help="Treat values differing only in case or spaces as one.")
+@read_options
+def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, read):
+    """Write the report sections for LOG (Markdown), rendered from Jinja templates.
+
+    \b
+    Example:
+      probestats report sample_logs/style_probe.csv --metric steps --noise sample_logs/style_noise.csv -o report.md
+    """
+    from .paired import analyze as run
+    from .report import render_report
+
+    result = run(str(log), metric=metric, a=a, b=b, noise=str(noise) if noise else None,
+                 alternative=alternative, alpha=alpha, fold_case=fold_case, read_options=read)
+    text = render_report(result, format=_report_format(output))
+    write_whole(output, text)
+    console(stderr=True).print(f"wrote {_escape(output)}")
+
+
+def _report_format(path: Path) -> str:
+    suffix = path.suffix.lower()
+    formats = {".md": "md", ".markdown": "md"}
+    if suffix not in formats:
+        raise OptionError(f"-o {path}: unknown report format '{suffix}'; use a file ending in .md")
+    return formats[suffix]
+
+
+# ---------------------------------------------------------------- entry point
+
+
+def main(argv=None) -> int:
+    """Run the command line; return the exit code (``python -m probestats`` and the script call it)."""
+    try:
+        rv = cli.main(args=argv, prog_name="probestats", standalone_mode=False)
+        code = rv if isinstance(rv, int) else 0
+    except click.exceptions.Exit as exc:
+        code = exc.exit_code
+    except click.ClickException as exc:
+        exc.show()
+        code = exc.exit_code if isinstance(exc, click.UsageError) else EXIT_USAGE
+    except click.exceptions.Abort:
+        click.echo("Error: aborted", err=True)
+        code = EXIT_DATA
+    except ProbestatsError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        code = EXIT_DATA
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else EXIT_DATA
+    except BrokenPipeError:
+        code = 0
+    except KeyboardInterrupt:
+        click.echo("Error: interrupted", err=True)
+        code = 130
+    except MemoryError:
+        click.echo("Error: out of memory; read fewer columns or split the log", err=True)
+        code = EXIT_DATA
+    except Exception as exc:  # a bug: still one line, never a traceback
+        if os.environ.get("PROBESTATS_DEBUG"):
+            raise
+        text = str(exc).splitlines()[0] if str(exc) else ""
+        click.echo(f"Error: unexpected {type(exc).__name__}: {text} (set PROBESTATS_DEBUG=1 for details and "
+                   "report it)", err=True)
+        code = EXIT_DATA
+    sys.stdout.flush()
+    return code
+
+
+def run() -> None:  # pragma: no cover - the console script
+    sys.exit(main())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    run()

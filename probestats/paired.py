@@ -1,0 +1,394 @@
+"""The per-item (disaggregated) table and the paired analysis of a counterfactual probe.
+
+checked frame -> item table -> tests -> :class:`Analysis`. Every item counts once:
+the average gap is the unweighted mean of the item gaps, and the tests treat the
+items, not the runs, as the sample.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import polars as pl
+
+from .hypotests import Interval, TestResult, gap_interval, min_attainable_p, sign_flip_test, sign_test
+from .problems import Problem
+from .schema import Checked, require_ok, validate
+
+ALTERNATIVES = ("two-sided", "greater", "less")
+CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+
+
+def item_table(frame: pl.DataFrame, metric: str, a: str, b: str, by: Sequence[str] = ()) -> pl.DataFrame:
+    """Per item: mean of the metric under each value, runs per value, spread, and gap = mean_a − mean_b.
+
+    Items keep their order of first appearance. Items lacking a value are left out
+    (validation reports them as ``unmatched_item``).
+
+    Examples
+    --------
+    >>> frame = pl.DataFrame({"item": ["1", "1", "1", "2", "2"],
+    ...                       "variant": ["a", "a", "b", "a", "b"],
+    ...                       "steps": [4.0, 6.0, 3.0, 2.0, 2.0]})
+    >>> item_table(frame, "steps", "a", "b").select("item", "mean_a", "mean_b", "gap", "n_a", "n_b").rows()
+    [('1', 5.0, 3.0, 2.0, 2, 1), ('2', 2.0, 2.0, 0.0, 1, 1)]
+    """
+    keys = [*by, "item"]
+    cells = (
+        frame.filter(pl.col("variant").is_in([a, b]))
+        .group_by([*keys, "variant"], maintain_order=True)
+        .agg(
+            pl.col(metric).mean().alias("mean"),
+            pl.len().alias("n"),
+            pl.col(metric).std().alias("sd"),
+        )
+    )
+    side_a = cells.filter(pl.col("variant") == a).drop("variant")
+    side_b = cells.filter(pl.col("variant") == b).drop("variant")
+    table = side_a.join(side_b, on=keys, suffix="_b", maintain_order="left").rename(
+        {"mean": "mean_a", "n": "n_a", "sd": "sd_a"}
+    )
+    table = table.with_columns((pl.col("mean_a") - pl.col("mean_b")).alias("gap"))
+    return table.select(*keys, "mean_a", "mean_b", "gap", pl.col("n_a").cast(pl.Int64),
+                        pl.col("n_b").cast(pl.Int64), "sd_a", "sd_b")
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """One comparison of values ``a`` and ``b`` over matched items.
+
+    Attributes
+    ----------
+    metric, a, b : str
+    items : polars.DataFrame
+        The per-item table (:func:`item_table`).
+    average_gap : float
+        Unweighted mean of the item gaps.
+    sign_flip : TestResult
+        The exact sign-flip test on the item gaps (the main test).
+    sign_test : TestResult
+        The binomial sign test (zero gaps dropped).
+    interval : Interval
+        Interval for the average gap, method named.
+    min_attainable_p : float
+        The smallest p the sign-flip test could give with these non-zero gaps.
+    by : dict
+        The group this result is for (empty for the whole log).
+    """
+
+    metric: str
+    a: str
+    b: str
+    items: pl.DataFrame
+    average_gap: float
+    sign_flip: TestResult
+    sign_test: TestResult
+    interval: Interval
+    min_attainable_p: float
+    by: dict = field(default_factory=dict)
+    p_adjusted: float | None = None
+
+    @property
+    def n_items(self) -> int:
+        return self.items.height
+
+    @property
+    def gaps(self) -> list[float]:
+        return self.items["gap"].to_list()
+
+    def runs_per_value(self) -> tuple[int, int]:
+        """Typical runs per value (the median over items of n_a and of n_b)."""
+        if self.items.height == 0:
+            return (0, 0)
+        return (int(self.items["n_a"].median()), int(self.items["n_b"].median()))
+
+    def to_dict(self) -> dict:
+        sign_flip = {
+            "p": self.sign_flip.pvalue,
+            "method": self.sign_flip.method,
+            "alternative": self.sign_flip.alternative,
+            "statistic": _num(self.sign_flip.statistic),
+        }
+        if self.p_adjusted is not None:
+            sign_flip["p_adjusted"] = self.p_adjusted
+        st = self.sign_test
+        out = {
+            "metric": self.metric,
+            "a": self.a,
+            "b": self.b,
+            "n_items": self.n_items,
+            "average_gap": _num(self.average_gap),
+            "items": [
+                {
+                    "item": str(r["item"]),
+                    "mean_a": _num(r["mean_a"]),
+                    "mean_b": _num(r["mean_b"]),
+                    "gap": _num(r["gap"]),
+                    "n_a": int(r["n_a"]),
+                    "n_b": int(r["n_b"]),
+                    "sd_a": _num(r["sd_a"]),
+                    "sd_b": _num(r["sd_b"]),
+                }
+                for r in self.items.iter_rows(named=True)
+            ],
+            "sign_flip": sign_flip,
+            "sign_test": {"p": st.pvalue, "n": int(st.n), "k": int(getattr(st, "k", st.statistic)),
+                          "method": st.method, "alternative": st.alternative,
+                          "formula": getattr(st, "formula", None)},
+            "interval": {"low": _num(self.interval.low), "high": _num(self.interval.high),
+                         "confidence": self.interval.confidence, "method": self.interval.method},
+            "min_attainable_p": self.min_attainable_p,
+        }
+        if self.by:
+            out = {"by": dict(self.by), **out}
+        return out
+
+
+def _num(x) -> float | None:
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternative: str = "two-sided",
+                 confidence: float = 0.95, by: dict | None = None) -> PairResult:
+    """Tests for one item table: sign-flip, sign test, interval, smallest attainable p."""
+    gaps = items["gap"].to_list()
+    n_nonzero = sum(1 for g in gaps if g != 0)
+    average = sum(gaps) / len(gaps) if gaps else float("nan")
+    return PairResult(
+        metric=metric,
+        a=a,
+        b=b,
+        items=items,
+        average_gap=average,
+        sign_flip=sign_flip_test(gaps, alternative=alternative),
+        sign_test=sign_test(gaps, alternative=alternative),
+        interval=gap_interval(gaps, confidence=confidence),
+        min_attainable_p=min_attainable_p(n_nonzero, alternative=alternative),
+        by=dict(by or {}),
+    )
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The result of :func:`analyze`: the main comparison, noise beside it, splits and problems.
+
+    ``to_dict()`` is the ``analyze --json`` object of SPEC §9.
+    """
+
+    main: PairResult
+    noise: PairResult | None
+    groups: tuple[PairResult, ...]
+    problems: tuple[Problem, ...]
+    alternative: str
+    alpha: float
+    correction: str
+    checked: Checked = field(repr=False)
+    noise_checked: Checked | None = field(default=None, repr=False)
+    mdg: float | None = None
+    mdg_method: str | None = None
+
+    @property
+    def metric(self) -> str:
+        return self.main.metric
+
+    @property
+    def detected(self) -> bool:
+        """True when the sign-flip p is below alpha."""
+        return self.main.sign_flip.pvalue < self.alpha
+
+    @property
+    def could_reach_significance(self) -> bool:
+        return self.main.min_attainable_p <= self.alpha
+
+    def to_dict(self) -> dict:
+        out = self.main.to_dict()
+        out["alpha"] = self.alpha
+        out["noise"] = self.noise.to_dict() if self.noise is not None else None
+        if self.noise is not None:
+            for key in ("metric", "min_attainable_p"):
+                out["noise"].pop(key, None)
+            out["noise"].pop("items", None)
+        out["groups"] = [g.to_dict() for g in self.groups]
+        out["correction"] = self.correction if self.groups else None
+        out["mdg"] = _num(self.mdg)
+        out["mdg_method"] = self.mdg_method
+        out["problems"] = [p.to_dict() for p in self.problems]
+        return out
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        head = (f"<p><b>{escape(self.metric)}</b>: '{escape(self.main.a)}' − '{escape(self.main.b)}', "
+                f"{self.main.n_items} items, average gap {self.main.average_gap:+.4g}, "
+                f"sign-flip p = {self.main.sign_flip.pvalue:.4g} ({escape(self.main.sign_flip.method)})</p>")
+        return head + self.main.items._repr_html_()
+
+    def __repr__(self) -> str:
+        m = self.main
+        return (f"Analysis(metric={m.metric!r}, a={m.a!r}, b={m.b!r}, n_items={m.n_items}, "
+                f"average_gap={m.average_gap:.6g}, p={m.sign_flip.pvalue:.6g})")
+
+
+def adjust(pvalues: Sequence[float], method: str = "holm") -> list[float]:
+    """Correct p-values for multiple comparisons (statsmodels' multipletests).
+
+    Examples
+    --------
+    >>> adjust([0.01, 0.04, 0.03], "holm")
+    [0.03, 0.06, 0.06]
+    >>> adjust([0.01, 0.04], "none")
+    [0.01, 0.04]
+    """
+    if method not in CORRECTIONS:
+        from .errors import OptionError
+
+        raise OptionError(f"--correction {method}: expected one of {', '.join(CORRECTIONS)}")
+    pvalues = [float(p) for p in pvalues]
+    if method == "none" or len(pvalues) <= 1:
+        return pvalues
+    from statsmodels.stats.multitest import multipletests
+
+    sm = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}[method]
+    return [float(round(p, 15)) for p in multipletests(pvalues, method=sm)[1]]
+
+
+def analyze(
+    log,
+    *,
+    metric: str,
+    a: str | None = None,
+    b: str | None = None,
+    noise=None,
+    by: Sequence[str] = (),
+    alternative: str = "two-sided",
+    alpha: float = 0.05,
+    correction: str = "holm",
+    fold_case: bool = False,
+    mdg: bool = True,
+    read_options: dict | None = None,
+    noise_read_options: dict | None = None,
+) -> Analysis:
+    """Analyze a counterfactual probe: per-item gaps, the exact sign-flip and sign tests, noise.
+
+    Parameters
+    ----------
+    log : path, Log, list of dict or DataFrame
+        The probe log (anything :func:`probestats.read_log` reads).
+    metric : str
+        The metric column.
+    a, b : str, optional
+        The compared values; gap = mean_a − mean_b (default: the first two values in order of appearance).
+    noise : optional
+        A same-versus-same log, analyzed the same way (its first two values).
+    by : sequence of str
+        Repeat the analysis per group, with a correction across groups.
+    alternative : {"two-sided", "greater", "less"}
+    alpha : float
+        Significance level used for wording and the minimum detectable gap.
+    correction : {"holm", "bonferroni", "bh", "none"}
+        Correction across ``by`` groups.
+
+    Raises
+    ------
+    ValidationError
+        When the log has validation errors (warnings travel into ``problems``).
+
+    Examples
+    --------
+    >>> rows = [{"item": i, "variant": v, "seed": s, "steps": 4 + (v == "formal") + (s % 3 == i % 2)}
+    ...         for i in range(8) for v in ("formal", "casual") for s in range(1, 6)]
+    >>> result = analyze(rows, metric="steps")
+    >>> result.main.average_gap, result.main.sign_flip.pvalue
+    (1.0, 0.0078125)
+    """
+    if alternative not in ALTERNATIVES:
+        from .errors import OptionError
+
+        raise OptionError(f"--alternative {alternative}: expected one of {', '.join(ALTERNATIVES)}")
+    if not 0 < alpha < 1:
+        from .errors import OptionError
+
+        raise OptionError(f"--alpha {alpha}: must be between 0 and 1, for example 0.05")
+    if correction not in CORRECTIONS:
+        adjust([], correction)
+    by = list(by)
+    checked = require_ok(validate(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case, **(read_options or {})))
+    table = item_table(checked.frame, metric, checked.a, checked.b)
+    main = compare_pair(table, metric, checked.a, checked.b, alternative=alternative, confidence=1 - alpha)
+    problems = list(checked.problems)
+
+    groups: list[PairResult] = []
+    if by:
+        grouped = item_table(checked.frame, metric, checked.a, checked.b, by=by)
+        keys = grouped.select(by).unique(maintain_order=True)
+        for key in keys.iter_rows(named=True):
+            mask = pl.all_horizontal([pl.col(k) == v if v is not None else pl.col(k).is_null() for k, v in key.items()])
+            sub = grouped.filter(mask).drop(by)
+            groups.append(compare_pair(sub, metric, checked.a, checked.b, alternative=alternative,
+                                       confidence=1 - alpha, by={k: _jsonable(v) for k, v in key.items()}))
+        adjusted = adjust([g.sign_flip.pvalue for g in groups], correction)
+        groups = [_with_adjusted(g, p) for g, p in zip(groups, adjusted)]
+
+    noise_result = None
+    noise_checked = None
+    if noise is not None:
+        noise_checked = require_ok(validate(noise, metric=metric, same_seeds=False, fold_case=fold_case,
+                                            **(noise_read_options or {})))
+        noise_table = item_table(noise_checked.frame, metric, noise_checked.a, noise_checked.b)
+        noise_result = compare_pair(noise_table, metric, noise_checked.a, noise_checked.b,
+                                    alternative=alternative, confidence=1 - alpha)
+        problems += [_tag_noise(p) for p in noise_checked.problems]
+
+    n_nonzero = sum(1 for g in main.gaps if g != 0)
+    if main.min_attainable_p > alpha:
+        problems.append(Problem(
+            "warning", "never_significant",
+            f"with {n_nonzero} non-zero item gaps the smallest p the sign-flip test can give is "
+            f"{main.min_attainable_p:.4g}, above alpha {alpha:g}: this design could never reach significance; add items",
+        ))
+
+    mdg_value, mdg_method = (None, None)
+    if mdg and noise_checked is not None:
+        mdg_value, mdg_method = _design_mdg(noise_checked, metric, main, alpha, alternative)
+
+    return Analysis(main=main, noise=noise_result, groups=tuple(groups), problems=tuple(problems),
+                    alternative=alternative, alpha=alpha, correction=correction, checked=checked,
+                    noise_checked=noise_checked, mdg=mdg_value, mdg_method=mdg_method)
+
+
+def _design_mdg(noise_checked, metric, main, alpha, alternative):
+    """Minimum detectable gap of the design actually run, from the noise log (SPEC §5)."""
+    try:
+        from .power import mdg_for_design, noise_model
+    except ImportError:  # sizing not available
+        return None, None
+    runs_a, runs_b = main.runs_per_value()
+    model = noise_model(noise_checked.frame, metric=metric)
+    value = mdg_for_design(model, items=main.n_items, runs_a=runs_a, runs_b=runs_b, alpha=alpha)
+    method = (f"simulated power of the exact sign-flip test ≥ 0.8 at alpha {alpha:g}, "
+              f"{main.n_items} items, {runs_a}/{runs_b} runs per value, noise σ from the same-versus-same log, "
+              "no heterogeneity between items assumed (an optimistic bound)")
+    return value, method
+
+
+def _jsonable(v):
+    if isinstance(v, (str, int, float, bool)) or v is None:
+        return v
+    return str(v)
+
+
+def _with_adjusted(result: PairResult, p: float) -> PairResult:
+    from dataclasses import replace
+
+    return replace(result, p_adjusted=p)
+
+
+def _tag_noise(p: Problem) -> Problem:
+    from dataclasses import replace
+
+    return replace(p, message=f"noise log: {p.message}")

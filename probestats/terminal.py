@@ -1,0 +1,98 @@
+"""Readable terminal output (rich tables) for the command line; no statistics here."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+
+def fmt_p(p: float | None) -> str:
+    """A p-value for people: four significant digits, never rounded to zero.
+
+    Examples
+    --------
+    >>> fmt_p(0.0234375), fmt_p(1.0), fmt_p(3.2e-12)
+    ('0.02344', '1', '3.2e-12')
+    """
+    if p is None:
+        return "n/a"
+    if p == 0:
+        return "0"
+    if p < 1e-4:
+        return f"{p:.2g}"
+    return f"{p:.4g}"
+
+
+def fmt_num(x: float | None, digits: int = 4) -> str:
+    """A number with a few significant digits (``n/a`` for missing).
+
+    >>> fmt_num(0.6375), fmt_num(None), fmt_num(-0.25, 2)
+    ('0.6375', 'n/a', '-0.25')
+    """
+    if x is None or x != x:
+        return "n/a"
+    return f"{x:.{digits}g}"
+
+
+def item_rich_table(result, title: str | None = None) -> Table:
+    """The disaggregated table with an average row."""
+    table = Table(title=title, title_justify="left")
+    table.add_column("item")
+    table.add_column(f"{escape(result.a)} mean", justify="right")
+    table.add_column(f"{escape(result.b)} mean", justify="right")
+    table.add_column("gap (A − B)", justify="right")
+    table.add_column("runs per value", justify="right")
+    for r in result.items.iter_rows(named=True):
+        table.add_row(escape(str(r["item"])), fmt_num(r["mean_a"]), fmt_num(r["mean_b"]),
+                      f"{r['gap']:+.4g}", f"{r['n_a']} / {r['n_b']}")
+    if result.items.height:
+        table.add_row("average", fmt_num(result.items["mean_a"].mean()), fmt_num(result.items["mean_b"].mean()),
+                      f"{result.average_gap:+.4g}", "", style="bold")
+    return table
+
+
+def _tests_lines(result, alpha: float) -> list[str]:
+    sf, st = result.sign_flip, result.sign_test
+    lines = [
+        f"average gap {result.average_gap:+.4g} over {result.n_items} items; "
+        f"{result.interval.confidence:.0%} interval [{fmt_num(result.interval.low)}, {fmt_num(result.interval.high)}] "
+        f"({escape(result.interval.method)})",
+        f"sign-flip test ({escape(sf.alternative)}): p = {fmt_p(sf.pvalue)}; method: {escape(sf.method)}"
+        + (f"; adjusted p = {fmt_p(result.p_adjusted)}" if result.p_adjusted is not None else ""),
+        f"sign test: p = {fmt_p(st.pvalue)} (n = {st.n} non-zero gaps, k = {getattr(st, 'k', st.statistic)})"
+        + (f"  spreadsheet: {escape(st.formula)}" if getattr(st, "formula", None) else ""),
+        f"smallest attainable p: {fmt_p(result.min_attainable_p)}"
+        + (" (above alpha: this design could never reach significance)" if result.min_attainable_p > alpha else ""),
+    ]
+    return lines
+
+
+def print_analysis(analysis, out: Console) -> None:
+    """Print an :class:`~probestats.paired.Analysis` as people read it."""
+    main = analysis.main
+    out.print(item_rich_table(main, title=f"{escape(main.metric)}: '{escape(main.a)}' vs '{escape(main.b)}'"))
+    for line in _tests_lines(main, analysis.alpha):
+        out.print(line)
+    if analysis.noise is not None:
+        n = analysis.noise
+        out.print(f"same-versus-same noise ('{escape(n.a)}' vs '{escape(n.b)}'): average gap {n.average_gap:+.4g}, "
+                  f"sign-flip p = {fmt_p(n.sign_flip.pvalue)}, {n.n_items} items")
+    if analysis.mdg is not None or analysis.noise is not None:
+        mdg = "infinite (never significant)" if analysis.mdg is None and not analysis.could_reach_significance else fmt_num(analysis.mdg)
+        if analysis.mdg is not None or not analysis.could_reach_significance:
+            out.print(f"minimum detectable gap of this design: {mdg}")
+    for g in analysis.groups:
+        label = ", ".join(f"{k} = {v}" for k, v in g.by.items())
+        out.print(item_rich_table(g, title=escape(label)))
+        for line in _tests_lines(g, analysis.alpha):
+            out.print("  " + line)
+    if analysis.groups:
+        out.print(f"p-values adjusted across {len(analysis.groups)} groups ({escape(analysis.correction)})")
+    verdict = ("a gap larger than chance" if analysis.detected
+               else "no gap larger than its noise detected (this does not show that there is none)")
+    out.print(f"at alpha {analysis.alpha:g}: {verdict}")
+    if analysis.problems:
+        from .cli import print_problems
+
+        print_problems(analysis.problems)
