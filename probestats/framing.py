@@ -1,0 +1,1070 @@
+"""Dual-framing (BiasLab-style) analysis: which way a model leans between two targets.
+
+For a topic with two targets A and B, the **affirmative** prompt asserts one target and
+the **reverse** prompt, its mirror, asserts the other. Each response is scored on the
+agreement scale (+2 strongly agree .. −2 strongly disagree, see :mod:`probestats.labels`).
+
+- The **aligned** score is the score when the prompt asserts the reference target and
+  its negation otherwise. **Bias** is the mean aligned score (positive: leans toward the
+  reference target). **Acquiescence** is the mean raw score (agreement regardless of
+  direction). With balanced framings and the affirmative prompt asserting the reference,
+  bias = (agree_affirmative − agree_reverse) / 2 and acquiescence =
+  (agree_affirmative + agree_reverse) / 2.
+- The unit of inference is the **matched item**: one claim in one language, asked in both
+  framings. Its responses (iterations, wrappers) are runs. Per item, bias and
+  acquiescence are means over its responses; across items the exact sign-flip test of
+  :mod:`probestats.hypotests` and an interval with its method named. Responses are never
+  tested as if independent.
+- **Pattern** of a cell: ``none`` when the corrected bias p is not below alpha; otherwise
+  ``protective`` (acquiescence significantly below zero: the disfavoured claim is
+  rejected more strongly than the favoured one is endorsed), ``assertive`` (significantly
+  above zero) or ``symmetric``.
+
+Examples
+--------
+>>> rows = []
+>>> for lang, lean in [("en", 1), ("es", 1), ("fr", 1), ("de", 1), ("it", 0)]:
+...     for framing, score in [("affirmative", lean), ("reverse", -lean - 1)]:
+...         for it in range(3):
+...             rows.append({"model": "m", "topic": "t", "language": lang,
+...                          "framing": framing, "iteration": it, "score": score})
+>>> result = analyze_framing(rows)
+>>> cell = result.cells[0]
+>>> cell.by, cell.n_items, cell.bias, cell.acquiescence
+({'model': 'm'}, 5, 1.3, -0.5)
+>>> round(cell.bias_p, 4)   # exact: all 5 item leans positive, 2 of 32 sign patterns
+0.0625
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+import polars as pl
+
+from probestats.errors import ColumnError, OptionError, ProbestatsError, ValidationError
+from probestats.hypotests import gap_interval, min_attainable_p, sign_flip_test
+from probestats.labels import parse_labels, parse_scale, score_name
+from probestats.problems import Problem, has_errors
+
+__all__ = [
+    "FramingCell",
+    "FramingResult",
+    "LabelAudit",
+    "LanguageResult",
+    "WrapperResult",
+    "analyze_framing",
+    "label_audit",
+    "melt_wide",
+    "normalize_framing",
+    "read_targets",
+]
+
+AFFIRMATIVE = "affirmative"
+REVERSE = "reverse"
+
+#: Spellings of the two framings (compared after trimming and folding case).
+FRAMING_ALIASES = {
+    AFFIRMATIVE: ("affirmative", "aff", "affirm", "affirmed", "forward", "fwd", "original", "orig",
+                  "straight", "direct", "pro", "positive", "pos"),
+    REVERSE: ("reverse", "rev", "reversed", "mirrored", "mirror", "backward", "backwards", "inverse",
+              "inverted", "flipped", "opposite", "counter", "con", "negative", "neg"),
+}
+_FRAMING_LOOKUP = {alias: canonical for canonical, aliases in FRAMING_ALIASES.items() for alias in aliases}
+
+CORRECTIONS = {"holm": "holm", "bh": "fdr_bh", "none": None}
+SCORE_SOURCES = ("score", "label", "response")
+_UNNAMED = {AFFIRMATIVE: "affirmative claim", REVERSE: "reverse claim"}
+_MAX_LISTED = 20  # examples listed for unparsed text and disagreements
+
+
+class FramingError(ValidationError):
+    """The framing log has errors; ``problems`` holds every problem found."""
+
+    def __init__(self, problems):
+        super().__init__(problems)
+        errors = [p for p in self.problems if p.severity == "error"]
+        more = f" (and {len(errors) - 1} more; see them with --json)" if len(errors) > 1 else ""
+        ProbestatsError.__init__(self, errors[0].message + more if errors else "unknown problem")
+
+
+# --------------------------------------------------------------------------- results
+
+
+def _plain(value):
+    if value is None or isinstance(value, (str, bool)):
+        return value
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    return value
+
+
+class _Record:
+    def to_dict(self) -> dict:
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class FramingCell(_Record):
+    """Results for one cell (one model, or whatever ``by`` asks for).
+
+    Means are over responses with a score (unparsed responses are left out; refusals
+    count as 0). Tests and intervals are across items (or across the runs of the one
+    item, when ``single_item``). ``*_p`` are raw p-values, ``*_p_adjusted`` corrected
+    across cells. ``bias_ci``/``acquiescence_ci`` are dicts ``{low, high, confidence,
+    method}`` (None with fewer than two units).
+    """
+
+    by: dict
+    reference: str | None
+    n: int
+    n_items: int
+    n_unparsed: int
+    agree_affirmative: float | None
+    agree_reverse: float | None
+    aligned_affirmative: float | None
+    aligned_reverse: float | None
+    bias: float | None
+    acquiescence: float | None
+    bias_p: float | None
+    acquiescence_p: float | None
+    bias_p_adjusted: float | None
+    acquiescence_p_adjusted: float | None
+    bias_ci: dict | None
+    acquiescence_ci: dict | None
+    pattern: str
+    neutral_rate: float | None
+    abstain_rate: float | None
+    test_unit: str
+    test_method: str | None
+    min_attainable_p: float | None
+    single_item: bool
+    n_languages: int | None = None
+    languages_agree: int | None = None
+    prefix_spread: float | None = None
+    suffix_spread: float | None = None
+
+
+@dataclass(frozen=True)
+class LanguageResult(_Record):
+    """One language within one cell: its lean and whether it agrees in sign with the cell's."""
+
+    by: dict
+    language: str | None
+    n: int
+    n_items: int
+    bias: float | None
+    bias_ci: dict | None
+    bias_p: float | None
+    acquiescence: float | None
+    acquiescence_p: float | None
+    neutral_rate: float | None
+    abstain_rate: float | None
+    test_unit: str
+    agrees: bool | None
+
+
+@dataclass(frozen=True)
+class WrapperResult(_Record):
+    """Mean aligned score of the responses given one prefix or one suffix, within a cell."""
+
+    by: dict
+    wrapper: str
+    value: str | None
+    n: int
+    aligned: float | None
+
+
+@dataclass(frozen=True)
+class LabelAudit(_Record):
+    """A judge's labels against a deterministic parse of the raw responses.
+
+    ``confusion[judge][parsed]`` counts responses by the judge's score name and the
+    parsed score name; ``disagreements`` lists the most frequent (response, judge label,
+    parsed label) triples where the two scores differ.
+    """
+
+    label_column: str
+    response_column: str
+    compared: int
+    agreement: float | None
+    confusion: dict
+    disagreements: list
+    judge_only: int
+    parsed_only: int
+
+
+@dataclass(frozen=True)
+class FramingResult(_Record):
+    """Everything :func:`analyze_framing` found. ``to_dict()`` is the ``framing --json`` output."""
+
+    reference: Any
+    shared_reference: bool
+    by: tuple
+    item_columns: tuple
+    score_from: str
+    alpha: float
+    correction: str
+    confidence: float
+    cells: tuple
+    languages: tuple
+    wrappers: tuple
+    label_audit: LabelAudit | None
+    unparsed: dict
+    problems: tuple
+
+    def to_frame(self) -> pl.DataFrame:
+        """The cells as a polars DataFrame (``by`` columns first; intervals as low/high).
+
+        >>> analyze_framing(_demo_rows()).to_frame().columns[:4]
+        ['model', 'n', 'n_items', 'bias']
+        """
+        rows = []
+        for c in self.cells:
+            d = c.to_dict()
+            row = dict(d.pop("by"))
+            for name in ("bias_ci", "acquiescence_ci"):
+                ci = d.pop(name) or {}
+                d[name + "_low"], d[name + "_high"] = ci.get("low"), ci.get("high")
+            order = ["n", "n_items", "bias", "bias_ci_low", "bias_ci_high", "bias_p", "bias_p_adjusted",
+                     "acquiescence", "acquiescence_ci_low", "acquiescence_ci_high", "acquiescence_p",
+                     "acquiescence_p_adjusted", "pattern", "agree_affirmative", "agree_reverse",
+                     "aligned_affirmative", "aligned_reverse", "neutral_rate", "abstain_rate"]
+            row.update({k: d[k] for k in order})
+            rows.append(row)
+        return pl.DataFrame(rows, infer_schema_length=None)
+
+    def _repr_html_(self) -> str:
+        return self.to_frame()._repr_html_()
+
+    def __str__(self) -> str:
+        return str(self.to_frame())
+
+    def rich_table(self):
+        """A rich Table of the cells, for the command line."""
+        from rich.table import Table
+
+        ref = self.reference if isinstance(self.reference, str) else "per topic"
+        table = Table(title=f"Dual-framing lean toward {ref} ({self.correction} across cells)")
+        for name in self.by:
+            table.add_column(name)
+        for name in ("n", "items", "bias", "CI", "p adj", "acquiescence", "p adj", "pattern",
+                     "neutral", "abstain"):
+            table.add_column(name, justify="right")
+        for c in self.cells:
+            table.add_row(
+                *[_esc_rich(c.by.get(k)) for k in self.by],
+                str(c.n), str(c.n_items), _f(c.bias), _ci(c.bias_ci), _p(c.bias_p_adjusted),
+                _f(c.acquiescence), _p(c.acquiescence_p_adjusted), c.pattern,
+                _pct(c.neutral_rate), _pct(c.abstain_rate),
+            )
+        return table
+
+
+def _esc_rich(value) -> str:
+    from rich.markup import escape
+
+    return escape("" if value is None else str(value))
+
+
+def _f(x, digits=2):
+    return "–" if x is None else f"{x:+.{digits}f}"
+
+
+def _p(p):
+    if p is None:
+        return "–"
+    return f"{p:.3g}" if p >= 0.001 else f"{p:.1e}"
+
+
+def _pct(x):
+    return "–" if x is None else f"{100 * x:.0f}%"
+
+
+def _ci(ci):
+    if not ci or ci.get("low") is None or ci.get("high") is None:
+        return "–"
+    return f"[{ci['low']:+.2f}, {ci['high']:+.2f}]"
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def normalize_framing(values) -> tuple[pl.Series, list[str]]:
+    """Map framing spellings to ``"affirmative"``/``"reverse"``; return unknown values too.
+
+    Parameters
+    ----------
+    values : polars.Series or iterable of str
+
+    Returns
+    -------
+    (polars.Series, list of str)
+        The normalized framings (null where unknown or missing) and the distinct values
+        that were not recognized.
+
+    Examples
+    --------
+    >>> s, unknown = normalize_framing(["Affirmative", "rev", "Mirrored", "forward", "sideways"])
+    >>> s.to_list(), unknown
+    (['affirmative', 'reverse', 'reverse', 'affirmative', None], ['sideways'])
+    """
+    series = values if isinstance(values, pl.Series) else pl.Series("framing", list(values), strict=False)
+    text = series.cast(pl.String)
+    key = text.str.strip_chars().str.to_lowercase()
+    out = key.replace_strict(_FRAMING_LOOKUP, default=None, return_dtype=pl.String)
+    unknown = text.filter(out.is_null() & text.is_not_null()).unique(maintain_order=True).to_list()
+    return out.alias("framing"), unknown
+
+
+_WIDE_KINDS = {"raw": "reply", "response": "reply", "cat": "label", "category": "label", "label": "label",
+               "score": "score"}
+
+
+def _wide_columns(columns: Sequence[str]) -> dict[str, dict[str, str]]:
+    """``{model: {"reply"|"label"|"score": header}}`` for headers like ``gpt-x_Raw``."""
+    import re
+
+    found: dict[str, dict[str, str]] = {}
+    for col in columns:
+        m = re.fullmatch(r"(.+?)[ _.](raw|response|cat|category|label|score)", str(col).strip(), re.I)
+        if m:
+            found.setdefault(m.group(1), {})[_WIDE_KINDS[m.group(2).lower()]] = col
+    return {model: kinds for model, kinds in found.items() if "reply" in kinds and "label" in kinds}
+
+
+def is_wide(frame: pl.DataFrame) -> bool:
+    """True when a frame is a wide BiasLab export: no model column, ``{model}_Raw``/``{model}_Cat`` pairs.
+
+    >>> is_wide(pl.DataFrame({"framing": ["aff"], "m1_Raw": ["Agree"], "m1_Cat": ["Agree"]}))
+    True
+    """
+    return "model" not in frame.columns and bool(_wide_columns(frame.columns))
+
+
+def melt_wide(frame: pl.DataFrame) -> pl.DataFrame:
+    """Turn BiasLab's wide export into the long layout: one row per response.
+
+    The wide sheet has one row per language, framing, question and iteration, and a
+    ``{model}_Raw`` and ``{model}_Cat`` column pair (optionally ``{model}_Score``) per
+    model. Each model's pair becomes rows with ``model`` taken from the column names,
+    ``reply`` from ``_Raw``, ``label`` from ``_Cat`` (and ``score``); every other column is
+    repeated.
+
+    Examples
+    --------
+    >>> wide = pl.DataFrame({"framing": ["aff", "rev"], "gpt_Raw": ["I agree", "No"],
+    ...                      "gpt_Cat": ["Agree", "Disagree"], "glm_Raw": ["Neutral.", "Agree"],
+    ...                      "glm_Cat": ["Neutral", "Agree"]})
+    >>> melt_wide(wide).to_dicts()[:2]
+    [{'framing': 'aff', 'model': 'gpt', 'reply': 'I agree', 'label': 'Agree'}, {'framing': 'rev', 'model': 'gpt', 'reply': 'No', 'label': 'Disagree'}]
+    >>> melt_wide(wide).height
+    4
+    """
+    models = _wide_columns(frame.columns)
+    if not models:
+        raise ColumnError(
+            "no {model}_Raw and {model}_Cat column pairs found; the wide layout needs one pair per model"
+        )
+    melted_cols = {c for kinds in models.values() for c in kinds.values()}
+    keep = [c for c in frame.columns if c not in melted_cols]
+    for name in ("model", "reply", "label", "score"):
+        if name in keep:
+            raise ColumnError(
+                f"the wide layout already has a '{name}' column next to the {{model}}_Raw/_Cat pairs; "
+                "rename it or give the long layout"
+            )
+    has_score = any("score" in kinds for kinds in models.values())
+    parts = []
+    for model, kinds in models.items():
+        cols = [pl.col(c) for c in keep] + [
+            pl.lit(str(model), dtype=pl.String).alias("model"),
+            pl.col(kinds["reply"]).cast(pl.String).alias("reply"),
+            pl.col(kinds["label"]).cast(pl.String).alias("label"),
+        ]
+        if has_score:
+            score = pl.col(kinds["score"]) if "score" in kinds else pl.lit(None)
+            cols.append(score.cast(pl.String).alias("score"))
+        parts.append(frame.select(cols))
+    return pl.concat(parts, how="vertical")
+
+
+def read_targets(targets) -> dict[str, tuple[str, str]]:
+    """Read the polarity mapping: per topic, the target the affirmative and the reverse prompt assert.
+
+    Parameters
+    ----------
+    targets : path, DataFrame, list of dicts or mapping
+        A file (CSV or any format :func:`probestats.io.read_log` reads) or a frame with
+        columns ``topic``, ``affirmative``, ``reverse``; or a mapping
+        ``{topic: (affirmative_target, reverse_target)}``.
+
+    Examples
+    --------
+    >>> read_targets([{"topic": "leadership", "affirmative": "female", "reverse": "male"}])
+    {'leadership': ('female', 'male')}
+    """
+    if isinstance(targets, Mapping):
+        out = {}
+        for topic, pair in targets.items():
+            if isinstance(pair, Mapping):
+                pair = (pair.get(AFFIRMATIVE), pair.get(REVERSE))
+            a, r = pair
+            out[str(topic)] = (str(a).strip(), str(r).strip())
+        return _check_targets(out, "the targets")
+    from probestats.io import read_log
+
+    source = targets if isinstance(targets, (str, Path)) else "the targets"
+    frame = read_log(targets).frame
+    lower = {str(c).strip().lower(): c for c in frame.columns}
+    missing = [c for c in ("topic", AFFIRMATIVE, REVERSE) if c not in lower]
+    if missing:
+        raise ColumnError(
+            f"the targets file {source} needs columns topic, affirmative, reverse; missing "
+            f"{', '.join(missing)} (headers seen: {', '.join(c for c in frame.columns if c != '_row')})"
+        )
+    out: dict[str, tuple[str, str]] = {}
+    for row in frame.select(lower["topic"], lower[AFFIRMATIVE], lower[REVERSE]).iter_rows():
+        topic, a, r = ("" if v is None else str(v).strip() for v in row)
+        if not (a and r):
+            raise OptionError(f"the targets file {source} gives no target for topic '{topic}'; fill both columns")
+        if topic in out and out[topic] != (a, r):
+            raise OptionError(f"the targets file {source} lists topic '{topic}' twice with different targets")
+        out[topic] = (a, r)
+    return _check_targets(out, source)
+
+
+def _check_targets(out, source):
+    for topic, (a, r) in out.items():
+        if a == r:
+            raise OptionError(
+                f"{source}: topic '{topic}' has the same target '{a}' for both framings; "
+                "the reverse prompt must assert the other target"
+            )
+    return out
+
+
+# --------------------------------------------------------------------------- scores
+
+
+def _truthy(series: pl.Series) -> pl.Series:
+    if series.dtype == pl.Boolean:
+        return series.fill_null(False)
+    if series.dtype.is_numeric():
+        return (series.fill_null(0) != 0)
+    text = series.cast(pl.String).str.strip_chars().str.to_lowercase()
+    return text.is_in(["true", "yes", "y", "t", "1", "x", "refusal", "refused"]).fill_null(False)
+
+
+def _scores_from_numbers(series: pl.Series, scale, column: str) -> pl.DataFrame:
+    """Scores from a score column: numbers (on -2..2 or the declared scale); text cells parsed as labels."""
+    numeric = series.cast(pl.Float64, strict=False)
+    if scale is not None:
+        mapped = parse_labels(numeric, scale=scale)["score"]
+    else:
+        bad = numeric.filter((numeric < -2) | (numeric > 2)).unique().sort()
+        if bad.len():
+            shown = ", ".join(f"{v:g}" for v in bad.to_list()[:5])
+            raise OptionError(
+                f"the {column} column holds {shown}, off the -2..2 agreement scale; "
+                "declare the scale the log uses (for example --scale 1:5)"
+            )
+        mapped = numeric
+    text = pl.select(
+        pl.when(numeric.is_null()).then(series.cast(pl.String)).otherwise(None).alias("t")
+    ).to_series()
+    from_text = parse_labels(text, scale=scale)
+    score = mapped.zip_with(mapped.is_not_null(), from_text["score"])
+    kind = pl.select(
+        pl.when(score.is_null()).then(pl.lit("unparsed"))
+        .when(mapped.is_null()).then(from_text["kind"])
+        .when(score == 0).then(pl.lit("neutral"))
+        .otherwise(pl.lit("agreement"))
+    ).to_series()
+    return pl.DataFrame({"score": score.cast(pl.Float64), "kind": kind})
+
+
+# --------------------------------------------------------------------------- analysis
+
+
+def _cell_key(by_cols, row) -> dict:
+    return {c: (None if v is None else (v if isinstance(v, (int, float)) else str(v))) for c, v in zip(by_cols, row)}
+
+
+def _interval(values: np.ndarray, confidence: float, method: str):
+    if values.size < 2:
+        return None
+    return gap_interval(values, confidence=confidence, method=method).to_dict()
+
+
+def _test(values: np.ndarray):
+    if values.size == 0:
+        return None
+    return sign_flip_test(values)
+
+
+def _units(sub: pl.DataFrame, item_cols: list[str]):
+    """Per-item means (or, with one item, the runs themselves): (bias units, acquiescence units, unit)."""
+    if item_cols:
+        items = sub.group_by(item_cols, maintain_order=True).agg(
+            pl.col("_aligned").mean().alias("b"), pl.col("_score").mean().alias("a")
+        )
+    else:
+        items = pl.DataFrame({"b": [sub["_aligned"].mean()], "a": [sub["_score"].mean()]})
+    if items.height >= 2:
+        return items["b"].to_numpy(), items["a"].to_numpy(), "items", items.height
+    return sub["_aligned"].to_numpy(), sub["_score"].to_numpy(), "runs", items.height
+
+
+def _mean(series: pl.Series):
+    return None if series.len() == 0 else float(series.mean())
+
+
+def _summaries(sub: pl.DataFrame) -> dict:
+    aff = sub.filter(pl.col("_framing") == AFFIRMATIVE)
+    rev = sub.filter(pl.col("_framing") == REVERSE)
+    n = sub.height
+    return {
+        "n": n,
+        "agree_affirmative": _mean(aff["_score"]),
+        "agree_reverse": _mean(rev["_score"]),
+        "aligned_affirmative": _mean(aff["_aligned"]),
+        "aligned_reverse": _mean(rev["_aligned"]),
+        "bias": _mean(sub["_aligned"]),
+        "acquiescence": _mean(sub["_score"]),
+        "neutral_rate": (sub["_kind"] == "neutral").sum() / n if n else None,
+        "abstain_rate": (sub["_kind"] == "refusal").sum() / n if n else None,
+    }
+
+
+def _adjust(pvalues: list, method: str | None) -> list:
+    if method is None:
+        return list(pvalues)
+    from statsmodels.stats.multitest import multipletests
+
+    idx = [i for i, p in enumerate(pvalues) if p is not None]
+    out = [None] * len(pvalues)
+    if idx:
+        adjusted = multipletests([pvalues[i] for i in idx], method=method)[1]
+        for i, p in zip(idx, adjusted):
+            out[i] = float(min(1.0, p))
+    return out
+
+
+def _pattern(bias_p_adj, acq_p_adj, acquiescence, alpha) -> str:
+    if bias_p_adj is None or not bias_p_adj < alpha:
+        return "none"
+    if acq_p_adj is not None and acq_p_adj < alpha and acquiescence is not None and acquiescence != 0:
+        return "protective" if acquiescence < 0 else "assertive"
+    return "symmetric"
+
+
+def _as_list(value) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return list(value)
+
+
+def _column(frame: pl.DataFrame, log, name: str, option: str) -> str:
+    """Resolve a column given by canonical name or by its header as written."""
+    if name in frame.columns:
+        return name
+    for canonical, header in getattr(log, "columns", {}).items():
+        if header == name or str(header).strip().lower() == str(name).strip().lower():
+            if canonical in frame.columns:
+                return canonical
+    low = {str(c).strip().lower(): c for c in frame.columns}
+    if str(name).strip().lower() in low:
+        return low[str(name).strip().lower()]
+    seen = ", ".join(c for c in frame.columns if not c.startswith("_"))
+    raise ColumnError(f"{option} {name}: no such column; columns seen: {seen}")
+
+
+def analyze_framing(
+    log,
+    *,
+    by: str | Iterable[str] | None = None,
+    toward: str | None = None,
+    targets=None,
+    item: str | Iterable[str] | None = None,
+    alpha: float = 0.05,
+    correction: str = "holm",
+    confidence: float = 0.95,
+    interval: str = "t",
+    label: str | None = None,
+    response: str | None = None,
+    score_from: str | None = None,
+    scale=None,
+) -> FramingResult:
+    """Analyze a dual-framing log: lean, asymmetry, languages, wrappers and a label audit.
+
+    Parameters
+    ----------
+    log : Log, path, DataFrame or list of dicts
+        The log, long layout (model, topic, language, framing, iteration, prefix,
+        suffix, prompt, response, label, score, refusal; BiasLab headers resolve through
+        :mod:`probestats.io`) or BiasLab's wide export (``{model}_Raw``/``{model}_Cat``
+        pairs, detected when there is no model column).
+    by : str or list of str, optional
+        Columns that define cells. Default: ``model`` (when present), plus ``topic`` when
+        no reference target is shared by all topics.
+    toward : str, optional
+        The reference target. Default per topic: the target its affirmative prompt asserts.
+    targets : path, DataFrame or mapping, optional
+        Per topic, the target the affirmative and the reverse prompt assert (see
+        :func:`read_targets`). Without it, an ``asserts`` column is used; without that,
+        the targets are the unnamed "affirmative claim" and "reverse claim".
+    item : str or list of str, optional
+        Columns whose combination is a matched item. Default: ``item`` (if present),
+        ``topic`` and ``language``, those not used by ``by``.
+    alpha : float
+        Level for the pattern (on corrected p-values).
+    correction : {"holm", "bh", "none"}
+        Correction of p-values across cells.
+    confidence : float
+        Level of the intervals.
+    interval : {"t", "sign-flip"}
+        Interval method (see :func:`probestats.hypotests.gap_interval`).
+    label, response : str, optional
+        Columns holding a judge's label and the raw response (default ``label`` and
+        ``reply``); when both exist, the label audit compares them.
+    score_from : {"score", "label", "response"}, optional
+        Where scores come from. Default: the ``score`` column if present, else the
+        label, else a parse of the response.
+    scale : str, optional
+        Declared numeric scale of scores or labels, such as ``"1:5"``.
+
+    Returns
+    -------
+    FramingResult
+
+    Raises
+    ------
+    FramingError
+        Unknown framings, rows without a target, items the analysis cannot use.
+    OptionError, ColumnError
+        Options that do not fit the log (pooling topics without a shared reference, an
+        unknown target, a missing column).
+    """
+    from probestats.io import read_log
+
+    if not 0 < alpha < 1:
+        raise OptionError(f"alpha must be between 0 and 1 (such as 0.05), not {alpha!r}")
+    if correction not in CORRECTIONS:
+        raise OptionError(f"correction must be one of holm, bh, none, not {correction!r}")
+    if score_from is not None and score_from not in SCORE_SOURCES:
+        raise OptionError(f"score_from must be one of score, label, response, not {score_from!r}")
+    if scale is not None:
+        parse_scale(scale)
+
+    log = read_log(log)
+    frame = log.frame
+    problems: list[Problem] = list(getattr(log, "problems", ()))
+    if "_row" not in frame.columns:
+        frame = frame.with_row_index("_row").with_columns(pl.col("_row").cast(pl.Int64))
+    if is_wide(frame):
+        frame = melt_wide(frame)
+    if frame.height == 0:
+        raise FramingError([Problem("error", "empty_log", f"{log.source} has no data rows; add rows below the header")])
+
+    def rows_of(mask_frame: pl.DataFrame) -> tuple[int, ...]:
+        idx = mask_frame["_row"].unique(maintain_order=True).to_list()[:100]
+        return tuple(log.rows(idx))
+
+    def header(name):
+        return log.columns.get(name, name)
+
+    # ---- framing
+    if "framing" not in frame.columns:
+        seen = ", ".join(c for c in frame.columns if not c.startswith("_"))
+        raise ColumnError(f"no framing column; columns seen: {seen} (use --column framing=HEADER)")
+    fr, unknown = normalize_framing(frame["framing"])
+    frame = frame.with_columns(fr.alias("_framing"))
+    if unknown:
+        bad = frame.filter(pl.col("_framing").is_null() & pl.col("framing").is_not_null())
+        problems.append(Problem(
+            "error", "unknown_framing",
+            f"framing values {', '.join(repr(str(u)) for u in unknown[:10])} are neither affirmative nor reverse; "
+            "write them as Affirmative/Reverse (aff/rev, forward/mirrored are also understood)",
+            rows_of(bad), header("framing")))
+    missing_framing = frame.filter(pl.col("framing").is_null())
+    if missing_framing.height:
+        problems.append(Problem("error", "missing_framing",
+                                f"{missing_framing.height} rows have no framing; fill the framing column",
+                                rows_of(missing_framing), header("framing")))
+
+    # ---- scores
+    label_col = _column(frame, log, label, "--label") if label else ("label" if "label" in frame.columns else None)
+    response_col = (_column(frame, log, response, "--response") if response
+                    else ("reply" if "reply" in frame.columns else None))
+    source = score_from or ("score" if "score" in frame.columns else "label" if label_col else
+                            "response" if response_col else None)
+    if source is None:
+        seen = ", ".join(c for c in frame.columns if not c.startswith("_"))
+        raise ColumnError(f"no score, label or response column to score; columns seen: {seen} "
+                          "(use --column score=HEADER)")
+    if source == "score":
+        if "score" not in frame.columns:
+            raise ColumnError("score_from='score' but the log has no score column (use --column score=HEADER)")
+        parsed = _scores_from_numbers(frame["score"], scale, header("score"))
+        score_col = "score"
+    else:
+        score_col = label_col if source == "label" else response_col
+        if score_col is None:
+            raise ColumnError(f"score_from='{source}' but the log has no {source} column "
+                              f"(use --{source} COLUMN or --column {'label' if source == 'label' else 'reply'}=HEADER)")
+        parsed = parse_labels(frame[score_col], scale=scale)
+    frame = frame.with_columns(parsed["score"].alias("_score"), parsed["kind"].alias("_kind"))
+    if response_col is not None and source != "response" and "refusal" not in frame.columns:
+        # a judge writes refusals as Neutral; the response itself says whether the model abstained
+        said = parse_labels(frame[response_col], scale=scale)["kind"]
+        frame = frame.with_columns(
+            pl.when((pl.col("_score") == 0) & (said == "refusal")).then(pl.lit("refusal"))
+            .otherwise(pl.col("_kind")).alias("_kind"))
+    if "refusal" in frame.columns:
+        refused = _truthy(frame["refusal"])
+        frame = frame.with_columns(
+            pl.when(refused).then(pl.lit(0.0)).otherwise(pl.col("_score")).alias("_score"),
+            pl.when(refused).then(pl.lit("refusal")).otherwise(pl.col("_kind")).alias("_kind"),
+        )
+    unparsed_rows = frame.filter(pl.col("_score").is_null())
+    unparsed = _unparsed_summary(unparsed_rows, score_col, header(score_col), rows_of)
+    if unparsed_rows.height:
+        problems.append(Problem(
+            "warning", "unparsed_label",
+            f"{unparsed_rows.height} of {frame.height} responses state no option that can be scored "
+            f"({header(score_col)}); they are left out and listed, never guessed",
+            rows_of(unparsed_rows), header(score_col)))
+
+    # ---- polarity
+    has_topic = "topic" in frame.columns
+    frame = frame.with_columns(
+        (pl.col("topic").cast(pl.String).str.strip_chars().fill_null("") if has_topic else pl.lit("")).alias("_topic")
+    )
+    topics = frame["_topic"].unique(maintain_order=True).to_list()
+    pairs: dict[str, tuple[str, str]] = {}
+    if targets is not None:
+        table = read_targets(targets)
+        if not has_topic:
+            if len(table) != 1:
+                raise OptionError(f"the log has no topic column but the targets name {len(table)} topics; "
+                                  "add a topic column (or give one topic in the targets)")
+            pairs[""] = next(iter(table.values()))
+        else:
+            lacking = [t for t in topics if t not in table]
+            if lacking:
+                raise OptionError(f"the targets name no targets for topic(s) {', '.join(map(repr, lacking))}; "
+                                  "add a row per topic (topic, affirmative, reverse)")
+            pairs = {t: table[t] for t in topics}
+        if "asserts" in frame.columns:
+            problems.append(Problem("warning", "asserts_ignored",
+                                    "the targets file was used; the log's asserts column was ignored", (),
+                                    header("asserts")))
+        frame = frame.with_columns(
+            pl.when(pl.col("_framing") == AFFIRMATIVE)
+            .then(pl.col("_topic").replace_strict({t: p[0] for t, p in pairs.items()}, default=None))
+            .otherwise(pl.col("_topic").replace_strict({t: p[1] for t, p in pairs.items()}, default=None))
+            .alias("_asserts")
+        )
+    elif "asserts" in frame.columns:
+        frame = frame.with_columns(pl.col("asserts").cast(pl.String).str.strip_chars().alias("_asserts"))
+        missing = frame.filter(pl.col("_asserts").is_null() | (pl.col("_asserts") == ""))
+        if missing.height:
+            problems.append(Problem("error", "missing_target",
+                                    f"{missing.height} rows do not say which target their prompt asserts; "
+                                    "fill the asserts column or give --targets FILE",
+                                    rows_of(missing), header("asserts")))
+        for t in topics:
+            sub = frame.filter((pl.col("_topic") == t) & pl.col("_framing").is_not_null()
+                               & pl.col("_asserts").is_not_null() & (pl.col("_asserts") != ""))
+            a = sub.filter(pl.col("_framing") == AFFIRMATIVE)["_asserts"].unique(maintain_order=True).to_list()
+            r = sub.filter(pl.col("_framing") == REVERSE)["_asserts"].unique(maintain_order=True).to_list()
+            where = f"topic '{t}'" if has_topic else "the log"
+            if len(a) == 1 and len(r) == 1 and a[0] != r[0]:
+                pairs[t] = (a[0], r[0])
+            elif len(a) > 1 or len(r) > 1 or (a and r and a[0] == r[0]):
+                problems.append(Problem(
+                    "error", "inconsistent_target",
+                    f"in {where} the affirmative prompts assert {a} and the reverse prompts {r}; each framing "
+                    "must assert one target and the two must differ (fix the asserts column or give --targets FILE)",
+                    rows_of(sub), header("asserts")))
+            else:
+                problems.append(Problem("error", "unmatched_framing",
+                                        f"{where} is asked in one framing only; both framings are needed",
+                                        rows_of(sub), header("framing")))
+    else:
+        pairs = {t: (_UNNAMED[AFFIRMATIVE], _UNNAMED[REVERSE]) for t in topics}
+        if toward is not None:
+            raise OptionError("toward needs named targets: give --targets FILE (topic, affirmative, reverse) "
+                              "or an asserts column")
+        problems.append(Problem(
+            "warning", "unnamed_targets",
+            "no asserts column and no targets: scores are aligned toward the claim each topic's affirmative "
+            "prompt makes (give --targets FILE to name the targets)"))
+        frame = frame.with_columns(
+            pl.when(pl.col("_framing") == AFFIRMATIVE).then(pl.lit(_UNNAMED[AFFIRMATIVE]))
+            .otherwise(pl.lit(_UNNAMED[REVERSE])).alias("_asserts"))
+
+    if has_errors(problems):
+        raise FramingError(problems)
+
+    if toward is not None:
+        toward = str(toward).strip()
+        lacking = [t for t, p in pairs.items() if toward not in p]
+        if lacking:
+            known = sorted({x for p in pairs.values() for x in p})
+            raise OptionError(
+                f"no prompt in topic(s) {', '.join(repr(t) for t in lacking)} asserts '{toward}' "
+                f"(targets: {', '.join(known)}); name a target every topic has, or analyze those topics apart")
+        refs = {t: toward for t in pairs}
+    else:
+        refs = {t: p[0] for t, p in pairs.items()}
+    shared = len(set(refs.values())) == 1 and (toward is not None or len(refs) == 1 or
+                                                 set(refs.values()) != {_UNNAMED[AFFIRMATIVE]})
+    reference: Any = next(iter(refs.values())) if shared else dict(refs)
+
+    frame = frame.with_columns(pl.col("_topic").replace_strict(refs, default=None).alias("_ref"))
+    frame = frame.with_columns(
+        pl.when(pl.col("_asserts") == pl.col("_ref")).then(pl.col("_score")).otherwise(-pl.col("_score"))
+        .alias("_aligned")
+    )
+
+    # ---- cells and items
+    by_cols = [_column(frame, log, b, "--by") for b in _as_list(by)]
+    if by is None:
+        by_cols = (["model"] if "model" in frame.columns else [])
+        if not shared and has_topic:
+            by_cols.append("topic")
+    elif not shared and has_topic and len(topics) > 1 and "topic" not in by_cols:
+        raise OptionError(
+            "the topics have no reference target in common, so pooling them would mix directions; "
+            "add --by topic, or give --toward TARGET with --targets FILE naming a target every topic asserts")
+    if item is not None:
+        item_cols = [_column(frame, log, c, "--item") for c in _as_list(item)]
+    else:
+        item_cols = [c for c in ("item", "topic", "language") if c in frame.columns and c not in by_cols]
+    item_cols = [c for c in item_cols if c not in by_cols]
+
+    scored = frame.filter(pl.col("_score").is_not_null())
+    keys = by_cols + item_cols
+    if keys:
+        balance = scored.group_by(keys, maintain_order=True).agg(
+            (pl.col("_framing") == AFFIRMATIVE).sum().alias("n_aff"),
+            (pl.col("_framing") == REVERSE).sum().alias("n_rev"),
+        )
+        one_sided = balance.filter((pl.col("n_aff") == 0) | (pl.col("n_rev") == 0))
+        if one_sided.height:
+            names = ["/".join(str(v) for v in r) for r in one_sided.select(keys).head(5).iter_rows()]
+            problems.append(Problem(
+                "warning", "unmatched_item",
+                f"{one_sided.height} item(s) have scored responses in one framing only ({', '.join(names)}"
+                f"{', ...' if one_sided.height > 5 else ''}); they are left out: an item needs both framings"))
+            scored = scored.join(one_sided.select(keys), on=keys, how="anti", nulls_equal=True)
+        unbalanced = balance.filter((pl.col("n_aff") != pl.col("n_rev")) & (pl.col("n_aff") > 0)
+                                    & (pl.col("n_rev") > 0))
+        if unbalanced.height:
+            problems.append(Problem(
+                "warning", "unbalanced_framing",
+                f"{unbalanced.height} item(s) have unequal numbers of scored responses in the two framings; "
+                "their mean aligned score mixes a little acquiescence into the bias"))
+    if scored.height == 0:
+        raise FramingError(problems + [Problem("error", "no_scores",
+                                               "no item has scored responses in both framings; check the "
+                                               "framing and score columns")])
+
+    groups = (sorted(scored.group_by(by_cols), key=lambda g: _sort_key(g[0])) if by_cols else [((), scored)])
+    raw_cells = []
+    for key, sub in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        cell_by = _cell_key(by_cols, key)
+        bias_u, acq_u, unit, n_items = _units(sub, item_cols)
+        bt, at = _test(bias_u), _test(acq_u)
+        stats = _summaries(sub)
+        cell_unparsed = unparsed_rows
+        for c, v in zip(by_cols, key):
+            cell_unparsed = cell_unparsed.filter(pl.col(c) == v) if v is not None else cell_unparsed.filter(
+                pl.col(c).is_null())
+        topic_ref = None
+        if shared:
+            topic_ref = reference
+        else:
+            ts = sub["_topic"].unique().to_list()
+            topic_ref = refs[ts[0]] if len(ts) == 1 else None
+        raw_cells.append(dict(
+            by=cell_by, reference=topic_ref, n_items=n_items, n_unparsed=cell_unparsed.height, **stats,
+            bias_p=bt.pvalue if bt else None, acquiescence_p=at.pvalue if at else None,
+            bias_ci=_interval(bias_u, confidence, interval), acquiescence_ci=_interval(acq_u, confidence, interval),
+            test_unit=unit, test_method=bt.method if bt else None,
+            min_attainable_p=min_attainable_p(len(bias_u)) if len(bias_u) else None,
+            single_item=n_items == 1,
+        ))
+        where = ", ".join(f"{k}={v}" for k, v in cell_by.items()) or "the log"
+        if n_items == 1:
+            problems.append(Problem(
+                "warning", "single_item",
+                f"{where} has one item, so its test treats that prompt's {sub.height} runs as the sample: "
+                "the result speaks for that one prompt only (add claims or languages to generalize)"))
+        elif min_attainable_p(n_items) > alpha:
+            problems.append(Problem(
+                "warning", "cannot_reach_alpha",
+                f"{where} has {n_items} items; the smallest attainable sign-flip p is "
+                f"{min_attainable_p(n_items):.3g} > alpha {alpha}, so no lean could be detected (add items)"))
+
+    method = CORRECTIONS[correction]
+    b_adj = _adjust([c["bias_p"] for c in raw_cells], method)
+    a_adj = _adjust([c["acquiescence_p"] for c in raw_cells], method)
+    cells = []
+    for c, bp, ap in zip(raw_cells, b_adj, a_adj):
+        c["bias_p_adjusted"], c["acquiescence_p_adjusted"] = bp, ap
+        c["pattern"] = _pattern(bp, ap, c["acquiescence"], alpha)
+        cells.append(c)
+
+    # ---- languages
+    languages = []
+    if "language" in scored.columns and "language" not in by_cols:
+        lang_items = [c for c in item_cols if c != "language"]
+        for c in cells:
+            sub = _select(scored, c["by"])
+            n_lang = agree = 0
+            for (lang,), lsub in sorted(sub.group_by(["language"]), key=lambda g: _sort_key(g[0])):
+                bias_u, acq_u, unit, n_items = _units(lsub, lang_items)
+                bt, at = _test(bias_u), _test(acq_u)
+                st = _summaries(lsub)
+                agrees = None
+                if c["bias"] and st["bias"] is not None:
+                    agrees = bool(np.sign(st["bias"]) == np.sign(c["bias"]))
+                    agree += agrees
+                n_lang += 1
+                languages.append(LanguageResult(
+                    by=c["by"], language=None if lang is None else str(lang), n=st["n"], n_items=n_items,
+                    bias=st["bias"], bias_ci=_interval(bias_u, confidence, interval),
+                    bias_p=bt.pvalue if bt else None, acquiescence=st["acquiescence"],
+                    acquiescence_p=at.pvalue if at else None, neutral_rate=st["neutral_rate"],
+                    abstain_rate=st["abstain_rate"], test_unit=unit, agrees=agrees))
+            c["n_languages"], c["languages_agree"] = n_lang, agree
+
+    # ---- wrappers
+    wrappers = []
+    for w in ("prefix", "suffix"):
+        if w not in scored.columns:
+            continue
+        for c in cells:
+            sub = _select(scored, c["by"])
+            means = []
+            for (value,), wsub in sorted(sub.group_by([w]), key=lambda g: _sort_key(g[0])):
+                m = _mean(wsub["_aligned"])
+                means.append(m)
+                wrappers.append(WrapperResult(by=c["by"], wrapper=w, value=None if value is None else str(value),
+                                              n=wsub.height, aligned=m))
+            c[f"{w}_spread"] = (max(means) - min(means)) if len(means) >= 2 else None
+
+    # ---- label audit
+    audit = None
+    if label_col and response_col and label_col != response_col:
+        audit = label_audit(frame[label_col], frame[response_col], scale=scale,
+                            label_column=header(label_col), response_column=header(response_col))
+
+    order = [f.name for f in fields(FramingCell)]
+    return FramingResult(
+        reference=reference, shared_reference=shared, by=tuple(by_cols), item_columns=tuple(item_cols),
+        score_from=source, alpha=alpha, correction=correction, confidence=confidence,
+        cells=tuple(FramingCell(**{k: c.get(k) for k in order}) for c in cells),
+        languages=tuple(languages), wrappers=tuple(wrappers), label_audit=audit, unparsed=unparsed,
+        problems=tuple(problems),
+    )
+
+
+def _sort_key(key) -> tuple:
+    key = key if isinstance(key, tuple) else (key,)
+    return tuple((v is None, "" if v is None else str(v)) for v in key)
+
+
+def _select(frame: pl.DataFrame, by: dict) -> pl.DataFrame:
+    for c, v in by.items():
+        frame = frame.filter(pl.col(c).is_null() if v is None else pl.col(c).cast(pl.String) == str(v))
+    return frame
+
+
+def _unparsed_summary(rows: pl.DataFrame, column, header, rows_of) -> dict:
+    if rows.height == 0 or column is None:
+        return {"count": int(rows.height), "column": header, "values": [], "rows": []}
+    counts = (rows.group_by(column).agg(pl.len().alias("count"))
+              .sort(["count", column], descending=[True, False], nulls_last=True).head(_MAX_LISTED))
+    return {
+        "count": int(rows.height),
+        "column": header,
+        "values": [{"text": None if v is None else str(v), "count": int(n)} for v, n in counts.iter_rows()],
+        "rows": list(rows_of(rows)),
+    }
+
+
+def label_audit(labels, responses, *, scale=None, label_column="label", response_column="response",
+                top: int = 10) -> LabelAudit:
+    """Compare a judge's labels with a deterministic parse of the raw responses.
+
+    Parameters
+    ----------
+    labels, responses : polars.Series or iterable
+        The judge's label and the raw response of each row.
+    scale : str, optional
+        Declared numeric scale, when labels are numbers.
+    top : int
+        How many of the most frequent disagreements to list.
+
+    Examples
+    --------
+    >>> a = label_audit(["Agree", "Neutral", "Neutral"], ["I agree.", "Disagree", "Disagree"])
+    >>> a.compared, round(a.agreement, 3)
+    (3, 0.333)
+    >>> a.disagreements
+    [{'response': 'Disagree', 'label': 'Neutral', 'parsed': 'disagree', 'count': 2}]
+    """
+    judge = parse_labels(labels, scale=scale)["score"]
+    parsed = parse_labels(responses, scale=scale)["score"]
+    lab = labels if isinstance(labels, pl.Series) else pl.Series(list(labels), strict=False)
+    resp = responses if isinstance(responses, pl.Series) else pl.Series(list(responses), strict=False)
+    df = pl.DataFrame({"label": lab.cast(pl.String), "response": resp.cast(pl.String),
+                       "judge": judge, "parsed": parsed})
+    both = df.filter(pl.col("judge").is_not_null() & pl.col("parsed").is_not_null())
+    compared = both.height
+    agreement = float((both["judge"] == both["parsed"]).mean()) if compared else None
+    confusion: dict[str, dict[str, int]] = {}
+    for j, p, n in both.group_by(["judge", "parsed"]).agg(pl.len()).sort(["judge", "parsed"],
+                                                                         descending=True).iter_rows():
+        confusion.setdefault(score_name(j), {})[score_name(p)] = int(n)
+    dis = (both.filter(pl.col("judge") != pl.col("parsed"))
+           .group_by(["response", "label", "parsed"]).agg(pl.len().alias("count"))
+           .sort(["count", "response", "label"], descending=[True, False, False]).head(top))
+    disagreements = [{"response": r, "label": lbl, "parsed": score_name(p), "count": int(n)}
+                     for r, lbl, p, n in dis.iter_rows()]
+    return LabelAudit(
+        label_column=label_column, response_column=response_column, compared=compared, agreement=agreement,
+        confusion=confusion, disagreements=disagreements,
+        judge_only=int(df.filter(pl.col("judge").is_not_null() & pl.col("parsed").is_null()).height),
+        parsed_only=int(df.filter(pl.col("judge").is_null() & pl.col("parsed").is_not_null()).height),
+    )
+
+
+def _demo_rows() -> list[dict]:
+    """A tiny framing log for examples: one model, three languages, a lean of +1."""
+    rows = []
+    for lang in ("en", "es", "fr"):
+        for framing, score in (("affirmative", 1), ("reverse", -1)):
+            rows.append({"model": "m", "topic": "t", "language": lang, "framing": framing, "score": score})
+    return rows
