@@ -1,3 +1,9 @@
 """probestats: trustworthy statistics from counterfactual bias-probe logs."""
 
 __version__ = "0.1.0"
+
+from .errors import ProbestatsError, ReadError, ValidationError  # noqa: E402
+from .io import Log, read_log  # noqa: E402
+from .problems import Problem  # noqa: E402
+from .schema import Checked, validate  # noqa: E402
+from .paired import Analysis, analyze, item_table  # noqa: E402

@@ -101,6 +101,21 @@ def _as_text(expr: pl.Expr, dtype) -> pl.Expr:
     return expr.cast(pl.String)
 
 
+def _as_number(series: pl.Series) -> pl.Series:
+    """A setting such as temperature as a float when every cell is a number, so 0.8 and "0.8" compare equal.
+
+    >>> _as_number(pl.Series(["0.8", " 0.8", None])).to_list()
+    [0.8, 0.8, None]
+    >>> _as_number(pl.Series(["0.8", "default"])).to_list()
+    ['0.8', 'default']
+    """
+    if series.dtype.is_numeric():
+        return series.cast(pl.Float64)
+    text = series.cast(pl.String).str.strip_chars()
+    numbers = text.cast(pl.Float64, strict=False)
+    return numbers if numbers.null_count() == text.null_count() else series
+
+
 def validate(
     log,
     *,
@@ -173,8 +188,9 @@ def validate(
     wanted += [c for c in list(by) + list(keep) if c not in wanted]
     if metric is not None and metric not in wanted:
         wanted.append(metric)
+    text_cols = {"item", "variant", "seed", "model", "system", "run_id", *by}
     exprs = [
-        _as_text(pl.col(c), schema[c]).alias(c) if c in ("item", "variant", "seed", "model", "system", "run_id")
+        _as_text(pl.col(c), schema[c]).alias(c) if c in text_cols
         else pl.col(c)
         for c in wanted
     ]
@@ -185,6 +201,8 @@ def validate(
     from .io import collect
 
     df = collect(lazy, log.source, log._path)
+    if "temperature" in df.columns:
+        df = df.with_columns(_as_number(df["temperature"]))
     n_rows = df.height
     if n_rows == 0:
         problems.append(Problem("error", "empty_log",
@@ -242,7 +260,9 @@ def _missing(log: Log, name: str, is_metric: bool = False) -> Problem:
 
 
 def _metric_hint(log: Log, name: str) -> str:
-    taken = set(log.columns.values())
+    not_metrics = {"item", "variant", "seed", "run_id", "time", "model", "temperature", "system", "prompt",
+                   "reply", "framing", "topic", "language", "label", "prefix", "suffix", "asserts", "criterion"}
+    taken = {h for c, h in log.columns.items() if c in not_metrics}
     free = [h for h in log.headers if h not in taken]
     if free:
         h = free[-1].strip()

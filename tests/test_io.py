@@ -1,0 +1,225 @@
+"""Reading logs: every format, header matching, row numbers a person sees, clear read errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from probestats import read_log, validate
+from probestats.errors import ColumnError, OptionError, ReadError
+from probestats.io import format_rows, normalize_header, resolve_columns
+from tests.factories import make_log, write_log
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
+BROKEN = SAMPLES / "broken"
+
+
+def checked_frame(path, **kw):
+    """The checked frame without the row numbers, which differ between formats by design."""
+    return validate(path, metric="steps", **kw).frame.drop("_row")
+
+
+def test_sample_probe_csv_jsonl_load_equal():
+    csv = checked_frame(SAMPLES / "style_probe.csv")
+    jsonl = checked_frame(SAMPLES / "style_probe.jsonl")
+    assert csv.height == 320
+    assert_frame_equal(csv, jsonl)
+
+
+def test_hand_sheet_csv_and_xlsx_load_equal():
+    csv = checked_frame(SAMPLES / "style_hand.csv")
+    xlsx = checked_frame(SAMPLES / "style_hand.xlsx")
+    assert csv.height == 60
+    assert_frame_equal(csv, xlsx)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".tsv", ".json", ".jsonl", ".xlsx", ".ods", ".parquet"])
+def test_every_format_loads_equal(tmp_path, suffix):
+    frame = make_log(items=4, runs=3, gap=1.0, seed=3)
+    reference = checked_frame(write_log(frame, tmp_path / "log.csv"))
+    other = checked_frame(write_log(frame, tmp_path / f"log{suffix}"))
+    assert_frame_equal(reference, other)
+
+
+def test_python_objects_load_like_files(tmp_path):
+    frame = make_log(items=3, runs=2, seed=1)
+    from_file = checked_frame(write_log(frame, tmp_path / "log.csv"))
+    assert_frame_equal(checked_frame(frame), from_file)
+    assert_frame_equal(checked_frame(frame.to_dicts()), from_file)
+    assert_frame_equal(checked_frame(frame.to_pandas()), from_file)
+
+
+def test_friendly_headers_resolve_without_options():
+    log = read_log(BROKEN / "friendly_headers.csv", metric="steps")
+    assert log.columns == {"item": " Item ", "variant": "Variant", "seed": "Seed", "run_id": "Run ID",
+                           "steps": "Steps"}
+    assert validate(log, metric="steps").ok
+
+
+def test_biaslab_headers_resolve():
+    log = read_log(SAMPLES / "framing_long.csv")
+    assert {k: log.columns[k] for k in ("model", "language", "framing", "seed", "prompt", "prefix", "suffix",
+                                        "topic", "reply", "label", "score", "refusal", "neutral")} == {
+        "model": "Model", "language": "Language", "framing": "Framing", "seed": "Iteration",
+        "prompt": "Question", "prefix": "Prefix", "suffix": "Suffix", "topic": "Topic", "reply": "Raw",
+        "label": "Cat", "score": "Score", "refusal": "IsRefusal", "neutral": "IsNeutral"}
+
+
+def test_column_override_and_bad_override():
+    rows = [{"Question #": 1, "Style": "a", "n": 2}, {"Question #": 1, "Style": "b", "n": 3}]
+    log = read_log(rows, columns={"item": "Question #"}, metric="n")
+    assert log.columns["item"] == "Question #" and log.columns["variant"] == "Style"
+    with pytest.raises(ColumnError, match=r"--column item=Nope: no header 'Nope' in the log; headers seen: Question #, Style, n"):
+        read_log(rows, columns={"item": "Nope"})
+
+
+def test_normalize_and_resolve():
+    assert normalize_header("  IsRefusal ") == "isrefusal"
+    # an exact canonical name wins over an alias, whatever the order of headers
+    assert resolve_columns(["pair", "item"])["item"] == "item"
+
+
+def test_csv_rows_are_file_lines_even_with_multiline_replies():
+    log = read_log(SAMPLES / "style_probe.csv")
+    text = (SAMPLES / "style_probe.csv").read_text(encoding="utf-8")
+    # the third record starts on the line after the first two records' text ends
+    import csv as _csv
+    import io
+
+    reader = _csv.reader(io.StringIO(text, newline=""))
+    next(reader)
+    starts = []
+    line = 2
+    for _ in range(3):
+        starts.append(line)
+        next(reader)
+        line = reader.line_num + 1
+    assert log.rows([0, 1, 2]) == starts
+    assert starts[1] > 3  # the replies do span lines, so this checks something
+
+
+def test_jsonl_rows_count_blank_lines(tmp_path):
+    path = tmp_path / "log.jsonl"
+    path.write_text('{"item": 1, "variant": "a", "steps": 1}\n\n{"item": 1, "variant": "b", "steps": "x"}\n')
+    checked = validate(path, metric="steps")
+    assert [(p.code, p.rows) for p in checked.errors] == [("non_numeric", (3,))]
+
+
+def test_spreadsheet_rows_and_title_rows():
+    checked = validate(BROKEN / "title_rows.xlsx", metric="steps", skip_rows=2)
+    assert checked.ok and checked.n_rows == 60
+    first = checked.frame["_row"][0]
+    assert checked.log.rows([first]) == [4]  # two title rows, the header on row 3, data from row 4
+
+
+def test_numbers_stored_as_text_are_converted_with_a_warning():
+    checked = validate(BROKEN / "numbers_as_text.xlsx", metric="steps")
+    assert checked.ok
+    assert [p.code for p in checked.warnings] == ["numbers_as_text"]
+    assert checked.frame["steps"].dtype == pl.Float64
+
+
+def test_empty_trailing_sheet_rows_are_ignored(tmp_path):
+    import xlsxwriter
+
+    path = tmp_path / "sheet.xlsx"
+    book = xlsxwriter.Workbook(str(path))
+    sheet = book.add_worksheet()
+    for r, row in enumerate([["item", "variant", "steps"], [1, "a", 3], [1, "b", 2]]):
+        sheet.write_row(r, 0, row)
+    sheet.write_string(6, 0, "")  # a touched but empty cell well below the data
+    sheet.write_blank(7, 1, None)
+    book.close()
+    assert validate(path, metric="steps").n_rows == 2
+
+
+def test_latin1_loads_with_a_warning_and_encoding_option_is_silent():
+    guessed = read_log(BROKEN / "latin1.csv")
+    assert [p.code for p in guessed.problems] == ["encoding"]
+    told = read_log(BROKEN / "latin1.csv", encoding="latin-1")
+    assert told.problems == ()
+    assert_frame_equal(guessed.frame, told.frame)
+    assert any("ó" in str(v) or "é" in str(v) or "á" in str(v) for v in told.frame["prompt"].to_list())
+
+
+def test_utf8_bom_and_utf16(tmp_path):
+    text = "item,variant,steps\n1,a,3\n1,b,2\n"
+    (tmp_path / "bom.csv").write_bytes(b"\xef\xbb\xbf" + text.encode())
+    (tmp_path / "u16.csv").write_bytes(text.encode("utf-16"))
+    for name in ("bom.csv", "u16.csv"):
+        log = read_log(tmp_path / name, metric="steps")
+        assert log.columns["item"] == "item", name
+        assert log.frame.height == 2
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("not_json.jsonl", "line 2 of not_json.jsonl is not JSON (Expecting property name enclosed in double quotes at column 2); fix or remove that line"),
+        ("random_bytes.xlsx", "cannot read 'random_bytes.xlsx' as a spreadsheet"),
+        ("unbalanced_quotes.csv", "of unbalanced_quotes.csv"),
+    ],
+)
+def test_broken_files_raise_one_clear_error(name, message):
+    with pytest.raises(ReadError) as info:
+        validate(BROKEN / name, metric="steps")
+    assert message in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_read_errors_for_paths(tmp_path):
+    with pytest.raises(ReadError, match="no such file"):
+        read_log(tmp_path / "missing.csv")
+    with pytest.raises(ReadError, match="is a folder"):
+        read_log(tmp_path)
+    (tmp_path / "empty.csv").write_bytes(b"")
+    with pytest.raises(ReadError, match="'empty.csv' is empty"):
+        read_log(tmp_path / "empty.csv")
+    (tmp_path / "log.numbers").write_text("x")
+    with pytest.raises(ReadError, match=r"unsupported format; expected .csv, .tsv, .json, .jsonl, .xlsx, .ods or .parquet \(use --format\)"):
+        read_log(tmp_path / "log.numbers")
+    with pytest.raises(OptionError, match="--format xml: unknown format"):
+        read_log(tmp_path / "log.numbers", format="xml")
+    (tmp_path / "bin.csv").write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(ReadError, match="does not look like a text file"):
+        read_log(tmp_path / "bin.csv").frame
+
+
+def test_format_option_overrides_suffix(tmp_path):
+    path = tmp_path / "log.txt"
+    path.write_text("item\tvariant\tsteps\n1\ta\t3\n1\tb\t2\n")
+    assert read_log(path, format="tsv", metric="steps").frame.height == 2
+
+
+def test_json_array_and_wrong_json(tmp_path):
+    good = tmp_path / "log.json"
+    good.write_text(json.dumps([{"item": 1, "variant": "a", "steps": 3}, {"item": 1, "variant": "b", "steps": 2}]))
+    assert read_log(good).frame.height == 2
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"item": 1}')
+    with pytest.raises(ReadError, match="must be a JSON array of records"):
+        read_log(bad)
+
+
+def test_sheet_option(tmp_path):
+    with pytest.raises(OptionError, match=r"--sheet nope: no such sheet in 'style_hand.xlsx'; sheets: runs"):
+        read_log(SAMPLES / "style_hand.xlsx", sheet="nope")
+    assert read_log(SAMPLES / "style_hand.xlsx", sheet="runs").frame.height == 60
+    assert read_log(SAMPLES / "style_hand.xlsx", sheet=0).frame.height == 60
+
+
+def test_format_rows_ranges():
+    assert format_rows("line", [3, 2, 4, 10]) == "lines 2-4, 10"
+
+
+def test_large_csv_is_scanned_lazily(tmp_path):
+    frame = make_log(items=5, runs=4, seed=2).with_columns(pl.lit("long text " * 20).alias("reply"))
+    path = write_log(frame, tmp_path / "log.csv")
+    log = read_log(path, metric="steps")
+    assert isinstance(log.lazy, pl.LazyFrame)
+    plan = log.lazy.select("item", "variant", "steps").explain()
+    assert "reply" not in plan.split("PROJECT")[-1]  # the scan reads only the selected columns

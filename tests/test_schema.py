@@ -1,0 +1,173 @@
+"""Validation: every problem of SPEC §3, collected at once, with the rows a person would look at."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from probestats import validate
+from probestats.errors import ValidationError
+from probestats.schema import require_ok
+from tests.factories import make_log, write_log
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
+BROKEN = SAMPLES / "broken"
+
+
+def codes(checked):
+    return [p.code for p in checked.problems]
+
+
+def test_clean_sample_has_no_problems():
+    checked = validate(SAMPLES / "style_probe.csv", metric="steps")
+    assert checked.ok and checked.problems == ()
+    assert (checked.a, checked.b) == ("formal", "casual")
+    assert checked.values == ("formal", "casual")
+
+
+def test_non_numeric_on_line_39():
+    checked = validate(BROKEN / "non_numeric.csv", metric="steps")
+    assert codes(checked) == ["non_numeric"]
+    problem = checked.errors[0]
+    assert problem.rows == (39,)
+    assert problem.column == "steps"
+    assert problem.message == "steps: 'four' is not a number (line 39); write the count as a number or clear the cell"
+    # line 39 really holds the bad cell (the header is line 1)
+    assert "four" in (BROKEN / "non_numeric.csv").read_text().splitlines()[38]
+
+
+def test_unmatched_item_names_the_item():
+    checked = validate(BROKEN / "unmatched_item.csv", metric="steps")
+    assert codes(checked) == ["unmatched_item"]
+    assert checked.errors[0].message.startswith("item 5 has no 'casual' runs (lines 52-56 are all 'formal')")
+    lines = (BROKEN / "unmatched_item.csv").read_text().splitlines()
+    assert all(",5,formal," in lines[r - 1] for r in checked.errors[0].rows)
+
+
+def test_confounded_model():
+    checked = validate(BROKEN / "confounded_model.csv", metric="steps")
+    assert codes(checked) == ["confounded_setting"]
+    msg = checked.errors[0].message
+    assert "'formal' runs used 'stand-in-v1', 'casual' runs used 'stand-in-v2'" in msg
+    assert msg.endswith("rerun with model held fixed, or split with --by model")
+
+
+def test_missing_metric_lists_headers():
+    checked = validate(BROKEN / "missing_metric.csv", metric="steps")
+    assert codes(checked) == ["missing_column"]
+    assert checked.errors[0].message.startswith(
+        "no column for the metric 'steps'; headers seen: time, model, temperature, item, variant, seed, prompt")
+
+
+def test_missing_metric_suggests_a_free_header():
+    rows = [{"Item": 1, "Variant": v, "Score": 1} for v in "ab"]
+    checked = validate(rows, metric="steps")
+    assert checked.errors[0].message == (
+        "no column for the metric 'steps'; headers seen: Item, Variant, Score (use --metric Score, or --column steps=Score)"
+    )
+
+
+def test_every_problem_is_collected_at_once():
+    frame = make_log(items=4, runs=3, seed=5)
+    rows = frame.to_dicts()
+    rows[0]["steps"] = "lots"  # non_numeric
+    rows = [r for r in rows if not (r["item"] == "3" and r["variant"] == "casual")]  # unmatched item 3
+    rows.append(dict(rows[1]))  # a duplicate run
+    checked = validate(rows, metric="steps")
+    assert {"non_numeric", "unmatched_item", "duplicate_run"} <= set(codes(checked))
+    with pytest.raises(ValidationError, match=r"^2 validation errors: "):
+        require_ok(checked)
+
+
+def test_unknown_value_and_too_few_values():
+    frame = make_log(items=2, runs=2)
+    checked = validate(frame, metric="steps", a="formal", b="Casual")
+    assert codes(checked) == ["unknown_value"]
+    assert checked.errors[0].message == (
+        "--b Casual: no such value in the log; values seen: 'formal', 'casual'; did you mean 'casual'?")
+    only_one = validate(frame.filter(pl.col("variant") == "formal"), metric="steps")
+    assert codes(only_one) == ["too_few_values"]
+
+
+def test_mixed_setting_warning_and_by_allows_it():
+    a = make_log(items=3, runs=2, model="m1", seed=1)
+    b = make_log(items=3, runs=2, model="m2", seed=2)
+    both = pl.concat([a, b])
+    checked = validate(both, metric="steps")
+    assert "mixed_setting" in codes(checked) and checked.ok
+    assert "mixed_setting" not in codes(validate(both, metric="steps", by=["model"]))
+
+
+def test_seed_mismatch_unequal_runs_duplicates():
+    frame = make_log(items=2, runs=3, seed=0)
+    shifted = frame.with_columns(
+        pl.when(pl.col("variant") == "casual").then(pl.col("seed") + 100).otherwise(pl.col("seed")).alias("seed"))
+    assert codes(validate(shifted, metric="steps")) == ["seed_mismatch"]
+    assert codes(validate(shifted, metric="steps", same_seeds=False)) == []
+    fewer = frame.filter(~((pl.col("item") == "0") & (pl.col("variant") == "casual") & (pl.col("seed") == 3)))
+    assert set(codes(validate(fewer, metric="steps"))) == {"seed_mismatch", "unequal_runs"}
+    dup = pl.concat([frame, frame.head(1)])
+    checked = validate(dup, metric="steps")
+    assert "duplicate_run" in codes(checked)
+    assert checked.problems[codes(checked).index("duplicate_run")].rows == (1, 13)
+
+
+def test_not_alternated_for_timed_runs():
+    frame = make_log(items=2, runs=3, seed=0)
+    order = frame.with_columns(
+        (pl.when(pl.col("variant") == "formal").then(0).otherwise(100) + pl.col("seed").cast(pl.Int64)).alias("t"))
+    blocked = order.with_columns(pl.from_epoch(pl.col("t") * 60).dt.to_string("%Y-%m-%dT%H:%M:%S").alias("time"))
+    assert "not_alternated" in codes(validate(blocked.drop("t"), metric="steps"))
+    alternating = order.with_columns(
+        pl.from_epoch((pl.col("seed").cast(pl.Int64) * 2 + (pl.col("variant") == "casual").cast(pl.Int64)) * 60)
+        .dt.to_string("%Y-%m-%dT%H:%M:%S").alias("time"))
+    assert "not_alternated" not in codes(validate(alternating.drop("t"), metric="steps"))
+
+
+def test_suspect_metric_when_reply_is_not_empty():
+    rows = [{"item": 1, "variant": "a", "steps": 0, "reply": "1) check the loop\n2) print i"},
+            {"item": 1, "variant": "b", "steps": 2, "reply": "1. a\n2. b"}]
+    checked = validate(rows, metric="steps")
+    assert codes(checked) == ["suspect_metric"]
+    assert checked.problems[0].rows == (1,)
+
+
+def test_deterministic_judge():
+    rows = [{"item": i, "variant": v, "seed": s, "level": 3 + (v == "padded")}
+            for i in range(3) for v in ("padded", "plain") for s in range(3)]
+    assert codes(validate(rows, metric="level")) == ["deterministic"]
+
+
+def test_near_duplicate_values_and_fold_case():
+    checked = validate(BROKEN / "near_duplicate.csv", metric="steps")
+    assert codes(checked)[0] == "near_duplicate_value"
+    assert checked.warnings[0].message.endswith("use --fold-case to treat them as one value")
+    folded = validate(BROKEN / "near_duplicate.csv", metric="steps", fold_case=True)
+    assert codes(folded) == ["near_duplicate_value"]
+    assert folded.values == ("formal", "casual")
+
+
+def test_empty_log_and_blank_metric(tmp_path):
+    assert codes(validate(BROKEN / "empty.csv", metric="steps")) == ["empty_log"]
+    path = tmp_path / "blank.csv"
+    path.write_text("item,variant,steps\n1,a,3\n1,b,\n1,b,2\n")
+    checked = validate(path, metric="steps")
+    assert codes(checked) == ["blank_metric", "unequal_runs"] and checked.problems[0].rows == (3,)
+    assert checked.frame.height == 2
+
+
+def test_validate_json_shape():
+    d = validate(SAMPLES / "style_probe.csv", metric="steps").to_dict()
+    assert d["ok"] is True and d["rows"] == 320
+    assert d["columns"]["item"] == "item" and d["problems"] == []
+
+
+def test_row_numbers_in_a_spreadsheet(tmp_path):
+    frame = make_log(items=2, runs=2).with_columns(pl.col("steps").cast(pl.String))
+    frame = frame.with_columns(pl.when(pl.int_range(pl.len()) == 4).then(pl.lit("n/a")).otherwise(pl.col("steps"))
+                               .alias("steps"))
+    path = write_log(frame, tmp_path / "sheet.xlsx")
+    checked = validate(path, metric="steps")
+    assert [(p.code, p.rows) for p in checked.errors] == [("non_numeric", (6,))]  # header row 1, fifth run on row 6
