@@ -1,0 +1,172 @@
+"""The command line: exit codes, exact Error: lines, help on every command, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from probestats import __version__
+from probestats.cli import cli, main
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_logs"
+BROKEN = SAMPLES / "broken"
+
+
+def run(capsys, *args):
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+def test_version(capsys):
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out.strip() == f"probestats, version {__version__}"
+
+
+def test_python_dash_m_runs():
+    done = subprocess.run([sys.executable, "-m", "probestats", "--version"], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    assert done.returncode == 0 and __version__ in done.stdout
+
+
+def test_every_command_has_help_with_an_example_and_is_in_the_readme(capsys):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert cli.commands, "no commands registered"
+    for name, command in cli.commands.items():
+        assert command.help and "Example" in command.help, f"{name} lacks help with an example"
+        assert f"probestats {name}" in readme, f"the README does not show probestats {name}"
+        code, out, _ = run(capsys, name, "--help")
+        assert code == 0 and out.startswith(f"Usage: probestats {name}")
+        for param in command.params:
+            if isinstance(param, __import__("click").Option):
+                assert param.help, f"{name} {param.opts[0]} has no help text"
+
+
+def test_validate_ok_and_json(capsys):
+    code, out, _ = run(capsys, "validate", SAMPLES / "style_probe.csv", "--metric", "steps")
+    assert code == 0
+    assert out.splitlines()[-1] == "ok: no errors"
+    code, out, _ = run(capsys, "validate", SAMPLES / "style_probe.csv", "--metric", "steps", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["ok"] is True and data["rows"] == 320 and data["problems"] == []
+
+
+@pytest.mark.parametrize(
+    "name, code_name, row",
+    [("non_numeric.csv", "non_numeric", 39), ("unmatched_item.csv", "unmatched_item", 52),
+     ("confounded_model.csv", "confounded_setting", 2), ("missing_metric.csv", "missing_column", None)],
+)
+def test_validate_errors_exit_1(capsys, name, code_name, row):
+    code, out, _ = run(capsys, "validate", BROKEN / name, "--metric", "steps", "--json")
+    assert code == 1
+    problems = json.loads(out)["problems"]
+    assert problems[0]["code"] == code_name and problems[0]["severity"] == "error"
+    if row is not None:
+        assert problems[0]["rows"][0] == row
+
+
+def test_validate_text_output_groups_by_severity(capsys):
+    code, out, _ = run(capsys, "validate", BROKEN / "non_numeric.csv", "--metric", "steps")
+    assert code == 1
+    assert "  error    non_numeric           steps: 'four' is not a number (line 39); write the count as a number or clear the cell" in out
+
+
+def test_warnings_only_exit_0(capsys):
+    code, out, _ = run(capsys, "validate", BROKEN / "near_duplicate.csv", "--metric", "steps")
+    assert code == 0 and "near_duplicate_value" in out
+
+
+@pytest.mark.parametrize(
+    "args, error",
+    [
+        (["validate", "missing.csv"], "Error: no such file: 'missing.csv'; check the path"),
+        (["validate", BROKEN], f"Error: '{BROKEN}' is a folder; give the log file inside it"),
+        (["validate", BROKEN / "not_json.jsonl"],
+         "Error: line 2 of not_json.jsonl is not JSON (Expecting property name enclosed in double quotes at column 2); fix or remove that line"),
+        (["analyze", BROKEN / "non_numeric.csv", "--metric", "steps"],
+         "Error: 1 validation error: steps: 'four' is not a number (line 39); write the count as a number or clear the cell (run probestats validate for the full list)"),
+        (["analyze", SAMPLES / "style_probe.csv", "--metric", "Score"],
+         "Error: 1 validation error: no column for the metric 'Score'; headers seen: time, model, temperature, system, item, variant, seed, prompt, reply, steps (use --metric steps, or --column Score=steps) (run probestats validate for the full list)"),
+    ],
+)
+def test_one_error_line_exit_1(capsys, args, error):
+    code, out, err = run(capsys, *args)
+    assert code == 1
+    assert err.strip() == error
+    assert out == ""
+
+
+def test_usage_errors_exit_2(capsys):
+    code, _, err = run(capsys, "analyze", SAMPLES / "style_probe.csv")
+    assert code == 2 and err.strip().endswith("Error: Missing option '--metric'.")
+    code, _, err = run(capsys, "analyze", SAMPLES / "style_probe.csv", "--metric", "steps", "--alpha", "2")
+    assert code == 2 and "Invalid value for '--alpha'" in err
+    code, _, err = run(capsys, "nonsense")
+    assert code == 2 and "No such command 'nonsense'" in err
+    code, _, err = run(capsys, "validate", SAMPLES / "style_probe.csv", "--column", "oops")
+    assert code == 2 and "expected canonical=Header" in err
+
+
+def test_analyze_json_is_spec_shaped(capsys):
+    code, out, _ = run(capsys, "analyze", SAMPLES / "style_probe.csv", "--metric", "steps", "--a", "formal",
+                       "--b", "casual", "--noise", SAMPLES / "style_noise.csv", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["a"] == "formal" and data["n_items"] == 8
+    assert data["sign_flip"]["p"] == pytest.approx(6 / 256)
+    assert data["sign_flip"]["alternative"] == "two-sided"
+    assert data["sign_test"]["n"] == 8 and data["sign_test"]["k"] == 7
+    assert data["min_attainable_p"] == 2 / 256
+    assert data["noise"]["b"] == "formal again"
+
+
+def test_analyze_text_output(capsys):
+    code, out, _ = run(capsys, "analyze", SAMPLES / "style_probe.csv", "--metric", "steps")
+    assert code == 0
+    assert "sign-flip test (two-sided): p = 0.02344; method: exact (enumeration" in out
+    assert "spreadsheet: =MIN(1, 2*(1-BINOM.DIST(6, 8, 0.5, TRUE)))" in out
+    assert out.splitlines()[-1] == "at alpha 0.05: a gap larger than chance"
+
+
+def test_analyze_by_and_warnings_travel(capsys):
+    code, out, _ = run(capsys, "analyze", SAMPLES / "style_noise.csv", "--metric", "steps", "--json")
+    assert code == 0
+    assert [p["code"] for p in json.loads(out)["problems"]] == ["seed_mismatch"]
+
+
+def test_inputs_are_not_modified(tmp_path, capsys):
+    src = BROKEN / "non_numeric.csv"
+    before = src.read_bytes()
+    run(capsys, "validate", src, "--metric", "steps")
+    run(capsys, "analyze", src, "--metric", "steps")
+    assert src.read_bytes() == before
+
+
+def test_unexpected_errors_still_give_one_line(monkeypatch, capsys):
+    import probestats.schema
+
+    def boom(*a, **k):
+        raise RuntimeError("something broke\nsecond line")
+
+    monkeypatch.setattr(probestats.schema, "validate", boom)
+    monkeypatch.delenv("PROBESTATS_DEBUG", raising=False)
+    code, out, err = run(capsys, "validate", SAMPLES / "style_probe.csv")
+    assert code == 1
+    assert err.strip() == ("Error: unexpected RuntimeError: something broke (set PROBESTATS_DEBUG=1 for details "
+                           "and report it)")
+
+
+def test_console_script_exit_codes(tmp_path):
+    exe = Path(sys.executable).with_name("probestats")
+    if not exe.exists():
+        pytest.skip("the console script is not installed in this environment")
+    done = subprocess.run([str(exe), "validate", str(BROKEN / "empty.csv"), "--metric", "steps"],
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "200"})
+    assert done.returncode == 1 and "empty_log" in done.stdout

@@ -1,0 +1,146 @@
+"""The per-item table and the paired analysis, checked against hand calculations and the tutorial."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from probestats import analyze, item_table, validate
+from probestats.errors import OptionError, ValidationError
+from probestats.paired import adjust
+from tests.factories import make_log
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
+
+
+def brute_force_p(gaps):
+    """Share of the 2^n sign patterns with |mean| at least the observed one (exact fractions)."""
+    gaps = [Fraction(g).limit_denominator(10**6) for g in gaps]
+    observed = abs(sum(gaps))
+    hits = sum(abs(sum(s * g for s, g in zip(signs, gaps))) >= observed
+               for signs in itertools.product((1, -1), repeat=len(gaps)))
+    return hits / 2 ** len(gaps)
+
+
+def test_item_table_by_hand():
+    rows = [  # item 1: formal 4, 6 -> 5; casual 3 -> 3; gap 2.  item 2: formal 2, casual 1, 3 -> 2; gap 0
+        ("1", "formal", 4), ("1", "formal", 6), ("1", "casual", 3),
+        ("2", "formal", 2), ("2", "casual", 1), ("2", "casual", 3),
+    ]
+    frame = pl.DataFrame(rows, schema=["item", "variant", "steps"], orient="row").with_columns(pl.col("steps").cast(pl.Float64))
+    table = item_table(frame, "steps", "formal", "casual")
+    assert table.select("item", "mean_a", "mean_b", "gap", "n_a", "n_b").rows() == [
+        ("1", 5.0, 3.0, 2.0, 2, 1), ("2", 2.0, 2.0, 0.0, 1, 2)]
+
+
+def test_sample_probe_matches_its_brute_force_figures():
+    result = analyze(SAMPLES / "style_probe.csv", metric="steps")
+    gaps = result.main.gaps
+    # per-item gaps of the sample probe, from its own means of 20 runs (see sample_logs/README.md)
+    assert gaps == pytest.approx([1.25, 0.65, 0.85, -0.25, 0.50, 0.05, 0.55, 1.50])
+    assert result.main.average_gap == pytest.approx(0.6375)
+    assert result.main.sign_flip.pvalue == pytest.approx(brute_force_p(gaps), abs=1e-12)
+    assert result.main.sign_flip.pvalue == pytest.approx(6 / 256)
+    # sign test: 7 of 8 positive -> =MIN(1, 2*(1-BINOM.DIST(6, 8, 0.5, TRUE))) = 2*(1+8)/256
+    assert result.main.sign_test.pvalue == pytest.approx(18 / 256)
+    assert result.main.min_attainable_p == 2 / 256
+
+
+def test_tutorial_fact_5_items_can_never_reach_significance():
+    frame = make_log(items=5, runs=10, gap=3.0, sd=0.5, seed=1)
+    result = analyze(frame, metric="steps")
+    assert result.main.min_attainable_p == 2 / 32
+    assert result.main.sign_flip.pvalue >= 2 / 32
+    assert not result.could_reach_significance
+    assert "never_significant" in [p.code for p in result.problems]
+
+
+def test_noise_log_is_analyzed_the_same_way():
+    result = analyze(SAMPLES / "style_probe.csv", metric="steps", noise=SAMPLES / "style_noise.csv")
+    assert (result.noise.a, result.noise.b) == ("formal", "formal again")
+    noise_gaps = result.noise.gaps
+    assert result.noise.sign_flip.pvalue == pytest.approx(brute_force_p(noise_gaps), abs=1e-12)
+    assert abs(result.noise.average_gap) < abs(result.main.average_gap)
+    # the noise log's different seed blocks are by design: no seed_mismatch warning for it
+    assert not any(p.code == "seed_mismatch" for p in result.problems)
+
+
+def test_json_has_exactly_the_spec_fields():
+    d = analyze(SAMPLES / "style_probe.csv", metric="steps", noise=SAMPLES / "style_noise.csv").to_dict()
+    for key in ("metric", "a", "b", "n_items", "average_gap", "items", "sign_flip", "sign_test",
+                "min_attainable_p", "noise", "groups", "problems"):
+        assert key in d
+    assert set(d["items"][0]) >= {"item", "mean_a", "mean_b", "gap", "n_a", "n_b"}
+    assert set(d["sign_flip"]) >= {"p", "method", "alternative"}
+    assert set(d["sign_test"]) >= {"p", "n", "k"}
+    assert set(d["noise"]) >= {"a", "b", "n_items", "average_gap", "sign_flip", "sign_test"}
+    assert d["items"][0]["item"] == "0" and isinstance(d["items"][0]["item"], str)
+    json.dumps(d, allow_nan=False)
+
+
+def test_by_groups_with_holm():
+    frames = [make_log(items=6, runs=4, gap=g, model=m, seed=i) for i, (m, g) in enumerate([("m1", 2.0), ("m2", 0.0)])]
+    result = analyze(pl.concat(frames), metric="steps", by=["model"])
+    assert [g.by for g in result.groups] == [{"model": "m1"}, {"model": "m2"}]
+    raw = [g.sign_flip.pvalue for g in result.groups]
+    # Holm for two p-values: the smaller times 2, the larger max(itself, that), capped at 1
+    low, high = sorted(raw)
+    expected = {low: min(1, 2 * low), high: min(1, max(high, 2 * low))}
+    assert [g.p_adjusted for g in result.groups] == pytest.approx([expected[p] for p in raw])
+    d = result.to_dict()
+    assert d["groups"][0]["by"] == {"model": "m1"} and "p_adjusted" in d["groups"][0]["sign_flip"]
+
+
+def test_adjust_matches_hand_holm():
+    # sorted p: 0.01, 0.03, 0.04 -> 0.03, 0.06, max(0.06, 0.04) = 0.06
+    assert adjust([0.01, 0.04, 0.03], "holm") == pytest.approx([0.03, 0.06, 0.06])
+
+
+def test_alternatives_and_errors():
+    frame = make_log(items=8, runs=5, gap=1.0, seed=4)
+    two = analyze(frame, metric="steps").main.sign_flip.pvalue
+    greater = analyze(frame, metric="steps", alternative="greater").main.sign_flip.pvalue
+    assert greater <= two
+    with pytest.raises(OptionError, match="--alternative up: expected one of two-sided, greater, less"):
+        analyze(frame, metric="steps", alternative="up")
+    with pytest.raises(ValidationError, match="1 validation error: no column for the metric 'nope'"):
+        analyze(frame, metric="nope")
+
+
+def test_swapping_values_negates_the_gap():
+    frame = make_log(items=6, runs=3, seed=8)
+    ab = analyze(frame, metric="steps", a="formal", b="casual").main
+    ba = analyze(frame, metric="steps", a="casual", b="formal").main
+    assert ba.average_gap == pytest.approx(-ab.average_gap)
+    assert ba.sign_flip.pvalue == pytest.approx(ab.sign_flip.pvalue)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(2, 7), st.integers(1, 4), st.floats(-2, 2), st.integers(0, 10_000))
+def test_average_gap_is_unweighted_mean_of_item_gaps(items, runs, gap, seed):
+    frame = make_log(items=items, runs=runs, gap=gap, seed=seed)
+    # drop one run to make runs unequal: each item must still count once
+    frame = frame.filter(~((pl.col("item") == "0") & (pl.col("seed") == 1) & (pl.col("variant") == "formal"))) if runs > 1 else frame
+    result = analyze(frame, metric="steps", a="formal", b="casual")
+    by_hand = []
+    for item in frame["item"].unique(maintain_order=True):
+        sub = frame.filter(pl.col("item") == item)
+        by_hand.append(sub.filter(pl.col("variant") == "formal")["steps"].mean() - sub.filter(pl.col("variant") == "casual")["steps"].mean())
+    assert result.main.gaps == pytest.approx(by_hand)
+    assert result.main.average_gap == pytest.approx(sum(by_hand) / len(by_hand))
+    assert result.main.sign_flip.pvalue == pytest.approx(brute_force_p(by_hand), abs=1e-9)
+
+
+def test_checked_frame_is_not_modified():
+    frame = make_log(items=3, runs=2)
+    before = frame.clone()
+    analyze(frame, metric="steps")
+    assert frame.equals(before)
+    assert validate(frame, metric="steps").ok
