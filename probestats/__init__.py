@@ -7,3 +7,4 @@ from .io import Log, read_log  # noqa: E402
 from .problems import Problem  # noqa: E402
 from .schema import Checked, validate  # noqa: E402
 from .paired import Analysis, analyze, item_table  # noqa: E402
+from .power import NoiseModel, Plan, mdg_for_design, noise_model, plan_probe, power_sign_flip  # noqa: E402

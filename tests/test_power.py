@@ -1,0 +1,417 @@
+"""Tests for probestats.power: noise model, heterogeneity, simulated power and the MDG.
+
+References used: hand calculations of pooled SDs; closed forms of the sign-flip and sign
+test's power at designs whose only rejecting outcome is "every gap has the same sign";
+an independent stand-in model (integer step counts from a rounded normal, floored at 1)
+simulated probe by probe and tested with the real ``sign_flip_test``; the sample logs'
+published detection rates.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import brentq
+from scipy.stats import norm
+
+import probestats
+from probestats.errors import ColumnError, OptionError, ProbestatsError
+from probestats.hypotests import sign_flip_test
+from probestats.power import (
+    NoiseModel,
+    _draw,
+    heterogeneity_from_pilot,
+    mdg_for_design,
+    noise_model,
+    plan_probe,
+    power_sign_flip,
+)
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
+
+
+def z3(*ses):
+    """Three combined Monte Carlo standard errors."""
+    return 3 * math.sqrt(sum(s * s for s in ses))
+
+
+# ---------------------------------------------------------------- a stand-in model
+
+
+def stand_in(rng, shape, shift=0.0, base=4.0, sd=1.2):
+    """Steps a toy model offers: round(base - shift + sd * z), at least 1 (the tutorial's shape)."""
+    return np.maximum(1.0, np.round(base - shift + sd * rng.standard_normal(shape)))
+
+
+def expected_steps(shift, base=4.0, sd=1.2):
+    """E[max(1, round(base - shift + sd z))], summed over the normal's mass per whole step."""
+    m = base - shift
+    j = np.arange(2, 60)
+    mass = norm.cdf((j + 0.5 - m) / sd) - norm.cdf((j - 0.5 - m) / sd)
+    return float(norm.cdf((1.5 - m) / sd) + (j * mass).sum())
+
+
+def noise_frame(rng, items=8, runs=300):
+    """A same-versus-same log of the stand-in: nothing changes but the draw."""
+    rows = {"item": [], "variant": [], "steps": []}
+    for i in range(items):
+        for v in ("formal", "formal again"):
+            rows["item"] += [str(i)] * runs
+            rows["variant"] += [v] * runs
+            rows["steps"] += stand_in(rng, runs).tolist()
+    return pl.DataFrame(rows)
+
+
+# ---------------------------------------------------------------- noise model
+
+
+def test_noise_model_pools_within_cells_by_hand():
+    # cells: (1,a) = 3,5 -> s^2 = 2, n-1 = 1; (1,b) = 1,2,3 -> s^2 = 1, n-1 = 2;
+    # (2,a) = 4,4,4,8 -> mean 5, s^2 = (1+1+1+9)/3 = 4, n-1 = 3; (2,b) = 7 (one run: left out)
+    # pooled = sqrt((1*2 + 2*1 + 3*4) / (1+2+3)) = sqrt(16/6)
+    rows = ([(1, "a", y) for y in (3, 5)] + [(1, "b", y) for y in (1, 2, 3)]
+            + [(2, "a", y) for y in (4, 4, 4, 8)] + [(2, "b", 7)])
+    frame = pl.DataFrame(rows, schema=["item", "variant", "steps"], orient="row")
+    m = noise_model(frame, metric="steps")
+    assert m.sigma_run == pytest.approx(math.sqrt(16 / 6), rel=1e-12)
+    assert (m.df, m.n_cells, m.n_items, m.n_runs) == (6, 3, 2, 9)
+    assert m.integer and (m.minimum, m.maximum) == (1.0, 8.0)
+    assert [p.code for p in m.problems] == ["single_run_cells"]
+    assert m.gap_sd(4, 1) == pytest.approx(m.sigma_run * math.sqrt(1 / 4 + 1))
+    json.dumps(m.to_dict())
+
+
+def test_noise_model_reads_paths_and_logs_alike():
+    from probestats.io import read_log
+
+    by_path = noise_model(str(SAMPLES / "style_noise.csv"), metric="steps")
+    by_log = noise_model(read_log(SAMPLES / "style_noise.csv", metric="steps"), metric="steps")
+    frame = pl.read_csv(SAMPLES / "style_noise.csv")
+    # independent: numpy over the groups
+    var, dof = 0.0, 0
+    for (_, _), g in frame.group_by("item", "variant"):
+        y = g["steps"].to_numpy().astype(float)
+        var += (len(y) - 1) * np.var(y, ddof=1)
+        dof += len(y) - 1
+    assert by_path.sigma_run == pytest.approx(math.sqrt(var / dof), rel=1e-12)
+    assert by_log.sigma_run == by_path.sigma_run
+
+
+def test_noise_model_errors_name_the_fix():
+    frame = pl.DataFrame({"item": [1, 1], "variant": ["a", "a"], "score": [1, 2]})
+    with pytest.raises(ColumnError, match="headers seen: item, variant, score"):
+        noise_model(frame, metric="steps")
+    with pytest.raises(OptionError, match="at least twice"):
+        noise_model(pl.DataFrame({"item": [1, 2], "variant": ["a", "a"], "steps": [1, 2]}), metric="steps")
+    with pytest.raises(OptionError, match="metric"):
+        noise_model(frame)
+    m = noise_model(pl.DataFrame({"item": ["1"] * 3, "variant": ["a"] * 3, "steps": ["2", "x", "4"]}),
+                    metric="steps")
+    assert m.sigma_run == pytest.approx(math.sqrt(2.0))
+    assert "non_numeric" in [p.code for p in m.problems]
+
+
+def test_simulated_gap_noise_matches_sigma_for_non_integer_metric():
+    # residuals are scaled by sqrt(n/(n-1)): the resampled gap variance is sigma^2 (1/ka + 1/kb)
+    # even from cells of 4 runs (a plain bootstrap would give 3/4 of it)
+    rng = np.random.default_rng(5)
+    frame = pl.DataFrame({"item": np.repeat(np.arange(50), 4), "variant": "a",
+                          "x": rng.standard_normal(200) * 2.0})
+    m = noise_model(frame, metric="x")
+    assert not m.integer
+    d = _draw(m, 1, 3, 2, 40000, 1)
+    sim = d.gaps(0.0)[:, 0]
+    expected = m.sigma_run ** 2 * (1 / 3 + 1 / 2)
+    assert np.var(sim) == pytest.approx(expected, rel=0.03)   # SE of a variance of 40000 ~ 0.7%
+
+
+def test_integer_gaps_stay_on_the_lattice_and_shift_by_the_gap():
+    m = noise_model(noise_frame(np.random.default_rng(0), items=4, runs=100), metric="steps")
+    d = _draw(m, 6, 4, 4, 20000, 2)
+    g = d.gaps(0.37)
+    assert np.allclose(g * 4, np.round(g * 4))                 # whole steps over 4 runs
+    base = d.gaps(0.0)
+    assert (g - base).mean() == pytest.approx(0.37, abs=0.004)  # shift has mean exactly 0.37
+    assert np.all(g >= base)
+
+
+# ---------------------------------------------------------------- heterogeneity
+
+
+def test_heterogeneity_by_hand():
+    # gaps 1, 3, 2 with k = (2, 2), (1, 1), (4, 4) runs; sigma = 1
+    # var(gaps) = 1; noise = mean(1/2+1/2, 1+1, 1/4+1/4) = 3.5/3; tau^2 = max(0, 1 - 1.1667) = 0
+    # with sigma = 0.5: noise = 3.5/12, tau^2 = 1 - 0.29167 = 0.70833
+    rows = []
+    for item, (gap, k) in enumerate([(1, 2), (3, 1), (2, 4)]):
+        rows += [{"item": item, "variant": "x", "steps": 10 + gap}] * k
+        rows += [{"item": item, "variant": "y", "steps": 10}] * k
+    assert heterogeneity_from_pilot(rows, NoiseModel.stated(1.0), "steps").tau == 0.0
+    h = heterogeneity_from_pilot(rows, NoiseModel.stated(0.5), "steps")
+    assert h.tau ** 2 == pytest.approx(1 - 3.5 / 12)
+    assert (h.a, h.b, h.n_items, h.average_gap) == ("x", "y", 3, 2.0)
+    assert "method of moments" in h.method
+
+
+# ---------------------------------------------------------------- power against closed forms
+
+
+def all_same_sign(delta, spread, n):
+    """P(all n gaps share a sign) for gaps ~ N(delta, spread^2) i.i.d."""
+    q = norm.cdf(delta / spread)
+    return q ** n + (1 - q) ** n
+
+
+@pytest.mark.parametrize("tau", [0.0, 0.5])
+def test_power_equals_closed_form_at_six_items(tau):
+    # Two-sided, 6 items: p = 2/64 when all gaps share a sign, else >= 4/64 > 0.05; so
+    # power = P(all same sign) with gaps ~ N(delta, sigma^2 * 2/k + tau^2)
+    sigma, k, delta = 1.2, 5, 0.9
+    r = power_sign_flip(gap=delta, items=6, runs=k, noise=sigma, heterogeneity=tau, sims=4000, seed=3)
+    exact = all_same_sign(delta, math.sqrt(sigma ** 2 * 2 / k + tau ** 2), 6)
+    assert abs(r.power - exact) < z3(r.power_se)
+    assert r.power_se == pytest.approx(math.sqrt(r.power * (1 - r.power) / 4000))
+
+
+def test_sign_test_power_equals_closed_form_at_eight_items():
+    # sign test, 8 items: 8-0 gives p = 2/256; 7-1 gives 2*9/256 = 0.0703 > 0.05
+    sigma, k, delta = 1.0, 4, 0.5
+    r = power_sign_flip(gap=delta, items=8, runs=k, noise=sigma, sims=4000, seed=4)
+    exact = all_same_sign(delta, sigma * math.sqrt(2 / k), 8)
+    assert abs(r.power_sign_test - exact) < z3(math.sqrt(exact * (1 - exact) / 4000))
+
+
+def test_one_sided_power_at_five_items():
+    # "greater", 5 items: p = 1/32 only when all five gaps are positive
+    r = power_sign_flip(gap=0.8, items=5, runs=3, noise=1.0, alternative="greater", sims=4000, seed=5)
+    exact = norm.cdf(0.8 / math.sqrt(2 / 3)) ** 5
+    assert abs(r.power - exact) < z3(r.power_se)
+    less = power_sign_flip(gap=0.8, items=5, runs=3, noise=1.0, alternative="less", sims=4000, seed=5)
+    assert abs(less.power - exact) < z3(less.power_se)
+
+
+def test_mdg_matches_closed_form_at_six_items():
+    sigma, k = 1.2, 10
+    spread = sigma * math.sqrt(2 / k)
+    x = brentq(lambda d: all_same_sign(d, spread, 6) - 0.8, 0, 10 * spread)
+    r = power_sign_flip(gap=None, items=6, runs=k, power=0.8, noise=sigma, sims=4000, seed=6)
+    # MC error of the MDG: power SE at 0.8 divided by the slope of power in the gap
+    slope = 6 * norm.pdf(x / spread) * norm.cdf(x / spread) ** 5 / spread
+    assert abs(r.gap - x) < 3 * math.sqrt(0.8 * 0.2 / 4000) / slope + 2e-3 * x
+    assert r.power >= 0.8
+
+
+def test_fewest_runs_matches_closed_form():
+    # 6 items, gap 0.8, sigma 1.5: closed-form power at k runs is P(all same sign)
+    need = next(k for k in range(1, 200) if all_same_sign(0.8, 1.5 * math.sqrt(2 / k), 6) >= 0.8)
+    r = power_sign_flip(gap=0.8, items=6, runs=None, power=0.8, noise=1.5, sims=3000, seed=7)
+    assert abs(r.runs - need) <= 1
+    assert r.power >= 0.8
+
+
+def test_fewest_items_reaches_target_and_one_fewer_does_not():
+    r = power_sign_flip(gap=0.5, items=None, runs=5, power=0.8, noise=1.0, sims=1000, seed=8)
+    assert r.items >= 6 and r.power >= 0.8
+    fewer = power_sign_flip(gap=0.5, items=r.items - 1, runs=5, noise=1.0, sims=1000, seed=8)
+    assert fewer.power < 0.8
+
+
+# ---------------------------------------------------------------- never significant
+
+
+def test_five_items_can_never_reach_significance():
+    plan = plan_probe(1.2, items=[5, 6], runs=[5, 20], gap=1.0, sims=300)
+    d = json.loads(json.dumps(plan.to_dict()))
+    five = [c for c in d["cells"] if c["items"] == 5]
+    assert [c["mdg"] for c in five] == [None, None]
+    assert all(c["min_attainable_p"] == 2 / 32 and c["power"] == 0.0 for c in five)
+    assert all(c["mdg"] is not None for c in d["cells"] if c["items"] == 6)
+    never = [p for p in d["problems"] if p["code"] == "never_significant"]
+    assert len(never) == 1 and "could never reach significance" in never[0]["message"]
+    assert "use at least 6 items" in never[0]["message"]
+    assert "never" in plan.to_text()
+    assert mdg_for_design(NoiseModel.stated(1.2), 5, 20, 20) is None
+    assert math.isinf(power_sign_flip(items=5, runs=20, power=0.8, noise=1.2).gap)
+    assert power_sign_flip(gap=1.0, items=5, runs=None, power=0.8, noise=1.2).runs is None
+
+
+# ---------------------------------------------------------------- the plan object
+
+
+def test_plan_json_contract_and_assumed_heterogeneity():
+    plan = plan_probe(noise=str(SAMPLES / "style_noise.csv"), metric="steps", items="6,8", runs=[5, 20],
+                      gap=0.75, sims=300, seed=1)
+    d = json.loads(json.dumps(plan.to_dict()))
+    for key in ("sigma_run", "tau", "tau_source", "alpha", "target_power", "cells", "problems"):
+        assert key in d
+    assert (d["tau"], d["tau_source"], d["alpha"], d["target_power"]) == (0.0, "assumed", 0.05, 0.8)
+    assert [(c["items"], c["runs"]) for c in d["cells"]] == [(6, 5), (6, 20), (8, 5), (8, 20)]
+    for c in d["cells"]:
+        assert set(c) >= {"items", "runs", "power", "power_se", "power_approx", "mdg", "min_attainable_p"}
+    codes = {p["code"]: p for p in d["problems"]}
+    assert codes["heterogeneity_assumed"]["severity"] == "warning"
+    assert "upper bound" in codes["heterogeneity_assumed"]["message"]
+    assert "upper bound" in plan.to_text()
+    assert plan.to_frame().height == 4
+    no_gap = plan_probe(1.0, items=8, runs=5, sims=200).to_dict()
+    assert no_gap["cells"][0]["power"] is None and no_gap["cells"][0]["mdg"] is not None
+    stated = plan_probe(1.0, items=8, runs=5, heterogeneity=0.3, sims=200).to_dict()
+    assert stated["tau_source"] == "assumed" and stated["tau"] == 0.3
+    assert "heterogeneity_assumed" not in {p["code"] for p in stated["problems"]}
+
+
+def test_plan_is_reproducible_and_reports_progress():
+    seen = []
+    a = plan_probe(1.0, items=[6, 8], runs=3, gap=0.8, sims=300, seed=11, progress=lambda d, t: seen.append((d, t)))
+    b = plan_probe(1.0, items=[6, 8], runs=3, gap=0.8, sims=300, seed=11)
+    c = plan_probe(1.0, items=[6, 8], runs=3, gap=0.8, sims=300, seed=12)
+    assert a.to_dict() == b.to_dict() and a.to_dict() != c.to_dict()
+    assert seen == [(1, 2), (2, 2)]
+
+
+def test_library_errors():
+    with pytest.raises(OptionError, match="exactly one"):
+        power_sign_flip(gap=1.0, items=8, noise=1.0)
+    with pytest.raises(OptionError, match="alpha"):
+        power_sign_flip(gap=1.0, items=8, runs=5, noise=1.0, alpha=1.5)
+    with pytest.raises(OptionError, match="not both"):
+        plan_probe(1.0, items=8, runs=5, pilot=[{"item": 1}], heterogeneity=0.2)
+    with pytest.raises(OptionError, match="whole numbers"):
+        plan_probe(1.0, items="8,x", runs=5)
+    with pytest.raises(ProbestatsError, match="alternative"):
+        power_sign_flip(gap=1.0, items=8, runs=5, noise=1.0, alternative="bigger")
+
+
+def test_exported_from_package():
+    assert probestats.plan_probe is plan_probe
+    assert probestats.power_sign_flip is power_sign_flip
+    assert probestats.noise_model is noise_model
+
+
+# ---------------------------------------------------------------- calibration against a stand-in
+
+
+def empirical_rate(rng, probes, items, runs, true_shift):
+    """Share of probes (simulated run by run from the stand-in) where sign_flip_test gives p < 0.05."""
+    hits = 0
+    for _ in range(probes):
+        shift = true_shift(rng, items)[:, None]
+        a = stand_in(rng, (items, runs)).mean(axis=1)
+        b = stand_in(rng, (items, runs), shift=shift).mean(axis=1)
+        hits += sign_flip_test(a - b).pvalue < 0.05
+    return hits / probes
+
+
+def test_calibration_homogeneous_gap():
+    # The stand-in's casual runs lose 1 step before rounding and the floor at 1, so the
+    # true average gap on the metric's scale is E[steps | 4] - E[steps | 3] (about 0.98).
+    rng = np.random.default_rng(2024)
+    noise = noise_frame(rng, items=8, runs=300)          # 4800 runs: sigma known to ~1%
+    gap = expected_steps(0.0) - expected_steps(1.0)
+    plan = plan_probe(noise, metric="steps", items=8, runs=[1, 2, 5, 10], gap=gap, heterogeneity=0.0,
+                      sims=3000, seed=1)
+    probes = 1500
+    for cell in plan.cells:
+        emp = empirical_rate(rng, probes, 8, cell.runs, lambda r, n: np.ones(n))
+        se = math.sqrt(max(emp * (1 - emp), 1e-4) / probes)
+        assert abs(emp - cell.power) < z3(se, cell.power_se) + 0.01, (cell.runs, emp, cell.power)
+
+
+def test_calibration_heterogeneous_gap_from_pilot():
+    # True latent shifts differ by item: 1 + 0.6 z. A large pilot of the real comparison
+    # gives tau; the average gap on the metric's scale is E_z[E[steps|4] - E[steps|3 - 0.6z]],
+    # by Gauss-Hermite quadrature.
+    rng = np.random.default_rng(77)
+    noise = noise_frame(rng, items=8, runs=300)
+    shifts = lambda r, n: 1.0 + 0.6 * r.standard_normal(n)  # noqa: E731
+    pilot_items, pilot_runs = 1500, 10
+    s = shifts(rng, pilot_items)
+    pilot = pl.DataFrame({
+        "item": np.repeat(np.arange(pilot_items), 2 * pilot_runs).astype(str),
+        "variant": np.tile(np.repeat(["formal", "casual"], pilot_runs), pilot_items),
+        "steps": np.concatenate([np.concatenate([stand_in(rng, pilot_runs), stand_in(rng, pilot_runs, shift=x)])
+                                 for x in s]),
+    })
+    x, w = np.polynomial.hermite_e.hermegauss(40)
+    gap = float(sum(wi * (expected_steps(0.0) - expected_steps(1.0 + 0.6 * xi)) for xi, wi in zip(x, w))
+                / w.sum())
+    plan = plan_probe(noise, metric="steps", items=8, runs=[2, 10, 30], gap=gap, pilot=pilot,
+                      sims=3000, seed=2)
+    assert plan.tau_source == "pilot" and 0.5 < plan.tau < 0.7
+    probes = 1500
+    for cell in plan.cells:
+        emp = empirical_rate(rng, probes, 8, cell.runs, shifts)
+        se = math.sqrt(max(emp * (1 - emp), 1e-4) / probes)
+        assert abs(emp - cell.power) < z3(se, cell.power_se) + 0.015, (cell.runs, emp, cell.power)
+    # heterogeneity costs power: the same design with tau = 0 is at least as powerful
+    upper = plan_probe(noise, metric="steps", items=8, runs=30, gap=gap, heterogeneity=0.0, sims=3000, seed=2)
+    assert upper.cells[0].power >= plan.cells[-1].power
+
+
+def test_sample_logs_published_detection_rates():
+    # sample_logs/README.md: over 200 draws of the stand-in (true gap 0.75: six items 1 step,
+    # two items 0, so tau = sd(1,1,1,1,1,1,0,0) = 0.433), 20 seeds detected the gap in 83%
+    # and 5 seeds in 46%.
+    plan = plan_probe(str(SAMPLES / "style_noise.csv"), metric="steps", items=8, runs=[5, 20], gap=0.75,
+                      heterogeneity=math.sqrt(0.75 * 0.25), sims=3000, seed=0)
+    five, twenty = plan.cells
+    assert abs(twenty.power - 0.83) < z3(math.sqrt(0.83 * 0.17 / 200), twenty.power_se)
+    assert abs(five.power - 0.46) < z3(math.sqrt(0.46 * 0.54 / 200), five.power_se)
+
+
+# ---------------------------------------------------------------- properties
+
+
+design = st.fixed_dictionaries({
+    "sigma": st.floats(0.5, 2.0),
+    "items": st.integers(6, 10),
+    "runs": st.integers(1, 8),
+    "tau": st.sampled_from([None, 0.0, 0.3]),
+})
+SIMS = 600
+
+
+def pw(d, gap, **over):
+    kw = dict(gap=gap, items=d["items"], runs=d["runs"], noise=d["sigma"], heterogeneity=d["tau"],
+              sims=SIMS, seed=9)
+    kw.update(over)
+    return power_sign_flip(**kw)
+
+
+@settings(max_examples=6, deadline=None)
+@given(design, st.floats(0.0, 1.0), st.floats(0.1, 1.0))
+def test_power_rises_with_gap(d, g, extra):
+    lo, hi = pw(d, g), pw(d, g + extra)
+    assert hi.power >= lo.power - z3(lo.power_se, hi.power_se)
+
+
+@settings(max_examples=6, deadline=None)
+@given(design, st.floats(0.2, 1.5), st.integers(1, 8))
+def test_power_rises_with_runs_and_items(d, g, more):
+    base = pw(d, g)
+    runs = pw(d, g, runs=d["runs"] + more)
+    items = pw(d, g, items=d["items"] + more)
+    assert runs.power >= base.power - z3(base.power_se, runs.power_se)
+    assert items.power >= base.power - z3(base.power_se, items.power_se)
+
+
+@settings(max_examples=6, deadline=None)
+@given(design, st.sampled_from(["two-sided", "greater", "less"]))
+def test_power_at_zero_gap_is_at_most_alpha(d, alternative):
+    r = pw(d, 0.0, alternative=alternative)
+    assert r.power <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / SIMS)
+
+
+@settings(max_examples=5, deadline=None)
+@given(design)
+def test_mdg_falls_as_runs_rise(d):
+    few = pw(d, None, power=0.8)
+    many = pw(d, None, power=0.8, runs=2 * d["runs"] + 1)
+    assert many.gap <= few.gap * 1.03
