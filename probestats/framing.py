@@ -558,7 +558,9 @@ def _adjust(pvalues: list, method: str | None) -> list:
 
     idx = [i for i, p in enumerate(pvalues) if p is not None]
     out = [None] * len(pvalues)
-    if idx:
+    if len(idx) == 1:  # one test: every correction leaves it as it is
+        out[idx[0]] = pvalues[idx[0]]
+    elif idx:
         adjusted = multipletests([pvalues[i] for i in idx], method=method)[1]
         for i, p in zip(idx, adjusted):
             out[i] = float(min(1.0, p))
