@@ -258,6 +258,70 @@ def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, read
     console(stderr=True).print(f"wrote {_escape(output)}")
 
 
+@cli.command()
+@click.option("--noise", required=True, type=click.Path(path_type=Path), metavar="LOG",
+              help="A same-versus-same (or pilot) log: sigma per run is pooled within its item x value cells.")
+@click.option("--metric", required=True, metavar="COL", help="The metric column (a number per run).")
+@click.option("--pilot", type=click.Path(path_type=Path), metavar="LOG",
+              help="A pilot of the real comparison: the spread of true gaps (tau) is estimated from it.")
+@click.option("--a", "a", metavar="VALUE", help="First value of the pilot (default: its first value).")
+@click.option("--b", "b", metavar="VALUE", help="Second value of the pilot (default: its second value).")
+@click.option("--heterogeneity", type=click.FloatRange(min=0), metavar="TAU",
+              help="Stated spread (SD) of true gaps between items, instead of a pilot.")
+@click.option("--items", multiple=True, metavar="N[,N...]", help="Item counts (repeatable; default 6,8,10,12,15,20).")
+@click.option("--runs", multiple=True, metavar="K[,K...]", help="Runs per value (repeatable; default 1,2,3,5,10,20).")
+@click.option("--gap", type=float, metavar="G", help="A true average gap of interest: power at it is added.")
+@click.option("--alternative", type=click.Choice(["two-sided", "greater", "less"]), default="two-sided",
+              show_default=True)
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True)
+@click.option("--power", "target", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.8,
+              show_default=True, help="Target power for the minimum detectable gap.")
+@click.option("--sims", type=click.IntRange(min=1), default=2000, show_default=True,
+              help="Simulated probes per design.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--plot", type=click.Path(path_type=Path), metavar="FILE.png",
+              help="Also draw power against runs per value (needs --gap).")
+@click.option("--json", "json_out", is_flag=True, help="Print the plan as JSON.")
+@read_options
+def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternative, alpha, target, sims, seed,
+         plot, json_out, read):
+    """Size a probe: the minimum detectable gap (and power at --gap) of each design.
+
+    \b
+    Examples:
+      probestats plan --noise sample_logs/style_noise.csv --metric steps --items 6,8,12 --runs 5 --runs 20
+      probestats plan --noise sample_logs/style_noise.csv --metric steps --pilot sample_logs/style_probe.csv \\
+          --items 8 --runs 5,10,20 --gap 0.75 --json
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .io import read_log
+    from .power import noise_model, plan_probe
+
+    if plot and gap is None:
+        raise OptionError("--plot draws power at a gap; add --gap G")
+    model = noise_model(read_log(str(noise), metric=metric, **read), metric)
+    pilot_log = read_log(str(pilot), metric=metric, **read) if pilot else None
+    err = console(stderr=True)
+    with Progress(TextColumn("simulating designs"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, transient=True, disable=not err.is_terminal) as bar:
+        task = bar.add_task("plan", total=None)
+        result = plan_probe(model, items=list(items) or [6, 8, 10, 12, 15, 20], runs=list(runs) or [1, 2, 3, 5, 10, 20],
+                            gap=gap, metric=metric, pilot=pilot_log, heterogeneity=heterogeneity, alpha=alpha,
+                            power=target, sims=sims, seed=seed, alternative=alternative, a=a, b=b,
+                            progress=lambda done, total: bar.update(task, completed=done, total=total))
+    if plot:
+        from .plots_power import power_curve
+
+        ax = power_curve(result)
+        ax.figure.savefig(plot, dpi=120)
+        err.print(f"wrote {_escape(plot)}")
+    if json_out:
+        emit_json(result)
+    else:
+        click.echo(result.to_text())
+
+
 def _report_format(path: Path) -> str:
     suffix = path.suffix.lower()
     formats = {".md": "md", ".markdown": "md"}
