@@ -1,0 +1,184 @@
+"""Filters and derived metrics: ``--where`` and ``--derive``, applied to a log before validation.
+
+Both are polars SQL expressions (:func:`polars.sql_expr`) over the log's columns as
+read (canonical names such as ``item``, ``variant``, ``reply``, and every other
+header as written). A derived column can be the ``--metric``.
+
+CSV files are read as text, so a column whose every value is a number (``"52"``)
+is compared as a number inside these expressions; the column itself is left as it
+was read (item ``"03"`` stays ``"03"``).
+
+Examples
+--------
+>>> rows = [{"item": 1, "variant": "formal", "words": 60, "steps": 4},
+...         {"item": 1, "variant": "casual", "words": 40, "steps": 3}]
+>>> log = apply(rows, where="words > 10", derive=["long = words > 50", "half = steps / 2"])
+>>> log.frame.select("variant", "long", "half").rows()
+[('formal', True, 2.0), ('casual', False, 1.5)]
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Sequence
+
+import polars as pl
+
+from .errors import ColumnError, OptionError
+from .io import ROW, Log, read_log
+
+__all__ = ["apply", "parse_derive"]
+
+_DERIVE = re.compile(r"^\s*(?:\"([^\"]+)\"|([A-Za-z_][A-Za-z0-9_]*))\s*=(?!=)\s*(.+?)\s*$", re.S)
+
+
+def parse_derive(text: str) -> tuple[str, str]:
+    """Split ``"name = SQL expression"`` into the new column's name and the expression.
+
+    Examples
+    --------
+    >>> parse_derive("long = words > 50")
+    ('long', 'words > 50')
+    >>> parse_derive('"is long" = words >= 50')
+    ('is long', 'words >= 50')
+    >>> parse_derive("words > 50")
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: --derive 'words > 50': expected NAME = SQL expression, for example --derive "long = words > 50"
+    """
+    m = _DERIVE.match(text or "")
+    if not m:
+        raise OptionError(f"--derive '{text}': expected NAME = SQL expression, "
+                          "for example --derive \"long = words > 50\"")
+    return (m.group(1) or m.group(2)), m.group(3)
+
+
+def _sql(option: str, text: str) -> pl.Expr:
+    try:
+        return pl.sql_expr(text)
+    except Exception as exc:  # polars raises several SQL error types
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise OptionError(f"{option} '{text}': not a SQL expression polars can read ({first}); "
+                          "quote text in single quotes and names with spaces in double quotes") from None
+
+
+def _seen(names) -> str:
+    return ", ".join(n for n in names if n != ROW)
+
+
+def _numeric_views(lazy: pl.LazyFrame, schema: pl.Schema, names: Sequence[str], source: str) -> dict[str, pl.DataType]:
+    """Text columns among ``names`` whose every non-blank value is a number: their numeric type."""
+    text = [n for n in names if schema.get(n) == pl.String]
+    if not text:
+        return {}
+    from .io import collect
+
+    probe = []
+    for n in text:
+        s = pl.col(n).str.strip_chars()
+        s = pl.when(s == "").then(None).otherwise(s)
+        probe += [s.is_not_null().sum().alias(f"{n}\0n"),
+                  s.cast(pl.Int64, strict=False).is_not_null().sum().alias(f"{n}\0i"),
+                  s.cast(pl.Float64, strict=False).is_not_null().sum().alias(f"{n}\0f")]
+    counts = collect(lazy.select(probe), source).row(0, named=True)
+    out = {}
+    for n in text:
+        total = counts[f"{n}\0n"]
+        if total and counts[f"{n}\0i"] == total:
+            out[n] = pl.Int64
+        elif total and counts[f"{n}\0f"] == total:
+            out[n] = pl.Float64
+    return out
+
+
+def _with_numbers(lazy: pl.LazyFrame, numeric: dict[str, pl.DataType], new: pl.Expr, name: str) -> pl.LazyFrame:
+    """Compute ``new`` as ``name`` over numeric views of the text columns, keeping those columns as read."""
+    if not numeric:
+        return lazy.with_columns(new.alias(name))
+    keep = {n: f"\0orig\0{n}" for n in numeric}
+    lazy = lazy.with_columns(pl.col(n).alias(keep[n]) for n in numeric)
+    lazy = lazy.with_columns(
+        pl.col(n).str.strip_chars().replace("", None).cast(t, strict=False) for n, t in numeric.items())
+    lazy = lazy.with_columns(new.alias(name))
+    lazy = lazy.with_columns(pl.col(keep[n]).alias(n) for n in numeric if n != name)
+    return lazy.drop(list(keep.values()))
+
+
+def apply(log, *, where: str | None = None, derive: Sequence[str] = (), **read_kwargs) -> Log:
+    """Apply ``--derive`` columns (in order; each may use the ones before) and then the ``--where`` filter.
+
+    Parameters
+    ----------
+    log : Log, path, list of dict or DataFrame
+        Anything :func:`probestats.read_log` reads; ``read_kwargs`` go to it.
+    where : str, optional
+        A SQL condition; rows where it is not true are left out (row numbers in later
+        messages still point at the file).
+    derive : sequence of str
+        ``"name = SQL expression"``, each adding (or replacing) a column.
+
+    Raises
+    ------
+    ColumnError
+        An expression names a column the log does not have (the message lists the columns seen).
+    OptionError
+        An expression cannot be parsed, or ``--where`` is not a true/false condition.
+
+    Examples
+    --------
+    >>> apply([{"item": 1, "variant": "a", "x": 1}], where="y > 1")
+    Traceback (most recent call last):
+    ...
+    probestats.errors.ColumnError: --where 'y > 1': unknown column 'y'; columns seen: item, variant, x (quote names with spaces in double quotes)
+    """
+    log = read_log(log, **read_kwargs)
+    if where is None and not derive:
+        return log
+    lazy = log.lazy
+    added = []
+    for text in derive:
+        name, body = parse_derive(text)
+        expr = _sql("--derive", body)
+        schema = lazy.collect_schema()
+        _check_names("--derive", text, expr, schema)
+        numeric = _numeric_views(lazy, schema, expr.meta.root_names(), log.source)
+        lazy = _with_numbers(lazy, numeric, expr, name)
+        _check_type("--derive", text, lazy, name, log.source)
+        added.append(name)
+    if where is not None:
+        expr = _sql("--where", where)
+        schema = lazy.collect_schema()
+        _check_names("--where", where, expr, schema)
+        numeric = _numeric_views(lazy, schema, expr.meta.root_names(), log.source)
+        flag = "\0where"
+        lazy = _with_numbers(lazy, numeric, expr, flag)
+        dtype = _check_type("--where", where, lazy, flag, log.source)
+        if dtype != pl.Boolean:
+            raise OptionError(f"--where '{where}': gives {dtype} values, not true/false; "
+                              "write a condition such as \"model = 'm1' AND words > 50\"")
+        lazy = lazy.filter(pl.col(flag).fill_null(False)).drop(flag)
+    order = [c for c in lazy.collect_schema().names() if c != ROW] + [ROW]
+    columns = dict(log.columns)
+    for name in added:
+        columns.setdefault(name, name)
+    return replace(log, lazy=lazy.select(order), columns=columns,
+                   headers=tuple(log.headers) + tuple(n for n in added if n not in log.headers))
+
+
+def _check_names(option: str, text: str, expr: pl.Expr, schema) -> None:
+    unknown = [n for n in expr.meta.root_names() if n not in schema]
+    if unknown:
+        shown = ", ".join(f"'{n}'" for n in unknown)
+        word = "column" if len(unknown) == 1 else "columns"
+        raise ColumnError(f"{option} '{text}': unknown {word} {shown}; columns seen: {_seen(schema.names())} "
+                          "(quote names with spaces in double quotes)")
+
+
+def _check_type(option: str, text: str, lazy: pl.LazyFrame, name: str, source: str):
+    try:  # type errors (text compared with a number) surface only when data is computed
+        return lazy.select(name).head(1).collect().schema[name]
+    except pl.exceptions.PolarsError as exc:
+        first = str(exc).strip().splitlines()[0]
+        raise OptionError(f"{option} '{text}': cannot be computed on this log ({first}); "
+                          "check the column types (text needs single quotes)") from None

@@ -1,0 +1,787 @@
+"""More than two values: per-value means, gaps against a reference, an omnibus test, groups of names.
+
+A probe with several values of one attribute (bylines A to D, eight names in a hiring
+ranking) is analyzed item by item, as in the paired case: each item's mean under each
+value is the mean over its runs, and every item counts once.
+
+* **Per-value mean**: the mean over items of the item means.
+* **Gaps against a reference value** (default: the first value): per value, the
+  average over items of (item mean under the value − item mean under the reference),
+  with the exact sign-flip test on those item gaps.
+* **Omnibus test** that the value makes no difference at all. Under that hypothesis
+  the value labels of an item's means are exchangeable, so the labels are permuted
+  within items. The statistic is the between-value sum of squares of the item means,
+  ``T = n_items * sum_j (mean_j - grand mean)**2`` (the numerator of the repeated-
+  measures F; item effects cancel because every item keeps its own means). The
+  p-value is the share of arrangements with ``T`` at least the observed value (ties
+  count, relative tolerance 1e-9). It is **exact** by enumeration when the design is
+  small: permuting every item's labels alike leaves ``T`` unchanged, so the first
+  item is held as observed, and an item whose means repeat a number has fewer
+  distinct arrangements, each standing for equally many of the ``v!``; enumeration is
+  used when the distinct arrangements number at most ``max_exact`` (200,000).
+  Otherwise a **Monte Carlo** estimate with ``n_resamples`` random arrangements drawn
+  with ``seed``, ``p = (hits + 1) / (n_resamples + 1)`` and its standard error. The
+  result's ``method`` says which.
+* **Pairwise tests**: the sign-flip test on the item gaps of every pair of values,
+  corrected across the pairs (Holm by default).
+* **Groups of names** (``--group female=Emily,Lakisha``): several names stand for one
+  group; an item's group mean is the mean of its per-name item means, so each name
+  counts once, whatever its number of runs.
+* **Selection probes**: when the metric is 0/1 the per-value means are selection
+  rates, shown with impact ratios (:mod:`probestats.selection`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field, replace
+from typing import Mapping, Sequence
+
+import numpy as np
+import polars as pl
+
+from .errors import OptionError, ValidationError
+from .hypotests import TestResult, sign_flip_test
+from .io import ROW, Log, format_rows, read_log
+from .problems import Problem, has_errors
+from .selection import ImpactRatio, impact_ratios, is_selection
+from .schema import SETTINGS, validate
+
+__all__ = [
+    "OmnibusResult",
+    "ValueMean",
+    "PairGap",
+    "ManyResult",
+    "ManyAnalysis",
+    "parse_groups",
+    "many_values",
+    "check_many",
+    "unit_means",
+    "omnibus_statistic",
+    "omnibus_test",
+    "analyze_many",
+    "print_many",
+]
+
+#: Largest number of distinct arrangements the omnibus test enumerates.
+MAX_EXACT = 200_000
+#: Relative tie tolerance of the omnibus test.
+TIE_RTOL = 1e-9
+#: Problems validation computes for the first two values only; redone here across all values.
+PAIR_CODES = frozenset({"unmatched_item", "confounded_setting", "seed_mismatch", "unequal_runs", "duplicate_run",
+                        "not_alternated", "deterministic", "too_few_values"})
+
+
+def _num(x) -> float | None:
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class OmnibusResult:
+    """The within-item permutation test that the value makes no difference.
+
+    Attributes
+    ----------
+    statistic : float
+        ``n_items * sum_j (mean_j - grand mean)**2`` over the value means.
+    pvalue : float
+    method : str
+        ``"exact (...)"`` or ``"monte carlo (...)"`` with its settings and standard error.
+    n_items, n_values : int
+    arrangements : int
+        Distinct arrangements an exact enumeration visits (after the symmetries).
+    n_resamples, seed : int or None
+        Monte Carlo settings (None when exact).
+    pvalue_se : float or None
+        Monte Carlo standard error (None when exact).
+
+    Examples
+    --------
+    >>> omnibus_test([[1.0, 0.0, 0.0], [1.0, 0.0, 0.0]]).to_dict()["p"]
+    0.3333333333333333
+    """
+
+    statistic: float
+    pvalue: float
+    method: str
+    n_items: int
+    n_values: int
+    arrangements: int
+    n_resamples: int | None = None
+    seed: int | None = None
+    pvalue_se: float | None = None
+
+    @property
+    def exact(self) -> bool:
+        return self.method.startswith("exact")
+
+    def to_dict(self) -> dict:
+        return {"p": float(self.pvalue), "method": self.method, "statistic": _num(self.statistic),
+                "n_items": int(self.n_items), "n_values": int(self.n_values),
+                "arrangements": int(self.arrangements), "n_resamples": self.n_resamples,
+                "seed": self.seed, "pvalue_se": _num(self.pvalue_se)}
+
+
+@dataclass(frozen=True)
+class ValueMean:
+    """One value's mean over items (a group's: over items of the mean of its names)."""
+
+    value: str
+    mean: float
+    n_items: int
+    names: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict:
+        out = {"value": self.value, "mean": _num(self.mean), "n_items": int(self.n_items)}
+        if self.names:
+            out["names"] = list(self.names)
+        return out
+
+
+@dataclass(frozen=True)
+class PairGap:
+    """Average item gap ``a − b`` of two values, with the sign-flip test and its corrected p."""
+
+    a: str
+    b: str
+    average_gap: float
+    sign_flip: TestResult
+    p_adjusted: float | None = None
+
+    def to_dict(self) -> dict:
+        return {"a": self.a, "b": self.b, "average_gap": _num(self.average_gap),
+                "p": float(self.sign_flip.pvalue), "p_adjusted": _num(self.p_adjusted),
+                "method": self.sign_flip.method, "alternative": self.sign_flip.alternative}
+
+
+@dataclass(frozen=True)
+class ManyResult:
+    """The many-values analysis of one log (or of one ``--by`` group).
+
+    Attributes
+    ----------
+    metric : str
+    values : tuple of ValueMean
+        In order: ``--group`` order, else order of appearance.
+    reference : str
+    gaps : tuple of PairGap
+        Every other value against the reference (``a`` = the value, ``b`` = the reference).
+    pairwise : tuple of PairGap
+        Every pair, p corrected across pairs.
+    omnibus : OmnibusResult
+    impact_ratios : tuple of ImpactRatio or None
+        For a 0/1 metric (a selection probe).
+    items : polars.DataFrame
+        Long table: item, value, mean (the item's mean under the value), runs.
+    by : dict
+    omnibus_p_adjusted : float or None
+        Omnibus p corrected across ``--by`` groups.
+    """
+
+    metric: str
+    values: tuple[ValueMean, ...]
+    reference: str
+    gaps: tuple[PairGap, ...]
+    pairwise: tuple[PairGap, ...]
+    omnibus: OmnibusResult
+    impact_ratios: tuple[ImpactRatio, ...] | None
+    items: pl.DataFrame = field(repr=False)
+    correction: str = "holm"
+    by: dict = field(default_factory=dict)
+    omnibus_p_adjusted: float | None = None
+
+    @property
+    def n_items(self) -> int:
+        return self.omnibus.n_items
+
+    def to_dict(self) -> dict:
+        omnibus = self.omnibus.to_dict()
+        if self.omnibus_p_adjusted is not None:
+            omnibus["p_adjusted"] = self.omnibus_p_adjusted
+        wide: dict[str, dict] = {}
+        for r in self.items.iter_rows(named=True):
+            wide.setdefault(str(r["item"]), {})[r["value"]] = _num(r["mean"])
+        out = {
+            "metric": self.metric,
+            "n_items": self.n_items,
+            "reference": self.reference,
+            "values": [v.to_dict() for v in self.values],
+            "gaps": [g.to_dict() for g in self.gaps],
+            "omnibus": omnibus,
+            "pairwise": [g.to_dict() for g in self.pairwise],
+            "pairwise_correction": self.correction,
+            "items": [{"item": k, "means": v} for k, v in wide.items()],
+        }
+        if self.impact_ratios is not None:
+            from .selection import NOTE, THRESHOLD
+
+            out["impact_ratios"] = [r.to_dict() for r in self.impact_ratios]
+            out["four_fifths"] = {"threshold": THRESHOLD, "note": NOTE}
+        if self.by:
+            out = {"by": dict(self.by), **out}
+        return out
+
+
+@dataclass(frozen=True)
+class ManyAnalysis:
+    """Result of :func:`analyze_many`; ``to_dict()`` is its ``analyze --json`` object."""
+
+    main: ManyResult
+    groups: tuple[ManyResult, ...]
+    problems: tuple[Problem, ...]
+    alpha: float
+    correction: str
+    frame: pl.DataFrame = field(repr=False)
+
+    @property
+    def metric(self) -> str:
+        return self.main.metric
+
+    @property
+    def detected(self) -> bool:
+        """True when the omnibus p is below alpha."""
+        return self.main.omnibus.pvalue < self.alpha
+
+    def to_dict(self) -> dict:
+        out = {"kind": "many_values", **self.main.to_dict(), "alpha": self.alpha}
+        out["groups"] = [g.to_dict() for g in self.groups]
+        out["correction"] = self.correction if self.groups else None
+        out["problems"] = [p.to_dict() for p in self.problems]
+        return out
+
+    def __repr__(self) -> str:
+        m = self.main
+        return (f"ManyAnalysis(metric={m.metric!r}, values={[v.value for v in m.values]!r}, "
+                f"n_items={m.n_items}, omnibus_p={m.omnibus.pvalue:.6g})")
+
+
+# --------------------------------------------------------------------------- options
+
+
+def parse_groups(specs: Sequence[str] | Mapping[str, Sequence[str]] | None) -> dict[str, tuple[str, ...]]:
+    """Read ``--group NAME=value1,value2`` options into ``{group: (values...)}``.
+
+    Examples
+    --------
+    >>> parse_groups(["female=Emily,Lakisha", "male = Greg, Jamal"])
+    {'female': ('Emily', 'Lakisha'), 'male': ('Greg', 'Jamal')}
+    >>> parse_groups(["female"])
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: --group female: expected GROUP=value,value, for example --group female=Emily,Lakisha
+    """
+    if not specs:
+        return {}
+    if isinstance(specs, Mapping):
+        items = [(str(k), [str(v) for v in vs]) for k, vs in specs.items()]
+    else:
+        items = []
+        for spec in specs:
+            if "=" not in spec:
+                raise OptionError(f"--group {spec}: expected GROUP=value,value, for example --group female=Emily,Lakisha")
+            name, rest = spec.split("=", 1)
+            items.append((name.strip(), [v.strip() for v in rest.split(",") if v.strip()]))
+    out: dict[str, tuple[str, ...]] = {}
+    owner: dict[str, str] = {}
+    for name, values in items:
+        if not name or not values:
+            raise OptionError(f"--group {name}={','.join(values)}: give a group name and at least one value")
+        if name in out:
+            raise OptionError(f"--group {name}: the group is given twice; list all its values in one --group")
+        for v in values:
+            if v in owner:
+                raise OptionError(f"--group: '{v}' is in both '{owner[v]}' and '{name}'; put each value in one group")
+            owner[v] = name
+        out[name] = tuple(values)
+    return out
+
+
+def many_values(log, *, fold_case: bool = False, read_options: Mapping | None = None) -> Log | None:
+    """The read log when it has more than two values of the attribute, else None.
+
+    Used by :func:`probestats.paired.analyze` to hand such a log to :func:`analyze_many`
+    when ``a`` and ``b`` are not given. Blank values are not counted.
+
+    Examples
+    --------
+    >>> many_values([{"item": 1, "variant": v, "x": 1} for v in "abc"]) is not None
+    True
+    >>> many_values([{"item": 1, "variant": v, "x": 1} for v in "ab"]) is None
+    True
+    """
+    log = read_log(log, **dict(read_options or {}))
+    if "variant" not in log.lazy.collect_schema().names():
+        return None
+    from .io import collect
+
+    v = pl.col("variant").cast(pl.String).str.strip_chars()
+    if fold_case:
+        v = v.str.to_lowercase()
+    n = collect(log.lazy.select(v.filter(v.is_not_null() & (v != "")).n_unique()), log.source, log._path).item()
+    return log if n > 2 else None
+
+
+# --------------------------------------------------------------------------- validation across all values
+
+
+def _items_text(items, limit: int = 10) -> str:
+    items = [str(i) for i in items]
+    text = ", ".join(items[:limit])
+    return text + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def _key_mask(key: Mapping) -> pl.Expr:
+    return pl.all_horizontal([pl.col(k) == v if v is not None else pl.col(k).is_null() for k, v in key.items()]) \
+        if key else pl.lit(True)
+
+
+def check_many(
+    log,
+    *,
+    metric: str,
+    by: Sequence[str] = (),
+    groups: Mapping[str, Sequence[str]] | Sequence[str] | None = None,
+    keep: Sequence[str] = (),
+    fold_case: bool = False,
+    value_name: str = "value",
+    read_options: Mapping | None = None,
+) -> tuple[pl.DataFrame, tuple[str, ...], dict[str, tuple[str, ...]], tuple[Problem, ...]]:
+    """Validate a log for a comparison of all its values (or groups of values).
+
+    Validation's checks that concern the compared pair (unmatched items, confounded
+    settings, duplicates, deterministic cells) are redone across every value; every
+    other check (missing columns, numbers, blanks, near-duplicate values) is kept.
+
+    Returns
+    -------
+    frame : polars.DataFrame
+        The checked frame with a ``_unit`` column: the group of the row's value (or the value).
+    units : tuple of str
+        Groups in ``--group`` order, else values in order of appearance.
+    members : dict
+        unit -> the values (names) that stand for it.
+    problems : tuple of Problem
+
+    Raises
+    ------
+    ValidationError
+        When there are errors (an item lacking a value is one).
+    """
+    groups = parse_groups(groups)
+    log = read_log(log, **{"metric": metric, **dict(read_options or {})})
+    checked = validate(log, metric=metric, by=by, keep=keep, fold_case=fold_case)
+    problems = [p for p in checked.problems if p.code not in PAIR_CODES]
+    if has_errors(problems):
+        raise ValidationError(problems)
+    frame = checked.frame
+    values = checked.values
+    col = log.columns.get("variant")
+    if groups:
+        seen = ", ".join(f"'{v}'" for v in values[:20]) + (" ..." if len(values) > 20 else "")
+        for g, names in groups.items():
+            missing = [n for n in names if n not in values]
+            if missing:
+                raise OptionError(f"--group {g}: no value {', '.join(repr(m) for m in missing)} in the log; "
+                                  f"values seen: {seen}")
+        owner = {n: g for g, names in groups.items() for n in names}
+        loose = [v for v in values if v not in owner]
+        if loose:
+            problems.append(Problem("warning", "ungrouped_value",
+                                    f"values {', '.join(repr(v) for v in loose)} are in no --group; their runs are left out",
+                                    column=col))
+        frame = frame.filter(pl.col("variant").is_in(list(owner))).with_columns(
+            pl.col("variant").replace_strict(owner, return_dtype=pl.String).alias("_unit"))
+        units = tuple(groups)
+        members = {g: tuple(groups[g]) for g in units}
+    else:
+        frame = frame.with_columns(pl.col("variant").alias("_unit"))
+        units = tuple(values)
+        members = {v: (v,) for v in units}
+    if len(units) < 2:
+        raise OptionError(f"only one {value_name} ({', '.join(units) or 'none'}) to compare; "
+                          "a probe compares at least two")
+
+    keys = [*by, "item"]
+    have = frame.group_by(keys, maintain_order=True).agg(pl.col("_unit").unique())
+    for unit in units:
+        lacking = have.filter(~pl.col("_unit").list.contains(unit))
+        if lacking.height:
+            label = [" ".join([str(r["item"])] + [f"({k} {r[k]})" for k in by]) for r in lacking.iter_rows(named=True)]
+            rows = tuple(log.rows(frame.filter(pl.col("item").is_in(lacking["item"].implode()))[ROW]
+                                  .head(50).to_list()))
+            what = f"'{unit}' runs" if not groups else f"runs of any '{unit}' value ({', '.join(members[unit])})"
+            problems.append(Problem(
+                "error", "unmatched_item",
+                f"items {_items_text(label)} have no {what}; every item needs every {value_name}: "
+                f"add the runs, or drop the items (for example --where \"item <> '{lacking['item'][0]}'\")"
+                + ("" if groups else ", or group values with --group"),
+                rows, log.columns.get("item")))
+
+    for setting in SETTINGS:
+        if setting not in frame.columns or setting in by:
+            continue
+        header = log.columns.get(setting, setting).strip()
+        per = (frame.with_columns(pl.col(setting).cast(pl.String).fill_null("(blank)").alias("_s"))
+               .group_by([*keys, "_unit"]).agg(pl.col("_s").unique().sort().str.join("\x1f")))
+        differ = per.group_by(keys).agg(pl.col("_s").n_unique().alias("k")).filter(pl.col("k") > 1)
+        if differ.height:
+            problems.append(Problem(
+                "error", "confounded_setting",
+                f"{header} differs between the compared {value_name}s within items {_items_text(differ['item'].to_list())}; "
+                f"rerun with {header} held fixed, or split with --by {setting}",
+                (), log.columns.get(setting)))
+
+    if "seed" in frame.columns:
+        dup = frame.filter(pl.col("seed").is_not_null() & pl.len().over([*keys, "variant", "seed"]).gt(1))
+        if dup.height:
+            rows = tuple(log.rows(dup[ROW].head(50).to_list()))
+            problems.append(Problem(
+                "warning", "duplicate_run",
+                f"{dup.height} runs repeat the same item, value and seed ({format_rows(log, rows)}); "
+                "remove the copies or give each run its own seed", rows, log.columns.get("seed")))
+
+    cells = frame.group_by([*keys, "variant"]).agg(pl.col(metric).n_unique().alias("k"), pl.len().alias("n"))
+    repeated = cells.filter(pl.col("n") > 1)
+    if repeated.height and (repeated["k"] == 1).all():
+        n_items = frame.select(keys).unique().height
+        problems.append(Problem(
+            "warning", "deterministic",
+            f"every run of each item and value gave the same {metric}: repeats add nothing, so the sample size "
+            f"is the number of items ({n_items}), not the number of runs ({frame.height})"))
+    if has_errors(problems):
+        raise ValidationError(problems)
+    return frame, units, members, tuple(problems)
+
+
+def unit_means(frame: pl.DataFrame, metric: str, by: Sequence[str] = ()) -> pl.DataFrame:
+    """Item means per value (``_unit``): the mean over the value's names of each name's mean over runs.
+
+    Examples
+    --------
+    >>> frame = pl.DataFrame({"item": ["1"] * 4, "variant": ["Emily", "Emily", "Lakisha", "Greg"],
+    ...                       "_unit": ["f", "f", "f", "m"], "x": [1.0, 0.0, 1.0, 0.0]})
+    >>> unit_means(frame, "x").rows()   # f: mean of Emily 0.5 and Lakisha 1.0, each name once
+    [('1', 'f', 0.75, 3), ('1', 'm', 0.0, 1)]
+    """
+    keys = [*by, "item"]
+    per_name = frame.group_by([*keys, "_unit", "variant"], maintain_order=True).agg(
+        pl.col(metric).mean().alias("mean"), pl.len().alias("runs"))
+    return per_name.group_by([*keys, "_unit"], maintain_order=True).agg(
+        pl.col("mean").mean(), pl.col("runs").sum().cast(pl.Int64)).rename({"_unit": "value"})
+
+
+# --------------------------------------------------------------------------- the omnibus test
+
+
+def omnibus_statistic(matrix) -> float:
+    """``n * sum_j (column mean_j − grand mean)**2`` of an items × values matrix of item means.
+
+    Examples
+    --------
+    >>> omnibus_statistic([[1.0, 0.0], [3.0, 0.0]])   # column means 2 and 0, grand mean 1: 2 * (1 + 1)
+    4.0
+    """
+    m = np.asarray(matrix, dtype=float)
+    cm = m.mean(axis=0)
+    return float(m.shape[0] * np.sum((cm - cm.mean()) ** 2))
+
+
+def _distinct_arrangements(row: np.ndarray) -> int:
+    _, counts = np.unique(row, return_counts=True)
+    out = math.factorial(row.size)
+    for c in counts:
+        out //= math.factorial(int(c))
+    return out
+
+
+def _as_matrix(matrix) -> np.ndarray:
+    try:
+        m = np.asarray(matrix, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise OptionError(f"item means must be numbers ({exc}); pass an items × values matrix") from None
+    if m.ndim != 2 or m.shape[0] < 1 or m.shape[1] < 2:
+        raise OptionError(f"item means must be an items × values matrix with at least two values, got shape {m.shape}")
+    if not np.all(np.isfinite(m)):
+        raise OptionError("item means must be finite; drop items with a missing mean")
+    return m
+
+
+def omnibus_test(matrix, *, n_resamples: int = 10_000, seed: int | None = 0, max_exact: int = MAX_EXACT,
+                 method: str = "auto") -> OmnibusResult:
+    """Within-item permutation test that the value makes no difference (see the module docstring).
+
+    Parameters
+    ----------
+    matrix : array_like, shape (n_items, n_values)
+        Item means, one row per item, one column per value.
+    n_resamples, seed : int
+        Monte Carlo settings, used when exact enumeration would visit more than
+        ``max_exact`` distinct arrangements (or with ``method="monte-carlo"``).
+    max_exact : int
+    method : {"auto", "exact", "monte-carlo"}
+
+    Examples
+    --------
+    Two items, three values; only the arrangements that keep the two 1s in one column
+    reach the observed statistic: 3 of the 3 × 3 ways to place the second item's 1.
+
+    >>> r = omnibus_test([[1.0, 0.0, 0.0], [1.0, 0.0, 0.0]])
+    >>> r.pvalue, r.method
+    (0.3333333333333333, 'exact (enumeration of 3 distinct within-item arrangements of the value labels, standing for all 36)')
+    """
+    m = _as_matrix(matrix)
+    if method not in ("auto", "exact", "monte-carlo"):
+        raise OptionError(f"method must be 'auto', 'exact' or 'monte-carlo', not {method!r}")
+    n, v = m.shape
+    t_obs = omnibus_statistic(m)
+    scale = float(np.max(np.abs(m - m.mean(axis=1, keepdims=True)))) ** 2 * n
+    tol = TIE_RTOL * max(t_obs, scale)
+    free = [m[i] for i in range(1, n) if _distinct_arrangements(m[i]) > 1]
+    arrangements = 1
+    for row in free:
+        arrangements *= _distinct_arrangements(row)
+        if arrangements > 10**15:
+            break
+    total = math.factorial(v) ** n
+    common = dict(statistic=t_obs, n_items=n, n_values=v, arrangements=int(min(arrangements, 10**15)))
+    if scale == 0.0:
+        return OmnibusResult(pvalue=1.0, method="exact (every item has the same mean under every value)", **common)
+    if method == "exact" or (method == "auto" and arrangements <= max_exact):
+        if arrangements > 50 * MAX_EXACT:
+            raise OptionError(f"exact enumeration would visit {arrangements} arrangements; use method='auto'")
+        sums = m[0][None, :].copy()
+        for row in free:
+            perms = np.array(sorted(set(itertools.permutations(row.tolist()))), dtype=float)
+            sums = (sums[:, None, :] + perms[None, :, :]).reshape(-1, v)
+        fixed = sum(m[i] for i in range(1, n) if _distinct_arrangements(m[i]) == 1) if n > 1 else 0.0
+        sums = sums + fixed
+        cm = sums / n
+        t = n * np.sum((cm - cm.mean(axis=1, keepdims=True)) ** 2, axis=1)
+        hits = int(np.count_nonzero(t >= t_obs - tol))
+        p = hits / t.size
+        text = (f"exact (enumeration of all {total} within-item arrangements of the value labels)" if t.size == total
+                else f"exact (enumeration of {t.size} distinct within-item arrangements of the value labels, "
+                     f"standing for all {total})")
+        return OmnibusResult(pvalue=p, method=text, **common)
+    if int(n_resamples) < 1:
+        raise OptionError(f"n_resamples must be a positive integer, not {n_resamples!r}")
+    n_resamples = int(n_resamples)
+    rng = np.random.default_rng(seed)
+    chunk = max(1, 2_000_000 // (n * v))
+    hits = 0
+    done = 0
+    while done < n_resamples:
+        k = min(chunk, n_resamples - done)
+        order = np.argsort(rng.random((k, n, v)), axis=2)
+        shuffled = np.take_along_axis(np.broadcast_to(m, (k, n, v)), order, axis=2)
+        cm = shuffled.mean(axis=1)
+        t = n * np.sum((cm - cm.mean(axis=1, keepdims=True)) ** 2, axis=1)
+        hits += int(np.count_nonzero(t >= t_obs - tol))
+        done += k
+    p = (hits + 1) / (n_resamples + 1)
+    se = math.sqrt(p * (1 - p) / n_resamples)
+    shown = f"{arrangements}" if arrangements < 10**15 else "more than 1e15"
+    text = (f"monte carlo (n_resamples={n_resamples}, seed={seed}, standard error {se:.2g}; "
+            f"p = (hits + 1)/(n_resamples + 1); exact enumeration would visit {shown} arrangements)")
+    return OmnibusResult(pvalue=p, method=text, n_resamples=n_resamples, seed=seed, pvalue_se=se, **common)
+
+
+# --------------------------------------------------------------------------- the analysis
+
+
+def _adjust(pvalues, method: str) -> list[float]:
+    """Corrected p-values (statsmodels' multipletests), never below the raw p nor rounded to zero."""
+    from .paired import adjust
+
+    adjust([], method)  # checks the method's name
+    pvalues = [float(p) for p in pvalues]
+    if method == "none" or len(pvalues) <= 1:
+        return pvalues
+    from statsmodels.stats.multitest import multipletests
+
+    sm = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}[method]
+    return [min(1.0, max(float(a), p)) for a, p in zip(multipletests(pvalues, method=sm)[1], pvalues)]
+
+
+def _result(means: pl.DataFrame, metric: str, units, members, reference, *, selection: bool, alternative: str,
+            correction: str, n_resamples: int, seed, by=None) -> ManyResult:
+    item_order = means["item"].unique(maintain_order=True).to_list()
+    wide = means.pivot(on="value", index="item", values="mean").select("item", *units)
+    wide = wide.with_columns(pl.col("item").cast(pl.String))
+    matrix = wide.select(units).to_numpy().astype(float)
+    n = matrix.shape[0]
+    values = tuple(ValueMean(u, float(matrix[:, j].mean()), n, members[u] if members[u] != (u,) else ())
+                   for j, u in enumerate(units))
+    pairs = list(itertools.combinations(range(len(units)), 2))
+    tests = {(i, j): sign_flip_test(matrix[:, i] - matrix[:, j], alternative=alternative) for i, j in pairs}
+    adjusted = _adjust([tests[p].pvalue for p in pairs], correction)
+    adj = dict(zip(pairs, adjusted))
+    pairwise = tuple(PairGap(units[i], units[j], float(np.mean(matrix[:, i] - matrix[:, j])), tests[(i, j)], adj[(i, j)])
+                     for i, j in pairs)
+    r = units.index(reference)
+    gaps = []
+    for j, u in enumerate(units):
+        if j == r:
+            continue
+        key = (min(j, r), max(j, r))
+        test = tests[key] if key == (j, r) else sign_flip_test(matrix[:, j] - matrix[:, r], alternative=alternative)
+        gaps.append(PairGap(u, reference, float(np.mean(matrix[:, j] - matrix[:, r])), test, adj[key]))
+    omnibus = omnibus_test(matrix, n_resamples=n_resamples, seed=seed)
+    ratios = impact_ratios({v.value: v.mean for v in values}) if selection else None
+    order = {str(i): k for k, i in enumerate(item_order)}
+    items = means.select(pl.col("item").cast(pl.String), "value", "mean", "runs").sort(
+        pl.col("item").replace_strict(order, return_dtype=pl.Int64), pl.col("value").replace_strict(
+            {u: k for k, u in enumerate(units)}, return_dtype=pl.Int64))
+    return ManyResult(metric=metric, values=values, reference=reference, gaps=tuple(gaps), pairwise=pairwise,
+                      omnibus=omnibus, impact_ratios=ratios, items=items, correction=correction,
+                      by=dict(by or {}))
+
+
+def analyze_many(
+    log,
+    *,
+    metric: str,
+    groups: Mapping[str, Sequence[str]] | Sequence[str] | None = None,
+    reference: str | None = None,
+    by: Sequence[str] = (),
+    alternative: str = "two-sided",
+    alpha: float = 0.05,
+    correction: str = "holm",
+    fold_case: bool = False,
+    n_resamples: int = 10_000,
+    seed: int | None = 0,
+    noise=None,
+    read_options: Mapping | None = None,
+) -> ManyAnalysis:
+    """Analyze a probe with more than two values (or groups of values).
+
+    Parameters
+    ----------
+    log : path, Log, list of dict or DataFrame
+    metric : str
+    groups : ``{"female": ["Emily", "Lakisha"], ...}`` or ``["female=Emily,Lakisha", ...]``, optional
+        Several values standing for one group; each item's group mean is the mean of
+        its per-name means. Values in no group are left out (with a warning).
+    reference : str, optional
+        The value (or group) gaps are measured against (default: the first).
+    by : sequence of str
+        Repeat the analysis per group of these columns; omnibus p corrected across them.
+    alternative : {"two-sided", "greater", "less"}
+        For the pairwise sign-flip tests (the omnibus test has no direction).
+    alpha : float
+    correction : {"holm", "bonferroni", "bh", "none"}
+        Across pairs of values, and across ``by`` groups for the omnibus p.
+    n_resamples, seed : int
+        Monte Carlo settings of the omnibus test when it cannot be exact.
+
+    Examples
+    --------
+    >>> rows = [{"item": i, "variant": v, "x": float(v == "A" and i < 5)}
+    ...         for i in range(6) for v in ("A", "B", "C")]
+    >>> result = analyze_many(rows, metric="x")
+    >>> [(v.value, round(v.mean, 4)) for v in result.main.values]
+    [('A', 0.8333), ('B', 0.0), ('C', 0.0)]
+    >>> [r.ratio for r in result.main.impact_ratios]
+    [1.0, 0.0, 0.0]
+    >>> result.main.omnibus.pvalue == 1 / 81   # items 1-4 each put their 1 under A, as item 0 does: 1 of 3**4
+    True
+    """
+    from .paired import ALTERNATIVES, adjust
+
+    if noise is not None:
+        raise OptionError("--noise compares two values; give --a and --b to analyze a pair with its noise log")
+    if alternative not in ALTERNATIVES:
+        raise OptionError(f"--alternative {alternative}: expected one of {', '.join(ALTERNATIVES)}")
+    if not 0 < alpha < 1:
+        raise OptionError(f"--alpha {alpha}: must be between 0 and 1, for example 0.05")
+    adjust([], correction)
+    by = list(by)
+    frame, units, members, problems = check_many(log, metric=metric, by=by, groups=groups, fold_case=fold_case,
+                                                 read_options=read_options)
+    if reference is None:
+        reference = units[0]
+    elif reference not in units:
+        raise OptionError(f"--reference {reference}: no such value; values: {', '.join(repr(u) for u in units)}")
+    selection = is_selection(frame[metric])
+    kw = dict(selection=selection, alternative=alternative, correction=correction, n_resamples=n_resamples, seed=seed)
+    main = _result(unit_means(frame, metric), metric, units, members, reference, **kw)
+    results = []
+    if by:
+        means = unit_means(frame, metric, by=by)
+        for key in means.select(by).unique(maintain_order=True).iter_rows(named=True):
+            sub = means.filter(_key_mask(key)).drop(by)
+            results.append(_result(sub, metric, units, members, reference,
+                                   by={k: v if isinstance(v, (str, int, float, bool)) or v is None else str(v)
+                                       for k, v in key.items()}, **kw))
+        adjusted = _adjust([g.omnibus.pvalue for g in results], correction)
+        results = [replace(g, omnibus_p_adjusted=p) for g, p in zip(results, adjusted)]
+    return ManyAnalysis(main=main, groups=tuple(results), problems=tuple(problems), alpha=alpha,
+                        correction=correction, frame=frame)
+
+
+# --------------------------------------------------------------------------- terminal output
+
+
+def print_many(analysis: ManyAnalysis, out) -> None:
+    """Print a :class:`ManyAnalysis` for people (rich tables)."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from .terminal import fmt_num, fmt_p
+
+    def one(res: ManyResult, title: str) -> None:
+        table = Table(title=title, title_justify="left")
+        table.add_column("value")
+        table.add_column("mean over items", justify="right")
+        table.add_column(f"gap vs '{escape(res.reference)}'", justify="right")
+        table.add_column("sign-flip p", justify="right")
+        table.add_column(f"p ({escape(res.correction)})", justify="right")
+        if res.impact_ratios is not None:
+            table.add_column("impact ratio", justify="right")
+        gaps = {g.a: g for g in res.gaps}
+        ratios = {r.value: r for r in res.impact_ratios or ()}
+        for v in res.values:
+            g = gaps.get(v.value)
+            label = escape(v.value) + (f" ({escape(', '.join(v.names))})" if v.names else "")
+            row = [label, fmt_num(v.mean),
+                   "reference" if g is None else f"{g.average_gap:+.4g}",
+                   "" if g is None else fmt_p(g.sign_flip.pvalue), "" if g is None else fmt_p(g.p_adjusted)]
+            if res.impact_ratios is not None:
+                r = ratios[v.value]
+                row.append(fmt_num(r.ratio) + (" *" if r.below_four_fifths else ""))
+            table.add_row(*row)
+        out.print(table)
+        o = res.omnibus
+        out.print(f"omnibus test that the value makes no difference ({res.n_items} items, {len(res.values)} values): "
+                  f"p = {fmt_p(o.pvalue)}"
+                  + (f", adjusted {fmt_p(res.omnibus_p_adjusted)}" if res.omnibus_p_adjusted is not None else "")
+                  + f"; method: {escape(o.method)}")
+        if res.impact_ratios is not None:
+            from .selection import NOTE
+
+            out.print(f"* {escape(NOTE)}")
+        shown = sorted(res.pairwise, key=lambda g: g.sign_flip.pvalue)[:5]
+        out.print("smallest pairwise p (sign-flip on item gaps, " + escape(res.correction) + " across "
+                  f"{len(res.pairwise)} pairs): " + "; ".join(
+                      f"'{escape(g.a)}' − '{escape(g.b)}' {g.average_gap:+.4g}, p = {fmt_p(g.sign_flip.pvalue)}, "
+                      f"adjusted {fmt_p(g.p_adjusted)}" for g in shown))
+
+    one(analysis.main, f"{escape(analysis.metric)} by value")
+    for g in analysis.groups:
+        one(g, ", ".join(f"{escape(str(k))} = {escape(str(v))}" for k, v in g.by.items()))
+    if analysis.groups:
+        out.print(f"omnibus p-values adjusted across {len(analysis.groups)} groups ({escape(analysis.correction)})")
+    verdict = ("the values differ by more than chance" if analysis.detected
+               else "no difference between the values larger than chance detected (this does not show that there is none)")
+    out.print(f"at alpha {analysis.alpha:g}: {verdict}")
+    if analysis.problems:
+        from .cli import print_problems
+
+        print_problems(analysis.problems)

@@ -1,0 +1,94 @@
+"""Selection probes: selection rates per value and impact ratios.
+
+When the metric says whether a candidate was selected (0 or 1), the mean over
+items of a value's item means is its **selection rate**, and the **impact ratio** of
+a value is its rate divided by the highest rate. US employment guidance uses 0.8
+(the "four-fifths rule") as a reference point; it is shown as such, never as a
+verdict: a ratio below it is not by itself a finding of discrimination, and a ratio
+above it is not a finding that there is none.
+
+Examples
+--------
+>>> [r.to_dict() for r in impact_ratios({"Emily": 0.5, "Lakisha": 0.3})]
+[{'value': 'Emily', 'rate': 0.5, 'ratio': 1.0, 'below_four_fifths': False}, {'value': 'Lakisha', 'rate': 0.3, 'ratio': 0.6, 'below_four_fifths': True}]
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Mapping
+
+import polars as pl
+
+__all__ = ["THRESHOLD", "NOTE", "ImpactRatio", "impact_ratios", "is_selection"]
+
+#: The four-fifths reference point.
+THRESHOLD = 0.8
+#: How a ratio below the reference point is worded, everywhere.
+NOTE = ("below 0.8, the four-fifths reference used in US employment guidance; "
+        "a ratio is not a finding of discrimination by itself")
+
+
+@dataclass(frozen=True)
+class ImpactRatio:
+    """A value's selection rate and its ratio to the highest rate.
+
+    Attributes
+    ----------
+    value : str
+    rate : float
+        Mean over items of the value's item selection rates.
+    ratio : float or None
+        rate / highest rate (None when no value was ever selected).
+    below_four_fifths : bool
+        ratio < 0.8: a reference point, not a verdict (see :data:`NOTE`).
+    """
+
+    value: str
+    rate: float
+    ratio: float | None
+    below_four_fifths: bool
+
+    def to_dict(self) -> dict:
+        return {"value": self.value, "rate": float(self.rate),
+                "ratio": None if self.ratio is None else float(self.ratio),
+                "below_four_fifths": bool(self.below_four_fifths)}
+
+
+def impact_ratios(rates: Mapping[str, float]) -> tuple[ImpactRatio, ...]:
+    """Impact ratios (rate ÷ the highest rate), in the order given.
+
+    Examples
+    --------
+    >>> impact_ratios({"a": 0.0, "b": 0.0})[0].ratio is None
+    True
+    >>> [round(r.ratio, 4) for r in impact_ratios({"a": 0.25, "b": 0.2, "c": 0.1})]
+    [1.0, 0.8, 0.4]
+    """
+    rates = {str(k): float(v) for k, v in rates.items()}
+    for k, v in rates.items():
+        if not (math.isfinite(v) and 0.0 <= v <= 1.0):
+            from .errors import OptionError
+
+            raise OptionError(f"selection rate of '{k}' is {v}; rates lie between 0 and 1 (is the metric 0/1?)")
+    top = max(rates.values(), default=0.0)
+    out = []
+    for k, v in rates.items():
+        ratio = v / top if top > 0 else None
+        out.append(ImpactRatio(k, v, ratio, ratio is not None and ratio < THRESHOLD))
+    return tuple(out)
+
+
+def is_selection(values) -> bool:
+    """True when every non-missing value is 0 or 1 (and there is at least one).
+
+    Examples
+    --------
+    >>> is_selection(pl.Series([0.0, 1.0, None])), is_selection([0, 2]), is_selection([])
+    (True, False, False)
+    """
+    s = values if isinstance(values, pl.Series) else pl.Series(list(values), dtype=pl.Float64)
+    s = s.drop_nulls().cast(pl.Float64)
+    s = s.filter(~s.is_nan())
+    return s.len() > 0 and bool(s.is_in([0.0, 1.0]).all())
