@@ -28,9 +28,8 @@ numbers), so power rises smoothly with the gap and the MDG is found by bisection
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -182,8 +181,6 @@ def _frame_and_metric(source, metric):
 
         log = read_log(source, metric=metric)
         frame, name, problems = log.frame, log.source, tuple(log.problems)
-        if isinstance(source, (str, Path)):
-            name = str(source)
     if not metric:
         raise OptionError("name the metric column (metric=... or --metric)")
     if not isinstance(frame, pl.DataFrame):

@@ -415,3 +415,40 @@ def test_mdg_falls_as_runs_rise(d):
     few = pw(d, None, power=0.8)
     many = pw(d, None, power=0.8, runs=2 * d["runs"] + 1)
     assert many.gap <= few.gap * 1.03
+
+
+# ---------------------------------------------------------------- command line
+
+
+def test_cli_plan_json(capsys):
+    from probestats.cli import main
+
+    code = main(["plan", "--noise", str(SAMPLES / "style_noise.csv"), "--metric", "steps", "--items", "5,8",
+                 "--runs", "5", "--runs", "20", "--gap", "0.75", "--sims", "200", "--json"])
+    out = capsys.readouterr()
+    assert code == 0
+    d = json.loads(out.out)
+    assert [(c["items"], c["runs"]) for c in d["cells"]] == [(5, 5), (5, 20), (8, 5), (8, 20)]
+    assert d["cells"][0]["mdg"] is None and d["cells"][0]["power"] == 0.0
+    assert {"heterogeneity_assumed", "never_significant"} <= {p["code"] for p in d["problems"]}
+    # the library call gives the same object
+    lib = plan_probe(str(SAMPLES / "style_noise.csv"), metric="steps", items=[5, 8], runs=[5, 20], gap=0.75, sims=200)
+    assert json.loads(json.dumps(lib.to_dict())) == d
+
+
+def test_cli_plan_text_and_errors(capsys, tmp_path):
+    from probestats.cli import main
+
+    png = tmp_path / "power.png"
+    code = main(["plan", "--noise", str(SAMPLES / "style_noise.csv"), "--metric", "steps", "--pilot",
+                 str(SAMPLES / "style_probe.csv"), "--items", "8", "--runs", "5,20", "--gap", "0.75",
+                 "--sims", "200", "--plot", str(png)])
+    out = capsys.readouterr()
+    assert code == 0 and "from the pilot, method of moments" in out.out
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    code = main(["plan", "--noise", str(SAMPLES / "style_noise.csv"), "--metric", "steps", "--items", "8,x"])
+    assert code == 1
+    assert capsys.readouterr().err.strip() == "Error: items must be whole numbers, not 'x'"
+    code = main(["plan", "--noise", str(SAMPLES / "style_noise.csv"), "--metric", "steps", "--plot", "x.png"])
+    assert code == 1
+    assert capsys.readouterr().err.strip() == "Error: --plot draws power at a gap; add --gap G"
