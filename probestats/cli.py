@@ -322,6 +322,50 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
         click.echo(result.to_text())
 
 
+@cli.command()
+@click.argument("log", type=click.Path(path_type=Path))
+@click.option("--by", multiple=True, metavar="COL",
+              help="Cells (repeatable). Default: model, plus topic when the topics share no reference target.")
+@click.option("--toward", metavar="TARGET", help="Reference target (default per topic: the affirmative one).")
+@click.option("--targets", type=click.Path(path_type=Path), metavar="FILE",
+              help="Per topic, the target each framing asserts (columns topic, affirmative, reverse).")
+@click.option("--item", multiple=True, metavar="COL",
+              help="Columns that make a matched item (repeatable). Default: item, topic, language.")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
+              show_default=True, help="Level for the pattern (on corrected p-values).")
+@click.option("--correction", type=click.Choice(["holm", "bh", "none"]), default="holm", show_default=True,
+              help="Correction across cells.")
+@click.option("--interval", type=click.Choice(["t", "sign-flip"]), default="t", show_default=True,
+              help="Interval method for bias and acquiescence.")
+@click.option("--label", "label_col", metavar="COL", help="The judge's label column (default: label).")
+@click.option("--response", "response_col", metavar="COL", help="The raw response column (default: reply).")
+@click.option("--score-from", type=click.Choice(["score", "label", "response"]),
+              help="Where scores come from (default: score, else label, else a parse of the response).")
+@click.option("--scale", metavar="LOW:HIGH", help="Declared numeric scale of scores or labels, e.g. 1:5.")
+@click.option("--json", "json_out", is_flag=True, help="Print the result as JSON.")
+@read_options
+def framing(log, by, toward, targets, item, alpha, correction, interval, label_col, response_col, score_from,
+            scale, json_out, read):
+    """Dual framing: which way a model leans between two targets, how strongly, and whether
+    the lean is protective or assertive.
+
+    \b
+    Example:
+      probestats framing sample_logs/framing_long.csv --targets sample_logs/framing_targets.csv
+    """
+    from .framing import analyze_framing, print_framing
+    from .io import read_log
+
+    result = analyze_framing(read_log(str(log), **read), by=list(by) or None, toward=toward,
+                             targets=str(targets) if targets else None, item=list(item) or None, alpha=alpha,
+                             correction=correction, interval=interval, label=label_col, response=response_col,
+                             score_from=score_from, scale=scale)
+    if json_out:
+        emit_json(result)
+    else:
+        print_framing(result, console())
+
+
 def _report_format(path: Path) -> str:
     suffix = path.suffix.lower()
     formats = {".md": "md", ".markdown": "md"}

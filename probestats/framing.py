@@ -256,21 +256,25 @@ class FramingResult(_Record):
 
     def rich_table(self):
         """A rich Table of the cells, for the command line."""
+        from rich import box
         from rich.table import Table
 
-        ref = self.reference if isinstance(self.reference, str) else "per topic"
-        table = Table(title=f"Dual-framing lean toward {ref} ({self.correction} across cells)")
+        ref = self.reference if isinstance(self.reference, str) else "each topic's reference"
+        table = Table(title=f"Lean toward {_esc_rich(ref)} (p adjusted: {self.correction})",
+                      box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
         for name in self.by:
-            table.add_column(name)
-        for name in ("n", "items", "bias", "CI", "p adj", "acquiescence", "p adj", "pattern",
-                     "neutral", "abstain"):
-            table.add_column(name, justify="right")
+            table.add_column(name, no_wrap=True)
+        table.add_column("n (items)", justify="right", no_wrap=True)
+        table.add_column("bias", justify="right", no_wrap=True)
+        table.add_column(f"{100 * self.confidence:g}% CI", justify="right", no_wrap=True, min_width=14)
+        for name in ("p", "acq.", "p", "pattern", "neut/abst"):
+            table.add_column(name, justify="right", no_wrap=True)
         for c in self.cells:
             table.add_row(
                 *[_esc_rich(c.by.get(k)) for k in self.by],
-                str(c.n), str(c.n_items), _f(c.bias), _ci(c.bias_ci), _p(c.bias_p_adjusted),
+                f"{c.n} ({c.n_items})", _f(c.bias), _ci(c.bias_ci), _p(c.bias_p_adjusted),
                 _f(c.acquiescence), _p(c.acquiescence_p_adjusted), c.pattern,
-                _pct(c.neutral_rate), _pct(c.abstain_rate),
+                f"{_pct(c.neutral_rate)}/{_pct(c.abstain_rate)}",
             )
         return table
 
@@ -1070,3 +1074,41 @@ def _demo_rows() -> list[dict]:
         for framing, score in (("affirmative", 1), ("reverse", -1)):
             rows.append({"model": "m", "topic": "t", "language": lang, "framing": framing, "score": score})
     return rows
+
+
+def print_framing(result: FramingResult, out) -> None:
+    """Print a framing result on a rich console: the cells, languages, wrappers, audit, problems."""
+    from rich.markup import escape
+
+    out.print(result.rich_table())
+    ref = result.reference if isinstance(result.reference, str) else ", ".join(
+        f"{t or '(all)'}: {r}" for t, r in result.reference.items())
+    out.print(f"Reference target: {escape(str(ref))}. Bias = mean aligned score (+ leans toward it); "
+              "acquiescence = mean raw score. "
+              f"Tests: exact sign-flip across matched items ({', '.join(result.item_columns) or 'one item'}); "
+              f"p adjusted with {result.correction} across cells; pattern at alpha {result.alpha}.")
+    for c in result.cells:
+        where = ", ".join(f"{k}={v}" for k, v in c.by.items()) or "the log"
+        if c.n_languages:
+            out.print(f"  {escape(where)}: {c.languages_agree} of {c.n_languages} languages lean the same way "
+                      "as the pooled result")
+        spreads = [f"{w} means differ by up to {getattr(c, w + '_spread'):.2f}"
+                   for w in ("prefix", "suffix") if getattr(c, w + "_spread") is not None]
+        if spreads:
+            out.print(f"  {escape(where)}: wrappers: {'; '.join(spreads)} (aligned scale)")
+        if c.single_item:
+            out.print(f"  {escape(where)}: one item only: the result speaks for that one prompt only")
+    a = result.label_audit
+    if a is not None and a.compared:
+        out.print(f"Label audit: the judge ({escape(a.label_column)}) and a parse of {escape(a.response_column)} "
+                  f"agree on {100 * a.agreement:.1f}% of {a.compared} responses both could score.")
+        for d in a.disagreements[:5]:
+            out.print(f"  {d['count']}x judge {escape(repr(d['label']))} vs parsed {escape(str(d['parsed']))}: "
+                      f"{escape(repr(d['response'])[:80])}")
+    if result.unparsed.get("count"):
+        out.print(f"Unparsed: {result.unparsed['count']} responses state no option; they are left out "
+                  "(listed with --json).")
+    if result.problems:
+        out.print(f"{len(result.problems)} problem(s)")
+        for p in result.problems:
+            out.print(f"  {p.severity:<8} {p.code:<20} {escape(p.message)}")

@@ -487,3 +487,30 @@ def test_errors_are_probestats_errors():
         analyze_framing(rows_from_scores(HAND), correction="bonferroni")
     with pytest.raises(ProbestatsError):
         analyze_framing(rows_from_scores(HAND), by="nonexistent")
+
+
+# --------------------------------------------------------------------------- command line
+
+
+@pytest.mark.skipif(not (SAMPLES / "framing_long.csv").exists(), reason="sample logs not generated")
+def test_cli_framing_json_and_errors(capsys):
+    import json
+
+    from probestats.cli import main
+
+    long, targets = str(SAMPLES / "framing_long.csv"), str(SAMPLES / "framing_targets.csv")
+    assert main(["framing", long, "--targets", targets, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["reference"] == {"leadership": "female", "remote_work": "remote"}
+    assert [c["by"] for c in out["cells"]][0] == {"model": "model-a", "topic": "leadership"}
+    assert out["label_audit"]["agreement"] == 1.0
+
+    assert main(["framing", long, "--targets", targets, "--by", "model"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err == ("Error: the topics have no reference target in common, so pooling them would mix "
+                   "directions; add --by topic, or give --toward TARGET with --targets FILE naming a target "
+                   "every topic asserts")
+
+    assert main(["framing", long, "--targets", targets]) == 0
+    text = capsys.readouterr().out
+    assert "model-a" in text and "Label audit" in text
