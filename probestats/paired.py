@@ -317,6 +317,13 @@ def analyze(
     if correction not in CORRECTIONS:
         adjust([], correction)
     by = list(by)
+    if a is None and b is None:  # more than two values: per-value means and an omnibus test (SPEC §7)
+        from .multi import analyze_many, many_values
+
+        many = many_values(log, fold_case=fold_case, read_options={"metric": metric, **(read_options or {})})
+        if many is not None:
+            return analyze_many(many, metric=metric, by=by, alternative=alternative, alpha=alpha,
+                                correction=correction, fold_case=fold_case, noise=noise)
     checked = require_ok(validate(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case, **(read_options or {})))
     table = item_table(checked.frame, metric, checked.a, checked.b)
     main = compare_pair(table, metric, checked.a, checked.b, alternative=alternative, confidence=1 - alpha)
