@@ -1,0 +1,60 @@
+"""Selection rates and impact ratios, with the four-fifths line as a reference point."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from probestats.errors import OptionError
+from probestats.selection import NOTE, THRESHOLD, impact_ratios, is_selection
+
+
+def test_hand_calculation():
+    # rates 0.30, 0.24, 0.12: ratios 1, 0.24/0.30 = 0.8 (on the line, not below), 0.12/0.30 = 0.4
+    out = impact_ratios({"A": 0.30, "B": 0.24, "C": 0.12})
+    assert [r.value for r in out] == ["A", "B", "C"]
+    assert [r.ratio for r in out] == pytest.approx([1.0, 0.8, 0.4])
+    assert [r.below_four_fifths for r in out] == [False, False, True]
+    assert out[2].to_dict() == {"value": "C", "rate": 0.12, "ratio": pytest.approx(0.4), "below_four_fifths": True}
+
+
+def test_wording_is_a_reference_not_a_verdict():
+    assert THRESHOLD == 0.8
+    assert NOTE == ("below 0.8, the four-fifths reference used in US employment guidance; "
+                    "a ratio is not a finding of discrimination by itself")
+
+
+def test_nobody_selected_and_bad_rates():
+    assert [r.ratio for r in impact_ratios({"A": 0.0, "B": 0.0})] == [None, None]
+    assert not any(r.below_four_fifths for r in impact_ratios({"A": 0.0, "B": 0.0}))
+    with pytest.raises(OptionError, match="rates lie between 0 and 1"):
+        impact_ratios({"A": 1.5})
+
+
+def test_is_selection():
+    assert is_selection(pl.Series([0, 1, 1, None]))
+    assert is_selection([1.0, 1.0])
+    assert not is_selection([0, 1, 2])
+    assert not is_selection([0.5])
+    assert not is_selection(pl.Series([None], dtype=pl.Float64))
+
+
+rates = st.dictionaries(st.text("abcdef", min_size=1, max_size=3), st.one_of(st.just(0.0), st.floats(1e-6, 1)), min_size=1, max_size=8)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rates, st.floats(0.01, 1.0))
+def test_properties(r, scale):
+    out = impact_ratios(r)
+    if max(r.values()) == 0:
+        assert all(x.ratio is None for x in out)
+        return
+    ratios = [x.ratio for x in out]
+    assert all(0 <= x <= 1 for x in ratios) and max(ratios) == 1.0
+    # order of rates is kept, and ratios do not change when every rate is scaled alike
+    for (k, v), x in zip(r.items(), out):
+        assert x.value == k and x.rate == v and x.below_four_fifths == (x.ratio < 0.8)
+    scaled = impact_ratios({k: v * scale for k, v in r.items()})
+    assert [x.ratio for x in scaled] == pytest.approx(ratios, abs=1e-9)
