@@ -142,18 +142,15 @@ def apply(log, *, where: str | None = None, derive: Sequence[str] = (), **read_k
         expr = _sql("--derive", body)
         schema = lazy.collect_schema()
         _check_names("--derive", text, expr, schema)
-        numeric = _numeric_views(lazy, schema, expr.meta.root_names(), log.source)
-        lazy = _with_numbers(lazy, numeric, expr, name)
-        _check_type("--derive", text, lazy, name, log.source)
+        lazy = _typed(lazy, schema, expr, name, "--derive", text, log.source)
         added.append(name)
     if where is not None:
         expr = _sql("--where", where)
         schema = lazy.collect_schema()
         _check_names("--where", where, expr, schema)
-        numeric = _numeric_views(lazy, schema, expr.meta.root_names(), log.source)
         flag = "\0where"
-        lazy = _with_numbers(lazy, numeric, expr, flag)
-        dtype = _check_type("--where", where, lazy, flag, log.source)
+        lazy = _typed(lazy, schema, expr, flag, "--where", where, log.source)
+        dtype = lazy.select(flag).collect_schema()[flag]
         if dtype != pl.Boolean:
             raise OptionError(f"--where '{where}': gives {dtype} values, not true/false; "
                               "write a condition such as \"model = 'm1' AND words > 50\"")
@@ -175,10 +172,27 @@ def _check_names(option: str, text: str, expr: pl.Expr, schema) -> None:
                           "(quote names with spaces in double quotes)")
 
 
-def _check_type(option: str, text: str, lazy: pl.LazyFrame, name: str, source: str):
-    try:  # type errors (text compared with a number) surface only when data is computed
-        return lazy.select(name).head(1).collect().schema[name]
-    except pl.exceptions.PolarsError as exc:
-        first = str(exc).strip().splitlines()[0]
-        raise OptionError(f"{option} '{text}': cannot be computed on this log ({first}); "
-                          "check the column types (text needs single quotes)") from None
+def _typed(lazy: pl.LazyFrame, schema, expr: pl.Expr, name: str, option: str, text: str,
+           source: str) -> pl.LazyFrame:
+    """Add ``expr`` as ``name``, reading text columns that hold only numbers as numbers where that is needed.
+
+    The expression is tried as written first; when it does not type-check (``words > 50``
+    on a CSV's text column), numeric views of the text columns it uses are tried, fewest
+    first, so that ``seed >= 2 AND item <> '3'`` reads seed as a number and item as text.
+    """
+    from itertools import combinations
+
+    numeric = _numeric_views(lazy, schema, expr.meta.root_names(), source)
+    names = list(numeric)[:6]
+    first_error = None
+    for size in range(len(names) + 1):
+        for subset in combinations(names, size):
+            attempt = _with_numbers(lazy, {n: numeric[n] for n in subset}, expr, name)
+            try:  # type errors (text compared with a number) surface only when data is computed
+                attempt.select(name).head(1).collect()
+                return attempt
+            except pl.exceptions.PolarsError as exc:
+                first_error = first_error or exc
+    first = str(first_error).strip().splitlines()[0]
+    raise OptionError(f"{option} '{text}': cannot be computed on this log ({first}); "
+                      "check the column types (text needs single quotes)") from None

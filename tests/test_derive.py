@@ -1,0 +1,71 @@
+"""--where and --derive: polars SQL expressions applied to the read log before validation."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from probestats.derive import apply, parse_derive
+from probestats.errors import ColumnError, OptionError
+from probestats.paired import analyze
+from probestats.schema import validate
+from tests.factories import make_log, write_log
+
+
+def test_where_keeps_rows_and_their_file_lines(tmp_path):
+    log = make_log(items=4, runs=3, seed=1)
+    path = write_log(log, tmp_path / "log.csv")   # CSV: every column read as text
+    kept = apply(str(path), where="seed >= 2 AND item <> '3'")
+    frame = kept.frame
+    # independent: the same filter in plain polars on the frame as written
+    direct = log.with_row_index("i").filter((pl.col("seed") >= 2) & (pl.col("item") != "3"))
+    assert frame.height == direct.height
+    assert kept.rows(frame["_row"].to_list()) == [i + 2 for i in direct["i"].to_list()]   # header is line 1
+    assert frame["seed"].dtype == pl.String   # the column itself stays as read
+
+
+def test_derived_metric_is_the_metric(tmp_path):
+    rows = [{"item": i, "variant": v, "words": 40 + 15 * (v == "padded") + i} for i in range(6)
+            for v in ("padded", "plain")]
+    path = write_log(rows, tmp_path / "log.csv")
+    log = apply(str(path), derive=["long = CASE WHEN words > 50 THEN 1 ELSE 0 END"])
+    result = analyze(log, metric="long", a="padded", b="plain")
+    # by hand: padded words 55+i > 50 for all i; plain 40+i > 50 for none: every gap is 1
+    assert result.main.gaps == [1.0] * 6
+    checked = validate(log, metric="long")
+    assert checked.ok and checked.frame["long"].dtype == pl.Float64
+
+
+def test_derive_in_order_and_replacing():
+    rows = [{"item": 1, "variant": "a", "x": 2}, {"item": 1, "variant": "b", "x": 3}]
+    log = apply(rows, derive=["y = x * 10", "z = y + 1", "x = x - 1"])
+    assert log.frame.select("x", "y", "z").rows() == [(1, 20, 21), (2, 30, 31)]
+
+
+def test_parse_derive():
+    assert parse_derive("a = b == 1") == ("a", "b == 1")
+    assert parse_derive('"new col" = x') == ("new col", "x")
+    with pytest.raises(OptionError, match="expected NAME = SQL expression"):
+        parse_derive("== 1")
+
+
+def test_clear_errors():
+    rows = [{"item": 1, "variant": "a", "steps": 1}]
+    with pytest.raises(ColumnError) as exc:
+        apply(rows, where="stpes > 1")
+    assert str(exc.value) == ("--where 'stpes > 1': unknown column 'stpes'; columns seen: item, variant, steps "
+                              "(quote names with spaces in double quotes)")
+    with pytest.raises(ColumnError, match="unknown columns 'p', 'q'"):
+        apply(rows, derive=["z = p + q"])
+    with pytest.raises(OptionError, match="not a SQL expression polars can read"):
+        apply(rows, where="steps >")
+    with pytest.raises(OptionError, match="not true/false"):
+        apply(rows, where="steps + 1")
+    with pytest.raises(OptionError, match="cannot be computed on this log"):
+        apply(rows, where="variant > 3")
+
+
+def test_nothing_to_do_returns_the_log():
+    rows = [{"item": 1, "variant": "a", "x": 1}]
+    log = apply(rows)
+    assert apply(log) is log
