@@ -194,9 +194,6 @@ def validate(
         else pl.col(c)
         for c in wanted
     ]
-    if "reply" in present:
-        exprs.append((pl.col("reply").cast(pl.String).str.strip_chars().str.len_bytes().fill_null(0) > 0)
-                     .alias("_has_reply"))
     lazy = log.lazy.select(*exprs, pl.col(ROW))
     from .io import collect
 
@@ -232,20 +229,21 @@ def validate(
         return Checked(df, metric, a, b, values, tuple(problems), log, n_rows)
 
     pair = df.filter(pl.col("variant").is_in([a, b]))
-    problems += _unmatched(pair, df, log, a, b, by)
-    problems += _settings(pair, log, a, b, by)
+    cells = _cells(pair, metric, a, b, by)
+    problems += _unmatched(df, log, a, b, by)
+    problems += _settings(pair, cells, log, a, b, by)
     if "seed" in pair.columns:
         if same_seeds:
-            problems += _seed_mismatch(pair, log, a, b)
-        problems += _duplicates(pair, log)
-    problems += _unequal_runs(pair, log, a, b)
+            problems += _seed_mismatch(cells, log, a, b)
+        if cells.select((pl.col("seeds").list.len() < pl.col("seeded"))
+                        | (pl.col("seeds_b").list.len() < pl.col("seeded_b"))).to_series().any():
+            problems += _duplicates(pair, log)
+    problems += _unequal_runs(cells, log, a, b)
     if "time" in pair.columns:
         problems += _not_alternated(pair, log, a, b)
     if metric is not None:
-        problems += _deterministic(pair, metric)
+        problems += _deterministic(cells)
         df = df.filter(pl.col(metric).is_not_null())
-    if "_has_reply" in df.columns:
-        df = df.drop("_has_reply")
     return Checked(df, metric, a, b, values, tuple(problems), log, n_rows)
 
 
@@ -337,15 +335,14 @@ def _metric(df: pl.DataFrame, log: Log, metric: str, header: str):
                                 (), header))
         return df.with_columns(pl.lit(None, pl.Float64).alias(metric)), problems
     df = df.with_columns(pl.when(pl.col(metric).is_nan()).then(None).otherwise(pl.col(metric)).alias(metric))
-    if "_has_reply" in df.columns:
-        suspect = df.filter(pl.col("_has_reply") & (pl.col(metric).is_null() | (pl.col(metric) == 0)))
-        if suspect.height:
-            problems.append(Problem(
-                "warning", "suspect_metric",
-                f"{header.strip()} is 0 or blank in {suspect.height} run(s) whose reply is not empty "
-                f"({format_rows(log, _rows(log, suspect))}); read those replies: the metric may have missed them "
-                "(for example steps numbered '1)')",
-                _rows(log, suspect), header))
+    suspect = _suspect_rows(df, log, metric)
+    if suspect is not None and suspect.height:
+        problems.append(Problem(
+            "warning", "suspect_metric",
+            f"{header.strip()} is 0 or blank in {suspect.height} run(s) whose reply is not empty "
+            f"({format_rows(log, _rows(log, suspect))}); read those replies: the metric may have missed them "
+            "(for example steps numbered '1)')",
+            _rows(log, suspect), header))
     flagged = {r for p in problems if p.code == "non_numeric" for r in p.rows}
     blank = df.filter(pl.col(metric).is_null())
     if flagged:
@@ -391,53 +388,88 @@ def _item_list(items: Iterable[str], limit: int = 10) -> str:
     return text + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
-def _unmatched(pair: pl.DataFrame, df: pl.DataFrame, log: Log, a: str, b: str, by) -> list[Problem]:
+def _suspect_rows(df: pl.DataFrame, log: Log, metric: str) -> pl.DataFrame | None:
+    """Runs whose metric is blank (or 0, for a metric that is not 0/1) while the reply is not empty.
+
+    The reply text is read only for the candidate rows, so a large log's replies stay on disk.
+    """
+    if "reply" not in log.columns:
+        return None
+    values = df[metric].drop_nulls()
+    binary = values.len() > 0 and values.is_in([0.0, 1.0]).all()
+    zero = pl.col(metric).is_null() if binary else (pl.col(metric).is_null() | (pl.col(metric) == 0))
+    candidates = df.filter(zero)
+    if not candidates.height:
+        return candidates
+    from .io import collect
+
+    has_reply = collect(
+        log.lazy.filter(pl.col(ROW).is_in(candidates[ROW].implode()))
+        .filter(pl.col("reply").cast(pl.String).str.strip_chars().str.len_bytes() > 0)
+        .select(ROW),
+        log.source, log._path)
+    return candidates.filter(pl.col(ROW).is_in(has_reply[ROW].implode()))
+
+
+def _cells(pair: pl.DataFrame, metric: str | None, a: str, b: str, by) -> pl.DataFrame:
+    """One row per item (and ``by`` group) with both values' runs, seeds, settings and spread side by side."""
+    keys = ["item", *[c for c in by if c in pair.columns]]
+    aggs = [pl.len().alias("n")]
+    if metric is not None:
+        aggs.append(pl.col(metric).drop_nulls().n_unique().alias("distinct"))
+        aggs.append(pl.col(metric).count().alias("counted"))
+    if "seed" in pair.columns:
+        aggs.append(pl.col("seed").drop_nulls().unique().sort().alias("seeds"))
+        aggs.append(pl.col("seed").count().alias("seeded"))
+    for setting in SETTINGS:
+        if setting in pair.columns and setting not in by:
+            aggs.append(pl.col(setting).cast(pl.String).fill_null("(blank)").unique().sort().alias(setting))
+    per = pair.group_by([*keys, "variant"], maintain_order=True).agg(aggs)
+    side_a = per.filter(pl.col("variant") == a).drop("variant")
+    side_b = per.filter(pl.col("variant") == b).drop("variant")
+    return side_a.join(side_b, on=keys, suffix="_b", maintain_order="left")
+
+
+def _unmatched(df: pl.DataFrame, log: Log, a: str, b: str, by) -> list[Problem]:
     problems = []
     keys = ["item", *by]
-    seen = df.group_by(keys, maintain_order=True).agg(pl.col("variant").unique())
-    for row in seen.iter_rows(named=True):
-        have = set(row["variant"])
-        missing = [v for v in (a, b) if v not in have]
-        if not missing:
-            continue
+    seen = df.group_by(keys, maintain_order=True).agg(
+        pl.col("variant").is_in([a]).any().alias("has_a"), pl.col("variant").is_in([b]).any().alias("has_b"))
+    lacking = seen.filter(~pl.col("has_a") | ~pl.col("has_b"))
+    for row in lacking.iter_rows(named=True):
+        missing = [v for v, has in ((a, row["has_a"]), (b, row["has_b"])) if not has]
         where = " and ".join(f"{k} {row[k]}" for k in keys[1:])
         label = f"item {row['item']}" + (f" ({where})" if where else "")
         mask = pl.col("item") == row["item"]
         for k in keys[1:]:
             mask &= pl.col(k) == row[k] if row[k] is not None else pl.col(k).is_null()
-        item_rows = df.filter(mask)
-        rows = _rows(log, item_rows)
+        rows = _rows(log, df.filter(mask))
         if len(missing) == 2:
             msg = f"{label} has no '{a}' or '{b}' runs ({format_rows(log, rows)}); add them or drop the item"
         else:
-            present = [v for v in (a, b) if v in have][0]
+            present = a if missing[0] == b else b
             msg = (f"{label} has no '{missing[0]}' runs ({format_rows(log, rows)} "
                    f"{'are all' if len(rows) > 1 else 'is'} '{present}'); add its '{missing[0]}' runs or drop the item")
         problems.append(Problem("error", "unmatched_item", msg, rows, log.columns.get("item")))
     return problems
 
 
-def _settings(pair: pl.DataFrame, log: Log, a: str, b: str, by) -> list[Problem]:
+def _settings(pair: pl.DataFrame, cells: pl.DataFrame, log: Log, a: str, b: str, by) -> list[Problem]:
     problems = []
     for setting in SETTINGS:
-        if setting not in pair.columns:
+        if setting not in pair.columns or setting in by:
             continue
         header = log.columns.get(setting, setting).strip()
-        text = pl.col(setting).cast(pl.String).fill_null("(blank)")
-        keyed = pair.with_columns(text.alias("_s"))
-        if setting in by:
-            continue
-        per = keyed.group_by(["item", "variant"], maintain_order=True).agg(pl.col("_s").unique().sort())
-        wide = per.filter(pl.col("variant") == a).join(
-            per.filter(pl.col("variant") == b), on="item", suffix="_b")
-        differ = wide.filter(pl.col("_s") != pl.col("_s_b"))
+        differ = cells.filter(pl.col(setting) != pl.col(f"{setting}_b"))
         if differ.height:
-            sa = sorted(set(keyed.filter(pl.col("variant") == a)["_s"].to_list()))
-            sb = sorted(set(keyed.filter(pl.col("variant") == b)["_s"].to_list()))
+            text = pl.col(setting).cast(pl.String).fill_null("(blank)")
+            sa = pair.filter(pl.col("variant") == a).select(text.unique().sort())[setting].to_list()
+            sb = pair.filter(pl.col("variant") == b).select(text.unique().sort())[setting].to_list()
             shared = set(sa) & set(sb)
-            odd = keyed.filter(pl.col("item").is_in(differ["item"].implode()) & ~pl.col("_s").is_in(list(shared)))
+            in_items = pl.col("item").is_in(differ["item"].implode())
+            odd = pair.filter(in_items & ~text.is_in(list(shared)))
             if odd.height == 0:
-                odd = keyed.filter(pl.col("item").is_in(differ["item"].implode()))
+                odd = pair.filter(in_items)
             rows = _rows(log, odd)
             problems.append(Problem(
                 "error", "confounded_setting",
@@ -446,7 +478,8 @@ def _settings(pair: pl.DataFrame, log: Log, a: str, b: str, by) -> list[Problem]
                 f"rerun with {header} held fixed, or split with --by {setting}",
                 rows, log.columns.get(setting)))
             continue
-        distinct = keyed["_s"].unique(maintain_order=True).to_list()
+        distinct = pair.select(pl.col(setting).cast(pl.String).fill_null("(blank)").unique(maintain_order=True))
+        distinct = distinct[setting].to_list()
         if len(distinct) > 1:
             problems.append(Problem(
                 "warning", "mixed_setting",
@@ -462,10 +495,8 @@ def _show(values, limit: int = 4) -> str:
     return shown + (f" and {len(values) - limit} more" if len(values) > limit else "")
 
 
-def _seed_mismatch(pair: pl.DataFrame, log: Log, a: str, b: str) -> list[Problem]:
-    per = pair.group_by(["item", "variant"], maintain_order=True).agg(pl.col("seed").unique().sort())
-    wide = per.filter(pl.col("variant") == a).join(per.filter(pl.col("variant") == b), on="item", suffix="_b")
-    differ = wide.filter(pl.col("seed") != pl.col("seed_b"))
+def _seed_mismatch(cells: pl.DataFrame, log: Log, a: str, b: str) -> list[Problem]:
+    differ = cells.filter(pl.col("seeds") != pl.col("seeds_b"))
     if not differ.height:
         return []
     return [Problem(
@@ -476,9 +507,10 @@ def _seed_mismatch(pair: pl.DataFrame, log: Log, a: str, b: str) -> list[Problem
 
 
 def _duplicates(pair: pl.DataFrame, log: Log) -> list[Problem]:
-    dup = pair.filter(pl.col("seed").is_not_null() & pl.len().over(["item", "variant", "seed"]).gt(1))
-    if not dup.height:
+    keyed = pair.filter(pl.col("seed").is_not_null())
+    if not keyed.select(pl.struct("item", "variant", "seed").is_duplicated().any()).item():
         return []
+    dup = keyed.filter(pl.struct("item", "variant", "seed").is_duplicated())
     rows = _rows(log, dup)
     return [Problem(
         "warning", "duplicate_run",
@@ -487,14 +519,12 @@ def _duplicates(pair: pl.DataFrame, log: Log) -> list[Problem]:
         rows, log.columns.get("seed"))]
 
 
-def _unequal_runs(pair: pl.DataFrame, log: Log, a: str, b: str) -> list[Problem]:
-    counts = pair.group_by(["item", "variant"], maintain_order=True).len()
-    wide = counts.filter(pl.col("variant") == a).join(counts.filter(pl.col("variant") == b), on="item", suffix="_b")
-    differ = wide.filter(pl.col("len") != pl.col("len_b"))
+def _unequal_runs(cells: pl.DataFrame, log: Log, a: str, b: str) -> list[Problem]:
+    differ = cells.filter(pl.col("n") != pl.col("n_b"))
     if not differ.height:
         return []
     shown = "; ".join(f"item {i}: {na} '{a}', {nb} '{b}'" for i, na, nb in
-                      differ.select("item", "len", "len_b").head(5).iter_rows())
+                      differ.select("item", "n", "n_b").head(5).iter_rows())
     more = f"; and {differ.height - 5} more items" if differ.height > 5 else ""
     return [Problem("warning", "unequal_runs",
                     f"runs per value differ within items ({shown}{more}); each item's gap still counts once, "
@@ -526,13 +556,13 @@ def _not_alternated(pair: pl.DataFrame, log: Log, a: str, b: str) -> list[Proble
         (), log.columns.get("time"))]
 
 
-def _deterministic(pair: pl.DataFrame, metric: str) -> list[Problem]:
-    pair = pair.filter(pl.col(metric).is_not_null())
-    cells = pair.group_by(["item", "variant"]).agg(pl.col(metric).n_unique().alias("k"), pl.len().alias("n"))
-    repeated = cells.filter(pl.col("n") > 1)
-    if repeated.height and (repeated["k"] == 1).all():
+def _deterministic(cells: pl.DataFrame) -> list[Problem]:
+    both = pl.concat([cells.select("counted", "distinct"),
+                      cells.select(pl.col("counted_b").alias("counted"), pl.col("distinct_b").alias("distinct"))])
+    repeated = both.filter(pl.col("counted") > 1)
+    if repeated.height and (repeated["distinct"] <= 1).all():
         return [Problem(
             "warning", "deterministic",
-            f"every run of each item and value gave the same {metric}: repeats add nothing, "
+            "every run of each item and value gave the same result: repeats add nothing, "
             "so the sample size is the number of items", (), None)]
     return []
