@@ -2,9 +2,41 @@
 
 __version__ = "0.1.0"
 
-from .errors import ProbestatsError, ReadError, ValidationError  # noqa: E402
-from .io import Log, read_log  # noqa: E402
-from .problems import Problem  # noqa: E402
-from .schema import Checked, validate  # noqa: E402
-from .paired import Analysis, analyze, item_table  # noqa: E402
-from .power import NoiseModel, Plan, mdg_for_design, noise_model, plan_probe, power_sign_flip  # noqa: E402
+# Names are imported on first use (PEP 562), so ``import probestats`` stays cheap: reading and
+# validating a log does not pay for scipy and statsmodels.
+_EXPORTS = {
+    "ProbestatsError": ".errors",
+    "ReadError": ".errors",
+    "ValidationError": ".errors",
+    "Log": ".io",
+    "read_log": ".io",
+    "Problem": ".problems",
+    "Checked": ".schema",
+    "validate": ".schema",
+    "Analysis": ".paired",
+    "analyze": ".paired",
+    "item_table": ".paired",
+    "NoiseModel": ".power",
+    "Plan": ".power",
+    "mdg_for_design": ".power",
+    "noise_model": ".power",
+    "plan_probe": ".power",
+    "power_sign_flip": ".power",
+}
+
+__all__ = ["__version__", *_EXPORTS]
+
+
+def __getattr__(name):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'probestats' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(__all__)
