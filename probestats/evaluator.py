@@ -1,0 +1,189 @@
+"""Evaluator probes: a judge scored the same texts with and without a change.
+
+The attribute is the change (two content-free sentences of padding, a byline); the
+matched item is one text scored both ways; the metric is the level the judge gave on
+each criterion. ``--by criterion`` gives one comparison per criterion, and ``--scale
+LOW:HIGH`` declares the judge's scale so that the cells where a change could not
+show are named:
+
+* ``ceiling``: the baseline (the ``b`` value, the one the change is measured from)
+  is at the top of the scale in every run, so an upward change has nowhere to go and
+  a delta of zero there shows nothing;
+* ``floor``: the same at the bottom.
+
+A judge whose repeats are identical (temperature 0, a fixed seed) is ``deterministic``:
+repeating a run adds nothing, and the sample size is the number of items.
+
+Examples
+--------
+>>> rows = [{"item": s, "variant": v, "criterion": "directness", "level": lvl}
+...         for s, v, lvl in [("s01", "padded", 4), ("s01", "plain", 4), ("s02", "padded", 3), ("s02", "plain", 2)]]
+>>> result = analyze_judge(rows, metric="level", a="padded", b="plain", scale="1:4")
+>>> [(p.code, p.message.split(":")[0]) for p in result.problems if p.code in ("ceiling", "floor")]
+[('ceiling', 'item s01, criterion directness')]
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import Sequence
+
+import polars as pl
+
+from .errors import OptionError
+from .io import ROW
+from .problems import Problem
+
+__all__ = ["parse_scale", "scale_problems", "with_scale", "analyze_judge"]
+
+
+def parse_scale(scale) -> tuple[float, float]:
+    """Read ``"LOW:HIGH"`` (or a pair of numbers) into ``(low, high)``.
+
+    Examples
+    --------
+    >>> parse_scale("1:4"), parse_scale((-2, 2))
+    ((1.0, 4.0), (-2.0, 2.0))
+    >>> parse_scale("4:1")
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: --scale 4:1: expected LOW:HIGH with LOW below HIGH, for example --scale 1:4
+    """
+    text = scale if isinstance(scale, str) else ":".join(str(x) for x in scale)
+    try:
+        low, high = (float(x) for x in str(text).split(":"))
+    except ValueError:
+        raise OptionError(f"--scale {text}: expected LOW:HIGH, for example --scale 1:4") from None
+    if not (math.isfinite(low) and math.isfinite(high) and low < high):
+        raise OptionError(f"--scale {text}: expected LOW:HIGH with LOW below HIGH, for example --scale 1:4")
+    return low, high
+
+
+def _where(by: dict) -> str:
+    return ", ".join(f"{k} {v}" for k, v in by.items())
+
+
+def scale_problems(analysis, scale) -> list[Problem]:
+    """``ceiling``/``floor`` problems for the cells of a paired analysis whose baseline sits at an end of the scale.
+
+    The cells are the items of each ``--by`` group (each criterion), or of the whole
+    log without ``--by``. A metric value outside the declared scale is reported as
+    ``out_of_scale``.
+    """
+    low, high = parse_scale(scale)
+    checked = analysis.checked
+    metric, b = analysis.main.metric, analysis.main.b
+    frame = checked.frame
+    log = checked.log
+    problems: list[Problem] = []
+    results = analysis.groups or (analysis.main,)
+    for result in results:
+        for r in result.items.iter_rows(named=True):
+            base = r["mean_b"]
+            if base is None:
+                continue
+            if base >= high:
+                code, end, way = "ceiling", "top", "an upward change cannot show"
+            elif base <= low:
+                code, end, way = "floor", "bottom", "a downward change cannot show"
+            else:
+                continue
+            mask = (pl.col("item") == r["item"]) & (pl.col("variant") == b)
+            for k, v in result.by.items():
+                mask &= pl.col(k).cast(pl.String) == str(v) if v is not None else pl.col(k).is_null()
+            rows = tuple(log.rows(frame.filter(mask)[ROW].head(50).to_list()))
+            label = f"item {r['item']}" + (f", {_where(result.by)}" if result.by else "")
+            problems.append(Problem(
+                "warning", code,
+                f"{label}: the baseline '{b}' is at the {end} of the scale ({base:g} on {low:g}:{high:g}), "
+                f"so {way}; its delta of {r['gap']:+g} shows nothing about the change here "
+                "(add items whose baseline is inside the scale)",
+                rows, log.columns.get(metric, metric)))
+    outside = frame.filter((pl.col(metric) < low) | (pl.col(metric) > high))
+    if outside.height:
+        rows = tuple(log.rows(outside[ROW].head(50).to_list()))
+        from .io import format_rows
+
+        problems.append(Problem(
+            "warning", "out_of_scale",
+            f"{outside.height} run(s) have a {metric} outside the declared scale {low:g}:{high:g} "
+            f"({format_rows(log, rows)}); check --scale or the judge's output",
+            rows, log.columns.get(metric, metric)))
+    return problems
+
+
+def _judge_repeats(analysis, by: Sequence[str]) -> list[Problem]:
+    """``deterministic`` (or ``single_run``) worked out per cell, criterion included."""
+    frame = analysis.checked.frame
+    metric = analysis.main.metric
+    a, b = analysis.main.a, analysis.main.b
+    keys = [*by, "item", "variant"]
+    cells = (frame.filter(pl.col("variant").is_in([a, b])).group_by(keys)
+             .agg(pl.col(metric).n_unique().alias("k"), pl.len().alias("n")))
+    n_items = analysis.main.n_items
+    runs = int(cells["n"].sum()) if cells.height else 0
+    if cells.height and (cells["n"] == 1).all():
+        return [Problem("warning", "single_run",
+                        f"each item was scored once per value: whether the judge repeats itself is unknown, and the "
+                        f"sample size is the number of items ({n_items}); repeat a few runs to find out")]
+    repeated = cells.filter(pl.col("n") > 1)
+    if repeated.height and (repeated["k"] == 1).all():
+        return [Problem("warning", "deterministic",
+                        f"every run of each item, value{' and ' + ', '.join(by) if by else ''} gave the same {metric}: "
+                        f"the judge is deterministic, repeats add nothing, so the sample size is the number of items "
+                        f"({n_items}), not the number of runs ({runs})")]
+    return []
+
+
+def with_scale(analysis, scale=None, by: Sequence[str] = ()):
+    """The analysis with the judge's problems added: ceiling/floor cells and how its repeats behave.
+
+    Validation's own ``deterministic`` check looks at item × value cells; a judge log
+    splits them by criterion, so the check is redone per cell here (and a
+    ``duplicate_run`` warning that the criterion explains is dropped).
+    """
+    by = list(by) or [k for k in (analysis.groups[0].by if analysis.groups else {})]
+    kept = [p for p in analysis.problems if p.code != "deterministic"]
+    if by and any(p.code == "duplicate_run" for p in kept):
+        frame = analysis.checked.frame
+        if "seed" in frame.columns:
+            dup = frame.filter(pl.col("seed").is_not_null() & pl.len().over([*by, "item", "variant", "seed"]).gt(1))
+            if dup.height == 0:
+                kept = [p for p in kept if p.code != "duplicate_run"]
+    added = _judge_repeats(analysis, by)
+    if scale is not None:
+        added += scale_problems(analysis, scale)
+    return replace(analysis, problems=tuple(kept) + tuple(added))
+
+
+def analyze_judge(log, *, metric: str, a: str | None = None, b: str | None = None, scale=None,
+                  by: Sequence[str] = ("criterion",), **kwargs):
+    """Analyze an evaluator probe: per-criterion deltas (a − b), ceiling/floor cells, the judge's repeats.
+
+    Parameters
+    ----------
+    log : path, Log, list of dict or DataFrame
+    metric : str
+        The level the judge gave.
+    a, b : str, optional
+        The changed text's value and the baseline's (the delta is ``a − b``; cells are
+        flagged by the baseline ``b``).
+    scale : "LOW:HIGH" or (low, high), optional
+    by : sequence of str
+        Columns that split the judge's output (default: ``criterion``); columns absent
+        from the log are ignored.
+    **kwargs
+        Passed to :func:`probestats.paired.analyze`.
+    """
+    from .io import read_log
+    from .paired import analyze
+
+    read = dict(kwargs.pop("read_options", None) or {})
+    log = read_log(log, metric=metric, **read)
+    present = set(log.lazy.collect_schema().names())
+    by = [c for c in by if c in present]
+    result = analyze(log, metric=metric, a=a, b=b, by=by, **kwargs)
+    if not hasattr(result, "main") or not hasattr(result.main, "b"):
+        raise OptionError("an evaluator probe compares two values; give --a (the changed text) and --b (the baseline)")
+    return with_scale(result, scale, by)
