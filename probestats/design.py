@@ -1,0 +1,176 @@
+"""The design file: what a log cannot say about its own probe.
+
+A log shows which items, values and settings were run; it cannot show why the values
+matter, how the metric was defined before the first run, what could not be held fixed,
+which attributes were never tested, or what mitigation was applied. A report asks for
+these, and takes them from a small TOML file (``--design probe.toml``) or from command
+line options of the same names (options override the file). Nothing is invented: a
+field left out becomes a visible placeholder in the report.
+
+Example file::
+
+    attribute = "writing style of a debugging request"
+    values_why = "students write both ways; a tutor should help both equally"
+    metric_definition = "number of numbered steps in the reply (lines starting '1.', '2.', ...), fixed before the first run"
+    metric_cannot_see = ["whether the steps are correct", "tone"]
+    held_fixed = ["the request's content", "model version stand-in-v1"]
+    not_fixed = ["server-side model updates during the two days of runs"]
+    not_tested = ["names", "dialect", "language"]
+    run_dates = "2025-03-10 to 2025-03-11"
+    mitigation = "none"
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+from .errors import OptionError, ReadError
+
+__all__ = ["Design", "load_design", "design_from", "KNOWN_KEYS"]
+
+#: Fields that hold a list (a string is taken as a one-element list).
+LIST_FIELDS = ("metric_cannot_see", "held_fixed", "not_fixed", "not_tested")
+
+
+@dataclass(frozen=True)
+class Design:
+    """What the person who ran the probe says about it (all optional).
+
+    Attributes
+    ----------
+    attribute : str or None
+        The attribute probed (writing style, a name, a dialect marker).
+    values_why : str or None
+        Why the compared values matter.
+    metric_definition : str or None
+        The metric's definition, written before the run.
+    metric_cannot_see : tuple of str
+        What the metric cannot see.
+    held_fixed : tuple of str
+        What was held fixed beyond what the log shows.
+    not_fixed : tuple of str
+        What could not be held fixed.
+    not_tested : tuple of str
+        Attributes not tested.
+    run_dates : str or None
+        When the runs were made (default: read from the log's time column).
+    mitigation : str or None
+        Mitigation applied before the runs, if any.
+    gap_of_interest : float or None
+        A gap worth detecting, in metric units (used for the power plot).
+
+    Examples
+    --------
+    >>> d = Design(attribute="style", not_tested=("names",))
+    >>> d.merged(attribute="writing style", not_tested=()).attribute
+    'writing style'
+    >>> d.merged(not_tested=()).not_tested     # an empty option keeps the file's value
+    ('names',)
+    >>> d.missing()[:2]
+    ['values_why', 'metric_definition']
+    """
+
+    attribute: str | None = None
+    values_why: str | None = None
+    metric_definition: str | None = None
+    metric_cannot_see: tuple[str, ...] = ()
+    held_fixed: tuple[str, ...] = ()
+    not_fixed: tuple[str, ...] = ()
+    not_tested: tuple[str, ...] = ()
+    run_dates: str | None = None
+    mitigation: str | None = None
+    gap_of_interest: float | None = None
+
+    def merged(self, **options) -> Design:
+        """A copy with the given options in place of the file's values (None or empty: keep)."""
+        known = {f.name for f in fields(self)}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise OptionError(f"unknown design field {unknown[0]!r}; known fields: {', '.join(KNOWN_KEYS)}")
+        given = {}
+        for key, value in options.items():
+            if value is None or (key in LIST_FIELDS and not value):
+                continue
+            given[key] = _coerce(key, value, "option")
+        return replace(self, **given)
+
+    def missing(self) -> list[str]:
+        """Names of the fields left empty (the report shows placeholders for them)."""
+        return [f.name for f in fields(self) if f.name != "gap_of_interest" and not getattr(self, f.name)]
+
+    def to_dict(self) -> dict:
+        return {f.name: (list(v) if isinstance(v := getattr(self, f.name), tuple) else v) for f in fields(self)}
+
+
+KNOWN_KEYS: tuple[str, ...] = tuple(f.name for f in fields(Design))
+
+
+def _coerce(key: str, value, where: str):
+    if key in LIST_FIELDS:
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+            raise OptionError(f"{where} {key}: expected text or a list of texts, e.g. {key} = [\"...\", \"...\"]")
+        return tuple(v.strip() for v in value if v.strip())
+    if key == "gap_of_interest":
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise OptionError(f"{where} {key}: expected a number, e.g. {key} = 0.5")
+        try:
+            number = float(value)
+        except ValueError:
+            raise OptionError(f"{where} {key}: expected a number, not {value!r}") from None
+        if not number > 0 or number == float("inf"):
+            raise OptionError(f"{where} {key}: expected a positive number, not {value!r}")
+        return number
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+        # TOML dates arrive as datetime.date; keep them as written
+        if hasattr(value, "isoformat"):
+            return value.isoformat()
+        raise OptionError(f"{where} {key}: expected text, e.g. {key} = \"...\"")
+    return str(value).strip() or None
+
+
+def load_design(path) -> Design:
+    """Read a design file (TOML); unknown keys are an error that lists the known ones.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = pathlib.Path(d, "probe.toml")
+    ...     _ = p.write_text('attribute = "style"\\nnot_tested = ["names", "dialect"]\\n')
+    ...     load_design(p).not_tested
+    ('names', 'dialect')
+    """
+    path = Path(path)
+    if not path.exists():
+        raise ReadError(f"cannot read design file '{path}': no such file; check the path given to --design")
+    if path.is_dir():
+        raise ReadError(f"cannot read design file '{path}': it is a folder; give a .toml file")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ReadError(f"cannot read design file '{path}': not UTF-8 text; save it as UTF-8") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ReadError(f"design file '{path}' is not valid TOML ({exc}); "
+                        "write lines such as attribute = \"writing style\"") from None
+    except OSError as exc:
+        raise ReadError(f"cannot read design file '{path}': {exc.strerror or exc}") from None
+    unknown = [k for k in data if k not in KNOWN_KEYS]
+    if unknown:
+        raise OptionError(f"design file '{path}': unknown key {unknown[0]!r}; known keys: {', '.join(KNOWN_KEYS)}")
+    return Design(**{k: _coerce(k, v, f"design file '{path}':") for k, v in data.items()})
+
+
+def design_from(path=None, **options) -> Design:
+    """The design from a file (optional) with options overriding it.
+
+    Examples
+    --------
+    >>> design_from(None, attribute="style", held_fixed=["prompt wording"]).held_fixed
+    ('prompt wording',)
+    """
+    base = load_design(path) if path is not None else Design()
+    return base.merged(**options)

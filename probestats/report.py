@@ -1,0 +1,858 @@
+"""The report: words chosen from numbers, and Jinja templates that lay them out.
+
+:func:`report_context` is the only place where words are chosen from numbers (what is
+called detected, which items drive a gap, what a null result may and may not claim).
+:func:`render_report` renders that context through the templates in
+``probestats/report_templates/`` as Markdown, one self-contained HTML page, or JSON.
+
+Sections (:data:`SECTIONS`), each a template ``<name>.md.j2`` / ``<name>.html.j2``:
+
+- ``summary``: one plain-language sentence for a general audience;
+- ``design``: attribute, values, items, runs, metric and definition, held fixed and varied, dates;
+- ``table``: the per-item table with an average row;
+- ``tests``: sign-flip test, sign test with its spreadsheet formula, interval, smallest attainable p;
+- ``noise``: the same-versus-same comparison and the per-item gap plot with its noise band;
+- ``power``: the minimum detectable gap of the design run, and the power plot;
+- ``finding``: the result stated with its conditions and size (items that drive a detected gap);
+- ``limits``: always: held fixed or not, size, what the metric cannot see, attributes not tested;
+- ``framing``: a dual-framing result, only when one is given.
+
+Honesty rules kept here and in the templates: a null result carries its conditions and
+size; no sentence claims the system is free of bias except to deny it; a detected gap
+names its items before any explanation; every figure names its test and method; p-values
+near alpha get the digits they need (:func:`fmt_p`). Everything taken from a log or a
+design file is escaped: HTML templates autoescape, Markdown output passes every printed
+value through :func:`md_escape`.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from urllib.parse import quote
+
+import jinja2
+from markupsafe import Markup, escape
+
+from . import __version__
+from .design import Design
+from .errors import OptionError
+from .terminal import fmt_num as _fmt_num
+from .terminal import fmt_p as _fmt_p
+
+__all__ = ["SECTIONS", "FORMATS", "render_report", "report_context", "fmt_p", "fmt_num", "fmt_gap",
+           "md_escape", "Todo"]
+
+#: Section names in the order a full report shows them.
+SECTIONS = ("summary", "design", "table", "tests", "noise", "power", "finding", "limits", "framing")
+#: Sections shown when none are asked for (framing only when a framing result is given).
+DEFAULT_SECTIONS = SECTIONS[:-1]
+FORMATS = ("md", "html", "json")
+TEMPLATE_PACKAGE = "probestats"
+TEMPLATE_FOLDER = "report_templates"
+LIST_LIMIT = 40  # items listed by name in the design section before "and N more"
+SETTING_LIMIT = 160  # characters of a held-fixed setting's value shown
+
+
+# ---------------------------------------------------------------------------- formatting
+
+
+def fmt_p(p: float | None, alpha: float | None = None) -> str:
+    """A p-value with enough digits that rounding never moves it across (or onto) alpha.
+
+    Examples
+    --------
+    >>> fmt_p(0.0234375), fmt_p(0.0502, 0.05), fmt_p(0.049996, 0.05), fmt_p(0.05, 0.05)
+    ('0.02344', '0.0502', '0.049996', '0.05')
+    >>> fmt_p(0.0500001, 0.05)
+    '0.0500001'
+    """
+    text = _fmt_p(p)
+    if p is None or alpha is None or not math.isfinite(p):
+        return text
+    digits = 4
+    while digits < 17:
+        shown = float(text)
+        if (shown < alpha) == (p < alpha) and (shown == alpha) == (p == alpha):
+            return text
+        digits += 1
+        text = f"{p:.{digits}g}"
+    return repr(float(p))
+
+
+def fmt_num(x: float | None, digits: int = 4) -> str:
+    """A number with a few significant digits (``n/a`` for missing).
+
+    >>> fmt_num(0.6375), fmt_num(None), fmt_num(4.05)
+    ('0.6375', 'n/a', '4.05')
+    """
+    return _fmt_num(None if x is None else float(x), digits)
+
+
+def fmt_gap(x: float | None, digits: int = 4) -> str:
+    """A gap with its sign.
+
+    >>> fmt_gap(0.6375), fmt_gap(-0.25), fmt_gap(0.0), fmt_gap(None)
+    ('+0.6375', '-0.25', '0', 'n/a')
+    """
+    if x is None or x != x:
+        return "n/a"
+    x = float(x)
+    return "0" if x == 0 else f"{x:+.{digits}g}"
+
+
+def _fmt_pair(x: float, y: float, fmt=fmt_num) -> tuple[str, str]:
+    """Format two numbers with enough digits that different numbers never look equal."""
+    for digits in range(4, 17):
+        sx, sy = fmt(x, digits), fmt(y, digits)
+        if (sx == sy) == (x == y):
+            return sx, sy
+    return sx, sy
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~])")
+
+
+def md_escape(text) -> str:
+    r"""Escape text for Markdown: punctuation that starts markup gets a backslash, newlines become spaces.
+
+    Safe inside table cells (``|`` is escaped, no line break survives).
+
+    Examples
+    --------
+    >>> md_escape("<script>alert(1)</script>")
+    '\\<script\\>alert(1)\\</script\\>'
+    >>> md_escape("a|b\nc")
+    'a\\|b c'
+    >>> md_escape("**bold** _it_ [x](y) `code` # h")
+    '\\*\\*bold\\*\\* \\_it\\_ \\[x\\](y) \\`code\\` \\# h'
+    >>> md_escape("see http://example.com or www.example.com")
+    'see http:\\/\\/example.com or www\\.example.com'
+    """
+    text = re.sub(r"[\r\n\u2028\u2029\x85\x0b\x0c]+", " ", str(text))
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    # keep Markdown viewers from turning logged addresses into links (renders the same)
+    return re.sub(r"(?i)://", r":\\/\\/", re.sub(r"(?i)\b(www)\.", r"\1\\.", text))
+
+
+class MdSafe(str):
+    """Markdown that is already escaped (printed as is by the Markdown templates)."""
+
+
+class Todo(str):
+    """A visible placeholder asking the reader for what the log cannot say."""
+
+    def __new__(cls, what: str):
+        return super().__new__(cls, f"[to fill in: {what}]")
+
+
+def _md_finalize(value):
+    if isinstance(value, MdSafe):
+        return value
+    if value is None:
+        return ""
+    return md_escape(value)
+
+
+def _md_filter(value) -> MdSafe:
+    return value if isinstance(value, MdSafe) else MdSafe(md_escape("" if value is None else value))
+
+
+def _md_code(value) -> MdSafe:
+    """A Markdown code span that holds any text (the fence is longer than any backtick run)."""
+    text = " ".join(str(value).split())
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return MdSafe(f"{fence}{pad}{text.replace('|', chr(92) + '|')}{pad}{fence}")
+
+
+def _md_fill(value) -> MdSafe:
+    """Text, a list of texts, or a bold placeholder, escaped for Markdown."""
+    if isinstance(value, Todo):
+        return MdSafe(f"**{md_escape(value)}**")
+    if isinstance(value, (list, tuple)):
+        return MdSafe("; ".join(md_escape(v) for v in value))
+    return MdSafe(md_escape(value))
+
+
+def _html_fill(value) -> Markup:
+    if isinstance(value, Todo):
+        return Markup('<mark class="todo">{}</mark>').format(str(value))
+    if isinstance(value, (list, tuple)):
+        return Markup("; ").join(escape(v) for v in value)
+    return escape(value)
+
+
+@jinja2.pass_context
+def _fmt_p_filter(ctx, p, alpha=None):
+    return fmt_p(p, ctx.get("alpha") if alpha is None else alpha)
+
+
+# ---------------------------------------------------------------------------- templates
+
+
+def _package_template(name: str):
+    if any(part in ("", "..") for part in name.split("/")) or "\\" in name:
+        return None
+    node = resources.files(TEMPLATE_PACKAGE).joinpath(TEMPLATE_FOLDER, *name.split("/"))
+    if not node.is_file():
+        return None
+    source = node.read_text(encoding="utf-8")
+    return source, None, lambda: True
+
+
+def _loader(templates) -> jinja2.BaseLoader:
+    loaders: list[jinja2.BaseLoader] = []
+    if templates is not None:
+        folder = Path(templates)
+        if not folder.is_dir():
+            raise OptionError(f"--templates {folder}: not a folder; give the folder that holds your .j2 templates")
+        loaders.append(jinja2.FileSystemLoader(str(folder)))
+    loaders.append(jinja2.FunctionLoader(_package_template))
+    return jinja2.ChoiceLoader(loaders)
+
+
+def _environment(fmt: str, templates) -> jinja2.Environment:
+    common = {"loader": _loader(templates), "undefined": jinja2.StrictUndefined,
+              "trim_blocks": True, "lstrip_blocks": True, "keep_trailing_newline": True}
+    if fmt == "html":
+        env = jinja2.Environment(autoescape=True, **common)
+        env.filters["fill"] = _html_fill
+    else:
+        env = jinja2.Environment(autoescape=False, finalize=_md_finalize, **common)
+        env.filters["md"] = _md_filter
+        env.filters["code"] = _md_code
+        env.filters["fill"] = _md_fill
+    env.filters["fmt_p"] = _fmt_p_filter
+    env.filters["fmt_num"] = fmt_num
+    env.filters["fmt_gap"] = fmt_gap
+    env.filters["pct"] = lambda x: f"{100 * x:.0f}%"
+    env.tests["todo"] = lambda v: isinstance(v, Todo)
+    return env
+
+
+# ---------------------------------------------------------------------------- context
+
+
+def _q(text) -> str:
+    """A value or item as quoted in a sentence."""
+    return f"'{text}'"
+
+
+def _item_name(item) -> str:
+    text = str(item)
+    return text if re.fullmatch(r"[\w.\-]{1,24}", text) else f"'{text}'"
+
+
+def _join(words: list[str], last: str = "and") -> str:
+    words = list(words)
+    if len(words) <= 1:
+        return "".join(words)
+    return f"{', '.join(words[:-1])} {last} {words[-1]}"
+
+
+def _cut(text, limit: int = SETTING_LIMIT) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _runs_phrase(items) -> str:
+    """'20 runs per value', or the range when items differ."""
+    if items.height == 0:
+        return "no runs"
+    counts = items["n_a"].to_list() + items["n_b"].to_list()
+    lo, hi = min(counts), max(counts)
+    if lo == hi:
+        return f"{lo} run{'s' if lo != 1 else ''} per value"
+    return f"{lo} to {hi} runs per value"
+
+
+_SKIP_SETTINGS = {"item", "variant", "seed", "run_id", "time", "prompt", "reply", "_row", "framing",
+                  "score", "label", "refusal", "neutral", "asserts", "criterion"}
+_SETTING_NAMES = {"model": "model", "temperature": "temperature", "system": "system prompt"}
+
+
+def _settings(checked) -> tuple[list[tuple[str, str]], list[tuple[str, int]]]:
+    """Settings the log shows held fixed (one value) and those that varied (with their count)."""
+    frame = checked.log.frame
+    metric = checked.metric
+    fixed, varied = [], []
+    for col in frame.columns:
+        if col in _SKIP_SETTINGS or col == metric or col.startswith("_"):
+            continue
+        name = _SETTING_NAMES.get(col, checked.log.columns.get(col, col))
+        try:
+            values = frame[col].drop_nulls().unique(maintain_order=True)
+        except Exception:  # unusual column types: not a setting we can judge
+            continue
+        if values.len() == 0:
+            continue
+        if values.len() == 1:
+            fixed.append((str(name), _cut(values[0])))
+        else:
+            varied.append((str(name), int(values.len())))
+    return fixed, varied
+
+
+def _run_dates(checked) -> str | None:
+    frame = checked.log.frame
+    if "time" not in frame.columns:
+        return None
+    col = frame["time"].drop_nulls()
+    if col.len() == 0:
+        return None
+    if col.dtype.is_temporal():
+        lo, hi = col.min(), col.max()
+        lo, hi = (str(getattr(lo, "date", lambda: lo)()), str(getattr(hi, "date", lambda: hi)()))
+    else:
+        texts = [str(v) for v in col.to_list()]
+        dates = [t[:10] for t in texts if re.match(r"\d{4}-\d{2}-\d{2}", t)]
+        if len(dates) == len(texts):
+            lo, hi = min(dates), max(dates)
+        else:
+            lo, hi = _cut(texts[0], 40), _cut(texts[-1], 40)
+    return lo if lo == hi else f"{lo} to {hi}"
+
+
+def _seeds_phrase(checked) -> str | None:
+    frame = checked.frame
+    if "seed" not in frame.columns:
+        return None
+    seeds = frame["seed"].drop_nulls().unique(maintain_order=True).to_list()
+    if not seeds:
+        return None
+    try:
+        numbers = sorted(int(float(s)) for s in seeds)
+        if numbers == list(range(numbers[0], numbers[-1] + 1)) and len(numbers) > 2:
+            return f"{len(numbers)} seeds ({numbers[0]} to {numbers[-1]})"
+    except (TypeError, ValueError):
+        pass
+    return f"{len(seeds)} seeds"
+
+
+def _drivers(items, average: float) -> dict:
+    """Items whose gap has the sign of the average, largest first, up to more than half of their sum."""
+    rows = [(str(r["item"]), float(r["gap"])) for r in items.iter_rows(named=True)]
+    sign = 1.0 if average > 0 else -1.0
+    same = sorted(((i, g) for i, g in rows if g * sign > 0), key=lambda t: -abs(t[1]))
+    other = sorted(((i, g) for i, g in rows if g * sign < 0), key=lambda t: -abs(t[1]))
+    zero = [i for i, g in rows if g == 0]
+    total = sum(abs(g) for _, g in same)
+    top, acc = [], 0.0
+    for item, gap in same:
+        top.append((item, gap))
+        acc += abs(gap)
+        if acc > 0.5 * total:
+            break
+    return {"top": top, "share": (acc / total) if total else 0.0, "n_same": len(same),
+            "other": other, "n_zero": len(zero)}
+
+
+def _settings_phrase(fixed, varied) -> str:
+    parts = []
+    for name, value in fixed:
+        if name == "system prompt":
+            parts.append("one system prompt")
+        else:
+            parts.append(f"{name} {_cut(value, 60)}")
+    held = f"{_join(parts)} held fixed" if parts else "model and settings not recorded in the log"
+    if varied:
+        held += "; " + _join([f"{name} varied ({n} values)" for name, n in varied])
+    return held
+
+
+@dataclass(frozen=True)
+class _Figure:
+    name: str
+    png: bytes
+    alt: str
+    caption: str
+
+
+def report_context(analysis, design: Design | None = None, *, framing=None) -> dict:
+    """Every word and number the templates show, chosen from the analysis (and the design file).
+
+    Parameters
+    ----------
+    analysis : Analysis
+        From :func:`probestats.analyze`.
+    design : Design, optional
+        What the log cannot say (:mod:`probestats.design`); missing fields become
+        visible placeholders (:class:`Todo`), never invented text.
+    framing : optional
+        A dual-framing result, passed to the ``framing`` section as is.
+
+    Returns
+    -------
+    dict
+        Plain data for the templates, with ``sentences`` (section -> list of plain
+        sentences) for the JSON output.
+
+    Examples
+    --------
+    >>> from probestats import analyze
+    >>> rows = [{"item": i, "variant": v, "seed": s, "steps": 4 + (v == "formal") + (s % 3 == i % 2)}
+    ...         for i in range(5) for v in ("formal", "casual") for s in range(1, 6)]
+    >>> ctx = report_context(analyze(rows, metric="steps"))
+    >>> ctx["tests"]["never_significant"], ctx["finding"]["detected"]
+    (True, False)
+    >>> ctx["finding"]["sentences"][0]
+    "The probe did not detect a gap larger than its noise, with these 5 items, the values 'formal' and 'casual', the metric steps, model and settings not recorded in the log, and 5 runs per value."
+    """
+    design = design or Design()
+    main = analysis.main
+    checked = analysis.checked
+    alpha = analysis.alpha
+    metric, a, b = main.metric, main.a, main.b
+    sf, st, iv = main.sign_flip, main.sign_test, main.interval
+    n = main.n_items
+    runs = _runs_phrase(main.items)
+    fixed, varied = _settings(checked)
+    settings_phrase = _settings_phrase(fixed, varied)
+    never = not analysis.could_reach_significance
+    detected = analysis.detected
+    p_text = fmt_p(sf.pvalue, alpha)
+    gap_text = fmt_gap(main.average_gap)
+    test_named = f"exact sign-flip test, {sf.alternative}, {sf.method}"
+    conf = f"{iv.confidence:.0%}"
+    interval_text = f"{conf} interval {fmt_num(iv.low)} to {fmt_num(iv.high)} ({iv.method})"
+    minp_text = fmt_p(main.min_attainable_p, alpha)
+    n_nonzero = sum(1 for g in main.gaps if g != 0)
+    noise = analysis.noise
+    mdg = analysis.mdg
+
+    # --- design
+    items = [str(i) for i in main.items["item"].to_list()]
+    other_values = [v for v in getattr(checked, "values", ()) if v not in (a, b)]
+    run_dates = design.run_dates or _run_dates(checked)
+    design_ctx = {
+        "attribute": design.attribute or Todo("the attribute probed, e.g. writing style"),
+        "values_why": design.values_why or Todo("why these two values matter"),
+        "a": a, "b": b,
+        "other_values": other_values,
+        "item_list": items[:LIST_LIMIT], "more_items": max(0, len(items) - LIST_LIMIT), "n_items": n,
+        "runs": runs, "seeds": _seeds_phrase(checked),
+        "metric": metric,
+        "metric_definition": design.metric_definition or Todo(
+            f"the definition of the metric {metric}, as written before the first run"),
+        "fixed_from_log": fixed, "varied_from_log": varied,
+        "held_fixed_stated": list(design.held_fixed),
+        "not_fixed": list(design.not_fixed) or Todo("what could not be held fixed (e.g. server-side model updates)"),
+        "run_dates": run_dates or Todo("the dates of the runs"),
+        "run_dates_source": "design" if design.run_dates else ("log" if run_dates else None),
+        "mitigation": design.mitigation or Todo("mitigation applied before these runs, or 'none'"),
+    }
+    design_sentences = [
+        f"Attribute: {design_ctx['attribute']}; values compared: {_q(a)} (A) and {_q(b)} (B); "
+        f"why they matter: {design_ctx['values_why']}.",
+        f"{n} items, {runs}; metric {metric}: {design_ctx['metric_definition']}.",
+        f"Held fixed according to the log: {_join([f'{k} {v}' for k, v in fixed]) or 'nothing recorded'}.",
+        f"Dates of the runs: {design_ctx['run_dates']}; mitigation applied: {design_ctx['mitigation']}.",
+    ]
+
+    # --- table
+    table_ctx = {
+        "a": a, "b": b, "metric": metric,
+        "rows": [{"item": str(r["item"]), "mean_a": r["mean_a"], "mean_b": r["mean_b"], "gap": r["gap"],
+                  "n_a": int(r["n_a"]), "n_b": int(r["n_b"])} for r in main.items.iter_rows(named=True)],
+        "average": {"mean_a": main.items["mean_a"].mean() if n else None,
+                    "mean_b": main.items["mean_b"].mean() if n else None,
+                    "gap": main.average_gap},
+    }
+    table_sentences = [f"Average gap {gap_text} {metric} over {n} items (unweighted mean of the item gaps)."]
+
+    # --- tests
+    tests_ctx = {
+        "sign_flip": {"p": sf.pvalue, "method": sf.method, "alternative": sf.alternative},
+        "sign_test": {"p": st.pvalue, "n": int(st.n), "k": st.k if st.k is not None else int(st.statistic),
+                      "formula": st.formula, "method": st.method},
+        "interval": {"low": iv.low, "high": iv.high, "confidence": conf, "method": iv.method},
+        "min_attainable_p": main.min_attainable_p, "n_nonzero": n_nonzero, "alpha": alpha,
+        "never_significant": never, "detected": detected,
+    }
+    tests_sentences = [
+        f"Sign-flip test ({sf.alternative}) on the {n} item gaps: p = {p_text}; method: {sf.method}.",
+        f"Sign test: p = {fmt_p(st.pvalue, alpha)} ({st.n} non-zero gaps, {tests_ctx['sign_test']['k']} in the "
+        f"commoner direction; {st.method}); spreadsheet formula: {st.formula}.",
+        f"Average gap {gap_text} {metric}, {interval_text}.",
+        f"Smallest p the sign-flip test can give with {n_nonzero} non-zero gaps: {minp_text}.",
+    ]
+    if never:
+        tests_sentences.append(
+            f"That is above alpha {alpha:g}: with {n} items this design could never reach significance, "
+            "whatever the gap; add items.")
+    tests_sentences.append(
+        f"At alpha {alpha:g}: " + ("a gap larger than chance." if detected
+                                   else "no gap larger than chance detected (this does not show that there is none)."))
+
+    # --- noise
+    noise_ctx = {"present": noise is not None}
+    if noise is not None:
+        ours, theirs = _fmt_pair(abs(main.average_gap), abs(noise.average_gap))
+        larger = abs(main.average_gap) > abs(noise.average_gap)
+        band = None
+        from .plots import noise_band
+
+        band = noise_band(analysis)
+        noise_ctx.update({
+            "a": noise.a, "b": noise.b, "n_items": noise.n_items, "runs": _runs_phrase(noise.items),
+            "average_gap": noise.average_gap, "p": noise.sign_flip.pvalue, "method": noise.sign_flip.method,
+            "larger": larger, "band": band[0] if band else None,
+        })
+        noise_sentences = [
+            f"Same versus same ({_q(noise.a)} against {_q(noise.b)}, {noise.n_items} items, "
+            f"{noise_ctx['runs']}): average gap {fmt_gap(noise.average_gap)} {metric}, sign-flip p = "
+            f"{fmt_p(noise.sign_flip.pvalue, alpha)} ({noise.sign_flip.method}).",
+            (f"The probe's average gap (size {ours}) is larger than the same-versus-same gap (size {theirs})."
+             if larger else
+             f"The probe's average gap (size {ours}) is no larger than the same-versus-same gap (size {theirs}): "
+             "it means nothing."),
+            "A gap no larger than the noise means nothing.",
+        ]
+    else:
+        noise_sentences = [
+            "No same-versus-same log was given, so the gap cannot be set beside the run-to-run noise: "
+            "run one value twice with different seeds and pass that log with --noise."]
+    noise_ctx["sentences"] = noise_sentences
+
+    # --- power
+    runs_a, runs_b = main.runs_per_value()
+    power_ctx = {"mdg": mdg, "method": analysis.mdg_method, "never": never, "noise": noise is not None}
+    if never:
+        power_sentences = [
+            f"Minimum detectable gap: none. With {n} items the smallest attainable p is {minp_text}, above "
+            f"alpha {alpha:g}: this design could never reach significance, so no gap, however large, "
+            "would be detected. Add items."]
+    elif mdg is not None:
+        power_sentences = [
+            f"Minimum detectable gap of the design actually run ({n} items, {runs_a}/{runs_b} runs per value): "
+            f"about {fmt_num(mdg, 3)} {metric}.",
+            f"Method: {analysis.mdg_method}."]
+    elif noise is not None:
+        power_sentences = ["The minimum detectable gap was not computed for this analysis (run analyze with mdg=True)."]
+    else:
+        power_sentences = [
+            "The minimum detectable gap needs the noise per run, measured from a same-versus-same log "
+            "(--noise); without it, the size of gap this probe could have missed is unknown."]
+    power_ctx["sentences"] = power_sentences
+
+    # --- finding
+    conditions = (f"with these {n} items, the values {_q(a)} and {_q(b)}, the metric {metric}, "
+                  f"{settings_phrase}, and {runs}")
+    drivers = _drivers(main.items, main.average_gap) if main.average_gap != 0 else None
+    if detected:
+        finding = [
+            f"The probe detected a gap larger than chance: the average gap ({_q(a)} minus {_q(b)}) is "
+            f"{gap_text} {metric} ({test_named}, p = {p_text}, below alpha {alpha:g}; {interval_text}).",
+        ]
+        top = drivers["top"]
+        finding.append(
+            f"The items that drive it: {_join([f'{_item_name(i)} ({fmt_gap(g)})' for i, g in top])}, "
+            f"which make up {drivers['share']:.0%} of the summed gaps in that direction; "
+            f"{drivers['n_same']} of {n} items have a gap in that direction"
+            + (f", {len(drivers['other'])} the other way "
+               f"({_join([f'{_item_name(i)}: {fmt_gap(g)}' for i, g in drivers['other'][:5]])}"
+               f"{', ...' if len(drivers['other']) > 5 else ''})" if drivers["other"] else "")
+            + (f", {drivers['n_zero']} none" if drivers["n_zero"] else "") + ".")
+        if noise is not None:
+            if noise_ctx["larger"]:
+                finding.append(f"The same-versus-same gap was {fmt_gap(noise.average_gap)} "
+                               f"(p = {fmt_p(noise.sign_flip.pvalue, alpha)}), smaller in size.")
+            else:
+                finding.append(f"But the same-versus-same gap was {fmt_gap(noise.average_gap)}, at least as large "
+                               "in size: a gap no larger than the noise means nothing, so this one should not be "
+                               "read as an effect of the attribute.")
+        finding.append(f"This holds {conditions}; it names where the gap is, not why: read the replies to "
+                       "these items before offering an explanation.")
+    else:
+        finding = [f"The probe did not detect a gap larger than its noise, {conditions}."]
+        finding.append(f"The average gap was {gap_text} {metric} ({test_named}, p = {p_text}; {interval_text}).")
+        if noise is not None:
+            finding.append(f"The same-versus-same gap was {fmt_gap(noise.average_gap)} {metric} "
+                           f"(p = {fmt_p(noise.sign_flip.pvalue, alpha)}).")
+        else:
+            finding.append("No same-versus-same log was given, so the noise gap is unknown.")
+        if never:
+            finding.append(f"With {n} items the smallest attainable p is {minp_text}, above alpha {alpha:g}: "
+                           "this design could never reach significance, so its minimum detectable gap is infinite.")
+        elif mdg is not None:
+            finding.append(f"The minimum detectable gap of this design is about {fmt_num(mdg, 3)} {metric} "
+                           "(80% power; see the power section for its method).")
+        else:
+            finding.append("The minimum detectable gap is unknown without a same-versus-same log.")
+        finding.append("This does not show that the system is unbiased: a smaller gap, or one on other items, "
+                       "values, metrics, models or settings, could go unseen.")
+    finding_ctx = {"detected": detected, "sentences": finding,
+                   "drivers": drivers["top"] if (detected and drivers) else []}
+
+    # --- limits
+    limits = []
+    if fixed:
+        limits.append(("Held fixed, as the log shows", [f"{k}: {v}" for k, v in fixed]))
+    else:
+        limits.append(("Held fixed, as the log shows",
+                       "nothing: the log records no settings (model, temperature, system prompt), "
+                       "so what was held fixed cannot be checked from it"))
+    if design.held_fixed:
+        limits.append(("Held fixed, as stated", list(design.held_fixed)))
+    if varied:
+        limits.append(("Varied in the log besides the values", [f"{k} ({c} values)" for k, c in varied]))
+    limits.append(("Could not be held fixed", design_ctx["not_fixed"]))
+    limits.append(("Size", f"{n} items and {runs}; the items are the sample, so the result speaks for "
+                           "these items and says little about others"))
+    limits.append(("What the metric cannot see", list(design.metric_cannot_see) or
+                   Todo(f"what the metric {metric} cannot see")))
+    limits.append(("Attributes not tested", list(design.not_tested) or Todo("which attributes were not tested")))
+    limits.append(("Values", f"only {_q(a)} and {_q(b)} were compared"
+                   + (f"; the log also has {_join([_q(v) for v in other_values])}" if other_values else "")))
+    warnings_ = [p.message for p in analysis.problems if p.severity == "warning"]
+    if warnings_:
+        limits.append(("Warnings from validation", warnings_))
+    limits.append(("Scope", "whatever its result, a probe of one attribute with two values does not show "
+                            "that the system is unbiased"))
+    limits_sentences = [f"{label}: {value if isinstance(value, str) else '; '.join(value)}."
+                        for label, value in limits]
+
+    # --- summary
+    subject = f"{metric} under {_q(a)} and under {_q(b)}"
+    if detected:
+        direction = "higher" if main.average_gap > 0 else "lower"
+        summary = (f"In this probe, {metric} was on average {fmt_num(abs(main.average_gap))} {direction} under "
+                   f"{_q(a)} than under {_q(b)} across {n} items with {runs}, a gap larger than chance would give "
+                   f"(p = {p_text})")
+        if noise is not None and not noise_ctx["larger"]:
+            summary += ", but a same-versus-same comparison gave a gap as large, so it cannot be told from noise."
+        else:
+            summary += (f", coming mostly from item{'s' if len(drivers['top']) > 1 else ''} "
+                        f"{_join([_item_name(i) for i, _ in drivers['top']])}"
+                        f"; the probe does not say why.")
+    else:
+        if never:
+            reach = ", since with so few items it could never reach significance"
+        elif mdg is not None:
+            reach = f" smaller than about {fmt_num(mdg, 3)} {metric}"
+        else:
+            reach = " (without a same-versus-same log, the size of gap it could miss is unknown)"
+        summary = (f"In this probe, {subject} differed on average by {gap_text} across {n} items with {runs}, "
+                   f"which is not more than chance would give (p = {p_text}); this does not show that there is "
+                   f"no difference, only that this probe could not see one{reach}.")
+
+    title = f"Probe report: {metric}, {_q(a)} against {_q(b)}"
+    ctx = {
+        "title": title, "version": __version__,
+        "metric": metric, "a": a, "b": b, "alpha": alpha, "alternative": analysis.alternative,
+        "source": str(checked.log.source),
+        "summary": summary,
+        "design": design_ctx, "table": table_ctx, "tests": tests_ctx, "noise": noise_ctx,
+        "power": power_ctx, "finding": finding_ctx, "limits": limits,
+        "framing": framing,
+        "placeholders": _placeholders(design_ctx, limits),
+    }
+    ctx["sentences"] = {
+        "summary": [summary], "design": design_sentences, "table": table_sentences, "tests": tests_sentences,
+        "noise": noise_sentences, "power": power_sentences, "finding": finding, "limits": limits_sentences,
+    }
+    return ctx
+
+
+def _placeholders(design_ctx, limits) -> list[str]:
+    found = [v for v in design_ctx.values() if isinstance(v, Todo)]
+    found += [v for _, v in limits if isinstance(v, Todo)]
+    return list(dict.fromkeys(str(v) for v in found))
+
+
+# ---------------------------------------------------------------------------- figures
+
+
+def _figures(analysis, ctx, sections, design: Design) -> dict[str, _Figure]:
+    from .plots import figure_png, item_gaps
+
+    figures: dict[str, _Figure] = {}
+    main = analysis.main
+    if "noise" in sections and main.n_items:
+        ax = item_gaps(analysis)
+        band = ctx["noise"].get("band")
+        caption = (f"Per-item gaps in {main.metric} ({main.a} minus {main.b}), one dot per item; dashed line: "
+                   f"the average gap {fmt_gap(main.average_gap)} (exact sign-flip test p = "
+                   f"{fmt_p(main.sign_flip.pvalue, analysis.alpha)}). "
+                   + (f"Shaded: ± {fmt_num(band, 3)}, the largest item gap of the same-versus-same log."
+                      if band is not None else "No same-versus-same log: no noise band."))
+        figures["item_gaps"] = _Figure("item_gaps", figure_png(ax.figure), "Dot plot of the per-item gaps", caption)
+    if "power" in sections and analysis.noise_checked is not None:
+        figure = _power_figure(analysis, design)
+        if figure is not None:
+            figures["power"] = figure
+    return figures
+
+
+def _power_figure(analysis, design: Design) -> _Figure | None:
+    from .plots import figure_png
+    from .plots_power import power_curve
+    from .power import noise_model
+
+    main = analysis.main
+    if design.gap_of_interest:
+        gap, why = design.gap_of_interest, "the gap of interest stated in the design"
+    elif analysis.mdg is not None:
+        gap, why = analysis.mdg, "the minimum detectable gap of the design run"
+    elif main.average_gap:
+        gap, why = abs(main.average_gap), "the size of the observed average gap, for orientation only"
+    else:
+        return None
+    gap = float(f"{gap:.3g}")  # the figure's title and the caption show the same number
+    model = noise_model(analysis.noise_checked.frame, metric=main.metric)
+    if not (model.sigma_run > 0):
+        return None
+    runs_a, _ = main.runs_per_value()
+    n = main.n_items
+    items = sorted({n, max(6, n), n + 4, 2 * n} - {0})[:4]
+    runs = sorted({1, 2, 5, 10, 20, max(1, runs_a)})
+    ax = power_curve(model, gap=gap, items=items, runs=runs, alpha=analysis.alpha, sims=300, seed=0,
+                     alternative=analysis.alternative)
+    caption = (f"Power of the exact sign-flip test (simulated, 300 probes per point, seed 0) against runs per value, "
+               f"at a true average gap of {fmt_num(gap, 3)} {main.metric} ({why}), noise per run σ = "
+               f"{fmt_num(model.sigma_run, 3)} pooled from the same-versus-same log; no heterogeneity between "
+               "items assumed, so the power shown is an upper bound. Bands: ± 2 Monte Carlo standard errors.")
+    return _Figure("power", figure_png(ax.figure), "Power against runs per value", caption)
+
+
+def _write_atomic(path: Path, content: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(content)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+# ---------------------------------------------------------------------------- rendering
+
+
+def _sections(sections, framing) -> list[str]:
+    if sections is None:
+        return list(DEFAULT_SECTIONS) + (["framing"] if framing is not None else [])
+    if isinstance(sections, str):
+        sections = [sections]
+    chosen = []
+    for name in sections:
+        if name not in SECTIONS:
+            raise OptionError(f"--section {name}: unknown section; choose from {', '.join(SECTIONS)}")
+        if name == "framing" and framing is None:
+            raise OptionError("--section framing: no framing result was given; the framing section needs one")
+        if name not in chosen:
+            chosen.append(name)
+    if not chosen:
+        raise OptionError("no sections asked for; choose from " + ", ".join(SECTIONS))
+    return [s for s in SECTIONS if s in chosen]
+
+
+def render_report(analysis, *, format: str = "md", sections=None, templates=None, design: Design | None = None,
+                  assets_dir=None, framing=None) -> str:
+    """Render the report of an analysis as Markdown, one self-contained HTML page, or JSON.
+
+    Parameters
+    ----------
+    analysis : Analysis
+        From :func:`probestats.analyze`.
+    format : {"md", "html", "json"}
+    sections : list of str, optional
+        Only these sections (see :data:`SECTIONS`), for pasting into a report of one's own.
+    templates : path, optional
+        A folder whose templates replace the shipped ones of the same name.
+    design : Design, optional
+        What the log cannot say; missing fields become visible placeholders.
+    assets_dir : path, optional
+        Markdown only: the folder beside the report where the plots are written as PNG
+        (linked as ``<folder name>/<plot>.png``). Without it, Markdown has no plots.
+        HTML embeds its plots; JSON has none.
+    framing : optional
+        A dual-framing result, shown as the ``framing`` section.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from probestats import analyze
+    >>> rows = [{"item": i, "variant": v, "seed": s, "steps": 4 + (v == "formal") + (s % 3 == i % 2)}
+    ...         for i in range(8) for v in ("formal", "casual") for s in range(1, 6)]
+    >>> text = render_report(analyze(rows, metric="steps"), sections=["table"])
+    >>> print(text.splitlines()[4])   # item 0: formal 5,5,6,5,5 (seed 3 adds one); casual 4,4,5,4,4
+    | 0 | 5.2 | 4.2 | +1 | 5 / 5 |
+    """
+    if format not in FORMATS:
+        raise OptionError(f"unknown report format '{format}'; use one of {', '.join(FORMATS)}")
+    design = design or Design()
+    names = _sections(sections, framing)
+    ctx = report_context(analysis, design, framing=framing)
+    if format == "json":
+        out = analysis.to_dict()
+        out["report"] = {
+            "title": ctx["title"], "sections": names,
+            "sentences": {k: v for k, v in ctx["sentences"].items() if k in names},
+            "design": design.to_dict(), "placeholders": ctx["placeholders"],
+        }
+        if framing is not None and "framing" in names and hasattr(framing, "to_dict"):
+            out["report"]["framing"] = framing.to_dict()
+        return json.dumps(out, ensure_ascii=False, indent=2, allow_nan=False, default=str) + "\n"
+    figures = _figures(analysis, ctx, names, design)
+    images = {}
+    if format == "html":
+        for name, fig in figures.items():
+            images[name] = {"src": "data:image/png;base64," + base64.b64encode(fig.png).decode("ascii"),
+                            "alt": fig.alt, "caption": fig.caption}
+    elif assets_dir is not None and figures:
+        folder = Path(assets_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, fig in figures.items():
+            _write_atomic(folder / f"{name}.png", fig.png)
+            images[name] = {"src": MdSafe(f"{quote(folder.name)}/{name}.png"), "alt": fig.alt,
+                            "caption": fig.caption}
+    if framing is not None and "framing" in names:
+        images.update(_framing_images(framing, format, assets_dir))
+    ctx.update(sections=names, images=images, full=sections is None)
+    env = _environment(format, templates)
+    template = env.get_template(f"report.{format}.j2")
+    text = template.render(ctx)
+    if format == "md":  # escaped values never hold a newline, so this only tidies the layout
+        text = re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
+    return text
+
+
+def _framing_images(framing, format, assets_dir) -> dict:
+    try:
+        from . import plots_framing
+    except ImportError:
+        return {}
+    from .plots import figure_png
+
+    out = {}
+    for name, func, alt in (("framing_heatmap", "framing_heatmap", "Heat map of the lean per cell"),
+                            ("framing_dots", "framing_dots", "Lean and acquiescence per cell")):
+        draw = getattr(plots_framing, func, None)
+        if draw is None:
+            continue
+        png = figure_png(draw(framing).figure)
+        if format == "html":
+            out[name] = {"src": "data:image/png;base64," + base64.b64encode(png).decode("ascii"), "alt": alt,
+                         "caption": alt}
+        elif assets_dir is not None:
+            folder = Path(assets_dir)
+            folder.mkdir(parents=True, exist_ok=True)
+            _write_atomic(folder / f"{name}.png", png)
+            out[name] = {"src": MdSafe(f"{quote(folder.name)}/{name}.png"), "alt": alt, "caption": alt}
+    return out
