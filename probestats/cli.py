@@ -238,22 +238,55 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, fold_c
               show_default=True)
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True)
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path), metavar="FILE",
-              help="Where to write the report (.md).")
+              help="Where to write the report: FILE.md (plots in FILE_files/), FILE.html (one self-contained "
+                   "page) or FILE.json.")
 @click.option("--fold-case", is_flag=True, help="Treat values differing only in case or spaces as one.")
+@click.option("--section", "sections", multiple=True, metavar="NAME",
+              type=click.Choice(["summary", "design", "table", "tests", "noise", "power", "finding", "limits"]),
+              help="Render only this section (repeatable), for pasting into a report of your own.")
+@click.option("--templates", type=click.Path(path_type=Path), metavar="DIR",
+              help="A folder of templates that replace the shipped ones of the same name (e.g. table.md.j2).")
+@click.option("--design", "design_file", type=click.Path(path_type=Path), metavar="probe.toml",
+              help="A design file (TOML) with what the log cannot say; the options below override it.")
+@click.option("--attribute", metavar="TEXT", help="The attribute probed, e.g. 'writing style'.")
+@click.option("--values-why", metavar="TEXT", help="Why the compared values matter.")
+@click.option("--metric-definition", metavar="TEXT", help="The metric's definition, written before the runs.")
+@click.option("--metric-cannot-see", multiple=True, metavar="TEXT", help="What the metric cannot see (repeatable).")
+@click.option("--held-fixed", multiple=True, metavar="TEXT", help="Held fixed beyond what the log shows (repeatable).")
+@click.option("--not-fixed", multiple=True, metavar="TEXT", help="What could not be held fixed (repeatable).")
+@click.option("--not-tested", multiple=True, metavar="TEXT", help="An attribute not tested (repeatable).")
+@click.option("--run-dates", metavar="TEXT", help="When the runs were made (default: from the log's time column).")
+@click.option("--mitigation", metavar="TEXT", help="Mitigation applied before the runs, or 'none'.")
+@click.option("--gap-of-interest", type=float, metavar="G", help="A gap worth detecting (for the power plot).")
 @read_options
-def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, read):
-    """Write the report sections for LOG (Markdown), rendered from Jinja templates.
+def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, sections, templates, design_file,
+           attribute, values_why, metric_definition, metric_cannot_see, held_fixed, not_fixed, not_tested,
+           run_dates, mitigation, gap_of_interest, read):
+    """Write the report of LOG as Markdown, HTML or JSON (by the suffix of -o), from Jinja templates.
+
+    Missing design facts (attribute, metric definition, attributes not tested, ...) show as
+    visible placeholders; give them with --design probe.toml or the options.
 
     \b
-    Example:
+    Examples:
       probestats report sample_logs/style_probe.csv --metric steps --noise sample_logs/style_noise.csv -o report.md
+      probestats report sample_logs/style_probe.csv --metric steps --design probe.toml -o report.html
+      probestats report sample_logs/style_probe.csv --metric steps --section table -o table.md
     """
+    from .design import design_from
     from .paired import analyze as run
     from .report import render_report
 
+    fmt = _report_format(output)
+    plan = design_from(design_file, attribute=attribute, values_why=values_why,
+                       metric_definition=metric_definition, metric_cannot_see=metric_cannot_see,
+                       held_fixed=held_fixed, not_fixed=not_fixed, not_tested=not_tested, run_dates=run_dates,
+                       mitigation=mitigation, gap_of_interest=gap_of_interest)
     result = run(str(log), metric=metric, a=a, b=b, noise=str(noise) if noise else None,
                  alternative=alternative, alpha=alpha, fold_case=fold_case, read_options=read)
-    text = render_report(result, format=_report_format(output))
+    assets = output.parent / f"{output.stem}_files" if fmt == "md" else None
+    text = render_report(result, format=fmt, sections=list(sections) or None, templates=templates, design=plan,
+                         assets_dir=assets)
     write_whole(output, text)
     console(stderr=True).print(f"wrote {_escape(output)}")
 
@@ -367,10 +400,17 @@ def framing(log, by, toward, targets, item, alpha, correction, interval, label_c
 
 
 def _report_format(path: Path) -> str:
+    """The report format named by the suffix of -o (and a check that the file can be written there)."""
     suffix = path.suffix.lower()
-    formats = {".md": "md", ".markdown": "md"}
+    formats = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".json": "json"}
     if suffix not in formats:
-        raise OptionError(f"-o {path}: unknown report format '{suffix}'; use a file ending in .md")
+        raise OptionError(f"-o {path}: unknown report format '{suffix or '(none)'}'; "
+                          "use a file ending in .md, .html or .json")
+    if path.is_dir():
+        raise OptionError(f"-o {path}: is a folder; give a file name such as {path / ('report' + suffix)}")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.exists():
+        raise OptionError(f"-o {path}: the folder '{parent}' does not exist; create it first")
     return formats[suffix]
 
 
