@@ -550,7 +550,7 @@ def _approx_mdg(items: int, gap_sd: float, tau: float, alpha: float, target: flo
 
 def _mdg(rejections: _Rejections, items: int, gap_sd: float, tau: float, alpha: float, target: float,
          alternative: str, rel_tol: float = 1e-3) -> float:
-    """Smallest gap whose simulated power reaches ``target``: bisection over common random numbers."""
+    """Smallest gap whose simulated power reaches ``target``, searched over common random numbers."""
     if min_attainable_p(items, alternative=alternative) > alpha:
         return math.inf
     rate = rejections.rate
@@ -559,28 +559,41 @@ def _mdg(rejections: _Rejections, items: int, gap_sd: float, tau: float, alpha: 
     # Bracket from below: the t approximation usually undershoots the sign-flip MDG, and
     # stepping up only recomputes the probes that have not rejected yet.
     lo, hi = 0.0, 0.9 * guess
-    if rate(hi) >= target:
+    r_lo, r_hi = 0.0, rate(hi)
+    if r_hi >= target:
         for _ in range(_MAX_DOUBLINGS):
             trial = hi / 1.5
-            if rate(trial) < target:
-                lo = trial
+            r = rate(trial)
+            if r < target:
+                lo, r_lo = trial, r
                 break
-            hi = trial
+            hi, r_hi = trial, r
     else:
         for _ in range(_MAX_DOUBLINGS):
-            lo, hi = hi, hi * 1.25
-            if rate(hi) >= target:
+            lo, r_lo = hi, r_hi
+            hi = hi * 1.15
+            r_hi = rate(hi)
+            if r_hi >= target:
                 break
         else:
             return math.inf
-    for _ in range(60):  # bisection; 60 halvings exhaust double precision
-        if hi - lo <= rel_tol * hi:
+    # Then narrow the bracket, stepping where a straight line through the two ends
+    # reaches the target (kept at least a tenth of the bracket from either end); each
+    # step only recomputes the probes whose decision the bracket leaves open.
+    for _ in range(200):
+        width = hi - lo
+        if width <= rel_tol * hi:
             break
-        mid = 0.5 * (lo + hi)
-        if rate(mid) >= target:
-            hi = mid
+        if r_hi > r_lo:
+            mid = lo + (target - r_lo) / (r_hi - r_lo) * width
+            mid = min(max(mid, lo + 0.1 * width), hi - 0.1 * width)
         else:
-            lo = mid
+            mid = lo + 0.5 * width
+        r = rate(mid)
+        if r >= target:
+            hi, r_hi = mid, r
+        else:
+            lo, r_lo = mid, r
     return float(hi)
 
 
