@@ -1,0 +1,281 @@
+"""Mitigation re-runs: the same probe before and after a change, side by side.
+
+A mitigation is judged by rerunning the whole probe with the same items, values,
+seeds and metric. :func:`compare_runs` refuses two logs that differ in any of these
+(``not_comparable``, naming what differs), analyzes both the same way, and reports
+the change in the average gap with, per item, the change in its gap
+(after − before), tested with the sign-flip test across items.
+
+Examples
+--------
+>>> before = [{"item": i, "variant": v, "seed": 1, "steps": 4 + (v == "formal")}
+...           for i in range(6) for v in ("formal", "casual")]
+>>> after = [dict(r, steps=4) for r in before]
+>>> result = compare_runs(before, after, metric="steps")
+>>> result.change_average_gap, result.change_test.pvalue
+(-1.0, 0.03125)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import polars as pl
+
+from .errors import ProbestatsError
+from .hypotests import TestResult, sign_flip_test
+from .problems import Problem
+
+__all__ = ["NotComparableError", "Comparison", "comparable_problems", "compare_runs", "render_compare"]
+
+
+class NotComparableError(ProbestatsError):
+    """Two logs compared as before and after differ in items, values, seeds or metric.
+
+    ``problems`` holds one ``not_comparable`` problem per difference.
+    """
+
+    def __init__(self, problems):
+        self.problems = list(problems)
+        super().__init__("the logs are not comparable: " + "; ".join(p.message for p in self.problems)
+                         + " (rerun the after probe with the same items, values, seeds and metric)")
+
+
+def _num(x) -> float | None:
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def _list(values, limit: int = 10) -> str:
+    values = [str(v) for v in values]
+    text = ", ".join(values[:limit])
+    return text + (f" and {len(values) - limit} more" if len(values) > limit else "")
+
+
+def _seeds(frame: pl.DataFrame) -> dict[tuple[str, str], tuple[str, ...]]:
+    per = frame.group_by("item", "variant", maintain_order=True).agg(
+        pl.col("seed").cast(pl.String).drop_nulls().unique())
+
+    def key(seed: str):
+        try:
+            return (0, float(seed), seed)
+        except ValueError:
+            return (1, 0.0, seed)
+
+    return {(i, v): tuple(sorted(s, key=key)) for i, v, s in per.iter_rows()}
+
+
+def comparable_problems(before, after, *, metric: str, names: tuple[str, str] = ("BEFORE", "AFTER"),
+                        values: tuple[str, str] | None = None) -> list[Problem]:
+    """What differs between two checked logs (:class:`probestats.schema.Checked`): items, values, seeds, metric.
+
+    ``values`` limits the item and seed comparison to the compared pair.
+    """
+    nb, na = names
+    problems = []
+
+    def add(message):
+        problems.append(Problem("error", "not_comparable", message))
+
+    for checked, name in ((before, nb), (after, na)):
+        if metric not in checked.frame.columns:
+            add(f"the metric '{metric}' is not a column of {name} ({checked.log.source})")
+    if problems:
+        return problems
+    vb, va = set(before.values), set(after.values)
+    if vb != va:
+        for only, name in ((vb - va, nb), (va - vb, na)):
+            if only:
+                add(f"values {_list(sorted(repr(v) for v in only))} are only in {name}")
+    fb, fa = before.frame, after.frame
+    if values is not None:
+        fb = fb.filter(pl.col("variant").is_in(list(values)))
+        fa = fa.filter(pl.col("variant").is_in(list(values)))
+    ib = fb["item"].unique(maintain_order=True).to_list()
+    ia = fa["item"].unique(maintain_order=True).to_list()
+    for only, name in (([i for i in ib if i not in set(ia)], nb), ([i for i in ia if i not in set(ib)], na)):
+        if only:
+            add(f"items {_list(only)} are only in {name}")
+    has_b, has_a = "seed" in fb.columns, "seed" in fa.columns
+    if has_b != has_a:
+        add(f"only {nb if has_b else na} has a seed column")
+    elif has_b:
+        sb, sa = _seeds(fb), _seeds(fa)
+        differ = [k for k in sb if k in sa and sb[k] != sa[k]]
+        if differ:
+            items = list(dict.fromkeys(k[0] for k in differ))
+            i, v = differ[0]
+            add(f"seeds differ in items {_list(items)} (item {i} '{v}': {nb} ran {_list(sb[(i, v)], 5)}, "
+                f"{na} ran {_list(sa[(i, v)], 5)})")
+    return problems
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A probe before and after a change, analyzed the same way.
+
+    Attributes
+    ----------
+    before, after : probestats.paired.Analysis
+    names : tuple of str
+        How the two logs are called (their file names).
+    items : polars.DataFrame
+        item, gap_before, gap_after, change (after − before).
+    change_test : TestResult
+        Sign-flip test on the per-item changes.
+    problems : tuple of Problem
+        Both logs' warnings, each saying which log it is about.
+    """
+
+    before: object
+    after: object
+    names: tuple[str, str]
+    items: pl.DataFrame = field(repr=False)
+    change_test: TestResult
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def change_average_gap(self) -> float:
+        return float(self.after.main.average_gap - self.before.main.average_gap)
+
+    def to_dict(self) -> dict:
+        before, after = self.before.main, self.after.main
+        return {
+            "names": {"before": self.names[0], "after": self.names[1]},
+            "metric": before.metric, "a": before.a, "b": before.b,
+            "before": self.before.to_dict(),
+            "after": self.after.to_dict(),
+            "change": {
+                "average_gap": _num(self.change_average_gap),
+                "p_before": before.sign_flip.pvalue,
+                "p_after": after.sign_flip.pvalue,
+                "items": [{"item": str(r["item"]), "gap_before": _num(r["gap_before"]),
+                           "gap_after": _num(r["gap_after"]), "change": _num(r["change"])}
+                          for r in self.items.iter_rows(named=True)],
+                "sign_flip": {"p": self.change_test.pvalue, "method": self.change_test.method,
+                              "alternative": self.change_test.alternative},
+            },
+            "problems": [p.to_dict() for p in self.problems],
+        }
+
+
+def compare_runs(before, after, *, metric: str, a: str | None = None, b: str | None = None,
+                 alternative: str = "two-sided", alpha: float = 0.05, fold_case: bool = False,
+                 names: tuple[str, str] | None = None, read_options: Mapping | None = None,
+                 after_read_options: Mapping | None = None) -> Comparison:
+    """Check that two logs are the same probe, analyze both, and report the change (after − before).
+
+    Parameters
+    ----------
+    before, after : path, Log, list of dict or DataFrame
+    metric : str
+    a, b : str, optional
+        The compared values (default: the first two values of ``before``), used for both logs.
+    alternative, alpha, fold_case
+        As in :func:`probestats.paired.analyze`.
+    names : (str, str), optional
+        What to call the logs in messages (default: their file names, or BEFORE and AFTER).
+    read_options, after_read_options : dict, optional
+        :func:`probestats.read_log` options for each log (the second defaults to the first).
+
+    Raises
+    ------
+    NotComparableError
+        When the logs differ in items, values, seeds or metric.
+    """
+    from dataclasses import replace
+
+    from .paired import analyze
+    from .schema import require_ok, validate
+
+    read = dict(read_options or {})
+    read_after = dict(after_read_options if after_read_options is not None else read)
+    cb = validate(before, metric=metric, a=a, b=b, fold_case=fold_case, **read)
+    ca = validate(after, metric=metric, a=a, b=b, fold_case=fold_case, **read_after)
+    if names is None:
+        names = ("BEFORE", "AFTER") if cb.log.source == ca.log.source else (cb.log.source, ca.log.source)
+    missing = [p for c, n in ((cb, names[0]), (ca, names[1])) for p in c.problems
+               if p.code == "missing_column" and p.column == metric]
+    if missing:
+        raise NotComparableError([Problem("error", "not_comparable", f"the metric '{metric}' is not a column of {n}")
+                                  for c, n in ((cb, names[0]), (ca, names[1])) if metric not in c.frame.columns])
+    problems = comparable_problems(cb, ca, metric=metric, names=names,
+                                   values=(cb.a, cb.b) if cb.a is not None and cb.b is not None else None)
+    if problems:
+        raise NotComparableError(problems)
+    require_ok(cb)
+    require_ok(ca)
+    kw = dict(metric=metric, a=cb.a, b=cb.b, alternative=alternative, alpha=alpha, fold_case=fold_case)
+    res_b = analyze(cb.log, **kw)
+    res_a = analyze(ca.log, **kw)
+    items = res_b.main.items.select("item", pl.col("gap").alias("gap_before")).join(
+        res_a.main.items.select("item", pl.col("gap").alias("gap_after")), on="item", maintain_order="left")
+    items = items.with_columns((pl.col("gap_after") - pl.col("gap_before")).alias("change"))
+    test = sign_flip_test(items["change"].to_list(), alternative=alternative)
+    tagged = tuple(replace(p, message=f"{n}: {p.message}") for r, n in ((res_b, names[0]), (res_a, names[1]))
+                   for p in r.problems)
+    return Comparison(before=res_b, after=res_a, names=tuple(names), items=items, change_test=test, problems=tagged)
+
+
+# --------------------------------------------------------------------------- the report section
+
+
+def _environment():
+    import jinja2
+
+    try:  # the report's Markdown escaping, when the report module is there
+        from .report import fmt_gap, fmt_num, fmt_p, md_escape
+    except ImportError:  # pragma: no cover - a local escape that covers the same characters
+        import re
+
+        def md_escape(text):
+            text = re.sub(r"[\r\n\u2028\u2029\x85\x0b\x0c]+", " ", str(text))
+            return re.sub(r"([\\`*_\[\]<>|#~])", r"\\\1", text)
+
+        from .terminal import fmt_num, fmt_p
+
+        def fmt_gap(x, digits=4):
+            return "n/a" if x is None or x != x else ("0" if x == 0 else f"{x:+.{digits}g}")
+
+    class Safe(str):
+        pass
+
+    def finalize(value):
+        if isinstance(value, Safe):
+            return value
+        return "" if value is None else md_escape(value)
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("probestats", "report_templates"), autoescape=False,
+        undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+        finalize=finalize)
+    env.filters["md"] = lambda v: Safe(md_escape("" if v is None else v))
+    env.filters["fmt_p"] = lambda p: Safe(fmt_p(p))
+    env.filters["fmt_num"] = lambda x: Safe(fmt_num(x))
+    env.filters["fmt_gap"] = lambda x: Safe(fmt_gap(x))
+    return env
+
+
+def render_compare(comparison: Comparison) -> str:
+    """The Markdown report section for a before/after comparison (``compare.md.j2``).
+
+    Everything taken from the logs (names, values, items) is escaped for Markdown.
+    """
+    data = comparison.to_dict()
+    before, after = comparison.before, comparison.after
+    ctx = {
+        "names": data["names"], "metric": data["metric"], "a": data["a"], "b": data["b"],
+        "before": {"n_items": before.main.n_items, "runs": before.main.runs_per_value(),
+                   "average_gap": before.main.average_gap, "p": before.main.sign_flip.pvalue,
+                   "method": before.main.sign_flip.method},
+        "after": {"n_items": after.main.n_items, "runs": after.main.runs_per_value(),
+                  "average_gap": after.main.average_gap, "p": after.main.sign_flip.pvalue,
+                  "method": after.main.sign_flip.method},
+        "change": data["change"], "alpha": before.alpha,
+        "problems": data["problems"],
+    }
+    return _environment().get_template("compare.md.j2").render(**ctx)

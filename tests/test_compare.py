@@ -1,0 +1,66 @@
+"""Mitigation re-runs: refuse logs that are not the same probe; report a real before/after pair."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from probestats.compare import NotComparableError, compare_runs, render_compare
+from probestats.hypotests import sign_flip_test
+from tests.factories import make_log, write_log
+
+
+def before_after():
+    before = make_log(items=8, runs=10, gap=1.5, seed=1)
+    after = make_log(items=8, runs=10, gap=0.0, seed=2)   # the same items, values and seeds 1..10
+    return before, after
+
+
+def test_reports_both_runs_side_by_side(tmp_path):
+    before, after = before_after()
+    pb, pa = write_log(before, tmp_path / "before.csv"), write_log(after, tmp_path / "after.csv")
+    result = compare_runs(str(pb), str(pa), metric="steps")
+    data = result.to_dict()
+    assert data["names"] == {"before": "before.csv", "after": "after.csv"}
+
+    def gaps(frame):   # direct: per item mean formal − mean casual
+        m = frame.group_by("item", "variant").agg(pl.col("steps").mean())
+        w = m.pivot(on="variant", index="item", values="steps").sort(pl.col("item").cast(pl.Int64))
+        return dict(zip(w["item"], (w["formal"] - w["casual"]).to_list()))
+
+    gb, ga = gaps(before), gaps(after)
+    assert data["before"]["average_gap"] == pytest.approx(sum(gb.values()) / 8)
+    assert data["after"]["average_gap"] == pytest.approx(sum(ga.values()) / 8)
+    assert data["change"]["average_gap"] == pytest.approx((sum(ga.values()) - sum(gb.values())) / 8)
+    changes = [r["change"] for r in data["change"]["items"]]
+    assert changes == pytest.approx([ga[i] - gb[i] for i in map(str, range(8))])
+    assert data["change"]["sign_flip"]["p"] == sign_flip_test([ga[i] - gb[i] for i in map(str, range(8))]).pvalue
+    assert data["before"]["sign_flip"]["p"] < 0.05
+    text = render_compare(result)
+    assert "| before: before.csv | 8 | 10 / 10 |" in text
+    assert "This does not show that the system is unbiased" in text
+
+
+def test_refuses_different_items_and_seeds():
+    before, after = before_after()
+    with pytest.raises(NotComparableError) as exc:
+        compare_runs(before, after.filter(~pl.col("item").is_in(["3", "7"])), metric="steps")
+    assert exc.value.problems[0].code == "not_comparable"
+    assert "items 3, 7 are only in BEFORE" in str(exc.value)
+    shifted = after.with_columns(pl.when(pl.col("item") == "2").then(pl.col("seed") + 100).otherwise(pl.col("seed"))
+                                 .alias("seed"))
+    with pytest.raises(NotComparableError, match=r"seeds differ in items 2 \(item 2 'formal': BEFORE ran 1, 2, 3, 4, 5 and 5 more, AFTER ran 101, "):
+        compare_runs(before, shifted, metric="steps")
+    with pytest.raises(NotComparableError, match="values 'neutral' are only in AFTER"):
+        compare_runs(before, pl.concat([after, after.filter(pl.col("variant") == "casual")
+                                        .with_columns(pl.lit("neutral").alias("variant"))]), metric="steps")
+    with pytest.raises(NotComparableError, match="the metric 'steps' is not a column of AFTER"):
+        compare_runs(before, after.rename({"steps": "count"}), metric="steps")
+
+
+def test_markdown_escapes_log_text():
+    rows = [{"item": "<b>x|y</b>", "variant": v, "seed": 1, "steps": 3 + (v == "*a*")} for v in ("*a*", "b")]
+    rows += [{"item": "2", "variant": v, "seed": 1, "steps": 3} for v in ("*a*", "b")]
+    text = render_compare(compare_runs(rows, rows, metric="steps"))
+    assert "\\<b\\>x\\|y\\</b\\>" in text and "'\\*a\\*'" in text
+    assert "<b>" not in text
