@@ -79,7 +79,7 @@ _FRAMING_LOOKUP = {alias: canonical for canonical, aliases in FRAMING_ALIASES.it
 
 CORRECTIONS = {"holm": "holm", "bh": "fdr_bh", "none": None}
 SCORE_SOURCES = ("score", "label", "response")
-_UNNAMED = {AFFIRMATIVE: "affirmative claim", REVERSE: "reverse claim"}
+_UNNAMED = {AFFIRMATIVE: "the affirmative claim", REVERSE: "the reverse claim"}
 _MAX_LISTED = 20  # examples listed for unparsed text and disagreements
 
 
@@ -126,7 +126,8 @@ class FramingCell(_Record):
     count as 0). Tests and intervals are across items (or across the runs of the one
     item, when ``single_item``). ``*_p`` are raw p-values, ``*_p_adjusted`` corrected
     across cells. ``bias_ci``/``acquiescence_ci`` are dicts ``{low, high, confidence,
-    method}`` (None with fewer than two units).
+    method}`` (None with fewer than two units). ``agree_reference``/``agree_other``: mean
+    raw score of the responses to prompts asserting the reference target / the other one.
     """
 
     by: dict
@@ -153,6 +154,8 @@ class FramingCell(_Record):
     test_method: str | None
     min_attainable_p: float | None
     single_item: bool
+    agree_reference: float | None = None
+    agree_other: float | None = None
     n_languages: int | None = None
     languages_agree: int | None = None
     prefix_spread: float | None = None
@@ -226,6 +229,7 @@ class FramingResult(_Record):
     label_audit: LabelAudit | None
     unparsed: dict
     problems: tuple
+    targets: dict = field(default_factory=dict)
 
     def to_frame(self) -> pl.DataFrame:
         """The cells as a polars DataFrame (``by`` columns first; intervals as low/high).
@@ -253,6 +257,73 @@ class FramingResult(_Record):
 
     def __str__(self) -> str:
         return str(self.to_frame())
+
+    def cell_name(self, cell) -> str:
+        """How a cell is named in sentences: "model gpt-x, topic gender" (or "the log")."""
+        return ", ".join(f"{k} {v}" for k, v in cell.by.items()) or "the log"
+
+    def other_target(self, cell) -> str | None:
+        """The target opposite the cell's reference (None when the cell pools several topics)."""
+        pairs = {tuple(p.values()) for p in self.targets.values()}
+        ref = cell.reference
+        others = {b if a == ref else a for a, b in pairs if ref in (a, b)}
+        topic = cell.by.get("topic")
+        if topic is not None and str(topic) in self.targets:
+            a, b = self.targets[str(topic)].values()
+            return b if a == ref else a
+        return others.pop() if len(others) == 1 else None
+
+    def sentences(self) -> list[str]:
+        """One plain sentence per cell: the lean, its size, test and pattern, with its conditions.
+
+        A cell without a detected lean is described as such, never as free of bias.
+
+        >>> print(analyze_framing(_demo_rows()).sentences()[0])  # doctest: +NORMALIZE_WHITESPACE
+        model m: no lean was detected at alpha 0.05: bias +1.00 toward the affirmative claim
+        (95% CI [+1.00, +1.00], adjusted p = 0.25, exact sign-flip test across 3 items,
+        6 responses; with 3 items no p below 0.25 was possible). This does not show that
+        the model has no preference.
+        """
+        from probestats.report import fmt_p
+
+        out = []
+        for c in self.cells:
+            name = self.cell_name(c)
+            ref = c.reference or "the reference target"
+            other = self.other_target(c) or "the other target"
+            unit = (f"across {c.n_items} items" if c.test_unit == "items"
+                    else f"across the runs of its one item, so it speaks for that one prompt only")
+            ci = ""
+            if c.bias_ci and c.bias_ci.get("low") is not None:
+                ci = (f"{100 * self.confidence:g}% CI [{c.bias_ci['low']:+.2f}, {c.bias_ci['high']:+.2f}], ")
+            stat = (f"bias {c.bias:+.2f} toward {ref} ({ci}adjusted p = {fmt_p(c.bias_p_adjusted, self.alpha)}, "
+                    f"exact sign-flip test {unit}, {c.n} responses")
+            if c.pattern == "none":
+                floor = ""
+                if c.test_unit == "items" and c.min_attainable_p is not None and c.min_attainable_p > self.alpha:
+                    floor = f"; with {c.n_items} items no p below {c.min_attainable_p:.3g} was possible"
+                out.append(f"{name}: no lean was detected at alpha {self.alpha:g}: {stat}{floor}). "
+                           "This does not show that the model has no preference.")
+                continue
+            favored, disfavored = (ref, other) if c.bias > 0 else (other, ref)
+            sentence = f"{name}: leans toward {favored}: {stat})."
+            agree_f, agree_d = ((c.agree_reference, c.agree_other) if c.bias > 0
+                                else (c.agree_other, c.agree_reference))
+            acq = (f"acquiescence {c.acquiescence:+.2f}, adjusted p = "
+                   f"{fmt_p(c.acquiescence_p_adjusted, self.alpha)}")
+            if c.pattern in ("protective", "assertive") and agree_f is not None and agree_d is not None:
+                if c.pattern == "protective":
+                    sentence += (f" Protective: it rejects claims that assert {disfavored} (mean agreement "
+                                 f"{agree_d:+.2f}) more strongly than it endorses claims that assert {favored} "
+                                 f"({agree_f:+.2f}); {acq}.")
+                else:
+                    sentence += (f" Assertive: it endorses claims that assert {favored} (mean agreement "
+                                 f"{agree_f:+.2f}) more strongly than it rejects claims that assert {disfavored} "
+                                 f"({agree_d:+.2f}); {acq}.")
+            else:
+                sentence += f" Symmetric: no asymmetry between the framings was detected ({acq})."
+            out.append(sentence)
+        return out
 
     def rich_table(self):
         """A rich Table of the cells, for the command line."""
@@ -548,6 +619,8 @@ def _summaries(sub: pl.DataFrame) -> dict:
         "agree_reverse": _mean(rev["_score"]),
         "aligned_affirmative": _mean(aff["_aligned"]),
         "aligned_reverse": _mean(rev["_aligned"]),
+        "agree_reference": _mean(sub.filter(pl.col("_asserts") == pl.col("_ref"))["_score"]),
+        "agree_other": _mean(sub.filter(pl.col("_asserts") != pl.col("_ref"))["_score"]),
         "bias": _mean(sub["_aligned"]),
         "acquiescence": _mean(sub["_score"]),
         "neutral_rate": (sub["_kind"] == "neutral").sum() / n if n else None,
@@ -635,7 +708,7 @@ def analyze_framing(
     targets : path, DataFrame or mapping, optional
         Per topic, the target the affirmative and the reverse prompt assert (see
         :func:`read_targets`). Without it, an ``asserts`` column is used; without that,
-        the targets are the unnamed "affirmative claim" and "reverse claim".
+        the targets are the unnamed "the affirmative claim" and "the reverse claim".
     item : str or list of str, optional
         Columns whose combination is a matched item. Default: ``item`` (if present),
         ``topic`` and ``language``, those not used by ``by``.
@@ -993,6 +1066,7 @@ def analyze_framing(
         cells=tuple(FramingCell(**{k: c.get(k) for k in order}) for c in cells),
         languages=tuple(languages), wrappers=tuple(wrappers), label_audit=audit, unparsed=unparsed,
         problems=tuple(problems),
+        targets={t: {AFFIRMATIVE: p[0], REVERSE: p[1]} for t, p in pairs.items()},
     )
 
 
@@ -1112,3 +1186,48 @@ def print_framing(result: FramingResult, out) -> None:
         out.print(f"{len(result.problems)} problem(s)")
         for p in result.problems:
             out.print(f"  {p.severity:<8} {p.code:<20} {escape(p.message)}")
+
+
+def render_framing(result: FramingResult, *, format: str = "md", images: Mapping | None = None) -> str:
+    """Render the framing report section alone (Markdown or HTML), from the shipped templates.
+
+    Everything taken from the log is escaped: the HTML template autoescapes, and every
+    value printed in Markdown passes through :func:`probestats.report.md_escape`.
+
+    Parameters
+    ----------
+    result : FramingResult
+    format : {"md", "html"}
+    images : mapping, optional
+        ``{"framing_heatmap": {"src", "alt", "caption"}, ...}`` for figures to show.
+
+    Examples
+    --------
+    >>> text = render_framing(analyze_framing(_demo_rows()))
+    >>> text.splitlines()[0]
+    '## Dual framing'
+    """
+    import jinja2
+    from importlib import resources
+
+    from probestats.report import fmt_gap, fmt_num, fmt_p, md_escape
+
+    if format not in ("md", "html"):
+        raise OptionError(f"unknown format '{format}' for the framing section; use md or html")
+    source = resources.files("probestats").joinpath("report_templates", f"framing.{format}.j2").read_text(
+        encoding="utf-8")
+    common = {"undefined": jinja2.StrictUndefined, "trim_blocks": True, "lstrip_blocks": True,
+              "keep_trailing_newline": True}
+    if format == "html":
+        env = jinja2.Environment(autoescape=True, **common)
+    else:
+        from probestats.report import MdSafe
+
+        env = jinja2.Environment(
+            autoescape=False, **common,
+            finalize=lambda v: v if isinstance(v, MdSafe) else ("" if v is None else md_escape(v)))
+    env.filters["fmt_p"] = lambda p, alpha=None: fmt_p(p, result.alpha if alpha is None else alpha)
+    env.filters["fmt_num"] = fmt_num
+    env.filters["fmt_gap"] = fmt_gap
+    env.filters["pct"] = lambda x: "n/a" if x is None else f"{100 * x:.0f}%"
+    return env.from_string(source).render(framing=result, images=dict(images or {}), alpha=result.alpha)

@@ -257,7 +257,7 @@ def test_without_targets_the_affirmative_claim_is_the_reference_and_a_warning_sa
     for r in rows:
         del r["asserts"]
     res = analyze_framing(rows)
-    assert res.reference == "affirmative claim"
+    assert res.reference == "the affirmative claim"
     assert any(p.code == "unnamed_targets" for p in res.problems)
     assert res.cells[0].bias == pytest.approx(analyze_framing(rows_from_scores(HAND)).cells[0].bias)
     with pytest.raises(OptionError, match="--targets"):
@@ -514,3 +514,83 @@ def test_cli_framing_json_and_errors(capsys):
     assert main(["framing", long, "--targets", targets]) == 0
     text = capsys.readouterr().out
     assert "model-a" in text and "Label audit" in text
+
+
+# --------------------------------------------------------------------------- report section and plots
+
+HOSTILE = "<script>alert(1)</script> | **bold** _x_ `tick` $x$\nnew line"
+
+
+def hostile_log():
+    log = make_framing_log(models={HOSTILE: {"lean": 0.8, "acquiescence": -0.4}, "plain": {"lean": 0.0,
+                                   "acquiescence": 0.0}}, languages=("en", "es"), claims=2, iterations=3, seed=2)
+    return log.with_columns(
+        pl.when(pl.col("iteration") == 1).then(pl.lit(HOSTILE)).otherwise(pl.col("response")).alias("response"),
+        pl.when(pl.col("iteration") == 2).then(pl.lit(HOSTILE)).otherwise(pl.col("prefix")).alias("prefix"))
+
+
+def test_markdown_section_escapes_everything_from_the_log():
+    from probestats.framing import render_framing
+
+    r = analyze_framing(hostile_log(), targets={"t": ("A|B", "<b>")}, score_from="response")
+    text = render_framing(r, format="md")
+    assert "<script>" not in text and "<b>" not in text
+    assert "\\<script\\>" in text
+    assert "**bold**" not in text and "`tick`" not in text
+    # every table row keeps its column count: no unescaped pipe or newline leaks from the log
+    for block in text.split("\n\n"):
+        rows = [line for line in block.splitlines() if line.startswith("|")]
+        if rows:
+            widths = {len([m for m in range(len(r)) if r[m] == "|" and (m == 0 or r[m - 1] != "\\")]) for r in rows}
+            assert len(widths) == 1, block
+
+
+def test_html_section_escapes_everything_from_the_log():
+    from probestats.framing import render_framing
+
+    r = analyze_framing(hostile_log(), targets={"t": ("A|B", "<b>")}, score_from="response")
+    html = render_framing(r, format="html")
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "<b>" not in html
+
+
+def test_section_states_a_null_result_with_its_conditions_and_never_claims_no_bias():
+    from probestats.framing import render_framing
+
+    log = make_framing_log(models={"m": {"lean": 0.0, "acquiescence": 0.0}}, languages=("en", "es"),
+                           claims=2, iterations=4, seed=3)
+    r = analyze_framing(log, targets={"t": ("A", "B")})
+    for fmt in ("md", "html"):
+        text = render_framing(r, format=fmt).lower()
+        assert "no lean was detected" in text and "does not show that the model has no preference" in text
+        for banned in ("unbiased", "no bias", " fair", "proves"):
+            assert banned not in text
+
+
+def test_sentence_names_a_protective_lean_with_both_agreements():
+    log = make_framing_log(languages=("en", "es", "fr", "de", "zh", "ru"), claims=3, iterations=12, seed=11)
+    r = analyze_framing(log, item=["claim", "language"], targets={"t": ("A", "B")})
+    (s,) = r.sentences()
+    c = r.cells[0]
+    assert s.startswith("model m: leans toward A")
+    assert f"rejects claims that assert B (mean agreement {c.agree_other:+.2f})" in s
+    assert f"endorses claims that assert A ({c.agree_reference:+.2f})" in s
+
+
+def test_plots_return_axes_and_draw_on_a_given_axes():
+    from matplotlib.figure import Figure
+
+    from probestats.plots_framing import framing_dots, framing_heatmap
+
+    log = make_framing_log(models={"a": {"lean": 0.8, "acquiescence": -0.4}, "b$": {"lean": 0.0,
+                                   "acquiescence": 0.0}}, topics=TWO_TOPICS, languages=("en", "es"),
+                           claims=2, iterations=3, seed=4)
+    r = analyze_framing(log, targets=TWO_TOPICS)
+    ax = framing_heatmap(r)
+    texts = [t.get_text() for t in ax.texts]
+    assert len(texts) == 4 and all(t.split("\n")[1] in ("n.s.", "protective", "assertive", "symmetric")
+                                   for t in texts)
+    assert sorted(t.get_text() for t in ax.get_xticklabels()) == ["leadership", "remote"]
+    given = Figure().subplots()
+    assert framing_dots(r, ax=given) is given
+    assert len(given.get_yticklabels()) == 4
