@@ -452,3 +452,24 @@ def test_cli_plan_text_and_errors(capsys, tmp_path):
     code = main(["plan", "--noise", str(SAMPLES / "style_noise.csv"), "--metric", "steps", "--plot", "x.png"])
     assert code == 1
     assert capsys.readouterr().err.strip() == "Error: --plot draws power at a gap; add --gap G"
+
+
+# ---------------------------------------------------------------- the design actually run
+
+
+def test_mdg_for_design_with_unequal_runs():
+    m = noise_model(noise_frame(np.random.default_rng(3), items=6, runs=60), metric="steps")
+    d = _draw(m, 8, 3, 2, 2000, 0)
+    g = d.gaps(0.41)
+    assert np.allclose(g * 6, np.round(g * 6))           # means over 3 and 2 runs: steps of 1/6
+    assert (g - d.gaps(0.0)).mean() == pytest.approx(0.41, abs=0.01)
+    even = mdg_for_design(m, 8, 20, 20, sims=1000)
+    ragged = mdg_for_design(m, 8, [20] * 7 + [10], [20] * 8, sims=1000)
+    fewer = mdg_for_design(m, 8, 10, 10, sims=1000)
+    assert even < ragged < fewer
+    # closed form for 6 items with normal noise: P(all same sign) = 0.8
+    spread = 1.2 * math.sqrt(1 / 4 + 1 / 6)
+    x = brentq(lambda v: all_same_sign(v, spread, 6) - 0.8, 0, 10)
+    got = mdg_for_design(NoiseModel.stated(1.2), 6, 4, 6, sims=4000, seed=1)
+    slope = 6 * norm.pdf(x / spread) * norm.cdf(x / spread) ** 5 / spread
+    assert abs(got - x) < 3 * math.sqrt(0.8 * 0.2 / 4000) / slope + 2e-3 * x
