@@ -22,6 +22,12 @@ _EXPORTS = {
     "noise_model": ".power",
     "plan_probe": ".power",
     "power_sign_flip": ".power",
+    "FramingResult": ".framing",
+    "analyze_framing": ".framing",
+    "melt_wide": ".framing",
+    "ParsedLabel": ".labels",
+    "parse_label": ".labels",
+    "parse_labels": ".labels",
 }
 
 __all__ = ["__version__", *_EXPORTS]
