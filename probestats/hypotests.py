@@ -1,0 +1,907 @@
+"""Tests on per-item gaps: the exact sign-flip test, the sign test and an interval.
+
+The unit of inference is the matched item: each item contributes one gap
+(mean under value A minus mean under value B). Under the null hypothesis that the
+value makes no difference, each gap is as likely to be positive as negative, so
+all ``2**n`` sign patterns of the gaps are equally likely.
+
+Sign-flip p-value
+-----------------
+For the observed sum ``S_obs`` of the ``n`` gaps (equivalently the mean gap), a sign
+pattern counts as *at least as extreme* when its sum ``S`` satisfies
+
+* ``two-sided``: ``|S| >= |S_obs| - tol``
+* ``greater``:   ``S >= S_obs - tol``
+* ``less``:      ``S <= S_obs + tol``
+
+with the tie tolerance ``tol = 1e-9 * max(|S_obs|, max_i |g_i|)``: relative to the
+observed statistic, and never smaller than a billionth of the largest gap so that
+float rounding of equal sums (``0.1 + 0.2`` against ``0.3``) cannot break a tie.
+The p-value is the share of the ``2**n`` patterns that count. It is computed exactly
+at every n:
+
+* **enumeration** (up to 44 non-zero gaps): every sign pattern is visited, by
+  meet-in-the-middle (the sums of each half of the gaps are enumerated and the pairs
+  counted with a sorted search), which costs ``2**(n/2)`` instead of ``2**n``;
+* **lattice convolution** (any n): gaps of means of integer metrics over k runs are
+  multiples of a common step (1/k, 1/lcm(k_a, k_b), ...). The step is detected from
+  the data, each gap becomes an integer ``m_i``, and the exact distribution of
+  ``sum(s_i * m_i)`` is built by direct (not FFT) convolution of the per-value
+  binomial laws, in float64 after an exponential tilt toward the observed sum. Every
+  term is a non-negative product, so each probability carries a relative rounding
+  error of about ``1e-13`` at most, tiny tail probabilities included; mass below
+  ``1e-35`` is trimmed and its total is added to the stated error bound (the
+  computation is repeated without trimming when that bound would exceed ``1e-13``).
+  A p-value below the smallest normal float (``2.2e-308``) is reported as that
+  float (a conservative bound); ``log10_pvalue`` then carries the exact figure.
+* **exact bounds** when the gaps share no usable step and there are more than 40
+  of them: gaps are rounded to a fine lattice, the rounding error ``R = sum|g_i - h m_i|``
+  bounds how far any pattern's sum can move, and two lattice tails give a certified
+  interval ``pvalue_bounds`` for p; ``pvalue`` is its upper end (conservative).
+* **Monte Carlo** only when those bounds are wider than both 1 % of p and twice the
+  standard error Monte Carlo would have (so it is the more precise figure):
+  ``n_resamples`` random sign patterns drawn with ``seed``,
+  ``p = (hits + 1) / (n_resamples + 1)``, with ``pvalue_se``; the certified bounds
+  are still reported in ``pvalue_bounds``.
+
+``method`` always says which of these produced the figure; nothing switches silently
+to an approximation.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import sys
+from dataclasses import dataclass, fields
+from fractions import Fraction
+from functools import lru_cache
+
+import numpy as np
+from scipy import special, stats
+
+from .errors import OptionError
+
+__all__ = [
+    "TestResult",
+    "Interval",
+    "sign_flip_test",
+    "sign_flip_pvalues",
+    "sign_test",
+    "gap_interval",
+    "min_attainable_p",
+]
+
+ALTERNATIVES = ("two-sided", "greater", "less")
+SIGN_FLIP_METHODS = ("auto", "enumerate", "lattice", "bounds", "monte-carlo")
+
+#: Relative tie tolerance of the sign-flip test (see the module docstring).
+TIE_RTOL = 1e-9
+#: A gap counts as a multiple of a step when it is within this share of the largest gap.
+SNAP_RTOL = 1e-10
+#: Largest denominator tried for one gap when looking for a common step.
+MAX_DENOMINATOR = 10**6
+#: Largest common denominator (1/step) accepted.
+MAX_LATTICE_L = 10**12
+#: Non-zero gaps up to which ``auto`` enumerates; up to MITM_MAX ``enumerate`` is allowed.
+ENUM_AUTO_MAX = 20
+MITM_MAX = 44
+#: ``auto`` falls back to enumeration (rather than bounds) up to this many non-zero gaps.
+MITM_AUTO_MAX = 40
+#: Rough budget (array element operations) for one lattice convolution under ``auto``.
+LATTICE_BUDGET = 2e9
+#: Budget for each of the two lattice tails behind the exact bounds.
+BOUNDS_BUDGET = 6e8
+#: Mass below this is trimmed in the lattice convolution (its total enters the error bound).
+TRIM_EPS = 1e-35
+#: Largest relative error accepted from the lattice convolution before recomputing untrimmed.
+LATTICE_RTOL = 1e-13
+#: Bounds are reported as the result when (upper - lower) <= this share of the upper bound.
+BOUNDS_RTOL = 0.01
+#: Largest number of gaps for the sign-flip inversion interval.
+INTERVAL_SIGN_FLIP_MAX_N = 30
+
+_FLOAT_MIN = sys.float_info.min
+
+
+# --------------------------------------------------------------------------- results
+
+
+def _plain(value):
+    """JSON-safe version of a scalar: plain float/int/str/None, infinities and NaN as None."""
+    if value is None or isinstance(value, (str, bool)):
+        return value
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return value if math.isfinite(value) else None
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """Result of a test on per-item gaps.
+
+    Attributes
+    ----------
+    statistic : float
+        The observed mean gap (sign-flip test) or k, the larger of the positive and
+        negative counts (sign test; for one-sided tests the count in the tested
+        direction).
+    pvalue : float
+        The p-value; always > 0.
+    method : str
+        How the p-value was computed, e.g. ``"exact (enumeration of all 256 sign
+        patterns)"``, ``"exact (lattice convolution, step 1/20; ...)"``,
+        ``"monte carlo (n_resamples=100000, ...)"``.
+    alternative : {"two-sided", "greater", "less"}
+    n : int
+        Number of gaps (sign-flip test) or of non-zero gaps (sign test).
+    n_nonzero : int or None
+        Number of non-zero gaps (sign-flip test).
+    k : int or None
+        Sign test: the larger of the positive and negative counts.
+    formula : str or None
+        Sign test: the spreadsheet formula with the numbers filled in.
+    pvalue_se : float or None
+        Monte Carlo standard error of ``pvalue``; None for exact methods.
+    pvalue_bounds : tuple of float or None
+        Certified lower and upper bounds for the exact p (bounds and Monte Carlo methods).
+    log10_pvalue : float or None
+        log10 of the exact p, also when p is below the float range.
+
+    Examples
+    --------
+    >>> r = TestResult(statistic=0.5, pvalue=0.25, method="exact", alternative="two-sided", n=3)
+    >>> r.to_dict()["pvalue"]
+    0.25
+    """
+
+    __test__ = False  # not a pytest test class
+
+    statistic: float
+    pvalue: float
+    method: str
+    alternative: str
+    n: int
+    n_nonzero: int | None = None
+    k: int | None = None
+    formula: str | None = None
+    pvalue_se: float | None = None
+    pvalue_bounds: tuple[float, float] | None = None
+    log10_pvalue: float | None = None
+
+    def to_dict(self) -> dict:
+        """JSON-safe dictionary of the fields (plain numbers, infinities as None).
+
+        Examples
+        --------
+        >>> sign_test([1, 2, -1]).to_dict()["formula"]
+        '=MIN(1, 2*(1-BINOM.DIST(1, 3, 0.5, TRUE)))'
+        """
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
+
+    def _repr_html_(self) -> str:
+        rows = "".join(
+            f"<tr><th style='text-align:left'>{f.name}</th><td>{html.escape(str(getattr(self, f.name)))}</td></tr>"
+            for f in fields(self)
+            if getattr(self, f.name) is not None
+        )
+        return f"<table>{rows}</table>"
+
+
+@dataclass(frozen=True)
+class Interval:
+    """An interval for the average gap, with its confidence level and method.
+
+    Examples
+    --------
+    >>> Interval(-float("inf"), 2.0, 0.95, "sign-flip inversion").to_dict()
+    {'low': None, 'high': 2.0, 'confidence': 0.95, 'method': 'sign-flip inversion'}
+    """
+
+    low: float
+    high: float
+    confidence: float
+    method: str
+
+    def to_dict(self) -> dict:
+        """JSON-safe dictionary (infinite ends become None).
+
+        Examples
+        --------
+        >>> Interval(0.5, 1.5, 0.9, "t").to_dict()["low"]
+        0.5
+        """
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def _check_alternative(alternative: str) -> str:
+    if alternative not in ALTERNATIVES:
+        raise OptionError(
+            f"alternative must be one of 'two-sided', 'greater', 'less', not {alternative!r}"
+        )
+    return alternative
+
+
+def _as_gaps(gaps) -> np.ndarray:
+    try:
+        g = np.asarray(gaps, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise OptionError(f"gaps must be numbers ({exc}); pass a list or 1-D array of floats") from None
+    if g.ndim != 1:
+        raise OptionError(f"gaps must be one-dimensional, got shape {g.shape}; pass one gap per item")
+    if g.size == 0:
+        raise OptionError("no gaps given; pass at least one per-item gap")
+    if not np.all(np.isfinite(g)):
+        bad = int(np.flatnonzero(~np.isfinite(g))[0])
+        raise OptionError(f"gap {bad} is {g[bad]}; drop items whose gap is missing or infinite")
+    return g
+
+
+# --------------------------------------------------------------------------- enumeration
+
+
+@lru_cache(maxsize=64)
+def _sign_matrix(k: int) -> np.ndarray:
+    """All 2**k sign patterns as a (2**k, k) matrix of +-1.0 (read-only)."""
+    idx = np.arange(2**k, dtype=np.int64)[:, None]
+    bits = (idx >> np.arange(k, dtype=np.int64)) & 1
+    out = 1.0 - 2.0 * bits.astype(float)
+    out.setflags(write=False)
+    return out
+
+
+def _count_at_least(G: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Per row r of G, the number of sign patterns s with sum(s * G[r]) >= x[r].
+
+    Meet in the middle: the 2**n1 sums of the first half and the 2**n2 sums of the
+    second half are enumerated; for each first-half sum a the second-half sums b with
+    b >= x - a are counted by a binary search in the sorted second half.
+    """
+    rows, n = G.shape
+    n1 = n // 2
+    A = G[:, :n1] @ _sign_matrix(n1).T
+    B = np.sort(G[:, n1:] @ _sign_matrix(n - n1).T, axis=1)
+    total = A.shape[1] * B.shape[1]
+    out = np.empty(rows, dtype=np.int64)
+    for r in range(rows):
+        out[r] = total - int(np.searchsorted(B[r], x[r] - A[r], side="left").sum())
+    return out
+
+
+# --------------------------------------------------------------------------- lattice
+
+
+def _find_lattice(g: np.ndarray) -> int | None:
+    """Smallest integer L such that every gap times L is (within SNAP_RTOL) an integer.
+
+    Returns None when no such L up to MAX_LATTICE_L exists.
+    """
+    u = np.unique(np.abs(g))
+    gmax = float(u[-1])
+    L = 1
+    for _ in range(200):
+        r = u * L
+        bad = np.abs(r - np.rint(r)) > SNAP_RTOL * gmax * L
+        if not bad.any():
+            return L if gmax * L < 2.0**50 else None
+        v = float(u[int(np.argmax(bad))])
+        q = Fraction(v).limit_denominator(MAX_DENOMINATOR).denominator
+        new = L * q // math.gcd(L, q)
+        if new == L or new > MAX_LATTICE_L:
+            return None
+        L = new
+    return None
+
+
+def _lattice_cost(m_abs: np.ndarray, trim: bool = True) -> float:
+    """Rough number of array element operations of _lattice_tail for these integer gaps."""
+    vals, cnts = np.unique(m_abs, return_counts=True)
+    sd = math.sqrt(float(np.sum(m_abs.astype(float) ** 2)))
+    if trim:
+        width = min(2.0 * float(m_abs.sum()), 26.0 * sd) + 2.0 * float(vals[-1])
+        taps = np.minimum(cnts + 1.0, 13.0 * np.sqrt(cnts) + 1.0)
+    else:
+        width = 2.0 * float(m_abs.sum()) + 1.0
+        taps = cnts + 1.0
+    return width * float(taps.sum())
+
+
+def _log_cosh(x: np.ndarray) -> np.ndarray:
+    x = np.abs(x)
+    return x + np.log1p(np.exp(-2.0 * x)) - math.log(2.0)
+
+
+def _sparse_convolve(acc: np.ndarray, w: np.ndarray, step: int) -> np.ndarray:
+    """out[i + step*t] = sum acc[i] * w[t] (direct; every term a non-negative product)."""
+    A, K = acc.size, w.size
+    out = np.zeros(A + step * (K - 1))
+    if K <= A:
+        for t in range(K):
+            out[step * t : step * t + A] += w[t] * acc
+    else:
+        span = step * (K - 1) + 1
+        for i in range(A):
+            out[i : i + span : step] += acc[i] * w
+    return out
+
+
+def _lattice_tail(m_abs: np.ndarray, c: int, trim: bool = True) -> tuple[float, float]:
+    """Natural log of P(M >= c) and a bound on its relative error.
+
+    M = sum_i s_i * m_i with independent fair signs s_i and positive integers m_i.
+    The law of M is built by direct convolution of one binomial law per distinct
+    value of m (the values with multiplicity c_j contribute v_j * (2 J - c_j) with
+    J ~ Binomial(c_j, 1/2)), after an exponential tilt by theta chosen so that the
+    tilted mean is c: P(M = s) = Q(s) * prod cosh(theta m_i) * exp(-theta s). The
+    tilt makes the region around c carry most of the (tilted) mass, so trimming
+    negligible mass and float64 arithmetic keep the tail relative-accurate.
+    """
+    c = int(c)
+    m_abs = np.asarray(m_abs, dtype=np.int64)
+    n = m_abs.size
+    total = int(m_abs.sum())
+    if c > total:
+        return -math.inf, 0.0
+    if c <= -total:
+        return 0.0, 0.0
+    if c <= 0:
+        # P(M >= c) = 1 - P(M <= c - 1) = 1 - P(M >= 1 - c) by symmetry of M.
+        logq, err = _lattice_tail(m_abs, 1 - c, trim)
+        q = math.exp(logq)
+        return math.log1p(-q), err * q / (1.0 - q)
+    if c == total:
+        return -n * math.log(2.0), 0.0  # only the all-plus pattern
+
+    vals, cnts = np.unique(m_abs, return_counts=True)
+    v = vals.astype(float)
+    cf = cnts.astype(float)
+
+    def tilted_mean(theta: float) -> float:
+        return float(np.sum(cf * v * np.tanh(theta * v)))
+
+    lo, hi = 0.0, 1.0 / float(vals[-1])
+    while tilted_mean(hi) < c and hi < 1e6:
+        lo, hi = hi, hi * 2.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if tilted_mean(mid) < c:
+            lo = mid
+        else:
+            hi = mid
+    theta = 0.5 * (lo + hi)
+
+    eps = TRIM_EPS if trim else 0.0
+    dropped = 0.0
+    acc = np.ones(1)
+    base = 0
+    # Largest values first: the accumulator is short while the widest kernels go in.
+    for j in range(vals.size - 1, -1, -1):
+        val, cnt = int(vals[j]), int(cnts[j])
+        x = 2.0 * theta * val
+        log_q = -math.log1p(math.exp(-x))  # P(+): e^{tv} / (e^{tv} + e^{-tv})
+        log_1mq = -x + log_q
+        J = np.arange(cnt + 1, dtype=float)
+        logpmf = (
+            special.gammaln(cnt + 1.0) - special.gammaln(J + 1.0) - special.gammaln(cnt - J + 1.0)
+            + J * log_q + (cnt - J) * log_1mq
+        )
+        pmf = np.exp(logpmf)
+        keep = np.flatnonzero(pmf >= eps) if eps > 0 else np.arange(cnt + 1)
+        if keep.size == 0:
+            keep = np.array([int(np.argmax(logpmf))])
+        j0, j1 = int(keep[0]), int(keep[-1])
+        if eps > 0:
+            dropped += float(pmf[:j0].sum() + pmf[j1 + 1 :].sum())
+        acc = _sparse_convolve(acc, pmf[j0 : j1 + 1], 2 * val)
+        base += val * (2 * j0 - cnt)
+        if eps > 0:
+            nz = np.flatnonzero(acc >= eps)
+            a0, a1 = int(nz[0]), int(nz[-1])
+            dropped += float(acc[:a0].sum() + acc[a1 + 1 :].sum())
+            acc = acc[a0 : a1 + 1]
+            base += a0
+
+    first = max(0, c - base)
+    tail = acc[first:]
+    offsets = np.arange(tail.size, dtype=float) + (base + first - c)
+    bracket = float(np.sum(tail * np.exp(-theta * offsets)))
+    if bracket <= 0.0 or (trim and dropped > LATTICE_RTOL * bracket):
+        if trim:
+            return _lattice_tail(m_abs, c, trim=False)
+        raise ArithmeticError("lattice convolution lost the tail")  # pragma: no cover
+    log_mgf = float(np.sum(cf * _log_cosh(theta * v)))
+    rel_err = dropped / bracket + 1e-13
+    return log_mgf - theta * c + math.log(bracket), rel_err
+
+
+def _lattice_pvalue(m: np.ndarray, alternative: str) -> tuple[float, float]:
+    """(log p, relative error bound) of the sign-flip test for integer gaps m (non-zero)."""
+    m_obs = int(m.sum())
+    m_abs = np.abs(m)
+    tol = int(math.floor(TIE_RTOL * max(abs(m_obs), int(m_abs.max()))))
+    d = int(np.gcd.reduce(m_abs))
+    m_abs = m_abs // d
+    if alternative == "greater":
+        c = m_obs - tol
+    elif alternative == "less":
+        c = -m_obs - tol
+    else:
+        c = abs(m_obs) - tol
+        if c <= 0:
+            return 0.0, 0.0
+    c_red = -((-c) // d)  # ceil(c / d): M = d * M'
+    logp, err = _lattice_tail(m_abs, c_red)
+    if alternative == "two-sided":
+        logp = min(0.0, logp + math.log(2.0))
+    return logp, err
+
+
+def _rounded_tail_bounds(nz: np.ndarray, x: float, budget: float) -> tuple[float, float, float]:
+    """Certified bounds on P(S >= x) for S = sum s_i g_i, by rounding g to a lattice of step h.
+
+    With g_i = h m_i + r_i and R = sum |r_i|, every pattern's sum moves by at most R:
+    P(h M >= x + R) <= P(S >= x) <= P(h M >= x - R).
+    Returns (lower, upper, h).
+    """
+    absg = np.abs(nz)
+    gmax = float(absg.max())
+    for bits in range(24, 3, -1):
+        h = gmax / 2.0**bits
+        m_abs = np.rint(absg / h).astype(np.int64)
+        m_abs = m_abs[m_abs > 0]
+        if m_abs.size == 0 or _lattice_cost(m_abs) <= budget or bits == 4:
+            break
+    m_all = np.rint(absg / h)
+    R = math.fsum(np.abs(absg - h * m_all)) * (1 + 1e-12) + 1e-300
+    m_abs = m_all[m_all > 0].astype(np.int64)
+    z_lo = (x + R) / h
+    z_hi = (x - R) / h
+    c_lo = math.ceil(z_lo + 1e-9 * abs(z_lo) + 1e-9)
+    c_hi = math.floor(z_hi - 1e-9 * abs(z_hi) - 1e-9)
+    if m_abs.size == 0:
+        return (1.0 if c_lo <= 0 else 0.0), (1.0 if c_hi <= 0 else 0.0), h
+    lo_log, lo_err = _lattice_tail(m_abs, c_lo)
+    hi_log, hi_err = _lattice_tail(m_abs, c_hi)
+    lower = math.exp(lo_log) * (1 - lo_err) if lo_log > -math.inf else 0.0
+    upper = min(1.0, math.exp(hi_log) * (1 + hi_err))
+    return lower, upper, h
+
+
+# --------------------------------------------------------------------------- sign-flip test
+
+
+def _tie_tol(s_obs: float, gmax: float) -> float:
+    return TIE_RTOL * max(abs(s_obs), gmax)
+
+
+def _upper_threshold(s_obs: float, tol: float, alternative: str) -> float:
+    """x such that the p-value is the share of patterns with S >= x (times 2 if two-sided)."""
+    if alternative == "greater":
+        return s_obs - tol
+    if alternative == "less":
+        return -s_obs - tol  # S <= s_obs + tol  <=>  -S >= -s_obs - tol, and -S has the law of S
+    return abs(s_obs) - tol
+
+
+def _fmt_step(L: int, d: int) -> str:
+    f = Fraction(d, L)
+    return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
+
+
+def sign_flip_test(
+    gaps,
+    *,
+    alternative: str = "two-sided",
+    method: str = "auto",
+    n_resamples: int = 100_000,
+    seed: int | None = 0,
+) -> TestResult:
+    """Exact sign-flip (paired permutation) test on per-item gaps.
+
+    If the compared values made no difference, each item's gap is as likely to be
+    positive as negative. The p-value is the share of all ``2**n`` sign assignments
+    whose mean gap is at least as extreme as the observed one; ties count as at least
+    as extreme (relative tolerance 1e-9, see the module docstring).
+
+    Parameters
+    ----------
+    gaps : sequence of float
+        One gap per item (mean under A minus mean under B).
+    alternative : {"two-sided", "greater", "less"}
+        ``two-sided``: |mean| >= |observed mean|; ``greater``: mean >= observed;
+        ``less``: mean <= observed.
+    method : {"auto", "enumerate", "lattice", "bounds", "monte-carlo"}
+        ``auto`` enumerates up to 20 non-zero gaps, then uses the lattice convolution
+        when the gaps share a common step (exact at any n), then enumeration up to 40
+        gaps, then certified bounds, and Monte Carlo only when the bounds are wider than
+        1 % of p and than twice its standard error. The other values force one path (``enumerate`` allows up to 44
+        non-zero gaps; ``lattice`` needs a common step).
+    n_resamples, seed : int
+        Monte Carlo settings, used only by that path (and recorded in ``method``).
+
+    Returns
+    -------
+    TestResult
+        ``statistic`` is the observed mean gap; ``method`` names the computation.
+
+    Examples
+    --------
+    Three gaps: of the 8 sign patterns only +1+2+3 and -1-2-3 reach |sum| = 6.
+
+    >>> r = sign_flip_test([1.0, 2.0, 3.0])
+    >>> r.pvalue, r.method
+    (0.25, 'exact (enumeration of all 8 sign patterns)')
+    >>> sign_flip_test([1.0, 2.0, 3.0], alternative="greater").pvalue
+    0.125
+
+    Gaps of means over 20 runs lie on a lattice of step 1/20; any n is exact:
+
+    >>> gaps = [((i * 7) % 41 - 12) / 20 for i in range(2000)]
+    >>> r = sign_flip_test(gaps)
+    >>> r.method.split(";")[0]
+    'exact (lattice convolution, step 1/20'
+    >>> 0 < r.pvalue < 1e-20
+    True
+    """
+    g = _as_gaps(gaps)
+    alternative = _check_alternative(alternative)
+    if method not in SIGN_FLIP_METHODS:
+        raise OptionError(f"method must be one of {', '.join(SIGN_FLIP_METHODS)}, not {method!r}")
+    n = int(g.size)
+    s_obs = math.fsum(g)
+    mean = s_obs / n
+    nz = g[g != 0.0]
+    k = int(nz.size)
+    common = dict(statistic=float(mean), alternative=alternative, n=n, n_nonzero=k)
+
+    if k == 0:
+        return TestResult(pvalue=1.0, method="exact (all gaps are zero: every sign pattern ties)",
+                          log10_pvalue=0.0, **common)
+
+    gmax = float(np.max(np.abs(nz)))
+    tol = _tie_tol(s_obs, gmax)
+    x = _upper_threshold(s_obs, tol, alternative)
+    two = alternative == "two-sided"
+    if two and x <= 0:
+        return TestResult(pvalue=1.0, log10_pvalue=0.0, **common, method=(
+            "exact (the observed mean is zero within the tie tolerance: every sign pattern "
+            "is at least as extreme)"))
+
+    L = None
+    if method in ("lattice", "auto") and not (method == "auto" and k <= ENUM_AUTO_MAX):
+        L = _find_lattice(nz)
+        if method == "lattice" and L is None:
+            raise OptionError(
+                "the gaps share no common step (such as 1/k for means over k runs); use method='auto'"
+            )
+    path = method
+    if method == "auto":
+        if k <= ENUM_AUTO_MAX:
+            path = "enumerate"
+        elif L is not None and _lattice_cost(np.abs(np.rint(nz * L)).astype(np.int64)) <= LATTICE_BUDGET:
+            path = "lattice"
+        elif k <= MITM_AUTO_MAX:
+            path = "enumerate"
+        else:
+            path = "bounds-or-monte-carlo"
+
+    if path == "enumerate":
+        if k > MITM_MAX:
+            raise OptionError(
+                f"enumeration is limited to {MITM_MAX} non-zero gaps (got {k}); use method='auto'"
+            )
+        count = int(_count_at_least(nz[None, :], np.array([x]))[0])
+        p = min(1.0, (2 * count if two else count) / 2.0**k)
+        return TestResult(pvalue=p, method=_enum_method(k, n), log10_pvalue=math.log10(p), **common)
+
+    if path == "lattice":
+        m = np.rint(nz * L).astype(np.int64)
+        logp, err = _lattice_pvalue(m, alternative)
+        d = int(np.gcd.reduce(np.abs(m)))
+        p = max(math.exp(logp), _FLOAT_MIN)
+        text = (f"exact (lattice convolution, step {_fmt_step(L, d)}; float64, "
+                f"relative error < {max(err, 1e-13):.0e}")
+        if math.exp(logp) < _FLOAT_MIN:
+            text += "; p below 2.2e-308 reported as 2.2e-308, see log10_pvalue"
+        return TestResult(pvalue=p, method=text + ")", log10_pvalue=logp / math.log(10.0), **common)
+
+    if path == "monte-carlo":
+        p, se = _monte_carlo(nz, s_obs, tol, alternative, n_resamples, seed)
+        text = (f"monte carlo (n_resamples={n_resamples}, seed={seed}, standard error {se:.2g}; "
+                f"p = (hits + 1)/(n_resamples + 1))")
+        return TestResult(pvalue=p, method=text, pvalue_se=se, log10_pvalue=math.log10(p), **common)
+
+    # certified bounds; under auto, Monte Carlo when it would be more precise than the bounds
+    lower, upper, h = _rounded_tail_bounds(nz, x, BOUNDS_BUDGET)
+    if two:
+        lower, upper = min(1.0, 2 * lower), min(1.0, 2 * upper)
+    upper = max(upper, _FLOAT_MIN)
+    mc_se = math.sqrt(upper * (1 - upper) / max(int(n_resamples), 1))
+    if path == "bounds" or upper - lower <= max(BOUNDS_RTOL * upper, 2 * mc_se):
+        text = (f"exact bounds (gaps rounded to a lattice of step {h:.3g}, rounding error accounted): "
+                f"{lower:.6g} <= p <= {upper:.6g}; p reported as the upper bound")
+        return TestResult(pvalue=upper, method=text, pvalue_bounds=(lower, upper),
+                          log10_pvalue=math.log10(upper), **common)
+    p, se = _monte_carlo(nz, s_obs, tol, alternative, n_resamples, seed)
+    text = (f"monte carlo (n_resamples={n_resamples}, seed={seed}, standard error {se:.2g}; "
+            f"p = (hits + 1)/(n_resamples + 1); exact bounds {lower:.4g} <= p <= {upper:.4g})")
+    return TestResult(pvalue=p, method=text, pvalue_se=se, pvalue_bounds=(lower, upper),
+                      log10_pvalue=math.log10(p), **common)
+
+
+def _enum_method(k: int, n: int) -> str:
+    if k == n:
+        return f"exact (enumeration of all {2**k} sign patterns)"
+    return f"exact (enumeration of all {2**k} sign patterns of the {k} non-zero gaps)"
+
+
+def _monte_carlo(nz, s_obs, tol, alternative, n_resamples, seed) -> tuple[float, float]:
+    if int(n_resamples) < 1:
+        raise OptionError(f"n_resamples must be a positive integer, not {n_resamples!r}")
+    n_resamples = int(n_resamples)
+    rng = np.random.default_rng(seed)
+    k = nz.size
+    total = float(np.sum(nz))
+    chunk = max(1, 4_000_000 // k)
+    hits = 0
+    done = 0
+    while done < n_resamples:
+        rows = min(chunk, n_resamples - done)
+        flips = rng.integers(0, 2, size=(rows, k), dtype=np.int8).astype(float)
+        sums = total - 2.0 * (flips @ nz)
+        if alternative == "greater":
+            hits += int(np.count_nonzero(sums >= s_obs - tol))
+        elif alternative == "less":
+            hits += int(np.count_nonzero(sums <= s_obs + tol))
+        else:
+            hits += int(np.count_nonzero(np.abs(sums) >= abs(s_obs) - tol))
+        done += rows
+    p = (hits + 1) / (n_resamples + 1)
+    return p, math.sqrt(p * (1 - p) / n_resamples)
+
+
+def sign_flip_pvalues(
+    gaps_2d, *, alternative: str = "two-sided", n_resamples: int = 100_000, seed: int | None = 0
+) -> np.ndarray:
+    """Exact sign-flip p-values for many sets of gaps at once (one set per row).
+
+    For rows of up to 24 gaps all sign patterns are enumerated for every row at once
+    (meet in the middle, ``2 * 2**(n/2)`` sums per row); longer rows go through
+    :func:`sign_flip_test` one by one (lattice convolution when the gaps share a step).
+    Agrees with ``sign_flip_test(row, alternative=alternative).pvalue`` row by row.
+
+    Parameters
+    ----------
+    gaps_2d : array_like, shape (sims, n)
+    alternative : {"two-sided", "greater", "less"}
+    n_resamples, seed : int
+        Passed to :func:`sign_flip_test` for rows that need Monte Carlo.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (sims,)
+
+    Examples
+    --------
+    >>> sign_flip_pvalues([[1.0, 2.0, 3.0], [1.0, -2.0, 3.0], [0.0, 0.0, 0.0]])  # sums of +-1+-2+-3: 6,4,2,0,0,-2,-4,-6
+    array([0.25, 0.75, 1.  ])
+    """
+    alternative = _check_alternative(alternative)
+    try:
+        G = np.asarray(gaps_2d, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise OptionError(f"gaps_2d must be numbers ({exc}); pass an array of shape (sims, n)") from None
+    if G.ndim != 2 or G.shape[1] == 0:
+        raise OptionError(f"gaps_2d must have shape (sims, n) with n >= 1, got {G.shape}")
+    if not np.all(np.isfinite(G)):
+        raise OptionError("gaps_2d has missing or infinite values; drop those rows")
+    sims, n = G.shape
+    if n > 24:
+        return np.array([sign_flip_test(row, alternative=alternative, n_resamples=n_resamples,
+                                        seed=seed).pvalue for row in G])
+    s_obs = G.sum(axis=1)
+    gmax = np.max(np.abs(G), axis=1)
+    tol = TIE_RTOL * np.maximum(np.abs(s_obs), gmax)
+    if alternative == "greater":
+        x = s_obs - tol
+    elif alternative == "less":
+        x = -s_obs - tol
+    else:
+        x = np.abs(s_obs) - tol
+    out = np.ones(sims)
+    todo = np.flatnonzero((x > 0) | (alternative != "two-sided")) if sims else np.array([], int)
+    todo = todo[gmax[todo] > 0]
+    if todo.size:
+        counts = np.empty(todo.size, dtype=np.int64)
+        step = max(1, 2**22 // 2 ** (n - n // 2))  # rows per chunk, bounding memory
+        for start in range(0, todo.size, step):
+            idx = todo[start : start + step]
+            counts[start : start + step] = _count_at_least(G[idx], x[idx])
+        factor = 2.0 if alternative == "two-sided" else 1.0
+        out[todo] = np.minimum(1.0, factor * counts / 2.0**n)
+    return out
+
+
+# --------------------------------------------------------------------------- sign test
+
+
+def _binom_upper(k: int, n: int) -> float:
+    """P(X >= k) for X ~ Binomial(n, 1/2), exact rational arithmetic up to n = 2000."""
+    if k <= 0:
+        return 1.0
+    if k > n:
+        return 0.0
+    if n <= 2000:
+        return float(Fraction(sum(math.comb(n, j) for j in range(k, n + 1)), 2**n))
+    return float(stats.binom.sf(k - 1, n, 0.5))
+
+
+def sign_test(gaps, *, alternative: str = "two-sided") -> TestResult:
+    """Exact binomial sign test on per-item gaps; zero gaps are dropped.
+
+    With n the number of non-zero gaps and k the larger of the positive and negative
+    counts, the two-sided p is ``min(1, 2 * P(X >= k))`` for X ~ Binomial(n, 1/2): the
+    spreadsheet formula ``=MIN(1, 2*(1-BINOM.DIST(k-1, n, 0.5, TRUE)))``, which the
+    result carries with the numbers filled in (``formula``). One-sided: ``greater`` is
+    P(X >= number of positive gaps), ``less`` is P(X >= number of negative gaps).
+    Only gaps exactly equal to zero are dropped. Probabilities are computed with exact
+    integer arithmetic up to n = 2000 (scipy's binomial survival function above).
+
+    Parameters
+    ----------
+    gaps : sequence of float
+    alternative : {"two-sided", "greater", "less"}
+
+    Returns
+    -------
+    TestResult
+        ``statistic`` and ``k``: the count used (two-sided: the larger count);
+        ``n``: the number of non-zero gaps; ``formula``: the spreadsheet formula.
+
+    Examples
+    --------
+    >>> r = sign_test([0.2, 0.1, -0.05, 0.3])
+    >>> r.pvalue, r.k, r.n
+    (0.625, 3, 4)
+    >>> r.formula
+    '=MIN(1, 2*(1-BINOM.DIST(2, 4, 0.5, TRUE)))'
+    >>> sign_test([0.2, 0.1, -0.05, 0.3], alternative="greater").formula
+    '=1-BINOM.DIST(2, 4, 0.5, TRUE)'
+    >>> sign_test([0.0, 0.0]).pvalue
+    1.0
+    """
+    g = _as_gaps(gaps)
+    alternative = _check_alternative(alternative)
+    n_pos = int(np.count_nonzero(g > 0))
+    n_neg = int(np.count_nonzero(g < 0))
+    n = n_pos + n_neg
+    if n == 0:
+        return TestResult(statistic=0.0, pvalue=1.0, alternative=alternative, n=0, k=0,
+                          formula=None, log10_pvalue=0.0,
+                          method="exact binomial sign test (all gaps are zero: p = 1)")
+    if alternative == "two-sided":
+        k = max(n_pos, n_neg)
+        p = min(1.0, 2.0 * _binom_upper(k, n))
+        formula = f"=MIN(1, 2*(1-BINOM.DIST({k - 1}, {n}, 0.5, TRUE)))"
+    else:
+        k = n_pos if alternative == "greater" else n_neg
+        p = _binom_upper(k, n)
+        formula = f"=1-BINOM.DIST({k - 1}, {n}, 0.5, TRUE)" if k > 0 else "=1"
+    dropped = int(g.size) - n
+    method = f"exact binomial sign test ({n_pos} positive, {n_neg} negative"
+    method += f", {dropped} zero gaps dropped)" if dropped else ")"
+    return TestResult(statistic=float(k), pvalue=p, method=method, alternative=alternative,
+                      n=n, k=k, formula=formula,
+                      log10_pvalue=math.log10(p) if p > 0 else None)
+
+
+# --------------------------------------------------------------------------- other
+
+
+def min_attainable_p(n: int, alternative: str = "two-sided") -> float:
+    """Smallest p the sign-flip test can give with n non-zero gaps.
+
+    ``2 / 2**n`` two-sided (capped at 1), ``1 / 2**n`` one-sided. When this exceeds
+    alpha, the design can never reach significance. (Past n = 1074 the value is below
+    the float range and rounds to 0.0.)
+
+    Examples
+    --------
+    >>> min_attainable_p(8)
+    0.0078125
+    >>> min_attainable_p(8, "greater")
+    0.00390625
+    >>> min_attainable_p(0)
+    1.0
+    """
+    alternative = _check_alternative(alternative)
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise OptionError(f"n must be a non-negative whole number of gaps, not {n!r}")
+    n = int(n)
+    return min(1.0, math.ldexp(1.0, (1 if alternative == "two-sided" else 0) - n))
+
+
+def gap_interval(gaps, *, confidence: float = 0.95, method: str = "t") -> Interval:
+    """Confidence interval for the average gap across items.
+
+    Parameters
+    ----------
+    gaps : sequence of float
+        One gap per item.
+    confidence : float
+        Between 0 and 1 (default 0.95).
+    method : {"t", "sign-flip"}
+        ``t`` (default): Student t interval on the item gaps, mean +- t(n-1) * sd / sqrt(n);
+        it assumes roughly normal item gaps. ``sign-flip``: the exact inversion of the
+        two-sided sign-flip test, the shifts d for which the test on ``gaps - d`` does
+        not reject at alpha = 1 - confidence; each end is found by bisection between a
+        rejected shift and the mean to a tolerance of 1e-9 times the spread of the gaps
+        (limited to 30 gaps; ends are infinite when 2/2**n > alpha).
+
+    Returns
+    -------
+    Interval
+
+    Examples
+    --------
+    >>> iv = gap_interval([1.0, 2.0, 3.0, 4.0])
+    >>> round(iv.low, 4), round(iv.high, 4)
+    (0.4457, 4.5543)
+    >>> iv = gap_interval([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], method="sign-flip", confidence=0.9)
+    >>> round(iv.low, 6), round(iv.high, 6)
+    (2.0, 5.0)
+    """
+    g = _as_gaps(gaps)
+    try:
+        confidence = float(confidence)
+    except (TypeError, ValueError):
+        confidence = float("nan")
+    if not 0.0 < confidence < 1.0:
+        raise OptionError(f"confidence must be between 0 and 1 (such as 0.95), not {confidence!r}")
+    n = int(g.size)
+    mean = math.fsum(g) / n
+    if method == "t":
+        if n < 2:
+            raise OptionError("a t interval needs at least 2 gaps; add items")
+        sd = float(np.std(g, ddof=1))
+        half = float(stats.t.ppf(0.5 + confidence / 2.0, n - 1)) * sd / math.sqrt(n)
+        return Interval(mean - half, mean + half, confidence,
+                        f"Student t on {n} item gaps ({n - 1} degrees of freedom)")
+    if method != "sign-flip":
+        raise OptionError(f"method must be 't' or 'sign-flip', not {method!r}")
+    if n > INTERVAL_SIGN_FLIP_MAX_N:
+        raise OptionError(
+            f"the sign-flip interval is limited to {INTERVAL_SIGN_FLIP_MAX_N} gaps (got {n}); use method='t'"
+        )
+    alpha = 1.0 - confidence
+    text = (f"sign-flip test inversion (exact, {2**n} sign patterns; ends by bisection "
+            f"to 1e-9 of the spread)")
+    if min_attainable_p(n) > alpha:
+        return Interval(-math.inf, math.inf, confidence, text + "; no shift can be rejected at this n")
+    spread = float(np.ptp(g)) + float(np.max(np.abs(g))) or 1.0
+    xtol = 1e-9 * spread
+
+    def rejects(d: float) -> bool:
+        return sign_flip_test(g - d, method="enumerate").pvalue <= alpha
+
+    def end(outside: float) -> float:
+        bad, good = outside, mean  # rejected shift, accepted shift
+        while abs(bad - good) > xtol:
+            mid = 0.5 * (bad + good)
+            if rejects(mid):
+                bad = mid
+            else:
+                good = mid
+        return good
+
+    low = end(float(np.min(g)) - spread)
+    high = end(float(np.max(g)) + spread)
+    return Interval(low, high, confidence, text)
