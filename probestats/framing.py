@@ -792,6 +792,13 @@ def analyze_framing(
     label_col = _column(frame, log, label, "--label") if label else ("label" if "label" in frame.columns else None)
     response_col = (_column(frame, log, response, "--response") if response
                     else ("reply" if "reply" in frame.columns else None))
+    cache: dict = {}
+
+    def responses_parsed() -> pl.DataFrame:  # each response is parsed once, however often it is used
+        if "r" not in cache:
+            cache["r"] = parse_labels(frame[response_col], scale=scale)
+        return cache["r"]
+
     source = score_from or ("score" if "score" in frame.columns else "label" if label_col else
                             "response" if response_col else None)
     if source is None:
@@ -808,11 +815,12 @@ def analyze_framing(
         if score_col is None:
             raise ColumnError(f"score_from='{source}' but the log has no {source} column "
                               f"(use --{source} COLUMN or --column {'label' if source == 'label' else 'reply'}=HEADER)")
-        parsed = parse_labels(frame[score_col], scale=scale)
+        parsed = (parse_labels(frame[score_col], scale=scale) if score_col != response_col
+                  else responses_parsed())
     frame = frame.with_columns(parsed["score"].alias("_score"), parsed["kind"].alias("_kind"))
     if response_col is not None and source != "response" and "refusal" not in frame.columns:
         # a judge writes refusals as Neutral; the response itself says whether the model abstained
-        said = parse_labels(frame[response_col], scale=scale)["kind"]
+        said = responses_parsed()["kind"]
         frame = frame.with_columns(
             pl.when((pl.col("_score") == 0) & (said == "refusal")).then(pl.lit("refusal"))
             .otherwise(pl.col("_kind")).alias("_kind"))
@@ -1057,7 +1065,8 @@ def analyze_framing(
     audit = None
     if label_col and response_col and label_col != response_col:
         audit = label_audit(frame[label_col], frame[response_col], scale=scale,
-                            label_column=header(label_col), response_column=header(response_col))
+                            label_column=header(label_col), response_column=header(response_col),
+                            parsed=responses_parsed()["score"])
 
     order = [f.name for f in fields(FramingCell)]
     return FramingResult(
@@ -1095,7 +1104,7 @@ def _unparsed_summary(rows: pl.DataFrame, column, header, rows_of) -> dict:
 
 
 def label_audit(labels, responses, *, scale=None, label_column="label", response_column="response",
-                top: int = 10) -> LabelAudit:
+                top: int = 10, parsed=None) -> LabelAudit:
     """Compare a judge's labels with a deterministic parse of the raw responses.
 
     Parameters
@@ -1106,6 +1115,8 @@ def label_audit(labels, responses, *, scale=None, label_column="label", response
         Declared numeric scale, when labels are numbers.
     top : int
         How many of the most frequent disagreements to list.
+    parsed : polars.Series, optional
+        Scores already parsed from ``responses`` (saves parsing them again).
 
     Examples
     --------
@@ -1116,7 +1127,7 @@ def label_audit(labels, responses, *, scale=None, label_column="label", response
     [{'response': 'Disagree', 'label': 'Neutral', 'parsed': 'disagree', 'count': 2}]
     """
     judge = parse_labels(labels, scale=scale)["score"]
-    parsed = parse_labels(responses, scale=scale)["score"]
+    parsed = parse_labels(responses, scale=scale)["score"] if parsed is None else parsed
     lab = labels if isinstance(labels, pl.Series) else pl.Series(list(labels), strict=False)
     resp = responses if isinstance(responses, pl.Series) else pl.Series(list(responses), strict=False)
     df = pl.DataFrame({"label": lab.cast(pl.String), "response": resp.cast(pl.String),
