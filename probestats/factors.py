@@ -1,0 +1,253 @@
+"""Two attributes at once (for example writing style × name): gaps within levels and their interaction.
+
+Each matched item is run under every combination of the two attributes' levels
+(a 2 × 2 design). Per item, the four cell means give
+
+* the gap of each attribute **within each level of the other** (for example
+  formal − casual among runs with the name Emily, and among runs with Greg);
+* each attribute's **main effect**: the mean of its two within-level gaps;
+* the **interaction**: the difference of the within-level gaps (a difference of
+  differences), non-zero when one attribute's gap depends on the other.
+
+Each is averaged over items and tested with the exact sign-flip test across items
+(items are the unit; every item counts once); p-values are also given corrected
+across the seven tests (Holm by default).
+
+On sizing: with k runs per cell, each within-level gap is as precise as one pair
+run with k runs per value, so the 2 × 2 needs twice the runs of one pair for the
+same precision on the gap within each level (the main effect pooled over both
+levels reaches a pair's precision with the same total runs, if there is no
+interaction); the interaction, a difference of two gaps, has twice their variance,
+so it needs four times the runs of one pair for the same precision.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Sequence
+
+import numpy as np
+import polars as pl
+
+from .errors import ColumnError, OptionError
+from .hypotests import TestResult, sign_flip_test
+from .io import normalize_header, read_log
+from .problems import Problem
+
+__all__ = ["Effect", "FactorAnalysis", "analyze_factors", "runs_note", "print_factors"]
+
+
+def _num(x) -> float | None:
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def runs_note(runs_per_cell: int | None = None) -> str:
+    """How many more runs a 2 × 2 design needs than one pair, for the same precision.
+
+    Examples
+    --------
+    >>> runs_note()[:62]
+    'a 2×2 design needs twice the runs of one pair for the same pre'
+    >>> "(4 × 5 = 20 runs per item here)" in runs_note(5)
+    True
+    """
+    text = ("a 2×2 design needs twice the runs of one pair for the same precision on each attribute's gap "
+            "within a level of the other, and four times for the interaction (a difference of two gaps has "
+            "twice their variance)")
+    if runs_per_cell:
+        text += (f"; with {runs_per_cell} runs per cell (4 × {runs_per_cell} = {4 * runs_per_cell} runs per item "
+                 f"here) each within-level gap is as precise as a pair with {runs_per_cell} runs per value, and the "
+                 f"interaction as precise as a pair with {runs_per_cell / 2:g} runs per value")
+    return text
+
+
+@dataclass(frozen=True)
+class Effect:
+    """One effect of the 2 × 2 design, averaged over items, with the sign-flip test across items."""
+
+    name: str
+    description: str
+    average: float
+    sign_flip: TestResult
+    gaps: tuple[float, ...] = field(repr=False, default=())
+    p_adjusted: float | None = None
+
+    def to_dict(self) -> dict:
+        return {"effect": self.name, "description": self.description, "average": _num(self.average),
+                "p": float(self.sign_flip.pvalue), "p_adjusted": _num(self.p_adjusted),
+                "method": self.sign_flip.method, "alternative": self.sign_flip.alternative}
+
+
+@dataclass(frozen=True)
+class FactorAnalysis:
+    """Result of :func:`analyze_factors`.
+
+    Attributes
+    ----------
+    metric : str
+    factors : tuple of str
+        The two attributes (as named on the command line).
+    levels : tuple of (str, str)
+        Each attribute's two levels; gaps are first level − second.
+    effects : tuple of Effect
+    items : polars.DataFrame
+        item, then the four cell means named ``level1 × level2``.
+    runs_per_cell : int
+        Median runs per item and cell.
+    note : str
+        How many runs such a design needs (see :func:`runs_note`).
+    problems : tuple of Problem
+    """
+
+    metric: str
+    factors: tuple[str, str]
+    levels: tuple[tuple[str, str], tuple[str, str]]
+    effects: tuple[Effect, ...]
+    items: pl.DataFrame = field(repr=False)
+    runs_per_cell: int
+    note: str
+    correction: str
+    alpha: float
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def n_items(self) -> int:
+        return self.items.height
+
+    def effect(self, name: str) -> Effect:
+        return next(e for e in self.effects if e.name == name)
+
+    def to_dict(self) -> dict:
+        return {
+            "kind": "factors", "metric": self.metric, "factors": list(self.factors),
+            "levels": {f: list(l) for f, l in zip(self.factors, self.levels)},
+            "n_items": self.n_items, "runs_per_cell": self.runs_per_cell,
+            "effects": [e.to_dict() for e in self.effects], "correction": self.correction, "alpha": self.alpha,
+            "items": [{k: (str(v) if k == "item" else _num(v)) for k, v in r.items()}
+                      for r in self.items.iter_rows(named=True)],
+            "note": self.note,
+            "problems": [p.to_dict() for p in self.problems],
+        }
+
+
+def _resolve(log, name: str) -> str:
+    names = log.lazy.collect_schema().names()
+    if name in names:
+        return name
+    by_header = {normalize_header(h): c for c, h in log.columns.items()}
+    if normalize_header(name) in by_header and by_header[normalize_header(name)] in names:
+        return by_header[normalize_header(name)]
+    for c in names:
+        if normalize_header(c) == normalize_header(name):
+            return c
+    seen = ", ".join(h for h in log.headers)
+    raise ColumnError(f"--factor {name}: no such column; headers seen: {seen}")
+
+
+def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: str = "two-sided",
+                    alpha: float = 0.05, correction: str = "holm", fold_case: bool = False,
+                    read_options=None) -> FactorAnalysis:
+    """Analyze a probe that varies two attributes: within-level gaps, main effects, interaction.
+
+    Parameters
+    ----------
+    log : path, Log, list of dict or DataFrame
+    metric : str
+    factors : two column names
+        Each must take exactly two levels (the first in order of appearance is the
+        first level; gaps are first − second). The ``variant`` column (or the header
+        it was read from, such as ``style``) can be one of them.
+    alternative, alpha, correction, fold_case
+        As in :func:`probestats.paired.analyze`.
+
+    Examples
+    --------
+    >>> rows = [{"item": i, "style": s, "name": n, "x": (s == "formal") * (1 + (n == "Greg")) + 0.1 * i}
+    ...         for i in range(6) for s in ("formal", "casual") for n in ("Emily", "Greg")]
+    >>> result = analyze_factors(rows, metric="x", factors=["style", "name"])
+    >>> [(e.name, round(e.average, 9)) for e in result.effects][:3]
+    [('style within name = Emily', 1.0), ('style within name = Greg', 2.0), ('style', 1.5)]
+    >>> result.effect("interaction").average, result.effect("interaction").sign_flip.pvalue
+    (-1.0, 0.03125)
+    """
+    from .multi import _adjust, check_many, unit_means
+
+    factors = list(factors)
+    if len(factors) != 2:
+        raise OptionError(f"--factor: give exactly two factors (got {len(factors)}), "
+                          "for example --factor style --factor name")
+    read = dict(read_options or {})
+    log = read_log(log, **{"metric": metric, **read})
+    c1, c2 = (_resolve(log, f) for f in factors)
+    if c1 == c2:
+        raise OptionError(f"--factor {factors[0]} and --factor {factors[1]} are the same column; give two attributes")
+    lazy = log.lazy.with_columns(pl.col(c1).cast(pl.String).str.strip_chars().alias("_f1"),
+                                 pl.col(c2).cast(pl.String).str.strip_chars().alias("_f2"))
+    lazy = lazy.with_columns(pl.concat_str([pl.col("_f1"), pl.col("_f2")], separator=" × ").alias("variant"))
+    combined = replace(log, lazy=lazy)
+    frame, units, _, problems = check_many(combined, metric=metric, keep=["_f1", "_f2"], fold_case=fold_case,
+                                           value_name="combination")
+    levels = []
+    for col, name in (("_f1", factors[0]), ("_f2", factors[1])):
+        found = frame[col].drop_nulls().unique(maintain_order=True).to_list()
+        if len(found) != 2:
+            raise OptionError(f"--factor {name} has {len(found)} levels ({', '.join(map(str, found[:8]))}); "
+                              "a two-attribute analysis needs two levels each: keep two with --where")
+        levels.append(tuple(found))
+    (l1a, l1b), (l2a, l2b) = levels
+    cells = [f"{x} × {y}" for x in (l1a, l1b) for y in (l2a, l2b)]
+    absent = [c for c in cells if c not in units]
+    if absent:
+        raise OptionError(f"no runs of {', '.join(repr(c) for c in absent)}; a 2×2 design needs every combination")
+    means = unit_means(frame, metric)
+    wide = means.pivot(on="value", index="item", values="mean").select("item", *cells)
+    m = wide.select(cells).to_numpy().astype(float)
+    m11, m12, m21, m22 = m[:, 0], m[:, 1], m[:, 2], m[:, 3]
+    f1, f2 = factors
+    spec = [
+        (f"{f1} within {f2} = {l2a}", f"'{l1a}' − '{l1b}' among '{l2a}' runs", m11 - m21),
+        (f"{f1} within {f2} = {l2b}", f"'{l1a}' − '{l1b}' among '{l2b}' runs", m12 - m22),
+        (f1, f"'{l1a}' − '{l1b}', the mean of the two within-level gaps", ((m11 - m21) + (m12 - m22)) / 2),
+        (f"{f2} within {f1} = {l1a}", f"'{l2a}' − '{l2b}' among '{l1a}' runs", m11 - m12),
+        (f"{f2} within {f1} = {l1b}", f"'{l2a}' − '{l2b}' among '{l1b}' runs", m21 - m22),
+        (f2, f"'{l2a}' − '{l2b}', the mean of the two within-level gaps", ((m11 - m12) + (m21 - m22)) / 2),
+        ("interaction", f"({f1} gap among '{l2a}') − ({f1} gap among '{l2b}'), a difference of differences",
+         (m11 - m21) - (m12 - m22)),
+    ]
+    effects = [Effect(name, desc, float(np.mean(g)), sign_flip_test(g, alternative=alternative),
+                      tuple(float(x) for x in g)) for name, desc, g in spec]
+    adjusted = _adjust([e.sign_flip.pvalue for e in effects], correction)
+    effects = tuple(replace(e, p_adjusted=p) for e, p in zip(effects, adjusted))
+    runs = int(means["runs"].median()) if means.height else 0
+    return FactorAnalysis(metric=metric, factors=(f1, f2), levels=(levels[0], levels[1]), effects=effects,
+                          items=wide.with_columns(pl.col("item").cast(pl.String)), runs_per_cell=runs,
+                          note=runs_note(runs), correction=correction, alpha=alpha, problems=problems)
+
+
+def print_factors(result: FactorAnalysis, out) -> None:
+    """Print a :class:`FactorAnalysis` for people."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from .terminal import fmt_p
+
+    table = Table(title=f"{escape(result.metric)}: {escape(result.factors[0])} × {escape(result.factors[1])}, "
+                        f"{result.n_items} items", title_justify="left")
+    for col, justify in (("effect", "left"), ("gap", "left"), ("average", "right"), ("sign-flip p", "right"),
+                         (f"p ({escape(result.correction)})", "right")):
+        table.add_column(col, justify=justify)
+    for e in result.effects:
+        table.add_row(escape(e.name), escape(e.description), f"{e.average:+.4g}", fmt_p(e.sign_flip.pvalue),
+                      fmt_p(e.p_adjusted))
+    out.print(table)
+    out.print(f"tests: exact sign-flip across items ({escape(result.effects[0].sign_flip.method)}); "
+              f"p corrected across the {len(result.effects)} effects ({escape(result.correction)})")
+    out.print(f"design: {escape(result.note)}")
+    if result.problems:
+        from .cli import print_problems
+
+        print_problems(result.problems)

@@ -1,0 +1,114 @@
+"""Two attributes at once: within-level gaps, main effects and their interaction, across items."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from probestats.errors import ColumnError, OptionError
+from probestats.factors import analyze_factors, runs_note
+
+
+def brute_sign_flip(gaps) -> float:
+    """All 2**n sign patterns; two-sided."""
+    obs = abs(sum(gaps))
+    hits = sum(abs(sum(s * g for s, g in zip(signs, gaps))) >= obs - 1e-9 * max(obs, 1e-12)
+               for signs in itertools.product((1, -1), repeat=len(gaps)))
+    return hits / 2 ** len(gaps)
+
+
+def two_by_two(items=8, runs=3, style_gap=1.0, name_gap=0.0, interaction=1.0, seed=0):
+    """formal/casual × Emily/Greg; formal gets style_gap, Greg name_gap, formal Greg also the interaction."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(items):
+        base = 5 + rng.normal(0, 0.5)
+        for r in range(runs):
+            for style in ("formal", "casual"):
+                for name in ("Emily", "Greg"):
+                    x = base + style_gap * (style == "formal") + name_gap * (name == "Greg") \
+                        + interaction * (style == "formal" and name == "Greg") + rng.normal(0, 1)
+                    rows.append({"item": str(i), "style": style, "name": name, "seed": r + 1, "steps": round(x)})
+    return pl.DataFrame(rows)
+
+
+def test_effects_match_a_direct_computation():
+    log = two_by_two(seed=4)
+    result = analyze_factors(log, metric="steps", factors=["style", "name"])
+    cell = log.group_by("item", "style", "name").agg(pl.col("steps").mean())
+    w = cell.pivot(on=["style", "name"], index="item", values="steps").sort(pl.col("item").cast(pl.Int64))
+    fe, fg = w["{\"formal\",\"Emily\"}"].to_numpy(), w["{\"formal\",\"Greg\"}"].to_numpy()
+    ce, cg = w["{\"casual\",\"Emily\"}"].to_numpy(), w["{\"casual\",\"Greg\"}"].to_numpy()
+    expected = {
+        "style within name = Emily": fe - ce,
+        "style within name = Greg": fg - cg,
+        "style": ((fe - ce) + (fg - cg)) / 2,
+        "name within style = formal": fe - fg,
+        "name within style = casual": ce - cg,
+        "name": ((fe - fg) + (ce - cg)) / 2,
+        "interaction": (fe - ce) - (fg - cg),
+    }
+    assert [e.name for e in result.effects] == list(expected)
+    for e in result.effects:
+        assert e.average == pytest.approx(expected[e.name].mean(), abs=1e-12)
+        assert e.sign_flip.pvalue == pytest.approx(brute_sign_flip(list(expected[e.name])), rel=1e-12)
+    assert result.runs_per_cell == 3 and result.levels == (("formal", "casual"), ("Emily", "Greg"))
+    assert all(e.p_adjusted >= e.sign_flip.pvalue for e in result.effects)
+    data = result.to_dict()
+    assert "four times for the interaction" in data["note"] and data["kind"] == "factors"
+
+
+def test_planted_interaction_is_found():
+    # formal − casual is 1 among Emily and 1 + 3 among Greg: interaction −3 on every item
+    result = analyze_factors(two_by_two(items=10, interaction=3.0, seed=1), metric="steps", factors=["style", "name"])
+    inter = result.effect("interaction")
+    assert inter.average < -2 and inter.sign_flip.pvalue < 0.01
+
+
+def test_runs_note_arithmetic():
+    # a pair with k runs per value: gap variance 2σ²/k over 2k runs. A 2×2 with k per cell (4k runs):
+    # within-level gap 2σ²/k (twice the runs), interaction 4σ²/k, which needs 2k per cell (8k = four times)
+    assert "twice the runs of one pair" in runs_note() and "four times for the interaction" in runs_note()
+    assert "interaction as precise as a pair with 2.5 runs per value" in runs_note(5)
+
+
+def test_bad_factors():
+    log = two_by_two(items=3)
+    with pytest.raises(OptionError, match=r"give exactly two factors \(got 1\)"):
+        analyze_factors(log, metric="steps", factors=["style"])
+    with pytest.raises(ColumnError, match="--factor tone: no such column; headers seen: item, style, name, seed, steps"):
+        analyze_factors(log, metric="steps", factors=["style", "tone"])
+    three = pl.concat([log, log.filter(pl.col("name") == "Greg").with_columns(pl.lit("Jamal").alias("name"))])
+    with pytest.raises(OptionError, match="--factor name has 3 levels"):
+        analyze_factors(three, metric="steps", factors=["style", "name"])
+
+
+cells = st.lists(st.tuples(*[st.integers(0, 4)] * 4), min_size=1, max_size=6)
+
+
+@settings(max_examples=30, deadline=None)
+@given(cells)
+def test_properties(values):
+    rows = [{"item": str(i), "style": s, "name": n, "x": float(v)}
+            for i, four in enumerate(values)
+            for (s, n), v in zip(itertools.product(("formal", "casual"), ("Emily", "Greg")), four)]
+    one = analyze_factors(rows, metric="x", factors=["style", "name"])
+    swapped = analyze_factors(rows, metric="x", factors=["name", "style"])
+    for e in one.effects:
+        assert 0 < e.sign_flip.pvalue <= 1
+    # the interaction is the same difference of differences whichever factor comes first
+    assert swapped.effect("interaction").average == pytest.approx(one.effect("interaction").average, abs=1e-12)
+    assert swapped.effect("interaction").sign_flip.pvalue == pytest.approx(one.effect("interaction").sign_flip.pvalue)
+    assert swapped.effect("style").sign_flip.pvalue == pytest.approx(one.effect("style").sign_flip.pvalue)
+    # reversing item order changes nothing
+    back = analyze_factors(rows[::-1], metric="x", factors=["style", "name"])
+    # (reversed rows also reverse level order: casual/Greg first, so gaps change sign; two-sided p does not)
+    for e in one.effects:
+        f = back.effect(e.name)
+        assert f.average == pytest.approx(-e.average if e.name != "interaction" else e.average, abs=1e-12)
+        assert f.sign_flip.pvalue == pytest.approx(e.sign_flip.pvalue)
