@@ -89,7 +89,9 @@ class FramingError(ValidationError):
     def __init__(self, problems):
         super().__init__(problems)
         errors = [p for p in self.problems if p.severity == "error"]
-        more = f" (and {len(errors) - 1} more; see them with --json)" if len(errors) > 1 else ""
+        more = ""
+        if len(errors) > 1:
+            more = f" (and {len(errors) - 1} more: {'; '.join(p.message for p in errors[1:3])})"
         ProbestatsError.__init__(self, errors[0].message + more if errors else "unknown problem")
 
 

@@ -109,7 +109,8 @@ _PHRASES: dict[object, list[str]] = {
     2: [
         # English
         "strongly agree", "totally agree", "completely agree", "fully agree", "absolutely agree",
-        "entirely agree", "agree strongly", "agree completely", "strongly agreed", "strong agreement",
+        "entirely agree", "agree strongly", "agree completely", "couldn't agree more",
+        "could not agree more", "no podría estar más de acuerdo", "no puedo estar más de acuerdo", "strongly agreed", "strong agreement",
         # Spanish
         "totalmente de acuerdo", "muy de acuerdo", "completamente de acuerdo", "fuertemente de acuerdo",
         "absolutamente de acuerdo",

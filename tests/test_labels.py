@@ -69,6 +69,8 @@ SENTENCES = [
     ("मैं दृढ़ता से असहमत हूँ।", -2),
     ("Я категорически не согласен.", -2),
     ("Скорее согласна.", 1),
+    ("I couldn't agree more.", 2),  # a negation that strengthens
+    ("No podría estar más de acuerdo.", 2),
     ("Strongly agree. Remote teams write more things down, so knowledge is shared across time zones "
      "and nobody depends on who happened to be in the room.", 2),
     ("Reasons differ between teams and contexts, and a short answer hides most of them; "
