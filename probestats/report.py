@@ -809,50 +809,57 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
         if framing is not None and "framing" in names and hasattr(framing, "to_dict"):
             out["report"]["framing"] = framing.to_dict()
         return json.dumps(out, ensure_ascii=False, indent=2, allow_nan=False, default=str) + "\n"
+    env = _environment(format, templates)
+    template = env.get_template(f"report.{format}.j2")  # a missing template fails before any file is written
     figures = _figures(analysis, ctx, names, design)
     images = {}
     if format == "html":
         for name, fig in figures.items():
             images[name] = {"src": "data:image/png;base64," + base64.b64encode(fig.png).decode("ascii"),
                             "alt": fig.alt, "caption": fig.caption}
-    elif assets_dir is not None and figures:
-        folder = Path(assets_dir)
-        folder.mkdir(parents=True, exist_ok=True)
+    elif assets_dir is not None:
         for name, fig in figures.items():
-            _write_atomic(folder / f"{name}.png", fig.png)
-            images[name] = {"src": MdSafe(f"{quote(folder.name)}/{name}.png"), "alt": fig.alt,
+            images[name] = {"src": MdSafe(f"{quote(Path(assets_dir).name)}/{name}.png"), "alt": fig.alt,
                             "caption": fig.caption}
+    pngs = {name: fig.png for name, fig in figures.items()}
     if framing is not None and "framing" in names:
-        images.update(_framing_images(framing, format, assets_dir))
+        framing_images, framing_pngs = _framing_images(framing, format, assets_dir)
+        images.update(framing_images)
+        pngs.update(framing_pngs)
     ctx.update(sections=names, images=images, full=sections is None)
-    env = _environment(format, templates)
-    template = env.get_template(f"report.{format}.j2")
     text = template.render(ctx)
+    if format == "md" and assets_dir is not None and pngs:
+        # rendered without error: the images go first, the caller then writes the report itself
+        folder = Path(assets_dir)
+        if not folder.parent.is_dir():
+            raise OptionError(f"the folder '{folder.parent}' for the report's images does not exist; create it first")
+        folder.mkdir(exist_ok=True)
+        for name, png in pngs.items():
+            _write_atomic(folder / f"{name}.png", png)
     if format == "md":  # escaped values never hold a newline, so this only tidies the layout
         text = re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
     return text
 
 
-def _framing_images(framing, format, assets_dir) -> dict:
+def _framing_images(framing, format, assets_dir) -> tuple[dict, dict]:
+    """Image references and PNG bytes of the dual-framing plots, when that module is available."""
     try:
         from . import plots_framing
     except ImportError:
-        return {}
+        return {}, {}
     from .plots import figure_png
 
-    out = {}
-    for name, func, alt in (("framing_heatmap", "framing_heatmap", "Heat map of the lean per cell"),
-                            ("framing_dots", "framing_dots", "Lean and acquiescence per cell")):
-        draw = getattr(plots_framing, func, None)
+    refs, pngs = {}, {}
+    for name, alt in (("framing_heatmap", "Heat map of the lean per cell"),
+                      ("framing_dots", "Lean and acquiescence per cell")):
+        draw = getattr(plots_framing, name, None)
         if draw is None:
             continue
         png = figure_png(draw(framing).figure)
         if format == "html":
-            out[name] = {"src": "data:image/png;base64," + base64.b64encode(png).decode("ascii"), "alt": alt,
-                         "caption": alt}
+            refs[name] = {"src": "data:image/png;base64," + base64.b64encode(png).decode("ascii"), "alt": alt,
+                          "caption": alt}
         elif assets_dir is not None:
-            folder = Path(assets_dir)
-            folder.mkdir(parents=True, exist_ok=True)
-            _write_atomic(folder / f"{name}.png", png)
-            out[name] = {"src": MdSafe(f"{quote(folder.name)}/{name}.png"), "alt": alt, "caption": alt}
-    return out
+            refs[name] = {"src": MdSafe(f"{quote(Path(assets_dir).name)}/{name}.png"), "alt": alt, "caption": alt}
+            pngs[name] = png
+    return refs, pngs
