@@ -582,10 +582,20 @@ def _cell_key(by_cols, row) -> dict:
     return {c: (None if v is None else (v if isinstance(v, (int, float)) else str(v))) for c, v in zip(by_cols, row)}
 
 
-def _interval(values: np.ndarray, confidence: float, method: str):
+def _interval(values: np.ndarray, confidence: float, method: str, unit: str = "items"):
+    """Interval for the mean of the units; the sign-flip inversion falls back to t beyond its limit."""
+    from probestats.hypotests import INTERVAL_SIGN_FLIP_MAX_N
+
     if values.size < 2:
         return None
-    return gap_interval(values, confidence=confidence, method=method).to_dict()
+    note = ""
+    if method == "sign-flip" and values.size > INTERVAL_SIGN_FLIP_MAX_N:
+        method = "t"
+        note = f" (the sign-flip inversion is limited to {INTERVAL_SIGN_FLIP_MAX_N} units)"
+    out = gap_interval(values, confidence=confidence, method=method).to_dict()
+    out["method"] = out["method"].replace("item gaps", "item means" if unit == "items" else
+                                          "runs of one item") + note
+    return out
 
 
 def _test(values: np.ndarray):
@@ -998,7 +1008,8 @@ def analyze_framing(
         raw_cells.append(dict(
             by=cell_by, reference=topic_ref, n_items=n_items, n_unparsed=cell_unparsed.height, **stats,
             bias_p=bt.pvalue if bt else None, acquiescence_p=at.pvalue if at else None,
-            bias_ci=_interval(bias_u, confidence, interval), acquiescence_ci=_interval(acq_u, confidence, interval),
+            bias_ci=_interval(bias_u, confidence, interval, unit),
+            acquiescence_ci=_interval(acq_u, confidence, interval, unit),
             test_unit=unit, test_method=bt.method if bt else None,
             min_attainable_p=min_attainable_p(len(bias_u)) if len(bias_u) else None,
             single_item=n_items == 1,
@@ -1042,7 +1053,7 @@ def analyze_framing(
                 n_lang += 1
                 languages.append(LanguageResult(
                     by=c["by"], language=None if lang is None else str(lang), n=st["n"], n_items=n_items,
-                    bias=st["bias"], bias_ci=_interval(bias_u, confidence, interval),
+                    bias=st["bias"], bias_ci=_interval(bias_u, confidence, interval, unit),
                     bias_p=bt.pvalue if bt else None, acquiescence=st["acquiescence"],
                     acquiescence_p=at.pvalue if at else None, neutral_rate=st["neutral_rate"],
                     abstain_rate=st["abstain_rate"], test_unit=unit, agrees=agrees))

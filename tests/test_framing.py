@@ -594,3 +594,16 @@ def test_plots_return_axes_and_draw_on_a_given_axes():
     given = Figure().subplots()
     assert framing_dots(r, ax=given) is given
     assert len(given.get_yticklabels()) == 4
+
+
+def test_sign_flip_interval_is_the_inversion_over_item_means():
+    from probestats.hypotests import gap_interval
+
+    scores = {(f"L{i}", f): [(i * 7 + (f == "reverse") * 3) % 5 - 2, (i * 3) % 5 - 2]
+              for i in range(6) for f in ("affirmative", "reverse")}
+    c = analyze_framing(rows_from_scores(scores), interval="sign-flip", confidence=0.9).cells[0]
+    leans = [(np.mean(scores[(f"L{i}", "affirmative")]) - np.mean(scores[(f"L{i}", "reverse")])) / 2
+             for i in range(6)]
+    ref = gap_interval(leans, confidence=0.9, method="sign-flip")
+    assert (c.bias_ci["low"], c.bias_ci["high"]) == pytest.approx((ref.low, ref.high))
+    assert c.bias_ci["method"].startswith("sign-flip")
