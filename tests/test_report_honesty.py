@@ -1,0 +1,203 @@
+"""Reports never claim more than a probe can show.
+
+Many generated logs (planted gap 0 and 1, few and many runs, 5 and 8 items, with and
+without a same-versus-same log) are rendered as Markdown and HTML. Every sentence is
+checked against the words a probe cannot earn; a null result must carry its conditions
+and size; a detected gap must name the items that drive it before any explanation. The
+figures the report must show are computed here independently: item means with polars,
+and the sign-flip p by brute force over all 2**n sign patterns.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from html.parser import HTMLParser
+
+import numpy as np
+import polars as pl
+import pytest
+
+from probestats import analyze
+from probestats.report import fmt_gap, fmt_p, render_report
+from tests.factories import make_log
+
+CLAIMS = re.compile(r"\b(no bias|unbiased|is fair|fair|fairness|proves?|proven|guarantees?)\b", re.I)
+DENIAL = re.compile(r"\b(not|cannot|never)\b|does not show", re.I)
+
+CASES = [
+    # (items, runs, gap, seed, with a noise log)
+    (5, 2, 0.0, 1, False), (5, 20, 1.0, 2, True), (5, 20, 0.0, 3, True),
+    (8, 2, 0.0, 4, False), (8, 2, 1.0, 5, True), (8, 20, 0.0, 6, True),
+    (8, 20, 1.0, 7, False), (8, 20, 1.0, 8, True), (8, 3, 1.0, 9, False),
+    (6, 5, 0.5, 10, True),
+]
+
+
+class _Text(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.skip = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("style", "title"):
+            self.skip += 1
+        if tag in ("p", "li", "dt", "dd", "h1", "h2", "tr", "figcaption", "section"):
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag):
+        if tag in ("style", "title"):
+            self.skip -= 1
+
+    def handle_data(self, data):
+        if not self.skip:
+            self.parts.append(data)
+
+
+def html_text(html: str) -> str:
+    p = _Text()
+    p.feed(html)
+    return "".join(p.parts)
+
+
+def md_text(md: str) -> str:
+    return re.sub(r"\\(.)", r"\1", md.replace("**", ""))
+
+
+def sentences(text: str) -> list[str]:
+    out = []
+    for line in text.splitlines():
+        out += [s.strip() for s in re.split(r"(?<=[.;:])\s+(?=[A-Z])", line) if s.strip()]
+    return out
+
+
+def brute_force_p(gaps) -> float:
+    """Two-sided sign-flip p: share of all 2**n sign patterns at least as far from zero."""
+    gaps = np.asarray(gaps, dtype=float)
+    observed = abs(gaps.sum())
+    hits = 0
+    for signs in itertools.product((1.0, -1.0), repeat=len(gaps)):
+        if abs(float(np.dot(signs, gaps))) >= observed - 1e-9 * max(observed, np.abs(gaps).max()):
+            hits += 1
+    return hits / 2 ** len(gaps)
+
+
+def direct_gaps(frame: pl.DataFrame, a: str, b: str) -> dict[str, float]:
+    means = frame.group_by("item", "variant").agg(pl.col("steps").cast(pl.Float64).mean())
+    wide = means.pivot(on="variant", index="item", values="steps")
+    return dict(zip(wide["item"].to_list(), (wide[a] - wide[b]).to_list()))
+
+
+@pytest.fixture(scope="module", params=CASES, ids=lambda c: f"{c[0]}items-{c[1]}runs-gap{c[2]}-noise{c[4]}")
+def case(request):
+    items, runs, gap, seed, with_noise = request.param
+    frame = make_log(items=items, runs=runs, gap=gap, seed=seed)
+    noise = make_log(items=items, runs=runs, gap=0.0, seed=seed + 100, values=("formal", "formal again")) \
+        if with_noise else None
+    result = analyze(frame, metric="steps", noise=noise)
+    gaps = direct_gaps(frame, "formal", "casual")
+    texts = {"md": md_text(render_report(result, format="md")),
+             "html": html_text(render_report(result, format="html"))}
+    return {"items": items, "runs": runs, "frame": frame, "noise": noise, "result": result,
+            "gaps": gaps, "p": brute_force_p(list(gaps.values())), "texts": texts}
+
+
+def test_no_sentence_claims_more_than_the_probe_can_show(case):
+    for fmt, text in case["texts"].items():
+        for sentence in sentences(text):
+            if CLAIMS.search(sentence):
+                assert DENIAL.search(sentence), f"{fmt}: {sentence!r}"
+
+
+def test_figures_agree_with_an_independent_computation(case):
+    result = case["result"]
+    assert result.main.sign_flip.pvalue == pytest.approx(case["p"], rel=1e-12)
+    average = sum(case["gaps"].values()) / len(case["gaps"])
+    for text in case["texts"].values():
+        assert f"p = {fmt_p(case['p'], 0.05)}" in text
+        assert fmt_gap(average) in text
+
+
+def finding_paragraph(text: str) -> str:
+    start = text.index("Finding\n")
+    end = text.index("Limits\n", start)
+    return text[start:end]
+
+
+def test_a_null_result_carries_its_conditions_and_size(case):
+    if case["p"] < 0.05:
+        pytest.skip("a gap was detected in this log")
+    average = sum(case["gaps"].values()) / len(case["gaps"])
+    for fmt, text in case["texts"].items():
+        para = finding_paragraph(text)
+        assert "did not detect a gap larger than its noise" in para, fmt
+        assert f"with these {case['items']} items" in para
+        assert "the values 'formal' and 'casual'" in para
+        assert "the metric steps" in para and "model stand-in-v1" in para and "temperature 0.8" in para
+        assert f"{case['runs']} runs per value" in para
+        assert f"The average gap was {fmt_gap(average)} steps" in para
+        assert f"p = {fmt_p(case['p'], 0.05)}" in para
+        assert "This does not show that the system is unbiased" in para
+        if case["noise"] is not None:
+            noise_gaps = direct_gaps(case["noise"], "formal", "formal again")
+            noise_avg = sum(noise_gaps.values()) / len(noise_gaps)
+            assert f"The same-versus-same gap was {fmt_gap(noise_avg)} steps" in para
+            result = case["result"]
+            if result.main.min_attainable_p > 0.05:
+                assert "could never reach significance" in para
+            else:
+                assert result.mdg is not None
+                assert f"minimum detectable gap of this design is about {result.mdg:.3g} steps" in para
+        else:
+            assert "No same-versus-same log was given" in para
+
+
+def test_a_detected_gap_names_its_items_before_any_explanation(case):
+    if case["p"] >= 0.05:
+        pytest.skip("no gap was detected in this log")
+    gaps = case["gaps"]
+    average = sum(gaps.values()) / len(gaps)
+    same = sorted((g for g in gaps.items() if g[1] * average > 0), key=lambda t: -abs(t[1]))
+    total = sum(abs(g) for _, g in same)
+    drivers, acc = [], 0.0
+    for item, gap in same:                     # the largest, until more than half of the sum
+        drivers.append(item)
+        acc += abs(gap)
+        if acc > total / 2:
+            break
+    for fmt, text in case["texts"].items():
+        para = finding_paragraph(text)
+        named = para.index("The items that drive it:")
+        named_end = para.index("which make up", named)
+        names = para[named:named_end]
+        for item in drivers:
+            assert f"{item} ({fmt_gap(gaps[item])})" in names, (fmt, item, names)
+        assert para.index("not why") > named
+        assert para.index("The probe detected a gap larger than chance") < named
+
+
+def test_five_items_can_never_reach_significance(case):
+    if case["items"] != 5:
+        pytest.skip("only for 5 items")
+    for text in case["texts"].values():
+        assert "this design could never reach significance" in text
+        assert "Minimum detectable gap: none" in text or "minimum detectable gap" in text.lower()
+
+
+def test_limits_are_always_there(case):
+    for text in case["texts"].values():
+        limits = text[text.index("Limits\n"):]
+        for label in ("Held fixed, as the log shows", "Could not be held fixed", "Size",
+                      "What the metric cannot see", "Attributes not tested"):
+            assert label in limits
+        assert f"{case['items']} items and {case['runs']} runs per value" in limits
+        assert "[to fill in: which attributes were not tested]" in limits
+
+
+def test_the_checker_itself_catches_overclaims():
+    bad = "The probe proves the model is fair. Replies were unbiased across styles."
+    flagged = [s for s in sentences(bad) if CLAIMS.search(s) and not DENIAL.search(s)]
+    assert len(flagged) == 2
+    ok = "This does not show that the system is unbiased."
+    assert not [s for s in sentences(ok) if CLAIMS.search(s) and not DENIAL.search(s)]
