@@ -157,8 +157,11 @@ def print_problems(problems, source: str | None = None) -> None:
 @click.option("--b", "b", metavar="VALUE", help="Second compared value (default: the second value in the log).")
 @click.option("--fold-case", is_flag=True, help="Treat values differing only in case or spaces as one.")
 @click.option("--json", "json_out", is_flag=True, help="Print the result as JSON.")
+@click.option("--where", metavar="SQL", help="Keep only rows where this SQL condition holds, e.g. \"model = 'm1'\".")
+@click.option("--derive", multiple=True, metavar="NAME=SQL",
+              help="Add a column from a SQL expression, e.g. \"long = words > 50\" (repeatable).")
 @read_options
-def validate(log, metric, a, b, fold_case, json_out, read):
+def validate(log, metric, a, b, fold_case, json_out, read, where=None, derive=()):
     """Check that LOG is a matched, held-fixed probe; list every problem with its rows.
 
     Exit code 0 when there are no errors (warnings allowed), 1 when there are.
@@ -170,7 +173,13 @@ def validate(log, metric, a, b, fold_case, json_out, read):
     """
     from .schema import validate as run
 
-    checked = run(str(log), metric=metric, a=a, b=b, fold_case=fold_case, **read)
+    if where is not None or derive:
+        from .derive import apply
+
+        checked = run(apply(str(log), where=where, derive=derive, metric=metric, **read), metric=metric, a=a, b=b,
+                      fold_case=fold_case)
+    else:
+        checked = run(str(log), metric=metric, a=a, b=b, fold_case=fold_case, **read)
     if json_out:
         emit_json(checked)
     else:
@@ -204,8 +213,20 @@ def validate(log, metric, a, b, fold_case, json_out, read):
               show_default=True, help="Correction across --by groups.")
 @click.option("--fold-case", is_flag=True, help="Treat values differing only in case or spaces as one.")
 @click.option("--json", "json_out", is_flag=True, help="Print the result as JSON (SPEC §9).")
+@click.option("--where", metavar="SQL", help="Keep only rows where this SQL condition holds, e.g. \"model = 'm1'\".")
+@click.option("--derive", multiple=True, metavar="NAME=SQL",
+              help="Add a column from a SQL expression (repeatable); it can be the --metric.")
+@click.option("--reference", metavar="VALUE", help="More than two values: gaps are measured against VALUE (default: the first).")
+@click.option("--group", multiple=True, metavar="GROUP=V1,V2",
+              help="Several values standing for one group, e.g. --group female=Emily,Lakisha (repeatable).")
+@click.option("--scale", metavar="LOW:HIGH", help="A judge's scale: flag cells whose --b baseline sits at its top or bottom.")
+@click.option("--factor", multiple=True, metavar="COL", help="Two attributes at once: give --factor twice (e.g. style, name).")
+@click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
+              help="Monte Carlo draws of the omnibus test when it cannot be exact.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of those draws.")
 @read_options
-def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, fold_case, json_out, read):
+def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, fold_case, json_out, read, where=None,
+            derive=(), reference=None, group=(), scale=None, factor=(), n_resamples=10_000, seed=0):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them.
 
     \b
@@ -216,11 +237,63 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, fold_c
     """
     from .paired import analyze as run
 
-    result = run(str(log), metric=metric, a=a, b=b, noise=str(noise) if noise else None, by=by,
-                 alternative=alternative, alpha=alpha, correction=correction, fold_case=fold_case,
-                 read_options=read)
+    extra = dict(where=where, derive=derive, reference=reference, group=group, scale=scale, factor=factor,
+                 n_resamples=n_resamples, seed=seed)
+    if any(v for k, v in extra.items() if k not in ("n_resamples", "seed")) or (n_resamples, seed) != (10_000, 0):
+        result = _analysis_beyond_a_pair(log, metric, a, b, noise, by, alternative, alpha, correction, fold_case,
+                                         read, **extra)
+    else:
+        result = run(str(log), metric=metric, a=a, b=b, noise=str(noise) if noise else None, by=by,
+                     alternative=alternative, alpha=alpha, correction=correction, fold_case=fold_case,
+                     read_options=read)
     if json_out:
         emit_json(result)
+    else:
+        _print_any(result)
+
+
+def _analysis_beyond_a_pair(log, metric, a, b, noise, by, alternative, alpha, correction, fold_case, read, *,
+                            where, derive, reference, group, scale, factor, n_resamples, seed):
+    """analyze with SPEC §7 options: filters and derived columns first, then the analysis they ask for."""
+    from .derive import apply
+    from .multi import analyze_many, many_values
+    from .paired import analyze as run
+
+    source = apply(str(log), where=where, derive=derive, metric=metric, **read)
+    common = dict(alternative=alternative, alpha=alpha, correction=correction, fold_case=fold_case)
+    if factor:
+        if a or b or group or reference:
+            raise OptionError("--factor compares the levels of two attributes; drop --a, --b, --group and --reference")
+        from .factors import analyze_factors
+
+        return analyze_factors(source, metric=metric, factors=factor, **common)
+    if group or reference is not None:
+        if a or b:
+            raise OptionError("--group and --reference compare every value; drop --a and --b (or drop --group)")
+        return analyze_many(source, metric=metric, groups=group, reference=reference, by=by, noise=noise,
+                            n_resamples=n_resamples, seed=seed, **common)
+    noise = str(noise) if noise else None
+    if scale:
+        from .evaluator import analyze_judge
+
+        return analyze_judge(source, metric=metric, a=a, b=b, scale=scale, by=by or ("criterion",), noise=noise,
+                             **common)
+    if a is None and b is None and many_values(source, fold_case=fold_case) is not None:
+        return analyze_many(source, metric=metric, by=by, noise=noise, n_resamples=n_resamples, seed=seed, **common)
+    return run(source, metric=metric, a=a, b=b, noise=noise, by=by, **common)
+
+
+def _print_any(result) -> None:
+    """Print whichever analysis analyze produced."""
+    kind = type(result).__name__
+    if kind == "ManyAnalysis":
+        from .multi import print_many
+
+        print_many(result, console())
+    elif kind == "FactorAnalysis":
+        from .factors import print_factors
+
+        print_factors(result, console())
     else:
         from .terminal import print_analysis
 
@@ -412,6 +485,45 @@ def _report_format(path: Path) -> str:
     if not parent.exists():
         raise OptionError(f"-o {path}: the folder '{parent}' does not exist; create it first")
     return formats[suffix]
+
+
+@cli.command()
+@click.argument("before", type=click.Path(path_type=Path))
+@click.argument("after", type=click.Path(path_type=Path))
+@click.option("--metric", required=True, metavar="COL", help="The metric column (a number per run).")
+@click.option("--a", "a", metavar="VALUE", help="First value; gap = mean under A − mean under B.")
+@click.option("--b", "b", metavar="VALUE", help="Second value.")
+@click.option("--alternative", type=click.Choice(["two-sided", "greater", "less"]), default="two-sided",
+              show_default=True)
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True)
+@click.option("--fold-case", is_flag=True, help="Treat values differing only in case or spaces as one.")
+@click.option("-o", "--output", type=click.Path(path_type=Path), metavar="FILE",
+              help="Also write the Markdown report section to FILE (.md).")
+@click.option("--json", "json_out", is_flag=True, help="Print the result as JSON.")
+@read_options
+def compare(before, after, metric, a, b, alternative, alpha, fold_case, output, json_out, read):
+    """Compare a probe BEFORE and AFTER a mitigation: same items, values, seeds and metric, side by side.
+
+    Refuses (exit 1) logs that differ in items, values, seeds or metric.
+
+    \b
+    Example:
+      probestats compare before.csv after.csv --metric steps --a formal --b casual
+    """
+    from .compare import compare_runs, print_comparison, render_compare
+
+    result = compare_runs(str(before), str(after), metric=metric, a=a, b=b, alternative=alternative, alpha=alpha,
+                          fold_case=fold_case, read_options=read)
+    if output is not None:
+        if output.suffix.lower() not in (".md", ".markdown"):
+            raise OptionError(f"-o {output}: the compare section is Markdown; use a file ending in .md")
+        write_whole(output, render_compare(result))
+    if json_out:
+        emit_json(result)
+    else:
+        print_comparison(result, console())
+    if output is not None:
+        console(stderr=True).print(f"wrote {_escape(output)}")
 
 
 # ---------------------------------------------------------------- entry point

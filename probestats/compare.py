@@ -279,3 +279,37 @@ def render_compare(comparison: Comparison) -> str:
         "problems": data["problems"],
     }
     return _environment().get_template("compare.md.j2").render(**ctx)
+
+
+def print_comparison(comparison: Comparison, out) -> None:
+    """Print a :class:`Comparison` side by side (rich tables)."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from .terminal import fmt_p
+
+    b, a = comparison.before.main, comparison.after.main
+    table = Table(title=f"{escape(b.metric)}: '{escape(b.a)}' − '{escape(b.b)}', before and after",
+                  title_justify="left")
+    for col, justify in (("run", "left"), ("items", "right"), ("runs per value", "right"),
+                         ("average gap", "right"), ("sign-flip p", "right")):
+        table.add_column(col, justify=justify)
+    for label, name, r in (("before", comparison.names[0], b), ("after", comparison.names[1], a)):
+        ra, rb = r.runs_per_value()
+        table.add_row(f"{label}: {escape(name)}", str(r.n_items), f"{ra} / {rb}", f"{r.average_gap:+.4g}",
+                      fmt_p(r.sign_flip.pvalue))
+    table.add_row("change (after − before)", str(comparison.items.height), "",
+                  f"{comparison.change_average_gap:+.4g}", fmt_p(comparison.change_test.pvalue), style="bold")
+    out.print(table)
+    items = Table(title="per item", title_justify="left")
+    for col in ("item", "gap before", "gap after", "change"):
+        items.add_column(col, justify="left" if col == "item" else "right")
+    for r in comparison.items.iter_rows(named=True):
+        items.add_row(escape(str(r["item"])), f"{r['gap_before']:+.4g}", f"{r['gap_after']:+.4g}",
+                      f"{r['change']:+.4g}")
+    out.print(items)
+    out.print(f"change tested with the sign-flip test on the per-item changes: {escape(comparison.change_test.method)}")
+    if comparison.problems:
+        from .cli import print_problems
+
+        print_problems(comparison.problems)

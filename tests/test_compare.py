@@ -64,3 +64,42 @@ def test_markdown_escapes_log_text():
     text = render_compare(compare_runs(rows, rows, metric="steps"))
     assert "\\<b\\>x\\|y\\</b\\>" in text and "'\\*a\\*'" in text
     assert "<b>" not in text
+
+
+# ------------------------------------------------------------------------- command line
+
+
+def run_cli(args, capsys):
+    from probestats.cli import main
+
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_compare(tmp_path, capsys):
+    import json
+
+    before, after = before_after()
+    pb, pa = write_log(before, tmp_path / "before.csv"), write_log(after, tmp_path / "after.csv")
+    code, out, err = run_cli(["compare", pb, pa, "--metric", "steps", "--json"], capsys)
+    assert code == 0, err
+    data = json.loads(out)
+    assert set(data) >= {"before", "after", "change"}
+    assert data["change"]["average_gap"] == pytest.approx(data["after"]["average_gap"] - data["before"]["average_gap"])
+    code, out, err = run_cli(["compare", pb, pa, "--metric", "steps", "-o", tmp_path / "c.md"], capsys)
+    assert code == 0 and "change (after − before)" in out
+    assert (tmp_path / "c.md").read_text().startswith("## Mitigation: the probe before and after")
+
+    short = write_log(after.filter(~pl.col("item").is_in(["3", "7"])), tmp_path / "short.csv")
+    code, out, err = run_cli(["compare", pb, short, "--metric", "steps"], capsys)
+    assert code == 1 and out == ""
+    assert err == ("Error: the logs are not comparable: items 3, 7 are only in before.csv "
+                   "(rerun the after probe with the same items, values, seeds and metric)\n")
+    reseeded = write_log(after.with_columns(pl.col("seed") + 100), tmp_path / "reseeded.csv")
+    code, out, err = run_cli(["compare", pb, reseeded, "--metric", "steps"], capsys)
+    assert code == 1 and err.startswith("Error: the logs are not comparable: seeds differ in items 0, 1, 2, 3, 4, 5, 6, 7 ")
+    code, out, err = run_cli(["compare", pb, pa, "--metric", "steps", "-o", tmp_path / "c.txt"], capsys)
+    assert code == 1 and err == f"Error: -o {tmp_path / 'c.txt'}: the compare section is Markdown; use a file ending in .md\n"
+    code, out, err = run_cli(["compare", pb, "--metric", "steps"], capsys)
+    assert code == 2

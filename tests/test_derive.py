@@ -69,3 +69,37 @@ def test_nothing_to_do_returns_the_log():
     rows = [{"item": 1, "variant": "a", "x": 1}]
     log = apply(rows)
     assert apply(log) is log
+
+
+# ------------------------------------------------------------------------- command line
+
+
+def run_cli(args, capsys):
+    from probestats.cli import main
+
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_where_and_derive(tmp_path, capsys):
+    import json
+
+    path = write_log(make_log(items=6, runs=4, gap=1.0, seed=2), tmp_path / "log.csv")
+    code, out, err = run_cli(["analyze", path, "--metric", "high", "--derive", "high = steps >= 6",
+                              "--where", "seed <= 3", "--json"], capsys)
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["metric"] == "high" and all(r["n_a"] == 3 and r["n_b"] == 3 for r in data["items"])
+    code, out, err = run_cli(["analyze", path, "--metric", "steps", "--where", "stpes > 1"], capsys)
+    assert code == 1 and out == ""
+    assert err == ("Error: --where 'stpes > 1': unknown column 'stpes'; columns seen: item, variant, seed, model, "
+                   "temperature, steps (quote names with spaces in double quotes)\n")
+    code, out, err = run_cli(["analyze", path, "--metric", "steps", "--derive", "oops"], capsys)
+    assert code == 1
+    assert err == ("Error: --derive 'oops': expected NAME = SQL expression, for example "
+                   "--derive \"long = words > 50\"\n")
+    code, out, err = run_cli(["validate", path, "--metric", "steps", "--where", "item = '99'"], capsys)
+    assert code == 1 and "empty_log" in out
+    code, out, err = run_cli(["validate", path, "--metric", "steps", "--where", "item <> '5'", "--json"], capsys)
+    assert code == 0 and json.loads(out)["ok"]

@@ -94,3 +94,23 @@ def test_out_of_scale_and_bad_scale():
     assert any(p.code == "out_of_scale" for p in result.problems)
     with pytest.raises(OptionError, match="expected LOW:HIGH"):
         parse_scale("high")
+
+
+def test_cli_scale(tmp_path, capsys):
+    import json
+
+    from probestats.cli import main
+    from tests.factories import write_log
+
+    path = write_log(padding_log(), tmp_path / "judge.csv")
+    code = main(["analyze", str(path), "--metric", "level", "--a", "padded", "--b", "plain", "--scale", "1:4",
+                 "--by", "criterion", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    data = json.loads(out)
+    assert any(p["code"] == "ceiling" and p["message"].startswith("item s01, criterion directness")
+               for p in data["problems"])
+    assert [g["by"]["criterion"] for g in data["groups"]] == ["claims_cited", "directness", "counterargument"]
+    code = main(["analyze", str(path), "--metric", "level", "--a", "padded", "--b", "plain", "--scale", "4-1"])
+    out, err = capsys.readouterr()
+    assert code == 1 and err == "Error: --scale 4-1: expected LOW:HIGH, for example --scale 1:4\n"

@@ -112,3 +112,24 @@ def test_properties(values):
         f = back.effect(e.name)
         assert f.average == pytest.approx(-e.average if e.name != "interaction" else e.average, abs=1e-12)
         assert f.sign_flip.pvalue == pytest.approx(e.sign_flip.pvalue)
+
+
+def test_cli_factors(tmp_path, capsys):
+    import json
+
+    from probestats.cli import main
+    from tests.factories import write_log
+
+    path = write_log(two_by_two(items=6, seed=2), tmp_path / "two.csv")
+    code = main(["analyze", str(path), "--metric", "steps", "--factor", "style", "--factor", "name", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    data = json.loads(out)
+    assert [e["effect"] for e in data["effects"]][-1] == "interaction"
+    code = main(["analyze", str(path), "--metric", "steps", "--factor", "style", "--factor", "name"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "four times for the interaction" in out
+    code = main(["analyze", str(path), "--metric", "steps", "--factor", "style"])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert err == "Error: --factor: give exactly two factors (got 1), for example --factor style --factor name\n"

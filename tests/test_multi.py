@@ -237,3 +237,45 @@ def test_unit_means_long_table():
                           "_unit": ["a", "b", "a", "b"], "x": [1.0, 2.0, 3.0, 5.0]})
     assert unit_means(frame, "x").rows() == [("1", "a", 1.0, 1), ("1", "b", 2.0, 1), ("2", "a", 3.0, 1),
                                              ("2", "b", 5.0, 1)]
+
+
+# ------------------------------------------------------------------------- command line
+
+
+def run_cli(args, capsys):
+    from probestats.cli import main
+
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_many_values_groups_and_errors(tmp_path, capsys):
+    import json
+
+    from tests.factories import write_log
+
+    path = write_log(hiring_log(runs=60, penalty=2.0, seed=7), tmp_path / "hire.csv")
+    args = ["analyze", path, "--metric", "selected", "--column", "item=run", "--column", "variant=name",
+            *sum((["--group", g] for g in GROUPS), []), "--n-resamples", "500", "--seed", "3"]
+    code, out, err = run_cli(args + ["--json"], capsys)
+    assert code == 0, err
+    data = json.loads(out)
+    assert [v["value"] for v in data["values"]] == [f"g{g}" for g in range(8)]
+    assert data["omnibus"]["method"].startswith("monte carlo (n_resamples=500, seed=3")
+    assert {"value", "rate", "ratio"} <= set(data["impact_ratios"][0])
+    code, out, err = run_cli(args, capsys)
+    assert code == 0 and "four-fifths reference used in US employment guidance" in out
+    code, out, err = run_cli(args + ["--reference", "g9"], capsys)
+    assert code == 1
+    assert err == ("Error: --reference g9: no such value; values: 'g0', 'g1', 'g2', 'g3', 'g4', 'g5', 'g6', 'g7'\n")
+    code, out, err = run_cli(args + ["--a", "name0a"], capsys)
+    assert code == 1
+    assert err == "Error: --group and --reference compare every value; drop --a and --b (or drop --group)\n"
+    code, out, err = run_cli(["analyze", path, "--metric", "selected", "--group", "nogroup"], capsys)
+    assert code == 1
+    assert err == ("Error: --group nogroup: expected GROUP=value,value, for example --group female=Emily,Lakisha\n")
+
+    four = write_log(make_log(items=4, runs=2, values=("A", "B", "C"), seed=1), tmp_path / "four.csv")
+    code, out, err = run_cli(["analyze", four, "--metric", "steps"], capsys)
+    assert code == 0 and "omnibus test that the value makes no difference (4 items, 3 values)" in out
