@@ -54,15 +54,19 @@ from probestats.problems import Problem, has_errors
 
 __all__ = [
     "FramingCell",
+    "FramingError",
     "FramingResult",
     "LabelAudit",
     "LanguageResult",
     "WrapperResult",
     "analyze_framing",
+    "is_wide",
     "label_audit",
     "melt_wide",
     "normalize_framing",
+    "print_framing",
     "read_targets",
+    "render_framing",
 ]
 
 AFFIRMATIVE = "affirmative"
@@ -745,6 +749,13 @@ def analyze_framing(
     -------
     FramingResult
 
+    Notes
+    -----
+    A response counts as an abstention when the ``refusal`` column says so or, without
+    that column, when its score is 0 and the response itself reads as a refusal. The
+    neutral rate is the share of the other zero scores; an ``is_neutral`` column is not
+    needed. A ``score`` column that is entirely empty is passed over for the label.
+
     Raises
     ------
     FramingError
@@ -811,7 +822,8 @@ def analyze_framing(
             cache["r"] = parse_labels(frame[response_col], scale=scale)
         return cache["r"]
 
-    source = score_from or ("score" if "score" in frame.columns else "label" if label_col else
+    has_scores = "score" in frame.columns and frame["score"].null_count() < frame.height
+    source = score_from or ("score" if has_scores else "label" if label_col else
                             "response" if response_col else None)
     if source is None:
         seen = ", ".join(c for c in frame.columns if not c.startswith("_"))

@@ -607,3 +607,11 @@ def test_sign_flip_interval_is_the_inversion_over_item_means():
     ref = gap_interval(leans, confidence=0.9, method="sign-flip")
     assert (c.bias_ci["low"], c.bias_ci["high"]) == pytest.approx((ref.low, ref.high))
     assert c.bias_ci["method"].startswith("sign-flip")
+
+
+def test_an_empty_score_column_gives_way_to_the_labels():
+    log = make_framing_log(languages=("en", "es"), claims=2, iterations=3, seed=5)
+    blank = log.with_columns(pl.lit(None, dtype=pl.Int64).alias("score"))
+    a = analyze_framing(log, targets={"t": ("A", "B")})
+    b = analyze_framing(blank, targets={"t": ("A", "B")})
+    assert b.score_from == "label" and b.cells[0].bias == pytest.approx(a.cells[0].bias)
