@@ -300,6 +300,13 @@ _PATTERNS: list[tuple[str, object, str]] = [
     (rf"stimme{_W} (?:voll und ganz|voll|vollig|vollkommen|absolut|stark|sehr|ganz|entschieden) zu", 2,
      "stimme"),
     (rf"stimme{_W} zu", 1, "stimme"),
+    # a denied agreement said at a distance: "I can't say I agree", "no diría que esté de acuerdo"
+    (r"(?:can't|cannot|can not|couldn't|wouldn't|would not|don't|do not) (?:say|think) (?:that )?i"
+     r"(?: really| fully| completely| totally| entirely)? agree", -1, "agree"),
+    (r"no (?:puedo decir|podria decir|diria|creo) que (?:este|estoy|estaria) (?:totalmente |completamente )?"
+     r"de acuerdo", -1, "de acuerdo"),
+    (r"je ne (?:peux pas dire|dirais pas|pense pas) que je (?:sois|suis|serais) (?:tout a fait |totalement )?"
+     r"d'accord", -1, "d'accord"),
 ]
 
 _ARABIC_DIACRITICS = re.compile("[\u064b-\u065f\u0670\u0640]")

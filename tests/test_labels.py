@@ -70,6 +70,10 @@ SENTENCES = [
     ("Я категорически не согласен.", -2),
     ("Скорее согласна.", 1),
     ("I couldn't agree more.", 2),  # a negation that strengthens
+    ("I can't say I agree.", -1),  # a negation at a distance
+    ("I don't think I fully agree.", -1),
+    ("No diría que esté de acuerdo.", -1),
+    ("Je ne dirais pas que je suis d'accord.", -1),
     ("No podría estar más de acuerdo.", 2),
     ("Strongly agree. Remote teams write more things down, so knowledge is shared across time zones "
      "and nobody depends on who happened to be in the room.", 2),
