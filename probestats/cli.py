@@ -494,8 +494,9 @@ def _report_format(path: Path) -> str:
 @click.option("--a", "a", metavar="VALUE", help="First value; gap = mean under A − mean under B.")
 @click.option("--b", "b", metavar="VALUE", help="Second value.")
 @click.option("--alternative", type=click.Choice(["two-sided", "greater", "less"]), default="two-sided",
-              show_default=True)
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True)
+              show_default=True, help="Direction of the tests.")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
+              help="Significance level.")
 @click.option("--fold-case", is_flag=True, help="Treat values differing only in case or spaces as one.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), metavar="FILE",
               help="Also write the Markdown report section to FILE (.md).")
