@@ -78,9 +78,9 @@ SIGN_FLIP_METHODS = ("auto", "enumerate", "lattice", "bounds", "monte-carlo")
 #: Relative tie tolerance of the sign-flip test (see the module docstring).
 TIE_RTOL = 1e-9
 #: A gap counts as a multiple of a step when it is within this share of the largest gap.
-SNAP_RTOL = 1e-10
+SNAP_RTOL = 1e-11
 #: Largest denominator tried for one gap when looking for a common step.
-MAX_DENOMINATOR = 10**6
+MAX_DENOMINATOR = 10**5
 #: Largest common denominator (1/step) accepted.
 MAX_LATTICE_L = 10**12
 #: Non-zero gaps up to which ``auto`` enumerates; up to MITM_MAX ``enumerate`` is allowed.
@@ -604,6 +604,10 @@ def sign_flip_test(
 
     if path == "lattice":
         m = np.rint(nz * L).astype(np.int64)
+        if method == "lattice" and _lattice_cost(np.abs(m)) > 20 * LATTICE_BUDGET:
+            raise OptionError(
+                f"the gaps' common step 1/{L} is too fine for the lattice convolution; use method='auto'"
+            )
         logp, err = _lattice_pvalue(m, alternative)
         d = int(np.gcd.reduce(np.abs(m)))
         p = max(math.exp(logp), _FLOAT_MIN)
@@ -620,7 +624,7 @@ def sign_flip_test(
         return TestResult(pvalue=p, method=text, pvalue_se=se, log10_pvalue=math.log10(p), **common)
 
     # certified bounds; under auto, Monte Carlo when it would be more precise than the bounds
-    lower, upper, h = _rounded_tail_bounds(nz, x, BOUNDS_BUDGET)
+    lower, upper, h = _rounded_tail_bounds(nz, x, min(BOUNDS_BUDGET, 5e6 * k))
     if two:
         lower, upper = min(1.0, 2 * lower), min(1.0, 2 * upper)
     upper = max(upper, _FLOAT_MIN)
