@@ -338,6 +338,11 @@ def _seeds_phrase(checked) -> str | None:
     return f"{len(seeds)} seeds"
 
 
+def _fewer_runs(main, noise) -> bool:
+    """True when the probe had fewer runs per value than its same-versus-same log."""
+    return sum(main.runs_per_value()) < sum(noise.runs_per_value())
+
+
 def _drivers(items, average: float) -> dict:
     """Items whose gap has the sign of the average, largest first, up to more than half of their sum."""
     rows = [(str(r["item"]), float(r["gap"])) for r in items.iter_rows(named=True)]
@@ -511,6 +516,9 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
             f"Same versus same ({_q(noise.a)} against {_q(noise.b)}, {noise.n_items} items, "
             f"{noise_ctx['runs']}): average gap {fmt_gap(noise.average_gap)} {metric}, sign-flip p = "
             f"{fmt_p(noise.sign_flip.pvalue, alpha)} ({noise.sign_flip.method}).",
+            *([f"The same-versus-same log has {noise_ctx['runs']} and the probe {runs}: with fewer runs the "
+               "probe's own noise is larger than this comparison shows."]
+              if _fewer_runs(main, noise) else []),
             (f"The probe's average gap (size {ours}) is larger than the same-versus-same gap (size {theirs})."
              if larger else
              f"The probe's average gap (size {ours}) is no larger than the same-versus-same gap (size {theirs}): "
@@ -577,7 +585,9 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
         finding.append(f"The average gap was {gap_text} {metric} ({test_named}, p = {p_text}; {interval_text}).")
         if noise is not None:
             finding.append(f"The same-versus-same gap was {fmt_gap(noise.average_gap)} {metric} "
-                           f"(p = {fmt_p(noise.sign_flip.pvalue, alpha)}).")
+                           f"(p = {fmt_p(noise.sign_flip.pvalue, alpha)}"
+                           + (f"; with {noise_ctx['runs']}, more than the probe's, so it understates this "
+                              "probe's noise)." if _fewer_runs(main, noise) else ")."))
         else:
             finding.append("No same-versus-same log was given, so the noise gap is unknown.")
         if never:
@@ -729,6 +739,9 @@ def _write_atomic(path: Path, content: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(content)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # an ordinary file, not mkstemp's private 0600
         os.replace(tmp, path)
     except BaseException:
         try:
