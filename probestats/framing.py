@@ -38,7 +38,6 @@ Examples
 
 from __future__ import annotations
 
-import html
 import math
 from dataclasses import dataclass, field, fields
 from pathlib import Path
