@@ -234,7 +234,7 @@ def _environment(fmt: str, templates) -> jinja2.Environment:
     env.filters["fmt_p"] = _fmt_p_filter
     env.filters["fmt_num"] = fmt_num
     env.filters["fmt_gap"] = fmt_gap
-    env.filters["pct"] = lambda x: f"{100 * x:.0f}%"
+    env.filters["pct"] = lambda x: "n/a" if x is None else f"{100 * x:.0f}%"
     env.tests["todo"] = lambda v: isinstance(v, Todo)
     return env
 
@@ -670,6 +670,8 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
         "summary": [summary], "design": design_sentences, "table": table_sentences, "tests": tests_sentences,
         "noise": noise_sentences, "power": power_sentences, "finding": finding, "limits": limits_sentences,
     }
+    if framing is not None and callable(getattr(framing, "sentences", None)):
+        ctx["sentences"]["framing"] = [str(s) for s in framing.sentences()]
     return ctx
 
 

@@ -456,3 +456,24 @@ def test_cli_report_on_a_log_from_every_shape(tmp_path, capsys):
     path = write_log(make_log(items=6, runs=3, seed=5), tmp_path / "log.xlsx")
     code, _, err = run_cli(["report", path, "--metric", "steps", "-o", tmp_path / "x.html"], capsys)
     assert code == 0, err
+
+
+# ---------------------------------------------------------------- the framing section
+
+
+def test_framing_section_is_included_when_a_framing_result_is_given(style, tmp_path):
+    from probestats.framing import analyze_framing
+    from probestats.io import read_log
+
+    logs = ROOT / "sample_logs"
+    framing = analyze_framing(read_log(str(logs / "framing_long.csv")), targets=str(logs / "framing_targets.csv"))
+    md = render_report(style, format="md", framing=framing, assets_dir=tmp_path / "f_files")
+    assert re.findall(r"^## (.+)$", md, flags=re.M)[-1] == "Dual framing"
+    assert "](f_files/framing_heatmap.png)" in md and (tmp_path / "f_files" / "framing_dots.png").exists()
+    only = render_report(style, format="html", sections=["framing"], framing=framing)
+    page = parse(only)
+    assert [a.get("id") for t, a in page.tags if t == "section"] == ["framing"]
+    assert all(a["src"].startswith("data:image/png;base64,") for t, a in page.tags if t == "img")
+    data = json.loads(render_report(style, format="json", framing=framing))
+    assert data["report"]["sections"][-1] == "framing" and data["report"]["sentences"]["framing"]
+    assert "framing" not in json.loads(render_report(style, format="json"))["report"]["sections"]
