@@ -239,8 +239,10 @@ def adjust(pvalues: Sequence[float], method: str = "holm") -> list[float]:
 
     Examples
     --------
-    >>> adjust([0.01, 0.04, 0.03], "holm")
+    >>> [round(p, 12) for p in adjust([0.01, 0.04, 0.03], "holm")]
     [0.03, 0.06, 0.06]
+    >>> adjust([1e-20, 0.5], "holm")  # tiny p-values are kept, never rounded to zero
+    [2e-20, 0.5]
     >>> adjust([0.01, 0.04], "none")
     [0.01, 0.04]
     """
@@ -254,7 +256,7 @@ def adjust(pvalues: Sequence[float], method: str = "holm") -> list[float]:
     from statsmodels.stats.multitest import multipletests
 
     sm = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}[method]
-    return [float(round(p, 15)) for p in multipletests(pvalues, method=sm)[1]]
+    return [min(1.0, float(p)) for p in multipletests(pvalues, method=sm)[1]]
 
 
 def analyze(
