@@ -308,8 +308,9 @@ def _print_any(result) -> None:
 @click.option("--noise", type=click.Path(path_type=Path), metavar="NOISE_LOG",
               help="A same-versus-same log, reported beside the probe (and used for the minimum detectable gap).")
 @click.option("--alternative", type=click.Choice(["two-sided", "greater", "less"]), default="two-sided",
-              show_default=True)
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True)
+              show_default=True, help="Direction of the test.")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
+              help="Significance level (also for the wording and the minimum detectable gap).")
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path), metavar="FILE",
               help="Where to write the report: FILE.md (plots in FILE_files/), FILE.html (one self-contained "
                    "page) or FILE.json.")
