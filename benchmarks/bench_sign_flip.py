@@ -1,0 +1,96 @@
+"""Time the exact sign-flip test against peers measured in the same run.
+
+1. n = 20 gaps: ``sign_flip_test`` against scipy's exact enumeration
+   (``scipy.stats.permutation_test`` with ``n_resamples=np.inf``); target >= 100x faster.
+2. n = 1,000 and 10,000 gaps on a 1/20 lattice (means of Poisson counts over 20 runs):
+   the exact lattice convolution; targets under 0.1 s and 1 s. The peer is scipy's
+   permutation_test with 10,000 random sign patterns (an estimate, not exact).
+3. The batch function on 2,000 x 20 gaps against a loop of ``sign_flip_test`` per row.
+
+Times are the best of ``--repeat`` runs (scipy's exact run once: it takes seconds).
+Run: python benchmarks/bench_sign_flip.py [--repeat 5] [--seed 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+from scipy import stats
+
+from probestats.hypotests import sign_flip_pvalues, sign_flip_test
+
+
+def best_of(fn, repeat):
+    times = []
+    out = None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return min(times), out
+
+
+def lattice_gaps(rng, n, runs=20, shift=0.03):
+    a = rng.poisson(3.0 + shift, size=(n, runs)).mean(axis=1)
+    b = rng.poisson(3.0, size=(n, runs)).mean(axis=1)
+    return a - b
+
+
+def scipy_pvalue(gaps, n_resamples, seed=0):
+    return stats.permutation_test(
+        (gaps,), lambda x, axis: np.mean(x, axis=axis), vectorized=True,
+        permutation_type="samples", n_resamples=n_resamples, random_state=seed,
+    ).pvalue
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    rng = np.random.default_rng(args.seed)
+    print(f"cores: {os.cpu_count()}; best of {args.repeat} runs unless noted\n")
+
+    # 1. n = 20, exact, against scipy's exact enumeration
+    gaps = rng.normal(0.3, 1.0, size=20)
+    ours, r = best_of(lambda: sign_flip_test(gaps), args.repeat)
+    t0 = time.perf_counter()
+    p_scipy = scipy_pvalue(gaps, np.inf)
+    theirs = time.perf_counter() - t0
+    print("n = 20 gaps, exact two-sided p")
+    print(f"  sign_flip_test           {ours * 1e3:9.2f} ms   p = {r.pvalue:.10g}   ({r.method})")
+    print(f"  scipy permutation_test   {theirs * 1e3:9.2f} ms   p = {p_scipy:.10g}   (n_resamples=inf, one run)")
+    print(f"  ratio scipy / ours       {theirs / ours:9.0f} x   (target >= 100 x)\n")
+
+    # 2. n = 1,000 and 10,000 on a 1/20 lattice
+    print("gaps of means over 20 runs (lattice 1/20), exact two-sided p")
+    for n, target in ((1_000, 0.1), (10_000, 1.0)):
+        gaps = lattice_gaps(rng, n)
+        ours, r = best_of(lambda: sign_flip_test(gaps), args.repeat)
+        t0 = time.perf_counter()
+        p_mc = scipy_pvalue(gaps, 10_000, seed=args.seed)
+        theirs = time.perf_counter() - t0
+        print(f"  n = {n:>6,}  sign_flip_test  {ours * 1e3:9.2f} ms   p = {r.pvalue:.6g}   target < {target} s: "
+              f"{'met' if ours < target else 'MISSED'}   ({r.method})")
+        print(f"  {'':10}scipy MC 10,000  {theirs * 1e3:9.2f} ms   p ~ {p_mc:.4g} (estimate)   "
+              f"ratio scipy / ours {theirs / ours:.1f} x")
+    print()
+
+    # 3. batch: 2,000 probes x 20 items
+    G = rng.normal(0.3, 1.0, size=(2000, 20))
+    ours, P = best_of(lambda: sign_flip_pvalues(G), args.repeat)
+    t0 = time.perf_counter()
+    loop = np.array([sign_flip_test(row).pvalue for row in G])
+    theirs = time.perf_counter() - t0
+    same = np.allclose(P, loop, rtol=1e-12, atol=0)
+    print("batch: 2,000 x 20 gaps, exact two-sided p per row")
+    print(f"  sign_flip_pvalues        {ours * 1e3:9.2f} ms")
+    print(f"  loop of sign_flip_test   {theirs * 1e3:9.2f} ms   (one run)   same p-values: {same}")
+    print(f"  ratio loop / batch       {theirs / ours:9.1f} x   (target: well under 1 s)")
+
+
+if __name__ == "__main__":
+    main()
