@@ -147,6 +147,27 @@ def print_problems(problems, source: str | None = None) -> None:
                 out.print(f"  [{style}]{severity:<8}[/{style}] {p.code:<21} {_escape(p.message)}")
 
 
+# ---------------------------------------------------------------- options that mean the same everywhere
+
+metric_option = click.option("--metric", required=True, metavar="COL", help="The metric column (a number per run).")
+a_option = click.option("--a", "a", metavar="VALUE", help="First value; gap = mean under A − mean under B "
+                        "(default: the first value in the log).")
+b_option = click.option("--b", "b", metavar="VALUE", help="Second value (default: the second value in the log).")
+alternative_option = click.option("--alternative", type=click.Choice(["two-sided", "greater", "less"]),
+                                  default="two-sided", show_default=True,
+                                  help="Direction of the test: greater means A above B.")
+alpha_option = click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
+                            show_default=True, help="Significance level (also for the wording).")
+fold_case_option = click.option("--fold-case", is_flag=True,
+                                help="Treat values differing only in case or spaces as one.")
+seed_option = click.option("--seed", type=int, default=0, show_default=True,
+                           help="Seed of the random draws, for results that reproduce.")
+
+
+def json_option(what: str = "the result"):
+    return click.option("--json", "json_out", is_flag=True, help=f"Print {what} as JSON.")
+
+
 # ---------------------------------------------------------------- commands
 
 
@@ -155,7 +176,7 @@ def print_problems(problems, source: str | None = None) -> None:
 @click.option("--metric", metavar="COL", help="The metric column to check (numbers, blanks, suspect zeros).")
 @click.option("--a", "a", metavar="VALUE", help="First compared value (default: the first value in the log).")
 @click.option("--b", "b", metavar="VALUE", help="Second compared value (default: the second value in the log).")
-@click.option("--fold-case", is_flag=True, help="Treat values differing only in case or spaces as one.")
+@fold_case_option
 @click.option("--json", "json_out", is_flag=True, help="Print the result as JSON.")
 @click.option("--where", metavar="SQL", help="Keep only rows where this SQL condition holds, e.g. \"model = 'm1'\".")
 @click.option("--derive", multiple=True, metavar="NAME=SQL",
@@ -199,19 +220,17 @@ def validate(log, metric, a, b, fold_case, json_out, read, where=None, derive=()
 
 @cli.command()
 @click.argument("log", type=click.Path(path_type=Path))
-@click.option("--metric", required=True, metavar="COL", help="The metric column (a number per run).")
-@click.option("--a", "a", metavar="VALUE", help="First value; gap = mean under A − mean under B.")
-@click.option("--b", "b", metavar="VALUE", help="Second value.")
+@metric_option
+@a_option
+@b_option
 @click.option("--noise", type=click.Path(path_type=Path), metavar="NOISE_LOG",
               help="A same-versus-same log (only the draw changed), analyzed beside the probe.")
 @click.option("--by", multiple=True, metavar="COL", help="Repeat the analysis per group of COL (repeatable).")
-@click.option("--alternative", type=click.Choice(["two-sided", "greater", "less"]), default="two-sided",
-              show_default=True, help="Direction of the test.")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
-              show_default=True, help="Significance level.")
+@alternative_option
+@alpha_option
 @click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
               show_default=True, help="Correction across --by groups.")
-@click.option("--fold-case", is_flag=True, help="Treat values differing only in case or spaces as one.")
+@fold_case_option
 @click.option("--json", "json_out", is_flag=True, help="Print the result as JSON (SPEC §9).")
 @click.option("--where", metavar="SQL", help="Keep only rows where this SQL condition holds, e.g. \"model = 'm1'\".")
 @click.option("--derive", multiple=True, metavar="NAME=SQL",
@@ -223,7 +242,7 @@ def validate(log, metric, a, b, fold_case, json_out, read, where=None, derive=()
 @click.option("--factor", multiple=True, metavar="COL", help="Two attributes at once: give --factor twice (e.g. style, name).")
 @click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
               help="Monte Carlo draws of the omnibus test when it cannot be exact.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of those draws.")
+@seed_option
 @read_options
 def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, fold_case, json_out, read, where=None,
             derive=(), reference=None, group=(), scale=None, factor=(), n_resamples=10_000, seed=0):
@@ -302,19 +321,17 @@ def _print_any(result) -> None:
 
 @cli.command()
 @click.argument("log", type=click.Path(path_type=Path))
-@click.option("--metric", required=True, metavar="COL", help="The metric column (a number per run).")
-@click.option("--a", "a", metavar="VALUE", help="First value; gap = mean under A − mean under B.")
-@click.option("--b", "b", metavar="VALUE", help="Second value.")
+@metric_option
+@a_option
+@b_option
 @click.option("--noise", type=click.Path(path_type=Path), metavar="NOISE_LOG",
               help="A same-versus-same log, reported beside the probe (and used for the minimum detectable gap).")
-@click.option("--alternative", type=click.Choice(["two-sided", "greater", "less"]), default="two-sided",
-              show_default=True, help="Direction of the test.")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
-              help="Significance level (also for the wording and the minimum detectable gap).")
+@alternative_option
+@alpha_option
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path), metavar="FILE",
               help="Where to write the report: FILE.md (plots in FILE_files/), FILE.html (one self-contained "
                    "page) or FILE.json.")
-@click.option("--fold-case", is_flag=True, help="Treat values differing only in case or spaces as one.")
+@fold_case_option
 @click.option("--section", "sections", multiple=True, metavar="NAME",
               type=click.Choice(["summary", "design", "table", "tests", "noise", "power", "finding", "limits"]),
               help="Render only this section (repeatable), for pasting into a report of your own.")
@@ -368,7 +385,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, sect
 @cli.command()
 @click.option("--noise", required=True, type=click.Path(path_type=Path), metavar="LOG",
               help="A same-versus-same (or pilot) log: sigma per run is pooled within its item x value cells.")
-@click.option("--metric", required=True, metavar="COL", help="The metric column (a number per run).")
+@metric_option
 @click.option("--pilot", type=click.Path(path_type=Path), metavar="LOG",
               help="A pilot of the real comparison: the spread of true gaps (tau) is estimated from it.")
 @click.option("--a", "a", metavar="VALUE", help="First value of the pilot (default: its first value).")
@@ -378,14 +395,13 @@ def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, sect
 @click.option("--items", multiple=True, metavar="N[,N...]", help="Item counts (repeatable; default 6,8,10,12,15,20).")
 @click.option("--runs", multiple=True, metavar="K[,K...]", help="Runs per value (repeatable; default 1,2,3,5,10,20).")
 @click.option("--gap", type=float, metavar="G", help="A true average gap of interest: power at it is added.")
-@click.option("--alternative", type=click.Choice(["two-sided", "greater", "less"]), default="two-sided",
-              show_default=True)
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True)
+@alternative_option
+@alpha_option
 @click.option("--power", "target", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.8,
               show_default=True, help="Target power for the minimum detectable gap.")
 @click.option("--sims", type=click.IntRange(min=1), default=2000, show_default=True,
               help="Simulated probes per design.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@seed_option
 @click.option("--plot", type=click.Path(path_type=Path), metavar="FILE.png",
               help="Also draw power against runs per value (needs --gap).")
 @click.option("--json", "json_out", is_flag=True, help="Print the plan as JSON.")
@@ -491,14 +507,12 @@ def _report_format(path: Path) -> str:
 @cli.command()
 @click.argument("before", type=click.Path(path_type=Path))
 @click.argument("after", type=click.Path(path_type=Path))
-@click.option("--metric", required=True, metavar="COL", help="The metric column (a number per run).")
-@click.option("--a", "a", metavar="VALUE", help="First value; gap = mean under A − mean under B.")
-@click.option("--b", "b", metavar="VALUE", help="Second value.")
-@click.option("--alternative", type=click.Choice(["two-sided", "greater", "less"]), default="two-sided",
-              show_default=True, help="Direction of the tests.")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
-              help="Significance level.")
-@click.option("--fold-case", is_flag=True, help="Treat values differing only in case or spaces as one.")
+@metric_option
+@a_option
+@b_option
+@alternative_option
+@alpha_option
+@fold_case_option
 @click.option("-o", "--output", type=click.Path(path_type=Path), metavar="FILE",
               help="Also write the Markdown report section to FILE (.md).")
 @click.option("--json", "json_out", is_flag=True, help="Print the result as JSON.")
