@@ -374,7 +374,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, sect
                        held_fixed=held_fixed, not_fixed=not_fixed, not_tested=not_tested, run_dates=run_dates,
                        mitigation=mitigation, gap_of_interest=gap_of_interest)
     result = run(str(log), metric=metric, a=a, b=b, noise=str(noise) if noise else None,
-                 alternative=alternative, alpha=alpha, fold_case=fold_case, read_options=read)
+                 alternative=alternative, alpha=alpha, fold_case=fold_case, many=False, read_options=read)
     assets = output.parent / f"{output.stem}_files" if fmt == "md" else None
     text = render_report(result, format=fmt, sections=list(sections) or None, templates=templates, design=plan,
                          assets_dir=assets)

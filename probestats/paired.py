@@ -8,7 +8,7 @@ items, not the runs, as the sample.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Sequence
 
 import polars as pl
@@ -272,6 +272,7 @@ def analyze(
     correction: str = "holm",
     fold_case: bool = False,
     mdg: bool = True,
+    many: bool = True,
     read_options: dict | None = None,
     noise_read_options: dict | None = None,
 ) -> Analysis:
@@ -294,6 +295,10 @@ def analyze(
         Significance level used for wording and the minimum detectable gap.
     correction : {"holm", "bonferroni", "bh", "none"}
         Correction across ``by`` groups.
+    many : bool
+        With more than two values and no ``a``/``b``: hand the log to
+        :func:`probestats.multi.analyze_many` (True), or compare the first two values
+        with a ``more_values`` warning (False).
 
     Raises
     ------
@@ -319,14 +324,18 @@ def analyze(
     if correction not in CORRECTIONS:
         adjust([], correction)
     by = list(by)
-    if a is None and b is None:  # more than two values: per-value means and an omnibus test (SPEC §7)
-        from .multi import analyze_many, many_values
+    checked = validate(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case, **(read_options or {}))
+    if a is None and b is None and len(checked.values) > 2:
+        if many:  # more than two values: per-value means and an omnibus test (SPEC §7)
+            from .multi import analyze_many
 
-        many = many_values(log, fold_case=fold_case, read_options={"metric": metric, **(read_options or {})})
-        if many is not None:
-            return analyze_many(many, metric=metric, by=by, alternative=alternative, alpha=alpha,
+            return analyze_many(checked.log, metric=metric, by=by, alternative=alternative, alpha=alpha,
                                 correction=correction, fold_case=fold_case, noise=noise)
-    checked = require_ok(validate(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case, **(read_options or {})))
+        checked = replace(checked, problems=checked.problems + (Problem(
+            "warning", "more_values",
+            f"the log has {len(checked.values)} values; this compares the first two, '{checked.a}' and "
+            f"'{checked.b}': choose the pair with --a and --b, or analyze them all with probestats analyze"),))
+    require_ok(checked)
     table = item_table(checked.frame, metric, checked.a, checked.b)
     main = compare_pair(table, metric, checked.a, checked.b, alternative=alternative, confidence=1 - alpha)
     problems = list(checked.problems)
@@ -341,7 +350,7 @@ def analyze(
             groups.append(compare_pair(sub, metric, checked.a, checked.b, alternative=alternative,
                                        confidence=1 - alpha, by={k: _jsonable(v) for k, v in key.items()}))
         adjusted = adjust([g.sign_flip.pvalue for g in groups], correction)
-        groups = [_with_adjusted(g, p) for g, p in zip(groups, adjusted)]
+        groups = [replace(g, p_adjusted=p) for g, p in zip(groups, adjusted)]
 
     noise_result = None
     noise_checked = None
@@ -391,13 +400,5 @@ def _jsonable(v):
     return str(v)
 
 
-def _with_adjusted(result: PairResult, p: float) -> PairResult:
-    from dataclasses import replace
-
-    return replace(result, p_adjusted=p)
-
-
 def _tag_noise(p: Problem) -> Problem:
-    from dataclasses import replace
-
     return replace(p, message=f"noise log: {p.message}")

@@ -170,3 +170,17 @@ def test_console_script_exit_codes(tmp_path):
     done = subprocess.run([str(exe), "validate", str(BROKEN / "empty.csv"), "--metric", "steps"],
                           capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "200"})
     assert done.returncode == 1 and "empty_log" in done.stdout
+
+
+def test_report_on_a_log_with_more_values_compares_a_named_pair(tmp_path, capsys):
+    from tests.factories import make_log, write_log
+
+    log = write_log(make_log(items=6, runs=3, values=("a", "b", "c"), seed=2), tmp_path / "three.csv")
+    out_file = tmp_path / "r.json"
+    code, _, err = run(capsys, "report", log, "--metric", "steps", "-o", out_file)
+    assert code == 0, err
+    data = json.loads(out_file.read_text())
+    assert (data["a"], data["b"]) == ("a", "b")
+    assert "more_values" in [p["code"] for p in data["problems"]]
+    code, _, _ = run(capsys, "report", log, "--metric", "steps", "--a", "c", "--b", "a", "-o", out_file)
+    assert code == 0 and json.loads(out_file.read_text())["a"] == "c"
