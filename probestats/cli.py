@@ -11,7 +11,6 @@ import json
 import math
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 import click
@@ -99,25 +98,16 @@ def emit_json(obj) -> None:
 
 
 def write_whole(path: str | Path, content: str | bytes) -> None:
-    """Write a file whole or not at all (a temporary file, then an atomic rename)."""
+    """Write an output file whole or not at all, after checking that it can go there."""
     path = Path(path)
     if path.is_dir():
         raise OptionError(f"-o {path}: is a folder; give a file name such as {path / 'report.md'}")
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.exists():
         raise OptionError(f"-o {path}: the folder '{parent}' does not exist; create it first")
-    mode = "wb" if isinstance(content, bytes) else "w"
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=parent)
-    try:
-        with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as fh:
-            fh.write(content)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    from .output import write_whole as write
+
+    write(path, content)
 
 
 def console(stderr: bool = False):

@@ -30,9 +30,7 @@ from __future__ import annotations
 import base64
 import json
 import math
-import os
 import re
-import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -44,6 +42,7 @@ from markupsafe import Markup, escape
 from . import __version__
 from .design import Design
 from .errors import OptionError
+from .output import write_whole
 from .terminal import fmt_num as _fmt_num
 from .terminal import fmt_p as _fmt_p
 
@@ -736,22 +735,6 @@ def _power_figure(analysis, design: Design) -> _Figure | None:
     return _Figure("power", figure_png(ax.figure), "Power against runs per value", caption)
 
 
-def _write_atomic(path: Path, content: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(content)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # an ordinary file, not mkstemp's private 0600
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
 
 # ---------------------------------------------------------------------------- rendering
 
@@ -850,7 +833,7 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
             raise OptionError(f"the folder '{folder.parent}' for the report's images does not exist; create it first")
         folder.mkdir(exist_ok=True)
         for name, png in pngs.items():
-            _write_atomic(folder / f"{name}.png", png)
+            write_whole(folder / f"{name}.png", png)
     if format == "md":  # escaped values never hold a newline, so this only tidies the layout
         text = re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
     return text
