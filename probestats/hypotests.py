@@ -28,10 +28,12 @@ at every n:
   the data, each gap becomes an integer ``m_i``, and the exact distribution of
   ``sum(s_i * m_i)`` is built by direct (not FFT) convolution of the per-value
   binomial laws, in float64 after an exponential tilt toward the observed sum. Every
-  term is a non-negative product, so each probability carries a relative rounding
-  error of about ``1e-13`` at most, tiny tail probabilities included; mass below
-  ``1e-35`` is trimmed and its total is added to the stated error bound (the
-  computation is repeated without trimming when that bound would exceed ``1e-13``).
+  term is a non-negative product, so each probability carries only a relative rounding
+  error, tiny tail probabilities included; ``method`` states a bound on the relative
+  error of p (a few ulp per convolution term and per log-scale term: about 1e-14 for
+  hundreds of items, 1e-12 for tens of thousands). Mass below ``1e-35`` is trimmed and
+  its total enters that bound (the computation is repeated without trimming when the
+  trimmed share would exceed ``1e-13`` of p).
   A p-value below the smallest normal float (``2.2e-308``) is reported as that
   float (a conservative bound); ``log10_pvalue`` then carries the exact figure.
 * **exact bounds** when the gaps share no usable step and there are more than 40
@@ -58,7 +60,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
-from scipy import special, stats
+from scipy import stats
 
 from .errors import OptionError
 
@@ -382,23 +384,22 @@ def _lattice_tail(m_abs: np.ndarray, c: int, trim: bool = True) -> tuple[float, 
 
     eps = TRIM_EPS if trim else 0.0
     dropped = 0.0
+    taps = 0
     acc = np.ones(1)
     base = 0
     # Largest values first: the accumulator is short while the widest kernels go in.
     for j in range(vals.size - 1, -1, -1):
         val, cnt = int(vals[j]), int(cnts[j])
         x = 2.0 * theta * val
-        log_q = -math.log1p(math.exp(-x))  # P(+): e^{tv} / (e^{tv} + e^{-tv})
-        log_1mq = -x + log_q
-        J = np.arange(cnt + 1, dtype=float)
-        logpmf = (
-            special.gammaln(cnt + 1.0) - special.gammaln(J + 1.0) - special.gammaln(cnt - J + 1.0)
-            + J * log_q + (cnt - J) * log_1mq
-        )
-        pmf = np.exp(logpmf)
+        q_minus = math.exp(-x - math.log1p(math.exp(-x)))  # P(-) = e^{-tv} / (e^{tv} + e^{-tv})
+        J = np.arange(cnt + 1)
+        # scipy's binomial pmf is accurate to a few ulp; pass the smaller of P(+), P(-)
+        # (computed without cancellation) and count the other sign when P(+) > 1/2.
+        pmf = stats.binom.pmf(cnt - J, cnt, q_minus)
+        taps += cnt + 1
         keep = np.flatnonzero(pmf >= eps) if eps > 0 else np.arange(cnt + 1)
         if keep.size == 0:
-            keep = np.array([int(np.argmax(logpmf))])
+            keep = np.array([int(np.argmax(pmf))])
         j0, j1 = int(keep[0]), int(keep[-1])
         if eps > 0:
             dropped += float(pmf[:j0].sum() + pmf[j1 + 1 :].sum())
@@ -420,7 +421,10 @@ def _lattice_tail(m_abs: np.ndarray, c: int, trim: bool = True) -> tuple[float, 
             return _lattice_tail(m_abs, c, trim=False)
         raise ArithmeticError("lattice convolution lost the tail")  # pragma: no cover
     log_mgf = float(np.sum(cf * _log_cosh(theta * v)))
-    rel_err = dropped / bracket + 1e-13
+    # rounding: a few ulp per pmf value and per product summed in the convolutions, and the
+    # absolute error of the log-scale terms (log_mgf and theta * c cancel in part)
+    ulp = np.finfo(float).eps
+    rel_err = dropped / bracket + 4 * ulp * (taps + 10 * vals.size + abs(log_mgf) + theta * c + 10)
     return log_mgf - theta * c + math.log(bracket), rel_err
 
 
@@ -614,7 +618,7 @@ def sign_flip_test(
         d = int(np.gcd.reduce(np.abs(m)))
         p = max(math.exp(logp), _FLOAT_MIN)
         text = (f"exact (lattice convolution, step {_fmt_step(L, d)}; float64, "
-                f"relative error < {max(err, 1e-13):.0e}")
+                f"relative error < {_round_up(err)}")
         if math.exp(logp) < _FLOAT_MIN:
             text += "; p below 2.2e-308 reported as 2.2e-308, see log10_pvalue"
         return TestResult(pvalue=p, method=text + ")", log10_pvalue=logp / math.log(10.0), **common)
@@ -641,6 +645,17 @@ def sign_flip_test(
             f"p = (hits + 1)/(n_resamples + 1); exact bounds {lower:.4g} <= p <= {upper:.4g})")
     return TestResult(pvalue=p, method=text, pvalue_se=se, pvalue_bounds=(lower, upper),
                       log10_pvalue=math.log10(p), **common)
+
+
+def _round_up(err: float) -> str:
+    """The error bound rounded up to one significant digit, e.g. 3e-13 -> '4e-13'."""
+    if err <= 0:
+        return "1e-15"
+    exp = math.floor(math.log10(err))
+    lead = math.ceil(err / 10.0**exp * (1 - 1e-12))
+    if lead >= 10:
+        lead, exp = 1, exp + 1
+    return f"{lead}e{exp:03d}" if exp < 0 else f"{lead}e+{exp:02d}"
 
 
 def _enum_method(k: int, n: int) -> str:
