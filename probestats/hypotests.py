@@ -60,7 +60,6 @@ from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
-from scipy import stats
 
 from .errors import OptionError
 
@@ -175,6 +174,19 @@ class TestResult:
     pvalue_se: float | None = None
     pvalue_bounds: tuple[float, float] | None = None
     log10_pvalue: float | None = None
+
+    @property
+    def kind(self) -> str:
+        """``"exact"``, ``"bounds"`` (certified bounds; ``pvalue`` is the upper one) or ``"monte-carlo"``.
+
+        >>> sign_flip_test([0.5, 1.0, -0.25]).kind
+        'exact'
+        """
+        if self.pvalue_se is not None:
+            return "monte-carlo"
+        if self.pvalue_bounds is not None:
+            return "bounds"
+        return "exact"
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary of the fields (plain numbers, infinities as None).
@@ -395,6 +407,8 @@ def _lattice_tail(m_abs: np.ndarray, c: int, trim: bool = True) -> tuple[float, 
         J = np.arange(cnt + 1)
         # scipy's binomial pmf is accurate to a few ulp; pass the smaller of P(+), P(-)
         # (computed without cancellation) and count the other sign when P(+) > 1/2.
+        from scipy import stats
+
         pmf = stats.binom.pmf(cnt - J, cnt, q_minus)
         taps += cnt + 1
         keep = np.flatnonzero(pmf >= eps) if eps > 0 else np.arange(cnt + 1)
@@ -762,6 +776,8 @@ def _binom_upper(k: int, n: int) -> float:
         return 0.0
     if n <= 2000:
         return float(Fraction(sum(math.comb(n, j) for j in range(k, n + 1)), 2**n))
+    from scipy import stats
+
     return float(stats.binom.sf(k - 1, n, 0.5))
 
 
@@ -893,6 +909,8 @@ def gap_interval(gaps, *, confidence: float = 0.95, method: str = "t") -> Interv
         if n < 2:
             raise OptionError("a t interval needs at least 2 gaps; add items")
         sd = float(np.std(g, ddof=1))
+        from scipy import stats
+
         half = float(stats.t.ppf(0.5 + confidence / 2.0, n - 1)) * sd / math.sqrt(n)
         return Interval(mean - half, mean + half, confidence,
                         f"Student t on {n} item gaps ({n - 1} degrees of freedom)")

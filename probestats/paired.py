@@ -105,12 +105,18 @@ class PairResult:
         return (int(self.items["n_a"].median()), int(self.items["n_b"].median()))
 
     def to_dict(self) -> dict:
+        sf = self.sign_flip
         sign_flip = {
-            "p": self.sign_flip.pvalue,
-            "method": self.sign_flip.method,
-            "alternative": self.sign_flip.alternative,
-            "statistic": _num(self.sign_flip.statistic),
+            "p": sf.pvalue,
+            "method": sf.kind,  # "exact", "bounds" or "monte-carlo" (SPEC §9)
+            "method_detail": sf.method,
+            "alternative": sf.alternative,
+            "statistic": _num(sf.statistic),
         }
+        if sf.pvalue_se is not None:
+            sign_flip["p_se"] = sf.pvalue_se
+        if sf.pvalue_bounds is not None:
+            sign_flip["p_bounds"] = [float(x) for x in sf.pvalue_bounds]
         if self.p_adjusted is not None:
             sign_flip["p_adjusted"] = self.p_adjusted
         st = self.sign_test

@@ -122,6 +122,8 @@ def test_analyze_json_is_spec_shaped(capsys):
     assert data["a"] == "formal" and data["n_items"] == 8
     assert data["sign_flip"]["p"] == pytest.approx(6 / 256)
     assert data["sign_flip"]["alternative"] == "two-sided"
+    assert data["sign_flip"]["method"] == "exact"
+    assert data["sign_flip"]["method_detail"].startswith("exact (enumeration")
     assert data["sign_test"]["n"] == 8 and data["sign_test"]["k"] == 7
     assert data["min_attainable_p"] == 2 / 256
     assert data["noise"]["b"] == "formal again"
