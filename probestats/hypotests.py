@@ -776,9 +776,9 @@ def _binom_upper(k: int, n: int) -> float:
         return 0.0
     if n <= 2000:
         return float(Fraction(sum(math.comb(n, j) for j in range(k, n + 1)), 2**n))
-    from scipy import stats
+    from scipy.special import bdtrc  # P(X > k - 1), without importing all of scipy.stats
 
-    return float(stats.binom.sf(k - 1, n, 0.5))
+    return float(bdtrc(k - 1, n, 0.5))
 
 
 def sign_test(gaps, *, alternative: str = "two-sided") -> TestResult:
@@ -909,9 +909,9 @@ def gap_interval(gaps, *, confidence: float = 0.95, method: str = "t") -> Interv
         if n < 2:
             raise OptionError("a t interval needs at least 2 gaps; add items")
         sd = float(np.std(g, ddof=1))
-        from scipy import stats
+        from scipy.special import stdtrit  # the t quantile, without importing all of scipy.stats
 
-        half = float(stats.t.ppf(0.5 + confidence / 2.0, n - 1)) * sd / math.sqrt(n)
+        half = float(stdtrit(n - 1, 0.5 + confidence / 2.0)) * sd / math.sqrt(n)
         return Interval(mean - half, mean + half, confidence,
                         f"Student t on {n} item gaps ({n - 1} degrees of freedom)")
     if method != "sign-flip":

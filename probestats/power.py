@@ -33,8 +33,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
-from scipy.optimize import brentq
-from statsmodels.stats.power import TTestPower
 
 from probestats.errors import ColumnError, OptionError
 from probestats.hypotests import min_attainable_p, sign_flip_pvalues, sign_test
@@ -531,6 +529,8 @@ def _approx_power(delta: float, items: int, gap_sd: float, tau: float, alpha: fl
     if items < 2 or spread == 0.0:
         return None
     alt = {"two-sided": "two-sided", "greater": "larger", "less": "larger"}[alternative]
+    from statsmodels.stats.power import TTestPower
+
     return float(TTestPower().power(effect_size=abs(delta) / spread, nobs=items, alpha=alpha, alternative=alt))
 
 
@@ -543,6 +543,8 @@ def _approx_mdg(items: int, gap_sd: float, tau: float, alpha: float, target: flo
     hi = spread
     for _ in range(_MAX_DOUBLINGS):
         if f(hi) >= 0:
+            from scipy.optimize import brentq
+
             return float(brentq(f, 0.0, hi, xtol=1e-10 * spread))
         hi *= 2
     return None
