@@ -235,8 +235,8 @@ def validate(
     if "seed" in pair.columns:
         if same_seeds:
             problems += _seed_mismatch(cells, log, a, b)
-        if cells.select((pl.col("seeds").list.len() < pl.col("seeded"))
-                        | (pl.col("seeds_b").list.len() < pl.col("seeded_b"))).to_series().any():
+        if cells.select((pl.col("distinct_seeds") < pl.col("seeded"))
+                        | (pl.col("distinct_seeds_b") < pl.col("seeded_b"))).to_series().any():
             problems += _duplicates(pair, log)
     problems += _unequal_runs(cells, log, a, b)
     if "time" in pair.columns:
@@ -411,6 +411,11 @@ def _suspect_rows(df: pl.DataFrame, log: Log, metric: str) -> pl.DataFrame | Non
     return candidates.filter(pl.col(ROW).is_in(has_reply[ROW].implode()))
 
 
+def _fingerprint(expr: pl.Expr) -> pl.Expr:
+    """Equal for equal sets of values, whatever their order or repeats (64-bit hashes, wrapped sum)."""
+    return expr.unique().hash(seed=20261129).sum()
+
+
 def _cells(pair: pl.DataFrame, metric: str | None, a: str, b: str, by) -> pl.DataFrame:
     """One row per item (and ``by`` group) with both values' runs, seeds, settings and spread side by side."""
     keys = ["item", *[c for c in by if c in pair.columns]]
@@ -418,12 +423,15 @@ def _cells(pair: pl.DataFrame, metric: str | None, a: str, b: str, by) -> pl.Dat
     if metric is not None:
         aggs.append(pl.col(metric).drop_nulls().n_unique().alias("distinct"))
         aggs.append(pl.col(metric).count().alias("counted"))
+    # sets are compared through an order-free fingerprint (the wrapped sum of the distinct values'
+    # hashes), so a large log needs no per-cell lists; the sets themselves are read only for a message
     if "seed" in pair.columns:
-        aggs.append(pl.col("seed").drop_nulls().unique().sort().alias("seeds"))
+        aggs.append(_fingerprint(pl.col("seed").drop_nulls()).alias("seeds"))
+        aggs.append(pl.col("seed").drop_nulls().n_unique().alias("distinct_seeds"))
         aggs.append(pl.col("seed").count().alias("seeded"))
     for setting in SETTINGS:
         if setting in pair.columns and setting not in by:
-            aggs.append(pl.col(setting).cast(pl.String).fill_null("(blank)").unique().sort().alias(setting))
+            aggs.append(_fingerprint(pl.col(setting).cast(pl.String).fill_null("(blank)")).alias(setting))
     per = pair.group_by([*keys, "variant"], maintain_order=True).agg(aggs)
     side_a = per.filter(pl.col("variant") == a).drop("variant")
     side_b = per.filter(pl.col("variant") == b).drop("variant")
@@ -478,9 +486,9 @@ def _settings(pair: pl.DataFrame, cells: pl.DataFrame, log: Log, a: str, b: str,
                 f"rerun with {header} held fixed, or split with --by {setting}",
                 rows, log.columns.get(setting)))
             continue
-        distinct = pair.select(pl.col(setting).cast(pl.String).fill_null("(blank)").unique(maintain_order=True))
-        distinct = distinct[setting].to_list()
-        if len(distinct) > 1:
+        if pair.select(pl.col(setting).n_unique()).item() > 1:
+            distinct = pair.select(pl.col(setting).cast(pl.String).fill_null("(blank)").unique(maintain_order=True))
+            distinct = distinct[setting].to_list()
             problems.append(Problem(
                 "warning", "mixed_setting",
                 f"{header} takes {len(distinct)} values in the log ({_show(distinct)}), the same for both compared values; "
