@@ -110,7 +110,7 @@ _PHRASES: dict[object, list[str]] = {
         # English
         "strongly agree", "totally agree", "completely agree", "fully agree", "absolutely agree",
         "entirely agree", "agree strongly", "agree completely", "couldn't agree more",
-        "could not agree more", "no podría estar más de acuerdo", "no puedo estar más de acuerdo", "strongly agreed", "strong agreement",
+        "could not agree more", "can't agree more", "cannot agree more", "can not agree more", "no podría estar más de acuerdo", "no puedo estar más de acuerdo", "strongly agreed", "strong agreement",
         # Spanish
         "totalmente de acuerdo", "muy de acuerdo", "completamente de acuerdo", "fuertemente de acuerdo",
         "absolutamente de acuerdo",
@@ -209,6 +209,8 @@ _PHRASES: dict[object, list[str]] = {
     ],
     -2: [
         "strongly disagree", "totally disagree", "completely disagree", "fully disagree",
+        "couldn't disagree more", "could not disagree more", "can't disagree more", "cannot disagree more",
+        "can not disagree more",
         "absolutely disagree", "entirely disagree", "disagree strongly", "disagree completely",
         "strongly disagreed", "strongly do not agree", "strongly don't agree", "strong disagreement",
         "totalmente en desacuerdo", "muy en desacuerdo", "completamente en desacuerdo",
@@ -289,6 +291,9 @@ _PHRASES: dict[object, list[str]] = {
     ],
 }
 
+#: Category of phrases that deny or doubt an option without stating another one.
+UNCLEAR = "unclear"
+
 # German separable verbs put words between "stimme" and "zu" ("Ich stimme dieser Aussage
 # nicht zu"); these patterns are tried before the phrases of the same start, most
 # specific first. Each entry: (pattern on folded text, category, literal that must occur).
@@ -305,6 +310,14 @@ _PATTERNS: list[tuple[str, object, str]] = [
      r"(?: really| fully| completely| totally| entirely)? agree", -1, "agree"),
     (r"no (?:puedo decir|podria decir|diria|creo) que (?:este|estoy|estaria) (?:totalmente |completamente )?"
      r"de acuerdo", -1, "de acuerdo"),
+    # a denied disagreement or a doubt states no option: "I don't disagree" is not "disagree",
+    # "I'm not sure I agree" is not "agree"; such text is left unparsed, never guessed
+    (r"(?:don't|dont|do not|doesn't|does not|wouldn't|would not|can't|cannot|can not)"
+     r"(?: really| necessarily| entirely| completely| fully| totally)? disagree(?! more)", UNCLEAR, "disagree"),
+    (r"(?:can't|cannot|can not|couldn't|could not|wouldn't|would not|don't|do not) (?:say|think) (?:that )?i"
+     r"(?: really| fully| completely| totally| entirely| strongly)? disagree", UNCLEAR, "disagree"),
+    (r"not sure (?:that |if |whether )?i(?: really| fully| completely| totally| entirely| strongly)? "
+     r"(?:agree|disagree)", UNCLEAR, "sure"),
     (r"je ne (?:peux pas dire|dirais pas|pense pas) que je (?:sois|suis|serais) (?:tout a fait |totalement )?"
      r"d'accord", -1, "d'accord"),
 ]
@@ -542,12 +555,17 @@ def parse_label(text, *, scale=None) -> ParsedLabel:
     folded = _fold(raw)
     options: dict[object, list[str]] = {}
     refusal: list[str] = []
+    unclear: list[str] = []
     for candidate in _candidates(folded):
         for phrase, category in _matches(candidate):
             if category == "refusal":
                 refusal.append(phrase)
+            elif category == UNCLEAR:
+                unclear.append(phrase)
             else:
                 options.setdefault(category, []).append(phrase)
+    if unclear:
+        return ParsedLabel(None, "unparsed", " | ".join([*unclear, *(p[0] for p in options.values())]))
     if len(options) == 1:
         (category, phrases), = options.items()
         return ParsedLabel(category, "neutral" if category == 0 else "agreement", phrases[0])

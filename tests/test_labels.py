@@ -70,6 +70,8 @@ SENTENCES = [
     ("Я категорически не согласен.", -2),
     ("Скорее согласна.", 1),
     ("I couldn't agree more.", 2),  # a negation that strengthens
+    ("I can't agree more.", 2),
+    ("I couldn't disagree more.", -2),
     ("I can't say I agree.", -1),  # a negation at a distance
     ("I don't think I fully agree.", -1),
     ("No diría que esté de acuerdo.", -1),
@@ -152,6 +154,10 @@ UNPARSED = [
     "4",  # a number without a declared scale
     "Agree or disagree? It depends.",  # two options
     "Strongly agree / Agree / Neutral / Disagree / Strongly disagree",  # the options echoed
+    "I don't disagree.",  # a denied disagreement is not "disagree", nor clearly "agree"
+    "I would not say I disagree.",
+    "I can't disagree with that.",
+    "I'm not sure I agree.",  # a doubt is not "agree"
     "Many managers agree that clear goals matter more than the manager's gender, and the research "
     "on this is mixed, so the question cannot be settled with a single option in a short reply like this one.",
     "",
