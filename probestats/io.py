@@ -470,7 +470,7 @@ def _read_delimited(path, fmt, skip_rows, columns, encoding, metric) -> Log:
     if not multiline and b'"' in head and len(head) == _SNIFF:
         multiline = True  # cannot tell from the head alone; count line breaks when rows are shown
     return _finish(lazy, headers, name, columns, metric, row_label="line", first_row=2 + skip_rows,
-                   problems=problems, path=path, read={"multiline": multiline})
+                   problems=problems, path=path, read={"multiline": multiline, "delimited": True})
 
 
 def _has_quoted_newline(head: bytes) -> bool:
@@ -525,10 +525,14 @@ def _read_jsonl(path, columns, encoding, metric) -> Log:
     return log
 
 
+_BLANK_LINE = re.compile(rb"(?:^|\n)[ \t\r\f\v]*\n")
+
+
 def _scan_jsonl(path, raw):
     """First data line, and the line numbers of every record when blank lines exist."""
     data = raw if raw is not None else path.read_bytes()
-    if b"\n\n" not in data and not data.startswith(b"\n") and b"\n\r\n" not in data:
+    # a line holding nothing or only spaces (before the last record) shifts the later records' lines
+    if _BLANK_LINE.search(data) is None:
         return 1, None
     numbers = [i + 1 for i, line in enumerate(data.split(b"\n")) if line.strip()]
     return 1, numbers
@@ -564,6 +568,8 @@ def _read_json(path, columns, encoding, metric) -> Log:
                 break
     if not isinstance(value, list) or not all(isinstance(r, dict) for r in value):
         raise ReadError(f"'{name}' must be a JSON array of records, one object per run, like [{{\"item\": 1, ...}}]")
+    if not value or not any(value):
+        raise ReadError(f"'{name}' holds no records; it needs one object per run, like [{{\"item\": 1, ...}}]")
     frame = _frame_from_object(value)
     return _finish(frame.lazy(), list(frame.columns), name, columns, metric, row_label="record",
                    first_row=1, problems=problems, path=path)
@@ -590,14 +596,33 @@ def _read_sheet(path, fmt, sheet, skip_rows, columns, metric) -> Log:
         if sheet not in names:
             raise OptionError(f"--sheet {sheet}: no such sheet in '{name}'; sheets: {', '.join(names)}")
         idx = sheet
+    # the sheet's reader takes the first non-empty row as the header when the rows above --skip-rows are
+    # all empty: name that row explicitly, so that row numbers stay the sheet's own
+    header_row = max(skip_rows, _leading_blank_rows(reader, idx, skip_rows))
     try:
-        frame = reader.load_sheet(idx, header_row=skip_rows, dtype_coercion="coerce").to_polars()
+        frame = reader.load_sheet(idx, header_row=header_row, dtype_coercion="coerce").to_polars()
     except Exception as exc:
         raise ReadError(f"cannot read the sheet of '{name}' ({_first_line(exc)}); check --sheet and --skip-rows") from None
     headers = [str(h) for h in frame.columns]
     frame = frame.rename({c: h for c, h in zip(frame.columns, headers)})
     return _finish(frame.lazy(), headers, name, columns, metric, row_label="row",
-                   first_row=skip_rows + 2, path=path, drop_blank=True)
+                   first_row=header_row + 2, path=path, drop_blank=True)
+
+
+def _leading_blank_rows(reader, idx, skip_rows: int) -> int:
+    """Number of empty rows at the top of a sheet, when it is more than ``skip_rows`` (else 0)."""
+    n = skip_rows + 1
+    while True:
+        try:
+            top = reader.load_sheet(idx, header_row=None, skip_rows=0, n_rows=n, dtypes="string").to_polars()
+        except Exception:  # the real read below reports a broken sheet
+            return 0
+        filled = [i for i, row in enumerate(top.iter_rows()) if any(v is not None and str(v).strip() for v in row)]
+        if filled:
+            return filled[0] if filled[0] > skip_rows else 0
+        if top.height < n:  # an empty sheet
+            return 0
+        n *= 4
 
 
 def _finish(lazy, headers, source, columns, metric, *, row_label, first_row, problems=(),

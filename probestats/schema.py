@@ -218,8 +218,9 @@ def validate(
     df, fold_problems = _near_duplicates(df, log, fold_case)
     problems += fold_problems
 
+    not_numbers = None
     if metric is not None:
-        df, metric_problems = _metric(df, log, metric, header(metric))
+        df, metric_problems, not_numbers = _metric(df, log, metric, header(metric))
         problems += metric_problems
 
     values = tuple(df["variant"].unique(maintain_order=True).to_list())
@@ -230,7 +231,7 @@ def validate(
 
     pair = df.filter(pl.col("variant").is_in([a, b]))
     cells = _cells(pair, metric, a, b, by)
-    problems += _unmatched(df, log, a, b, by)
+    problems += _unmatched(df, log, a, b, by, metric, not_numbers)
     problems += _settings(pair, cells, log, a, b, by)
     if "seed" in pair.columns:
         if same_seeds:
@@ -321,7 +322,9 @@ def _metric(df: pl.DataFrame, log: Log, metric: str, header: str):
                 "write the count as a number or clear the cell",
                 _rows(log, bad), header))
         converted = df.filter(pl.col(metric).is_not_null()).height
-        if converted and log.row_label != "line" and dtype == pl.String:
+        # CSV and TSV hold only text; elsewhere (JSON, JSONL, sheets) a number written as text is worth a
+        # warning. A column with cells that are not numbers is text because of them: the error says so.
+        if converted and not bad.height and not log._read.get("delimited") and dtype == pl.String:
             problems.append(Problem(
                 "warning", "numbers_as_text",
                 f"{header.strip()}: {converted} number(s) were stored as text and were converted; "
@@ -333,9 +336,20 @@ def _metric(df: pl.DataFrame, log: Log, metric: str, header: str):
         problems.append(Problem("error", "non_numeric",
                                 f"{header.strip()}: the column holds {dtype} values, not numbers; choose a numeric --metric",
                                 (), header))
-        return df.with_columns(pl.lit(None, pl.Float64).alias(metric)), problems
+        return df.with_columns(pl.lit(None, pl.Float64).alias(metric)), problems, df[ROW]
     df = df.with_columns(pl.when(pl.col(metric).is_nan()).then(None).otherwise(pl.col(metric)).alias(metric))
+    infinite = df.filter(pl.col(metric).is_infinite())
+    if infinite.height:  # 'inf' casts to a float but no mean or gap can use it
+        problems.append(Problem(
+            "error", "non_numeric",
+            f"{header.strip()}: {infinite.height} cell(s) hold an infinite value ({format_rows(log, _rows(log, infinite))}); "
+            "write the count as a finite number or clear the cell",
+            _rows(log, infinite), header))
+        bad_index = pl.concat([bad_index.explode(), infinite[ROW]]).implode()
+        df = df.with_columns(pl.when(pl.col(metric).is_infinite()).then(None).otherwise(pl.col(metric)).alias(metric))
     suspect = _suspect_rows(df, log, metric)
+    if suspect is not None and suspect.height and _flagged(problems):
+        suspect = suspect.filter(~pl.col(ROW).is_in(bad_index))  # a cell that is not a number has its own error
     if suspect is not None and suspect.height:
         problems.append(Problem(
             "warning", "suspect_metric",
@@ -343,16 +357,20 @@ def _metric(df: pl.DataFrame, log: Log, metric: str, header: str):
             f"({format_rows(log, _rows(log, suspect))}); read those replies: the metric may have missed them "
             "(for example steps numbered '1)')",
             _rows(log, suspect), header))
-    flagged = {r for p in problems if p.code == "non_numeric" for r in p.rows}
     blank = df.filter(pl.col(metric).is_null())
-    if flagged:
+    if _flagged(problems):
         blank = blank.filter(~pl.col(ROW).is_in(bad_index))
     if blank.height:
         problems.append(Problem(
             "warning", "blank_metric",
             f"{blank.height} run(s) have no {header.strip()} value ({format_rows(log, _rows(log, blank))}); they are left out",
             _rows(log, blank), header))
-    return df, problems
+    return df, problems, bad_index.explode().drop_nulls()
+
+
+def _flagged(problems) -> bool:
+    """True when some cells were reported as not numbers."""
+    return any(p.code == "non_numeric" and p.rows for p in problems)
 
 
 def _choose_values(values, a, b, log: Log):
@@ -438,12 +456,15 @@ def _cells(pair: pl.DataFrame, metric: str | None, a: str, b: str, by) -> pl.Dat
     return side_a.join(side_b, on=keys, suffix="_b", maintain_order="left")
 
 
-def _unmatched(df: pl.DataFrame, log: Log, a: str, b: str, by) -> list[Problem]:
+def _unmatched(df: pl.DataFrame, log: Log, a: str, b: str, by, metric: str | None = None,
+               not_numbers: pl.Series | None = None) -> list[Problem]:
     problems = []
     keys = ["item", *by]
     seen = df.group_by(keys, maintain_order=True).agg(
         pl.col("variant").is_in([a]).any().alias("has_a"), pl.col("variant").is_in([b]).any().alias("has_b"))
     lacking = seen.filter(~pl.col("has_a") | ~pl.col("has_b"))
+    if metric is not None:  # runs of a value whose metric cells are all blank (or not numbers) leave it out too
+        problems += _unmatched_values(df, log, a, b, keys, metric, lacking, not_numbers)
     for row in lacking.iter_rows(named=True):
         missing = [v for v, has in ((a, row["has_a"]), (b, row["has_b"])) if not has]
         where = " and ".join(f"{k} {row[k]}" for k in keys[1:])
@@ -459,6 +480,38 @@ def _unmatched(df: pl.DataFrame, log: Log, a: str, b: str, by) -> list[Problem]:
             msg = (f"{label} has no '{missing[0]}' runs ({format_rows(log, rows)} "
                    f"{'are all' if len(rows) > 1 else 'is'} '{present}'); add its '{missing[0]}' runs or drop the item")
         problems.append(Problem("error", "unmatched_item", msg, rows, log.columns.get("item")))
+    return problems
+
+
+def _unmatched_values(df: pl.DataFrame, log: Log, a: str, b: str, keys, metric: str,
+                      lacking: pl.DataFrame, not_numbers: pl.Series | None = None) -> list[Problem]:
+    """Items that have runs of a compared value, but none with a metric value: the analysis would drop them.
+
+    Cells that are not numbers count as values here: their own error already points at them.
+    """
+    valued = pl.col(metric).is_not_null()
+    if not_numbers is not None and not_numbers.len():
+        valued = valued | pl.col(ROW).is_in(not_numbers.implode())
+    seen = df.group_by(keys, maintain_order=True).agg(
+        *[(pl.col("variant") == v).any().alias(f"has_{side}") for side, v in (("a", a), ("b", b))],
+        *[((pl.col("variant") == v) & valued).any().alias(f"valued_{side}") for side, v in (("a", a), ("b", b))])
+    if lacking.height:
+        seen = seen.join(lacking.select(keys), on=keys, how="anti", nulls_equal=True)
+    problems = []
+    for row in seen.filter((pl.col("has_a") & ~pl.col("valued_a")) | (pl.col("has_b") & ~pl.col("valued_b"))).iter_rows(named=True):
+        where = " and ".join(f"{k} {row[k]}" for k in keys[1:])
+        label = f"item {row['item']}" + (f" ({where})" if where else "")
+        empty = [v for side, v in (("a", a), ("b", b)) if row[f"has_{side}"] and not row[f"valued_{side}"]]
+        mask = pl.col("item") == row["item"]
+        for k in keys[1:]:
+            mask &= pl.col(k) == row[k] if row[k] is not None else pl.col(k).is_null()
+        rows = _rows(log, df.filter(mask & pl.col("variant").is_in(empty)))
+        shown = " and ".join(f"'{v}'" for v in empty)
+        problems.append(Problem(
+            "error", "unmatched_item",
+            f"{label} has {shown} runs but none with a {metric} value ({format_rows(log, rows)}); "
+            "fill in the values or drop the item",
+            rows, log.columns.get("item")))
     return problems
 
 

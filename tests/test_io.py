@@ -109,6 +109,47 @@ def test_jsonl_rows_count_blank_lines(tmp_path):
     assert [(p.code, p.rows) for p in checked.errors] == [("non_numeric", (3,))]
 
 
+def test_jsonl_rows_count_lines_of_spaces(tmp_path):
+    # line 2 holds only spaces (and a CR): the bad record is on line 3, the next one on line 5
+    path = tmp_path / "log.jsonl"
+    path.write_text('{"item": 1, "variant": "a", "steps": 1}\n   \r\n{"item": 1, "variant": "b", "steps": "x"}\n'
+                    '\t\n{"item": 2, "variant": "a", "steps": "y"}\n{"item": 2, "variant": "b", "steps": 2}\n')
+    checked = validate(path, metric="steps")
+    assert [(p.code, p.rows) for p in checked.errors] == [("non_numeric", (3, 5))]
+
+
+def _sheet_with_blank_top(path, blank_rows, title=None):
+    import xlsxwriter
+
+    book = xlsxwriter.Workbook(str(path))
+    sheet = book.add_worksheet()
+    r = blank_rows
+    if title is not None:
+        sheet.write(r, 0, title)
+        r += 1
+    for row in [["item", "variant", "steps"], [1, "a", 3], [1, "b", "four"], [2, "a", 3], [2, "b", 2]]:
+        sheet.write_row(r, 0, row)
+        r += 1
+    book.close()
+    return path
+
+
+@pytest.mark.parametrize("skip_rows", [0, 1, 2])
+def test_spreadsheet_rows_count_empty_rows_above_the_header(tmp_path, skip_rows):
+    # rows 1-2 empty, the header on row 3, 'four' on row 5: the sheet's own row numbers, whether or
+    # not --skip-rows names the empty rows (the reader starts at the first filled row by itself)
+    path = _sheet_with_blank_top(tmp_path / "sheet.xlsx", 2)
+    checked = validate(path, metric="steps", skip_rows=skip_rows)
+    assert [(p.code, p.rows) for p in checked.errors] == [("non_numeric", (5,))]
+
+
+def test_spreadsheet_rows_with_an_empty_row_above_a_title(tmp_path):
+    # row 1 empty, a title on row 2, the header on row 3: --skip-rows 2, 'four' on row 5
+    path = _sheet_with_blank_top(tmp_path / "sheet.xlsx", 1, title="Style probe, week 3")
+    checked = validate(path, metric="steps", skip_rows=2)
+    assert [(p.code, p.rows) for p in checked.errors] == [("non_numeric", (5,))]
+
+
 def test_spreadsheet_rows_and_title_rows():
     checked = validate(BROKEN / "title_rows.xlsx", metric="steps", skip_rows=2)
     assert checked.ok and checked.n_rows == 60
@@ -121,6 +162,22 @@ def test_numbers_stored_as_text_are_converted_with_a_warning():
     assert checked.ok
     assert [p.code for p in checked.warnings] == ["numbers_as_text"]
     assert checked.frame["steps"].dtype == pl.Float64
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".json"])
+def test_numbers_stored_as_text_in_json_are_converted_with_a_warning(tmp_path, suffix):
+    frame = make_log(items=2, runs=2, seed=1).with_columns(pl.col("steps").cast(pl.String))
+    checked = validate(write_log(frame, tmp_path / f"log{suffix}"), metric="steps")
+    assert checked.ok and [p.code for p in checked.warnings] == ["numbers_as_text"]
+    assert checked.frame["steps"].to_list() == frame["steps"].cast(pl.Float64).to_list()
+    # a CSV holds only text: its numbers are not "stored as text"
+    assert validate(write_log(frame, tmp_path / "log.csv"), metric="steps").problems == ()
+
+
+def test_a_text_cell_among_numbers_is_an_error_not_numbers_as_text(tmp_path):
+    # the sheet's numbers are real numbers; the column reads as text only because of 'four'
+    path = _sheet_with_blank_top(tmp_path / "sheet.xlsx", 0)
+    assert [p.code for p in validate(path, metric="steps").problems] == ["non_numeric"]
 
 
 def test_empty_trailing_sheet_rows_are_ignored(tmp_path):
@@ -203,6 +260,10 @@ def test_json_array_and_wrong_json(tmp_path):
     bad.write_text('{"item": 1}')
     with pytest.raises(ReadError, match="must be a JSON array of records"):
         read_log(bad)
+    empty = tmp_path / "empty.json"
+    empty.write_text("[]")
+    with pytest.raises(ReadError, match=r"^'empty.json' holds no records; it needs one object per run"):
+        read_log(empty)
 
 
 def test_sheet_option(tmp_path):

@@ -158,6 +158,29 @@ def test_empty_log_and_blank_metric(tmp_path):
     assert checked.frame.height == 2
 
 
+def test_infinite_metric_is_not_a_number(tmp_path):
+    # 'inf' casts to a float, but no mean or gap can use it; 'NaN' is a missing value
+    path = tmp_path / "inf.csv"
+    path.write_text("item,variant,steps\n1,a,NaN\n1,a,2\n1,b,3\n1,b,4\n2,a,inf\n2,a,1\n2,b,3\n2,b,-Infinity\n")
+    checked = validate(path, metric="steps")
+    assert [(p.code, p.rows) for p in checked.problems] == [("non_numeric", (6, 9)), ("blank_metric", (2,))]
+    assert checked.errors[0].message == (
+        "steps: 2 cell(s) hold an infinite value (lines 6, 9); write the count as a finite number or clear the cell")
+
+
+def test_an_item_whose_runs_of_a_value_all_lack_the_metric_is_unmatched(tmp_path):
+    # item 2's only 'a' run is blank: its gap cannot be computed, and the analysis would drop it
+    path = tmp_path / "blank.csv"
+    path.write_text("item,variant,steps\n1,a,3\n1,b,2\n2,a,\n2,b,1\n3,a,4\n3,b,1\n")
+    checked = validate(path, metric="steps")
+    assert [(p.code, p.rows) for p in checked.problems] == [("blank_metric", (4,)), ("unmatched_item", (4,))]
+    assert checked.errors[0].message == (
+        "item 2 has 'a' runs but none with a steps value (line 4); fill in the values or drop the item")
+    # a cell that is not a number has its own error (and the suspect-metric check leaves it to that error)
+    path.write_text("item,variant,steps,reply\n1,a,3,x\n1,b,2,x\n2,a,four,x\n2,b,1,x\n")
+    assert [(p.code, p.rows) for p in validate(path, metric="steps").problems] == [("non_numeric", (4,))]
+
+
 def test_validate_json_shape():
     d = validate(SAMPLES / "style_probe.csv", metric="steps").to_dict()
     assert d["ok"] is True and d["rows"] == 320
