@@ -14,6 +14,7 @@ from typing import Sequence
 import polars as pl
 
 from .hypotests import Interval, TestResult, gap_interval, min_attainable_p, sign_flip_test, sign_test
+from .errors import ProbestatsError
 from .problems import Problem
 from .schema import Checked, require_ok, validate
 
@@ -163,8 +164,17 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternativ
                  confidence: float = 0.95, by: dict | None = None) -> PairResult:
     """Tests for one item table: sign-flip, sign test, interval, smallest attainable p."""
     gaps = items["gap"].to_list()
+    odd = [str(i) for i, g in zip(items["item"], gaps) if g is None or not math.isfinite(g)]
+    if odd:  # finite values whose difference overflows, such as 1e308 and -1e308
+        raise ProbestatsError(f"the gap of item {', '.join(odd[:5])} is not a finite number; "
+                              f"rescale the metric '{metric}' (its values are too large to subtract)")
     n_nonzero = sum(1 for g in gaps if g != 0)
     average = sum(gaps) / len(gaps) if gaps else float("nan")
+    if len(gaps) >= 2:
+        interval = gap_interval(gaps, confidence=confidence)
+    else:  # a t interval needs a spread of item gaps, which one item cannot give
+        interval = Interval(-math.inf, math.inf, confidence,
+                            f"no interval: {len(gaps)} item gap has no spread; add items")
     return PairResult(
         metric=metric,
         a=a,
@@ -173,7 +183,7 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternativ
         average_gap=average,
         sign_flip=sign_flip_test(gaps, alternative=alternative),
         sign_test=sign_test(gaps, alternative=alternative),
-        interval=gap_interval(gaps, confidence=confidence),
+        interval=interval,
         min_attainable_p=min_attainable_p(n_nonzero, alternative=alternative),
         by=dict(by or {}),
     )

@@ -98,6 +98,27 @@ def test_by_groups_with_holm():
     assert d["groups"][0]["by"] == {"model": "m1"} and "p_adjusted" in d["groups"][0]["sign_flip"]
 
 
+def test_one_item_and_a_group_of_one_item_still_analyze():
+    # one item gives no spread of gaps: no t interval (infinite ends, said in the method), the tests still run
+    one = make_log(items=1, runs=3, gap=2.0, seed=3)
+    result = analyze(one, metric="steps")
+    assert result.main.n_items == 1 and result.main.sign_flip.pvalue == 1.0  # +g and -g tie in |mean|
+    assert result.main.interval.method.startswith("no interval")
+    assert result.to_dict()["interval"]["low"] is None
+    frames = [make_log(items=6, runs=3, gap=2.0, model="m1", seed=1), make_log(items=1, runs=3, model="m2", seed=2)]
+    grouped = analyze(pl.concat(frames), metric="steps", by=["model"])
+    assert [g.n_items for g in grouped.groups] == [6, 1]
+    assert grouped.groups[1].interval.method.startswith("no interval")
+
+
+def test_a_gap_that_overflows_is_a_clear_error():
+    from probestats.errors import ProbestatsError
+
+    rows = [{"item": i, "variant": v, "steps": 1e308 if v == "a" else -1e308} for i in range(3) for v in "ab"]
+    with pytest.raises(ProbestatsError, match=r"^the gap of item 0, 1, 2 is not a finite number; rescale"):
+        analyze(rows, metric="steps")
+
+
 def test_adjust_matches_hand_holm():
     # sorted p: 0.01, 0.03, 0.04 -> 0.03, 0.06, max(0.06, 0.04) = 0.06
     assert adjust([0.01, 0.04, 0.03], "holm") == pytest.approx([0.03, 0.06, 0.06])
