@@ -338,8 +338,9 @@ class FramingResult(_Record):
         ref = self.reference if isinstance(self.reference, str) else "each topic's reference"
         table = Table(title=f"Lean toward {_esc_rich(ref)} (p adjusted: {self.correction})",
                       box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-        for name in self.by:
-            table.add_column(name, no_wrap=True)
+        for name in self.by:  # names wrap, so a narrow terminal never cuts a number short
+            longest = max([len(name)] + [len(str(c.by.get(name))) for c in self.cells])
+            table.add_column(name, overflow="fold", min_width=min(longest, 8))
         table.add_column("n (items)", justify="right", no_wrap=True)
         table.add_column("bias", justify="right", no_wrap=True)
         table.add_column(f"{100 * self.confidence:g}% CI", justify="right", no_wrap=True, min_width=14)
@@ -552,7 +553,7 @@ def _truthy(series: pl.Series) -> pl.Series:
 
 def _scores_from_numbers(series: pl.Series, scale, column: str) -> pl.DataFrame:
     """Scores from a score column: numbers (on -2..2 or the declared scale); text cells parsed as labels."""
-    numeric = series.cast(pl.Float64, strict=False)
+    numeric = series.cast(pl.Float64, strict=False).fill_nan(None)  # NaN is a missing score, not a point
     if scale is not None:
         mapped = parse_labels(numeric, scale=scale)["score"]
     else:
@@ -1068,7 +1069,8 @@ def analyze_framing(
                     bias_p=bt.pvalue if bt else None, acquiescence=st["acquiescence"],
                     acquiescence_p=at.pvalue if at else None, neutral_rate=st["neutral_rate"],
                     abstain_rate=st["abstain_rate"], test_unit=unit, agrees=agrees))
-            c["n_languages"], c["languages_agree"] = n_lang, agree
+            # with no pooled lean (bias 0) no language can agree in sign: not counted as "0 of n"
+            c["n_languages"], c["languages_agree"] = n_lang, (agree if c["bias"] else None)
 
     # ---- wrappers
     wrappers = []
@@ -1189,7 +1191,18 @@ def print_framing(result: FramingResult, out) -> None:
     """Print a framing result on a rich console: the cells, languages, wrappers, audit, problems."""
     from rich.markup import escape
 
-    out.print(result.rich_table())
+    from rich.measure import Measurement
+
+    table = result.rich_table()
+    # never narrower than the table's numbers need: a long line beats a number cut short
+    need = Measurement.get(out, out.options.update_width(10_000), table).minimum
+    width = out.width
+    if need > width:
+        out.width = need
+    try:
+        out.print(table)
+    finally:
+        out.width = width
     ref = result.reference if isinstance(result.reference, str) else ", ".join(
         f"{t or '(all)'}: {r}" for t, r in result.reference.items())
     out.print(f"Reference target: {escape(str(ref))}. Bias = mean aligned score (+ leans toward it); "
@@ -1198,7 +1211,7 @@ def print_framing(result: FramingResult, out) -> None:
               f"p adjusted with {result.correction} across cells; pattern at alpha {result.alpha}.")
     for c in result.cells:
         where = ", ".join(f"{k}={v}" for k, v in c.by.items()) or "the log"
-        if c.n_languages:
+        if c.n_languages and c.languages_agree is not None:
             out.print(f"  {escape(where)}: {c.languages_agree} of {c.n_languages} languages lean the same way "
                       "as the pooled result")
         spreads = [f"{w} means differ by up to {getattr(c, w + '_spread'):.2f}"

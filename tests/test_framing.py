@@ -614,3 +614,44 @@ def test_an_empty_score_column_gives_way_to_the_labels():
     a = analyze_framing(log, targets={"t": ("A", "B")})
     b = analyze_framing(blank, targets={"t": ("A", "B")})
     assert b.score_from == "label" and b.cells[0].bias == pytest.approx(a.cells[0].bias)
+
+
+def test_nan_scores_are_missing_not_off_the_scale():
+    rows = rows_from_scores(HAND)
+    rows[0]["score"] = float("nan")  # an en affirmative response without a score
+    r = analyze_framing(rows)
+    assert r.unparsed["count"] == 1 and r.cells[0].n == 11
+    # en keeps its other responses: aligned 1, 1, 2 -> 4/3; es 1.5 and fr 0.75 as in the hand-worked log
+    assert r.cells[0].bias == pytest.approx((1 + 1 + 2 + 6 + 3) / 11)
+
+
+def test_no_language_is_counted_as_agreeing_with_a_pooled_result_that_does_not_lean():
+    # every item balances exactly (aligned scores +1 and -1), so the pooled bias is 0: sign
+    # agreement is undefined, not "0 of 3"
+    scores = {(lang, f): [1, -1] for lang in ("en", "es", "fr") for f in ("affirmative", "reverse")}
+    r = analyze_framing(rows_from_scores(scores))
+    c = r.cells[0]
+    assert c.bias == 0 and c.n_languages == 3 and c.languages_agree is None
+    from probestats.framing import render_framing
+
+    for fmt in ("md", "html"):
+        assert "languages lean the same way" not in render_framing(r, format=fmt)
+
+
+def test_a_narrow_terminal_never_cuts_a_number_short():
+    import io
+
+    from rich.console import Console
+
+    from probestats.framing import print_framing
+
+    models = {"a-rather-long-model-name": {"lean": 0.8, "acquiescence": -0.4}}
+    log = make_framing_log(models=models, topics=TWO_TOPICS, languages=("en", "es"), claims=2, iterations=3,
+                           seed=4)
+    r = analyze_framing(log, targets=TWO_TOPICS)
+    buf = io.StringIO()
+    print_framing(r, Console(file=buf, width=60, soft_wrap=True))
+    text = buf.getvalue()
+    for c in r.cells:
+        assert f"{c.bias:+.2f}" in text and f"{c.acquiescence:+.2f}" in text
+    assert "…" not in text
