@@ -467,8 +467,8 @@ def _read_delimited(path, fmt, skip_rows, columns, encoding, metric) -> Log:
         raise ReadError(f"'{name}' has no header row; the first line must name the columns")
     _check_quotes(head, name, sep)
     multiline = b'"' in head and _has_quoted_newline(head)
-    if not multiline and b'"' in head and len(head) == _SNIFF:
-        multiline = True  # cannot tell from the head alone; count line breaks when rows are shown
+    if len(head) == _SNIFF:
+        multiline = True  # a quoted line break may come later: count line breaks when rows are shown
     return _finish(lazy, headers, name, columns, metric, row_label="line", first_row=2 + skip_rows,
                    problems=problems, path=path, read={"multiline": multiline, "delimited": True})
 

@@ -102,6 +102,19 @@ def test_csv_rows_are_file_lines_even_with_multiline_replies():
     assert starts[1] > 3  # the replies do span lines, so this checks something
 
 
+def test_csv_rows_count_a_quoted_line_break_far_down_a_large_file(tmp_path):
+    # ~180 KB of one-line records (no quote in the first 64 KB), then a reply over two lines:
+    # the record after it starts one line later than its index says
+    lines = ["item,variant,steps,reply"]
+    lines += [f"{i},{v},3,plain reply number {i} without any line break at all" for i in range(1500) for v in "ab"]
+    lines += ['1500,a,3,"two\nlines"', "1500,b,four,x"]
+    path = tmp_path / "big.csv"
+    path.write_text("\n".join(lines) + "\n")
+    checked = validate(path, metric="steps")
+    bad = path.read_text().splitlines().index("1500,b,four,x") + 1  # 1-based line of the file
+    assert bad == 3004 and [(p.code, p.rows) for p in checked.errors] == [("non_numeric", (bad,))]
+
+
 def test_jsonl_rows_count_blank_lines(tmp_path):
     path = tmp_path / "log.jsonl"
     path.write_text('{"item": 1, "variant": "a", "steps": 1}\n\n{"item": 1, "variant": "b", "steps": "x"}\n')
