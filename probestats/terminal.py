@@ -74,10 +74,15 @@ def print_analysis(analysis, out: Console) -> None:
     out.print(item_rich_table(main, title=f"{escape(main.metric)}: '{escape(main.a)}' vs '{escape(main.b)}'"))
     for line in _tests_lines(main, analysis.alpha):
         out.print(line)
+    within_noise = False
     if analysis.noise is not None:
         n = analysis.noise
         out.print(f"same-versus-same noise ('{escape(n.a)}' vs '{escape(n.b)}'): average gap {n.average_gap:+.4g}, "
                   f"sign-flip p = {fmt_p(n.sign_flip.pvalue)}, {n.n_items} items")
+        within_noise = abs(main.average_gap) <= abs(n.average_gap)
+        if within_noise:
+            out.print("the probe's average gap is no larger than the same-versus-same gap: "
+                      "a gap no larger than the noise means nothing")
     if analysis.mdg is not None or analysis.noise is not None:
         mdg = "infinite (never significant)" if analysis.mdg is None and not analysis.could_reach_significance else fmt_num(analysis.mdg)
         if analysis.mdg is not None or not analysis.could_reach_significance:
@@ -91,6 +96,8 @@ def print_analysis(analysis, out: Console) -> None:
         out.print(f"p-values adjusted across {len(analysis.groups)} groups ({escape(analysis.correction)})")
     verdict = ("a gap larger than chance" if analysis.detected
                else "no gap larger than its noise detected (this does not show that there is none)")
+    if analysis.detected and within_noise:
+        verdict += ", but no larger than the same-versus-same gap"
     out.print(f"at alpha {analysis.alpha:g}: {verdict}")
     if analysis.problems:
         from .cli import print_problems

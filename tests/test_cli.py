@@ -137,6 +137,33 @@ def test_analyze_text_output(capsys):
     assert out.splitlines()[-1] == "at alpha 0.05: a gap larger than chance"
 
 
+def test_analyze_json_equals_the_python_results_to_dict(capsys):
+    from probestats import analyze
+
+    code, out, _ = run(capsys, "analyze", SAMPLES / "style_probe.csv", "--metric", "steps", "--noise",
+                       SAMPLES / "style_noise.csv", "--json")
+    result = analyze(SAMPLES / "style_probe.csv", metric="steps", noise=SAMPLES / "style_noise.csv")
+    assert code == 0 and json.loads(out) == json.loads(json.dumps(result.to_dict(), allow_nan=False))
+
+
+def test_analyze_text_says_when_the_gap_is_within_the_noise(tmp_path, capsys):
+    import polars as pl
+
+    from tests.factories import make_log, write_log
+
+    # a planted gap of 2 steps that the sign-flip test detects, beside a noise log whose two
+    # "same" values are 3 steps apart: the verdict must not stand on its own
+    probe = write_log(make_log(items=8, runs=5, gap=2.0, sd=0.5, seed=1), tmp_path / "probe.csv")
+    noisy = make_log(items=8, runs=5, gap=3.0, sd=0.5, seed=2, values=("formal", "formal again"))
+    noise = write_log(noisy, tmp_path / "noise.csv")
+    code, out, _ = run(capsys, "analyze", probe, "--metric", "steps", "--noise", noise)
+    assert code == 0
+    assert "the probe's average gap is no larger than the same-versus-same gap" in out
+    assert out.splitlines()[-1].startswith(
+        "at alpha 0.05: a gap larger than chance, but no larger than the same-versus-same gap")
+    assert pl.read_csv(noise)["variant"].unique().len() == 2
+
+
 def test_analyze_by_and_warnings_travel(capsys):
     code, out, _ = run(capsys, "analyze", SAMPLES / "style_noise.csv", "--metric", "steps", "--json")
     assert code == 0
