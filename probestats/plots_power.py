@@ -6,7 +6,6 @@ saves through the Agg canvas), or on the axes given.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 
 from probestats.errors import OptionError
@@ -63,7 +62,8 @@ def power_curve(plan_or_noise, ax=None, *, gap: float | None = None,
         cells = sorted((c for c in plan.cells if c.items == n), key=lambda c: c.runs)
         x = [c.runs for c in cells]
         y = [c.power for c in cells]
-        (line,) = ax.plot(x, y, marker="o", label=f"{n} items")
+        never = cells[0].min_attainable_p > plan.alpha   # the item count alone decides this
+        (line,) = ax.plot(x, y, marker="o", label=f"{n} items" + (" (never significant)" if never else ""))
         lo = [max(0.0, c.power - 2 * c.power_se) for c in cells]
         hi = [min(1.0, c.power + 2 * c.power_se) for c in cells]
         ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.15, linewidth=0)
@@ -81,8 +81,5 @@ def power_curve(plan_or_noise, ax=None, *, gap: float | None = None,
     ax.set_title(f"Exact sign-flip test, gap {plan.gap:g} {plan.noise.metric}, alpha {plan.alpha:g}\n"
                  f"sigma per run {plan.noise.sigma_run:.3g}, {tau}, {plan.sims} sims per point",
                  fontsize="medium")
-    if any(math.isfinite(c.min_attainable_p) and c.min_attainable_p > plan.alpha for c in plan.cells):
-        ax.text(0.01, 0.01, "some item counts can never reach significance", transform=ax.transAxes,
-                fontsize="small", color="0.3", va="bottom")
     ax.legend(fontsize="small", loc="lower right")
     return ax

@@ -55,6 +55,9 @@ ALTERNATIVES = ("two-sided", "greater", "less")
 TAU_METHOD = ("method of moments: tau^2 = max(0, var(item gaps) - mean(sigma^2 (1/k_a + 1/k_b))) "
               "over the pilot's items")
 _MAX_DOUBLINGS = 40
+#: Largest magnitude of a metric value, sigma, tau or gap the simulation accepts: sums and
+#: squares of such numbers over items and runs stay far from float64's overflow.
+_LIMIT = 1e100
 
 
 def _finite(x) -> float | None:
@@ -127,6 +130,8 @@ class NoiseModel:
         sigma = float(sigma)
         if not math.isfinite(sigma) or sigma < 0:
             raise OptionError(f"the noise sigma must be a number of 0 or more, not {sigma}")
+        if sigma > _LIMIT:
+            raise OptionError(f"the noise sigma {sigma:g} is too large to simulate; rescale the metric")
         return cls(metric=metric, sigma_run=sigma, df=None, n_cells=0, n_items=0, n_runs=0,
                    integer=False, minimum=None, maximum=None, source="stated")
 
@@ -230,6 +235,13 @@ def noise_model(source, metric: str | None = None) -> NoiseModel:
     else:
         raise ColumnError(f"the metric '{metric}' holds {raw.dtype} values, not numbers; choose a numeric metric")
     values = values.fill_nan(None)
+    n_inf = int(values.is_infinite().sum())
+    if n_inf:
+        raise ColumnError(f"{n_inf} value(s) of '{metric}' in the noise log are infinite; "
+                          "write them as finite numbers or clear the cells")
+    if values.abs().max() is not None and values.abs().max() > _LIMIT:
+        raise ColumnError(f"values of '{metric}' in the noise log reach {values.abs().max():g}, too large to "
+                          "simulate; rescale the metric")
     df = frame.select([pl.col(k).cast(pl.String) for k in keys]).with_columns(values.alias("_y"))
     bad = raw.is_not_null() & values.is_null()
     if raw.dtype == pl.String:
@@ -357,6 +369,10 @@ def heterogeneity_from_pilot(pilot, noise, metric: str | None = None, *, a: str 
     df = frame.select(pl.col("item").cast(pl.String), pl.col("variant").cast(pl.String).str.strip_chars(),
                       pl.col(metric).cast(pl.Float64, strict=False).fill_nan(None).alias("_y")
                       ).filter(pl.col("_y").is_not_null())
+    big = df.filter(~pl.col("_y").abs().le(_LIMIT)).height
+    if big:
+        raise ColumnError(f"{big} value(s) of '{metric}' in the pilot log are infinite or too large to use; "
+                          "write them as finite numbers of ordinary size (or rescale the metric)")
     values = df["variant"].unique(maintain_order=True).to_list()
     if a is None or b is None:
         rest = [v for v in values if v not in (a, b)]
@@ -366,6 +382,8 @@ def heterogeneity_from_pilot(pilot, noise, metric: str | None = None, *, a: str 
         if v is None or v not in values:
             raise OptionError(f"the pilot log needs two values to compare; value {name}={v!r} is not among "
                               f"{values} (name them with a= and b=)")
+    if a == b:
+        raise OptionError(f"the pilot compares a value with itself ('{a}'); name two different values with a= and b=")
     cell = (df.filter(pl.col("variant").is_in([a, b]))
             .group_by("item", "variant").agg(pl.len().alias("k"), pl.col("_y").mean().alias("m")))
     wide = (cell.filter(pl.col("variant") == a).select("item", pl.col("m").alias("ma"), pl.col("k").alias("ka"))
@@ -613,7 +631,14 @@ def _check_tau(heterogeneity) -> float:
     tau = 0.0 if heterogeneity is None else float(heterogeneity)
     if not math.isfinite(tau) or tau < 0:
         raise OptionError(f"heterogeneity (tau) must be a number of 0 or more, not {heterogeneity}")
+    if tau > _LIMIT:
+        raise OptionError(f"heterogeneity (tau) {tau:g} is too large to simulate; rescale the metric")
     return tau
+
+
+def _check_gap(gap) -> None:
+    if gap is not None and not (math.isfinite(float(gap)) and abs(float(gap)) <= _LIMIT):
+        raise OptionError(f"gap must be a finite number of ordinary size (at most {_LIMIT:g}), not {gap}")
 
 
 # ---------------------------------------------------------------------------
@@ -789,8 +814,7 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
     for name, v in (("items", items), ("runs", runs)):
         if v is not None and (int(v) != v or v < 1):
             raise OptionError(f"{name} must be a whole number of 1 or more, not {v}")
-    if gap is not None and not math.isfinite(float(gap)):
-        raise OptionError(f"gap must be a finite number, not {gap}")
+    _check_gap(gap)
     common = dict(sigma_run=noise.sigma_run, tau=tau, alpha=float(alpha), alternative=alternative,
                   sims=int(sims), seed=seed)
     if heterogeneity is not None:
@@ -1075,8 +1099,7 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
     noise = _as_noise(noise, metric)
     item_list = _int_list(items, "items")
     run_list = _int_list(runs, "runs")
-    if gap is not None and not math.isfinite(float(gap)):
-        raise OptionError(f"gap must be a finite number, not {gap}")
+    _check_gap(gap)
     problems: list[Problem] = list(noise.problems)
     het = None
     if pilot is not None:

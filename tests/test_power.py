@@ -473,3 +473,54 @@ def test_mdg_for_design_with_unequal_runs():
     got = mdg_for_design(NoiseModel.stated(1.2), 6, 4, 6, sims=4000, seed=1)
     slope = 6 * norm.pdf(x / spread) * norm.cdf(x / spread) ** 5 / spread
     assert abs(got - x) < 3 * math.sqrt(0.8 * 0.2 / 4000) / slope + 2e-3 * x
+
+
+# ---------------------------------------------------------------- hostile numbers
+
+
+def test_infinite_and_huge_noise_values_are_refused_with_one_error_line(tmp_path, capsys):
+    from probestats.cli import main
+
+    # 'inf' parses as a number; 1e308 and -1e308 are finite but their sums over runs overflow
+    for name, cells in (("inf", ["inf", "3", "4"]), ("huge", ["1e308", "-1e308", "3"])):
+        path = tmp_path / f"{name}.csv"
+        path.write_text("item,variant,steps\n" + "".join(f"1,a,{c}\n" for c in cells) + "2,a,3\n2,a,5\n")
+        with pytest.raises(ColumnError, match="infinite" if name == "inf" else "too large to simulate"):
+            noise_model(str(path), metric="steps")
+        code = main(["plan", "--noise", str(path), "--metric", "steps", "--items", "8", "--runs", "5",
+                     "--gap", "1", "--sims", "50"])
+        err = capsys.readouterr().err
+        assert code == 1 and err.count("\n") == 1 and err.startswith("Error: "), err
+
+
+def test_huge_gap_sigma_and_tau_are_refused():
+    with pytest.raises(OptionError, match="gap must be a finite number of ordinary size"):
+        plan_probe(1.0, items=8, runs=5, gap=1e300, sims=50)
+    with pytest.raises(OptionError, match="gap must be a finite number"):
+        power_sign_flip(gap=float("nan"), items=8, runs=5, noise=1.0)
+    with pytest.raises(OptionError, match="too large to simulate"):
+        plan_probe(1.0, items=8, runs=5, heterogeneity=1e300, sims=50)
+    with pytest.raises(OptionError, match="too large to simulate"):
+        NoiseModel.stated(1e300)
+    # an ordinary large scale still works: power depends only on gap / sigma (a closed form at 6 items)
+    r = power_sign_flip(gap=0.9e50, items=6, runs=5, noise=1.2e50, sims=4000, seed=3)
+    exact = all_same_sign(0.9, 1.2 * math.sqrt(2 / 5), 6)
+    assert abs(r.power - exact) < z3(r.power_se)
+
+
+def test_pilot_must_compare_two_different_values():
+    rows = [{"item": i, "variant": v, "steps": s} for i in range(3) for v in ("a", "b") for s in (1, 2)]
+    with pytest.raises(OptionError, match="compares a value with itself"):
+        heterogeneity_from_pilot(rows, NoiseModel.stated(1.0), "steps", a="a", b="a")
+
+
+def test_power_curve_names_item_counts_that_can_never_reach_significance():
+    from probestats.plots_power import power_curve
+
+    plan = plan_probe(1.2, items=[5, 8], runs=[2, 10], gap=1.0, sims=200)
+    ax = power_curve(plan)
+    labels = [line.get_label() for line in ax.get_lines()]
+    # 5 items: 2/32 > 0.05 (never); 8 items: 2/256 < 0.05
+    assert labels[:2] == ["5 items (never significant)", "8 items"]
+    assert list(ax.get_lines()[0].get_ydata()) == [0.0, 0.0]
+    assert not ax.texts   # the note lives in the legend, not over the lines
