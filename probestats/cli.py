@@ -323,7 +323,8 @@ def _print_any(result) -> None:
                    "page) or FILE.json.")
 @fold_case_option
 @click.option("--section", "sections", multiple=True, metavar="NAME",
-              type=click.Choice(["summary", "design", "table", "tests", "noise", "power", "finding", "limits"]),
+              type=click.Choice(["summary", "design", "table", "tests", "noise", "power", "finding", "limits",
+                                 "framing"]),
               help="Render only this section (repeatable), for pasting into a report of your own.")
 @click.option("--templates", type=click.Path(path_type=Path), metavar="DIR",
               help="A folder of templates that replace the shipped ones of the same name (e.g. table.md.j2).")
@@ -339,10 +340,15 @@ def _print_any(result) -> None:
 @click.option("--run-dates", metavar="TEXT", help="When the runs were made (default: from the log's time column).")
 @click.option("--mitigation", metavar="TEXT", help="Mitigation applied before the runs, or 'none'.")
 @click.option("--gap-of-interest", type=float, metavar="G", help="A gap worth detecting (for the power plot).")
+@click.option("--framing", "framing_log", type=click.Path(path_type=Path), metavar="FRAMING_LOG",
+              help="A dual-framing log: adds the framing section (as 'probestats framing' analyzes it).")
+@click.option("--targets", type=click.Path(path_type=Path), metavar="FILE",
+              help="With --framing: per topic, the target each framing asserts (topic, affirmative, reverse).")
+@click.option("--toward", metavar="TARGET", help="With --framing: the reference target.")
 @read_options
 def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, sections, templates, design_file,
            attribute, values_why, metric_definition, metric_cannot_see, held_fixed, not_fixed, not_tested,
-           run_dates, mitigation, gap_of_interest, read):
+           run_dates, mitigation, gap_of_interest, read, framing_log=None, targets=None, toward=None):
     """Write the report of LOG as Markdown, HTML or JSON (by the suffix of -o), from Jinja templates.
 
     Missing design facts (attribute, metric definition, attributes not tested, ...) show as
@@ -353,6 +359,8 @@ def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, sect
       probestats report sample_logs/style_probe.csv --metric steps --noise sample_logs/style_noise.csv -o report.md
       probestats report sample_logs/style_probe.csv --metric steps --design probe.toml -o report.html
       probestats report sample_logs/style_probe.csv --metric steps --section table -o table.md
+      probestats report sample_logs/style_probe.csv --metric steps -o report.html \
+          --framing sample_logs/framing_long.csv --targets sample_logs/framing_targets.csv
     """
     from .design import design_from
     from .paired import analyze as run
@@ -363,11 +371,20 @@ def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, sect
                        metric_definition=metric_definition, metric_cannot_see=metric_cannot_see,
                        held_fixed=held_fixed, not_fixed=not_fixed, not_tested=not_tested, run_dates=run_dates,
                        mitigation=mitigation, gap_of_interest=gap_of_interest)
+    if framing_log is None and (targets is not None or toward is not None):
+        raise OptionError("--targets and --toward belong to the framing section; give the dual-framing log "
+                          "with --framing FRAMING_LOG")
     result = run(str(log), metric=metric, a=a, b=b, noise=str(noise) if noise else None,
                  alternative=alternative, alpha=alpha, fold_case=fold_case, many=False, read_options=read)
+    framing = None
+    if framing_log is not None:
+        from .framing import analyze_framing
+
+        framing = analyze_framing(str(framing_log), targets=str(targets) if targets else None, toward=toward,
+                                  alpha=alpha)
     assets = output.parent / f"{output.stem}_files" if fmt == "md" else None
     text = render_report(result, format=fmt, sections=list(sections) or None, templates=templates, design=plan,
-                         assets_dir=assets)
+                         assets_dir=assets, framing=framing)
     write_whole(output, text)
     console(stderr=True).print(f"wrote {_escape(output)}")
 

@@ -28,9 +28,11 @@ value through :func:`md_escape`.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import math
 import re
+import traceback
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -749,7 +751,8 @@ def _sections(sections, framing) -> list[str]:
         if name not in SECTIONS:
             raise OptionError(f"--section {name}: unknown section; choose from {', '.join(SECTIONS)}")
         if name == "framing" and framing is None:
-            raise OptionError("--section framing: no framing result was given; the framing section needs one")
+            raise OptionError("--section framing: no framing result was given; give the dual-framing log with "
+                              "--framing FRAMING_LOG")
         if name not in chosen:
             chosen.append(name)
     if not chosen:
@@ -808,7 +811,8 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
             out["report"]["framing"] = framing.to_dict()
         return json.dumps(out, ensure_ascii=False, indent=2, allow_nan=False, default=str) + "\n"
     env = _environment(format, templates)
-    template = env.get_template(f"report.{format}.j2")  # a missing template fails before any file is written
+    with _user_template_errors(templates):
+        template = env.get_template(f"report.{format}.j2")  # a missing template fails before any file is written
     figures = _figures(analysis, ctx, names, design)
     images = {}
     if format == "html":
@@ -825,7 +829,8 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
         images.update(framing_images)
         pngs.update(framing_pngs)
     ctx.update(sections=names, images=images, full=sections is None)
-    text = template.render(ctx)
+    with _user_template_errors(templates):
+        text = template.render(ctx)
     if format == "md" and assets_dir is not None and pngs:
         # rendered without error: the images go first, the caller then writes the report itself
         folder = Path(assets_dir)
@@ -839,6 +844,39 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
     return text
 
 
+@contextlib.contextmanager
+def _user_template_errors(templates):
+    """A template from --templates that cannot be read or rendered: one line naming it and the fix."""
+    try:
+        yield
+    except Exception as exc:
+        if templates is None:
+            raise  # the shipped templates failing is a bug, not a user's mistake
+        folder = Path(templates).resolve()
+        in_user_template = any(f.filename.endswith(".j2") and Path(f.filename).resolve().parent == folder
+                               for f in traceback.extract_tb(exc.__traceback__))
+        if not (isinstance(exc, (jinja2.TemplateError, UnicodeDecodeError)) or in_user_template):
+            raise
+        missing = isinstance(exc, jinja2.TemplateNotFound)
+        name = None if missing else getattr(exc, "name", None)
+        line = None if missing else getattr(exc, "lineno", None)
+        if name is None:  # errors raised while rendering: the innermost template frame names it
+            frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith(".j2")]
+            if frames:
+                name, line = Path(frames[-1].filename).name, frames[-1].lineno
+        where = f"{name or 'a template'}" + (f" line {line}" if line else "")
+        if isinstance(exc, UnicodeDecodeError):
+            why = "is not UTF-8 text; save it as UTF-8"
+        elif missing:
+            why = f"asks for '{exc.name}', which is neither in that folder nor shipped; fix the name"
+        else:
+            message = " ".join(str(getattr(exc, "message", None) or exc).split())
+            if not isinstance(exc, jinja2.TemplateError):
+                message = f"{type(exc).__name__}: {message}"
+            why = f"fails: {message}; fix it, or remove it to use the shipped one"
+        raise OptionError(f"--templates {templates}: {where} {why}") from None
+
+
 def _framing_images(framing, format, assets_dir) -> tuple[dict, dict]:
     """Image references and PNG bytes of the dual-framing plots, when that module is available."""
     try:
@@ -848,16 +886,30 @@ def _framing_images(framing, format, assets_dir) -> tuple[dict, dict]:
     from .plots import figure_png
 
     refs, pngs = {}, {}
-    for name, alt in (("framing_heatmap", "Heat map of the lean per cell"),
-                      ("framing_dots", "Lean and acquiescence per cell")):
+    cis = [c.bias_ci for c in framing.cells if c.bias_ci]
+    interval = (f"{100 * framing.confidence:g}% interval ({cis[0]['method']})" if cis else "interval")
+    test = (f"exact sign-flip test across matched items, p adjusted across cells ({framing.correction}), "
+            f"alpha {framing.alpha:g}")
+    captions = {
+        "framing_heatmap": ("Heat map of the lean per cell",
+                            "Bias (mean aligned score, −2 to +2) per cell: blue leans toward the reference target, "
+                            f"red toward the other. Under each number its pattern ({test}); n.s.: no lean detected, "
+                            "which does not show that there is none."),
+        "framing_dots": ("Per-framing aligned means per cell",
+                         "Per cell: mean aligned score of the affirmative prompts (circle) and of the reverse prompts "
+                         f"(square); black mark: the bias, with its {interval} in grey. Right of zero: toward the "
+                         "reference target."),
+    }
+    for name, (alt, caption) in captions.items():
         draw = getattr(plots_framing, name, None)
         if draw is None:
             continue
         png = figure_png(draw(framing).figure)
         if format == "html":
             refs[name] = {"src": "data:image/png;base64," + base64.b64encode(png).decode("ascii"), "alt": alt,
-                          "caption": alt}
+                          "caption": caption}
         elif assets_dir is not None:
-            refs[name] = {"src": MdSafe(f"{quote(Path(assets_dir).name)}/{name}.png"), "alt": alt, "caption": alt}
+            refs[name] = {"src": MdSafe(f"{quote(Path(assets_dir).name)}/{name}.png"), "alt": alt,
+                          "caption": caption}
             pngs[name] = png
     return refs, pngs

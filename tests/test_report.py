@@ -477,3 +477,118 @@ def test_framing_section_is_included_when_a_framing_result_is_given(style, tmp_p
     data = json.loads(render_report(style, format="json", framing=framing))
     assert data["report"]["sections"][-1] == "framing" and data["report"]["sentences"]["framing"]
     assert "framing" not in json.loads(render_report(style, format="json"))["report"]["sections"]
+
+
+# ---------------------------------------------------------------- the framing section from the command line
+
+FRAMING = ROOT / "sample_logs" / "framing_long.csv"
+TARGETS = ROOT / "sample_logs" / "framing_targets.csv"
+EVIL = "<script>alert('f')</script> | **b** `t` $x$\nnext <img src=x onerror=alert(6)>"
+
+
+def hostile_framing_log(tmp_path) -> Path:
+    """A framing log whose model, topic, prefix and responses carry markup, pipes and newlines."""
+    from tests.framing_factory import make_framing_log
+
+    targets = {EVIL: ("<b>A</b>", "B|x")}
+    log = make_framing_log(models={EVIL: {"lean": 0.8, "acquiescence": -0.4}, "plain|m": {"lean": 0.0,
+                                   "acquiescence": 0.0}}, topics=targets, languages=("en", "es"),
+                           claims=2, iterations=3, seed=2)
+    log = log.drop("score").with_columns(
+        pl.when(pl.col("iteration") == 1).then(pl.lit(EVIL)).otherwise(pl.col("response")).alias("response"),
+        pl.when(pl.col("iteration") == 2).then(pl.lit(EVIL)).otherwise(pl.col("prefix")).alias("prefix"),
+        pl.when(pl.col("iteration") == 0).then(pl.lit("Neutral")).otherwise(pl.col("label")).alias("label"))
+    path = tmp_path / "framing.csv"
+    log.write_csv(path)
+    pl.DataFrame({"topic": [EVIL], "affirmative": ["<b>A</b>"], "reverse": ["B|x"]}).write_csv(
+        tmp_path / "targets.csv")
+    return path
+
+
+def test_cli_report_takes_in_the_framing_section(tmp_path, capsys):
+    out = tmp_path / "r.md"
+    code, _, err = run_cli(["report", PROBE, "--metric", "steps", "-o", out, "--framing", FRAMING,
+                            "--targets", TARGETS], capsys)
+    assert code == 0, err
+    text = out.read_text()
+    assert re.findall(r"^## (.+)$", text, flags=re.M)[-1] == "Dual framing"
+    for name in ("framing_heatmap", "framing_dots"):  # PNGs beside the report, linked relatively
+        assert f"](r_files/{name}.png)" in text
+        assert (tmp_path / "r_files" / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "exact sign-flip test across matched items" in text  # the figures name their test
+    only = tmp_path / "f.html"
+    code, _, err = run_cli(["report", PROBE, "--metric", "steps", "-o", only, "--section", "framing",
+                            "--framing", FRAMING, "--targets", TARGETS], capsys)
+    assert code == 0, err
+    page = parse(only.read_text())
+    assert [a.get("id") for t, a in page.tags if t == "section"] == ["framing"]
+    assert len([a for t, a in page.tags if t == "img"]) == 2
+
+
+def test_cli_report_framing_errors(tmp_path, capsys):
+    code, _, err = run_cli(["report", PROBE, "--metric", "steps", "-o", tmp_path / "r.md", "--section",
+                            "framing"], capsys)
+    assert (code, err) == (1, "Error: --section framing: no framing result was given; give the dual-framing log "
+                              "with --framing FRAMING_LOG\n")
+    code, _, err = run_cli(["report", PROBE, "--metric", "steps", "-o", tmp_path / "r.md", "--toward", "A"], capsys)
+    assert code == 1 and err.startswith("Error: --targets and --toward belong to the framing section")
+    code, _, err = run_cli(["report", PROBE, "--metric", "steps", "-o", tmp_path / "r.md", "--framing",
+                            FRAMING, "--targets", TARGETS, "--toward", "nobody"], capsys)
+    assert code == 1 and err.count("\n") == 1 and err.startswith("Error: no prompt in topic(s)")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("fmt", ["md", "html", "json"])
+def test_hostile_framing_log_is_escaped_in_every_section(tmp_path, capsys, fmt):
+    framing = hostile_framing_log(tmp_path)
+    for name in SECTIONS:
+        out = tmp_path / f"{name}.{fmt}"
+        code, _, err = run_cli(["report", HOSTILE, "--metric", "steps", "-o", out, "--section", name,
+                                "--framing", framing, "--targets", tmp_path / "targets.csv"], capsys)
+        assert code == 0, (name, err)
+        text = out.read_text(encoding="utf-8")
+        if fmt == "json":
+            json.loads(text)
+        elif fmt == "html":
+            page = parse(text)
+            assert not [t for t, _ in page.tags if t in ("script", "b", "i", "a")], name
+            assert not any(k.startswith("on") for _, a in page.tags for k in a), name
+            assert all(a["src"].startswith("data:image/png;base64,") for t, a in page.tags if t == "img"), name
+        else:
+            assert not re.search(r"(?<!\\)<", text), name
+            for block in text.split("\n\n"):  # every table keeps its column count
+                rows = [line for line in block.splitlines() if line.startswith("|")]
+                assert len({len(re.findall(r"(?<!\\)\|", r)) for r in rows}) <= 1, (name, block)
+    if fmt == "html":
+        body = "".join(parse((tmp_path / "framing.html").read_text(encoding="utf-8")).text)
+        assert "<script>alert('f')</script>" in body and "<b>A</b>" in body  # shown as text
+
+
+def test_user_template_errors_are_one_line(tmp_path, capsys):
+    folder = tmp_path / "tpl"
+    folder.mkdir()
+    cases = {
+        "{{ nothing.here }}": "table.md.j2 line 1 fails: 'nothing' is undefined",
+        "{% if %}": "table.md.j2 line 1 fails: Expected an expression",
+        "{% include 'nope.j2' %}": "table.md.j2 line 1 asks for 'nope.j2'",
+        "{{ 1 / 0 }}": "table.md.j2 line 1 fails: ZeroDivisionError",
+        b"\xff\xfe": "is not UTF-8 text",
+    }
+    for source, words in cases.items():
+        path = folder / "table.md.j2"
+        path.write_bytes(source if isinstance(source, bytes) else source.encode())
+        code, _, err = run_cli(["report", PROBE, "--metric", "steps", "-o", tmp_path / "r.md", "--section",
+                                "table", "--templates", folder], capsys)
+        assert code == 1 and err.startswith(f"Error: --templates {folder}: ") and err.count("\n") == 1, err
+        assert words in err, err
+    assert not (tmp_path / "r.md").exists()
+
+
+def test_first_table_column_breaks_between_words_only():
+    # 'overflow-wrap: anywhere' lets a table shrink its first column to one letter, so on a
+    # phone "average" and "model-a" were broken letter by letter; break-word keeps words whole
+    from importlib import resources
+
+    css = resources.files("probestats").joinpath("report_templates", "report.css").read_text(encoding="utf-8")
+    rule = re.search(r"th:first-child, td:first-child \{([^}]*)\}", css).group(1)
+    assert "overflow-wrap: break-word" in rule and "anywhere" not in rule
