@@ -610,6 +610,18 @@ def _adjust(pvalues, method: str) -> list[float]:
     return [min(1.0, max(float(a), p)) for a, p in zip(multipletests(pvalues, method=sm)[1], pvalues)]
 
 
+def _check_size(matrix: np.ndarray, items, metric: str) -> None:
+    """Refuse item means so large that their gaps, sums or squares overflow (such as 1e308 and -1e308).
+
+    The limit, 1e100 in absolute value, keeps squared sums over any number of items finite.
+    """
+    size = np.abs(matrix).max(axis=1) if matrix.size else np.zeros(0)
+    odd = [str(i) for i, x in zip(items, size) if not x <= 1e100]
+    if odd:
+        raise OptionError(f"the means of item {_items_text(odd, 5)} are too large to compare (beyond 1e100); "
+                          f"rescale the metric '{metric}'")
+
+
 def _result(means: pl.DataFrame, metric: str, units, members, reference, *, selection: bool, alternative: str,
             correction: str, n_resamples: int, seed, by=None) -> ManyResult:
     item_order = means["item"].unique(maintain_order=True).to_list()
@@ -617,6 +629,7 @@ def _result(means: pl.DataFrame, metric: str, units, members, reference, *, sele
     wide = wide.with_columns(pl.col("item").cast(pl.String))
     matrix = wide.select(units).to_numpy().astype(float)
     n = matrix.shape[0]
+    _check_size(matrix, wide["item"].to_list(), metric)
     values = tuple(ValueMean(u, float(matrix[:, j].mean()), n, members[u] if members[u] != (u,) else ())
                    for j, u in enumerate(units))
     pairs = list(itertools.combinations(range(len(units)), 2))

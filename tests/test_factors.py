@@ -133,3 +133,10 @@ def test_cli_factors(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert code == 1
     assert err == "Error: --factor: give exactly two factors (got 1), for example --factor style --factor name\n"
+
+
+def test_means_too_large_to_subtract_are_refused():
+    log = two_by_two(items=4, runs=1).with_columns(
+        pl.when(pl.col("style") == "formal").then(1e308).otherwise(-1e308).alias("steps"))
+    with pytest.raises(OptionError, match="too large to compare"):
+        analyze_factors(log, metric="steps", factors=["style", "name"])

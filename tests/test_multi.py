@@ -279,3 +279,15 @@ def test_cli_many_values_groups_and_errors(tmp_path, capsys):
     four = write_log(make_log(items=4, runs=2, values=("A", "B", "C"), seed=1), tmp_path / "four.csv")
     code, out, err = run_cli(["analyze", four, "--metric", "steps"], capsys)
     assert code == 0 and "omnibus test that the value makes no difference (4 items, 3 values)" in out
+
+
+def test_means_too_large_to_subtract_are_refused(tmp_path, capsys):
+    # 1e308 - (-1e308) overflows: one Error line, not numpy's overflow warnings
+    rows = [{"item": i, "variant": v, "x": 1e308 if v == "A" else -1e308} for i in range(4) for v in "ABC"]
+    with pytest.raises(OptionError, match=r"the means of item 0, 1, 2, 3 are too large to compare .* rescale"):
+        analyze_many(rows, metric="x")
+    from tests.factories import write_log
+
+    path = write_log(pl.DataFrame(rows), tmp_path / "huge.csv")
+    code, out, err = run_cli(["analyze", path, "--metric", "x"], capsys)
+    assert code == 1 and out == "" and err.count("\n") == 1 and err.startswith("Error: the means of item 0")
