@@ -69,7 +69,7 @@ def _seen(names) -> str:
 
 def _numeric_views(lazy: pl.LazyFrame, schema: pl.Schema, names: Sequence[str], source: str) -> dict[str, pl.DataType]:
     """Text columns among ``names`` whose every non-blank value is a number: their numeric type."""
-    text = [n for n in names if schema.get(n) == pl.String]
+    text = list(dict.fromkeys(n for n in names if schema.get(n) == pl.String))   # a column may be named twice
     if not text:
         return {}
     from .io import collect
@@ -164,7 +164,11 @@ def apply(log, *, where: str | None = None, derive: Sequence[str] = (), **read_k
 
 
 def _check_names(option: str, text: str, expr: pl.Expr, schema) -> None:
-    unknown = [n for n in expr.meta.root_names() if n not in schema]
+    names = expr.meta.root_names()
+    if any(n.startswith("_POLARS_TMP") for n in names):   # polars' stand-in for a subquery
+        raise OptionError(f"{option} '{text}': a subquery (SELECT ...) cannot be used here; write a condition "
+                          "or expression over the log's own columns, for example item IN ('1', '2')")
+    unknown = [n for n in names if n not in schema]
     if unknown:
         shown = ", ".join(f"'{n}'" for n in unknown)
         word = "column" if len(unknown) == 1 else "columns"

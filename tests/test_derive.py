@@ -103,3 +103,12 @@ def test_cli_where_and_derive(tmp_path, capsys):
     assert code == 1 and "empty_log" in out
     code, out, err = run_cli(["validate", path, "--metric", "steps", "--where", "item <> '5'", "--json"], capsys)
     assert code == 0 and json.loads(out)["ok"]
+
+
+def test_a_column_named_twice_and_a_subquery(tmp_path):
+    rows = [{"item": i, "variant": v, "steps": 2 + i + (v == "a")} for i in range(3) for v in ("a", "b")]
+    path = write_log(rows, tmp_path / "log.csv")   # CSV: steps read as text, so numeric views are made
+    log = apply(str(path), derive=["r = steps / (steps + steps)"])
+    assert log.frame["r"].to_list() == [0.5] * 6   # x / (x + x) by hand
+    with pytest.raises(OptionError, match=r"a subquery \(SELECT ...\) cannot be used here"):
+        apply(rows, where="item IN (SELECT 1)")
