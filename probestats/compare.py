@@ -129,6 +129,9 @@ class Comparison:
         Sign-flip test on the per-item changes.
     problems : tuple of Problem
         Both logs' warnings, each saying which log it is about.
+    seeds_checked : bool
+        Both logs have a seed column, so their seeds were compared (False: neither has one,
+        and whether the same seeds were used is unknown).
     """
 
     before: object
@@ -137,6 +140,7 @@ class Comparison:
     items: pl.DataFrame = field(repr=False)
     change_test: TestResult
     problems: tuple[Problem, ...] = ()
+    seeds_checked: bool = True
 
     @property
     def change_average_gap(self) -> float:
@@ -159,6 +163,7 @@ class Comparison:
                 "sign_flip": {"p": self.change_test.pvalue, "method": self.change_test.method,
                               "alternative": self.change_test.alternative},
             },
+            "seeds_checked": self.seeds_checked,
             "problems": [p.to_dict() for p in self.problems],
         }
 
@@ -218,7 +223,8 @@ def compare_runs(before, after, *, metric: str, a: str | None = None, b: str | N
     test = sign_flip_test(items["change"].to_list(), alternative=alternative)
     tagged = tuple(replace(p, message=f"{n}: {p.message}") for r, n in ((res_b, names[0]), (res_a, names[1]))
                    for p in r.problems)
-    return Comparison(before=res_b, after=res_a, names=tuple(names), items=items, change_test=test, problems=tagged)
+    return Comparison(before=res_b, after=res_a, names=tuple(names), items=items, change_test=test, problems=tagged,
+                      seeds_checked="seed" in cb.frame.columns and "seed" in ca.frame.columns)
 
 
 # --------------------------------------------------------------------------- the report section
@@ -275,7 +281,7 @@ def render_compare(comparison: Comparison) -> str:
         "after": {"n_items": after.main.n_items, "runs": after.main.runs_per_value(),
                   "average_gap": after.main.average_gap, "p": after.main.sign_flip.pvalue,
                   "method": after.main.sign_flip.method},
-        "change": data["change"], "alpha": before.alpha,
+        "change": data["change"], "alpha": before.alpha, "seeds_checked": comparison.seeds_checked,
         "problems": data["problems"],
     }
     return _environment().get_template("compare.md.j2").render(**ctx)

@@ -103,3 +103,13 @@ def test_cli_compare(tmp_path, capsys):
     assert code == 1 and err == f"Error: -o {tmp_path / 'c.txt'}: the compare section is Markdown; use a file ending in .md\n"
     code, out, err = run_cli(["compare", pb, "--metric", "steps"], capsys)
     assert code == 2
+
+
+def test_without_seed_columns_the_section_does_not_claim_the_same_seeds():
+    before, after = before_after()
+    text = render_compare(compare_runs(before.drop("seed"), after.drop("seed"), metric="steps"))
+    assert "same items, values and metric" in text
+    assert "no seed column, so whether the two runs used the same seeds could not be checked" in text
+    with_seeds = compare_runs(before, after, metric="steps")
+    assert with_seeds.to_dict()["seeds_checked"] is True
+    assert "same items, values, seeds and metric" in render_compare(with_seeds)
