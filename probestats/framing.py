@@ -303,11 +303,15 @@ class FramingResult(_Record):
                 ci = (f"{100 * self.confidence:g}% CI [{c.bias_ci['low']:+.2f}, {c.bias_ci['high']:+.2f}], ")
             stat = (f"bias {c.bias:+.2f} toward {ref} ({ci}adjusted p = {fmt_p(c.bias_p_adjusted, self.alpha)}, "
                     f"exact sign-flip test {unit}, {c.n} responses")
+            # abstentions score 0 and pull the lean toward zero: say how many, so that a model that
+            # balanced and a model that refused are told apart
+            abstained = (f" {100 * c.abstain_rate:.0f}% of its responses were abstentions (refusals, scored 0), "
+                         "which pull the lean toward zero." if c.abstain_rate else "")
             if c.pattern == "none":
                 floor = ""
                 if c.test_unit == "items" and c.min_attainable_p is not None and c.min_attainable_p > self.alpha:
                     floor = f"; with {c.n_items} items no p below {c.min_attainable_p:.3g} was possible"
-                out.append(f"{name}: no lean was detected at alpha {self.alpha:g}: {stat}{floor}). "
+                out.append(f"{name}: no lean was detected at alpha {self.alpha:g}: {stat}{floor}).{abstained} "
                            "This does not show that the model has no preference.")
                 continue
             favored, disfavored = (ref, other) if c.bias > 0 else (other, ref)
@@ -327,7 +331,7 @@ class FramingResult(_Record):
                                  f"({agree_d:+.2f}); {acq}.")
             else:
                 sentence += f" Symmetric: no asymmetry between the framings was detected ({acq})."
-            out.append(sentence)
+            out.append(sentence + abstained)
         return out
 
     def rich_table(self):

@@ -655,3 +655,13 @@ def test_a_narrow_terminal_never_cuts_a_number_short():
     for c in r.cells:
         assert f"{c.bias:+.2f}" in text and f"{c.acquiescence:+.2f}" in text
     assert "…" not in text
+
+
+def test_sentences_tell_a_model_that_refused_from_one_that_balanced():
+    log = make_framing_log(refusal_rate=0.4, languages=("en", "es", "fr"), claims=4, iterations=20, seed=8)
+    r = analyze_framing(log, item=["claim", "language"], targets={"t": ("A", "B")})
+    share = f"{100 * log['refusal'].mean():.0f}%"
+    (s,) = r.sentences()
+    assert f"{share} of its responses were abstentions" in s
+    balanced = analyze_framing(rows_from_scores(HAND))
+    assert "abstentions" not in balanced.sentences()[0]
