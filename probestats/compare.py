@@ -24,7 +24,7 @@ from typing import Mapping
 
 import polars as pl
 
-from .errors import ProbestatsError
+from .errors import ColumnError, ProbestatsError
 from .hypotests import TestResult, sign_flip_test
 from .problems import Problem
 
@@ -205,6 +205,10 @@ def compare_runs(before, after, *, metric: str, a: str | None = None, b: str | N
         names = ("BEFORE", "AFTER") if cb.log.source == ca.log.source else (cb.log.source, ca.log.source)
     missing = [p for c, n in ((cb, names[0]), (ca, names[1])) for p in c.problems
                if p.code == "missing_column" and p.column == metric]
+    if all(metric not in c.frame.columns for c in (cb, ca)):
+        seen = ", ".join(h.strip() for h in cb.log.headers)
+        raise ColumnError(f"neither log has a column for the metric '{metric}'; headers seen in {names[0]}: {seen} "
+                          f"(choose --metric, or map it with --column {metric}=HEADER)")
     if missing:
         raise NotComparableError([Problem("error", "not_comparable", f"the metric '{metric}' is not a column of {n}")
                                   for c, n in ((cb, names[0]), (ca, names[1])) if metric not in c.frame.columns])

@@ -113,3 +113,12 @@ def test_without_seed_columns_the_section_does_not_claim_the_same_seeds():
     with_seeds = compare_runs(before, after, metric="steps")
     assert with_seeds.to_dict()["seeds_checked"] is True
     assert "same items, values, seeds and metric" in render_compare(with_seeds)
+
+
+def test_a_metric_in_neither_log_is_a_column_error_not_a_difference():
+    from probestats.errors import ColumnError
+
+    before, after = before_after()
+    with pytest.raises(ColumnError, match="neither log has a column for the metric 'count'; headers seen in BEFORE: "
+                                          "item, variant, seed, model, temperature, steps"):
+        compare_runs(before, after, metric="count")
