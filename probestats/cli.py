@@ -285,8 +285,9 @@ def _analysis_beyond_a_pair(log, metric, a, b, noise, by, alternative, alpha, co
     if scale:
         from .evaluator import analyze_judge
 
-        return analyze_judge(source, metric=metric, a=a, b=b, scale=scale, by=by or ("criterion",), noise=noise,
-                             **common)
+        # a judge's cells are split by criterion whatever else --by asks for (absent columns are ignored)
+        return analyze_judge(source, metric=metric, a=a, b=b, scale=scale, noise=noise,
+                             by=tuple(by) + (("criterion",) if "criterion" not in by else ()), **common)
     if a is None and b is None and many_values(source, fold_case=fold_case) is not None:
         return analyze_many(source, metric=metric, by=by, noise=noise, n_resamples=n_resamples, seed=seed, **common)
     return run(source, metric=metric, a=a, b=b, noise=noise, by=by, **common)

@@ -114,3 +114,22 @@ def test_cli_scale(tmp_path, capsys):
     code = main(["analyze", str(path), "--metric", "level", "--a", "padded", "--b", "plain", "--scale", "4-1"])
     out, err = capsys.readouterr()
     assert code == 1 and err == "Error: --scale 4-1: expected LOW:HIGH, for example --scale 1:4\n"
+
+
+def test_cli_scale_keeps_the_criterion_split_under_another_by(tmp_path, capsys):
+    import json
+
+    from probestats.cli import main
+    from tests.factories import write_log
+
+    rows = [dict(r, model="judge-1") for r in padding_log()]
+    path = write_log(rows, tmp_path / "judge.csv")
+    code = main(["analyze", str(path), "--metric", "level", "--a", "padded", "--b", "plain", "--scale", "1:4",
+                 "--by", "model", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    data = json.loads(out)
+    # s01's plain directness is 4 on a 1:4 scale (see the judge): flagged within model and criterion
+    assert [g["by"] for g in data["groups"]][:1] == [{"model": "judge-1", "criterion": "claims_cited"}]
+    assert any(p["code"] == "ceiling" and p["message"].startswith("item s01, model judge-1, criterion directness")
+               for p in data["problems"])
