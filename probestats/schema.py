@@ -13,7 +13,7 @@ from typing import Iterable, Sequence
 
 import polars as pl
 
-from .errors import ValidationError
+from .errors import OptionError, ValidationError
 from .io import ROW, Log, format_rows, read_log
 from .problems import Problem, has_errors
 
@@ -160,6 +160,14 @@ def validate(
     >>> checked.errors[0].message
     "item 2 has no 'casual' runs (records 9-10 are all 'formal'); add its 'casual' runs or drop the item"
     """
+    own = ("item", "variant", ROW)  # the probe's own columns: neither a metric nor a split
+    if metric is not None and (metric in own or not str(metric).strip()):
+        raise OptionError(f"--metric {metric or repr(metric)}: name the column that holds the number computed "
+                          "from each reply (not the item or the value)")
+    for name in by:
+        if name in own:
+            raise OptionError(f"--by {name}: results are already per item and compare the values; "
+                              "split by another column, such as model or language")
     if metric is not None:
         read_kwargs.setdefault("metric", metric)
     log = read_log(log, **read_kwargs)

@@ -92,6 +92,12 @@ def test_warnings_only_exit_0(capsys):
          "Error: line 2 of not_json.jsonl is not JSON (Expecting property name enclosed in double quotes at column 2); fix or remove that line"),
         (["analyze", BROKEN / "non_numeric.csv", "--metric", "steps"],
          "Error: 1 validation error: steps: 'four' is not a number (line 39); write the count as a number or clear the cell (run probestats validate for the full list)"),
+        (["analyze", SAMPLES / "style_probe.csv", "--metric", "steps", "--by", "item"],
+         "Error: --by item: results are already per item and compare the values; split by another column, "
+         "such as model or language"),
+        (["analyze", SAMPLES / "style_probe.csv", "--metric", "_row"],
+         "Error: --metric _row: name the column that holds the number computed from each reply (not the item or "
+         "the value)"),
         (["analyze", SAMPLES / "style_probe.csv", "--metric", "Score"],
          "Error: 1 validation error: no column for the metric 'Score'; headers seen: time, model, temperature, system, item, variant, seed, prompt, reply, steps (use --metric steps, or --column Score=steps) (run probestats validate for the full list)"),
     ],

@@ -181,6 +181,15 @@ def test_an_item_whose_runs_of_a_value_all_lack_the_metric_is_unmatched(tmp_path
     assert [(p.code, p.rows) for p in validate(path, metric="steps").problems] == [("non_numeric", (4,))]
 
 
+@pytest.mark.parametrize("kwargs", [{"metric": "item"}, {"metric": "variant"}, {"metric": "steps", "by": ["variant"]},
+                                    {"metric": "steps", "by": ["item"]}])
+def test_the_probes_own_columns_are_neither_metric_nor_split(kwargs):
+    from probestats.errors import OptionError
+
+    with pytest.raises(OptionError, match=r"^--(metric|by) (item|variant)"):
+        validate(make_log(items=2, runs=2), **kwargs)
+
+
 def test_validate_json_shape():
     d = validate(SAMPLES / "style_probe.csv", metric="steps").to_dict()
     assert d["ok"] is True and d["rows"] == 320
