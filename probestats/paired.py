@@ -14,7 +14,7 @@ from typing import Sequence
 import polars as pl
 
 from .hypotests import Interval, TestResult, gap_interval, min_attainable_p, sign_flip_test, sign_test
-from .errors import ProbestatsError
+from .errors import ProbestatsError, ValidationError
 from .problems import Problem
 from .schema import Checked, require_ok, validate
 
@@ -371,8 +371,10 @@ def analyze(
     noise_result = None
     noise_checked = None
     if noise is not None:
-        noise_checked = require_ok(validate(noise, metric=metric, same_seeds=False, fold_case=fold_case,
-                                            **(noise_read_options or {})))
+        noise_checked = validate(noise, metric=metric, same_seeds=False, fold_case=fold_case,
+                                 **(noise_read_options or {}))
+        if not noise_checked.ok:  # say which log the rows are in
+            raise ValidationError([_tag_noise(p) for p in noise_checked.problems])
         noise_table = item_table(noise_checked.frame, metric, noise_checked.a, noise_checked.b)
         noise_result = compare_pair(noise_table, metric, noise_checked.a, noise_checked.b,
                                     alternative=alternative, confidence=1 - alpha)

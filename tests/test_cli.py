@@ -98,6 +98,9 @@ def test_warnings_only_exit_0(capsys):
         (["analyze", SAMPLES / "style_probe.csv", "--metric", "_row"],
          "Error: --metric _row: name the column that holds the number computed from each reply (not the item or "
          "the value)"),
+        (["analyze", SAMPLES / "style_probe.csv", "--metric", "steps", "--noise", BROKEN / "non_numeric.csv"],
+         "Error: 1 validation error: noise log: steps: 'four' is not a number (line 39); write the count as a "
+         "number or clear the cell (run probestats validate for the full list)"),
         (["analyze", SAMPLES / "style_probe.csv", "--metric", "Score"],
          "Error: 1 validation error: no column for the metric 'Score'; headers seen: time, model, temperature, system, item, variant, seed, prompt, reply, steps (use --metric steps, or --column Score=steps) (run probestats validate for the full list)"),
     ],
