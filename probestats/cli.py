@@ -113,7 +113,10 @@ def write_whole(path: str | Path, content: str | bytes) -> None:
 def console(stderr: bool = False):
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+    out = Console(stderr=stderr, highlight=False, soft_wrap=True)
+    if not out.is_terminal and "COLUMNS" not in os.environ:
+        out.width = 120  # piped or captured: no terminal to fit, so do not squeeze tables to 80 columns
+    return out
 
 
 def _escape(text) -> str:
@@ -360,7 +363,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, sect
       probestats report sample_logs/style_probe.csv --metric steps --noise sample_logs/style_noise.csv -o report.md
       probestats report sample_logs/style_probe.csv --metric steps --design probe.toml -o report.html
       probestats report sample_logs/style_probe.csv --metric steps --section table -o table.md
-      probestats report sample_logs/style_probe.csv --metric steps -o report.html \
+      probestats report sample_logs/style_probe.csv --metric steps -o report.html \\
           --framing sample_logs/framing_long.csv --targets sample_logs/framing_targets.csv
     """
     from .design import design_from

@@ -209,7 +209,8 @@ def test_hand_spreadsheet_matches_its_csv():
 
 # --- dual framing -----------------------------------------------------------------------------
 
-FRAMING_COLUMNS = ["Model", "Language", "Framing", "Iteration", "Question", "Prefix", "Suffix",
+# BiasLab's long headers, plus Item: the claim, the same in both framings and both languages
+FRAMING_COLUMNS = ["Model", "Item", "Language", "Framing", "Iteration", "Question", "Prefix", "Suffix",
                    "Topic", "Raw", "Cat", "Score", "IsRefusal", "IsNeutral"]
 LIKERT = {"Strongly Agree": 2, "Agree": 1, "Neutral": 0, "Disagree": -1, "Strongly Disagree": -2}
 
@@ -217,7 +218,7 @@ LIKERT = {"Strongly Agree": 2, "Agree": 1, "Neutral": 0, "Disagree": -1, "Strong
 def test_framing_long_layout():
     rows = read_rows(SAMPLES / "framing_long.csv")
     assert list(rows[0]) == FRAMING_COLUMNS
-    assert len(rows) == 2 * 2 * 2 * 2 * 2 * 10
+    assert len(rows) == 2 * 2 * 4 * 2 * 2 * 10  # models, topics, claims, languages, framings, iterations
     for r in rows:
         assert LIKERT[r["Cat"]] == int(r["Score"])
         assert r["IsNeutral"] == str(r["Score"] == "0")
@@ -230,7 +231,12 @@ def test_framing_long_layout():
     prompts = defaultdict(set)
     for r in rows:
         prompts[r["Language"], r["Framing"], r["Question"], r["Iteration"]].add((r["Prefix"], r["Suffix"]))
-    assert len(prompts) == 160 and all(len(v) == 1 for v in prompts.values())
+    assert len(prompts) == 320 and all(len(v) == 1 for v in prompts.values())
+    # a claim (Item) is asked in both framings and both languages
+    claims = defaultdict(set)
+    for r in rows:
+        claims[r["Item"]].add((r["Language"], r["Framing"]))
+    assert len(claims) == 8 and all(len(v) == 4 for v in claims.values())
 
 
 def test_framing_plants_a_protective_lean_and_an_abstainer():
@@ -254,13 +260,13 @@ def test_framing_plants_a_protective_lean_and_an_abstainer():
 
 def test_framing_wide_matches_long():
     wide = pl.read_excel(SAMPLES / "framing_wide.xlsx")
-    assert wide.columns == ["Language", "Framing", "Question", "Prefix", "Suffix", "Iteration",
+    assert wide.columns == ["Item", "Language", "Framing", "Question", "Prefix", "Suffix", "Iteration",
                             "Topic", "model-a_Raw", "model-a_Cat", "model-b_Raw", "model-b_Cat"]
-    assert wide.height == 160
+    assert wide.height == 320
     long = pl.read_csv(SAMPLES / "framing_long.csv")
     for model in ("model-a", "model-b"):
         part = long.filter(pl.col("Model") == model).select(
-            "Language", "Framing", "Question", "Prefix", "Suffix", "Iteration", "Topic",
+            "Item", "Language", "Framing", "Question", "Prefix", "Suffix", "Iteration", "Topic",
             pl.col("Raw").alias(f"{model}_Raw"), pl.col("Cat").alias(f"{model}_Cat"))
         assert wide.select(part.columns).equals(part)
 
