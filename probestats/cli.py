@@ -56,16 +56,31 @@ def _parse_columns(values) -> dict[str, str]:
     return mapping
 
 
+def _check_encoding(ctx, param, value):
+    """An unknown encoding is a usage error (exit 2), caught before anything is read."""
+    if value is not None:
+        import codecs
+
+        try:
+            codecs.lookup(value)
+        except LookupError:
+            raise click.BadParameter(f"'{value}' is not an encoding Python knows; try utf-8, cp1252 or latin-1")
+    return value
+
+
 def read_options(func):
     """Add the options every command that reads a log shares."""
 
-    @click.option("--format", "fmt", metavar="FMT", help="csv, tsv, json, jsonl, xlsx, ods or parquet (default: from the suffix).")
+    @click.option("--format", "fmt", type=click.Choice(["csv", "tsv", "json", "jsonl", "xlsx", "ods", "parquet"],
+                                                       case_sensitive=False),
+                  help="The log's format (default: from the suffix).")
     @click.option("--sheet", metavar="NAME|N", help="Spreadsheet sheet by name or 0-based number (default: the first).")
     @click.option("--skip-rows", type=click.IntRange(min=0), default=0, show_default=True,
                   help="Title rows above the header to skip.")
     @click.option("--column", "column", multiple=True, metavar="CANONICAL=HEADER",
                   help="Say which header holds a column, e.g. --column item=\"Question #\" (repeatable).")
-    @click.option("--encoding", metavar="ENC", help="Text encoding of a CSV/TSV/JSON file (default: UTF-8).")
+    @click.option("--encoding", metavar="ENC", callback=_check_encoding,
+                  help="Text encoding of a CSV/TSV/JSON file, e.g. cp1252 (default: UTF-8).")
     @functools.wraps(func)
     def wrapper(*args, fmt=None, sheet=None, skip_rows=0, column=(), encoding=None, **kwargs):
         kwargs["read"] = {"format": fmt, "sheet": sheet, "skip_rows": skip_rows,

@@ -247,7 +247,8 @@ def validate(
         if cells.select((pl.col("distinct_seeds") < pl.col("seeded"))
                         | (pl.col("distinct_seeds_b") < pl.col("seeded_b"))).to_series().any():
             problems += _duplicates(pair, log)
-    problems += _unequal_runs(cells, log, a, b)
+    if not any(p.code == "non_numeric" for p in problems):  # fix those first; their runs do not count yet
+        problems += _unequal_runs(cells, log, a, b)
     if "time" in pair.columns:
         problems += _not_alternated(pair, log, a, b)
     if metric is not None:
@@ -589,11 +590,14 @@ def _duplicates(pair: pl.DataFrame, log: Log) -> list[Problem]:
 
 
 def _unequal_runs(cells: pl.DataFrame, log: Log, a: str, b: str) -> list[Problem]:
-    differ = cells.filter(pl.col("n") != pl.col("n_b"))
+    # runs that count: those with a metric value when there is a metric (blank ones are left out);
+    # an item with no counted runs of a value is unmatched_item already
+    n = "counted" if "counted" in cells.columns else "n"
+    differ = cells.filter((pl.col(n) != pl.col(f"{n}_b")) & (pl.col(n) > 0) & (pl.col(f"{n}_b") > 0))
     if not differ.height:
         return []
     shown = "; ".join(f"item {i}: {na} '{a}', {nb} '{b}'" for i, na, nb in
-                      differ.select("item", "n", "n_b").head(5).iter_rows())
+                      differ.select("item", n, f"{n}_b").head(5).iter_rows())
     more = f"; and {differ.height - 5} more items" if differ.height > 5 else ""
     return [Problem("warning", "unequal_runs",
                     f"runs per value differ within items ({shown}{more}); each item's gap still counts once, "

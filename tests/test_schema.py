@@ -154,7 +154,7 @@ def test_empty_log_and_blank_metric(tmp_path):
     path = tmp_path / "blank.csv"
     path.write_text("item,variant,steps\n1,a,3\n1,b,\n1,b,2\n")
     checked = validate(path, metric="steps")
-    assert codes(checked) == ["blank_metric", "unequal_runs"] and checked.problems[0].rows == (3,)
+    assert codes(checked) == ["blank_metric"] and checked.problems[0].rows == (3,)  # 1 counted run each
     assert checked.frame.height == 2
 
 
@@ -203,3 +203,22 @@ def test_row_numbers_in_a_spreadsheet(tmp_path):
     path = write_log(frame, tmp_path / "sheet.xlsx")
     checked = validate(path, metric="steps")
     assert [(p.code, p.rows) for p in checked.errors] == [("non_numeric", (6,))]  # header row 1, fifth run on row 6
+
+
+def test_unequal_runs_counts_only_runs_with_a_metric(tmp_path):
+    # item 1: two 'a' runs, two 'b' runs of which one has no metric -> 2 against 1 runs that count
+    path = tmp_path / "log.csv"
+    path.write_text("item,variant,steps\n1,a,3\n1,a,4\n1,b,2\n1,b,\n2,a,1\n2,b,1\n")
+    checked = validate(path, metric="steps")
+    assert codes(checked) == ["blank_metric", "unequal_runs"]
+    assert "item 1: 2 'a', 1 'b'" in checked.problems[1].message
+
+
+def test_format_and_encoding_options_are_usage_errors(capsys):
+    from probestats.cli import main
+
+    assert main([str(SAMPLES / "style_probe.csv"), "--format", "xml"]) == 2
+    assert main(["validate", str(SAMPLES / "style_probe.csv"), "--format", "xml"]) == 2
+    assert main(["validate", str(SAMPLES / "style_probe.csv"), "--encoding", "foo"]) == 2
+    err = capsys.readouterr().err
+    assert "'foo' is not an encoding Python knows" in err
