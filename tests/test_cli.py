@@ -222,3 +222,19 @@ def test_report_on_a_log_with_more_values_compares_a_named_pair(tmp_path, capsys
     assert "more_values" in [p["code"] for p in data["problems"]]
     code, _, _ = run(capsys, "report", log, "--metric", "steps", "--a", "c", "--b", "a", "-o", out_file)
     assert code == 0 and json.loads(out_file.read_text())["a"] == "c"
+
+
+def test_report_templates_are_found_from_the_installed_package(tmp_path):
+    """Run from a folder outside the checkout, so the installed package (in CI, the built wheel) is used."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    where = subprocess.run([sys.executable, "-c", "import probestats; print(probestats.__file__)"],
+                           capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+    if where.returncode != 0:
+        pytest.skip("probestats is not installed in this environment (only importable from the checkout)")
+    out = tmp_path / "r.html"
+    done = subprocess.run([sys.executable, "-m", "probestats", "report", str(SAMPLES / "style_probe.csv"),
+                           "--metric", "steps", "-o", str(out)], capture_output=True, text=True, cwd=tmp_path,
+                          env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    page = out.read_text(encoding="utf-8")
+    assert "<table" in page and "Per-item table" in page
