@@ -516,7 +516,7 @@ class _Rejections:
         todo = np.flatnonzero(~(known_reject | known_keep))
         reject = known_reject.copy()
         if todo.size:
-            new = sign_flip_pvalues(gaps[todo], alternative=self.alternative) <= self.limit
+            new = decide_rejections(gaps[todo], self.limit, self.alternative)
             self.computed += int(todo.size)
             reject[todo] = new
         hit = np.flatnonzero(reject & ordered)
@@ -525,6 +525,86 @@ class _Rejections:
             miss = todo[~new]
             self.keep_until[miss] = np.maximum(self.keep_until[miss], delta)
         return float(reject.mean())
+
+
+#: Below this many items every simulated probe's p is computed exactly (vectorized enumeration, fast).
+DECIDE_EXACT_ITEMS = 25
+#: Monte Carlo stages (shared random sign patterns) that settle the clear-cut probes first.
+DECIDE_STAGES = (2_000, 50_000)
+#: A stage decides a probe only when its estimate is this many standard errors from alpha.
+DECIDE_Z = 5.0
+#: Up to this many items the probes still near alpha get the exact p (enumeration by meet in the middle).
+DECIDE_EXACT_MAX = 36
+#: Beyond it, a last Monte Carlo stage of this many patterns decides them by its estimate.
+DECIDE_LAST = 400_000
+DECIDE_NOTE = (f"probes with {DECIDE_EXACT_ITEMS} or more items are first sorted by Monte Carlo sign flips "
+               f"({' then '.join(f'{m:,}' for m in DECIDE_STAGES)} shared patterns), which decide a probe only "
+               f"when its estimate lies {DECIDE_Z:g} standard errors from alpha (a wrong decision has "
+               f"probability below 1e-6 per probe); the rest get the exact p up to {DECIDE_EXACT_MAX} items, "
+               f"and beyond that a {DECIDE_LAST:,}-pattern estimate (those few probes lie within about "
+               "0.005 of alpha)")
+
+
+def decide_rejections(gaps: np.ndarray, limit: float, alternative: str) -> np.ndarray:
+    """Whether the exact sign-flip test rejects (p <= ``limit``) for each row of ``gaps``.
+
+    Small rows get the exact p (:func:`probestats.hypotests.sign_flip_pvalues`). Larger
+    rows are first estimated from Monte Carlo sign patterns shared by all rows, and
+    decided only when the estimate is :data:`DECIDE_Z` standard errors away from
+    ``limit``; a second, larger stage settles most of the rest, and the few rows still
+    close to the line get the exact p. With z = 5 a stage misjudges a row with
+    probability below 1e-6, so a power estimate from 2,000 probes moves by far less
+    than its Monte Carlo standard error, while a simulation no longer computes
+    thousands of exact p-values that are nowhere near alpha.
+
+    Examples
+    --------
+    >>> g = np.array([[1.0] * 20, [1.0, -1.0] * 10])
+    >>> decide_rejections(g, 0.05, "two-sided").tolist()
+    [True, False]
+    """
+    gaps = np.asarray(gaps, dtype=float)
+    rows, n = gaps.shape
+    decision = np.zeros(rows, dtype=bool)
+    if n < DECIDE_EXACT_ITEMS or rows == 0:
+        return sign_flip_pvalues(gaps, alternative=alternative) <= limit
+    rng = np.random.default_rng([n, rows, 20261129])
+    total = gaps.sum(axis=1)
+    tol = 1e-9 * np.maximum(np.abs(total), np.abs(gaps).max(axis=1))
+    if alternative == "greater":
+        observed = total - tol
+    elif alternative == "less":
+        observed = -total - tol
+    else:
+        observed = np.abs(total) - tol
+    def estimate(idx: np.ndarray, m: int) -> np.ndarray:
+        hits = np.zeros(idx.size)
+        for done in range(0, m, 50_000):  # bounded memory: at most 50,000 patterns at a time
+            signs = rng.choice(np.array([-1.0, 1.0]), size=(n, min(50_000, m - done)))
+            chunk = max(1, 20_000_000 // signs.shape[1])
+            for lo in range(0, idx.size, chunk):
+                part = idx[lo:lo + chunk]
+                sums = gaps[part] @ signs
+                sums = -sums if alternative == "less" else (sums if alternative == "greater" else np.abs(sums))
+                hits[lo:lo + chunk] += (sums >= observed[part, None]).sum(axis=1)
+        return hits / m
+
+    undecided = np.arange(rows)
+    for m in DECIDE_STAGES:
+        if not undecided.size:
+            break
+        p_hat = estimate(undecided, m)
+        se = np.sqrt(np.maximum(limit * (1 - limit), 1.0 / m) / m)
+        low = p_hat + DECIDE_Z * se < limit
+        high = p_hat - DECIDE_Z * se > limit
+        decision[undecided[low]] = True
+        undecided = undecided[~(low | high)]
+    if undecided.size:
+        if n <= DECIDE_EXACT_MAX:
+            decision[undecided] = sign_flip_pvalues(gaps[undecided], alternative=alternative) <= limit
+        else:
+            decision[undecided] = estimate(undecided, DECIDE_LAST) <= limit
+    return decision
 
 
 def _reject_rate(draws: _Draws, delta: float, tau: float, alpha: float, alternative: str) -> float:
@@ -976,6 +1056,8 @@ class Plan:
             "seed": None if self.seed is None else int(self.seed),
             "test": "exact sign-flip test; power by simulation from the noise model, "
                     "power_approx from the paired t-test (statsmodels TTestPower)",
+            "decisions": DECIDE_NOTE if max((c.items for c in self.cells), default=0) >= DECIDE_EXACT_ITEMS
+            else "every simulated probe's p computed exactly",
             "noise": self.noise.to_dict(),
             "cells": [c.to_dict() for c in self.cells],
             "problems": [p.to_dict() for p in self.problems],

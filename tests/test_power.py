@@ -524,3 +524,18 @@ def test_power_curve_names_item_counts_that_can_never_reach_significance():
     assert labels[:2] == ["5 items (never significant)", "8 items"]
     assert list(ax.get_lines()[0].get_ydata()) == [0.0, 0.0]
     assert not ax.texts   # the note lives in the legend, not over the lines
+
+
+def test_monte_carlo_sorting_of_probes_agrees_with_the_exact_test():
+    """decide_rejections sorts clear-cut probes by shared Monte Carlo sign flips; every decision must
+    equal the exact test's (sign_flip_test on each row, computed independently here)."""
+    from probestats.hypotests import sign_flip_test
+    from probestats.power import DECIDE_EXACT_ITEMS, decide_rejections
+
+    rng = np.random.default_rng(7)
+    n = DECIDE_EXACT_ITEMS + 3
+    gaps = rng.normal(0.4, 1.0, size=(400, n))  # continuous gaps: no common step
+    for alternative in ("two-sided", "greater"):
+        exact = np.array([sign_flip_test(row, alternative=alternative).pvalue <= 0.05 for row in gaps])
+        assert 0.2 < exact.mean() < 0.9  # both kinds of decision are exercised
+        assert np.array_equal(decide_rejections(gaps, 0.05, alternative), exact)
