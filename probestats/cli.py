@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 import os
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ import click
 
 from . import __version__
 from .errors import OptionError, ProbestatsError
+from .jsonable import jsonable
 
 EXIT_DATA = 1
 EXIT_USAGE = 2
@@ -90,26 +90,10 @@ def read_options(func):
     return wrapper
 
 
-def _clean(obj):
-    """JSON-safe: NaN and infinities become null, numpy scalars plain numbers."""
-    if isinstance(obj, dict):
-        return {str(k): _clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_clean(v) for v in obj]
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if hasattr(obj, "item") and not isinstance(obj, (str, bytes)):
-        try:
-            return _clean(obj.item())
-        except (TypeError, ValueError):
-            return str(obj)
-    return obj
-
-
 def emit_json(obj) -> None:
     """Print one JSON object on standard output."""
     data = obj.to_dict() if hasattr(obj, "to_dict") else obj
-    click.echo(json.dumps(_clean(data), ensure_ascii=False, indent=2, allow_nan=False))
+    click.echo(json.dumps(jsonable(data), ensure_ascii=False, indent=2, allow_nan=False))
 
 
 def write_whole(path: str | Path, content: str | bytes) -> None:

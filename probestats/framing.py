@@ -38,7 +38,6 @@ Examples
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -48,6 +47,7 @@ import polars as pl
 
 from probestats.errors import ColumnError, OptionError, ProbestatsError, ValidationError
 from probestats.hypotests import gap_interval, min_attainable_p, sign_flip_test
+from probestats.jsonable import jsonable
 from probestats.labels import parse_labels, parse_scale, score_name
 from probestats.problems import Problem, has_errors
 
@@ -101,26 +101,9 @@ class FramingError(ValidationError):
 # --------------------------------------------------------------------------- results
 
 
-def _plain(value):
-    if value is None or isinstance(value, (str, bool)):
-        return value
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        value = float(value)
-        return value if math.isfinite(value) else None
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (tuple, list)):
-        return [_plain(v) for v in value]
-    if hasattr(value, "to_dict"):
-        return value.to_dict()
-    return value
-
-
 class _Record:
     def to_dict(self) -> dict:
-        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
+        return {f.name: jsonable(getattr(self, f.name)) for f in fields(self)}
 
 
 @dataclass(frozen=True)

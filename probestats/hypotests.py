@@ -62,6 +62,7 @@ from functools import lru_cache
 import numpy as np
 
 from .errors import OptionError
+from .jsonable import jsonable
 
 __all__ = [
     "TestResult",
@@ -106,20 +107,6 @@ _FLOAT_MIN = sys.float_info.min
 
 
 # --------------------------------------------------------------------------- results
-
-
-def _plain(value):
-    """JSON-safe version of a scalar: plain float/int/str/None, infinities and NaN as None."""
-    if value is None or isinstance(value, (str, bool)):
-        return value
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        value = float(value)
-        return value if math.isfinite(value) else None
-    if isinstance(value, (tuple, list)):
-        return [_plain(v) for v in value]
-    return value
 
 
 @dataclass(frozen=True)
@@ -196,7 +183,7 @@ class TestResult:
         >>> sign_test([1, 2, -1]).to_dict()["formula"]
         '=MIN(1, 2*(1-BINOM.DIST(1, 3, 0.5, TRUE)))'
         """
-        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
+        return {f.name: jsonable(getattr(self, f.name)) for f in fields(self)}
 
     def _repr_html_(self) -> str:
         rows = "".join(
@@ -230,7 +217,7 @@ class Interval:
         >>> Interval(0.5, 1.5, 0.9, "t").to_dict()["low"]
         0.5
         """
-        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
+        return {f.name: jsonable(getattr(self, f.name)) for f in fields(self)}
 
 
 # --------------------------------------------------------------------------- checks
