@@ -900,7 +900,7 @@ def gap_interval(gaps, *, confidence: float = 0.95, method: str = "t") -> Interv
 
         half = float(stdtrit(n - 1, 0.5 + confidence / 2.0)) * sd / math.sqrt(n)
         return Interval(mean - half, mean + half, confidence,
-                        f"Student t on {n} item gaps ({n - 1} degrees of freedom)")
+                        f"Student t on {n} item gaps ({n - 1} degree{'s' if n != 2 else ''} of freedom)")
     if method != "sign-flip":
         raise OptionError(f"method must be 't' or 'sign-flip', not {method!r}")
     if n > INTERVAL_SIGN_FLIP_MAX_N:

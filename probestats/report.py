@@ -118,7 +118,7 @@ def _fmt_pair(x: float, y: float, fmt=fmt_num) -> tuple[str, str]:
     return sx, sy
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~])")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~$])")  # $ too: some viewers render $...$ as math
 
 
 def md_escape(text) -> str:
@@ -134,6 +134,8 @@ def md_escape(text) -> str:
     'a\\|b c'
     >>> md_escape("**bold** _it_ [x](y) `code` # h")
     '\\*\\*bold\\*\\* \\_it\\_ \\[x\\](y) \\`code\\` \\# h'
+    >>> md_escape("costs $5 and $x^2$")
+    'costs \\$5 and \\$x^2\\$'
     >>> md_escape("see http://example.com or www.example.com")
     'see http:\\/\\/example.com or www\\.example.com'
     """
