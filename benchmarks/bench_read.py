@@ -7,6 +7,7 @@ imports included):
 
 - probestats read_log + validate (metric steps)
 - probestats analyze --json, end to end (read, validate, item table, exact tests, JSON)
+- polars reading just the columns validation needs, alone (the floor under the first two)
 - pandas.read_csv of the same file, alone
 
 Ratios are against pandas measured in the same run: machines are shared and noisy, so absolute
@@ -37,6 +38,11 @@ buf = io.StringIO()
 with contextlib.redirect_stdout(buf):
     code = main(["analyze", PATH, "--metric", "steps", "--json"])
 assert code == 0, code
+""",
+    "polars scan of the 6 needed columns alone": """
+import polars as pl
+frame = pl.scan_csv(PATH, infer_schema=False).select("item", "variant", "seed", "model", "temperature", "steps").collect()
+assert frame.height == ROWS, frame.height
 """,
     "pandas.read_csv alone": """
 import pandas as pd
@@ -102,7 +108,11 @@ def main() -> None:
     if not path.exists():
         make_log(path, args.items, args.rows_per_cell)
     size = path.stat().st_size / 2**20
-    print(f"log: {path.name}, {rows:,} rows, {size:,.0f} MiB")
+    import pandas
+    import polars
+
+    print(f"log: {path.name}, {rows:,} rows, {size:,.0f} MiB; pandas {pandas.__version__}, "
+          f"polars {polars.__version__}")
     results = {}
     for _ in range(args.repeat):
         for job in JOBS:  # interleaved, so load on the machine falls on every job alike
