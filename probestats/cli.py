@@ -414,10 +414,13 @@ def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, sect
 @seed_option
 @click.option("--plot", type=click.Path(path_type=Path), metavar="FILE.png",
               help="Also draw power against runs per value (needs --gap).")
+@click.option("--scale", metavar="LOW:HIGH",
+              help="The metric's floor and ceiling (e.g. 1:5, 0:1, or 0: for a floor only); simulated runs stay "
+                   "within it. Default: an end of the noise log where 5% of runs or more pile up.")
 @click.option("--json", "json_out", is_flag=True, help="Print the plan as JSON.")
 @read_options
 def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternative, alpha, target, sims, seed,
-         plot, json_out, read):
+         plot, scale, json_out, read):
     """Size a probe: the minimum detectable gap (and power at --gap) of each design.
 
     \b
@@ -433,7 +436,7 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
 
     if plot and gap is None:
         raise OptionError("--plot draws power at a gap; add --gap G")
-    model = noise_model(read_log(str(noise), metric=metric, **read), metric)
+    model = noise_model(read_log(str(noise), metric=metric, **read), metric, scale=scale)
     pilot_log = read_log(str(pilot), metric=metric, **read) if pilot else None
     err = console(stderr=True)
     with Progress(TextColumn("simulating designs"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

@@ -21,15 +21,36 @@ How a probe is simulated (one design: ``items`` items, ``k_a`` and ``k_b`` runs 
    uniform), which keeps every simulated run a whole number, so zero gaps and ties
    happen as often as in a real probe, and the expected shift is exactly the gap.
 
-The draws do not depend on ``delta``: the same draws serve every gap (common random
-numbers), so power rises smoothly with the gap and the MDG is found by bisection.
+A metric with a floor or a ceiling (a 0/1 label, a 1-5 judge scale, a count that stops
+at 0) is simulated so that no run ever crosses it. The bounds are declared
+(``scale=(low, high)``, ``--scale LOW:HIGH``) or read from the noise log: the smallest
+(largest) value observed is taken as a floor (ceiling) when at least
+:data:`BOUND_SHARE` of the runs sit on it, or when the metric takes only two values.
+For such a metric step 3 becomes:
+
+3'. The true gap ``g`` of an item is a shift of its *mean* of value ``a``, which stops
+   at the bound: an item whose cell has mean ``m`` moves to ``clip(m + g, floor,
+   ceiling)``, so it can gain at most ``ceiling - m``. Every run of value ``a`` is
+   moved by the same amount ``s`` and clipped, ``clip(y + s)``, with ``s`` chosen for
+   the cell so that the clipped runs' expected mean is exactly ``clip(m + g)`` (``s``
+   is larger than ``g`` when some runs already sit at the ceiling). A whole-number metric
+   stays on its lattice: each run moves by ``floor(s)`` or ``floor(s) + 1`` whole
+   steps, the larger with probability ``s - floor(s)``, independently per run. For a
+   0/1 metric this makes value ``a``'s runs exactly Bernoulli with rate
+   ``min(1, p + g)``. Close to a bound the realised average gap is then smaller than
+   ``delta``; results report it beside ``delta`` (``gap_realized``, ``mdg_realized``).
+
+Every run only rises with the gap (clipping keeps that), so each simulated item gap
+is non-decreasing in ``delta``, as :class:`_Rejections` needs. A bounded metric keeps
+value ``a``'s simulated runs in memory (8 bytes per run of each design); an unbounded
+one only keeps per-item sums.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import polars as pl
@@ -49,12 +70,16 @@ __all__ = [
     "power_sign_flip",
     "mdg_for_design",
     "plan_probe",
+    "BOUND_SHARE",
 ]
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 TAU_METHOD = ("method of moments: tau^2 = max(0, var(item gaps) - mean(sigma^2 (1/k_a + 1/k_b))) "
               "over the pilot's items")
 _MAX_DOUBLINGS = 40
+#: Share of a noise log's runs that must sit on its smallest (largest) value for that value
+#: to be taken as the metric's floor (ceiling), unless a scale is declared.
+BOUND_SHARE = 0.05
 #: Largest magnitude of a metric value, sigma, tau or gap the simulation accepts: sums and
 #: squares of such numbers over items and runs stay far from float64's overflow.
 _LIMIT = 1e100
@@ -91,11 +116,18 @@ class NoiseModel:
     integer : bool
         Every value is a whole number; simulated runs are kept whole.
     minimum, maximum : float or None
-        The smallest and largest value observed (the metric's floor and ceiling as seen).
+        The smallest and largest value observed.
     source : str
         Where the model came from (a log's name, or ``"stated"``).
     problems : tuple of Problem
         What a reader should be told about the noise log.
+    floor, ceiling : float or None
+        The metric's bounds as the simulation uses them (None: no bound on that side):
+        declared with ``scale``, or an observed end of the noise log where at least
+        :data:`BOUND_SHARE` of the runs sit (both ends of a metric with two values). No
+        simulated run crosses them (see the module notes for what a gap then means).
+    scale_source : {"declared", "observed"} or None
+        Where the bounds come from (None: no bound).
 
     Examples
     --------
@@ -115,10 +147,18 @@ class NoiseModel:
     maximum: float | None
     source: str = "stated"
     problems: tuple[Problem, ...] = ()
+    floor: float | None = None
+    ceiling: float | None = None
+    scale_source: str | None = None
     # values to resample, grouped by cell (None: normal noise with sd sigma_run)
     _values: np.ndarray | None = field(default=None, repr=False, compare=False)
     _starts: np.ndarray | None = field(default=None, repr=False, compare=False)
     _sizes: np.ndarray | None = field(default=None, repr=False, compare=False)
+    # the log's values and cell means, grouped by cell (to re-derive the pool for another scale)
+    _raw: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _means: np.ndarray | None = field(default=None, repr=False, compare=False)
+    # bounded metric: per cell, the shift s of every run that moves the cell's mean by a gap
+    _shifts: _ShiftTable | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def stated(cls, sigma: float, metric: str = "metric") -> NoiseModel:
@@ -136,13 +176,42 @@ class NoiseModel:
                    integer=False, minimum=None, maximum=None, source="stated")
 
     @property
+    def bounded(self) -> bool:
+        """Whether simulated runs are kept above a floor or below a ceiling."""
+        return self.floor is not None or self.ceiling is not None
+
+    @property
     def simulation(self) -> str:
         """How simulated runs are drawn."""
         if self._values is None:
             return "normal runs with the stated sigma"
         if self.integer:
-            return "runs resampled within cells of the noise log (whole numbers kept whole)"
-        return "residuals resampled within cells of the noise log, scaled to the unbiased cell variance"
+            how = "runs resampled within cells of the noise log (whole numbers kept whole)"
+        elif self.bounded:
+            how = "runs resampled within cells of the noise log, spread scaled to the unbiased cell variance"
+        else:
+            return "residuals resampled within cells of the noise log, scaled to the unbiased cell variance"
+        if self.bounded:
+            how += (f"; kept within {_fmt_scale(self.floor, self.ceiling)} ({self.scale_source}): a gap shifts "
+                    "each item's mean of value a, stopping at the bound")
+        return how
+
+    def with_scale(self, scale) -> NoiseModel:
+        """The same noise with a declared scale ``(low, high)`` or ``"LOW:HIGH"`` (an empty side: no bound).
+
+        >>> rows = [{"item": i, "picked": y} for i in range(4) for y in (0, 1, 1, 1)]
+        >>> m = noise_model(rows, metric="picked")
+        >>> (m.floor, m.ceiling, m.scale_source)    # two values: both ends are bounds
+        (0.0, 1.0, 'observed')
+        >>> m.with_scale("0:").ceiling is None, m.with_scale(":").bounded
+        (True, False)
+        """
+        if self._raw is None:
+            raise OptionError("a declared scale needs a noise log whose runs can be kept within it, "
+                              "not a stated sigma")
+        floor, ceiling, source = _bounds(self._raw, self.integer, scale, self.metric)
+        values, shifts = _pool(self._raw, self._means, self._sizes, self.integer, floor, ceiling)
+        return replace(self, floor=floor, ceiling=ceiling, scale_source=source, _values=values, _shifts=shifts)
 
     def gap_sd(self, runs_a: int, runs_b: int | None = None) -> float:
         """Noise of an item gap with ``runs_a`` and ``runs_b`` runs: ``sigma * sqrt(1/k_a + 1/k_b)``.
@@ -164,10 +233,152 @@ class NoiseModel:
             "integer": bool(self.integer),
             "minimum": _finite(self.minimum),
             "maximum": _finite(self.maximum),
+            "floor": _finite(self.floor),
+            "ceiling": _finite(self.ceiling),
+            "scale_source": self.scale_source,
             "source": self.source,
             "simulation": self.simulation,
             "problems": [p.to_dict() for p in self.problems],
         }
+
+
+def _fmt_scale(floor, ceiling) -> str:
+    """``[1, 5]``, ``[0, inf)``: the interval the simulated runs stay in."""
+    lo = "(-inf" if floor is None else f"[{floor:g}"
+    hi = "inf)" if ceiling is None else f"{ceiling:g}]"
+    return f"{lo}, {hi}"
+
+
+def _parse_scale(scale) -> tuple[float | None, float | None]:
+    """``"LOW:HIGH"`` or a pair into ``(low, high)``; an empty, None or infinite side is no bound.
+
+    >>> _parse_scale("1:5"), _parse_scale("0:"), _parse_scale((None, 1))
+    ((1.0, 5.0), (0.0, None), (None, 1.0))
+    """
+    text = scale if isinstance(scale, str) else ":".join("" if x is None else str(x) for x in scale)
+    parts = str(text).split(":")
+    ends: list[float | None] = []
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        for part in parts:
+            part = part.strip()
+            x = float(part) if part and part.lower() != "none" else None
+            if x is not None and math.isnan(x):
+                raise ValueError
+            ends.append(None if x is None or math.isinf(x) else x)
+    except ValueError:
+        raise OptionError(f"--scale {text}: expected LOW:HIGH, for example --scale 1:5 (leave a side empty "
+                          "for no bound there, as in --scale 0:)") from None
+    low, high = ends
+    if low is not None and high is not None and not low < high:
+        raise OptionError(f"--scale {text}: expected LOW:HIGH with LOW below HIGH, for example --scale 1:5")
+    return low, high
+
+
+def _bounds(y: np.ndarray, integer: bool, scale, metric: str):
+    """The floor, ceiling and their source: declared by ``scale``, or read from the runs ``y``."""
+    lo, hi = float(y.min()), float(y.max())
+    if scale is not None:
+        text = scale if isinstance(scale, str) else ":".join("" if x is None else str(x) for x in scale)
+        floor, ceiling = _parse_scale(scale)
+        if integer:   # a whole-number metric's bounds on its lattice
+            floor = None if floor is None else float(math.ceil(floor))
+            ceiling = None if ceiling is None else float(math.floor(ceiling))
+        if (floor is not None and lo < floor) or (ceiling is not None and hi > ceiling):
+            raise OptionError(f"values of '{metric}' in the noise log run from {lo:g} to {hi:g}, outside the "
+                              f"declared scale {text}; correct --scale (or the log)")
+        return floor, ceiling, "declared"
+    distinct = np.unique(y).size
+    if distinct < 2:
+        return None, None, None
+    floor = lo if distinct == 2 or np.mean(y == lo) >= BOUND_SHARE else None
+    ceiling = hi if distinct == 2 or np.mean(y == hi) >= BOUND_SHARE else None
+    return floor, ceiling, ("observed" if floor is not None or ceiling is not None else None)
+
+
+@dataclass(frozen=True)
+class _ShiftTable:
+    """Per cell, the run shift ``s`` that moves the cell's mean by a gap ``x``: a piecewise-linear map.
+
+    ``G_c(s) = mean(clip(y + s)) - m_c`` over the cell's runs is non-decreasing and piecewise
+    linear with kinks at ``floor - y`` and ``ceiling - y``; its inverse at ``x`` is read off
+    the kinks by interpolation (all cells in one call: cell ``c``'s kinks are offset by
+    ``c * offset``). ``first``/``last`` are the smallest and largest reachable gaps; beyond
+    an unbounded end the map continues with slope 1.
+    """
+
+    x: np.ndarray       # G values of all cells' kinks, cell c's offset by c * offset
+    s: np.ndarray       # the kinks (run shifts)
+    first: np.ndarray   # (cells,) G at the first kink: floor - m_c (or where slope 1 begins)
+    last: np.ndarray    # (cells,) G at the last kink: ceiling - m_c (or where slope 1 begins)
+    offset: float
+    has_floor: bool
+    has_ceiling: bool
+
+    def shift(self, cell: np.ndarray, gap: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The run shift for each (cell, gap), and the gap the cell's mean really moves by."""
+        first, last = self.first[cell], self.last[cell]
+        inside = np.minimum(np.maximum(gap, first), last)
+        s = np.interp(inside + cell * self.offset, self.x, self.s)
+        if not self.has_floor:
+            s = s + np.minimum(gap - first, 0.0)
+        if not self.has_ceiling:
+            s = s + np.maximum(gap - last, 0.0)
+        realized = np.minimum(gap, last) if self.has_ceiling else gap
+        realized = np.maximum(realized, first) if self.has_floor else realized
+        return s, realized
+
+
+def _pool(y: np.ndarray, means: np.ndarray, sizes: np.ndarray, integer: bool, floor, ceiling):
+    """The values to resample (grouped by cell) and, for a bounded metric, the shift table."""
+    bounded = floor is not None or ceiling is not None
+    mean_rep = np.repeat(means, sizes)
+    factor = np.repeat(np.sqrt(sizes / np.maximum(sizes - 1.0, 1.0)), sizes)
+    if integer:
+        pool = y
+    elif not bounded:
+        return (y - mean_rep) * factor, None
+    else:
+        lo = -np.inf if floor is None else floor
+        hi = np.inf if ceiling is None else ceiling
+        pool = np.clip(mean_rep + (y - mean_rep) * factor, lo, hi)
+    if not bounded:
+        return pool, None
+    xs, ss, first, last = [], [], [], []
+    start = 0
+    for n in sizes:
+        p = np.sort(pool[start:start + n])
+        start += n
+        cs = np.concatenate([[0.0], np.cumsum(p)])
+        m = cs[-1] / n
+        kinks = [np.zeros(1)]
+        if floor is not None:
+            kinks.append(floor - p)
+        if ceiling is not None:
+            kinks.append(ceiling - p)
+        b = np.unique(np.concatenate(kinks))
+        i_lo = np.searchsorted(p, floor - b, "right") if floor is not None else np.zeros(b.size, dtype=np.int64)
+        i_hi = np.searchsorted(p, ceiling - b, "left") if ceiling is not None else np.full(b.size, n)
+        total = cs[i_hi] - cs[i_lo] + b * (i_hi - i_lo)
+        if floor is not None:
+            total = total + floor * i_lo
+        if ceiling is not None:
+            total = total + ceiling * (n - i_hi)
+        g = total / n - m
+        g[b == 0.0] = 0.0
+        g = np.maximum.accumulate(g)
+        keep = np.concatenate([[True], np.diff(g) > 0])   # first kink of a flat stretch: the smallest shift
+        xs.append(g[keep])
+        ss.append(b[keep])
+        first.append(g[keep][0])
+        last.append(g[keep][-1])
+    first_a, last_a = np.array(first), np.array(last)
+    offset = float(last_a.max() - first_a.min()) + 1.0
+    x = np.concatenate([xc + c * offset for c, xc in enumerate(xs)])
+    table = _ShiftTable(x=x, s=np.concatenate(ss), first=first_a, last=last_a, offset=offset,
+                        has_floor=floor is not None, has_ceiling=ceiling is not None)
+    return pool, table
 
 
 def _frame_and_metric(source, metric):
@@ -191,13 +402,13 @@ def _frame_and_metric(source, metric):
     return frame, metric, name, problems
 
 
-def noise_model(source, metric: str | None = None) -> NoiseModel:
+def noise_model(source, metric: str | None = None, *, scale=None) -> NoiseModel:
     """Measure the run-to-run noise of a metric from a same-versus-same or pilot log.
 
     sigma per run is the pooled within-cell (item x value) standard deviation,
     ``sqrt(sum((n_c - 1) s_c^2) / sum(n_c - 1))``; cells with a single run carry no
     information about noise and are left out. The model also keeps the runs, so that
-    simulations resample them and keep the metric's shape.
+    simulations resample them and keep the metric's shape, floor and ceiling included.
 
     Parameters
     ----------
@@ -207,6 +418,11 @@ def noise_model(source, metric: str | None = None) -> NoiseModel:
         without ``variant`` each item is one cell.
     metric : str
         The metric column (taken from a ``Checked`` log when not given).
+    scale : (low, high) or "LOW:HIGH", optional
+        The metric's declared scale: simulated runs never leave it. A side left empty
+        (``"0:"``) or None has no bound; ``":"`` declares the metric unbounded. Without
+        it, an observed end of the log is a floor (ceiling) when at least
+        :data:`BOUND_SHARE` of the runs sit on it, or when the metric takes two values.
 
     Examples
     --------
@@ -215,6 +431,10 @@ def noise_model(source, metric: str | None = None) -> NoiseModel:
     >>> m = noise_model(rows, metric="steps")
     >>> m.sigma_run, m.df, m.integer, m.minimum, m.maximum
     (1.0, 8, True, 3.0, 5.0)
+    >>> m.floor, m.ceiling                  # a third of the runs sit on each end
+    (3.0, 5.0)
+    >>> noise_model(rows, metric="steps", scale="1:10").ceiling
+    10.0
     """
     frame, metric, name, problems = _frame_and_metric(source, metric)
     problems = list(problems)
@@ -275,12 +495,9 @@ def noise_model(source, metric: str | None = None) -> NoiseModel:
     integer = bool(np.all(y == np.round(y)))
     sizes = n
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    if integer:
-        pool = y
-    else:
-        means = np.repeat(stats["mean"].to_numpy(), sizes)
-        factor = np.repeat(np.sqrt(sizes / (sizes - 1.0)), sizes)
-        pool = (y - means) * factor
+    means = stats["mean"].to_numpy().astype(np.float64)
+    floor, ceiling, scale_source = _bounds(y, integer, scale, metric)
+    pool, shifts = _pool(y, means, sizes, integer, floor, ceiling)
     if sigma == 0.0:
         problems.append(Problem("warning", "deterministic",
                                 f"every cell of the noise log has zero spread in '{metric}': runs add "
@@ -289,18 +506,22 @@ def noise_model(source, metric: str | None = None) -> NoiseModel:
         metric=metric, sigma_run=sigma, df=dof, n_cells=int(stats.height),
         n_items=int(stats["item"].n_unique()), n_runs=int(y.size), integer=integer,
         minimum=float(y.min()), maximum=float(y.max()), source=name, problems=tuple(problems),
-        _values=pool, _starts=starts.astype(np.int64), _sizes=sizes,
+        floor=floor, ceiling=ceiling, scale_source=scale_source,
+        _values=pool, _starts=starts.astype(np.int64), _sizes=sizes, _raw=y, _means=means, _shifts=shifts,
     )
 
 
-def _as_noise(noise, metric=None) -> NoiseModel:
+def _as_noise(noise, metric=None, scale=None) -> NoiseModel:
     if isinstance(noise, NoiseModel):
-        return noise
+        return noise if scale is None else noise.with_scale(scale)
     if isinstance(noise, (int, float)) and not isinstance(noise, bool):
+        if scale is not None:
+            raise OptionError("a declared scale needs a noise log whose runs can be kept within it, "
+                              "not a stated sigma")
         return NoiseModel.stated(float(noise), metric or "metric")
     if noise is None:
         raise OptionError("give the noise: a noise log (--noise LOG), a NoiseModel, or sigma per run as a number")
-    return noise_model(noise, metric)
+    return noise_model(noise, metric, scale=scale)
 
 
 # ---------------------------------------------------------------------------
@@ -416,7 +637,11 @@ def _runs_array(runs, items: int, name: str) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _Draws:
-    """Common random numbers for one design: every gap is simulated from the same draws."""
+    """Common random numbers for one design: every gap is simulated from the same draws.
+
+    For a bounded metric (``shifts`` set) ``base`` holds value b's part only, and value
+    a's runs are kept (``runs_a``) to be moved and clipped at each gap asked.
+    """
 
     base: np.ndarray     # (sims, items): noise part of each gap, in units of 1/scale
     u: np.ndarray        # (sims, items): uniforms that spread a whole-number shift over runs
@@ -424,14 +649,65 @@ class _Draws:
     ka: np.ndarray       # (items,) runs of value a
     scale: np.ndarray    # (items,) lattice denominator: gap = numerator / scale
     integer: bool
+    # bounded metric only
+    runs_a: object = None            # (sims, items, k_a) array, or one (sims, k_a[i]) array per item;
+    #                                  whole numbers are stored as y + w, w uniform in [0, 1)
+    cell: np.ndarray | None = None   # (sims, items) the noise-log cell of each simulated item
+    shifts: _ShiftTable | None = None
+    floor: float = -math.inf
+    ceiling: float = math.inf
 
     def gaps(self, delta: float, tau: float = 0.0) -> np.ndarray:
         true = delta + tau * self.z if tau else np.full_like(self.z, delta)
+        if self.shifts is not None:
+            return self._bounded_gaps(true)
         if self.integer:
             # whole steps spread evenly over the k_a runs: floor(k_a * gap + u) / k_a, mean = gap exactly
             steps = np.floor(self.ka * true + self.u) * (self.scale // self.ka)
             return (self.base + steps) / self.scale
         return self.base + true
+
+    def _bounded_gaps(self, true: np.ndarray) -> np.ndarray:
+        # every run of value a moves by the cell's shift s and is clipped; a whole-number run
+        # stored as y + w becomes floor(y + w + s): y + floor(s), or one step more with
+        # probability s - floor(s). Each run, and so each gap, is non-decreasing in s and s in the gap.
+        s, _ = self.shifts.shift(self.cell, true)
+        sims, items = s.shape
+
+        def moved(runs, shift):
+            out = runs + shift[..., None]
+            if self.integer:
+                np.floor(out, out=out)
+            np.clip(out, self.floor, self.ceiling, out=out)
+            return out.sum(axis=-1)
+
+        if isinstance(self.runs_a, np.ndarray):
+            a = np.empty((sims, items))
+            step = max(1, 4_000_000 // max(1, self.runs_a.shape[1] * self.runs_a.shape[2]))
+            for lo in range(0, sims, step):   # bounded temporaries
+                a[lo:lo + step] = moved(self.runs_a[lo:lo + step], s[lo:lo + step])
+        else:
+            a = np.column_stack([moved(runs, s[:, col]) for col, runs in enumerate(self.runs_a)])
+        if self.integer:
+            return (a * (self.scale // self.ka) + self.base) / self.scale
+        return a / self.ka + self.base
+
+    def realized(self, delta: float, tau: float = 0.0) -> float:
+        """The average over simulated items of the gap their means really move by (``delta`` unbounded)."""
+        if self.shifts is None:
+            return float(delta)
+        true = delta + tau * self.z if tau else np.full_like(self.z, delta)
+        return float(self.shifts.shift(self.cell, true)[1].mean())
+
+    def saturation(self, sign: float, tau: float) -> float:
+        """The gap beyond which no simulated gap changes (every item at the bound), else inf."""
+        if self.shifts is None or tau:
+            return math.inf
+        if sign > 0 and self.shifts.has_ceiling:
+            return float(self.shifts.last[self.cell].max())
+        if sign < 0 and self.shifts.has_floor:
+            return float(-self.shifts.first[self.cell].min())
+        return math.inf
 
 
 def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed) -> _Draws:
@@ -450,9 +726,24 @@ def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed) -> _Dr
     cell = rng.integers(0, noise._sizes.size, size=(sims, items))
     start, size = noise._starts[cell], noise._sizes[cell]
     base = np.empty((sims, items), dtype=np.float64)
+    bounded = noise._shifts is not None
+    if bounded:
+        same = bool(np.all(ka == ka[0]))
+        runs = np.empty((sims, items, int(ka[0]))) if same else []
     for col in range(items):
+        if bounded:
+            k = int(ka[col])
+            idx = start[:, col, None] + np.floor(rng.random((sims, k)) * size[:, col, None]).astype(np.int64)
+            kept = noise._values[idx]
+            if integer:   # y + w with w in [0, 1): floor(y + w + s) moves y by floor(s) or one step more
+                top = kept + 1.0
+                kept = np.minimum(kept + rng.random((sims, k)), np.nextafter(top, kept))
+            if same:
+                runs[:, col, :] = kept
+            else:
+                runs.append(kept)
         sums = []
-        for k in (ka[col], kb[col]):
+        for k in ((kb[col],) if bounded else (ka[col], kb[col])):
             total = np.zeros(sims)
             step = max(1, 2_000_000 // max(1, k))
             for lo in range(0, sims, step):
@@ -461,12 +752,19 @@ def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed) -> _Dr
                     rng.random((hi - lo, k)) * size[lo:hi, col, None]).astype(np.int64)
                 total[lo:hi] = noise._values[idx].sum(axis=1)
             sums.append(total)
-        if integer:
+        if bounded:
+            base[:, col] = -sums[0] * (scale[col] // kb[col]) if integer else -sums[0] / kb[col]
+        elif integer:
             # numerator on the lattice 1/lcm(k_a, k_b): exact in floating point
             base[:, col] = sums[0] * (scale[col] // ka[col]) - sums[1] * (scale[col] // kb[col])
         else:
             base[:, col] = sums[0] / ka[col] - sums[1] / kb[col]
-    return _Draws(base, u, z, ka, scale, integer)
+    if not bounded:
+        return _Draws(base, u, z, ka, scale, integer)
+    return _Draws(base, u, z, ka, scale, integer, runs_a=runs if same else tuple(runs), cell=cell,
+                  shifts=noise._shifts,
+                  floor=-math.inf if noise.floor is None else float(noise.floor),
+                  ceiling=math.inf if noise.ceiling is None else float(noise.ceiling))
 
 
 def _direction(alternative: str) -> float:
@@ -478,8 +776,9 @@ def _direction(alternative: str) -> float:
 class _Rejections:
     """Which simulated probes the sign-flip test rejects at a gap, reusing what is already known.
 
-    Every item gap only grows with the gap (in the tested direction), and then a probe's
-    p-value can only fall: the one-sided p is the chance that a random subset of the gaps
+    Every item gap only grows with the gap (in the tested direction; for a bounded metric
+    it stops growing once the item's runs reach the bound, since each run is clipped
+    there, but it never falls), and then a probe's p-value can only fall: the one-sided p is the chance that a random subset of the gaps
     sums to 0 or less; the two-sided p, once the gaps sum to 0 or more, is twice that.
     So a probe that rejected at a smaller gap (its gaps then summing to 0 or more) still
     rejects, and one that did not reject at a larger gap (its gaps summing to 0 or more
@@ -491,6 +790,7 @@ class _Rejections:
         self.draws, self.tau, self.alternative = draws, tau, alternative
         self.limit = alpha * (1 + 1e-12)
         self.sign = _direction(alternative)
+        self.saturation = draws.saturation(self.sign, tau)   # no gap changes beyond it
         sims = draws.base.shape[0]
         self.reject_from = np.full(sims, np.inf)    # smallest gap seen rejecting (sum >= 0 there)
         self.keep_until = np.full(sims, -np.inf)    # largest gap seen not rejecting
@@ -669,9 +969,12 @@ def _mdg(rejections: _Rejections, items: int, gap_sd: float, tau: float, alpha: 
                 break
             hi, r_hi = trial, r
     else:
+        cap = getattr(rejections, "saturation", math.inf)
         for _ in range(_MAX_DOUBLINGS):
+            if hi >= cap:   # every item already at the bound: power cannot rise further
+                return math.inf
             lo, r_lo = hi, r_hi
-            hi = hi * 1.15
+            hi = min(hi * 1.15, cap)
             r_hi = rate(hi)
             if r_hi >= target:
                 break
@@ -755,6 +1058,10 @@ class PowerResult:
     sims, seed : int
     note : str
         One sentence on what the result means.
+    gap_realized : float or None
+        For a metric with a floor or ceiling: the average gap the simulated items really
+        move by at ``gap`` (smaller than ``gap`` when items reach the bound); for other
+        metrics, ``gap`` itself.
     """
 
     solved_for: str
@@ -774,6 +1081,7 @@ class PowerResult:
     sims: int
     seed: int | None
     note: str = ""
+    gap_realized: float | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -794,6 +1102,7 @@ class PowerResult:
             "sims": int(self.sims),
             "seed": None if self.seed is None else int(self.seed),
             "note": self.note,
+            "gap_realized": _finite(self.gap_realized),
         }
 
 
@@ -806,7 +1115,20 @@ def _power_at(noise, gap, items, runs, tau, alpha, alternative, sims, seed):
     p = _reject_rate(draws, gap, tau, alpha, alternative)
     st = _sign_test_rate(draws, gap, tau, alpha, alternative)
     approx = _approx_power(gap, items, noise.gap_sd(runs, runs), tau, alpha, alternative)
-    return p, st, approx
+    return p, st, approx, _realized(draws, gap, tau, alternative)
+
+
+def _realized(draws: _Draws, gap: float, tau: float, alternative: str) -> float:
+    """The average gap simulated items really move by at ``gap``, in the tested direction."""
+    sign = _direction(alternative)
+    return sign * draws.realized(sign * gap, tau)
+
+
+def _bound_note(noise: NoiseModel) -> str:
+    if not noise.bounded:
+        return ""
+    return (f" The metric is kept within {_fmt_scale(noise.floor, noise.ceiling)}: the gap shifts each item's "
+            "mean, stopping at the bound (gap_realized is the average shift reached).")
 
 
 def _search_int(ok: Callable[[int], bool], start: int, limit: int) -> int | None:
@@ -833,7 +1155,7 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
                     power: float | None = None, *, noise, alpha: float = 0.05,
                     heterogeneity: float | None = None, sims: int = 2000, seed: int | None = 0,
                     alternative: str = "two-sided", metric: str | None = None,
-                    max_items: int = 512, max_runs: int = 512) -> PowerResult:
+                    max_items: int = 512, max_runs: int = 512, scale=None) -> PowerResult:
     """Power of the exact sign-flip test, or the gap, items or runs that reach a power.
 
     Exactly one of ``gap``, ``items``, ``runs`` and ``power`` is left None, and that one
@@ -871,6 +1193,10 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
     seed : int
         Seed of ``numpy.random.default_rng``; the same seed gives the same answer.
     alternative : {"two-sided", "greater", "less"}
+    scale : (low, high) or "LOW:HIGH", optional
+        The metric's declared scale (see :func:`noise_model`); needs a noise log or model.
+        For a metric with a floor or ceiling, ``gap`` shifts each item's mean of value
+        a and stops at the bound; ``gap_realized`` says how far the items really moved.
 
     Examples
     --------
@@ -885,7 +1211,7 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
     """
     _check_common(alpha, power, sims, alternative)
     tau = _check_tau(heterogeneity)
-    noise = _as_noise(noise, metric)
+    noise = _as_noise(noise, metric, scale)
     missing = [n for n, v in (("gap", gap), ("items", items), ("runs", runs), ("power", power)) if v is None]
     if len(missing) != 1:
         raise OptionError("leave exactly one of gap, items, runs and power as None: the one to solve for "
@@ -905,12 +1231,13 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
         bound = (f" Heterogeneity was taken as 0, so the true {solve} needed may be larger "
                  f"(this {'gap' if solve == 'gap' else 'count'} is a lower bound).")
 
+    bound += _bound_note(noise)
     if solve == "power":
         items, runs = int(items), int(runs)
-        p, st, approx = _power_at(noise, float(gap), items, runs, tau, alpha, alternative, sims, seed)
+        p, st, approx, real = _power_at(noise, float(gap), items, runs, tau, alpha, alternative, sims, seed)
         return PowerResult("power", float(gap), items, runs, p, _se(p, sims), st, approx, None,
                            min_attainable_p(items, alternative=alternative), **common,
-                           note=f"power of the exact sign-flip test at alpha {alpha}.{bound}")
+                           note=f"power of the exact sign-flip test at alpha {alpha}.{bound}", gap_realized=real)
     if solve == "gap":
         items, runs = int(items), int(runs)
         draws = _draw(noise, items, runs, runs, sims, seed)
@@ -918,14 +1245,18 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
         mdg = _mdg(rejections, items, noise.gap_sd(runs), tau, alpha, power, alternative)
         minp = min_attainable_p(items, alternative=alternative)
         if math.isinf(mdg):
+            why = (f"with {items} items the smallest attainable p is {minp:g} > alpha {alpha}: this design could "
+                   "never reach significance, whatever the gap" if minp > alpha else
+                   f"no gap reaches power {power}: the items' means reach the metric's bound first "
+                   f"({_fmt_scale(noise.floor, noise.ceiling)}); use more items or runs")
             return PowerResult("gap", math.inf, items, runs, None, None, None, None, float(power), minp, **common,
-                               note=f"with {items} items the smallest attainable p is {minp:g} > alpha {alpha}: "
-                                    "this design could never reach significance, whatever the gap")
+                               note=why)
         p = rejections.rate(mdg)
         st = _sign_test_rate(draws, mdg, tau, alpha, alternative)
         approx = _approx_power(mdg, items, noise.gap_sd(runs), tau, alpha, alternative)
         return PowerResult("gap", mdg, items, runs, p, _se(p, sims), st, approx, float(power), minp, **common,
-                           note=f"minimum detectable gap at power {power} and alpha {alpha}.{bound}")
+                           note=f"minimum detectable gap at power {power} and alpha {alpha}.{bound}",
+                           gap_realized=_realized(draws, mdg, tau, alternative))
 
     gap = float(gap)
 
@@ -955,9 +1286,9 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
         return PowerResult(solve, gap, items, runs, None, None, None, None, float(power),
                            None if items is None else min_attainable_p(items, alternative=alternative),
                            **common, note=note)
-    p, st, approx = _power_at(noise, gap, items, runs, tau, alpha, alternative, sims, seed)
+    p, st, approx, real = _power_at(noise, gap, items, runs, tau, alpha, alternative, sims, seed)
     return PowerResult(solve, gap, items, runs, p, _se(p, sims), st, approx, float(power),
-                       min_attainable_p(items, alternative=alternative), **common, note=note)
+                       min_attainable_p(items, alternative=alternative), **common, note=note, gap_realized=real)
 
 
 def mdg_for_design(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05, power: float = 0.8,
@@ -994,7 +1325,12 @@ def mdg_for_design(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05,
 
 @dataclass(frozen=True)
 class PlanCell:
-    """One design of a plan: its MDG and, when a gap is given, its power."""
+    """One design of a plan: its MDG and, when a gap is given, its power.
+
+    ``gap_realized`` and ``mdg_realized`` are the average gaps the simulated items really
+    move by at the plan's gap and at the MDG: for a metric with a floor or ceiling they
+    are smaller than the gap when items reach the bound; otherwise they equal it.
+    """
 
     items: int
     runs: int
@@ -1005,6 +1341,8 @@ class PlanCell:
     mdg: float
     mdg_approx: float | None
     min_attainable_p: float
+    gap_realized: float | None = None
+    mdg_realized: float | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -1014,6 +1352,7 @@ class PlanCell:
             "power_approx": _finite(self.power_approx),
             "mdg": _finite(self.mdg), "mdg_approx": _finite(self.mdg_approx),
             "min_attainable_p": float(self.min_attainable_p),
+            "gap_realized": _finite(self.gap_realized), "mdg_realized": _finite(self.mdg_realized),
         }
 
 
@@ -1059,6 +1398,10 @@ class Plan:
             "decisions": DECIDE_NOTE if max((c.items for c in self.cells), default=0) >= DECIDE_EXACT_ITEMS
             else "every simulated probe's p computed exactly",
             "noise": self.noise.to_dict(),
+            "gap_definition": (f"the shift of each item's mean of value a, stopping at the metric's bounds "
+                               f"{_fmt_scale(self.noise.floor, self.noise.ceiling)} ({self.noise.scale_source}); "
+                               "gap_realized and mdg_realized are the average shifts reached"
+                               if self.noise.bounded else "the true average gap, value a minus value b"),
             "cells": [c.to_dict() for c in self.cells],
             "problems": [p.to_dict() for p in self.problems],
         }
@@ -1072,7 +1415,8 @@ class Plan:
                             schema={"items": pl.Int64, "runs": pl.Int64, "power": pl.Float64,
                                     "power_se": pl.Float64, "power_sign_test": pl.Float64,
                                     "power_approx": pl.Float64, "mdg": pl.Float64,
-                                    "mdg_approx": pl.Float64, "min_attainable_p": pl.Float64})
+                                    "mdg_approx": pl.Float64, "min_attainable_p": pl.Float64,
+                                    "gap_realized": pl.Float64, "mdg_realized": pl.Float64})
 
     def to_text(self) -> str:
         """A plain-text table with the assumptions spelled out."""
@@ -1088,17 +1432,24 @@ class Plan:
             lines.append("heterogeneity tau: 0 (assumed, not measured): power is then an upper bound")
         lines.append(f"test: exact sign-flip, {self.alternative}, alpha {self.alpha:g}; target power "
                      f"{self.target_power:g}; {self.sims} simulated probes per design (seed {self.seed})")
+        bounded = n.bounded
+        if bounded:
+            lines.append(f"bounds: runs kept within {_fmt_scale(n.floor, n.ceiling)} ({n.scale_source}); a gap "
+                         "shifts each item's mean of value a and stops at the bound ('reached': the average "
+                         "shift the items really make)")
         head = ["items", "runs"]
         if self.gap is not None:
-            head += [f"power at gap {self.gap:g}", "+/- se", "t approx"]
-        head += ["MDG", "MDG t approx", "min p"]
+            head += [f"power at gap {self.gap:g}", "+/- se", "t approx"] + (["reached"] if bounded else [])
+        head += ["MDG"] + (["reached"] if bounded else []) + ["MDG t approx", "min p"]
         rows = []
         for c in self.cells:
             row = [str(c.items), str(c.runs)]
             if self.gap is not None:
                 row += [f"{c.power:.3f}", f"{c.power_se:.3f}", _fmt(c.power_approx, ".3f")]
-            row += ["never" if math.isinf(c.mdg) else f"{c.mdg:.3g}", _fmt(c.mdg_approx, ".3g"),
-                    f"{c.min_attainable_p:.3g}"]
+                row += [_fmt(c.gap_realized, ".3g")] if bounded else []
+            row += ["never" if math.isinf(c.mdg) else f"{c.mdg:.3g}"]
+            row += [_fmt(c.mdg_realized, ".3g")] if bounded else []
+            row += [_fmt(c.mdg_approx, ".3g"), f"{c.min_attainable_p:.3g}"]
             rows.append(row)
         widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
         lines.append("")
@@ -1147,7 +1498,7 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
                metric: str | None = None, pilot=None, heterogeneity: float | None = None,
                alpha: float = 0.05, power: float = 0.8, sims: int = 2000, seed: int | None = 0,
                progress: Callable[[int, int], None] | None = None, *, alternative: str = "two-sided",
-               a: str | None = None, b: str | None = None) -> Plan:
+               a: str | None = None, b: str | None = None, scale=None) -> Plan:
     """Size a probe: the MDG (and the power at ``gap``) of every combination of items and runs.
 
     Parameters
@@ -1166,6 +1517,12 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
         power is an upper bound (a ``heterogeneity_assumed`` problem says so).
     progress : callable, optional
         Called as ``progress(done, total)`` after each design.
+    scale : (low, high) or "LOW:HIGH", optional
+        The metric's declared scale (overrides the bounds read from the noise log; see
+        :func:`noise_model`). For a metric with a floor or ceiling, simulated runs stay
+        within it, the gap is the shift of each item's mean of value a, stopping at the
+        bound, and a ``bounded_metric`` problem says so; each design reports the average
+        shift really reached (``gap_realized``, ``mdg_realized``).
 
     Examples
     --------
@@ -1178,7 +1535,7 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
     _check_common(alpha, power, sims, alternative)
     if pilot is not None and heterogeneity is not None:
         raise OptionError("give either a pilot log or a stated heterogeneity, not both")
-    noise = _as_noise(noise, metric)
+    noise = _as_noise(noise, metric, scale)
     item_list = _int_list(items, "items")
     run_list = _int_list(runs, "runs")
     _check_gap(gap)
@@ -1225,10 +1582,43 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
                 approx = _approx_power(float(gap), n, gsd, tau, alpha, alternative)
             mdg_approx = (None if math.isinf(mdg) else
                           _approx_mdg(n, gsd, tau, alpha, power, alternative))
+            reached = None if gap is None else _realized(draws, float(gap), tau, alternative)
+            mdg_reached = None if math.isinf(mdg) else _realized(draws, mdg, tau, alternative)
             cells.append(PlanCell(n, k, p, se, st, approx, mdg, mdg_approx,
-                                  float(min_attainable_p(n, alternative=alternative))))
+                                  float(min_attainable_p(n, alternative=alternative)), reached, mdg_reached))
             if progress is not None:
                 progress(len(cells), total)
+    if noise.bounded:
+        problems.append(_bounded_problem(noise, cells, gap, alpha, power, alternative))
     return Plan(noise=noise, tau=float(tau), tau_source=tau_source, alpha=float(alpha),
                 target_power=float(power), gap=None if gap is None else float(gap), alternative=alternative,
                 sims=int(sims), seed=seed, cells=tuple(cells), problems=tuple(problems), heterogeneity=het)
+
+
+def _bounded_problem(noise: NoiseModel, cells, gap, alpha, power, alternative) -> Problem:
+    """The ``bounded_metric`` warning: what a gap means near a floor or ceiling, and where it bit."""
+    ends = []
+    for name, value in (("floor", noise.floor), ("ceiling", noise.ceiling)):
+        if value is None:
+            continue
+        if noise.scale_source == "observed":
+            share = float(np.mean(noise._raw == value))
+            ends.append(f"a {name} at {value:g} ({share:.0%} of the noise log's runs sit on it)")
+        else:
+            ends.append(f"a {name} at {value:g} (declared)")
+    text = (f"'{noise.metric}' has {' and '.join(ends)}: simulated runs never cross "
+            f"{'them' if len(ends) > 1 else 'it'}, so a gap is a shift of "
+            "each item's mean of value a that stops at the bound, and power and the MDG account for it")
+    if gap is not None:
+        short = [c for c in cells if c.gap_realized is not None and abs(c.gap_realized) < 0.99 * abs(gap)]
+        if short:
+            low = min(abs(c.gap_realized) for c in short)
+            text += (f"; at the gap {gap:g} the items' means reach the bound and move by only {low:.3g} on "
+                     f"average in {len(short)} design(s) (column 'reached', gap_realized)")
+    stuck = [c for c in cells if math.isinf(c.mdg) and c.min_attainable_p <= alpha]
+    if stuck:
+        text += (f"; {len(stuck)} design(s) never reach power {power:g} because the items reach the bound "
+                 "first (MDG 'never')")
+    text += ("; declare the scale with --scale LOW:HIGH if it is wider (--scale : for none)"
+             if noise.scale_source == "observed" else "")
+    return Problem("warning", "bounded_metric", text, (), noise.metric)
