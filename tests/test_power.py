@@ -539,3 +539,154 @@ def test_monte_carlo_sorting_of_probes_agrees_with_the_exact_test():
         exact = np.array([sign_flip_test(row, alternative=alternative).pvalue <= 0.05 for row in gaps])
         assert 0.2 < exact.mean() < 0.9  # both kinds of decision are exercised
         assert np.array_equal(decide_rejections(gaps, 0.05, alternative), exact)
+
+
+# ---------------------------------------------------------------- floors and ceilings
+
+
+def bernoulli_noise(rng, p=0.85, items=20, runs=500):
+    """A same-versus-same log of a 0/1 metric with rate p: nothing changes but the draw."""
+    n = items * 2 * runs
+    return pl.DataFrame({"item": np.repeat(np.arange(items), 2 * runs).astype(str),
+                         "variant": np.tile(np.repeat(["plain", "plain again"], runs), items),
+                         "picked": (rng.random(n) < p).astype(np.int64)})
+
+
+def bernoulli_rate(rng, probes, items, runs, p, shift):
+    """Share of stand-in probes with p < 0.05: value a's runs are Bernoulli(min(1, p + shift)), b's Bernoulli(p)."""
+    hits = 0
+    for _ in range(probes):
+        a = (rng.random((items, runs)) < min(1.0, p + shift)).mean(axis=1)
+        b = (rng.random((items, runs)) < p).mean(axis=1)
+        hits += sign_flip_test(a - b).pvalue < 0.05
+    return hits / probes
+
+
+def test_calibration_bounded_zero_one_metric():
+    # A 0/1 metric at rate 0.85: a gap of 0.1 moves the rate to 0.95 (inside the ceiling);
+    # 0.25 would need 1.10, so the stand-in stops at 1 and the gap really reached is 0.15.
+    rng = np.random.default_rng(4242)
+    noise = bernoulli_noise(rng)
+    m = noise_model(noise, metric="picked")
+    assert (m.floor, m.ceiling, m.scale_source) == (0.0, 1.0, "observed")
+    p_cells = noise.group_by("item", "variant").agg(pl.col("picked").mean())["picked"].to_numpy()
+    probes = 1200
+    for gap, runs in ((0.1, [2, 5, 10]), (0.25, [3])):
+        plan = plan_probe(m, items=10, runs=runs, gap=gap, heterogeneity=0.0, sims=3000, seed=5)
+        for cell in plan.cells:
+            emp = bernoulli_rate(rng, probes, 10, cell.runs, 0.85, gap)
+            se = math.sqrt(max(emp * (1 - emp), 1e-4) / probes)
+            assert abs(emp - cell.power) < z3(se, cell.power_se) + 0.01, (gap, cell.runs, emp, cell.power)
+            # the realised gap: min(gap, 1 - p_c) averaged over the log's cells (drawn uniformly)
+            assert cell.gap_realized == pytest.approx(float(np.mean(np.minimum(gap, 1 - p_cells))), abs=0.002)
+        codes = {p.code: p.message for p in plan.problems}
+        assert "bounded_metric" in codes and "a ceiling at 1" in codes["bounded_metric"]
+
+
+def test_unclipped_simulation_overstated_power_near_the_ceiling():
+    # The same design simulated as before bounds were kept (scale ":" declares no bound):
+    # a gap of 0.25 on a rate of 0.85 pushed runs to 1.10 on average, a gap the metric cannot show.
+    rng = np.random.default_rng(99)
+    noise = bernoulli_noise(rng)
+    kw = dict(items=8, runs=3, gap=0.25, heterogeneity=0.0, sims=3000, seed=3)
+    clipped = plan_probe(noise, metric="picked", **kw).cells[0]
+    unclipped = plan_probe(noise, metric="picked", scale=":", **kw).cells[0]
+    emp = bernoulli_rate(rng, 1500, 8, 3, 0.85, 0.25)
+    se = math.sqrt(emp * (1 - emp) / 1500)
+    assert unclipped.power - clipped.power > 0.15 + z3(clipped.power_se, unclipped.power_se)
+    assert abs(emp - clipped.power) < z3(se, clipped.power_se) + 0.01
+    assert unclipped.power - emp > 0.15
+    assert unclipped.gap_realized == 0.25 and clipped.gap_realized < 0.16
+
+
+def judge_noise(rng, items=12, runs=200):
+    """A 1-5 judge scale: a rounded normal clipped to [1, 5], item means from 3.2 to 4.6."""
+    mu = np.linspace(3.2, 4.6, items)
+    rows = {"item": [], "variant": [], "score": []}
+    for i, m in enumerate(mu):
+        for v in ("plain", "plain again"):
+            rows["item"] += [str(i)] * runs
+            rows["variant"] += [v] * runs
+            rows["score"] += np.clip(np.round(m + 0.9 * rng.standard_normal(runs)), 1, 5).astype(int).tolist()
+    return pl.DataFrame(rows)
+
+
+def test_judge_scale_runs_stay_on_the_scale_and_means_move_by_the_clipped_gap():
+    rng = np.random.default_rng(8)
+    frame = judge_noise(rng)
+    m = noise_model(frame, metric="score", scale="1:5")
+    assert (m.floor, m.ceiling, m.scale_source) == (1.0, 5.0, "declared")
+    d = _draw(m, 6, 4, 4, 20000, 1)
+    cell_means = frame.group_by("item", "variant").agg(pl.col("score").mean())["score"].to_numpy()
+    for gap in (0.3, 0.8, -0.5):
+        g = d.gaps(gap)
+        assert np.allclose(g * 4, np.round(g * 4))           # whole steps over 4 runs
+        assert g.max() <= 4.0 and g.min() >= -4.0
+        # independent: each cell's mean moves to clip(m_c + gap, 1, 5); cells are drawn uniformly
+        expected = float(np.mean(np.clip(cell_means + gap, 1, 5) - cell_means))
+        assert (g - d.gaps(0.0)).mean() == pytest.approx(expected, abs=0.01)   # SE about 0.003
+    # value a's runs themselves never leave the scale: a at gap 3 is at most 5 - (mean of b >= 1)
+    assert d.gaps(3.0).max() <= 4.0
+    with pytest.raises(OptionError, match="outside the declared scale 2:5"):
+        noise_model(frame, metric="score", scale="2:5")
+    with pytest.raises(OptionError, match="expected LOW:HIGH"):
+        noise_model(frame, metric="score", scale="1-5")
+    with pytest.raises(OptionError, match="not a stated sigma"):
+        plan_probe(1.0, items=8, runs=5, scale="1:5", sims=50)
+
+
+def test_an_unbounded_count_stays_unbounded():
+    # style_noise.csv: steps from 1 to 9, one run at each end: no floor or ceiling is read
+    m = noise_model(str(SAMPLES / "style_noise.csv"), metric="steps")
+    assert (m.floor, m.ceiling, m.scale_source) == (None, None, None)
+    plan = plan_probe(m, items=8, runs=5, gap=0.75, sims=200)
+    assert "bounded_metric" not in {p.code for p in plan.problems}
+    assert plan.cells[0].gap_realized == 0.75
+    # counts that pile up at 0 have a floor there, and no ceiling
+    counts = pl.DataFrame({"item": np.repeat(np.arange(10), 40), "n": np.random.default_rng(1).poisson(0.8, 400)})
+    c = noise_model(counts, metric="n")
+    assert (c.floor, c.ceiling) == (0.0, None)
+    assert c.with_scale(":").bounded is False
+
+
+def test_cli_plan_scale(capsys):
+    from probestats.cli import main
+
+    code = main(["plan", "--noise", str(SAMPLES / "style_noise.csv"), "--metric", "steps", "--items", "8",
+                 "--runs", "5", "--gap", "0.75", "--sims", "200", "--scale", "0:9", "--json"])
+    d = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert (d["noise"]["floor"], d["noise"]["ceiling"], d["noise"]["scale_source"]) == (0.0, 9.0, "declared")
+    assert "bounded_metric" in {p["code"] for p in d["problems"]}
+    # every cell's mean (3.6 to 6.4 steps) lies more than 0.75 below the ceiling: the whole gap is reached
+    assert d["cells"][0]["gap_realized"] == pytest.approx(0.75)
+    code = main(["plan", "--noise", str(SAMPLES / "style_noise.csv"), "--metric", "steps", "--scale", "1:5"])
+    assert code == 1
+    assert capsys.readouterr().err.strip() == ("Error: values of 'steps' in the noise log run from 1 to 9, outside "
+                                               "the declared scale 1:5; correct --scale (or the log)")
+
+
+ZERO_ONE = noise_model(bernoulli_noise(np.random.default_rng(17), items=10, runs=200), metric="picked")
+JUDGE = noise_model(judge_noise(np.random.default_rng(18), items=8, runs=100), metric="score", scale="1:5")
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.sampled_from(["zero_one", "judge"]), st.integers(1, 6), st.sampled_from([0.0, 0.1]),
+       st.floats(-1.0, 1.0), st.floats(0.0, 1.0), st.sampled_from(["two-sided", "less"]))
+def test_bounded_gaps_never_fall_as_the_gap_rises(which, runs, tau, g, extra, alternative):
+    # item by item, as _Rejections relies on: clipping at a bound stops a gap, never lowers it
+    d = _draw(ZERO_ONE if which == "zero_one" else JUDGE, 7, runs, runs, 300, 2)
+    assert np.all(d.gaps(g + extra, tau) >= d.gaps(g, tau))
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.sampled_from(["zero_one", "judge"]), st.integers(6, 10), st.integers(1, 8),
+       st.sampled_from([None, 0.0, 0.05]), st.floats(0.0, 0.3), st.floats(0.02, 0.3))
+def test_power_rises_with_gap_for_a_bounded_metric(which, items, runs, tau, g, extra):
+    noise = ZERO_ONE if which == "zero_one" else JUDGE
+    kw = dict(items=items, runs=runs, noise=noise, heterogeneity=tau, sims=SIMS, seed=9)
+    lo, hi = power_sign_flip(gap=g, **kw), power_sign_flip(gap=g + extra, **kw)
+    assert hi.power >= lo.power - z3(lo.power_se, hi.power_se)
+    assert hi.gap_realized >= lo.gap_realized
+    zero = power_sign_flip(gap=0.0, **kw)
+    assert zero.power <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / SIMS)
