@@ -690,6 +690,25 @@ def _monte_carlo(nz, s_obs, tol, alternative, n_resamples, seed) -> tuple[float,
     return p, math.sqrt(p * (1 - p) / n_resamples)
 
 
+def extreme_thresholds(gaps_2d: np.ndarray, alternative: str) -> np.ndarray:
+    """Per row, the value a sign pattern's (signed or absolute) sum must reach to count as extreme.
+
+    The observed sum in the tested direction, less the tie tolerance (``TIE_RTOL`` times the
+    larger of |sum| and the largest |gap|), so that ties count as at least as extreme:
+    pattern sums ``S`` count when ``S >= t`` (greater), ``-S >= t`` (less) or ``|S| >= t``.
+
+    >>> extreme_thresholds(np.array([[1.0, 2.0], [-1.0, 0.5]]), "two-sided").round(6).tolist()
+    [3.0, 0.5]
+    """
+    total = gaps_2d.sum(axis=1)
+    tol = TIE_RTOL * np.maximum(np.abs(total), np.abs(gaps_2d).max(axis=1))
+    if alternative == "greater":
+        return total - tol
+    if alternative == "less":
+        return -total - tol
+    return np.abs(total) - tol
+
+
 def sign_flip_pvalues(
     gaps_2d, *, alternative: str = "two-sided", n_resamples: int = 100_000, seed: int | None = 0
 ) -> np.ndarray:
@@ -729,15 +748,8 @@ def sign_flip_pvalues(
     if n > 24:
         return np.array([sign_flip_test(row, alternative=alternative, n_resamples=n_resamples,
                                         seed=seed).pvalue for row in G])
-    s_obs = G.sum(axis=1)
     gmax = np.max(np.abs(G), axis=1)
-    tol = TIE_RTOL * np.maximum(np.abs(s_obs), gmax)
-    if alternative == "greater":
-        x = s_obs - tol
-    elif alternative == "less":
-        x = -s_obs - tol
-    else:
-        x = np.abs(s_obs) - tol
+    x = extreme_thresholds(G, alternative)
     out = np.ones(sims)
     todo = np.flatnonzero((x > 0) | (alternative != "two-sided")) if sims else np.array([], int)
     todo = todo[gmax[todo] > 0]

@@ -56,7 +56,7 @@ import numpy as np
 import polars as pl
 
 from probestats.errors import ColumnError, OptionError
-from probestats.hypotests import min_attainable_p, sign_flip_pvalues, sign_test
+from probestats.hypotests import extreme_thresholds, min_attainable_p, sign_flip_pvalues, sign_test
 from probestats.problems import Problem
 
 __all__ = [
@@ -869,14 +869,8 @@ def decide_rejections(gaps: np.ndarray, limit: float, alternative: str) -> np.nd
     if n < DECIDE_EXACT_ITEMS or rows == 0:
         return sign_flip_pvalues(gaps, alternative=alternative) <= limit
     rng = np.random.default_rng([n, rows, 20261129])
-    total = gaps.sum(axis=1)
-    tol = 1e-9 * np.maximum(np.abs(total), np.abs(gaps).max(axis=1))
-    if alternative == "greater":
-        observed = total - tol
-    elif alternative == "less":
-        observed = -total - tol
-    else:
-        observed = np.abs(total) - tol
+    observed = extreme_thresholds(gaps, alternative)
+
     def estimate(idx: np.ndarray, m: int) -> np.ndarray:
         hits = np.zeros(idx.size)
         for done in range(0, m, 50_000):  # bounded memory: at most 50,000 patterns at a time
