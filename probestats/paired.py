@@ -399,16 +399,20 @@ def analyze(
 
 def _design_mdg(noise_checked, metric, main, alpha, alternative):
     """Minimum detectable gap of the design actually run, from the noise log (SPEC §5)."""
-    try:
-        from .power import mdg_for_design, noise_model
-    except ImportError:  # sizing not available
-        return None, None
+    from .power import mdg_for_design, noise_model
+
     runs_a, runs_b = main.runs_per_value()
     model = noise_model(noise_checked.frame, metric=metric)
-    value = mdg_for_design(model, items=main.n_items, runs_a=runs_a, runs_b=runs_b, alpha=alpha)
-    method = (f"simulated power of the exact sign-flip test ≥ 0.8 at alpha {alpha:g}, "
+    value = mdg_for_design(model, items=main.n_items, runs_a=runs_a, runs_b=runs_b, alpha=alpha,
+                           alternative=alternative)
+    method = (f"simulated power of the exact sign-flip test ({alternative}) ≥ 0.8 at alpha {alpha:g}, "
               f"{main.n_items} items, {runs_a}/{runs_b} runs per value, noise σ from the same-versus-same log, "
               "no heterogeneity between items assumed (an optimistic bound)")
+    if model.bounded:
+        ends = ", ".join(f"{name} {bound:g}" for name, bound in (("floor", model.floor), ("ceiling", model.ceiling))
+                         if bound is not None)
+        method += (f"; the metric's {ends} is respected, so near it an item's gap stops at the bound "
+                   "(see probestats plan for the gap a design really reaches)")
     return value, method
 
 

@@ -547,6 +547,12 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
             f"Minimum detectable gap of the design actually run ({n} items, {runs_a}/{runs_b} runs per value): "
             f"about {fmt_num(mdg, 3)} {metric}.",
             f"Method: {analysis.mdg_method}."]
+    elif noise is not None and analysis.mdg_method is not None:
+        power_sentences = [
+            f"Minimum detectable gap of the design actually run ({n} items, {runs_a}/{runs_b} runs per value): "
+            "none found: raising value A's runs toward the metric's bound never reaches 80% power with this "
+            "design (a gap the other way, away from the bound, may still be detectable; see probestats plan).",
+            f"Method: {analysis.mdg_method}."]
     elif noise is not None:
         power_sentences = ["The minimum detectable gap was not computed for this analysis (run analyze with mdg=True)."]
     else:
@@ -599,6 +605,9 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
         elif mdg is not None:
             finding.append(f"The minimum detectable gap of this design is about {fmt_num(mdg, 3)} {metric} "
                            "(80% power; see the power section for its method).")
+        elif noise is not None and analysis.mdg_method is not None:
+            finding.append("No gap toward the metric's bound reaches 80% power with this design "
+                           "(see the power section), so even a large gap could have gone unseen.")
         else:
             finding.append("The minimum detectable gap is unknown without a same-versus-same log.")
         finding.append("This does not show that the system is unbiased: a smaller gap, or one on other items, "

@@ -592,3 +592,24 @@ def test_first_table_column_breaks_between_words_only():
     css = resources.files("probestats").joinpath("report_templates", "report.css").read_text(encoding="utf-8")
     rule = re.search(r"th:first-child, td:first-child \{([^}]*)\}", css).group(1)
     assert "overflow-wrap: break-word" in rule and "anywhere" not in rule
+
+
+def test_bounded_metric_without_a_reachable_mdg_says_so():
+    """A 0/1 metric near its ceiling: raising value A cannot reach 80% power, and the report must not
+    claim the MDG was skipped or that there was no noise log."""
+    import numpy as np
+
+    from probestats import analyze
+    from probestats.report import render_report
+
+    rng = np.random.default_rng(1)
+    rows = [{"item": i, "variant": v, "seed": s, "sel": int(rng.random() < 0.85)}
+            for i in range(8) for v in ("x", "y") for s in range(10)]
+    noise = [{"item": i, "variant": v, "seed": s, "sel": int(rng.random() < 0.85)}
+             for i in range(8) for v in ("x", "x2") for s in range(10)]
+    result = analyze(rows, metric="sel", noise=noise)
+    assert result.mdg is None and result.could_reach_significance
+    text = render_report(result, format="md", sections=["power", "finding"])
+    assert "none found: raising value A's runs toward the metric's bound never reaches 80% power" in text
+    assert "ceiling 1 is respected" in text
+    assert "unknown without a same-versus-same log" not in text and "not computed" not in text
