@@ -484,23 +484,43 @@ def _has_quoted_newline(head: bytes) -> bool:
 
 
 def _check_quotes(head: bytes, name: str, sep: str) -> None:
-    """Refuse a small file whose quotes never close: it would swallow every row after it."""
+    r'''Refuse a small file whose quotes never close: it would swallow every row after it.
+
+    Follows RFC 4180: a quote opens a field only at its start; inside a quoted field a
+    doubled quote is a literal quote and a single one closes the field.
+
+    >>> _check_quotes(b'a,b\n"he said ""hi""",x\n', "ok.csv", ",")
+    >>> _check_quotes(b'a,b\n"open,x\n2,y\n', "bad.csv", ",")
+    Traceback (most recent call last):
+    ...
+    probestats.errors.ReadError: 'bad.csv' has an unbalanced quote: the quoted field that starts on line 2 never closes; close it or remove the stray " character
+    '''
     if len(head) >= _SNIFF:
         return
-    inside = False
-    line = 1
-    opened_at = 0
-    at_field_start = True
+    start, unquoted, quoted, after_quote = range(4)
+    state = start
+    line = opened_at = 1
+    delimiter = ord(sep)
     for ch in head:
-        if ch == 0x22:
-            if not inside and at_field_start:
-                inside, opened_at = True, line
-            elif inside:
-                inside = False
-        at_field_start = (not inside) and ch in (ord(sep), 0x0A, 0x0D)
+        if state == quoted:
+            if ch == 0x22:
+                state = after_quote
+        elif state == after_quote:  # the quote closed the field, or began a doubled quote
+            if ch == 0x22:
+                state = quoted
+            elif ch in (delimiter, 0x0A, 0x0D):
+                state = start
+            else:
+                state = unquoted
+        elif ch in (delimiter, 0x0A, 0x0D):
+            state = start
+        elif state == start and ch == 0x22:
+            state, opened_at = quoted, line
+        else:
+            state = unquoted
         if ch == 0x0A:
             line += 1
-    if inside:
+    if state == quoted:
         raise ReadError(
             f"'{name}' has an unbalanced quote: the quoted field that starts on line {opened_at} never closes; "
             "close it or remove the stray \" character"

@@ -82,3 +82,27 @@ def test_validate_never_raises_on_arbitrary_text_csv(text):
             code = main(["validate", str(path), "--metric", "steps"])
         assert code in (0, 1)
         assert "unexpected" not in err.getvalue(), err.getvalue()
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.text(st.sampled_from(['a', 'b', '"', ',', '\n', ' ', 'é']), max_size=8), min_size=1, max_size=4),
+       st.sampled_from(["minimal", "all"]), st.sampled_from(["\n", "\r\n"]))
+def test_any_valid_csv_quoting_reads_back(texts, quoting, newline):
+    """Quotes, doubled quotes, separators and line breaks inside fields, as Python's csv module writes
+    them (an independent writer), read back as written."""
+    import csv
+    import io
+
+    buf = io.StringIO()
+    writer = csv.writer(buf, quoting=csv.QUOTE_ALL if quoting == "all" else csv.QUOTE_MINIMAL, lineterminator=newline)
+    writer.writerow(["item", "variant", "steps", "prompt"])
+    for i, text in enumerate(texts):
+        writer.writerow([i, "a", 1, text])
+        writer.writerow([i, "b", 2, text])
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "log.csv"
+        path.write_bytes(buf.getvalue().encode("utf-8"))
+        frame = validate(path, metric="steps", keep=["prompt"]).frame
+    # an unquoted empty field is missing; a quoted one ("") is the empty text
+    expected = [t if (t != "" or quoting == "all") else None for t in texts for _ in (0, 1)]
+    assert frame["prompt"].to_list() == expected
