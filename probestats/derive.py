@@ -159,7 +159,8 @@ def apply(log, *, where: str | None = None, derive: Sequence[str] = (), **read_k
     columns = dict(log.columns)
     for name in added:
         columns.setdefault(name, name)
-    return replace(log, lazy=lazy.select(order), columns=columns,
+    read = dict(log._read) if where is None else {**log._read, "where": where}
+    return replace(log, lazy=lazy.select(order), columns=columns, _read=read,
                    headers=tuple(log.headers) + tuple(n for n in added if n not in log.headers))
 
 

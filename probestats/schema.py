@@ -210,7 +210,10 @@ def validate(
         df = df.with_columns(_as_number(df["temperature"]))
     n_rows = df.height
     if n_rows == 0:
+        where = log._read.get("where")
         problems.append(Problem("error", "empty_log",
+                                f"no row of '{log.source}' meets --where '{where}'; loosen the condition"
+                                if where is not None else
                                 f"'{log.source}' has no data rows; add one row per run below the header"))
         return Checked(df, metric, a, b, (), tuple(problems), log)
 

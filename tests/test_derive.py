@@ -105,6 +105,14 @@ def test_cli_where_and_derive(tmp_path, capsys):
     assert code == 0 and json.loads(out)["ok"]
 
 
+def test_a_where_that_keeps_no_row_names_the_filter_not_an_empty_file(tmp_path, capsys):
+    path = write_log(make_log(items=3, runs=2, seed=0), tmp_path / "log.csv")
+    code, out, err = run_cli(["analyze", path, "--metric", "steps", "--where", "item = '99'"], capsys)
+    assert code == 1
+    assert err == ("Error: 1 validation error: no row of 'log.csv' meets --where 'item = '99''; loosen the condition "
+                   "(run probestats validate for the full list)\n")
+
+
 def test_a_column_named_twice_and_a_subquery(tmp_path):
     rows = [{"item": i, "variant": v, "steps": 2 + i + (v == "a")} for i in range(3) for v in ("a", "b")]
     path = write_log(rows, tmp_path / "log.csv")   # CSV: steps read as text, so numeric views are made
