@@ -436,6 +436,8 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     n_nonzero = sum(1 for g in main.gaps if g != 0)
     noise = analysis.noise
     mdg = analysis.mdg
+    # a one-sided test only looks one way: its minimum detectable gap is a gap in that direction
+    toward = {"greater": f" with {_q(a)} above {_q(b)}", "less": f" with {_q(a)} below {_q(b)}"}.get(sf.alternative, "")
 
     # --- design
     items = [str(i) for i in main.items["item"].to_list()]
@@ -603,7 +605,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
             finding.append(f"With {n} items the smallest attainable p is {minp_text}, above alpha {alpha:g}: "
                            "this design could never reach significance, so its minimum detectable gap is infinite.")
         elif mdg is not None:
-            finding.append(f"The minimum detectable gap of this design is about {fmt_num(mdg, 3)} {metric} "
+            finding.append(f"The minimum detectable gap of this design is about {fmt_num(mdg, 3)} {metric}{toward} "
                            "(80% power; see the power section for its method).")
         elif noise is not None and analysis.mdg_method is not None:
             finding.append("No gap toward the metric's bound reaches 80% power with this design "
@@ -660,7 +662,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
         if never:
             reach = ", since with so few items it could never reach significance"
         elif mdg is not None:
-            reach = f" smaller than about {fmt_num(mdg, 3)} {metric}"
+            reach = f" smaller than about {fmt_num(mdg, 3)} {metric}{toward}"
         else:
             reach = " (without a same-versus-same log, the size of gap it could miss is unknown)"
         summary = (f"In this probe, {subject} differed on average by {gap_text} across {n} items with {runs}, "

@@ -201,3 +201,18 @@ def test_the_checker_itself_catches_overclaims():
     assert len(flagged) == 2
     ok = "This does not show that the system is unbiased."
     assert not [s for s in sentences(ok) if CLAIMS.search(s) and not DENIAL.search(s)]
+
+
+def test_one_sided_mdg_names_the_direction_it_was_computed_for():
+    # a positive planted gap tested with alternative="less": the test looks only for 'formal' below 'casual',
+    # so the design's minimum detectable gap is a gap that way, and the report must not present it as a size
+    # for any gap (the observed gap, in the other direction, is larger than it)
+    frame = make_log(items=8, runs=10, gap=1.0, seed=7)
+    noise = make_log(items=8, runs=10, gap=0.0, seed=107, values=("formal", "formal again"))
+    result = analyze(frame, metric="steps", noise=noise, alternative="less")
+    assert not result.detected and result.mdg is not None and result.main.average_gap > result.mdg
+    md = render_report(result, format="md")
+    summary = md.split("## Summary", 1)[1].split("##", 1)[0]
+    finding = md.split("## Finding", 1)[1].split("##", 1)[0]
+    assert "steps with 'formal' below 'casual'." in summary
+    assert "steps with 'formal' below 'casual' (80% power" in finding
