@@ -266,7 +266,10 @@ def _missing(log: Log, name: str, is_metric: bool = False) -> Problem:
         hint = _metric_hint(log, name)
         msg = f"no column for the metric '{name}'; headers seen: {seen} ({hint})"
     else:
-        msg = f"no '{name}' column; headers seen: {seen} (name one with --column {name}=HEADER)"
+        # a sheet's reader names the empty cells of a title row __UNNAMED__n: the header is further down
+        titled = any(h.startswith("__UNNAMED__") for h in log.headers)
+        skip = "skip the title rows above the header with --skip-rows N, or " if titled else ""
+        msg = f"no '{name}' column; headers seen: {seen} ({skip}name one with --column {name}=HEADER)"
     return Problem("error", "missing_column", msg, column=name)
 
 
