@@ -461,6 +461,14 @@ def _read_delimited(path, fmt, skip_rows, columns, encoding, metric) -> Log:
         lazy = pl.scan_csv(source, separator=sep, infer_schema=False, skip_rows=skip_rows,
                            raise_if_empty=False)
         headers = list(lazy.collect_schema().names())
+        # a spreadsheet saved where the decimal mark is a comma separates with semicolons (or a .csv holds
+        # tabs): a header that is one field holding one of those is split on it
+        other = next((c for c in (";", "\t") if c != sep and len(headers) == 1 and c in headers[0]), None)
+        if other is not None:
+            sep = other
+            lazy = pl.scan_csv(source, separator=sep, infer_schema=False, skip_rows=skip_rows,
+                               raise_if_empty=False)
+            headers = list(lazy.collect_schema().names())
     except pl.exceptions.PolarsError as exc:
         raise ReadError(_polars_message(exc, name)) from None
     if not headers or headers == [""]:

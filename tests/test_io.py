@@ -302,3 +302,12 @@ def test_large_csv_is_scanned_lazily(tmp_path):
     assert isinstance(log.lazy, pl.LazyFrame)
     plan = log.lazy.select("item", "variant", "steps").explain()
     assert "reply" not in plan.split("PROJECT")[-1]  # the scan reads only the selected columns
+
+
+def test_semicolon_separated_csv_is_read_on_its_own_separator(tmp_path):
+    # Excel where the decimal mark is a comma saves .csv with semicolons; line 4 holds the bad cell
+    path = tmp_path / "semi.csv"
+    path.write_text("item;variant;seed;steps\n0;a;1;3\n0;b;1;4\n1;a;1;four\n1;b;1;2\n", encoding="utf-8")
+    checked = validate(path, metric="steps")
+    assert checked.log.columns["variant"] == "variant"
+    assert [(p.code, p.rows) for p in checked.errors] == [("non_numeric", (4,))]
