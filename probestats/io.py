@@ -368,7 +368,7 @@ def _read_path(path: Path, *, format, sheet, skip_rows, columns, encoding, metri
         except Exception as exc:
             raise ReadError(f"cannot read '{name}' as Parquet ({_first_line(exc)}); is it really a .parquet file? (use --format)") from None
         return _finish(lazy, headers, name, columns, metric, row_label="record", first_row=1, path=path)
-    return _read_sheet(path, fmt, sheet, skip_rows, columns, metric)
+    return _read_sheet(path, sheet, skip_rows, columns, metric)
 
 
 def _first_line(exc: Exception) -> str:
@@ -603,7 +603,7 @@ def _read_json(path, columns, encoding, metric) -> Log:
                    first_row=1, problems=problems, path=path)
 
 
-def _read_sheet(path, fmt, sheet, skip_rows, columns, metric) -> Log:
+def _read_sheet(path, sheet, skip_rows, columns, metric) -> Log:
     name = path.name
     import fastexcel
 

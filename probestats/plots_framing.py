@@ -29,7 +29,7 @@ def _new_axes(width: float, height: float):
     return Figure(figsize=(width, height), layout="constrained").subplots()
 
 
-def _row_and_column(result, cell) -> tuple[str, str]:
+def _row_and_column(cell) -> tuple[str, str]:
     """Heat-map row (every ``by`` value but topic) and column (the topic) of a cell."""
     by = dict(cell.by)
     topic = by.pop("topic", None)
@@ -56,7 +56,7 @@ def framing_heatmap(result, ax=None):
     cells = list(result.cells)
     rows, cols = [], []
     for c in cells:
-        r, k = _row_and_column(result, c)
+        r, k = _row_and_column(c)
         if r not in rows:
             rows.append(r)
         if k not in cols:
@@ -64,7 +64,7 @@ def framing_heatmap(result, ax=None):
     values = np.full((len(rows), len(cols)), np.nan)
     marks = [["" for _ in cols] for _ in rows]
     for c in cells:
-        r, k = _row_and_column(result, c)
+        r, k = _row_and_column(c)
         i, j = rows.index(r), cols.index(k)
         values[i, j] = np.nan if c.bias is None else c.bias
         marks[i][j] = PATTERN_MARK.get(c.pattern, c.pattern)

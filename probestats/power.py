@@ -1583,13 +1583,13 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
             if progress is not None:
                 progress(len(cells), total)
     if noise.bounded:
-        problems.append(_bounded_problem(noise, cells, gap, alpha, power, alternative))
+        problems.append(_bounded_problem(noise, cells, gap, alpha, power))
     return Plan(noise=noise, tau=float(tau), tau_source=tau_source, alpha=float(alpha),
                 target_power=float(power), gap=None if gap is None else float(gap), alternative=alternative,
                 sims=int(sims), seed=seed, cells=tuple(cells), problems=tuple(problems), heterogeneity=het)
 
 
-def _bounded_problem(noise: NoiseModel, cells, gap, alpha, power, alternative) -> Problem:
+def _bounded_problem(noise: NoiseModel, cells, gap, alpha, power) -> Problem:
     """The ``bounded_metric`` warning: what a gap means near a floor or ceiling, and where it bit."""
     ends = []
     for name, value in (("floor", noise.floor), ("ceiling", noise.ceiling)):
