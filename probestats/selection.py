@@ -76,7 +76,9 @@ def impact_ratios(rates: Mapping[str, float]) -> tuple[ImpactRatio, ...]:
     out = []
     for k, v in rates.items():
         ratio = v / top if top > 0 else None
-        out.append(ImpactRatio(k, v, ratio, ratio is not None and ratio < THRESHOLD))
+        # a ratio of exactly 4/5 can come out a hair below 0.8 in floating point (0.74 / 0.925)
+        below = ratio is not None and ratio < THRESHOLD and not math.isclose(ratio, THRESHOLD, rel_tol=1e-9)
+        out.append(ImpactRatio(k, v, ratio, below))
     return tuple(out)
 
 

@@ -20,6 +20,13 @@ def test_hand_calculation():
     assert out[2].to_dict() == {"value": "C", "rate": 0.12, "ratio": pytest.approx(0.4), "below_four_fifths": True}
 
 
+def test_a_ratio_of_exactly_four_fifths_is_on_the_line_after_rounding():
+    # 0.74 / 0.925 = 4/5 exactly (74 * 5 = 370 = 4 * 92.5), but the float quotient is 0.7999999999999999
+    assert 0.74 / 0.925 < 0.8
+    out = impact_ratios({"A": 0.925, "B": 0.74, "C": 0.7399})
+    assert [r.below_four_fifths for r in out] == [False, False, True]
+
+
 def test_wording_is_a_reference_not_a_verdict():
     assert THRESHOLD == 0.8
     assert NOTE == ("below 0.8, the four-fifths reference used in US employment guidance; "
