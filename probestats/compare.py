@@ -264,7 +264,7 @@ def _environment():
         undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
         finalize=finalize)
     env.filters["md"] = lambda v: Safe(md_escape("" if v is None else v))
-    env.filters["fmt_p"] = lambda p: Safe(fmt_p(p))
+    env.filters["fmt_p"] = lambda p, alpha=None: Safe(fmt_p(p, alpha))  # never rounded onto alpha
     env.filters["fmt_num"] = lambda x: Safe(fmt_num(x))
     env.filters["fmt_gap"] = lambda x: Safe(fmt_gap(x))
     return env

@@ -122,3 +122,15 @@ def test_a_metric_in_neither_log_is_a_column_error_not_a_difference():
     with pytest.raises(ColumnError, match="neither log has a column for the metric 'count'; headers seen in BEFORE: "
                                           "item, variant, seed, model, temperature, steps"):
         compare_runs(before, after, metric="count")
+
+
+def test_p_values_are_never_rounded_onto_alpha():
+    # every item's gap is +2 before and 0 after: both the before p and the change p are 2 / 2**8 = 0.0078125
+    # (two of the 256 sign patterns are as extreme); at alpha 0.007812 that is just above alpha, and four
+    # significant digits would print it as 0.007812, equal to alpha
+    before = [{"item": i, "variant": v, "seed": s, "steps": 5 if v == "formal" else 3}
+              for i in range(8) for v in ("formal", "casual") for s in (1, 2)]
+    after = [dict(r, steps=4) for r in before]
+    text = render_compare(compare_runs(before, after, metric="steps", alpha=0.007812))
+    assert "0.0078125" in text
+    assert "p = 0.007812)" not in text and "| 0.007812 |" not in text
