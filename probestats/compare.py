@@ -237,22 +237,7 @@ def compare_runs(before, after, *, metric: str, a: str | None = None, b: str | N
 def _environment():
     import jinja2
 
-    try:  # the report's Markdown escaping, when the report module is there
-        from .report import fmt_gap, fmt_num, fmt_p, md_escape
-    except ImportError:  # pragma: no cover - a local escape that covers the same characters
-        import re
-
-        def md_escape(text):
-            text = re.sub(r"[\r\n\u2028\u2029\x85\x0b\x0c]+", " ", str(text))
-            return re.sub(r"([\\`*_\[\]<>|#~])", r"\\\1", text)
-
-        from .terminal import fmt_num, fmt_p
-
-        def fmt_gap(x, digits=4):
-            return "n/a" if x is None or x != x else ("0" if x == 0 else f"{x:+.{digits}g}")
-
-    class Safe(str):
-        pass
+    from .report import MdSafe as Safe, fmt_gap, fmt_num, fmt_p, md_escape
 
     def finalize(value):
         if isinstance(value, Safe):
