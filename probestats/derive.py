@@ -155,12 +155,11 @@ def apply(log, *, where: str | None = None, derive: Sequence[str] = (), **read_k
             raise OptionError(f"--where '{where}': gives {dtype} values, not true/false; "
                               "write a condition such as \"model = 'm1' AND words > 50\"")
         lazy = lazy.filter(pl.col(flag).fill_null(False)).drop(flag)
-    order = [c for c in lazy.collect_schema().names() if c != ROW] + [ROW]
     columns = dict(log.columns)
     for name in added:
         columns.setdefault(name, name)
     read = dict(log._read) if where is None else {**log._read, "where": where}
-    return replace(log, lazy=lazy.select(order), columns=columns, _read=read,
+    return replace(log, lazy=lazy.select(pl.all().exclude(ROW), pl.col(ROW)), columns=columns, _read=read,
                    headers=tuple(log.headers) + tuple(n for n in added if n not in log.headers))
 
 

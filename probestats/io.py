@@ -668,15 +668,11 @@ def _finish(lazy, headers, source, columns, metric, *, row_label, first_row, pro
     lazy = lazy.with_row_index(ROW).with_columns(pl.col(ROW).cast(pl.Int64))
     if rename:
         lazy = lazy.rename(rename)
-    if drop_blank:
-        data_cols = [c for c in lazy.collect_schema().names() if c != ROW]
-        if data_cols:
-            blank = pl.all_horizontal([
-                pl.col(c).is_null() | (pl.col(c).cast(pl.String).str.strip_chars() == "") for c in data_cols
-            ])
-            lazy = lazy.filter(~blank)
-    order = [c for c in lazy.collect_schema().names() if c != ROW] + [ROW]
-    lazy = lazy.select(order)
+    # columns are never named in expressions here: pl.col reads a header '*' or '^...$' as a pattern
+    data = pl.all().exclude(ROW)
+    if drop_blank and len(lazy.collect_schema()) > 1:
+        lazy = lazy.filter(~pl.all_horizontal(data.is_null() | (data.cast(pl.String).str.strip_chars() == "")))
+    lazy = lazy.select(data, pl.col(ROW))
     return Log(lazy=lazy, columns=mapping, source=source, headers=tuple(headers),
                problems=tuple(problems), row_label=row_label, _first_row=first_row,
                _path=path, _read=dict(read or {}))

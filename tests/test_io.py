@@ -311,3 +311,17 @@ def test_semicolon_separated_csv_is_read_on_its_own_separator(tmp_path):
     checked = validate(path, metric="steps")
     assert checked.log.columns["variant"] == "variant"
     assert [(p.code, p.rows) for p in checked.errors] == [("non_numeric", (4,))]
+
+
+@pytest.mark.parametrize("header", ["*", "^x.*$"])
+def test_a_header_polars_would_read_as_a_pattern_is_an_ordinary_column(tmp_path, header):
+    # found by the arbitrary-bytes property test: a file holding only '*' ended in an internal error
+    path = tmp_path / "log.csv"
+    path.write_text(f"item,variant,{header},steps\n0,a,x,3\n0,b,x,4\n1,a,x,2\n1,b,x,4\n", encoding="utf-8")
+    log = read_log(path, metric="steps")
+    assert log.frame.columns == ["item", "variant", header, "steps", "_row"]
+    checked = validate(path, metric="steps")
+    assert checked.ok and checked.n_rows == 4
+    only = tmp_path / "only.csv"
+    only.write_text(f"{header}\n", encoding="utf-8")
+    assert [p.code for p in validate(only).errors] == ["missing_column", "missing_column"]
