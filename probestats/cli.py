@@ -169,7 +169,7 @@ def json_option(what: str = "the result"):
 @click.option("--a", "a", metavar="VALUE", help="First compared value (default: the first value in the log).")
 @click.option("--b", "b", metavar="VALUE", help="Second compared value (default: the second value in the log).")
 @fold_case_option
-@click.option("--json", "json_out", is_flag=True, help="Print the result as JSON.")
+@json_option()
 @click.option("--where", metavar="SQL", help="Keep only rows where this SQL condition holds, e.g. \"model = 'm1'\".")
 @click.option("--derive", multiple=True, metavar="NAME=SQL",
               help="Add a column from a SQL expression, e.g. \"long = words > 50\" (repeatable).")
@@ -417,7 +417,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, sect
 @click.option("--scale", metavar="LOW:HIGH",
               help="The metric's floor and ceiling (e.g. 1:5, 0:1, or 0: for a floor only); simulated runs stay "
                    "within it. Default: an end of the noise log where 5% of runs or more pile up.")
-@click.option("--json", "json_out", is_flag=True, help="Print the plan as JSON.")
+@json_option("the plan")
 @read_options
 def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternative, alpha, target, sims, seed,
          plot, scale, json_out, read):
@@ -478,7 +478,7 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
 @click.option("--score-from", type=click.Choice(["score", "label", "response"]),
               help="Where scores come from (default: score, else label, else a parse of the response).")
 @click.option("--scale", metavar="LOW:HIGH", help="Declared numeric scale of scores or labels, e.g. 1:5.")
-@click.option("--json", "json_out", is_flag=True, help="Print the result as JSON.")
+@json_option()
 @read_options
 def framing(log, by, toward, targets, item, alpha, correction, interval, label_col, response_col, score_from,
             scale, json_out, read):
@@ -528,7 +528,7 @@ def _report_format(path: Path) -> str:
 @fold_case_option
 @click.option("-o", "--output", type=click.Path(path_type=Path), metavar="FILE",
               help="Also write the Markdown report section to FILE (.md).")
-@click.option("--json", "json_out", is_flag=True, help="Print the result as JSON.")
+@json_option()
 @read_options
 def compare(before, after, metric, a, b, alternative, alpha, fold_case, output, json_out, read):
     """Compare a probe BEFORE and AFTER a mitigation: same items, values, seeds and metric, side by side.
