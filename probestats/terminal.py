@@ -86,7 +86,9 @@ def print_analysis(analysis, out: Console) -> None:
     if analysis.mdg is not None or analysis.noise is not None:
         mdg = "infinite (never significant)" if analysis.mdg is None and not analysis.could_reach_significance else fmt_num(analysis.mdg)
         if analysis.mdg is not None or not analysis.could_reach_significance:
-            out.print(f"minimum detectable gap of this design: {mdg}")
+            toward = {"greater": f" ('{escape(main.a)}' above '{escape(main.b)}')",
+                      "less": f" ('{escape(main.a)}' below '{escape(main.b)}')"}.get(analysis.alternative, "")
+            out.print(f"minimum detectable gap of this design: {mdg}{toward}")
     for g in analysis.groups:
         label = ", ".join(f"{k} = {v}" for k, v in g.by.items())
         out.print(item_rich_table(g, title=escape(label)))

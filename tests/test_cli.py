@@ -155,6 +155,15 @@ def test_analyze_json_equals_the_python_results_to_dict(capsys):
     assert code == 0 and json.loads(out) == json.loads(json.dumps(result.to_dict(), allow_nan=False))
 
 
+def test_a_one_sided_minimum_detectable_gap_names_its_direction(capsys):
+    # the sample's gap is positive; tested with --alternative less, the test looks only for 'formal' below 'casual'
+    code, out, _ = run(capsys, "analyze", SAMPLES / "style_probe.csv", "--metric", "steps",
+                       "--noise", SAMPLES / "style_noise.csv", "--alternative", "less")
+    assert code == 0
+    line = next(x for x in out.splitlines() if x.startswith("minimum detectable gap of this design"))
+    assert line.endswith(" ('formal' below 'casual')")
+
+
 def test_analyze_text_says_when_the_gap_is_within_the_noise(tmp_path, capsys):
     import polars as pl
 
