@@ -219,6 +219,18 @@ def collect(lazy: pl.LazyFrame, source: str = "the log", path: Path | None = Non
         raise ReadError(_polars_message(exc, source)) from None
 
 
+def _other_separator(header: list[str], sep: str) -> str | None:
+    """The separator a header read as one field really uses, if it is ``;`` or a tab.
+
+    A spreadsheet saved where the decimal mark is a comma separates with semicolons (and a
+    .csv may hold tabs).
+
+    >>> _other_separator(["item;variant;steps"], ","), _other_separator(["item", "steps"], ",")
+    (';', None)
+    """
+    return next((c for c in (";", "\t") if c != sep and len(header) == 1 and c in header[0]), None)
+
+
 def _locate_bad_record(path: Path, source: str) -> None:
     """Name the line where a delimited file stops making sense, when it is small enough to scan."""
     import csv
@@ -233,6 +245,10 @@ def _locate_bad_record(path: Path, source: str) -> None:
     reader = csv.reader(_stdio.StringIO(text, newline=""), delimiter=sep)
     try:
         header = next(reader)
+        other = _other_separator(header, sep)
+        if other is not None:
+            reader = csv.reader(_stdio.StringIO(text, newline=""), delimiter=other)
+            header = next(reader)
         width = len(header)
         start = reader.line_num + 1
         for record in reader:
@@ -461,9 +477,7 @@ def _read_delimited(path, fmt, skip_rows, columns, encoding, metric) -> Log:
         lazy = pl.scan_csv(source, separator=sep, infer_schema=False, skip_rows=skip_rows,
                            raise_if_empty=False)
         headers = list(lazy.collect_schema().names())
-        # a spreadsheet saved where the decimal mark is a comma separates with semicolons (or a .csv holds
-        # tabs): a header that is one field holding one of those is split on it
-        other = next((c for c in (";", "\t") if c != sep and len(headers) == 1 and c in headers[0]), None)
+        other = _other_separator(headers, sep)
         if other is not None:
             sep = other
             lazy = pl.scan_csv(source, separator=sep, infer_schema=False, skip_rows=skip_rows,

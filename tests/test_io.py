@@ -311,6 +311,10 @@ def test_semicolon_separated_csv_is_read_on_its_own_separator(tmp_path):
     checked = validate(path, metric="steps")
     assert checked.log.columns["variant"] == "variant"
     assert [(p.code, p.rows) for p in checked.errors] == [("non_numeric", (4,))]
+    ragged = tmp_path / "ragged.csv"   # and a row with one field too many is named by its line
+    ragged.write_text("item;variant;steps\n0;a;3\n0;b;4;5\n1;a;2\n1;b;4\n", encoding="utf-8")
+    with pytest.raises(ReadError, match="^line 3 of ragged.csv has 4 fields where the header has 3;"):
+        validate(ragged, metric="steps")
 
 
 @pytest.mark.parametrize("header", ["*", "^x.*$"])
