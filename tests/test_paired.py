@@ -165,3 +165,12 @@ def test_checked_frame_is_not_modified():
     analyze(frame, metric="steps")
     assert frame.equals(before)
     assert validate(frame, metric="steps").ok
+
+
+def test_a_p_equal_to_alpha_is_detected_as_a_reachable_design_promises():
+    # 4 items all positive: the two-sided p is 2/16 = 0.125, the smallest attainable; at alpha 0.125 the
+    # design can reach significance, and this result does
+    rows = [{"item": i, "variant": v, "seed": 1, "steps": 2 + (v == "a")} for i in range(4) for v in "ab"]
+    result = analyze(rows, metric="steps", alpha=0.125)
+    assert result.main.sign_flip.pvalue == 0.125 == result.main.min_attainable_p
+    assert result.could_reach_significance and result.detected
