@@ -30,7 +30,6 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
-import math
 import re
 import traceback
 from dataclasses import dataclass
@@ -75,17 +74,7 @@ def fmt_p(p: float | None, alpha: float | None = None) -> str:
     >>> fmt_p(0.0500001, 0.05)
     '0.0500001'
     """
-    text = _fmt_p(p)
-    if p is None or alpha is None or not math.isfinite(p):
-        return text
-    digits = 4
-    while digits < 17:
-        shown = float(text)
-        if (shown < alpha) == (p < alpha) and (shown == alpha) == (p == alpha):
-            return text
-        digits += 1
-        text = f"{p:.{digits}g}"
-    return repr(float(p))
+    return _fmt_p(p, alpha)
 
 
 def fmt_num(x: float | None, digits: int = 4) -> str:

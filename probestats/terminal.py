@@ -2,26 +2,39 @@
 
 from __future__ import annotations
 
+import math
+
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 
-def fmt_p(p: float | None) -> str:
-    """A p-value for people: four significant digits, never rounded to zero.
+def fmt_p(p: float | None, alpha: float | None = None) -> str:
+    """A p-value for people: four significant digits, never rounded to zero, and, given
+    ``alpha``, enough digits that rounding never moves it across (or onto) alpha.
 
     Examples
     --------
     >>> fmt_p(0.0234375), fmt_p(1.0), fmt_p(3.2e-12)
     ('0.02344', '1', '3.2e-12')
+    >>> fmt_p(0.0502, 0.05), fmt_p(0.049996, 0.05), fmt_p(0.05, 0.05), fmt_p(0.0500001, 0.05)
+    ('0.0502', '0.049996', '0.05', '0.0500001')
     """
     if p is None:
         return "n/a"
     if p == 0:
         return "0"
-    if p < 1e-4:
-        return f"{p:.2g}"
-    return f"{p:.4g}"
+    text = f"{p:.2g}" if p < 1e-4 else f"{p:.4g}"
+    if alpha is None or not math.isfinite(p):
+        return text
+    digits = 4
+    while digits < 17:
+        shown = float(text)
+        if (shown < alpha) == (p < alpha) and (shown == alpha) == (p == alpha):
+            return text
+        digits += 1
+        text = f"{p:.{digits}g}"
+    return repr(float(p))
 
 
 def fmt_num(x: float | None, digits: int = 4) -> str:
@@ -58,9 +71,9 @@ def _tests_lines(result, alpha: float) -> list[str]:
         f"average gap {result.average_gap:+.4g} over {result.n_items} items; "
         f"{result.interval.confidence:.0%} interval [{fmt_num(result.interval.low)}, {fmt_num(result.interval.high)}] "
         f"({escape(result.interval.method)})",
-        f"sign-flip test ({escape(sf.alternative)}): p = {fmt_p(sf.pvalue)}; method: {escape(sf.method)}"
-        + (f"; adjusted p = {fmt_p(result.p_adjusted)}" if result.p_adjusted is not None else ""),
-        f"sign test: p = {fmt_p(st.pvalue)} (n = {st.n} non-zero gaps, k = {getattr(st, 'k', st.statistic)})"
+        f"sign-flip test ({escape(sf.alternative)}): p = {fmt_p(sf.pvalue, alpha)}; method: {escape(sf.method)}"
+        + (f"; adjusted p = {fmt_p(result.p_adjusted, alpha)}" if result.p_adjusted is not None else ""),
+        f"sign test: p = {fmt_p(st.pvalue, alpha)} (n = {st.n} non-zero gaps, k = {getattr(st, 'k', st.statistic)})"
         + (f"  spreadsheet: {escape(st.formula)}" if getattr(st, "formula", None) else ""),
         f"smallest attainable p: {fmt_p(result.min_attainable_p)}"
         + (" (above alpha: this design could never reach significance)" if result.min_attainable_p > alpha else ""),
@@ -78,7 +91,7 @@ def print_analysis(analysis, out: Console) -> None:
     if analysis.noise is not None:
         n = analysis.noise
         out.print(f"same-versus-same noise ('{escape(n.a)}' vs '{escape(n.b)}'): average gap {n.average_gap:+.4g}, "
-                  f"sign-flip p = {fmt_p(n.sign_flip.pvalue)}, {n.n_items} items")
+                  f"sign-flip p = {fmt_p(n.sign_flip.pvalue, analysis.alpha)}, {n.n_items} items")
         within_noise = abs(main.average_gap) <= abs(n.average_gap)
         if within_noise:
             out.print("the probe's average gap is no larger than the same-versus-same gap: "
