@@ -18,6 +18,7 @@ from .io import ROW, Log, format_rows, read_log
 from .problems import Problem, has_errors
 
 SETTINGS = ("model", "temperature", "system")
+_UNPARSED = "_text"  # the metric cells that are not numbers, as written
 ROW_LIMIT = 50  # rows listed per problem; the message says how many there are in all
 
 
@@ -101,8 +102,10 @@ def _as_text(expr: pl.Expr, dtype) -> pl.Expr:
     return expr.cast(pl.String)
 
 
-def _as_number(series: pl.Series) -> pl.Series:
+def _as_number(series: pl.Series, numbers: pl.Series | None = None) -> pl.Series:
     """A setting such as temperature as a float when every cell is a number, so 0.8 and "0.8" compare equal.
+
+    ``numbers`` is the column already parsed by :func:`_parsed` (while the file was read), if it was.
 
     >>> _as_number(pl.Series(["0.8", " 0.8", None])).to_list()
     [0.8, 0.8, None]
@@ -111,9 +114,20 @@ def _as_number(series: pl.Series) -> pl.Series:
     """
     if series.dtype.is_numeric():
         return series.cast(pl.Float64)
-    text = series.cast(pl.String).str.strip_chars()
-    numbers = text.cast(pl.Float64, strict=False)
-    return numbers if numbers.null_count() == text.null_count() else series
+    if numbers is None:
+        numbers = series.cast(pl.String).str.strip_chars().cast(pl.Float64, strict=False)
+    return numbers.alias(series.name) if numbers.null_count() == series.null_count() else series
+
+
+def _parsed(text: pl.Expr) -> pl.Expr:
+    """Text cells as numbers: surrounding spaces ignored, a blank cell and a cell that is not a number null."""
+    return text.str.strip_chars().cast(pl.Float64, strict=False)
+
+
+def _unparsed(text: pl.Expr) -> pl.Expr:
+    """The (stripped) text of the cells :func:`_parsed` could not read as a number; null elsewhere."""
+    stripped = text.str.strip_chars()
+    return pl.when((stripped != "") & _parsed(text).is_null()).then(stripped)
 
 
 def validate(
@@ -202,12 +216,20 @@ def validate(
         else pl.col(c)
         for c in wanted
     ]
+    # numbers written as text are parsed as the file is read (in parallel, chunk by chunk), so a large
+    # log's text is not held twice; only the metric cells that are not numbers keep their text
+    if metric is not None and schema[metric] == pl.String:
+        exprs = [e for c, e in zip(wanted, exprs) if c != metric]
+        exprs += [_parsed(pl.col(metric)).alias(metric), _unparsed(pl.col(metric)).alias(_UNPARSED)]
+    if "temperature" in wanted and schema["temperature"] == pl.String:
+        exprs.append(_parsed(pl.col("temperature")).alias("_temperature"))
     lazy = log.lazy.select(*exprs, pl.col(ROW))
     from .io import collect
 
     df = collect(lazy, log.source, log._path)
     if "temperature" in df.columns:
-        df = df.with_columns(_as_number(df["temperature"]))
+        numbers = df.get_column("_temperature", default=None)
+        df = df.drop("_temperature", strict=False).with_columns(_as_number(df["temperature"], numbers))
     n_rows = df.height
     if n_rows == 0:
         where = log._read.get("where")
@@ -240,7 +262,7 @@ def validate(
     if has_errors(value_problems):
         return Checked(df, metric, a, b, values, tuple(problems), log, n_rows)
 
-    pair = df.filter(pl.col("variant").is_in([a, b]))
+    pair = df if len(values) == 2 else df.filter(pl.col("variant").is_in([a, b]))  # no copy when only a and b
     cells = _cells(pair, metric, a, b, by)
     problems += _unmatched(df, log, a, b, by, metric, not_numbers)
     problems += _settings(pair, cells, log, a, b, by)
@@ -320,15 +342,15 @@ def _metric(df: pl.DataFrame, log: Log, metric: str, header: str):
     dtype = col.dtype
     if dtype == pl.Boolean:
         df = df.with_columns(pl.col(metric).cast(pl.Float64))
-    elif dtype == pl.String or dtype == pl.Object or dtype == pl.Null:
-        text = pl.col(metric).cast(pl.String).str.strip_chars()
-        df = df.with_columns(
-            pl.when(text == "").then(None).otherwise(text).alias("_text"),
-        ).with_columns(pl.col("_text").cast(pl.Float64, strict=False).alias(metric))
-        bad = df.filter(pl.col("_text").is_not_null() & pl.col(metric).is_null())
+    elif _UNPARSED in df.columns or dtype in (pl.String, pl.Object, pl.Null):
+        read_as_text = _UNPARSED in df.columns  # a text column of a file or frame, parsed as it was read
+        if not read_as_text:
+            text = pl.col(metric).cast(pl.String)
+            df = df.with_columns(_parsed(text).alias(metric), _unparsed(text).alias(_UNPARSED))
+        bad = df.filter(pl.col(_UNPARSED).is_not_null())
         bad_index = bad[ROW].implode()
         if bad.height:
-            examples = bad["_text"].unique(maintain_order=True).head(3).to_list()
+            examples = bad[_UNPARSED].unique(maintain_order=True).head(3).to_list()
             shown = ", ".join(f"'{e}'" for e in examples)
             verb = "is not a number" if len(examples) == 1 else "are not numbers"
             problems.append(Problem(
@@ -339,12 +361,12 @@ def _metric(df: pl.DataFrame, log: Log, metric: str, header: str):
         converted = df.filter(pl.col(metric).is_not_null()).height
         # CSV and TSV hold only text; elsewhere (JSON, JSONL, sheets) a number written as text is worth a
         # warning. A column with cells that are not numbers is text because of them: the error says so.
-        if converted and not bad.height and not log._read.get("delimited") and dtype == pl.String:
+        if converted and not bad.height and not log._read.get("delimited") and read_as_text:
             problems.append(Problem(
                 "warning", "numbers_as_text",
                 f"{header.strip()}: {converted} number(s) were stored as text and were converted; "
                 "format the column as numbers in the sheet", (), header))
-        df = df.drop("_text")
+        df = df.drop(_UNPARSED)
     elif dtype.is_numeric():
         df = df.with_columns(pl.col(metric).cast(pl.Float64))
     else:
@@ -446,40 +468,100 @@ def _suspect_rows(df: pl.DataFrame, log: Log, metric: str) -> pl.DataFrame | Non
 
 def _fingerprint(expr: pl.Expr) -> pl.Expr:
     """Equal for equal sets of values, whatever their order or repeats (64-bit hashes, wrapped sum)."""
-    return expr.unique().hash(seed=20261129).sum()
+    return expr.unique().hash(seed=_HASH_SEED).sum()
+
+
+_HASH_SEED = 20261129
 
 
 def _cells(pair: pl.DataFrame, metric: str | None, a: str, b: str, by) -> pl.DataFrame:
-    """One row per item (and ``by`` group) with both values' runs, seeds, settings and spread side by side."""
+    """One row per item (and ``by`` group) with both values' runs, seeds, settings and spread side by side.
+
+    Sets (of seeds, of a setting's values) are compared through an order-free fingerprint, so a
+    large log needs no per-cell lists. The common case is computed in one streaming pass of cheap
+    aggregations (counts, minima, maxima, sums of hashes); the exact set fingerprints, which cost
+    a per-cell hash table, are computed only where that pass cannot decide:
+
+    - seeds: the sum of the seeds' hashes is the set's fingerprint when no seed repeats within a
+      cell, which one sorted pass over the rows' hashes confirms;
+    - a setting: a cell whose values are all one (minimum equals maximum, or all blank) is
+      fingerprinted by that value; only a setting that varies within some cell needs the exact set.
+
+    Columns: ``n`` runs, ``counted`` runs with a metric value, ``constant`` (every counted run
+    gave the same value), ``seeds``, ``seeded``, ``distinct_seeds`` and one column per setting,
+    each also with the suffix ``_b`` for value b.
+    """
     keys = ["item", *[c for c in by if c in pair.columns]]
-    aggs = [pl.len().alias("n")]
+    cell = [*keys, "variant"]
+    settings = [s for s in SETTINGS if s in pair.columns and s not in by]
+    aggs = [pl.len().alias("n"), pl.col(ROW).min().alias("_first")]
     if metric is not None:
-        aggs.append(pl.col(metric).drop_nulls().n_unique().alias("distinct"))
-        aggs.append(pl.col(metric).count().alias("counted"))
-    # sets are compared through an order-free fingerprint (the wrapped sum of the distinct values'
-    # hashes), so a large log needs no per-cell lists; the sets themselves are read only for a message
-    if "seed" in pair.columns:
-        aggs.append(_fingerprint(pl.col("seed").drop_nulls()).alias("seeds"))
-        aggs.append(pl.col("seed").drop_nulls().n_unique().alias("distinct_seeds"))
-        aggs.append(pl.col("seed").count().alias("seeded"))
-    for setting in SETTINGS:
-        if setting in pair.columns and setting not in by:
-            aggs.append(_fingerprint(pl.col(setting).cast(pl.String).fill_null("(blank)")).alias(setting))
-    per = pair.group_by([*keys, "variant"], maintain_order=True).agg(aggs)
+        aggs += [pl.col(metric).count().alias("counted"),
+                 (pl.col(metric).min() == pl.col(metric).max()).alias("constant")]
+    seeded = "seed" in pair.columns
+    if seeded:
+        seed = pl.col("seed")
+        aggs += [pl.when(seed.is_not_null()).then(seed.hash(seed=_HASH_SEED)).sum().alias("seeds"),
+                 seed.count().alias("seeded")]
+    for setting in settings:
+        value = pl.col(setting)
+        if not (pair.schema[setting] == pl.String or pair.schema[setting].is_numeric()):
+            value = value.cast(pl.String)
+        nulls = value.null_count()
+        aggs += [value.min().alias(setting),
+                 (((nulls == 0) & (value.min() == value.max())) | (nulls == pl.len())).alias(f"_{setting}_one")]
+    per = pair.lazy().group_by(cell).agg(aggs).sort("_first").collect(engine="streaming")
+    exact = []
+    if seeded:
+        if _repeats_within_cells(pair, cell):
+            exact += [_fingerprint(pl.col("seed").drop_nulls()).alias("seeds"),
+                      pl.col("seed").drop_nulls().n_unique().alias("distinct_seeds")]
+        else:
+            per = per.with_columns(pl.col("seeded").alias("distinct_seeds"))
+    for setting in settings:
+        if per[f"_{setting}_one"].all():  # the fingerprint of a one-value set, as _fingerprint gives it
+            per = per.with_columns(_setting_text(setting).hash(seed=_HASH_SEED))
+        else:
+            exact.append(_fingerprint(_setting_text(setting)).alias(setting))
+    per = per.drop(f"_{s}_one" for s in settings)
+    if exact:  # only for logs the cheap pass could not decide
+        sets = pair.group_by(cell).agg(exact)
+        per = per.drop(sets.columns[len(cell):], strict=False).join(sets, on=cell, nulls_equal=True, maintain_order="left")
+    per = per.drop("_first")
     side_a = per.filter(pl.col("variant") == a).drop("variant")
     side_b = per.filter(pl.col("variant") == b).drop("variant")
     return side_a.join(side_b, on=keys, suffix="_b", maintain_order="left")
+
+
+def _setting_text(setting: str) -> pl.Expr:
+    return pl.col(setting).cast(pl.String).fill_null("(blank)")
+
+
+def _repeats_within_cells(pair: pl.DataFrame, cell: list[str]) -> bool:
+    """Whether some cell may hold a seed twice: equal hashes of (cell, seed), found by sorting.
+
+    A hash collision can only say "may"; the caller then computes the exact sets.
+    """
+    hashes = (pair.lazy().filter(pl.col("seed").is_not_null())
+              .select(pl.struct(*cell, "seed").hash(seed=_HASH_SEED).alias("h"))
+              .collect(engine="streaming")["h"].to_numpy().copy())
+    hashes.sort()
+    return bool((hashes[1:] == hashes[:-1]).any())
 
 
 def _unmatched(df: pl.DataFrame, log: Log, a: str, b: str, by, metric: str | None = None,
                not_numbers: pl.Series | None = None) -> list[Problem]:
     problems = []
     keys = ["item", *by]
-    seen = df.group_by(keys, maintain_order=True).agg(
-        pl.col("variant").is_in([a]).any().alias("has_a"), pl.col("variant").is_in([b]).any().alias("has_b"))
-    lacking = seen.filter(~pl.col("has_a") | ~pl.col("has_b"))
+    valued = None
     if metric is not None:  # runs of a value whose metric cells are all blank (or not numbers) leave it out too
-        problems += _unmatched_values(df, log, a, b, keys, metric, lacking, not_numbers)
+        valued = pl.col(metric).is_not_null()
+        if not_numbers is not None and not_numbers.len():  # cells that are not numbers have their own error
+            valued = valued | pl.col(ROW).is_in(not_numbers.implode())
+    seen = _seen(df, keys, a, b, valued)
+    lacking = seen.filter(~pl.col("has_a") | ~pl.col("has_b"))
+    if metric is not None:
+        problems += _unmatched_values(df, log, a, b, keys, metric, seen, lacking)
     for row in lacking.iter_rows(named=True):
         missing = [v for v, has in ((a, row["has_a"]), (b, row["has_b"])) if not has]
         where = " and ".join(f"{k} {row[k]}" for k in keys[1:])
@@ -498,18 +580,25 @@ def _unmatched(df: pl.DataFrame, log: Log, a: str, b: str, by, metric: str | Non
     return problems
 
 
+def _seen(df: pl.DataFrame, keys: list[str], a: str, b: str, valued: pl.Expr | None) -> pl.DataFrame:
+    """Per item (and ``by`` group), in order of appearance: has it runs of a and of b, and runs with a metric value?
+
+    One streaming pass of sums: a large log needs no per-group lists.
+    """
+    aggs = [pl.col(ROW).min().alias("_first")]
+    for side, v in (("a", a), ("b", b)):
+        aggs.append(((pl.col("variant") == v).sum() > 0).alias(f"has_{side}"))
+        if valued is not None:
+            aggs.append((((pl.col("variant") == v) & valued).sum() > 0).alias(f"valued_{side}"))
+    return df.lazy().group_by(keys).agg(aggs).sort("_first").drop("_first").collect(engine="streaming")
+
+
 def _unmatched_values(df: pl.DataFrame, log: Log, a: str, b: str, keys, metric: str,
-                      lacking: pl.DataFrame, not_numbers: pl.Series | None = None) -> list[Problem]:
+                      seen: pl.DataFrame, lacking: pl.DataFrame) -> list[Problem]:
     """Items that have runs of a compared value, but none with a metric value: the analysis would drop them.
 
     Cells that are not numbers count as values here: their own error already points at them.
     """
-    valued = pl.col(metric).is_not_null()
-    if not_numbers is not None and not_numbers.len():
-        valued = valued | pl.col(ROW).is_in(not_numbers.implode())
-    seen = df.group_by(keys, maintain_order=True).agg(
-        *[(pl.col("variant") == v).any().alias(f"has_{side}") for side, v in (("a", a), ("b", b))],
-        *[((pl.col("variant") == v) & valued).any().alias(f"valued_{side}") for side, v in (("a", a), ("b", b))])
     if lacking.height:
         seen = seen.join(lacking.select(keys), on=keys, how="anti", nulls_equal=True)
     problems = []
@@ -636,10 +725,10 @@ def _not_alternated(pair: pl.DataFrame, log: Log, a: str, b: str) -> list[Proble
 
 
 def _deterministic(cells: pl.DataFrame) -> list[Problem]:
-    both = pl.concat([cells.select("counted", "distinct"),
-                      cells.select(pl.col("counted_b").alias("counted"), pl.col("distinct_b").alias("distinct"))])
+    both = pl.concat([cells.select("counted", "constant"),
+                      cells.select(pl.col("counted_b").alias("counted"), pl.col("constant_b").alias("constant"))])
     repeated = both.filter(pl.col("counted") > 1)
-    if repeated.height and (repeated["distinct"] <= 1).all():
+    if repeated.height and repeated["constant"].all():
         return [Problem(
             "warning", "deterministic",
             "every run of each item and value gave the same result: repeats add nothing, "

@@ -222,3 +222,74 @@ def test_format_and_encoding_options_are_usage_errors(capsys):
     assert main(["validate", str(SAMPLES / "style_probe.csv"), "--encoding", "foo"]) == 2
     err = capsys.readouterr().err
     assert "'foo' is not an encoding Python knows" in err
+
+
+# --- the per-cell summary: a cheap streaming pass with exact fallbacks, against plain Python sets ---
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from probestats.schema import _cells  # noqa: E402
+
+_run = st.fixed_dictionaries({
+    "item": st.sampled_from(["i1", "i2", "i3"]),
+    "variant": st.sampled_from(["a", "b"]),
+    "seed": st.one_of(st.none(), st.sampled_from(["1", "2", "3", "4"])),
+    "model": st.one_of(st.none(), st.sampled_from(["m1", "m2"])),
+    "temperature": st.one_of(st.none(), st.sampled_from([0.0, 0.8])),
+    "steps": st.one_of(st.none(), st.sampled_from([1.0, 2.0, 3.0])),
+})
+
+
+def _reference_cells(runs):
+    """Each (item, value) cell's sets and counts, computed the obvious way."""
+    cells = {}
+    for r in runs:
+        c = cells.setdefault((r["item"], r["variant"]),
+                             {"n": 0, "steps": [], "seeds": [], "models": set(), "temperatures": set()})
+        c["n"] += 1
+        if r["steps"] is not None:
+            c["steps"].append(r["steps"])
+        if r["seed"] is not None:
+            c["seeds"].append(r["seed"])
+        c["models"].add(r["model"])
+        c["temperatures"].add(r["temperature"])
+    return cells
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_run, min_size=1, max_size=30))
+def test_cells_agree_with_plain_sets(runs):
+    frame = pl.DataFrame(runs, schema={"item": pl.String, "variant": pl.String, "seed": pl.String,
+                                       "model": pl.String, "temperature": pl.Float64,
+                                       "steps": pl.Float64}).with_row_index("_row")
+    got = {r["item"]: r for r in _cells(frame, "steps", "a", "b", ()).iter_rows(named=True)}
+    ref = _reference_cells(runs)
+    # items with both values, in the order their first 'a' run appears
+    both = [i for i in dict.fromkeys(r["item"] for r in runs if r["variant"] == "a") if (i, "b") in ref]
+    assert list(got) == both
+    for item in both:
+        ca, cb, row = ref[item, "a"], ref[item, "b"], got[item]
+        for side, c in (("", ca), ("_b", cb)):
+            assert row[f"n{side}"] == c["n"]
+            assert row[f"counted{side}"] == len(c["steps"])
+            assert row[f"seeded{side}"] == len(c["seeds"])
+            assert row[f"distinct_seeds{side}"] == len(set(c["seeds"]))
+            if len(c["steps"]) > 1:
+                assert row[f"constant{side}"] == (len(set(c["steps"])) == 1)
+        assert (row["seeds"] == row["seeds_b"]) == (set(ca["seeds"]) == set(cb["seeds"]))
+        assert (row["model"] == row["model_b"]) == (ca["models"] == cb["models"])
+        assert (row["temperature"] == row["temperature_b"]) == (ca["temperatures"] == cb["temperatures"])
+
+
+def test_cells_take_the_exact_path_for_repeated_seeds_and_mixed_settings():
+    # item x: value a has seed 1 twice and models {m1, m2}; value b has seeds {1} and models {m2, m1}
+    frame = pl.DataFrame({
+        "item": ["x"] * 5, "variant": ["a", "a", "b", "b", "a"], "seed": ["1", "1", "1", "1", "1"],
+        "model": ["m1", "m2", "m2", "m1", "m1"], "steps": [1.0, 2.0, 3.0, 3.0, 1.0],
+    }).with_row_index("_row")
+    row = _cells(frame, "steps", "a", "b", ()).row(0, named=True)
+    assert (row["seeded"], row["distinct_seeds"], row["seeded_b"], row["distinct_seeds_b"]) == (3, 1, 2, 1)
+    assert row["seeds"] == row["seeds_b"]  # the same set {1}, repeated a different number of times
+    assert row["model"] == row["model_b"]  # the same set {m1, m2}
+    assert (row["constant"], row["constant_b"]) == (False, True)
