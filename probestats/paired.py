@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import polars as pl
 
-from .hypotests import Interval, TestResult, gap_interval, min_attainable_p, sign_flip_test, sign_test
 from .errors import ProbestatsError, ValidationError
+from .preload import preload
 from .problems import Problem
 from .schema import Checked, require_ok, validate
+
+if TYPE_CHECKING:
+    from .hypotests import Interval, TestResult
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
@@ -37,14 +40,23 @@ def item_table(frame: pl.DataFrame, metric: str, a: str, b: str, by: Sequence[st
     [('1', 5.0, 3.0, 2.0, 2, 1), ('2', 2.0, 2.0, 0.0, 1, 1)]
     """
     keys = [*by, "item"]
+    # one streaming pass of sums: a large log needs no per-cell lists; cells keep the order of their first run
+    lazy = frame.lazy()
+    order = "_row" if "_row" in frame.columns else "_order"
+    if order == "_order":
+        lazy = lazy.with_row_index(order)
     cells = (
-        frame.filter(pl.col("variant").is_in([a, b]))
-        .group_by([*keys, "variant"], maintain_order=True)
+        lazy.filter(pl.col("variant").is_in([a, b]))
+        .group_by([*keys, "variant"])
         .agg(
             pl.col(metric).mean().alias("mean"),
             pl.len().alias("n"),
             pl.col(metric).std().alias("sd"),
+            pl.col(order).min().alias("_first"),
         )
+        .sort("_first")
+        .drop("_first")
+        .collect(engine="streaming")
     )
     side_a = cells.filter(pl.col("variant") == a).drop("variant")
     side_b = cells.filter(pl.col("variant") == b).drop("variant")
@@ -163,6 +175,10 @@ def _num(x) -> float | None:
 def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternative: str = "two-sided",
                  confidence: float = 0.95, by: dict | None = None) -> PairResult:
     """Tests for one item table: sign-flip, sign test, interval, smallest attainable p."""
+    # imported here, not with the module, so that analyze can import it (and numpy and scipy)
+    # in the background while a large log is being read
+    from .hypotests import Interval, gap_interval, min_attainable_p, sign_flip_test, sign_test
+
     gaps = items["gap"].to_list()
     odd = [str(i) for i, g in zip(items["item"], gaps) if g is None or not math.isfinite(g)]
     if odd:  # finite values whose difference overflows, such as 1e308 and -1e308
@@ -342,6 +358,7 @@ def analyze(
     if correction not in CORRECTIONS:
         adjust([], correction)
     by = list(by)
+    preload("probestats.hypotests", "scipy.special")  # the tests and the t quantile, imported while the log is read
     checked = validate(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case, **(read_options or {}))
     if a is None and b is None and len(checked.values) > 2:
         if many:  # more than two values: per-value means and an omnibus test (SPEC §7)
