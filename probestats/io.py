@@ -372,6 +372,12 @@ def _read_path(path: Path, *, format, sheet, skip_rows, columns, encoding, metri
     if path.is_dir():
         raise ReadError(f"'{path}' is a folder; give the log file inside it")
     fmt = _detect_format(path, format)
+    if sheet is not None and fmt not in ("xlsx", "ods"):
+        raise OptionError(f"--sheet {sheet}: '{name}' is read as {fmt.upper()}, which has no sheets; "
+                          "drop --sheet (it picks a sheet of an .xlsx or .ods file)")
+    if skip_rows and fmt not in ("csv", "tsv", "xlsx", "ods"):
+        raise OptionError(f"--skip-rows {skip_rows}: '{name}' is read as {fmt.upper()}, which has no title rows "
+                          "above a header; drop --skip-rows")
     try:
         size = path.stat().st_size
     except OSError as exc:

@@ -358,3 +358,13 @@ def test_a_csv_read_in_chunks_matches_pythons_csv_reader(tmp_path):
     assert frame["steps"].to_list() == [r[3] for r in rows]
     line = 2 + 3000 + sum(r[2].count("\n") for r in rows[:3000])  # header, 3000 records, their line breaks
     assert read_log(path).rows([3000]) == [line]
+
+
+def test_sheet_and_skip_rows_on_a_format_without_them_are_refused(tmp_path):
+    csv_path = write_log(make_log(), tmp_path / "probe.csv")
+    with pytest.raises(OptionError, match=r"^--sheet 2: 'probe.csv' is read as CSV, which has no sheets; drop --sheet"):
+        read_log(csv_path, sheet=2)
+    jsonl_path = write_log(make_log(), tmp_path / "probe.jsonl")
+    with pytest.raises(OptionError, match=r"^--skip-rows 1: 'probe.jsonl' is read as JSONL"):
+        read_log(jsonl_path, skip_rows=1)
+    assert read_log(csv_path, skip_rows=0).frame.height == make_log().height
