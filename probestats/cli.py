@@ -119,9 +119,9 @@ def console(stderr: bool = False):
 
 
 def _escape(text) -> str:
-    from rich.markup import escape
+    from .terminal import escape
 
-    return escape(str(text))
+    return escape(text)
 
 
 def print_problems(problems, source: str | None = None) -> None:

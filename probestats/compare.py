@@ -278,7 +278,7 @@ def render_compare(comparison: Comparison) -> str:
 
 def print_comparison(comparison: Comparison, out) -> None:
     """Print a :class:`Comparison` side by side (rich tables)."""
-    from rich.markup import escape
+    from .terminal import escape
     from rich.table import Table
 
     from .terminal import fmt_p

@@ -231,7 +231,7 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
 
 def print_factors(result: FactorAnalysis, out) -> None:
     """Print a :class:`FactorAnalysis` for people."""
-    from rich.markup import escape
+    from .terminal import escape
     from rich.table import Table
 
     from .terminal import fmt_p

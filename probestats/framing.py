@@ -344,7 +344,7 @@ class FramingResult(_Record):
 
 
 def _esc_rich(value) -> str:
-    from rich.markup import escape
+    from .terminal import escape
 
     return escape("" if value is None else str(value))
 
@@ -1176,7 +1176,7 @@ def _demo_rows() -> list[dict]:
 
 def print_framing(result: FramingResult, out) -> None:
     """Print a framing result on a rich console: the cells, languages, wrappers, audit, problems."""
-    from rich.markup import escape
+    from .terminal import escape
 
     from rich.measure import Measurement
 

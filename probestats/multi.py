@@ -744,7 +744,7 @@ def analyze_many(
 
 def print_many(analysis: ManyAnalysis, out) -> None:
     """Print a :class:`ManyAnalysis` for people (rich tables)."""
-    from rich.markup import escape
+    from .terminal import escape
     from rich.table import Table
 
     from .terminal import fmt_num, fmt_p

@@ -5,8 +5,24 @@ from __future__ import annotations
 import math
 
 from rich.console import Console
-from rich.markup import escape
+from rich.markup import escape as _rich_escape
 from rich.table import Table
+
+
+def escape(text) -> str:
+    r"""Text from a log made safe to print with rich: a ``[`` that would open a tag is escaped.
+
+    rich's own ``escape`` also doubles a single backslash at the end, in case a tag follows it;
+    no tag follows a logged value here, and the doubled backslash would show.
+
+    >>> escape("[bold]x") == "\\[bold]x", escape("C:\\temp\\") == "C:\\temp\\"
+    (True, True)
+    """
+    text = str(text)
+    escaped = _rich_escape(text)
+    if text.endswith("\\") and not text.endswith("\\\\"):
+        return escaped[:-1]  # the backslash rich added
+    return escaped
 
 
 def fmt_p(p: float | None, alpha: float | None = None) -> str:

@@ -254,3 +254,19 @@ def test_terminal_p_values_never_round_onto_alpha(capsys):
 
     # 0.0502 at 4 digits is '0.0502'; 0.050001 would read '0.05' = alpha at 4 digits, so it gets more
     assert fmt_p(0.050001, 0.05) == "0.050001" and fmt_p(0.050001) == "0.05"
+
+
+def test_a_logged_value_ending_in_a_backslash_prints_once(capsys, tmp_path):
+    """rich's markup escape doubles a trailing backslash (in case a tag follows); a logged
+    value must print as written, and a '[' in it must not be read as markup."""
+    import polars as pl
+
+    from tests.factories import make_log, write_log
+
+    log = make_log(items=3, runs=2).with_columns(
+        pl.col("item").cast(pl.String).replace({"1": "C:\\probe\\", "2": "[bold]x"}))
+    path = write_log(log, tmp_path / "probe.csv")
+    code, out, _ = run(capsys, "analyze", path, "--metric", "steps")
+    assert code == 0
+    assert "C:\\probe\\ " in out and "C:\\probe\\\\" not in out
+    assert "[bold]x" in out
