@@ -34,6 +34,7 @@ from .errors import ColumnError, OptionError
 from .hypotests import TestResult, sign_flip_test
 from .io import normalize_header, read_log
 from .problems import Problem
+from .wording import count_of
 
 __all__ = ["Effect", "FactorAnalysis", "analyze_factors", "runs_note", "print_factors"]
 
@@ -237,7 +238,7 @@ def print_factors(result: FactorAnalysis, out) -> None:
     from .terminal import fmt_p
 
     table = Table(title=f"{escape(result.metric)}: {escape(result.factors[0])} × {escape(result.factors[1])}, "
-                        f"{result.n_items} items", title_justify="left")
+                        f"{count_of(result.n_items, 'item')}", title_justify="left")
     for col, justify in (("effect", "left"), ("gap", "left"), ("average", "right"), ("sign-flip p", "right"),
                          (f"p ({escape(result.correction)})", "right")):
         table.add_column(col, justify=justify)

@@ -37,6 +37,7 @@ Examples
 """
 
 from __future__ import annotations
+from .wording import count_of
 
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -279,7 +280,7 @@ class FramingResult(_Record):
             name = self.cell_name(c)
             ref = c.reference or "the reference target"
             other = self.other_target(c) or "the other target"
-            unit = (f"across {c.n_items} items" if c.test_unit == "items"
+            unit = (f"across {count_of(c.n_items, 'item')}" if c.test_unit == "items"
                     else f"across the runs of its one item, so it speaks for that one prompt only")
             ci = ""
             if c.bias_ci and c.bias_ci.get("low") is not None:
@@ -293,7 +294,7 @@ class FramingResult(_Record):
             if c.pattern == "none":
                 floor = ""
                 if c.test_unit == "items" and c.min_attainable_p is not None and c.min_attainable_p > self.alpha:
-                    floor = f"; with {c.n_items} items no p below {c.min_attainable_p:.3g} was possible"
+                    floor = f"; with {count_of(c.n_items, 'item')} no p below {c.min_attainable_p:.3g} was possible"
                 out.append(f"{name}: no lean was detected at alpha {self.alpha:g}: {stat}{floor}).{abstained} "
                            "This does not show that the model has no preference.")
                 continue
@@ -1022,7 +1023,7 @@ def analyze_framing(
         elif min_attainable_p(n_items) > alpha:
             problems.append(Problem(
                 "warning", "cannot_reach_alpha",
-                f"{where} has {n_items} items; the smallest attainable sign-flip p is "
+                f"{where} has {count_of(n_items, 'item')}; the smallest attainable sign-flip p is "
                 f"{min_attainable_p(n_items):.3g} > alpha {alpha}, so no lean could be detected (add items)"))
 
     method = CORRECTIONS[correction]

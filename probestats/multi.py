@@ -47,6 +47,7 @@ from .io import ROW, Log, format_rows, read_log
 from .problems import Problem, has_errors
 from .selection import ImpactRatio, impact_ratios, is_selection
 from .schema import SETTINGS, validate
+from .wording import count_of
 
 __all__ = [
     "OmnibusResult",
@@ -772,7 +773,7 @@ def print_many(analysis: ManyAnalysis, out) -> None:
             table.add_row(*row)
         out.print(table)
         o = res.omnibus
-        out.print(f"omnibus test that the value makes no difference ({res.n_items} items, {len(res.values)} values): "
+        out.print(f"omnibus test that the value makes no difference ({count_of(res.n_items, 'item')}, {len(res.values)} values): "
                   f"p = {fmt_p(o.pvalue)}"
                   + (f", adjusted {fmt_p(res.omnibus_p_adjusted)}" if res.omnibus_p_adjusted is not None else "")
                   + f"; method: {escape(o.method)}")

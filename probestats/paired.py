@@ -17,6 +17,7 @@ from .errors import ProbestatsError, ValidationError
 from .preload import preload
 from .problems import Problem
 from .schema import Checked, require_ok, validate
+from .wording import count_of
 
 if TYPE_CHECKING:
     from .hypotests import Interval, TestResult
@@ -258,7 +259,7 @@ class Analysis:
         from html import escape
 
         head = (f"<p><b>{escape(self.metric)}</b>: '{escape(self.main.a)}' − '{escape(self.main.b)}', "
-                f"{self.main.n_items} items, average gap {self.main.average_gap:+.4g}, "
+                f"{count_of(self.main.n_items, 'item')}, average gap {self.main.average_gap:+.4g}, "
                 f"sign-flip p = {self.main.sign_flip.pvalue:.4g} ({escape(self.main.sign_flip.method)})</p>")
         return head + self.main.items._repr_html_()
 
@@ -425,7 +426,7 @@ def _design_mdg(noise_checked, metric, main, alpha, alternative):
     value = mdg_for_design(model, items=main.n_items, runs_a=runs_a, runs_b=runs_b, alpha=alpha,
                            alternative=alternative)
     method = (f"simulated power of the exact sign-flip test ({alternative}) ≥ 0.8 at alpha {alpha:g}, "
-              f"{main.n_items} items, {runs_a}/{runs_b} runs per value, noise σ from the same-versus-same log, "
+              f"{count_of(main.n_items, 'item')}, {runs_a}/{runs_b} runs per value, noise σ from the same-versus-same log, "
               "no heterogeneity between items assumed (an optimistic bound)")
     if model.bounded:
         ends = ", ".join(f"{name} {bound:g}" for name, bound in (("floor", model.floor), ("ceiling", model.ceiling))

@@ -6,6 +6,7 @@ is never imported, nothing is shown, and no display is needed. Text taken from a
 """
 
 from __future__ import annotations
+from .wording import count_of
 
 import io
 import warnings
@@ -95,7 +96,7 @@ def item_gaps(analysis, ax=None):
     ax.set_yticks(y, items)
     ax.set_ylim(-0.7, len(items) - 0.3)
     ax.set_xlabel(safe_label(f"gap in {main.metric}: mean under '{main.a}' − mean under '{main.b}'", 90))
-    ax.set_title(safe_label(f"Per-item gaps, {main.n_items} items", 90), fontsize="medium")
+    ax.set_title(safe_label(f"Per-item gaps, {count_of(main.n_items, 'item')}", 90), fontsize="medium")
     if ax.figure.get_layout_engine() is not None:
         ax.figure.legend(fontsize="small", loc="outside lower center", frameon=False)
     else:

@@ -47,6 +47,7 @@ one only keeps per-item sums.
 """
 
 from __future__ import annotations
+from .wording import count_of
 
 import math
 from collections.abc import Callable, Iterable
@@ -840,7 +841,7 @@ DECIDE_LAST = 400_000
 DECIDE_NOTE = (f"probes with {DECIDE_EXACT_ITEMS} or more items are first sorted by Monte Carlo sign flips "
                f"({' then '.join(f'{m:,}' for m in DECIDE_STAGES)} shared patterns), which decide a probe only "
                f"when its estimate lies {DECIDE_Z:g} standard errors from alpha (a wrong decision has "
-               f"probability below 1e-6 per probe); the rest get the exact p up to {DECIDE_EXACT_MAX} items, "
+               f"probability below 1e-6 per probe); the rest get the exact p up to {count_of(DECIDE_EXACT_MAX, 'item')}, "
                f"and beyond that a {DECIDE_LAST:,}-pattern estimate (those few probes lie within about "
                "0.005 of alpha)")
 
@@ -1239,7 +1240,7 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
         mdg = _mdg(rejections, items, noise.gap_sd(runs), tau, alpha, power, alternative)
         minp = min_attainable_p(items, alternative=alternative)
         if math.isinf(mdg):
-            why = (f"with {items} items the smallest attainable p is {minp:g} > alpha {alpha}: this design could "
+            why = (f"with {count_of(items, 'item')} the smallest attainable p is {minp:g} > alpha {alpha}: this design could "
                    "never reach significance, whatever the gap" if minp > alpha else
                    f"no gap reaches power {power}: the items' means reach the metric's bound first "
                    f"({_fmt_scale(noise.floor, noise.ceiling)}); use more items or runs")
@@ -1263,7 +1264,7 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
         minp = min_attainable_p(items, alternative=alternative)
         found = None if minp > alpha else _search_int(lambda k: reaches(items, k), 1, max_runs)
         note = (f"fewest runs per value with power >= {power} at gap {gap}.{bound}" if found else
-                f"with {items} items the smallest attainable p is {minp:g} > alpha {alpha}: no number of runs "
+                f"with {count_of(items, 'item')} the smallest attainable p is {minp:g} > alpha {alpha}: no number of runs "
                 "reaches significance; use more items" if minp > alpha else
                 f"no number of runs up to {max_runs} reaches power {power} at gap {gap}; use more items")
         runs = found
@@ -1540,7 +1541,7 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
         tau, tau_source = het.tau, "pilot"
         if het.n_items < 6:
             problems.append(Problem("warning", "small_pilot",
-                                    f"tau comes from a pilot of only {het.n_items} items, so it is rough; "
+                                    f"tau comes from a pilot of only {count_of(het.n_items, 'item')}, so it is rough; "
                                     "read the plan as a guide, or state tau with --heterogeneity"))
     else:
         tau, tau_source = _check_tau(heterogeneity), "assumed"
@@ -1559,7 +1560,7 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
                                 f"with {shown} item(s) the smallest attainable p "
                                 f"({min_attainable_p(never[-1], alternative=alternative):g}"
                                 f"{' or more' if len(never) > 1 else ''}) exceeds alpha {alpha:g}: such a design "
-                                f"could never reach significance, whatever the gap; use at least {need} items"))
+                                f"could never reach significance, whatever the gap; use at least {count_of(need, 'item')}"))
     cells = []
     total = len(item_list) * len(run_list)
     for n in item_list:

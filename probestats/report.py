@@ -46,6 +46,7 @@ from .errors import OptionError
 from .output import write_whole
 from .terminal import fmt_num as _fmt_num
 from .terminal import fmt_p as _fmt_p
+from .wording import count_of
 
 __all__ = ["SECTIONS", "FORMATS", "render_report", "report_context", "fmt_p", "fmt_num", "fmt_gap",
            "md_escape", "Todo"]
@@ -452,7 +453,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     design_sentences = [
         f"Attribute: {design_ctx['attribute']}; values compared: {_q(a)} (A) and {_q(b)} (B); "
         f"why they matter: {design_ctx['values_why']}.",
-        f"{n} items, {runs}; metric {metric}: {design_ctx['metric_definition']}.",
+        f"{count_of(n, 'item')}, {runs}; metric {metric}: {design_ctx['metric_definition']}.",
         f"Held fixed according to the log: {_join([f'{k} {v}' for k, v in fixed]) or 'nothing recorded'}.",
         f"Dates of the runs: {design_ctx['run_dates']}; mitigation applied: {design_ctx['mitigation']}.",
     ]
@@ -466,7 +467,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
                     "mean_b": main.items["mean_b"].mean() if n else None,
                     "gap": main.average_gap},
     }
-    table_sentences = [f"Average gap {gap_text} {metric} over {n} items (unweighted mean of the item gaps)."]
+    table_sentences = [f"Average gap {gap_text} {metric} over {count_of(n, 'item')} (unweighted mean of the item gaps)."]
 
     # --- tests
     tests_ctx = {
@@ -486,7 +487,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     ]
     if never:
         tests_sentences.append(
-            f"That is above alpha {alpha:g}: with {n} items this design could never reach significance, "
+            f"That is above alpha {alpha:g}: with {count_of(n, 'item')} this design could never reach significance, "
             "whatever the gap; add items.")
     tests_sentences.append(
         f"At alpha {alpha:g}: " + ("a gap larger than chance." if detected
@@ -507,7 +508,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
             "larger": larger, "band": band[0] if band else None,
         })
         noise_sentences = [
-            f"Same versus same ({_q(noise.a)} against {_q(noise.b)}, {noise.n_items} items, "
+            f"Same versus same ({_q(noise.a)} against {_q(noise.b)}, {count_of(noise.n_items, 'item')}, "
             f"{noise_ctx['runs']}): average gap {fmt_gap(noise.average_gap)} {metric}, sign-flip p = "
             f"{fmt_p(noise.sign_flip.pvalue, alpha)} ({noise.sign_flip.method}).",
             *([f"The same-versus-same log has {noise_ctx['runs']} and the probe {runs}: with fewer runs the "
@@ -530,17 +531,17 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     power_ctx = {"mdg": mdg, "method": analysis.mdg_method, "never": never, "noise": noise is not None}
     if never:
         power_sentences = [
-            f"Minimum detectable gap: none. With {n} items the smallest attainable p is {minp_text}, above "
+            f"Minimum detectable gap: none. With {count_of(n, 'item')} the smallest attainable p is {minp_text}, above "
             f"alpha {alpha:g}: this design could never reach significance, so no gap, however large, "
             "would be detected. Add items."]
     elif mdg is not None:
         power_sentences = [
-            f"Minimum detectable gap of the design actually run ({n} items, {runs_a}/{runs_b} runs per value): "
+            f"Minimum detectable gap of the design actually run ({count_of(n, 'item')}, {runs_a}/{runs_b} runs per value): "
             f"about {fmt_num(mdg, 3)} {metric}.",
             f"Method: {analysis.mdg_method}."]
     elif noise is not None and analysis.mdg_method is not None:
         power_sentences = [
-            f"Minimum detectable gap of the design actually run ({n} items, {runs_a}/{runs_b} runs per value): "
+            f"Minimum detectable gap of the design actually run ({count_of(n, 'item')}, {runs_a}/{runs_b} runs per value): "
             "none found: raising value A's runs toward the metric's bound never reaches 80% power with this "
             "design (a gap the other way, away from the bound, may still be detectable; see probestats plan).",
             f"Method: {analysis.mdg_method}."]
@@ -553,7 +554,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     power_ctx["sentences"] = power_sentences
 
     # --- finding
-    conditions = (f"with these {n} items, the values {_q(a)} and {_q(b)}, the metric {metric}, "
+    conditions = (f"with these {count_of(n, 'item')}, the values {_q(a)} and {_q(b)}, the metric {metric}, "
                   f"{settings_phrase}, and {runs}")
     drivers = _drivers(main.items, main.average_gap) if main.average_gap != 0 else None
     if detected:
@@ -565,7 +566,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
         finding.append(
             f"The items that drive it: {_join([f'{_item_name(i)} ({fmt_gap(g)})' for i, g in top])}, "
             f"which make up {drivers['share']:.0%} of the summed gaps in that direction; "
-            f"{drivers['n_same']} of {n} items have a gap in that direction"
+            f"{drivers['n_same']} of {count_of(n, 'item')} have a gap in that direction"
             + (f", {len(drivers['other'])} the other way "
                f"({_join([f'{_item_name(i)}: {fmt_gap(g)}' for i, g in drivers['other'][:5]])}"
                f"{', ...' if len(drivers['other']) > 5 else ''})" if drivers["other"] else "")
@@ -591,7 +592,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
         else:
             finding.append("No same-versus-same log was given, so the noise gap is unknown.")
         if never:
-            finding.append(f"With {n} items the smallest attainable p is {minp_text}, above alpha {alpha:g}: "
+            finding.append(f"With {count_of(n, 'item')} the smallest attainable p is {minp_text}, above alpha {alpha:g}: "
                            "this design could never reach significance, so its minimum detectable gap is infinite.")
         elif mdg is not None:
             finding.append(f"The minimum detectable gap of this design is about {fmt_num(mdg, 3)} {metric}{toward} "
@@ -619,7 +620,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     if varied:
         limits.append(("Varied in the log besides the values", [f"{k} ({c} values)" for k, c in varied]))
     limits.append(("Could not be held fixed", design_ctx["not_fixed"]))
-    limits.append(("Size", f"{n} items and {runs}; the items are the sample, so the result speaks for "
+    limits.append(("Size", f"{count_of(n, 'item')} and {runs}; the items are the sample, so the result speaks for "
                            "these items and says little about others"))
     limits.append(("What the metric cannot see", list(design.metric_cannot_see) or
                    Todo(f"what the metric {metric} cannot see")))
@@ -639,7 +640,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     if detected:
         direction = "higher" if main.average_gap > 0 else "lower"
         summary = (f"In this probe, {metric} was on average {fmt_num(abs(main.average_gap))} {direction} under "
-                   f"{_q(a)} than under {_q(b)} across {n} items with {runs}, a gap larger than chance would give "
+                   f"{_q(a)} than under {_q(b)} across {count_of(n, 'item')} with {runs}, a gap larger than chance would give "
                    f"(p = {p_text})")
         if noise is not None and not noise_ctx["larger"]:
             summary += ", but a same-versus-same comparison gave a gap as large, so it cannot be told from noise."
@@ -654,7 +655,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
             reach = f" smaller than about {fmt_num(mdg, 3)} {metric}{toward}"
         else:
             reach = " (without a same-versus-same log, the size of gap it could miss is unknown)"
-        summary = (f"In this probe, {subject} differed on average by {gap_text} across {n} items with {runs}, "
+        summary = (f"In this probe, {subject} differed on average by {gap_text} across {count_of(n, 'item')} with {runs}, "
                    f"which is not more than chance would give (p = {p_text}); this does not show that there is "
                    f"no difference, only that this probe could not see one{reach}.")
 

@@ -1,6 +1,7 @@
 """Readable terminal output (rich tables) for the command line; no statistics here."""
 
 from __future__ import annotations
+from .wording import count_of
 
 import math
 
@@ -84,7 +85,7 @@ def item_rich_table(result, title: str | None = None) -> Table:
 def _tests_lines(result, alpha: float) -> list[str]:
     sf, st = result.sign_flip, result.sign_test
     lines = [
-        f"average gap {result.average_gap:+.4g} over {result.n_items} items; "
+        f"average gap {result.average_gap:+.4g} over {count_of(result.n_items, 'item')}; "
         f"{result.interval.confidence:.0%} interval [{fmt_num(result.interval.low)}, {fmt_num(result.interval.high)}] "
         f"({escape(result.interval.method)})",
         f"sign-flip test ({escape(sf.alternative)}): p = {fmt_p(sf.pvalue, alpha)}; method: {escape(sf.method)}"
@@ -107,7 +108,7 @@ def print_analysis(analysis, out: Console) -> None:
     if analysis.noise is not None:
         n = analysis.noise
         out.print(f"same-versus-same noise ('{escape(n.a)}' vs '{escape(n.b)}'): average gap {n.average_gap:+.4g}, "
-                  f"sign-flip p = {fmt_p(n.sign_flip.pvalue, analysis.alpha)}, {n.n_items} items")
+                  f"sign-flip p = {fmt_p(n.sign_flip.pvalue, analysis.alpha)}, {count_of(n.n_items, 'item')}")
         within_noise = abs(main.average_gap) <= abs(n.average_gap)
         if within_noise:
             out.print("the probe's average gap is no larger than the same-versus-same gap: "

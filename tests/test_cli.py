@@ -270,3 +270,15 @@ def test_a_logged_value_ending_in_a_backslash_prints_once(capsys, tmp_path):
     assert code == 0
     assert "C:\\probe\\ " in out and "C:\\probe\\\\" not in out
     assert "[bold]x" in out
+
+
+def test_one_item_is_counted_in_the_singular(capsys, tmp_path):
+    from tests.factories import make_log, write_log
+
+    path = write_log(make_log(items=1, runs=3), tmp_path / "one.csv")
+    code, out, _ = run(capsys, "analyze", path, "--metric", "steps")
+    assert code == 0 and "1 item" in out and "1 items" not in out
+    report = tmp_path / "one.md"
+    code, _, _ = run(capsys, "report", path, "--metric", "steps", "-o", report)
+    text = report.read_text(encoding="utf-8")
+    assert code == 0 and "1 item" in text and "1 items" not in text
