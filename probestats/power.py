@@ -473,6 +473,8 @@ def noise_model(source, metric: str | None = None, *, scale=None) -> NoiseModel:
                                 f"{n_bad} value(s) of '{metric}' in the noise log are not numbers and were "
                                 "left out; fix them or clear the cells", (), metric))
     df = df.filter(pl.col("_y").is_not_null())
+    if frame.height == 0:
+        raise OptionError("the noise log has no data rows; add the runs of a same-versus-same probe below its header")
     if df.height == 0:
         raise OptionError(f"the noise log has no numeric '{metric}' values; check the metric column")
     cells = (df.with_columns(pl.len().over(keys).alias("_n"))

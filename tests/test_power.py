@@ -452,6 +452,12 @@ def test_cli_plan_text_and_errors(capsys, tmp_path):
     code = main(["plan", "--noise", str(SAMPLES / "style_noise.csv"), "--metric", "steps", "--plot", "x.png"])
     assert code == 1
     assert capsys.readouterr().err.strip() == "Error: --plot draws power at a gap; add --gap G"
+    empty = tmp_path / "empty_noise.csv"
+    empty.write_text("item,variant,seed,steps\n", encoding="utf-8")
+    code = main(["plan", "--noise", str(empty), "--metric", "steps", "--items", "8", "--gap", "1"])
+    assert code == 1
+    assert capsys.readouterr().err.strip() == (
+        "Error: the noise log has no data rows; add the runs of a same-versus-same probe below its header")
 
 
 # ---------------------------------------------------------------- the design actually run
