@@ -9,18 +9,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 import polars as pl
 
 from .errors import ProbestatsError, ValidationError
-from .preload import preload
+from .hypotests import Interval, TestResult, gap_interval, min_attainable_p, sign_flip_test, sign_test
 from .problems import Problem
 from .schema import Checked, require_ok, validate
 from .wording import count_of
-
-if TYPE_CHECKING:
-    from .hypotests import Interval, TestResult
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
@@ -176,10 +173,6 @@ def _num(x) -> float | None:
 def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternative: str = "two-sided",
                  confidence: float = 0.95, by: dict | None = None) -> PairResult:
     """Tests for one item table: sign-flip, sign test, interval, smallest attainable p."""
-    # imported here, not with the module, so that analyze can import it (and numpy and scipy)
-    # in the background while a large log is being read
-    from .hypotests import Interval, gap_interval, min_attainable_p, sign_flip_test, sign_test
-
     gaps = items["gap"].to_list()
     odd = [str(i) for i, g in zip(items["item"], gaps) if g is None or not math.isfinite(g)]
     if odd:  # finite values whose difference overflows, such as 1e308 and -1e308
@@ -359,7 +352,6 @@ def analyze(
     if correction not in CORRECTIONS:
         adjust([], correction)
     by = list(by)
-    preload("probestats.hypotests", "scipy.special")  # the tests and the t quantile, imported while the log is read
     checked = validate(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case, **(read_options or {}))
     if a is None and b is None and len(checked.values) > 2:
         if many:  # more than two values: per-value means and an omnibus test (SPEC §7)
