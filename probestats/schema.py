@@ -16,9 +16,11 @@ import polars as pl
 from .errors import OptionError, ValidationError
 from .io import ROW, Log, format_rows, read_log
 from .problems import Problem, has_errors
+from .wording import count_of
 
 SETTINGS = ("model", "temperature", "system")
 _UNPARSED = "_text"  # the metric cells that are not numbers, as written
+_SPACED = "_spaced"  # the values written with surrounding spaces, as written
 ROW_LIMIT = 50  # rows listed per problem; the message says how many there are in all
 
 
@@ -223,6 +225,9 @@ def validate(
         exprs += [_parsed(pl.col(metric)).alias(metric), _unparsed(pl.col(metric)).alias(_UNPARSED)]
     if "temperature" in wanted and schema["temperature"] == pl.String:
         exprs.append(_parsed(pl.col("temperature")).alias("_temperature"))
+    if schema["variant"] == pl.String:  # a value written with surrounding spaces, as written (null elsewhere)
+        spaced = pl.col("variant") != pl.col("variant").str.strip_chars()
+        exprs.append(pl.when(spaced).then(pl.col("variant")).alias(_SPACED))
     lazy = log.lazy.select(*exprs, pl.col(ROW))
     from .io import collect
 
@@ -248,6 +253,9 @@ def validate(
             tuple(log.rows(blank_ids[ROW][:ROW_LIMIT]))))
         df = df.filter((pl.col("item") != "") & (pl.col("variant") != ""))
 
+    if _SPACED in df.columns:
+        problems += _spaced_values(df, log)
+        df = df.drop(_SPACED)
     df, fold_problems = _near_duplicates(df, log, fold_case)
     problems += fold_problems
 
@@ -310,6 +318,33 @@ def _rows(log: Log, frame: pl.DataFrame) -> tuple[int, ...]:
     return tuple(log.rows(frame[ROW].head(ROW_LIMIT).to_list()))
 
 
+def _spaced_values(df: pl.DataFrame, log: Log) -> list[Problem]:
+    """Values written both with and without surrounding spaces: read as one value, and said so."""
+    spaced = df.filter(pl.col(_SPACED).is_not_null())
+    if not spaced.height:
+        return []
+    totals = dict(df.filter(pl.col("variant").is_in(spaced["variant"].unique().implode()))
+                  .group_by("variant").len().iter_rows())
+    problems = []
+    for value, group in spaced.group_by("variant", maintain_order=True):
+        value = value[0]
+        spellings = group.group_by(_SPACED, maintain_order=True).len().rows()
+        plain = totals[value] - group.height
+        if plain:
+            spellings.append((value, plain))
+        if len(spellings) < 2:
+            continue  # written the same way (spaces and all) in every run: nothing is split
+        listed = [f"'{v}' ({count_of(n, 'row')})" for v, n in spellings]
+        listed = ", ".join(listed[:-1]) + " and " + listed[-1]
+        rows = _rows(log, group)
+        problems.append(Problem(
+            "warning", "near_duplicate_value",
+            f"{listed} differ only in surrounding spaces; they are read as one value '{value}' "
+            f"({format_rows(log, rows)} have the spaces); remove the spaces if they were not meant",
+            rows, log.columns.get("variant")))
+    return problems
+
+
 def _near_duplicates(df: pl.DataFrame, log: Log, fold_case: bool):
     counts = df.group_by("variant", maintain_order=True).len()
     counts = counts.with_columns(pl.col("variant").str.strip_chars().str.to_lowercase().alias("_key"))
@@ -319,7 +354,7 @@ def _near_duplicates(df: pl.DataFrame, log: Log, fold_case: bool):
     for key, variants, lens in groups.iter_rows():
         if len(variants) < 2:
             continue
-        listed = " and ".join(f"'{v}' ({n} rows)" for v, n in zip(variants, lens))
+        listed = " and ".join(f"'{v}' ({count_of(n, 'row')})" for v, n in zip(variants, lens))
         if fold_case:
             for v in variants:
                 mapping[v] = variants[0]

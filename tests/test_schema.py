@@ -293,3 +293,18 @@ def test_cells_take_the_exact_path_for_repeated_seeds_and_mixed_settings():
     assert row["seeds"] == row["seeds_b"]  # the same set {1}, repeated a different number of times
     assert row["model"] == row["model_b"]  # the same set {m1, m2}
     assert (row["constant"], row["constant_b"]) == (False, True)
+
+
+def test_values_written_with_surrounding_spaces_are_one_value_and_said_so(tmp_path):
+    path = tmp_path / "spaced.csv"
+    path.write_text("item,variant,steps\n1,formal,3\n1,casual,2\n2,formal ,4\n2,casual,2\n3, formal,4\n3,casual,3\n",
+                    encoding="utf-8")
+    checked = validate(path, metric="steps")
+    assert checked.ok and checked.values == ("formal", "casual")
+    (warning,) = checked.warnings
+    assert warning.code == "near_duplicate_value" and warning.rows == (4, 6)
+    assert warning.message.startswith("'formal ' (1 row), ' formal' (1 row) and 'formal' (1 row) differ only "
+                                      "in surrounding spaces; they are read as one value 'formal'")
+    # spaces written the same way in every run split nothing: no warning
+    path.write_text("item,variant,steps\n1,formal ,3\n1,casual,2\n2,formal ,4\n2,casual,2\n", encoding="utf-8")
+    assert validate(path, metric="steps").problems == ()
