@@ -19,8 +19,11 @@ from .problems import Problem, has_errors
 from .wording import count_of
 
 SETTINGS = ("model", "temperature", "system")
-_UNPARSED = "_text"  # the metric cells that are not numbers, as written
-_SPACED = "_spaced"  # the values written with surrounding spaces, as written
+# internal columns, named so that no log's own column is likely to clash with them
+_UNPARSED = "__unparsed"  # the metric cells that are not numbers, as written
+_SPACED = "__spaced"  # the values written with surrounding spaces, as written
+_TEMPERATURE = "__temperature"  # the temperature parsed while the file is read
+FIRST = "__first_row"  # a group's first row, to keep groups in order of appearance
 ROW_LIMIT = 50  # rows listed per problem; the message says how many there are in all
 
 
@@ -108,17 +111,25 @@ def _as_number(series: pl.Series, numbers: pl.Series | None = None) -> pl.Series
     """A setting such as temperature as a float when every cell is a number, so 0.8 and "0.8" compare equal.
 
     ``numbers`` is the column already parsed by :func:`_parsed` (while the file was read), if it was.
+    A number is one number however it is written: -0.0 is 0.0, and NaN (not a number) is a blank
+    cell, so a cell of runs at 0.0 and -0.0 holds one temperature and a NaN run stands out.
 
     >>> _as_number(pl.Series(["0.8", " 0.8", None])).to_list()
     [0.8, 0.8, None]
     >>> _as_number(pl.Series(["0.8", "default"])).to_list()
     ['0.8', 'default']
+    >>> [str(x) for x in _as_number(pl.Series([0.0, -0.0, float("nan")]))]
+    ['0.0', '0.0', 'None']
     """
     if series.dtype.is_numeric():
-        return series.cast(pl.Float64)
-    if numbers is None:
-        numbers = series.cast(pl.String).str.strip_chars().cast(pl.Float64, strict=False)
-    return numbers.alias(series.name) if numbers.null_count() == series.null_count() else series
+        numbers = series.cast(pl.Float64)
+    else:
+        if numbers is None:
+            numbers = series.cast(pl.String).str.strip_chars().cast(pl.Float64, strict=False)
+        if numbers.null_count() != series.null_count():
+            return series
+    numbers = numbers.fill_nan(None)
+    return pl.select(pl.when(numbers == 0).then(0.0).otherwise(numbers)).to_series().alias(series.name)
 
 
 def _parsed(text: pl.Expr) -> pl.Expr:
@@ -159,7 +170,8 @@ def validate(
     keep : sequence of str
         Further columns to keep in the checked frame.
     fold_case : bool
-        Treat values that differ only in case or surrounding spaces as one.
+        Treat values that differ only in case as one (values that differ only in surrounding
+        spaces are always one, with a warning).
     same_seeds : bool
         Warn when an item's values were run with different seeds (turn off for a
         same-versus-same log whose second value used another seed block).
@@ -224,7 +236,7 @@ def validate(
         exprs = [e for c, e in zip(wanted, exprs) if c != metric]
         exprs += [_parsed(pl.col(metric)).alias(metric), _unparsed(pl.col(metric)).alias(_UNPARSED)]
     if "temperature" in wanted and schema["temperature"] == pl.String:
-        exprs.append(_parsed(pl.col("temperature")).alias("_temperature"))
+        exprs.append(_parsed(pl.col("temperature")).alias(_TEMPERATURE))
     if schema["variant"] == pl.String:  # a value written with surrounding spaces, as written (null elsewhere)
         spaced = pl.col("variant") != pl.col("variant").str.strip_chars()
         exprs.append(pl.when(spaced).then(pl.col("variant")).alias(_SPACED))
@@ -233,8 +245,8 @@ def validate(
 
     df = collect(lazy, log.source, log._path)
     if "temperature" in df.columns:
-        numbers = df.get_column("_temperature", default=None)
-        df = df.drop("_temperature", strict=False).with_columns(_as_number(df["temperature"], numbers))
+        numbers = df.get_column(_TEMPERATURE, default=None)
+        df = df.drop(_TEMPERATURE, strict=False).with_columns(_as_number(df["temperature"], numbers))
     n_rows = df.height
     if n_rows == 0:
         where = log._read.get("where")
@@ -340,7 +352,7 @@ def _spaced_values(df: pl.DataFrame, log: Log) -> list[Problem]:
         problems.append(Problem(
             "warning", "near_duplicate_value",
             f"{listed} differ only in surrounding spaces; they are read as one value '{value}' "
-            f"({format_rows(log, rows)} have the spaces); remove the spaces if they were not meant",
+            f"(spaces on {format_rows(log, rows)}); remove the spaces if they were not meant",
             rows, log.columns.get("variant")))
     return problems
 
@@ -359,11 +371,11 @@ def _near_duplicates(df: pl.DataFrame, log: Log, fold_case: bool):
             for v in variants:
                 mapping[v] = variants[0]
             problems.append(Problem("warning", "near_duplicate_value",
-                                    f"{listed} differ only in case or spaces; treated as one value '{variants[0]}' (--fold-case)",
+                                    f"{listed} differ only in case; treated as one value '{variants[0]}' (--fold-case)",
                                     column=log.columns.get("variant")))
         else:
             problems.append(Problem("warning", "near_duplicate_value",
-                                    f"{listed} differ only in case or spaces; use --fold-case to treat them as one value",
+                                    f"{listed} differ only in case; use --fold-case to treat them as one value",
                                     column=log.columns.get("variant")))
     if mapping:
         df = df.with_columns(pl.col("variant").replace(mapping))
@@ -529,7 +541,7 @@ def _cells(pair: pl.DataFrame, metric: str | None, a: str, b: str, by) -> pl.Dat
     keys = ["item", *[c for c in by if c in pair.columns]]
     cell = [*keys, "variant"]
     settings = [s for s in SETTINGS if s in pair.columns and s not in by]
-    aggs = [pl.len().alias("n"), pl.col(ROW).min().alias("_first")]
+    aggs = [pl.len().alias("n"), pl.col(ROW).min().alias(FIRST)]
     if metric is not None:
         aggs += [pl.col(metric).count().alias("counted"),
                  (pl.col(metric).min() == pl.col(metric).max()).alias("constant")]
@@ -544,8 +556,8 @@ def _cells(pair: pl.DataFrame, metric: str | None, a: str, b: str, by) -> pl.Dat
             value = value.cast(pl.String)
         nulls = value.null_count()
         aggs += [value.min().alias(setting),
-                 (((nulls == 0) & (value.min() == value.max())) | (nulls == pl.len())).alias(f"_{setting}_one")]
-    per = pair.lazy().group_by(cell).agg(aggs).sort("_first").collect(engine="streaming")
+                 (((nulls == 0) & (value.min() == value.max())) | (nulls == pl.len())).alias(f"__{setting}_one")]
+    per = pair.lazy().group_by(cell).agg(aggs).sort(FIRST).collect(engine="streaming")
     exact = []
     if seeded:
         if _repeats_within_cells(pair, cell):
@@ -554,15 +566,15 @@ def _cells(pair: pl.DataFrame, metric: str | None, a: str, b: str, by) -> pl.Dat
         else:
             per = per.with_columns(pl.col("seeded").alias("distinct_seeds"))
     for setting in settings:
-        if per[f"_{setting}_one"].all():  # the fingerprint of a one-value set, as _fingerprint gives it
+        if per[f"__{setting}_one"].all():  # the fingerprint of a one-value set, as _fingerprint gives it
             per = per.with_columns(_setting_text(setting).hash(seed=_HASH_SEED))
         else:
             exact.append(_fingerprint(_setting_text(setting)).alias(setting))
-    per = per.drop(f"_{s}_one" for s in settings)
+    per = per.drop(f"__{s}_one" for s in settings)
     if exact:  # only for logs the cheap pass could not decide
         sets = pair.group_by(cell).agg(exact)
         per = per.drop(sets.columns[len(cell):], strict=False).join(sets, on=cell, nulls_equal=True, maintain_order="left")
-    per = per.drop("_first")
+    per = per.drop(FIRST)
     side_a = per.filter(pl.col("variant") == a).drop("variant")
     side_b = per.filter(pl.col("variant") == b).drop("variant")
     return side_a.join(side_b, on=keys, suffix="_b", maintain_order="left")
@@ -620,12 +632,12 @@ def _seen(df: pl.DataFrame, keys: list[str], a: str, b: str, valued: pl.Expr | N
 
     One streaming pass of sums: a large log needs no per-group lists.
     """
-    aggs = [pl.col(ROW).min().alias("_first")]
+    aggs = [pl.col(ROW).min().alias(FIRST)]
     for side, v in (("a", a), ("b", b)):
         aggs.append(((pl.col("variant") == v).sum() > 0).alias(f"has_{side}"))
         if valued is not None:
             aggs.append((((pl.col("variant") == v) & valued).sum() > 0).alias(f"valued_{side}"))
-    return df.lazy().group_by(keys).agg(aggs).sort("_first").drop("_first").collect(engine="streaming")
+    return df.lazy().group_by(keys).agg(aggs).sort(FIRST).drop(FIRST).collect(engine="streaming")
 
 
 def _unmatched_values(df: pl.DataFrame, log: Log, a: str, b: str, keys, metric: str,

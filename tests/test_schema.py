@@ -308,3 +308,28 @@ def test_values_written_with_surrounding_spaces_are_one_value_and_said_so(tmp_pa
     # spaces written the same way in every run split nothing: no warning
     path.write_text("item,variant,steps\n1,formal ,3\n1,casual,2\n2,formal ,4\n2,casual,2\n", encoding="utf-8")
     assert validate(path, metric="steps").problems == ()
+
+
+def test_a_temperature_is_one_number_however_written():
+    def runs(temps_a, temps_b):
+        return ([{"item": 1, "variant": "a", "temperature": t, "m": i} for i, t in enumerate(temps_a)]
+                + [{"item": 1, "variant": "b", "temperature": t, "m": i} for i, t in enumerate(temps_b)])
+
+    # 0.0 and -0.0 are the same temperature, whichever runs carry which
+    assert validate(runs([0.0, -0.0], [-0.0, 0.0]), metric="m").problems == ()
+    assert validate(runs([0.0, 0.0], [-0.0, -0.0]), metric="m").problems == ()
+    # a run at NaN (no temperature) beside runs at 0.7 is a different setting from runs all at 0.7
+    checked = validate(runs([float("nan"), 0.7], [0.7, 0.7]), metric="m")
+    assert [p.code for p in checked.errors] == ["confounded_setting"]
+
+
+def test_columns_named_like_internal_ones_are_the_logs_own(tmp_path):
+    rows = [{"item": i, "variant": v, "m": i + (v == "a"), "_first": "x", "_text": "y", "_spaced": 1, "_order": 2}
+            for i in range(3) for v in ("a", "b")]
+    checked = validate(rows, metric="m", by=["_first"], keep=["_text", "_spaced", "_order"])
+    assert checked.ok and checked.frame["_text"].to_list() == ["y"] * 6
+    from probestats.paired import item_table
+
+    frame = pl.DataFrame({"item": ["2", "2", "1", "1"], "variant": ["a", "b", "a", "b"], "m": [1.0, 0.0, 3.0, 1.0],
+                          "_row": [9, 8, 1, 0], "_order": [0, 0, 0, 0]})
+    assert item_table(frame, "m", "a", "b")["item"].to_list() == ["2", "1"]  # the frame's order, whatever _row says
