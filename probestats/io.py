@@ -16,7 +16,7 @@ import json
 import os
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Mapping
@@ -372,12 +372,22 @@ def _read_path(path: Path, *, format, sheet, skip_rows, columns, encoding, metri
     if path.is_dir():
         raise ReadError(f"'{path}' is a folder; give the log file inside it")
     fmt = _detect_format(path, format)
+    ignored = []  # an option meant for another file of the same command (compare, plan --pilot) is not an error
     if sheet is not None and fmt not in ("xlsx", "ods"):
-        raise OptionError(f"--sheet {sheet}: '{name}' is read as {fmt.upper()}, which has no sheets; "
-                          "drop --sheet (it picks a sheet of an .xlsx or .ods file)")
+        ignored.append(f"--sheet {sheet} does not apply to '{name}', read as {fmt.upper()}, which has no sheets")
     if skip_rows and fmt not in ("csv", "tsv", "xlsx", "ods"):
-        raise OptionError(f"--skip-rows {skip_rows}: '{name}' is read as {fmt.upper()}, which has no title rows "
-                          "above a header; drop --skip-rows")
+        ignored.append(f"--skip-rows {skip_rows} does not apply to '{name}', read as {fmt.upper()}, "
+                       "which has no title rows above a header")
+    log = _read_format(path, fmt, sheet=sheet, skip_rows=skip_rows, columns=columns, encoding=encoding,
+                       metric=metric)
+    if ignored:
+        log = replace(log, problems=log.problems + tuple(
+            Problem("warning", "ignored_option", f"{text}; it was ignored") for text in ignored))
+    return log
+
+
+def _read_format(path: Path, fmt: str, *, sheet, skip_rows, columns, encoding, metric) -> Log:
+    name = path.name
     try:
         size = path.stat().st_size
     except OSError as exc:

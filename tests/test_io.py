@@ -360,11 +360,16 @@ def test_a_csv_read_in_chunks_matches_pythons_csv_reader(tmp_path):
     assert read_log(path).rows([3000]) == [line]
 
 
-def test_sheet_and_skip_rows_on_a_format_without_them_are_refused(tmp_path):
+def test_sheet_and_skip_rows_on_a_format_without_them_are_ignored_with_a_warning(tmp_path):
+    # compare and plan --pilot read two files with the same options, so an option meant for the
+    # other file is not an error; but a user should know it did nothing here
     csv_path = write_log(make_log(), tmp_path / "probe.csv")
-    with pytest.raises(OptionError, match=r"^--sheet 2: 'probe.csv' is read as CSV, which has no sheets; drop --sheet"):
-        read_log(csv_path, sheet=2)
+    log = read_log(csv_path, sheet=2)
+    assert [(p.severity, p.code, p.message) for p in log.problems] == [
+        ("warning", "ignored_option",
+         "--sheet 2 does not apply to 'probe.csv', read as CSV, which has no sheets; it was ignored")]
+    assert log.frame.height == make_log().height
     jsonl_path = write_log(make_log(), tmp_path / "probe.jsonl")
-    with pytest.raises(OptionError, match=r"^--skip-rows 1: 'probe.jsonl' is read as JSONL"):
-        read_log(jsonl_path, skip_rows=1)
-    assert read_log(csv_path, skip_rows=0).frame.height == make_log().height
+    checked = validate(jsonl_path, metric="steps", skip_rows=1)
+    assert checked.ok and [p.code for p in checked.warnings] == ["ignored_option"]
+    assert read_log(csv_path, skip_rows=0).problems == ()
