@@ -16,7 +16,7 @@ import polars as pl
 from .errors import ProbestatsError, ValidationError
 from .hypotests import Interval, TestResult, gap_interval, min_attainable_p, sign_flip_test, sign_test
 from .problems import Problem
-from .schema import Checked, require_ok, validate
+from .schema import FIRST, Checked, require_ok, validate
 from .wording import count_of
 
 ALTERNATIVES = ("two-sided", "greater", "less")
@@ -39,21 +39,19 @@ def item_table(frame: pl.DataFrame, metric: str, a: str, b: str, by: Sequence[st
     """
     keys = [*by, "item"]
     # one streaming pass of sums: a large log needs no per-cell lists; cells keep the order of their first run
-    lazy = frame.lazy()
-    order = "_row" if "_row" in frame.columns else "_order"
-    if order == "_order":
-        lazy = lazy.with_row_index(order)
     cells = (
-        lazy.filter(pl.col("variant").is_in([a, b]))
+        frame.lazy()
+        .with_row_index(FIRST)
+        .filter(pl.col("variant").is_in([a, b]))
         .group_by([*keys, "variant"])
         .agg(
             pl.col(metric).mean().alias("mean"),
             pl.len().alias("n"),
             pl.col(metric).std().alias("sd"),
-            pl.col(order).min().alias("_first"),
+            pl.col(FIRST).min(),
         )
-        .sort("_first")
-        .drop("_first")
+        .sort(FIRST)
+        .drop(FIRST)
         .collect(engine="streaming")
     )
     side_a = cells.filter(pl.col("variant") == a).drop("variant")

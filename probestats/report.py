@@ -554,7 +554,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     power_ctx["sentences"] = power_sentences
 
     # --- finding
-    conditions = (f"with these {count_of(n, 'item')}, the values {_q(a)} and {_q(b)}, the metric {metric}, "
+    conditions = (f"with {'this item' if n == 1 else f'these {n} items'}, the values {_q(a)} and {_q(b)}, the metric {metric}, "
                   f"{settings_phrase}, and {runs}")
     drivers = _drivers(main.items, main.average_gap) if main.average_gap != 0 else None
     if detected:
@@ -566,7 +566,8 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
         finding.append(
             f"The items that drive it: {_join([f'{_item_name(i)} ({fmt_gap(g)})' for i, g in top])}, "
             f"which make up {drivers['share']:.0%} of the summed gaps in that direction; "
-            f"{drivers['n_same']} of {count_of(n, 'item')} have a gap in that direction"
+            f"{drivers['n_same']} of {count_of(n, 'item')} {'has' if drivers['n_same'] == 1 else 'have'} "
+            "a gap in that direction"
             + (f", {len(drivers['other'])} the other way "
                f"({_join([f'{_item_name(i)}: {fmt_gap(g)}' for i, g in drivers['other'][:5]])}"
                f"{', ...' if len(drivers['other']) > 5 else ''})" if drivers["other"] else "")
