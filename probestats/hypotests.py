@@ -662,7 +662,7 @@ def _round_up(err: float) -> str:
 def _enum_method(k: int, n: int) -> str:
     if k == n:
         return f"exact (enumeration of all {2**k} sign patterns)"
-    return f"exact (enumeration of all {2**k} sign patterns of the {k} non-zero gaps)"
+    return f"exact (enumeration of all {2**k} sign patterns of the {k} non-zero gap{'s' if k != 1 else ''})"
 
 
 def _monte_carlo(nz, s_obs, tol, alternative, n_resamples, seed) -> tuple[float, float]:

@@ -394,7 +394,7 @@ def analyze(
     if main.min_attainable_p > alpha:
         problems.append(Problem(
             "warning", "never_significant",
-            f"with {n_nonzero} non-zero item gaps the smallest p the sign-flip test can give is "
+            f"with {count_of(n_nonzero, 'non-zero item gap')} the smallest p the sign-flip test can give is "
             f"{main.min_attainable_p:.4g}, above alpha {alpha:g}: this design could never reach significance; add items",
         ))
 

@@ -480,10 +480,10 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     }
     tests_sentences = [
         f"Sign-flip test ({sf.alternative}) on the {n} item gaps: p = {p_text}; method: {sf.method}.",
-        f"Sign test: p = {fmt_p(st.pvalue, alpha)} ({st.n} non-zero gaps, {tests_ctx['sign_test']['k']} in the "
+        f"Sign test: p = {fmt_p(st.pvalue, alpha)} ({count_of(st.n, 'non-zero gap')}, {tests_ctx['sign_test']['k']} in the "
         f"commoner direction; {st.method}); spreadsheet formula: {st.formula}.",
         f"Average gap {gap_text} {metric}, {interval_text}.",
-        f"Smallest p the sign-flip test can give with {n_nonzero} non-zero gaps: {minp_text}.",
+        f"Smallest p the sign-flip test can give with {count_of(n_nonzero, 'non-zero gap')}: {minp_text}.",
     ]
     if never:
         tests_sentences.append(

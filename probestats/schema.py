@@ -14,7 +14,7 @@ from typing import Iterable, Sequence
 import polars as pl
 
 from .errors import OptionError, ValidationError
-from .io import ROW, Log, format_rows, read_log
+from .io import ROW, Log, format_rows, normalize_header, read_log
 from .problems import Problem, has_errors
 from .wording import count_of
 
@@ -214,9 +214,13 @@ def validate(
         problems.append(_missing(log, metric, is_metric=True))
     for name in list(by) + list(keep):
         if name not in present:
-            problems.append(Problem("error", "missing_column",
-                                    f"no column '{name}' to split or keep; headers seen: {', '.join(log.headers)}",
-                                    column=name))
+            # a header read under its canonical name (lang -> language) is named by that name
+            renamed = [c for c, h in cols.items() if c != h and normalize_header(h) == normalize_header(name)]
+            problems.append(Problem(
+                "error", "missing_column",
+                f"the header '{name}' is read as the column '{renamed[0]}'; name it '{renamed[0]}'" if renamed else
+                f"no column '{name}' to split or keep; headers seen: {', '.join(log.headers)}",
+                column=name))
     if has_errors(problems):
         return Checked(pl.DataFrame(), metric, a, b, (), tuple(problems), log)
 

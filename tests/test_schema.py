@@ -333,3 +333,12 @@ def test_columns_named_like_internal_ones_are_the_logs_own(tmp_path):
     frame = pl.DataFrame({"item": ["2", "2", "1", "1"], "variant": ["a", "b", "a", "b"], "m": [1.0, 0.0, 3.0, 1.0],
                           "_row": [9, 8, 1, 0], "_order": [0, 0, 0, 0]})
     assert item_table(frame, "m", "a", "b")["item"].to_list() == ["2", "1"]  # the frame's order, whatever _row says
+
+
+def test_a_split_named_by_a_header_read_under_its_canonical_name_says_which(tmp_path):
+    path = tmp_path / "lang.csv"
+    path.write_text("item,variant,lang,m\n1,a,en,1\n1,b,en,2\n", encoding="utf-8")
+    (error,) = validate(path, metric="m", by=["lang"]).errors
+    assert (error.code, error.message) == (
+        "missing_column", "the header 'lang' is read as the column 'language'; name it 'language'")
+    assert validate(path, metric="m", by=["language"]).ok
