@@ -396,6 +396,9 @@ def _metric(df: pl.DataFrame, log: Log, metric: str, header: str):
     elif _UNPARSED in df.columns or dtype in (pl.String, pl.Object, pl.Null):
         read_as_text = _UNPARSED in df.columns  # a text column of a file or frame, parsed as it was read
         if not read_as_text:
+            if dtype == pl.Object:  # Python objects of mixed kinds: read each as the text it prints as
+                df = df.with_columns(pl.Series(metric, [None if v is None else str(v) for v in col.to_list()],
+                                               dtype=pl.String))
             text = pl.col(metric).cast(pl.String)
             df = df.with_columns(_parsed(text).alias(metric), _unparsed(text).alias(_UNPARSED))
         bad = df.filter(pl.col(_UNPARSED).is_not_null())

@@ -342,3 +342,13 @@ def test_a_split_named_by_a_header_read_under_its_canonical_name_says_which(tmp_
     assert (error.code, error.message) == (
         "missing_column", "the header 'lang' is read as the column 'language'; name it 'language'")
     assert validate(path, metric="m", by=["language"]).ok
+
+
+def test_a_metric_of_mixed_python_objects_is_read_as_text():
+    from decimal import Decimal
+
+    frame = pl.DataFrame({"item": ["1", "1", "2", "2"], "variant": ["a", "b", "a", "b"],
+                          "m": pl.Series([Decimal(1), 2, "x", 3.5], dtype=pl.Object)})
+    checked = validate(frame, metric="m")
+    assert [(p.code, p.rows) for p in checked.errors] == [("non_numeric", (3,))]
+    assert checked.frame.filter(pl.col("m").is_not_null())["m"].to_list() == [1.0, 2.0, 3.5]
