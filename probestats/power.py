@@ -25,7 +25,8 @@ A metric with a floor or a ceiling (a 0/1 label, a 1-5 judge scale, a count that
 at 0) is simulated so that no run ever crosses it. The bounds are declared
 (``scale=(low, high)``, ``--scale LOW:HIGH``) or read from the noise log: the smallest
 (largest) value observed is taken as a floor (ceiling) when at least
-:data:`BOUND_SHARE` of the runs sit on it, or when the metric takes only two values.
+:data:`BOUND_SHARE` of the runs, and at least :data:`BOUND_MIN_RUNS` of them, sit on it, or
+when the metric takes only two values.
 For such a metric step 3 becomes:
 
 3'. The true gap ``g`` of an item is a shift of its *mean* of value ``a``, which stops
@@ -72,6 +73,7 @@ __all__ = [
     "mdg_for_design",
     "plan_probe",
     "BOUND_SHARE",
+    "BOUND_MIN_RUNS",
 ]
 
 ALTERNATIVES = ("two-sided", "greater", "less")
@@ -81,6 +83,9 @@ _MAX_DOUBLINGS = 40
 #: Share of a noise log's runs that must sit on its smallest (largest) value for that value
 #: to be taken as the metric's floor (ceiling), unless a scale is declared.
 BOUND_SHARE = 0.05
+#: ... and the number of runs that must sit there: one or two runs at an end of a small log are
+#: just its extremes, not a pile-up against a bound.
+BOUND_MIN_RUNS = 3
 #: Largest magnitude of a metric value, sigma, tau or gap the simulation accepts: sums and
 #: squares of such numbers over items and runs stay far from float64's overflow.
 _LIMIT = 1e100
@@ -125,7 +130,8 @@ class NoiseModel:
     floor, ceiling : float or None
         The metric's bounds as the simulation uses them (None: no bound on that side):
         declared with ``scale``, or an observed end of the noise log where at least
-        :data:`BOUND_SHARE` of the runs sit (both ends of a metric with two values). No
+        :data:`BOUND_SHARE` of the runs, and :data:`BOUND_MIN_RUNS` of them, sit (both ends of a
+        metric with two values). No
         simulated run crosses them (see the module notes for what a gap then means).
     scale_source : {"declared", "observed"} or None
         Where the bounds come from (None: no bound).
@@ -293,8 +299,12 @@ def _bounds(y: np.ndarray, integer: bool, scale, metric: str):
     distinct = np.unique(y).size
     if distinct < 2:
         return None, None, None
-    floor = lo if distinct == 2 or np.mean(y == lo) >= BOUND_SHARE else None
-    ceiling = hi if distinct == 2 or np.mean(y == hi) >= BOUND_SHARE else None
+    def piled(end: float) -> bool:
+        on = int(np.sum(y == end))
+        return on >= BOUND_MIN_RUNS and on >= BOUND_SHARE * y.size
+
+    floor = lo if distinct == 2 or piled(lo) else None
+    ceiling = hi if distinct == 2 or piled(hi) else None
     return floor, ceiling, ("observed" if floor is not None or ceiling is not None else None)
 
 
@@ -423,7 +433,8 @@ def noise_model(source, metric: str | None = None, *, scale=None) -> NoiseModel:
         The metric's declared scale: simulated runs never leave it. A side left empty
         (``"0:"``) or None has no bound; ``":"`` declares the metric unbounded. Without
         it, an observed end of the log is a floor (ceiling) when at least
-        :data:`BOUND_SHARE` of the runs sit on it, or when the metric takes two values.
+        :data:`BOUND_SHARE` of the runs, and :data:`BOUND_MIN_RUNS` of them, sit on it, or when
+        the metric takes two values.
 
     Examples
     --------

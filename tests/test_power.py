@@ -655,6 +655,16 @@ def test_an_unbounded_count_stays_unbounded():
     assert c.with_scale(":").bounded is False
 
 
+def test_a_small_noise_logs_extremes_are_not_bounds():
+    # 12 runs: 1 at 3 and 2 at 8 are 8% and 17% of the runs, but too few to show a pile-up;
+    # 3 runs at 0 are (25% and 3 runs)
+    steps = [3, 4, 4, 5, 5, 5, 6, 6, 7, 7, 8, 8]
+    m = noise_model([{"item": i % 3, "steps": s} for i, s in enumerate(steps)], metric="steps")
+    assert (m.floor, m.ceiling) == (None, None)
+    m = noise_model([{"item": i % 3, "steps": s} for i, s in enumerate([0, 0, 0] + steps[3:])], metric="steps")
+    assert (m.floor, m.ceiling) == (0.0, None)
+
+
 def test_cli_plan_scale(capsys):
     from probestats.cli import main
 
