@@ -598,9 +598,8 @@ def _repeats_within_cells(pair: pl.DataFrame, cell: list[str]) -> bool:
     """
     hashes = (pair.lazy().filter(pl.col("seed").is_not_null())
               .select(pl.struct(*cell, "seed").hash(seed=_HASH_SEED).alias("h"))
-              .collect(engine="streaming")["h"].to_numpy().copy())
-    hashes.sort()
-    return bool((hashes[1:] == hashes[:-1]).any())
+              .collect(engine="streaming")["h"].sort())
+    return bool((hashes.slice(1) == hashes.slice(0, max(hashes.len() - 1, 0))).any())
 
 
 def _unmatched(df: pl.DataFrame, log: Log, a: str, b: str, by, metric: str | None = None,
