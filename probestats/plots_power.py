@@ -64,7 +64,7 @@ def power_curve(plan_or_noise, ax=None, *, gap: float | None = None,
         x = [c.runs for c in cells]
         y = [c.power for c in cells]
         never = cells[0].min_attainable_p > plan.alpha   # the item count alone decides this
-        (line,) = ax.plot(x, y, marker="o", label=f"{count_of(n, 'item')}" + (" (never significant)" if never else ""))
+        (line,) = ax.plot(x, y, marker="o", label=count_of(n, 'item') + (" (never significant)" if never else ""))
         lo = [max(0.0, c.power - 2 * c.power_se) for c in cells]
         hi = [min(1.0, c.power + 2 * c.power_se) for c in cells]
         ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.15, linewidth=0)
