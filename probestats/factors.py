@@ -238,7 +238,7 @@ def print_factors(result: FactorAnalysis, out) -> None:
     from .terminal import fmt_p
 
     table = Table(title=f"{escape(result.metric)}: {escape(result.factors[0])} × {escape(result.factors[1])}, "
-                        count_of(result.n_items, 'item'), title_justify="left")
+                        + count_of(result.n_items, 'item'), title_justify="left")
     for col, justify in (("effect", "left"), ("gap", "left"), ("average", "right"), ("sign-flip p", "right"),
                          (f"p ({escape(result.correction)})", "right")):
         table.add_column(col, justify=justify)
