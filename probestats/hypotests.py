@@ -63,6 +63,7 @@ import numpy as np
 
 from .errors import OptionError
 from .jsonable import jsonable
+from .student_t import t_ppf
 
 __all__ = [
     "TestResult",
@@ -876,7 +877,8 @@ def gap_interval(gaps, *, confidence: float = 0.95, method: str = "t") -> Interv
         Between 0 and 1 (default 0.95).
     method : {"t", "sign-flip"}
         ``t`` (default): Student t interval on the item gaps, mean +- t(n-1) * sd / sqrt(n);
-        it assumes roughly normal item gaps. ``sign-flip``: the exact inversion of the
+        it assumes roughly normal item gaps (the quantile t(n-1) is
+        :func:`probestats.student_t.t_ppf`). ``sign-flip``: the exact inversion of the
         two-sided sign-flip test, the shifts d for which the test on ``gaps - d`` does
         not reject at alpha = 1 - confidence; each end is found by bisection between a
         rejected shift and the mean to a tolerance of 1e-9 times the spread of the gaps
@@ -908,9 +910,7 @@ def gap_interval(gaps, *, confidence: float = 0.95, method: str = "t") -> Interv
         if n < 2:
             raise OptionError("a t interval needs at least 2 gaps; add items")
         sd = float(np.std(g, ddof=1))
-        from scipy.special import stdtrit  # the t quantile, without importing all of scipy.stats
-
-        half = float(stdtrit(n - 1, 0.5 + confidence / 2.0)) * sd / math.sqrt(n)
+        half = t_ppf(0.5 + confidence / 2.0, n - 1) * sd / math.sqrt(n)
         return Interval(mean - half, mean + half, confidence,
                         f"Student t on {n} item gaps ({n - 1} degree{'s' if n != 2 else ''} of freedom)")
     if method != "sign-flip":
