@@ -22,7 +22,7 @@ SETTINGS = ("model", "temperature", "system")
 # internal columns, named so that no log's own column is likely to clash with them
 _UNPARSED = "__unparsed"  # the metric cells that are not numbers, as written
 _SPACED = "__spaced"  # the values written with surrounding spaces, as written
-_TEMPERATURE = "__temperature"  # the temperature parsed while the file is read
+_TEMPERATURE = "__temperature"  # read back: a temperature cell that is not blank gave no number
 FIRST = "__first_row"  # a group's first row, to keep groups in order of appearance
 ROW_LIMIT = 50  # rows listed per problem; the message says how many there are in all
 
@@ -132,6 +132,34 @@ def _as_number(series: pl.Series, numbers: pl.Series | None = None) -> pl.Series
     return pl.select(pl.when(numbers == 0).then(0.0).otherwise(numbers)).to_series().alias(series.name)
 
 
+def _read_back_text(df: pl.DataFrame, log: Log, metric: str | None, parsed: list[str]) -> pl.DataFrame:
+    """Add what the parse in the read dropped: the text of metric cells that are not numbers, and
+    the temperature as text when some cell of it is not a number.
+
+    Only rows where a parsed column is blank are read again (none in a clean log). The metric's
+    text goes to the ``_UNPARSED`` column, as :func:`_metric` expects.
+    """
+    from .io import collect
+
+    blank = pl.any_horizontal([pl.col(c).is_null() for c in parsed])
+    if not df.select(blank.any()).item():
+        if metric in parsed:
+            df = df.with_columns(pl.lit(None, pl.String).alias(_UNPARSED))
+        return df
+    rows = df.filter(blank)[ROW].implode()
+    back = [_unparsed(pl.col(metric)).alias(_UNPARSED)] if metric in parsed else []
+    if "temperature" in parsed:  # a cell that is not blank but gave no number: the column is text
+        back.append(pl.col("temperature").is_not_null().alias(_TEMPERATURE))
+    again = collect(log.lazy.filter(pl.col(ROW).is_in(rows)).select(ROW, *back), log.source, log._path)
+    if metric in parsed:
+        df = df.join(again.select(ROW, _UNPARSED), on=ROW, how="left", maintain_order="left")
+    if "temperature" in parsed and again.filter(pl.col(_TEMPERATURE) & pl.col(ROW).is_in(
+            df.filter(pl.col("temperature").is_null())[ROW].implode())).height:
+        text = collect(log.lazy.select(pl.col("temperature"), ROW), log.source, log._path)
+        df = df.with_columns(text.join(df.select(ROW), on=ROW, how="right", maintain_order="right")["temperature"])
+    return df
+
+
 def _parsed(text: pl.Expr) -> pl.Expr:
     """Text cells as numbers: surrounding spaces ignored, a blank cell and a cell that is not a number null."""
     return text.str.strip_chars().cast(pl.Float64, strict=False)
@@ -235,12 +263,9 @@ def validate(
         for c in wanted
     ]
     # numbers written as text are parsed as the file is read (in parallel, chunk by chunk), so a large
-    # log's text is not held twice; only the metric cells that are not numbers keep their text
-    if metric is not None and schema[metric] == pl.String:
-        exprs = [e for c, e in zip(wanted, exprs) if c != metric]
-        exprs += [_parsed(pl.col(metric)).alias(metric), _unparsed(pl.col(metric)).alias(_UNPARSED)]
-    if "temperature" in wanted and schema["temperature"] == pl.String:
-        exprs.append(_parsed(pl.col("temperature")).alias(_TEMPERATURE))
+    # log's text is not held at all; the text of the few cells that gave no number is read back after
+    parsed = [c for c in (metric, "temperature") if c in wanted and schema[c] == pl.String]
+    exprs = [_parsed(pl.col(c)).alias(c) if c in parsed else e for c, e in zip(wanted, exprs)]
     if schema["variant"] == pl.String:  # a value written with surrounding spaces, as written (null elsewhere)
         spaced = pl.col("variant") != pl.col("variant").str.strip_chars()
         exprs.append(pl.when(spaced).then(pl.col("variant")).alias(_SPACED))
@@ -248,9 +273,10 @@ def validate(
     from .io import collect
 
     df = collect(lazy, log.source, log._path)
+    if parsed:
+        df = _read_back_text(df, log, metric, parsed)
     if "temperature" in df.columns:
-        numbers = df.get_column(_TEMPERATURE, default=None)
-        df = df.drop(_TEMPERATURE, strict=False).with_columns(_as_number(df["temperature"], numbers))
+        df = df.with_columns(_as_number(df["temperature"]))
     n_rows = df.height
     if n_rows == 0:
         where = log._read.get("where")
