@@ -107,10 +107,9 @@ def _as_text(expr: pl.Expr, dtype) -> pl.Expr:
     return expr.cast(pl.String)
 
 
-def _as_number(series: pl.Series, numbers: pl.Series | None = None) -> pl.Series:
+def _as_number(series: pl.Series) -> pl.Series:
     """A setting such as temperature as a float when every cell is a number, so 0.8 and "0.8" compare equal.
 
-    ``numbers`` is the column already parsed by :func:`_parsed` (while the file was read), if it was.
     A number is one number however it is written: -0.0 is 0.0, and NaN (not a number) is a blank
     cell, so a cell of runs at 0.0 and -0.0 holds one temperature and a NaN run stands out.
 
@@ -124,8 +123,7 @@ def _as_number(series: pl.Series, numbers: pl.Series | None = None) -> pl.Series
     if series.dtype.is_numeric():
         numbers = series.cast(pl.Float64)
     else:
-        if numbers is None:
-            numbers = series.cast(pl.String).str.strip_chars().cast(pl.Float64, strict=False)
+        numbers = series.cast(pl.String).str.strip_chars().cast(pl.Float64, strict=False)
         if numbers.null_count() != series.null_count():
             return series
     numbers = numbers.fill_nan(None)
