@@ -7,7 +7,7 @@ imports included):
 
 - probestats read_log + validate (metric steps)
 - probestats analyze --json, end to end (read, validate, item table, exact tests, JSON)
-- polars reading just the columns validation needs, alone, in the 1 MiB chunks probestats asks
+- polars reading just the columns validation needs, alone, in the 4 MiB chunks probestats asks
   for (the floor under the first two)
 - pandas.read_csv of the same file, alone
 
@@ -43,7 +43,7 @@ assert code == 0, code
 """,
     "polars scan of the 6 needed columns alone": """
 import os
-os.environ["POLARS_CSV_CHUNK_SIZE"] = str(1 << 20)  # as probestats.io sets it
+os.environ["POLARS_CSV_CHUNK_SIZE"] = str(4 << 20)  # as probestats.io sets it (CSV_CHUNK_BYTES)
 import polars as pl
 frame = pl.scan_csv(PATH, infer_schema=False).select("item", "variant", "seed", "model", "temperature", "steps").collect()
 assert frame.height == ROWS, frame.height

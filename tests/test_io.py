@@ -332,32 +332,34 @@ def test_a_header_polars_would_read_as_a_pattern_is_an_ordinary_column(tmp_path,
 
 
 def test_a_csv_read_in_chunks_matches_pythons_csv_reader(tmp_path):
-    """probestats asks polars to read CSV files in 1 MiB chunks (to keep the peak memory of a large
+    """probestats asks polars to read CSV files in 4 MiB chunks (to keep the peak memory of a large
     log low). Records longer than a chunk, and quoted line breaks and quotes on either side of a
     chunk's edge, must still read exactly as Python's csv module reads them."""
     import csv
     import os
     import random
 
-    assert os.environ.get("POLARS_CSV_CHUNK_SIZE") == str(1 << 20)
+    from probestats.io import CSV_CHUNK_BYTES
+
+    assert os.environ.get("POLARS_CSV_CHUNK_SIZE") == str(CSV_CHUNK_BYTES) == str(4 << 20)
     rng = random.Random(7)
     rows = []
-    for i in range(4000):
-        size = 2_500_000 if i == 1500 else rng.randint(0, 1500)  # one reply longer than two chunks
-        reply = "".join(rng.choice('ab\n",; ') for _ in range(size))
+    for i in range(12000):
+        size = 9_000_000 if i == 4500 else rng.randint(0, 1500)  # one reply longer than two chunks
+        reply = "".join(rng.choices('ab\n",; ', k=size))
         rows.append([f"q{i // 2}", "formal" if i % 2 else "casual", reply, str(i % 5)])
     path = tmp_path / "chunks.csv"
     with path.open("w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh, lineterminator="\n")
         writer.writerow(["item", "variant", "reply", "steps"])
         writer.writerows(rows)
-    assert path.stat().st_size > 5 * 2**20
+    assert path.stat().st_size > 4 * CSV_CHUNK_BYTES
     frame = read_log(path).frame
     assert frame.height == len(rows)
     assert frame["reply"].to_list() == [r[2] or None for r in rows]  # an empty cell reads as blank
     assert frame["steps"].to_list() == [r[3] for r in rows]
-    line = 2 + 3000 + sum(r[2].count("\n") for r in rows[:3000])  # header, 3000 records, their line breaks
-    assert read_log(path).rows([3000]) == [line]
+    line = 2 + 9000 + sum(r[2].count("\n") for r in rows[:9000])  # header, 9000 records, their line breaks
+    assert read_log(path).rows([9000]) == [line]
 
 
 def test_sheet_and_skip_rows_on_a_format_without_them_are_ignored_with_a_warning(tmp_path):
