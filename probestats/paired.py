@@ -26,8 +26,8 @@ CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 def item_table(frame: pl.DataFrame, metric: str, a: str, b: str, by: Sequence[str] = ()) -> pl.DataFrame:
     """Per item: mean of the metric under each value, runs per value, spread, and gap = mean_a − mean_b.
 
-    Items keep their order of first appearance. Items lacking a value are left out
-    (validation reports them as ``unmatched_item``).
+    Items keep their order of first appearance (of a run of ``a`` with a value). Items lacking
+    a value are left out (validation reports them as ``unmatched_item``).
 
     Examples
     --------
@@ -38,30 +38,47 @@ def item_table(frame: pl.DataFrame, metric: str, a: str, b: str, by: Sequence[st
     [('1', 5.0, 3.0, 2.0, 2, 1), ('2', 2.0, 2.0, 0.0, 1, 1)]
     """
     keys = [*by, "item"]
-    # one streaming pass of sums: a large log needs no per-cell lists; cells keep the order of their first run
+    value = pl.col(metric)
+    # one streaming pass of sums: a large log needs no per-cell lists
     cells = (
         frame.lazy()
         .with_row_index(FIRST)
         .filter(pl.col("variant").is_in([a, b]))
         .group_by([*keys, "variant"])
-        .agg(
-            pl.col(metric).mean().alias("mean"),
-            pl.len().alias("n"),
-            pl.col(metric).std().alias("sd"),
-            pl.col(FIRST).min(),
-        )
-        .sort(FIRST)
-        .drop(FIRST)
+        .agg(value.mean().alias("mean"), value.count().alias("counted"), value.std().alias("sd"),
+             pl.col(FIRST).filter(value.is_not_null()).min().alias("first_valued"))
         .collect(engine="streaming")
     )
     side_a = cells.filter(pl.col("variant") == a).drop("variant")
     side_b = cells.filter(pl.col("variant") == b).drop("variant")
-    table = side_a.join(side_b, on=keys, suffix="_b", maintain_order="left").rename(
-        {"mean": "mean_a", "n": "n_a", "sd": "sd_a"}
+    return _table(side_a.join(side_b, on=keys, suffix="_b"), keys)
+
+
+def items_of(checked: Checked, by: Sequence[str] = ()) -> pl.DataFrame:
+    """The item table of a validated log (split by ``by``), from the per-item summary validation
+    computed when it has it (``checked.pairs``), so the rows are not read again.
+
+    >>> rows = [{"item": i, "variant": v, "seed": s, "steps": 3 + s + (v == "a")}
+    ...         for i in (1, 2) for v in ("a", "b") for s in (1, 2)]
+    >>> checked = validate(rows, metric="steps")
+    >>> items_of(checked).equals(item_table(checked.frame, "steps", "a", "b"))
+    True
+    """
+    if checked.pairs is not None and checked.metric is not None and set(checked.pairs_by) == set(by):
+        return _table(checked.pairs, [*by, "item"])
+    return item_table(checked.frame, checked.metric, checked.a, checked.b, by=by)
+
+
+def _table(pairs: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """The item table from both values' metric summaries side by side (suffix ``_b`` for value b)."""
+    return (
+        pairs.filter((pl.col("counted") > 0) & (pl.col("counted_b") > 0))
+        .sort("first_valued")
+        .select(*keys, pl.col("mean").alias("mean_a"), pl.col("mean_b"),
+                (pl.col("mean") - pl.col("mean_b")).alias("gap"),
+                pl.col("counted").cast(pl.Int64).alias("n_a"), pl.col("counted_b").cast(pl.Int64).alias("n_b"),
+                pl.col("sd").alias("sd_a"), pl.col("sd_b"))
     )
-    table = table.with_columns((pl.col("mean_a") - pl.col("mean_b")).alias("gap"))
-    return table.select(*keys, "mean_a", "mean_b", "gap", pl.col("n_a").cast(pl.Int64),
-                        pl.col("n_b").cast(pl.Int64), "sd_a", "sd_b")
 
 
 @dataclass(frozen=True)
@@ -362,13 +379,13 @@ def analyze(
             f"the log has {len(checked.values)} values; this compares the first two, '{checked.a}' and "
             f"'{checked.b}': choose the pair with --a and --b, or analyze them all with probestats analyze"),))
     require_ok(checked)
-    table = item_table(checked.frame, metric, checked.a, checked.b)
+    table = items_of(checked)
     main = compare_pair(table, metric, checked.a, checked.b, alternative=alternative, confidence=1 - alpha)
     problems = list(checked.problems)
 
     groups: list[PairResult] = []
     if by:
-        grouped = item_table(checked.frame, metric, checked.a, checked.b, by=by)
+        grouped = items_of(checked, by=by)
         keys = grouped.select(by).unique(maintain_order=True)
         for key in keys.iter_rows(named=True):
             mask = pl.all_horizontal([pl.col(k) == v if v is not None else pl.col(k).is_null() for k, v in key.items()])
@@ -385,7 +402,7 @@ def analyze(
                                  **(noise_read_options or {}))
         if not noise_checked.ok:  # say which log the rows are in
             raise ValidationError([_tag_noise(p) for p in noise_checked.problems])
-        noise_table = item_table(noise_checked.frame, metric, noise_checked.a, noise_checked.b)
+        noise_table = items_of(noise_checked)
         noise_result = compare_pair(noise_table, metric, noise_checked.a, noise_checked.b,
                                     alternative=alternative, confidence=1 - alpha)
         problems += [_tag_noise(p) for p in noise_checked.problems]

@@ -85,6 +85,12 @@ class Checked:
         return int(self._n_rows)
 
     _n_rows: int = 0
+    pairs: pl.DataFrame | None = field(default=None, repr=False)
+    """Per item (and ``by`` group) with runs of both compared values, in order of the first run: the
+    cells validation checked, side by side (columns of :func:`_cells`). With a metric, each side's
+    ``mean``, ``sd``, ``counted`` runs with a value and ``first_valued`` row, from which
+    :func:`probestats.paired.item_table` builds the item table without reading the rows again."""
+    pairs_by: tuple[str, ...] = ()
 
 
 def require_ok(checked: Checked) -> Checked:
@@ -327,7 +333,8 @@ def validate(
     if metric is not None:
         problems += _deterministic(cells)
         df = df.filter(pl.col(metric).is_not_null())
-    return Checked(df, metric, a, b, values, tuple(problems), log, n_rows)
+    return Checked(df, metric, a, b, values, tuple(problems), log, n_rows, pairs=cells,
+                   pairs_by=tuple(c for c in by if c in pair.columns))
 
 
 def _missing(log: Log, name: str, is_metric: bool = False) -> Problem:
@@ -566,16 +573,19 @@ def _cells(pair: pl.DataFrame, metric: str | None, a: str, b: str, by) -> pl.Dat
       fingerprinted by that value; only a setting that varies within some cell needs the exact set.
 
     Columns: ``n`` runs, ``counted`` runs with a metric value, ``constant`` (every counted run
-    gave the same value), ``seeds``, ``seeded``, ``distinct_seeds`` and one column per setting,
-    each also with the suffix ``_b`` for value b.
+    gave the same value), the metric's ``mean`` and ``sd`` and the ``first_valued`` row, ``seeds``,
+    ``seeded``, ``distinct_seeds`` and one column per setting, each also with the suffix ``_b``
+    for value b.
     """
     keys = ["item", *[c for c in by if c in pair.columns]]
     cell = [*keys, "variant"]
     settings = [s for s in SETTINGS if s in pair.columns and s not in by]
     aggs = [pl.len().alias("n"), pl.col(ROW).min().alias(FIRST)]
     if metric is not None:
-        aggs += [pl.col(metric).count().alias("counted"),
-                 (pl.col(metric).min() == pl.col(metric).max()).alias("constant")]
+        value = pl.col(metric)
+        aggs += [value.count().alias("counted"), (value.min() == value.max()).alias("constant"),
+                 value.mean().alias("mean"), value.std().alias("sd"),
+                 pl.col(ROW).filter(value.is_not_null()).min().alias("first_valued")]
     seeded = "seed" in pair.columns
     if seeded:
         seed = pl.col("seed")

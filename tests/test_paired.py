@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import itertools
 import json
+import statistics
 from fractions import Fraction
 from pathlib import Path
 
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from probestats import analyze, item_table, validate
 from probestats.errors import OptionError, ValidationError
-from probestats.paired import adjust
+from probestats.paired import adjust, items_of
 from tests.factories import make_log
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
@@ -174,3 +176,42 @@ def test_a_p_equal_to_alpha_is_detected_as_a_reachable_design_promises():
     result = analyze(rows, metric="steps", alpha=0.125)
     assert result.main.sign_flip.pvalue == 0.125 == result.main.min_attainable_p
     assert result.could_reach_significance and result.detected
+
+
+_logged_run = st.fixed_dictionaries({
+    "item": st.sampled_from(["i1", "i2", "i3", "i4"]),
+    "variant": st.sampled_from(["a", "b"]),
+    "topic": st.sampled_from(["law", "art"]),
+    "steps": st.one_of(st.none(), st.integers(0, 6).map(float), st.floats(-1e3, 1e3)),
+})
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_logged_run, min_size=2, max_size=40), st.booleans())
+def test_item_table_from_validation_equals_the_table_built_from_the_rows(runs, split):
+    # analyze builds the item table from the per-item summary validation computed (items_of); it
+    # must equal item_table on the checked rows and a plain-Python reference, split or not
+    by = ["topic"] if split else []
+    # one run of each value with a number for every item and topic seen, so most logs are matched
+    runs = runs + [{"item": i, "variant": v, "topic": g, "steps": 1.0}
+                   for i, g in dict.fromkeys((r["item"], r["topic"]) for r in runs) for v in ("b", "a")]
+    checked = validate(runs, metric="steps", by=by)
+    assert checked.ok, checked.errors
+    got = items_of(checked, by=by)
+    # equal but for rounding: sums over the rows with and without blanks can run in other orders
+    assert_frame_equal(got, item_table(checked.frame, "steps", checked.a, checked.b, by=by),
+                       check_exact=False, rel_tol=1e-12, abs_tol=1e-12)
+    cells, first = {}, {}
+    for row, r in enumerate(runs):
+        if r["steps"] is not None and r["variant"] in (checked.a, checked.b):
+            key = (*(r[k] for k in by), r["item"])
+            cells.setdefault((key, r["variant"]), []).append(r["steps"])
+            if r["variant"] == checked.a:
+                first.setdefault(key, row)
+    keys = [k for k in sorted(first, key=first.get) if (k, checked.b) in cells]
+    assert got.select(*by, "item").rows() == keys
+    for row, key in zip(got.iter_rows(named=True), keys):
+        va, vb = cells[key, checked.a], cells[key, checked.b]
+        assert (row["n_a"], row["n_b"]) == (len(va), len(vb))
+        assert row["mean_a"] == pytest.approx(statistics.fmean(va), rel=1e-12, abs=1e-12)
+        assert row["gap"] == pytest.approx(statistics.fmean(va) - statistics.fmean(vb), rel=1e-9, abs=1e-9)

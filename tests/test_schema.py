@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import statistics
+
 from pathlib import Path
 
 import polars as pl
@@ -244,12 +246,15 @@ _run = st.fixed_dictionaries({
 def _reference_cells(runs):
     """Each (item, value) cell's sets and counts, computed the obvious way."""
     cells = {}
-    for r in runs:
+    for row, r in enumerate(runs):
         c = cells.setdefault((r["item"], r["variant"]),
-                             {"n": 0, "steps": [], "seeds": [], "models": set(), "temperatures": set()})
+                             {"n": 0, "steps": [], "seeds": [], "models": set(), "temperatures": set(),
+                              "first_valued": None})
         c["n"] += 1
         if r["steps"] is not None:
             c["steps"].append(r["steps"])
+            if c["first_valued"] is None:
+                c["first_valued"] = row
         if r["seed"] is not None:
             c["seeds"].append(r["seed"])
         c["models"].add(r["model"])
@@ -275,7 +280,11 @@ def test_cells_agree_with_plain_sets(runs):
             assert row[f"counted{side}"] == len(c["steps"])
             assert row[f"seeded{side}"] == len(c["seeds"])
             assert row[f"distinct_seeds{side}"] == len(set(c["seeds"]))
+            if c["steps"]:  # the metric summary the item table is built from
+                assert row[f"mean{side}"] == pytest.approx(statistics.fmean(c["steps"]), rel=1e-12)
+                assert row[f"first_valued{side}"] == c["first_valued"]
             if len(c["steps"]) > 1:
+                assert row[f"sd{side}"] == pytest.approx(statistics.stdev(c["steps"]), rel=1e-9, abs=1e-12)
                 assert row[f"constant{side}"] == (len(set(c["steps"])) == 1)
         assert (row["seeds"] == row["seeds_b"]) == (set(ca["seeds"]) == set(cb["seeds"]))
         assert (row["model"] == row["model_b"]) == (ca["models"] == cb["models"])
