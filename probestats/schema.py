@@ -584,8 +584,9 @@ def _cells(pair: pl.DataFrame, metric: str | None, a: str, b: str, by) -> pl.Dat
     if metric is not None:
         value = pl.col(metric)
         aggs += [value.count().alias("counted"), (value.min() == value.max()).alias("constant"),
-                 value.mean().alias("mean"), value.std().alias("sd"),
-                 pl.col(ROW).filter(value.is_not_null()).min().alias("first_valued")]
+                 value.mean().alias("mean"), value.std().alias("sd")]
+        if pair[metric].null_count():  # else a cell's first run is its first run with a value
+            aggs.append(pl.col(ROW).filter(value.is_not_null()).min().alias("first_valued"))
     seeded = "seed" in pair.columns
     if seeded:
         seed = pl.col("seed")
@@ -599,6 +600,8 @@ def _cells(pair: pl.DataFrame, metric: str | None, a: str, b: str, by) -> pl.Dat
         aggs += [value.min().alias(setting),
                  (((nulls == 0) & (value.min() == value.max())) | (nulls == pl.len())).alias(f"__{setting}_one")]
     per = pair.lazy().group_by(cell).agg(aggs).sort(FIRST).collect(engine="streaming")
+    if metric is not None and "first_valued" not in per.columns:
+        per = per.with_columns(pl.col(FIRST).alias("first_valued"))
     exact = []
     if seeded:
         if _repeats_within_cells(pair, cell):
