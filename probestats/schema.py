@@ -317,8 +317,12 @@ def validate(
         return Checked(df, metric, a, b, values, tuple(problems), log, n_rows)
 
     pair = df if len(values) == 2 else df.filter(pl.col("variant").is_in([a, b]))  # no copy when only a and b
-    cells = _cells(pair, metric, a, b, by)
-    problems += _unmatched(df, log, a, b, by, metric, not_numbers)
+    summary = _cell_summary(pair, metric, by)
+    cells = _side_by_side(summary, a, b)
+    # with only a and b in the log, the cells say which items have runs (with values) of each
+    seen = (_seen(summary, ["item", *by], a, b, pl.col("counted") > 0 if metric is not None else None, first=FIRST)
+            if pair is df and (not_numbers is None or not not_numbers.len()) else None)
+    problems += _unmatched(df, log, a, b, by, metric, not_numbers, seen)
     problems += _settings(pair, cells, log, a, b, by)
     if "seed" in pair.columns:
         if same_seeds:
@@ -560,7 +564,13 @@ _HASH_SEED = 20261129
 
 
 def _cells(pair: pl.DataFrame, metric: str | None, a: str, b: str, by) -> pl.DataFrame:
-    """One row per item (and ``by`` group) with both values' runs, seeds, settings and spread side by side.
+    """One row per item (and ``by`` group) with both values' runs, seeds, settings and spread side by side."""
+    return _side_by_side(_cell_summary(pair, metric, by), a, b)
+
+
+def _cell_summary(pair: pl.DataFrame, metric: str | None, by) -> pl.DataFrame:
+    """One row per item (and ``by`` group) and value, in order of the cell's first run (``FIRST``):
+    its runs, seeds, settings and the metric's spread.
 
     Sets (of seeds, of a setting's values) are compared through an order-free fingerprint, so a
     large log needs no per-cell lists. The common case is computed in one streaming pass of cheap
@@ -572,10 +582,9 @@ def _cells(pair: pl.DataFrame, metric: str | None, a: str, b: str, by) -> pl.Dat
     - a setting: a cell whose values are all one (minimum equals maximum, or all blank) is
       fingerprinted by that value; only a setting that varies within some cell needs the exact set.
 
-    Columns: ``n`` runs, ``counted`` runs with a metric value, ``constant`` (every counted run
-    gave the same value), the metric's ``mean`` and ``sd`` and the ``first_valued`` row, ``seeds``,
-    ``seeded``, ``distinct_seeds`` and one column per setting, each also with the suffix ``_b``
-    for value b.
+    Columns after the keys and ``variant``: ``n`` runs, ``counted`` runs with a metric value,
+    ``constant`` (every counted run gave the same value), the metric's ``mean`` and ``sd`` and the
+    ``first_valued`` row, ``seeds``, ``seeded``, ``distinct_seeds`` and one column per setting.
     """
     keys = ["item", *[c for c in by if c in pair.columns]]
     cell = [*keys, "variant"]
@@ -618,6 +627,12 @@ def _cells(pair: pl.DataFrame, metric: str | None, a: str, b: str, by) -> pl.Dat
     if exact:  # only for logs the cheap pass could not decide
         sets = pair.group_by(cell).agg(exact)
         per = per.drop(sets.columns[len(cell):], strict=False).join(sets, on=cell, nulls_equal=True, maintain_order="left")
+    return per
+
+
+def _side_by_side(per: pl.DataFrame, a: str, b: str) -> pl.DataFrame:
+    """The cells of :func:`_cell_summary` for items with both values, value b's with the suffix ``_b``."""
+    keys = [c for c in per.columns[:per.columns.index("variant")]]
     per = per.drop(FIRST)
     side_a = per.filter(pl.col("variant") == a).drop("variant")
     side_b = per.filter(pl.col("variant") == b).drop("variant")
@@ -640,15 +655,16 @@ def _repeats_within_cells(pair: pl.DataFrame, cell: list[str]) -> bool:
 
 
 def _unmatched(df: pl.DataFrame, log: Log, a: str, b: str, by, metric: str | None = None,
-               not_numbers: pl.Series | None = None) -> list[Problem]:
+               not_numbers: pl.Series | None = None, seen: pl.DataFrame | None = None) -> list[Problem]:
     problems = []
     keys = ["item", *by]
-    valued = None
-    if metric is not None:  # runs of a value whose metric cells are all blank (or not numbers) leave it out too
-        valued = pl.col(metric).is_not_null()
-        if not_numbers is not None and not_numbers.len():  # cells that are not numbers have their own error
-            valued = valued | pl.col(ROW).is_in(not_numbers.implode())
-    seen = _seen(df, keys, a, b, valued)
+    if seen is None:
+        valued = None
+        if metric is not None:  # runs of a value whose metric cells are all blank (or not numbers) leave it out too
+            valued = pl.col(metric).is_not_null()
+            if not_numbers is not None and not_numbers.len():  # cells that are not numbers have their own error
+                valued = valued | pl.col(ROW).is_in(not_numbers.implode())
+        seen = _seen(df, keys, a, b, valued)
     lacking = seen.filter(~pl.col("has_a") | ~pl.col("has_b"))
     if metric is not None:
         problems += _unmatched_values(df, log, a, b, keys, metric, seen, lacking)
@@ -670,12 +686,14 @@ def _unmatched(df: pl.DataFrame, log: Log, a: str, b: str, by, metric: str | Non
     return problems
 
 
-def _seen(df: pl.DataFrame, keys: list[str], a: str, b: str, valued: pl.Expr | None) -> pl.DataFrame:
+def _seen(df: pl.DataFrame, keys: list[str], a: str, b: str, valued: pl.Expr | None,
+          first: str = ROW) -> pl.DataFrame:
     """Per item (and ``by`` group), in order of appearance: has it runs of a and of b, and runs with a metric value?
 
-    One streaming pass of sums: a large log needs no per-group lists.
+    One streaming pass of sums: a large log needs no per-group lists. ``df`` is the runs, or the
+    cells of :func:`_cell_summary` (``first=FIRST``, ``valued`` on its ``counted`` column).
     """
-    aggs = [pl.col(ROW).min().alias(FIRST)]
+    aggs = [pl.col(first).min().alias(FIRST)]
     for side, v in (("a", a), ("b", b)):
         aggs.append(((pl.col("variant") == v).sum() > 0).alias(f"has_{side}"))
         if valued is not None:

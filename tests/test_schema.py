@@ -231,7 +231,7 @@ def test_format_and_encoding_options_are_usage_errors(capsys):
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from probestats.schema import _cells  # noqa: E402
+from probestats.schema import FIRST, _cell_summary, _cells, _seen  # noqa: E402
 
 _run = st.fixed_dictionaries({
     "item": st.sampled_from(["i1", "i2", "i3"]),
@@ -361,3 +361,18 @@ def test_a_metric_of_mixed_python_objects_is_read_as_text():
     checked = validate(frame, metric="m")
     assert [(p.code, p.rows) for p in checked.errors] == [("non_numeric", (3,))]
     assert checked.frame.filter(pl.col("m").is_not_null())["m"].to_list() == [1.0, 2.0, 3.5]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_run, min_size=1, max_size=30), st.booleans())
+def test_which_items_have_runs_reads_the_same_from_the_cells_as_from_the_runs(runs, split):
+    # with only two values, validation reads which items (and groups) have runs, and runs with a
+    # value, of each from the per-cell summary instead of grouping the runs again
+    frame = pl.DataFrame(runs, schema={"item": pl.String, "variant": pl.String, "seed": pl.String,
+                                       "model": pl.String, "temperature": pl.Float64,
+                                       "steps": pl.Float64}).with_row_index("_row")
+    keys = ["item", "model"] if split else ["item"]
+    summary = _cell_summary(frame, "steps", keys[1:])
+    from_cells = _seen(summary, keys, "a", "b", pl.col("counted") > 0, first=FIRST)
+    assert from_cells.equals(_seen(frame, keys, "a", "b", pl.col("steps").is_not_null()))
+    assert _seen(summary, keys, "a", "b", None, first=FIRST).equals(_seen(frame, keys, "a", "b", None))
