@@ -270,15 +270,20 @@ def validate(
     # log's text is not held at all; the text of the few cells that gave no number is read back after
     parsed = [c for c in (metric, "temperature") if c in wanted and schema[c] == pl.String]
     exprs = [_parsed(pl.col(c)).alias(c) if c in parsed else e for c, e in zip(wanted, exprs)]
-    if schema["variant"] == pl.String:  # a value written with surrounding spaces, as written (null elsewhere)
-        spaced = pl.col("variant") != pl.col("variant").str.strip_chars()
-        exprs.append(pl.when(spaced).then(pl.col("variant")).alias(_SPACED))
+    # the values are read as written: the few distinct ones show whether any has surrounding spaces
+    if schema["variant"] == pl.String:
+        exprs[wanted.index("variant")] = pl.col("variant")
     lazy = log.lazy.select(*exprs, pl.col(ROW))
     from .io import collect
 
     df = collect(lazy, log.source, log._path)
     if parsed:
         df = _read_back_text(df, log, metric, parsed)
+    counts = df.group_by("variant", maintain_order=True).len()  # each value as written, with its runs
+    spaced = pl.col("variant") != pl.col("variant").str.strip_chars()
+    if counts.select(spaced.any()).item():  # keep the spellings for the warning, then read them as one
+        df = df.with_columns(pl.when(spaced).then(pl.col("variant")).alias(_SPACED), pl.col("variant").str.strip_chars())
+        counts = None
     if "temperature" in df.columns:
         df = df.with_columns(_as_number(df["temperature"]))
     n_rows = df.height
@@ -298,11 +303,12 @@ def validate(
             f"{blank_ids.height} run(s) have no item or no value ({format_rows(log, log.rows(blank_ids[ROW][:ROW_LIMIT]))}); they are left out",
             tuple(log.rows(blank_ids[ROW][:ROW_LIMIT]))))
         df = df.filter((pl.col("item") != "") & (pl.col("variant") != ""))
+        counts = None
 
     if _SPACED in df.columns:
         problems += _spaced_values(df, log)
         df = df.drop(_SPACED)
-    df, fold_problems = _near_duplicates(df, log, fold_case)
+    df, fold_problems, values = _near_duplicates(df, log, fold_case, counts)
     problems += fold_problems
 
     not_numbers = None
@@ -310,7 +316,6 @@ def validate(
         df, metric_problems, not_numbers = _metric(df, log, metric, header(metric))
         problems += metric_problems
 
-    values = tuple(df["variant"].unique(maintain_order=True).to_list())
     a, b, value_problems = _choose_values(values, a, b, log)
     problems += value_problems
     if has_errors(value_problems):
@@ -396,8 +401,15 @@ def _spaced_values(df: pl.DataFrame, log: Log) -> list[Problem]:
     return problems
 
 
-def _near_duplicates(df: pl.DataFrame, log: Log, fold_case: bool):
-    counts = df.group_by("variant", maintain_order=True).len()
+def _near_duplicates(df: pl.DataFrame, log: Log, fold_case: bool, counts: pl.DataFrame | None = None):
+    """Values that differ only in case: a warning, or one value with ``fold_case``.
+
+    Returns the frame, the problems and the values in order of appearance. ``counts`` is the
+    frame's runs per value (``variant``, ``len``), when already at hand.
+    """
+    if counts is None:
+        counts = df.group_by("variant", maintain_order=True).len()
+    values = tuple(counts["variant"].to_list())
     counts = counts.with_columns(pl.col("variant").str.strip_chars().str.to_lowercase().alias("_key"))
     groups = counts.group_by("_key", maintain_order=True).agg(pl.col("variant"), pl.col("len"))
     problems = []
@@ -418,7 +430,8 @@ def _near_duplicates(df: pl.DataFrame, log: Log, fold_case: bool):
                                     column=log.columns.get("variant")))
     if mapping:
         df = df.with_columns(pl.col("variant").replace(mapping))
-    return df, problems
+        values = tuple(dict.fromkeys(mapping.get(v, v) for v in values))
+    return df, problems, values
 
 
 def _metric(df: pl.DataFrame, log: Log, metric: str, header: str):
