@@ -8,6 +8,7 @@ types the analyses expect; :func:`require_ok` raises when there are errors.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
@@ -295,7 +296,8 @@ def validate(
                                 f"'{log.source}' has no data rows; add one row per run below the header"))
         return Checked(df, metric, a, b, (), tuple(problems), log)
 
-    df = df.with_columns(pl.col("variant").fill_null(""), pl.col("item").fill_null(""))
+    if df["variant"].null_count() or df["item"].null_count():
+        df = df.with_columns(pl.col("variant").fill_null(""), pl.col("item").fill_null(""))
     blank_ids = df.filter((pl.col("item") == "") | (pl.col("variant") == ""))
     if blank_ids.height:
         problems.append(Problem(
@@ -341,7 +343,8 @@ def validate(
         problems += _not_alternated(pair, log, a, b)
     if metric is not None:
         problems += _deterministic(cells)
-        df = df.filter(pl.col(metric).is_not_null())
+        if df[metric].null_count():
+            df = df.filter(pl.col(metric).is_not_null())
     return Checked(df, metric, a, b, values, tuple(problems), log, n_rows, pairs=cells,
                    pairs_by=tuple(c for c in by if c in pair.columns))
 
@@ -460,7 +463,7 @@ def _metric(df: pl.DataFrame, log: Log, metric: str, header: str):
                 f"{header.strip()}: {shown} {verb} ({format_rows(log, _rows(log, bad))}); "
                 "write the count as a number or clear the cell",
                 _rows(log, bad), header))
-        converted = df.filter(pl.col(metric).is_not_null()).height
+        converted = df.height - df[metric].null_count()
         # CSV and TSV hold only text; elsewhere (JSON, JSONL, sheets) a number written as text is worth a
         # warning. A column with cells that are not numbers is text because of them: the error says so.
         if converted and not bad.height and not log._read.get("delimited") and read_as_text:
@@ -476,9 +479,11 @@ def _metric(df: pl.DataFrame, log: Log, metric: str, header: str):
                                 f"{header.strip()}: the column holds {dtype} values, not numbers; choose a numeric --metric",
                                 (), header))
         return df.with_columns(pl.lit(None, pl.Float64).alias(metric)), problems, df[ROW]
-    df = df.with_columns(pl.when(pl.col(metric).is_nan()).then(None).otherwise(pl.col(metric)).alias(metric))
-    infinite = df.filter(pl.col(metric).is_infinite())
-    if infinite.height:  # 'inf' casts to a float but no mean or gap can use it
+    odd = df.select(pl.col(metric).is_nan().any().alias("nan"), pl.col(metric).is_infinite().any().alias("inf")).row(0)
+    if odd[0]:  # not a number: a blank cell
+        df = df.with_columns(pl.when(pl.col(metric).is_nan()).then(None).otherwise(pl.col(metric)).alias(metric))
+    if odd[1]:  # 'inf' casts to a float but no mean or gap can use it
+        infinite = df.filter(pl.col(metric).is_infinite())
         problems.append(Problem(
             "error", "non_numeric",
             f"{header.strip()}: {infinite.height} cell(s) hold an infinite value ({format_rows(log, _rows(log, infinite))}); "
@@ -496,7 +501,7 @@ def _metric(df: pl.DataFrame, log: Log, metric: str, header: str):
             f"({format_rows(log, _rows(log, suspect))}); read those replies: the metric may have missed them "
             "(for example steps numbered '1)')",
             _rows(log, suspect), header))
-    blank = df.filter(pl.col(metric).is_null())
+    blank = df.filter(pl.col(metric).is_null()) if df[metric].null_count() else df.clear()
     if _flagged(problems):
         blank = blank.filter(~pl.col(ROW).is_in(bad_index))
     if blank.height:
@@ -555,9 +560,9 @@ def _suspect_rows(df: pl.DataFrame, log: Log, metric: str) -> pl.DataFrame | Non
     values = df[metric].drop_nulls()
     binary = values.len() > 0 and values.is_in([0.0, 1.0]).all()
     zero = pl.col(metric).is_null() if binary else (pl.col(metric).is_null() | (pl.col(metric) == 0))
+    if not df.select(zero.any()).item():
+        return df.clear()
     candidates = df.filter(zero)
-    if not candidates.height:
-        return candidates
     from .io import collect
 
     has_reply = collect(
@@ -615,12 +620,8 @@ def _cell_summary(pair: pl.DataFrame, metric: str | None, by) -> pl.DataFrame:
         aggs += [pl.when(seed.is_not_null()).then(seed.hash(seed=_HASH_SEED)).sum().alias("seeds"),
                  seed.count().alias("seeded")]
     for setting in settings:
-        value = pl.col(setting)
-        if not (pair.schema[setting] == pl.String or pair.schema[setting].is_numeric()):
-            value = value.cast(pl.String)
-        nulls = value.null_count()
-        aggs += [value.min().alias(setting),
-                 (((nulls == 0) & (value.min() == value.max())) | (nulls == pl.len())).alias(f"__{setting}_one")]
+        value = _comparable(pair, setting)
+        aggs += [value.min().alias(setting), _one_value(value).alias(f"__{setting}_one")]
     per = pair.lazy().group_by(cell).agg(aggs).sort(FIRST).collect(engine="streaming")
     if metric is not None and "first_valued" not in per.columns:
         per = per.with_columns(pl.col(FIRST).alias("first_valued"))
@@ -652,6 +653,18 @@ def _side_by_side(per: pl.DataFrame, a: str, b: str) -> pl.DataFrame:
     return side_a.join(side_b, on=keys, suffix="_b", maintain_order="left")
 
 
+def _comparable(frame: pl.DataFrame, setting: str) -> pl.Expr:
+    """A setting's column as numbers or text, which have a minimum and a maximum."""
+    dtype = frame.schema[setting]
+    return pl.col(setting) if dtype == pl.String or dtype.is_numeric() else pl.col(setting).cast(pl.String)
+
+
+def _one_value(value: pl.Expr) -> pl.Expr:
+    """True when every row holds the same value, or every row is blank (a blank counts as a value)."""
+    nulls = value.null_count()
+    return ((nulls == 0) & (value.min() == value.max())) | (nulls == pl.len())
+
+
 def _setting_text(setting: str) -> pl.Expr:
     return pl.col(setting).cast(pl.String).fill_null("(blank)")
 
@@ -661,10 +674,17 @@ def _repeats_within_cells(pair: pl.DataFrame, cell: list[str]) -> bool:
 
     A hash collision can only say "may"; the caller then computes the exact sets.
     """
-    hashes = (pair.lazy().filter(pl.col("seed").is_not_null())
-              .select(pl.struct(*cell, "seed").hash(seed=_HASH_SEED).alias("h"))
-              .collect(engine="streaming")["h"].sort())
-    return bool((hashes.slice(1) == hashes.slice(0, max(hashes.len() - 1, 0))).any())
+    rows = pair.lazy()
+    if pair["seed"].null_count():
+        rows = rows.filter(pl.col("seed").is_not_null())
+    hashes = rows.select(pl.struct(*cell, "seed").hash(seed=_HASH_SEED).alias("h")).collect(engine="streaming")["h"]
+    if "numpy" in sys.modules:  # loaded already (the analyses use it): its sort takes half the time of polars'
+        import numpy as np
+
+        ordered = np.sort(hashes.to_numpy())
+        return bool((ordered[1:] == ordered[:-1]).any())
+    ordered = hashes.sort()
+    return bool((ordered.slice(1) == ordered.slice(0, max(ordered.len() - 1, 0))).any())
 
 
 def _unmatched(df: pl.DataFrame, log: Log, a: str, b: str, by, metric: str | None = None,
@@ -764,7 +784,7 @@ def _settings(pair: pl.DataFrame, cells: pl.DataFrame, log: Log, a: str, b: str,
                 f"rerun with {header} held fixed, or split with --by {setting}",
                 rows, log.columns.get(setting)))
             continue
-        if pair.select(pl.col(setting).n_unique()).item() > 1:
+        if not pair.select(_one_value(_comparable(pair, setting))).item():  # more than one value in the log
             distinct = pair.select(pl.col(setting).cast(pl.String).fill_null("(blank)").unique(maintain_order=True))
             distinct = distinct[setting].to_list()
             problems.append(Problem(
