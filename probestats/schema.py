@@ -46,6 +46,12 @@ class Checked:
     problems : tuple of Problem
     log : Log
         The log as read.
+    pairs : polars.DataFrame or None
+        The cells validation checked, one row per item (and ``by`` group, the columns
+        ``pairs_by``) with runs of both compared values, value b's columns with the suffix
+        ``_b`` (see ``_cells``). With a metric, each side's ``mean``, ``sd``, ``counted`` runs
+        with a value and ``first_valued`` row, from which :func:`probestats.paired.items_of`
+        builds the item table without grouping the rows again. None when validation stopped early.
     """
 
     frame: pl.DataFrame
@@ -87,10 +93,6 @@ class Checked:
 
     _n_rows: int = 0
     pairs: pl.DataFrame | None = field(default=None, repr=False)
-    """Per item (and ``by`` group) with runs of both compared values, in order of the first run: the
-    cells validation checked, side by side (columns of :func:`_cells`). With a metric, each side's
-    ``mean``, ``sd``, ``counted`` runs with a value and ``first_valued`` row, from which
-    :func:`probestats.paired.item_table` builds the item table without reading the rows again."""
     pairs_by: tuple[str, ...] = ()
 
 
