@@ -263,6 +263,9 @@ def validate(
     wanted += [c for c in list(by) + list(keep) if c not in wanted]
     if metric is not None and metric not in wanted:
         wanted.append(metric)
+    problems += _lists(log, schema, wanted)
+    if has_errors(problems):
+        return Checked(pl.DataFrame(), metric, a, b, (), tuple(problems), log)
     text_cols = {"item", "variant", "seed", "model", "system", "run_id", *by}
     exprs = [
         _as_text(pl.col(c), schema[c]).alias(c) if c in text_cols
@@ -349,6 +352,25 @@ def validate(
             df = df.filter(pl.col(metric).is_not_null())
     return Checked(df, metric, a, b, values, tuple(problems), log, n_rows, pairs=cells,
                    pairs_by=tuple(c for c in by if c in pair.columns))
+
+
+def _lists(log: Log, schema: pl.Schema, columns: list[str]) -> list[Problem]:
+    """Columns that hold lists (a JSON array in a cell), which no check or analysis can read as one value."""
+    from .io import collect
+
+    problems = []
+    for c in columns:
+        if isinstance(schema[c], (pl.List, pl.Array)):
+            header = log.columns.get(c, c).strip()
+            first = collect(log.lazy.filter(pl.col(c).is_not_null()).select(pl.col(c).cast(pl.List(pl.String)), ROW)
+                            .head(1), log.source, log._path)
+            rows = tuple(log.rows(first[ROW])) if first.height else ()
+            shown = f" such as [{', '.join(v or 'null' for v in first[c][0])}] ({format_rows(log, rows)})" if rows else ""
+            problems.append(Problem(
+                "error", "list_value",
+                f"{header} holds lists{shown}, not one value per run; write a single value in each cell",
+                rows, log.columns.get(c)))
+    return problems
 
 
 def _missing(log: Log, name: str, is_metric: bool = False) -> Problem:

@@ -397,3 +397,17 @@ def test_repeated_seeds_are_found_with_either_sort(runs):
         assert _repeats_within_cells(frame, ["item", "variant"]) == repeated
     finally:
         sys.modules["numpy"] = numpy
+
+
+def test_a_column_of_lists_is_an_error_that_names_the_cell(tmp_path):
+    # a JSON array in a cell (temperature: [0.1]) is not one value: no check can compare it
+    path = tmp_path / "lists.jsonl"
+    path.write_text('{"item": 1, "variant": "a", "temperature": null, "steps": 3}\n'
+                    '{"item": 1, "variant": "b", "temperature": [0.1, null], "steps": 4}\n', encoding="utf-8")
+    checked = validate(path, metric="steps")
+    assert [(p.severity, p.code, p.message, p.rows) for p in checked.problems] == [
+        ("error", "list_value",
+         "temperature holds lists such as [0.1, null] (line 2), not one value per run; write a single value in each cell",
+         (2,))]
+    rows = [{"item": 1, "variant": v, "steps": [3.0]} for v in ("a", "b")]
+    assert [p.code for p in validate(rows, metric="steps").errors] == ["list_value"]
