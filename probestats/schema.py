@@ -103,16 +103,21 @@ def require_ok(checked: Checked) -> Checked:
     return checked
 
 
+def _is_text(dtype) -> bool:
+    """Text, or text with a fixed set of values (categorical or enum columns of a frame)."""
+    return dtype == pl.String or dtype == pl.Categorical or isinstance(dtype, pl.Enum)
+
+
 def _as_text(expr: pl.Expr, dtype) -> pl.Expr:
-    """Cast ids to text the same way whatever the source: 3.0 and 3 both read '3'."""
+    """Cast ids to text the same way whatever the source: 3.0 and 3 both read '3', ' 3' reads '3'."""
     if dtype in (pl.Float32, pl.Float64):
         return (
             pl.when(expr.is_not_null() & (expr == expr.round(0)) & expr.abs().lt(2**53))
             .then(expr.cast(pl.Int64).cast(pl.String))
             .otherwise(expr.cast(pl.String))
         )
-    if dtype == pl.String:
-        return expr.str.strip_chars()
+    if _is_text(dtype):
+        return expr.cast(pl.String).str.strip_chars()
     return expr.cast(pl.String)
 
 
@@ -139,15 +144,18 @@ def _as_number(series: pl.Series) -> pl.Series:
     return pl.select(pl.when(numbers == 0).then(0.0).otherwise(numbers)).to_series().alias(series.name)
 
 
-def _read_back_text(df: pl.DataFrame, log: Log, metric: str | None, parsed: list[str]) -> pl.DataFrame:
+def _read_back_text(df: pl.DataFrame, log: Log, metric: str | None, parsed: list[str],
+                    temperature_text: pl.Expr | None = None) -> pl.DataFrame:
     """Add what the parse in the read dropped: the text of metric cells that are not numbers, and
-    the temperature as text when some cell of it is not a number.
+    the temperature as text (``temperature_text``) when some cell of it is not a number.
 
     Only rows where a parsed column is blank are read again (none in a clean log). The metric's
-    text goes to the ``_UNPARSED`` column, as :func:`_metric` expects.
+    text goes to the ``_UNPARSED`` column, as :func:`_metric` expects. A temperature that is the
+    metric is read as the metric.
     """
     from .io import collect
 
+    setting = "temperature" in parsed and metric != "temperature"
     blank = pl.any_horizontal([pl.col(c).is_null() for c in parsed])
     if not df.select(blank.any()).item():
         if metric in parsed:
@@ -155,14 +163,14 @@ def _read_back_text(df: pl.DataFrame, log: Log, metric: str | None, parsed: list
         return df
     rows = df.filter(blank)[ROW].implode()
     back = [_unparsed(pl.col(metric)).alias(_UNPARSED)] if metric in parsed else []
-    if "temperature" in parsed:  # a cell that is not blank but gave no number: the column is text
+    if setting:  # a cell that is not blank but gave no number: the column is text
         back.append(pl.col("temperature").is_not_null().alias(_TEMPERATURE))
     again = collect(log.lazy.filter(pl.col(ROW).is_in(rows)).select(ROW, *back), log.source, log._path)
     if metric in parsed:
         df = df.join(again.select(ROW, _UNPARSED), on=ROW, how="left", maintain_order="left")
-    if "temperature" in parsed and again.filter(pl.col(_TEMPERATURE) & pl.col(ROW).is_in(
+    if setting and again.filter(pl.col(_TEMPERATURE) & pl.col(ROW).is_in(
             df.filter(pl.col("temperature").is_null())[ROW].implode())).height:
-        text = collect(log.lazy.select(pl.col("temperature"), ROW), log.source, log._path)
+        text = collect(log.lazy.select(temperature_text.alias("temperature"), ROW), log.source, log._path)
         df = df.with_columns(text.join(df.select(ROW), on=ROW, how="right", maintain_order="right")["temperature"])
     return df
 
@@ -274,17 +282,18 @@ def validate(
     ]
     # numbers written as text are parsed as the file is read (in parallel, chunk by chunk), so a large
     # log's text is not held at all; the text of the few cells that gave no number is read back after
-    parsed = [c for c in (metric, "temperature") if c in wanted and schema[c] == pl.String]
+    parsed = [c for c in dict.fromkeys((metric, "temperature")) if c in wanted and schema[c] == pl.String]
+    as_text = dict(zip(wanted, exprs))  # a column as text, should it turn out not to hold numbers
     exprs = [_parsed(pl.col(c)).alias(c) if c in parsed else e for c, e in zip(wanted, exprs)]
     # the values are read as written: the few distinct ones show whether any has surrounding spaces
-    if schema["variant"] == pl.String:
-        exprs[wanted.index("variant")] = pl.col("variant")
+    if _is_text(schema["variant"]):
+        exprs[wanted.index("variant")] = pl.col("variant").cast(pl.String)
     lazy = log.lazy.select(*exprs, pl.col(ROW))
     from .io import collect
 
     df = collect(lazy, log.source, log._path)
     if parsed:
-        df = _read_back_text(df, log, metric, parsed)
+        df = _read_back_text(df, log, metric, parsed, as_text.get("temperature"))
     counts = df.group_by("variant", maintain_order=True).len()  # each value as written, with its runs
     spaced = pl.col("variant") != pl.col("variant").str.strip_chars()
     if counts.select(spaced.any()).item():  # keep the spellings for the warning, then read them as one

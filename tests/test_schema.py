@@ -411,3 +411,29 @@ def test_a_column_of_lists_is_an_error_that_names_the_cell(tmp_path):
          (2,))]
     rows = [{"item": 1, "variant": v, "steps": [3.0]} for v in ("a", "b")]
     assert [p.code for p in validate(rows, metric="steps").errors] == ["list_value"]
+
+
+def test_temperature_as_the_metric_or_as_a_split_reads_as_before(tmp_path):
+    # the temperature parsed as it is read must still serve as a metric (with its text cells
+    # reported) and as a --by column (its text cells trimmed like any id)
+    path = tmp_path / "t.csv"
+    path.write_text("item,variant,temperature\n1,f,0.7\n1,c,0.5\n2,f,hot\n2,c,0.2\n3,f,0.1\n3,c,0.3\n", encoding="utf-8")
+    checked = validate(path, metric="temperature")
+    assert [p.code for p in checked.errors] == ["non_numeric", "confounded_setting"]
+    assert checked.errors[0].message.startswith("temperature: 'hot' is not a number (line 4)")
+    path.write_text("item,variant,temperature,steps\n1,f,default,4\n1,c, default,3\n2,f,default,5\n"
+                    "2,c, default,3\n3,f,hot,2\n3,c,hot,1\n", encoding="utf-8")
+    checked = validate(path, metric="steps", by=["temperature"])
+    assert checked.problems == () and checked.frame["temperature"].to_list() == ["default"] * 4 + ["hot"] * 2
+
+
+def test_a_categorical_column_of_values_reads_as_text_does():
+    # a frame whose values are categorical (or an enum) is read as the same frame of text: values
+    # that differ only in surrounding spaces are one value, with a warning, either way
+    rows = [{"item": str(i), "variant": v, "steps": float(3 + (v.strip() == "f") + s)}
+            for i in range(4) for v in ("f", " f", "c") for s in (0, 1)]
+    text = validate(pl.DataFrame(rows), metric="steps")
+    assert text.values == ("f", "c") and [p.code for p in text.problems] == ["near_duplicate_value", "unequal_runs"]
+    for dtype in (pl.Categorical, pl.Enum(["f", " f", "c"])):
+        checked = validate(pl.DataFrame(rows).with_columns(pl.col("variant").cast(dtype)), metric="steps")
+        assert checked.values == text.values and checked.problems == text.problems
