@@ -16,7 +16,7 @@ import polars as pl
 from .errors import ProbestatsError, ValidationError
 from .hypotests import Interval, TestResult, gap_interval, min_attainable_p, sign_flip_test, sign_test
 from .problems import Problem
-from .schema import FIRST, Checked, require_ok, validate
+from .schema import FIRST, Checked, cell_mean, decimal_places, require_ok, validate
 from .wording import count_of
 
 ALTERNATIVES = ("two-sided", "greater", "less")
@@ -26,8 +26,10 @@ CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 def item_table(frame: pl.DataFrame, metric: str, a: str, b: str, by: Sequence[str] = ()) -> pl.DataFrame:
     """Per item: mean of the metric under each value, runs per value, spread, and gap = mean_a − mean_b.
 
-    Items keep their order of first appearance (of a run of ``a`` with a value). Items lacking
-    a value are left out (validation reports them as ``unmatched_item``).
+    Items keep their order of first appearance (of a run of ``a`` with a value). Runs whose
+    metric is blank do not count; items without a run with a value under both values are left
+    out (validation reports them as ``unmatched_item``). Means are exact for values written with
+    up to 6 decimal places (:func:`probestats.schema.cell_mean`).
 
     Examples
     --------
@@ -45,7 +47,8 @@ def item_table(frame: pl.DataFrame, metric: str, a: str, b: str, by: Sequence[st
         .with_row_index(FIRST)
         .filter(pl.col("variant").is_in([a, b]))
         .group_by([*keys, "variant"])
-        .agg(value.mean().alias("mean"), value.count().alias("counted"), value.std().alias("sd"),
+        .agg(cell_mean(value, decimal_places(frame[metric])).alias("mean"), value.count().alias("counted"),
+             value.std().alias("sd"),
              pl.col(FIRST).filter(value.is_not_null()).min().alias("first_valued"))
         .collect(engine="streaming")
     )

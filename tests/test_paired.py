@@ -215,3 +215,39 @@ def test_item_table_from_validation_equals_the_table_built_from_the_rows(runs, s
         assert (row["n_a"], row["n_b"]) == (len(va), len(vb))
         assert row["mean_a"] == pytest.approx(statistics.fmean(va), rel=1e-12, abs=1e-12)
         assert row["gap"] == pytest.approx(statistics.fmean(va) - statistics.fmean(vb), rel=1e-9, abs=1e-9)
+
+
+_decimal = st.tuples(st.integers(-10**6, 10**6), st.integers(0, 6)).map(lambda t: f"{t[0] / 10**t[1]:.{t[1]}f}")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_decimal, min_size=1, max_size=12), st.randoms(use_true_random=False))
+def test_a_cells_mean_is_the_exact_mean_whatever_the_order_of_its_runs(written, rng):
+    # values as a log writes them ("3.31"); the same runs in another order give the same mean, and
+    # that mean is the exact decimal mean rounded once (a float sum in order could differ by an ulp)
+    values = [float(w) for w in written]
+    shuffled = values[:]
+    rng.shuffle(shuffled)
+    frame = pl.DataFrame({"item": ["1"] * 2 * len(values), "variant": ["a"] * len(values) + ["b"] * len(values),
+                          "steps": values + shuffled})
+    table = item_table(frame, "steps", "a", "b")
+    exact = sum(Fraction(w) for w in written) / len(written)
+    assert table["mean_a"][0] == table["mean_b"][0] == float(exact)
+    assert table["gap"][0] == 0.0  # the same runs under both values: no gap at all, not a rounding residue
+
+
+def test_a_gap_of_the_same_runs_in_another_order_is_zero_for_the_sign_test():
+    # item 1 has the same three runs under both values, listed in another order; summed in order
+    # their means differed by 8.9e-16, and the sign test counted that as a non-zero gap
+    rows = [{"item": "1", "variant": "f", "steps": x} for x in (3.31, 4.24, 3.62)]
+    rows += [{"item": "1", "variant": "c", "steps": x} for x in (3.62, 3.31, 4.24)]
+    rows += [{"item": "2", "variant": "f", "steps": 4.0}, {"item": "2", "variant": "c", "steps": 3.0}]
+    main = analyze(rows, metric="steps").main
+    assert main.gaps == [0.0, 1.0] and main.sign_test.n == 1
+
+
+def test_item_table_counts_only_runs_with_a_value():
+    # item 1: 'a' runs 3 and blank, 'b' runs 2 and 2; item 2 has no 'a' run with a value
+    frame = pl.DataFrame({"item": ["1", "1", "1", "1", "2", "2", "2"], "variant": ["a", "a", "b", "b", "a", "b", "b"],
+                          "steps": [3.0, None, 2.0, 2.0, None, 1.0, 1.0]})
+    assert item_table(frame, "steps", "a", "b").rows() == [("1", 3.0, 2.0, 1.0, 1, 2, None, 0.0)]
