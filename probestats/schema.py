@@ -699,17 +699,17 @@ def decimal_places(values: pl.Series) -> int | None:
     >>> decimal_places(pl.Series([1 / 3])) is None
     True
     """
-    values = values.drop_nulls().cast(pl.Float64)
-    if values.is_empty():
+    frame = values.cast(pl.Float64).to_frame("v")  # expressions on it hold no copies of the column
+    top, count = frame.select(pl.col("v").abs().max().alias("top"), pl.col("v").count().alias("n")).row(0)
+    if not count:
         return 0
-    top = values.abs().max()
     for places in range(7):
         scale = 10.0**places
-        if top * scale * values.len() >= 2.0**53:  # a sum of whole numbers this large would be rounded
+        if top * scale * count >= 2.0**53:  # a sum of whole numbers this large would be rounded
             return None
-        scaled = values * scale
+        scaled = pl.col("v") * scale
         # a value written with this many places is a whole number times the scale, to within its rounding
-        if ((scaled - scaled.round()).abs() <= 1e-15 * scaled.abs()).all():
+        if frame.select(((scaled - scaled.round()).abs() <= 1e-15 * scaled.abs()).all()).item():
             return places
     return None
 
