@@ -430,8 +430,9 @@ def check_many(
             continue
         header = log.columns.get(setting, setting).strip()
         per = (frame.with_columns(pl.col(setting).cast(pl.String).fill_null("(blank)").alias("_s"))
-               .group_by([*keys, "_unit"]).agg(pl.col("_s").unique().sort().str.join("\x1f")))
-        differ = per.group_by(keys).agg(pl.col("_s").n_unique().alias("k")).filter(pl.col("k") > 1)
+               .group_by([*keys, "_unit"], maintain_order=True).agg(pl.col("_s").unique().sort().str.join("\x1f")))
+        # items in order of appearance, so the message reads the same on every run
+        differ = per.group_by(keys, maintain_order=True).agg(pl.col("_s").n_unique().alias("k")).filter(pl.col("k") > 1)
         if differ.height:
             problems.append(Problem(
                 "error", "confounded_setting",

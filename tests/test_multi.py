@@ -291,3 +291,15 @@ def test_means_too_large_to_subtract_are_refused(tmp_path, capsys):
     path = write_log(pl.DataFrame(rows), tmp_path / "huge.csv")
     code, out, err = run_cli(["analyze", path, "--metric", "x"], capsys)
     assert code == 1 and out == "" and err.count("\n") == 1 and err.startswith("Error: the means of item 0")
+
+
+def test_a_setting_confounded_within_items_names_them_in_order_of_appearance():
+    # items 5, 1 and 3 each have value 'c' run on another model; the message lists them as the log
+    # does, the same on every run
+    rows = [{"item": i, "variant": v, "seed": s, "model": "m2" if (v == "c" and i in (5, 1, 3)) else "m1",
+             "steps": 3 + s % 2} for i in (5, 2, 1, 4, 3) for v in ("a", "b", "c") for s in (1, 2)]
+    for _ in range(5):
+        with pytest.raises(ValidationError) as info:
+            analyze_many(rows, metric="steps")
+        (problem,) = [p for p in info.value.problems if p.code == "confounded_setting"]
+        assert "within items 5, 1, 3;" in problem.message
