@@ -620,7 +620,7 @@ def heterogeneity_from_pilot(pilot, noise, metric: str | None = None, *, a: str 
     if a == b:
         raise OptionError(f"the pilot compares a value with itself ('{a}'); name two different values with a= and b=")
     cell = (df.filter(pl.col("variant").is_in([a, b]))
-            .group_by("item", "variant").agg(pl.len().alias("k"), pl.col("_y").mean().alias("m")))
+            .group_by("item", "variant", maintain_order=True).agg(pl.len().alias("k"), pl.col("_y").mean().alias("m")))
     wide = (cell.filter(pl.col("variant") == a).select("item", pl.col("m").alias("ma"), pl.col("k").alias("ka"))
             .join(cell.filter(pl.col("variant") == b).select("item", pl.col("m").alias("mb"), pl.col("k").alias("kb")),
                   on="item", how="inner"))

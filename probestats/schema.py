@@ -926,7 +926,7 @@ def _not_alternated(pair: pl.DataFrame, log: Log, a: str, b: str) -> list[Proble
         pair = pair.with_columns(parsed.alias("time"))
     elif not t.dtype.is_temporal() and not t.dtype.is_numeric():
         return []
-    spans = (pair.group_by(["item", "variant"]).agg(pl.col("time").min().alias("lo"), pl.col("time").max().alias("hi"),
+    spans = (pair.group_by(["item", "variant"], maintain_order=True).agg(pl.col("time").min().alias("lo"), pl.col("time").max().alias("hi"),
                                                      pl.len().alias("n")))
     wide = spans.filter(pl.col("variant") == a).join(spans.filter(pl.col("variant") == b), on="item", suffix="_b")
     wide = wide.filter((pl.col("n") > 1) & (pl.col("n_b") > 1))

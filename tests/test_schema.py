@@ -122,6 +122,13 @@ def test_not_alternated_for_timed_runs():
         (pl.when(pl.col("variant") == "formal").then(0).otherwise(100) + pl.col("seed").cast(pl.Int64)).alias("t"))
     blocked = order.with_columns(pl.from_epoch(pl.col("t") * 60).dt.to_string("%Y-%m-%dT%H:%M:%S").alias("time"))
     assert "not_alternated" in codes(validate(blocked.drop("t"), metric="steps"))
+    # with many items, the message names them in the order the log has them, the same on every run
+    many = make_log(items=12, runs=2, seed=0).with_columns(
+        pl.from_epoch((pl.when(pl.col("variant") == "formal").then(0).otherwise(100)
+                       + pl.col("seed").cast(pl.Int64)) * 60).dt.to_string("%Y-%m-%dT%H:%M:%S").alias("time"))
+    for _ in range(3):
+        (problem,) = [p for p in validate(many, metric="steps").problems if p.code == "not_alternated"]
+        assert "(items 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 and 2 more)" in problem.message
     alternating = order.with_columns(
         pl.from_epoch((pl.col("seed").cast(pl.Int64) * 2 + (pl.col("variant") == "casual").cast(pl.Int64)) * 60)
         .dt.to_string("%Y-%m-%dT%H:%M:%S").alias("time"))
