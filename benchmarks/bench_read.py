@@ -144,6 +144,11 @@ def main() -> None:
     for job, r in results.items():
         print(f"{job:<42} {r['seconds']:>8.2f} {r['seconds'] / peer['seconds']:>9.2f} "
               f"{r['peak_mib']:>9.0f} {r['peak_mib'] / peer['peak_mib']:>9.2f}")
+    end = results["probestats analyze --json (end to end)"]
+    met = end["seconds"] < peer["seconds"] and end["peak_mib"] < peer["peak_mib"]
+    print(f"target for analyze --json: faster than pandas reading the file alone, with a lower peak memory: "
+          f"{'met' if met else 'not met'} ({end['seconds'] / peer['seconds']:.2f}x the time, "
+          f"{end['peak_mib'] / peer['peak_mib']:.2f}x the memory)")
 
 
 if __name__ == "__main__":
