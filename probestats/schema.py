@@ -164,12 +164,12 @@ def _read_back_text(df: pl.DataFrame, log: Log, metric: str | None, parsed: list
     rows = df.filter(blank)[ROW].implode()
     back = [_unparsed(pl.col(metric)).alias(_UNPARSED)] if metric in parsed else []
     if setting:  # a cell that is not blank but gave no number: the column is text
-        back.append(pl.col("temperature").is_not_null().alias(_TEMPERATURE))
+        text = pl.col("temperature")
+        back.append((text.is_not_null() & _parsed(text).is_null()).alias(_TEMPERATURE))
     again = collect(log.lazy.filter(pl.col(ROW).is_in(rows)).select(ROW, *back), log.source, log._path)
     if metric in parsed:
         df = df.join(again.select(ROW, _UNPARSED), on=ROW, how="left", maintain_order="left")
-    if setting and again.filter(pl.col(_TEMPERATURE) & pl.col(ROW).is_in(
-            df.filter(pl.col("temperature").is_null())[ROW].implode())).height:
+    if setting and again[_TEMPERATURE].any():
         text = collect(log.lazy.select(temperature_text.alias("temperature"), ROW), log.source, log._path)
         df = df.with_columns(text.join(df.select(ROW), on=ROW, how="right", maintain_order="right")["temperature"])
     return df
