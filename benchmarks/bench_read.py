@@ -1,13 +1,13 @@
 """Reading and validating a large log, beside pandas reading the same file alone.
 
 Generates a 1,000,000-row CSV probe log (1,000 items x 2 values x 500 runs, with prompt and
-multi-line reply text) under benchmarks/_data/, then runs each job in its own fresh Python
-process and prints its wall time and peak memory (ru_maxrss of that process, interpreter and
-imports included):
+multi-line reply text, a different reply in every run) under benchmarks/_data/, then runs each job
+in its own fresh Python process and prints its wall time and peak memory (ru_maxrss of that
+process, interpreter and imports included):
 
 - probestats read_log + validate (metric steps)
 - probestats analyze --json, end to end (read, validate, item table, exact tests, JSON)
-- polars reading just the columns validation needs, alone, in the 4 MiB chunks probestats asks
+- polars reading just the columns validation needs, alone, in the 2 MiB chunks probestats asks
   for (the floor under the first two)
 - pandas.read_csv of the same file, alone
 
@@ -43,7 +43,7 @@ assert code == 0, code
 """,
     "polars scan of the 6 needed columns alone": """
 import os
-os.environ["POLARS_CSV_CHUNK_SIZE"] = str(4 << 20)  # as probestats.io sets it (CSV_CHUNK_BYTES)
+os.environ["POLARS_CSV_CHUNK_SIZE"] = str(2 << 20)  # as probestats.io sets it (CSV_CHUNK_BYTES)
 import polars as pl
 frame = pl.scan_csv(PATH, infer_schema=False).select("item", "variant", "seed", "model", "temperature", "steps").collect()
 assert frame.height == ROWS, frame.height
@@ -85,8 +85,10 @@ def make_log(path: Path, items: int, runs: int) -> int:
          + pl.lit(" prints the same value every time. What should I check first?")).alias("prompt"),
         (pl.when(pl.col("variant") == "formal").then(4).otherwise(3) + noise).alias("steps"),
     ).with_columns(
-        (pl.lit("Here is what I would try:\n1. Print the loop variable.\n2. Check the range.\n3. Step through it.")
-         ).alias("reply"),
+        # every run's reply differs, as a model's replies do (a reader that shares equal strings
+        # would find a log of one repeated reply unrealistically small)
+        (pl.lit("Here is what I would try (run ") + pl.col("i").cast(pl.String)
+         + pl.lit("):\n1. Print the loop variable.\n2. Check the range.\n3. Step through it.")).alias("reply"),
     )
     frame.select("item", "variant", "seed", "model", "temperature", "prompt", "reply", "steps").write_csv(path)
     return n
@@ -119,19 +121,30 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=1000)
     parser.add_argument("--rows-per-cell", type=int, default=500, help="runs per item and value")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each job; the best time and its memory are shown")
+    parser.add_argument("--write-log", help=argparse.SUPPRESS)  # the log is written by a child process
     args = parser.parse_args()
+    if args.write_log:
+        make_log(Path(args.write_log), args.items, args.rows_per_cell)
+        return
     DATA.mkdir(exist_ok=True)
-    path = DATA / f"probe_{args.items}x{args.rows_per_cell}.csv"
+    path = DATA / f"probe_{args.items}x{args.rows_per_cell}_distinct_replies.csv"
     rows = args.items * 2 * args.rows_per_cell
     if not path.exists():
-        make_log(path, args.items, args.rows_per_cell)
+        # in a child process: on Linux a process's peak memory starts from its parent's at the fork,
+        # so this process must not grow by writing the log before it starts the jobs
+        subprocess.run([sys.executable, __file__, "--write-log", str(path), "--items", str(args.items),
+                        "--rows-per-cell", str(args.rows_per_cell)], check=True)
     compile_package()
     size = path.stat().st_size / 2**20
-    import pandas
-    import polars
+    from importlib.metadata import version
 
-    print(f"log: {path.name}, {rows:,} rows, {size:,.0f} MiB; pandas {pandas.__version__}, "
-          f"polars {polars.__version__}")
+    # pandas 3 holds text as Arrow strings when pyarrow is installed (faster, more memory), else as
+    # Python strings (slower; equal strings can share memory). Asked of a child process: importing
+    # pandas here would raise the floor of every job's peak memory (see above)
+    text = subprocess.run([sys.executable, "-c", "import pandas as pd; d = pd.Series(['a']).dtype; "
+                           "print(getattr(d, 'storage', d))"], capture_output=True, text=True).stdout.strip()
+    print(f"log: {path.name}, {rows:,} rows, {size:,.0f} MiB; pandas {version('pandas')} (text as {text} "
+          f"strings), polars {version('polars')}")
     results = {}
     for _ in range(args.repeat):
         for job in JOBS:  # interleaved, so load on the machine falls on every job alike
