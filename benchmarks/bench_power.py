@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from probestats.hypotests import sign_flip_test
-from probestats.power import _draw, _mdg, _Rejections, noise_model, plan_probe
+from probestats.stats.hypotests import sign_flip_test
+from probestats.analyses.plan import _draw, _mdg, _Rejections, noise_model, plan_probe
 
 ITEMS = [6, 7, 8, 9, 10, 12, 14, 16, 20, 24]
 RUNS = [1, 2, 3, 4, 5, 6, 8, 10, 15, 20]

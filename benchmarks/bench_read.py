@@ -43,7 +43,7 @@ assert code == 0, code
 """,
     "polars scan of the 6 needed columns alone": """
 import os
-os.environ["POLARS_CSV_CHUNK_SIZE"] = str(2 << 20)  # as probestats.io sets it (CSV_CHUNK_BYTES)
+os.environ["POLARS_CSV_CHUNK_SIZE"] = str(2 << 20)  # as probestats.io.read sets it (CSV_CHUNK_BYTES)
 import polars as pl
 frame = pl.scan_csv(PATH, infer_schema=False).select("item", "variant", "seed", "model", "temperature", "steps").collect()
 assert frame.height == ROWS, frame.height

@@ -20,7 +20,7 @@ import time
 import numpy as np
 from scipy import stats
 
-from probestats.hypotests import sign_flip_pvalues, sign_flip_test
+from probestats.stats.hypotests import sign_flip_pvalues, sign_flip_test
 
 
 def best_of(fn, repeat):

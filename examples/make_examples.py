@@ -28,8 +28,8 @@ sys.path.insert(0, str(ROOT))
 
 from probestats import analyze  # noqa: E402
 from probestats.cli import write_whole  # noqa: E402
-from probestats.design import load_design  # noqa: E402
-from probestats.report import render_report  # noqa: E402
+from probestats.shape.design import load_design  # noqa: E402
+from probestats.present.report import render_report  # noqa: E402
 
 LOGS = ROOT / "sample_logs"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

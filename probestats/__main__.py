@@ -1,5 +1,5 @@
 """``python -m probestats``: the same command as ``probestats``."""
 
-from .cli import run
+from probestats.cli import run
 
 run()

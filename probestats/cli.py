@@ -14,9 +14,9 @@ from pathlib import Path
 
 import click
 
-from . import __version__
-from .errors import OptionError, ProbestatsError
-from .jsonable import jsonable
+from probestats import __version__
+from probestats.errors import OptionError, ProbestatsError
+from probestats.result import jsonable
 
 EXIT_DATA = 1
 EXIT_USAGE = 2
@@ -104,7 +104,7 @@ def write_whole(path: str | Path, content: str | bytes) -> None:
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.exists():
         raise OptionError(f"-o {path}: the folder '{parent}' does not exist; create it first")
-    from .output import write_whole as write
+    from probestats.present.output import write_whole as write
 
     write(path, content)
 
@@ -119,7 +119,7 @@ def console(stderr: bool = False):
 
 
 def _escape(text) -> str:
-    from .terminal import escape
+    from probestats.present.terminal import escape
 
     return escape(text)
 
@@ -184,10 +184,10 @@ def validate(log, metric, a, b, fold_case, json_out, read, where=None, derive=()
       probestats validate sample_logs/style_probe.csv --metric steps
       probestats validate hand_sheet.xlsx --metric steps --skip-rows 2 --json
     """
-    from .schema import validate as run
+    from probestats.checks.schema import validate as run
 
     if where is not None or derive:
-        from .derive import apply
+        from probestats.shape.derive import apply
 
         checked = run(apply(str(log), where=where, derive=derive, metric=metric, **read), metric=metric, a=a, b=b,
                       fold_case=fold_case)
@@ -246,7 +246,7 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, fold_c
       probestats analyze sample_logs/style_probe.csv --metric steps --a formal --b casual \\
           --noise sample_logs/style_noise.csv --json
     """
-    from .paired import analyze as run
+    from probestats.analyses.paired import analyze as run
 
     extra = dict(where=where, derive=derive, reference=reference, group=group, scale=scale, factor=factor,
                  n_resamples=n_resamples, seed=seed)
@@ -266,16 +266,16 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, fold_c
 def _analysis_beyond_a_pair(log, metric, a, b, noise, by, alternative, alpha, correction, fold_case, read, *,
                             where, derive, reference, group, scale, factor, n_resamples, seed):
     """analyze with SPEC §7 options: filters and derived columns first, then the analysis they ask for."""
-    from .derive import apply
-    from .multi import analyze_many, many_values
-    from .paired import analyze as run
+    from probestats.shape.derive import apply
+    from probestats.analyses.many import analyze_many, many_values
+    from probestats.analyses.paired import analyze as run
 
     source = apply(str(log), where=where, derive=derive, metric=metric, **read)
     common = dict(alternative=alternative, alpha=alpha, correction=correction, fold_case=fold_case)
     if factor:
         if a or b or group or reference:
             raise OptionError("--factor compares the levels of two attributes; drop --a, --b, --group and --reference")
-        from .factors import analyze_factors
+        from probestats.analyses.factors import analyze_factors
 
         return analyze_factors(source, metric=metric, factors=factor, **common)
     if group or reference is not None:
@@ -285,7 +285,7 @@ def _analysis_beyond_a_pair(log, metric, a, b, noise, by, alternative, alpha, co
                             n_resamples=n_resamples, seed=seed, **common)
     noise = str(noise) if noise else None
     if scale:
-        from .evaluator import analyze_judge
+        from probestats.analyses.evaluator import analyze_judge
 
         # a judge's cells are split by criterion whatever else --by asks for (absent columns are ignored)
         return analyze_judge(source, metric=metric, a=a, b=b, scale=scale, noise=noise,
@@ -299,15 +299,15 @@ def _print_any(result) -> None:
     """Print whichever analysis analyze produced."""
     kind = type(result).__name__
     if kind == "ManyAnalysis":
-        from .multi import print_many
+        from probestats.analyses.many import print_many
 
         print_many(result, console())
     elif kind == "FactorAnalysis":
-        from .factors import print_factors
+        from probestats.analyses.factors import print_factors
 
         print_factors(result, console())
     else:
-        from .terminal import print_analysis
+        from probestats.present.terminal import print_analysis
 
         print_analysis(result, console())
 
@@ -365,9 +365,9 @@ def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, sect
       probestats report sample_logs/style_probe.csv --metric steps -o report.html \\
           --framing sample_logs/framing_long.csv --targets sample_logs/framing_targets.csv
     """
-    from .design import design_from
-    from .paired import analyze as run
-    from .report import render_report
+    from probestats.shape.design import design_from
+    from probestats.analyses.paired import analyze as run
+    from probestats.present.report import render_report
 
     fmt = _report_format(output)
     plan = design_from(design_file, attribute=attribute, values_why=values_why,
@@ -381,7 +381,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, sect
                  alternative=alternative, alpha=alpha, fold_case=fold_case, many=False, read_options=read)
     framing = None
     if framing_log is not None:
-        from .framing import analyze_framing
+        from probestats.analyses.framing import analyze_framing
 
         framing = analyze_framing(str(framing_log), targets=str(targets) if targets else None, toward=toward,
                                   alpha=alpha)
@@ -431,8 +431,8 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from .io import read_log
-    from .power import noise_model, plan_probe
+    from probestats.io.read import read_log
+    from probestats.analyses.plan import noise_model, plan_probe
 
     if plot and gap is None:
         raise OptionError("--plot draws power at a gap; add --gap G")
@@ -447,7 +447,7 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
                             power=target, sims=sims, seed=seed, alternative=alternative, a=a, b=b,
                             progress=lambda done, total: bar.update(task, completed=done, total=total))
     if plot:
-        from .plots_power import power_curve
+        from probestats.present.plots_power import power_curve
 
         ax = power_curve(result)
         ax.figure.savefig(plot, dpi=120)
@@ -489,8 +489,8 @@ def framing(log, by, toward, targets, item, alpha, correction, interval, label_c
     Example:
       probestats framing sample_logs/framing_long.csv --targets sample_logs/framing_targets.csv
     """
-    from .framing import analyze_framing, print_framing
-    from .io import read_log
+    from probestats.analyses.framing import analyze_framing, print_framing
+    from probestats.io.read import read_log
 
     result = analyze_framing(read_log(str(log), **read), by=list(by) or None, toward=toward,
                              targets=str(targets) if targets else None, item=list(item) or None, alpha=alpha,
@@ -539,7 +539,7 @@ def compare(before, after, metric, a, b, alternative, alpha, fold_case, output, 
     Example:
       probestats compare before.csv after.csv --metric steps --a formal --b casual
     """
-    from .compare import compare_runs, print_comparison, render_compare
+    from probestats.analyses.compare import compare_runs, print_comparison, render_compare
 
     result = compare_runs(str(before), str(after), metric=metric, a=a, b=b, alternative=alternative, alpha=alpha,
                           fold_case=fold_case, read_options=read)

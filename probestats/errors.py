@@ -1,4 +1,6 @@
-"""Errors raised by probestats.
+"""Errors, problems and the wording of counts: the vocabulary every layer of probestats shares.
+
+Errors raised by probestats.
 
 Every error carries a one-line message that names the fix. The command line turns
 :class:`ProbestatsError` into ``Error: <message>`` and exit code 1; nothing else
@@ -7,8 +9,11 @@ reaches a user.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Literal
 
-class ProbestatsError(Exception):
+
+class ProbestatsError(ValueError):
     """Base class: the input cannot be used as it is; the message says what to do."""
 
 
@@ -29,7 +34,6 @@ class ValidationError(ProbestatsError):
 
     Examples
     --------
-    >>> from probestats.problems import Problem
     >>> p = Problem("error", "empty_log", "the log has no data rows; add rows below the header")
     >>> str(ValidationError([p]))
     '1 validation error: the log has no data rows; add rows below the header (run probestats validate for the full list)'
@@ -43,3 +47,64 @@ class ValidationError(ProbestatsError):
         super().__init__(
             f"{len(errors)} validation {word}: {first} (run probestats validate for the full list)"
         )
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with (or worth telling about) a log.
+
+    Attributes
+    ----------
+    severity : {"error", "warning"}
+        ``error``: the analysis would be wrong or impossible. ``warning``: a reader must be told.
+    code : str
+        Stable identifier, such as ``unmatched_item`` (see SPEC §3).
+    message : str
+        One sentence that names the fix.
+    rows : tuple of int
+        Row numbers as a person sees them (CSV line counting the header as 1, JSONL line,
+        spreadsheet row). Empty when the problem is not about particular rows.
+    column : str or None
+        The header (as written in the file) the problem is about, if any.
+
+    Examples
+    --------
+    >>> Problem("warning", "unequal_runs", "item 3 has 19 'a' runs and 20 'b' runs", (4, 5)).to_dict()
+    {'severity': 'warning', 'code': 'unequal_runs', 'message': "item 3 has 19 'a' runs and 20 'b' runs", 'rows': [4, 5], 'column': None}
+    """
+
+    severity: Severity
+    code: str
+    message: str
+    rows: tuple[int, ...] = field(default=())
+    column: str | None = None
+
+    def to_dict(self) -> dict:
+        return {
+            "severity": self.severity,
+            "code": self.code,
+            "message": self.message,
+            "rows": [int(r) for r in self.rows],
+            "column": self.column,
+        }
+
+
+def has_errors(problems) -> bool:
+    """True when any problem is an error.
+
+    >>> has_errors([Problem("warning", "x", "y")])
+    False
+    """
+    return any(p.severity == "error" for p in problems)
+
+def count_of(n, noun: str, plural: str | None = None) -> str:
+    """A count with its noun agreeing: "1 item", "8 items".
+
+    Examples
+    --------
+    >>> count_of(1, "item"), count_of(8, "item"), count_of(0, "run"), count_of(1, "cell", "cells")
+    ('1 item', '8 items', '0 runs', '1 cell')
+    """
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"

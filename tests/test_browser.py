@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from probestats import analyze
-from probestats.report import render_report
+from probestats.present.report import render_report
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBE = ROOT / "sample_logs" / "style_probe.csv"

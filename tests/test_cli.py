@@ -197,12 +197,12 @@ def test_inputs_are_not_modified(tmp_path, capsys):
 
 
 def test_unexpected_errors_still_give_one_line(monkeypatch, capsys):
-    import probestats.schema
+    import probestats.checks.schema
 
     def boom(*a, **k):
         raise RuntimeError("something broke\nsecond line")
 
-    monkeypatch.setattr(probestats.schema, "validate", boom)
+    monkeypatch.setattr(probestats.checks.schema, "validate", boom)
     monkeypatch.delenv("PROBESTATS_DEBUG", raising=False)
     code, out, err = run(capsys, "validate", SAMPLES / "style_probe.csv")
     assert code == 1
@@ -250,7 +250,7 @@ def test_report_templates_are_found_from_the_installed_package(tmp_path):
 
 
 def test_terminal_p_values_never_round_onto_alpha(capsys):
-    from probestats.terminal import fmt_p
+    from probestats.present.terminal import fmt_p
 
     # 0.0502 at 4 digits is '0.0502'; 0.050001 would read '0.05' = alpha at 4 digits, so it gets more
     assert fmt_p(0.050001, 0.05) == "0.050001" and fmt_p(0.050001) == "0.05"

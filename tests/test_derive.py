@@ -5,10 +5,10 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from probestats.derive import apply, parse_derive
+from probestats.shape.derive import apply, parse_derive
 from probestats.errors import ColumnError, OptionError
-from probestats.paired import analyze
-from probestats.schema import validate
+from probestats.analyses.paired import analyze
+from probestats.checks.schema import validate
 from tests.factories import make_log, write_log
 
 

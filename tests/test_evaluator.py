@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from probestats.errors import OptionError
-from probestats.evaluator import analyze_judge, parse_scale
-from probestats.hypotests import sign_flip_test
+from probestats.analyses.evaluator import analyze_judge, parse_scale
+from probestats.stats.hypotests import sign_flip_test
 
 SAMPLES = {
     "s01": ("The library should stay open until 2 a.m. during finals week. Seventy-one percent of students "

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from probestats.errors import ColumnError, OptionError
-from probestats.factors import analyze_factors, runs_note
+from probestats.analyses.factors import analyze_factors, runs_note
 
 
 def brute_sign_flip(gaps) -> float:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from probestats.errors import ColumnError, OptionError, ProbestatsError
-from probestats.framing import (
+from probestats.analyses.framing import (
     FramingError,
     analyze_framing,
     is_wide,
@@ -529,7 +529,7 @@ def hostile_log():
 
 
 def test_markdown_section_escapes_everything_from_the_log():
-    from probestats.framing import render_framing
+    from probestats.analyses.framing import render_framing
 
     r = analyze_framing(hostile_log(), targets={"t": ("A|B", "<b>")}, score_from="response")
     text = render_framing(r, format="md")
@@ -545,7 +545,7 @@ def test_markdown_section_escapes_everything_from_the_log():
 
 
 def test_html_section_escapes_everything_from_the_log():
-    from probestats.framing import render_framing
+    from probestats.analyses.framing import render_framing
 
     r = analyze_framing(hostile_log(), targets={"t": ("A|B", "<b>")}, score_from="response")
     html = render_framing(r, format="html")
@@ -554,7 +554,7 @@ def test_html_section_escapes_everything_from_the_log():
 
 
 def test_section_states_a_null_result_with_its_conditions_and_never_claims_no_bias():
-    from probestats.framing import render_framing
+    from probestats.analyses.framing import render_framing
 
     log = make_framing_log(models={"m": {"lean": 0.0, "acquiescence": 0.0}}, languages=("en", "es"),
                            claims=2, iterations=4, seed=3)
@@ -579,7 +579,7 @@ def test_sentence_names_a_protective_lean_with_both_agreements():
 def test_plots_return_axes_and_draw_on_a_given_axes():
     from matplotlib.figure import Figure
 
-    from probestats.plots_framing import framing_dots, framing_heatmap
+    from probestats.present.plots_framing import framing_dots, framing_heatmap
 
     log = make_framing_log(models={"a": {"lean": 0.8, "acquiescence": -0.4}, "b$": {"lean": 0.0,
                                    "acquiescence": 0.0}}, topics=TWO_TOPICS, languages=("en", "es"),
@@ -596,7 +596,7 @@ def test_plots_return_axes_and_draw_on_a_given_axes():
 
 
 def test_sign_flip_interval_is_the_inversion_over_item_means():
-    from probestats.hypotests import gap_interval
+    from probestats.stats.hypotests import gap_interval
 
     scores = {(f"L{i}", f): [(i * 7 + (f == "reverse") * 3) % 5 - 2, (i * 3) % 5 - 2]
               for i in range(6) for f in ("affirmative", "reverse")}
@@ -632,7 +632,7 @@ def test_no_language_is_counted_as_agreeing_with_a_pooled_result_that_does_not_l
     r = analyze_framing(rows_from_scores(scores))
     c = r.cells[0]
     assert c.bias == 0 and c.n_languages == 3 and c.languages_agree is None
-    from probestats.framing import render_framing
+    from probestats.analyses.framing import render_framing
 
     for fmt in ("md", "html"):
         assert "languages lean the same way" not in render_framing(r, format=fmt)
@@ -643,7 +643,7 @@ def test_a_narrow_terminal_never_cuts_a_number_short():
 
     from rich.console import Console
 
-    from probestats.framing import print_framing
+    from probestats.analyses.framing import print_framing
 
     models = {"a-rather-long-model-name": {"lean": 0.8, "acquiescence": -0.4}}
     log = make_framing_log(models=models, topics=TWO_TOPICS, languages=("en", "es"), claims=2, iterations=3,

@@ -1,4 +1,4 @@
-"""Tests of probestats.hypotests against independent references.
+"""Tests of probestats.stats.hypotests against independent references.
 
 References used here: brute force over every sign pattern (itertools.product), an exact
 big-integer convolution of the sign-flip distribution, hand counts written out in the
@@ -18,7 +18,7 @@ import pytest
 from scipy import stats
 
 from probestats.errors import OptionError, ProbestatsError
-from probestats.hypotests import (
+from probestats.stats.hypotests import (
     Interval,
     TestResult,
     gap_interval,

@@ -11,7 +11,7 @@ from polars.testing import assert_frame_equal
 
 from probestats import read_log, validate
 from probestats.errors import ColumnError, OptionError, ReadError
-from probestats.io import format_rows, normalize_header, resolve_columns
+from probestats.io.read import format_rows, normalize_header, resolve_columns
 from tests.factories import make_log, write_log
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
@@ -339,7 +339,7 @@ def test_a_csv_read_in_chunks_matches_pythons_csv_reader(tmp_path):
     import os
     import random
 
-    from probestats.io import CSV_CHUNK_BYTES
+    from probestats.io.read import CSV_CHUNK_BYTES
 
     assert os.environ.get("POLARS_CSV_CHUNK_SIZE") == str(CSV_CHUNK_BYTES) == str(2 << 20)
     rng = random.Random(7)

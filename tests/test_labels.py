@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from probestats.errors import OptionError
-from probestats.labels import SCALE_NAMES, ParsedLabel, parse_label, parse_labels, parse_scale, score_name
+from probestats.shape.labels import SCALE_NAMES, ParsedLabel, parse_label, parse_labels, parse_scale, score_name
 
 # The five points of the scale in each language, as survey forms and judges write them
 # (strongly agree, agree, neutral, disagree, strongly disagree). Scores are the scale's

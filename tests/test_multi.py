@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from probestats.errors import OptionError, ValidationError
-from probestats.multi import analyze_many, omnibus_statistic, omnibus_test, parse_groups, unit_means
-from probestats.paired import analyze
+from probestats.analyses.many import analyze_many, omnibus_statistic, omnibus_test, parse_groups, unit_means
+from probestats.analyses.paired import analyze
 from tests.factories import make_log
 
 
@@ -54,7 +54,7 @@ def test_exact_omnibus_matches_brute_force(matrix):
 
 def test_two_values_omnibus_equals_two_sided_sign_flip():
     # with two values T = n/2 * mean gap**2, so the omnibus test is the two-sided sign-flip test
-    from probestats.hypotests import sign_flip_test
+    from probestats.stats.hypotests import sign_flip_test
 
     m = np.array([[0.2, 0.7], [0.3, 0.9], [0.1, 0.4], [0.5, 0.6], [0.0, 0.8], [0.9, 0.1]])
     assert omnibus_test(m).pvalue == pytest.approx(sign_flip_test(m[:, 0] - m[:, 1]).pvalue, rel=1e-12)

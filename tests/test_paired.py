@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from probestats import analyze, item_table, validate
 from probestats.errors import OptionError, ValidationError
-from probestats.paired import adjust, items_of
+from probestats.analyses.paired import adjust, items_of
 from tests.factories import make_log
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"

@@ -1,4 +1,4 @@
-"""Tests for probestats.power: noise model, heterogeneity, simulated power and the MDG.
+"""Tests for probestats.analyses.plan: noise model, heterogeneity, simulated power and the MDG.
 
 References used: hand calculations of pooled SDs; closed forms of the sign-flip and sign
 test's power at designs whose only rejecting outcome is "every gap has the same sign";
@@ -23,8 +23,8 @@ from scipy.stats import norm
 
 import probestats
 from probestats.errors import ColumnError, OptionError, ProbestatsError
-from probestats.hypotests import sign_flip_test
-from probestats.power import (
+from probestats.stats.hypotests import sign_flip_test
+from probestats.analyses.plan import (
     NoiseModel,
     _draw,
     heterogeneity_from_pilot,
@@ -89,7 +89,7 @@ def test_noise_model_pools_within_cells_by_hand():
 
 
 def test_noise_model_reads_paths_and_logs_alike():
-    from probestats.io import read_log
+    from probestats.io.read import read_log
 
     by_path = noise_model(str(SAMPLES / "style_noise.csv"), metric="steps")
     by_log = noise_model(read_log(SAMPLES / "style_noise.csv", metric="steps"), metric="steps")
@@ -521,7 +521,7 @@ def test_pilot_must_compare_two_different_values():
 
 
 def test_power_curve_names_item_counts_that_can_never_reach_significance():
-    from probestats.plots_power import power_curve
+    from probestats.present.plots_power import power_curve
 
     plan = plan_probe(1.2, items=[5, 8], runs=[2, 10], gap=1.0, sims=200)
     ax = power_curve(plan)
@@ -535,8 +535,8 @@ def test_power_curve_names_item_counts_that_can_never_reach_significance():
 def test_monte_carlo_sorting_of_probes_agrees_with_the_exact_test():
     """decide_rejections sorts clear-cut probes by shared Monte Carlo sign flips; every decision must
     equal the exact test's (sign_flip_test on each row, computed independently here)."""
-    from probestats.hypotests import sign_flip_test
-    from probestats.power import DECIDE_EXACT_ITEMS, decide_rejections
+    from probestats.stats.hypotests import sign_flip_test
+    from probestats.analyses.plan import DECIDE_EXACT_ITEMS, decide_rejections
 
     rng = np.random.default_rng(7)
     n = DECIDE_EXACT_ITEMS + 3

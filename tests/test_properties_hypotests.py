@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from probestats.hypotests import (
+from probestats.stats.hypotests import (
     gap_interval,
     min_attainable_p,
     sign_flip_pvalues,

@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 
 from probestats import analyze
 from probestats.cli import main
-from probestats.design import KNOWN_KEYS, Design, design_from, load_design
+from probestats.shape.design import KNOWN_KEYS, Design, design_from, load_design
 from probestats.errors import OptionError, ReadError
-from probestats.plots import item_gaps, noise_band, safe_label
-from probestats.report import SECTIONS, fmt_p, md_escape, render_report, report_context
+from probestats.present.plots import item_gaps, noise_band, safe_label
+from probestats.present.report import SECTIONS, fmt_p, md_escape, render_report, report_context
 from tests.factories import make_log, write_log
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -339,10 +339,10 @@ def test_missing_template_folder_is_an_error(style, tmp_path):
         render_report(style, templates=tmp_path / "nope")
 
 
-def test_templates_load_through_importlib_resources():
-    from importlib import resources
+def test_templates_are_found_from_the_source_tree():
+    from probestats.present.report import template_root
 
-    folder = resources.files("probestats").joinpath("report_templates")
+    folder = template_root()
     names = {p.name for p in folder.iterdir()}
     for name in BODY_SECTIONS:
         assert f"{name}.md.j2" in names and f"{name}.html.j2" in names
@@ -462,8 +462,8 @@ def test_cli_report_on_a_log_from_every_shape(tmp_path, capsys):
 
 
 def test_framing_section_is_included_when_a_framing_result_is_given(style, tmp_path):
-    from probestats.framing import analyze_framing
-    from probestats.io import read_log
+    from probestats.analyses.framing import analyze_framing
+    from probestats.io.read import read_log
 
     logs = ROOT / "sample_logs"
     framing = analyze_framing(read_log(str(logs / "framing_long.csv")), targets=str(logs / "framing_targets.csv"))
@@ -589,7 +589,9 @@ def test_first_table_column_breaks_between_words_only():
     # phone "average" and "model-a" were broken letter by letter; break-word keeps words whole
     from importlib import resources
 
-    css = resources.files("probestats").joinpath("report_templates", "report.css").read_text(encoding="utf-8")
+    from probestats.present.report import template_root
+
+    css = template_root().joinpath("report.css").read_text(encoding="utf-8")
     rule = re.search(r"th:first-child, td:first-child \{([^}]*)\}", css).group(1)
     assert "overflow-wrap: break-word" in rule and "anywhere" not in rule
 
@@ -600,7 +602,7 @@ def test_bounded_metric_without_a_reachable_mdg_says_so():
     import numpy as np
 
     from probestats import analyze
-    from probestats.report import render_report
+    from probestats.present.report import render_report
 
     rng = np.random.default_rng(1)
     rows = [{"item": i, "variant": v, "seed": s, "sel": int(rng.random() < 0.85)}

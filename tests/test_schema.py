@@ -11,7 +11,7 @@ import pytest
 
 from probestats import validate
 from probestats.errors import ValidationError
-from probestats.schema import require_ok
+from probestats.checks.schema import require_ok
 from tests.factories import make_log, write_log
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
@@ -238,7 +238,7 @@ def test_format_and_encoding_options_are_usage_errors(capsys):
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from probestats.schema import FIRST, _cell_summary, _cells, _seen  # noqa: E402
+from probestats.checks.schema import FIRST, _cell_summary, _cells, _seen  # noqa: E402
 
 _run = st.fixed_dictionaries({
     "item": st.sampled_from(["i1", "i2", "i3"]),
@@ -344,7 +344,7 @@ def test_columns_named_like_internal_ones_are_the_logs_own(tmp_path):
             for i in range(3) for v in ("a", "b")]
     checked = validate(rows, metric="m", by=["_first"], keep=["_text", "_spaced", "_order"])
     assert checked.ok and checked.frame["_text"].to_list() == ["y"] * 6
-    from probestats.paired import item_table
+    from probestats.analyses.paired import item_table
 
     frame = pl.DataFrame({"item": ["2", "2", "1", "1"], "variant": ["a", "b", "a", "b"], "m": [1.0, 0.0, 3.0, 1.0],
                           "_row": [9, 8, 1, 0], "_order": [0, 0, 0, 0]})
@@ -390,7 +390,7 @@ def test_which_items_have_runs_reads_the_same_from_the_cells_as_from_the_runs(ru
 def test_repeated_seeds_are_found_with_either_sort(runs):
     import sys
 
-    from probestats.schema import _repeats_within_cells
+    from probestats.checks.schema import _repeats_within_cells
 
     frame = pl.DataFrame(runs, schema={"item": pl.String, "variant": pl.String, "seed": pl.String,
                                        "model": pl.String, "temperature": pl.Float64, "steps": pl.Float64})

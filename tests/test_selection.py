@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from probestats.errors import OptionError
-from probestats.selection import NOTE, THRESHOLD, impact_ratios, is_selection
+from probestats.stats.selection import NOTE, THRESHOLD, impact_ratios, is_selection
 
 
 def test_hand_calculation():

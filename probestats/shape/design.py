@@ -26,7 +26,7 @@ import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
-from .errors import OptionError, ReadError
+from probestats.errors import OptionError, ReadError
 
 __all__ = ["Design", "load_design", "design_from", "KNOWN_KEYS"]
 

@@ -24,9 +24,9 @@ from typing import Mapping
 
 import polars as pl
 
-from .errors import ColumnError, ProbestatsError
-from .hypotests import TestResult, sign_flip_test
-from .problems import Problem
+from probestats.errors import ColumnError, ProbestatsError
+from probestats.stats.hypotests import TestResult, sign_flip_test
+from probestats.errors import Problem
 
 __all__ = ["NotComparableError", "Comparison", "comparable_problems", "compare_runs", "render_compare"]
 
@@ -120,7 +120,7 @@ class Comparison:
 
     Attributes
     ----------
-    before, after : probestats.paired.Analysis
+    before, after : probestats.analyses.paired.Analysis
     names : tuple of str
         How the two logs are called (their file names).
     items : polars.DataFrame
@@ -194,8 +194,8 @@ def compare_runs(before, after, *, metric: str, a: str | None = None, b: str | N
     """
     from dataclasses import replace
 
-    from .paired import analyze
-    from .schema import require_ok, validate
+    from probestats.analyses.paired import analyze
+    from probestats.checks.schema import require_ok, validate
 
     read = dict(read_options or {})
     read_after = dict(after_read_options if after_read_options is not None else read)
@@ -237,7 +237,9 @@ def compare_runs(before, after, *, metric: str, a: str | None = None, b: str | N
 def _environment():
     import jinja2
 
-    from .report import MdSafe as Safe, fmt_gap, fmt_num, fmt_p, md_escape
+    from probestats.present.report import template_root
+
+    from probestats.present.report import MdSafe as Safe, fmt_gap, fmt_num, fmt_p, md_escape
 
     def finalize(value):
         if isinstance(value, Safe):
@@ -245,7 +247,7 @@ def _environment():
         return "" if value is None else md_escape(value)
 
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("probestats", "report_templates"), autoescape=False,
+        loader=jinja2.FileSystemLoader(str(template_root())), autoescape=False,
         undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
         finalize=finalize)
     env.filters["md"] = lambda v: Safe(md_escape("" if v is None else v))
@@ -278,10 +280,10 @@ def render_compare(comparison: Comparison) -> str:
 
 def print_comparison(comparison: Comparison, out) -> None:
     """Print a :class:`Comparison` side by side (rich tables)."""
-    from .terminal import escape
+    from probestats.present.terminal import escape
     from rich.table import Table
 
-    from .terminal import fmt_p
+    from probestats.present.terminal import fmt_p
 
     b, a = comparison.before.main, comparison.after.main
     table = Table(title=f"{escape(b.metric)}: '{escape(b.a)}' − '{escape(b.b)}', before and after",
@@ -305,6 +307,6 @@ def print_comparison(comparison: Comparison, out) -> None:
     out.print(items)
     out.print(f"change tested with the sign-flip test on the per-item changes: {escape(comparison.change_test.method)}")
     if comparison.problems:
-        from .cli import print_problems
+        from probestats.cli import print_problems
 
         print_problems(comparison.problems)

@@ -13,11 +13,11 @@ from typing import Sequence
 
 import polars as pl
 
-from .errors import ProbestatsError, ValidationError
-from .hypotests import Interval, TestResult, gap_interval, min_attainable_p, sign_flip_test, sign_test
-from .problems import Problem
-from .schema import FIRST, Checked, cell_mean, decimal_places, require_ok, validate
-from .wording import count_of
+from probestats.errors import ProbestatsError, ValidationError
+from probestats.stats.hypotests import Interval, TestResult, gap_interval, min_attainable_p, sign_flip_test, sign_test
+from probestats.errors import Problem
+from probestats.checks.schema import FIRST, Checked, cell_mean, decimal_places, require_ok, validate
+from probestats.errors import count_of
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
@@ -293,7 +293,7 @@ def adjust(pvalues: Sequence[float], method: str = "holm") -> list[float]:
     [0.01, 0.04]
     """
     if method not in CORRECTIONS:
-        from .errors import OptionError
+        from probestats.errors import OptionError
 
         raise OptionError(f"--correction {method}: expected one of {', '.join(CORRECTIONS)}")
     pvalues = [float(p) for p in pvalues]
@@ -360,11 +360,11 @@ def analyze(
     (1.0, 0.0078125)
     """
     if alternative not in ALTERNATIVES:
-        from .errors import OptionError
+        from probestats.errors import OptionError
 
         raise OptionError(f"--alternative {alternative}: expected one of {', '.join(ALTERNATIVES)}")
     if not 0 < alpha < 1:
-        from .errors import OptionError
+        from probestats.errors import OptionError
 
         raise OptionError(f"--alpha {alpha}: must be between 0 and 1, for example 0.05")
     if correction not in CORRECTIONS:
@@ -373,7 +373,7 @@ def analyze(
     checked = validate(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case, **(read_options or {}))
     if a is None and b is None and len(checked.values) > 2:
         if many:  # more than two values: per-value means and an omnibus test (SPEC §7)
-            from .multi import analyze_many
+            from probestats.analyses.many import analyze_many
 
             return analyze_many(checked.log, metric=metric, by=by, alternative=alternative, alpha=alpha,
                                 correction=correction, fold_case=fold_case, noise=noise)
@@ -429,7 +429,7 @@ def analyze(
 
 def _design_mdg(noise_checked, metric, main, alpha, alternative):
     """Minimum detectable gap of the design actually run, from the noise log (SPEC §5)."""
-    from .power import mdg_for_design, noise_model
+    from probestats.analyses.plan import mdg_for_design, noise_model
 
     runs_a, runs_b = main.runs_per_value()
     model = noise_model(noise_checked.frame, metric=metric)

@@ -37,7 +37,7 @@ Examples
 """
 
 from __future__ import annotations
-from .wording import count_of
+from probestats.errors import count_of
 
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -47,10 +47,10 @@ import numpy as np
 import polars as pl
 
 from probestats.errors import ColumnError, OptionError, ProbestatsError, ValidationError
-from probestats.hypotests import gap_interval, min_attainable_p, sign_flip_test
-from probestats.jsonable import jsonable
-from probestats.labels import parse_labels, parse_scale, score_name
-from probestats.problems import Problem, has_errors
+from probestats.stats.hypotests import gap_interval, min_attainable_p, sign_flip_test
+from probestats.result import jsonable
+from probestats.shape.labels import parse_labels, parse_scale, score_name
+from probestats.errors import Problem, has_errors
 
 __all__ = [
     "FramingCell",
@@ -273,7 +273,7 @@ class FramingResult(_Record):
         6 responses; with 3 items no p below 0.25 was possible). This does not show that
         the model has no preference.
         """
-        from probestats.report import fmt_p
+        from probestats.present.report import fmt_p
 
         out = []
         for c in self.cells:
@@ -345,7 +345,7 @@ class FramingResult(_Record):
 
 
 def _esc_rich(value) -> str:
-    from .terminal import escape
+    from probestats.present.terminal import escape
 
     return escape("" if value is None else str(value))
 
@@ -495,7 +495,7 @@ def read_targets(targets) -> dict[str, tuple[str, str]]:
             a, r = pair
             out[str(topic)] = (str(a).strip(), str(r).strip())
         return _check_targets(out, "the targets")
-    from probestats.io import read_log
+    from probestats.io.read import read_log
 
     source = targets if isinstance(targets, (str, Path)) else "the targets"
     frame = read_log(targets).frame
@@ -576,7 +576,7 @@ def _cell_key(by_cols, row) -> dict:
 
 def _interval(values: np.ndarray, confidence: float, method: str, unit: str = "items"):
     """Interval for the mean of the units; the sign-flip inversion falls back to t beyond its limit."""
-    from probestats.hypotests import INTERVAL_SIGN_FLIP_MAX_N
+    from probestats.stats.hypotests import INTERVAL_SIGN_FLIP_MAX_N
 
     if values.size < 2:
         return None
@@ -752,7 +752,7 @@ def analyze_framing(
         Options that do not fit the log (pooling topics without a shared reference, an
         unknown target, a missing column).
     """
-    from probestats.io import read_log
+    from probestats.io.read import read_log
 
     if not 0 < alpha < 1:
         raise OptionError(f"alpha must be between 0 and 1 (such as 0.05), not {alpha!r}")
@@ -1177,7 +1177,7 @@ def _demo_rows() -> list[dict]:
 
 def print_framing(result: FramingResult, out) -> None:
     """Print a framing result on a rich console: the cells, languages, wrappers, audit, problems."""
-    from .terminal import escape
+    from probestats.present.terminal import escape
 
     from rich.measure import Measurement
 
@@ -1246,18 +1246,20 @@ def render_framing(result: FramingResult, *, format: str = "md", images: Mapping
     import jinja2
     from importlib import resources
 
-    from probestats.report import fmt_gap, fmt_num, fmt_p, md_escape
+    from probestats.present.report import fmt_gap, fmt_num, fmt_p, md_escape
 
     if format not in ("md", "html"):
         raise OptionError(f"unknown format '{format}' for the framing section; use md or html")
-    source = resources.files("probestats").joinpath("report_templates", f"framing.{format}.j2").read_text(
+    from probestats.present.report import template_root
+
+    source = template_root().joinpath(f"framing.{format}.j2").read_text(
         encoding="utf-8")
     common = {"undefined": jinja2.StrictUndefined, "trim_blocks": True, "lstrip_blocks": True,
               "keep_trailing_newline": True}
     if format == "html":
         env = jinja2.Environment(autoescape=True, **common)
     else:
-        from probestats.report import MdSafe
+        from probestats.present.report import MdSafe
 
         env = jinja2.Environment(
             autoescape=False, **common,

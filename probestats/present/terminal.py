@@ -1,7 +1,7 @@
 """Readable terminal output (rich tables) for the command line; no statistics here."""
 
 from __future__ import annotations
-from .wording import count_of
+from probestats.errors import count_of
 
 import math
 
@@ -132,6 +132,6 @@ def print_analysis(analysis, out: Console) -> None:
         verdict += ", but no larger than the same-versus-same gap"
     out.print(f"at alpha {analysis.alpha:g}: {verdict}")
     if analysis.problems:
-        from .cli import print_problems
+        from probestats.cli import print_problems
 
         print_problems(analysis.problems)

@@ -6,7 +6,7 @@ imported and nothing is shown. Text from the log (model and topic names) goes th
 
 Examples
 --------
->>> from probestats.framing import analyze_framing, _demo_rows
+>>> from probestats.analyses.framing import analyze_framing, _demo_rows
 >>> ax = framing_heatmap(analyze_framing(_demo_rows()))
 >>> ax.get_title()
 'Lean per cell (bias, aligned score)'
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from probestats.plots import safe_label
+from probestats.present.plots import safe_label
 
 __all__ = ["framing_heatmap", "framing_dots"]
 
@@ -108,7 +108,7 @@ def framing_dots(result, ax=None):
 
     Examples
     --------
-    >>> from probestats.framing import analyze_framing, _demo_rows
+    >>> from probestats.analyses.framing import analyze_framing, _demo_rows
     >>> ax = framing_dots(analyze_framing(_demo_rows()))
     >>> [t.get_text() for t in ax.get_yticklabels()]
     ['m']

@@ -69,7 +69,7 @@ def impact_ratios(rates: Mapping[str, float]) -> tuple[ImpactRatio, ...]:
     rates = {str(k): float(v) for k, v in rates.items()}
     for k, v in rates.items():
         if not (math.isfinite(v) and 0.0 <= v <= 1.0):
-            from .errors import OptionError
+            from probestats.errors import OptionError
 
             raise OptionError(f"selection rate of '{k}' is {v}; rates lie between 0 and 1 (is the metric 0/1?)")
     top = max(rates.values(), default=0.0)

@@ -6,7 +6,7 @@ is never imported, nothing is shown, and no display is needed. Text taken from a
 """
 
 from __future__ import annotations
-from .wording import count_of
+from probestats.errors import count_of
 
 import io
 import warnings

@@ -5,12 +5,12 @@ saves through the Agg canvas), or on the axes given.
 """
 
 from __future__ import annotations
-from .wording import count_of
+from probestats.errors import count_of
 
 from collections.abc import Iterable
 
 from probestats.errors import OptionError
-from probestats.power import Plan, plan_probe
+from probestats.analyses.plan import Plan, plan_probe
 
 __all__ = ["power_curve"]
 

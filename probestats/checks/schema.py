@@ -14,10 +14,10 @@ from typing import Iterable, Sequence
 
 import polars as pl
 
-from .errors import OptionError, ValidationError
-from .io import ROW, Log, format_rows, normalize_header, read_log
-from .problems import Problem, has_errors
-from .wording import count_of
+from probestats.errors import OptionError, ValidationError
+from probestats.io.read import ROW, Log, format_rows, normalize_header, read_log
+from probestats.errors import Problem, has_errors
+from probestats.errors import count_of
 
 SETTINGS = ("model", "temperature", "system")
 # internal columns, named so that no log's own column is likely to clash with them
@@ -153,7 +153,7 @@ def _read_back_text(df: pl.DataFrame, log: Log, metric: str | None, parsed: list
     text goes to the ``_UNPARSED`` column, as :func:`_metric` expects. A temperature that is the
     metric is read as the metric.
     """
-    from .io import collect
+    from probestats.io.read import collect
 
     setting = "temperature" in parsed and metric != "temperature"
     blank = pl.any_horizontal([pl.col(c).is_null() for c in parsed])
@@ -289,7 +289,7 @@ def validate(
     if _is_text(schema["variant"]):
         exprs[wanted.index("variant")] = pl.col("variant").cast(pl.String)
     lazy = log.lazy.select(*exprs, pl.col(ROW))
-    from .io import collect
+    from probestats.io.read import collect
 
     df = collect(lazy, log.source, log._path)
     if parsed:
@@ -365,7 +365,7 @@ def validate(
 
 def _lists(log: Log, schema: pl.Schema, columns: list[str]) -> list[Problem]:
     """Columns that hold lists (a JSON array in a cell), which no check or analysis can read as one value."""
-    from .io import collect
+    from probestats.io.read import collect
 
     problems = []
     for c in columns:
@@ -596,7 +596,7 @@ def _suspect_rows(df: pl.DataFrame, log: Log, metric: str) -> pl.DataFrame | Non
     if not df.select(zero.any()).item():
         return df.clear()
     candidates = df.filter(zero)
-    from .io import collect
+    from probestats.io.read import collect
 
     has_reply = collect(
         log.lazy.filter(pl.col(ROW).is_in(candidates[ROW].implode()))

@@ -41,13 +41,13 @@ from typing import Mapping, Sequence
 import numpy as np
 import polars as pl
 
-from .errors import OptionError, ValidationError
-from .hypotests import TestResult, sign_flip_test
-from .io import ROW, Log, format_rows, read_log
-from .problems import Problem, has_errors
-from .selection import ImpactRatio, impact_ratios, is_selection
-from .schema import SETTINGS, validate
-from .wording import count_of
+from probestats.errors import OptionError, ValidationError
+from probestats.stats.hypotests import TestResult, sign_flip_test
+from probestats.io.read import ROW, Log, format_rows, read_log
+from probestats.errors import Problem, has_errors
+from probestats.stats.selection import ImpactRatio, impact_ratios, is_selection
+from probestats.checks.schema import SETTINGS, validate
+from probestats.errors import count_of
 
 __all__ = [
     "OmnibusResult",
@@ -221,7 +221,7 @@ class ManyResult:
             "items": [{"item": k, "means": v} for k, v in wide.items()],
         }
         if self.impact_ratios is not None:
-            from .selection import NOTE, THRESHOLD
+            from probestats.stats.selection import NOTE, THRESHOLD
 
             out["impact_ratios"] = [r.to_dict() for r in self.impact_ratios]
             out["four_fifths"] = {"threshold": THRESHOLD, "note": NOTE}
@@ -320,7 +320,7 @@ def many_values(log, *, fold_case: bool = False, read_options: Mapping | None = 
     log = read_log(log, **dict(read_options or {}))
     if "variant" not in log.lazy.collect_schema().names():
         return None
-    from .io import collect
+    from probestats.io.read import collect
 
     v = pl.col("variant").cast(pl.String).str.strip_chars()
     if fold_case:
@@ -600,7 +600,7 @@ def omnibus_test(matrix, *, n_resamples: int = 10_000, seed: int | None = 0, max
 
 def _adjust(pvalues, method: str) -> list[float]:
     """Corrected p-values (statsmodels' multipletests), never below the raw p nor rounded to zero."""
-    from .paired import adjust
+    from probestats.analyses.paired import adjust
 
     adjust([], method)  # checks the method's name
     pvalues = [float(p) for p in pvalues]
@@ -708,7 +708,7 @@ def analyze_many(
     >>> result.main.omnibus.pvalue == 1 / 81   # items 1-4 each put their 1 under A, as item 0 does: 1 of 3**4
     True
     """
-    from .paired import ALTERNATIVES, adjust
+    from probestats.analyses.paired import ALTERNATIVES, adjust
 
     if noise is not None:
         raise OptionError("--noise compares two values; give --a and --b to analyze a pair with its noise log")
@@ -746,10 +746,10 @@ def analyze_many(
 
 def print_many(analysis: ManyAnalysis, out) -> None:
     """Print a :class:`ManyAnalysis` for people (rich tables)."""
-    from .terminal import escape
+    from probestats.present.terminal import escape
     from rich.table import Table
 
-    from .terminal import fmt_num, fmt_p
+    from probestats.present.terminal import fmt_num, fmt_p
 
     def one(res: ManyResult, title: str) -> None:
         table = Table(title=title, title_justify="left")
@@ -779,7 +779,7 @@ def print_many(analysis: ManyAnalysis, out) -> None:
                   + (f", adjusted {fmt_p(res.omnibus_p_adjusted)}" if res.omnibus_p_adjusted is not None else "")
                   + f"; method: {escape(o.method)}")
         if res.impact_ratios is not None:
-            from .selection import NOTE
+            from probestats.stats.selection import NOTE
 
             out.print(f"* {escape(NOTE)}")
         shown = sorted(res.pairwise, key=lambda g: g.sign_flip.pvalue)[:5]
@@ -797,6 +797,6 @@ def print_many(analysis: ManyAnalysis, out) -> None:
                else "no difference between the values larger than chance detected (this does not show that there is none)")
     out.print(f"at alpha {analysis.alpha:g}: {verdict}")
     if analysis.problems:
-        from .cli import print_problems
+        from probestats.cli import print_problems
 
         print_problems(analysis.problems)

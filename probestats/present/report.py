@@ -3,7 +3,7 @@
 :func:`report_context` is the only place where words are chosen from numbers (what is
 called detected, which items drive a gap, what a null result may and may not claim).
 :func:`render_report` renders that context through the templates in
-``probestats/report_templates/`` as Markdown, one self-contained HTML page, or JSON.
+``report_templates/`` as Markdown, one self-contained HTML page, or JSON.
 
 Sections (:data:`SECTIONS`), each a template ``<name>.md.j2`` / ``<name>.html.j2``:
 
@@ -40,13 +40,13 @@ from urllib.parse import quote
 import jinja2
 from markupsafe import Markup, escape
 
-from . import __version__
-from .design import Design
-from .errors import OptionError
-from .output import write_whole
-from .terminal import fmt_num as _fmt_num
-from .terminal import fmt_p as _fmt_p
-from .wording import count_of
+from probestats import __version__
+from probestats.shape.design import Design
+from probestats.errors import OptionError
+from probestats.present.output import write_whole
+from probestats.present.terminal import fmt_num as _fmt_num
+from probestats.present.terminal import fmt_p as _fmt_p
+from probestats.errors import count_of
 
 __all__ = ["SECTIONS", "FORMATS", "render_report", "report_context", "fmt_p", "fmt_num", "fmt_gap",
            "md_escape", "Todo"]
@@ -56,8 +56,6 @@ SECTIONS = ("summary", "design", "table", "tests", "noise", "power", "finding", 
 #: Sections shown when none are asked for (framing only when a framing result is given).
 DEFAULT_SECTIONS = SECTIONS[:-1]
 FORMATS = ("md", "html", "json")
-TEMPLATE_PACKAGE = "probestats"
-TEMPLATE_FOLDER = "report_templates"
 LIST_LIMIT = 40  # items listed by name in the design section before "and N more"
 SETTING_LIMIT = 160  # characters of a held-fixed setting's value shown
 
@@ -195,11 +193,20 @@ def _fmt_p_filter(ctx, p, alpha=None):
 def _package_template(name: str):
     if any(part in ("", "..") for part in name.split("/")) or "\\" in name:
         return None
-    node = resources.files(TEMPLATE_PACKAGE).joinpath(TEMPLATE_FOLDER, *name.split("/"))
+    node = template_root().joinpath(*name.split("/"))
     if not node.is_file():
         return None
     source = node.read_text(encoding="utf-8")
     return source, None, lambda: True
+
+
+def template_root():
+    """The folder of the shipped templates: ``report_templates/`` at the top of a source tree (also
+    what an editable install uses), else the copy installed inside the package by the wheel."""
+    source_tree = Path(__file__).resolve().parents[2] / "report_templates"
+    if (source_tree / "report.md.j2").is_file():
+        return source_tree
+    return resources.files("probestats").joinpath("report_templates")
 
 
 def _loader(templates) -> jinja2.BaseLoader:
@@ -499,7 +506,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
         ours, theirs = _fmt_pair(abs(main.average_gap), abs(noise.average_gap))
         larger = abs(main.average_gap) > abs(noise.average_gap)
         band = None
-        from .plots import noise_band
+        from probestats.present.plots import noise_band
 
         band = noise_band(analysis)
         noise_ctx.update({
@@ -690,7 +697,7 @@ def _placeholders(design_ctx, limits) -> list[str]:
 
 
 def _figures(analysis, ctx, sections, design: Design) -> dict[str, _Figure]:
-    from .plots import figure_png, item_gaps
+    from probestats.present.plots import figure_png, item_gaps
 
     figures: dict[str, _Figure] = {}
     main = analysis.main
@@ -711,9 +718,9 @@ def _figures(analysis, ctx, sections, design: Design) -> dict[str, _Figure]:
 
 
 def _power_figure(analysis, design: Design) -> _Figure | None:
-    from .plots import figure_png
-    from .plots_power import power_curve
-    from .power import noise_model
+    from probestats.present.plots import figure_png
+    from probestats.present.plots_power import power_curve
+    from probestats.analyses.plan import noise_model
 
     main = analysis.main
     if design.gap_of_interest:
@@ -884,10 +891,10 @@ def _user_template_errors(templates):
 def _framing_images(framing, format, assets_dir) -> tuple[dict, dict]:
     """Image references and PNG bytes of the dual-framing plots, when that module is available."""
     try:
-        from . import plots_framing
+        from probestats.present import plots_framing
     except ImportError:
         return {}, {}
-    from .plots import figure_png
+    from probestats.present.plots import figure_png
 
     refs, pngs = {}, {}
     cis = [c.bias_ci for c in framing.cells if c.bias_ci]

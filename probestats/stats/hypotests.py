@@ -61,9 +61,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from .errors import OptionError
-from .jsonable import jsonable
-from .student_t import t_ppf
+from probestats.errors import OptionError
+from probestats.result import jsonable
+from probestats.student_t import t_ppf
 
 __all__ = [
     "TestResult",

@@ -30,8 +30,8 @@ os.environ.setdefault("POLARS_CSV_CHUNK_SIZE", str(CSV_CHUNK_BYTES))
 
 import polars as pl  # noqa: E402  (after the setting above, which polars reads from the environment)
 
-from .errors import ColumnError, OptionError, ReadError
-from .problems import Problem
+from probestats.errors import ColumnError, OptionError, ReadError
+from probestats.errors import Problem
 
 ROW = "_row"
 

@@ -48,7 +48,7 @@ one only keeps per-item sums.
 """
 
 from __future__ import annotations
-from .wording import count_of
+from probestats.errors import count_of
 
 import math
 from collections.abc import Callable, Iterable
@@ -58,8 +58,8 @@ import numpy as np
 import polars as pl
 
 from probestats.errors import ColumnError, OptionError
-from probestats.hypotests import extreme_thresholds, min_attainable_p, sign_flip_pvalues, sign_test
-from probestats.problems import Problem
+from probestats.stats.hypotests import extreme_thresholds, min_attainable_p, sign_flip_pvalues, sign_test
+from probestats.errors import Problem
 
 __all__ = [
     "NoiseModel",
@@ -402,7 +402,7 @@ def _frame_and_metric(source, metric):
         log = getattr(source, "log", source)
         name = getattr(log, "source", name)
     else:
-        from probestats.io import read_log
+        from probestats.io.read import read_log
 
         log = read_log(source, metric=metric)
         frame, name, problems = log.frame, log.source, tuple(log.problems)

@@ -25,8 +25,8 @@ from typing import Sequence
 
 import polars as pl
 
-from .errors import ColumnError, OptionError
-from .io import ROW, Log, read_log
+from probestats.errors import ColumnError, OptionError
+from probestats.io.read import ROW, Log, read_log
 
 __all__ = ["apply", "parse_derive"]
 
@@ -72,7 +72,7 @@ def _numeric_views(lazy: pl.LazyFrame, schema: pl.Schema, names: Sequence[str], 
     text = list(dict.fromkeys(n for n in names if schema.get(n) == pl.String))   # a column may be named twice
     if not text:
         return {}
-    from .io import collect
+    from probestats.io.read import collect
 
     probe = []
     for n in text:

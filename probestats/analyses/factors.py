@@ -30,11 +30,11 @@ from typing import Sequence
 import numpy as np
 import polars as pl
 
-from .errors import ColumnError, OptionError
-from .hypotests import TestResult, sign_flip_test
-from .io import normalize_header, read_log
-from .problems import Problem
-from .wording import count_of
+from probestats.errors import ColumnError, OptionError
+from probestats.stats.hypotests import TestResult, sign_flip_test
+from probestats.io.read import normalize_header, read_log
+from probestats.errors import Problem
+from probestats.errors import count_of
 
 __all__ = ["Effect", "FactorAnalysis", "analyze_factors", "runs_note", "print_factors"]
 
@@ -175,7 +175,7 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
     >>> result.effect("interaction").average, result.effect("interaction").sign_flip.pvalue
     (-1.0, 0.03125)
     """
-    from .multi import _adjust, _check_size, check_many, unit_means
+    from probestats.analyses.many import _adjust, _check_size, check_many, unit_means
 
     factors = list(factors)
     if len(factors) != 2:
@@ -232,10 +232,10 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
 
 def print_factors(result: FactorAnalysis, out) -> None:
     """Print a :class:`FactorAnalysis` for people."""
-    from .terminal import escape
+    from probestats.present.terminal import escape
     from rich.table import Table
 
-    from .terminal import fmt_p
+    from probestats.present.terminal import fmt_p
 
     table = Table(title=f"{escape(result.metric)}: {escape(result.factors[0])} × {escape(result.factors[1])}, "
                         + count_of(result.n_items, 'item'), title_justify="left")
@@ -250,6 +250,6 @@ def print_factors(result: FactorAnalysis, out) -> None:
               f"p corrected across the {len(result.effects)} effects ({escape(result.correction)})")
     out.print(f"design: {escape(result.note)}")
     if result.problems:
-        from .cli import print_problems
+        from probestats.cli import print_problems
 
         print_problems(result.problems)

@@ -31,9 +31,9 @@ from typing import Sequence
 
 import polars as pl
 
-from .errors import OptionError
-from .io import ROW
-from .problems import Problem
+from probestats.errors import OptionError
+from probestats.io.read import ROW
+from probestats.errors import Problem
 
 __all__ = ["parse_scale", "scale_problems", "with_scale", "analyze_judge"]
 
@@ -103,7 +103,7 @@ def scale_problems(analysis, scale) -> list[Problem]:
     outside = frame.filter((pl.col(metric) < low) | (pl.col(metric) > high))
     if outside.height:
         rows = tuple(log.rows(outside[ROW].head(50).to_list()))
-        from .io import format_rows
+        from probestats.io.read import format_rows
 
         problems.append(Problem(
             "warning", "out_of_scale",
@@ -176,8 +176,8 @@ def analyze_judge(log, *, metric: str, a: str | None = None, b: str | None = Non
     **kwargs
         Passed to :func:`probestats.paired.analyze`.
     """
-    from .io import read_log
-    from .paired import analyze
+    from probestats.io.read import read_log
+    from probestats.analyses.paired import analyze
 
     read = dict(kwargs.pop("read_options", None) or {})
     log = read_log(log, metric=metric, **read)
