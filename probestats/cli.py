@@ -110,12 +110,9 @@ def write_whole(path: str | Path, content: str | bytes) -> None:
 
 
 def console(stderr: bool = False):
-    from rich.console import Console
+    from probestats.present.terminal import make_console
 
-    out = Console(stderr=stderr, highlight=False, soft_wrap=True)
-    if not out.is_terminal and "COLUMNS" not in os.environ:
-        out.width = 120  # piped or captured: no terminal to fit, so do not squeeze tables to 80 columns
-    return out
+    return make_console(stderr)
 
 
 def _escape(text) -> str:
@@ -126,17 +123,9 @@ def _escape(text) -> str:
 
 def print_problems(problems, source: str | None = None) -> None:
     """Problems grouped by severity, errors first."""
-    out = console()
-    problems = list(problems)
-    if not problems:
-        return
-    word = "problem" if len(problems) == 1 else "problems"
-    out.print(f"{len(problems)} {word}" + (f" in {_escape(source)}" if source else ""))
-    for severity in ("error", "warning"):
-        for p in problems:
-            if p.severity == severity:
-                style = "red" if severity == "error" else "yellow"
-                out.print(f"  [{style}]{severity:<8}[/{style}] {p.code:<21} {_escape(p.message)}")
+    from probestats.present.terminal import print_problems as show
+
+    show(problems, source)
 
 
 # ---------------------------------------------------------------- options that mean the same everywhere
@@ -196,16 +185,9 @@ def validate(log, metric, a, b, fold_case, json_out, read, where=None, derive=()
     if json_out:
         emit_json(checked)
     else:
-        out = console()
-        mapping = ", ".join(f"{k} = '{_escape(v)}'" for k, v in checked.log.columns.items())
-        out.print(f"{_escape(checked.log.source)}: {checked.n_rows} rows; columns: {mapping or '(none recognized)'}")
-        if checked.a is not None and checked.b is not None:
-            out.print(f"compared values: '{_escape(checked.a)}' and '{_escape(checked.b)}'"
-                      + ("" if a or b else " (the first two in the log; choose with --a/--b)"))
-        if metric is None:
-            out.print("no --metric given: the metric checks were skipped")
-        print_problems(checked.problems, checked.log.source)
-        out.print("ok: no errors" if checked.ok else "not ok: fix the errors above")
+        from probestats.present.terminal import render_terminal
+
+        render_terminal(checked, console(), chosen=bool(a or b), metric_given=metric is not None)
     if not checked.ok:
         raise SystemExit(EXIT_DATA)
 
@@ -297,19 +279,9 @@ def _analysis_beyond_a_pair(log, metric, a, b, noise, by, alternative, alpha, co
 
 def _print_any(result) -> None:
     """Print whichever analysis analyze produced."""
-    kind = type(result).__name__
-    if kind == "ManyAnalysis":
-        from probestats.analyses.many import print_many
+    from probestats.present.terminal import render_terminal
 
-        print_many(result, console())
-    elif kind == "FactorAnalysis":
-        from probestats.analyses.factors import print_factors
-
-        print_factors(result, console())
-    else:
-        from probestats.present.terminal import print_analysis
-
-        print_analysis(result, console())
+    render_terminal(result, console())
 
 
 @cli.command()
@@ -455,7 +427,7 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
     if json_out:
         emit_json(result)
     else:
-        click.echo(result.to_text())
+        _print_any(result)
 
 
 @cli.command()
@@ -489,7 +461,7 @@ def framing(log, by, toward, targets, item, alpha, correction, interval, label_c
     Example:
       probestats framing sample_logs/framing_long.csv --targets sample_logs/framing_targets.csv
     """
-    from probestats.analyses.framing import analyze_framing, print_framing
+    from probestats.analyses.framing import analyze_framing
     from probestats.io.read import read_log
 
     result = analyze_framing(read_log(str(log), **read), by=list(by) or None, toward=toward,
@@ -499,7 +471,7 @@ def framing(log, by, toward, targets, item, alpha, correction, interval, label_c
     if json_out:
         emit_json(result)
     else:
-        print_framing(result, console())
+        _print_any(result)
 
 
 def _report_format(path: Path) -> str:
@@ -539,7 +511,8 @@ def compare(before, after, metric, a, b, alternative, alpha, fold_case, output, 
     Example:
       probestats compare before.csv after.csv --metric steps --a formal --b casual
     """
-    from probestats.analyses.compare import compare_runs, print_comparison, render_compare
+    from probestats.analyses.compare import compare_runs
+    from probestats.present.compare_section import render_compare
 
     result = compare_runs(str(before), str(after), metric=metric, a=a, b=b, alternative=alternative, alpha=alpha,
                           fold_case=fold_case, read_options=read)
@@ -550,7 +523,7 @@ def compare(before, after, metric, a, b, alternative, alpha, fold_case, output, 
     if json_out:
         emit_json(result)
     else:
-        print_comparison(result, console())
+        _print_any(result)
     if output is not None:
         console(stderr=True).print(f"wrote {_escape(output)}")
 

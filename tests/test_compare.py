@@ -5,7 +5,8 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from probestats.analyses.compare import NotComparableError, compare_runs, render_compare
+from probestats.analyses.compare import NotComparableError, compare_runs
+from probestats.present.compare_section import render_compare
 from probestats.stats.hypotests import sign_flip_test
 from tests.factories import make_log, write_log
 

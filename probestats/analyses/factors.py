@@ -36,7 +36,7 @@ from probestats.io.read import normalize_header, read_log
 from probestats.errors import Problem
 from probestats.errors import count_of
 
-__all__ = ["Effect", "FactorAnalysis", "analyze_factors", "runs_note", "print_factors"]
+__all__ = ["Effect", "FactorAnalysis", "analyze_factors", "runs_note"]
 
 
 def _num(x) -> float | None:
@@ -228,28 +228,3 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
     return FactorAnalysis(metric=metric, factors=(f1, f2), levels=(levels[0], levels[1]), effects=effects,
                           items=wide.with_columns(pl.col("item").cast(pl.String)), runs_per_cell=runs,
                           note=runs_note(runs), correction=correction, alpha=alpha, problems=problems)
-
-
-def print_factors(result: FactorAnalysis, out) -> None:
-    """Print a :class:`FactorAnalysis` for people."""
-    from probestats.present.terminal import escape
-    from rich.table import Table
-
-    from probestats.present.terminal import fmt_p
-
-    table = Table(title=f"{escape(result.metric)}: {escape(result.factors[0])} × {escape(result.factors[1])}, "
-                        + count_of(result.n_items, 'item'), title_justify="left")
-    for col, justify in (("effect", "left"), ("gap", "left"), ("average", "right"), ("sign-flip p", "right"),
-                         (f"p ({escape(result.correction)})", "right")):
-        table.add_column(col, justify=justify)
-    for e in result.effects:
-        table.add_row(escape(e.name), escape(e.description), f"{e.average:+.4g}", fmt_p(e.sign_flip.pvalue),
-                      fmt_p(e.p_adjusted))
-    out.print(table)
-    out.print(f"tests: exact sign-flip across items ({escape(result.effects[0].sign_flip.method)}); "
-              f"p corrected across the {len(result.effects)} effects ({escape(result.correction)})")
-    out.print(f"design: {escape(result.note)}")
-    if result.problems:
-        from probestats.cli import print_problems
-
-        print_problems(result.problems)

@@ -62,7 +62,6 @@ __all__ = [
     "omnibus_statistic",
     "omnibus_test",
     "analyze_many",
-    "print_many",
 ]
 
 #: Largest number of distinct arrangements the omnibus test enumerates.
@@ -739,64 +738,3 @@ def analyze_many(
         results = [replace(g, omnibus_p_adjusted=p) for g, p in zip(results, adjusted)]
     return ManyAnalysis(main=main, groups=tuple(results), problems=tuple(problems), alpha=alpha,
                         correction=correction, frame=frame)
-
-
-# --------------------------------------------------------------------------- terminal output
-
-
-def print_many(analysis: ManyAnalysis, out) -> None:
-    """Print a :class:`ManyAnalysis` for people (rich tables)."""
-    from probestats.present.terminal import escape
-    from rich.table import Table
-
-    from probestats.present.terminal import fmt_num, fmt_p
-
-    def one(res: ManyResult, title: str) -> None:
-        table = Table(title=title, title_justify="left")
-        table.add_column("value")
-        table.add_column("mean over items", justify="right")
-        table.add_column(f"gap vs '{escape(res.reference)}'", justify="right")
-        table.add_column("sign-flip p", justify="right")
-        table.add_column(f"p ({escape(res.correction)})", justify="right")
-        if res.impact_ratios is not None:
-            table.add_column("impact ratio", justify="right")
-        gaps = {g.a: g for g in res.gaps}
-        ratios = {r.value: r for r in res.impact_ratios or ()}
-        for v in res.values:
-            g = gaps.get(v.value)
-            label = escape(v.value) + (f" ({escape(', '.join(v.names))})" if v.names else "")
-            row = [label, fmt_num(v.mean),
-                   "reference" if g is None else f"{g.average_gap:+.4g}",
-                   "" if g is None else fmt_p(g.sign_flip.pvalue), "" if g is None else fmt_p(g.p_adjusted)]
-            if res.impact_ratios is not None:
-                r = ratios[v.value]
-                row.append(fmt_num(r.ratio) + (" *" if r.below_four_fifths else ""))
-            table.add_row(*row)
-        out.print(table)
-        o = res.omnibus
-        out.print(f"omnibus test that the value makes no difference ({count_of(res.n_items, 'item')}, {len(res.values)} values): "
-                  f"p = {fmt_p(o.pvalue)}"
-                  + (f", adjusted {fmt_p(res.omnibus_p_adjusted)}" if res.omnibus_p_adjusted is not None else "")
-                  + f"; method: {escape(o.method)}")
-        if res.impact_ratios is not None:
-            from probestats.stats.selection import NOTE
-
-            out.print(f"* {escape(NOTE)}")
-        shown = sorted(res.pairwise, key=lambda g: g.sign_flip.pvalue)[:5]
-        out.print("smallest pairwise p (sign-flip on item gaps, " + escape(res.correction) + " across "
-                  f"{len(res.pairwise)} pairs): " + "; ".join(
-                      f"'{escape(g.a)}' − '{escape(g.b)}' {g.average_gap:+.4g}, p = {fmt_p(g.sign_flip.pvalue)}, "
-                      f"adjusted {fmt_p(g.p_adjusted)}" for g in shown))
-
-    one(analysis.main, f"{escape(analysis.metric)} by value")
-    for g in analysis.groups:
-        one(g, ", ".join(f"{escape(str(k))} = {escape(str(v))}" for k, v in g.by.items()))
-    if analysis.groups:
-        out.print(f"omnibus p-values adjusted across {len(analysis.groups)} groups ({escape(analysis.correction)})")
-    verdict = ("the values differ by more than chance" if analysis.detected
-               else "no difference between the values larger than chance detected (this does not show that there is none)")
-    out.print(f"at alpha {analysis.alpha:g}: {verdict}")
-    if analysis.problems:
-        from probestats.cli import print_problems
-
-        print_problems(analysis.problems)
