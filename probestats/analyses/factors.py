@@ -175,7 +175,8 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
     >>> result.effect("interaction").average, result.effect("interaction").sign_flip.pvalue
     (-1.0, 0.03125)
     """
-    from probestats.analyses.many import _adjust, _check_size, check_many, unit_means
+    from probestats.analyses.many import _check_size, check_many, unit_means
+    from probestats.stats.multitest import adjust
 
     factors = list(factors)
     if len(factors) != 2:
@@ -222,7 +223,7 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
     ]
     effects = [Effect(name, desc, float(np.mean(g)), sign_flip_test(g, alternative=alternative),
                       tuple(float(x) for x in g)) for name, desc, g in spec]
-    adjusted = _adjust([e.sign_flip.pvalue for e in effects], correction)
+    adjusted = adjust([e.sign_flip.pvalue for e in effects], correction)
     effects = tuple(replace(e, p_adjusted=p) for e, p in zip(effects, adjusted))
     runs = int(means["runs"].median()) if means.height else 0
     return FactorAnalysis(metric=metric, factors=(f1, f2), levels=(levels[0], levels[1]), effects=effects,

@@ -47,6 +47,7 @@ import numpy as np
 import polars as pl
 
 from probestats.errors import ColumnError, OptionError, ProbestatsError, ValidationError
+from probestats.stats.multitest import adjust
 from probestats.stats.hypotests import gap_interval, min_attainable_p, sign_flip_test
 from probestats.result import jsonable
 from probestats.shape.labels import parse_labels, parse_scale, score_name
@@ -79,7 +80,7 @@ FRAMING_ALIASES = {
 }
 _FRAMING_LOOKUP = {alias: canonical for canonical, aliases in FRAMING_ALIASES.items() for alias in aliases}
 
-CORRECTIONS = {"holm": "holm", "bh": "fdr_bh", "none": None}
+CORRECTIONS = ("holm", "bh", "none")  # across cells (see probestats.stats.multitest)
 SCORE_SOURCES = ("score", "label", "response")
 _UNNAMED = {AFFIRMATIVE: "the affirmative claim", REVERSE: "the reverse claim"}
 _MAX_LISTED = 20  # examples listed for unparsed text and disagreements
@@ -522,22 +523,6 @@ def _summaries(sub: pl.DataFrame) -> dict:
     }
 
 
-def _adjust(pvalues: list, method: str | None) -> list:
-    if method is None:
-        return list(pvalues)
-    from statsmodels.stats.multitest import multipletests
-
-    idx = [i for i, p in enumerate(pvalues) if p is not None]
-    out = [None] * len(pvalues)
-    if len(idx) == 1:  # one test: every correction leaves it as it is
-        out[idx[0]] = pvalues[idx[0]]
-    elif idx:
-        adjusted = multipletests([pvalues[i] for i in idx], method=method)[1]
-        for i, p in zip(idx, adjusted):
-            out[i] = float(min(1.0, p))
-    return out
-
-
 def _pattern(bias_p_adj, acq_p_adj, acquiescence, alpha) -> str:
     if bias_p_adj is None or not bias_p_adj < alpha:
         return "none"
@@ -916,9 +901,8 @@ def analyze_framing(
                 f"{where} has {count_of(n_items, 'item')}; the smallest attainable sign-flip p is "
                 f"{min_attainable_p(n_items):.3g} > alpha {alpha}, so no lean could be detected (add items)"))
 
-    method = CORRECTIONS[correction]
-    b_adj = _adjust([c["bias_p"] for c in raw_cells], method)
-    a_adj = _adjust([c["acquiescence_p"] for c in raw_cells], method)
+    b_adj = adjust([c["bias_p"] for c in raw_cells], correction)
+    a_adj = adjust([c["acquiescence_p"] for c in raw_cells], correction)
     cells = []
     for c, bp, ap in zip(raw_cells, b_adj, a_adj):
         c["bias_p_adjusted"], c["acquiescence_p_adjusted"] = bp, ap

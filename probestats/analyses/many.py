@@ -43,6 +43,7 @@ import polars as pl
 
 from probestats.errors import OptionError, ValidationError
 from probestats.stats.hypotests import TestResult, sign_flip_test
+from probestats.stats.multitest import adjust
 from probestats.io.read import ROW, Log, format_rows, read_log
 from probestats.errors import Problem, has_errors
 from probestats.stats.selection import ImpactRatio, impact_ratios, is_selection
@@ -597,20 +598,6 @@ def omnibus_test(matrix, *, n_resamples: int = 10_000, seed: int | None = 0, max
 # --------------------------------------------------------------------------- the analysis
 
 
-def _adjust(pvalues, method: str) -> list[float]:
-    """Corrected p-values (statsmodels' multipletests), never below the raw p nor rounded to zero."""
-    from probestats.analyses.paired import adjust
-
-    adjust([], method)  # checks the method's name
-    pvalues = [float(p) for p in pvalues]
-    if method == "none" or len(pvalues) <= 1:
-        return pvalues
-    from statsmodels.stats.multitest import multipletests
-
-    sm = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}[method]
-    return [min(1.0, max(float(a), p)) for a, p in zip(multipletests(pvalues, method=sm)[1], pvalues)]
-
-
 def _check_size(matrix: np.ndarray, items, metric: str) -> None:
     """Refuse item means so large that their gaps, sums or squares overflow (such as 1e308 and -1e308).
 
@@ -635,7 +622,7 @@ def _result(means: pl.DataFrame, metric: str, units, members, reference, *, sele
                    for j, u in enumerate(units))
     pairs = list(itertools.combinations(range(len(units)), 2))
     tests = {(i, j): sign_flip_test(matrix[:, i] - matrix[:, j], alternative=alternative) for i, j in pairs}
-    adjusted = _adjust([tests[p].pvalue for p in pairs], correction)
+    adjusted = adjust([tests[p].pvalue for p in pairs], correction)
     adj = dict(zip(pairs, adjusted))
     pairwise = tuple(PairGap(units[i], units[j], float(np.mean(matrix[:, i] - matrix[:, j])), tests[(i, j)], adj[(i, j)])
                      for i, j in pairs)
@@ -707,7 +694,7 @@ def analyze_many(
     >>> result.main.omnibus.pvalue == 1 / 81   # items 1-4 each put their 1 under A, as item 0 does: 1 of 3**4
     True
     """
-    from probestats.analyses.paired import ALTERNATIVES, adjust
+    from probestats.analyses.paired import ALTERNATIVES
 
     if noise is not None:
         raise OptionError("--noise compares two values; give --a and --b to analyze a pair with its noise log")
@@ -734,7 +721,7 @@ def analyze_many(
             results.append(_result(sub, metric, units, members, reference,
                                    by={k: v if isinstance(v, (str, int, float, bool)) or v is None else str(v)
                                        for k, v in key.items()}, **kw))
-        adjusted = _adjust([g.omnibus.pvalue for g in results], correction)
+        adjusted = adjust([g.omnibus.pvalue for g in results], correction)
         results = [replace(g, omnibus_p_adjusted=p) for g, p in zip(results, adjusted)]
     return ManyAnalysis(main=main, groups=tuple(results), problems=tuple(problems), alpha=alpha,
                         correction=correction, frame=frame)

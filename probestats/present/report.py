@@ -44,6 +44,7 @@ from probestats import __version__
 from probestats.shape.design import Design
 from probestats.errors import OptionError
 from probestats.present.output import write_whole
+from probestats.result import SCHEMA_VERSION
 from probestats.present.fmt import MdSafe, fmt_gap, fmt_num, fmt_p, md_escape
 from probestats.present.fmt import md_finalize as _md_finalize
 from probestats.present.framing_section import framing_sentences
@@ -655,7 +656,7 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
     names = _sections(sections, framing)
     ctx = report_context(analysis, design, framing=framing)
     if format == "json":
-        out = analysis.to_dict()
+        out = {"schema_version": SCHEMA_VERSION, **analysis.to_dict()}
         out["report"] = {
             "title": ctx["title"], "sections": names,
             "sentences": {k: v for k, v in ctx["sentences"].items() if k in names},
