@@ -148,3 +148,12 @@ def cli_spelling():
         yield
     finally:
         _SPELLING.reset(token)
+
+
+def either(python: str, cli: str) -> str:
+    """An example in the caller's spelling: Python code for the library, flags for the command line.
+
+    >>> either("factors=['style', 'name']", "--factor style --factor name")
+    "factors=['style', 'name']"
+    """
+    return cli if _SPELLING.get() == "cli" else python

@@ -30,7 +30,7 @@ from typing import Sequence
 import numpy as np
 import polars as pl
 
-from probestats.errors import ColumnError, OptionError
+from probestats.errors import ColumnError, OptionError, either, opt
 from probestats.stats.hypotests import TestResult, sign_flip_test
 from probestats.io.read import normalize_header, read_log
 from probestats.errors import Problem
@@ -146,7 +146,7 @@ def _resolve(log, name: str) -> str:
         if normalize_header(c) == normalize_header(name):
             return c
     seen = ", ".join(h for h in log.headers)
-    raise ColumnError(f"--factor {name}: no such column; headers seen: {seen}")
+    raise ColumnError(f"{opt('factors', name)}: no such column; headers seen: {seen}")
 
 
 def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: str = "two-sided",
@@ -180,13 +180,13 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
 
     factors = list(factors)
     if len(factors) != 2:
-        raise OptionError(f"--factor: give exactly two factors (got {len(factors)}), "
-                          "for example --factor style --factor name")
+        raise OptionError(f"{opt('factors')}: give exactly two factors (got {len(factors)}), "
+                          f"for example {either(repr(['style', 'name']), '--factor style --factor name')}")
     read = dict(read_options or {})
     log = read_log(log, **{"metric": metric, **read})
     c1, c2 = (_resolve(log, f) for f in factors)
     if c1 == c2:
-        raise OptionError(f"--factor {factors[0]} and --factor {factors[1]} are the same column; give two attributes")
+        raise OptionError(f"{opt('factors', factors[0])} and {opt('factors', factors[1])} are the same column; give two attributes")
     lazy = log.lazy.with_columns(pl.col(c1).cast(pl.String).str.strip_chars().alias("_f1"),
                                  pl.col(c2).cast(pl.String).str.strip_chars().alias("_f2"))
     lazy = lazy.with_columns(pl.concat_str([pl.col("_f1"), pl.col("_f2")], separator=" × ").alias("variant"))
@@ -197,8 +197,8 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
     for col, name in (("_f1", factors[0]), ("_f2", factors[1])):
         found = frame[col].drop_nulls().unique(maintain_order=True).to_list()
         if len(found) != 2:
-            raise OptionError(f"--factor {name} has {len(found)} levels ({', '.join(map(str, found[:8]))}); "
-                              "a two-attribute analysis needs two levels each: keep two with --where")
+            raise OptionError(f"{opt('factors', name)} has {len(found)} levels ({', '.join(map(str, found[:8]))}); "
+                              f"a two-attribute analysis needs two levels each: keep two with {opt('where')}")
         levels.append(tuple(found))
     (l1a, l1b), (l2a, l2b) = levels
     cells = [f"{x} × {y}" for x in (l1a, l1b) for y in (l2a, l2b)]

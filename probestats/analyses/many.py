@@ -41,7 +41,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import polars as pl
 
-from probestats.errors import OptionError, ValidationError
+from probestats.errors import OptionError, ValidationError, either, opt
 from probestats.stats.hypotests import TestResult, sign_flip_test
 from probestats.stats.multitest import adjust
 from probestats.io.read import ROW, Log, format_rows, read_log
@@ -266,6 +266,9 @@ class ManyAnalysis:
 # --------------------------------------------------------------------------- options
 
 
+_GROUP_EXAMPLE = "groups=['female=Emily,Lakisha']"
+
+
 def parse_groups(specs: Sequence[str] | Mapping[str, Sequence[str]] | None) -> dict[str, tuple[str, ...]]:
     """Read ``--group NAME=value1,value2`` options into ``{group: (values...)}``.
 
@@ -276,7 +279,7 @@ def parse_groups(specs: Sequence[str] | Mapping[str, Sequence[str]] | None) -> d
     >>> parse_groups(["female"])
     Traceback (most recent call last):
     ...
-    probestats.errors.OptionError: --group female: expected GROUP=value,value, for example --group female=Emily,Lakisha
+    probestats.errors.OptionError: groups='female': expected GROUP=value,value, for example groups=['female=Emily,Lakisha']
     """
     if not specs:
         return {}
@@ -286,19 +289,20 @@ def parse_groups(specs: Sequence[str] | Mapping[str, Sequence[str]] | None) -> d
         items = []
         for spec in specs:
             if "=" not in spec:
-                raise OptionError(f"--group {spec}: expected GROUP=value,value, for example --group female=Emily,Lakisha")
+                raise OptionError(f"{opt('groups', spec)}: expected GROUP=value,value, for example "
+                                  + either(_GROUP_EXAMPLE, "--group female=Emily,Lakisha"))
             name, rest = spec.split("=", 1)
             items.append((name.strip(), [v.strip() for v in rest.split(",") if v.strip()]))
     out: dict[str, tuple[str, ...]] = {}
     owner: dict[str, str] = {}
     for name, values in items:
         if not name or not values:
-            raise OptionError(f"--group {name}={','.join(values)}: give a group name and at least one value")
+            raise OptionError(f"{opt('groups', name + '=' + ','.join(values))}: give a group name and at least one value")
         if name in out:
-            raise OptionError(f"--group {name}: the group is given twice; list all its values in one --group")
+            raise OptionError(f"{opt('groups', name)}: the group is given twice; list all its values in one {either('entry', '--group')}")
         for v in values:
             if v in owner:
-                raise OptionError(f"--group: '{v}' is in both '{owner[v]}' and '{name}'; put each value in one group")
+                raise OptionError(f"{opt('groups')}: '{v}' is in both '{owner[v]}' and '{name}'; put each value in one group")
             owner[v] = name
         out[name] = tuple(values)
     return out
@@ -389,7 +393,7 @@ def check_many(
         for g, names in groups.items():
             missing = [n for n in names if n not in values]
             if missing:
-                raise OptionError(f"--group {g}: no value {', '.join(repr(m) for m in missing)} in the log; "
+                raise OptionError(f"{opt('groups', g)}: no value {', '.join(repr(m) for m in missing)} in the log; "
                                   f"values seen: {seen}")
         owner = {n: g for g, names in groups.items() for n in names}
         loose = [v for v in values if v not in owner]
@@ -697,11 +701,11 @@ def analyze_many(
     from probestats.analyses.paired import ALTERNATIVES
 
     if noise is not None:
-        raise OptionError("--noise compares two values; give --a and --b to analyze a pair with its noise log")
+        raise OptionError(f"{opt('noise')} compares two values; give {opt('a')} and {opt('b')} to analyze a pair with its noise log")
     if alternative not in ALTERNATIVES:
-        raise OptionError(f"--alternative {alternative}: expected one of {', '.join(ALTERNATIVES)}")
+        raise OptionError(f"{opt('alternative', alternative)}: expected one of {', '.join(ALTERNATIVES)}")
     if not 0 < alpha < 1:
-        raise OptionError(f"--alpha {alpha}: must be between 0 and 1, for example 0.05")
+        raise OptionError(f"{opt('alpha', alpha)}: must be between 0 and 1, for example 0.05")
     adjust([], correction)
     by = list(by)
     frame, units, members, problems = check_many(log, metric=metric, by=by, groups=groups, fold_case=fold_case,
@@ -709,7 +713,7 @@ def analyze_many(
     if reference is None:
         reference = units[0]
     elif reference not in units:
-        raise OptionError(f"--reference {reference}: no such value; values: {', '.join(repr(u) for u in units)}")
+        raise OptionError(f"{opt('reference', reference)}: no such value; values: {', '.join(repr(u) for u in units)}")
     selection = is_selection(frame[metric])
     kw = dict(selection=selection, alternative=alternative, correction=correction, n_resamples=n_resamples, seed=seed)
     main = _result(unit_means(frame, metric), metric, units, members, reference, **kw)
