@@ -438,6 +438,12 @@ def test_t_interval_by_hand_with_a_printed_critical_value():
     iv = gap_interval([0.0, 2.0], confidence=0.95)
     assert iv.high - 1.0 == pytest.approx(1 / math.tan(math.pi * 0.025), rel=1e-12)
     assert "1 degree of freedom" in iv.method
+    # the quantile is scipy's t quantile, to the last digit, over many degrees of freedom
+    for n in (2, 3, 7, 31, 1000, 10**6):
+        gaps = [0.0, 2.0] * (n // 2) + [1.0] * (n % 2)
+        iv = gap_interval(gaps, confidence=0.9)
+        sd = float(np.std(gaps, ddof=1))
+        assert iv.high - iv.low == pytest.approx(2 * stats.t.ppf(0.95, n - 1) * sd / math.sqrt(n), rel=1e-13)
 
 
 def test_sign_flip_interval_is_the_set_of_shifts_not_rejected():

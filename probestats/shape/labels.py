@@ -36,6 +36,7 @@ ParsedLabel(score=-2, kind='agreement', matched='strongly disagree')
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -239,7 +240,10 @@ def _build_table():
     return [(phrase, category, rx, anchor) for _, phrase, category, rx, anchor in table]
 
 
-_TABLE = _build_table()
+@functools.cache
+def _table():
+    """The compiled phrase table, built on first use (compiling it takes about half a second)."""
+    return _build_table()
 
 _SENTENCE = re.compile(r"[.!?。！？\n\r;؛।؟|]+")
 _CLAUSE = re.compile(r"[,，、:：—–]+")
@@ -280,7 +284,7 @@ def _matches(text: str) -> list[tuple[str, object]]:
     """Phrases found in text, longest first; a phrase never counts inside a longer match."""
     taken = bytearray(len(text))
     found = []
-    for phrase, category, rx, anchor in _TABLE:
+    for phrase, category, rx, anchor in _table():
         if anchor not in text:
             continue
         for m in rx.finditer(text):
