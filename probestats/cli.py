@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from probestats import __version__
-from probestats.errors import OptionError, ProbestatsError
+from probestats.errors import OptionError, ProbestatsError, cli_spelling
 from probestats.result import jsonable
 
 EXIT_DATA = 1
@@ -91,9 +91,42 @@ def read_options(func):
 
 
 def emit_json(obj) -> None:
-    """Print one JSON object on standard output."""
-    data = obj.to_dict() if hasattr(obj, "to_dict") else obj
-    click.echo(json.dumps(jsonable(data), ensure_ascii=False, indent=2, allow_nan=False))
+    """Print one JSON object on standard output, with the ``schema_version`` of the JSON contract."""
+    from probestats.result import document
+
+    click.echo(json.dumps(document(obj), ensure_ascii=False, indent=2, allow_nan=False))
+
+
+def _refused_problems(exc: ProbestatsError):
+    """The coded problems of a refusal about the data, or None for an error about the options."""
+    from probestats.errors import ColumnError, Problem, ReadError
+
+    if getattr(exc, "problems", None) is not None:
+        return list(exc.problems)
+    if isinstance(exc, ReadError):
+        return [Problem("error", "unreadable_log", str(exc))]
+    if isinstance(exc, ColumnError):
+        return [Problem("error", "missing_column", str(exc))]
+    return None
+
+
+def json_refusals(func):
+    """With --json, a refusal about the data also prints ``{"schema_version", "ok": false, "problems"}``
+    on standard output (the ``Error:`` line still goes to standard error, exit code 1)."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except ProbestatsError as exc:
+            problems = _refused_problems(exc) if kwargs.get("json_out") else None
+            if problems is not None:
+                from probestats.result import refusal
+
+                click.echo(json.dumps(refusal(problems), ensure_ascii=False, indent=2, allow_nan=False))
+            raise
+
+    return wrapper
 
 
 def write_whole(path: str | Path, content: str | bytes) -> None:
@@ -110,12 +143,9 @@ def write_whole(path: str | Path, content: str | bytes) -> None:
 
 
 def console(stderr: bool = False):
-    from rich.console import Console
+    from probestats.present.terminal import make_console
 
-    out = Console(stderr=stderr, highlight=False, soft_wrap=True)
-    if not out.is_terminal and "COLUMNS" not in os.environ:
-        out.width = 120  # piped or captured: no terminal to fit, so do not squeeze tables to 80 columns
-    return out
+    return make_console(stderr)
 
 
 def _escape(text) -> str:
@@ -126,17 +156,9 @@ def _escape(text) -> str:
 
 def print_problems(problems, source: str | None = None) -> None:
     """Problems grouped by severity, errors first."""
-    out = console()
-    problems = list(problems)
-    if not problems:
-        return
-    word = "problem" if len(problems) == 1 else "problems"
-    out.print(f"{len(problems)} {word}" + (f" in {_escape(source)}" if source else ""))
-    for severity in ("error", "warning"):
-        for p in problems:
-            if p.severity == severity:
-                style = "red" if severity == "error" else "yellow"
-                out.print(f"  [{style}]{severity:<8}[/{style}] {p.code:<21} {_escape(p.message)}")
+    from probestats.present.terminal import print_problems as show
+
+    show(problems, source)
 
 
 # ---------------------------------------------------------------- options that mean the same everywhere
@@ -173,6 +195,7 @@ def json_option(what: str = "the result"):
 @click.option("--where", metavar="SQL", help="Keep only rows where this SQL condition holds, e.g. \"model = 'm1'\".")
 @click.option("--derive", multiple=True, metavar="NAME=SQL",
               help="Add a column from a SQL expression, e.g. \"long = words > 50\" (repeatable).")
+@json_refusals
 @read_options
 def validate(log, metric, a, b, fold_case, json_out, read, where=None, derive=()):
     """Check that LOG is a matched, held-fixed probe; list every problem with its rows.
@@ -196,16 +219,9 @@ def validate(log, metric, a, b, fold_case, json_out, read, where=None, derive=()
     if json_out:
         emit_json(checked)
     else:
-        out = console()
-        mapping = ", ".join(f"{k} = '{_escape(v)}'" for k, v in checked.log.columns.items())
-        out.print(f"{_escape(checked.log.source)}: {checked.n_rows} rows; columns: {mapping or '(none recognized)'}")
-        if checked.a is not None and checked.b is not None:
-            out.print(f"compared values: '{_escape(checked.a)}' and '{_escape(checked.b)}'"
-                      + ("" if a or b else " (the first two in the log; choose with --a/--b)"))
-        if metric is None:
-            out.print("no --metric given: the metric checks were skipped")
-        print_problems(checked.problems, checked.log.source)
-        out.print("ok: no errors" if checked.ok else "not ok: fix the errors above")
+        from probestats.present.terminal import render_terminal
+
+        render_terminal(checked, console(), chosen=bool(a or b), metric_given=metric is not None)
     if not checked.ok:
         raise SystemExit(EXIT_DATA)
 
@@ -235,6 +251,7 @@ def validate(log, metric, a, b, fold_case, json_out, read, where=None, derive=()
 @click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
               help="Monte Carlo draws of the omnibus test when it cannot be exact.")
 @seed_option
+@json_refusals
 @read_options
 def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, fold_case, json_out, read, where=None,
             derive=(), reference=None, group=(), scale=None, factor=(), n_resamples=10_000, seed=0):
@@ -246,70 +263,23 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, fold_c
       probestats analyze sample_logs/style_probe.csv --metric steps --a formal --b casual \\
           --noise sample_logs/style_noise.csv --json
     """
-    from probestats.analyses.paired import analyze as run
+    from probestats.analyses.dispatch import analyze as run
 
-    extra = dict(where=where, derive=derive, reference=reference, group=group, scale=scale, factor=factor,
-                 n_resamples=n_resamples, seed=seed)
-    if any(v for k, v in extra.items() if k not in ("n_resamples", "seed")) or (n_resamples, seed) != (10_000, 0):
-        result = _analysis_beyond_a_pair(log, metric, a, b, noise, by, alternative, alpha, correction, fold_case,
-                                         read, **extra)
-    else:
-        result = run(str(log), metric=metric, a=a, b=b, noise=str(noise) if noise else None, by=by,
-                     alternative=alternative, alpha=alpha, correction=correction, fold_case=fold_case,
-                     read_options=read)
+    result = run(str(log), metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, group=group,
+                 scale=scale, factor=factor, alternative=alternative, alpha=alpha, correction=correction,
+                 fold_case=fold_case, n_resamples=n_resamples, seed=seed, where=where, derive=derive,
+                 read_options=read)
     if json_out:
         emit_json(result)
     else:
         _print_any(result)
 
 
-def _analysis_beyond_a_pair(log, metric, a, b, noise, by, alternative, alpha, correction, fold_case, read, *,
-                            where, derive, reference, group, scale, factor, n_resamples, seed):
-    """analyze with SPEC §7 options: filters and derived columns first, then the analysis they ask for."""
-    from probestats.shape.derive import apply
-    from probestats.analyses.many import analyze_many, many_values
-    from probestats.analyses.paired import analyze as run
-
-    source = apply(str(log), where=where, derive=derive, metric=metric, **read)
-    common = dict(alternative=alternative, alpha=alpha, correction=correction, fold_case=fold_case)
-    if factor:
-        if a or b or group or reference:
-            raise OptionError("--factor compares the levels of two attributes; drop --a, --b, --group and --reference")
-        from probestats.analyses.factors import analyze_factors
-
-        return analyze_factors(source, metric=metric, factors=factor, **common)
-    if group or reference is not None:
-        if a or b:
-            raise OptionError("--group and --reference compare every value; drop --a and --b (or drop --group)")
-        return analyze_many(source, metric=metric, groups=group, reference=reference, by=by, noise=noise,
-                            n_resamples=n_resamples, seed=seed, **common)
-    noise = str(noise) if noise else None
-    if scale:
-        from probestats.analyses.evaluator import analyze_judge
-
-        # a judge's cells are split by criterion whatever else --by asks for (absent columns are ignored)
-        return analyze_judge(source, metric=metric, a=a, b=b, scale=scale, noise=noise,
-                             by=tuple(by) + (("criterion",) if "criterion" not in by else ()), **common)
-    if a is None and b is None and many_values(source, fold_case=fold_case) is not None:
-        return analyze_many(source, metric=metric, by=by, noise=noise, n_resamples=n_resamples, seed=seed, **common)
-    return run(source, metric=metric, a=a, b=b, noise=noise, by=by, **common)
-
-
 def _print_any(result) -> None:
     """Print whichever analysis analyze produced."""
-    kind = type(result).__name__
-    if kind == "ManyAnalysis":
-        from probestats.analyses.many import print_many
+    from probestats.present.terminal import render_terminal
 
-        print_many(result, console())
-    elif kind == "FactorAnalysis":
-        from probestats.analyses.factors import print_factors
-
-        print_factors(result, console())
-    else:
-        from probestats.present.terminal import print_analysis
-
-        print_analysis(result, console())
+    render_terminal(result, console())
 
 
 @cli.command()
@@ -418,6 +388,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, sect
               help="The metric's floor and ceiling (e.g. 1:5, 0:1, or 0: for a floor only); simulated runs stay "
                    "within it. Default: an end of the noise log where 5% of runs or more pile up.")
 @json_option("the plan")
+@json_refusals
 @read_options
 def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternative, alpha, target, sims, seed,
          plot, scale, json_out, read):
@@ -455,7 +426,7 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
     if json_out:
         emit_json(result)
     else:
-        click.echo(result.to_text())
+        _print_any(result)
 
 
 @cli.command()
@@ -479,6 +450,7 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
               help="Where scores come from (default: score, else label, else a parse of the response).")
 @click.option("--scale", metavar="LOW:HIGH", help="Declared numeric scale of scores or labels, e.g. 1:5.")
 @json_option()
+@json_refusals
 @read_options
 def framing(log, by, toward, targets, item, alpha, correction, interval, label_col, response_col, score_from,
             scale, json_out, read):
@@ -489,7 +461,7 @@ def framing(log, by, toward, targets, item, alpha, correction, interval, label_c
     Example:
       probestats framing sample_logs/framing_long.csv --targets sample_logs/framing_targets.csv
     """
-    from probestats.analyses.framing import analyze_framing, print_framing
+    from probestats.analyses.framing import analyze_framing
     from probestats.io.read import read_log
 
     result = analyze_framing(read_log(str(log), **read), by=list(by) or None, toward=toward,
@@ -499,7 +471,7 @@ def framing(log, by, toward, targets, item, alpha, correction, interval, label_c
     if json_out:
         emit_json(result)
     else:
-        print_framing(result, console())
+        _print_any(result)
 
 
 def _report_format(path: Path) -> str:
@@ -529,6 +501,7 @@ def _report_format(path: Path) -> str:
 @click.option("-o", "--output", type=click.Path(path_type=Path), metavar="FILE",
               help="Also write the Markdown report section to FILE (.md).")
 @json_option()
+@json_refusals
 @read_options
 def compare(before, after, metric, a, b, alternative, alpha, fold_case, output, json_out, read):
     """Compare a probe BEFORE and AFTER a mitigation: same items, values, seeds and metric, side by side.
@@ -539,7 +512,8 @@ def compare(before, after, metric, a, b, alternative, alpha, fold_case, output, 
     Example:
       probestats compare before.csv after.csv --metric steps --a formal --b casual
     """
-    from probestats.analyses.compare import compare_runs, print_comparison, render_compare
+    from probestats.analyses.compare import compare_runs
+    from probestats.present.compare_section import render_compare
 
     result = compare_runs(str(before), str(after), metric=metric, a=a, b=b, alternative=alternative, alpha=alpha,
                           fold_case=fold_case, read_options=read)
@@ -550,7 +524,7 @@ def compare(before, after, metric, a, b, alternative, alpha, fold_case, output, 
     if json_out:
         emit_json(result)
     else:
-        print_comparison(result, console())
+        _print_any(result)
     if output is not None:
         console(stderr=True).print(f"wrote {_escape(output)}")
 
@@ -561,7 +535,8 @@ def compare(before, after, metric, a, b, alternative, alpha, fold_case, output, 
 def main(argv=None) -> int:
     """Run the command line; return the exit code (``python -m probestats`` and the script call it)."""
     try:
-        rv = cli.main(args=argv, prog_name="probestats", standalone_mode=False)
+        with cli_spelling():  # library errors name flags, not Python parameters
+            rv = cli.main(args=argv, prog_name="probestats", standalone_mode=False)
         code = rv if isinstance(rv, int) else 0
     except click.exceptions.Exit as exc:
         code = exc.exit_code

@@ -9,6 +9,8 @@ reaches a user.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -108,3 +110,50 @@ def count_of(n, noun: str, plural: str | None = None) -> str:
     ('1 item', '8 items', '0 runs', '1 cell')
     """
     return f"{n} {noun if n == 1 else (plural or noun + 's')}"
+
+
+# ---------------------------------------------------------------------------- naming options
+
+#: How messages name an option: "python" (``correction='x'``) or "cli" (``--correction x``).
+_SPELLING = contextvars.ContextVar("probestats_option_spelling", default="python")
+#: Python parameters whose command-line flag is not ``--`` plus the name with ``-`` for ``_``.
+CLI_FLAGS = {"factors": "--factor", "groups": "--group", "output": "-o"}
+
+
+def opt(name: str, value=None) -> str:
+    """An option named as the caller spells it: a Python parameter, or a flag under :func:`cli_spelling`.
+
+    Library errors name ``opt("correction", "x")``; the library says ``correction='x'``,
+    the command line ``--correction x``.
+
+    Examples
+    --------
+    >>> opt("n_resamples", 0), opt("scale")
+    ('n_resamples=0', 'scale')
+    >>> with cli_spelling():
+    ...     opt("n_resamples", 0), opt("scale"), opt("factors")
+    ('--n-resamples 0', '--scale', '--factor')
+    """
+    if _SPELLING.get() == "cli":
+        flag = CLI_FLAGS.get(name, "--" + name.replace("_", "-"))
+        return flag if value is None else f"{flag} {value}"
+    return name if value is None else f"{name}={value!r}"
+
+
+@contextlib.contextmanager
+def cli_spelling():
+    """Within this block, :func:`opt` names command-line flags (the CLI runs every command in it)."""
+    token = _SPELLING.set("cli")
+    try:
+        yield
+    finally:
+        _SPELLING.reset(token)
+
+
+def either(python: str, cli: str) -> str:
+    """An example in the caller's spelling: Python code for the library, flags for the command line.
+
+    >>> either("factors=['style', 'name']", "--factor style --factor name")
+    "factors=['style', 'name']"
+    """
+    return cli if _SPELLING.get() == "cli" else python

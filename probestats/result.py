@@ -35,3 +35,34 @@ def jsonable(value):
         except (TypeError, ValueError):
             return str(value)
     return value
+
+
+#: Version of the JSON contract every command's top-level object follows (``schema_version``).
+#: Raised when a key changes meaning or is removed; adding a key keeps it.
+SCHEMA_VERSION = 1
+
+
+def document(result) -> dict:
+    """The top-level JSON object of a command: ``schema_version`` first, then the result's fields.
+
+    Examples
+    --------
+    >>> document({"ok": True, "p": float("nan")})
+    {'schema_version': 1, 'ok': True, 'p': None}
+    """
+    data = jsonable(result)
+    if not isinstance(data, dict):
+        raise TypeError(f"a command's JSON is an object, not {type(data).__name__}")
+    return {"schema_version": SCHEMA_VERSION, **{k: v for k, v in data.items() if k != "schema_version"}}
+
+
+def refusal(problems) -> dict:
+    """The JSON object of a refusal about the data: ``ok`` false and every coded problem.
+
+    Examples
+    --------
+    >>> from probestats.errors import Problem
+    >>> refusal([Problem("error", "not_comparable", "the seeds differ")])["problems"][0]["code"]
+    'not_comparable'
+    """
+    return {"schema_version": SCHEMA_VERSION, "ok": False, "problems": jsonable(list(problems))}

@@ -152,7 +152,8 @@ def test_analyze_json_equals_the_python_results_to_dict(capsys):
     code, out, _ = run(capsys, "analyze", SAMPLES / "style_probe.csv", "--metric", "steps", "--noise",
                        SAMPLES / "style_noise.csv", "--json")
     result = analyze(SAMPLES / "style_probe.csv", metric="steps", noise=SAMPLES / "style_noise.csv")
-    assert code == 0 and json.loads(out) == json.loads(json.dumps(result.to_dict(), allow_nan=False))
+    # the command's object is the result's to_dict() with the JSON contract's version in front
+    assert code == 0 and json.loads(out) == {"schema_version": 1, **json.loads(json.dumps(result.to_dict(), allow_nan=False))}
 
 
 def test_a_one_sided_minimum_detectable_gap_names_its_direction(capsys):
@@ -282,3 +283,53 @@ def test_one_item_is_counted_in_the_singular(capsys, tmp_path):
     code, _, _ = run(capsys, "report", path, "--metric", "steps", "-o", report)
     text = report.read_text(encoding="utf-8")
     assert code == 0 and "1 item" in text and "1 items" not in text
+
+
+# ------------------------------------------------------------------------- one JSON contract
+
+
+def test_every_json_output_carries_the_schema_version(tmp_path, capsys):
+    commands = [
+        ["validate", SAMPLES / "style_probe.csv", "--metric", "steps", "--json"],
+        ["analyze", SAMPLES / "style_probe.csv", "--metric", "steps", "--json"],
+        ["plan", "--noise", SAMPLES / "style_noise.csv", "--metric", "steps", "--items", "6", "--runs", "2",
+         "--sims", "50", "--json"],
+        ["framing", SAMPLES / "framing_long.csv", "--targets", SAMPLES / "framing_targets.csv", "--json"],
+        ["compare", SAMPLES / "style_probe.csv", SAMPLES / "style_probe.csv", "--metric", "steps", "--json"],
+    ]
+    for args in commands:
+        code, out, err = run(capsys, *args)
+        assert code == 0, (args, err)
+        data = json.loads(out)
+        assert next(iter(data)) == "schema_version" and data["schema_version"] == 1, args[0]
+    code, _, err = run(capsys, "report", SAMPLES / "style_probe.csv", "--metric", "steps", "-o", tmp_path / "r.json")
+    assert code == 0, err
+    assert json.loads((tmp_path / "r.json").read_text())["schema_version"] == 1
+
+
+def test_json_refusal_of_invalid_data_prints_the_coded_problems(capsys):
+    code, out, err = run(capsys, "analyze", BROKEN / "unmatched_item.csv", "--metric", "steps", "--json")
+    assert code == 1
+    assert err.count("\n") == 1 and err.startswith("Error: 1 validation error: ")
+    data = json.loads(out)
+    assert list(data) == ["schema_version", "ok", "problems"] and data["ok"] is False
+    assert "unmatched_item" in [p["code"] for p in data["problems"]]
+    assert all(set(p) == {"severity", "code", "message", "rows", "column"} for p in data["problems"])
+    # the same refusal without --json prints nothing on standard output
+    code, out, err2 = run(capsys, "analyze", BROKEN / "unmatched_item.csv", "--metric", "steps")
+    assert (code, out, err2) == (1, "", err)
+
+
+def test_json_refusal_of_an_unreadable_log(tmp_path, capsys):
+    code, out, err = run(capsys, "analyze", tmp_path / "missing.csv", "--metric", "steps", "--json")
+    assert code == 1 and err.startswith("Error: ")
+    data = json.loads(out)
+    assert data["ok"] is False and [p["code"] for p in data["problems"]] == ["unreadable_log"]
+    assert data["problems"][0]["message"] == err[len("Error: "):].rstrip("\n")
+
+
+def test_an_error_about_the_options_prints_no_json(capsys):
+    code, out, err = run(capsys, "analyze", SAMPLES / "style_probe.csv", "--metric", "steps", "--factor", "style",
+                         "--a", "formal", "--json")
+    assert (code, out) == (1, "")
+    assert err == "Error: --factor compares the levels of two attributes; drop --a, --b, --group and --reference\n"

@@ -5,7 +5,8 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from probestats.analyses.compare import NotComparableError, compare_runs, render_compare
+from probestats.analyses.compare import NotComparableError, compare_runs
+from probestats.present.compare_section import render_compare
 from probestats.stats.hypotests import sign_flip_test
 from tests.factories import make_log, write_log
 
@@ -134,3 +135,23 @@ def test_p_values_are_never_rounded_onto_alpha():
     text = render_compare(compare_runs(before, after, metric="steps", alpha=0.007812))
     assert "0.0078125" in text
     assert "p = 0.007812)" not in text and "| 0.007812 |" not in text
+
+
+def test_cli_compare_json_refusal_names_not_comparable(tmp_path, capsys):
+    import json
+
+    before, after = before_after()
+    pb = write_log(before, tmp_path / "before.csv")
+    reseeded = write_log(after.with_columns(pl.col("seed") + 100), tmp_path / "reseeded.csv")
+    code, out, err = run_cli(["compare", pb, reseeded, "--metric", "steps", "--json"], capsys)
+    assert code == 1
+    # one Error: line on standard error, the coded problems as JSON on standard output
+    assert err.count("\n") == 1 and err.startswith("Error: the logs are not comparable: seeds differ in items 0, 1, ")
+    data = json.loads(out)
+    assert list(data) == ["schema_version", "ok", "problems"]
+    assert data["schema_version"] == 1 and data["ok"] is False
+    assert [p["code"] for p in data["problems"]] == ["not_comparable"]
+    assert data["problems"][0]["message"].startswith("seeds differ in items 0, 1, 2, 3, 4, 5, 6, 7 (item 0 ")
+    # without --json, standard output stays empty
+    code, out, err = run_cli(["compare", pb, reseeded, "--metric", "steps"], capsys)
+    assert code == 1 and out == ""

@@ -79,12 +79,13 @@ def test_runs_note_arithmetic():
 
 def test_bad_factors():
     log = two_by_two(items=3)
-    with pytest.raises(OptionError, match=r"give exactly two factors \(got 1\)"):
+    # the library names its parameters; the command line says the same with flags (test_cli_factors)
+    with pytest.raises(OptionError, match=r"factors: give exactly two factors \(got 1\), for example \['style', 'name'\]"):
         analyze_factors(log, metric="steps", factors=["style"])
-    with pytest.raises(ColumnError, match="--factor tone: no such column; headers seen: item, style, name, seed, steps"):
+    with pytest.raises(ColumnError, match="factors='tone': no such column; headers seen: item, style, name, seed, steps"):
         analyze_factors(log, metric="steps", factors=["style", "tone"])
     three = pl.concat([log, log.filter(pl.col("name") == "Greg").with_columns(pl.lit("Jamal").alias("name"))])
-    with pytest.raises(OptionError, match="--factor name has 3 levels"):
+    with pytest.raises(OptionError, match="factors='name' has 3 levels"):
         analyze_factors(three, metric="steps", factors=["style", "name"])
 
 

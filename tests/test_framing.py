@@ -22,6 +22,7 @@ from probestats.analyses.framing import (
     normalize_framing,
     read_targets,
 )
+from probestats.present.framing_section import framing_sentences
 from tests.framing_factory import make_framing_log, to_wide
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
@@ -529,7 +530,7 @@ def hostile_log():
 
 
 def test_markdown_section_escapes_everything_from_the_log():
-    from probestats.analyses.framing import render_framing
+    from probestats.present.framing_section import render_framing
 
     r = analyze_framing(hostile_log(), targets={"t": ("A|B", "<b>")}, score_from="response")
     text = render_framing(r, format="md")
@@ -545,7 +546,7 @@ def test_markdown_section_escapes_everything_from_the_log():
 
 
 def test_html_section_escapes_everything_from_the_log():
-    from probestats.analyses.framing import render_framing
+    from probestats.present.framing_section import render_framing
 
     r = analyze_framing(hostile_log(), targets={"t": ("A|B", "<b>")}, score_from="response")
     html = render_framing(r, format="html")
@@ -554,7 +555,7 @@ def test_html_section_escapes_everything_from_the_log():
 
 
 def test_section_states_a_null_result_with_its_conditions_and_never_claims_no_bias():
-    from probestats.analyses.framing import render_framing
+    from probestats.present.framing_section import render_framing
 
     log = make_framing_log(models={"m": {"lean": 0.0, "acquiescence": 0.0}}, languages=("en", "es"),
                            claims=2, iterations=4, seed=3)
@@ -569,7 +570,7 @@ def test_section_states_a_null_result_with_its_conditions_and_never_claims_no_bi
 def test_sentence_names_a_protective_lean_with_both_agreements():
     log = make_framing_log(languages=("en", "es", "fr", "de", "zh", "ru"), claims=3, iterations=12, seed=11)
     r = analyze_framing(log, item=["claim", "language"], targets={"t": ("A", "B")})
-    (s,) = r.sentences()
+    (s,) = framing_sentences(r)
     c = r.cells[0]
     assert s.startswith("model m: leans toward A")
     assert f"rejects claims that assert B (mean agreement {c.agree_other:+.2f})" in s
@@ -632,7 +633,7 @@ def test_no_language_is_counted_as_agreeing_with_a_pooled_result_that_does_not_l
     r = analyze_framing(rows_from_scores(scores))
     c = r.cells[0]
     assert c.bias == 0 and c.n_languages == 3 and c.languages_agree is None
-    from probestats.analyses.framing import render_framing
+    from probestats.present.framing_section import render_framing
 
     for fmt in ("md", "html"):
         assert "languages lean the same way" not in render_framing(r, format=fmt)
@@ -643,7 +644,7 @@ def test_a_narrow_terminal_never_cuts_a_number_short():
 
     from rich.console import Console
 
-    from probestats.analyses.framing import print_framing
+    from probestats.present.terminal_framing import print_framing
 
     models = {"a-rather-long-model-name": {"lean": 0.8, "acquiescence": -0.4}}
     log = make_framing_log(models=models, topics=TWO_TOPICS, languages=("en", "es"), claims=2, iterations=3,
@@ -661,7 +662,7 @@ def test_sentences_tell_a_model_that_refused_from_one_that_balanced():
     log = make_framing_log(refusal_rate=0.4, languages=("en", "es", "fr"), claims=4, iterations=20, seed=8)
     r = analyze_framing(log, item=["claim", "language"], targets={"t": ("A", "B")})
     share = f"{100 * log['refusal'].mean():.0f}%"
-    (s,) = r.sentences()
+    (s,) = framing_sentences(r)
     assert f"{share} of its responses were abstentions" in s
     balanced = analyze_framing(rows_from_scores(HAND))
-    assert "abstentions" not in balanced.sentences()[0]
+    assert "abstentions" not in framing_sentences(balanced)[0]

@@ -428,6 +428,24 @@ def test_t_interval_equals_scipy():
     assert iv.confidence == 0.9 and "Student t" in iv.method
 
 
+def test_t_interval_by_hand_with_a_printed_critical_value():
+    # gaps 1..8: mean 4.5, sd sqrt(6) (sum of squares 42 over 7); t(0.975, 7) = 2.365 as printed in
+    # the NIST/SEMATECH e-Handbook of Statistical Methods, section 1.3.6.7.2 (three decimals)
+    iv = gap_interval([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], confidence=0.95)
+    half = 2.365 * math.sqrt(6.0) / math.sqrt(8.0)
+    assert iv.low == pytest.approx(4.5 - half, abs=5e-4) and iv.high == pytest.approx(4.5 + half, abs=5e-4)
+    # two gaps, 1 degree of freedom (Cauchy): t(0.975, 1) = 1 / tan(pi * 0.025); sd sqrt(2), sqrt(n) sqrt(2)
+    iv = gap_interval([0.0, 2.0], confidence=0.95)
+    assert iv.high - 1.0 == pytest.approx(1 / math.tan(math.pi * 0.025), rel=1e-12)
+    assert "1 degree of freedom" in iv.method
+    # the quantile is scipy's t quantile, to the last digit, over many degrees of freedom
+    for n in (2, 3, 7, 31, 1000, 10**6):
+        gaps = [0.0, 2.0] * (n // 2) + [1.0] * (n % 2)
+        iv = gap_interval(gaps, confidence=0.9)
+        sd = float(np.std(gaps, ddof=1))
+        assert iv.high - iv.low == pytest.approx(2 * stats.t.ppf(0.95, n - 1) * sd / math.sqrt(n), rel=1e-13)
+
+
 def test_sign_flip_interval_is_the_set_of_shifts_not_rejected():
     # Reference: scan shifts d on a fine grid with brute-force p-values; a shift is inside
     # the interval exactly when the brute-force two-sided p on gaps - d exceeds alpha.

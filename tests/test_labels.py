@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
 import pytest
 from hypothesis import given, settings
@@ -290,3 +292,21 @@ def test_declared_scale_maps_ends_to_the_extremes_and_is_monotone(lo, width, rev
     # equal steps: the map is linear
     steps = [b - a for a, b in zip(scores, scores[1:])]
     assert max(steps) - min(steps) < 1e-12
+
+
+def test_the_phrase_tables_are_a_data_file_shipped_in_the_package():
+    import json
+    import tomllib
+    from importlib import resources
+
+    from probestats.shape import labels
+
+    text = resources.files("probestats.shape").joinpath("likert_phrases.json").read_text(encoding="utf-8")
+    phrases = json.loads(text)["phrases"]
+    assert set(phrases) == {"2", "1", "0", "-1", "-2", "refusal"}
+    assert {str(k): v for k, v in labels._PHRASES.items()} == phrases
+    root = Path(__file__).resolve().parent.parent
+    data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "likert_phrases.json" in data["tool"]["setuptools"]["package-data"]["probestats.shape"]
+    # a phrase from the file is read: "totalmente de acuerdo" is strongly agree
+    assert parse_label("Totalmente de acuerdo.").score == 2

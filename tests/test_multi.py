@@ -224,9 +224,9 @@ def test_unmatched_items_and_bad_options():
         analyze_many(rows, metric="x")
     assert "items 2 have no 'C' runs" in str(exc.value)
     ok = [{"item": i, "variant": v, "x": float(i)} for i in range(3) for v in "ABC"]
-    with pytest.raises(OptionError, match="--reference Z: no such value"):
+    with pytest.raises(OptionError, match="reference='Z': no such value"):
         analyze_many(ok, metric="x", reference="Z")
-    with pytest.raises(OptionError, match="--group f: no value 'Q' in the log"):
+    with pytest.raises(OptionError, match="groups='f': no value 'Q' in the log"):
         analyze_many(ok, metric="x", groups=["f=A,Q", "m=B"])
     with pytest.raises(OptionError, match="is in both"):
         parse_groups(["f=A,B", "m=B,C"])

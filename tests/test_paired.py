@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from probestats import analyze, item_table, validate
 from probestats.errors import OptionError, ValidationError
-from probestats.analyses.paired import adjust, items_of
+from probestats.analyses.paired import items_of
+from probestats.stats.multitest import adjust
 from tests.factories import make_log
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
@@ -131,7 +132,7 @@ def test_alternatives_and_errors():
     two = analyze(frame, metric="steps").main.sign_flip.pvalue
     greater = analyze(frame, metric="steps", alternative="greater").main.sign_flip.pvalue
     assert greater <= two
-    with pytest.raises(OptionError, match="--alternative up: expected one of two-sided, greater, less"):
+    with pytest.raises(OptionError, match="alternative='up': expected one of two-sided, greater, less"):
         analyze(frame, metric="steps", alternative="up")
     with pytest.raises(ValidationError, match="1 validation error: no column for the metric 'nope'"):
         analyze(frame, metric="nope")

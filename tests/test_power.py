@@ -23,6 +23,7 @@ from scipy.stats import norm
 
 import probestats
 from probestats.errors import ColumnError, OptionError, ProbestatsError
+from probestats.present.plan_text import plan_text
 from probestats.stats.hypotests import sign_flip_test
 from probestats.analyses.plan import (
     NoiseModel,
@@ -236,7 +237,7 @@ def test_five_items_can_never_reach_significance():
     never = [p for p in d["problems"] if p["code"] == "never_significant"]
     assert len(never) == 1 and "could never reach significance" in never[0]["message"]
     assert "use at least 6 items" in never[0]["message"]
-    assert "never" in plan.to_text()
+    assert "never" in plan_text(plan)
     assert mdg_for_design(NoiseModel.stated(1.2), 5, 20, 20) is None
     assert math.isinf(power_sign_flip(items=5, runs=20, power=0.8, noise=1.2).gap)
     assert power_sign_flip(gap=1.0, items=5, runs=None, power=0.8, noise=1.2).runs is None
@@ -258,7 +259,7 @@ def test_plan_json_contract_and_assumed_heterogeneity():
     codes = {p["code"]: p for p in d["problems"]}
     assert codes["heterogeneity_assumed"]["severity"] == "warning"
     assert "upper bound" in codes["heterogeneity_assumed"]["message"]
-    assert "upper bound" in plan.to_text()
+    assert "upper bound" in plan_text(plan)
     assert plan.to_frame().height == 4
     no_gap = plan_probe(1.0, items=8, runs=5, sims=200).to_dict()
     assert no_gap["cells"][0]["power"] is None and no_gap["cells"][0]["mdg"] is not None
@@ -433,7 +434,7 @@ def test_cli_plan_json(capsys):
     assert {"heterogeneity_assumed", "never_significant"} <= {p["code"] for p in d["problems"]}
     # the library call gives the same object
     lib = plan_probe(str(SAMPLES / "style_noise.csv"), metric="steps", items=[5, 8], runs=[5, 20], gap=0.75, sims=200)
-    assert json.loads(json.dumps(lib.to_dict())) == d
+    assert {"schema_version": 1, **json.loads(json.dumps(lib.to_dict()))} == d
 
 
 def test_cli_plan_text_and_errors(capsys, tmp_path):

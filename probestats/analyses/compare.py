@@ -28,7 +28,7 @@ from probestats.errors import ColumnError, ProbestatsError
 from probestats.stats.hypotests import TestResult, sign_flip_test
 from probestats.errors import Problem
 
-__all__ = ["NotComparableError", "Comparison", "comparable_problems", "compare_runs", "render_compare"]
+__all__ = ["NotComparableError", "Comparison", "comparable_problems", "compare_runs"]
 
 
 class NotComparableError(ProbestatsError):
@@ -229,84 +229,3 @@ def compare_runs(before, after, *, metric: str, a: str | None = None, b: str | N
                    for p in r.problems)
     return Comparison(before=res_b, after=res_a, names=tuple(names), items=items, change_test=test, problems=tagged,
                       seeds_checked="seed" in cb.frame.columns and "seed" in ca.frame.columns)
-
-
-# --------------------------------------------------------------------------- the report section
-
-
-def _environment():
-    import jinja2
-
-    from probestats.present.report import template_root
-
-    from probestats.present.report import MdSafe as Safe, fmt_gap, fmt_num, fmt_p, md_escape
-
-    def finalize(value):
-        if isinstance(value, Safe):
-            return value
-        return "" if value is None else md_escape(value)
-
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(template_root())), autoescape=False,
-        undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-        finalize=finalize)
-    env.filters["md"] = lambda v: Safe(md_escape("" if v is None else v))
-    env.filters["fmt_p"] = lambda p, alpha=None: Safe(fmt_p(p, alpha))  # never rounded onto alpha
-    env.filters["fmt_num"] = lambda x: Safe(fmt_num(x))
-    env.filters["fmt_gap"] = lambda x: Safe(fmt_gap(x))
-    return env
-
-
-def render_compare(comparison: Comparison) -> str:
-    """The Markdown report section for a before/after comparison (``compare.md.j2``).
-
-    Everything taken from the logs (names, values, items) is escaped for Markdown.
-    """
-    data = comparison.to_dict()
-    before, after = comparison.before, comparison.after
-    ctx = {
-        "names": data["names"], "metric": data["metric"], "a": data["a"], "b": data["b"],
-        "before": {"n_items": before.main.n_items, "runs": before.main.runs_per_value(),
-                   "average_gap": before.main.average_gap, "p": before.main.sign_flip.pvalue,
-                   "method": before.main.sign_flip.method},
-        "after": {"n_items": after.main.n_items, "runs": after.main.runs_per_value(),
-                  "average_gap": after.main.average_gap, "p": after.main.sign_flip.pvalue,
-                  "method": after.main.sign_flip.method},
-        "change": data["change"], "alpha": before.alpha, "seeds_checked": comparison.seeds_checked,
-        "problems": data["problems"],
-    }
-    return _environment().get_template("compare.md.j2").render(**ctx)
-
-
-def print_comparison(comparison: Comparison, out) -> None:
-    """Print a :class:`Comparison` side by side (rich tables)."""
-    from probestats.present.terminal import escape
-    from rich.table import Table
-
-    from probestats.present.terminal import fmt_p
-
-    b, a = comparison.before.main, comparison.after.main
-    table = Table(title=f"{escape(b.metric)}: '{escape(b.a)}' − '{escape(b.b)}', before and after",
-                  title_justify="left")
-    for col, justify in (("run", "left"), ("items", "right"), ("runs per value", "right"),
-                         ("average gap", "right"), ("sign-flip p", "right")):
-        table.add_column(col, justify=justify)
-    for label, name, r in (("before", comparison.names[0], b), ("after", comparison.names[1], a)):
-        ra, rb = r.runs_per_value()
-        table.add_row(f"{label}: {escape(name)}", str(r.n_items), f"{ra} / {rb}", f"{r.average_gap:+.4g}",
-                      fmt_p(r.sign_flip.pvalue))
-    table.add_row("change (after − before)", str(comparison.items.height), "",
-                  f"{comparison.change_average_gap:+.4g}", fmt_p(comparison.change_test.pvalue), style="bold")
-    out.print(table)
-    items = Table(title="per item", title_justify="left")
-    for col in ("item", "gap before", "gap after", "change"):
-        items.add_column(col, justify="left" if col == "item" else "right")
-    for r in comparison.items.iter_rows(named=True):
-        items.add_row(escape(str(r["item"])), f"{r['gap_before']:+.4g}", f"{r['gap_after']:+.4g}",
-                      f"{r['change']:+.4g}")
-    out.print(items)
-    out.print(f"change tested with the sign-flip test on the per-item changes: {escape(comparison.change_test.method)}")
-    if comparison.problems:
-        from probestats.cli import print_problems
-
-        print_problems(comparison.problems)

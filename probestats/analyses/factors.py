@@ -30,13 +30,13 @@ from typing import Sequence
 import numpy as np
 import polars as pl
 
-from probestats.errors import ColumnError, OptionError
+from probestats.errors import ColumnError, OptionError, either, opt
 from probestats.stats.hypotests import TestResult, sign_flip_test
 from probestats.io.read import normalize_header, read_log
 from probestats.errors import Problem
 from probestats.errors import count_of
 
-__all__ = ["Effect", "FactorAnalysis", "analyze_factors", "runs_note", "print_factors"]
+__all__ = ["Effect", "FactorAnalysis", "analyze_factors", "runs_note"]
 
 
 def _num(x) -> float | None:
@@ -146,7 +146,7 @@ def _resolve(log, name: str) -> str:
         if normalize_header(c) == normalize_header(name):
             return c
     seen = ", ".join(h for h in log.headers)
-    raise ColumnError(f"--factor {name}: no such column; headers seen: {seen}")
+    raise ColumnError(f"{opt('factors', name)}: no such column; headers seen: {seen}")
 
 
 def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: str = "two-sided",
@@ -175,17 +175,18 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
     >>> result.effect("interaction").average, result.effect("interaction").sign_flip.pvalue
     (-1.0, 0.03125)
     """
-    from probestats.analyses.many import _adjust, _check_size, check_many, unit_means
+    from probestats.analyses.many import _check_size, check_many, unit_means
+    from probestats.stats.multitest import adjust
 
     factors = list(factors)
     if len(factors) != 2:
-        raise OptionError(f"--factor: give exactly two factors (got {len(factors)}), "
-                          "for example --factor style --factor name")
+        raise OptionError(f"{opt('factors')}: give exactly two factors (got {len(factors)}), "
+                          f"for example {either(repr(['style', 'name']), '--factor style --factor name')}")
     read = dict(read_options or {})
     log = read_log(log, **{"metric": metric, **read})
     c1, c2 = (_resolve(log, f) for f in factors)
     if c1 == c2:
-        raise OptionError(f"--factor {factors[0]} and --factor {factors[1]} are the same column; give two attributes")
+        raise OptionError(f"{opt('factors', factors[0])} and {opt('factors', factors[1])} are the same column; give two attributes")
     lazy = log.lazy.with_columns(pl.col(c1).cast(pl.String).str.strip_chars().alias("_f1"),
                                  pl.col(c2).cast(pl.String).str.strip_chars().alias("_f2"))
     lazy = lazy.with_columns(pl.concat_str([pl.col("_f1"), pl.col("_f2")], separator=" × ").alias("variant"))
@@ -196,8 +197,8 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
     for col, name in (("_f1", factors[0]), ("_f2", factors[1])):
         found = frame[col].drop_nulls().unique(maintain_order=True).to_list()
         if len(found) != 2:
-            raise OptionError(f"--factor {name} has {len(found)} levels ({', '.join(map(str, found[:8]))}); "
-                              "a two-attribute analysis needs two levels each: keep two with --where")
+            raise OptionError(f"{opt('factors', name)} has {len(found)} levels ({', '.join(map(str, found[:8]))}); "
+                              f"a two-attribute analysis needs two levels each: keep two with {opt('where')}")
         levels.append(tuple(found))
     (l1a, l1b), (l2a, l2b) = levels
     cells = [f"{x} × {y}" for x in (l1a, l1b) for y in (l2a, l2b)]
@@ -222,34 +223,9 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
     ]
     effects = [Effect(name, desc, float(np.mean(g)), sign_flip_test(g, alternative=alternative),
                       tuple(float(x) for x in g)) for name, desc, g in spec]
-    adjusted = _adjust([e.sign_flip.pvalue for e in effects], correction)
+    adjusted = adjust([e.sign_flip.pvalue for e in effects], correction)
     effects = tuple(replace(e, p_adjusted=p) for e, p in zip(effects, adjusted))
     runs = int(means["runs"].median()) if means.height else 0
     return FactorAnalysis(metric=metric, factors=(f1, f2), levels=(levels[0], levels[1]), effects=effects,
                           items=wide.with_columns(pl.col("item").cast(pl.String)), runs_per_cell=runs,
                           note=runs_note(runs), correction=correction, alpha=alpha, problems=problems)
-
-
-def print_factors(result: FactorAnalysis, out) -> None:
-    """Print a :class:`FactorAnalysis` for people."""
-    from probestats.present.terminal import escape
-    from rich.table import Table
-
-    from probestats.present.terminal import fmt_p
-
-    table = Table(title=f"{escape(result.metric)}: {escape(result.factors[0])} × {escape(result.factors[1])}, "
-                        + count_of(result.n_items, 'item'), title_justify="left")
-    for col, justify in (("effect", "left"), ("gap", "left"), ("average", "right"), ("sign-flip p", "right"),
-                         (f"p ({escape(result.correction)})", "right")):
-        table.add_column(col, justify=justify)
-    for e in result.effects:
-        table.add_row(escape(e.name), escape(e.description), f"{e.average:+.4g}", fmt_p(e.sign_flip.pvalue),
-                      fmt_p(e.p_adjusted))
-    out.print(table)
-    out.print(f"tests: exact sign-flip across items ({escape(result.effects[0].sign_flip.method)}); "
-              f"p corrected across the {len(result.effects)} effects ({escape(result.correction)})")
-    out.print(f"design: {escape(result.note)}")
-    if result.problems:
-        from probestats.cli import print_problems
-
-        print_problems(result.problems)

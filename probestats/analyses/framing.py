@@ -47,6 +47,7 @@ import numpy as np
 import polars as pl
 
 from probestats.errors import ColumnError, OptionError, ProbestatsError, ValidationError
+from probestats.stats.multitest import adjust
 from probestats.stats.hypotests import gap_interval, min_attainable_p, sign_flip_test
 from probestats.result import jsonable
 from probestats.shape.labels import parse_labels, parse_scale, score_name
@@ -64,9 +65,7 @@ __all__ = [
     "label_audit",
     "melt_wide",
     "normalize_framing",
-    "print_framing",
     "read_targets",
-    "render_framing",
 ]
 
 AFFIRMATIVE = "affirmative"
@@ -81,7 +80,7 @@ FRAMING_ALIASES = {
 }
 _FRAMING_LOOKUP = {alias: canonical for canonical, aliases in FRAMING_ALIASES.items() for alias in aliases}
 
-CORRECTIONS = {"holm": "holm", "bh": "fdr_bh", "none": None}
+CORRECTIONS = ("holm", "bh", "none")  # across cells (see probestats.stats.multitest)
 SCORE_SOURCES = ("score", "label", "response")
 _UNNAMED = {AFFIRMATIVE: "the affirmative claim", REVERSE: "the reverse claim"}
 _MAX_LISTED = 20  # examples listed for unparsed text and disagreements
@@ -261,114 +260,6 @@ class FramingResult(_Record):
             a, b = self.targets[str(topic)].values()
             return b if a == ref else a
         return others.pop() if len(others) == 1 else None
-
-    def sentences(self) -> list[str]:
-        """One plain sentence per cell: the lean, its size, test and pattern, with its conditions.
-
-        A cell without a detected lean is described as such, never as free of bias.
-
-        >>> print(analyze_framing(_demo_rows()).sentences()[0])  # doctest: +NORMALIZE_WHITESPACE
-        model m: no lean was detected at alpha 0.05: bias +1.00 toward the affirmative claim
-        (95% CI [+1.00, +1.00], adjusted p = 0.25, exact sign-flip test across 3 items,
-        6 responses; with 3 items no p below 0.25 was possible). This does not show that
-        the model has no preference.
-        """
-        from probestats.present.report import fmt_p
-
-        out = []
-        for c in self.cells:
-            name = self.cell_name(c)
-            ref = c.reference or "the reference target"
-            other = self.other_target(c) or "the other target"
-            unit = (f"across {count_of(c.n_items, 'item')}" if c.test_unit == "items"
-                    else f"across the runs of its one item, so it speaks for that one prompt only")
-            ci = ""
-            if c.bias_ci and c.bias_ci.get("low") is not None:
-                ci = (f"{100 * self.confidence:g}% CI [{c.bias_ci['low']:+.2f}, {c.bias_ci['high']:+.2f}], ")
-            stat = (f"bias {c.bias:+.2f} toward {ref} ({ci}adjusted p = {fmt_p(c.bias_p_adjusted, self.alpha)}, "
-                    f"exact sign-flip test {unit}, {c.n} responses")
-            # abstentions score 0 and pull the lean toward zero: say how many, so that a model that
-            # balanced and a model that refused are told apart
-            abstained = (f" {100 * c.abstain_rate:.0f}% of its responses were abstentions (refusals, scored 0), "
-                         "which pull the lean toward zero." if c.abstain_rate else "")
-            if c.pattern == "none":
-                floor = ""
-                if c.test_unit == "items" and c.min_attainable_p is not None and c.min_attainable_p > self.alpha:
-                    floor = f"; with {count_of(c.n_items, 'item')} no p below {c.min_attainable_p:.3g} was possible"
-                out.append(f"{name}: no lean was detected at alpha {self.alpha:g}: {stat}{floor}).{abstained} "
-                           "This does not show that the model has no preference.")
-                continue
-            favored, disfavored = (ref, other) if c.bias > 0 else (other, ref)
-            sentence = f"{name}: leans toward {favored}: {stat})."
-            agree_f, agree_d = ((c.agree_reference, c.agree_other) if c.bias > 0
-                                else (c.agree_other, c.agree_reference))
-            acq = (f"acquiescence {c.acquiescence:+.2f}, adjusted p = "
-                   f"{fmt_p(c.acquiescence_p_adjusted, self.alpha)}")
-            if c.pattern in ("protective", "assertive") and agree_f is not None and agree_d is not None:
-                if c.pattern == "protective":
-                    sentence += (f" Protective: it rejects claims that assert {disfavored} (mean agreement "
-                                 f"{agree_d:+.2f}) more strongly than it endorses claims that assert {favored} "
-                                 f"({agree_f:+.2f}); {acq}.")
-                else:
-                    sentence += (f" Assertive: it endorses claims that assert {favored} (mean agreement "
-                                 f"{agree_f:+.2f}) more strongly than it rejects claims that assert {disfavored} "
-                                 f"({agree_d:+.2f}); {acq}.")
-            else:
-                sentence += f" Symmetric: no asymmetry between the framings was detected ({acq})."
-            out.append(sentence + abstained)
-        return out
-
-    def rich_table(self):
-        """A rich Table of the cells, for the command line."""
-        from rich import box
-        from rich.table import Table
-
-        ref = self.reference if isinstance(self.reference, str) else "each topic's reference"
-        table = Table(title=f"Lean toward {_esc_rich(ref)} (p adjusted: {self.correction})",
-                      box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-        for name in self.by:  # names wrap, so a narrow terminal never cuts a number short
-            longest = max([len(name)] + [len(str(c.by.get(name))) for c in self.cells])
-            table.add_column(name, overflow="fold", min_width=min(longest, 8))
-        table.add_column("n (items)", justify="right", no_wrap=True)
-        table.add_column("bias", justify="right", no_wrap=True)
-        table.add_column(f"{100 * self.confidence:g}% CI", justify="right", no_wrap=True, min_width=14)
-        for name in ("p", "acq.", "p", "pattern", "neut/abst"):
-            table.add_column(name, justify="right", no_wrap=True)
-        for c in self.cells:
-            table.add_row(
-                *[_esc_rich(c.by.get(k)) for k in self.by],
-                f"{c.n} ({c.n_items})", _f(c.bias), _ci(c.bias_ci), _p(c.bias_p_adjusted),
-                _f(c.acquiescence), _p(c.acquiescence_p_adjusted), c.pattern,
-                f"{_pct(c.neutral_rate)}/{_pct(c.abstain_rate)}",
-            )
-        return table
-
-
-def _esc_rich(value) -> str:
-    from probestats.present.terminal import escape
-
-    return escape("" if value is None else str(value))
-
-
-def _f(x, digits=2):
-    return "–" if x is None else f"{x:+.{digits}f}"
-
-
-def _p(p):
-    if p is None:
-        return "–"
-    return f"{p:.3g}" if p >= 0.001 else f"{p:.1e}"
-
-
-def _pct(x):
-    return "–" if x is None else f"{100 * x:.0f}%"
-
-
-def _ci(ci):
-    if not ci or ci.get("low") is None or ci.get("high") is None:
-        return "–"
-    return f"[{ci['low']:+.2f}, {ci['high']:+.2f}]"
-
 
 # --------------------------------------------------------------------------- loading
 
@@ -630,22 +521,6 @@ def _summaries(sub: pl.DataFrame) -> dict:
         "neutral_rate": (sub["_kind"] == "neutral").sum() / n if n else None,
         "abstain_rate": (sub["_kind"] == "refusal").sum() / n if n else None,
     }
-
-
-def _adjust(pvalues: list, method: str | None) -> list:
-    if method is None:
-        return list(pvalues)
-    from statsmodels.stats.multitest import multipletests
-
-    idx = [i for i, p in enumerate(pvalues) if p is not None]
-    out = [None] * len(pvalues)
-    if len(idx) == 1:  # one test: every correction leaves it as it is
-        out[idx[0]] = pvalues[idx[0]]
-    elif idx:
-        adjusted = multipletests([pvalues[i] for i in idx], method=method)[1]
-        for i, p in zip(idx, adjusted):
-            out[i] = float(min(1.0, p))
-    return out
 
 
 def _pattern(bias_p_adj, acq_p_adj, acquiescence, alpha) -> str:
@@ -1026,9 +901,8 @@ def analyze_framing(
                 f"{where} has {count_of(n_items, 'item')}; the smallest attainable sign-flip p is "
                 f"{min_attainable_p(n_items):.3g} > alpha {alpha}, so no lean could be detected (add items)"))
 
-    method = CORRECTIONS[correction]
-    b_adj = _adjust([c["bias_p"] for c in raw_cells], method)
-    a_adj = _adjust([c["acquiescence_p"] for c in raw_cells], method)
+    b_adj = adjust([c["bias_p"] for c in raw_cells], correction)
+    a_adj = adjust([c["acquiescence_p"] for c in raw_cells], correction)
     cells = []
     for c, bp, ap in zip(raw_cells, b_adj, a_adj):
         c["bias_p_adjusted"], c["acquiescence_p_adjusted"] = bp, ap
@@ -1173,99 +1047,3 @@ def _demo_rows() -> list[dict]:
         for framing, score in (("affirmative", 1), ("reverse", -1)):
             rows.append({"model": "m", "topic": "t", "language": lang, "framing": framing, "score": score})
     return rows
-
-
-def print_framing(result: FramingResult, out) -> None:
-    """Print a framing result on a rich console: the cells, languages, wrappers, audit, problems."""
-    from probestats.present.terminal import escape
-
-    from rich.measure import Measurement
-
-    table = result.rich_table()
-    # never narrower than the table's numbers need: a long line beats a number cut short
-    need = Measurement.get(out, out.options.update_width(10_000), table).minimum
-    width = out.width
-    if need > width:
-        out.width = need
-    try:
-        out.print(table)
-    finally:
-        out.width = width
-    ref = result.reference if isinstance(result.reference, str) else ", ".join(
-        f"{t or '(all)'}: {r}" for t, r in result.reference.items())
-    out.print(f"Reference target: {escape(str(ref))}. Bias = mean aligned score (+ leans toward it); "
-              "acquiescence = mean raw score. "
-              f"Tests: exact sign-flip across matched items ({', '.join(result.item_columns) or 'one item'}); "
-              f"p adjusted with {result.correction} across cells; pattern at alpha {result.alpha}.")
-    for c in result.cells:
-        where = ", ".join(f"{k}={v}" for k, v in c.by.items()) or "the log"
-        if c.n_languages and c.languages_agree is not None:
-            out.print(f"  {escape(where)}: {c.languages_agree} of {c.n_languages} languages lean the same way "
-                      "as the pooled result")
-        spreads = [f"{w} means differ by up to {getattr(c, w + '_spread'):.2f}"
-                   for w in ("prefix", "suffix") if getattr(c, w + "_spread") is not None]
-        if spreads:
-            out.print(f"  {escape(where)}: wrappers: {'; '.join(spreads)} (aligned scale)")
-        if c.single_item:
-            out.print(f"  {escape(where)}: one item only: the result speaks for that one prompt only")
-    a = result.label_audit
-    if a is not None and a.compared:
-        out.print(f"Label audit: the judge ({escape(a.label_column)}) and a parse of {escape(a.response_column)} "
-                  f"agree on {100 * a.agreement:.1f}% of {a.compared} responses both could score.")
-        for d in a.disagreements[:5]:
-            out.print(f"  {d['count']}x judge {escape(repr(d['label']))} vs parsed {escape(str(d['parsed']))}: "
-                      f"{escape(repr(d['response'])[:80])}")
-    if result.unparsed.get("count"):
-        out.print(f"Unparsed: {result.unparsed['count']} responses state no option; they are left out "
-                  "(listed with --json).")
-    if result.problems:
-        out.print(f"{len(result.problems)} problem(s)")
-        for p in result.problems:
-            out.print(f"  {p.severity:<8} {p.code:<20} {escape(p.message)}")
-
-
-def render_framing(result: FramingResult, *, format: str = "md", images: Mapping | None = None) -> str:
-    """Render the framing report section alone (Markdown or HTML), from the shipped templates.
-
-    Everything taken from the log is escaped: the HTML template autoescapes, and every
-    value printed in Markdown passes through :func:`probestats.report.md_escape`.
-
-    Parameters
-    ----------
-    result : FramingResult
-    format : {"md", "html"}
-    images : mapping, optional
-        ``{"framing_heatmap": {"src", "alt", "caption"}, ...}`` for figures to show.
-
-    Examples
-    --------
-    >>> text = render_framing(analyze_framing(_demo_rows()))
-    >>> text.splitlines()[0]
-    '## Dual framing'
-    """
-    import jinja2
-    from importlib import resources
-
-    from probestats.present.report import fmt_gap, fmt_num, fmt_p, md_escape
-
-    if format not in ("md", "html"):
-        raise OptionError(f"unknown format '{format}' for the framing section; use md or html")
-    from probestats.present.report import template_root
-
-    source = template_root().joinpath(f"framing.{format}.j2").read_text(
-        encoding="utf-8")
-    common = {"undefined": jinja2.StrictUndefined, "trim_blocks": True, "lstrip_blocks": True,
-              "keep_trailing_newline": True}
-    if format == "html":
-        env = jinja2.Environment(autoescape=True, **common)
-    else:
-        from probestats.present.report import MdSafe
-
-        env = jinja2.Environment(
-            autoescape=False, **common,
-            finalize=lambda v: v if isinstance(v, MdSafe) else ("" if v is None else md_escape(v)))
-    env.filters["fmt_p"] = lambda p, alpha=None: fmt_p(p, result.alpha if alpha is None else alpha)
-    env.filters["fmt_num"] = fmt_num
-    env.filters["fmt_gap"] = fmt_gap
-    env.filters["pct"] = lambda x: "n/a" if x is None else f"{100 * x:.0f}%"
-    return env.from_string(source).render(framing=result, images=dict(images or {}), alpha=result.alpha)

@@ -41,8 +41,9 @@ from typing import Mapping, Sequence
 import numpy as np
 import polars as pl
 
-from probestats.errors import OptionError, ValidationError
+from probestats.errors import OptionError, ValidationError, either, opt
 from probestats.stats.hypotests import TestResult, sign_flip_test
+from probestats.stats.multitest import adjust
 from probestats.io.read import ROW, Log, format_rows, read_log
 from probestats.errors import Problem, has_errors
 from probestats.stats.selection import ImpactRatio, impact_ratios, is_selection
@@ -62,7 +63,6 @@ __all__ = [
     "omnibus_statistic",
     "omnibus_test",
     "analyze_many",
-    "print_many",
 ]
 
 #: Largest number of distinct arrangements the omnibus test enumerates.
@@ -266,6 +266,9 @@ class ManyAnalysis:
 # --------------------------------------------------------------------------- options
 
 
+_GROUP_EXAMPLE = "groups=['female=Emily,Lakisha']"
+
+
 def parse_groups(specs: Sequence[str] | Mapping[str, Sequence[str]] | None) -> dict[str, tuple[str, ...]]:
     """Read ``--group NAME=value1,value2`` options into ``{group: (values...)}``.
 
@@ -276,7 +279,7 @@ def parse_groups(specs: Sequence[str] | Mapping[str, Sequence[str]] | None) -> d
     >>> parse_groups(["female"])
     Traceback (most recent call last):
     ...
-    probestats.errors.OptionError: --group female: expected GROUP=value,value, for example --group female=Emily,Lakisha
+    probestats.errors.OptionError: groups='female': expected GROUP=value,value, for example groups=['female=Emily,Lakisha']
     """
     if not specs:
         return {}
@@ -286,19 +289,20 @@ def parse_groups(specs: Sequence[str] | Mapping[str, Sequence[str]] | None) -> d
         items = []
         for spec in specs:
             if "=" not in spec:
-                raise OptionError(f"--group {spec}: expected GROUP=value,value, for example --group female=Emily,Lakisha")
+                raise OptionError(f"{opt('groups', spec)}: expected GROUP=value,value, for example "
+                                  + either(_GROUP_EXAMPLE, "--group female=Emily,Lakisha"))
             name, rest = spec.split("=", 1)
             items.append((name.strip(), [v.strip() for v in rest.split(",") if v.strip()]))
     out: dict[str, tuple[str, ...]] = {}
     owner: dict[str, str] = {}
     for name, values in items:
         if not name or not values:
-            raise OptionError(f"--group {name}={','.join(values)}: give a group name and at least one value")
+            raise OptionError(f"{opt('groups', name + '=' + ','.join(values))}: give a group name and at least one value")
         if name in out:
-            raise OptionError(f"--group {name}: the group is given twice; list all its values in one --group")
+            raise OptionError(f"{opt('groups', name)}: the group is given twice; list all its values in one {either('entry', '--group')}")
         for v in values:
             if v in owner:
-                raise OptionError(f"--group: '{v}' is in both '{owner[v]}' and '{name}'; put each value in one group")
+                raise OptionError(f"{opt('groups')}: '{v}' is in both '{owner[v]}' and '{name}'; put each value in one group")
             owner[v] = name
         out[name] = tuple(values)
     return out
@@ -389,7 +393,7 @@ def check_many(
         for g, names in groups.items():
             missing = [n for n in names if n not in values]
             if missing:
-                raise OptionError(f"--group {g}: no value {', '.join(repr(m) for m in missing)} in the log; "
+                raise OptionError(f"{opt('groups', g)}: no value {', '.join(repr(m) for m in missing)} in the log; "
                                   f"values seen: {seen}")
         owner = {n: g for g, names in groups.items() for n in names}
         loose = [v for v in values if v not in owner]
@@ -598,20 +602,6 @@ def omnibus_test(matrix, *, n_resamples: int = 10_000, seed: int | None = 0, max
 # --------------------------------------------------------------------------- the analysis
 
 
-def _adjust(pvalues, method: str) -> list[float]:
-    """Corrected p-values (statsmodels' multipletests), never below the raw p nor rounded to zero."""
-    from probestats.analyses.paired import adjust
-
-    adjust([], method)  # checks the method's name
-    pvalues = [float(p) for p in pvalues]
-    if method == "none" or len(pvalues) <= 1:
-        return pvalues
-    from statsmodels.stats.multitest import multipletests
-
-    sm = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}[method]
-    return [min(1.0, max(float(a), p)) for a, p in zip(multipletests(pvalues, method=sm)[1], pvalues)]
-
-
 def _check_size(matrix: np.ndarray, items, metric: str) -> None:
     """Refuse item means so large that their gaps, sums or squares overflow (such as 1e308 and -1e308).
 
@@ -636,7 +626,7 @@ def _result(means: pl.DataFrame, metric: str, units, members, reference, *, sele
                    for j, u in enumerate(units))
     pairs = list(itertools.combinations(range(len(units)), 2))
     tests = {(i, j): sign_flip_test(matrix[:, i] - matrix[:, j], alternative=alternative) for i, j in pairs}
-    adjusted = _adjust([tests[p].pvalue for p in pairs], correction)
+    adjusted = adjust([tests[p].pvalue for p in pairs], correction)
     adj = dict(zip(pairs, adjusted))
     pairwise = tuple(PairGap(units[i], units[j], float(np.mean(matrix[:, i] - matrix[:, j])), tests[(i, j)], adj[(i, j)])
                      for i, j in pairs)
@@ -708,14 +698,14 @@ def analyze_many(
     >>> result.main.omnibus.pvalue == 1 / 81   # items 1-4 each put their 1 under A, as item 0 does: 1 of 3**4
     True
     """
-    from probestats.analyses.paired import ALTERNATIVES, adjust
+    from probestats.analyses.paired import ALTERNATIVES
 
     if noise is not None:
-        raise OptionError("--noise compares two values; give --a and --b to analyze a pair with its noise log")
+        raise OptionError(f"{opt('noise')} compares two values; give {opt('a')} and {opt('b')} to analyze a pair with its noise log")
     if alternative not in ALTERNATIVES:
-        raise OptionError(f"--alternative {alternative}: expected one of {', '.join(ALTERNATIVES)}")
+        raise OptionError(f"{opt('alternative', alternative)}: expected one of {', '.join(ALTERNATIVES)}")
     if not 0 < alpha < 1:
-        raise OptionError(f"--alpha {alpha}: must be between 0 and 1, for example 0.05")
+        raise OptionError(f"{opt('alpha', alpha)}: must be between 0 and 1, for example 0.05")
     adjust([], correction)
     by = list(by)
     frame, units, members, problems = check_many(log, metric=metric, by=by, groups=groups, fold_case=fold_case,
@@ -723,7 +713,7 @@ def analyze_many(
     if reference is None:
         reference = units[0]
     elif reference not in units:
-        raise OptionError(f"--reference {reference}: no such value; values: {', '.join(repr(u) for u in units)}")
+        raise OptionError(f"{opt('reference', reference)}: no such value; values: {', '.join(repr(u) for u in units)}")
     selection = is_selection(frame[metric])
     kw = dict(selection=selection, alternative=alternative, correction=correction, n_resamples=n_resamples, seed=seed)
     main = _result(unit_means(frame, metric), metric, units, members, reference, **kw)
@@ -735,68 +725,7 @@ def analyze_many(
             results.append(_result(sub, metric, units, members, reference,
                                    by={k: v if isinstance(v, (str, int, float, bool)) or v is None else str(v)
                                        for k, v in key.items()}, **kw))
-        adjusted = _adjust([g.omnibus.pvalue for g in results], correction)
+        adjusted = adjust([g.omnibus.pvalue for g in results], correction)
         results = [replace(g, omnibus_p_adjusted=p) for g, p in zip(results, adjusted)]
     return ManyAnalysis(main=main, groups=tuple(results), problems=tuple(problems), alpha=alpha,
                         correction=correction, frame=frame)
-
-
-# --------------------------------------------------------------------------- terminal output
-
-
-def print_many(analysis: ManyAnalysis, out) -> None:
-    """Print a :class:`ManyAnalysis` for people (rich tables)."""
-    from probestats.present.terminal import escape
-    from rich.table import Table
-
-    from probestats.present.terminal import fmt_num, fmt_p
-
-    def one(res: ManyResult, title: str) -> None:
-        table = Table(title=title, title_justify="left")
-        table.add_column("value")
-        table.add_column("mean over items", justify="right")
-        table.add_column(f"gap vs '{escape(res.reference)}'", justify="right")
-        table.add_column("sign-flip p", justify="right")
-        table.add_column(f"p ({escape(res.correction)})", justify="right")
-        if res.impact_ratios is not None:
-            table.add_column("impact ratio", justify="right")
-        gaps = {g.a: g for g in res.gaps}
-        ratios = {r.value: r for r in res.impact_ratios or ()}
-        for v in res.values:
-            g = gaps.get(v.value)
-            label = escape(v.value) + (f" ({escape(', '.join(v.names))})" if v.names else "")
-            row = [label, fmt_num(v.mean),
-                   "reference" if g is None else f"{g.average_gap:+.4g}",
-                   "" if g is None else fmt_p(g.sign_flip.pvalue), "" if g is None else fmt_p(g.p_adjusted)]
-            if res.impact_ratios is not None:
-                r = ratios[v.value]
-                row.append(fmt_num(r.ratio) + (" *" if r.below_four_fifths else ""))
-            table.add_row(*row)
-        out.print(table)
-        o = res.omnibus
-        out.print(f"omnibus test that the value makes no difference ({count_of(res.n_items, 'item')}, {len(res.values)} values): "
-                  f"p = {fmt_p(o.pvalue)}"
-                  + (f", adjusted {fmt_p(res.omnibus_p_adjusted)}" if res.omnibus_p_adjusted is not None else "")
-                  + f"; method: {escape(o.method)}")
-        if res.impact_ratios is not None:
-            from probestats.stats.selection import NOTE
-
-            out.print(f"* {escape(NOTE)}")
-        shown = sorted(res.pairwise, key=lambda g: g.sign_flip.pvalue)[:5]
-        out.print("smallest pairwise p (sign-flip on item gaps, " + escape(res.correction) + " across "
-                  f"{len(res.pairwise)} pairs): " + "; ".join(
-                      f"'{escape(g.a)}' − '{escape(g.b)}' {g.average_gap:+.4g}, p = {fmt_p(g.sign_flip.pvalue)}, "
-                      f"adjusted {fmt_p(g.p_adjusted)}" for g in shown))
-
-    one(analysis.main, f"{escape(analysis.metric)} by value")
-    for g in analysis.groups:
-        one(g, ", ".join(f"{escape(str(k))} = {escape(str(v))}" for k, v in g.by.items()))
-    if analysis.groups:
-        out.print(f"omnibus p-values adjusted across {len(analysis.groups)} groups ({escape(analysis.correction)})")
-    verdict = ("the values differ by more than chance" if analysis.detected
-               else "no difference between the values larger than chance detected (this does not show that there is none)")
-    out.print(f"at alpha {analysis.alpha:g}: {verdict}")
-    if analysis.problems:
-        from probestats.cli import print_problems
-
-        print_problems(analysis.problems)

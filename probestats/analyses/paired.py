@@ -13,7 +13,8 @@ from typing import Sequence
 
 import polars as pl
 
-from probestats.errors import ProbestatsError, ValidationError
+from probestats.errors import OptionError, ProbestatsError, ValidationError, opt
+from probestats.stats.multitest import adjust
 from probestats.stats.hypotests import Interval, TestResult, gap_interval, min_attainable_p, sign_flip_test, sign_test
 from probestats.errors import Problem
 from probestats.checks.schema import FIRST, Checked, cell_mean, decimal_places, require_ok, validate
@@ -280,32 +281,7 @@ class Analysis:
                 f"average_gap={m.average_gap:.6g}, p={m.sign_flip.pvalue:.6g})")
 
 
-def adjust(pvalues: Sequence[float], method: str = "holm") -> list[float]:
-    """Correct p-values for multiple comparisons (statsmodels' multipletests).
-
-    Examples
-    --------
-    >>> [round(p, 12) for p in adjust([0.01, 0.04, 0.03], "holm")]
-    [0.03, 0.06, 0.06]
-    >>> adjust([1e-20, 0.5], "holm")  # tiny p-values are kept, never rounded to zero
-    [2e-20, 0.5]
-    >>> adjust([0.01, 0.04], "none")
-    [0.01, 0.04]
-    """
-    if method not in CORRECTIONS:
-        from probestats.errors import OptionError
-
-        raise OptionError(f"--correction {method}: expected one of {', '.join(CORRECTIONS)}")
-    pvalues = [float(p) for p in pvalues]
-    if method == "none" or len(pvalues) <= 1:
-        return pvalues
-    from statsmodels.stats.multitest import multipletests
-
-    sm = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}[method]
-    return [min(1.0, float(p)) for p in multipletests(pvalues, method=sm)[1]]
-
-
-def analyze(
+def analyze_pair(
     log,
     *,
     metric: str,
@@ -360,13 +336,9 @@ def analyze(
     (1.0, 0.0078125)
     """
     if alternative not in ALTERNATIVES:
-        from probestats.errors import OptionError
-
-        raise OptionError(f"--alternative {alternative}: expected one of {', '.join(ALTERNATIVES)}")
+        raise OptionError(f"{opt('alternative', alternative)}: expected one of {', '.join(ALTERNATIVES)}")
     if not 0 < alpha < 1:
-        from probestats.errors import OptionError
-
-        raise OptionError(f"--alpha {alpha}: must be between 0 and 1, for example 0.05")
+        raise OptionError(f"{opt('alpha', alpha)}: must be between 0 and 1, for example 0.05")
     if correction not in CORRECTIONS:
         adjust([], correction)
     by = list(by)
@@ -454,3 +426,8 @@ def _jsonable(v):
 
 def _tag_noise(p: Problem) -> Problem:
     return replace(p, message=f"noise log: {p.message}")
+
+
+#: The paired analysis under its former name (``probestats.analyze`` now dispatches; see
+#: :func:`probestats.analyses.dispatch.analyze`).
+analyze = analyze_pair

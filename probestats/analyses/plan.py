@@ -1426,58 +1426,9 @@ class Plan:
                                     "mdg_approx": pl.Float64, "min_attainable_p": pl.Float64,
                                     "gap_realized": pl.Float64, "mdg_realized": pl.Float64})
 
-    def to_text(self) -> str:
-        """A plain-text table with the assumptions spelled out."""
-        n = self.noise
-        lines = [f"sigma per run: {n.sigma_run:.4g} {n.metric} "
-                 + (f"(pooled within {n.n_cells} cells of {n.source}, df {n.df})" if n.df is not None
-                    else "(stated)")]
-        if self.tau_source == "pilot":
-            lines.append(f"heterogeneity tau: {self.tau:.4g} (from the pilot, method of moments)")
-        elif self.heterogeneity_stated:
-            lines.append(f"heterogeneity tau: {self.tau:.4g} (stated assumption)")
-        else:
-            lines.append("heterogeneity tau: 0 (assumed, not measured): power is then an upper bound")
-        lines.append(f"test: exact sign-flip, {self.alternative}, alpha {self.alpha:g}; target power "
-                     f"{self.target_power:g}; {self.sims} simulated probes per design (seed {self.seed})")
-        bounded = n.bounded
-        if bounded:
-            lines.append(f"bounds: runs kept within {_fmt_scale(n.floor, n.ceiling)} ({n.scale_source}); a gap "
-                         "shifts each item's mean of value a and stops at the bound ('reached': the average "
-                         "shift the items really make)")
-        head = ["items", "runs"]
-        if self.gap is not None:
-            head += [f"power at gap {self.gap:g}", "+/- se", "t approx"] + (["reached"] if bounded else [])
-        head += ["MDG"] + (["reached"] if bounded else []) + ["MDG t approx", "min p"]
-        rows = []
-        for c in self.cells:
-            row = [str(c.items), str(c.runs)]
-            if self.gap is not None:
-                row += [f"{c.power:.3f}", f"{c.power_se:.3f}", _fmt(c.power_approx, ".3f")]
-                row += [_fmt(c.gap_realized, ".3g")] if bounded else []
-            row += ["never" if math.isinf(c.mdg) else f"{c.mdg:.3g}"]
-            row += [_fmt(c.mdg_realized, ".3g")] if bounded else []
-            row += [_fmt(c.mdg_approx, ".3g"), f"{c.min_attainable_p:.3g}"]
-            rows.append(row)
-        widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
-        lines.append("")
-        lines.append("  ".join(h.rjust(w) for h, w in zip(head, widths)))
-        lines.extend("  ".join(v.rjust(w) for v, w in zip(r, widths)) for r in rows)
-        if self.problems:
-            lines.append("")
-            lines.extend(f"{p.severity}: {p.message}" for p in self.problems)
-        return "\n".join(lines)
-
     @property
     def heterogeneity_stated(self) -> bool:
         return not any(p.code == "heterogeneity_assumed" for p in self.problems)
-
-    def __str__(self) -> str:
-        return self.to_text()
-
-
-def _fmt(x, spec):
-    return "-" if x is None or not math.isfinite(x) else format(x, spec)
 
 
 def _int_list(values, name) -> list[int]:

@@ -44,8 +44,11 @@ from probestats import __version__
 from probestats.shape.design import Design
 from probestats.errors import OptionError
 from probestats.present.output import write_whole
-from probestats.present.terminal import fmt_num as _fmt_num
-from probestats.present.terminal import fmt_p as _fmt_p
+from probestats.result import SCHEMA_VERSION
+from probestats.present.fmt import MdSafe, fmt_gap, fmt_num, fmt_p, md_escape
+from probestats.present.fmt import md_finalize as _md_finalize
+from probestats.present.framing_section import framing_sentences
+from probestats.present.templates import Todo, environment, template_root
 from probestats.errors import count_of
 
 __all__ = ["SECTIONS", "FORMATS", "render_report", "report_context", "fmt_p", "fmt_num", "fmt_gap",
@@ -63,40 +66,6 @@ SETTING_LIMIT = 160  # characters of a held-fixed setting's value shown
 # ---------------------------------------------------------------------------- formatting
 
 
-def fmt_p(p: float | None, alpha: float | None = None) -> str:
-    """A p-value with enough digits that rounding never moves it across (or onto) alpha.
-
-    Examples
-    --------
-    >>> fmt_p(0.0234375), fmt_p(0.0502, 0.05), fmt_p(0.049996, 0.05), fmt_p(0.05, 0.05)
-    ('0.02344', '0.0502', '0.049996', '0.05')
-    >>> fmt_p(0.0500001, 0.05)
-    '0.0500001'
-    """
-    return _fmt_p(p, alpha)
-
-
-def fmt_num(x: float | None, digits: int = 4) -> str:
-    """A number with a few significant digits (``n/a`` for missing).
-
-    >>> fmt_num(0.6375), fmt_num(None), fmt_num(4.05)
-    ('0.6375', 'n/a', '4.05')
-    """
-    return _fmt_num(None if x is None else float(x), digits)
-
-
-def fmt_gap(x: float | None, digits: int = 4) -> str:
-    """A gap with its sign.
-
-    >>> fmt_gap(0.6375), fmt_gap(-0.25), fmt_gap(0.0), fmt_gap(None)
-    ('+0.6375', '-0.25', '0', 'n/a')
-    """
-    if x is None or x != x:
-        return "n/a"
-    x = float(x)
-    return "0" if x == 0 else f"{x:+.{digits}g}"
-
-
 def _fmt_pair(x: float, y: float, fmt=fmt_num) -> tuple[str, str]:
     """Format two numbers with enough digits that different numbers never look equal."""
     for digits in range(4, 17):
@@ -106,137 +75,11 @@ def _fmt_pair(x: float, y: float, fmt=fmt_num) -> tuple[str, str]:
     return sx, sy
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~$])")  # $ too: some viewers render $...$ as math
-
-
-def md_escape(text) -> str:
-    r"""Escape text for Markdown: punctuation that starts markup gets a backslash, newlines become spaces.
-
-    Safe inside table cells (``|`` is escaped, no line break survives).
-
-    Examples
-    --------
-    >>> md_escape("<script>alert(1)</script>")
-    '\\<script\\>alert(1)\\</script\\>'
-    >>> md_escape("a|b\nc")
-    'a\\|b c'
-    >>> md_escape("**bold** _it_ [x](y) `code` # h")
-    '\\*\\*bold\\*\\* \\_it\\_ \\[x\\](y) \\`code\\` \\# h'
-    >>> md_escape("costs $5 and $x^2$")
-    'costs \\$5 and \\$x^2\\$'
-    >>> md_escape("see http://example.com or www.example.com")
-    'see http:\\/\\/example.com or www\\.example.com'
-    """
-    text = re.sub(r"[\r\n\u2028\u2029\x85\x0b\x0c]+", " ", str(text))
-    text = _MD_SPECIAL.sub(r"\\\1", text)
-    # keep Markdown viewers from turning logged addresses into links (renders the same)
-    return re.sub(r"(?i)://", r":\\/\\/", re.sub(r"(?i)\b(www)\.", r"\1\\.", text))
-
-
-class MdSafe(str):
-    """Markdown that is already escaped (printed as is by the Markdown templates)."""
-
-
-class Todo(str):
-    """A visible placeholder asking the reader for what the log cannot say."""
-
-    def __new__(cls, what: str):
-        return super().__new__(cls, f"[to fill in: {what}]")
-
-
-def _md_finalize(value):
-    if isinstance(value, MdSafe):
-        return value
-    if value is None:
-        return ""
-    return md_escape(value)
-
-
-def _md_filter(value) -> MdSafe:
-    return value if isinstance(value, MdSafe) else MdSafe(md_escape("" if value is None else value))
-
-
-def _md_code(value) -> MdSafe:
-    """A Markdown code span that holds any text (the fence is longer than any backtick run)."""
-    text = " ".join(str(value).split())
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return MdSafe(f"{fence}{pad}{text.replace('|', chr(92) + '|')}{pad}{fence}")
-
-
-def _md_fill(value) -> MdSafe:
-    """Text, a list of texts, or a bold placeholder, escaped for Markdown."""
-    if isinstance(value, Todo):
-        return MdSafe(f"**{md_escape(value)}**")
-    if isinstance(value, (list, tuple)):
-        return MdSafe("; ".join(md_escape(v) for v in value))
-    return MdSafe(md_escape(value))
-
-
-def _html_fill(value) -> Markup:
-    if isinstance(value, Todo):
-        return Markup('<mark class="todo">{}</mark>').format(str(value))
-    if isinstance(value, (list, tuple)):
-        return Markup("; ").join(escape(v) for v in value)
-    return escape(value)
-
-
-@jinja2.pass_context
-def _fmt_p_filter(ctx, p, alpha=None):
-    return fmt_p(p, ctx.get("alpha") if alpha is None else alpha)
-
-
 # ---------------------------------------------------------------------------- templates
 
 
-def _package_template(name: str):
-    if any(part in ("", "..") for part in name.split("/")) or "\\" in name:
-        return None
-    node = template_root().joinpath(*name.split("/"))
-    if not node.is_file():
-        return None
-    source = node.read_text(encoding="utf-8")
-    return source, None, lambda: True
-
-
-def template_root():
-    """The folder of the shipped templates: ``report_templates/`` at the top of a source tree (also
-    what an editable install uses), else the copy installed inside the package by the wheel."""
-    source_tree = Path(__file__).resolve().parents[2] / "report_templates"
-    if (source_tree / "report.md.j2").is_file():
-        return source_tree
-    return resources.files("probestats").joinpath("report_templates")
-
-
-def _loader(templates) -> jinja2.BaseLoader:
-    loaders: list[jinja2.BaseLoader] = []
-    if templates is not None:
-        folder = Path(templates)
-        if not folder.is_dir():
-            raise OptionError(f"--templates {folder}: not a folder; give the folder that holds your .j2 templates")
-        loaders.append(jinja2.FileSystemLoader(str(folder)))
-    loaders.append(jinja2.FunctionLoader(_package_template))
-    return jinja2.ChoiceLoader(loaders)
-
-
 def _environment(fmt: str, templates) -> jinja2.Environment:
-    common = {"loader": _loader(templates), "undefined": jinja2.StrictUndefined,
-              "trim_blocks": True, "lstrip_blocks": True, "keep_trailing_newline": True}
-    if fmt == "html":
-        env = jinja2.Environment(autoescape=True, **common)
-        env.filters["fill"] = _html_fill
-    else:
-        env = jinja2.Environment(autoescape=False, finalize=_md_finalize, **common)
-        env.filters["md"] = _md_filter
-        env.filters["code"] = _md_code
-        env.filters["fill"] = _md_fill
-    env.filters["fmt_p"] = _fmt_p_filter
-    env.filters["fmt_num"] = fmt_num
-    env.filters["fmt_gap"] = fmt_gap
-    env.filters["pct"] = lambda x: "n/a" if x is None else f"{100 * x:.0f}%"
-    env.tests["todo"] = lambda v: isinstance(v, Todo)
-    return env
+    return environment(fmt, templates)
 
 
 # ---------------------------------------------------------------------------- context
@@ -676,14 +519,15 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
         "design": design_ctx, "table": table_ctx, "tests": tests_ctx, "noise": noise_ctx,
         "power": power_ctx, "finding": finding_ctx, "limits": limits,
         "framing": framing,
+        "framing_sentences": framing_sentences(framing) if framing is not None else [],
         "placeholders": _placeholders(design_ctx, limits),
     }
     ctx["sentences"] = {
         "summary": [summary], "design": design_sentences, "table": table_sentences, "tests": tests_sentences,
         "noise": noise_sentences, "power": power_sentences, "finding": finding, "limits": limits_sentences,
     }
-    if framing is not None and callable(getattr(framing, "sentences", None)):
-        ctx["sentences"]["framing"] = [str(s) for s in framing.sentences()]
+    if framing is not None:
+        ctx["sentences"]["framing"] = list(ctx["framing_sentences"])
     return ctx
 
 
@@ -812,7 +656,7 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
     names = _sections(sections, framing)
     ctx = report_context(analysis, design, framing=framing)
     if format == "json":
-        out = analysis.to_dict()
+        out = {"schema_version": SCHEMA_VERSION, **analysis.to_dict()}
         out["report"] = {
             "title": ctx["title"], "sections": names,
             "sentences": {k: v for k, v in ctx["sentences"].items() if k in names},

@@ -1,68 +1,87 @@
-"""Readable terminal output (rich tables) for the command line; no statistics here."""
+"""Readable terminal output (rich tables) for the command line; no statistics here.
+
+:func:`render_terminal` prints any result of :func:`probestats.analyze` (and of the other
+commands) on a rich console: it dispatches on the result's type.
+"""
 
 from __future__ import annotations
-from probestats.errors import count_of
 
-import math
+import functools
+import os
 
 from rich.console import Console
-from rich.markup import escape as _rich_escape
 from rich.table import Table
 
+from probestats.analyses.compare import Comparison
+from probestats.analyses.factors import FactorAnalysis
+from probestats.analyses.framing import FramingResult
+from probestats.analyses.many import ManyAnalysis, ManyResult
+from probestats.analyses.paired import Analysis
+from probestats.analyses.plan import Plan
+from probestats.checks.schema import Checked
+from probestats.errors import count_of
+from probestats.present.fmt import escape, fmt_num, fmt_p
 
-def escape(text) -> str:
-    r"""Text from a log made safe to print with rich: a ``[`` that would open a tag is escaped.
-
-    rich's own ``escape`` also doubles a single backslash at the end, in case a tag follows it;
-    no tag follows a logged value here, and the doubled backslash would show.
-
-    >>> escape("[bold]x") == "\\[bold]x", escape("C:\\temp\\") == "C:\\temp\\"
-    (True, True)
-    """
-    text = str(text)
-    escaped = _rich_escape(text)
-    if text.endswith("\\") and not text.endswith("\\\\"):
-        return escaped[:-1]  # the backslash rich added
-    return escaped
+__all__ = ["render_terminal", "make_console", "print_problems", "print_analysis", "print_many", "print_factors",
+           "print_comparison", "print_checked", "escape", "fmt_p", "fmt_num", "item_rich_table"]
 
 
-def fmt_p(p: float | None, alpha: float | None = None) -> str:
-    """A p-value for people: four significant digits, never rounded to zero, and, given
-    ``alpha``, enough digits that rounding never moves it across (or onto) alpha.
+def make_console(stderr: bool = False) -> Console:
+    """A console for the command's output (standard output, or standard error for notes)."""
+    out = Console(stderr=stderr, highlight=False, soft_wrap=True)
+    if not out.is_terminal and "COLUMNS" not in os.environ:
+        out.width = 120  # piped or captured: no terminal to fit, so do not squeeze tables to 80 columns
+    return out
+
+
+@functools.singledispatch
+def render_terminal(result, out: Console, **options) -> None:
+    """Print ``result`` on ``out`` as people read it; the printer is chosen by the result's type.
 
     Examples
     --------
-    >>> fmt_p(0.0234375), fmt_p(1.0), fmt_p(3.2e-12)
-    ('0.02344', '1', '3.2e-12')
-    >>> fmt_p(0.0502, 0.05), fmt_p(0.049996, 0.05), fmt_p(0.05, 0.05), fmt_p(0.0500001, 0.05)
-    ('0.0502', '0.049996', '0.05', '0.0500001')
+    >>> import io
+    >>> from probestats import analyze
+    >>> rows = [{"item": i, "variant": v, "seed": s, "steps": 4 + (v == "formal")}
+    ...         for i in range(3) for v in ("formal", "casual") for s in range(2)]
+    >>> buf = io.StringIO()
+    >>> render_terminal(analyze(rows, metric="steps"), Console(file=buf, width=100))
+    >>> "average gap +1 over 3 items" in buf.getvalue()
+    True
     """
-    if p is None:
-        return "n/a"
-    if p == 0:
-        return "0"
-    text = f"{p:.2g}" if p < 1e-4 else f"{p:.4g}"
-    if alpha is None or not math.isfinite(p):
-        return text
-    digits = 4
-    while digits < 17:
-        shown = float(text)
-        if (shown < alpha) == (p < alpha) and (shown == alpha) == (p == alpha):
-            return text
-        digits += 1
-        text = f"{p:.{digits}g}"
-    return repr(float(p))
+    raise TypeError(f"no terminal printer for {type(result).__name__}")
 
 
-def fmt_num(x: float | None, digits: int = 4) -> str:
-    """A number with a few significant digits (``n/a`` for missing).
+def print_problems(problems, source: str | None = None, out: Console | None = None) -> None:
+    """Problems grouped by severity, errors first."""
+    out = out or make_console()
+    problems = list(problems)
+    if not problems:
+        return
+    word = "problem" if len(problems) == 1 else "problems"
+    out.print(f"{len(problems)} {word}" + (f" in {escape(source)}" if source else ""))
+    for severity in ("error", "warning"):
+        for p in problems:
+            if p.severity == severity:
+                style = "red" if severity == "error" else "yellow"
+                out.print(f"  [{style}]{severity:<8}[/{style}] {p.code:<21} {escape(p.message)}")
 
-    >>> fmt_num(0.6375), fmt_num(None), fmt_num(-0.25, 2)
-    ('0.6375', 'n/a', '-0.25')
+
+@render_terminal.register
+def print_checked(checked: Checked, out: Console, *, chosen: bool = False, metric_given: bool = True) -> None:
+    """What validation found: the columns, the compared values, every problem, ok or not.
+
+    ``chosen``: the compared values were named by the user (not the first two in the log).
     """
-    if x is None or x != x:
-        return "n/a"
-    return f"{x:.{digits}g}"
+    mapping = ", ".join(f"{k} = '{escape(v)}'" for k, v in checked.log.columns.items())
+    out.print(f"{escape(checked.log.source)}: {checked.n_rows} rows; columns: {mapping or '(none recognized)'}")
+    if checked.a is not None and checked.b is not None:
+        out.print(f"compared values: '{escape(checked.a)}' and '{escape(checked.b)}'"
+                  + ("" if chosen else " (the first two in the log; choose with --a/--b)"))
+    if not metric_given:
+        out.print("no --metric given: the metric checks were skipped")
+    print_problems(checked.problems, checked.log.source, out)
+    out.print("ok: no errors" if checked.ok else "not ok: fix the errors above")
 
 
 def item_rich_table(result, title: str | None = None) -> Table:
@@ -98,8 +117,9 @@ def _tests_lines(result, alpha: float) -> list[str]:
     return lines
 
 
-def print_analysis(analysis, out: Console) -> None:
-    """Print an :class:`~probestats.paired.Analysis` as people read it."""
+@render_terminal.register
+def print_analysis(analysis: Analysis, out: Console) -> None:
+    """Print an :class:`~probestats.analyses.paired.Analysis` (also a judge's) as people read it."""
     main = analysis.main
     out.print(item_rich_table(main, title=f"{escape(main.metric)}: '{escape(main.a)}' vs '{escape(main.b)}'"))
     for line in _tests_lines(main, analysis.alpha):
@@ -132,6 +152,118 @@ def print_analysis(analysis, out: Console) -> None:
         verdict += ", but no larger than the same-versus-same gap"
     out.print(f"at alpha {analysis.alpha:g}: {verdict}")
     if analysis.problems:
-        from probestats.cli import print_problems
+        print_problems(analysis.problems, out=out)
 
-        print_problems(analysis.problems)
+
+@render_terminal.register
+def print_many(analysis: ManyAnalysis, out: Console) -> None:
+    """Print a :class:`~probestats.analyses.many.ManyAnalysis` for people (rich tables)."""
+
+    def one(res: ManyResult, title: str) -> None:
+        table = Table(title=title, title_justify="left")
+        table.add_column("value")
+        table.add_column("mean over items", justify="right")
+        table.add_column(f"gap vs '{escape(res.reference)}'", justify="right")
+        table.add_column("sign-flip p", justify="right")
+        table.add_column(f"p ({escape(res.correction)})", justify="right")
+        if res.impact_ratios is not None:
+            table.add_column("impact ratio", justify="right")
+        gaps = {g.a: g for g in res.gaps}
+        ratios = {r.value: r for r in res.impact_ratios or ()}
+        for v in res.values:
+            g = gaps.get(v.value)
+            label = escape(v.value) + (f" ({escape(', '.join(v.names))})" if v.names else "")
+            row = [label, fmt_num(v.mean),
+                   "reference" if g is None else f"{g.average_gap:+.4g}",
+                   "" if g is None else fmt_p(g.sign_flip.pvalue), "" if g is None else fmt_p(g.p_adjusted)]
+            if res.impact_ratios is not None:
+                r = ratios[v.value]
+                row.append(fmt_num(r.ratio) + (" *" if r.below_four_fifths else ""))
+            table.add_row(*row)
+        out.print(table)
+        o = res.omnibus
+        out.print(f"omnibus test that the value makes no difference ({count_of(res.n_items, 'item')}, {len(res.values)} values): "
+                  f"p = {fmt_p(o.pvalue)}"
+                  + (f", adjusted {fmt_p(res.omnibus_p_adjusted)}" if res.omnibus_p_adjusted is not None else "")
+                  + f"; method: {escape(o.method)}")
+        if res.impact_ratios is not None:
+            from probestats.stats.selection import NOTE
+
+            out.print(f"* {escape(NOTE)}")
+        shown = sorted(res.pairwise, key=lambda g: g.sign_flip.pvalue)[:5]
+        out.print("smallest pairwise p (sign-flip on item gaps, " + escape(res.correction) + " across "
+                  f"{len(res.pairwise)} pairs): " + "; ".join(
+                      f"'{escape(g.a)}' − '{escape(g.b)}' {g.average_gap:+.4g}, p = {fmt_p(g.sign_flip.pvalue)}, "
+                      f"adjusted {fmt_p(g.p_adjusted)}" for g in shown))
+
+    one(analysis.main, f"{escape(analysis.metric)} by value")
+    for g in analysis.groups:
+        one(g, ", ".join(f"{escape(str(k))} = {escape(str(v))}" for k, v in g.by.items()))
+    if analysis.groups:
+        out.print(f"omnibus p-values adjusted across {len(analysis.groups)} groups ({escape(analysis.correction)})")
+    verdict = ("the values differ by more than chance" if analysis.detected
+               else "no difference between the values larger than chance detected (this does not show that there is none)")
+    out.print(f"at alpha {analysis.alpha:g}: {verdict}")
+    if analysis.problems:
+        print_problems(analysis.problems, out=out)
+
+
+@render_terminal.register
+def print_factors(result: FactorAnalysis, out: Console) -> None:
+    """Print a :class:`~probestats.analyses.factors.FactorAnalysis` for people."""
+    table = Table(title=f"{escape(result.metric)}: {escape(result.factors[0])} × {escape(result.factors[1])}, "
+                        + count_of(result.n_items, 'item'), title_justify="left")
+    for col, justify in (("effect", "left"), ("gap", "left"), ("average", "right"), ("sign-flip p", "right"),
+                         (f"p ({escape(result.correction)})", "right")):
+        table.add_column(col, justify=justify)
+    for e in result.effects:
+        table.add_row(escape(e.name), escape(e.description), f"{e.average:+.4g}", fmt_p(e.sign_flip.pvalue),
+                      fmt_p(e.p_adjusted))
+    out.print(table)
+    out.print(f"tests: exact sign-flip across items ({escape(result.effects[0].sign_flip.method)}); "
+              f"p corrected across the {len(result.effects)} effects ({escape(result.correction)})")
+    out.print(f"design: {escape(result.note)}")
+    if result.problems:
+        print_problems(result.problems, out=out)
+
+
+@render_terminal.register
+def print_comparison(comparison: Comparison, out: Console) -> None:
+    """Print a :class:`~probestats.analyses.compare.Comparison` side by side (rich tables)."""
+    b, a = comparison.before.main, comparison.after.main
+    table = Table(title=f"{escape(b.metric)}: '{escape(b.a)}' − '{escape(b.b)}', before and after",
+                  title_justify="left")
+    for col, justify in (("run", "left"), ("items", "right"), ("runs per value", "right"),
+                         ("average gap", "right"), ("sign-flip p", "right")):
+        table.add_column(col, justify=justify)
+    for label, name, r in (("before", comparison.names[0], b), ("after", comparison.names[1], a)):
+        ra, rb = r.runs_per_value()
+        table.add_row(f"{label}: {escape(name)}", str(r.n_items), f"{ra} / {rb}", f"{r.average_gap:+.4g}",
+                      fmt_p(r.sign_flip.pvalue))
+    table.add_row("change (after − before)", str(comparison.items.height), "",
+                  f"{comparison.change_average_gap:+.4g}", fmt_p(comparison.change_test.pvalue), style="bold")
+    out.print(table)
+    items = Table(title="per item", title_justify="left")
+    for col in ("item", "gap before", "gap after", "change"):
+        items.add_column(col, justify="left" if col == "item" else "right")
+    for r in comparison.items.iter_rows(named=True):
+        items.add_row(escape(str(r["item"])), f"{r['gap_before']:+.4g}", f"{r['gap_after']:+.4g}",
+                      f"{r['change']:+.4g}")
+    out.print(items)
+    out.print(f"change tested with the sign-flip test on the per-item changes: {escape(comparison.change_test.method)}")
+    if comparison.problems:
+        print_problems(comparison.problems, out=out)
+
+
+@render_terminal.register
+def _print_plan(plan: Plan, out: Console) -> None:
+    from probestats.present.plan_text import plan_text
+
+    out.out(plan_text(plan), highlight=False)
+
+
+@render_terminal.register
+def _print_framing(result: FramingResult, out: Console) -> None:
+    from probestats.present.terminal_framing import print_framing
+
+    print_framing(result, out)

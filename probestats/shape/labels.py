@@ -36,6 +36,8 @@ ParsedLabel(score=-2, kind='agreement', matched='strongly disagree')
 
 from __future__ import annotations
 
+import functools
+import json
 import math
 import re
 import unicodedata
@@ -102,194 +104,21 @@ def score_name(score) -> str | None:
 
 
 # ---------------------------------------------------------------------------
-# Phrase tables. Keys: 2, 1, 0 (neutral), -1, -2 and "refusal". Written as people
-# write them; folded at import time exactly as incoming text is folded.
+# Phrase tables, in likert_phrases.json: written as people write them; folded at import
+# time exactly as incoming text is folded.
 
-_PHRASES: dict[object, list[str]] = {
-    2: [
-        # English
-        "strongly agree", "totally agree", "completely agree", "fully agree", "absolutely agree",
-        "entirely agree", "agree strongly", "agree completely", "couldn't agree more",
-        "could not agree more", "can't agree more", "cannot agree more", "can not agree more", "no podría estar más de acuerdo", "no puedo estar más de acuerdo", "strongly agreed", "strong agreement",
-        # Spanish
-        "totalmente de acuerdo", "muy de acuerdo", "completamente de acuerdo", "fuertemente de acuerdo",
-        "absolutamente de acuerdo",
-        # French
-        "tout à fait d'accord", "fortement d'accord", "entièrement d'accord", "totalement d'accord",
-        "complètement d'accord", "absolument d'accord",
-        # German
-        "stimme voll und ganz zu", "stimme voll zu", "stimme völlig zu", "stimme vollkommen zu",
-        "stimme absolut zu", "stimme stark zu", "stimme sehr zu", "stimme ganz zu", "starke zustimmung",
-        "volle zustimmung", "voll und ganz einverstanden", "völlig einverstanden",
-        # Portuguese
-        "concordo totalmente", "concordo plenamente", "concordo fortemente", "concordo completamente",
-        "concordo inteiramente", "totalmente de acordo", "plenamente de acordo",
-        # Italian
-        "fortemente d'accordo", "completamente d'accordo", "totalmente d'accordo", "pienamente d'accordo",
-        "molto d'accordo", "assolutamente d'accordo", "del tutto d'accordo",
-        # Chinese (simplified and traditional)
-        "非常同意", "强烈同意", "強烈同意", "完全同意", "十分同意", "非常赞同", "非常贊同", "完全赞同",
-        "完全贊同", "强烈赞成", "強烈贊成",
-        # Japanese
-        "強く同意", "とても同意", "非常に同意", "完全に同意", "全く同意",
-        "まったく同意", "強く賛成", "強くそう思う", "とてもそう思う",
-        # Korean
-        "매우 동의", "강력히 동의", "전적으로 동의", "적극 동의", "강하게 동의", "매우 그렇다",
-        # Arabic
-        "أوافق بشدة", "موافق بشدة", "أوافق تماماً", "موافق تماماً", "أوافق بقوة", "موافق جداً",
-        # Hindi
-        "पूरी तरह सहमत", "पूरी तरह से सहमत", "पूर्णतः सहमत", "पूर्ण रूप से सहमत", "दृढ़ता से सहमत",
-        "बिल्कुल सहमत", "दृढ़ रूप से सहमत",
-        # Russian
-        "полностью согласен", "полностью согласна", "полностью согласны", "совершенно согласен",
-        "совершенно согласна", "абсолютно согласен", "абсолютно согласна", "целиком согласен",
-        "целиком согласна", "полностью согласен(а)",
-    ],
-    1: [
-        "agree", "i agree", "agreed", "somewhat agree", "mostly agree", "tend to agree", "slightly agree",
-        "partially agree", "partly agree",
-        "de acuerdo", "algo de acuerdo", "bastante de acuerdo", "parcialmente de acuerdo", "coincido",
-        "concuerdo",
-        "d'accord", "plutôt d'accord", "assez d'accord", "partiellement d'accord",
-        "stimme zu", "stimme eher zu", "stimme teilweise zu", "einverstanden", "zustimmung",
-        "concordo", "de acordo", "concordo parcialmente", "estou de acordo",
-        "d'accordo", "abbastanza d'accordo", "parzialmente d'accordo",
-        "同意", "赞同", "贊同", "比较同意", "比較同意", "基本同意", "有点同意", "有點同意", "赞成", "贊成",
-        "賛成", "そう思う", "ややそう思う", "やや同意",
-        "どちらかといえば同意", "どちらかと言えば同意", "どちらかといえばそう思う", "どちらかと言えばそう思う",
-        "동의", "찬성", "대체로 동의", "다소 동의", "약간 동의", "그렇다",
-        "أوافق", "موافق", "أتفق", "موافقة",
-        "सहमत", "आंशिक रूप से सहमत", "कुछ हद तक सहमत",
-        "согласен", "согласна", "согласны", "скорее согласен", "скорее согласна", "согласие",
-        "частично согласен", "частично согласна", "соглашусь", "согласен(а)",
-    ],
-    0: [
-        "neutral", "neither agree nor disagree", "neither agree or disagree", "undecided", "no opinion",
-        "ni de acuerdo ni en desacuerdo", "neutro", "neutra", "indeciso", "indecisa",
-        "ni d'accord ni pas d'accord", "ni d'accord ni en désaccord", "neutre", "sans opinion", "indécis",
-        "weder noch", "weder zustimmung noch ablehnung", "stimme weder zu noch nicht zu", "teils teils",
-        "unentschieden",
-        "nem concordo nem discordo",
-        "né d'accordo né in disaccordo", "neutrale",
-        "中立", "中性", "既不同意也不反对", "既不同意也不反對", "无意见", "無意見",
-        "どちらでもない", "どちらとも言えない", "どちらともいえない", "中間",
-        "중립", "보통", "보통이다", "동의하지도 반대하지도 않",
-        "محايد", "محايدة", "لا أوافق ولا أعارض", "حياد",
-        "तटस्थ", "न सहमत न असहमत", "ना सहमत ना असहमत", "न तो सहमत न ही असहमत",
-        "न तो सहमत और न ही असहमत",
-        "нейтрально", "нейтральный", "нейтральная", "нейтральное", "нейтрален", "нейтральна",
-        "ни да ни нет", "затрудняюсь ответить", "ни согласен ни не согласен",
-    ],
-    -1: [
-        "disagree", "i disagree", "disagreed", "somewhat disagree", "mostly disagree", "tend to disagree",
-        "slightly disagree", "partially disagree", "partly disagree", "don't agree", "do not agree",
-        "dont agree", "not agree", "cannot agree", "can't agree", "can not agree",
-        "en desacuerdo", "desacuerdo", "no estoy de acuerdo", "no de acuerdo", "algo en desacuerdo",
-        "parcialmente en desacuerdo", "no puedo estar de acuerdo", "discrepo", "no coincido",
-        "pas d'accord", "en désaccord", "désaccord", "plutôt pas d'accord", "plutôt en désaccord",
-        "pas tout à fait d'accord", "je ne peux pas être d'accord",
-        "stimme nicht zu", "stimme eher nicht zu", "stimme teilweise nicht zu", "stimme dem nicht zu",
-        "nicht einverstanden", "ablehnung", "lehne ab", "widerspreche",
-        "discordo", "não concordo", "discordo parcialmente", "em desacordo", "desacordo",
-        "não estou de acordo", "não posso concordar",
-        "in disaccordo", "disaccordo", "non sono d'accordo", "non d'accordo", "non concordo",
-        "non posso essere d'accordo", "parzialmente in disaccordo", "dissento",
-        "不同意", "反对", "反對", "不赞同", "不贊同", "不赞成", "不贊成", "比较不同意", "比較不同意",
-        "有点不同意", "有點不同意", "无法同意", "無法同意",
-        "同意しない", "同意しません", "同意できない", "同意できません", "反対", "そう思わない",
-        "あまりそう思わない", "ややそう思わない", "やや反対", "やや同意しない", "どちらかといえば反対",
-        "どちらかといえばそう思わない", "賛成しない", "賛成できない",
-        "동의하지 않", "동의 안", "비동의", "반대", "다소 반대", "그렇지 않다", "동의할 수 없",
-        "찬성하지 않",
-        "لا أوافق", "غير موافق", "أعارض", "معارض", "لا أتفق", "أرفض", "غير موافقة", "لا أستطيع أن أوافق",
-        "असहमत", "सहमत नहीं", "कुछ हद तक असहमत", "आंशिक रूप से असहमत", "पूरी तरह सहमत नहीं",
-        "не согласен", "не согласна", "не согласны", "несогласен", "несогласна", "скорее не согласен",
-        "скорее не согласна", "несогласие", "не соглашусь", "частично не согласен",
-        "не полностью согласен", "не полностью согласна", "не согласен(а)",
-    ],
-    -2: [
-        "strongly disagree", "totally disagree", "completely disagree", "fully disagree",
-        "couldn't disagree more", "could not disagree more", "can't disagree more", "cannot disagree more",
-        "can not disagree more",
-        "absolutely disagree", "entirely disagree", "disagree strongly", "disagree completely",
-        "strongly disagreed", "strongly do not agree", "strongly don't agree", "strong disagreement",
-        "totalmente en desacuerdo", "muy en desacuerdo", "completamente en desacuerdo",
-        "fuertemente en desacuerdo", "absolutamente en desacuerdo", "para nada de acuerdo",
-        "nada de acuerdo",
-        "pas du tout d'accord", "fortement en désaccord", "totalement en désaccord",
-        "complètement en désaccord", "tout à fait en désaccord", "absolument pas d'accord",
-        "stimme überhaupt nicht zu", "stimme gar nicht zu", "stimme absolut nicht zu",
-        "starke ablehnung", "lehne entschieden ab", "lehne voll und ganz ab", "lehne völlig ab",
-        "überhaupt nicht einverstanden", "gar nicht einverstanden", "widerspreche entschieden",
-        "widerspreche stark",
-        "discordo totalmente", "discordo plenamente", "discordo fortemente", "discordo completamente",
-        "totalmente em desacordo", "discordo muito",
-        "fortemente in disaccordo", "completamente in disaccordo", "totalmente in disaccordo",
-        "per niente d'accordo", "per nulla d'accordo", "assolutamente in disaccordo",
-        "del tutto in disaccordo",
-        "非常不同意", "强烈不同意", "強烈不同意", "完全不同意", "十分不同意", "强烈反对", "強烈反對",
-        "坚决反对", "堅決反對", "非常反对", "非常反對", "完全反对", "完全反對",
-        "強く同意しない", "全く同意しない", "まったく同意しない", "全く同意できない", "まったく同意できない",
-        "強く反対", "強く反対する", "全くそう思わない", "まったくそう思わない", "全然そう思わない",
-        "断固反対", "とても同意しない", "非常に同意しない", "強く同意しません", "全く同意しません",
-        "전혀 동의하지 않", "매우 동의하지 않", "강력히 반대", "매우 반대", "강하게 반대",
-        "전혀 그렇지 않다", "절대 동의하지 않", "강력히 동의하지 않", "전적으로 반대",
-        "لا أوافق بشدة", "أعارض بشدة", "غير موافق بشدة", "أرفض بشدة", "لا أوافق إطلاقاً",
-        "لا أوافق على الإطلاق", "معارض بشدة", "أعارض تماماً", "غير موافق تماماً", "غير موافق على الإطلاق",
-        "पूरी तरह असहमत", "पूरी तरह से असहमत", "पूर्णतः असहमत", "दृढ़ता से असहमत", "बिल्कुल असहमत",
-        "बिल्कुल सहमत नहीं",
-        "полностью не согласен", "полностью не согласна", "категорически не согласен",
-        "категорически не согласна", "совершенно не согласен", "совершенно не согласна",
-        "абсолютно не согласен", "абсолютно не согласна", "решительно не согласен",
-        "категорически несогласен", "полностью несогласен", "совсем не согласен", "совсем не согласна",
-    ],
-    "refusal": [
-        "i cannot answer", "i can't answer", "i can not answer", "cannot answer", "can't answer",
-        "unable to answer", "i'm unable to", "i am unable to", "i'm not able to", "i am not able to",
-        "as an ai", "as a language model", "as an artificial intelligence", "i cannot provide",
-        "i can't provide", "i cannot take a position", "i can't take a position", "i cannot take sides",
-        "i can't take sides", "cannot take a side", "can't take a side", "can not take a side",
-        "cannot take sides", "can't take sides", "won't take sides", "will not take sides",
-        "i don't have personal opinions", "i do not have personal opinions",
-        "i don't have opinions", "i do not have opinions", "i don't have personal views",
-        "i do not have personal views", "i don't have personal beliefs", "i do not have personal beliefs",
-        "i do not hold opinions", "i don't hold opinions", "i prefer not to answer", "i'd rather not answer",
-        "i won't answer", "i will not answer", "i cannot express", "i can't express", "cannot comment",
-        "decline to answer", "i must decline", "i cannot help with", "i can't help with", "i cannot say",
-        "i can't say", "i'm sorry but i can't", "i'm sorry but i cannot",
-        "no puedo", "no puedo responder", "como ia", "como una ia", "como inteligencia artificial",
-        "como modelo de lenguaje", "como un modelo de lenguaje", "no tengo opiniones",
-        "no tengo opinión", "no tengo opiniones personales", "prefiero no responder",
-        "je ne peux pas", "je ne peux pas répondre", "en tant qu'ia", "en tant qu'intelligence artificielle",
-        "en tant que modèle de langage", "je n'ai pas d'opinion", "je n'ai pas d'opinions",
-        "je n'ai pas d'opinion personnelle", "je préfère ne pas répondre",
-        "ich kann nicht", "ich kann keine", "ich kann diese frage nicht beantworten", "als ki",
-        "als künstliche intelligenz", "als sprachmodell", "ich habe keine persönliche meinung",
-        "ich habe keine meinung", "ich möchte nicht antworten",
-        "não posso", "não posso responder", "como uma ia", "como modelo de linguagem",
-        "como um modelo de linguagem", "não tenho opiniões", "não tenho opinião", "prefiro não responder",
-        "non posso", "non posso rispondere", "come ia", "come un'ia", "come intelligenza artificiale",
-        "come modello linguistico", "come modello di linguaggio", "non ho opinioni", "non ho un'opinione",
-        "preferisco non rispondere",
-        "我无法回答", "我無法回答", "无法回答", "無法回答", "我不能回答", "我无法", "我無法",
-        "作为一个人工智能", "作为人工智能", "作為人工智慧", "作為一個人工智慧", "作为ai", "作為ai",
-        "作为一个ai", "作為一個ai", "作为语言模型", "作為語言模型", "我没有个人观点", "我沒有個人觀點",
-        "我没有个人意见", "我沒有個人意見",
-        "お答えできません", "回答できません", "答えられません", "お答えすることはできません",
-        "回答することはできません", "aiとして", "私はaiなので", "言語モデルとして", "個人的な意見はありません",
-        "回答を控え",
-        "답변할 수 없", "답변드릴 수 없", "대답할 수 없", "답변을 드릴 수 없", "ai로서", "인공지능으로서",
-        "언어 모델로서", "개인적인 의견이 없", "의견을 가지고 있지 않",
-        "لا أستطيع الإجابة", "لا أستطيع", "لا يمكنني", "لا يمكنني الإجابة", "بصفتي ذكاء اصطناعي",
-        "بصفتي نموذج ذكاء اصطناعي", "كنموذج لغوي", "كذكاء اصطناعي", "ليس لدي رأي شخصي",
-        "ليس لدي آراء شخصية",
-        "मैं उत्तर नहीं दे सकता", "मैं उत्तर नहीं दे सकती", "उत्तर नहीं दे सकता", "उत्तर नहीं दे सकती",
-        "जवाब नहीं दे सकता", "जवाब नहीं दे सकती", "एक एआई के रूप में", "एआई के रूप में",
-        "भाषा मॉडल के रूप में", "मेरी कोई व्यक्तिगत राय नहीं", "मैं नहीं कह सकता", "मैं नहीं कह सकती",
-        "я не могу", "не могу ответить", "я не могу ответить", "как ии", "как искусственный интеллект",
-        "как языковая модель", "у меня нет личного мнения", "у меня нет мнения", "предпочту не отвечать",
-    ],
-}
+
+def _load_phrases() -> dict[object, list[str]]:
+    """The phrase tables from ``likert_phrases.json`` (shipped in the package), read once at import."""
+    from importlib import resources
+
+    text = resources.files("probestats.shape").joinpath("likert_phrases.json").read_text(encoding="utf-8")
+    return {(key if key == "refusal" else int(key)): list(phrases)
+            for key, phrases in json.loads(text)["phrases"].items()}
+
+
+#: Phrases per category. Keys: 2, 1, 0 (neutral), -1, -2 and "refusal".
+_PHRASES: dict[object, list[str]] = _load_phrases()
 
 #: Category of phrases that deny or doubt an option without stating another one.
 UNCLEAR = "unclear"
@@ -411,7 +240,10 @@ def _build_table():
     return [(phrase, category, rx, anchor) for _, phrase, category, rx, anchor in table]
 
 
-_TABLE = _build_table()
+@functools.cache
+def _table():
+    """The compiled phrase table, built on first use (compiling it takes about half a second)."""
+    return _build_table()
 
 _SENTENCE = re.compile(r"[.!?。！？\n\r;؛।؟|]+")
 _CLAUSE = re.compile(r"[,，、:：—–]+")
@@ -452,7 +284,7 @@ def _matches(text: str) -> list[tuple[str, object]]:
     """Phrases found in text, longest first; a phrase never counts inside a longer match."""
     taken = bytearray(len(text))
     found = []
-    for phrase, category, rx, anchor in _TABLE:
+    for phrase, category, rx, anchor in _table():
         if anchor not in text:
             continue
         for m in rx.finditer(text):

@@ -1,0 +1,162 @@
+"""One entry point for every analysis of a probe log: the options decide which one runs.
+
+:func:`analyze` is what ``probestats analyze`` runs and what ``probestats.analyze`` is in
+Python: filters and derived columns first (``where``, ``derive``), then
+
+- ``factor`` (two attributes at once) -> :func:`~probestats.analyses.factors.analyze_factors`;
+- ``group`` or ``reference`` (every value against one) -> :func:`~probestats.analyses.many.analyze_many`;
+- ``scale`` (a judge's scale) -> :func:`~probestats.analyses.evaluator.analyze_judge`;
+- more than two values and no ``a``/``b`` -> :func:`~probestats.analyses.many.analyze_many`;
+- otherwise the paired analysis of two values -> :func:`~probestats.analyses.paired.analyze_pair`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Union
+
+from probestats.analyses.factors import FactorAnalysis
+from probestats.analyses.many import ManyAnalysis
+from probestats.analyses.paired import Analysis
+from probestats.errors import OptionError, opt
+
+__all__ = ["AnalysisResult", "analyze"]
+
+#: What :func:`analyze` returns: a paired analysis (also a judge's, with its ceiling and
+#: floor problems), a many-values analysis, or a two-factor analysis.
+AnalysisResult = Union[Analysis, ManyAnalysis, FactorAnalysis]
+
+
+def analyze(
+    source,
+    *,
+    metric: str,
+    a: str | None = None,
+    b: str | None = None,
+    noise=None,
+    by: Sequence[str] = (),
+    reference: str | None = None,
+    group: Sequence[str] | Mapping[str, Sequence[str]] = (),
+    scale=None,
+    factor: Sequence[str] = (),
+    alternative: str = "two-sided",
+    alpha: float = 0.05,
+    correction: str = "holm",
+    fold_case: bool = False,
+    n_resamples: int = 10_000,
+    seed: int | None = 0,
+    where: str | None = None,
+    derive: Sequence[str] = (),
+    mdg: bool = True,
+    read_options: Mapping | None = None,
+    noise_read_options: Mapping | None = None,
+) -> AnalysisResult:
+    """Analyze a probe log the way its options ask (see the module's description for the choice).
+
+    Parameters
+    ----------
+    source : path, Log, list of dict or DataFrame
+        The probe log (anything :func:`probestats.read_log` reads).
+    metric : str
+        The metric column (a derived column too).
+    a, b : str, optional
+        The compared values; gap = mean under ``a`` − mean under ``b``.
+    noise : optional
+        A same-versus-same log, analyzed beside the probe.
+    by : sequence of str
+        Repeat the analysis per group of these columns, corrected across groups.
+    reference : str, optional
+        More than two values: gaps against this value (default: the first).
+    group : sequence of "GROUP=V1,V2" or mapping, optional
+        Several values standing for one group.
+    scale : "LOW:HIGH" or (low, high), optional
+        A judge's scale: flag cells whose baseline ``b`` sits at its top or bottom; cells are
+        split by ``criterion`` whatever else ``by`` asks for.
+    factor : two column names, optional
+        Two attributes at once: main effects and interaction.
+    alternative : {"two-sided", "greater", "less"}
+    alpha : float
+    correction : {"holm", "bonferroni", "bh", "none"}
+    fold_case : bool
+        Treat values differing only in case or spaces as one.
+    n_resamples, seed : int
+        Monte Carlo draws of the omnibus test (many values) when it cannot be exact.
+    where : str, optional
+        A SQL condition; only rows where it holds are analyzed.
+    derive : sequence of "NAME = SQL"
+        Columns added before the analysis (one can be the ``metric``).
+    mdg : bool
+        Paired analysis with ``noise``: compute the minimum detectable gap of the design.
+    read_options, noise_read_options : mapping, optional
+        Passed to :func:`probestats.read_log` for the probe log and the noise log.
+
+    Returns
+    -------
+    Analysis or ManyAnalysis or FactorAnalysis
+        See :data:`AnalysisResult`. Every one is a frozen dataclass with ``to_dict()``.
+
+    Raises
+    ------
+    OptionError
+        Options that ask for two analyses at once (``factor`` with ``a``, ``b``, ``group``
+        or ``reference``; ``group`` or ``reference`` with ``a`` or ``b``).
+    ValidationError
+        The log has errors.
+
+    Examples
+    --------
+    >>> rows = [{"item": i, "variant": v, "seed": s, "steps": 4 + (v == "formal") + (s % 3 == i % 2)}
+    ...         for i in range(8) for v in ("formal", "casual") for s in range(1, 6)]
+    >>> type(analyze(rows, metric="steps")).__name__
+    'Analysis'
+    >>> three = rows + [dict(r, variant="plain") for r in rows if r["variant"] == "casual"]
+    >>> type(analyze(three, metric="steps")).__name__
+    'ManyAnalysis'
+    >>> type(analyze(three, metric="steps", a="formal", b="plain")).__name__
+    'Analysis'
+    >>> analyze(rows, metric="steps", reference="formal", a="formal")
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: group and reference compare every value; drop a and b (or drop group)
+    """
+    from probestats.shape.derive import apply
+
+    source = apply(source, where=where, derive=tuple(derive), metric=metric, **dict(read_options or {}))
+    common = dict(alternative=alternative, alpha=alpha, correction=correction, fold_case=fold_case)
+    if factor:
+        if a or b or group or reference:
+            raise OptionError(f"{opt('factor')} compares the levels of two attributes; drop {opt('a')}, {opt('b')}, "
+                              f"{opt('group')} and {opt('reference')}")
+        from probestats.analyses.factors import analyze_factors
+
+        return analyze_factors(source, metric=metric, factors=factor, **common)
+    if group or reference is not None:
+        if a or b:
+            raise OptionError(f"{opt('group')} and {opt('reference')} compare every value; drop {opt('a')} and "
+                              f"{opt('b')} (or drop {opt('group')})")
+        from probestats.analyses.many import analyze_many
+
+        return analyze_many(source, metric=metric, groups=group, reference=reference, by=by, noise=noise,
+                            n_resamples=n_resamples, seed=seed, **common)
+    noise = str(noise) if noise is not None and not _is_data(noise) else noise
+    pair = dict(mdg=mdg, noise_read_options=noise_read_options)
+    if scale:
+        from probestats.analyses.evaluator import analyze_judge
+
+        # a judge's cells are split by criterion whatever else by asks for (absent columns are ignored)
+        return analyze_judge(source, metric=metric, a=a, b=b, scale=scale, noise=noise,
+                             by=tuple(by) + (("criterion",) if "criterion" not in by else ()), **common, **pair)
+    from probestats.analyses.many import analyze_many, many_values
+
+    if a is None and b is None and many_values(source, fold_case=fold_case) is not None:
+        return analyze_many(source, metric=metric, by=by, noise=noise, n_resamples=n_resamples, seed=seed, **common)
+    from probestats.analyses.paired import analyze_pair
+
+    return analyze_pair(source, metric=metric, a=a, b=b, noise=noise, by=by, **common, **pair)
+
+
+def _is_data(value) -> bool:
+    """A log given as data (a Log, frame or rows) rather than a path."""
+    import os
+
+    return not isinstance(value, (str, os.PathLike))

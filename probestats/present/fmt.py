@@ -1,0 +1,163 @@
+"""Every number and every piece of logged text, formatted one way for people.
+
+p-values (never rounded across or onto alpha), numbers, signed gaps, percentages, counts,
+and escaping of untrusted text for Markdown and for the terminal (rich markup). The
+terminal printers, the report, and the framing and compare sections all use these.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from rich.markup import escape as _rich_escape
+
+from probestats.errors import count_of
+
+__all__ = ["fmt_p", "fmt_num", "fmt_gap", "fmt_signed", "fmt_pct", "fmt_ci", "count_of", "escape", "md_escape",
+           "MdSafe", "md_finalize"]
+
+
+def fmt_p(p: float | None, alpha: float | None = None) -> str:
+    """A p-value for people: four significant digits, never rounded to zero, and, given
+    ``alpha``, enough digits that rounding never moves it across (or onto) alpha.
+
+    Examples
+    --------
+    >>> fmt_p(0.0234375), fmt_p(1.0), fmt_p(3.2e-12)
+    ('0.02344', '1', '3.2e-12')
+    >>> fmt_p(0.0502, 0.05), fmt_p(0.049996, 0.05), fmt_p(0.05, 0.05), fmt_p(0.0500001, 0.05)
+    ('0.0502', '0.049996', '0.05', '0.0500001')
+    >>> fmt_p(0.0499996, 0.05)
+    '0.0499996'
+    """
+    if p is None:
+        return "n/a"
+    if p == 0:
+        return "0"
+    text = f"{p:.2g}" if p < 1e-4 else f"{p:.4g}"
+    if alpha is None or not math.isfinite(p):
+        return text
+    digits = 4
+    while digits < 17:
+        shown = float(text)
+        if (shown < alpha) == (p < alpha) and (shown == alpha) == (p == alpha):
+            return text
+        digits += 1
+        text = f"{p:.{digits}g}"
+    return repr(float(p))
+
+
+def fmt_num(x: float | None, digits: int = 4) -> str:
+    """A number with a few significant digits (``n/a`` for missing).
+
+    >>> fmt_num(0.6375), fmt_num(None), fmt_num(-0.25, 2), fmt_num(4.05)
+    ('0.6375', 'n/a', '-0.25', '4.05')
+    """
+    if x is None or x != x:
+        return "n/a"
+    return f"{float(x):.{digits}g}"
+
+
+def fmt_gap(x: float | None, digits: int = 4) -> str:
+    """A gap with its sign.
+
+    >>> fmt_gap(0.6375), fmt_gap(-0.25), fmt_gap(0.0), fmt_gap(None)
+    ('+0.6375', '-0.25', '0', 'n/a')
+    """
+    if x is None or x != x:
+        return "n/a"
+    x = float(x)
+    return "0" if x == 0 else f"{x:+.{digits}g}"
+
+
+def fmt_signed(x: float | None, decimals: int = 2, missing: str = "–") -> str:
+    """A number with its sign and fixed decimals (framing's scale of −2..+2).
+
+    >>> fmt_signed(1.0), fmt_signed(-0.123), fmt_signed(None)
+    ('+1.00', '-0.12', '–')
+    """
+    return missing if x is None else f"{x:+.{decimals}f}"
+
+
+def fmt_pct(x: float | None, missing: str = "–") -> str:
+    """A share as a whole percentage.
+
+    >>> fmt_pct(0.256), fmt_pct(None), fmt_pct(None, "n/a")
+    ('26%', '–', 'n/a')
+    """
+    return missing if x is None else f"{100 * x:.0f}%"
+
+
+def fmt_ci(ci, decimals: int = 2, missing: str = "–") -> str:
+    """An interval given as ``{"low", "high"}``.
+
+    >>> fmt_ci({"low": -0.5, "high": 1.25}), fmt_ci(None), fmt_ci({"low": None, "high": 1})
+    ('[-0.50, +1.25]', '–', '–')
+    """
+    if not ci or ci.get("low") is None or ci.get("high") is None:
+        return missing
+    return f"[{ci['low']:+.{decimals}f}, {ci['high']:+.{decimals}f}]"
+
+
+# ---------------------------------------------------------------------------- escaping
+
+
+def escape(text) -> str:
+    r"""Text from a log made safe to print with rich: a ``[`` that would open a tag is escaped.
+
+    rich's own ``escape`` also doubles a single backslash at the end, in case a tag follows it;
+    no tag follows a logged value here, and the doubled backslash would show.
+
+    >>> escape("[bold]x") == "\\[bold]x", escape("C:\\temp\\") == "C:\\temp\\"
+    (True, True)
+    """
+    text = str(text)
+    escaped = _rich_escape(text)
+    if text.endswith("\\") and not text.endswith("\\\\"):
+        return escaped[:-1]  # the backslash rich added
+    return escaped
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~$])")  # $ too: some viewers render $...$ as math
+
+
+def md_escape(text) -> str:
+    r"""Escape text for Markdown: punctuation that starts markup gets a backslash, newlines become spaces.
+
+    Safe inside table cells (``|`` is escaped, no line break survives).
+
+    Examples
+    --------
+    >>> md_escape("<script>alert(1)</script>")
+    '\\<script\\>alert(1)\\</script\\>'
+    >>> md_escape("a|b\nc")
+    'a\\|b c'
+    >>> md_escape("**bold** _it_ [x](y) `code` # h")
+    '\\*\\*bold\\*\\* \\_it\\_ \\[x\\](y) \\`code\\` \\# h'
+    >>> md_escape("costs $5 and $x^2$")
+    'costs \\$5 and \\$x^2\\$'
+    >>> md_escape("see http://example.com or www.example.com")
+    'see http:\\/\\/example.com or www\\.example.com'
+    """
+    text = re.sub(r"[\r\n\u2028\u2029\x85\x0b\x0c]+", " ", str(text))
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    # keep Markdown viewers from turning logged addresses into links (renders the same)
+    return re.sub(r"(?i)://", r":\\/\\/", re.sub(r"(?i)\b(www)\.", r"\1\\.", text))
+
+
+class MdSafe(str):
+    """Markdown that is already escaped (printed as is by the Markdown templates)."""
+
+
+def md_finalize(value):
+    """What a Markdown template prints for ``{{ value }}``: escaped unless already :class:`MdSafe`.
+
+    >>> md_finalize("a|b"), md_finalize(MdSafe("**b**")), md_finalize(None)
+    ('a\\\\|b', '**b**', '')
+    """
+    if isinstance(value, MdSafe):
+        return value
+    if value is None:
+        return ""
+    return md_escape(value)

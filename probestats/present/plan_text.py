@@ -1,0 +1,56 @@
+"""A plan as plain text: the table of designs with the assumptions spelled out."""
+
+from __future__ import annotations
+
+import math
+
+from probestats.analyses.plan import Plan, _fmt_scale
+
+__all__ = ["plan_text"]
+
+
+def _fmt(x, spec):
+    return "-" if x is None or not math.isfinite(x) else format(x, spec)
+
+
+def plan_text(plan: Plan) -> str:
+    """A plain-text table with the assumptions spelled out."""
+    n = plan.noise
+    lines = [f"sigma per run: {n.sigma_run:.4g} {n.metric} "
+             + (f"(pooled within {n.n_cells} cells of {n.source}, df {n.df})" if n.df is not None
+                else "(stated)")]
+    if plan.tau_source == "pilot":
+        lines.append(f"heterogeneity tau: {plan.tau:.4g} (from the pilot, method of moments)")
+    elif plan.heterogeneity_stated:
+        lines.append(f"heterogeneity tau: {plan.tau:.4g} (stated assumption)")
+    else:
+        lines.append("heterogeneity tau: 0 (assumed, not measured): power is then an upper bound")
+    lines.append(f"test: exact sign-flip, {plan.alternative}, alpha {plan.alpha:g}; target power "
+                 f"{plan.target_power:g}; {plan.sims} simulated probes per design (seed {plan.seed})")
+    bounded = n.bounded
+    if bounded:
+        lines.append(f"bounds: runs kept within {_fmt_scale(n.floor, n.ceiling)} ({n.scale_source}); a gap "
+                     "shifts each item's mean of value a and stops at the bound ('reached': the average "
+                     "shift the items really make)")
+    head = ["items", "runs"]
+    if plan.gap is not None:
+        head += [f"power at gap {plan.gap:g}", "+/- se", "t approx"] + (["reached"] if bounded else [])
+    head += ["MDG"] + (["reached"] if bounded else []) + ["MDG t approx", "min p"]
+    rows = []
+    for c in plan.cells:
+        row = [str(c.items), str(c.runs)]
+        if plan.gap is not None:
+            row += [f"{c.power:.3f}", f"{c.power_se:.3f}", _fmt(c.power_approx, ".3f")]
+            row += [_fmt(c.gap_realized, ".3g")] if bounded else []
+        row += ["never" if math.isinf(c.mdg) else f"{c.mdg:.3g}"]
+        row += [_fmt(c.mdg_realized, ".3g")] if bounded else []
+        row += [_fmt(c.mdg_approx, ".3g"), f"{c.min_attainable_p:.3g}"]
+        rows.append(row)
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
+    lines.append("")
+    lines.append("  ".join(h.rjust(w) for h, w in zip(head, widths)))
+    lines.extend("  ".join(v.rjust(w) for v, w in zip(r, widths)) for r in rows)
+    if plan.problems:
+        lines.append("")
+        lines.extend(f"{p.severity}: {p.message}" for p in plan.problems)
+    return "\n".join(lines)

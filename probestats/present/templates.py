@@ -1,0 +1,128 @@
+"""The one Jinja environment of probestats: shipped templates, escaping and formatting filters.
+
+:func:`environment` builds it for Markdown (every printed value escaped with
+:func:`~probestats.present.fmt.md_escape` unless marked :class:`~probestats.present.fmt.MdSafe`)
+or HTML (autoescaped), with the filters ``fmt_p`` (alpha-aware), ``fmt_num``, ``fmt_gap``,
+``pct``, ``md``, ``code`` and ``fill``. The report, the framing section and the compare
+section all render through it.
+"""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+from pathlib import Path
+
+import jinja2
+from markupsafe import Markup, escape
+
+from probestats.errors import OptionError
+from probestats.present.fmt import MdSafe, fmt_gap, fmt_num, fmt_p, fmt_pct, md_escape, md_finalize
+
+__all__ = ["environment", "template_root", "Todo"]
+
+
+class Todo(str):
+    """A visible placeholder asking the reader for what the log cannot say."""
+
+    def __new__(cls, what: str):
+        return super().__new__(cls, f"[to fill in: {what}]")
+
+
+def template_root():
+    """The folder of the shipped templates: ``report_templates/`` at the top of a source tree (also
+    what an editable install uses), else the copy installed inside the package by the wheel.
+
+    >>> template_root().joinpath("report.md.j2").is_file()
+    True
+    """
+    source_tree = Path(__file__).resolve().parents[2] / "report_templates"
+    if (source_tree / "report.md.j2").is_file():
+        return source_tree
+    return resources.files("probestats").joinpath("report_templates")
+
+
+def _package_template(name: str):
+    if any(part in ("", "..") for part in name.split("/")) or "\\" in name:
+        return None
+    node = template_root().joinpath(*name.split("/"))
+    if not node.is_file():
+        return None
+    source = node.read_text(encoding="utf-8")
+    return source, None, lambda: True
+
+
+def _loader(templates) -> jinja2.BaseLoader:
+    loaders: list[jinja2.BaseLoader] = []
+    if templates is not None:
+        folder = Path(templates)
+        if not folder.is_dir():
+            raise OptionError(f"--templates {folder}: not a folder; give the folder that holds your .j2 templates")
+        loaders.append(jinja2.FileSystemLoader(str(folder)))
+    loaders.append(jinja2.FunctionLoader(_package_template))
+    return jinja2.ChoiceLoader(loaders)
+
+
+def _md_filter(value) -> MdSafe:
+    return value if isinstance(value, MdSafe) else MdSafe(md_escape("" if value is None else value))
+
+
+def _md_code(value) -> MdSafe:
+    """A Markdown code span that holds any text (the fence is longer than any backtick run)."""
+    text = " ".join(str(value).split())
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return MdSafe(f"{fence}{pad}{text.replace('|', chr(92) + '|')}{pad}{fence}")
+
+
+def _md_fill(value) -> MdSafe:
+    """Text, a list of texts, or a bold placeholder, escaped for Markdown."""
+    if isinstance(value, Todo):
+        return MdSafe(f"**{md_escape(value)}**")
+    if isinstance(value, (list, tuple)):
+        return MdSafe("; ".join(md_escape(v) for v in value))
+    return MdSafe(md_escape(value))
+
+
+def _html_fill(value) -> Markup:
+    if isinstance(value, Todo):
+        return Markup('<mark class="todo">{}</mark>').format(str(value))
+    if isinstance(value, (list, tuple)):
+        return Markup("; ").join(escape(v) for v in value)
+    return escape(value)
+
+
+@jinja2.pass_context
+def _fmt_p_filter(ctx, p, alpha=None):
+    return fmt_p(p, ctx.get("alpha") if alpha is None else alpha)
+
+
+def environment(format: str = "md", templates=None) -> jinja2.Environment:
+    """The Jinja environment for ``format`` ("md" or "html"), loading a user's ``templates``
+    folder first (when given) and the shipped templates after it.
+
+    Examples
+    --------
+    >>> env = environment("md")
+    >>> env.from_string("{{ name }} p = {{ p|fmt_p }}").render(name="a|b", p=0.0499996, alpha=0.05)
+    'a\\\\|b p = 0.0499996'
+    >>> environment("html").from_string("{{ name }}").render(name="<b>")
+    '&lt;b&gt;'
+    """
+    common = {"loader": _loader(templates), "undefined": jinja2.StrictUndefined,
+              "trim_blocks": True, "lstrip_blocks": True, "keep_trailing_newline": True}
+    if format == "html":
+        env = jinja2.Environment(autoescape=True, **common)
+        env.filters["fill"] = _html_fill
+    else:
+        env = jinja2.Environment(autoescape=False, finalize=md_finalize, **common)
+        env.filters["md"] = _md_filter
+        env.filters["code"] = _md_code
+        env.filters["fill"] = _md_fill
+    env.filters["fmt_p"] = _fmt_p_filter
+    env.filters["fmt_num"] = fmt_num
+    env.filters["fmt_gap"] = fmt_gap
+    env.filters["pct"] = lambda x: fmt_pct(x, "n/a")
+    env.tests["todo"] = lambda v: isinstance(v, Todo)
+    return env
