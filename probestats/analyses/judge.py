@@ -460,14 +460,16 @@ def analyze_order(
 
     confidence = 1 - alpha
     groups: list[OrderGroup] = []
-    group_keys = (frame.select(by).unique(maintain_order=True).iter_rows(named=True) if by else [{}])
-    for key in group_keys:
-        sub_rows, sub_pairs, sub_incomplete = frame, pairs, incomplete
-        for k, v in key.items():
-            pick = pl.col(k).is_null() if v is None else pl.col(k) == v
-            sub_rows, sub_pairs, sub_incomplete = (sub_rows.filter(pick), sub_pairs.filter(pick),
-                                                   sub_incomplete.filter(pick))
-        groups.append(_group(key, sub_rows, sub_pairs, sub_incomplete.height, rep_col, confidence, rows_of))
+    if by:  # one partition per judge, in order of first appearance
+        rows_by, pairs_by, incomplete_by = (f.partition_by(by, as_dict=True, maintain_order=True)
+                                            for f in (frame, pairs, incomplete))
+        empty_pairs, empty_incomplete = pairs.clear(), incomplete.clear()
+        for key_tuple, sub_rows in rows_by.items():
+            groups.append(_group(dict(zip(by, key_tuple)), sub_rows, pairs_by.get(key_tuple, empty_pairs),
+                                 incomplete_by.get(key_tuple, empty_incomplete).height, rep_col, confidence,
+                                 rows_of))
+    else:
+        groups.append(_group({}, frame, pairs, incomplete.height, rep_col, confidence, rows_of))
     order_p = _adjust([g.order_test_p for g in groups], correction)
     flip_p = _adjust([None if g.sign_flip is None else g.sign_flip.pvalue for g in groups], correction)
     groups = [replace(g, order_test_p_adjusted=a, sign_flip_p_adjusted=b) for g, a, b in zip(groups, order_p, flip_p)]

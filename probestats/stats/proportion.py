@@ -1,6 +1,7 @@
 """A share and its exact interval; the exact binomial test of one count against another.
 
-Both are scipy's (:func:`scipy.stats.binomtest`): no numerics of our own.
+The interval is statsmodels' (``proportion_confint(method="beta")``), the test scipy's
+(:func:`scipy.stats.binomtest`): no numerics of our own.
 """
 
 from __future__ import annotations
@@ -52,10 +53,12 @@ def share(k: int, n: int, *, confidence: float = 0.95) -> Share:
         raise OptionError(f"a share needs 0 <= k <= n, not k={k}, n={n}")
     if n == 0:
         return Share(k, n, None, None, None, confidence)
-    from scipy.stats import binomtest
+    from statsmodels.stats.proportion import proportion_confint
 
-    ci = binomtest(k, n).proportion_ci(confidence_level=confidence, method="exact")
-    return Share(k, n, k / n, float(ci.low), float(ci.high), confidence)
+    # the beta-quantile form of Clopper-Pearson (scipy's binomtest(...).proportion_ci(method="exact") solves the
+    # same equations by root finding, 100 times slower)
+    low, high = proportion_confint(k, n, alpha=1 - confidence, method="beta")
+    return Share(k, n, k / n, float(low), float(high), confidence)
 
 
 def binomial_test(k: int, n: int) -> float | None:
