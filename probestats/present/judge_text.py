@@ -13,7 +13,7 @@ Examples
 ...         for o, c in zip(("AB", "BA"), pair)]
 >>> out = Console(width=200, record=True, file=io.StringIO())
 >>> print_judge(analyze_order(rows, order="order", choice="choice"), out)
->>> "position consistency" in out.export_text()
+>>> "consistency (95% exact CI)" in out.export_text()
 True
 """
 
@@ -65,13 +65,13 @@ def judge_table(result) -> Table:
     for b in result.by:
         table.add_column(safe(b))
     table.add_column("items × repetitions" if result.repetition else "items", justify="right")
-    table.add_column(f"position consistency ({conf} exact CI)", justify="right")
-    table.add_column("unparsed as consistent", justify="right")
+    table.add_column(f"consistency ({conf} exact CI)", justify="right")
+    table.add_column("unparsed as cons.", justify="right")
     table.add_column("primacy / recency", justify="right")
-    table.add_column("ties cons. / incons.", justify="right")
+    table.add_column("ties cons./incons.", justify="right")
     table.add_column("preference", justify="right")
-    table.add_column(f"binomial p ({result.correction})", justify="right")
-    table.add_column(f"sign-flip p ({result.correction})", justify="right")
+    table.add_column(f"binomial p (adj.)", justify="right")
+    table.add_column(f"sign-flip p (adj.)", justify="right")
     table.add_column("extracted", justify="right")
     for g in result.groups:
         flip = "n/a" if g.sign_flip is None else \
@@ -89,7 +89,18 @@ def judge_table(result) -> Table:
 
 def print_judge(result, out) -> None:
     """Print an order-probe result: the table, the rules it was read by, repetitions, unparsed replies, problems."""
-    out.print(judge_table(result))
+    from rich.measure import Measurement
+
+    table = judge_table(result)
+    # never narrower than the numbers need: a long line beats a p-value cut short
+    need = min(Measurement.get(out, out.options.update_width(10_000), table).maximum, 400)
+    width = out.width
+    if need > width:
+        out.width = need
+    try:
+        out.print(table)
+    finally:
+        out.width = width
     rules = ", ".join(safe(str(r)) for r in result.rules)
     out.print(f"Verdicts from {safe(result.column)} ({result.source}) by the rules {rules}: literal text "
               "case-sensitive, anywhere in the reply, quoted passages included; a reply naming no slot or "
