@@ -301,3 +301,152 @@ def test_the_result_json_has_the_documented_fields():
     assert set(g["consistency"]) >= {"value", "low", "high"}
     assert set(g["order_test"]) >= {"p", "method"} and "p" in g["sign_flip"]
     assert math.isclose(g["consistency"]["value"], g["consistency"]["k"] / g["consistency"]["n"])
+
+
+# ---------------------------------------------------------------- the command and the report
+
+import json  # noqa: E402
+import re  # noqa: E402
+from html.parser import HTMLParser  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from probestats.cli import main  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+VERDICT_ARGS = ["--verdict", "first=[[A]]", "--verdict", "second=[[B]]", "--verdict", "tie=[[C]]"]
+
+
+def run_cli(args, capsys):
+    code = main([str(a) for a in args])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_judge_json_per_judge(tmp_path, capsys):
+    path = tmp_path / "verdicts.csv"
+    judges = {"first-lover": Judge(0.5, 0.9), "even": Judge(0.5, 0.5)}
+    make_judge_log(items=60, judges=judges, seed=3).rename({"order": "position"}).write_csv(path)
+    code, out, err = run_cli(["judge", path, "--order", "position", "--response", "reply", *VERDICT_ARGS,
+                              "--by", "judge", "--json"], capsys)
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["schema_version"] == 1 and data["correction"] == "holm"
+    direct = analyze_order(path.as_posix(), order="position", response="reply", verdicts=RULES, by=["judge"])
+    assert data == json.loads(json.dumps(direct.to_dict()))
+    code, out, err = run_cli(["judge", path, "--order", "position", "--response", "reply", *VERDICT_ARGS,
+                              "--by", "judge"], capsys)
+    assert code == 0 and "first-lover" in out and "consistency" in out
+
+
+def test_judge_scored_routes_to_the_paired_analysis(tmp_path, capsys):
+    # one score per answer and order; answer x gains one point when shown first, in 6 of 6 items
+    rows = [{"item": f"{q}-{ans}", "position": pos, "score": 5 + (ans == "x") + (pos == "x-first" and ans == "x")}
+            for q in range(6) for ans in ("x", "y") for pos in ("x-first", "y-first")]
+    path = tmp_path / "scores.csv"
+    pl.DataFrame(rows).write_csv(path)
+    code, out, err = run_cli(["judge", path, "--order", "position", "--score", "score", "--scale", "1:10", "--json"],
+                             capsys)
+    assert code == 0, err
+    data = json.loads(out)
+    assert (data["a"], data["b"]) == ("x-first", "y-first")
+    # gaps: +1 for the six x items, 0 for the six y items; the exact sign-flip over the six non-zero gaps
+    # (all positive) is 2 / 2^6
+    assert data["average_gap"] == pytest.approx(0.5)
+    assert data["sign_flip"]["p"] == pytest.approx(2 / 64)
+
+
+@pytest.mark.parametrize("args, code, fragment", [
+    (["--order", "position"], 2, "say how verdicts are read"),
+    (["--order", "position", "--choice", "choice", "--response", "reply"], 2, "not --response and --choice"),
+    (["--order", "position", "--response", "reply", "--verdict", "best=[[A]]", "--verdict", "second=[[B]]"], 1,
+     "Error: --verdict best=[[A]]: the label must be first, second or tie"),
+    (["--order", "nowhere", "--choice", "choice"], 1, "Error: --order nowhere: no such column"),
+    (["--order", "position", "--choice", "choice", "--scale", "1:10"], 2, "--scale belongs to a scored judge"),
+])
+def test_judge_refuses_with_one_line(tmp_path, capsys, args, code, fragment):
+    path = tmp_path / "verdicts.csv"
+    make_judge_log(items=5, seed=1).rename({"order": "position"}).write_csv(path)
+    got, out, err = run_cli(["judge", path, *args], capsys)
+    assert got == code and fragment in err
+    assert "Traceback" not in err
+    if code == 1:
+        assert err.count("\n") == 1
+
+
+HOSTILE_REPLY = '<script>alert(1)</script> **bold** | [x](http://evil.example) $x$ \x1b]52;c;cHdu\x07'
+
+
+def _hostile_judge_log(path: Path) -> None:
+    rows = []
+    for i, (v1, v2) in enumerate([("first", "second"), ("first", "first"), (None, "second"), ("tie", "tie")]):
+        for pos, v in (("AB", v1), ("BA", v2)):
+            tag = {"first": "[[A]]", "second": "[[B]]", "tie": "[[C]]"}.get(v)
+            reply = HOSTILE_REPLY if v is None else f"<b>{i}</b> {HOSTILE_REPLY} verdict: {tag}"
+            rows.append({"judge": "<i>judge</i>|x", "item": f"<img src=x onerror=alert(1)>{i}", "position": pos,
+                         "reply": reply})
+    pl.DataFrame(rows).write_csv(path)
+
+
+class _Tags(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+
+@pytest.mark.parametrize("fmt", ["md", "html", "json"])
+def test_report_with_order_renders_the_judge_section_escaped(tmp_path, capsys, fmt):
+    log = tmp_path / "verdicts.csv"
+    _hostile_judge_log(log)
+    out = tmp_path / f"r.{fmt}"
+    code, _, err = run_cli(["report", log, "--order", "position", "--response", "reply", *VERDICT_ARGS,
+                            "--judge-by", "judge", "-o", out], capsys)
+    assert code == 0, err
+    text = out.read_text(encoding="utf-8")
+    assert "\x1b" not in text or fmt == "json"
+    if fmt == "json":
+        data = json.loads(text)
+        assert data["groups"][0]["unparsed"]["count"] == 1
+        return
+    if fmt == "html":
+        assert 'id="judge"' in text and "Order probe of a judge" in text
+        page = _Tags()
+        page.feed(text)
+        tags = {t for t, _ in page.tags}
+        assert not tags & {"script", "b", "i", "a"}
+        assert all(a["src"].startswith("data:image/png;base64,") for t, a in page.tags if t == "img")
+        assert not any(k.startswith("on") for _, a in page.tags for k in a)
+        assert "&lt;script&gt;" in text  # the unparsed reply is listed, escaped
+    else:
+        assert "## Order probe of a judge" in text
+        assert not re.search(r"(?<!\\)<", text)
+        assert "\\<script\\>" in text and "\\*\\*bold\\*\\*" in text
+        for block in text.split("\n\n"):  # every table row keeps its column count
+            rows = [line for line in block.splitlines() if line.startswith("|")]
+            widths = {len(re.findall(r"(?<!\\)\|", r)) for r in rows}
+            assert len(widths) <= 1, block
+
+
+def test_report_needs_a_metric_or_an_order(tmp_path, capsys):
+    log = tmp_path / "verdicts.csv"
+    _hostile_judge_log(log)
+    code, _, err = run_cli(["report", log, "-o", tmp_path / "r.md"], capsys)
+    assert code == 2 and "--metric" in err
+    code, _, err = run_cli(["report", log, "--verdict", "first=A", "-o", tmp_path / "r.md"], capsys)
+    assert code == 2 and "add --order COL" in err
+
+
+def test_the_judge_section_beside_a_probe_report():
+    from probestats import analyze
+    from probestats.present.report import render_report
+
+    judge = analyze_order(pairs_log(HAND), order="order", verdicts=RULES)
+    probe = analyze(ROOT / "sample_logs" / "style_probe.csv", metric="steps")
+    text = render_report(probe, format="md", judge=judge)
+    assert "## Order probe of a judge" in text and "## Tests" in text
+    alone = render_report(probe, format="md", sections=["judge"], judge=judge)
+    assert alone.startswith("## Order probe of a judge") and alone.count("\n## ") == 0
+    with pytest.raises(OptionError, match="--section judge: no order probe"):
+        render_report(probe, format="md", sections=["judge"])

@@ -24,6 +24,7 @@ from urllib.parse import quote
 
 from probestats import __version__
 from probestats.errors import count_of
+from probestats.present.judge_text import visible
 from probestats.present.terminal import fmt_p
 
 __all__ = ["judge_context", "judge_images", "render_judge_report"]
@@ -34,7 +35,7 @@ def _pct(x) -> str:
 
 
 def _name(group) -> str:
-    return ", ".join(f"{k} {v}" for k, v in group.by.items()) or "The judge"
+    return ", ".join(f"{visible(k)} {visible(v)}" for k, v in group.by.items()) or "The judge"
 
 
 def judge_context(result) -> dict:
@@ -45,7 +46,7 @@ def judge_context(result) -> dict:
         c = g.consistency
         flip_p = None if g.sign_flip is None else g.sign_flip.pvalue
         rows.append({
-            "by": [str(v) for v in g.by.values()], "n_items": g.n_items,
+            "by": [visible(v) for v in g.by.values()], "n_items": g.n_items,
             "consistency": _pct(c.value), "low": _pct(c.low), "high": _pct(c.high),
             "loose": _pct(g.consistency_unparsed_as_consistent),
             "primacy": g.primacy, "recency": g.recency, "ties_consistent": g.ties_consistent,
@@ -54,8 +55,9 @@ def judge_context(result) -> dict:
             "order_p": fmt_p(g.order_test_p, alpha), "order_p_adjusted": fmt_p(g.order_test_p_adjusted, alpha),
             "flip_p": fmt_p(flip_p, alpha), "flip_p_adjusted": fmt_p(g.sign_flip_p_adjusted, alpha),
             "extraction": _pct(g.extraction_rate), "unparsed": g.unparsed["count"],
-            "unparsed_replies": g.unparsed["replies"][:5],
-            "repetitions": [(r.repetition, _pct(r.consistency.value), _pct(r.consistency.low),
+            "unparsed_replies": [dict(u, text=None if u["text"] is None else visible(u["text"], 200))
+                                 for u in g.unparsed["replies"][:5]],
+            "repetitions": [(visible(r.repetition), _pct(r.consistency.value), _pct(r.consistency.low),
                              _pct(r.consistency.high), r.consistency.n) for r in g.repetitions],
             "stability": None if g.stability is None or g.stability.value is None else
             f"{_pct(g.stability.value)} of {count_of(g.stability.n, 'item')}",
@@ -83,8 +85,10 @@ def judge_context(result) -> dict:
             text += (f" At alpha {alpha:g} no order effect was detected (this does not show that the judge has "
                      "none).")
         sentences.append(text)
-    return {"rows": rows, "sentences": sentences, "by": list(result.by), "result": result,
-            "rules": [str(r) for r in result.rules], "confidence": f"{100 * result.confidence:g}%"}
+    return {"rows": rows, "sentences": sentences, "by": [visible(b) for b in result.by], "result": result,
+            "order": visible(result.order), "orders": [visible(o) for o in result.orders],
+            "column": visible(result.column), "repetition": visible(result.repetition) if result.repetition else None, "rules": [visible(r) for r in result.rules],
+            "confidence": f"{100 * result.confidence:g}%"}
 
 
 def judge_images(result, format: str, assets_dir=None) -> tuple[dict, dict]:

@@ -25,18 +25,16 @@ from rich.table import Table
 
 from probestats.present.terminal import escape, fmt_p
 
-__all__ = ["print_judge", "judge_table", "safe"]
+__all__ = ["print_judge", "judge_table", "safe", "visible"]
 
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
-def safe(text, limit: int | None = None) -> str:
-    r"""Log text for the terminal: controls and bidirectional overrides shown as escapes, markup escaped.
+def visible(text, limit: int | None = None) -> str:
+    r"""Log text on one line with its control characters and bidirectional overrides shown as escapes.
 
-    >>> safe("\x1b]52;c;cHdu\x07[bold]")
-    '\\x1b]52;c;cHdu\\x07\\[bold]'
-    >>> safe("a\u202eb")
-    'a<U+202E>b'
+    >>> visible("\x1b]52;c;cHdu\x07"), visible("a\u202eb")
+    ('\\x1b]52;c;cHdu\\x07', 'a<U+202E>b')
     """
     text = "" if text is None else str(text)
     text = text.replace("\n", " ").replace("\t", " ")
@@ -44,7 +42,16 @@ def safe(text, limit: int | None = None) -> str:
                          else f"<U+{ord(m.group()):04X}>", text)
     if limit is not None and len(text) > limit:
         text = text[: limit - 1] + "…"
-    return escape(text)
+    return text
+
+
+def safe(text, limit: int | None = None) -> str:
+    r"""Log text for the terminal: :func:`visible`, then rich markup escaped.
+
+    >>> safe("\x1b]52;c;cHdu\x07[bold]")
+    '\\x1b]52;c;cHdu\\x07\\[bold]'
+    """
+    return escape(visible(text, limit))
 
 
 def _pct(x) -> str:

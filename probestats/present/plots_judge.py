@@ -34,8 +34,8 @@ def consistency_plot(result):
     from matplotlib.figure import Figure
 
     groups = list(result.groups)
-    height = 1.2 + 0.4 * len(groups)
-    left, right = Figure(figsize=(8.0, height), layout="constrained").subplots(1, 2, sharey=True)
+    height = 1.8 + 0.4 * len(groups)
+    left, right = Figure(figsize=(9.5, height), layout="constrained").subplots(1, 2, sharey=True)
     ys = list(range(len(groups)))[::-1]
     for y, g in zip(ys, groups):
         c = g.consistency
@@ -46,7 +46,7 @@ def consistency_plot(result):
                       ecolor="grey", capsize=3)
     left.set_xlim(0, 1)
     left.set_yticks(ys, [safe_label(_name(g)) for g in groups])
-    left.set_xlabel("share of items preferring the same answer in both orders")
+    left.set_xlabel("share of items: same answer preferred in both orders")
     left.set_title(f"Position consistency (exact {100 * result.confidence:g}% interval)")
     left.axvline(1, color="lightgrey", lw=0.8)
     for y, g in zip(ys, groups):
@@ -60,5 +60,5 @@ def consistency_plot(result):
     right.set_xlabel("inconsistent items")
     right.set_title("Which slot won when the verdict flipped")
     if groups:
-        right.legend(loc="lower right", fontsize=7, frameon=False)
+        right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=2, fontsize=7, frameon=False)
     return left
