@@ -32,6 +32,8 @@ _EXPORTS = {
     "FramingResult": ".analyses.framing",
     "analyze_framing": ".analyses.framing",
     "melt_wide": ".analyses.framing",
+    "JudgeResult": ".analyses.judge",
+    "analyze_order": ".analyses.judge",
     "ParsedLabel": ".shape.labels",
     "parse_label": ".shape.labels",
     "parse_labels": ".shape.labels",
