@@ -450,3 +450,13 @@ def test_the_judge_section_beside_a_probe_report():
     assert alone.startswith("## Order probe of a judge") and alone.count("\n## ") == 0
     with pytest.raises(OptionError, match="--section judge: no order probe"):
         render_report(probe, format="md", sections=["judge"])
+
+
+def test_the_terminal_table_shows_log_controls_as_escapes(tmp_path, capsys):
+    log = tmp_path / "verdicts.csv"
+    _hostile_judge_log(log)
+    code, out, err = run_cli(["judge", log, "--order", "position", "--response", "reply", *VERDICT_ARGS,
+                              "--by", "judge"], capsys)
+    assert code == 0, err
+    assert "\x1b" not in out and "\x07" not in out
+    assert "\\x1b]52;c;cHdu\\x07" in out  # the unparsed reply is listed, its escape sequence visible

@@ -127,7 +127,7 @@ def print_judge(result, out) -> None:
                 f"{_pct(g.stability.value)} of {g.stability.n} items"
             out.print(f"  {where}: consistency per repetition {reps}; same verdicts in every repetition: {stab}")
         if g.unparsed["count"]:
-            shown = "; ".join(f"{r['count']}x {safe(repr(r['text']), 60)}" for r in g.unparsed["replies"][:3])
+            shown = "; ".join(f"{r['count']}x '{safe(r['text'], 100)}'" for r in g.unparsed["replies"][:3])
             out.print(f"  {where}: {g.unparsed['count']} unparsed "
                       f"({', '.join(f'{k} {v}' for k, v in g.unparsed['reasons'].items())}): {shown}")
     if result.problems:
