@@ -460,3 +460,21 @@ def test_the_terminal_table_shows_log_controls_as_escapes(tmp_path, capsys):
     assert code == 0, err
     assert "\x1b" not in out and "\x07" not in out
     assert "\\x1b]52;c;cHdu\\x07" in out  # the unparsed reply is listed, its escape sequence visible
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.tuples(VERDICT, VERDICT), st.tuples(VERDICT, VERDICT)), min_size=1, max_size=12))
+def test_repetitions_agree_with_a_direct_count(items):
+    # items[i] = ((v1, v2) in repetition 1, (v1, v2) in repetition 2)
+    rows = [{"item": f"i{i}", "order": o, "choice": v, "rep": r + 1}
+            for i, reps in enumerate(items) for r, pair in enumerate(reps) for o, v in zip(("AB", "BA"), pair)]
+    schema = {"item": pl.String, "order": pl.String, "choice": pl.String, "rep": pl.Int64}
+    g = analyze_order(pl.DataFrame(rows, schema=schema), order="order", choice="choice", repetition="rep").groups[0]
+    mirrored = {("first", "second"), ("second", "first"), ("tie", "tie")}
+    for r, rep in enumerate(g.repetitions):
+        both = [reps[r] for reps in items if None not in reps[r]]
+        assert (rep.consistency.k, rep.consistency.n) == (sum(p in mirrored for p in both), len(both))
+    assert g.consistency.k == sum(r.consistency.k for r in g.repetitions)
+    assert g.n_items == sum(r.consistency.n for r in g.repetitions)
+    usable = [reps for reps in items if None not in reps[0] + reps[1]]
+    assert (g.stability.k, g.stability.n) == (sum(a == b for a, b in usable), len(usable))
