@@ -44,6 +44,8 @@ _EXPORTS = {
     "melt_wide": ".analyses.framing",
     "SCHEMA_VERSION": ".result",
     "adjust": ".stats.multitest",
+    "JudgeResult": ".analyses.judge",
+    "analyze_order": ".analyses.judge",
     "ParsedLabel": ".shape.labels",
     "parse_label": ".shape.labels",
     "parse_labels": ".shape.labels",

@@ -282,9 +282,36 @@ def _print_any(result) -> None:
     render_terminal(result, console())
 
 
+def judge_report_options(func):
+    """The options of an order probe's report section (the judge section), gathered into ``judge``."""
+
+    @click.option("--order", metavar="COL", help="Add the order probe of a pairwise judge: the column whose two "
+                  "values are the two answer orders (see probestats judge).")
+    @click.option("--response", "judge_response", metavar="COL", help="With --order: the judge's raw reply.")
+    @click.option("--choice", "judge_choice", metavar="COL", help="With --order: the slot chosen (first/second/tie).")
+    @click.option("--verdict", "verdicts", multiple=True, metavar="LABEL=PATTERN",
+                  help="With --order: how a verdict is read, e.g. --verdict \"first=[[A]]\" (repeatable).")
+    @click.option("--judge-by", multiple=True, metavar="COL", help="With --order: one row per judge (repeatable).")
+    @click.option("--repetition", metavar="COL", help="With --order: the column numbering repeated judgments.")
+    @functools.wraps(func)
+    def wrapper(*args, order=None, judge_response=None, judge_choice=None, verdicts=(), judge_by=(),
+                repetition=None, **kwargs):
+        given = judge_response or judge_choice or verdicts or judge_by or repetition
+        if order is None and given:
+            raise click.UsageError("--response, --choice, --verdict, --judge-by and --repetition describe an "
+                                   "order probe; add --order COL")
+        kwargs["judge"] = None if order is None else {
+            "order": order, "response": judge_response, "choice": judge_choice, "verdicts": verdicts,
+            "by": judge_by, "repetition": repetition}
+        return func(*args, **kwargs)
+
+    return wrapper
+
+
 @cli.command()
 @click.argument("log", type=click.Path(path_type=Path))
-@metric_option
+@click.option("--metric", metavar="COL", help="The metric column (a number per run); not needed for a report of "
+              "an order probe alone (--order).")
 @a_option
 @b_option
 @click.option("--noise", type=click.Path(path_type=Path), metavar="NOISE_LOG",
@@ -297,7 +324,7 @@ def _print_any(result) -> None:
 @fold_case_option
 @click.option("--section", "sections", multiple=True, metavar="NAME",
               type=click.Choice(["summary", "design", "table", "tests", "noise", "power", "finding", "limits",
-                                 "framing"]),
+                                 "framing", "judge"]),
               help="Render only this section (repeatable), for pasting into a report of your own.")
 @click.option("--templates", type=click.Path(path_type=Path), metavar="DIR",
               help="A folder of templates that replace the shipped ones of the same name (e.g. table.md.j2).")
@@ -318,10 +345,11 @@ def _print_any(result) -> None:
 @click.option("--targets", type=click.Path(path_type=Path), metavar="FILE",
               help="With --framing: per topic, the target each framing asserts (topic, affirmative, reverse).")
 @click.option("--toward", metavar="TARGET", help="With --framing: the reference target.")
+@judge_report_options
 @read_options
 def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, sections, templates, design_file,
            attribute, values_why, metric_definition, metric_cannot_see, held_fixed, not_fixed, not_tested,
-           run_dates, mitigation, gap_of_interest, read, framing_log=None, targets=None, toward=None):
+           run_dates, mitigation, gap_of_interest, read, framing_log=None, targets=None, toward=None, judge=None):
     """Write the report of LOG as Markdown, HTML or JSON (by the suffix of -o), from Jinja templates.
 
     Missing design facts (attribute, metric definition, attributes not tested, ...) show as
@@ -340,6 +368,16 @@ def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, sect
     from probestats.present.report import render_report
 
     fmt = _report_format(output)
+    judge = _judge_for_report(log, judge, alpha, read)
+    if metric is None:
+        if judge is None:
+            raise click.UsageError("Missing option '--metric' (or --order for a report of an order probe alone).")
+        from probestats.present.judge_report import render_judge_report
+
+        assets = output.parent / f"{output.stem}_files" if fmt == "md" else None
+        write_whole(output, render_judge_report(judge, format=fmt, templates=templates, assets_dir=assets))
+        console(stderr=True).print(f"wrote {_escape(output)}")
+        return
     plan = design_from(design_file, attribute=attribute, values_why=values_why,
                        metric_definition=metric_definition, metric_cannot_see=metric_cannot_see,
                        held_fixed=held_fixed, not_fixed=not_fixed, not_tested=not_tested, run_dates=run_dates,
@@ -357,7 +395,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, sect
                                   alpha=alpha)
     assets = output.parent / f"{output.stem}_files" if fmt == "md" else None
     text = render_report(result, format=fmt, sections=list(sections) or None, templates=templates, design=plan,
-                         assets_dir=assets, framing=framing)
+                         assets_dir=assets, framing=framing, judge=judge)
     write_whole(output, text)
     console(stderr=True).print(f"wrote {_escape(output)}")
 
@@ -527,6 +565,84 @@ def compare(before, after, metric, a, b, alternative, alpha, fold_case, output, 
         _print_any(result)
     if output is not None:
         console(stderr=True).print(f"wrote {_escape(output)}")
+
+
+# ---------------------------------------------------------------- judge: order probes on a pairwise judge
+
+
+def _judge_for_report(log, options, alpha, read):
+    """The order probe a report's --order options ask for, or None."""
+    if options is None:
+        return None
+    return _run_judge(log, read=read, alpha=alpha, correction="holm", score=None, scale=None, **options)
+
+
+def _run_judge(log, *, order, response, choice, verdicts, by, repetition, score, scale, alpha, correction, read):
+    sources = [name for name, v in (("--response", response), ("--choice", choice), ("--score", score)) if v]
+    if len(sources) > 1:
+        raise click.UsageError(f"give one of --response, --choice and --score, not {' and '.join(sources)}")
+    if score is not None:
+        if verdicts or repetition:
+            raise click.UsageError("--score compares the scores of each order; drop --verdict and --repetition")
+        from probestats.analyses.judge import analyze_scored
+
+        return analyze_scored(str(log), order=order, score=score, by=by, scale=scale, alpha=alpha,
+                              correction=correction, read_options=read)
+    if scale is not None:
+        raise click.UsageError("--scale belongs to a scored judge; add --score COL")
+    from probestats.analyses.judge import analyze_order
+
+    return analyze_order(str(log), order=order, response=response, choice=choice, verdicts=verdicts, by=by,
+                         repetition=repetition, alpha=alpha, correction=correction, read_options=read)
+
+
+@cli.command()
+@click.argument("log", type=click.Path(path_type=Path))
+@click.option("--order", required=True, metavar="COL", help="The column whose two values are the two answer orders.")
+@click.option("--response", metavar="COL", help="The judge's raw reply, read with --verdict rules.")
+@click.option("--choice", metavar="COL", help="A column that already holds the slot chosen (first, second, tie; "
+              "other labels mapped with --verdict first=A).")
+@click.option("--score", metavar="COL", help="A judge that scores each answer: the paired analysis with the order as "
+              "the attribute.")
+@click.option("--verdict", "verdicts", multiple=True, metavar="LABEL=PATTERN",
+              help="LABEL is first, second or tie; PATTERN literal text (case-sensitive, anywhere in the reply), or "
+                   "re:REGEX. Repeatable.")
+@click.option("--by", multiple=True, metavar="COL", help="The judge column: one analysis per judge (repeatable).")
+@click.option("--repetition", metavar="COL", help="The column numbering repeated judgments of the same item.")
+@click.option("--scale", metavar="LOW:HIGH", help="With --score: the judge's scale, e.g. 1:10 (ceiling and floor flags).")
+@alpha_option
+@click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
+              show_default=True, help="Correction across judges (each test on its own).")
+@json_option()
+@read_options
+def judge(log, order, response, choice, score, verdicts, by, repetition, scale, alpha, correction, json_out, read):
+    """Order probes on a pairwise judge: position consistency, primacy against recency, the order effect.
+
+    Each item is judged with its two answers in both orders (the two values of --order). A
+    reply naming no slot, or several, is unparsed: counted and listed, never guessed.
+
+    \b
+    Examples:
+      probestats judge verdicts.csv --order position --response reply \\
+          --verdict "first=[[A]]" --verdict "second=[[B]]" --verdict "tie=[[C]]" --by judge
+      probestats judge verdicts.csv --order position --choice winner --verdict first=A --verdict second=B
+      probestats judge scores.csv --order position --score score --scale 1:10
+    """
+    if score is None and choice is None and not verdicts:
+        raise click.UsageError("say how verdicts are read: --response COL with --verdict \"first=[[A]]\" "
+                               "--verdict \"second=[[B]]\", or --choice COL, or --score COL")
+    result = _run_judge(log, order=order, response=response, choice=choice, verdicts=verdicts, by=by,
+                        repetition=repetition, score=score, scale=scale, alpha=alpha, correction=correction, read=read)
+    if json_out:
+        emit_json(result)
+    elif score is not None:
+        from probestats.present.terminal import print_analysis
+
+        print_analysis(result, console())
+    else:
+        from probestats.present.judge_text import print_judge
+
+        print_judge(result, console())
 
 
 # ---------------------------------------------------------------- entry point

@@ -15,7 +15,8 @@ Sections (:data:`SECTIONS`), each a template ``<name>.md.j2`` / ``<name>.html.j2
 - ``power``: the minimum detectable gap of the design run, and the power plot;
 - ``finding``: the result stated with its conditions and size (items that drive a detected gap);
 - ``limits``: always: held fixed or not, size, what the metric cannot see, attributes not tested;
-- ``framing``: a dual-framing result, only when one is given.
+- ``framing``: a dual-framing result, only when one is given;
+- ``judge``: an order probe of a pairwise judge (:mod:`probestats.present.judge_report`), only when one is given.
 
 Honesty rules kept here and in the templates: a null result carries its conditions and
 size; no sentence claims the system is free of bias except to deny it; a detected gap
@@ -55,9 +56,9 @@ __all__ = ["SECTIONS", "FORMATS", "render_report", "report_context", "fmt_p", "f
            "md_escape", "Todo"]
 
 #: Section names in the order a full report shows them.
-SECTIONS = ("summary", "design", "table", "tests", "noise", "power", "finding", "limits", "framing")
-#: Sections shown when none are asked for (framing only when a framing result is given).
-DEFAULT_SECTIONS = SECTIONS[:-1]
+SECTIONS = ("summary", "design", "table", "tests", "noise", "power", "finding", "limits", "framing", "judge")
+#: Sections shown when none are asked for (framing and judge only when their result is given).
+DEFAULT_SECTIONS = SECTIONS[:-2]
 FORMATS = ("md", "html", "json")
 LIST_LIMIT = 40  # items listed by name in the design section before "and N more"
 SETTING_LIMIT = 160  # characters of a held-fixed setting's value shown
@@ -596,9 +597,10 @@ def _power_figure(analysis, design: Design) -> _Figure | None:
 # ---------------------------------------------------------------------------- rendering
 
 
-def _sections(sections, framing) -> list[str]:
+def _sections(sections, framing, judge=None) -> list[str]:
     if sections is None:
-        return list(DEFAULT_SECTIONS) + (["framing"] if framing is not None else [])
+        return (list(DEFAULT_SECTIONS) + (["framing"] if framing is not None else [])
+                + (["judge"] if judge is not None else []))
     if isinstance(sections, str):
         sections = [sections]
     chosen = []
@@ -608,6 +610,8 @@ def _sections(sections, framing) -> list[str]:
         if name == "framing" and framing is None:
             raise OptionError("--section framing: no framing result was given; give the dual-framing log with "
                               "--framing FRAMING_LOG")
+        if name == "judge" and judge is None:
+            raise OptionError("--section judge: no order probe was given; add --order COL and the verdict options")
         if name not in chosen:
             chosen.append(name)
     if not chosen:
@@ -616,7 +620,7 @@ def _sections(sections, framing) -> list[str]:
 
 
 def render_report(analysis, *, format: str = "md", sections=None, templates=None, design: Design | None = None,
-                  assets_dir=None, framing=None) -> str:
+                  assets_dir=None, framing=None, judge=None) -> str:
     """Render the report of an analysis as Markdown, one self-contained HTML page, or JSON.
 
     Parameters
@@ -636,6 +640,8 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
         HTML embeds its plots; JSON has none.
     framing : optional
         A dual-framing result, shown as the ``framing`` section.
+    judge : JudgeResult, optional
+        An order probe of a pairwise judge, shown as the ``judge`` section.
 
     Returns
     -------
@@ -653,8 +659,13 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
     if format not in FORMATS:
         raise OptionError(f"unknown report format '{format}'; use one of {', '.join(FORMATS)}")
     design = design or Design()
-    names = _sections(sections, framing)
+    names = _sections(sections, framing, judge)
     ctx = report_context(analysis, design, framing=framing)
+    if judge is not None:
+        from probestats.present.judge_report import judge_context
+
+        ctx["judge"] = judge_context(judge)
+        ctx["sentences"]["judge"] = ctx["judge"]["sentences"]
     if format == "json":
         out = {"schema_version": SCHEMA_VERSION, **analysis.to_dict()}
         out["report"] = {
@@ -664,6 +675,8 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
         }
         if framing is not None and "framing" in names and hasattr(framing, "to_dict"):
             out["report"]["framing"] = framing.to_dict()
+        if judge is not None and "judge" in names:
+            out["report"]["judge"] = judge.to_dict()
         return json.dumps(out, ensure_ascii=False, indent=2, allow_nan=False, default=str) + "\n"
     env = _environment(format, templates)
     with _user_template_errors(templates):
@@ -683,6 +696,12 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
         framing_images, framing_pngs = _framing_images(framing, format, assets_dir)
         images.update(framing_images)
         pngs.update(framing_pngs)
+    if judge is not None and "judge" in names:
+        from probestats.present.judge_report import judge_images
+
+        judge_refs, judge_pngs = judge_images(judge, format, assets_dir)
+        images.update(judge_refs)
+        pngs.update(judge_pngs)
     ctx.update(sections=names, images=images, full=sections is None)
     with _user_template_errors(templates):
         text = template.render(ctx)

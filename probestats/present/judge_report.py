@@ -1,0 +1,148 @@
+"""The order probe's report section (``judge``), alone or inside the probe report.
+
+Words are chosen here from the numbers (:func:`judge_context`); the templates
+``judge.md.j2`` and ``judge.html.j2`` lay them out through the report's own Jinja
+environment, so every value from the log is escaped (HTML autoescape, Markdown through
+:func:`probestats.present.report.md_escape`).
+
+Examples
+--------
+>>> from probestats.analyses.judge import analyze_order
+>>> rows = [{"item": i, "order": o, "reply": r} for i, pair in enumerate([("[[A]]", "[[B]]"), ("[[A]]", "<b>[[A]]")])
+...         for o, r in zip(("AB", "BA"), pair)]
+>>> text = render_judge_report(analyze_order(rows, order="order", verdicts=["first=[[A]]", "second=[[B]]"]))
+>>> text.splitlines()[0], "<b>" in text
+('# Order probe of a judge: order', False)
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from urllib.parse import quote
+
+from probestats import __version__
+from probestats.errors import count_of
+from probestats.present.judge_text import visible
+from probestats.present.terminal import fmt_p
+
+__all__ = ["judge_context", "judge_images", "render_judge_report"]
+
+
+def _pct(x) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f}%"
+
+
+def _name(group) -> str:
+    return ", ".join(f"{visible(k)} {visible(v)}" for k, v in group.by.items()) or "The judge"
+
+
+def judge_context(result) -> dict:
+    """Rows of the table and the sentences of the section."""
+    alpha = result.alpha
+    rows, sentences = [], []
+    for g in result.groups:
+        c = g.consistency
+        flip_p = None if g.sign_flip is None else g.sign_flip.pvalue
+        rows.append({
+            "by": [visible(v) for v in g.by.values()], "n_items": g.n_items,
+            "consistency": _pct(c.value), "low": _pct(c.low), "high": _pct(c.high),
+            "loose": _pct(g.consistency_unparsed_as_consistent),
+            "primacy": g.primacy, "recency": g.recency, "ties_consistent": g.ties_consistent,
+            "ties_inconsistent": g.ties_inconsistent,
+            "preference": "n/a" if g.preference_score is None else f"{g.preference_score:+.3g}",
+            "order_p": fmt_p(g.order_test_p, alpha), "order_p_adjusted": fmt_p(g.order_test_p_adjusted, alpha),
+            "flip_p": fmt_p(flip_p, alpha), "flip_p_adjusted": fmt_p(g.sign_flip_p_adjusted, alpha),
+            "extraction": _pct(g.extraction_rate), "unparsed": g.unparsed["count"],
+            "unparsed_replies": [dict(u, text=None if u["text"] is None else visible(u["text"], 200))
+                                 for u in g.unparsed["replies"][:5]],
+            "repetitions": [(visible(r.repetition), _pct(r.consistency.value), _pct(r.consistency.low),
+                             _pct(r.consistency.high), r.consistency.n) for r in g.repetitions],
+            "stability": None if g.stability is None or g.stability.value is None else
+            f"{_pct(g.stability.value)} of {count_of(g.stability.n, 'item')}",
+        })
+        who = _name(g)
+        if c.value is None:
+            sentences.append(f"{who}: no item had both verdicts read, so nothing can be said about its order effect.")
+            continue
+        text = (f"{who} preferred the same answer in both orders on {_pct(c.value)} of "
+                f"{count_of(g.n_items, 'item')} ({100 * result.confidence:g}% exact interval {_pct(c.low)} to "
+                f"{_pct(c.high)}).")
+        n = g.primacy + g.recency
+        adjusted = [p for p in (g.order_test_p_adjusted, g.sign_flip_p_adjusted) if p is not None]
+        detected = bool(adjusted) and min(adjusted) < alpha
+        if n == 0:
+            text += " No inconsistent item chose the same slot twice."
+        else:
+            text += (f" Of the {count_of(n, 'inconsistent item')} without a tie, {g.primacy} chose the first slot "
+                     f"both times and {g.recency} the second (exact binomial p = {fmt_p(g.order_test_p, alpha)}, "
+                     f"{result.correction}-adjusted {fmt_p(g.order_test_p_adjusted, alpha)}).")
+        if detected:
+            side = "first" if (g.order_effect or 0) > 0 else "second"
+            text += f" At alpha {alpha:g} this is an order effect: the judge favours the answer shown {side}."
+        else:
+            text += (f" At alpha {alpha:g} no order effect was detected (this does not show that the judge has "
+                     "none).")
+        sentences.append(text)
+    return {"rows": rows, "sentences": sentences, "by": [visible(b) for b in result.by], "result": result,
+            "order": visible(result.order), "orders": [visible(o) for o in result.orders],
+            "column": visible(result.column), "repetition": visible(result.repetition) if result.repetition else None, "rules": [visible(r) for r in result.rules],
+            "confidence": f"{100 * result.confidence:g}%"}
+
+
+def judge_images(result, format: str, assets_dir=None) -> tuple[dict, dict]:
+    """The consistency figure as an image reference (and its PNG bytes for Markdown's assets folder)."""
+    from probestats.present.plots import figure_png
+    from probestats.present.plots_judge import consistency_plot
+
+    png = figure_png(consistency_plot(result).figure)
+    alt = "Position consistency per judge, and primacy against recency"
+    caption = (f"Left: share of items whose preferred answer is the same in both orders, with its exact "
+               f"(Clopper–Pearson) {100 * result.confidence:g}% interval. Right: the inconsistent items, split into "
+               "primacy (first slot both times), recency (second slot both times) and a tie in one order only.")
+    if format == "html":
+        return {"judge_consistency": {"src": "data:image/png;base64," + base64.b64encode(png).decode("ascii"),
+                                      "alt": alt, "caption": caption}}, {}
+    if assets_dir is not None:
+        from probestats.present.report import MdSafe
+
+        return {"judge_consistency": {"src": MdSafe(f"{quote(Path(assets_dir).name)}/judge_consistency.png"),
+                                      "alt": alt, "caption": caption}}, {"judge_consistency": png}
+    return {}, {}
+
+
+def render_judge_report(result, *, format: str = "md", templates=None, assets_dir=None) -> str:
+    """A report of the order probe alone: the ``judge`` section under a title (Markdown, HTML or JSON).
+
+    With Markdown and ``assets_dir``, the figure is written there as PNG and linked.
+    """
+    from probestats.errors import OptionError
+    from probestats.present.output import write_whole
+    from probestats.present.report import _environment, _user_template_errors
+    from probestats.result import jsonable
+
+    if format not in ("md", "html", "json"):
+        raise OptionError(f"unknown report format '{format}'; use one of md, html, json")
+    ctx = judge_context(result)
+    if format == "json":
+        out = result.to_dict()
+        out["report"] = {"title": f"Order probe of a judge: {result.order}", "sections": ["judge"],
+                         "sentences": {"judge": ctx["sentences"]}}
+        return json.dumps(jsonable(out), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+    env = _environment(format, templates)
+    images, pngs = judge_images(result, format, assets_dir)
+    with _user_template_errors(templates):
+        text = env.get_template(f"report.{format}.j2").render(
+            title=f"Order probe of a judge: {result.order}", version=__version__, source=result.log_source,
+            full=True, sections=["judge"], judge=ctx, images=images, alpha=result.alpha)
+    if pngs and assets_dir is not None:
+        folder = Path(assets_dir)
+        folder.mkdir(exist_ok=True)
+        for name, png in pngs.items():
+            write_whole(folder / f"{name}.png", png)
+    if format == "md":
+        import re
+
+        text = re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
+    return text

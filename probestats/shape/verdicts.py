@@ -1,0 +1,205 @@
+"""Verdicts read from a judge's own text, by declared rules, never guessed.
+
+A rule is ``LABEL=PATTERN``. The label is a slot of a pairwise comparison: ``first``
+(the answer shown first), ``second`` or ``tie``. The pattern is literal text, or a
+regular expression (Python's :mod:`re` syntax) after a ``re:`` prefix:
+``first=[[A]]``, ``second=re:\\[\\[B\\]\\]``. A label may have several rules; any of them
+names it.
+
+The rule of reading, exactly:
+
+* a **literal** pattern matches where its text occurs anywhere in the reply, byte for
+  byte: case-sensitive (``[[A]]`` does not match ``[[a]]``), with no trimming or
+  normalisation of spaces or Unicode. A regular expression is searched anywhere in the
+  reply (:func:`re.search`, no flags: write ``(?i)`` for case-insensitive matching);
+* quoted passages are **not** treated specially: a pattern inside quotation marks,
+  a code block or a restated question matches like anywhere else. So a reply that
+  quotes the instruction ("answer [[A]] or [[B]]") names both labels and is unparsed:
+  that is on purpose, a rule that skipped quotations would guess which text is the
+  judge's own;
+* a reply is **parsed** when the patterns of exactly one label match it (how often and
+  where does not matter). It is **unparsed** when no pattern matches (``no_match``),
+  when patterns of two or more labels match (``several_labels``), or when the reply is
+  missing or blank (``blank``). Unparsed replies are counted and listed, never guessed.
+
+A ``--choice`` column that already holds the slot is read by the same rules, as whole
+values: a cell is parsed when it equals (after trimming surrounding spaces) one label's
+pattern; ``re:`` patterns must match the whole trimmed cell.
+
+Examples
+--------
+>>> rules = parse_rules(["first=[[A]]", "second=[[B]]", "tie=[[C]]"])
+>>> [extract(r, rules) for r in ["Verdict: [[A]]", "[[a]]", "[[A]] or [[B]]?", None]]
+[Verdict(label='first', reason=None), Verdict(label=None, reason='no_match'), Verdict(label=None, reason='several_labels'), Verdict(label=None, reason='blank')]
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from probestats.errors import OptionError
+
+__all__ = ["LABELS", "Rule", "Verdict", "parse_rule", "parse_rules", "extract", "extract_all", "choice_rules",
+           "REASONS"]
+
+#: The slots a verdict can name.
+LABELS = ("first", "second", "tie")
+#: Why a reply is unparsed.
+REASONS = ("no_match", "several_labels", "blank")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One declared rule: the reply names ``label`` when ``pattern`` matches.
+
+    Attributes
+    ----------
+    label : {"first", "second", "tie"}
+    pattern : str
+        The literal text, or the regular expression (without its ``re:`` prefix).
+    regex : bool
+    """
+
+    label: str
+    pattern: str
+    regex: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.label}={'re:' if self.regex else ''}{self.pattern}"
+
+    def to_dict(self) -> dict:
+        return {"label": self.label, "pattern": self.pattern, "regex": self.regex}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a reply says: a ``label``, or None with the ``reason`` it is unparsed."""
+
+    label: str | None
+    reason: str | None = None
+
+    @property
+    def parsed(self) -> bool:
+        return self.label is not None
+
+
+def parse_rule(text: str) -> Rule:
+    """Read one ``LABEL=PATTERN`` rule.
+
+    Examples
+    --------
+    >>> parse_rule("first=[[A]]")
+    Rule(label='first', pattern='[[A]]', regex=False)
+    >>> parse_rule(r"tie=re:\\[\\[C\\]\\]").regex
+    True
+    >>> parse_rule("best=[[A]]")
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: --verdict best=[[A]]: the label must be first, second or tie, for example --verdict "first=[[A]]"
+    """
+    text = str(text)
+    if "=" not in text:
+        raise OptionError(f"--verdict {text}: expected LABEL=PATTERN, for example --verdict \"first=[[A]]\"")
+    label, pattern = text.split("=", 1)
+    label = label.strip().lower()
+    if label not in LABELS:
+        raise OptionError(f"--verdict {text}: the label must be first, second or tie, for example "
+                          "--verdict \"first=[[A]]\"")
+    regex = pattern.startswith("re:")
+    if regex:
+        pattern = pattern[3:]
+    if pattern == "":
+        raise OptionError(f"--verdict {text}: the pattern is empty; give the text that names the {label} slot")
+    if regex:
+        try:
+            compiled = re.compile(pattern)
+        except re.error as exc:
+            raise OptionError(f"--verdict {text}: not a regular expression ({exc}); drop 're:' to match the "
+                              "text literally") from None
+        if compiled.search("") is not None:
+            raise OptionError(f"--verdict {text}: the expression matches an empty reply, so it would match every "
+                              "reply; make it name something the judge writes")
+    return Rule(label, pattern, regex)
+
+
+def parse_rules(texts: Iterable[str | Rule]) -> tuple[Rule, ...]:
+    """Read several rules; at least two labels must be named (a verdict needs a choice).
+
+    >>> [str(r) for r in parse_rules(["first=A", "second=B"])]
+    ['first=A', 'second=B']
+    """
+    rules = tuple(t if isinstance(t, Rule) else parse_rule(t) for t in texts)
+    named = {r.label for r in rules}
+    if len(named) < 2:
+        raise OptionError("--verdict: name at least the first and second slots, for example "
+                          "--verdict \"first=[[A]]\" --verdict \"second=[[B]]\"")
+    return rules
+
+
+def choice_rules(texts: Iterable[str | Rule] = ()) -> tuple[Rule, ...]:
+    """Rules for a choice column: the given ones, and a label's own name for every label not given.
+
+    >>> [str(r) for r in choice_rules(["first=A", "second=B"])]
+    ['first=A', 'second=B', 'tie=tie']
+    >>> [str(r) for r in choice_rules()]
+    ['first=first', 'second=second', 'tie=tie']
+    """
+    rules = tuple(t if isinstance(t, Rule) else parse_rule(t) for t in texts)
+    given = {r.label for r in rules}
+    return rules + tuple(Rule(label, label) for label in LABELS if label not in given)
+
+
+def _matches(rule: Rule, text: str, whole: bool) -> bool:
+    if rule.regex:
+        return (re.fullmatch if whole else re.search)(rule.pattern, text) is not None
+    return text == rule.pattern if whole else rule.pattern in text
+
+
+def extract(reply, rules: Sequence[Rule], *, whole: bool = False) -> Verdict:
+    """The verdict of one reply under ``rules`` (see the module's rule of reading).
+
+    Parameters
+    ----------
+    reply : str or None
+    rules : sequence of Rule
+    whole : bool
+        Choice cells: the trimmed cell must equal a literal pattern (or fully match an
+        expression) instead of containing it.
+
+    Examples
+    --------
+    >>> rules = parse_rules(["first=[[A]]", "second=[[B]]"])
+    >>> extract('The prompt says "reply [[A]]"; I pick [[B]].', rules).reason   # quoted: still matches
+    'several_labels'
+    >>> extract('My verdict: "[[A]]"', rules).label                           # a quoted verdict is a verdict
+    'first'
+    """
+    if reply is None:
+        return Verdict(None, "blank")
+    text = str(reply)
+    if whole:
+        text = text.strip()
+    if text.strip() == "":
+        return Verdict(None, "blank")
+    labels = {r.label for r in rules if _matches(r, text, whole)}
+    if len(labels) == 1:
+        return Verdict(labels.pop())
+    return Verdict(None, "no_match" if not labels else "several_labels")
+
+
+def extract_all(replies: Iterable, rules: Sequence[Rule], *, whole: bool = False) -> list[Verdict]:
+    """:func:`extract` over many replies; each distinct reply is read once.
+
+    >>> [v.label for v in extract_all(["x [[A]]", "x [[A]]", "[[B]]"], parse_rules(["first=[[A]]", "second=[[B]]"]))]
+    ['first', 'first', 'second']
+    """
+    cache: dict = {}
+    out = []
+    for reply in replies:
+        key = None if reply is None else str(reply)
+        if key not in cache:
+            cache[key] = extract(reply, rules, whole=whole)
+        out.append(cache[key])
+    return out
