@@ -70,6 +70,7 @@ from typing import Sequence
 import numpy as np
 import polars as pl
 
+from probestats.stats.multitest import adjust
 from probestats.errors import ColumnError, OptionError, Problem, ValidationError, count_of
 from probestats.result import jsonable
 from probestats.shape.verdicts import Rule, choice_rules, extract_all, parse_rules
@@ -244,20 +245,6 @@ class JudgeResult:
             "groups": [g.to_dict() for g in self.groups],
             "problems": [p.to_dict() for p in self.problems],
         })
-
-
-def _adjust(pvalues: list, method: str) -> list:
-    """Correct the p-values that exist; None stays None (statsmodels' multipletests)."""
-    idx = [i for i, p in enumerate(pvalues) if p is not None]
-    out = list(pvalues)
-    if method == "none" or len(idx) <= 1:
-        return out
-    from statsmodels.stats.multitest import multipletests
-
-    sm = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}[method]
-    for i, p in zip(idx, multipletests([pvalues[i] for i in idx], method=sm)[1]):
-        out[i] = min(1.0, float(p))
-    return out
 
 
 def _column(frame: pl.DataFrame, log, name: str, option: str) -> str:
@@ -470,8 +457,8 @@ def analyze_order(
                                  rows_of))
     else:
         groups.append(_group({}, frame, pairs, incomplete.height, rep_col, confidence, rows_of))
-    order_p = _adjust([g.order_test_p for g in groups], correction)
-    flip_p = _adjust([None if g.sign_flip is None else g.sign_flip.pvalue for g in groups], correction)
+    order_p = adjust([g.order_test_p for g in groups], correction)
+    flip_p = adjust([None if g.sign_flip is None else g.sign_flip.pvalue for g in groups], correction)
     groups = [replace(g, order_test_p_adjusted=a, sign_flip_p_adjusted=b) for g, a, b in zip(groups, order_p, flip_p)]
     unparsed = int(frame["_verdict"].null_count())
     if unparsed:
