@@ -204,12 +204,14 @@ class Log:
 
     @cached_property
     def _line_starts(self):
-        # line of each record = first line + index + line breaks inside earlier records
-        text_cols = [c for c, t in self.lazy.collect_schema().items() if t == pl.String]
+        # line of each record = first line + index + line breaks inside earlier records, counted on every
+        # record of the file as read (a filter or a derived column must not change a line's number)
+        lazy = self._read.get("unfiltered", self.lazy)
+        text_cols = [c for c, t in lazy.collect_schema().items() if t == pl.String]
         breaks = pl.sum_horizontal(
             [pl.col(c).str.count_matches("\n").fill_null(0) for c in text_cols]
         ) if text_cols else pl.lit(0)
-        counts = collect(self.lazy.select(breaks.alias("b")), self.source)["b"]
+        counts = collect(lazy.select(breaks.alias("b")), self.source)["b"]
         before = counts.cum_sum().shift(1, fill_value=0)
         return (pl.int_range(0, len(counts), eager=True) + before + self._first_row).to_list()
 
