@@ -731,6 +731,11 @@ def format_rows(log_or_label, rows, limit: int = 8) -> str:
     'lines 2, 4, 6 and 16 more'
     """
     label = log_or_label if isinstance(log_or_label, str) else log_or_label.row_label
+    rows = list(rows)
+    files = list(dict.fromkeys(getattr(r, "file", None) for r in rows))
+    if files != [None]:   # rows of several files: each file named with its own rows
+        return "; ".join(f"{f}: {format_rows(label, [int(r) for r in rows if getattr(r, 'file', None) == f], limit)}"
+                         for f in files)
     rows = sorted(set(int(r) for r in rows))
     if not rows:
         return ""
