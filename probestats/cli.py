@@ -90,6 +90,44 @@ def read_options(func):
     return wrapper
 
 
+def shape_options(func):
+    """Add the options that say what a log means (the Probe), with the read options, to a command.
+
+    The command receives ``probe``: a :class:`probestats.shape.probe.Probe` applied alike to every
+    log it reads (the probe, --noise, --pilot, before and after).
+    """
+
+    @click.option("--where", metavar="SQL", help="Keep only rows where this SQL condition holds, e.g. \"model = 'm1'\".")
+    @click.option("--derive", multiple=True, metavar="NAME=SQL",
+                  help="Add a column from a SQL expression, e.g. \"total = a + b\" (repeatable); it can be the "
+                       "--metric or a --column.")
+    @click.option("--fold-case", is_flag=True, help="Treat values differing only in case or spaces as one.")
+    @click.option("--group", multiple=True, metavar="GROUP=V1,V2",
+                  help="Several values standing for one group, e.g. --group female=Emily,Lakisha (repeatable).")
+    @click.option("--wide", multiple=True, metavar="COL,COL,...",
+                  help="One metric column per value, e.g. --wide formal_steps,casual_steps (values from the names) "
+                       "or --wide formal=COL (repeatable).")
+    @click.option("--complete", is_flag=True,
+                  help="Keep only items with a metric value under every compared value; say which were left out.")
+    @read_options
+    @functools.wraps(func)
+    def wrapper(*args, read, where=None, derive=(), fold_case=False, group=(), wide=(), complete=False, **kwargs):
+        from probestats.shape.probe import Probe
+
+        kwargs["probe"] = Probe(columns=tuple(read["columns"].items()), where=where, derive=tuple(derive),
+                                groups=tuple(group), fold_case=fold_case, wide=tuple(wide), complete=complete,
+                                format=read["format"], sheet=read["sheet"], skip_rows=read["skip_rows"],
+                                encoding=read["encoding"])
+        return func(*args, **kwargs)
+
+    return wrapper
+
+
+def logs_argument(name: str = "log"):
+    """One log: a file, several files or a folder (read as one, with a 'file' column)."""
+    return click.argument(name, nargs=-1, required=True, type=click.Path(dir_okay=True, path_type=Path))
+
+
 def emit_json(obj) -> None:
     """Print one JSON object on standard output."""
     data = obj.to_dict() if hasattr(obj, "to_dict") else obj
@@ -164,17 +202,14 @@ def json_option(what: str = "the result"):
 
 
 @cli.command()
-@click.argument("log", type=click.Path(dir_okay=True, path_type=Path))
+@logs_argument()
 @click.option("--metric", metavar="COL", help="The metric column to check (numbers, blanks, suspect zeros).")
 @click.option("--a", "a", metavar="VALUE", help="First compared value (default: the first value in the log).")
 @click.option("--b", "b", metavar="VALUE", help="Second compared value (default: the second value in the log).")
-@fold_case_option
+@click.option("--by", multiple=True, metavar="COL", help="Columns results will be split by (repeatable).")
 @json_option()
-@click.option("--where", metavar="SQL", help="Keep only rows where this SQL condition holds, e.g. \"model = 'm1'\".")
-@click.option("--derive", multiple=True, metavar="NAME=SQL",
-              help="Add a column from a SQL expression, e.g. \"long = words > 50\" (repeatable).")
-@read_options
-def validate(log, metric, a, b, fold_case, json_out, read, where=None, derive=()):
+@shape_options
+def validate(log, metric, a, b, by, json_out, probe):
     """Check that LOG is a matched, held-fixed probe; list every problem with its rows.
 
     Exit code 0 when there are no errors (warnings allowed), 1 when there are.
@@ -186,13 +221,8 @@ def validate(log, metric, a, b, fold_case, json_out, read, where=None, derive=()
     """
     from probestats.checks.schema import validate as run
 
-    if where is not None or derive:
-        from probestats.shape.derive import apply
-
-        checked = run(apply(str(log), where=where, derive=derive, metric=metric, **read), metric=metric, a=a, b=b,
-                      fold_case=fold_case)
-    else:
-        checked = run(str(log), metric=metric, a=a, b=b, fold_case=fold_case, **read)
+    checked = run(probe.apply(log, metric=metric, a=a, b=b, by=by), metric=metric, a=a, b=b, by=by,
+                  fold_case=probe.fold_case)
     if json_out:
         emit_json(checked)
     else:
@@ -211,7 +241,7 @@ def validate(log, metric, a, b, fold_case, json_out, read, where=None, derive=()
 
 
 @cli.command()
-@click.argument("log", type=click.Path(path_type=Path))
+@logs_argument()
 @metric_option
 @a_option
 @b_option
@@ -222,22 +252,16 @@ def validate(log, metric, a, b, fold_case, json_out, read, where=None, derive=()
 @alpha_option
 @click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
               show_default=True, help="Correction across --by groups.")
-@fold_case_option
 @click.option("--json", "json_out", is_flag=True, help="Print the result as JSON (SPEC §9).")
-@click.option("--where", metavar="SQL", help="Keep only rows where this SQL condition holds, e.g. \"model = 'm1'\".")
-@click.option("--derive", multiple=True, metavar="NAME=SQL",
-              help="Add a column from a SQL expression (repeatable); it can be the --metric.")
 @click.option("--reference", metavar="VALUE", help="More than two values: gaps are measured against VALUE (default: the first).")
-@click.option("--group", multiple=True, metavar="GROUP=V1,V2",
-              help="Several values standing for one group, e.g. --group female=Emily,Lakisha (repeatable).")
 @click.option("--scale", metavar="LOW:HIGH", help="A judge's scale: flag cells whose --b baseline sits at its top or bottom.")
 @click.option("--factor", multiple=True, metavar="COL", help="Two attributes at once: give --factor twice (e.g. style, name).")
 @click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
               help="Monte Carlo draws of the omnibus test when it cannot be exact.")
 @seed_option
-@read_options
-def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, fold_case, json_out, read, where=None,
-            derive=(), reference=None, group=(), scale=None, factor=(), n_resamples=10_000, seed=0):
+@shape_options
+def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_out, probe,
+            reference=None, scale=None, factor=(), n_resamples=10_000, seed=0):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them.
 
     \b
@@ -248,29 +272,29 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, fold_c
     """
     from probestats.analyses.paired import analyze as run
 
-    extra = dict(where=where, derive=derive, reference=reference, group=group, scale=scale, factor=factor,
+    fold_case, group = probe.fold_case, probe.groups
+    source = probe.apply(log, metric=metric, a=a, b=b, by=by)
+    noise = probe.apply(noise, metric=metric, by=by) if noise else None
+    extra = dict(reference=reference, group=group, scale=scale, factor=factor,
                  n_resamples=n_resamples, seed=seed)
     if any(v for k, v in extra.items() if k not in ("n_resamples", "seed")) or (n_resamples, seed) != (10_000, 0):
-        result = _analysis_beyond_a_pair(log, metric, a, b, noise, by, alternative, alpha, correction, fold_case,
-                                         read, **extra)
+        result = _analysis_beyond_a_pair(source, metric, a, b, noise, by, alternative, alpha, correction, fold_case,
+                                         **extra)
     else:
-        result = run(str(log), metric=metric, a=a, b=b, noise=str(noise) if noise else None, by=by,
-                     alternative=alternative, alpha=alpha, correction=correction, fold_case=fold_case,
-                     read_options=read)
+        result = run(source, metric=metric, a=a, b=b, noise=noise, by=by,
+                     alternative=alternative, alpha=alpha, correction=correction, fold_case=fold_case)
     if json_out:
         emit_json(result)
     else:
         _print_any(result)
 
 
-def _analysis_beyond_a_pair(log, metric, a, b, noise, by, alternative, alpha, correction, fold_case, read, *,
-                            where, derive, reference, group, scale, factor, n_resamples, seed):
-    """analyze with SPEC §7 options: filters and derived columns first, then the analysis they ask for."""
-    from probestats.shape.derive import apply
+def _analysis_beyond_a_pair(source, metric, a, b, noise, by, alternative, alpha, correction, fold_case, *,
+                            reference, group, scale, factor, n_resamples, seed):
+    """analyze with SPEC §7 options on the shaped log: the analysis they ask for."""
     from probestats.analyses.many import analyze_many, many_values
     from probestats.analyses.paired import analyze as run
 
-    source = apply(str(log), where=where, derive=derive, metric=metric, **read)
     common = dict(alternative=alternative, alpha=alpha, correction=correction, fold_case=fold_case)
     if factor:
         if a or b or group or reference:
@@ -283,7 +307,6 @@ def _analysis_beyond_a_pair(log, metric, a, b, noise, by, alternative, alpha, co
             raise OptionError("--group and --reference compare every value; drop --a and --b (or drop --group)")
         return analyze_many(source, metric=metric, groups=group, reference=reference, by=by, noise=noise,
                             n_resamples=n_resamples, seed=seed, **common)
-    noise = str(noise) if noise else None
     if scale:
         from probestats.analyses.evaluator import analyze_judge
 
@@ -313,7 +336,7 @@ def _print_any(result) -> None:
 
 
 @cli.command()
-@click.argument("log", type=click.Path(path_type=Path))
+@logs_argument()
 @metric_option
 @a_option
 @b_option
@@ -324,7 +347,6 @@ def _print_any(result) -> None:
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path), metavar="FILE",
               help="Where to write the report: FILE.md (plots in FILE_files/), FILE.html (one self-contained "
                    "page) or FILE.json.")
-@fold_case_option
 @click.option("--section", "sections", multiple=True, metavar="NAME",
               type=click.Choice(["summary", "design", "table", "tests", "noise", "power", "finding", "limits",
                                  "framing"]),
@@ -348,10 +370,10 @@ def _print_any(result) -> None:
 @click.option("--targets", type=click.Path(path_type=Path), metavar="FILE",
               help="With --framing: per topic, the target each framing asserts (topic, affirmative, reverse).")
 @click.option("--toward", metavar="TARGET", help="With --framing: the reference target.")
-@read_options
-def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, sections, templates, design_file,
+@shape_options
+def report(log, metric, a, b, noise, alternative, alpha, output, sections, templates, design_file,
            attribute, values_why, metric_definition, metric_cannot_see, held_fixed, not_fixed, not_tested,
-           run_dates, mitigation, gap_of_interest, read, framing_log=None, targets=None, toward=None):
+           run_dates, mitigation, gap_of_interest, probe, framing_log=None, targets=None, toward=None):
     """Write the report of LOG as Markdown, HTML or JSON (by the suffix of -o), from Jinja templates.
 
     Missing design facts (attribute, metric definition, attributes not tested, ...) show as
@@ -377,8 +399,9 @@ def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, sect
     if framing_log is None and (targets is not None or toward is not None):
         raise OptionError("--targets and --toward belong to the framing section; give the dual-framing log "
                           "with --framing FRAMING_LOG")
-    result = run(str(log), metric=metric, a=a, b=b, noise=str(noise) if noise else None,
-                 alternative=alternative, alpha=alpha, fold_case=fold_case, many=False, read_options=read)
+    result = run(probe.apply(log, metric=metric, a=a, b=b), metric=metric, a=a, b=b,
+                 noise=probe.apply(noise, metric=metric) if noise else None,
+                 alternative=alternative, alpha=alpha, fold_case=probe.fold_case, many=False)
     framing = None
     if framing_log is not None:
         from probestats.analyses.framing import analyze_framing
@@ -418,9 +441,9 @@ def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, sect
               help="The metric's floor and ceiling (e.g. 1:5, 0:1, or 0: for a floor only); simulated runs stay "
                    "within it. Default: an end of the noise log where 5% of runs or more pile up.")
 @json_option("the plan")
-@read_options
+@shape_options
 def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternative, alpha, target, sims, seed,
-         plot, scale, json_out, read):
+         plot, scale, json_out, probe):
     """Size a probe: the minimum detectable gap (and power at --gap) of each design.
 
     \b
@@ -431,13 +454,12 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from probestats.io.read import read_log
     from probestats.analyses.plan import noise_model, plan_probe
 
     if plot and gap is None:
         raise OptionError("--plot draws power at a gap; add --gap G")
-    model = noise_model(read_log(str(noise), metric=metric, **read), metric, scale=scale)
-    pilot_log = read_log(str(pilot), metric=metric, **read) if pilot else None
+    model = noise_model(probe.apply(noise, metric=metric), metric, scale=scale)
+    pilot_log = probe.apply(pilot, metric=metric, a=a, b=b) if pilot else None
     err = console(stderr=True)
     with Progress(TextColumn("simulating designs"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=True, disable=not err.is_terminal) as bar:
@@ -459,7 +481,7 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
 
 
 @cli.command()
-@click.argument("log", type=click.Path(path_type=Path))
+@logs_argument()
 @click.option("--by", multiple=True, metavar="COL",
               help="Cells (repeatable). Default: model, plus topic when the topics share no reference target.")
 @click.option("--toward", metavar="TARGET", help="Reference target (default per topic: the affirmative one).")
@@ -479,9 +501,9 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
               help="Where scores come from (default: score, else label, else a parse of the response).")
 @click.option("--scale", metavar="LOW:HIGH", help="Declared numeric scale of scores or labels, e.g. 1:5.")
 @json_option()
-@read_options
+@shape_options
 def framing(log, by, toward, targets, item, alpha, correction, interval, label_col, response_col, score_from,
-            scale, json_out, read):
+            scale, json_out, probe):
     """Dual framing: which way a model leans between two targets, how strongly, and whether
     the lean is protective or assertive.
 
@@ -489,10 +511,12 @@ def framing(log, by, toward, targets, item, alpha, correction, interval, label_c
     Example:
       probestats framing sample_logs/framing_long.csv --targets sample_logs/framing_targets.csv
     """
-    from probestats.analyses.framing import analyze_framing, print_framing
-    from probestats.io.read import read_log
+    from dataclasses import replace
 
-    result = analyze_framing(read_log(str(log), **read), by=list(by) or None, toward=toward,
+    from probestats.analyses.framing import analyze_framing, print_framing
+
+    # a wide framing sheet has one column per model: --wide reads the models from the column names
+    result = analyze_framing(replace(probe, wide_attribute="model").apply(log), by=list(by) or None, toward=toward,
                              targets=str(targets) if targets else None, item=list(item) or None, alpha=alpha,
                              correction=correction, interval=interval, label=label_col, response=response_col,
                              score_from=score_from, scale=scale)
@@ -525,12 +549,11 @@ def _report_format(path: Path) -> str:
 @b_option
 @alternative_option
 @alpha_option
-@fold_case_option
 @click.option("-o", "--output", type=click.Path(path_type=Path), metavar="FILE",
               help="Also write the Markdown report section to FILE (.md).")
 @json_option()
-@read_options
-def compare(before, after, metric, a, b, alternative, alpha, fold_case, output, json_out, read):
+@shape_options
+def compare(before, after, metric, a, b, alternative, alpha, output, json_out, probe):
     """Compare a probe BEFORE and AFTER a mitigation: same items, values, seeds and metric, side by side.
 
     Refuses (exit 1) logs that differ in items, values, seeds or metric.
@@ -541,8 +564,8 @@ def compare(before, after, metric, a, b, alternative, alpha, fold_case, output, 
     """
     from probestats.analyses.compare import compare_runs, print_comparison, render_compare
 
-    result = compare_runs(str(before), str(after), metric=metric, a=a, b=b, alternative=alternative, alpha=alpha,
-                          fold_case=fold_case, read_options=read)
+    result = compare_runs(probe.apply(before, metric=metric, a=a, b=b), probe.apply(after, metric=metric, a=a, b=b),
+                          metric=metric, a=a, b=b, alternative=alternative, alpha=alpha, fold_case=probe.fold_case)
     if output is not None:
         if output.suffix.lower() not in (".md", ".markdown"):
             raise OptionError(f"-o {output}: the compare section is Markdown; use a file ending in .md")
