@@ -143,4 +143,5 @@ def read_files(paths: Sequence, **read_kwargs) -> Log:
     return FilesLog(lazy=pl.concat(lazies, how="vertical"), columns={**first_log.columns, FILE: FILE},
                     source=f"{len(names)} files ({shown})", headers=tuple(first_log.headers) + (FILE,),
                     problems=tuple(p for log in logs for p in log.problems), row_label=first_log.row_label,
-                    parts=tuple(parts))
+                    parts=tuple(parts),
+                    _read={"delimited": all(log._read.get("delimited") for log in logs)})

@@ -19,6 +19,8 @@ Examples
 [[(None, 'formal_steps'), (None, 'casual_steps')]]
 >>> parse_wide(["formal=f", "casual=c"])
 [[('formal', 'f'), ('casual', 'c')]]
+>>> split_names(["model-a_Raw", "model-b_Raw"]), split_names(["steps_formal", "steps_casual"])
+((['model-a', 'model-b'], 'Raw'), (['formal', 'casual'], 'steps'))
 >>> looks_wide(["item", "formal_steps", "casual_steps", "seed"])
 'formal_steps,casual_steps'
 """
@@ -70,12 +72,12 @@ def parse_wide(specs: Sequence[str]) -> list[list[tuple[str | None, str]]]:
 def split_names(names: Sequence[str]) -> tuple[list[str], str]:
     """Values and the common name of columns like ``formal_steps, casual_steps``: words all share are stripped."""
     tokens = [_SEP.split(n) for n in names]   # words at even positions, separators at odd ones
-    pre = 0
-    while all(len(t) > pre + 2 for t in tokens) and len({tuple(t[:pre + 2]) for t in tokens}) == 1:
-        pre += 2
-    post = 0
-    while all(len(t) > post + 2 + pre for t in tokens) and len({tuple(t[len(t) - post - 2:]) for t in tokens}) == 1:
+    # the measure is named by the words the names end with ({model}_Raw); failing that, begin with (steps_formal)
+    pre = post = 0
+    while all(len(t) > post + 2 for t in tokens) and len({tuple(t[len(t) - post - 2:]) for t in tokens}) == 1:
         post += 2
+    while not post and all(len(t) > pre + 2 for t in tokens) and len({tuple(t[:pre + 2]) for t in tokens}) == 1:
+        pre += 2
     values = ["".join(t[pre:len(t) - post]) for t in tokens]
     common = [w for w in tokens[0][:pre] + tokens[0][len(tokens[0]) - post:] if w and not _SEP.fullmatch(w)]
     if len(set(values)) != len(values) or not all(values):
@@ -151,7 +153,7 @@ def melt(lazy: pl.LazyFrame, columns: dict[str, str], specs: Sequence[str], *, a
     new_columns = dict(columns)
     new_columns[attribute] = attribute
     for name in names:
-        new_columns[final[name]] = name
+        new_columns[final[name]] = final[name]   # made by the melt: no header of the file holds it
     return long, new_columns
 
 
