@@ -32,6 +32,7 @@ _EXPORTS = {
     "FramingResult": ".analyses.framing",
     "analyze_framing": ".analyses.framing",
     "melt_wide": ".analyses.framing",
+    "Probe": ".shape.probe",
     "ParsedLabel": ".shape.labels",
     "parse_label": ".shape.labels",
     "parse_labels": ".shape.labels",

@@ -18,9 +18,9 @@ Examples
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Sequence
 
 import polars as pl
 
@@ -68,7 +68,6 @@ class Probe:
     sheet: str | int | None = None
     skip_rows: int = 0
     encoding: str | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def mapping(self) -> dict[str, str]:
