@@ -46,6 +46,7 @@ _EXPORTS = {
     "adjust": ".stats.multitest",
     "JudgeResult": ".analyses.judge",
     "analyze_order": ".analyses.judge",
+    "Probe": ".shape.probe",
     "ParsedLabel": ".shape.labels",
     "parse_label": ".shape.labels",
     "parse_labels": ".shape.labels",

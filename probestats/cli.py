@@ -90,6 +90,44 @@ def read_options(func):
     return wrapper
 
 
+def shape_options(func):
+    """Add the options that say what a log means (the Probe), with the read options, to a command.
+
+    The command receives ``probe``: a :class:`probestats.shape.probe.Probe` applied alike to every
+    log it reads (the probe, --noise, --pilot, before and after).
+    """
+
+    @click.option("--where", metavar="SQL", help="Keep only rows where this SQL condition holds, e.g. \"model = 'm1'\".")
+    @click.option("--derive", multiple=True, metavar="NAME=SQL",
+                  help="Add a column from a SQL expression, e.g. \"total = a + b\" (repeatable); it can be the "
+                       "--metric or a --column.")
+    @click.option("--fold-case", is_flag=True, help="Treat values differing only in case or spaces as one.")
+    @click.option("--group", multiple=True, metavar="GROUP=V1,V2",
+                  help="Several values standing for one group, e.g. --group female=Emily,Lakisha (repeatable).")
+    @click.option("--wide", multiple=True, metavar="COL,COL,...",
+                  help="One metric column per value, e.g. --wide formal_steps,casual_steps (values from the names) "
+                       "or --wide formal=COL (repeatable).")
+    @click.option("--complete", is_flag=True,
+                  help="Keep only items with a metric value under every compared value; say which were left out.")
+    @read_options
+    @functools.wraps(func)
+    def wrapper(*args, read, where=None, derive=(), fold_case=False, group=(), wide=(), complete=False, **kwargs):
+        from probestats.shape.probe import Probe
+
+        kwargs["probe"] = Probe(columns=tuple(read["columns"].items()), where=where, derive=tuple(derive),
+                                groups=tuple(group), fold_case=fold_case, wide=tuple(wide), complete=complete,
+                                format=read["format"], sheet=read["sheet"], skip_rows=read["skip_rows"],
+                                encoding=read["encoding"])
+        return func(*args, **kwargs)
+
+    return wrapper
+
+
+def logs_argument(name: str = "log"):
+    """One log: a file, several files or a folder (read as one, with a 'file' column)."""
+    return click.argument(name, nargs=-1, required=True, type=click.Path(dir_okay=True, path_type=Path))
+
+
 def emit_json(obj) -> None:
     """Print one JSON object on standard output, with the ``schema_version`` of the JSON contract."""
     from probestats.result import document
@@ -186,18 +224,15 @@ def json_option(what: str = "the result"):
 
 
 @cli.command()
-@click.argument("log", type=click.Path(dir_okay=True, path_type=Path))
+@logs_argument()
 @click.option("--metric", metavar="COL", help="The metric column to check (numbers, blanks, suspect zeros).")
 @click.option("--a", "a", metavar="VALUE", help="First compared value (default: the first value in the log).")
 @click.option("--b", "b", metavar="VALUE", help="Second compared value (default: the second value in the log).")
-@fold_case_option
+@click.option("--by", multiple=True, metavar="COL", help="Columns results will be split by (repeatable).")
 @json_option()
-@click.option("--where", metavar="SQL", help="Keep only rows where this SQL condition holds, e.g. \"model = 'm1'\".")
-@click.option("--derive", multiple=True, metavar="NAME=SQL",
-              help="Add a column from a SQL expression, e.g. \"long = words > 50\" (repeatable).")
 @json_refusals
-@read_options
-def validate(log, metric, a, b, fold_case, json_out, read, where=None, derive=()):
+@shape_options
+def validate(log, metric, a, b, by, json_out, probe):
     """Check that LOG is a matched, held-fixed probe; list every problem with its rows.
 
     Exit code 0 when there are no errors (warnings allowed), 1 when there are.
@@ -209,13 +244,8 @@ def validate(log, metric, a, b, fold_case, json_out, read, where=None, derive=()
     """
     from probestats.checks.schema import validate as run
 
-    if where is not None or derive:
-        from probestats.shape.derive import apply
-
-        checked = run(apply(str(log), where=where, derive=derive, metric=metric, **read), metric=metric, a=a, b=b,
-                      fold_case=fold_case)
-    else:
-        checked = run(str(log), metric=metric, a=a, b=b, fold_case=fold_case, **read)
+    checked = run(probe.apply(log, metric=metric, a=a, b=b, by=by), metric=metric, a=a, b=b, by=by,
+                  fold_case=probe.fold_case)
     if json_out:
         emit_json(checked)
     else:
@@ -227,7 +257,7 @@ def validate(log, metric, a, b, fold_case, json_out, read, where=None, derive=()
 
 
 @cli.command()
-@click.argument("log", type=click.Path(path_type=Path))
+@logs_argument()
 @metric_option
 @a_option
 @b_option
@@ -238,23 +268,17 @@ def validate(log, metric, a, b, fold_case, json_out, read, where=None, derive=()
 @alpha_option
 @click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
               show_default=True, help="Correction across --by groups.")
-@fold_case_option
 @click.option("--json", "json_out", is_flag=True, help="Print the result as JSON (SPEC §9).")
-@click.option("--where", metavar="SQL", help="Keep only rows where this SQL condition holds, e.g. \"model = 'm1'\".")
-@click.option("--derive", multiple=True, metavar="NAME=SQL",
-              help="Add a column from a SQL expression (repeatable); it can be the --metric.")
 @click.option("--reference", metavar="VALUE", help="More than two values: gaps are measured against VALUE (default: the first).")
-@click.option("--group", multiple=True, metavar="GROUP=V1,V2",
-              help="Several values standing for one group, e.g. --group female=Emily,Lakisha (repeatable).")
 @click.option("--scale", metavar="LOW:HIGH", help="A judge's scale: flag cells whose --b baseline sits at its top or bottom.")
 @click.option("--factor", multiple=True, metavar="COL", help="Two attributes at once: give --factor twice (e.g. style, name).")
 @click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
               help="Monte Carlo draws of the omnibus test when it cannot be exact.")
 @seed_option
 @json_refusals
-@read_options
-def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, fold_case, json_out, read, where=None,
-            derive=(), reference=None, group=(), scale=None, factor=(), n_resamples=10_000, seed=0):
+@shape_options
+def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_out, probe,
+            reference=None, scale=None, factor=(), n_resamples=10_000, seed=0):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them.
 
     \b
@@ -265,10 +289,9 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, fold_c
     """
     from probestats.analyses.dispatch import analyze as run
 
-    result = run(str(log), metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, group=group,
-                 scale=scale, factor=factor, alternative=alternative, alpha=alpha, correction=correction,
-                 fold_case=fold_case, n_resamples=n_resamples, seed=seed, where=where, derive=derive,
-                 read_options=read)
+    result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale,
+                 factor=factor, alternative=alternative, alpha=alpha, correction=correction,
+                 n_resamples=n_resamples, seed=seed, probe=probe)
     if json_out:
         emit_json(result)
     else:
@@ -309,7 +332,7 @@ def judge_report_options(func):
 
 
 @cli.command()
-@click.argument("log", type=click.Path(path_type=Path))
+@logs_argument()
 @click.option("--metric", metavar="COL", help="The metric column (a number per run); not needed for a report of "
               "an order probe alone (--order).")
 @a_option
@@ -321,7 +344,6 @@ def judge_report_options(func):
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path), metavar="FILE",
               help="Where to write the report: FILE.md (plots in FILE_files/), FILE.html (one self-contained "
                    "page) or FILE.json.")
-@fold_case_option
 @click.option("--section", "sections", multiple=True, metavar="NAME",
               type=click.Choice(["summary", "design", "table", "tests", "noise", "power", "finding", "limits",
                                  "framing", "judge"]),
@@ -346,10 +368,10 @@ def judge_report_options(func):
               help="With --framing: per topic, the target each framing asserts (topic, affirmative, reverse).")
 @click.option("--toward", metavar="TARGET", help="With --framing: the reference target.")
 @judge_report_options
-@read_options
-def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, sections, templates, design_file,
+@shape_options
+def report(log, metric, a, b, noise, alternative, alpha, output, sections, templates, design_file,
            attribute, values_why, metric_definition, metric_cannot_see, held_fixed, not_fixed, not_tested,
-           run_dates, mitigation, gap_of_interest, read, framing_log=None, targets=None, toward=None, judge=None):
+           run_dates, mitigation, gap_of_interest, probe, framing_log=None, targets=None, toward=None, judge=None):
     """Write the report of LOG as Markdown, HTML or JSON (by the suffix of -o), from Jinja templates.
 
     Missing design facts (attribute, metric definition, attributes not tested, ...) show as
@@ -368,7 +390,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, sect
     from probestats.present.report import render_report
 
     fmt = _report_format(output)
-    judge = _judge_for_report(log, judge, alpha, read)
+    judge = _judge_for_report(log, judge, alpha, probe)
     if metric is None:
         if judge is None:
             raise click.UsageError("Missing option '--metric' (or --order for a report of an order probe alone).")
@@ -385,8 +407,9 @@ def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, sect
     if framing_log is None and (targets is not None or toward is not None):
         raise OptionError("--targets and --toward belong to the framing section; give the dual-framing log "
                           "with --framing FRAMING_LOG")
-    result = run(str(log), metric=metric, a=a, b=b, noise=str(noise) if noise else None,
-                 alternative=alternative, alpha=alpha, fold_case=fold_case, many=False, read_options=read)
+    result = run(probe.apply(log, metric=metric, a=a, b=b), metric=metric, a=a, b=b,
+                 noise=probe.apply(noise, metric=metric) if noise else None,
+                 alternative=alternative, alpha=alpha, fold_case=probe.fold_case, many=False)
     framing = None
     if framing_log is not None:
         from probestats.analyses.framing import analyze_framing
@@ -427,9 +450,9 @@ def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, sect
                    "within it. Default: an end of the noise log where 5% of runs or more pile up.")
 @json_option("the plan")
 @json_refusals
-@read_options
+@shape_options
 def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternative, alpha, target, sims, seed,
-         plot, scale, json_out, read):
+         plot, scale, json_out, probe):
     """Size a probe: the minimum detectable gap (and power at --gap) of each design.
 
     \b
@@ -440,13 +463,12 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from probestats.io.read import read_log
     from probestats.analyses.plan import noise_model, plan_probe
 
     if plot and gap is None:
         raise OptionError("--plot draws power at a gap; add --gap G")
-    model = noise_model(read_log(str(noise), metric=metric, **read), metric, scale=scale)
-    pilot_log = read_log(str(pilot), metric=metric, **read) if pilot else None
+    model = noise_model(probe.apply(noise, metric=metric), metric, scale=scale)
+    pilot_log = probe.apply(pilot, metric=metric, a=a, b=b) if pilot else None
     err = console(stderr=True)
     with Progress(TextColumn("simulating designs"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=True, disable=not err.is_terminal) as bar:
@@ -468,7 +490,7 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
 
 
 @cli.command()
-@click.argument("log", type=click.Path(path_type=Path))
+@logs_argument()
 @click.option("--by", multiple=True, metavar="COL",
               help="Cells (repeatable). Default: model, plus topic when the topics share no reference target.")
 @click.option("--toward", metavar="TARGET", help="Reference target (default per topic: the affirmative one).")
@@ -489,9 +511,9 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
 @click.option("--scale", metavar="LOW:HIGH", help="Declared numeric scale of scores or labels, e.g. 1:5.")
 @json_option()
 @json_refusals
-@read_options
+@shape_options
 def framing(log, by, toward, targets, item, alpha, correction, interval, label_col, response_col, score_from,
-            scale, json_out, read):
+            scale, json_out, probe):
     """Dual framing: which way a model leans between two targets, how strongly, and whether
     the lean is protective or assertive.
 
@@ -499,10 +521,12 @@ def framing(log, by, toward, targets, item, alpha, correction, interval, label_c
     Example:
       probestats framing sample_logs/framing_long.csv --targets sample_logs/framing_targets.csv
     """
-    from probestats.analyses.framing import analyze_framing
-    from probestats.io.read import read_log
+    from dataclasses import replace
 
-    result = analyze_framing(read_log(str(log), **read), by=list(by) or None, toward=toward,
+    from probestats.analyses.framing import analyze_framing
+
+    # a wide framing sheet has one column per model: --wide reads the models from the column names
+    result = analyze_framing(replace(probe, wide_attribute="model").apply(log), by=list(by) or None, toward=toward,
                              targets=str(targets) if targets else None, item=list(item) or None, alpha=alpha,
                              correction=correction, interval=interval, label=label_col, response=response_col,
                              score_from=score_from, scale=scale)
@@ -535,13 +559,12 @@ def _report_format(path: Path) -> str:
 @b_option
 @alternative_option
 @alpha_option
-@fold_case_option
 @click.option("-o", "--output", type=click.Path(path_type=Path), metavar="FILE",
               help="Also write the Markdown report section to FILE (.md).")
 @json_option()
 @json_refusals
-@read_options
-def compare(before, after, metric, a, b, alternative, alpha, fold_case, output, json_out, read):
+@shape_options
+def compare(before, after, metric, a, b, alternative, alpha, output, json_out, probe):
     """Compare a probe BEFORE and AFTER a mitigation: same items, values, seeds and metric, side by side.
 
     Refuses (exit 1) logs that differ in items, values, seeds or metric.
@@ -553,8 +576,8 @@ def compare(before, after, metric, a, b, alternative, alpha, fold_case, output, 
     from probestats.analyses.compare import compare_runs
     from probestats.present.compare_section import render_compare
 
-    result = compare_runs(str(before), str(after), metric=metric, a=a, b=b, alternative=alternative, alpha=alpha,
-                          fold_case=fold_case, read_options=read)
+    result = compare_runs(probe.apply(before, metric=metric, a=a, b=b), probe.apply(after, metric=metric, a=a, b=b),
+                          metric=metric, a=a, b=b, alternative=alternative, alpha=alpha, fold_case=probe.fold_case)
     if output is not None:
         if output.suffix.lower() not in (".md", ".markdown"):
             raise OptionError(f"-o {output}: the compare section is Markdown; use a file ending in .md")
@@ -570,14 +593,14 @@ def compare(before, after, metric, a, b, alternative, alpha, fold_case, output, 
 # ---------------------------------------------------------------- judge: order probes on a pairwise judge
 
 
-def _judge_for_report(log, options, alpha, read):
+def _judge_for_report(log, options, alpha, probe):
     """The order probe a report's --order options ask for, or None."""
     if options is None:
         return None
-    return _run_judge(log, read=read, alpha=alpha, correction="holm", score=None, scale=None, **options)
+    return _run_judge(log, probe=probe, alpha=alpha, correction="holm", score=None, scale=None, **options)
 
 
-def _run_judge(log, *, order, response, choice, verdicts, by, repetition, score, scale, alpha, correction, read):
+def _run_judge(log, *, order, response, choice, verdicts, by, repetition, score, scale, alpha, correction, probe):
     sources = [name for name, v in (("--response", response), ("--choice", choice), ("--score", score)) if v]
     if len(sources) > 1:
         raise click.UsageError(f"give one of --response, --choice and --score, not {' and '.join(sources)}")
@@ -586,18 +609,22 @@ def _run_judge(log, *, order, response, choice, verdicts, by, repetition, score,
             raise click.UsageError("--score compares the scores of each order; drop --verdict and --repetition")
         from probestats.analyses.judge import analyze_scored
 
-        return analyze_scored(str(log), order=order, score=score, by=by, scale=scale, alpha=alpha,
-                              correction=correction, read_options=read)
+        from dataclasses import replace
+
+        # the order column is the attribute compared: map it as the log's value column
+        scored = replace(probe, columns=tuple(probe.columns) + (("variant", order),))
+        return analyze_scored(scored.apply(log, metric=score), order=order, score=score, by=by, scale=scale,
+                              alpha=alpha, correction=correction)
     if scale is not None:
         raise click.UsageError("--scale belongs to a scored judge; add --score COL")
     from probestats.analyses.judge import analyze_order
 
-    return analyze_order(str(log), order=order, response=response, choice=choice, verdicts=verdicts, by=by,
-                         repetition=repetition, alpha=alpha, correction=correction, read_options=read)
+    return analyze_order(probe.apply(log), order=order, response=response, choice=choice, verdicts=verdicts, by=by,
+                         repetition=repetition, alpha=alpha, correction=correction)
 
 
 @cli.command()
-@click.argument("log", type=click.Path(path_type=Path))
+@logs_argument()
 @click.option("--order", required=True, metavar="COL", help="The column whose two values are the two answer orders.")
 @click.option("--response", metavar="COL", help="The judge's raw reply, read with --verdict rules.")
 @click.option("--choice", metavar="COL", help="A column that already holds the slot chosen (first, second, tie; "
@@ -614,8 +641,9 @@ def _run_judge(log, *, order, response, choice, verdicts, by, repetition, score,
 @click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
               show_default=True, help="Correction across judges (each test on its own).")
 @json_option()
-@read_options
-def judge(log, order, response, choice, score, verdicts, by, repetition, scale, alpha, correction, json_out, read):
+@json_refusals
+@shape_options
+def judge(log, order, response, choice, score, verdicts, by, repetition, scale, alpha, correction, json_out, probe):
     """Order probes on a pairwise judge: position consistency, primacy against recency, the order effect.
 
     Each item is judged with its two answers in both orders (the two values of --order). A
@@ -632,7 +660,7 @@ def judge(log, order, response, choice, score, verdicts, by, repetition, scale, 
         raise click.UsageError("say how verdicts are read: --response COL with --verdict \"first=[[A]]\" "
                                "--verdict \"second=[[B]]\", or --choice COL, or --score COL")
     result = _run_judge(log, order=order, response=response, choice=choice, verdicts=verdicts, by=by,
-                        repetition=repetition, score=score, scale=scale, alpha=alpha, correction=correction, read=read)
+                        repetition=repetition, score=score, scale=scale, alpha=alpha, correction=correction, probe=probe)
     if json_out:
         emit_json(result)
     elif score is not None:

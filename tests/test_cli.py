@@ -87,7 +87,9 @@ def test_warnings_only_exit_0(capsys):
     "args, error",
     [
         (["validate", "missing.csv"], "Error: no such file: 'missing.csv'; check the path"),
-        (["validate", BROKEN], f"Error: '{BROKEN}' is a folder; give the log file inside it"),
+        # a folder is read as one log of all its files: the first that cannot be read is named
+        (["validate", BROKEN],
+         "Error: line 2 of not_json.jsonl is not JSON (Expecting property name enclosed in double quotes at column 2); fix or remove that line"),
         (["validate", BROKEN / "not_json.jsonl"],
          "Error: line 2 of not_json.jsonl is not JSON (Expecting property name enclosed in double quotes at column 2); fix or remove that line"),
         (["analyze", BROKEN / "non_numeric.csv", "--metric", "steps"],

@@ -184,7 +184,8 @@ def test_an_item_whose_runs_of_a_value_all_lack_the_metric_is_unmatched(tmp_path
     checked = validate(path, metric="steps")
     assert [(p.code, p.rows) for p in checked.problems] == [("blank_metric", (4,)), ("unmatched_item", (4,))]
     assert checked.errors[0].message == (
-        "item 2 has 'a' runs but none with a steps value (line 4); fill in the values or drop the item")
+        "item 2 has 'a' runs but none with a steps value (line 4); fill in the values or drop the item "
+        "(or --complete to keep only the items measured under every value)")
     # a cell that is not a number has its own error (and the suspect-metric check leaves it to that error)
     path.write_text("item,variant,steps,reply\n1,a,3,x\n1,b,2,x\n2,a,four,x\n2,b,1,x\n")
     assert [(p.code, p.rows) for p in validate(path, metric="steps").problems] == [("non_numeric", (4,))]

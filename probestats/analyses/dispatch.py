@@ -48,6 +48,7 @@ def analyze(
     where: str | None = None,
     derive: Sequence[str] = (),
     mdg: bool = True,
+    probe=None,
     read_options: Mapping | None = None,
     noise_read_options: Mapping | None = None,
 ) -> AnalysisResult:
@@ -87,6 +88,10 @@ def analyze(
         Columns added before the analysis (one can be the ``metric``).
     mdg : bool
         Paired analysis with ``noise``: compute the minimum detectable gap of the design.
+    probe : Probe, optional
+        What the logs mean (:class:`probestats.shape.probe.Probe`: mapping, ``where``, ``derive``, wide
+        layouts, groups, complete items), applied alike to the probe log and the noise log. With a
+        probe, ``where``, ``derive`` and the read options come from it.
     read_options, noise_read_options : mapping, optional
         Passed to :func:`probestats.read_log` for the probe log and the noise log.
 
@@ -119,9 +124,18 @@ def analyze(
     ...
     probestats.errors.OptionError: group and reference compare every value; drop a and b (or drop group)
     """
-    from probestats.shape.derive import apply
+    if probe is not None:
+        if where is not None or derive or read_options or noise_read_options:
+            raise OptionError("give where, derive and read options inside the probe, not beside it")
+        source = probe.apply(source, metric=metric, a=a, b=b, by=by)
+        if noise is not None:
+            noise = probe.apply(noise, metric=metric, by=by)
+        fold_case = fold_case or probe.fold_case
+        group = group or probe.groups
+    else:
+        from probestats.shape.derive import apply
 
-    source = apply(source, where=where, derive=tuple(derive), metric=metric, **dict(read_options or {}))
+        source = apply(source, where=where, derive=tuple(derive), metric=metric, **dict(read_options or {}))
     common = dict(alternative=alternative, alpha=alpha, correction=correction, fold_case=fold_case)
     if factor:
         if a or b or group or reference:

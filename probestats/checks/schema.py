@@ -229,7 +229,7 @@ def validate(
     >>> [p.code for p in checked.problems]
     ['unmatched_item', 'deterministic']
     >>> checked.errors[0].message
-    "item 2 has no 'casual' runs (records 9-10 are all 'formal'); add its 'casual' runs or drop the item"
+    "item 2 has no 'casual' runs (records 9-10 are all 'formal'); add its 'casual' runs or drop the item (or --complete to keep only the items measured under every value)"
     """
     own = ("item", "variant", ROW)  # the probe's own columns: neither a metric nor a split
     if metric is not None and (metric in own or not str(metric).strip()):
@@ -392,6 +392,13 @@ def _missing(log: Log, name: str, is_metric: bool = False) -> Problem:
         titled = any(h.startswith("__UNNAMED__") for h in log.headers)
         skip = "skip the title rows above the header with --skip-rows N, or " if titled else ""
         msg = f"no '{name}' column; headers seen: {seen} ({skip}name one with --column {name}=HEADER)"
+        if name == "variant":
+            from probestats.shape.wide import looks_wide
+
+            wide = looks_wide(log.headers)
+            if wide:   # one metric column per value: the values are in the headers
+                msg = (f"no '{name}' column; headers seen: {seen}; the log looks wide (one column per value): "
+                       f"read it with --wide {wide}, or name the value column with --column {name}=HEADER")
     return Problem("error", "missing_column", msg, column=name)
 
 
@@ -792,6 +799,8 @@ def _unmatched(df: pl.DataFrame, log: Log, a: str, b: str, by, metric: str | Non
             present = a if missing[0] == b else b
             msg = (f"{label} has no '{missing[0]}' runs ({format_rows(log, rows)} "
                    f"{'are all' if len(rows) > 1 else 'is'} '{present}'); add its '{missing[0]}' runs or drop the item")
+        if metric is not None:
+            msg += " (or --complete to keep only the items measured under every value)"
         problems.append(Problem("error", "unmatched_item", msg, rows, log.columns.get("item")))
     return problems
 
@@ -832,7 +841,7 @@ def _unmatched_values(df: pl.DataFrame, log: Log, a: str, b: str, keys, metric: 
         problems.append(Problem(
             "error", "unmatched_item",
             f"{label} has {shown} runs but none with a {metric} value ({format_rows(log, rows)}); "
-            "fill in the values or drop the item",
+            "fill in the values or drop the item (or --complete to keep only the items measured under every value)",
             rows, log.columns.get("item")))
     return problems
 

@@ -204,12 +204,14 @@ class Log:
 
     @cached_property
     def _line_starts(self):
-        # line of each record = first line + index + line breaks inside earlier records
-        text_cols = [c for c, t in self.lazy.collect_schema().items() if t == pl.String]
+        # line of each record = first line + index + line breaks inside earlier records, counted on every
+        # record of the file as read (a filter or a derived column must not change a line's number)
+        lazy = self._read.get("unfiltered", self.lazy)
+        text_cols = [c for c, t in lazy.collect_schema().items() if t == pl.String]
         breaks = pl.sum_horizontal(
             [pl.col(c).str.count_matches("\n").fill_null(0) for c in text_cols]
         ) if text_cols else pl.lit(0)
-        counts = collect(self.lazy.select(breaks.alias("b")), self.source)["b"]
+        counts = collect(lazy.select(breaks.alias("b")), self.source)["b"]
         before = counts.cum_sum().shift(1, fill_value=0)
         return (pl.int_range(0, len(counts), eager=True) + before + self._first_row).to_list()
 
@@ -729,6 +731,11 @@ def format_rows(log_or_label, rows, limit: int = 8) -> str:
     'lines 2, 4, 6 and 16 more'
     """
     label = log_or_label if isinstance(log_or_label, str) else log_or_label.row_label
+    rows = list(rows)
+    files = list(dict.fromkeys(getattr(r, "file", None) for r in rows))
+    if files != [None]:   # rows of several files: each file named with its own rows
+        return "; ".join(f"{f}: {format_rows(label, [int(r) for r in rows if getattr(r, 'file', None) == f], limit)}"
+                         for f in files)
     rows = sorted(set(int(r) for r in rows))
     if not rows:
         return ""

@@ -136,31 +136,45 @@ def apply(log, *, where: str | None = None, derive: Sequence[str] = (), **read_k
     if where is None and not derive:
         return log
     lazy = log.lazy
+    # a mapped column stays usable under its own header (--column model=judge: 'judge' in expressions)
+    names = set(lazy.collect_schema().names())
+    own = {header: canonical for canonical, header in log.columns.items()
+           if header != canonical and header not in names and canonical in names}
+    if own:
+        lazy = lazy.with_columns(pl.col(canonical).alias(header) for header, canonical in own.items())
+    problems: list = []
     added = []
     for text in derive:
         name, body = parse_derive(text)
         expr = _sql("--derive", body)
         schema = lazy.collect_schema()
         _check_names("--derive", text, expr, schema)
-        lazy = _typed(lazy, schema, expr, name, "--derive", text, log.source)
+        lazy = _typed(lazy, schema, expr, name, "--derive", text, log.source, problems)
         added.append(name)
+        own.pop(name, None)   # a derived column named like a header is that column from now on
     if where is not None:
         expr = _sql("--where", where)
         schema = lazy.collect_schema()
         _check_names("--where", where, expr, schema)
         flag = "\0where"
-        lazy = _typed(lazy, schema, expr, flag, "--where", where, log.source)
+        lazy = _typed(lazy, schema, expr, flag, "--where", where, log.source, problems)
         dtype = lazy.select(flag).collect_schema()[flag]
         if dtype != pl.Boolean:
             raise OptionError(f"--where '{where}': gives {dtype} values, not true/false; "
                               "write a condition such as \"model = 'm1' AND words > 50\"")
         lazy = lazy.filter(pl.col(flag).fill_null(False)).drop(flag)
+    if own:
+        lazy = lazy.drop(list(own))
     columns = dict(log.columns)
     for name in added:
         columns.setdefault(name, name)
-    read = dict(log._read) if where is None else {**log._read, "where": where}
+    read = dict(log._read)
+    read.setdefault("unfiltered", log.lazy)   # row numbers are counted on the file as read
+    if where is not None:
+        read["where"] = where
     return replace(log, lazy=lazy.select(pl.all().exclude(ROW), pl.col(ROW)), columns=columns, _read=read,
-                   headers=tuple(log.headers) + tuple(n for n in added if n not in log.headers))
+                   headers=tuple(log.headers) + tuple(n for n in added if n not in log.headers),
+                   problems=tuple(log.problems) + tuple(problems))
 
 
 def _check_names(option: str, text: str, expr: pl.Expr, schema) -> None:
@@ -176,27 +190,157 @@ def _check_names(option: str, text: str, expr: pl.Expr, schema) -> None:
                           "(quote names with spaces in double quotes)")
 
 
-def _typed(lazy: pl.LazyFrame, schema, expr: pl.Expr, name: str, option: str, text: str,
-           source: str) -> pl.LazyFrame:
-    """Add ``expr`` as ``name``, reading text columns that hold only numbers as numbers where that is needed.
+_ARITHMETIC = {"Plus", "Minus", "Multiply", "TrueDivide", "FloorDivide", "Modulus"}
+_SQL_ARITHMETIC = {"Add", "Sub", "Mul", "Div", "Mod", "IntDiv"}
 
-    The expression is tried as written first; when it does not type-check (``words > 50``
-    on a CSV's text column), numeric views of the text columns it uses are tried, fewest
-    first, so that ``seed >= 2 AND item <> '3'`` reads seed as a number and item as text.
+
+def _operations(expr: pl.Expr):
+    """Every arithmetic step of a SQL expression as (operator, left, right) polars expressions.
+
+    ``a || b`` reaches polars as ``+`` over both sides cast to text; it is marked ``"||"``.
+    """
+    import io
+    import json
+
+    try:
+        tree = json.loads(expr.meta.serialize(format="json"))
+    except Exception:  # an expression polars cannot serialize: nothing to inspect
+        return []
+
+    def back(node):
+        return pl.Expr.deserialize(io.StringIO(json.dumps(node)), format="json")
+
+    def is_text_cast(node):
+        cast = node.get("Cast") if isinstance(node, dict) else None
+        return bool(cast) and cast.get("dtype") == {"Literal": "String"}
+
+    found = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            binary = node.get("BinaryExpr")
+            if isinstance(binary, dict) and binary.get("op") in _ARITHMETIC:
+                left, right = binary["left"], binary["right"]
+                op = "||" if binary["op"] == "Plus" and is_text_cast(left) and is_text_cast(right) else binary["op"]
+                found.append((op, left, right))
+            function = node.get("Function")
+            if isinstance(function, dict) and isinstance(function.get("function"), dict):
+                sql = function["function"].get("Sql")
+                if isinstance(sql, dict) and sql.get("Binary") in _SQL_ARITHMETIC and len(function.get("input", [])) == 2:
+                    found.append((sql["Binary"], *function["input"]))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(tree)
+    out = []
+    for op, left, right in found:
+        try:
+            out.append((op, back(left), back(right)))
+        except Exception:
+            continue
+    return out
+
+
+def _text_in_arithmetic(lazy: pl.LazyFrame, expr: pl.Expr) -> list[str]:
+    """Columns that are text where the expression does arithmetic with them (``+``, ``-``, ``*``, ...)."""
+    names = []
+    for op, left, right in _operations(expr):
+        if op == "||":
+            continue
+        for side in (left, right):
+            try:
+                dtype = lazy.select(side.alias("\0side")).collect_schema()["\0side"]
+            except Exception:
+                continue
+            if dtype == pl.String:
+                names += [n for n in side.meta.root_names() if n not in names]
+    return names
+
+
+def _text_columns_message(option, text, lazy, names, numeric) -> str:
+    shown = ", ".join(f"'{n}'" for n in names)
+    word = "column" if len(names) == 1 else "columns"
+    return (f"{option} '{text}': the {word} {shown} {'holds' if len(names) == 1 else 'hold'} text (not every cell is "
+            f"a number), and text does not mix with numbers; join text with ||, or compare it with text in "
+            f"single quotes")
+
+
+def _typed(lazy: pl.LazyFrame, schema, expr: pl.Expr, name: str, option: str, text: str,
+           source: str, problems: list | None = None) -> pl.LazyFrame:
+    """Add ``expr`` as ``name``, with numbers as numbers.
+
+    A text column whose every cell is a number (a CSV's ``"52"``) is read as a number in the
+    expression, so ``a + b`` adds; text joins only with ``||``. When the expression compares such a
+    column with text (``item <> '3'``), that column is kept as text, fewest such columns first.
+    Arithmetic on a column that holds text is an error naming it; whole-number arithmetic that
+    would leave 64-bit integers is computed in floating point, with a warning in ``problems``.
     """
     from itertools import combinations
 
     numeric = _numeric_views(lazy, schema, expr.meta.root_names(), source)
-    names = list(numeric)[:6]
+    names = list(numeric)[:8]
     first_error = None
-    for size in range(len(names) + 1):
+    text_error = None
+    for size in range(len(names), -1, -1):   # most columns read as numbers first
         for subset in combinations(names, size):
-            attempt = _with_numbers(lazy, {n: numeric[n] for n in subset}, expr, name)
+            views = {n: numeric[n] for n in subset}
+            viewed = lazy.with_columns(
+                pl.col(n).str.strip_chars().replace("", None).cast(t, strict=False) for n, t in views.items())
+            texts = _text_in_arithmetic(viewed, expr)
+            if texts:
+                text_error = text_error or texts
+                continue
+            attempt = _with_numbers(lazy, views, expr, name)
             try:  # type errors (text compared with a number) surface only when data is computed
                 attempt.select(name).head(1).collect()
-                return attempt
             except pl.exceptions.PolarsError as exc:
                 first_error = first_error or exc
+                continue
+            return _no_wrap(attempt, lazy, views, expr, name, option, text, problems)
+    if text_error:
+        raise OptionError(_text_columns_message(option, text, lazy, text_error, numeric)) from None
+    texts = [n for n in expr.meta.root_names() if schema.get(n) == pl.String and n not in numeric]
     first = str(first_error).strip().splitlines()[0]
+    if texts and any(op != "||" for op, *_ in _operations(expr)):
+        raise OptionError(_text_columns_message(option, text, lazy, list(dict.fromkeys(texts)), numeric)
+                          + f" ({first})") from None
     raise OptionError(f"{option} '{text}': cannot be computed on this log ({first}); "
                       "check the column types (text needs single quotes)") from None
+
+
+def _no_wrap(attempt, lazy, views, expr, name, option, text, problems) -> pl.LazyFrame:
+    """Whole-number arithmetic that would pass 64-bit integers is done in floating point instead."""
+    dtype = attempt.select(name).collect_schema()[name]
+    if not dtype.is_integer() or not _operations(expr):
+        return attempt
+    floats = {n: pl.Float64 for n in expr.meta.root_names()}
+    schema = lazy.collect_schema()
+    as_float = {n: pl.Float64 for n in floats if n in views or (n in schema and schema[n].is_integer())}
+    widened = _with_floats(lazy, views, as_float, expr, name)
+    from probestats.io.read import collect
+
+    top = collect(widened.select(pl.col(name).abs().max()), "the log").item()
+    if top is None or top < 2.0 ** 63:
+        return attempt
+    if problems is not None:
+        from probestats.errors import Problem
+
+        problems.append(Problem("warning", "derived_float",
+                                f"{option} '{text}' gives whole numbers beyond 64-bit integers (up to {top:.3g}); "
+                                "it was computed in floating point, exact to about 16 digits"))
+    return widened
+
+
+def _with_floats(lazy, views, as_float, expr, name) -> pl.LazyFrame:
+    """Like :func:`_with_numbers`, with the named columns (text views and integers) as floats."""
+    keep = {n: f"\0orig\0{n}" for n in as_float}
+    lazy = lazy.with_columns(pl.col(n).alias(keep[n]) for n in as_float)
+    lazy = lazy.with_columns(
+        (pl.col(n).str.strip_chars().replace("", None) if n in views else pl.col(n)).cast(pl.Float64, strict=False)
+        for n in as_float)
+    lazy = lazy.with_columns(expr.alias(name))
+    lazy = lazy.with_columns(pl.col(keep[n]).alias(n) for n in as_float if n != name)
+    return lazy.drop(list(keep.values()))

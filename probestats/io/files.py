@@ -1,0 +1,147 @@
+"""Several files read as one log, with a ``file`` column; their rows keep their own numbers.
+
+A folder stands for every file of a supported format in it, in name order. A path is a path:
+nothing here expands a pattern (a file named ``probe[1].csv`` is that file).
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (folder / "a.csv").write_text("item,variant,steps\\n1,x,3\\n")
+>>> _ = (folder / "b.csv").write_text("item,variant,steps\\n1,y,4\\n2,y,5\\n")
+>>> log = read_files([folder])
+>>> [Path(f).name for f in log.frame["file"]], log.frame["steps"].to_list()
+(['a.csv', 'b.csv', 'b.csv'], ['3', '4', '5'])
+>>> [(Path(r.file).name, int(r)) for r in log.rows([2])]
+[('b.csv', 3)]
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import polars as pl
+
+from probestats.errors import ColumnError, ReadError
+from probestats.io.read import FORMATS, ROW, Log, collect, read_log
+
+__all__ = ["FILE", "Line", "FilesLog", "expand_paths", "read_files"]
+
+FILE = "file"
+
+
+class Line(int):
+    """A row number as a person sees it, with the file it belongs to.
+
+    >>> r = Line(5, "b.csv")
+    >>> r + 0, r.file
+    (5, 'b.csv')
+    """
+
+    file: str
+
+    def __new__(cls, value: int, file: str):
+        obj = int.__new__(cls, value)
+        obj.file = file
+        return obj
+
+    def __repr__(self) -> str:
+        return f"Line({int(self)}, {self.file!r})"
+
+
+@dataclass(frozen=True)
+class FilesLog(Log):
+    """A log made of several files: :meth:`rows` names each row's file and its own line or row."""
+
+    parts: tuple = ()   # (name, Log, offset of its first record in the combined log)
+
+    def rows(self, index) -> list[int]:
+        offsets = [offset for _, _, offset in self.parts]
+        out = []
+        for i in (int(i) for i in index):
+            k = bisect.bisect_right(offsets, i) - 1
+            name, log, offset = self.parts[k]
+            out.append(Line(log.rows([i - offset])[0], name))
+        return out
+
+
+def expand_paths(paths: Sequence) -> list[Path]:
+    """Paths as given, a folder replaced by its files of a supported format in name order.
+
+    Raises
+    ------
+    ReadError
+        A folder holds no file of a supported format.
+    """
+    out: list[Path] = []
+    for p in paths:
+        p = Path(p)
+        if p.is_dir():
+            found = sorted((f for f in p.iterdir() if f.is_file() and f.suffix.lower() in FORMATS),
+                           key=lambda f: f.name)
+            if not found:
+                raise ReadError(f"the folder '{p}' holds no log file ({', '.join(sorted(set(FORMATS)))})")
+            out += found
+        else:
+            out.append(p)
+    return out
+
+
+def read_files(paths: Sequence, **read_kwargs) -> Log:
+    """Read one log or several as one.
+
+    Parameters
+    ----------
+    paths : sequence of path
+        Files or folders; one file reads as :func:`probestats.io.read.read_log` reads it.
+    read_kwargs
+        Passed to :func:`probestats.io.read.read_log` for every file.
+
+    Raises
+    ------
+    ColumnError
+        The files' columns do not agree after mapping, or a file already has a ``file`` column.
+    """
+    files = expand_paths(paths)
+    if len(files) == 1 and not Path(paths[0]).is_dir():
+        return read_log(files[0], **read_kwargs)
+    logs = [read_log(f, **read_kwargs) for f in files]
+    names = [str(f) for f in files]
+    first = logs[0].lazy.collect_schema()
+    order = [c for c in first.names() if c != ROW]
+    for name, log in zip(names, logs):
+        schema = log.lazy.collect_schema()
+        if FILE in schema.names():
+            raise ColumnError(f"'{name}' already has a column '{FILE}'; several files are read with a '{FILE}' "
+                              "column naming each row's file, so rename that column")
+        cols = [c for c in schema.names() if c != ROW]
+        if set(cols) != set(order):
+            extra = [c for c in cols if c not in order]
+            lacking = [c for c in order if c not in cols]
+            said = "; ".join(part for part in (
+                f"it has {', '.join(repr(c) for c in extra)} which '{names[0]}' has not" if extra else "",
+                f"it lacks {', '.join(repr(c) for c in lacking)}" if lacking else "") if part)
+            raise ColumnError(f"the columns of '{name}' do not agree with those of '{names[0]}' ({said}); "
+                              "give files with the same headers, or map them with --column")
+    dtypes = {c: {log.lazy.collect_schema()[c] for log in logs} for c in order}
+    parts, lazies, offset = [], [], 0
+    for name, log in zip(names, logs):
+        count = collect(log.lazy.select(pl.len()), log.source, log._path).item()
+        cols = [pl.col(c) if len(dtypes[c]) == 1 else pl.col(c).cast(pl.String) for c in order]
+        lazies.append(log.lazy.select(*cols, pl.lit(name, pl.String).alias(FILE),
+                                      (pl.col(ROW) + offset).alias(ROW)))
+        parts.append((name, log, offset))
+        offset += count
+    shown = ", ".join(Path(n).name for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    first_log = logs[0]
+    if len({log.row_label for log in logs}) != 1:
+        raise ReadError("several files read as one log must have one format: "
+                        + ", ".join(f"'{n}' numbers {log.row_label}s" for n, log in zip(names, logs)))
+    return FilesLog(lazy=pl.concat(lazies, how="vertical"), columns={**first_log.columns, FILE: FILE},
+                    source=f"{len(names)} files ({shown})", headers=tuple(first_log.headers) + (FILE,),
+                    problems=tuple(p for log in logs for p in log.problems), row_label=first_log.row_label,
+                    parts=tuple(parts),
+                    _read={"delimited": all(log._read.get("delimited") for log in logs)})

@@ -1,0 +1,254 @@
+"""The Probe: what a log means, said once and applied the same way to every log a command reads.
+
+A :class:`Probe` holds the column mapping (which may name a column made by ``derive``), the
+``where`` filter, the ``derive`` expressions, wide layouts, groups of values, case folding,
+``complete`` and the read options. :meth:`Probe.apply` turns any log source (one path, several
+paths or a folder, a frame, a list of dicts) into the :class:`~probestats.io.read.Log` that
+validation reads. Row numbers stay those of the files.
+
+Examples
+--------
+>>> rows = [{"Question": q, "variant": v, "a": 1 + q, "b": 2} for q in (1, 2) for v in ("x", "y")]
+>>> probe = Probe(columns=(("item", "Question"),), derive=("total = a + b",))
+>>> probe.apply(rows, metric="total").frame.select("item", "variant", "total").rows()[:2]
+[(1, 'x', 4), (1, 'y', 4)]
+>>> Probe(columns=(("item", "pair"),), derive=("pair = Question * 10",)).apply(rows).frame["item"].to_list()
+[10, 10, 20, 20]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Sequence
+
+import polars as pl
+
+from probestats.errors import OptionError, Problem
+from probestats.io.read import ROW, Log, collect, read_log
+
+__all__ = ["Probe"]
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A frozen description of what a log means.
+
+    Attributes
+    ----------
+    columns : tuple of (canonical, header)
+        ``--column`` mappings; a header may be a column made by ``derive`` (or by ``wide``).
+    where : str or None
+        A SQL condition; rows where it is not true are left out.
+    derive : tuple of str
+        ``"name = SQL expression"`` columns, in order.
+    groups : tuple of str
+        ``"group=V1,V2"``: several values standing for one (used by the many-values analysis).
+    fold_case : bool
+        Values differing only in case or spaces are one.
+    wide : tuple of str
+        ``--wide`` lists: one metric column per value (see :mod:`probestats.shape.wide`).
+    wide_attribute : str
+        The column the values of a wide layout go to (``variant``; ``model`` for framing sheets).
+    complete : bool
+        Keep only items with a metric value under every compared value (a ``dropped_incomplete`` warning).
+    format, sheet, skip_rows, encoding
+        Read options, for every file.
+    """
+
+    columns: tuple[tuple[str, str], ...] = ()
+    where: str | None = None
+    derive: tuple[str, ...] = ()
+    groups: tuple[str, ...] = ()
+    fold_case: bool = False
+    wide: tuple[str, ...] = ()
+    wide_attribute: str = "variant"
+    complete: bool = False
+    format: str | None = None
+    sheet: str | int | None = None
+    skip_rows: int = 0
+    encoding: str | None = None
+
+    @property
+    def mapping(self) -> dict[str, str]:
+        return dict(self.columns)
+
+    def read_options(self) -> dict:
+        """The options :func:`probestats.io.read.read_log` takes (without the column mapping)."""
+        return {"format": self.format, "sheet": self.sheet, "skip_rows": self.skip_rows, "encoding": self.encoding}
+
+    def apply(self, source, *, metric: str | None = None, a: str | None = None, b: str | None = None,
+              by: Sequence[str] = ()) -> Log:
+        """Read ``source`` and shape it: mapping, wide layout, derived columns, filter, complete items.
+
+        Parameters
+        ----------
+        source : path, sequence of paths (files or folders), Log, list of dict or DataFrame
+            Several paths (or a folder) read as one log with a ``file`` column.
+        metric : str, optional
+            The metric (its header is matched case-insensitively; ``complete`` needs it).
+        a, b : str, optional
+            The compared values for ``complete`` (default: every value).
+        by : sequence of str
+            ``complete`` keeps items complete within each group of these columns.
+        """
+        if isinstance(source, Log):
+            log = source
+        else:
+            log = self._read(source, metric)
+        if self.wide:
+            from probestats.shape.wide import melt
+
+            lazy, columns = melt(log.lazy, log.columns, self.wide, attribute=self.wide_attribute, metric=metric)
+            read = dict(log._read)
+            read.setdefault("unfiltered", log.lazy)
+            log = replace(log, lazy=lazy, columns=columns, _read=read,
+                          headers=tuple(h for h in log.headers if h not in _wide_headers(self.wide)) +
+                          tuple(c for c in columns if c not in log.columns))
+        if self.where is not None or self.derive:
+            from probestats.shape.derive import apply
+
+            log = apply(log, where=self.where, derive=self.derive)
+        log = self._map_made(log)
+        if self.complete:
+            if metric is None:
+                raise OptionError("--complete keeps items with a metric value under every value; give --metric")
+            log = keep_complete(log, metric, a=a, b=b, by=by, fold_case=self.fold_case)
+        return log
+
+    def _split_columns(self, headers: Sequence[str]) -> tuple[dict, dict]:
+        """--column mappings onto headers of the file, and onto columns the probe makes."""
+        from probestats.io.read import normalize_header
+
+        made = {str(n) for n in self._made_names()}
+        norm = {normalize_header(h) for h in headers}
+        file, later = {}, {}
+        for canonical, header in self.columns:
+            if header in made and header not in headers and normalize_header(header) not in norm:
+                later[canonical] = header
+            else:
+                file[canonical] = header
+        return file, later
+
+    def _made_names(self) -> list[str]:
+        from probestats.shape.derive import parse_derive
+
+        return [parse_derive(d)[0] for d in self.derive]
+
+    def _read(self, source, metric) -> Log:
+        from probestats.io.files import expand_paths, read_files
+
+        options = self.read_options()
+        if not self.derive and not self.wide:   # every mapping names a header of the file
+            from probestats.io.files import read_files as read_any
+
+            if isinstance(source, (str, Path, list, tuple)) and source and (
+                    isinstance(source, (str, Path)) or all(isinstance(s, (str, Path)) for s in source)):
+                return read_any([source] if isinstance(source, (str, Path)) else list(source),
+                                columns=self.mapping, metric=metric, **options)
+            return read_log(source, columns=self.mapping, metric=metric, **options)
+        if isinstance(source, (str, Path)):
+            source = [source]
+        if isinstance(source, (list, tuple)) and source and all(isinstance(s, (str, Path)) for s in source):
+            first = expand_paths(source)[0]
+            headers = read_log(first, **options).headers
+            file, _ = self._split_columns(headers)
+            return read_files(list(source), columns=file, metric=metric, **options)
+        raw = read_log(source, **options)
+        file, _ = self._split_columns(raw.headers)
+        return read_log(source, columns=file, metric=metric, **options)
+
+    def _map_made(self, log: Log) -> Log:
+        """Rename columns made by ``derive`` to the canonical names ``--column`` gives them."""
+        _, later = self._split_columns(log.headers if not self.derive else
+                                       tuple(h for h in log.headers if h not in self._made_names()))
+        if not later:
+            return log
+        lazy = log.lazy
+        names = lazy.collect_schema().names()
+        columns = dict(log.columns)
+        rename = {}
+        for canonical, made in later.items():
+            if made not in names:
+                continue
+            if canonical in names and canonical != made:
+                lazy = lazy.drop(canonical)   # the mapping wins over a column found by its alias
+            rename[made] = canonical
+            columns.pop(made, None)
+            columns[canonical] = made
+        lazy = lazy.rename(rename)
+        return replace(log, lazy=lazy, columns=columns)
+
+
+def _wide_headers(specs) -> set[str]:
+    from probestats.shape.wide import parse_wide
+
+    return {col for group in parse_wide(specs) for _, col in group}
+
+
+def keep_complete(log: Log, metric: str, *, a: str | None = None, b: str | None = None,
+                  by: Sequence[str] = (), fold_case: bool = False) -> Log:
+    """Keep only items with a metric value under every compared value (per ``by`` group).
+
+    The compared values are ``a`` and ``b`` when given, else every value of the log. What is
+    left out is told in a ``dropped_incomplete`` warning naming the items.
+
+    Examples
+    --------
+    >>> rows = [{"item": i, "variant": v, "m": None if (i, v) == (2, "y") else 1.0}
+    ...         for i in (1, 2, 3) for v in ("x", "y")]
+    >>> log = keep_complete(read_log(rows), "m")
+    >>> sorted(set(log.frame["item"])), log.problems[0].code
+    ([1, 3], 'dropped_incomplete')
+    >>> log.problems[0].message
+    "--complete left out 1 of 3 items, which lack a m value under some compared value: item 2 (no 'y'); the analysis uses 2 items"
+    """
+    lazy = log.lazy
+    schema = lazy.collect_schema()
+    for name in ("item", "variant", metric, *by):
+        if name not in schema:
+            return log   # validation names the missing column
+    def text(name):
+        e = pl.col(name).cast(pl.String).str.strip_chars()
+        return e.str.to_lowercase() if fold_case and name == "variant" else e
+
+    value = pl.col(metric)
+    if schema[metric] == pl.String:
+        value = value.str.strip_chars().cast(pl.Float64, strict=False)
+    else:
+        value = value.cast(pl.Float64, strict=False)
+    valued = value.is_not_null() & value.is_finite()
+    keys = [*by, "item"]
+    cells = collect(lazy.select(*[text(k).alias(k) for k in keys], text("variant").alias("\0v"),
+                                valued.alias("\0ok")), log.source, log._path)
+    cells = cells.filter((pl.col("item") != "") & (pl.col("\0v") != ""))
+    if a is not None or b is not None:
+        compared = [v.strip().lower() if fold_case else v.strip() for v in (a, b) if v is not None]
+    else:
+        compared = list(dict.fromkeys(cells["\0v"].to_list()))
+    per = (cells.filter(pl.col("\0ok") & pl.col("\0v").is_in(compared))
+           .group_by(keys, maintain_order=True).agg(pl.col("\0v").unique().alias("have")))
+    all_keys = cells.select(keys).unique(maintain_order=True)
+    table = all_keys.join(per, on=keys, how="left", maintain_order="left")
+    lacking = table.filter(pl.col("have").is_null() | (pl.col("have").list.len() < len(compared)))
+    if lacking.height == 0:
+        return log
+    complete = table.filter(pl.col("have").list.len() >= len(compared)).select(keys)
+    mask = pl.struct([text(k).alias(k) for k in keys]).is_in(complete.to_struct().implode()) if complete.height \
+        else pl.lit(False)
+    kept = lazy.filter(mask)
+    described = []
+    for row in lacking.head(20).iter_rows(named=True):
+        missing = [v for v in compared if v not in (row["have"] or [])]
+        where = " and ".join(f"{k} {row[k]}" for k in by)
+        described.append(f"item {row['item']}" + (f" ({where})" if where else "")
+                         + f" (no {', '.join(repr(m) for m in missing)})")
+    more = f" and {lacking.height - 20} more" if lacking.height > 20 else ""
+    unit = "items" if not by else "items within their groups"
+    message = (f"--complete left out {lacking.height} of {table.height} {unit}, which lack a {metric} value under "
+               f"some compared value: {', '.join(described)}{more}; the analysis uses "
+               f"{table.height - lacking.height} {unit}")
+    problem = Problem("warning", "dropped_incomplete", message, (), log.columns.get("item"))
+    read = dict(log._read)
+    read.setdefault("unfiltered", log.lazy)
+    return replace(log, lazy=kept, problems=tuple(log.problems) + (problem,), _read=read)
