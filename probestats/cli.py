@@ -326,8 +326,8 @@ def _print_any(result) -> None:
                    "page) or FILE.json.")
 @fold_case_option
 @click.option("--section", "sections", multiple=True, metavar="NAME",
-              type=click.Choice(["summary", "design", "table", "tests", "noise", "power", "finding", "limits",
-                                 "framing"]),
+              type=click.Choice(["summary", "design", "table", "tests", "groups", "ceilings", "many", "factors",
+                                 "noise", "power", "compare", "finding", "limits", "framing"]),
               help="Render only this section (repeatable), for pasting into a report of your own.")
 @click.option("--templates", type=click.Path(path_type=Path), metavar="DIR",
               help="A folder of templates that replace the shipped ones of the same name (e.g. table.md.j2).")
@@ -348,10 +348,33 @@ def _print_any(result) -> None:
 @click.option("--targets", type=click.Path(path_type=Path), metavar="FILE",
               help="With --framing: per topic, the target each framing asserts (topic, affirmative, reverse).")
 @click.option("--toward", metavar="TARGET", help="With --framing: the reference target.")
+@click.option("--by", multiple=True, metavar="COL", help="Repeat the analysis per group of COL (repeatable): "
+              "adds the groups section.")
+@click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
+              show_default=True, help="Correction across --by groups (and pairs of values).")
+@click.option("--where", metavar="SQL", help="Keep only rows where this SQL condition holds, e.g. \"model = 'm1'\".")
+@click.option("--derive", multiple=True, metavar="NAME=SQL",
+              help="Add a column from a SQL expression (repeatable); it can be the --metric.")
+@click.option("--reference", metavar="VALUE",
+              help="More than two values: gaps against VALUE (the many section).")
+@click.option("--group", multiple=True, metavar="GROUP=V1,V2",
+              help="Several values standing for one group, e.g. --group female=Emily,Lakisha (repeatable).")
+@click.option("--scale", metavar="LOW:HIGH",
+              help="A judge's scale: the ceilings section names cells whose --b baseline sits at its top or bottom.")
+@click.option("--factor", multiple=True, metavar="COL",
+              help="Two attributes at once: give --factor twice (the factors section).")
+@click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
+              help="Monte Carlo draws of the omnibus test when it cannot be exact.")
+@seed_option
+@click.option("--before", "before_log", type=click.Path(path_type=Path), metavar="BEFORE_LOG",
+              help="The same probe run before a change (LOG is the run after it): adds the compare section, "
+                   "as 'probestats compare BEFORE_LOG LOG' analyzes it.")
 @read_options
 def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, sections, templates, design_file,
            attribute, values_why, metric_definition, metric_cannot_see, held_fixed, not_fixed, not_tested,
-           run_dates, mitigation, gap_of_interest, read, framing_log=None, targets=None, toward=None):
+           run_dates, mitigation, gap_of_interest, read, framing_log=None, targets=None, toward=None, by=(),
+           correction="holm", where=None, derive=(), reference=None, group=(), scale=None, factor=(),
+           n_resamples=10_000, seed=0, before_log=None):
     """Write the report of LOG as Markdown, HTML or JSON (by the suffix of -o), from Jinja templates.
 
     Missing design facts (attribute, metric definition, attributes not tested, ...) show as
@@ -366,7 +389,6 @@ def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, sect
           --framing sample_logs/framing_long.csv --targets sample_logs/framing_targets.csv
     """
     from probestats.shape.design import design_from
-    from probestats.analyses.paired import analyze as run
     from probestats.present.report import render_report
 
     fmt = _report_format(output)
@@ -377,8 +399,10 @@ def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, sect
     if framing_log is None and (targets is not None or toward is not None):
         raise OptionError("--targets and --toward belong to the framing section; give the dual-framing log "
                           "with --framing FRAMING_LOG")
-    result = run(str(log), metric=metric, a=a, b=b, noise=str(noise) if noise else None,
-                 alternative=alternative, alpha=alpha, fold_case=fold_case, many=False, read_options=read)
+    result, comparison = _report_analysis(
+        log, metric, a, b, noise, by, alternative, alpha, correction, fold_case, read, where=where, derive=derive,
+        reference=reference, group=group, scale=scale, factor=factor, n_resamples=n_resamples, seed=seed,
+        before=before_log, gap_of_interest=plan.gap_of_interest)
     framing = None
     if framing_log is not None:
         from probestats.analyses.framing import analyze_framing
@@ -386,10 +410,46 @@ def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, sect
         framing = analyze_framing(str(framing_log), targets=str(targets) if targets else None, toward=toward,
                                   alpha=alpha)
     assets = output.parent / f"{output.stem}_files" if fmt == "md" else None
+    shaping = {"where": where, "derive": list(derive)} if (where or derive) else None
     text = render_report(result, format=fmt, sections=list(sections) or None, templates=templates, design=plan,
-                         assets_dir=assets, framing=framing)
+                         assets_dir=assets, framing=framing, comparison=comparison, shaping=shaping, source=str(log))
     write_whole(output, text)
     console(stderr=True).print(f"wrote {_escape(output)}")
+
+
+def _report_analysis(log, metric, a, b, noise, by, alternative, alpha, correction, fold_case, read, *, where, derive,
+                     reference, group, scale, factor, n_resamples, seed, before, gap_of_interest):
+    """The analysis step of report: the analysis analyze would choose for these options, the power curve
+    its power section draws, and with --before the comparison of the two runs. Nothing here is rendered."""
+    from probestats.analyses.paired import analyze as run
+    from probestats.analyses.plan import with_design_power
+
+    extra = dict(where=where, derive=derive, reference=reference, group=group, scale=scale, factor=factor,
+                 n_resamples=n_resamples, seed=seed)
+    if before is not None and (factor or group or reference is not None):
+        raise OptionError("--before compares two runs of a two-value probe; drop --factor, --group and --reference")
+    if any(v for k, v in extra.items() if k not in ("n_resamples", "seed")) or (n_resamples, seed) != (10_000, 0):
+        result = _analysis_beyond_a_pair(log, metric, a, b, noise, by, alternative, alpha, correction, fold_case,
+                                         read, **extra)
+    else:
+        result = run(str(log), metric=metric, a=a, b=b, noise=str(noise) if noise else None, by=by,
+                     alternative=alternative, alpha=alpha, correction=correction, fold_case=fold_case,
+                     read_options=read)
+    result = with_design_power(result, gap_of_interest)
+    comparison = None
+    if before is not None:
+        if not hasattr(getattr(result, "main", None), "sign_flip"):
+            raise OptionError("--before compares two runs of a two-value probe; this log has more values: "
+                              "choose the pair with --a and --b")
+        from probestats.analyses.compare import compare_runs
+        from probestats.shape.derive import apply
+
+        shaped = [apply(str(path), where=where, derive=derive, metric=metric, **read) for path in (before, log)]
+        main = getattr(result, "main", None)
+        comparison = compare_runs(*shaped, metric=metric, a=a or getattr(main, "a", None),
+                                  b=b or getattr(main, "b", None), alternative=alternative, alpha=alpha,
+                                  fold_case=fold_case)
+    return result, comparison
 
 
 @cli.command()
