@@ -754,7 +754,12 @@ def _figures(analysis, ctx, sections, design: Design) -> dict[str, _Figure]:
     if "noise" in sections and main.n_items:
         ax = item_gaps(analysis)
         band = ctx["noise"].get("band")
-        caption = (f"Per-item gaps in {main.metric} ({main.a} minus {main.b}), one dot per item; dashed line: "
+        from probestats.present.plots import ITEM_PLOT_ENDS, ITEM_PLOT_LIMIT
+
+        dots = ("one dot per item" if main.n_items <= ITEM_PLOT_LIMIT else
+                f"sorted by gap: the {ITEM_PLOT_ENDS} largest and {ITEM_PLOT_ENDS} smallest one dot each, the "
+                f"{main.n_items - 2 * ITEM_PLOT_ENDS} items between them as one grey bar over the range of their gaps")
+        caption = (f"Per-item gaps in {main.metric} ({main.a} minus {main.b}), {dots}; dashed line: "
                    f"the average gap {fmt_gap(main.average_gap)} (exact sign-flip test p = "
                    f"{fmt_p(main.sign_flip.pvalue, analysis.alpha)}). "
                    + (f"Shaded: ± {fmt_num(band, 3)}, the largest item gap of the same-versus-same log."
