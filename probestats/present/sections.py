@@ -128,6 +128,11 @@ def many_context(analysis) -> dict:
     main = analysis.main
     correction = correction_name(main.correction)
     ctx = _many_result(main, alpha)
+    order = [v.value for v in main.values]
+    means: dict[str, dict] = {}
+    for r in main.items.iter_rows(named=True):
+        means.setdefault(str(r["item"]), {})[r["value"]] = r["mean"]
+    ctx["item_rows"] = [{"item": item, "means": [m.get(v) for v in order]} for item, m in means.items()]
     ctx.update(metric=main.metric, reference=main.reference, correction=correction, alpha=alpha,
                groups=[_many_result(g, alpha) for g in analysis.groups],
                group_correction=correction_name(analysis.correction),
@@ -193,7 +198,10 @@ def factors_context(analysis) -> dict:
         sentences.append(f"No effect was detected larger than chance after correction, {conditions}; "
                          "this does not show that the system is unbiased on either attribute.")
     sentences.append(f"Design: {analysis.note}.")
-    return {"metric": analysis.metric, "factors": list(analysis.factors),
+    cells = [c for c in analysis.items.columns if c != "item"]
+    item_rows = [{"item": str(r["item"]), "means": [r[c] for c in cells]}
+                 for r in analysis.items.iter_rows(named=True)]
+    return {"cells": cells, "item_rows": item_rows, "metric": analysis.metric, "factors": list(analysis.factors),
             "levels": [list(analysis.levels[0]), list(analysis.levels[1])], "n_items": analysis.n_items,
             "runs_per_cell": analysis.runs_per_cell, "effects": effects, "correction": correction,
             "method": method, "note": analysis.note, "sentences": sentences}
