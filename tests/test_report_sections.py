@@ -157,6 +157,8 @@ CASES = {
     "by": (["--by", "model"], "Groups: model", ["exact sign-flip test", "Holm"]),
     "reference": (["--reference", "B"], "Many values: steps across 3 values",
                   ["within-item permutation test", "exact sign-flip test", "Holm"]),
+    "group": (["--group", "first=A", "--group", "rest=B,C"], "Many values: steps across 2 values",
+              ["within-item permutation test", "exact sign-flip test"]),
     "factor": (["--factor", "style", "--factor", "name"], "Two factors: style × name",
                ["exact sign-flip test on the per-item effects", "Holm"]),
     "scale": (["--a", "padded", "--b", "plain", "--scale", "1:4"], "Judge's scale: ceiling and floor cells",
@@ -166,7 +168,7 @@ CASES = {
     "before": (["--noise", "NOISE", "--before", "BEFORE"], "Mitigation: the probe before and after",
                ["sign-flip test", "per-item changes in gap"]),
 }
-LOG_OF = {"by": "by", "reference": "many", "factor": "factor", "scale": "judge", "where": "plain",
+LOG_OF = {"by": "by", "reference": "many", "group": "many", "factor": "factor", "scale": "judge", "where": "plain",
           "derive": "plain", "before": "after"}
 METRIC_OF = {"factor": "x", "scale": "level", "derive": "double"}
 
@@ -204,7 +206,7 @@ def test_each_analysis_gets_its_section_with_its_test_named(case, fmt, logs, tmp
         assert name in plain, (case, name)
 
 
-@pytest.mark.parametrize("case", ["by", "reference", "factor", "scale", "before"])
+@pytest.mark.parametrize("case", ["by", "reference", "group", "factor", "scale", "before", "where", "derive"])
 def test_log_text_is_escaped_in_every_new_section(case, logs, tmp_path, capsys):
     for fmt in ("md", "html"):
         out = tmp_path / f"r.{fmt}"
@@ -245,7 +247,7 @@ def test_sections_compose_and_refuse_what_the_analysis_has_not(logs, tmp_path, c
 
 def test_report_chooses_the_analysis_as_analyze_does(logs, tmp_path, capsys):
     """The numbers in report --json are those of analyze --json with the same options."""
-    for case in ("by", "reference", "factor", "scale", "where", "derive"):
+    for case in ("by", "reference", "group", "factor", "scale", "where", "derive"):
         args = [a for a in _args(case, logs)]
         code, printed, err = run_cli(capsys, "analyze", *args, "--json")
         assert code == 0, err
