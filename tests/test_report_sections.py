@@ -238,6 +238,12 @@ def test_sections_compose_and_refuse_what_the_analysis_has_not(logs, tmp_path, c
     assert md_headings(out.read_text()) == ["Groups: model", "Finding"]
     code, _, err = run_cli(capsys, "report", logs["plain"], "--metric", "steps", "--section", "groups", "-o", out)
     assert (code, err) == (1, "Error: --section groups: not in this report: there are no --by groups; add --by COL\n")
+    code, _, err = run_cli(capsys, "report", logs["many"], "--metric", "steps", "--not-tested", "dialect", "-o", out)
+    assert code == 0, err
+    text = out.read_text()
+    assert md_headings(text) == ["Many values: steps across 3 values", "Limits"]
+    assert "**Attributes not tested:** dialect" in text
+    assert r"**What the metric cannot see:** **\[to fill in: what the metric steps cannot see\]**" in text
     code, _, err = run_cli(capsys, "report", logs["many"], "--metric", "steps", "--section", "table", "-o", out)
     assert code == 1 and err.startswith("Error: --section table: not in this report") and err.count("\n") == 1
     code, _, err = run_cli(capsys, "report", logs["factor"], "--metric", "x", "--factor", "style", "--factor", "name",

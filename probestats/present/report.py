@@ -13,9 +13,19 @@ Sections (:data:`SECTIONS`), each a template ``<name>.md.j2`` / ``<name>.html.j2
 - ``tests``: sign-flip test, sign test with its spreadsheet formula, interval, smallest attainable p;
 - ``noise``: the same-versus-same comparison and the per-item gap plot with its noise band;
 - ``power``: the minimum detectable gap of the design run, and the power plot;
-- ``finding``: the result stated with its conditions and size (items that drive a detected gap);
+- ``groups``: with ``--by``, each group's sign-flip p and its corrected p (Holm by default);
+- ``ceilings``: with a judge's ``--scale``, the cells whose baseline sits at the top or bottom;
+- ``many``: more than two values: means, gaps against the reference, the omnibus test, pairwise
+  tests, selection rates and impact ratios for a 0/1 metric (a report of its own, with ``limits``);
+- ``factors``: two attributes: within-level gaps, main effects, interaction (likewise);
+- ``compare``: the same probe before a change (``comparison=``), side by side with this run;
+- ``finding``: the result stated with its conditions and size (the items that drive a detected gap,
+  when they stand out; otherwise how many items it is spread over);
 - ``limits``: always: held fixed or not, size, what the metric cannot see, attributes not tested;
 - ``framing``: a dual-framing result, only when one is given.
+
+The context of the optional sections is built in :mod:`probestats.present.sections`. Rendering
+reads results only: no log is read and nothing is simulated here.
 
 Honesty rules kept here and in the templates: a null result carries its conditions and
 size; no sentence claims the system is free of bias except to deny it; a detected gap
@@ -829,7 +839,7 @@ def available_sections(analysis, *, framing=None, comparison=None) -> list[str]:
         if comparison is not None:
             names.append("compare")
     else:
-        names = [kind]
+        names = [kind, "limits"]
     if framing is not None:
         names.append("framing")
     return [s for s in SECTIONS if s in names]
@@ -867,7 +877,7 @@ def _shaping_sentences(shaping) -> list[str]:
     return out
 
 
-def _other_context(analysis, kind: str, source, shaping) -> dict:
+def _other_context(analysis, kind: str, source, shaping, design: Design | None = None) -> dict:
     """The context of a report whose analysis is not one pair (many values, two factors)."""
     from probestats.present import sections as parts
 
@@ -881,11 +891,37 @@ def _other_context(analysis, kind: str, source, shaping) -> dict:
     section["shaping"] = _shaping_sentences(shaping)
     warnings_ = [p.message for p in analysis.problems if p.severity == "warning"]
     section["warnings"] = warnings_
+    limits = _other_limits(analysis, kind, design or Design())
     return {"title": title, "version": __version__, "metric": metric, "alpha": analysis.alpha,
-            "source": str(source or "the log"), kind: section,
+            "source": str(source or "the log"), kind: section, "limits": limits,
             "sentences": {kind: section["shaping"] + section["sentences"]
-                          + [f"Warning from validation: {w}" for w in warnings_]},
-            "placeholders": []}
+                          + [f"Warning from validation: {w}" for w in warnings_],
+                          "limits": [f"{label}: {value if isinstance(value, str) else '; '.join(value)}."
+                                     for label, value in limits]},
+            "placeholders": list(dict.fromkeys(str(v) for _, v in limits if isinstance(v, Todo)))}
+
+
+def _other_limits(analysis, kind: str, design: Design) -> list[tuple[str, object]]:
+    """The limits of a many-values or two-factor report: what the design file says, or placeholders."""
+    if kind == "many":
+        n = analysis.main.n_items
+        values = [v.value for v in analysis.main.values]
+        what = f"a probe of the values {_join([_q(v) for v in values])}"
+    else:
+        n = analysis.n_items
+        what = f"a probe of {_q(analysis.factors[0])} and {_q(analysis.factors[1])}, two levels each"
+    limits: list[tuple[str, object]] = []
+    if design.held_fixed:
+        limits.append(("Held fixed, as stated", list(design.held_fixed)))
+    limits.append(("Could not be held fixed", list(design.not_fixed) or
+                   Todo("what could not be held fixed (e.g. server-side model updates)")))
+    limits.append(("Size", f"{count_of(n, 'item')}; the items are the sample, so the result speaks for these "
+                           "items and says little about others"))
+    limits.append(("What the metric cannot see", list(design.metric_cannot_see) or
+                   Todo(f"what the metric {analysis.metric} cannot see")))
+    limits.append(("Attributes not tested", list(design.not_tested) or Todo("which attributes were not tested")))
+    limits.append(("Scope", f"whatever its result, {what} does not show that the system is unbiased"))
+    return limits
 
 
 def render_report(analysis, *, format: str = "md", sections=None, templates=None, design: Design | None = None,
@@ -951,7 +987,7 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
             ctx["source"] = str(source)
         _add_pair_sections(ctx, analysis, comparison)
     else:
-        ctx = _other_context(analysis, kind, source, shaping)
+        ctx = _other_context(analysis, kind, source, shaping, design)
         ctx["framing"] = framing
         if framing is not None and callable(getattr(framing, "sentences", None)):
             ctx["sentences"]["framing"] = [str(s) for s in framing.sentences()]
