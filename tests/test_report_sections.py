@@ -13,6 +13,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from probestats import analyze
 from probestats.analyses.compare import compare_runs
@@ -479,3 +481,27 @@ def test_item_plot_stays_readable_at_ninety_items():
     assert len(ax.collections[-1].get_offsets()) == 30 or any(len(c.get_offsets()) == 30 for c in ax.collections
                                                               if hasattr(c, "get_offsets"))
     assert ax.figure.get_size_inches()[1] < 12
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(-8, 8), min_size=1, max_size=60), st.booleans())
+def test_named_drivers_never_tie_with_an_item_left_unnamed(gaps, tie_all):
+    from probestats.present.report import _drivers
+
+    if tie_all:
+        gaps = [3] * len(gaps)
+    items = pl.DataFrame({"item": [str(i) for i in range(len(gaps))], "gap": [g / 4 for g in gaps]})
+    average = sum(gaps) / len(gaps)
+    if average == 0:
+        return
+    d = _drivers(items, average)
+    same = sorted((abs(g) for g in items["gap"] if g * average > 0), reverse=True)
+    if tie_all:
+        assert d["stand_out"] == (len(same) == 1)   # equal gaps are spread over the items, unless there is one
+    if d["stand_out"]:
+        named = [abs(g) for _, g in d["top"]]
+        left = same[len(named):]
+        assert len(named) <= 10 and named == same[:len(named)]
+        assert not left or min(named) > max(left)
+        assert not left or sum(named) / len(named) >= 1.5 * sum(left) / len(left)
+        assert sum(named) > sum(same) / 2   # they carry more than half of the gap
