@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 from probestats import analyze  # noqa: E402
 from probestats.cli import write_whole  # noqa: E402
 from probestats.shape.design import load_design  # noqa: E402
+from probestats.analyses.plan import with_design_power  # noqa: E402
 from probestats.present.report import render_report  # noqa: E402
 
 LOGS = ROOT / "sample_logs"
@@ -61,14 +62,15 @@ def screenshot(page: Path, out: Path) -> None:
 
 def main() -> None:
     design = load_design(HERE / "style_probe.toml")
-    full = analyze(str(LOGS / "style_probe.csv"), metric="steps", a="formal", b="casual",
-                   noise=str(LOGS / "style_noise.csv"))
+    # the power curve is simulated in the analysis step, as probestats report does it
+    full = with_design_power(analyze(str(LOGS / "style_probe.csv"), metric="steps", a="formal", b="casual",
+                                     noise=str(LOGS / "style_noise.csv")), design.gap_of_interest)
     markdown(full, design, HERE / "style_probe_report.md")
     html = HERE / "style_probe_report.html"
     write_whole(html, render_report(full, format="html", design=design))
     print(f"wrote {html.relative_to(ROOT)}")
-    five = analyze(str(LOGS / "style_probe_5seeds.csv"), metric="steps", a="formal", b="casual",
-                   noise=str(LOGS / "style_noise.csv"))
+    five = with_design_power(analyze(str(LOGS / "style_probe_5seeds.csv"), metric="steps", a="formal", b="casual",
+                                     noise=str(LOGS / "style_noise.csv")), design.gap_of_interest)
     markdown(five, design, HERE / "style_probe_5seeds_report.md")
     screenshot(html, HERE / "report_screenshot.png")
 

@@ -345,8 +345,8 @@ def judge_report_options(func):
               help="Where to write the report: FILE.md (plots in FILE_files/), FILE.html (one self-contained "
                    "page) or FILE.json.")
 @click.option("--section", "sections", multiple=True, metavar="NAME",
-              type=click.Choice(["summary", "design", "table", "tests", "noise", "power", "finding", "limits",
-                                 "framing", "judge"]),
+              type=click.Choice(["summary", "design", "table", "tests", "groups", "ceilings", "many", "factors",
+                                 "noise", "power", "compare", "finding", "limits", "framing", "judge"]),
               help="Render only this section (repeatable), for pasting into a report of your own.")
 @click.option("--templates", type=click.Path(path_type=Path), metavar="DIR",
               help="A folder of templates that replace the shipped ones of the same name (e.g. table.md.j2).")
@@ -367,11 +367,29 @@ def judge_report_options(func):
 @click.option("--targets", type=click.Path(path_type=Path), metavar="FILE",
               help="With --framing: per topic, the target each framing asserts (topic, affirmative, reverse).")
 @click.option("--toward", metavar="TARGET", help="With --framing: the reference target.")
+@click.option("--by", multiple=True, metavar="COL", help="Repeat the analysis per group of COL (repeatable): "
+              "adds the groups section.")
+@click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
+              show_default=True, help="Correction across --by groups (and pairs of values).")
+@click.option("--reference", metavar="VALUE",
+              help="More than two values: gaps against VALUE (the many section).")
+@click.option("--scale", metavar="LOW:HIGH",
+              help="A judge's scale: the ceilings section names cells whose --b baseline sits at its top or bottom.")
+@click.option("--factor", multiple=True, metavar="COL",
+              help="Two attributes at once: give --factor twice (the factors section).")
+@click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
+              help="Monte Carlo draws of the omnibus test when it cannot be exact.")
+@seed_option
+@click.option("--before", "before_log", type=click.Path(path_type=Path), metavar="BEFORE_LOG",
+              help="The same probe run before a change (LOG is the run after it): adds the compare section, "
+                   "as 'probestats compare BEFORE_LOG LOG' analyzes it.")
 @judge_report_options
 @shape_options
 def report(log, metric, a, b, noise, alternative, alpha, output, sections, templates, design_file,
            attribute, values_why, metric_definition, metric_cannot_see, held_fixed, not_fixed, not_tested,
-           run_dates, mitigation, gap_of_interest, probe, framing_log=None, targets=None, toward=None, judge=None):
+           run_dates, mitigation, gap_of_interest, probe, framing_log=None, targets=None, toward=None, judge=None,
+           by=(), correction="holm", reference=None, scale=None, factor=(), n_resamples=10_000, seed=0,
+           before_log=None):
     """Write the report of LOG as Markdown, HTML or JSON (by the suffix of -o), from Jinja templates.
 
     Missing design facts (attribute, metric definition, attributes not tested, ...) show as
@@ -386,7 +404,6 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
           --framing sample_logs/framing_long.csv --targets sample_logs/framing_targets.csv
     """
     from probestats.shape.design import design_from
-    from probestats.analyses.paired import analyze as run
     from probestats.present.report import render_report
 
     fmt = _report_format(output)
@@ -407,9 +424,9 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
     if framing_log is None and (targets is not None or toward is not None):
         raise OptionError("--targets and --toward belong to the framing section; give the dual-framing log "
                           "with --framing FRAMING_LOG")
-    result = run(probe.apply(log, metric=metric, a=a, b=b), metric=metric, a=a, b=b,
-                 noise=probe.apply(noise, metric=metric) if noise else None,
-                 alternative=alternative, alpha=alpha, fold_case=probe.fold_case, many=False)
+    result, comparison = _report_analysis(
+        log, metric, a, b, noise, by, alternative, alpha, correction, probe, reference=reference, scale=scale,
+        factor=factor, n_resamples=n_resamples, seed=seed, before=before_log, gap_of_interest=plan.gap_of_interest)
     framing = None
     if framing_log is not None:
         from probestats.analyses.framing import analyze_framing
@@ -417,10 +434,40 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
         framing = analyze_framing(str(framing_log), targets=str(targets) if targets else None, toward=toward,
                                   alpha=alpha)
     assets = output.parent / f"{output.stem}_files" if fmt == "md" else None
+    shaping = {"where": probe.where, "derive": list(probe.derive)} if (probe.where or probe.derive) else None
     text = render_report(result, format=fmt, sections=list(sections) or None, templates=templates, design=plan,
-                         assets_dir=assets, framing=framing, judge=judge)
+                         assets_dir=assets, framing=framing, comparison=comparison, shaping=shaping,
+                         source=", ".join(str(p) for p in log), judge=judge)
     write_whole(output, text)
     console(stderr=True).print(f"wrote {_escape(output)}")
+
+
+def _report_analysis(log, metric, a, b, noise, by, alternative, alpha, correction, probe, *, reference, scale,
+                     factor, n_resamples, seed, before, gap_of_interest):
+    """The analysis step of report: the analysis analyze would choose for these options, the power curve
+    its power section draws, and with --before the comparison of the two runs. Nothing here is rendered."""
+    from probestats.analyses.dispatch import analyze as run
+    from probestats.analyses.plan import with_design_power
+
+    if before is not None and (factor or probe.groups or reference is not None):
+        raise OptionError("--before compares two runs of a two-value probe; drop --factor, --group and --reference")
+    result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale, factor=factor,
+                 alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed,
+                 probe=probe)
+    result = with_design_power(result, gap_of_interest)
+    comparison = None
+    if before is not None:
+        if not hasattr(getattr(result, "main", None), "sign_flip"):
+            raise OptionError("--before compares two runs of a two-value probe; this log has more values: "
+                              "choose the pair with --a and --b")
+        from probestats.analyses.compare import compare_runs
+
+        main = getattr(result, "main", None)
+        a, b = a or getattr(main, "a", None), b or getattr(main, "b", None)
+        comparison = compare_runs(probe.apply(before, metric=metric, a=a, b=b), probe.apply(log, metric=metric, a=a, b=b),
+                                  metric=metric, a=a, b=b, alternative=alternative, alpha=alpha,
+                                  fold_case=probe.fold_case)
+    return result, comparison
 
 
 @cli.command()

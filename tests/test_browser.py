@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from probestats import analyze
+from probestats.analyses.plan import with_design_power
 from probestats.present.report import render_report
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -89,7 +90,8 @@ def dump_dom(chromium, tmp_path, page: Path) -> Dom:
 def pages(tmp_path_factory):
     folder = tmp_path_factory.mktemp("pages")
     style = folder / "style.html"
-    style.write_text(render_report(analyze(str(PROBE), metric="steps", noise=str(NOISE)), format="html"),
+    style.write_text(render_report(with_design_power(analyze(str(PROBE), metric="steps", noise=str(NOISE))),
+                                    format="html"),
                      encoding="utf-8")
     hostile = folder / "hostile.html"
     hostile.write_text(render_report(analyze(str(HOSTILE), metric="steps"), format="html"), encoding="utf-8")

@@ -448,7 +448,7 @@ def test_the_judge_section_beside_a_probe_report():
     assert "## Order probe of a judge" in text and "## Tests" in text
     alone = render_report(probe, format="md", sections=["judge"], judge=judge)
     assert alone.startswith("## Order probe of a judge") and alone.count("\n## ") == 0
-    with pytest.raises(OptionError, match="--section judge: no order probe"):
+    with pytest.raises(OptionError, match="--section judge: not in this report: no order probe"):
         render_report(probe, format="md", sections=["judge"])
 
 

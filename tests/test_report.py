@@ -13,11 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from probestats import analyze
+from probestats.analyses.plan import with_design_power
 from probestats.cli import main
 from probestats.shape.design import KNOWN_KEYS, Design, design_from, load_design
 from probestats.errors import OptionError, ReadError
 from probestats.present.plots import item_gaps, noise_band, safe_label
-from probestats.present.report import SECTIONS, fmt_p, md_escape, render_report, report_context
+from probestats.present.report import DEFAULT_SECTIONS, SECTIONS, fmt_p, md_escape, render_report, report_context
 from tests.factories import make_log, write_log
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,12 +26,13 @@ PROBE = ROOT / "sample_logs" / "style_probe.csv"
 NOISE = ROOT / "sample_logs" / "style_noise.csv"
 FIVE = ROOT / "sample_logs" / "style_probe_5seeds.csv"
 HOSTILE = ROOT / "sample_logs" / "broken" / "hostile.csv"
-BODY_SECTIONS = [s for s in SECTIONS if s not in ("framing", "judge")]
+BODY_SECTIONS = list(DEFAULT_SECTIONS)  # a paired analysis without --by, --scale, --before or framing
 
 
 @pytest.fixture(scope="module")
 def style():
-    return analyze(str(PROBE), metric="steps", noise=str(NOISE))
+    # the power curve is simulated in the analysis step, as the report command does it
+    return with_design_power(analyze(str(PROBE), metric="steps", noise=str(NOISE)))
 
 
 @pytest.fixture(scope="module")
@@ -344,8 +346,9 @@ def test_templates_are_found_from_the_source_tree():
 
     folder = template_root()
     names = {p.name for p in folder.iterdir()}
-    for name in BODY_SECTIONS:
-        assert f"{name}.md.j2" in names and f"{name}.html.j2" in names
+    for name in SECTIONS:
+        stem = {"compare": "before_after"}.get(name, name)
+        assert f"{stem}.md.j2" in names and f"{stem}.html.j2" in names
     assert {"report.md.j2", "report.html.j2", "report.css"} <= names
 
 
@@ -528,7 +531,7 @@ def test_cli_report_takes_in_the_framing_section(tmp_path, capsys):
 def test_cli_report_framing_errors(tmp_path, capsys):
     code, _, err = run_cli(["report", PROBE, "--metric", "steps", "-o", tmp_path / "r.md", "--section",
                             "framing"], capsys)
-    assert (code, err) == (1, "Error: --section framing: no framing result was given; give the dual-framing log "
+    assert (code, err) == (1, "Error: --section framing: not in this report: no framing result was given; give the dual-framing log "
                               "with --framing FRAMING_LOG\n")
     code, _, err = run_cli(["report", PROBE, "--metric", "steps", "-o", tmp_path / "r.md", "--toward", "A"], capsys)
     assert code == 1 and err.startswith("Error: --targets and --toward belong to the framing section")
@@ -541,7 +544,7 @@ def test_cli_report_framing_errors(tmp_path, capsys):
 @pytest.mark.parametrize("fmt", ["md", "html", "json"])
 def test_hostile_framing_log_is_escaped_in_every_section(tmp_path, capsys, fmt):
     framing = hostile_framing_log(tmp_path)
-    for name in [s for s in SECTIONS if s != "judge"]:  # the judge section has its own hostile test
+    for name in BODY_SECTIONS + ["framing"]:
         out = tmp_path / f"{name}.{fmt}"
         code, _, err = run_cli(["report", HOSTILE, "--metric", "steps", "-o", out, "--section", name,
                                 "--framing", framing, "--targets", tmp_path / "targets.csv"], capsys)

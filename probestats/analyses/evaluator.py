@@ -26,7 +26,7 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 import polars as pl
@@ -35,7 +35,73 @@ from probestats.errors import OptionError
 from probestats.io.read import ROW
 from probestats.errors import Problem
 
-__all__ = ["parse_scale", "scale_problems", "with_scale", "analyze_judge"]
+__all__ = ["parse_scale", "scale_problems", "scale_check", "ScaleCheck", "with_scale", "analyze_judge"]
+
+
+@dataclass(frozen=True)
+class ScaleCheck:
+    """A judge's declared scale and the item cells whose baseline sits at one of its ends.
+
+    Attributes
+    ----------
+    low, high : float
+        The declared scale.
+    baseline : str
+        The value whose mean is checked (``b``, the one the change is measured from).
+    cells : tuple of dict
+        One per flagged cell: ``by`` (the ``--by`` group, e.g. the criterion), ``item``,
+        ``baseline`` (its mean), ``gap`` (a − b) and ``end`` (``"ceiling"`` or ``"floor"``).
+    n_cells : int
+        Item cells checked (over every group).
+    out_of_scale : int
+        Runs whose metric lies outside the scale.
+    """
+
+    low: float
+    high: float
+    baseline: str
+    cells: tuple[dict, ...]
+    n_cells: int
+    out_of_scale: int
+
+    def to_dict(self) -> dict:
+        return {"low": self.low, "high": self.high, "baseline": self.baseline,
+                "cells": [dict(c, by=dict(c["by"])) for c in self.cells], "n_cells": self.n_cells,
+                "out_of_scale": self.out_of_scale}
+
+
+def _end_cells(analysis, low: float, high: float):
+    """(result, item row, code) for every item cell whose baseline mean is at an end of the scale."""
+    for result in analysis.groups or (analysis.main,):
+        for r in result.items.iter_rows(named=True):
+            base = r["mean_b"]
+            if base is None:
+                continue
+            if base >= high:
+                yield result, r, "ceiling"
+            elif base <= low:
+                yield result, r, "floor"
+
+
+def scale_check(analysis, scale) -> ScaleCheck:
+    """The cells of a paired analysis whose baseline sits at an end of the declared scale.
+
+    >>> from probestats.analyses.paired import analyze
+    >>> rows = [{"item": s, "variant": v, "level": lvl}
+    ...         for s, v, lvl in [("s1", "pad", 4), ("s1", "plain", 4), ("s2", "pad", 3), ("s2", "plain", 2)]]
+    >>> check = scale_check(analyze(rows, metric="level", a="pad", b="plain"), "1:4")
+    >>> [(c["item"], c["end"], c["baseline"]) for c in check.cells], check.n_cells
+    ([('s1', 'ceiling', 4.0)], 2)
+    """
+    low, high = parse_scale(scale)
+    metric = analysis.main.metric
+    frame = analysis.checked.frame
+    cells = tuple({"by": dict(result.by), "item": str(r["item"]), "baseline": float(r["mean_b"]),
+                   "gap": float(r["gap"]), "end": code} for result, r, code in _end_cells(analysis, low, high))
+    n_cells = sum(result.items.height for result in analysis.groups or (analysis.main,))
+    outside = frame.filter((pl.col(metric) < low) | (pl.col(metric) > high)).height
+    return ScaleCheck(low=low, high=high, baseline=analysis.main.b, cells=cells, n_cells=n_cells,
+                      out_of_scale=outside)
 
 
 def parse_scale(scale) -> tuple[float, float]:
@@ -77,29 +143,21 @@ def scale_problems(analysis, scale) -> list[Problem]:
     frame = checked.frame
     log = checked.log
     problems: list[Problem] = []
-    results = analysis.groups or (analysis.main,)
-    for result in results:
-        for r in result.items.iter_rows(named=True):
-            base = r["mean_b"]
-            if base is None:
-                continue
-            if base >= high:
-                code, end, way = "ceiling", "top", "an upward change cannot show"
-            elif base <= low:
-                code, end, way = "floor", "bottom", "a downward change cannot show"
-            else:
-                continue
-            mask = (pl.col("item") == r["item"]) & (pl.col("variant") == b)
-            for k, v in result.by.items():
-                mask &= pl.col(k).cast(pl.String) == str(v) if v is not None else pl.col(k).is_null()
-            rows = tuple(log.rows(frame.filter(mask)[ROW].head(50).to_list()))
-            label = f"item {r['item']}" + (f", {_where(result.by)}" if result.by else "")
-            problems.append(Problem(
-                "warning", code,
-                f"{label}: the baseline '{b}' is at the {end} of the scale ({base:g} on {low:g}:{high:g}), "
-                f"so {way}; its delta of {r['gap']:+g} shows nothing about the change here "
-                "(add items whose baseline is inside the scale)",
-                rows, log.columns.get(metric, metric)))
+    for result, r, code in _end_cells(analysis, low, high):
+        base = r["mean_b"]
+        end, way = (("top", "an upward change cannot show") if code == "ceiling"
+                    else ("bottom", "a downward change cannot show"))
+        mask = (pl.col("item") == r["item"]) & (pl.col("variant") == b)
+        for k, v in result.by.items():
+            mask &= pl.col(k).cast(pl.String) == str(v) if v is not None else pl.col(k).is_null()
+        rows = tuple(log.rows(frame.filter(mask)[ROW].head(50).to_list()))
+        label = f"item {r['item']}" + (f", {_where(result.by)}" if result.by else "")
+        problems.append(Problem(
+            "warning", code,
+            f"{label}: the baseline '{b}' is at the {end} of the scale ({base:g} on {low:g}:{high:g}), "
+            f"so {way}; its delta of {r['gap']:+g} shows nothing about the change here "
+            "(add items whose baseline is inside the scale)",
+            rows, log.columns.get(metric, metric)))
     outside = frame.filter((pl.col(metric) < low) | (pl.col(metric) > high))
     if outside.height:
         rows = tuple(log.rows(outside[ROW].head(50).to_list()))
@@ -152,9 +210,11 @@ def with_scale(analysis, scale=None, by: Sequence[str] = ()):
             if dup.height == 0:
                 kept = [p for p in kept if p.code != "duplicate_run"]
     added = _judge_repeats(analysis, by)
+    check = None
     if scale is not None:
         added += scale_problems(analysis, scale)
-    return replace(analysis, problems=tuple(kept) + tuple(added))
+        check = scale_check(analysis, scale)
+    return replace(analysis, problems=tuple(kept) + tuple(added), scale=check)
 
 
 def analyze_judge(log, *, metric: str, a: str | None = None, b: str | None = None, scale=None,

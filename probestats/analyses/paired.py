@@ -236,6 +236,10 @@ class Analysis:
     noise_checked: Checked | None = field(default=None, repr=False)
     mdg: float | None = None
     mdg_method: str | None = None
+    #: the power curve a report shows (:func:`probestats.analyses.plan.with_design_power`), simulated here
+    power: object | None = field(default=None, repr=False)
+    #: a judge's declared scale and the cells at its ends (:func:`probestats.analyses.evaluator.with_scale`)
+    scale: object | None = None
 
     @property
     def metric(self) -> str:
@@ -264,6 +268,8 @@ class Analysis:
         out["correction"] = self.correction if self.groups else None
         out["mdg"] = _num(self.mdg)
         out["mdg_method"] = self.mdg_method
+        if self.scale is not None:
+            out["scale"] = self.scale.to_dict()
         out["problems"] = [p.to_dict() for p in self.problems]
         return out
 

@@ -1581,3 +1581,89 @@ def _bounded_problem(noise: NoiseModel, cells, gap, alpha, power) -> Problem:
     text += ("; declare the scale with --scale LOW:HIGH if it is wider (--scale : for none)"
              if noise.scale_source == "observed" else "")
     return Problem("warning", "bounded_metric", text, (), noise.metric)
+
+
+# ---------------------------------------------------------------------------
+# the power curve a report shows: simulated in the analysis step, drawn later
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DesignPower:
+    """Power against runs per value around the design actually run, for a report's power plot.
+
+    Simulated here, in the analysis step, so that rendering a report only draws it.
+
+    Attributes
+    ----------
+    plan : Plan
+        The simulated grid (``plan.gap`` is the gap shown).
+    gap : float
+        The true average gap the power is simulated at (three significant digits).
+    why : str
+        Where that gap comes from (the design's gap of interest, the MDG, or the observed gap).
+    sims, seed : int
+        Simulated probes per point, and the seed.
+    """
+
+    plan: Plan
+    gap: float
+    why: str
+    sims: int
+    seed: int
+
+    def to_dict(self) -> dict:
+        return {"gap": self.gap, "why": self.why, "sims": self.sims, "seed": self.seed,
+                "sigma_run": _finite(self.plan.noise.sigma_run),
+                "cells": [c.to_dict() for c in self.plan.cells]}
+
+
+def design_power(analysis, gap_of_interest: float | None = None, *, sims: int = 300,
+                 seed: int = 0) -> DesignPower | None:
+    """Simulate the power curve a report shows for a paired analysis with a same-versus-same log.
+
+    The gap is ``gap_of_interest`` when given, else the analysis's minimum detectable gap,
+    else the size of the observed average gap (for orientation only). Item counts around the
+    design run (n, at least 6, n + 4, 2n) and runs per value 1, 2, 5, 10, 20 and the runs
+    actually made. None when there is no noise log, no gap to show, or no noise per run.
+
+    Examples
+    --------
+    >>> from probestats.analyses.paired import analyze
+    >>> rows = [{"item": i, "variant": v, "seed": s, "steps": 4 + (v == "a") + (s + i) % 3}
+    ...         for i in range(8) for v in ("a", "b") for s in range(4)]
+    >>> noise = [dict(r, variant="b" if r["variant"] == "a" else "c") for r in rows]
+    >>> power = design_power(analyze(rows, metric="steps", noise=noise, mdg=False), 1.0, sims=50)
+    >>> power.gap, sorted({c.items for c in power.plan.cells})
+    (1.0, [8, 12, 16])
+    """
+    noise_checked = getattr(analysis, "noise_checked", None)
+    if noise_checked is None:
+        return None
+    main = analysis.main
+    if gap_of_interest:
+        gap, why = gap_of_interest, "the gap of interest stated in the design"
+    elif analysis.mdg is not None:
+        gap, why = analysis.mdg, "the minimum detectable gap of the design run"
+    elif main.average_gap:
+        gap, why = abs(main.average_gap), "the size of the observed average gap, for orientation only"
+    else:
+        return None
+    gap = float(f"{abs(gap):.3g}")  # the figure's title and the caption show the same number
+    model = noise_model(noise_checked.frame, metric=main.metric)
+    if not (model.sigma_run > 0):
+        return None
+    runs_a, _ = main.runs_per_value()
+    n = main.n_items
+    items = sorted({n, max(6, n), n + 4, 2 * n} - {0})[:4]
+    runs = sorted({1, 2, 5, 10, 20, max(1, runs_a)})
+    plan = plan_probe(model, items=items, runs=runs, gap=gap, metric=main.metric, alpha=analysis.alpha,
+                      sims=sims, seed=seed, alternative=analysis.alternative)
+    return DesignPower(plan=plan, gap=gap, why=why, sims=sims, seed=seed)
+
+
+def with_design_power(analysis, gap_of_interest: float | None = None, **kwargs):
+    """The analysis with its report power curve attached (``analysis.power``); other results unchanged."""
+    if not hasattr(analysis, "noise_checked"):
+        return analysis
+    return replace(analysis, power=design_power(analysis, gap_of_interest, **kwargs))

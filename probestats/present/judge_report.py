@@ -135,7 +135,7 @@ def render_judge_report(result, *, format: str = "md", templates=None, assets_di
     with _user_template_errors(templates):
         text = env.get_template(f"report.{format}.j2").render(
             title=f"Order probe of a judge: {result.order}", version=__version__, source=result.log_source,
-            full=True, sections=["judge"], judge=ctx, images=images, alpha=result.alpha)
+            full=True, sections=["judge"], section_templates={"judge": f"judge.{format}.j2"}, judge=ctx, images=images, alpha=result.alpha)
     if pngs and assets_dir is not None:
         folder = Path(assets_dir)
         folder.mkdir(exist_ok=True)

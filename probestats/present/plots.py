@@ -11,9 +11,11 @@ from probestats.errors import count_of
 import io
 import warnings
 
-__all__ = ["item_gaps", "safe_label", "noise_band", "figure_png"]
+__all__ = ["item_gaps", "plotted_items", "safe_label", "noise_band", "figure_png"]
 
 MAX_LABEL = 40
+ITEM_PLOT_LIMIT = 40  # items drawn one per row; beyond, the largest and smallest gaps and a summarized middle
+ITEM_PLOT_ENDS = 15  # items drawn at each end when the middle is summarized
 
 
 def safe_label(text, limit: int = MAX_LABEL) -> str:
@@ -80,11 +82,19 @@ def item_gaps(analysis, ax=None):
     b'\\x89PNG'
     """
     main = analysis.main
-    items = [safe_label(i) for i in main.items["item"].to_list()]
-    gaps = main.items["gap"].to_list()
+    items, gaps, middle = plotted_items(main.items["item"].to_list(), main.items["gap"].to_list())
+    items = [safe_label(i) for i in items]
     if ax is None:
         ax = _new_axes(max(2.4, 1.2 + 0.32 * len(items)))
     y = list(range(len(items)))[::-1]
+    if middle is not None:  # the summarized middle: a bar over its range, on its own row
+        row = y[middle["row"]]
+        ax.hlines(row, middle["low"], middle["high"], color="0.45", linewidth=6, zorder=3,
+                  label=f"{middle['n']} middle items (range of their gaps)")
+        keep = [k for k in range(len(items)) if k != middle["row"]]
+        ydots, gaps = [y[k] for k in keep], [gaps[k] for k in keep]
+    else:
+        ydots = y
     band = noise_band(analysis)
     if band is not None:
         ax.axvspan(-band[0], band[0], color="0.85", zorder=0, label=f"noise band ({band[1]})")
@@ -92,7 +102,7 @@ def item_gaps(analysis, ax=None):
     ax.axvline(main.average_gap, color="#b2182b", linestyle="--", linewidth=1.2, zorder=2,
                label=f"average gap {main.average_gap:+.3g}")
     colors = ["#2166ac" if g > 0 else "#b2182b" if g < 0 else "0.3" for g in gaps]
-    ax.scatter(gaps, y, color=colors, zorder=3, s=28)
+    ax.scatter(gaps, ydots, color=colors, zorder=3, s=28)
     ax.set_yticks(y, items)
     ax.set_ylim(-0.7, len(items) - 0.3)
     ax.set_xlabel(safe_label(f"gap in {main.metric}: mean under '{main.a}' − mean under '{main.b}'", 90))
@@ -103,6 +113,33 @@ def item_gaps(analysis, ax=None):
         ax.legend(fontsize="small", loc="best")
     ax.grid(axis="x", color="0.92")
     return ax
+
+
+def plotted_items(items: list, gaps: list, limit: int = ITEM_PLOT_LIMIT, shown: int = ITEM_PLOT_ENDS):
+    """The rows of the item plot: every item when there are at most ``limit``; beyond, the items
+    sorted by gap, the ``shown`` largest and smallest each on its row, and the middle summarized
+    as one row (its count and the range of its gaps).
+
+    Returns ``(labels, gaps, middle)``; the middle row's gap is None and ``middle`` describes it
+    (``label``, ``n``, ``low``, ``high``), or is None when nothing is summarized.
+
+    Examples
+    --------
+    >>> labels, gaps, middle = plotted_items([str(i) for i in range(100)], [i / 10 for i in range(100)])
+    >>> len(labels), labels[:2], labels[15], middle["n"], (middle["low"], middle["high"])
+    (31, ['99', '98'], '70 items between 1.5 and 8.4', 70, (1.5, 8.4))
+    >>> plotted_items(["a", "b"], [1.0, -1.0])
+    (['a', 'b'], [1.0, -1.0], None)
+    """
+    if len(items) <= limit:
+        return list(items), list(gaps), None
+    order = sorted(zip(items, gaps), key=lambda t: -t[1])
+    top, mid, bottom = order[:shown], order[shown:-shown], order[-shown:]
+    low, high = min(g for _, g in mid), max(g for _, g in mid)
+    label = f"{len(mid)} items between {low:.3g} and {high:.3g}"
+    middle = {"label": label, "n": len(mid), "low": low, "high": high, "row": len(top)}
+    return ([str(i) for i, _ in top] + [label] + [str(i) for i, _ in bottom],
+            [g for _, g in top] + [None] + [g for _, g in bottom], middle)
 
 
 def figure_png(figure, dpi: int = 110) -> bytes:

@@ -7,30 +7,24 @@ saves through the Agg canvas), or on the axes given.
 from __future__ import annotations
 from probestats.errors import count_of
 
-from collections.abc import Iterable
-
 from probestats.errors import OptionError
-from probestats.analyses.plan import Plan, plan_probe
+from probestats.analyses.plan import Plan
 
 __all__ = ["power_curve"]
 
 
-def power_curve(plan_or_noise, ax=None, *, gap: float | None = None,
-                items: Iterable[int] = (6, 8, 12, 16), runs: Iterable[int] = (1, 2, 3, 5, 8, 12, 20),
-                metric: str | None = None, heterogeneity: float | None = None, pilot=None,
-                alpha: float = 0.05, power: float = 0.8, sims: int = 1000, seed: int | None = 0,
-                alternative: str = "two-sided"):
+def power_curve(plan: Plan, ax=None):
     """Plot simulated power against runs per value, one line per number of items.
+
+    Draws only: the power comes simulated in the plan (:func:`probestats.analyses.plan.plan_probe`
+    with a ``gap``), so a report or a plot never reruns a simulation.
 
     Parameters
     ----------
-    plan_or_noise : Plan, NoiseModel, float or noise log
-        A :class:`~probestats.power.Plan` made with a ``gap`` (its cells are plotted as
-        they are), or the noise from which a plan is made over ``items`` x ``runs``.
+    plan : Plan
+        A plan made with a ``gap``; its cells are plotted as they are.
     ax : matplotlib Axes, optional
         Where to draw; a new figure is made when None.
-    gap : float
-        The true average gap (needed unless the plan has one).
 
     Returns
     -------
@@ -40,21 +34,16 @@ def power_curve(plan_or_noise, ax=None, *, gap: float | None = None,
 
     Examples
     --------
-    >>> ax = power_curve(1.2, gap=1.0, items=(6, 8), runs=(2, 5, 20), sims=200)
+    >>> from probestats.analyses.plan import plan_probe
+    >>> ax = power_curve(plan_probe(1.2, items=(6, 8), runs=(2, 5, 20), gap=1.0, sims=200))
     >>> [line.get_label() for line in ax.get_lines()][:2]
     ['6 items', '8 items']
     >>> ax.figure.savefig(__import__("io").BytesIO(), format="png")
     """
-    if isinstance(plan_or_noise, Plan):
-        plan = plan_or_noise
-        if plan.gap is None:
-            raise OptionError("the plan has no gap to show power at; make it with gap=... (or --gap)")
-    else:
-        if gap is None:
-            raise OptionError("give the true average gap to plot power at (gap=...)")
-        plan = plan_probe(plan_or_noise, items=list(items), runs=list(runs), gap=gap, metric=metric,
-                          pilot=pilot, heterogeneity=heterogeneity, alpha=alpha, power=power, sims=sims,
-                          seed=seed, alternative=alternative)
+    if not isinstance(plan, Plan):
+        raise OptionError("power_curve draws a plan: make it first with plan_probe(noise, items, runs, gap=...)")
+    if plan.gap is None:
+        raise OptionError("the plan has no gap to show power at; make it with gap=... (or --gap)")
     if ax is None:
         from matplotlib.figure import Figure
 

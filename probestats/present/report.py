@@ -13,10 +13,20 @@ Sections (:data:`SECTIONS`), each a template ``<name>.md.j2`` / ``<name>.html.j2
 - ``tests``: sign-flip test, sign test with its spreadsheet formula, interval, smallest attainable p;
 - ``noise``: the same-versus-same comparison and the per-item gap plot with its noise band;
 - ``power``: the minimum detectable gap of the design run, and the power plot;
-- ``finding``: the result stated with its conditions and size (items that drive a detected gap);
+- ``groups``: with ``--by``, each group's sign-flip p and its corrected p (Holm by default);
+- ``ceilings``: with a judge's ``--scale``, the cells whose baseline sits at the top or bottom;
+- ``many``: more than two values: means, gaps against the reference, the omnibus test, pairwise
+  tests, selection rates and impact ratios for a 0/1 metric (a report of its own, with ``limits``);
+- ``factors``: two attributes: within-level gaps, main effects, interaction (likewise);
+- ``compare``: the same probe before a change (``comparison=``), side by side with this run;
+- ``finding``: the result stated with its conditions and size (the items that drive a detected gap,
+  when they stand out; otherwise how many items it is spread over);
 - ``limits``: always: held fixed or not, size, what the metric cannot see, attributes not tested;
 - ``framing``: a dual-framing result, only when one is given;
 - ``judge``: an order probe of a pairwise judge (:mod:`probestats.present.judge_report`), only when one is given.
+
+The context of the optional sections is built in :mod:`probestats.present.sections`. Rendering
+reads results only: no log is read and nothing is simulated here.
 
 Honesty rules kept here and in the templates: a null result carries its conditions and
 size; no sentence claims the system is free of bias except to deny it; a detected gap
@@ -42,6 +52,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from probestats import __version__
+from probestats.result import jsonable
 from probestats.shape.design import Design
 from probestats.errors import OptionError
 from probestats.present.output import write_whole
@@ -51,17 +62,25 @@ from probestats.present.fmt import md_finalize as _md_finalize
 from probestats.present.framing_section import framing_sentences
 from probestats.present.templates import Todo, environment, template_root
 from probestats.errors import count_of
+from probestats.checks.schema import SETTINGS
 
 __all__ = ["SECTIONS", "FORMATS", "render_report", "report_context", "fmt_p", "fmt_num", "fmt_gap",
            "md_escape", "Todo"]
 
 #: Section names in the order a full report shows them.
-SECTIONS = ("summary", "design", "table", "tests", "noise", "power", "finding", "limits", "framing", "judge")
-#: Sections shown when none are asked for (framing and judge only when their result is given).
-DEFAULT_SECTIONS = SECTIONS[:-2]
+SECTIONS = ("summary", "design", "table", "tests", "groups", "ceilings", "many", "factors", "noise", "power",
+            "compare", "finding", "limits", "framing", "judge")
+#: The sections of a paired analysis (``groups`` with ``--by``, ``ceilings`` with ``--scale``).
+PAIR_SECTIONS = ("summary", "design", "table", "tests", "groups", "ceilings", "noise", "power", "finding", "limits")
+#: Sections shown when none are asked for, for a paired analysis without groups, scale, comparison, framing or judge.
+DEFAULT_SECTIONS = tuple(s for s in PAIR_SECTIONS if s not in ("groups", "ceilings"))
+#: Template file of a section, where it is not the section's own name.
+SECTION_TEMPLATES = {"compare": "before_after"}
 FORMATS = ("md", "html", "json")
 LIST_LIMIT = 40  # items listed by name in the design section before "and N more"
 SETTING_LIMIT = 160  # characters of a held-fixed setting's value shown
+DRIVER_LIMIT = 10  # at most this many items are named as driving a gap
+DRIVER_RATIO = 1.5  # named drivers are on average at least this many times the size of the other items' gaps
 
 
 # ---------------------------------------------------------------------------- formatting
@@ -124,10 +143,16 @@ _SKIP_SETTINGS = {"item", "variant", "seed", "run_id", "time", "prompt", "reply"
 _SETTING_NAMES = {"model": "model", "temperature": "temperature", "system": "system prompt"}
 
 
-def _settings(checked) -> tuple[list[tuple[str, str]], list[tuple[str, int]]]:
-    """Settings the log shows held fixed (one value) and those that varied (with their count)."""
+def _settings(checked, by=()) -> tuple[list[tuple[str, str]], list[tuple[str, int]]]:
+    """Settings the log shows held fixed (one value) and those that varied by design (with their count).
+
+    Varied lists only the known settings (model, temperature, system prompt) and the ``--by``
+    columns: any other column that varies (a sub-score, a verdict, a reply) is an outcome of
+    the runs, not part of the design.
+    """
     frame = checked.log.frame
     metric = checked.metric
+    known = set(SETTINGS) | set(by)
     fixed, varied = [], []
     for col in frame.columns:
         if col in _SKIP_SETTINGS or col == metric or col.startswith("_"):
@@ -141,7 +166,7 @@ def _settings(checked) -> tuple[list[tuple[str, str]], list[tuple[str, int]]]:
             continue
         if values.len() == 1:
             fixed.append((str(name), _cut(values[0])))
-        else:
+        elif col in known:
             varied.append((str(name), int(values.len())))
     return fixed, varied
 
@@ -202,7 +227,33 @@ def _drivers(items, average: float) -> dict:
         if acc > 0.5 * total:
             break
     return {"top": top, "share": (acc / total) if total else 0.0, "n_same": len(same),
-            "other": other, "n_zero": len(zero)}
+            "other": other, "n_zero": len(zero), "stand_out": _stand_out(top, same),
+            "range": (min(abs(g) for _, g in same), max(abs(g) for _, g in same)) if same else (0.0, 0.0)}
+
+
+def _stand_out(top, same) -> bool:
+    """True when the largest items of a gap stand out from the rest of that direction.
+
+    They do when they are few (at most :data:`DRIVER_LIMIT`), no item left out ties the smallest
+    of them, and their mean size is at least :data:`DRIVER_RATIO` times the mean size of the rest.
+    Eighteen items tied at the same gap do not: that gap is spread over them.
+
+    >>> _stand_out([("a", 5.0)], [("a", 5.0), ("b", 0.1)]), _stand_out([("a", 1.0)], [("a", 1.0)])
+    (True, True)
+    >>> same = [(str(i), -1.0) for i in range(18)]
+    >>> _stand_out(same[:10], same)
+    False
+    """
+    if not top or len(top) > DRIVER_LIMIT:
+        return False
+    rest = same[len(top):]
+    if not rest:
+        return len(top) == 1
+    if abs(rest[0][1]) >= abs(top[-1][1]):
+        return False
+    top_mean = sum(abs(g) for _, g in top) / len(top)
+    rest_mean = sum(abs(g) for _, g in rest) / len(rest)
+    return top_mean >= DRIVER_RATIO * rest_mean
 
 
 def _settings_phrase(fixed, varied) -> str:
@@ -264,7 +315,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     sf, st, iv = main.sign_flip, main.sign_test, main.interval
     n = main.n_items
     runs = _runs_phrase(main.items)
-    fixed, varied = _settings(checked)
+    fixed, varied = _settings(checked, by=list(analysis.groups[0].by) if analysis.groups else ())
     settings_phrase = _settings_phrase(fixed, varied)
     never = not analysis.could_reach_significance
     detected = analysis.detected
@@ -300,6 +351,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
         "run_dates": run_dates or Todo("the dates of the runs"),
         "run_dates_source": "design" if design.run_dates else ("log" if run_dates else None),
         "mitigation": design.mitigation or Todo("mitigation applied before these runs, or 'none'"),
+        "shaping": [],
     }
     design_sentences = [
         f"Attribute: {design_ctx['attribute']}; values compared: {_q(a)} (A) and {_q(b)} (B); "
@@ -414,10 +466,15 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
             f"{gap_text} {metric} ({test_named}, p = {p_text}, below alpha {alpha:g}; {interval_text}).",
         ]
         top = drivers["top"]
+        low, high = drivers["range"]
+        spread = (f"{fmt_num(low)}" if low == high else f"{fmt_num(low)} to {fmt_num(high)}")
         finding.append(
-            f"The items that drive it: {_join([f'{_item_name(i)} ({fmt_gap(g)})' for i, g in top])}, "
-            f"which make up {drivers['share']:.0%} of the summed gaps in that direction; "
-            f"{drivers['n_same']} of {count_of(n, 'item')} {'has' if drivers['n_same'] == 1 else 'have'} "
+            (f"The items that drive it: {_join([f'{_item_name(i)} ({fmt_gap(g)})' for i, g in top])}, "
+             f"which make up {drivers['share']:.0%} of the summed gaps in that direction; "
+             if drivers["stand_out"] else
+             f"No item stands out: the gap is spread over {count_of(drivers['n_same'], 'item')} "
+             f"(gaps of size {spread} in that direction); ")
+            + f"{drivers['n_same']} of {count_of(n, 'item')} {'has' if drivers['n_same'] == 1 else 'have'} "
             "a gap in that direction"
             + (f", {len(drivers['other'])} the other way "
                f"({_join([f'{_item_name(i)}: {fmt_gap(g)}' for i, g in drivers['other'][:5]])}"
@@ -457,7 +514,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
         finding.append("This does not show that the system is unbiased: a smaller gap, or one on other items, "
                        "values, metrics, models or settings, could go unseen.")
     finding_ctx = {"detected": detected, "sentences": finding,
-                   "drivers": drivers["top"] if (detected and drivers) else []}
+                   "drivers": drivers["top"] if (detected and drivers and drivers["stand_out"]) else []}
 
     # --- limits
     limits = []
@@ -496,9 +553,12 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
                    f"(p = {p_text})")
         if noise is not None and not noise_ctx["larger"]:
             summary += ", but a same-versus-same comparison gave a gap as large, so it cannot be told from noise."
-        else:
+        elif drivers["stand_out"]:
             summary += (f", coming mostly from item{'s' if len(drivers['top']) > 1 else ''} "
                         f"{_join([_item_name(i) for i, _ in drivers['top']])}"
+                        f"; the probe does not say why.")
+        else:
+            summary += (f", spread over {count_of(drivers['n_same'], 'item')} with no item standing out"
                         f"; the probe does not say why.")
     else:
         if never:
@@ -549,13 +609,18 @@ def _figures(analysis, ctx, sections, design: Design) -> dict[str, _Figure]:
     if "noise" in sections and main.n_items:
         ax = item_gaps(analysis)
         band = ctx["noise"].get("band")
-        caption = (f"Per-item gaps in {main.metric} ({main.a} minus {main.b}), one dot per item; dashed line: "
+        from probestats.present.plots import ITEM_PLOT_ENDS, ITEM_PLOT_LIMIT
+
+        dots = ("one dot per item" if main.n_items <= ITEM_PLOT_LIMIT else
+                f"sorted by gap: the {ITEM_PLOT_ENDS} largest and {ITEM_PLOT_ENDS} smallest one dot each, the "
+                f"{main.n_items - 2 * ITEM_PLOT_ENDS} items between them as one grey bar over the range of their gaps")
+        caption = (f"Per-item gaps in {main.metric} ({main.a} minus {main.b}), {dots}; dashed line: "
                    f"the average gap {fmt_gap(main.average_gap)} (exact sign-flip test p = "
                    f"{fmt_p(main.sign_flip.pvalue, analysis.alpha)}). "
                    + (f"Shaded: ± {fmt_num(band, 3)}, the largest item gap of the same-versus-same log."
                       if band is not None else "No same-versus-same log: no noise band."))
         figures["item_gaps"] = _Figure("item_gaps", figure_png(ax.figure), "Dot plot of the per-item gaps", caption)
-    if "power" in sections and analysis.noise_checked is not None:
+    if "power" in sections:
         figure = _power_figure(analysis, design)
         if figure is not None:
             figures["power"] = figure
@@ -563,73 +628,169 @@ def _figures(analysis, ctx, sections, design: Design) -> dict[str, _Figure]:
 
 
 def _power_figure(analysis, design: Design) -> _Figure | None:
+    """The power plot, drawn from the curve the analysis step simulated (``analysis.power``)."""
     from probestats.present.plots import figure_png
     from probestats.present.plots_power import power_curve
-    from probestats.analyses.plan import noise_model
 
+    power = getattr(analysis, "power", None)
+    if power is None:
+        return None
     main = analysis.main
-    if design.gap_of_interest:
-        gap, why = design.gap_of_interest, "the gap of interest stated in the design"
-    elif analysis.mdg is not None:
-        gap, why = analysis.mdg, "the minimum detectable gap of the design run"
-    elif main.average_gap:
-        gap, why = abs(main.average_gap), "the size of the observed average gap, for orientation only"
-    else:
-        return None
-    gap = float(f"{gap:.3g}")  # the figure's title and the caption show the same number
-    model = noise_model(analysis.noise_checked.frame, metric=main.metric)
-    if not (model.sigma_run > 0):
-        return None
-    runs_a, _ = main.runs_per_value()
-    n = main.n_items
-    items = sorted({n, max(6, n), n + 4, 2 * n} - {0})[:4]
-    runs = sorted({1, 2, 5, 10, 20, max(1, runs_a)})
-    ax = power_curve(model, gap=gap, items=items, runs=runs, alpha=analysis.alpha, sims=300, seed=0,
-                     alternative=analysis.alternative)
-    caption = (f"Power of the exact sign-flip test (simulated, 300 probes per point, seed 0) against runs per value, "
-               f"at a true average gap of {fmt_num(gap, 3)} {main.metric} ({why}), noise per run σ = "
-               f"{fmt_num(model.sigma_run, 3)} pooled from the same-versus-same log; no heterogeneity between "
-               "items assumed, so the power shown is an upper bound. Bands: ± 2 Monte Carlo standard errors.")
+    ax = power_curve(power.plan)
+    caption = (f"Power of the exact sign-flip test (simulated, {power.sims} probes per point, seed {power.seed}) "
+               f"against runs per value, at a true average gap of {fmt_num(power.gap, 3)} {main.metric} "
+               f"({power.why}), noise per run σ = {fmt_num(power.plan.noise.sigma_run, 3)} pooled from the "
+               "same-versus-same log; no heterogeneity between items assumed, so the power shown is an upper "
+               "bound. Bands: ± 2 Monte Carlo standard errors.")
     return _Figure("power", figure_png(ax.figure), "Power against runs per value", caption)
-
 
 
 # ---------------------------------------------------------------------------- rendering
 
 
-def _sections(sections, framing, judge=None) -> list[str]:
+def _kind(analysis) -> str:
+    """Which analysis a result is: ``pair``, ``many`` (more than two values) or ``factors``."""
+    if hasattr(analysis, "effects") and hasattr(analysis, "factors"):
+        return "factors"
+    if hasattr(analysis, "main") and hasattr(analysis.main, "omnibus"):
+        return "many"
+    if hasattr(analysis, "main") and hasattr(analysis.main, "sign_flip"):
+        return "pair"
+    raise OptionError(f"cannot report a {type(analysis).__name__}; give the result of an analysis")
+
+
+_MISSING = {
+    "groups": "there are no --by groups; add --by COL",
+    "ceilings": "no judge's scale was declared; add --scale LOW:HIGH",
+    "many": "the analysis compares two values; many values come with --reference VALUE or --group",
+    "factors": "the analysis has no two factors; give --factor A --factor B",
+    "compare": "no earlier run was given; add --before BEFORE_LOG",
+    "framing": "no framing result was given; give the dual-framing log with --framing FRAMING_LOG",
+    "judge": "no order probe was given; add --order COL and the verdict options",
+}
+
+
+def available_sections(analysis, *, framing=None, comparison=None, judge=None) -> list[str]:
+    """The sections a report of this result can show, in report order.
+
+    >>> from probestats import analyze
+    >>> rows = [{"item": i, "variant": v, "x": i + (v == "a")} for i in range(6) for v in ("a", "b")]
+    >>> available_sections(analyze(rows, metric="x", mdg=False))
+    ['summary', 'design', 'table', 'tests', 'noise', 'power', 'finding', 'limits']
+    """
+    kind = _kind(analysis)
+    if kind == "pair":
+        names = [s for s in PAIR_SECTIONS if (s != "groups" or analysis.groups)
+                 and (s != "ceilings" or getattr(analysis, "scale", None) is not None)]
+        if comparison is not None:
+            names.append("compare")
+    else:
+        names = [kind, "limits"]
+    if framing is not None:
+        names.append("framing")
+    if judge is not None:
+        names.append("judge")
+    return [s for s in SECTIONS if s in names]
+
+
+def _sections(sections, framing, analysis=None, comparison=None, judge=None) -> list[str]:
+    have = (available_sections(analysis, framing=framing, comparison=comparison, judge=judge)
+            if analysis is not None
+            else list(DEFAULT_SECTIONS) + (["framing"] if framing is not None else [])
+            + (["judge"] if judge is not None else []))
     if sections is None:
-        return (list(DEFAULT_SECTIONS) + (["framing"] if framing is not None else [])
-                + (["judge"] if judge is not None else []))
+        return have
     if isinstance(sections, str):
         sections = [sections]
     chosen = []
     for name in sections:
         if name not in SECTIONS:
             raise OptionError(f"--section {name}: unknown section; choose from {', '.join(SECTIONS)}")
-        if name == "framing" and framing is None:
-            raise OptionError("--section framing: no framing result was given; give the dual-framing log with "
-                              "--framing FRAMING_LOG")
-        if name == "judge" and judge is None:
-            raise OptionError("--section judge: no order probe was given; add --order COL and the verdict options")
+        if name not in have:
+            why = _MISSING.get(name) or f"it belongs to a two-value comparison, and this report has {_join(have)}"
+            raise OptionError(f"--section {name}: not in this report: {why}")
         if name not in chosen:
             chosen.append(name)
     if not chosen:
-        raise OptionError("no sections asked for; choose from " + ", ".join(SECTIONS))
+        raise OptionError("no sections asked for; choose from " + ", ".join(have))
     return [s for s in SECTIONS if s in chosen]
 
 
+def _shaping_sentences(shaping) -> list[str]:
+    """What --where and --derive did to the log before the analysis, in words."""
+    shaping = shaping or {}
+    out = []
+    for text in shaping.get("derive") or ():
+        out.append(f"Derived column: {text}.")
+    if shaping.get("where"):
+        out.append(f"Rows analyzed: only those where {shaping['where']}.")
+    return out
+
+
+def _other_context(analysis, kind: str, source, shaping, design: Design | None = None) -> dict:
+    """The context of a report whose analysis is not one pair (many values, two factors)."""
+    from probestats.present import sections as parts
+
+    metric = analysis.metric
+    if kind == "many":
+        title = f"Probe report: {metric} across {len(analysis.main.values)} values"
+        section = parts.many_context(analysis)
+    else:
+        title = f"Probe report: {metric}, {analysis.factors[0]} × {analysis.factors[1]}"
+        section = parts.factors_context(analysis)
+    section["shaping"] = _shaping_sentences(shaping)
+    warnings_ = [p.message for p in analysis.problems if p.severity == "warning"]
+    section["warnings"] = warnings_
+    limits = _other_limits(analysis, kind, design or Design())
+    return {"title": title, "version": __version__, "metric": metric, "alpha": analysis.alpha,
+            "source": str(source or "the log"), kind: section, "limits": limits,
+            "sentences": {kind: section["shaping"] + section["sentences"]
+                          + [f"Warning from validation: {w}" for w in warnings_],
+                          "limits": [f"{label}: {value if isinstance(value, str) else '; '.join(value)}."
+                                     for label, value in limits]},
+            "placeholders": list(dict.fromkeys(str(v) for _, v in limits if isinstance(v, Todo)))}
+
+
+def _other_limits(analysis, kind: str, design: Design) -> list[tuple[str, object]]:
+    """The limits of a many-values or two-factor report: what the design file says, or placeholders."""
+    if kind == "many":
+        n = analysis.main.n_items
+        values = [v.value for v in analysis.main.values]
+        what = f"a probe of the values {_join([_q(v) for v in values])}"
+    else:
+        n = analysis.n_items
+        what = f"a probe of {_q(analysis.factors[0])} and {_q(analysis.factors[1])}, two levels each"
+    limits: list[tuple[str, object]] = []
+    if design.held_fixed:
+        limits.append(("Held fixed, as stated", list(design.held_fixed)))
+    limits.append(("Could not be held fixed", list(design.not_fixed) or
+                   Todo("what could not be held fixed (e.g. server-side model updates)")))
+    limits.append(("Size", f"{count_of(n, 'item')}; the items are the sample, so the result speaks for these "
+                           "items and says little about others"))
+    limits.append(("What the metric cannot see", list(design.metric_cannot_see) or
+                   Todo(f"what the metric {analysis.metric} cannot see")))
+    limits.append(("Attributes not tested", list(design.not_tested) or Todo("which attributes were not tested")))
+    limits.append(("Scope", f"whatever its result, {what} does not show that the system is unbiased"))
+    return limits
+
+
 def render_report(analysis, *, format: str = "md", sections=None, templates=None, design: Design | None = None,
-                  assets_dir=None, framing=None, judge=None) -> str:
+                  assets_dir=None, framing=None, comparison=None, shaping=None, source=None, judge=None) -> str:
     """Render the report of an analysis as Markdown, one self-contained HTML page, or JSON.
+
+    Rendering reads the results only: the log is not read again and nothing is simulated
+    (the power curve comes with the analysis, see :func:`probestats.analyses.plan.with_design_power`).
 
     Parameters
     ----------
-    analysis : Analysis
-        From :func:`probestats.analyze`.
+    analysis : Analysis, ManyAnalysis, FactorAnalysis or Comparison
+        A paired analysis (with ``--by`` groups and a judge's scale when it has them), many
+        values, two factors, or a before/after comparison (reported as its after run with
+        the ``compare`` section).
     format : {"md", "html", "json"}
     sections : list of str, optional
-        Only these sections (see :data:`SECTIONS`), for pasting into a report of one's own.
+        Only these sections (see :data:`SECTIONS` and :func:`available_sections`), for pasting
+        into a report of one's own.
     templates : path, optional
         A folder whose templates replace the shipped ones of the same name.
     design : Design, optional
@@ -640,6 +801,13 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
         HTML embeds its plots; JSON has none.
     framing : optional
         A dual-framing result, shown as the ``framing`` section.
+    comparison : Comparison, optional
+        The same probe run before a change: shown as the ``compare`` section.
+    shaping : dict, optional
+        ``{"where": SQL, "derive": [...]}``: how the log was filtered and extended before the
+        analysis, stated in the design.
+    source : str, optional
+        What the log is called (default: the analysis's own record of it).
     judge : JudgeResult, optional
         An order probe of a pairwise judge, shown as the ``judge`` section.
 
@@ -658,9 +826,23 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
     """
     if format not in FORMATS:
         raise OptionError(f"unknown report format '{format}'; use one of {', '.join(FORMATS)}")
+    if hasattr(analysis, "change_test") and hasattr(analysis, "after"):  # a Comparison: its after run
+        analysis, comparison = analysis.after, analysis
     design = design or Design()
-    names = _sections(sections, framing, judge)
-    ctx = report_context(analysis, design, framing=framing)
+    kind = _kind(analysis)
+    names = _sections(sections, framing, analysis, comparison, judge)
+    if kind == "pair":
+        ctx = report_context(analysis, design, framing=framing)
+        ctx["design"]["shaping"] = _shaping_sentences(shaping)
+        ctx["sentences"]["design"] = ctx["design"]["shaping"] + ctx["sentences"]["design"]
+        if source is not None:
+            ctx["source"] = str(source)
+        _add_pair_sections(ctx, analysis, comparison)
+    else:
+        ctx = _other_context(analysis, kind, source, shaping, design)
+        ctx["framing"] = framing
+        if framing is not None and callable(getattr(framing, "sentences", None)):
+            ctx["sentences"]["framing"] = [str(s) for s in framing.sentences()]
     if judge is not None:
         from probestats.present.judge_report import judge_context
 
@@ -677,11 +859,13 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
             out["report"]["framing"] = framing.to_dict()
         if judge is not None and "judge" in names:
             out["report"]["judge"] = judge.to_dict()
-        return json.dumps(out, ensure_ascii=False, indent=2, allow_nan=False, default=str) + "\n"
+        if comparison is not None and "compare" in names:
+            out["compare"] = comparison.to_dict()
+        return json.dumps(jsonable(out), ensure_ascii=False, indent=2, allow_nan=False, default=str) + "\n"
     env = _environment(format, templates)
     with _user_template_errors(templates):
         template = env.get_template(f"report.{format}.j2")  # a missing template fails before any file is written
-    figures = _figures(analysis, ctx, names, design)
+    figures = _figures(analysis, ctx, names, design) if kind == "pair" else {}
     images = {}
     if format == "html":
         for name, fig in figures.items():
@@ -702,7 +886,8 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
         judge_refs, judge_pngs = judge_images(judge, format, assets_dir)
         images.update(judge_refs)
         pngs.update(judge_pngs)
-    ctx.update(sections=names, images=images, full=sections is None)
+    ctx.update(sections=names, images=images, full=sections is None,
+               section_templates={n: f"{SECTION_TEMPLATES.get(n, n)}.{format}.j2" for n in names})
     with _user_template_errors(templates):
         text = template.render(ctx)
     if format == "md" and assets_dir is not None and pngs:
@@ -716,6 +901,21 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
     if format == "md":  # escaped values never hold a newline, so this only tidies the layout
         text = re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
     return text
+
+
+def _add_pair_sections(ctx: dict, analysis, comparison) -> None:
+    """The optional sections of a paired report: --by groups, a judge's scale, before and after."""
+    from probestats.present import sections as parts
+
+    if analysis.groups:
+        ctx["groups"] = parts.groups_context(analysis)
+        ctx["sentences"]["groups"] = ctx["groups"]["sentences"]
+    if getattr(analysis, "scale", None) is not None:
+        ctx["ceilings"] = parts.ceilings_context(analysis)
+        ctx["sentences"]["ceilings"] = ctx["ceilings"]["sentences"]
+    if comparison is not None:
+        ctx["compare"] = parts.compare_context(comparison)
+        ctx["sentences"]["compare"] = ctx["compare"]["sentences"]
 
 
 @contextlib.contextmanager

@@ -1,0 +1,269 @@
+"""Report sections beyond the one pair: ``--by`` groups, many values, two factors, a judge's scale,
+before and after.
+
+Each ``*_context`` function turns one result into plain data and sentences for its
+templates (``<section>.md.j2`` / ``<section>.html.j2``); it reads the result only (no
+log, no simulation). Every section names its test and its correction, states a null
+result with its conditions and size, and never claims that a system is unbiased.
+"""
+
+from __future__ import annotations
+
+from probestats.errors import count_of
+from probestats.present.terminal import fmt_num, fmt_p
+
+__all__ = ["CORRECTION_NAMES", "correction_name", "groups_context", "many_context", "factors_context",
+           "ceilings_context", "compare_context"]
+
+#: How each ``--correction`` is named in a report.
+CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini–Hochberg",
+                    "none": "no correction"}
+SIGN_FLIP = "exact sign-flip test on the item gaps"
+OMNIBUS = "within-item permutation test that the value makes no difference (omnibus)"
+
+
+def correction_name(method: str | None) -> str:
+    """The correction as a reader knows it.
+
+    >>> correction_name("holm"), correction_name("bh"), correction_name("none")
+    ('Holm', 'Benjamini–Hochberg', 'no correction')
+    """
+    return CORRECTION_NAMES.get(str(method), str(method))
+
+
+def _gap(x) -> str:
+    if x is None or x != x:
+        return "n/a"
+    return "0" if x == 0 else f"{float(x):+.4g}"
+
+
+def _by_text(by: dict) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in by.items())
+
+
+def _runs_text(runs: list[int]) -> str:
+    if not runs:
+        return "no runs"
+    lo, hi = min(runs), max(runs)
+    return f"{lo} run{'s' if lo != 1 else ''}" if lo == hi else f"{lo} to {hi} runs"
+
+
+# ---------------------------------------------------------------------------- --by groups of a pair
+
+
+def _undetected_text(row: dict) -> str:
+    return f"{_by_text(row['by'])}: {_gap(row['average_gap'])} over {count_of(row['n_items'], 'item')}"
+
+
+def groups_context(analysis) -> dict:
+    """The ``--by`` groups of a paired analysis: per group, the sign-flip p and its corrected p."""
+    alpha = analysis.alpha
+    correction = correction_name(analysis.correction)
+    keys = list(analysis.groups[0].by) if analysis.groups else []
+    rows = []
+    for g in analysis.groups:
+        runs = g.runs_per_value()
+        rows.append({"by": {k: str(v) for k, v in g.by.items()}, "n_items": g.n_items,
+                     "runs": f"{runs[0]} / {runs[1]}", "average_gap": g.average_gap,
+                     "p": g.sign_flip.pvalue, "p_adjusted": g.p_adjusted,
+                     "never": g.min_attainable_p > alpha,
+                     "detected": g.p_adjusted is not None and g.p_adjusted <= alpha})
+    method = analysis.groups[0].sign_flip.method if analysis.groups else ""
+    test = (f"Test: the {SIGN_FLIP} of each group ({analysis.alternative}; {method}), "
+            f"p corrected across the {count_of(len(rows), 'group')} ({correction}), alpha {alpha:g}.")
+    detected = [r for r in rows if r["detected"]]
+    sentences = [test]
+    if detected:
+        sentences.append("After correction, a gap larger than chance in "
+                         + "; ".join(f"{_by_text(r['by'])} (average gap {_gap(r['average_gap'])}, corrected p = "
+                                     f"{fmt_p(r['p_adjusted'], alpha)})" for r in detected)
+                         + ". It says where the gap is, not why.")
+    undetected = [r for r in rows if not r["detected"]]
+    if undetected:
+        sentences.append(
+            f"{'No group' if not detected else 'In the other ' + count_of(len(undetected), 'group')} "
+            f"{'showed' if not detected else 'the probe did not detect'} a gap larger than chance after correction"
+            f" ({'; '.join(_undetected_text(r) for r in undetected[:8])}"
+            f"{'; ...' if len(undetected) > 8 else ''}); this does not show that the system is unbiased there, "
+            "only that these items and runs could not tell a gap from chance.")
+    never = [r for r in rows if r["never"]]
+    if never:
+        sentences.append(f"{count_of(len(never), 'group')} had too few items to ever reach significance "
+                         f"({'; '.join(_by_text(r['by']) for r in never[:8])}).")
+    return {"keys": keys, "rows": rows, "correction": correction, "method": method, "sentences": sentences}
+
+
+# ---------------------------------------------------------------------------- many values
+
+
+def _many_result(res, alpha: float) -> dict:
+    gaps = {g.a: g for g in res.gaps}
+    ratios = {r.value: r for r in res.impact_ratios or ()}
+    runs = [int(x) for x in res.items["runs"].to_list()] if "runs" in res.items.columns else []
+    values = []
+    for v in res.values:
+        g = gaps.get(v.value)
+        r = ratios.get(v.value)
+        values.append({"value": v.value, "names": list(v.names), "mean": v.mean, "reference": g is None,
+                       "gap": None if g is None else g.average_gap,
+                       "p": None if g is None else g.sign_flip.pvalue,
+                       "p_adjusted": None if g is None else g.p_adjusted,
+                       "ratio": None if r is None else r.ratio, "below": bool(r and r.below_four_fifths)})
+    o = res.omnibus
+    pairwise = [{"a": g.a, "b": g.b, "gap": g.average_gap, "p": g.sign_flip.pvalue, "p_adjusted": g.p_adjusted}
+                for g in res.pairwise]
+    return {"by": {k: str(v) for k, v in res.by.items()}, "n_items": res.n_items, "runs": _runs_text(runs),
+            "values": values, "selection": res.impact_ratios is not None,
+            "omnibus": {"p": o.pvalue, "method": o.method, "statistic": o.statistic,
+                        "p_adjusted": res.omnibus_p_adjusted},
+            "pairwise": pairwise, "pair_method": res.pairwise[0].sign_flip.method if res.pairwise else ""}
+
+
+def many_context(analysis) -> dict:
+    """Many values (``--reference`` / ``--group``): means, gaps against the reference, omnibus, Holm pairwise,
+    and selection rates with impact ratios for a 0/1 metric."""
+    from probestats.stats.selection import NOTE, THRESHOLD
+
+    alpha = analysis.alpha
+    main = analysis.main
+    correction = correction_name(main.correction)
+    ctx = _many_result(main, alpha)
+    order = [v.value for v in main.values]
+    means: dict[str, dict] = {}
+    for r in main.items.iter_rows(named=True):
+        means.setdefault(str(r["item"]), {})[r["value"]] = r["mean"]
+    ctx["item_rows"] = [{"item": item, "means": [m.get(v) for v in order]} for item, m in means.items()]
+    ctx.update(metric=main.metric, reference=main.reference, correction=correction, alpha=alpha,
+               groups=[_many_result(g, alpha) for g in analysis.groups],
+               group_correction=correction_name(analysis.correction),
+               four_fifths={"threshold": THRESHOLD, "note": NOTE})
+    o = main.omnibus
+    names = [v.value for v in main.values]
+    conditions = (f"with these {count_of(main.n_items, 'item')}, the {len(names)} values "
+                  f"{', '.join(repr(v) for v in names[:12])}{', ...' if len(names) > 12 else ''}, "
+                  f"the metric {main.metric}, and {ctx['runs']} per item and value")
+    sentences = [
+        f"Tests: the {OMNIBUS} ({o.method}); gaps against the reference '{main.reference}' and every pair of "
+        f"values with the {SIGN_FLIP}, p corrected across the {count_of(len(main.pairwise), 'pair')} ({correction})."]
+    if ctx["selection"]:
+        sentences.append(f"The metric is 0/1, so the means are selection rates; impact ratio = rate / highest rate, "
+                         f"marked when {NOTE}.")
+    if analysis.detected:
+        top = sorted(main.gaps, key=lambda g: -abs(g.average_gap))[:3]
+        sentences.append(f"The values differ by more than chance ({OMNIBUS.split(' (')[0]}: p = {fmt_p(o.pvalue, alpha)}, "
+                         f"below alpha {alpha:g}), {conditions}. Largest gaps against '{main.reference}': "
+                         + "; ".join(f"'{g.a}' {_gap(g.average_gap)} (corrected p = {fmt_p(g.p_adjusted, alpha)})"
+                                     for g in top)
+                         + ". This says where the values differ, not why.")
+    else:
+        largest = max(main.gaps, key=lambda g: abs(g.average_gap), default=None)
+        sentences.append(f"The probe did not detect a difference between the values larger than chance, {conditions} "
+                         f"(omnibus p = {fmt_p(o.pvalue, alpha)})"
+                         + (f"; the largest gap against '{main.reference}' was '{largest.a}' "
+                            f"{_gap(largest.average_gap)} {main.metric}" if largest is not None else "") + ".")
+        sentences.append("This does not show that the system is unbiased: a smaller difference, or one on other "
+                         "items, values, metrics, models or settings, could go unseen.")
+    if analysis.groups:
+        sentences.append(f"Per group of {', '.join(analysis.groups[0].by)}: the same tests, the omnibus p corrected "
+                         f"across the {count_of(len(analysis.groups), 'group')} "
+                         f"({correction_name(analysis.correction)}).")
+    ctx["sentences"] = sentences
+    return ctx
+
+
+# ---------------------------------------------------------------------------- two factors
+
+
+def factors_context(analysis) -> dict:
+    """Two attributes (``--factor A --factor B``): within-level gaps, main effects and the interaction."""
+    alpha = analysis.alpha
+    correction = correction_name(analysis.correction)
+    effects = [{"name": e.name, "description": e.description, "average": e.average, "p": e.sign_flip.pvalue,
+                "p_adjusted": e.p_adjusted, "detected": e.p_adjusted is not None and e.p_adjusted <= alpha}
+               for e in analysis.effects]
+    method = analysis.effects[0].sign_flip.method if analysis.effects else ""
+    (f1, f2), ((l1a, l1b), (l2a, l2b)) = analysis.factors, analysis.levels
+    conditions = (f"with these {count_of(analysis.n_items, 'item')}, levels '{l1a}' and '{l1b}' of {f1} and "
+                  f"'{l2a}' and '{l2b}' of {f2}, the metric {analysis.metric}, and {analysis.runs_per_cell} runs "
+                  "per item and cell")
+    sentences = [f"Test: the {SIGN_FLIP.replace('item gaps', 'per-item effects')} ({method}), p corrected across "
+                 f"the {len(effects)} effects ({correction}), alpha {alpha:g}."]
+    found = [e for e in effects if e["detected"]]
+    if found:
+        sentences.append("After correction, larger than chance: "
+                         + "; ".join(f"{e['name']} {_gap(e['average'])} (corrected p = "
+                                     f"{fmt_p(e['p_adjusted'], alpha)})" for e in found)
+                         + f", {conditions}. This says where the gaps are, not why.")
+    else:
+        sentences.append(f"No effect was detected larger than chance after correction, {conditions}; "
+                         "this does not show that the system is unbiased on either attribute.")
+    sentences.append(f"Design: {analysis.note}.")
+    cells = [c for c in analysis.items.columns if c != "item"]
+    item_rows = [{"item": str(r["item"]), "means": [r[c] for c in cells]}
+                 for r in analysis.items.iter_rows(named=True)]
+    return {"cells": cells, "item_rows": item_rows, "metric": analysis.metric, "factors": list(analysis.factors),
+            "levels": [list(analysis.levels[0]), list(analysis.levels[1])], "n_items": analysis.n_items,
+            "runs_per_cell": analysis.runs_per_cell, "effects": effects, "correction": correction,
+            "method": method, "note": analysis.note, "sentences": sentences}
+
+
+# ---------------------------------------------------------------------------- a judge's scale
+
+
+def ceilings_context(analysis) -> dict:
+    """A judge's declared scale (``--scale LOW:HIGH``): the cells whose baseline sits at an end."""
+    check = analysis.scale
+    cells = [{"by": {k: str(v) for k, v in c["by"].items()}, "item": c["item"], "baseline": c["baseline"],
+              "gap": c["gap"], "end": c["end"]} for c in check.cells]
+    ceiling = sum(1 for c in cells if c["end"] == "ceiling")
+    floor = len(cells) - ceiling
+    scale = f"{check.low:g}:{check.high:g}"
+    sentences = [
+        f"Declared scale {scale}. A cell (an item{', per ' + ', '.join(cells[0]['by']) if cells and cells[0]['by'] else ''}) "
+        f"is at the ceiling when the baseline '{check.baseline}' has the top score in every run, so an upward change "
+        "cannot show there, and at the floor for the bottom; a delta of zero in such a cell shows nothing.",
+        f"{ceiling} of {check.n_cells} cells at the ceiling, {floor} at the floor"
+        + (f"; their deltas do not count as evidence of no change." if cells else "."),
+    ]
+    if check.out_of_scale:
+        sentences.append(f"{count_of(check.out_of_scale, 'run')} scored outside the declared scale: check --scale or "
+                         "the judge's output.")
+    repeats = [p.message for p in analysis.problems if p.code in ("deterministic", "single_run")]
+    sentences += [m[0].upper() + m[1:] + ("" if m.endswith(".") else ".") for m in repeats]
+    return {"scale": scale, "baseline": check.baseline, "cells": cells, "ceiling": ceiling, "floor": floor,
+            "n_cells": check.n_cells, "out_of_scale": check.out_of_scale, "sentences": sentences,
+            "keys": list(cells[0]["by"]) if cells else []}
+
+
+# ---------------------------------------------------------------------------- before and after
+
+
+def compare_context(comparison) -> dict:
+    """A probe before and after a change: both runs side by side and the change per item."""
+    data = comparison.to_dict()
+    before, after = comparison.before, comparison.after
+    alpha = before.alpha
+    test = comparison.change_test
+
+    def run(r):
+        return {"n_items": r.main.n_items, "runs": r.main.runs_per_value(), "average_gap": r.main.average_gap,
+                "p": r.main.sign_flip.pvalue, "method": r.main.sign_flip.method}
+
+    sentences = [f"Tests: the {SIGN_FLIP} of each run ({before.main.sign_flip.method}); the change (after − before) "
+                 f"with the exact sign-flip test on the per-item changes in gap ({test.method})."]
+    if test.pvalue < alpha:
+        sentences.append(f"The average gap changed by {_gap(comparison.change_average_gap)} between the two runs, "
+                         f"more than chance at alpha {alpha:g} (p = {fmt_p(test.pvalue, alpha)}), with these items, "
+                         "values, metric and settings.")
+    else:
+        sentences.append(f"The change in the average gap ({_gap(comparison.change_average_gap)}) is not larger than "
+                         f"chance at alpha {alpha:g} (p = {fmt_p(test.pvalue, alpha)}): these runs do not show that "
+                         "the change moved the gap.")
+    if after.main.sign_flip.pvalue >= alpha:
+        sentences.append("The after run did not detect a gap larger than its noise, with these "
+                         f"{count_of(after.main.n_items, 'item')}, values, metric and settings, and "
+                         f"{fmt_num(after.main.runs_per_value()[0])} runs per value. This does not show that the "
+                         "system is unbiased, nor that the gap is gone on other items, values or metrics.")
+    return {"names": data["names"], "metric": data["metric"], "a": data["a"], "b": data["b"],
+            "before": run(before), "after": run(after), "change": data["change"], "alpha": alpha,
+            "seeds_checked": comparison.seeds_checked, "problems": data["problems"], "sentences": sentences}
