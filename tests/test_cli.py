@@ -64,10 +64,15 @@ def test_validate_ok_and_json(capsys):
      ("confounded_model.csv", "confounded_setting", 2), ("missing_metric.csv", "missing_column", None)],
 )
 def test_validate_errors_exit_1(capsys, name, code_name, row):
-    code, out, _ = run(capsys, "validate", BROKEN / name, "--metric", "steps", "--json")
+    code, out, err = run(capsys, "validate", BROKEN / name, "--metric", "steps", "--json")
     assert code == 1
-    problems = json.loads(out)["problems"]
+    data = json.loads(out)
+    problems = data["problems"]
     assert problems[0]["code"] == code_name and problems[0]["severity"] == "error"
+    assert data["schema_version"] == 1 and data["ok"] is False
+    errors = [p for p in problems if p["severity"] == "error"]
+    word = "error" if len(errors) == 1 else "errors"
+    assert err == f"Error: {len(errors)} validation {word}: {errors[0]['message']}\n"
     if row is not None:
         assert problems[0]["rows"][0] == row
 
@@ -335,3 +340,16 @@ def test_an_error_about_the_options_prints_no_json(capsys):
                          "--a", "formal", "--json")
     assert (code, out) == (1, "")
     assert err == "Error: --factor compares the levels of two attributes; drop --a, --b, --group and --reference\n"
+
+
+@pytest.mark.parametrize("args,code_name", [
+    (["framing", SAMPLES / "style_probe.csv", "--json"], "missing_column"),
+    (["plan", "--noise", "no_such_noise.csv", "--metric", "steps", "--json"], "unreadable_log"),
+    (["validate", "no_such_log.csv", "--metric", "steps", "--json"], "unreadable_log"),
+])
+def test_json_refusals_of_the_other_commands(args, code_name, capsys):
+    code, out, err = run(capsys, *args)
+    assert code == 1 and err.startswith("Error: ") and err.count("\n") == 1
+    data = json.loads(out)
+    assert data == {"schema_version": 1, "ok": False, "problems": [
+        {"severity": "error", "code": code_name, "message": err[len("Error: "):-1], "rows": [], "column": None}]}

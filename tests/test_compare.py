@@ -155,3 +155,16 @@ def test_cli_compare_json_refusal_names_not_comparable(tmp_path, capsys):
     # without --json, standard output stays empty
     code, out, err = run_cli(["compare", pb, reseeded, "--metric", "steps"], capsys)
     assert code == 1 and out == ""
+
+
+def test_a_missing_metric_is_named_as_the_caller_spells_it(tmp_path, capsys):
+    from probestats.errors import ColumnError
+
+    before, after = before_after()
+    with pytest.raises(ColumnError, match=r"\(choose metric, or map it with read_options=\{'columns': \{'score': HEADER\}\}\)$"):
+        compare_runs(before, after, metric="score")
+    pb, pa = write_log(before, tmp_path / "before.csv"), write_log(after, tmp_path / "after.csv")
+    code, out, err = run_cli(["compare", pb, pa, "--metric", "score"], capsys)
+    assert code == 1 and out == ""
+    assert err == ("Error: neither log has a column for the metric 'score'; headers seen in before.csv: "
+                   "item, variant, seed, model, temperature, steps (choose --metric, or map it with --column score=HEADER)\n")

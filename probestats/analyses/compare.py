@@ -24,7 +24,7 @@ from typing import Mapping
 
 import polars as pl
 
-from probestats.errors import ColumnError, ProbestatsError
+from probestats.errors import ColumnError, ProbestatsError, either, opt
 from probestats.stats.hypotests import TestResult, sign_flip_test
 from probestats.errors import Problem
 
@@ -207,8 +207,9 @@ def compare_runs(before, after, *, metric: str, a: str | None = None, b: str | N
                if p.code == "missing_column" and p.column == metric]
     if all(metric not in c.frame.columns for c in (cb, ca)):
         seen = ", ".join(h.strip() for h in cb.log.headers)
+        mapping = either(f"read_options={{'columns': {{{metric!r}: HEADER}}}}", f"--column {metric}=HEADER")
         raise ColumnError(f"neither log has a column for the metric '{metric}'; headers seen in {names[0]}: {seen} "
-                          f"(choose --metric, or map it with --column {metric}=HEADER)")
+                          f"(choose {opt('metric')}, or map it with {mapping})")
     if missing:
         raise NotComparableError([Problem("error", "not_comparable", f"the metric '{metric}' is not a column of {n}")
                                   for c, n in ((cb, names[0]), (ca, names[1])) if metric not in c.frame.columns])

@@ -34,7 +34,6 @@ from probestats.errors import ColumnError, OptionError, either, opt
 from probestats.stats.hypotests import TestResult, sign_flip_test
 from probestats.io.read import normalize_header, read_log
 from probestats.errors import Problem
-from probestats.errors import count_of
 
 __all__ = ["Effect", "FactorAnalysis", "analyze_factors", "runs_note"]
 

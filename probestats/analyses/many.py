@@ -48,7 +48,6 @@ from probestats.io.read import ROW, Log, format_rows, read_log
 from probestats.errors import Problem, has_errors
 from probestats.stats.selection import ImpactRatio, impact_ratios, is_selection
 from probestats.checks.schema import SETTINGS, validate
-from probestats.errors import count_of
 
 __all__ = [
     "OmnibusResult",

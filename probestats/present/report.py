@@ -44,12 +44,10 @@ import json
 import re
 import traceback
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from urllib.parse import quote
 
 import jinja2
-from markupsafe import Markup, escape
 
 from probestats import __version__
 from probestats.result import jsonable
@@ -58,14 +56,13 @@ from probestats.errors import OptionError
 from probestats.present.output import write_whole
 from probestats.result import SCHEMA_VERSION
 from probestats.present.fmt import MdSafe, fmt_gap, fmt_num, fmt_p, md_escape
-from probestats.present.fmt import md_finalize as _md_finalize
 from probestats.present.framing_section import framing_sentences
 from probestats.present.templates import Todo, environment, template_root
 from probestats.errors import count_of
 from probestats.checks.schema import SETTINGS
 
 __all__ = ["SECTIONS", "FORMATS", "render_report", "report_context", "fmt_p", "fmt_num", "fmt_gap",
-           "md_escape", "Todo"]
+           "md_escape", "MdSafe", "Todo", "template_root"]
 
 #: Section names in the order a full report shows them.
 SECTIONS = ("summary", "design", "table", "tests", "groups", "ceilings", "many", "factors", "noise", "power",
