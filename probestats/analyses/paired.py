@@ -175,6 +175,9 @@ class PairResult:
             "interval": {"low": _num(self.interval.low), "high": _num(self.interval.high),
                          "confidence": self.interval.confidence, "method": self.interval.method},
             "min_attainable_p": self.min_attainable_p,
+            # exact even when the float above is only its bound (below 2**-1074)
+            "min_attainable_p_log10": getattr(self.min_attainable_p, "log10", None)
+            or math.log10(self.min_attainable_p),
         }
         if self.by:
             out = {"by": dict(self.by), **out}
