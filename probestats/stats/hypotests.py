@@ -1033,7 +1033,7 @@ class MinP(float):
 
     >>> m = min_attainable_p(2000)
     >>> m > 0, m.log2, round(m.log10, 3), m.exact
-    (True, -1999, -601.772, False)
+    (True, -1999, -601.759, False)
     >>> repr(min_attainable_p(8)), min_attainable_p(8).exact
     ('0.0078125', True)
     """
