@@ -211,13 +211,15 @@ def validate(log, metric, a, b, fold_case, json_out, read, where=None, derive=()
 
 
 @cli.command()
-@click.argument("log", type=click.Path(path_type=Path))
+@click.argument("log", type=click.Path(path_type=Path), required=False)
 @metric_option
 @a_option
 @b_option
 @click.option("--noise", type=click.Path(path_type=Path), metavar="NOISE_LOG",
               help="A same-versus-same log (only the draw changed), analyzed beside the probe.")
 @click.option("--by", multiple=True, metavar="COL", help="Repeat the analysis per group of COL (repeatable).")
+@click.option("--cells", "cells_file", type=click.Path(path_type=Path), metavar="FILE",
+              help="Analyze a cell table (from probestats cells, or a warehouse via probestats sql) instead of a LOG.")
 @alternative_option
 @alpha_option
 @click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
@@ -237,7 +239,7 @@ def validate(log, metric, a, b, fold_case, json_out, read, where=None, derive=()
 @seed_option
 @read_options
 def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, fold_case, json_out, read, where=None,
-            derive=(), reference=None, group=(), scale=None, factor=(), n_resamples=10_000, seed=0):
+            derive=(), reference=None, group=(), scale=None, factor=(), n_resamples=10_000, seed=0, cells_file=None):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them.
 
     \b
@@ -248,6 +250,12 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, fold_c
     """
     from probestats.analyses.paired import analyze as run
 
+    if (log is None) == (cells_file is None):
+        raise click.UsageError("give a LOG or --cells FILE (one of them)")
+    if cells_file is not None:
+        _analyze_cells(cells_file, metric, a, b, noise, by, alternative, alpha, correction, json_out,
+                       where, derive, reference, group, scale, factor)
+        return
     extra = dict(where=where, derive=derive, reference=reference, group=group, scale=scale, factor=factor,
                  n_resamples=n_resamples, seed=seed)
     if any(v for k, v in extra.items() if k not in ("n_resamples", "seed")) or (n_resamples, seed) != (10_000, 0):
@@ -556,6 +564,64 @@ def compare(before, after, metric, a, b, alternative, alpha, fold_case, output, 
 
 
 # ---------------------------------------------------------------- entry point
+
+
+# --------------------------------------------------------------------------- the cell table
+
+
+def _analyze_cells(cells_file, metric, a, b, noise, by, alternative, alpha, correction, json_out,
+                   where, derive, reference, group, scale, factor) -> None:
+    """analyze --cells: the paired analysis from a cell table (shaping happened when it was built)."""
+    from probestats.analyses.cells import analyze_cells
+
+    used = [name for name, v in (("--noise", noise), ("--where", where), ("--derive", derive),
+                                 ("--reference", reference), ("--group", group), ("--scale", scale),
+                                 ("--factor", factor)) if v]
+    if used:
+        raise OptionError(f"{used[0]} cannot be used with --cells: shape the log when building the cell table")
+    result = analyze_cells(cells_file, metric=metric, a=a, b=b, by=by, alternative=alternative, alpha=alpha,
+                           correction=correction)
+    if json_out:
+        emit_json(result)
+    else:
+        _print_any(result)
+
+
+@cli.command()
+@click.argument("log", type=click.Path(path_type=Path))
+@metric_option
+@click.option("--by", multiple=True, metavar="COL", help="Keep cells apart per group of COL (repeatable).")
+@click.option("-o", "--output", required=True, type=click.Path(path_type=Path), metavar="FILE",
+              help="The cell table to write (.parquet, .csv or .jsonl).")
+@fold_case_option
+@read_options
+def cells(log, metric, by, output, fold_case, read):
+    """Summarize a log into its cell table: one row per item x value (x --by group), exact sums.
+
+    \b
+    Examples:
+      probestats cells sample_logs/style_probe.csv --metric steps -o cells.parquet
+      probestats analyze --cells cells.parquet --metric steps
+    """
+    import io
+
+    from probestats.analyses.cells import cell_table
+
+    if Path(output).resolve() == Path(log).resolve():
+        raise OptionError(f"-o {output}: is the log being read; name another file")
+    table, checked = cell_table(str(log), metric=metric, by=by, fold_case=fold_case, read_options=read)
+    suffix = Path(output).suffix.lower()
+    buffer = io.BytesIO()
+    if suffix == ".parquet":
+        table.write_parquet(buffer)
+    elif suffix in (".csv", ".jsonl", ".ndjson"):
+        (table.write_csv if suffix == ".csv" else table.write_ndjson)(buffer)
+    else:
+        raise OptionError(f"-o {output}: write the cell table as .parquet, .csv or .jsonl")
+    write_whole(output, buffer.getvalue())
+    if checked.problems:
+        print_problems(checked.problems, checked.log.source)
+    click.echo(f"{table.height} cells written to {output}", err=True)
 
 
 def main(argv=None) -> int:

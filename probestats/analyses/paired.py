@@ -16,6 +16,7 @@ import polars as pl
 from probestats.errors import ProbestatsError, ValidationError
 from probestats.stats.hypotests import Interval, TestResult, gap_interval, min_attainable_p, sign_flip_test, sign_test
 from probestats.errors import Problem
+from probestats.checks.exact import units, with_exact_moments
 from probestats.checks.schema import FIRST, Checked, cell_mean, decimal_places, require_ok, validate
 from probestats.errors import count_of
 
@@ -41,17 +42,22 @@ def item_table(frame: pl.DataFrame, metric: str, a: str, b: str, by: Sequence[st
     """
     keys = [*by, "item"]
     value = pl.col(metric)
+    places = decimal_places(frame[metric])
+    exact = [] if places is None else [units(value, places).sum().alias("__s"),
+                                       (units(value, places) * units(value, places)).sum().alias("__q")]
     # one streaming pass of sums: a large log needs no per-cell lists
     cells = (
         frame.lazy()
         .with_row_index(FIRST)
         .filter(pl.col("variant").is_in([a, b]))
         .group_by([*keys, "variant"])
-        .agg(cell_mean(value, decimal_places(frame[metric])).alias("mean"), value.count().alias("counted"),
+        .agg(cell_mean(value, places).alias("mean"), value.count().alias("counted"),
              value.std().alias("sd"),
-             pl.col(FIRST).filter(value.is_not_null()).min().alias("first_valued"))
+             pl.col(FIRST).filter(value.is_not_null()).min().alias("first_valued"), *exact)
         .collect(engine="streaming")
     )
+    if exact:  # mean and sd by the exact rule a cell table also follows
+        cells = with_exact_moments(cells, places)
     side_a = cells.filter(pl.col("variant") == a).drop("variant")
     side_b = cells.filter(pl.col("variant") == b).drop("variant")
     return _table(side_a.join(side_b, on=keys, suffix="_b"), keys)
