@@ -624,6 +624,41 @@ def cells(log, metric, by, output, fold_case, read):
     click.echo(f"{table.height} cells written to {output}", err=True)
 
 
+@cli.command()
+@click.option("--dialect", default="duckdb", show_default=True, metavar="NAME",
+              help="duckdb or spark (tested); other sqlglot dialects are written but not tested here.")
+@click.option("--table", required=True, metavar="NAME", help="The table or view holding the log, one row per run.")
+@metric_option
+@click.option("--by", multiple=True, metavar="COL", help="Keep cells apart per group of COL (repeatable).")
+@click.option("--where", metavar="SQL", help="Keep only rows where this SQL condition holds.")
+@click.option("--derive", multiple=True, metavar="NAME=SQL", help="Add a column from a SQL expression (repeatable).")
+@click.option("--column", multiple=True, metavar="CANONICAL=HEADER",
+              help="The table's column for a canonical one, e.g. item=question_id (repeatable).")
+@click.option("--order", metavar="COL", help="A column giving the runs' order (row number or time): items keep it.")
+@click.option("--places", type=click.IntRange(0, 9), default=6, show_default=True,
+              help="Decimal places of the metric's values; sums are exact whole units of 10^-places.")
+def sql(dialect, table, metric, by, where, derive, column, order, places):
+    """Print the SQL that builds the cell table in a warehouse, and validation queries to run there.
+
+    \b
+    Examples:
+      probestats sql --dialect duckdb --table logs --metric steps
+      probestats sql --dialect spark --table db.logs --metric score --by model --order run_id
+    """
+    from probestats.shape.derive import parse_derive
+    from probestats.shape.warehouse import TESTED_DIALECTS, cell_query, validation_queries
+
+    common = dict(table=table, metric=metric, dialect=dialect.lower(), by=by, places=places,
+                  columns=_parse_columns(column), where=where, derive=[parse_derive(d) for d in derive])
+    query = cell_query(order=order, **common)
+    checks = validation_queries(**common)
+    note = "" if dialect.lower() in TESTED_DIALECTS else f" (dialect {dialect}: written by sqlglot, not tested)"
+    click.echo(f"-- the cell table{note}: save the result as Parquet or CSV, then\n"
+               f"-- probestats analyze --cells FILE --metric {metric}\n{query};\n")
+    for name, text in checks.items():
+        click.echo(f"-- check {name}: every row returned is a problem\n{text};\n")
+
+
 def main(argv=None) -> int:
     """Run the command line; return the exit code (``python -m probestats`` and the script call it)."""
     try:
