@@ -161,10 +161,15 @@ def test_spark_running_the_spark_dialect_gives_the_row_logs_json(tmp_path, name)
     from pyspark.sql import SparkSession
 
     spark = SparkSession.builder.master("local[1]").appName("probestats").getOrCreate()
-    frame = pl.read_csv(SAMPLES / name).with_row_index("_row")
-    spark.createDataFrame(frame.to_pandas()).createOrReplaceTempView("logs")
+    frame = pl.read_csv(SAMPLES / name, infer_schema=False).with_row_index("_row")
+    frame = frame.with_columns(pl.col("_row").cast(pl.Int64), pl.col("steps").cast(pl.Float64))
+    # rows and a DDL schema, not pandas (pyspark warns about newer pandas)
+    schema = ", ".join(f"`{c}` {'BIGINT' if c == '_row' else 'DOUBLE' if c == 'steps' else 'STRING'}"
+                       for c in frame.columns)
+    spark.createDataFrame(frame.rows(), schema=schema).createOrReplaceTempView("logs")
     query = run("sql", "--dialect", "spark", "--table", "logs", "--metric", "steps", "--order", "_row").split(";")[0]
+    result = spark.sql(query)
     out = tmp_path / "spark.csv"
-    pl.from_pandas(spark.sql(query).toPandas()).write_csv(out)
+    pl.DataFrame([r.asDict() for r in result.collect()], infer_schema_length=None).write_csv(out)
     assert run("analyze", "--cells", out, "--metric", "steps", "--json") == \
         run("analyze", SAMPLES / name, "--metric", "steps", "--json")
