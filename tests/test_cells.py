@@ -173,3 +173,47 @@ def test_spark_running_the_spark_dialect_gives_the_row_logs_json(tmp_path, name)
     pl.DataFrame([r.asDict() for r in result.collect()], infer_schema_length=None).write_csv(out)
     assert run("analyze", "--cells", out, "--metric", "steps", "--json") == \
         run("analyze", SAMPLES / name, "--metric", "steps", "--json")
+
+
+# --------------------------------------------------------------------------- errors and labels
+
+
+def test_cli_refusals_are_one_line(tmp_path, capsys):
+    from probestats.cli import main
+
+    log = SAMPLES / "style_probe.csv"
+    cells = tmp_path / "c.parquet"
+    run("cells", log, "--metric", "steps", "-o", cells)
+    for args, code, text in [
+        (["analyze", "--metric", "steps"], 2, "give a LOG or --cells FILE"),
+        (["analyze", log, "--cells", cells, "--metric", "steps"], 2, "give a LOG or --cells FILE"),
+        (["analyze", "--cells", cells, "--metric", "steps", "--noise", log], 1, "--noise cannot be used with --cells"),
+        (["analyze", "--cells", log, "--metric", "steps"], 1, "is not a cell table"),
+        (["analyze", "--cells", cells, "--metric", "steps", "--a", "nope"], 1, "--a nope: not a value"),
+        (["cells", log, "--metric", "steps", "-o", tmp_path / "c.txt"], 1, ".parquet, .csv or .jsonl"),
+        (["sql", "--table", "logs", "--metric", "steps", "--where", "seed >"], 1, "--where: not an SQL expression"),
+    ]:
+        capsys.readouterr()
+        assert main([str(a) for a in args]) == code, args
+        err = capsys.readouterr().err
+        assert text in err, (args, err)
+        assert "Traceback" not in err
+
+
+def test_untested_dialects_are_labelled():
+    assert "not tested" in run("sql", "--dialect", "snowflake", "--table", "logs", "--metric", "steps")
+    assert "not tested" not in run("sql", "--dialect", "spark", "--table", "logs", "--metric", "steps")
+
+
+def test_a_cell_table_read_back_from_csv_keeps_its_exact_sums(tmp_path):
+    # sums beyond 2**53 survive as text: a float column would round them
+    big = 2**53 + 1
+    cells = pl.DataFrame({"item": ["1", "1"], "variant": ["a", "b"], "n": [1, 1], "counted": [1, 1],
+                          "places": [0, 0], "sum_units": [str(big), "1"], "sumsq_units": [str(big**2), "1"],
+                          "min": [float(big), 1.0], "max": [float(big), 1.0], "first_row": [0, 1]})
+    path = tmp_path / "c.csv"
+    cells.write_csv(path)
+    from probestats.analyses.cells import read_cells
+
+    back = read_cells(path)
+    assert back["sum_units"].to_list() == [str(big), "1"]
