@@ -123,9 +123,9 @@ def shape_options(func):
     return wrapper
 
 
-def logs_argument(name: str = "log"):
+def logs_argument(name: str = "log", required: bool = True):
     """One log: a file, several files or a folder (read as one, with a 'file' column)."""
-    return click.argument(name, nargs=-1, required=True, type=click.Path(dir_okay=True, path_type=Path))
+    return click.argument(name, nargs=-1, required=required, type=click.Path(dir_okay=True, path_type=Path))
 
 
 def emit_json(obj) -> None:
@@ -261,13 +261,15 @@ def validate(log, metric, a, b, by, json_out, probe):
 
 
 @cli.command()
-@logs_argument()
+@logs_argument(required=False)
 @metric_option
 @a_option
 @b_option
 @click.option("--noise", type=click.Path(path_type=Path), metavar="NOISE_LOG",
               help="A same-versus-same log (only the draw changed), analyzed beside the probe.")
 @click.option("--by", multiple=True, metavar="COL", help="Repeat the analysis per group of COL (repeatable).")
+@click.option("--cells", "cells_file", type=click.Path(path_type=Path), metavar="FILE",
+              help="Analyze a cell table (from probestats cells, or a warehouse via probestats sql) instead of a LOG.")
 @alternative_option
 @alpha_option
 @click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
@@ -282,7 +284,7 @@ def validate(log, metric, a, b, by, json_out, probe):
 @json_refusals
 @shape_options
 def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_out, probe,
-            reference=None, scale=None, factor=(), n_resamples=10_000, seed=0):
+            reference=None, scale=None, factor=(), n_resamples=10_000, seed=0, cells_file=None):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them.
 
     \b
@@ -293,6 +295,12 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
     """
     from probestats.analyses.dispatch import analyze as run
 
+    if bool(log) == (cells_file is not None):
+        raise click.UsageError("give a LOG or --cells FILE (one of them)")
+    if cells_file is not None:
+        _analyze_cells(cells_file, metric, a, b, noise, by, alternative, alpha, correction, json_out,
+                       probe, reference, scale, factor)
+        return
     result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale,
                  factor=factor, alternative=alternative, alpha=alpha, correction=correction,
                  n_resamples=n_resamples, seed=seed, probe=probe)
@@ -725,6 +733,98 @@ def judge(log, order, response, choice, score, verdicts, by, repetition, scale, 
 
 
 # ---------------------------------------------------------------- entry point
+
+
+# --------------------------------------------------------------------------- the cell table
+
+
+def _analyze_cells(cells_file, metric, a, b, noise, by, alternative, alpha, correction, json_out,
+                   probe, reference, scale, factor) -> None:
+    """analyze --cells: the paired analysis from a cell table (shaping happened when it was built)."""
+    from probestats.analyses.cells import analyze_cells
+
+    used = [name for name, v in (("--noise", noise), ("--where", probe.where), ("--derive", probe.derive),
+                                 ("--wide", probe.wide), ("--complete", probe.complete), ("--column", probe.columns),
+                                 ("--reference", reference), ("--group", probe.groups), ("--scale", scale),
+                                 ("--factor", factor)) if v]
+    if used:
+        raise OptionError(f"{used[0]} cannot be used with --cells: shape the log when building the cell table")
+    result = analyze_cells(cells_file, metric=metric, a=a, b=b, by=by, alternative=alternative, alpha=alpha,
+                           correction=correction)
+    if json_out:
+        emit_json(result)
+    else:
+        _print_any(result)
+
+
+@cli.command()
+@logs_argument()
+@metric_option
+@click.option("--by", multiple=True, metavar="COL", help="Keep cells apart per group of COL (repeatable).")
+@click.option("-o", "--output", required=True, type=click.Path(path_type=Path), metavar="FILE",
+              help="The cell table to write (.parquet, .csv or .jsonl).")
+@shape_options
+def cells(log, metric, by, output, probe):
+    """Summarize a log into its cell table: one row per item x value (x --by group), exact sums.
+
+    \b
+    Examples:
+      probestats cells sample_logs/style_probe.csv --metric steps -o cells.parquet
+      probestats analyze --cells cells.parquet --metric steps
+    """
+    import io
+
+    from probestats.analyses.cells import cell_table
+
+    table, checked = cell_table(probe.apply(log, metric=metric, by=by), metric=metric, by=by,
+                                fold_case=probe.fold_case)
+    suffix = Path(output).suffix.lower()
+    buffer = io.BytesIO()
+    if suffix == ".parquet":
+        table.write_parquet(buffer)
+    elif suffix in (".csv", ".jsonl", ".ndjson"):
+        (table.write_csv if suffix == ".csv" else table.write_ndjson)(buffer)
+    else:
+        raise OptionError(f"-o {output}: write the cell table as .parquet, .csv or .jsonl")
+    write_whole(output, buffer.getvalue())
+    if checked.problems:
+        print_problems(checked.problems, checked.log.source)
+    click.echo(f"{table.height} cells written to {output}", err=True)
+
+
+@cli.command()
+@click.option("--dialect", default="duckdb", show_default=True, metavar="NAME",
+              help="duckdb or spark (tested); other sqlglot dialects are written but not tested here.")
+@click.option("--table", required=True, metavar="NAME", help="The table or view holding the log, one row per run.")
+@metric_option
+@click.option("--by", multiple=True, metavar="COL", help="Keep cells apart per group of COL (repeatable).")
+@click.option("--where", metavar="SQL", help="Keep only rows where this SQL condition holds.")
+@click.option("--derive", multiple=True, metavar="NAME=SQL", help="Add a column from a SQL expression (repeatable).")
+@click.option("--column", multiple=True, metavar="CANONICAL=HEADER",
+              help="The table's column for a canonical one, e.g. item=question_id (repeatable).")
+@click.option("--order", metavar="COL", help="A column giving the runs' order (row number or time): items keep it.")
+@click.option("--places", type=click.IntRange(0, 9), default=6, show_default=True,
+              help="Decimal places of the metric's values; sums are exact whole units of 10^-places.")
+def sql(dialect, table, metric, by, where, derive, column, order, places):
+    """Print the SQL that builds the cell table in a warehouse, and validation queries to run there.
+
+    \b
+    Examples:
+      probestats sql --dialect duckdb --table logs --metric steps
+      probestats sql --dialect spark --table db.logs --metric score --by model --order run_id
+    """
+    from probestats.shape.derive import parse_derive
+    from probestats.shape.warehouse import TESTED_DIALECTS, cell_query, validation_queries
+
+    common = dict(table=table, metric=metric, dialect=dialect.lower(), by=by, places=places,
+                  columns=_parse_columns(column), where=where, derive=[parse_derive(d) for d in derive])
+    query = cell_query(order=order, **common)
+    checks = validation_queries(**common)
+    note = "" if dialect.lower() in TESTED_DIALECTS else f" (dialect {dialect}: written by sqlglot, not tested)"
+    click.echo(f"-- the cell table{note}: save the result as Parquet or CSV, then\n"
+               f"-- probestats analyze --cells FILE --metric {metric}\n{query};\n")
+    for name, text in checks.items():
+        click.echo(f"-- check {name}: every row returned is a problem\n{text};\n")
 
 
 def main(argv=None) -> int:

@@ -17,6 +17,7 @@ from probestats.errors import OptionError, ProbestatsError, ValidationError, opt
 from probestats.stats.multitest import adjust
 from probestats.stats.hypotests import Interval, TestResult, gap_interval, min_attainable_p, sign_flip_test, sign_test
 from probestats.errors import Problem
+from probestats.checks.exact import units, with_exact_moments
 from probestats.checks.schema import FIRST, Checked, cell_mean, decimal_places, require_ok, validate
 from probestats.errors import count_of
 
@@ -42,17 +43,22 @@ def item_table(frame: pl.DataFrame, metric: str, a: str, b: str, by: Sequence[st
     """
     keys = [*by, "item"]
     value = pl.col(metric)
+    places = decimal_places(frame[metric])
+    exact = [] if places is None else [units(value, places).sum().alias("__s"),
+                                       (units(value, places) * units(value, places)).sum().alias("__q")]
     # one streaming pass of sums: a large log needs no per-cell lists
     cells = (
         frame.lazy()
         .with_row_index(FIRST)
         .filter(pl.col("variant").is_in([a, b]))
         .group_by([*keys, "variant"])
-        .agg(cell_mean(value, decimal_places(frame[metric])).alias("mean"), value.count().alias("counted"),
+        .agg(cell_mean(value, places).alias("mean"), value.count().alias("counted"),
              value.std().alias("sd"),
-             pl.col(FIRST).filter(value.is_not_null()).min().alias("first_valued"))
+             pl.col(FIRST).filter(value.is_not_null()).min().alias("first_valued"), *exact)
         .collect(engine="streaming")
     )
+    if exact:  # mean and sd by the exact rule a cell table also follows
+        cells = with_exact_moments(cells, places)
     side_a = cells.filter(pl.col("variant") == a).drop("variant")
     side_b = cells.filter(pl.col("variant") == b).drop("variant")
     return _table(side_a.join(side_b, on=keys, suffix="_b"), keys)
@@ -176,6 +182,9 @@ class PairResult:
             "interval": {"low": _num(self.interval.low), "high": _num(self.interval.high),
                          "confidence": self.interval.confidence, "method": self.interval.method},
             "min_attainable_p": self.min_attainable_p,
+            # exact even when the float above is only its bound (below 2**-1074)
+            "min_attainable_p_log10": getattr(self.min_attainable_p, "log10", None)
+            or math.log10(self.min_attainable_p),
         }
         if self.by:
             out = {"by": dict(self.by), **out}

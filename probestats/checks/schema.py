@@ -14,6 +14,8 @@ from typing import Iterable, Sequence
 
 import polars as pl
 
+from probestats.checks.exact import units, with_exact_moments
+
 from probestats.errors import OptionError, ValidationError
 from probestats.io.read import ROW, Log, format_rows, normalize_header, read_log
 from probestats.errors import Problem, has_errors
@@ -650,8 +652,12 @@ def _cell_summary(pair: pl.DataFrame, metric: str | None, by) -> pl.DataFrame:
     aggs = [pl.len().alias("n"), pl.col(ROW).min().alias(FIRST)]
     if metric is not None:
         value = pl.col(metric)
+        places = decimal_places(pair[metric])
         aggs += [value.count().alias("counted"), (value.min() == value.max()).alias("constant"),
-                 cell_mean(value, decimal_places(pair[metric])).alias("mean"), value.std().alias("sd")]
+                 cell_mean(value, places).alias("mean"), value.std().alias("sd")]
+        if places is not None:  # exact sums: mean and sd by the rule a cell table also follows
+            whole = units(value, places)
+            aggs += [whole.sum().alias("__s"), (whole * whole).sum().alias("__q")]
         if pair[metric].null_count():  # else a cell's first run is its first run with a value
             aggs.append(pl.col(ROW).filter(value.is_not_null()).min().alias("first_valued"))
     seeded = "seed" in pair.columns
@@ -663,6 +669,8 @@ def _cell_summary(pair: pl.DataFrame, metric: str | None, by) -> pl.DataFrame:
         value = _comparable(pair, setting)
         aggs += [value.min().alias(setting), _one_value(value).alias(f"__{setting}_one")]
     per = pair.lazy().group_by(cell).agg(aggs).sort(FIRST).collect(engine="streaming")
+    if "__s" in per.columns:
+        per = with_exact_moments(per, places)
     if metric is not None and "first_valued" not in per.columns:
         per = per.with_columns(pl.col(FIRST).alias("first_valued"))
     exact = []

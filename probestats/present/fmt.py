@@ -33,6 +33,8 @@ def fmt_p(p: float | None, alpha: float | None = None) -> str:
     """
     if p is None:
         return "n/a"
+    if getattr(p, "exact", True) is False:  # a smallest attainable p below the float range
+        return f"2^{p.log2} (about 10^{p.log10:.0f})"
     if p == 0:
         return "0"
     text = f"{p:.2g}" if p < 1e-4 else f"{p:.4g}"

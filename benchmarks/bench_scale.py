@@ -1,0 +1,116 @@
+"""Logs of any size: probestats analyze beside pandas, polars streaming and DuckDB, at 1M and 10M rows.
+
+Generates two CSV probe logs with prompt and multi-line reply text (the generator of
+bench_read.py): 1,000 items x 2 values x 500 runs (1,000,000 rows) and 10,000 items x 2 values
+x 500 runs (10,000,000 rows), under benchmarks/_data/. Each job runs in its own fresh Python
+process; the table shows its wall time and peak memory (ru_maxrss, interpreter and imports
+included):
+
+- probestats analyze --json, end to end (read, validate, item table, exact tests, JSON)
+- pandas.read_csv of the file alone
+- polars streaming group-by of the same cells (runs, sum, sum of squares, min, max per item
+  and value), reading only the three columns it needs
+- DuckDB's group-by of the same cells, straight from the CSV
+
+Targets at 10M rows: analyze within 1.5x polars streaming's time and under 2x its peak memory;
+analyze's peak at 10M within 1.3x its peak at 1M. Machines are shared and noisy: compare the
+ratios, measured in the same run.
+Run: python benchmarks/bench_scale.py [--repeat 1] [--sizes 1000,10000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from bench_read import DATA, ENV, RUNNER, compile_package  # noqa: E402
+
+JOBS = {
+    "probestats analyze --json": """
+import contextlib, io
+from probestats.cli import main
+buf = io.StringIO()
+with contextlib.redirect_stdout(buf):
+    code = main(["analyze", PATH, "--metric", "steps", "--json"])
+assert code == 0, code
+""",
+    "pandas.read_csv alone": """
+import pandas as pd
+frame = pd.read_csv(PATH)
+assert len(frame) == ROWS, len(frame)
+""",
+    "polars streaming group-by": """
+import polars as pl
+v = pl.col("steps")
+cells = (pl.scan_csv(PATH).select("item", "variant", "steps").group_by("item", "variant")
+         .agg(pl.len(), v.sum(), (v * v).sum().alias("sq"), v.min().alias("lo"), v.max().alias("hi"))
+         .collect(engine="streaming"))
+assert cells["len"].sum() == ROWS
+""",
+    "duckdb group-by": """
+import duckdb
+con = duckdb.connect()
+total = con.execute(f"SELECT SUM(n) FROM (SELECT item, variant, COUNT(*) AS n, SUM(steps), SUM(steps * steps), "
+                    f"MIN(steps), MAX(steps) FROM read_csv_auto('{PATH}') GROUP BY item, variant)").fetchone()[0]
+assert total == ROWS, total
+""",
+}
+
+
+def measure(job: str, path: Path, rows: int) -> dict:
+    code = RUNNER.format(body=JOBS[job].strip())
+    done = subprocess.run([sys.executable, "-c", code, str(path), str(rows)], capture_output=True, text=True,
+                          env=ENV)
+    if done.returncode != 0:
+        raise SystemExit(f"{job} failed:\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each job; the best time is shown")
+    parser.add_argument("--sizes", default="1000,10000", help="items per log (500 runs per value each)")
+    args = parser.parse_args()
+    DATA.mkdir(exist_ok=True)
+    compile_package()
+    runs = 500
+    table = {}
+    for items in [int(x) for x in args.sizes.split(",")]:
+        path = DATA / f"probe_{items}x{runs}_distinct_replies.csv"
+        rows = items * 2 * runs
+        if not path.exists():  # written by a child process (see bench_read.py)
+            subprocess.run([sys.executable, str(HERE / "bench_read.py"), "--write-log", str(path), "--items",
+                            str(items), "--rows-per-cell", str(runs)], check=True)
+        print(f"log: {path.name}, {rows:,} rows, {path.stat().st_size / 2**20:,.0f} MiB", flush=True)
+        results = {}
+        for _ in range(args.repeat):
+            for job in JOBS:
+                r = measure(job, path, rows)
+                if job not in results or r["seconds"] < results[job]["seconds"]:
+                    results[job] = r
+        peer = results["polars streaming group-by"]
+        print(f"  {'job':<28} {'seconds':>8} {'x polars':>9} {'peak MiB':>9} {'x polars':>9}")
+        for job, r in results.items():
+            print(f"  {job:<28} {r['seconds']:>8.2f} {r['seconds'] / peer['seconds']:>9.2f} "
+                  f"{r['peak_mib']:>9.0f} {r['peak_mib'] / peer['peak_mib']:>9.2f}", flush=True)
+        table[rows] = results
+    sizes = sorted(table)
+    if len(sizes) >= 2:
+        small, big = table[sizes[0]], table[sizes[-1]]
+        end, peer = big["probestats analyze --json"], big["polars streaming group-by"]
+        print(f"at {sizes[-1]:,} rows: analyze takes {end['seconds'] / peer['seconds']:.2f}x polars streaming's "
+              f"time (target 1.5x: {'met' if end['seconds'] <= 1.5 * peer['seconds'] else 'not met'}) and "
+              f"{end['peak_mib'] / peer['peak_mib']:.2f}x its peak memory (target 2x: "
+              f"{'met' if end['peak_mib'] < 2 * peer['peak_mib'] else 'not met'})")
+        growth = end["peak_mib"] / small["probestats analyze --json"]["peak_mib"]
+        print(f"analyze's peak at {sizes[-1]:,} rows is {growth:.2f}x its peak at {sizes[0]:,} rows "
+              f"(target 1.3x: {'met' if growth <= 1.3 else 'not met'})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,73 @@
+"""One exact rule for a cell's mean and standard deviation, from exact sums.
+
+A cell (one item and value, and ``--by`` group) is summarized by its number of runs with
+a value ``n``, and the exact sums ``S = sum(x)`` and ``Q = sum(x**2)``. With the metric's
+values written in at most ``places`` decimal places (see
+:func:`probestats.checks.schema.decimal_places`) these are whole numbers of units of
+``10**-places``, summed without rounding (128-bit integers in polars, DECIMAL(38, 0) in
+SQL engines, Python integers here).
+
+* mean = ``S / (n * 10**places)``, correctly rounded to the nearest float;
+* sd = the square root (correctly rounded) of the sample variance
+  ``(n Q - S**2) / (n (n - 1) 10**(2 places))`` correctly rounded to the nearest float.
+
+Both are functions of the exact rational numbers only, so the row log, a cell table
+written by ``probestats cells`` and one built by a warehouse give the same bits, and the
+choice of ``places`` (any number at least the fewest needed) does not change them.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import polars as pl
+
+__all__ = ["units", "mean_sd", "with_exact_moments"]
+
+
+def units(value: pl.Expr, places: int) -> pl.Expr:
+    """The metric as whole units of ``10**-places`` in 128-bit integers (exact sums, exact squares).
+
+    >>> pl.DataFrame({"x": [0.1, 0.25]}).select(units(pl.col("x"), 2)).to_series().to_list()
+    [10, 25]
+    """
+    whole = value if places == 0 else (value * 10**places).round()
+    return whole.cast(pl.Int64).cast(pl.Int128)
+
+
+def mean_sd(n: int, s: int, q: int, places: int) -> tuple[float | None, float | None]:
+    """Mean and sample standard deviation from exact sums of units (None where undefined).
+
+    >>> mean_sd(3, 1 + 2 + 4, 1 + 4 + 16, 0)  # 7/3, and sd of 1, 2, 4: sqrt(7/3)
+    (2.3333333333333335, 1.5275252316519468)
+    >>> a, b = 11399999999999989, 100000000000000  # 113.99999999999989 and 1 in units of 1e-14
+    >>> mean_sd(2, a + b, a * a + b * b, 14)[0]
+    57.49999999999994
+    """
+    n = int(n)
+    if n <= 0:
+        return None, None
+    scale = 10 ** int(places)
+    mean = float(Fraction(int(s), n * scale))
+    if n < 2:
+        return mean, None
+    var = Fraction(n * int(q) - int(s) ** 2, n * (n - 1) * scale * scale)
+    return mean, math.sqrt(float(var))
+
+
+def with_exact_moments(frame: pl.DataFrame, places: int, suffix: str = "") -> pl.DataFrame:
+    """Replace ``mean``/``sd`` (with ``suffix``) by the exact rule, from ``counted``, ``__s``, ``__q``.
+
+    >>> f = pl.DataFrame({"counted": [3], "__s": [7], "__q": [21], "mean": [0.0], "sd": [0.0]},
+    ...                  schema_overrides={"__s": pl.Int128, "__q": pl.Int128})
+    >>> with_exact_moments(f, 0).row(0)
+    (3, 2.3333333333333335, 1.5275252316519468)
+    """
+    n, s, q = f"counted{suffix}", f"__s{suffix}", f"__q{suffix}"
+    pairs = [mean_sd(a, b, c, places) if a else (None, None)
+             for a, b, c in zip(frame[n].to_list(), frame[s].to_list(), frame[q].to_list())]
+    return frame.with_columns(
+        pl.Series(f"mean{suffix}", [m for m, _ in pairs], dtype=pl.Float64),
+        pl.Series(f"sd{suffix}", [d for _, d in pairs], dtype=pl.Float64),
+    ).drop(s, q)

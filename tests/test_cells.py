@@ -1,0 +1,219 @@
+"""The cell table: probestats cells, probestats sql run by DuckDB (and Spark), analyze --cells.
+
+The reference is the row log itself: ``analyze LOG --json`` must print exactly the same
+JSON as ``analyze --cells TABLE --json``, whichever route built the table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from fractions import Fraction
+from pathlib import Path
+
+import polars as pl
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from probestats.analyses.cells import analyze_cells, cell_table
+from probestats.analyses.paired import analyze
+from probestats.checks.exact import mean_sd
+from probestats.cli import cli
+from probestats.result import jsonable
+from probestats.shape.warehouse import cell_query, validation_queries
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
+LOGS = ["style_probe.csv", "style_probe_5seeds.csv", "style_hand.csv", "style_probe.jsonl"]
+
+
+def run(*args) -> str:
+    result = CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+@pytest.mark.parametrize("name", LOGS)
+def test_analyze_cells_from_probestats_cells_prints_the_row_logs_json(tmp_path, name):
+    out = tmp_path / "cells.parquet"
+    run("cells", SAMPLES / name, "--metric", "steps", "-o", out)
+    assert run("analyze", "--cells", out, "--metric", "steps", "--json") == \
+        run("analyze", SAMPLES / name, "--metric", "steps", "--json")
+
+
+def test_cells_with_by_give_the_groups_of_the_row_log(tmp_path):
+    rows = [{"item": i, "variant": v, "seed": s, "topic": "en" if i % 2 else "de",
+             "score": round(0.1 * ((i * 7 + s * 3 + (v == "a") * 5) % 11), 1)}
+            for i in range(12) for v in ("a", "b") for s in range(1, 4)]
+    cells, _ = cell_table(rows, metric="score", by=["topic"])
+    want = analyze(rows, metric="score", by=["topic"]).to_dict()
+    got = analyze_cells(cells, metric="score", by=["topic"]).to_dict()
+    assert json.dumps(jsonable(got)) == json.dumps(jsonable(want))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(values=st.lists(st.integers(-10**6, 10**6), min_size=1, max_size=30), places=st.integers(0, 6))
+def test_mean_sd_is_the_correctly_rounded_exact_figure(values, places):
+    # reference: Fraction arithmetic on the values themselves, rounded once
+    n = len(values)
+    scale = 10**places
+    mean, sd = mean_sd(n, sum(values), sum(v * v for v in values), places)
+    exact_mean = Fraction(sum(values), n * scale)
+    assert mean == float(exact_mean)
+    if n > 1:
+        var = sum((Fraction(v, scale) - exact_mean) ** 2 for v in values) / (n - 1)
+        assert sd == float(var) ** 0.5
+    # more places than needed give the same bits
+    assert mean_sd(n, sum(values) * 10, sum(v * v for v in values) * 100, places + 1) == (mean, sd)
+
+
+# --------------------------------------------------------------------------- DuckDB
+
+
+duckdb = pytest.importorskip("duckdb")
+
+
+def duckdb_cells(con, tmp_path, *args) -> Path:
+    """Run probestats sql's query in DuckDB and save the result as Parquet."""
+    text = run("sql", "--dialect", "duckdb", "--table", "logs", *args)
+    query = text.split(";")[0]
+    out = tmp_path / "duck.parquet"
+    con.execute(f"COPY ({query}) TO '{out}' (FORMAT PARQUET)")
+    return out
+
+
+def load(con, path: Path) -> None:
+    # the row number kept as a column, so items keep the file's order (--order _row)
+    reader = "read_json_auto" if path.suffix == ".jsonl" else "read_csv_auto"
+    con.execute("SET threads = 1")
+    con.execute(f"CREATE OR REPLACE TABLE logs AS SELECT *, ROW_NUMBER() OVER () AS _row FROM {reader}('{path}')")
+
+
+@pytest.mark.parametrize("name", LOGS)
+def test_duckdb_running_probestats_sql_gives_the_row_logs_json(tmp_path, name):
+    con = duckdb.connect()
+    load(con, SAMPLES / name)
+    out = duckdb_cells(con, tmp_path, "--metric", "steps", "--order", "_row")
+    assert run("analyze", "--cells", out, "--metric", "steps", "--json") == \
+        run("analyze", SAMPLES / name, "--metric", "steps", "--json")
+    # the validation queries run, and a clean sample log has no unmatched item or repeated seed
+    for check, sql in validation_queries(table="logs", metric="steps", dialect="duckdb",
+                                         settings=()).items():
+        assert con.execute(sql).fetchall() == [], check
+
+
+def test_duckdb_validation_queries_find_planted_problems():
+    con = duckdb.connect()
+    con.execute("CREATE TABLE logs AS SELECT * FROM (VALUES (1, 'a', 1, 'm1', 3.0), (1, 'b', 1, 'm2', 4.0), "
+                "(2, 'a', 1, 'm1', 2.5), (2, 'a', 1, 'm1', 2.0)) AS t(item, variant, seed, model, steps)")
+    checks = validation_queries(table="logs", metric="steps", dialect="duckdb", settings=("model",), places=0)
+    assert [r[0] for r in con.execute(checks["unmatched_item"]).fetchall()] == [2]
+    assert [r[0] for r in con.execute(checks["setting_varies_model"]).fetchall()] == [1]
+    assert [r[:3] for r in con.execute(checks["repeated_seed"]).fetchall()] == [(2, "a", 1)]
+    assert [r[2] for r in con.execute(checks["finer_than_places"]).fetchall()] == [2.5]
+
+
+def test_sql_maps_columns_filters_and_derives(tmp_path):
+    con = duckdb.connect()
+    frame = pl.read_csv(SAMPLES / "style_probe.csv").rename({"item": "question", "steps": "n_steps"})
+    frame = frame.with_row_index("_row")
+    con.register("logs_view", frame.to_arrow())
+    con.execute("CREATE TABLE logs AS SELECT * FROM logs_view")
+    out = duckdb_cells(con, tmp_path, "--metric", "twice", "--column", "item=question", "--derive",
+                       "twice = n_steps * 2", "--where", "seed <> 1", "--order", "_row")
+    want = run("analyze", SAMPLES / "style_probe.csv", "--metric", "twice", "--derive", "twice = steps * 2",
+               "--where", "seed <> 1", "--json")
+    assert run("analyze", "--cells", out, "--metric", "twice", "--json") == want
+
+
+@pytest.mark.slow
+def test_duckdb_on_a_million_rows_gives_the_row_logs_json(tmp_path):
+    items, runs = 1000, 500
+    n = items * 2 * runs
+    i = pl.int_range(0, n, eager=True)
+    frame = pl.DataFrame({"i": i}).select(
+        (pl.col("i") // (2 * runs)).alias("item"),
+        pl.when((pl.col("i") // runs) % 2 == 0).then(pl.lit("formal")).otherwise(pl.lit("casual")).alias("variant"),
+        (pl.col("i") % runs + 1).alias("seed"),
+        ((pl.col("i").hash(seed=3) % 11).cast(pl.Int64) + (pl.col("i") // runs) % 2).alias("steps"),
+    )
+    log = tmp_path / "big.csv"
+    frame.write_csv(log)
+    con = duckdb.connect()
+    load(con, log)
+    out = duckdb_cells(con, tmp_path, "--metric", "steps", "--order", "_row")
+    want = run("analyze", log, "--metric", "steps", "--json")
+    assert run("analyze", "--cells", out, "--metric", "steps", "--json") == want
+    assert json.loads(want)["sign_flip"]["method_detail"].startswith("exact (lattice convolution, step 1/500")
+
+
+# --------------------------------------------------------------------------- Spark
+
+
+@pytest.mark.skipif(not os.environ.get("PROBESTATS_SPARK"), reason="set PROBESTATS_SPARK=1 (needs pyspark and java)")
+@pytest.mark.parametrize("name", ["style_probe.csv", "style_probe_5seeds.csv"])
+def test_spark_running_the_spark_dialect_gives_the_row_logs_json(tmp_path, name):
+    pyspark = pytest.importorskip("pyspark")
+    if shutil.which("java") is None:
+        pytest.skip("no Java runtime")
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.builder.master("local[1]").appName("probestats").getOrCreate()
+    frame = pl.read_csv(SAMPLES / name, infer_schema=False).with_row_index("_row")
+    frame = frame.with_columns(pl.col("_row").cast(pl.Int64), pl.col("steps").cast(pl.Float64))
+    # rows and a DDL schema, not pandas (pyspark warns about newer pandas)
+    schema = ", ".join(f"`{c}` {'BIGINT' if c == '_row' else 'DOUBLE' if c == 'steps' else 'STRING'}"
+                       for c in frame.columns)
+    spark.createDataFrame(frame.rows(), schema=schema).createOrReplaceTempView("logs")
+    query = run("sql", "--dialect", "spark", "--table", "logs", "--metric", "steps", "--order", "_row").split(";")[0]
+    result = spark.sql(query)
+    out = tmp_path / "spark.csv"
+    pl.DataFrame([r.asDict() for r in result.collect()], infer_schema_length=None).write_csv(out)
+    assert run("analyze", "--cells", out, "--metric", "steps", "--json") == \
+        run("analyze", SAMPLES / name, "--metric", "steps", "--json")
+
+
+# --------------------------------------------------------------------------- errors and labels
+
+
+def test_cli_refusals_are_one_line(tmp_path, capsys):
+    from probestats.cli import main
+
+    log = SAMPLES / "style_probe.csv"
+    cells = tmp_path / "c.parquet"
+    run("cells", log, "--metric", "steps", "-o", cells)
+    for args, code, text in [
+        (["analyze", "--metric", "steps"], 2, "give a LOG or --cells FILE"),
+        (["analyze", log, "--cells", cells, "--metric", "steps"], 2, "give a LOG or --cells FILE"),
+        (["analyze", "--cells", cells, "--metric", "steps", "--noise", log], 1, "--noise cannot be used with --cells"),
+        (["analyze", "--cells", log, "--metric", "steps"], 1, "is not a cell table"),
+        (["analyze", "--cells", cells, "--metric", "steps", "--a", "nope"], 1, "--a nope: not a value"),
+        (["cells", log, "--metric", "steps", "-o", tmp_path / "c.txt"], 1, ".parquet, .csv or .jsonl"),
+        (["sql", "--table", "logs", "--metric", "steps", "--where", "seed >"], 1, "--where: not an SQL expression"),
+    ]:
+        capsys.readouterr()
+        assert main([str(a) for a in args]) == code, args
+        err = capsys.readouterr().err
+        assert text in err, (args, err)
+        assert "Traceback" not in err
+
+
+def test_untested_dialects_are_labelled():
+    assert "not tested" in run("sql", "--dialect", "snowflake", "--table", "logs", "--metric", "steps")
+    assert "not tested" not in run("sql", "--dialect", "spark", "--table", "logs", "--metric", "steps")
+
+
+def test_a_cell_table_read_back_from_csv_keeps_its_exact_sums(tmp_path):
+    # sums beyond 2**53 survive as text: a float column would round them
+    big = 2**53 + 1
+    cells = pl.DataFrame({"item": ["1", "1"], "variant": ["a", "b"], "n": [1, 1], "counted": [1, 1],
+                          "places": [0, 0], "sum_units": [str(big), "1"], "sumsq_units": [str(big**2), "1"],
+                          "min": [float(big), 1.0], "max": [float(big), 1.0], "first_row": [0, 1]})
+    path = tmp_path / "c.csv"
+    cells.write_csv(path)
+    from probestats.analyses.cells import read_cells
+
+    back = read_cells(path)
+    assert back["sum_units"].to_list() == [str(big), "1"]
