@@ -567,7 +567,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     if detected:
         finding = [
             f"The probe detected a gap larger than chance: the average gap ({_q(a)} minus {_q(b)}) is "
-            f"{gap_text} {metric} ({test_named}, p = {p_text}, below alpha {alpha:g}; {interval_text}).",
+            f"{gap_text} {metric} ({test_named}, p = {p_text}, at or below alpha {alpha:g}; {interval_text}).",
         ]
         top = drivers["top"]
         finding.append(
