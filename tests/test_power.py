@@ -133,13 +133,55 @@ def test_simulated_gap_noise_matches_sigma_for_non_integer_metric():
 
 
 def test_integer_gaps_stay_on_the_lattice_and_shift_by_the_gap():
-    m = noise_model(noise_frame(np.random.default_rng(0), items=4, runs=100), metric="steps")
+    m = noise_model(noise_frame(np.random.default_rng(0), items=4, runs=100), metric="steps", scale=":")
     d = _draw(m, 6, 4, 4, 20000, 2)
     g = d.gaps(0.37)
     assert np.allclose(g * 4, np.round(g * 4))                 # whole steps over 4 runs
     base = d.gaps(0.0)
     assert (g - base).mean() == pytest.approx(0.37, abs=0.004)  # shift has mean exactly 0.37
     assert np.all(g >= base)
+    assert np.var(base) == pytest.approx(m.sigma_simulated ** 2 * (1 / 4 + 1 / 4), rel=0.03)
+
+
+def _pooled_sd(y: np.ndarray, m: int) -> float:
+    # by hand: cells are consecutive blocks of m runs; sqrt(sum of squared deviations / sum(m - 1))
+    cells = y.reshape(-1, m)
+    return math.sqrt(((cells - cells.mean(axis=1, keepdims=True)) ** 2).sum() / (cells.shape[0] * (m - 1)))
+
+
+GENERATORS = {
+    "continuous": lambda rng, n: rng.normal(5.0, 1.5, n),
+    "poisson": lambda rng, n: rng.poisson(4.0, n).astype(float),
+    "likert": lambda rng, n: np.clip(np.round(rng.normal(3.0, 1.1, n)), 1, 5),
+    "binary 0.5": lambda rng, n: (rng.random(n) < 0.5).astype(float),
+    "binary 0.9": lambda rng, n: (rng.random(n) < 0.9).astype(float),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(GENERATORS))
+@pytest.mark.parametrize("m", [2, 3, 5, 40])
+def test_simulated_gap_spread_equals_the_noise_logs_spread(kind, m):
+    # the noise log: 2,400 runs in cells of m; item rates differ a little for the bounded kinds
+    rng = np.random.default_rng([m, len(kind)])
+    y = GENERATORS[kind](rng, 2400)
+    frame = pl.DataFrame({"item": np.repeat(np.arange(2400 // m), m), "x": y})
+    model = noise_model(frame, metric="x")
+    sigma = _pooled_sd(y, m)
+    assert model.sigma_run == pytest.approx(sigma, rel=1e-12)
+    d = _draw(model, 4, 5, 3, 60000, 7)
+    sim = d.gaps(0.0)
+    expected = model.sigma_simulated ** 2 * (1 / 5 + 1 / 3)
+    # the simulated item-gap variance is the model's (SE of a variance from 240,000 gaps ~ 0.3%, wider
+    # for the few-valued bounded metrics whose gaps are far from normal)
+    assert np.var(sim) == pytest.approx(expected, rel=0.03)
+    # and the model's run spread is the log's pooled sigma (a bounded log short of it says so)
+    if model.sigma_simulated < sigma * (1 - 1e-9):
+        # kept to observed values, the runs cannot spread more than the whole log does (ddof=0)
+        assert model.sigma_simulated == pytest.approx(float(np.std(y)), rel=1e-9)
+        assert float(np.std(y)) < sigma
+        assert ("noise_spread_short" in {p.code for p in model.problems}) == (model.sigma_simulated < 0.99 * sigma)
+    else:
+        assert model.sigma_simulated == pytest.approx(sigma, rel=1e-9)
 
 
 # ---------------------------------------------------------------- heterogeneity

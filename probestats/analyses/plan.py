@@ -9,17 +9,24 @@ above a target.
 
 How a probe is simulated (one design: ``items`` items, ``k_a`` and ``k_b`` runs per value):
 
-1. Each simulated item draws one cell (item x value) of the noise log at random, and
-   both its values draw their runs from that cell with replacement, so the noise of the
-   item gap has the cell's own shape and spread. (For a metric that is not whole
-   numbers the within-cell residuals are scaled by ``sqrt(n_c / (n_c - 1))`` so that
-   their variance is the cell's unbiased variance.)
+1. The noise of a run reproduces the noise log's pooled within-cell variance
+   ``sigma^2`` exactly, whatever the metric and however few runs its cells hold
+   (resampling a cell of ``m`` runs as it is would give only ``(m - 1) / m`` of it):
+
+   - a metric without a floor or ceiling draws its runs from the *centered residuals*
+     ``y - mean(cell)`` of every cell, pooled, and scaled by one factor so that their
+     mean square is ``sigma^2`` (about ``sqrt(m / (m - 1))`` for cells of ``m`` runs);
+   - a bounded metric (below) keeps its runs as observed values, so they stay whole and
+     within the bounds: each simulated item draws its runs (both values) from one cell of
+     the noise log with probability ``w``, and from the whole log with probability
+     ``1 - w``, where ``w`` is chosen so that the expected within-item variance is
+     ``sigma^2`` (the whole log's spread also holds the spread of the cell means). When even
+     the whole log spreads less than ``sigma`` (a sampling accident of a small log), ``w``
+     is 0 and the shortfall is stated (``sigma_simulated``).
 2. The item's true gap is ``delta + tau * z`` with ``z`` standard normal (``tau`` is the
    heterogeneity of true gaps between items).
-3. The true gap is added to value ``a``'s runs. For a whole-number metric it is added as
-   whole steps spread evenly over the runs (``floor(k_a * gap + u) / k_a`` with ``u``
-   uniform), which keeps every simulated run a whole number, so zero gaps and ties
-   happen as often as in a real probe, and the expected shift is exactly the gap.
+3. The true gap is added to value ``a``'s runs as a shift (``--shift scale`` multiplies
+   them instead; see :func:`plan_probe`).
 
 A metric with a floor or a ceiling (a 0/1 label, a 1-5 judge scale, a count that stops
 at 0) is simulated so that no run ever crosses it. The bounds are declared
@@ -38,7 +45,7 @@ For such a metric step 3 becomes:
    stays on its lattice: each run moves by ``floor(s)`` or ``floor(s) + 1`` whole
    steps, the larger with probability ``s - floor(s)``, independently per run. For a
    0/1 metric this makes value ``a``'s runs exactly Bernoulli with rate
-   ``min(1, p + g)``. Close to a bound the realised average gap is then smaller than
+   ``min(1, p + g)`` (and ``max(0, p + g)`` for a downward gap). Close to a bound the realised average gap is then smaller than
    ``delta``; results report it beside ``delta`` (``gap_realized``, ``mdg_realized``).
 
 Every run only rises with the gap (clipping keeps that), so each simulated item gap
@@ -157,13 +164,21 @@ class NoiseModel:
     floor: float | None = None
     ceiling: float | None = None
     scale_source: str | None = None
-    # values to resample, grouped by cell (None: normal noise with sd sigma_run)
+    #: Share of simulated items that draw their runs from one cell of the noise log (the rest
+    #: draw from the whole log); 0 for an unbounded metric, whose residuals are pooled.
+    mix: float = 0.0
+    #: The standard deviation of a simulated run around its item's mean, averaged as a variance
+    #: over simulated items: sigma_run, unless a bounded log spreads less than sigma as a whole.
+    sigma_simulated: float | None = None
+    # values to resample, grouped by simulation cell (None: normal noise with sd sigma_run);
+    # for a bounded metric the last cell is the whole log
     _values: np.ndarray | None = field(default=None, repr=False, compare=False)
     _starts: np.ndarray | None = field(default=None, repr=False, compare=False)
     _sizes: np.ndarray | None = field(default=None, repr=False, compare=False)
-    # the log's values and cell means, grouped by cell (to re-derive the pool for another scale)
+    # the log's values, cell means and cell sizes, grouped by cell (to re-derive the pool for another scale)
     _raw: np.ndarray | None = field(default=None, repr=False, compare=False)
     _means: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _cell_sizes: np.ndarray | None = field(default=None, repr=False, compare=False)
     # bounded metric: per cell, the shift s of every run that moves the cell's mean by a gap
     _shifts: _ShiftTable | None = field(default=None, repr=False, compare=False)
 
@@ -172,7 +187,7 @@ class NoiseModel:
         """A noise model from a stated sigma per run: runs are normal, not resampled.
 
         >>> NoiseModel.stated(2.0).to_dict()["simulation"]
-        'normal runs with the stated sigma'
+        'normal runs with the stated sigma 2'
         """
         sigma = float(sigma)
         if not math.isfinite(sigma) or sigma < 0:
@@ -189,19 +204,26 @@ class NoiseModel:
 
     @property
     def simulation(self) -> str:
-        """How simulated runs are drawn."""
+        """How simulated runs are drawn: the noise model in one line."""
         if self._values is None:
-            return "normal runs with the stated sigma"
-        if self.integer:
-            how = "runs resampled within cells of the noise log (whole numbers kept whole)"
-        elif self.bounded:
-            how = "runs resampled within cells of the noise log, spread scaled to the unbiased cell variance"
+            return f"normal runs with the stated sigma {self.sigma_run:.4g}"
+        if not self.bounded and not self.integer:
+            resid = self._raw - np.repeat(self._means, self._cell_sizes)
+            rms = float(np.sqrt(np.mean(resid ** 2)))
+            factor = self.sigma_run / rms if rms > 0 else 1.0
+            return (f"centered residuals of the noise log's {self.n_cells} cells, pooled and scaled by {factor:.4g} "
+                    f"so their SD is the pooled within-cell sigma {self.sigma_run:.4g}")
+        how = (f"observed runs{' (whole numbers kept whole)' if self.integer else ''}: each simulated item draws from one cell of the noise log with probability "
+               f"{self.mix:.3g}, else from the whole log, so a run's SD around its item mean is ")
+        if self.sigma_simulated is not None and self.sigma_simulated < self.sigma_run * (1 - 1e-9):
+            how += (f"{self.sigma_simulated:.4g}, short of the pooled sigma {self.sigma_run:.4g} (the whole log "
+                    "spreads less than its cells do)")
         else:
-            return "residuals resampled within cells of the noise log, scaled to the unbiased cell variance"
-        if self.bounded:
-            how += (f"; kept within {_fmt_scale(self.floor, self.ceiling)} ({self.scale_source}): a gap shifts "
-                    "each item's mean of value a, stopping at the bound")
-        return how
+            how += f"the pooled within-cell sigma {self.sigma_run:.4g}"
+        if not self.bounded:
+            return how
+        return how + (f"; kept within {_fmt_scale(self.floor, self.ceiling)} ({self.scale_source}): a gap shifts "
+                      "each item's mean of value a, stopping at the bound")
 
     def with_scale(self, scale) -> NoiseModel:
         """The same noise with a declared scale ``(low, high)`` or ``"LOW:HIGH"`` (an empty side: no bound).
@@ -217,8 +239,8 @@ class NoiseModel:
             raise OptionError("a declared scale needs a noise log whose runs can be kept within it, "
                               "not a stated sigma")
         floor, ceiling, source = _bounds(self._raw, self.integer, scale, self.metric)
-        values, shifts = _pool(self._raw, self._means, self._sizes, self.integer, floor, ceiling)
-        return replace(self, floor=floor, ceiling=ceiling, scale_source=source, _values=values, _shifts=shifts)
+        pool = _pool(self._raw, self._means, self._cell_sizes, self.sigma_run, floor, ceiling, self.integer)
+        return replace(self, floor=floor, ceiling=ceiling, scale_source=source, **pool)
 
     def gap_sd(self, runs_a: int, runs_b: int | None = None) -> float:
         """Noise of an item gap with ``runs_a`` and ``runs_b`` runs: ``sigma * sqrt(1/k_a + 1/k_b)``.
@@ -245,6 +267,8 @@ class NoiseModel:
             "scale_source": self.scale_source,
             "source": self.source,
             "simulation": self.simulation,
+            "mix": float(self.mix),
+            "sigma_simulated": _finite(self.sigma_simulated),
             "problems": [p.to_dict() for p in self.problems],
         }
 
@@ -341,21 +365,48 @@ class _ShiftTable:
         return s, realized
 
 
-def _pool(y: np.ndarray, means: np.ndarray, sizes: np.ndarray, integer: bool, floor, ceiling):
-    """The values to resample (grouped by cell) and, for a bounded metric, the shift table."""
-    bounded = floor is not None or ceiling is not None
+def _pool(y: np.ndarray, means: np.ndarray, sizes: np.ndarray, sigma: float, floor, ceiling,
+          integer: bool) -> dict:
+    """The simulation cells of a noise log (the NoiseModel fields ``mix``, ``sigma_simulated``, ``_values``,
+    ``_starts``, ``_sizes``, ``_shifts``); see the module notes.
+
+    Unbounded and not whole numbers: one cell of pooled centered residuals whose mean square is
+    ``sigma^2``. Bounded or whole numbers (kept on their lattice): the log's cells as observed plus, last, the whole log as one cell; a simulated item uses one
+    of the log's cells with probability ``mix``. Over cells drawn uniformly, a cell's own
+    (ddof=0) variance averages ``v``, and the whole log's is ``V``, so the expected variance
+    of a simulated run around its item's mean is ``mix * v + (1 - mix) * V``; ``mix`` solves
+    that for ``sigma^2`` (``v`` is about ``sigma^2 (m - 1) / m`` for cells of ``m`` runs, and
+    ``V`` adds the spread of the cell means to it).
+    """
+    sizes = np.asarray(sizes, dtype=np.int64)
     mean_rep = np.repeat(means, sizes)
-    factor = np.repeat(np.sqrt(sizes / np.maximum(sizes - 1.0, 1.0)), sizes)
-    if integer:
-        pool = y
-    elif not bounded:
-        return (y - mean_rep) * factor, None
+    resid = y - mean_rep
+    bounded = floor is not None or ceiling is not None
+    if not bounded and not integer:
+        ms = float(np.mean(resid ** 2))
+        values = resid * (sigma / math.sqrt(ms)) if ms > 0 else resid
+        return dict(mix=0.0, sigma_simulated=float(sigma), _values=values, _starts=np.zeros(1, dtype=np.int64),
+                    _sizes=np.array([y.size], dtype=np.int64), _shifts=None)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    v_cells = float(np.mean(np.add.reduceat(resid ** 2, starts) / sizes))
+    v_all = float(np.var(y))
+    target = sigma ** 2
+    if v_all <= target:
+        mix, var_sim = 0.0, v_all
+    elif v_all - v_cells <= 0:
+        mix, var_sim = 0.0, v_all
     else:
-        lo = -np.inf if floor is None else floor
-        hi = np.inf if ceiling is None else ceiling
-        pool = np.clip(mean_rep + (y - mean_rep) * factor, lo, hi)
-    if not bounded:
-        return pool, None
+        mix = min(1.0, max(0.0, (v_all - target) / (v_all - v_cells)))
+        var_sim = mix * v_cells + (1 - mix) * v_all
+    pool = np.concatenate([y, y])
+    all_sizes = np.concatenate([sizes, [y.size]]).astype(np.int64)
+    all_starts = np.concatenate([[0], np.cumsum(all_sizes)[:-1]]).astype(np.int64)
+    return dict(mix=float(mix), sigma_simulated=math.sqrt(max(0.0, var_sim)), _values=pool, _starts=all_starts,
+                _sizes=all_sizes, _shifts=_shift_table(pool, all_sizes, floor, ceiling) if bounded else None)
+
+
+def _shift_table(pool: np.ndarray, sizes: np.ndarray, floor, ceiling) -> _ShiftTable:
+    """Per simulation cell, the map from a gap of the cell's mean to the shift of every run."""
     xs, ss, first, last = [], [], [], []
     start = 0
     for n in sizes:
@@ -387,9 +438,8 @@ def _pool(y: np.ndarray, means: np.ndarray, sizes: np.ndarray, integer: bool, fl
     first_a, last_a = np.array(first), np.array(last)
     offset = float(last_a.max() - first_a.min()) + 1.0
     x = np.concatenate([xc + c * offset for c, xc in enumerate(xs)])
-    table = _ShiftTable(x=x, s=np.concatenate(ss), first=first_a, last=last_a, offset=offset,
-                        has_floor=floor is not None, has_ceiling=ceiling is not None)
-    return pool, table
+    return _ShiftTable(x=x, s=np.concatenate(ss), first=first_a, last=last_a, offset=offset,
+                       has_floor=floor is not None, has_ceiling=ceiling is not None)
 
 
 def _frame_and_metric(source, metric):
@@ -511,7 +561,13 @@ def noise_model(source, metric: str | None = None, *, scale=None) -> NoiseModel:
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     means = stats["mean"].to_numpy().astype(np.float64)
     floor, ceiling, scale_source = _bounds(y, integer, scale, metric)
-    pool, shifts = _pool(y, means, sizes, integer, floor, ceiling)
+    pool = _pool(y, means, sizes, sigma, floor, ceiling, integer)
+    if sigma > 0 and pool["sigma_simulated"] < 0.99 * sigma:
+        problems.append(Problem("warning", "noise_spread_short",
+                                f"the noise log as a whole spreads less ({pool['sigma_simulated']:.4g}) than its "
+                                f"cells do (pooled sigma {sigma:.4g}), a sampling accident of a small log: the "
+                                "simulated runs, kept to the log's observed values, cannot reach sigma, so power is a little "
+                                "high and the MDG a little low; use a larger noise log"))
     if sigma == 0.0:
         problems.append(Problem("warning", "deterministic",
                                 f"every cell of the noise log has zero spread in '{metric}': runs add "
@@ -520,8 +576,7 @@ def noise_model(source, metric: str | None = None, *, scale=None) -> NoiseModel:
         metric=metric, sigma_run=sigma, df=dof, n_cells=int(stats.height),
         n_items=int(stats["item"].n_unique()), n_runs=int(y.size), integer=integer,
         minimum=float(y.min()), maximum=float(y.max()), source=name, problems=tuple(problems),
-        floor=floor, ceiling=ceiling, scale_source=scale_source,
-        _values=pool, _starts=starts.astype(np.int64), _sizes=sizes, _raw=y, _means=means, _shifts=shifts,
+        floor=floor, ceiling=ceiling, scale_source=scale_source, _raw=y, _means=means, _cell_sizes=sizes, **pool,
     )
 
 
@@ -735,12 +790,16 @@ def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed) -> _Dr
         sd = noise.sigma_run * np.sqrt(1.0 / ka + 1.0 / kb)
         base = rng.standard_normal((sims, items)) * sd
         return _Draws(base, u, z, ka, np.ones(items, dtype=np.int64), False)
+    bounded = noise._shifts is not None
     integer = noise.integer
     scale = np.lcm(ka, kb) if integer else np.ones(items, dtype=np.int64)
-    cell = rng.integers(0, noise._sizes.size, size=(sims, items))
+    # one of the log's cells with probability mix, else the whole log (the last cell; the only one when
+    # the runs are pooled residuals)
+    whole = noise._sizes.size - 1
+    cell = np.where(rng.random((sims, items)) < noise.mix, rng.integers(0, max(whole, 1), size=(sims, items)),
+                    whole)
     start, size = noise._starts[cell], noise._sizes[cell]
     base = np.empty((sims, items), dtype=np.float64)
-    bounded = noise._shifts is not None
     if bounded:
         same = bool(np.all(ka == ka[0]))
         runs = np.empty((sims, items, int(ka[0]))) if same else []
@@ -1406,6 +1465,7 @@ class Plan:
             "decisions": DECIDE_NOTE if max((c.items for c in self.cells), default=0) >= DECIDE_EXACT_ITEMS
             else "every simulated probe's p computed exactly",
             "noise": self.noise.to_dict(),
+            "noise_model": self.noise.simulation,
             "gap_definition": (f"the shift of each item's mean of value a, stopping at the metric's bounds "
                                f"{_fmt_scale(self.noise.floor, self.noise.ceiling)} ({self.noise.scale_source}); "
                                "gap_realized and mdg_realized are the average shifts reached"
@@ -1432,6 +1492,7 @@ class Plan:
         lines = [f"sigma per run: {n.sigma_run:.4g} {n.metric} "
                  + (f"(pooled within {n.n_cells} cells of {n.source}, df {n.df})" if n.df is not None
                     else "(stated)")]
+        lines.append(f"noise model: {n.simulation}")
         if self.tau_source == "pilot":
             lines.append(f"heterogeneity tau: {self.tau:.4g} (from the pilot, method of moments)")
         elif self.heterogeneity_stated:
