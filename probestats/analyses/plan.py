@@ -859,10 +859,11 @@ class _Rejections:
     approximation, and makes a bisection cost little more than two full evaluations.
     """
 
-    def __init__(self, draws: _Draws, tau: float, alpha: float, alternative: str):
+    def __init__(self, draws: _Draws, tau: float, alpha: float, alternative: str, direction: float | None = None):
         self.draws, self.tau, self.alternative = draws, tau, alternative
         self.limit = alpha * (1 + 1e-12)
-        self.sign = _direction(alternative)
+        # the direction the gap grows in: the tested one, or either one of a two-sided test
+        self.sign = _direction(alternative) if direction is None else float(direction)
         self.saturation = draws.saturation(self.sign, tau)   # no gap changes beyond it
         sims = draws.base.shape[0]
         self.reject_from = np.full(sims, np.inf)    # smallest gap seen rejecting (sum >= 0 there)
@@ -872,7 +873,7 @@ class _Rejections:
     def rate(self, delta: float) -> float:
         gaps = self.draws.gaps(self.sign * delta, self.tau)
         if self.alternative == "two-sided":
-            ordered = gaps.sum(axis=1) >= 0
+            ordered = self.sign * gaps.sum(axis=1) >= 0
         else:
             ordered = np.ones(gaps.shape[0], dtype=bool)
         known_reject = self.reject_from <= delta
@@ -1065,6 +1066,42 @@ def _mdg(rejections: _Rejections, items: int, gap_sd: float, tau: float, alpha: 
         else:
             lo, r_lo = mid, r
     return float(hi)
+
+
+def _directions(alternative: str) -> tuple[float, ...]:
+    """The directions a gap is searched in: both for a two-sided test, the tested one otherwise."""
+    return (1.0, -1.0) if alternative == "two-sided" else (_direction(alternative),)
+
+
+@dataclass(frozen=True)
+class _BothWays:
+    """The MDG searched in each direction: ``up`` (value a above b) and ``down`` (below), as sizes."""
+
+    up: float | None        # None: not searched (a one-sided test the other way); inf: unreachable
+    down: float | None
+    sign: float             # the direction of the smaller one
+    rejections: _Rejections
+
+    @property
+    def mdg(self) -> float:
+        return min(x for x in (self.up, self.down) if x is not None)
+
+
+def _mdg_both(draws: _Draws, items: int, gap_sd: float, tau: float, alpha: float, target: float,
+              alternative: str) -> _BothWays:
+    """The MDG in each direction the test can see (for a two-sided test both, on the same draws)."""
+    found = {}
+    for sign in _directions(alternative):
+        rej = _Rejections(draws, tau, alpha, alternative, direction=sign)
+        found[sign] = (_mdg(rej, items, gap_sd, tau, alpha, target, alternative), rej)
+    sign = min(found, key=lambda s: (found[s][0], -s))
+    return _BothWays(up=found[1.0][0] if 1.0 in found else None, down=found[-1.0][0] if -1.0 in found else None,
+                     sign=sign, rejections=found[sign][1])
+
+
+def _realized_dir(draws: _Draws, gap: float, tau: float, sign: float) -> float:
+    """The average size of the shift simulated items really make at a gap of size ``gap`` in direction ``sign``."""
+    return sign * draws.realized(sign * gap, tau)
 
 
 def _check_common(alpha, target, sims, alternative):
@@ -1308,8 +1345,8 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
     if solve == "gap":
         items, runs = int(items), int(runs)
         draws = _draw(noise, items, runs, runs, sims, seed)
-        rejections = _Rejections(draws, tau, alpha, alternative)
-        mdg = _mdg(rejections, items, noise.gap_sd(runs), tau, alpha, power, alternative)
+        both = _mdg_both(draws, items, noise.gap_sd(runs), tau, alpha, power, alternative)
+        rejections, mdg = both.rejections, both.mdg
         minp = min_attainable_p(items, alternative=alternative)
         if math.isinf(mdg):
             why = (f"with {count_of(items, 'item')} the smallest attainable p is {minp:g} > alpha {alpha}: this design could "
@@ -1319,11 +1356,13 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
             return PowerResult("gap", math.inf, items, runs, None, None, None, None, float(power), minp, **common,
                                note=why)
         p = rejections.rate(mdg)
-        st = _sign_test_rate(draws, mdg, tau, alpha, alternative)
+        st = _sign_test_rate(draws, both.sign * mdg if alternative == "two-sided" else mdg, tau, alpha, alternative)
         approx = _approx_power(mdg, items, noise.gap_sd(runs), tau, alpha, alternative)
         return PowerResult("gap", mdg, items, runs, p, _se(p, sims), st, approx, float(power), minp, **common,
-                           note=f"minimum detectable gap at power {power} and alpha {alpha}.{bound}",
-                           gap_realized=_realized(draws, mdg, tau, alternative))
+                           note=f"minimum detectable gap at power {power} and alpha {alpha}"
+                                + (f" ({'upward' if both.sign > 0 else 'downward'}, the smaller of the two directions)"
+                                   if alternative == "two-sided" else "") + f".{bound}",
+                           gap_realized=abs(_realized_dir(draws, mdg, tau, both.sign)))
 
     gap = float(gap)
 
@@ -1381,8 +1420,7 @@ def mdg_for_design(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05,
     draws = _draw(noise, items, runs_a, runs_b, sims, seed)
     ka, kb = draws.ka, _runs_array(runs_b, items, "runs_b")
     gap_sd = noise.sigma_run * math.sqrt(float(np.mean(1.0 / ka + 1.0 / kb)))
-    rejections = _Rejections(draws, tau, alpha, alternative)
-    return _finite(_mdg(rejections, items, gap_sd, tau, alpha, power, alternative))
+    return _finite(_mdg_both(draws, items, gap_sd, tau, alpha, power, alternative).mdg)
 
 
 # ---------------------------------------------------------------------------
@@ -1397,6 +1435,10 @@ class PlanCell:
     ``gap_realized`` and ``mdg_realized`` are the average gaps the simulated items really
     move by at the plan's gap and at the MDG: for a metric with a floor or ceiling they
     are smaller than the gap when items reach the bound; otherwise they equal it.
+
+    For a two-sided test the MDG is searched upward (value a above b) and downward, on the
+    same simulated probes: ``mdg`` is the smaller, ``mdg_up`` and ``mdg_down`` the sizes of
+    both (they differ near a floor or ceiling, where a gap toward the bound is capped).
     """
 
     items: int
@@ -1410,10 +1452,15 @@ class PlanCell:
     min_attainable_p: float
     gap_realized: float | None = None
     mdg_realized: float | None = None
+    #: the MDG as a size in each direction (value a above b, below it); None where not searched
+    #: (a one-sided test the other way), inf where no gap reaches the target power
+    mdg_up: float | None = None
+    mdg_down: float | None = None
 
     def to_dict(self) -> dict:
         return {
             "items": int(self.items), "runs": int(self.runs),
+            "mdg_up": _finite(self.mdg_up), "mdg_down": _finite(self.mdg_down),
             "power": _finite(self.power), "power_se": _finite(self.power_se),
             "power_sign_test": _finite(self.power_sign_test),
             "power_approx": _finite(self.power_approx),
@@ -1480,7 +1527,8 @@ class Plan:
     def to_frame(self) -> pl.DataFrame:
         """The cells as a polars DataFrame (one row per design)."""
         return pl.DataFrame([c.to_dict() for c in self.cells],
-                            schema={"items": pl.Int64, "runs": pl.Int64, "power": pl.Float64,
+                            schema={"items": pl.Int64, "runs": pl.Int64, "mdg_up": pl.Float64, "mdg_down": pl.Float64,
+                                    "power": pl.Float64,
                                     "power_se": pl.Float64, "power_sign_test": pl.Float64,
                                     "power_approx": pl.Float64, "mdg": pl.Float64,
                                     "mdg_approx": pl.Float64, "min_attainable_p": pl.Float64,
@@ -1509,7 +1557,10 @@ class Plan:
         head = ["items", "runs"]
         if self.gap is not None:
             head += [f"power at gap {self.gap:g}", "+/- se", "t approx"] + (["reached"] if bounded else [])
-        head += ["MDG"] + (["reached"] if bounded else []) + ["MDG t approx", "min p"]
+        head += ["MDG"] + (["reached"] if bounded else [])
+        two_way = self._directions_differ()
+        head += ["MDG up", "MDG down"] if two_way else []
+        head += ["MDG t approx", "min p"]
         rows = []
         for c in self.cells:
             row = [str(c.items), str(c.runs)]
@@ -1518,6 +1569,7 @@ class Plan:
                 row += [_fmt(c.gap_realized, ".3g")] if bounded else []
             row += ["never" if math.isinf(c.mdg) else f"{c.mdg:.3g}"]
             row += [_fmt(c.mdg_realized, ".3g")] if bounded else []
+            row += [_fmt_mdg(c.mdg_up), _fmt_mdg(c.mdg_down)] if two_way else []
             row += [_fmt(c.mdg_approx, ".3g"), f"{c.min_attainable_p:.3g}"]
             rows.append(row)
         widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
@@ -1529,12 +1581,27 @@ class Plan:
             lines.extend(f"{p.severity}: {p.message}" for p in self.problems)
         return "\n".join(lines)
 
+    def _directions_differ(self) -> bool:
+        """Whether some design's upward and downward MDG differ (more than 2%, or one is unreachable)."""
+        for c in self.cells:
+            if c.mdg_up is None or c.mdg_down is None:
+                continue
+            if math.isinf(c.mdg_up) != math.isinf(c.mdg_down):
+                return True
+            if math.isfinite(c.mdg_up) and abs(c.mdg_up - c.mdg_down) > 0.02 * min(c.mdg_up, c.mdg_down):
+                return True
+        return False
+
     @property
     def heterogeneity_stated(self) -> bool:
         return not any(p.code == "heterogeneity_assumed" for p in self.problems)
 
     def __str__(self) -> str:
         return self.to_text()
+
+
+def _fmt_mdg(x) -> str:
+    return "-" if x is None else "never" if math.isinf(x) else f"{x:.3g}"
 
 
 def _fmt(x, spec):
@@ -1641,20 +1708,21 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
         for k in run_list:
             draws = _draw(noise, n, k, k, sims, seed)
             gsd = noise.gap_sd(k)
-            rejections = _Rejections(draws, tau, alpha, alternative)
-            mdg = _mdg(rejections, n, gsd, tau, alpha, power, alternative)
+            both = _mdg_both(draws, n, gsd, tau, alpha, power, alternative)
+            mdg = both.mdg
             p = st = se = approx = None
             if gap is not None:
-                p = rejections.rate(float(gap))
+                p = _Rejections(draws, tau, alpha, alternative).rate(float(gap))
                 st = _sign_test_rate(draws, float(gap), tau, alpha, alternative)
                 se = _se(p, sims)
                 approx = _approx_power(float(gap), n, gsd, tau, alpha, alternative)
             mdg_approx = (None if math.isinf(mdg) else
                           _approx_mdg(n, gsd, tau, alpha, power, alternative))
             reached = None if gap is None else _realized(draws, float(gap), tau, alternative)
-            mdg_reached = None if math.isinf(mdg) else _realized(draws, mdg, tau, alternative)
+            mdg_reached = None if math.isinf(mdg) else abs(_realized_dir(draws, mdg, tau, both.sign))
             cells.append(PlanCell(n, k, p, se, st, approx, mdg, mdg_approx,
-                                  float(min_attainable_p(n, alternative=alternative)), reached, mdg_reached))
+                                  float(min_attainable_p(n, alternative=alternative)), reached, mdg_reached,
+                                  mdg_up=both.up, mdg_down=both.down))
             if progress is not None:
                 progress(len(cells), total)
     if noise.bounded:
