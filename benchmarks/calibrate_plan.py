@@ -17,8 +17,9 @@ power a user gets on average (one noise log's sigma is itself an estimate).
 The generators are written here, independently of plan's noise model: a gap is a change
 of the generator's mean (a normal shifted; a Poisson rate raised; a latent normal shifted
 before rounding and clipping to 1-5, by the amount that moves the mean by the gap; a 0/1
-rate moved). ``--shift scale`` instead multiplies: the Poisson rate and the continuous
-metric (about a positive mean) scale so that the mean moves by the gap.
+rate moved). A Poisson count's gap is a change of its rate, so its spread grows with its
+mean: plan is asked for ``--shift scale`` (a rate gap) for it, and ``--shift additive`` for the
+others, the model each generator's gap follows (``--shift`` forces one model for all).
 
 Run: python benchmarks/calibrate_plan.py [--quick] [--shift additive|scale]
 """
@@ -66,9 +67,6 @@ def generator(kind: str, shift_model: str = "additive"):
         return lambda rng, shape, gap: mean + gap + sd * rng.standard_normal(shape)
     if kind == "count":
         lam = 4.0
-        if shift_model == "scale":   # a rate gap: every run's rate scaled, mean moved by gap
-            return lambda rng, shape, gap: (rng.poisson(lam * (1 + gap / lam), shape).astype(float)
-                                            if lam + gap > 0 else None)
         return lambda rng, shape, gap: rng.poisson(lam + gap, shape).astype(float) if lam + gap > 0 else None
     if kind == "likert":
         def draw(rng, shape, gap):
@@ -84,6 +82,7 @@ def generator(kind: str, shift_model: str = "additive"):
     raise ValueError(kind)
 
 
+SHIFT_OF = {"count": "scale"}   # the gap model each generator follows
 KINDS = ("continuous", "count", "likert", "binary 0.5", "binary 0.9")
 CELLS = (2, 3, 5, 40)
 DESIGNS = ((8, 20), (12, 5))
@@ -100,10 +99,11 @@ def realized_power(draw, rng, items: int, runs: int, gap: float, probes: int) ->
 
 
 def calibrate_cell(kind: str, m: int, items: int, runs: int, *, logs: int = 3, noise_runs: int = 4000,
-                   sims: int = 4000, probes: int = 4000, seed: int = 0, shift: str = "additive") -> dict:
+                   sims: int = 4000, probes: int = 4000, seed: int = 0, shift: str | None = None) -> dict:
     """Mean realized power at the reported MDG up and down, over ``logs`` noise logs."""
+    shift = shift or SHIFT_OF.get(kind, "additive")
     draw = generator(kind, shift)
-    out = {"kind": kind, "m": m, "items": items, "runs": runs}
+    out = {"kind": kind, "m": m, "items": items, "runs": runs, "shift": shift}
     found = {"up": [], "down": []}
     mdgs = {"up": [], "down": []}
     for log in range(logs):
@@ -137,16 +137,17 @@ def main() -> None:
     ap.add_argument("--sims", type=int, default=4000)
     ap.add_argument("--probes", type=int, default=4000)
     ap.add_argument("--noise-runs", type=int, default=4000)
-    ap.add_argument("--shift", choices=("additive", "scale"), default="additive")
+    ap.add_argument("--shift", choices=("additive", "scale"), default=None,
+                    help="force one gap model for every generator (default: scale for counts, else additive)")
     ap.add_argument("--kinds", default=",".join(KINDS))
     args = ap.parse_args()
     if args.quick:
         args.logs, args.sims, args.probes = 1, 2000, 2000
     kinds = [k.strip() for k in args.kinds.split(",")]
     print(f"plan calibration: realized power of the exact sign-flip test at the reported MDG "
-          f"(target {TARGET}, alpha {ALPHA}, two-sided, shift {args.shift}); mean over {args.logs} noise log(s) of "
+          f"(target {TARGET}, alpha {ALPHA}, two-sided, shift {args.shift or 'scale for counts, additive otherwise'}); mean over {args.logs} noise log(s) of "
           f"~{args.noise_runs} runs, plan sims {args.sims}, {args.probes} probes per point")
-    head = f"{'generator':<12} {'cell m':>6} {'design':>7} {'MDG up':>8} {'power up':>9} {'MDG down':>9} " \
+    head = f"{'generator':<12} {'shift':>8} {'cell m':>6} {'design':>7} {'MDG up':>8} {'power up':>9} {'MDG down':>9} " \
            f"{'power down':>10}  ok"
     print(head)
     print("-" * len(head))
@@ -164,7 +165,7 @@ def main() -> None:
                         worst = max(worst, dev)
                         ok.append(dev <= 0.03)
                 fmt = lambda x, spec: "never" if x is None else format(x, spec)  # noqa: E731
-                print(f"{kind:<12} {m:>6} {f'{items}x{runs}':>7} {fmt(r['mdg_up'], '.4g'):>8} "
+                print(f"{kind:<12} {r['shift']:>8} {m:>6} {f'{items}x{runs}':>7} {fmt(r['mdg_up'], '.4g'):>8} "
                       f"{fmt(r['power_up'], '.3f'):>9} {fmt(r['mdg_down'], '.4g'):>9} "
                       f"{fmt(r['power_down'], '.3f'):>10}  {'yes' if all(ok) else 'NO'}", flush=True)
     print(f"\nworst |realized - {TARGET}| over reachable cells: {worst:.3f} "

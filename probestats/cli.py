@@ -417,10 +417,13 @@ def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, sect
 @click.option("--scale", metavar="LOW:HIGH",
               help="The metric's floor and ceiling (e.g. 1:5, 0:1, or 0: for a floor only); simulated runs stay "
                    "within it. Default: an end of the noise log where 5% of runs or more pile up.")
+@click.option("--shift", type=click.Choice(["additive", "scale"]), default="additive", show_default=True,
+              help="How a gap acts: added to every run, or scaling the mean (a rate gap for counts, "
+                   "multiplicative for other metrics that are never negative).")
 @json_option("the plan")
 @read_options
 def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternative, alpha, target, sims, seed,
-         plot, scale, json_out, read):
+         plot, scale, json_out, read, shift="additive"):
     """Size a probe: the minimum detectable gap (and power at --gap) of each design.
 
     \b
@@ -444,7 +447,7 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
         task = bar.add_task("plan", total=None)
         result = plan_probe(model, items=list(items) or [6, 8, 10, 12, 15, 20], runs=list(runs) or [1, 2, 3, 5, 10, 20],
                             gap=gap, metric=metric, pilot=pilot_log, heterogeneity=heterogeneity, alpha=alpha,
-                            power=target, sims=sims, seed=seed, alternative=alternative, a=a, b=b,
+                            power=target, sims=sims, seed=seed, alternative=alternative, a=a, b=b, shift=shift,
                             progress=lambda done, total: bar.update(task, completed=done, total=total))
     if plot:
         from probestats.present.plots_power import power_curve

@@ -725,16 +725,39 @@ class _Draws:
     shifts: _ShiftTable | None = None
     floor: float = -math.inf
     ceiling: float = math.inf
+    # scale shift only: value a's part (mean of its residuals, or the sum of its whole-number runs),
+    # the level of each simulated item's cell, the log's mean, and uniforms for the rate draws
+    rate: tuple | None = None
 
     def gaps(self, delta: float, tau: float = 0.0) -> np.ndarray:
         true = delta + tau * self.z if tau else np.full_like(self.z, delta)
         if self.shifts is not None:
             return self._bounded_gaps(true)
+        if self.rate is not None:
+            return self._scaled_gaps(true)
         if self.integer:
             # whole steps spread evenly over the k_a runs: floor(k_a * gap + u) / k_a, mean = gap exactly
             steps = np.floor(self.ka * true + self.u) * (self.scale // self.ka)
             return (self.base + steps) / self.scale
         return self.base + true
+
+    def _scaled_gaps(self, true: np.ndarray) -> np.ndarray:
+        # value a's mean scaled by r = 1 + gap / mean: continuous runs (mean + residual) * r; whole
+        # numbers as a rate: thinned (binomial, r < 1) or joined by Poisson counts at the cell's
+        # rate (r > 1), so a count's variance grows with its mean as a Poisson count's does. Each
+        # draw is an inverse CDF at a fixed uniform, so every gap is non-decreasing in the gap.
+        from scipy.stats import binom, poisson
+
+        a_part, level, grand, v = self.rate
+        r = np.maximum(1.0 + true / grand, 0.0)
+        if not self.integer:
+            return self.base + true * a_part / grand     # a_part: value a's mean level
+        ka = self.ka[None, :]
+        thin = binom.ppf(v, a_part, np.minimum(r, 1.0))
+        mu = ka * np.maximum(r - 1.0, 0.0) * level
+        extra = np.where(mu > 0, poisson.ppf(v, np.where(mu > 0, mu, 1.0)), 0.0)
+        moved = np.where(r < 1.0, thin, a_part + extra) - a_part
+        return (self.base + moved * (self.scale // self.ka)) / self.scale
 
     def _bounded_gaps(self, true: np.ndarray) -> np.ndarray:
         # every run of value a moves by the cell's shift s and is clipped; a whole-number run
@@ -770,6 +793,8 @@ class _Draws:
 
     def saturation(self, sign: float, tau: float) -> float:
         """The gap beyond which no simulated gap changes (every item at the bound), else inf."""
+        if self.rate is not None and sign < 0 and not tau:
+            return float(self.rate[2])    # a scale gap of -mean takes every run to 0
         if self.shifts is None or tau:
             return math.inf
         if sign > 0 and self.shifts.has_ceiling:
@@ -779,8 +804,33 @@ class _Draws:
         return math.inf
 
 
-def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed) -> _Draws:
+SHIFTS = ("additive", "scale")
+SHIFT_TEXT = {
+    "additive": "a gap is added to every run of value a",
+    "scale": ("a gap scales value a's mean by 1 + gap / (the noise log's mean): whole numbers as a rate "
+              "(thinned, or joined by Poisson counts at the item's rate), other runs multiplied"),
+}
+
+
+def _check_shift(shift: str, noise: NoiseModel) -> None:
+    """A scale gap needs runs that are never negative, a positive mean and no ceiling."""
+    if shift not in SHIFTS:
+        raise OptionError(f"shift must be one of {', '.join(SHIFTS)}, not {shift!r}")
+    if shift == "additive":
+        return
+    if noise._values is None:
+        raise OptionError("a scale shift needs a noise log (its mean sets the scale), not a stated sigma")
+    if noise.minimum is None or noise.minimum < 0 or not float(np.mean(noise._raw)) > 0:
+        raise OptionError(f"a scale shift multiplies '{noise.metric}', so its runs must be 0 or more with a "
+                          "positive mean; use --shift additive")
+    if noise.ceiling is not None or (noise.floor is not None and noise.floor != 0):
+        raise OptionError(f"a scale shift would cross the bounds {_fmt_scale(noise.floor, noise.ceiling)} of "
+                          f"'{noise.metric}'; use --shift additive (or --scale 0: for a count)")
+
+
+def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed, shift: str = "additive") -> _Draws:
     """Simulate the noise part of ``sims`` probes with ``items`` items (see the module notes)."""
+    _check_shift(shift, noise)
     rng = np.random.default_rng(seed)
     ka = _runs_array(runs_a, items, "runs_a")
     kb = _runs_array(runs_b, items, "runs_b")
@@ -790,7 +840,9 @@ def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed) -> _Dr
         sd = noise.sigma_run * np.sqrt(1.0 / ka + 1.0 / kb)
         base = rng.standard_normal((sims, items)) * sd
         return _Draws(base, u, z, ka, np.ones(items, dtype=np.int64), False)
-    bounded = noise._shifts is not None
+    bounded = noise._shifts is not None and shift == "additive"
+    scaled = shift == "scale"
+    a_part = np.empty((sims, items)) if scaled else None
     integer = noise.integer
     scale = np.lcm(ka, kb) if integer else np.ones(items, dtype=np.int64)
     # one of the log's cells with probability mix, else the whole log (the last cell; the only one when
@@ -825,6 +877,8 @@ def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed) -> _Dr
                     rng.random((hi - lo, k)) * size[lo:hi, col, None]).astype(np.int64)
                 total[lo:hi] = noise._values[idx].sum(axis=1)
             sums.append(total)
+        if scaled:
+            a_part[:, col] = sums[0] if integer else sums[0] / ka[col]
         if bounded:
             base[:, col] = -sums[0] * (scale[col] // kb[col]) if integer else -sums[0] / kb[col]
         elif integer:
@@ -832,6 +886,14 @@ def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed) -> _Dr
             base[:, col] = sums[0] * (scale[col] // ka[col]) - sums[1] * (scale[col] // kb[col])
         else:
             base[:, col] = sums[0] / ka[col] - sums[1] / kb[col]
+    if scaled:
+        grand = float(np.mean(noise._raw))
+        if not integer and not noise.bounded:   # pooled residuals: the level is the log's mean plus them
+            a_part = a_part + grand
+        means = np.add.reduceat(noise._values, noise._starts) / noise._sizes
+        level = np.maximum(means[cell], 0.0) if integer else None
+        v = np.clip(rng.random((sims, items)), 1e-12, 1 - 1e-12)
+        return _Draws(base, u, z, ka, scale, integer, rate=(a_part, level, grand, v))
     if not bounded:
         return _Draws(base, u, z, ka, scale, integer)
     return _Draws(base, u, z, ka, scale, integer, runs_a=runs if same else tuple(runs), cell=cell,
@@ -1214,8 +1276,8 @@ def _se(p: float, sims: int) -> float:
     return math.sqrt(max(0.0, p * (1.0 - p)) / sims)
 
 
-def _power_at(noise, gap, items, runs, tau, alpha, alternative, sims, seed):
-    draws = _draw(noise, items, runs, runs, sims, seed)
+def _power_at(noise, gap, items, runs, tau, alpha, alternative, sims, seed, shift="additive"):
+    draws = _draw(noise, items, runs, runs, sims, seed, shift)
     p = _reject_rate(draws, gap, tau, alpha, alternative)
     st = _sign_test_rate(draws, gap, tau, alpha, alternative)
     approx = _approx_power(gap, items, noise.gap_sd(runs, runs), tau, alpha, alternative)
@@ -1259,7 +1321,7 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
                     power: float | None = None, *, noise, alpha: float = 0.05,
                     heterogeneity: float | None = None, sims: int = 2000, seed: int | None = 0,
                     alternative: str = "two-sided", metric: str | None = None,
-                    max_items: int = 512, max_runs: int = 512, scale=None) -> PowerResult:
+                    max_items: int = 512, max_runs: int = 512, scale=None, shift: str = "additive") -> PowerResult:
     """Power of the exact sign-flip test, or the gap, items or runs that reach a power.
 
     Exactly one of ``gap``, ``items``, ``runs`` and ``power`` is left None, and that one
@@ -1301,6 +1363,12 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
         The metric's declared scale (see :func:`noise_model`); needs a noise log or model.
         For a metric with a floor or ceiling, ``gap`` shifts each item's mean of value
         a and stops at the bound; ``gap_realized`` says how far the items really moved.
+    shift : {"additive", "scale"}
+        How a gap acts on value a's runs: added to every run (default), or a scale gap that
+        multiplies the item's mean by ``1 + gap / mean`` (mean: the noise log's), for counts
+        and other metrics that are never negative: whole numbers as a rate (thinned, or joined
+        by Poisson counts at the item's rate, so the spread grows with the mean), other runs
+        multiplied.
 
     Examples
     --------
@@ -1338,13 +1406,13 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
     bound += _bound_note(noise)
     if solve == "power":
         items, runs = int(items), int(runs)
-        p, st, approx, real = _power_at(noise, float(gap), items, runs, tau, alpha, alternative, sims, seed)
+        p, st, approx, real = _power_at(noise, float(gap), items, runs, tau, alpha, alternative, sims, seed, shift)
         return PowerResult("power", float(gap), items, runs, p, _se(p, sims), st, approx, None,
                            min_attainable_p(items, alternative=alternative), **common,
                            note=f"power of the exact sign-flip test at alpha {alpha}.{bound}", gap_realized=real)
     if solve == "gap":
         items, runs = int(items), int(runs)
-        draws = _draw(noise, items, runs, runs, sims, seed)
+        draws = _draw(noise, items, runs, runs, sims, seed, shift)
         both = _mdg_both(draws, items, noise.gap_sd(runs), tau, alpha, power, alternative)
         rejections, mdg = both.rejections, both.mdg
         minp = min_attainable_p(items, alternative=alternative)
@@ -1367,7 +1435,7 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
     gap = float(gap)
 
     def reaches(i, k):
-        draws = _draw(noise, i, k, k, sims, seed)
+        draws = _draw(noise, i, k, k, sims, seed, shift)
         return _reject_rate(draws, gap, tau, alpha, alternative) >= power
 
     if solve == "runs":
@@ -1392,14 +1460,14 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
         return PowerResult(solve, gap, items, runs, None, None, None, None, float(power),
                            None if items is None else min_attainable_p(items, alternative=alternative),
                            **common, note=note)
-    p, st, approx, real = _power_at(noise, gap, items, runs, tau, alpha, alternative, sims, seed)
+    p, st, approx, real = _power_at(noise, gap, items, runs, tau, alpha, alternative, sims, seed, shift)
     return PowerResult(solve, gap, items, runs, p, _se(p, sims), st, approx, float(power),
                        min_attainable_p(items, alternative=alternative), **common, note=note, gap_realized=real)
 
 
 def mdg_for_design(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05, power: float = 0.8,
                    heterogeneity: float | None = None, sims: int = 2000, seed: int | None = 0,
-                   alternative: str = "two-sided") -> float | None:
+                   alternative: str = "two-sided", shift: str = "additive") -> float | None:
     """Minimum detectable gap of the design actually run (for a null result's paragraph).
 
     ``runs_a`` and ``runs_b`` are the runs per value: one number, or one per item when
@@ -1417,7 +1485,7 @@ def mdg_for_design(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05,
     tau = _check_tau(heterogeneity)
     noise = _as_noise(noise_model)
     items = int(items)
-    draws = _draw(noise, items, runs_a, runs_b, sims, seed)
+    draws = _draw(noise, items, runs_a, runs_b, sims, seed, shift)
     ka, kb = draws.ka, _runs_array(runs_b, items, "runs_b")
     gap_sd = noise.sigma_run * math.sqrt(float(np.mean(1.0 / ka + 1.0 / kb)))
     return _finite(_mdg_both(draws, items, gap_sd, tau, alpha, power, alternative).mdg)
@@ -1489,6 +1557,7 @@ class Plan:
     cells: tuple[PlanCell, ...]
     problems: tuple[Problem, ...]
     heterogeneity: Heterogeneity | None = None
+    shift: str = "additive"
 
     @property
     def sigma_run(self) -> float:
@@ -1513,6 +1582,8 @@ class Plan:
             else "every simulated probe's p computed exactly",
             "noise": self.noise.to_dict(),
             "noise_model": self.noise.simulation,
+            "shift": self.shift,
+            "shift_model": SHIFT_TEXT[self.shift],
             "gap_definition": (f"the shift of each item's mean of value a, stopping at the metric's bounds "
                                f"{_fmt_scale(self.noise.floor, self.noise.ceiling)} ({self.noise.scale_source}); "
                                "gap_realized and mdg_realized are the average shifts reached"
@@ -1541,6 +1612,7 @@ class Plan:
                  + (f"(pooled within {n.n_cells} cells of {n.source}, df {n.df})" if n.df is not None
                     else "(stated)")]
         lines.append(f"noise model: {n.simulation}")
+        lines.append(f"gap model: {self.shift}: {SHIFT_TEXT[self.shift]}")
         if self.tau_source == "pilot":
             lines.append(f"heterogeneity tau: {self.tau:.4g} (from the pilot, method of moments)")
         elif self.heterogeneity_stated:
@@ -1634,7 +1706,7 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
                metric: str | None = None, pilot=None, heterogeneity: float | None = None,
                alpha: float = 0.05, power: float = 0.8, sims: int = 2000, seed: int | None = 0,
                progress: Callable[[int, int], None] | None = None, *, alternative: str = "two-sided",
-               a: str | None = None, b: str | None = None, scale=None) -> Plan:
+               a: str | None = None, b: str | None = None, scale=None, shift: str = "additive") -> Plan:
     """Size a probe: the MDG (and the power at ``gap``) of every combination of items and runs.
 
     Parameters
@@ -1659,6 +1731,8 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
         within it, the gap is the shift of each item's mean of value a, stopping at the
         bound, and a ``bounded_metric`` problem says so; each design reports the average
         shift really reached (``gap_realized``, ``mdg_realized``).
+    shift : {"additive", "scale"}
+        How a gap acts on value a's runs (see :func:`power_sign_flip`); stated in the plan.
 
     Examples
     --------
@@ -1672,6 +1746,7 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
     if pilot is not None and heterogeneity is not None:
         raise OptionError("give either a pilot log or a stated heterogeneity, not both")
     noise = _as_noise(noise, metric, scale)
+    _check_shift(shift, noise)
     item_list = _int_list(items, "items")
     run_list = _int_list(runs, "runs")
     _check_gap(gap)
@@ -1706,7 +1781,7 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
     total = len(item_list) * len(run_list)
     for n in item_list:
         for k in run_list:
-            draws = _draw(noise, n, k, k, sims, seed)
+            draws = _draw(noise, n, k, k, sims, seed, shift)
             gsd = noise.gap_sd(k)
             both = _mdg_both(draws, n, gsd, tau, alpha, power, alternative)
             mdg = both.mdg
@@ -1729,7 +1804,8 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
         problems.append(_bounded_problem(noise, cells, gap, alpha, power))
     return Plan(noise=noise, tau=float(tau), tau_source=tau_source, alpha=float(alpha),
                 target_power=float(power), gap=None if gap is None else float(gap), alternative=alternative,
-                sims=int(sims), seed=seed, cells=tuple(cells), problems=tuple(problems), heterogeneity=het)
+                sims=int(sims), seed=seed, cells=tuple(cells), problems=tuple(problems), heterogeneity=het,
+                shift=shift)
 
 
 def _bounded_problem(noise: NoiseModel, cells, gap, alpha, power) -> Problem:
