@@ -235,9 +235,12 @@ def validate(log, metric, a, b, fold_case, json_out, read, where=None, derive=()
 @click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
               help="Monte Carlo draws of the omnibus test when it cannot be exact.")
 @seed_option
+@click.option("--interval", type=click.Choice(["t", "bootstrap", "sign-flip"]), default="t", show_default=True,
+              help="Interval for the average gap: Student t, BCa bootstrap, or the sign-flip test's inversion "
+                   "(each names its assumption).")
 @read_options
 def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, fold_case, json_out, read, where=None,
-            derive=(), reference=None, group=(), scale=None, factor=(), n_resamples=10_000, seed=0):
+            derive=(), reference=None, group=(), scale=None, factor=(), n_resamples=10_000, seed=0, interval="t"):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them.
 
     \b
@@ -252,11 +255,11 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, fold_c
                  n_resamples=n_resamples, seed=seed)
     if any(v for k, v in extra.items() if k not in ("n_resamples", "seed")) or (n_resamples, seed) != (10_000, 0):
         result = _analysis_beyond_a_pair(log, metric, a, b, noise, by, alternative, alpha, correction, fold_case,
-                                         read, **extra)
+                                         read, interval=interval, **extra)
     else:
         result = run(str(log), metric=metric, a=a, b=b, noise=str(noise) if noise else None, by=by,
                      alternative=alternative, alpha=alpha, correction=correction, fold_case=fold_case,
-                     read_options=read)
+                     read_options=read, interval=interval)
     if json_out:
         emit_json(result)
     else:
@@ -264,7 +267,7 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, fold_c
 
 
 def _analysis_beyond_a_pair(log, metric, a, b, noise, by, alternative, alpha, correction, fold_case, read, *,
-                            where, derive, reference, group, scale, factor, n_resamples, seed):
+                            where, derive, reference, group, scale, factor, n_resamples, seed, interval="t"):
     """analyze with SPEC §7 options: filters and derived columns first, then the analysis they ask for."""
     from probestats.shape.derive import apply
     from probestats.analyses.many import analyze_many, many_values
@@ -292,7 +295,7 @@ def _analysis_beyond_a_pair(log, metric, a, b, noise, by, alternative, alpha, co
                              by=tuple(by) + (("criterion",) if "criterion" not in by else ()), **common)
     if a is None and b is None and many_values(source, fold_case=fold_case) is not None:
         return analyze_many(source, metric=metric, by=by, noise=noise, n_resamples=n_resamples, seed=seed, **common)
-    return run(source, metric=metric, a=a, b=b, noise=noise, by=by, **common)
+    return run(source, metric=metric, a=a, b=b, noise=noise, by=by, interval=interval, **common)
 
 
 def _print_any(result) -> None:

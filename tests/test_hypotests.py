@@ -457,6 +457,8 @@ def test_interval_errors():
     with pytest.raises(OptionError, match="confidence"):
         gap_interval([1.0, 2.0], confidence=95)
     with pytest.raises(OptionError, match="method"):
+        gap_interval([1.0, 2.0], method="jackknife")
+    with pytest.raises(OptionError, match="at least 3"):
         gap_interval([1.0, 2.0], method="bootstrap")
     with pytest.raises(OptionError, match="limited to 30"):
         gap_interval(np.arange(40.0), method="sign-flip")
@@ -501,3 +503,44 @@ def test_bad_alternative():
         sign_flip_test([1.0], alternative="two_sided")
     with pytest.raises(OptionError, match="alternative must be one of"):
         sign_test([1.0], alternative="both")
+
+
+# --------------------------------------------------------------------------- bootstrap interval, assumptions
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def test_bootstrap_interval_is_scipys_bca_and_names_its_assumption():
+    from scipy.stats import bootstrap
+
+    g = np.array([0.2, 1.5, -0.3, 4.0, 0.9, 0.1, 2.2])
+    iv = gap_interval(g, method="bootstrap", n_resamples=5000, seed=3)
+    # reference: scipy.stats.bootstrap called directly with the same resamples and seed
+    ref = bootstrap((g,), np.mean, n_resamples=5000, method="BCa", rng=np.random.default_rng(3), vectorized=True)
+    assert (iv.low, iv.high) == (ref.confidence_interval.low, ref.confidence_interval.high)
+    assert "BCa" in iv.method and "fair sample" in iv.assumption
+    assert "normal" in gap_interval(g).assumption
+    assert "symmetric" in gap_interval(g, method="sign-flip").assumption
+    assert gap_interval(g).to_dict()["assumption"] == gap_interval(g).assumption
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.floats(-100, 100, allow_nan=False), min_size=3, max_size=12))
+def test_bootstrap_interval_lies_within_the_gaps_and_holds_their_mean_when_symmetric(gaps):
+    g = np.array(gaps)
+    iv = gap_interval(g, method="bootstrap", n_resamples=500, seed=0)
+    # every resampled mean lies between the smallest and largest gap, so both ends do too
+    assert g.min() - 1e-9 <= iv.low <= iv.high <= g.max() + 1e-9
+    sym = np.concatenate([g, 2 * g.mean() - g])     # mirrored about its mean: the mean is the centre
+    iv = gap_interval(sym, method="bootstrap", n_resamples=500, seed=0)
+    assert iv.low - 1e-9 <= sym.mean() <= iv.high + 1e-9
+
+
+def test_skewness_matches_scipy_and_hand():
+    from probestats.stats.hypotests import gap_skewness
+    from scipy.stats import skew
+
+    g = [0.1, 0.2, 0.1, 3.0, 0.4, 0.0]
+    assert gap_skewness(g) == pytest.approx(skew(g, bias=False), rel=1e-12)
+    assert gap_skewness([1.0, 1.0, 1.0]) == 0.0

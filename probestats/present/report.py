@@ -481,7 +481,8 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
         "sign_flip": {"p": sf.pvalue, "method": sf.method, "alternative": sf.alternative},
         "sign_test": {"p": st.pvalue, "n": int(st.n), "k": st.k if st.k is not None else int(st.statistic),
                       "formula": st.formula, "method": st.method},
-        "interval": {"low": iv.low, "high": iv.high, "confidence": conf, "method": iv.method},
+        "interval": {"low": iv.low, "high": iv.high, "confidence": conf, "method": iv.method,
+                     "assumption": getattr(iv, "assumption", "")},
         "min_attainable_p": main.min_attainable_p, "n_nonzero": n_nonzero, "alpha": alpha,
         "never_significant": never, "detected": detected,
     }
