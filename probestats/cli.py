@@ -281,10 +281,13 @@ def validate(log, metric, a, b, by, json_out, probe):
 @click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
               help="Monte Carlo draws of the omnibus test when it cannot be exact.")
 @seed_option
+@click.option("--interval", type=click.Choice(["t", "bootstrap", "sign-flip"]), default="t", show_default=True,
+              help="Interval for the average gap: Student t, BCa bootstrap, or the sign-flip test's inversion "
+                   "(each names its assumption).")
 @json_refusals
 @shape_options
 def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_out, probe,
-            reference=None, scale=None, factor=(), n_resamples=10_000, seed=0, cells_file=None):
+            reference=None, scale=None, factor=(), n_resamples=10_000, seed=0, cells_file=None, interval="t"):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them.
 
     \b
@@ -303,7 +306,7 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
         return
     result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale,
                  factor=factor, alternative=alternative, alpha=alpha, correction=correction,
-                 n_resamples=n_resamples, seed=seed, probe=probe)
+                 n_resamples=n_resamples, seed=seed, probe=probe, interval=interval)
     if json_out:
         emit_json(result)
     else:
@@ -507,11 +510,14 @@ def _report_analysis(log, metric, a, b, noise, by, alternative, alpha, correctio
 @click.option("--scale", metavar="LOW:HIGH",
               help="The metric's floor and ceiling (e.g. 1:5, 0:1, or 0: for a floor only); simulated runs stay "
                    "within it. Default: an end of the noise log where 5% of runs or more pile up.")
+@click.option("--shift", type=click.Choice(["additive", "scale"]), default="additive", show_default=True,
+              help="How a gap acts: added to every run, or scaling the mean (a rate gap for counts, "
+                   "multiplicative for other metrics that are never negative).")
 @json_option("the plan")
 @json_refusals
 @shape_options
 def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternative, alpha, target, sims, seed,
-         plot, scale, json_out, probe):
+         plot, scale, json_out, probe, shift="additive"):
     """Size a probe: the minimum detectable gap (and power at --gap) of each design.
 
     \b
@@ -534,7 +540,7 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
         task = bar.add_task("plan", total=None)
         result = plan_probe(model, items=list(items) or [6, 8, 10, 12, 15, 20], runs=list(runs) or [1, 2, 3, 5, 10, 20],
                             gap=gap, metric=metric, pilot=pilot_log, heterogeneity=heterogeneity, alpha=alpha,
-                            power=target, sims=sims, seed=seed, alternative=alternative, a=a, b=b,
+                            power=target, sims=sims, seed=seed, alternative=alternative, a=a, b=b, shift=shift,
                             progress=lambda done, total: bar.update(task, completed=done, total=total))
     if plot:
         from probestats.present.plots_power import power_curve

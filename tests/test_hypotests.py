@@ -475,6 +475,8 @@ def test_interval_errors():
     with pytest.raises(OptionError, match="confidence"):
         gap_interval([1.0, 2.0], confidence=95)
     with pytest.raises(OptionError, match="method"):
+        gap_interval([1.0, 2.0], method="jackknife")
+    with pytest.raises(OptionError, match="at least 3"):
         gap_interval([1.0, 2.0], method="bootstrap")
     with pytest.raises(OptionError, match="limited to 30"):
         gap_interval(np.arange(40.0), method="sign-flip")
@@ -519,3 +521,84 @@ def test_bad_alternative():
         sign_flip_test([1.0], alternative="two_sided")
     with pytest.raises(OptionError, match="alternative must be one of"):
         sign_test([1.0], alternative="both")
+
+
+# --------------------------------------------------------------------------- bootstrap interval, assumptions
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def test_bootstrap_interval_is_scipys_bca_and_names_its_assumption():
+    from scipy.stats import bootstrap
+
+    g = np.array([0.2, 1.5, -0.3, 4.0, 0.9, 0.1, 2.2])
+    iv = gap_interval(g, method="bootstrap", n_resamples=5000, seed=3)
+    # reference: scipy.stats.bootstrap called directly with the same resamples and seed
+    ref = bootstrap((g,), np.mean, n_resamples=5000, method="BCa", rng=np.random.default_rng(3), vectorized=True)
+    assert (iv.low, iv.high) == (ref.confidence_interval.low, ref.confidence_interval.high)
+    assert "BCa" in iv.method and "fair sample" in iv.assumption
+    assert "normal" in gap_interval(g).assumption
+    assert "symmetric" in gap_interval(g, method="sign-flip").assumption
+    assert gap_interval(g).to_dict()["assumption"] == gap_interval(g).assumption
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.floats(-100, 100, allow_nan=False), min_size=3, max_size=12))
+def test_bootstrap_interval_lies_within_the_gaps_and_holds_their_mean_when_symmetric(gaps):
+    g = np.array(gaps)
+    iv = gap_interval(g, method="bootstrap", n_resamples=500, seed=0)
+    # every resampled mean lies between the smallest and largest gap, so both ends do too
+    assert g.min() - 1e-9 <= iv.low <= iv.high <= g.max() + 1e-9
+    sym = np.concatenate([g, 2 * g.mean() - g])     # mirrored about its mean: the mean is the centre
+    iv = gap_interval(sym, method="bootstrap", n_resamples=500, seed=0)
+    assert iv.low - 1e-9 <= sym.mean() <= iv.high + 1e-9
+
+
+def test_skewness_matches_scipy_and_hand():
+    from probestats.stats.hypotests import gap_skewness
+    from scipy.stats import skew
+
+    g = [0.1, 0.2, 0.1, 3.0, 0.4, 0.0]
+    assert gap_skewness(g) == pytest.approx(skew(g, bias=False), rel=1e-12)
+    assert gap_skewness([1.0, 1.0, 1.0]) == 0.0
+
+
+# --------------------------------------------------------------------------- certified bounds (continuous gaps)
+
+
+def _brute_one_sided_tail(g, x):
+    # P(sum s_i g_i >= x) over all 2**n sign patterns, by brute force
+    signs = np.array(list(itertools.product((1.0, -1.0), repeat=len(g))))
+    return float(np.mean(signs @ np.asarray(g) >= x))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(-5, 5, allow_nan=False).filter(lambda v: abs(v) > 1e-3), min_size=3, max_size=12),
+       st.integers(2, 12), st.sampled_from([1e-2, 1e-4, 1e-8]), st.floats(-0.5, 0.99))
+def test_split_tail_bounds_contain_the_brute_force_tail(gaps, bits, delta, frac):
+    from probestats.stats.hypotests import _split_tail_bounds
+
+    g = np.array(gaps)
+    x = frac * float(np.abs(g).sum())
+    h = float(np.abs(g).max()) / 2.0 ** bits
+    lo, hi = _split_tail_bounds(g, x, h, delta)
+    exact = _brute_one_sided_tail(g, x)
+    assert lo - 1e-12 <= exact <= hi + 1e-12
+
+
+def test_sign_flip_bounds_contain_the_exact_lattice_p_at_many_items():
+    from probestats.stats.hypotests import sign_flip_bounds
+
+    # 300 gaps on the 1/20 lattice: sign_flip_test is exact there (lattice convolution); the
+    # bounds, which round to their own finer lattice, must contain that exact p
+    rng = np.random.default_rng(8)
+    g = np.round(rng.normal(0.15, 1.0, 300) * 20) / 20
+    exact = sign_flip_test(g, method="lattice").pvalue
+    r = sign_flip_bounds(g)
+    lo, hi = r.pvalue_bounds
+    assert lo <= exact <= hi and r.pvalue == hi
+    assert hi - lo <= 0.05 * hi      # the default budget reaches about 1.6% here (not yet the 1% aimed for)
+    assert "certified bounds" in r.method
+    # few gaps: enumeration, exact
+    assert sign_flip_bounds([1.0, 2.0, -0.5]).pvalue_bounds == (sign_flip_test([1.0, 2.0, -0.5]).pvalue,) * 2

@@ -252,3 +252,22 @@ def test_item_table_counts_only_runs_with_a_value():
     frame = pl.DataFrame({"item": ["1", "1", "1", "1", "2", "2", "2"], "variant": ["a", "a", "b", "b", "a", "b", "b"],
                           "steps": [3.0, None, 2.0, 2.0, None, 1.0, 1.0]})
     assert item_table(frame, "steps", "a", "b").rows() == [("1", 3.0, 2.0, 1.0, 1, 2, None, 0.0)]
+
+
+def test_strongly_skewed_gaps_at_few_items_are_warned_about_and_the_interval_names_its_assumption():
+    from probestats.analyses.paired import analyze
+    import polars as pl
+
+    # item gaps 0.1, 0.2, 0.1, 0.3, 0.2, 6.0 (one item far out): sample skewness about 2.4
+    gaps = [0.1, 0.2, 0.1, 0.3, 0.2, 6.0]
+    rows = [{"item": i, "variant": v, "seed": s, "m": (g if v == "a" else 0.0) + 0.01 * s}
+            for i, g in enumerate(gaps) for v in ("a", "b") for s in range(2)]
+    result = analyze(pl.DataFrame(rows), metric="m", a="a", b="b", mdg=False)
+    assert "skewed_gaps" in {p.code for p in result.problems}
+    out = result.to_dict()
+    assert "normal" in out["interval"]["assumption"]
+    sf = analyze(pl.DataFrame(rows), metric="m", a="a", b="b", mdg=False, interval="sign-flip").to_dict()
+    assert "symmetric" in sf["interval"]["assumption"] and "sign-flip" in sf["interval"]["method"]
+    calm = [{**r, "m": r["m"] if r["item"] != 5 else 0.25 * (r["variant"] == "a")} for r in rows]
+    assert "skewed_gaps" not in {p.code for p in analyze(pl.DataFrame(calm), metric="m", a="a", b="b",
+                                                          mdg=False).problems}

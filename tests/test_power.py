@@ -134,13 +134,55 @@ def test_simulated_gap_noise_matches_sigma_for_non_integer_metric():
 
 
 def test_integer_gaps_stay_on_the_lattice_and_shift_by_the_gap():
-    m = noise_model(noise_frame(np.random.default_rng(0), items=4, runs=100), metric="steps")
+    m = noise_model(noise_frame(np.random.default_rng(0), items=4, runs=100), metric="steps", scale=":")
     d = _draw(m, 6, 4, 4, 20000, 2)
     g = d.gaps(0.37)
     assert np.allclose(g * 4, np.round(g * 4))                 # whole steps over 4 runs
     base = d.gaps(0.0)
     assert (g - base).mean() == pytest.approx(0.37, abs=0.004)  # shift has mean exactly 0.37
     assert np.all(g >= base)
+    assert np.var(base) == pytest.approx(m.sigma_simulated ** 2 * (1 / 4 + 1 / 4), rel=0.03)
+
+
+def _pooled_sd(y: np.ndarray, m: int) -> float:
+    # by hand: cells are consecutive blocks of m runs; sqrt(sum of squared deviations / sum(m - 1))
+    cells = y.reshape(-1, m)
+    return math.sqrt(((cells - cells.mean(axis=1, keepdims=True)) ** 2).sum() / (cells.shape[0] * (m - 1)))
+
+
+GENERATORS = {
+    "continuous": lambda rng, n: rng.normal(5.0, 1.5, n),
+    "poisson": lambda rng, n: rng.poisson(4.0, n).astype(float),
+    "likert": lambda rng, n: np.clip(np.round(rng.normal(3.0, 1.1, n)), 1, 5),
+    "binary 0.5": lambda rng, n: (rng.random(n) < 0.5).astype(float),
+    "binary 0.9": lambda rng, n: (rng.random(n) < 0.9).astype(float),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(GENERATORS))
+@pytest.mark.parametrize("m", [2, 3, 5, 40])
+def test_simulated_gap_spread_equals_the_noise_logs_spread(kind, m):
+    # the noise log: 2,400 runs in cells of m; item rates differ a little for the bounded kinds
+    rng = np.random.default_rng([m, len(kind)])
+    y = GENERATORS[kind](rng, 2400)
+    frame = pl.DataFrame({"item": np.repeat(np.arange(2400 // m), m), "x": y})
+    model = noise_model(frame, metric="x")
+    sigma = _pooled_sd(y, m)
+    assert model.sigma_run == pytest.approx(sigma, rel=1e-12)
+    d = _draw(model, 4, 5, 3, 60000, 7)
+    sim = d.gaps(0.0)
+    expected = model.sigma_simulated ** 2 * (1 / 5 + 1 / 3)
+    # the simulated item-gap variance is the model's (SE of a variance from 240,000 gaps ~ 0.3%, wider
+    # for the few-valued bounded metrics whose gaps are far from normal)
+    assert np.var(sim) == pytest.approx(expected, rel=0.03)
+    # and the model's run spread is the log's pooled sigma (a bounded log short of it says so)
+    if model.sigma_simulated < sigma * (1 - 1e-9):
+        # kept to observed values, the runs cannot spread more than the whole log does (ddof=0)
+        assert model.sigma_simulated == pytest.approx(float(np.std(y)), rel=1e-9)
+        assert float(np.std(y)) < sigma
+        assert ("noise_spread_short" in {p.code for p in model.problems}) == (model.sigma_simulated < 0.99 * sigma)
+    else:
+        assert model.sigma_simulated == pytest.approx(sigma, rel=1e-9)
 
 
 # ---------------------------------------------------------------- heterogeneity
@@ -707,3 +749,71 @@ def test_power_rises_with_gap_for_a_bounded_metric(which, items, runs, tau, g, e
     assert hi.gap_realized >= lo.gap_realized
     zero = power_sign_flip(gap=0.0, **kw)
     assert zero.power <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / SIMS)
+
+
+# ---------------------------------------------------------------- gap models (--shift)
+
+
+def _poisson_noise(seed=0, cells=2000, m=2, lam=4.0):
+    y = np.random.default_rng(seed).poisson(lam, cells * m).astype(float)
+    return noise_model(pl.DataFrame({"item": np.repeat(np.arange(cells), m), "x": y}), metric="x")
+
+
+def test_scale_shift_moves_a_count_like_a_poisson_rate():
+    # reference: a Poisson rate raised from 4 to 4 + g over 20 runs per value gives an item gap
+    # with mean g and variance (4 + g)/20 + 4/20 (the variance of a Poisson mean is its rate / runs)
+    # (for this log's own spread s^2 and mean mu, the rate model's variance of a run is, by hand:
+    # thinning with r = 1 + g/mu <= 1: r^2 s^2 + r (1 - r) mu; adding Poisson counts at rate
+    # (r - 1) mu: s^2 + (r - 1) mu; both equal the Poisson's 4 + g when s^2 = mu = 4)
+    # A simulated item draws one cell's level m_c with probability mix (else the log's mean), and a
+    # rate gap moves its mean by (r - 1) m_c, which adds (r - 1)^2 var(level) to the gap's variance.
+    m = _poisson_noise()
+    s2, mu = m.sigma_simulated ** 2, float(np.mean(m._raw))
+    cell_means = m._raw.reshape(-1, 2).mean(axis=1)
+    var_level = m.mix * float(np.mean((cell_means - mu) ** 2))
+    d = _draw(m, 6, 20, 20, 30000, 3, shift="scale")
+    for g in (-1.5, 0.0, 1.0, 2.0):
+        r = 1 + g / mu
+        var_a = r * r * s2 + r * (1 - r) * mu if r <= 1 else s2 + (r - 1) * mu
+        x = d.gaps(g)
+        assert x.mean() == pytest.approx(g, abs=0.01)
+        assert np.var(x) == pytest.approx((var_a + s2) / 20 + (r - 1) ** 2 * var_level, rel=0.03)
+        assert var_a == pytest.approx(4 + g, rel=0.05)      # the Poisson's own variance
+        assert np.allclose(x * 20, np.round(x * 20))         # still whole runs: gaps on the 1/20 lattice
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.floats(-3.9, 3.0), st.floats(0.0, 2.0), st.integers(0, 2**31))
+def test_scale_shift_gaps_never_fall_as_the_gap_grows(g, step, seed):
+    # the bisection of the MDG relies on every simulated gap being non-decreasing in the gap
+    m = _poisson_noise(cells=200)
+    d = _draw(m, 5, 4, 4, 300, seed, shift="scale")
+    assert np.all(d.gaps(g + step) >= d.gaps(g) - 1e-12)
+
+
+def test_scale_shift_is_stated_and_refused_where_it_cannot_apply():
+    plan = plan_probe(_poisson_noise(cells=300), items=8, runs=20, sims=200, shift="scale")
+    out = plan.to_dict()
+    assert out["shift"] == "scale" and "rate" in out["shift_model"]
+    assert "gap model: scale" in plan_text(plan)
+    assert plan_probe(_poisson_noise(cells=300), items=8, runs=20, sims=200).to_dict()["shift"] == "additive"
+    signed = pl.DataFrame({"item": [1, 1, 2, 2], "x": [-1.0, 1.0, 0.5, -0.5]})
+    with pytest.raises(OptionError, match="0 or more"):
+        plan_probe(signed, metric="x", items=8, runs=5, sims=50, shift="scale")
+    with pytest.raises(OptionError, match="noise log"):
+        plan_probe(1.0, items=8, runs=5, sims=50, shift="scale")
+    with pytest.raises(OptionError, match="shift must be"):
+        plan_probe(_poisson_noise(cells=30), items=8, runs=5, sims=50, shift="log")
+
+
+def test_two_sided_mdg_is_searched_both_ways_near_a_ceiling():
+    # a 0/1 metric at rate 0.9: upward the items can gain at most 0.1, downward much more
+    y = (np.random.default_rng(5).random(4000) < 0.9).astype(float)
+    noise = noise_model(pl.DataFrame({"item": np.repeat(np.arange(2000), 2), "x": y}), metric="x")
+    plan = plan_probe(noise, items=12, runs=5, sims=600, heterogeneity=0.0)
+    c = plan.to_dict()["cells"][0]
+    assert c["mdg_up"] is None                      # unreachable upward: the ceiling comes first
+    assert c["mdg_down"] is not None and c["mdg"] == c["mdg_down"]
+    assert "MDG up" in plan_text(plan) and "never" in plan_text(plan)
+    one = plan_probe(noise, items=12, runs=5, sims=600, heterogeneity=0.0, alternative="less").to_dict()["cells"][0]
+    assert one["mdg_up"] is None and one["mdg_down"] is not None

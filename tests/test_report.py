@@ -608,11 +608,13 @@ def test_bounded_metric_without_a_reachable_mdg_says_so():
     from probestats.present.report import render_report
 
     rng = np.random.default_rng(1)
-    rows = [{"item": i, "variant": v, "seed": s, "sel": int(rng.random() < 0.85)}
+    rows = [{"item": i, "variant": v, "seed": s, "sel": int(rng.random() < 0.9)}
             for i in range(8) for v in ("x", "y") for s in range(10)]
-    noise = [{"item": i, "variant": v, "seed": s, "sel": int(rng.random() < 0.85)}
+    noise = [{"item": i, "variant": v, "seed": s, "sel": int(rng.random() < 0.9)}
              for i in range(8) for v in ("x", "x2") for s in range(10)]
-    result = analyze(rows, metric="sel", noise=noise)
+    # two-sided, the downward gap is reachable and is the MDG; tested upward only, none is
+    assert analyze(rows, metric="sel", noise=noise).mdg is not None
+    result = analyze(rows, metric="sel", noise=noise, alternative="greater")
     assert result.mdg is None and result.could_reach_significance
     text = render_report(result, format="md", sections=["power", "finding"])
     assert "none found: raising value A's runs toward the metric's bound never reaches 80% power" in text

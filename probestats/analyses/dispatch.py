@@ -48,6 +48,7 @@ def analyze(
     where: str | None = None,
     derive: Sequence[str] = (),
     mdg: bool = True,
+    interval: str = "t",
     probe=None,
     read_options: Mapping | None = None,
     noise_read_options: Mapping | None = None,
@@ -88,6 +89,8 @@ def analyze(
         Columns added before the analysis (one can be the ``metric``).
     mdg : bool
         Paired analysis with ``noise``: compute the minimum detectable gap of the design.
+    interval : {"t", "bootstrap", "sign-flip"}
+        Paired analysis: the interval for the average gap (each names its assumption).
     probe : Probe, optional
         What the logs mean (:class:`probestats.shape.probe.Probe`: mapping, ``where``, ``derive``, wide
         layouts, groups, complete items), applied alike to the probe log and the noise log. With a
@@ -153,7 +156,7 @@ def analyze(
         return analyze_many(source, metric=metric, groups=group, reference=reference, by=by, noise=noise,
                             n_resamples=n_resamples, seed=seed, **common)
     noise = str(noise) if noise is not None and not _is_data(noise) else noise
-    pair = dict(mdg=mdg, noise_read_options=noise_read_options)
+    pair = dict(mdg=mdg, noise_read_options=noise_read_options, interval=interval)
     if scale:
         from probestats.analyses.evaluator import analyze_judge
 

@@ -75,10 +75,12 @@ class Effect:
     sign_flip: TestResult
     gaps: tuple[float, ...] = field(repr=False, default=())
     p_adjusted: float | None = None
+    #: the corrected p is at or below alpha (p <= alpha, the rule of every analysis)
+    detected: bool | None = None
 
     def to_dict(self) -> dict:
         return {"effect": self.name, "description": self.description, "average": _num(self.average),
-                "p": float(self.sign_flip.pvalue), "p_adjusted": _num(self.p_adjusted),
+                "p": float(self.sign_flip.pvalue), "p_adjusted": _num(self.p_adjusted), "detected": self.detected,
                 "method": self.sign_flip.method, "alternative": self.sign_flip.alternative}
 
 
@@ -223,7 +225,8 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
     effects = [Effect(name, desc, float(np.mean(g)), sign_flip_test(g, alternative=alternative),
                       tuple(float(x) for x in g)) for name, desc, g in spec]
     adjusted = adjust([e.sign_flip.pvalue for e in effects], correction)
-    effects = tuple(replace(e, p_adjusted=p) for e, p in zip(effects, adjusted))
+    effects = tuple(replace(e, p_adjusted=p, detected=None if p is None else bool(p <= alpha))
+                    for e, p in zip(effects, adjusted))
     runs = int(means["runs"].median()) if means.height else 0
     return FactorAnalysis(metric=metric, factors=(f1, f2), levels=(levels[0], levels[1]), effects=effects,
                           items=wide.with_columns(pl.col("item").cast(pl.String)), runs_per_cell=runs,

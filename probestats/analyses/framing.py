@@ -15,7 +15,7 @@ agreement scale (+2 strongly agree .. −2 strongly disagree, see :mod:`probesta
   acquiescence are means over its responses; across items the exact sign-flip test of
   :mod:`probestats.hypotests` and an interval with its method named. Responses are never
   tested as if independent.
-- **Pattern** of a cell: ``none`` when the corrected bias p is not below alpha; otherwise
+- **Pattern** of a cell: ``none`` when the corrected bias p is above alpha (detected means p <= alpha); otherwise
   ``protective`` (acquiescence significantly below zero: the disfavoured claim is
   rejected more strongly than the favoured one is endorsed), ``assertive`` (significantly
   above zero) or ``symmetric``.
@@ -524,9 +524,9 @@ def _summaries(sub: pl.DataFrame) -> dict:
 
 
 def _pattern(bias_p_adj, acq_p_adj, acquiescence, alpha) -> str:
-    if bias_p_adj is None or not bias_p_adj < alpha:
+    if bias_p_adj is None or not bias_p_adj <= alpha:
         return "none"
-    if acq_p_adj is not None and acq_p_adj < alpha and acquiescence is not None and acquiescence != 0:
+    if acq_p_adj is not None and acq_p_adj <= alpha and acquiescence is not None and acquiescence != 0:
         return "protective" if acquiescence < 0 else "assertive"
     return "symmetric"
 

@@ -246,8 +246,8 @@ class ManyAnalysis:
 
     @property
     def detected(self) -> bool:
-        """True when the omnibus p is below alpha."""
-        return self.main.omnibus.pvalue < self.alpha
+        """True when the omnibus p is at or below alpha (p <= alpha, the rule of every analysis)."""
+        return self.main.omnibus.pvalue <= self.alpha
 
     def to_dict(self) -> dict:
         out = {"kind": "many_values", **self.main.to_dict(), "alpha": self.alpha}

@@ -15,7 +15,8 @@ import polars as pl
 
 from probestats.errors import OptionError, ProbestatsError, ValidationError, opt
 from probestats.stats.multitest import adjust
-from probestats.stats.hypotests import Interval, TestResult, gap_interval, min_attainable_p, sign_flip_test, sign_test
+from probestats.stats.hypotests import (SKEW_WARNING, SKEW_WARNING_MAX_N, Interval, TestResult, gap_interval,
+                                        gap_skewness, min_attainable_p, sign_flip_test, sign_test)
 from probestats.errors import Problem
 from probestats.checks.exact import units, with_exact_moments
 from probestats.checks.schema import FIRST, Checked, cell_mean, decimal_places, require_ok, validate
@@ -180,7 +181,8 @@ class PairResult:
                           "method": st.method, "alternative": st.alternative,
                           "formula": getattr(st, "formula", None)},
             "interval": {"low": _num(self.interval.low), "high": _num(self.interval.high),
-                         "confidence": self.interval.confidence, "method": self.interval.method},
+                         "confidence": self.interval.confidence, "method": self.interval.method,
+                         "assumption": self.interval.assumption},
             "min_attainable_p": self.min_attainable_p,
             # exact even when the float above is only its bound (below 2**-1074)
             "min_attainable_p_log10": getattr(self.min_attainable_p, "log10", None)
@@ -199,7 +201,7 @@ def _num(x) -> float | None:
 
 
 def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternative: str = "two-sided",
-                 confidence: float = 0.95, by: dict | None = None) -> PairResult:
+                 confidence: float = 0.95, by: dict | None = None, interval: str = "t") -> PairResult:
     """Tests for one item table: sign-flip, sign test, interval, smallest attainable p."""
     gaps = items["gap"].to_list()
     odd = [str(i) for i, g in zip(items["item"], gaps) if g is None or not math.isfinite(g)]
@@ -208,7 +210,10 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternativ
                               f"rescale the metric '{metric}' (its values are too large to subtract)")
     n_nonzero = sum(1 for g in gaps if g != 0)
     average = sum(gaps) / len(gaps) if gaps else float("nan")
-    if len(gaps) >= 2:
+    method = interval
+    if len(gaps) >= 2 and not (method == "bootstrap" and len(gaps) < 3):
+        interval = gap_interval(gaps, confidence=confidence, method=method)
+    elif len(gaps) >= 2:   # a bootstrap of two gaps says nothing; the t interval stands in, named as such
         interval = gap_interval(gaps, confidence=confidence)
     else:  # a t interval needs a spread of item gaps, which one item cannot give
         interval = Interval(-math.inf, math.inf, confidence,
@@ -312,6 +317,7 @@ def analyze_pair(
     many: bool = True,
     read_options: dict | None = None,
     noise_read_options: dict | None = None,
+    interval: str = "t",
 ) -> Analysis:
     """Analyze a counterfactual probe: per-item gaps, the exact sign-flip and sign tests, noise.
 
@@ -370,7 +376,10 @@ def analyze_pair(
             f"'{checked.b}': choose the pair with --a and --b, or analyze them all with probestats analyze"),))
     require_ok(checked)
     table = items_of(checked)
-    main = compare_pair(table, metric, checked.a, checked.b, alternative=alternative, confidence=1 - alpha)
+    if interval not in ("t", "bootstrap", "sign-flip"):
+        raise OptionError(f"interval must be 't', 'bootstrap' or 'sign-flip', not {interval!r}")
+    main = compare_pair(table, metric, checked.a, checked.b, alternative=alternative, confidence=1 - alpha,
+                        interval=interval)
     problems = list(checked.problems)
 
     groups: list[PairResult] = []
@@ -381,7 +390,8 @@ def analyze_pair(
             mask = pl.all_horizontal([pl.col(k) == v if v is not None else pl.col(k).is_null() for k, v in key.items()])
             sub = grouped.filter(mask).drop(by)
             groups.append(compare_pair(sub, metric, checked.a, checked.b, alternative=alternative,
-                                       confidence=1 - alpha, by={k: _jsonable(v) for k, v in key.items()}))
+                                       confidence=1 - alpha, by={k: _jsonable(v) for k, v in key.items()},
+                                       interval=interval))
         adjusted = adjust([g.sign_flip.pvalue for g in groups], correction)
         groups = [replace(g, p_adjusted=p) for g, p in zip(groups, adjusted)]
 
@@ -394,9 +404,18 @@ def analyze_pair(
             raise ValidationError([_tag_noise(p) for p in noise_checked.problems])
         noise_table = items_of(noise_checked)
         noise_result = compare_pair(noise_table, metric, noise_checked.a, noise_checked.b,
-                                    alternative=alternative, confidence=1 - alpha)
+                                    alternative=alternative, confidence=1 - alpha, interval=interval)
         problems += [_tag_noise(p) for p in noise_checked.problems]
 
+    skew = gap_skewness(main.gaps)
+    if len(main.gaps) <= SKEW_WARNING_MAX_N and abs(skew) >= SKEW_WARNING:
+        problems.append(Problem(
+            "warning", "skewed_gaps",
+            f"the {len(main.gaps)} item gaps are strongly skewed (sample skewness {skew:+.2f}): the "
+            f"{main.interval.method.split(' ')[0]} interval may cover less than {1 - alpha:.0%}; read it with "
+            "care, or use --interval sign-flip (the best worst-case coverage of the three intervals in "
+            "benchmarks/coverage_interval.py); the sign-flip p does not assume normal gaps",
+        ))
     n_nonzero = sum(1 for g in main.gaps if g != 0)
     if main.min_attainable_p > alpha:
         problems.append(Problem(

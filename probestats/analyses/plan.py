@@ -9,17 +9,24 @@ above a target.
 
 How a probe is simulated (one design: ``items`` items, ``k_a`` and ``k_b`` runs per value):
 
-1. Each simulated item draws one cell (item x value) of the noise log at random, and
-   both its values draw their runs from that cell with replacement, so the noise of the
-   item gap has the cell's own shape and spread. (For a metric that is not whole
-   numbers the within-cell residuals are scaled by ``sqrt(n_c / (n_c - 1))`` so that
-   their variance is the cell's unbiased variance.)
+1. The noise of a run reproduces the noise log's pooled within-cell variance
+   ``sigma^2`` exactly, whatever the metric and however few runs its cells hold
+   (resampling a cell of ``m`` runs as it is would give only ``(m - 1) / m`` of it):
+
+   - a metric without a floor or ceiling draws its runs from the *centered residuals*
+     ``y - mean(cell)`` of every cell, pooled, and scaled by one factor so that their
+     mean square is ``sigma^2`` (about ``sqrt(m / (m - 1))`` for cells of ``m`` runs);
+   - a bounded metric (below) keeps its runs as observed values, so they stay whole and
+     within the bounds: each simulated item draws its runs (both values) from one cell of
+     the noise log with probability ``w``, and from the whole log with probability
+     ``1 - w``, where ``w`` is chosen so that the expected within-item variance is
+     ``sigma^2`` (the whole log's spread also holds the spread of the cell means). When even
+     the whole log spreads less than ``sigma`` (a sampling accident of a small log), ``w``
+     is 0 and the shortfall is stated (``sigma_simulated``).
 2. The item's true gap is ``delta + tau * z`` with ``z`` standard normal (``tau`` is the
    heterogeneity of true gaps between items).
-3. The true gap is added to value ``a``'s runs. For a whole-number metric it is added as
-   whole steps spread evenly over the runs (``floor(k_a * gap + u) / k_a`` with ``u``
-   uniform), which keeps every simulated run a whole number, so zero gaps and ties
-   happen as often as in a real probe, and the expected shift is exactly the gap.
+3. The true gap is added to value ``a``'s runs as a shift (``--shift scale`` multiplies
+   them instead; see :func:`plan_probe`).
 
 A metric with a floor or a ceiling (a 0/1 label, a 1-5 judge scale, a count that stops
 at 0) is simulated so that no run ever crosses it. The bounds are declared
@@ -38,7 +45,7 @@ For such a metric step 3 becomes:
    stays on its lattice: each run moves by ``floor(s)`` or ``floor(s) + 1`` whole
    steps, the larger with probability ``s - floor(s)``, independently per run. For a
    0/1 metric this makes value ``a``'s runs exactly Bernoulli with rate
-   ``min(1, p + g)``. Close to a bound the realised average gap is then smaller than
+   ``min(1, p + g)`` (and ``max(0, p + g)`` for a downward gap). Close to a bound the realised average gap is then smaller than
    ``delta``; results report it beside ``delta`` (``gap_realized``, ``mdg_realized``).
 
 Every run only rises with the gap (clipping keeps that), so each simulated item gap
@@ -157,13 +164,21 @@ class NoiseModel:
     floor: float | None = None
     ceiling: float | None = None
     scale_source: str | None = None
-    # values to resample, grouped by cell (None: normal noise with sd sigma_run)
+    #: Share of simulated items that draw their runs from one cell of the noise log (the rest
+    #: draw from the whole log); 0 for an unbounded metric, whose residuals are pooled.
+    mix: float = 0.0
+    #: The standard deviation of a simulated run around its item's mean, averaged as a variance
+    #: over simulated items: sigma_run, unless a bounded log spreads less than sigma as a whole.
+    sigma_simulated: float | None = None
+    # values to resample, grouped by simulation cell (None: normal noise with sd sigma_run);
+    # for a bounded metric the last cell is the whole log
     _values: np.ndarray | None = field(default=None, repr=False, compare=False)
     _starts: np.ndarray | None = field(default=None, repr=False, compare=False)
     _sizes: np.ndarray | None = field(default=None, repr=False, compare=False)
-    # the log's values and cell means, grouped by cell (to re-derive the pool for another scale)
+    # the log's values, cell means and cell sizes, grouped by cell (to re-derive the pool for another scale)
     _raw: np.ndarray | None = field(default=None, repr=False, compare=False)
     _means: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _cell_sizes: np.ndarray | None = field(default=None, repr=False, compare=False)
     # bounded metric: per cell, the shift s of every run that moves the cell's mean by a gap
     _shifts: _ShiftTable | None = field(default=None, repr=False, compare=False)
 
@@ -172,7 +187,7 @@ class NoiseModel:
         """A noise model from a stated sigma per run: runs are normal, not resampled.
 
         >>> NoiseModel.stated(2.0).to_dict()["simulation"]
-        'normal runs with the stated sigma'
+        'normal runs with the stated sigma 2'
         """
         sigma = float(sigma)
         if not math.isfinite(sigma) or sigma < 0:
@@ -189,19 +204,26 @@ class NoiseModel:
 
     @property
     def simulation(self) -> str:
-        """How simulated runs are drawn."""
+        """How simulated runs are drawn: the noise model in one line."""
         if self._values is None:
-            return "normal runs with the stated sigma"
-        if self.integer:
-            how = "runs resampled within cells of the noise log (whole numbers kept whole)"
-        elif self.bounded:
-            how = "runs resampled within cells of the noise log, spread scaled to the unbiased cell variance"
+            return f"normal runs with the stated sigma {self.sigma_run:.4g}"
+        if not self.bounded and not self.integer:
+            resid = self._raw - np.repeat(self._means, self._cell_sizes)
+            rms = float(np.sqrt(np.mean(resid ** 2)))
+            factor = self.sigma_run / rms if rms > 0 else 1.0
+            return (f"centered residuals of the noise log's {self.n_cells} cells, pooled and scaled by {factor:.4g} "
+                    f"so their SD is the pooled within-cell sigma {self.sigma_run:.4g}")
+        how = (f"observed runs{' (whole numbers kept whole)' if self.integer else ''}: each simulated item draws from one cell of the noise log with probability "
+               f"{self.mix:.3g}, else from the whole log, so a run's SD around its item mean is ")
+        if self.sigma_simulated is not None and self.sigma_simulated < self.sigma_run * (1 - 1e-9):
+            how += (f"{self.sigma_simulated:.4g}, short of the pooled sigma {self.sigma_run:.4g} (the whole log "
+                    "spreads less than its cells do)")
         else:
-            return "residuals resampled within cells of the noise log, scaled to the unbiased cell variance"
-        if self.bounded:
-            how += (f"; kept within {_fmt_scale(self.floor, self.ceiling)} ({self.scale_source}): a gap shifts "
-                    "each item's mean of value a, stopping at the bound")
-        return how
+            how += f"the pooled within-cell sigma {self.sigma_run:.4g}"
+        if not self.bounded:
+            return how
+        return how + (f"; kept within {_fmt_scale(self.floor, self.ceiling)} ({self.scale_source}): a gap shifts "
+                      "each item's mean of value a, stopping at the bound")
 
     def with_scale(self, scale) -> NoiseModel:
         """The same noise with a declared scale ``(low, high)`` or ``"LOW:HIGH"`` (an empty side: no bound).
@@ -217,8 +239,8 @@ class NoiseModel:
             raise OptionError("a declared scale needs a noise log whose runs can be kept within it, "
                               "not a stated sigma")
         floor, ceiling, source = _bounds(self._raw, self.integer, scale, self.metric)
-        values, shifts = _pool(self._raw, self._means, self._sizes, self.integer, floor, ceiling)
-        return replace(self, floor=floor, ceiling=ceiling, scale_source=source, _values=values, _shifts=shifts)
+        pool = _pool(self._raw, self._means, self._cell_sizes, self.sigma_run, floor, ceiling, self.integer)
+        return replace(self, floor=floor, ceiling=ceiling, scale_source=source, **pool)
 
     def gap_sd(self, runs_a: int, runs_b: int | None = None) -> float:
         """Noise of an item gap with ``runs_a`` and ``runs_b`` runs: ``sigma * sqrt(1/k_a + 1/k_b)``.
@@ -245,6 +267,8 @@ class NoiseModel:
             "scale_source": self.scale_source,
             "source": self.source,
             "simulation": self.simulation,
+            "mix": float(self.mix),
+            "sigma_simulated": _finite(self.sigma_simulated),
             "problems": [p.to_dict() for p in self.problems],
         }
 
@@ -341,21 +365,48 @@ class _ShiftTable:
         return s, realized
 
 
-def _pool(y: np.ndarray, means: np.ndarray, sizes: np.ndarray, integer: bool, floor, ceiling):
-    """The values to resample (grouped by cell) and, for a bounded metric, the shift table."""
-    bounded = floor is not None or ceiling is not None
+def _pool(y: np.ndarray, means: np.ndarray, sizes: np.ndarray, sigma: float, floor, ceiling,
+          integer: bool) -> dict:
+    """The simulation cells of a noise log (the NoiseModel fields ``mix``, ``sigma_simulated``, ``_values``,
+    ``_starts``, ``_sizes``, ``_shifts``); see the module notes.
+
+    Unbounded and not whole numbers: one cell of pooled centered residuals whose mean square is
+    ``sigma^2``. Bounded or whole numbers (kept on their lattice): the log's cells as observed plus, last, the whole log as one cell; a simulated item uses one
+    of the log's cells with probability ``mix``. Over cells drawn uniformly, a cell's own
+    (ddof=0) variance averages ``v``, and the whole log's is ``V``, so the expected variance
+    of a simulated run around its item's mean is ``mix * v + (1 - mix) * V``; ``mix`` solves
+    that for ``sigma^2`` (``v`` is about ``sigma^2 (m - 1) / m`` for cells of ``m`` runs, and
+    ``V`` adds the spread of the cell means to it).
+    """
+    sizes = np.asarray(sizes, dtype=np.int64)
     mean_rep = np.repeat(means, sizes)
-    factor = np.repeat(np.sqrt(sizes / np.maximum(sizes - 1.0, 1.0)), sizes)
-    if integer:
-        pool = y
-    elif not bounded:
-        return (y - mean_rep) * factor, None
+    resid = y - mean_rep
+    bounded = floor is not None or ceiling is not None
+    if not bounded and not integer:
+        ms = float(np.mean(resid ** 2))
+        values = resid * (sigma / math.sqrt(ms)) if ms > 0 else resid
+        return dict(mix=0.0, sigma_simulated=float(sigma), _values=values, _starts=np.zeros(1, dtype=np.int64),
+                    _sizes=np.array([y.size], dtype=np.int64), _shifts=None)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    v_cells = float(np.mean(np.add.reduceat(resid ** 2, starts) / sizes))
+    v_all = float(np.var(y))
+    target = sigma ** 2
+    if v_all <= target:
+        mix, var_sim = 0.0, v_all
+    elif v_all - v_cells <= 0:
+        mix, var_sim = 0.0, v_all
     else:
-        lo = -np.inf if floor is None else floor
-        hi = np.inf if ceiling is None else ceiling
-        pool = np.clip(mean_rep + (y - mean_rep) * factor, lo, hi)
-    if not bounded:
-        return pool, None
+        mix = min(1.0, max(0.0, (v_all - target) / (v_all - v_cells)))
+        var_sim = mix * v_cells + (1 - mix) * v_all
+    pool = np.concatenate([y, y])
+    all_sizes = np.concatenate([sizes, [y.size]]).astype(np.int64)
+    all_starts = np.concatenate([[0], np.cumsum(all_sizes)[:-1]]).astype(np.int64)
+    return dict(mix=float(mix), sigma_simulated=math.sqrt(max(0.0, var_sim)), _values=pool, _starts=all_starts,
+                _sizes=all_sizes, _shifts=_shift_table(pool, all_sizes, floor, ceiling) if bounded else None)
+
+
+def _shift_table(pool: np.ndarray, sizes: np.ndarray, floor, ceiling) -> _ShiftTable:
+    """Per simulation cell, the map from a gap of the cell's mean to the shift of every run."""
     xs, ss, first, last = [], [], [], []
     start = 0
     for n in sizes:
@@ -387,9 +438,8 @@ def _pool(y: np.ndarray, means: np.ndarray, sizes: np.ndarray, integer: bool, fl
     first_a, last_a = np.array(first), np.array(last)
     offset = float(last_a.max() - first_a.min()) + 1.0
     x = np.concatenate([xc + c * offset for c, xc in enumerate(xs)])
-    table = _ShiftTable(x=x, s=np.concatenate(ss), first=first_a, last=last_a, offset=offset,
-                        has_floor=floor is not None, has_ceiling=ceiling is not None)
-    return pool, table
+    return _ShiftTable(x=x, s=np.concatenate(ss), first=first_a, last=last_a, offset=offset,
+                       has_floor=floor is not None, has_ceiling=ceiling is not None)
 
 
 def _frame_and_metric(source, metric):
@@ -511,7 +561,13 @@ def noise_model(source, metric: str | None = None, *, scale=None) -> NoiseModel:
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     means = stats["mean"].to_numpy().astype(np.float64)
     floor, ceiling, scale_source = _bounds(y, integer, scale, metric)
-    pool, shifts = _pool(y, means, sizes, integer, floor, ceiling)
+    pool = _pool(y, means, sizes, sigma, floor, ceiling, integer)
+    if sigma > 0 and pool["sigma_simulated"] < 0.99 * sigma:
+        problems.append(Problem("warning", "noise_spread_short",
+                                f"the noise log as a whole spreads less ({pool['sigma_simulated']:.4g}) than its "
+                                f"cells do (pooled sigma {sigma:.4g}), a sampling accident of a small log: the "
+                                "simulated runs, kept to the log's observed values, cannot reach sigma, so power is a little "
+                                "high and the MDG a little low; use a larger noise log"))
     if sigma == 0.0:
         problems.append(Problem("warning", "deterministic",
                                 f"every cell of the noise log has zero spread in '{metric}': runs add "
@@ -520,8 +576,7 @@ def noise_model(source, metric: str | None = None, *, scale=None) -> NoiseModel:
         metric=metric, sigma_run=sigma, df=dof, n_cells=int(stats.height),
         n_items=int(stats["item"].n_unique()), n_runs=int(y.size), integer=integer,
         minimum=float(y.min()), maximum=float(y.max()), source=name, problems=tuple(problems),
-        floor=floor, ceiling=ceiling, scale_source=scale_source,
-        _values=pool, _starts=starts.astype(np.int64), _sizes=sizes, _raw=y, _means=means, _shifts=shifts,
+        floor=floor, ceiling=ceiling, scale_source=scale_source, _raw=y, _means=means, _cell_sizes=sizes, **pool,
     )
 
 
@@ -670,16 +725,39 @@ class _Draws:
     shifts: _ShiftTable | None = None
     floor: float = -math.inf
     ceiling: float = math.inf
+    # scale shift only: value a's part (mean of its residuals, or the sum of its whole-number runs),
+    # the level of each simulated item's cell, the log's mean, and uniforms for the rate draws
+    rate: tuple | None = None
 
     def gaps(self, delta: float, tau: float = 0.0) -> np.ndarray:
         true = delta + tau * self.z if tau else np.full_like(self.z, delta)
         if self.shifts is not None:
             return self._bounded_gaps(true)
+        if self.rate is not None:
+            return self._scaled_gaps(true)
         if self.integer:
             # whole steps spread evenly over the k_a runs: floor(k_a * gap + u) / k_a, mean = gap exactly
             steps = np.floor(self.ka * true + self.u) * (self.scale // self.ka)
             return (self.base + steps) / self.scale
         return self.base + true
+
+    def _scaled_gaps(self, true: np.ndarray) -> np.ndarray:
+        # value a's mean scaled by r = 1 + gap / mean: continuous runs (mean + residual) * r; whole
+        # numbers as a rate: thinned (binomial, r < 1) or joined by Poisson counts at the cell's
+        # rate (r > 1), so a count's variance grows with its mean as a Poisson count's does. Each
+        # draw is an inverse CDF at a fixed uniform, so every gap is non-decreasing in the gap.
+        from scipy.stats import binom, poisson
+
+        a_part, level, grand, v = self.rate
+        r = np.maximum(1.0 + true / grand, 0.0)
+        if not self.integer:
+            return self.base + true * a_part / grand     # a_part: value a's mean level
+        ka = self.ka[None, :]
+        thin = binom.ppf(v, a_part, np.minimum(r, 1.0))
+        mu = ka * np.maximum(r - 1.0, 0.0) * level
+        extra = np.where(mu > 0, poisson.ppf(v, np.where(mu > 0, mu, 1.0)), 0.0)
+        moved = np.where(r < 1.0, thin, a_part + extra) - a_part
+        return (self.base + moved * (self.scale // self.ka)) / self.scale
 
     def _bounded_gaps(self, true: np.ndarray) -> np.ndarray:
         # every run of value a moves by the cell's shift s and is clipped; a whole-number run
@@ -715,6 +793,8 @@ class _Draws:
 
     def saturation(self, sign: float, tau: float) -> float:
         """The gap beyond which no simulated gap changes (every item at the bound), else inf."""
+        if self.rate is not None and sign < 0 and not tau:
+            return float(self.rate[2])    # a scale gap of -mean takes every run to 0
         if self.shifts is None or tau:
             return math.inf
         if sign > 0 and self.shifts.has_ceiling:
@@ -724,8 +804,33 @@ class _Draws:
         return math.inf
 
 
-def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed) -> _Draws:
+SHIFTS = ("additive", "scale")
+SHIFT_TEXT = {
+    "additive": "a gap is added to every run of value a",
+    "scale": ("a gap scales value a's mean by 1 + gap / (the noise log's mean): whole numbers as a rate "
+              "(thinned, or joined by Poisson counts at the item's rate), other runs multiplied"),
+}
+
+
+def _check_shift(shift: str, noise: NoiseModel) -> None:
+    """A scale gap needs runs that are never negative, a positive mean and no ceiling."""
+    if shift not in SHIFTS:
+        raise OptionError(f"shift must be one of {', '.join(SHIFTS)}, not {shift!r}")
+    if shift == "additive":
+        return
+    if noise._values is None:
+        raise OptionError("a scale shift needs a noise log (its mean sets the scale), not a stated sigma")
+    if noise.minimum is None or noise.minimum < 0 or not float(np.mean(noise._raw)) > 0:
+        raise OptionError(f"a scale shift multiplies '{noise.metric}', so its runs must be 0 or more with a "
+                          "positive mean; use --shift additive")
+    if noise.ceiling is not None or (noise.floor is not None and noise.floor != 0):
+        raise OptionError(f"a scale shift would cross the bounds {_fmt_scale(noise.floor, noise.ceiling)} of "
+                          f"'{noise.metric}'; use --shift additive (or --scale 0: for a count)")
+
+
+def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed, shift: str = "additive") -> _Draws:
     """Simulate the noise part of ``sims`` probes with ``items`` items (see the module notes)."""
+    _check_shift(shift, noise)
     rng = np.random.default_rng(seed)
     ka = _runs_array(runs_a, items, "runs_a")
     kb = _runs_array(runs_b, items, "runs_b")
@@ -735,12 +840,18 @@ def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed) -> _Dr
         sd = noise.sigma_run * np.sqrt(1.0 / ka + 1.0 / kb)
         base = rng.standard_normal((sims, items)) * sd
         return _Draws(base, u, z, ka, np.ones(items, dtype=np.int64), False)
+    bounded = noise._shifts is not None and shift == "additive"
+    scaled = shift == "scale"
+    a_part = np.empty((sims, items)) if scaled else None
     integer = noise.integer
     scale = np.lcm(ka, kb) if integer else np.ones(items, dtype=np.int64)
-    cell = rng.integers(0, noise._sizes.size, size=(sims, items))
+    # one of the log's cells with probability mix, else the whole log (the last cell; the only one when
+    # the runs are pooled residuals)
+    whole = noise._sizes.size - 1
+    cell = np.where(rng.random((sims, items)) < noise.mix, rng.integers(0, max(whole, 1), size=(sims, items)),
+                    whole)
     start, size = noise._starts[cell], noise._sizes[cell]
     base = np.empty((sims, items), dtype=np.float64)
-    bounded = noise._shifts is not None
     if bounded:
         same = bool(np.all(ka == ka[0]))
         runs = np.empty((sims, items, int(ka[0]))) if same else []
@@ -766,6 +877,8 @@ def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed) -> _Dr
                     rng.random((hi - lo, k)) * size[lo:hi, col, None]).astype(np.int64)
                 total[lo:hi] = noise._values[idx].sum(axis=1)
             sums.append(total)
+        if scaled:
+            a_part[:, col] = sums[0] if integer else sums[0] / ka[col]
         if bounded:
             base[:, col] = -sums[0] * (scale[col] // kb[col]) if integer else -sums[0] / kb[col]
         elif integer:
@@ -773,6 +886,14 @@ def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed) -> _Dr
             base[:, col] = sums[0] * (scale[col] // ka[col]) - sums[1] * (scale[col] // kb[col])
         else:
             base[:, col] = sums[0] / ka[col] - sums[1] / kb[col]
+    if scaled:
+        grand = float(np.mean(noise._raw))
+        if not integer and not noise.bounded:   # pooled residuals: the level is the log's mean plus them
+            a_part = a_part + grand
+        means = np.add.reduceat(noise._values, noise._starts) / noise._sizes
+        level = np.maximum(means[cell], 0.0) if integer else None
+        v = np.clip(rng.random((sims, items)), 1e-12, 1 - 1e-12)
+        return _Draws(base, u, z, ka, scale, integer, rate=(a_part, level, grand, v))
     if not bounded:
         return _Draws(base, u, z, ka, scale, integer)
     return _Draws(base, u, z, ka, scale, integer, runs_a=runs if same else tuple(runs), cell=cell,
@@ -800,10 +921,11 @@ class _Rejections:
     approximation, and makes a bisection cost little more than two full evaluations.
     """
 
-    def __init__(self, draws: _Draws, tau: float, alpha: float, alternative: str):
+    def __init__(self, draws: _Draws, tau: float, alpha: float, alternative: str, direction: float | None = None):
         self.draws, self.tau, self.alternative = draws, tau, alternative
         self.limit = alpha * (1 + 1e-12)
-        self.sign = _direction(alternative)
+        # the direction the gap grows in: the tested one, or either one of a two-sided test
+        self.sign = _direction(alternative) if direction is None else float(direction)
         self.saturation = draws.saturation(self.sign, tau)   # no gap changes beyond it
         sims = draws.base.shape[0]
         self.reject_from = np.full(sims, np.inf)    # smallest gap seen rejecting (sum >= 0 there)
@@ -813,7 +935,7 @@ class _Rejections:
     def rate(self, delta: float) -> float:
         gaps = self.draws.gaps(self.sign * delta, self.tau)
         if self.alternative == "two-sided":
-            ordered = gaps.sum(axis=1) >= 0
+            ordered = self.sign * gaps.sum(axis=1) >= 0
         else:
             ordered = np.ones(gaps.shape[0], dtype=bool)
         known_reject = self.reject_from <= delta
@@ -1008,6 +1130,42 @@ def _mdg(rejections: _Rejections, items: int, gap_sd: float, tau: float, alpha: 
     return float(hi)
 
 
+def _directions(alternative: str) -> tuple[float, ...]:
+    """The directions a gap is searched in: both for a two-sided test, the tested one otherwise."""
+    return (1.0, -1.0) if alternative == "two-sided" else (_direction(alternative),)
+
+
+@dataclass(frozen=True)
+class _BothWays:
+    """The MDG searched in each direction: ``up`` (value a above b) and ``down`` (below), as sizes."""
+
+    up: float | None        # None: not searched (a one-sided test the other way); inf: unreachable
+    down: float | None
+    sign: float             # the direction of the smaller one
+    rejections: _Rejections
+
+    @property
+    def mdg(self) -> float:
+        return min(x for x in (self.up, self.down) if x is not None)
+
+
+def _mdg_both(draws: _Draws, items: int, gap_sd: float, tau: float, alpha: float, target: float,
+              alternative: str) -> _BothWays:
+    """The MDG in each direction the test can see (for a two-sided test both, on the same draws)."""
+    found = {}
+    for sign in _directions(alternative):
+        rej = _Rejections(draws, tau, alpha, alternative, direction=sign)
+        found[sign] = (_mdg(rej, items, gap_sd, tau, alpha, target, alternative), rej)
+    sign = min(found, key=lambda s: (found[s][0], -s))
+    return _BothWays(up=found[1.0][0] if 1.0 in found else None, down=found[-1.0][0] if -1.0 in found else None,
+                     sign=sign, rejections=found[sign][1])
+
+
+def _realized_dir(draws: _Draws, gap: float, tau: float, sign: float) -> float:
+    """The average size of the shift simulated items really make at a gap of size ``gap`` in direction ``sign``."""
+    return sign * draws.realized(sign * gap, tau)
+
+
 def _check_common(alpha, target, sims, alternative):
     _direction(alternative)
     if not 0 < alpha < 1:
@@ -1118,8 +1276,8 @@ def _se(p: float, sims: int) -> float:
     return math.sqrt(max(0.0, p * (1.0 - p)) / sims)
 
 
-def _power_at(noise, gap, items, runs, tau, alpha, alternative, sims, seed):
-    draws = _draw(noise, items, runs, runs, sims, seed)
+def _power_at(noise, gap, items, runs, tau, alpha, alternative, sims, seed, shift="additive"):
+    draws = _draw(noise, items, runs, runs, sims, seed, shift)
     p = _reject_rate(draws, gap, tau, alpha, alternative)
     st = _sign_test_rate(draws, gap, tau, alpha, alternative)
     approx = _approx_power(gap, items, noise.gap_sd(runs, runs), tau, alpha, alternative)
@@ -1163,7 +1321,7 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
                     power: float | None = None, *, noise, alpha: float = 0.05,
                     heterogeneity: float | None = None, sims: int = 2000, seed: int | None = 0,
                     alternative: str = "two-sided", metric: str | None = None,
-                    max_items: int = 512, max_runs: int = 512, scale=None) -> PowerResult:
+                    max_items: int = 512, max_runs: int = 512, scale=None, shift: str = "additive") -> PowerResult:
     """Power of the exact sign-flip test, or the gap, items or runs that reach a power.
 
     Exactly one of ``gap``, ``items``, ``runs`` and ``power`` is left None, and that one
@@ -1205,6 +1363,12 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
         The metric's declared scale (see :func:`noise_model`); needs a noise log or model.
         For a metric with a floor or ceiling, ``gap`` shifts each item's mean of value
         a and stops at the bound; ``gap_realized`` says how far the items really moved.
+    shift : {"additive", "scale"}
+        How a gap acts on value a's runs: added to every run (default), or a scale gap that
+        multiplies the item's mean by ``1 + gap / mean`` (mean: the noise log's), for counts
+        and other metrics that are never negative: whole numbers as a rate (thinned, or joined
+        by Poisson counts at the item's rate, so the spread grows with the mean), other runs
+        multiplied.
 
     Examples
     --------
@@ -1242,15 +1406,15 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
     bound += _bound_note(noise)
     if solve == "power":
         items, runs = int(items), int(runs)
-        p, st, approx, real = _power_at(noise, float(gap), items, runs, tau, alpha, alternative, sims, seed)
+        p, st, approx, real = _power_at(noise, float(gap), items, runs, tau, alpha, alternative, sims, seed, shift)
         return PowerResult("power", float(gap), items, runs, p, _se(p, sims), st, approx, None,
                            min_attainable_p(items, alternative=alternative), **common,
                            note=f"power of the exact sign-flip test at alpha {alpha}.{bound}", gap_realized=real)
     if solve == "gap":
         items, runs = int(items), int(runs)
-        draws = _draw(noise, items, runs, runs, sims, seed)
-        rejections = _Rejections(draws, tau, alpha, alternative)
-        mdg = _mdg(rejections, items, noise.gap_sd(runs), tau, alpha, power, alternative)
+        draws = _draw(noise, items, runs, runs, sims, seed, shift)
+        both = _mdg_both(draws, items, noise.gap_sd(runs), tau, alpha, power, alternative)
+        rejections, mdg = both.rejections, both.mdg
         minp = min_attainable_p(items, alternative=alternative)
         if math.isinf(mdg):
             why = (f"with {count_of(items, 'item')} the smallest attainable p is {minp:g} > alpha {alpha}: this design could "
@@ -1260,16 +1424,18 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
             return PowerResult("gap", math.inf, items, runs, None, None, None, None, float(power), minp, **common,
                                note=why)
         p = rejections.rate(mdg)
-        st = _sign_test_rate(draws, mdg, tau, alpha, alternative)
+        st = _sign_test_rate(draws, both.sign * mdg if alternative == "two-sided" else mdg, tau, alpha, alternative)
         approx = _approx_power(mdg, items, noise.gap_sd(runs), tau, alpha, alternative)
         return PowerResult("gap", mdg, items, runs, p, _se(p, sims), st, approx, float(power), minp, **common,
-                           note=f"minimum detectable gap at power {power} and alpha {alpha}.{bound}",
-                           gap_realized=_realized(draws, mdg, tau, alternative))
+                           note=f"minimum detectable gap at power {power} and alpha {alpha}"
+                                + (f" ({'upward' if both.sign > 0 else 'downward'}, the smaller of the two directions)"
+                                   if alternative == "two-sided" else "") + f".{bound}",
+                           gap_realized=abs(_realized_dir(draws, mdg, tau, both.sign)))
 
     gap = float(gap)
 
     def reaches(i, k):
-        draws = _draw(noise, i, k, k, sims, seed)
+        draws = _draw(noise, i, k, k, sims, seed, shift)
         return _reject_rate(draws, gap, tau, alpha, alternative) >= power
 
     if solve == "runs":
@@ -1294,14 +1460,14 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
         return PowerResult(solve, gap, items, runs, None, None, None, None, float(power),
                            None if items is None else min_attainable_p(items, alternative=alternative),
                            **common, note=note)
-    p, st, approx, real = _power_at(noise, gap, items, runs, tau, alpha, alternative, sims, seed)
+    p, st, approx, real = _power_at(noise, gap, items, runs, tau, alpha, alternative, sims, seed, shift)
     return PowerResult(solve, gap, items, runs, p, _se(p, sims), st, approx, float(power),
                        min_attainable_p(items, alternative=alternative), **common, note=note, gap_realized=real)
 
 
 def mdg_for_design(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05, power: float = 0.8,
                    heterogeneity: float | None = None, sims: int = 2000, seed: int | None = 0,
-                   alternative: str = "two-sided") -> float | None:
+                   alternative: str = "two-sided", shift: str = "additive") -> float | None:
     """Minimum detectable gap of the design actually run (for a null result's paragraph).
 
     ``runs_a`` and ``runs_b`` are the runs per value: one number, or one per item when
@@ -1319,11 +1485,10 @@ def mdg_for_design(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05,
     tau = _check_tau(heterogeneity)
     noise = _as_noise(noise_model)
     items = int(items)
-    draws = _draw(noise, items, runs_a, runs_b, sims, seed)
+    draws = _draw(noise, items, runs_a, runs_b, sims, seed, shift)
     ka, kb = draws.ka, _runs_array(runs_b, items, "runs_b")
     gap_sd = noise.sigma_run * math.sqrt(float(np.mean(1.0 / ka + 1.0 / kb)))
-    rejections = _Rejections(draws, tau, alpha, alternative)
-    return _finite(_mdg(rejections, items, gap_sd, tau, alpha, power, alternative))
+    return _finite(_mdg_both(draws, items, gap_sd, tau, alpha, power, alternative).mdg)
 
 
 # ---------------------------------------------------------------------------
@@ -1338,6 +1503,10 @@ class PlanCell:
     ``gap_realized`` and ``mdg_realized`` are the average gaps the simulated items really
     move by at the plan's gap and at the MDG: for a metric with a floor or ceiling they
     are smaller than the gap when items reach the bound; otherwise they equal it.
+
+    For a two-sided test the MDG is searched upward (value a above b) and downward, on the
+    same simulated probes: ``mdg`` is the smaller, ``mdg_up`` and ``mdg_down`` the sizes of
+    both (they differ near a floor or ceiling, where a gap toward the bound is capped).
     """
 
     items: int
@@ -1351,10 +1520,15 @@ class PlanCell:
     min_attainable_p: float
     gap_realized: float | None = None
     mdg_realized: float | None = None
+    #: the MDG as a size in each direction (value a above b, below it); None where not searched
+    #: (a one-sided test the other way), inf where no gap reaches the target power
+    mdg_up: float | None = None
+    mdg_down: float | None = None
 
     def to_dict(self) -> dict:
         return {
             "items": int(self.items), "runs": int(self.runs),
+            "mdg_up": _finite(self.mdg_up), "mdg_down": _finite(self.mdg_down),
             "power": _finite(self.power), "power_se": _finite(self.power_se),
             "power_sign_test": _finite(self.power_sign_test),
             "power_approx": _finite(self.power_approx),
@@ -1383,6 +1557,7 @@ class Plan:
     cells: tuple[PlanCell, ...]
     problems: tuple[Problem, ...]
     heterogeneity: Heterogeneity | None = None
+    shift: str = "additive"
 
     @property
     def sigma_run(self) -> float:
@@ -1406,6 +1581,9 @@ class Plan:
             "decisions": DECIDE_NOTE if max((c.items for c in self.cells), default=0) >= DECIDE_EXACT_ITEMS
             else "every simulated probe's p computed exactly",
             "noise": self.noise.to_dict(),
+            "noise_model": self.noise.simulation,
+            "shift": self.shift,
+            "shift_model": SHIFT_TEXT[self.shift],
             "gap_definition": (f"the shift of each item's mean of value a, stopping at the metric's bounds "
                                f"{_fmt_scale(self.noise.floor, self.noise.ceiling)} ({self.noise.scale_source}); "
                                "gap_realized and mdg_realized are the average shifts reached"
@@ -1420,11 +1598,23 @@ class Plan:
     def to_frame(self) -> pl.DataFrame:
         """The cells as a polars DataFrame (one row per design)."""
         return pl.DataFrame([c.to_dict() for c in self.cells],
-                            schema={"items": pl.Int64, "runs": pl.Int64, "power": pl.Float64,
+                            schema={"items": pl.Int64, "runs": pl.Int64, "mdg_up": pl.Float64, "mdg_down": pl.Float64,
+                                    "power": pl.Float64,
                                     "power_se": pl.Float64, "power_sign_test": pl.Float64,
                                     "power_approx": pl.Float64, "mdg": pl.Float64,
                                     "mdg_approx": pl.Float64, "min_attainable_p": pl.Float64,
                                     "gap_realized": pl.Float64, "mdg_realized": pl.Float64})
+
+    def directions_differ(self) -> bool:
+        """Whether some design's upward and downward MDG differ (more than 2%, or one is unreachable)."""
+        for c in self.cells:
+            if c.mdg_up is None or c.mdg_down is None:
+                continue
+            if math.isinf(c.mdg_up) != math.isinf(c.mdg_down):
+                return True
+            if math.isfinite(c.mdg_up) and abs(c.mdg_up - c.mdg_down) > 0.02 * min(c.mdg_up, c.mdg_down):
+                return True
+        return False
 
     @property
     def heterogeneity_stated(self) -> bool:
@@ -1457,7 +1647,7 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
                metric: str | None = None, pilot=None, heterogeneity: float | None = None,
                alpha: float = 0.05, power: float = 0.8, sims: int = 2000, seed: int | None = 0,
                progress: Callable[[int, int], None] | None = None, *, alternative: str = "two-sided",
-               a: str | None = None, b: str | None = None, scale=None) -> Plan:
+               a: str | None = None, b: str | None = None, scale=None, shift: str = "additive") -> Plan:
     """Size a probe: the MDG (and the power at ``gap``) of every combination of items and runs.
 
     Parameters
@@ -1482,6 +1672,8 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
         within it, the gap is the shift of each item's mean of value a, stopping at the
         bound, and a ``bounded_metric`` problem says so; each design reports the average
         shift really reached (``gap_realized``, ``mdg_realized``).
+    shift : {"additive", "scale"}
+        How a gap acts on value a's runs (see :func:`power_sign_flip`); stated in the plan.
 
     Examples
     --------
@@ -1495,6 +1687,7 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
     if pilot is not None and heterogeneity is not None:
         raise OptionError("give either a pilot log or a stated heterogeneity, not both")
     noise = _as_noise(noise, metric, scale)
+    _check_shift(shift, noise)
     item_list = _int_list(items, "items")
     run_list = _int_list(runs, "runs")
     _check_gap(gap)
@@ -1529,29 +1722,31 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
     total = len(item_list) * len(run_list)
     for n in item_list:
         for k in run_list:
-            draws = _draw(noise, n, k, k, sims, seed)
+            draws = _draw(noise, n, k, k, sims, seed, shift)
             gsd = noise.gap_sd(k)
-            rejections = _Rejections(draws, tau, alpha, alternative)
-            mdg = _mdg(rejections, n, gsd, tau, alpha, power, alternative)
+            both = _mdg_both(draws, n, gsd, tau, alpha, power, alternative)
+            mdg = both.mdg
             p = st = se = approx = None
             if gap is not None:
-                p = rejections.rate(float(gap))
+                p = _Rejections(draws, tau, alpha, alternative).rate(float(gap))
                 st = _sign_test_rate(draws, float(gap), tau, alpha, alternative)
                 se = _se(p, sims)
                 approx = _approx_power(float(gap), n, gsd, tau, alpha, alternative)
             mdg_approx = (None if math.isinf(mdg) else
                           _approx_mdg(n, gsd, tau, alpha, power, alternative))
             reached = None if gap is None else _realized(draws, float(gap), tau, alternative)
-            mdg_reached = None if math.isinf(mdg) else _realized(draws, mdg, tau, alternative)
+            mdg_reached = None if math.isinf(mdg) else abs(_realized_dir(draws, mdg, tau, both.sign))
             cells.append(PlanCell(n, k, p, se, st, approx, mdg, mdg_approx,
-                                  float(min_attainable_p(n, alternative=alternative)), reached, mdg_reached))
+                                  float(min_attainable_p(n, alternative=alternative)), reached, mdg_reached,
+                                  mdg_up=both.up, mdg_down=both.down))
             if progress is not None:
                 progress(len(cells), total)
     if noise.bounded:
         problems.append(_bounded_problem(noise, cells, gap, alpha, power))
     return Plan(noise=noise, tau=float(tau), tau_source=tau_source, alpha=float(alpha),
                 target_power=float(power), gap=None if gap is None else float(gap), alternative=alternative,
-                sims=int(sims), seed=seed, cells=tuple(cells), problems=tuple(problems), heterogeneity=het)
+                sims=int(sims), seed=seed, cells=tuple(cells), problems=tuple(problems), heterogeneity=het,
+                shift=shift)
 
 
 def _bounded_problem(noise: NoiseModel, cells, gap, alpha, power) -> Problem:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from probestats.analyses.plan import Plan, _fmt_scale
+from probestats.analyses.plan import SHIFT_TEXT, Plan, _fmt_scale
 
 __all__ = ["plan_text"]
 
@@ -13,12 +13,18 @@ def _fmt(x, spec):
     return "-" if x is None or not math.isfinite(x) else format(x, spec)
 
 
+def _fmt_mdg(x) -> str:
+    return "-" if x is None else "never" if math.isinf(x) else f"{x:.3g}"
+
+
 def plan_text(plan: Plan) -> str:
     """A plain-text table with the assumptions spelled out."""
     n = plan.noise
     lines = [f"sigma per run: {n.sigma_run:.4g} {n.metric} "
              + (f"(pooled within {n.n_cells} cells of {n.source}, df {n.df})" if n.df is not None
                 else "(stated)")]
+    lines.append(f"noise model: {n.simulation}")
+    lines.append(f"gap model: {plan.shift}: {SHIFT_TEXT[plan.shift]}")
     if plan.tau_source == "pilot":
         lines.append(f"heterogeneity tau: {plan.tau:.4g} (from the pilot, method of moments)")
     elif plan.heterogeneity_stated:
@@ -35,7 +41,10 @@ def plan_text(plan: Plan) -> str:
     head = ["items", "runs"]
     if plan.gap is not None:
         head += [f"power at gap {plan.gap:g}", "+/- se", "t approx"] + (["reached"] if bounded else [])
-    head += ["MDG"] + (["reached"] if bounded else []) + ["MDG t approx", "min p"]
+    head += ["MDG"] + (["reached"] if bounded else [])
+    two_way = plan.directions_differ()
+    head += ["MDG up", "MDG down"] if two_way else []
+    head += ["MDG t approx", "min p"]
     rows = []
     for c in plan.cells:
         row = [str(c.items), str(c.runs)]
@@ -44,6 +53,7 @@ def plan_text(plan: Plan) -> str:
             row += [_fmt(c.gap_realized, ".3g")] if bounded else []
         row += ["never" if math.isinf(c.mdg) else f"{c.mdg:.3g}"]
         row += [_fmt(c.mdg_realized, ".3g")] if bounded else []
+        row += [_fmt_mdg(c.mdg_up), _fmt_mdg(c.mdg_down)] if two_way else []
         row += [_fmt(c.mdg_approx, ".3g"), f"{c.min_attainable_p:.3g}"]
         rows.append(row)
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]

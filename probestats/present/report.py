@@ -374,7 +374,8 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
         "sign_flip": {"p": sf.pvalue, "method": sf.method, "alternative": sf.alternative},
         "sign_test": {"p": st.pvalue, "n": int(st.n), "k": st.k if st.k is not None else int(st.statistic),
                       "formula": st.formula, "method": st.method},
-        "interval": {"low": iv.low, "high": iv.high, "confidence": conf, "method": iv.method},
+        "interval": {"low": iv.low, "high": iv.high, "confidence": conf, "method": iv.method,
+                     "assumption": getattr(iv, "assumption", "")},
         "min_attainable_p": main.min_attainable_p, "n_nonzero": n_nonzero, "alpha": alpha,
         "never_significant": never, "detected": detected,
     }
@@ -460,7 +461,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     if detected:
         finding = [
             f"The probe detected a gap larger than chance: the average gap ({_q(a)} minus {_q(b)}) is "
-            f"{gap_text} {metric} ({test_named}, p = {p_text}, below alpha {alpha:g}; {interval_text}).",
+            f"{gap_text} {metric} ({test_named}, p = {p_text}, at or below alpha {alpha:g}; {interval_text}).",
         ]
         top = drivers["top"]
         low, high = drivers["range"]

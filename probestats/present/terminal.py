@@ -106,7 +106,8 @@ def _tests_lines(result, alpha: float) -> list[str]:
     lines = [
         f"average gap {result.average_gap:+.4g} over {count_of(result.n_items, 'item')}; "
         f"{result.interval.confidence:.0%} interval [{fmt_num(result.interval.low)}, {fmt_num(result.interval.high)}] "
-        f"({escape(result.interval.method)})",
+        f"({escape(result.interval.method)}"
+        + (f"; {escape(result.interval.assumption)}" if getattr(result.interval, "assumption", "") else "") + ")",
         f"sign-flip test ({escape(sf.alternative)}): p = {fmt_p(sf.pvalue, alpha)}; method: {escape(sf.method)}"
         + (f"; adjusted p = {fmt_p(result.p_adjusted, alpha)}" if result.p_adjusted is not None else ""),
         f"sign test: p = {fmt_p(st.pvalue, alpha)} (n = {st.n} non-zero gaps, k = {getattr(st, 'k', st.statistic)})"
