@@ -403,12 +403,27 @@ def _read_format(path: Path, fmt: str, *, sheet, skip_rows, columns, encoding, m
         return _read_json(path, columns, encoding, metric)
     if fmt == "parquet":
         try:
-            lazy = pl.scan_parquet(path)
+            lazy = pl.scan_parquet(_literal(path), glob=False)
             headers = list(lazy.collect_schema().names())
         except Exception as exc:
             raise ReadError(f"cannot read '{name}' as Parquet ({_first_line(exc)}); is it really a .parquet file? (use --format)") from None
         return _finish(lazy, headers, name, columns, metric, row_label="record", first_row=1, path=path)
     return _read_sheet(path, sheet, skip_rows, columns, metric)
+
+
+_GLOB_CHARS = re.compile(r"[*?\[\]{}]")
+
+
+def _literal(source):
+    """A path polars reads as exactly that file: absolute (no ``~`` or ``scheme://`` reading) and,
+    with ``glob=False`` at the call, never a pattern; bytes pass through.
+
+    >>> str(_literal(Path("/tmp/probe[12].csv")))
+    '/tmp/probe[12].csv'
+    """
+    if isinstance(source, (bytes, bytearray)):
+        return source
+    return Path(os.path.abspath(source))
 
 
 def _first_line(exc: Exception) -> str:
@@ -498,14 +513,14 @@ def _read_delimited(path, fmt, skip_rows, columns, encoding, metric) -> Log:
     if head.startswith(b"\xef\xbb\xbf"):
         head = head[3:]
     try:
-        lazy = pl.scan_csv(source, separator=sep, infer_schema=False, skip_rows=skip_rows,
-                           raise_if_empty=False)
+        lazy = pl.scan_csv(_literal(source), separator=sep, infer_schema=False, skip_rows=skip_rows,
+                           raise_if_empty=False, glob=False)
         headers = list(lazy.collect_schema().names())
         other = _other_separator(headers, sep)
         if other is not None:
             sep = other
-            lazy = pl.scan_csv(source, separator=sep, infer_schema=False, skip_rows=skip_rows,
-                               raise_if_empty=False)
+            lazy = pl.scan_csv(_literal(source), separator=sep, infer_schema=False, skip_rows=skip_rows,
+                               raise_if_empty=False, glob=False)
             headers = list(lazy.collect_schema().names())
     except pl.exceptions.PolarsError as exc:
         raise ReadError(_polars_message(exc, name)) from None
@@ -580,8 +595,11 @@ def _read_jsonl(path, columns, encoding, metric) -> Log:
     lines_info = _scan_jsonl(path, raw)
     first_line, blank = lines_info
     try:
-        lazy = pl.scan_ndjson(source, infer_schema_length=None) if raw is None else pl.read_ndjson(
-            _stdio.BytesIO(raw), infer_schema_length=None).lazy()
+        if raw is None and _GLOB_CHARS.search(str(path)) is None:
+            lazy = pl.scan_ndjson(_literal(source), infer_schema_length=None)
+        else:  # polars' NDJSON reader has no glob=False: hand it the bytes of this one file
+            lazy = pl.read_ndjson(_stdio.BytesIO(raw if raw is not None else path.read_bytes()),
+                                  infer_schema_length=None).lazy()
         headers = list(lazy.collect_schema().names())
     except pl.exceptions.PolarsError:
         _raise_first_bad_json_line(path, raw)
