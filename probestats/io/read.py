@@ -526,12 +526,110 @@ def _read_delimited(path, fmt, skip_rows, columns, encoding, metric) -> Log:
         raise ReadError(_polars_message(exc, name)) from None
     if not headers or headers == [""]:
         raise ReadError(f"'{name}' has no header row; the first line must name the columns")
+    _check_duplicate_headers(head, name, sep, skip_rows)
     _check_quotes(head, name, sep)
     multiline = b'"' in head and _has_quoted_newline(head)
     if len(head) == _SNIFF:
         multiline = True  # a quoted line break may come later: count line breaks when rows are shown
     return _finish(lazy, headers, name, columns, metric, row_label="line", first_row=2 + skip_rows,
                    problems=problems, path=path, read={"multiline": multiline, "delimited": True})
+
+
+def _check_duplicate_headers(head: bytes, name: str, sep: str, skip_rows: int) -> None:
+    """Refuse a header row that names a column twice: which one holds the data would be a guess.
+
+    >>> _check_duplicate_headers(b"item,steps,steps\\n1,2,3\\n", "log.csv", ",", 0)
+    Traceback (most recent call last):
+    ...
+    probestats.errors.ReadError: 'log.csv' names the column 'steps' twice in its header (columns 2 and 3); rename one so that each column has one name
+    """
+    import csv
+
+    text = head.decode("utf-8", errors="replace")
+    lines = text.splitlines(keepends=True)[skip_rows:]
+    try:
+        header = next(csv.reader(_stdio.StringIO("".join(lines), newline=""), delimiter=sep), [])
+    except csv.Error:
+        return
+    seen: dict[str, int] = {}
+    for position, h in enumerate(header, start=1):
+        if h in seen and h.strip():
+            raise ReadError(
+                f"'{name}' names the column '{h}' twice in its header (columns {seen[h]} and {position}); "
+                "rename one so that each column has one name")
+        seen.setdefault(h, position)
+
+
+#: nesting deeper than this in a JSON or JSON-lines log is refused (a log's record is flat)
+MAX_JSON_DEPTH = 100
+#: JSON-lines files up to this size are checked line by line for keys given twice
+JSONL_KEY_CHECK_BYTES = 32 << 20
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def _pairs_once(pairs):
+    keys = set()
+    for key, _ in pairs:
+        if key in keys:
+            raise _DuplicateKey(key)
+        keys.add(key)
+    return dict(pairs)
+
+
+def _too_deep(value, limit: int) -> bool:
+    """Whether a parsed JSON value nests containers more than ``limit`` levels (walked without recursion).
+
+    >>> _too_deep([{"a": [1]}], 2), _too_deep([{"a": [1]}], 3)
+    (True, False)
+    """
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return False
+
+
+def _loads(text, name: str, where: str):
+    """``json.loads`` that refuses a key given twice, deep nesting and huge integers, in one line each."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8-sig", errors="replace")
+    try:
+        value = json.loads(text, object_pairs_hook=_pairs_once)
+    except _DuplicateKey as exc:
+        raise ReadError(f"{where} of '{name}' gives the key '{exc.args[0]}' twice; which value counts would be "
+                        "a guess: remove or rename one") from None
+    except RecursionError:
+        raise ReadError(f"{where} of '{name}' is nested too deeply to read; a log's record is flat") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:  # Python's limit on the digits of an integer (4,300 by default)
+        raise ReadError(f"{where} of '{name}' holds a number too long to read ({_first_line(exc).split(';')[0]}); "
+                        "write it with fewer digits") from None
+    records = value if isinstance(value, list) else [value]
+    nested = any(isinstance(v, (dict, list)) for r in records if isinstance(r, dict) for v in r.values()) or any(
+        not isinstance(r, dict) for r in records)
+    if nested and _too_deep(value, MAX_JSON_DEPTH):
+        raise ReadError(f"{where} of '{name}' is nested more than {MAX_JSON_DEPTH} levels deep; "
+                        "a log's record is flat (one value per column)")
+    return value
+
+
+def _check_jsonl_keys(data: bytes, name: str) -> None:
+    """Refuse a JSON-lines record that gives a key twice (polars would keep the first, silently)."""
+    if len(data) > JSONL_KEY_CHECK_BYTES:
+        return
+    for number, line in enumerate(data.decode("utf-8-sig", errors="replace").split("\n"), start=1):
+        if line.strip():
+            try:
+                _loads(line, name, f"line {number}")
+            except json.JSONDecodeError:
+                pass  # reported with its line by the reader
 
 
 def _has_quoted_newline(head: bytes) -> bool:
@@ -592,7 +690,11 @@ def _read_jsonl(path, columns, encoding, metric) -> Log:
     name = path.name
     source, problems = _text_source(path, encoding)
     raw = source if isinstance(source, bytes) else None
+    if raw is None and len(head := path.read_bytes()[:3]) == 3 and head == b"\xef\xbb\xbf":
+        raw = path.read_bytes()[3:]  # a byte-order mark polars' NDJSON reader refuses
+        source = raw
     lines_info = _scan_jsonl(path, raw)
+    _check_jsonl_keys(raw if raw is not None else path.read_bytes(), name)
     first_line, blank = lines_info
     try:
         if raw is None and _GLOB_CHARS.search(str(path)) is None:
@@ -628,7 +730,7 @@ def _raise_first_bad_json_line(path: Path, raw: bytes | None) -> None:
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
+            value = _loads(line, path.name, f"line {number}")
         except json.JSONDecodeError as exc:
             raise ReadError(f"line {number} of {path.name} is not JSON ({exc.msg} at column {exc.colno}); fix or remove that line") from None
         if not isinstance(value, dict):
@@ -640,7 +742,7 @@ def _read_json(path, columns, encoding, metric) -> Log:
     source, problems = _text_source(path, encoding)
     data = source if isinstance(source, bytes) else path.read_bytes()
     try:
-        value = json.loads(data)
+        value = _loads(data, name, "a record")
     except json.JSONDecodeError as exc:
         if data.lstrip()[:1] == b"{" and b"\n{" in data:
             raise ReadError(f"'{name}' holds one JSON object per line; read it as JSON lines (rename it .jsonl or use --format jsonl)") from None

@@ -25,7 +25,7 @@ from typing import Sequence
 
 import polars as pl
 
-from probestats.errors import ColumnError, OptionError
+from probestats.errors import ColumnError, OptionError, Problem
 from probestats.io.read import ROW, Log, read_log
 
 __all__ = ["apply", "parse_derive"]
@@ -137,12 +137,19 @@ def apply(log, *, where: str | None = None, derive: Sequence[str] = (), **read_k
         return log
     lazy = log.lazy
     added = []
+    problems = list(log.problems)
     for text in derive:
         name, body = parse_derive(text)
         expr = _sql("--derive", body)
         schema = lazy.collect_schema()
         _check_names("--derive", text, expr, schema)
         lazy = _typed(lazy, schema, expr, name, "--derive", text, log.source)
+        lazy, widened = _unwrapped(lazy, schema, expr, name, log.source)
+        if widened:
+            problems.append(Problem(
+                "warning", "integer_overflow",
+                f"--derive '{text}': the integer arithmetic overflows 64 bits; '{name}' was computed in floating "
+                "point instead (about 16 significant digits)"))
         added.append(name)
     if where is not None:
         expr = _sql("--where", where)
@@ -160,6 +167,7 @@ def apply(log, *, where: str | None = None, derive: Sequence[str] = (), **read_k
         columns.setdefault(name, name)
     read = dict(log._read) if where is None else {**log._read, "where": where}
     return replace(log, lazy=lazy.select(pl.all().exclude(ROW), pl.col(ROW)), columns=columns, _read=read,
+                   problems=tuple(problems),
                    headers=tuple(log.headers) + tuple(n for n in added if n not in log.headers))
 
 
@@ -200,3 +208,31 @@ def _typed(lazy: pl.LazyFrame, schema, expr: pl.Expr, name: str, option: str, te
     first = str(first_error).strip().splitlines()[0]
     raise OptionError(f"{option} '{text}': cannot be computed on this log ({first}); "
                       "check the column types (text needs single quotes)") from None
+
+
+def _unwrapped(lazy: pl.LazyFrame, schema, expr: pl.Expr, name: str, source: str) -> tuple[pl.LazyFrame, bool]:
+    """The derived column as computed, or in floating point when its integer arithmetic wraps around.
+
+    polars' 64-bit integer arithmetic wraps silently (``steps * 4e18`` on integers gives negative
+    numbers); the same expression over floating-point views of its integer columns shows where.
+    """
+    if not lazy.collect_schema()[name].is_integer():
+        return lazy, False
+    from probestats.io.read import collect
+
+    roots = [n for n in dict.fromkeys(expr.meta.root_names()) if n != name]
+    keep = {n: f"\0int\0{n}" for n in roots}
+    floats = lazy.with_columns(pl.col(n).alias(keep[n]) for n in roots)
+    floats = floats.with_columns(
+        (pl.col(n).str.strip_chars().replace("", None) if schema.get(n) == pl.String else pl.col(n))
+        .cast(pl.Float64, strict=False) for n in roots)
+    floats = floats.with_columns(expr.cast(pl.Float64).alias("\0float"))
+    floats = floats.with_columns(pl.col(keep[n]).alias(n) for n in roots).drop(list(keep.values()))
+    exact, approx = pl.col(name).cast(pl.Float64), pl.col("\0float")
+    wrapped = ((exact - approx).abs() > approx.abs() * 1e-9 + 1).any()
+    try:
+        if not collect(floats.select(wrapped.alias("w")), source)["w"][0]:
+            return lazy, False
+    except Exception:  # the float view could not be computed: keep the integer result
+        return lazy, False
+    return floats.with_columns(pl.col("\0float").alias(name)).drop("\0float"), True
