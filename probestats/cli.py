@@ -7,6 +7,7 @@ nothing else (no traceback) reaches a user.
 from __future__ import annotations
 
 import functools
+import io
 import json
 import os
 import sys
@@ -107,6 +108,13 @@ def write_whole(path: str | Path, content: str | bytes) -> None:
     from probestats.present.output import write_whole as write
 
     write(path, content)
+
+
+def _refuse_inputs(outputs, inputs) -> None:
+    """An output that would overwrite a file the command reads is refused before anything is read."""
+    from probestats.present.output import refuse_inputs
+
+    refuse_inputs(outputs, inputs)
 
 
 def console(stderr: bool = False):
@@ -369,6 +377,8 @@ def report(log, metric, a, b, noise, alternative, alpha, output, fold_case, sect
     from probestats.analyses.paired import analyze as run
     from probestats.present.report import render_report
 
+    _refuse_inputs({"-o": output}, {"LOG": log, "--noise": noise, "--design": design_file,
+                                    "--framing": framing_log, "--targets": targets})
     fmt = _report_format(output)
     plan = design_from(design_file, attribute=attribute, values_why=values_why,
                        metric_definition=metric_definition, metric_cannot_see=metric_cannot_see,
@@ -436,6 +446,7 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
 
     if plot and gap is None:
         raise OptionError("--plot draws power at a gap; add --gap G")
+    _refuse_inputs({"--plot": plot}, {"--noise": noise, "--pilot": pilot})
     model = noise_model(read_log(str(noise), metric=metric, **read), metric, scale=scale)
     pilot_log = read_log(str(pilot), metric=metric, **read) if pilot else None
     err = console(stderr=True)
@@ -450,7 +461,9 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
         from probestats.present.plots_power import power_curve
 
         ax = power_curve(result)
-        ax.figure.savefig(plot, dpi=120)
+        png = io.BytesIO()
+        ax.figure.savefig(png, format="png", dpi=120)
+        write_whole(plot, png.getvalue())  # whole or not at all, like every output
         err.print(f"wrote {_escape(plot)}")
     if json_out:
         emit_json(result)
@@ -541,6 +554,7 @@ def compare(before, after, metric, a, b, alternative, alpha, fold_case, output, 
     """
     from probestats.analyses.compare import compare_runs, print_comparison, render_compare
 
+    _refuse_inputs({"-o": output}, {"BEFORE": before, "AFTER": after})
     result = compare_runs(str(before), str(after), metric=metric, a=a, b=b, alternative=alternative, alpha=alpha,
                           fold_case=fold_case, read_options=read)
     if output is not None:
