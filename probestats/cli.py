@@ -94,7 +94,11 @@ def read_options(func):
 def emit_json(obj) -> None:
     """Print one JSON object on standard output."""
     data = obj.to_dict() if hasattr(obj, "to_dict") else obj
-    click.echo(json.dumps(jsonable(data), ensure_ascii=False, indent=2, allow_nan=False))
+    text = json.dumps(jsonable(data), ensure_ascii=False, indent=2, allow_nan=False)
+    # C1 and bidi controls as \u escapes (json escapes C0 itself): the same JSON, nothing raw on a terminal
+    from probestats.present.sanitize import json_text
+
+    click.echo(json_text(text))
 
 
 def write_whole(path: str | Path, content: str | bytes) -> None:
@@ -118,7 +122,7 @@ def _refuse_inputs(outputs, inputs) -> None:
 
 
 def console(stderr: bool = False):
-    from rich.console import Console
+    from probestats.present.terminal import SafeConsole as Console
 
     out = Console(stderr=stderr, highlight=False, soft_wrap=True)
     if not out.is_terminal and "COLUMNS" not in os.environ:
@@ -468,7 +472,9 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
     if json_out:
         emit_json(result)
     else:
-        click.echo(result.to_text())
+        from probestats.present.sanitize import visible
+
+        click.echo(visible(result.to_text(), keep_newlines=True))
 
 
 @cli.command()
@@ -580,13 +586,19 @@ def main(argv=None) -> int:
     except click.exceptions.Exit as exc:
         code = exc.exit_code
     except click.ClickException as exc:
-        exc.show()
+        from probestats.present.sanitize import visible
+
+        shown = io.StringIO()
+        exc.show(file=shown)  # usage errors quote the values given: their controls are shown as escapes
+        click.echo(visible(shown.getvalue(), keep_newlines=True), err=True, nl=False)
         code = exc.exit_code if isinstance(exc, click.UsageError) else EXIT_USAGE
     except click.exceptions.Abort:
         click.echo("Error: aborted", err=True)
         code = EXIT_DATA
     except ProbestatsError as exc:
-        click.echo(f"Error: {exc}", err=True)
+        from probestats.present.sanitize import one_line
+
+        click.echo(f"Error: {one_line(exc)}", err=True)  # one line, whatever a header or value holds
         code = EXIT_DATA
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else EXIT_DATA
@@ -601,7 +613,9 @@ def main(argv=None) -> int:
     except Exception as exc:  # a bug: still one line, never a traceback
         if os.environ.get("PROBESTATS_DEBUG"):
             raise
-        text = str(exc).splitlines()[0] if str(exc) else ""
+        from probestats.present.sanitize import one_line
+
+        text = one_line(str(exc).splitlines()[0]) if str(exc).strip() else ""
         click.echo(f"Error: unexpected {type(exc).__name__}: {text} (set PROBESTATS_DEBUG=1 for details and "
                    "report it)", err=True)
         code = EXIT_DATA

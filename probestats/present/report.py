@@ -44,6 +44,7 @@ from probestats import __version__
 from probestats.shape.design import Design
 from probestats.errors import OptionError
 from probestats.present.output import write_whole
+from probestats.present.sanitize import html as html_text, visible
 from probestats.present.terminal import fmt_num as _fmt_num
 from probestats.present.terminal import fmt_p as _fmt_p
 from probestats.errors import count_of
@@ -128,6 +129,7 @@ def md_escape(text) -> str:
     'see http:\\/\\/example.com or www\\.example.com'
     """
     text = re.sub(r"[\r\n\u2028\u2029\x85\x0b\x0c]+", " ", str(text))
+    text = visible(text)  # ESC, C1 and bidi controls shown as escapes, never written raw
     text = _MD_SPECIAL.sub(r"\\\1", text)
     # keep Markdown viewers from turning logged addresses into links (renders the same)
     return re.sub(r"(?i)://", r":\\/\\/", re.sub(r"(?i)\b(www)\.", r"\1\\.", text))
@@ -158,7 +160,7 @@ def _md_filter(value) -> MdSafe:
 
 def _md_code(value) -> MdSafe:
     """A Markdown code span that holds any text (the fence is longer than any backtick run)."""
-    text = " ".join(str(value).split())
+    text = visible(" ".join(str(value).split()))
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
@@ -178,8 +180,15 @@ def _html_fill(value) -> Markup:
     if isinstance(value, Todo):
         return Markup('<mark class="todo">{}</mark>').format(str(value))
     if isinstance(value, (list, tuple)):
-        return Markup("; ").join(escape(v) for v in value)
-    return escape(value)
+        return Markup("; ").join(html_text(v) for v in value)
+    return html_text(value)
+
+
+def _html_finalize(value):
+    """Every value an HTML template prints: controls visible, escaped, right-to-left text isolated."""
+    if value is None or isinstance(value, (Markup, int, float)):
+        return value
+    return html_text(value)
 
 
 @jinja2.pass_context
@@ -224,7 +233,7 @@ def _environment(fmt: str, templates) -> jinja2.Environment:
     common = {"loader": _loader(templates), "undefined": jinja2.StrictUndefined,
               "trim_blocks": True, "lstrip_blocks": True, "keep_trailing_newline": True}
     if fmt == "html":
-        env = jinja2.Environment(autoescape=True, **common)
+        env = jinja2.Environment(autoescape=True, finalize=_html_finalize, **common)
         env.filters["fill"] = _html_fill
     else:
         env = jinja2.Environment(autoescape=False, finalize=_md_finalize, **common)

@@ -6,24 +6,32 @@ from probestats.errors import count_of
 import math
 
 from rich.console import Console
-from rich.markup import escape as _rich_escape
 from rich.table import Table
 
 
 def escape(text) -> str:
-    r"""Text from a log made safe to print with rich: a ``[`` that would open a tag is escaped.
+    r"""Text from a log made safe to print with rich: controls shown as escapes, a ``[`` that would open
+    a tag escaped (see :func:`probestats.present.sanitize.terminal`).
 
-    rich's own ``escape`` also doubles a single backslash at the end, in case a tag follows it;
-    no tag follows a logged value here, and the doubled backslash would show.
-
-    >>> escape("[bold]x") == "\\[bold]x", escape("C:\\temp\\") == "C:\\temp\\"
-    (True, True)
+    >>> escape("[bold]x") == "\\[bold]x", escape("C:\\temp\\") == "C:\\temp\\", escape("\x1b[2J")
+    (True, True, '\\x1b[2J')
     """
-    text = str(text)
-    escaped = _rich_escape(text)
-    if text.endswith("\\") and not text.endswith("\\\\"):
-        return escaped[:-1]  # the backslash rich added
-    return escaped
+    from probestats.present.sanitize import terminal
+
+    return terminal(text)
+
+
+class SafeConsole(Console):
+    """A rich console that never writes a control character taken from text: every string it renders
+    (lines, table cells, titles) has its controls shown as escapes before rich reads its markup.
+
+    A safety net under :func:`escape`, for printers that forget it; rich's own styling still works.
+    """
+
+    def render_str(self, text: str, **kwargs):
+        from probestats.present.sanitize import visible
+
+        return super().render_str(visible(text, keep_newlines=True), **kwargs)
 
 
 def fmt_p(p: float | None, alpha: float | None = None) -> str:
