@@ -82,10 +82,14 @@ def read_options(func):
                   help="Say which header holds a column, e.g. --column item=\"Question #\" (repeatable).")
     @click.option("--encoding", metavar="ENC", callback=_check_encoding,
                   help="Text encoding of a CSV/TSV/JSON file, e.g. cp1252 (default: UTF-8).")
+    @click.option("--max-cells", type=click.IntRange(min=1), metavar="N",
+                  help="Largest spreadsheet sheet read, in cells (rows x columns; default 10,000,000).")
     @functools.wraps(func)
-    def wrapper(*args, fmt=None, sheet=None, skip_rows=0, column=(), encoding=None, **kwargs):
+    def wrapper(*args, fmt=None, sheet=None, skip_rows=0, column=(), encoding=None, max_cells=None, **kwargs):
         kwargs["read"] = {"format": fmt, "sheet": sheet, "skip_rows": skip_rows,
                           "columns": _parse_columns(column), "encoding": encoding}
+        if max_cells is not None:
+            kwargs["read"]["max_cells"] = max_cells
         return func(*args, **kwargs)
 
     return wrapper

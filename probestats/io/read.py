@@ -290,6 +290,7 @@ def read_log(
     columns: Mapping[str, str] | None = None,
     encoding: str | None = None,
     metric: str | None = None,
+    max_cells: int | None = None,
 ) -> Log:
     """Read a probe log from a file or a Python object.
 
@@ -309,6 +310,9 @@ def read_log(
         Text encoding of a CSV/TSV/JSON file (default: UTF-8, a BOM is honoured).
     metric : str, optional
         Name of the metric; its header is matched case-insensitively and renamed to it.
+    max_cells : int, optional
+        Largest extent (rows x columns) of a spreadsheet's sheet read (default :data:`MAX_CELLS`);
+        a larger one is refused before it is parsed.
 
     Examples
     --------
@@ -325,7 +329,7 @@ def read_log(
         raise OptionError("--skip-rows must be 0 or more")
     if isinstance(source, (str, Path)):
         return _read_path(Path(source), format=format, sheet=sheet, skip_rows=skip_rows,
-                          columns=columns, encoding=encoding, metric=metric)
+                          columns=columns, encoding=encoding, metric=metric, max_cells=max_cells)
     frame = _frame_from_object(source)
     return _finish(frame.lazy(), list(frame.columns), "the log", columns, metric,
                    row_label="record", first_row=1)
@@ -366,7 +370,7 @@ def _detect_format(path: Path, format: str | None) -> str:
     return fmt
 
 
-def _read_path(path: Path, *, format, sheet, skip_rows, columns, encoding, metric) -> Log:
+def _read_path(path: Path, *, format, sheet, skip_rows, columns, encoding, metric, max_cells=None) -> Log:
     name = path.name
     if not path.exists():
         raise ReadError(f"no such file: '{path}'; check the path")
@@ -380,14 +384,14 @@ def _read_path(path: Path, *, format, sheet, skip_rows, columns, encoding, metri
         ignored.append(f"--skip-rows {skip_rows} does not apply to '{name}', read as {fmt.upper()}, "
                        "which has no title rows above a header")
     log = _read_format(path, fmt, sheet=sheet, skip_rows=skip_rows, columns=columns, encoding=encoding,
-                       metric=metric)
+                       metric=metric, max_cells=max_cells)
     if ignored:
         log = replace(log, problems=log.problems + tuple(
             Problem("warning", "ignored_option", f"{text}; it was ignored") for text in ignored))
     return log
 
 
-def _read_format(path: Path, fmt: str, *, sheet, skip_rows, columns, encoding, metric) -> Log:
+def _read_format(path: Path, fmt: str, *, sheet, skip_rows, columns, encoding, metric, max_cells=None) -> Log:
     name = path.name
     try:
         size = path.stat().st_size
@@ -408,7 +412,7 @@ def _read_format(path: Path, fmt: str, *, sheet, skip_rows, columns, encoding, m
         except Exception as exc:
             raise ReadError(f"cannot read '{name}' as Parquet ({_first_line(exc)}); is it really a .parquet file? (use --format)") from None
         return _finish(lazy, headers, name, columns, metric, row_label="record", first_row=1, path=path)
-    return _read_sheet(path, sheet, skip_rows, columns, metric)
+    return _read_sheet(path, sheet, skip_rows, columns, metric, max_cells)
 
 
 _GLOB_CHARS = re.compile(r"[*?\[\]{}]")
@@ -761,9 +765,121 @@ def _read_json(path, columns, encoding, metric) -> Log:
                    first_row=1, problems=problems, path=path)
 
 
-def _read_sheet(path, sheet, skip_rows, columns, metric) -> Log:
+#: cells a spreadsheet's sheets may span (rows x columns of their extent) unless --max-cells raises it
+MAX_CELLS = 10_000_000
+#: uncompressed bytes of a spreadsheet's archive allowed per cell of MAX_CELLS (a zip bomb expands far beyond)
+BYTES_PER_CELL = 64
+#: uncompressed bytes always allowed, whatever --max-cells says
+MIN_EXPANDED_BYTES = 256 << 20
+
+
+def check_spreadsheet(path: Path, max_cells: int | None = None) -> None:
+    """Refuse a spreadsheet too large to read, from its archive's directory and its sheets' extent,
+    before a reader allocates anything.
+
+    The spreadsheet reader allocates the whole extent of a sheet (rows x columns up to its farthest
+    cell), so one cell at XFD1048576 asks for 17 billion cells, and a small archive can expand to
+    gigabytes; either aborts the process. The uncompressed size comes from the zip directory; the
+    extent from each sheet's farthest cell (.xlsx) or its rows and columns holding values (.ods),
+    read as a stream.
+    """
+    import zipfile
+
+    limit = MAX_CELLS if max_cells is None else int(max_cells)
+    name = path.name
+    raise_it = "; raise the limit with --max-cells N if the sheet is really that large"
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return  # not a zip (an old .xls, or a broken file): the reader says what it is
+    with archive:
+        entries = archive.infolist()
+        expanded = sum(e.file_size for e in entries)
+        allowed = max(MIN_EXPANDED_BYTES, limit * BYTES_PER_CELL)
+        if expanded > allowed:
+            raise ReadError(f"'{name}' expands to {expanded / 1e6:,.0f} MB, more than the {allowed / 1e6:,.0f} MB "
+                            f"allowed ({BYTES_PER_CELL} bytes for each of --max-cells {limit:,}, at least "
+                            f"{MIN_EXPANDED_BYTES / 1e6:,.0f} MB){raise_it}")
+        sheets = [e for e in entries if re.fullmatch(r"xl/worksheets/[^/]+\.xml", e.filename)]
+        for entry in sheets:
+            rows, cols = _xlsx_extent(archive, entry)
+            if rows * cols > limit:
+                raise ReadError(f"'{name}' has a sheet reaching row {rows:,} and column {cols:,} "
+                                f"({rows * cols:,} cells), more than --max-cells {limit:,}{raise_it}")
+        if any(e.filename == "content.xml" for e in entries) and not sheets:
+            rows, cols = _ods_extent(archive, limit)
+            if rows * cols > limit:
+                raise ReadError(f"'{name}' has a sheet of {rows:,} rows and {cols:,} columns with values "
+                                f"({rows * cols:,} cells), more than --max-cells {limit:,}{raise_it}")
+
+
+_CELL_REF = re.compile(rb'<(?:\w+:)?c\b[^>]*?\br="([A-Z]{1,3})([0-9]{1,7})"')
+_ROW_REF = re.compile(rb'<(?:\w+:)?row\b[^>]*?\br="([0-9]{1,7})"')
+
+
+def _column_number(letters: bytes) -> int:
+    """Column letters as a number from 1.
+
+    >>> _column_number(b"XFD")
+    16384
+    """
+    n = 0
+    for ch in letters:
+        n = n * 26 + ch - 64
+    return n
+
+
+def _xlsx_extent(archive, entry) -> tuple[int, int]:
+    """Farthest row and column of any cell or row in a worksheet's XML (streamed, 1 MiB at a time)."""
+    rows = cols = 0
+    tail = b""
+    with archive.open(entry) as fh:
+        while chunk := fh.read(1 << 20):
+            data = tail + chunk
+            for m in _CELL_REF.finditer(data):
+                cols = max(cols, _column_number(m.group(1)))
+                rows = max(rows, int(m.group(2)))
+            for m in _ROW_REF.finditer(data):
+                rows = max(rows, int(m.group(1)))
+            tail = data[-256:]
+    return rows, max(cols, 1 if rows else 0)
+
+
+def _ods_extent(archive, limit: int) -> tuple[int, int]:
+    """Rows and columns of an ODS sheet up to its last cell holding a value (repeated rows counted)."""
+    import xml.etree.ElementTree as ET
+
+    table = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
+    office = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
+    rows = cols = 0
+    seen_rows = 0
+    with archive.open("content.xml") as fh:
+        for event, elem in ET.iterparse(fh, events=("end",)):
+            if elem.tag == f"{table}table":
+                elem.clear()
+            if elem.tag != f"{table}table-row":
+                continue
+            repeat = int(elem.get(f"{table}number-rows-repeated", "1") or 1)
+            seen_rows += repeat
+            width = last = 0
+            for cell in elem:
+                width += int(cell.get(f"{table}number-columns-repeated", "1") or 1)
+                if cell.get(f"{office}value-type") is not None or len(cell):
+                    last = width
+            if last:
+                rows = seen_rows
+                cols = max(cols, last)
+            elem.clear()
+            if rows * max(cols, 1) > limit:
+                break
+    return rows, cols
+
+
+def _read_sheet(path, sheet, skip_rows, columns, metric, max_cells=None) -> Log:
     name = path.name
     import fastexcel
+
+    check_spreadsheet(path, max_cells)
 
     try:
         reader = fastexcel.read_excel(path)
