@@ -611,6 +611,13 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         click.echo("Error: interrupted", err=True)
         code = 130
+    except (OverflowError, RecursionError) as exc:  # numbers beyond floating point; nesting beyond the stack
+        from probestats.present.sanitize import one_line
+
+        what = ("a number in the input is too large to compute with" if isinstance(exc, OverflowError)
+                else "the input is nested too deeply to process")
+        click.echo(f"Error: {what} ({one_line(exc)}); rescale the metric or simplify the input", err=True)
+        code = EXIT_DATA
     except MemoryError:
         click.echo("Error: out of memory; read fewer columns or split the log", err=True)
         code = EXIT_DATA
@@ -622,6 +629,14 @@ def main(argv=None) -> int:
         text = one_line(str(exc).splitlines()[0]) if str(exc).strip() else ""
         click.echo(f"Error: unexpected {type(exc).__name__}: {text} (set PROBESTATS_DEBUG=1 for details and "
                    "report it)", err=True)
+        code = EXIT_DATA
+    except BaseException as exc:  # a library's panic, raised through pyo3 as a BaseException
+        if type(exc).__name__ != "PanicException" or os.environ.get("PROBESTATS_DEBUG"):
+            raise
+        from probestats.present.sanitize import one_line
+
+        text = one_line(" ".join(str(exc).split()))[:200]
+        click.echo(f"Error: a library failed on this input ({text}); check that the file is not damaged", err=True)
         code = EXIT_DATA
     sys.stdout.flush()
     return code

@@ -305,6 +305,28 @@ def adjust(pvalues: Sequence[float], method: str = "holm") -> list[float]:
     return [min(1.0, float(p)) for p in multipletests(pvalues, method=sm)[1]]
 
 
+#: columns that make a run's cell (or number the runs in it): never a --by group
+CELL_COLUMNS = ("item", "variant", "seed", "run_id", "_row")
+
+
+def check_by(by, metric: str | None = None) -> None:
+    """Refuse a ``--by`` column that makes or numbers the cells the analysis compares.
+
+    >>> check_by(["model"], "steps")
+    >>> check_by(["seed"], "steps")
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: --by seed: that column makes or numbers the item x value cells the analysis compares, so it cannot split them; group by a column that is fixed within an item, such as model
+    """
+    from probestats.errors import OptionError
+
+    for col in by:
+        if col in CELL_COLUMNS or col == metric:
+            raise OptionError(f"--by {col}: that column makes or numbers the item x value cells the analysis "
+                              "compares, so it cannot split them; group by a column that is fixed within an item, "
+                              "such as model")
+
+
 def analyze(
     log,
     *,
@@ -370,6 +392,7 @@ def analyze(
     if correction not in CORRECTIONS:
         adjust([], correction)
     by = list(by)
+    check_by(by, metric)
     checked = validate(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case, **(read_options or {}))
     if a is None and b is None and len(checked.values) > 2:
         if many:  # more than two values: per-value means and an omnibus test (SPEC §7)

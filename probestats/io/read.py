@@ -220,11 +220,55 @@ class Log:
 def collect(lazy: pl.LazyFrame, source: str = "the log", path: Path | None = None) -> pl.DataFrame:
     """Collect a lazy frame, turning polars' read errors into one clear :class:`ReadError`."""
     try:
-        return lazy.collect()
+        with _panic_quiet():
+            return lazy.collect()
     except pl.exceptions.PolarsError as exc:  # a problem found only when the data is read
         if path is not None and path.suffix.lower() in (".csv", ".tsv", ".tab"):
             _locate_bad_record(path, source)
         raise ReadError(_polars_message(exc, source)) from None
+    except BaseException as exc:
+        raise _panic(exc, source, path) from None
+
+
+class _panic_quiet:
+    """Hold back what native code writes to the standard error stream (file descriptor 2) while a
+    reader runs: a panic's hook prints its message and a stack backtrace there before the panic is
+    raised in Python, where it becomes one ``Error:`` line. Anything else written is passed on."""
+
+    def __enter__(self):
+        import tempfile
+
+        try:
+            self.saved = os.dup(2)
+        except OSError:
+            self.saved = None
+            return self
+        self.buffer = tempfile.TemporaryFile()
+        os.dup2(self.buffer.fileno(), 2)
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if self.saved is None:
+            return False
+        os.dup2(self.saved, 2)
+        os.close(self.saved)
+        self.buffer.seek(0)
+        held = self.buffer.read()
+        self.buffer.close()
+        if held and not (kind is not None and kind.__name__ == "PanicException"):
+            os.write(2, held)
+        return False
+
+
+def _panic(exc: BaseException, source: str, path: Path | None = None) -> BaseException:
+    """A reader's panic (raised through pyo3 as a BaseException) as one :class:`ReadError`; anything else as is."""
+    if type(exc).__name__ != "PanicException":
+        return exc
+    text = re.sub(r"\s+", " ", str(exc)).strip()[:200]
+    if path is not None and path.suffix.lower() in (".parquet", ".pq"):
+        return ReadError(f"the Parquet file '{source}' is corrupt: the reader failed on it ({text}); "
+                         "write it again from its source")
+    return ReadError(f"cannot read '{source}': the reader failed on malformed data ({text})")
 
 
 def _other_separator(header: list[str], sep: str) -> str | None:
@@ -408,8 +452,11 @@ def _read_format(path: Path, fmt: str, *, sheet, skip_rows, columns, encoding, m
     if fmt == "parquet":
         try:
             lazy = pl.scan_parquet(_literal(path), glob=False)
-            headers = list(lazy.collect_schema().names())
-        except Exception as exc:
+            with _panic_quiet():
+                headers = list(lazy.collect_schema().names())
+        except BaseException as exc:
+            if not isinstance(exc, Exception):
+                raise _panic(exc, name, path) from None
             raise ReadError(f"cannot read '{name}' as Parquet ({_first_line(exc)}); is it really a .parquet file? (use --format)") from None
         return _finish(lazy, headers, name, columns, metric, row_label="record", first_row=1, path=path)
     return _read_sheet(path, sheet, skip_rows, columns, metric, max_cells)
@@ -444,10 +491,15 @@ def _decode_head(path: Path, encoding: str | None) -> tuple[str | None, bytes]:
     with path.open("rb") as fh:
         head = fh.read(_SNIFF)
     if encoding:
+        import codecs
+
         try:
-            "".encode(encoding)
+            info = codecs.lookup(encoding)
         except LookupError:
             raise OptionError(f"--encoding {encoding}: unknown encoding; try utf-8, cp1252 or latin-1") from None
+        if not getattr(info, "_is_text_encoding", True) or info.name in _NOT_TEXT_ENCODINGS:
+            raise OptionError(f"--encoding {encoding}: not an encoding of text files ({info.name} turns text into "
+                              "other text or bytes); try utf-8, cp1252 or latin-1")
         norm = encoding.lower().replace("-", "").replace("_", "")
         return (None if norm in ("utf8",) else encoding), head
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -477,6 +529,10 @@ def _decode_head(path: Path, encoding: str | None) -> tuple[str | None, bytes]:
     raise _NotUtf8(bad)
 
 
+#: codecs Python lists as text encodings that no text file is written in
+_NOT_TEXT_ENCODINGS = {"punycode", "idna", "unicode-escape", "raw-unicode-escape", "undefined", "mbcs", "oem"}
+
+
 class _NotUtf8(Exception):
     def __init__(self, byte: int):
         self.byte = byte
@@ -503,6 +559,8 @@ def _reencode(path: Path, enc: str) -> bytes:
         return path.read_bytes().decode(enc).encode("utf-8")
     except UnicodeDecodeError as exc:
         raise ReadError(f"'{path.name}' is not valid {enc} (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); pass the right --encoding") from None
+    except (UnicodeError, ValueError) as exc:
+        raise ReadError(f"'{path.name}' cannot be decoded as {enc} ({_first_line(exc)}); pass the right --encoding") from None
 
 
 def _read_delimited(path, fmt, skip_rows, columns, encoding, metric) -> Log:
@@ -516,6 +574,9 @@ def _read_delimited(path, fmt, skip_rows, columns, encoding, metric) -> Log:
             head = fh.read(_SNIFF)
     if head.startswith(b"\xef\xbb\xbf"):
         head = head[3:]
+    if b"\r" in head and b"\n" not in head:  # lines end in CR alone (classic Mac OS, old Excel for Mac)
+        source = (source if isinstance(source, bytes) else path.read_bytes()).replace(b"\r", b"\n")
+        head = head.replace(b"\r", b"\n")
     try:
         lazy = pl.scan_csv(_literal(source), separator=sep, infer_schema=False, skip_rows=skip_rows,
                            raise_if_empty=False, glob=False)
