@@ -232,11 +232,15 @@ def _loader(templates) -> jinja2.BaseLoader:
 def _environment(fmt: str, templates) -> jinja2.Environment:
     common = {"loader": _loader(templates), "undefined": jinja2.StrictUndefined,
               "trim_blocks": True, "lstrip_blocks": True, "keep_trailing_newline": True}
+    # sandboxed: a template from --templates may come from someone else; it can lay out the values it is
+    # given but not reach Python's internals, files or programs
+    from jinja2.sandbox import SandboxedEnvironment
+
     if fmt == "html":
-        env = jinja2.Environment(autoescape=True, finalize=_html_finalize, **common)
+        env = SandboxedEnvironment(autoescape=True, finalize=_html_finalize, **common)
         env.filters["fill"] = _html_fill
     else:
-        env = jinja2.Environment(autoescape=False, finalize=_md_finalize, **common)
+        env = SandboxedEnvironment(autoescape=False, finalize=_md_finalize, **common)
         env.filters["md"] = _md_filter
         env.filters["code"] = _md_code
         env.filters["fill"] = _md_fill
