@@ -450,6 +450,7 @@ def _read_format(path: Path, fmt: str, *, sheet, skip_rows, columns, encoding, m
     if fmt == "json":
         return _read_json(path, columns, encoding, metric)
     if fmt == "parquet":
+        _check_parquet(path, size)
         try:
             lazy = pl.scan_parquet(_literal(path), glob=False)
             with _panic_quiet():
@@ -475,6 +476,32 @@ def _literal(source):
     if isinstance(source, (bytes, bytearray)):
         return source
     return Path(os.path.abspath(source))
+
+
+#: Parquet files up to this size are decoded once by pyarrow (when installed) before polars reads them
+PARQUET_CHECK_BYTES = 64 << 20
+
+
+def _check_parquet(path: Path, size: int) -> None:
+    """Refuse a corrupt Parquet file before polars reads it.
+
+    A damaged page header can make polars ask for exabytes of memory, which aborts the process
+    rather than raising; pyarrow checks the same headers and raises. Files up to
+    :data:`PARQUET_CHECK_BYTES` are checked, when pyarrow is installed (it is in the test extra).
+    """
+    if size > PARQUET_CHECK_BYTES:
+        return
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        return
+    try:
+        with path.open("rb") as fh:
+            pq.ParquetFile(fh).read()
+    except Exception as exc:
+        text = re.sub(r"\s+", " ", str(exc)).strip()[:200] or type(exc).__name__
+        raise ReadError(f"the Parquet file '{path.name}' is corrupt ({text}); write it again from its source, "
+                        "or check that it is really a .parquet file (use --format)") from None
 
 
 def _first_line(exc: Exception) -> str:
