@@ -584,8 +584,13 @@ def compare(before, after, metric, a, b, alternative, alpha, fold_case, output, 
 
 def main(argv=None) -> int:
     """Run the command line; return the exit code (``python -m probestats`` and the script call it)."""
+    import warnings
+
     try:
-        rv = cli.main(args=argv, prog_name="probestats", standalone_mode=False)
+        with warnings.catch_warnings():
+            # floating-point overflow (values near 1e308) is an error of the input, reported as one line below
+            warnings.filterwarnings("error", message="overflow encountered", category=RuntimeWarning)
+            rv = cli.main(args=argv, prog_name="probestats", standalone_mode=False)
         code = rv if isinstance(rv, int) else 0
     except click.exceptions.Exit as exc:
         code = exc.exit_code
@@ -611,11 +616,11 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         click.echo("Error: interrupted", err=True)
         code = 130
-    except (OverflowError, RecursionError) as exc:  # numbers beyond floating point; nesting beyond the stack
+    except (OverflowError, RecursionError, RuntimeWarning) as exc:  # beyond floating point; beyond the stack
         from probestats.present.sanitize import one_line
 
-        what = ("a number in the input is too large to compute with" if isinstance(exc, OverflowError)
-                else "the input is nested too deeply to process")
+        what = ("the input is nested too deeply to process" if isinstance(exc, RecursionError)
+                else "a number in the input is too large to compute with")
         click.echo(f"Error: {what} ({one_line(exc)}); rescale the metric or simplify the input", err=True)
         code = EXIT_DATA
     except MemoryError:

@@ -496,8 +496,9 @@ def _check_parquet(path: Path, size: int) -> None:
     except ImportError:
         return
     try:
-        with path.open("rb") as fh:
-            pq.ParquetFile(fh).read()
+        # one thread, no read-ahead: a failing read must not leave a reader thread behind (that aborts the
+        # process at exit); the path is opened as a file, never read as a pattern
+        pq.ParquetFile(os.path.abspath(path), pre_buffer=False).read(use_threads=False)
     except Exception as exc:
         text = re.sub(r"\s+", " ", str(exc)).strip()[:200] or type(exc).__name__
         raise ReadError(f"the Parquet file '{path.name}' is corrupt ({text}); write it again from its source, "
@@ -674,10 +675,10 @@ def _pairs_once(pairs):
 def _too_deep(value, limit: int) -> bool:
     """Whether a parsed JSON value nests containers more than ``limit`` levels (walked without recursion).
 
-    >>> _too_deep([{"a": [1]}], 2), _too_deep([{"a": [1]}], 3)
-    (True, False)
+    >>> _too_deep([{"a": [1]}], 2), _too_deep([{"a": [1]}], 3), _too_deep(42, 1)
+    (True, False, False)
     """
-    stack = [(value, 1)]
+    stack = [(value, 1)] if isinstance(value, (dict, list)) else []
     while stack:
         node, depth = stack.pop()
         if depth > limit:

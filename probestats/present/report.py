@@ -178,7 +178,7 @@ def _md_fill(value) -> MdSafe:
 
 def _html_fill(value) -> Markup:
     if isinstance(value, Todo):
-        return Markup('<mark class="todo">{}</mark>').format(str(value))
+        return Markup('<mark class="todo">{}</mark>').format(visible(str(value)))
     if isinstance(value, (list, tuple)):
         return Markup("; ").join(html_text(v) for v in value)
     return html_text(value)
