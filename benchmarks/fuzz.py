@@ -33,6 +33,7 @@ def main() -> int:
     parser.add_argument("--children", type=int, default=200, help="cases run in child processes")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--show", type=int, default=30, help="failing cases to print")
+    parser.add_argument("--every", type=int, default=500, help="print a partial table every this many cases")
     args = parser.parse_args()
     cases = generate(args.cases, seed=args.seed, children=False)
     cases += [c for c in generate(args.children * 8, seed=args.seed + 1, categories=["parquet", "spreadsheets"])
@@ -47,8 +48,9 @@ def main() -> int:
             outcome.case.files = {}
             outcomes.append(outcome)
             shutil.rmtree(where, ignore_errors=True)
-            if (i + 1) % 1000 == 0:
-                print(f"{i + 1} cases, {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+            if (i + 1) % args.every == 0:  # a partial table, so a run cut short still says what it found
+                print(f"{i + 1} cases, {time.perf_counter() - started:.0f} s\n{table(outcomes)}\n", file=sys.stderr,
+                      flush=True)
     print(table(outcomes))
     print(f"\n{len(outcomes)} cases ({args.cases} in process, {len(cases) - args.cases} in child processes), "
           f"seed {args.seed}, {time.perf_counter() - started:.0f} s")

@@ -305,8 +305,8 @@ def adjust(pvalues: Sequence[float], method: str = "holm") -> list[float]:
     return [min(1.0, float(p)) for p in multipletests(pvalues, method=sm)[1]]
 
 
-#: columns that make a run's cell (or number the runs in it): never a --by group
-CELL_COLUMNS = ("item", "variant", "seed", "run_id", "_row")
+#: columns that number the runs inside a cell: never a --by group (item and value are refused by validation)
+CELL_COLUMNS = ("seed", "run_id")
 
 
 def check_by(by, metric: str | None = None) -> None:
@@ -316,15 +316,15 @@ def check_by(by, metric: str | None = None) -> None:
     >>> check_by(["seed"], "steps")
     Traceback (most recent call last):
     ...
-    probestats.errors.OptionError: --by seed: that column makes or numbers the item x value cells the analysis compares, so it cannot split them; group by a column that is fixed within an item, such as model
+    probestats.errors.OptionError: --by seed: that column numbers the runs inside each item x value cell, so it cannot split the analysis; group by a column that is fixed within an item, such as model
     """
     from probestats.errors import OptionError
 
     for col in by:
         if col in CELL_COLUMNS or col == metric:
-            raise OptionError(f"--by {col}: that column makes or numbers the item x value cells the analysis "
-                              "compares, so it cannot split them; group by a column that is fixed within an item, "
-                              "such as model")
+            what = "is the metric" if col == metric else "numbers the runs inside each item x value cell"
+            raise OptionError(f"--by {col}: that column {what}, so it cannot split the analysis; group by a column "
+                              "that is fixed within an item, such as model")
 
 
 def analyze(
