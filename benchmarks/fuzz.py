@@ -36,7 +36,7 @@ def main() -> int:
     parser.add_argument("--every", type=int, default=500, help="print a partial table every this many cases")
     args = parser.parse_args()
     cases = generate(args.cases, seed=args.seed, children=False)
-    cases += [c for c in generate(args.children * 8, seed=args.seed + 1, categories=["parquet", "spreadsheets"])
+    cases += [c for c in generate(args.children * 2, seed=args.seed + 1, categories=["parquet", "spreadsheets"])
               if c.child][: args.children]
     started = time.perf_counter()
     outcomes = []
