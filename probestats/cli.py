@@ -7,6 +7,7 @@ nothing else (no traceback) reaches a user.
 from __future__ import annotations
 
 import functools
+import io
 import json
 import os
 import sys
@@ -81,10 +82,14 @@ def read_options(func):
                   help="Say which header holds a column, e.g. --column item=\"Question #\" (repeatable).")
     @click.option("--encoding", metavar="ENC", callback=_check_encoding,
                   help="Text encoding of a CSV/TSV/JSON file, e.g. cp1252 (default: UTF-8).")
+    @click.option("--max-cells", type=click.IntRange(min=1), metavar="N",
+                  help="Largest spreadsheet sheet read, in cells (rows x columns; default 10,000,000).")
     @functools.wraps(func)
-    def wrapper(*args, fmt=None, sheet=None, skip_rows=0, column=(), encoding=None, **kwargs):
+    def wrapper(*args, fmt=None, sheet=None, skip_rows=0, column=(), encoding=None, max_cells=None, **kwargs):
         kwargs["read"] = {"format": fmt, "sheet": sheet, "skip_rows": skip_rows,
                           "columns": _parse_columns(column), "encoding": encoding}
+        if max_cells is not None:
+            kwargs["read"]["max_cells"] = max_cells
         return func(*args, **kwargs)
 
     return wrapper
@@ -117,7 +122,7 @@ def shape_options(func):
         kwargs["probe"] = Probe(columns=tuple(read["columns"].items()), where=where, derive=tuple(derive),
                                 groups=tuple(group), fold_case=fold_case, wide=tuple(wide), complete=complete,
                                 format=read["format"], sheet=read["sheet"], skip_rows=read["skip_rows"],
-                                encoding=read["encoding"])
+                                encoding=read["encoding"], max_cells=read.get("max_cells"))
         return func(*args, **kwargs)
 
     return wrapper
@@ -132,7 +137,10 @@ def emit_json(obj) -> None:
     """Print one JSON object on standard output, with the ``schema_version`` of the JSON contract."""
     from probestats.result import document
 
-    click.echo(json.dumps(document(obj), ensure_ascii=False, indent=2, allow_nan=False))
+    # C1 and bidi controls as \u escapes (json escapes C0 itself): the same JSON, nothing raw on a terminal
+    from probestats.present.sanitize import json_text
+
+    click.echo(json_text(json.dumps(document(obj), ensure_ascii=False, indent=2, allow_nan=False)))
 
 
 def _refused_problems(exc: ProbestatsError):
@@ -161,7 +169,9 @@ def json_refusals(func):
             if problems is not None:
                 from probestats.result import refusal
 
-                click.echo(json.dumps(refusal(problems), ensure_ascii=False, indent=2, allow_nan=False))
+                from probestats.present.sanitize import json_text
+
+                click.echo(json_text(json.dumps(refusal(problems), ensure_ascii=False, indent=2, allow_nan=False)))
             raise
 
     return wrapper
@@ -178,6 +188,13 @@ def write_whole(path: str | Path, content: str | bytes) -> None:
     from probestats.present.output import write_whole as write
 
     write(path, content)
+
+
+def _refuse_inputs(outputs, inputs) -> None:
+    """An output that would overwrite a file the command reads is refused before anything is read."""
+    from probestats.present.output import refuse_inputs
+
+    refuse_inputs(outputs, inputs)
 
 
 def console(stderr: bool = False):
@@ -421,6 +438,8 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
     from probestats.shape.design import design_from
     from probestats.present.report import render_report
 
+    _refuse_inputs({"-o": output}, {"LOG": log, "--noise": noise, "--design": design_file,
+                                    "--framing": framing_log, "--targets": targets, "--before": before_log})
     fmt = _report_format(output)
     judge = _judge_for_report(log, judge, alpha, probe)
     if metric is None:
@@ -532,6 +551,7 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
 
     if plot and gap is None:
         raise OptionError("--plot draws power at a gap; add --gap G")
+    _refuse_inputs({"--plot": plot}, {"--noise": noise, "--pilot": pilot})
     model = noise_model(probe.apply(noise, metric=metric), metric, scale=scale)
     pilot_log = probe.apply(pilot, metric=metric, a=a, b=b) if pilot else None
     err = console(stderr=True)
@@ -546,7 +566,9 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
         from probestats.present.plots_power import power_curve
 
         ax = power_curve(result)
-        ax.figure.savefig(plot, dpi=120)
+        png = io.BytesIO()
+        ax.figure.savefig(png, format="png", dpi=120)
+        write_whole(plot, png.getvalue())  # whole or not at all, like every output
         err.print(f"wrote {_escape(plot)}")
     if json_out:
         emit_json(result)
@@ -641,6 +663,7 @@ def compare(before, after, metric, a, b, alternative, alpha, output, json_out, p
     from probestats.analyses.compare import compare_runs
     from probestats.present.compare_section import render_compare
 
+    _refuse_inputs({"-o": output}, {"BEFORE": before, "AFTER": after})
     result = compare_runs(probe.apply(before, metric=metric, a=a, b=b), probe.apply(after, metric=metric, a=a, b=b),
                           metric=metric, a=a, b=b, alternative=alternative, alpha=alpha, fold_case=probe.fold_case)
     if output is not None:
@@ -782,6 +805,7 @@ def cells(log, metric, by, output, probe):
 
     from probestats.analyses.cells import cell_table
 
+    _refuse_inputs({"-o": output}, {"LOG": log})
     table, checked = cell_table(probe.apply(log, metric=metric, by=by), metric=metric, by=by,
                                 fold_case=probe.fold_case)
     suffix = Path(output).suffix.lower()
@@ -835,20 +859,30 @@ def sql(dialect, table, metric, by, where, derive, column, order, places):
 
 def main(argv=None) -> int:
     """Run the command line; return the exit code (``python -m probestats`` and the script call it)."""
+    import warnings
+
     try:
-        with cli_spelling():  # library errors name flags, not Python parameters
+        with cli_spelling(), warnings.catch_warnings():  # library errors name flags, not Python parameters
+            # floating-point overflow (values near 1e308) is an error of the input, reported as one line below
+            warnings.filterwarnings("error", message="overflow encountered", category=RuntimeWarning)
             rv = cli.main(args=argv, prog_name="probestats", standalone_mode=False)
         code = rv if isinstance(rv, int) else 0
     except click.exceptions.Exit as exc:
         code = exc.exit_code
     except click.ClickException as exc:
-        exc.show()
+        from probestats.present.sanitize import visible
+
+        shown = io.StringIO()
+        exc.show(file=shown)  # usage errors quote the values given: their controls are shown as escapes
+        click.echo(visible(shown.getvalue(), keep_newlines=True), err=True, nl=False)
         code = exc.exit_code if isinstance(exc, click.UsageError) else EXIT_USAGE
     except click.exceptions.Abort:
         click.echo("Error: aborted", err=True)
         code = EXIT_DATA
     except ProbestatsError as exc:
-        click.echo(f"Error: {exc}", err=True)
+        from probestats.present.sanitize import one_line
+
+        click.echo(f"Error: {one_line(exc)}", err=True)  # one line, whatever a header or value holds
         code = EXIT_DATA
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else EXIT_DATA
@@ -857,15 +891,32 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         click.echo("Error: interrupted", err=True)
         code = 130
+    except (OverflowError, RecursionError, RuntimeWarning) as exc:  # beyond floating point; beyond the stack
+        from probestats.present.sanitize import one_line
+
+        what = ("the input is nested too deeply to process" if isinstance(exc, RecursionError)
+                else "a number in the input is too large to compute with")
+        click.echo(f"Error: {what} ({one_line(exc)}); rescale the metric or simplify the input", err=True)
+        code = EXIT_DATA
     except MemoryError:
         click.echo("Error: out of memory; read fewer columns or split the log", err=True)
         code = EXIT_DATA
     except Exception as exc:  # a bug: still one line, never a traceback
         if os.environ.get("PROBESTATS_DEBUG"):
             raise
-        text = str(exc).splitlines()[0] if str(exc) else ""
+        from probestats.present.sanitize import one_line
+
+        text = one_line(str(exc).splitlines()[0]) if str(exc).strip() else ""
         click.echo(f"Error: unexpected {type(exc).__name__}: {text} (set PROBESTATS_DEBUG=1 for details and "
                    "report it)", err=True)
+        code = EXIT_DATA
+    except BaseException as exc:  # a library's panic, raised through pyo3 as a BaseException
+        if type(exc).__name__ != "PanicException" or os.environ.get("PROBESTATS_DEBUG"):
+            raise
+        from probestats.present.sanitize import one_line
+
+        text = one_line(" ".join(str(exc).split()))[:200]
+        click.echo(f"Error: a library failed on this input ({text}); check that the file is not damaged", err=True)
         code = EXIT_DATA
     sys.stdout.flush()
     return code

@@ -18,6 +18,7 @@ from probestats.cli import main
 from probestats.shape.design import KNOWN_KEYS, Design, design_from, load_design
 from probestats.errors import OptionError, ReadError
 from probestats.present.plots import item_gaps, noise_band, safe_label
+from probestats.present.sanitize import visible
 from probestats.present.report import DEFAULT_SECTIONS, SECTIONS, fmt_p, md_escape, render_report, report_context
 from tests.factories import make_log, write_log
 
@@ -106,7 +107,8 @@ def test_md_escape_leaves_no_markup(text):
     # removing the escapes gives the text back, with line breaks as spaces
     back = re.sub(r"\\(.)", r"\1", out)
     flat = re.sub(r"[\r\n\u2028\u2029\x85\x0b\x0c]+", " ", text)
-    assert back == flat
+    # and with every other control character shown as a visible escape (\x1b, <U+202E>)
+    assert back == visible(flat)
 
 
 # ---------------------------------------------------------------- sections and formats

@@ -707,6 +707,9 @@ def analyze_many(
         raise OptionError(f"{opt('alpha', alpha)}: must be between 0 and 1, for example 0.05")
     adjust([], correction)
     by = list(by)
+    from probestats.analyses.paired import check_by
+
+    check_by(by, metric)
     frame, units, members, problems = check_many(log, metric=metric, by=by, groups=groups, fold_case=fold_case,
                                                  read_options=read_options)
     if reference is None:

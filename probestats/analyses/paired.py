@@ -301,6 +301,28 @@ class Analysis:
                 f"average_gap={m.average_gap:.6g}, p={m.sign_flip.pvalue:.6g})")
 
 
+#: columns that number the runs inside a cell: never a --by group (item and value are refused by validation)
+CELL_COLUMNS = ("seed", "run_id")
+
+
+def check_by(by, metric: str | None = None) -> None:
+    """Refuse a ``--by`` column that makes or numbers the cells the analysis compares.
+
+    >>> check_by(["model"], "steps")
+    >>> check_by(["seed"], "steps")
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: --by seed: that column numbers the runs inside each item x value cell, so it cannot split the analysis; group by a column that is fixed within an item, such as model
+    """
+    from probestats.errors import OptionError
+
+    for col in by:
+        if col in CELL_COLUMNS or col == metric:
+            what = "is the metric" if col == metric else "numbers the runs inside each item x value cell"
+            raise OptionError(f"--by {col}: that column {what}, so it cannot split the analysis; group by a column "
+                              "that is fixed within an item, such as model")
+
+
 def analyze_pair(
     log,
     *,
@@ -363,6 +385,7 @@ def analyze_pair(
     if correction not in CORRECTIONS:
         adjust([], correction)
     by = list(by)
+    check_by(by, metric)
     checked = validate(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case, **(read_options or {}))
     if a is None and b is None and len(checked.values) > 2:
         if many:  # more than two values: per-value means and an omnibus test (SPEC §7)

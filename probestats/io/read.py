@@ -222,11 +222,55 @@ class Log:
 def collect(lazy: pl.LazyFrame, source: str = "the log", path: Path | None = None) -> pl.DataFrame:
     """Collect a lazy frame, turning polars' read errors into one clear :class:`ReadError`."""
     try:
-        return lazy.collect()
+        with _panic_quiet():
+            return lazy.collect()
     except pl.exceptions.PolarsError as exc:  # a problem found only when the data is read
         if path is not None and path.suffix.lower() in (".csv", ".tsv", ".tab"):
             _locate_bad_record(path, source)
         raise ReadError(_polars_message(exc, source)) from None
+    except BaseException as exc:
+        raise _panic(exc, source, path) from None
+
+
+class _panic_quiet:
+    """Hold back what native code writes to the standard error stream (file descriptor 2) while a
+    reader runs: a panic's hook prints its message and a stack backtrace there before the panic is
+    raised in Python, where it becomes one ``Error:`` line. Anything else written is passed on."""
+
+    def __enter__(self):
+        import tempfile
+
+        try:
+            self.saved = os.dup(2)
+        except OSError:
+            self.saved = None
+            return self
+        self.buffer = tempfile.TemporaryFile()
+        os.dup2(self.buffer.fileno(), 2)
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if self.saved is None:
+            return False
+        os.dup2(self.saved, 2)
+        os.close(self.saved)
+        self.buffer.seek(0)
+        held = self.buffer.read()
+        self.buffer.close()
+        if held and not (kind is not None and kind.__name__ == "PanicException"):
+            os.write(2, held)
+        return False
+
+
+def _panic(exc: BaseException, source: str, path: Path | None = None) -> BaseException:
+    """A reader's panic (raised through pyo3 as a BaseException) as one :class:`ReadError`; anything else as is."""
+    if type(exc).__name__ != "PanicException":
+        return exc
+    text = re.sub(r"\s+", " ", str(exc)).strip()[:200]
+    if path is not None and path.suffix.lower() in (".parquet", ".pq"):
+        return ReadError(f"the Parquet file '{source}' is corrupt: the reader failed on it ({text}); "
+                         "write it again from its source")
+    return ReadError(f"cannot read '{source}': the reader failed on malformed data ({text})")
 
 
 def _other_separator(header: list[str], sep: str) -> str | None:
@@ -292,6 +336,7 @@ def read_log(
     columns: Mapping[str, str] | None = None,
     encoding: str | None = None,
     metric: str | None = None,
+    max_cells: int | None = None,
 ) -> Log:
     """Read a probe log from a file or a Python object.
 
@@ -311,6 +356,9 @@ def read_log(
         Text encoding of a CSV/TSV/JSON file (default: UTF-8, a BOM is honoured).
     metric : str, optional
         Name of the metric; its header is matched case-insensitively and renamed to it.
+    max_cells : int, optional
+        Largest extent (rows x columns) of a spreadsheet's sheet read (default :data:`MAX_CELLS`);
+        a larger one is refused before it is parsed.
 
     Examples
     --------
@@ -327,7 +375,7 @@ def read_log(
         raise OptionError("--skip-rows must be 0 or more")
     if isinstance(source, (str, Path)):
         return _read_path(Path(source), format=format, sheet=sheet, skip_rows=skip_rows,
-                          columns=columns, encoding=encoding, metric=metric)
+                          columns=columns, encoding=encoding, metric=metric, max_cells=max_cells)
     frame = _frame_from_object(source)
     return _finish(frame.lazy(), list(frame.columns), "the log", columns, metric,
                    row_label="record", first_row=1)
@@ -368,7 +416,7 @@ def _detect_format(path: Path, format: str | None) -> str:
     return fmt
 
 
-def _read_path(path: Path, *, format, sheet, skip_rows, columns, encoding, metric) -> Log:
+def _read_path(path: Path, *, format, sheet, skip_rows, columns, encoding, metric, max_cells=None) -> Log:
     name = path.name
     if not path.exists():
         raise ReadError(f"no such file: '{path}'; check the path")
@@ -382,14 +430,14 @@ def _read_path(path: Path, *, format, sheet, skip_rows, columns, encoding, metri
         ignored.append(f"--skip-rows {skip_rows} does not apply to '{name}', read as {fmt.upper()}, "
                        "which has no title rows above a header")
     log = _read_format(path, fmt, sheet=sheet, skip_rows=skip_rows, columns=columns, encoding=encoding,
-                       metric=metric)
+                       metric=metric, max_cells=max_cells)
     if ignored:
         log = replace(log, problems=log.problems + tuple(
             Problem("warning", "ignored_option", f"{text}; it was ignored") for text in ignored))
     return log
 
 
-def _read_format(path: Path, fmt: str, *, sheet, skip_rows, columns, encoding, metric) -> Log:
+def _read_format(path: Path, fmt: str, *, sheet, skip_rows, columns, encoding, metric, max_cells=None) -> Log:
     name = path.name
     try:
         size = path.stat().st_size
@@ -404,13 +452,59 @@ def _read_format(path: Path, fmt: str, *, sheet, skip_rows, columns, encoding, m
     if fmt == "json":
         return _read_json(path, columns, encoding, metric)
     if fmt == "parquet":
+        _check_parquet(path, size)
         try:
-            lazy = pl.scan_parquet(path)
-            headers = list(lazy.collect_schema().names())
-        except Exception as exc:
+            lazy = pl.scan_parquet(_literal(path), glob=False)
+            with _panic_quiet():
+                headers = list(lazy.collect_schema().names())
+        except BaseException as exc:
+            if not isinstance(exc, Exception):
+                raise _panic(exc, name, path) from None
             raise ReadError(f"cannot read '{name}' as Parquet ({_first_line(exc)}); is it really a .parquet file? (use --format)") from None
         return _finish(lazy, headers, name, columns, metric, row_label="record", first_row=1, path=path)
-    return _read_sheet(path, sheet, skip_rows, columns, metric)
+    return _read_sheet(path, sheet, skip_rows, columns, metric, max_cells)
+
+
+_GLOB_CHARS = re.compile(r"[*?\[\]{}]")
+
+
+def _literal(source):
+    """A path polars reads as exactly that file: absolute (no ``~`` or ``scheme://`` reading) and,
+    with ``glob=False`` at the call, never a pattern; bytes pass through.
+
+    >>> str(_literal(Path("/tmp/probe[12].csv")))
+    '/tmp/probe[12].csv'
+    """
+    if isinstance(source, (bytes, bytearray)):
+        return source
+    return Path(os.path.abspath(source))
+
+
+#: Parquet files up to this size are decoded once by pyarrow (when installed) before polars reads them
+PARQUET_CHECK_BYTES = 64 << 20
+
+
+def _check_parquet(path: Path, size: int) -> None:
+    """Refuse a corrupt Parquet file before polars reads it.
+
+    A damaged page header can make polars ask for exabytes of memory, which aborts the process
+    rather than raising; pyarrow checks the same headers and raises. Files up to
+    :data:`PARQUET_CHECK_BYTES` are checked, when pyarrow is installed (it is in the test extra).
+    """
+    if size > PARQUET_CHECK_BYTES:
+        return
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        return
+    try:
+        # one thread, no read-ahead: a failing read must not leave a reader thread behind (that aborts the
+        # process at exit); the path is opened as a file, never read as a pattern
+        pq.ParquetFile(os.path.abspath(path), pre_buffer=False).read(use_threads=False)
+    except Exception as exc:
+        text = re.sub(r"\s+", " ", str(exc)).strip()[:200] or type(exc).__name__
+        raise ReadError(f"the Parquet file '{path.name}' is corrupt ({text}); write it again from its source, "
+                        "or check that it is really a .parquet file (use --format)") from None
 
 
 def _first_line(exc: Exception) -> str:
@@ -427,10 +521,15 @@ def _decode_head(path: Path, encoding: str | None) -> tuple[str | None, bytes]:
     with path.open("rb") as fh:
         head = fh.read(_SNIFF)
     if encoding:
+        import codecs
+
         try:
-            "".encode(encoding)
+            info = codecs.lookup(encoding)
         except LookupError:
             raise OptionError(f"--encoding {encoding}: unknown encoding; try utf-8, cp1252 or latin-1") from None
+        if not getattr(info, "_is_text_encoding", True) or info.name in _NOT_TEXT_ENCODINGS:
+            raise OptionError(f"--encoding {encoding}: not an encoding of text files ({info.name} turns text into "
+                              "other text or bytes); try utf-8, cp1252 or latin-1")
         norm = encoding.lower().replace("-", "").replace("_", "")
         return (None if norm in ("utf8",) else encoding), head
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -460,6 +559,10 @@ def _decode_head(path: Path, encoding: str | None) -> tuple[str | None, bytes]:
     raise _NotUtf8(bad)
 
 
+#: codecs Python lists as text encodings that no text file is written in
+_NOT_TEXT_ENCODINGS = {"punycode", "idna", "unicode-escape", "raw-unicode-escape", "undefined", "mbcs", "oem"}
+
+
 class _NotUtf8(Exception):
     def __init__(self, byte: int):
         self.byte = byte
@@ -486,6 +589,8 @@ def _reencode(path: Path, enc: str) -> bytes:
         return path.read_bytes().decode(enc).encode("utf-8")
     except UnicodeDecodeError as exc:
         raise ReadError(f"'{path.name}' is not valid {enc} (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); pass the right --encoding") from None
+    except (UnicodeError, ValueError) as exc:
+        raise ReadError(f"'{path.name}' cannot be decoded as {enc} ({_first_line(exc)}); pass the right --encoding") from None
 
 
 def _read_delimited(path, fmt, skip_rows, columns, encoding, metric) -> Log:
@@ -499,26 +604,127 @@ def _read_delimited(path, fmt, skip_rows, columns, encoding, metric) -> Log:
             head = fh.read(_SNIFF)
     if head.startswith(b"\xef\xbb\xbf"):
         head = head[3:]
+    if b"\r" in head and b"\n" not in head:  # lines end in CR alone (classic Mac OS, old Excel for Mac)
+        source = (source if isinstance(source, bytes) else path.read_bytes()).replace(b"\r", b"\n")
+        head = head.replace(b"\r", b"\n")
     try:
-        lazy = pl.scan_csv(source, separator=sep, infer_schema=False, skip_rows=skip_rows,
-                           raise_if_empty=False)
+        lazy = pl.scan_csv(_literal(source), separator=sep, infer_schema=False, skip_rows=skip_rows,
+                           raise_if_empty=False, glob=False)
         headers = list(lazy.collect_schema().names())
         other = _other_separator(headers, sep)
         if other is not None:
             sep = other
-            lazy = pl.scan_csv(source, separator=sep, infer_schema=False, skip_rows=skip_rows,
-                               raise_if_empty=False)
+            lazy = pl.scan_csv(_literal(source), separator=sep, infer_schema=False, skip_rows=skip_rows,
+                               raise_if_empty=False, glob=False)
             headers = list(lazy.collect_schema().names())
     except pl.exceptions.PolarsError as exc:
         raise ReadError(_polars_message(exc, name)) from None
     if not headers or headers == [""]:
         raise ReadError(f"'{name}' has no header row; the first line must name the columns")
+    _check_duplicate_headers(head, name, sep, skip_rows)
     _check_quotes(head, name, sep)
     multiline = b'"' in head and _has_quoted_newline(head)
     if len(head) == _SNIFF:
         multiline = True  # a quoted line break may come later: count line breaks when rows are shown
     return _finish(lazy, headers, name, columns, metric, row_label="line", first_row=2 + skip_rows,
                    problems=problems, path=path, read={"multiline": multiline, "delimited": True})
+
+
+def _check_duplicate_headers(head: bytes, name: str, sep: str, skip_rows: int) -> None:
+    """Refuse a header row that names a column twice: which one holds the data would be a guess.
+
+    >>> _check_duplicate_headers(b"item,steps,steps\\n1,2,3\\n", "log.csv", ",", 0)
+    Traceback (most recent call last):
+    ...
+    probestats.errors.ReadError: 'log.csv' names the column 'steps' twice in its header (columns 2 and 3); rename one so that each column has one name
+    """
+    import csv
+
+    text = head.decode("utf-8", errors="replace")
+    lines = text.splitlines(keepends=True)[skip_rows:]
+    try:
+        header = next(csv.reader(_stdio.StringIO("".join(lines), newline=""), delimiter=sep), [])
+    except csv.Error:
+        return
+    seen: dict[str, int] = {}
+    for position, h in enumerate(header, start=1):
+        if h in seen and h.strip():
+            raise ReadError(
+                f"'{name}' names the column '{h}' twice in its header (columns {seen[h]} and {position}); "
+                "rename one so that each column has one name")
+        seen.setdefault(h, position)
+
+
+#: nesting deeper than this in a JSON or JSON-lines log is refused (a log's record is flat)
+MAX_JSON_DEPTH = 100
+#: JSON-lines files up to this size are checked line by line for keys given twice
+JSONL_KEY_CHECK_BYTES = 32 << 20
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def _pairs_once(pairs):
+    keys = set()
+    for key, _ in pairs:
+        if key in keys:
+            raise _DuplicateKey(key)
+        keys.add(key)
+    return dict(pairs)
+
+
+def _too_deep(value, limit: int) -> bool:
+    """Whether a parsed JSON value nests containers more than ``limit`` levels (walked without recursion).
+
+    >>> _too_deep([{"a": [1]}], 2), _too_deep([{"a": [1]}], 3), _too_deep(42, 1)
+    (True, False, False)
+    """
+    stack = [(value, 1)] if isinstance(value, (dict, list)) else []
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return False
+
+
+def _loads(text, name: str, where: str):
+    """``json.loads`` that refuses a key given twice, deep nesting and huge integers, in one line each."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8-sig", errors="replace")
+    try:
+        value = json.loads(text, object_pairs_hook=_pairs_once)
+    except _DuplicateKey as exc:
+        raise ReadError(f"{where} of '{name}' gives the key '{exc.args[0]}' twice; which value counts would be "
+                        "a guess: remove or rename one") from None
+    except RecursionError:
+        raise ReadError(f"{where} of '{name}' is nested too deeply to read; a log's record is flat") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:  # Python's limit on the digits of an integer (4,300 by default)
+        raise ReadError(f"{where} of '{name}' holds a number too long to read ({_first_line(exc).split(';')[0]}); "
+                        "write it with fewer digits") from None
+    records = value if isinstance(value, list) else [value]
+    nested = any(isinstance(v, (dict, list)) for r in records if isinstance(r, dict) for v in r.values()) or any(
+        not isinstance(r, dict) for r in records)
+    if nested and _too_deep(value, MAX_JSON_DEPTH):
+        raise ReadError(f"{where} of '{name}' is nested more than {MAX_JSON_DEPTH} levels deep; "
+                        "a log's record is flat (one value per column)")
+    return value
+
+
+def _check_jsonl_keys(data: bytes, name: str) -> None:
+    """Refuse a JSON-lines record that gives a key twice (polars would keep the first, silently)."""
+    if len(data) > JSONL_KEY_CHECK_BYTES:
+        return
+    for number, line in enumerate(data.decode("utf-8-sig", errors="replace").split("\n"), start=1):
+        if line.strip():
+            try:
+                _loads(line, name, f"line {number}")
+            except json.JSONDecodeError:
+                pass  # reported with its line by the reader
 
 
 def _has_quoted_newline(head: bytes) -> bool:
@@ -579,11 +785,18 @@ def _read_jsonl(path, columns, encoding, metric) -> Log:
     name = path.name
     source, problems = _text_source(path, encoding)
     raw = source if isinstance(source, bytes) else None
+    if raw is None and len(head := path.read_bytes()[:3]) == 3 and head == b"\xef\xbb\xbf":
+        raw = path.read_bytes()[3:]  # a byte-order mark polars' NDJSON reader refuses
+        source = raw
     lines_info = _scan_jsonl(path, raw)
+    _check_jsonl_keys(raw if raw is not None else path.read_bytes(), name)
     first_line, blank = lines_info
     try:
-        lazy = pl.scan_ndjson(source, infer_schema_length=None) if raw is None else pl.read_ndjson(
-            _stdio.BytesIO(raw), infer_schema_length=None).lazy()
+        if raw is None and _GLOB_CHARS.search(str(path)) is None:
+            lazy = pl.scan_ndjson(_literal(source), infer_schema_length=None)
+        else:  # polars' NDJSON reader has no glob=False: hand it the bytes of this one file
+            lazy = pl.read_ndjson(_stdio.BytesIO(raw if raw is not None else path.read_bytes()),
+                                  infer_schema_length=None).lazy()
         headers = list(lazy.collect_schema().names())
     except pl.exceptions.PolarsError:
         _raise_first_bad_json_line(path, raw)
@@ -612,7 +825,7 @@ def _raise_first_bad_json_line(path: Path, raw: bytes | None) -> None:
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
+            value = _loads(line, path.name, f"line {number}")
         except json.JSONDecodeError as exc:
             raise ReadError(f"line {number} of {path.name} is not JSON ({exc.msg} at column {exc.colno}); fix or remove that line") from None
         if not isinstance(value, dict):
@@ -624,7 +837,7 @@ def _read_json(path, columns, encoding, metric) -> Log:
     source, problems = _text_source(path, encoding)
     data = source if isinstance(source, bytes) else path.read_bytes()
     try:
-        value = json.loads(data)
+        value = _loads(data, name, "a record")
     except json.JSONDecodeError as exc:
         if data.lstrip()[:1] == b"{" and b"\n{" in data:
             raise ReadError(f"'{name}' holds one JSON object per line; read it as JSON lines (rename it .jsonl or use --format jsonl)") from None
@@ -643,9 +856,121 @@ def _read_json(path, columns, encoding, metric) -> Log:
                    first_row=1, problems=problems, path=path)
 
 
-def _read_sheet(path, sheet, skip_rows, columns, metric) -> Log:
+#: cells a spreadsheet's sheets may span (rows x columns of their extent) unless --max-cells raises it
+MAX_CELLS = 10_000_000
+#: uncompressed bytes of a spreadsheet's archive allowed per cell of MAX_CELLS (a zip bomb expands far beyond)
+BYTES_PER_CELL = 64
+#: uncompressed bytes always allowed, whatever --max-cells says
+MIN_EXPANDED_BYTES = 256 << 20
+
+
+def check_spreadsheet(path: Path, max_cells: int | None = None) -> None:
+    """Refuse a spreadsheet too large to read, from its archive's directory and its sheets' extent,
+    before a reader allocates anything.
+
+    The spreadsheet reader allocates the whole extent of a sheet (rows x columns up to its farthest
+    cell), so one cell at XFD1048576 asks for 17 billion cells, and a small archive can expand to
+    gigabytes; either aborts the process. The uncompressed size comes from the zip directory; the
+    extent from each sheet's farthest cell (.xlsx) or its rows and columns holding values (.ods),
+    read as a stream.
+    """
+    import zipfile
+
+    limit = MAX_CELLS if max_cells is None else int(max_cells)
+    name = path.name
+    raise_it = "; raise the limit with --max-cells N if the sheet is really that large"
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return  # not a zip (an old .xls, or a broken file): the reader says what it is
+    with archive:
+        entries = archive.infolist()
+        expanded = sum(e.file_size for e in entries)
+        allowed = max(MIN_EXPANDED_BYTES, limit * BYTES_PER_CELL)
+        if expanded > allowed:
+            raise ReadError(f"'{name}' expands to {expanded / 1e6:,.0f} MB, more than the {allowed / 1e6:,.0f} MB "
+                            f"allowed ({BYTES_PER_CELL} bytes for each of --max-cells {limit:,}, at least "
+                            f"{MIN_EXPANDED_BYTES / 1e6:,.0f} MB){raise_it}")
+        sheets = [e for e in entries if re.fullmatch(r"xl/worksheets/[^/]+\.xml", e.filename)]
+        for entry in sheets:
+            rows, cols = _xlsx_extent(archive, entry)
+            if rows * cols > limit:
+                raise ReadError(f"'{name}' has a sheet reaching row {rows:,} and column {cols:,} "
+                                f"({rows * cols:,} cells), more than --max-cells {limit:,}{raise_it}")
+        if any(e.filename == "content.xml" for e in entries) and not sheets:
+            rows, cols = _ods_extent(archive, limit)
+            if rows * cols > limit:
+                raise ReadError(f"'{name}' has a sheet of {rows:,} rows and {cols:,} columns with values "
+                                f"({rows * cols:,} cells), more than --max-cells {limit:,}{raise_it}")
+
+
+_CELL_REF = re.compile(rb'<(?:\w+:)?c\b[^>]*?\br="([A-Z]{1,3})([0-9]{1,7})"')
+_ROW_REF = re.compile(rb'<(?:\w+:)?row\b[^>]*?\br="([0-9]{1,7})"')
+
+
+def _column_number(letters: bytes) -> int:
+    """Column letters as a number from 1.
+
+    >>> _column_number(b"XFD")
+    16384
+    """
+    n = 0
+    for ch in letters:
+        n = n * 26 + ch - 64
+    return n
+
+
+def _xlsx_extent(archive, entry) -> tuple[int, int]:
+    """Farthest row and column of any cell or row in a worksheet's XML (streamed, 1 MiB at a time)."""
+    rows = cols = 0
+    tail = b""
+    with archive.open(entry) as fh:
+        while chunk := fh.read(1 << 20):
+            data = tail + chunk
+            for m in _CELL_REF.finditer(data):
+                cols = max(cols, _column_number(m.group(1)))
+                rows = max(rows, int(m.group(2)))
+            for m in _ROW_REF.finditer(data):
+                rows = max(rows, int(m.group(1)))
+            tail = data[-256:]
+    return rows, max(cols, 1 if rows else 0)
+
+
+def _ods_extent(archive, limit: int) -> tuple[int, int]:
+    """Rows and columns of an ODS sheet up to its last cell holding a value (repeated rows counted)."""
+    import xml.etree.ElementTree as ET
+
+    table = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
+    office = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
+    rows = cols = 0
+    seen_rows = 0
+    with archive.open("content.xml") as fh:
+        for event, elem in ET.iterparse(fh, events=("end",)):
+            if elem.tag == f"{table}table":
+                elem.clear()
+            if elem.tag != f"{table}table-row":
+                continue
+            repeat = int(elem.get(f"{table}number-rows-repeated", "1") or 1)
+            seen_rows += repeat
+            width = last = 0
+            for cell in elem:
+                width += int(cell.get(f"{table}number-columns-repeated", "1") or 1)
+                if cell.get(f"{office}value-type") is not None or len(cell):
+                    last = width
+            if last:
+                rows = seen_rows
+                cols = max(cols, last)
+            elem.clear()
+            if rows * max(cols, 1) > limit:
+                break
+    return rows, cols
+
+
+def _read_sheet(path, sheet, skip_rows, columns, metric, max_cells=None) -> Log:
     name = path.name
     import fastexcel
+
+    check_spreadsheet(path, max_cells)
 
     try:
         reader = fastexcel.read_excel(path)

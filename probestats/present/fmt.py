@@ -13,6 +13,7 @@ import re
 from rich.markup import escape as _rich_escape
 
 from probestats.errors import count_of
+from probestats.present.sanitize import visible
 
 __all__ = ["fmt_p", "fmt_num", "fmt_gap", "fmt_signed", "fmt_pct", "fmt_ci", "count_of", "escape", "md_escape",
            "MdSafe", "md_finalize"]
@@ -114,7 +115,7 @@ def escape(text) -> str:
     >>> escape("[bold]x") == "\\[bold]x", escape("C:\\temp\\") == "C:\\temp\\"
     (True, True)
     """
-    text = str(text)
+    text = visible(str(text))  # controls shown as escapes, never written raw to a terminal
     escaped = _rich_escape(text)
     if text.endswith("\\") and not text.endswith("\\\\"):
         return escaped[:-1]  # the backslash rich added
@@ -143,6 +144,7 @@ def md_escape(text) -> str:
     'see http:\\/\\/example.com or www\\.example.com'
     """
     text = re.sub(r"[\r\n\u2028\u2029\x85\x0b\x0c]+", " ", str(text))
+    text = visible(text)  # ESC, C1 and bidi controls shown as escapes, never written raw
     text = _MD_SPECIAL.sub(r"\\\1", text)
     # keep Markdown viewers from turning logged addresses into links (renders the same)
     return re.sub(r"(?i)://", r":\\/\\/", re.sub(r"(?i)\b(www)\.", r"\1\\.", text))

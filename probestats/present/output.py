@@ -37,3 +37,43 @@ def write_whole(path: str | Path, content: str | bytes) -> None:
         except OSError:
             pass
         raise
+
+
+def refuse_inputs(outputs, inputs) -> None:
+    """Refuse an output path that is (after symlinks, or as a hard link) a file the command reads.
+
+    ``outputs`` and ``inputs`` map an option as the user wrote it (``"-o"``, ``"--noise"``) to a path
+    or ``None``. Called before anything is read, so a refused run reads and writes nothing.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> log = pathlib.Path(tempfile.mkdtemp()) / "log.csv"
+    >>> _ = log.write_text("item,variant,steps\\n")
+    >>> refuse_inputs({"-o": log}, {"LOG": log})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: -o ...log.csv is LOG ...log.csv, which this command reads; write the output to another file
+    >>> refuse_inputs({"-o": log.with_name("report.md")}, {"LOG": log})
+    """
+    from probestats.errors import OptionError
+
+    def paths(value):  # a path, None, or several paths (a log given as several files)
+        if value is None:
+            return []
+        return [value] if isinstance(value, (str, os.PathLike)) else [v for v in value if v is not None]
+
+    for out_option, out in outputs.items():
+        if out is None:
+            continue
+        out_real = os.path.realpath(out)
+        for in_option, source in ((o, p) for o, v in inputs.items() for p in paths(v)):
+            same = out_real == os.path.realpath(source)
+            if not same:
+                try:
+                    same = os.path.samefile(out, source)
+                except OSError:  # one of them does not exist (yet)
+                    same = False
+            if same:
+                raise OptionError(f"{out_option} {out} is {in_option} {source}, which this command reads; "
+                                  "write the output to another file")

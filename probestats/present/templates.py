@@ -18,6 +18,7 @@ from markupsafe import Markup, escape
 
 from probestats.errors import OptionError
 from probestats.present.fmt import MdSafe, fmt_gap, fmt_num, fmt_p, fmt_pct, md_escape, md_finalize
+from probestats.present.sanitize import html as html_text, visible
 
 __all__ = ["environment", "template_root", "Todo"]
 
@@ -69,7 +70,7 @@ def _md_filter(value) -> MdSafe:
 
 def _md_code(value) -> MdSafe:
     """A Markdown code span that holds any text (the fence is longer than any backtick run)."""
-    text = " ".join(str(value).split())
+    text = visible(" ".join(str(value).split()))
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
@@ -87,10 +88,17 @@ def _md_fill(value) -> MdSafe:
 
 def _html_fill(value) -> Markup:
     if isinstance(value, Todo):
-        return Markup('<mark class="todo">{}</mark>').format(str(value))
+        return Markup('<mark class="todo">{}</mark>').format(visible(str(value)))
     if isinstance(value, (list, tuple)):
-        return Markup("; ").join(escape(v) for v in value)
-    return escape(value)
+        return Markup("; ").join(html_text(v) for v in value)
+    return html_text(value)
+
+
+def _html_finalize(value):
+    """Every value an HTML template prints: controls visible, escaped, right-to-left text isolated."""
+    if value is None or isinstance(value, (Markup, int, float)):
+        return value
+    return html_text(value)
 
 
 @jinja2.pass_context
@@ -112,11 +120,15 @@ def environment(format: str = "md", templates=None) -> jinja2.Environment:
     """
     common = {"loader": _loader(templates), "undefined": jinja2.StrictUndefined,
               "trim_blocks": True, "lstrip_blocks": True, "keep_trailing_newline": True}
+    # sandboxed: a template from --templates may come from someone else; it can lay out the values it is
+    # given but not reach Python's internals, files or programs
+    from jinja2.sandbox import SandboxedEnvironment
+
     if format == "html":
-        env = jinja2.Environment(autoescape=True, **common)
+        env = SandboxedEnvironment(autoescape=True, finalize=_html_finalize, **common)
         env.filters["fill"] = _html_fill
     else:
-        env = jinja2.Environment(autoescape=False, finalize=md_finalize, **common)
+        env = SandboxedEnvironment(autoescape=False, finalize=md_finalize, **common)
         env.filters["md"] = _md_filter
         env.filters["code"] = _md_code
         env.filters["fill"] = _md_fill

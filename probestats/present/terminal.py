@@ -26,9 +26,22 @@ __all__ = ["render_terminal", "make_console", "print_problems", "print_analysis"
            "print_comparison", "print_checked", "escape", "fmt_p", "fmt_num", "item_rich_table"]
 
 
+class SafeConsole(Console):
+    """A rich console that never writes a control character taken from text: every string it renders
+    (lines, table cells, titles) has its controls shown as escapes before rich reads its markup.
+
+    A safety net under :func:`escape`, for printers that forget it; rich's own styling still works.
+    """
+
+    def render_str(self, text: str, **kwargs):
+        from probestats.present.sanitize import visible
+
+        return super().render_str(visible(text, keep_newlines=True), **kwargs)
+
+
 def make_console(stderr: bool = False) -> Console:
     """A console for the command's output (standard output, or standard error for notes)."""
-    out = Console(stderr=stderr, highlight=False, soft_wrap=True)
+    out = SafeConsole(stderr=stderr, highlight=False, soft_wrap=True)
     if not out.is_terminal and "COLUMNS" not in os.environ:
         out.width = 120  # piped or captured: no terminal to fit, so do not squeeze tables to 80 columns
     return out

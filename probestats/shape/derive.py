@@ -25,7 +25,7 @@ from typing import Sequence
 
 import polars as pl
 
-from probestats.errors import ColumnError, OptionError
+from probestats.errors import ColumnError, OptionError, Problem
 from probestats.io.read import ROW, Log, read_log
 
 __all__ = ["apply", "parse_derive"]
@@ -54,7 +54,49 @@ def parse_derive(text: str) -> tuple[str, str]:
     return (m.group(1) or m.group(2)), m.group(3)
 
 
+#: bounds on one --where or --derive expression: polars' SQL parser recurses per operator (thousands of
+#: terms crash the process) and its plans grow with them
+MAX_EXPRESSION_CHARS = 2000
+MAX_EXPRESSION_OPERATORS = 100
+MAX_EXPRESSION_DEPTH = 20
+
+_LITERAL = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"")
+_OPERATOR = re.compile(r"<=|>=|<>|!=|\|\||[-+*/%=<>&|^]|\b(?:and|or|not|when|like|in)\b", re.I)
+
+
+def check_expression(option: str, text: str) -> None:
+    """Refuse an expression too long or too deep to hand to the SQL parser, naming the bound.
+
+    >>> check_expression("--derive", "x = steps * 2 + 1")
+    >>> check_expression("--where", "+".join(["1"] * 500))
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: --where '1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+...': 499 operators, more than the 100 allowed in one expression; split it into several --derive steps, each using the one before
+    """
+    shown = text if len(text) <= 40 else text[:40] + "..."
+    split = "split it into several --derive steps, each using the one before"
+    if len(text) > MAX_EXPRESSION_CHARS:
+        raise OptionError(f"{option} '{shown}': {len(text):,} characters, more than the {MAX_EXPRESSION_CHARS:,} "
+                          f"allowed in one expression; {split}")
+    bare = _LITERAL.sub("''", text)
+    operators = len(_OPERATOR.findall(bare))
+    if operators > MAX_EXPRESSION_OPERATORS:
+        raise OptionError(f"{option} '{shown}': {operators} operators, more than the {MAX_EXPRESSION_OPERATORS} "
+                          f"allowed in one expression; {split}")
+    depth = deepest = 0
+    for ch in bare:
+        if ch == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch == ")":
+            depth -= 1
+    if deepest > MAX_EXPRESSION_DEPTH:
+        raise OptionError(f"{option} '{shown}': parentheses {deepest} deep, more than the {MAX_EXPRESSION_DEPTH} "
+                          f"allowed; {split}")
+
+
 def _sql(option: str, text: str) -> pl.Expr:
+    check_expression(option, text)
     try:
         return pl.sql_expr(text)
     except Exception as exc:  # polars raises several SQL error types
@@ -144,6 +186,7 @@ def apply(log, *, where: str | None = None, derive: Sequence[str] = (), **read_k
         lazy = lazy.with_columns(pl.col(canonical).alias(header) for header, canonical in own.items())
     problems: list = []
     added = []
+    problems = list(log.problems)
     for text in derive:
         name, body = parse_derive(text)
         expr = _sql("--derive", body)

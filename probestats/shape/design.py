@@ -158,6 +158,11 @@ def load_design(path) -> Design:
                         "write lines such as attribute = \"writing style\"") from None
     except OSError as exc:
         raise ReadError(f"cannot read design file '{path}': {exc.strerror or exc}") from None
+    except RecursionError:
+        raise ReadError(f"design file '{path}' nests tables or arrays too deeply to read; a design file "
+                        "holds plain keys and lists of text") from None
+    except ValueError as exc:  # an integer of more digits than Python converts (4,300)
+        raise ReadError(f"design file '{path}' holds a number too long to read ({str(exc).split(';')[0]})") from None
     unknown = [k for k in data if k not in KNOWN_KEYS]
     if unknown:
         raise OptionError(f"design file '{path}': unknown key {unknown[0]!r}; known keys: {', '.join(KNOWN_KEYS)}")

@@ -52,8 +52,8 @@ class Probe:
         The column the values of a wide layout go to (``variant``; ``model`` for framing sheets).
     complete : bool
         Keep only items with a metric value under every compared value (a ``dropped_incomplete`` warning).
-    format, sheet, skip_rows, encoding
-        Read options, for every file.
+    format, sheet, skip_rows, encoding, max_cells
+        Read options, for every file (``max_cells``: the largest spreadsheet read, in cells).
     """
 
     columns: tuple[tuple[str, str], ...] = ()
@@ -68,6 +68,7 @@ class Probe:
     sheet: str | int | None = None
     skip_rows: int = 0
     encoding: str | None = None
+    max_cells: int | None = None
 
     @property
     def mapping(self) -> dict[str, str]:
@@ -75,7 +76,8 @@ class Probe:
 
     def read_options(self) -> dict:
         """The options :func:`probestats.io.read.read_log` takes (without the column mapping)."""
-        return {"format": self.format, "sheet": self.sheet, "skip_rows": self.skip_rows, "encoding": self.encoding}
+        return {"format": self.format, "sheet": self.sheet, "skip_rows": self.skip_rows, "encoding": self.encoding,
+                "max_cells": self.max_cells}
 
     def apply(self, source, *, metric: str | None = None, a: str | None = None, b: str | None = None,
               by: Sequence[str] = ()) -> Log:

@@ -1,0 +1,543 @@
+"""A seeded campaign of broken and hostile inputs for every command and format, and its checks.
+
+``generate(n, seed)`` draws cases from categories (:data:`CATEGORIES`); ``run_case`` runs one in a
+fresh folder, in this process through :func:`probestats.cli.main` (fast) or, for cases that could
+abort a process, in a child; ``check`` lists what went wrong. Used by ``test_hostile_campaign.py``
+(a bounded run in CI) and ``benchmarks/fuzz.py`` (the long run).
+
+A case fails when: an exception escapes ``main`` (a traceback), the process aborts or dies on a
+signal, the exit code is not 0, 1 or 2, an ``Error: unexpected`` line appears, an ``Error:`` line
+spans several lines, an input file changes, a raw control character (ESC, C1, bidi) appears in
+any output, or a hostile HTML marker survives unescaped in an HTML report.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import os
+import random
+import subprocess
+import sys
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: hostile text: terminal escapes, C1, bidi controls, rich markup, HTML and Markdown markers, line breaks
+HOSTILE = [
+    "\x1b]52;c;cHdu\x07", "\x1b[2J\x1b[H", "\x9b31m", "\u202eexe.jpg", "\u2066x\u2069", "\u200fa\u200e",
+    "[red]red[/red]", "[/bold]x", "[link=http://x]y[/link]", "<script>alert(1)</script>", "<b id=PWNED>b</b>",
+    "<img src=x onerror=alert(1)>", "**b** _i_ `c` | # h", "$x^2$", "a\rb", "a\x0cb", "a\x00b", "a\x7fb",
+    "\ufeffbom", "\u0627\u0644\u0639\u0631\u0628\u064a\u0629", "' OR 1=1 --", "{{ 7*7 }}", "%s%n", "\\", "",
+]
+#: markers that must never appear unescaped in an HTML report
+HTML_MARKERS = ["<script>alert(1)</script>", "<b id=PWNED>", "<img src=x onerror"]
+
+CATEGORIES = ["csv_bytes", "csv_structure", "numbers", "json", "text", "options", "paths", "outputs",
+              "templates", "spreadsheets", "parquet"]
+COMMANDS = ["validate", "analyze", "report_md", "report_html", "plan", "compare", "framing"]
+
+
+@dataclass
+class Case:
+    category: str
+    argv: list[str]
+    files: dict[str, bytes]
+    child: bool = False          # run in a subprocess (could abort a process)
+    note: str = ""
+
+
+@dataclass
+class Outcome:
+    case: Case
+    code: int | None
+    out: str
+    err: str
+    failures: list[str] = field(default_factory=list)
+    maxrss_kb: int = 0
+
+
+# ---------------------------------------------------------------------------- building blocks
+
+
+def _rows(rng: random.Random, items=6, runs=2, text=None, metric="steps", extra_cols=()):
+    """A valid matched log as a list of dicts, with hostile text planted where asked."""
+    rows = []
+    for i in range(1, items + 1):
+        name = text if (text is not None and i == 1) else str(i)
+        for variant in ("formal", "casual"):
+            for seed in range(1, runs + 1):
+                row = {"item": name, "variant": variant, "seed": seed, "model": "m1",
+                       metric: rng.randint(0, 9) + (2 if variant == "formal" else 0)}
+                for col in extra_cols:
+                    row[col] = text if text is not None else "x"
+                rows.append(row)
+    return rows
+
+
+def _csv(rows, sep=",", newline="\n") -> bytes:
+    import csv
+
+    buf = io.StringIO(newline="")
+    writer = csv.DictWriter(buf, fieldnames=list(rows[0]), delimiter=sep, lineterminator=newline)
+    writer.writeheader()
+    writer.writerows(rows)
+    return buf.getvalue().encode("utf-8", errors="surrogatepass")
+
+
+def _jsonl(rows) -> bytes:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode()
+
+
+def _xlsx(rows) -> bytes:
+    import polars as pl
+
+    buf = io.BytesIO()
+    frame = pl.DataFrame([{k: (str(v) if isinstance(v, str) else v) for k, v in r.items()} for r in rows])
+    frame.write_excel(buf, autofit=False)
+    return buf.getvalue()
+
+
+def _parquet(rows) -> bytes:
+    import polars as pl
+
+    buf = io.BytesIO()
+    pl.DataFrame(rows).write_parquet(buf)
+    return buf.getvalue()
+
+
+def _command(rng: random.Random, log: str, metric="steps") -> list[str]:
+    cmd = rng.choice(COMMANDS)
+    if cmd == "report_md":
+        return ["report", log, "--metric", metric, "-o", "out.md"]
+    if cmd == "report_html":
+        return ["report", log, "--metric", metric, "-o", "out.html"]
+    if cmd == "plan":
+        return ["plan", "--noise", log, "--metric", metric, "--items", "6", "--runs", "2", "--sims", "40"]
+    if cmd == "compare":
+        return ["compare", log, log, "--metric", metric]
+    if cmd == "framing":
+        return ["framing", log]
+    return [cmd, log, "--metric", metric] + (["--json"] if rng.random() < 0.3 else [])
+
+
+# ---------------------------------------------------------------------------- categories
+
+
+def _csv_bytes(rng):
+    data = bytearray(_csv(_rows(rng)))
+    for _ in range(rng.randint(1, 8)):
+        op = rng.random()
+        pos = rng.randrange(len(data))
+        if op < 0.4:
+            data[pos] = rng.randrange(256)
+        elif op < 0.7:
+            data[pos:pos] = bytes(rng.choice([b'"', b",", b"\n", b"\r", b"\x00", b"\xff", b"\xef\xbb\xbf", b";"]))
+        else:
+            del data[pos:pos + rng.randint(1, 20)]
+    name = rng.choice(["log.csv", "log.tsv"])
+    return Case("csv_bytes", _command(rng, name), {name: bytes(data)})
+
+
+def _csv_structure(rng):
+    rows = _rows(rng)
+    kind = rng.choice(["dup_header", "ragged", "open_quote", "cr_only", "crlf", "bom", "empty", "header_only",
+                       "semicolon", "title_rows", "blank_lines", "utf16", "cp1252", "wide"])
+    data = _csv(rows)
+    argv_extra: list[str] = []
+    if kind == "dup_header":
+        data = data.replace(b"model", b"steps", 1)
+    elif kind == "ragged":
+        data += b"1,formal,1,m1,3,extra,fields\n"
+    elif kind == "open_quote":
+        data = data.replace(b"\n1,", b'\n"1,', 1)
+    elif kind == "cr_only":
+        data = data.replace(b"\n", b"\r")
+    elif kind == "crlf":
+        data = data.replace(b"\n", b"\r\n")
+    elif kind == "bom":
+        data = b"\xef\xbb\xbf" + data
+    elif kind == "empty":
+        data = b""
+    elif kind == "header_only":
+        data = data.split(b"\n")[0] + b"\n"
+    elif kind == "semicolon":
+        data = data.replace(b",", b";")
+    elif kind == "title_rows":
+        data = b"My probe\n\n" + data
+        argv_extra = ["--skip-rows", str(rng.choice([0, 1, 2, 5, 1000]))]
+    elif kind == "blank_lines":
+        data = data.replace(b"\n", b"\n\n", 3)
+    elif kind == "utf16":
+        data = data.decode().encode("utf-16")
+    elif kind == "cp1252":
+        data = data.replace(b"m1", "m\u00e9".encode("cp1252"))
+    elif kind == "wide":
+        data = _csv(_rows(rng, extra_cols=[f"c{i}" for i in range(300)]))
+    return Case("csv_structure", _command(rng, "log.csv") + argv_extra, {"log.csv": data}, note=kind)
+
+
+def _numbers(rng):
+    rows = _rows(rng)
+    values = ["1e308", "-1e308", "1.7976931348623157e308", "inf", "-inf", "nan", "NaN", "9" * 5000, "1e-320",
+              "-0", "0x1A", "1,5", "1 000", "", " ", "3.", ".5", "1e400", "٣", "+7", "9223372036854775808"]
+    for r in rng.sample(rows, rng.randint(1, 4)):
+        r["steps"] = rng.choice(values)
+    name = rng.choice(["log.csv", "log.jsonl"])
+    data = _csv(rows) if name.endswith(".csv") else _jsonl(rows)
+    argv = _command(rng, name)
+    if rng.random() < 0.3:
+        argv += ["--derive", rng.choice(["x = steps * 4000000000000000000", "x = steps / 0", "x = steps - steps",
+                                         "x = steps * 1e308 * 10"])]
+        if "--metric" in argv:
+            argv[argv.index("--metric") + 1] = "x"
+    return Case("numbers", argv, {name: data})
+
+
+def _json(rng):
+    rows = _rows(rng)
+    kind = rng.choice(["dup_key", "deep", "not_records", "bom", "scalar", "mixed_types", "huge_int", "truncated",
+                       "nested_value", "wrapper"])
+    body = json.dumps(rows)
+    if kind == "dup_key":
+        body = body.replace('"model": "m1"', '"model": "m1", "model": "m2"', 1)
+    elif kind == "deep":
+        depth = rng.choice([50, 150, 5000])
+        body = body.replace('"m1"', "[" * depth + "1" + "]" * depth, 1)
+    elif kind == "not_records":
+        body = json.dumps({"a": 1})
+    elif kind == "bom":
+        body = "\ufeff" + body
+    elif kind == "scalar":
+        body = "42"
+    elif kind == "mixed_types":
+        rows[0]["steps"] = {"a": 1}
+        rows[1]["steps"] = [1, 2]
+        body = json.dumps(rows)
+    elif kind == "huge_int":
+        body = body.replace('"seed": 1', '"seed": ' + "7" * 5000, 1)
+    elif kind == "truncated":
+        body = body[: rng.randrange(1, len(body))]
+    elif kind == "nested_value":
+        rows[0]["model"] = {"x": {"y": [1, {"z": None}]}}
+        body = json.dumps(rows)
+    elif kind == "wrapper":
+        body = json.dumps({"rows": rows})
+    if rng.random() < 0.5:
+        name = "log.json"
+        data = body.encode()
+    else:
+        name = "log.jsonl"
+        try:
+            records = json.loads(body)
+            data = "".join(json.dumps(r) + "\n" for r in records).encode() if isinstance(records, list) else (
+                body.encode())
+        except (ValueError, RecursionError):
+            data = body.encode()
+        if kind == "dup_key":
+            data = data.replace(b'"model": "m1"', b'"model": "m1", "model": "m2"', 1)
+        if kind == "bom":
+            data = b"\xef\xbb\xbf" + data
+    return Case("json", _command(rng, name), {name: data}, note=kind)
+
+
+def _text(rng):
+    text = rng.choice(HOSTILE)
+    where = rng.choice(["item", "variant", "model", "header", "metric"])
+    rows = _rows(rng, text=text if where == "item" else None)
+    metric = "steps"
+    if where == "variant":
+        for r in rows:
+            if r["variant"] == "formal":
+                r["variant"] = text or "formal"
+    elif where == "model":
+        for r in rows:
+            r["model"] = text
+    elif where in ("header", "metric"):
+        metric = text or "steps"
+        rows = [{(metric if k == "steps" else k): v for k, v in r.items()} for r in rows]
+    name = rng.choice(["log.csv", "log.jsonl", "log.csv", "log.xlsx"])
+    try:
+        data = {"log.csv": _csv, "log.jsonl": _jsonl, "log.xlsx": _xlsx}[name](rows)
+    except Exception:
+        data = _csv(rows)
+        name = "log.csv"
+    argv = _command(rng, name, metric)
+    if rng.random() < 0.3 and "--metric" in argv:
+        argv += ["--a", text or "x"]
+    return Case("text", argv, {name: data}, note=repr(text)[:30])
+
+
+_EXPRESSIONS = ["steps > 1", "steps" + "+1" * 3000, "(" * 40 + "steps" + ")" * 40, "nosuch > 1",
+                "SELECT 1", "steps > 'a'", "model = 'm1' AND steps > 0", "steps" + "+1" * 150, "1/0 > 1",
+                "steps IN (SELECT 1)", "\x1b[2J", "'\u202e' = model", "", "steps = steps = steps"]
+
+
+def _options(rng):
+    rows = _rows(rng)
+    data = _csv(rows)
+    base = ["analyze", "log.csv", "--metric", "steps"]
+    choice = rng.choice(["skip", "encoding", "by", "where", "derive", "alpha", "plan", "sheet", "column", "format",
+                         "max_cells", "reference", "scale"])
+    if choice == "skip":
+        argv = base + ["--skip-rows", rng.choice(["1e23", "-1", "99999999999999999999", "3", "abc"])]
+    elif choice == "encoding":
+        argv = base + ["--encoding", rng.choice(["punycode", "idna", "rot13", "utf-16", "latin-1", "nope", "base64",
+                                                  "unicode_escape", "utf-8-sig", "\x1b"])]
+    elif choice == "by":
+        argv = base + ["--by", rng.choice(["seed", "item", "variant", "steps", "model", "nosuch", "[red]x"])]
+    elif choice == "where":
+        argv = base + ["--where", rng.choice(_EXPRESSIONS)]
+    elif choice == "derive":
+        argv = ["analyze", "log.csv", "--metric", "x", "--derive", "x = " + rng.choice(_EXPRESSIONS)]
+    elif choice == "alpha":
+        argv = base + ["--alpha", rng.choice(["0", "1", "nan", "1e-300", "0.999999", "-1"])]
+    elif choice == "plan":
+        argv = ["plan", "--noise", "log.csv", "--metric", "steps", "--sims", rng.choice(["20", "0", "1", "30"])]
+        argv += rng.choice([["--power", "0.999999"], ["--items", "100000"], ["--runs", "1000000"],
+                            ["--items", "0"], ["--runs", "-3"], ["--heterogeneity", "1e308"], ["--gap", "nan"],
+                            ["--items", "6", "--runs", "2"], ["--scale", "5:1"], ["--items", "x"]])
+    elif choice == "sheet":
+        argv = base + ["--sheet", rng.choice(["0", "99", "x"])]
+    elif choice == "column":
+        argv = base + ["--column", rng.choice(["item=nosuch", "noequals", "item=steps", "steps=model"])]
+    elif choice == "format":
+        argv = base + ["--format", rng.choice(["xlsx", "parquet", "json", "jsonl", "ods"])]
+    elif choice == "max_cells":
+        argv = base + ["--max-cells", rng.choice(["0", "1", "-5", "1e9"])]
+    elif choice == "reference":
+        argv = base + ["--reference", "nosuch"]
+    else:
+        argv = base + ["--scale", rng.choice(["5:1", "a:b", "1:1", "0:"])]
+    return Case("options", argv, {"log.csv": data}, note=choice)
+
+
+def _paths(rng):
+    name = rng.choice(["probe[12]", "a*b", "what?", "x[", "{a,b}", "~tilde", "-dash", "sp ace", "\u202efdp",
+                       "semi;colon"])
+    suffix = rng.choice([".csv", ".jsonl", ".parquet", ".json"])
+    rows = _rows(rng)
+    maker = {".csv": _csv, ".jsonl": _jsonl, ".parquet": _parquet, ".json": lambda r: json.dumps(r).encode()}
+    files = {name + suffix: maker[suffix](rows), "probe1" + suffix: maker[suffix](_rows(rng))}
+    target = name + suffix if not name.startswith("-") else "./" + name + suffix
+    return Case("paths", _command(rng, target), files, note=name)
+
+
+def _outputs(rng):
+    rows = _rows(rng)
+    files = {"log.csv": _csv(rows), "noise.csv": _csv(_rows(rng)), "probe.toml": b'attribute = "style"\n'}
+    # every victim is a file the command reads, named directly, through '..' or through a symbolic link
+    kind = rng.choice(["report", "compare", "plan"])
+    if kind == "report":
+        victim = rng.choice(["log.csv", "noise.csv", "probe.toml", "link.md", "./sub/../log.csv"])
+        argv = ["report", "log.csv", "--metric", "steps", "--noise", "noise.csv", "--design", "probe.toml",
+                "-o", victim]
+    elif kind == "compare":
+        victim = rng.choice(["log.csv", "noise.csv", "link.md", "./sub/../noise.csv"])
+        argv = ["compare", "log.csv", "noise.csv", "--metric", "steps", "-o", victim]
+    else:
+        victim = rng.choice(["noise.csv", "nlink.png", "./sub/../noise.csv"])
+        argv = ["plan", "--noise", "noise.csv", "--metric", "steps", "--gap", "1", "--items", "6", "--runs", "2",
+                "--sims", "20", "--plot", victim]
+    return Case("outputs", argv, files, note=victim)
+
+
+_TEMPLATES = ["{{ ''.__class__.__mro__ }}", "{{ cycler.__init__.__globals__ }}", "{% for x in range(10**9) %}{% endfor %}",
+              "{{ metric }}", "{{ nosuch }}", "{% include '/etc/passwd' %}", "{{ sections|join(',') }}",
+              "{% extends 'report.md.j2' %}", "{{ self.__dict__ }}", "{{ lipsum.__globals__ }}", "{{ 'a' * 10 }}"]
+
+
+def _templates(rng):
+    body = rng.choice(_TEMPLATES)
+    suffix = rng.choice(["md", "html"])
+    files = {"log.csv": _csv(_rows(rng)), f"tpl/report.{suffix}.j2": body.encode()}
+    return Case("templates", ["report", "log.csv", "--metric", "steps", "--templates", "tpl", "-o", f"out.{suffix}"],
+                files, note=body[:30])
+
+
+def _spreadsheets(rng, children=True):
+    rows = _rows(rng)
+    kinds = ["xlsx_ok", "xlsx_truncated", "xlsx_not_zip", "ods_as_xlsx", "xlsx_text"]
+    # the child cases' files take seconds to make: drawn only when children run
+    kind = rng.choice(kinds + (["xlsx_far", "xlsx_bomb_small"] if children else []))
+    data = _xlsx(rows)
+    child = False
+    if kind == "xlsx_truncated":
+        data = data[: rng.randrange(100, len(data))]
+    elif kind in ("xlsx_far", "xlsx_bomb_small"):
+        from tests.hostile.spreadsheets import far_corner_xlsx, zip_bomb_xlsx
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "x.xlsx"
+            if kind == "xlsx_far":
+                far_corner_xlsx(path, rng.choice(["XFD1048576", "ZZ900000", "E40"]))
+            else:
+                zip_bomb_xlsx(path, expanded=300 << 20)
+            data = path.read_bytes()
+        child = True
+    elif kind == "xlsx_not_zip":
+        data = b"PK\x03\x04" + os.urandom(200)
+    elif kind == "ods_as_xlsx":
+        data = _csv(rows)
+    elif kind == "xlsx_text":
+        data = _xlsx(_rows(rng, text=rng.choice(HOSTILE)))
+    return Case("spreadsheets", _command(rng, "log.xlsx"), {"log.xlsx": data}, child=child, note=kind)
+
+
+def _parquet_case(rng):
+    data = bytearray(_parquet(_rows(rng)))
+    for _ in range(rng.randint(1, 3)):
+        pos = rng.randrange(len(data))
+        data[pos] ^= 1 << rng.randrange(8)
+    return Case("parquet", _command(rng, "log.parquet"), {"log.parquet": bytes(data)}, child=True)
+
+
+_MAKERS = {"csv_bytes": _csv_bytes, "csv_structure": _csv_structure, "numbers": _numbers, "json": _json,
+           "text": _text, "options": _options, "paths": _paths, "outputs": _outputs, "templates": _templates,
+           "spreadsheets": _spreadsheets, "parquet": _parquet_case}
+
+
+def generate(n: int, seed: int = 0, categories=None, children: bool = True):
+    """``n`` cases drawn in turn from each category (the same cases for the same seed)."""
+    rng = random.Random(seed)
+    cats = list(categories or CATEGORIES)
+    out = []
+    i = 0
+    while len(out) < n:
+        cat = cats[i % len(cats)]
+        i += 1
+        case = _spreadsheets(rng, children) if cat == "spreadsheets" else _MAKERS[cat](rng)
+        if case.child and not children:
+            continue
+        out.append(case)
+    return out
+
+
+# ---------------------------------------------------------------------------- running and checking
+
+
+def _digest(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in folder.rglob("*") if p.is_file() and not p.is_symlink()}
+
+
+def _setup(case: Case, folder: Path) -> None:
+    for name, data in case.files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    if case.category == "outputs":
+        (folder / "sub").mkdir(exist_ok=True)
+        for link, target in (("link.md", "log.csv"), ("nlink.png", "noise.csv")):
+            if not (folder / link).exists():
+                os.symlink(target, folder / link)
+
+
+def _in_process(argv) -> tuple[int | None, str, str, str | None]:
+    from probestats.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    escaped = None
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(argv)
+        except BaseException as exc:  # noqa: BLE001 - anything escaping main is a failure to record
+            import traceback
+
+            code = None
+            escaped = "".join(traceback.format_exception(exc))
+    return code, out.getvalue(), err.getvalue(), escaped
+
+
+def _in_child(argv, folder: Path, address_space: int | None = 4 << 30) -> tuple[int | None, str, str, int]:
+    limit = "" if address_space is None else (
+        f"import resource\nresource.setrlimit(resource.RLIMIT_AS, ({address_space}, {address_space}))\n")
+    code = f"{limit}import sys\nsys.path.insert(0, {str(ROOT)!r})\nfrom probestats.cli import main\n" \
+           f"sys.exit(main({argv!r}))\n"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "120"}
+    try:
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=folder, timeout=600, env=env)
+    except subprocess.TimeoutExpired:
+        return None, "", "timeout", 0
+    import resource
+
+    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace"), rss
+
+
+def run_case(case: Case, folder: Path) -> Outcome:
+    """Run ``case`` in ``folder`` (its files written there first) and check the outcome."""
+    from probestats.present.sanitize import has_raw_controls
+
+    folder.mkdir(parents=True, exist_ok=True)
+    _setup(case, folder)
+    before = _digest(folder)
+    inputs = set(before)
+    cwd = os.getcwd()
+    escaped = None
+    rss = 0
+    if case.child:
+        code, out, err, rss = _in_child(case.argv, folder)
+    else:
+        os.chdir(folder)
+        try:
+            code, out, err, escaped = _in_process(case.argv)
+        finally:
+            os.chdir(cwd)
+        import resource
+
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    outcome = Outcome(case, code, out, err, maxrss_kb=rss)
+    f = outcome.failures
+    if escaped is not None or "Traceback (most recent call last)" in out + err:
+        f.append("traceback")
+    if code is None or code < 0 or code > 128:
+        f.append("abort")
+    elif code not in (0, 1, 2):
+        f.append("exit_code")
+    if "Error: unexpected" in err:
+        f.append("unexpected")
+    error_lines = [line for line in err.splitlines() if line.startswith("Error:")]
+    if code == 1 and error_lines and not err.rstrip("\n").endswith(error_lines[-1]):
+        f.append("multiline_error")
+    after = _digest(folder)
+    if any(after.get(name) != digest for name, digest in before.items() if name in inputs):
+        f.append("input_modified")
+    written = {name for name in after if name not in before}
+    texts = [out, err]
+    for name in written:
+        if name.endswith((".md", ".html", ".json")):
+            texts.append((folder / name).read_text("utf-8", errors="replace"))
+    if any(has_raw_controls(t) for t in texts):
+        f.append("raw_control")
+    for name in written:
+        if name.endswith(".html"):
+            page = (folder / name).read_text("utf-8", errors="replace")
+            if any(marker in page for marker in HTML_MARKERS):
+                f.append("html_marker")
+    return outcome
+
+
+KINDS = ["traceback", "abort", "exit_code", "unexpected", "multiline_error", "input_modified", "raw_control",
+         "html_marker"]
+
+
+def table(outcomes) -> str:
+    """Categories x runs and failures of each kind, as a plain-text table."""
+    header = ["category", "runs", "exit 0/1/2"] + KINDS + ["peak MB"]
+    lines = []
+    cats = sorted({o.case.category for o in outcomes}, key=lambda c: CATEGORIES.index(c))
+    for cat in cats + ["all"]:
+        group = [o for o in outcomes if cat in ("all", o.case.category)]
+        codes = "/".join(str(sum(1 for o in group if o.code == c)) for c in (0, 1, 2))
+        row = [cat, str(len(group)), codes] + [str(sum(1 for o in group if k in o.failures)) for k in KINDS]
+        row.append(f"{max((o.maxrss_kb for o in group), default=0) / 1024:.0f}")
+        lines.append(row)
+    widths = [max(len(h), *(len(r[i]) for r in lines)) for i, h in enumerate(header)]
+    fmt = "  ".join(f"{{:<{w}}}" if i == 0 else f"{{:>{w}}}" for i, w in enumerate(widths))
+    return "\n".join([fmt.format(*header)] + [fmt.format(*r) for r in lines])
