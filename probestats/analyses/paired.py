@@ -16,7 +16,8 @@ import polars as pl
 from probestats.errors import ProbestatsError, ValidationError
 from probestats.stats.hypotests import Interval, TestResult, gap_interval, min_attainable_p, sign_flip_test, sign_test
 from probestats.errors import Problem
-from probestats.checks.schema import FIRST, Checked, cell_mean, decimal_places, require_ok, validate
+from probestats.checks.schema import FIRST, Checked, require_ok, validate
+from probestats.stats.exact import finish_means, mean_aggs
 from probestats.errors import count_of
 
 ALTERNATIVES = ("two-sided", "greater", "less")
@@ -28,8 +29,8 @@ def item_table(frame: pl.DataFrame, metric: str, a: str, b: str, by: Sequence[st
 
     Items keep their order of first appearance (of a run of ``a`` with a value). Runs whose
     metric is blank do not count; items without a run with a value under both values are left
-    out (validation reports them as ``unmatched_item``). Means are exact for values written with
-    up to 6 decimal places (:func:`probestats.schema.cell_mean`).
+    out (validation reports them as ``unmatched_item``). Means are exact, rounded once
+    (:mod:`probestats.stats.exact`).
 
     Examples
     --------
@@ -42,16 +43,18 @@ def item_table(frame: pl.DataFrame, metric: str, a: str, b: str, by: Sequence[st
     keys = [*by, "item"]
     value = pl.col(metric)
     # one streaming pass of sums: a large log needs no per-cell lists
+    rows = frame.lazy().filter(pl.col("variant").is_in([a, b]))
     cells = (
         frame.lazy()
         .with_row_index(FIRST)
         .filter(pl.col("variant").is_in([a, b]))
         .group_by([*keys, "variant"])
-        .agg(cell_mean(value, decimal_places(frame[metric])).alias("mean"), value.count().alias("counted"),
+        .agg(*mean_aggs(frame[metric], metric), value.count().alias("counted"),
              value.std().alias("sd"),
              pl.col(FIRST).filter(value.is_not_null()).min().alias("first_valued"))
         .collect(engine="streaming")
     )
+    cells = finish_means(cells, rows, [*keys, "variant"], metric)
     side_a = cells.filter(pl.col("variant") == a).drop("variant")
     side_b = cells.filter(pl.col("variant") == b).drop("variant")
     return _table(side_a.join(side_b, on=keys, suffix="_b"), keys)

@@ -16,6 +16,7 @@ import polars as pl
 
 from probestats.errors import OptionError, ValidationError
 from probestats.io.read import ROW, Log, format_rows, normalize_header, read_log
+from probestats.stats.exact import finish_means, mean_aggs
 from probestats.errors import Problem, has_errors
 from probestats.errors import count_of
 
@@ -644,7 +645,7 @@ def _cell_summary(pair: pl.DataFrame, metric: str | None, by) -> pl.DataFrame:
     if metric is not None:
         value = pl.col(metric)
         aggs += [value.count().alias("counted"), (value.min() == value.max()).alias("constant"),
-                 cell_mean(value, decimal_places(pair[metric])).alias("mean"), value.std().alias("sd")]
+                 *mean_aggs(pair[metric], metric), value.std().alias("sd")]
         if pair[metric].null_count():  # else a cell's first run is its first run with a value
             aggs.append(pl.col(ROW).filter(value.is_not_null()).min().alias("first_valued"))
     seeded = "seed" in pair.columns
@@ -656,6 +657,8 @@ def _cell_summary(pair: pl.DataFrame, metric: str | None, by) -> pl.DataFrame:
         value = _comparable(pair, setting)
         aggs += [value.min().alias(setting), _one_value(value).alias(f"__{setting}_one")]
     per = pair.lazy().group_by(cell).agg(aggs).sort(FIRST).collect(engine="streaming")
+    if metric is not None:  # the few cells one pass of sums cannot average exactly
+        per = finish_means(per, pair, cell, metric)
     if metric is not None and "first_valued" not in per.columns:
         per = per.with_columns(pl.col(FIRST).alias("first_valued"))
     exact = []
@@ -684,50 +687,6 @@ def _side_by_side(per: pl.DataFrame, a: str, b: str) -> pl.DataFrame:
     side_a = per.filter(pl.col("variant") == a).drop("variant")
     side_b = per.filter(pl.col("variant") == b).drop("variant")
     return side_a.join(side_b, on=keys, suffix="_b", maintain_order="left")
-
-
-def decimal_places(values: pl.Series) -> int | None:
-    """The fewest decimal places, 0 to 6, in which every value is written; None when there are
-    more, or when the values are too large for their sums to be exact.
-
-    With them a mean is an exact sum of whole numbers over a power of ten (:func:`cell_mean`),
-    the same whatever the order of the runs: two cells with the same values have the same mean,
-    and an item whose values gave the same runs has a gap of exactly 0.
-
-    >>> decimal_places(pl.Series([3.0, 4.0, None])), decimal_places(pl.Series([3.31, 4.2, -0.05]))
-    (0, 2)
-    >>> decimal_places(pl.Series([1 / 3])) is None
-    True
-    """
-    frame = values.cast(pl.Float64).to_frame("v")  # expressions on it hold no copies of the column
-    top, count = frame.select(pl.col("v").abs().max().alias("top"), pl.col("v").count().alias("n")).row(0)
-    if not count:
-        return 0
-    for places in range(7):
-        scale = 10.0**places
-        if top * scale * count >= 2.0**53:  # a sum of whole numbers this large would be rounded
-            return None
-        scaled = pl.col("v") * scale
-        # a value written with this many places is a whole number times the scale, to within its rounding
-        if frame.select(((scaled - scaled.round()).abs() <= 1e-15 * scaled.abs()).all()).item():
-            return places
-    return None
-
-
-def cell_mean(value: pl.Expr, places: int | None) -> pl.Expr:
-    """The mean of ``value`` in a group: exact (see :func:`decimal_places`) when ``places`` is known.
-
-    >>> frame = pl.DataFrame({"x": [0.1, 0.2, 0.3, 0.3, 0.2, 0.1]})
-    >>> frame.select(a=pl.col("x").head(3).mean(), b=pl.col("x").tail(3).mean()).row(0)  # summed in order
-    (0.20000000000000004, 0.19999999999999998)
-    >>> frame.select(a=cell_mean(pl.col("x").head(3), 1), b=cell_mean(pl.col("x").tail(3), 1)).row(0)
-    (0.2, 0.2)
-    """
-    if places is None:
-        return value.mean()
-    whole = value if places == 0 else (value * 10**places).round()
-    count = value.count()
-    return pl.when(count > 0).then(whole.cast(pl.Int64).sum() / (count * 10**places))
 
 
 def _comparable(frame: pl.DataFrame, setting: str) -> pl.Expr:
