@@ -147,6 +147,8 @@ class PairResult:
         }
         if sf.pvalue_se is not None:
             sign_flip["p_se"] = sf.pvalue_se
+        if sf.pvalue_bound is not None:  # "upper": p is the Monte Carlo floor 1/(n_resamples + 1); the p is below it
+            sign_flip["p_bound"] = sf.pvalue_bound
         if sf.pvalue_bounds is not None:
             sign_flip["p_bounds"] = [float(x) for x in sf.pvalue_bounds]
         if self.p_adjusted is not None:

@@ -8,6 +8,7 @@ types the analyses expect; :func:`require_ok` raises when there are errors.
 
 from __future__ import annotations
 
+import math
 import sys
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
@@ -266,7 +267,7 @@ def validate(
                 f"no column '{name}' to split or keep; headers seen: {', '.join(log.headers)}",
                 column=name))
     if has_errors(problems):
-        return Checked(pl.DataFrame(), metric, a, b, (), tuple(problems), log)
+        return Checked(pl.DataFrame(), metric, a, b, (), tuple(problems), log, _row_count(log))
 
     wanted = ["item", "variant"] + [c for c in ("seed", "run_id", "time", *SETTINGS) if c in present]
     wanted += [c for c in list(by) + list(keep) if c not in wanted]
@@ -274,7 +275,7 @@ def validate(
         wanted.append(metric)
     problems += _lists(log, schema, wanted)
     if has_errors(problems):
-        return Checked(pl.DataFrame(), metric, a, b, (), tuple(problems), log)
+        return Checked(pl.DataFrame(), metric, a, b, (), tuple(problems), log, _row_count(log))
     text_cols = {"item", "variant", "seed", "model", "system", "run_id", *by}
     exprs = [
         _as_text(pl.col(c), schema[c]).alias(c) if c in text_cols
@@ -362,6 +363,13 @@ def validate(
             df = df.filter(pl.col(metric).is_not_null())
     return Checked(df, metric, a, b, values, tuple(problems), log, n_rows, pairs=cells,
                    pairs_by=tuple(c for c in by if c in pair.columns))
+
+
+def _row_count(log: Log) -> int:
+    """The log's data rows, counted without reading its columns (validation stopped before reading them)."""
+    from probestats.io.read import collect
+
+    return int(collect(log.lazy.select(pl.len().alias("n")), log.source, log._path)["n"][0])
 
 
 def _lists(log: Log, schema: pl.Schema, columns: list[str]) -> list[Problem]:
@@ -533,7 +541,8 @@ def _metric(df: pl.DataFrame, log: Log, metric: str, header: str):
             "warning", "suspect_metric",
             f"{header.strip()} is 0 or blank in {suspect.height} run(s) whose reply is not empty "
             f"({format_rows(log, _rows(log, suspect))}); read those replies: the metric may have missed them "
-            "(for example steps numbered '1)')",
+            + ("(for example steps numbered '1)')" if "step" in f"{metric} {header}".lower() else
+               "(a reply in a form the scorer did not expect, say)"),
             _rows(log, suspect), header))
     blank = df.filter(pl.col(metric).is_null()) if df[metric].null_count() else df.clear()
     if _flagged(problems):
@@ -868,6 +877,18 @@ def _unequal_runs(cells: pl.DataFrame, log: Log, a: str, b: str) -> list[Problem
     differ = cells.filter((pl.col(n) != pl.col(f"{n}_b")) & (pl.col(n) > 0) & (pl.col(f"{n}_b") > 0))
     if not differ.height:
         return []
+    both = cells.filter((pl.col(n) > 0) & (pl.col(f"{n}_b") > 0))
+    na0, nb0 = both.select(n, f"{n}_b").row(0)
+    # every item in the same proportion: a design (say 324 runs of one value and 648 of the other), not runs lost
+    if both.height > 1 and both.select((pl.col(n) * nb0 == pl.col(f"{n}_b") * na0).all()).item():
+        same = both.select((pl.col(n) == na0).all()).item()
+        divisor = math.gcd(na0, nb0)
+        runs = (f"{na0} '{a}' and {nb0} '{b}' runs" if same else
+                f"'{a}' and '{b}' runs in the proportion {na0 // divisor}:{nb0 // divisor}")
+        return [Problem("warning", "unequal_runs",
+                        f"every item has {runs}: unequal by design, it seems; each item's gap still counts once, "
+                        f"and each value's mean is over its own runs (the gap's noise is set by the smaller side)",
+                        (), log.columns.get("variant"))]
     shown = "; ".join(f"item {i}: {na} '{a}', {nb} '{b}'" for i, na, nb in
                       differ.select("item", n, f"{n}_b").head(5).iter_rows())
     more = f"; and {differ.height - 5} more items" if differ.height > 5 else ""

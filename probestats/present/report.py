@@ -46,6 +46,7 @@ from probestats.errors import OptionError
 from probestats.present.output import write_whole
 from probestats.present.terminal import fmt_num as _fmt_num
 from probestats.present.terminal import fmt_p as _fmt_p
+from probestats.present.terminal import p_is as _p_is
 from probestats.errors import count_of
 
 __all__ = ["SECTIONS", "FORMATS", "render_report", "report_context", "fmt_p", "fmt_num", "fmt_gap",
@@ -425,6 +426,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     never = not analysis.could_reach_significance
     detected = analysis.detected
     p_text = fmt_p(sf.pvalue, alpha)
+    p_phrase = _p_is(sf, alpha)  # "p = 0.02", or "p < 1/10001" for a Monte Carlo p at its floor
     gap_text = fmt_gap(main.average_gap)
     test_named = f"exact sign-flip test, {sf.alternative}, {sf.method}"
     conf = f"{iv.confidence:.0%}"
@@ -486,7 +488,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
         "never_significant": never, "detected": detected,
     }
     tests_sentences = [
-        f"Sign-flip test ({sf.alternative}) on the {n} item gaps: p = {p_text}; method: {sf.method}.",
+        f"Sign-flip test ({sf.alternative}) on the {n} item gaps: {p_phrase}; method: {sf.method}.",
         f"Sign test: p = {fmt_p(st.pvalue, alpha)} ({count_of(st.n, 'non-zero gap')}, {tests_ctx['sign_test']['k']} in the "
         f"commoner direction; {st.method}); spreadsheet formula: {st.formula}.",
         f"Average gap {gap_text} {metric}, {interval_text}.",
@@ -567,7 +569,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     if detected:
         finding = [
             f"The probe detected a gap larger than chance: the average gap ({_q(a)} minus {_q(b)}) is "
-            f"{gap_text} {metric} ({test_named}, p = {p_text}, below alpha {alpha:g}; {interval_text}).",
+            f"{gap_text} {metric} ({test_named}, {p_phrase}, below alpha {alpha:g}; {interval_text}).",
         ]
         top = drivers["top"]
         finding.append(
@@ -591,7 +593,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
                        "these items before offering an explanation.")
     else:
         finding = [f"The probe did not detect a gap larger than its noise, {conditions}."]
-        finding.append(f"The average gap was {gap_text} {metric} ({test_named}, p = {p_text}; {interval_text}).")
+        finding.append(f"The average gap was {gap_text} {metric} ({test_named}, {p_phrase}; {interval_text}).")
         if noise is not None:
             finding.append(f"The same-versus-same gap was {fmt_gap(noise.average_gap)} {metric} "
                            f"(p = {fmt_p(noise.sign_flip.pvalue, alpha)}"
@@ -649,7 +651,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
         direction = "higher" if main.average_gap > 0 else "lower"
         summary = (f"In this probe, {metric} was on average {fmt_num(abs(main.average_gap))} {direction} under "
                    f"{_q(a)} than under {_q(b)} across {count_of(n, 'item')} with {runs}, a gap larger than chance would give "
-                   f"(p = {p_text})")
+                   f"({p_phrase})")
         if noise is not None and not noise_ctx["larger"]:
             summary += ", but a same-versus-same comparison gave a gap as large, so it cannot be told from noise."
         else:
@@ -664,7 +666,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
         else:
             reach = " (without a same-versus-same log, the size of gap it could miss is unknown)"
         summary = (f"In this probe, {subject} differed on average by {gap_text} across {count_of(n, 'item')} with {runs}, "
-                   f"which is not more than chance would give (p = {p_text}); this does not show that there is "
+                   f"which is not more than chance would give ({p_phrase}); this does not show that there is "
                    f"no difference, only that this probe could not see one{reach}.")
 
     title = f"Probe report: {metric}, {_q(a)} against {_q(b)}"

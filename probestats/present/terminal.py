@@ -54,6 +54,22 @@ def fmt_p(p: float | None, alpha: float | None = None) -> str:
     return repr(float(p))
 
 
+def p_is(test, alpha: float | None = None) -> str:
+    """``p = 0.02``, or ``p < 1/10001`` when the test's p is a bound (a Monte Carlo p at its floor
+    1/(n_resamples + 1): no resample was as extreme as the data).
+
+    >>> from probestats.stats.hypotests import TestResult
+    >>> p_is(TestResult(0.5, 1 / 10_001, "monte carlo", "two-sided", 40, pvalue_bound="upper"))
+    'p < 1/10001'
+    >>> p_is(TestResult(0.5, 0.25, "exact", "two-sided", 3))
+    'p = 0.25'
+    """
+    p = test.pvalue
+    if getattr(test, "pvalue_bound", None) == "upper":
+        return f"p < 1/{round(1 / p)}"
+    return f"p = {fmt_p(p, alpha)}"
+
+
 def fmt_num(x: float | None, digits: int = 4) -> str:
     """A number with a few significant digits (``n/a`` for missing).
 
@@ -88,7 +104,7 @@ def _tests_lines(result, alpha: float) -> list[str]:
         f"average gap {result.average_gap:+.4g} over {count_of(result.n_items, 'item')}; "
         f"{result.interval.confidence:.0%} interval [{fmt_num(result.interval.low)}, {fmt_num(result.interval.high)}] "
         f"({escape(result.interval.method)})",
-        f"sign-flip test ({escape(sf.alternative)}): p = {fmt_p(sf.pvalue, alpha)}; method: {escape(sf.method)}"
+        f"sign-flip test ({escape(sf.alternative)}): {p_is(sf, alpha)}; method: {escape(sf.method)}"
         + (f"; adjusted p = {fmt_p(result.p_adjusted, alpha)}" if result.p_adjusted is not None else ""),
         f"sign test: p = {fmt_p(st.pvalue, alpha)} (n = {st.n} non-zero gaps, k = {getattr(st, 'k', st.statistic)})"
         + (f"  spreadsheet: {escape(st.formula)}" if getattr(st, "formula", None) else ""),
@@ -108,7 +124,7 @@ def print_analysis(analysis, out: Console) -> None:
     if analysis.noise is not None:
         n = analysis.noise
         out.print(f"same-versus-same noise ('{escape(n.a)}' vs '{escape(n.b)}'): average gap {n.average_gap:+.4g}, "
-                  f"sign-flip p = {fmt_p(n.sign_flip.pvalue, analysis.alpha)}, {count_of(n.n_items, 'item')}")
+                  f"sign-flip {p_is(n.sign_flip, analysis.alpha)}, {count_of(n.n_items, 'item')}")
         within_noise = abs(main.average_gap) <= abs(n.average_gap)
         if within_noise:
             out.print("the probe's average gap is no larger than the same-versus-same gap: "
