@@ -235,9 +235,11 @@ def validate(log, metric, a, b, fold_case, json_out, read, where=None, derive=()
 @click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
               help="Monte Carlo draws of the omnibus test when it cannot be exact.")
 @seed_option
+@click.option("--row-level", is_flag=True,
+              help="Also Welch's t on the runs, as many published audits report it (the item-level test stays the headline).")
 @read_options
 def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, fold_case, json_out, read, where=None,
-            derive=(), reference=None, group=(), scale=None, factor=(), n_resamples=10_000, seed=0):
+            derive=(), reference=None, group=(), scale=None, factor=(), n_resamples=10_000, seed=0, row_level=False):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them.
 
     \b
@@ -257,6 +259,12 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, fold_c
         result = run(str(log), metric=metric, a=a, b=b, noise=str(noise) if noise else None, by=by,
                      alternative=alternative, alpha=alpha, correction=correction, fold_case=fold_case,
                      read_options=read)
+    if row_level:  # Welch's t on runs beside the item-level tests, for a comparison of two values
+        from probestats.analyses.paired import Analysis, with_row_level
+
+        if not isinstance(result, Analysis):
+            raise OptionError("--row-level applies to a comparison of two values; choose them with --a and --b")
+        result = with_row_level(result)
     if json_out:
         emit_json(result)
     else:

@@ -222,6 +222,64 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternativ
     )
 
 
+ROW_LEVEL_NOTE = ("Welch's t treats every run as independent: it is not the headline, because runs of one item "
+                  "are not independent (they share the item), and the item-level test pairs each item with "
+                  "itself, which removes the item-to-item spread that Welch's t counts as noise.")
+
+
+@dataclass(frozen=True)
+class RowLevelTest:
+    """Welch's t test on the runs of the two values, each run counted as one observation
+    (``scipy.stats.ttest_ind(equal_var=False)``), as many published audits report it.
+
+    Beside the item-level tests only: see :data:`ROW_LEVEL_NOTE` for why the two differ.
+    """
+
+    statistic: float
+    pvalue: float
+    df: float
+    n_a: int
+    n_b: int
+    mean_a: float
+    mean_b: float
+    alternative: str
+    method: str = "Welch's t on runs (scipy.stats.ttest_ind, equal_var=False)"
+    note: str = ROW_LEVEL_NOTE
+
+    def to_dict(self) -> dict:
+        return {"statistic": _num(self.statistic), "p": _num(self.pvalue), "df": _num(self.df),
+                "n_a": int(self.n_a), "n_b": int(self.n_b), "mean_a": _num(self.mean_a), "mean_b": _num(self.mean_b),
+                "alternative": self.alternative, "method": self.method, "note": self.note}
+
+
+def row_level_test(checked: Checked, items: pl.DataFrame, alternative: str = "two-sided") -> RowLevelTest:
+    """Welch's t on the runs of ``checked.a`` against ``checked.b``, over the items of the item table.
+
+    >>> rows = [{"item": i, "variant": v, "steps": x} for i, v, x in
+    ...         [(1, "a", 4.0), (1, "a", 6.0), (1, "b", 3.0), (2, "a", 2.0), (2, "b", 1.0), (2, "b", 2.0)]]
+    >>> checked = validate(rows, metric="steps")
+    >>> round(row_level_test(checked, items_of(checked)).pvalue, 6)  # scipy: ttest_ind([4, 6, 2], [3, 1, 2], equal_var=False)
+    0.220881
+    """
+    from scipy import stats
+
+    frame = checked.frame.filter(pl.col("item").is_in(items["item"].implode()) & pl.col(checked.metric).is_not_null())
+    xa = frame.filter(pl.col("variant") == checked.a)[checked.metric].cast(pl.Float64).to_numpy()
+    xb = frame.filter(pl.col("variant") == checked.b)[checked.metric].cast(pl.Float64).to_numpy()
+    if len(xa) < 2 or len(xb) < 2:
+        from probestats.errors import OptionError
+
+        raise OptionError("--row-level needs at least two runs of each value")
+    res = stats.ttest_ind(xa, xb, equal_var=False, alternative=alternative)
+    return RowLevelTest(float(res.statistic), float(res.pvalue), float(res.df), len(xa), len(xb),
+                        float(xa.mean()), float(xb.mean()), alternative)
+
+
+def with_row_level(analysis: Analysis) -> Analysis:
+    """``analysis`` with Welch's t on runs beside its item-level tests (``analyze --row-level``)."""
+    return replace(analysis, row_level=row_level_test(analysis.checked, analysis.main.items, analysis.alternative))
+
+
 @dataclass(frozen=True)
 class Analysis:
     """The result of :func:`analyze`: the main comparison, noise beside it, splits and problems.
@@ -240,6 +298,8 @@ class Analysis:
     noise_checked: Checked | None = field(default=None, repr=False)
     mdg: float | None = None
     mdg_method: str | None = None
+    noise_source: str | None = None
+    row_level: RowLevelTest | None = None
 
     @property
     def metric(self) -> str:
@@ -264,10 +324,13 @@ class Analysis:
             for key in ("metric", "min_attainable_p"):
                 out["noise"].pop(key, None)
             out["noise"].pop("items", None)
+            out["noise"]["source"] = self.noise_source
         out["groups"] = [g.to_dict() for g in self.groups]
         out["correction"] = self.correction if self.groups else None
         out["mdg"] = _num(self.mdg)
         out["mdg_method"] = self.mdg_method
+        if self.row_level is not None:
+            out["row_level"] = self.row_level.to_dict()
         out["problems"] = [p.to_dict() for p in self.problems]
         return out
 
@@ -326,6 +389,7 @@ def analyze(
     many: bool = True,
     read_options: dict | None = None,
     noise_read_options: dict | None = None,
+    within_noise: bool = True,
 ) -> Analysis:
     """Analyze a counterfactual probe: per-item gaps, the exact sign-flip and sign tests, noise.
 
@@ -338,7 +402,10 @@ def analyze(
     a, b : str, optional
         The compared values; gap = mean_a − mean_b (default: the first two values in order of appearance).
     noise : optional
-        A same-versus-same log, analyzed the same way (its first two values).
+        A same-versus-same log, analyzed the same way (its first two values). Without one, and
+        with ``within_noise``, when every item has two or more runs of each value, the log's own
+        noise stands beside the result: value ``a``'s runs of each item split into two halves in
+        seed order (:func:`within_log_noise`), analyzed like a probe and labelled as such.
     by : sequence of str
         Repeat the analysis per group, with a correction across groups.
     alternative : {"two-sided", "greater", "less"}
@@ -405,6 +472,7 @@ def analyze(
 
     noise_result = None
     noise_checked = None
+    noise_source = None
     if noise is not None:
         noise_checked = validate(noise, metric=metric, same_seeds=False, fold_case=fold_case,
                                  **(noise_read_options or {}))
@@ -414,6 +482,12 @@ def analyze(
         noise_result = compare_pair(noise_table, metric, noise_checked.a, noise_checked.b,
                                     alternative=alternative, confidence=1 - alpha)
         problems += [_tag_noise(p) for p in noise_checked.problems]
+        noise_source = "noise log"
+    elif within_noise:
+        noise_checked, noise_source = within_log_noise(checked, main.items)
+        if noise_checked is not None:
+            noise_result = compare_pair(items_of(noise_checked), metric, noise_checked.a, noise_checked.b,
+                                        alternative=alternative, confidence=1 - alpha)
 
     n_nonzero = sum(1 for g in main.gaps if g != 0)
     if main.min_attainable_p > alpha:
@@ -429,7 +503,45 @@ def analyze(
 
     return Analysis(main=main, noise=noise_result, groups=tuple(groups), problems=tuple(problems),
                     alternative=alternative, alpha=alpha, correction=correction, checked=checked,
-                    noise_checked=noise_checked, mdg=mdg_value, mdg_method=mdg_method)
+                    noise_checked=noise_checked, mdg=mdg_value, mdg_method=mdg_method, noise_source=noise_source)
+
+
+def within_log_noise(checked: Checked, items: pl.DataFrame | None = None) -> tuple[Checked | None, str | None]:
+    """The probe's own same-versus-same comparison: each item's runs of value ``a`` split into two
+    halves (the first half of its runs in seed order, then the rest), checked as a log of two values.
+
+    Returns ``(checked halves, source label)``, or ``(None, None)`` when some item of ``items`` (the
+    item table; default: every item) has fewer than two runs of either value.
+
+    >>> rows = [{"item": i, "variant": v, "seed": s, "steps": s + (v == "b")}
+    ...         for i in (1, 2) for v in "ab" for s in (4, 3, 2, 1)]
+    >>> halves, source = within_log_noise(validate(rows, metric="steps"))
+    >>> source, halves.a, halves.b
+    ("within-log: the runs of value 'a' split in two by seed", 'a (first half)', 'a (second half)')
+    >>> items_of(halves)["gap"].to_list()  # seeds 1, 2 against seeds 3, 4
+    [-2.0, -2.0]
+    """
+    metric, a = checked.metric, checked.a
+    if items is None:
+        items = items_of(checked)
+    if metric is None or not items.height or items.select((pl.col("n_a").min() < 2) | (pl.col("n_b").min() < 2)).item():
+        return None, None
+    frame = checked.frame
+    runs = frame.filter((pl.col("variant") == a) & pl.col(metric).is_not_null()
+                        & pl.col("item").is_in(items["item"].implode()))
+    seeded = "seed" in runs.columns and not runs["seed"].null_count()
+    order = ([pl.col("seed").cast(pl.Float64, strict=False), pl.col("seed").cast(pl.String)] if seeded else [])
+    runs = runs.with_row_index("__order").sort([pl.col("item"), *order, pl.col("__order")], maintain_order=True)
+    first, second = f"{a} (first half)", f"{a} (second half)"
+    rank = pl.int_range(pl.len()).over("item")
+    halves = runs.select(
+        pl.col("item"),
+        pl.when(rank < pl.len().over("item") // 2).then(pl.lit(first)).otherwise(pl.lit(second)).alias("variant"),
+        pl.col(metric), *([pl.col("seed")] if seeded else []))
+    split = validate(halves, metric=metric, a=first, b=second, same_seeds=False)
+    if not split.ok:
+        return None, None
+    return split, f"within-log: the runs of value '{a}' split in two by {'seed' if seeded else 'row order'}"
 
 
 def _design_mdg(noise_checked, metric, main, alpha, alternative):
@@ -437,12 +549,18 @@ def _design_mdg(noise_checked, metric, main, alpha, alternative):
     from probestats.analyses.plan import mdg_for_design, noise_model
 
     runs_a, runs_b = main.runs_per_value()
-    model = noise_model(noise_checked.frame, metric=metric)
+    frame = noise_checked.frame
+    # one run per item and value: no cell shows run-to-run noise, but both values of a same-versus-same
+    # log are one condition, so each item's runs are draws of one cell
+    single = frame.group_by("item", "variant").len()["len"].max() == 1
+    model = noise_model(frame.drop("variant") if single else frame, metric=metric)
     value = mdg_for_design(model, items=main.n_items, runs_a=runs_a, runs_b=runs_b, alpha=alpha,
                            alternative=alternative)
     method = (f"simulated power of the exact sign-flip test ({alternative}) ≥ 0.8 at alpha {alpha:g}, "
               f"{count_of(main.n_items, 'item')}, {runs_a}/{runs_b} runs per value, noise σ from the same-versus-same log, "
               "no heterogeneity between items assumed (an optimistic bound)")
+    if single:
+        method += "; one run per item and value in the noise log, so σ is pooled within items"
     if model.bounded:
         ends = ", ".join(f"{name} {bound:g}" for name, bound in (("floor", model.floor), ("ceiling", model.ceiling))
                          if bound is not None)

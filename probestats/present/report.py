@@ -514,9 +514,12 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
         noise_ctx.update({
             "a": noise.a, "b": noise.b, "n_items": noise.n_items, "runs": _runs_phrase(noise.items),
             "average_gap": noise.average_gap, "p": noise.sign_flip.pvalue, "method": noise.sign_flip.method,
-            "larger": larger, "band": band[0] if band else None,
+            "larger": larger, "band": band[0] if band else None, "source": analysis.noise_source,
         })
+        within = (analysis.noise_source or "").startswith("within-log")
         noise_sentences = [
+            *([f"No same-versus-same log was given; this one is {analysis.noise_source.removeprefix('within-log: ')} "
+               f"within the probe's own log, each half against the other."] if within else []),
             f"Same versus same ({_q(noise.a)} against {_q(noise.b)}, {count_of(noise.n_items, 'item')}, "
             f"{noise_ctx['runs']}): average gap {fmt_gap(noise.average_gap)} {metric}, sign-flip p = "
             f"{fmt_p(noise.sign_flip.pvalue, alpha)} ({noise.sign_flip.method}).",

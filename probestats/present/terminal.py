@@ -120,10 +120,17 @@ def print_analysis(analysis, out: Console) -> None:
     out.print(item_rich_table(main, title=f"{escape(main.metric)}: '{escape(main.a)}' vs '{escape(main.b)}'"))
     for line in _tests_lines(main, analysis.alpha):
         out.print(line)
+    row_level = getattr(analysis, "row_level", None)
+    if row_level is not None:
+        out.print(f"row level, beside the item-level tests: Welch's t on {row_level.n_a} and {row_level.n_b} runs: "
+                  f"t = {row_level.statistic:.4g}, df = {row_level.df:.4g}, p = {fmt_p(row_level.pvalue, analysis.alpha)}")
+        out.print(escape(row_level.note))
     within_noise = False
     if analysis.noise is not None:
         n = analysis.noise
-        out.print(f"same-versus-same noise ('{escape(n.a)}' vs '{escape(n.b)}'): average gap {n.average_gap:+.4g}, "
+        source = getattr(analysis, "noise_source", None) or ""
+        label = (f"{escape(source)}, no --noise log" if source.startswith("within-log") else "same-versus-same noise")
+        out.print(f"{label} ('{escape(n.a)}' vs '{escape(n.b)}'): average gap {n.average_gap:+.4g}, "
                   f"sign-flip {p_is(n.sign_flip, analysis.alpha)}, {count_of(n.n_items, 'item')}")
         within_noise = abs(main.average_gap) <= abs(n.average_gap)
         if within_noise:
