@@ -122,3 +122,11 @@ def test_item_table_and_validation_give_the_exact_means(runs, integers):
         for row in table.iter_rows(named=True):
             xs = [r["steps"] for r in rows if r["item"] == row["item"] and r["variant"] == "a"]
             assert row["mean_a"] == reference_mean(xs)
+
+
+def test_whole_numbers_beyond_two_to_the_53_are_averaged_as_integers():
+    # 2**53 + 1 and 2**53 + 2 average to 2**53 + 1.5, nearest float 2**53 + 2; read as floats first they
+    # would be 2**53 and 2**53 + 2, whose mean 2**53 + 1 rounds (to even) to 2**53
+    rows = pl.DataFrame({"item": ["1", "1"], "steps": [2**53 + 1, 2**53 + 2]})
+    assert cell_means(rows, ["item"], "steps")["mean"].to_list() == [float(2**53 + 2)]
+    assert exact_mean([2**53 + 1, 2**53 + 2]) == float(2**53 + 2)

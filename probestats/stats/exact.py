@@ -128,16 +128,20 @@ def mean_aggs(values: pl.Series, column: str, name: str = "mean") -> list[pl.Exp
     """
     x = pl.col(column)
     count = x.count()
-    frame = values.cast(pl.Float64).to_frame("v")
-    v = pl.col("v")
-    top, n, whole, finite = frame.select(v.abs().max().alias("top"), v.count().alias("n"),
-                                         (v == v.round()).all().alias("whole"), v.is_finite().all().alias("finite")).row(0)
+    if values.dtype.is_integer():  # two reductions, no copy of the column
+        n, whole, finite = values.count(), True, True
+        top = float(max(abs(values.min() or 0), abs(values.max() or 0)))
+    else:
+        v = pl.col("v")
+        top, n, whole, finite = values.cast(pl.Float64).to_frame("v").select(
+            v.abs().max().alias("top"), v.count().alias("n"), (v == v.round()).all().alias("whole"),
+            v.is_finite().all().alias("finite")).row(0)
     flag = f"{name}{_FLAG}"
     if not n:
         return [pl.lit(None, pl.Float64).alias(name), pl.lit(False).alias(flag)]
     if not finite:
         return [pl.lit(None, pl.Float64).alias(name), (count > 0).alias(flag)]
-    if values.dtype.is_integer() or whole:
+    if whole:
         if top * n < 2.0**53:  # every partial sum of every cell is a whole number below 2^53: exact
             return [pl.when(count > 0).then(x.sum() / count).alias(name), pl.lit(False).alias(flag)]
         pending = x.abs().max().cast(pl.Float64) * count >= 2.0**53
@@ -164,7 +168,14 @@ def finish_means(per: pl.DataFrame, rows: pl.DataFrame | pl.LazyFrame, cell: Seq
     if not pending.height:
         return per
     runs = (rows.lazy().join(pending.lazy(), on=cell, how="semi", nulls_equal=True)
-            .filter(pl.col(column).is_not_null()).select(*cell, pl.col(column).cast(pl.Float64)).collect())
+            .filter(pl.col(column).is_not_null()).select(*cell, column).collect())
+    if runs.schema[column].is_integer():  # whole numbers of any size: exact as Python integers
+        lists = runs.group_by(cell).agg(pl.col(column))
+        exact = lists.select(cell).with_columns(
+            pl.Series("__exact", [exact_mean(xs) for xs in lists[column].to_list()], dtype=pl.Float64))
+        return (per.join(exact, on=cell, how="left", nulls_equal=True, maintain_order="left")
+                .with_columns(pl.coalesce(name, "__exact").alias(name)).drop("__exact"))
+    runs = runs.with_columns(pl.col(column).cast(pl.Float64))
     runs = runs.with_columns(row_places(runs[column]).alias("__places"))
     lists = runs.group_by(cell).agg(pl.col(column), pl.col("__places"))
     means = pl.Series("__exact", [_mean_with_places(xs, ps) for xs, ps in
