@@ -544,16 +544,24 @@ def within_log_noise(checked: Checked, items: pl.DataFrame | None = None) -> tup
     return split, f"within-log: the runs of value '{a}' split in two by {'seed' if seeded else 'row order'}"
 
 
+def noise_rows(noise_checked: Checked) -> pl.DataFrame:
+    """The runs of a same-versus-same log as the noise model reads them: with one run per item and value
+    no cell shows run-to-run noise, but both values are one condition, so each item's runs are one cell
+    (the value column is dropped).
+    """
+    frame = noise_checked.frame
+    if frame.height and frame.group_by("item", "variant").len()["len"].max() == 1:
+        return frame.drop("variant")
+    return frame
+
+
 def _design_mdg(noise_checked, metric, main, alpha, alternative):
     """Minimum detectable gap of the design actually run, from the noise log (SPEC §5)."""
     from probestats.analyses.plan import mdg_for_design, noise_model
 
     runs_a, runs_b = main.runs_per_value()
-    frame = noise_checked.frame
-    # one run per item and value: no cell shows run-to-run noise, but both values of a same-versus-same
-    # log are one condition, so each item's runs are draws of one cell
-    single = frame.group_by("item", "variant").len()["len"].max() == 1
-    model = noise_model(frame.drop("variant") if single else frame, metric=metric)
+    single = noise_rows(noise_checked) is not noise_checked.frame
+    model = noise_model(noise_rows(noise_checked), metric=metric)
     value = mdg_for_design(model, items=main.n_items, runs_a=runs_a, runs_b=runs_b, alpha=alpha,
                            alternative=alternative)
     method = (f"simulated power of the exact sign-flip test ({alternative}) ≥ 0.8 at alpha {alpha:g}, "

@@ -537,6 +537,10 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
             "No same-versus-same log was given, so the gap cannot be set beside the run-to-run noise: "
             "run one value twice with different seeds and pass that log with --noise."]
     noise_ctx["sentences"] = noise_sentences
+    the_noise_gap = "The same-versus-same gap"
+    if (analysis.noise_source or "").startswith("within-log"):
+        the_noise_gap = (f"No same-versus-same log was given; within the log, "
+                         f"{analysis.noise_source.removeprefix('within-log: ')} gave a gap that")
 
     # --- power
     runs_a, runs_b = main.runs_per_value()
@@ -586,10 +590,10 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
             + (f", {drivers['n_zero']} none" if drivers["n_zero"] else "") + ".")
         if noise is not None:
             if noise_ctx["larger"]:
-                finding.append(f"The same-versus-same gap was {fmt_gap(noise.average_gap)} "
+                finding.append(f"{the_noise_gap} was {fmt_gap(noise.average_gap)} "
                                f"(p = {fmt_p(noise.sign_flip.pvalue, alpha)}), smaller in size.")
             else:
-                finding.append(f"But the same-versus-same gap was {fmt_gap(noise.average_gap)}, at least as large "
+                finding.append(f"But {the_noise_gap[0].lower()}{the_noise_gap[1:]} was {fmt_gap(noise.average_gap)}, at least as large "
                                "in size: a gap no larger than the noise means nothing, so this one should not be "
                                "read as an effect of the attribute.")
         finding.append(f"This holds {conditions}; it names where the gap is, not why: read the replies to "
@@ -598,7 +602,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
         finding = [f"The probe did not detect a gap larger than its noise, {conditions}."]
         finding.append(f"The average gap was {gap_text} {metric} ({test_named}, {p_phrase}; {interval_text}).")
         if noise is not None:
-            finding.append(f"The same-versus-same gap was {fmt_gap(noise.average_gap)} {metric} "
+            finding.append(f"{the_noise_gap} was {fmt_gap(noise.average_gap)} {metric} "
                            f"(p = {fmt_p(noise.sign_flip.pvalue, alpha)}"
                            + (f"; with {noise_ctx['runs']}, more than the probe's, so it understates this "
                               "probe's noise)." if _fewer_runs(main, noise) else ")."))
@@ -737,7 +741,9 @@ def _power_figure(analysis, design: Design) -> _Figure | None:
     else:
         return None
     gap = float(f"{gap:.3g}")  # the figure's title and the caption show the same number
-    model = noise_model(analysis.noise_checked.frame, metric=main.metric)
+    from probestats.analyses.paired import noise_rows
+
+    model = noise_model(noise_rows(analysis.noise_checked), metric=main.metric)
     if not (model.sigma_run > 0):
         return None
     runs_a, _ = main.runs_per_value()
