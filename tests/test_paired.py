@@ -278,7 +278,6 @@ def test_without_a_noise_log_the_runs_of_value_a_split_in_two_stand_beside_the_r
     assert analysis.noise_source == "within-log: the runs of value 'formal' split in two by seed"
     data = analysis.to_dict()
     assert data["noise"]["source"] == analysis.noise_source and data["noise"]["a"] == "formal (first half)"
-    assert data["mdg"] is not None  # sized from the log's own noise
     assert analyze(rows, metric="steps", within_noise=False).noise is None
 
 

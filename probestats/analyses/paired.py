@@ -405,7 +405,8 @@ def analyze(
         A same-versus-same log, analyzed the same way (its first two values). Without one, and
         with ``within_noise``, when every item has two or more runs of each value, the log's own
         noise stands beside the result: value ``a``'s runs of each item split into two halves in
-        seed order (:func:`within_log_noise`), analyzed like a probe and labelled as such.
+        seed order (:func:`within_log_noise`), analyzed like a probe and labelled as such (the
+        minimum detectable gap is still computed from a ``noise`` log only).
     by : sequence of str
         Repeat the analysis per group, with a correction across groups.
     alternative : {"two-sided", "greater", "less"}
@@ -484,9 +485,9 @@ def analyze(
         problems += [_tag_noise(p) for p in noise_checked.problems]
         noise_source = "noise log"
     elif within_noise:
-        noise_checked, noise_source = within_log_noise(checked, main.items)
-        if noise_checked is not None:
-            noise_result = compare_pair(items_of(noise_checked), metric, noise_checked.a, noise_checked.b,
+        halves, noise_source = within_log_noise(checked, main.items)
+        if halves is not None:  # beside the result only: the power model (MDG) still needs a --noise log
+            noise_result = compare_pair(items_of(halves), metric, halves.a, halves.b,
                                         alternative=alternative, confidence=1 - alpha)
 
     n_nonzero = sum(1 for g in main.gaps if g != 0)
