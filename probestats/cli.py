@@ -298,13 +298,17 @@ def validate(log, metric, a, b, by, json_out, probe):
 @click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
               help="Monte Carlo draws of the omnibus test when it cannot be exact.")
 @seed_option
+@click.option("--row-level", is_flag=True,
+              help="Also Welch's t on the runs, as many published audits report it (the item-level test stays the "
+                   "headline).")
 @click.option("--interval", type=click.Choice(["t", "bootstrap", "sign-flip"]), default="t", show_default=True,
               help="Interval for the average gap: Student t, BCa bootstrap, or the sign-flip test's inversion "
                    "(each names its assumption).")
 @json_refusals
 @shape_options
 def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_out, probe,
-            reference=None, scale=None, factor=(), n_resamples=10_000, seed=0, cells_file=None, interval="t"):
+            reference=None, scale=None, factor=(), n_resamples=10_000, seed=0, cells_file=None, interval="t",
+            row_level=False):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them.
 
     \b
@@ -324,6 +328,12 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
     result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale,
                  factor=factor, alternative=alternative, alpha=alpha, correction=correction,
                  n_resamples=n_resamples, seed=seed, probe=probe, interval=interval)
+    if row_level:  # Welch's t on runs beside the item-level tests, for a comparison of two values
+        from probestats.analyses.paired import Analysis, with_row_level
+
+        if not isinstance(result, Analysis):
+            raise OptionError("--row-level applies to a comparison of two values; choose them with --a and --b")
+        result = with_row_level(result)
     if json_out:
         emit_json(result)
     else:

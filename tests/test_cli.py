@@ -353,3 +353,17 @@ def test_json_refusals_of_the_other_commands(args, code_name, capsys):
     data = json.loads(out)
     assert data == {"schema_version": 1, "ok": False, "problems": [
         {"severity": "error", "code": code_name, "message": err[len("Error: "):-1], "rows": [], "column": None}]}
+
+
+def test_analyze_shows_the_within_log_noise_and_the_row_level_test(capsys, tmp_path):
+    path = tmp_path / "five.csv"
+    lines = ["item,variant,seed,steps"] + [f"{i},{v},{s},{(i * 3 + s * (2 if v == 'a' else 1)) % 7}"
+                                          for i in range(6) for v in "ab" for s in range(1, 6)]
+    path.write_text("\n".join(lines) + "\n")
+    code, out, _ = run(capsys, "analyze", path, "--metric", "steps", "--row-level")
+    assert code == 0
+    assert "within-log: the runs of value 'a' split in two by seed, no --noise log ('a (first half)' vs" in out
+    assert "row level, beside the item-level tests: Welch's t on 30 and 30 runs" in out
+    code, out, _ = run(capsys, "analyze", path, "--metric", "steps", "--row-level", "--json")
+    data = json.loads(out)
+    assert data["noise"]["source"].startswith("within-log") and data["row_level"]["method"].startswith("Welch")

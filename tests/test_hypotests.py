@@ -602,3 +602,21 @@ def test_sign_flip_bounds_contain_the_exact_lattice_p_at_many_items():
     assert "certified bounds" in r.method
     # few gaps: enumeration, exact
     assert sign_flip_bounds([1.0, 2.0, -0.5]).pvalue_bounds == (sign_flip_test([1.0, 2.0, -0.5]).pvalue,) * 2
+
+
+def test_a_monte_carlo_p_at_its_floor_is_a_bound():
+    # 30 gaps of +1: of the 2**30 sign patterns only 2 (all +, all -) are as extreme, p = 2**-29 exactly;
+    # 1,000 resamples see none of them, so the estimate is the floor 1/1001 and only says p < 1/1001
+    from probestats.analyses.many import omnibus_test
+    from probestats.present.terminal import p_is
+
+    result = sign_flip_test([1.0] * 30, method="monte-carlo", n_resamples=1_000, seed=0)
+    assert result.pvalue == 1 / 1001 and result.pvalue_bound == "upper"
+    assert "no resample was as extreme" in result.method
+    assert p_is(result) == "p < 1/1001"
+    # one that hits some resamples is an estimate
+    noisy = sign_flip_test([1.0, -1.0, 0.5, 0.25], method="monte-carlo", n_resamples=1_000, seed=0)
+    assert noisy.pvalue_bound is None and p_is(noisy).startswith("p = ")
+    # the omnibus test says the same in its JSON
+    omni = omnibus_test(np.column_stack([np.ones(30), np.zeros(30)]), method="monte-carlo", n_resamples=1_000)
+    assert omni.pvalue == 1 / 1001 and omni.to_dict()["p_bound"] == "upper"

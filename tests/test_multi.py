@@ -303,3 +303,28 @@ def test_a_setting_confounded_within_items_names_them_in_order_of_appearance():
             analyze_many(rows, metric="steps")
         (problem,) = [p for p in info.value.problems if p.code == "confounded_setting"]
         assert "within items 5, 1, 3;" in problem.message
+
+
+def test_a_two_value_design_of_four_million_arrangements_is_enumerated_exactly():
+    # 23 items, 2 values: 2**22 = 4,194,304 distinct arrangements, under the exact limit of 10**7; with
+    # two values the omnibus test is the two-sided sign-flip test, computed exactly by its own method
+    m = np.random.default_rng(5).normal(size=(23, 2))
+    result = omnibus_test(m)
+    assert result.method.startswith("exact (enumeration of 4194304 distinct")
+    from probestats.stats.hypotests import sign_flip_test
+
+    assert result.pvalue == pytest.approx(sign_flip_test(m[:, 0] - m[:, 1]).pvalue, rel=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 5), st.integers(2, 3), st.integers(1, 40), st.integers(0, 2**32 - 1))
+def test_exact_enumeration_in_small_chunks_matches_brute_force(n, v, chunk, seed):
+    # the meet-in-the-middle enumeration scored a few pairs at a time: every chunk boundary counts once
+    from probestats.analyses.many import _distinct_arrangements, _enumerate_hits
+
+    m = np.random.default_rng(seed).integers(0, 3, size=(n, v)).astype(float)
+    t_obs = omnibus_statistic(m)
+    free = [m[i] for i in range(1, n) if _distinct_arrangements(m[i]) > 1]
+    fixed = sum((m[i] for i in range(1, n) if _distinct_arrangements(m[i]) == 1), np.zeros(v))
+    hits, size = _enumerate_hits(m[0] + fixed, free, n, t_obs - 1e-9 * max(t_obs, 1.0), chunk=chunk)
+    assert hits / size == pytest.approx(brute_force_p(m), rel=1e-12)

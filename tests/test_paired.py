@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 import json
 import statistics
+
+import numpy as np
 from fractions import Fraction
 from pathlib import Path
 
@@ -271,3 +273,59 @@ def test_strongly_skewed_gaps_at_few_items_are_warned_about_and_the_interval_nam
     calm = [{**r, "m": r["m"] if r["item"] != 5 else 0.25 * (r["variant"] == "a")} for r in rows]
     assert "skewed_gaps" not in {p.code for p in analyze(pl.DataFrame(calm), metric="m", a="a", b="b",
                                                           mdg=False).problems}
+
+
+# ------------------------------------------------------------------------- noise from the log itself, runs as rows
+
+
+def _five_runs_log(seed=3):
+    rng = np.random.default_rng(seed)
+    # seeds listed out of order, so the split must sort them: 5, 3, 1, 4, 2
+    return [{"item": str(i), "variant": v, "seed": s, "steps": float(rng.integers(0, 7) + (v == "formal"))}
+            for i in range(6) for v in ("formal", "casual") for s in (5, 3, 1, 4, 2)]
+
+
+def test_without_a_noise_log_the_runs_of_value_a_split_in_two_stand_beside_the_result():
+    rows = _five_runs_log()
+    analysis = analyze(rows, metric="steps")
+    # by hand: per item, the 'formal' runs of seeds 1, 2 against those of seeds 3, 4, 5
+    gaps = []
+    for i in range(6):
+        runs = {r["seed"]: r["steps"] for r in rows if r["item"] == str(i) and r["variant"] == "formal"}
+        gaps.append(statistics.fmean([runs[1], runs[2]]) - statistics.fmean([runs[3], runs[4], runs[5]]))
+    assert analysis.noise.gaps == pytest.approx(gaps, abs=1e-12)
+    assert analysis.noise.average_gap == pytest.approx(statistics.fmean(gaps), abs=1e-12)
+    assert analysis.noise_source == "within-log: the runs of value 'formal' split in two by seed"
+    data = analysis.to_dict()
+    assert data["noise"]["source"] == analysis.noise_source and data["noise"]["a"] == "formal (first half)"
+    assert analyze(rows, metric="steps", within_noise=False).noise is None
+
+
+def test_one_run_per_item_and_value_gives_no_within_log_noise():
+    rows = [r for r in _five_runs_log() if r["seed"] == 1]
+    assert analyze(rows, metric="steps").noise is None
+
+
+def test_a_noise_log_with_one_run_per_cell_is_accepted_like_a_probe():
+    noise = [{"item": str(i), "variant": v, "steps": float((i * 7 + len(v)) % 5)} for i in range(6) for v in ("x", "y")]
+    analysis = analyze(_five_runs_log(), metric="steps", noise=noise)
+    assert analysis.noise_source == "noise log" and analysis.mdg is not None
+    assert "pooled within items" in analysis.mdg_method
+
+
+def test_row_level_welch_t_is_scipys_on_the_runs():
+    from scipy import stats
+
+    from probestats.analyses.paired import with_row_level
+
+    rows = _five_runs_log(seed=4)
+    result = with_row_level(analyze(rows, metric="steps"))
+    xa = [r["steps"] for r in rows if r["variant"] == "formal"]
+    xb = [r["steps"] for r in rows if r["variant"] == "casual"]
+    ref = stats.ttest_ind(xa, xb, equal_var=False)
+    row = result.row_level
+    assert (row.statistic, row.pvalue, row.df) == (pytest.approx(ref.statistic), pytest.approx(ref.pvalue), pytest.approx(ref.df))
+    assert (row.n_a, row.n_b) == (30, 30) and "not independent" in row.note
+    assert result.to_dict()["row_level"]["p"] == pytest.approx(ref.pvalue)
+    # the item-level test stays the headline
+    assert result.to_dict()["sign_flip"]["p"] == result.main.sign_flip.pvalue

@@ -271,7 +271,10 @@ def test_hostile_sample_log_is_escaped_in_every_section(tmp_path):
 def test_hostile_cells_never_break_a_markdown_table(hostile):
     md = render_report(hostile, format="md")
     table_lines = [line for line in md.splitlines() if line.startswith("|")]
-    assert len(table_lines) == 2 + 8 + 1
+    # the item table (header, rule, 8 items, average), then the noise table (header, rule, the probe
+    # and its within-log same-versus-same halves)
+    assert len(table_lines) == 2 + 8 + 1 + 4
+    assert "(within the log)" in table_lines[-1]
     cells = {len(re.findall(r"(?<!\\)\|", line)) for line in table_lines}
     assert cells == {6}
     assert r"two lines \| pipe" in md

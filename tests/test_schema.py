@@ -445,3 +445,43 @@ def test_a_categorical_column_of_values_reads_as_text_does():
     for dtype in (pl.Categorical, pl.Enum(["f", " f", "c"])):
         checked = validate(pl.DataFrame(rows).with_columns(pl.col("variant").cast(dtype)), metric="steps")
         assert checked.values == text.values and checked.problems == text.problems
+
+
+# ------------------------------------------------------------------------- wording that does not mislead
+
+
+def test_runs_unequal_by_design_are_a_design_note_not_lost_runs():
+    # every item has 4 'a' runs and 8 'b' runs: the same proportion everywhere, so nothing is missing
+    rows = [{"item": i, "variant": v, "seed": s, "steps": s % 3} for i in range(3) for v in "ab"
+            for s in range(4 if v == "a" else 8)]
+    (problem,) = [p for p in validate(rows, metric="steps").problems if p.code == "unequal_runs"]
+    assert "every item has 4 'a' and 8 'b' runs: unequal by design" in problem.message
+    assert "rerun" not in problem.message
+    # 324 and 648 in one item, 162 and 324 in another: the proportion 1:2 is the design
+    rows = [{"item": i, "variant": v, "steps": 1.0} for i, k in ((0, 324), (1, 162)) for v in "ab"
+            for _ in range(k if v == "a" else 2 * k)]
+    (problem,) = [p for p in validate(rows, metric="steps").problems if p.code == "unequal_runs"]
+    assert "'a' and 'b' runs in the proportion 1:2" in problem.message and "rerun" not in problem.message
+    # one item short of a run while the others are complete: runs were lost, and the message says so
+    rows = [{"item": i, "variant": v, "seed": s, "steps": 1.0} for i in range(3) for v in "ab" for s in range(4)
+            if (i, v, s) != (1, "b", 3)]
+    (problem,) = [p for p in validate(rows, metric="steps").problems if p.code == "unequal_runs"]
+    assert "rerun the missing runs" in problem.message
+
+
+def test_the_suspect_metric_hint_speaks_of_steps_only_for_a_step_counter():
+    def hint(metric):
+        rows = [{"item": i, "variant": v, "seed": s, metric: 0 if s == 0 else 2 + s, "reply": "some text"}
+                for i in range(3) for v in "ab" for s in range(4)]
+        (problem,) = [p for p in validate(rows, metric=metric).problems if p.code == "suspect_metric"]
+        return problem.message
+
+    assert "steps numbered '1)'" in hint("steps")
+    assert "steps" not in hint("score") and "a reply in a form the scorer did not expect" in hint("score")
+
+
+def test_validate_counts_the_rows_when_a_column_is_missing(tmp_path):
+    path = tmp_path / "log.csv"
+    path.write_text("item,kind,steps\n1,a,3\n1,b,4\n2,a,3\n")
+    checked = validate(path, metric="steps")
+    assert codes(checked) == ["missing_column"] and checked.n_rows == 3 and checked.to_dict()["rows"] == 3

@@ -30,7 +30,7 @@ from typing import Sequence
 
 import polars as pl
 
-from probestats.analyses.paired import ALTERNATIVES, Analysis, _jsonable, adjust, compare_pair
+from probestats.analyses.paired import ALTERNATIVES, Analysis, _jsonable, adjust, compare_pair, design_problems
 from probestats.checks.exact import mean_sd, units
 from probestats.checks.schema import SETTINGS, Checked, decimal_places, require_ok, validate
 from probestats.errors import OptionError, Problem, ReadError, count_of
@@ -179,14 +179,7 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
                                        confidence=1 - alpha, by={k: _jsonable(v) for k, v in key.items()}))
         adjusted = adjust([g.sign_flip.pvalue for g in groups], correction)
         groups = [replace(g, p_adjusted=p) for g, p in zip(groups, adjusted)]
-    problems = []
-    if main.min_attainable_p > alpha:
-        n_nonzero = sum(1 for g in main.gaps if g != 0)
-        problems.append(Problem(
-            "warning", "never_significant",
-            f"with {count_of(n_nonzero, 'non-zero item gap')} the smallest p the sign-flip test can give is "
-            f"{main.min_attainable_p:.4g}, above alpha {alpha:g}: this design could never reach significance; add items",
-        ))
+    problems = design_problems(main, alpha)
     log = Log(lazy=pl.LazyFrame(), columns={}, source=source, headers=tuple(frame.columns))
     checked = Checked(frame=pl.DataFrame(), metric=metric, a=a, b=b, values=tuple(order), problems=(), log=log)
     return Analysis(main=main, noise=None, groups=tuple(groups), problems=tuple(problems),

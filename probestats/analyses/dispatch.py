@@ -49,6 +49,7 @@ def analyze(
     derive: Sequence[str] = (),
     mdg: bool = True,
     interval: str = "t",
+    within_noise: bool = True,
     probe=None,
     read_options: Mapping | None = None,
     noise_read_options: Mapping | None = None,
@@ -91,6 +92,9 @@ def analyze(
         Paired analysis with ``noise``: compute the minimum detectable gap of the design.
     interval : {"t", "bootstrap", "sign-flip"}
         Paired analysis: the interval for the average gap (each names its assumption).
+    within_noise : bool
+        Paired analysis without ``noise``: split value a's runs in two by seed and show that
+        same-versus-same comparison beside the result (when every cell has two runs or more).
     probe : Probe, optional
         What the logs mean (:class:`probestats.shape.probe.Probe`: mapping, ``where``, ``derive``, wide
         layouts, groups, complete items), applied alike to the probe log and the noise log. With a
@@ -156,7 +160,7 @@ def analyze(
         return analyze_many(source, metric=metric, groups=group, reference=reference, by=by, noise=noise,
                             n_resamples=n_resamples, seed=seed, **common)
     noise = str(noise) if noise is not None and not _is_data(noise) else noise
-    pair = dict(mdg=mdg, noise_read_options=noise_read_options, interval=interval)
+    pair = dict(mdg=mdg, noise_read_options=noise_read_options, interval=interval, within_noise=within_noise)
     if scale:
         from probestats.analyses.evaluator import analyze_judge
 

@@ -65,7 +65,7 @@ __all__ = [
 ]
 
 #: Largest number of distinct arrangements the omnibus test enumerates.
-MAX_EXACT = 200_000
+MAX_EXACT = 10_000_000
 #: Relative tie tolerance of the omnibus test.
 TIE_RTOL = 1e-9
 #: Problems validation computes for the first two values only; redone here across all values.
@@ -117,6 +117,7 @@ class OmnibusResult:
     n_resamples: int | None = None
     seed: int | None = None
     pvalue_se: float | None = None
+    pvalue_bound: str | None = None  # "upper": a Monte Carlo p at its floor 1/(n_resamples + 1); p is below it
 
     @property
     def exact(self) -> bool:
@@ -126,7 +127,8 @@ class OmnibusResult:
         return {"p": float(self.pvalue), "method": self.method, "statistic": _num(self.statistic),
                 "n_items": int(self.n_items), "n_values": int(self.n_values),
                 "arrangements": int(self.arrangements), "n_resamples": self.n_resamples,
-                "seed": self.seed, "pvalue_se": _num(self.pvalue_se)}
+                "seed": self.seed, "pvalue_se": _num(self.pvalue_se),
+                **({"p_bound": self.pvalue_bound} if self.pvalue_bound is not None else {})}
 
 
 @dataclass(frozen=True)
@@ -485,6 +487,40 @@ def unit_means(frame: pl.DataFrame, metric: str, by: Sequence[str] = ()) -> pl.D
 # --------------------------------------------------------------------------- the omnibus test
 
 
+def _enumerate_hits(start: np.ndarray, free: list, n: int, threshold: float,
+                    chunk: int = 1 << 20) -> tuple[int, int]:
+    """Over every combination of the ``free`` rows' distinct arrangements (added to ``start``), how
+    many give a statistic at least ``threshold``, and how many combinations there are.
+
+    Meet in the middle: the rows are split in two halves whose partial sums are tabulated (each
+    about the square root of the whole), then every pair of partial sums is scored in chunks of
+    about ``chunk`` pairs, so ten million arrangements take a second and little memory.
+    """
+    v = start.size
+    perms = [np.array(sorted(set(itertools.permutations(row.tolist()))), dtype=float) for row in free]
+    total = math.prod(len(q) for q in perms)
+    cut, size = 0, 1
+    while cut < len(perms) and size * len(perms[cut]) <= math.isqrt(total):
+        size *= len(perms[cut])
+        cut += 1
+
+    def partial_sums(rows, first):
+        sums = first[None, :]
+        for q in rows:
+            sums = (sums[:, None, :] + q[None, :, :]).reshape(-1, v)
+        return sums
+
+    left = partial_sums(perms[cut:], start.astype(float))
+    right = partial_sums(perms[:cut], np.zeros(v))
+    step = max(1, chunk // len(right))
+    hits = 0
+    for i in range(0, len(left), step):
+        cm = (left[i:i + step, None, :] + right[None, :, :]) / n
+        t = n * np.sum((cm - cm.mean(axis=2, keepdims=True)) ** 2, axis=2)
+        hits += int(np.count_nonzero(t >= threshold))
+    return hits, len(left) * len(right)
+
+
 def omnibus_statistic(matrix) -> float:
     """``n * sum_j (column mean_j − grand mean)**2`` of an items × values matrix of item means.
 
@@ -559,20 +595,13 @@ def omnibus_test(matrix, *, n_resamples: int = 10_000, seed: int | None = 0, max
     if scale == 0.0:
         return OmnibusResult(pvalue=1.0, method="exact (every item has the same mean under every value)", **common)
     if method == "exact" or (method == "auto" and arrangements <= max_exact):
-        if arrangements > 50 * MAX_EXACT:
+        if arrangements > 10 * MAX_EXACT:
             raise OptionError(f"exact enumeration would visit {arrangements} arrangements; use method='auto'")
-        sums = m[0][None, :].copy()
-        for row in free:
-            perms = np.array(sorted(set(itertools.permutations(row.tolist()))), dtype=float)
-            sums = (sums[:, None, :] + perms[None, :, :]).reshape(-1, v)
         fixed = sum(m[i] for i in range(1, n) if _distinct_arrangements(m[i]) == 1) if n > 1 else 0.0
-        sums = sums + fixed
-        cm = sums / n
-        t = n * np.sum((cm - cm.mean(axis=1, keepdims=True)) ** 2, axis=1)
-        hits = int(np.count_nonzero(t >= t_obs - tol))
-        p = hits / t.size
-        text = (f"exact (enumeration of all {total} within-item arrangements of the value labels)" if t.size == total
-                else f"exact (enumeration of {t.size} distinct within-item arrangements of the value labels, "
+        hits, size = _enumerate_hits(m[0] + fixed, free, n, t_obs - tol)
+        p = hits / size
+        text = (f"exact (enumeration of all {total} within-item arrangements of the value labels)" if size == total
+                else f"exact (enumeration of {size} distinct within-item arrangements of the value labels, "
                      f"standing for all {total})")
         return OmnibusResult(pvalue=p, method=text, **common)
     if int(n_resamples) < 1:
@@ -594,8 +623,11 @@ def omnibus_test(matrix, *, n_resamples: int = 10_000, seed: int | None = 0, max
     se = math.sqrt(p * (1 - p) / n_resamples)
     shown = f"{arrangements}" if arrangements < 10**15 else "more than 1e15"
     text = (f"monte carlo (n_resamples={n_resamples}, seed={seed}, standard error {se:.2g}; "
-            f"p = (hits + 1)/(n_resamples + 1); exact enumeration would visit {shown} arrangements)")
-    return OmnibusResult(pvalue=p, method=text, n_resamples=n_resamples, seed=seed, pvalue_se=se, **common)
+            f"p = (hits + 1)/(n_resamples + 1)"
+            f"{'; no resample was as extreme, so p is below that floor' if hits == 0 else ''}"
+            f"; exact enumeration would visit {shown} arrangements)")
+    return OmnibusResult(pvalue=p, method=text, n_resamples=n_resamples, seed=seed, pvalue_se=se,
+                         pvalue_bound="upper" if hits == 0 else None, **common)
 
 
 # --------------------------------------------------------------------------- the analysis

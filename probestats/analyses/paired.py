@@ -19,7 +19,8 @@ from probestats.stats.hypotests import (SKEW_WARNING, SKEW_WARNING_MAX_N, Interv
                                         gap_skewness, min_attainable_p, sign_flip_test, sign_test)
 from probestats.errors import Problem
 from probestats.checks.exact import units, with_exact_moments
-from probestats.checks.schema import FIRST, Checked, cell_mean, decimal_places, require_ok, validate
+from probestats.checks.schema import FIRST, Checked, decimal_places, require_ok, validate
+from probestats.stats.exact import finish_means, mean_aggs
 from probestats.errors import count_of
 
 ALTERNATIVES = ("two-sided", "greater", "less")
@@ -31,8 +32,8 @@ def item_table(frame: pl.DataFrame, metric: str, a: str, b: str, by: Sequence[st
 
     Items keep their order of first appearance (of a run of ``a`` with a value). Runs whose
     metric is blank do not count; items without a run with a value under both values are left
-    out (validation reports them as ``unmatched_item``). Means are exact for values written with
-    up to 6 decimal places (:func:`probestats.schema.cell_mean`).
+    out (validation reports them as ``unmatched_item``). Means are exact, rounded once
+    (:mod:`probestats.stats.exact`).
 
     Examples
     --------
@@ -48,18 +49,21 @@ def item_table(frame: pl.DataFrame, metric: str, a: str, b: str, by: Sequence[st
     exact = [] if places is None else [units(value, places).sum().alias("__s"),
                                        (units(value, places) * units(value, places)).sum().alias("__q")]
     # one streaming pass of sums: a large log needs no per-cell lists
+    rows = frame.lazy().filter(pl.col("variant").is_in([a, b]))
     cells = (
         frame.lazy()
         .with_row_index(FIRST)
         .filter(pl.col("variant").is_in([a, b]))
         .group_by([*keys, "variant"])
-        .agg(cell_mean(value, places).alias("mean"), value.count().alias("counted"),
+        .agg(*([] if exact else mean_aggs(frame[metric], metric)), value.count().alias("counted"),
              value.std().alias("sd"),
              pl.col(FIRST).filter(value.is_not_null()).min().alias("first_valued"), *exact)
         .collect(engine="streaming")
     )
-    if exact:  # mean and sd by the exact rule a cell table also follows
+    if exact:  # short decimals: mean and sd by the exact rule a cell table also follows
         cells = with_exact_moments(cells, places)
+    else:  # other floats: the correctly rounded mean of the binary values
+        cells = finish_means(cells, rows, [*keys, "variant"], metric)
     side_a = cells.filter(pl.col("variant") == a).drop("variant")
     side_b = cells.filter(pl.col("variant") == b).drop("variant")
     return _table(side_a.join(side_b, on=keys, suffix="_b"), keys)
@@ -152,6 +156,8 @@ class PairResult:
         }
         if sf.pvalue_se is not None:
             sign_flip["p_se"] = sf.pvalue_se
+        if sf.pvalue_bound is not None:  # "upper": p is the Monte Carlo floor 1/(n_resamples + 1); the p is below it
+            sign_flip["p_bound"] = sf.pvalue_bound
         if sf.pvalue_bounds is not None:
             sign_flip["p_bounds"] = [float(x) for x in sf.pvalue_bounds]
         if self.p_adjusted is not None:
@@ -232,6 +238,64 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternativ
     )
 
 
+ROW_LEVEL_NOTE = ("Welch's t treats every run as independent: it is not the headline, because runs of one item "
+                  "are not independent (they share the item), and the item-level test pairs each item with "
+                  "itself, which removes the item-to-item spread that Welch's t counts as noise.")
+
+
+@dataclass(frozen=True)
+class RowLevelTest:
+    """Welch's t test on the runs of the two values, each run counted as one observation
+    (``scipy.stats.ttest_ind(equal_var=False)``), as many published audits report it.
+
+    Beside the item-level tests only: see :data:`ROW_LEVEL_NOTE` for why the two differ.
+    """
+
+    statistic: float
+    pvalue: float
+    df: float
+    n_a: int
+    n_b: int
+    mean_a: float
+    mean_b: float
+    alternative: str
+    method: str = "Welch's t on runs (scipy.stats.ttest_ind, equal_var=False)"
+    note: str = ROW_LEVEL_NOTE
+
+    def to_dict(self) -> dict:
+        return {"statistic": _num(self.statistic), "p": _num(self.pvalue), "df": _num(self.df),
+                "n_a": int(self.n_a), "n_b": int(self.n_b), "mean_a": _num(self.mean_a), "mean_b": _num(self.mean_b),
+                "alternative": self.alternative, "method": self.method, "note": self.note}
+
+
+def row_level_test(checked: Checked, items: pl.DataFrame, alternative: str = "two-sided") -> RowLevelTest:
+    """Welch's t on the runs of ``checked.a`` against ``checked.b``, over the items of the item table.
+
+    >>> rows = [{"item": i, "variant": v, "steps": x} for i, v, x in
+    ...         [(1, "a", 4.0), (1, "a", 6.0), (1, "b", 3.0), (2, "a", 2.0), (2, "b", 1.0), (2, "b", 2.0)]]
+    >>> checked = validate(rows, metric="steps")
+    >>> round(row_level_test(checked, items_of(checked)).pvalue, 6)  # scipy: ttest_ind([4, 6, 2], [3, 1, 2], equal_var=False)
+    0.220881
+    """
+    from scipy import stats
+
+    frame = checked.frame.filter(pl.col("item").is_in(items["item"].implode()) & pl.col(checked.metric).is_not_null())
+    xa = frame.filter(pl.col("variant") == checked.a)[checked.metric].cast(pl.Float64).to_numpy()
+    xb = frame.filter(pl.col("variant") == checked.b)[checked.metric].cast(pl.Float64).to_numpy()
+    if len(xa) < 2 or len(xb) < 2:
+        from probestats.errors import OptionError
+
+        raise OptionError("--row-level needs at least two runs of each value")
+    res = stats.ttest_ind(xa, xb, equal_var=False, alternative=alternative)
+    return RowLevelTest(float(res.statistic), float(res.pvalue), float(res.df), len(xa), len(xb),
+                        float(xa.mean()), float(xb.mean()), alternative)
+
+
+def with_row_level(analysis: Analysis) -> Analysis:
+    """``analysis`` with Welch's t on runs beside its item-level tests (``analyze --row-level``)."""
+    return replace(analysis, row_level=row_level_test(analysis.checked, analysis.main.items, analysis.alternative))
+
+
 @dataclass(frozen=True)
 class Analysis:
     """The result of :func:`analyze`: the main comparison, noise beside it, splits and problems.
@@ -254,6 +318,8 @@ class Analysis:
     power: object | None = field(default=None, repr=False)
     #: a judge's declared scale and the cells at its ends (:func:`probestats.analyses.evaluator.with_scale`)
     scale: object | None = None
+    noise_source: str | None = None
+    row_level: RowLevelTest | None = None
 
     @property
     def metric(self) -> str:
@@ -278,12 +344,15 @@ class Analysis:
             for key in ("metric", "min_attainable_p"):
                 out["noise"].pop(key, None)
             out["noise"].pop("items", None)
+            out["noise"]["source"] = self.noise_source
         out["groups"] = [g.to_dict() for g in self.groups]
         out["correction"] = self.correction if self.groups else None
         out["mdg"] = _num(self.mdg)
         out["mdg_method"] = self.mdg_method
         if self.scale is not None:
             out["scale"] = self.scale.to_dict()
+        if self.row_level is not None:
+            out["row_level"] = self.row_level.to_dict()
         out["problems"] = [p.to_dict() for p in self.problems]
         return out
 
@@ -340,6 +409,7 @@ def analyze_pair(
     read_options: dict | None = None,
     noise_read_options: dict | None = None,
     interval: str = "t",
+    within_noise: bool = True,
 ) -> Analysis:
     """Analyze a counterfactual probe: per-item gaps, the exact sign-flip and sign tests, noise.
 
@@ -352,7 +422,11 @@ def analyze_pair(
     a, b : str, optional
         The compared values; gap = mean_a − mean_b (default: the first two values in order of appearance).
     noise : optional
-        A same-versus-same log, analyzed the same way (its first two values).
+        A same-versus-same log, analyzed the same way (its first two values). Without one, and
+        with ``within_noise``, when every item has two or more runs of each value, the log's own
+        noise stands beside the result: value ``a``'s runs of each item split into two halves in
+        seed order (:func:`within_log_noise`), analyzed like a probe and labelled as such (the
+        minimum detectable gap is still computed from a ``noise`` log only).
     by : sequence of str
         Repeat the analysis per group, with a correction across groups.
     alternative : {"two-sided", "greater", "less"}
@@ -420,6 +494,7 @@ def analyze_pair(
 
     noise_result = None
     noise_checked = None
+    noise_source = None
     if noise is not None:
         noise_checked = validate(noise, metric=metric, same_seeds=False, fold_case=fold_case,
                                  **(noise_read_options or {}))
@@ -429,10 +504,32 @@ def analyze_pair(
         noise_result = compare_pair(noise_table, metric, noise_checked.a, noise_checked.b,
                                     alternative=alternative, confidence=1 - alpha, interval=interval)
         problems += [_tag_noise(p) for p in noise_checked.problems]
+        noise_source = "noise log"
+    elif within_noise:
+        halves, noise_source = within_log_noise(checked, main.items)
+        if halves is not None:  # beside the result only: the power model (MDG) still needs a --noise log
+            noise_result = compare_pair(items_of(halves), metric, halves.a, halves.b,
+                                        alternative=alternative, confidence=1 - alpha)
 
+    problems += design_problems(main, alpha)
+
+    mdg_value, mdg_method = (None, None)
+    if mdg and noise_checked is not None:
+        mdg_value, mdg_method = _design_mdg(noise_checked, metric, main, alpha, alternative)
+
+    return Analysis(main=main, noise=noise_result, groups=tuple(groups), problems=tuple(problems),
+                    alternative=alternative, alpha=alpha, correction=correction, checked=checked,
+                    noise_checked=noise_checked, mdg=mdg_value, mdg_method=mdg_method, noise_source=noise_source)
+
+
+def design_problems(main: PairResult, alpha: float) -> list[Problem]:
+    """What a reader must be told about the design of a compared pair, from its item gaps alone:
+    strongly skewed gaps at few items (``skewed_gaps``) and a design that can never reach
+    significance (``never_significant``). The row log and a cell table give the same."""
+    out: list[Problem] = []
     skew = gap_skewness(main.gaps)
     if len(main.gaps) <= SKEW_WARNING_MAX_N and abs(skew) >= SKEW_WARNING:
-        problems.append(Problem(
+        out.append(Problem(
             "warning", "skewed_gaps",
             f"the {len(main.gaps)} item gaps are strongly skewed (sample skewness {skew:+.2f}): the "
             f"{main.interval.method.split(' ')[0]} interval may cover less than {1 - alpha:.0%}; read it with "
@@ -441,19 +538,61 @@ def analyze_pair(
         ))
     n_nonzero = sum(1 for g in main.gaps if g != 0)
     if main.min_attainable_p > alpha:
-        problems.append(Problem(
+        out.append(Problem(
             "warning", "never_significant",
             f"with {count_of(n_nonzero, 'non-zero item gap')} the smallest p the sign-flip test can give is "
             f"{main.min_attainable_p:.4g}, above alpha {alpha:g}: this design could never reach significance; add items",
         ))
+    return out
 
-    mdg_value, mdg_method = (None, None)
-    if mdg and noise_checked is not None:
-        mdg_value, mdg_method = _design_mdg(noise_checked, metric, main, alpha, alternative)
 
-    return Analysis(main=main, noise=noise_result, groups=tuple(groups), problems=tuple(problems),
-                    alternative=alternative, alpha=alpha, correction=correction, checked=checked,
-                    noise_checked=noise_checked, mdg=mdg_value, mdg_method=mdg_method)
+def within_log_noise(checked: Checked, items: pl.DataFrame | None = None) -> tuple[Checked | None, str | None]:
+    """The probe's own same-versus-same comparison: each item's runs of value ``a`` split into two
+    halves (the first half of its runs in seed order, then the rest), checked as a log of two values.
+
+    Returns ``(checked halves, source label)``, or ``(None, None)`` when some item of ``items`` (the
+    item table; default: every item) has fewer than two runs of either value.
+
+    >>> rows = [{"item": i, "variant": v, "seed": s, "steps": s + (v == "b")}
+    ...         for i in (1, 2) for v in "ab" for s in (4, 3, 2, 1)]
+    >>> halves, source = within_log_noise(validate(rows, metric="steps"))
+    >>> source, halves.a, halves.b
+    ("within-log: the runs of value 'a' split in two by seed", 'a (first half)', 'a (second half)')
+    >>> items_of(halves)["gap"].to_list()  # seeds 1, 2 against seeds 3, 4
+    [-2.0, -2.0]
+    """
+    metric, a = checked.metric, checked.a
+    if items is None:
+        items = items_of(checked)
+    if metric is None or not items.height or items.select((pl.col("n_a").min() < 2) | (pl.col("n_b").min() < 2)).item():
+        return None, None
+    frame = checked.frame
+    runs = frame.filter((pl.col("variant") == a) & pl.col(metric).is_not_null()
+                        & pl.col("item").is_in(items["item"].implode()))
+    seeded = "seed" in runs.columns and not runs["seed"].null_count()
+    order = ([pl.col("seed").cast(pl.Float64, strict=False), pl.col("seed").cast(pl.String)] if seeded else [])
+    runs = runs.with_row_index("__order").sort([pl.col("item"), *order, pl.col("__order")], maintain_order=True)
+    first, second = f"{a} (first half)", f"{a} (second half)"
+    rank = pl.int_range(pl.len()).over("item")
+    halves = runs.select(
+        pl.col("item"),
+        pl.when(rank < pl.len().over("item") // 2).then(pl.lit(first)).otherwise(pl.lit(second)).alias("variant"),
+        pl.col(metric), *([pl.col("seed")] if seeded else []))
+    split = validate(halves, metric=metric, a=first, b=second, same_seeds=False)
+    if not split.ok:
+        return None, None
+    return split, f"within-log: the runs of value '{a}' split in two by {'seed' if seeded else 'row order'}"
+
+
+def noise_rows(noise_checked: Checked) -> pl.DataFrame:
+    """The runs of a same-versus-same log as the noise model reads them: with one run per item and value
+    no cell shows run-to-run noise, but both values are one condition, so each item's runs are one cell
+    (the value column is dropped).
+    """
+    frame = noise_checked.frame
+    if frame.height and frame.group_by("item", "variant").len()["len"].max() == 1:
+        return frame.drop("variant")
+    return frame
 
 
 def _design_mdg(noise_checked, metric, main, alpha, alternative):
@@ -461,12 +600,15 @@ def _design_mdg(noise_checked, metric, main, alpha, alternative):
     from probestats.analyses.plan import mdg_for_design, noise_model
 
     runs_a, runs_b = main.runs_per_value()
-    model = noise_model(noise_checked.frame, metric=metric)
+    single = noise_rows(noise_checked) is not noise_checked.frame
+    model = noise_model(noise_rows(noise_checked), metric=metric)
     value = mdg_for_design(model, items=main.n_items, runs_a=runs_a, runs_b=runs_b, alpha=alpha,
                            alternative=alternative)
     method = (f"simulated power of the exact sign-flip test ({alternative}) ≥ 0.8 at alpha {alpha:g}, "
               f"{count_of(main.n_items, 'item')}, {runs_a}/{runs_b} runs per value, noise σ from the same-versus-same log, "
               "no heterogeneity between items assumed (an optimistic bound)")
+    if single:
+        method += "; one run per item and value in the noise log, so σ is pooled within items"
     if model.bounded:
         ends = ", ".join(f"{name} {bound:g}" for name, bound in (("floor", model.floor), ("ceiling", model.ceiling))
                          if bound is not None)

@@ -8,6 +8,7 @@ types the analyses expect; :func:`require_ok` raises when there are errors.
 
 from __future__ import annotations
 
+import math
 import sys
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
@@ -18,6 +19,7 @@ from probestats.checks.exact import units, with_exact_moments
 
 from probestats.errors import OptionError, ValidationError
 from probestats.io.read import ROW, Log, format_rows, normalize_header, read_log
+from probestats.stats.exact import finish_means, mean_aggs, row_places
 from probestats.errors import Problem, has_errors
 from probestats.errors import count_of
 
@@ -267,7 +269,7 @@ def validate(
                 f"no column '{name}' to split or keep; headers seen: {', '.join(log.headers)}",
                 column=name))
     if has_errors(problems):
-        return Checked(pl.DataFrame(), metric, a, b, (), tuple(problems), log)
+        return Checked(pl.DataFrame(), metric, a, b, (), tuple(problems), log, _row_count(log))
 
     wanted = ["item", "variant"] + [c for c in ("seed", "run_id", "time", *SETTINGS) if c in present]
     wanted += [c for c in list(by) + list(keep) if c not in wanted]
@@ -275,7 +277,7 @@ def validate(
         wanted.append(metric)
     problems += _lists(log, schema, wanted)
     if has_errors(problems):
-        return Checked(pl.DataFrame(), metric, a, b, (), tuple(problems), log)
+        return Checked(pl.DataFrame(), metric, a, b, (), tuple(problems), log, _row_count(log))
     text_cols = {"item", "variant", "seed", "model", "system", "run_id", *by}
     exprs = [
         _as_text(pl.col(c), schema[c]).alias(c) if c in text_cols
@@ -363,6 +365,13 @@ def validate(
             df = df.filter(pl.col(metric).is_not_null())
     return Checked(df, metric, a, b, values, tuple(problems), log, n_rows, pairs=cells,
                    pairs_by=tuple(c for c in by if c in pair.columns))
+
+
+def _row_count(log: Log) -> int:
+    """The log's data rows, counted without reading its columns (validation stopped before reading them)."""
+    from probestats.io.read import collect
+
+    return int(collect(log.lazy.select(pl.len().alias("n")), log.source, log._path)["n"][0])
 
 
 def _lists(log: Log, schema: pl.Schema, columns: list[str]) -> list[Problem]:
@@ -541,7 +550,8 @@ def _metric(df: pl.DataFrame, log: Log, metric: str, header: str):
             "warning", "suspect_metric",
             f"{header.strip()} is 0 or blank in {suspect.height} run(s) whose reply is not empty "
             f"({format_rows(log, _rows(log, suspect))}); read those replies: the metric may have missed them "
-            "(for example steps numbered '1)')",
+            + ("(for example steps numbered '1)')" if "step" in f"{metric} {header}".lower() else
+               "(a reply in a form the scorer did not expect, say)"),
             _rows(log, suspect), header))
     blank = df.filter(pl.col(metric).is_null()) if df[metric].null_count() else df.clear()
     if _flagged(problems):
@@ -654,10 +664,12 @@ def _cell_summary(pair: pl.DataFrame, metric: str | None, by) -> pl.DataFrame:
         value = pl.col(metric)
         places = decimal_places(pair[metric])
         aggs += [value.count().alias("counted"), (value.min() == value.max()).alias("constant"),
-                 cell_mean(value, places).alias("mean"), value.std().alias("sd")]
-        if places is not None:  # exact sums: mean and sd by the rule a cell table also follows
+                 value.std().alias("sd")]
+        if places is not None:  # short decimals: exact sums give mean and sd by the rule a cell table follows
             whole = units(value, places)
             aggs += [whole.sum().alias("__s"), (whole * whole).sum().alias("__q")]
+        else:  # other floats: the correctly rounded mean of the binary values
+            aggs += mean_aggs(pair[metric], metric)
         if pair[metric].null_count():  # else a cell's first run is its first run with a value
             aggs.append(pl.col(ROW).filter(value.is_not_null()).min().alias("first_valued"))
     seeded = "seed" in pair.columns
@@ -671,6 +683,8 @@ def _cell_summary(pair: pl.DataFrame, metric: str | None, by) -> pl.DataFrame:
     per = pair.lazy().group_by(cell).agg(aggs).sort(FIRST).collect(engine="streaming")
     if "__s" in per.columns:
         per = with_exact_moments(per, places)
+    elif metric is not None:  # the few cells one pass of sums cannot average exactly
+        per = finish_means(per, pair, cell, metric)
     if metric is not None and "first_valued" not in per.columns:
         per = per.with_columns(pl.col(FIRST).alias("first_valued"))
     exact = []
@@ -702,47 +716,30 @@ def _side_by_side(per: pl.DataFrame, a: str, b: str) -> pl.DataFrame:
 
 
 def decimal_places(values: pl.Series) -> int | None:
-    """The fewest decimal places, 0 to 6, in which every value is written; None when there are
-    more, or when the values are too large for their sums to be exact.
+    """The fewest decimal places, 0 to 6, in which every value is written exactly (each value is the
+    float nearest such a decimal, :func:`probestats.stats.exact.row_places`); None when some value
+    has more, or when the values are too large for their sums of whole units to be exact floats.
 
-    With them a mean is an exact sum of whole numbers over a power of ten (:func:`cell_mean`),
-    the same whatever the order of the runs: two cells with the same values have the same mean,
-    and an item whose values gave the same runs has a gap of exactly 0.
+    With them a cell's mean and sd come from exact sums of whole units of ``10**-places``
+    (:mod:`probestats.checks.exact`): the same whatever the order of the runs, and the same bits
+    as a cell table built by ``probestats cells`` or a warehouse.
 
     >>> decimal_places(pl.Series([3.0, 4.0, None])), decimal_places(pl.Series([3.31, 4.2, -0.05]))
     (0, 2)
-    >>> decimal_places(pl.Series([1 / 3])) is None
-    True
+    >>> decimal_places(pl.Series([1 / 3])) is None, decimal_places(pl.Series([113.99999999999989, 1.0])) is None
+    (True, True)
     """
     frame = values.cast(pl.Float64).to_frame("v")  # expressions on it hold no copies of the column
     top, count = frame.select(pl.col("v").abs().max().alias("top"), pl.col("v").count().alias("n")).row(0)
     if not count:
         return 0
-    for places in range(7):
-        scale = 10.0**places
-        if top * scale * count >= 2.0**53:  # a sum of whole numbers this large would be rounded
-            return None
-        scaled = pl.col("v") * scale
-        # a value written with this many places is a whole number times the scale, to within its rounding
-        if frame.select(((scaled - scaled.round()).abs() <= 1e-15 * scaled.abs()).all()).item():
-            return places
-    return None
-
-
-def cell_mean(value: pl.Expr, places: int | None) -> pl.Expr:
-    """The mean of ``value`` in a group: exact (see :func:`decimal_places`) when ``places`` is known.
-
-    >>> frame = pl.DataFrame({"x": [0.1, 0.2, 0.3, 0.3, 0.2, 0.1]})
-    >>> frame.select(a=pl.col("x").head(3).mean(), b=pl.col("x").tail(3).mean()).row(0)  # summed in order
-    (0.20000000000000004, 0.19999999999999998)
-    >>> frame.select(a=cell_mean(pl.col("x").head(3), 1), b=cell_mean(pl.col("x").tail(3), 1)).row(0)
-    (0.2, 0.2)
-    """
-    if places is None:
-        return value.mean()
-    whole = value if places == 0 else (value * 10**places).round()
-    count = value.count()
-    return pl.when(count > 0).then(whole.cast(pl.Int64).sum() / (count * 10**places))
+    places = row_places(values)
+    if places.null_count():  # some value is not a short decimal (blanks count as 0 places)
+        return None
+    most = int(places.max() or 0)
+    if top * 10.0**most * count >= 2.0**53:  # a sum of whole units this large would be rounded
+        return None
+    return most
 
 
 def _comparable(frame: pl.DataFrame, setting: str) -> pl.Expr:
@@ -926,6 +923,18 @@ def _unequal_runs(cells: pl.DataFrame, log: Log, a: str, b: str) -> list[Problem
     differ = cells.filter((pl.col(n) != pl.col(f"{n}_b")) & (pl.col(n) > 0) & (pl.col(f"{n}_b") > 0))
     if not differ.height:
         return []
+    both = cells.filter((pl.col(n) > 0) & (pl.col(f"{n}_b") > 0))
+    na0, nb0 = both.select(n, f"{n}_b").row(0)
+    # every item in the same proportion: a design (say 324 runs of one value and 648 of the other), not runs lost
+    if both.height > 1 and both.select((pl.col(n) * nb0 == pl.col(f"{n}_b") * na0).all()).item():
+        same = both.select((pl.col(n) == na0).all()).item()
+        divisor = math.gcd(na0, nb0)
+        runs = (f"{na0} '{a}' and {nb0} '{b}' runs" if same else
+                f"'{a}' and '{b}' runs in the proportion {na0 // divisor}:{nb0 // divisor}")
+        return [Problem("warning", "unequal_runs",
+                        f"every item has {runs}: unequal by design, it seems; each item's gap still counts once, "
+                        f"and each value's mean is over its own runs (the gap's noise is set by the smaller side)",
+                        (), log.columns.get("variant"))]
     shown = "; ".join(f"item {i}: {na} '{a}', {nb} '{b}'" for i, na, nb in
                       differ.select("item", n, f"{n}_b").head(5).iter_rows())
     more = f"; and {differ.height - 5} more items" if differ.height > 5 else ""

@@ -51,6 +51,22 @@ def fmt_p(p: float | None, alpha: float | None = None) -> str:
     return repr(float(p))
 
 
+def p_is(test, alpha: float | None = None) -> str:
+    """``p = 0.02``, or ``p < 1/10001`` when the test's p is a bound (a Monte Carlo p at its floor
+    1/(n_resamples + 1): no resample was as extreme as the data).
+
+    >>> from probestats.stats.hypotests import TestResult
+    >>> p_is(TestResult(0.5, 1 / 10_001, "monte carlo", "two-sided", 40, pvalue_bound="upper"))
+    'p < 1/10001'
+    >>> p_is(TestResult(0.5, 0.25, "exact", "two-sided", 3))
+    'p = 0.25'
+    """
+    p = test.pvalue
+    if getattr(test, "pvalue_bound", None) == "upper":
+        return f"p < 1/{round(1 / p)}"
+    return f"p = {fmt_p(p, alpha)}"
+
+
 def fmt_num(x: float | None, digits: int = 4) -> str:
     """A number with a few significant digits (``n/a`` for missing).
 

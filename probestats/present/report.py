@@ -58,6 +58,7 @@ from probestats.result import SCHEMA_VERSION
 from probestats.present.fmt import MdSafe, fmt_gap, fmt_num, fmt_p, md_escape
 from probestats.present.framing_section import framing_sentences
 from probestats.present.templates import Todo, environment, template_root
+from probestats.present.fmt import p_is as _p_is
 from probestats.errors import count_of
 from probestats.checks.schema import SETTINGS
 
@@ -317,6 +318,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     never = not analysis.could_reach_significance
     detected = analysis.detected
     p_text = fmt_p(sf.pvalue, alpha)
+    p_phrase = _p_is(sf, alpha)  # "p = 0.02", or "p < 1/10001" for a Monte Carlo p at its floor
     gap_text = fmt_gap(main.average_gap)
     test_named = f"exact sign-flip test, {sf.alternative}, {sf.method}"
     conf = f"{iv.confidence:.0%}"
@@ -380,7 +382,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
         "never_significant": never, "detected": detected,
     }
     tests_sentences = [
-        f"Sign-flip test ({sf.alternative}) on the {n} item gaps: p = {p_text}; method: {sf.method}.",
+        f"Sign-flip test ({sf.alternative}) on the {n} item gaps: {p_phrase}; method: {sf.method}.",
         f"Sign test: p = {fmt_p(st.pvalue, alpha)} ({count_of(st.n, 'non-zero gap')}, {tests_ctx['sign_test']['k']} in the "
         f"commoner direction; {st.method}); spreadsheet formula: {st.formula}.",
         f"Average gap {gap_text} {metric}, {interval_text}.",
@@ -406,9 +408,12 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
         noise_ctx.update({
             "a": noise.a, "b": noise.b, "n_items": noise.n_items, "runs": _runs_phrase(noise.items),
             "average_gap": noise.average_gap, "p": noise.sign_flip.pvalue, "method": noise.sign_flip.method,
-            "larger": larger, "band": band[0] if band else None,
+            "larger": larger, "band": band[0] if band else None, "source": analysis.noise_source,
         })
+        within = (analysis.noise_source or "").startswith("within-log")
         noise_sentences = [
+            *([f"No same-versus-same log was given; this one is {analysis.noise_source.removeprefix('within-log: ')} "
+               f"within the probe's own log, each half against the other."] if within else []),
             f"Same versus same ({_q(noise.a)} against {_q(noise.b)}, {count_of(noise.n_items, 'item')}, "
             f"{noise_ctx['runs']}): average gap {fmt_gap(noise.average_gap)} {metric}, sign-flip p = "
             f"{fmt_p(noise.sign_flip.pvalue, alpha)} ({noise.sign_flip.method}).",
@@ -426,6 +431,10 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
             "No same-versus-same log was given, so the gap cannot be set beside the run-to-run noise: "
             "run one value twice with different seeds and pass that log with --noise."]
     noise_ctx["sentences"] = noise_sentences
+    the_noise_gap = "The same-versus-same gap"
+    if (analysis.noise_source or "").startswith("within-log"):
+        the_noise_gap = (f"No same-versus-same log was given; within the log, "
+                         f"{analysis.noise_source.removeprefix('within-log: ')} gave a gap that")
 
     # --- power
     runs_a, runs_b = main.runs_per_value()
@@ -461,7 +470,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     if detected:
         finding = [
             f"The probe detected a gap larger than chance: the average gap ({_q(a)} minus {_q(b)}) is "
-            f"{gap_text} {metric} ({test_named}, p = {p_text}, at or below alpha {alpha:g}; {interval_text}).",
+            f"{gap_text} {metric} ({test_named}, {p_phrase}, at or below alpha {alpha:g}; {interval_text}).",
         ]
         top = drivers["top"]
         low, high = drivers["range"]
@@ -480,19 +489,19 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
             + (f", {drivers['n_zero']} none" if drivers["n_zero"] else "") + ".")
         if noise is not None:
             if noise_ctx["larger"]:
-                finding.append(f"The same-versus-same gap was {fmt_gap(noise.average_gap)} "
+                finding.append(f"{the_noise_gap} was {fmt_gap(noise.average_gap)} "
                                f"(p = {fmt_p(noise.sign_flip.pvalue, alpha)}), smaller in size.")
             else:
-                finding.append(f"But the same-versus-same gap was {fmt_gap(noise.average_gap)}, at least as large "
+                finding.append(f"But {the_noise_gap[0].lower()}{the_noise_gap[1:]} was {fmt_gap(noise.average_gap)}, at least as large "
                                "in size: a gap no larger than the noise means nothing, so this one should not be "
                                "read as an effect of the attribute.")
         finding.append(f"This holds {conditions}; it names where the gap is, not why: read the replies to "
                        "these items before offering an explanation.")
     else:
         finding = [f"The probe did not detect a gap larger than its noise, {conditions}."]
-        finding.append(f"The average gap was {gap_text} {metric} ({test_named}, p = {p_text}; {interval_text}).")
+        finding.append(f"The average gap was {gap_text} {metric} ({test_named}, {p_phrase}; {interval_text}).")
         if noise is not None:
-            finding.append(f"The same-versus-same gap was {fmt_gap(noise.average_gap)} {metric} "
+            finding.append(f"{the_noise_gap} was {fmt_gap(noise.average_gap)} {metric} "
                            f"(p = {fmt_p(noise.sign_flip.pvalue, alpha)}"
                            + (f"; with {noise_ctx['runs']}, more than the probe's, so it understates this "
                               "probe's noise)." if _fewer_runs(main, noise) else ")."))
@@ -548,7 +557,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
         direction = "higher" if main.average_gap > 0 else "lower"
         summary = (f"In this probe, {metric} was on average {fmt_num(abs(main.average_gap))} {direction} under "
                    f"{_q(a)} than under {_q(b)} across {count_of(n, 'item')} with {runs}, a gap larger than chance would give "
-                   f"(p = {p_text})")
+                   f"({p_phrase})")
         if noise is not None and not noise_ctx["larger"]:
             summary += ", but a same-versus-same comparison gave a gap as large, so it cannot be told from noise."
         elif drivers["stand_out"]:
@@ -566,7 +575,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
         else:
             reach = " (without a same-versus-same log, the size of gap it could miss is unknown)"
         summary = (f"In this probe, {subject} differed on average by {gap_text} across {count_of(n, 'item')} with {runs}, "
-                   f"which is not more than chance would give (p = {p_text}); this does not show that there is "
+                   f"which is not more than chance would give ({p_phrase}); this does not show that there is "
                    f"no difference, only that this probe could not see one{reach}.")
 
     title = f"Probe report: {metric}, {_q(a)} against {_q(b)}"

@@ -20,7 +20,7 @@ from probestats.analyses.paired import Analysis
 from probestats.analyses.plan import Plan
 from probestats.checks.schema import Checked
 from probestats.errors import count_of
-from probestats.present.fmt import escape, fmt_num, fmt_p
+from probestats.present.fmt import escape, fmt_num, fmt_p, p_is
 
 __all__ = ["render_terminal", "make_console", "print_problems", "print_analysis", "print_many", "print_factors",
            "print_comparison", "print_checked", "escape", "fmt_p", "fmt_num", "item_rich_table"]
@@ -121,7 +121,7 @@ def _tests_lines(result, alpha: float) -> list[str]:
         f"{result.interval.confidence:.0%} interval [{fmt_num(result.interval.low)}, {fmt_num(result.interval.high)}] "
         f"({escape(result.interval.method)}"
         + (f"; {escape(result.interval.assumption)}" if getattr(result.interval, "assumption", "") else "") + ")",
-        f"sign-flip test ({escape(sf.alternative)}): p = {fmt_p(sf.pvalue, alpha)}; method: {escape(sf.method)}"
+        f"sign-flip test ({escape(sf.alternative)}): {p_is(sf, alpha)}; method: {escape(sf.method)}"
         + (f"; adjusted p = {fmt_p(result.p_adjusted, alpha)}" if result.p_adjusted is not None else ""),
         f"sign test: p = {fmt_p(st.pvalue, alpha)} (n = {st.n} non-zero gaps, k = {getattr(st, 'k', st.statistic)})"
         + (f"  spreadsheet: {escape(st.formula)}" if getattr(st, "formula", None) else ""),
@@ -138,11 +138,18 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
     out.print(item_rich_table(main, title=f"{escape(main.metric)}: '{escape(main.a)}' vs '{escape(main.b)}'"))
     for line in _tests_lines(main, analysis.alpha):
         out.print(line)
+    row_level = getattr(analysis, "row_level", None)
+    if row_level is not None:
+        out.print(f"row level, beside the item-level tests: Welch's t on {row_level.n_a} and {row_level.n_b} runs: "
+                  f"t = {row_level.statistic:.4g}, df = {row_level.df:.4g}, p = {fmt_p(row_level.pvalue, analysis.alpha)}")
+        out.print(escape(row_level.note))
     within_noise = False
     if analysis.noise is not None:
         n = analysis.noise
-        out.print(f"same-versus-same noise ('{escape(n.a)}' vs '{escape(n.b)}'): average gap {n.average_gap:+.4g}, "
-                  f"sign-flip p = {fmt_p(n.sign_flip.pvalue, analysis.alpha)}, {count_of(n.n_items, 'item')}")
+        source = getattr(analysis, "noise_source", None) or ""
+        label = (f"{escape(source)}, no --noise log" if source.startswith("within-log") else "same-versus-same noise")
+        out.print(f"{label} ('{escape(n.a)}' vs '{escape(n.b)}'): average gap {n.average_gap:+.4g}, "
+                  f"sign-flip {p_is(n.sign_flip, analysis.alpha)}, {count_of(n.n_items, 'item')}")
         within_noise = abs(main.average_gap) <= abs(n.average_gap)
         if within_noise:
             out.print("the probe's average gap is no larger than the same-versus-same gap: "

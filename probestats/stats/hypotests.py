@@ -151,6 +151,9 @@ class TestResult:
         Certified lower and upper bounds for the exact p (bounds and Monte Carlo methods).
     log10_pvalue : float or None
         log10 of the exact p, also when p is below the float range.
+    pvalue_bound : {"upper"} or None
+        ``"upper"`` when ``pvalue`` is a bound, not an estimate: no Monte Carlo resample was as
+        extreme as the data, so p is below the floor 1/(n_resamples + 1) that ``pvalue`` holds.
 
     Examples
     --------
@@ -172,6 +175,7 @@ class TestResult:
     pvalue_se: float | None = None
     pvalue_bounds: tuple[float, float] | None = None
     log10_pvalue: float | None = None
+    pvalue_bound: str | None = None
 
     @property
     def kind(self) -> str:
@@ -809,8 +813,9 @@ def sign_flip_test(
     if path == "monte-carlo":
         p, se = _monte_carlo(nz, s_obs, tol, alternative, n_resamples, seed)
         text = (f"monte carlo (n_resamples={n_resamples}, seed={seed}, standard error {se:.2g}; "
-                f"p = (hits + 1)/(n_resamples + 1))")
-        return TestResult(pvalue=p, method=text, pvalue_se=se, log10_pvalue=math.log10(p), **common)
+                f"p = (hits + 1)/(n_resamples + 1){_FLOOR_TEXT if _at_floor(p, n_resamples) else ''})")
+        return TestResult(pvalue=p, method=text, pvalue_se=se, log10_pvalue=math.log10(p),
+                          pvalue_bound="upper" if _at_floor(p, n_resamples) else None, **common)
 
     # certified bounds; under auto, Monte Carlo when it would be more precise than the bounds
     lower, upper, h = _rounded_tail_bounds(nz, x, min(BOUNDS_BUDGET, 5e6 * k))
@@ -825,9 +830,26 @@ def sign_flip_test(
                           log10_pvalue=math.log10(upper), **common)
     p, se = _monte_carlo(nz, s_obs, tol, alternative, n_resamples, seed)
     text = (f"monte carlo (n_resamples={n_resamples}, seed={seed}, standard error {se:.2g}; "
-            f"p = (hits + 1)/(n_resamples + 1); exact bounds {lower:.4g} <= p <= {upper:.4g})")
+            f"p = (hits + 1)/(n_resamples + 1){_FLOOR_TEXT if _at_floor(p, n_resamples) else ''}; "
+            f"exact bounds {lower:.4g} <= p <= {upper:.4g})")
     return TestResult(pvalue=p, method=text, pvalue_se=se, pvalue_bounds=(lower, upper),
-                      log10_pvalue=math.log10(p), **common)
+                      log10_pvalue=math.log10(p), pvalue_bound="upper" if _at_floor(p, n_resamples) else None,
+                      **common)
+
+
+_FLOOR_TEXT = "; no resample was as extreme, so p is below that floor"
+
+
+def at_floor(p: float, n_resamples: int) -> bool:
+    """Whether a Monte Carlo p = (hits + 1)/(n_resamples + 1) has no hits: p is then only a bound.
+
+    >>> at_floor(1 / 10_001, 10_000), at_floor(2 / 10_001, 10_000)
+    (True, False)
+    """
+    return p * (int(n_resamples) + 1) < 1.5
+
+
+_at_floor = at_floor
 
 
 def _round_up(err: float) -> str:
