@@ -291,7 +291,7 @@ def validate(log, metric, a, b, by, json_out, probe):
 @alpha_option
 @click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
               show_default=True, help="Correction across --by groups.")
-@click.option("--json", "json_out", is_flag=True, help="Print the result as JSON (SPEC §9).")
+@click.option("--json", "json_out", is_flag=True, help="Print the result as JSON (the stable contract in the README).")
 @click.option("--reference", metavar="VALUE", help="More than two values: gaps are measured against VALUE (default: the first).")
 @click.option("--scale", metavar="LOW:HIGH", help="A judge's scale: flag cells whose --b baseline sits at its top or bottom.")
 @click.option("--factor", multiple=True, metavar="COL", help="Two attributes at once: give --factor twice (e.g. style, name).")

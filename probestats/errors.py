@@ -62,7 +62,7 @@ class Problem:
     severity : {"error", "warning"}
         ``error``: the analysis would be wrong or impossible. ``warning``: a reader must be told.
     code : str
-        Stable identifier, such as ``unmatched_item`` (see SPEC §3).
+        Stable identifier, such as ``unmatched_item``; codes never change meaning.
     message : str
         One sentence that names the fix.
     rows : tuple of int

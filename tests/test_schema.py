@@ -1,4 +1,4 @@
-"""Validation: every problem of SPEC §3, collected at once, with the rows a person would look at."""
+"""Validation: every coded problem, collected at once, with the rows a person would look at."""
 
 from __future__ import annotations
 

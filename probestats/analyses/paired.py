@@ -149,7 +149,7 @@ class PairResult:
         sf = self.sign_flip
         sign_flip = {
             "p": sf.pvalue,
-            "method": sf.kind,  # "exact", "bounds" or "monte-carlo" (SPEC §9)
+            "method": sf.kind,  # "exact", "bounds" or "monte-carlo"
             "method_detail": sf.method,
             "alternative": sf.alternative,
             "statistic": _num(sf.statistic),
@@ -300,7 +300,7 @@ def with_row_level(analysis: Analysis) -> Analysis:
 class Analysis:
     """The result of :func:`analyze`: the main comparison, noise beside it, splits and problems.
 
-    ``to_dict()`` is the ``analyze --json`` object of SPEC §9.
+    ``to_dict()`` is the ``analyze --json`` object (its stable fields are listed in the README).
     """
 
     main: PairResult
@@ -329,7 +329,7 @@ class Analysis:
     def detected(self) -> bool:
         """True when the sign-flip p is at most alpha."""
         # p <= alpha, as the power simulation counts a rejection and as a design whose smallest
-        # attainable p equals alpha can still reach significance (SPEC §4: "exceeds alpha")
+        # attainable p equals alpha can still reach significance (the design can never reach it only when it exceeds alpha)
         return self.main.sign_flip.pvalue <= self.alpha
 
     @property
@@ -462,7 +462,7 @@ def analyze_pair(
     check_by(by, metric)
     checked = validate(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case, **(read_options or {}))
     if a is None and b is None and len(checked.values) > 2:
-        if many:  # more than two values: per-value means and an omnibus test (SPEC §7)
+        if many:  # more than two values: per-value means and an omnibus test
             from probestats.analyses.many import analyze_many
 
             return analyze_many(checked.log, metric=metric, by=by, alternative=alternative, alpha=alpha,
@@ -596,7 +596,7 @@ def noise_rows(noise_checked: Checked) -> pl.DataFrame:
 
 
 def _design_mdg(noise_checked, metric, main, alpha, alternative):
-    """Minimum detectable gap of the design actually run, from the noise log (SPEC §5)."""
+    """Minimum detectable gap of the design actually run, from the noise log."""
     from probestats.analyses.plan import mdg_for_design, noise_model
 
     runs_a, runs_b = main.runs_per_value()

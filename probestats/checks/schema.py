@@ -1,6 +1,6 @@
 """Validation: is this a matched, held-fixed probe, and what is wrong on which rows?
 
-:func:`validate` never stops at the first problem: it collects every one (SPEC §3),
+:func:`validate` never stops at the first problem: it collects every one,
 each with a stable code, a severity, a message that names the fix, the rows a person
 would look at and the column. It returns a :class:`Checked` log whose frame has the
 types the analyses expect; :func:`require_ok` raises when there are errors.
@@ -80,7 +80,7 @@ class Checked:
         return [p for p in self.problems if p.severity == "warning"]
 
     def to_dict(self) -> dict:
-        """The ``validate --json`` object (SPEC §9)."""
+        """The ``validate --json`` object: ``ok``, ``rows``, ``columns`` and ``problems``."""
         return {
             "ok": self.ok,
             "rows": int(self.n_rows),
