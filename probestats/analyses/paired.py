@@ -508,7 +508,7 @@ def analyze_pair(
     elif within_noise:
         halves, noise_source = within_log_noise(checked, main.items)
         if halves is not None:  # beside the result only: the power model (MDG) still needs a --noise log
-            noise_result = compare_pair(items_of(halves), metric, halves.a, halves.b,
+            noise_result = compare_pair(halves, metric, f"{checked.a} (first half)", f"{checked.a} (second half)",
                                         alternative=alternative, confidence=1 - alpha)
 
     problems += design_problems(main, alpha)
@@ -546,19 +546,21 @@ def design_problems(main: PairResult, alpha: float) -> list[Problem]:
     return out
 
 
-def within_log_noise(checked: Checked, items: pl.DataFrame | None = None) -> tuple[Checked | None, str | None]:
+def within_log_noise(checked: Checked, items: pl.DataFrame | None = None) -> tuple[pl.DataFrame | None, str | None]:
     """The probe's own same-versus-same comparison: each item's runs of value ``a`` split into two
-    halves (the first half of its runs in seed order, then the rest), checked as a log of two values.
+    halves (the first half of its runs in seed order, then the rest), as the item table of a log of
+    the two values ``"<a> (first half)"`` and ``"<a> (second half)"``.
 
-    Returns ``(checked halves, source label)``, or ``(None, None)`` when some item of ``items`` (the
-    item table; default: every item) has fewer than two runs of either value.
+    Returns ``(item table, source label)``, or ``(None, None)`` when some item of ``items`` (the
+    item table; default: every item) has fewer than two runs of either value. The halves are
+    summarized in one pass over the runs (no second validation of the log).
 
     >>> rows = [{"item": i, "variant": v, "seed": s, "steps": s + (v == "b")}
     ...         for i in (1, 2) for v in "ab" for s in (4, 3, 2, 1)]
     >>> halves, source = within_log_noise(validate(rows, metric="steps"))
-    >>> source, halves.a, halves.b
-    ("within-log: the runs of value 'a' split in two by seed", 'a (first half)', 'a (second half)')
-    >>> items_of(halves)["gap"].to_list()  # seeds 1, 2 against seeds 3, 4
+    >>> source
+    "within-log: the runs of value 'a' split in two by seed"
+    >>> halves["gap"].to_list()  # seeds 1, 2 against seeds 3, 4
     [-2.0, -2.0]
     """
     metric, a = checked.metric, checked.a
@@ -571,17 +573,18 @@ def within_log_noise(checked: Checked, items: pl.DataFrame | None = None) -> tup
                         & pl.col("item").is_in(items["item"].implode()))
     seeded = "seed" in runs.columns and not runs["seed"].null_count()
     order = ([pl.col("seed").cast(pl.Float64, strict=False), pl.col("seed").cast(pl.String)] if seeded else [])
-    runs = runs.with_row_index("__order").sort([pl.col("item"), *order, pl.col("__order")], maintain_order=True)
+    runs = (runs.select("item", metric, *(["seed"] if seeded else [])).with_row_index("__order")
+            .sort([pl.col("item"), *order, pl.col("__order")], maintain_order=True))
     first, second = f"{a} (first half)", f"{a} (second half)"
     rank = pl.int_range(pl.len()).over("item")
     halves = runs.select(
         pl.col("item"),
         pl.when(rank < pl.len().over("item") // 2).then(pl.lit(first)).otherwise(pl.lit(second)).alias("variant"),
-        pl.col(metric), *([pl.col("seed")] if seeded else []))
-    split = validate(halves, metric=metric, a=first, b=second, same_seeds=False)
-    if not split.ok:
+        pl.col(metric))
+    table = item_table(halves, metric, first, second)
+    if table.height != items.height:
         return None, None
-    return split, f"within-log: the runs of value '{a}' split in two by {'seed' if seeded else 'row order'}"
+    return table, f"within-log: the runs of value '{a}' split in two by {'seed' if seeded else 'row order'}"
 
 
 def noise_rows(noise_checked: Checked) -> pl.DataFrame:
