@@ -271,9 +271,11 @@ def validate(log, metric, a, b, by, json_out, probe):
         render_terminal(checked, console(), chosen=bool(a or b), metric_given=metric is not None)
     if not checked.ok:
         if json_out:  # the JSON above is the refusal; people reading the terminal get its one line
+            from probestats.present.sanitize import one_line
+
             errors = checked.errors
             click.echo(f"Error: {len(errors)} validation error{'s' if len(errors) != 1 else ''}: "
-                       f"{errors[0].message}", err=True)
+                       f"{one_line(errors[0].message)}", err=True)
         raise SystemExit(EXIT_DATA)
 
 

@@ -647,6 +647,11 @@ def _check_size(matrix: np.ndarray, items, metric: str) -> None:
 
 def _result(means: pl.DataFrame, metric: str, units, members, reference, *, selection: bool, alternative: str,
             correction: str, n_resamples: int, seed, by=None) -> ManyResult:
+    if not means.height or means["value"].n_unique() < len(units):  # no item is measured under every value
+        raise ValidationError([Problem(
+            "error", "unmatched_item",
+            f"no item has a metric value under every one of the {len(units)} values, so there is nothing to "
+            "compare; check the value column for stray values (or leave them out with --where)")])
     item_order = means["item"].unique(maintain_order=True).to_list()
     wide = means.pivot(on="value", index="item", values="mean").select("item", *units)
     wide = wide.with_columns(pl.col("item").cast(pl.String))

@@ -85,3 +85,23 @@ def test_json_lines_with_a_byte_order_mark_are_read(tmp_path, capsys):
         for v, s in ((b"a", 5), (b"b", 1))))
     code, out, _ = _run(capsys, "analyze", path, "--metric", "steps", "--json")
     assert code == 0 and json.loads(out)["average_gap"] == 4
+
+
+def test_many_values_with_no_item_measured_under_every_value_is_one_validation_error(tmp_path, capsys):
+    # found by benchmarks/fuzz.py: a stray third value (a byte-order mark glued to 'casual') left no item
+    # matched across the three values, and the pivot of item means failed inside polars
+    # (the header names six columns, the rows hold five: no run has a number under 'steps')
+    path = tmp_path / "log.csv"
+    path.write_bytes(b'item,variant,se,ed,model,steps\n1,formal,1,m1,3\n1,formal,2,m1,11\n1,casual,1,m1,5\n1,casual,2,m1,7\n2,formal,1,m1,3\n2,formal,2,m1,4\n2,casual,1,m1,6\n2,casual,2,m1,0\n\xff,formal,1,m1,11\n3,formal,2,m1,6\n3,casual,1,m1,7\n3,casual\xef\xbb\xbf,2,m1,6\n4,formal,1,m1,6\n4,formal,2,m1,10\n4,casual,1,m1,0\n4,casual,2,m1,7\n5,formal,1,m1,D\n5,formal,2,m1,11\n5,casual,1,m1,3\n5,casual,2,m1,9\n6,formal,1,m1,2\n6,formal,2,m1,7\n6,casual,1,m1,7\n6,casual,2,m1,6\n')
+    code, out, err = _run(capsys, "analyze", path, "--metric", "steps")
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert err.startswith("Error: 1 validation error: no item has a metric value under every one of the 3 values")
+
+
+def test_a_validation_refusal_under_json_names_a_value_with_controls_on_one_line(tmp_path, capsys):
+    # found by benchmarks/fuzz.py: the Error line that validate --json adds quoted --a with its form feed raw
+    path = tmp_path / "log.csv"
+    path.write_text("item,variant,steps\n1,formal,3\n1,casual,5\n", encoding="utf-8")
+    code, out, err = _run(capsys, "validate", path, "--metric", "steps", "--json", "--a", "a\x0cb")
+    assert code == 1 and json.loads(out)["ok"] is False
+    assert err.count("\n") == 1 and "\x0c" not in err and "a\\x0cb" in err
