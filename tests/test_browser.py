@@ -126,6 +126,31 @@ def test_a_hostile_log_stays_text_in_the_browser(chromium, pages, tmp_path):
     assert "casual|pipe" in text and "{{ 7*7 }} {% raw %}" in text
 
 
+def test_every_hostile_string_of_the_campaign_stays_text_in_the_browser(chromium, tmp_path):
+    # each hostile string of tests/hostile/campaign.py as an item name: Chromium's DOM holds no element
+    # or attribute from the log, no raw control character, and the escape sequences shown visibly
+    import sys
+
+    sys.path.insert(0, str(ROOT))
+    from tests.hostile.campaign import HOSTILE as STRINGS
+
+    names = [t for t in STRINGS if t.strip("\x00")]
+    rows = [{"item": name, "variant": v, "seed": s, "steps": (i % 3) + (v == "formal") + s % 2}
+            for i, name in enumerate(names) for v in ("formal", "casual") for s in (1, 2)]
+    page = tmp_path / "campaign.html"
+    page.write_text(render_report(analyze(rows, metric="steps"), format="html"), encoding="utf-8")
+    dom = dump_dom(chromium, tmp_path, page)
+    tags = {t for t, _ in dom.tags}
+    assert "script" not in tags and not {"b", "i", "a", "iframe", "object"} & tags
+    assert not [a for _, a in dom.tags if a.get("id") == "PWNED"]
+    assert not [k for _, a in dom.tags for k in a if k.startswith("on")]
+    assert all(a["src"].startswith("data:image/png;base64,") for t, a in dom.tags if t == "img")
+    text = "".join(dom.text)
+    assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", text)
+    assert "\\x1b]52;c;cHdu\\x07" in text and "<U+202E>" in text   # shown, not obeyed
+    assert "<b id=PWNED>b</b>" in text and "<script>alert(1)</script>" in text
+
+
 def test_nothing_is_loaded_from_the_network(chromium, pages, tmp_path):
     html = pages["style"].read_text(encoding="utf-8")
     dom = Dom()
