@@ -336,6 +336,11 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
         if not isinstance(result, Analysis):
             raise OptionError("--row-level applies to a comparison of two values; choose them with --a and --b")
         result = with_row_level(result)
+    emit(result, json_out)
+
+
+def emit(result, json_out: bool) -> None:
+    """Print a result: its JSON object with --json, else the terminal rendering of its type."""
     if json_out:
         emit_json(result)
     else:
@@ -582,10 +587,7 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
         ax.figure.savefig(png, format="png", dpi=120)
         write_whole(plot, png.getvalue())  # whole or not at all, like every output
         err.print(f"wrote {_escape(plot)}")
-    if json_out:
-        emit_json(result)
-    else:
-        _print_any(result)
+    emit(result, json_out)
 
 
 @cli.command()
@@ -629,10 +631,7 @@ def framing(log, by, toward, targets, item, alpha, correction, interval, label_c
                              targets=str(targets) if targets else None, item=list(item) or None, alpha=alpha,
                              correction=correction, interval=interval, label=label_col, response=response_col,
                              score_from=score_from, scale=scale)
-    if json_out:
-        emit_json(result)
-    else:
-        _print_any(result)
+    emit(result, json_out)
 
 
 def _report_format(path: Path) -> str:
@@ -682,10 +681,7 @@ def compare(before, after, metric, a, b, alternative, alpha, output, json_out, p
         if output.suffix.lower() not in (".md", ".markdown"):
             raise OptionError(f"-o {output}: the compare section is Markdown; use a file ending in .md")
         write_whole(output, render_compare(result))
-    if json_out:
-        emit_json(result)
-    else:
-        _print_any(result)
+    emit(result, json_out)
     if output is not None:
         console(stderr=True).print(f"wrote {_escape(output)}")
 
@@ -792,10 +788,7 @@ def _analyze_cells(cells_file, metric, a, b, noise, by, alternative, alpha, corr
         raise OptionError(f"{used[0]} cannot be used with --cells: shape the log when building the cell table")
     result = analyze_cells(cells_file, metric=metric, a=a, b=b, by=by, alternative=alternative, alpha=alpha,
                            correction=correction)
-    if json_out:
-        emit_json(result)
-    else:
-        _print_any(result)
+    emit(result, json_out)
 
 
 @cli.command()

@@ -30,7 +30,7 @@ from typing import Sequence
 
 import polars as pl
 
-from probestats.analyses.paired import ALTERNATIVES, Analysis, _jsonable, adjust, compare_pair, design_problems
+from probestats.analyses.paired import Analysis, _jsonable, adjust, check_common, compare_pair, design_problems
 from probestats.checks.exact import mean_sd, units
 from probestats.checks.schema import SETTINGS, Checked, decimal_places, require_ok, validate
 from probestats.errors import OptionError, Problem, ReadError, count_of
@@ -142,11 +142,7 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
     >>> result.main.average_gap, result.main.sign_flip.pvalue
     (1.0, 0.0078125)
     """
-    if alternative not in ALTERNATIVES:
-        raise OptionError(f"--alternative {alternative}: expected one of {', '.join(ALTERNATIVES)}")
-    if not 0 < alpha < 1:
-        raise OptionError(f"--alpha {alpha}: must be between 0 and 1, for example 0.05")
-    adjust([], correction)
+    check_common(alternative, alpha, correction)
     source = str(cells) if not isinstance(cells, pl.DataFrame) else "cells"
     frame = cells if isinstance(cells, pl.DataFrame) else read_cells(cells)
     by = list(by)

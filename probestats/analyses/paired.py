@@ -452,12 +452,7 @@ def analyze_pair(
     >>> result.main.average_gap, result.main.sign_flip.pvalue
     (1.0, 0.0078125)
     """
-    if alternative not in ALTERNATIVES:
-        raise OptionError(f"{opt('alternative', alternative)}: expected one of {', '.join(ALTERNATIVES)}")
-    if not 0 < alpha < 1:
-        raise OptionError(f"{opt('alpha', alpha)}: must be between 0 and 1, for example 0.05")
-    if correction not in CORRECTIONS:
-        adjust([], correction)
+    check_common(alternative, alpha, correction)
     by = list(by)
     check_by(by, metric)
     checked = validate(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case, **(read_options or {}))
@@ -520,6 +515,16 @@ def analyze_pair(
     return Analysis(main=main, noise=noise_result, groups=tuple(groups), problems=tuple(problems),
                     alternative=alternative, alpha=alpha, correction=correction, checked=checked,
                     noise_checked=noise_checked, mdg=mdg_value, mdg_method=mdg_method, noise_source=noise_source)
+
+
+def check_common(alternative: str, alpha: float, correction: str) -> None:
+    """Refuse an ``alternative``, ``alpha`` or ``correction`` no test can use (before any work)."""
+    if alternative not in ALTERNATIVES:
+        raise OptionError(f"{opt('alternative', alternative)}: expected one of {', '.join(ALTERNATIVES)}")
+    if not 0 < alpha < 1:
+        raise OptionError(f"{opt('alpha', alpha)}: must be between 0 and 1, for example 0.05")
+    if correction not in CORRECTIONS:
+        adjust([], correction)
 
 
 def design_problems(main: PairResult, alpha: float) -> list[Problem]:
