@@ -620,3 +620,16 @@ def test_a_monte_carlo_p_at_its_floor_is_a_bound():
     # the omnibus test says the same in its JSON
     omni = omnibus_test(np.column_stack([np.ones(30), np.zeros(30)]), method="monte-carlo", n_resamples=1_000)
     assert omni.pvalue == 1 / 1001 and omni.to_dict()["p_bound"] == "upper"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=3, max_size=40))
+def test_skewness_agrees_with_scipy_on_any_gaps(gaps):
+    from scipy.stats import skew
+
+    from probestats.stats.hypotests import gap_skewness
+
+    g = np.array(gaps)
+    if np.ptp(g) == 0 or np.var(g) < 1e-12 * max(1.0, float(np.max(np.abs(g)))) ** 2:
+        return  # no spread (or only rounding noise): 0 by definition here, undefined in scipy
+    assert gap_skewness(g) == pytest.approx(float(skew(g, bias=False)), rel=1e-7, abs=1e-9)

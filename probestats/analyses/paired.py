@@ -532,8 +532,8 @@ def design_problems(main: PairResult, alpha: float) -> list[Problem]:
     strongly skewed gaps at few items (``skewed_gaps``) and a design that can never reach
     significance (``never_significant``). The row log and a cell table give the same."""
     out: list[Problem] = []
-    skew = gap_skewness(main.gaps)
-    if len(main.gaps) <= SKEW_WARNING_MAX_N and abs(skew) >= SKEW_WARNING:
+    skew = gap_skewness(main.gaps) if len(main.gaps) <= SKEW_WARNING_MAX_N else 0.0
+    if abs(skew) >= SKEW_WARNING:
         out.append(Problem(
             "warning", "skewed_gaps",
             f"the {len(main.gaps)} item gaps are strongly skewed (sample skewness {skew:+.2f}): the "
