@@ -167,13 +167,11 @@ def analyze(
         # a judge's cells are split by criterion whatever else by asks for (absent columns are ignored)
         return analyze_judge(source, metric=metric, a=a, b=b, scale=scale, noise=noise,
                              by=tuple(by) + (("criterion",) if "criterion" not in by else ()), **common, **pair)
-    from probestats.analyses.many import analyze_many, many_values
-
-    if a is None and b is None and many_values(source, fold_case=fold_case) is not None:
-        return analyze_many(source, metric=metric, by=by, noise=noise, n_resamples=n_resamples, seed=seed, **common)
     from probestats.analyses.paired import analyze_pair
 
-    return analyze_pair(source, metric=metric, a=a, b=b, noise=noise, by=by, **common, **pair)
+    # more than two values and no a/b: analyze_pair hands the validated log to the many-values analysis
+    return analyze_pair(source, metric=metric, a=a, b=b, noise=noise, by=by, n_resamples=n_resamples, seed=seed,
+                        **common, **pair)
 
 
 def _is_data(value) -> bool:

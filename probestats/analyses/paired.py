@@ -410,6 +410,8 @@ def analyze_pair(
     noise_read_options: dict | None = None,
     interval: str = "t",
     within_noise: bool = True,
+    n_resamples: int = 10_000,
+    seed: int | None = 0,
 ) -> Analysis:
     """Analyze a counterfactual probe: per-item gaps, the exact sign-flip and sign tests, noise.
 
@@ -434,6 +436,8 @@ def analyze_pair(
         Significance level used for wording and the minimum detectable gap.
     correction : {"holm", "bonferroni", "bh", "none"}
         Correction across ``by`` groups.
+    n_resamples, seed : int
+        With ``many`` and more than two values: Monte Carlo draws of the omnibus test when it cannot be exact.
     many : bool
         With more than two values and no ``a``/``b``: hand the log to
         :func:`probestats.multi.analyze_many` (True), or compare the first two values
@@ -461,7 +465,8 @@ def analyze_pair(
             from probestats.analyses.many import analyze_many
 
             return analyze_many(checked.log, metric=metric, by=by, alternative=alternative, alpha=alpha,
-                                correction=correction, fold_case=fold_case, noise=noise)
+                                correction=correction, fold_case=fold_case, noise=noise,
+                                n_resamples=n_resamples, seed=seed)
         checked = replace(checked, problems=checked.problems + (Problem(
             "warning", "more_values",
             f"the log has {len(checked.values)} values; this compares the first two, '{checked.a}' and "
