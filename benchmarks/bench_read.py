@@ -107,8 +107,9 @@ def compile_package() -> None:
     compileall.compile_dir(str(HERE.parent / "probestats"), quiet=1)
 
 
-def measure(job: str, path: Path, rows: int) -> dict:
-    code = RUNNER.format(body=JOBS[job].strip())
+def measure(job: str, path: Path, rows: int, jobs: dict | None = None) -> dict:
+    """Run one job (its code from ``jobs``, default this script's) in a fresh process; its time and peak memory."""
+    code = RUNNER.format(body=(JOBS if jobs is None else jobs)[job].strip())
     done = subprocess.run([sys.executable, "-c", code, str(path), str(rows)], capture_output=True, text=True,
                           env=ENV)
     if done.returncode != 0:

@@ -21,14 +21,14 @@ Run: python benchmarks/bench_scale.py [--repeat 1] [--sizes 1000,10000]
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from bench_read import DATA, ENV, RUNNER, compile_package  # noqa: E402
+from bench_read import DATA, compile_package  # noqa: E402
+from bench_read import measure as measure_in_child  # noqa: E402
 
 JOBS = {
     "probestats analyze --json": """
@@ -63,12 +63,7 @@ assert total == ROWS, total
 
 
 def measure(job: str, path: Path, rows: int) -> dict:
-    code = RUNNER.format(body=JOBS[job].strip())
-    done = subprocess.run([sys.executable, "-c", code, str(path), str(rows)], capture_output=True, text=True,
-                          env=ENV)
-    if done.returncode != 0:
-        raise SystemExit(f"{job} failed:\n{done.stderr}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return measure_in_child(job, path, rows, JOBS)
 
 
 def main() -> None:

@@ -23,7 +23,7 @@ import re
 
 from rich.table import Table
 
-from probestats.present.terminal import escape, fmt_p
+from probestats.present.terminal import escape, fmt_p, print_unsqueezed
 
 __all__ = ["print_judge", "judge_table", "safe", "visible"]
 
@@ -96,18 +96,8 @@ def judge_table(result) -> Table:
 
 def print_judge(result, out) -> None:
     """Print an order-probe result: the table, the rules it was read by, repetitions, unparsed replies, problems."""
-    from rich.measure import Measurement
 
-    table = judge_table(result)
-    # never narrower than the numbers need: a long line beats a p-value cut short
-    need = min(Measurement.get(out, out.options.update_width(10_000), table).maximum, 400)
-    width = out.width
-    if need > width:
-        out.width = need
-    try:
-        out.print(table)
-    finally:
-        out.width = width
+    print_unsqueezed(out, judge_table(result), widest=True, limit=400)
     rules = ", ".join(safe(str(r)) for r in result.rules)
     out.print(f"Verdicts from {safe(result.column)} ({result.source}) by the rules {rules}: literal text "
               "case-sensitive, anywhere in the reply, quoted passages included; a reply naming no slot or "

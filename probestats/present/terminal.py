@@ -26,6 +26,22 @@ __all__ = ["render_terminal", "make_console", "print_problems", "print_analysis"
            "print_comparison", "print_checked", "escape", "fmt_p", "fmt_num", "item_rich_table"]
 
 
+def print_unsqueezed(out: Console, table, *, widest: bool = False, limit: int = 10_000) -> None:
+    """Print a table never narrower than its content needs (the narrowest layout of its cells, or with
+    ``widest`` their full width up to ``limit`` characters): a long line beats a number cut short."""
+    from rich.measure import Measurement
+
+    measured = Measurement.get(out, out.options.update_width(10_000), table)
+    need = min(measured.maximum if widest else measured.minimum, limit)
+    width = out.width
+    if need > width:
+        out.width = need
+    try:
+        out.print(table)
+    finally:
+        out.width = width
+
+
 class SafeConsole(Console):
     """A rich console that never writes a control character taken from text: every string it renders
     (lines, table cells, titles) has its controls shown as escapes before rich reads its markup.

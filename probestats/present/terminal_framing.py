@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from rich import box
 from rich.console import Console
-from rich.measure import Measurement
 from rich.table import Table
 
 from probestats.analyses.framing import FramingResult
 from probestats.present.fmt import escape, fmt_ci, fmt_p, fmt_pct, fmt_signed
+from probestats.present.terminal import print_unsqueezed
 
 __all__ = ["framing_rich_table", "print_framing"]
 
@@ -47,16 +47,7 @@ def framing_rich_table(result: FramingResult) -> Table:
 
 def print_framing(result: FramingResult, out: Console) -> None:
     """Print a framing result on a rich console: the cells, languages, wrappers, audit, problems."""
-    table = framing_rich_table(result)
-    # never narrower than the table's numbers need: a long line beats a number cut short
-    need = Measurement.get(out, out.options.update_width(10_000), table).minimum
-    width = out.width
-    if need > width:
-        out.width = need
-    try:
-        out.print(table)
-    finally:
-        out.width = width
+    print_unsqueezed(out, framing_rich_table(result))
     ref = result.reference if isinstance(result.reference, str) else ", ".join(
         f"{t or '(all)'}: {r}" for t, r in result.reference.items())
     out.print(f"Reference target: {escape(str(ref))}. Bias = mean aligned score (+ leans toward it); "
