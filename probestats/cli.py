@@ -17,7 +17,6 @@ import click
 
 from probestats import __version__
 from probestats.errors import OptionError, ProbestatsError, cli_spelling
-from probestats.result import jsonable
 
 EXIT_DATA = 1
 EXIT_USAGE = 2
@@ -207,13 +206,6 @@ def _escape(text) -> str:
     from probestats.present.terminal import escape
 
     return escape(text)
-
-
-def print_problems(problems, source: str | None = None) -> None:
-    """Problems grouped by severity, errors first."""
-    from probestats.present.terminal import print_problems as show
-
-    show(problems, source)
 
 
 # ---------------------------------------------------------------- options that mean the same everywhere
@@ -823,8 +815,10 @@ def cells(log, metric, by, output, probe):
         raise OptionError(f"-o {output}: write the cell table as .parquet, .csv or .jsonl")
     write_whole(output, buffer.getvalue())
     if checked.problems:
+        from probestats.present.terminal import print_problems
+
         print_problems(checked.problems, checked.log.source)
-    click.echo(f"{table.height} cells written to {output}", err=True)
+    console(stderr=True).print(f"{table.height} cells written to {_escape(output)}")
 
 
 @cli.command()
