@@ -834,7 +834,9 @@ def cells(log, metric, by, output, probe):
 @click.option("--order", metavar="COL", help="A column giving the runs' order (row number or time): items keep it.")
 @click.option("--places", type=click.IntRange(0, 9), default=6, show_default=True,
               help="Decimal places of the metric's values; sums are exact whole units of 10^-places.")
-def sql(dialect, table, metric, by, where, derive, column, order, places):
+@click.option("--no-seed", is_flag=True,
+              help="The table has no seed column: each cell's halves (the within-log noise) follow --order.")
+def sql(dialect, table, metric, by, where, derive, column, order, places, no_seed=False):
     """Print the SQL that builds the cell table in a warehouse, and validation queries to run there.
 
     \b
@@ -847,8 +849,8 @@ def sql(dialect, table, metric, by, where, derive, column, order, places):
 
     common = dict(table=table, metric=metric, dialect=dialect.lower(), by=by, places=places,
                   columns=_parse_columns(column), where=where, derive=[parse_derive(d) for d in derive])
-    query = cell_query(order=order, **common)
-    checks = validation_queries(**common)
+    query = cell_query(order=order, seed=None if no_seed else "seed", **common)
+    checks = validation_queries(seed=None if no_seed else "seed", **common)
     note = "" if dialect.lower() in TESTED_DIALECTS else f" (dialect {dialect}: written by sqlglot, not tested)"
     click.echo(f"-- the cell table{note}: save the result as Parquet or CSV, then\n"
                f"-- probestats analyze --cells FILE --metric {metric}\n{query};\n")

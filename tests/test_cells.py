@@ -36,12 +36,13 @@ def run(*args) -> str:
 
 
 def row_log_json(*args) -> str:
-    """``analyze --json`` of a row log without its within-log noise: that same-versus-same split
-    needs each run's seed, which a cell table does not keep, so ``--cells`` reports no noise."""
-    data = json.loads(run(*args))
-    assert data["noise"] is None or data["noise"]["source"].startswith("within-log")
-    data["noise"] = None
-    return json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+    """``analyze --json`` of a row log, whole: the within-log noise row included (the cell table
+    carries the sums of the first half of each cell's runs in seed order)."""
+    text = run(*args)
+    data = json.loads(text)
+    if "--where" not in args:  # every sample log has two runs or more per cell: the noise row is there
+        assert data["noise"]["source"].startswith("within-log"), data["noise"]
+    return text
 
 
 @pytest.mark.parametrize("name", LOGS)
@@ -57,8 +58,9 @@ def test_cells_with_by_give_the_groups_of_the_row_log(tmp_path):
              "score": round(0.1 * ((i * 7 + s * 3 + (v == "a") * 5) % 11), 1)}
             for i in range(12) for v in ("a", "b") for s in range(1, 4)]
     cells, _ = cell_table(rows, metric="score", by=["topic"])
-    want = analyze(rows, metric="score", by=["topic"], within_noise=False).to_dict()  # a cell table has no seeds
+    want = analyze(rows, metric="score", by=["topic"]).to_dict()
     got = analyze_cells(cells, metric="score", by=["topic"]).to_dict()
+    assert want["noise"]["source"] == "within-log: the runs of value 'a' split in two by seed"
     assert json.dumps(jsonable(got)) == json.dumps(jsonable(want))
 
 
@@ -226,3 +228,103 @@ def test_a_cell_table_read_back_from_csv_keeps_its_exact_sums(tmp_path):
 
     back = read_cells(path)
     assert back["sum_units"].to_list() == [str(big), "1"]
+
+
+# --------------------------------------------------------------------------- the within-log noise row
+
+
+def _halves_by_hand(rows, a):
+    """Reference for the halves: each item's runs of ``a`` with a value, sorted by hand the way the
+    row log's within-log noise describes it (seed as a number, then as text, then row order; by
+    row order alone when a run has no seed), the first ``n // 2`` against the rest, gaps of exact
+    means (Fraction) rounded once."""
+    seeded = all(r["seed"] is not None for r in rows if r["variant"] == a and r["x"] is not None)
+
+    def key(pair):
+        row, r = pair
+        if not seeded:
+            return (row,)
+        try:
+            num = float(r["seed"])
+        except ValueError:
+            num = None
+        return (num is not None, num or 0.0, str(r["seed"]), row)  # nulls (non-numbers) first
+
+    out = {}
+    for item in sorted({str(r["item"]) for r in rows}):
+        runs = sorted(((i, r) for i, r in enumerate(rows) if str(r["item"]) == item and r["variant"] == a
+                       and r["x"] is not None), key=key)
+        half = len(runs) // 2
+        first = [Fraction(r["x"]).limit_denominator(100) for _, r in runs[:half]]
+        second = [Fraction(r["x"]).limit_denominator(100) for _, r in runs[half:]]
+        out[item] = float(sum(first) / len(first)) - float(sum(second) / len(second))
+    return out
+
+
+seeds = st.one_of(st.integers(0, 5), st.sampled_from(["s1", "s2", "10", "2"]), st.none())
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_the_noise_row_from_cells_and_duckdb_is_the_row_logs(data, tmp_path_factory):
+    items = data.draw(st.integers(2, 5), label="items")
+    rows = []
+    for i in range(items):
+        for v in ("a", "b"):
+            for _ in range(data.draw(st.integers(2, 6), label="runs")):
+                rows.append({"item": f"i{i}", "variant": v, "seed": data.draw(seeds, label="seed"),
+                             "x": data.draw(st.integers(0, 40), label="x") / 4})
+    rows = data.draw(st.permutations(rows), label="order")
+    frame = pl.DataFrame(rows, schema={"item": pl.String, "variant": pl.String, "seed": pl.String,
+                                       "x": pl.Float64}, orient="row")
+    want = analyze(frame, metric="x")
+    row_json = _without_validation(want)
+    cells, _ = cell_table(frame, metric="x")
+    assert _without_validation(analyze_cells(cells, metric="x")) == row_json
+    # the reference: the halves sorted by hand
+    hand = _halves_by_hand(rows, want.main.a)
+    assert {r["item"]: r["gap"] for r in want.noise.items.iter_rows(named=True)} == pytest.approx(hand, abs=1e-12)
+    # DuckDB running probestats sql on the same rows
+    con = duckdb.connect()
+    con.register("view", frame.with_row_index("_row").to_arrow())
+    con.execute("CREATE TABLE logs AS SELECT * FROM view")
+    query = cell_query(table="logs", metric="x", order="_row")
+    out = tmp_path_factory.mktemp("duck") / "c.parquet"
+    con.execute(f"COPY ({query}) TO '{out}' (FORMAT PARQUET)")
+    assert _without_validation(analyze_cells(out, metric="x")) == row_json
+
+
+def _without_validation(result) -> str:
+    """The JSON of a result without the warnings validation found in the rows (repeated or mismatched
+    seeds: a cell table's builder reports them, the analysis of the table cannot)."""
+    data = jsonable(result.to_dict())
+    data["problems"] = [p for p in data["problems"] if p["code"] in ("never_significant", "skewed_gaps")]
+    return json.dumps(data)
+
+
+def test_a_table_without_the_half_columns_analyzes_without_the_noise_row(tmp_path):
+    log = SAMPLES / "style_probe.csv"
+    full = tmp_path / "c.parquet"
+    run("cells", log, "--metric", "steps", "-o", full)
+    old = tmp_path / "old.csv"
+    pl.read_parquet(full).drop("n_first", "sum_units_first", "sumsq_units_first", "first_split").write_csv(old)
+    got = json.loads(run("analyze", "--cells", old, "--metric", "steps", "--json"))
+    want = json.loads(run("analyze", log, "--metric", "steps", "--json"))
+    assert got["noise"] is None and want["noise"] is not None
+    assert [p["code"] for p in got["problems"]] == ["no_within_noise"]
+    got.pop("noise"), want.pop("noise"), got.pop("problems"), want.pop("problems")
+    assert got == want
+    # half of the new columns is a damaged table
+    pl.read_parquet(full).drop("first_split").write_parquet(tmp_path / "half.parquet")
+    from probestats.cli import main
+
+    assert main(["analyze", "--cells", str(tmp_path / "half.parquet"), "--metric", "steps"]) == 1
+
+
+def test_items_spread_over_by_groups_get_no_noise_row_from_cells():
+    # item 0's runs of 'a' sit in both groups: its halves in seed order cross the groups
+    rows = [{"item": i, "variant": v, "seed": s, "g": "x" if s <= 2 else "y", "score": (i + s * (v == "a")) % 5}
+            for i in range(6) for v in ("a", "b") for s in range(1, 5)]
+    cells, _ = cell_table(rows, metric="score", by=["g"])
+    got = analyze_cells(cells, metric="score", by=["g"])
+    assert got.noise is None and [p.code for p in got.problems][-1] == "no_within_noise"

@@ -14,7 +14,17 @@ query ``probestats sql`` prints):
 ``min``, ``max``          the metric's smallest and largest value
 ``first_row``             the row of the cell's first run with a value (orders the items)
 ``model`` ...             the first run's held-fixed settings, when the log has them
+``n_first``               runs in the first half of the cell: ``counted // 2`` of its runs with a
+                          value, first in seed order (then row order), as the within-log noise
+                          splits them (:func:`probestats.analyses.paired.within_log_noise`)
+``sum_units_first``,      exact sums of that first half, as above (the second half is the cell
+``sumsq_units_first``     minus the first)
+``first_split``           ``seed`` when every run of the cell's value with a metric has a seed,
+                          else ``row order`` (what the halves were split by)
 ========================  ==============================================================
+
+The last four columns are newer: a table without them still analyzes, without the
+within-log noise row (a warning says so).
 
 Sums are exact integers (text, so no engine or file format rounds them), and means and
 standard deviations follow one exact rule (:mod:`probestats.checks.exact`): an analysis
@@ -36,9 +46,11 @@ from probestats.checks.schema import SETTINGS, Checked, decimal_places, require_
 from probestats.errors import OptionError, Problem, ReadError, count_of
 from probestats.io.read import ROW, Log
 
-__all__ = ["cell_table", "read_cells", "analyze_cells", "CELL_COLUMNS"]
+__all__ = ["cell_table", "read_cells", "analyze_cells", "CELL_COLUMNS", "HALF_COLUMNS", "within_cells_noise"]
 
 CELL_COLUMNS = ("item", "variant", "n", "counted", "places", "sum_units", "sumsq_units", "min", "max", "first_row")
+#: the first half of each cell's runs (the within-log noise); optional, absent from older tables
+HALF_COLUMNS = ("n_first", "sum_units_first", "sumsq_units_first", "first_split")
 
 
 def cell_table(log, *, metric: str, by: Sequence[str] = (), fold_case: bool = False,
@@ -65,23 +77,41 @@ def cell_table(log, *, metric: str, by: Sequence[str] = (), fold_case: bool = Fa
     whole = units(value, places)
     order = pl.col(ROW) if ROW in frame.columns else pl.int_range(pl.len())
     settings = [s for s in SETTINGS if s in frame.columns and s not in by]
+    valued = value.is_not_null()
+    # the first half of each cell's runs with a value, in the within-log noise's order: seed as a
+    # number, then as text, then row order (nulls first, as polars sorts); by row order alone when
+    # some run of the value has no seed
+    if "seed" in frame.columns:
+        seeded = ((pl.col("seed").is_null() & valued).sum().over("variant") == 0).alias("__seeded")
+        keys = [pl.when(pl.col("__seeded")).then(pl.col("seed").cast(pl.Float64, strict=False)),
+                pl.when(pl.col("__seeded")).then(pl.col("seed").cast(pl.String))]
+    else:
+        seeded, keys = pl.lit(False).alias("__seeded"), []
+    in_order = [k.filter(valued) for k in keys] + [pl.col("__order").filter(valued)]
+    half = value.count() // 2
+    first = whole.filter(valued).sort_by(in_order).head(half)
     cells = (
         frame.lazy()
-        .with_columns(order.alias("__order"))
+        .with_columns(order.alias("__order"), seeded)
         .group_by([*by, "item", "variant"])
         .agg(pl.len().alias("n"), value.count().alias("counted"),
              whole.sum().alias("sum_units"), (whole * whole).sum().alias("sumsq_units"),
              value.min().alias("min"), value.max().alias("max"),
              pl.col("__order").filter(value.is_not_null()).min().alias("first_row"),
-             *[pl.col(s).sort_by("__order").first().alias(s) for s in settings])
+             *[pl.col(s).sort_by("__order").first().alias(s) for s in settings],
+             half.alias("n_first"), first.sum().alias("sum_units_first"),
+             (first * first).sum().alias("sumsq_units_first"), pl.col("__seeded").first().alias("__seeded"))
         .sort("first_row")
         .collect(engine="streaming")
         .with_columns(pl.lit(places, dtype=pl.Int64).alias("places"),
                       pl.col("sum_units").cast(pl.String), pl.col("sumsq_units").cast(pl.String),
                       pl.col("n").cast(pl.Int64), pl.col("counted").cast(pl.Int64),
-                      pl.col("first_row").cast(pl.Int64))
+                      pl.col("first_row").cast(pl.Int64), pl.col("n_first").cast(pl.Int64),
+                      pl.col("sum_units_first").cast(pl.String), pl.col("sumsq_units_first").cast(pl.String),
+                      pl.when(pl.col("__seeded")).then(pl.lit("seed")).otherwise(pl.lit("row order"))
+                      .alias("first_split"))
     )
-    return cells.select(*by, *CELL_COLUMNS, *settings), checked
+    return cells.select(*by, *CELL_COLUMNS, *settings, *HALF_COLUMNS), checked
 
 
 def read_cells(path) -> pl.DataFrame:
@@ -100,9 +130,17 @@ def read_cells(path) -> pl.DataFrame:
     if missing:
         raise ReadError(f"{path} is not a cell table: it lacks {', '.join(missing)} "
                         f"(write one with probestats cells or the query of probestats sql)")
+    halves = [c for c in HALF_COLUMNS if c in cells.columns]
+    if halves and len(halves) < len(HALF_COLUMNS):
+        raise ReadError(f"{path} has {', '.join(halves)} but not "
+                        f"{', '.join(c for c in HALF_COLUMNS if c not in halves)}; write the cell table again "
+                        "with probestats cells or the query of probestats sql")
     return cells.with_columns(pl.col("item").cast(pl.String), pl.col("variant").cast(pl.String),
                               pl.col("sum_units").cast(pl.String), pl.col("sumsq_units").cast(pl.String),
-                              *[pl.col(c).cast(pl.Int64) for c in ("n", "counted", "places", "first_row")])
+                              *[pl.col(c).cast(pl.Int64) for c in ("n", "counted", "places", "first_row")],
+                              *([pl.col("n_first").cast(pl.Int64), pl.col("sum_units_first").cast(pl.String),
+                                 pl.col("sumsq_units_first").cast(pl.String), pl.col("first_split").cast(pl.String)]
+                                if halves else []))
 
 
 def _item_table(cells: pl.DataFrame, a: str, b: str, by: Sequence[str]) -> pl.DataFrame:
@@ -126,14 +164,69 @@ def _item_table(cells: pl.DataFrame, a: str, b: str, by: Sequence[str]) -> pl.Da
     )
 
 
+def within_cells_noise(cells: pl.DataFrame, a: str, items: pl.DataFrame,
+                       ) -> tuple[pl.DataFrame | None, str | None, Problem | None]:
+    """The within-log noise of :func:`probestats.analyses.paired.within_log_noise`, from a cell table.
+
+    Each item's runs of value ``a`` split in two halves (columns :data:`HALF_COLUMNS`): the item
+    table of ``"<a> (first half)"`` against ``"<a> (second half)"``, items in the order the row
+    path gives them (by id as text). Returns ``(item table, source label, None)``, or
+    ``(None, None, None)`` where the row log has no such row either (an item with fewer than two
+    runs of a value), or ``(None, None, problem)`` where the table cannot give it.
+
+    >>> rows = [{"item": i, "variant": v, "seed": s, "steps": s + (v == "b")}
+    ...         for i in (1, 2) for v in "ab" for s in (4, 3, 2, 1)]
+    >>> cells, _ = cell_table(rows, metric="steps")
+    >>> halves, source, _ = within_cells_noise(cells, "a", analyze_cells(cells, metric="steps").main.items)
+    >>> halves["gap"].to_list(), source  # seeds 1, 2 against seeds 3, 4
+    ([-2.0, -2.0], "within-log: the runs of value 'a' split in two by seed")
+    """
+    if not items.height or items.select((pl.col("n_a").min() < 2) | (pl.col("n_b").min() < 2)).item():
+        return None, None, None
+    if any(c not in cells.columns for c in HALF_COLUMNS):
+        return None, None, Problem(
+            "warning", "no_within_noise",
+            "the cell table has no n_first, sum_units_first, sumsq_units_first and first_split columns (it was "
+            "built by an older probestats), so the within-log noise row is left out; build the table again "
+            "with probestats cells or the query of probestats sql")
+    side = cells.filter((pl.col("variant") == a) & pl.col("item").is_in(items["item"].implode())
+                        & (pl.col("counted") > 0))
+    if side.select(pl.col("item").is_duplicated().any()).item():
+        return None, None, Problem(
+            "warning", "no_within_noise",
+            "an item's runs of the value are spread over several --by groups of the cell table, so its halves "
+            "in seed order cannot be rebuilt from the groups' halves; the within-log noise row is left out "
+            "(analyze the row log for it)")
+    first, second = f"{a} (first half)", f"{a} (second half)"
+    rows = []
+    for item, n, s, q, n1, s1, q1, p in side.select(
+            "item", "counted", "sum_units", "sumsq_units", "n_first", "sum_units_first", "sumsq_units_first",
+            "places").iter_rows():
+        s, q, s1, q1 = int(s), int(q), int(s1), int(q1)
+        m1, d1 = mean_sd(n1, s1, q1, p)
+        m2, d2 = mean_sd(n - n1, s - s1, q - q1, p)
+        rows.append((item, m1, m2, m1 - m2, n1, n - n1, d1, d2))
+    table = pl.DataFrame(rows, schema={"item": pl.String, "mean_a": pl.Float64, "mean_b": pl.Float64,
+                                       "gap": pl.Float64, "n_a": pl.Int64, "n_b": pl.Int64, "sd_a": pl.Float64,
+                                       "sd_b": pl.Float64}, orient="row").sort("item")
+    if table.height != items.height:
+        return None, None, None
+    split = "seed" if side["first_split"].eq("seed").all() else "row order"
+    return table, f"within-log: the runs of value '{a}' split in two by {split}", None
+
+
 def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = None, by: Sequence[str] = (),
-                  alternative: str = "two-sided", alpha: float = 0.05, correction: str = "holm") -> Analysis:
+                  alternative: str = "two-sided", alpha: float = 0.05, correction: str = "holm",
+                  interval: str = "t", within_noise: bool = True) -> Analysis:
     """The paired analysis of :func:`probestats.analyses.paired.analyze`, from a cell table.
 
     ``cells`` is a path or a frame of the cell table. Validation ran when the table was
     built (``probestats cells`` refuses a log with errors; ``probestats sql`` prints the
     validation queries to run in the engine), so the only problem added here is
     ``never_significant``; items lacking a value are left out as the row path leaves them.
+    With ``within_noise``, the same-versus-same row of the row log (value ``a``'s runs split in
+    halves by seed) stands beside the result when the table has the half columns
+    (:func:`within_cells_noise`); a table without them gets a ``no_within_noise`` warning instead.
 
     >>> rows = [{"item": i, "variant": v, "seed": s, "steps": 4 + (v == "formal") + (s % 3 == i % 2)}
     ...         for i in range(8) for v in ("formal", "casual") for s in range(1, 6)]
@@ -165,18 +258,31 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
                   .agg(pl.col("counted").sum(), pl.col("places").first(), pl.col("sum_units").sum(),
                        pl.col("sumsq_units").sum(), pl.col("first_row").min())
                   .with_columns(pl.col("sum_units").cast(pl.String), pl.col("sumsq_units").cast(pl.String)))
-    main = compare_pair(_item_table(merged, a, b, ()), metric, a, b, alternative=alternative, confidence=1 - alpha)
+    if interval not in ("t", "bootstrap", "sign-flip"):
+        raise OptionError(f"interval must be 't', 'bootstrap' or 'sign-flip', not {interval!r}")
+    main = compare_pair(_item_table(merged, a, b, ()), metric, a, b, alternative=alternative, confidence=1 - alpha,
+                        interval=interval)
     groups = []
     if by:
         grouped = _item_table(frame, a, b, by)
         for key in grouped.select(by).unique(maintain_order=True).iter_rows(named=True):
             mask = pl.all_horizontal([pl.col(k) == v if v is not None else pl.col(k).is_null() for k, v in key.items()])
             groups.append(compare_pair(grouped.filter(mask).drop(by), metric, a, b, alternative=alternative,
-                                       confidence=1 - alpha, by={k: _jsonable(v) for k, v in key.items()}))
+                                       confidence=1 - alpha, by={k: _jsonable(v) for k, v in key.items()},
+                                       interval=interval))
         adjusted = adjust([g.sign_flip.pvalue for g in groups], correction)
         groups = [replace(g, p_adjusted=p) for g, p in zip(groups, adjusted)]
-    problems = design_problems(main, alpha)
+    noise = noise_source = None
+    problems = []
+    if within_noise:
+        halves, noise_source, note = within_cells_noise(frame, a, main.items)
+        if halves is not None:  # as the row path: beside the result only, the t interval
+            noise = compare_pair(halves, metric, f"{a} (first half)", f"{a} (second half)",
+                                 alternative=alternative, confidence=1 - alpha)
+        problems += [note] if note is not None else []
+    problems = design_problems(main, alpha) + problems
     log = Log(lazy=pl.LazyFrame(), columns={}, source=source, headers=tuple(frame.columns))
     checked = Checked(frame=pl.DataFrame(), metric=metric, a=a, b=b, values=tuple(order), problems=(), log=log)
-    return Analysis(main=main, noise=None, groups=tuple(groups), problems=tuple(problems),
-                    alternative=alternative, alpha=alpha, correction=correction, checked=checked)
+    return Analysis(main=main, noise=noise, groups=tuple(groups), problems=tuple(problems),
+                    alternative=alternative, alpha=alpha, correction=correction, checked=checked,
+                    noise_source=noise_source)

@@ -3,7 +3,9 @@
 :func:`cell_query` writes, in the engine's dialect (translated by sqlglot from DuckDB's),
 the aggregation whose result has the columns of :mod:`probestats.analyses.cells`: exact
 sums as DECIMAL(38, 0) whole units of ``10**-places`` (the metric times ``10**places``,
-rounded), cast to text so no later step rounds them. :func:`validation_queries` gives the
+rounded), cast to text so no later step rounds them, and the same sums over the first half
+of each cell's runs (``ROW_NUMBER`` over the cell ordered by seed, then row order), from
+which the within-log noise row is rebuilt. :func:`validation_queries` gives the
 checks that can run in the engine: items lacking a value, settings that vary within an
 item, repeated seeds, metric values finer than ``places`` decimals.
 
@@ -72,13 +74,37 @@ def _write(sql: str, dialect: str) -> str:
         raise OptionError(f"--dialect {dialect}: sqlglot cannot write it ({str(exc).splitlines()[0]})") from None
 
 
+def _halves(src: str, value: str, cell: str, seed: str | None) -> str:
+    """``src`` with each run's rank among its cell's runs with a value (``__rank``, from 1), the
+    cell's count of them (``__counted``) and whether its value's runs all have a seed (``__seeded``).
+
+    The rank follows the within-log noise of the row log: seed as a number, then as text, then
+    row order (nulls first); by row order alone for a value some of whose runs have no seed.
+    """
+    if seed:
+        s = _ident(seed)
+        seeded = (f"SUM(CASE WHEN {s} IS NULL AND {value} IS NOT NULL THEN 1 ELSE 0 END) "
+                  f"OVER (PARTITION BY {_ident('variant')}) = 0")
+        keys = (f"CASE WHEN __seeded THEN TRY_CAST({s} AS DOUBLE) END NULLS FIRST, "
+                f"CASE WHEN __seeded THEN TRIM(CAST({s} AS VARCHAR)) END NULLS FIRST, ")
+    else:
+        seeded, keys = "FALSE", ""
+    rank = (f"ROW_NUMBER() OVER (PARTITION BY {cell} ORDER BY CASE WHEN {value} IS NULL THEN 1 ELSE 0 END, "
+            f"{keys}__row) AS __rank")
+    return (f"SELECT *, {rank}, COUNT({value}) OVER (PARTITION BY {cell}) AS __counted "
+            f"FROM (SELECT *, {seeded} AS __seeded FROM ({src}) AS r) AS h")
+
+
 def cell_query(*, table: str, metric: str, dialect: str = "duckdb", by: Sequence[str] = (), places: int = 6,
                columns: Mapping[str, str] | None = None, where: str | None = None,
-               derive: Sequence[tuple[str, str]] = (), order: str | None = None) -> str:
+               derive: Sequence[tuple[str, str]] = (), order: str | None = None,
+               seed: str | None = "seed") -> str:
     """The query that builds the cell table from ``table``, in ``dialect``.
 
     ``order`` names a column giving the runs' order (a row number or a time), so items keep
-    the log's order; without it items are ordered by their id.
+    the log's order; without it items are ordered by their id. ``seed`` is the (canonical)
+    seed column the halves of each cell are split by; None for a table without one (the
+    halves then follow ``order``).
 
     >>> sql = cell_query(table="logs", metric="steps")
     >>> "DECIMAL(38, 0)" in sql and "sum_units" in sql
@@ -91,6 +117,7 @@ def cell_query(*, table: str, metric: str, dialect: str = "duckdb", by: Sequence
     units = f"CAST(ROUND({value} * {10 ** int(places)}) AS DECIMAL(38, 0))"
     keys = [_ident(c) for c in by]
     group = ", ".join([*keys, _ident("item"), _ident("variant")])
+    first = f"{value} IS NOT NULL AND 2 * __rank <= __counted"  # the first counted // 2 runs with a value
     select = ", ".join([
         *keys,
         f"CAST({_ident('item')} AS VARCHAR) AS item",
@@ -103,8 +130,12 @@ def cell_query(*, table: str, metric: str, dialect: str = "duckdb", by: Sequence
         f"MIN({value}) AS min",
         f"MAX({value}) AS max",
         f"MIN(CASE WHEN {value} IS NOT NULL THEN __row END) AS first_row",
+        f"SUM(CASE WHEN {first} THEN 1 ELSE 0 END) AS n_first",
+        f"CAST(SUM(CASE WHEN {first} THEN {units} ELSE 0 END) AS VARCHAR) AS sum_units_first",
+        f"CAST(SUM(CASE WHEN {first} THEN {units} * {units} ELSE 0 END) AS VARCHAR) AS sumsq_units_first",
+        "CASE WHEN MIN(CASE WHEN __seeded THEN 1 ELSE 0 END) = 1 THEN 'seed' ELSE 'row order' END AS first_split",
     ])
-    src = _source(table, metric, columns, where, derive, order)
+    src = _halves(_source(table, metric, columns, where, derive, order), value, group, seed)
     sql = f"SELECT {select} FROM ({src}) AS src GROUP BY {group} ORDER BY first_row"
     return _write(sql, dialect)
 
