@@ -21,10 +21,18 @@ query ``probestats sql`` prints):
 ``sumsq_units_first``     minus the first)
 ``first_split``           ``seed`` when every run of the cell's value with a metric has a seed,
                           else ``row order`` (what the halves were split by)
+
+``metric``                the metric's name (a table built for one metric is refused for another)
+``seeds``                 the cell's seeds, as a JSON list of text, when the log has a seed column
+                          (before and after tables are compared on them; the report counts them)
+``time_min``, ``time_max``  the cell's first and last time, when the log has a time column
+``runs_units``            with ``runs=True`` (``probestats cells --runs``): the cell's values in
+                          whole units, in row order, separated by spaces; a noise or pilot log
+                          needs them, because ``plan`` resamples runs
 ========================  ==============================================================
 
-The last four columns are newer: a table without them still analyzes, without the
-within-log noise row (a warning says so).
+The columns after ``first_row`` are newer and optional: a table without the half columns
+still analyzes, without the within-log noise row (a warning says so).
 
 Sums are exact integers (text, so no engine or file format rounds them), and means and
 standard deviations follow one exact rule (:mod:`probestats.checks.exact`): an analysis
@@ -33,6 +41,7 @@ from the cell table gives the same numbers, bit for bit, as the row log's.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import replace
 from pathlib import Path
@@ -46,7 +55,8 @@ from probestats.checks.schema import SETTINGS, Checked, decimal_places, require_
 from probestats.errors import OptionError, Problem, ReadError, count_of
 from probestats.io.read import ROW, Log
 
-__all__ = ["cell_table", "read_cells", "analyze_cells", "CELL_COLUMNS", "HALF_COLUMNS", "within_cells_noise"]
+__all__ = ["cell_table", "read_cells", "analyze_cells", "CELL_COLUMNS", "HALF_COLUMNS", "within_cells_noise",
+           "cell_rows", "compare_cells", "cells_checked"]
 
 CELL_COLUMNS = ("item", "variant", "n", "counted", "places", "sum_units", "sumsq_units", "min", "max", "first_row")
 #: the first half of each cell's runs (the within-log noise); optional, absent from older tables
@@ -54,8 +64,11 @@ HALF_COLUMNS = ("n_first", "sum_units_first", "sumsq_units_first", "first_split"
 
 
 def cell_table(log, *, metric: str, by: Sequence[str] = (), fold_case: bool = False,
-               read_options: dict | None = None) -> tuple[pl.DataFrame, Checked]:
+               read_options: dict | None = None, runs: bool = False) -> tuple[pl.DataFrame, Checked]:
     """Validate a log and summarize it into its cell table (see the module docstring).
+
+    With ``runs``, each cell also keeps its values (``runs_units``), as the noise or pilot log
+    of ``plan`` needs them.
 
     Returns the table and the validation (whose warnings the caller reports).
 
@@ -90,6 +103,14 @@ def cell_table(log, *, metric: str, by: Sequence[str] = (), fold_case: bool = Fa
     in_order = [k.filter(valued) for k in keys] + [pl.col("__order").filter(valued)]
     half = value.count() // 2
     first = whole.filter(valued).sort_by(in_order).head(half)
+    extra = []
+    if "seed" in frame.columns:
+        extra.append(pl.col("seed").cast(pl.String).drop_nulls().unique(maintain_order=True).alias("seeds"))
+    if "time" in frame.columns:
+        extra += [pl.col("time").min().alias("time_min"), pl.col("time").max().alias("time_max")]
+    if runs:
+        extra.append(whole.filter(valued).sort_by(pl.col("__order").filter(valued)).cast(pl.String)
+                     .str.join(" ").alias("runs_units"))
     cells = (
         frame.lazy()
         .with_columns(order.alias("__order"), seeded)
@@ -100,7 +121,8 @@ def cell_table(log, *, metric: str, by: Sequence[str] = (), fold_case: bool = Fa
              pl.col("__order").filter(value.is_not_null()).min().alias("first_row"),
              *[pl.col(s).sort_by("__order").first().alias(s) for s in settings],
              half.alias("n_first"), first.sum().alias("sum_units_first"),
-             (first * first).sum().alias("sumsq_units_first"), pl.col("__seeded").first().alias("__seeded"))
+             (first * first).sum().alias("sumsq_units_first"), pl.col("__seeded").first().alias("__seeded"),
+             *extra)
         .sort("first_row")
         .collect(engine="streaming")
         .with_columns(pl.lit(places, dtype=pl.Int64).alias("places"),
@@ -109,9 +131,13 @@ def cell_table(log, *, metric: str, by: Sequence[str] = (), fold_case: bool = Fa
                       pl.col("first_row").cast(pl.Int64), pl.col("n_first").cast(pl.Int64),
                       pl.col("sum_units_first").cast(pl.String), pl.col("sumsq_units_first").cast(pl.String),
                       pl.when(pl.col("__seeded")).then(pl.lit("seed")).otherwise(pl.lit("row order"))
-                      .alias("first_split"))
+                      .alias("first_split"), pl.lit(metric).alias("metric"))
     )
-    return cells.select(*by, *CELL_COLUMNS, *settings, *HALF_COLUMNS), checked
+    if "seeds" in cells.columns:  # JSON text: every file format keeps it, and seeds stay text
+        cells = cells.with_columns(pl.Series("seeds", [json.dumps(s, ensure_ascii=False)
+                                                       for s in cells["seeds"].to_list()], dtype=pl.String))
+    facts = [c for c in ("metric", "seeds", "time_min", "time_max", "runs_units") if c in cells.columns]
+    return cells.select(*by, *CELL_COLUMNS, *settings, *HALF_COLUMNS, *facts), checked
 
 
 def read_cells(path) -> pl.DataFrame:
@@ -135,7 +161,8 @@ def read_cells(path) -> pl.DataFrame:
         raise ReadError(f"{path} has {', '.join(halves)} but not "
                         f"{', '.join(c for c in HALF_COLUMNS if c not in halves)}; write the cell table again "
                         "with probestats cells or the query of probestats sql")
-    return cells.with_columns(pl.col("item").cast(pl.String), pl.col("variant").cast(pl.String),
+    text = [pl.col(c).cast(pl.String) for c in ("metric", "seeds", "runs_units") if c in cells.columns]
+    return cells.with_columns(*text, pl.col("item").cast(pl.String), pl.col("variant").cast(pl.String),
                               pl.col("sum_units").cast(pl.String), pl.col("sumsq_units").cast(pl.String),
                               *[pl.col(c).cast(pl.Int64) for c in ("n", "counted", "places", "first_row")],
                               *([pl.col("n_first").cast(pl.Int64), pl.col("sum_units_first").cast(pl.String),
@@ -217,7 +244,7 @@ def within_cells_noise(cells: pl.DataFrame, a: str, items: pl.DataFrame,
 
 def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = None, by: Sequence[str] = (),
                   alternative: str = "two-sided", alpha: float = 0.05, correction: str = "holm",
-                  interval: str = "t", within_noise: bool = True) -> Analysis:
+                  interval: str = "t", within_noise: bool = True, noise=None, mdg: bool = True) -> Analysis:
     """The paired analysis of :func:`probestats.analyses.paired.analyze`, from a cell table.
 
     ``cells`` is a path or a frame of the cell table. Validation ran when the table was
@@ -227,6 +254,9 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
     With ``within_noise``, the same-versus-same row of the row log (value ``a``'s runs split in
     halves by seed) stands beside the result when the table has the half columns
     (:func:`within_cells_noise`); a table without them gets a ``no_within_noise`` warning instead.
+    ``noise`` is the same-versus-same log as a cell table (a path or frame) built with its runs
+    (``probestats cells --runs``): its first two values are compared beside the result, and with
+    ``mdg`` the minimum detectable gap of the design is simulated from its runs, as the row path does.
 
     >>> rows = [{"item": i, "variant": v, "seed": s, "steps": 4 + (v == "formal") + (s % 3 == i % 2)}
     ...         for i in range(8) for v in ("formal", "casual") for s in range(1, 6)]
@@ -238,6 +268,7 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
     check_common(alternative, alpha, correction)
     source = str(cells) if not isinstance(cells, pl.DataFrame) else "cells"
     frame = cells if isinstance(cells, pl.DataFrame) else read_cells(cells)
+    _check_metric(frame, metric, source)
     by = list(by)
     absent = [c for c in by if c not in frame.columns]
     if absent:
@@ -272,17 +303,113 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
                                        interval=interval))
         adjusted = adjust([g.sign_flip.pvalue for g in groups], correction)
         groups = [replace(g, p_adjusted=p) for g, p in zip(groups, adjusted)]
-    noise = noise_source = None
+    noise_table, noise = noise, None
+    noise_source = noise_checked = None
     problems = []
-    if within_noise:
+    mdg_value = mdg_method = None
+    if noise_table is not None:
+        noise_frame = noise_table if isinstance(noise_table, pl.DataFrame) else read_cells(noise_table)
+        noise_checked = cells_checked(noise_frame, metric, rows=True, what="--noise",
+                                      source="noise" if isinstance(noise_table, pl.DataFrame) else str(noise_table))
+        if noise_frame.select(pl.struct("item", "variant").is_duplicated().any()).item():
+            raise OptionError("the noise cell table has several rows for one item and value (it was built with "
+                              "--by); build it without --by")
+        noise = compare_pair(_item_table(noise_frame, noise_checked.a, noise_checked.b, ()), metric,
+                             noise_checked.a, noise_checked.b, alternative=alternative, confidence=1 - alpha,
+                             interval=interval)
+        noise_source = "noise log"
+        if mdg:
+            from probestats.analyses.paired import _design_mdg
+
+            mdg_value, mdg_method = _design_mdg(noise_checked, metric, main, alpha, alternative)
+    elif within_noise:
         halves, noise_source, note = within_cells_noise(frame, a, main.items)
         if halves is not None:  # as the row path: beside the result only, the t interval
             noise = compare_pair(halves, metric, f"{a} (first half)", f"{a} (second half)",
                                  alternative=alternative, confidence=1 - alpha)
         problems += [note] if note is not None else []
     problems = design_problems(main, alpha) + problems
-    log = Log(lazy=pl.LazyFrame(), columns={}, source=source, headers=tuple(frame.columns))
-    checked = Checked(frame=pl.DataFrame(), metric=metric, a=a, b=b, values=tuple(order), problems=(), log=log)
+    checked = replace(cells_checked(frame, metric, source=source), a=a, b=b, values=tuple(order))
     return Analysis(main=main, noise=noise, groups=tuple(groups), problems=tuple(problems),
                     alternative=alternative, alpha=alpha, correction=correction, checked=checked,
-                    noise_source=noise_source)
+                    noise_checked=noise_checked, mdg=mdg_value, mdg_method=mdg_method, noise_source=noise_source)
+
+
+def _check_metric(frame: pl.DataFrame, metric: str, source: str) -> None:
+    """Refuse a table built for another metric (tables without a ``metric`` column are taken on trust)."""
+    if "metric" in frame.columns and frame.height:
+        built = frame["metric"].drop_nulls().unique(maintain_order=True).to_list()
+        if built and metric not in built:
+            raise OptionError(f"--metric {metric}: the cell table {source} was built for the metric "
+                              f"'{built[0]}'; give --metric {built[0]}, or build a table for {metric}")
+
+
+def _value_order(frame: pl.DataFrame) -> list[str]:
+    """The table's values in order of appearance (of their first run with a value)."""
+    return frame.group_by("variant").agg(pl.col("first_row").min()).sort("first_row")["variant"].to_list()
+
+
+def cell_rows(cells, metric: str, *, what: str = "the cell table") -> pl.DataFrame:
+    """The runs of a cell table built with its runs (``runs_units``): item, variant and the metric,
+    cells in order of appearance and each cell's runs in row order, the values exactly as the log
+    wrote them (whole units over ``10**places``, correctly rounded). This is what ``plan`` reads
+    from a noise or pilot log.
+
+    >>> rows = [{"item": 1, "variant": v, "seed": s, "x": x} for v in "ab" for s, x in ((3, 0.3), (1, 2.5), (2, 0.7))]
+    >>> cells, _ = cell_table(rows, metric="x", runs=True)
+    >>> cell_rows(cells, "x")["x"].to_list() == [r["x"] for r in rows]
+    True
+    """
+    frame = cells if isinstance(cells, pl.DataFrame) else read_cells(cells)
+    if "runs_units" not in frame.columns:
+        raise OptionError(f"{what}: the cell table has no runs_units column, and the noise model resamples "
+                          "runs; build it with probestats cells --runs")
+    items, variants, values = [], [], []
+    for item, variant, places, text in frame.sort("first_row", nulls_last=True).select(
+            "item", "variant", "places", "runs_units").iter_rows():
+        scale = 10 ** int(places)
+        units_ = [int(u) for u in (text or "").split()]
+        items += [item] * len(units_)
+        variants += [variant] * len(units_)
+        values += [u / scale for u in units_]  # an int over a power of ten: correctly rounded
+    return pl.DataFrame({"item": items, "variant": variants, metric: values},
+                        schema={"item": pl.String, "variant": pl.String, metric: pl.Float64})
+
+
+def cells_checked(cells, metric: str, *, source: str | None = None, rows: bool = False,
+                  what: str = "the cell table") -> Checked:
+    """A :class:`~probestats.checks.schema.Checked` standing for the log a cell table was built from,
+    for what reads a log's facts rather than its sums (the report's design section, the before and
+    after comparison): one row per cell and seed with the item, value, seed and settings the table
+    keeps (with ``rows``: the runs themselves, :func:`cell_rows`); the log's frame adds the cells'
+    first and last times. Its metric column is empty: the sums stay in the table.
+    """
+    if source is None:
+        source = str(cells) if not isinstance(cells, pl.DataFrame) else "cells"
+    frame = cells if isinstance(cells, pl.DataFrame) else read_cells(cells)
+    _check_metric(frame, metric, source)
+    order = _value_order(frame)
+    if rows:
+        facts = cell_rows(frame, metric, what=what)
+    else:
+        settings = [c for c in SETTINGS if c in frame.columns]
+        table = frame.sort("first_row", nulls_last=True)
+        seeds = ([json.loads(s) if s else [] for s in table["seeds"].to_list()] if "seeds" in frame.columns
+                 else None)
+        out = []
+        for i, cell in enumerate(table.select("item", "variant", *settings).iter_rows(named=True)):
+            for seed in (seeds[i] or [None]) if seeds is not None else [None]:
+                out.append({**cell, **({"seed": seed} if seeds is not None else {})})
+        facts = pl.DataFrame(out, schema={"item": pl.String, "variant": pl.String,
+                                          **{c: frame.schema[c] for c in settings},
+                                          **({"seed": pl.String} if seeds is not None else {})}, orient="row")
+        facts = facts.with_columns(pl.lit(None, dtype=pl.Float64).alias(metric))
+    whole = facts
+    if "time_min" in frame.columns:  # the log's range of times: each cell's first and last, after the cells
+        table = frame.sort("first_row", nulls_last=True)
+        times = pl.concat([table["time_min"], table["time_max"]]).alias("time")
+        whole = pl.concat([facts, pl.DataFrame([times])], how="diagonal_relaxed")
+    log = Log(lazy=whole.lazy(), columns={}, source=source, headers=tuple(frame.columns))
+    a, b = (order + [None, None])[:2]
+    return Checked(frame=facts, metric=metric, a=a, b=b, values=tuple(order), problems=(), log=log)
+
