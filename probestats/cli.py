@@ -281,6 +281,8 @@ def validate(log, metric, a, b, by, json_out, probe):
 @click.option("--by", multiple=True, metavar="COL", help="Repeat the analysis per group of COL (repeatable).")
 @click.option("--cells", "cells_file", type=click.Path(path_type=Path), metavar="FILE",
               help="Analyze a cell table (from probestats cells, or a warehouse via probestats sql) instead of a LOG.")
+@click.option("--noise-cells", "noise_cells", type=click.Path(path_type=Path), metavar="NOISE_CELLS",
+              help="With --cells: the same-versus-same log as a cell table built with its runs (cells --runs).")
 @alternative_option
 @alpha_option
 @click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
@@ -302,7 +304,7 @@ def validate(log, metric, a, b, by, json_out, probe):
 @shape_options
 def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_out, probe,
             reference=None, scale=None, factor=(), n_resamples=10_000, seed=0, cells_file=None, interval="t",
-            row_level=False):
+            row_level=False, noise_cells=None):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them.
 
     \b
@@ -317,8 +319,10 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
         raise click.UsageError("give a LOG or --cells FILE (one of them)")
     if cells_file is not None:
         _analyze_cells(cells_file, metric, a, b, noise, by, alternative, alpha, correction, json_out,
-                       probe, reference, scale, factor)
+                       probe, reference, scale, factor, interval=interval, row_level=row_level,
+                       noise_cells=noise_cells)
         return
+    _cells_only(noise_cells=noise_cells)
     result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale,
                  factor=factor, alternative=alternative, alpha=alpha, correction=correction,
                  n_resamples=n_resamples, seed=seed, probe=probe, interval=interval)
@@ -372,8 +376,30 @@ def judge_report_options(func):
     return wrapper
 
 
+def cells_report_options(func):
+    """The report's cell-table options, gathered into ``cells`` (None without --cells)."""
+
+    @click.option("--cells", "cells_file", type=click.Path(path_type=Path), metavar="FILE",
+                  help="Report a cell table (from probestats cells, or a warehouse via probestats sql) instead "
+                       "of a LOG.")
+    @click.option("--noise-cells", type=click.Path(path_type=Path), metavar="NOISE_CELLS",
+                  help="With --cells: the same-versus-same log as a cell table built with its runs (cells --runs).")
+    @click.option("--before-cells", type=click.Path(path_type=Path), metavar="BEFORE_CELLS",
+                  help="With --cells: the run before a change as a cell table (the compare section).")
+    @functools.wraps(func)
+    def wrapper(*args, cells_file=None, noise_cells=None, before_cells=None, **kwargs):
+        if cells_file is None:
+            _cells_only(noise_cells=noise_cells, before_cells=before_cells)
+            kwargs["cells"] = None
+        else:
+            kwargs["cells"] = {"--cells": cells_file, "--noise-cells": noise_cells, "--before-cells": before_cells}
+        return func(*args, **kwargs)
+
+    return wrapper
+
+
 @cli.command()
-@logs_argument()
+@logs_argument(required=False)
 @click.option("--metric", metavar="COL", help="The metric column (a number per run); not needed for a report of "
               "an order probe alone (--order).")
 @a_option
@@ -424,13 +450,14 @@ def judge_report_options(func):
 @click.option("--before", "before_log", type=click.Path(path_type=Path), metavar="BEFORE_LOG",
               help="The same probe run before a change (LOG is the run after it): adds the compare section, "
                    "as 'probestats compare BEFORE_LOG LOG' analyzes it.")
+@cells_report_options
 @judge_report_options
 @shape_options
 def report(log, metric, a, b, noise, alternative, alpha, output, sections, templates, design_file,
            attribute, values_why, metric_definition, metric_cannot_see, held_fixed, not_fixed, not_tested,
            run_dates, mitigation, gap_of_interest, probe, framing_log=None, targets=None, toward=None, judge=None,
            by=(), correction="holm", reference=None, scale=None, factor=(), n_resamples=10_000, seed=0,
-           before_log=None):
+           before_log=None, cells=None):
     """Write the report of LOG as Markdown, HTML or JSON (by the suffix of -o), from Jinja templates.
 
     Missing design facts (attribute, metric definition, attributes not tested, ...) show as
@@ -448,8 +475,14 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
     from probestats.present.report import render_report
 
     _refuse_inputs({"-o": output}, {"LOG": log, "--noise": noise, "--design": design_file,
-                                    "--framing": framing_log, "--targets": targets, "--before": before_log})
+                                    "--framing": framing_log, "--targets": targets, "--before": before_log,
+                                    **(cells or {})})
     fmt = _report_format(output)
+    if cells is None and not log:
+        raise click.UsageError("Missing argument 'LOG...' (or --cells FILE for a cell table).")
+    if cells is not None:
+        _report_cells_usage(log, cells, metric, noise=noise, before=before_log, judge=judge, probe=probe,
+                            reference=reference, scale=scale, factor=factor)
     judge = _judge_for_report(log, judge, alpha, probe)
     if metric is None:
         if judge is None:
@@ -467,9 +500,15 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
     if framing_log is None and (targets is not None or toward is not None):
         raise OptionError("--targets and --toward belong to the framing section; give the dual-framing log "
                           "with --framing FRAMING_LOG")
-    result, comparison = _report_analysis(
-        log, metric, a, b, noise, by, alternative, alpha, correction, probe, reference=reference, scale=scale,
-        factor=factor, n_resamples=n_resamples, seed=seed, before=before_log, gap_of_interest=plan.gap_of_interest)
+    if cells is not None:
+        result, comparison = _report_cells(cells, metric, a, b, by, alternative, alpha, correction,
+                                           gap_of_interest=plan.gap_of_interest)
+        log = (cells["--cells"],)
+    else:
+        result, comparison = _report_analysis(
+            log, metric, a, b, noise, by, alternative, alpha, correction, probe, reference=reference, scale=scale,
+            factor=factor, n_resamples=n_resamples, seed=seed, before=before_log,
+            gap_of_interest=plan.gap_of_interest)
     framing = None
     if framing_log is not None:
         from probestats.analyses.framing import analyze_framing
@@ -514,8 +553,12 @@ def _report_analysis(log, metric, a, b, noise, by, alternative, alpha, correctio
 
 
 @cli.command()
-@click.option("--noise", required=True, type=click.Path(path_type=Path), metavar="LOG",
+@click.option("--noise", type=click.Path(path_type=Path), metavar="LOG",
               help="A same-versus-same (or pilot) log: sigma per run is pooled within its item x value cells.")
+@click.option("--noise-cells", type=click.Path(path_type=Path), metavar="NOISE_CELLS",
+              help="Instead of --noise: the noise log as a cell table built with its runs (probestats cells --runs).")
+@click.option("--pilot-cells", type=click.Path(path_type=Path), metavar="PILOT_CELLS",
+              help="Instead of --pilot: the pilot as a cell table built with its runs.")
 @metric_option
 @click.option("--pilot", type=click.Path(path_type=Path), metavar="LOG",
               help="A pilot of the real comparison: the spread of true gaps (tau) is estimated from it.")
@@ -545,7 +588,7 @@ def _report_analysis(log, metric, a, b, noise, by, alternative, alpha, correctio
 @json_refusals
 @shape_options
 def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternative, alpha, target, sims, seed,
-         plot, scale, json_out, probe, shift="additive"):
+         plot, scale, json_out, probe, shift="additive", noise_cells=None, pilot_cells=None):
     """Size a probe: the minimum detectable gap (and power at --gap) of each design.
 
     \b
@@ -560,9 +603,11 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
 
     if plot and gap is None:
         raise OptionError("--plot draws power at a gap; add --gap G")
-    _refuse_inputs({"--plot": plot}, {"--noise": noise, "--pilot": pilot})
-    model = noise_model(probe.apply(noise, metric=metric), metric, scale=scale)
-    pilot_log = probe.apply(pilot, metric=metric, a=a, b=b) if pilot else None
+    _refuse_inputs({"--plot": plot}, {"--noise": noise, "--pilot": pilot, "--noise-cells": noise_cells,
+                                      "--pilot-cells": pilot_cells})
+    noise, pilot = _plan_sources(noise, pilot, noise_cells, pilot_cells, metric, probe)
+    model = noise_model(noise if noise_cells else probe.apply(noise, metric=metric), metric, scale=scale)
+    pilot_log = pilot if pilot_cells else probe.apply(pilot, metric=metric, a=a, b=b) if pilot else None
     err = console(stderr=True)
     with Progress(TextColumn("simulating designs"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=True, disable=not err.is_terminal) as bar:
@@ -651,10 +696,12 @@ def _report_format(path: Path) -> str:
 @alpha_option
 @click.option("-o", "--output", type=click.Path(path_type=Path), metavar="FILE",
               help="Also write the Markdown report section to FILE (.md).")
+@click.option("--cells", "as_cells", is_flag=True,
+              help="BEFORE and AFTER are cell tables (from probestats cells, or probestats sql in a warehouse).")
 @json_option()
 @json_refusals
 @shape_options
-def compare(before, after, metric, a, b, alternative, alpha, output, json_out, probe):
+def compare(before, after, metric, a, b, alternative, alpha, output, json_out, probe, as_cells=False):
     """Compare a probe BEFORE and AFTER a mitigation: same items, values, seeds and metric, side by side.
 
     Refuses (exit 1) logs that differ in items, values, seeds or metric.
@@ -667,8 +714,12 @@ def compare(before, after, metric, a, b, alternative, alpha, output, json_out, p
     from probestats.present.compare_section import render_compare
 
     _refuse_inputs({"-o": output}, {"BEFORE": before, "AFTER": after})
-    result = compare_runs(probe.apply(before, metric=metric, a=a, b=b), probe.apply(after, metric=metric, a=a, b=b),
-                          metric=metric, a=a, b=b, alternative=alternative, alpha=alpha, fold_case=probe.fold_case)
+    if as_cells:
+        result = _compare_cells(before, after, metric, a, b, alternative, alpha, probe)
+    else:
+        result = compare_runs(probe.apply(before, metric=metric, a=a, b=b),
+                              probe.apply(after, metric=metric, a=a, b=b), metric=metric, a=a, b=b,
+                              alternative=alternative, alpha=alpha, fold_case=probe.fold_case)
     if output is not None:
         if output.suffix.lower() not in (".md", ".markdown"):
             raise OptionError(f"-o {output}: the compare section is Markdown; use a file ending in .md")
@@ -768,19 +819,92 @@ def judge(log, order, response, choice, score, verdicts, by, repetition, scale, 
 
 
 def _analyze_cells(cells_file, metric, a, b, noise, by, alternative, alpha, correction, json_out,
-                   probe, reference, scale, factor) -> None:
+                   probe, reference, scale, factor, interval="t", row_level=False, noise_cells=None) -> None:
     """analyze --cells: the paired analysis from a cell table (shaping happened when it was built)."""
     from probestats.analyses.cells import analyze_cells
 
-    used = [name for name, v in (("--noise", noise), ("--where", probe.where), ("--derive", probe.derive),
-                                 ("--wide", probe.wide), ("--complete", probe.complete), ("--column", probe.columns),
-                                 ("--reference", reference), ("--group", probe.groups), ("--scale", scale),
-                                 ("--factor", factor)) if v]
-    if used:
-        raise OptionError(f"{used[0]} cannot be used with --cells: shape the log when building the cell table")
+    if noise is not None:
+        raise OptionError("--noise cannot be used with --cells: give the noise log as a cell table built with "
+                          "its runs, --noise-cells NOISE_CELLS (probestats cells NOISE_LOG --runs -o FILE)")
+    _refuse_row_options(probe, reference=reference, scale=scale, factor=factor, row_level=row_level)
     result = analyze_cells(cells_file, metric=metric, a=a, b=b, by=by, alternative=alternative, alpha=alpha,
-                           correction=correction)
+                           correction=correction, interval=interval, noise=noise_cells)
     emit(result, json_out)
+
+
+def _refuse_row_options(probe, **options) -> None:
+    """Options that need the rows of a log: refused with a cell table (they apply when it is built)."""
+    used = [name for name, v in (("--where", probe.where), ("--derive", probe.derive), ("--wide", probe.wide),
+                                 ("--complete", probe.complete), ("--column", probe.columns),
+                                 ("--group", probe.groups), ("--fold-case", probe.fold_case),
+                                 *((f"--{k.replace('_', '-')}", v) for k, v in options.items())) if v]
+    if used:
+        raise OptionError(f"{used[0]} cannot be used with a cell table: it needs the log's rows; build the cell "
+                          f"table with it (probestats cells LOG {used[0]} ...), or give the LOG")
+
+
+def _cells_only(**options) -> None:
+    """Cell-table options given without --cells: a usage error."""
+    used = [f"--{k.replace('_', '-')}" for k, v in options.items() if v]
+    if used:
+        raise click.UsageError(f"{used[0]} names a cell table: use it with --cells FILE")
+
+
+def _report_cells_usage(log, cells, metric, *, noise, before, judge, probe, reference, scale, factor) -> None:
+    """report --cells: what cannot go with it."""
+    if log:
+        raise click.UsageError("give a LOG or --cells FILE (one of them)")
+    if metric is None:
+        raise click.UsageError("Missing option '--metric' (a cell table holds one metric).")
+    for name, value, fix in (("--noise", noise, "--noise-cells NOISE_CELLS"),
+                             ("--before", before, "--before-cells BEFORE_CELLS")):
+        if value is not None:
+            raise OptionError(f"{name} cannot be used with --cells: give that log as a cell table too, {fix}")
+    if judge is not None:
+        raise OptionError("--order cannot be used with --cells: the order probe reads the judge's replies; "
+                          "report the LOG for it")
+    _refuse_row_options(probe, reference=reference, scale=scale, factor=factor)
+
+
+def _report_cells(cells, metric, a, b, by, alternative, alpha, correction, *, gap_of_interest):
+    """The analysis step of report --cells, as :func:`_report_analysis` does it for a row log."""
+    from probestats.analyses.cells import analyze_cells, compare_cells
+    from probestats.analyses.plan import with_design_power
+
+    result = analyze_cells(cells["--cells"], metric=metric, a=a, b=b, by=by, alternative=alternative, alpha=alpha,
+                           correction=correction, noise=cells["--noise-cells"])
+    result = with_design_power(result, gap_of_interest)
+    comparison = None
+    if cells["--before-cells"] is not None:
+        comparison = compare_cells(cells["--before-cells"], cells["--cells"], metric=metric,
+                                   a=a or result.main.a, b=b or result.main.b, alternative=alternative, alpha=alpha)
+    return result, comparison
+
+
+def _plan_sources(noise, pilot, noise_cells, pilot_cells, metric, probe):
+    """plan's noise and pilot: logs, or cell tables rebuilt into their runs."""
+    if (noise is None) == (noise_cells is None):
+        raise click.UsageError("give the noise log: --noise LOG or --noise-cells NOISE_CELLS (one of them)")
+    if pilot is not None and pilot_cells is not None:
+        raise click.UsageError("give --pilot LOG or --pilot-cells PILOT_CELLS, not both")
+    if noise_cells is None and pilot_cells is None:
+        return noise, pilot
+    from probestats.analyses.cells import cells_checked
+
+    if noise_cells is not None and pilot is not None or pilot_cells is not None and noise is not None:
+        raise click.UsageError("give the noise and the pilot both as logs or both as cell tables")
+    _refuse_row_options(probe)
+    noise = cells_checked(noise_cells, metric, rows=True, what="--noise-cells")
+    pilot = cells_checked(pilot_cells, metric, rows=True, what="--pilot-cells") if pilot_cells else None
+    return noise, pilot
+
+
+def _compare_cells(before, after, metric, a, b, alternative, alpha, probe):
+    """compare --cells: BEFORE and AFTER are cell tables."""
+    from probestats.analyses.cells import compare_cells
+
+    _refuse_row_options(probe)
+    return compare_cells(before, after, metric=metric, a=a, b=b, alternative=alternative, alpha=alpha)
 
 
 @cli.command()
@@ -789,8 +913,10 @@ def _analyze_cells(cells_file, metric, a, b, noise, by, alternative, alpha, corr
 @click.option("--by", multiple=True, metavar="COL", help="Keep cells apart per group of COL (repeatable).")
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path), metavar="FILE",
               help="The cell table to write (.parquet, .csv or .jsonl).")
+@click.option("--runs", "keep_runs", is_flag=True,
+              help="Keep each cell's values too: a noise or pilot log for plan (or --noise-cells) needs them.")
 @shape_options
-def cells(log, metric, by, output, probe):
+def cells(log, metric, by, output, probe, keep_runs=False):
     """Summarize a log into its cell table: one row per item x value (x --by group), exact sums.
 
     \b
@@ -804,7 +930,7 @@ def cells(log, metric, by, output, probe):
 
     _refuse_inputs({"-o": output}, {"LOG": log})
     table, checked = cell_table(probe.apply(log, metric=metric, by=by), metric=metric, by=by,
-                                fold_case=probe.fold_case)
+                                fold_case=probe.fold_case, runs=keep_runs)
     suffix = Path(output).suffix.lower()
     buffer = io.BytesIO()
     if suffix == ".parquet":
@@ -836,7 +962,15 @@ def cells(log, metric, by, output, probe):
               help="Decimal places of the metric's values; sums are exact whole units of 10^-places.")
 @click.option("--no-seed", is_flag=True,
               help="The table has no seed column: each cell's halves (the within-log noise) follow --order.")
-def sql(dialect, table, metric, by, where, derive, column, order, places, no_seed=False):
+@click.option("--time", "with_time", is_flag=True,
+              help="The table has a time column: keep each cell's first and last time (the report's run dates).")
+@click.option("--runs", "with_runs", is_flag=True,
+              help="Keep each cell's values, as a noise or pilot table for plan (and --noise-cells) needs them.")
+@click.option("--setting", "settings", multiple=True, type=click.Choice(["model", "temperature", "system"]),
+              help="A held-fixed setting column to keep per cell (its first run's value), for the report "
+                   "(repeatable).")
+def sql(dialect, table, metric, by, where, derive, column, order, places, no_seed=False, with_time=False,
+        with_runs=False, settings=()):
     """Print the SQL that builds the cell table in a warehouse, and validation queries to run there.
 
     \b
@@ -849,7 +983,8 @@ def sql(dialect, table, metric, by, where, derive, column, order, places, no_see
 
     common = dict(table=table, metric=metric, dialect=dialect.lower(), by=by, places=places,
                   columns=_parse_columns(column), where=where, derive=[parse_derive(d) for d in derive])
-    query = cell_query(order=order, seed=None if no_seed else "seed", **common)
+    query = cell_query(order=order, seed=None if no_seed else "seed", time=with_time, runs=with_runs,
+                       settings=settings, **common)
     checks = validation_queries(seed=None if no_seed else "seed", **common)
     note = "" if dialect.lower() in TESTED_DIALECTS else f" (dialect {dialect}: written by sqlglot, not tested)"
     click.echo(f"-- the cell table{note}: save the result as Parquet or CSV, then\n"

@@ -310,7 +310,8 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
     if noise_table is not None:
         noise_frame = noise_table if isinstance(noise_table, pl.DataFrame) else read_cells(noise_table)
         noise_checked = cells_checked(noise_frame, metric, rows=True, what="--noise",
-                                      source="noise" if isinstance(noise_table, pl.DataFrame) else str(noise_table))
+                                      source="noise" if isinstance(noise_table, pl.DataFrame)
+                                      else Path(noise_table).name)
         if noise_frame.select(pl.struct("item", "variant").is_duplicated().any()).item():
             raise OptionError("the noise cell table has several rows for one item and value (it was built with "
                               "--by); build it without --by")
@@ -384,8 +385,8 @@ def cells_checked(cells, metric: str, *, source: str | None = None, rows: bool =
     keeps (with ``rows``: the runs themselves, :func:`cell_rows`); the log's frame adds the cells'
     first and last times. Its metric column is empty: the sums stay in the table.
     """
-    if source is None:
-        source = str(cells) if not isinstance(cells, pl.DataFrame) else "cells"
+    if source is None:  # a file's name, as a log's source is
+        source = Path(cells).name if not isinstance(cells, pl.DataFrame) else "cells"
     frame = cells if isinstance(cells, pl.DataFrame) else read_cells(cells)
     _check_metric(frame, metric, source)
     order = _value_order(frame)
@@ -413,3 +414,54 @@ def cells_checked(cells, metric: str, *, source: str | None = None, rows: bool =
     a, b = (order + [None, None])[:2]
     return Checked(frame=facts, metric=metric, a=a, b=b, values=tuple(order), problems=(), log=log)
 
+
+
+def compare_cells(before, after, *, metric: str, a: str | None = None, b: str | None = None,
+                  alternative: str = "two-sided", alpha: float = 0.05, names: tuple[str, str] | None = None):
+    """:func:`probestats.analyses.compare.compare_runs` from two cell tables (paths or frames).
+
+    The same checks (items, values and, when both tables keep them, seeds: the ``seeds`` column),
+    the same analyses (:func:`analyze_cells`) and the same change test, so the result equals the row
+    logs'. Validation warnings of the logs are not in the tables (``probestats cells`` printed them).
+
+    >>> before = [{"item": i, "variant": v, "seed": s, "steps": 4 + (v == "formal") + s % 2}
+    ...           for i in range(6) for v in ("formal", "casual") for s in (1, 2)]
+    >>> after = [dict(r, steps=4 + r["seed"] % 2) for r in before]
+    >>> result = compare_cells(cell_table(before, metric="steps")[0], cell_table(after, metric="steps")[0],
+    ...                        metric="steps")
+    >>> result.change_average_gap, result.change_test.pvalue
+    (-1.0, 0.03125)
+    """
+    from probestats.analyses.compare import Comparison, NotComparableError, comparable_problems
+    from probestats.stats.hypotests import sign_flip_test
+
+    cb, ca = (cells_checked(t, metric, source=s) for t, s in
+              ((before, None if names is None else names[0]), (after, None if names is None else names[1])))
+    if names is None:
+        names = ("BEFORE", "AFTER") if cb.log.source == ca.log.source else (cb.log.source, ca.log.source)
+    for name, v in (("--a", a), ("--b", b)):
+        if v is not None and v not in cb.values:
+            raise OptionError(f"{name} {v}: not a value of the cell table (values: {', '.join(cb.values[:10])})")
+    if a is not None or b is not None:  # the default pair: the first values other than the one given
+        rest = [v for v in cb.values if v not in (a, b)]
+        a = a if a is not None else rest.pop(0) if rest else None
+        b = b if b is not None else rest.pop(0) if rest else None
+    else:
+        a, b = cb.a, cb.b
+    problems = comparable_problems(cb, ca, metric=metric, names=names,
+                                   values=(a, b) if a is not None and b is not None else None)
+    if problems:
+        raise NotComparableError(problems)
+    kw = dict(metric=metric, a=a, b=b, alternative=alternative, alpha=alpha)
+    res_b = analyze_cells(before if isinstance(before, pl.DataFrame) else read_cells(before), **kw)
+    res_a = analyze_cells(after if isinstance(after, pl.DataFrame) else read_cells(after), **kw)
+    res_b = replace(res_b, checked=replace(res_b.checked, log=cb.log))
+    res_a = replace(res_a, checked=replace(res_a.checked, log=ca.log))
+    items = res_b.main.items.select("item", pl.col("gap").alias("gap_before")).join(
+        res_a.main.items.select("item", pl.col("gap").alias("gap_after")), on="item", maintain_order="left")
+    items = items.with_columns((pl.col("gap_after") - pl.col("gap_before")).alias("change"))
+    test = sign_flip_test(items["change"].to_list(), alternative=alternative)
+    tagged = tuple(replace(p, message=f"{n}: {p.message}") for r, n in ((res_b, names[0]), (res_a, names[1]))
+                   for p in r.problems)
+    return Comparison(before=res_b, after=res_a, names=tuple(names), items=items, change_test=test, problems=tagged,
+                      seeds_checked="seed" in cb.frame.columns and "seed" in ca.frame.columns)

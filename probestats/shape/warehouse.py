@@ -98,13 +98,18 @@ def _halves(src: str, value: str, cell: str, seed: str | None) -> str:
 def cell_query(*, table: str, metric: str, dialect: str = "duckdb", by: Sequence[str] = (), places: int = 6,
                columns: Mapping[str, str] | None = None, where: str | None = None,
                derive: Sequence[tuple[str, str]] = (), order: str | None = None,
-               seed: str | None = "seed") -> str:
+               seed: str | None = "seed", time: bool = False, runs: bool = False,
+               settings: Sequence[str] = ()) -> str:
     """The query that builds the cell table from ``table``, in ``dialect``.
 
     ``order`` names a column giving the runs' order (a row number or a time), so items keep
     the log's order; without it items are ordered by their id. ``seed`` is the (canonical)
     seed column the halves of each cell are split by; None for a table without one (the
-    halves then follow ``order``).
+    halves then follow ``order``), and each cell's seeds are kept as a JSON list (``seeds``).
+    ``settings``: held-fixed columns (model, temperature, system) kept per cell as its first run's
+    value (the report's design section). ``time``: the table has a ``time`` column; each cell's first and last are kept (the report's run
+    dates). ``runs``: each cell's values are kept, in order (``runs_units``), as a noise or pilot
+    table for ``plan`` needs them.
 
     >>> sql = cell_query(table="logs", metric="steps")
     >>> "DECIMAL(38, 0)" in sql and "sum_units" in sql
@@ -130,10 +135,17 @@ def cell_query(*, table: str, metric: str, dialect: str = "duckdb", by: Sequence
         f"MIN({value}) AS min",
         f"MAX({value}) AS max",
         f"MIN(CASE WHEN {value} IS NOT NULL THEN __row END) AS first_row",
-        f"SUM(CASE WHEN {first} THEN 1 ELSE 0 END) AS n_first",
+        f"CAST(SUM(CASE WHEN {first} THEN 1 ELSE 0 END) AS BIGINT) AS n_first",
         f"CAST(SUM(CASE WHEN {first} THEN {units} ELSE 0 END) AS VARCHAR) AS sum_units_first",
         f"CAST(SUM(CASE WHEN {first} THEN {units} * {units} ELSE 0 END) AS VARCHAR) AS sumsq_units_first",
         "CASE WHEN MIN(CASE WHEN __seeded THEN 1 ELSE 0 END) = 1 THEN 'seed' ELSE 'row order' END AS first_split",
+        "'" + metric.replace("'", "''") + "' AS metric",
+        *[f"ARG_MIN({_ident(c)}, __row) AS {_ident(c)}" for c in settings],
+        *([f"CAST(TO_JSON(LIST(DISTINCT TRIM(CAST({_ident(seed)} AS VARCHAR))) FILTER (WHERE {_ident(seed)} IS NOT NULL)) "
+           "AS VARCHAR) AS seeds"] if seed else []),
+        *([f"MIN({_ident('time')}) AS time_min", f"MAX({_ident('time')}) AS time_max"] if time else []),
+        *([f"STRING_AGG(CAST({units} AS VARCHAR), ' ' ORDER BY __row) FILTER (WHERE {value} IS NOT NULL) "
+           "AS runs_units"] if runs else []),
     ])
     src = _halves(_source(table, metric, columns, where, derive, order), value, group, seed)
     sql = f"SELECT {select} FROM ({src}) AS src GROUP BY {group} ORDER BY first_row"
