@@ -61,6 +61,8 @@ __all__ = ["cell_table", "read_cells", "analyze_cells", "CELL_COLUMNS", "HALF_CO
 CELL_COLUMNS = ("item", "variant", "n", "counted", "places", "sum_units", "sumsq_units", "min", "max", "first_row")
 #: the first half of each cell's runs (the within-log noise); optional, absent from older tables
 HALF_COLUMNS = ("n_first", "sum_units_first", "sumsq_units_first", "first_split")
+#: what the table keeps of the log beyond its sums (optional)
+FACT_COLUMNS = ("metric", "seeds", "time_min", "time_max", "runs_units")
 
 
 def cell_table(log, *, metric: str, by: Sequence[str] = (), fold_case: bool = False,
@@ -136,7 +138,7 @@ def cell_table(log, *, metric: str, by: Sequence[str] = (), fold_case: bool = Fa
     if "seeds" in cells.columns:  # JSON text: every file format keeps it, and seeds stay text
         cells = cells.with_columns(pl.Series("seeds", [json.dumps(s, ensure_ascii=False)
                                                        for s in cells["seeds"].to_list()], dtype=pl.String))
-    facts = [c for c in ("metric", "seeds", "time_min", "time_max", "runs_units") if c in cells.columns]
+    facts = [c for c in FACT_COLUMNS if c in cells.columns]
     return cells.select(*by, *CELL_COLUMNS, *settings, *HALF_COLUMNS, *facts), checked
 
 
@@ -144,7 +146,7 @@ def read_cells(path) -> pl.DataFrame:
     """Read a cell table (Parquet, CSV or JSONL) and check its columns."""
     path = Path(path)
     try:
-        if path.suffix.lower() == ".parquet":
+        if path.suffix.lower() == ".parquet" or _is_parquet(path):
             cells = pl.read_parquet(path)
         elif path.suffix.lower() in (".jsonl", ".ndjson"):
             cells = pl.read_ndjson(path, infer_schema_length=None)
@@ -168,6 +170,15 @@ def read_cells(path) -> pl.DataFrame:
                               *([pl.col("n_first").cast(pl.Int64), pl.col("sum_units_first").cast(pl.String),
                                  pl.col("sumsq_units_first").cast(pl.String), pl.col("first_split").cast(pl.String)]
                                 if halves else []))
+
+
+def _is_parquet(path: Path) -> bool:
+    """A Parquet file whatever its name (a warehouse's export may keep another suffix)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) == b"PAR1"
+    except OSError:
+        return False
 
 
 def _item_table(cells: pl.DataFrame, a: str, b: str, by: Sequence[str]) -> pl.DataFrame:
@@ -382,7 +393,7 @@ def cells_checked(cells, metric: str, *, source: str | None = None, rows: bool =
     """A :class:`~probestats.checks.schema.Checked` standing for the log a cell table was built from,
     for what reads a log's facts rather than its sums (the report's design section, the before and
     after comparison): one row per cell and seed with the item, value, seed and settings the table
-    keeps (with ``rows``: the runs themselves, :func:`cell_rows`); the log's frame adds the cells'
+    keeps, ``--by`` columns included (with ``rows``: the runs themselves, :func:`cell_rows`); the log's frame adds the cells'
     first and last times. Its metric column is empty: the sums stay in the table.
     """
     if source is None:  # a file's name, as a log's source is
@@ -393,7 +404,8 @@ def cells_checked(cells, metric: str, *, source: str | None = None, rows: bool =
     if rows:
         facts = cell_rows(frame, metric, what=what)
     else:
-        settings = [c for c in SETTINGS if c in frame.columns]
+        known = {*CELL_COLUMNS, *HALF_COLUMNS, *FACT_COLUMNS, *SETTINGS}
+        settings = [c for c in frame.columns if c not in known] + [c for c in SETTINGS if c in frame.columns]
         table = frame.sort("first_row", nulls_last=True)
         seeds = ([json.loads(s) if s else [] for s in table["seeds"].to_list()] if "seeds" in frame.columns
                  else None)

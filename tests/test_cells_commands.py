@@ -1,0 +1,239 @@
+"""report, plan and compare from cell tables: the same output as from the row logs.
+
+The reference is the row log itself: each command run on the logs and on their cell tables
+(written by ``probestats cells`` or by DuckDB running ``probestats sql``) must print the same
+JSON and write the same Markdown, byte for byte. A cell table is saved under its log's file
+name (in another folder), so that even the names the output quotes agree.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import polars as pl
+import pytest
+from click.testing import CliRunner
+
+from probestats.cli import cli, main
+from tests.factories import make_log
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
+
+
+def run(*args) -> str:
+    result = CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def cells_of(log: Path, folder: Path, *options) -> Path:
+    """The cell table of ``log``, as CSV under the log's own file name in ``folder``."""
+    folder.mkdir(exist_ok=True)
+    out = folder / log.name
+    run("cells", log, "--metric", "steps", "-o", out.with_suffix(".csv"), *options)
+    if out.suffix != ".csv":
+        out.with_suffix(".csv").rename(out)  # the table keeps its log's name, suffix and all
+    return out
+
+
+def same_report(row_args, cell_args, tmp_path, name="report.md") -> str:
+    """Write the report both ways (same file name, two folders) and return the row log's text."""
+    (tmp_path / "row").mkdir(exist_ok=True)
+    (tmp_path / "cell").mkdir(exist_ok=True)
+    run("report", *row_args, "-o", tmp_path / "row" / name)
+    run("report", *cell_args, "-o", tmp_path / "cell" / name)
+    return (tmp_path / "row" / name).read_text(), (tmp_path / "cell" / name).read_text()
+
+
+# --------------------------------------------------------------------------- report
+
+
+@pytest.mark.parametrize("fmt", ["md", "json", "html"])
+def test_report_from_cells_is_the_row_logs_report(tmp_path, fmt):
+    probe, noise = SAMPLES / "style_probe.csv", SAMPLES / "style_noise.csv"
+    cells = cells_of(probe, tmp_path / "t")
+    noise_cells = cells_of(noise, tmp_path / "t", "--runs")
+    row, cell = same_report([probe, "--metric", "steps", "--noise", noise],
+                            ["--cells", cells, "--noise-cells", noise_cells, "--metric", "steps"],
+                            tmp_path, f"report.{fmt}")
+    # the report names what it was made from; everything else is the same, bit for bit
+    assert "style" in row and str(cells) not in row
+    cell = cell.replace(str(cells), str(probe))
+    if fmt == "md":  # Markdown escapes the underscore of sample_logs
+        cell = cell.replace(str(cells).replace("_", "\\_"), str(probe).replace("_", "\\_"))
+    assert cell == row
+
+
+@pytest.mark.parametrize("name", ["style_hand.csv", "style_probe_5seeds.csv"])
+def test_report_without_noise_log_keeps_design_facts(tmp_path, name):
+    # style_hand.csv: times and seeds; the design section lists held-fixed settings, seeds and run dates
+    log = SAMPLES / name
+    cells = cells_of(log, tmp_path / "t")
+    row, cell = same_report([log, "--metric", "steps"], ["--cells", cells, "--metric", "steps"], tmp_path)
+    cell = cell.replace(str(cells).replace("_", "\\_"), str(log).replace("_", "\\_"))
+    assert cell == row
+    assert "seeds" in row and "stand-in-v1" in row
+
+
+def test_report_with_by_groups_and_before_cells(tmp_path):
+    before = make_log(items=8, runs=4, gap=1.0, seed=1)
+    after = before.with_columns(pl.when(pl.col("variant") == "formal").then(pl.col("steps") - 1)
+                                .otherwise(pl.col("steps")).alias("steps"))
+    paths = {}
+    for name, frame in (("before.csv", before), ("after.csv", after)):
+        paths[name] = tmp_path / name
+        frame.with_columns(pl.when(pl.col("item").cast(pl.Int64) % 2 == 0).then(pl.lit("m1")).otherwise(pl.lit("m2"))
+                           .alias("topic")).write_csv(paths[name])
+    tables = {n: cells_of(p, tmp_path / "t", "--by", "topic") for n, p in paths.items()}
+    row, cell = same_report([paths["after.csv"], "--metric", "steps", "--by", "topic", "--before", paths["before.csv"]],
+                            ["--cells", tables["after.csv"], "--metric", "steps", "--by", "topic",
+                             "--before-cells", tables["before.csv"]], tmp_path, "report.json")
+    assert json.loads(cell.replace(str(tables["after.csv"]), str(paths["after.csv"]))) == json.loads(row)
+    assert json.loads(row)["groups"] and json.loads(row)["compare"]
+
+
+# --------------------------------------------------------------------------- plan
+
+
+def test_plan_from_noise_and_pilot_cells_is_the_row_logs_plan(tmp_path):
+    noise, pilot = SAMPLES / "style_noise.csv", SAMPLES / "style_probe.csv"
+    nc, pc = cells_of(noise, tmp_path / "t", "--runs"), cells_of(pilot, tmp_path / "t", "--runs")
+    common = ["--metric", "steps", "--items", "6,8", "--runs", "5,10", "--gap", "0.75", "--sims", "200", "--json"]
+    want = run("plan", "--noise", noise, "--pilot", pilot, *common)
+    assert run("plan", "--noise-cells", nc, "--pilot-cells", pc, *common) == want
+    assert json.loads(want)["tau_source"] == "pilot"
+
+
+@pytest.mark.parametrize("metric", ["continuous", "picked", "likert"])
+def test_plan_from_cells_for_every_kind_of_metric(tmp_path, metric):
+    # continuous (two decimals), 0/1 (bounded: the shift table) and 1-5 whole numbers
+    frame = make_log(items=6, runs=5, gap=0.0, seed=3, integer=(metric != "continuous"))
+    if metric == "continuous":
+        frame = frame.with_columns(pl.col("steps").round(2))
+    elif metric == "picked":
+        frame = frame.with_columns((pl.col("steps") > 5).cast(pl.Int64).alias("steps"))
+    else:
+        frame = frame.with_columns(pl.col("steps").clip(1, 5))
+    log = tmp_path / "noise.csv"
+    frame.write_csv(log)
+    table = cells_of(log, tmp_path / "t", "--runs")
+    common = ["--metric", "steps", "--items", "8", "--runs", "3", "--sims", "200", "--json"]
+    assert run("plan", "--noise-cells", table, *common) == run("plan", "--noise", log, *common)
+
+
+# --------------------------------------------------------------------------- compare
+
+
+def test_compare_cells_is_the_row_logs_compare(tmp_path):
+    before = make_log(items=8, runs=3, gap=1.0, seed=5)
+    after = make_log(items=8, runs=3, gap=0.2, seed=6)
+    paths = {n: tmp_path / n for n in ("before.csv", "after.csv")}
+    before.write_csv(paths["before.csv"])
+    after.write_csv(paths["after.csv"])
+    tables = {n: cells_of(p, tmp_path / "t") for n, p in paths.items()}
+    want = run("compare", paths["before.csv"], paths["after.csv"], "--metric", "steps", "--json")
+    got = run("compare", "--cells", tables["before.csv"], tables["after.csv"], "--metric", "steps", "--json")
+    assert got == want
+    assert json.loads(want)["seeds_checked"] is True and json.loads(want)["before"]["noise"] is not None
+    # Markdown section too
+    run("compare", paths["before.csv"], paths["after.csv"], "--metric", "steps", "-o", tmp_path / "row.md")
+    run("compare", "--cells", tables["before.csv"], tables["after.csv"], "--metric", "steps", "-o", tmp_path / "cell.md")
+    assert (tmp_path / "cell.md").read_text() == (tmp_path / "row.md").read_text()
+
+
+def test_compare_cells_refuses_what_the_row_logs_refuse(tmp_path, capsys):
+    # different seed lists: the same not_comparable message, naming the same files
+    logs = [SAMPLES / "style_probe.csv", SAMPLES / "style_probe_5seeds.csv"]
+    tables = [cells_of(p, tmp_path / "t") for p in logs]
+    capsys.readouterr()
+    assert main(["compare", *map(str, logs), "--metric", "steps"]) == 1
+    want = capsys.readouterr().err
+    assert main(["compare", "--cells", *map(str, tables), "--metric", "steps"]) == 1
+    got = capsys.readouterr().err
+    assert "seeds differ in items 0, 1" in want
+    assert got.replace(str(tmp_path / "t") + "/", "") == want.replace(str(SAMPLES) + "/", "")
+
+
+# --------------------------------------------------------------------------- DuckDB
+
+
+duckdb = pytest.importorskip("duckdb")
+
+
+def duckdb_cells(log: Path, folder: Path, *options) -> Path:
+    """probestats sql's query run by DuckDB on ``log``, saved as Parquet under the log's name."""
+    con = duckdb.connect()
+    con.execute("SET threads = 1")
+    con.execute(f"CREATE TABLE logs AS SELECT *, ROW_NUMBER() OVER () AS _row FROM read_csv_auto('{log}')")
+    query = run("sql", "--dialect", "duckdb", "--table", "logs", "--metric", "steps", "--order", "_row",
+                *options).split(";")[0]
+    folder.mkdir(exist_ok=True)
+    out = folder / log.name
+    con.execute(f"COPY ({query}) TO '{out}' (FORMAT PARQUET)")
+    return out
+
+
+def test_report_and_plan_from_duckdb_tables_are_the_row_logs(tmp_path):
+    probe, noise = SAMPLES / "style_hand.csv", SAMPLES / "style_noise.csv"
+    facts = ["--time", "--setting", "model", "--setting", "temperature"]
+    cells = duckdb_cells(probe, tmp_path / "t", *facts)
+    noise_cells = duckdb_cells(noise, tmp_path / "t", *facts, "--setting", "system", "--runs")
+    row, cell = same_report([probe, "--metric", "steps", "--noise", noise],
+                            ["--cells", cells, "--noise-cells", noise_cells, "--metric", "steps"], tmp_path)
+    assert cell.replace(str(cells).replace("_", "\\_"), str(probe).replace("_", "\\_")) == row
+    common = ["--metric", "steps", "--items", "8", "--runs", "5", "--sims", "200", "--json"]
+    assert run("plan", "--noise-cells", noise_cells, *common) == run("plan", "--noise", noise, *common)
+
+
+def test_compare_from_duckdb_tables_is_the_row_logs(tmp_path):
+    before, after = make_log(items=6, runs=4, gap=1.0, seed=7), make_log(items=6, runs=4, gap=0.0, seed=8)
+    paths = {n: tmp_path / n for n in ("before.csv", "after.csv")}
+    before.write_csv(paths["before.csv"])
+    after.write_csv(paths["after.csv"])
+    tables = [duckdb_cells(p, tmp_path / "t") for p in paths.values()]
+    want = run("compare", *paths.values(), "--metric", "steps", "--json")
+    assert run("compare", "--cells", *tables, "--metric", "steps", "--json") == want
+
+
+# --------------------------------------------------------------------------- refusals
+
+
+def test_options_that_need_rows_are_refused_in_one_line(tmp_path, capsys):
+    log, noise = SAMPLES / "style_probe.csv", SAMPLES / "style_noise.csv"
+    cells = cells_of(log, tmp_path / "t")
+    bare_noise = tmp_path / "bare.csv"
+    run("cells", noise, "--metric", "steps", "-o", bare_noise)
+    out = tmp_path / "r.md"
+    for args, code, text in [
+        (["report", "--cells", cells, "--metric", "steps", "--noise", noise, "-o", out], 1,
+         "--noise cannot be used with --cells: give that log as a cell table too, --noise-cells"),
+        (["report", "--cells", cells, "--metric", "steps", "--where", "seed > 1", "-o", out], 1,
+         "--where cannot be used with a cell table: it needs the log's rows; build the cell table with it"),
+        (["report", "--cells", cells, "--metric", "steps", "--order", "variant", "--choice", "x", "-o", out], 1,
+         "--order cannot be used with --cells"),
+        (["report", log, "--cells", cells, "--metric", "steps", "-o", out], 2, "give a LOG or --cells FILE"),
+        (["report", "--metric", "steps", "-o", out], 2, "Missing argument 'LOG...'"),
+        (["report", log, "--metric", "steps", "--noise-cells", cells, "-o", out], 2,
+         "--noise-cells names a cell table: use it with --cells FILE"),
+        (["analyze", "--cells", cells, "--metric", "steps", "--row-level"], 1,
+         "--row-level cannot be used with a cell table"),
+        (["analyze", log, "--metric", "steps", "--noise-cells", cells], 2, "--noise-cells names a cell table"),
+        (["analyze", "--cells", cells, "--metric", "steps", "--noise-cells", bare_noise], 1,
+         "the cell table has no runs_units column, and the noise model resamples runs; build it with "
+         "probestats cells --runs"),
+        (["analyze", "--cells", cells, "--metric", "score"], 1,
+         "--metric score: the cell table"),
+        (["plan", "--metric", "steps"], 2, "give the noise log: --noise LOG or --noise-cells NOISE_CELLS"),
+        (["plan", "--noise-cells", bare_noise, "--metric", "steps"], 1, "probestats cells --runs"),
+        (["plan", "--noise-cells", bare_noise, "--metric", "steps", "--derive", "x = steps"], 1,
+         "--derive cannot be used with a cell table"),
+        (["compare", "--cells", cells, cells, "--metric", "steps", "--fold-case"], 1,
+         "--fold-case cannot be used with a cell table"),
+    ]:
+        capsys.readouterr()
+        assert main([str(a) for a in args]) == code, args
+        err = capsys.readouterr().err
+        assert text in err, (args, err)
+        assert "Traceback" not in err and err.count("Error:") == 1, err
