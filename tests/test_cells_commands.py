@@ -139,7 +139,8 @@ def test_compare_cells_is_the_row_logs_compare(tmp_path):
     assert json.loads(want)["seeds_checked"] is True and json.loads(want)["before"]["noise"] is not None
     # Markdown section too
     run("compare", paths["before.csv"], paths["after.csv"], "--metric", "steps", "-o", tmp_path / "row.md")
-    run("compare", "--cells", tables["before.csv"], tables["after.csv"], "--metric", "steps", "-o", tmp_path / "cell.md")
+    run("compare", "--cells", tables["before.csv"], tables["after.csv"], "--metric", "steps",
+        "-o", tmp_path / "cell.md")
     assert (tmp_path / "cell.md").read_text() == (tmp_path / "row.md").read_text()
 
 
@@ -237,3 +238,40 @@ def test_options_that_need_rows_are_refused_in_one_line(tmp_path, capsys):
         err = capsys.readouterr().err
         assert text in err, (args, err)
         assert "Traceback" not in err and err.count("Error:") == 1, err
+
+
+# --------------------------------------------------------------------------- Spark
+
+
+@pytest.mark.skipif(not __import__("os").environ.get("PROBESTATS_SPARK"),
+                    reason="set PROBESTATS_SPARK=1 (needs pyspark and java)")
+def test_report_and_plan_from_spark_tables_are_the_row_logs(tmp_path):
+    pytest.importorskip("pyspark")
+    if shutil.which("java") is None:
+        pytest.skip("no Java runtime")
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.builder.master("local[1]").appName("probestats").getOrCreate()
+
+    def spark_cells(log: Path, *options) -> Path:
+        frame = pl.read_csv(log, infer_schema=False).with_row_index("_row")
+        frame = frame.with_columns(pl.col("_row").cast(pl.Int64), pl.col("steps").cast(pl.Float64))
+        schema = ", ".join(f"`{c}` {'BIGINT' if c == '_row' else 'DOUBLE' if c == 'steps' else 'STRING'}"
+                           for c in frame.columns)
+        spark.createDataFrame(frame.rows(), schema=schema).createOrReplaceTempView("logs")
+        query = run("sql", "--dialect", "spark", "--table", "logs", "--metric", "steps", "--order", "_row",
+                    *options).split(";")[0]
+        out = tmp_path / "t" / log.name
+        out.parent.mkdir(exist_ok=True)
+        pl.DataFrame([r.asDict() for r in spark.sql(query).collect()], infer_schema_length=None).write_csv(out)
+        return out
+
+    probe, noise = SAMPLES / "style_hand.csv", SAMPLES / "style_noise.csv"
+    facts = ["--time", "--setting", "model", "--setting", "temperature"]
+    cells = spark_cells(probe, *facts)
+    noise_cells = spark_cells(noise, *facts, "--setting", "system", "--runs")
+    row, cell = same_report([probe, "--metric", "steps", "--noise", noise],
+                            ["--cells", cells, "--noise-cells", noise_cells, "--metric", "steps"], tmp_path)
+    assert cell.replace(str(cells).replace("_", "\\_"), str(probe).replace("_", "\\_")) == row
+    common = ["--metric", "steps", "--items", "8", "--runs", "5", "--sims", "200", "--json"]
+    assert run("plan", "--noise-cells", noise_cells, *common) == run("plan", "--noise", noise, *common)

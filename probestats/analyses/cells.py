@@ -393,8 +393,8 @@ def cells_checked(cells, metric: str, *, source: str | None = None, rows: bool =
     """A :class:`~probestats.checks.schema.Checked` standing for the log a cell table was built from,
     for what reads a log's facts rather than its sums (the report's design section, the before and
     after comparison): one row per cell and seed with the item, value, seed and settings the table
-    keeps, ``--by`` columns included (with ``rows``: the runs themselves, :func:`cell_rows`); the log's frame adds the cells'
-    first and last times. Its metric column is empty: the sums stay in the table.
+    keeps, ``--by`` columns included (with ``rows``: the runs themselves, :func:`cell_rows`); the
+    log's frame adds the cells' first and last times. Its metric column is empty: the sums stay in the table.
     """
     if source is None:  # a file's name, as a log's source is
         source = Path(cells).name if not isinstance(cells, pl.DataFrame) else "cells"

@@ -38,6 +38,13 @@ def _ident(name: str) -> str:
     return exp.to_identifier(name, quoted=True).sql("duckdb")
 
 
+def _literal(text: str) -> str:
+    """A string literal (sqlglot escapes it for each dialect)."""
+    from sqlglot import exp
+
+    return exp.Literal.string(text).sql("duckdb")
+
+
 def _source(table: str, metric: str, columns: Mapping[str, str], where: str | None,
             derive: Sequence[tuple[str, str]], order: str | None) -> str:
     """The log as a query: mapped columns under their canonical names, derived columns, the filter."""
@@ -107,8 +114,8 @@ def cell_query(*, table: str, metric: str, dialect: str = "duckdb", by: Sequence
     seed column the halves of each cell are split by; None for a table without one (the
     halves then follow ``order``), and each cell's seeds are kept as a JSON list (``seeds``).
     ``settings``: held-fixed columns (model, temperature, system) kept per cell as its first run's
-    value (the report's design section). ``time``: the table has a ``time`` column; each cell's first and last are kept (the report's run
-    dates). ``runs``: each cell's values are kept, in order (``runs_units``), as a noise or pilot
+    value (the report's design section). ``time``: the table has a ``time`` column; each cell's
+    first and last are kept (the report's run dates). ``runs``: each cell's values are kept, in order (``runs_units``), as a noise or pilot
     table for ``plan`` needs them.
 
     >>> sql = cell_query(table="logs", metric="steps")
@@ -139,10 +146,11 @@ def cell_query(*, table: str, metric: str, dialect: str = "duckdb", by: Sequence
         f"CAST(SUM(CASE WHEN {first} THEN {units} ELSE 0 END) AS VARCHAR) AS sum_units_first",
         f"CAST(SUM(CASE WHEN {first} THEN {units} * {units} ELSE 0 END) AS VARCHAR) AS sumsq_units_first",
         "CASE WHEN MIN(CASE WHEN __seeded THEN 1 ELSE 0 END) = 1 THEN 'seed' ELSE 'row order' END AS first_split",
-        "'" + metric.replace("'", "''") + "' AS metric",
+        f"{_literal(metric)} AS metric",
         *[f"ARG_MIN({_ident(c)}, __row) AS {_ident(c)}" for c in settings],
-        *([f"CAST(TO_JSON(LIST(DISTINCT TRIM(CAST({_ident(seed)} AS VARCHAR))) FILTER (WHERE {_ident(seed)} IS NOT NULL)) "
-           "AS VARCHAR) AS seeds"] if seed else []),
+        # LIST_DISTINCT, not a DISTINCT aggregate: Spark 4 cannot plan one beside LISTAGG ... WITHIN GROUP
+        *([f"CAST(TO_JSON(LIST_DISTINCT(LIST(TRIM(CAST({_ident(seed)} AS VARCHAR))) "
+           f"FILTER (WHERE {_ident(seed)} IS NOT NULL))) AS VARCHAR) AS seeds"] if seed else []),
         *([f"MIN({_ident('time')}) AS time_min", f"MAX({_ident('time')}) AS time_max"] if time else []),
         *([f"STRING_AGG(CAST({units} AS VARCHAR), ' ' ORDER BY __row) FILTER (WHERE {value} IS NOT NULL) "
            "AS runs_units"] if runs else []),
