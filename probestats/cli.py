@@ -837,6 +837,8 @@ def _refuse_row_options(probe, **options) -> None:
     used = [name for name, v in (("--where", probe.where), ("--derive", probe.derive), ("--wide", probe.wide),
                                  ("--complete", probe.complete), ("--column", probe.columns),
                                  ("--group", probe.groups), ("--fold-case", probe.fold_case),
+                                 ("--format", probe.format), ("--sheet", probe.sheet),
+                                 ("--skip-rows", probe.skip_rows), ("--encoding", probe.encoding),
                                  *((f"--{k.replace('_', '-')}", v) for k, v in options.items())) if v]
     if used:
         raise OptionError(f"{used[0]} cannot be used with a cell table: it needs the log's rows; build the cell "

@@ -232,6 +232,8 @@ def test_options_that_need_rows_are_refused_in_one_line(tmp_path, capsys):
          "--derive cannot be used with a cell table"),
         (["compare", "--cells", cells, cells, "--metric", "steps", "--fold-case"], 1,
          "--fold-case cannot be used with a cell table"),
+        (["analyze", "--cells", cells, "--metric", "steps", "--skip-rows", "2"], 1,
+         "--skip-rows cannot be used with a cell table"),
     ]:
         capsys.readouterr()
         assert main([str(a) for a in args]) == code, args
@@ -275,3 +277,32 @@ def test_report_and_plan_from_spark_tables_are_the_row_logs(tmp_path):
     assert cell.replace(str(cells).replace("_", "\\_"), str(probe).replace("_", "\\_")) == row
     common = ["--metric", "steps", "--items", "8", "--runs", "5", "--sims", "200", "--json"]
     assert run("plan", "--noise-cells", noise_cells, *common) == run("plan", "--noise", noise, *common)
+
+
+# --------------------------------------------------------------------------- property: compare
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(items=st.integers(2, 9), runs=st.integers(1, 4), gap=st.sampled_from([0.0, 0.5, 2.0]),
+       seed=st.integers(0, 10**6), places=st.integers(0, 2))
+def test_compare_cells_equals_compare_runs(items, runs, gap, seed, places):
+    # any matched before/after pair: the cell tables' comparison is the row logs', field for field
+    from probestats.analyses.cells import cell_table, compare_cells
+    from probestats.analyses.compare import compare_runs
+    from probestats.result import jsonable
+
+    before = make_log(items=items, runs=runs, gap=gap, seed=seed, integer=False)
+    after = make_log(items=items, runs=runs, gap=0.0, seed=seed + 1, integer=False)
+    before, after = (f.with_columns(pl.col("steps").round(places)) for f in (before, after))
+    want = compare_runs(before, after, metric="steps")
+    got = compare_cells(cell_table(before, metric="steps")[0], cell_table(after, metric="steps")[0],
+                        metric="steps", names=want.names)
+    drop = {"never_significant", "skewed_gaps", "no_within_noise"}
+    w, g = jsonable(want.to_dict()), jsonable(got.to_dict())
+    for d in (w, g, w["before"], w["after"], g["before"], g["after"]):  # validation warnings stay with the rows
+        d["problems"] = [p for p in d["problems"] if p["code"] in drop]
+    assert json.dumps(g) == json.dumps(w)
