@@ -1,0 +1,291 @@
+"""Validation of a large log in one streaming pass: memory grows with items x values, not rows.
+
+:func:`validate_streaming` reads only the columns validation needs (item, value, metric, seed,
+held-fixed settings) through polars' streaming engine and summarizes them into one row per
+item x value: the cells :func:`probestats.checks.schema.validate` would compute, with exact sums
+of the metric in whole units of ``10**-6`` (the exact rule of :mod:`probestats.checks.exact`
+does not depend on the places the sums are written in), plus counters that say whether the log
+has any problem that needs its rows: blank or non-numeric metric cells, blank ids, values
+written with spaces, repeated seeds, settings that differ between values, a time column, and so on.
+
+When it has none, the result is the :class:`~probestats.checks.schema.Checked` that
+:func:`~probestats.checks.schema.validate` gives (same problems, same cells, so the same item
+table and tests, bit for bit), without the rows (``frame`` is empty). When it has one, it
+returns None, and the caller runs :func:`~probestats.checks.schema.validate`, which names every
+problem with the rows a person would look at.
+
+The same pass also sums each item's runs of value ``a`` split in two halves by seed (the
+within-log noise of :func:`probestats.analyses.paired.within_log_noise`), when a threshold seed
+read from the first rows of the log splits every item's runs exactly in half (checked after the
+pass); :func:`halves_table` turns those sums into that comparison's item table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import polars as pl
+
+from probestats.checks.exact import mean_sd, with_exact_moments
+from probestats.checks.schema import (FIRST, SETTINGS, Checked, _HASH_SEED, _as_text, _choose_values, _deterministic,
+                                      _is_text, _lists, _near_duplicates, _parsed, _seed_mismatch, _seen,
+                                      _side_by_side, _unequal_runs, mixed_setting)
+from probestats.errors import has_errors
+from probestats.io.read import ROW, Log, collect, read_log
+
+__all__ = ["Streamed", "validate_streaming", "halves_table"]
+
+PLACES = 6  # the sums are whole units of 10**-6: any places at least the fewest needed give the same moments
+_TOP = 2.0**50 / 10**PLACES  # below it a short decimal times 10**6 rounds to its whole number exactly
+_HEAD = 50_000  # rows read first to choose the seed that splits value a's runs in halves
+
+
+@dataclass(frozen=True)
+class Streamed:
+    """What :func:`validate_streaming` found: the validated log (without rows) and, when the pass
+    could split them, per item the sums of value ``a``'s runs in two halves by seed."""
+
+    checked: Checked
+    halves: pl.DataFrame | None = None
+    rows: pl.LazyFrame | None = None
+
+
+def runs_of(streamed: Streamed, value: str) -> pl.DataFrame:
+    """The runs of one value (item, value, seed, metric and row number, as validation reads them),
+    read again from the log: for the within-log noise when the pass could not split them."""
+    return (streamed.rows.filter(pl.col("variant") == value).collect(engine="streaming").sort(ROW))
+
+
+def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None = None, by: Sequence[str] = (),
+                       fold_case: bool = False, same_seeds: bool = True, halves: bool = False,
+                       progress: Callable[[str], None] | None = None, **read_kwargs) -> Streamed | None:
+    """Validate ``log`` in one streaming pass; None when it needs the rows (see the module docstring).
+
+    Parameters are those of :func:`probestats.checks.schema.validate`; ``halves`` asks for the
+    within-log noise sums, ``progress`` is called with the name of each stage.
+
+    >>> from probestats.checks.schema import validate
+    >>> rows = [{"item": i, "variant": v, "seed": s, "steps": 3 + s % 2 + (v == "a")}
+    ...         for i in (1, 2, 3) for v in ("a", "b") for s in (1, 2, 3, 4)]
+    >>> streamed = validate_streaming(rows, metric="steps")
+    >>> eager = validate(rows, metric="steps")
+    >>> streamed.checked.pairs.equals(eager.pairs), streamed.checked.problems == eager.problems
+    (True, True)
+    >>> validate_streaming(rows[:-1] + [dict(rows[-1], steps="four")], metric="steps") is None
+    True
+    """
+    by = list(by)
+    if metric is None or metric in ("item", "variant", ROW) or any(c in ("item", "variant", ROW) for c in by):
+        return None
+    read_kwargs.setdefault("metric", metric)
+    log = read_log(log, **read_kwargs)
+    schema = log.lazy.collect_schema()
+    present = set(schema.names())
+    if not {"item", "variant", metric, *by} <= present or "time" in present:
+        return None   # a missing column is reported by validate; alternation needs the runs' times
+    wanted = ["item", "variant"] + [c for c in ("seed", *SETTINGS) if c in present]
+    wanted += [c for c in by if c not in wanted]
+    if metric not in wanted:
+        wanted.append(metric)
+    if _lists(log, schema, wanted):
+        return None
+    settings = [s for s in SETTINGS if s in present and s not in by]
+    dtype = schema[metric]
+    if dtype == pl.String:
+        if not log._read.get("delimited"):
+            return None   # numbers stored as text in JSON or a sheet: validate words that warning
+        x = _parsed(pl.col(metric))
+    elif dtype.is_numeric() or dtype == pl.Boolean:
+        x = pl.col(metric).cast(pl.Float64)
+    else:
+        return None
+    keys = ["item", *by]
+    text = {c: _as_text(pl.col(c), schema[c]).alias(c) for c in ["item", "seed", "model", "system", *by]
+            if c in present}
+    # values are grouped as written: spaces around one show in the cells (then validate reports them)
+    text["variant"] = pl.col("variant").cast(pl.String) if _is_text(schema["variant"]) else _as_text(
+        pl.col("variant"), schema["variant"]).alias("variant")
+    columns = [*text.values(), x.alias(metric), pl.col(ROW)]
+    if "temperature" in settings:
+        t = schema["temperature"]
+        if t == pl.String:
+            temp = _parsed(pl.col("temperature"))
+        elif t.is_numeric():
+            temp = pl.col("temperature").cast(pl.Float64)
+        else:
+            return None
+        temp = temp.fill_nan(None)
+        columns.append(pl.when(temp == 0).then(0.0).otherwise(temp).alias("temperature"))
+    seeded = "seed" in present
+    split = None
+    if halves and seeded:
+        split = _split_seed(log, text, a)
+    if progress:
+        progress(f"reading {log.source}")
+    rows = log.lazy.select(columns)
+    v = pl.col(metric)
+    whole = (v * 10**PLACES).round().cast(pl.Int64).cast(pl.Int128)
+    aggs = [pl.len().alias("n"), pl.col(ROW).min().alias(FIRST), v.count().alias("counted"),
+            v.min().alias("__min"), v.max().alias("__max"), whole.sum().alias("__s"), (whole * whole).sum().alias("__q"),
+            (~v.is_finite()).sum().alias("__odd"), (v != v.round()).sum().alias("__nonint"),
+            (v.round(PLACES) != v).sum().alias("__nonshort")]
+    if "reply" in present:
+        aggs.append((v == 0).sum().alias("__zeros"))
+    if seeded:
+        seed = pl.col("seed")
+        sf = seed.cast(pl.Float64, strict=False)
+        aggs += [pl.when(seed.is_not_null()).then(seed.hash(seed=_HASH_SEED)).sum().alias("seeds"),
+                 seed.count().alias("seeded"), sf.min().alias("__seed_lo"), sf.max().alias("__seed_hi"),
+                 sf.count().alias("__seed_numbers")]
+        if split is not None:
+            first = sf < split
+            aggs += [first.sum().alias("__first_n"), whole.filter(first).sum().alias("__first_s"),
+                     (whole * whole).filter(first).sum().alias("__first_q")]
+    for s in settings:
+        c = pl.col(s)
+        aggs += [c.min().alias(s), c.max().alias(f"__{s}_max"), c.null_count().alias(f"__{s}_nulls")]
+    try:
+        per = rows.group_by(["item", *by, "variant"]).agg(aggs).sort(FIRST).collect(engine="streaming")
+    except pl.exceptions.PolarsError:
+        return None   # validate reads the log again and says what is wrong with it
+    if progress:
+        progress("checking the cells")
+    return _finish(per, log, metric=metric, a=a, b=b, by=by, keys=keys, settings=settings, fold_case=fold_case,
+                   same_seeds=same_seeds, seeded=seeded, split=split, reply="reply" in present,
+                   rows=log.lazy.select([*text.values(), x.alias(metric), pl.col(ROW)]))
+
+
+def _split_seed(log: Log, text: dict, a: str | None) -> float | None:
+    """The seed below which the first item's runs of value ``a`` are its first half, from the first
+    rows of the log (a guess the full pass checks for every item)."""
+    head = collect(log.lazy.head(_HEAD).select(text["item"], text["variant"], text["seed"]), log.source, log._path)
+    if not head.height:
+        return None
+    value = a if a is not None else head["variant"][0]
+    runs = head.filter(pl.col("variant") == value)
+    if not runs.height:
+        return None
+    seeds = runs.filter(pl.col("item") == runs["item"][0])["seed"].cast(pl.Float64, strict=False)
+    if seeds.null_count() or seeds.len() < 2:
+        return None
+    return float(seeds.sort()[seeds.len() // 2])
+
+
+def _finish(per: pl.DataFrame, log: Log, *, metric, a, b, by, keys, settings, fold_case, same_seeds, seeded, split,
+            reply, rows) -> Streamed | None:
+    total = per.select(pl.col("n").sum(), pl.col("counted").sum(), pl.col("__odd").sum(), pl.col("__nonint").sum(),
+                       pl.col("__nonshort").sum(), pl.col("__min").min(), pl.col("__max").max()).row(0, named=True)
+    if not total["n"] or total["counted"] != total["n"] or total["__odd"] or total["__nonshort"]:
+        return None   # empty, blank or not-a-number cells, or values that are not short decimals
+    top = max(abs(total["__min"]), abs(total["__max"]))
+    most = 0 if not total["__nonint"] else PLACES
+    if top >= _TOP or top * 10.0**most * total["counted"] >= 2.0**53:
+        return None   # validate averages such values with fractions
+    binary = not total["__nonint"] and total["__min"] >= 0 and total["__max"] <= 1
+    if reply and not binary and per["__zeros"].sum():
+        return None   # zeros beside replies: validate lists the rows as suspect
+    ids = per.select((pl.col("item").is_null() | (pl.col("item") == "") | pl.col("variant").is_null()
+                      | (pl.col("variant") == "")
+                      | (pl.col("variant") != pl.col("variant").str.strip_chars())).any()).item()
+    if ids:
+        return None   # blank ids or values written with spaces: validate names the rows
+    for s in settings:
+        if per[f"__{s}_nulls"].sum():
+            return None   # a blank setting: validate tells blank from text that is not a number
+    counts = (per.group_by("variant").agg(pl.col(FIRST).min(), pl.col("n").sum().alias("len"))
+              .sort(FIRST).select("variant", pl.col("len").cast(pl.UInt32)))
+    _, problems, values = _near_duplicates(pl.DataFrame(), log, fold_case, counts)
+    if fold_case and problems:
+        return None   # values to fold into one: validate folds them in the rows
+    problems = list(log.problems) + problems
+    a, b, value_problems = _choose_values(values, a, b, log)
+    if has_errors(value_problems):
+        return None
+    problems += value_problems
+    seen = _seen(per.with_columns(pl.col("counted").alias("__valued")), keys, a, b, pl.col("__valued") > 0,
+                 first=FIRST)
+    if seen.select((~pl.col("has_a") | ~pl.col("has_b")).any()).item():
+        return None   # unmatched items: validate names their rows
+    pair = per.filter(pl.col("variant").is_in([a, b]))
+    if seeded and not _distinct_seeds(pair):
+        return None   # a seed may repeat within a cell: validate lists the copies
+    for s in settings:
+        if not pair.select((pl.col(s) == pl.col(f"__{s}_max")).all()).item():
+            return None   # a setting varies within a cell: validate compares the sets of values
+    summary = pair.select(
+        *keys, "variant", "n", FIRST, "counted", (pl.col("__min") == pl.col("__max")).alias("constant"),
+        pl.lit(None, pl.Float64).alias("sd"), *(["seeds", "seeded"] if seeded else []), *settings, "__s", "__q")
+    summary = with_exact_moments(summary, PLACES).with_columns(pl.col(FIRST).alias("first_valued"))
+    if seeded:
+        summary = summary.with_columns(pl.col("seeded").alias("distinct_seeds"))
+    for s in settings:   # every cell holds one value: its fingerprint is that value's hash
+        summary = summary.with_columns(pl.col(s).cast(pl.String).fill_null("(blank)").hash(seed=_HASH_SEED))
+    cells = _side_by_side(summary, a, b)
+    for s in settings:
+        if cells.filter(pl.col(s) != pl.col(f"{s}_b")).height:
+            return None   # confounded: validate lists the rows
+        values_seen = pair.group_by(s).agg(pl.col(FIRST).min()).sort(FIRST)[s]
+        if values_seen.len() > 1:
+            problems.append(mixed_setting(log, s, [str(x) for x in values_seen.cast(pl.String).to_list()]))
+    if seeded:
+        if same_seeds:
+            problems += _seed_mismatch(cells, log, a, b)
+    problems += _unequal_runs(cells, log, a, b)
+    problems += _deterministic(cells)
+    n_rows = int(total["n"])
+    checked = Checked(pl.DataFrame(), metric, a, b, values, tuple(problems), log, n_rows, pairs=cells,
+                      pairs_by=tuple(c for c in by))
+    halves = None
+    if split is not None:
+        side = per.filter(pl.col("variant") == a)
+        if (side["__seed_numbers"] == side["counted"]).all():
+            halves = (side.group_by("item")
+                      .agg(pl.col("counted").sum(), pl.col("__s").sum(), pl.col("__q").sum(),
+                           pl.col("__first_n").sum(), pl.col("__first_s").sum(), pl.col("__first_q").sum()))
+            if not (halves["__first_n"] == halves["counted"] // 2).all():
+                halves = None   # the seed read first does not halve every item's runs
+    return Streamed(checked, halves, rows)
+
+
+def _distinct_seeds(pair: pl.DataFrame) -> bool:
+    """True when no cell repeats a seed: each cell's seeds are the whole numbers from its smallest to
+    its largest, each written plainly, once (the fingerprint of the cell's seeds equals that range's).
+
+    Equal fingerprints of different sets need a collision of 64-bit hash sums; any other log
+    (other seeds, blank seeds) goes to validate, which checks the seeds row by row.
+    """
+    lo, hi = pl.col("__seed_lo"), pl.col("__seed_hi")
+    ok = pair.select(((pl.col("__seed_numbers") == pl.col("n")) & (pl.col("seeded") == pl.col("n"))
+                      & (lo == lo.round()) & (hi - lo + 1 == pl.col("seeded").cast(pl.Float64))
+                      & (lo.abs() < 2.0**52) & (hi.abs() < 2.0**52)).all()).item()
+    if not ok:
+        return False
+    spans = pair.select(lo.cast(pl.Int64).alias("lo"), hi.cast(pl.Int64).alias("hi")).unique()
+    if int((spans["hi"] - spans["lo"] + 1).sum()) > 10 * pair["n"].sum() + 1000:
+        return False
+    expected = (spans.with_columns(pl.int_ranges("lo", pl.col("hi") + 1).alias("s")).explode("s")
+                .group_by("lo", "hi").agg(pl.col("s").cast(pl.String).hash(seed=_HASH_SEED).sum().alias("want")))
+    joined = pair.with_columns(lo.cast(pl.Int64).alias("lo"), hi.cast(pl.Int64).alias("hi")).join(
+        expected, on=["lo", "hi"], how="left")
+    return bool(joined.select((pl.col("seeds") == pl.col("want")).all()).item())
+
+
+def halves_table(halves: pl.DataFrame, items: pl.DataFrame) -> pl.DataFrame | None:
+    """The item table of the within-log noise (value ``a``'s runs of each item, first half against
+    second half by seed) from the sums :func:`validate_streaming` took, in the order and with the
+    numbers :func:`probestats.analyses.paired.within_log_noise` gives; None where it gives none."""
+    if not items.height or items.select((pl.col("n_a").min() < 2) | (pl.col("n_b").min() < 2)).item():
+        return None
+    rows = halves.filter(pl.col("item").is_in(items["item"].implode())).sort("item")
+    if rows.height != items.height:
+        return None
+    out = []
+    for item, n, s, q, n1, s1, q1 in rows.select("item", "counted", "__s", "__q", "__first_n", "__first_s",
+                                                 "__first_q").iter_rows():
+        m1, d1 = mean_sd(n1, s1, q1, PLACES)
+        m2, d2 = mean_sd(n - n1, s - s1, q - q1, PLACES)
+        out.append((item, m1, m2, m1 - m2, n1, n - n1, d1, d2))
+    return pl.DataFrame(out, schema={"item": pl.String, "mean_a": pl.Float64, "mean_b": pl.Float64,
+                                     "gap": pl.Float64, "n_a": pl.Int64, "n_b": pl.Int64, "sd_a": pl.Float64,
+                                     "sd_b": pl.Float64}, orient="row")

@@ -1,0 +1,188 @@
+"""The streaming path of analyze (probestats.checks.stream) gives exactly the eager path's results.
+
+Every test runs the same log both ways and compares the JSON documents as text, so a difference in
+any bit of any p-value, mean or message fails. Where the log is clean enough for one streaming
+pass, the tests also check that the pass was really taken (else both sides would be the eager path).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+from click.testing import CliRunner
+
+from probestats.analyses.dispatch import analyze
+from probestats.checks.schema import validate
+from probestats.checks.stream import validate_streaming
+from probestats.cli import cli
+from probestats.errors import ValidationError
+from probestats.result import document
+from tests.factories import make_log
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
+
+
+def both(source, **options) -> tuple[str, str]:
+    """The JSON text of the eager and the streaming analysis of ``source``."""
+    out = []
+    for streaming in (False, True):
+        result = analyze(source, streaming=streaming, **options)
+        out.append(json.dumps(document(result), sort_keys=True))
+    return out[0], out[1]
+
+
+def write(frame: pl.DataFrame, path: Path) -> Path:
+    if path.suffix == ".csv":
+        frame.write_csv(path)
+    elif path.suffix == ".tsv":
+        frame.write_csv(path, separator="\t")
+    elif path.suffix == ".jsonl":
+        frame.write_ndjson(path)
+    else:
+        frame.write_parquet(path)
+    return path
+
+
+@pytest.mark.parametrize("name", ["style_probe.csv", "style_probe.jsonl", "style_probe_5seeds.csv",
+                                  "style_hand.csv", "style_noise.csv"])
+def test_sample_logs_give_the_same_json(name):
+    eager, streamed = both(SAMPLES / name, metric="steps")
+    assert streamed == eager
+
+
+@pytest.mark.parametrize("name", ["style_probe.csv", "style_probe_5seeds.csv", "style_noise.csv"])
+def test_sample_logs_without_times_stream_and_give_the_same_json(name, tmp_path):
+    # the time column asks for the alternation check on the rows; without it the pass is taken
+    path = write(pl.read_csv(SAMPLES / name, infer_schema=False).drop("time"), tmp_path / name)
+    assert validate_streaming(path, metric="steps", halves=True) is not None
+    eager, streamed = both(path, metric="steps")
+    assert streamed == eager
+    assert '"within-log' in streamed or '"noise": null' in streamed
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".tsv", ".jsonl", ".parquet"])
+@pytest.mark.parametrize("integer", [True, False])
+def test_generated_logs_stream_in_every_format(suffix, integer, tmp_path):
+    frame = make_log(items=12, runs=6, gap=0.7, seed=3, integer=integer)
+    if not integer:  # short decimals, as a score with two places
+        frame = frame.with_columns(pl.col("steps").round(2))
+    path = write(frame, tmp_path / f"log{suffix}")
+    streamed = validate_streaming(path, metric="steps", halves=True)
+    assert streamed is not None and streamed.halves is not None
+    eager_checked = validate(path, metric="steps")
+    assert streamed.checked.pairs.equals(eager_checked.pairs)
+    assert streamed.checked.problems == eager_checked.problems
+    eager, streaming = both(path, metric="steps")
+    assert streaming == eager
+
+
+def test_options_give_the_same_json(tmp_path):
+    path = write(make_log(items=9, runs=4, gap=0.4, seed=5, values=("formal", "casual", "plain")), tmp_path / "l.csv")
+    for options in ({"a": "casual", "b": "plain"}, {"a": "plain", "b": "formal", "alternative": "greater"},
+                    {}, {"interval": "sign-flip"}, {"where": "item <> '3'"}, {"derive": ["double = steps * 2"]}):
+        metric = "double" if "derive" in options else "steps"
+        eager, streamed = both(path, metric=metric, **options)
+        assert streamed == eager, options
+
+
+def test_mixed_settings_unequal_runs_and_seed_mismatch_stream(tmp_path):
+    frame = make_log(items=6, runs=4, seed=1)
+    # model varies between items (the same for both values), one item lost a run of one value,
+    # and one item's casual runs used other seeds
+    frame = frame.with_columns(pl.col("item").cast(pl.Int64))
+    frame = frame.with_columns(pl.when(pl.col("item") % 2 == 0).then(pl.lit("m1")).otherwise(pl.lit("m2")).alias("model"),
+                               pl.when((pl.col("item") == 2) & (pl.col("variant") == "casual"))
+                               .then(pl.col("seed") + 10).otherwise(pl.col("seed")).alias("seed"))
+    frame = frame.filter(~((pl.col("item") == 4) & (pl.col("variant") == "formal") & (pl.col("seed") == 4)))
+    path = write(frame, tmp_path / "l.csv")
+    streamed = validate_streaming(path, metric="steps")
+    assert streamed is not None
+    assert [p.code for p in streamed.checked.problems] == ["mixed_setting", "seed_mismatch", "unequal_runs"]
+    eager, streaming = both(path, metric="steps")
+    assert streaming == eager
+
+
+def _bad(frame: pl.DataFrame, kind: str) -> pl.DataFrame:
+    frame = frame.with_columns(pl.col(c).cast(pl.String) for c in frame.columns)
+    first = pl.int_range(pl.len()) == 5
+    if kind == "non_numeric":
+        return frame.with_columns(pl.when(first).then(pl.lit("four")).otherwise(pl.col("steps")).alias("steps"))
+    if kind == "blank_metric":
+        return frame.with_columns(pl.when(first).then(None).otherwise(pl.col("steps")).alias("steps"))
+    if kind == "missing_item":
+        return frame.filter(~((pl.col("item") == "2") & (pl.col("variant") == "casual")))
+    if kind == "varying_setting":
+        return frame.with_columns(pl.when(first).then(pl.lit("other")).otherwise(pl.col("model")).alias("model"))
+    if kind == "confounded":
+        return frame.with_columns(pl.when(pl.col("variant") == "casual").then(pl.lit("m2")).otherwise(pl.col("model"))
+                                  .alias("model"))
+    if kind == "repeated_seed":
+        return frame.with_columns(pl.when(first).then(pl.lit("1")).otherwise(pl.col("seed")).alias("seed"))
+    if kind == "spaced_value":
+        return frame.with_columns(pl.when(first).then(pl.lit(" formal")).otherwise(pl.col("variant")).alias("variant"))
+    if kind == "zeros_with_replies":
+        return frame.with_columns(pl.lit("a reply").alias("reply"),
+                                  pl.when(first).then(pl.lit("0")).otherwise(pl.col("steps")).alias("steps"))
+    if kind == "unordered_seeds":  # seeds that are no range: the split is read again, the result the same
+        return frame.with_columns((pl.col("seed").cast(pl.Int64) * 7 + 3).cast(pl.String).alias("seed"))
+    raise AssertionError(kind)
+
+
+KINDS = ["non_numeric", "blank_metric", "missing_item", "varying_setting", "confounded", "repeated_seed",
+         "spaced_value", "zeros_with_replies", "unordered_seeds"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_bad_logs_report_the_same_problems(kind, tmp_path):
+    path = write(_bad(make_log(items=6, runs=4, seed=2), kind), tmp_path / "bad.csv")
+    results = []
+    for streaming in (False, True):
+        try:
+            results.append(json.dumps(document(analyze(path, metric="steps", streaming=streaming)), sort_keys=True))
+        except ValidationError as exc:
+            results.append([p.to_dict() for p in exc.problems])
+    assert results[1] == results[0]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_cli_json_is_the_same_as_with_the_rows(kind, tmp_path):
+    path = write(_bad(make_log(items=6, runs=4, seed=2), kind), tmp_path / "bad.csv")
+    runner = CliRunner()
+    streamed = runner.invoke(cli, ["analyze", str(path), "--metric", "steps", "--json"])
+    eager = runner.invoke(cli, ["analyze", str(path), "--metric", "steps", "--json", "--row-level"])
+    if eager.exit_code == 0:
+        doc = json.loads(eager.stdout)
+        doc.pop("row_level")
+        assert json.loads(streamed.stdout) == doc
+    else:
+        assert (streamed.exit_code, streamed.stdout, streamed.stderr) == (eager.exit_code, eager.stdout, eager.stderr)
+
+
+def test_no_progress_display_when_piped_or_with_json(tmp_path):
+    path = write(make_log(items=8, runs=4, seed=4), tmp_path / "l.csv")
+    runner = CliRunner()
+    plain = runner.invoke(cli, ["analyze", str(path), "--metric", "steps"])
+    assert plain.exit_code == 0 and plain.stderr == ""
+    as_json = runner.invoke(cli, ["analyze", str(path), "--metric", "steps", "--json"])
+    assert as_json.exit_code == 0 and as_json.stderr == ""
+    json.loads(as_json.stdout)
+
+
+def test_progress_display_on_a_terminal_names_the_stages():
+    import io
+
+    from probestats.present.progress import stages
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    screen = Terminal()
+    with stages(stream=screen) as progress:
+        assert progress is not None
+        progress("reading log.csv")
+    with stages(enabled=False, stream=screen) as progress:  # --json
+        assert progress is None
