@@ -3,8 +3,8 @@
 :func:`validate_streaming` reads only the columns validation needs (item, value, metric, seed,
 held-fixed settings) through polars' streaming engine and summarizes them into one row per
 item x value: the cells :func:`probestats.checks.schema.validate` would compute, with exact sums
-of the metric in whole units of ``10**-6`` (the exact rule of :mod:`probestats.checks.exact`
-does not depend on the places the sums are written in), plus counters that say whether the log
+of the metric in whole units of ``10**-places`` (64-bit integers; the places are read from the
+first rows and checked on every row, and bounds checked after the pass rule out an overflow), plus counters that say whether the log
 has any problem that needs its rows: blank or non-numeric metric cells, blank ids, values
 written with spaces, repeated seeds, settings that differ between values, a time column, and so on.
 
@@ -29,16 +29,14 @@ import polars as pl
 
 from probestats.checks.exact import mean_sd, with_exact_moments
 from probestats.checks.schema import (FIRST, SETTINGS, Checked, _HASH_SEED, _as_text, _choose_values, _deterministic,
-                                      _is_text, _lists, _near_duplicates, _parsed, _seed_mismatch, _seen,
+                                      _is_text, _lists, _near_duplicates, _seed_mismatch, _seen,
                                       _side_by_side, _unequal_runs, mixed_setting)
 from probestats.errors import has_errors
 from probestats.io.read import ROW, Log, collect, read_log
 
 __all__ = ["Streamed", "validate_streaming", "halves_table"]
 
-PLACES = 6  # the sums are whole units of 10**-6: any places at least the fewest needed give the same moments
-_TOP = 2.0**50 / 10**PLACES  # below it a short decimal times 10**6 rounds to its whole number exactly
-_HEAD = 50_000  # rows read first to choose the seed that splits value a's runs in halves
+_HEAD = 50_000  # rows read first: the metric's decimal places, the seed that splits value a's runs in halves
 
 
 @dataclass(frozen=True)
@@ -95,53 +93,57 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
     if dtype == pl.String:
         if not log._read.get("delimited"):
             return None   # numbers stored as text in JSON or a sheet: validate words that warning
-        x = _parsed(pl.col(metric))
+        x = pl.col(metric).cast(pl.Float64, strict=False)   # a cell with spaces gives null: validate reads it
     elif dtype.is_numeric() or dtype == pl.Boolean:
         x = pl.col(metric).cast(pl.Float64)
     else:
         return None
     keys = ["item", *by]
-    text = {c: _as_text(pl.col(c), schema[c]).alias(c) for c in ["item", "seed", "model", "system", *by]
-            if c in present}
+    # text is read as written, without the copies that stripping spaces makes; a value with spaces
+    # around it shows in the cells (or fails to parse as a number), and validate takes over
+    text = {c: pl.col(c) if schema[c] == pl.String else _as_text(pl.col(c), schema[c]).alias(c)
+            for c in ["item", "seed", "model", "system", *by] if c in present}
     # values are grouped as written: spaces around one show in the cells (then validate reports them)
     text["variant"] = pl.col("variant").cast(pl.String) if _is_text(schema["variant"]) else _as_text(
         pl.col("variant"), schema["variant"]).alias("variant")
+    x = x.fill_nan(None)   # not a number is a blank cell, which validate reports
     columns = [*text.values(), x.alias(metric), pl.col(ROW)]
     if "temperature" in settings:
         t = schema["temperature"]
-        if t == pl.String:
-            temp = _parsed(pl.col("temperature"))
-        elif t.is_numeric():
-            temp = pl.col("temperature").cast(pl.Float64)
+        if t.is_numeric():
+            temp = pl.col("temperature").cast(pl.Float64).fill_nan(None)
+            columns.append(pl.when(temp == 0).then(0.0).otherwise(temp).alias("temperature"))
+        elif t == pl.String:   # compared as written in the pass; read as a number in the cells
+            columns.append(pl.col("temperature"))
         else:
             return None
-        temp = temp.fill_nan(None)
-        columns.append(pl.when(temp == 0).then(0.0).otherwise(temp).alias("temperature"))
     seeded = "seed" in present
-    split = None
-    if halves and seeded:
-        split = _split_seed(log, text, a)
+    places, split = _head(log, text, x.alias(metric), a, halves and seeded)
+    if places is None:
+        return None   # values that are not short decimals: validate averages them with fractions
     if progress:
         progress(f"reading {log.source}")
     rows = log.lazy.select(columns)
     v = pl.col(metric)
-    whole = (v * 10**PLACES).round().cast(pl.Int64).cast(pl.Int128)
+    # whole units of 10**-places; a value with more places shows in __finer and validate takes over
+    whole = (v if places == 0 else (v * 10**places).round()).cast(pl.Int64)
     aggs = [pl.len().alias("n"), pl.col(ROW).min().alias(FIRST), v.count().alias("counted"),
             v.min().alias("__min"), v.max().alias("__max"), whole.sum().alias("__s"), (whole * whole).sum().alias("__q"),
-            (~v.is_finite()).sum().alias("__odd"), (v != v.round()).sum().alias("__nonint"),
-            (v.round(PLACES) != v).sum().alias("__nonshort")]
+            (v.round(places) != v).sum().alias("__finer")]
     if "reply" in present:
         aggs.append((v == 0).sum().alias("__zeros"))
     if seeded:
         seed = pl.col("seed")
         sf = seed.cast(pl.Float64, strict=False)
+        # the seeds' hashes as written: equal to validate's (of the stripped text) once _distinct_seeds
+        # finds every seed a whole number written plainly
         aggs += [pl.when(seed.is_not_null()).then(seed.hash(seed=_HASH_SEED)).sum().alias("seeds"),
                  seed.count().alias("seeded"), sf.min().alias("__seed_lo"), sf.max().alias("__seed_hi"),
                  sf.count().alias("__seed_numbers")]
         if split is not None:
             first = sf < split
-            aggs += [first.sum().alias("__first_n"), whole.filter(first).sum().alias("__first_s"),
-                     (whole * whole).filter(first).sum().alias("__first_q")]
+            aggs += [first.sum().alias("__first_n"), pl.when(first).then(whole).otherwise(0).sum().alias("__first_s"),
+                     pl.when(first).then(whole * whole).otherwise(0).sum().alias("__first_q")]
     for s in settings:
         c = pl.col(s)
         aggs += [c.min().alias(s), c.max().alias(f"__{s}_max"), c.null_count().alias(f"__{s}_nulls")]
@@ -152,14 +154,25 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
     if progress:
         progress("checking the cells")
     return _finish(per, log, metric=metric, a=a, b=b, by=by, keys=keys, settings=settings, fold_case=fold_case,
-                   same_seeds=same_seeds, seeded=seeded, split=split, reply="reply" in present,
+                   same_seeds=same_seeds, seeded=seeded, split=split, reply="reply" in present, places=places,
                    rows=log.lazy.select([*text.values(), x.alias(metric), pl.col(ROW)]))
 
 
-def _split_seed(log: Log, text: dict, a: str | None) -> float | None:
-    """The seed below which the first item's runs of value ``a`` are its first half, from the first
-    rows of the log (a guess the full pass checks for every item)."""
-    head = collect(log.lazy.head(_HEAD).select(text["item"], text["variant"], text["seed"]), log.source, log._path)
+def _head(log: Log, text: dict, metric: pl.Expr, a: str | None, split: bool) -> tuple[int | None, float | None]:
+    """From the first rows of the log: the metric's decimal places (None when some value is not a
+    short decimal), and the seed below which the first item's runs of value ``a`` are its first
+    half (None when not asked for or not found). Both are guesses the full pass checks on every row."""
+    from probestats.stats.exact import row_places
+
+    head = collect(log.lazy.head(_HEAD).select(text["item"], text["variant"], metric,
+                                               *([text["seed"]] if split else [])), log.source, log._path)
+    places = row_places(head[metric.meta.output_name()])
+    places = None if places.null_count() else int(places.max() or 0)
+    return places, (_split_seed(head, a) if split and places is not None else None)
+
+
+def _split_seed(head: pl.DataFrame, a: str | None) -> float | None:
+    """The seed below which the first item's runs of value ``a`` in ``head`` are its first half."""
     if not head.height:
         return None
     value = a if a is not None else head["variant"][0]
@@ -173,26 +186,36 @@ def _split_seed(log: Log, text: dict, a: str | None) -> float | None:
 
 
 def _finish(per: pl.DataFrame, log: Log, *, metric, a, b, by, keys, settings, fold_case, same_seeds, seeded, split,
-            reply, rows) -> Streamed | None:
-    total = per.select(pl.col("n").sum(), pl.col("counted").sum(), pl.col("__odd").sum(), pl.col("__nonint").sum(),
-                       pl.col("__nonshort").sum(), pl.col("__min").min(), pl.col("__max").max()).row(0, named=True)
-    if not total["n"] or total["counted"] != total["n"] or total["__odd"] or total["__nonshort"]:
-        return None   # empty, blank or not-a-number cells, or values that are not short decimals
-    top = max(abs(total["__min"]), abs(total["__max"]))
-    most = 0 if not total["__nonint"] else PLACES
-    if top >= _TOP or top * 10.0**most * total["counted"] >= 2.0**53:
+            reply, rows, places) -> Streamed | None:
+    total = per.select(pl.col("n").sum(), pl.col("counted").sum(), pl.col("__finer").sum(), pl.col("__min").min(),
+                       pl.col("__max").max(), pl.col("n").max().alias("largest")).row(0, named=True)
+    if not total["n"] or total["counted"] != total["n"] or total["__finer"]:
+        return None   # empty, blank or not-a-number cells, or values with more places than the first rows
+    top = max(abs(total["__min"]), abs(total["__max"])) * 10.0**places
+    # validate's bound for exact sums of units (see decimal_places), and one that keeps each cell's sum
+    # of squares within 64 bits (so no sum above can have wrapped around)
+    if (places and top >= 2.0**50) or top * total["counted"] >= 2.0**53 or top * top * total["largest"] >= 2.0**62:
         return None   # validate averages such values with fractions
-    binary = not total["__nonint"] and total["__min"] >= 0 and total["__max"] <= 1
+    binary = places == 0 and total["__min"] >= 0 and total["__max"] <= 1
     if reply and not binary and per["__zeros"].sum():
         return None   # zeros beside replies: validate lists the rows as suspect
-    ids = per.select((pl.col("item").is_null() | (pl.col("item") == "") | pl.col("variant").is_null()
-                      | (pl.col("variant") == "")
-                      | (pl.col("variant") != pl.col("variant").str.strip_chars())).any()).item()
+    spaced = [pl.col(c) != pl.col(c).str.strip_chars() for c in ("item", "variant", *settings)
+              if per.schema[c] == pl.String]
+    ids = per.select(pl.any_horizontal(pl.col("item").is_null(), pl.col("item") == "", pl.col("variant").is_null(),
+                                       pl.col("variant") == "", *spaced).any()).item()
     if ids:
-        return None   # blank ids or values written with spaces: validate names the rows
+        return None   # blank ids, or ids, values or settings written with spaces: validate names the rows
     for s in settings:
         if per[f"__{s}_nulls"].sum():
             return None   # a blank setting: validate tells blank from text that is not a number
+    if "temperature" in settings and per.schema["temperature"] == pl.String:
+        if not per.select((pl.col("temperature") == pl.col("__temperature_max")).all()).item():
+            return None   # written in several ways within a cell: validate compares the numbers
+        temp = pl.col("temperature").cast(pl.Float64, strict=False)
+        per = per.with_columns(pl.when(temp == 0).then(0.0).otherwise(temp).alias("temperature"))
+        per = per.with_columns(pl.col("temperature").alias("__temperature_max"))
+        if per.select(pl.col("temperature").is_null().any() | pl.col("temperature").is_nan().any()).item():
+            return None   # text that is not a number: validate keeps the column as text
     counts = (per.group_by("variant").agg(pl.col(FIRST).min(), pl.col("n").sum().alias("len"))
               .sort(FIRST).select("variant", pl.col("len").cast(pl.UInt32)))
     _, problems, values = _near_duplicates(pl.DataFrame(), log, fold_case, counts)
@@ -216,7 +239,7 @@ def _finish(per: pl.DataFrame, log: Log, *, metric, a, b, by, keys, settings, fo
     summary = pair.select(
         *keys, "variant", "n", FIRST, "counted", (pl.col("__min") == pl.col("__max")).alias("constant"),
         pl.lit(None, pl.Float64).alias("sd"), *(["seeds", "seeded"] if seeded else []), *settings, "__s", "__q")
-    summary = with_exact_moments(summary, PLACES).with_columns(pl.col(FIRST).alias("first_valued"))
+    summary = with_exact_moments(summary, places).with_columns(pl.col(FIRST).alias("first_valued"))
     if seeded:
         summary = summary.with_columns(pl.col("seeded").alias("distinct_seeds"))
     for s in settings:   # every cell holds one value: its fingerprint is that value's hash
@@ -242,7 +265,8 @@ def _finish(per: pl.DataFrame, log: Log, *, metric, a, b, by, keys, settings, fo
         if (side["__seed_numbers"] == side["counted"]).all():
             halves = (side.group_by("item")
                       .agg(pl.col("counted").sum(), pl.col("__s").sum(), pl.col("__q").sum(),
-                           pl.col("__first_n").sum(), pl.col("__first_s").sum(), pl.col("__first_q").sum()))
+                           pl.col("__first_n").sum(), pl.col("__first_s").sum(), pl.col("__first_q").sum())
+                      .with_columns(pl.lit(places).alias("places")))
             if not (halves["__first_n"] == halves["counted"] // 2).all():
                 halves = None   # the seed read first does not halve every item's runs
     return Streamed(checked, halves, rows)
@@ -281,10 +305,10 @@ def halves_table(halves: pl.DataFrame, items: pl.DataFrame) -> pl.DataFrame | No
     if rows.height != items.height:
         return None
     out = []
-    for item, n, s, q, n1, s1, q1 in rows.select("item", "counted", "__s", "__q", "__first_n", "__first_s",
-                                                 "__first_q").iter_rows():
-        m1, d1 = mean_sd(n1, s1, q1, PLACES)
-        m2, d2 = mean_sd(n - n1, s - s1, q - q1, PLACES)
+    for item, n, s, q, n1, s1, q1, p in rows.select("item", "counted", "__s", "__q", "__first_n", "__first_s",
+                                                    "__first_q", "places").iter_rows():
+        m1, d1 = mean_sd(n1, s1, q1, p)
+        m2, d2 = mean_sd(n - n1, s - s1, q - q1, p)
         out.append((item, m1, m2, m1 - m2, n1, n - n1, d1, d2))
     return pl.DataFrame(out, schema={"item": pl.String, "mean_a": pl.Float64, "mean_b": pl.Float64,
                                      "gap": pl.Float64, "n_a": pl.Int64, "n_b": pl.Int64, "sd_a": pl.Float64,
