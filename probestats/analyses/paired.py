@@ -474,7 +474,7 @@ def analyze_pair(
 
         streamed = validate_streaming(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case,
                                       halves=noise is None and within_noise, progress=progress,
-                                      **(read_options or {}))
+                                      before_pass=_warm_tests, **(read_options or {}))
     if streamed is not None:
         checked = streamed.checked
     else:
@@ -546,6 +546,17 @@ def analyze_pair(
     return Analysis(main=main, noise=noise_result, groups=tuple(groups), problems=tuple(problems),
                     alternative=alternative, alpha=alpha, correction=correction, checked=checked,
                     noise_checked=noise_checked, mdg=mdg_value, mdg_method=mdg_method, noise_source=noise_source)
+
+
+def _warm_tests() -> None:
+    """Import what the tests need (scipy.special: the binomial tail, the t quantile) in a thread,
+    while the log is read: polars reads without holding the interpreter, so the import's few
+    tenths of a second overlap the read instead of following it."""
+    import sys
+    import threading
+
+    if "scipy.special" not in sys.modules:
+        threading.Thread(target=__import__, args=("scipy.special",), daemon=True).start()
 
 
 def check_common(alternative: str, alpha: float, correction: str) -> None:

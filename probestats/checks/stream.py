@@ -57,11 +57,13 @@ def runs_of(streamed: Streamed, value: str) -> pl.DataFrame:
 
 def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None = None, by: Sequence[str] = (),
                        fold_case: bool = False, same_seeds: bool = True, halves: bool = False,
-                       progress: Callable[[str], None] | None = None, **read_kwargs) -> Streamed | None:
+                       progress: Callable[[str], None] | None = None, before_pass: Callable[[], None] | None = None,
+                       **read_kwargs) -> Streamed | None:
     """Validate ``log`` in one streaming pass; None when it needs the rows (see the module docstring).
 
     Parameters are those of :func:`probestats.checks.schema.validate`; ``halves`` asks for the
-    within-log noise sums, ``progress`` is called with the name of each stage.
+    within-log noise sums, ``progress`` is called with the name of each stage, and ``before_pass``
+    just before the pass over the rows starts (to start work that can overlap it).
 
     >>> from probestats.checks.schema import validate
     >>> rows = [{"item": i, "variant": v, "seed": s, "steps": 3 + s % 2 + (v == "a")}
@@ -137,9 +139,9 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
         sf = seed.cast(pl.Float64, strict=False)
         # the seeds' hashes as written: equal to validate's (of the stripped text) once _distinct_seeds
         # finds every seed a whole number written plainly
-        aggs += [pl.when(seed.is_not_null()).then(seed.hash(seed=_HASH_SEED)).sum().alias("seeds"),
-                 seed.count().alias("seeded"), sf.min().alias("__seed_lo"), sf.max().alias("__seed_hi"),
-                 sf.count().alias("__seed_numbers")]
+        # (a blank seed makes __seed_numbers fall short of the runs, and validate takes over)
+        aggs += [seed.hash(seed=_HASH_SEED).sum().alias("seeds"), sf.min().alias("__seed_lo"),
+                 sf.max().alias("__seed_hi"), sf.count().alias("__seed_numbers")]
         if split is not None:
             first = sf < split
             aggs += [first.sum().alias("__first_n"), pl.when(first).then(whole).otherwise(0).sum().alias("__first_s"),
@@ -147,6 +149,8 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
     for s in settings:
         c = pl.col(s)
         aggs += [c.min().alias(s), c.max().alias(f"__{s}_max"), c.null_count().alias(f"__{s}_nulls")]
+    if before_pass:
+        before_pass()
     try:
         per = rows.group_by(["item", *by, "variant"]).agg(aggs).sort(FIRST).collect(engine="streaming")
     except pl.exceptions.PolarsError:
@@ -230,6 +234,8 @@ def _finish(per: pl.DataFrame, log: Log, *, metric, a, b, by, keys, settings, fo
                  first=FIRST)
     if seen.select((~pl.col("has_a") | ~pl.col("has_b")).any()).item():
         return None   # unmatched items: validate names their rows
+    if seeded:   # every seed a number (else _distinct_seeds sends the log to validate): none is blank
+        per = per.with_columns(pl.col("n").alias("seeded"))
     pair = per.filter(pl.col("variant").is_in([a, b]))
     if seeded and not _distinct_seeds(pair):
         return None   # a seed may repeat within a cell: validate lists the copies
