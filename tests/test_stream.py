@@ -186,3 +186,62 @@ def test_progress_display_on_a_terminal_names_the_stages():
         progress("reading log.csv")
     with stages(enabled=False, stream=screen) as progress:  # --json
         assert progress is None
+
+
+def test_finer_places_after_the_first_rows_and_temperatures_written_two_ways(tmp_path):
+    frame = make_log(items=8, runs=4, seed=6).with_columns(pl.col(c).cast(pl.String) for c in ("steps", "temperature"))
+    late = pl.int_range(pl.len()) == pl.len() - 1
+    # the last row has two decimal places where the first rows have none: the pass's guess fails
+    finer = frame.with_columns(pl.when(late).then(pl.lit("4.25")).otherwise(pl.col("steps")).alias("steps"))
+    # one run writes the temperature 0.80: the same number as 0.8
+    written = frame.with_columns(pl.when(late).then(pl.lit("0.80")).otherwise(pl.col("temperature")).alias("temperature"))
+    # the second value's seeds start at 101: the first half of each item is still its lower seeds
+    shifted = frame.with_columns(pl.when(pl.col("variant") == "casual").then(pl.col("seed") + 100)
+                                 .otherwise(pl.col("seed")).alias("seed"))
+    for name, log in (("finer", finer), ("written", written), ("shifted", shifted)):
+        path = write(log, tmp_path / f"{name}.csv")
+        for options in ({}, {"a": "casual", "b": "formal"}):
+            eager, streamed = both(path, metric="steps", **options)
+            assert streamed == eager, (name, options)
+
+
+@pytest.mark.parametrize("runs", [2, 3, 5])
+def test_within_log_halves_with_odd_and_few_runs(runs, tmp_path):
+    # with an odd number of runs the first half is the smaller: rank < runs // 2
+    path = write(make_log(items=7, runs=runs, seed=runs, integer=False).with_columns(pl.col("steps").round(1)),
+                 tmp_path / "l.parquet")
+    streamed = validate_streaming(path, metric="steps", halves=True)
+    assert streamed is not None and streamed.halves is not None
+    assert set(streamed.halves["__first_n"].to_list()) == {runs // 2}
+    eager, streaming = both(path, metric="steps")
+    assert streaming == eager
+
+
+def test_by_and_noise_logs_give_the_same_json(tmp_path):
+    frame = make_log(items=8, runs=4, seed=7).with_columns(
+        pl.when(pl.col("item").cast(pl.Int64) % 2 == 0).then(pl.lit("en")).otherwise(pl.lit("de")).alias("language"))
+    path = write(frame, tmp_path / "l.csv")
+    noise = write(make_log(items=8, runs=4, seed=8, gap=0.0), tmp_path / "noise.csv")
+    for options in ({"by": ["language"]}, {"noise": str(noise)}):
+        eager, streamed = both(path, metric="steps", **options)
+        assert streamed == eager, options
+
+
+def test_mean_and_sd_from_sums_are_the_correctly_rounded_fractions():
+    from fractions import Fraction
+    import math
+
+    from hypothesis import given, strategies as st
+
+    from probestats.checks.exact import mean_sd
+
+    @given(st.lists(st.integers(-10**12, 10**12), min_size=1, max_size=40), st.integers(0, 6))
+    def check(units, places):
+        n, s, q = len(units), sum(units), sum(u * u for u in units)
+        scale = 10**places
+        mean, sd = mean_sd(n, s, q, places)
+        assert mean == float(Fraction(s, n * scale))  # the reference: exact rationals, rounded once
+        if n > 1:
+            assert sd == math.sqrt(float(Fraction(n * q - s * s, n * (n - 1) * scale * scale)))
+
+    check()
