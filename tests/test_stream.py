@@ -222,7 +222,9 @@ def test_by_and_noise_logs_give_the_same_json(tmp_path):
         pl.when(pl.col("item").cast(pl.Int64) % 2 == 0).then(pl.lit("en")).otherwise(pl.lit("de")).alias("language"))
     path = write(frame, tmp_path / "l.csv")
     noise = write(make_log(items=8, runs=4, seed=8, gap=0.0), tmp_path / "noise.csv")
-    for options in ({"by": ["language"]}, {"noise": str(noise)}):
+    streamed = validate_streaming(path, metric="steps", by=["language"], halves=True)
+    assert streamed is not None and streamed.main is not None and streamed.halves is not None
+    for options in ({"by": ["language"]}, {"noise": str(noise)}, {"by": ["language"], "a": "casual", "b": "formal"}):
         eager, streamed = both(path, metric="steps", **options)
         assert streamed == eager, options
 
@@ -245,3 +247,15 @@ def test_mean_and_sd_from_sums_are_the_correctly_rounded_fractions():
             assert sd == math.sqrt(float(Fraction(n * q - s * s, n * (n - 1) * scale * scale)))
 
     check()
+
+
+def test_by_groups_that_split_every_item(tmp_path):
+    # each item ran in both languages (by seed), so the pooled item table sums two cells per value
+    frame = make_log(items=6, runs=6, seed=9, integer=False).with_columns(
+        pl.col("steps").round(3),
+        pl.when(pl.col("seed").cast(pl.Int64) % 2 == 0).then(pl.lit("en")).otherwise(pl.lit("de")).alias("language"))
+    path = write(frame, tmp_path / "l.jsonl")
+    streamed = validate_streaming(path, metric="steps", by=["language"], halves=True)
+    assert streamed is not None and streamed.checked.pairs.height == 12
+    eager, streaming = both(path, metric="steps", by=["language"])
+    assert streaming == eager

@@ -469,7 +469,7 @@ def analyze_pair(
     by = list(by)
     check_by(by, metric)
     streamed = None
-    if streaming and not by:
+    if streaming:
         from probestats.checks.stream import validate_streaming
 
         streamed = validate_streaming(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case,
@@ -495,7 +495,7 @@ def analyze_pair(
             f"the log has {len(checked.values)} values; this compares the first two, '{checked.a}' and "
             f"'{checked.b}': choose the pair with --a and --b, or analyze them all with probestats analyze"),))
     require_ok(checked)
-    table = items_of(checked)
+    table = items_of(checked) if streamed is None or streamed.main is None else _table(streamed.main, ["item"])
     if interval not in ("t", "bootstrap", "sign-flip"):
         raise OptionError(f"interval must be 't', 'bootstrap' or 'sign-flip', not {interval!r}")
     main = compare_pair(table, metric, checked.a, checked.b, alternative=alternative, confidence=1 - alpha,

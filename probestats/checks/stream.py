@@ -47,6 +47,9 @@ class Streamed:
     checked: Checked
     halves: pl.DataFrame | None = None
     rows: pl.LazyFrame | None = None
+    #: with ``by``: the cells of the whole log (one row per item, both values side by side), from
+    #: which the item table of the main comparison is made (``checked.pairs`` are split by ``by``)
+    main: pl.DataFrame | None = None
 
 
 def runs_of(streamed: Streamed, value: str) -> pl.DataFrame:
@@ -203,7 +206,7 @@ def _finish(per: pl.DataFrame, log: Log, *, metric, a, b, by, keys, settings, fo
     binary = places == 0 and total["__min"] >= 0 and total["__max"] <= 1
     if reply and not binary and per["__zeros"].sum():
         return None   # zeros beside replies: validate lists the rows as suspect
-    spaced = [pl.col(c) != pl.col(c).str.strip_chars() for c in ("item", "variant", *settings)
+    spaced = [pl.col(c) != pl.col(c).str.strip_chars() for c in ("item", "variant", *by, *settings)
               if per.schema[c] == pl.String]
     ids = per.select(pl.any_horizontal(pl.col("item").is_null(), pl.col("item") == "", pl.col("variant").is_null(),
                                        pl.col("variant") == "", *spaced).any()).item()
@@ -237,7 +240,10 @@ def _finish(per: pl.DataFrame, log: Log, *, metric, a, b, by, keys, settings, fo
     if seeded:   # every seed a number (else _distinct_seeds sends the log to validate): none is blank
         per = per.with_columns(pl.col("n").alias("seeded"))
     pair = per.filter(pl.col("variant").is_in([a, b]))
-    if seeded and not _distinct_seeds(pair):
+    if seeded and not _distinct_seeds(pair) and not (by and _distinct_seeds(
+            pair.group_by("item", "variant").agg(   # groups that split an item: its seeds pooled (hash sums wrap)
+                pl.col("n", "seeded", "seeds", "__seed_numbers").sum(), pl.col("__seed_lo").min(),
+                pl.col("__seed_hi").max()))):
         return None   # a seed may repeat within a cell: validate lists the copies
     for s in settings:
         if not pair.select((pl.col(s) == pl.col(f"__{s}_max")).all()).item():
@@ -265,17 +271,24 @@ def _finish(per: pl.DataFrame, log: Log, *, metric, a, b, by, keys, settings, fo
     n_rows = int(total["n"])
     checked = Checked(pl.DataFrame(), metric, a, b, values, tuple(problems), log, n_rows, pairs=cells,
                       pairs_by=tuple(c for c in by))
+    main = None
+    if by:   # the main comparison pools the groups: the cells of item x value, summed exactly
+        pooled = (pair.group_by("item", "variant")
+                  .agg(pl.col("n").sum(), pl.col(FIRST).min(), pl.col("counted").sum(),
+                       *[pl.col(c).cast(pl.Int128).sum() for c in ("__s", "__q")]).sort(FIRST))
+        pooled = with_exact_moments(pooled.with_columns(pl.lit(None, pl.Float64).alias("sd")), places)
+        main = _side_by_side(pooled.with_columns(pl.col(FIRST).alias("first_valued")), a, b)
     halves = None
     if split is not None:
         side = per.filter(pl.col("variant") == a)
         if (side["__seed_numbers"] == side["counted"]).all():
             halves = (side.group_by("item")
-                      .agg(pl.col("counted").sum(), pl.col("__s").sum(), pl.col("__q").sum(),
-                           pl.col("__first_n").sum(), pl.col("__first_s").sum(), pl.col("__first_q").sum())
+                      .agg(pl.col("counted").sum(), pl.col("__first_n").sum(),   # 128 bits: sums of cells
+                           *[pl.col(c).cast(pl.Int128).sum() for c in ("__s", "__q", "__first_s", "__first_q")])
                       .with_columns(pl.lit(places).alias("places")))
             if not (halves["__first_n"] == halves["counted"] // 2).all():
                 halves = None   # the seed read first does not halve every item's runs
-    return Streamed(checked, halves, rows)
+    return Streamed(checked, halves, rows, main)
 
 
 def _distinct_seeds(pair: pl.DataFrame) -> bool:
