@@ -259,3 +259,22 @@ def test_by_groups_that_split_every_item(tmp_path):
     assert streamed is not None and streamed.checked.pairs.height == 12
     eager, streaming = both(path, metric="steps", by=["language"])
     assert streaming == eager
+
+
+def test_one_list_of_random_seeds_for_every_item_streams(tmp_path):
+    # the same drawn seeds for every item and value (no range): the first rows show the list whole
+    seeds = {1: "912", 2: "17", 3: "4431", 4: "250", 5: "78"}
+    frame = make_log(items=10, runs=5, seed=10).with_columns(
+        pl.col("seed").cast(pl.Int64).replace_strict(seeds, return_dtype=pl.String).alias("seed"))
+    path = write(frame, tmp_path / "l.csv")
+    streamed = validate_streaming(path, metric="steps", halves=True)
+    assert streamed is not None and streamed.halves is not None
+    eager, streaming = both(path, metric="steps")
+    assert streaming == eager
+    # a later cell that repeats one of them is not that list: the rows are validated, the copy named
+    late = frame.with_columns(pl.when(pl.int_range(pl.len()) == pl.len() - 1).then(pl.lit("250"))
+                              .otherwise(pl.col("seed")).alias("seed"))
+    path = write(late, tmp_path / "late.csv")
+    assert validate_streaming(path, metric="steps") is None
+    eager, streaming = both(path, metric="steps")
+    assert streaming == eager and "duplicate_run" in eager

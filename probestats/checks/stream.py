@@ -123,7 +123,7 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
         else:
             return None
     seeded = "seed" in present
-    places, split = _head(log, text, x.alias(metric), a, halves and seeded)
+    places, split, exemplars = _head(log, text, x.alias(metric), a, halves and seeded, keys)
     if places is None:
         return None   # values that are not short decimals: validate averages them with fractions
     if progress:
@@ -162,20 +162,32 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
         progress("checking the cells")
     return _finish(per, log, metric=metric, a=a, b=b, by=by, keys=keys, settings=settings, fold_case=fold_case,
                    same_seeds=same_seeds, seeded=seeded, split=split, reply="reply" in present, places=places,
+                   exemplars=exemplars,
                    rows=log.lazy.select([*text.values(), x.alias(metric), pl.col(ROW)]))
 
 
-def _head(log: Log, text: dict, metric: pl.Expr, a: str | None, split: bool) -> tuple[int | None, float | None]:
+def _head(log: Log, text: dict, metric: pl.Expr, a: str | None, split: bool, keys: list[str]):
     """From the first rows of the log: the metric's decimal places (None when some value is not a
-    short decimal), and the seed below which the first item's runs of value ``a`` are its first
-    half (None when not asked for or not found). Both are guesses the full pass checks on every row."""
+    short decimal); the seed below which the first item's runs of value ``a`` are its first half
+    (None when not asked for or not found); and the seeds of each cell seen in these rows (their
+    fingerprint, count, distinct count and whether one is blank or written with spaces), which
+    show the seed lists the log uses once the pass says which cells these rows hold whole. The
+    guesses are checked on every row by the pass."""
     from probestats.stats.exact import row_places
 
-    head = collect(log.lazy.head(_HEAD).select(text["item"], text["variant"], metric,
-                                               *([text["seed"]] if split else [])), log.source, log._path)
+    seeded = "seed" in text
+    head = collect(log.lazy.head(_HEAD).select(*[text[k] for k in keys], text["variant"], metric,
+                                               *([text["seed"]] if seeded else [])), log.source, log._path)
     places = row_places(head[metric.meta.output_name()])
     places = None if places.null_count() else int(places.max() or 0)
-    return places, (_split_seed(head, a) if split and places is not None else None)
+    exemplars = None
+    if seeded:
+        seed = pl.col("seed").cast(pl.String)
+        exemplars = head.group_by(*keys, "variant").agg(
+            pl.len().alias("__head_n"), seed.n_unique().alias("__head_distinct"),
+            (seed.is_null() | (seed != seed.str.strip_chars())).any().alias("__head_odd"),
+            seed.hash(seed=_HASH_SEED).sum().alias("__head_seeds"))
+    return places, (_split_seed(head, a) if split and places is not None else None), exemplars
 
 
 def _split_seed(head: pl.DataFrame, a: str | None) -> float | None:
@@ -193,7 +205,7 @@ def _split_seed(head: pl.DataFrame, a: str | None) -> float | None:
 
 
 def _finish(per: pl.DataFrame, log: Log, *, metric, a, b, by, keys, settings, fold_case, same_seeds, seeded, split,
-            reply, rows, places) -> Streamed | None:
+            reply, rows, places, exemplars) -> Streamed | None:
     total = per.select(pl.col("n").sum(), pl.col("counted").sum(), pl.col("__finer").sum(), pl.col("__min").min(),
                        pl.col("__max").max(), pl.col("n").max().alias("largest")).row(0, named=True)
     if not total["n"] or total["counted"] != total["n"] or total["__finer"]:
@@ -240,7 +252,7 @@ def _finish(per: pl.DataFrame, log: Log, *, metric, a, b, by, keys, settings, fo
     if seeded:   # every seed a number (else _distinct_seeds sends the log to validate): none is blank
         per = per.with_columns(pl.col("n").alias("seeded"))
     pair = per.filter(pl.col("variant").is_in([a, b]))
-    if seeded and not _distinct_seeds(pair) and not (by and _distinct_seeds(
+    if seeded and not _distinct_seeds(pair, _seed_lists(per, exemplars, keys)) and not (by and _distinct_seeds(
             pair.group_by("item", "variant").agg(   # groups that split an item: its seeds pooled (hash sums wrap)
                 pl.col("n", "seeded", "seeds", "__seed_numbers").sum(), pl.col("__seed_lo").min(),
                 pl.col("__seed_hi").max()))):
@@ -291,27 +303,43 @@ def _finish(per: pl.DataFrame, log: Log, *, metric, a, b, by, keys, settings, fo
     return Streamed(checked, halves, rows, main)
 
 
-def _distinct_seeds(pair: pl.DataFrame) -> bool:
+def _seed_lists(per: pl.DataFrame, exemplars: pl.DataFrame | None, keys: list[str]) -> pl.DataFrame | None:
+    """The seed lists known to hold no seed twice: those of cells the first rows held whole (as many
+    runs there as in the pass), each seed written plainly once. Fingerprint and count of each."""
+    if exemplars is None or not exemplars.height:
+        return None
+    whole = exemplars.join(per.select(*keys, "variant", "n"), on=[*keys, "variant"], how="inner")
+    return (whole.filter((pl.col("__head_n") == pl.col("n")) & (pl.col("__head_distinct") == pl.col("n"))
+                         & ~pl.col("__head_odd"))
+            .select(pl.col("__head_seeds").alias("seeds"), pl.col("n")).unique())
+
+
+def _distinct_seeds(pair: pl.DataFrame, lists: pl.DataFrame | None = None) -> bool:
     """True when no cell repeats a seed: each cell's seeds are the whole numbers from its smallest to
-    its largest, each written plainly, once (the fingerprint of the cell's seeds equals that range's).
+    its largest, each written plainly, once (the fingerprint of the cell's seeds equals that range's),
+    or one of the seed ``lists`` known to hold no seed twice (same fingerprint, same count).
 
     Equal fingerprints of different sets need a collision of 64-bit hash sums; any other log
     (other seeds, blank seeds) goes to validate, which checks the seeds row by row.
     """
     lo, hi = pl.col("__seed_lo"), pl.col("__seed_hi")
-    ok = pair.select(((pl.col("__seed_numbers") == pl.col("n")) & (pl.col("seeded") == pl.col("n"))
-                      & (lo == lo.round()) & (hi - lo + 1 == pl.col("seeded").cast(pl.Float64))
-                      & (lo.abs() < 2.0**52) & (hi.abs() < 2.0**52)).all()).item()
-    if not ok:
-        return False
-    spans = pair.select(lo.cast(pl.Int64).alias("lo"), hi.cast(pl.Int64).alias("hi")).unique()
-    if int((spans["hi"] - spans["lo"] + 1).sum()) > 10 * pair["n"].sum() + 1000:
-        return False
+    ranged = ((pl.col("__seed_numbers") == pl.col("n")) & (pl.col("seeded") == pl.col("n"))
+              & (lo == lo.round()) & (hi - lo + 1 == pl.col("seeded").cast(pl.Float64))
+              & (lo.abs() < 2.0**52) & (hi.abs() < 2.0**52))
+    cells = pair.select("seeds", "n", ranged.fill_null(False).alias("__ranged"),
+                        pl.when(ranged).then(lo).cast(pl.Int64).alias("lo"),
+                        pl.when(ranged).then(hi).cast(pl.Int64).alias("hi"))
+    spans = cells.filter("__ranged").select("lo", "hi").unique()
+    if int((spans["hi"] - spans["lo"] + 1).sum() or 0) > 10 * pair["n"].sum() + 1000:
+        spans = spans.clear()
     expected = (spans.with_columns(pl.int_ranges("lo", pl.col("hi") + 1).alias("s")).explode("s")
                 .group_by("lo", "hi").agg(pl.col("s").cast(pl.String).hash(seed=_HASH_SEED).sum().alias("want")))
-    joined = pair.with_columns(lo.cast(pl.Int64).alias("lo"), hi.cast(pl.Int64).alias("hi")).join(
-        expected, on=["lo", "hi"], how="left")
-    return bool(joined.select((pl.col("seeds") == pl.col("want")).all()).item())
+    cells = cells.join(expected, on=["lo", "hi"], how="left")
+    ok = pl.col("__ranged") & (pl.col("seeds") == pl.col("want")).fill_null(False)
+    if lists is not None and lists.height:
+        cells = cells.join(lists.with_columns(pl.lit(True).alias("__listed")), on=["seeds", "n"], how="left")
+        ok = ok | pl.col("__listed").fill_null(False)
+    return bool(cells.select(ok.all()).item())
 
 
 def halves_table(halves: pl.DataFrame, items: pl.DataFrame) -> pl.DataFrame | None:
