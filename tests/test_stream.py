@@ -278,3 +278,20 @@ def test_one_list_of_random_seeds_for_every_item_streams(tmp_path):
     assert validate_streaming(path, metric="steps") is None
     eager, streaming = both(path, metric="steps")
     assert streaming == eager and "duplicate_run" in eager
+
+
+@pytest.mark.parametrize("args", [[], ["--json"], ["--by", "model"], ["--a", "casual", "--b", "formal", "--json"]])
+def test_cli_output_is_the_same_without_the_streaming_pass(args, tmp_path, monkeypatch):
+    # the text and JSON a user sees, exactly, with the pass and with the rows (the pass turned off);
+    # nothing on standard error: the progress line is for terminals only
+    path = write(make_log(items=8, runs=4, seed=11), tmp_path / "l.csv")
+    runner = CliRunner()
+    command = ["analyze", str(path), "--metric", "steps", *args]
+    streamed = runner.invoke(cli, command)
+    assert validate_streaming(path, metric="steps", by=[a for a in args if a == "model"]) is not None
+    import probestats.checks.stream as stream
+
+    monkeypatch.setattr(stream, "validate_streaming", lambda *a, **k: None)
+    eager = runner.invoke(cli, command)
+    assert (streamed.exit_code, streamed.stdout, streamed.stderr) == (eager.exit_code, eager.stdout, eager.stderr)
+    assert streamed.exit_code == 0 and streamed.stderr == ""
