@@ -295,3 +295,22 @@ def test_cli_output_is_the_same_without_the_streaming_pass(args, tmp_path, monke
     eager = runner.invoke(cli, command)
     assert (streamed.exit_code, streamed.stdout, streamed.stderr) == (eager.exit_code, eager.stdout, eager.stderr)
     assert streamed.exit_code == 0 and streamed.stderr == ""
+
+
+def test_blank_lines_of_a_jsonl_file_are_found_reading_it_in_blocks(tmp_path):
+    from hypothesis import given, settings, strategies as st
+
+    from probestats.io.read import _BLANK_LINE, _has_blank_line
+
+    path = tmp_path / "l.jsonl"
+    lines = st.sampled_from([b'{"a": 1}', b"  ", b"", b"\t", b' {"b": 2} ', b"\r"])
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(lines, max_size=8), st.sampled_from([b"", b"\n", b"\n\n", b" \n"]), st.integers(1, 7))
+    def check(parts, end, block):
+        data = b"\n".join(parts) + end
+        path.write_bytes(data)
+        # the reference: the whole file searched at once, as the reader did before
+        assert _has_blank_line(path, block) == (_BLANK_LINE.search(data) is not None)
+
+    check()
