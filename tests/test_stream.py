@@ -126,13 +126,16 @@ def _bad(frame: pl.DataFrame, kind: str) -> pl.DataFrame:
     if kind == "zeros_with_replies":
         return frame.with_columns(pl.lit("a reply").alias("reply"),
                                   pl.when(first).then(pl.lit("0")).otherwise(pl.col("steps")).alias("steps"))
+    if kind == "blank_first_value":  # the first row has no value: the rows are validated
+        return frame.with_columns(pl.when(pl.int_range(pl.len()) == 0).then(None).otherwise(pl.col("variant"))
+                                  .alias("variant"))
     if kind == "unordered_seeds":  # seeds that are no range: the split is read again, the result the same
         return frame.with_columns((pl.col("seed").cast(pl.Int64) * 7 + 3).cast(pl.String).alias("seed"))
     raise AssertionError(kind)
 
 
 KINDS = ["non_numeric", "blank_metric", "missing_item", "varying_setting", "confounded", "repeated_seed",
-         "spaced_value", "zeros_with_replies", "unordered_seeds"]
+         "spaced_value", "zeros_with_replies", "unordered_seeds", "blank_first_value"]
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -87,7 +87,7 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
     present = set(schema.names())
     if not {"item", "variant", metric, *by} <= present or "time" in present:
         return None   # a missing column is reported by validate; alternation needs the runs' times
-    wanted = ["item", "variant"] + [c for c in ("seed", *SETTINGS) if c in present]
+    wanted = ["item", "variant"] + [c for c in ("seed", "run_id", *SETTINGS) if c in present]
     wanted += [c for c in by if c not in wanted]
     if metric not in wanted:
         wanted.append(metric)
@@ -195,9 +195,9 @@ def _split_seed(head: pl.DataFrame, a: str | None) -> float | None:
     if not head.height:
         return None
     value = a if a is not None else head["variant"][0]
-    runs = head.filter(pl.col("variant") == value)
-    if not runs.height:
-        return None
+    runs = head.filter(pl.col("variant") == value) if value is not None else head.clear()
+    if not runs.height or runs["item"][0] is None:
+        return None   # a blank value or item first: the pass sends the log to validate
     seeds = runs.filter(pl.col("item") == runs["item"][0])["seed"].cast(pl.Float64, strict=False)
     if seeds.null_count() or seeds.len() < 2:
         return None
