@@ -317,3 +317,13 @@ def test_blank_lines_of_a_jsonl_file_are_found_reading_it_in_blocks(tmp_path):
         assert _has_blank_line(path, block) == (_BLANK_LINE.search(data) is not None)
 
     check()
+
+
+@pytest.mark.parametrize("suffix", [".xlsx", ".json"])
+def test_spreadsheets_and_json_arrays_give_the_same_json(suffix, tmp_path):
+    # read whole into memory by their readers; the pass summarizes them like any other log
+    from tests.factories import write_log
+
+    path = write_log(make_log(items=6, runs=3, seed=12), tmp_path / f"l{suffix}")
+    eager, streamed = both(path, metric="steps")
+    assert streamed == eager
