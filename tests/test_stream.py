@@ -327,3 +327,15 @@ def test_spreadsheets_and_json_arrays_give_the_same_json(suffix, tmp_path):
     path = write_log(make_log(items=6, runs=3, seed=12), tmp_path / f"l{suffix}")
     eager, streamed = both(path, metric="steps")
     assert streamed == eager
+
+
+def test_a_wide_log_keeps_the_order_of_its_values(tmp_path):
+    # melted, both values of a wide row start on the same row: the log's own order decides
+    from probestats.shape.probe import Probe
+
+    long = make_log(items=7, runs=3, gap=0.8, seed=8)
+    wide = long.pivot(on="variant", index=["item", "seed", "model", "temperature"], values="steps")
+    path = write(wide.rename({"formal": "formal_steps", "casual": "casual_steps"}), tmp_path / "wide.csv")
+    for _ in range(5):   # a tie broken by chance would differ between runs
+        eager, streamed = both(path, metric="steps", probe=Probe(wide=("formal_steps,casual_steps",)))
+        assert streamed == eager and json.loads(streamed)["a"] == "formal"

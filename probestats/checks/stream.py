@@ -162,7 +162,7 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
         progress("checking the cells")
     return _finish(per, log, metric=metric, a=a, b=b, by=by, keys=keys, settings=settings, fold_case=fold_case,
                    same_seeds=same_seeds, seeded=seeded, split=split, reply="reply" in present, places=places,
-                   exemplars=exemplars,
+                   exemplars=exemplars, variant=text["variant"],
                    rows=log.lazy.select([*text.values(), x.alias(metric), pl.col(ROW)]))
 
 
@@ -205,7 +205,7 @@ def _split_seed(head: pl.DataFrame, a: str | None) -> float | None:
 
 
 def _finish(per: pl.DataFrame, log: Log, *, metric, a, b, by, keys, settings, fold_case, same_seeds, seeded, split,
-            reply, rows, places, exemplars) -> Streamed | None:
+            reply, rows, places, exemplars, variant) -> Streamed | None:
     total = per.select(pl.col("n").sum(), pl.col("counted").sum(), pl.col("__finer").sum(), pl.col("__min").min(),
                        pl.col("__max").max(), pl.col("n").max().alias("largest")).row(0, named=True)
     if not total["n"] or total["counted"] != total["n"] or total["__finer"]:
@@ -235,8 +235,14 @@ def _finish(per: pl.DataFrame, log: Log, *, metric, a, b, by, keys, settings, fo
         per = per.with_columns(pl.col("temperature").alias("__temperature_max"))
         if per.select(pl.col("temperature").is_null().any() | pl.col("temperature").is_nan().any()).item():
             return None   # text that is not a number: validate keeps the column as text
-    counts = (per.group_by("variant").agg(pl.col(FIRST).min(), pl.col("n").sum().alias("len"))
-              .sort(FIRST).select("variant", pl.col("len").cast(pl.UInt32)))
+    counts = per.group_by("variant").agg(pl.col(FIRST).min(), pl.col("n").sum().alias("len")).sort(FIRST)
+    if counts[FIRST].is_duplicated().any():
+        # values that start on one row (a wide log melted into one run per value): their order is
+        # the order in which the log gives them, which only a look at the values tells
+        order = collect(log.lazy.select(variant).unique(maintain_order=True).with_row_index("__order"),
+                        log.source, log._path)
+        counts = counts.join(order, on="variant", how="left").sort(FIRST, "__order")
+    counts = counts.select("variant", pl.col("len").cast(pl.UInt32))
     _, problems, values = _near_duplicates(pl.DataFrame(), log, fold_case, counts)
     if fold_case and problems:
         return None   # values to fold into one: validate folds them in the rows
