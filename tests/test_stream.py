@@ -339,3 +339,15 @@ def test_a_wide_log_keeps_the_order_of_its_values(tmp_path):
     for _ in range(5):   # a tie broken by chance would differ between runs
         eager, streamed = both(path, metric="steps", probe=Probe(wide=("formal_steps,casual_steps",)))
         assert streamed == eager and json.loads(streamed)["a"] == "formal"
+
+
+def test_within_log_noise_when_the_pass_cannot_split_the_runs(tmp_path):
+    frame = make_log(items=6, runs=4, seed=13)
+    # every item its own block of seeds (the first rows' split fits the first item only), and no seeds
+    blocks = frame.with_columns((pl.col("seed").cast(pl.Int64) + 100 * pl.col("item").cast(pl.Int64)).alias("seed"))
+    for name, log in (("blocks", blocks), ("no_seeds", frame.drop("seed"))):
+        path = write(log, tmp_path / f"{name}.csv")
+        streamed = validate_streaming(path, metric="steps", halves=True)
+        assert streamed is not None and streamed.halves is None   # the runs of value a are read again
+        eager, streaming = both(path, metric="steps")
+        assert streaming == eager and '"within-log' in streaming, name
