@@ -555,8 +555,8 @@ def _warm_tests() -> None:
     import sys
     import threading
 
-    if "scipy.special" not in sys.modules:
-        threading.Thread(target=__import__, args=("scipy.special",), daemon=True).start()
+    if "scipy.special" not in sys.modules:   # not a daemon: an import is never cut off at exit
+        threading.Thread(target=__import__, args=("scipy.special",), name="probestats-warm-imports").start()
 
 
 def check_common(alternative: str, alpha: float, correction: str) -> None:
