@@ -4,9 +4,16 @@
 held-fixed settings) through polars' streaming engine and summarizes them into one row per
 item x value: the cells :func:`probestats.checks.schema.validate` would compute, with exact sums
 of the metric in whole units of ``10**-places`` (64-bit integers; the places are read from the
-first rows and checked on every row, and bounds checked after the pass rule out an overflow), plus counters that say whether the log
-has any problem that needs its rows: blank or non-numeric metric cells, blank ids, values
-written with spaces, repeated seeds, settings that differ between values, a time column, and so on.
+first rows and checked on every row, and bounds checked after the pass rule out an overflow),
+plus counters that say whether the log has any problem that needs its rows: blank or non-numeric
+metric cells, blank ids, values written with spaces, repeated seeds, settings that differ between
+values, a time column, and so on.
+
+Seeds are shown distinct without holding them: a cell's seeds are the whole numbers from its
+smallest to its largest, or a list the first rows show whole with no seed twice, when the sum of
+their 64-bit hashes (and their count) equals that range's or that list's. Different sets with
+equal sums need a hash collision (about 2**-64 per cell), the same fingerprint validate compares
+seed sets by.
 
 When it has none, the result is the :class:`~probestats.checks.schema.Checked` that
 :func:`~probestats.checks.schema.validate` gives (same problems, same cells, so the same item
