@@ -114,7 +114,8 @@ def measure(job: str, path: Path, rows: int, jobs: dict | None = None) -> dict:
                           env=ENV)
     if done.returncode != 0:
         raise SystemExit(f"{job} failed:\n{done.stderr}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    # the last line that is a JSON object (a library may print a line of its own after it)
+    return json.loads([line for line in done.stdout.splitlines() if line.startswith("{")][-1])
 
 
 def main() -> None:

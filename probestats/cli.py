@@ -323,9 +323,14 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
                        noise_cells=noise_cells)
         return
     _cells_only(noise_cells=noise_cells)
-    result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale,
-                 factor=factor, alternative=alternative, alpha=alpha, correction=correction,
-                 n_resamples=n_resamples, seed=seed, probe=probe, interval=interval)
+    from probestats.present.progress import stages
+
+    # one streaming pass over the log (memory grows with items x values, not rows); --row-level needs the runs
+    with stages(enabled=not json_out) as progress:
+        result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale,
+                     factor=factor, alternative=alternative, alpha=alpha, correction=correction,
+                     n_resamples=n_resamples, seed=seed, probe=probe, interval=interval,
+                     streaming=not row_level, progress=progress)
     if row_level:  # Welch's t on runs beside the item-level tests, for a comparison of two values
         from probestats.analyses.paired import Analysis, with_row_level
 

@@ -53,6 +53,8 @@ def analyze(
     probe=None,
     read_options: Mapping | None = None,
     noise_read_options: Mapping | None = None,
+    streaming: bool = False,
+    progress=None,
 ) -> AnalysisResult:
     """Analyze a probe log the way its options ask (see the module's description for the choice).
 
@@ -101,6 +103,12 @@ def analyze(
         probe, ``where``, ``derive`` and the read options come from it.
     read_options, noise_read_options : mapping, optional
         Passed to :func:`probestats.read_log` for the probe log and the noise log.
+    streaming : bool
+        Paired analysis: validate and summarize the log in one streaming pass, so memory grows
+        with items x values rather than rows (same results; see
+        :func:`~probestats.analyses.paired.analyze_pair`).
+    progress : callable, optional
+        Called with the name of each stage of a long job.
 
     Returns
     -------
@@ -171,7 +179,7 @@ def analyze(
 
     # more than two values and no a/b: analyze_pair hands the validated log to the many-values analysis
     return analyze_pair(source, metric=metric, a=a, b=b, noise=noise, by=by, n_resamples=n_resamples, seed=seed,
-                        **common, **pair)
+                        streaming=streaming, progress=progress, **common, **pair)
 
 
 def _is_data(value) -> bool:

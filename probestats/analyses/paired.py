@@ -412,6 +412,8 @@ def analyze_pair(
     within_noise: bool = True,
     n_resamples: int = 10_000,
     seed: int | None = 0,
+    streaming: bool = False,
+    progress=None,
 ) -> Analysis:
     """Analyze a counterfactual probe: per-item gaps, the exact sign-flip and sign tests, noise.
 
@@ -442,6 +444,13 @@ def analyze_pair(
         With more than two values and no ``a``/``b``: hand the log to
         :func:`probestats.multi.analyze_many` (True), or compare the first two values
         with a ``more_values`` warning (False).
+    streaming : bool
+        Validate and summarize the log in one streaming pass (:mod:`probestats.checks.stream`),
+        so memory grows with items x values, not rows; a log with problems that need its rows is
+        validated as usual. The results are the same; the result's ``checked.frame`` is then
+        empty (so no :func:`with_row_level`).
+    progress : callable, optional
+        Called with the name of each stage of a long job (a progress display).
 
     Raises
     ------
@@ -459,7 +468,21 @@ def analyze_pair(
     check_common(alternative, alpha, correction)
     by = list(by)
     check_by(by, metric)
-    checked = validate(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case, **(read_options or {}))
+    streamed = None
+    if streaming:
+        from probestats.checks.stream import validate_streaming
+
+        streamed = validate_streaming(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case,
+                                      halves=noise is None and within_noise, progress=progress,
+                                      before_pass=_warm_tests, **(read_options or {}))
+    if streamed is not None:
+        checked = streamed.checked
+    else:
+        if progress:
+            progress("reading and validating the log")
+        checked = validate(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case, **(read_options or {}))
+    if progress:
+        progress("testing")
     if a is None and b is None and len(checked.values) > 2:
         if many:  # more than two values: per-value means and an omnibus test
             from probestats.analyses.many import analyze_many
@@ -472,7 +495,7 @@ def analyze_pair(
             f"the log has {len(checked.values)} values; this compares the first two, '{checked.a}' and "
             f"'{checked.b}': choose the pair with --a and --b, or analyze them all with probestats analyze"),))
     require_ok(checked)
-    table = items_of(checked)
+    table = items_of(checked) if streamed is None or streamed.main is None else _table(streamed.main, ["item"])
     if interval not in ("t", "bootstrap", "sign-flip"):
         raise OptionError(f"interval must be 't', 'bootstrap' or 'sign-flip', not {interval!r}")
     main = compare_pair(table, metric, checked.a, checked.b, alternative=alternative, confidence=1 - alpha,
@@ -506,7 +529,10 @@ def analyze_pair(
         problems += [_tag_noise(p) for p in noise_checked.problems]
         noise_source = "noise log"
     elif within_noise:
-        halves, noise_source = within_log_noise(checked, main.items)
+        if streamed is not None:
+            halves, noise_source = _streamed_noise(streamed, main.items)
+        else:
+            halves, noise_source = within_log_noise(checked, main.items)
         if halves is not None:  # beside the result only: the power model (MDG) still needs a --noise log
             noise_result = compare_pair(halves, metric, f"{checked.a} (first half)", f"{checked.a} (second half)",
                                         alternative=alternative, confidence=1 - alpha)
@@ -520,6 +546,17 @@ def analyze_pair(
     return Analysis(main=main, noise=noise_result, groups=tuple(groups), problems=tuple(problems),
                     alternative=alternative, alpha=alpha, correction=correction, checked=checked,
                     noise_checked=noise_checked, mdg=mdg_value, mdg_method=mdg_method, noise_source=noise_source)
+
+
+def _warm_tests() -> None:
+    """Import what the tests need (scipy.special: the binomial tail, the t quantile) in a thread,
+    while the log is read: polars reads without holding the interpreter, so the import's few
+    tenths of a second overlap the read instead of following it."""
+    import sys
+    import threading
+
+    if "scipy.special" not in sys.modules:   # not a daemon: an import is never cut off at exit
+        threading.Thread(target=__import__, args=("scipy.special",), name="probestats-warm-imports").start()
 
 
 def check_common(alternative: str, alpha: float, correction: str) -> None:
@@ -595,6 +632,18 @@ def within_log_noise(checked: Checked, items: pl.DataFrame | None = None) -> tup
     if table.height != items.height:
         return None, None
     return table, f"within-log: the runs of value '{a}' split in two by {'seed' if seeded else 'row order'}"
+
+
+def _streamed_noise(streamed, items: pl.DataFrame) -> tuple[pl.DataFrame | None, str | None]:
+    """:func:`within_log_noise` of a log validated in one streaming pass: from the halves' sums the
+    pass took, or else from value a's runs alone, read again."""
+    from probestats.checks.stream import halves_table, runs_of
+
+    a = streamed.checked.a
+    if streamed.halves is not None:
+        table = halves_table(streamed.halves, items)
+        return (None, None) if table is None else (table, f"within-log: the runs of value '{a}' split in two by seed")
+    return within_log_noise(replace(streamed.checked, frame=runs_of(streamed, a)), items)
 
 
 def noise_rows(noise_checked: Checked) -> pl.DataFrame:

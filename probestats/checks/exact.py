@@ -19,7 +19,6 @@ choice of ``places`` (any number at least the fewest needed) does not change the
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import polars as pl
 
@@ -49,11 +48,13 @@ def mean_sd(n: int, s: int, q: int, places: int) -> tuple[float | None, float | 
     if n <= 0:
         return None, None
     scale = 10 ** int(places)
-    mean = float(Fraction(int(s), n * scale))
+    s = int(s)
+    # int / int is correctly rounded in Python (what float(Fraction(a, b)) computes, without the gcd)
+    mean = s / (n * scale)
     if n < 2:
         return mean, None
-    var = Fraction(n * int(q) - int(s) ** 2, n * (n - 1) * scale * scale)
-    return mean, math.sqrt(float(var))
+    var = (n * int(q) - s * s) / (n * (n - 1) * scale * scale)
+    return mean, math.sqrt(var)
 
 
 def with_exact_moments(frame: pl.DataFrame, places: int, suffix: str = "") -> pl.DataFrame:

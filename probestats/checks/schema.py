@@ -877,13 +877,19 @@ def _settings(pair: pl.DataFrame, cells: pl.DataFrame, log: Log, a: str, b: str,
             continue
         if not pair.select(_one_value(_comparable(pair, setting))).item():  # more than one value in the log
             distinct = pair.select(pl.col(setting).cast(pl.String).fill_null("(blank)").unique(maintain_order=True))
-            distinct = distinct[setting].to_list()
-            problems.append(Problem(
-                "warning", "mixed_setting",
-                f"{header} takes {len(distinct)} values in the log ({_show(distinct)}), the same for both compared values; "
-                f"split with --by {setting} if results may differ between them",
-                (), log.columns.get(setting)))
+            problems.append(mixed_setting(log, setting, distinct[setting].to_list()))
     return problems
+
+
+def mixed_setting(log: Log, setting: str, distinct: list[str]) -> Problem:
+    """The warning for a held-fixed setting that takes several values (``distinct``, as text, in
+    order of appearance), the same for both compared values."""
+    header = log.columns.get(setting, setting).strip()
+    return Problem(
+        "warning", "mixed_setting",
+        f"{header} takes {len(distinct)} values in the log ({_show(distinct)}), the same for both compared values; "
+        f"split with --by {setting} if results may differ between them",
+        (), log.columns.get(setting))
 
 
 def _show(values, limit: int = 4) -> str:

@@ -500,7 +500,10 @@ def _check_parquet(path: Path, size: int) -> None:
     try:
         # one thread, no read-ahead: a failing read must not leave a reader thread behind (that aborts the
         # process at exit); the path is opened as a file, never read as a pattern
-        pq.ParquetFile(os.path.abspath(path), pre_buffer=False).read(use_threads=False)
+        # row group by row group, so a large file is never held whole
+        with pq.ParquetFile(os.path.abspath(path), pre_buffer=False) as parquet:
+            for group in range(parquet.num_row_groups):
+                parquet.read_row_group(group, use_threads=False)
     except Exception as exc:
         text = re.sub(r"\s+", " ", str(exc)).strip()[:200] or type(exc).__name__
         raise ReadError(f"the Parquet file '{path.name}' is corrupt ({text}); write it again from its source, "
@@ -789,7 +792,8 @@ def _read_jsonl(path, columns, encoding, metric) -> Log:
         raw = path.read_bytes()[3:]  # a byte-order mark polars' NDJSON reader refuses
         source = raw
     lines_info = _scan_jsonl(path, raw)
-    _check_jsonl_keys(raw if raw is not None else path.read_bytes(), name)
+    if raw is not None or path.stat().st_size <= JSONL_KEY_CHECK_BYTES:   # a large file is not read whole
+        _check_jsonl_keys(raw if raw is not None else path.read_bytes(), name)
     first_line, blank = lines_info
     try:
         if raw is None and _GLOB_CHARS.search(str(path)) is None:
@@ -811,12 +815,33 @@ _BLANK_LINE = re.compile(rb"(?:^|\n)[ \t\r\f\v]*\n")
 
 def _scan_jsonl(path, raw):
     """First data line, and the line numbers of every record when blank lines exist."""
+    if raw is None and not _has_blank_line(path):
+        return 1, None
     data = raw if raw is not None else path.read_bytes()
     # a line holding nothing or only spaces (before the last record) shifts the later records' lines
     if _BLANK_LINE.search(data) is None:
         return 1, None
     numbers = [i + 1 for i, line in enumerate(data.split(b"\n")) if line.strip()]
     return 1, numbers
+
+
+_BLANK_INSIDE = re.compile(rb"\n[ \t\r\f\v]*\n")
+
+
+def _has_blank_line(path: Path, block: int = 1 << 24) -> bool:
+    """Whether a file has a line of nothing or only spaces, read in blocks (a large log is never
+    held whole): each block is searched with the end of the line the previous one stopped in."""
+    carry = b"\n"   # the file's first line starts as if after a line break
+    with path.open("rb") as fh:
+        while chunk := fh.read(block):
+            chunk = carry + chunk
+            if _BLANK_INSIDE.search(chunk):
+                return True
+            at = chunk.rfind(b"\n")
+            rest = chunk[at:] if at >= 0 else b"x"   # the line the block stops in, from its line break
+            # a line that has something on it cannot be blank: carry a mark that it has
+            carry = rest if rest.strip() == b"" else b"x"
+    return False
 
 
 def _raise_first_bad_json_line(path: Path, raw: bytes | None) -> None:

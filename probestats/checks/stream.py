@@ -1,0 +1,375 @@
+"""Validation of a large log in one streaming pass: memory grows with items x values, not rows.
+
+:func:`validate_streaming` reads only the columns validation needs (item, value, metric, seed,
+held-fixed settings) through polars' streaming engine and summarizes them into one row per
+item x value: the cells :func:`probestats.checks.schema.validate` would compute, with exact sums
+of the metric in whole units of ``10**-places`` (64-bit integers; the places are read from the
+first rows and checked on every row, and bounds checked after the pass rule out an overflow),
+plus counters that say whether the log has any problem that needs its rows: blank or non-numeric
+metric cells, blank ids, values written with spaces, repeated seeds, settings that differ between
+values, a time column, and so on.
+
+Seeds are shown distinct without holding them: a cell's seeds are the whole numbers from its
+smallest to its largest, or a list the first rows show whole with no seed twice, when the sum of
+their 64-bit hashes (and their count) equals that range's or that list's. Different sets with
+equal sums need a hash collision (about 2**-64 per cell), the same fingerprint validate compares
+seed sets by.
+
+When it has none, the result is the :class:`~probestats.checks.schema.Checked` that
+:func:`~probestats.checks.schema.validate` gives (same problems, same cells, so the same item
+table and tests, bit for bit), without the rows (``frame`` is empty). When it has one, it
+returns None, and the caller runs :func:`~probestats.checks.schema.validate`, which names every
+problem with the rows a person would look at.
+
+The same pass also sums each item's runs of value ``a`` split in two halves by seed (the
+within-log noise of :func:`probestats.analyses.paired.within_log_noise`), when a threshold seed
+read from the first rows of the log splits every item's runs exactly in half (checked after the
+pass); :func:`halves_table` turns those sums into that comparison's item table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import polars as pl
+
+from probestats.checks.exact import mean_sd, with_exact_moments
+from probestats.checks.schema import (FIRST, SETTINGS, Checked, _HASH_SEED, _as_text, _choose_values, _deterministic,
+                                      _is_text, _lists, _near_duplicates, _seed_mismatch, _seen,
+                                      _side_by_side, _unequal_runs, mixed_setting)
+from probestats.errors import has_errors
+from probestats.io.read import ROW, Log, collect, read_log
+
+__all__ = ["Streamed", "validate_streaming", "halves_table"]
+
+_HEAD = 50_000  # rows read first: the metric's decimal places, the seed that splits value a's runs in halves
+
+
+@dataclass(frozen=True)
+class Streamed:
+    """What :func:`validate_streaming` found: the validated log (without rows) and, when the pass
+    could split them, per item the sums of value ``a``'s runs in two halves by seed."""
+
+    checked: Checked
+    halves: pl.DataFrame | None = None
+    rows: pl.LazyFrame | None = None
+    #: with ``by``: the cells of the whole log (one row per item, both values side by side), from
+    #: which the item table of the main comparison is made (``checked.pairs`` are split by ``by``)
+    main: pl.DataFrame | None = None
+
+
+def runs_of(streamed: Streamed, value: str) -> pl.DataFrame:
+    """The runs of one value (item, value, seed, metric and row number, as validation reads them),
+    read again from the log: for the within-log noise when the pass could not split them."""
+    return (streamed.rows.filter(pl.col("variant") == value).collect(engine="streaming").sort(ROW))
+
+
+def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None = None, by: Sequence[str] = (),
+                       fold_case: bool = False, same_seeds: bool = True, halves: bool = False,
+                       progress: Callable[[str], None] | None = None, before_pass: Callable[[], None] | None = None,
+                       **read_kwargs) -> Streamed | None:
+    """Validate ``log`` in one streaming pass; None when it needs the rows (see the module docstring).
+
+    Parameters are those of :func:`probestats.checks.schema.validate`; ``halves`` asks for the
+    within-log noise sums, ``progress`` is called with the name of each stage, and ``before_pass``
+    just before the pass over the rows starts (to start work that can overlap it).
+
+    >>> from probestats.checks.schema import validate
+    >>> rows = [{"item": i, "variant": v, "seed": s, "steps": 3 + s % 2 + (v == "a")}
+    ...         for i in (1, 2, 3) for v in ("a", "b") for s in (1, 2, 3, 4)]
+    >>> streamed = validate_streaming(rows, metric="steps")
+    >>> eager = validate(rows, metric="steps")
+    >>> streamed.checked.pairs.equals(eager.pairs), streamed.checked.problems == eager.problems
+    (True, True)
+    >>> validate_streaming(rows[:-1] + [dict(rows[-1], steps="four")], metric="steps") is None
+    True
+    """
+    by = list(by)
+    if metric is None or metric in ("item", "variant", ROW) or any(c in ("item", "variant", ROW) for c in by):
+        return None
+    read_kwargs.setdefault("metric", metric)
+    log = read_log(log, **read_kwargs)
+    schema = log.lazy.collect_schema()
+    present = set(schema.names())
+    if not {"item", "variant", metric, *by} <= present or "time" in present:
+        return None   # a missing column is reported by validate; alternation needs the runs' times
+    wanted = ["item", "variant"] + [c for c in ("seed", "run_id", *SETTINGS) if c in present]
+    wanted += [c for c in by if c not in wanted]
+    if metric not in wanted:
+        wanted.append(metric)
+    if _lists(log, schema, wanted):
+        return None
+    settings = [s for s in SETTINGS if s in present and s not in by]
+    dtype = schema[metric]
+    if dtype == pl.String:
+        if not log._read.get("delimited"):
+            return None   # numbers stored as text in JSON or a sheet: validate words that warning
+        x = pl.col(metric).cast(pl.Float64, strict=False)   # a cell with spaces gives null: validate reads it
+    elif dtype.is_numeric() or dtype == pl.Boolean:
+        x = pl.col(metric).cast(pl.Float64)
+    else:
+        return None
+    keys = ["item", *by]
+    # text is read as written, without the copies that stripping spaces makes; a value with spaces
+    # around it shows in the cells (or fails to parse as a number), and validate takes over
+    text = {c: pl.col(c) if schema[c] == pl.String else _as_text(pl.col(c), schema[c]).alias(c)
+            for c in ["item", "seed", "model", "system", *by] if c in present}
+    # values are grouped as written: spaces around one show in the cells (then validate reports them)
+    text["variant"] = pl.col("variant").cast(pl.String) if _is_text(schema["variant"]) else _as_text(
+        pl.col("variant"), schema["variant"]).alias("variant")
+    x = x.fill_nan(None)   # not a number is a blank cell, which validate reports
+    columns = [*text.values(), x.alias(metric), pl.col(ROW)]
+    if "temperature" in settings:
+        t = schema["temperature"]
+        if t.is_numeric():
+            temp = pl.col("temperature").cast(pl.Float64).fill_nan(None)
+            columns.append(pl.when(temp == 0).then(0.0).otherwise(temp).alias("temperature"))
+        elif t == pl.String:   # compared as written in the pass; read as a number in the cells
+            columns.append(pl.col("temperature"))
+        else:
+            return None
+    seeded = "seed" in present
+    places, split, exemplars = _head(log, text, x.alias(metric), a, halves and seeded, keys)
+    if places is None:
+        return None   # values that are not short decimals: validate averages them with fractions
+    if progress:
+        progress(f"reading {log.source}")
+    rows = log.lazy.select(columns)
+    v = pl.col(metric)
+    # whole units of 10**-places; a value with more places shows in __finer and validate takes over
+    whole = (v if places == 0 else (v * 10**places).round()).cast(pl.Int64)
+    aggs = [pl.len().alias("n"), pl.col(ROW).min().alias(FIRST), v.count().alias("counted"),
+            v.min().alias("__min"), v.max().alias("__max"), whole.sum().alias("__s"), (whole * whole).sum().alias("__q"),
+            (v.round(places) != v).sum().alias("__finer")]
+    if "reply" in present:
+        aggs.append((v == 0).sum().alias("__zeros"))
+    if seeded:
+        seed = pl.col("seed")
+        sf = seed.cast(pl.Float64, strict=False)
+        # the seeds' hashes as written: equal to validate's (of the stripped text) once _distinct_seeds
+        # finds every seed a whole number written plainly
+        # (a blank seed makes __seed_numbers fall short of the runs, and validate takes over)
+        aggs += [seed.hash(seed=_HASH_SEED).sum().alias("seeds"), sf.min().alias("__seed_lo"),
+                 sf.max().alias("__seed_hi"), sf.count().alias("__seed_numbers")]
+        if split is not None:
+            first = sf < split
+            aggs += [first.sum().alias("__first_n"), pl.when(first).then(whole).otherwise(0).sum().alias("__first_s"),
+                     pl.when(first).then(whole * whole).otherwise(0).sum().alias("__first_q")]
+    for s in settings:
+        c = pl.col(s)
+        aggs += [c.min().alias(s), c.max().alias(f"__{s}_max"), c.null_count().alias(f"__{s}_nulls")]
+    if before_pass:
+        before_pass()
+    try:
+        per = rows.group_by(["item", *by, "variant"]).agg(aggs).sort(FIRST).collect(engine="streaming")
+    except pl.exceptions.PolarsError:
+        return None   # validate reads the log again and says what is wrong with it
+    if progress:
+        progress("checking the cells")
+    return _finish(per, log, metric=metric, a=a, b=b, by=by, keys=keys, settings=settings, fold_case=fold_case,
+                   same_seeds=same_seeds, seeded=seeded, split=split, reply="reply" in present, places=places,
+                   exemplars=exemplars, variant=text["variant"],
+                   rows=log.lazy.select([*text.values(), x.alias(metric), pl.col(ROW)]))
+
+
+def _head(log: Log, text: dict, metric: pl.Expr, a: str | None, split: bool, keys: list[str]):
+    """From the first rows of the log: the metric's decimal places (None when some value is not a
+    short decimal); the seed below which the first item's runs of value ``a`` are its first half
+    (None when not asked for or not found); and the seeds of each cell seen in these rows (their
+    fingerprint, count, distinct count and whether one is blank or written with spaces), which
+    show the seed lists the log uses once the pass says which cells these rows hold whole. The
+    guesses are checked on every row by the pass."""
+    from probestats.stats.exact import row_places
+
+    seeded = "seed" in text
+    head = collect(log.lazy.head(_HEAD).select(*[text[k] for k in keys], text["variant"], metric,
+                                               *([text["seed"]] if seeded else [])), log.source, log._path)
+    places = row_places(head[metric.meta.output_name()])
+    places = None if places.null_count() else int(places.max() or 0)
+    exemplars = None
+    if seeded:
+        seed = pl.col("seed").cast(pl.String)
+        exemplars = head.group_by(*keys, "variant").agg(
+            pl.len().alias("__head_n"), seed.n_unique().alias("__head_distinct"),
+            (seed.is_null() | (seed != seed.str.strip_chars())).any().alias("__head_odd"),
+            seed.hash(seed=_HASH_SEED).sum().alias("__head_seeds"))
+    return places, (_split_seed(head, a) if split and places is not None else None), exemplars
+
+
+def _split_seed(head: pl.DataFrame, a: str | None) -> float | None:
+    """The seed below which the first item's runs of value ``a`` in ``head`` are its first half."""
+    if not head.height:
+        return None
+    value = a if a is not None else head["variant"][0]
+    runs = head.filter(pl.col("variant") == value) if value is not None else head.clear()
+    if not runs.height or runs["item"][0] is None:
+        return None   # a blank value or item first: the pass sends the log to validate
+    seeds = runs.filter(pl.col("item") == runs["item"][0])["seed"].cast(pl.Float64, strict=False)
+    if seeds.null_count() or seeds.len() < 2:
+        return None
+    return float(seeds.sort()[seeds.len() // 2])
+
+
+def _finish(per: pl.DataFrame, log: Log, *, metric, a, b, by, keys, settings, fold_case, same_seeds, seeded, split,
+            reply, rows, places, exemplars, variant) -> Streamed | None:
+    total = per.select(pl.col("n").sum(), pl.col("counted").sum(), pl.col("__finer").sum(), pl.col("__min").min(),
+                       pl.col("__max").max(), pl.col("n").max().alias("largest")).row(0, named=True)
+    if not total["n"] or total["counted"] != total["n"] or total["__finer"]:
+        return None   # empty, blank or not-a-number cells, or values with more places than the first rows
+    top = max(abs(total["__min"]), abs(total["__max"])) * 10.0**places
+    # validate's bound for exact sums of units (see decimal_places), and one that keeps each cell's sum
+    # of squares within 64 bits (so no sum above can have wrapped around)
+    if (places and top >= 2.0**50) or top * total["counted"] >= 2.0**53 or top * top * total["largest"] >= 2.0**62:
+        return None   # validate averages such values with fractions
+    binary = places == 0 and total["__min"] >= 0 and total["__max"] <= 1
+    if reply and not binary and per["__zeros"].sum():
+        return None   # zeros beside replies: validate lists the rows as suspect
+    spaced = [pl.col(c) != pl.col(c).str.strip_chars() for c in ("item", "variant", *by, *settings)
+              if per.schema[c] == pl.String]
+    ids = per.select(pl.any_horizontal(pl.col("item").is_null(), pl.col("item") == "", pl.col("variant").is_null(),
+                                       pl.col("variant") == "", *spaced).any()).item()
+    if ids:
+        return None   # blank ids, or ids, values or settings written with spaces: validate names the rows
+    for s in settings:
+        if per[f"__{s}_nulls"].sum():
+            return None   # a blank setting: validate tells blank from text that is not a number
+    if "temperature" in settings and per.schema["temperature"] == pl.String:
+        if not per.select((pl.col("temperature") == pl.col("__temperature_max")).all()).item():
+            return None   # written in several ways within a cell: validate compares the numbers
+        temp = pl.col("temperature").cast(pl.Float64, strict=False)
+        per = per.with_columns(pl.when(temp == 0).then(0.0).otherwise(temp).alias("temperature"))
+        per = per.with_columns(pl.col("temperature").alias("__temperature_max"))
+        if per.select(pl.col("temperature").is_null().any() | pl.col("temperature").is_nan().any()).item():
+            return None   # text that is not a number: validate keeps the column as text
+    counts = per.group_by("variant").agg(pl.col(FIRST).min(), pl.col("n").sum().alias("len")).sort(FIRST)
+    if counts[FIRST].is_duplicated().any():
+        # values that start on one row (a wide log melted into one run per value): their order is
+        # the order in which the log gives them, which only a look at the values tells
+        order = collect(log.lazy.select(variant).unique(maintain_order=True).with_row_index("__order"),
+                        log.source, log._path)
+        counts = counts.join(order, on="variant", how="left").sort(FIRST, "__order")
+    counts = counts.select("variant", pl.col("len").cast(pl.UInt32))
+    _, problems, values = _near_duplicates(pl.DataFrame(), log, fold_case, counts)
+    if fold_case and problems:
+        return None   # values to fold into one: validate folds them in the rows
+    problems = list(log.problems) + problems
+    a, b, value_problems = _choose_values(values, a, b, log)
+    if has_errors(value_problems):
+        return None
+    problems += value_problems
+    seen = _seen(per.with_columns(pl.col("counted").alias("__valued")), keys, a, b, pl.col("__valued") > 0,
+                 first=FIRST)
+    if seen.select((~pl.col("has_a") | ~pl.col("has_b")).any()).item():
+        return None   # unmatched items: validate names their rows
+    if seeded:   # every seed a number (else _distinct_seeds sends the log to validate): none is blank
+        per = per.with_columns(pl.col("n").alias("seeded"))
+    pair = per.filter(pl.col("variant").is_in([a, b]))
+    if seeded and not _distinct_seeds(pair, _seed_lists(per, exemplars, keys)) and not (by and _distinct_seeds(
+            pair.group_by("item", "variant").agg(   # groups that split an item: its seeds pooled (hash sums wrap)
+                pl.col("n", "seeded", "seeds", "__seed_numbers").sum(), pl.col("__seed_lo").min(),
+                pl.col("__seed_hi").max()))):
+        return None   # a seed may repeat within a cell: validate lists the copies
+    for s in settings:
+        if not pair.select((pl.col(s) == pl.col(f"__{s}_max")).all()).item():
+            return None   # a setting varies within a cell: validate compares the sets of values
+    summary = pair.select(
+        *keys, "variant", "n", FIRST, "counted", (pl.col("__min") == pl.col("__max")).alias("constant"),
+        pl.lit(None, pl.Float64).alias("sd"), *(["seeds", "seeded"] if seeded else []), *settings, "__s", "__q")
+    summary = with_exact_moments(summary, places).with_columns(pl.col(FIRST).alias("first_valued"))
+    if seeded:
+        summary = summary.with_columns(pl.col("seeded").alias("distinct_seeds"))
+    for s in settings:   # every cell holds one value: its fingerprint is that value's hash
+        summary = summary.with_columns(pl.col(s).cast(pl.String).fill_null("(blank)").hash(seed=_HASH_SEED))
+    cells = _side_by_side(summary, a, b)
+    for s in settings:
+        if cells.filter(pl.col(s) != pl.col(f"{s}_b")).height:
+            return None   # confounded: validate lists the rows
+        values_seen = pair.group_by(s).agg(pl.col(FIRST).min()).sort(FIRST)[s]
+        if values_seen.len() > 1:
+            problems.append(mixed_setting(log, s, [str(x) for x in values_seen.cast(pl.String).to_list()]))
+    if seeded:
+        if same_seeds:
+            problems += _seed_mismatch(cells, log, a, b)
+    problems += _unequal_runs(cells, log, a, b)
+    problems += _deterministic(cells)
+    n_rows = int(total["n"])
+    checked = Checked(pl.DataFrame(), metric, a, b, values, tuple(problems), log, n_rows, pairs=cells,
+                      pairs_by=tuple(c for c in by))
+    main = None
+    if by:   # the main comparison pools the groups: the cells of item x value, summed exactly
+        pooled = (pair.group_by("item", "variant")
+                  .agg(pl.col("n").sum(), pl.col(FIRST).min(), pl.col("counted").sum(),
+                       *[pl.col(c).cast(pl.Int128).sum() for c in ("__s", "__q")]).sort(FIRST))
+        pooled = with_exact_moments(pooled.with_columns(pl.lit(None, pl.Float64).alias("sd")), places)
+        main = _side_by_side(pooled.with_columns(pl.col(FIRST).alias("first_valued")), a, b)
+    halves = None
+    if split is not None:
+        side = per.filter(pl.col("variant") == a)
+        if (side["__seed_numbers"] == side["counted"]).all():
+            halves = (side.group_by("item")
+                      .agg(pl.col("counted").sum(), pl.col("__first_n").sum(),   # 128 bits: sums of cells
+                           *[pl.col(c).cast(pl.Int128).sum() for c in ("__s", "__q", "__first_s", "__first_q")])
+                      .with_columns(pl.lit(places).alias("places")))
+            if not (halves["__first_n"] == halves["counted"] // 2).all():
+                halves = None   # the seed read first does not halve every item's runs
+    return Streamed(checked, halves, rows, main)
+
+
+def _seed_lists(per: pl.DataFrame, exemplars: pl.DataFrame | None, keys: list[str]) -> pl.DataFrame | None:
+    """The seed lists known to hold no seed twice: those of cells the first rows held whole (as many
+    runs there as in the pass), each seed written plainly once. Fingerprint and count of each."""
+    if exemplars is None or not exemplars.height:
+        return None
+    whole = exemplars.join(per.select(*keys, "variant", "n"), on=[*keys, "variant"], how="inner")
+    return (whole.filter((pl.col("__head_n") == pl.col("n")) & (pl.col("__head_distinct") == pl.col("n"))
+                         & ~pl.col("__head_odd"))
+            .select(pl.col("__head_seeds").alias("seeds"), pl.col("n")).unique())
+
+
+def _distinct_seeds(pair: pl.DataFrame, lists: pl.DataFrame | None = None) -> bool:
+    """True when no cell repeats a seed: each cell's seeds are the whole numbers from its smallest to
+    its largest, each written plainly, once (the fingerprint of the cell's seeds equals that range's),
+    or one of the seed ``lists`` known to hold no seed twice (same fingerprint, same count).
+
+    Equal fingerprints of different sets need a collision of 64-bit hash sums; any other log
+    (other seeds, blank seeds) goes to validate, which checks the seeds row by row.
+    """
+    lo, hi = pl.col("__seed_lo"), pl.col("__seed_hi")
+    ranged = ((pl.col("__seed_numbers") == pl.col("n")) & (pl.col("seeded") == pl.col("n"))
+              & (lo == lo.round()) & (hi - lo + 1 == pl.col("seeded").cast(pl.Float64))
+              & (lo.abs() < 2.0**52) & (hi.abs() < 2.0**52))
+    cells = pair.select("seeds", "n", ranged.fill_null(False).alias("__ranged"),
+                        pl.when(ranged).then(lo).cast(pl.Int64).alias("lo"),
+                        pl.when(ranged).then(hi).cast(pl.Int64).alias("hi"))
+    spans = cells.filter("__ranged").select("lo", "hi").unique()
+    if int((spans["hi"] - spans["lo"] + 1).sum() or 0) > 10 * pair["n"].sum() + 1000:
+        spans = spans.clear()
+    expected = (spans.with_columns(pl.int_ranges("lo", pl.col("hi") + 1).alias("s")).explode("s")
+                .group_by("lo", "hi").agg(pl.col("s").cast(pl.String).hash(seed=_HASH_SEED).sum().alias("want")))
+    cells = cells.join(expected, on=["lo", "hi"], how="left")
+    ok = pl.col("__ranged") & (pl.col("seeds") == pl.col("want")).fill_null(False)
+    if lists is not None and lists.height:
+        cells = cells.join(lists.with_columns(pl.lit(True).alias("__listed")), on=["seeds", "n"], how="left")
+        ok = ok | pl.col("__listed").fill_null(False)
+    return bool(cells.select(ok.all()).item())
+
+
+def halves_table(halves: pl.DataFrame, items: pl.DataFrame) -> pl.DataFrame | None:
+    """The item table of the within-log noise (value ``a``'s runs of each item, first half against
+    second half by seed) from the sums :func:`validate_streaming` took, in the order and with the
+    numbers :func:`probestats.analyses.paired.within_log_noise` gives; None where it gives none."""
+    if not items.height or items.select((pl.col("n_a").min() < 2) | (pl.col("n_b").min() < 2)).item():
+        return None
+    rows = halves.filter(pl.col("item").is_in(items["item"].implode())).sort("item")
+    if rows.height != items.height:
+        return None
+    out = []
+    for item, n, s, q, n1, s1, q1, p in rows.select("item", "counted", "__s", "__q", "__first_n", "__first_s",
+                                                    "__first_q", "places").iter_rows():
+        m1, d1 = mean_sd(n1, s1, q1, p)
+        m2, d2 = mean_sd(n - n1, s - s1, q - q1, p)
+        out.append((item, m1, m2, m1 - m2, n1, n - n1, d1, d2))
+    return pl.DataFrame(out, schema={"item": pl.String, "mean_a": pl.Float64, "mean_b": pl.Float64,
+                                     "gap": pl.Float64, "n_a": pl.Int64, "n_b": pl.Int64, "sd_a": pl.Float64,
+                                     "sd_b": pl.Float64}, orient="row")
