@@ -282,7 +282,7 @@ def test_bounds_contain_exact_p_and_report_the_upper_end():
             lo, hi = r.pvalue_bounds
             assert lo <= ref * (1 + 1e-12) and ref <= hi * (1 + 1e-12)
             assert r.pvalue == hi
-            assert r.method.startswith("exact bounds")
+            assert r.method.startswith("certified bounds")
 
 
 def test_auto_without_lattice_above_40_gaps_is_bounded_and_says_so():
@@ -295,7 +295,7 @@ def test_auto_without_lattice_above_40_gaps_is_bounded_and_says_so():
     r = sign_flip_test(gaps)
     lo, hi = r.pvalue_bounds
     assert lo <= exact.pvalue <= hi
-    if r.method.startswith("exact bounds"):
+    if r.method.startswith("certified bounds"):
         assert r.pvalue == hi and r.pvalue_se is None
     else:
         assert r.method.startswith("monte carlo") and r.pvalue_se is not None
