@@ -1351,8 +1351,19 @@ class _CharFn:
         return self.phi[:K], self.err[:K]
 
 
-def _arc_bounds(cf: _CharFn, y: float, K: int) -> tuple[float, float]:
-    """Certified (lower, upper) for P(|S| >= y) and for P(|S| > y), 0 < y < P/2.
+def _arc_terms(cf: _CharFn, K: int) -> tuple:
+    """The degree-K pieces of :func:`_arc_bound` that do not depend on the arc."""
+    phi, err = cf.upto(K)
+    j, J, fej = _vaaler_terms(K)
+    c_sin = 2.0 * J / (np.pi * j)
+    c_cos = 2.0 * fej / (K + 1.0)
+    coef = c_sin + c_cos
+    fixed = float(np.sum(err * coef)) * (1 + 1e-9)
+    return j, phi, c_sin, c_cos, fixed, (np.abs(phi) + err) * coef, K
+
+
+def _arc_bound(terms: tuple, P: float, wrap: float, y: float, sign: float) -> tuple[float, float]:
+    """An upper (``sign`` +1) or lower (-1) bound for P(|S| >= y) and P(|S| > y), 0 < y < P/2.
 
     On the circle R/P, U = S / P mod 1, and |S| >= y (for |S| < P/2) is U in the arc
     [a, 1 - a], a = y / P. Vaaler's polynomial V_K (degree K) approximates the sawtooth
@@ -1368,63 +1379,103 @@ def _arc_bounds(cf: _CharFn, y: float, K: int) -> tuple[float, float]:
         E S_K^{+-}(U) = 1 - 2a +- 1/(K+1) + sum_j phi_j (-2 J_j sin(2 pi j a) / (pi j)
                                                           +- 2 (1 - j/(K+1)) cos(2 pi j a) / (K+1)).
 
-    The mass of |S| >= P/2 (which wraps around) is bounded by Hoeffding's inequality and
-    added to both sides; the errors of phi (:class:`_CharFn`), of a = y / P and of the float
-    sums are added too.
+    The mass of |S| >= P/2 (which wraps around), ``wrap``, is added on the bound's side, and
+    so are the errors of phi (:class:`_CharFn`) and of the float sums; a = y / P is moved
+    outward (upper bound) or inward (lower) by 4 ulp. Returns (bound, slack), the slack being
+    the part of the width that a higher degree does not shrink.
     """
     ulp = _ULP
-    P = cf.P
-    phi, err = cf.upto(K)
-    j, J, fej = _vaaler_terms(K)
-    c_sin = 2.0 * J / (np.pi * j)
-    c_cos = 2.0 * fej / (K + 1.0)
-    a = y / P
-    wrap = 2.0 * math.exp(-(P / 2.0) ** 2 / (2.0 * cf.var))
-    absphi = np.abs(phi) + err
-    # errors: phi's (times the coefficients), and the rounding of each term and of the sums
-    # (the angle 2 pi j a carries about (2 pi j a + 4) ulp; coefficients a few ulp each)
-    coef = c_sin + c_cos
-    fixed = float(np.sum(err * coef)) * (1 + 1e-9)
-    rnd = float(np.sum(absphi * coef * (2.0 * np.pi * j * a * 2.0 + 16.0 + 2.0 * math.log2(K + 1)))) * ulp
+    j, phi, c_sin, c_cos, fixed, absterm, K = terms
+    a = y / P * (1.0 - sign * 4.0 * ulp)
+    # rounding of each term (the angle 2 pi j a carries about (2 pi j a + 4) ulp; coefficients a few
+    # ulp each) and of the sums
+    rnd = float(np.sum(absterm * (4.0 * np.pi * j * a + 16.0 + 2.0 * math.log2(K + 1)))) * ulp
     slack = fixed + rnd + 16.0 * ulp + wrap
-    out = []
-    for aa, sign in ((a * (1 - 4 * ulp), 1.0), (a * (1 + 4 * ulp), -1.0)):
-        ang = 2.0 * np.pi * j * aa
-        s = float(np.sum(phi * (sign * c_cos * np.cos(ang) - c_sin * np.sin(ang))))
-        out.append(1.0 - 2.0 * aa + sign / (K + 1.0) + s + sign * slack)
-    upper, lower = out
-    return max(0.0, lower), min(1.0, upper), slack
+    ang = 2.0 * np.pi * j * a
+    s = float(np.sum(phi * (sign * c_cos * np.cos(ang) - c_sin * np.sin(ang))))
+    value = 1.0 - 2.0 * a + sign / (K + 1.0) + s + sign * slack
+    return min(1.0, max(0.0, value)), slack
+
+
+def _tail_side(terms: tuple, P: float, wrap: float, var: float, hoeff: float, y: float,
+               sign: float) -> tuple[float, float]:
+    """An upper (``sign`` +1) or lower (-1) bound for P(S >= y) and P(S > y), any y.
+
+    S is symmetric: P(S >= y) = P(|S| >= y) / 2 for y > 0 and 1 - P(|S| > -y) / 2 for y < 0.
+    Beyond ``hoeff`` Hoeffding's bound P(S >= y) <= exp(-y^2 / (2 var)) is used directly.
+    """
+    if abs(y) >= hoeff:
+        e = math.exp(-y * y / (2.0 * var)) * (1 + 1e-12)
+        if y > 0:
+            return (e if sign > 0 else 0.0), 0.0
+        return (1.0 if sign > 0 else 1.0 - e), 0.0
+    if y > 0:
+        v, slack = _arc_bound(terms, P, wrap, y, sign)
+        return v / 2.0, slack / 2.0
+    if y < 0:
+        v, slack = _arc_bound(terms, P, wrap, -y, -sign)
+        return 1.0 - v / 2.0, slack / 2.0
+    return (1.0 if sign > 0 else 0.0), 0.0   # P(S >= 0) = (1 + P(S = 0)) / 2, P(S > 0) = (1 - P(S = 0)) / 2
+
+
+#: At most this many of the largest gaps are enumerated apart by the Fourier bounds.
+FOURIER_MAX_BIG = 8
+
+
+def _big_count(nz: np.ndarray) -> int:
+    """How many of the largest gaps to enumerate apart: the fewest (up to FOURIER_MAX_BIG) after
+    which the largest remaining gap carries at most a quarter of the remaining variance (so
+    that the sum of the rest is spread smoothly over the circle its variance sets).
+
+    >>> _big_count(np.array([1.0, -1.0, 0.5, 0.7, 0.9, 0.8, -0.6, 1.1])), _big_count(np.array([1.0] * 8 + [100.0, -50.0]))
+    (0, 2)
+    """
+    sq = np.sort(nz * nz)[::-1]
+    for b in range(0, min(FOURIER_MAX_BIG, nz.size - 1) + 1):
+        if 4.0 * sq[b] <= math.fsum(sq[b:]):
+            return b
+    return min(FOURIER_MAX_BIG, nz.size - 1)
 
 
 def _fourier_tail_bounds(nz: np.ndarray, x: float, *, rtol: float, atol: float,
                          max_k: int = FOURIER_MAX_K) -> tuple[float, float, int]:
-    """Certified (lower, upper, K) for P(S >= x), S = sum s_i g_i, from :func:`_arc_bounds`.
+    """Certified (lower, upper, K) for P(S >= x) (and P(S > x)), S = sum s_i g_i.
 
-    S is symmetric, so P(S >= x) = P(|S| >= x) / 2 for x > 0 and 1 - P(|S| > -x) / 2 for
-    x < 0. The period P puts the wrap-around mass below ``FOURIER_WRAP`` (and P/2 beyond
-    |x| by one standard deviation of S). The degree K starts at ``FOURIER_K0`` and grows
-    (the width falls like 1/K) until the bounds are within ``max(rtol * upper, atol)`` or K
-    reaches ``max_k``.
+    The largest gaps, when they carry most of the variance (:func:`_big_count`, b of them),
+    are enumerated apart: P(S >= x) = 2^-b sum over their 2^b sign patterns of
+    P(R >= x - s), R the sum over the other gaps, bounded by :func:`_tail_side` (each
+    threshold widened by the float error of s). The period P of the circle is the rest's
+    Hoeffding radius for ``FOURIER_WRAP`` plus one standard deviation. The degree K starts at
+    ``FOURIER_K0`` and grows (the width falls like 1/K) until the bounds are within
+    ``max(rtol * upper, atol)``, K reaches ``max_k``, or the part of the width that K does not
+    shrink is most of what is aimed for.
     """
-    var = math.fsum(nz * nz) * (1 + 1e-12)
+    ulp = _ULP
+    b = _big_count(nz)
+    order = np.argsort(-np.abs(nz), kind="stable")
+    big, rest = nz[order[:b]], nz[order[b:]]
+    var = math.fsum(rest * rest) * (1 + 1e-12)
     sd = math.sqrt(var)
-    y = abs(x)
-    if y == 0.0:
-        return 0.5, 1.0, 0
-    half = max(math.sqrt(2.0 * var * math.log(2.0 / FOURIER_WRAP)), y + sd)
-    cf = _CharFn(nz, 2.0 * half)
-    cf.var = var
+    hoeff = math.sqrt(2.0 * var * math.log(2.0 / FOURIER_WRAP))
+    half = hoeff + sd
+    P = 2.0 * half
+    wrap = 2.0 * math.exp(-half * half / (2.0 * var)) * (1 + 1e-12)
+    sums = _sign_matrix(b) @ big if b else np.zeros(1)
+    e = (2 * b + 4) * ulp * (float(np.sum(np.abs(big))) + abs(x))
+    y_lo, y_hi = (x - sums - e).tolist(), (x - sums + e).tolist()
+    cf = _CharFn(rest, P)
+    max_k = min(max_k, max(FOURIER_K0, (1 << 22) >> b))   # 2^b arcs per degree: bound the work
     K = min(FOURIER_K0, max_k)
     while True:
-        lo, hi, slack = _arc_bounds(cf, y, K)
-        if x > 0:
-            lo, hi = lo / 2.0, hi / 2.0
-        else:
-            lo, hi = 1.0 - hi / 2.0, 1.0 - lo / 2.0
+        terms = _arc_terms(cf, K)
+        up = [_tail_side(terms, P, wrap, var, hoeff, y, 1.0) for y in y_lo]
+        dn = [_tail_side(terms, P, wrap, var, hoeff, y, -1.0) for y in y_hi]
+        hi = min(1.0, math.fsum(v for v, _ in up) / len(up) * (1 + 4 * ulp))
+        lo = max(0.0, math.fsum(v for v, _ in dn) / len(dn) * (1 - 4 * ulp))
+        slack = math.fsum(s for _, s in up + dn) / len(up)
         width = hi - lo
         target = max(rtol * hi, atol)
-        # the part of the width that a higher degree does not shrink: stop when it is most of it
-        if width <= target or K >= max_k or 2.0 * slack > 0.5 * target:
+        if width <= target or K >= max_k or slack > 0.5 * target:
             return lo, hi, K
         K = min(max_k, int(math.ceil((K + 1) * min(16.0, 1.25 * width / target))))
 

@@ -1,0 +1,242 @@
+"""Certified sign-flip bounds for continuous gaps, against independent references.
+
+References: the indicator of an arc itself (the trigonometric polynomials must lie above and
+below it everywhere), brute force over every sign pattern (itertools.product), the exact
+lattice convolution for gaps that do share a step (itself checked against big-integer
+convolution in test_hypotests.py), the characteristic function in 60-digit arithmetic
+(mpmath), and Monte Carlo with its standard error where nothing exact is feasible.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from probestats.stats.hypotests import (
+    _CharFn,
+    _certified_bounds,
+    _fourier_tail_bounds,
+    _upper_threshold,
+    _vaaler_terms,
+    sign_flip_bounds,
+    sign_flip_test,
+)
+
+ALTS = ("two-sided", "greater", "less")
+FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def brute_tail(g, x):
+    """P(sum s_i g_i >= x) and P(... > x) over all 2**n sign patterns."""
+    signs = np.array(list(itertools.product((1.0, -1.0), repeat=len(g))))
+    sums = signs @ np.asarray(g, dtype=float)
+    return float(np.mean(sums >= x)), float(np.mean(sums > x))
+
+
+def brute_p(gaps, alternative):
+    g = [float(v) for v in gaps]
+    s_obs = math.fsum(g)
+    tol = 1e-9 * max(abs(s_obs), max(abs(v) for v in g))
+    hits = 0
+    for signs in itertools.product((1.0, -1.0), repeat=len(g)):
+        s = math.fsum(a * b for a, b in zip(signs, g))
+        if alternative == "two-sided":
+            hits += abs(s) >= abs(s_obs) - tol
+        elif alternative == "greater":
+            hits += s >= s_obs - tol
+        else:
+            hits += s <= s_obs + tol
+    return hits / 2 ** len(g)
+
+
+def selberg(u, a, b, K, sign):
+    """Selberg's polynomial for the arc [a, b] of R/Z at points u, summed term by term.
+
+    S(u) = (b - a) + V(a - u) + V(u - b) +- (F(a - u) + F(u - b)) / (2K + 2), with Vaaler's
+    V(x) = -sum_{k=1..K} J(k/(K+1)) sin(2 pi k x) / (pi k) and Fejer's
+    F(x) = 1 + 2 sum_{k=1..K} (1 - k/(K+1)) cos(2 pi k x).
+    """
+    k, J, fej = _vaaler_terms(K)
+
+    def V(x):
+        return -np.sum(J[None, :] * np.sin(2 * np.pi * np.outer(x, k)) / (np.pi * k[None, :]), axis=1)
+
+    def F(x):
+        return 1.0 + 2.0 * np.sum(fej[None, :] * np.cos(2 * np.pi * np.outer(x, k)), axis=1)
+
+    return (b - a) + V(a - u) + V(u - b) + sign * (F(a - u) + F(u - b)) / (2 * K + 2)
+
+
+# --------------------------------------------------------------------------- the polynomials
+
+
+@pytest.mark.parametrize("K", [1, 3, 10, 40])
+def test_selberg_polynomials_lie_above_and_below_the_arc(K):
+    # the theorem behind the bounds, checked pointwise on a fine grid that includes the ends
+    rng = np.random.default_rng(K)
+    for _ in range(6):
+        a, b = np.sort(rng.uniform(0, 1, 2))
+        u = np.concatenate([np.linspace(0, 1, 4001), [a, b, a - 1e-9, b + 1e-9, a + 1e-9, b - 1e-9]]) % 1.0
+        inside = (u >= a) & (u <= b)
+        closed = inside.astype(float)
+        open_ = ((u > a) & (u < b)).astype(float)
+        assert np.all(selberg(u, a, b, K, +1) >= closed - 1e-12)
+        assert np.all(selberg(u, a, b, K, -1) <= open_ + 1e-12)
+        # and their integrals exceed / fall short of the arc's length by exactly 1 / (K + 1)
+        grid = np.arange(20000) / 20000
+        assert np.mean(selberg(grid, a, b, K, +1)) == pytest.approx(b - a + 1 / (K + 1), abs=1e-9)
+        assert np.mean(selberg(grid, a, b, K, -1)) == pytest.approx(b - a - 1 / (K + 1), abs=1e-9)
+
+
+@FAST
+@given(st.lists(st.floats(-3, 3, allow_nan=False).filter(lambda v: abs(v) > 1e-3), min_size=2, max_size=30),
+       st.integers(1, 4000))
+def test_characteristic_function_is_within_its_error_bound(gaps, j):
+    # prod cos(2 pi j g_i / P) in 60-digit arithmetic must lie within err of the float value,
+    # both where it is evaluated and where a subset bound stands for it
+    g = np.array(gaps)
+    P = 7.3 * math.sqrt(float(np.sum(g * g))) + 1.0
+    cf = _CharFn(g, P)
+    phi, err = cf.upto(j)
+    mpmath.mp.dps = 60
+    t = 2 * mpmath.pi * j / mpmath.mpf(P)
+    exact = mpmath.fprod(mpmath.cos(t * mpmath.mpf(float(v))) for v in g)
+    assert abs(exact - phi[j - 1]) <= err[j - 1] * (1 + 1e-9) + 1e-300
+
+
+def test_subset_bounds_stand_in_for_negligible_frequencies():
+    # many gaps: most frequencies are bounded from a subset, and the bound must hold
+    rng = np.random.default_rng(3)
+    g = rng.normal(0.0, 1.0, 3000)
+    cf = _CharFn(g, 20 * math.sqrt(float(np.sum(g * g))))
+    phi, err = cf.upto(3000)
+    assert 0 < cf.exact_count < 1000
+    skipped = np.flatnonzero(phi == 0)
+    for idx in skipped[:: max(1, skipped.size // 25)]:
+        t = 2 * np.pi * (idx + 1) / cf.P
+        true = float(np.prod(np.cos(t * g)))
+        assert abs(true) <= err[idx] <= 1e-18
+
+
+# --------------------------------------------------------------------------- against brute force
+
+
+@FAST
+@given(st.lists(st.floats(-5, 5, allow_nan=False).filter(lambda v: abs(v) > 1e-3), min_size=2, max_size=14),
+       st.floats(-1.0, 1.0))
+def test_fourier_tail_bounds_contain_the_brute_force_tail(gaps, frac):
+    g = np.array(gaps)
+    x = frac * float(np.abs(g).sum())
+    ge, gt = brute_tail(g, x)
+    lo, hi, _ = _fourier_tail_bounds(g, x, rtol=0.01, atol=1e-4, max_k=1 << 14)
+    # the bounds hold for the closed and the open tail alike (they cannot tell them apart)
+    assert lo - 1e-12 <= gt <= ge <= hi + 1e-12
+
+
+@FAST
+@given(st.lists(st.floats(-4, 4, allow_nan=False).filter(lambda v: abs(v) > 1e-3), min_size=3, max_size=14),
+       st.sampled_from(ALTS), st.floats(-0.5, 1.5))
+def test_forced_bounds_contain_the_brute_force_p(gaps, alternative, shift):
+    g = np.array(gaps) + shift
+    g = g[g != 0]
+    if g.size < 2:
+        return
+    ref = brute_p(g, alternative)
+    r = sign_flip_test(g, alternative=alternative, method="bounds")
+    lo, hi = r.pvalue_bounds
+    assert lo - 1e-12 <= ref <= hi + 1e-12
+    assert r.pvalue == hi and r.kind == "bounds"
+
+
+def test_bounds_contain_enumeration_at_thirty_gaps_and_meet_the_target():
+    # 30 to 40 continuous gaps: meet-in-the-middle enumeration is exact, and 2**-30 atoms are fine
+    rng = np.random.default_rng(11)
+    for n, shift in ((30, 0.3), (34, 0.5), (40, 0.1), (40, 0.7)):
+        g = rng.normal(shift, 1.0, n) * math.e
+        for alt in ALTS:
+            exact = sign_flip_test(g, alternative=alt, method="enumerate").pvalue
+            r = sign_flip_bounds(g, alternative=alt)
+            lo, hi = r.pvalue_bounds
+            assert lo <= exact <= hi
+            assert hi - lo <= max(0.01 * hi, 1e-4)
+
+
+# --------------------------------------------------------------------------- against the exact lattice p
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(50, 1500), st.sampled_from([20, 60, 500]), st.floats(0.0, 4.0), st.integers(0, 2**31),
+       st.sampled_from(ALTS))
+def test_bounds_contain_the_exact_lattice_p(n, steps, z, seed, alternative):
+    # gaps rounded to the 1/steps lattice: the lattice convolution is exact, the bounds must hold
+    rng = np.random.default_rng(seed)
+    g = np.round(rng.normal(z / math.sqrt(n), 1.0, n) * steps) / steps
+    g = g[g != 0]
+    exact = sign_flip_test(g, alternative=alternative, method="lattice").pvalue
+    s_obs = math.fsum(g)
+    x = _upper_threshold(s_obs, 1e-9 * max(abs(s_obs), float(np.abs(g).max())), alternative)
+    if alternative == "two-sided" and x <= 0:
+        return
+    lo, hi, _ = _certified_bounds(g, x, alternative == "two-sided", 0.01, 1e-4, 0)
+    assert lo * (1 - 1e-9) <= exact <= hi * (1 + 1e-9)
+
+
+def test_deep_tail_bounds_contain_the_exact_lattice_p_relatively():
+    # p near 1e-12: the lattice bounds tighten the Fourier ones and the result stays certified
+    rng = np.random.default_rng(5)
+    g = np.round(rng.normal(7.0 / math.sqrt(400), 1.0, 400) * 50) / 50
+    exact = sign_flip_test(g, method="lattice").pvalue
+    r = sign_flip_test(g, method="bounds")
+    lo, hi = r.pvalue_bounds
+    assert lo <= exact <= hi
+    assert exact < 1e-8 and hi - lo <= 0.2 * hi
+
+
+# --------------------------------------------------------------------------- the target and the auto path
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(100, 4000), st.floats(0.0, 3.3), st.integers(0, 2**31), st.sampled_from(ALTS))
+def test_width_meets_the_target_for_typical_p(n, z, seed, alternative):
+    rng = np.random.default_rng(seed)
+    g = rng.normal(z / math.sqrt(n), 1.0, n)
+    r = sign_flip_bounds(g, alternative=alternative)
+    lo, hi = r.pvalue_bounds
+    assert 0 <= lo <= hi <= 1
+    assert hi - lo <= max(0.01 * hi, 1e-4)
+    assert "wider than aimed" not in r.method
+
+
+def test_auto_path_reports_certified_bounds_that_monte_carlo_agrees_with():
+    rng = np.random.default_rng(21)
+    g = rng.normal(0.08, 1.0, 600)
+    r = sign_flip_test(g)
+    assert r.kind == "bounds" and r.pvalue_se is None
+    assert r.method.startswith("certified bounds") and "p reported as the upper bound" in r.method
+    lo, hi = r.pvalue_bounds
+    assert r.pvalue == hi and hi - lo <= 0.01 * hi
+    mc = sign_flip_test(g, method="monte-carlo", n_resamples=200_000, seed=1)
+    assert lo - 5 * mc.pvalue_se <= mc.pvalue <= hi + 5 * mc.pvalue_se
+    assert r.to_dict()["pvalue_bounds"] == [lo, hi]
+
+
+def test_bounds_do_not_grow_with_a_wild_spread_of_gaps():
+    # one gap a thousand times the others: the sum's law is two far-apart bumps
+    rng = np.random.default_rng(2)
+    g = np.concatenate([rng.normal(0.2, 1.0, 300), [1000.0 * math.pi]])
+    r = sign_flip_bounds(g, alternative="greater")
+    lo, hi = r.pvalue_bounds
+    # reference: S >= x needs the big gap's plus sign (probability 1/2) and the rest >= x - big,
+    # whose p is the rest's own certified bounds
+    rest = g[:-1]
+    s_obs = math.fsum(g)
+    x = s_obs - 1e-9 * abs(s_obs)
+    rlo, rhi, _ = _fourier_tail_bounds(rest, x - g[-1], rtol=1e-3, atol=1e-7)
+    assert max(lo, rlo / 2) <= min(hi, rhi / 2) + 1e-15
+    assert hi - lo <= max(0.01 * hi, 1e-4)
