@@ -22,6 +22,7 @@ from probestats.stats.hypotests import (
     _CharFn,
     _certified_bounds,
     _fourier_tail_bounds,
+    _tilted_tail_bounds,
     _upper_threshold,
     _vaaler_terms,
     sign_flip_bounds,
@@ -139,7 +140,7 @@ def test_fourier_tail_bounds_contain_the_brute_force_tail(gaps, frac):
     assert lo - 1e-12 <= gt <= ge <= hi + 1e-12
 
 
-@FAST
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.floats(-4, 4, allow_nan=False).filter(lambda v: abs(v) > 1e-3), min_size=3, max_size=14),
        st.sampled_from(ALTS), st.floats(-0.5, 1.5))
 def test_forced_bounds_contain_the_brute_force_p(gaps, alternative, shift):
@@ -187,15 +188,34 @@ def test_bounds_contain_the_exact_lattice_p(n, steps, z, seed, alternative):
     assert lo * (1 - 1e-9) <= exact <= hi * (1 + 1e-9)
 
 
-def test_deep_tail_bounds_contain_the_exact_lattice_p_relatively():
-    # p near 1e-12: the lattice bounds tighten the Fourier ones and the result stays certified
-    rng = np.random.default_rng(5)
-    g = np.round(rng.normal(7.0 / math.sqrt(400), 1.0, 400) * 50) / 50
-    exact = sign_flip_test(g, method="lattice").pvalue
-    r = sign_flip_test(g, method="bounds")
-    lo, hi = r.pvalue_bounds
-    assert lo <= exact <= hi
-    assert exact < 1e-8 and hi - lo <= 0.2 * hi
+@FAST
+@given(st.lists(st.floats(-5, 5, allow_nan=False).filter(lambda v: abs(v) > 1e-3), min_size=2, max_size=14),
+       st.floats(0.02, 0.98))
+def test_tilted_bounds_contain_the_brute_force_tail(gaps, frac):
+    g = np.array(gaps)
+    x = frac * float(np.abs(g).sum())
+    ge, gt = brute_tail(g, x)
+    out = _tilted_tail_bounds(g, x, rtol=0.01, max_k=1 << 13)
+    if out is None:   # the tilt would be extreme: no bounds, and the caller uses the others
+        return
+    lo, hi, _ = out
+    assert lo * (1 - 1e-12) <= gt <= ge <= hi * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("n, z, steps", [(400, 7.0, 1000), (1500, 9.0, 200), (3000, 12.0, 200), (600, 5.0, 500)])
+def test_deep_tail_bounds_contain_the_exact_lattice_p_relatively(n, z, steps):
+    # p from 1e-6 down to 1e-33: the tilted bounds keep their width relative to p. Fine lattices,
+    # so that the atom of the exact law at the threshold (which no bound can split) is well below 1% of p
+    rng = np.random.default_rng(n)
+    e = rng.normal(0.0, 1.0, n)
+    g = np.round((e - e.mean() + z * e.std() / math.sqrt(n)) * steps) / steps
+    g = g[g != 0]
+    for alt in ("two-sided", "greater"):
+        exact = sign_flip_test(g, alternative=alt, method="lattice").pvalue
+        r = sign_flip_test(g, alternative=alt, method="bounds")
+        lo, hi = r.pvalue_bounds
+        assert lo <= exact <= hi
+        assert exact < 1e-5 and hi - lo <= 0.01 * hi
 
 
 # --------------------------------------------------------------------------- the target and the auto path

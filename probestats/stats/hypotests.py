@@ -1238,7 +1238,7 @@ def _bootstrap_interval(g: np.ndarray, mean: float, confidence: float, n_resampl
 #: Mass the Fourier bounds allow to wrap around their period (Hoeffding), absolute.
 FOURIER_WRAP = 1e-20
 #: Sizes of the item subsets that bound |phi(t)| where it is negligible (largest first tried last).
-FOURIER_SUBSETS = (64, 256)
+FOURIER_SUBSETS = (128, 512)
 #: |phi(t)| at or below this is not evaluated: its bound enters the error instead.
 FOURIER_TINY = 1e-18
 #: First and largest degree of the trigonometric majorant and minorant.
@@ -1302,14 +1302,15 @@ class _CharFn:
         self.exact_count = 0
 
     def _bound(self, t: np.ndarray, sub: np.ndarray) -> np.ndarray:
+        # each factor raised to at least 1e-4 (still a bound) so that the product cannot underflow
         ulp = _ULP
         out = np.empty(t.size)
         rows = max(1, _FOURIER_CHUNK // sub.size)
         for s in range(0, t.size, rows):
             arg = t[s : s + rows, None] * sub[None, :]
-            c = np.minimum(1.0, np.abs(np.cos(arg)) + (4.0 * np.abs(arg) + 8.0) * ulp)
-            out[s : s + rows] = np.sum(np.log(c), axis=1)
-        return np.exp(out) * (1 + 1e-9)
+            c = np.clip(np.abs(np.cos(arg)) + (4.0 * np.abs(arg) + 8.0) * ulp, 1e-4, 1.0)
+            out[s : s + rows] = np.prod(c, axis=1)
+        return out * (1 + 2.0 * sub.size * ulp)
 
     def _exact(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         ulp = _ULP
@@ -1466,6 +1467,7 @@ def _fourier_tail_bounds(nz: np.ndarray, x: float, *, rtol: float, atol: float,
     cf = _CharFn(rest, P)
     max_k = min(max_k, max(FOURIER_K0, (1 << 22) >> b))   # 2^b arcs per degree: bound the work
     K = min(FOURIER_K0, max_k)
+    last = None
     while True:
         terms = _arc_terms(cf, K)
         up = [_tail_side(terms, P, wrap, var, hoeff, y, 1.0) for y in y_lo]
@@ -1473,11 +1475,180 @@ def _fourier_tail_bounds(nz: np.ndarray, x: float, *, rtol: float, atol: float,
         hi = min(1.0, math.fsum(v for v, _ in up) / len(up) * (1 + 4 * ulp))
         lo = max(0.0, math.fsum(v for v, _ in dn) / len(dn) * (1 - 4 * ulp))
         slack = math.fsum(s for _, s in up + dn) / len(up)
+        arcs = any(abs(y) < hoeff for y in y_lo + y_hi)   # else every threshold is past Hoeffding's radius
         width = hi - lo
         target = max(rtol * hi, atol)
-        if width <= target or K >= max_k or slack > 0.5 * target:
+        # stalled: the width no longer falls like 1/K (atoms of a discrete law sit at the threshold)
+        stalled = last is not None and width > 0.5 * last[0] and K >= 4 * last[1]
+        if width <= target or K >= max_k or slack > 0.5 * target or not arcs or stalled:
             return lo, hi, K
+        last = (width, K)
         K = min(max_k, int(math.ceil((K + 1) * min(16.0, 1.25 * width / target))))
+
+
+class _TiltedCharFn:
+    """psi_j = E_Q exp(i w_j S), w_j = 2 pi j / P, under the law Q of S tilted by exp(theta S).
+
+    Under Q the signs stay independent with P(s_i = +1) = e^{theta g_i} / (2 cosh(theta g_i)), so
+    psi(t) = prod_i cosh((theta + i t) g_i) / cosh(theta g_i) = prod_i (cos(t g_i) + i tanh(theta g_i) sin(t g_i)),
+    each factor at most 1 in size. As in :class:`_CharFn`, frequencies where a subset of the
+    items bounds |psi| below ``FOURIER_TINY`` are not evaluated; elsewhere the product is,
+    with each computed factor within d_i = (8 |t g_i| + 24) ulp of the true one (argument,
+    cosine, sine, tanh and the complex arithmetic), so the product is within
+    ``expm1(sum d_i + 4 n ulp)`` (absolute) or ``|psi| expm1(sum d_i / |f_i| + 4 n ulp)``.
+    """
+
+    def __init__(self, g: np.ndarray, w: np.ndarray, P: float):
+        self.g, self.w, self.P = g, w, float(P)
+        self.sum_abs = float(np.sum(np.abs(g))) * (1 + 1e-12)
+        order = np.argsort(-np.abs(g), kind="stable")
+        top = order[: max(1, order.size // 2)]
+        self.subsets = []
+        for size in FOURIER_SUBSETS:
+            if size * 2 >= g.size:
+                break
+            pick = top[np.linspace(0, top.size - 1, size).astype(np.int64)]
+            self.subsets.append((g[pick], w[pick]))
+        self.psi = np.empty(0, dtype=complex)
+        self.err = np.empty(0)
+
+    def _bound(self, t, sub, wsub):
+        # squared sizes: |f|^2 = cos^2 + (w sin)^2 computed to 8 ulp, and |f_true|^2 <= (|f| + d)^2
+        # <= |f|^2 + 3 d; each raised to at least 1e-8 (still a bound) so the product cannot underflow
+        out = np.empty(t.size)
+        rows = max(1, _FOURIER_CHUNK // sub.size)
+        w2 = (wsub * wsub)[None, :]
+        for s in range(0, t.size, rows):
+            arg = t[s : s + rows, None] * sub[None, :]
+            c, sn = np.cos(arg), np.sin(arg)
+            m2 = c * c + w2 * (sn * sn) + (24.0 * np.abs(arg) + 80.0) * _ULP
+            out[s : s + rows] = np.prod(np.clip(m2, 1e-8, 1.0), axis=1)
+        return np.sqrt(out * (1 + 2.0 * sub.size * _ULP)) * (1 + 2 * _ULP)
+
+    def _exact(self, t):
+        n = self.g.size
+        psi = np.empty(t.size, dtype=complex)
+        rel = np.empty(t.size)
+        rows = max(1, _FOURIER_CHUNK // n)
+        for s in range(0, t.size, rows):
+            arg = t[s : s + rows, None] * self.g[None, :]
+            f = np.cos(arg) + 1j * (self.w[None, :] * np.sin(arg))
+            psi[s : s + rows] = np.prod(f, axis=1)
+            with np.errstate(divide="ignore"):
+                rel[s : s + rows] = np.sum((8.0 * np.abs(arg) + 24.0) * _ULP / np.abs(f), axis=1)
+        absolute = np.expm1(_ULP * (8.0 * np.abs(t) * self.sum_abs + 28.0 * n))
+        relative = np.abs(psi) * np.expm1(rel + 4.0 * n * _ULP)
+        return psi, np.fmin(absolute, relative) * (1 + 1e-9)
+
+    def upto(self, K: int):
+        have = self.psi.size
+        if K > have:
+            t = 2.0 * np.pi * np.arange(have + 1, K + 1, dtype=float) / self.P
+            psi = np.zeros(t.size, dtype=complex)
+            err = np.full(t.size, np.inf)
+            todo = np.arange(t.size)
+            for sub, wsub in self.subsets:
+                if todo.size == 0:
+                    break
+                b = self._bound(t[todo], sub, wsub)
+                tiny = b <= FOURIER_TINY
+                err[todo[tiny]] = b[tiny]
+                todo = todo[~tiny]
+            if todo.size:
+                psi[todo], err[todo] = self._exact(t[todo])
+            self.psi = np.concatenate((self.psi, psi))
+            self.err = np.concatenate((self.err, err))
+        return self.psi[:K], self.err[:K]
+
+
+def _tilted_tail_bounds(nz: np.ndarray, x: float, *, rtol: float,
+                        max_k: int = FOURIER_MAX_K) -> tuple[float, float, int] | None:
+    """Certified (lower, upper, K) for P(S >= x) and P(S > x), x > 0, with errors relative to p.
+
+    Tilt: with Lambda = prod cosh(theta g_i) and Q the law of S tilted by exp(theta S),
+    P(S >= x) = Lambda e^{-theta x} E_Q F(S - x), F(y) = e^{-theta y} [y >= 0], theta chosen so
+    that Q's mean is x (then E_Q F is of order 1/(theta sd), however small p is). On the circle
+    of length P around x (Q puts at most ``FOURIER_WRAP`` outside it, by Hoeffding's
+    inequality about Q's mean), F is a mixture of arc indicators,
+
+        F(y) = int_0^L theta e^{-theta u} [0 <= y <= u] du + (something in [0, e^{-theta L}]),
+
+    so the same mixture of Selberg's polynomials for the arcs [0, u/P] bounds E_Q F from both
+    sides; its Fourier coefficients are closed-form integrals,
+    C_j = J_j (m0 - E_j) / (2 pi i j) +- (1 - j/(K+1)) (m0 + E_j) / (2K + 2) with
+    m0 = 1 - e^{-theta L} and E_j = theta (1 - e^{-(theta + i w_j) L}) / (theta + i w_j),
+    C_0 = m1 +- m0 / (K + 1), m1 = (1 - e^{-theta L} (1 + theta L)) / (theta P), and
+    E_Q S(U) = C_0 + 2 Re sum_j C_j psi_j e^{-i w_j x} (:class:`_TiltedCharFn`). Returns None
+    when the tilt would be extreme (x within a hair of the largest possible sum).
+    """
+    ulp = _ULP
+    a = np.abs(nz)
+    total = float(np.sum(a))
+    if x >= total * (1 - 1e-9):
+        return None
+    lo_t, hi_t = 0.0, 1.0 / float(a.max())
+    while float(np.sum(a * np.tanh(hi_t * a))) < x:
+        lo_t, hi_t = hi_t, hi_t * 2.0
+        if hi_t * float(a.max()) > 40.0:
+            return None
+    for _ in range(60):
+        mid = 0.5 * (lo_t + hi_t)
+        if float(np.sum(a * np.tanh(mid * a))) < x:
+            lo_t = mid
+        else:
+            hi_t = mid
+    theta = 0.5 * (lo_t + hi_t)
+    w = np.tanh(theta * nz)
+    mean_q = math.fsum(nz * w)
+    var = math.fsum(nz * nz) * (1 + 1e-12)
+    sd_q = math.sqrt(math.fsum(nz * nz * (1.0 - w * w)))
+    off = abs(mean_q - x) * (1 + 1e-9) + 1e-12 * total
+    hoeff = math.sqrt(2.0 * var * math.log(2.0 / FOURIER_WRAP))
+    half = hoeff + off + sd_q
+    P = 2.0 * half
+    L = hoeff + off        # arcs [0, u], u <= L < P / 2
+    wrap = 2.0 * math.exp(-hoeff * hoeff / (2.0 * var)) * (1 + 1e-12)   # Q-mass with |S - x| >= P/2
+    tail_l = math.exp(-theta * L)
+    log_lam = float(np.sum(_log_cosh(theta * a)))
+    log_err = ulp * (4.0 * abs(log_lam) + 2.0 * a.size + 4.0 * theta * x + 8.0)
+    log_scale = log_lam - theta * x
+    m0 = -math.expm1(-theta * L)
+    m1 = (m0 - theta * L * tail_l) / (theta * P)
+    cf = _TiltedCharFn(nz, w, P)
+    K = min(FOURIER_K0, max_k)
+    last = None
+    while True:
+        psi, err = cf.upto(K)
+        j = np.arange(1, K + 1, dtype=float)
+        _, J, fej = _vaaler_terms(K)
+        om = 2.0 * np.pi * j / P
+        z = theta + 1j * om
+        E = theta * (-np.expm1(-z * L)) / z
+        phase = np.exp(-1j * (om * x))
+        pt = psi * phase
+        v_part = J * (m0 - E) / (2j * np.pi * j)
+        f_part = fej * (m0 + E) / (2.0 * K + 2.0)
+        coef = np.abs(v_part) + np.abs(f_part)
+        base_v = 2.0 * float(np.sum((v_part * pt).real))
+        base_f = 2.0 * float(np.sum((f_part * pt).real))
+        # errors: psi's, the phase angle (its argument carries about 3 ulp of w_j x), and the rest
+        # of each term's and the sums' rounding, all generous
+        fixed = 2.0 * float(np.sum(coef * err)) * (1 + 1e-9)
+        rnd = 2.0 * float(np.sum(coef * (np.abs(psi) + err) * (4.0 * om * x + 64.0 + 2.0 * math.log2(K + 1)))) * ulp
+        slack = fixed + rnd + 16.0 * ulp + 2.0 * wrap
+        upper_q = m1 + m0 / (K + 1.0) + base_v + base_f + slack + tail_l
+        lower_q = m1 - m0 / (K + 1.0) + base_v - base_f - slack
+        scale_hi = math.exp(log_scale + log_err) * (1 + 4 * ulp)
+        scale_lo = math.exp(log_scale - log_err) * (1 - 4 * ulp)
+        hi = min(1.0, max(0.0, upper_q) * scale_hi)
+        lo = max(0.0, lower_q) * scale_lo
+        width = hi - lo
+        stalled = last is not None and width > 0.5 * last[0] and K >= 4 * last[1]   # as in the untilted loop
+        if width <= rtol * hi or K >= max_k or slack + tail_l > 0.5 * rtol * max(upper_q, 0.0) or stalled:
+            return lo, hi, K
+        last = (width, K)
+        K = min(max_k, int(math.ceil((K + 1) * min(16.0, 1.25 * width / (rtol * hi)))))
+
 
 
 # --------------------------------------------------------------------------- certified bounds for continuous gaps
@@ -1561,24 +1732,36 @@ def _certified_bounds(nz: np.ndarray, x: float, two: bool, rtol: float, atol: fl
     """Certified (lower, upper, how) for the sign-flip p = P(S >= x) (times 2 when ``two``).
 
     First the Fourier bounds (:func:`_fourier_tail_bounds`: no rounding of the gaps, cost
-    independent of their spread, a few hundredths of a second at 10,000 gaps); when their
-    upper end is below ``FOURIER_SMALL_P`` and they are not yet within ``rtol``, the tilted
-    lattice bounds (:func:`_lattice_split_bounds`, within ``budget``) as well, and the
-    intersection of the two (both hold, so their intersection does).
+    independent of their spread, a few hundredths of a second at 10,000 gaps, absolute
+    errors near 1e-11). When they are not within ``rtol`` of p in the upper tail, the tilted
+    Fourier bounds (:func:`_tilted_tail_bounds`, errors relative to p however small), and
+    when p is below ``FOURIER_SMALL_P`` and still not within ``rtol``, the lattice bounds
+    (:func:`_lattice_split_bounds`, within ``budget``). Every one of them holds, so their
+    intersection does.
     """
-    lo, hi, K = _fourier_tail_bounds(nz, x, rtol=rtol, atol=atol)
-    if two:
-        lo, hi = min(1.0, 2.0 * lo), min(1.0, 2.0 * hi)
+    tilt = x > 0 and _big_count(nz) == 0   # the tilted bounds can take over in the upper tail
+    lo, hi, K = _fourier_tail_bounds(nz, x, rtol=rtol, atol=atol / 2.0 if two else atol,   # p is twice the tail
+                                     max_k=FOURIER_MAX_K if not tilt else FOURIER_MAX_K // 8)
     how = (f"Selberg's trigonometric majorant and minorant of degree {K} of the tail, integrated against "
            f"the exact characteristic function prod cos(t g_i); float error and wrap-around accounted")
+    if tilt and hi - lo > max(rtol * hi, atol / 2.0 if two else atol):
+        tilted = _tilted_tail_bounds(nz, x, rtol=rtol)
+        if tilted is not None and tilted[1] - tilted[0] < hi - lo:
+            if not max(lo, tilted[0]) <= min(hi, tilted[1]):  # pragma: no cover - an error in one of them
+                raise ArithmeticError("certified bounds disagree")
+            lo, hi = max(lo, tilted[0]), min(hi, tilted[1])
+            how = (f"Selberg's trigonometric majorant and minorant of degree {tilted[2]}, mixed into the tail "
+                   f"of the law tilted toward the observed sum and integrated against its exact characteristic "
+                   f"function prod (cos(t g_i) + i tanh(theta g_i) sin(t g_i)); float error and wrap-around accounted")
+    if two:
+        lo, hi = min(1.0, 2.0 * lo), min(1.0, 2.0 * hi)
     if hi < FOURIER_SMALL_P and hi - lo > rtol * hi and budget > 0:
         llo, lhi, h = _lattice_split_bounds(nz, x, two, rtol, atol, budget)
-        if max(lo, llo) <= min(hi, lhi):   # both are certified: they must overlap
-            lo, hi = max(lo, llo), min(hi, lhi)
-            how += (f"; intersected with lattice bounds (gaps rounded to step {h:.3g}, "
-                    f"the rounding accounted for by Hoeffding's inequality)")
-        else:  # pragma: no cover - would mean an error in one of the two bounds
+        if not max(lo, llo) <= min(hi, lhi):  # pragma: no cover - would mean an error in one of the two
             raise ArithmeticError("certified bounds disagree")
+        lo, hi = max(lo, llo), min(hi, lhi)
+        how += (f"; intersected with lattice bounds (gaps rounded to step {h:.3g}, "
+                f"the rounding accounted for by Hoeffding's inequality)")
     return lo, hi, how
 
 
