@@ -690,8 +690,9 @@ def sign_flip_test(
     method : {"auto", "enumerate", "lattice", "bounds", "monte-carlo"}
         ``auto`` enumerates up to 20 non-zero gaps, then uses the lattice convolution
         when the gaps share a common step (exact at any n), then enumeration up to 40
-        gaps, then certified bounds, and Monte Carlo only when the bounds are wider than
-        1 % of p and than twice its standard error. The other values force one path (``enumerate`` allows up to 44
+        gaps, then certified bounds (:func:`sign_flip_bounds`; ``pvalue`` is their upper
+        end), and Monte Carlo only when the bounds are wider than 1 % of p, than 1e-4 and
+        than twice its standard error. The other values force one path (``enumerate`` allows up to 44
         non-zero gaps; ``lattice`` needs a common step).
     n_resamples, seed : int
         Monte Carlo settings, used only by that path (and recorded in ``method``).
@@ -1689,9 +1690,8 @@ def _split_tail_bounds(nz: np.ndarray, x: float, h: float, delta: float) -> tupl
     return max(0.0, lower - eta), min(1.0, upper + eta)
 
 
-#: Relative width of the bounds :func:`sign_flip_bounds` aims for (absolute 1e-4 when p is smaller).
+#: Relative width of the bounds :func:`sign_flip_bounds` aims for.
 SPLIT_RTOL = 0.01
-SPLIT_ATOL = 1e-4
 #: Below this upper bound the Fourier bounds (absolute errors near 1e-11) are also tightened by
 #: the tilted lattice bounds, whose errors are relative.
 FOURIER_SMALL_P = 1e-7
@@ -1765,7 +1765,7 @@ def _certified_bounds(nz: np.ndarray, x: float, two: bool, rtol: float, atol: fl
     return lo, hi, how
 
 
-def sign_flip_bounds(gaps, *, alternative: str = "two-sided", rtol: float = SPLIT_RTOL, atol: float = SPLIT_ATOL,
+def sign_flip_bounds(gaps, *, alternative: str = "two-sided", rtol: float = SPLIT_RTOL, atol: float = 0.0,
                      budget: float = 3e8) -> TestResult:
     """Certified lower and upper bounds on the exact sign-flip p of gaps that share no lattice.
 
@@ -1776,9 +1776,11 @@ def sign_flip_bounds(gaps, *, alternative: str = "two-sided", rtol: float = SPLI
     around it with probability below 1e-20 (Hoeffding); their expectations are finite sums
     over the characteristic function, so they bound p from both sides, with a width that
     falls like 1/K and does not grow with the number of gaps. K grows until the bounds are
-    at most ``rtol`` of p apart (or ``atol`` absolutely). Frequencies where a subset of the
+    at most ``rtol`` of p apart (or ``atol`` absolutely, when given). In the upper tail the
+    same polynomials, mixed into the tail of the law tilted toward the observed sum, keep the
+    width relative to p however small p is. Frequencies where a subset of the
     gaps already bounds |prod cos| below 1e-18 are not evaluated; that bound enters the error.
-    When p is below 1e-7, lattice bounds (the gaps rounded to a fine lattice, whose law is
+    When p is below 1e-7 and the bounds are still wide (a few gaps dominating the variance), lattice bounds (the gaps rounded to a fine lattice, whose law is
     exact, and the rounding accounted for by Hoeffding's inequality; within ``budget``
     array operations) tighten the result relatively. Ties count as in
     :func:`sign_flip_test`. The result's ``pvalue`` is the upper bound and ``pvalue_bounds``
