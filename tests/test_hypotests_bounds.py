@@ -260,3 +260,38 @@ def test_bounds_do_not_grow_with_a_wild_spread_of_gaps():
     rlo, rhi, _ = _fourier_tail_bounds(rest, x - g[-1], rtol=1e-3, atol=1e-7)
     assert max(lo, rlo / 2) <= min(hi, rhi / 2) + 1e-15
     assert hi - lo <= max(0.01 * hi, 1e-4)
+
+
+@FAST
+@given(st.lists(st.floats(-3, 3, allow_nan=False).filter(lambda v: abs(v) > 1e-3), min_size=2, max_size=30),
+       st.floats(0.01, 2.0), st.integers(1, 3000))
+def test_tilted_characteristic_function_is_within_its_error_bound(gaps, theta, j):
+    from probestats.stats.hypotests import _TiltedCharFn
+
+    g = np.array(gaps)
+    w = np.tanh(theta * g)
+    P = 7.3 * math.sqrt(float(np.sum(g * g))) + 1.0
+    psi, err = _TiltedCharFn(g, w, P).upto(j)
+    mpmath.mp.dps = 60
+    t = 2 * mpmath.pi * j / mpmath.mpf(P)
+    th = mpmath.mpf(theta)
+    # prod cosh((theta + i t) g) / cosh(theta g), in 60 digits, straight from the definition
+    exact = mpmath.fprod(mpmath.cosh((th + 1j * t) * mpmath.mpf(float(v))) / mpmath.cosh(th * mpmath.mpf(float(v)))
+                         for v in g)
+    assert abs(exact - psi[j - 1]) <= err[j - 1] * (1 + 1e-9) + 1e-300
+
+
+def test_monte_carlo_is_the_last_resort_with_its_error_when_atoms_sit_at_the_threshold():
+    # 30 gaps of +1, 15 of -1 and one of pi * 1e-7 (so no common step): the sum has atoms 2e-7 apart
+    # around the observed 15, which no bound at a sane degree can split. Exact p by hand:
+    # M = sum of the 45 unit gaps = 2J - 45, J ~ Binomial(45, 1/2); S >= 15 + eps (less the tie
+    # tolerance) needs J >= 31, or J = 30 and a plus sign on eps: p = 2 [P(J >= 31) + P(J = 30) / 2].
+    eps = math.pi * 1e-7
+    g = np.array([1.0] * 30 + [-1.0] * 15 + [eps])
+    exact = 2 * (sum(math.comb(45, k) for k in range(31, 46)) + math.comb(45, 30) / 2) / 2**45
+    r = sign_flip_test(g, n_resamples=100_000, seed=3)
+    assert r.kind == "monte-carlo" and r.pvalue_se is not None
+    assert "certified bounds" in r.method and "were wider" in r.method
+    lo, hi = r.pvalue_bounds
+    assert lo <= exact <= hi
+    assert abs(r.pvalue - exact) <= 5 * r.pvalue_se

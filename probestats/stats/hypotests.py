@@ -1392,6 +1392,9 @@ def _arc_bound(terms: tuple, P: float, wrap: float, y: float, sign: float) -> tu
     # rounding of each term (the angle 2 pi j a carries about (2 pi j a + 4) ulp; coefficients a few
     # ulp each) and of the sums
     rnd = float(np.sum(absterm * (4.0 * np.pi * j * a + 16.0 + 2.0 * math.log2(K + 1)))) * ulp
+    # J near u = 1 is small and carries an absolute (not relative) error of a few ulp:
+    # sum_j 2 * 4 ulp / (pi j) <= 3 ulp (1 + ln K)
+    rnd += 8.0 * ulp * (1.0 + math.log(K + 1.0))
     slack = fixed + rnd + 16.0 * ulp + wrap
     ang = 2.0 * np.pi * j * a
     s = float(np.sum(phi * (sign * c_cos * np.cos(ang) - c_sin * np.sin(ang))))
@@ -1494,8 +1497,9 @@ class _TiltedCharFn:
     psi(t) = prod_i cosh((theta + i t) g_i) / cosh(theta g_i) = prod_i (cos(t g_i) + i tanh(theta g_i) sin(t g_i)),
     each factor at most 1 in size. As in :class:`_CharFn`, frequencies where a subset of the
     items bounds |psi| below ``FOURIER_TINY`` are not evaluated; elsewhere the product is,
-    with each computed factor within d_i = (8 |t g_i| + 24) ulp of the true one (argument,
-    cosine, sine, tanh and the complex arithmetic), so the product is within
+    with each computed factor within d_i = (8 |t g_i| + 28) ulp of the true one (argument,
+    cosine, sine, the complex arithmetic, and the 4 ulp of the float tanh(theta g_i) against the
+    true one, which Lambda's cosh uses), so the product is within
     ``expm1(sum d_i + 4 n ulp)`` (absolute) or ``|psi| expm1(sum d_i / |f_i| + 4 n ulp)``.
     """
 
@@ -1522,7 +1526,7 @@ class _TiltedCharFn:
         for s in range(0, t.size, rows):
             arg = t[s : s + rows, None] * sub[None, :]
             c, sn = np.cos(arg), np.sin(arg)
-            m2 = c * c + w2 * (sn * sn) + (24.0 * np.abs(arg) + 80.0) * _ULP
+            m2 = c * c + w2 * (sn * sn) + (24.0 * np.abs(arg) + 92.0) * _ULP
             out[s : s + rows] = np.prod(np.clip(m2, 1e-8, 1.0), axis=1)
         return np.sqrt(out * (1 + 2.0 * sub.size * _ULP)) * (1 + 2 * _ULP)
 
@@ -1536,8 +1540,8 @@ class _TiltedCharFn:
             f = np.cos(arg) + 1j * (self.w[None, :] * np.sin(arg))
             psi[s : s + rows] = np.prod(f, axis=1)
             with np.errstate(divide="ignore"):
-                rel[s : s + rows] = np.sum((8.0 * np.abs(arg) + 24.0) * _ULP / np.abs(f), axis=1)
-        absolute = np.expm1(_ULP * (8.0 * np.abs(t) * self.sum_abs + 28.0 * n))
+                rel[s : s + rows] = np.sum((8.0 * np.abs(arg) + 28.0) * _ULP / np.abs(f), axis=1)
+        absolute = np.expm1(_ULP * (8.0 * np.abs(t) * self.sum_abs + 32.0 * n))
         relative = np.abs(psi) * np.expm1(rel + 4.0 * n * _ULP)
         return psi, np.fmin(absolute, relative) * (1 + 1e-9)
 
@@ -1611,7 +1615,10 @@ def _tilted_tail_bounds(nz: np.ndarray, x: float, *, rtol: float,
     wrap = 2.0 * math.exp(-hoeff * hoeff / (2.0 * var)) * (1 + 1e-12)   # Q-mass with |S - x| >= P/2
     tail_l = math.exp(-theta * L)
     log_lam = float(np.sum(_log_cosh(theta * a)))
-    log_err = ulp * (4.0 * abs(log_lam) + 2.0 * a.size + 4.0 * theta * x + 8.0)
+    # each log cosh(v) = v + log1p(e^{-2v}) - log 2 carries about 2 (v + 1) ulp absolutely; the pairwise
+    # sum log2(n) + 16 ulp of the total; theta * x one rounding
+    log_err = ulp * ((math.log2(a.size) + 16.0) * abs(log_lam) + 4.0 * (theta * total + a.size)
+                     + 4.0 * theta * x + 8.0)
     log_scale = log_lam - theta * x
     m0 = -math.expm1(-theta * L)
     m1 = (m0 - theta * L * tail_l) / (theta * P)
@@ -1636,6 +1643,7 @@ def _tilted_tail_bounds(nz: np.ndarray, x: float, *, rtol: float,
         # of each term's and the sums' rounding, all generous
         fixed = 2.0 * float(np.sum(coef * err)) * (1 + 1e-9)
         rnd = 2.0 * float(np.sum(coef * (np.abs(psi) + err) * (4.0 * om * x + 64.0 + 2.0 * math.log2(K + 1)))) * ulp
+        rnd += 32.0 * ulp * (1.0 + math.log(K + 1.0))   # J's absolute error, as in _arc_bound (|m0 - E| <= 2)
         slack = fixed + rnd + 16.0 * ulp + 2.0 * wrap
         upper_q = m1 + m0 / (K + 1.0) + base_v + base_f + slack + tail_l
         lower_q = m1 - m0 / (K + 1.0) + base_v - base_f - slack
