@@ -1241,7 +1241,7 @@ FOURIER_WRAP = 1e-20
 #: Sizes of the item subsets that bound |phi(t)| where it is negligible (largest first tried last).
 FOURIER_SUBSETS = (128, 512)
 #: |phi(t)| at or below this is not evaluated: its bound enters the error instead.
-FOURIER_TINY = 1e-18
+FOURIER_TINY = 1e-15
 #: First and largest degree of the trigonometric majorant and minorant.
 FOURIER_K0 = 2048
 FOURIER_MAX_K = 1 << 18
@@ -1295,7 +1295,8 @@ class _CharFn:
         top = order[: max(1, order.size // 2)]   # the larger half of the gaps: their cosines fall fastest
         self.subsets = []
         for size in FOURIER_SUBSETS:
-            if size * 2 >= self.g.size:
+            if size * 2 >= self.g.size:   # all the factors' sizes: cheaper than their product with errors
+                self.subsets.append(self.g)
                 break
             self.subsets.append(self.g[top[np.linspace(0, top.size - 1, size).astype(np.int64)]])
         self.phi = np.empty(0)
@@ -1506,11 +1507,14 @@ class _TiltedCharFn:
     def __init__(self, g: np.ndarray, w: np.ndarray, P: float):
         self.g, self.w, self.P = g, w, float(P)
         self.sum_abs = float(np.sum(np.abs(g))) * (1 + 1e-12)
-        order = np.argsort(-np.abs(g), kind="stable")
+        # subsets from the gaps whose factors shrink most: large |g| but not so tilted that the
+        # factor is nearly deterministic (|f|^2 = 1 - (1 - w^2) sin^2(t g))
+        order = np.argsort(-(np.abs(g) * (1.0 - w * w)), kind="stable")
         top = order[: max(1, order.size // 2)]
         self.subsets = []
         for size in FOURIER_SUBSETS:
-            if size * 2 >= g.size:
+            if size * 2 >= g.size:   # the sizes of all the factors: cheaper than their complex product
+                self.subsets.append((g, w))
                 break
             pick = top[np.linspace(0, top.size - 1, size).astype(np.int64)]
             self.subsets.append((g[pick], w[pick]))
@@ -1787,7 +1791,7 @@ def sign_flip_bounds(gaps, *, alternative: str = "two-sided", rtol: float = SPLI
     at most ``rtol`` of p apart (or ``atol`` absolutely, when given). In the upper tail the
     same polynomials, mixed into the tail of the law tilted toward the observed sum, keep the
     width relative to p however small p is. Frequencies where a subset of the
-    gaps already bounds |prod cos| below 1e-18 are not evaluated; that bound enters the error.
+    gaps already bounds |prod cos| below 1e-15 are not evaluated; that bound enters the error.
     When p is below 1e-7 and the bounds are still wide (a few gaps dominating the variance), lattice bounds (the gaps rounded to a fine lattice, whose law is
     exact, and the rounding accounted for by Hoeffding's inequality; within ``budget``
     array operations) tighten the result relatively. Ties count as in
