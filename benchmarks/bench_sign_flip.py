@@ -126,7 +126,7 @@ def main():
                   f"{ours * 1e3:.0f} ms ({'met' if met else 'MISSED'}); auto path {auto_t * 1e3:.0f} ms, {a.kind}, "
                   f"p = {a.pvalue:.6g}, width {(ahi - alo) / ahi:.2%} of p")
             print(f"  {'':21}previous [{olo:.6g}, {ohi:.6g}] width {(ohi - olo) / ohi:.2%} of p in {theirs:.2f} s "
-                  f"(one run); time ratio previous / ours {theirs / ours:.0f} x")
+                  f"(one run); time ratio previous / ours {theirs / ours:.1f} x")
 
     print()
 
