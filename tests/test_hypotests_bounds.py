@@ -314,3 +314,15 @@ def test_monte_carlo_is_the_last_resort_with_its_error_when_atoms_sit_at_the_thr
     lo, hi = r.pvalue_bounds
     assert lo <= exact <= hi
     assert abs(r.pvalue - exact) <= 5 * r.pvalue_se
+
+
+def test_factors_near_zero_and_tiny_gaps_give_finite_error_bounds():
+    # pi/2 gaps make cos(t g) vanish at t = 1 (to float precision), 1e-300 gaps make factors of 1;
+    # the error bounds stay finite and warning-free (warnings are errors in this suite)
+    g = np.array([math.pi / 2] * 30 + [1e-300] * 5 + list(np.linspace(0.1, 1.0, 20)))
+    cf = _CharFn(g, 2 * math.pi)          # t_j = j: j = 1 hits the zeros of cos(pi/2 t)
+    phi, err = cf.upto(64)
+    assert np.all(np.isfinite(err)) and abs(phi[0]) <= err[0] + 1e-300
+    r = sign_flip_test(g)
+    lo, hi = r.pvalue_bounds
+    assert 0 <= lo <= hi <= 1

@@ -1304,7 +1304,9 @@ class _CharFn:
         self.exact_count = 0
 
     def _bound(self, t: np.ndarray, sub: np.ndarray) -> np.ndarray:
-        # each factor raised to at least 1e-4 (still a bound) so that the product cannot underflow
+        # factors raised to at least 1e-4 and the product to at least 1e-300 (still bounds): a true
+        # product at or above 1e-300 had every partial product in the normal range, so its relative
+        # rounding bound holds
         ulp = _ULP
         out = np.empty(t.size)
         rows = max(1, _FOURIER_CHUNK // sub.size)
@@ -1312,7 +1314,7 @@ class _CharFn:
             arg = t[s : s + rows, None] * sub[None, :]
             c = np.clip(np.abs(np.cos(arg)) + (4.0 * np.abs(arg) + 8.0) * ulp, 1e-4, 1.0)
             out[s : s + rows] = np.prod(c, axis=1)
-        return out * (1 + 2.0 * sub.size * ulp)
+        return np.maximum(out, 1e-300) * (1 + 2.0 * sub.size * ulp)
 
     def _exact(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         ulp = _ULP
@@ -1328,8 +1330,11 @@ class _CharFn:
             with np.errstate(divide="ignore"):
                 rel[s : s + rows] = np.sum((4.0 * np.abs(arg) + 8.0) * ulp / np.abs(c), axis=1)
         absolute = np.expm1(ulp * (4.0 * np.abs(t) * self.sum_abs + 9.0 * n))
-        relative = np.abs(phi) * np.expm1(rel + 2.0 * n * ulp)
-        return phi, np.fmin(absolute, relative) * (1 + 1e-9)   # fmin: a zero factor gives nan there
+        # (+ 1e-300: what underflow can lose, n * 2^-1075 at most); a tiny factor makes rel huge or
+        # infinite, and fmin then keeps the absolute form
+        with np.errstate(over="ignore", invalid="ignore"):
+            relative = np.abs(phi) * np.expm1(rel + 2.0 * n * ulp) + 1e-300
+        return phi, np.fmin(absolute, relative) * (1 + 1e-9)
 
     def upto(self, K: int) -> tuple[np.ndarray, np.ndarray]:
         have = self.phi.size
@@ -1532,7 +1537,7 @@ class _TiltedCharFn:
             c, sn = np.cos(arg), np.sin(arg)
             m2 = c * c + w2 * (sn * sn) + (24.0 * np.abs(arg) + 92.0) * _ULP
             out[s : s + rows] = np.prod(np.clip(m2, 1e-8, 1.0), axis=1)
-        return np.sqrt(out * (1 + 2.0 * sub.size * _ULP)) * (1 + 2 * _ULP)
+        return np.sqrt(np.maximum(out, 1e-300) * (1 + 2.0 * sub.size * _ULP)) * (1 + 2 * _ULP)   # as in _CharFn
 
     def _exact(self, t):
         n = self.g.size
@@ -1546,7 +1551,8 @@ class _TiltedCharFn:
             with np.errstate(divide="ignore"):
                 rel[s : s + rows] = np.sum((8.0 * np.abs(arg) + 28.0) * _ULP / np.abs(f), axis=1)
         absolute = np.expm1(_ULP * (8.0 * np.abs(t) * self.sum_abs + 32.0 * n))
-        relative = np.abs(psi) * np.expm1(rel + 4.0 * n * _ULP)
+        with np.errstate(over="ignore", invalid="ignore"):   # as in _CharFn._exact
+            relative = np.abs(psi) * np.expm1(rel + 4.0 * n * _ULP) + 1e-300
         return psi, np.fmin(absolute, relative) * (1 + 1e-9)
 
     def upto(self, K: int):
