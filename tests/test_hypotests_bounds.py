@@ -326,3 +326,21 @@ def test_factors_near_zero_and_tiny_gaps_give_finite_error_bounds():
     r = sign_flip_test(g)
     lo, hi = r.pvalue_bounds
     assert 0 <= lo <= hi <= 1
+
+
+@pytest.mark.parametrize("z", [6.0, 9.0])
+def test_deep_tail_with_a_dominant_gap_stays_relative(z):
+    # one gap carries most of the variance: it is enumerated apart, and the rest's deep tail is tilted;
+    # reference: the exact lattice p (every gap on the 1/200 lattice)
+    n = 800
+    rng = np.random.default_rng(int(z))
+    e = rng.normal(0.0, 1.0, n)
+    rest = e - e.mean() + z * e.std() / math.sqrt(n)
+    g = np.round(np.concatenate([rest, [40.0 * math.pi * math.sqrt(n)]]) * 200) / 200
+    for alt in ("two-sided", "greater"):
+        exact = sign_flip_test(g, alternative=alt, method="lattice").pvalue
+        r = sign_flip_test(g, alternative=alt, method="bounds")   # auto would see the lattice
+        lo, hi = r.pvalue_bounds
+        assert r.kind == "bounds" and "largest gaps enumerated apart" in r.method
+        assert lo <= exact <= hi and exact < 1e-6
+        assert hi - lo <= 0.01 * hi

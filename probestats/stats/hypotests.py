@@ -1449,7 +1449,7 @@ def _big_count(nz: np.ndarray) -> int:
 
 
 def _fourier_tail_bounds(nz: np.ndarray, x: float, *, rtol: float, atol: float,
-                         max_k: int = FOURIER_MAX_K) -> tuple[float, float, int]:
+                         max_k: int = FOURIER_MAX_K, parts: list | None = None) -> tuple[float, float, int]:
     """Certified (lower, upper, K) for P(S >= x) (and P(S > x)), S = sum s_i g_i.
 
     The largest gaps, when they carry most of the variance (:func:`_big_count`, b of them),
@@ -1459,7 +1459,9 @@ def _fourier_tail_bounds(nz: np.ndarray, x: float, *, rtol: float, atol: float,
     Hoeffding radius for ``FOURIER_WRAP`` plus one standard deviation. The degree K starts at
     ``FOURIER_K0`` and grows (the width falls like 1/K) until the bounds are within
     ``max(rtol * upper, atol)``, K reaches ``max_k``, or the part of the width that K does not
-    shrink is most of what is aimed for.
+    shrink is most of what is aimed for. A list given as ``parts`` receives the rest's gaps and,
+    per sign pattern of the enumerated ones, the thresholds (y_lo, y_hi) and the bounds
+    (lower at y_hi, upper at y_lo) for the rest, which the average of gives the result.
     """
     ulp = _ULP
     b = _big_count(nz)
@@ -1491,6 +1493,8 @@ def _fourier_tail_bounds(nz: np.ndarray, x: float, *, rtol: float, atol: float,
         # stalled: the width no longer falls like 1/K (atoms of a discrete law sit at the threshold)
         stalled = last is not None and width > 0.5 * last[0] and K >= 4 * last[1]
         if width <= target or K >= max_k or slack > 0.5 * target or not arcs or stalled:
+            if parts is not None:
+                parts[:] = [rest, y_lo, y_hi, [v for v, _ in dn], [v for v, _ in up]]
             return lo, hi, K
         last = (width, K)
         K = min(max_k, int(math.ceil((K + 1) * min(16.0, 1.25 * width / target))))
@@ -1576,9 +1580,11 @@ class _TiltedCharFn:
         return self.psi[:K], self.err[:K]
 
 
-def _tilted_tail_bounds(nz: np.ndarray, x: float, *, rtol: float,
-                        max_k: int = FOURIER_MAX_K) -> tuple[float, float, int] | None:
+def _tilted_tail_bounds(nz: np.ndarray, x: float, *, rtol: float, max_k: int = FOURIER_MAX_K,
+                        x_hi: float | None = None) -> tuple[float, float, int] | None:
     """Certified (lower, upper, K) for P(S >= x) and P(S > x), x > 0, with errors relative to p.
+
+    With ``x_hi`` (>= x) the lower bound is for the threshold x_hi instead (one tilt serves both).
 
     Tilt: with Lambda = prod cosh(theta g_i) and Q the law of S tilted by exp(theta S),
     P(S >= x) = Lambda e^{-theta x} E_Q F(S - x), F(y) = e^{-theta y} [y >= 0], theta chosen so
@@ -1597,9 +1603,10 @@ def _tilted_tail_bounds(nz: np.ndarray, x: float, *, rtol: float,
     when the tilt would be extreme (x within a hair of the largest possible sum).
     """
     ulp = _ULP
+    x_hi = x if x_hi is None else max(x, x_hi)
     a = np.abs(nz)
     total = float(np.sum(a))
-    if x >= total * (1 - 1e-9):
+    if x <= 0 or x_hi >= total * (1 - 1e-9):
         return None
     lo_t, hi_t = 0.0, 1.0 / float(a.max())
     while float(np.sum(a * np.tanh(hi_t * a))) < x:
@@ -1617,7 +1624,7 @@ def _tilted_tail_bounds(nz: np.ndarray, x: float, *, rtol: float,
     mean_q = math.fsum(nz * w)
     var = math.fsum(nz * nz) * (1 + 1e-12)
     sd_q = math.sqrt(math.fsum(nz * nz * (1.0 - w * w)))
-    off = abs(mean_q - x) * (1 + 1e-9) + 1e-12 * total
+    off = max(abs(mean_q - x), abs(mean_q - x_hi)) * (1 + 1e-9) + 1e-12 * total
     hoeff = math.sqrt(2.0 * var * math.log(2.0 / FOURIER_WRAP))
     half = hoeff + off + sd_q
     P = 2.0 * half
@@ -1628,8 +1635,7 @@ def _tilted_tail_bounds(nz: np.ndarray, x: float, *, rtol: float,
     # each log cosh(v) = v + log1p(e^{-2v}) - log 2 carries about 2 (v + 1) ulp absolutely; the pairwise
     # sum log2(n) + 16 ulp of the total; theta * x one rounding
     log_err = ulp * ((math.log2(a.size) + 16.0) * abs(log_lam) + 4.0 * (theta * total + a.size)
-                     + 4.0 * theta * x + 8.0)
-    log_scale = log_lam - theta * x
+                     + 4.0 * theta * x_hi + 8.0)
     m0 = -math.expm1(-theta * L)
     m1 = (m0 - theta * L * tail_l) / (theta * P)
     cf = _TiltedCharFn(nz, w, P)
@@ -1642,23 +1648,24 @@ def _tilted_tail_bounds(nz: np.ndarray, x: float, *, rtol: float,
         om = 2.0 * np.pi * j / P
         z = theta + 1j * om
         E = theta * (-np.expm1(-z * L)) / z
-        phase = np.exp(-1j * (om * x))
-        pt = psi * phase
         v_part = J * (m0 - E) / (2j * np.pi * j)
         f_part = fej * (m0 + E) / (2.0 * K + 2.0)
         coef = np.abs(v_part) + np.abs(f_part)
-        base_v = 2.0 * float(np.sum((v_part * pt).real))
-        base_f = 2.0 * float(np.sum((f_part * pt).real))
+        sums = []
+        for xx in (x, x_hi):
+            pt = psi * np.exp(-1j * (om * xx))
+            sums.append((2.0 * float(np.sum((v_part * pt).real)), 2.0 * float(np.sum((f_part * pt).real))))
+        (v_up, f_up), (v_dn, f_dn) = sums
         # errors: psi's, the phase angle (its argument carries about 3 ulp of w_j x), and the rest
         # of each term's and the sums' rounding, all generous
         fixed = 2.0 * float(np.sum(coef * err)) * (1 + 1e-9)
-        rnd = 2.0 * float(np.sum(coef * (np.abs(psi) + err) * (4.0 * om * x + 64.0 + 2.0 * math.log2(K + 1)))) * ulp
+        rnd = 2.0 * float(np.sum(coef * (np.abs(psi) + err) * (4.0 * om * x_hi + 64.0 + 2.0 * math.log2(K + 1)))) * ulp
         rnd += 32.0 * ulp * (1.0 + math.log(K + 1.0))   # J's absolute error, as in _arc_bound (|m0 - E| <= 2)
         slack = fixed + rnd + 16.0 * ulp + 2.0 * wrap
-        upper_q = m1 + m0 / (K + 1.0) + base_v + base_f + slack + tail_l
-        lower_q = m1 - m0 / (K + 1.0) + base_v - base_f - slack
-        scale_hi = math.exp(log_scale + log_err) * (1 + 4 * ulp)
-        scale_lo = math.exp(log_scale - log_err) * (1 - 4 * ulp)
+        upper_q = m1 + m0 / (K + 1.0) + v_up + f_up + slack + tail_l
+        lower_q = m1 - m0 / (K + 1.0) + v_dn - f_dn - slack
+        scale_hi = math.exp(log_lam - theta * x + log_err) * (1 + 4 * ulp)
+        scale_lo = math.exp(log_lam - theta * x_hi - log_err) * (1 - 4 * ulp)
         hi = min(1.0, max(0.0, upper_q) * scale_hi)
         lo = max(0.0, lower_q) * scale_lo
         width = hi - lo
@@ -1751,26 +1758,40 @@ def _certified_bounds(nz: np.ndarray, x: float, two: bool, rtol: float, atol: fl
 
     First the Fourier bounds (:func:`_fourier_tail_bounds`: no rounding of the gaps, cost
     independent of their spread, a few hundredths of a second at 10,000 gaps, absolute
-    errors near 1e-11). When they are not within ``rtol`` of p in the upper tail, the tilted
-    Fourier bounds (:func:`_tilted_tail_bounds`, errors relative to p however small), and
-    when p is below ``FOURIER_SMALL_P`` and still not within ``rtol``, the lattice bounds
-    (:func:`_lattice_split_bounds`, within ``budget``). Every one of them holds, so their
-    intersection does.
+    errors near 1e-11). When they are not within ``rtol`` of p, each upper-tail term (one, or
+    one per sign pattern of the few largest gaps enumerated apart, up to 8) is tightened by the
+    tilted Fourier bounds (:func:`_tilted_tail_bounds`, errors relative to p however small);
+    and when p is below ``FOURIER_SMALL_P`` and still not within ``rtol``, the lattice bounds
+    (:func:`_lattice_split_bounds`, within ``budget``) are intersected too. Every one of them
+    holds, so their intersections do.
     """
-    tilt = x > 0 and _big_count(nz) == 0   # the tilted bounds can take over in the upper tail
-    lo, hi, K = _fourier_tail_bounds(nz, x, rtol=rtol, atol=atol / 2.0 if two else atol,   # p is twice the tail
-                                     max_k=FOURIER_MAX_K if not tilt else FOURIER_MAX_K // 8)
+    ulp = _ULP
+    aim = atol / 2.0 if two else atol   # p is twice the tail
+    parts: list = []
+    lo, hi, K = _fourier_tail_bounds(nz, x, rtol=rtol, atol=aim, max_k=FOURIER_MAX_K // 8, parts=parts)
     how = (f"Selberg's trigonometric majorant and minorant of degree {K} of the tail, integrated against "
            f"the exact characteristic function prod cos(t g_i); float error and wrap-around accounted")
-    if tilt and hi - lo > max(rtol * hi, atol / 2.0 if two else atol):
-        tilted = _tilted_tail_bounds(nz, x, rtol=rtol)
-        if tilted is not None and tilted[1] - tilted[0] < hi - lo:
-            if not max(lo, tilted[0]) <= min(hi, tilted[1]):  # pragma: no cover - an error in one of them
-                raise ArithmeticError("certified bounds disagree")
-            lo, hi = max(lo, tilted[0]), min(hi, tilted[1])
-            how = (f"Selberg's trigonometric majorant and minorant of degree {tilted[2]}, mixed into the tail "
+    if hi - lo > max(rtol * hi, aim) and len(parts[1]) <= 8:
+        rest, y_lo, y_hi, los, his = parts
+        tilted = 0
+        for i, (yl, yh) in enumerate(zip(y_lo, y_hi)):
+            if yl > 0 and his[i] - los[i] > 0.5 * rtol * his[i]:
+                t = _tilted_tail_bounds(rest, yl, rtol=0.9 * rtol, x_hi=yh)
+                if t is None:
+                    continue
+                if not max(los[i], t[0]) <= min(his[i], t[1]):  # pragma: no cover - an error in one of them
+                    raise ArithmeticError("certified bounds disagree")
+                los[i], his[i] = max(los[i], t[0]), min(his[i], t[1])
+                tilted = max(tilted, t[2])
+        if tilted:
+            lo = max(lo, max(0.0, math.fsum(los) / len(los) * (1 - 4 * ulp)))
+            hi = min(hi, min(1.0, math.fsum(his) / len(his) * (1 + 4 * ulp)))
+            how = (f"Selberg's trigonometric majorant and minorant of degree up to {tilted}, mixed into the tail "
                    f"of the law tilted toward the observed sum and integrated against its exact characteristic "
-                   f"function prod (cos(t g_i) + i tanh(theta g_i) sin(t g_i)); float error and wrap-around accounted")
+                   f"function prod (cos(t g_i) + i tanh(theta g_i) sin(t g_i)); float error and wrap-around "
+                   f"accounted")
+            if len(los) > 1:
+                how += f"; the {len(los).bit_length() - 1} largest gaps enumerated apart"
     if two:
         lo, hi = min(1.0, 2.0 * lo), min(1.0, 2.0 * hi)
     if hi < FOURIER_SMALL_P and hi - lo > rtol * hi and budget > 0:
