@@ -44,10 +44,11 @@ at every n:
   of them: the characteristic function of the sum, ``prod cos(t g_i)``, is computed
   exactly (its float error bounded), and Selberg's trigonometric majorant and minorant of
   the tail turn it into a lower and an upper bound for p whose width falls like 1/degree
-  and does not grow with n (about 1% of p in a few hundredths of a second at 10,000
-  gaps); deep in the tail (p below 1e-7) lattice bounds with a relative error (gaps
-  rounded to a fine lattice, the rounding accounted for by Hoeffding's inequality)
-  tighten them. ``pvalue_bounds`` holds both ends; ``pvalue`` is the upper one (conservative).
+  and does not grow with n (within 1% of p in a few hundredths of a second at 10,000
+  gaps). In the upper tail the same polynomials, mixed into the tail of the law tilted
+  toward the observed sum, keep the width within 1% of p however small p is (p = 1e-30
+  in under a second); a few gaps that dominate the variance are enumerated apart.
+  ``pvalue_bounds`` holds both ends; ``pvalue`` is the upper one (conservative).
 * **Monte Carlo** only when those bounds are wider than 1 % of p, than 1e-4 and than
   twice the standard error Monte Carlo would have (so it is the more precise figure):
   ``n_resamples`` random sign patterns drawn with ``seed``,
@@ -1817,11 +1818,13 @@ def sign_flip_bounds(gaps, *, alternative: str = "two-sided", rtol: float = SPLI
     falls like 1/K and does not grow with the number of gaps. K grows until the bounds are
     at most ``rtol`` of p apart (or ``atol`` absolutely, when given). In the upper tail the
     same polynomials, mixed into the tail of the law tilted toward the observed sum, keep the
-    width relative to p however small p is. Frequencies where a subset of the
-    gaps already bounds |prod cos| below 1e-15 are not evaluated; that bound enters the error.
-    When p is below 1e-7 and the bounds are still wide (a few gaps dominating the variance), lattice bounds (the gaps rounded to a fine lattice, whose law is
-    exact, and the rounding accounted for by Hoeffding's inequality; within ``budget``
-    array operations) tighten the result relatively. Ties count as in
+    width relative to p however small p is. Frequencies where a subset of the gaps already
+    bounds |prod cos| below 1e-15 are not evaluated; that bound enters the error. The few
+    largest gaps, when they dominate the variance, are enumerated apart (2^b terms, each
+    bounded as above). When p is below 1e-7 and the bounds are still wide (more than 3 such
+    gaps), lattice bounds (the gaps rounded to a fine lattice, whose law is exact, and the
+    rounding accounted for by Hoeffding's inequality; within ``budget`` array operations)
+    tighten the result relatively. Ties count as in
     :func:`sign_flip_test`. The result's ``pvalue`` is the upper bound and ``pvalue_bounds``
     both; ``method`` says so. With 20 gaps or fewer, enumeration is exact and is used.
 
