@@ -344,3 +344,23 @@ def test_deep_tail_with_a_dominant_gap_stays_relative(z):
         assert r.kind == "bounds" and "largest gaps enumerated apart" in r.method
         assert lo <= exact <= hi and exact < 1e-6
         assert hi - lo <= 0.01 * hi
+
+
+@FAST
+@given(st.lists(st.floats(-3, 3, allow_nan=False).filter(lambda v: abs(v) > 1e-6), min_size=1, max_size=60),
+       st.floats(0.0, 1.5), st.floats(1e-3, 50.0))
+def test_gaussian_bounds_on_the_characteristic_functions_hold(gaps, theta, t):
+    # |prod cos(t g)| and |prod (cos(t g) + i tanh(theta g) sin(t g))| against the cheap bounds that
+    # skip most frequencies, the products taken in 60-digit arithmetic
+    from probestats.stats.hypotests import _TiltedCharFn
+
+    g = np.array(gaps)
+    P = 2 * math.pi / t            # so that j = 1 is the frequency t
+    mpmath.mp.dps = 60
+    tt = mpmath.mpf(2) * mpmath.pi / mpmath.mpf(P)
+    plain = abs(mpmath.fprod(mpmath.cos(tt * mpmath.mpf(float(v))) for v in g))
+    assert plain <= _CharFn(g, P)._gauss(np.array([2 * np.pi / P]))[0]
+    th = mpmath.mpf(theta)
+    tilted = abs(mpmath.fprod(mpmath.cosh((th + 1j * tt) * mpmath.mpf(float(v))) / mpmath.cosh(th * mpmath.mpf(float(v)))
+                              for v in g))
+    assert tilted <= _TiltedCharFn(g, np.tanh(theta * g), P)._gauss(np.array([2 * np.pi / P]))[0]
