@@ -53,18 +53,39 @@ def fmt_p(p: float | None, alpha: float | None = None) -> str:
 
 def p_is(test, alpha: float | None = None) -> str:
     """``p = 0.02``, or ``p < 1/10001`` when the test's p is a bound (a Monte Carlo p at its floor
-    1/(n_resamples + 1): no resample was as extreme as the data).
+    1/(n_resamples + 1): no resample was as extreme as the data), or ``p <= 0.0463`` when the
+    test certified bounds on p and reports their upper end.
 
     >>> from probestats.stats.hypotests import TestResult
     >>> p_is(TestResult(0.5, 1 / 10_001, "monte carlo", "two-sided", 40, pvalue_bound="upper"))
     'p < 1/10001'
     >>> p_is(TestResult(0.5, 0.25, "exact", "two-sided", 3))
     'p = 0.25'
+    >>> p_is(TestResult(0.5, 0.0463, "certified bounds", "two-sided", 900, pvalue_bounds=(0.0459, 0.0463)))
+    'p <= 0.0463 (certified: at least 0.0459)'
     """
     p = test.pvalue
     if getattr(test, "pvalue_bound", None) == "upper":
         return f"p < 1/{round(1 / p)}"
+    bounds = getattr(test, "pvalue_bounds", None)
+    if bounds is not None and getattr(test, "pvalue_se", None) is None and bounds[0] < bounds[1]:
+        return f"p <= {_outward(p, alpha, up=True)} (certified: at least {_outward(bounds[0], alpha, up=False)})"
     return f"p = {fmt_p(p, alpha)}"
+
+
+def _outward(p: float, alpha: float | None, *, up: bool) -> str:
+    """``fmt_p`` with digits added until the shown figure is on the safe side of p (not below an
+    upper bound, not above a lower one).
+
+    >>> _outward(8.84e-05, None, up=True), _outward(8.86e-05, None, up=False)
+    ('8.84e-05', '8.86e-05')
+    """
+    text = fmt_p(p, alpha)
+    digits = 2
+    while (float(text) < p if up else float(text) > p) and digits < 17:
+        digits += 1
+        text = f"{p:.{digits}g}"
+    return text
 
 
 def fmt_num(x: float | None, digits: int = 4) -> str:
