@@ -316,7 +316,10 @@ def test_plan_is_reproducible_and_reports_progress():
     b = plan_probe(1.0, items=[6, 8], runs=3, gap=0.8, sims=300, seed=11)
     c = plan_probe(1.0, items=[6, 8], runs=3, gap=0.8, sims=300, seed=12)
     assert a.to_dict() == b.to_dict() and a.to_dict() != c.to_dict()
-    assert seen == [(1, 2), (2, 2)]
+    # a growing share within each design, a whole number when each design is done
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen) and {t for _, t in seen} == {2}
+    assert (1, 2) in seen and seen[-1] == (2, 2) and len(seen) > 2
+    assert seen[0] == (0, 2) and all(0 < d < 1 for d, _ in seen[1:seen.index((1, 2))])
 
 
 def test_library_errors():

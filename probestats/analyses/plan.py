@@ -1186,11 +1186,18 @@ def _approx_mdg(items: int, gap_sd: float, tau: float, alpha: float, target: flo
 
 
 def _mdg(rejections: _Rejections, items: int, gap_sd: float, tau: float, alpha: float, target: float,
-         alternative: str, rel_tol: float = 1e-3) -> float:
-    """Smallest gap whose simulated power reaches ``target``, searched over common random numbers."""
+         alternative: str, rel_tol: float = 1e-3, tick: Callable[[], None] | None = None) -> float:
+    """Smallest gap whose simulated power reaches ``target``, searched over common random numbers.
+
+    ``tick``, when given, is called after each power evaluation (a progress hook)."""
     if min_attainable_p(items, alternative=alternative) > alpha:
         return math.inf
-    rate = rejections.rate
+
+    def rate(delta: float) -> float:
+        out = rejections.rate(delta)
+        if tick is not None:
+            tick()
+        return out
     spread = math.sqrt(gap_sd ** 2 + tau ** 2)
     guess = _approx_mdg(items, gap_sd, tau, alpha, target, alternative) or spread or 1.0
     # Bracket from below: the t approximation usually undershoots the sign-flip MDG, and
@@ -1257,12 +1264,23 @@ class _BothWays:
 
 
 def _mdg_both(draws: _Draws, items: int, gap_sd: float, tau: float, alpha: float, target: float,
-              alternative: str) -> _BothWays:
-    """The MDG in each direction the test can see (for a two-sided test both, on the same draws)."""
+              alternative: str, progress: Callable[[float], None] | None = None) -> _BothWays:
+    """The MDG in each direction the test can see (for a two-sided test both, on the same draws).
+
+    ``progress``, when given, is called with the share of the search done so far (an estimate
+    that only grows: a search takes about a dozen power evaluations per direction)."""
     found = {}
-    for sign in _directions(alternative):
+    signs = _directions(alternative)
+    for i, sign in enumerate(signs):
         rej = _Rejections(draws, tau, alpha, alternative, direction=sign)
-        found[sign] = (_mdg(rej, items, gap_sd, tau, alpha, target, alternative), rej)
+        calls = [0]
+
+        def tick(i=i, calls=calls):
+            calls[0] += 1
+            progress((i + 1 - 0.8 ** calls[0]) / len(signs))
+
+        found[sign] = (_mdg(rej, items, gap_sd, tau, alpha, target, alternative,
+                            tick=None if progress is None else tick), rej)
     sign = min(found, key=lambda s: (found[s][0], -s))
     return _BothWays(up=found[1.0][0] if 1.0 in found else None, down=found[-1.0][0] if -1.0 in found else None,
                      sign=sign, rejections=found[sign][1])
@@ -1812,7 +1830,9 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
         tau as a stated assumption. With neither this nor a pilot, tau = 0 and the
         power is an upper bound (a ``heterogeneity_assumed`` problem says so).
     progress : callable, optional
-        Called as ``progress(done, total)`` after each design.
+        Called as ``progress(done, total)`` as the designs are simulated: ``done`` is the number of
+        designs finished plus an estimate of the share of the current one (it only grows, and is a
+        whole number after each design).
     scale : (low, high) or "LOW:HIGH", optional
         The metric's declared scale (overrides the bounds read from the noise log; see
         :func:`noise_model`). For a metric with a floor or ceiling, simulated runs stay
@@ -1872,7 +1892,11 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
         for k in run_list:
             draws = _draw(noise, n, k, k, sims, seed, shift)
             gsd = noise.gap_sd(k)
-            both = _mdg_both(draws, n, gsd, tau, alpha, power, alternative)
+            done = len(cells)
+            if progress is not None:
+                progress(done, total)
+            both = _mdg_both(draws, n, gsd, tau, alpha, power, alternative,
+                             None if progress is None else lambda share, done=done: progress(done + share, total))
             mdg = both.mdg
             p = st = se = approx = None
             if gap is not None:
