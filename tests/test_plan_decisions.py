@@ -15,6 +15,7 @@ import itertools
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -107,3 +108,35 @@ def test_subset_sum_tail_by_brute_force(a, c):
     subsets = list(itertools.product([0, 1], repeat=len(a)))
     want = sum(1 for s in subsets if sum(x * y for x, y in zip(s, a)) <= c) / len(subsets)
     assert math.isclose(_subset_tails(arr, [c])[0], want, rel_tol=1e-12, abs_tol=1e-15)
+
+
+# ---------------------------------------------------------------- the noise model of whole-number metrics
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), m=st.sampled_from([2, 3, 5]), spread=st.sampled_from([0.0, 0.05, 0.15]),
+       rate=st.sampled_from([0.5, 0.8, 0.93]))
+def test_simulated_items_spread_as_the_cells_true_means(seed, m, spread, rate):
+    # A 0/1 noise log whose items have rates rate + spread * z (clipped), in cells of m runs. The simulated
+    # items' means must spread as the cells' *true* means do: by hand (one-way ANOVA, method of moments)
+    # var(cell means) - sigma^2 / m, not as the noisy cell means do (var(cell means)); and not at all when
+    # the cells do not differ by more than their noise (scipy's one-way ANOVA F test, p > 0.05).
+    import polars as pl
+    from scipy.stats import f_oneway
+
+    from probestats.analyses.plan import _draw, noise_model
+
+    rng = np.random.default_rng(seed)
+    cells = 3000 // m
+    p = np.clip(rate + spread * rng.standard_normal(cells), 0.01, 0.99)
+    y = (rng.random((cells, m)) < p[:, None]).astype(float)
+    model = noise_model(pl.DataFrame({"item": np.repeat(np.arange(cells), m), "x": y.ravel()}), metric="x")
+    sigma2 = float(y.var(axis=1, ddof=1).mean())
+    alike = f_oneway(*y).pvalue > 0.05
+    true_spread = 0.0 if alike else float(y.mean(axis=1).var()) - sigma2 / m
+    k = 50
+    d = _draw(model, 4, k, k, 20000, seed)
+    mean_b = -d.base / d.scale                         # value b's mean of k runs, per simulated item
+    # var(mean of k runs) = var(item means) + (runs' variance around the item mean, sigma^2) / k
+    want = true_spread + model.sigma_simulated ** 2 / k
+    assert float(mean_b.var()) == pytest.approx(want, rel=0.06, abs=2e-4)

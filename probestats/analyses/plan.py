@@ -16,13 +16,17 @@ How a probe is simulated (one design: ``items`` items, ``k_a`` and ``k_b`` runs 
    - a metric without a floor or ceiling draws its runs from the *centered residuals*
      ``y - mean(cell)`` of every cell, pooled, and scaled by one factor so that their
      mean square is ``sigma^2`` (about ``sqrt(m / (m - 1))`` for cells of ``m`` runs);
-   - a bounded metric (below) keeps its runs as observed values, so they stay whole and
-     within the bounds: each simulated item draws its runs (both values) from one cell of
-     the noise log with probability ``w``, and from the whole log with probability
-     ``1 - w``, where ``w`` is chosen so that the expected within-item variance is
-     ``sigma^2`` (the whole log's spread also holds the spread of the cell means). When even
-     the whole log spreads less than ``sigma`` (a sampling accident of a small log), ``w``
-     is 0 and the shortfall is stated (``sigma_simulated``).
+   - a bounded or whole-number metric keeps its runs as observed values, so they stay whole
+     and within the bounds: each simulated item has a cell of the noise log, and each of its
+     runs (both values) comes from that cell with probability ``w``, else from the whole log,
+     where ``w`` is chosen so that the expected within-item variance is ``sigma^2`` (the whole
+     log's spread also holds the spread of the cell means; see :func:`_mix_share`). An item's
+     mean is then its cell's mean shrunk toward the log's, ``w m_c + (1 - w) M``: the
+     simulated items spread as the cells' *true* means do, not as their noisy means (a cell of
+     two 0/1 runs reads 1.0 four times in five at a rate of 0.9; taken as it is, such an item
+     would sit at the ceiling with no room to move). When even the whole log spreads less
+     than ``sigma`` (a sampling accident of a small log), ``w`` is 0 and the shortfall is
+     stated (``sigma_simulated``).
 2. The item's true gap is ``delta + tau * z`` with ``z`` standard normal (``tau`` is the
    heterogeneity of true gaps between items).
 3. The true gap is added to value ``a``'s runs as a shift (``--shift scale`` multiplies
@@ -94,6 +98,9 @@ BOUND_SHARE = 0.05
 #: ... and the number of runs that must sit there: one or two runs at an end of a small log are
 #: just its extremes, not a pile-up against a bound.
 BOUND_MIN_RUNS = 3
+#: Level of the F test of whether a noise log's cell means differ by more than run noise explains; above
+#: it, a bounded or whole-number metric's simulated items are modelled alike (no spread of true means).
+HOMOGENEITY_LEVEL = 0.05
 #: Largest magnitude of a metric value, sigma, tau or gap the simulation accepts: sums and
 #: squares of such numbers over items and runs stay far from float64's overflow.
 _LIMIT = 1e100
@@ -171,6 +178,9 @@ class NoiseModel:
     #: The standard deviation of a simulated run around its item's mean, averaged as a variance
     #: over simulated items: sigma_run, unless a bounded log spreads less than sigma as a whole.
     sigma_simulated: float | None = None
+    #: p of the F test that the noise log's cell means differ by more than their runs' noise explains
+    #: (None: not tested, or an unbounded continuous metric, whose residuals are pooled)
+    spread_p: float | None = None
     # values to resample, grouped by simulation cell (None: normal noise with sd sigma_run);
     # for a bounded metric the last cell is the whole log
     _values: np.ndarray | None = field(default=None, repr=False, compare=False)
@@ -214,17 +224,25 @@ class NoiseModel:
             factor = self.sigma_run / rms if rms > 0 else 1.0
             return (f"centered residuals of the noise log's {self.n_cells} cells, pooled and scaled by {factor:.4g} "
                     f"so their SD is the pooled within-cell sigma {self.sigma_run:.4g}")
-        how = (f"observed runs{' (whole numbers kept whole)' if self.integer else ''}: each simulated item draws from one cell of the noise log with probability "
-               f"{self.mix:.3g}, else from the whole log, so a run's SD around its item mean is ")
-        if self.sigma_simulated is not None and self.sigma_simulated < self.sigma_run * (1 - 1e-9):
-            how += (f"{self.sigma_simulated:.4g}, short of the pooled sigma {self.sigma_run:.4g} (the whole log "
-                    "spreads less than its cells do)")
+        kept = f"observed runs{' (whole numbers kept whole)' if self.integer else ''}"
+        if self.mix == 0.0 and self.spread_p is not None and self.spread_p > HOMOGENEITY_LEVEL:
+            how = (f"{kept}, all from the whole noise log: its cells' means differ no more than their runs' noise "
+                   f"explains (F test p = {self.spread_p:.2g}), so items are modelled alike, and a run's SD around its "
+                   f"item mean is the whole log's, {self.sigma_simulated:.4g} (pooled within cells: {self.sigma_run:.4g})")
         else:
-            how += f"the pooled within-cell sigma {self.sigma_run:.4g}"
+            how = (f"{kept}: each run of a simulated item comes from the item's cell of the noise log with probability "
+                   f"{self.mix:.3g}, else from the whole log, so a run's SD around its item mean is ")
+            how += self._spread_text()
         if not self.bounded:
             return how
         return how + (f"; kept within {_fmt_scale(self.floor, self.ceiling)} ({self.scale_source}): a gap shifts "
                       "each item's mean of value a, stopping at the bound")
+
+    def _spread_text(self) -> str:
+        if self.sigma_simulated is not None and self.sigma_simulated < self.sigma_run * (1 - 1e-9):
+            return (f"{self.sigma_simulated:.4g}, short of the pooled sigma {self.sigma_run:.4g} (the whole log "
+                    "spreads less than its cells do)")
+        return f"the pooled within-cell sigma {self.sigma_run:.4g}"
 
     def with_scale(self, scale) -> NoiseModel:
         """The same noise with a declared scale ``(low, high)`` or ``"LOW:HIGH"`` (an empty side: no bound).
@@ -270,6 +288,7 @@ class NoiseModel:
             "simulation": self.simulation,
             "mix": float(self.mix),
             "sigma_simulated": _finite(self.sigma_simulated),
+            "spread_p": _finite(self.spread_p),
             "problems": [p.to_dict() for p in self.problems],
         }
 
@@ -351,6 +370,11 @@ class _ShiftTable:
     offset: float
     has_floor: bool
     has_ceiling: bool
+    s_first: np.ndarray | None = None   # (cells,) the first and last kink of each cell (run shifts)
+    s_last: np.ndarray | None = None
+    s_offset: float = 0.0               # the kinks, cell c's offset by c * s_offset: one increasing array
+    s_key: np.ndarray | None = None
+    x_plain: np.ndarray | None = None   # G at the kinks, not offset
 
     def shift(self, cell: np.ndarray, gap: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The run shift for each (cell, gap), and the gap the cell's mean really moves by."""
@@ -365,6 +389,58 @@ class _ShiftTable:
         realized = np.maximum(realized, first) if self.has_floor else realized
         return s, realized
 
+    def moved(self, cell: np.ndarray, s: np.ndarray) -> np.ndarray:
+        """``G_c(s)``: how far a run shift ``s`` moves cell ``c``'s mean (the inverse of :meth:`shift`)."""
+        lo, hi = self.s_first[cell], self.s_last[cell]
+        inside = np.minimum(np.maximum(s, lo), hi)
+        g = np.interp(inside + cell * self.s_offset, self.s_key, self.x_plain)
+        if not self.has_floor:
+            g = g + np.minimum(s - lo, 0.0)
+        if not self.has_ceiling:
+            g = g + np.maximum(s - hi, 0.0)
+        return g
+
+    def limits(self, cell: np.ndarray, w: float) -> tuple[np.ndarray, np.ndarray]:
+        """The smallest and largest gaps a cell's mixture (its runs with probability ``w``) can reach."""
+        whole = self.first.size - 1
+        return (w * self.first[cell] + (1 - w) * self.first[whole],
+                w * self.last[cell] + (1 - w) * self.last[whole])
+
+    def mixed(self, cell: np.ndarray, gap: np.ndarray, w: float) -> tuple[np.ndarray, np.ndarray]:
+        """The run shift for each (cell, gap) when a run comes from the cell with probability ``w``, else
+        from the whole log (the last cell), and the gap the mixture's mean really moves by.
+
+        The mixture moves by ``w G_c(s) + (1 - w) G_whole(s)``, non-decreasing in ``s``; the shift that
+        reaches a gap is found by bisection (the smallest ``s``, so non-decreasing in the gap).
+        """
+        whole = self.first.size - 1
+        if w >= 1.0:
+            return self.shift(cell, gap)
+        if w <= 0.0:
+            return self.shift(np.full_like(cell, whole), gap)
+        first, last = self.limits(cell, w)
+        realized = np.minimum(gap, last) if self.has_ceiling else gap
+        realized = np.maximum(realized, first) if self.has_floor else realized
+        flat_gap = gap.size > 1 and bool(np.all(gap == gap.flat[0]))
+        if flat_gap:    # one gap for all: one shift per cell
+            cells, back = np.unique(cell, return_inverse=True)
+            lo_c, hi_c = self.limits(cells, w)
+            target = np.full(cells.shape, float(gap.flat[0]))
+            target = np.minimum(target, hi_c) if self.has_ceiling else target
+            target = np.maximum(target, lo_c) if self.has_floor else target
+        else:
+            cells, target = cell.ravel(), realized.ravel()
+        span = float(np.abs(self.s).max()) + float(np.abs(target).max()) + 1.0
+        lo, hi = np.full(target.shape, -2 * span), np.full(target.shape, 2 * span)
+        whole_cells = np.full_like(cells, whole)
+        for _ in range(64):
+            mid = 0.5 * (lo + hi)
+            up = w * self.moved(cells, mid) + (1 - w) * self.moved(whole_cells, mid) >= target
+            hi = np.where(up, mid, hi)
+            lo = np.where(up, lo, mid)
+        s = hi[np.ravel(back)].reshape(cell.shape) if flat_gap else hi.reshape(cell.shape)
+        return s, realized
+
 
 def _pool(y: np.ndarray, means: np.ndarray, sizes: np.ndarray, sigma: float, floor, ceiling,
           integer: bool) -> dict:
@@ -372,12 +448,10 @@ def _pool(y: np.ndarray, means: np.ndarray, sizes: np.ndarray, sigma: float, flo
     ``_starts``, ``_sizes``, ``_shifts``); see the module notes.
 
     Unbounded and not whole numbers: one cell of pooled centered residuals whose mean square is
-    ``sigma^2``. Bounded or whole numbers (kept on their lattice): the log's cells as observed plus, last, the whole log as one cell; a simulated item uses one
-    of the log's cells with probability ``mix``. Over cells drawn uniformly, a cell's own
-    (ddof=0) variance averages ``v``, and the whole log's is ``V``, so the expected variance
-    of a simulated run around its item's mean is ``mix * v + (1 - mix) * V``; ``mix`` solves
-    that for ``sigma^2`` (``v`` is about ``sigma^2 (m - 1) / m`` for cells of ``m`` runs, and
-    ``V`` adds the spread of the cell means to it).
+    ``sigma^2``. Bounded or whole numbers (kept on their lattice): the log's cells as observed plus,
+    last, the whole log as one cell; a simulated item has one of the log's cells, and each of its
+    runs comes from it with probability ``mix``, else from the whole log; ``mix`` makes the
+    expected variance of a run around its item's mean ``sigma^2`` (:func:`_mix_share`).
     """
     sizes = np.asarray(sizes, dtype=np.int64)
     mean_rep = np.repeat(means, sizes)
@@ -391,19 +465,62 @@ def _pool(y: np.ndarray, means: np.ndarray, sizes: np.ndarray, sigma: float, flo
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     v_cells = float(np.mean(np.add.reduceat(resid ** 2, starts) / sizes))
     v_all = float(np.var(y))
-    target = sigma ** 2
-    if v_all <= target:
-        mix, var_sim = 0.0, v_all
-    elif v_all - v_cells <= 0:
+    grand = float(np.mean(y))
+    b_cells = float(np.mean((means - grand) ** 2))
+    # do the cells' means differ by more than their noise? (one-way ANOVA F test)
+    df_between, df_within = sizes.size - 1, int(y.size - sizes.size)
+    spread_p = None
+    if df_between > 0 and df_within > 0 and sigma > 0:
+        from scipy.stats import f as f_dist
+
+        between = float(np.sum(sizes * (means - grand) ** 2)) / df_between
+        spread_p = float(f_dist.sf(between / sigma ** 2, df_between, df_within))
+    if spread_p is not None and spread_p > HOMOGENEITY_LEVEL:
+        # not shown to differ: the items are modelled alike, every run from the whole log, whose variance
+        # then estimates sigma^2 too (on all the runs)
         mix, var_sim = 0.0, v_all
     else:
-        mix = min(1.0, max(0.0, (v_all - target) / (v_all - v_cells)))
-        var_sim = mix * v_cells + (1 - mix) * v_all
+        mix, var_sim = _mix_share(v_cells, v_all, b_cells, sigma ** 2)
     pool = np.concatenate([y, y])
     all_sizes = np.concatenate([sizes, [y.size]]).astype(np.int64)
     all_starts = np.concatenate([[0], np.cumsum(all_sizes)[:-1]]).astype(np.int64)
-    return dict(mix=float(mix), sigma_simulated=math.sqrt(max(0.0, var_sim)), _values=pool, _starts=all_starts,
+    return dict(mix=float(mix), sigma_simulated=math.sqrt(max(0.0, var_sim)), spread_p=spread_p,
+                _values=pool, _starts=all_starts,
                 _sizes=all_sizes, _shifts=_shift_table(pool, all_sizes, floor, ceiling) if bounded else None)
+
+
+def _mix_share(v_cells: float, v_all: float, b_cells: float, target: float) -> tuple[float, float]:
+    """The share ``w`` of a simulated item's runs drawn from its own cell, and the variance it gives.
+
+    A simulated item has a cell ``c`` of the noise log (drawn uniformly); each of its runs comes
+    from ``c`` with probability ``w``, else from the whole log. Its runs then have mean
+    ``w m_c + (1 - w) M`` and, averaged over cells, variance
+    ``f(w) = w v + (1 - w) V + w (1 - w) B`` (``v``: the cells' own ddof=0 variance, averaged;
+    ``V``: the whole log's; ``B``: the mean squared distance of the cell means from the log's
+    mean ``M``); ``w`` solves ``f(w) = sigma^2``. With cells of equal size ``B = V - v`` and
+    ``w^2 = (V - sigma^2) / B``: the simulated items' means spread as ``w^2 B``, the spread of the
+    cells' true means (``B`` less the noise of a cell's mean, ``sigma^2 / m``), not as the noisy
+    cell means do. Where even the whole log spreads less than sigma, ``w = 0``.
+
+    >>> _mix_share(0.5, 1.0, 0.5, 0.75)    # f(w) = 1 - 0.5 w^2 = 0.75
+    (0.7071067811865476, 0.75)
+    >>> _mix_share(0.5, 1.0, 0.5, 1.5)     # the log spreads less than sigma: all from the log
+    (0.0, 1.0)
+    """
+    f = lambda w: w * v_cells + (1 - w) * v_all + w * (1 - w) * b_cells  # noqa: E731
+    if v_all <= target:
+        return 0.0, v_all
+    if f(1.0) >= target:
+        return 1.0, f(1.0)
+    # f(0) - sigma^2 = V - sigma^2 > 0 >= f(1) - sigma^2: the one root in (0, 1] of
+    # -B w^2 + (v - V + B) w + (V - sigma^2), a concave quadratic (linear when B = 0)
+    lin, const = v_cells - v_all + b_cells, v_all - target
+    if b_cells > 0:
+        w = (lin + math.sqrt(lin * lin + 4 * b_cells * const)) / (2 * b_cells)
+    else:
+        w = const / (v_all - v_cells)
+    w = min(1.0, max(0.0, w))
+    return float(w), float(f(w))
 
 
 def _shift_table(pool: np.ndarray, sizes: np.ndarray, floor, ceiling) -> _ShiftTable:
@@ -439,8 +556,13 @@ def _shift_table(pool: np.ndarray, sizes: np.ndarray, floor, ceiling) -> _ShiftT
     first_a, last_a = np.array(first), np.array(last)
     offset = float(last_a.max() - first_a.min()) + 1.0
     x = np.concatenate([xc + c * offset for c, xc in enumerate(xs)])
+    s_first, s_last = np.array([sc[0] for sc in ss]), np.array([sc[-1] for sc in ss])
+    s_offset = float(s_last.max() - s_first.min()) + 1.0
     return _ShiftTable(x=x, s=np.concatenate(ss), first=first_a, last=last_a, offset=offset,
-                       has_floor=floor is not None, has_ceiling=ceiling is not None)
+                       has_floor=floor is not None, has_ceiling=ceiling is not None,
+                       s_first=s_first, s_last=s_last, s_offset=s_offset,
+                       s_key=np.concatenate([sc + c * s_offset for c, sc in enumerate(ss)]),
+                       x_plain=np.concatenate(xs))
 
 
 def _frame_and_metric(source, metric):
@@ -724,6 +846,7 @@ class _Draws:
     #                                  whole numbers are stored as y + w, w uniform in [0, 1)
     cell: np.ndarray | None = None   # (sims, items) the noise-log cell of each simulated item
     shifts: _ShiftTable | None = None
+    mix: float = 1.0                 # share of an item's runs drawn from its cell (else the whole log)
     floor: float = -math.inf
     ceiling: float = math.inf
     # scale shift only: value a's part (mean of its residuals, or the sum of its whole-number runs),
@@ -769,7 +892,7 @@ class _Draws:
         # every run of value a moves by the cell's shift s and is clipped; a whole-number run
         # stored as y + w becomes floor(y + w + s): y + floor(s), or one step more with
         # probability s - floor(s). Each run, and so each gap, is non-decreasing in s and s in the gap.
-        s, _ = self.shifts.shift(self.cell, true)
+        s, _ = self.shifts.mixed(self.cell, true, self.mix)
         sims, items = s.shape
 
         def moved(runs, shift):
@@ -795,7 +918,7 @@ class _Draws:
         if self.shifts is None:
             return float(delta)
         true = delta + tau * self.z if tau else np.full_like(self.z, delta)
-        return float(self.shifts.shift(self.cell, true)[1].mean())
+        return float(self.shifts.mixed(self.cell, true, self.mix)[1].mean())
 
     def saturation(self, sign: float, tau: float) -> float:
         """The gap beyond which no simulated gap changes (every item at the bound), else inf."""
@@ -803,10 +926,11 @@ class _Draws:
             return float(self.rate[2])    # a scale gap of -mean takes every run to 0
         if self.shifts is None or tau:
             return math.inf
+        first, last = self.shifts.limits(self.cell, self.mix)
         if sign > 0 and self.shifts.has_ceiling:
-            return float(self.shifts.last[self.cell].max())
+            return float(last.max())
         if sign < 0 and self.shifts.has_floor:
-            return float(-self.shifts.first[self.cell].min())
+            return float(-first.min())
         return math.inf
 
 
@@ -851,12 +975,19 @@ def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed, shift:
     a_part = np.empty((sims, items)) if scaled else None
     integer = noise.integer
     scale = np.lcm(ka, kb) if integer else np.ones(items, dtype=np.int64)
-    # one of the log's cells with probability mix, else the whole log (the last cell; the only one when
-    # the runs are pooled residuals)
+    # each simulated item has a cell of the log; each of its runs comes from that cell with probability
+    # mix, else from the whole log (the last cell; the only one when the runs are pooled residuals)
     whole = noise._sizes.size - 1
-    cell = np.where(rng.random((sims, items)) < noise.mix, rng.integers(0, max(whole, 1), size=(sims, items)),
-                    whole)
-    start, size = noise._starts[cell], noise._sizes[cell]
+    cell = rng.integers(0, whole, size=(sims, items)) if whole else np.zeros((sims, items), dtype=np.int64)
+    mix = float(noise.mix)
+
+    def pick(lo: int, hi: int, col: int, k: int) -> np.ndarray:
+        """Indices into the pool of k runs of item ``col`` in simulated probes lo..hi."""
+        src = cell[lo:hi, col, None]
+        if mix < 1.0:
+            src = np.where(rng.random((hi - lo, k)) < mix, src, whole) if mix > 0.0 else np.full((hi - lo, k), whole)
+        return noise._starts[src] + np.floor(rng.random((hi - lo, k)) * noise._sizes[src]).astype(np.int64)
+
     base = np.empty((sims, items), dtype=np.float64)
     if bounded:
         same = bool(np.all(ka == ka[0]))
@@ -864,8 +995,7 @@ def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed, shift:
     for col in range(items):
         if bounded:
             k = int(ka[col])
-            idx = start[:, col, None] + np.floor(rng.random((sims, k)) * size[:, col, None]).astype(np.int64)
-            kept = noise._values[idx]
+            kept = noise._values[pick(0, sims, col, k)]
             if integer:   # y + w with w in [0, 1): floor(y + w + s) moves y by floor(s) or one step more
                 top = kept + 1.0
                 kept = np.minimum(kept + rng.random((sims, k)), np.nextafter(top, kept))
@@ -879,9 +1009,7 @@ def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed, shift:
             step = max(1, 2_000_000 // max(1, k))
             for lo in range(0, sims, step):
                 hi = min(sims, lo + step)
-                idx = start[lo:hi, col, None] + np.floor(
-                    rng.random((hi - lo, k)) * size[lo:hi, col, None]).astype(np.int64)
-                total[lo:hi] = noise._values[idx].sum(axis=1)
+                total[lo:hi] = noise._values[pick(lo, hi, col, int(k))].sum(axis=1)
             sums.append(total)
         if scaled:
             a_part[:, col] = sums[0] if integer else sums[0] / ka[col]
@@ -897,13 +1025,14 @@ def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed, shift:
         if not integer and not noise.bounded:   # pooled residuals: the level is the log's mean plus them
             a_part = a_part + grand
         means = np.add.reduceat(noise._values, noise._starts) / noise._sizes
-        level = np.maximum(means[cell], 0.0) if integer else None
+        # an item's level: the mean of its runs' mixture of its cell and the whole log
+        level = np.maximum(mix * means[cell] + (1 - mix) * means[whole], 0.0) if integer else None
         v = np.clip(rng.random((sims, items)), 1e-12, 1 - 1e-12)
         return _Draws(base, u, z, ka, scale, integer, rate=(a_part, level, grand, v))
     if not bounded:
         return _Draws(base, u, z, ka, scale, integer)
     return _Draws(base, u, z, ka, scale, integer, runs_a=runs if same else tuple(runs), cell=cell,
-                  shifts=noise._shifts,
+                  shifts=noise._shifts, mix=mix,
                   floor=-math.inf if noise.floor is None else float(noise.floor),
                   ceiling=math.inf if noise.ceiling is None else float(noise.ceiling))
 
