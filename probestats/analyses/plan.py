@@ -981,45 +981,52 @@ def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed, shift:
     cell = rng.integers(0, whole, size=(sims, items)) if whole else np.zeros((sims, items), dtype=np.int64)
     mix = float(noise.mix)
 
-    def pick(lo: int, hi: int, col: int, k: int) -> np.ndarray:
-        """Indices into the pool of k runs of item ``col`` in simulated probes lo..hi."""
-        src = cell[lo:hi, col, None]
-        if mix < 1.0:
-            src = np.where(rng.random((hi - lo, k)) < mix, src, whole) if mix > 0.0 else np.full((hi - lo, k), whole)
-        return noise._starts[src] + np.floor(rng.random((hi - lo, k)) * noise._sizes[src]).astype(np.int64)
+    def pick(lo: int, hi: int, c0: int, c1: int, k: int) -> np.ndarray:
+        """Indices into the pool of k runs of items c0..c1 in simulated probes lo..hi."""
+        shape = (hi - lo, c1 - c0, k)
+        src = cell[lo:hi, c0:c1, None]
+        if mix <= 0.0:
+            src = np.full(shape, whole)
+        elif mix < 1.0:
+            src = np.where(rng.random(shape) < mix, src, whole)
+        return noise._starts[src] + np.floor(rng.random(shape) * noise._sizes[src]).astype(np.int64)
 
     base = np.empty((sims, items), dtype=np.float64)
+    same = bool(np.all(ka == ka[0]))
     if bounded:
-        same = bool(np.all(ka == ka[0]))
-        runs = np.empty((sims, items, int(ka[0]))) if same else []
-    for col in range(items):
-        if bounded:
-            k = int(ka[col])
-            kept = noise._values[pick(0, sims, col, k)]
-            if integer:   # y + w with w in [0, 1): floor(y + w + s) moves y by floor(s) or one step more
-                top = kept + 1.0
-                kept = np.minimum(kept + rng.random((sims, k)), np.nextafter(top, kept))
-            if same:
-                runs[:, col, :] = kept
-            else:
-                runs.append(kept)
-        sums = []
-        for k in ((kb[col],) if bounded else (ka[col], kb[col])):
-            total = np.zeros(sims)
-            step = max(1, 2_000_000 // max(1, k))
-            for lo in range(0, sims, step):
-                hi = min(sims, lo + step)
-                total[lo:hi] = noise._values[pick(lo, hi, col, int(k))].sum(axis=1)
-            sums.append(total)
-        if scaled:
-            a_part[:, col] = sums[0] if integer else sums[0] / ka[col]
-        if bounded:
-            base[:, col] = -sums[0] * (scale[col] // kb[col]) if integer else -sums[0] / kb[col]
-        elif integer:
-            # numerator on the lattice 1/lcm(k_a, k_b): exact in floating point
-            base[:, col] = sums[0] * (scale[col] // ka[col]) - sums[1] * (scale[col] // kb[col])
-        else:
-            base[:, col] = sums[0] / ka[col] - sums[1] / kb[col]
+        runs = np.empty((sims, items, int(ka[0]))) if same else [np.empty((sims, int(k))) for k in ka]
+    # blocks of items with the same runs per value, at most about 2,000,000 runs drawn at once
+    edges = np.concatenate([[0], np.flatnonzero((np.diff(ka) != 0) | (np.diff(kb) != 0)) + 1, [items]])
+    for c0, c1 in zip(edges[:-1].tolist(), edges[1:].tolist()):
+        k_a, k_b = int(ka[c0]), int(kb[c0])
+        width = max(1, 2_000_000 // (sims * max(k_a, k_b)))
+        rows = sims if width > 1 else max(1, 2_000_000 // max(k_a, k_b))
+        for b0 in range(c0, c1, width):
+            b1 = min(c1, b0 + width)
+            for lo in range(0, sims, rows):
+                hi = min(sims, lo + rows)
+                if bounded:
+                    kept = noise._values[pick(lo, hi, b0, b1, k_a)]
+                    if integer:   # y + w with w in [0, 1): floor(y + w + s) moves y by floor(s) or one step more
+                        top = kept + 1.0
+                        kept = np.minimum(kept + rng.random(kept.shape), np.nextafter(top, kept))
+                    if same:
+                        runs[lo:hi, b0:b1, :] = kept
+                    else:
+                        for j in range(b1 - b0):
+                            runs[b0 + j][lo:hi] = kept[:, j, :]
+                sums = [noise._values[pick(lo, hi, b0, b1, k)].sum(axis=2)
+                        for k in ((k_b,) if bounded else (k_a, k_b))]
+                sc = scale[b0:b1]
+                if scaled:
+                    a_part[lo:hi, b0:b1] = sums[0] if integer else sums[0] / k_a
+                if bounded:
+                    base[lo:hi, b0:b1] = -sums[0] * (sc // k_b) if integer else -sums[0] / k_b
+                elif integer:
+                    # numerator on the lattice 1/lcm(k_a, k_b): exact in floating point
+                    base[lo:hi, b0:b1] = sums[0] * (sc // k_a) - sums[1] * (sc // k_b)
+                else:
+                    base[lo:hi, b0:b1] = sums[0] / k_a - sums[1] / k_b
     if scaled:
         grand = float(np.mean(noise._raw))
         if not integer and not noise.bounded:   # pooled residuals: the level is the log's mean plus them
