@@ -587,8 +587,8 @@ def test_power_curve_names_item_counts_that_can_never_reach_significance():
 
 
 def test_monte_carlo_sorting_of_probes_agrees_with_the_exact_test():
-    """decide_rejections sorts clear-cut probes by shared Monte Carlo sign flips; every decision must
-    equal the exact test's (sign_flip_test on each row, computed independently here)."""
+    """decide_rejections settles clear-cut probes by certified bounds and counts the rest; every decision
+    must equal the exact test's (sign_flip_test on each row, computed independently here)."""
     from probestats.stats.hypotests import sign_flip_test
     from probestats.analyses.plan import DECIDE_EXACT_ITEMS, decide_rejections
 

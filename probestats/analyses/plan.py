@@ -69,8 +69,8 @@ import numpy as np
 import polars as pl
 
 from probestats.errors import ColumnError, OptionError
-from probestats.stats.hypotests import (extreme_thresholds, min_attainable_p, sign_flip_pvalues, sign_flip_test,
-                                        sign_test)
+from probestats.stats.hypotests import (MITM_AUTO_MAX, extreme_thresholds, min_attainable_p, sign_flip_bounds,
+                                        sign_flip_pvalues, sign_flip_test, sign_test)
 from probestats.errors import Problem
 
 __all__ = [
@@ -1106,13 +1106,16 @@ BERRY_ESSEEN_C = 0.56
 DECIDE_BUDGET = 40_000_000
 #: Steps per largest gap of the first, coarse lattice a near-alpha probe is rounded to.
 DECIDE_COARSE = 64
+#: Work up to which continuous gaps are rounded and counted here before sign_flip_bounds takes over.
+DECIDE_ROUNDED_BUDGET = 4_000_000
 #: Work up to which a probe on a known lattice is counted exactly at once, without coarse rounds.
 DECIDE_DIRECT = 1_000_000
 DECIDE_NOTE = (f"every simulated probe's decision is the exact test's: up to {DECIDE_EXACT_ITEMS - 1} items all "
                "sign patterns are enumerated; beyond, a probe is decided by certified bounds on its p "
                "(Hoeffding and Berry-Esseen, then the distribution of its gaps rounded to a lattice, rounding "
                "accounted), refined to the gaps' own lattice (whole-number metrics: the exact p) until the "
-               "bounds lie on one side of alpha")
+               "bounds lie on one side of alpha; continuous gaps whose bounds still straddle alpha are decided as "
+               "sign_flip_test reports them, by its certified upper bound once its bounds lie within 1% of each other")
 
 
 def _tail_screen(gaps: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -1227,7 +1230,7 @@ def _decide_one(g: np.ndarray, x: float, limit: float, alternative: str, lattice
             # P(M >= T) for the smallest whole T at or above z (rounded outward for safety)
             bounds = [(math.ceil(lo_z + 1e-9 * (1 + abs(lo_z))), -d), (math.ceil(hi_z - 1e-9 * (1 + abs(hi_z))), d)]
         total = int(a.sum())
-        if a.size * (total / 2 + 1) > DECIDE_BUDGET:
+        if a.size * (total / 2 + 1) > (DECIDE_BUDGET if exact_steps is not None else DECIDE_ROUNDED_BUDGET):
             break
         # M = total - 2 Y with Y the sum of the a_i whose sign flips: M >= T <=> Y <= (total - T) / 2
         tails = _subset_tails(a, [(total - T) // 2 for T, _ in bounds])
@@ -1239,6 +1242,12 @@ def _decide_one(g: np.ndarray, x: float, limit: float, alternative: str, lattice
         if factor * lower * (1 - 1e-10) > limit:
             return False
         steps *= 2
+    if exact_steps is None and nz.size > MITM_AUTO_MAX:
+        # continuous gaps beyond enumeration and beyond what counting settles cheaply: sign_flip_test's own
+        # certified bounds (it reports p as their upper end when they lie within 1% of each other)
+        lo_p, hi_p = sign_flip_bounds(g, alternative=alternative, rtol=0.01).pvalue_bounds
+        if hi_p <= limit or lo_p > limit or hi_p - lo_p <= 0.01 * hi_p:
+            return hi_p <= limit
     return sign_flip_test(g, alternative=alternative).pvalue <= limit
 
 
