@@ -1097,7 +1097,7 @@ class _Rejections:
 
 
 #: Below this many items every simulated probe's p is computed exactly (vectorized enumeration, fast).
-DECIDE_EXACT_ITEMS = 25
+DECIDE_EXACT_ITEMS = 20
 #: Shevtsova's (2010) upper bound on the Berry-Esseen constant for sums of independent, not identically
 #: distributed summands: |P(S < x) - Phi(x / sd)| <= 0.56 * sum E|X_i|^3 / sd^3 at every x.
 BERRY_ESSEEN_C = 0.56
