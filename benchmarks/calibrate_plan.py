@@ -22,6 +22,7 @@ mean: plan is asked for ``--shift scale`` (a rate gap) for it, and ``--shift add
 others, the model each generator's gap follows (``--shift`` forces one model for all).
 
 Run: python benchmarks/calibrate_plan.py [--quick] [--shift additive|scale]
+     [--kinds "binary 0.9"] [--cell-sizes 2,3] [--designs 8x20]   (a subset of the grid)
 """
 
 from __future__ import annotations
@@ -140,10 +141,16 @@ def main() -> None:
     ap.add_argument("--shift", choices=("additive", "scale"), default=None,
                     help="force one gap model for every generator (default: scale for counts, else additive)")
     ap.add_argument("--kinds", default=",".join(KINDS))
+    ap.add_argument("--cell-sizes", default=",".join(map(str, CELLS)),
+                    help="runs per noise-log cell to calibrate (default: all of %(default)s)")
+    ap.add_argument("--designs", default=",".join(f"{i}x{k}" for i, k in DESIGNS),
+                    help="designs ITEMSxRUNS to calibrate (default: %(default)s)")
     args = ap.parse_args()
     if args.quick:
         args.logs, args.sims, args.probes = 1, 2000, 2000
     kinds = [k.strip() for k in args.kinds.split(",")]
+    cell_sizes = [int(m) for m in args.cell_sizes.split(",")]
+    designs = [tuple(int(x) for x in d.lower().split("x")) for d in args.designs.split(",")]
     print(f"plan calibration: realized power of the exact sign-flip test at the reported MDG "
           f"(target {TARGET}, alpha {ALPHA}, two-sided, shift {args.shift or 'scale for counts, additive otherwise'}); mean over {args.logs} noise log(s) of "
           f"~{args.noise_runs} runs, plan sims {args.sims}, {args.probes} probes per point")
@@ -154,8 +161,8 @@ def main() -> None:
     worst = 0.0
     start = time.perf_counter()
     for kind in kinds:
-        for m in CELLS:
-            for items, runs in DESIGNS:
+        for m in cell_sizes:
+            for items, runs in designs:
                 r = calibrate_cell(kind, m, items, runs, logs=args.logs, noise_runs=args.noise_runs,
                                    sims=args.sims, probes=args.probes, shift=args.shift)
                 ok = []

@@ -602,9 +602,8 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
       probestats plan --noise sample_logs/style_noise.csv --metric steps --pilot sample_logs/style_probe.csv \\
           --items 8 --runs 5,10,20 --gap 0.75 --json
     """
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from probestats.analyses.plan import noise_model, plan_probe
+    from probestats.present.plan_text import plan_progress
 
     if plot and gap is None:
         raise OptionError("--plot draws power at a gap; add --gap G")
@@ -614,13 +613,11 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
     model = noise_model(noise if noise_cells else probe.apply(noise, metric=metric), metric, scale=scale)
     pilot_log = pilot if pilot_cells else probe.apply(pilot, metric=metric, a=a, b=b) if pilot else None
     err = console(stderr=True)
-    with Progress(TextColumn("simulating designs"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err, transient=True, disable=not err.is_terminal) as bar:
-        task = bar.add_task("plan", total=None)
+    with plan_progress(err, enabled=not json_out) as progress:
         result = plan_probe(model, items=list(items) or [6, 8, 10, 12, 15, 20], runs=list(runs) or [1, 2, 3, 5, 10, 20],
                             gap=gap, metric=metric, pilot=pilot_log, heterogeneity=heterogeneity, alpha=alpha,
                             power=target, sims=sims, seed=seed, alternative=alternative, a=a, b=b, shift=shift,
-                            progress=lambda done, total: bar.update(task, completed=done, total=total))
+                            progress=progress)
     if plot:
         from probestats.present.plots_power import power_curve
 

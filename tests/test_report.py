@@ -613,9 +613,11 @@ def test_bounded_metric_without_a_reachable_mdg_says_so():
     from probestats.present.report import render_report
 
     rng = np.random.default_rng(1)
-    rows = [{"item": i, "variant": v, "seed": s, "sel": int(rng.random() < 0.9)}
+    # a rate of 0.95: even with value A's runs all at 1, value B's item means are 1 too in 60% of items
+    # (0.95 ** 10), so too few gaps are non-zero for 80% power
+    rows = [{"item": i, "variant": v, "seed": s, "sel": int(rng.random() < 0.95)}
             for i in range(8) for v in ("x", "y") for s in range(10)]
-    noise = [{"item": i, "variant": v, "seed": s, "sel": int(rng.random() < 0.9)}
+    noise = [{"item": i, "variant": v, "seed": s, "sel": int(rng.random() < 0.95)}
              for i in range(8) for v in ("x", "x2") for s in range(10)]
     # two-sided, the downward gap is reachable and is the MDG; tested upward only, none is
     assert analyze(rows, metric="sel", noise=noise).mdg is not None

@@ -16,13 +16,17 @@ How a probe is simulated (one design: ``items`` items, ``k_a`` and ``k_b`` runs 
    - a metric without a floor or ceiling draws its runs from the *centered residuals*
      ``y - mean(cell)`` of every cell, pooled, and scaled by one factor so that their
      mean square is ``sigma^2`` (about ``sqrt(m / (m - 1))`` for cells of ``m`` runs);
-   - a bounded metric (below) keeps its runs as observed values, so they stay whole and
-     within the bounds: each simulated item draws its runs (both values) from one cell of
-     the noise log with probability ``w``, and from the whole log with probability
-     ``1 - w``, where ``w`` is chosen so that the expected within-item variance is
-     ``sigma^2`` (the whole log's spread also holds the spread of the cell means). When even
-     the whole log spreads less than ``sigma`` (a sampling accident of a small log), ``w``
-     is 0 and the shortfall is stated (``sigma_simulated``).
+   - a bounded or whole-number metric keeps its runs as observed values, so they stay whole
+     and within the bounds: each simulated item has a cell of the noise log, and each of its
+     runs (both values) comes from that cell with probability ``w``, else from the whole log,
+     where ``w`` is chosen so that the expected within-item variance is ``sigma^2`` (the whole
+     log's spread also holds the spread of the cell means; see :func:`_mix_share`). An item's
+     mean is then its cell's mean shrunk toward the log's, ``w m_c + (1 - w) M``: the
+     simulated items spread as the cells' *true* means do, not as their noisy means (a cell of
+     two 0/1 runs reads 1.0 four times in five at a rate of 0.9; taken as it is, such an item
+     would sit at the ceiling with no room to move). When even the whole log spreads less
+     than ``sigma`` (a sampling accident of a small log), ``w`` is 0 and the shortfall is
+     stated (``sigma_simulated``).
 2. The item's true gap is ``delta + tau * z`` with ``z`` standard normal (``tau`` is the
    heterogeneity of true gaps between items).
 3. The true gap is added to value ``a``'s runs as a shift (``--shift scale`` multiplies
@@ -65,7 +69,8 @@ import numpy as np
 import polars as pl
 
 from probestats.errors import ColumnError, OptionError
-from probestats.stats.hypotests import extreme_thresholds, min_attainable_p, sign_flip_pvalues, sign_test
+from probestats.stats.hypotests import (MITM_AUTO_MAX, extreme_thresholds, min_attainable_p, sign_flip_bounds,
+                                        sign_flip_pvalues, sign_flip_test, sign_test)
 from probestats.errors import Problem
 
 __all__ = [
@@ -93,6 +98,9 @@ BOUND_SHARE = 0.05
 #: ... and the number of runs that must sit there: one or two runs at an end of a small log are
 #: just its extremes, not a pile-up against a bound.
 BOUND_MIN_RUNS = 3
+#: Level of the F test of whether a noise log's cell means differ by more than run noise explains; above
+#: it, a bounded or whole-number metric's simulated items are modelled alike (no spread of true means).
+HOMOGENEITY_LEVEL = 0.05
 #: Largest magnitude of a metric value, sigma, tau or gap the simulation accepts: sums and
 #: squares of such numbers over items and runs stay far from float64's overflow.
 _LIMIT = 1e100
@@ -170,6 +178,9 @@ class NoiseModel:
     #: The standard deviation of a simulated run around its item's mean, averaged as a variance
     #: over simulated items: sigma_run, unless a bounded log spreads less than sigma as a whole.
     sigma_simulated: float | None = None
+    #: p of the F test that the noise log's cell means differ by more than their runs' noise explains
+    #: (None: not tested, or an unbounded continuous metric, whose residuals are pooled)
+    spread_p: float | None = None
     # values to resample, grouped by simulation cell (None: normal noise with sd sigma_run);
     # for a bounded metric the last cell is the whole log
     _values: np.ndarray | None = field(default=None, repr=False, compare=False)
@@ -213,17 +224,25 @@ class NoiseModel:
             factor = self.sigma_run / rms if rms > 0 else 1.0
             return (f"centered residuals of the noise log's {self.n_cells} cells, pooled and scaled by {factor:.4g} "
                     f"so their SD is the pooled within-cell sigma {self.sigma_run:.4g}")
-        how = (f"observed runs{' (whole numbers kept whole)' if self.integer else ''}: each simulated item draws from one cell of the noise log with probability "
-               f"{self.mix:.3g}, else from the whole log, so a run's SD around its item mean is ")
-        if self.sigma_simulated is not None and self.sigma_simulated < self.sigma_run * (1 - 1e-9):
-            how += (f"{self.sigma_simulated:.4g}, short of the pooled sigma {self.sigma_run:.4g} (the whole log "
-                    "spreads less than its cells do)")
+        kept = f"observed runs{' (whole numbers kept whole)' if self.integer else ''}"
+        if self.mix == 0.0 and self.spread_p is not None and self.spread_p > HOMOGENEITY_LEVEL:
+            how = (f"{kept}, all from the whole noise log: its cells' means differ no more than their runs' noise "
+                   f"explains (F test p = {self.spread_p:.2g}), so items are modelled alike, and a run's SD around its "
+                   f"item mean is the whole log's, {self.sigma_simulated:.4g} (pooled within cells: {self.sigma_run:.4g})")
         else:
-            how += f"the pooled within-cell sigma {self.sigma_run:.4g}"
+            how = (f"{kept}: each run of a simulated item comes from the item's cell of the noise log with probability "
+                   f"{self.mix:.3g}, else from the whole log, so a run's SD around its item mean is ")
+            how += self._spread_text()
         if not self.bounded:
             return how
         return how + (f"; kept within {_fmt_scale(self.floor, self.ceiling)} ({self.scale_source}): a gap shifts "
                       "each item's mean of value a, stopping at the bound")
+
+    def _spread_text(self) -> str:
+        if self.sigma_simulated is not None and self.sigma_simulated < self.sigma_run * (1 - 1e-9):
+            return (f"{self.sigma_simulated:.4g}, short of the pooled sigma {self.sigma_run:.4g} (the whole log "
+                    "spreads less than its cells do)")
+        return f"the pooled within-cell sigma {self.sigma_run:.4g}"
 
     def with_scale(self, scale) -> NoiseModel:
         """The same noise with a declared scale ``(low, high)`` or ``"LOW:HIGH"`` (an empty side: no bound).
@@ -269,6 +288,7 @@ class NoiseModel:
             "simulation": self.simulation,
             "mix": float(self.mix),
             "sigma_simulated": _finite(self.sigma_simulated),
+            "spread_p": _finite(self.spread_p),
             "problems": [p.to_dict() for p in self.problems],
         }
 
@@ -350,6 +370,11 @@ class _ShiftTable:
     offset: float
     has_floor: bool
     has_ceiling: bool
+    s_first: np.ndarray | None = None   # (cells,) the first and last kink of each cell (run shifts)
+    s_last: np.ndarray | None = None
+    s_offset: float = 0.0               # the kinks, cell c's offset by c * s_offset: one increasing array
+    s_key: np.ndarray | None = None
+    x_plain: np.ndarray | None = None   # G at the kinks, not offset
 
     def shift(self, cell: np.ndarray, gap: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The run shift for each (cell, gap), and the gap the cell's mean really moves by."""
@@ -364,6 +389,58 @@ class _ShiftTable:
         realized = np.maximum(realized, first) if self.has_floor else realized
         return s, realized
 
+    def moved(self, cell: np.ndarray, s: np.ndarray) -> np.ndarray:
+        """``G_c(s)``: how far a run shift ``s`` moves cell ``c``'s mean (the inverse of :meth:`shift`)."""
+        lo, hi = self.s_first[cell], self.s_last[cell]
+        inside = np.minimum(np.maximum(s, lo), hi)
+        g = np.interp(inside + cell * self.s_offset, self.s_key, self.x_plain)
+        if not self.has_floor:
+            g = g + np.minimum(s - lo, 0.0)
+        if not self.has_ceiling:
+            g = g + np.maximum(s - hi, 0.0)
+        return g
+
+    def limits(self, cell: np.ndarray, w: float) -> tuple[np.ndarray, np.ndarray]:
+        """The smallest and largest gaps a cell's mixture (its runs with probability ``w``) can reach."""
+        whole = self.first.size - 1
+        return (w * self.first[cell] + (1 - w) * self.first[whole],
+                w * self.last[cell] + (1 - w) * self.last[whole])
+
+    def mixed(self, cell: np.ndarray, gap: np.ndarray, w: float) -> tuple[np.ndarray, np.ndarray]:
+        """The run shift for each (cell, gap) when a run comes from the cell with probability ``w``, else
+        from the whole log (the last cell), and the gap the mixture's mean really moves by.
+
+        The mixture moves by ``w G_c(s) + (1 - w) G_whole(s)``, non-decreasing in ``s``; the shift that
+        reaches a gap is found by bisection (the smallest ``s``, so non-decreasing in the gap).
+        """
+        whole = self.first.size - 1
+        if w >= 1.0:
+            return self.shift(cell, gap)
+        if w <= 0.0:
+            return self.shift(np.full_like(cell, whole), gap)
+        first, last = self.limits(cell, w)
+        realized = np.minimum(gap, last) if self.has_ceiling else gap
+        realized = np.maximum(realized, first) if self.has_floor else realized
+        flat_gap = gap.size > 1 and bool(np.all(gap == gap.flat[0]))
+        if flat_gap:    # one gap for all: one shift per cell
+            cells, back = np.unique(cell, return_inverse=True)
+            lo_c, hi_c = self.limits(cells, w)
+            target = np.full(cells.shape, float(gap.flat[0]))
+            target = np.minimum(target, hi_c) if self.has_ceiling else target
+            target = np.maximum(target, lo_c) if self.has_floor else target
+        else:
+            cells, target = cell.ravel(), realized.ravel()
+        span = float(np.abs(self.s).max()) + float(np.abs(target).max()) + 1.0
+        lo, hi = np.full(target.shape, -2 * span), np.full(target.shape, 2 * span)
+        whole_cells = np.full_like(cells, whole)
+        for _ in range(64):
+            mid = 0.5 * (lo + hi)
+            up = w * self.moved(cells, mid) + (1 - w) * self.moved(whole_cells, mid) >= target
+            hi = np.where(up, mid, hi)
+            lo = np.where(up, lo, mid)
+        s = hi[np.ravel(back)].reshape(cell.shape) if flat_gap else hi.reshape(cell.shape)
+        return s, realized
+
 
 def _pool(y: np.ndarray, means: np.ndarray, sizes: np.ndarray, sigma: float, floor, ceiling,
           integer: bool) -> dict:
@@ -371,12 +448,10 @@ def _pool(y: np.ndarray, means: np.ndarray, sizes: np.ndarray, sigma: float, flo
     ``_starts``, ``_sizes``, ``_shifts``); see the module notes.
 
     Unbounded and not whole numbers: one cell of pooled centered residuals whose mean square is
-    ``sigma^2``. Bounded or whole numbers (kept on their lattice): the log's cells as observed plus, last, the whole log as one cell; a simulated item uses one
-    of the log's cells with probability ``mix``. Over cells drawn uniformly, a cell's own
-    (ddof=0) variance averages ``v``, and the whole log's is ``V``, so the expected variance
-    of a simulated run around its item's mean is ``mix * v + (1 - mix) * V``; ``mix`` solves
-    that for ``sigma^2`` (``v`` is about ``sigma^2 (m - 1) / m`` for cells of ``m`` runs, and
-    ``V`` adds the spread of the cell means to it).
+    ``sigma^2``. Bounded or whole numbers (kept on their lattice): the log's cells as observed plus,
+    last, the whole log as one cell; a simulated item has one of the log's cells, and each of its
+    runs comes from it with probability ``mix``, else from the whole log; ``mix`` makes the
+    expected variance of a run around its item's mean ``sigma^2`` (:func:`_mix_share`).
     """
     sizes = np.asarray(sizes, dtype=np.int64)
     mean_rep = np.repeat(means, sizes)
@@ -390,19 +465,62 @@ def _pool(y: np.ndarray, means: np.ndarray, sizes: np.ndarray, sigma: float, flo
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     v_cells = float(np.mean(np.add.reduceat(resid ** 2, starts) / sizes))
     v_all = float(np.var(y))
-    target = sigma ** 2
-    if v_all <= target:
-        mix, var_sim = 0.0, v_all
-    elif v_all - v_cells <= 0:
+    grand = float(np.mean(y))
+    b_cells = float(np.mean((means - grand) ** 2))
+    # do the cells' means differ by more than their noise? (one-way ANOVA F test)
+    df_between, df_within = sizes.size - 1, int(y.size - sizes.size)
+    spread_p = None
+    if df_between > 0 and df_within > 0 and sigma > 0:
+        from scipy.stats import f as f_dist
+
+        between = float(np.sum(sizes * (means - grand) ** 2)) / df_between
+        spread_p = float(f_dist.sf(between / sigma ** 2, df_between, df_within))
+    if spread_p is not None and spread_p > HOMOGENEITY_LEVEL:
+        # not shown to differ: the items are modelled alike, every run from the whole log, whose variance
+        # then estimates sigma^2 too (on all the runs)
         mix, var_sim = 0.0, v_all
     else:
-        mix = min(1.0, max(0.0, (v_all - target) / (v_all - v_cells)))
-        var_sim = mix * v_cells + (1 - mix) * v_all
+        mix, var_sim = _mix_share(v_cells, v_all, b_cells, sigma ** 2)
     pool = np.concatenate([y, y])
     all_sizes = np.concatenate([sizes, [y.size]]).astype(np.int64)
     all_starts = np.concatenate([[0], np.cumsum(all_sizes)[:-1]]).astype(np.int64)
-    return dict(mix=float(mix), sigma_simulated=math.sqrt(max(0.0, var_sim)), _values=pool, _starts=all_starts,
+    return dict(mix=float(mix), sigma_simulated=math.sqrt(max(0.0, var_sim)), spread_p=spread_p,
+                _values=pool, _starts=all_starts,
                 _sizes=all_sizes, _shifts=_shift_table(pool, all_sizes, floor, ceiling) if bounded else None)
+
+
+def _mix_share(v_cells: float, v_all: float, b_cells: float, target: float) -> tuple[float, float]:
+    """The share ``w`` of a simulated item's runs drawn from its own cell, and the variance it gives.
+
+    A simulated item has a cell ``c`` of the noise log (drawn uniformly); each of its runs comes
+    from ``c`` with probability ``w``, else from the whole log. Its runs then have mean
+    ``w m_c + (1 - w) M`` and, averaged over cells, variance
+    ``f(w) = w v + (1 - w) V + w (1 - w) B`` (``v``: the cells' own ddof=0 variance, averaged;
+    ``V``: the whole log's; ``B``: the mean squared distance of the cell means from the log's
+    mean ``M``); ``w`` solves ``f(w) = sigma^2``. With cells of equal size ``B = V - v`` and
+    ``w^2 = (V - sigma^2) / B``: the simulated items' means spread as ``w^2 B``, the spread of the
+    cells' true means (``B`` less the noise of a cell's mean, ``sigma^2 / m``), not as the noisy
+    cell means do. Where even the whole log spreads less than sigma, ``w = 0``.
+
+    >>> _mix_share(0.5, 1.0, 0.5, 0.75)    # f(w) = 1 - 0.5 w^2 = 0.75
+    (0.7071067811865476, 0.75)
+    >>> _mix_share(0.5, 1.0, 0.5, 1.5)     # the log spreads less than sigma: all from the log
+    (0.0, 1.0)
+    """
+    f = lambda w: w * v_cells + (1 - w) * v_all + w * (1 - w) * b_cells  # noqa: E731
+    if v_all <= target:
+        return 0.0, v_all
+    if f(1.0) >= target:
+        return 1.0, f(1.0)
+    # f(0) - sigma^2 = V - sigma^2 > 0 >= f(1) - sigma^2: the one root in (0, 1] of
+    # -B w^2 + (v - V + B) w + (V - sigma^2), a concave quadratic (linear when B = 0)
+    lin, const = v_cells - v_all + b_cells, v_all - target
+    if b_cells > 0:
+        w = (lin + math.sqrt(lin * lin + 4 * b_cells * const)) / (2 * b_cells)
+    else:
+        w = const / (v_all - v_cells)
+    w = min(1.0, max(0.0, w))
+    return float(w), float(f(w))
 
 
 def _shift_table(pool: np.ndarray, sizes: np.ndarray, floor, ceiling) -> _ShiftTable:
@@ -438,8 +556,13 @@ def _shift_table(pool: np.ndarray, sizes: np.ndarray, floor, ceiling) -> _ShiftT
     first_a, last_a = np.array(first), np.array(last)
     offset = float(last_a.max() - first_a.min()) + 1.0
     x = np.concatenate([xc + c * offset for c, xc in enumerate(xs)])
+    s_first, s_last = np.array([sc[0] for sc in ss]), np.array([sc[-1] for sc in ss])
+    s_offset = float(s_last.max() - s_first.min()) + 1.0
     return _ShiftTable(x=x, s=np.concatenate(ss), first=first_a, last=last_a, offset=offset,
-                       has_floor=floor is not None, has_ceiling=ceiling is not None)
+                       has_floor=floor is not None, has_ceiling=ceiling is not None,
+                       s_first=s_first, s_last=s_last, s_offset=s_offset,
+                       s_key=np.concatenate([sc + c * s_offset for c, sc in enumerate(ss)]),
+                       x_plain=np.concatenate(xs))
 
 
 def _frame_and_metric(source, metric):
@@ -723,11 +846,17 @@ class _Draws:
     #                                  whole numbers are stored as y + w, w uniform in [0, 1)
     cell: np.ndarray | None = None   # (sims, items) the noise-log cell of each simulated item
     shifts: _ShiftTable | None = None
+    mix: float = 1.0                 # share of an item's runs drawn from its cell (else the whole log)
     floor: float = -math.inf
     ceiling: float = math.inf
     # scale shift only: value a's part (mean of its residuals, or the sum of its whole-number runs),
     # the level of each simulated item's cell, the log's mean, and uniforms for the rate draws
     rate: tuple | None = None
+
+    @property
+    def lattice(self) -> int | None:
+        """A whole number ``L`` with every simulated gap times ``L`` whole (whole-number runs), else None."""
+        return int(np.lcm.reduce(self.scale)) if self.integer else None
 
     def gaps(self, delta: float, tau: float = 0.0) -> np.ndarray:
         true = delta + tau * self.z if tau else np.full_like(self.z, delta)
@@ -763,7 +892,7 @@ class _Draws:
         # every run of value a moves by the cell's shift s and is clipped; a whole-number run
         # stored as y + w becomes floor(y + w + s): y + floor(s), or one step more with
         # probability s - floor(s). Each run, and so each gap, is non-decreasing in s and s in the gap.
-        s, _ = self.shifts.shift(self.cell, true)
+        s, _ = self.shifts.mixed(self.cell, true, self.mix)
         sims, items = s.shape
 
         def moved(runs, shift):
@@ -789,7 +918,7 @@ class _Draws:
         if self.shifts is None:
             return float(delta)
         true = delta + tau * self.z if tau else np.full_like(self.z, delta)
-        return float(self.shifts.shift(self.cell, true)[1].mean())
+        return float(self.shifts.mixed(self.cell, true, self.mix)[1].mean())
 
     def saturation(self, sign: float, tau: float) -> float:
         """The gap beyond which no simulated gap changes (every item at the bound), else inf."""
@@ -797,10 +926,11 @@ class _Draws:
             return float(self.rate[2])    # a scale gap of -mean takes every run to 0
         if self.shifts is None or tau:
             return math.inf
+        first, last = self.shifts.limits(self.cell, self.mix)
         if sign > 0 and self.shifts.has_ceiling:
-            return float(self.shifts.last[self.cell].max())
+            return float(last.max())
         if sign < 0 and self.shifts.has_floor:
-            return float(-self.shifts.first[self.cell].min())
+            return float(-first.min())
         return math.inf
 
 
@@ -845,59 +975,71 @@ def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed, shift:
     a_part = np.empty((sims, items)) if scaled else None
     integer = noise.integer
     scale = np.lcm(ka, kb) if integer else np.ones(items, dtype=np.int64)
-    # one of the log's cells with probability mix, else the whole log (the last cell; the only one when
-    # the runs are pooled residuals)
+    # each simulated item has a cell of the log; each of its runs comes from that cell with probability
+    # mix, else from the whole log (the last cell; the only one when the runs are pooled residuals)
     whole = noise._sizes.size - 1
-    cell = np.where(rng.random((sims, items)) < noise.mix, rng.integers(0, max(whole, 1), size=(sims, items)),
-                    whole)
-    start, size = noise._starts[cell], noise._sizes[cell]
+    cell = rng.integers(0, whole, size=(sims, items)) if whole else np.zeros((sims, items), dtype=np.int64)
+    mix = float(noise.mix)
+
+    def pick(lo: int, hi: int, c0: int, c1: int, k: int) -> np.ndarray:
+        """Indices into the pool of k runs of items c0..c1 in simulated probes lo..hi."""
+        shape = (hi - lo, c1 - c0, k)
+        src = cell[lo:hi, c0:c1, None]
+        if mix <= 0.0:
+            src = np.full(shape, whole)
+        elif mix < 1.0:
+            src = np.where(rng.random(shape) < mix, src, whole)
+        return noise._starts[src] + np.floor(rng.random(shape) * noise._sizes[src]).astype(np.int64)
+
     base = np.empty((sims, items), dtype=np.float64)
+    same = bool(np.all(ka == ka[0]))
     if bounded:
-        same = bool(np.all(ka == ka[0]))
-        runs = np.empty((sims, items, int(ka[0]))) if same else []
-    for col in range(items):
-        if bounded:
-            k = int(ka[col])
-            idx = start[:, col, None] + np.floor(rng.random((sims, k)) * size[:, col, None]).astype(np.int64)
-            kept = noise._values[idx]
-            if integer:   # y + w with w in [0, 1): floor(y + w + s) moves y by floor(s) or one step more
-                top = kept + 1.0
-                kept = np.minimum(kept + rng.random((sims, k)), np.nextafter(top, kept))
-            if same:
-                runs[:, col, :] = kept
-            else:
-                runs.append(kept)
-        sums = []
-        for k in ((kb[col],) if bounded else (ka[col], kb[col])):
-            total = np.zeros(sims)
-            step = max(1, 2_000_000 // max(1, k))
-            for lo in range(0, sims, step):
-                hi = min(sims, lo + step)
-                idx = start[lo:hi, col, None] + np.floor(
-                    rng.random((hi - lo, k)) * size[lo:hi, col, None]).astype(np.int64)
-                total[lo:hi] = noise._values[idx].sum(axis=1)
-            sums.append(total)
-        if scaled:
-            a_part[:, col] = sums[0] if integer else sums[0] / ka[col]
-        if bounded:
-            base[:, col] = -sums[0] * (scale[col] // kb[col]) if integer else -sums[0] / kb[col]
-        elif integer:
-            # numerator on the lattice 1/lcm(k_a, k_b): exact in floating point
-            base[:, col] = sums[0] * (scale[col] // ka[col]) - sums[1] * (scale[col] // kb[col])
-        else:
-            base[:, col] = sums[0] / ka[col] - sums[1] / kb[col]
+        runs = np.empty((sims, items, int(ka[0]))) if same else [np.empty((sims, int(k))) for k in ka]
+    # blocks of items with the same runs per value, at most about 2,000,000 runs drawn at once
+    edges = np.concatenate([[0], np.flatnonzero((np.diff(ka) != 0) | (np.diff(kb) != 0)) + 1, [items]])
+    for c0, c1 in zip(edges[:-1].tolist(), edges[1:].tolist()):
+        k_a, k_b = int(ka[c0]), int(kb[c0])
+        width = max(1, 2_000_000 // (sims * max(k_a, k_b)))
+        rows = sims if width > 1 else max(1, 2_000_000 // max(k_a, k_b))
+        for b0 in range(c0, c1, width):
+            b1 = min(c1, b0 + width)
+            for lo in range(0, sims, rows):
+                hi = min(sims, lo + rows)
+                if bounded:
+                    kept = noise._values[pick(lo, hi, b0, b1, k_a)]
+                    if integer:   # y + w with w in [0, 1): floor(y + w + s) moves y by floor(s) or one step more
+                        top = kept + 1.0
+                        kept = np.minimum(kept + rng.random(kept.shape), np.nextafter(top, kept))
+                    if same:
+                        runs[lo:hi, b0:b1, :] = kept
+                    else:
+                        for j in range(b1 - b0):
+                            runs[b0 + j][lo:hi] = kept[:, j, :]
+                sums = [noise._values[pick(lo, hi, b0, b1, k)].sum(axis=2)
+                        for k in ((k_b,) if bounded else (k_a, k_b))]
+                sc = scale[b0:b1]
+                if scaled:
+                    a_part[lo:hi, b0:b1] = sums[0] if integer else sums[0] / k_a
+                if bounded:
+                    base[lo:hi, b0:b1] = -sums[0] * (sc // k_b) if integer else -sums[0] / k_b
+                elif integer:
+                    # numerator on the lattice 1/lcm(k_a, k_b): exact in floating point
+                    base[lo:hi, b0:b1] = sums[0] * (sc // k_a) - sums[1] * (sc // k_b)
+                else:
+                    base[lo:hi, b0:b1] = sums[0] / k_a - sums[1] / k_b
     if scaled:
         grand = float(np.mean(noise._raw))
         if not integer and not noise.bounded:   # pooled residuals: the level is the log's mean plus them
             a_part = a_part + grand
         means = np.add.reduceat(noise._values, noise._starts) / noise._sizes
-        level = np.maximum(means[cell], 0.0) if integer else None
+        # an item's level: the mean of its runs' mixture of its cell and the whole log
+        level = np.maximum(mix * means[cell] + (1 - mix) * means[whole], 0.0) if integer else None
         v = np.clip(rng.random((sims, items)), 1e-12, 1 - 1e-12)
         return _Draws(base, u, z, ka, scale, integer, rate=(a_part, level, grand, v))
     if not bounded:
         return _Draws(base, u, z, ka, scale, integer)
     return _Draws(base, u, z, ka, scale, integer, runs_a=runs if same else tuple(runs), cell=cell,
-                  shifts=noise._shifts,
+                  shifts=noise._shifts, mix=mix,
                   floor=-math.inf if noise.floor is None else float(noise.floor),
                   ceiling=math.inf if noise.ceiling is None else float(noise.ceiling))
 
@@ -940,19 +1082,10 @@ class _Rejections:
             ordered = np.ones(gaps.shape[0], dtype=bool)
         known_reject = self.reject_from <= delta
         known_keep = (self.keep_until >= delta) & ordered
-        # Hoeffding: P(sum of s_i g_i >= t) <= exp(-t^2 / (2 sum g_i^2)) for random signs s_i,
-        # so a probe whose bound is already below alpha rejects without computing its p
-        # (a shortcut that never changes a decision; the margin covers the test's tie tolerance)
-        total = self.sign * gaps.sum(axis=1) if self.alternative != "two-sided" else np.abs(gaps.sum(axis=1))
-        t = total - 1e-6 * np.maximum(np.abs(total), np.abs(gaps).max(axis=1))
-        sq = np.maximum((gaps ** 2).sum(axis=1), np.finfo(float).tiny)
-        bound = np.exp(-np.square(np.maximum(t, 0.0)) / (2 * sq)) * (2.0 if self.alternative == "two-sided" else 1.0)
-        sure = (t > 0) & (bound <= self.limit / (1 + 1e-9))
-        known_reject = known_reject | sure
         todo = np.flatnonzero(~(known_reject | known_keep))
         reject = known_reject.copy()
         if todo.size:
-            new = decide_rejections(gaps[todo], self.limit, self.alternative)
+            new = decide_rejections(gaps[todo], self.limit, self.alternative, self.draws.lattice)
             self.computed += int(todo.size)
             reject[todo] = new
         hit = np.flatnonzero(reject & ordered)
@@ -964,76 +1097,192 @@ class _Rejections:
 
 
 #: Below this many items every simulated probe's p is computed exactly (vectorized enumeration, fast).
-DECIDE_EXACT_ITEMS = 25
-#: Monte Carlo stages (shared random sign patterns) that settle the clear-cut probes first.
-DECIDE_STAGES = (2_000, 50_000)
-#: A stage decides a probe only when its estimate is this many standard errors from alpha.
-DECIDE_Z = 5.0
-#: Up to this many items the probes still near alpha get the exact p (enumeration by meet in the middle).
-DECIDE_EXACT_MAX = 36
-#: Beyond it, a last Monte Carlo stage of this many patterns decides them by its estimate.
-DECIDE_LAST = 400_000
-DECIDE_NOTE = (f"probes with {DECIDE_EXACT_ITEMS} or more items are first sorted by Monte Carlo sign flips "
-               f"({' then '.join(f'{m:,}' for m in DECIDE_STAGES)} shared patterns), which decide a probe only "
-               f"when its estimate lies {DECIDE_Z:g} standard errors from alpha (a wrong decision has "
-               f"probability below 1e-6 per probe); the rest get the exact p up to {count_of(DECIDE_EXACT_MAX, 'item')}, "
-               f"and beyond that a {DECIDE_LAST:,}-pattern estimate (those few probes lie within about "
-               "0.005 of alpha)")
+DECIDE_EXACT_ITEMS = 20
+#: Shevtsova's (2010) upper bound on the Berry-Esseen constant for sums of independent, not identically
+#: distributed summands: |P(S < x) - Phi(x / sd)| <= 0.56 * sum E|X_i|^3 / sd^3 at every x.
+BERRY_ESSEEN_C = 0.56
+#: Work (items x lattice steps) up to which one probe's tail is counted on a lattice before handing it
+#: to :func:`probestats.stats.hypotests.sign_flip_test`.
+DECIDE_BUDGET = 40_000_000
+#: Steps per largest gap of the first, coarse lattice a near-alpha probe is rounded to.
+DECIDE_COARSE = 64
+#: Work up to which continuous gaps are rounded and counted here before sign_flip_bounds takes over.
+DECIDE_ROUNDED_BUDGET = 4_000_000
+#: Work up to which a probe on a known lattice is counted exactly at once, without coarse rounds.
+DECIDE_DIRECT = 1_000_000
+DECIDE_NOTE = (f"every simulated probe's decision is the exact test's: up to {DECIDE_EXACT_ITEMS - 1} items all "
+               "sign patterns are enumerated; beyond, a probe is decided by certified bounds on its p "
+               "(Hoeffding and Berry-Esseen, then the distribution of its gaps rounded to a lattice, rounding "
+               "accounted), refined to the gaps' own lattice (whole-number metrics: the exact p) until the "
+               "bounds lie on one side of alpha; continuous gaps whose bounds still straddle alpha are decided as "
+               "sign_flip_test reports them, by its certified upper bound once its bounds lie within 1% of each other")
 
 
-def decide_rejections(gaps: np.ndarray, limit: float, alternative: str) -> np.ndarray:
+def _tail_screen(gaps: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Certified (upper, lower) bounds on ``P(sum s_i g_i >= x)`` per row, for random signs ``s_i``.
+
+    Upper: Hoeffding, ``exp(-x^2 / (2 sum g^2))`` for ``x > 0``, and the normal tail plus the
+    Berry-Esseen bound; lower: the normal tail less that bound. Both are cheap; they decide the
+    probes far from alpha. The summands ``s_i g_i`` have variance ``g_i^2`` and third absolute
+    moment ``|g_i|^3``.
+    """
+    from scipy.special import ndtr
+
+    sq = np.einsum("ij,ij->i", gaps, gaps)
+    sd = np.sqrt(sq)
+    cube = np.abs(gaps) ** 3
+    safe = np.where(sd > 0, sd, 1.0)
+    err = BERRY_ESSEEN_C * cube.sum(axis=1) / safe ** 3
+    normal = ndtr(-x / safe)
+    pos = np.maximum(x, 0.0)
+    hoeffding = np.where(x > 0, np.exp(-pos * pos / (2 * np.where(sq > 0, sq, 1.0))), 1.0)
+    upper = np.minimum(np.minimum(hoeffding, normal + err), 1.0)
+    lower = np.maximum(normal - err, 0.0)
+    zero = sd == 0        # every gap zero: the sum is 0, at least as extreme as x only when x <= 0
+    upper = np.where(zero, (x <= 0).astype(float), upper)
+    lower = np.where(zero, (x <= 0).astype(float), lower)
+    return upper, lower
+
+
+def _subset_tails(a: np.ndarray, cs: list[int]) -> list[float]:
+    """``P(Y <= c)`` for each ``c`` in ``cs``, where ``Y`` sums a random subset of the whole numbers ``a``
+    (each in it with probability 1/2): the subset-sum counts, by dynamic programming."""
+    a = a[a > 0]          # a zero is in or out alike
+    total = int(a.sum())
+    out: list[float | None] = [None] * len(cs)
+    need = []   # the counts up to c, or (by the symmetry Y ~ total - Y) the complement's
+    for j, c in enumerate(cs):
+        if c < 0:
+            out[j] = 0.0
+        elif c >= total:
+            out[j] = 1.0
+        else:
+            need.append((j, c, 2 * c >= total))
+    if not need:
+        return out
+    top = max(total - c - 1 if flip else c for _, c, flip in need)
+    cnt = np.zeros(top + 1)
+    cnt[0] = 1.0
+    vals = np.sort(a)
+    vals = vals[vals <= top]          # a larger one puts Y above top: only "out" counts
+    reach = np.minimum(np.cumsum(vals), top).tolist()
+    scaled = 0
+    add = np.add
+    for done, (v, hi) in enumerate(zip(vals.tolist(), reach), 1):
+        add(cnt[v:hi + 1], cnt[:hi + 1 - v], out=cnt[v:hi + 1])   # numpy buffers the overlap
+        if not done & 511:    # counts up to 2**n: rescale by an exact power of two
+            cnt = np.ldexp(cnt, -512)
+            scaled += 512
+    prefix = np.cumsum(cnt)
+    rest = a.size - scaled
+    for j, c, flip in need:
+        p = float(np.ldexp(prefix[total - c - 1 if flip else c], -rest))
+        out[j] = min(1.0, max(0.0, 1.0 - p if flip else p))
+    return out
+
+
+def _decide_one(g: np.ndarray, x: float, limit: float, alternative: str, lattice: int | None) -> bool:
+    """Whether the exact sign-flip p of one probe's gaps is at most ``limit`` (p <= alpha: detected).
+
+    The gaps are rounded to a lattice of step ``h`` (``g_i = h m_i + r_i``); the law of ``M = sum s_i m_i``
+    is counted exactly, and the rounding moves every pattern's sum by ``R = sum s_i r_i``, with
+    ``|R| <= sum |r_i|`` always and ``P(R >= t) <= exp(-t^2 / (2 sum r_i^2))`` (Hoeffding; the smaller
+    shift is used, its probability added to the bounds). Then
+    ``P(hM >= x + t) - d <= P(S >= x) <= P(hM >= x - t) + d``. The step is halved until the bounds
+    lie on one side of ``limit``; on the gaps' own lattice (``lattice``: gaps times it are whole) the
+    rounding is zero and the count is the exact p, with ties as :func:`sign_flip_test` counts them.
+    """
+    factor = 2.0 if alternative == "two-sided" else 1.0
+    nz = g[g != 0.0]
+    if nz.size == 0:      # every pattern ties: p = 1, as sign_flip_test gives
+        return 1.0 <= limit
+    gmax = float(np.abs(nz).max())
+    if lattice is not None:
+        m_exact = np.rint(nz * lattice)
+        if np.max(np.abs(nz * lattice - m_exact)) > 1e-6:
+            lattice = None
+    exact_steps = None if lattice is None else int(np.abs(m_exact).max())
+    steps = DECIDE_COARSE
+    if exact_steps is not None and nz.size * float(np.abs(m_exact).sum()) / 2 <= DECIDE_DIRECT:
+        steps = exact_steps      # the exact count is cheap enough: no coarse rounds first
+    while True:
+        exact = exact_steps is not None and exact_steps <= 2 * steps
+        if exact:
+            m = m_exact.astype(np.int64)
+            a = np.abs(m)
+            m_obs = int(m.sum())
+            tol = int(math.floor(1e-9 * max(abs(m_obs), int(a.max()))))   # sign_flip_test's tie rule
+            t_int = {"greater": m_obs, "less": -m_obs}.get(alternative, abs(m_obs)) - tol
+            if alternative == "two-sided" and t_int <= 0:
+                return 1.0 <= limit
+            bounds = [(t_int, 0.0)]
+        else:
+            h = gmax / steps if lattice is None else 2.0 ** math.floor(math.log2(exact_steps / steps)) / lattice
+            m_f = np.rint(nz / h)
+            r = nz - h * m_f
+            a = np.abs(m_f).astype(np.int64)
+            scale = 1e-12 * (abs(x) + float(np.abs(nz).sum()))
+            t_det = math.fsum(np.abs(r)) * (1 + 1e-12) + scale
+            slack = 1e-3 * limit / factor
+            t_hoef = math.sqrt(2 * math.fsum(r * r) * math.log(1 / slack)) * (1 + 1e-12) + scale
+            t, d = (t_det, 0.0) if t_det <= t_hoef else (t_hoef, slack)
+            lo_z, hi_z = (x + t) / h, (x - t) / h
+            # P(M >= T) for the smallest whole T at or above z (rounded outward for safety)
+            bounds = [(math.ceil(lo_z + 1e-9 * (1 + abs(lo_z))), -d), (math.ceil(hi_z - 1e-9 * (1 + abs(hi_z))), d)]
+        total = int(a.sum())
+        if a.size * (total / 2 + 1) > (DECIDE_BUDGET if exact_steps is not None else DECIDE_ROUNDED_BUDGET):
+            break
+        # M = total - 2 Y with Y the sum of the a_i whose sign flips: M >= T <=> Y <= (total - T) / 2
+        tails = _subset_tails(a, [(total - T) // 2 for T, _ in bounds])
+        if exact:
+            return factor * tails[0] <= limit
+        lower, upper = tails[0] + bounds[0][1], tails[1] + bounds[1][1]
+        if factor * upper * (1 + 1e-10) <= limit:
+            return True
+        if factor * lower * (1 - 1e-10) > limit:
+            return False
+        steps *= 2
+    if exact_steps is None and nz.size > MITM_AUTO_MAX:
+        # continuous gaps beyond enumeration and beyond what counting settles cheaply: sign_flip_test's own
+        # certified bounds (it reports p as their upper end when they lie within 1% of each other)
+        lo_p, hi_p = sign_flip_bounds(g, alternative=alternative, rtol=0.01).pvalue_bounds
+        if hi_p <= limit or lo_p > limit or hi_p - lo_p <= 0.01 * hi_p:
+            return hi_p <= limit
+    return sign_flip_test(g, alternative=alternative).pvalue <= limit
+
+
+def decide_rejections(gaps: np.ndarray, limit: float, alternative: str, lattice: int | None = None) -> np.ndarray:
     """Whether the exact sign-flip test rejects (p <= ``limit``) for each row of ``gaps``.
 
-    Small rows get the exact p (:func:`probestats.hypotests.sign_flip_pvalues`). Larger
-    rows are first estimated from Monte Carlo sign patterns shared by all rows, and
-    decided only when the estimate is :data:`DECIDE_Z` standard errors away from
-    ``limit``; a second, larger stage settles most of the rest, and the few rows still
-    close to the line get the exact p. With z = 5 a stage misjudges a row with
-    probability below 1e-6, so a power estimate from 2,000 probes moves by far less
-    than its Monte Carlo standard error, while a simulation no longer computes
-    thousands of exact p-values that are nowhere near alpha.
+    Every decision is the exact test's: rows of fewer than :data:`DECIDE_EXACT_ITEMS` gaps get
+    the exact p by enumeration (:func:`probestats.stats.hypotests.sign_flip_pvalues`, all rows at
+    once). Longer rows are screened by certified bounds on their p (Hoeffding's inequality and
+    the Berry-Esseen bound, computed for all rows at once), which settle the probes far from
+    ``limit``; each remaining row is decided by :func:`_decide_one` (its gaps rounded to a
+    lattice, the rounding accounted, refined to the exact count). ``lattice``, when given, is a
+    whole number ``L`` with every gap times ``L`` whole (the gaps of means of whole-number runs):
+    the refinement then ends on the exact p, ties counted as :func:`sign_flip_test` counts them.
 
     Examples
     --------
-    >>> g = np.array([[1.0] * 20, [1.0, -1.0] * 10])
-    >>> decide_rejections(g, 0.05, "two-sided").tolist()
+    >>> g = np.array([[1.0] * 30, [1.0, -1.0] * 15])
+    >>> decide_rejections(g, 0.05, "two-sided", lattice=1).tolist()
     [True, False]
     """
     gaps = np.asarray(gaps, dtype=float)
     rows, n = gaps.shape
-    decision = np.zeros(rows, dtype=bool)
     if n < DECIDE_EXACT_ITEMS or rows == 0:
         return sign_flip_pvalues(gaps, alternative=alternative) <= limit
-    rng = np.random.default_rng([n, rows, 20261129])
-    observed = extreme_thresholds(gaps, alternative)
-
-    def estimate(idx: np.ndarray, m: int) -> np.ndarray:
-        hits = np.zeros(idx.size)
-        for done in range(0, m, 50_000):  # bounded memory: at most 50,000 patterns at a time
-            signs = rng.choice(np.array([-1.0, 1.0]), size=(n, min(50_000, m - done)))
-            chunk = max(1, 20_000_000 // signs.shape[1])
-            for lo in range(0, idx.size, chunk):
-                part = idx[lo:lo + chunk]
-                sums = gaps[part] @ signs
-                sums = -sums if alternative == "less" else (sums if alternative == "greater" else np.abs(sums))
-                hits[lo:lo + chunk] += (sums >= observed[part, None]).sum(axis=1)
-        return hits / m
-
-    undecided = np.arange(rows)
-    for m in DECIDE_STAGES:
-        if not undecided.size:
-            break
-        p_hat = estimate(undecided, m)
-        se = np.sqrt(np.maximum(limit * (1 - limit), 1.0 / m) / m)
-        low = p_hat + DECIDE_Z * se < limit
-        high = p_hat - DECIDE_Z * se > limit
-        decision[undecided[low]] = True
-        undecided = undecided[~(low | high)]
-    if undecided.size:
-        if n <= DECIDE_EXACT_MAX:
-            decision[undecided] = sign_flip_pvalues(gaps[undecided], alternative=alternative) <= limit
-        else:
-            decision[undecided] = estimate(undecided, DECIDE_LAST) <= limit
+    factor = 2.0 if alternative == "two-sided" else 1.0
+    x = extreme_thresholds(gaps, alternative)
+    upper, lower = _tail_screen(gaps, x)
+    decision = factor * upper * (1 + 1e-9) <= limit
+    keep = factor * lower * (1 - 1e-9) > limit
+    if alternative == "two-sided":   # |sum| within the tie tolerance of 0: p = 1
+        keep |= x <= 0
+        decision &= x > 0
+    for r in np.flatnonzero(~(decision | keep)):
+        decision[r] = _decide_one(gaps[r], float(x[r]), limit, alternative, lattice)
     return decision
 
 
@@ -1082,11 +1331,18 @@ def _approx_mdg(items: int, gap_sd: float, tau: float, alpha: float, target: flo
 
 
 def _mdg(rejections: _Rejections, items: int, gap_sd: float, tau: float, alpha: float, target: float,
-         alternative: str, rel_tol: float = 1e-3) -> float:
-    """Smallest gap whose simulated power reaches ``target``, searched over common random numbers."""
+         alternative: str, rel_tol: float = 1e-3, tick: Callable[[], None] | None = None) -> float:
+    """Smallest gap whose simulated power reaches ``target``, searched over common random numbers.
+
+    ``tick``, when given, is called after each power evaluation (a progress hook)."""
     if min_attainable_p(items, alternative=alternative) > alpha:
         return math.inf
-    rate = rejections.rate
+
+    def rate(delta: float) -> float:
+        out = rejections.rate(delta)
+        if tick is not None:
+            tick()
+        return out
     spread = math.sqrt(gap_sd ** 2 + tau ** 2)
     guess = _approx_mdg(items, gap_sd, tau, alpha, target, alternative) or spread or 1.0
     # Bracket from below: the t approximation usually undershoots the sign-flip MDG, and
@@ -1153,12 +1409,23 @@ class _BothWays:
 
 
 def _mdg_both(draws: _Draws, items: int, gap_sd: float, tau: float, alpha: float, target: float,
-              alternative: str) -> _BothWays:
-    """The MDG in each direction the test can see (for a two-sided test both, on the same draws)."""
+              alternative: str, progress: Callable[[float], None] | None = None) -> _BothWays:
+    """The MDG in each direction the test can see (for a two-sided test both, on the same draws).
+
+    ``progress``, when given, is called with the share of the search done so far (an estimate
+    that only grows: a search takes about a dozen power evaluations per direction)."""
     found = {}
-    for sign in _directions(alternative):
+    signs = _directions(alternative)
+    for i, sign in enumerate(signs):
         rej = _Rejections(draws, tau, alpha, alternative, direction=sign)
-        found[sign] = (_mdg(rej, items, gap_sd, tau, alpha, target, alternative), rej)
+        calls = [0]
+
+        def tick(i=i, calls=calls):
+            calls[0] += 1
+            progress((i + 1 - 0.8 ** calls[0]) / len(signs))
+
+        found[sign] = (_mdg(rej, items, gap_sd, tau, alpha, target, alternative,
+                            tick=None if progress is None else tick), rej)
     sign = min(found, key=lambda s: (found[s][0], -s))
     return _BothWays(up=found[1.0][0] if 1.0 in found else None, down=found[-1.0][0] if -1.0 in found else None,
                      sign=sign, rejections=found[sign][1])
@@ -1708,7 +1975,9 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
         tau as a stated assumption. With neither this nor a pilot, tau = 0 and the
         power is an upper bound (a ``heterogeneity_assumed`` problem says so).
     progress : callable, optional
-        Called as ``progress(done, total)`` after each design.
+        Called as ``progress(done, total)`` as the designs are simulated: ``done`` is the number of
+        designs finished plus an estimate of the share of the current one (it only grows, and is a
+        whole number after each design).
     scale : (low, high) or "LOW:HIGH", optional
         The metric's declared scale (overrides the bounds read from the noise log; see
         :func:`noise_model`). For a metric with a floor or ceiling, simulated runs stay
@@ -1768,7 +2037,11 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
         for k in run_list:
             draws = _draw(noise, n, k, k, sims, seed, shift)
             gsd = noise.gap_sd(k)
-            both = _mdg_both(draws, n, gsd, tau, alpha, power, alternative)
+            done = len(cells)
+            if progress is not None:
+                progress(done, total)
+            both = _mdg_both(draws, n, gsd, tau, alpha, power, alternative,
+                             None if progress is None else lambda share, done=done: progress(done + share, total))
             mdg = both.mdg
             p = st = se = approx = None
             if gap is not None:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 
 from probestats.analyses.plan import SHIFT_TEXT, Plan, _fmt_scale
 
-__all__ = ["plan_text"]
+__all__ = ["plan_text", "plan_progress"]
 
 
 def _fmt(x, spec):
@@ -64,3 +65,24 @@ def plan_text(plan: Plan) -> str:
         lines.append("")
         lines.extend(f"{p.severity}: {p.message}" for p in plan.problems)
     return "\n".join(lines)
+
+
+@contextmanager
+def plan_progress(console, enabled: bool = True):
+    """A progress bar for :func:`probestats.analyses.plan.plan_probe` on ``console`` (a rich Console).
+
+    Yields the ``progress(done, total)`` callback to pass to ``plan_probe``. The bar is drawn only
+    when ``enabled`` and the console is a terminal (not when piped, nor beside ``--json``), and
+    disappears when the plan is done.
+    """
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("simulating designs"), BarColumn(), TaskProgressColumn(),
+                  TextColumn("{task.fields[designs]}"), TimeElapsedColumn(), console=console, transient=True,
+                  disable=not (enabled and console.is_terminal)) as bar:
+        task = bar.add_task("plan", total=None, designs="")
+
+        def update(done: float, total: int) -> None:
+            bar.update(task, completed=done, total=total, designs=f"{int(done)}/{total} designs")
+
+        yield update

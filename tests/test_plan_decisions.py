@@ -1,0 +1,142 @@
+"""plan's simulated decisions are the exact sign-flip test's decisions, probe by probe.
+
+``decide_rejections`` decides p <= alpha for thousands of simulated probes without computing
+every p: certified bounds (Hoeffding, Berry-Esseen) settle the probes far from alpha, and the
+rest are counted on a lattice (the gaps' own lattice for whole-number metrics, where the count
+is the exact p; a rounded one, the rounding accounted, for continuous gaps). Each decision is
+checked here against ``sign_flip_test`` on the same row, computed independently (its
+enumeration or its FFT lattice convolution), on probes placed near alpha, where a loose
+bound would show.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from probestats.analyses.plan import _subset_tails, decide_rejections
+from probestats.stats.hypotests import sign_flip_bounds, sign_flip_test
+
+ALPHA = 0.05
+LIMIT = ALPHA * (1 + 1e-12)     # the limit plan passes: p <= alpha, with float slack
+
+
+def near_alpha_rows(seed: int, rows: int, n: int, lattice: int | None, spread: float) -> np.ndarray:
+    """Rows of n gaps whose normal-approximation z is about 1.96 (+- spread): p near alpha."""
+    rng = np.random.default_rng(seed)
+    noise = rng.standard_normal((rows, n)) * rng.uniform(0.5, 3.0)
+    if rng.random() < 0.3:                                  # skewed gaps too
+        noise = rng.exponential(1.0, (rows, n)) - 1.0
+    z = 1.96 + rng.uniform(-spread, spread, (rows, 1))
+    sd = np.sqrt((noise ** 2).sum(axis=1, keepdims=True))
+    shift = (z * sd - noise.sum(axis=1, keepdims=True)) / n
+    g = noise + shift * rng.choice([-1.0, 1.0], (rows, 1))
+    if lattice is not None:
+        g = np.rint(g * lattice) / lattice
+    return g
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(20, 90), lattice=st.sampled_from([1, 2, 5, 20, 54]),
+       alternative=st.sampled_from(["two-sided", "greater", "less"]), spread=st.sampled_from([0.02, 0.5]))
+def test_lattice_decisions_equal_the_exact_test(seed, n, lattice, alternative, spread):
+    # whole-number runs: gaps of means over k runs lie on the lattice 1/k, and sign_flip_test's p is exact
+    g = near_alpha_rows(seed, 12, n, lattice, spread)
+    mine = decide_rejections(g, LIMIT, alternative, lattice)
+    for row, got in zip(g, mine):
+        ref = sign_flip_test(row, alternative=alternative)
+        assert ref.method.startswith("exact"), ref.method
+        assert got == (ref.pvalue <= LIMIT), (row.tolist(), ref.pvalue, alternative)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(20, 32),
+       alternative=st.sampled_from(["two-sided", "greater", "less"]), spread=st.sampled_from([0.02, 0.5]))
+def test_continuous_decisions_equal_the_enumerated_test(seed, n, alternative, spread):
+    # continuous gaps share no lattice: up to 40 of them sign_flip_test enumerates every pattern
+    g = near_alpha_rows(seed, 8, n, None, spread)
+    mine = decide_rejections(g, LIMIT, alternative)
+    for row, got in zip(g, mine):
+        ref = sign_flip_test(row, alternative=alternative)
+        assert ref.method.startswith("exact (enumeration"), ref.method
+        assert got == (ref.pvalue <= LIMIT), (row.tolist(), ref.pvalue, alternative)
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(45, 120))
+def test_continuous_decisions_beyond_enumeration_agree_with_certified_bounds(seed, n):
+    # beyond enumeration the reference is sign_flip_bounds: wherever its bounds lie on one side of
+    # alpha, the decision must be that side
+    g = near_alpha_rows(seed, 6, n, None, 0.3)
+    mine = decide_rejections(g, LIMIT, "two-sided")
+    checked = 0
+    for row, got in zip(g, mine):
+        lo, hi = sign_flip_bounds(row, rtol=1e-3).pvalue_bounds
+        if hi <= LIMIT or lo > LIMIT:
+            checked += 1
+            assert got == (hi <= LIMIT), (row.tolist(), lo, hi)
+    assert checked >= 3
+
+
+def test_a_p_exactly_at_alpha_is_detected_beyond_enumeration():
+    # 30 equal gaps: only the all-plus and all-minus patterns reach |sum| = 30, p = 2 / 2**30 exactly
+    g = np.ones((1, 30))
+    alpha = 2.0 / 2**30
+    assert decide_rejections(g, alpha, "two-sided", 1).tolist() == [True]
+    assert decide_rejections(g, np.nextafter(alpha, 0), "two-sided", 1).tolist() == [False]
+    assert decide_rejections(g, alpha / 2, "greater", 1).tolist() == [True]
+    # no lattice hint: the rounding bounds reach the same decision
+    assert decide_rejections(g, alpha, "two-sided").tolist() == [True]
+
+
+def test_zero_and_tied_rows_are_never_detected():
+    g = np.zeros((2, 40))
+    g[1, :20], g[1, 20:] = 1.0, -1.0      # the observed sum is 0: every pattern is as extreme, p = 1
+    assert decide_rejections(g, LIMIT, "two-sided", 1).tolist() == [False, False]
+
+
+@settings(max_examples=60, deadline=None)
+@given(a=st.lists(st.integers(0, 9), min_size=1, max_size=12), c=st.integers(-3, 60))
+def test_subset_sum_tail_by_brute_force(a, c):
+    # P(sum of a random subset <= c), every subset listed
+    arr = np.array(a, dtype=np.int64)
+    subsets = list(itertools.product([0, 1], repeat=len(a)))
+    want = sum(1 for s in subsets if sum(x * y for x, y in zip(s, a)) <= c) / len(subsets)
+    assert math.isclose(_subset_tails(arr, [c])[0], want, rel_tol=1e-12, abs_tol=1e-15)
+
+
+# ---------------------------------------------------------------- the noise model of whole-number metrics
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), m=st.sampled_from([2, 3, 5]), spread=st.sampled_from([0.0, 0.05, 0.15]),
+       rate=st.sampled_from([0.5, 0.8, 0.93]))
+def test_simulated_items_spread_as_the_cells_true_means(seed, m, spread, rate):
+    # A 0/1 noise log whose items have rates rate + spread * z (clipped), in cells of m runs. The simulated
+    # items' means must spread as the cells' *true* means do: by hand (one-way ANOVA, method of moments)
+    # var(cell means) - sigma^2 / m, not as the noisy cell means do (var(cell means)); and not at all when
+    # the cells do not differ by more than their noise (scipy's one-way ANOVA F test, p > 0.05).
+    import polars as pl
+    from scipy.stats import f_oneway
+
+    from probestats.analyses.plan import _draw, noise_model
+
+    rng = np.random.default_rng(seed)
+    cells = 3000 // m
+    p = np.clip(rate + spread * rng.standard_normal(cells), 0.01, 0.99)
+    y = (rng.random((cells, m)) < p[:, None]).astype(float)
+    model = noise_model(pl.DataFrame({"item": np.repeat(np.arange(cells), m), "x": y.ravel()}), metric="x")
+    sigma2 = float(y.var(axis=1, ddof=1).mean())
+    alike = f_oneway(*y).pvalue > 0.05
+    true_spread = 0.0 if alike else float(y.mean(axis=1).var()) - sigma2 / m
+    k = 50
+    d = _draw(model, 4, k, k, 20000, seed)
+    mean_b = -d.base / d.scale                         # value b's mean of k runs, per simulated item
+    # var(mean of k runs) = var(item means) + (runs' variance around the item mean, sigma^2) / k
+    want = true_spread + model.sigma_simulated ** 2 / k
+    assert float(mean_b.var()) == pytest.approx(want, rel=0.06, abs=2e-4)

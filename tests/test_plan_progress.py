@@ -1,0 +1,45 @@
+"""plan's progress bar: drawn on a terminal as the designs are simulated, never with --json or when piped."""
+
+from __future__ import annotations
+
+import io
+
+from click.testing import CliRunner
+from rich.console import Console
+
+import probestats.present.plan_text as plan_text
+from probestats.analyses.plan import plan_probe
+from probestats.cli import cli
+
+
+def draw(terminal: bool, enabled: bool) -> str:
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=terminal, width=100)
+    with plan_text.plan_progress(console, enabled=enabled) as progress:
+        plan_probe(1.0, items=[30], runs=[2, 3], sims=200, progress=progress)
+    return out.getvalue()
+
+
+def test_the_bar_is_drawn_on_a_terminal_only():
+    shown = draw(terminal=True, enabled=True)
+    assert "simulating designs" in shown and "2/2 designs" in shown
+    assert draw(terminal=False, enabled=True) == ""     # piped: nothing
+    assert draw(terminal=True, enabled=False) == ""     # beside --json: nothing
+
+
+def test_plan_json_turns_the_bar_off(monkeypatch, tmp_path):
+    asked = []
+    real = plan_text.plan_progress
+
+    def spy(console, enabled=True):
+        asked.append(enabled)
+        return real(console, enabled)
+
+    monkeypatch.setattr(plan_text, "plan_progress", spy)
+    noise = tmp_path / "noise.csv"
+    noise.write_text("item,variant,x\n" + "".join(f"{i},a,{(i * 7 + r) % 5}\n" for i in range(6) for r in range(4)))
+    for extra in (["--json"], []):
+        res = CliRunner().invoke(cli, ["plan", "--noise", str(noise), "--metric", "x", "--items", "8", "--runs", "3",
+                                       "--sims", "100", *extra])
+        assert res.exit_code == 0, res.output
+    assert asked == [False, True]
