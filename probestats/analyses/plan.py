@@ -1106,6 +1106,8 @@ BERRY_ESSEEN_C = 0.56
 DECIDE_BUDGET = 40_000_000
 #: Steps per largest gap of the first, coarse lattice a near-alpha probe is rounded to.
 DECIDE_COARSE = 64
+#: Relative widths asked of the certified bounds, in turn, for continuous gaps beyond enumeration.
+DECIDE_FOURIER_RTOLS = (0.2, 0.02, 0.002)
 #: Work up to which continuous gaps are rounded and counted here before sign_flip_bounds takes over.
 DECIDE_ROUNDED_BUDGET = 4_000_000
 #: Work up to which a probe on a known lattice is counted exactly at once, without coarse rounds.
@@ -1202,6 +1204,13 @@ def _decide_one(g: np.ndarray, x: float, limit: float, alternative: str, lattice
         if np.max(np.abs(nz * lattice - m_exact)) > 1e-6:
             lattice = None
     exact_steps = None if lattice is None else int(np.abs(m_exact).max())
+    if exact_steps is None and nz.size > MITM_AUTO_MAX:
+        # continuous gaps beyond enumeration: sign_flip_test's certified bounds (from the characteristic
+        # function, cost independent of the gaps' spread), coarse first, tightened until one side of limit
+        for rtol in DECIDE_FOURIER_RTOLS:
+            lo_p, hi_p = sign_flip_bounds(g, alternative=alternative, rtol=rtol).pvalue_bounds
+            if hi_p <= limit or lo_p > limit:
+                return hi_p <= limit
     steps = DECIDE_COARSE
     if exact_steps is not None and nz.size * float(np.abs(m_exact).sum()) / 2 <= DECIDE_DIRECT:
         steps = exact_steps      # the exact count is cheap enough: no coarse rounds first
@@ -1242,12 +1251,6 @@ def _decide_one(g: np.ndarray, x: float, limit: float, alternative: str, lattice
         if factor * lower * (1 - 1e-10) > limit:
             return False
         steps *= 2
-    if exact_steps is None and nz.size > MITM_AUTO_MAX:
-        # continuous gaps beyond enumeration and beyond what counting settles cheaply: sign_flip_test's own
-        # certified bounds (it reports p as their upper end when they lie within 1% of each other)
-        lo_p, hi_p = sign_flip_bounds(g, alternative=alternative, rtol=0.01).pvalue_bounds
-        if hi_p <= limit or lo_p > limit or hi_p - lo_p <= 0.01 * hi_p:
-            return hi_p <= limit
     return sign_flip_test(g, alternative=alternative).pvalue <= limit
 
 
