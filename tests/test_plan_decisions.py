@@ -140,3 +140,24 @@ def test_simulated_items_spread_as_the_cells_true_means(seed, m, spread, rate):
     # var(mean of k runs) = var(item means) + (runs' variance around the item mean, sigma^2) / k
     want = true_spread + model.sigma_simulated ** 2 / k
     assert float(mean_b.var()) == pytest.approx(want, rel=0.06, abs=2e-4)
+
+
+@given(k=st.integers(1, 40), f=st.floats(0.0, 0.999), seed=st.integers(0, 2**32 - 1))
+def test_stratified_dither_steps_up_k_times_the_fraction_rounded(k, f, seed):
+    # whole steps spread evenly: of k runs, those with w >= 1 - f step up; with w = (j + u) / k over a
+    # permutation j of 0..k-1, that count is k f rounded down or up (hand rule: #{j : j + u >= k (1 - f)})
+    from probestats.analyses.plan import _dither
+
+    w = _dither(np.random.default_rng(seed), (5, 7, k), stratified=True)
+    assert ((w >= 0) & (w < 1)).all()
+    up = (w >= 1 - f).sum(axis=-1)
+    assert ((up >= math.floor(k * f) - 1e-9) & (up <= math.ceil(k * f) + 1e-9)).all()
+
+
+def test_stratified_dither_is_uniform_per_run():
+    # each run's w alone is uniform: the share of runs stepping up is f on average (binomial SE about 0.002)
+    from probestats.analyses.plan import _dither
+
+    w = _dither(np.random.default_rng(1), (20_000, 3, 4), stratified=True)
+    for f in (0.1, 0.37, 0.8):
+        assert abs(float((w >= 1 - f).mean()) - f) < 0.01

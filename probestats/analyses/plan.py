@@ -235,8 +235,12 @@ class NoiseModel:
             how += self._spread_text()
         if not self.bounded:
             return how
+        steps = ""
+        if self.integer:
+            steps = (" (each 0/1 run drawn at the new rate)"
+                     if self.floor == 0 and self.ceiling == 1 else " (its whole steps spread evenly over the item's runs)")
         return how + (f"; kept within {_fmt_scale(self.floor, self.ceiling)} ({self.scale_source}): a gap shifts "
-                      "each item's mean of value a, stopping at the bound")
+                      f"each item's mean of value a, stopping at the bound{steps}")
 
     def _spread_text(self) -> str:
         if self.sigma_simulated is not None and self.sigma_simulated < self.sigma_run * (1 - 1e-9):
@@ -958,6 +962,27 @@ def _check_shift(shift: str, noise: NoiseModel) -> None:
                           f"'{noise.metric}'; use --shift additive (or --scale 0: for a count)")
 
 
+def _dither(rng: np.random.Generator, shape: tuple, *, stratified: bool) -> np.ndarray:
+    """Uniforms in [0, 1) that spread a fractional shift over an item's runs (the last axis).
+
+    A whole-number run ``y`` stored as ``y + w`` moves to ``floor(y + w + s)``: by ``floor(s)``, or one
+    step more when ``w >= 1 - frac(s)``. Each ``w`` is uniform, so every run moves by ``s`` on average.
+    For a 0/1 metric a gap is a change of rate, and its runs stay independent draws at the new rate:
+    independent uniforms. On a scale of more levels the gap moves the item's level, and the whole
+    steps are spread evenly over its runs, as for unbounded whole numbers: the uniforms are
+    ``(j + u) / k`` for the runs in random order (``u`` one uniform per item), so the number of runs
+    that step up is ``k frac(s)`` rounded up or down, and the shift adds almost no variance of its own.
+
+    >>> w = _dither(np.random.default_rng(0), (2, 3, 4), stratified=True)
+    >>> sorted(np.floor(w[0, 0] * 4).astype(int).tolist())
+    [0, 1, 2, 3]
+    """
+    if not stratified or not shape[-1]:
+        return rng.random(shape)
+    order = np.argsort(rng.random(shape), axis=-1)
+    return (order + rng.random(shape[:-1])[..., None]) / shape[-1]
+
+
 def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed, shift: str = "additive") -> _Draws:
     """Simulate the noise part of ``sims`` probes with ``items`` items (see the module notes)."""
     _check_shift(shift, noise)
@@ -993,6 +1018,7 @@ def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed, shift:
 
     base = np.empty((sims, items), dtype=np.float64)
     same = bool(np.all(ka == ka[0]))
+    binary = noise.floor == 0 and noise.ceiling == 1
     if bounded:
         runs = np.empty((sims, items, int(ka[0]))) if same else [np.empty((sims, int(k))) for k in ka]
     # blocks of items with the same runs per value, at most about 2,000,000 runs drawn at once
@@ -1009,7 +1035,8 @@ def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed, shift:
                     kept = noise._values[pick(lo, hi, b0, b1, k_a)]
                     if integer:   # y + w with w in [0, 1): floor(y + w + s) moves y by floor(s) or one step more
                         top = kept + 1.0
-                        kept = np.minimum(kept + rng.random(kept.shape), np.nextafter(top, kept))
+                        kept = np.minimum(kept + _dither(rng, kept.shape, stratified=not binary),
+                                          np.nextafter(top, kept))
                     if same:
                         runs[lo:hi, b0:b1, :] = kept
                     else:
