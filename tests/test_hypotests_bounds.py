@@ -13,6 +13,7 @@ import itertools
 import math
 
 import mpmath
+from test_hypotests import brute_sign_flip
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -42,19 +43,7 @@ def brute_tail(g, x):
 
 
 def brute_p(gaps, alternative):
-    g = [float(v) for v in gaps]
-    s_obs = math.fsum(g)
-    tol = 1e-9 * max(abs(s_obs), max(abs(v) for v in g))
-    hits = 0
-    for signs in itertools.product((1.0, -1.0), repeat=len(g)):
-        s = math.fsum(a * b for a, b in zip(signs, g))
-        if alternative == "two-sided":
-            hits += abs(s) >= abs(s_obs) - tol
-        elif alternative == "greater":
-            hits += s >= s_obs - tol
-        else:
-            hits += s <= s_obs + tol
-    return hits / 2 ** len(g)
+    return brute_sign_flip(gaps, alternative)
 
 
 def selberg(u, a, b, K, sign):

@@ -444,8 +444,7 @@ def compare_cells(before, after, *, metric: str, a: str | None = None, b: str | 
     >>> result.change_average_gap, result.change_test.pvalue
     (-1.0, 0.03125)
     """
-    from probestats.analyses.compare import Comparison, NotComparableError, comparable_problems
-    from probestats.stats.hypotests import sign_flip_test
+    from probestats.analyses.compare import NotComparableError, comparable_problems, compare_results
 
     cb, ca = (cells_checked(t, metric, source=s) for t, s in
               ((before, None if names is None else names[0]), (after, None if names is None else names[1])))
@@ -469,11 +468,5 @@ def compare_cells(before, after, *, metric: str, a: str | None = None, b: str | 
     res_a = analyze_cells(after if isinstance(after, pl.DataFrame) else read_cells(after), **kw)
     res_b = replace(res_b, checked=replace(res_b.checked, log=cb.log))
     res_a = replace(res_a, checked=replace(res_a.checked, log=ca.log))
-    items = res_b.main.items.select("item", pl.col("gap").alias("gap_before")).join(
-        res_a.main.items.select("item", pl.col("gap").alias("gap_after")), on="item", maintain_order="left")
-    items = items.with_columns((pl.col("gap_after") - pl.col("gap_before")).alias("change"))
-    test = sign_flip_test(items["change"].to_list(), alternative=alternative)
-    tagged = tuple(replace(p, message=f"{n}: {p.message}") for r, n in ((res_b, names[0]), (res_a, names[1]))
-                   for p in r.problems)
-    return Comparison(before=res_b, after=res_a, names=tuple(names), items=items, change_test=test, problems=tagged,
-                      seeds_checked="seed" in cb.frame.columns and "seed" in ca.frame.columns)
+    return compare_results(res_b, res_a, names=names, alternative=alternative,
+                           seeds_checked="seed" in cb.frame.columns and "seed" in ca.frame.columns)

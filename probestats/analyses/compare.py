@@ -19,7 +19,7 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 import polars as pl
@@ -192,8 +192,6 @@ def compare_runs(before, after, *, metric: str, a: str | None = None, b: str | N
     NotComparableError
         When the logs differ in items, values, seeds or metric.
     """
-    from dataclasses import replace
-
     from probestats.analyses.paired import analyze
     from probestats.checks.schema import require_ok, validate
 
@@ -220,8 +218,13 @@ def compare_runs(before, after, *, metric: str, a: str | None = None, b: str | N
     require_ok(cb)
     require_ok(ca)
     kw = dict(metric=metric, a=cb.a, b=cb.b, alternative=alternative, alpha=alpha, fold_case=fold_case)
-    res_b = analyze(cb.log, **kw)
-    res_a = analyze(ca.log, **kw)
+    return compare_results(analyze(cb.log, **kw), analyze(ca.log, **kw), names=names, alternative=alternative,
+                           seeds_checked="seed" in cb.frame.columns and "seed" in ca.frame.columns)
+
+
+def compare_results(res_b, res_a, *, names, alternative: str, seeds_checked: bool) -> Comparison:
+    """The comparison of two analyses of the same items: each item's change in gap (after minus
+    before), the sign-flip test of those changes, and each run's problems tagged with its name."""
     items = res_b.main.items.select("item", pl.col("gap").alias("gap_before")).join(
         res_a.main.items.select("item", pl.col("gap").alias("gap_after")), on="item", maintain_order="left")
     items = items.with_columns((pl.col("gap_after") - pl.col("gap_before")).alias("change"))
@@ -229,4 +232,4 @@ def compare_runs(before, after, *, metric: str, a: str | None = None, b: str | N
     tagged = tuple(replace(p, message=f"{n}: {p.message}") for r, n in ((res_b, names[0]), (res_a, names[1]))
                    for p in r.problems)
     return Comparison(before=res_b, after=res_a, names=tuple(names), items=items, change_test=test, problems=tagged,
-                      seeds_checked="seed" in cb.frame.columns and "seed" in ca.frame.columns)
+                      seeds_checked=seeds_checked)
