@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import io
-import json
 import os
 import sys
 from pathlib import Path
@@ -134,12 +133,12 @@ def logs_argument(name: str = "log", required: bool = True):
 
 def emit_json(obj) -> None:
     """Print one JSON object on standard output, with the ``schema_version`` of the JSON contract."""
-    from probestats.result import document
+    from probestats.result import document, dumps
 
     # C1 and bidi controls as \u escapes (json escapes C0 itself): the same JSON, nothing raw on a terminal
     from probestats.present.sanitize import json_text
 
-    click.echo(json_text(json.dumps(document(obj), ensure_ascii=False, indent=2, allow_nan=False)))
+    click.echo(json_text(dumps(document(obj))))
 
 
 def _refused_problems(exc: ProbestatsError):
@@ -170,7 +169,9 @@ def json_refusals(func):
 
                 from probestats.present.sanitize import json_text
 
-                click.echo(json_text(json.dumps(refusal(problems), ensure_ascii=False, indent=2, allow_nan=False)))
+                from probestats.result import dumps
+
+                click.echo(json_text(dumps(refusal(problems))))
             raise
 
     return wrapper

@@ -24,9 +24,9 @@ def jsonable(value):
     if isinstance(value, float):
         return float(value) if math.isfinite(value) else None
     if isinstance(value, Mapping):
-        return {str(k): jsonable(v) for k, v in value.items()}
+        return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
+        return [_plain(v) for v in value]
     if hasattr(value, "to_dict"):
         return jsonable(value.to_dict())
     if hasattr(value, "item") and not isinstance(value, bytes):  # numpy scalars
@@ -35,6 +35,17 @@ def jsonable(value):
         except (TypeError, ValueError):
             return str(value)
     return value
+
+
+def _plain(v):
+    """:func:`jsonable` of one member, with the common plain scalars kept without a call (item
+    tables hold tens of thousands of them)."""
+    t = type(v)
+    if t is str or t is int or t is bool or v is None:
+        return v
+    if t is float:
+        return v if math.isfinite(v) else None
+    return jsonable(v)
 
 
 #: Version of the JSON contract every command's top-level object follows (``schema_version``).
@@ -66,3 +77,85 @@ def refusal(problems) -> dict:
     'not_comparable'
     """
     return {"schema_version": SCHEMA_VERSION, "ok": False, "problems": jsonable(list(problems))}
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _key(k, scalar) -> str:
+    """An object key as ``json`` writes it: text as is, other scalars as their JSON text, quoted."""
+    if isinstance(k, str):
+        return scalar.encode(k)
+    if k is True or k is False or k is None or isinstance(k, (int, float)):
+        return scalar.encode(scalar.encode(k))
+    raise TypeError(f"keys must be str, int, float, bool or None, not {type(k).__name__}")
+
+
+def dumps(value, *, indent: int = 2) -> str:
+    """``json.dumps(value, ensure_ascii=False, indent=indent, allow_nan=False)``, the same text, faster.
+
+    The standard library encodes an indented document in pure Python (its C encoder knows no
+    indent); a command's JSON can hold tens of thousands of item rows. Here every list or
+    object whose members are all scalars (the rows) goes through the C encoder in one call,
+    with the newline and indentation as its item separator, so only the few outer levels are
+    walked in Python. ``value`` must be JSON-safe (see :func:`jsonable`): dicts with string
+    keys, lists, and scalars; a NaN or an infinity raises ValueError as ``allow_nan=False`` does.
+
+    Examples
+    --------
+    >>> import json
+    >>> doc = {"a": [1, 2.5, None], "b": {"c": "x", "d": []}, "e": [{"f": True}, {}]}
+    >>> dumps(doc) == json.dumps(doc, ensure_ascii=False, indent=2, allow_nan=False)
+    True
+    """
+    import json
+
+    step = " " * indent
+    flat_encoders: dict[int, json.JSONEncoder] = {}
+
+    def flat(depth: int) -> json.JSONEncoder:
+        enc = flat_encoders.get(depth)
+        if enc is None:
+            enc = flat_encoders[depth] = json.JSONEncoder(
+                ensure_ascii=False, allow_nan=False, separators=(",\n" + step * depth, ": "))
+        return enc
+
+    scalar = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
+    out: list[str] = []
+
+    def walk(v, depth: int) -> None:
+        if isinstance(v, dict):
+            if not v:
+                out.append("{}")
+                return
+            inner = step * (depth + 1)
+            if all(isinstance(x, _SCALARS) for x in v.values()):
+                body = flat(depth + 1).encode(v)          # '{"k": 1,\n<inner>"j": 2}'
+                out.append("{\n" + inner + body[1:-1] + "\n" + step * depth + "}")
+                return
+            out.append("{")
+            first = True
+            for k, x in v.items():
+                out.append(("\n" if first else ",\n") + inner + _key(k, scalar) + ": ")
+                first = False
+                walk(x, depth + 1)
+            out.append("\n" + step * depth + "}")
+        elif isinstance(v, (list, tuple)):
+            if not v:
+                out.append("[]")
+                return
+            inner = step * (depth + 1)
+            if all(isinstance(x, _SCALARS) for x in v):
+                body = flat(depth + 1).encode(list(v))
+                out.append("[\n" + inner + body[1:-1] + "\n" + step * depth + "]")
+                return
+            out.append("[")
+            for i, x in enumerate(v):
+                out.append(("\n" if i == 0 else ",\n") + inner)
+                walk(x, depth + 1)
+            out.append("\n" + step * depth + "]")
+        else:
+            out.append(scalar.encode(v))
+
+    walk(value, 0)
+    return "".join(out)

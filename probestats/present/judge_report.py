@@ -18,7 +18,6 @@ Examples
 from __future__ import annotations
 
 import base64
-import json
 from pathlib import Path
 from urllib.parse import quote
 
@@ -120,7 +119,7 @@ def render_judge_report(result, *, format: str = "md", templates=None, assets_di
     from probestats.errors import OptionError
     from probestats.present.output import write_whole
     from probestats.present.report import _environment, _user_template_errors
-    from probestats.result import jsonable
+    from probestats.result import dumps, jsonable
 
     if format not in ("md", "html", "json"):
         raise OptionError(f"unknown report format '{format}'; use one of md, html, json")
@@ -129,7 +128,7 @@ def render_judge_report(result, *, format: str = "md", templates=None, assets_di
         out = result.to_dict()
         out["report"] = {"title": f"Order probe of a judge: {result.order}", "sections": ["judge"],
                          "sentences": {"judge": ctx["sentences"]}}
-        return json.dumps(jsonable(out), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+        return dumps(jsonable(out)) + "\n"
     env = _environment(format, templates)
     images, pngs = judge_images(result, format, assets_dir)
     with _user_template_errors(templates):

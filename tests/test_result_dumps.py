@@ -1,0 +1,48 @@
+"""probestats.result.dumps writes exactly the text of json.dumps(indent=2, ensure_ascii=False, allow_nan=False)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from probestats.result import dumps
+
+SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-(10**20), 10**20),
+                    st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=8))
+KEYS = st.one_of(st.text(max_size=6), st.integers(-5, 5), st.booleans(), st.none(),
+                 st.floats(allow_nan=False, allow_infinity=False))
+VALUES = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=5),
+                                                       st.dictionaries(KEYS, inner, max_size=5)), max_leaves=40)
+
+
+def reference(value, indent=2):
+    return json.dumps(value, ensure_ascii=False, indent=indent, allow_nan=False)
+
+
+@given(VALUES)
+def test_dumps_is_the_standard_librarys_text(value):
+    assert dumps(value) == reference(value)
+
+
+@given(VALUES, st.integers(0, 4))
+def test_any_indent(value, indent):
+    assert dumps(value, indent=indent) == reference(value, indent)
+
+
+def test_rows_of_a_large_document_and_controls_in_text():
+    doc = {"schema_version": 1, "items": [{"item": f"i\u202e{k}\x1b", "gap": k / 7, "n": k, "ok": k % 2 == 0,
+                                           "sd": None} for k in range(500)],
+           "nested": {"a": [[1, 2], [], {}], "b": [{"c": [1.5, "é"]}]}, "t": (1, 2)}
+    assert dumps(doc) == reference(doc)
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, [1, -math.inf], {"x": {"y": math.nan}}])
+def test_nan_is_refused_as_json_refuses_it(bad):
+    with pytest.raises(ValueError):
+        reference(bad)
+    with pytest.raises(ValueError):
+        dumps(bad)
