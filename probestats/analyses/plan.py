@@ -383,26 +383,25 @@ class _ShiftTable:
     def shift(self, cell: np.ndarray, gap: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The run shift for each (cell, gap), and the gap the cell's mean really moves by."""
         first, last = self.first[cell], self.last[cell]
-        inside = np.minimum(np.maximum(gap, first), last)
-        s = np.interp(inside + cell * self.offset, self.x, self.s)
-        if not self.has_floor:
-            s = s + np.minimum(gap - first, 0.0)
-        if not self.has_ceiling:
-            s = s + np.maximum(gap - last, 0.0)
+        s = self._piecewise(gap, first, last, cell * self.offset, self.x, self.s)
         realized = np.minimum(gap, last) if self.has_ceiling else gap
         realized = np.maximum(realized, first) if self.has_floor else realized
         return s, realized
 
     def moved(self, cell: np.ndarray, s: np.ndarray) -> np.ndarray:
         """``G_c(s)``: how far a run shift ``s`` moves cell ``c``'s mean (the inverse of :meth:`shift`)."""
-        lo, hi = self.s_first[cell], self.s_last[cell]
-        inside = np.minimum(np.maximum(s, lo), hi)
-        g = np.interp(inside + cell * self.s_offset, self.s_key, self.x_plain)
+        return self._piecewise(s, self.s_first[cell], self.s_last[cell], cell * self.s_offset, self.s_key,
+                               self.x_plain)
+
+    def _piecewise(self, v, lo, hi, offset, xs, ys) -> np.ndarray:
+        """The cell's piecewise-linear map (knots ``xs`` -> ``ys``, each cell's knots shifted by its
+        ``offset``) at ``v``, extended with slope 1 beyond the ends that no bound stops."""
+        out = np.interp(np.minimum(np.maximum(v, lo), hi) + offset, xs, ys)
         if not self.has_floor:
-            g = g + np.minimum(s - lo, 0.0)
+            out = out + np.minimum(v - lo, 0.0)
         if not self.has_ceiling:
-            g = g + np.maximum(s - hi, 0.0)
-        return g
+            out = out + np.maximum(v - hi, 0.0)
+        return out
 
     def limits(self, cell: np.ndarray, w: float) -> tuple[np.ndarray, np.ndarray]:
         """The smallest and largest gaps a cell's mixture (its runs with probability ``w``) can reach."""

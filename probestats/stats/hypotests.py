@@ -1369,26 +1369,32 @@ class _CharFn:
         if K > have:
             j = np.arange(have + 1, K + 1, dtype=float)
             t = 2.0 * np.pi * j / self.P
-            phi = np.zeros(t.size)
-            err = np.full(t.size, np.inf)
-            todo = np.arange(t.size)
-            b = self._gauss(t)
-            tiny = b <= FOURIER_TINY
-            err[tiny] = b[tiny]
-            todo = todo[~tiny]
-            for sub in self.subsets:
-                if todo.size == 0:
-                    break
-                b = self._bound(t[todo], sub)
-                tiny = b <= FOURIER_TINY
-                err[todo[tiny]] = b[tiny]
-                todo = todo[~tiny]
-            if todo.size:
-                phi[todo], err[todo] = self._exact(t[todo])
-                self.exact_count += int(todo.size)
+            bounds = [self._gauss] + [lambda tt, sub=sub: self._bound(tt, sub) for sub in self.subsets]
+            phi, err, exact = _at_frequencies(t, float, bounds, self._exact)
+            self.exact_count += exact
             self.phi = np.concatenate((self.phi, phi))
             self.err = np.concatenate((self.err, err))
         return self.phi[:K], self.err[:K]
+
+
+def _at_frequencies(t: np.ndarray, dtype, bounds, exact) -> tuple[np.ndarray, np.ndarray, int]:
+    """A characteristic function at the frequencies ``t``, with error bounds, evaluating it only where
+    it may matter: each of ``bounds`` in turn (cheap upper bounds on its size) settles the frequencies
+    where it is at most ``FOURIER_TINY`` (value 0, error the bound); ``exact`` gives (values, errors)
+    at the rest. Returns (values, errors, how many were evaluated exactly)."""
+    values = np.zeros(t.size, dtype=dtype)
+    err = np.full(t.size, np.inf)
+    todo = np.arange(t.size)
+    for bound in bounds:
+        if todo.size == 0:
+            break
+        b = bound(t[todo])
+        tiny = b <= FOURIER_TINY
+        err[todo[tiny]] = b[tiny]
+        todo = todo[~tiny]
+    if todo.size:
+        values[todo], err[todo] = exact(t[todo])
+    return values, err, int(todo.size)
 
 
 def _arc_terms(cf: _CharFn, K: int) -> tuple:
@@ -1605,22 +1611,9 @@ class _TiltedCharFn:
         have = self.psi.size
         if K > have:
             t = 2.0 * np.pi * np.arange(have + 1, K + 1, dtype=float) / self.P
-            psi = np.zeros(t.size, dtype=complex)
-            err = np.full(t.size, np.inf)
-            todo = np.arange(t.size)
-            b = self._gauss(t)
-            tiny = b <= FOURIER_TINY
-            err[tiny] = b[tiny]
-            todo = todo[~tiny]
-            for sub, wsub in self.subsets:
-                if todo.size == 0:
-                    break
-                b = self._bound(t[todo], sub, wsub)
-                tiny = b <= FOURIER_TINY
-                err[todo[tiny]] = b[tiny]
-                todo = todo[~tiny]
-            if todo.size:
-                psi[todo], err[todo] = self._exact(t[todo])
+            bounds = [self._gauss] + [lambda tt, sub=sub, wsub=wsub: self._bound(tt, sub, wsub)
+                                      for sub, wsub in self.subsets]
+            psi, err, _ = _at_frequencies(t, complex, bounds, self._exact)
             self.psi = np.concatenate((self.psi, psi))
             self.err = np.concatenate((self.err, err))
         return self.psi[:K], self.err[:K]
