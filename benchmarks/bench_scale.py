@@ -28,17 +28,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from bench_read import DATA, compile_package  # noqa: E402
+from bench_read import JOBS as ANALYZE_JOBS  # noqa: E402
 from bench_read import measure as measure_in_child  # noqa: E402
 
 JOBS = {
-    "probestats analyze --json": """
-import contextlib, io
-from probestats.cli import main
-buf = io.StringIO()
-with contextlib.redirect_stdout(buf):
-    code = main(["analyze", PATH, "--metric", "steps", "--json"])
-assert code == 0, code
-""",
+    "probestats analyze --json": ANALYZE_JOBS["probestats analyze --json (end to end)"],
     "pandas.read_csv alone": """
 import pandas as pd
 frame = pd.read_csv(PATH)

@@ -51,7 +51,7 @@ import polars as pl
 
 from probestats.analyses.paired import Analysis, _jsonable, adjust, check_common, compare_pair, design_problems
 from probestats.checks.exact import mean_sd, units
-from probestats.checks.schema import SETTINGS, Checked, decimal_places, require_ok, validate
+from probestats.checks.schema import SETTINGS, Checked, decimal_places, default_pair, require_ok, validate
 from probestats.errors import OptionError, Problem, ReadError, count_of
 from probestats.io.read import ROW, Log
 
@@ -285,10 +285,7 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
     if absent:
         raise OptionError(f"--by {absent[0]}: the cell table has no such column; build it with --by {absent[0]}")
     order = frame.group_by("variant").agg(pl.col("first_row").min()).sort("first_row")["variant"].to_list()
-    if a is None or b is None:
-        rest = [v for v in order if v not in (a, b)]
-        a = a if a is not None else rest.pop(0) if rest else None
-        b = b if b is not None else rest.pop(0) if rest else None
+    a, b = default_pair(order, a, b)
     for name, v in (("--a", a), ("--b", b)):
         if v is None or v not in order:
             raise OptionError(f"{name} {v}: not a value of the cell table (values: {', '.join(order[:10])})")
@@ -454,9 +451,7 @@ def compare_cells(before, after, *, metric: str, a: str | None = None, b: str | 
         if v is not None and v not in cb.values:
             raise OptionError(f"{name} {v}: not a value of the cell table (values: {', '.join(cb.values[:10])})")
     if a is not None or b is not None:  # the default pair: the first values other than the one given
-        rest = [v for v in cb.values if v not in (a, b)]
-        a = a if a is not None else rest.pop(0) if rest else None
-        b = b if b is not None else rest.pop(0) if rest else None
+        a, b = default_pair(cb.values, a, b)
     else:
         a, b = cb.a, cb.b
     problems = comparable_problems(cb, ca, metric=metric, names=names,

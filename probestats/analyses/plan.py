@@ -790,10 +790,9 @@ def heterogeneity_from_pilot(pilot, noise, metric: str | None = None, *, a: str 
         raise ColumnError(f"{big} value(s) of '{metric}' in the pilot log are infinite or too large to use; "
                           "write them as finite numbers of ordinary size (or rescale the metric)")
     values = df["variant"].unique(maintain_order=True).to_list()
-    if a is None or b is None:
-        rest = [v for v in values if v not in (a, b)]
-        a = a if a is not None else rest.pop(0) if rest else None
-        b = b if b is not None else rest.pop(0) if rest else None
+    from probestats.checks.schema import default_pair
+
+    a, b = default_pair(values, a, b)
     for name, v in (("a", a), ("b", b)):
         if v is None or v not in values:
             raise OptionError(f"the pilot log needs two values to compare; value {name}={v!r} is not among "

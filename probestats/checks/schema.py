@@ -569,6 +569,21 @@ def _flagged(problems) -> bool:
     return any(p.code == "non_numeric" and p.rows for p in problems)
 
 
+def default_pair(values, a, b) -> tuple:
+    """The values compared: ``a`` and ``b`` as given, each missing one the first value (in the log's
+    order) other than those given; None where none is left.
+
+    >>> default_pair(["x", "y", "z"], None, None), default_pair(["x", "y", "z"], None, "x"), default_pair(["x"], None, None)
+    (('x', 'y'), ('y', 'x'), ('x', None))
+    """
+    rest = [v for v in values if v not in (a, b)]
+    if a is None:
+        a = rest.pop(0) if rest else None
+    if b is None:
+        b = rest.pop(0) if rest else None
+    return a, b
+
+
 def _choose_values(values, a, b, log: Log):
     problems = []
     col = log.columns.get("variant")
@@ -581,11 +596,7 @@ def _choose_values(values, a, b, log: Log):
                                     f"{name} {v}: no such value in the log; values seen: {shown}{hint}", column=col))
     if problems:
         return a, b, problems
-    rest = [v for v in values if v not in (a, b)]
-    if a is None:
-        a = rest.pop(0) if rest else None
-    if b is None:
-        b = rest.pop(0) if rest else None
+    a, b = default_pair(values, a, b)
     if a is None or b is None:
         problems.append(Problem("error", "too_few_values",
                                 f"the log has only one value of the attribute ({', '.join(repr(v) for v in values) or 'none'}); "
