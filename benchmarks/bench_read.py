@@ -114,8 +114,9 @@ def measure(job: str, path: Path, rows: int, jobs: dict | None = None) -> dict:
                           env=ENV)
     if done.returncode != 0:
         raise SystemExit(f"{job} failed:\n{done.stderr}")
-    # the last line that is a JSON object (a library may print a line of its own after it)
-    return json.loads([line for line in done.stdout.splitlines() if line.startswith("{")][-1])
+    # the runner's last object (a library may print output of its own around it: DuckDB draws a
+    # progress bar without a line break on a query slower than two seconds)
+    return json.loads(done.stdout[done.stdout.rindex('{"seconds"'):].splitlines()[0])
 
 
 def main() -> None:

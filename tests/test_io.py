@@ -332,7 +332,7 @@ def test_a_header_polars_would_read_as_a_pattern_is_an_ordinary_column(tmp_path,
 
 
 def test_a_csv_read_in_chunks_matches_pythons_csv_reader(tmp_path):
-    """probestats asks polars to read CSV files in 2 MiB chunks (to keep the peak memory of a large
+    """probestats asks polars to read CSV files in 4 MiB chunks (to keep the peak memory of a large
     log low). Records longer than a chunk, and quoted line breaks and quotes on either side of a
     chunk's edge, must still read exactly as Python's csv module reads them."""
     import csv
@@ -341,7 +341,7 @@ def test_a_csv_read_in_chunks_matches_pythons_csv_reader(tmp_path):
 
     from probestats.io.read import CSV_CHUNK_BYTES
 
-    assert os.environ.get("POLARS_CSV_CHUNK_SIZE") == str(CSV_CHUNK_BYTES) == str(2 << 20)
+    assert os.environ.get("POLARS_CSV_CHUNK_SIZE") == str(CSV_CHUNK_BYTES) == str(4 << 20)
     rng = random.Random(7)
     rows = []
     for i in range(12000):

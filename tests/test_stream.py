@@ -351,3 +351,48 @@ def test_within_log_noise_when_the_pass_cannot_split_the_runs(tmp_path):
         assert streamed is not None and streamed.halves is None   # the runs of value a are read again
         eager, streaming = both(path, metric="steps")
         assert streaming == eager and '"within-log' in streaming, name
+
+
+@pytest.mark.parametrize("case, passes", [("plain_head_then_a_decimal_whole", 2), ("model_changes_late", 2),
+                                          ("temperature_written_another_way", 1), ("blank_model_late", 2),
+                                          ("clean", 1)])
+def test_the_first_pass_gives_way_to_the_general_pass(case, passes, tmp_path, monkeypatch):
+    """The first pass reads numbers with the CSV reader and compares every setting with the first
+    row's; what it cannot take (guessed from the first rows, here 8) is read by the general pass,
+    and the result is the eager path's either way."""
+    import probestats.checks.stream as stream
+
+    monkeypatch.setattr(stream, "_HEAD", 8)
+    taken = []
+    first_pass = stream._pass
+    monkeypatch.setattr(stream, "_pass", lambda *args, **kw: taken.append(1) or first_pass(*args, **kw))
+    frame = make_log(items=6, runs=4, seed=21).with_columns(pl.col(c).cast(pl.String) for c in ("steps", "temperature"))
+    late = pl.col("item") == pl.col("item").last()   # every run of the last item
+    changed = {
+        "plain_head_then_a_decimal_whole": ("steps", pl.col("steps") + ".0"),   # "4.0": the same number
+        "model_changes_late": ("model", pl.lit("stand-in-v2")),
+        "temperature_written_another_way": ("temperature", pl.lit(" 0.80")),
+        "blank_model_late": ("model", pl.lit(None, pl.String)),
+        "clean": ("model", pl.col("model")),
+    }[case]
+    frame = frame.with_columns(pl.when(late).then(changed[1]).otherwise(pl.col(changed[0])).alias(changed[0]))
+    path = write(frame, tmp_path / "log.csv")
+    streamed = validate_streaming(path, metric="steps")
+    assert len(taken) == passes
+    assert (streamed is None) == (case == "blank_model_late")   # a blank setting: validate names its rows
+    eager, streaming = both(path, metric="steps")
+    assert streaming == eager
+    if case == "model_changes_late":
+        assert [p.code for p in streamed.checked.problems] == ["mixed_setting"]
+
+
+def test_typed_rows_only_for_a_csv_read_as_it_is(tmp_path):
+    from probestats.io.read import read_log, typed_rows
+    from probestats.shape.derive import apply
+
+    path = write(make_log(items=2, runs=2).with_columns(pl.col("steps").cast(pl.String)), tmp_path / "log.csv")
+    log = read_log(path, metric="steps")
+    assert typed_rows(log, {"steps": pl.Int64}).collect_schema()["steps"] == pl.Int64
+    assert typed_rows(apply(log, derive=["double = steps * 2"]), {"steps": pl.Int64}) is None
+    assert typed_rows(apply(log, where="item <> 'x'"), {"steps": pl.Int64}) is None
+    assert typed_rows(read_log(pl.read_csv(path), metric="steps"), {"steps": pl.Int64}) is None

@@ -30,7 +30,7 @@ pass); :func:`halves_table` turns those sums into that comparison's item table.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 import polars as pl
 
@@ -39,7 +39,7 @@ from probestats.checks.schema import (FIRST, SETTINGS, Checked, _HASH_SEED, _as_
                                       _is_text, _lists, _near_duplicates, _seed_mismatch, _seen,
                                       _side_by_side, _unequal_runs, mixed_setting)
 from probestats.errors import has_errors
-from probestats.io.read import ROW, Log, collect, read_log
+from probestats.io.read import ROW, Log, _panic_quiet, collect, read_log, typed_rows
 
 __all__ = ["Streamed", "validate_streaming", "halves_table"]
 
@@ -102,47 +102,89 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
         return None
     settings = [s for s in SETTINGS if s in present and s not in by]
     dtype = schema[metric]
+    raw = pl.col(metric)
     if dtype == pl.String:
         if not log._read.get("delimited"):
             return None   # numbers stored as text in JSON or a sheet: validate words that warning
-        x = pl.col(metric).cast(pl.Float64, strict=False)   # a cell with spaces gives null: validate reads it
+        x = raw.cast(pl.Float64, strict=False)   # a cell with spaces gives null: validate reads it
     elif dtype.is_numeric() or dtype == pl.Boolean:
-        x = pl.col(metric).cast(pl.Float64)
+        x = raw.cast(pl.Float64)
     else:
         return None
+    x = x.fill_nan(None).alias(metric)   # not a number is a blank cell, which validate reports
     keys = ["item", *by]
     # text is read as written, without the copies that stripping spaces makes; a value with spaces
     # around it shows in the cells (or fails to parse as a number), and validate takes over
-    text = {c: pl.col(c) if schema[c] == pl.String else _as_text(pl.col(c), schema[c]).alias(c)
-            for c in ["item", "seed", "model", "system", *by] if c in present}
+    as_text = {c: pl.col(c) if schema[c] == pl.String else _as_text(pl.col(c), schema[c]).alias(c)
+               for c in ["item", "seed", "model", "system", *by] if c in present}
     # values are grouped as written: spaces around one show in the cells (then validate reports them)
-    text["variant"] = pl.col("variant").cast(pl.String) if _is_text(schema["variant"]) else _as_text(
+    as_text["variant"] = pl.col("variant").cast(pl.String) if _is_text(schema["variant"]) else _as_text(
         pl.col("variant"), schema["variant"]).alias("variant")
-    x = x.fill_nan(None)   # not a number is a blank cell, which validate reports
-    columns = [*text.values(), x.alias(metric), pl.col(ROW)]
+    text = {c: e for c, e in as_text.items() if c not in settings}
+    setting = {c: e for c, e in as_text.items() if c in settings}
     if "temperature" in settings:
         t = schema["temperature"]
         if t.is_numeric():
             temp = pl.col("temperature").cast(pl.Float64).fill_nan(None)
-            columns.append(pl.when(temp == 0).then(0.0).otherwise(temp).alias("temperature"))
+            setting["temperature"] = pl.when(temp == 0).then(0.0).otherwise(temp).alias("temperature")
         elif t == pl.String:   # compared as written in the pass; read as a number in the cells
-            columns.append(pl.col("temperature"))
+            setting["temperature"] = pl.col("temperature")
         else:
             return None
     seeded = "seed" in present
-    places, split, exemplars = _head(log, text, x.alias(metric), a, halves and seeded, keys)
-    if places is None:
+    head = _head(log, text, x, a, halves and seeded, keys, setting)
+    if head.places is None:
         return None   # values that are not short decimals: validate averages them with fractions
     if progress:
         progress(f"reading {log.source}")
-    rows = log.lazy.select(columns)
+    identity = [*text.values(), pl.col(ROW)]
+    common = dict(seeded=seeded, split=head.split, reply="reply" in present, settings=settings)
+    rows, typed, firsts, plain, written = _fast_rows(log, metric, dtype, head, identity, setting)
+    per = _pass(rows, by, aggregations(metric, head.places, plain=plain, written=written, firsts=firsts, **common),
+                before_pass)
+    if (per is None and typed) or (per is not None and "__general" in per.columns and per["__general"].sum()):
+        # a number the reader could not parse, a value not written as a plain whole number, or
+        # settings that vary: the general pass reads the text and keeps each cell's settings
+        per = _pass(log.lazy.select(identity + list(setting.values()) + [x]), by,
+                    aggregations(metric, head.places, **common))
+    elif per is not None:
+        if plain:   # whole numbers have no finer places
+            per = per.with_columns(pl.lit(0, pl.UInt32).alias("__finer"))
+        if firsts is not None:   # every row holds the first row's settings
+            held = {s: pl.lit(value, pl.String if isinstance(value, str) else pl.Float64)
+                    for s, value in firsts.items()}
+            per = per.with_columns(*[v.alias(s) for s, v in held.items()],
+                                   *[v.alias(f"__{s}_max") for s, v in held.items()],
+                                   *[pl.lit(0, pl.UInt32).alias(f"__{s}_nulls") for s in held])
+    if per is None:
+        return None   # validate reads the log again and says what is wrong with it
+    if progress:
+        progress("checking the cells")
+    return _finish(per, log, metric=metric, a=a, b=b, by=by, keys=keys, settings=settings, fold_case=fold_case,
+                   same_seeds=same_seeds, seeded=seeded, split=head.split, reply="reply" in present,
+                   places=head.places, exemplars=head.exemplars, variant=text["variant"],
+                   rows=log.lazy.select([*text.values(), x, pl.col(ROW)]))
+
+
+def aggregations(metric: str, places: int, *, seeded: bool, split: float | None, reply: bool,
+                 settings: Sequence[str], plain: bool = False, written: bool = False,
+                 firsts: dict | None = None) -> list[pl.Expr]:
+    """The pass's sums per cell (see the module docstring).
+
+    ``plain``: the metric column holds whole numbers read as integers; with ``written``, the column
+    ``__written`` says which cells had text (a cell with text but no integer is not plain). ``firsts``: the value of each setting in the first row, which every row is
+    compared with (one sum, ``__general``, counts the rows that differ and the values that are not
+    plain whole numbers: then the general pass, without ``plain`` and ``firsts``, reads the log).
+    """
     v = pl.col(metric)
     # whole units of 10**-places; a value with more places shows in __finer and validate takes over
-    whole = (v if places == 0 else (v * 10**places).round()).cast(pl.Int64)
+    whole = v if plain else (v if places == 0 else (v * 10**places).round()).cast(pl.Int64)
     aggs = [pl.len().alias("n"), pl.col(ROW).min().alias(FIRST), v.count().alias("counted"),
-            v.min().alias("__min"), v.max().alias("__max"), whole.sum().alias("__s"), (whole * whole).sum().alias("__q"),
-            (v.round(places) != v).sum().alias("__finer")]
-    if "reply" in present:
+            v.min().alias("__min"), v.max().alias("__max"), whole.sum().alias("__s"), (whole * whole).sum().alias("__q")]
+    general = [pl.col("__written") & v.is_null()] if written else []
+    if not plain:
+        aggs.append((v.round(places) != v).sum().alias("__finer"))
+    if reply:
         aggs.append((v == 0).sum().alias("__zeros"))
     if seeded:
         seed = pl.col("seed")
@@ -156,36 +198,100 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
             first = sf < split
             aggs += [first.sum().alias("__first_n"), pl.when(first).then(whole).otherwise(0).sum().alias("__first_s"),
                      pl.when(first).then(whole * whole).otherwise(0).sum().alias("__first_q")]
-    for s in settings:
-        c = pl.col(s)
-        aggs += [c.min().alias(s), c.max().alias(f"__{s}_max"), c.null_count().alias(f"__{s}_nulls")]
+    if firsts is not None:
+        general += [pl.col(s).ne_missing(pl.lit(value)) for s, value in firsts.items()]
+    else:
+        for s in settings:
+            c = pl.col(s)
+            aggs += [c.min().alias(s), c.max().alias(f"__{s}_max"), c.null_count().alias(f"__{s}_nulls")]
+    if general:
+        aggs.append(pl.any_horizontal(general).sum().alias("__general"))
+    return aggs
+
+
+def _pass(rows: pl.LazyFrame, by: Sequence[str], aggs: list[pl.Expr],
+          before_pass: Callable[[], None] | None = None) -> pl.DataFrame | None:
+    """The cells of ``rows`` (one row per item x ``by`` x value, in order of appearance); None when
+    polars cannot read the log."""
     if before_pass:
         before_pass()
     try:
-        per = rows.group_by(["item", *by, "variant"]).agg(aggs).sort(FIRST).collect(engine="streaming")
-    except pl.exceptions.PolarsError:
-        return None   # validate reads the log again and says what is wrong with it
-    if progress:
-        progress("checking the cells")
-    return _finish(per, log, metric=metric, a=a, b=b, by=by, keys=keys, settings=settings, fold_case=fold_case,
-                   same_seeds=same_seeds, seeded=seeded, split=split, reply="reply" in present, places=places,
-                   exemplars=exemplars, variant=text["variant"],
-                   rows=log.lazy.select([*text.values(), x.alias(metric), pl.col(ROW)]))
+        with _panic_quiet():
+            return rows.group_by(["item", *by, "variant"]).agg(aggs).sort(FIRST).collect(engine="streaming")
+    except (pl.exceptions.PolarsError, pl.exceptions.PanicException):
+        return None
 
 
-def _head(log: Log, text: dict, metric: pl.Expr, a: str | None, split: bool, keys: list[str]):
-    """From the first rows of the log: the metric's decimal places (None when some value is not a
-    short decimal); the seed below which the first item's runs of value ``a`` are its first half
-    (None when not asked for or not found); and the seeds of each cell seen in these rows (their
-    fingerprint, count, distinct count and whether one is blank or written with spaces), which
-    show the seed lists the log uses once the pass says which cells these rows hold whole. The
-    guesses are checked on every row by the pass."""
+class _Head(NamedTuple):
+    places: int | None            #: the metric's decimal places; None when some value is not a short decimal
+    split: float | None           #: the seed below which value ``a``'s runs are an item's first half
+    exemplars: pl.DataFrame | None   #: the seeds of each cell seen (see _seed_lists)
+    plain: bool                   #: every metric value written as a plain whole number ("4", not "4.0")
+    firsts: dict                  #: each setting's value in the first row
+    temperature: float | None     #: the first row's temperature read as a number (0 for -0; None for NaN)
+
+
+def _fast_rows(log: Log, metric: str, dtype: pl.DataType, head: "_Head", identity: list[pl.Expr],
+               setting: dict[str, pl.Expr]):
+    """The rows of the first pass, read as cheaply as the first rows allow, and how to sum them.
+
+    Numbers are parsed by the CSV reader where they can be (:func:`~probestats.io.read.typed_rows`):
+    a metric written as plain whole numbers as 64-bit integers, a temperature written as text as a
+    float (validation reads both as numbers, spaces around them stripped). Each setting is compared
+    with the first row's value (one sum for them all) when the first row has every one.
+
+    Returns the rows, whether some column is parsed by the reader, the first row's settings (or
+    None), whether the metric is read as integers, and whether a ``__written`` column flags the
+    cells with text (a metric cast from text: a cell that is not a plain whole number is null).
+    """
+    plain = head.places == 0 and (dtype.is_integer() or (dtype == pl.String and head.plain))
+    firsts = dict(head.firsts)
+    dtypes = {}
+    if plain and dtype == pl.String:
+        dtypes[metric] = pl.Int64
+    if "temperature" in setting and log.lazy.collect_schema()["temperature"] == pl.String:
+        dtypes["temperature"] = pl.Float64
+        firsts["temperature"] = head.temperature
+    rows = typed_rows(log, dtypes) if dtypes else None
+    if rows is None:
+        rows, dtypes, firsts = log.lazy, {}, dict(head.firsts)
+    columns = list(identity)
+    for s, e in setting.items():
+        if s in dtypes:
+            t = pl.col(s).fill_nan(None)
+            e = pl.when(t == 0).then(0.0).otherwise(t).alias(s)
+        columns.append(e)
+    written = False
+    raw = pl.col(metric)
+    if not plain:
+        columns.append((raw.cast(pl.Float64, strict=False) if dtype == pl.String else raw.cast(pl.Float64))
+                       .fill_nan(None).alias(metric))
+    elif metric in dtypes or dtype.is_integer():
+        columns.append(raw.cast(pl.Int64))
+    else:
+        columns += [raw.cast(pl.Int64, strict=False).alias(metric), raw.is_not_null().alias("__written")]
+        written = True
+    firsts = firsts if all(v is not None for v in firsts.values()) else None
+    return rows.select(columns), bool(dtypes), firsts, plain, written
+
+
+def _head(log: Log, text: dict, metric: pl.Expr, a: str | None, split: bool, keys: list[str],
+          settings: dict) -> _Head:
+    """From the first rows of the log: the metric's decimal places; the seed below which the first
+    item's runs of value ``a`` are its first half (None when not asked for or not found); the seeds
+    of each cell seen in these rows (their fingerprint, count, distinct count and whether one is
+    blank or written with spaces), which show the seed lists the log uses once the pass says which
+    cells these rows hold whole; whether the metric is written as plain whole numbers; and the
+    settings of the first row. The guesses are checked on every row by the pass."""
     from probestats.stats.exact import row_places
 
     seeded = "seed" in text
+    name = metric.meta.output_name()
     head = collect(log.lazy.head(_HEAD).select(*[text[k] for k in keys], text["variant"], metric,
-                                               *([text["seed"]] if seeded else [])), log.source, log._path)
-    places = row_places(head[metric.meta.output_name()])
+                                               pl.col(name).cast(pl.Int64, strict=False).alias("__plain"),
+                                               *([text["seed"]] if seeded else []), *settings.values()),
+                   log.source, log._path)
+    places = row_places(head[name])
     places = None if places.null_count() else int(places.max() or 0)
     exemplars = None
     if seeded:
@@ -194,7 +300,15 @@ def _head(log: Log, text: dict, metric: pl.Expr, a: str | None, split: bool, key
             pl.len().alias("__head_n"), seed.n_unique().alias("__head_distinct"),
             (seed.is_null() | (seed != seed.str.strip_chars())).any().alias("__head_odd"),
             seed.hash(seed=_HASH_SEED).sum().alias("__head_seeds"))
-    return places, (_split_seed(head, a) if split and places is not None else None), exemplars
+    plain = head["__plain"].null_count() == head[name].null_count()
+    firsts = {s: head[s][0] if head.height else None for s in settings}
+    temperature = None
+    if "temperature" in settings and head.height:
+        t = head.select(pl.col("temperature").cast(pl.String).str.strip_chars().cast(pl.Float64, strict=False)
+                        .fill_nan(None)).item(0, 0)
+        temperature = None if t is None else (0.0 if t == 0 else t)
+    return _Head(places, _split_seed(head, a) if split and places is not None else None, exemplars, plain, firsts,
+                 temperature)
 
 
 def _split_seed(head: pl.DataFrame, a: str | None) -> float | None:

@@ -22,10 +22,11 @@ from pathlib import Path
 from typing import Any, Mapping
 
 # polars reads a CSV file in chunks of POLARS_CSV_CHUNK_SIZE bytes, a value it looks up once, at its
-# first CSV read in the process. Its default holds most of a large file in memory at once; 2 MiB
-# chunks read a 1,000,000-row log as fast at about 60% of the peak memory (1 MiB chunks take
-# 30 MiB less but 0.02 s longer; see benchmarks/bench_read.py). A value the user has set wins.
-CSV_CHUNK_BYTES = 2 << 20
+# first CSV read in the process. Its default holds most of a large file in memory at once; 4 MiB
+# chunks keep analyze's peak near 0.2 GB at 1,000,000 and at 10,000,000 rows, and read faster
+# than 2 MiB chunks (0.75 s against 0.88 s for analyze of a 1,000,000-row log, for about 30 MiB
+# more; see benchmarks/bench_scale.py). A value the user has set wins.
+CSV_CHUNK_BYTES = 4 << 20
 os.environ.setdefault("POLARS_CSV_CHUNK_SIZE", str(CSV_CHUNK_BYTES))
 
 import polars as pl  # noqa: E402  (after the setting above, which polars reads from the environment)
@@ -629,8 +630,12 @@ def _read_delimited(path, fmt, skip_rows, columns, encoding, metric) -> Log:
     multiline = b'"' in head and _has_quoted_newline(head)
     if len(head) == _SNIFF:
         multiline = True  # a quoted line break may come later: count line breaks when rows are shown
+    def rescan(dtypes: dict) -> pl.LazyFrame:
+        return pl.scan_csv(_literal(source), separator=sep, infer_schema=False, skip_rows=skip_rows,
+                           raise_if_empty=False, glob=False, schema_overrides=dtypes)
+
     return _finish(lazy, headers, name, columns, metric, row_label="line", first_row=2 + skip_rows,
-                   problems=problems, path=path, read={"multiline": multiline, "delimited": True})
+                   problems=problems, path=path, read={"multiline": multiline, "delimited": True}, rescan=rescan)
 
 
 def _check_duplicate_headers(head: bytes, name: str, sep: str, skip_rows: int) -> None:
@@ -1044,7 +1049,7 @@ def _leading_blank_rows(reader, idx, skip_rows: int) -> int:
 
 
 def _finish(lazy, headers, source, columns, metric, *, row_label, first_row, problems=(),
-            path=None, read=None, drop_blank=False) -> Log:
+            path=None, read=None, drop_blank=False, rescan=None) -> Log:
     headers = [str(h) for h in headers]
     if ROW in headers:  # a frame that went through read_log before: number it afresh
         lazy = lazy.drop(ROW)
@@ -1055,17 +1060,47 @@ def _finish(lazy, headers, source, columns, metric, *, row_label, first_row, pro
     clash = {h for h in headers if h in mapping and mapping[h] != h and h not in rename}
     for h in clash:
         rename[h] = f"{h} (original)"
-    lazy = lazy.with_row_index(ROW).with_columns(pl.col(ROW).cast(pl.Int64))
-    if rename:
-        lazy = lazy.rename(rename)
-    # columns are never named in expressions here: pl.col reads a header '*' or '^...$' as a pattern
-    data = pl.all().exclude(ROW)
-    if drop_blank and len(lazy.collect_schema()) > 1:
-        lazy = lazy.filter(~pl.all_horizontal(data.is_null() | (data.cast(pl.String).str.strip_chars() == "")))
-    lazy = lazy.select(data, pl.col(ROW))
+
+    def shape(lazy: pl.LazyFrame) -> pl.LazyFrame:
+        lazy = lazy.with_row_index(ROW).with_columns(pl.col(ROW).cast(pl.Int64))
+        if rename:
+            lazy = lazy.rename(rename)
+        # columns are never named in expressions here: pl.col reads a header '*' or '^...$' as a pattern
+        data = pl.all().exclude(ROW)
+        if drop_blank and len(lazy.collect_schema()) > 1:
+            lazy = lazy.filter(~pl.all_horizontal(data.is_null() | (data.cast(pl.String).str.strip_chars() == "")))
+        return lazy.select(data, pl.col(ROW))
+
+    lazy = shape(lazy)
+    read = dict(read or {})
+    if rescan is not None:   # the same rows with some columns parsed by the reader (see typed_rows)
+        read["typed"] = (lazy, lambda dtypes: shape(rescan({mapping.get(c, c): t for c, t in dtypes.items()})))
     return Log(lazy=lazy, columns=mapping, source=source, headers=tuple(headers),
                problems=tuple(problems), row_label=row_label, _first_row=first_row,
-               _path=path, _read=dict(read or {}))
+               _path=path, _read=read)
+
+
+def typed_rows(log: Log, dtypes: Mapping[str, pl.DataType]) -> pl.LazyFrame | None:
+    """``log.lazy`` with the columns in ``dtypes`` (canonical names) parsed as those types by the
+    CSV reader, which is cheaper than reading them as text and casting; None when the log is not a
+    CSV or TSV file read as it is (columns derived or rows filtered since).
+
+    The reader takes spaces before a number (as validation, which strips them, does) and raises on
+    text it cannot parse, where a cast would give null: a caller falls back to the text.
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "log.csv"
+    >>> _ = path.write_text("item,variant,steps\\n1,a, 4\\n1,b,3\\n")
+    >>> log = read_log(path, metric="steps")
+    >>> typed_rows(log, {"steps": pl.Int64}).collect()["steps"].to_list()
+    [4, 3]
+    >>> log.lazy.collect()["steps"].to_list()
+    [' 4', '3']
+    """
+    original, retype = log._read.get("typed", (None, None))
+    if original is not log.lazy or any(c not in log.columns and c not in log.headers for c in dtypes):
+        return None
+    return retype(dict(dtypes))
 
 
 def format_rows(log_or_label, rows, limit: int = 8) -> str:
