@@ -355,7 +355,7 @@ def test_within_log_noise_when_the_pass_cannot_split_the_runs(tmp_path):
 
 @pytest.mark.parametrize("case, passes", [("plain_head_then_a_decimal_whole", 2), ("model_changes_late", 2),
                                           ("temperature_written_another_way", 1), ("blank_model_late", 2),
-                                          ("clean", 1)])
+                                          ("whole_numbers_padded", 1), ("clean", 1)])
 def test_the_first_pass_gives_way_to_the_general_pass(case, passes, tmp_path, monkeypatch):
     """The first pass reads numbers with the CSV reader and compares every setting with the first
     row's; what it cannot take (guessed from the first rows, here 8) is read by the general pass,
@@ -373,6 +373,7 @@ def test_the_first_pass_gives_way_to_the_general_pass(case, passes, tmp_path, mo
         "model_changes_late": ("model", pl.lit("stand-in-v2")),
         "temperature_written_another_way": ("temperature", pl.lit(" 0.80")),
         "blank_model_late": ("model", pl.lit(None, pl.String)),
+        "whole_numbers_padded": ("steps", " +0" + pl.col("steps")),   # " +04": 4, as validation reads it
         "clean": ("model", pl.col("model")),
     }[case]
     frame = frame.with_columns(pl.when(late).then(changed[1]).otherwise(pl.col(changed[0])).alias(changed[0]))
