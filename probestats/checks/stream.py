@@ -1,4 +1,4 @@
-"""Validation of a large log in one streaming pass: memory grows with items x values, not rows.
+"""Validation of a large log in a streaming pass: memory grows with items x values, not rows.
 
 :func:`validate_streaming` reads only the columns validation needs (item, value, metric, seed,
 held-fixed settings) through polars' streaming engine and summarizes them into one row per
@@ -21,6 +21,12 @@ table and tests, bit for bit), without the rows (``frame`` is empty). When it ha
 returns None, and the caller runs :func:`~probestats.checks.schema.validate`, which names every
 problem with the rows a person would look at.
 
+The pass guesses from the first rows what it can read cheaply: a metric written as plain whole
+numbers and a temperature written as text are parsed by the CSV reader itself, and every held-fixed
+setting is compared with the first row's. A log the guess does not fit (a number written otherwise
+later on, settings that vary between items) is read again by a general pass that reads the text and
+keeps each cell's settings; so a log is read once, or twice, before validate is left to it.
+
 The same pass also sums each item's runs of value ``a`` split in two halves by seed (the
 within-log noise of :func:`probestats.analyses.paired.within_log_noise`), when a threshold seed
 read from the first rows of the log splits every item's runs exactly in half (checked after the
@@ -35,7 +41,7 @@ from typing import Callable, NamedTuple, Sequence
 import polars as pl
 
 from probestats.checks.exact import mean_sd, with_exact_moments
-from probestats.checks.schema import (FIRST, SETTINGS, Checked, _HASH_SEED, _as_text, _choose_values, _deterministic,
+from probestats.checks.schema import (FIRST, SETTINGS, Checked, _HASH_SEED, _as_text, _parsed, _choose_values, _deterministic,
                                       _is_text, _lists, _near_duplicates, _seed_mismatch, _seen,
                                       _side_by_side, _unequal_runs, mixed_setting)
 from probestats.errors import has_errors
@@ -69,7 +75,7 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
                        fold_case: bool = False, same_seeds: bool = True, halves: bool = False,
                        progress: Callable[[str], None] | None = None, before_pass: Callable[[], None] | None = None,
                        **read_kwargs) -> Streamed | None:
-    """Validate ``log`` in one streaming pass; None when it needs the rows (see the module docstring).
+    """Validate ``log`` in a streaming pass; None when it needs the rows (see the module docstring).
 
     Parameters are those of :func:`probestats.checks.schema.validate`; ``halves`` asks for the
     within-log noise sums, ``progress`` is called with the name of each stage, and ``before_pass``
@@ -101,6 +107,8 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
     if _lists(log, schema, wanted):
         return None
     settings = [s for s in SETTINGS if s in present and s not in by]
+    if "temperature" in by:
+        return None   # validate reads the groups' temperatures as numbers ("0.8" and "0.80" one group)
     dtype = schema[metric]
     raw = pl.col(metric)
     if dtype == pl.String:
@@ -112,6 +120,9 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
     else:
         return None
     x = x.fill_nan(None).alias(metric)   # not a number is a blank cell, which validate reports
+    # the runs, read again only for the within-log noise when the pass cannot split them: numbers
+    # as validate reads them (spaces stripped), since the pass may have taken a padded whole number
+    parsed = ((_parsed(raw) if dtype == pl.String else raw.cast(pl.Float64)).fill_nan(None)).alias(metric)
     keys = ["item", *by]
     # text is read as written, without the copies that stripping spaces makes; a value with spaces
     # around it shows in the cells (or fails to parse as a number), and validate takes over
@@ -140,13 +151,15 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
     identity = [*text.values(), pl.col(ROW)]
     common = dict(seeded=seeded, split=head.split, reply="reply" in present, settings=settings)
     rows, typed, firsts, plain, written = _fast_rows(log, metric, dtype, head, identity, setting)
-    per = _pass(rows, by, aggregations(metric, head.places, plain=plain, written=written, firsts=firsts, **common),
+    per = _pass(rows, by, _aggregations(metric, head.places, plain=plain, written=written, firsts=firsts, **common),
                 before_pass)
     if (per is None and typed) or (per is not None and "__general" in per.columns and per["__general"].sum()):
         # a number the reader could not parse, a value not written as a plain whole number, or
         # settings that vary: the general pass reads the text and keeps each cell's settings
+        if progress:
+            progress(f"reading {log.source} again, as text")
         per = _pass(log.lazy.select(identity + list(setting.values()) + [x]), by,
-                    aggregations(metric, head.places, **common))
+                    _aggregations(metric, head.places, **common))
     elif per is not None:
         if plain:   # whole numbers have no finer places
             per = per.with_columns(pl.lit(0, pl.UInt32).alias("__finer"))
@@ -163,18 +176,19 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
     return _finish(per, log, metric=metric, a=a, b=b, by=by, keys=keys, settings=settings, fold_case=fold_case,
                    same_seeds=same_seeds, seeded=seeded, split=head.split, reply="reply" in present,
                    places=head.places, exemplars=head.exemplars, variant=text["variant"],
-                   rows=log.lazy.select([*text.values(), x, pl.col(ROW)]))
+                   rows=log.lazy.select([*text.values(), parsed, pl.col(ROW)]))
 
 
-def aggregations(metric: str, places: int, *, seeded: bool, split: float | None, reply: bool,
+def _aggregations(metric: str, places: int, *, seeded: bool, split: float | None, reply: bool,
                  settings: Sequence[str], plain: bool = False, written: bool = False,
                  firsts: dict | None = None) -> list[pl.Expr]:
     """The pass's sums per cell (see the module docstring).
 
     ``plain``: the metric column holds whole numbers read as integers; with ``written``, the column
-    ``__written`` says which cells had text (a cell with text but no integer is not plain). ``firsts``: the value of each setting in the first row, which every row is
-    compared with (one sum, ``__general``, counts the rows that differ and the values that are not
-    plain whole numbers: then the general pass, without ``plain`` and ``firsts``, reads the log).
+    ``__written`` says which cells had text (a cell with text but no integer is not plain).
+    ``firsts``: the value of each setting in the first row, which every row is compared with (one
+    sum, ``__general``, counts the rows that differ and the values that are not plain whole
+    numbers: then the general pass, without ``plain`` and ``firsts``, reads the log).
     """
     v = pl.col(metric)
     # whole units of 10**-places; a value with more places shows in __finer and validate takes over
@@ -228,7 +242,7 @@ class _Head(NamedTuple):
     exemplars: pl.DataFrame | None   #: the seeds of each cell seen (see _seed_lists)
     plain: bool                   #: every metric value written as a plain whole number ("4", not "4.0")
     firsts: dict                  #: each setting's value in the first row
-    temperature: float | None     #: the first row's temperature read as a number (0 for -0; None for NaN)
+    temperature: float | None     #: the first row's temperature as a number (0 for -0; None for NaN, blank or text)
 
 
 def _fast_rows(log: Log, metric: str, dtype: pl.DataType, head: "_Head", identity: list[pl.Expr],
@@ -237,7 +251,8 @@ def _fast_rows(log: Log, metric: str, dtype: pl.DataType, head: "_Head", identit
 
     Numbers are parsed by the CSV reader where they can be (:func:`~probestats.io.read.typed_rows`):
     a metric written as plain whole numbers as 64-bit integers, a temperature written as text as a
-    float (validation reads both as numbers, spaces around them stripped). Each setting is compared
+    float (the reader takes what validation reads as the same number, spaces before it included, and
+    raises on the rest, which the general pass then reads). Each setting is compared
     with the first row's value (one sum for them all) when the first row has every one.
 
     Returns the rows, whether some column is parsed by the reader, the first row's settings (or

@@ -17,7 +17,7 @@ import os
 import re
 import unicodedata
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -630,12 +630,9 @@ def _read_delimited(path, fmt, skip_rows, columns, encoding, metric) -> Log:
     multiline = b'"' in head and _has_quoted_newline(head)
     if len(head) == _SNIFF:
         multiline = True  # a quoted line break may come later: count line breaks when rows are shown
-    def rescan(dtypes: dict) -> pl.LazyFrame:
-        return pl.scan_csv(_literal(source), separator=sep, infer_schema=False, skip_rows=skip_rows,
-                           raise_if_empty=False, glob=False, schema_overrides=dtypes)
-
     return _finish(lazy, headers, name, columns, metric, row_label="line", first_row=2 + skip_rows,
-                   problems=problems, path=path, read={"multiline": multiline, "delimited": True}, rescan=rescan)
+                   problems=problems, path=path, read={"multiline": multiline, "delimited": True},
+                   rescan=partial(_scan_typed, source, sep, skip_rows))
 
 
 def _check_duplicate_headers(head: bytes, name: str, sep: str, skip_rows: int) -> None:
@@ -1061,23 +1058,34 @@ def _finish(lazy, headers, source, columns, metric, *, row_label, first_row, pro
     for h in clash:
         rename[h] = f"{h} (original)"
 
-    def shape(lazy: pl.LazyFrame) -> pl.LazyFrame:
-        lazy = lazy.with_row_index(ROW).with_columns(pl.col(ROW).cast(pl.Int64))
-        if rename:
-            lazy = lazy.rename(rename)
-        # columns are never named in expressions here: pl.col reads a header '*' or '^...$' as a pattern
-        data = pl.all().exclude(ROW)
-        if drop_blank and len(lazy.collect_schema()) > 1:
-            lazy = lazy.filter(~pl.all_horizontal(data.is_null() | (data.cast(pl.String).str.strip_chars() == "")))
-        return lazy.select(data, pl.col(ROW))
-
-    lazy = shape(lazy)
+    lazy = _shape(lazy, rename, drop_blank)
     read = dict(read or {})
     if rescan is not None:   # the same rows with some columns parsed by the reader (see typed_rows)
-        read["typed"] = (lazy, lambda dtypes: shape(rescan({mapping.get(c, c): t for c, t in dtypes.items()})))
+        read["typed"] = (lazy, partial(_retyped, rescan, mapping, rename, drop_blank))
     return Log(lazy=lazy, columns=mapping, source=source, headers=tuple(headers),
                problems=tuple(problems), row_label=row_label, _first_row=first_row,
                _path=path, _read=read)
+
+
+def _shape(lazy: pl.LazyFrame, rename: dict, drop_blank: bool) -> pl.LazyFrame:
+    """The rows as read, numbered (``_row``), with canonical names."""
+    lazy = lazy.with_row_index(ROW).with_columns(pl.col(ROW).cast(pl.Int64))
+    if rename:
+        lazy = lazy.rename(rename)
+    # columns are never named in expressions here: pl.col reads a header '*' or '^...$' as a pattern
+    data = pl.all().exclude(ROW)
+    if drop_blank and len(lazy.collect_schema()) > 1:
+        lazy = lazy.filter(~pl.all_horizontal(data.is_null() | (data.cast(pl.String).str.strip_chars() == "")))
+    return lazy.select(data, pl.col(ROW))
+
+
+def _retyped(rescan, mapping: dict, rename: dict, drop_blank: bool, dtypes: dict) -> pl.LazyFrame:
+    return _shape(rescan({mapping.get(c, c): t for c, t in dtypes.items()}), rename, drop_blank)
+
+
+def _scan_typed(source, sep: str, skip_rows: int, dtypes: dict) -> pl.LazyFrame:
+    return pl.scan_csv(_literal(source), separator=sep, infer_schema=False, skip_rows=skip_rows,
+                       raise_if_empty=False, glob=False, schema_overrides=dtypes)
 
 
 def typed_rows(log: Log, dtypes: Mapping[str, pl.DataType]) -> pl.LazyFrame | None:
