@@ -19,3 +19,34 @@ settings.register_profile("ci", derandomize=True, max_examples=300, deadline=Non
 # named in full: hypothesis' own defaults turn derandomized whenever a CI variable exists at all
 settings.register_profile("dev", derandomize=False, max_examples=100, print_blob=False)
 settings.load_profile("ci" if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no") else "dev")
+
+
+import shutil  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """A local Spark session (one core) for the tests that run the Spark dialect's queries.
+
+    Skipped where pyspark (the test extra installs it) or a Java runtime is missing, unless
+    ``PROBESTATS_REQUIRE_SPARK=1`` (CI, whose ``.ci/run`` installs Java when missing) makes that a
+    failure, so a CI run never passes without running them.
+    """
+    missing = []
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        missing.append("pyspark (pip install '.[test]')")
+    if shutil.which("java") is None:
+        missing.append("a Java runtime (apt-get install -y default-jre-headless)")
+    if missing:
+        message = "the Spark tests need " + " and ".join(missing)
+        if os.environ.get("PROBESTATS_REQUIRE_SPARK") == "1":
+            pytest.fail(message + "; PROBESTATS_REQUIRE_SPARK=1 makes that a failure")
+        pytest.skip(message)
+    session = SparkSession.builder.master("local[1]").appName("probestats").getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

@@ -7,8 +7,6 @@ JSON as ``analyze --cells TABLE --json``, whichever route built the table.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
@@ -168,15 +166,8 @@ def test_duckdb_on_a_million_rows_gives_the_row_logs_json(tmp_path):
 # --------------------------------------------------------------------------- Spark
 
 
-@pytest.mark.skipif(not os.environ.get("PROBESTATS_SPARK"), reason="set PROBESTATS_SPARK=1 (needs pyspark and java)")
 @pytest.mark.parametrize("name", ["style_probe.csv", "style_probe_5seeds.csv"])
-def test_spark_running_the_spark_dialect_gives_the_row_logs_json(tmp_path, name):
-    pyspark = pytest.importorskip("pyspark")
-    if shutil.which("java") is None:
-        pytest.skip("no Java runtime")
-    from pyspark.sql import SparkSession
-
-    spark = SparkSession.builder.master("local[1]").appName("probestats").getOrCreate()
+def test_spark_running_the_spark_dialect_gives_the_row_logs_json(tmp_path, name, spark):
     frame = pl.read_csv(SAMPLES / name, infer_schema=False).with_row_index("_row")
     frame = frame.with_columns(pl.col("_row").cast(pl.Int64), pl.col("steps").cast(pl.Float64))
     # rows and a DDL schema, not pandas (pyspark warns about newer pandas)

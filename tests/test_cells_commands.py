@@ -9,7 +9,6 @@ name (in another folder), so that even the names the output quotes agree.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import polars as pl
@@ -245,16 +244,7 @@ def test_options_that_need_rows_are_refused_in_one_line(tmp_path, capsys):
 # --------------------------------------------------------------------------- Spark
 
 
-@pytest.mark.skipif(not __import__("os").environ.get("PROBESTATS_SPARK"),
-                    reason="set PROBESTATS_SPARK=1 (needs pyspark and java)")
-def test_report_and_plan_from_spark_tables_are_the_row_logs(tmp_path):
-    pytest.importorskip("pyspark")
-    if shutil.which("java") is None:
-        pytest.skip("no Java runtime")
-    from pyspark.sql import SparkSession
-
-    spark = SparkSession.builder.master("local[1]").appName("probestats").getOrCreate()
-
+def test_report_and_plan_from_spark_tables_are_the_row_logs(tmp_path, spark):
     def spark_cells(log: Path, *options) -> Path:
         frame = pl.read_csv(log, infer_schema=False).with_row_index("_row")
         frame = frame.with_columns(pl.col("_row").cast(pl.Int64), pl.col("steps").cast(pl.Float64))
