@@ -8,6 +8,7 @@ pass, the tests also check that the pass was really taken (else both sides would
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import polars as pl
@@ -419,3 +420,64 @@ def test_a_log_read_from_csv_still_pickles(tmp_path):
     path = write(make_log(items=2, runs=2).with_columns(pl.col("steps").cast(pl.String)), tmp_path / "log.csv")
     log = pickle.loads(pickle.dumps(read_log(path, metric="steps")))
     assert log.frame.height == 8 and log.frame["steps"].dtype == pl.String
+
+
+def test_a_jsonl_file_splits_into_blocks_of_whole_lines(tmp_path):
+    from hypothesis import given, settings, strategies as st
+
+    from probestats.io.read import _jsonl_blocks
+
+    path = tmp_path / "l.jsonl"
+    lines = st.sampled_from([b'{"a": 1}', b"  ", b"", b"\t", b'{"b": "x\\ny"}', b"\r", b'{"c": [1, 2, 3, 4, 5, 6]}'])
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(lines, max_size=12), st.sampled_from([b"", b"\n", b"\n\n", b" \n"]), st.integers(1, 40))
+    def check(parts, end, block):
+        data = b"\n".join(parts) + end
+        path.write_bytes(data)
+        blocks = list(_jsonl_blocks(path, block))
+        assert all(b.endswith(b"\n") for b in blocks[:-1])   # no record is cut in two
+        # every line with something on it, in order, once (lines of spaces only may be left out)
+        assert [x for x in b"".join(blocks).split(b"\n") if x.strip()] == [x for x in data.split(b"\n") if x.strip()]
+
+    check()
+
+
+@pytest.mark.parametrize("kind", ["clean", "blank_lines", "floats_later", "missing_item", "where"])
+def test_a_large_jsonl_log_read_in_blocks_gives_what_the_whole_file_gives(kind, tmp_path, monkeypatch):
+    """A JSON-lines file above JSONL_KEY_CHECK_BYTES is read in blocks (polars' reader would hold it
+    whole); here every file is, in blocks of 700 bytes, and the results are those of the whole file."""
+    import probestats.io.read as read
+
+    frame = make_log(items=10, runs=5, seed=8)
+    if kind == "missing_item":
+        frame = frame.filter(~((pl.col("item") == pl.col("item").last()) & (pl.col("variant") == "casual")))
+    path = tmp_path / "log.jsonl"
+    frame.write_ndjson(path)
+    if kind == "floats_later":   # the last record's steps is not whole: the last block infers a float
+        text = path.read_text().splitlines(keepends=True)
+        path.write_text("".join(text[:-1]) + re.sub(r'"steps":(\d+)', r'"steps":\1.5', text[-1]))
+    if kind == "blank_lines":   # blank lines shift the later records' line numbers
+        text = path.read_text().splitlines(keepends=True)
+        path.write_text("".join(line + ("\n  \n" if i % 7 == 3 else "") for i, line in enumerate(text)))
+    options = {"where": "item <> '3'"} if kind == "where" else {}
+
+    def results():
+        from probestats.shape.derive import apply
+
+        out = [json.dumps(validate(apply(path, **options), metric="steps").problems, default=str)]
+        for streaming in (False, True):
+            try:
+                out.append(json.dumps(document(analyze(path, metric="steps", streaming=streaming, **options)),
+                                      sort_keys=True))
+            except ValidationError as exc:
+                out.append(str(exc))
+        return out
+
+    whole = results()
+    monkeypatch.setattr(read, "JSONL_KEY_CHECK_BYTES", 0)
+    monkeypatch.setattr(read, "JSONL_BLOCK_BYTES", 700)
+    assert (read._jsonl_schema(path) is None) == (kind == "floats_later")
+    assert results() == whole
+    if kind == "missing_item":
+        assert "line" in whole[0] and "unmatched" in whole[0]

@@ -790,7 +790,9 @@ def _read_jsonl(path, columns, encoding, metric) -> Log:
     name = path.name
     source, problems = _text_source(path, encoding)
     raw = source if isinstance(source, bytes) else None
-    if raw is None and len(head := path.read_bytes()[:3]) == 3 and head == b"\xef\xbb\xbf":
+    with path.open("rb") as fh:
+        bom = fh.read(3) == b"\xef\xbb\xbf"
+    if raw is None and bom:
         raw = path.read_bytes()[3:]  # a byte-order mark polars' NDJSON reader refuses
         source = raw
     lines_info = _scan_jsonl(path, raw)
@@ -798,7 +800,10 @@ def _read_jsonl(path, columns, encoding, metric) -> Log:
         _check_jsonl_keys(raw if raw is not None else path.read_bytes(), name)
     first_line, blank = lines_info
     try:
-        if raw is None and _GLOB_CHARS.search(str(path)) is None:
+        schema = _jsonl_schema(path) if raw is None and path.stat().st_size > JSONL_KEY_CHECK_BYTES else None
+        if schema is not None:   # a large file, read in blocks as the rows are needed
+            lazy = _jsonl_blocks_source(path, schema)
+        elif raw is None and _GLOB_CHARS.search(str(path)) is None:
             lazy = pl.scan_ndjson(_literal(source), infer_schema_length=None)
         else:  # polars' NDJSON reader has no glob=False: hand it the bytes of this one file
             lazy = pl.read_ndjson(_stdio.BytesIO(raw if raw is not None else path.read_bytes()),
@@ -810,6 +815,69 @@ def _read_jsonl(path, columns, encoding, metric) -> Log:
     log = _finish(lazy, headers, name, columns, metric, row_label="line", first_row=first_line,
                   problems=problems, path=path, read={"jsonl_lines": blank})
     return log
+
+
+#: JSON-lines files larger than JSONL_KEY_CHECK_BYTES are read in blocks of about this size (polars'
+#: own reader holds the whole file), so streaming one keeps memory near a few blocks' worth, whatever
+#: the file's size
+JSONL_BLOCK_BYTES = 4 << 20
+
+
+def _jsonl_blocks(path: Path, block: int | None = None):
+    """The file's bytes in blocks of whole lines (each ends at a line break but the last), of about
+    ``block`` bytes (default :data:`JSONL_BLOCK_BYTES`)."""
+    block = block or JSONL_BLOCK_BYTES
+    carry = b""
+    with path.open("rb") as fh:
+        while chunk := fh.read(block):
+            chunk = carry + chunk
+            at = chunk.rfind(b"\n")
+            carry = chunk[at + 1:]
+            if at >= 0 and chunk[:at + 1].strip():
+                yield chunk[:at + 1]
+    if carry.strip():
+        yield carry
+
+
+def _jsonl_schema(path: Path) -> dict | None:
+    """The columns polars infers from every record, read block by block; None when two blocks infer
+    different ones (then polars reads the whole file, and settles the types as it does)."""
+    schema = None
+    for block in _jsonl_blocks(path):
+        found = dict(pl.scan_ndjson(_stdio.BytesIO(block), infer_schema_length=None).collect_schema())
+        if schema is not None and found != schema:
+            return None
+        schema = found
+    return schema
+
+
+class _JsonlBlocks:
+    """A polars IO source (:func:`polars.io.plugins.register_io_source`) reading a JSON-lines file
+    in blocks: the columns and rows asked for, a block at a time."""
+
+    def __init__(self, path: Path, schema: dict):
+        self.path, self.schema = path, schema
+
+    def __call__(self, with_columns, predicate, n_rows, batch_size):
+        left = n_rows
+        for block in _jsonl_blocks(self.path):
+            if left is not None and left <= 0:
+                return
+            frame = pl.read_ndjson(_stdio.BytesIO(block), schema=self.schema)
+            if with_columns is not None:
+                frame = frame.select(with_columns)
+            if predicate is not None:
+                frame = frame.filter(predicate)
+            if left is not None:
+                frame = frame.head(left)
+                left -= frame.height
+            yield frame
+
+
+def _jsonl_blocks_source(path: Path, schema: dict) -> pl.LazyFrame:
+    from polars.io.plugins import register_io_source
+
+    return register_io_source(_JsonlBlocks(path, schema), schema=schema, explain_name="jsonl blocks")
 
 
 _BLANK_LINE = re.compile(rb"(?:^|\n)[ \t\r\f\v]*\n")
