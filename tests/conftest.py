@@ -12,18 +12,17 @@ random run with ``--hypothesis-seed N``.
 """
 
 import os
+import re
+import shutil
+import subprocess
 
+import pytest
 from hypothesis import settings
 
 settings.register_profile("ci", derandomize=True, max_examples=300, deadline=None, print_blob=True)
 # named in full: hypothesis' own defaults turn derandomized whenever a CI variable exists at all
 settings.register_profile("dev", derandomize=False, max_examples=100, print_blob=False)
 settings.load_profile("ci" if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no") else "dev")
-
-
-import shutil  # noqa: E402
-
-import pytest  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -39,14 +38,27 @@ def spark():
         from pyspark.sql import SparkSession
     except ImportError:
         missing.append("pyspark (pip install '.[test]')")
-    if shutil.which("java") is None:
-        missing.append("a Java runtime (apt-get install -y default-jre-headless)")
+    if _java_major() < 17:   # what Spark 4 runs on
+        missing.append("a Java runtime, 17 or later (apt-get install -y default-jre-headless)")
     if missing:
         message = "the Spark tests need " + " and ".join(missing)
         if os.environ.get("PROBESTATS_REQUIRE_SPARK") == "1":
             pytest.fail(message + "; PROBESTATS_REQUIRE_SPARK=1 makes that a failure")
         pytest.skip(message)
-    session = SparkSession.builder.master("local[1]").appName("probestats").getOrCreate()
+    session = (SparkSession.builder.master("local[1]").appName("probestats")
+               .config("spark.ui.enabled", "false").getOrCreate())
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+def _java_major() -> int:
+    """The major version of the ``java`` on the path (0 when there is none)."""
+    if shutil.which("java") is None:
+        return 0
+    shown = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr
+    found = re.search(r'version "(\d+)(?:\.(\d+))?', shown)
+    if not found:
+        return 0
+    major = int(found.group(1))
+    return int(found.group(2) or 0) if major == 1 else major   # "1.8.0" is Java 8

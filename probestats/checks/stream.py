@@ -41,8 +41,8 @@ from typing import Callable, NamedTuple, Sequence
 import polars as pl
 
 from probestats.checks.exact import mean_sd, with_exact_moments
-from probestats.checks.schema import (FIRST, SETTINGS, Checked, _HASH_SEED, _as_text, _parsed, _choose_values, _deterministic,
-                                      _is_text, _lists, _near_duplicates, _seed_mismatch, _seen,
+from probestats.checks.schema import (FIRST, SETTINGS, Checked, _HASH_SEED, _as_text, _choose_values, _deterministic,
+                                      _is_text, _lists, _near_duplicates, _parsed, _seed_mismatch, _seen,
                                       _side_by_side, _unequal_runs, mixed_setting)
 from probestats.errors import has_errors
 from probestats.io.read import ROW, Log, _panic_quiet, collect, read_log, typed_rows

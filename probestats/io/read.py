@@ -840,14 +840,16 @@ def _jsonl_blocks(path: Path, block: int | None = None):
 
 
 def _jsonl_schema(path: Path) -> dict | None:
-    """The columns polars infers from every record, read block by block; None when two blocks infer
-    different ones (then polars reads the whole file, and settles the types as it does)."""
+    """The columns polars infers from every record, read block by block, in the order the first
+    block gives them (the order they first appear, as every block has them all); None when two
+    blocks infer different ones (then polars reads the whole file, and settles the types as it does)."""
     schema = None
     for block in _jsonl_blocks(path):
         found = dict(pl.scan_ndjson(_stdio.BytesIO(block), infer_schema_length=None).collect_schema())
-        if schema is not None and found != schema:
+        if schema is None:
+            schema = found
+        elif found != schema:   # another column or type (the order within a block may differ)
             return None
-        schema = found
     return schema
 
 
@@ -864,13 +866,13 @@ class _JsonlBlocks:
             if left is not None and left <= 0:
                 return
             frame = pl.read_ndjson(_stdio.BytesIO(block), schema=self.schema)
-            if with_columns is not None:
-                frame = frame.select(with_columns)
-            if predicate is not None:
-                frame = frame.filter(predicate)
-            if left is not None:
+            if left is not None:   # the file's first n_rows records, then the filter (as polars means it)
                 frame = frame.head(left)
                 left -= frame.height
+            if predicate is not None:
+                frame = frame.filter(predicate)
+            if with_columns is not None:   # no column at all: the rows still count (a row index, a len)
+                frame = frame.select(with_columns) if with_columns else frame.drop(frame.columns)
             yield frame
 
 
