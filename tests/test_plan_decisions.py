@@ -15,10 +15,12 @@ import itertools
 import math
 
 import numpy as np
+import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from probestats.analyses.paired import compare_pair
 from probestats.analyses.plan import _subset_tails, decide_rejections
 from probestats.stats.hypotests import sign_flip_bounds, sign_flip_test
 
@@ -161,3 +163,35 @@ def test_stratified_dither_is_uniform_per_run():
     w = _dither(np.random.default_rng(1), (20_000, 3, 4), stratified=True)
     for f in (0.1, 0.37, 0.8):
         assert abs(float((w >= 1 - f).mean()) - f) < 0.01
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(45, 120), alternative=st.sampled_from(["two-sided", "greater"]))
+def test_the_analysis_decides_at_alpha_as_the_exact_test(seed, n, alternative):
+    # with alpha given, sign_flip_test narrows certified bounds that straddle it, so the reported p
+    # is on the side of alpha the exact p is on (the reference: bounds ten times narrower than the
+    # default, wherever those are decisive), and plan's decisions are the analysis's
+    g = near_alpha_rows(seed, 4, n, None, 0.05)
+    mine = decide_rejections(g, LIMIT, alternative)
+    for row, got in zip(g, mine):
+        r = sign_flip_test(row, alternative=alternative, alpha=LIMIT)
+        lo, hi = sign_flip_bounds(row, alternative=alternative, rtol=1e-3).pvalue_bounds
+        assert r.pvalue_bounds[0] <= hi and lo <= r.pvalue_bounds[1]   # both hold the exact p
+        if hi <= LIMIT or lo > LIMIT:
+            assert (r.pvalue <= LIMIT) == (hi <= LIMIT), (row.tolist(), r.pvalue_bounds, lo, hi)
+        assert got == (r.pvalue <= LIMIT)
+
+
+def test_bounds_straddling_alpha_are_narrowed_until_they_decide():
+    # a probe the property test above found (hypothesis seed 32): the exact p is about 0.04997, but
+    # the default bounds, 0.04977 <= p <= 0.05017, straddle alpha = 0.05
+    row = near_alpha_rows(664943, 6, 108, None, 0.3)[3]
+    default = sign_flip_test(row)
+    assert default.pvalue_bounds[0] < 0.05 < default.pvalue
+    decided = sign_flip_test(row, alpha=0.05)
+    assert decided.pvalue_bounds[0] <= decided.pvalue <= 0.05
+    lo, hi = sign_flip_bounds(row, rtol=1e-4).pvalue_bounds
+    assert lo <= decided.pvalue and decided.pvalue_bounds[0] <= hi and hi <= 0.05
+    items = pl.DataFrame({"item": [str(i) for i in range(row.size)], "gap": row.tolist()})
+    assert compare_pair(items, "steps", "a", "b", confidence=0.95).sign_flip.pvalue <= 0.05   # detected
+    assert decide_rejections(row[None, :], 0.05 * (1 + 1e-12), "two-sided").tolist() == [True]

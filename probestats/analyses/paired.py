@@ -230,7 +230,7 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternativ
         b=b,
         items=items,
         average_gap=average,
-        sign_flip=sign_flip_test(gaps, alternative=alternative),
+        sign_flip=sign_flip_test(gaps, alternative=alternative, alpha=1 - confidence),
         sign_test=sign_test(gaps, alternative=alternative),
         interval=interval,
         min_attainable_p=min_attainable_p(n_nonzero, alternative=alternative),

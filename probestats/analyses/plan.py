@@ -1276,7 +1276,7 @@ def _decide_one(g: np.ndarray, x: float, limit: float, alternative: str, lattice
         if factor * lower * (1 - 1e-10) > limit:
             return False
         steps *= 2
-    return sign_flip_test(g, alternative=alternative).pvalue <= limit
+    return sign_flip_test(g, alternative=alternative, alpha=limit).pvalue <= limit
 
 
 def decide_rejections(gaps: np.ndarray, limit: float, alternative: str, lattice: int | None = None) -> np.ndarray:

@@ -117,6 +117,8 @@ LATTICE_RTOL = 1e-13
 #: Bounds are reported as the result when (upper - lower) <= this share of the upper bound, or
 #: at most BOUNDS_ATOL apart (or narrower than Monte Carlo's two standard errors would be).
 BOUNDS_RTOL = 0.01
+#: the narrowest relative width sign_flip_test(alpha=...) tightens straddling bounds to
+DECIDE_RTOL_MIN = 1e-5
 BOUNDS_ATOL = 1e-4
 #: Largest number of gaps for the sign-flip inversion interval.
 INTERVAL_SIGN_FLIP_MAX_N = 30
@@ -673,6 +675,7 @@ def sign_flip_test(
     method: str = "auto",
     n_resamples: int = 100_000,
     seed: int | None = 0,
+    alpha: float | None = None,
 ) -> TestResult:
     """Exact sign-flip (paired permutation) test on per-item gaps.
 
@@ -697,6 +700,12 @@ def sign_flip_test(
         non-zero gaps; ``lattice`` needs a common step).
     n_resamples, seed : int
         Monte Carlo settings, used only by that path (and recorded in ``method``).
+    alpha : float, optional
+        The level at which ``pvalue <= alpha`` will be read as a rejection. Certified bounds that
+        lie on both sides of it are tightened (ten times narrower a round, down to a relative
+        width of 1e-5, within the same computing budget) until they lie on one side, so the
+        decision is the exact test's; only a p closer to ``alpha`` than that stays undecided,
+        and its upper bound (the conservative side) is reported.
 
     Returns
     -------
@@ -796,11 +805,15 @@ def sign_flip_test(
                           pvalue_bound="upper" if _at_floor(p, n_resamples) else None, **common)
 
     # certified bounds; under auto, Monte Carlo only when it would be more precise than the bounds
-    lower, upper, how = _certified_bounds(nz, x, two, BOUNDS_RTOL, 0.0, min(BOUNDS_BUDGET, 5e6 * k))
+    rtol, budget = BOUNDS_RTOL, min(BOUNDS_BUDGET, 5e6 * k)
+    lower, upper, how = _certified_bounds(nz, x, two, rtol, 0.0, budget)
+    while alpha is not None and lower <= alpha < upper and rtol > DECIDE_RTOL_MIN:
+        rtol /= 10   # the bounds straddle the level the decision is made at: narrow them
+        lower, upper, how = _certified_bounds(nz, x, two, rtol, 0.0, budget)
     upper = max(upper, _FLOAT_MIN)
     mc_se = math.sqrt(upper * (1 - upper) / max(int(n_resamples), 1))
     if path == "bounds" or upper - lower <= max(BOUNDS_RTOL * upper, BOUNDS_ATOL, 2 * mc_se):
-        return _bounds_result(lower, upper, how, max(BOUNDS_RTOL * upper, BOUNDS_ATOL), common)
+        return _bounds_result(lower, upper, how, max(rtol * upper, BOUNDS_ATOL), common)
     p, se = _monte_carlo(nz, s_obs, tol, alternative, n_resamples, seed)
     text = (f"monte carlo (n_resamples={n_resamples}, seed={seed}, standard error {se:.2g}; "
             f"p = (hits + 1)/(n_resamples + 1){_FLOOR_TEXT if _at_floor(p, n_resamples) else ''}; "
