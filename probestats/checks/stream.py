@@ -150,7 +150,7 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
         progress(f"reading {log.source}")
     identity = [*text.values(), pl.col(ROW)]
     common = dict(seeded=seeded, split=head.split, reply="reply" in present, settings=settings)
-    rows, typed, firsts, plain, written = _fast_rows(log, metric, dtype, head, identity, setting)
+    rows, typed, firsts, plain, written = _fast_rows(log, metric, schema, head, identity, setting)
     per = _pass(rows, by, _aggregations(metric, head.places, plain=plain, written=written, firsts=firsts, **common),
                 before_pass)
     if (per is None and typed) or (per is not None and "__general" in per.columns and per["__general"].sum()):
@@ -245,7 +245,7 @@ class _Head(NamedTuple):
     temperature: float | None     #: the first row's temperature as a number (0 for -0; None for NaN, blank or text)
 
 
-def _fast_rows(log: Log, metric: str, dtype: pl.DataType, head: "_Head", identity: list[pl.Expr],
+def _fast_rows(log: Log, metric: str, schema: pl.Schema, head: "_Head", identity: list[pl.Expr],
                setting: dict[str, pl.Expr]):
     """The rows of the first pass, read as cheaply as the first rows allow, and how to sum them.
 
@@ -259,12 +259,13 @@ def _fast_rows(log: Log, metric: str, dtype: pl.DataType, head: "_Head", identit
     None), whether the metric is read as integers, and whether a ``__written`` column flags the
     cells with text (a metric cast from text: a cell that is not a plain whole number is null).
     """
+    dtype = schema[metric]
     plain = head.places == 0 and (dtype.is_integer() or (dtype == pl.String and head.plain))
     firsts = dict(head.firsts)
     dtypes = {}
     if plain and dtype == pl.String:
         dtypes[metric] = pl.Int64
-    if "temperature" in setting and log.lazy.collect_schema()["temperature"] == pl.String:
+    if "temperature" in setting and schema["temperature"] == pl.String:
         dtypes["temperature"] = pl.Float64
         firsts["temperature"] = head.temperature
     rows = typed_rows(log, dtypes) if dtypes else None
