@@ -145,3 +145,48 @@ def to_wide(long: pl.DataFrame) -> pl.DataFrame:
         out = part if out is None else out.join(part, on=index, how="full", coalesce=True)
     return out.rename({"language": "Language", "framing": "Framing", "prompt": "Question", "prefix": "Prefix",
                        "suffix": "Suffix", "iteration": "Iteration", "topic": "Topic"})
+
+
+YES_NO_WORDS = {
+    "en": ("Yes", "No"), "es": ("Sí", "No"), "fr": ("Oui", "Non"), "de": ("Ja", "Nein"), "pt": ("Sim", "Não"),
+    "it": ("Sì", "No"), "zh": ("是", "否"), "ja": ("はい", "いいえ"), "ko": ("네", "아니요"), "ar": ("نعم", "لا"),
+    "hi": ("हाँ", "नहीं"), "ru": ("Да", "Нет"), "pl": ("Tak", "Nie"), "nl": ("Ja", "Nee"),
+}
+
+
+def make_yes_no_log(
+    models: dict | None = None,
+    languages=("en", "de", "pl"),
+    claims: int = 20,
+    iterations: int = 1,
+    refusal_rate: float = 0.0,
+    seed: int = 0,
+) -> pl.DataFrame:
+    """Draw a yes/no framing log: each model says yes to a claim with probability
+    ``yes_affirmative`` and to its mirror with probability ``yes_reverse``.
+
+    So the population acquiescence is ``yes_affirmative + yes_reverse - 1`` and the lean
+    toward the affirmative target ``yes_affirmative - yes_reverse``. ``score`` is 1/0,
+    ``reply`` the word of the item's language; a refused reply has no score.
+
+    >>> log = make_yes_no_log(claims=2, languages=("en",), seed=1)
+    >>> log.height, sorted(set(log["score"].drop_nulls()))
+    (4, [0, 1])
+    """
+    rng = np.random.default_rng(seed)
+    models = models or {"m": {"yes_affirmative": 0.3, "yes_reverse": 0.3}}
+    rows = []
+    for model, plant in models.items():
+        for lang in languages:
+            for claim in range(claims):
+                for framing, asserts, p in (("affirmative", "A", plant["yes_affirmative"]),
+                                            ("reverse", "B", plant["yes_reverse"])):
+                    for it in range(iterations):
+                        yes = bool(rng.random() < p)
+                        refused = bool(rng.random() < refusal_rate)
+                        reply = (REFUSALS.get(lang, "I cannot answer.") if refused
+                                 else YES_NO_WORDS[lang][0 if yes else 1] + ".")
+                        rows.append({"model": model, "topic": "t", "language": lang, "item": f"c{claim}",
+                                     "framing": framing, "asserts": asserts, "iteration": it + 1,
+                                     "reply": reply, "score": None if refused else int(yes)})
+    return pl.DataFrame(rows, schema_overrides={"score": pl.Int64})

@@ -52,6 +52,8 @@ from probestats.stats.hypotests import gap_interval, min_attainable_p, sign_flip
 from probestats.result import jsonable
 from probestats.shape.labels import parse_labels, parse_scale, score_name
 from probestats.errors import Problem, has_errors
+from probestats.analyses.framing_binary import (YES_NO, binary_interval, binary_pattern, binary_scores,
+                                                cell_counts, choose_answers, yes_rate)
 
 __all__ = [
     "FramingCell",
@@ -148,6 +150,13 @@ class FramingCell(_Record):
     languages_agree: int | None = None
     prefix_spread: float | None = None
     suffix_spread: float | None = None
+    answers: str = "agreement"
+    yes_affirmative: float | None = None
+    yes_reverse: float | None = None
+    n_refused: int | None = None
+    n_hedged: int | None = None
+    bias_log10_pvalue: float | None = None
+    acquiescence_log10_pvalue: float | None = None
 
 
 @dataclass(frozen=True)
@@ -218,6 +227,8 @@ class FramingResult(_Record):
     unparsed: dict
     problems: tuple
     targets: dict = field(default_factory=dict)
+    answers: str = "agreement"
+    answers_reason: str | None = None
 
     def to_frame(self) -> pl.DataFrame:
         """The cells as a polars DataFrame (``by`` columns first; intervals as low/high).
@@ -569,6 +580,8 @@ def analyze_framing(
     response: str | None = None,
     score_from: str | None = None,
     scale=None,
+    answers: str = "auto",
+    label_map=None,
 ) -> FramingResult:
     """Analyze a dual-framing log: lean, asymmetry, languages, wrappers and a label audit.
 
@@ -607,6 +620,14 @@ def analyze_framing(
         label, else a parse of the response.
     scale : str, optional
         Declared numeric scale of scores or labels, such as ``"1:5"``.
+    answers : {"auto", "yes-no", "agreement"}
+        How answers are scored: yes/no (+1/−1, see :mod:`probestats.analyses.framing_binary`)
+        or the agreement scale. ``auto`` chooses by the values
+        (:func:`~probestats.analyses.framing_binary.choose_answers`); the result says
+        which and why (``answers``, ``answers_reason``).
+    label_map : str, list of str or mapping, optional
+        Other yes/no wordings, ``["yes=Affirm,Y", "no=Negate"]``
+        (:func:`probestats.shape.yesno.parse_label_map`).
 
     Returns
     -------
@@ -695,17 +716,33 @@ def analyze_framing(
     if source == "score":
         if "score" not in frame.columns:
             raise ColumnError("score_from='score' but the log has no score column (use --column score=HEADER)")
-        parsed = _scores_from_numbers(frame["score"], scale, header("score"))
         score_col = "score"
     else:
         score_col = label_col if source == "label" else response_col
         if score_col is None:
             raise ColumnError(f"score_from='{source}' but the log has no {source} column "
                               f"(use --{source} COLUMN or --column {'label' if source == 'label' else 'reply'}=HEADER)")
+    mode, mode_reason = choose_answers(frame[score_col], answers, label_map=label_map, column=header(score_col))
+    binary = mode == YES_NO
+    if binary and scale is not None:
+        raise OptionError("a scale belongs to agreement answers; yes/no answers are 1 (yes) and 0 (no), "
+                          "so drop the scale or give answers='agreement' (--answers agreement)")
+    if binary:
+        parsed = binary_scores(frame[score_col], label_map=label_map)
+    elif source == "score":
+        parsed = _scores_from_numbers(frame["score"], scale, header("score"))
+    else:
         parsed = (parse_labels(frame[score_col], scale=scale) if score_col != response_col
                   else responses_parsed())
     frame = frame.with_columns(parsed["score"].alias("_score"), parsed["kind"].alias("_kind"))
-    if response_col is not None and source != "response" and "refusal" not in frame.columns:
+    if binary:
+        if response_col is not None and source != "response" and "refusal" not in frame.columns:
+            # a reply that reads as a refusal or a hedge is one, whatever an unreadable label says
+            said = binary_scores(frame[response_col], label_map=label_map)["kind"]
+            frame = frame.with_columns(
+                pl.when(pl.col("_score").is_null() & said.is_in(["refusal", "hedge"])).then(said)
+                .otherwise(pl.col("_kind")).alias("_kind"))
+    elif response_col is not None and source != "response" and "refusal" not in frame.columns:
         # a judge writes refusals as Neutral; the response itself says whether the model abstained
         said = responses_parsed()["kind"]
         frame = frame.with_columns(
@@ -713,11 +750,12 @@ def analyze_framing(
             .otherwise(pl.col("_kind")).alias("_kind"))
     if "refusal" in frame.columns:
         refused = _truthy(frame["refusal"])
-        frame = frame.with_columns(
-            pl.when(refused).then(pl.lit(0.0)).otherwise(pl.col("_score")).alias("_score"),
+        frame = frame.with_columns(  # a yes/no refusal has no score; on the agreement scale it scores 0
+            pl.when(refused).then(pl.lit(None if binary else 0.0, dtype=pl.Float64)).otherwise(pl.col("_score"))
+            .alias("_score"),
             pl.when(refused).then(pl.lit("refusal")).otherwise(pl.col("_kind")).alias("_kind"),
         )
-    unparsed_rows = frame.filter(pl.col("_score").is_null())
+    unparsed_rows = frame.filter(pl.col("_score").is_null() & ~pl.col("_kind").is_in(["refusal", "hedge"]))
     unparsed = _unparsed_summary(unparsed_rows, score_col, header(score_col), rows_of)
     if unparsed_rows.height:
         problems.append(Problem(
@@ -880,12 +918,21 @@ def analyze_framing(
         else:
             ts = sub["_topic"].unique().to_list()
             topic_ref = refs[ts[0]] if len(ts) == 1 else None
+        ci = ((lambda u: binary_interval(u, confidence, unit)) if binary
+              else (lambda u: _interval(u, confidence, interval, unit)))
+        extra = {}
+        if binary:
+            stats["neutral_rate"] = stats["abstain_rate"] = None  # no answer is neutral; refusals counted apart
+            extra = dict(answers=YES_NO, yes_affirmative=yes_rate(stats["agree_affirmative"]),
+                         yes_reverse=yes_rate(stats["agree_reverse"]),
+                         **cell_counts(_select(frame.filter(pl.col("_score").is_null()), cell_by)))
         raw_cells.append(dict(
             by=cell_by, reference=topic_ref, n_items=n_items, n_unparsed=cell_unparsed.height, **stats,
             bias_p=bt.pvalue if bt else None, acquiescence_p=at.pvalue if at else None,
-            bias_ci=_interval(bias_u, confidence, interval, unit),
-            acquiescence_ci=_interval(acq_u, confidence, interval, unit),
-            test_unit=unit, test_method=bt.method if bt else None,
+            bias_log10_pvalue=bt.log10_pvalue if bt else None,
+            acquiescence_log10_pvalue=at.log10_pvalue if at else None,
+            bias_ci=ci(bias_u), acquiescence_ci=ci(acq_u), **extra,
+            test_unit=unit, test_method=bt.method.replace("see log10_pvalue", "see bias_log10_pvalue") if bt else None,
             min_attainable_p=min_attainable_p(len(bias_u)) if len(bias_u) else None,
             single_item=n_items == 1,
         ))
@@ -906,7 +953,7 @@ def analyze_framing(
     cells = []
     for c, bp, ap in zip(raw_cells, b_adj, a_adj):
         c["bias_p_adjusted"], c["acquiescence_p_adjusted"] = bp, ap
-        c["pattern"] = _pattern(bp, ap, c["acquiescence"], alpha)
+        c["pattern"] = (binary_pattern if binary else _pattern)(bp, ap, c["acquiescence"], alpha)
         cells.append(c)
 
     # ---- languages
@@ -929,8 +976,9 @@ def analyze_framing(
                     by=c["by"], language=None if lang is None else str(lang), n=st["n"], n_items=n_items,
                     bias=st["bias"], bias_ci=_interval(bias_u, confidence, interval, unit),
                     bias_p=bt.pvalue if bt else None, acquiescence=st["acquiescence"],
-                    acquiescence_p=at.pvalue if at else None, neutral_rate=st["neutral_rate"],
-                    abstain_rate=st["abstain_rate"], test_unit=unit, agrees=agrees))
+                    acquiescence_p=at.pvalue if at else None,
+                    neutral_rate=None if binary else st["neutral_rate"],
+                    abstain_rate=None if binary else st["abstain_rate"], test_unit=unit, agrees=agrees))
             # with no pooled lean (bias 0) no language can agree in sign: not counted as "0 of n"
             c["n_languages"], c["languages_agree"] = n_lang, (agree if c["bias"] else None)
 
@@ -964,6 +1012,7 @@ def analyze_framing(
         languages=tuple(languages), wrappers=tuple(wrappers), label_audit=audit, unparsed=unparsed,
         problems=tuple(problems),
         targets={t: {AFFIRMATIVE: p[0], REVERSE: p[1]} for t, p in pairs.items()},
+        answers=mode, answers_reason=mode_reason,
     )
 
 
