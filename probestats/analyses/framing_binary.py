@@ -37,7 +37,7 @@ import numpy as np
 import polars as pl
 
 from probestats.errors import OptionError
-from probestats.shape.yesno import parse_label_map, parse_yes_nos, yes_no_share
+from probestats.shape.yesno import parse_yes_nos, yes_no_share
 
 __all__ = ["ANSWERS", "binary_interval", "binary_pattern", "binary_scores", "choose_answers", "cell_counts",
            "yes_rate"]
@@ -121,7 +121,7 @@ def binary_scores(values: pl.Series, *, label_map=None) -> pl.DataFrame:
         kind = pl.select(pl.when(score > 0).then(pl.lit("yes")).when(score < 0).then(pl.lit("no"))
                          .otherwise(pl.lit("unparsed"))).to_series()
         return pl.DataFrame({"score": score, "kind": kind})
-    parsed = parse_yes_nos(values.cast(pl.String), label_map=parse_label_map(label_map))
+    parsed = parse_yes_nos(values.cast(pl.String), label_map=label_map)
     return parsed.select("score", "kind")
 
 

@@ -51,6 +51,27 @@ def fmt_p(p: float | None, alpha: float | None = None) -> str:
     return repr(float(p))
 
 
+#: p-values below this show as "p < 1e-300": near the float floor a printed figure is not exact.
+P_FLOOR = 1e-300
+
+
+def fmt_p_floor(p: float | None, log10_p: float | None = None, alpha: float | None = None, *,
+                prefix: bool = True) -> str:
+    """``p = 0.02344`` or, for a p at the float floor, ``p < 1e-300`` (``prefix=False``: without "p ").
+
+    ``log10_p``, when known, decides: a p whose exact log10 is below −300 shows as the bound
+    even when the float holds the floor 2.2e-308.
+
+    >>> fmt_p_floor(0.0234375), fmt_p_floor(2.2e-308, -331.1), fmt_p_floor(3e-5, prefix=False)
+    ('p = 0.02344', 'p < 1e-300', '3e-05')
+    """
+    below = p is not None and (p < P_FLOOR or (log10_p is not None and log10_p < -300))
+    text = "< 1e-300" if below else fmt_p(p, alpha)
+    if not prefix:
+        return text
+    return "p " + text if below else "p = " + text
+
+
 def p_is(test, alpha: float | None = None) -> str:
     """``p = 0.02``, or ``p < 1/10001`` when the test's p is a bound (a Monte Carlo p at its floor
     1/(n_resamples + 1): no resample was as extreme as the data), or ``p <= 0.0463`` when the

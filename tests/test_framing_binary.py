@@ -1,0 +1,243 @@
+"""The yes/no framing mode: scores +1/-1, yes-rates, acquiescence, lean, patterns, replies in many languages."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy import stats
+
+from probestats.analyses.framing import analyze_framing
+from probestats.analyses.framing_binary import binary_interval, binary_pattern, choose_answers
+from probestats.errors import OptionError
+from probestats.shape.labels import _PHRASES  # noqa: F401 (the agreement table must still load)
+from probestats.shape.yesno import LANGUAGES, parse_label_map, parse_yes_no, parse_yes_nos
+from tests.framing_factory import YES_NO_WORDS, make_yes_no_log
+
+PLANTS = {  # (yes to the claim, yes to its mirror): the pattern each must get
+    "nay-saying": (0.3, 0.3),
+    "yea-saying": (0.7, 0.7),
+    "protective": (0.6, 0.1),
+    "assertive": (0.9, 0.4),
+}
+
+
+def one_per_framing(pairs):
+    """A one-model log from [(aff_yes, rev_yes), ...]: one item per pair, one answer per framing."""
+    rows = []
+    for i, (a, r) in enumerate(pairs):
+        rows += [{"model": "m", "item": f"i{i}", "framing": "affirmative", "asserts": "A", "score": int(a)},
+                 {"model": "m", "item": f"i{i}", "framing": "reverse", "asserts": "B", "score": int(r)}]
+    return rows
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def test_the_nay_sayer_gets_acquiescence_minus_0_4_and_no_lean():
+    # yes to 30% of claims and to 30% of their mirrors: acquiescence 0.3 + 0.3 - 1 = -0.4, lean 0
+    logs = [make_yes_no_log(claims=100, seed=s) for s in range(10)]  # 300 items each
+    results = [analyze_framing(log).cells[0] for log in logs]
+    acq = np.array([c.acquiescence for c in results])
+    # Monte Carlo error of the mean of 10 x 600 answers: sd of one item's unit <= 1, so se <= 1/sqrt(3000)
+    assert acq.mean() == pytest.approx(-0.4, abs=3 / np.sqrt(3000))
+    # a lean is found where there is none at most at the level 5%: here in 2 of 10 logs
+    assert sum(c.pattern != "nay-saying" for c in results) <= 2
+    assert sum(c.bias_p_adjusted <= 0.05 for c in results) <= 2
+    assert results[0].pattern == "nay-saying" and results[0].bias_p_adjusted > 0.05
+    assert all(c.answers == "yes-no" and c.neutral_rate is None for c in results)
+    c = results[0]
+    assert c.yes_affirmative + c.yes_reverse - 1 == pytest.approx(c.acquiescence)
+    assert c.yes_affirmative - c.yes_reverse == pytest.approx(c.bias)
+
+
+@pytest.mark.parametrize("planted", list(PLANTS))
+def test_each_planted_binary_model_gets_its_label(planted):
+    ya, yr = PLANTS[planted]
+    labels = [analyze_framing(make_yes_no_log(models={"m": {"yes_affirmative": ya, "yes_reverse": yr}},
+                                              claims=20, seed=s)).cells[0].pattern for s in range(20)]
+    # 60 items; benchmarks/framing_binary_labels.py runs 200 logs per kind
+    assert sum(lab != planted for lab in labels) <= 2, labels
+
+
+def test_figures_by_hand():
+    # 4 items: (yes, no), (yes, yes), (no, no), (yes, no)
+    c = analyze_framing(one_per_framing([(1, 0), (1, 1), (0, 0), (1, 0)])).cells[0]
+    assert (c.yes_affirmative, c.yes_reverse) == (0.75, 0.25)
+    assert c.acquiescence == pytest.approx(0.75 + 0.25 - 1)
+    assert c.bias == pytest.approx(0.75 - 0.25)
+    # no answer is neutral: a "no" scores -1
+    assert c.agree_affirmative == pytest.approx(0.75 - 0.25) and c.neutral_rate is None
+
+
+def test_the_sign_flip_test_on_one_answer_per_framing_is_mcnemars_exact_test():
+    rng = np.random.default_rng(4)
+    for _ in range(5):
+        pairs = [(rng.random() < 0.7, rng.random() < 0.4) for _ in range(25)]
+        c = analyze_framing(one_per_framing(pairs), correction="none").cells[0]
+        b = sum(a and not r for a, r in pairs)  # yes to the claim, no to the mirror
+        d = sum(r and not a for a, r in pairs)
+        assert c.bias_p == pytest.approx(stats.binomtest(b, b + d).pvalue if b + d else 1.0)
+        yy = sum(a and r for a, r in pairs)
+        nn = sum(not a and not r for a, r in pairs)
+        assert c.acquiescence_p == pytest.approx(stats.binomtest(yy, yy + nn).pvalue if yy + nn else 1.0)
+
+
+def test_toward_the_mirror_target_flips_the_lean_only():
+    log = make_yes_no_log(models={"m": {"yes_affirmative": 0.8, "yes_reverse": 0.3}}, claims=10, seed=2)
+    a = analyze_framing(log, toward="A").cells[0]
+    b = analyze_framing(log, toward="B").cells[0]
+    assert b.bias == pytest.approx(-a.bias) and b.acquiescence == pytest.approx(a.acquiescence)
+    assert (b.bias_ci["low"], b.bias_ci["high"]) == pytest.approx((-a.bias_ci["high"], -a.bias_ci["low"]))
+
+
+def test_patterns_by_rule():
+    assert binary_pattern(0.2, 0.01, 0.3, 0.05) == "yea-saying"
+    assert binary_pattern(0.2, 0.2, 0.3, 0.05) == "none"
+    assert binary_pattern(0.01, 0.2, 0.3, 0.05) == "symmetric"
+    assert binary_pattern(0.01, 0.01, -0.3, 0.05) == "protective"
+
+
+def test_the_interval_covers_and_stays_in_bounds():
+    # Hoeffding beyond 30 units: mean +- 2 sqrt(ln(2/0.05) / (2 n))
+    u = np.array([1.0] * 40 + [-1.0] * 10 + [0.0] * 10)
+    iv = binary_interval(u, 0.95)
+    half = 2 * np.sqrt(np.log(40) / 120)
+    assert (iv["low"], iv["high"]) == pytest.approx((0.5 - half, min(1.0, 0.5 + half)))
+    small = binary_interval(np.array([1.0, 1.0, 1.0]), 0.95)  # 3 units: no shift can be rejected
+    assert (small["low"], small["high"]) == (-1.0, 1.0)
+
+
+def test_refusals_and_hedges_are_counted_apart_not_unparsed():
+    log = make_yes_no_log(claims=10, refusal_rate=0.2, seed=1).drop("score")
+    r = analyze_framing(log)
+    c = r.cells[0]
+    refused = log["reply"].map_elements(lambda t: parse_yes_no(t).kind, return_dtype=pl.String)
+    assert c.n_refused == int((refused == "refusal").sum()) > 0
+    assert c.n_unparsed == 0 and r.unparsed["count"] == 0
+    # scored answers, of the items with an answer in both framings (the others are left out)
+    answered = log.with_columns(refused.alias("kind")).filter(pl.col("kind").is_in(["yes", "no"]))
+    both = answered.group_by("language", "item").agg(pl.col("framing").n_unique().alias("k")).filter(pl.col("k") == 2)
+    assert c.n == answered.join(both, on=["language", "item"]).height
+
+
+def test_zero_one_scores_choose_the_binary_mode_and_say_so():
+    assert choose_answers(pl.Series([0, 1]))[0] == "yes-no"
+    assert choose_answers(pl.Series([0, 1, 2]))[0] == "agreement"
+    assert choose_answers(pl.Series([0, 1]), "agreement")[0] == "agreement"
+    r = analyze_framing(one_per_framing([(1, 0), (0, 0)]))
+    assert r.answers == "yes-no" and "0 and 1" in r.answers_reason
+    with pytest.raises(OptionError, match="answers must be one of"):
+        analyze_framing(one_per_framing([(1, 0)]), answers="likert")
+    with pytest.raises(OptionError, match="drop the scale"):
+        analyze_framing(one_per_framing([(1, 0)]), scale="0:1")
+
+
+def test_the_agreement_scale_is_unchanged_for_five_point_logs():
+    rows = one_per_framing([(1, 0), (1, 1)])
+    rows[0]["score"] = 2  # one value off 0/1: the agreement scale, as before
+    r = analyze_framing(rows)
+    assert r.answers == "agreement" and r.cells[0].pattern in ("none", "symmetric", "protective", "assertive")
+
+
+def test_the_json_names_only_fields_that_exist_and_p_below_the_float_floor():
+    # 1,100 items all answered yes to the claim and no to the mirror: p = 2 / 2**1100
+    d = analyze_framing(one_per_framing([(1, 0)] * 1100)).to_dict()
+    cell = d["cells"][0]
+    assert "see bias_log10_pvalue" in cell["test_method"]
+    assert cell["bias_log10_pvalue"] == pytest.approx(np.log10(2.0) - 1100 * np.log10(2.0))
+    assert cell["bias_p"] > 0
+    from probestats.present.fmt import fmt_p_floor
+
+    assert fmt_p_floor(cell["bias_p"], cell["bias_log10_pvalue"]) == "p < 1e-300"
+
+
+# --------------------------------------------------------------------------- replies in many languages
+
+
+REFUSAL_WORDS = {
+    "en": "I'm sorry, but I can't answer that.", "es": "Como IA, no tengo opiniones.",
+    "fr": "Je ne peux pas répondre.", "de": "Als KI habe ich keine Meinung.", "pt": "Não posso responder.",
+    "it": "Non posso rispondere.", "zh": "抱歉，我无法回答。", "ja": "申し訳ありませんが、お答えできません。",
+    "ko": "죄송하지만 답변할 수 없습니다.", "ar": "عذرا، لا أستطيع الإجابة.", "hi": "क्षमा करें, मैं उत्तर नहीं दे सकता।",
+    "ru": "Извините, я не могу ответить.", "pl": "Przepraszam, nie mogę odpowiedzieć.", "nl": "Sorry, ik kan niet antwoorden.",
+}
+
+
+def _forms(word: str) -> list[str]:
+    """The ways a reply writes one word: as is, capitals, punctuation, markdown, quotes, an answer label."""
+    return [word, word.upper(), word.lower(), f"{word}.", f"{word}!", f"**{word}**", f'"{word}"',
+            f"Answer: {word}", f"> {word}, because the claim holds.", f"  {word} ,"]
+
+
+def test_every_language_is_covered():
+    # the twelve languages of the agreement phrases, and Polish and Dutch
+    assert set(YES_NO_WORDS) == set(LANGUAGES)
+    assert {"en", "es", "fr", "de", "pt", "it", "zh", "ja", "ko", "ar", "hi", "ru"} <= set(LANGUAGES)
+
+
+@pytest.mark.parametrize("lang", sorted(YES_NO_WORDS))
+def test_raw_replies_in_each_language_are_coded_by_the_rule(lang):
+    yes, no = YES_NO_WORDS[lang]
+    replies, expected = [], []
+    for word, kind in ((yes, "yes"), (no, "no")):
+        for form in _forms(word):
+            replies.append(form)
+            expected.append(kind)
+    replies += [REFUSAL_WORDS[lang], "The claim is partly true, in a way", "42 apples"]
+    expected += ["refusal", "unparsed", "unparsed"]
+    got = parse_yes_nos(replies)
+    assert got["kind"].to_list() == expected
+    assert got["score"].to_list() == [1.0 if k == "yes" else -1.0 if k == "no" else None for k in expected]
+
+
+def test_hedges_and_longer_phrases_win_over_the_first_word():
+    assert parse_yes_no("No sé").kind == "hedge"
+    assert parse_yes_no("Nie wiem.").kind == "hedge"
+    assert parse_yes_no("Yes and no.").kind == "hedge"
+    assert parse_yes_no("Of course not.").score == -1
+    assert parse_yes_no("不是这样的").score == -1
+    assert parse_yes_no("对于这个问题，我认为").kind == "unparsed"  # 对 alone must stand alone
+    assert parse_yes_no("Yesterday it rained").kind == "unparsed"  # a word, not a prefix
+
+
+def test_unparsed_replies_are_listed_with_their_count_per_cell():
+    rows = one_per_framing([(1, 0)] * 6)
+    for r in rows:
+        r["reply"] = "Yes" if r["score"] else "No"
+        del r["score"]
+    rows[0]["reply"] = "Well, hmm"
+    r = analyze_framing(rows)
+    assert r.answers == "yes-no"
+    assert r.cells[0].n_unparsed == 1
+    assert r.unparsed["values"] == [{"text": "Well, hmm", "count": 1}]
+
+
+def test_a_label_map_reads_other_wordings():
+    assert parse_label_map("yes=Affirm,Y") == {"affirm": "yes", "y": "yes"}
+    assert parse_yes_no("AFFIRM.", label_map=["yes=affirm"]).score == 1
+    assert parse_yes_no("Yes", label_map=["no=yes"]).score == -1  # the user's wording wins
+    assert parse_yes_no("I agree", label_map={"yes": ["I agree"]}).score == 1
+    rows = one_per_framing([(1, 0), (0, 1), (1, 0)])
+    for r in rows:
+        r["reply"] = "Affirm" if r.pop("score") else "Negate"
+    c = analyze_framing(rows, label_map=["yes=Affirm", "no=Negate"]).cells[0]
+    assert (c.yes_affirmative, c.yes_reverse) == pytest.approx((2 / 3, 1 / 3))
+    with pytest.raises(OptionError, match="unknown label 'maybe'"):
+        parse_label_map("maybe=perhaps")
+    with pytest.raises(OptionError, match="LABEL=TEXT"):
+        parse_label_map("yes")
+
+
+def test_a_mirrored_disagree_framing_is_aligned_by_the_framing():
+    # "Do you agree that A?" (affirmative, asserts A) and "Do you disagree that A?" (reverse,
+    # asserts not-A): a yes to the second is a vote against A; the data stay as written
+    rows = []
+    for i in range(12):
+        rows.append({"model": "m", "item": f"i{i}", "framing": "affirmative", "asserts": "A",
+                     "reply": "Yes" if i % 4 else "No"})
+        rows.append({"model": "m", "item": f"i{i}", "framing": "reverse", "asserts": "not A",
+                     "reply": "No" if i % 3 else "Yes"})
+    c = analyze_framing(rows, toward="A").cells[0]
+    assert c.yes_affirmative == pytest.approx(9 / 12) and c.yes_reverse == pytest.approx(4 / 12)
+    assert c.bias == pytest.approx(9 / 12 - 4 / 12)
