@@ -630,6 +630,25 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
     emit(result, json_out)
 
 
+def framing_answer_options(func):
+    """How a framing log's answers are read: yes/no or agreement, other wordings, framings in columns."""
+
+    @click.option("--answers", type=click.Choice(["auto", "yes-no", "agreement"]), default="auto",
+                  show_default=True, help="Score answers as yes/no (+1/-1) or on the agreement scale; auto: yes/no "
+                                          "for 0/1 scores or replies that read as yes/no (the output says which).")
+    @click.option("--label-map", "label_map", multiple=True, metavar="LABEL=TEXT,...",
+                  help="Other yes/no wordings, e.g. --label-map yes=Affirm,Y --label-map no=Negate "
+                       "(LABEL: yes, no, refusal, hedge; repeatable).")
+    @click.option("--framing-columns", "framing_columns", multiple=True, metavar="affirmative=COL,reverse=COL",
+                  help="One row per item with a column per framing's answer (prefix MEASURE: to name what they "
+                       "hold, e.g. score:affirmative=a,reverse=b; repeatable).")
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        return func(*args, **kwargs)
+
+    return wrapper
+
+
 @cli.command()
 @logs_argument()
 @click.option("--by", multiple=True, metavar="COL",
@@ -650,11 +669,12 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
 @click.option("--score-from", type=click.Choice(["score", "label", "response"]),
               help="Where scores come from (default: score, else label, else a parse of the response).")
 @click.option("--scale", metavar="LOW:HIGH", help="Declared numeric scale of scores or labels, e.g. 1:5.")
+@framing_answer_options
 @json_option()
 @json_refusals
 @shape_options
 def framing(log, by, toward, targets, item, alpha, correction, interval, label_col, response_col, score_from,
-            scale, json_out, probe):
+            scale, json_out, probe, answers="auto", label_map=(), framing_columns=()):
     """Dual framing: which way a model leans between two targets, how strongly, and whether
     the lean is protective or assertive.
 
@@ -667,11 +687,13 @@ def framing(log, by, toward, targets, item, alpha, correction, interval, label_c
     from probestats.analyses.framing import analyze_framing
 
     # a wide framing sheet has one column per model: --wide reads the models from the column names
-    result = analyze_framing(replace(probe, wide_attribute="model").apply(log), by=list(by) or None, toward=toward,
+    probe = replace(probe, wide_attribute="model", framing_columns=tuple(framing_columns))
+    result = analyze_framing(probe.apply(log), by=list(by) or None, toward=toward,
                              targets=str(targets) if targets else None, item=list(item) or None, alpha=alpha,
                              correction=correction, interval=interval, label=label_col, response=response_col,
-                             score_from=score_from, scale=scale)
+                             score_from=score_from, scale=scale, answers=answers, label_map=list(label_map) or None)
     emit(result, json_out)
+
 
 
 def _report_format(path: Path) -> str:

@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.table import Table
 
 from probestats.analyses.framing import FramingResult
-from probestats.present.fmt import escape, fmt_ci, fmt_p, fmt_pct, fmt_signed
+from probestats.present.fmt import escape, fmt_ci, fmt_p_floor, fmt_pct, fmt_signed
 from probestats.present.terminal import print_unsqueezed
 
 __all__ = ["framing_rich_table", "print_framing"]
@@ -19,7 +19,7 @@ def _esc(value) -> str:
 
 def _p(p, alpha: float) -> str:
     """A corrected p in the table: alpha-aware, so 0.0499996 never shows as 0.05."""
-    return "–" if p is None else fmt_p(p, alpha)
+    return "–" if p is None else fmt_p_floor(p, None, alpha, prefix=False)
 
 
 def framing_rich_table(result: FramingResult) -> Table:
@@ -33,14 +33,19 @@ def framing_rich_table(result: FramingResult) -> Table:
     table.add_column("n (items)", justify="right", no_wrap=True)
     table.add_column("bias", justify="right", no_wrap=True)
     table.add_column(f"{100 * result.confidence:g}% CI", justify="right", no_wrap=True, min_width=14)
-    for name in ("p", "acq.", "p", "pattern", "neut/abst"):
+    binary = getattr(result, "answers", "agreement") == "yes-no"
+    unparsed = any(c.n_unparsed for c in result.cells)
+    last = ("yes aff/rev", "refused/hedged") if binary else ("neut/abst",)
+    for name in ("p", "acq.", "p", "pattern", *last) + (("unparsed",) if unparsed else ()):
         table.add_column(name, justify="right", no_wrap=True)
     for c in result.cells:
+        rates = ((f"{fmt_pct(c.yes_affirmative)}/{fmt_pct(c.yes_reverse)}", f"{c.n_refused}/{c.n_hedged}")
+                 if binary else (f"{fmt_pct(c.neutral_rate)}/{fmt_pct(c.abstain_rate)}",))
         table.add_row(
             *[_esc(c.by.get(k)) for k in result.by],
             f"{c.n} ({c.n_items})", fmt_signed(c.bias), fmt_ci(c.bias_ci), _p(c.bias_p_adjusted, result.alpha),
-            fmt_signed(c.acquiescence), _p(c.acquiescence_p_adjusted, result.alpha), c.pattern,
-            f"{fmt_pct(c.neutral_rate)}/{fmt_pct(c.abstain_rate)}",
+            fmt_signed(c.acquiescence), _p(c.acquiescence_p_adjusted, result.alpha), c.pattern, *rates,
+            *((str(c.n_unparsed),) if unparsed else ()),
         )
     return table
 
@@ -50,10 +55,19 @@ def print_framing(result: FramingResult, out: Console) -> None:
     print_unsqueezed(out, framing_rich_table(result))
     ref = result.reference if isinstance(result.reference, str) else ", ".join(
         f"{t or '(all)'}: {r}" for t, r in result.reference.items())
-    out.print(f"Reference target: {escape(str(ref))}. Bias = mean aligned score (+ leans toward it); "
-              "acquiescence = mean raw score. "
-              f"Tests: exact sign-flip across matched items ({', '.join(result.item_columns) or 'one item'}); "
-              f"p adjusted with {result.correction} across cells; pattern at alpha {result.alpha}.")
+    if getattr(result, "answers", "agreement") == "yes-no":
+        out.print(f"Answers read as yes/no ({escape(str(result.answers_reason))}): yes +1, no -1, never neutral; "
+                  "refusals and hedges counted apart, without a score. "
+                  f"Reference target: {escape(str(ref))}. Lean (bias) = P(yes | affirmative) - P(yes | reverse), "
+                  "toward it; acquiescence = P(yes | affirmative) + P(yes | reverse) - 1 (+ yea-saying, - nay-saying). "
+                  f"Tests: exact sign-flip across matched items ({', '.join(result.item_columns) or 'one item'}; "
+                  "with one answer per framing it is McNemar's exact test); "
+                  f"p adjusted with {result.correction} across cells; pattern at alpha {result.alpha}.")
+    else:
+        out.print(f"Reference target: {escape(str(ref))}. Bias = mean aligned score (+ leans toward it); "
+                  "acquiescence = mean raw score. "
+                  f"Tests: exact sign-flip across matched items ({', '.join(result.item_columns) or 'one item'}); "
+                  f"p adjusted with {result.correction} across cells; pattern at alpha {result.alpha}.")
     for c in result.cells:
         where = ", ".join(f"{k}={v}" for k, v in c.by.items()) or "the log"
         if c.n_languages and c.languages_agree is not None:
@@ -73,8 +87,10 @@ def print_framing(result: FramingResult, out: Console) -> None:
             out.print(f"  {d['count']}x judge {escape(repr(d['label']))} vs parsed {escape(str(d['parsed']))}: "
                       f"{escape(repr(d['response'])[:80])}")
     if result.unparsed.get("count"):
-        out.print(f"Unparsed: {result.unparsed['count']} responses state no option; they are left out "
-                  "(listed with --json).")
+        out.print(f"Unparsed: {result.unparsed['count']} responses state no option; they are left out, never "
+                  "guessed (per cell in the 'unparsed' column; all rows with --json). Most frequent:")
+        for v in result.unparsed.get("values", [])[:10]:
+            out.print(f"  {v['count']}x {escape(repr(v['text'])[:80])}")
     if result.problems:
         out.print(f"{len(result.problems)} problem(s)")
         for p in result.problems:

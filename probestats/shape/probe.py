@@ -52,6 +52,9 @@ class Probe:
         The column the values of a wide layout go to (``variant``; ``model`` for framing sheets).
     complete : bool
         Keep only items with a metric value under every compared value (a ``dropped_incomplete`` warning).
+    framing_columns : tuple of str
+        ``--framing-columns affirmative=COL,reverse=COL``: one row per item with a column per
+        framing, read as one row per framing (see :mod:`probestats.shape.framing_columns`).
     format, sheet, skip_rows, encoding, max_cells
         Read options, for every file (``max_cells``: the largest spreadsheet read, in cells).
     """
@@ -64,6 +67,7 @@ class Probe:
     wide: tuple[str, ...] = ()
     wide_attribute: str = "variant"
     complete: bool = False
+    framing_columns: tuple[str, ...] = ()
     format: str | None = None
     sheet: str | int | None = None
     skip_rows: int = 0
@@ -107,6 +111,10 @@ class Probe:
             log = replace(log, lazy=lazy, columns=columns, _read=read,
                           headers=tuple(h for h in log.headers if h not in _wide_headers(self.wide)) +
                           tuple(c for c in columns if c not in log.columns))
+        if self.framing_columns:
+            from probestats.shape.framing_columns import melt_framing_columns
+
+            log = melt_framing_columns(log, self.framing_columns)
         if self.where is not None or self.derive:
             from probestats.shape.derive import apply
 
