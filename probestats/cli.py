@@ -82,12 +82,17 @@ def read_options(func):
                   help="Text encoding of a CSV/TSV/JSON file, e.g. cp1252 (default: UTF-8).")
     @click.option("--max-cells", type=click.IntRange(min=1), metavar="N",
                   help="Largest spreadsheet sheet read, in cells (rows x columns; default 10,000,000).")
+    @click.option("--records", metavar="KEY", help="JSON: the key holding the records (a dotted path for nesting, "
+                                                   "e.g. run.decisions; default: the one key that holds a list).")
     @functools.wraps(func)
-    def wrapper(*args, fmt=None, sheet=None, skip_rows=0, column=(), encoding=None, max_cells=None, **kwargs):
+    def wrapper(*args, fmt=None, sheet=None, skip_rows=0, column=(), encoding=None, max_cells=None, records=None,
+                **kwargs):
         kwargs["read"] = {"format": fmt, "sheet": sheet, "skip_rows": skip_rows,
                           "columns": _parse_columns(column), "encoding": encoding}
         if max_cells is not None:
             kwargs["read"]["max_cells"] = max_cells
+        if records is not None:
+            kwargs["read"]["records"] = records
         return func(*args, **kwargs)
 
     return wrapper
@@ -120,7 +125,8 @@ def shape_options(func):
         kwargs["probe"] = Probe(columns=tuple(read["columns"].items()), where=where, derive=tuple(derive),
                                 groups=tuple(group), fold_case=fold_case, wide=tuple(wide), complete=complete,
                                 format=read["format"], sheet=read["sheet"], skip_rows=read["skip_rows"],
-                                encoding=read["encoding"], max_cells=read.get("max_cells"))
+                                encoding=read["encoding"], max_cells=read.get("max_cells"),
+                                records=read.get("records"))
         return func(*args, **kwargs)
 
     return wrapper

@@ -17,8 +17,8 @@ from tests.framing_factory import YES_NO_WORDS, make_yes_no_log
 PLANTS = {  # (yes to the claim, yes to its mirror): the pattern each must get
     "nay-saying": (0.3, 0.3),
     "yea-saying": (0.7, 0.7),
-    "protective": (0.6, 0.1),
-    "assertive": (0.9, 0.4),
+    "protective": (0.55, 0.05),
+    "assertive": (0.95, 0.45),
 }
 
 

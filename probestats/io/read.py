@@ -338,6 +338,7 @@ def read_log(
     encoding: str | None = None,
     metric: str | None = None,
     max_cells: int | None = None,
+    records: str | None = None,
 ) -> Log:
     """Read a probe log from a file or a Python object.
 
@@ -360,6 +361,11 @@ def read_log(
     max_cells : int, optional
         Largest extent (rows x columns) of a spreadsheet's sheet read (default :data:`MAX_CELLS`);
         a larger one is refused before it is parsed.
+    records : str, optional
+        For a JSON document: the key (a dotted path for nesting, ``"run.decisions"``) whose
+        value is the list of records or the object of equal-length lists. Without it, the one
+        top-level key holding a list of records is used. Column-oriented JSON (an object of
+        equal-length lists) numbers its rows by list position, the first 1.
 
     Examples
     --------
@@ -376,7 +382,8 @@ def read_log(
         raise OptionError("--skip-rows must be 0 or more")
     if isinstance(source, (str, Path)):
         return _read_path(Path(source), format=format, sheet=sheet, skip_rows=skip_rows,
-                          columns=columns, encoding=encoding, metric=metric, max_cells=max_cells)
+                          columns=columns, encoding=encoding, metric=metric, max_cells=max_cells,
+                          records=records)
     frame = _frame_from_object(source)
     return _finish(frame.lazy(), list(frame.columns), "the log", columns, metric,
                    row_label="record", first_row=1)
@@ -417,7 +424,8 @@ def _detect_format(path: Path, format: str | None) -> str:
     return fmt
 
 
-def _read_path(path: Path, *, format, sheet, skip_rows, columns, encoding, metric, max_cells=None) -> Log:
+def _read_path(path: Path, *, format, sheet, skip_rows, columns, encoding, metric, max_cells=None,
+               records=None) -> Log:
     name = path.name
     if not path.exists():
         raise ReadError(f"no such file: '{path}'; check the path")
@@ -430,15 +438,18 @@ def _read_path(path: Path, *, format, sheet, skip_rows, columns, encoding, metri
     if skip_rows and fmt not in ("csv", "tsv", "xlsx", "ods"):
         ignored.append(f"--skip-rows {skip_rows} does not apply to '{name}', read as {fmt.upper()}, "
                        "which has no title rows above a header")
+    if records is not None and fmt != "json":
+        ignored.append(f"--records {records} does not apply to '{name}', read as {fmt.upper()}, which has no keys")
     log = _read_format(path, fmt, sheet=sheet, skip_rows=skip_rows, columns=columns, encoding=encoding,
-                       metric=metric, max_cells=max_cells)
+                       metric=metric, max_cells=max_cells, records=records)
     if ignored:
         log = replace(log, problems=log.problems + tuple(
             Problem("warning", "ignored_option", f"{text}; it was ignored") for text in ignored))
     return log
 
 
-def _read_format(path: Path, fmt: str, *, sheet, skip_rows, columns, encoding, metric, max_cells=None) -> Log:
+def _read_format(path: Path, fmt: str, *, sheet, skip_rows, columns, encoding, metric, max_cells=None,
+                 records=None) -> Log:
     name = path.name
     try:
         size = path.stat().st_size
@@ -451,7 +462,7 @@ def _read_format(path: Path, fmt: str, *, sheet, skip_rows, columns, encoding, m
     if fmt == "jsonl":
         return _read_jsonl(path, columns, encoding, metric)
     if fmt == "json":
-        return _read_json(path, columns, encoding, metric)
+        return _read_json(path, columns, encoding, metric, records)
     if fmt == "parquet":
         _check_parquet(path, size)
         try:
@@ -929,7 +940,7 @@ def _raise_first_bad_json_line(path: Path, raw: bytes | None) -> None:
             raise ReadError(f"line {number} of {path.name} is not a JSON object; each line must be one record like {{\"item\": 1, ...}}")
 
 
-def _read_json(path, columns, encoding, metric) -> Log:
+def _read_json(path, columns, encoding, metric, records=None) -> Log:
     name = path.name
     source, problems = _text_source(path, encoding)
     data = source if isinstance(source, bytes) else path.read_bytes()
@@ -939,18 +950,79 @@ def _read_json(path, columns, encoding, metric) -> Log:
         if data.lstrip()[:1] == b"{" and b"\n{" in data:
             raise ReadError(f"'{name}' holds one JSON object per line; read it as JSON lines (rename it .jsonl or use --format jsonl)") from None
         raise ReadError(f"'{name}' is not JSON (line {exc.lineno}: {exc.msg} at column {exc.colno}); fix the file or check --format") from None
-    if isinstance(value, dict):
-        for key in ("rows", "records", "data", "runs", "log"):
-            if isinstance(value.get(key), list):
-                value = value[key]
-                break
-    if not isinstance(value, list) or not all(isinstance(r, dict) for r in value):
-        raise ReadError(f"'{name}' must be a JSON array of records, one object per run, like [{{\"item\": 1, ...}}]")
+    value = _json_table(value, name, records)
+    if isinstance(value, dict):  # column-oriented: rows are list positions, the first counted 1
+        frame = pl.DataFrame(value, strict=False) if value else pl.DataFrame()
+        if frame.height == 0:
+            raise ReadError(f"'{name}' holds empty lists; it needs one entry per run in each list")
+        return _finish(frame.lazy(), list(frame.columns), name, columns, metric, row_label="list position",
+                       first_row=1, problems=problems, path=path)
     if not value or not any(value):
         raise ReadError(f"'{name}' holds no records; it needs one object per run, like [{{\"item\": 1, ...}}]")
     frame = _frame_from_object(value)
     return _finish(frame.lazy(), list(frame.columns), name, columns, metric, row_label="record",
                    first_row=1, problems=problems, path=path)
+
+
+def _is_records(value) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(r, dict) for r in value)
+
+
+def _is_columns(value) -> bool:
+    return (isinstance(value, dict) and bool(value)
+            and all(isinstance(v, list) and not any(isinstance(x, (dict, list)) for x in v) for v in value.values()))
+
+
+def _json_table(value, name: str, records: str | None = None):
+    """The table a JSON document holds: a list of records, or a dict of equal-length lists (column-oriented).
+
+    A list of records is the document itself, the value at the dotted path ``records`` names, or
+    the one top-level key that holds a list of records (the first of rows, records, data, runs,
+    log when several do). An object whose values are all lists of plain values is column-oriented:
+    one list per column, the n-th entries of the lists make the n-th row.
+
+    >>> _json_table({"meta": {"v": 1}, "all_decisions": [{"a": 1}]}, "x.json")
+    [{'a': 1}]
+    >>> _json_table({"a": [1, 2], "b": ["x", "y"]}, "x.json")
+    {'a': [1, 2], 'b': ['x', 'y']}
+    >>> _json_table({"run": {"out": [{"a": 1}]}}, "x.json", records="run.out")
+    [{'a': 1}]
+    """
+    shape = "a JSON array of records, one object per run, like [{\"item\": 1, ...}], or an object of equal-length lists"
+    if records is not None:
+        node = value
+        for i, part in enumerate(str(records).split(".")):
+            if not isinstance(node, dict) or part not in node:
+                where = ".".join(str(records).split(".")[:i]) or "the top level"
+                keys = ", ".join(map(str, node)) if isinstance(node, dict) else "none (not an object)"
+                raise ReadError(f"--records {records}: no key '{part}' under {where} of '{name}'; keys there: {keys}")
+            node = node[part]
+        if not (_is_records(node) or _is_columns(node)):
+            raise ReadError(f"--records {records}: the value there in '{name}' is not {shape}")
+        value = node
+    elif isinstance(value, dict) and not _is_columns(value):
+        found = [k for k, v in value.items() if _is_records(v)]
+        legacy = [k for k in ("rows", "records", "data", "runs", "log") if k in found]
+        if len(found) == 1 or legacy:
+            value = value[legacy[0] if legacy else found[0]]
+        elif found:
+            raise ReadError(f"'{name}' holds lists of records under several keys ({', '.join(found)}); "
+                            f"name one with --records KEY (e.g. --records {found[0]})")
+        else:
+            nested = ", ".join(f"{k}.{j}" for k, v in value.items() if isinstance(v, dict)
+                               for j, w in v.items() if _is_records(w))[:200]
+            hint = f" (records sit deeper: --records {nested.split(', ')[0]})" if nested else ""
+            raise ReadError(f"'{name}' must be {shape}; no top-level key holds a list of records{hint}")
+    if isinstance(value, dict):
+        lengths = {k: len(v) for k, v in value.items()}
+        if len(set(lengths.values())) > 1:
+            shown = ", ".join(f"'{k}' has {n}" for k, n in list(lengths.items())[:4])
+            raise ReadError(f"'{name}' is column-oriented JSON (an object of lists) but its lists differ in length "
+                            f"({shown}); every list needs one entry per run")
+        return value
+    if not isinstance(value, list) or not all(isinstance(r, dict) for r in value):
+        raise ReadError(f"'{name}' must be {shape}")
+    return value
 
 
 #: cells a spreadsheet's sheets may span (rows x columns of their extent) unless --max-cells raises it

@@ -56,7 +56,8 @@ class Probe:
         ``--framing-columns affirmative=COL,reverse=COL``: one row per item with a column per
         framing, read as one row per framing (see :mod:`probestats.shape.framing_columns`).
     format, sheet, skip_rows, encoding, max_cells
-        Read options, for every file (``max_cells``: the largest spreadsheet read, in cells).
+        Read options, for every file (``max_cells``: the largest spreadsheet read, in cells;
+        ``records``: the key of a JSON document's records).
     """
 
     columns: tuple[tuple[str, str], ...] = ()
@@ -73,6 +74,7 @@ class Probe:
     skip_rows: int = 0
     encoding: str | None = None
     max_cells: int | None = None
+    records: str | None = None
 
     @property
     def mapping(self) -> dict[str, str]:
@@ -81,7 +83,7 @@ class Probe:
     def read_options(self) -> dict:
         """The options :func:`probestats.io.read.read_log` takes (without the column mapping)."""
         return {"format": self.format, "sheet": self.sheet, "skip_rows": self.skip_rows, "encoding": self.encoding,
-                "max_cells": self.max_cells}
+                "max_cells": self.max_cells, "records": self.records}
 
     def apply(self, source, *, metric: str | None = None, a: str | None = None, b: str | None = None,
               by: Sequence[str] = ()) -> Log:
