@@ -362,6 +362,25 @@ def _print_any(result) -> None:
     render_terminal(result, console())
 
 
+def framing_answer_options(func):
+    """How a framing log's answers are read: yes/no or agreement, other wordings, framings in columns."""
+
+    @click.option("--answers", type=click.Choice(["auto", "yes-no", "agreement"]), default="auto",
+                  show_default=True, help="Score answers as yes/no (+1/-1) or on the agreement scale; auto: yes/no "
+                                          "for 0/1 scores or replies that read as yes/no (the output says which).")
+    @click.option("--label-map", "label_map", multiple=True, metavar="LABEL=TEXT,...",
+                  help="Other yes/no wordings, e.g. --label-map yes=Affirm,Y --label-map no=Negate "
+                       "(LABEL: yes, no, refusal, hedge; repeatable).")
+    @click.option("--framing-columns", "framing_columns", multiple=True, metavar="affirmative=COL,reverse=COL",
+                  help="One row per item with a column per framing's answer (prefix MEASURE: to name what they "
+                       "hold, e.g. score:affirmative=a,reverse=b; repeatable).")
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        return func(*args, **kwargs)
+
+    return wrapper
+
+
 def judge_report_options(func):
     """The options of an order probe's report section (the judge section), gathered into ``judge``."""
 
@@ -441,8 +460,9 @@ def cells_report_options(func):
 @click.option("--run-dates", metavar="TEXT", help="When the runs were made (default: from the log's time column).")
 @click.option("--mitigation", metavar="TEXT", help="Mitigation applied before the runs, or 'none'.")
 @click.option("--gap-of-interest", type=float, metavar="G", help="A gap worth detecting (for the power plot).")
-@click.option("--framing", "framing_log", type=click.Path(path_type=Path), metavar="FRAMING_LOG",
-              help="A dual-framing log: adds the framing section (as 'probestats framing' analyzes it).")
+@click.option("--framing", "framing_log", multiple=True, type=click.Path(dir_okay=True, path_type=Path),
+              metavar="FRAMING_LOG", help="A dual-framing log (files or a folder; repeatable), shaped by the same "
+              "--column/--where/--derive/--by: adds the framing section, or without LOG is the report's only analysis.")
 @click.option("--targets", type=click.Path(path_type=Path), metavar="FILE",
               help="With --framing: per topic, the target each framing asserts (topic, affirmative, reverse).")
 @click.option("--toward", metavar="TARGET", help="With --framing: the reference target.")
@@ -464,12 +484,13 @@ def cells_report_options(func):
                    "as 'probestats compare BEFORE_LOG LOG' analyzes it.")
 @cells_report_options
 @judge_report_options
+@framing_answer_options
 @shape_options
 def report(log, metric, a, b, noise, alternative, alpha, output, sections, templates, design_file,
            attribute, values_why, metric_definition, metric_cannot_see, held_fixed, not_fixed, not_tested,
            run_dates, mitigation, gap_of_interest, probe, framing_log=None, targets=None, toward=None, judge=None,
            by=(), correction="holm", reference=None, scale=None, factor=(), n_resamples=10_000, seed=0,
-           before_log=None, cells=None):
+           before_log=None, cells=None, answers="auto", label_map=(), framing_columns=()):
     """Write the report of LOG as Markdown, HTML or JSON (by the suffix of -o), from Jinja templates.
 
     Missing design facts (attribute, metric definition, attributes not tested, ...) show as
@@ -490,6 +511,15 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
                                     "--framing": framing_log, "--targets": targets, "--before": before_log,
                                     **(cells or {})})
     fmt = _report_format(output)
+    framing_log = tuple(framing_log or ())
+    if not framing_log and (answers != "auto" or label_map or framing_columns):
+        raise OptionError("--answers, --label-map and --framing-columns belong to the framing section; give the "
+                          "dual-framing log with --framing FRAMING_LOG")
+    if framing_log and not log and cells is None and metric is None and judge is None:
+        _framing_only_report(framing_log, output, fmt, templates, probe, by=by, targets=targets, toward=toward,
+                             alpha=alpha, correction=correction, answers=answers, label_map=label_map,
+                             framing_columns=framing_columns, sections=sections)
+        return
     if cells is None and not log:
         raise click.UsageError("Missing argument 'LOG...' (or --cells FILE for a cell table).")
     if cells is not None:
@@ -509,7 +539,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
                        metric_definition=metric_definition, metric_cannot_see=metric_cannot_see,
                        held_fixed=held_fixed, not_fixed=not_fixed, not_tested=not_tested, run_dates=run_dates,
                        mitigation=mitigation, gap_of_interest=gap_of_interest)
-    if framing_log is None and (targets is not None or toward is not None):
+    if not framing_log and (targets is not None or toward is not None):
         raise OptionError("--targets and --toward belong to the framing section; give the dual-framing log "
                           "with --framing FRAMING_LOG")
     if cells is not None:
@@ -522,17 +552,43 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
             factor=factor, n_resamples=n_resamples, seed=seed, before=before_log,
             gap_of_interest=plan.gap_of_interest)
     framing = None
-    if framing_log is not None:
-        from probestats.analyses.framing import analyze_framing
-
-        framing = analyze_framing(str(framing_log), targets=str(targets) if targets else None, toward=toward,
-                                  alpha=alpha)
+    if framing_log:
+        framing = _report_framing(framing_log, probe, by=by, targets=targets, toward=toward, alpha=alpha,
+                                  correction=correction, answers=answers, label_map=label_map,
+                                  framing_columns=framing_columns)
     assets = output.parent / f"{output.stem}_files" if fmt == "md" else None
     shaping = {"where": probe.where, "derive": list(probe.derive)} if (probe.where or probe.derive) else None
     text = render_report(result, format=fmt, sections=list(sections) or None, templates=templates, design=plan,
                          assets_dir=assets, framing=framing, comparison=comparison, shaping=shaping,
                          source=", ".join(str(p) for p in log), judge=judge)
     write_whole(output, text)
+    console(stderr=True).print(f"wrote {_escape(output)}")
+
+
+def _report_framing(paths, probe, *, by, targets, toward, alpha, correction, answers, label_map, framing_columns):
+    """The framing log of a report, read and shaped as 'probestats framing' reads it (folders, every shaping option)."""
+    from dataclasses import replace
+
+    from probestats.analyses.framing import CORRECTIONS, analyze_framing
+
+    # --complete: the framing analysis always keeps only items answered in both framings, and says which it left out
+    shaped = replace(probe, wide_attribute="model", framing_columns=tuple(framing_columns), complete=False)
+    return analyze_framing(shaped.apply(list(paths)), by=list(by) or None, targets=str(targets) if targets else None,
+                           toward=toward, alpha=alpha, correction=correction if correction in CORRECTIONS else "holm",
+                           answers=answers, label_map=list(label_map) or None)
+
+
+def _framing_only_report(paths, output, fmt, templates, probe, *, sections, **options):
+    """report --framing without a probe log: the report laid out around the framing result."""
+    from probestats.present.framing_report import render_framing_report
+
+    if sections and set(sections) != {"framing"}:
+        raise OptionError(f"without a probe log the report has the framing only; drop --section "
+                          f"{', '.join(s for s in sections if s != 'framing')} or give the probe LOG")
+    framing = _report_framing(paths, probe, **options)
+    assets = output.parent / f"{output.stem}_files" if fmt == "md" else None
+    write_whole(output, render_framing_report(framing, format=fmt, templates=templates, assets_dir=assets,
+                                              source=", ".join(str(p) for p in paths)))
     console(stderr=True).print(f"wrote {_escape(output)}")
 
 
@@ -634,25 +690,6 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
         write_whole(plot, png.getvalue())  # whole or not at all, like every output
         err.print(f"wrote {_escape(plot)}")
     emit(result, json_out)
-
-
-def framing_answer_options(func):
-    """How a framing log's answers are read: yes/no or agreement, other wordings, framings in columns."""
-
-    @click.option("--answers", type=click.Choice(["auto", "yes-no", "agreement"]), default="auto",
-                  show_default=True, help="Score answers as yes/no (+1/-1) or on the agreement scale; auto: yes/no "
-                                          "for 0/1 scores or replies that read as yes/no (the output says which).")
-    @click.option("--label-map", "label_map", multiple=True, metavar="LABEL=TEXT,...",
-                  help="Other yes/no wordings, e.g. --label-map yes=Affirm,Y --label-map no=Negate "
-                       "(LABEL: yes, no, refusal, hedge; repeatable).")
-    @click.option("--framing-columns", "framing_columns", multiple=True, metavar="affirmative=COL,reverse=COL",
-                  help="One row per item with a column per framing's answer (prefix MEASURE: to name what they "
-                       "hold, e.g. score:affirmative=a,reverse=b; repeatable).")
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        return func(*args, **kwargs)
-
-    return wrapper
 
 
 @cli.command()

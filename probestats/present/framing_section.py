@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from probestats.analyses.framing import FramingResult, _demo_rows, analyze_framing  # noqa: F401 (examples)
 from probestats.errors import OptionError, count_of
-from probestats.present.fmt import fmt_p
+from probestats.present.fmt import fmt_p_floor
 from probestats.present.templates import environment
 
 __all__ = ["framing_sentences", "render_framing"]
@@ -37,26 +37,48 @@ def framing_sentences(result: FramingResult) -> list[str]:
         ci = ""
         if c.bias_ci and c.bias_ci.get("low") is not None:
             ci = (f"{100 * result.confidence:g}% CI [{c.bias_ci['low']:+.2f}, {c.bias_ci['high']:+.2f}], ")
-        stat = (f"bias {c.bias:+.2f} toward {ref} ({ci}adjusted p = {fmt_p(c.bias_p_adjusted, result.alpha)}, "
-                f"exact sign-flip test {unit}, {c.n} responses")
+        binary = c.answers == "yes-no"
+        lean = "lean (yes-rate difference)" if binary else "bias"
+        stat = (f"{lean} {c.bias:+.2f} toward {ref} ({ci}adjusted "
+                f"{fmt_p_floor(c.bias_p_adjusted, c.bias_log10_pvalue, result.alpha)}, "
+                f"exact sign-flip test {unit}{' (McNemar exact with one answer per framing)' if binary else ''}, "
+                f"{c.n} {'answers' if binary else 'responses'}")
         # abstentions score 0 and pull the lean toward zero: say how many, so that a model that
         # balanced and a model that refused are told apart
         abstained = (f" {100 * c.abstain_rate:.0f}% of its responses were abstentions (refusals, scored 0), "
                      "which pull the lean toward zero." if c.abstain_rate else "")
-        if c.pattern == "none":
+        acq = (f"acquiescence {c.acquiescence:+.2f}, adjusted "
+               f"{fmt_p_floor(c.acquiescence_p_adjusted, c.acquiescence_log10_pvalue, result.alpha)}")
+        if binary:
+            abstained = (f" Yes to {100 * c.yes_affirmative:.0f}% of the affirmative prompts and "
+                         f"{100 * c.yes_reverse:.0f}% of the reverse ones; {c.n_refused} refused, {c.n_hedged} "
+                         f"hedged and {c.n_unparsed} unreadable replies counted apart.")
+        if c.pattern in ("none", "yea-saying", "nay-saying"):
             floor = ""
             if c.test_unit == "items" and c.min_attainable_p is not None and c.min_attainable_p > result.alpha:
                 floor = f"; with {count_of(c.n_items, 'item')} no p below {c.min_attainable_p:.3g} was possible"
-            out.append(f"{name}: no lean was detected at alpha {result.alpha:g}: {stat}{floor}).{abstained} "
+            saying = ""
+            if c.pattern != "none":
+                saying = (f" {c.pattern.capitalize()}: it says {'yes' if c.pattern == 'yea-saying' else 'no'} "
+                          f"more often than the claims' directions explain ({acq}).")
+            out.append(f"{name}: no lean was detected at alpha {result.alpha:g}: {stat}{floor}).{saying}{abstained} "
                        "This does not show that the model has no preference.")
             continue
         favored, disfavored = (ref, other) if c.bias > 0 else (other, ref)
         sentence = f"{name}: leans toward {favored}: {stat})."
         agree_f, agree_d = ((c.agree_reference, c.agree_other) if c.bias > 0
                             else (c.agree_other, c.agree_reference))
-        acq = (f"acquiescence {c.acquiescence:+.2f}, adjusted p = "
-               f"{fmt_p(c.acquiescence_p_adjusted, result.alpha)}")
-        if c.pattern in ("protective", "assertive") and agree_f is not None and agree_d is not None:
+        if binary and c.pattern in ("protective", "assertive") and agree_f is not None and agree_d is not None:
+            yes_f, yes_d = (agree_f + 1) / 2, (agree_d + 1) / 2
+            if c.pattern == "protective":
+                sentence += (f" Protective: it says no to claims that assert {disfavored} ({100 * (1 - yes_d):.0f}% "
+                             f"no) more often than yes to claims that assert {favored} ({100 * yes_f:.0f}% yes); "
+                             f"{acq}.")
+            else:
+                sentence += (f" Assertive: it says yes to claims that assert {favored} ({100 * yes_f:.0f}% yes) "
+                             f"more often than no to claims that assert {disfavored} ({100 * (1 - yes_d):.0f}% no); "
+                             f"{acq}.")
+        elif c.pattern in ("protective", "assertive") and agree_f is not None and agree_d is not None:
             if c.pattern == "protective":
                 sentence += (f" Protective: it rejects claims that assert {disfavored} (mean agreement "
                              f"{agree_d:+.2f}) more strongly than it endorses claims that assert {favored} "

@@ -9,7 +9,7 @@ Examples
 >>> from probestats.analyses.framing import analyze_framing, _demo_rows
 >>> ax = framing_heatmap(analyze_framing(_demo_rows()))
 >>> ax.get_title()
-'Lean per cell (bias, aligned score)'
+'Lean per cell'
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 
 from probestats.present.plots import safe_label
 
-__all__ = ["framing_heatmap", "framing_dots"]
+__all__ = ["framing_acquiescence_heatmap", "framing_heatmap", "framing_dots"]
 
 PATTERN_MARK = {"protective": "protective", "assertive": "assertive", "symmetric": "symmetric", "none": "n.s."}
 
@@ -29,48 +29,76 @@ def _new_axes(width: float, height: float):
     return Figure(figsize=(width, height), layout="constrained").subplots()
 
 
-def _row_and_column(cell) -> tuple[str, str]:
-    """Heat-map row (every ``by`` value but topic) and column (the topic) of a cell."""
+def _row_and_column(cell, column: str = "topic") -> tuple[str, str]:
+    """Heat-map row (every ``by`` value but the column's) and column (the topic, or the language) of a cell."""
     by = dict(cell.by)
-    topic = by.pop("topic", None)
+    value = by.pop(column, None)
     row = " / ".join(str(v) for v in by.values()) or "all"
-    return row, "all topics" if topic is None else str(topic)
+    return row, (f"all {column}s" if value is None else str(value))
 
 
-def framing_heatmap(result, ax=None):
-    """Heat map of the bias per model (rows) and topic (columns), each cell marked with its pattern.
+_WHAT = {
+    "bias": ("Lean per cell", "lean (+ toward reference)"),
+    "acquiescence": ("Acquiescence per cell", "acquiescence (+ agrees)"),
+}
 
-    Colours run over the whole agreement scale (−2..+2, red toward the other target, blue
-    toward the reference), so maps of different results compare. The pattern is written
-    under the number; ``n.s.`` marks cells whose lean was not detected.
+
+def _heat_entries(result, what: str):
+    """(row, column, value, mark, column name) per square: cells by topic or language, or per language."""
+    by = tuple(result.by)
+    column = "topic" if "topic" in by else "language" if "language" in by else None
+    if column is None and getattr(result, "languages", ()):
+        entries = []
+        for lang in result.languages:
+            row = " / ".join(str(v) for v in lang.by.values()) or "all"
+            entries.append((row, str(lang.language), getattr(lang, what), "", "language"))
+        return entries
+    entries = []
+    for c in result.cells:
+        r, k = _row_and_column(c, column or "topic")
+        entries.append((r, k, getattr(c, what), PATTERN_MARK.get(c.pattern, c.pattern), column or "topic"))
+    return entries
+
+
+def framing_heatmap(result, ax=None, what: str = "bias"):
+    """Heat map of the lean (``what="bias"``) or the acquiescence per model (rows) and topic or language (columns).
+
+    Columns are the topics when cells are split by topic, else the languages (the cells' own,
+    with ``--by language``, or each cell's per-language results), else one column. Colours run
+    over the whole scale (−2..+2 on the agreement scale, −1..+1 for yes/no answers; red below
+    zero, blue above), so maps of different results compare. Under a cell's number its
+    pattern; ``n.s.`` marks cells whose lean was not detected. The title is short and the
+    figure at least wide enough for it, so it is never cut.
 
     Parameters
     ----------
     result : FramingResult
     ax : matplotlib Axes, optional
+    what : {"bias", "acquiescence"}
 
     Returns
     -------
     matplotlib.axes.Axes
     """
-    cells = list(result.cells)
+    if what not in _WHAT:
+        raise ValueError(f"what must be 'bias' or 'acquiescence', not {what!r}")
+    entries = _heat_entries(result, what)
     rows, cols = [], []
-    for c in cells:
-        r, k = _row_and_column(c)
+    for r, k, _, _, _ in entries:
         if r not in rows:
             rows.append(r)
         if k not in cols:
             cols.append(k)
     values = np.full((len(rows), len(cols)), np.nan)
     marks = [["" for _ in cols] for _ in rows]
-    for c in cells:
-        r, k = _row_and_column(c)
+    for r, k, v, mark, _ in entries:
         i, j = rows.index(r), cols.index(k)
-        values[i, j] = np.nan if c.bias is None else c.bias
-        marks[i][j] = PATTERN_MARK.get(c.pattern, c.pattern)
+        values[i, j] = np.nan if v is None else v
+        marks[i][j] = mark
+    top = 1.0 if getattr(result, "answers", "agreement") == "yes-no" else 2.0
     if ax is None:
-        ax = _new_axes(2.6 + 1.3 * max(1, len(cols)), 1.4 + 0.55 * max(1, len(rows)))
-    image = ax.imshow(np.ma.masked_invalid(values), cmap="RdBu", vmin=-2, vmax=2, aspect="auto")
+        ax = _new_axes(max(5.2, 2.6 + 1.1 * max(1, len(cols))), max(2.4, 1.6 + 0.55 * max(1, len(rows))))
+    image = ax.imshow(np.ma.masked_invalid(values), cmap="RdBu", vmin=-top, vmax=top, aspect="auto")
     ax.set_xticks(range(len(cols)), [safe_label(c, 24) for c in cols], rotation=30 if len(cols) > 3 else 0,
                   ha="right" if len(cols) > 3 else "center")
     ax.set_yticks(range(len(rows)), [safe_label(r, 30) for r in rows])
@@ -79,14 +107,25 @@ def framing_heatmap(result, ax=None):
             if np.isnan(values[i, j]):
                 ax.text(j, i, "no data", ha="center", va="center", fontsize=8, color="0.4")
                 continue
-            dark = abs(values[i, j]) > 1.2
-            ax.text(j, i, f"{values[i, j]:+.2f}\n{marks[i][j]}", ha="center", va="center", fontsize=8,
-                    color="white" if dark else "black")
+            dark = abs(values[i, j]) > 0.6 * top
+            text = f"{values[i, j]:+.2f}" + (f"\n{marks[i][j]}" if marks[i][j] else "")
+            ax.text(j, i, text, ha="center", va="center", fontsize=8, color="white" if dark else "black")
+    title, label = _WHAT[what]
     bar = ax.figure.colorbar(image, ax=ax, shrink=0.9)
-    bar.set_label("bias (+ toward the reference)")
-    ax.set_title("Lean per cell (bias, aligned score)")
-    ax.set_xlabel("topic")
+    bar.set_label(label, fontsize=8)
+    ax.set_title(title, fontsize=11)
+    ax.set_xlabel(entries[0][4] if entries else "topic")
     return ax
+
+
+def framing_acquiescence_heatmap(result, ax=None):
+    """Heat map of the acquiescence per cell (see :func:`framing_heatmap`).
+
+    >>> from probestats.analyses.framing import analyze_framing, _demo_rows
+    >>> framing_acquiescence_heatmap(analyze_framing(_demo_rows())).get_title()
+    'Acquiescence per cell'
+    """
+    return framing_heatmap(result, ax=ax, what="acquiescence")
 
 
 def framing_dots(result, ax=None):

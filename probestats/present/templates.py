@@ -106,6 +106,14 @@ def _fmt_p_filter(ctx, p, alpha=None):
     return fmt_p(p, ctx.get("alpha") if alpha is None else alpha)
 
 
+@jinja2.pass_context
+def _fmt_p_floor_filter(ctx, p, log10_p=None, alpha=None):
+    """``fmt_p``, but a p at the float floor shows as ``< 1e-300`` (see :func:`probestats.present.fmt.fmt_p_floor`)."""
+    from probestats.present.fmt import fmt_p_floor
+
+    return fmt_p_floor(p, log10_p, ctx.get("alpha") if alpha is None else alpha, prefix=False)
+
+
 def environment(format: str = "md", templates=None) -> jinja2.Environment:
     """The Jinja environment for ``format`` ("md" or "html"), loading a user's ``templates``
     folder first (when given) and the shipped templates after it.
@@ -133,6 +141,7 @@ def environment(format: str = "md", templates=None) -> jinja2.Environment:
         env.filters["code"] = _md_code
         env.filters["fill"] = _md_fill
     env.filters["fmt_p"] = _fmt_p_filter
+    env.filters["fmt_p_floor"] = _fmt_p_floor_filter
     env.filters["fmt_num"] = fmt_num
     env.filters["fmt_gap"] = fmt_gap
     env.filters["pct"] = lambda x: fmt_pct(x, "n/a")
