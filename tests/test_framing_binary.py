@@ -241,3 +241,142 @@ def test_a_mirrored_disagree_framing_is_aligned_by_the_framing():
     c = analyze_framing(rows, toward="A").cells[0]
     assert c.yes_affirmative == pytest.approx(9 / 12) and c.yes_reverse == pytest.approx(4 / 12)
     assert c.bias == pytest.approx(9 / 12 - 4 / 12)
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def _logs(tmp_path):
+    """The same yes/no study twice: long (a row per framing) and laid out in columns, in a folder."""
+    log = make_yes_no_log(models={"m1": {"yes_affirmative": 0.8, "yes_reverse": 0.3},
+                                  "m2": {"yes_affirmative": 0.3, "yes_reverse": 0.3}}, claims=12, seed=6)
+    long = tmp_path / "long.csv"
+    log.drop("score").write_csv(long)
+    index = ["model", "topic", "language", "item", "iteration"]
+    wide = log.pivot(on="framing", index=index, values="reply").rename(
+        {"affirmative": "agree_prompt", "reverse": "disagree_prompt"})
+    folder = tmp_path / "columns"
+    folder.mkdir()
+    for m in ("m1", "m2"):
+        wide.filter(pl.col("model") == m).write_csv(folder / f"{m}.csv")
+    targets = tmp_path / "targets.csv"
+    targets.write_text("topic,affirmative,reverse\nt,A,B\n", encoding="utf-8")
+    return long, folder, targets
+
+
+def run(capsys, *args):
+    from probestats.cli import main
+
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+FIGURES = ("n", "n_items", "bias", "bias_p", "bias_p_adjusted", "acquiescence", "acquiescence_p", "pattern",
+           "yes_affirmative", "yes_reverse", "bias_ci", "acquiescence_ci")
+
+
+def _figures(cells):
+    return [{"by": c["by"], **{k: c[k] for k in FIGURES}} for c in cells]
+
+
+def test_framings_in_columns_give_the_figures_of_the_long_log(tmp_path, capsys):
+    import json
+
+    long, folder, targets = _logs(tmp_path)
+    code, out, _ = run(capsys, "framing", long, "--targets", targets, "--json")
+    assert code == 0
+    expected = json.loads(out)
+    code, out, _ = run(capsys, "framing", folder, "--framing-columns", "affirmative=agree_prompt,reverse=disagree_prompt",
+                       "--targets", targets, "--json")
+    assert code == 0
+    got = json.loads(out)
+    assert got["answers"] == "yes-no"
+    assert _figures(got["cells"]) == _figures(expected["cells"])
+
+    # the report, split by model and language, with no reshaping outside probestats
+    for source, extra in ((long, []), (folder, ["--framing-columns", "affirmative=agree_prompt,reverse=disagree_prompt"])):
+        out_file = tmp_path / f"r_{source.name}.json"
+        code, _, err = run(capsys, "report", "--framing", source, *extra, "--targets", targets, "--by", "model",
+                           "--by", "language", "-o", out_file)
+        assert code == 0, err
+    a = json.loads((tmp_path / "r_long.csv.json").read_text())["framing"]
+    b = json.loads((tmp_path / "r_columns.json").read_text())["framing"]
+    assert a["by"] == ["model", "language"] and len(a["cells"]) == 6
+    assert _figures(a["cells"]) == _figures(b["cells"])
+    # and the cells are those of the framing command itself
+    code, out, _ = run(capsys, "framing", long, "--targets", targets, "--by", "model", "--by", "language", "--json")
+    assert _figures(json.loads(out)["cells"]) == _figures(a["cells"])
+
+
+def test_the_framing_only_report_is_laid_out_around_the_framing(tmp_path, capsys):
+    long, folder, targets = _logs(tmp_path)
+    out_file = tmp_path / "f.md"
+    code, _, err = run(capsys, "report", "--framing", long, "--targets", targets, "--where", "language != 'pl'",
+                       "-o", out_file)
+    assert code == 0, err
+    md = out_file.read_text(encoding="utf-8")
+    heads = [line for line in md.splitlines() if line.startswith("## ")]
+    assert heads[:4] == ["## Summary", "## Framing cells", "## Heat maps", "## Dual framing"]
+    assert "| pl |" not in md and "| de |" in md  # --where shaped the framing log; languages are cells' rows
+    for name in ("framing_lean", "framing_acquiescence"):
+        assert f"](f_files/{name}.png)" in md and (tmp_path / "f_files" / f"{name}.png").exists()
+    html = tmp_path / "f.html"
+    assert run(capsys, "report", "--framing", folder, "--framing-columns",
+               "affirmative=agree_prompt,reverse=disagree_prompt", "--targets", targets, "-o", html)[0] == 0
+    page = html.read_text(encoding="utf-8")
+    assert "<h2>Heat maps</h2>" in page and page.count('src="data:image/png;base64,') >= 3
+
+
+def test_heatmap_titles_fit_their_figure():
+    from probestats.present.plots_framing import framing_heatmap
+
+    r = analyze_framing(make_yes_no_log(claims=5, seed=1))
+    for what in ("bias", "acquiescence"):
+        ax = framing_heatmap(r, what=what)
+        fig = ax.figure
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()
+        box = ax.title.get_window_extent(canvas.get_renderer())
+        width, height = fig.bbox.width, fig.bbox.height
+        assert 0 <= box.x0 and box.x1 <= width and box.y1 <= height, what
+
+
+def test_answers_and_label_map_on_the_command_line(tmp_path, capsys):
+    import json
+
+    rows = one_per_framing([(1, 0), (0, 1), (1, 0), (1, 0)])
+    for r in rows:
+        r["reply"] = "Affirm" if r.pop("score") else "Negate"
+    path = tmp_path / "words.csv"
+    pl.DataFrame(rows).write_csv(path)
+    code, out, _ = run(capsys, "framing", path, "--label-map", "yes=Affirm", "--label-map", "no=Negate", "--json")
+    assert code == 0
+    cell = json.loads(out)["cells"][0]
+    assert (cell["yes_affirmative"], cell["yes_reverse"]) == (0.75, 0.25)
+    code, _, err = run(capsys, "framing", path)  # unread wordings: the error names them and the fix
+    assert code == 1 and err.strip().startswith("Error: no item has scored responses in both framings; 8 of 8 "
+                                                 "replies (reply) could not be read, such as 'Affirm', 'Negate'; "
+                                                 "say what they mean with --label-map")
+    code, _, err = run(capsys, "framing", path, "--label-map", "maybe=x")
+    assert code == 1 and err.strip().startswith("Error: --label-map: unknown label 'maybe'")
+    code, _, err = run(capsys, "report", "--framing", path, "--framing-columns", "affirmative=a", "-o", tmp_path / "x.md")
+    assert code == 1 and "Error: --framing-columns 'affirmative=a': name both framings" in err
+
+
+def test_the_terminal_lists_unparsed_replies_with_their_count_per_cell(tmp_path, capsys):
+    rows = one_per_framing([(1, 0)] * 6)
+    for r in rows:
+        r["reply"] = "Yes" if r.pop("score") else "No"
+    rows[0]["reply"] = "Well, hmm"
+    rows[3]["reply"] = "Well, hmm"
+    path = tmp_path / "u.csv"
+    pl.DataFrame(rows).write_csv(path)
+    code, out, _ = run(capsys, "framing", path)
+    assert code == 0
+    assert "unparsed" in out.splitlines()[2]  # a column of the cells' table
+    assert "2x 'Well, hmm'" in out
+    assert "Answers read as yes/no" in out

@@ -896,9 +896,14 @@ def analyze_framing(
                 f"{unbalanced.height} item(s) have unequal numbers of scored responses in the two framings; "
                 "their mean aligned score mixes a little acquiescence into the bias"))
     if scored.height == 0:
+        why = "check the framing and score columns"
+        if unparsed["count"]:
+            shown = ", ".join(repr(v["text"]) for v in unparsed["values"][:3])
+            why = (f"{unparsed['count']} of {frame.height} replies ({header(score_col)}) could not be read, such as "
+                   f"{shown}; say what they mean with --label-map yes=TEXT,... --label-map no=TEXT,... "
+                   "(or --answers yes-no, or --scale for numbers)")
         raise FramingError(problems + [Problem("error", "no_scores",
-                                               "no item has scored responses in both framings; check the "
-                                               "framing and score columns")])
+                                               f"no item has scored responses in both framings; {why}")])
 
     groups = (sorted(scored.group_by(by_cols), key=lambda g: _sort_key(g[0])) if by_cols else [((), scored)])
     raw_cells = []
