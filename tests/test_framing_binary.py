@@ -380,3 +380,17 @@ def test_the_terminal_lists_unparsed_replies_with_their_count_per_cell(tmp_path,
     assert "unparsed" in out.splitlines()[2]  # a column of the cells' table
     assert "2x 'Well, hmm'" in out
     assert "Answers read as yes/no" in out
+
+
+def test_the_label_audit_reads_yes_no_labels_and_replies_alike():
+    rows = one_per_framing([(1, 0), (0, 1), (1, 1)])
+    labels = ["Yes", "No", "No", "Yes", "Yes", "Yes"]
+    replies = ["Yes, clearly.", "No.", "Nein", "Ja!", "No, not at all", "Sí"]
+    for r, lab, rep in zip(rows, labels, replies):
+        del r["score"]
+        r["label"], r["reply"] = lab, rep
+    a = analyze_framing(rows).label_audit
+    # by hand: the judge and the reply agree on 5 of 6; row 5 the judge says yes, the reply no
+    assert a.compared == 6 and a.agreement == pytest.approx(5 / 6)
+    assert a.confusion == {"yes": {"yes": 3, "no": 1}, "no": {"no": 2}}
+    assert a.disagreements == [{"response": "No, not at all", "label": "Yes", "parsed": "no", "count": 1}]

@@ -1005,9 +1005,11 @@ def analyze_framing(
     # ---- label audit
     audit = None
     if label_col and response_col and label_col != response_col:
-        audit = label_audit(frame[label_col], frame[response_col], scale=scale,
-                            label_column=header(label_col), response_column=header(response_col),
-                            parsed=responses_parsed()["score"])
+        audit = (label_audit(frame[label_col], frame[response_col], label_column=header(label_col),
+                             response_column=header(response_col), answers=YES_NO, label_map=label_map) if binary
+                 else label_audit(frame[label_col], frame[response_col], scale=scale,
+                                  label_column=header(label_col), response_column=header(response_col),
+                                  parsed=responses_parsed()["score"]))
 
     order = [f.name for f in fields(FramingCell)]
     return FramingResult(
@@ -1046,7 +1048,7 @@ def _unparsed_summary(rows: pl.DataFrame, column, header, rows_of) -> dict:
 
 
 def label_audit(labels, responses, *, scale=None, label_column="label", response_column="response",
-                top: int = 10, parsed=None) -> LabelAudit:
+                top: int = 10, parsed=None, answers: str = "agreement", label_map=None) -> LabelAudit:
     """Compare a judge's labels with a deterministic parse of the raw responses.
 
     Parameters
@@ -1059,6 +1061,10 @@ def label_audit(labels, responses, *, scale=None, label_column="label", response
         How many of the most frequent disagreements to list.
     parsed : polars.Series, optional
         Scores already parsed from ``responses`` (saves parsing them again).
+    answers : {"agreement", "yes-no"}
+        How both are read: on the agreement scale, or as yes/no answers (names yes and no).
+    label_map : optional
+        Other yes/no wordings (with ``answers="yes-no"``).
 
     Examples
     --------
@@ -1068,10 +1074,16 @@ def label_audit(labels, responses, *, scale=None, label_column="label", response
     >>> a.disagreements
     [{'response': 'Disagree', 'label': 'Neutral', 'parsed': 'disagree', 'count': 2}]
     """
-    judge = parse_labels(labels, scale=scale)["score"]
-    parsed = parse_labels(responses, scale=scale)["score"] if parsed is None else parsed
     lab = labels if isinstance(labels, pl.Series) else pl.Series(list(labels), strict=False)
     resp = responses if isinstance(responses, pl.Series) else pl.Series(list(responses), strict=False)
+    if answers == YES_NO:
+        judge = binary_scores(lab, label_map=label_map)["score"]
+        parsed = binary_scores(resp, label_map=label_map)["score"]
+        name = {1.0: "yes", -1.0: "no"}.get
+    else:
+        judge = parse_labels(labels, scale=scale)["score"]
+        parsed = parse_labels(responses, scale=scale)["score"] if parsed is None else parsed
+        name = score_name
     df = pl.DataFrame({"label": lab.cast(pl.String), "response": resp.cast(pl.String),
                        "judge": judge, "parsed": parsed})
     both = df.filter(pl.col("judge").is_not_null() & pl.col("parsed").is_not_null())
@@ -1080,11 +1092,11 @@ def label_audit(labels, responses, *, scale=None, label_column="label", response
     confusion: dict[str, dict[str, int]] = {}
     for j, p, n in both.group_by(["judge", "parsed"]).agg(pl.len()).sort(["judge", "parsed"],
                                                                          descending=True).iter_rows():
-        confusion.setdefault(score_name(j), {})[score_name(p)] = int(n)
+        confusion.setdefault(name(j), {})[name(p)] = int(n)
     dis = (both.filter(pl.col("judge") != pl.col("parsed"))
            .group_by(["response", "label", "parsed"]).agg(pl.len().alias("count"))
            .sort(["count", "response", "label"], descending=[True, False, False]).head(top))
-    disagreements = [{"response": r, "label": lbl, "parsed": score_name(p), "count": int(n)}
+    disagreements = [{"response": r, "label": lbl, "parsed": name(p), "count": int(n)}
                      for r, lbl, p, n in dis.iter_rows()]
     return LabelAudit(
         label_column=label_column, response_column=response_column, compared=compared, agreement=agreement,
