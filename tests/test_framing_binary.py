@@ -394,3 +394,34 @@ def test_the_label_audit_reads_yes_no_labels_and_replies_alike():
     assert a.compared == 6 and a.agreement == pytest.approx(5 / 6)
     assert a.confusion == {"yes": {"yes": 3, "no": 1}, "no": {"no": 2}}
     assert a.disagreements == [{"response": "No, not at all", "label": "Yes", "parsed": "no", "count": 1}]
+
+
+def test_a_log_of_raw_replies_in_every_language_is_coded_and_its_unread_replies_listed():
+    log = make_yes_no_log(languages=tuple(sorted(YES_NO_WORDS)), claims=6, refusal_rate=0.1, seed=11)
+    # every fifth reply rewritten the ways replies come: capitals, an answer label, markdown, or unreadable
+    forms = [lambda t: t.upper(), lambda t: f"Answer: {t}", lambda t: f"**{t}**", lambda t: "Hmm, well", None]
+    replies = []
+    for i, reply in enumerate(log["reply"]):
+        f = forms[i % 5] if i % 3 == 0 else None
+        replies.append(f(reply) if f else reply)
+    planted = log["score"].to_list()
+    log = log.with_columns(pl.Series("reply", replies)).drop("score")
+    r = analyze_framing(log)
+    kinds = [parse_yes_no(t).kind for t in replies]
+    # by the rule: the planted word (any case, after a label or marks) is read; the made-up text is not
+    for t, k, orig in zip(replies, kinds, planted):
+        if t == "Hmm, well":
+            assert k == "unparsed"
+        elif orig is not None:
+            assert k == ("yes" if orig == 1 else "no"), t
+    assert r.answers == "yes-no"
+    assert r.unparsed["count"] == kinds.count("unparsed") == replies.count("Hmm, well")
+    assert r.unparsed["values"] == [{"text": "Hmm, well", "count": replies.count("Hmm, well")}]
+    assert sum(c.n_unparsed for c in r.cells) == r.unparsed["count"]
+    assert sum(c.n_refused for c in r.cells) == kinds.count("refusal") > 0
+
+
+def test_nan_scores_do_not_hide_the_binary_mode():
+    rows = one_per_framing([(1, 0), (0, 1), (1, 0)])
+    rows[0]["score"] = float("nan")
+    assert analyze_framing(rows).answers == "yes-no"

@@ -87,7 +87,9 @@ def choose_answers(values: pl.Series, answers: str = "auto", *, label_map=None,
     if values.dtype == pl.Boolean:
         return YES_NO, f"the {column} column holds true/false"
     numeric = present.cast(pl.Float64, strict=False)
-    if present.len() and numeric.null_count() == 0:
+    if numeric.dtype == pl.Float64 and numeric.null_count() == 0:
+        numeric = numeric.filter(~numeric.is_nan())  # NaN is a missing score, not a value
+    if present.len() and numeric.null_count() == 0 and numeric.len():
         if set(numeric.unique().to_list()) <= {0.0, 1.0}:
             return YES_NO, f"the {column} column holds only 0 and 1"
         return AGREEMENT, f"the {column} column holds numbers beyond 0 and 1"
@@ -111,13 +113,13 @@ def binary_scores(values: pl.Series, *, label_map=None) -> pl.DataFrame:
     ['yes', 'hedge']
     """
     if values.dtype == pl.Boolean or values.dtype.is_numeric():
-        numeric = values.cast(pl.Float64)
+        numeric = values.cast(pl.Float64).fill_nan(None)  # NaN is a missing score
         bad = numeric.filter(~numeric.is_in([0.0, 1.0]) & numeric.is_not_null()).unique().sort()
         if bad.len():
             shown = ", ".join(f"{v:g}" for v in bad.to_list()[:5])
             raise OptionError(f"yes/no scores must be 1 (yes) or 0 (no), not {shown}; give answers='agreement' "
                               "(--answers agreement) for an agreement scale")
-        score = (numeric * 2 - 1).fill_nan(None)
+        score = numeric * 2 - 1
         kind = pl.select(pl.when(score > 0).then(pl.lit("yes")).when(score < 0).then(pl.lit("no"))
                          .otherwise(pl.lit("unparsed"))).to_series()
         return pl.DataFrame({"score": score, "kind": kind})
