@@ -425,3 +425,36 @@ def test_nan_scores_do_not_hide_the_binary_mode():
     rows = one_per_framing([(1, 0), (0, 1), (1, 0)])
     rows[0]["score"] = float("nan")
     assert analyze_framing(rows).answers == "yes-no"
+
+
+# --------------------------------------------------------------------------- properties
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.booleans(), st.booleans()), min_size=2, max_size=40))
+def test_property_one_answer_per_framing(pairs):
+    r = analyze_framing(one_per_framing(pairs), correction="none")
+    c = r.cells[0]
+    n = len(pairs)
+    ya = sum(a for a, _ in pairs) / n
+    yr = sum(b for _, b in pairs) / n
+    assert (c.yes_affirmative, c.yes_reverse) == pytest.approx((ya, yr))
+    assert c.acquiescence == pytest.approx(ya + yr - 1, abs=1e-12)
+    assert c.bias == pytest.approx(ya - yr, abs=1e-12)
+    b = sum(a and not r_ for a, r_ in pairs)
+    d = sum(r_ and not a for a, r_ in pairs)
+    assert c.bias_p == pytest.approx(stats.binomtest(b, b + d).pvalue if b + d else 1.0)  # McNemar exact
+    assert -1 <= c.bias_ci["low"] <= c.bias <= c.bias_ci["high"] <= 1
+    assert -1 <= c.acquiescence_ci["low"] <= c.acquiescence <= c.acquiescence_ci["high"] <= 1
+    assert c.pattern == binary_pattern(c.bias_p_adjusted, c.acquiescence_p_adjusted, c.acquiescence, 0.05)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=60))
+def test_property_any_text_reads_as_one_kind_and_never_raises(text):
+    p = parse_yes_no(text)
+    assert p.kind in ("yes", "no", "refusal", "hedge", "unparsed")
+    assert (p.score is not None) == (p.kind in ("yes", "no"))
