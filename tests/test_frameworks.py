@@ -285,3 +285,11 @@ def test_count_needs_a_reply_column(capsys):
     code, _, err = run(capsys, "validate", SAMPLES / "style_noise.csv", "--count", STEPS, "--column",
                        "reply=missing_header")
     assert code in (1, 2) and err.startswith("Error: ")
+
+
+def test_a_folder_of_eval_logs_reads_as_one_log(tmp_path):
+    for name in ("style_probe.eval", "errored.eval"):
+        shutil.copyfile(DATA / name, tmp_path / name)
+    log = Probe().apply(tmp_path, metric="steps")
+    counts = {Path(f).name: n for f, n in log.frame.group_by("file").len().iter_rows()}
+    assert counts == {"errored.eval": 16, "style_probe.eval": 48}

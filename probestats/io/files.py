@@ -80,7 +80,8 @@ def expand_paths(paths: Sequence) -> list[Path]:
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            found = sorted((f for f in p.iterdir() if f.is_file() and f.suffix.lower() in FORMATS),
+            found = sorted((f for f in p.iterdir() if f.is_file() and (f.suffix.lower() in FORMATS
+                                                                       or f.suffix.lower() == ".eval")),   # inspect_ai
                            key=lambda f: f.name)
             if not found:
                 raise ReadError(f"the folder '{p}' holds no log file ({', '.join(sorted(set(FORMATS)))})")

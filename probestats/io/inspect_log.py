@@ -214,7 +214,7 @@ def _rows(path: Path, header: dict, samples: list[dict], kind: str) -> ToolLog:
     if failed:
         problems.append(Problem("warning", "errored_samples",
                                 f"{len(failed)} sample{'s' if len(failed) != 1 else ''} of '{path.name}' failed and {'have' if len(failed) != 1 else 'has'} no scores: "
-                                f"{listing(failed)}; their rows are kept with the error in the 'error' column "
+                                f"{listing(failed)}; each is kept, its error in the 'error' column "
                                 "(leave them out with --where \"error IS NULL\")", (), "error"))
     defaults = {"seed": "epoch"}
     for canonical in ("item", "variant"):
