@@ -229,6 +229,26 @@ def test_count_reproduces_the_tutorial_logs_steps_column():
     assert frame["counted"].to_list() == [int(s) for s in frame["steps"].to_list()]
 
 
+def test_count_named_like_the_logs_column_reproduces_its_analysis(capsys):
+    args = ("analyze", SAMPLES / "style_probe.csv", "--metric", "steps", "--a", "formal", "--b", "casual", "--json")
+    code, out, _ = run(capsys, *args)
+    code_counted, counted, _ = run(capsys, *args, "--count", STEPS)
+    assert code == code_counted == 0
+    got, want = json.loads(counted), json.loads(out)
+    assert not [p for p in got["problems"] if p["code"] == "replaced_column"]   # the recount agrees everywhere
+    for key in ("n_items", "average_gap", "items", "sign_flip", "sign_test", "interval", "noise"):
+        assert got[key] == want[key], key
+
+
+def test_a_count_that_differs_from_the_column_it_replaces_is_warned_about():
+    log = Probe(count=(r"steps=^\s*\d+\.",)).apply(
+        [{"item": 1, "variant": "a", "steps": 2, "reply": "1) a\n2) b"},
+         {"item": 1, "variant": "b", "steps": 2, "reply": "1. a\n2. b"}])
+    problem = next(p for p in log.problems if p.code == "replaced_column")
+    assert problem.rows == (1,) and "differ in 1 row (record 1)" in problem.message
+    assert log.frame["steps"].to_list() == [0, 2]
+
+
 def test_count_counts_replies_numbered_with_a_parenthesis():
     rows = [{"item": 1, "variant": "a", "reply": "Try:\n1) look\n2) fix\n  3) test"},
             {"item": 1, "variant": "b", "reply": "Try:\n1. look\n2. fix"}]
@@ -274,7 +294,7 @@ def test_the_report_states_the_counted_metric(tmp_path, capsys):
 @pytest.mark.parametrize("args, line", [
     (("--count", "steps"), "Error: --count 'steps': expected NAME=REGEX, for example --count \"steps=^\\s*\\d+[.)]\""),
     (("--count", "steps=(?<=a)b"), "Error: --count 'steps=(?<=a)b': not a regular expression polars can use"),
-    (("--count", "reply=x"), "Error: --count reply: the log already has a column 'reply'"),
+    (("--count", "reply=x"), "Error: --count reply: 'reply' is a column the counting reads or named twice"),
 ])
 def test_bad_count_options_are_one_error_line(capsys, args, line):
     code, _, err = run(capsys, "validate", WEBUI_ONE, *args)

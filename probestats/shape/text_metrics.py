@@ -105,7 +105,9 @@ def apply(log, *, count: Sequence[str] = (), words: Sequence[str] = (), chars: S
     Raises
     ------
     ColumnError
-        The log has no reply (or prompt) column, or already has a column of a new one's name.
+        The log has no reply (or prompt) column, or a new column would replace the reply, prompt, item or
+        variant. A new column named like another column of the log replaces it, as ``--derive`` does (a
+        ``replaced_column`` warning counts the rows where the two differ).
     OptionError
         A rule is not ``NAME=REGEX`` or its pattern does not compile.
     """
@@ -126,12 +128,17 @@ def apply(log, *, count: Sequence[str] = (), words: Sequence[str] = (), chars: S
         _require(log, names, "reply", f"--{specs[0][0]}")
         made: set[str] = set()
         for kind, name, regex in specs:
-            if name in names or name in made or name == ROW:
-                raise ColumnError(f"--{kind} {name}: the log already has a column '{name}'; give the counted "
-                                  f"metric another name (for example --{kind} {name}_counted"
-                                  f"{'=' + regex if regex else ''})")
+            if name in _KEPT or name in made or name == ROW:
+                raise ColumnError(f"--{kind} {name}: '{name}' is {'a column the counting reads or ' if name in _KEPT else ''}"
+                                  f"named twice; give the counted metric another name (for example --{kind} "
+                                  f"{name}_counted{'=' + regex if regex else ''})")
             made.add(name)
+        replaced = [name for _, name, _ in specs if name in names]
+        old = {name: f"\0was\0{name}" for name in replaced}
+        lazy = lazy.with_columns(pl.col(n).alias(o) for n, o in old.items())
         lazy = lazy.with_columns(_expr(kind, regex).alias(name) for kind, name, regex in specs)
+        problems += _differences(log, lazy, old, {n: f"--{k} {n}" + (f"={r}" if r else "") for k, n, r in specs})
+        lazy = lazy.drop(list(old.values()))
         for kind, name, regex in specs:
             columns.setdefault(name, name)
         problems += _zeros(log, lazy, [(k, n, r) for k, n, r in specs if k in ("count", "words")])
@@ -151,6 +158,27 @@ def apply(log, *, count: Sequence[str] = (), words: Sequence[str] = (), chars: S
     return replace(log, lazy=lazy.select(pl.all().exclude(ROW), pl.col(ROW)), columns=columns, _read=read,
                    headers=tuple(log.headers) + tuple(n for n in new if n not in log.headers),
                    problems=tuple(problems) + tuple(shared_threads(log, lazy)))
+
+
+#: columns a counted metric may not replace: the text it is counted from and the probe's own
+_KEPT = ("reply", "prompt", "item", "variant")
+
+
+def _differences(log: Log, lazy: pl.LazyFrame, old: dict[str, str], options: dict[str, str]) -> list[Problem]:
+    """A warning for each column of the log a counted metric replaced, where the two differ (like --derive,
+    the counted column takes the name; the warning says how far the log's own values were from it)."""
+    out = []
+    for name, was in old.items():
+        before = pl.col(was).cast(pl.String).str.strip_chars().cast(pl.Float64, strict=False)
+        differs = before.is_null() | (before != pl.col(name).cast(pl.Float64))
+        rows = collect(lazy.filter(differs.fill_null(True)).select(ROW), log.source, log._path)[ROW]
+        if rows.len():
+            shown = log.rows(rows.to_list())
+            out.append(Problem("warning", "replaced_column",
+                               f"{options[name]} replaces the log's own column '{name}', and the two differ in "
+                               f"{rows.len()} row{'s' if rows.len() != 1 else ''} ({format_rows(log, shown)}): the analysis uses the counted "
+                               f"values; name the counted metric otherwise to keep both", tuple(shown), name))
+    return out
 
 
 def _require(log: Log, names, column: str, option: str) -> None:
