@@ -313,3 +313,48 @@ def test_a_folder_of_eval_logs_reads_as_one_log(tmp_path):
     log = Probe().apply(tmp_path, metric="steps")
     counts = {Path(f).name: n for f, n in log.frame.group_by("file").len().iter_rows()}
     assert counts == {"errored.eval": 16, "style_probe.eval": 48}
+
+
+# ---------------------------------------------------------------- hostile logs
+
+HOSTILE = {
+    "inspect.json": '{"version": 2, "status": "success", "eval": {"model": 3}, "samples": [{"id": [1], "epoch": "x", '
+                    '"metadata": "not a dict", "scores": {"s": {"value": {"a": "C", "b": null}}, "model": 2}, '
+                    '"input": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}], "output": 5}]}',
+    "promptfoo.json": '{"evalId": "e", "results": {"version": 3, "results": [{"testIdx": "a", "vars": [1, 2], '
+                      '"provider": "p", "response": null, "namedScores": {"score": true, "error": 2}}, 7, '
+                      '{"testIdx": 1, "vars": {"style": {"x": 1}}, "response": {"output": {"a": 1}, "cached": 1}}]}}',
+    "webui.json": '[{"id": "c", "chat": {"history": {"messages": {"a": {"id": "a", "parentId": "b", "role": "user", '
+                  '"content": "x"}, "b": {"id": "b", "parentId": "a", "role": "assistant", "content": 5, '
+                  '"timestamp": 1e300, "childrenIds": ["zz"]}, "c": 4}}}}]',
+    "samples_t_2020-01-01T00-00-00.jsonl": '{"doc_id": 0, "doc": [1], "resps": [], "metrics": ["acc", "bad"], '
+                                           '"acc": true, "bad": {"x": 1}, "arguments": [[]]}\n',
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_odd_but_recognized_logs_read_or_refuse_in_one_line(tmp_path, capsys, name):
+    path = tmp_path / name
+    path.write_text(HOSTILE[name])
+    assert read_log(path).format is not None
+    code, out, err = run(capsys, "validate", path)
+    assert "unexpected" not in err and (code == 0 or err.startswith("Error: ") or "not ok" in out)
+
+
+def test_a_promptfoo_file_of_another_version_is_refused(tmp_path, capsys):
+    path = tmp_path / "old.json"
+    path.write_text('{"results": {"version": 2, "results": []}}')
+    code, _, err = run(capsys, "validate", path)
+    assert code == 1 and err.strip() == ("Error: 'old.json' holds promptfoo results of version 2; probestats reads "
+                                         "version 3 (write them again with a current promptfoo)")
+
+
+def test_an_eval_archive_with_a_broken_member_is_one_error_line(tmp_path, capsys):
+    import zipfile
+
+    path = tmp_path / "bad.eval"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("header.json", "{not json")
+    code, _, err = run(capsys, "validate", path)
+    assert code == 1 and err.strip() == ("Error: 'bad.eval' is damaged: the member header.json cannot be read "
+                                         "(JSONDecodeError); is the file complete?")

@@ -180,6 +180,15 @@ def first_alias(keys: Iterable[str], canonical: str) -> str | None:
     return None
 
 
+def mapping(value: Any) -> dict:
+    """``value`` when it is a JSON object, else an empty one (a tool's field of an unexpected type).
+
+    >>> mapping({"a": 1}), mapping([1]), mapping(None)
+    ({'a': 1}, {}, {})
+    """
+    return value if isinstance(value, dict) else {}
+
+
 def as_text(value: Any) -> str | None:
     """A reply, prompt or id as text (structures as JSON)."""
     if value is None or isinstance(value, str):

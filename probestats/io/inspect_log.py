@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from probestats.errors import Problem, ReadError
-from probestats.io.frameworks import ToolLog, as_text, first_alias, flatten, listing, load_json, table
+from probestats.io.frameworks import ToolLog, as_text, first_alias, flatten, listing, load_json, mapping, table
 
 #: inspect_ai's letter scores as numbers: correct, incorrect, partially correct, no answer
 LETTER_VALUES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
@@ -45,6 +45,10 @@ LETTER_VALUES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 ZIP_ZSTANDARD = 93
 #: largest member of an .eval archive read (its uncompressed size, from the archive's directory)
 MAX_MEMBER_BYTES = 1 << 30
+
+
+#: the columns every row has besides the metadata and the scores
+_OWN = ("sample_id", "epoch", "model", "task", "temperature", "prompt", "reply", "sample_target", "error")
 
 
 def score_value(value: Any) -> Any:
@@ -86,6 +90,7 @@ def _read_eval(path: Path) -> tuple[dict, list[dict]]:
             header = _member(raw, names["header.json"], path)
         elif "_journal/start.json" in names:   # still running: the header is written at the end
             start = _member(raw, names["_journal/start.json"], path)
+            start = mapping(start)
             header = {"status": "started", "eval": start.get("eval") or {}, "plan": start.get("plan") or {}}
         else:
             raise ReadError(f"'{path.name}' holds neither header.json nor _journal/start.json; it is not an inspect_ai log")
@@ -155,20 +160,21 @@ def _content_text(content: Any) -> str | None:
 
 
 def _reply(sample: dict) -> str | None:
-    output = sample.get("output") or {}
+    output = mapping(sample.get("output"))
     if isinstance(output.get("completion"), str):
         return output["completion"]
-    choices = output.get("choices") or []
-    if choices and isinstance(choices[0], dict):
-        return _content_text((choices[0].get("message") or {}).get("content"))
+    choices = output.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        return _content_text(mapping(choices[0].get("message")).get("content"))
     return None
 
 
 def _rows(path: Path, header: dict, samples: list[dict], kind: str) -> ToolLog:
-    spec = header.get("eval") or {}
-    config = dict(spec.get("model_generate_config") or {})
-    config.update({k: v for k, v in ((header.get("plan") or {}).get("config") or {}).items() if v is not None})
-    settings: dict[str, Any] = {"model": spec.get("model"), "task": spec.get("task")}
+    header = mapping(header)
+    spec = mapping(header.get("eval"))
+    config = dict(mapping(spec.get("model_generate_config")))
+    config.update({k: v for k, v in mapping(mapping(header.get("plan")).get("config")).items() if v is not None})
+    settings: dict[str, Any] = {"model": as_text(spec.get("model")), "task": as_text(spec.get("task"))}
     if "temperature" in config:
         settings["temperature"] = config.pop("temperature")
     for key, value in sorted(config.items()):
@@ -180,15 +186,20 @@ def _rows(path: Path, header: dict, samples: list[dict], kind: str) -> ToolLog:
             continue
         meta = sample.get("metadata") if isinstance(sample.get("metadata"), dict) else {}
         meta_keys.update(dict.fromkeys(meta))
-        row: dict[str, Any] = {"sample_id": as_text(sample.get("id")), "epoch": sample.get("epoch")}
+        epoch = sample.get("epoch")
+        row: dict[str, Any] = {"sample_id": as_text(sample.get("id")),
+                               "epoch": epoch if isinstance(epoch, int) and not isinstance(epoch, bool) else None}
         row.update(flatten(meta, "metadata"))
-        for scorer, score in (sample.get("scores") or {}).items():
+        scores = {}
+        for scorer, score in mapping(sample.get("scores")).items():
             value = score.get("value") if isinstance(score, dict) else score
             if isinstance(value, dict):
-                row.update({f"{scorer}.{k}": score_value(v) for k, v in value.items()})
+                scores.update({f"{scorer}.{k}": score_value(v) for k, v in value.items()})
             else:
-                row[scorer] = score_value(value)
+                scores[scorer] = score_value(value)
         row.update(settings)
+        # a scorer named like one of the columns above keeps its value under score.<name>
+        row.update({(f"score.{k}" if k in row or k in _OWN else k): v for k, v in scores.items()})
         row["prompt"] = _input_text(sample.get("input"))
         row["reply"] = _reply(sample)
         row["sample_target"] = as_text(sample.get("target"))
@@ -225,8 +236,8 @@ def _rows(path: Path, header: dict, samples: list[dict], kind: str) -> ToolLog:
 
 
 def _planned(spec: dict) -> str:
-    samples = (spec.get("dataset") or {}).get("samples")
-    epochs = (spec.get("config") or {}).get("epochs") or 1
-    if isinstance(samples, int):
+    samples = mapping(spec.get("dataset")).get("samples")
+    epochs = mapping(spec.get("config")).get("epochs") or 1
+    if isinstance(samples, int) and isinstance(epochs, int):
         return f"the {samples * epochs} planned ({samples} samples x {epochs} epochs)"
     return "those planned"

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from probestats.errors import ReadError
-from probestats.io.frameworks import ToolLog, as_text, first_alias, flatten, table
+from probestats.io.frameworks import ToolLog, as_text, first_alias, flatten, mapping, table
 
 _NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[\d\-.]+)\.jsonl$")
 
@@ -46,12 +46,15 @@ def read_lm_eval(path: Path) -> ToolLog:
                             "is the file complete?") from None
         if not isinstance(record, dict):
             raise ReadError(f"line {number} of {path.name} is not an lm-eval sample record")
-        doc = record.get("doc") if isinstance(record.get("doc"), dict) else {}
+        doc = mapping(record.get("doc"))
         doc_keys.update(dict.fromkeys(doc))
-        row: dict[str, Any] = {"doc_id": record.get("doc_id"), "task": task, "filter": record.get("filter"),
-                               "model": model}
+        row: dict[str, Any] = {"doc_id": as_text(record.get("doc_id")), "task": task,
+                               "filter": as_text(record.get("filter")), "model": model}
         row.update(flatten(doc, "doc"))
-        for name in record.get("metrics") or ():
+        metrics = record.get("metrics")
+        for name in metrics if isinstance(metrics, list) else ():
+            if not isinstance(name, str) or name in row:
+                continue
             value = record.get(name)
             row[name] = float(value) if isinstance(value, (bool, int, float)) else as_text(value)
         row["prompt"] = _prompt(record.get("arguments"))
@@ -74,8 +77,8 @@ def _model(path: Path, date: str | None) -> str:
     same = [p for p in results if date and p.name == f"results_{date}.json"]
     for candidate in same or results[::-1]:
         try:
-            config = json.loads(candidate.read_text(encoding="utf-8")).get("config") or {}
-        except (OSError, ValueError, AttributeError):
+            config = mapping(mapping(json.loads(candidate.read_text(encoding="utf-8"))).get("config"))
+        except (OSError, ValueError, RecursionError):
             continue
         args = config.get("model_args")
         if isinstance(args, dict) and args.get("pretrained"):
@@ -95,7 +98,7 @@ def _prompt(arguments: Any) -> str | None:
         return as_text(first.get("arg_0")) if isinstance(first, dict) else as_text(first)
     if isinstance(arguments, list) and arguments:   # older versions: [[context, continuation], ...]
         first = arguments[0]
-        return as_text(first[0] if isinstance(first, list) and first else first)
+        return as_text(first[0] if isinstance(first, list) and first else (None if first == [] else first))
     return None
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from probestats.errors import ReadError
-from probestats.io.frameworks import ToolLog, as_text, load_json, table
+from probestats.io.frameworks import ToolLog, as_text, load_json, mapping, table
 
 
 def read_open_webui(path: Path) -> ToolLog:
@@ -43,23 +43,26 @@ def read_open_webui(path: Path) -> ToolLog:
 
 def _replies(stored: dict, number: int) -> list[dict[str, Any]]:
     body = stored["chat"]
-    messages = (body.get("history") or {}).get("messages")
+    messages = mapping(body.get("history")).get("messages")
     if not isinstance(messages, dict):   # an old export: the linear list only
-        messages = _from_list(body.get("messages") or [])
+        listed = body.get("messages")
+        messages = _from_list(listed if isinstance(listed, list) else [])
+    messages = {k: m for k, m in messages.items() if isinstance(m, dict)}
     title = stored.get("title") or body.get("title")
     chat_id = stored.get("id") or body.get("id") or f"chat {number}"
     rows = []
     for message in messages.values():
         if not isinstance(message, dict) or message.get("role") != "assistant":
             continue
-        parent = messages.get(message.get("parentId")) if message.get("parentId") else None
-        model = message.get("model") or message.get("modelName")
-        siblings = [messages[c] for c in (parent or {}).get("childrenIds") or () if c in messages]
-        same = [s.get("id") for s in siblings if (s.get("model") or s.get("modelName")) == model]
+        parent = messages.get(_key(message.get("parentId")))
+        model = as_text(message.get("model") or message.get("modelName"))
+        children = mapping(parent).get("childrenIds")
+        siblings = [messages[c] for c in (children if isinstance(children, list) else ()) if _key(c) in messages]
+        same = [s.get("id") for s in siblings if as_text(s.get("model") or s.get("modelName")) == model]
         rows.append({
             "chat_id": as_text(chat_id), "chat_title": as_text(title), "turn": _turn(messages, parent),
             "run": same.index(message.get("id")) + 1 if message.get("id") in same else 1,
-            "model": as_text(model), "time": _time(message.get("timestamp")),
+            "model": model, "time": _time(message.get("timestamp")),
             "prompt": _text(parent.get("content")) if parent else None, "reply": _text(message.get("content")),
             "message_id": as_text(message.get("id")),
         })
@@ -72,11 +75,15 @@ def _turn(messages: dict, user: dict | None) -> int | None:
     if user is None:
         return None
     count, node, seen = 0, user, set()
-    while isinstance(node, dict) and node.get("id") not in seen:
-        seen.add(node.get("id"))
+    while isinstance(node, dict) and id(node) not in seen:
+        seen.add(id(node))
         count += node.get("role") == "user"
-        node = messages.get(node.get("parentId")) if node.get("parentId") else None
+        node = messages.get(_key(node.get("parentId")))
     return count
+
+
+def _key(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _from_list(items: list) -> dict:
@@ -102,6 +109,8 @@ def _time(stamp: Any) -> str | None:
         return as_text(stamp)
     seconds = stamp / 1000 if stamp > 1e11 else stamp   # seconds in messages; milliseconds in some versions
     try:
+        if seconds != seconds:
+            return None
         return datetime.fromtimestamp(seconds, tz=timezone.utc).isoformat()
     except (OverflowError, OSError, ValueError):
         return None

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from probestats.errors import Problem, ReadError
-from probestats.io.frameworks import ToolLog, as_text, first_alias, listing, load_json, table
+from probestats.io.frameworks import ToolLog, as_text, first_alias, listing, load_json, mapping, table
 
 
 def read_promptfoo(path: Path, columns: Mapping[str, str]) -> ToolLog:
@@ -48,23 +48,24 @@ def read_promptfoo(path: Path, columns: Mapping[str, str]) -> ToolLog:
     records, items, runs, cached = [], {}, {}, []
     for r in results:
         variables = _vars(r)
-        row: dict[str, Any] = {"test_idx": r.get("testIdx"), "prompt_idx": r.get("promptIdx")}
+        row: dict[str, Any] = {"test_idx": _index(r.get("testIdx")), "prompt_idx": _index(r.get("promptIdx"))}
         row.update({f"vars.{k}": (v if isinstance(v, (str, int, float, bool)) or v is None else as_text(v))
                     for k, v in variables.items()})
-        provider = r.get("provider") or {}
-        row["provider"] = provider.get("label") or provider.get("id") if isinstance(provider, dict) else as_text(provider)
-        prompt = r.get("prompt") or {}
-        row["prompt"] = prompt.get("raw") if isinstance(prompt, dict) else as_text(prompt)
-        response = r.get("response") if isinstance(r.get("response"), dict) else {}
+        provider = r.get("provider")
+        row["provider"] = as_text(provider.get("label") or provider.get("id")) if isinstance(provider, dict) \
+            else as_text(provider)
+        prompt = r.get("prompt")
+        row["prompt"] = as_text(prompt.get("raw")) if isinstance(prompt, dict) else as_text(prompt)
+        response = mapping(r.get("response"))
         row["reply"] = as_text(response.get("output"))
         row["cached"] = bool(response.get("cached"))
         row["score"] = _number(r.get("score"))
         row["success"] = None if r.get("success") is None else int(bool(r.get("success")))
-        named = r.get("namedScores") or ((r.get("gradingResult") or {}).get("namedScores") or {})
-        for name, value in (named.items() if isinstance(named, dict) else ()):
-            row[name if name not in row else f"named.{name}"] = _number(value)
         row["error"] = as_text(r.get("error")) or None
-        row["latency_ms"] = r.get("latencyMs")
+        row["latency_ms"] = _number(r.get("latencyMs"))
+        named = mapping(r.get("namedScores")) or mapping(mapping(r.get("gradingResult")).get("namedScores"))
+        for name, value in named.items():
+            row[name if name not in row and name not in _OWN else f"named.{name}"] = _number(value)
         if attribute is not None:
             others = {k: v for k, v in variables.items() if k != attribute}
             key = json.dumps([others, row["prompt_idx"]], sort_keys=True, default=str)
@@ -96,10 +97,7 @@ def read_promptfoo(path: Path, columns: Mapping[str, str]) -> ToolLog:
 
 
 def _vars(result: dict) -> dict:
-    variables = result.get("vars")
-    if not isinstance(variables, dict):
-        variables = (result.get("testCase") or {}).get("vars") or {}
-    return variables if isinstance(variables, dict) else {}
+    return mapping(result.get("vars")) or mapping(mapping(result.get("testCase")).get("vars"))
 
 
 def _attribute(columns: Mapping[str, str], keys: Mapping[str, None]) -> str | None:
@@ -111,6 +109,15 @@ def _attribute(columns: Mapping[str, str], keys: Mapping[str, None]) -> str | No
     return first_alias(keys, "variant")
 
 
+#: columns of every row, which a named score does not take (it becomes named.<name>)
+_OWN = ("test_idx", "prompt_idx", "provider", "prompt", "reply", "cached", "score", "success", "error",
+        "latency_ms", "item", "item_vars", "run")
+
+
+def _index(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def _number(value: Any) -> Any:
     if isinstance(value, bool):
         return float(value)
@@ -120,4 +127,4 @@ def _number(value: Any) -> Any:
 
 
 def _int(value: Any) -> int:
-    return value if isinstance(value, int) else 1 << 62
+    return value if isinstance(value, int) and not isinstance(value, bool) else 1 << 62
