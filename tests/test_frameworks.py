@@ -112,7 +112,8 @@ def test_errored_samples_are_read_and_named():
 def test_a_log_still_running_is_read_with_what_it_holds():
     log = read_log(DATA / "running.eval", metric="steps")
     problem = next(p for p in log.problems if p.code == "log_incomplete")
-    assert "4 samples of the 48 planned" in problem.message
+    assert "4 samples of the 48 planned (16 samples x 3 epochs) (1-formal (epoch 1), 1-casual (epoch 1), " \
+           "2-formal (epoch 1), 2-casual (epoch 1))" in problem.message
     assert log.frame.height == 4
 
 

@@ -206,7 +206,7 @@ def _rows(path: Path, header: dict, samples: list[dict], kind: str) -> ToolLog:
         error = sample.get("error")
         row["error"] = (error.get("message") if isinstance(error, dict) else as_text(error)) if error else None
         if error:
-            failed.append(f"{row['sample_id']} (epoch {row['epoch']})")
+            failed.append(_label(row))
         records.append(row)
     if not records:
         raise ReadError(f"'{path.name}' holds no samples yet; an inspect_ai log needs at least one finished sample "
@@ -217,11 +217,13 @@ def _rows(path: Path, header: dict, samples: list[dict], kind: str) -> ToolLog:
         problems.append(Problem("warning", "log_incomplete",
                                 f"'{path.name}' is an inspect_ai log still running (or stopped before it finished): "
                                 f"it holds {len(records)} samples of "
-                                f"{_planned(spec)}; analyze it again when the eval is done"))
+                                f"{_planned(spec)} ({listing([_label(r) for r in records])}); analyze it again "
+                                "when the eval is done"))
     elif status in ("error", "cancelled"):
         problems.append(Problem("warning", "log_incomplete",
                                 f"the eval that wrote '{path.name}' ended with status '{status}'; "
-                                f"it holds {len(records)} samples of {_planned(spec)}"))
+                                f"it holds {len(records)} samples of {_planned(spec)} "
+                                f"({listing([_label(r) for r in records])})"))
     if failed:
         problems.append(Problem("warning", "errored_samples",
                                 f"{len(failed)} sample{'s' if len(failed) != 1 else ''} of '{path.name}' failed and {'have' if len(failed) != 1 else 'has'} no scores: "
@@ -233,6 +235,10 @@ def _rows(path: Path, header: dict, samples: list[dict], kind: str) -> ToolLog:
         if key is not None:
             defaults[canonical] = f"metadata.{key}"
     return ToolLog(kind, table(records), defaults, tuple(problems))
+
+
+def _label(row: dict) -> str:
+    return f"{row['sample_id']} (epoch {row['epoch']})"
 
 
 def _planned(spec: dict) -> str:
