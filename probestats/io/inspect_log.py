@@ -1,6 +1,7 @@
 """inspect_ai logs: ``.eval`` zip archives (members zstd-compressed in current versions) and ``.json``.
 
-One row per sample and epoch:
+One row per sample and epoch, in the order inspect_ai's own reader gives them (by epoch, then sample id;
+a record number in a message counts in that order):
 
 - ``item`` and ``variant`` come from the sample's metadata: the first key the alias table reads as
   each (``item``, ``item_id``, ``pair``, ``pair_id``, ``question_id``, ``prompt_id``, ``sample``,
@@ -181,9 +182,7 @@ def _rows(path: Path, header: dict, samples: list[dict], kind: str) -> ToolLog:
         if value is not None:
             settings[f"generate.{key}"] = as_text(value) if isinstance(value, (dict, list)) else value
     records, failed, meta_keys = [], [], {}
-    for sample in samples:
-        if not isinstance(sample, dict):
-            continue
+    for sample in sorted((s for s in samples if isinstance(s, dict)), key=_order):
         meta = sample.get("metadata") if isinstance(sample.get("metadata"), dict) else {}
         meta_keys.update(dict.fromkeys(meta))
         epoch = sample.get("epoch")
@@ -235,6 +234,13 @@ def _rows(path: Path, header: dict, samples: list[dict], kind: str) -> ToolLog:
         if key is not None:
             defaults[canonical] = f"metadata.{key}"
     return ToolLog(kind, table(records), defaults, tuple(problems))
+
+
+def _order(sample: dict) -> tuple:
+    """inspect_ai's own order of samples: by epoch, then id (a number compared as zero-padded text)."""
+    epoch, ident = sample.get("epoch"), sample.get("id")
+    return (epoch if isinstance(epoch, int) else 1 << 62,
+            ident if isinstance(ident, str) else str(as_text(ident)).zfill(20))
 
 
 def _label(row: dict) -> str:
