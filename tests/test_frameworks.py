@@ -321,7 +321,7 @@ def test_a_folder_of_eval_logs_reads_as_one_log(tmp_path):
         shutil.copyfile(DATA / name, tmp_path / name)
     log = Probe().apply(tmp_path, metric="steps")
     counts = {Path(f).name: n for f, n in log.frame.group_by("file").len().iter_rows()}
-    assert counts == {"errored.eval": 16, "style_probe.eval": 48}
+    assert counts == {"errored.eval": 16, "style_probe.eval": 48} and log.format == "inspect_ai .eval log"
 
 
 # ---------------------------------------------------------------- hostile logs

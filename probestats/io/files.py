@@ -145,4 +145,5 @@ def read_files(paths: Sequence, **read_kwargs) -> Log:
                     source=f"{len(names)} files ({shown})", headers=tuple(first_log.headers) + (FILE,),
                     problems=tuple(p for log in logs for p in log.problems), row_label=first_log.row_label,
                     parts=tuple(parts),
-                    _read={"delimited": all(log._read.get("delimited") for log in logs)})
+                    _read={"delimited": all(log._read.get("delimited") for log in logs),
+                           "format": first_log.format if len({log.format for log in logs}) == 1 else None})
