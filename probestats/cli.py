@@ -72,7 +72,8 @@ def read_options(func):
 
     @click.option("--format", "fmt", type=click.Choice(["csv", "tsv", "json", "jsonl", "xlsx", "ods", "parquet"],
                                                        case_sensitive=False),
-                  help="The log's format (default: from the suffix).")
+                  help="The log's format (default: from the suffix; the log of inspect_ai, promptfoo, lm-eval or "
+                       "Open WebUI from its content).")
     @click.option("--sheet", metavar="NAME|N", help="Spreadsheet sheet by name or 0-based number (default: the first).")
     @click.option("--skip-rows", type=click.IntRange(min=0), default=0, show_default=True,
                   help="Title rows above the header to skip.")
