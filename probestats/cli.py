@@ -72,7 +72,8 @@ def read_options(func):
 
     @click.option("--format", "fmt", type=click.Choice(["csv", "tsv", "json", "jsonl", "xlsx", "ods", "parquet"],
                                                        case_sensitive=False),
-                  help="The log's format (default: from the suffix).")
+                  help="The log's format (default: from the suffix; the log of inspect_ai, promptfoo, lm-eval or "
+                       "Open WebUI from its content).")
     @click.option("--sheet", metavar="NAME|N", help="Spreadsheet sheet by name or 0-based number (default: the first).")
     @click.option("--skip-rows", type=click.IntRange(min=0), default=0, show_default=True,
                   help="Title rows above the header to skip.")
@@ -117,13 +118,26 @@ def shape_options(func):
                        "or --wide formal=COL (repeatable).")
     @click.option("--complete", is_flag=True,
                   help="Keep only items with a metric value under every compared value; say which were left out.")
+    @click.option("--count", multiple=True, metavar="NAME=REGEX",
+                  help="A metric counted from the reply: matches of REGEX (^ at every line), e.g. "
+                       "--count 'steps=^\\s*\\d+[.)]' (repeatable).")
+    @click.option("--words", multiple=True, metavar="NAME", help="A metric: the reply's number of words (repeatable).")
+    @click.option("--chars", multiple=True, metavar="NAME", help="A metric: the reply's number of characters (repeatable).")
+    @click.option("--number", multiple=True, metavar="NAME=REGEX",
+                  help="A metric: the first number REGEX captures in the reply, e.g. --number 'score=Score: (\\d+)'.")
+    @click.option("--variant-from", multiple=True, metavar="VALUE=REGEX",
+                  help="The value is VALUE where the prompt matches REGEX, e.g. --variant-from 'formal=^Good "
+                       "afternoon' (repeatable; the first rule that matches wins).")
     @read_options
     @functools.wraps(func)
-    def wrapper(*args, read, where=None, derive=(), fold_case=False, group=(), wide=(), complete=False, **kwargs):
+    def wrapper(*args, read, where=None, derive=(), fold_case=False, group=(), wide=(), complete=False, count=(),
+                words=(), chars=(), number=(), variant_from=(), **kwargs):
         from probestats.shape.probe import Probe
 
         kwargs["probe"] = Probe(columns=tuple(read["columns"].items()), where=where, derive=tuple(derive),
                                 groups=tuple(group), fold_case=fold_case, wide=tuple(wide), complete=complete,
+                                count=tuple(count), words=tuple(words), chars=tuple(chars), number=tuple(number),
+                                variant_from=tuple(variant_from),
                                 format=read["format"], sheet=read["sheet"], skip_rows=read["skip_rows"],
                                 encoding=read["encoding"], max_cells=read.get("max_cells"),
                                 records=read.get("records"))
@@ -557,7 +571,8 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
                                   correction=correction, answers=answers, label_map=label_map,
                                   framing_columns=framing_columns)
     assets = output.parent / f"{output.stem}_files" if fmt == "md" else None
-    shaping = {"where": probe.where, "derive": list(probe.derive)} if (probe.where or probe.derive) else None
+    shaping = {"where": probe.where, "derive": list(probe.derive), "counted": probe.stated()} \
+        if (probe.where or probe.derive or probe.stated()) else None
     text = render_report(result, format=fmt, sections=list(sections) or None, templates=templates, design=plan,
                          assets_dir=assets, framing=framing, comparison=comparison, shaping=shaping,
                          source=", ".join(str(p) for p in log), judge=judge)

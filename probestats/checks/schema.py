@@ -89,6 +89,7 @@ class Checked:
             "b": self.b,
             "values": list(self.values),
             "problems": [p.to_dict() for p in self.problems],
+            **({"format": self.log.format} if getattr(self.log, "format", None) else {}),
         }
 
     @property

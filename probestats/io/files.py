@@ -80,7 +80,8 @@ def expand_paths(paths: Sequence) -> list[Path]:
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            found = sorted((f for f in p.iterdir() if f.is_file() and f.suffix.lower() in FORMATS),
+            found = sorted((f for f in p.iterdir() if f.is_file() and (f.suffix.lower() in FORMATS
+                                                                       or f.suffix.lower() == ".eval")),   # inspect_ai
                            key=lambda f: f.name)
             if not found:
                 raise ReadError(f"the folder '{p}' holds no log file ({', '.join(sorted(set(FORMATS)))})")
@@ -144,4 +145,5 @@ def read_files(paths: Sequence, **read_kwargs) -> Log:
                     source=f"{len(names)} files ({shown})", headers=tuple(first_log.headers) + (FILE,),
                     problems=tuple(p for log in logs for p in log.problems), row_label=first_log.row_label,
                     parts=tuple(parts),
-                    _read={"delimited": all(log._read.get("delimited") for log in logs)})
+                    _read={"delimited": all(log._read.get("delimited") for log in logs),
+                           "format": first_log.format if len({log.format for log in logs}) == 1 else None})

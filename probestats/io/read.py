@@ -216,6 +216,11 @@ class Log:
         before = counts.cum_sum().shift(1, fill_value=0)
         return (pl.int_range(0, len(counts), eager=True) + before + self._first_row).to_list()
 
+    @property
+    def format(self) -> str | None:
+        """The tool whose log this is (``"inspect_ai .eval log"``, ...), or None for a table."""
+        return self._read.get("format")
+
     def to_dict(self) -> dict:
         return {"source": self.source, "columns": dict(self.columns), "headers": list(self.headers)}
 
@@ -431,6 +436,12 @@ def _read_path(path: Path, *, format, sheet, skip_rows, columns, encoding, metri
         raise ReadError(f"no such file: '{path}'; check the path")
     if path.is_dir():
         raise ReadError(f"'{path}' is a folder; give the log file inside it")
+    if format is None:   # the log of a tool probes are run with, recognized from its content
+        from probestats.io.frameworks import sniff
+
+        tool = sniff(path)
+        if tool is not None:
+            return _read_tool(path, tool, columns, metric)
     fmt = _detect_format(path, format)
     ignored = []  # an option meant for another file of the same command (compare, plan --pilot) is not an error
     if sheet is not None and fmt not in ("xlsx", "ods"):
@@ -446,6 +457,16 @@ def _read_path(path: Path, *, format, sheet, skip_rows, columns, encoding, metri
         log = replace(log, problems=log.problems + tuple(
             Problem("warning", "ignored_option", f"{text}; it was ignored") for text in ignored))
     return log
+
+
+def _read_tool(path: Path, tool: str, columns, metric) -> Log:
+    """A tool's log (see :mod:`probestats.io.frameworks`): its rows, its default mappings under ``columns``."""
+    from probestats.io.frameworks import NAMES, merged_columns, read_tool_log
+
+    log = read_tool_log(path, tool, columns)
+    return _finish(log.frame.lazy(), list(log.frame.columns), path.name, merged_columns(log, columns), metric,
+                   row_label="record", first_row=1, problems=log.problems, path=path,
+                   read={"format": NAMES[tool]})
 
 
 def _read_format(path: Path, fmt: str, *, sheet, skip_rows, columns, encoding, metric, max_cells=None,

@@ -726,7 +726,7 @@ def _sections(sections, framing, analysis=None, comparison=None, judge=None) -> 
 def _shaping_sentences(shaping) -> list[str]:
     """What --where and --derive did to the log before the analysis, in words."""
     shaping = shaping or {}
-    out = []
+    out = list(shaping.get("counted") or ())   # metrics counted from the reply text, defined in words
     for text in shaping.get("derive") or ():
         out.append(f"Derived column: {text}.")
     if shaping.get("where"):

@@ -103,7 +103,8 @@ def print_checked(checked: Checked, out: Console, *, chosen: bool = False, metri
     ``chosen``: the compared values were named by the user (not the first two in the log).
     """
     mapping = ", ".join(f"{escape(k)} = '{escape(v)}'" for k, v in checked.log.columns.items())
-    out.print(f"{escape(checked.log.source)}: {checked.n_rows} rows; columns: {mapping or '(none recognized)'}")
+    kind = f" ({escape(checked.log.format)})" if getattr(checked.log, "format", None) else ""
+    out.print(f"{escape(checked.log.source)}{kind}: {checked.n_rows} rows; columns: {mapping or '(none recognized)'}")
     if checked.a is not None and checked.b is not None:
         out.print(f"compared values: '{escape(checked.a)}' and '{escape(checked.b)}'"
                   + ("" if chosen else " (the first two in the log; choose with --a/--b)"))

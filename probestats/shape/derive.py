@@ -217,7 +217,7 @@ def apply(log, *, where: str | None = None, derive: Sequence[str] = (), **read_k
         read["where"] = where
     return replace(log, lazy=lazy.select(pl.all().exclude(ROW), pl.col(ROW)), columns=columns, _read=read,
                    headers=tuple(log.headers) + tuple(n for n in added if n not in log.headers),
-                   problems=tuple(log.problems) + tuple(problems))
+                   problems=tuple(problems))   # problems began as the log's own
 
 
 def _check_names(option: str, text: str, expr: pl.Expr, schema) -> None:

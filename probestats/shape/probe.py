@@ -55,6 +55,10 @@ class Probe:
     framing_columns : tuple of str
         ``--framing-columns affirmative=COL,reverse=COL``: one row per item with a column per
         framing, read as one row per framing (see :mod:`probestats.shape.framing_columns`).
+    count, words, chars, number, variant_from : tuple of str
+        Columns counted from the reply text (``--count NAME=REGEX``, ``--words NAME``, ``--chars NAME``,
+        ``--number NAME=REGEX``) and the value read from the prompt (``--variant-from VALUE=REGEX``);
+        see :mod:`probestats.shape.text_metrics`. They are made before ``derive``, which can use them.
     format, sheet, skip_rows, encoding, max_cells
         Read options, for every file (``max_cells``: the largest spreadsheet read, in cells;
         ``records``: the key of a JSON document's records).
@@ -69,6 +73,11 @@ class Probe:
     wide_attribute: str = "variant"
     complete: bool = False
     framing_columns: tuple[str, ...] = ()
+    count: tuple[str, ...] = ()
+    words: tuple[str, ...] = ()
+    chars: tuple[str, ...] = ()
+    number: tuple[str, ...] = ()
+    variant_from: tuple[str, ...] = ()
     format: str | None = None
     sheet: str | int | None = None
     skip_rows: int = 0
@@ -84,6 +93,17 @@ class Probe:
         """The options :func:`probestats.io.read.read_log` takes (without the column mapping)."""
         return {"format": self.format, "sheet": self.sheet, "skip_rows": self.skip_rows, "encoding": self.encoding,
                 "max_cells": self.max_cells, "records": self.records}
+
+    def text_options(self) -> dict:
+        """The columns counted from the text, as :func:`probestats.shape.text_metrics.apply` takes them."""
+        return {"count": self.count, "words": self.words, "chars": self.chars, "number": self.number,
+                "variant_from": self.variant_from}
+
+    def stated(self) -> list[str]:
+        """The definitions of the columns counted from the text, in words (for the report's design section)."""
+        from probestats.shape.text_metrics import stated
+
+        return stated(**self.text_options())
 
     def apply(self, source, *, metric: str | None = None, a: str | None = None, b: str | None = None,
               by: Sequence[str] = ()) -> Log:
@@ -117,6 +137,9 @@ class Probe:
             from probestats.shape.framing_columns import melt_framing_columns
 
             log = melt_framing_columns(log, self.framing_columns)
+        from probestats.shape import text_metrics
+
+        log = text_metrics.apply(log, **self.text_options())
         if self.where is not None or self.derive:
             from probestats.shape.derive import apply
 
