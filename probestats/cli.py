@@ -539,9 +539,10 @@ def _report_analysis(log, metric, a, b, noise, by, alternative, alpha, correctio
 
     if before is not None and (factor or probe.groups or reference is not None):
         raise OptionError("--before compares two runs of a two-value probe; drop --factor, --group and --reference")
+    # the streaming pass of analyze, with the facts the report states (a log needing its rows is read whole)
     result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale, factor=factor,
                  alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed,
-                 probe=probe)
+                 probe=probe, streaming=True, facts=True)
     result = with_design_power(result, gap_of_interest)
     comparison = None
     if before is not None:
