@@ -555,7 +555,7 @@ def _report_analysis(log, metric, a, b, noise, by, alternative, alpha, correctio
         a, b = a or getattr(main, "a", None), b or getattr(main, "b", None)
         comparison = compare_runs(probe.apply(before, metric=metric, a=a, b=b), probe.apply(log, metric=metric, a=a, b=b),
                                   metric=metric, a=a, b=b, alternative=alternative, alpha=alpha,
-                                  fold_case=probe.fold_case)
+                                  fold_case=probe.fold_case, streaming=True)
     return result, comparison
 
 
@@ -723,7 +723,7 @@ def compare(before, after, metric, a, b, alternative, alpha, output, json_out, p
     else:
         result = compare_runs(probe.apply(before, metric=metric, a=a, b=b),
                               probe.apply(after, metric=metric, a=a, b=b), metric=metric, a=a, b=b,
-                              alternative=alternative, alpha=alpha, fold_case=probe.fold_case)
+                              alternative=alternative, alpha=alpha, fold_case=probe.fold_case, streaming=True)
     if output is not None:
         if output.suffix.lower() not in (".md", ".markdown"):
             raise OptionError(f"-o {output}: the compare section is Markdown; use a file ending in .md")

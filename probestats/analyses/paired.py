@@ -415,6 +415,7 @@ def analyze_pair(
     streaming: bool = False,
     progress=None,
     facts: bool = False,
+    streamed=None,
 ) -> Analysis:
     """Analyze a counterfactual probe: per-item gaps, the exact sign-flip and sign tests, noise.
 
@@ -453,6 +454,9 @@ def analyze_pair(
     facts : bool
         With ``streaming``: the pass also takes what a report states of the log's settings and
         seeds (``checked.facts``, :mod:`probestats.checks.facts`), so the report reads no rows.
+    streamed : Streamed, optional
+        With ``streaming``: the pass over this log already taken (with ``halves``), used instead
+        of a new one (the before and after comparison checks the logs from it first).
     progress : callable, optional
         Called with the name of each stage of a long job (a progress display).
 
@@ -472,8 +476,7 @@ def analyze_pair(
     check_common(alternative, alpha, correction)
     by = list(by)
     check_by(by, metric)
-    streamed = None
-    if streaming:
+    if streaming and streamed is None:
         from probestats.checks.stream import validate_streaming
 
         streamed = validate_streaming(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case,
