@@ -477,6 +477,9 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
       probestats report sample_logs/style_probe.csv --metric steps -o report.html \\
           --framing sample_logs/framing_long.csv --targets sample_logs/framing_targets.csv
     """
+    from probestats.present.warm import warm_imports
+
+    warm_imports("matplotlib.figure", "matplotlib.backends.backend_agg")   # the plots, while the log is read
     from probestats.shape.design import design_from
     from probestats.present.report import render_report
 
@@ -933,7 +936,9 @@ def cells(log, metric, by, output, probe, keep_runs=False):
     import io
 
     from probestats.analyses.cells import cell_table
+    from probestats.present.warm import warm_imports
 
+    warm_imports("probestats.present.terminal")   # the closing line's printer, while the log is read
     _refuse_inputs({"-o": output}, {"LOG": log})
     table, checked = cell_table(probe.apply(log, metric=metric, by=by), metric=metric, by=by,
                                 fold_case=probe.fold_case, runs=keep_runs)
