@@ -86,7 +86,8 @@ def test_reports_with_settings_groups_and_other_columns_stream_and_are_byte_iden
         pl.lit("judge-1").alias("grader"), pl.lit("You help.").alias("system"),
         (pl.col("seed") * 3).alias("seed"))   # seeds that are no range: counted in a pass of their own
     path = write(frame, tmp_path / "log.csv")
-    for extra in ([], ["--by", "language"], ["--a", "casual", "--b", "formal"]):
+    noise = write(make_log(items=50, runs=4, seed=33, gap=0.0), tmp_path / "noise.csv")
+    for extra in ([], ["--by", "language"], ["--a", "casual", "--b", "formal"], ["--noise", str(noise)]):
         passes.clear()
         stream_run, rows_run = run_both(monkeypatch, tmp_path / "_".join(extra or ["plain"]),
                                         ["report", str(path), "--metric", "steps", "-o", "{out}/r.md", *extra],
@@ -222,3 +223,21 @@ def test_compare_streams_and_equals_the_row_path(case, tmp_path, monkeypatch, pa
     assert stream_run == rows_run
     if case in ("same", "changed"):
         assert stream_run[0] == 0 and passes and all(passes)
+
+
+def test_plan_reads_the_columns_it_needs_and_gives_the_same_plan(tmp_path, monkeypatch):
+    from probestats.analyses import plan as plan_module
+    from probestats.io.read import read_log
+
+    noise = write(make_log(items=8, runs=6, seed=16, gap=0.0).with_columns(pl.lit("a long reply").alias("reply")),
+                  tmp_path / "noise.csv")
+    pilot = write(make_log(items=8, runs=3, seed=17, gap=0.5), tmp_path / "pilot.csv")
+    log = read_log(noise, metric="steps")
+    narrow = plan_module._columns_needed(log, "steps")
+    assert narrow.columns == ["item", "variant", "steps"] and narrow.equals(log.frame.select(narrow.columns))
+    args = ["plan", "--noise", str(noise), "--pilot", str(pilot), "--metric", "steps", "--items", "8",
+            "--runs", "3", "--sims", "200", "--json"]
+    narrow_run = CliRunner().invoke(cli, args)
+    monkeypatch.setattr(plan_module, "_columns_needed", lambda log, metric: log.frame)
+    whole_run = CliRunner().invoke(cli, args)
+    assert narrow_run.exit_code == 0 and (narrow_run.stdout, narrow_run.stderr) == (whole_run.stdout, whole_run.stderr)
