@@ -479,9 +479,9 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
     """
     from probestats.present.warm import warm_imports
 
-    warm_imports("matplotlib.figure", "matplotlib.backends.backend_agg")   # the plots, while the log is read
+    # the report's templates and plots, imported while the log is read
+    warm_imports("probestats.present.report", "matplotlib.figure", "matplotlib.backends.backend_agg")
     from probestats.shape.design import design_from
-    from probestats.present.report import render_report
 
     _refuse_inputs({"-o": output}, {"LOG": log, "--noise": noise, "--design": design_file,
                                     "--framing": framing_log, "--targets": targets, "--before": before_log,
@@ -524,6 +524,8 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
 
         framing = analyze_framing(str(framing_log), targets=str(targets) if targets else None, toward=toward,
                                   alpha=alpha)
+    from probestats.present.report import render_report
+
     assets = output.parent / f"{output.stem}_files" if fmt == "md" else None
     shaping = {"where": probe.where, "derive": list(probe.derive)} if (probe.where or probe.derive) else None
     text = render_report(result, format=fmt, sections=list(sections) or None, templates=templates, design=plan,
