@@ -518,8 +518,11 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
       probestats report sample_logs/style_probe.csv --metric steps -o report.html \\
           --framing sample_logs/framing_long.csv --targets sample_logs/framing_targets.csv
     """
+    from probestats.present.warm import warm_imports
+
+    # the report's templates and plots, imported while the log is read
+    warm_imports("probestats.present.report", "matplotlib.figure", "matplotlib.backends.backend_agg")
     from probestats.shape.design import design_from
-    from probestats.present.report import render_report
 
     _refuse_inputs({"-o": output}, {"LOG": log, "--noise": noise, "--design": design_file,
                                     "--framing": framing_log, "--targets": targets, "--before": before_log,
@@ -570,6 +573,8 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
         framing = _report_framing(framing_log, probe, by=by, targets=targets, toward=toward, alpha=alpha,
                                   correction=correction, answers=answers, label_map=label_map,
                                   framing_columns=framing_columns)
+    from probestats.present.report import render_report
+
     assets = output.parent / f"{output.stem}_files" if fmt == "md" else None
     shaping = {"where": probe.where, "derive": list(probe.derive), "counted": probe.stated()} \
         if (probe.where or probe.derive or probe.stated()) else None
@@ -616,9 +621,10 @@ def _report_analysis(log, metric, a, b, noise, by, alternative, alpha, correctio
 
     if before is not None and (factor or probe.groups or reference is not None):
         raise OptionError("--before compares two runs of a two-value probe; drop --factor, --group and --reference")
+    # the streaming pass of analyze, with the facts the report states (a log needing its rows is read whole)
     result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale, factor=factor,
                  alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed,
-                 probe=probe)
+                 probe=probe, streaming=True, facts=True)
     result = with_design_power(result, gap_of_interest)
     comparison = None
     if before is not None:
@@ -631,7 +637,7 @@ def _report_analysis(log, metric, a, b, noise, by, alternative, alpha, correctio
         a, b = a or getattr(main, "a", None), b or getattr(main, "b", None)
         comparison = compare_runs(probe.apply(before, metric=metric, a=a, b=b), probe.apply(log, metric=metric, a=a, b=b),
                                   metric=metric, a=a, b=b, alternative=alternative, alpha=alpha,
-                                  fold_case=probe.fold_case)
+                                  fold_case=probe.fold_case, streaming=True)
     return result, comparison
 
 
@@ -802,7 +808,7 @@ def compare(before, after, metric, a, b, alternative, alpha, output, json_out, p
     else:
         result = compare_runs(probe.apply(before, metric=metric, a=a, b=b),
                               probe.apply(after, metric=metric, a=a, b=b), metric=metric, a=a, b=b,
-                              alternative=alternative, alpha=alpha, fold_case=probe.fold_case)
+                              alternative=alternative, alpha=alpha, fold_case=probe.fold_case, streaming=True)
     if output is not None:
         if output.suffix.lower() not in (".md", ".markdown"):
             raise OptionError(f"-o {output}: the compare section is Markdown; use a file ending in .md")
@@ -1012,7 +1018,9 @@ def cells(log, metric, by, output, probe, keep_runs=False):
     import io
 
     from probestats.analyses.cells import cell_table
+    from probestats.present.warm import warm_imports
 
+    warm_imports("probestats.present.terminal")   # the closing line's printer, while the log is read
     _refuse_inputs({"-o": output}, {"LOG": log})
     table, checked = cell_table(probe.apply(log, metric=metric, by=by), metric=metric, by=by,
                                 fold_case=probe.fold_case, runs=keep_runs)

@@ -23,8 +23,13 @@ query ``probestats sql`` prints):
                           else ``row order`` (what the halves were split by)
 
 ``metric``                the metric's name (a table built for one metric is refused for another)
-``seeds``                 the cell's seeds, as a JSON list of text, when the log has a seed column
-                          (before and after tables are compared on them; the report counts them)
+``seed_count``            the cell's distinct seeds, when the log has a seed column
+``seed_hash``             the sum of their 64-bit hashes (wrapping), as decimal text: the seeds'
+                          fingerprint, on which before and after tables are compared
+``seed_low``,             the smallest and largest seed, when the seeds are every whole number
+``seed_high``             from one to the other, each written plainly (else empty)
+``seeds``                 the cell's seeds, as a JSON list of text in seed order, when it has at
+                          most :data:`SEED_LIST_LIMIT` (else empty: the list would grow with runs)
 ``time_min``, ``time_max``  the cell's first and last time, when the log has a time column
 ``runs_units``            with ``runs=True`` (``probestats cells --runs``): the cell's values in
                           whole units, in row order, separated by spaces; a noise or pilot log
@@ -51,7 +56,8 @@ import polars as pl
 
 from probestats.analyses.paired import Analysis, _jsonable, adjust, check_common, compare_pair, design_problems
 from probestats.checks.exact import mean_sd, units
-from probestats.checks.schema import SETTINGS, Checked, decimal_places, default_pair, require_ok, validate
+from probestats.checks.schema import (FIRST, SETTINGS, Checked, _HASH_SEED, decimal_places, default_pair,
+                                      require_ok, validate)
 from probestats.errors import OptionError, Problem, ReadError, count_of
 from probestats.io.read import ROW, Log
 
@@ -62,7 +68,10 @@ CELL_COLUMNS = ("item", "variant", "n", "counted", "places", "sum_units", "sumsq
 #: the first half of each cell's runs (the within-log noise); optional, absent from older tables
 HALF_COLUMNS = ("n_first", "sum_units_first", "sumsq_units_first", "first_split")
 #: what the table keeps of the log beyond its sums (optional)
-FACT_COLUMNS = ("metric", "seeds", "time_min", "time_max", "runs_units")
+FACT_COLUMNS = ("metric", "seed_count", "seed_hash", "seed_low", "seed_high", "seeds", "time_min", "time_max",
+                "runs_units")
+#: a cell's seeds are listed (``seeds``) up to this many; beyond, their count, fingerprint and range stand for them
+SEED_LIST_LIMIT = 64
 
 
 def cell_table(log, *, metric: str, by: Sequence[str] = (), fold_case: bool = False,
@@ -81,6 +90,10 @@ def cell_table(log, *, metric: str, by: Sequence[str] = (), fold_case: bool = Fa
     [('1', 'a', 2, '11', '61'), ('1', 'b', 2, '9', '41')]
     """
     by = list(by)
+    if not runs:   # one streaming pass when the log allows it (same table, bit for bit)
+        streamed = _streamed_cells(log, metric=metric, by=by, fold_case=fold_case, read_options=read_options)
+        if streamed is not None:
+            return streamed
     checked = validate(log, metric=metric, by=by, fold_case=fold_case, **(read_options or {}))
     require_ok(checked)
     frame = checked.frame
@@ -107,7 +120,7 @@ def cell_table(log, *, metric: str, by: Sequence[str] = (), fold_case: bool = Fa
     first = whole.filter(valued).sort_by(in_order).head(half)
     extra = []
     if "seed" in frame.columns:
-        extra.append(pl.col("seed").cast(pl.String).drop_nulls().unique(maintain_order=True).alias("seeds"))
+        extra += _seed_aggregations(pl.col("seed").cast(pl.String).drop_nulls())
     if "time" in frame.columns:
         extra += [pl.col("time").min().alias("time_min"), pl.col("time").max().alias("time_max")]
     if runs:
@@ -135,11 +148,82 @@ def cell_table(log, *, metric: str, by: Sequence[str] = (), fold_case: bool = Fa
                       pl.when(pl.col("__seeded")).then(pl.lit("seed")).otherwise(pl.lit("row order"))
                       .alias("first_split"), pl.lit(metric).alias("metric"))
     )
-    if "seeds" in cells.columns:  # JSON text: every file format keeps it, and seeds stay text
-        cells = cells.with_columns(pl.Series("seeds", [json.dumps(s, ensure_ascii=False)
-                                                       for s in cells["seeds"].to_list()], dtype=pl.String))
+    if "seeds" in cells.columns:
+        cells = _seed_columns(cells)
     facts = [c for c in FACT_COLUMNS if c in cells.columns]
     return cells.select(*by, *CELL_COLUMNS, *settings, *HALF_COLUMNS, *facts), checked
+
+
+def _seed_aggregations(seed: pl.Expr) -> list[pl.Expr]:
+    """Per cell, from its seeds as text: how many distinct, their fingerprint, the range they fill
+    when they are whole numbers written plainly, and the list itself (cut later to the short ones)."""
+    distinct = seed.unique()
+    whole = distinct.cast(pl.Int64, strict=False)
+    plain = (whole.cast(pl.String) == distinct).all() & (whole.max() - whole.min() + 1 == distinct.len())
+    return [distinct.len().cast(pl.Int64).alias("seed_count"),
+            distinct.hash(seed=_HASH_SEED).sum().cast(pl.String).alias("seed_hash"),
+            pl.when(plain).then(whole.min()).alias("seed_low"), pl.when(plain).then(whole.max()).alias("seed_high"),
+            distinct.alias("seeds")]
+
+
+def _seed_order(seed: str):
+    """Seeds in order: numbers by value, then text."""
+    try:
+        return (0, float(seed), seed)
+    except ValueError:
+        return (1, 0.0, seed)
+
+
+def _seed_columns(cells: pl.DataFrame) -> pl.DataFrame:
+    """The seeds columns as written: the short lists as JSON text in seed order (every file format
+    keeps text, and seeds stay text), empty beyond :data:`SEED_LIST_LIMIT`."""
+    lists = [json.dumps(sorted(s, key=_seed_order), ensure_ascii=False) if len(s) <= SEED_LIST_LIMIT else None
+             for s in cells["seeds"].to_list()]
+    return cells.with_columns(pl.Series("seeds", lists, dtype=pl.String), pl.col("seed_count").cast(pl.Int64),
+                              pl.col("seed_low").cast(pl.Int64), pl.col("seed_high").cast(pl.Int64))
+
+
+def _streamed_cells(log, *, metric: str, by: list[str], fold_case: bool,
+                    read_options: dict | None) -> tuple[pl.DataFrame, Checked] | None:
+    """The cell table from the streaming pass of analyze (:mod:`probestats.checks.stream`): the
+    table :func:`cell_table` builds from the rows, bit for bit, without holding them; None when
+    the log needs its rows (a problem to name, no seeds to split the cells' halves by, a setting
+    that varies within a cell, seeds the pass cannot show distinct or list)."""
+    from probestats.checks.stream import streamed_seed_ranges, validate_streaming
+
+    streamed = validate_streaming(log, metric=metric, by=by, fold_case=fold_case, halves=True,
+                                  **(read_options or {}))
+    if streamed is None or streamed.per is None or not streamed.checked.ok:
+        return None
+    per, places, checked = streamed.per, streamed.places, streamed.checked
+    settings = [s for s in SETTINGS if s in per.columns and s not in by and f"__{s}_max" in per.columns]
+    if ("__first_n" not in per.columns or "seeds" not in per.columns
+            or any(per.schema[c] != pl.String for c in ["item", "variant", *by])):
+        return None   # no seeds (halves in row order) or groups that are not text: the rows are read
+    ranges = streamed_seed_ranges(per)
+    if ranges is None:
+        return None   # a cell whose seeds the pass cannot show distinct and in a range: the rows list them
+    ok = per.select(((pl.col("__seed_numbers") == pl.col("n")) & (pl.col("__first_n") == pl.col("counted") // 2)
+                     & pl.all_horizontal([pl.col(s) == pl.col(f"__{s}_max") for s in settings] or [pl.lit(True)]))
+                    .all()).item()
+    if not ok:
+        return None   # halves the first rows' seed does not split, or a setting that varies within a cell
+    low, high = ranges
+    lists = [json.dumps([str(k) for k in range(lo, hi + 1)]) if hi - lo + 1 <= SEED_LIST_LIMIT else None
+             for lo, hi in zip(low.to_list(), high.to_list())]
+    cells = per.select(
+        *by, "item", "variant", pl.col("n").cast(pl.Int64), pl.col("counted").cast(pl.Int64),
+        pl.lit(places, dtype=pl.Int64).alias("places"), pl.col("__s").cast(pl.String).alias("sum_units"),
+        pl.col("__q").cast(pl.String).alias("sumsq_units"), pl.col("__min").cast(pl.Float64).alias("min"),
+        pl.col("__max").cast(pl.Float64).alias("max"), pl.col(FIRST).cast(pl.Int64).alias("first_row"),
+        *[pl.col(s) for s in settings],
+        (pl.col("counted") // 2).cast(pl.Int64).alias("n_first"),
+        pl.col("__first_s").cast(pl.String).alias("sum_units_first"),
+        pl.col("__first_q").cast(pl.String).alias("sumsq_units_first"), pl.lit("seed").alias("first_split"),
+        pl.lit(metric).alias("metric"), pl.col("n").cast(pl.Int64).alias("seed_count"),
+        pl.col("seeds").cast(pl.String).alias("seed_hash"), low.alias("seed_low"), high.alias("seed_high"),
+        pl.Series("seeds", lists, dtype=pl.String))
+    return cells, replace(checked, frame=pl.DataFrame())
 
 
 def read_cells(path) -> pl.DataFrame:
@@ -163,7 +247,8 @@ def read_cells(path) -> pl.DataFrame:
         raise ReadError(f"{path} has {', '.join(halves)} but not "
                         f"{', '.join(c for c in HALF_COLUMNS if c not in halves)}; write the cell table again "
                         "with probestats cells or the query of probestats sql")
-    text = [pl.col(c).cast(pl.String) for c in ("metric", "seeds", "runs_units") if c in cells.columns]
+    text = [pl.col(c).cast(pl.String) for c in ("metric", "seeds", "seed_hash", "runs_units") if c in cells.columns]
+    text += [pl.col(c).cast(pl.Int64) for c in ("seed_count", "seed_low", "seed_high") if c in cells.columns]
     return cells.with_columns(*text, pl.col("item").cast(pl.String), pl.col("variant").cast(pl.String),
                               pl.col("sum_units").cast(pl.String), pl.col("sumsq_units").cast(pl.String),
                               *[pl.col(c).cast(pl.Int64) for c in ("n", "counted", "places", "first_row")],
@@ -404,8 +489,7 @@ def cells_checked(cells, metric: str, *, source: str | None = None, rows: bool =
         known = {*CELL_COLUMNS, *HALF_COLUMNS, *FACT_COLUMNS, *SETTINGS}
         settings = [c for c in frame.columns if c not in known] + [c for c in SETTINGS if c in frame.columns]
         table = frame.sort("first_row", nulls_last=True)
-        seeds = ([json.loads(s) if s else [] for s in table["seeds"].to_list()] if "seeds" in frame.columns
-                 else None)
+        seeds = _table_seeds(table) if "seeds" in frame.columns else None
         out = []
         for i, cell in enumerate(table.select("item", "variant", *settings).iter_rows(named=True)):
             for seed in (seeds[i] or [None]) if seeds is not None else [None]:
@@ -421,7 +505,51 @@ def cells_checked(cells, metric: str, *, source: str | None = None, rows: bool =
         whole = pl.concat([facts, pl.DataFrame([times])], how="diagonal_relaxed")
     log = Log(lazy=whole.lazy(), columns={}, source=source, headers=tuple(frame.columns))
     a, b = (order + [None, None])[:2]
-    return Checked(frame=facts, metric=metric, a=a, b=b, values=tuple(order), problems=(), log=log)
+    stated = None
+    if not rows and "seeds" in frame.columns:   # the seeds a report counts: the table's, not the stand-ins
+        from probestats.checks.facts import LogFacts, row_facts
+
+        stated = LogFacts(row_facts(whole, facts, metric).columns, _seeds_stated(frame))
+    return Checked(frame=facts, metric=metric, a=a, b=b, values=tuple(order), problems=(), log=log, facts=stated)
+
+
+def _table_seeds(table: pl.DataFrame) -> list[list[str]]:
+    """Each cell's seeds as its facts list them: the seeds themselves when the table lists them, else
+    one text standing for them that is equal for equal sets (their count and range, or their
+    fingerprint), so before and after tables compare them alike."""
+    out = []
+    cols = [c for c in ("seeds", "seed_count", "seed_hash", "seed_low", "seed_high") if c in table.columns]
+    for cell in table.select(cols).iter_rows(named=True):
+        if cell["seeds"]:
+            out.append(json.loads(cell["seeds"]))
+        elif cell.get("seed_count"):
+            count, low, high = cell["seed_count"], cell.get("seed_low"), cell.get("seed_high")
+            out.append([f"{count} seeds ({low} to {high})" if low is not None
+                        else f"{count} seeds (fingerprint {cell.get('seed_hash')})"])
+        else:
+            out.append([])
+    return out
+
+
+def _seeds_stated(frame: pl.DataFrame):
+    """The table's distinct seeds (:class:`probestats.checks.facts.LogFacts` ``seeds``) from its lists
+    and ranges; None when some cell has neither (its seeds are known by their fingerprint alone)."""
+    from probestats.checks.facts import seed_facts, seed_union
+
+    texts, spans = set(), set()
+    cols = [c for c in ("seeds", "seed_low", "seed_high") if c in frame.columns]
+    for cell in frame.select(cols).iter_rows(named=True):
+        if cell["seeds"]:
+            texts.update(json.loads(cell["seeds"]))
+        elif cell.get("seed_low") is not None:
+            spans.add((cell["seed_low"], cell["seed_high"]))
+        elif "seed_count" in frame.columns:
+            return None
+    if not texts:
+        return seed_union(sorted(spans))
+    for lo, hi in spans:
+        texts.update(str(k) for k in range(lo, hi + 1))
+    return seed_facts(sorted(texts))
 
 
 

@@ -171,7 +171,7 @@ class Comparison:
 def compare_runs(before, after, *, metric: str, a: str | None = None, b: str | None = None,
                  alternative: str = "two-sided", alpha: float = 0.05, fold_case: bool = False,
                  names: tuple[str, str] | None = None, read_options: Mapping | None = None,
-                 after_read_options: Mapping | None = None) -> Comparison:
+                 after_read_options: Mapping | None = None, streaming: bool = False) -> Comparison:
     """Check that two logs are the same probe, analyze both, and report the change (after − before).
 
     Parameters
@@ -186,6 +186,10 @@ def compare_runs(before, after, *, metric: str, a: str | None = None, b: str | N
         What to call the logs in messages (default: their file names, or BEFORE and AFTER).
     read_options, after_read_options : dict, optional
         :func:`probestats.read_log` options for each log (the second defaults to the first).
+    streaming : bool
+        Check and analyze each log in one streaming pass (:mod:`probestats.checks.stream`), so
+        memory grows with items x values, not rows; logs that need their rows (a problem to name,
+        logs that differ) are read as usual. The result is the same.
 
     Raises
     ------
@@ -197,6 +201,11 @@ def compare_runs(before, after, *, metric: str, a: str | None = None, b: str | N
 
     read = dict(read_options or {})
     read_after = dict(after_read_options if after_read_options is not None else read)
+    if streaming:
+        streamed = _compare_streaming(before, after, metric=metric, a=a, b=b, alternative=alternative, alpha=alpha,
+                                      fold_case=fold_case, names=names, read=read, read_after=read_after)
+        if streamed is not None:
+            return streamed
     cb = validate(before, metric=metric, a=a, b=b, fold_case=fold_case, **read)
     ca = validate(after, metric=metric, a=a, b=b, fold_case=fold_case, **read_after)
     if names is None:
@@ -220,6 +229,43 @@ def compare_runs(before, after, *, metric: str, a: str | None = None, b: str | N
     kw = dict(metric=metric, a=cb.a, b=cb.b, alternative=alternative, alpha=alpha, fold_case=fold_case)
     return compare_results(analyze(cb.log, **kw), analyze(ca.log, **kw), names=names, alternative=alternative,
                            seeds_checked="seed" in cb.frame.columns and "seed" in ca.frame.columns)
+
+
+def _compare_streaming(before, after, *, metric, a, b, alternative, alpha, fold_case, names, read, read_after):
+    """:func:`compare_runs` from one streaming pass over each log: the same checks on the cells (items,
+    values, and seeds by each cell's fingerprint) and the same analyses; None when a log needs its
+    rows or the logs differ (the row path then names what differs, seed by seed)."""
+    from probestats.analyses.paired import _warm_tests, analyze_pair
+    from probestats.checks.stream import validate_streaming
+
+    passes = []
+    for log, options in ((before, read), (after, read_after)):
+        streamed = validate_streaming(log, metric=metric, a=a, b=b, fold_case=fold_case, halves=True,
+                                      before_pass=_warm_tests, **options)
+        if streamed is None or streamed.per is None or not streamed.checked.ok:
+            return None
+        passes.append(streamed)
+    sb, sa = passes
+    cb, ca = sb.checked, sa.checked
+    if set(cb.values) != set(ca.values) or (cb.a, cb.b) != (ca.a, ca.b):
+        return None
+    if names is None:
+        names = ("BEFORE", "AFTER") if cb.log.source == ca.log.source else (cb.log.source, ca.log.source)
+    seeded = ["seeds" in s.per.columns for s in passes]
+    cells = [s.per.filter(pl.col("variant").is_in([cb.a, cb.b])) for s in passes]
+    if set(cells[0]["item"].to_list()) != set(cells[1]["item"].to_list()) or seeded[0] != seeded[1]:
+        return None
+    if seeded[0]:   # each cell's seeds are distinct (the pass showed it): equal sets have equal fingerprints
+        keys = ["item", "variant", "n", "seeds"]
+        joined = cells[0].select(keys).join(cells[1].select(keys), on=["item", "variant"], how="full",
+                                            suffix="_after")
+        if not joined.select(((pl.col("n") == pl.col("n_after")) & (pl.col("seeds") == pl.col("seeds_after")))
+                             .fill_null(False).all()).item():
+            return None
+    kw = dict(metric=metric, a=cb.a, b=cb.b, alternative=alternative, alpha=alpha, fold_case=fold_case)
+    res_b = analyze_pair(cb.log, streaming=True, streamed=sb, **kw)
+    res_a = analyze_pair(ca.log, streaming=True, streamed=sa, **kw)
+    return compare_results(res_b, res_a, names=names, alternative=alternative, seeds_checked=seeded[0])
 
 
 def compare_results(res_b, res_a, *, names, alternative: str, seeds_checked: bool) -> Comparison:

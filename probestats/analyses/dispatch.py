@@ -55,6 +55,7 @@ def analyze(
     noise_read_options: Mapping | None = None,
     streaming: bool = False,
     progress=None,
+    facts: bool = False,
 ) -> AnalysisResult:
     """Analyze a probe log the way its options ask (see the module's description for the choice).
 
@@ -109,6 +110,8 @@ def analyze(
         :func:`~probestats.analyses.paired.analyze_pair`).
     progress : callable, optional
         Called with the name of each stage of a long job.
+    facts : bool
+        With ``streaming``: also take what a report states of the log's settings and seeds.
 
     Returns
     -------
@@ -179,7 +182,7 @@ def analyze(
 
     # more than two values and no a/b: analyze_pair hands the validated log to the many-values analysis
     return analyze_pair(source, metric=metric, a=a, b=b, noise=noise, by=by, n_resamples=n_resamples, seed=seed,
-                        streaming=streaming, progress=progress, **common, **pair)
+                        streaming=streaming, progress=progress, facts=facts, **common, **pair)
 
 
 def _is_data(value) -> bool:

@@ -414,6 +414,8 @@ def analyze_pair(
     seed: int | None = 0,
     streaming: bool = False,
     progress=None,
+    facts: bool = False,
+    streamed=None,
 ) -> Analysis:
     """Analyze a counterfactual probe: per-item gaps, the exact sign-flip and sign tests, noise.
 
@@ -449,6 +451,12 @@ def analyze_pair(
         so memory grows with items x values, not rows; a log with problems that need its rows is
         validated as usual. The results are the same; the result's ``checked.frame`` is then
         empty (so no :func:`with_row_level`).
+    facts : bool
+        With ``streaming``: the pass also takes what a report states of the log's settings and
+        seeds (``checked.facts``, :mod:`probestats.checks.facts`), so the report reads no rows.
+    streamed : Streamed, optional
+        With ``streaming``: the pass over this log already taken (with ``halves``), used instead
+        of a new one (the before and after comparison checks the logs from it first).
     progress : callable, optional
         Called with the name of each stage of a long job (a progress display).
 
@@ -468,12 +476,11 @@ def analyze_pair(
     check_common(alternative, alpha, correction)
     by = list(by)
     check_by(by, metric)
-    streamed = None
-    if streaming:
+    if streaming and streamed is None:
         from probestats.checks.stream import validate_streaming
 
         streamed = validate_streaming(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case,
-                                      halves=noise is None and within_noise, progress=progress,
+                                      halves=noise is None and within_noise, progress=progress, facts=facts,
                                       before_pass=_warm_tests, **(read_options or {}))
     if streamed is not None:
         checked = streamed.checked

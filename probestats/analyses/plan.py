@@ -572,7 +572,12 @@ def _frame_and_metric(source, metric):
     """A polars frame with canonical columns, the metric name, the source name and problems."""
     problems: tuple[Problem, ...] = ()
     name = "the log"
-    if hasattr(source, "frame"):
+    from probestats.io.read import Log
+
+    if isinstance(source, Log):
+        frame = _columns_needed(source, metric)   # only the columns the model reads
+        name = source.source
+    elif hasattr(source, "frame"):
         frame = source.frame
         metric = metric or getattr(source, "metric", None)
         log = getattr(source, "log", source)
@@ -581,12 +586,24 @@ def _frame_and_metric(source, metric):
         from probestats.io.read import read_log
 
         log = read_log(source, metric=metric)
-        frame, name, problems = log.frame, log.source, tuple(log.problems)
+        frame, name, problems = _columns_needed(log, metric), log.source, tuple(log.problems)
     if not metric:
         raise OptionError("name the metric column (metric=... or --metric)")
     if not isinstance(frame, pl.DataFrame):
         frame = pl.DataFrame(frame)
     return frame, metric, name, problems
+
+
+def _columns_needed(log, metric: str | None) -> pl.DataFrame:
+    """The item, value and metric columns of a log, read in a streaming pass (a noise or pilot log's
+    replies and prompts stay on disk); the whole log when one of them is missing (its message lists
+    the headers)."""
+    from probestats.io.read import collect
+
+    names = log.lazy.collect_schema().names()
+    if not metric or "item" not in names or metric not in names or metric in ("item", "variant"):
+        return log.frame
+    return collect(log.lazy.select([c for c in ("item", "variant", metric) if c in names]), log.source, log._path)
 
 
 def noise_model(source, metric: str | None = None, *, scale=None) -> NoiseModel:

@@ -56,6 +56,9 @@ class Checked:
         ``_b`` (see ``_cells``). With a metric, each side's ``mean``, ``sd``, ``counted`` runs
         with a value and ``first_valued`` row, from which :func:`probestats.paired.items_of`
         builds the item table without grouping the rows again. None when validation stopped early.
+    facts : LogFacts or None
+        The settings and seeds a report states (:mod:`probestats.checks.facts`), when the streaming
+        pass took them from its cells (``frame`` is then empty); None: the report reads the rows.
     """
 
     frame: pl.DataFrame
@@ -99,6 +102,7 @@ class Checked:
     _n_rows: int = 0
     pairs: pl.DataFrame | None = field(default=None, repr=False)
     pairs_by: tuple[str, ...] = ()
+    facts: object = field(default=None, repr=False)
 
 
 def require_ok(checked: Checked) -> Checked:

@@ -35,7 +35,7 @@ pass); :func:`halves_table` turns those sums into that comparison's item table.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, NamedTuple, Sequence
 
 import polars as pl
@@ -44,6 +44,7 @@ from probestats.checks.exact import mean_sd, with_exact_moments
 from probestats.checks.schema import (FIRST, SETTINGS, Checked, _HASH_SEED, _as_text, _choose_values, _deterministic,
                                       _is_text, _lists, _near_duplicates, _parsed, _seed_mismatch, _seen,
                                       _side_by_side, _unequal_runs, mixed_setting)
+from probestats.checks.facts import LogFacts, candidates, seed_union
 from probestats.errors import has_errors
 from probestats.io.read import ROW, Log, _panic_quiet, collect, read_log, typed_rows
 
@@ -63,6 +64,11 @@ class Streamed:
     #: with ``by``: the cells of the whole log (one row per item, both values side by side), from
     #: which the item table of the main comparison is made (``checked.pairs`` are split by ``by``)
     main: pl.DataFrame | None = None
+    #: the pass's sums of every cell (every value, not only the compared pair), settings read as
+    #: validation reads them: what :func:`probestats.analyses.cells.cell_table` writes
+    per: pl.DataFrame | None = None
+    #: the metric's decimal places: ``per``'s sums are whole units of ``10**-places``
+    places: int | None = None
 
 
 def runs_of(streamed: Streamed, value: str) -> pl.DataFrame:
@@ -73,12 +79,13 @@ def runs_of(streamed: Streamed, value: str) -> pl.DataFrame:
 
 def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None = None, by: Sequence[str] = (),
                        fold_case: bool = False, same_seeds: bool = True, halves: bool = False,
-                       progress: Callable[[str], None] | None = None, before_pass: Callable[[], None] | None = None,
+                       facts: bool = False, progress: Callable[[str], None] | None = None, before_pass: Callable[[], None] | None = None,
                        **read_kwargs) -> Streamed | None:
     """Validate ``log`` in a streaming pass; None when it needs the rows (see the module docstring).
 
     Parameters are those of :func:`probestats.checks.schema.validate`; ``halves`` asks for the
-    within-log noise sums, ``progress`` is called with the name of each stage, and ``before_pass``
+    within-log noise sums, ``facts`` for what a report states of the log's settings and seeds
+    (``checked.facts``, see :func:`_column_facts`), ``progress`` is called with the name of each stage, and ``before_pass``
     just before the pass over the rows starts (to start work that can overlap it).
 
     >>> from probestats.checks.schema import validate
@@ -142,24 +149,28 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
             setting["temperature"] = pl.col("temperature")
         else:
             return None
+    extra = _fact_columns(schema, metric, settings, by) if facts else []
+    if extra is None:
+        return None   # a column of a type the report reads from the rows
     seeded = "seed" in present
     head = _head(log, text, x, a, halves and seeded, keys, setting)
     if head.places is None:
         return None   # values that are not short decimals: validate averages them with fractions
     if progress:
         progress(f"reading {log.source}")
-    identity = [*text.values(), pl.col(ROW)]
+    identity = [*text.values(), pl.col(ROW), *[pl.col(c) for c in extra]]
     common = dict(seeded=seeded, split=head.split, reply="reply" in present, settings=settings)
-    rows, typed, firsts, plain, written = _fast_rows(log, metric, schema, head, identity, setting)
-    per = _pass(rows, by, _aggregations(metric, head.places, plain=plain, written=written, firsts=firsts, **common),
-                before_pass)
+    fact_aggs = _fact_aggregations(extra, schema)
+    rows, typed, firsts, plain, written = _fast_rows(log, metric, schema, head, identity, setting, as_written=facts)
+    per = _pass(rows, by, _aggregations(metric, head.places, plain=plain, written=written, firsts=firsts, **common)
+                + fact_aggs, before_pass)
     if (per is None and typed) or (per is not None and "__general" in per.columns and per["__general"].sum()):
         # a number the reader could not parse, a value not written as a plain whole number, or
         # settings that vary: the general pass reads the text and keeps each cell's settings
         if progress:
             progress(f"reading {log.source} again, as text")
         per = _pass(log.lazy.select(identity + list(setting.values()) + [x]), by,
-                    _aggregations(metric, head.places, **common))
+                    _aggregations(metric, head.places, **common) + fact_aggs)
     elif per is not None:
         if plain:   # whole numbers have no finer places
             per = per.with_columns(pl.lit(0, pl.UInt32).alias("__finer"))
@@ -173,10 +184,17 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
         return None   # validate reads the log again and says what is wrong with it
     if progress:
         progress("checking the cells")
-    return _finish(per, log, metric=metric, a=a, b=b, by=by, keys=keys, settings=settings, fold_case=fold_case,
+    columns = _column_facts(per, schema, metric, settings, by, extra) if facts else None
+    if facts and columns is None:
+        return None
+    streamed = _finish(per, log, metric=metric, a=a, b=b, by=by, keys=keys, settings=settings, fold_case=fold_case,
                    same_seeds=same_seeds, seeded=seeded, split=head.split, reply="reply" in present,
                    places=head.places, exemplars=head.exemplars, variant=text["variant"],
                    rows=log.lazy.select([*text.values(), parsed, pl.col(ROW)]))
+    if streamed is None or not facts:
+        return streamed
+    seeds = _seed_facts(per, log, streamed.checked.a, streamed.checked.b, text) if seeded else None
+    return replace(streamed, checked=replace(streamed.checked, facts=LogFacts(columns, seeds)))
 
 
 def _aggregations(metric: str, places: int, *, seeded: bool, split: float | None, reply: bool,
@@ -246,7 +264,7 @@ class _Head(NamedTuple):
 
 
 def _fast_rows(log: Log, metric: str, schema: pl.Schema, head: "_Head", identity: list[pl.Expr],
-               setting: dict[str, pl.Expr]):
+               setting: dict[str, pl.Expr], as_written: bool = False):
     """The rows of the first pass, read as cheaply as the first rows allow, and how to sum them.
 
     Numbers are parsed by the CSV reader where they can be (:func:`~probestats.io.read.typed_rows`):
@@ -258,6 +276,7 @@ def _fast_rows(log: Log, metric: str, schema: pl.Schema, head: "_Head", identity
     Returns the rows, whether some column is parsed by the reader, the first row's settings (or
     None), whether the metric is read as integers, and whether a ``__written`` column flags the
     cells with text (a metric cast from text: a cell that is not a plain whole number is null).
+    With ``as_written``, a temperature is compared as written (the report counts its spellings).
     """
     dtype = schema[metric]
     plain = head.places == 0 and (dtype.is_integer() or (dtype == pl.String and head.plain))
@@ -265,7 +284,7 @@ def _fast_rows(log: Log, metric: str, schema: pl.Schema, head: "_Head", identity
     dtypes = {}
     if plain and dtype == pl.String:
         dtypes[metric] = pl.Int64
-    if "temperature" in setting and schema["temperature"] == pl.String:
+    if "temperature" in setting and schema["temperature"] == pl.String and not as_written:
         dtypes["temperature"] = pl.Float64
         firsts["temperature"] = head.temperature
     rows = typed_rows(log, dtypes) if dtypes else None
@@ -443,7 +462,7 @@ def _finish(per: pl.DataFrame, log: Log, *, metric, a, b, by, keys, settings, fo
                       .with_columns(pl.lit(places).alias("places")))
             if not (halves["__first_n"] == halves["counted"] // 2).all():
                 halves = None   # the seed read first does not halve every item's runs
-    return Streamed(checked, halves, rows, main)
+    return Streamed(checked, halves, rows, main, per, places)
 
 
 def _seed_lists(per: pl.DataFrame, exemplars: pl.DataFrame | None, keys: list[str]) -> pl.DataFrame | None:
@@ -503,3 +522,80 @@ def halves_table(halves: pl.DataFrame, items: pl.DataFrame) -> pl.DataFrame | No
     return pl.DataFrame(out, schema={"item": pl.String, "mean_a": pl.Float64, "mean_b": pl.Float64,
                                      "gap": pl.Float64, "n_a": pl.Int64, "n_b": pl.Int64, "sd_a": pl.Float64,
                                      "sd_b": pl.Float64}, orient="row")
+
+
+def _fact_columns(schema: pl.Schema, metric: str, settings: Sequence[str], by: Sequence[str]) -> list[str] | None:
+    """The columns beyond the settings and groups that may be settings of the report (read in the
+    pass, their smallest and largest value per cell); None when one has a type they cannot be read from."""
+    out = [c for c in candidates(schema.names(), metric) if c not in settings and c not in by]
+    plain = all(schema[c] in (pl.String, pl.Boolean) or schema[c].is_numeric() or schema[c].is_temporal()
+                for c in out)
+    return out if plain else None
+
+
+def _fact_aggregations(extra: Sequence[str], schema: pl.Schema) -> list[pl.Expr]:
+    """Per cell, each column's smallest and largest value (and its NaNs and zeros, for floats)."""
+    aggs = []
+    for i, c in enumerate(extra):
+        aggs += [pl.col(c).min().alias(f"__fact{i}_lo"), pl.col(c).max().alias(f"__fact{i}_hi")]
+        if schema[c].is_float():   # not a number, and 0 beside -0, are told apart by the rows' unique values
+            aggs.append((pl.col(c).is_nan() | (pl.col(c) == 0)).sum().alias(f"__fact{i}_odd"))
+    return aggs
+
+
+def _column_facts(per: pl.DataFrame, schema: pl.Schema, metric: str, settings: Sequence[str], by: Sequence[str],
+                  extra: Sequence[str]) -> tuple | None:
+    """The ``columns`` of :class:`~probestats.checks.facts.LogFacts` from the cells: each setting's
+    and group's distinct values over the cells (each cell holds one), each other column's one value
+    or "two or more" from its smallest and largest; None when the cells cannot tell (a setting that
+    varies within a cell of a value not compared, a float column with NaN or zero)."""
+    out = []
+    for c in candidates(schema.names(), metric):
+        if c in settings or c in by:
+            if c in settings and not per.select((pl.col(c) == pl.col(f"__{c}_max")).all()).item():
+                return None
+            values = per[c].drop_nulls().unique(maintain_order=True)
+            out.append((c, int(values.len()), values[0] if values.len() == 1 else None))
+            continue
+        i = list(extra).index(c)
+        if f"__fact{i}_odd" in per.columns and per[f"__fact{i}_odd"].sum():
+            return None
+        lo, hi = per[f"__fact{i}_lo"].min(), per[f"__fact{i}_hi"].max()
+        if lo is None:
+            out.append((c, 0, None))
+        else:
+            out.append((c, 1, lo) if lo == hi else (c, 2, None))
+    return tuple(out)
+
+
+def _seed_facts(per: pl.DataFrame, log: Log, a: str, b: str, text: dict) -> tuple | None:
+    """The ``seeds`` of :class:`~probestats.checks.facts.LogFacts` for the compared values: the union
+    of the cells' ranges when each cell's seeds are one (see :func:`_distinct_seeds`), else the
+    distinct seeds read in a streaming pass of the seed column alone."""
+    from probestats.checks.facts import seed_facts
+
+    pair = per.filter(pl.col("variant").is_in([a, b]))
+    lo, hi = pl.col("__seed_lo"), pl.col("__seed_hi")
+    ranged = ((pl.col("__seed_numbers") == pl.col("n")) & (lo == lo.round()) & (hi - lo + 1 == pl.col("n"))
+              & (lo.abs() < 2.0**52) & (hi.abs() < 2.0**52))
+    cells = pair.select(ranged.fill_null(False).alias("r"), lo.alias("lo"), hi.alias("hi"), "seeds", "n")
+    if cells["r"].all():
+        spans = cells.select(pl.col("lo").cast(pl.Int64), pl.col("hi").cast(pl.Int64)).unique()
+        # the cell's seeds are that range when its fingerprint is the range's (as _distinct_seeds checked)
+        if _distinct_seeds(pair.with_columns(pl.col("n").alias("seeded"))):
+            return seed_union(list(spans.iter_rows()))
+    seeds = collect(log.lazy.filter(text["variant"].is_in([a, b])).select(text["seed"].alias("seed"))
+                    .unique(), log.source, log._path)["seed"]
+    return seed_facts(seeds.drop_nulls().to_list())
+
+
+def streamed_seed_ranges(per: pl.DataFrame) -> tuple[pl.Series, pl.Series] | None:
+    """Each cell's smallest and largest seed, when every cell's seeds are all the whole numbers from
+    one to the other, each written plainly once (the fingerprint the pass took equals that range's,
+    :func:`_distinct_seeds`); None when some cell's are not."""
+    if "seeds" not in per.columns:
+        return None
+    cells = per.with_columns(pl.col("n").alias("seeded"))
+    if not _distinct_seeds(cells):
+        return None
+    return per["__seed_lo"].cast(pl.Int64).alias("seed_low"), per["__seed_hi"].cast(pl.Int64).alias("seed_high")

@@ -61,6 +61,8 @@ from probestats.present.templates import Todo, environment, template_root
 from probestats.present.fmt import p_is as _p_is
 from probestats.errors import count_of
 from probestats.checks.schema import SETTINGS
+from probestats.checks.facts import LogFacts, row_facts
+from probestats.present.collapse import ITEMS_CSV, collapsed_rows, grouped_warnings, items_csv
 
 __all__ = ["SECTIONS", "FORMATS", "render_report", "report_context", "fmt_p", "fmt_num", "fmt_gap",
            "md_escape", "MdSafe", "Todo", "template_root"]
@@ -136,9 +138,13 @@ def _runs_phrase(items) -> str:
     return f"{lo} to {hi} runs per value"
 
 
-_SKIP_SETTINGS = {"item", "variant", "seed", "run_id", "time", "prompt", "reply", "_row", "framing",
-                  "score", "label", "refusal", "neutral", "asserts", "criterion"}
 _SETTING_NAMES = {"model": "model", "temperature": "temperature", "system": "system prompt"}
+
+
+def _facts(checked) -> LogFacts:
+    """The log's facts: those the streaming pass took (``checked.facts``), or read from the rows."""
+    facts = getattr(checked, "facts", None)
+    return facts if facts is not None else row_facts(checked.log.frame, checked.frame, checked.metric)
 
 
 def _settings(checked, by=()) -> tuple[list[tuple[str, str]], list[tuple[str, int]]]:
@@ -148,31 +154,21 @@ def _settings(checked, by=()) -> tuple[list[tuple[str, str]], list[tuple[str, in
     columns: any other column that varies (a sub-score, a verdict, a reply) is an outcome of
     the runs, not part of the design.
     """
-    frame = checked.log.frame
-    metric = checked.metric
     known = set(SETTINGS) | set(by)
     fixed, varied = [], []
-    for col in frame.columns:
-        if col in _SKIP_SETTINGS or col == metric or col.startswith("_"):
-            continue
+    for col, count, value in _facts(checked).columns:
         name = _SETTING_NAMES.get(col, checked.log.columns.get(col, col))
-        try:
-            values = frame[col].drop_nulls().unique(maintain_order=True)
-        except Exception:  # unusual column types: not a setting we can judge
-            continue
-        if values.len() == 0:
-            continue
-        if values.len() == 1:
-            fixed.append((str(name), _cut(values[0])))
-        elif col in known:
-            varied.append((str(name), int(values.len())))
+        if count == 1:
+            fixed.append((str(name), _cut(value)))
+        elif count > 1 and col in known:
+            varied.append((str(name), count))
     return fixed, varied
 
 
 def _run_dates(checked) -> str | None:
-    frame = checked.log.frame
-    if "time" not in frame.columns:
+    if "time" not in checked.log.lazy.collect_schema().names():
         return None
+    frame = checked.log.frame
     col = frame["time"].drop_nulls()
     if col.len() == 0:
         return None
@@ -190,19 +186,13 @@ def _run_dates(checked) -> str | None:
 
 
 def _seeds_phrase(checked) -> str | None:
-    frame = checked.frame
-    if "seed" not in frame.columns:
+    seeds = _facts(checked).seeds
+    if seeds is None:
         return None
-    seeds = frame["seed"].drop_nulls().unique(maintain_order=True).to_list()
-    if not seeds:
-        return None
-    try:
-        numbers = sorted(int(float(s)) for s in seeds)
-        if numbers == list(range(numbers[0], numbers[-1] + 1)) and len(numbers) > 2:
-            return f"{len(numbers)} seeds ({numbers[0]} to {numbers[-1]})"
-    except (TypeError, ValueError):
-        pass
-    return f"{len(seeds)} seeds"
+    count, lo, hi = seeds
+    if lo is not None and count > 2:
+        return f"{count} seeds ({lo} to {hi})"
+    return f"{count} seeds"
 
 
 def _fewer_runs(main, noise) -> bool:
@@ -361,15 +351,22 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     ]
 
     # --- table
+    # beyond 40 items: the items that drive the result, one row for the rest, the whole table as CSV beside
+    shown, rest = collapsed_rows([{"item": str(r["item"]), "mean_a": r["mean_a"], "mean_b": r["mean_b"],
+                                   "gap": r["gap"], "n_a": int(r["n_a"]), "n_b": int(r["n_b"])}
+                                  for r in main.items.iter_rows(named=True)], main.average_gap)
     table_ctx = {
-        "a": a, "b": b, "metric": metric,
-        "rows": [{"item": str(r["item"]), "mean_a": r["mean_a"], "mean_b": r["mean_b"], "gap": r["gap"],
-                  "n_a": int(r["n_a"]), "n_b": int(r["n_b"])} for r in main.items.iter_rows(named=True)],
+        "a": a, "b": b, "metric": metric, "rows": shown, "rest": rest, "n_items": n, "csv": None,
         "average": {"mean_a": main.items["mean_a"].mean() if n else None,
                     "mean_b": main.items["mean_b"].mean() if n else None,
                     "gap": main.average_gap},
     }
     table_sentences = [f"Average gap {gap_text} {metric} over {count_of(n, 'item')} (unweighted mean of the item gaps)."]
+    if rest is not None:
+        table_sentences.append(
+            f"The table shows the {count_of(rest['n_toward'], 'item')} with the largest gaps in the direction of the "
+            f"average gap and the {rest['n_against']} largest the other way; one row gives the unweighted means of "
+            f"the other {rest['n']} (gaps {fmt_gap(rest['gap_low'])} to {fmt_gap(rest['gap_high'])}).")
 
     # --- tests
     tests_ctx = {
@@ -543,7 +540,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     limits.append(("Attributes not tested", list(design.not_tested) or Todo("which attributes were not tested")))
     limits.append(("Values", f"only {_q(a)} and {_q(b)} were compared"
                    + (f"; the log also has {_join([_q(v) for v in other_values])}" if other_values else "")))
-    warnings_ = [p.message for p in analysis.problems if p.severity == "warning"]
+    warnings_ = grouped_warnings(analysis.problems)  # one kind said once, counted, with examples
     if warnings_:
         limits.append(("Warnings from validation", warnings_))
     limits.append(("Scope", "whatever its result, a probe of one attribute with two values does not show "
@@ -746,7 +743,7 @@ def _other_context(analysis, kind: str, source, shaping, design: Design | None =
         title = f"Probe report: {metric}, {analysis.factors[0]} × {analysis.factors[1]}"
         section = parts.factors_context(analysis)
     section["shaping"] = _shaping_sentences(shaping)
-    warnings_ = [p.message for p in analysis.problems if p.severity == "warning"]
+    warnings_ = grouped_warnings(analysis.problems)
     section["warnings"] = warnings_
     limits = _other_limits(analysis, kind, design or Design())
     return {"title": title, "version": __version__, "metric": metric, "alpha": analysis.alpha,
@@ -883,6 +880,7 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
             images[name] = {"src": MdSafe(f"{quote(Path(assets_dir).name)}/{name}.png"), "alt": fig.alt,
                             "caption": fig.caption}
     pngs = {name: fig.png for name, fig in figures.items()}
+    files = _table_file(ctx, analysis, names, format, assets_dir) if kind == "pair" else {}
     if framing is not None and "framing" in names:
         framing_images, framing_pngs = _framing_images(framing, format, assets_dir)
         images.update(framing_images)
@@ -905,9 +903,30 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
         folder.mkdir(exist_ok=True)
         for name, png in pngs.items():
             write_whole(folder / f"{name}.png", png)
+    if format == "md" and assets_dir is not None and files:
+        Path(assets_dir).mkdir(exist_ok=True)
+        for name, content in files.items():
+            write_whole(Path(assets_dir) / name, content)
     if format == "md":  # escaped values never hold a newline, so this only tidies the layout
         text = re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
     return text
+
+
+def _table_file(ctx: dict, analysis, names, format: str, assets_dir) -> dict[str, bytes]:
+    """The whole per-item table as CSV when the table shows only some items: linked from the table
+    (``ctx["table"]["csv"]``), beside a Markdown report (returned, to be written in its folder) or
+    inside an HTML page (a data link)."""
+    table = ctx.get("table") or {}
+    if "table" not in names or table.get("rest") is None or format not in ("md", "html"):
+        return {}
+    content = items_csv(analysis.main.items)
+    if format == "html":
+        table["csv"] = "data:text/csv;charset=utf-8;base64," + base64.b64encode(content).decode("ascii")
+        return {}
+    if assets_dir is None:
+        return {}
+    table["csv"] = MdSafe(f"{quote(Path(assets_dir).name)}/{ITEMS_CSV}")
+    return {ITEMS_CSV: content}
 
 
 def _add_pair_sections(ctx: dict, analysis, comparison) -> None:

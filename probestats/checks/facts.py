@@ -1,0 +1,99 @@
+"""What a report says of a log beyond its cells: the settings it shows held fixed or varied, and its seeds.
+
+:func:`row_facts` reads them from the rows; the streaming pass (:mod:`probestats.checks.stream`)
+takes the same facts from its cells without keeping the rows, so a report of a log of any size says
+the same words. Both give a :class:`LogFacts`, which is all the report's design section reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+__all__ = ["LogFacts", "NOT_SETTINGS", "row_facts", "seed_facts"]
+
+#: Columns that are never settings: ids, the attribute, the runs' own text and outcomes.
+NOT_SETTINGS = frozenset({"item", "variant", "seed", "run_id", "time", "prompt", "reply", "_row", "framing",
+                          "score", "label", "refusal", "neutral", "asserts", "criterion"})
+
+
+@dataclass(frozen=True)
+class LogFacts:
+    """The facts of a log a report's design section states.
+
+    Attributes
+    ----------
+    columns : tuple of (str, int, object)
+        Each column that may be a setting, in the log's order: its name, how many distinct values
+        it holds (blanks aside; a column that is neither a known setting nor a ``--by`` column may
+        say 2 for "two or more"), and its one value when it holds one (else None).
+    seeds : tuple of (int, int or None, int or None) or None
+        The compared values' distinct seeds: how many, and the smallest and largest when they are
+        whole numbers that make one unbroken range; None without a seed column or seeds.
+    """
+
+    columns: tuple[tuple[str, int, object], ...] = ()
+    seeds: tuple[int, int | None, int | None] | None = None
+
+
+def candidates(names, metric: str | None) -> list[str]:
+    """The columns of a log that may be settings (in the log's order)."""
+    return [c for c in names if c not in NOT_SETTINGS and c != metric and not c.startswith("_")]
+
+
+def row_facts(log_frame: pl.DataFrame, pair_frame: pl.DataFrame, metric: str | None) -> LogFacts:
+    """The facts from the rows: every column of the whole log, and the seeds of the compared values' rows.
+
+    >>> rows = pl.DataFrame({"item": ["1", "1", "2"], "model": ["m", "m", "m"], "judge": ["x", "y", None],
+    ...                      "seed": ["1", "2", "3"], "steps": ["4", "5", "6"]})
+    >>> facts = row_facts(rows, rows, "steps")
+    >>> facts.columns, facts.seeds
+    ((('model', 1, 'm'), ('judge', 2, None)), (3, 1, 3))
+    """
+    columns = []
+    for col in candidates(log_frame.columns, metric):
+        try:
+            values = log_frame[col].drop_nulls().unique(maintain_order=True)
+        except Exception:  # unusual column types: not a setting we can judge
+            continue
+        columns.append((col, int(values.len()), values[0] if values.len() == 1 else None))
+    seeds = None
+    if "seed" in pair_frame.columns:
+        seeds = seed_facts(pair_frame["seed"].drop_nulls().unique(maintain_order=True).to_list())
+    return LogFacts(tuple(columns), seeds)
+
+
+def seed_facts(seeds: list) -> tuple[int, int | None, int | None] | None:
+    """How many distinct ``seeds``, and their range when they are whole numbers with none missing.
+
+    >>> seed_facts(["3", "1", "2"]), seed_facts(["1", "3"]), seed_facts(["a"]), seed_facts([])
+    ((3, 1, 3), (2, None, None), (1, None, None), None)
+    """
+    if not seeds:
+        return None
+    try:
+        numbers = sorted(int(float(s)) for s in seeds)
+        if numbers == list(range(numbers[0], numbers[-1] + 1)):
+            return len(seeds), numbers[0], numbers[-1]
+    except (TypeError, ValueError, OverflowError):
+        pass
+    return len(seeds), None, None
+
+
+def seed_union(spans: list[tuple[int, int]]) -> tuple[int, int | None, int | None] | None:
+    """:func:`seed_facts` of the union of whole-number ranges (each cell's seeds ``lo`` to ``hi``).
+
+    >>> seed_union([(1, 5), (3, 8)]), seed_union([(1, 2), (4, 4)]), seed_union([])
+    ((8, 1, 8), (3, None, None), None)
+    """
+    if not spans:
+        return None
+    merged: list[list[int]] = []
+    for lo, hi in sorted(spans):
+        if merged and lo <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], hi)
+        else:
+            merged.append([lo, hi])
+    count = sum(hi - lo + 1 for lo, hi in merged)
+    return (count, merged[0][0], merged[0][1]) if len(merged) == 1 else (count, None, None)
