@@ -930,6 +930,8 @@ def _user_template_errors(templates):
     """A template from --templates that cannot be read or rendered: one line naming it and the fix."""
     try:
         yield
+    except OptionError:
+        raise  # already one line naming the fix (a template that leads outside its folder)
     except Exception as exc:
         if templates is None:
             raise  # the shipped templates failing is a bug, not a user's mistake
