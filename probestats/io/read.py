@@ -988,17 +988,80 @@ def check_spreadsheet(path: Path, max_cells: int | None = None) -> None:
             raise ReadError(f"'{name}' expands to {expanded / 1e6:,.0f} MB, more than the {allowed / 1e6:,.0f} MB "
                             f"allowed ({BYTES_PER_CELL} bytes for each of --max-cells {limit:,}, at least "
                             f"{MIN_EXPANDED_BYTES / 1e6:,.0f} MB){raise_it}")
-        sheets = [e for e in entries if re.fullmatch(r"xl/worksheets/[^/]+\.xml", e.filename)]
-        for entry in sheets:
-            rows, cols = _xlsx_extent(archive, entry)
-            if rows * cols > limit:
-                raise ReadError(f"'{name}' has a sheet reaching row {rows:,} and column {cols:,} "
-                                f"({rows * cols:,} cells), more than --max-cells {limit:,}{raise_it}")
-        if any(e.filename == "content.xml" for e in entries) and not sheets:
-            rows, cols = _ods_extent(archive, limit)
-            if rows * cols > limit:
-                raise ReadError(f"'{name}' has a sheet of {rows:,} rows and {cols:,} columns with values "
-                                f"({rows * cols:,} cells), more than --max-cells {limit:,}{raise_it}")
+        for entry in entries:  # within the size allowed: every part read once, so a damaged one is named
+            with _damaged(name, entry.filename):
+                _read_through(archive, entry)
+        with _damaged(name, "content.xml"):
+            _check_extent(archive, entries, name, limit, raise_it)
+
+
+def _read_through(archive, entry) -> None:
+    """Read one part of a zip archive to its end, which checks its compressed data and its checksum."""
+    with archive.open(entry) as fh:
+        while fh.read(1 << 20):
+            pass
+
+
+class _damaged:
+    """Turn a broken part of a spreadsheet's archive into one :class:`ReadError` naming the part.
+
+    >>> import zlib
+    >>> with _damaged("log.ods", "content.xml"):
+    ...     raise zlib.error("Error -3 while decompressing data: invalid stored block lengths")
+    Traceback (most recent call last):
+    ...
+    probestats.errors.ReadError: 'log.ods' is damaged (bad compressed data in content.xml); export it again
+    """
+
+    def __init__(self, name: str, part: str):
+        self.name, self.part = name, part
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        import xml.etree.ElementTree as ET
+        import zipfile
+        import zlib
+
+        if exc is None or isinstance(exc, ReadError):
+            return False
+        text = _first_line(exc)
+        part = _one_line_name(self.part)
+        if isinstance(exc, zipfile.BadZipFile) and "CRC" in text:
+            why = f"bad checksum in {part}"
+        elif isinstance(exc, zipfile.BadZipFile) and "magic number" in text:
+            why = f"broken header of {part}"
+        elif isinstance(exc, (zlib.error, EOFError)):
+            why = f"bad compressed data in {part}"
+        elif isinstance(exc, ET.ParseError):
+            why = f"{part} is not well-formed XML: {text}"
+        elif isinstance(exc, (zipfile.BadZipFile, NotImplementedError, RuntimeError, ValueError, OSError)):
+            why = f"{part}: {text}"  # a broken header, an unknown compression, an encrypted part
+        else:
+            return False
+        raise ReadError(f"'{self.name}' is damaged ({why}); export it again") from None
+
+
+def _one_line_name(part: str) -> str:
+    """A part's name from an archive as shown in a message: control characters dropped, at most 80 characters."""
+    shown = "".join(ch for ch in part if ch.isprintable())
+    return shown if len(shown) <= 80 else shown[:77] + "..."
+
+
+def _check_extent(archive, entries, name: str, limit: int, raise_it: str) -> None:
+    """Refuse a sheet whose extent is more cells than ``limit``."""
+    sheets = [e for e in entries if re.fullmatch(r"xl/worksheets/[^/]+\.xml", e.filename)]
+    for entry in sheets:
+        rows, cols = _xlsx_extent(archive, entry)
+        if rows * cols > limit:
+            raise ReadError(f"'{name}' has a sheet reaching row {rows:,} and column {cols:,} "
+                            f"({rows * cols:,} cells), more than --max-cells {limit:,}{raise_it}")
+    if any(e.filename == "content.xml" for e in entries) and not sheets:
+        rows, cols = _ods_extent(archive, limit)
+        if rows * cols > limit:
+            raise ReadError(f"'{name}' has a sheet of {rows:,} rows and {cols:,} columns with values "
+                            f"({rows * cols:,} cells), more than --max-cells {limit:,}{raise_it}")
 
 
 _CELL_REF = re.compile(rb'<(?:\w+:)?c\b[^>]*?\br="([A-Z]{1,3})([0-9]{1,7})"')
