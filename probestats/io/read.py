@@ -36,6 +36,40 @@ from probestats.errors import Problem
 
 ROW = "_row"
 
+#: names the checks give their own per-cell columns beside a log's columns (and every name
+#: starting with two underscores): a log's column of such a name is read under another name
+INTERNAL_NAMES = frozenset({ROW, "n", "counted", "constant", "mean", "sd", "seeds", "seeded", "distinct_seeds",
+                            "first_valued", "has_a", "has_b"})
+#: the columns that make or number the runs of a probe, with what they do
+STRUCTURE = {"item": "names the item", "variant": "holds the value compared", "seed": "numbers the runs by seed",
+             "run_id": "names each run", "time": "holds when each run was made"}
+
+
+def refuse_internal(option: str, name: str) -> None:
+    """Refuse a column ``name`` given with ``option`` that probestats uses itself, with the way to use it anyway.
+
+    Examples
+    --------
+    >>> refuse_internal("--by", "model")
+    >>> refuse_internal("--by", "n")
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: --by n: 'n' is a name probestats uses for its own counts; read the column under another name: --column n_col=n --by n_col
+    >>> refuse_internal("--metric", "seed")
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: --metric seed: the column 'seed' numbers the runs by seed, not a metric; name the column that holds the number computed from each reply (to analyze it anyway, read it under another name: --column seed_col=seed --metric seed_col)
+    """
+    name = str(name)
+    other = f"{name.strip('_') or 'x'}_col"
+    if option == "--metric" and name in STRUCTURE and name not in ("item", "variant"):
+        raise OptionError(f"--metric {name}: the column '{name}' {STRUCTURE[name]}, not a metric; name the column "
+                          f"that holds the number computed from each reply (to analyze it anyway, read it under "
+                          f"another name: --column {other}={name} --metric {other})")
+    if name in INTERNAL_NAMES or name.startswith("__"):
+        raise OptionError(f"{option} {name}: '{name}' is a name probestats uses for its own counts; read the "
+                          f"column under another name: --column {other}={name} {option} {other}")
+
 #: canonical name -> headers that mean it (compared after :func:`normalize_header`).
 ALIASES: dict[str, tuple[str, ...]] = {
     "item": ("item", "item_id", "pair", "pair_id", "question_id", "prompt_id", "sample", "case", "case_id"),
@@ -110,6 +144,10 @@ def resolve_columns(
     {'item': 'score', 'variant': 'arm'}
     """
     overrides = dict(overrides or {})
+    for canonical, header in overrides.items():
+        if canonical == ROW or canonical.startswith("__"):
+            raise ColumnError(f"--column {canonical}={header}: '{canonical}' is a name probestats uses itself "
+                              f"(for the row numbers and its counts); read '{header}' under another name")
     by_norm: dict[str, str] = {}
     for h in headers:
         by_norm.setdefault(normalize_header(h), h)
