@@ -210,6 +210,27 @@ def write_whole(path: str | Path, content: str | bytes) -> None:
     write(path, content)
 
 
+def outputs_together(func):
+    """``--force``, and a command whose outputs (a report and its images) are written together at its end,
+    all or none; images of an earlier run that were replaced are said on standard error."""
+
+    @click.option("--force", is_flag=True, help="Replace files in the report's images folder (FILE_files/) "
+                  "that probestats did not write.")
+    @functools.wraps(func)
+    def wrapper(*args, force=False, **kwargs):
+        from probestats.present.output import written_together
+
+        with written_together(force=force) as outputs:
+            rv = func(*args, **kwargs)
+        if outputs.replaced:
+            names = ", ".join(p.name for p in outputs.replaced)
+            console(stderr=True).print(f"replaced images of an earlier run in {_escape(outputs.replaced[0].parent)}: "
+                                       f"{_escape(names)}")
+        return rv
+
+    return wrapper
+
+
 def _refuse_inputs(outputs, inputs) -> None:
     """An output that would overwrite a file the command reads is refused before anything is read."""
     from probestats.present.output import refuse_inputs
@@ -500,6 +521,7 @@ def cells_report_options(func):
 @judge_report_options
 @framing_answer_options
 @shape_options
+@outputs_together
 def report(log, metric, a, b, noise, alternative, alpha, output, sections, templates, design_file,
            attribute, values_why, metric_definition, metric_cannot_see, held_fixed, not_fixed, not_tested,
            run_dates, mitigation, gap_of_interest, probe, framing_log=None, targets=None, toward=None, judge=None,

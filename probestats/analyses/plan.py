@@ -589,6 +589,10 @@ def _frame_and_metric(source, metric):
         frame, name, problems = _columns_needed(log, metric), log.source, tuple(log.problems)
     if not metric:
         raise OptionError("name the metric column (metric=... or --metric)")
+    from probestats.io.read import STRUCTURE, refuse_internal
+
+    if metric in STRUCTURE:  # a column that numbers the runs (seed, time) is no metric
+        refuse_internal("--metric", metric)
     if not isinstance(frame, pl.DataFrame):
         frame = pl.DataFrame(frame)
     return frame, metric, name, problems

@@ -18,7 +18,7 @@ import polars as pl
 from probestats.checks.exact import units, with_exact_moments
 
 from probestats.errors import OptionError, ValidationError
-from probestats.io.read import ROW, Log, format_rows, normalize_header, read_log
+from probestats.io.read import ROW, Log, format_rows, normalize_header, read_log, refuse_internal
 from probestats.stats.exact import finish_means, mean_aggs, row_places
 from probestats.errors import Problem, has_errors
 from probestats.errors import count_of
@@ -248,6 +248,9 @@ def validate(
         if name in own:
             raise OptionError(f"--by {name}: results are already per item and compare the values; "
                               "split by another column, such as model or language")
+    for option, names in (("--metric", [] if metric is None else [metric]), ("--by", by)):
+        for name in names:
+            refuse_internal(option, name)
     if metric is not None:
         read_kwargs.setdefault("metric", metric)
     log = read_log(log, **read_kwargs)

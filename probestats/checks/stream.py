@@ -45,8 +45,8 @@ from probestats.checks.schema import (FIRST, SETTINGS, Checked, _HASH_SEED, _as_
                                       _is_text, _lists, _near_duplicates, _parsed, _seed_mismatch, _seen,
                                       _side_by_side, _unequal_runs, mixed_setting)
 from probestats.checks.facts import LogFacts, candidates, seed_union
-from probestats.errors import has_errors
-from probestats.io.read import ROW, Log, _panic_quiet, collect, read_log, typed_rows
+from probestats.errors import OptionError, has_errors
+from probestats.io.read import ROW, Log, _panic_quiet, collect, read_log, refuse_internal, typed_rows
 
 __all__ = ["Streamed", "validate_streaming", "halves_table"]
 
@@ -100,6 +100,11 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
     """
     by = list(by)
     if metric is None or metric in ("item", "variant", ROW) or any(c in ("item", "variant", ROW) for c in by):
+        return None
+    try:  # a name probestats uses itself: validate refuses it with the way round
+        for option, name in [("--metric", metric), *(("--by", c) for c in by)]:
+            refuse_internal(option, name)
+    except OptionError:
         return None
     read_kwargs.setdefault("metric", metric)
     log = read_log(log, **read_kwargs)

@@ -36,6 +36,40 @@ from probestats.errors import Problem
 
 ROW = "_row"
 
+#: names the checks give their own per-cell columns beside a log's columns (and every name
+#: starting with two underscores): a log's column of such a name is read under another name
+INTERNAL_NAMES = frozenset({ROW, "n", "counted", "constant", "mean", "sd", "seeds", "seeded", "distinct_seeds",
+                            "first_valued", "has_a", "has_b"})
+#: the columns that make or number the runs of a probe, with what they do
+STRUCTURE = {"item": "names the item", "variant": "holds the value compared", "seed": "numbers the runs by seed",
+             "run_id": "names each run", "time": "holds when each run was made"}
+
+
+def refuse_internal(option: str, name: str) -> None:
+    """Refuse a column ``name`` given with ``option`` that probestats uses itself, with the way to use it anyway.
+
+    Examples
+    --------
+    >>> refuse_internal("--by", "model")
+    >>> refuse_internal("--by", "n")
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: --by n: 'n' is a name probestats uses for its own counts; read the column under another name: --column n_col=n --by n_col
+    >>> refuse_internal("--metric", "seed")
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: --metric seed: the column 'seed' numbers the runs by seed, not a metric; name the column that holds the number computed from each reply (to analyze it anyway, read it under another name: --column seed_col=seed --metric seed_col)
+    """
+    name = str(name)
+    other = f"{name.strip('_') or 'x'}_col"
+    if option == "--metric" and name in STRUCTURE and name not in ("item", "variant"):
+        raise OptionError(f"--metric {name}: the column '{name}' {STRUCTURE[name]}, not a metric; name the column "
+                          f"that holds the number computed from each reply (to analyze it anyway, read it under "
+                          f"another name: --column {other}={name} --metric {other})")
+    if name in INTERNAL_NAMES or name.startswith("__"):
+        raise OptionError(f"{option} {name}: '{name}' is a name probestats uses for its own counts; read the "
+                          f"column under another name: --column {other}={name} {option} {other}")
+
 #: canonical name -> headers that mean it (compared after :func:`normalize_header`).
 ALIASES: dict[str, tuple[str, ...]] = {
     "item": ("item", "item_id", "pair", "pair_id", "question_id", "prompt_id", "sample", "case", "case_id"),
@@ -110,6 +144,10 @@ def resolve_columns(
     {'item': 'score', 'variant': 'arm'}
     """
     overrides = dict(overrides or {})
+    for canonical, header in overrides.items():
+        if canonical == ROW or canonical.startswith("__"):
+            raise ColumnError(f"--column {canonical}={header}: '{canonical}' is a name probestats uses itself "
+                              f"(for the row numbers and its counts); read '{header}' under another name")
     by_norm: dict[str, str] = {}
     for h in headers:
         by_norm.setdefault(normalize_header(h), h)
@@ -1081,17 +1119,80 @@ def check_spreadsheet(path: Path, max_cells: int | None = None) -> None:
             raise ReadError(f"'{name}' expands to {expanded / 1e6:,.0f} MB, more than the {allowed / 1e6:,.0f} MB "
                             f"allowed ({BYTES_PER_CELL} bytes for each of --max-cells {limit:,}, at least "
                             f"{MIN_EXPANDED_BYTES / 1e6:,.0f} MB){raise_it}")
-        sheets = [e for e in entries if re.fullmatch(r"xl/worksheets/[^/]+\.xml", e.filename)]
-        for entry in sheets:
-            rows, cols = _xlsx_extent(archive, entry)
-            if rows * cols > limit:
-                raise ReadError(f"'{name}' has a sheet reaching row {rows:,} and column {cols:,} "
-                                f"({rows * cols:,} cells), more than --max-cells {limit:,}{raise_it}")
-        if any(e.filename == "content.xml" for e in entries) and not sheets:
-            rows, cols = _ods_extent(archive, limit)
-            if rows * cols > limit:
-                raise ReadError(f"'{name}' has a sheet of {rows:,} rows and {cols:,} columns with values "
-                                f"({rows * cols:,} cells), more than --max-cells {limit:,}{raise_it}")
+        for entry in entries:  # within the size allowed: every part read once, so a damaged one is named
+            with _damaged(name, entry.filename):
+                _read_through(archive, entry)
+        with _damaged(name, "content.xml"):
+            _check_extent(archive, entries, name, limit, raise_it)
+
+
+def _read_through(archive, entry) -> None:
+    """Read one part of a zip archive to its end, which checks its compressed data and its checksum."""
+    with archive.open(entry) as fh:
+        while fh.read(1 << 20):
+            pass
+
+
+class _damaged:
+    """Turn a broken part of a spreadsheet's archive into one :class:`ReadError` naming the part.
+
+    >>> import zlib
+    >>> with _damaged("log.ods", "content.xml"):
+    ...     raise zlib.error("Error -3 while decompressing data: invalid stored block lengths")
+    Traceback (most recent call last):
+    ...
+    probestats.errors.ReadError: 'log.ods' is damaged (bad compressed data in content.xml); export it again
+    """
+
+    def __init__(self, name: str, part: str):
+        self.name, self.part = name, part
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        import xml.etree.ElementTree as ET
+        import zipfile
+        import zlib
+
+        if exc is None or isinstance(exc, ReadError):
+            return False
+        text = _first_line(exc)
+        part = _one_line_name(self.part)
+        if isinstance(exc, zipfile.BadZipFile) and "CRC" in text:
+            why = f"bad checksum in {part}"
+        elif isinstance(exc, zipfile.BadZipFile) and "magic number" in text:
+            why = f"broken header of {part}"
+        elif isinstance(exc, (zlib.error, EOFError)):
+            why = f"bad compressed data in {part}"
+        elif isinstance(exc, ET.ParseError):
+            why = f"{part} is not well-formed XML: {text}"
+        elif isinstance(exc, (zipfile.BadZipFile, NotImplementedError, RuntimeError, ValueError, OSError)):
+            why = f"{part}: {text}"  # a broken header, an unknown compression, an encrypted part
+        else:
+            return False
+        raise ReadError(f"'{self.name}' is damaged ({why}); export it again") from None
+
+
+def _one_line_name(part: str) -> str:
+    """A part's name from an archive as shown in a message: control characters dropped, at most 80 characters."""
+    shown = "".join(ch for ch in part if ch.isprintable())
+    return shown if len(shown) <= 80 else shown[:77] + "..."
+
+
+def _check_extent(archive, entries, name: str, limit: int, raise_it: str) -> None:
+    """Refuse a sheet whose extent is more cells than ``limit``."""
+    sheets = [e for e in entries if re.fullmatch(r"xl/worksheets/[^/]+\.xml", e.filename)]
+    for entry in sheets:
+        rows, cols = _xlsx_extent(archive, entry)
+        if rows * cols > limit:
+            raise ReadError(f"'{name}' has a sheet reaching row {rows:,} and column {cols:,} "
+                            f"({rows * cols:,} cells), more than --max-cells {limit:,}{raise_it}")
+    if any(e.filename == "content.xml" for e in entries) and not sheets:
+        rows, cols = _ods_extent(archive, limit)
+        if rows * cols > limit:
+            raise ReadError(f"'{name}' has a sheet of {rows:,} rows and {cols:,} columns with values "
+                            f"({rows * cols:,} cells), more than --max-cells {limit:,}{raise_it}")
 
 
 _CELL_REF = re.compile(rb'<(?:\w+:)?c\b[^>]*?\br="([A-Z]{1,3})([0-9]{1,7})"')

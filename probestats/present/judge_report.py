@@ -117,7 +117,7 @@ def render_judge_report(result, *, format: str = "md", templates=None, assets_di
     With Markdown and ``assets_dir``, the figure is written there as PNG and linked.
     """
     from probestats.errors import OptionError
-    from probestats.present.output import write_whole
+    from probestats.present.output import write_assets
     from probestats.present.report import _environment, _user_template_errors
     from probestats.result import dumps, jsonable
 
@@ -136,10 +136,7 @@ def render_judge_report(result, *, format: str = "md", templates=None, assets_di
             title=f"Order probe of a judge: {result.order}", version=__version__, source=result.log_source,
             full=True, sections=["judge"], section_templates={"judge": f"judge.{format}.j2"}, judge=ctx, images=images, alpha=result.alpha)
     if pngs and assets_dir is not None:
-        folder = Path(assets_dir)
-        folder.mkdir(exist_ok=True)
-        for name, png in pngs.items():
-            write_whole(folder / f"{name}.png", png)
+        write_assets(assets_dir, {f"{name}.png": png for name, png in pngs.items()})
     if format == "md":
         import re
 

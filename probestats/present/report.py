@@ -53,7 +53,7 @@ from probestats import __version__
 from probestats.result import jsonable
 from probestats.shape.design import Design
 from probestats.errors import OptionError
-from probestats.present.output import write_whole
+from probestats.present.output import write_assets
 from probestats.result import SCHEMA_VERSION
 from probestats.present.fmt import MdSafe, fmt_gap, fmt_num, fmt_p, md_escape
 from probestats.present.framing_section import framing_sentences
@@ -896,17 +896,10 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
     with _user_template_errors(templates):
         text = template.render(ctx)
     if format == "md" and assets_dir is not None and pngs:
-        # rendered without error: the images go first, the caller then writes the report itself
-        folder = Path(assets_dir)
-        if not folder.parent.is_dir():
-            raise OptionError(f"the folder '{folder.parent}' for the report's images does not exist; create it first")
-        folder.mkdir(exist_ok=True)
-        for name, png in pngs.items():
-            write_whole(folder / f"{name}.png", png)
+        # rendered without error: the images (staged with the report itself when the caller writes both together)
+        write_assets(assets_dir, {f"{name}.png": png for name, png in pngs.items()})
     if format == "md" and assets_dir is not None and files:
-        Path(assets_dir).mkdir(exist_ok=True)
-        for name, content in files.items():
-            write_whole(Path(assets_dir) / name, content)
+        write_assets(assets_dir, files)
     if format == "md":  # escaped values never hold a newline, so this only tidies the layout
         text = re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
     return text
@@ -949,6 +942,8 @@ def _user_template_errors(templates):
     """A template from --templates that cannot be read or rendered: one line naming it and the fix."""
     try:
         yield
+    except OptionError:
+        raise  # already one line naming the fix (a template that leads outside its folder)
     except Exception as exc:
         if templates is None:
             raise  # the shipped templates failing is a bug, not a user's mistake

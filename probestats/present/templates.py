@@ -9,6 +9,7 @@ section all render through it.
 
 from __future__ import annotations
 
+import os
 import re
 from importlib import resources
 from pathlib import Path
@@ -20,7 +21,7 @@ from probestats.errors import OptionError
 from probestats.present.fmt import MdSafe, fmt_gap, fmt_num, fmt_p, fmt_pct, md_escape, md_finalize
 from probestats.present.sanitize import html as html_text, visible
 
-__all__ = ["environment", "template_root", "Todo"]
+__all__ = ["environment", "template_root", "FolderLoader", "Todo"]
 
 
 class Todo(str):
@@ -53,13 +54,48 @@ def _package_template(name: str):
     return source, None, lambda: True
 
 
+class FolderLoader(jinja2.FileSystemLoader):
+    """Templates read only from inside one folder: a name or a link that leads outside it is refused.
+
+    Every name a template asks for (the report's own, ``include``, ``import``, ``extends``) is
+    resolved with its links; a file that then lies outside the folder is refused with
+    :class:`~probestats.errors.OptionError` (not skipped: a refused template of the report's own
+    name must not silently give way to the shipped one).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> outside = folder.parent / (folder.name + "-secret.txt")
+    >>> _ = outside.write_text("secret")
+    >>> (folder / "evil").symlink_to(outside)
+    >>> FolderLoader(folder).get_source(None, "evil")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: --templates ...: 'evil' is a link to a file outside that folder; ...
+    """
+
+    def __init__(self, folder):
+        super().__init__(str(folder))
+        self.folder = folder
+        self.root = os.path.realpath(folder)
+
+    def get_source(self, environment, template):
+        pieces = jinja2.loaders.split_template_path(template)  # refuses '..'
+        path = os.path.realpath(os.path.join(self.root, *pieces))
+        if os.path.commonpath([self.root, path]) != self.root:
+            raise OptionError(f"--templates {self.folder}: '{template}' is a link to a file outside that folder; "
+                              "templates are read only from inside it (copy the file into the folder)")
+        return super().get_source(environment, template)
+
+
 def _loader(templates) -> jinja2.BaseLoader:
     loaders: list[jinja2.BaseLoader] = []
     if templates is not None:
         folder = Path(templates)
         if not folder.is_dir():
             raise OptionError(f"--templates {folder}: not a folder; give the folder that holds your .j2 templates")
-        loaders.append(jinja2.FileSystemLoader(str(folder)))
+        loaders.append(FolderLoader(folder))
     loaders.append(jinja2.FunctionLoader(_package_template))
     return jinja2.ChoiceLoader(loaders)
 
