@@ -219,7 +219,7 @@ class NoiseModel:
 
         A gap of a count is a change of its rate (see :func:`gap_model`).
 
-        >>> rows = [{"item": i, "n": y} for i in range(4) for y in (0, 2, 3, 5)]
+        >>> rows = [{"item": i, "n": y} for i in range(4) for y in (0, 1, 2, 2 + i)]
         >>> noise_model(rows, metric="n").count, NoiseModel.stated(1.0).count
         (True, False)
         """
@@ -982,7 +982,7 @@ def gap_model(noise: NoiseModel, shift: str = "additive") -> str:
 
     >>> gap_model(NoiseModel.stated(1.0))
     'additive: a gap is added to every run of value a (normal runs)'
-    >>> rows = [{"item": i, "n": y} for i in range(4) for y in (0, 2, 3, 5)]
+    >>> rows = [{"item": i, "n": y} for i in range(4) for y in (0, 1, 2, 2 + i)]
     >>> gap_model(noise_model(rows, metric="n")).startswith("additive: a count's rate")
     True
     """
