@@ -59,73 +59,113 @@ def likert_shift(gap: float) -> float | None:
     return brentq(f, -40, 40, xtol=1e-12)
 
 
-def generator(kind: str, shift_model: str = "additive"):
-    """``draw(rng, shape, gap)``: runs with the mean moved by ``gap`` (None when unreachable)."""
+GAMMA_SHAPE, GAMMA_SCALE = 4.0, 1.0     # heterogeneous counts: item rates Gamma(4, 1), mean 4
+
+
+class Generator:
+    """A metric's runs: ``latent(rng, shape)`` draws each item's own level (None: items alike), and
+    ``draw(rng, shape, gap, latent)`` the runs of those items with the mean moved by ``gap`` (None when
+    unreachable). ``shape`` is ``(..., items, runs)``; ``latent`` has the shape without the runs."""
+
+    def __init__(self, draw, latent=None):
+        self._draw, self._latent = draw, latent
+
+    def latent(self, rng, shape):
+        return None if self._latent is None else self._latent(rng, shape)
+
+    def draw(self, rng, shape, gap, latent=None):
+        return self._draw(rng, shape, gap) if self._latent is None else self._draw(rng, shape, gap, latent)
+
+    def __call__(self, rng, shape, gap):
+        """Runs of fresh items (each cell of ``shape[:-1]`` one item)."""
+        return self.draw(rng, shape, gap, self.latent(rng, shape[:-1]))
+
+
+def generator(kind: str, shift_model: str = "additive") -> Generator:
+    """The generator of ``kind``, its gap following ``shift_model``."""
     if kind == "continuous":
         mean, sd = 5.0, 1.5
         if shift_model == "scale":
-            return lambda rng, shape, gap: (mean + sd * rng.standard_normal(shape)) * (1 + gap / mean)
-        return lambda rng, shape, gap: mean + gap + sd * rng.standard_normal(shape)
+            return Generator(lambda rng, shape, gap: (mean + sd * rng.standard_normal(shape)) * (1 + gap / mean))
+        return Generator(lambda rng, shape, gap: mean + gap + sd * rng.standard_normal(shape))
     if kind == "count":
         lam = 4.0
-        return lambda rng, shape, gap: rng.poisson(lam + gap, shape).astype(float) if lam + gap > 0 else None
+        if shift_model == "scale":
+            return Generator(lambda rng, shape, gap: rng.poisson(lam * (1 + gap / lam), shape).astype(float)
+                             if lam + gap > 0 else None)
+        return Generator(lambda rng, shape, gap: rng.poisson(lam + gap, shape).astype(float) if lam + gap > 0 else None)
+    if kind == "count gamma":
+        # items differ in rate (Gamma(4, 1)); a gap raises (lowers) every item's rate by gap, stopping at 0,
+        # or with the scale model multiplies it by 1 + gap / 4 (4: the mean rate)
+        def rates(lam, gap):
+            if shift_model == "scale":
+                return lam * max(0.0, 1 + gap / (GAMMA_SHAPE * GAMMA_SCALE))
+            return np.maximum(lam + gap, 0.0)
+
+        def draw(rng, shape, gap, lam):
+            return rng.poisson(np.broadcast_to(rates(lam, gap)[..., None], shape)).astype(float)
+
+        return Generator(draw, lambda rng, shape: rng.gamma(GAMMA_SHAPE, GAMMA_SCALE, shape))
     if kind == "likert":
         def draw(rng, shape, gap):
             t = 0.0 if gap == 0 else likert_shift(gap)
             if t is None:
                 return None
             return np.clip(np.round(LIKERT_MU + t + LIKERT_SD * rng.standard_normal(shape)), 1, 5)
-        return draw
+        return Generator(draw)
     if kind.startswith("binary"):
         rate = float(kind.split()[1])
-        return lambda rng, shape, gap: ((rng.random(shape) < rate + gap).astype(float)
-                                        if 0 <= rate + gap <= 1 else None)
+        return Generator(lambda rng, shape, gap: ((rng.random(shape) < rate + gap).astype(float)
+                                                  if 0 <= rate + gap <= 1 else None))
     raise ValueError(kind)
 
 
-SHIFT_OF = {"count": "scale"}   # the gap model each generator follows
-KINDS = ("continuous", "count", "likert", "binary 0.5", "binary 0.9")
+KINDS = ("continuous", "count", "count gamma", "likert", "binary 0.5", "binary 0.9")
 CELLS = (2, 3, 5, 40)
 DESIGNS = ((8, 20), (12, 5))
 
 
-def realized_power(draw, rng, items: int, runs: int, gap: float, probes: int) -> float | None:
-    """Share of probes (value a's mean moved by ``gap``) whose exact sign-flip p is <= alpha."""
-    a = draw(rng, (probes, items, runs), gap)
+def realized_power(gen: Generator, rng, items: int, runs: int, gap: float, probes: int) -> float | None:
+    """Share of probes (value a's mean moved by ``gap``) whose exact sign-flip p is <= alpha.
+
+    Each probe has fresh items; an item's own level (its rate, say) is the same under both values."""
+    latent = gen.latent(rng, (probes, items))
+    a = gen.draw(rng, (probes, items, runs), gap, latent)
     if a is None:
         return None
-    b = draw(rng, (probes, items, runs), 0.0)
+    b = gen.draw(rng, (probes, items, runs), 0.0, latent)
     gaps = a.mean(axis=2) - b.mean(axis=2)
     return float(np.mean(sign_flip_pvalues(gaps) <= ALPHA * (1 + 1e-12)))
 
 
-def calibrate_cell(kind: str, m: int, items: int, runs: int, *, logs: int = 3, noise_runs: int = 4000,
+def calibrate_cell(kind: str, m: int, items: int, runs: int, *, logs: int = 10, noise_runs: int = 4000,
                    sims: int = 4000, probes: int = 4000, seed: int = 0, shift: str | None = None) -> dict:
-    """Mean realized power at the reported MDG up and down, over ``logs`` noise logs."""
-    shift = shift or SHIFT_OF.get(kind, "additive")
-    draw = generator(kind, shift)
+    """Mean realized power at the reported MDG up and down over ``logs`` noise logs, and its spread."""
+    shift = shift or "additive"
+    gen = generator(kind, shift)
     out = {"kind": kind, "m": m, "items": items, "runs": runs, "shift": shift}
     found = {"up": [], "down": []}
     mdgs = {"up": [], "down": []}
     for log in range(logs):
         rng = np.random.default_rng([seed, log, m, items, KINDS.index(kind)])
         cells = max(2, noise_runs // m)
-        y = draw(rng, (cells, m), 0.0).ravel()
+        y = gen(rng, (cells, m), 0.0).ravel()
         frame = pl.DataFrame({"item": np.repeat(np.arange(cells), m), "x": y})
         plan = plan_probe(frame, metric="x", items=items, runs=runs, heterogeneity=0.0, alpha=ALPHA,
-                          power=TARGET, sims=sims, seed=log,
-                          **({} if shift == "additive" else {"shift": shift}))
+                          power=TARGET, sims=sims, seed=log, shift=shift, mdg_range=False)
         cell = plan.cells[0]
         for name, size, sign in (("up", cell.mdg_up, 1.0), ("down", cell.mdg_down, -1.0)):
             if size is None or not math.isfinite(size):
                 continue
-            r = realized_power(draw, rng, items, runs, sign * size, probes)
+            r = realized_power(gen, rng, items, runs, sign * size, probes)
             if r is not None:
                 found[name].append(r)
                 mdgs[name].append(size)
     for name in ("up", "down"):
         out[f"mdg_{name}"] = float(np.mean(mdgs[name])) if mdgs[name] else None
         out[f"power_{name}"] = float(np.mean(found[name])) if found[name] else None
+        # the spread of one noise log's realized power (it holds the probes' own Monte Carlo SE too)
+        out[f"sd_{name}"] = float(np.std(found[name], ddof=1)) if len(found[name]) > 1 else None
         out[f"reached_{name}"] = len(found[name])
     out["se"] = math.sqrt(TARGET * (1 - TARGET) / (probes * logs))
     return out
@@ -134,12 +174,12 @@ def calibrate_cell(kind: str, m: int, items: int, runs: int, *, logs: int = 3, n
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="one noise log and 2,000 probes per point")
-    ap.add_argument("--logs", type=int, default=3)
+    ap.add_argument("--logs", type=int, default=10)
     ap.add_argument("--sims", type=int, default=4000)
     ap.add_argument("--probes", type=int, default=4000)
     ap.add_argument("--noise-runs", type=int, default=4000)
     ap.add_argument("--shift", choices=("additive", "scale"), default=None,
-                    help="force one gap model for every generator (default: scale for counts, else additive)")
+                    help="the gap model plan is asked for and the generators follow (default: additive)")
     ap.add_argument("--kinds", default=",".join(KINDS))
     ap.add_argument("--cell-sizes", default=",".join(map(str, CELLS)),
                     help="runs per noise-log cell to calibrate (default: all of %(default)s)")
@@ -147,15 +187,15 @@ def main() -> None:
                     help="designs ITEMSxRUNS to calibrate (default: %(default)s)")
     args = ap.parse_args()
     if args.quick:
-        args.logs, args.sims, args.probes = 1, 2000, 2000
+        args.logs, args.sims, args.probes = 2, 2000, 2000
     kinds = [k.strip() for k in args.kinds.split(",")]
     cell_sizes = [int(m) for m in args.cell_sizes.split(",")]
     designs = [tuple(int(x) for x in d.lower().split("x")) for d in args.designs.split(",")]
     print(f"plan calibration: realized power of the exact sign-flip test at the reported MDG "
-          f"(target {TARGET}, alpha {ALPHA}, two-sided, shift {args.shift or 'scale for counts, additive otherwise'}); mean over {args.logs} noise log(s) of "
+          f"(target {TARGET}, alpha {ALPHA}, two-sided, shift {args.shift or 'additive'}); mean over {args.logs} noise log(s) of "
           f"~{args.noise_runs} runs, plan sims {args.sims}, {args.probes} probes per point")
-    head = f"{'generator':<12} {'shift':>8} {'cell m':>6} {'design':>7} {'MDG up':>8} {'power up':>9} {'MDG down':>9} " \
-           f"{'power down':>10}  ok"
+    head = f"{'generator':<12} {'shift':>8} {'cell m':>6} {'design':>7} {'MDG up':>8} {'power up':>9} {'sd':>7} " \
+           f"{'MDG down':>9} {'power down':>10} {'sd':>7}  ok"
     print(head)
     print("-" * len(head))
     worst = 0.0
@@ -173,11 +213,13 @@ def main() -> None:
                         ok.append(dev <= 0.03)
                 fmt = lambda x, spec: "never" if x is None else format(x, spec)  # noqa: E731
                 print(f"{kind:<12} {r['shift']:>8} {m:>6} {f'{items}x{runs}':>7} {fmt(r['mdg_up'], '.4g'):>8} "
-                      f"{fmt(r['power_up'], '.3f'):>9} {fmt(r['mdg_down'], '.4g'):>9} "
-                      f"{fmt(r['power_down'], '.3f'):>10}  {'yes' if all(ok) else 'NO'}", flush=True)
+                      f"{fmt(r['power_up'], '.3f'):>9} {fmt(r['sd_up'], '.3f'):>7} {fmt(r['mdg_down'], '.4g'):>9} "
+                      f"{fmt(r['power_down'], '.3f'):>10} {fmt(r['sd_down'], '.3f'):>7}  "
+                      f"{'yes' if all(ok) else 'NO'}", flush=True)
     print(f"\nworst |realized - {TARGET}| over reachable cells: {worst:.3f} "
-          f"(Monte Carlo SE of one realized power about {math.sqrt(0.16 / (args.probes * args.logs)):.3f}); "
-          f"{time.perf_counter() - start:.0f} s")
+          f"(Monte Carlo SE of a mean realized power about {math.sqrt(0.16 / (args.probes * args.logs)):.3f}; "
+          f"per-log sd: the spread of one noise log's realized power, its {math.sqrt(0.16 / args.probes):.3f} "
+          f"Monte Carlo SE included); {time.perf_counter() - start:.0f} s")
 
 
 if __name__ == "__main__":

@@ -369,8 +369,9 @@ def test_calibration_homogeneous_gap():
     rng = np.random.default_rng(2024)
     noise = noise_frame(rng, items=8, runs=300)          # 4800 runs: sigma known to ~1%
     gap = expected_steps(0.0) - expected_steps(1.0)
+    # the stand-in's gap moves a latent level by whole steps (its spread stays), not a rate: shift="steps"
     plan = plan_probe(noise, metric="steps", items=8, runs=[1, 2, 5, 10], gap=gap, heterogeneity=0.0,
-                      sims=3000, seed=1)
+                      sims=3000, seed=1, shift="steps")
     probes = 1500
     for cell in plan.cells:
         emp = empirical_rate(rng, probes, 8, cell.runs, lambda r, n: np.ones(n))
@@ -397,7 +398,7 @@ def test_calibration_heterogeneous_gap_from_pilot():
     gap = float(sum(wi * (expected_steps(0.0) - expected_steps(1.0 + 0.6 * xi)) for xi, wi in zip(x, w))
                 / w.sum())
     plan = plan_probe(noise, metric="steps", items=8, runs=[2, 10, 30], gap=gap, pilot=pilot,
-                      sims=3000, seed=2)
+                      sims=3000, seed=2, shift="steps")
     assert plan.tau_source == "pilot" and 0.5 < plan.tau < 0.7
     probes = 1500
     for cell in plan.cells:
@@ -519,13 +520,13 @@ def test_cli_plan_text_and_errors(capsys, tmp_path):
 
 def test_mdg_for_design_with_unequal_runs():
     m = noise_model(noise_frame(np.random.default_rng(3), items=6, runs=60), metric="steps")
-    d = _draw(m, 8, 3, 2, 2000, 0)
+    d = _draw(m, 8, 3, 2, 2000, 0, shift="steps")
     g = d.gaps(0.41)
     assert np.allclose(g * 6, np.round(g * 6))           # means over 3 and 2 runs: steps of 1/6
     assert (g - d.gaps(0.0)).mean() == pytest.approx(0.41, abs=0.01)
-    even = mdg_for_design(m, 8, 20, 20, sims=1000)
-    ragged = mdg_for_design(m, 8, [20] * 7 + [10], [20] * 8, sims=1000)
-    fewer = mdg_for_design(m, 8, 10, 10, sims=1000)
+    even = mdg_for_design(m, 8, 20, 20, sims=1000, shift="steps")
+    ragged = mdg_for_design(m, 8, [20] * 7 + [10], [20] * 8, sims=1000, shift="steps")
+    fewer = mdg_for_design(m, 8, 10, 10, sims=1000, shift="steps")
     assert even < ragged < fewer
     # closed form for 6 items with normal noise: P(all same sign) = 0.8
     spread = 1.2 * math.sqrt(1 / 4 + 1 / 6)

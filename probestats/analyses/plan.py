@@ -214,6 +214,19 @@ class NoiseModel:
         return self.floor is not None or self.ceiling is not None
 
     @property
+    def count(self) -> bool:
+        """Whether the metric is a count: whole numbers of 0 or more, no ceiling, more than two values.
+
+        A gap of a count is a change of its rate (see :func:`gap_model`).
+
+        >>> rows = [{"item": i, "n": y} for i in range(4) for y in (0, 1, 2, 2 + i)]
+        >>> noise_model(rows, metric="n").count, NoiseModel.stated(1.0).count
+        (True, False)
+        """
+        return (self._raw is not None and self.integer and self.minimum is not None and self.minimum >= 0
+                and self.ceiling is None and self.floor in (None, 0.0) and np.unique(self._raw).size > 2)
+
+    @property
     def simulation(self) -> str:
         """How simulated runs are drawn: the noise model in one line."""
         if self._values is None:
@@ -235,12 +248,7 @@ class NoiseModel:
             how += self._spread_text()
         if not self.bounded:
             return how
-        steps = ""
-        if self.integer:
-            steps = (" (each 0/1 run drawn at the new rate)"
-                     if self.floor == 0 and self.ceiling == 1 else " (its whole steps spread evenly over the item's runs)")
-        return how + (f"; kept within {_fmt_scale(self.floor, self.ceiling)} ({self.scale_source}): a gap shifts "
-                      f"each item's mean of value a, stopping at the bound{steps}")
+        return how + f"; kept within {_fmt_scale(self.floor, self.ceiling)} ({self.scale_source})"
 
     def _spread_text(self) -> str:
         if self.sigma_simulated is not None and self.sigma_simulated < self.sigma_run * (1 - 1e-9):
@@ -875,6 +883,8 @@ class _Draws:
     # scale shift only: value a's part (mean of its residuals, or the sum of its whole-number runs),
     # the level of each simulated item's cell, the log's mean, and uniforms for the rate draws
     rate: tuple | None = None
+    #: how a rate moves: "scale" (every item's rate times 1 + gap / mean) or "add" (a count's rate plus the gap)
+    rate_mode: str = "scale"
 
     @property
     def lattice(self) -> int | None:
@@ -901,10 +911,20 @@ class _Draws:
         from scipy.stats import binom, poisson
 
         a_part, level, grand, v = self.rate
+        ka = self.ka[None, :]
+        if self.rate_mode == "add":
+            # a count's rate plus the gap: extra events at rate gap per run, or each event kept with
+            # probability (level + gap) / level, so the item's rate falls by the gap and stops at 0
+            r = np.where(level > 0, 1.0 + np.minimum(true, 0.0) / np.where(level > 0, level, 1.0), 1.0)
+            r = np.maximum(r, 0.0)
+            thin = binom.ppf(v, a_part, r)
+            mu = ka * np.maximum(true, 0.0)
+            extra = np.where(mu > 0, poisson.ppf(v, np.where(mu > 0, mu, 1.0)), 0.0)
+            moved = np.where(true < 0, thin, a_part + extra) - a_part
+            return (self.base + moved * (self.scale // self.ka)) / self.scale
         r = np.maximum(1.0 + true / grand, 0.0)
         if not self.integer:
             return self.base + true * a_part / grand     # a_part: value a's mean level
-        ka = self.ka[None, :]
         thin = binom.ppf(v, a_part, np.minimum(r, 1.0))
         mu = ka * np.maximum(r - 1.0, 0.0) * level
         extra = np.where(mu > 0, poisson.ppf(v, np.where(mu > 0, mu, 1.0)), 0.0)
@@ -938,6 +958,9 @@ class _Draws:
 
     def realized(self, delta: float, tau: float = 0.0) -> float:
         """The average over simulated items of the gap their means really move by (``delta`` unbounded)."""
+        if self.rate is not None and self.rate_mode == "add":   # a count's rate stops at 0
+            true = delta + tau * self.z if tau else np.full_like(self.z, delta)
+            return float(np.maximum(true, -self.rate[1]).mean())
         if self.shifts is None:
             return float(delta)
         true = delta + tau * self.z if tau else np.full_like(self.z, delta)
@@ -946,6 +969,8 @@ class _Draws:
     def saturation(self, sign: float, tau: float) -> float:
         """The gap beyond which no simulated gap changes (every item at the bound), else inf."""
         if self.rate is not None and sign < 0 and not tau:
+            if self.rate_mode == "add":   # every item's rate at 0
+                return float(np.max(self.rate[1]))
             return float(self.rate[2])    # a scale gap of -mean takes every run to 0
         if self.shifts is None or tau:
             return math.inf
@@ -957,19 +982,64 @@ class _Draws:
         return math.inf
 
 
-SHIFTS = ("additive", "scale")
+SHIFTS = ("additive", "scale", "steps")
 SHIFT_TEXT = {
-    "additive": "a gap is added to every run of value a",
+    "additive": "a gap is added to the mean of every item's value a (for a count, to its rate)",
     "scale": ("a gap scales value a's mean by 1 + gap / (the noise log's mean): whole numbers as a rate "
               "(thinned, or joined by Poisson counts at the item's rate), other runs multiplied"),
+    "steps": "a gap moves a whole-number metric by whole steps, spread evenly over the item's runs",
 }
 
 
+def gap_model(noise: NoiseModel, shift: str = "additive") -> str:
+    """How a gap acts on value a's simulated runs, in one line, for this metric and ``shift``.
+
+    The default (``"additive"``) follows how a gap of each kind of metric happens: a count's
+    rate rises by the gap (each run of an item at rate ``lambda_i + gap``, the extra events
+    drawn, so the spread grows with the rate) or falls by it (each event kept with probability
+    ``(lambda_i + gap) / lambda_i``); a 0/1 metric's rate moves and each run is drawn at the new rate;
+    a scale of more levels moves each item's level by whole steps spread evenly over its runs;
+    a bounded metric stops at its bounds; other metrics are shifted.
+
+    >>> gap_model(NoiseModel.stated(1.0))
+    'additive: a gap is added to every run of value a (normal runs)'
+    >>> rows = [{"item": i, "n": y} for i in range(4) for y in (0, 1, 2, 2 + i)]
+    >>> gap_model(noise_model(rows, metric="n")).startswith("additive: a count's rate")
+    True
+    """
+    if shift == "scale":
+        return f"scale: {SHIFT_TEXT['scale']}"
+    bound = (f", stopping at the bounds {_fmt_scale(noise.floor, noise.ceiling)} (a gap is then the shift of each "
+             "item's mean, and the average shift reached is reported)" if noise.bounded else "")
+    if shift == "steps":
+        return f"steps: {SHIFT_TEXT['steps']}{bound}"
+    if noise.count:
+        return ("additive: a count's rate rises by the gap in every run of value a (rate lambda_i + gap, the extra "
+                "events drawn as Poisson counts) or falls by it (each event kept with probability "
+                "(lambda_i + gap) / lambda_i, stopping at 0), lambda_i the simulated item's rate")
+    if noise.bounded and noise.integer and noise.floor == 0 and noise.ceiling == 1:
+        return ("additive: a 0/1 metric's rate moves by the gap and each run of value a is drawn at the new rate, "
+                f"kept within {_fmt_scale(noise.floor, noise.ceiling)}")
+    if noise.bounded and noise.integer:
+        return ("additive: each item's mean of value a moves by the gap in whole steps spread evenly over its runs"
+                + bound)
+    if noise.bounded:
+        return "additive: every run of value a is shifted and clipped to the bounds" + bound
+    what = "normal runs" if noise._values is None else (
+        "whole steps spread evenly over the item's runs" if noise.integer else "residuals shifted")
+    return f"additive: a gap is added to every run of value a ({what})"
+
+
 def _check_shift(shift: str, noise: NoiseModel) -> None:
-    """A scale gap needs runs that are never negative, a positive mean and no ceiling."""
+    """A scale gap needs runs that are never negative, a positive mean and no ceiling; steps need whole numbers."""
     if shift not in SHIFTS:
         raise OptionError(f"shift must be one of {', '.join(SHIFTS)}, not {shift!r}")
     if shift == "additive":
+        return
+    if shift == "steps":
+        if not noise.integer:
+            raise OptionError(f"a steps shift moves whole steps, and '{noise.metric}' is not a whole-number metric "
+                              "in the noise log; use --shift additive")
         return
     if noise._values is None:
         raise OptionError("a scale shift needs a noise log (its mean sets the scale), not a stated sigma")
@@ -1014,8 +1084,9 @@ def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed, shift:
         sd = noise.sigma_run * np.sqrt(1.0 / ka + 1.0 / kb)
         base = rng.standard_normal((sims, items)) * sd
         return _Draws(base, u, z, ka, np.ones(items, dtype=np.int64), False)
-    bounded = noise._shifts is not None and shift == "additive"
-    scaled = shift == "scale"
+    # a count's gap is a change of its rate (additive, scale); otherwise a shift, clipped at any bound
+    scaled = shift == "scale" or (shift == "additive" and noise.count)
+    bounded = noise._shifts is not None and not scaled
     a_part = np.empty((sims, items)) if scaled else None
     integer = noise.integer
     scale = np.lcm(ka, kb) if integer else np.ones(items, dtype=np.int64)
@@ -1081,7 +1152,8 @@ def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed, shift:
         # an item's level: the mean of its runs' mixture of its cell and the whole log
         level = np.maximum(mix * means[cell] + (1 - mix) * means[whole], 0.0) if integer else None
         v = np.clip(rng.random((sims, items)), 1e-12, 1 - 1e-12)
-        return _Draws(base, u, z, ka, scale, integer, rate=(a_part, level, grand, v))
+        return _Draws(base, u, z, ka, scale, integer, rate=(a_part, level, grand, v),
+                      rate_mode="scale" if shift == "scale" else "add")
     if not bounded:
         return _Draws(base, u, z, ka, scale, integer)
     return _Draws(base, u, z, ka, scale, integer, runs_a=runs if same else tuple(runs), cell=cell,
@@ -2006,7 +2078,8 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
                metric: str | None = None, pilot=None, heterogeneity: float | None = None,
                alpha: float = 0.05, power: float = 0.8, sims: int = 2000, seed: int | None = 0,
                progress: Callable[[int, int], None] | None = None, *, alternative: str = "two-sided",
-               a: str | None = None, b: str | None = None, scale=None, shift: str = "additive") -> Plan:
+               a: str | None = None, b: str | None = None, scale=None, shift: str = "additive",
+               mdg_range: bool = True) -> Plan:
     """Size a probe: the MDG (and the power at ``gap``) of every combination of items and runs.
 
     Parameters
