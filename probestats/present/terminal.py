@@ -21,6 +21,7 @@ from probestats.analyses.plan import Plan
 from probestats.checks.schema import Checked
 from probestats.errors import count_of
 from probestats.present.fmt import escape, fmt_num, fmt_p, p_is
+from probestats.present.effects_text import effect_lines
 
 __all__ = ["render_terminal", "make_console", "print_problems", "print_analysis", "print_many", "print_factors",
            "print_comparison", "print_checked", "escape", "fmt_p", "fmt_num", "item_rich_table"]
@@ -144,7 +145,7 @@ def _tests_lines(result, alpha: float) -> list[str]:
         f"smallest attainable p: {fmt_p(result.min_attainable_p)}"
         + (" (above alpha: this design could never reach significance)" if result.min_attainable_p > alpha else ""),
     ]
-    return lines
+    return lines + [escape(line) for line in effect_lines(result, alpha)]
 
 
 @render_terminal.register
