@@ -341,6 +341,8 @@ class Analysis:
     scale: object | None = None
     noise_source: str | None = None
     row_level: RowLevelTest | None = None
+    #: Welch's t per item and per group (:func:`probestats.analyses.rowlevel.with_row_tests`)
+    row_tests: tuple = ()
 
     @property
     def metric(self) -> str:
@@ -374,6 +376,8 @@ class Analysis:
             out["scale"] = self.scale.to_dict()
         if self.row_level is not None:
             out["row_level"] = self.row_level.to_dict()
+        for tests in self.row_tests:
+            out[f"welch_per_{tests.unit}"] = tests.to_dict()
         out["problems"] = [p.to_dict() for p in self.problems]
         return out
 

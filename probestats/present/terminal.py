@@ -16,6 +16,7 @@ from probestats.analyses.compare import Comparison
 from probestats.analyses.factors import FactorAnalysis
 from probestats.analyses.framing import FramingResult
 from probestats.analyses.many import ManyAnalysis, ManyResult
+from probestats.analyses.metrics import MetricsAnalysis
 from probestats.analyses.paired import Analysis
 from probestats.analyses.plan import Plan
 from probestats.checks.schema import Checked
@@ -305,3 +306,10 @@ def _print_framing(result: FramingResult, out: Console) -> None:
     from probestats.present.terminal_framing import print_framing
 
     print_framing(result, out)
+
+
+@render_terminal.register
+def _(analysis: MetricsAnalysis, out: Console) -> None:
+    from probestats.present.terminal_metrics import print_metrics
+
+    print_metrics(analysis, out)
