@@ -204,7 +204,7 @@ def cochran_q(matrix) -> PublishedTest:
                           df=float(k - 1))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = cochrans_q(m, return_object=True)
+        res = cochrans_q(m)
     return PublishedTest("cochran", float(res.statistic), float(res.pvalue), float(res.df), n, method,
                          ASSUMPTIONS["cochran"])
 
