@@ -68,3 +68,23 @@ def effects_context(result, alpha: float | None = None) -> dict | None:
 
     return {"sd_gaps": effects.sd_gaps, "sd_formula": FORMULAS["sd_gaps"], "effects": rows, "published": tests,
             "confidence": f"{effects.d_z.confidence:.0%}", "beside": BESIDE}
+
+
+def row_tests_lines(analysis, limit: int = 40) -> list[str]:
+    """Welch's t per item or per group (``--per-item``, ``--row-level --by``), one line each, with
+    the correction named; beyond ``limit`` lines, the smallest corrected p first and a count of the rest."""
+    lines = []
+    for tests in getattr(analysis, "row_tests", ()):
+        lines.append(f"Welch's t per {tests.unit} on its runs ({len(tests.tests)} tests, p corrected across them: "
+                     f"{tests.correction}); {tests.note}:")
+        shown = list(tests.tests)
+        if len(shown) > limit:
+            shown = sorted(shown, key=lambda t: (t.p_adjusted is None, t.p_adjusted or 1.0))[:limit]
+        for t in shown:
+            key = ", ".join(f"{k} = {v}" for k, v in t.key.items())
+            lines.append(f"  {key}: {published_text(t.test, analysis.alpha)}"
+                         + (f", corrected p = {fmt_p(t.p_adjusted, analysis.alpha)}" if t.p_adjusted is not None
+                            else ""))
+        if len(tests.tests) > limit:
+            lines.append(f"  ... and {len(tests.tests) - limit} more with larger corrected p (all in --json)")
+    return lines

@@ -22,7 +22,7 @@ from probestats.analyses.plan import Plan
 from probestats.checks.schema import Checked
 from probestats.errors import count_of
 from probestats.present.fmt import escape, fmt_num, fmt_p, p_is
-from probestats.present.effects_text import effect_lines
+from probestats.present.effects_text import effect_lines, row_tests_lines
 
 __all__ = ["render_terminal", "make_console", "print_problems", "print_analysis", "print_many", "print_factors",
            "print_comparison", "print_checked", "escape", "fmt_p", "fmt_num", "item_rich_table"]
@@ -161,6 +161,8 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
         out.print(f"row level, beside the item-level tests: Welch's t on {row_level.n_a} and {row_level.n_b} runs: "
                   f"t = {row_level.statistic:.4g}, df = {row_level.df:.4g}, p = {fmt_p(row_level.pvalue, analysis.alpha)}")
         out.print(escape(row_level.note))
+    for line in row_tests_lines(analysis):
+        out.print(escape(line))
     within_noise = False
     if analysis.noise is not None:
         n = analysis.noise
