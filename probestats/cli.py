@@ -253,6 +253,22 @@ def _escape(text) -> str:
 # ---------------------------------------------------------------- options that mean the same everywhere
 
 metric_option = click.option("--metric", required=True, metavar="COL", help="The metric column (a number per run).")
+metrics_option = click.option("--metric", required=True, multiple=True, metavar="COL[,COL...]",
+                              help="The metric column (a number per run); several (repeated, or separated by commas): "
+                                   "one analysis per metric, corrected as one family over metrics × groups.")
+interval_option = click.option(
+    "--interval", type=click.Choice(["t", "bootstrap", "percentile", "sign-flip"]), default="t", show_default=True,
+    help="Interval for the average gap: Student t, BCa bootstrap, percentile bootstrap, or the sign-flip test's "
+         "inversion (each names its assumption; the bootstraps, and the inversion beyond 30 items, use --seed and "
+         "--n-resamples).")
+
+
+def effect_options(func):
+    """Hedges' correction of the effect sizes, and the one a table of several metrics shows."""
+    func = click.option("--effect-size", type=click.Choice(["d_z", "d_av"]), default="d_z", show_default=True,
+                        help="Several metrics: the effect size their table and heatmap show.")(func)
+    return click.option("--hedges", is_flag=True,
+                        help="Apply Hedges' small-sample correction to d_z and d_av (named g_z and g_av).")(func)
 a_option = click.option("--a", "a", metavar="VALUE", help="First value; gap = mean under A − mean under B "
                         "(default: the first value in the log).")
 b_option = click.option("--b", "b", metavar="VALUE", help="Second value (default: the second value in the log).")
@@ -315,7 +331,7 @@ def validate(log, metric, a, b, by, json_out, probe):
 
 @cli.command()
 @logs_argument(required=False)
-@metric_option
+@metrics_option
 @a_option
 @b_option
 @click.option("--noise", type=click.Path(path_type=Path), metavar="NOISE_LOG",
@@ -334,19 +350,22 @@ def validate(log, metric, a, b, by, json_out, probe):
 @click.option("--scale", metavar="LOW:HIGH", help="A judge's scale: flag cells whose --b baseline sits at its top or bottom.")
 @click.option("--factor", multiple=True, metavar="COL", help="Two attributes at once: give --factor twice (e.g. style, name).")
 @click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
-              help="Monte Carlo draws of the omnibus test when it cannot be exact.")
+              help="Resamples of every resampling method: the bootstrap intervals, the sign-flip inversion beyond "
+                   "30 items, the omnibus test when it cannot be exact.")
 @seed_option
 @click.option("--row-level", is_flag=True,
               help="Also Welch's t on the runs, as many published audits report it (the item-level test stays the "
                    "headline).")
-@click.option("--interval", type=click.Choice(["t", "bootstrap", "sign-flip"]), default="t", show_default=True,
-              help="Interval for the average gap: Student t, BCa bootstrap, or the sign-flip test's inversion "
-                   "(each names its assumption).")
+@interval_option
+@click.option("--per-item", is_flag=True,
+              help="Also Welch's t within each item on its runs (every item's row-level test), corrected across "
+                   "items; with --row-level and --by, also per group.")
+@effect_options
 @json_refusals
 @shape_options
 def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_out, probe,
             reference=None, scale=None, factor=(), n_resamples=10_000, seed=0, cells_file=None, interval="t",
-            row_level=False, noise_cells=None):
+            row_level=False, noise_cells=None, per_item=False, hedges=False, effect_size="d_z"):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them.
 
     \b
@@ -359,6 +378,7 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
 
     if bool(log) == (cells_file is not None):
         raise click.UsageError("give a LOG or --cells FILE (one of them)")
+    metric = _one_metric(metric, cells=cells_file is not None, row_level=row_level, per_item=per_item)
     if cells_file is not None:
         _analyze_cells(cells_file, metric, a, b, noise, by, alternative, alpha, correction, json_out,
                        probe, reference, scale, factor, interval=interval, row_level=row_level,
@@ -372,14 +392,33 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
         result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale,
                      factor=factor, alternative=alternative, alpha=alpha, correction=correction,
                      n_resamples=n_resamples, seed=seed, probe=probe, interval=interval,
-                     streaming=not row_level, progress=progress)
-    if row_level:  # Welch's t on runs beside the item-level tests, for a comparison of two values
+                     streaming=not (row_level or per_item), progress=progress, hedges=hedges,
+                     effect_size=effect_size)
+    if row_level or per_item:  # Welch's t on runs beside the item-level tests, for a comparison of two values
         from probestats.analyses.paired import Analysis, with_row_level
+        from probestats.analyses.rowlevel import with_row_tests
 
         if not isinstance(result, Analysis):
-            raise OptionError("--row-level applies to a comparison of two values; choose them with --a and --b")
-        result = with_row_level(result)
+            flag = "--row-level" if row_level else "--per-item"
+            raise OptionError(f"{flag} applies to a comparison of two values; choose them with --a and --b")
+        result = with_row_level(result) if row_level else result
+        result = with_row_tests(result, per_item=per_item, per_group=row_level)
     emit(result, json_out)
+
+
+def _one_metric(metric, *, cells: bool = False, row_level: bool = False, per_item: bool = False):
+    """The --metric option's names: one name as a string, several as a list (one analysis each)."""
+    from probestats.analyses.metrics import split_metrics
+
+    if metric is None or metric == ():
+        return None
+    names = split_metrics(metric)
+    if len(names) > 1:
+        for flag, given in (("--cells", cells), ("--row-level", row_level), ("--per-item", per_item)):
+            if given:
+                raise OptionError(f"{flag} takes one --metric; run it once per metric")
+        return names
+    return names[0]
 
 
 def emit(result, json_out: bool) -> None:
@@ -466,8 +505,10 @@ def cells_report_options(func):
 
 @cli.command()
 @logs_argument(required=False)
-@click.option("--metric", metavar="COL", help="The metric column (a number per run); not needed for a report of "
-              "an order probe alone (--order).")
+@click.option("--metric", multiple=True, metavar="COL[,COL...]",
+              help="The metric column (a number per run); several (repeated, or separated by commas): a report of "
+                   "every metric side by side, one correction over metrics × groups. Not needed for a report of "
+                   "an order probe alone (--order).")
 @a_option
 @b_option
 @click.option("--noise", type=click.Path(path_type=Path), metavar="NOISE_LOG",
@@ -512,11 +553,14 @@ def cells_report_options(func):
 @click.option("--factor", multiple=True, metavar="COL",
               help="Two attributes at once: give --factor twice (the factors section).")
 @click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
-              help="Monte Carlo draws of the omnibus test when it cannot be exact.")
+              help="Resamples of every resampling method: the bootstrap intervals, the sign-flip inversion beyond "
+                   "30 items, the omnibus test when it cannot be exact.")
 @seed_option
 @click.option("--before", "before_log", type=click.Path(path_type=Path), metavar="BEFORE_LOG",
               help="The same probe run before a change (LOG is the run after it): adds the compare section, "
                    "as 'probestats compare BEFORE_LOG LOG' analyzes it.")
+@interval_option
+@effect_options
 @cells_report_options
 @judge_report_options
 @framing_answer_options
@@ -526,7 +570,8 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
            attribute, values_why, metric_definition, metric_cannot_see, held_fixed, not_fixed, not_tested,
            run_dates, mitigation, gap_of_interest, probe, framing_log=None, targets=None, toward=None, judge=None,
            by=(), correction="holm", reference=None, scale=None, factor=(), n_resamples=10_000, seed=0,
-           before_log=None, cells=None, answers="auto", label_map=(), framing_columns=()):
+           before_log=None, cells=None, answers="auto", label_map=(), framing_columns=(), interval="t",
+           hedges=False, effect_size="d_z"):
     """Write the report of LOG as Markdown, HTML or JSON (by the suffix of -o), from Jinja templates.
 
     Missing design facts (attribute, metric definition, attributes not tested, ...) show as
@@ -559,6 +604,14 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
                              alpha=alpha, correction=correction, answers=answers, label_map=label_map,
                              framing_columns=framing_columns, sections=sections)
         return
+    metric = _one_metric(metric, cells=cells is not None)
+    if isinstance(metric, list):
+        _metrics_report(log, metric, output, fmt, design_file, templates, probe, judge=judge, sections=sections,
+                        framing=framing_log, before=before_log, a=a, b=b, noise=noise, by=by, reference=reference,
+                        scale=scale, factor=factor, alternative=alternative, alpha=alpha, correction=correction,
+                        n_resamples=n_resamples, seed=seed, interval=interval, hedges=hedges,
+                        effect_size=effect_size)
+        return
     if cells is None and not log:
         raise click.UsageError("Missing argument 'LOG...' (or --cells FILE for a cell table).")
     if cells is not None:
@@ -589,7 +642,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
         result, comparison = _report_analysis(
             log, metric, a, b, noise, by, alternative, alpha, correction, probe, reference=reference, scale=scale,
             factor=factor, n_resamples=n_resamples, seed=seed, before=before_log,
-            gap_of_interest=plan.gap_of_interest)
+            gap_of_interest=plan.gap_of_interest, pair=dict(interval=interval, hedges=hedges))
     framing = None
     if framing_log:
         framing = _report_framing(framing_log, probe, by=by, targets=targets, toward=toward, alpha=alpha,
@@ -634,8 +687,28 @@ def _framing_only_report(paths, output, fmt, templates, probe, *, sections, **op
     console(stderr=True).print(f"wrote {_escape(output)}")
 
 
+def _metrics_report(log, metrics, output, fmt, design_file, templates, probe, *, judge, sections, framing, before,
+                    **options) -> None:
+    """report --metric a,b,...: every metric's analysis side by side, one family, the heatmap."""
+    from probestats.analyses.dispatch import analyze as run
+    from probestats.present.metrics_report import render_metrics_report
+    from probestats.shape.design import design_from
+
+    if not log:
+        raise click.UsageError("Missing argument 'LOG...' (several metrics are reported from a log).")
+    for flag, given in (("--order", judge), ("--section", sections), ("--framing", framing), ("--before", before)):
+        if given:
+            raise OptionError(f"{flag} belongs to the report of one metric; give one --metric")
+    result = run(log, metric=metrics, probe=probe, **options)
+    assets = output.parent / f"{output.stem}_files" if fmt == "md" else None
+    text = render_metrics_report(result, format=fmt, templates=templates, assets_dir=assets,
+                                 design=design_from(design_file), source=", ".join(str(p) for p in log))
+    write_whole(output, text)
+    console(stderr=True).print(f"wrote {_escape(output)}")
+
+
 def _report_analysis(log, metric, a, b, noise, by, alternative, alpha, correction, probe, *, reference, scale,
-                     factor, n_resamples, seed, before, gap_of_interest):
+                     factor, n_resamples, seed, before, gap_of_interest, pair=None):
     """The analysis step of report: the analysis analyze would choose for these options, the power curve
     its power section draws, and with --before the comparison of the two runs. Nothing here is rendered."""
     from probestats.analyses.dispatch import analyze as run
@@ -646,7 +719,7 @@ def _report_analysis(log, metric, a, b, noise, by, alternative, alpha, correctio
     # the streaming pass of analyze, with the facts the report states (a log needing its rows is read whole)
     result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale, factor=factor,
                  alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed,
-                 probe=probe, streaming=True, facts=True)
+                 probe=probe, streaming=True, facts=True, **(pair or {}))
     result = with_design_power(result, gap_of_interest)
     comparison = None
     if before is not None:

@@ -100,7 +100,8 @@ def test_warnings_only_exit_0(capsys):
         (["analyze", BROKEN / "non_numeric.csv", "--metric", "steps"],
          "Error: 1 validation error: steps: 'four' is not a number (line 39); write the count as a number or clear the cell (run probestats validate for the full list)"),
         (["analyze", SAMPLES / "style_probe.csv", "--metric", "steps", "--by", "item"],
-         "Error: --by item: results are already per item and compare the values; split by another column, "
+         "Error: --by item: the item is the unit every result is already per; for one test per item over its runs "
+         "use --per-item (Welch's t within each item, corrected across items), and split with --by another column, "
          "such as model or language"),
         (["analyze", SAMPLES / "style_probe.csv", "--metric", "_row"],
          "Error: --metric _row: name the column that holds the number computed from each reply (not the item or "

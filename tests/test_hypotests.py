@@ -478,8 +478,25 @@ def test_interval_errors():
         gap_interval([1.0, 2.0], method="jackknife")
     with pytest.raises(OptionError, match="at least 3"):
         gap_interval([1.0, 2.0], method="bootstrap")
-    with pytest.raises(OptionError, match="limited to 30"):
-        gap_interval(np.arange(40.0), method="sign-flip")
+
+
+def test_sign_flip_interval_beyond_thirty_gaps():
+    """Beyond 30 gaps the inversion is Monte Carlo over one set of sign patterns; at its ends the exact
+    p (lattice convolution: the gaps are multiples of 1/20, and the shifted ones are tested at a shift
+    rounded to that lattice) sits at alpha within the Monte Carlo error it states."""
+    rng = np.random.default_rng(3)
+    g = np.round(rng.normal(0.4, 1.0, 40) * 20) / 20
+    iv = gap_interval(g, method="sign-flip", n_resamples=20_000, seed=5)
+    assert "Monte Carlo" in iv.method and "seed 5" in iv.method and "20,000" in iv.method
+    assert iv.low < g.mean() < iv.high
+    se = math.sqrt(0.05 * 0.95 / 20_000)
+    for end, outward in ((iv.low, -1), (iv.high, 1)):
+        inside = sign_flip_test(g - (end - outward * 0.002)).pvalue     # exact at any n for these gaps
+        outside = sign_flip_test(g - (end + outward * 0.002)).pvalue
+        assert inside > 0.05 - 4 * se and outside <= 0.05 + 4 * se
+    # the stated seed and draws are the ones used: others move the ends
+    other = gap_interval(g, method="sign-flip", n_resamples=20_000, seed=6)
+    assert (other.low, other.high) != (iv.low, iv.high)
 
 
 # --------------------------------------------------------------------------- results and errors

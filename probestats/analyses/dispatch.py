@@ -18,13 +18,14 @@ from typing import Union
 from probestats.analyses.factors import FactorAnalysis
 from probestats.analyses.many import ManyAnalysis
 from probestats.analyses.paired import Analysis
+from probestats.analyses.metrics import MetricsAnalysis  # noqa: F401  (named in AnalysisResult)
 from probestats.errors import OptionError, opt
 
 __all__ = ["AnalysisResult", "analyze"]
 
 #: What :func:`analyze` returns: a paired analysis (also a judge's, with its ceiling and
-#: floor problems), a many-values analysis, or a two-factor analysis.
-AnalysisResult = Union[Analysis, ManyAnalysis, FactorAnalysis]
+#: floor problems), a many-values analysis, a two-factor analysis, or several metrics' analyses.
+AnalysisResult = Union[Analysis, ManyAnalysis, FactorAnalysis, "MetricsAnalysis"]
 
 
 def analyze(
@@ -56,6 +57,8 @@ def analyze(
     streaming: bool = False,
     progress=None,
     facts: bool = False,
+    hedges: bool = False,
+    effect_size: str = "d_z",
 ) -> AnalysisResult:
     """Analyze a probe log the way its options ask (see the module's description for the choice).
 
@@ -63,8 +66,10 @@ def analyze(
     ----------
     source : path, Log, list of dict or DataFrame
         The probe log (anything :func:`probestats.read_log` reads).
-    metric : str
-        The metric column (a derived column too).
+    metric : str or sequence of str
+        The metric column (a derived column too). Several (a sequence, or names separated by
+        commas): one paired analysis per metric, corrected as one family over metrics × groups
+        (:func:`~probestats.analyses.metrics.analyze_metrics`, a ``MetricsAnalysis``).
     a, b : str, optional
         The compared values; gap = mean under ``a`` − mean under ``b``.
     noise : optional
@@ -93,8 +98,14 @@ def analyze(
         Columns added before the analysis (one can be the ``metric``).
     mdg : bool
         Paired analysis with ``noise``: compute the minimum detectable gap of the design.
-    interval : {"t", "bootstrap", "sign-flip"}
-        Paired analysis: the interval for the average gap (each names its assumption).
+    interval : {"t", "bootstrap", "percentile", "sign-flip"}
+        Paired analysis: the interval for the average gap (each names its assumption); the
+        bootstraps (BCa, percentile) and the sign-flip inversion beyond 30 items use
+        ``n_resamples`` and ``seed``.
+    hedges : bool
+        Paired analysis: Hedges' small-sample correction of d_z and d_av.
+    effect_size : {"d_z", "d_av"}
+        Several metrics: the effect size their table and heatmap show.
     within_noise : bool
         Paired analysis without ``noise``: split value a's runs in two by seed and show that
         same-versus-same comparison beside the result (when every cell has two runs or more).
@@ -142,6 +153,20 @@ def analyze(
     ...
     probestats.errors.OptionError: group and reference compare every value; drop a and b (or drop group)
     """
+    from probestats.analyses.metrics import split_metrics
+
+    metrics = split_metrics(metric)
+    if len(metrics) > 1:
+        from probestats.analyses.metrics import analyze_metrics
+
+        return analyze_metrics(source, metrics=metrics, correction=correction, effect_size=effect_size,
+                               analyze=analyze, a=a, b=b, noise=noise, by=by, reference=reference, group=group,
+                               scale=scale, factor=factor, alternative=alternative, alpha=alpha,
+                               fold_case=fold_case, n_resamples=n_resamples, seed=seed, where=where, derive=derive,
+                               mdg=mdg, interval=interval, within_noise=within_noise, probe=probe,
+                               read_options=read_options, noise_read_options=noise_read_options,
+                               streaming=streaming, hedges=hedges)
+    metric = metrics[0]
     if probe is not None:
         if where is not None or derive or read_options or noise_read_options:
             raise OptionError("give where, derive and read options inside the probe, not beside it")
@@ -182,7 +207,7 @@ def analyze(
 
     # more than two values and no a/b: analyze_pair hands the validated log to the many-values analysis
     return analyze_pair(source, metric=metric, a=a, b=b, noise=noise, by=by, n_resamples=n_resamples, seed=seed,
-                        streaming=streaming, progress=progress, facts=facts, **common, **pair)
+                        streaming=streaming, progress=progress, facts=facts, hedges=hedges, **common, **pair)
 
 
 def _is_data(value) -> bool:

@@ -18,6 +18,8 @@ from probestats.stats.multitest import adjust
 from probestats.stats.hypotests import (SKEW_WARNING, SKEW_WARNING_MAX_N, Interval, TestResult, gap_interval,
                                         gap_skewness, min_attainable_p, sign_flip_test, sign_test)
 from probestats.errors import Problem
+from probestats.stats.effects import Effects, effect_sizes
+from probestats.stats.published import paired_published
 from probestats.checks.exact import units, with_exact_moments
 from probestats.checks.schema import FIRST, Checked, decimal_places, require_ok, validate
 from probestats.stats.exact import finish_means, mean_aggs
@@ -25,6 +27,8 @@ from probestats.errors import count_of
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+#: The intervals for the average gap (:func:`probestats.stats.hypotests.gap_interval`).
+INTERVALS = ("t", "bootstrap", "percentile", "sign-flip")
 
 
 def item_table(frame: pl.DataFrame, metric: str, a: str, b: str, by: Sequence[str] = ()) -> pl.DataFrame:
@@ -117,6 +121,11 @@ class PairResult:
         The smallest p the sign-flip test could give with these non-zero gaps.
     by : dict
         The group this result is for (empty for the whole log).
+    effects : Effects or None
+        SD of the item gaps, d_z and d_av with their intervals and formulas (:mod:`probestats.stats.effects`).
+    published : tuple of PublishedTest
+        The paired t-test and the Wilcoxon signed-rank test on the item gaps, beside the exact tests
+        (:mod:`probestats.stats.published`).
     """
 
     metric: str
@@ -130,6 +139,8 @@ class PairResult:
     min_attainable_p: float
     by: dict = field(default_factory=dict)
     p_adjusted: float | None = None
+    effects: Effects | None = None
+    published: tuple = ()
 
     @property
     def n_items(self) -> int:
@@ -194,6 +205,10 @@ class PairResult:
             "min_attainable_p_log10": getattr(self.min_attainable_p, "log10", None)
             or math.log10(self.min_attainable_p),
         }
+        if self.effects is not None:
+            out["effect_sizes"] = self.effects.to_dict()
+        if self.published:
+            out["published_tests"] = {t.name.replace(" ", "_"): t.to_dict() for t in self.published}
         if self.by:
             out = {"by": dict(self.by), **out}
         return out
@@ -207,8 +222,11 @@ def _num(x) -> float | None:
 
 
 def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternative: str = "two-sided",
-                 confidence: float = 0.95, by: dict | None = None, interval: str = "t") -> PairResult:
-    """Tests for one item table: sign-flip, sign test, interval, smallest attainable p."""
+                 confidence: float = 0.95, by: dict | None = None, interval: str = "t", hedges: bool = False,
+                 n_resamples: int = 9999, seed: int | None = 0) -> PairResult:
+    """Tests for one item table: sign-flip, sign test, interval, smallest attainable p, and beside them
+    the effect sizes and the published tests (paired t, Wilcoxon); ``n_resamples`` and ``seed`` serve
+    every bootstrap."""
     gaps = items["gap"].to_list()
     odd = [str(i) for i, g in zip(items["item"], gaps) if g is None or not math.isfinite(g)]
     if odd:  # finite values whose difference overflows, such as 1e308 and -1e308
@@ -217,8 +235,8 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternativ
     n_nonzero = sum(1 for g in gaps if g != 0)
     average = sum(gaps) / len(gaps) if gaps else float("nan")
     method = interval
-    if len(gaps) >= 2 and not (method == "bootstrap" and len(gaps) < 3):
-        interval = gap_interval(gaps, confidence=confidence, method=method)
+    if len(gaps) >= 2 and not (method in ("bootstrap", "percentile") and len(gaps) < 3):
+        interval = gap_interval(gaps, confidence=confidence, method=method, n_resamples=n_resamples, seed=seed)
     elif len(gaps) >= 2:   # a bootstrap of two gaps says nothing; the t interval stands in, named as such
         interval = gap_interval(gaps, confidence=confidence)
     else:  # a t interval needs a spread of item gaps, which one item cannot give
@@ -235,6 +253,9 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternativ
         interval=interval,
         min_attainable_p=min_attainable_p(n_nonzero, alternative=alternative),
         by=dict(by or {}),
+        effects=effect_sizes(items["mean_a"].to_numpy(), items["mean_b"].to_numpy(), confidence=confidence,
+                             hedges=hedges, n_resamples=n_resamples, seed=seed),
+        published=paired_published(items["mean_a"].to_numpy(), items["mean_b"].to_numpy(), alternative),
     )
 
 
@@ -320,6 +341,8 @@ class Analysis:
     scale: object | None = None
     noise_source: str | None = None
     row_level: RowLevelTest | None = None
+    #: Welch's t per item and per group (:func:`probestats.analyses.rowlevel.with_row_tests`)
+    row_tests: tuple = ()
 
     @property
     def metric(self) -> str:
@@ -353,6 +376,8 @@ class Analysis:
             out["scale"] = self.scale.to_dict()
         if self.row_level is not None:
             out["row_level"] = self.row_level.to_dict()
+        for tests in self.row_tests:
+            out[f"welch_per_{tests.unit}"] = tests.to_dict()
         out["problems"] = [p.to_dict() for p in self.problems]
         return out
 
@@ -416,6 +441,7 @@ def analyze_pair(
     progress=None,
     facts: bool = False,
     streamed=None,
+    hedges: bool = False,
 ) -> Analysis:
     """Analyze a counterfactual probe: per-item gaps, the exact sign-flip and sign tests, noise.
 
@@ -441,7 +467,10 @@ def analyze_pair(
     correction : {"holm", "bonferroni", "bh", "none"}
         Correction across ``by`` groups.
     n_resamples, seed : int
-        With ``many`` and more than two values: Monte Carlo draws of the omnibus test when it cannot be exact.
+        Every resampling method: the bootstrap intervals (the average gap's and d_av's) and, with
+        ``many`` and more than two values, the Monte Carlo omnibus test when it cannot be exact.
+    hedges : bool
+        Apply Hedges' small-sample correction to d_z and d_av.
     many : bool
         With more than two values and no ``a``/``b``: hand the log to
         :func:`probestats.multi.analyze_many` (True), or compare the first two values
@@ -503,10 +532,11 @@ def analyze_pair(
             f"'{checked.b}': choose the pair with --a and --b, or analyze them all with probestats analyze"),))
     require_ok(checked)
     table = items_of(checked) if streamed is None or streamed.main is None else _table(streamed.main, ["item"])
-    if interval not in ("t", "bootstrap", "sign-flip"):
-        raise OptionError(f"interval must be 't', 'bootstrap' or 'sign-flip', not {interval!r}")
+    if interval not in INTERVALS:
+        raise OptionError(f"interval must be one of {', '.join(map(repr, INTERVALS))}, not {interval!r}")
+    extra = dict(hedges=hedges, n_resamples=n_resamples, seed=seed)  # effect sizes and every bootstrap
     main = compare_pair(table, metric, checked.a, checked.b, alternative=alternative, confidence=1 - alpha,
-                        interval=interval)
+                        interval=interval, **extra)
     problems = list(checked.problems)
 
     groups: list[PairResult] = []
@@ -518,7 +548,7 @@ def analyze_pair(
             sub = grouped.filter(mask).drop(by)
             groups.append(compare_pair(sub, metric, checked.a, checked.b, alternative=alternative,
                                        confidence=1 - alpha, by={k: _jsonable(v) for k, v in key.items()},
-                                       interval=interval))
+                                       interval=interval, **extra))
         adjusted = adjust([g.sign_flip.pvalue for g in groups], correction)
         groups = [replace(g, p_adjusted=p) for g, p in zip(groups, adjusted)]
 
@@ -532,7 +562,7 @@ def analyze_pair(
             raise ValidationError([_tag_noise(p) for p in noise_checked.problems])
         noise_table = items_of(noise_checked)
         noise_result = compare_pair(noise_table, metric, noise_checked.a, noise_checked.b,
-                                    alternative=alternative, confidence=1 - alpha, interval=interval)
+                                    alternative=alternative, confidence=1 - alpha, interval=interval, **extra)
         problems += [_tag_noise(p) for p in noise_checked.problems]
         noise_source = "noise log"
     elif within_noise:
@@ -542,7 +572,7 @@ def analyze_pair(
             halves, noise_source = within_log_noise(checked, main.items)
         if halves is not None:  # beside the result only: the power model (MDG) still needs a --noise log
             noise_result = compare_pair(halves, metric, f"{checked.a} (first half)", f"{checked.a} (second half)",
-                                        alternative=alternative, confidence=1 - alpha)
+                                        alternative=alternative, confidence=1 - alpha, **extra)
 
     problems += design_problems(main, alpha)
 

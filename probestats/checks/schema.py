@@ -245,6 +245,10 @@ def validate(
         raise OptionError(f"--metric {metric or repr(metric)}: name the column that holds the number computed "
                           "from each reply (not the item or the value)")
     for name in by:
+        if name == "item":   # one test per item over its runs is --per-item's; --by splits by another column
+            raise OptionError("--by item: the item is the unit every result is already per; for one test per item "
+                              "over its runs use --per-item (Welch's t within each item, corrected across items), "
+                              "and split with --by another column, such as model or language")
         if name in own:
             raise OptionError(f"--by {name}: results are already per item and compare the values; "
                               "split by another column, such as model or language")

@@ -57,6 +57,7 @@ from probestats.present.output import write_assets
 from probestats.result import SCHEMA_VERSION
 from probestats.present.fmt import MdSafe, fmt_gap, fmt_num, fmt_p, md_escape
 from probestats.present.framing_section import framing_sentences
+from probestats.present.effects_text import effects_context
 from probestats.present.templates import Todo, environment, template_root
 from probestats.present.fmt import p_is as _p_is
 from probestats.errors import count_of
@@ -376,7 +377,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
         "interval": {"low": iv.low, "high": iv.high, "confidence": conf, "method": iv.method,
                      "assumption": getattr(iv, "assumption", "")},
         "min_attainable_p": main.min_attainable_p, "n_nonzero": n_nonzero, "alpha": alpha,
-        "never_significant": never, "detected": detected,
+        "never_significant": never, "detected": detected, "effects": effects_context(main, alpha),
     }
     tests_sentences = [
         f"Sign-flip test ({sf.alternative}) on the {n} item gaps: {p_phrase}; method: {sf.method}.",

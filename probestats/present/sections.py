@@ -67,7 +67,7 @@ def groups_context(analysis) -> dict:
                      "runs": f"{runs[0]} / {runs[1]}", "average_gap": g.average_gap,
                      "p": g.sign_flip.pvalue, "p_adjusted": g.p_adjusted,
                      "never": g.min_attainable_p > alpha,
-                     "detected": g.p_adjusted is not None and g.p_adjusted <= alpha})
+                     "detected": g.p_adjusted is not None and g.p_adjusted <= alpha, **group_effects(g)})
     method = analysis.groups[0].sign_flip.method if analysis.groups else ""
     test = (f"Test: the {SIGN_FLIP} of each group ({analysis.alternative}; {method}), "
             f"p corrected across the {count_of(len(rows), 'group')} ({correction}), alpha {alpha:g}.")
@@ -90,7 +90,25 @@ def groups_context(analysis) -> dict:
     if never:
         sentences.append(f"{count_of(len(never), 'group')} had too few items to ever reach significance "
                          f"({'; '.join(_by_text(r['by']) for r in never[:8])}).")
+    if rows and rows[0]["d_z"] is not None:
+        sentences.append(f"Beside the exact test: d_z and d_av with {rows[0]['confidence']} intervals "
+                         f"({rows[0]['d_z_formula']}; {rows[0]['d_av_formula']}) and the paired t-test's p "
+                         f"(scipy.stats.ttest_rel on the item means, uncorrected; it assumes roughly normal item gaps).")
     return {"keys": keys, "rows": rows, "correction": correction, "method": method, "sentences": sentences}
+
+
+def group_effects(g) -> dict:
+    """A group's effect sizes and paired t p, as the groups table shows them."""
+    from probestats.present.effects_text import effect_text
+
+    e = getattr(g, "effects", None)
+    t = next((t for t in getattr(g, "published", ()) if t.name == "paired t"), None)
+    if e is None:
+        return {"d_z": None, "d_av": None, "t_p": None}
+    return {"d_z": effect_text(e.d_z).split(" = ", 1)[-1], "d_av": effect_text(e.d_av).split(" = ", 1)[-1],
+            "d_z_name": e.d_z.name, "d_av_name": e.d_av.name, "d_z_formula": e.d_z.formula,
+            "d_av_formula": e.d_av.formula, "confidence": f"{e.d_z.confidence:.0%}",
+            "t_p": None if t is None else t.pvalue}
 
 
 # ---------------------------------------------------------------------------- many values

@@ -16,11 +16,13 @@ from probestats.analyses.compare import Comparison
 from probestats.analyses.factors import FactorAnalysis
 from probestats.analyses.framing import FramingResult
 from probestats.analyses.many import ManyAnalysis, ManyResult
+from probestats.analyses.metrics import MetricsAnalysis
 from probestats.analyses.paired import Analysis
 from probestats.analyses.plan import Plan
 from probestats.checks.schema import Checked
 from probestats.errors import count_of
 from probestats.present.fmt import escape, fmt_num, fmt_p, p_is
+from probestats.present.effects_text import effect_lines, row_tests_lines
 
 __all__ = ["render_terminal", "make_console", "print_problems", "print_analysis", "print_many", "print_factors",
            "print_comparison", "print_checked", "escape", "fmt_p", "fmt_num", "item_rich_table"]
@@ -145,7 +147,7 @@ def _tests_lines(result, alpha: float) -> list[str]:
         f"smallest attainable p: {fmt_p(result.min_attainable_p)}"
         + (" (above alpha: this design could never reach significance)" if result.min_attainable_p > alpha else ""),
     ]
-    return lines
+    return lines + [escape(line) for line in effect_lines(result, alpha)]
 
 
 @render_terminal.register
@@ -160,6 +162,8 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
         out.print(f"row level, beside the item-level tests: Welch's t on {row_level.n_a} and {row_level.n_b} runs: "
                   f"t = {row_level.statistic:.4g}, df = {row_level.df:.4g}, p = {fmt_p(row_level.pvalue, analysis.alpha)}")
         out.print(escape(row_level.note))
+    for line in row_tests_lines(analysis):
+        out.print(escape(line))
     within_noise = False
     if analysis.noise is not None:
         n = analysis.noise
@@ -305,3 +309,10 @@ def _print_framing(result: FramingResult, out: Console) -> None:
     from probestats.present.terminal_framing import print_framing
 
     print_framing(result, out)
+
+
+@render_terminal.register
+def _(analysis: MetricsAnalysis, out: Console) -> None:
+    from probestats.present.terminal_metrics import print_metrics
+
+    print_metrics(analysis, out)

@@ -120,7 +120,7 @@ BOUNDS_RTOL = 0.01
 #: the narrowest relative width sign_flip_test(alpha=...) tightens straddling bounds to
 DECIDE_RTOL_MIN = 1e-5
 BOUNDS_ATOL = 1e-4
-#: Largest number of gaps for the sign-flip inversion interval.
+#: Largest number of gaps for which the sign-flip inversion enumerates every sign pattern (beyond: Monte Carlo).
 INTERVAL_SIGN_FLIP_MAX_N = 30
 
 _FLOAT_MIN = sys.float_info.min
@@ -1104,6 +1104,8 @@ INTERVAL_ASSUMPTIONS = {
           "less than stated (0.82-0.85 for lognormal gaps at 6-12 items in benchmarks/coverage_interval.py)"),
     "bootstrap": ("BCa bootstrap (scipy.stats.bootstrap): corrects for skew but assumes the items are a fair "
                   "sample; with few items it covers less than stated"),
+    "percentile": ("percentile bootstrap (scipy.stats.bootstrap): the items are a fair sample; no correction "
+                   "for skew or bias, so with few items it covers less than stated"),
     "sign-flip": "assumes the item gaps are symmetric about the average gap (exact under that assumption)",
 }
 #: Sample skewness of item gaps (adjusted Fisher-Pearson) beyond which, with few items, a warning is given.
@@ -1142,15 +1144,21 @@ def gap_interval(gaps, *, confidence: float = 0.95, method: str = "t", n_resampl
         One gap per item.
     confidence : float
         Between 0 and 1 (default 0.95).
-    method : {"t", "bootstrap", "sign-flip"}
+    method : {"t", "bootstrap", "percentile", "sign-flip"}
         ``t`` (default): Student t interval on the item gaps, mean +- t(n-1) * sd / sqrt(n);
         it assumes roughly normal item gaps (the quantile t(n-1) is
         :func:`scipy.special.stdtrit`, the quantile behind ``scipy.stats.t.ppf``). ``bootstrap``: the BCa bootstrap interval of the
-        mean (``scipy.stats.bootstrap``, ``n_resamples`` resamples, ``seed``). ``sign-flip``: the exact inversion of the
+        mean (``scipy.stats.bootstrap``, ``n_resamples`` resamples, ``seed``); ``percentile``: the percentile
+        bootstrap of the mean, the same call with ``method='percentile'``. ``sign-flip``: the exact inversion of the
         two-sided sign-flip test, the shifts d for which the test on ``gaps - d`` does
         not reject at alpha = 1 - confidence; each end is found by bisection between a
         rejected shift and the mean to a tolerance of 1e-9 times the spread of the gaps
-        (limited to 30 gaps; ends are infinite when 2/2**n > alpha).
+        (ends are infinite when 2/2**n > alpha). Up to 30 gaps each tested shift enumerates
+        the 2**n sign patterns (exact); beyond, the p of every shift is the Monte Carlo one over
+        the same ``n_resamples`` random sign patterns drawn with ``seed`` (their sums of the gaps
+        and of the signs are taken once, so a shift costs ``n_resamples`` operations and the
+        whole interval about a second at a thousand gaps, 5 s at ten thousand); the method states the
+        Monte Carlo error of p at the ends.
 
     Returns
     -------
@@ -1186,25 +1194,33 @@ def gap_interval(gaps, *, confidence: float = 0.95, method: str = "t", n_resampl
         return Interval(mean - half, mean + half, confidence,
                         f"Student t on {n} item gaps ({n - 1} degree{'s' if n != 2 else ''} of freedom)",
                         INTERVAL_ASSUMPTIONS["t"])
-    if method == "bootstrap":
-        return _bootstrap_interval(g, mean, confidence, n_resamples, seed)
+    if method in ("bootstrap", "percentile"):
+        return _bootstrap_interval(g, mean, confidence, n_resamples, seed, kind="BCa" if method == "bootstrap"
+                                   else "percentile")
     if method != "sign-flip":
-        raise OptionError(f"method must be 't', 'bootstrap' or 'sign-flip', not {method!r}")
-    if n > INTERVAL_SIGN_FLIP_MAX_N:
-        raise OptionError(
-            f"the sign-flip interval is limited to {INTERVAL_SIGN_FLIP_MAX_N} gaps (got {n}); use method='t'"
-        )
+        raise OptionError(f"method must be 't', 'bootstrap', 'percentile' or 'sign-flip', not {method!r}")
     alpha = 1.0 - confidence
-    text = (f"sign-flip test inversion (exact, {2**n} sign patterns; ends by bisection "
-            f"to 1e-9 of the spread)")
+    exact = n <= INTERVAL_SIGN_FLIP_MAX_N
+    if exact:
+        text = (f"sign-flip test inversion (exact, {2**n:,} sign patterns; ends by bisection "
+                f"to 1e-9 of the spread)")
+    else:  # 2**n patterns are out of reach, and shifted gaps share no lattice
+        err = 2 * math.sqrt(alpha * (1 - alpha) / n_resamples)
+        text = (f"sign-flip test inversion, Monte Carlo: {n} gaps, the same {n_resamples:,} random sign patterns "
+                f"(seed {seed}) for every shift, p = (hits + 1)/(n_resamples + 1); at the ends p is alpha "
+                f"within about ±{err:.2g} (two standard errors); ends by bisection to 1e-9 of the spread")
     if min_attainable_p(n) > alpha:
         return Interval(-math.inf, math.inf, confidence, text + "; no shift can be rejected at this n",
                         INTERVAL_ASSUMPTIONS["sign-flip"])
     spread = float(np.ptp(g)) + float(np.max(np.abs(g))) or 1.0
     xtol = 1e-9 * spread
+    if not exact:
+        shifted = _shift_sums(g, n_resamples, seed)
 
     def rejects(d: float) -> bool:
-        return sign_flip_test(g - d, method="enumerate").pvalue <= alpha
+        if exact:
+            return sign_flip_test(g - d, method="enumerate").pvalue <= alpha
+        return shifted(d) <= alpha
 
     def end(outside: float) -> float:
         bad, good = outside, mean  # rejected shift, accepted shift
@@ -1221,8 +1237,34 @@ def gap_interval(gaps, *, confidence: float = 0.95, method: str = "t", n_resampl
     return Interval(low, high, confidence, text, INTERVAL_ASSUMPTIONS["sign-flip"])
 
 
-def _bootstrap_interval(g: np.ndarray, mean: float, confidence: float, n_resamples: int, seed) -> Interval:
-    """BCa bootstrap interval of the mean of the item gaps (scipy.stats.bootstrap)."""
+def _shift_sums(g: np.ndarray, n_resamples: int, seed):
+    """The two-sided Monte Carlo sign-flip p of ``g - d`` as a function of the shift ``d``, with one set
+    of random sign patterns for every shift: a pattern's sum of ``g - d`` is ``S·g - d·S·1``, so both
+    are taken once (``n_resamples`` × n signs, drawn in blocks) and each shift costs ``n_resamples``."""
+    rng = np.random.default_rng(seed)
+    n = g.size
+    sg = np.empty(int(n_resamples))
+    s1 = np.empty(int(n_resamples))
+    block = max(1, 4_000_000 // n)
+    for start in range(0, int(n_resamples), block):
+        signs = rng.choice(np.array([-1.0, 1.0]), size=(min(block, int(n_resamples) - start), n))
+        sg[start:start + len(signs)] = signs @ g
+        s1[start:start + len(signs)] = signs.sum(axis=1)
+    total = math.fsum(g)
+    gmax = float(np.max(np.abs(g))) or 1.0
+
+    def pvalue(d: float) -> float:
+        obs = abs(total - n * d)
+        tol = 1e-9 * max(obs, n * (gmax + abs(d)) * _ULP)
+        hits = int(np.count_nonzero(np.abs(sg - d * s1) >= obs - tol))
+        return (hits + 1) / (int(n_resamples) + 1)
+
+    return pvalue
+
+
+def _bootstrap_interval(g: np.ndarray, mean: float, confidence: float, n_resamples: int, seed,
+                        kind: str = "BCa") -> Interval:
+    """BCa (or percentile) bootstrap interval of the mean of the item gaps (scipy.stats.bootstrap)."""
     import warnings
 
     from scipy.stats import bootstrap
@@ -1230,21 +1272,21 @@ def _bootstrap_interval(g: np.ndarray, mean: float, confidence: float, n_resampl
     n = int(g.size)
     if n < 3:
         raise OptionError("a bootstrap interval needs at least 3 gaps; add items or use the t interval")
-    text = f"BCa bootstrap of the mean of {n} item gaps ({n_resamples:,} resamples, seed {seed})"
+    text = f"{kind} bootstrap of the mean of {n} item gaps ({n_resamples:,} resamples, seed {seed})"
     if float(np.ptp(g)) == 0.0:   # every gap equal: every resample has the same mean
-        return Interval(mean, mean, confidence, text, INTERVAL_ASSUMPTIONS["bootstrap"])
+        return Interval(mean, mean, confidence, text, INTERVAL_ASSUMPTIONS["bootstrap" if kind == "BCa" else "percentile"])
     with warnings.catch_warnings():
         # BCa on a handful of values can warn about degenerate resamples; the ends are still defined
         warnings.simplefilter("ignore")
         res = bootstrap((g,), np.mean, confidence_level=confidence, n_resamples=int(n_resamples),
-                        method="BCa", rng=np.random.default_rng(seed), vectorized=True)
+                        method=kind, rng=np.random.default_rng(seed), vectorized=True)
     low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
     if not (math.isfinite(low) and math.isfinite(high)):
         res = bootstrap((g,), np.mean, confidence_level=confidence, n_resamples=int(n_resamples),
                         method="percentile", rng=np.random.default_rng(seed), vectorized=True)
         low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
         text = text.replace("BCa", "percentile") + " (BCa undefined for these gaps)"
-    return Interval(low, high, confidence, text, INTERVAL_ASSUMPTIONS["bootstrap"])
+    return Interval(low, high, confidence, text, INTERVAL_ASSUMPTIONS["bootstrap" if kind == "BCa" else "percentile"])
 
 
 # --------------------------------------------------------------------------- certified bounds by Fourier

@@ -1,0 +1,157 @@
+"""The report of several metrics: a groups × metrics table of the chosen effect size with the
+family-corrected p, every test beside it, and a heatmap (Markdown, HTML or JSON).
+
+Words are chosen here from a :class:`~probestats.analyses.metrics.MetricsAnalysis`; the
+templates ``metrics.md.j2`` / ``metrics.html.j2`` (and ``limits``) lay them out through the
+report's Jinja environment, so every value from the log is escaped.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from pathlib import Path
+from urllib.parse import quote
+
+from probestats import __version__
+from probestats.errors import OptionError, count_of
+from probestats.present.effects_text import effect_text
+from probestats.present.fmt import fmt_p
+from probestats.present.plots_metrics import group_label
+
+__all__ = ["metrics_context", "render_metrics_report"]
+
+
+def _test_p(result, name: str):
+    t = next((t for t in getattr(result, "published", ()) if t.name == name), None)
+    return None if t is None else t.pvalue
+
+
+def metrics_context(analysis) -> dict:
+    """The grid (groups × metrics), the list of every test, and the sentences."""
+    alpha, name = analysis.alpha, analysis.effect_size
+    grid, tests = [], []
+    for by in analysis.groups:
+        cells = []
+        for m in analysis.metrics:
+            cell = analysis.cell(m, by)
+            if cell is None:
+                cells.append({"text": "n/a"})
+                continue
+            r = cell.result
+            star = r.p_adjusted is not None and r.p_adjusted <= alpha
+            e = r.effects.get(name) if r.effects is not None else None
+            cells.append({"text": f"{effect_text(e).split(' = ', 1)[-1]}, p {fmt_p(r.p_adjusted, alpha)}"
+                                  + (" *" if star else "")})
+        grid.append({"group": group_label(by), "cells": cells})
+    for t in analysis.family:
+        r = t.result
+        e = r.effects
+        tests.append({"metric": t.metric, "group": group_label(t.by), "n_items": r.n_items,
+                      "average_gap": r.average_gap, "p": r.sign_flip.pvalue, "p_adjusted": r.p_adjusted,
+                      "chosen": "n/a" if e is None else effect_text(e.get(name)).split(" = ", 1)[-1],
+                      "d_z": "n/a" if e is None else effect_text(e.d_z).split(" = ", 1)[-1],
+                      "d_av": "n/a" if e is None else effect_text(e.d_av).split(" = ", 1)[-1],
+                      "t_p": _test_p(r, "paired t"), "w_p": _test_p(r, "wilcoxon")})
+    first = next((t.result.effects for t in analysis.family if t.result.effects is not None), None)
+    effect_name = first.get(name).name if first is not None else name
+    detected = [t for t in analysis.family if t.result.p_adjusted is not None and t.result.p_adjusted <= alpha]
+    sentences = [f"Test: the exact sign-flip test on the item gaps of each metric and group "
+                 f"({analysis.analyses[0].alternative}), p corrected by {analysis.family_text}, alpha {alpha:g}.",
+                 f"Beside it, named: {first.d_z.formula if first else 'd_z'}; "
+                 f"{first.d_av.formula if first else 'd_av'}; the paired t-test (scipy.stats.ttest_rel, it assumes "
+                 "roughly normal item gaps) and the Wilcoxon signed-rank test (scipy.stats.wilcoxon, symmetric "
+                 "gaps), both uncorrected."]
+    if detected:
+        sentences.append("After correction, a gap larger than chance in "
+                         + "; ".join(f"{t.metric} ({group_label(t.by)})" for t in detected[:12])
+                         + ("; ..." if len(detected) > 12 else "") + ". It says where the gap is, not why.")
+    rest = len(analysis.family) - len(detected)
+    if rest:
+        sentences.append(f"In {count_of(rest, 'other cell') if detected else 'every cell'} the probe did not detect a "
+                         "gap larger than chance after correction; this does not show that the system is unbiased "
+                         "there, only that these items and runs could not tell a gap from chance.")
+    return {"metrics": analysis.metrics, "grid": grid, "tests": tests, "effect_name": effect_name,
+            "confidence": f"{first.d_z.confidence:.0%}" if first else "95%", "family": analysis.family_text,
+            "correction": analysis.family_text.split(" over ")[0], "sentences": sentences}
+
+
+def _limits(analysis, design) -> list:
+    from probestats.shape.design import Design
+    from probestats.present.templates import Todo
+
+    design = design or Design()
+    n = max((t.result.n_items for t in analysis.family), default=0)
+    limits = []
+    if design.held_fixed:
+        limits.append(("Held fixed, as stated", list(design.held_fixed)))
+    limits.append(("Could not be held fixed", list(design.not_fixed) or
+                   Todo("what could not be held fixed (e.g. server-side model updates)")))
+    limits.append(("Size", f"up to {count_of(n, 'item')} per cell; the items are the sample"))
+    limits.append(("What the metrics cannot see", list(design.metric_cannot_see) or
+                   Todo(f"what the metrics {', '.join(analysis.metrics)} cannot see")))
+    limits.append(("Attributes not tested", list(design.not_tested) or Todo("which attributes were not tested")))
+    limits.append(("Scope", "whatever its result, this probe does not show that the system is unbiased"))
+    return limits
+
+
+def _heatmap(analysis, format: str, assets_dir) -> tuple[dict, dict]:
+    from probestats.present.plots import figure_png
+    from probestats.present.plots_metrics import effect_heatmap
+    from probestats.present.fmt import MdSafe
+
+    png = figure_png(effect_heatmap(analysis).figure)
+    alt = "Heatmap of the effect size per group and metric"
+    caption = (f"{analysis.effect_size} per group (rows) and metric (columns); a star marks a sign-flip p at most "
+               f"alpha {analysis.alpha:g} after {analysis.family_text}.")
+    if format == "html":
+        return {"metrics_heatmap": {"src": "data:image/png;base64," + base64.b64encode(png).decode("ascii"),
+                                    "alt": alt, "caption": caption}}, {}
+    if assets_dir is not None:
+        return {"metrics_heatmap": {"src": MdSafe(f"{quote(Path(assets_dir).name)}/metrics_heatmap.png"),
+                                    "alt": alt, "caption": caption}}, {"metrics_heatmap": png}
+    return {}, {}
+
+
+def render_metrics_report(analysis, *, format: str = "md", templates=None, assets_dir=None, design=None,
+                          source: str | None = None) -> str:
+    """The report of several metrics (see the module's description).
+
+    >>> from probestats.analyses.dispatch import analyze
+    >>> rows = [{"item": i, "variant": v, "x": i + (v == "a"), "y": i * (v == "a")}
+    ...         for i in range(6) for v in ("a", "b")]
+    >>> text = render_metrics_report(analyze(rows, metric="x,y", mdg=False))
+    >>> text.splitlines()[0]
+    '# Probe report: x, y'
+    """
+    from probestats.present.output import write_whole
+    from probestats.present.report import _environment, _user_template_errors
+    from probestats.result import SCHEMA_VERSION, dumps, jsonable
+
+    if format not in ("md", "html", "json"):
+        raise OptionError(f"unknown report format '{format}'; use one of md, html, json")
+    ctx = metrics_context(analysis)
+    limits = _limits(analysis, design)
+    title = f"Probe report: {', '.join(analysis.metrics)}"
+    sentences = {"metrics": ctx["sentences"],
+                 "limits": [f"{label}: {value if isinstance(value, str) else '; '.join(map(str, value))}."
+                            for label, value in limits]}
+    if format == "json":
+        out = {"schema_version": SCHEMA_VERSION, **analysis.to_dict()}
+        out["report"] = {"title": title, "sections": ["metrics", "limits"], "sentences": sentences}
+        return dumps(jsonable(out)) + "\n"
+    env = _environment(format, templates)
+    images, pngs = _heatmap(analysis, format, assets_dir)
+    with _user_template_errors(templates):
+        text = env.get_template(f"report.{format}.j2").render(
+            title=title, version=__version__, source=source or "the log", full=True, sections=["metrics", "limits"],
+            section_templates={"metrics": f"metrics.{format}.j2", "limits": f"limits.{format}.j2"}, metrics=ctx,
+            limits=limits, images=images, alpha=analysis.alpha)
+    if pngs and assets_dir is not None:
+        folder = Path(assets_dir)
+        folder.mkdir(exist_ok=True)
+        for name, png in pngs.items():
+            write_whole(folder / f"{name}.png", png)
+    if format == "md":
+        text = re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
+    return text

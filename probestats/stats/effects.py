@@ -1,0 +1,282 @@
+"""Effect sizes of a paired comparison, each named, with its formula and a 95% interval.
+
+Numbers in, numbers out: the item means under the two values (one pair per item) give
+
+* the **SD of the item gaps**, ``sqrt(sum (gap_i - mean gap)**2 / (n - 1))``;
+* **d_z** (the paired standardized mean), ``mean gap / SD of the item gaps``. Its interval is
+  exact under normal item gaps: ``t = d_z * sqrt(n)`` follows a noncentral t with ``n - 1``
+  degrees of freedom and noncentrality ``delta * sqrt(n)``, so the ends are the noncentralities
+  at which the observed t sits at the upper and lower ``(1 - confidence) / 2`` tails
+  (``scipy.stats.nct``, roots by ``scipy.optimize.brentq``), divided by ``sqrt(n)``;
+* **d_av** (the average-SD standardizer), ``(mean A - mean B) / sqrt((sd_A**2 + sd_B**2) / 2)``,
+  with ``sd_A`` and ``sd_B`` the standard deviations across items of the item means. It has no
+  exact interval: the interval is the BCa bootstrap over items (items resampled with both of
+  their means, ``scipy.stats.bootstrap(paired=True)``, with a stated seed and number of
+  resamples), the percentile bootstrap above :data:`BCA_MAX_ITEMS` items (the BCa jackknife
+  grows with the square of the items), stated as such;
+* **Hedges' small-sample correction**, on request: ``g = J * d`` with
+  ``J = Gamma(df / 2) / (sqrt(df / 2) * Gamma((df - 1) / 2))`` and ``df = n - 1`` for both,
+  applied to the estimate and to both ends of its interval.
+
+d_z and d_av are different numbers from the same data (d_z divides by the spread of the
+gaps, which pairing shrinks; d_av by the spread of the item means), so every figure carries
+its name and formula.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from probestats.errors import OptionError
+from probestats.result import jsonable
+
+__all__ = ["EffectSize", "Effects", "effect_sizes", "dz_interval", "hedges_j", "FORMULAS", "BCA_MAX_ITEMS",
+           "EFFECT_NAMES"]
+
+#: Above this many items the d_av interval is the percentile bootstrap, not BCa.
+BCA_MAX_ITEMS = 1000
+#: Array elements of one bootstrap batch (memory stays near 160 MB).
+_BATCH_ELEMENTS = 20_000_000
+#: The effect sizes a user may choose for a column or a heatmap.
+EFFECT_NAMES = ("d_z", "d_av")
+
+FORMULAS = {
+    "sd_gaps": "SD of the item gaps = sqrt(sum of (gap_i − mean gap)² / (n − 1))",
+    "d_z": "d_z = mean gap / SD of the item gaps",
+    "d_av": "d_av = (mean A − mean B) / sqrt((sd_A² + sd_B²) / 2), sd_A and sd_B the SDs across items "
+            "of the item means",
+    "hedges": "Hedges' correction: g = J × d, J = Γ(df/2) / (sqrt(df/2) × Γ((df − 1)/2)), df = n − 1",
+}
+
+
+@dataclass(frozen=True)
+class EffectSize:
+    """One standardized effect with its interval.
+
+    Attributes
+    ----------
+    name : str
+        ``"d_z"`` or ``"d_av"``; ``"g_z"`` / ``"g_av"`` with Hedges' correction.
+    value : float or None
+        The estimate (None when the standardizer is zero or undefined).
+    low, high : float or None
+        The interval's ends (None when there is none).
+    confidence : float
+    formula : str
+        The formula in words, Hedges' correction included when applied.
+    interval_method : str
+        How the interval was found, with its assumption.
+    """
+
+    name: str
+    value: float | None
+    low: float | None
+    high: float | None
+    confidence: float
+    formula: str
+    interval_method: str
+
+    def to_dict(self) -> dict:
+        """JSON-safe fields.
+
+        >>> EffectSize("d_z", 0.5, 0.1, 0.9, 0.95, "d_z = mean gap / SD", "t").to_dict()["value"]
+        0.5
+        """
+        return {f.name: jsonable(getattr(self, f.name)) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class Effects:
+    """The effect sizes of one paired comparison.
+
+    Attributes
+    ----------
+    n : int
+        Number of items.
+    mean_gap : float
+        The average item gap (mean A − mean B over items).
+    sd_gaps : float or None
+        SD of the item gaps (n − 1 in the denominator); None below 2 items.
+    sd_a, sd_b : float or None
+        SDs across items of the item means under each value.
+    d_z, d_av : EffectSize
+    hedges : bool
+        Whether Hedges' correction was applied to both.
+    """
+
+    n: int
+    mean_gap: float
+    sd_gaps: float | None
+    sd_a: float | None
+    sd_b: float | None
+    d_z: EffectSize
+    d_av: EffectSize
+    hedges: bool = False
+
+    def get(self, name: str) -> EffectSize:
+        """The effect named ``"d_z"`` or ``"d_av"`` (whatever the correction)."""
+        return {"d_z": self.d_z, "d_av": self.d_av}[name]
+
+    def to_dict(self) -> dict:
+        return {"n": self.n, "mean_gap": jsonable(self.mean_gap), "sd_gaps": jsonable(self.sd_gaps),
+                "sd_gaps_formula": FORMULAS["sd_gaps"], "sd_a": jsonable(self.sd_a), "sd_b": jsonable(self.sd_b),
+                "hedges": self.hedges, "d_z": self.d_z.to_dict(), "d_av": self.d_av.to_dict()}
+
+
+def hedges_j(df: float) -> float:
+    """Hedges' exact small-sample factor J(df) = Γ(df/2) / (sqrt(df/2) Γ((df − 1)/2)).
+
+    >>> round(hedges_j(9), 6)   # Γ(4.5) / (sqrt(4.5) Γ(4)) = 11.631728 / (2.121320 × 6)
+    0.913875
+    """
+    if df <= 1:
+        return float("nan")
+    from scipy.special import gammaln
+
+    return math.exp(gammaln(df / 2) - gammaln((df - 1) / 2)) / math.sqrt(df / 2)
+
+
+def dz_interval(dz: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Exact interval for d_z under normal item gaps, by inverting the noncentral t.
+
+    ``t = dz * sqrt(n)`` has a noncentral t distribution with ``n - 1`` degrees of freedom and
+    noncentrality ``delta * sqrt(n)``; the lower end is the ``delta`` at which ``P(T >= t)``
+    is ``(1 - confidence) / 2``, the upper end the one at which ``P(T <= t)`` is.
+
+    >>> lo, hi = dz_interval(0.0, 10)
+    >>> round(lo, 6) == -round(hi, 6)
+    True
+    """
+    from scipy.optimize import brentq
+    from scipy.stats import nct
+
+    df = n - 1
+    t = dz * math.sqrt(n)
+    tail = (1.0 - confidence) / 2.0
+
+    def cdf(nc: float) -> float:
+        # nct.cdf(t, df, nc) falls from 1 to 0 as nc grows; far in its tails scipy can return nan,
+        # where the other tail (or the limit on that side) stands in
+        value = float(nct.cdf(t, df, nc))
+        if math.isnan(value):
+            value = 1.0 - float(nct.sf(t, df, nc))
+        if math.isnan(value):
+            value = 1.0 if nc < t else 0.0
+        return value
+
+    def root(target: float) -> float:
+        f = lambda nc: cdf(nc) - target  # noqa: E731
+        # bracket from the normal approximation of the noncentral t (spread about sqrt(1 + t²/(2 df))),
+        # widened until the root lies inside
+        width = 4.0 * math.sqrt(1.0 + t * t / (2.0 * df))
+        lo, hi = t - width, t + width
+        while f(lo) < 0:
+            lo -= width
+        while f(hi) > 0:
+            hi += width
+        return brentq(f, lo, hi, xtol=1e-10, rtol=1e-12)
+
+    return root(1.0 - tail) / math.sqrt(n), root(tail) / math.sqrt(n)
+
+
+def _d_av(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
+    sd = np.sqrt((np.var(a, ddof=1, axis=axis) + np.var(b, ddof=1, axis=axis)) / 2.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (np.mean(a, axis=axis) - np.mean(b, axis=axis)) / sd
+
+
+def _dav_interval(a: np.ndarray, b: np.ndarray, confidence: float, n_resamples: int, seed) -> tuple:
+    import warnings
+
+    from scipy.stats import bootstrap
+
+    n = a.size
+    kind = "BCa" if n <= BCA_MAX_ITEMS else "percentile"
+    text = (f"{kind} bootstrap over the {n} items (both means of an item resampled together; "
+            f"{n_resamples:,} resamples, seed {seed}); an approximation: d_av has no exact interval")
+    if n > BCA_MAX_ITEMS:
+        text += f" (percentile above {BCA_MAX_ITEMS:,} items: the BCa jackknife grows with the square of the items)"
+    batch = max(1, _BATCH_ELEMENTS // max(n, 1))
+    with warnings.catch_warnings():
+        # resamples whose item means do not vary give an undefined d_av; BCa may warn of them
+        warnings.simplefilter("ignore")
+        res = bootstrap((a, b), _d_av, paired=True, vectorized=True, confidence_level=confidence,
+                        n_resamples=int(n_resamples), method=kind, rng=np.random.default_rng(seed), batch=batch)
+    low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return None, None, text + "; the bootstrap gave no finite ends (too few distinct items)"
+    return low, high, text
+
+
+def effect_sizes(mean_a, mean_b, *, confidence: float = 0.95, hedges: bool = False, n_resamples: int = 9999,
+                 seed: int | None = 0, intervals: bool = True) -> Effects:
+    """d_z and d_av of paired item means, with their intervals (see the module's description).
+
+    Parameters
+    ----------
+    mean_a, mean_b : sequence of float
+        The item means under each value, one pair per item.
+    confidence : float
+    hedges : bool
+        Apply Hedges' small-sample correction to both (names become g_z and g_av).
+    n_resamples, seed : int
+        The bootstrap of the d_av interval.
+    intervals : bool
+        False: the estimates only (a simulation that needs no intervals).
+
+    Examples
+    --------
+    >>> e = effect_sizes([5.0, 6.0, 7.0, 9.0], [4.0, 4.0, 6.0, 6.0])
+    >>> round(e.sd_gaps, 6), round(e.d_z.value, 6)   # gaps 1, 2, 1, 3: mean 1.75, SD sqrt(2.75 / 3)
+    (0.957427, 1.827815)
+    >>> round(e.d_av.value, 6)        # 1.75 / sqrt((2.916667 + 1.333333) / 2)
+    1.20049
+    """
+    a = np.asarray(mean_a, dtype=float)
+    b = np.asarray(mean_b, dtype=float)
+    if a.shape != b.shape or a.ndim != 1:
+        raise OptionError("effect sizes need one mean under each value per item")
+    if not 0 < confidence < 1:
+        raise OptionError(f"confidence must be between 0 and 1, not {confidence!r}")
+    n = int(a.size)
+    gaps = a - b
+    mean_gap = float(np.mean(gaps)) if n else float("nan")
+    df = n - 1
+    j = hedges_j(df) if hedges else 1.0
+    formula_tail = f"; {FORMULAS['hedges']}" if hedges else ""
+    z_name, av_name = ("g_z", "g_av") if hedges else ("d_z", "d_av")
+    if n < 2:
+        none = "no interval: one item has no spread; add items"
+        return Effects(n, mean_gap, None, None, None,
+                       EffectSize(z_name, None, None, None, confidence, FORMULAS["d_z"] + formula_tail, none),
+                       EffectSize(av_name, None, None, None, confidence, FORMULAS["d_av"] + formula_tail, none),
+                       hedges)
+    sd_gaps = float(np.std(gaps, ddof=1))
+    sd_a, sd_b = float(np.std(a, ddof=1)), float(np.std(b, ddof=1))
+    if sd_gaps > 0:
+        dz = mean_gap / sd_gaps
+        lo, hi = dz_interval(dz, n, confidence) if intervals else (float("nan"), float("nan"))
+        z = EffectSize(z_name, j * dz, j * lo, j * hi, confidence, FORMULAS["d_z"] + formula_tail,
+                       f"exact noncentral t with {df} degree{'s' if df != 1 else ''} of freedom (scipy.stats.nct, "
+                       "ends by root finding); assumes roughly normal item gaps")
+    else:
+        z = EffectSize(z_name, None, None, None, confidence, FORMULAS["d_z"] + formula_tail,
+                       "undefined: every item gap is the same, so their SD is 0")
+    s_av = math.sqrt((sd_a * sd_a + sd_b * sd_b) / 2.0)
+    if s_av > 0:
+        dav = mean_gap / s_av
+        if not intervals:
+            lo, hi, how = None, None, "not computed"
+        elif n >= 3:
+            lo, hi, how = _dav_interval(a, b, confidence, n_resamples, seed)
+        else:
+            lo, hi, how = None, None, "no interval: a bootstrap of two items says nothing; add items"
+        av = EffectSize(av_name, j * dav, None if lo is None else j * lo, None if hi is None else j * hi,
+                        confidence, FORMULAS["d_av"] + formula_tail, how)
+    else:
+        av = EffectSize(av_name, None, None, None, confidence, FORMULAS["d_av"] + formula_tail,
+                        "undefined: the item means do not vary across items under either value")
+    return Effects(n, mean_gap, sd_gaps, sd_a, sd_b, z, av, hedges)

@@ -1,0 +1,225 @@
+"""The tests published audits report, beside the exact ones (which stay the headline).
+
+Each is a scipy or statsmodels call, named with its assumption; nothing here is computed by
+hand:
+
+* the **paired t-test** on the item means (``scipy.stats.ttest_rel``): the item gaps are
+  independent and roughly normal;
+* the **Wilcoxon signed-rank test** on the item gaps (``scipy.stats.wilcoxon``, zero gaps
+  dropped, exact null distribution when scipy can use it, else its normal approximation, as
+  ``method`` says): the gaps are symmetric about their median;
+* **Welch's t** on the runs of two values (``scipy.stats.ttest_ind(equal_var=False)``): the
+  runs are independent draws, normal enough for their means;
+* **Friedman's test** on the item × value table of means (``scipy.stats.friedmanchisquare``):
+  ranks within items, a chi-square approximation to the null distribution of the statistic;
+* **Cochran's Q** for a 0/1 metric with one run per item × value cell (statsmodels
+  ``cochrans_q``): a chi-square approximation, items independent.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from probestats.errors import OptionError
+from probestats.result import jsonable
+
+__all__ = ["PublishedTest", "paired_t", "wilcoxon_signed_rank", "welch_t", "friedman", "cochran_q",
+           "paired_published", "ASSUMPTIONS"]
+
+ASSUMPTIONS = {
+    "paired t": "the item gaps are independent and roughly normal",
+    "wilcoxon": "the item gaps are independent and symmetric about their median; zero gaps are dropped",
+    "welch": "the runs are independent draws (runs of one item share the item, so this overstates the "
+             "evidence when items differ); their means roughly normal",
+    "friedman": "items independent; ranks within items; chi-square approximation to the statistic's null "
+                "distribution (the permutation omnibus is exact)",
+    "cochran": "a 0/1 metric, one run per item and value; items independent; chi-square approximation",
+}
+
+
+@dataclass(frozen=True)
+class PublishedTest:
+    """One published test's result.
+
+    Attributes
+    ----------
+    name : str
+        ``"paired t"``, ``"wilcoxon"``, ``"welch"``, ``"friedman"`` or ``"cochran"``.
+    statistic, pvalue : float or None
+        None when the test is undefined for these data (``note`` says why).
+    df : float or None
+        Degrees of freedom, where the test has them.
+    n : int
+        Observations the test used (items, or runs for Welch's t).
+    method : str
+        The library call and how it computed p.
+    assumption : str
+    alternative : str
+    note : str
+    """
+
+    name: str
+    statistic: float | None
+    pvalue: float | None
+    df: float | None
+    n: int
+    method: str
+    assumption: str
+    alternative: str = "two-sided"
+    note: str = ""
+
+    def to_dict(self) -> dict:
+        """JSON-safe fields (``pvalue`` as ``p``, as elsewhere in the JSON).
+
+        >>> paired_t([1.0, 2.0, 3.0], [0.0, 0.5, 2.0]).to_dict()["name"]
+        'paired t'
+        """
+        out = {f.name: jsonable(getattr(self, f.name)) for f in fields(self)}
+        out["p"] = out.pop("pvalue")
+        return out
+
+
+def _undefined(name: str, n: int, method: str, alternative: str, why: str, df=None) -> PublishedTest:
+    return PublishedTest(name, None, None, df, n, method, ASSUMPTIONS[name], alternative, why)
+
+
+def _check(alternative: str) -> None:
+    if alternative not in ("two-sided", "greater", "less"):
+        raise OptionError(f"alternative must be 'two-sided', 'greater' or 'less', not {alternative!r}")
+
+
+def paired_t(mean_a, mean_b, alternative: str = "two-sided") -> PublishedTest:
+    """The paired t-test of the item means (``scipy.stats.ttest_rel``).
+
+    >>> r = paired_t([5.0, 6.0, 7.0, 9.0], [4.0, 4.0, 6.0, 6.0])
+    >>> round(r.statistic, 6), r.df    # 1.75 / (0.957427 / 2)
+    (3.655631, 3.0)
+    """
+    from scipy.stats import ttest_rel
+
+    _check(alternative)
+    a, b = np.asarray(mean_a, float), np.asarray(mean_b, float)
+    method = "scipy.stats.ttest_rel on the item means"
+    if a.size < 2:
+        return _undefined("paired t", int(a.size), method, alternative, "needs two items or more")
+    gaps = a - b
+    if float(np.ptp(gaps)) == 0.0:
+        return _undefined("paired t", int(a.size), method, alternative,
+                          "every item gap is the same: their SD is 0, so t is undefined", df=float(a.size - 1))
+    res = ttest_rel(a, b, alternative=alternative)
+    return PublishedTest("paired t", float(res.statistic), float(res.pvalue), float(res.df), int(a.size), method,
+                         ASSUMPTIONS["paired t"], alternative)
+
+
+def wilcoxon_signed_rank(gaps, alternative: str = "two-sided") -> PublishedTest:
+    """The Wilcoxon signed-rank test on the item gaps (``scipy.stats.wilcoxon``, its defaults).
+
+    >>> r = wilcoxon_signed_rank([1.0, 2.0, 3.0, 4.0, 5.0])
+    >>> r.statistic, r.pvalue      # exact: 2 of the 32 sign patterns have a rank sum of 0 or 15
+    (0.0, 0.0625)
+    """
+    from scipy.stats import wilcoxon
+
+    _check(alternative)
+    g = np.asarray(gaps, float)
+    nonzero = int(np.count_nonzero(g))
+    if nonzero == 0:
+        return _undefined("wilcoxon", int(g.size), "scipy.stats.wilcoxon", alternative,
+                          "every item gap is zero: nothing to rank")
+    with warnings.catch_warnings():
+        # scipy notes when ties or zeros make it leave the exact distribution; the method says so below
+        warnings.simplefilter("ignore")
+        res = wilcoxon(g, alternative=alternative)
+    exact = nonzero <= 50 and np.unique(np.abs(g[g != 0])).size == nonzero and nonzero == g.size
+    how = "exact null distribution" if exact else "normal approximation (ties, zero gaps or more than 50 gaps)"
+    return PublishedTest("wilcoxon", float(res.statistic), float(res.pvalue), None, nonzero,
+                         f"scipy.stats.wilcoxon on the item gaps ({how})", ASSUMPTIONS["wilcoxon"], alternative)
+
+
+def welch_t(runs_a, runs_b, alternative: str = "two-sided") -> PublishedTest:
+    """Welch's t on two sets of runs (``scipy.stats.ttest_ind(equal_var=False)``).
+
+    >>> round(welch_t([4.0, 6.0, 2.0], [3.0, 1.0, 2.0]).pvalue, 6)
+    0.220881
+    """
+    from scipy.stats import ttest_ind
+
+    _check(alternative)
+    a, b = np.asarray(runs_a, float), np.asarray(runs_b, float)
+    method = "scipy.stats.ttest_ind(equal_var=False) on the runs"
+    n = int(a.size + b.size)
+    if a.size < 2 or b.size < 2:
+        return _undefined("welch", n, method, alternative, "needs two runs or more of each value")
+    if float(np.var(a)) == 0.0 and float(np.var(b)) == 0.0:
+        return _undefined("welch", n, method, alternative, "no run-to-run spread under either value: t is undefined")
+    res = ttest_ind(a, b, equal_var=False, alternative=alternative)
+    return PublishedTest("welch", float(res.statistic), float(res.pvalue), float(res.df), n, method,
+                         ASSUMPTIONS["welch"], alternative)
+
+
+def friedman(matrix) -> PublishedTest:
+    """Friedman's test on an items × values table of means (``scipy.stats.friedmanchisquare``).
+
+    >>> r = friedman([[1.0, 2.0, 3.0], [1.0, 3.0, 2.0], [0.0, 2.0, 4.0], [1.0, 2.0, 5.0]])
+    >>> round(r.statistic, 6), r.df
+    (6.5, 2.0)
+    """
+    from scipy.stats import friedmanchisquare
+
+    m = np.asarray(matrix, float)
+    method = "scipy.stats.friedmanchisquare on the item means (chi-square approximation)"
+    n, k = m.shape
+    if k < 3 or n < 2:
+        return _undefined("friedman", n, method, "two-sided", "needs three values or more and two items or more")
+    if all(float(np.ptp(row)) == 0.0 for row in m):
+        return _undefined("friedman", n, method, "two-sided", "every item has the same mean under every value",
+                          df=float(k - 1))
+    res = friedmanchisquare(*m.T)
+    return PublishedTest("friedman", float(res.statistic), float(res.pvalue), float(k - 1), n, method,
+                         ASSUMPTIONS["friedman"])
+
+
+def cochran_q(matrix) -> PublishedTest:
+    """Cochran's Q on an items × values table of 0/1 outcomes (statsmodels ``cochrans_q``).
+
+    >>> r = cochran_q([[1, 0, 0], [1, 1, 0], [1, 0, 0], [1, 1, 1], [1, 0, 0]])
+    >>> round(r.statistic, 6), r.df    # 2 × (3 × (25 + 4 + 1) − 8²) / (3 × 8 − 16)
+    (6.5, 2.0)
+    """
+    from statsmodels.stats.contingency_tables import cochrans_q
+
+    m = np.asarray(matrix, float)
+    method = "statsmodels cochrans_q on the item × value outcomes (chi-square approximation)"
+    n, k = m.shape
+    if not np.isin(m, (0.0, 1.0)).all():
+        return _undefined("cochran", n, method, "two-sided", "needs one 0/1 outcome per item and value")
+    if k < 2 or n < 2:
+        return _undefined("cochran", n, method, "two-sided", "needs two values or more and two items or more")
+    if float(np.ptp(m.sum(axis=0))) == 0.0 and all(float(np.ptp(r)) == 0 for r in m):
+        return _undefined("cochran", n, method, "two-sided", "no item's outcome changes with the value",
+                          df=float(k - 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = cochrans_q(m)
+    return PublishedTest("cochran", float(res.statistic), float(res.pvalue), float(res.df), n, method,
+                         ASSUMPTIONS["cochran"])
+
+
+def paired_published(mean_a, mean_b, alternative: str = "two-sided") -> tuple[PublishedTest, PublishedTest]:
+    """The paired t-test and the Wilcoxon signed-rank test of one paired comparison.
+
+    >>> t, w = paired_published([2.0, 3.0, 5.0], [1.0, 1.0, 2.0])
+    >>> t.name, w.name
+    ('paired t', 'wilcoxon')
+    """
+    a, b = np.asarray(mean_a, float), np.asarray(mean_b, float)
+    return paired_t(a, b, alternative), wilcoxon_signed_rank(a - b, alternative)
+
+
+def finite(x) -> float | None:
+    """``x`` as a float, or None when it is not finite."""
+    return None if x is None or not math.isfinite(float(x)) else float(x)
