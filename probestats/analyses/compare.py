@@ -71,7 +71,7 @@ def _seeds(frame: pl.DataFrame) -> dict[tuple[str, str], tuple[str, ...]]:
 
 def comparable_problems(before, after, *, metric: str, names: tuple[str, str] = ("BEFORE", "AFTER"),
                         values: tuple[str, str] | None = None) -> list[Problem]:
-    """What differs between two checked logs (:class:`probestats.schema.Checked`): items, values, seeds, metric.
+    """What differs between two checked logs (:class:`probestats.checks.schema.Checked`): items, values, seeds, metric.
 
     ``values`` limits the item and seed comparison to the compared pair.
     """
@@ -181,7 +181,7 @@ def compare_runs(before, after, *, metric: str, a: str | None = None, b: str | N
     a, b : str, optional
         The compared values (default: the first two values of ``before``), used for both logs.
     alternative, alpha, fold_case
-        As in :func:`probestats.paired.analyze`.
+        As in :func:`probestats.analyses.paired.analyze_pair`.
     names : (str, str), optional
         What to call the logs in messages (default: their file names, or BEFORE and AFTER).
     read_options, after_read_options : dict, optional

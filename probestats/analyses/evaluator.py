@@ -234,7 +234,7 @@ def analyze_judge(log, *, metric: str, a: str | None = None, b: str | None = Non
         Columns that split the judge's output (default: ``criterion``); columns absent
         from the log are ignored.
     **kwargs
-        Passed to :func:`probestats.paired.analyze`.
+        Passed to :func:`probestats.analyses.paired.analyze_pair`.
     """
     from probestats.io.read import read_log
     from probestats.analyses.paired import analyze

@@ -164,7 +164,7 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
         first level; gaps are first − second). The ``variant`` column (or the header
         it was read from, such as ``style``) can be one of them.
     alternative, alpha, correction, fold_case
-        As in :func:`probestats.paired.analyze`.
+        As in :func:`probestats.analyses.paired.analyze_pair`.
 
     Examples
     --------

@@ -2,7 +2,7 @@
 
 For a topic with two targets A and B, the **affirmative** prompt asserts one target and
 the **reverse** prompt, its mirror, asserts the other. Each response is scored on the
-agreement scale (+2 strongly agree .. −2 strongly disagree, see :mod:`probestats.labels`).
+agreement scale (+2 strongly agree .. −2 strongly disagree, see :mod:`probestats.shape.labels`).
 
 - The **aligned** score is the score when the prompt asserts the reference target and
   its negation otherwise. **Bias** is the mean aligned score (positive: leans toward the
@@ -13,7 +13,7 @@ agreement scale (+2 strongly agree .. −2 strongly disagree, see :mod:`probesta
 - The unit of inference is the **matched item**: one claim in one language, asked in both
   framings. Its responses (iterations, wrappers) are runs. Per item, bias and
   acquiescence are means over its responses; across items the exact sign-flip test of
-  :mod:`probestats.hypotests` and an interval with its method named. Responses are never
+  :mod:`probestats.stats.hypotests` and an interval with its method named. Responses are never
   tested as if independent.
 - **Pattern** of a cell: ``none`` when the corrected bias p is above alpha (detected means p <= alpha); otherwise
   ``protective`` (acquiescence significantly below zero: the disfavoured claim is
@@ -611,7 +611,7 @@ def analyze_framing(
     confidence : float
         Level of the intervals.
     interval : {"t", "sign-flip"}
-        Interval method (see :func:`probestats.hypotests.gap_interval`).
+        Interval method (see :func:`probestats.stats.hypotests.gap_interval`).
     label, response : str, optional
         Columns holding a judge's label and the raw response (default ``label`` and
         ``reply``); when both exist, the label audit compares them.

@@ -28,7 +28,7 @@ value is the mean over its runs, and every item counts once.
   group; an item's group mean is the mean of its per-name item means, so each name
   counts once, whatever its number of runs.
 * **Selection probes**: when the metric is 0/1 the per-value means are selection
-  rates, shown with impact ratios (:mod:`probestats.selection`).
+  rates, shown with impact ratios (:mod:`probestats.stats.selection`).
 """
 
 from __future__ import annotations
@@ -312,7 +312,7 @@ def parse_groups(specs: Sequence[str] | Mapping[str, Sequence[str]] | None) -> d
 def many_values(log, *, fold_case: bool = False, read_options: Mapping | None = None) -> Log | None:
     """The read log when it has more than two values of the attribute, else None.
 
-    Used by :func:`probestats.paired.analyze` to hand such a log to :func:`analyze_many`
+    Used by :func:`probestats.analyses.paired.analyze_pair` to hand such a log to :func:`analyze_many`
     when ``a`` and ``b`` are not given. Blank values are not counted.
 
     Examples

@@ -473,7 +473,7 @@ def analyze_pair(
         Apply Hedges' small-sample correction to d_z and d_av.
     many : bool
         With more than two values and no ``a``/``b``: hand the log to
-        :func:`probestats.multi.analyze_many` (True), or compare the first two values
+        :func:`probestats.analyses.many.analyze_many` (True), or compare the first two values
         with a ``more_values`` warning (False).
     streaming : bool
         Validate and summarize the log in one streaming pass (:mod:`probestats.checks.stream`),

@@ -1,6 +1,6 @@
 """Reading probe logs from any source into one frame with canonical column names.
 
-Data flows one way: file -> raw frame (this module) -> checked frame (:mod:`probestats.schema`).
+Data flows one way: file -> raw frame (this module) -> checked frame (:mod:`probestats.checks.schema`).
 Large CSV, TSV, JSONL and Parquet files are scanned lazily, so later steps read only
 the columns they need.
 

@@ -2,7 +2,7 @@
 
 Drawn on a :class:`matplotlib.figure.Figure` through the Agg canvas: pyplot is never
 imported and nothing is shown. Text from the log (model and topic names) goes through
-:func:`probestats.plots.safe_label`.
+:func:`probestats.present.plots.safe_label`.
 
 Examples
 --------

@@ -274,7 +274,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     analysis : Analysis
         From :func:`probestats.analyze`.
     design : Design, optional
-        What the log cannot say (:mod:`probestats.design`); missing fields become
+        What the log cannot say (:mod:`probestats.shape.design`); missing fields become
         visible placeholders (:class:`Todo`), never invented text.
     framing : optional
         A dual-framing result, passed to the ``framing`` section as is.
