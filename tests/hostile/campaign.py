@@ -96,9 +96,16 @@ def _jsonl(rows) -> bytes:
 def _xlsx(rows) -> bytes:
     import polars as pl
 
+    import datetime
+
+    import xlsxwriter
+
     buf = io.BytesIO()
     frame = pl.DataFrame([{k: (str(v) if isinstance(v, str) else v) for k, v in r.items()} for r in rows])
-    frame.write_excel(buf, autofit=False)
+    book = xlsxwriter.Workbook(buf)
+    book.set_properties({"created": datetime.datetime(2000, 1, 1)})  # a fixed date: the same rows, the same bytes
+    frame.write_excel(book, autofit=False)
+    book.close()
     return buf.getvalue()
 
 
@@ -381,7 +388,7 @@ def _spreadsheets(rng, children=True):
             data = path.read_bytes()
         child = True
     elif kind == "xlsx_not_zip":
-        data = b"PK\x03\x04" + os.urandom(200)
+        data = b"PK\x03\x04" + rng.randbytes(200)
     elif kind == "ods_as_xlsx":
         data = _csv(rows)
     elif kind == "xlsx_text":
