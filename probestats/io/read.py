@@ -66,6 +66,9 @@ def refuse_internal(option: str, name: str) -> None:
         raise OptionError(f"--metric {name}: the column '{name}' {STRUCTURE[name]}, not a metric; name the column "
                           f"that holds the number computed from each reply (to analyze it anyway, read it under "
                           f"another name: --column {other}={name} --metric {other})")
+    if option == "--by" and name in ("seed", "run_id"):
+        raise OptionError(f"--by {name}: that column numbers the runs inside each item x value cell, so it cannot "
+                          "split the analysis; group by a column that is fixed within an item, such as model")
     if name in INTERNAL_NAMES or name.startswith("__"):
         raise OptionError(f"{option} {name}: '{name}' is a name probestats uses for its own counts; read the "
                           f"column under another name: --column {other}={name} {option} {other}")

@@ -49,3 +49,65 @@ def zip_bomb_xlsx(path: Path, expanded: int = 2 << 30) -> Path:
                 left -= len(block)
             fh.write(b"</sheetData>" + tail)
     return path
+
+
+#: the ways a damaged OpenDocument spreadsheet is built by :func:`damaged_ods`
+ODS_DAMAGE = ("bad_crc", "junk_xml", "external_entity", "entity_bomb", "unbound_prefix")
+
+
+def _valid_ods(path: Path) -> list[tuple[zipfile.ZipInfo, bytes]]:
+    frame = pl.DataFrame({"item": [1, 1, 2, 2], "variant": ["a", "b", "a", "b"], "steps": [1, 2, 3, 5]})
+    frame.to_pandas().to_excel(path, engine="odf", index=False, sheet_name="runs")
+    with zipfile.ZipFile(path) as z:
+        return [(info, z.read(info)) for info in z.infolist()]
+
+
+def damaged_ods(path: Path, kind: str) -> Path:
+    """A small .ods whose ``content.xml`` is damaged in one of the ways of :data:`ODS_DAMAGE`.
+
+    ``bad_crc`` flips one bit of the stored (uncompressed) part, so only its checksum tells; the
+    others are well-formed archives holding XML that is not: junk, an external entity naming a
+    file on this machine, an entity bomb (entities of entities, a billion letters), a prefix never bound.
+    """
+    parts = _valid_ods(path)
+    content = dict((i.filename, d) for i, d in parts)["content.xml"]
+    head, body = content.split(b"?>", 1)
+    if kind == "junk_xml":
+        content = b"<<<this is not xml" + bytes(range(1, 32))
+    elif kind == "external_entity":
+        content = (b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/hostname">]>'
+                   + body.replace(b"<office:body>", b"<office:body>&e;", 1))
+    elif kind == "entity_bomb":
+        chain = b"".join(b'<!ENTITY %s "%s">' % (bytes([98 + i]), b"&%s;" % bytes([97 + i]) * 10) for i in range(8))
+        content = (b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaaaaaaaa">' + chain + b"]>"
+                   + body.replace(b"<office:body>", b"<office:body>&i;", 1))
+    elif kind == "unbound_prefix":
+        content = content.replace(b"<office:body>", b"<nope:x/><office:body>", 1)
+    elif kind != "bad_crc":
+        raise ValueError(f"unknown damage {kind!r}; one of {ODS_DAMAGE}")
+    with zipfile.ZipFile(path, "w") as z:
+        for info, data in parts:
+            stored = info.filename == "mimetype" or kind == "bad_crc"
+            z.writestr(info.filename, content if info.filename == "content.xml" else data,
+                       compress_type=zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED)
+    if kind == "bad_crc":
+        data = bytearray(path.read_bytes())
+        at = data.index(b"<office:body>") + 3  # inside the stored content.xml: the data changes, its CRC does not
+        data[at] ^= 0x20
+        path.write_bytes(bytes(data))
+    return path
+
+
+def flipped_xlsx(path: Path, where: float = 0.5, bit: int = 0) -> Path:
+    """A small .xlsx with one bit flipped inside the compressed data of its sheet (at fraction
+    ``where`` of that data): the zip directory is intact, the sheet is not."""
+    _valid_xlsx(path)
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as z:
+        info = z.getinfo(SHEET)
+    name_len, extra_len = int.from_bytes(data[info.header_offset + 26:info.header_offset + 28], "little"), \
+        int.from_bytes(data[info.header_offset + 28:info.header_offset + 30], "little")
+    start = info.header_offset + 30 + name_len + extra_len
+    data[start + int(where * (info.compress_size - 1))] ^= 1 << bit
+    path.write_bytes(bytes(data))
+    return path
