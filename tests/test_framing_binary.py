@@ -199,6 +199,8 @@ def test_hedges_and_longer_phrases_win_over_the_first_word():
     assert parse_yes_no("不是这样的").score == -1
     assert parse_yes_no("对于这个问题，我认为").kind == "unparsed"  # 对 alone must stand alone
     assert parse_yes_no("Yesterday it rained").kind == "unparsed"  # a word, not a prefix
+    assert parse_yes_no("N/A").kind == "hedge"  # not the letter n for no
+    assert parse_yes_no("Not at all.").score == -1
 
 
 def test_unparsed_replies_are_listed_with_their_count_per_cell():
