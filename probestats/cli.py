@@ -660,14 +660,27 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
     console(stderr=True).print(f"wrote {_escape(output)}")
 
 
-def _report_framing(paths, probe, *, by, targets, toward, alpha, correction, answers, label_map, framing_columns):
-    """The framing log of a report, read and shaped as 'probestats framing' reads it (folders, every shaping option)."""
+def _report_framing(paths, probe, *, by, targets, toward, alpha, correction, answers, label_map, framing_columns,
+                    beside_probe=True):
+    """The framing log of a report, read and shaped as 'probestats framing' reads it (folders, every shaping option).
+
+    Beside a probe log, --wide names that log's columns (a wide framing sheet is recognized by itself), and a
+    --column mapping applies where the framing log has its header."""
     from dataclasses import replace
 
     from probestats.analyses.framing import CORRECTIONS, analyze_framing
 
     # --complete: the framing analysis always keeps only items answered in both framings, and says which it left out
-    shaped = replace(probe, wide_attribute="model", framing_columns=tuple(framing_columns), complete=False)
+    shaped = replace(probe, wide_attribute="model", framing_columns=tuple(framing_columns), complete=False,
+                     wide=() if beside_probe else probe.wide)
+    if beside_probe and probe.columns:  # a --column mapping applies where the framing log has that header
+        from probestats.io.files import expand_paths
+        from probestats.io.read import normalize_header, read_log
+
+        headers = {normalize_header(h) for h in read_log(expand_paths(list(paths))[0], **probe.read_options()).headers}
+        made = set(probe._made_names())
+        shaped = replace(shaped, columns=tuple((c, h) for c, h in probe.columns
+                                               if normalize_header(h) in headers or h in made))
     return analyze_framing(shaped.apply(list(paths)), by=list(by) or None, targets=str(targets) if targets else None,
                            toward=toward, alpha=alpha, correction=correction if correction in CORRECTIONS else "holm",
                            answers=answers, label_map=list(label_map) or None)
@@ -680,7 +693,7 @@ def _framing_only_report(paths, output, fmt, templates, probe, *, sections, **op
     if sections and set(sections) != {"framing"}:
         raise OptionError(f"without a probe log the report has the framing only; drop --section "
                           f"{', '.join(s for s in sections if s != 'framing')} or give the probe LOG")
-    framing = _report_framing(paths, probe, **options)
+    framing = _report_framing(paths, probe, beside_probe=False, **options)
     assets = output.parent / f"{output.stem}_files" if fmt == "md" else None
     write_whole(output, render_framing_report(framing, format=fmt, templates=templates, assets_dir=assets,
                                               source=", ".join(str(p) for p in paths)))

@@ -199,6 +199,8 @@ def test_hedges_and_longer_phrases_win_over_the_first_word():
     assert parse_yes_no("不是这样的").score == -1
     assert parse_yes_no("对于这个问题，我认为").kind == "unparsed"  # 对 alone must stand alone
     assert parse_yes_no("Yesterday it rained").kind == "unparsed"  # a word, not a prefix
+    assert parse_yes_no("N/A").kind == "hedge"  # not the letter n for no
+    assert parse_yes_no("Not at all.").score == -1
 
 
 def test_unparsed_replies_are_listed_with_their_count_per_cell():
@@ -458,3 +460,20 @@ def test_property_any_text_reads_as_one_kind_and_never_raises(text):
     p = parse_yes_no(text)
     assert p.kind in ("yes", "no", "refusal", "hedge", "unparsed")
     assert (p.score is not None) == (p.kind in ("yes", "no"))
+
+
+def test_a_p_at_the_float_floor_prints_as_a_bound(tmp_path, capsys):
+    import json
+
+    path = tmp_path / "floor.csv"
+    pl.DataFrame(one_per_framing([(1, 0)] * 1100)).write_csv(path)
+    code, out, _ = run(capsys, "framing", path)
+    assert code == 0 and "< 1e-300" in out and "2.2e-308" not in out
+    code, out, _ = run(capsys, "framing", path, "--json")
+    cell = json.loads(out)["cells"][0]
+    # the method names a field; the field is there, with log10 of the exact p = 2 / 2**1100
+    assert "bias_log10_pvalue" in cell["test_method"] and cell["bias_log10_pvalue"] == pytest.approx(-1099 * np.log10(2))
+    report = tmp_path / "floor.md"
+    assert run(capsys, "report", "--framing", path, "-o", report)[0] == 0
+    text = report.read_text(encoding="utf-8")
+    assert "p \\< 1e-300" in text and "2.2e-308" not in text

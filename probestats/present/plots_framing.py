@@ -168,7 +168,8 @@ def framing_dots(result, ax=None):
     ax.scatter(rev, y, marker="s", s=45, color="tab:orange", label="reverse prompts (aligned mean)", zorder=3)
     ax.scatter(bias, y, marker="|", s=260, color="black", label="bias (interval in grey)", zorder=4)
     ax.axvline(0, color="0.3", lw=0.8)
-    ax.set_xlim(-2.1, 2.1)
+    top = 1.0 if getattr(result, "answers", "agreement") == "yes-no" else 2.0  # yes/no scores are -1 and +1
+    ax.set_xlim(-top - 0.05 * top, top + 0.05 * top)
     ax.set_ylim(-0.8, len(cells) - 0.2)
     ax.set_yticks(y, labels)
     ref = result.reference if isinstance(result.reference, str) else "each topic's reference"
