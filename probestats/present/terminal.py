@@ -14,6 +14,7 @@ from rich.table import Table
 
 from probestats.analyses.compare import Comparison
 from probestats.analyses.factors import FactorAnalysis
+from probestats.analyses.factorial import FactorialAnalysis
 from probestats.analyses.framing import FramingResult
 from probestats.analyses.many import ManyAnalysis, ManyResult
 from probestats.analyses.metrics import MetricsAnalysis
@@ -319,3 +320,10 @@ def _(analysis: MetricsAnalysis, out: Console) -> None:
     from probestats.present.terminal_metrics import print_metrics
 
     print_metrics(analysis, out)
+
+
+@render_terminal.register
+def _(analysis: FactorialAnalysis, out: Console) -> None:
+    from probestats.present.terminal_factorial import print_factorial
+
+    print_factorial(analysis, out)
