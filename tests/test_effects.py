@@ -286,3 +286,47 @@ def test_effects_in_json_and_groups():
         assert gd["effect_sizes"]["d_z"]["value"] == pytest.approx((a - b).mean() / (a - b).std(ddof=1), rel=1e-12)
         assert gd["published_tests"]["paired_t"]["p"] == pytest.approx(float(stats.ttest_rel(a, b).pvalue),
                                                                         abs=1e-12)
+
+
+# --------------------------------------------------------------------------- many values: published tests, item gaps
+
+
+def test_many_values_friedman_item_gaps_and_sd_of_runs():
+    rng = np.random.default_rng(5)
+    rows = [{"item": i, "variant": v, "seed": s, "x": int(rng.integers(0, 6)) + (v == "C") * 2}
+            for i in range(7) for v in ("A", "B", "C", "D") for s in (1, 2, 3)]
+    res = analyze(rows, metric="x", reference="B").main
+    cells: dict = {}
+    for r in rows:
+        cells.setdefault((r["item"], r["variant"]), []).append(r["x"])
+    matrix = np.array([[np.mean(cells[(i, v)]) for v in "ABCD"] for i in range(7)])
+    (fr,) = res.published
+    ref = stats.friedmanchisquare(*matrix.T)
+    assert fr.statistic == pytest.approx(float(ref.statistic), rel=1e-12)
+    assert fr.pvalue == pytest.approx(float(ref.pvalue), abs=1e-14)
+    for g in res.item_gaps():
+        i = int(g["item"])
+        assert g["gap"] == pytest.approx(np.mean(cells[(i, g["value"])]) - np.mean(cells[(i, "B")]), abs=1e-14)
+        assert (g["runs"], g["reference_runs"]) == (3, 3)
+        assert g["sd"] == pytest.approx(np.std(cells[(i, g["value"])], ddof=1), rel=1e-12)
+    for v in res.values:
+        runs = [r["x"] for r in rows if r["variant"] == v.value]
+        assert v.sd_runs == pytest.approx(np.std(runs, ddof=1), rel=1e-12) and v.n_runs == len(runs)
+    assert len(res.item_gaps()) == 7 * 3
+
+
+def test_many_values_cochran_q_for_one_zero_one_run_per_cell():
+    from statsmodels.stats.contingency_tables import cochrans_q as sm_q
+
+    rng = np.random.default_rng(6)
+    rows = [{"item": i, "variant": v, "picked": int(rng.random() < p)}
+            for i in range(20) for v, p in (("A", 0.7), ("B", 0.4), ("C", 0.3))]
+    res = analyze(rows, metric="picked").main
+    names = [t.name for t in res.published]
+    assert names == ["friedman", "cochran"]
+    matrix = np.array([[next(r["picked"] for r in rows if r["item"] == i and r["variant"] == v) for v in "ABC"]
+                       for i in range(20)], dtype=float)
+    q = res.published[1]
+    ref = sm_q(matrix)
+    assert q.statistic == pytest.approx(float(ref.statistic), rel=1e-12)
+    assert q.pvalue == pytest.approx(float(ref.pvalue), abs=1e-14)

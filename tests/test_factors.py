@@ -85,8 +85,14 @@ def test_bad_factors():
     with pytest.raises(ColumnError, match="factors='tone': no such column; headers seen: item, style, name, seed, steps"):
         analyze_factors(log, metric="steps", factors=["style", "tone"])
     three = pl.concat([log, log.filter(pl.col("name") == "Greg").with_columns(pl.lit("Jamal").alias("name"))])
-    with pytest.raises(OptionError, match="factors='name' has 3 levels"):
-        analyze_factors(three, metric="steps", factors=["style", "name"])
+    # three levels are no longer refused: the I × J analysis takes them (tests/test_factorial.py)
+    from probestats.analyses.factorial import FactorialAnalysis
+
+    result = analyze_factors(three, metric="steps", factors=["style", "name"])
+    assert isinstance(result, FactorialAnalysis) and result.levels[1] == ("Emily", "Greg", "Jamal")
+    one = log.filter(pl.col("name") == "Greg")
+    with pytest.raises(OptionError, match="factors='name' has 1 level"):
+        analyze_factors(one, metric="steps", factors=["style", "name"])
 
 
 cells = st.lists(st.tuples(*[st.integers(0, 4)] * 4), min_size=1, max_size=6)

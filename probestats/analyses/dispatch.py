@@ -186,7 +186,7 @@ def analyze(
                               f"{opt('group')} and {opt('reference')}")
         from probestats.analyses.factors import analyze_factors
 
-        return analyze_factors(source, metric=metric, factors=factor, **common)
+        return analyze_factors(source, metric=metric, factors=factor, n_resamples=n_resamples, seed=seed, **common)
     if group or reference is not None:
         if a or b:
             raise OptionError(f"{opt('group')} and {opt('reference')} compare every value; drop {opt('a')} and "

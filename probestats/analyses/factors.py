@@ -152,7 +152,7 @@ def _resolve(log, name: str) -> str:
 
 def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: str = "two-sided",
                     alpha: float = 0.05, correction: str = "holm", fold_case: bool = False,
-                    read_options=None) -> FactorAnalysis:
+                    read_options=None, n_resamples: int = 10_000, seed: int | None = 0):
     """Analyze a probe that varies two attributes: within-level gaps, main effects, interaction.
 
     Parameters
@@ -160,9 +160,14 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
     log : path, Log, list of dict or DataFrame
     metric : str
     factors : two column names
-        Each must take exactly two levels (the first in order of appearance is the
-        first level; gaps are first − second). The ``variant`` column (or the header
+        With two levels each (the first in order of appearance is the first level; gaps are
+        first − second), the 2 × 2 analysis below (a :class:`FactorAnalysis`). With more levels
+        in either, the I × J analysis of :mod:`probestats.analyses.factorial` (a
+        ``FactorialAnalysis``: per-level means, main effects and interaction by within-item
+        permutation, the repeated-measures ANOVA beside). The ``variant`` column (or the header
         it was read from, such as ``style``) can be one of them.
+    n_resamples, seed : int
+        The I × J analysis: Monte Carlo permutations when they cannot all be enumerated.
     alternative, alpha, correction, fold_case
         As in :func:`probestats.analyses.paired.analyze_pair`.
 
@@ -197,10 +202,16 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
     levels = []
     for col, name in (("_f1", factors[0]), ("_f2", factors[1])):
         found = frame[col].drop_nulls().unique(maintain_order=True).to_list()
-        if len(found) != 2:
-            raise OptionError(f"{opt('factors', name)} has {len(found)} levels ({', '.join(map(str, found[:8]))}); "
-                              f"a two-attribute analysis needs two levels each: keep two with {opt('where')}")
+        if len(found) < 2:
+            raise OptionError(f"{opt('factors', name)} has {len(found)} level ({', '.join(map(str, found[:8]))}); "
+                              f"a factor needs two levels or more")
         levels.append(tuple(found))
+    if any(len(lv) != 2 for lv in levels):  # beyond 2 × 2
+        from probestats.analyses.factorial import analyze_factorial
+
+        return analyze_factorial(unit_means(frame, metric), metric=metric, factors=tuple(factors), levels=levels,
+                                 n_resamples=n_resamples, seed=seed, correction=correction, alpha=alpha,
+                                 problems=problems)
     (l1a, l1b), (l2a, l2b) = levels
     cells = [f"{x} × {y}" for x in (l1a, l1b) for y in (l2a, l2b)]
     absent = [c for c in cells if c not in units]

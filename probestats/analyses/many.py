@@ -139,9 +139,13 @@ class ValueMean:
     mean: float
     n_items: int
     names: tuple[str, ...] = ()
+    #: SD of every run of the value (over all its items, n − 1 in the denominator) and their number
+    sd_runs: float | None = None
+    n_runs: int | None = None
 
     def to_dict(self) -> dict:
-        out = {"value": self.value, "mean": _num(self.mean), "n_items": int(self.n_items)}
+        out = {"value": self.value, "mean": _num(self.mean), "n_items": int(self.n_items),
+               "sd_runs": _num(self.sd_runs), "n_runs": self.n_runs}
         if self.names:
             out["names"] = list(self.names)
         return out
@@ -198,10 +202,30 @@ class ManyResult:
     correction: str = "holm"
     by: dict = field(default_factory=dict)
     omnibus_p_adjusted: float | None = None
+    #: Friedman's test (and Cochran's Q for 0/1 outcomes) beside the omnibus (:mod:`probestats.stats.published`)
+    published: tuple = ()
 
     @property
     def n_items(self) -> int:
         return self.omnibus.n_items
+
+    def item_gaps(self) -> list[dict]:
+        """Per item, each value's gap against the reference (item mean − the reference's item mean),
+        with the runs of both and the SD of the value's runs in the item."""
+        cells: dict[str, dict] = {}
+        for r in self.items.iter_rows(named=True):
+            cells.setdefault(str(r["item"]), {})[r["value"]] = r
+        out = []
+        for item, by_value in cells.items():
+            ref = by_value.get(self.reference)
+            for value, r in by_value.items():
+                if value == self.reference or ref is None:
+                    continue
+                out.append({"item": item, "value": value, "gap": _num(r["mean"] - ref["mean"]),
+                            "mean": _num(r["mean"]), "reference_mean": _num(ref["mean"]), "runs": int(r["runs"]),
+                            "reference_runs": int(ref["runs"]), "sd": _num(r.get("sd")),
+                            "reference_sd": _num(ref.get("sd"))})
+        return out
 
     def to_dict(self) -> dict:
         omnibus = self.omnibus.to_dict()
@@ -220,6 +244,8 @@ class ManyResult:
             "pairwise": [g.to_dict() for g in self.pairwise],
             "pairwise_correction": self.correction,
             "items": [{"item": k, "means": v} for k, v in wide.items()],
+            "item_gaps": self.item_gaps(),
+            "published_tests": {t.name: t.to_dict() for t in self.published},
         }
         if self.impact_ratios is not None:
             from probestats.stats.selection import NOTE, THRESHOLD
@@ -484,6 +510,14 @@ def unit_means(frame: pl.DataFrame, metric: str, by: Sequence[str] = ()) -> pl.D
         pl.col("mean").mean(), pl.col("runs").sum().cast(pl.Int64)).rename({"_unit": "value"})
 
 
+def with_cell_sds(means: pl.DataFrame, frame: pl.DataFrame, metric: str, by: Sequence[str] = ()) -> pl.DataFrame:
+    """:func:`unit_means` with ``sd``: the SD of the runs of each item x value cell (all its names' runs)."""
+    keys = [*by, "item"]
+    sds = (frame.group_by([*keys, "_unit"], maintain_order=True)
+           .agg(pl.col(metric).cast(pl.Float64).std().alias("sd")).rename({"_unit": "value"}))
+    return means.join(sds, on=[*keys, "value"], how="left", maintain_order="left")
+
+
 # --------------------------------------------------------------------------- the omnibus test
 
 
@@ -645,8 +679,25 @@ def _check_size(matrix: np.ndarray, items, metric: str) -> None:
                           f"rescale the metric '{metric}'")
 
 
+def run_sds(frame: pl.DataFrame, metric: str, by: Sequence[str] = ()) -> dict:
+    """Per group key (a tuple of the ``by`` values) and value: (SD of its runs, number of runs)."""
+    stats_ = frame.group_by([*by, "_unit"], maintain_order=True).agg(
+        pl.col(metric).cast(pl.Float64).std().alias("sd"), pl.col(metric).count().alias("n"))
+    return {(tuple(r[k] for k in by), r["_unit"]): (r["sd"], int(r["n"])) for r in stats_.iter_rows(named=True)}
+
+
+def _published(matrix: np.ndarray, means: pl.DataFrame, selection: bool) -> tuple:
+    """Friedman's test, and Cochran's Q when every cell is one 0/1 run, beside the omnibus."""
+    from probestats.stats.published import cochran_q, friedman
+
+    out = [friedman(matrix)] if matrix.shape[1] >= 3 else []
+    if selection and means.height and int(means["runs"].max()) == 1:
+        out.append(cochran_q(matrix))
+    return tuple(out)
+
+
 def _result(means: pl.DataFrame, metric: str, units, members, reference, *, selection: bool, alternative: str,
-            correction: str, n_resamples: int, seed, by=None) -> ManyResult:
+            correction: str, n_resamples: int, seed, by=None, sds=None) -> ManyResult:
     if not means.height or means["value"].n_unique() < len(units):  # no item is measured under every value
         raise ValidationError([Problem(
             "error", "unmatched_item",
@@ -658,7 +709,9 @@ def _result(means: pl.DataFrame, metric: str, units, members, reference, *, sele
     matrix = wide.select(units).to_numpy().astype(float)
     n = matrix.shape[0]
     _check_size(matrix, wide["item"].to_list(), metric)
-    values = tuple(ValueMean(u, float(matrix[:, j].mean()), n, members[u] if members[u] != (u,) else ())
+    key = tuple((by or {}).values())
+    values = tuple(ValueMean(u, float(matrix[:, j].mean()), n, members[u] if members[u] != (u,) else (),
+                             *(sds or {}).get((key, u), (None, None)))
                    for j, u in enumerate(units))
     pairs = list(itertools.combinations(range(len(units)), 2))
     tests = {(i, j): sign_flip_test(matrix[:, i] - matrix[:, j], alternative=alternative) for i, j in pairs}
@@ -677,12 +730,13 @@ def _result(means: pl.DataFrame, metric: str, units, members, reference, *, sele
     omnibus = omnibus_test(matrix, n_resamples=n_resamples, seed=seed)
     ratios = impact_ratios({v.value: v.mean for v in values}) if selection else None
     order = {str(i): k for k, i in enumerate(item_order)}
-    items = means.select(pl.col("item").cast(pl.String), "value", "mean", "runs").sort(
+    items = means.select(pl.col("item").cast(pl.String), "value", "mean", "runs",
+                         *(["sd"] if "sd" in means.columns else [])).sort(
         pl.col("item").replace_strict(order, return_dtype=pl.Int64), pl.col("value").replace_strict(
             {u: k for k, u in enumerate(units)}, return_dtype=pl.Int64))
     return ManyResult(metric=metric, values=values, reference=reference, gaps=tuple(gaps), pairwise=pairwise,
                       omnibus=omnibus, impact_ratios=ratios, items=items, correction=correction,
-                      by=dict(by or {}))
+                      by=dict(by or {}), published=_published(matrix, means, selection))
 
 
 def analyze_many(
@@ -755,15 +809,17 @@ def analyze_many(
         raise OptionError(f"{opt('reference', reference)}: no such value; values: {', '.join(repr(u) for u in units)}")
     selection = is_selection(frame[metric])
     kw = dict(selection=selection, alternative=alternative, correction=correction, n_resamples=n_resamples, seed=seed)
-    main = _result(unit_means(frame, metric), metric, units, members, reference, **kw)
+    main = _result(with_cell_sds(unit_means(frame, metric), frame, metric), metric, units, members, reference,
+                   sds=run_sds(frame, metric), **kw)
     results = []
     if by:
-        means = unit_means(frame, metric, by=by)
+        means = with_cell_sds(unit_means(frame, metric, by=by), frame, metric, by)
+        group_sds = run_sds(frame, metric, by)
         for key in means.select(by).unique(maintain_order=True).iter_rows(named=True):
             sub = means.filter(_key_mask(key)).drop(by)
             results.append(_result(sub, metric, units, members, reference,
                                    by={k: v if isinstance(v, (str, int, float, bool)) or v is None else str(v)
-                                       for k, v in key.items()}, **kw))
+                                       for k, v in key.items()}, sds=group_sds, **kw))
         adjusted = adjust([g.omnibus.pvalue for g in results], correction)
         results = [replace(g, omnibus_p_adjusted=p) for g, p in zip(results, adjusted)]
     return ManyAnalysis(main=main, groups=tuple(results), problems=tuple(problems), alpha=alpha,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from probestats.errors import count_of
 from probestats.present.terminal import fmt_num, fmt_p
+from probestats.present.effects_text import published_text
 
 __all__ = ["CORRECTION_NAMES", "correction_name", "groups_context", "many_context", "factors_context",
            "ceilings_context", "compare_context"]
@@ -123,6 +124,7 @@ def _many_result(res, alpha: float) -> dict:
         g = gaps.get(v.value)
         r = ratios.get(v.value)
         values.append({"value": v.value, "names": list(v.names), "mean": v.mean, "reference": g is None,
+                       "sd_runs": getattr(v, "sd_runs", None),
                        "gap": None if g is None else g.average_gap,
                        "p": None if g is None else g.sign_flip.pvalue,
                        "p_adjusted": None if g is None else g.p_adjusted,
@@ -134,7 +136,32 @@ def _many_result(res, alpha: float) -> dict:
             "values": values, "selection": res.impact_ratios is not None,
             "omnibus": {"p": o.pvalue, "method": o.method, "statistic": o.statistic,
                         "p_adjusted": res.omnibus_p_adjusted},
-            "pairwise": pairwise, "pair_method": res.pairwise[0].sign_flip.method if res.pairwise else ""}
+            "pairwise": pairwise, "pair_method": res.pairwise[0].sign_flip.method if res.pairwise else "",
+            "published": [f"{published_text(t)} ({t.method}; assumes {t.assumption})"
+                          for t in getattr(res, "published", ())]}
+
+
+#: Items listed by name in the many-values per-item gap table before the rest are summed up.
+ITEM_GAP_LIMIT = 40
+
+
+def _item_gap_rows(res, order: list[str]) -> tuple[list[dict], str]:
+    """Per item, each value's gap against the reference with its runs (``gap (runs/reference runs)``);
+    beyond :data:`ITEM_GAP_LIMIT` items, the items with the largest gap in size, and a note of the rest."""
+    cells: dict[str, dict] = {}
+    for g in res.item_gaps():
+        cells.setdefault(g["item"], {})[g["value"]] = g
+    others = [v for v in order if v != res.reference]
+    rows = [{"item": item, "cells": [None if v not in c else
+                                     f"{_gap(c[v]['gap'])} ({c[v]['runs']}/{c[v]['reference_runs']} runs)"
+                                     for v in others],
+             "size": max((abs(c[v]["gap"] or 0.0) for v in c), default=0.0)} for item, c in cells.items()]
+    note = ""
+    if len(rows) > ITEM_GAP_LIMIT:
+        note = (f"The {ITEM_GAP_LIMIT} items with the largest gap in size are shown; the other "
+                f"{len(rows) - ITEM_GAP_LIMIT} are in the JSON report (item_gaps).")
+        rows = sorted(rows, key=lambda r: -r["size"])[:ITEM_GAP_LIMIT]
+    return rows, note
 
 
 def many_context(analysis) -> dict:
@@ -151,6 +178,7 @@ def many_context(analysis) -> dict:
     for r in main.items.iter_rows(named=True):
         means.setdefault(str(r["item"]), {})[r["value"]] = r["mean"]
     ctx["item_rows"] = [{"item": item, "means": [m.get(v) for v in order]} for item, m in means.items()]
+    ctx["item_gaps"], ctx["item_gaps_note"] = _item_gap_rows(main, order)
     ctx.update(metric=main.metric, reference=main.reference, correction=correction, alpha=alpha,
                groups=[_many_result(g, alpha) for g in analysis.groups],
                group_correction=correction_name(analysis.correction),

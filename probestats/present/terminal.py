@@ -14,6 +14,7 @@ from rich.table import Table
 
 from probestats.analyses.compare import Comparison
 from probestats.analyses.factors import FactorAnalysis
+from probestats.analyses.factorial import FactorialAnalysis
 from probestats.analyses.framing import FramingResult
 from probestats.analyses.many import ManyAnalysis, ManyResult
 from probestats.analyses.metrics import MetricsAnalysis
@@ -22,7 +23,7 @@ from probestats.analyses.plan import Plan
 from probestats.checks.schema import Checked
 from probestats.errors import count_of
 from probestats.present.fmt import escape, fmt_num, fmt_p, p_is
-from probestats.present.effects_text import effect_lines, row_tests_lines
+from probestats.present.effects_text import effect_lines, published_text, row_tests_lines
 
 __all__ = ["render_terminal", "make_console", "print_problems", "print_analysis", "print_many", "print_factors",
            "print_comparison", "print_checked", "escape", "fmt_p", "fmt_num", "item_rich_table"]
@@ -210,6 +211,7 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
         table.add_column(f"p ({escape(res.correction)})", justify="right")
         if res.impact_ratios is not None:
             table.add_column("impact ratio", justify="right")
+        table.add_column("SD of runs", justify="right")
         gaps = {g.a: g for g in res.gaps}
         ratios = {r.value: r for r in res.impact_ratios or ()}
         for v in res.values:
@@ -221,6 +223,7 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
             if res.impact_ratios is not None:
                 r = ratios[v.value]
                 row.append(fmt_num(r.ratio) + (" *" if r.below_four_fifths else ""))
+            row.append(fmt_num(getattr(v, "sd_runs", None)))
             table.add_row(*row)
         out.print(table)
         o = res.omnibus
@@ -228,6 +231,8 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
                   f"p = {fmt_p(o.pvalue)}"
                   + (f", adjusted {fmt_p(res.omnibus_p_adjusted)}" if res.omnibus_p_adjusted is not None else "")
                   + f"; method: {escape(o.method)}")
+        for t in getattr(res, "published", ()):
+            out.print(escape(f"beside it, {published_text(t)} ({t.method}; assumes {t.assumption})"))
         if res.impact_ratios is not None:
             from probestats.stats.selection import NOTE
 
@@ -316,3 +321,10 @@ def _(analysis: MetricsAnalysis, out: Console) -> None:
     from probestats.present.terminal_metrics import print_metrics
 
     print_metrics(analysis, out)
+
+
+@render_terminal.register
+def _(analysis: FactorialAnalysis, out: Console) -> None:
+    from probestats.present.terminal_factorial import print_factorial
+
+    print_factorial(analysis, out)

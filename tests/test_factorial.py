@@ -1,0 +1,141 @@
+"""Factor designs beyond 2 × 2 (probestats.analyses.factorial).
+
+References: brute force over every within-item arrangement (itertools.product, no symmetry
+used), the repeated-measures ANOVA written out by hand (sums of squares and their error
+terms), and statsmodels AnovaRM on item means computed here from the rows.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pytest
+from statsmodels.stats.anova import AnovaRM
+
+from probestats import analyze
+from probestats.analyses.factorial import FactorialAnalysis, factorial_tests
+from probestats.cli import main
+
+DOSES = ("low", "mid", "high")
+ARMS = ("x", "y")
+
+
+def _rows(items=4, runs=2, seed=0, interaction=1.0):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(items):
+        base = rng.normal()
+        for a, shift in zip(DOSES, (0.0, 0.5, 1.0)):
+            for b in ARMS:
+                for s in range(runs):
+                    rows.append({"item": i, "dose": a, "arm": b, "seed": s + 1,
+                                 "score": round(base + shift * (1 + interaction * (b == "y")) + rng.normal(0, 0.7), 3)})
+    return rows
+
+
+def _cells(rows, items):
+    """items × 3 × 2 item cell means, from the rows."""
+    out = np.zeros((items, 3, 2))
+    for k in range(items):
+        for i, a in enumerate(DOSES):
+            for j, b in enumerate(ARMS):
+                out[k, i, j] = np.mean([r["score"] for r in rows if r["item"] == k and r["dose"] == a and r["arm"] == b])
+    return out
+
+
+def _stat(tables):
+    mean = tables.mean(axis=0)
+    return tables.shape[0] * ((mean - mean.mean(axis=0, keepdims=True)) ** 2).sum()
+
+
+def _brute(tables):
+    """p over every arrangement of every item's rows (all items permuted, the first too)."""
+    n, rows = tables.shape[0], tables.shape[1]
+    observed = _stat(tables)
+    perms = list(itertools.permutations(range(rows)))
+    hits = total = 0
+    for combo in itertools.product(perms, repeat=n):
+        arranged = np.stack([tables[k][list(p)] for k, p in enumerate(combo)])
+        hits += _stat(arranged) >= observed - 1e-9 * abs(observed)
+        total += 1
+    return hits / total
+
+
+def test_three_by_two_against_brute_force_permutation():
+    rows = _rows(items=4)
+    result = analyze(rows, metric="score", factor=["dose", "arm"])
+    assert isinstance(result, FactorialAnalysis)
+    m = _cells(rows, 4)
+    assert np.allclose(result.cells, m, atol=1e-12)
+    dose = m.mean(axis=2)[:, :, None]
+    arm = m.mean(axis=1)[:, :, None]
+    centred = m - m.mean(axis=2, keepdims=True)
+    for name, tables in (("dose", dose), ("arm", arm), ("interaction", centred)):
+        t = result.test(name)
+        assert t.exact and t.pvalue == pytest.approx(_brute(tables), abs=1e-15), name
+    assert result.level_means["dose"]["mid"] == pytest.approx(m[:, 1, :].mean(), abs=1e-14)
+    assert result.cell_means["high × y"] == pytest.approx(m[:, 2, 1].mean(), abs=1e-14)
+
+
+def test_three_by_two_against_anova_rm_and_the_hand_anova():
+    rows = _rows(items=7, seed=3)
+    result = analyze(rows, metric="score", factor=["dose", "arm"], n_resamples=2000)
+    m = _cells(rows, 7)
+    long = pd.DataFrame([{"item": k, "dose": a, "arm": b, "score": m[k, i, j]}
+                         for k in range(7) for i, a in enumerate(DOSES) for j, b in enumerate(ARMS)])
+    ref = AnovaRM(long, depvar="score", subject="item", within=["dose", "arm"]).fit().anova_table
+    got = {r.effect: r for r in result.anova}
+    for key, name in (("dose", "dose"), ("arm", "arm"), ("dose:arm", "interaction")):
+        assert got[name].f == pytest.approx(float(ref.loc[key, "F Value"]), rel=1e-10)
+        assert got[name].pvalue == pytest.approx(float(ref.loc[key, "Pr > F"]), rel=1e-9)
+    # by hand: F_A = (SS_A / (I - 1)) / (SS_AxS / ((I - 1)(n - 1))), likewise B and A×B
+    n, I, J = m.shape
+    g = m.mean()
+    a, b, s = m.mean(axis=(0, 2)), m.mean(axis=(0, 1)), m.mean(axis=(1, 2))
+    sa = m.mean(axis=2)          # item × dose
+    sb = m.mean(axis=1)          # item × arm
+    ab = m.mean(axis=0)
+    ss_a = n * J * ((a - g) ** 2).sum()
+    ss_as = J * ((sa - s[:, None] - a[None, :] + g) ** 2).sum()
+    ss_b = n * I * ((b - g) ** 2).sum()
+    ss_bs = I * ((sb - s[:, None] - b[None, :] + g) ** 2).sum()
+    ss_ab = n * ((ab - a[:, None] - b[None, :] + g) ** 2).sum()
+    resid = m - sa[:, :, None] - sb[:, None, :] - ab[None] + s[:, None, None] + a[None, :, None] + b[None, None, :] - g
+    ss_abs = (resid ** 2).sum()
+    assert got["dose"].f == pytest.approx((ss_a / (I - 1)) / (ss_as / ((I - 1) * (n - 1))), rel=1e-10)
+    assert got["arm"].f == pytest.approx((ss_b / (J - 1)) / (ss_bs / ((J - 1) * (n - 1))), rel=1e-10)
+    assert got["interaction"].f == pytest.approx(
+        (ss_ab / ((I - 1) * (J - 1))) / (ss_abs / ((I - 1) * (J - 1) * (n - 1))), rel=1e-10)
+    eta = got["dose"].partial_eta_squared
+    assert eta == pytest.approx(ss_a / (ss_a + ss_as), rel=1e-10)
+
+
+def test_monte_carlo_beyond_enumeration_states_its_error_and_seed():
+    rows = _rows(items=4)
+    m = _cells(rows, 4)
+    exact = factorial_tests(m, ("dose", "arm"))
+    mc = factorial_tests(m, ("dose", "arm"), max_exact=5, n_resamples=20_000, seed=3)
+    for e, t in zip(exact, mc):
+        assert t.pvalue_se is not None and "seed=3" in t.method and "n_resamples=20000" in t.method
+        assert abs(t.pvalue - e.pvalue) < 4 * t.pvalue_se + 1 / 20_001
+    other = factorial_tests(m, ("dose", "arm"), max_exact=5, n_resamples=20_000, seed=4)
+    assert [t.pvalue for t in other] != [t.pvalue for t in mc]
+
+
+def test_cli_three_by_two(capsys, tmp_path):
+    path = tmp_path / "f.csv"
+    pl.DataFrame(_rows(items=5)).write_csv(path)
+    code = main(["analyze", str(path), "--metric", "score", "--factor", "dose", "--factor", "arm", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "Traceback" not in err
+    d = json.loads(out)
+    assert d["kind"] == "factorial" and d["levels"] == {"dose": list(DOSES), "arm": list(ARMS)}
+    assert [t["effect"] for t in d["tests"]] == ["dose", "arm", "interaction"]
+    assert "sphericity" in d["anova"]["assumption"]
+    code = main(["analyze", str(path), "--metric", "score", "--factor", "dose", "--factor", "arm"])
+    out, _ = capsys.readouterr()
+    assert code == 0 and "repeated-measures ANOVA" in out and "within-item permutation tests" in out
