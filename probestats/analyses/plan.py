@@ -84,6 +84,7 @@ __all__ = [
     "power_sign_flip",
     "mdg_for_design",
     "plan_probe",
+    "gap_model",
     "BOUND_SHARE",
     "BOUND_MIN_RUNS",
 ]
@@ -98,8 +99,9 @@ BOUND_SHARE = 0.05
 #: ... and the number of runs that must sit there: one or two runs at an end of a small log are
 #: just its extremes, not a pile-up against a bound.
 BOUND_MIN_RUNS = 3
-#: Level of the F test of whether a noise log's cell means differ by more than run noise explains; above
-#: it, a bounded or whole-number metric's simulated items are modelled alike (no spread of true means).
+#: Level at which the F test of whether a noise log's cell means differ is reported as significant. It no
+#: longer switches the model: the two models (items alike, items differing) are weighted by their evidence
+#: (see :func:`differ_weight`), so a false alarm of the test moves the plan a little, not all the way.
 HOMOGENEITY_LEVEL = 0.05
 #: Largest magnitude of a metric value, sigma, tau or gap the simulation accepts: sums and
 #: squares of such numbers over items and runs stay far from float64's overflow.
@@ -181,6 +183,10 @@ class NoiseModel:
     #: p of the F test that the noise log's cell means differ by more than their runs' noise explains
     #: (None: not tested, or an unbounded continuous metric, whose residuals are pooled)
     spread_p: float | None = None
+    #: weight of the model in which the noise log's items differ in level (their true means spread), against
+    #: the model in which they are alike: the share of simulated items given a cell of their own
+    #: (the rest draw every run from the whole log); see :func:`differ_weight`
+    differ: float = 1.0
     # values to resample, grouped by simulation cell (None: normal noise with sd sigma_run);
     # for a bounded metric the last cell is the whole log
     _values: np.ndarray | None = field(default=None, repr=False, compare=False)
@@ -238,13 +244,15 @@ class NoiseModel:
             return (f"centered residuals of the noise log's {self.n_cells} cells, pooled and scaled by {factor:.4g} "
                     f"so their SD is the pooled within-cell sigma {self.sigma_run:.4g}")
         kept = f"observed runs{' (whole numbers kept whole)' if self.integer else ''}"
-        if self.mix == 0.0 and self.spread_p is not None and self.spread_p > HOMOGENEITY_LEVEL:
-            how = (f"{kept}, all from the whole noise log: its cells' means differ no more than their runs' noise "
-                   f"explains (F test p = {self.spread_p:.2g}), so items are modelled alike, and a run's SD around its "
-                   f"item mean is the whole log's, {self.sigma_simulated:.4g} (pooled within cells: {self.sigma_run:.4g})")
+        test = "" if self.spread_p is None else f" (F test p = {self.spread_p:.2g})"
+        if self.mix == 0.0 or self.differ <= 0.0:
+            how = (f"{kept}, all from the whole noise log, so a run's SD around its item mean is the whole log's, "
+                   f"{self.sigma_simulated:.4g} (pooled within cells: {self.sigma_run:.4g})")
         else:
-            how = (f"{kept}: each run of a simulated item comes from the item's cell of the noise log with probability "
-                   f"{self.mix:.3g}, else from the whole log, so a run's SD around its item mean is ")
+            how = (f"{kept}: the items differ in level with weight {self.differ:.3g}{test} (against the model in "
+                   "which they are alike, weighted by the evidence): that share of simulated items has a cell of the "
+                   f"noise log, each of its runs from that cell with probability {self.mix:.3g}, else from the whole "
+                   "log; the rest draw every run from the whole log; a run's SD around its item mean is ")
             how += self._spread_text()
         if not self.bounded:
             return how
@@ -301,6 +309,7 @@ class NoiseModel:
             "mix": float(self.mix),
             "sigma_simulated": _finite(self.sigma_simulated),
             "spread_p": _finite(self.spread_p),
+            "differ_weight": float(self.differ),
             "problems": [p.to_dict() for p in self.problems],
         }
 
@@ -480,24 +489,52 @@ def _pool(y: np.ndarray, means: np.ndarray, sizes: np.ndarray, sigma: float, flo
     b_cells = float(np.mean((means - grand) ** 2))
     # do the cells' means differ by more than their noise? (one-way ANOVA F test)
     df_between, df_within = sizes.size - 1, int(y.size - sizes.size)
-    spread_p = None
+    spread_p, differ = None, 1.0
     if df_between > 0 and df_within > 0 and sigma > 0:
         from scipy.stats import f as f_dist
 
-        between = float(np.sum(sizes * (means - grand) ** 2)) / df_between
-        spread_p = float(f_dist.sf(between / sigma ** 2, df_between, df_within))
-    if spread_p is not None and spread_p > HOMOGENEITY_LEVEL:
-        # not shown to differ: the items are modelled alike, every run from the whole log, whose variance
-        # then estimates sigma^2 too (on all the runs)
-        mix, var_sim = 0.0, v_all
-    else:
-        mix, var_sim = _mix_share(v_cells, v_all, b_cells, sigma ** 2)
+        ss_between = float(np.sum(sizes * (means - grand) ** 2))
+        spread_p = float(f_dist.sf(ss_between / df_between / sigma ** 2, df_between, df_within))
+        differ = differ_weight(sigma ** 2 * df_within, ss_between, df_within, df_between)
+    mix, var_sim = _mix_share(v_cells, v_all, b_cells, sigma ** 2)
+    # a share `differ` of simulated items follows the model in which items differ, the rest draw from the whole log
+    var_sim = differ * var_sim + (1 - differ) * v_all
     pool = np.concatenate([y, y])
     all_sizes = np.concatenate([sizes, [y.size]]).astype(np.int64)
     all_starts = np.concatenate([[0], np.cumsum(all_sizes)[:-1]]).astype(np.int64)
-    return dict(mix=float(mix), sigma_simulated=math.sqrt(max(0.0, var_sim)), spread_p=spread_p,
+    return dict(mix=float(mix), sigma_simulated=math.sqrt(max(0.0, var_sim)), spread_p=spread_p, differ=differ,
                 _values=pool, _starts=all_starts,
                 _sizes=all_sizes, _shifts=_shift_table(pool, all_sizes, floor, ceiling) if bounded else None)
+
+
+def differ_weight(ss_within: float, ss_between: float, df_within: int, df_between: int) -> float:
+    """The weight of the evidence that a noise log's items differ in level: a posterior probability.
+
+    Two models of the cells' runs: items alike (one variance ``s^2``), and items whose true means spread
+    with a variance of their own (a one-way random-effects model: the between-cell mean square estimates
+    ``theta = s^2 + m tau^2 >= s^2``). Their restricted likelihoods, maximized, differ by
+    ``2 L = (N - 1) log(S0) - df_w log(MSW) - df_b log(theta)`` with ``S0 = (SSW + SSB) / (N - 1)``,
+    ``MSW = SSW / df_w``, ``theta = max(SSB / df_b, MSW)``; the model that differs has one parameter more,
+    whose BIC price is ``log(cells)``. With even prior odds the weight is ``B / (1 + B)``,
+    ``B = exp(L - log(cells) / 2)``. A test's false alarm (p just under 0.05) gives a weight near 0.1
+    to 0.3 on a log of hundreds of cells, not the whole switch a p <= 0.05 rule makes; a clear spread
+    gives a weight near 1.
+
+    >>> round(differ_weight(100.0, 9.0, 100, 9), 3)    # MSB = MSW: no evidence of a spread
+    0.24
+    >>> differ_weight(100.0, 90.0, 100, 9) > 0.999      # MSB ten times MSW
+    True
+    """
+    cells = df_between + 1
+    if df_within <= 0 or df_between <= 0 or ss_within <= 0:
+        return 1.0 if ss_between > 0 else 0.0
+    n1 = df_within + df_between
+    msw = ss_within / df_within
+    theta = max(ss_between / df_between, msw)
+    s0 = (ss_within + ss_between) / n1
+    two_l = n1 * math.log(s0) - df_within * math.log(msw) - df_between * math.log(theta)
+    log_b = 0.5 * max(two_l, 0.0) - 0.5 * math.log(cells)
+    return float(1.0 / (1.0 + math.exp(-log_b))) if log_b > -700 else 0.0
 
 
 def _mix_share(v_cells: float, v_all: float, b_cells: float, target: float) -> tuple[float, float]:
@@ -1073,6 +1110,8 @@ def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed, shift:
     # mix, else from the whole log (the last cell; the only one when the runs are pooled residuals)
     whole = noise._sizes.size - 1
     cell = rng.integers(0, whole, size=(sims, items)) if whole else np.zeros((sims, items), dtype=np.int64)
+    if whole and noise.differ < 1.0:   # the model in which items are alike: every run from the whole log
+        cell = np.where(rng.random((sims, items)) < noise.differ, cell, whole)
     mix = float(noise.mix)
 
     def pick(lo: int, hi: int, c0: int, c1: int, k: int) -> np.ndarray:
@@ -1993,7 +2032,7 @@ class Plan:
             "noise": self.noise.to_dict(),
             "noise_model": self.noise.simulation,
             "shift": self.shift,
-            "shift_model": SHIFT_TEXT[self.shift],
+            "shift_model": gap_model(self.noise, self.shift),
             "gap_definition": (f"the shift of each item's mean of value a, stopping at the metric's bounds "
                                f"{_fmt_scale(self.noise.floor, self.noise.ceiling)} ({self.noise.scale_source}); "
                                "gap_realized and mdg_realized are the average shifts reached"
