@@ -1570,6 +1570,15 @@ def _mdg_both(draws: _Draws, items: int, gap_sd: float, tau: float, alpha: float
                      sign=sign, rejections=found[sign][1])
 
 
+def _reached(draws: _Draws, both: _BothWays, tau: float) -> tuple[float | None, float | None]:
+    """The MDG in each direction as the average gap the simulated items really make (None: not searched,
+    inf: unreachable): the shift found, less what the metric's bounds stop. No MDG is then beyond the bounds."""
+    out = []
+    for size, sign in ((both.up, 1.0), (both.down, -1.0)):
+        out.append(size if size is None or math.isinf(size) else abs(_realized_dir(draws, size, tau, sign)))
+    return out[0], out[1]
+
+
 def _realized_dir(draws: _Draws, gap: float, tau: float, sign: float) -> float:
     """The average size of the shift simulated items really make at a gap of size ``gap`` in direction ``sign``."""
     return sign * draws.realized(sign * gap, tau)
@@ -1937,7 +1946,8 @@ def mdg_for_design(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05,
     draws = _draw(noise, items, runs_a, runs_b, sims, seed, shift)
     ka, kb = draws.ka, _runs_array(runs_b, items, "runs_b")
     gap_sd = noise.sigma_run * math.sqrt(float(np.mean(1.0 / ka + 1.0 / kb)))
-    return _finite(_mdg_both(draws, items, gap_sd, tau, alpha, power, alternative).mdg)
+    both = _mdg_both(draws, items, gap_sd, tau, alpha, power, alternative)
+    return _finite(min(x for x in _reached(draws, both, tau) if x is not None))
 
 
 # ---------------------------------------------------------------------------
@@ -1955,7 +1965,13 @@ class PlanCell:
 
     For a two-sided test the MDG is searched upward (value a above b) and downward, on the
     same simulated probes: ``mdg`` is the smaller, ``mdg_up`` and ``mdg_down`` the sizes of
-    both (they differ near a floor or ceiling, where a gap toward the bound is capped).
+    both (they differ near a floor or ceiling, where a gap toward the bound is capped). Each is
+    the average gap the simulated items really make (``mdg_realized``), so none lies beyond the
+    metric's bounds; ``mdg_shift_up`` and ``mdg_shift_down`` are the shifts of each item's mean
+    (stopping at the bound) that make them.
+
+    ``mdg_up_range`` and ``mdg_down_range`` (and ``mdg_range``, for ``mdg``) are the ranges the MDG takes
+    over plausible noise logs of the same size (see :func:`mdg_ranges`); None when not computed.
     """
 
     items: int
@@ -1973,11 +1989,27 @@ class PlanCell:
     #: (a one-sided test the other way), inf where no gap reaches the target power
     mdg_up: float | None = None
     mdg_down: float | None = None
+    mdg_shift_up: float | None = None
+    mdg_shift_down: float | None = None
+    #: (low, high) of the MDG over plausible noise logs of the same size; None: not computed or not searched
+    mdg_up_range: tuple[float, float] | None = None
+    mdg_down_range: tuple[float, float] | None = None
+
+    @property
+    def mdg_range(self) -> tuple[float, float] | None:
+        """The range of ``mdg``: the one of the direction it comes from."""
+        if self.mdg_up is not None and self.mdg_up == self.mdg:
+            return self.mdg_up_range
+        return self.mdg_down_range if self.mdg_down is not None and self.mdg_down == self.mdg else None
 
     def to_dict(self) -> dict:
+        rng = lambda r: None if r is None else [_finite(r[0]), _finite(r[1])]  # noqa: E731
         return {
             "items": int(self.items), "runs": int(self.runs),
             "mdg_up": _finite(self.mdg_up), "mdg_down": _finite(self.mdg_down),
+            "mdg_up_range": rng(self.mdg_up_range), "mdg_down_range": rng(self.mdg_down_range),
+            "mdg_range": rng(self.mdg_range),
+            "mdg_shift_up": _finite(self.mdg_shift_up), "mdg_shift_down": _finite(self.mdg_shift_down),
             "power": _finite(self.power), "power_se": _finite(self.power_se),
             "power_sign_test": _finite(self.power_sign_test),
             "power_approx": _finite(self.power_approx),
@@ -2182,7 +2214,8 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
                 progress(done, total)
             both = _mdg_both(draws, n, gsd, tau, alpha, power, alternative,
                              None if progress is None else lambda share, done=done: progress(done + share, total))
-            mdg = both.mdg
+            up, down = _reached(draws, both, tau)
+            mdg = min(x for x in (up, down) if x is not None)
             p = st = se = approx = None
             if gap is not None:
                 p = _Rejections(draws, tau, alpha, alternative).rate(float(gap))
@@ -2192,10 +2225,10 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
             mdg_approx = (None if math.isinf(mdg) else
                           _approx_mdg(n, gsd, tau, alpha, power, alternative))
             reached = None if gap is None else _realized(draws, float(gap), tau, alternative)
-            mdg_reached = None if math.isinf(mdg) else abs(_realized_dir(draws, mdg, tau, both.sign))
+            mdg_reached = None if math.isinf(mdg) else mdg
             cells.append(PlanCell(n, k, p, se, st, approx, mdg, mdg_approx,
                                   float(min_attainable_p(n, alternative=alternative)), reached, mdg_reached,
-                                  mdg_up=both.up, mdg_down=both.down))
+                                  mdg_up=up, mdg_down=down, mdg_shift_up=both.up, mdg_shift_down=both.down))
             if progress is not None:
                 progress(len(cells), total)
     if noise.bounded:
