@@ -778,9 +778,10 @@ def _report_analysis(log, metric, a, b, noise, by, alternative, alpha, correctio
 @click.option("--scale", metavar="LOW:HIGH",
               help="The metric's floor and ceiling (e.g. 1:5, 0:1, or 0: for a floor only); simulated runs stay "
                    "within it. Default: an end of the noise log where 5% of runs or more pile up.")
-@click.option("--shift", type=click.Choice(["additive", "scale"]), default="additive", show_default=True,
-              help="How a gap acts: added to every run, or scaling the mean (a rate gap for counts, "
-                   "multiplicative for other metrics that are never negative).")
+@click.option("--shift", type=click.Choice(["additive", "scale", "steps"]), default="additive", show_default=True,
+              help="How a gap acts: added to the mean (a count's rate, its extra events drawn), scaling the mean "
+                   "(a rate gap for counts, multiplicative for other metrics that are never negative), or whole "
+                   "steps spread evenly over an item's runs (a whole-number metric that moves in steps).")
 @json_option("the plan")
 @json_refusals
 @shape_options

@@ -84,6 +84,7 @@ __all__ = [
     "power_sign_flip",
     "mdg_for_design",
     "plan_probe",
+    "gap_model",
     "BOUND_SHARE",
     "BOUND_MIN_RUNS",
 ]
@@ -98,8 +99,9 @@ BOUND_SHARE = 0.05
 #: ... and the number of runs that must sit there: one or two runs at an end of a small log are
 #: just its extremes, not a pile-up against a bound.
 BOUND_MIN_RUNS = 3
-#: Level of the F test of whether a noise log's cell means differ by more than run noise explains; above
-#: it, a bounded or whole-number metric's simulated items are modelled alike (no spread of true means).
+#: Level at which the F test of whether a noise log's cell means differ is reported as significant. It no
+#: longer switches the model: the two models (items alike, items differing) are weighted by their evidence
+#: (see :func:`differ_weight`), so a false alarm of the test moves the plan a little, not all the way.
 HOMOGENEITY_LEVEL = 0.05
 #: Largest magnitude of a metric value, sigma, tau or gap the simulation accepts: sums and
 #: squares of such numbers over items and runs stay far from float64's overflow.
@@ -181,6 +183,10 @@ class NoiseModel:
     #: p of the F test that the noise log's cell means differ by more than their runs' noise explains
     #: (None: not tested, or an unbounded continuous metric, whose residuals are pooled)
     spread_p: float | None = None
+    #: weight of the model in which the noise log's items differ in level (their true means spread), against
+    #: the model in which they are alike: the share of simulated items given a cell of their own
+    #: (the rest draw every run from the whole log); see :func:`differ_weight`
+    differ: float = 1.0
     # values to resample, grouped by simulation cell (None: normal noise with sd sigma_run);
     # for a bounded metric the last cell is the whole log
     _values: np.ndarray | None = field(default=None, repr=False, compare=False)
@@ -238,13 +244,15 @@ class NoiseModel:
             return (f"centered residuals of the noise log's {self.n_cells} cells, pooled and scaled by {factor:.4g} "
                     f"so their SD is the pooled within-cell sigma {self.sigma_run:.4g}")
         kept = f"observed runs{' (whole numbers kept whole)' if self.integer else ''}"
-        if self.mix == 0.0 and self.spread_p is not None and self.spread_p > HOMOGENEITY_LEVEL:
-            how = (f"{kept}, all from the whole noise log: its cells' means differ no more than their runs' noise "
-                   f"explains (F test p = {self.spread_p:.2g}), so items are modelled alike, and a run's SD around its "
-                   f"item mean is the whole log's, {self.sigma_simulated:.4g} (pooled within cells: {self.sigma_run:.4g})")
+        test = "" if self.spread_p is None else f" (F test p = {self.spread_p:.2g})"
+        if self.mix == 0.0 or self.differ <= 0.0:
+            how = (f"{kept}, all from the whole noise log, so a run's SD around its item mean is the whole log's, "
+                   f"{self.sigma_simulated:.4g} (pooled within cells: {self.sigma_run:.4g})")
         else:
-            how = (f"{kept}: each run of a simulated item comes from the item's cell of the noise log with probability "
-                   f"{self.mix:.3g}, else from the whole log, so a run's SD around its item mean is ")
+            how = (f"{kept}: the items differ in level with weight {self.differ:.3g}{test} (against the model in "
+                   "which they are alike, weighted by the evidence): that share of simulated items has a cell of the "
+                   f"noise log, each of its runs from that cell with probability {self.mix:.3g}, else from the whole "
+                   "log; the rest draw every run from the whole log; a run's SD around its item mean is ")
             how += self._spread_text()
         if not self.bounded:
             return how
@@ -301,6 +309,7 @@ class NoiseModel:
             "mix": float(self.mix),
             "sigma_simulated": _finite(self.sigma_simulated),
             "spread_p": _finite(self.spread_p),
+            "differ_weight": float(self.differ),
             "problems": [p.to_dict() for p in self.problems],
         }
 
@@ -480,24 +489,52 @@ def _pool(y: np.ndarray, means: np.ndarray, sizes: np.ndarray, sigma: float, flo
     b_cells = float(np.mean((means - grand) ** 2))
     # do the cells' means differ by more than their noise? (one-way ANOVA F test)
     df_between, df_within = sizes.size - 1, int(y.size - sizes.size)
-    spread_p = None
+    spread_p, differ = None, 1.0
     if df_between > 0 and df_within > 0 and sigma > 0:
         from scipy.stats import f as f_dist
 
-        between = float(np.sum(sizes * (means - grand) ** 2)) / df_between
-        spread_p = float(f_dist.sf(between / sigma ** 2, df_between, df_within))
-    if spread_p is not None and spread_p > HOMOGENEITY_LEVEL:
-        # not shown to differ: the items are modelled alike, every run from the whole log, whose variance
-        # then estimates sigma^2 too (on all the runs)
-        mix, var_sim = 0.0, v_all
-    else:
-        mix, var_sim = _mix_share(v_cells, v_all, b_cells, sigma ** 2)
+        ss_between = float(np.sum(sizes * (means - grand) ** 2))
+        spread_p = float(f_dist.sf(ss_between / df_between / sigma ** 2, df_between, df_within))
+        differ = differ_weight(sigma ** 2 * df_within, ss_between, df_within, df_between)
+    mix, var_sim = _mix_share(v_cells, v_all, b_cells, sigma ** 2)
+    # a share `differ` of simulated items follows the model in which items differ, the rest draw from the whole log
+    var_sim = differ * var_sim + (1 - differ) * v_all
     pool = np.concatenate([y, y])
     all_sizes = np.concatenate([sizes, [y.size]]).astype(np.int64)
     all_starts = np.concatenate([[0], np.cumsum(all_sizes)[:-1]]).astype(np.int64)
-    return dict(mix=float(mix), sigma_simulated=math.sqrt(max(0.0, var_sim)), spread_p=spread_p,
+    return dict(mix=float(mix), sigma_simulated=math.sqrt(max(0.0, var_sim)), spread_p=spread_p, differ=differ,
                 _values=pool, _starts=all_starts,
                 _sizes=all_sizes, _shifts=_shift_table(pool, all_sizes, floor, ceiling) if bounded else None)
+
+
+def differ_weight(ss_within: float, ss_between: float, df_within: int, df_between: int) -> float:
+    """The weight of the evidence that a noise log's items differ in level: a posterior probability.
+
+    Two models of the cells' runs: items alike (one variance ``s^2``), and items whose true means spread
+    with a variance of their own (a one-way random-effects model: the between-cell mean square estimates
+    ``theta = s^2 + m tau^2 >= s^2``). Their restricted likelihoods, maximized, differ by
+    ``2 L = (N - 1) log(S0) - df_w log(MSW) - df_b log(theta)`` with ``S0 = (SSW + SSB) / (N - 1)``,
+    ``MSW = SSW / df_w``, ``theta = max(SSB / df_b, MSW)``; the model that differs has one parameter more,
+    whose BIC price is ``log(cells)``. With even prior odds the weight is ``B / (1 + B)``,
+    ``B = exp(L - log(cells) / 2)``. A test's false alarm (p just under 0.05) gives a weight near 0.1
+    to 0.3 on a log of hundreds of cells, not the whole switch a p <= 0.05 rule makes; a clear spread
+    gives a weight near 1.
+
+    >>> round(differ_weight(100.0, 9.0, 100, 9), 3)    # MSB = MSW: no evidence of a spread
+    0.24
+    >>> differ_weight(100.0, 90.0, 100, 9) > 0.999      # MSB ten times MSW
+    True
+    """
+    cells = df_between + 1
+    if df_within <= 0 or df_between <= 0 or ss_within <= 0:
+        return 1.0 if ss_between > 0 else 0.0
+    n1 = df_within + df_between
+    msw = ss_within / df_within
+    theta = max(ss_between / df_between, msw)
+    s0 = (ss_within + ss_between) / n1
+    two_l = n1 * math.log(s0) - df_within * math.log(msw) - df_between * math.log(theta)
+    log_b = 0.5 * max(two_l, 0.0) - 0.5 * math.log(cells)
+    return float(1.0 / (1.0 + math.exp(-log_b))) if log_b > -700 else 0.0
 
 
 def _mix_share(v_cells: float, v_all: float, b_cells: float, target: float) -> tuple[float, float]:
@@ -1094,6 +1131,8 @@ def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed, shift:
     # mix, else from the whole log (the last cell; the only one when the runs are pooled residuals)
     whole = noise._sizes.size - 1
     cell = rng.integers(0, whole, size=(sims, items)) if whole else np.zeros((sims, items), dtype=np.int64)
+    if whole and noise.differ < 1.0:   # the model in which items are alike: every run from the whole log
+        cell = np.where(rng.random((sims, items)) < noise.differ, cell, whole)
     mix = float(noise.mix)
 
     def pick(lo: int, hi: int, c0: int, c1: int, k: int) -> np.ndarray:
@@ -1552,6 +1591,15 @@ def _mdg_both(draws: _Draws, items: int, gap_sd: float, tau: float, alpha: float
                      sign=sign, rejections=found[sign][1])
 
 
+def _reached(draws: _Draws, both: _BothWays, tau: float) -> tuple[float | None, float | None]:
+    """The MDG in each direction as the average gap the simulated items really make (None: not searched,
+    inf: unreachable): the shift found, less what the metric's bounds stop. No MDG is then beyond the bounds."""
+    out = []
+    for size, sign in ((both.up, 1.0), (both.down, -1.0)):
+        out.append(size if size is None or math.isinf(size) else abs(_realized_dir(draws, size, tau, sign)))
+    return out[0], out[1]
+
+
 def _realized_dir(draws: _Draws, gap: float, tau: float, sign: float) -> float:
     """The average size of the shift simulated items really make at a gap of size ``gap`` in direction ``sign``."""
     return sign * draws.realized(sign * gap, tau)
@@ -1919,7 +1967,8 @@ def mdg_for_design(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05,
     draws = _draw(noise, items, runs_a, runs_b, sims, seed, shift)
     ka, kb = draws.ka, _runs_array(runs_b, items, "runs_b")
     gap_sd = noise.sigma_run * math.sqrt(float(np.mean(1.0 / ka + 1.0 / kb)))
-    return _finite(_mdg_both(draws, items, gap_sd, tau, alpha, power, alternative).mdg)
+    both = _mdg_both(draws, items, gap_sd, tau, alpha, power, alternative)
+    return _finite(min(x for x in _reached(draws, both, tau) if x is not None))
 
 
 # ---------------------------------------------------------------------------
@@ -1937,7 +1986,13 @@ class PlanCell:
 
     For a two-sided test the MDG is searched upward (value a above b) and downward, on the
     same simulated probes: ``mdg`` is the smaller, ``mdg_up`` and ``mdg_down`` the sizes of
-    both (they differ near a floor or ceiling, where a gap toward the bound is capped).
+    both (they differ near a floor or ceiling, where a gap toward the bound is capped). Each is
+    the average gap the simulated items really make (``mdg_realized``), so none lies beyond the
+    metric's bounds; ``mdg_shift_up`` and ``mdg_shift_down`` are the shifts of each item's mean
+    (stopping at the bound) that make them.
+
+    ``mdg_up_range`` and ``mdg_down_range`` (and ``mdg_range``, for ``mdg``) are the ranges the MDG takes
+    over plausible noise logs of the same size (see :func:`mdg_ranges`); None when not computed.
     """
 
     items: int
@@ -1955,11 +2010,27 @@ class PlanCell:
     #: (a one-sided test the other way), inf where no gap reaches the target power
     mdg_up: float | None = None
     mdg_down: float | None = None
+    mdg_shift_up: float | None = None
+    mdg_shift_down: float | None = None
+    #: (low, high) of the MDG over plausible noise logs of the same size; None: not computed or not searched
+    mdg_up_range: tuple[float, float] | None = None
+    mdg_down_range: tuple[float, float] | None = None
+
+    @property
+    def mdg_range(self) -> tuple[float, float] | None:
+        """The range of ``mdg``: the one of the direction it comes from."""
+        if self.mdg_up is not None and self.mdg_up == self.mdg:
+            return self.mdg_up_range
+        return self.mdg_down_range if self.mdg_down is not None and self.mdg_down == self.mdg else None
 
     def to_dict(self) -> dict:
+        rng = lambda r: None if r is None else [_finite(r[0]), _finite(r[1])]  # noqa: E731
         return {
             "items": int(self.items), "runs": int(self.runs),
             "mdg_up": _finite(self.mdg_up), "mdg_down": _finite(self.mdg_down),
+            "mdg_up_range": rng(self.mdg_up_range), "mdg_down_range": rng(self.mdg_down_range),
+            "mdg_range": rng(self.mdg_range),
+            "mdg_shift_up": _finite(self.mdg_shift_up), "mdg_shift_down": _finite(self.mdg_shift_down),
             "power": _finite(self.power), "power_se": _finite(self.power_se),
             "power_sign_test": _finite(self.power_sign_test),
             "power_approx": _finite(self.power_approx),
@@ -2014,7 +2085,7 @@ class Plan:
             "noise": self.noise.to_dict(),
             "noise_model": self.noise.simulation,
             "shift": self.shift,
-            "shift_model": SHIFT_TEXT[self.shift],
+            "shift_model": gap_model(self.noise, self.shift),
             "gap_definition": (f"the shift of each item's mean of value a, stopping at the metric's bounds "
                                f"{_fmt_scale(self.noise.floor, self.noise.ceiling)} ({self.noise.scale_source}); "
                                "gap_realized and mdg_realized are the average shifts reached"
@@ -2164,7 +2235,8 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
                 progress(done, total)
             both = _mdg_both(draws, n, gsd, tau, alpha, power, alternative,
                              None if progress is None else lambda share, done=done: progress(done + share, total))
-            mdg = both.mdg
+            up, down = _reached(draws, both, tau)
+            mdg = min(x for x in (up, down) if x is not None)
             p = st = se = approx = None
             if gap is not None:
                 p = _Rejections(draws, tau, alpha, alternative).rate(float(gap))
@@ -2174,10 +2246,10 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
             mdg_approx = (None if math.isinf(mdg) else
                           _approx_mdg(n, gsd, tau, alpha, power, alternative))
             reached = None if gap is None else _realized(draws, float(gap), tau, alternative)
-            mdg_reached = None if math.isinf(mdg) else abs(_realized_dir(draws, mdg, tau, both.sign))
+            mdg_reached = None if math.isinf(mdg) else mdg
             cells.append(PlanCell(n, k, p, se, st, approx, mdg, mdg_approx,
                                   float(min_attainable_p(n, alternative=alternative)), reached, mdg_reached,
-                                  mdg_up=both.up, mdg_down=both.down))
+                                  mdg_up=up, mdg_down=down, mdg_shift_up=both.up, mdg_shift_down=both.down))
             if progress is not None:
                 progress(len(cells), total)
     if noise.bounded:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from contextlib import contextmanager
 
-from probestats.analyses.plan import SHIFT_TEXT, Plan, _fmt_scale
+from probestats.analyses.plan import Plan, _fmt_scale, gap_model
 
 __all__ = ["plan_text", "plan_progress"]
 
@@ -25,7 +25,7 @@ def plan_text(plan: Plan) -> str:
              + (f"(pooled within {n.n_cells} cells of {n.source}, df {n.df})" if n.df is not None
                 else "(stated)")]
     lines.append(f"noise model: {n.simulation}")
-    lines.append(f"gap model: {plan.shift}: {SHIFT_TEXT[plan.shift]}")
+    lines.append(f"gap model: {gap_model(n, plan.shift)}")
     if plan.tau_source == "pilot":
         lines.append(f"heterogeneity tau: {plan.tau:.4g} (from the pilot, method of moments)")
     elif plan.heterogeneity_stated:
