@@ -31,6 +31,12 @@ The same pass also sums each item's runs of value ``a`` split in two halves by s
 within-log noise of :func:`probestats.analyses.paired.within_log_noise`), when a threshold seed
 read from the first rows of the log splits every item's runs exactly in half (checked after the
 pass); :func:`halves_table` turns those sums into that comparison's item table.
+
+The other commands read their logs through this pass too: ``report`` asks for the facts its design
+section states (``facts``: each other column that may be a setting, read as its smallest and largest
+value per cell, and the compared values' seeds; :mod:`probestats.checks.facts`), ``cells`` writes its
+table from the cells of every value (``Streamed.per``), and ``compare`` checks two logs against each
+other on their cells.
 """
 
 from __future__ import annotations
@@ -79,14 +85,15 @@ def runs_of(streamed: Streamed, value: str) -> pl.DataFrame:
 
 def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None = None, by: Sequence[str] = (),
                        fold_case: bool = False, same_seeds: bool = True, halves: bool = False,
-                       facts: bool = False, progress: Callable[[str], None] | None = None, before_pass: Callable[[], None] | None = None,
+                       facts: bool = False, progress: Callable[[str], None] | None = None,
+                       before_pass: Callable[[], None] | None = None,
                        **read_kwargs) -> Streamed | None:
     """Validate ``log`` in a streaming pass; None when it needs the rows (see the module docstring).
 
     Parameters are those of :func:`probestats.checks.schema.validate`; ``halves`` asks for the
     within-log noise sums, ``facts`` for what a report states of the log's settings and seeds
-    (``checked.facts``, see :func:`_column_facts`), ``progress`` is called with the name of each stage, and ``before_pass``
-    just before the pass over the rows starts (to start work that can overlap it).
+    (``checked.facts``, see :func:`_column_facts`), ``progress`` is called with the name of each
+    stage, and ``before_pass`` just before the pass over the rows starts (to start work that can overlap it).
 
     >>> from probestats.checks.schema import validate
     >>> rows = [{"item": i, "variant": v, "seed": s, "steps": 3 + s % 2 + (v == "a")}
