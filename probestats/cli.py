@@ -477,85 +477,30 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
       probestats report sample_logs/style_probe.csv --metric steps -o report.html \\
           --framing sample_logs/framing_long.csv --targets sample_logs/framing_targets.csv
     """
-    from probestats.shape.design import design_from
-    from probestats.present.report import render_report
+    from probestats.present.report_job import report as run
 
     _refuse_inputs({"-o": output}, {"LOG": log, "--noise": noise, "--design": design_file,
                                     "--framing": framing_log, "--targets": targets, "--before": before_log,
                                     **(cells or {})})
-    fmt = _report_format(output)
+    _report_format(output)
     if cells is None and not log:
         raise click.UsageError("Missing argument 'LOG...' (or --cells FILE for a cell table).")
     if cells is not None:
         _report_cells_usage(log, cells, metric, noise=noise, before=before_log, judge=judge, probe=probe,
                             reference=reference, scale=scale, factor=factor)
-    judge = _judge_for_report(log, judge, alpha, probe)
-    if metric is None:
-        if judge is None:
-            raise click.UsageError("Missing option '--metric' (or --order for a report of an order probe alone).")
-        from probestats.present.judge_report import render_judge_report
-
-        assets = output.parent / f"{output.stem}_files" if fmt == "md" else None
-        write_whole(output, render_judge_report(judge, format=fmt, templates=templates, assets_dir=assets))
-        console(stderr=True).print(f"wrote {_escape(output)}")
-        return
-    plan = design_from(design_file, attribute=attribute, values_why=values_why,
-                       metric_definition=metric_definition, metric_cannot_see=metric_cannot_see,
-                       held_fixed=held_fixed, not_fixed=not_fixed, not_tested=not_tested, run_dates=run_dates,
-                       mitigation=mitigation, gap_of_interest=gap_of_interest)
-    if framing_log is None and (targets is not None or toward is not None):
-        raise OptionError("--targets and --toward belong to the framing section; give the dual-framing log "
-                          "with --framing FRAMING_LOG")
-    if cells is not None:
-        result, comparison = _report_cells(cells, metric, a, b, by, alternative, alpha, correction,
-                                           gap_of_interest=plan.gap_of_interest)
-        log = (cells["--cells"],)
-    else:
-        result, comparison = _report_analysis(
-            log, metric, a, b, noise, by, alternative, alpha, correction, probe, reference=reference, scale=scale,
-            factor=factor, n_resamples=n_resamples, seed=seed, before=before_log,
-            gap_of_interest=plan.gap_of_interest)
-    framing = None
-    if framing_log is not None:
-        from probestats.analyses.framing import analyze_framing
-
-        framing = analyze_framing(str(framing_log), targets=str(targets) if targets else None, toward=toward,
-                                  alpha=alpha)
-    assets = output.parent / f"{output.stem}_files" if fmt == "md" else None
-    shaping = {"where": probe.where, "derive": list(probe.derive)} if (probe.where or probe.derive) else None
-    text = render_report(result, format=fmt, sections=list(sections) or None, templates=templates, design=plan,
-                         assets_dir=assets, framing=framing, comparison=comparison, shaping=shaping,
-                         source=", ".join(str(p) for p in log), judge=judge)
-    write_whole(output, text)
+    if judge is not None and judge["response"] and judge["choice"]:
+        raise click.UsageError("give one of --response, --choice and --score, not --response and --choice")
+    if metric is None and judge is None:
+        raise click.UsageError("Missing option '--metric' (or --order for a report of an order probe alone).")
+    # one library call does the whole job (the same one the local page of `probestats serve` makes)
+    run(log, metric=metric, a=a, b=b, noise=noise, alternative=alternative, alpha=alpha, output=output,
+        sections=sections, templates=templates, design_file=design_file, attribute=attribute, values_why=values_why,
+        metric_definition=metric_definition, metric_cannot_see=metric_cannot_see, held_fixed=held_fixed,
+        not_fixed=not_fixed, not_tested=not_tested, run_dates=run_dates, mitigation=mitigation,
+        gap_of_interest=gap_of_interest, probe=probe, framing_log=framing_log, targets=targets, toward=toward,
+        judge=judge, by=by, correction=correction, reference=reference, scale=scale, factor=factor,
+        n_resamples=n_resamples, seed=seed, before_log=before_log, cells=cells)
     console(stderr=True).print(f"wrote {_escape(output)}")
-
-
-def _report_analysis(log, metric, a, b, noise, by, alternative, alpha, correction, probe, *, reference, scale,
-                     factor, n_resamples, seed, before, gap_of_interest):
-    """The analysis step of report: the analysis analyze would choose for these options, the power curve
-    its power section draws, and with --before the comparison of the two runs. Nothing here is rendered."""
-    from probestats.analyses.dispatch import analyze as run
-    from probestats.analyses.plan import with_design_power
-
-    if before is not None and (factor or probe.groups or reference is not None):
-        raise OptionError("--before compares two runs of a two-value probe; drop --factor, --group and --reference")
-    result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale, factor=factor,
-                 alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed,
-                 probe=probe)
-    result = with_design_power(result, gap_of_interest)
-    comparison = None
-    if before is not None:
-        if not hasattr(getattr(result, "main", None), "sign_flip"):
-            raise OptionError("--before compares two runs of a two-value probe; this log has more values: "
-                              "choose the pair with --a and --b")
-        from probestats.analyses.compare import compare_runs
-
-        main = getattr(result, "main", None)
-        a, b = a or getattr(main, "a", None), b or getattr(main, "b", None)
-        comparison = compare_runs(probe.apply(before, metric=metric, a=a, b=b), probe.apply(log, metric=metric, a=a, b=b),
-                                  metric=metric, a=a, b=b, alternative=alternative, alpha=alpha,
-                                  fold_case=probe.fold_case)
-    return result, comparison
 
 
 @cli.command()
@@ -603,29 +548,21 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
       probestats plan --noise sample_logs/style_noise.csv --metric steps --pilot sample_logs/style_probe.csv \\
           --items 8 --runs 5,10,20 --gap 0.75 --json
     """
-    from probestats.analyses.plan import noise_model, plan_probe
+    from probestats.present.plan_job import plan as run
     from probestats.present.plan_text import plan_progress
 
     if plot and gap is None:
         raise OptionError("--plot draws power at a gap; add --gap G")
     _refuse_inputs({"--plot": plot}, {"--noise": noise, "--pilot": pilot, "--noise-cells": noise_cells,
                                       "--pilot-cells": pilot_cells})
-    noise, pilot = _plan_sources(noise, pilot, noise_cells, pilot_cells, metric, probe)
-    model = noise_model(noise if noise_cells else probe.apply(noise, metric=metric), metric, scale=scale)
-    pilot_log = pilot if pilot_cells else probe.apply(pilot, metric=metric, a=a, b=b) if pilot else None
+    _plan_usage(noise, pilot, noise_cells, pilot_cells, probe)
     err = console(stderr=True)
     with plan_progress(err, enabled=not json_out) as progress:
-        result = plan_probe(model, items=list(items) or [6, 8, 10, 12, 15, 20], runs=list(runs) or [1, 2, 3, 5, 10, 20],
-                            gap=gap, metric=metric, pilot=pilot_log, heterogeneity=heterogeneity, alpha=alpha,
-                            power=target, sims=sims, seed=seed, alternative=alternative, a=a, b=b, shift=shift,
-                            progress=progress)
+        result = run(noise, metric=metric, pilot=pilot, a=a, b=b, heterogeneity=heterogeneity, items=items,
+                     runs=runs, gap=gap, alternative=alternative, alpha=alpha, target=target, sims=sims, seed=seed,
+                     plot=plot, scale=scale, probe=probe, shift=shift, noise_cells=noise_cells,
+                     pilot_cells=pilot_cells, progress=progress)
     if plot:
-        from probestats.present.plots_power import power_curve
-
-        ax = power_curve(result)
-        png = io.BytesIO()
-        ax.figure.savefig(png, format="png", dpi=120)
-        write_whole(plot, png.getvalue())  # whole or not at all, like every output
         err.print(f"wrote {_escape(plot)}")
     emit(result, json_out)
 
@@ -733,13 +670,6 @@ def compare(before, after, metric, a, b, alternative, alpha, output, json_out, p
 
 
 # ---------------------------------------------------------------- judge: order probes on a pairwise judge
-
-
-def _judge_for_report(log, options, alpha, probe):
-    """The order probe a report's --order options ask for, or None."""
-    if options is None:
-        return None
-    return _run_judge(log, probe=probe, alpha=alpha, correction="holm", score=None, scale=None, **options)
 
 
 def _run_judge(log, *, order, response, choice, verdicts, by, repetition, score, scale, alpha, correction, probe):
@@ -871,37 +801,17 @@ def _report_cells_usage(log, cells, metric, *, noise, before, judge, probe, refe
     _refuse_row_options(probe, reference=reference, scale=scale, factor=factor)
 
 
-def _report_cells(cells, metric, a, b, by, alternative, alpha, correction, *, gap_of_interest):
-    """The analysis step of report --cells, as :func:`_report_analysis` does it for a row log."""
-    from probestats.analyses.cells import analyze_cells, compare_cells
-    from probestats.analyses.plan import with_design_power
-
-    result = analyze_cells(cells["--cells"], metric=metric, a=a, b=b, by=by, alternative=alternative, alpha=alpha,
-                           correction=correction, noise=cells["--noise-cells"])
-    result = with_design_power(result, gap_of_interest)
-    comparison = None
-    if cells["--before-cells"] is not None:
-        comparison = compare_cells(cells["--before-cells"], cells["--cells"], metric=metric,
-                                   a=a or result.main.a, b=b or result.main.b, alternative=alternative, alpha=alpha)
-    return result, comparison
-
-
-def _plan_sources(noise, pilot, noise_cells, pilot_cells, metric, probe):
-    """plan's noise and pilot: logs, or cell tables rebuilt into their runs."""
+def _plan_usage(noise, pilot, noise_cells, pilot_cells, probe) -> None:
+    """plan's noise and pilot: logs or cell tables, one of each kind (usage errors)."""
     if (noise is None) == (noise_cells is None):
         raise click.UsageError("give the noise log: --noise LOG or --noise-cells NOISE_CELLS (one of them)")
     if pilot is not None and pilot_cells is not None:
         raise click.UsageError("give --pilot LOG or --pilot-cells PILOT_CELLS, not both")
     if noise_cells is None and pilot_cells is None:
-        return noise, pilot
-    from probestats.analyses.cells import cells_checked
-
+        return
     if noise_cells is not None and pilot is not None or pilot_cells is not None and noise is not None:
         raise click.UsageError("give the noise and the pilot both as logs or both as cell tables")
     _refuse_row_options(probe)
-    noise = cells_checked(noise_cells, metric, rows=True, what="--noise-cells")
-    pilot = cells_checked(pilot_cells, metric, rows=True, what="--pilot-cells") if pilot_cells else None
-    return noise, pilot
 
 
 def _compare_cells(before, after, metric, a, b, alternative, alpha, probe):
