@@ -908,6 +908,36 @@ def sql(dialect, table, metric, by, where, derive, column, order, places, no_see
         click.echo(f"-- check {name}: every row returned is a problem\n{text};\n")
 
 
+@cli.command()
+@click.option("--port", type=click.IntRange(0, 65535), default=0, metavar="N",
+              help="The port to listen on (default: a free one).")
+@click.option("--host", default="127.0.0.1", show_default=True, metavar="ADDRESS",
+              help="The address to listen on; anything but loopback makes the page reachable from other machines.")
+@click.option("--open", "open_browser", is_flag=True, help="Open the page in the web browser.")
+@click.option("--max-mb", type=click.IntRange(min=1), default=50, show_default=True,
+              help="The largest upload accepted, in MB (the log and the same-versus-same file together).")
+def serve(port, host, open_browser, max_mb):
+    """A local web page: upload a log or spreadsheet, map its columns, check it, get the report and size
+    the next probe, without writing a command (each step shows the command that does the same).
+
+    Needs the serve extra: pip install "probestats[serve]". Stops with Ctrl-C.
+
+    \b
+    Example:
+      probestats serve --open
+    """
+    from probestats.serve import serve as run
+
+    out, err = console(), console(stderr=True)
+    try:
+        run(host=host, port=port, open_browser=open_browser, max_mb=max_mb,
+            announce=lambda text: out.print(_escape(text), highlight=False, soft_wrap=True),
+            warn=lambda text: err.print(_escape(text), highlight=False))
+    except KeyboardInterrupt:
+        pass
+    err.print("stopped; the uploaded files were deleted")
+
+
 def main(argv=None) -> int:
     """Run the command line; return the exit code (``python -m probestats`` and the script call it)."""
     import warnings
