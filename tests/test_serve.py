@@ -294,6 +294,8 @@ def test_every_page_has_a_strict_policy_and_labels_on_its_fields(page):
         r = client.get(f"/{settings.token}/j/{job}/{step}")
         policy = r.headers["content-security-policy"]
         assert "default-src 'none'" in policy and "script-src" not in policy and "unsafe" not in policy
+        nonce = re.search(r"'nonce-([\w-]+)'", policy).group(1)
+        assert f'<style nonce="{nonce}">' in r.text  # the page's own styles are the ones allowed
         assert "<script" not in r.text
         ids = re.findall(r'<(?:input|select|textarea)[^>]*\bid="([^"]+)"', r.text)
         labelled = set(re.findall(r'<label for="([^"]+)"', r.text))

@@ -141,6 +141,8 @@ def test_a_person_gets_the_report_and_the_plan_the_commands_give(browser, server
 
     # map: the sheet and the headers are found; a wrong item column first
     wait_for(browser, "#metric")
+    # the page's styles passed its Content-Security-Policy (they carry its nonce)
+    assert browser.execute_script("return getComputedStyle(document.body).maxWidth") == "960px"
     assert "run_id" in browser.page_source
     choose(browser, "#metric", "steps")
     choose(browser, "#col-item", "run_id")

@@ -19,8 +19,9 @@ from probestats.serve.session import FACTS, MAPPED, Job, Mapping, design_toml, p
 __all__ = ["NONCE", "upload_page", "map_page", "validate_page", "results_page", "plan_page", "error_page",
            "report_text", "download", "start_plan", "clean"]
 
-#: replaced by each response's own nonce (the one the Content-Security-Policy allows styles for)
-NONCE = "\x00nonce\x00"
+#: replaced by each response's own nonce (the one the Content-Security-Policy allows styles for); random
+#: per process, so no value from a file can hold it
+NONCE = "nonce" + secrets.token_hex(16)
 TEMPLATES = Path(__file__).with_name("templates")
 PREVIEW_ROWS = 5
 STEPS = (("upload", "Upload"), ("map", "Columns"), ("validate", "Check"), ("results", "Report"), ("plan", "Plan"))
@@ -284,7 +285,8 @@ def start_plan(job: Job, form) -> str:
         try:
             with cli_spelling():
                 result = plan(job.noise.path, metric=mapping.metric, items=[items], runs=[runs], gap=gap, sims=sims,
-                              target=target, alpha=alpha, probe=mapping.probe(detected), progress=progress)
+                              target=target, alpha=alpha, probe=mapping.probe(detected, sheet=job.noise.spreadsheet),
+                              progress=progress)
             from probestats.present.sanitize import json_text
             from probestats.result import document, dumps
 

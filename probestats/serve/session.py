@@ -144,11 +144,13 @@ class Mapping:
         return tuple((key, getattr(self, key)) for key in MAPPED
                      if getattr(self, key) and detected.get(key) != getattr(self, key))
 
-    def probe(self, detected: dict):
+    def probe(self, detected: dict, *, sheet: bool = True):
+        """The Probe of these choices; ``sheet=False`` leaves the sheet out (for a noise file that is not a
+        spreadsheet, which the sheet does not apply to)."""
         from probestats.shape.probe import Probe
 
-        return Probe(columns=self.columns(detected), where=self.where or None, sheet=self.sheet or None,
-                     skip_rows=self.skip_rows)
+        return Probe(columns=self.columns(detected), where=self.where or None,
+                     sheet=(self.sheet or None) if sheet else None, skip_rows=self.skip_rows)
 
     def options(self, detected: dict) -> list[str]:
         """The command-line options of this mapping (after the metric)."""
@@ -267,7 +269,7 @@ def plan_command(job: Job, mapping: Mapping, detected: dict, *, items: str, runs
                  target: float, alpha: float) -> str:
     """The command line that prints the plan the page shows, as JSON."""
     args = ["probestats", "plan", "--noise", job.noise.name, "--metric", mapping.metric]
-    if mapping.sheet:
+    if mapping.sheet and job.noise.spreadsheet:  # the sheet applies to a spreadsheet only
         args += ["--sheet", mapping.sheet]
     if mapping.skip_rows:
         args += ["--skip-rows", str(mapping.skip_rows)]
