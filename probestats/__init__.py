@@ -48,6 +48,9 @@ _EXPORTS = {
     "analyze_order": ".analyses.judge",
     "Probe": ".shape.probe",
     "ParsedLabel": ".shape.labels",
+    "report": ".present.report_job",
+    "ReportJob": ".present.report_job",
+    "plan": ".present.plan_job",
     "parse_label": ".shape.labels",
     "parse_labels": ".shape.labels",
 }

@@ -585,168 +585,40 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
       probestats report sample_logs/style_probe.csv --metric steps -o report.html \\
           --framing sample_logs/framing_long.csv --targets sample_logs/framing_targets.csv
     """
+    from probestats.present.report_job import report as run
     from probestats.present.warm import warm_imports
 
     # the report's templates and plots, imported while the log is read
     warm_imports("probestats.present.report", "matplotlib.figure", "matplotlib.backends.backend_agg")
-    from probestats.shape.design import design_from
 
     _refuse_inputs({"-o": output}, {"LOG": log, "--noise": noise, "--design": design_file,
                                     "--framing": framing_log, "--targets": targets, "--before": before_log,
                                     **(cells or {})})
-    fmt = _report_format(output)
+    _report_format(output)
     framing_log = tuple(framing_log or ())
-    if not framing_log and (answers != "auto" or label_map or framing_columns):
-        raise OptionError("--answers, --label-map and --framing-columns belong to the framing section; give the "
-                          "dual-framing log with --framing FRAMING_LOG")
-    if framing_log and not log and cells is None and metric is None and judge is None:
-        _framing_only_report(framing_log, output, fmt, templates, probe, by=by, targets=targets, toward=toward,
-                             alpha=alpha, correction=correction, answers=answers, label_map=label_map,
-                             framing_columns=framing_columns, sections=sections)
-        return
+    framing_only = bool(framing_log) and not log and cells is None and not metric and judge is None
     metric = _one_metric(metric, cells=cells is not None)
-    if isinstance(metric, list):
-        _metrics_report(log, metric, output, fmt, design_file, templates, probe, judge=judge, sections=sections,
-                        framing=framing_log, before=before_log, a=a, b=b, noise=noise, by=by, reference=reference,
-                        scale=scale, factor=factor, alternative=alternative, alpha=alpha, correction=correction,
-                        n_resamples=n_resamples, seed=seed, interval=interval, hedges=hedges,
-                        effect_size=effect_size)
-        return
-    if cells is None and not log:
+    if not framing_only and cells is None and not log:
         raise click.UsageError("Missing argument 'LOG...' (or --cells FILE for a cell table).")
     if cells is not None:
         _report_cells_usage(log, cells, metric, noise=noise, before=before_log, judge=judge, probe=probe,
                             reference=reference, scale=scale, factor=factor)
-    judge = _judge_for_report(log, judge, alpha, probe)
-    if metric is None:
-        if judge is None:
+    if not framing_only:
+        if judge is not None and judge["response"] and judge["choice"]:
+            raise click.UsageError("give one of --response, --choice and --score, not --response and --choice")
+        if metric is None and judge is None:
             raise click.UsageError("Missing option '--metric' (or --order for a report of an order probe alone).")
-        from probestats.present.judge_report import render_judge_report
-
-        assets = output.parent / f"{output.stem}_files" if fmt == "md" else None
-        write_whole(output, render_judge_report(judge, format=fmt, templates=templates, assets_dir=assets))
-        console(stderr=True).print(f"wrote {_escape(output)}")
-        return
-    plan = design_from(design_file, attribute=attribute, values_why=values_why,
-                       metric_definition=metric_definition, metric_cannot_see=metric_cannot_see,
-                       held_fixed=held_fixed, not_fixed=not_fixed, not_tested=not_tested, run_dates=run_dates,
-                       mitigation=mitigation, gap_of_interest=gap_of_interest)
-    if not framing_log and (targets is not None or toward is not None):
-        raise OptionError("--targets and --toward belong to the framing section; give the dual-framing log "
-                          "with --framing FRAMING_LOG")
-    if cells is not None:
-        result, comparison = _report_cells(cells, metric, a, b, by, alternative, alpha, correction,
-                                           gap_of_interest=plan.gap_of_interest)
-        log = (cells["--cells"],)
-    else:
-        result, comparison = _report_analysis(
-            log, metric, a, b, noise, by, alternative, alpha, correction, probe, reference=reference, scale=scale,
-            factor=factor, n_resamples=n_resamples, seed=seed, before=before_log,
-            gap_of_interest=plan.gap_of_interest, pair=dict(interval=interval, hedges=hedges))
-    framing = None
-    if framing_log:
-        framing = _report_framing(framing_log, probe, by=by, targets=targets, toward=toward, alpha=alpha,
-                                  correction=correction, answers=answers, label_map=label_map,
-                                  framing_columns=framing_columns)
-    from probestats.present.report import render_report
-
-    assets = output.parent / f"{output.stem}_files" if fmt == "md" else None
-    shaping = {"where": probe.where, "derive": list(probe.derive), "counted": probe.stated()} \
-        if (probe.where or probe.derive or probe.stated()) else None
-    text = render_report(result, format=fmt, sections=list(sections) or None, templates=templates, design=plan,
-                         assets_dir=assets, framing=framing, comparison=comparison, shaping=shaping,
-                         source=", ".join(str(p) for p in log), judge=judge)
-    write_whole(output, text)
+    # one library call does the whole job (the same one the local page of `probestats serve` makes)
+    run(log, metric=metric, a=a, b=b, noise=noise, alternative=alternative, alpha=alpha, output=output,
+        sections=sections, templates=templates, design_file=design_file, attribute=attribute, values_why=values_why,
+        metric_definition=metric_definition, metric_cannot_see=metric_cannot_see, held_fixed=held_fixed,
+        not_fixed=not_fixed, not_tested=not_tested, run_dates=run_dates, mitigation=mitigation,
+        gap_of_interest=gap_of_interest, probe=probe, framing_log=framing_log, targets=targets, toward=toward,
+        judge=judge, by=by, correction=correction, reference=reference, scale=scale, factor=factor,
+        n_resamples=n_resamples, seed=seed, before_log=before_log, cells=cells, answers=answers,
+        label_map=label_map, framing_columns=framing_columns, interval=interval, hedges=hedges,
+        effect_size=effect_size)
     console(stderr=True).print(f"wrote {_escape(output)}")
-
-
-def _report_framing(paths, probe, *, by, targets, toward, alpha, correction, answers, label_map, framing_columns,
-                    beside_probe=True):
-    """The framing log of a report, read and shaped as 'probestats framing' reads it (folders, every shaping option).
-
-    Beside a probe log, --wide names that log's columns (a wide framing sheet is recognized by itself), and a
-    --column mapping applies where the framing log has its header."""
-    from dataclasses import replace
-
-    from probestats.analyses.framing import CORRECTIONS, analyze_framing
-
-    # --complete: the framing analysis always keeps only items answered in both framings, and says which it left out
-    shaped = replace(probe, wide_attribute="model", framing_columns=tuple(framing_columns), complete=False,
-                     wide=() if beside_probe else probe.wide)
-    if beside_probe and probe.columns:  # a --column mapping applies where the framing log has that header
-        from probestats.io.files import expand_paths
-        from probestats.io.read import normalize_header, read_log
-
-        headers = {normalize_header(h) for h in read_log(expand_paths(list(paths))[0], **probe.read_options()).headers}
-        made = set(probe._made_names())
-        shaped = replace(shaped, columns=tuple((c, h) for c, h in probe.columns
-                                               if normalize_header(h) in headers or h in made))
-    return analyze_framing(shaped.apply(list(paths)), by=list(by) or None, targets=str(targets) if targets else None,
-                           toward=toward, alpha=alpha, correction=correction if correction in CORRECTIONS else "holm",
-                           answers=answers, label_map=list(label_map) or None)
-
-
-def _framing_only_report(paths, output, fmt, templates, probe, *, sections, **options):
-    """report --framing without a probe log: the report laid out around the framing result."""
-    from probestats.present.framing_report import render_framing_report
-
-    if sections and set(sections) != {"framing"}:
-        raise OptionError(f"without a probe log the report has the framing only; drop --section "
-                          f"{', '.join(s for s in sections if s != 'framing')} or give the probe LOG")
-    framing = _report_framing(paths, probe, beside_probe=False, **options)
-    assets = output.parent / f"{output.stem}_files" if fmt == "md" else None
-    write_whole(output, render_framing_report(framing, format=fmt, templates=templates, assets_dir=assets,
-                                              source=", ".join(str(p) for p in paths)))
-    console(stderr=True).print(f"wrote {_escape(output)}")
-
-
-def _metrics_report(log, metrics, output, fmt, design_file, templates, probe, *, judge, sections, framing, before,
-                    **options) -> None:
-    """report --metric a,b,...: every metric's analysis side by side, one family, the heatmap."""
-    from probestats.analyses.dispatch import analyze as run
-    from probestats.present.metrics_report import render_metrics_report
-    from probestats.shape.design import design_from
-
-    if not log:
-        raise click.UsageError("Missing argument 'LOG...' (several metrics are reported from a log).")
-    for flag, given in (("--order", judge), ("--section", sections), ("--framing", framing), ("--before", before)):
-        if given:
-            raise OptionError(f"{flag} belongs to the report of one metric; give one --metric")
-    result = run(log, metric=metrics, probe=probe, **options)
-    assets = output.parent / f"{output.stem}_files" if fmt == "md" else None
-    text = render_metrics_report(result, format=fmt, templates=templates, assets_dir=assets,
-                                 design=design_from(design_file), source=", ".join(str(p) for p in log))
-    write_whole(output, text)
-    console(stderr=True).print(f"wrote {_escape(output)}")
-
-
-def _report_analysis(log, metric, a, b, noise, by, alternative, alpha, correction, probe, *, reference, scale,
-                     factor, n_resamples, seed, before, gap_of_interest, pair=None):
-    """The analysis step of report: the analysis analyze would choose for these options, the power curve
-    its power section draws, and with --before the comparison of the two runs. Nothing here is rendered."""
-    from probestats.analyses.dispatch import analyze as run
-    from probestats.analyses.plan import with_design_power
-
-    if before is not None and (factor or probe.groups or reference is not None):
-        raise OptionError("--before compares two runs of a two-value probe; drop --factor, --group and --reference")
-    # the streaming pass of analyze, with the facts the report states (a log needing its rows is read whole)
-    result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale, factor=factor,
-                 alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed,
-                 probe=probe, streaming=True, facts=True, **(pair or {}))
-    result = with_design_power(result, gap_of_interest)
-    comparison = None
-    if before is not None:
-        if not hasattr(getattr(result, "main", None), "sign_flip"):
-            raise OptionError("--before compares two runs of a two-value probe; this log has more values: "
-                              "choose the pair with --a and --b")
-        from probestats.analyses.compare import compare_runs
-
-        main = getattr(result, "main", None)
-        a, b = a or getattr(main, "a", None), b or getattr(main, "b", None)
-        comparison = compare_runs(probe.apply(before, metric=metric, a=a, b=b), probe.apply(log, metric=metric, a=a, b=b),
-                                  metric=metric, a=a, b=b, alternative=alternative, alpha=alpha,
-                                  fold_case=probe.fold_case, streaming=True)
-    return result, comparison
 
 
 @cli.command()
@@ -795,29 +667,21 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
       probestats plan --noise sample_logs/style_noise.csv --metric steps --pilot sample_logs/style_probe.csv \\
           --items 8 --runs 5,10,20 --gap 0.75 --json
     """
-    from probestats.analyses.plan import noise_model, plan_probe
+    from probestats.present.plan_job import plan as run
     from probestats.present.plan_text import plan_progress
 
     if plot and gap is None:
         raise OptionError("--plot draws power at a gap; add --gap G")
     _refuse_inputs({"--plot": plot}, {"--noise": noise, "--pilot": pilot, "--noise-cells": noise_cells,
                                       "--pilot-cells": pilot_cells})
-    noise, pilot = _plan_sources(noise, pilot, noise_cells, pilot_cells, metric, probe)
-    model = noise_model(noise if noise_cells else probe.apply(noise, metric=metric), metric, scale=scale)
-    pilot_log = pilot if pilot_cells else probe.apply(pilot, metric=metric, a=a, b=b) if pilot else None
+    _plan_usage(noise, pilot, noise_cells, pilot_cells, probe)
     err = console(stderr=True)
     with plan_progress(err, enabled=not json_out) as progress:
-        result = plan_probe(model, items=list(items) or [6, 8, 10, 12, 15, 20], runs=list(runs) or [1, 2, 3, 5, 10, 20],
-                            gap=gap, metric=metric, pilot=pilot_log, heterogeneity=heterogeneity, alpha=alpha,
-                            power=target, sims=sims, seed=seed, alternative=alternative, a=a, b=b, shift=shift,
-                            progress=progress)
+        result = run(noise, metric=metric, pilot=pilot, a=a, b=b, heterogeneity=heterogeneity, items=items,
+                     runs=runs, gap=gap, alternative=alternative, alpha=alpha, target=target, sims=sims, seed=seed,
+                     plot=plot, scale=scale, probe=probe, shift=shift, noise_cells=noise_cells,
+                     pilot_cells=pilot_cells, progress=progress)
     if plot:
-        from probestats.present.plots_power import power_curve
-
-        ax = power_curve(result)
-        png = io.BytesIO()
-        ax.figure.savefig(png, format="png", dpi=120)
-        write_whole(plot, png.getvalue())  # whole or not at all, like every output
         err.print(f"wrote {_escape(plot)}")
     emit(result, json_out)
 
@@ -928,13 +792,6 @@ def compare(before, after, metric, a, b, alternative, alpha, output, json_out, p
 
 
 # ---------------------------------------------------------------- judge: order probes on a pairwise judge
-
-
-def _judge_for_report(log, options, alpha, probe):
-    """The order probe a report's --order options ask for, or None."""
-    if options is None:
-        return None
-    return _run_judge(log, probe=probe, alpha=alpha, correction="holm", score=None, scale=None, **options)
 
 
 def _run_judge(log, *, order, response, choice, verdicts, by, repetition, score, scale, alpha, correction, probe):
@@ -1066,37 +923,17 @@ def _report_cells_usage(log, cells, metric, *, noise, before, judge, probe, refe
     _refuse_row_options(probe, reference=reference, scale=scale, factor=factor)
 
 
-def _report_cells(cells, metric, a, b, by, alternative, alpha, correction, *, gap_of_interest):
-    """The analysis step of report --cells, as :func:`_report_analysis` does it for a row log."""
-    from probestats.analyses.cells import analyze_cells, compare_cells
-    from probestats.analyses.plan import with_design_power
-
-    result = analyze_cells(cells["--cells"], metric=metric, a=a, b=b, by=by, alternative=alternative, alpha=alpha,
-                           correction=correction, noise=cells["--noise-cells"])
-    result = with_design_power(result, gap_of_interest)
-    comparison = None
-    if cells["--before-cells"] is not None:
-        comparison = compare_cells(cells["--before-cells"], cells["--cells"], metric=metric,
-                                   a=a or result.main.a, b=b or result.main.b, alternative=alternative, alpha=alpha)
-    return result, comparison
-
-
-def _plan_sources(noise, pilot, noise_cells, pilot_cells, metric, probe):
-    """plan's noise and pilot: logs, or cell tables rebuilt into their runs."""
+def _plan_usage(noise, pilot, noise_cells, pilot_cells, probe) -> None:
+    """plan's noise and pilot: logs or cell tables, one of each kind (usage errors)."""
     if (noise is None) == (noise_cells is None):
         raise click.UsageError("give the noise log: --noise LOG or --noise-cells NOISE_CELLS (one of them)")
     if pilot is not None and pilot_cells is not None:
         raise click.UsageError("give --pilot LOG or --pilot-cells PILOT_CELLS, not both")
     if noise_cells is None and pilot_cells is None:
-        return noise, pilot
-    from probestats.analyses.cells import cells_checked
-
+        return
     if noise_cells is not None and pilot is not None or pilot_cells is not None and noise is not None:
         raise click.UsageError("give the noise and the pilot both as logs or both as cell tables")
     _refuse_row_options(probe)
-    noise = cells_checked(noise_cells, metric, rows=True, what="--noise-cells")
-    pilot = cells_checked(pilot_cells, metric, rows=True, what="--pilot-cells") if pilot_cells else None
-    return noise, pilot
 
 
 def _compare_cells(before, after, metric, a, b, alternative, alpha, probe):
@@ -1193,6 +1030,36 @@ def sql(dialect, table, metric, by, where, derive, column, order, places, no_see
                f"-- probestats analyze --cells FILE --metric {metric}\n{query};\n")
     for name, text in checks.items():
         click.echo(f"-- check {name}: every row returned is a problem\n{text};\n")
+
+
+@cli.command()
+@click.option("--port", type=click.IntRange(0, 65535), default=0, metavar="N",
+              help="The port to listen on (default: a free one).")
+@click.option("--host", default="127.0.0.1", show_default=True, metavar="ADDRESS",
+              help="The address to listen on; anything but loopback makes the page reachable from other machines.")
+@click.option("--open", "open_browser", is_flag=True, help="Open the page in the web browser.")
+@click.option("--max-mb", type=click.IntRange(min=1), default=50, show_default=True,
+              help="The largest upload accepted, in MB (the log and the same-versus-same file together).")
+def serve(port, host, open_browser, max_mb):
+    """A local web page: upload a log or spreadsheet, map its columns, check it, get the report and size
+    the next probe, without writing a command (each step shows the command that does the same).
+
+    Needs the serve extra: pip install "probestats[serve]". Stops with Ctrl-C.
+
+    \b
+    Example:
+      probestats serve --open
+    """
+    from probestats.serve import serve as run
+
+    out, err = console(), console(stderr=True)
+    try:
+        run(host=host, port=port, open_browser=open_browser, max_mb=max_mb,
+            announce=lambda text: out.print(_escape(text), highlight=False, soft_wrap=True),
+            warn=lambda text: err.print(_escape(text), highlight=False))
+    except KeyboardInterrupt:
+        pass
+    err.print("stopped; the uploaded files were deleted")
 
 
 def main(argv=None) -> int:

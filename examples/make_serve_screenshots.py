@@ -1,0 +1,117 @@
+"""Screenshots of each step of the local page (``probestats serve``), as headless chromium draws them.
+
+Starts ``probestats serve`` on a free port, walks a person's path with the hand-kept spreadsheet
+(``sample_logs/style_hand.xlsx``) and its same-versus-same file, and writes, in
+``examples/serve_screenshots/``:
+
+- ``1_upload.png``, ``2_columns.png``, ``3_check_error.png`` (a wrong item column),
+  ``4_check_ok.png``, ``5_report.png``, ``6_plan.png``;
+- ``2_columns_360px.png``: the column page on a 360-pixel-wide screen.
+
+Needs chromium, chromium-driver and Selenium (``pip install ".[test]"``).
+
+Run: ``python examples/make_serve_screenshots.py``
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+OUT = HERE / "serve_screenshots"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--disable-extensions", "--hide-scrollbars",
+         "--proxy-server=127.0.0.1:9"]
+
+
+def start() -> tuple[subprocess.Popen, str]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, "-m", "probestats", "serve"], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    found = re.search(r"(http://127\.0\.0\.1:\d+/[\w-]+/)", line)
+    if not found:
+        proc.kill()
+        raise SystemExit(f"probestats serve did not start: {line}{proc.stderr.read()}")
+    return proc, found.group(1)
+
+
+def shot(driver, name: str, width: int = 1000) -> None:
+    """A screenshot of the whole page (its full height) at ``width`` pixels."""
+    driver.set_window_size(width, 800)
+    total = driver.find_element("tag name", "body").size["height"] + 40
+    driver.set_window_size(width, max(600, min(int(total), 4000)))
+    driver.save_screenshot(str(OUT / name))
+    print(f"wrote {(OUT / name).relative_to(ROOT)}")
+
+
+def main() -> None:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    OUT.mkdir(exist_ok=True)
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for flag in FLAGS:
+        options.add_argument(flag)
+    profile = tempfile.mkdtemp()
+    options.add_argument(f"--user-data-dir={profile}")
+    proc, url = start()
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"),
+                              options=options)
+
+    def wait(css: str, timeout: float = 600):
+        return WebDriverWait(driver, timeout).until(ec.presence_of_element_located((By.CSS_SELECTOR, css)))
+
+    try:
+        driver.get(url)
+        shot(driver, "1_upload.png")
+        driver.find_element(By.ID, "log").send_keys(str(ROOT / "sample_logs" / "style_hand.xlsx"))
+        driver.find_element(By.ID, "noise").send_keys(str(ROOT / "sample_logs" / "style_noise.csv"))
+        driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        wait("#metric")
+        Select(driver.find_element(By.ID, "metric")).select_by_value("steps")
+        Select(driver.find_element(By.ID, "col-item")).select_by_value("run_id")
+        driver.find_element(By.CSS_SELECTOR, "button[value=update]").click()
+        wait("#command")
+        shot(driver, "2_columns.png")
+        shot(driver, "2_columns_360px.png", width=360)
+        driver.find_element(By.CSS_SELECTOR, "button[value=validate]").click()
+        wait("#verdict")
+        shot(driver, "3_check_error.png")
+        driver.find_element(By.LINK_TEXT, "choosing another column").click()
+        Select(wait("#col-item")).select_by_value("item")
+        driver.find_element(By.CSS_SELECTOR, "button[value=validate]").click()
+        wait("#to-results")
+        shot(driver, "4_check_ok.png")
+        driver.find_element(By.ID, "to-results").click()
+        wait("#command")
+        shot(driver, "5_report.png")
+        driver.find_element(By.LINK_TEXT, "Size the next probe").click()
+        for field, value in (("items", "6,8,12"), ("runs", "5,10"), ("gap", "1"), ("sims", "400")):
+            box = wait(f"#{field}")
+            box.clear()
+            box.send_keys(value)
+        driver.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
+        wait("#plan-table")
+        shot(driver, "6_plan.png")
+    finally:
+        driver.quit()
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=60)
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

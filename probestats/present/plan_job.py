@@ -1,0 +1,112 @@
+"""The whole planning job as one library call: the noise model, the simulated designs, the power plot.
+
+:func:`plan` is what ``probestats plan`` runs (the command parses its options, calls it and prints
+the result) and what the planner of ``probestats serve`` calls. Its parameters carry the command's
+names (``target`` for ``--power``).
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from probestats.errors import OptionError
+
+__all__ = ["plan", "DEFAULT_ITEMS", "DEFAULT_RUNS"]
+
+#: the designs sized when none are given
+DEFAULT_ITEMS = (6, 8, 10, 12, 15, 20)
+DEFAULT_RUNS = (1, 2, 3, 5, 10, 20)
+
+
+def plan(noise=None, *, metric, pilot=None, a=None, b=None, heterogeneity=None, items=(), runs=(), gap=None,
+         alternative="two-sided", alpha=0.05, target=0.8, sims=2000, seed=0, plot=None, scale=None, probe=None,
+         shift="additive", noise_cells=None, pilot_cells=None, progress=None):
+    """Size a probe from a same-versus-same log: the minimum detectable gap (and the power at ``gap``) of
+    every design, as ``probestats plan`` computes it.
+
+    Parameters
+    ----------
+    noise : path, optional
+        A same-versus-same (or pilot) log; sigma per run is pooled within its item x value cells.
+    metric : str
+        The metric column.
+    pilot, a, b, heterogeneity, gap, alternative, alpha, sims, seed, scale, shift
+        As for :func:`probestats.plan_probe`.
+    items, runs : sequence of int or "N,N" strings
+        The designs (default :data:`DEFAULT_ITEMS` x :data:`DEFAULT_RUNS`).
+    target : float
+        The target power of the minimum detectable gap.
+    plot : path, optional
+        Also write power against runs per value as PNG (needs ``gap``).
+    probe : Probe, optional
+        How the logs are read and shaped.
+    noise_cells, pilot_cells : path, optional
+        Instead of ``noise`` and ``pilot``: cell tables built with their runs.
+    progress : callable, optional
+        ``progress(done, total)`` as the designs are simulated.
+
+    Returns
+    -------
+    Plan
+
+    Examples
+    --------
+    >>> p = plan("sample_logs/style_noise.csv", metric="steps", items=[8], runs=[5], sims=200)
+    >>> [(c.items, c.runs) for c in p.cells]
+    [(8, 5)]
+    """
+    from probestats.analyses.plan import noise_model, plan_probe
+    from probestats.present.output import refuse_inputs
+    from probestats.shape.probe import Probe
+
+    probe = probe if probe is not None else Probe()
+    if plot is not None and gap is None:
+        raise OptionError("--plot draws power at a gap; add --gap G")
+    refuse_inputs({"--plot": plot}, {"--noise": noise, "--pilot": pilot, "--noise-cells": noise_cells,
+                                     "--pilot-cells": pilot_cells})
+    noise_log, pilot_log = _sources(noise, pilot, noise_cells, pilot_cells, metric, probe)
+    if noise_cells is None:
+        noise_log = probe.apply(noise_log, metric=metric)
+        pilot_log = probe.apply(pilot_log, metric=metric, a=a, b=b) if pilot_log is not None else None
+    model = noise_model(noise_log, metric, scale=scale)
+    result = plan_probe(model, items=list(items) or list(DEFAULT_ITEMS), runs=list(runs) or list(DEFAULT_RUNS),
+                        gap=gap, metric=metric, pilot=pilot_log, heterogeneity=heterogeneity, alpha=alpha,
+                        power=target, sims=sims, seed=seed, alternative=alternative, a=a, b=b, shift=shift,
+                        progress=progress)
+    if plot is not None:
+        _draw(result, Path(plot))
+    return result
+
+
+def _sources(noise, pilot, noise_cells, pilot_cells, metric, probe):
+    """The noise and pilot: logs as given, or cell tables rebuilt into their runs."""
+    if (noise is None) == (noise_cells is None):
+        raise OptionError("give the noise log: --noise LOG or --noise-cells NOISE_CELLS (one of them)")
+    if pilot is not None and pilot_cells is not None:
+        raise OptionError("give --pilot LOG or --pilot-cells PILOT_CELLS, not both")
+    if noise_cells is None and pilot_cells is None:
+        return noise, pilot
+    if noise_cells is not None and pilot is not None or pilot_cells is not None and noise is not None:
+        raise OptionError("give the noise and the pilot both as logs or both as cell tables")
+    from probestats.analyses.cells import cells_checked
+
+    noise = cells_checked(noise_cells, metric, rows=True, what="--noise-cells")
+    pilot = cells_checked(pilot_cells, metric, rows=True, what="--pilot-cells") if pilot_cells else None
+    return noise, pilot
+
+
+def _draw(result, path: Path) -> None:
+    """The power plot as PNG, written whole or not at all."""
+    from probestats.present.output import write_whole
+    from probestats.present.plots_power import power_curve
+
+    if path.is_dir():
+        raise OptionError(f"-o {path}: is a folder; give a file name such as {path / 'power.png'}")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.exists():
+        raise OptionError(f"-o {path}: the folder '{parent}' does not exist; create it first")
+    ax = power_curve(result)
+    png = io.BytesIO()
+    ax.figure.savefig(png, format="png", dpi=120)
+    write_whole(path, png.getvalue())

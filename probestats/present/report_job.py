@@ -1,0 +1,377 @@
+"""The whole report job as one library call: read, shape, validate, analyze, the power curve, render, write.
+
+:func:`report` is what ``probestats report`` runs (the command parses its options, calls it and
+prints one line) and what the local page of ``probestats serve`` calls, so a notebook, the
+command and the page write the same bytes for the same options. Its parameters carry the
+command's names (``design_file`` for ``--design``, ``framing_log`` for ``--framing``,
+``before_log`` for ``--before``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from probestats.errors import OptionError
+
+__all__ = ["ReportJob", "report", "report_format"]
+
+#: the report format a file suffix names
+SUFFIX_FORMATS = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".json": "json"}
+
+
+@dataclass(frozen=True)
+class ReportJob:
+    """A report as :func:`report` rendered (and wrote) it.
+
+    Attributes
+    ----------
+    text : str
+        The report: Markdown, one self-contained HTML page, or JSON text.
+    format : str
+        ``"md"``, ``"html"`` or ``"json"``.
+    files : tuple of Path
+        The files written, the report first and then the plots its Markdown links; empty when
+        no ``output`` was given.
+    analysis : object or None
+        The analysis reported (with its power curve), or None for an order probe alone.
+    comparison : Comparison or None
+        The before/after comparison of ``before_log`` (the ``compare`` section).
+    framing : FramingResult or None
+        The dual-framing result of ``framing_log`` (the ``framing`` section).
+    judge : JudgeResult or None
+        The order probe of a pairwise judge (the ``judge`` section).
+    design : Design or None
+        The design facts the report states (from ``design_file`` and the fact parameters).
+    """
+
+    text: str
+    format: str
+    files: tuple = ()
+    analysis: object = None
+    comparison: object = None
+    framing: object = None
+    judge: object = None
+    design: object = None
+
+    @property
+    def data(self) -> bytes:
+        """The report as the bytes written to its file (UTF-8)."""
+        return self.text.encode("utf-8")
+
+    def __repr__(self) -> str:
+        return f"ReportJob(format={self.format!r}, {len(self.text)} characters, files={len(self.files)})"
+
+
+def report_format(output, format=None) -> str:
+    """The report format: ``format`` when given, else the one named by the suffix of ``output``.
+
+    >>> report_format("report.html"), report_format(None, "json")
+    ('html', 'json')
+    """
+    if output is None:
+        if format is None:
+            return "md"
+        if format not in ("md", "html", "json"):
+            raise OptionError(f"unknown report format '{format}'; use one of md, html, json")
+        return format
+    path = Path(output)
+    suffix = path.suffix.lower()
+    if suffix not in SUFFIX_FORMATS:
+        raise OptionError(f"-o {path}: unknown report format '{suffix or '(none)'}'; "
+                          "use a file ending in .md, .html or .json")
+    if format is not None and format != SUFFIX_FORMATS[suffix]:
+        raise OptionError(f"-o {path}: the suffix names {SUFFIX_FORMATS[suffix]}, not format '{format}'; "
+                          "give a file ending in ." + format)
+    if path.is_dir():
+        raise OptionError(f"-o {path}: is a folder; give a file name such as {path / ('report' + suffix)}")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.exists():
+        raise OptionError(f"-o {path}: the folder '{parent}' does not exist; create it first")
+    return SUFFIX_FORMATS[suffix]
+
+
+def _logs(log) -> tuple:
+    if log is None:
+        return ()
+    if isinstance(log, (str, Path)):
+        return (Path(log),)
+    return tuple(log)
+
+
+def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-sided", alpha=0.05, output=None,
+           format=None, sections=(), templates=None, design_file=None, attribute=None, values_why=None,
+           metric_definition=None, metric_cannot_see=(), held_fixed=(), not_fixed=(), not_tested=(),
+           run_dates=None, mitigation=None, gap_of_interest=None, probe=None, framing_log=None, targets=None,
+           toward=None, judge=None, by=(), correction="holm", reference=None, scale=None, factor=(),
+           n_resamples=10_000, seed=0, before_log=None, cells=None, source=None, answers="auto", label_map=(),
+           framing_columns=(), interval="t", hedges=False, effect_size="d_z") -> ReportJob:
+    """The report of a probe, as ``probestats report`` writes it: the analysis ``analyze`` would choose,
+    the power curve of the power section, the optional framing, compare and judge sections, rendered
+    through the report's templates and (with ``output``) written whole.
+
+    Parameters
+    ----------
+    log : path or sequence of paths
+        The log (several files or a folder are read as one); not needed with ``cells``.
+    metric : str, optional
+        The metric column; not needed for a report of an order probe alone (``judge``).
+    a, b : str, optional
+        The compared values (default: the first two in the log).
+    noise : path, optional
+        A same-versus-same log (two runs of the same value, only the draw changed).
+    alternative, alpha, by, correction, reference, scale, factor, n_resamples, seed
+        As for :func:`probestats.analyze`.
+    output : path, optional
+        The file to write: ``.md`` (plots in ``<stem>_files/`` beside it), ``.html`` or ``.json``.
+        Without it nothing is written (and Markdown has no plots).
+    format : {"md", "html", "json"}, optional
+        The format when no ``output`` names it by its suffix (default ``"md"``).
+    sections : sequence of str
+        Only these sections.
+    templates : path, optional
+        A folder of templates that replace the shipped ones of the same name.
+    design_file : path, optional
+        A design file (TOML) with what the log cannot say; the fact parameters below override it.
+    attribute, values_why, metric_definition, metric_cannot_see, held_fixed, not_fixed, not_tested, run_dates, mitigation, gap_of_interest
+        Design facts (see :class:`probestats.shape.design.Design`); missing ones show as placeholders.
+    probe : Probe, optional
+        How every log is read and shaped (column mapping, sheet, filters).
+    framing_log, targets, toward
+        A dual-framing log, its targets file and reference target: the framing section.
+    judge : dict, optional
+        An order probe: ``{"order", "response", "choice", "verdicts", "by", "repetition"}``.
+    before_log : path, optional
+        The same probe run before a change (the compare section).
+    cells : dict, optional
+        A cell table instead of a log: ``{"--cells": FILE, "--noise-cells": FILE, "--before-cells": FILE}``.
+    source : str, optional
+        What the report calls the log (default: the paths as given, joined by commas).
+    answers, label_map, framing_columns
+        How the framing log's answers are read, as for :func:`probestats.analyses.framing.analyze_framing`
+        (``framing_columns``: ``affirmative=COL,reverse=COL`` for one row per item).
+    interval, hedges, effect_size
+        The interval of the average gap, Hedges' correction of the effect sizes, and the effect size a report
+        of several metrics draws, as for :func:`probestats.analyze`.
+
+    Returns
+    -------
+    ReportJob
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> job = report(Path("sample_logs/style_probe.csv"), metric="steps", format="md", sections=["table"])
+    >>> job.text.splitlines()[0], job.files
+    ('## Per-item table', ())
+    """
+    from probestats.analyses.metrics import split_metrics
+    from probestats.present.output import refuse_inputs
+    from probestats.shape.probe import Probe
+
+    log = _logs(log)
+    framing_log = _logs(framing_log)
+    probe = probe if probe is not None else Probe()
+    output = Path(output) if output is not None else None
+    if output is not None:
+        refuse_inputs({"-o": output}, {"LOG": log or None, "--noise": noise, "--design": design_file,
+                                       "--framing": framing_log or None, "--targets": targets,
+                                       "--before": before_log, **(cells or {})})
+    fmt = report_format(output, format)
+    if not framing_log and (answers != "auto" or label_map or framing_columns):
+        raise OptionError("--answers, --label-map and --framing-columns belong to the framing section; give the "
+                          "dual-framing log with --framing FRAMING_LOG")
+    assets = output.parent / f"{output.stem}_files" if (output is not None and fmt == "md") else None
+    framing_options = dict(by=by, targets=targets, toward=toward, alpha=alpha, correction=correction,
+                           answers=answers, label_map=label_map, framing_columns=framing_columns)
+    if framing_log and not log and cells is None and not metric and judge is None:
+        return _framing_only(framing_log, output, fmt, templates, probe, assets, sections=sections,
+                             source=source, **framing_options)
+    metrics = split_metrics(metric) if metric else []
+    if len(metrics) > 1:
+        return _metrics_job(log, metrics, output, fmt, design_file, templates, probe, assets, judge=judge,
+                            sections=sections, framing=framing_log, before=before_log, cells=cells, source=source,
+                            a=a, b=b, noise=noise, by=by, reference=reference, scale=scale, factor=factor,
+                            alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples,
+                            seed=seed, interval=interval, hedges=hedges, effect_size=effect_size)
+    metric = metrics[0] if metrics else None
+    if cells is None and not log:
+        raise OptionError("give the LOG to report (or a cell table with --cells FILE)")
+    judged = _judge(log, judge, alpha, probe)
+    if metric is None:
+        if judged is None:
+            raise OptionError("give the metric column, --metric COL (or --order for a report of an order probe "
+                              "alone)")
+        from probestats.present.judge_report import render_judge_report
+
+        text = render_judge_report(judged, format=fmt, templates=templates, assets_dir=assets)
+        return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), judge=judged)
+    design = _design(design_file, attribute=attribute, values_why=values_why, metric_definition=metric_definition,
+                     metric_cannot_see=metric_cannot_see, held_fixed=held_fixed, not_fixed=not_fixed,
+                     not_tested=not_tested, run_dates=run_dates, mitigation=mitigation,
+                     gap_of_interest=gap_of_interest)
+    if not framing_log and (targets is not None or toward is not None):
+        raise OptionError("--targets and --toward belong to the framing section; give the dual-framing log "
+                          "with --framing FRAMING_LOG")
+    if cells is not None:
+        result, comparison = _cells_analysis(cells, metric, a, b, by, alternative, alpha, correction,
+                                             gap_of_interest=design.gap_of_interest)
+        log = (cells["--cells"],)
+    else:
+        result, comparison = _log_analysis(log, metric, a, b, noise, by, alternative, alpha, correction, probe,
+                                           reference=reference, scale=scale, factor=factor,
+                                           n_resamples=n_resamples, seed=seed, before=before_log,
+                                           gap_of_interest=design.gap_of_interest,
+                                           pair=dict(interval=interval, hedges=hedges))
+    framing = _framing(framing_log, probe, beside_probe=True, **framing_options) if framing_log else None
+    from probestats.present.report import render_report
+
+    counted = probe.stated()
+    shaping = {"where": probe.where, "derive": list(probe.derive), "counted": counted} \
+        if (probe.where or probe.derive or counted) else None
+    text = render_report(result, format=fmt, sections=list(sections) or None, templates=templates, design=design,
+                         assets_dir=assets, framing=framing, comparison=comparison, shaping=shaping,
+                         source=source if source is not None else ", ".join(str(p) for p in log), judge=judged)
+    return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), analysis=result, comparison=comparison,
+                     framing=framing, judge=judged, design=design)
+
+
+def _framing_only(paths, output, fmt, templates, probe, assets, *, sections, source, **options) -> ReportJob:
+    """A report of a framing log alone: laid out around the framing result."""
+    from probestats.present.framing_report import render_framing_report
+
+    if sections and set(sections) != {"framing"}:
+        raise OptionError(f"without a probe log the report has the framing only; drop --section "
+                          f"{', '.join(s for s in sections if s != 'framing')} or give the probe LOG")
+    framing = _framing(paths, probe, beside_probe=False, **options)
+    text = render_framing_report(framing, format=fmt, templates=templates, assets_dir=assets,
+                                 source=source if source is not None else ", ".join(str(p) for p in paths))
+    return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), framing=framing)
+
+
+def _metrics_job(log, metrics, output, fmt, design_file, templates, probe, assets, *, judge, sections, framing,
+                 before, cells, source, **options) -> ReportJob:
+    """A report of several metrics: every metric's analysis side by side, one family, the heatmap."""
+    from probestats.analyses.dispatch import analyze as run
+    from probestats.present.metrics_report import render_metrics_report
+
+    if cells is not None:
+        raise OptionError("--cells takes one --metric; report it once per metric")
+    if not log:
+        raise OptionError("give the LOG to report (several metrics are reported from a log)")
+    for flag, given in (("--order", judge), ("--section", sections), ("--framing", framing), ("--before", before)):
+        if given:
+            raise OptionError(f"{flag} belongs to the report of one metric; give one --metric")
+    result = run(log, metric=metrics, probe=probe, **options)
+    design = _design(design_file)
+    text = render_metrics_report(result, format=fmt, templates=templates, assets_dir=assets, design=design,
+                                 source=source if source is not None else ", ".join(str(p) for p in log))
+    return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), analysis=result, design=design)
+
+
+def _design(design_file, **facts):
+    from probestats.shape.design import design_from
+
+    return design_from(design_file, **facts)
+
+
+def _write(output, text: str, fmt: str) -> tuple:
+    """Write the report whole; the files written (the report, then the plots its Markdown links)."""
+    if output is None:
+        return ()
+    from probestats.present.output import write_whole
+
+    write_whole(output, text)
+    files = [output]
+    if fmt == "md":
+        folder = f"{output.stem}_files"
+        for name in dict.fromkeys(re.findall(r"\]\(" + re.escape(folder) + r"/([^)\s]+\.png)\)", text)):
+            if (output.parent / folder / name).is_file():
+                files.append(output.parent / folder / name)
+    return tuple(files)
+
+
+def _judge(log, options, alpha, probe):
+    """The order probe a report's judge options ask for, or None."""
+    if options is None:
+        return None
+    if options.get("response") and options.get("choice"):
+        raise OptionError("give one of --response and --choice, not --response and --choice")
+    from probestats.analyses.judge import analyze_order
+
+    return analyze_order(probe.apply(log), order=options["order"], response=options.get("response"),
+                         choice=options.get("choice"), verdicts=options.get("verdicts", ()),
+                         by=options.get("by", ()), repetition=options.get("repetition"), alpha=alpha,
+                         correction="holm")
+
+
+def _framing(paths, probe, *, by, targets, toward, alpha, correction, answers, label_map, framing_columns,
+             beside_probe=True):
+    """The framing log of a report, read and shaped as ``probestats framing`` reads it (folders, every shaping
+    option).
+
+    Beside a probe log, ``wide`` names that log's columns (a wide framing sheet is recognized by itself), and a
+    column mapping applies where the framing log has its header."""
+    from dataclasses import replace
+
+    from probestats.analyses.framing import CORRECTIONS, analyze_framing
+
+    # complete: the framing analysis always keeps only items answered in both framings, and says which it left out
+    shaped = replace(probe, wide_attribute="model", framing_columns=tuple(framing_columns), complete=False,
+                     wide=() if beside_probe else probe.wide)
+    if beside_probe and probe.columns:  # a column mapping applies where the framing log has that header
+        from probestats.io.files import expand_paths
+        from probestats.io.read import normalize_header, read_log
+
+        headers = {normalize_header(h) for h in read_log(expand_paths(list(paths))[0], **probe.read_options()).headers}
+        made = set(probe._made_names())
+        shaped = replace(shaped, columns=tuple((c, h) for c, h in probe.columns
+                                               if normalize_header(h) in headers or h in made))
+    return analyze_framing(shaped.apply(list(paths)), by=list(by) or None, targets=str(targets) if targets else None,
+                           toward=toward, alpha=alpha, correction=correction if correction in CORRECTIONS else "holm",
+                           answers=answers, label_map=list(label_map) or None)
+
+
+def _log_analysis(log, metric, a, b, noise, by, alternative, alpha, correction, probe, *, reference, scale,
+                  factor, n_resamples, seed, before, gap_of_interest, pair=None):
+    """The analysis step of a report: the analysis analyze would choose for these options, the power curve
+    its power section draws, and with ``before`` the comparison of the two runs. Nothing here is rendered."""
+    from probestats.analyses.dispatch import analyze as run
+    from probestats.analyses.plan import with_design_power
+
+    if before is not None and (factor or probe.groups or reference is not None):
+        raise OptionError("--before compares two runs of a two-value probe; drop --factor, --group and --reference")
+    # the streaming pass of analyze, with the facts the report states (a log needing its rows is read whole)
+    result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale, factor=factor,
+                 alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed,
+                 probe=probe, streaming=True, facts=True, **(pair or {}))
+    result = with_design_power(result, gap_of_interest)
+    comparison = None
+    if before is not None:
+        if not hasattr(getattr(result, "main", None), "sign_flip"):
+            raise OptionError("--before compares two runs of a two-value probe; this log has more values: "
+                              "choose the pair with --a and --b")
+        from probestats.analyses.compare import compare_runs
+
+        main = getattr(result, "main", None)
+        a, b = a or getattr(main, "a", None), b or getattr(main, "b", None)
+        comparison = compare_runs(probe.apply(before, metric=metric, a=a, b=b),
+                                  probe.apply(log, metric=metric, a=a, b=b), metric=metric, a=a, b=b,
+                                  alternative=alternative, alpha=alpha, fold_case=probe.fold_case, streaming=True)
+    return result, comparison
+
+
+def _cells_analysis(cells, metric, a, b, by, alternative, alpha, correction, *, gap_of_interest):
+    """The analysis step of a report of a cell table, as :func:`_log_analysis` does it for a row log."""
+    from probestats.analyses.cells import analyze_cells, compare_cells
+    from probestats.analyses.plan import with_design_power
+
+    result = analyze_cells(cells["--cells"], metric=metric, a=a, b=b, by=by, alternative=alternative, alpha=alpha,
+                           correction=correction, noise=cells.get("--noise-cells"))
+    result = with_design_power(result, gap_of_interest)
+    comparison = None
+    if cells.get("--before-cells") is not None:
+        comparison = compare_cells(cells["--before-cells"], cells["--cells"], metric=metric,
+                                   a=a or result.main.a, b=b or result.main.b, alternative=alternative, alpha=alpha)
+    return result, comparison

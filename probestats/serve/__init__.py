@@ -1,0 +1,89 @@
+"""``probestats serve``: a local web page for people who do not code.
+
+Upload a log (and a same-versus-same file), map its columns, check it, read and download the
+report, size the next probe: each step calls the library the command line calls, and shows the
+command that does the same. This package is the only one that knows the web framework (Starlette,
+served by uvicorn; ``pip install "probestats[serve]"``).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import shutil
+import socket
+import tempfile
+from pathlib import Path
+
+__all__ = ["serve", "LOOPBACK"]
+
+LOOPBACK = "127.0.0.1"
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host``:``port`` (port 0: a free one the system picks)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        from probestats.errors import OptionError
+
+        raise OptionError(f"--port {port}: cannot listen on {host}:{port} ({exc.strerror}); choose another port, "
+                          "or leave --port out for a free one") from None
+    sock.listen(64)
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve(*, host: str = LOOPBACK, port: int = 0, open_browser: bool = False, max_mb: int = 50,
+          announce=print, warn=print) -> None:
+    """Serve the page until Ctrl-C; the uploads' private folder is deleted when it stops.
+
+    ``announce`` receives the address (with the launch token) once the page listens; ``warn``
+    receives the warning about a non-loopback ``host``.
+    """
+    try:
+        import uvicorn
+
+        from probestats.serve.app import Settings, make_app
+    except ImportError:
+        from probestats.errors import OptionError
+
+        raise OptionError('the page needs its extra: pip install "probestats[serve]"') from None
+
+    folder = Path(tempfile.mkdtemp(prefix="probestats-serve-"))  # private: mode 0700
+    try:
+        sock = _bind(host, port)
+        bound = sock.getsockname()[1]
+        shown = f"[{host}]" if ":" in host else host
+        names = {f"{shown}:{bound}"}
+        if _is_loopback(host):
+            names |= {f"127.0.0.1:{bound}", f"localhost:{bound}", f"[::1]:{bound}"}
+        else:
+            warn(f"Warning: --host {host}: the page is reachable from other machines on this network; anyone "
+                 "who has the address with its token can upload files and read the reports")
+        settings = Settings(folder=folder, hosts=tuple(sorted(names)), max_bytes=max_mb * 1_000_000)
+        url = f"http://{'127.0.0.1' if _is_loopback(host) else shown}:{bound}/{settings.token}/"
+        config = uvicorn.Config(make_app(settings), log_level="warning", access_log=False, lifespan="off",
+                                server_header=False, date_header=False)
+        server = uvicorn.Server(config)
+        announce(f"probestats page: {url}")
+        announce(f"(uploads up to {max_mb} MB; press Ctrl-C to stop; the uploaded files are deleted then)")
+        if open_browser:
+            import webbrowser
+
+            webbrowser.open(url)
+        server.run(sockets=[sock])
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -1,0 +1,88 @@
+"""``probestats.report(...)`` and ``probestats.plan(...)``: the one library call behind each command.
+
+The command parses its options and calls the library; these tests check that the bytes the library
+writes (and the result it returns) are the bytes the command writes, for the sample probe.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+import probestats
+from probestats.cli import main
+from probestats.errors import OptionError
+
+ROOT = Path(__file__).resolve().parent.parent
+PROBE = ROOT / "sample_logs" / "style_probe.csv"
+NOISE = ROOT / "sample_logs" / "style_noise.csv"
+DESIGN = ROOT / "examples" / "style_probe.toml"
+
+
+@pytest.mark.parametrize("fmt", ["md", "html", "json"])
+def test_the_library_writes_the_bytes_the_command_writes(fmt, tmp_path, capsys):
+    by_command = tmp_path / "cli"
+    by_library = tmp_path / "lib"
+    by_command.mkdir()
+    by_library.mkdir()
+    code = main(["report", str(PROBE), "--metric", "steps", "--noise", str(NOISE), "--design", str(DESIGN),
+                 "--gap-of-interest", "1", "-o", str(by_command / f"report.{fmt}")])
+    assert code == 0, capsys.readouterr().err
+    job = probestats.report(PROBE, metric="steps", noise=NOISE, design_file=DESIGN, gap_of_interest=1.0,
+                            output=by_library / f"report.{fmt}")
+    assert job.format == fmt
+    assert (by_library / f"report.{fmt}").read_bytes() == (by_command / f"report.{fmt}").read_bytes()
+    assert job.data == (by_library / f"report.{fmt}").read_bytes()
+    assert job.files[0] == by_library / f"report.{fmt}"
+    if fmt == "md":  # the plots the Markdown links, written beside it as the command writes them
+        plots = sorted(p.name for p in (by_command / "report_files").iterdir())
+        assert sorted(p.name for p in job.files[1:]) == plots and plots
+        for name in plots:
+            assert (by_library / "report_files" / name).read_bytes() == (by_command / "report_files" / name).read_bytes()
+    # the analysis comes with the power curve the command adds (a notebook user gets the same report)
+    assert job.analysis.power is not None
+    assert job.design.attribute and job.design.gap_of_interest == 1.0
+
+
+def test_without_an_output_nothing_is_written_and_the_text_is_the_same(tmp_path):
+    written = probestats.report(PROBE, metric="steps", output=tmp_path / "r.json")
+    text = probestats.report(PROBE, metric="steps", format="json")
+    assert text.files == () and text.text == written.text
+    assert json.loads(text.text)["report"]["sections"]
+
+
+def test_the_result_is_frozen_and_documented():
+    fields = [f.name for f in dataclasses.fields(probestats.ReportJob)]
+    doc = probestats.ReportJob.__doc__
+    assert all(f"{name} :" in doc for name in fields)
+    job = probestats.report(PROBE, metric="steps", sections=["table"])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        job.text = ""
+    assert repr(job).startswith("ReportJob(format='md'")
+
+
+def test_the_library_refuses_in_one_line(tmp_path):
+    with pytest.raises(OptionError, match="unknown report format '.txt'"):
+        probestats.report(PROBE, metric="steps", output=tmp_path / "r.txt")
+    with pytest.raises(OptionError, match="the suffix names html, not format 'md'"):
+        probestats.report(PROBE, metric="steps", output=tmp_path / "r.html", format="md")
+    with pytest.raises(OptionError, match="give the LOG"):
+        probestats.report(metric="steps")
+    with pytest.raises(OptionError, match="which this command reads"):
+        probestats.report(PROBE, metric="steps", noise=NOISE, output=NOISE.with_suffix(".csv"))
+
+
+def test_the_plan_call_prints_what_the_command_prints(tmp_path, capsys):
+    code = main(["plan", "--noise", str(NOISE), "--metric", "steps", "--items", "6,8", "--runs", "5",
+                 "--gap", "1", "--sims", "150", "--json"])
+    assert code == 0
+    printed = capsys.readouterr().out
+    from probestats.present.sanitize import json_text
+    from probestats.result import document, dumps
+
+    result = probestats.plan(NOISE, metric="steps", items=["6,8"], runs=["5"], gap=1.0, sims=150)
+    assert json_text(dumps(document(result))) + "\n" == printed
+    assert [(c.items, c.runs) for c in result.cells] == [(6, 5), (8, 5)]
