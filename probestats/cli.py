@@ -588,8 +588,9 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
     from probestats.present.report_job import report as run
     from probestats.present.warm import warm_imports
 
-    # the report's templates and plots, imported while the log is read
-    warm_imports("probestats.present.report", "matplotlib.figure", "matplotlib.backends.backend_agg")
+    # the report's templates, imported while the log is read (the plotting library after it: imported
+    # during the pass, its memory would add to the pass's peak)
+    warm_imports("probestats.present.report")
 
     _refuse_inputs({"-o": output}, {"LOG": log, "--noise": noise, "--design": design_file,
                                     "--framing": framing_log, "--targets": targets, "--before": before_log,

@@ -557,7 +557,8 @@ def compare_cells(before, after, *, metric: str, a: str | None = None, b: str | 
                   alternative: str = "two-sided", alpha: float = 0.05, names: tuple[str, str] | None = None):
     """:func:`probestats.analyses.compare.compare_runs` from two cell tables (paths or frames).
 
-    The same checks (items, values and, when both tables keep them, seeds: the ``seeds`` column),
+    The same checks (items, values and, when both tables keep them, seeds: the listed ``seeds``, or
+    beyond the list their count with their range or fingerprint),
     the same analyses (:func:`analyze_cells`) and the same change test, so the result equals the row
     logs'. Validation warnings of the logs are not in the tables (``probestats cells`` printed them).
 

@@ -57,11 +57,28 @@ def row_facts(log_frame: pl.DataFrame, pair_frame: pl.DataFrame, metric: str | N
             values = log_frame[col].drop_nulls().unique(maintain_order=True)
         except Exception:  # unusual column types: not a setting we can judge
             continue
-        columns.append((col, int(values.len()), values[0] if values.len() == 1 else None))
+        count = int(values.len())
+        if col == "temperature" and count > 1:
+            count = temperatures(log_frame[col].drop_nulls(), count)
+        columns.append((col, count, log_frame[col].drop_nulls()[0] if count == 1 else None))
     seeds = None
     if "seed" in pair_frame.columns:
         seeds = seed_facts(pair_frame["seed"].drop_nulls().unique(maintain_order=True).to_list())
     return LogFacts(tuple(columns), seeds)
+
+
+def temperatures(column: pl.Series, written: int) -> int:
+    """How many temperatures a column holds, read as numbers as validation reads them (``0.8`` and
+    ``0.80`` are one); ``written``, the count of its spellings, when some cell is not a number.
+
+    >>> temperatures(pl.Series(["0.8", "0.80", " 0.8", "-0"]), 4), temperatures(pl.Series(["0.8", "hot"]), 2)
+    (2, 2)
+    """
+    numbers = (column.cast(pl.String).str.strip_chars().cast(pl.Float64, strict=False) if column.dtype == pl.String
+               else column.cast(pl.Float64))
+    if numbers.null_count() or numbers.is_nan().any():
+        return written
+    return int(numbers.replace(-0.0, 0.0).unique().len())
 
 
 def seed_facts(seeds: list) -> tuple[int, int | None, int | None] | None:

@@ -173,7 +173,7 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
     identity = [*text.values(), pl.col(ROW), *[pl.col(c) for c in extra]]
     common = dict(seeded=seeded, split=head.split, reply="reply" in present, settings=settings)
     fact_aggs = _fact_aggregations(extra, schema)
-    rows, typed, firsts, plain, written = _fast_rows(log, metric, schema, head, identity, setting, as_written=facts)
+    rows, typed, firsts, plain, written = _fast_rows(log, metric, schema, head, identity, setting)
     per = _pass(rows, by, _aggregations(metric, head.places, plain=plain, written=written, firsts=firsts, **common)
                 + fact_aggs, before_pass)
     if (per is None and typed) or (per is not None and "__general" in per.columns and per["__general"].sum()):
@@ -196,7 +196,7 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
         return None   # validate reads the log again and says what is wrong with it
     if progress:
         progress("checking the cells")
-    columns = _column_facts(per, schema, metric, settings, by, extra) if facts else None
+    columns = _column_facts(per, schema, metric, settings, by, extra, head.firsts) if facts else None
     if facts and columns is None:
         return None
     streamed = _finish(per, log, metric=metric, a=a, b=b, by=by, keys=keys, settings=settings, fold_case=fold_case,
@@ -276,7 +276,7 @@ class _Head(NamedTuple):
 
 
 def _fast_rows(log: Log, metric: str, schema: pl.Schema, head: "_Head", identity: list[pl.Expr],
-               setting: dict[str, pl.Expr], as_written: bool = False):
+               setting: dict[str, pl.Expr]):
     """The rows of the first pass, read as cheaply as the first rows allow, and how to sum them.
 
     Numbers are parsed by the CSV reader where they can be (:func:`~probestats.io.read.typed_rows`):
@@ -288,7 +288,6 @@ def _fast_rows(log: Log, metric: str, schema: pl.Schema, head: "_Head", identity
     Returns the rows, whether some column is parsed by the reader, the first row's settings (or
     None), whether the metric is read as integers, and whether a ``__written`` column flags the
     cells with text (a metric cast from text: a cell that is not a plain whole number is null).
-    With ``as_written``, a temperature is compared as written (the report counts its spellings).
     """
     dtype = schema[metric]
     plain = head.places == 0 and (dtype.is_integer() or (dtype == pl.String and head.plain))
@@ -296,7 +295,7 @@ def _fast_rows(log: Log, metric: str, schema: pl.Schema, head: "_Head", identity
     dtypes = {}
     if plain and dtype == pl.String:
         dtypes[metric] = pl.Int64
-    if "temperature" in setting and schema["temperature"] == pl.String and not as_written:
+    if "temperature" in setting and schema["temperature"] == pl.String:
         dtypes["temperature"] = pl.Float64
         firsts["temperature"] = head.temperature
     rows = typed_rows(log, dtypes) if dtypes else None
@@ -556,18 +555,26 @@ def _fact_aggregations(extra: Sequence[str], schema: pl.Schema) -> list[pl.Expr]
 
 
 def _column_facts(per: pl.DataFrame, schema: pl.Schema, metric: str, settings: Sequence[str], by: Sequence[str],
-                  extra: Sequence[str]) -> tuple | None:
+                  extra: Sequence[str], firsts: dict) -> tuple | None:
     """The ``columns`` of :class:`~probestats.checks.facts.LogFacts` from the cells: each setting's
-    and group's distinct values over the cells (each cell holds one), each other column's one value
-    or "two or more" from its smallest and largest; None when the cells cannot tell (a setting that
-    varies within a cell of a value not compared, a float column with NaN or zero)."""
+    and group's distinct values over the cells (each cell holds one; temperatures as numbers, shown
+    as the first row writes it), each other column's one value or "two or more" from its smallest and
+    largest; None when the cells cannot tell (a setting that varies within a cell of a value not
+    compared, a float column with NaN or zero)."""
+    from probestats.checks.facts import temperatures
+
     out = []
     for c in candidates(schema.names(), metric):
         if c in settings or c in by:
             if c in settings and not per.select((pl.col(c) == pl.col(f"__{c}_max")).all()).item():
                 return None
             values = per[c].drop_nulls().unique(maintain_order=True)
-            out.append((c, int(values.len()), values[0] if values.len() == 1 else None))
+            count = int(values.len())
+            if c == "temperature" and c in settings:
+                count = temperatures(values, count) if count > 1 else count
+                out.append((c, count, firsts.get(c) if count == 1 else None))
+                continue
+            out.append((c, count, values[0] if count == 1 else None))
             continue
         i = list(extra).index(c)
         if f"__fact{i}_odd" in per.columns and per[f"__fact{i}_odd"].sum():
