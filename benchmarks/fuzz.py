@@ -2,7 +2,8 @@
 
 Prints a table of categories x runs, exit codes, and each kind of failure (tracebacks, aborts, exit
 codes other than 0/1/2, "unexpected" errors, multi-line errors, inputs modified, raw control
-characters in any output, unescaped HTML markers), with the peak memory (maximum resident set,
+characters in any output, unescaped HTML markers, anything left behind by a refused run, an absolute
+or temporary path in an error, a secret beside a template folder in any output), with the peak memory (maximum resident set,
 of this process for in-process cases and of the children for the others). Every column but the
 runs should read 0.
 
@@ -10,7 +11,7 @@ runs should read 0.
 
 Cases run in this process through ``probestats.cli.main`` (fast); the cases that could abort a
 process (corrupt Parquet, spreadsheets of huge extent) run in child processes under a 4 GB
-address-space limit.
+address-space limit, and so do the writes that fail under a file-size limit.
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ def main() -> int:
     parser.add_argument("--every", type=int, default=500, help="print a partial table every this many cases")
     args = parser.parse_args()
     cases = generate(args.cases, seed=args.seed, children=False)
-    cases += [c for c in generate(args.children * 2, seed=args.seed + 1, categories=["parquet", "spreadsheets"])
-              if c.child][: args.children]
+    cases += [c for c in generate(args.children * 2, seed=args.seed + 1,
+                                  categories=["parquet", "spreadsheets", "failing_writes"]) if c.child][: args.children]
     started = time.perf_counter()
     outcomes = []
     with tempfile.TemporaryDirectory() as folder:

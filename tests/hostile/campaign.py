@@ -8,7 +8,10 @@ abort a process, in a child; ``check`` lists what went wrong. Used by ``test_hos
 A case fails when: an exception escapes ``main`` (a traceback), the process aborts or dies on a
 signal, the exit code is not 0, 1 or 2, an ``Error: unexpected`` line appears, an ``Error:`` line
 spans several lines, an input file changes, a raw control character (ESC, C1, bidi) appears in
-any output, or a hostile HTML marker survives unescaped in an HTML report.
+any output, a hostile HTML marker survives unescaped in an HTML report, a refused run (exit 1)
+leaves anything behind (a file, a temporary file, an empty images folder), an error names the
+case's absolute folder or a temporary file, or a secret beside a template folder shows up in any
+output.
 """
 
 from __future__ import annotations
@@ -38,7 +41,10 @@ HOSTILE = [
 HTML_MARKERS = ["<script>alert(1)</script>", "<b id=PWNED>", "<img src=x onerror"]
 
 CATEGORIES = ["csv_bytes", "csv_structure", "numbers", "json", "text", "options", "paths", "outputs",
-              "templates", "spreadsheets", "parquet"]
+              "templates", "spreadsheets", "parquet", "template_links", "reserved_names", "damaged_sheets",
+              "failing_writes", "output_paths"]
+#: the text of the secret file beside a template folder (template_links): it must appear in no output
+SECRET = "SECRET-c0ffee-never-in-an-output"
 COMMANDS = ["validate", "analyze", "report_md", "report_html", "plan", "compare", "framing"]
 
 
@@ -49,6 +55,10 @@ class Case:
     files: dict[str, bytes]
     child: bool = False          # run in a subprocess (could abort a process)
     note: str = ""
+    links: dict[str, str] = field(default_factory=dict)   # link -> its target, made after the files
+    dirs: list[str] = field(default_factory=list)         # empty folders to make
+    fsize: int | None = None     # the child's file-size limit (bytes): writes beyond it fail
+    replaceable: list[str] = field(default_factory=list)  # earlier outputs the run may overwrite (not inputs)
 
 
 @dataclass
@@ -404,9 +414,134 @@ def _parquet_case(rng):
     return Case("parquet", _command(rng, "log.parquet"), {"log.parquet": bytes(data)}, child=True)
 
 
+# ---------------------------------------------------------------- second campaign: links, names, damage, writes
+
+
+def _template_links(rng):
+    """A template folder holding a link that leads outside it, and a template that reads through it."""
+    suffix = rng.choice(["md", "html"])
+    files = {"log.csv": _csv(_rows(rng)), "secret.txt": (SECRET + "\n").encode()}
+    link, target = rng.choice([("evil_link", "../secret.txt"), ("up", ".."), ("abs", "ABS/secret.txt"),
+                               (f"report.{suffix}.j2", "../secret.txt"), ("sub/deep", "../../secret.txt")])
+    name = {"up": "up/secret.txt"}.get(link, link)
+    body = rng.choice(['{% include "NAME" %}', '{% import "NAME" as m %}{{ m }}', '{% extends "NAME" %}',
+                       '{% from "NAME" import x %}{{ x }}', '{% include ["nosuch", "NAME"] %}',
+                       '{% include "NAME" ignore missing %}']).replace("NAME", name)
+    if link != f"report.{suffix}.j2":
+        files[f"tpl/report.{suffix}.j2"] = f"# r\n{body}\n".encode()
+    argv = ["report", "log.csv", "--metric", "steps", "--templates", "tpl", "-o", f"out.{suffix}"]
+    if rng.random() < 0.4:
+        argv += ["--section", rng.choice(["table", "summary", "tests", "design"])]
+    return Case("template_links", argv, files, note=f"{link} {body[:24]}", links={f"tpl/{link}": target},
+                dirs=["tpl/sub"])
+
+
+#: names probestats gives its own columns, and the columns that number the runs
+RESERVED = ["seed", "run_id", "time", "_row", "__order", "n", "counted", "constant", "mean", "sd", "seeds", "seeded",
+            "distinct_seeds", "first_valued", "has_a", "has_b", "__s", "__q", "__finer", "__head_n", "__min",
+            "__exact", "__general", "_f1", "_kind", "_order", "k", "gap", "lo", "hi", "a", "b", "item", "variant"]
+
+
+def _reserved_names(rng):
+    """A reserved name as the metric, a --by group or either side of a --column mapping."""
+    name = rng.choice(RESERVED)
+    where = rng.choice(["metric", "by", "column_to", "column_from", "extra"])
+    metric = name if where == "metric" else "steps"
+    rows = _rows(rng, metric=metric if name not in ("item", "variant", "seed") else "steps")
+    for r in rows:
+        if name not in r:
+            r[name] = rng.choice(["g1", "g2"]) if where == "by" else r["seed"]
+    data = _csv(rows)
+    if where == "metric":
+        argv = _command(rng, "log.csv", metric=name)
+    elif where == "by":
+        argv = [rng.choice(["analyze", "validate"]), "log.csv", "--metric", "steps", "--by", name]
+    elif where == "column_to":
+        argv = ["analyze", "log.csv", "--metric", "steps", "--column", f"{name}={rng.choice(['item', 'model'])}"]
+    elif where == "column_from":
+        argv = ["analyze", "log.csv", "--metric", "x", "--column", f"x={name}"]
+    else:
+        argv = _command(rng, "log.csv")
+    return Case("reserved_names", argv, {"log.csv": data}, note=f"{where} {name}")
+
+
+def _damaged_sheets(rng):
+    """A damaged .ods (bad checksum, junk XML, entities, an unbound prefix) or an .xlsx with a flipped bit."""
+    import tempfile
+
+    from tests.hostile.spreadsheets import ODS_DAMAGE, damaged_ods, flipped_xlsx
+
+    with tempfile.TemporaryDirectory() as folder:
+        if rng.random() < 0.5:
+            kind = rng.choice(ODS_DAMAGE)
+            name = "log.ods"
+            data = damaged_ods(Path(folder) / name, kind).read_bytes()
+        else:
+            kind = "xlsx_flip"
+            name = "log.xlsx"
+            data = flipped_xlsx(Path(folder) / name, rng.random(), rng.randrange(8)).read_bytes()
+            if rng.random() < 0.3:  # a flip anywhere, the zip directory included
+                raw = bytearray(data)
+                raw[rng.randrange(len(raw))] ^= 1 << rng.randrange(8)
+                data, kind = bytes(raw), "xlsx_flip_anywhere"
+    return Case("damaged_sheets", _command(rng, name), {name: data}, note=kind)
+
+
+def _failing_writes(rng):
+    """A command whose output cannot be written whole: a file-size limit in a child process."""
+    files = {"log.csv": _csv(_rows(rng)), "noise.csv": _csv(_rows(rng))}
+    out = rng.choice(["out.md", "out.html", "out.json"])
+    argv = rng.choice([
+        ["report", "log.csv", "--metric", "steps", "--noise", "noise.csv", "-o", out],
+        ["compare", "log.csv", "noise.csv", "--metric", "steps", "-o", "out.md"],
+        ["plan", "--noise", "noise.csv", "--metric", "steps", "--gap", "1", "--items", "6", "--runs", "2",
+         "--sims", "20", "--plot", "out.png"]])
+    limit = rng.choice([1, 200, 700, 3000])
+    return Case("failing_writes", argv, files, child=True, note=f"{argv[0]} limit {limit}", fsize=limit)
+
+
+def _output_paths(rng):
+    """-o where no file can go: the images folder is a file, an image is a folder, under a regular
+    file, a folder that takes no files, a name too long, a file of the images' name already there."""
+    files = {"log.csv": _csv(_rows(rng)), "noise.csv": _csv(_rows(rng))}
+    kind = rng.choice(["files_is_file", "image_is_folder", "under_file", "proc", "long", "long_images",
+                       "foreign_image", "image_link", "out_is_folder", "rerun"])
+    out = rng.choice(["out.md", "out.html", "out.json"]) if kind in ("under_file", "proc", "long") else "out.md"
+    dirs: list[str] = []
+    links: dict[str, str] = {}
+    if kind == "files_is_file":
+        files["out_files"] = b"a file of the user's"
+    elif kind == "image_is_folder":
+        dirs.append(f"out_files/{rng.choice(['item_gaps', 'power'])}.png")
+    elif kind == "under_file":
+        out = f"log.csv/{out}"
+    elif kind == "proc":
+        out = f"/proc/self/{out}"
+    elif kind == "long":
+        out = "a" * rng.choice([256, 300, 1000]) + out[3:]
+    elif kind == "long_images":
+        out = "a" * 251 + ".md"
+    elif kind == "foreign_image":
+        files[f"out_files/{rng.choice(['item_gaps', 'power'])}.png"] = b"a picture of the user's"
+    elif kind == "image_link":
+        links["out_files/power.png"] = "../noise.csv"
+        dirs.append("out_files")
+    elif kind == "out_is_folder":
+        dirs.append("out.md")
+    elif kind == "rerun":
+        files["out.md"] = b"an earlier report, edited"
+    argv = ["report", "log.csv", "--metric", "steps", "--noise", "noise.csv", "-o", out]
+    if rng.random() < 0.3 and kind not in ("foreign_image", "image_link"):
+        argv.append("--force")  # --force replaces a foreign image; it makes no other path writable
+    return Case("output_paths", argv, files, note=kind, links=links, dirs=dirs,
+                replaceable=["out.md"] if kind == "rerun" else [])
+
+
 _MAKERS = {"csv_bytes": _csv_bytes, "csv_structure": _csv_structure, "numbers": _numbers, "json": _json,
            "text": _text, "options": _options, "paths": _paths, "outputs": _outputs, "templates": _templates,
-           "spreadsheets": _spreadsheets, "parquet": _parquet_case}
+           "spreadsheets": _spreadsheets, "parquet": _parquet_case, "template_links": _template_links,
+           "reserved_names": _reserved_names, "damaged_sheets": _damaged_sheets, "failing_writes": _failing_writes,
+           "output_paths": _output_paths}
 
 
 def generate(n: int, seed: int = 0, categories=None, children: bool = True):
@@ -433,11 +568,21 @@ def _digest(folder: Path) -> dict[str, str]:
             for p in folder.rglob("*") if p.is_file() and not p.is_symlink()}
 
 
+def _entries(folder: Path) -> set[str]:
+    """Every file, folder and link under ``folder`` (a refused run must add none)."""
+    return {str(p.relative_to(folder)) for p in folder.rglob("*")}
+
+
 def _setup(case: Case, folder: Path) -> None:
+    for name in case.dirs:
+        (folder / name).mkdir(parents=True, exist_ok=True)
     for name, data in case.files.items():
         path = folder / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
+    for link, target in case.links.items():
+        (folder / link).parent.mkdir(parents=True, exist_ok=True)
+        os.symlink(target.replace("ABS", str(folder)), folder / link)
     if case.category == "outputs":
         (folder / "sub").mkdir(exist_ok=True)
         for link, target in (("link.md", "log.csv"), ("nlink.png", "noise.csv")):
@@ -461,12 +606,15 @@ def _in_process(argv) -> tuple[int | None, str, str, str | None]:
     return code, out.getvalue(), err.getvalue(), escaped
 
 
-def _in_child(argv, folder: Path, address_space: int | None = 4 << 30) -> tuple[int | None, str, str, int]:
+def _in_child(argv, folder: Path, address_space: int | None = 4 << 30,
+              fsize: int | None = None) -> tuple[int | None, str, str, int]:
     limit = "" if address_space is None else (
         f"import resource\nresource.setrlimit(resource.RLIMIT_AS, ({address_space}, {address_space}))\n")
+    if fsize is not None:  # writes past fsize bytes fail (Python ignores the signal; the write raises)
+        limit += f"import resource\nresource.setrlimit(resource.RLIMIT_FSIZE, ({fsize}, {fsize}))\n"
     code = f"{limit}import sys\nsys.path.insert(0, {str(ROOT)!r})\nfrom probestats.cli import main\n" \
            f"sys.exit(main({argv!r}))\n"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "120"}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "120", "PYTHONDONTWRITEBYTECODE": "1"}
     try:
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=folder, timeout=600, env=env)
     except subprocess.TimeoutExpired:
@@ -484,12 +632,13 @@ def run_case(case: Case, folder: Path) -> Outcome:
     folder.mkdir(parents=True, exist_ok=True)
     _setup(case, folder)
     before = _digest(folder)
-    inputs = set(before)
+    inputs = set(before) - set(case.replaceable)
+    entries = _entries(folder)
     cwd = os.getcwd()
     escaped = None
     rss = 0
     if case.child:
-        code, out, err, rss = _in_child(case.argv, folder)
+        code, out, err, rss = _in_child(case.argv, folder, fsize=case.fsize)
     else:
         os.chdir(folder)
         try:
@@ -522,6 +671,12 @@ def run_case(case: Case, folder: Path) -> Outcome:
             texts.append((folder / name).read_text("utf-8", errors="replace"))
     if any(has_raw_controls(t) for t in texts):
         f.append("raw_control")
+    if code == 1 and _entries(folder) != entries:
+        f.append("leftover")
+    if str(folder.resolve()) in err or str(folder) in err or ".probestats-" in err or "/tmp/tmp" in err:
+        f.append("temp_path")
+    if any(SECRET in t for t in texts):
+        f.append("leaked")
     for name in written:
         if name.endswith(".html"):
             page = (folder / name).read_text("utf-8", errors="replace")
@@ -531,7 +686,7 @@ def run_case(case: Case, folder: Path) -> Outcome:
 
 
 KINDS = ["traceback", "abort", "exit_code", "unexpected", "multiline_error", "input_modified", "raw_control",
-         "html_marker"]
+         "html_marker", "leftover", "temp_path", "leaked"]
 
 
 def table(outcomes) -> str:

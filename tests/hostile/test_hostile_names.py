@@ -79,3 +79,11 @@ def test_a_metric_named_as_an_internal_column_is_refused(log, capsys, tmp_path):
                                                                          "-o", "r.md"]):
         err = _one_error(capsys, argv, tmp_path)
         assert err.startswith("Error: --metric __order: '__order' is a name probestats uses for its own counts")
+
+
+@pytest.mark.parametrize("command", ["validate", "analyze"])
+@pytest.mark.parametrize("name", ["seed", "run_id"])
+def test_a_by_column_that_numbers_the_runs_is_refused_alike_by_validate_and_analyze(log, capsys, tmp_path, command,
+                                                                                    name):
+    err = _one_error(capsys, [command, log, "--metric", "steps", "--by", name], tmp_path)
+    assert err.startswith(f"Error: --by {name}: that column numbers the runs inside each item x value cell")
