@@ -573,6 +573,15 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
 
         framing = analyze_framing(str(framing_log), targets=str(targets) if targets else None, toward=toward,
                                   alpha=alpha)
+    from probestats.analyses.factorial import FactorialAnalysis
+
+    if isinstance(result, FactorialAnalysis):  # beyond 2 × 2: a report of its own
+        from probestats.present.factorial_report import render_factorial_report
+
+        write_whole(output, render_factorial_report(result, format=fmt, templates=templates,
+                                                    source=", ".join(str(p) for p in log)))
+        console(stderr=True).print(f"wrote {_escape(output)}")
+        return
     assets = output.parent / f"{output.stem}_files" if fmt == "md" else None
     shaping = {"where": probe.where, "derive": list(probe.derive)} if (probe.where or probe.derive) else None
     text = render_report(result, format=fmt, sections=list(sections) or None, templates=templates, design=plan,
