@@ -330,3 +330,19 @@ def test_many_values_cochran_q_for_one_zero_one_run_per_cell():
     ref = sm_q(matrix)
     assert q.statistic == pytest.approx(float(ref.statistic), rel=1e-12)
     assert q.pvalue == pytest.approx(float(ref.pvalue), abs=1e-14)
+
+
+def test_dav_interval_beyond_a_hundred_items_is_the_delta_method_written_out():
+    rng = np.random.default_rng(12)
+    a = rng.normal(0.3, 1.0, 150)
+    b = 0.6 * a + rng.normal(0.0, 0.7, 150)
+    e = effect_sizes(a, b)
+    n = a.size
+    va, vb = np.var(a, ddof=1), np.var(b, ddof=1)
+    cab = np.sum((a - a.mean()) * (b - b.mean())) / (n - 1)
+    s2 = (va + vb) / 2
+    d = (a.mean() - b.mean()) / np.sqrt(s2)
+    se = np.sqrt(np.var(a - b, ddof=1) / (n * s2) + d ** 2 * (va ** 2 + vb ** 2 + 2 * cab ** 2) / (8 * (n - 1) * s2 ** 2))
+    z = stats.norm.ppf(0.975)
+    assert (e.d_av.low, e.d_av.high) == pytest.approx((d - z * se, d + z * se), rel=1e-12)
+    assert "delta-method" in e.d_av.interval_method

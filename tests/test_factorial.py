@@ -139,3 +139,22 @@ def test_cli_three_by_two(capsys, tmp_path):
     code = main(["analyze", str(path), "--metric", "score", "--factor", "dose", "--factor", "arm"])
     out, _ = capsys.readouterr()
     assert code == 0 and "repeated-measures ANOVA" in out and "within-item permutation tests" in out
+
+
+def test_factorial_report_and_two_by_two_effect_sizes(capsys, tmp_path):
+    path = tmp_path / "f.csv"
+    pl.DataFrame(_rows(items=5)).write_csv(path)
+    for suffix in ("md", "html", "json"):
+        out = tmp_path / f"r.{suffix}"
+        assert main(["report", str(path), "--metric", "score", "--factor", "dose", "--factor", "arm",
+                     "-o", str(out)]) == 0
+        text = out.read_text()
+        assert "interaction" in text and ("sphericity" in text)
+    assert "## Limits" in (tmp_path / "r.md").read_text()
+    # a 2 × 2 effect carries d_z of its item values: their mean over their SD (n - 1)
+    two = [r for r in _rows(items=6) if r["dose"] != "mid"]
+    res = analyze(two, metric="score", factor=["dose", "arm"])
+    e = res.effect("interaction")
+    g = np.array(e.gaps)
+    assert e.d_z.value == pytest.approx(g.mean() / g.std(ddof=1), rel=1e-12)
+    assert e.to_dict()["d_z"]["formula"].startswith("d_z = mean gap")

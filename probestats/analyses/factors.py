@@ -77,11 +77,14 @@ class Effect:
     p_adjusted: float | None = None
     #: the corrected p is at or below alpha (p <= alpha, the rule of every analysis)
     detected: bool | None = None
+    #: d_z of the effect's item values (their mean / their SD), with its exact interval (:mod:`probestats.stats.effects`)
+    d_z: object | None = None
 
     def to_dict(self) -> dict:
         return {"effect": self.name, "description": self.description, "average": _num(self.average),
                 "p": float(self.sign_flip.pvalue), "p_adjusted": _num(self.p_adjusted), "detected": self.detected,
-                "method": self.sign_flip.method, "alternative": self.sign_flip.alternative}
+                "method": self.sign_flip.method, "alternative": self.sign_flip.alternative,
+                "d_z": None if self.d_z is None else self.d_z.to_dict()}
 
 
 @dataclass(frozen=True)
@@ -233,8 +236,12 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
         ("interaction", f"({f1} gap among '{l2a}') − ({f1} gap among '{l2b}'), a difference of differences",
          (m11 - m21) - (m12 - m22)),
     ]
+    from probestats.stats.effects import effect_sizes
+
     effects = [Effect(name, desc, float(np.mean(g)), sign_flip_test(g, alternative=alternative),
-                      tuple(float(x) for x in g)) for name, desc, g in spec]
+                      tuple(float(x) for x in g),
+                      d_z=effect_sizes(g, np.zeros_like(g), confidence=1 - alpha, intervals=g.size >= 2).d_z)
+               for name, desc, g in spec]
     adjusted = adjust([e.sign_flip.pvalue for e in effects], correction)
     effects = tuple(replace(e, p_adjusted=p, detected=None if p is None else bool(p <= alpha))
                     for e, p in zip(effects, adjusted))

@@ -223,7 +223,7 @@ def _num(x) -> float | None:
 
 def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternative: str = "two-sided",
                  confidence: float = 0.95, by: dict | None = None, interval: str = "t", hedges: bool = False,
-                 n_resamples: int = 9999, seed: int | None = 0) -> PairResult:
+                 n_resamples: int = 10_000, seed: int | None = 0) -> PairResult:
     """Tests for one item table: sign-flip, sign test, interval, smallest attainable p, and beside them
     the effect sizes and the published tests (paired t, Wilcoxon); ``n_resamples`` and ``seed`` serve
     every bootstrap."""

@@ -76,20 +76,21 @@ def metrics_context(analysis) -> dict:
             "correction": analysis.family_text.split(" over ")[0], "sentences": sentences}
 
 
-def _limits(analysis, design) -> list:
+def limits_of(n: int, metrics: list[str], design=None) -> list:
+    """The limits of a report of its own (several metrics, a factor design): the design file's, or placeholders."""
     from probestats.shape.design import Design
     from probestats.present.templates import Todo
 
     design = design or Design()
-    n = max((t.result.n_items for t in analysis.family), default=0)
     limits = []
     if design.held_fixed:
         limits.append(("Held fixed, as stated", list(design.held_fixed)))
     limits.append(("Could not be held fixed", list(design.not_fixed) or
                    Todo("what could not be held fixed (e.g. server-side model updates)")))
-    limits.append(("Size", f"up to {count_of(n, 'item')} per cell; the items are the sample"))
-    limits.append(("What the metrics cannot see", list(design.metric_cannot_see) or
-                   Todo(f"what the metrics {', '.join(analysis.metrics)} cannot see")))
+    limits.append(("Size", f"up to {count_of(n, 'item')}; the items are the sample, so the result speaks for these "
+                           "items and says little about others"))
+    limits.append(("What the metric cannot see", list(design.metric_cannot_see) or
+                   Todo(f"what {', '.join(metrics)} cannot see")))
     limits.append(("Attributes not tested", list(design.not_tested) or Todo("which attributes were not tested")))
     limits.append(("Scope", "whatever its result, this probe does not show that the system is unbiased"))
     return limits
@@ -131,7 +132,7 @@ def render_metrics_report(analysis, *, format: str = "md", templates=None, asset
     if format not in ("md", "html", "json"):
         raise OptionError(f"unknown report format '{format}'; use one of md, html, json")
     ctx = metrics_context(analysis)
-    limits = _limits(analysis, design)
+    limits = limits_of(max((t.result.n_items for t in analysis.family), default=0), analysis.metrics, design)
     title = f"Probe report: {', '.join(analysis.metrics)}"
     sentences = {"metrics": ctx["sentences"],
                  "limits": [f"{label}: {value if isinstance(value, str) else '; '.join(map(str, value))}."

@@ -224,6 +224,14 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
                                            n_resamples=n_resamples, seed=seed, before=before_log,
                                            gap_of_interest=design.gap_of_interest,
                                            pair=dict(interval=interval, hedges=hedges))
+    from probestats.analyses.factorial import FactorialAnalysis
+
+    if isinstance(result, FactorialAnalysis):  # beyond 2 × 2: a report of its own
+        from probestats.present.factorial_report import render_factorial_report
+
+        text = render_factorial_report(result, format=fmt, templates=templates,
+                                       source=source if source is not None else ", ".join(str(p) for p in log))
+        return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), analysis=result, design=design)
     framing = _framing(framing_log, probe, beside_probe=True, **framing_options) if framing_log else None
     from probestats.present.report import render_report
 

@@ -23,7 +23,7 @@ from probestats.analyses.plan import Plan
 from probestats.checks.schema import Checked
 from probestats.errors import count_of
 from probestats.present.fmt import escape, fmt_num, fmt_p, p_is
-from probestats.present.effects_text import effect_lines, published_text, row_tests_lines
+from probestats.present.effects_text import effect_lines, effect_text, published_text, row_tests_lines
 
 __all__ = ["render_terminal", "make_console", "print_problems", "print_analysis", "print_many", "print_factors",
            "print_comparison", "print_checked", "escape", "fmt_p", "fmt_num", "item_rich_table"]
@@ -261,12 +261,15 @@ def print_factors(result: FactorAnalysis, out: Console) -> None:
     table = Table(title=f"{escape(result.metric)}: {escape(result.factors[0])} × {escape(result.factors[1])}, "
                         + count_of(result.n_items, 'item'), title_justify="left")
     for col, justify in (("effect", "left"), ("gap", "left"), ("average", "right"), ("sign-flip p", "right"),
-                         (f"p ({escape(result.correction)})", "right")):
+                         (f"p ({escape(result.correction)})", "right"), ("d_z [interval]", "right")):
         table.add_column(col, justify=justify)
     for e in result.effects:
         table.add_row(escape(e.name), escape(e.description), f"{e.average:+.4g}", fmt_p(e.sign_flip.pvalue),
-                      fmt_p(e.p_adjusted))
+                      fmt_p(e.p_adjusted), escape(effect_text(getattr(e, "d_z", None)).split(" = ", 1)[-1]))
     out.print(table)
+    if getattr(result.effects[0], "d_z", None) is not None:
+        out.print(f"d_z of each effect: {escape(result.effects[0].d_z.formula)} over its item values; "
+                  f"{escape(result.effects[0].d_z.interval_method)}")
     out.print(f"tests: exact sign-flip across items ({escape(result.effects[0].sign_flip.method)}); "
               f"p corrected across the {len(result.effects)} effects ({escape(result.correction)})")
     out.print(f"design: {escape(result.note)}")

@@ -10,10 +10,12 @@ Numbers in, numbers out: the item means under the two values (one pair per item)
   (``scipy.stats.nct``, roots by ``scipy.optimize.brentq``), divided by ``sqrt(n)``;
 * **d_av** (the average-SD standardizer), ``(mean A - mean B) / sqrt((sd_A**2 + sd_B**2) / 2)``,
   with ``sd_A`` and ``sd_B`` the standard deviations across items of the item means. It has no
-  exact interval: the interval is the BCa bootstrap over items (items resampled with both of
-  their means, ``scipy.stats.bootstrap(paired=True)``, with a stated seed and number of
-  resamples), the percentile bootstrap above :data:`BCA_MAX_ITEMS` items (the BCa jackknife
-  grows with the square of the items), stated as such;
+  exact interval: up to :data:`BCA_MAX_ITEMS` items it is the BCa bootstrap over items (items
+  resampled with both of their means, ``scipy.stats.bootstrap(paired=True)``, with a stated seed
+  and number of resamples); above, the normal approximation ``d_av ± z se`` with the delta-method
+  variance of bivariate normal item means,
+  ``se² = s_D² / (n s²) + d_av² (s_A⁴ + s_B⁴ + 2 s_AB²) / (8 (n − 1) s⁴)`` (``s²`` the average of the
+  two variances, ``s_AB`` their covariance), whose error shrinks as 1/n; each stated as such;
 * **Hedges' small-sample correction**, on request: ``g = J * d`` with
   ``J = Gamma(df / 2) / (sqrt(df / 2) * Gamma((df - 1) / 2))`` and ``df = n - 1`` for both,
   applied to the estimate and to both ends of its interval.
@@ -36,10 +38,9 @@ from probestats.result import jsonable
 __all__ = ["EffectSize", "Effects", "effect_sizes", "dz_interval", "hedges_j", "FORMULAS", "BCA_MAX_ITEMS",
            "EFFECT_NAMES"]
 
-#: Above this many items the d_av interval is the percentile bootstrap, not BCa.
-BCA_MAX_ITEMS = 1000
-#: Array elements of one bootstrap batch (memory stays near 160 MB).
-_BATCH_ELEMENTS = 20_000_000
+#: Above this many items the d_av interval is the delta-method normal approximation, not the bootstrap
+#: (the bootstrap's cost grows with items × resamples, and the approximation's error shrinks as 1/items).
+BCA_MAX_ITEMS = 100
 #: The effect sizes a user may choose for a column or a heatmap.
 EFFECT_NAMES = ("d_z", "d_av")
 
@@ -191,24 +192,40 @@ def _d_av(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
 def _dav_interval(a: np.ndarray, b: np.ndarray, confidence: float, n_resamples: int, seed) -> tuple:
     import warnings
 
+    n = a.size
+    if n > BCA_MAX_ITEMS:
+        return _dav_delta(a, b, confidence)
     from scipy.stats import bootstrap
 
-    n = a.size
-    kind = "BCa" if n <= BCA_MAX_ITEMS else "percentile"
-    text = (f"{kind} bootstrap over the {n} items (both means of an item resampled together; "
+    text = (f"BCa bootstrap over the {n} items (both means of an item resampled together; "
             f"{n_resamples:,} resamples, seed {seed}); an approximation: d_av has no exact interval")
-    if n > BCA_MAX_ITEMS:
-        text += f" (percentile above {BCA_MAX_ITEMS:,} items: the BCa jackknife grows with the square of the items)"
-    batch = max(1, _BATCH_ELEMENTS // max(n, 1))
     with warnings.catch_warnings():
         # resamples whose item means do not vary give an undefined d_av; BCa may warn of them
         warnings.simplefilter("ignore")
         res = bootstrap((a, b), _d_av, paired=True, vectorized=True, confidence_level=confidence,
-                        n_resamples=int(n_resamples), method=kind, rng=np.random.default_rng(seed), batch=batch)
+                        n_resamples=int(n_resamples), method="BCa", rng=np.random.default_rng(seed))
     low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
     if not (math.isfinite(low) and math.isfinite(high)):
         return None, None, text + "; the bootstrap gave no finite ends (too few distinct items)"
     return low, high, text
+
+
+def _dav_delta(a: np.ndarray, b: np.ndarray, confidence: float) -> tuple:
+    """d_av ± z se, the delta-method variance of bivariate normal item means (see the module's description)."""
+    from scipy.special import ndtri
+
+    n = a.size
+    va, vb = float(np.var(a, ddof=1)), float(np.var(b, ddof=1))
+    cab = float(np.cov(a, b, ddof=1)[0, 1])
+    vd = float(np.var(a - b, ddof=1))
+    s2 = (va + vb) / 2.0
+    d = (float(np.mean(a)) - float(np.mean(b))) / math.sqrt(s2)
+    se = math.sqrt(vd / (n * s2) + d * d * (va * va + vb * vb + 2 * cab * cab) / (8.0 * (n - 1) * s2 * s2))
+    z = float(ndtri(0.5 + confidence / 2.0))
+    text = (f"normal approximation over {n} items, d_av ± {z:.4g} × se with the delta-method "
+            "se² = s_D²/(n s²) + d_av² (s_A⁴ + s_B⁴ + 2 s_AB²)/(8 (n − 1) s⁴) (bivariate normal item means; "
+            f"error shrinking as 1/n; the bootstrap is used up to {BCA_MAX_ITEMS} items)")
+    return d - z * se, d + z * se, text
 
 
 def effect_sizes(mean_a, mean_b, *, confidence: float = 0.95, hedges: bool = False, n_resamples: int = 9999,
