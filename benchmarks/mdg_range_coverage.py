@@ -14,6 +14,7 @@ It also prints how wide the ranges are, and checks that no upward MDG of the 0/1
 its rate can rise.
 
 Run: python benchmarks/mdg_range_coverage.py [--logs 200] [--kinds binary,count] [--design 8x20]
+     python benchmarks/mdg_range_coverage.py --ceiling --logs 50 --sims 400   (the 0/1 ceiling check)
 """
 
 from __future__ import annotations
@@ -38,6 +39,31 @@ def noise_log(kind: str, rng, cells: int, m: int) -> pl.DataFrame:
     return pl.DataFrame({"item": np.repeat(np.arange(cells), m), "x": y})
 
 
+def ceiling_check(logs: int, sims: int) -> None:
+    """The largest reported mdg_up (and top of its range) over homogeneous 0/1 logs of 4,000 runs at a rate of
+    0.9 (cells of 2, 3, 5 and 40 runs; designs 8x20 and 12x5), among them the ones whose F test misfires."""
+    from scipy.stats import f_oneway
+
+    print(f"0/1 at 0.9: largest mdg_up over {logs} noise logs of 4,000 runs per cell size and design, "
+          f"plan sims {sims}")
+    for m in (2, 3, 5, 40):
+        for items, runs in ((8, 20), (12, 5)):
+            top, top_range, alarms, reached = 0.0, 0.0, 0, 0
+            for log in range(logs):
+                rng = np.random.default_rng([26, 2, m, log])
+                y = (rng.random(4000) < 0.9).astype(float)
+                alarms += f_oneway(*y.reshape(-1, m)).pvalue < 0.05
+                frame = pl.DataFrame({"item": np.repeat(np.arange(4000 // m), m), "x": y})
+                cell = plan_probe(frame, metric="x", items=items, runs=runs, heterogeneity=0.0, sims=sims,
+                                  seed=log).cells[0]
+                if cell.mdg_up is not None and math.isfinite(cell.mdg_up):
+                    top, reached = max(top, cell.mdg_up), reached + 1
+                if cell.mdg_up_range is not None and math.isfinite(cell.mdg_up_range[1]):
+                    top_range = max(top_range, cell.mdg_up_range[1])
+            print(f"  cells of {m:>2}, {items}x{runs}: mdg_up reached on {reached} logs, largest {top:.4f}; "
+                  f"largest top of its range {top_range:.4f}; F test p < 0.05 on {alarms} logs", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--logs", type=int, default=200)
@@ -48,7 +74,11 @@ def main() -> None:
     ap.add_argument("--sims", type=int, default=1000, help="plan's simulated probes per noise log")
     ap.add_argument("--true-runs", type=int, default=40000)
     ap.add_argument("--true-sims", type=int, default=8000)
+    ap.add_argument("--ceiling", action="store_true", help="only the 0/1 ceiling check on logs of 4,000 runs")
     args = ap.parse_args()
+    if args.ceiling:
+        ceiling_check(args.logs, args.sims)
+        return
     items, runs = (int(x) for x in args.design.lower().split("x"))
     print(f"MDG range coverage: design {items}x{runs}, {args.logs} noise logs of {args.cells} cells x {args.m} runs, "
           f"plan sims {args.sims}; true model: one log of {args.true_runs} runs, {args.true_sims} sims")
@@ -57,6 +87,8 @@ def main() -> None:
         big = noise_log(kind, np.random.default_rng([26, 0]), args.true_runs // args.m, args.m)
         truth = plan_probe(big, metric="x", items=items, runs=runs, heterogeneity=0.0, sims=args.true_sims,
                            seed=1, mdg_range=False).cells[0]
+        print(f"{kind}: true-model MDG up {truth.mdg_up:.4g}, down {truth.mdg_down:.4g} "
+              f"({time.perf_counter() - start:.0f} s)", flush=True)
         hits = {"up": 0, "down": 0}
         counted = {"up": 0, "down": 0}
         widths = {"up": [], "down": []}
@@ -76,7 +108,10 @@ def main() -> None:
                     hits[name] += 1
                 if got is not None and math.isfinite(got[1]) and mine:
                     widths[name].append((got[1] - got[0]) / mine)
-        print(f"\n{kind}: true-model MDG up {truth.mdg_up:.4g}, down {truth.mdg_down:.4g}")
+            if (log + 1) % 25 == 0:
+                print(f"  {kind}: {log + 1} logs, held up {hits['up']}/{counted['up']}, "
+                      f"down {hits['down']}/{counted['down']}", flush=True)
+        print(f"{kind}: over {args.logs} noise logs", flush=True)
         for name in ("up", "down"):
             if counted[name]:
                 w = widths[name]

@@ -591,11 +591,13 @@ def _report_analysis(log, metric, a, b, noise, by, alternative, alpha, correctio
               help="How a gap acts: added to the mean (a count's rate, its extra events drawn), scaling the mean "
                    "(a rate gap for counts, multiplicative for other metrics that are never negative), or whole "
                    "steps spread evenly over an item's runs (a whole-number metric that moves in steps).")
+@click.option("--mdg-range/--no-mdg-range", default=True, show_default=True,
+              help="Beside each MDG, its range over plausible noise logs of the same size (about doubles the time).")
 @json_option("the plan")
 @json_refusals
 @shape_options
 def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternative, alpha, target, sims, seed,
-         plot, scale, json_out, probe, shift="additive", noise_cells=None, pilot_cells=None):
+         plot, scale, json_out, probe, shift="additive", noise_cells=None, pilot_cells=None, mdg_range=True):
     """Size a probe: the minimum detectable gap (and power at --gap) of each design.
 
     \b
@@ -619,7 +621,7 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
         result = plan_probe(model, items=list(items) or [6, 8, 10, 12, 15, 20], runs=list(runs) or [1, 2, 3, 5, 10, 20],
                             gap=gap, metric=metric, pilot=pilot_log, heterogeneity=heterogeneity, alpha=alpha,
                             power=target, sims=sims, seed=seed, alternative=alternative, a=a, b=b, shift=shift,
-                            progress=progress)
+                            progress=progress, mdg_range=mdg_range)
     if plot:
         from probestats.present.plots_power import power_curve
 

@@ -83,6 +83,10 @@ __all__ = [
     "heterogeneity_from_pilot",
     "power_sign_flip",
     "mdg_for_design",
+    "mdg_with_range",
+    "mdg_ranges",
+    "resampled_noise",
+    "differ_weight",
     "plan_probe",
     "gap_model",
     "BOUND_SHARE",
@@ -1154,7 +1158,8 @@ def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed, shift:
     # mix, else from the whole log (the last cell; the only one when the runs are pooled residuals)
     whole = noise._sizes.size - 1
     cell = rng.integers(0, whole, size=(sims, items)) if whole else np.zeros((sims, items), dtype=np.int64)
-    if whole and noise.differ < 1.0:   # the model in which items are alike: every run from the whole log
+    if whole:   # the model in which items are alike (weight 1 - differ): every run from the whole log
+        # (the uniforms are drawn whatever the weight, so that models of two logs share every later draw)
         cell = np.where(rng.random((sims, items)) < noise.differ, cell, whole)
     mix = float(noise.mix)
 
@@ -1162,9 +1167,7 @@ def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed, shift:
         """Indices into the pool of k runs of items c0..c1 in simulated probes lo..hi."""
         shape = (hi - lo, c1 - c0, k)
         src = cell[lo:hi, c0:c1, None]
-        if mix <= 0.0:
-            src = np.full(shape, whole)
-        elif mix < 1.0:
+        if whole:   # drawn whatever the mix, so that models of two logs share every later draw
             src = np.where(rng.random(shape) < mix, src, whole)
         return noise._starts[src] + np.floor(rng.random(shape) * noise._sizes[src]).astype(np.int64)
 
@@ -2009,7 +2012,8 @@ RANGE_MIN_CELLS = 5
 RANGE_METHOD = (f"the MDG over {RANGE_REPLICATES} resampled noise logs of the same size (its cells drawn with "
                 "replacement, each with its runs; runs within cells when it has fewer than "
                 f"{RANGE_MIN_CELLS} cells), the noise model re-estimated from each; each log's MDG, found on "
-                "simulated probes common to all logs, relative to the noise log's own on the same probes, "
+                "simulated probes common to all logs (each log's cells in order of their means, so the same draws "
+                "pick matching ranks), relative to the noise log's own on the same probes, "
                 "times the reported MDG; smallest to largest (about a 90% range); it narrows as "
                 "1 / sqrt(runs), so a noise log of 4 times the runs halves it")
 
@@ -2048,6 +2052,28 @@ def resampled_noise(noise: NoiseModel, rng: np.random.Generator) -> NoiseModel:
                    _raw=y, _means=means, _cell_sizes=sizes, **pool)
 
 
+def _coupled(noise: NoiseModel) -> NoiseModel:
+    """The same noise model with its cells in order of their means, each cell's runs and the whole log sorted.
+
+    The simulated probes are the same in law; only which uniform draw picks which run changes. Two such
+    models of logs with as many cells (a noise log and a resampled one) then turn the same draws into
+    matching quantiles (the j-th lowest cell, a run at the same rank), so their MDGs differ by the logs, not
+    by the draw, and a few hundred simulated probes tell them apart.
+    """
+    if noise._raw is None:
+        return noise
+    sizes = noise._cell_sizes
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    order = np.argsort(noise._means, kind="stable")
+    y = np.concatenate([np.sort(noise._raw[starts[c]:starts[c] + sizes[c]]) for c in order])
+    pool = _pool(y, noise._means[order], sizes[order], noise.sigma_run, noise.floor, noise.ceiling, noise.integer)
+    values = pool["_values"]
+    if values.size > y.size:      # the whole log, the last simulation cell, sorted as well
+        values = np.concatenate([values[:y.size], np.sort(values[y.size:])])
+        pool["_values"] = values
+    return replace(noise, _raw=y, _means=noise._means[order], _cell_sizes=sizes[order], **pool)
+
+
 def _room(draws: _Draws, tau: float, sign: float) -> float:
     """The largest average gap the simulated items can make in direction ``sign`` (inf: no bound)."""
     cap = draws.saturation(sign, tau)
@@ -2065,7 +2091,7 @@ def mdg_ranges(noise: NoiseModel, replicas, items: int, runs_a, runs_b, reported
     ka = _runs_array(runs_a, items, "runs_a")
     kb = _runs_array(runs_b, items, "runs_b")
     found = []
-    for model in (noise, *replicas):
+    for model in (_coupled(noise), *(_coupled(r) for r in replicas)):
         draws = _draw(model, items, ka, kb, sims, seed, shift)
         gap_sd = model.sigma_run * math.sqrt(float(np.mean(1.0 / ka + 1.0 / kb)))
         both = _mdg_both(draws, items, gap_sd, tau, alpha, target, alternative)
@@ -2073,14 +2099,51 @@ def mdg_ranges(noise: NoiseModel, replicas, items: int, runs_a, runs_b, reported
     (own, own_draws), out = found[0], []
     for d, (size, sign) in enumerate(zip(reported, (1.0, -1.0))):
         base = own[d]
-        if size is None or math.isinf(size) or base is None or math.isinf(base) or base <= 0:
+        if size is None:
             out.append(None)
             continue
-        ratios = [math.inf if r[d] is None or math.isinf(r[d]) else r[d] / base for r, _ in found[1:]]
+        others = [math.inf if r[d] is None else r[d] for r, _ in found[1:]]
+        if math.isinf(size) or base is None or math.isinf(base) or base <= 0:
+            # no MDG on this log (the bound comes first): the plausible logs' own MDGs, up to never
+            finite = [x for x in others if math.isfinite(x)]
+            out.append((min(finite), math.inf) if finite else None)
+            continue
+        ratios = [x / base for x in others]
         room = _room(own_draws, tau, sign)
         low, high = size * min(ratios), size * max(ratios)
         out.append((min(low, size, room), min(max(high, size), room) if math.isfinite(high) else math.inf))
     return out[0], out[1]
+
+
+def mdg_with_range(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05, power: float = 0.8,
+                   heterogeneity: float | None = None, sims: int = 2000, seed: int | None = 0,
+                   alternative: str = "two-sided", shift: str = "additive"):
+    """The MDG of the design actually run, as :func:`mdg_for_design` finds it, and its range over plausible
+    noise logs of the same size (:data:`RANGE_METHOD`; None for a stated sigma or a design that could never
+    reach significance). Costs about twice the MDG's own simulation.
+
+    >>> rows = [{"item": i, "x": float(y)} for i in range(30) for y in np.random.default_rng(i).normal(0, 1, 4)]
+    >>> mdg, (low, high) = mdg_with_range(noise_model(rows, metric="x"), 8, 10, 10, sims=400)
+    >>> bool(low <= mdg <= high)
+    True
+    """
+    _check_common(alpha, power, sims, alternative)
+    tau = _check_tau(heterogeneity)
+    noise = _as_noise(noise_model)
+    items = int(items)
+    draws = _draw(noise, items, runs_a, runs_b, sims, seed, shift)
+    ka, kb = draws.ka, _runs_array(runs_b, items, "runs_b")
+    gap_sd = noise.sigma_run * math.sqrt(float(np.mean(1.0 / ka + 1.0 / kb)))
+    both = _mdg_both(draws, items, gap_sd, tau, alpha, power, alternative)
+    up, down = _reached(draws, both, tau)
+    mdg = min(x for x in (up, down) if x is not None)
+    if noise._raw is None or min_attainable_p(items, alternative=alternative) > alpha:
+        return _finite(mdg), None
+    ranges = mdg_ranges(noise, _replicas(noise, seed), items, ka, kb, (up, down), tau=tau, alpha=alpha,
+                        target=power, alternative=alternative, sims=max(RANGE_MIN_SIMS, int(sims) // 10),
+                        seed=None if seed is None else [seed, 1], shift=shift)
+    chosen = ranges[0] if up is not None and up == mdg else ranges[1]
+    return _finite(mdg), chosen
 
 
 # ---------------------------------------------------------------------------
@@ -2305,8 +2368,16 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
         within it, the gap is the shift of each item's mean of value a, stopping at the
         bound, and a ``bounded_metric`` problem says so; each design reports the average
         shift really reached (``gap_realized``, ``mdg_realized``).
-    shift : {"additive", "scale"}
-        How a gap acts on value a's runs (see :func:`power_sign_flip`); stated in the plan.
+    shift : {"additive", "scale", "steps"}
+        How a gap acts on value a's runs (see :func:`power_sign_flip` and :func:`gap_model`); stated in the
+        plan. The default follows the metric's kind: a count's rate rises (falls) by the gap, its extra events
+        drawn; a 0/1 rate moves, each run drawn at it; other bounded metrics shift and stop at their bounds.
+        ``"steps"`` spreads a whole-number metric's steps evenly over an item's runs (for metrics that move
+        in whole steps by construction).
+    mdg_range : bool
+        Also find each MDG's range over plausible noise logs of the same size (:func:`mdg_ranges`,
+        :data:`RANGE_METHOD`): :data:`RANGE_REPLICATES` resampled logs at a tenth of ``sims`` (at least
+        :data:`RANGE_MIN_SIMS`) each, about twice the plan's own simulation; not for a stated sigma.
 
     Examples
     --------
@@ -2379,7 +2450,7 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
             reached = None if gap is None else _realized(draws, float(gap), tau, alternative)
             mdg_reached = None if math.isinf(mdg) else mdg
             up_range = down_range = None
-            if ranged and not math.isinf(mdg):
+            if ranged and min_attainable_p(n, alternative=alternative) <= alpha:
                 up_range, down_range = mdg_ranges(noise, replicas, n, k, k, (up, down), tau=tau, alpha=alpha,
                                                   target=power, alternative=alternative, sims=range_sims,
                                                   seed=None if seed is None else [seed, 1], shift=shift)
@@ -2508,7 +2579,7 @@ def design_power(analysis, gap_of_interest: float | None = None, *, sims: int = 
     items = sorted({n, max(6, n), n + 4, 2 * n} - {0})[:4]
     runs = sorted({1, 2, 5, 10, 20, max(1, runs_a)})
     plan = plan_probe(model, items=items, runs=runs, gap=gap, metric=main.metric, alpha=analysis.alpha,
-                      sims=sims, seed=seed, alternative=analysis.alternative)
+                      sims=sims, seed=seed, alternative=analysis.alternative, mdg_range=False)
     return DesignPower(plan=plan, gap=gap, why=why, sims=sims, seed=seed)
 
 
