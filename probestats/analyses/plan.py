@@ -2015,7 +2015,9 @@ RANGE_METHOD = (f"the MDG over {RANGE_REPLICATES} resampled noise logs of the sa
                 "simulated probes common to all logs (each log's cells in order of their means, so the same draws "
                 "pick matching ranks), relative to the noise log's own on the same probes, "
                 "times the reported MDG; smallest to largest (about a 90% range); it narrows as "
-                "1 / sqrt(runs), so a noise log of 4 times the runs halves it")
+                "1 / sqrt(runs), so a noise log of 4 times the runs halves it, down to a floor the simulation sets "
+                "(measured: about 0.15 of the MDG wide at 100 simulated probes per resampled log; it shrinks as "
+                "1 / sqrt(sims))")
 
 
 def resampled_noise(noise: NoiseModel, rng: np.random.Generator) -> NoiseModel:
