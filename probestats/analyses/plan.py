@@ -2007,6 +2007,9 @@ RANGE_REPLICATES = 19
 #: Simulated probes per resampled log and design (common to all logs, so their MDGs differ by the log, not
 #: the draw): a tenth of the plan's, at least this many.
 RANGE_MIN_SIMS = 100
+#: Simulated run values (replicates x sims x items x runs of both values) up to which a design run's MDG gets
+#: its range in an analysis or report; a larger design (thousands of items) is reported without it.
+RANGE_MAX_WORK = 200_000_000
 #: Cells a noise log needs for its cells to be resampled; with fewer, runs are resampled within each cell.
 RANGE_MIN_CELLS = 5
 RANGE_METHOD = (f"the MDG over {RANGE_REPLICATES} resampled noise logs of the same size (its cells drawn with "
@@ -2121,8 +2124,8 @@ def mdg_with_range(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05,
                    heterogeneity: float | None = None, sims: int = 2000, seed: int | None = 0,
                    alternative: str = "two-sided", shift: str = "additive"):
     """The MDG of the design actually run, as :func:`mdg_for_design` finds it, and its range over plausible
-    noise logs of the same size (:data:`RANGE_METHOD`; None for a stated sigma or a design that could never
-    reach significance). Costs about twice the MDG's own simulation.
+    noise logs of the same size (:data:`RANGE_METHOD`; None for a stated sigma, a design that could never
+    reach significance, or one beyond :data:`RANGE_MAX_WORK`). Costs about twice the MDG's own simulation.
 
     >>> rows = [{"item": i, "x": float(y)} for i in range(30) for y in np.random.default_rng(i).normal(0, 1, 4)]
     >>> mdg, (low, high) = mdg_with_range(noise_model(rows, metric="x"), 8, 10, 10, sims=400)
@@ -2139,10 +2142,12 @@ def mdg_with_range(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05,
     both = _mdg_both(draws, items, gap_sd, tau, alpha, power, alternative)
     up, down = _reached(draws, both, tau)
     mdg = min(x for x in (up, down) if x is not None)
-    if noise._raw is None or min_attainable_p(items, alternative=alternative) > alpha:
+    range_sims = max(RANGE_MIN_SIMS, int(sims) // 10)
+    work = (RANGE_REPLICATES + 1) * range_sims * float(np.sum(ka) + np.sum(kb))
+    if noise._raw is None or min_attainable_p(items, alternative=alternative) > alpha or work > RANGE_MAX_WORK:
         return _finite(mdg), None
     ranges = mdg_ranges(noise, _replicas(noise, seed), items, ka, kb, (up, down), tau=tau, alpha=alpha,
-                        target=power, alternative=alternative, sims=max(RANGE_MIN_SIMS, int(sims) // 10),
+                        target=power, alternative=alternative, sims=range_sims,
                         seed=None if seed is None else [seed, 1], shift=shift)
     chosen = ranges[0] if up is not None and up == mdg else ranges[1]
     return _finite(mdg), chosen
