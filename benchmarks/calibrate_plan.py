@@ -1,6 +1,7 @@
 """Calibrate plan's minimum detectable gap: is the power promised the power a user gets?
 
-For each generator of a metric (continuous, Poisson counts, Likert 1-5, 0/1 at rates 0.5
+For each generator of a metric (continuous, Poisson counts, counts whose items differ in rate,
+Likert 1-5, 0/1 at rates 0.5
 and 0.9), each size of the noise log's cells (2, 3, 5, 40 runs) and each design (8 items x 20
 runs, 12 items x 5 runs):
 
@@ -17,11 +18,15 @@ power a user gets on average (one noise log's sigma is itself an estimate).
 The generators are written here, independently of plan's noise model: a gap is a change
 of the generator's mean (a normal shifted; a Poisson rate raised; a latent normal shifted
 before rounding and clipping to 1-5, by the amount that moves the mean by the gap; a 0/1
-rate moved). A Poisson count's gap is a change of its rate, so its spread grows with its
-mean: plan is asked for ``--shift scale`` (a rate gap) for it, and ``--shift additive`` for the
-others, the model each generator's gap follows (``--shift`` forces one model for all).
+rate moved). "count gamma" gives every item its own rate, Gamma(4, 1), shared by both values,
+and a gap raises each item's rate by the gap (each run Poisson(lambda_i + gap), stopping at 0),
+or with ``--shift scale`` multiplies it by 1 + gap / 4. plan is asked for the gap model the
+generators follow (``--shift``, default additive: a count's rate plus the gap).
 
-Run: python benchmarks/calibrate_plan.py [--quick] [--shift additive|scale]
+The table prints, beside each mean, the spread (SD) of one noise log's realized power over
+the ``--logs`` noise logs (it holds the probes' own Monte Carlo error, printed below).
+
+Run: python benchmarks/calibrate_plan.py [--quick] [--logs 10] [--shift additive|scale]
      [--kinds "binary 0.9"] [--cell-sizes 2,3] [--designs 8x20]   (a subset of the grid)
 """
 
@@ -173,7 +178,7 @@ def calibrate_cell(kind: str, m: int, items: int, runs: int, *, logs: int = 10, 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="one noise log and 2,000 probes per point")
+    ap.add_argument("--quick", action="store_true", help="two noise logs and 2,000 probes per point")
     ap.add_argument("--logs", type=int, default=10)
     ap.add_argument("--sims", type=int, default=4000)
     ap.add_argument("--probes", type=int, default=4000)

@@ -655,11 +655,13 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
               help="How a gap acts: added to the mean (a count's rate, its extra events drawn), scaling the mean "
                    "(a rate gap for counts, multiplicative for other metrics that are never negative), or whole "
                    "steps spread evenly over an item's runs (a whole-number metric that moves in steps).")
+@click.option("--mdg-range/--no-mdg-range", default=True, show_default=True,
+              help="Beside each MDG, its range over plausible noise logs of the same size (about doubles the time).")
 @json_option("the plan")
 @json_refusals
 @shape_options
 def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternative, alpha, target, sims, seed,
-         plot, scale, json_out, probe, shift="additive", noise_cells=None, pilot_cells=None):
+         plot, scale, json_out, probe, shift="additive", noise_cells=None, pilot_cells=None, mdg_range=True):
     """Size a probe: the minimum detectable gap (and power at --gap) of each design.
 
     \b
@@ -681,7 +683,7 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
         result = run(noise, metric=metric, pilot=pilot, a=a, b=b, heterogeneity=heterogeneity, items=items,
                      runs=runs, gap=gap, alternative=alternative, alpha=alpha, target=target, sims=sims, seed=seed,
                      plot=plot, scale=scale, probe=probe, shift=shift, noise_cells=noise_cells,
-                     pilot_cells=pilot_cells, progress=progress)
+                     pilot_cells=pilot_cells, progress=progress, mdg_range=mdg_range)
     if plot:
         err.print(f"wrote {_escape(plot)}")
     emit(result, json_out)

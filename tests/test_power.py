@@ -902,3 +902,63 @@ def test_two_sided_mdg_is_searched_both_ways_near_a_ceiling():
     assert "MDG up" in plan_text(plan) and "never" in plan_text(plan)
     one = plan_probe(noise, items=12, runs=5, sims=600, heterogeneity=0.0, alternative="less").to_dict()["cells"][0]
     assert one["mdg_up"] is None and one["mdg_down"] is not None
+
+
+# ---------------------------------------------------------------- the MDG's range over plausible noise logs
+
+
+def test_resampled_noise_draws_whole_cells_and_re_estimates_sigma():
+    # 8 cells: resampling cells with replacement keeps each cell's runs together, so sigma is re-pooled by
+    # hand from the cells drawn (numpy's ddof=1 variance per cell, weighted by its df)
+    from probestats.analyses.plan import resampled_noise
+
+    rng = np.random.default_rng(9)
+    y = rng.normal(0, 1, (8, 6)) * np.arange(1, 9)[:, None]        # cells spread differently
+    m = noise_model(pl.DataFrame({"item": np.repeat(np.arange(8), 6), "x": y.ravel()}), metric="x")
+    r = resampled_noise(m, np.random.default_rng(3))
+    cells = r._raw.reshape(8, 6)
+    assert all(any(np.array_equal(c, row) for row in y) for c in cells)    # every cell one of the log's, whole
+    assert r.sigma_run == pytest.approx(math.sqrt(np.mean(np.var(cells, axis=1, ddof=1))), rel=1e-12)
+    assert r.sigma_run != m.sigma_run and r.n_runs == m.n_runs
+
+
+def test_the_mdg_range_holds_the_mdg_and_narrows_with_a_larger_noise_log():
+    rng = np.random.default_rng(12)
+
+    def log(cells):
+        y = rng.poisson(np.repeat(rng.gamma(4.0, 1.0, cells), 5)).astype(float)
+        return pl.DataFrame({"item": np.repeat(np.arange(cells), 5), "x": y})
+
+    small = plan_probe(log(30), metric="x", items=8, runs=10, sims=600, heterogeneity=0.0)
+    large = plan_probe(log(480), metric="x", items=8, runs=10, sims=600, heterogeneity=0.0)
+    widths = []
+    for plan in (small, large):
+        c = plan.cells[0]
+        for size, span in ((c.mdg_up, c.mdg_up_range), (c.mdg_down, c.mdg_down_range)):
+            assert span[0] <= size <= span[1]
+        widths.append((c.mdg_range[1] - c.mdg_range[0]) / c.mdg)
+        d = plan.to_dict()
+        assert d["cells"][0]["mdg_range"] == list(c.mdg_range)
+        assert d["noise_runs_to_halve_range"] == 4 * plan.noise.n_runs
+        assert "resampled noise logs" in d["mdg_range_method"]
+        text = plan_text(plan)
+        assert "range" in text and f"{4 * plan.noise.n_runs:,} runs" in text
+    # 16 times the runs: narrower (it narrows as 1/sqrt(runs) down to the Monte Carlo floor of the few
+    # simulated probes per resampled log, about 0.1 of the MDG at 100 of them)
+    assert widths[1] < widths[0], widths
+    assert plan_probe(1.2, items=8, runs=10, sims=200).cells[0].mdg_range is None       # a stated sigma
+    assert plan_probe(log(30), metric="x", items=8, runs=10, sims=200, mdg_range=False).to_dict()[
+        "noise_runs_to_halve_range"] is None
+
+
+def test_no_mdg_lies_beyond_a_0_1_metrics_ceiling():
+    # homogeneous 0/1 logs at a rate of 0.9, among them ones whose F test misfires: the upward MDG is the
+    # average gap the items make, at most 1 - (the log's rate), the room the simulated items have
+    for seed in (0, 3, 7):
+        y = (np.random.default_rng(seed).random(2000) < 0.9).astype(float)
+        frame = pl.DataFrame({"item": np.repeat(np.arange(400), 5), "x": y})
+        c = plan_probe(frame, metric="x", items=8, runs=20, sims=400, heterogeneity=0.0).cells[0]
+        room = 1 - y.mean()
+        assert c.mdg_up is None or math.isinf(c.mdg_up) or c.mdg_up <= room + 1e-12
+        assert c.mdg_up_range is None or c.mdg_up_range[1] == math.inf or c.mdg_up_range[1] <= room + 1e-12
+        assert c.mdg_shift_up is None or math.isinf(c.mdg_shift_up) or c.mdg_shift_up >= c.mdg_up

@@ -150,6 +150,11 @@ def test_a_null_result_carries_its_conditions_and_size(case):
             else:
                 assert result.mdg is not None
                 assert f"minimum detectable gap of this design is about {result.mdg:.3g} steps" in para
+                # with its range over plausible same-versus-same logs of the noise log's size
+                low, high = result.mdg_range
+                assert low <= result.mdg <= high
+                assert f"(from about {low:.3g} to {high:.3g} over plausible same-versus-same logs" in para
+                assert f"one of about {result.mdg_range_runs:,} runs would halve that range" in para
         else:
             assert "No same-versus-same log was given" in para
 

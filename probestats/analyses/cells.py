@@ -400,6 +400,7 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
     noise_source = noise_checked = None
     problems = []
     mdg_value = mdg_method = None
+    mdg_range: dict = {}
     if noise_table is not None:
         noise_frame = noise_table if isinstance(noise_table, pl.DataFrame) else read_cells(noise_table)
         noise_checked = cells_checked(noise_frame, metric, rows=True, what="--noise",
@@ -415,7 +416,7 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
         if mdg:
             from probestats.analyses.paired import _design_mdg
 
-            mdg_value, mdg_method = _design_mdg(noise_checked, metric, main, alpha, alternative)
+            mdg_value, mdg_method, mdg_range = _design_mdg(noise_checked, metric, main, alpha, alternative)
     elif within_noise:
         halves, noise_source, note = within_cells_noise(frame, a, main.items)
         if halves is not None:  # as the row path: beside the result only, the t interval
@@ -426,7 +427,8 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
     checked = replace(cells_checked(frame, metric, source=source), a=a, b=b, values=tuple(order))
     return Analysis(main=main, noise=noise, groups=tuple(groups), problems=tuple(problems),
                     alternative=alternative, alpha=alpha, correction=correction, checked=checked,
-                    noise_checked=noise_checked, mdg=mdg_value, mdg_method=mdg_method, noise_source=noise_source)
+                    noise_checked=noise_checked, mdg=mdg_value, mdg_method=mdg_method, noise_source=noise_source,
+                    **mdg_range)
 
 
 def _check_metric(frame: pl.DataFrame, metric: str, source: str) -> None:

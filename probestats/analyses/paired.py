@@ -335,6 +335,10 @@ class Analysis:
     noise_checked: Checked | None = field(default=None, repr=False)
     mdg: float | None = None
     mdg_method: str | None = None
+    #: (low, high): the MDG over plausible same-versus-same logs of the noise log's size (None: not found)
+    mdg_range: tuple | None = None
+    #: runs a noise log would need to halve that range (4 times the noise log's)
+    mdg_range_runs: int | None = None
     #: the power curve a report shows (:func:`probestats.analyses.plan.with_design_power`), simulated here
     power: object | None = field(default=None, repr=False)
     #: a judge's declared scale and the cells at its ends (:func:`probestats.analyses.evaluator.with_scale`)
@@ -372,6 +376,8 @@ class Analysis:
         out["correction"] = self.correction if self.groups else None
         out["mdg"] = _num(self.mdg)
         out["mdg_method"] = self.mdg_method
+        out["mdg_range"] = None if self.mdg_range is None else [_num(x) for x in self.mdg_range]
+        out["mdg_range_noise_runs_to_halve"] = self.mdg_range_runs
         if self.scale is not None:
             out["scale"] = self.scale.to_dict()
         if self.row_level is not None:
@@ -576,13 +582,14 @@ def analyze_pair(
 
     problems += design_problems(main, alpha)
 
-    mdg_value, mdg_method = (None, None)
+    mdg_value, mdg_method, mdg_range = (None, None, {})
     if mdg and noise_checked is not None:
-        mdg_value, mdg_method = _design_mdg(noise_checked, metric, main, alpha, alternative)
+        mdg_value, mdg_method, mdg_range = _design_mdg(noise_checked, metric, main, alpha, alternative)
 
     return Analysis(main=main, noise=noise_result, groups=tuple(groups), problems=tuple(problems),
                     alternative=alternative, alpha=alpha, correction=correction, checked=checked,
-                    noise_checked=noise_checked, mdg=mdg_value, mdg_method=mdg_method, noise_source=noise_source)
+                    noise_checked=noise_checked, mdg=mdg_value, mdg_method=mdg_method, noise_source=noise_source,
+                    **mdg_range)
 
 
 def _warm_tests() -> None:
@@ -696,13 +703,13 @@ def noise_rows(noise_checked: Checked) -> pl.DataFrame:
 
 def _design_mdg(noise_checked, metric, main, alpha, alternative):
     """Minimum detectable gap of the design actually run, from the noise log."""
-    from probestats.analyses.plan import mdg_for_design, noise_model
+    from probestats.analyses.plan import RANGE_METHOD, gap_model, mdg_with_range, noise_model
 
     runs_a, runs_b = main.runs_per_value()
     single = noise_rows(noise_checked) is not noise_checked.frame
     model = noise_model(noise_rows(noise_checked), metric=metric)
-    value = mdg_for_design(model, items=main.n_items, runs_a=runs_a, runs_b=runs_b, alpha=alpha,
-                           alternative=alternative)
+    value, span = mdg_with_range(model, items=main.n_items, runs_a=runs_a, runs_b=runs_b, alpha=alpha,
+                                 alternative=alternative)
     method = (f"simulated power of the exact sign-flip test ({alternative}) ≥ 0.8 at alpha {alpha:g}, "
               f"{count_of(main.n_items, 'item')}, {runs_a}/{runs_b} runs per value, noise σ from the same-versus-same log, "
               "no heterogeneity between items assumed (an optimistic bound)")
@@ -713,7 +720,12 @@ def _design_mdg(noise_checked, metric, main, alpha, alternative):
                          if bound is not None)
         method += (f"; the metric's {ends} is respected, so near it an item's gap stops at the bound "
                    "(see probestats plan for the gap a design really reaches)")
-    return value, method
+    method += f"; gap model {gap_model(model)}"
+    extra = {}
+    if span is not None:
+        method += f"; its range: {RANGE_METHOD}"
+        extra = {"mdg_range": tuple(span), "mdg_range_runs": 4 * int(model.n_runs)}
+    return value, method, extra
 
 
 def _jsonable(v):

@@ -83,6 +83,10 @@ __all__ = [
     "heterogeneity_from_pilot",
     "power_sign_flip",
     "mdg_for_design",
+    "mdg_with_range",
+    "mdg_ranges",
+    "resampled_noise",
+    "differ_weight",
     "plan_probe",
     "gap_model",
     "BOUND_SHARE",
@@ -895,6 +899,46 @@ def _runs_array(runs, items: int, name: str) -> np.ndarray:
     return arr.astype(np.int64)
 
 
+def _poisson_quantile(v: np.ndarray, mu: np.ndarray) -> np.ndarray:
+    """The Poisson(``mu``) quantile at ``v`` (the smallest k with CDF(k) >= v), elementwise.
+
+    Its distribution function summed term by term (``pmf(k) = pmf(k - 1) mu / k``) for a mean up to 200, many
+    times faster than scipy's for the arrays a power search asks for; scipy's beyond. Non-decreasing in ``mu``
+    at a fixed ``v``, as the MDG search needs.
+
+    >>> from scipy.stats import poisson
+    >>> v, mu = np.array([0.1, 0.5, 0.99, 0.3]), np.array([0.5, 4.0, 30.0, 250.0])
+    >>> bool(np.all(_poisson_quantile(v, mu) == poisson.ppf(v, mu)))
+    True
+    """
+    from scipy.stats import poisson
+
+    v, mu = np.asarray(v, dtype=float), np.asarray(mu, dtype=float)
+    out = np.zeros(mu.shape)
+    big = mu > 200
+    if big.any():
+        out[big] = poisson.ppf(v[big], mu[big])
+    small = np.flatnonzero(~big)
+    if small.size:
+        m, q = mu[small], v[small]
+        pmf = np.exp(-m)
+        cdf = pmf.copy()
+        k = np.zeros(small.size)
+        todo = np.flatnonzero(cdf < q)
+        step = 0
+        while todo.size:
+            step += 1
+            pmf[todo] *= m[todo] / step
+            cdf[todo] += pmf[todo]
+            k[todo] = step
+            todo = todo[cdf[todo] < q[todo]]
+            if step > 2000:   # rounding left a CDF a hair below q: scipy decides the rest
+                k[todo] = poisson.ppf(q[todo], m[todo])
+                break
+        out[small] = k
+    return out
+
+
 @dataclass(frozen=True)
 class _Draws:
     """Common random numbers for one design: every gap is simulated from the same draws.
@@ -952,12 +996,16 @@ class _Draws:
         if self.rate_mode == "add":
             # a count's rate plus the gap: extra events at rate gap per run, or each event kept with
             # probability (level + gap) / level, so the item's rate falls by the gap and stops at 0
-            r = np.where(level > 0, 1.0 + np.minimum(true, 0.0) / np.where(level > 0, level, 1.0), 1.0)
-            r = np.maximum(r, 0.0)
-            thin = binom.ppf(v, a_part, r)
-            mu = ka * np.maximum(true, 0.0)
-            extra = np.where(mu > 0, poisson.ppf(v, np.where(mu > 0, mu, 1.0)), 0.0)
-            moved = np.where(true < 0, thin, a_part + extra) - a_part
+            down = true < 0
+            moved = np.zeros(true.shape)
+            if down.any():
+                lv = level[down] if level.shape == true.shape else np.broadcast_to(level, true.shape)[down]
+                r = np.where(lv > 0, 1.0 + true[down] / np.where(lv > 0, lv, 1.0), 1.0)
+                part = a_part[down]
+                moved[down] = binom.ppf(v[down], part, np.maximum(r, 0.0)) - part
+            up = true > 0
+            if up.any():
+                moved[up] = _poisson_quantile(v[up], np.broadcast_to(ka, true.shape)[up] * true[up])
             return (self.base + moved * (self.scale // self.ka)) / self.scale
         r = np.maximum(1.0 + true / grand, 0.0)
         if not self.integer:
@@ -1131,7 +1179,8 @@ def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed, shift:
     # mix, else from the whole log (the last cell; the only one when the runs are pooled residuals)
     whole = noise._sizes.size - 1
     cell = rng.integers(0, whole, size=(sims, items)) if whole else np.zeros((sims, items), dtype=np.int64)
-    if whole and noise.differ < 1.0:   # the model in which items are alike: every run from the whole log
+    if whole:   # the model in which items are alike (weight 1 - differ): every run from the whole log
+        # (the uniforms are drawn whatever the weight, so that models of two logs share every later draw)
         cell = np.where(rng.random((sims, items)) < noise.differ, cell, whole)
     mix = float(noise.mix)
 
@@ -1139,9 +1188,7 @@ def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed, shift:
         """Indices into the pool of k runs of items c0..c1 in simulated probes lo..hi."""
         shape = (hi - lo, c1 - c0, k)
         src = cell[lo:hi, c0:c1, None]
-        if mix <= 0.0:
-            src = np.full(shape, whole)
-        elif mix < 1.0:
+        if whole:   # drawn whatever the mix, so that models of two logs share every later draw
             src = np.where(rng.random(shape) < mix, src, whole)
         return noise._starts[src] + np.floor(rng.random(shape) * noise._sizes[src]).astype(np.int64)
 
@@ -1972,6 +2019,162 @@ def mdg_for_design(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05,
 
 
 # ---------------------------------------------------------------------------
+# the MDG's range over plausible noise logs of the same size
+# ---------------------------------------------------------------------------
+
+#: Resampled noise logs behind an MDG's range: the range is the smallest to the largest of their MDGs,
+#: about a 90% range (a further log's MDG falls outside it with probability 2 / (RANGE_REPLICATES + 1)).
+RANGE_REPLICATES = 19
+#: Simulated probes per resampled log and design (common to all logs, so their MDGs differ by the log, not
+#: the draw): a tenth of the plan's, at least this many.
+RANGE_MIN_SIMS = 100
+#: Simulated run values (replicates x sims x items x runs of both values) up to which a design run's MDG gets
+#: its range in an analysis or report; a larger design (thousands of items) is reported without it.
+RANGE_MAX_WORK = 200_000_000
+#: Cells a noise log needs for its cells to be resampled; with fewer, runs are resampled within each cell.
+RANGE_MIN_CELLS = 5
+RANGE_METHOD = (f"the MDG over {RANGE_REPLICATES} resampled noise logs of the same size (its cells drawn with "
+                "replacement, each with its runs; runs within cells when it has fewer than "
+                f"{RANGE_MIN_CELLS} cells), the noise model re-estimated from each; each log's MDG, found on "
+                "simulated probes common to all logs (each log's cells in order of their means, so the same draws "
+                "pick matching ranks), relative to the noise log's own on the same probes, "
+                "times the reported MDG; smallest to largest (about a 90% range); it narrows as "
+                "1 / sqrt(runs), so a noise log of 4 times the runs halves it, down to a floor the simulation sets "
+                "(measured: about 0.15 of the MDG wide at 100 simulated probes per resampled log; it shrinks as "
+                "1 / sqrt(sims))")
+
+
+def resampled_noise(noise: NoiseModel, rng: np.random.Generator) -> NoiseModel:
+    """A plausible noise log of the same size as ``noise``'s, its noise model re-estimated.
+
+    Cells are drawn with replacement, each with its runs (the log's items and their runs); a log of fewer
+    than :data:`RANGE_MIN_CELLS` cells has its runs drawn with replacement within each cell instead. The
+    bounds stay the model's (a property of the metric, not of the sample).
+
+    >>> rows = [{"item": i, "x": float(y)} for i in range(6) for y in (i, i + 1, i + 3)]
+    >>> m = noise_model(rows, metric="x", scale=":")
+    >>> r = resampled_noise(m, np.random.default_rng(0))
+    >>> r.n_runs == m.n_runs, r.sigma_run == m.sigma_run    # every cell spreads alike here
+    (True, True)
+    """
+    sizes0, starts0 = noise._cell_sizes, np.concatenate([[0], np.cumsum(noise._cell_sizes)[:-1]])
+    cells = sizes0.size
+    if cells >= RANGE_MIN_CELLS:
+        pick = rng.integers(0, cells, cells)
+        sizes = sizes0[pick]
+        offs = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        y = noise._raw[np.repeat(starts0[pick], sizes) + offs]
+    else:
+        sizes = sizes0
+        y = noise._raw[np.repeat(starts0, sizes) + np.floor(rng.random(int(sizes.sum()))
+                                                          * np.repeat(sizes, sizes)).astype(np.int64)]
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    means = np.add.reduceat(y, starts) / sizes
+    resid = y - np.repeat(means, sizes)
+    dof = int((sizes - 1).sum())
+    sigma = math.sqrt(max(0.0, float(resid @ resid) / dof))
+    pool = _pool(y, means, sizes, sigma, noise.floor, noise.ceiling, noise.integer)
+    return replace(noise, sigma_run=sigma, minimum=float(y.min()), maximum=float(y.max()), problems=(),
+                   _raw=y, _means=means, _cell_sizes=sizes, **pool)
+
+
+def _coupled(noise: NoiseModel) -> NoiseModel:
+    """The same noise model with its cells in order of their means, each cell's runs and the whole log sorted.
+
+    The simulated probes are the same in law; only which uniform draw picks which run changes. Two such
+    models of logs with as many cells (a noise log and a resampled one) then turn the same draws into
+    matching quantiles (the j-th lowest cell, a run at the same rank), so their MDGs differ by the logs, not
+    by the draw, and a few hundred simulated probes tell them apart.
+    """
+    if noise._raw is None:
+        return noise
+    sizes = noise._cell_sizes
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    order = np.argsort(noise._means, kind="stable")
+    y = np.concatenate([np.sort(noise._raw[starts[c]:starts[c] + sizes[c]]) for c in order])
+    pool = _pool(y, noise._means[order], sizes[order], noise.sigma_run, noise.floor, noise.ceiling, noise.integer)
+    values = pool["_values"]
+    if values.size > y.size:      # the whole log, the last simulation cell, sorted as well
+        values = np.concatenate([values[:y.size], np.sort(values[y.size:])])
+        pool["_values"] = values
+    return replace(noise, _raw=y, _means=noise._means[order], _cell_sizes=sizes[order], **pool)
+
+
+def _room(draws: _Draws, tau: float, sign: float) -> float:
+    """The largest average gap the simulated items can make in direction ``sign`` (inf: no bound)."""
+    cap = draws.saturation(sign, tau)
+    return math.inf if math.isinf(cap) else abs(_realized_dir(draws, cap, tau, sign))
+
+
+def mdg_ranges(noise: NoiseModel, replicas, items: int, runs_a, runs_b, reported, *, tau: float, alpha: float,
+               target: float, alternative: str, sims: int, seed, shift: str):
+    """The range of the MDG in each direction over the resampled noise logs ``replicas`` (see RANGE_METHOD).
+
+    ``reported`` is ``(up, down)``, the MDG found on the plan's own simulation. Returns
+    ``(up_range, down_range)``, each ``(low, high)`` or None (a direction not searched or unreachable);
+    ``high`` is inf when a resampled log reaches no MDG, and never beyond the metric's bounds.
+    """
+    ka = _runs_array(runs_a, items, "runs_a")
+    kb = _runs_array(runs_b, items, "runs_b")
+    found = []
+    for model in (_coupled(noise), *(_coupled(r) for r in replicas)):
+        draws = _draw(model, items, ka, kb, sims, seed, shift)
+        gap_sd = model.sigma_run * math.sqrt(float(np.mean(1.0 / ka + 1.0 / kb)))
+        both = _mdg_both(draws, items, gap_sd, tau, alpha, target, alternative)
+        found.append((_reached(draws, both, tau), draws))
+    (own, own_draws), out = found[0], []
+    for d, (size, sign) in enumerate(zip(reported, (1.0, -1.0))):
+        base = own[d]
+        if size is None:
+            out.append(None)
+            continue
+        others = [math.inf if r[d] is None else r[d] for r, _ in found[1:]]
+        if math.isinf(size) or base is None or math.isinf(base) or base <= 0:
+            # no MDG on this log (the bound comes first): the plausible logs' own MDGs, up to never
+            finite = [x for x in others if math.isfinite(x)]
+            out.append((min(finite), math.inf) if finite else None)
+            continue
+        ratios = [x / base for x in others]
+        room = _room(own_draws, tau, sign)
+        low, high = size * min(ratios), size * max(ratios)
+        out.append((min(low, size, room), min(max(high, size), room) if math.isfinite(high) else math.inf))
+    return out[0], out[1]
+
+
+def mdg_with_range(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05, power: float = 0.8,
+                   heterogeneity: float | None = None, sims: int = 2000, seed: int | None = 0,
+                   alternative: str = "two-sided", shift: str = "additive"):
+    """The MDG of the design actually run, as :func:`mdg_for_design` finds it, and its range over plausible
+    noise logs of the same size (:data:`RANGE_METHOD`; None for a stated sigma, a design that could never
+    reach significance, or one beyond :data:`RANGE_MAX_WORK`). Costs about twice the MDG's own simulation.
+
+    >>> rows = [{"item": i, "x": float(y)} for i in range(30) for y in np.random.default_rng(i).normal(0, 1, 4)]
+    >>> mdg, (low, high) = mdg_with_range(noise_model(rows, metric="x"), 8, 10, 10, sims=400)
+    >>> bool(low <= mdg <= high)
+    True
+    """
+    _check_common(alpha, power, sims, alternative)
+    tau = _check_tau(heterogeneity)
+    noise = _as_noise(noise_model)
+    items = int(items)
+    draws = _draw(noise, items, runs_a, runs_b, sims, seed, shift)
+    ka, kb = draws.ka, _runs_array(runs_b, items, "runs_b")
+    gap_sd = noise.sigma_run * math.sqrt(float(np.mean(1.0 / ka + 1.0 / kb)))
+    both = _mdg_both(draws, items, gap_sd, tau, alpha, power, alternative)
+    up, down = _reached(draws, both, tau)
+    mdg = min(x for x in (up, down) if x is not None)
+    range_sims = max(RANGE_MIN_SIMS, int(sims) // 10)
+    work = (RANGE_REPLICATES + 1) * range_sims * float(np.sum(ka) + np.sum(kb))
+    if noise._raw is None or min_attainable_p(items, alternative=alternative) > alpha or work > RANGE_MAX_WORK:
+        return _finite(mdg), None
+    ranges = mdg_ranges(noise, _replicas(noise, seed), items, ka, kb, (up, down), tau=tau, alpha=alpha,
+                        target=power, alternative=alternative, sims=range_sims,
+                        seed=None if seed is None else [seed, 1], shift=shift)
+    chosen = ranges[0] if up is not None and up == mdg else ranges[1]
+    return _finite(mdg), chosen
+
+
+# ---------------------------------------------------------------------------
 # plan_probe: a table over item counts and runs per value
 # ---------------------------------------------------------------------------
 
@@ -2060,6 +2263,15 @@ class Plan:
     problems: tuple[Problem, ...]
     heterogeneity: Heterogeneity | None = None
     shift: str = "additive"
+    #: how the MDG's ranges were found (None: not computed, as for a stated sigma)
+    mdg_range_method: str | None = None
+    #: simulated probes per resampled noise log and design behind the ranges
+    range_sims: int | None = None
+
+    @property
+    def noise_runs_to_halve_range(self) -> int | None:
+        """Runs a noise log needs to halve the MDG's ranges: 4 times its own (the ranges narrow as 1/sqrt(runs))."""
+        return None if self.mdg_range_method is None else 4 * int(self.noise.n_runs)
 
     @property
     def sigma_run(self) -> float:
@@ -2091,6 +2303,9 @@ class Plan:
                                "gap_realized and mdg_realized are the average shifts reached"
                                if self.noise.bounded else "the true average gap, value a minus value b"),
             "cells": [c.to_dict() for c in self.cells],
+            "mdg_range_method": self.mdg_range_method,
+            "mdg_range_sims": self.range_sims,
+            "noise_runs_to_halve_range": self.noise_runs_to_halve_range,
             "problems": [p.to_dict() for p in self.problems],
         }
         if self.heterogeneity is not None:
@@ -2099,13 +2314,17 @@ class Plan:
 
     def to_frame(self) -> pl.DataFrame:
         """The cells as a polars DataFrame (one row per design)."""
-        return pl.DataFrame([c.to_dict() for c in self.cells],
-                            schema={"items": pl.Int64, "runs": pl.Int64, "mdg_up": pl.Float64, "mdg_down": pl.Float64,
-                                    "power": pl.Float64,
-                                    "power_se": pl.Float64, "power_sign_test": pl.Float64,
-                                    "power_approx": pl.Float64, "mdg": pl.Float64,
-                                    "mdg_approx": pl.Float64, "min_attainable_p": pl.Float64,
-                                    "gap_realized": pl.Float64, "mdg_realized": pl.Float64})
+        schema = {"items": pl.Int64, "runs": pl.Int64, "mdg_up": pl.Float64, "mdg_down": pl.Float64,
+                  "power": pl.Float64, "power_se": pl.Float64, "power_sign_test": pl.Float64,
+                  "power_approx": pl.Float64, "mdg": pl.Float64, "mdg_low": pl.Float64, "mdg_high": pl.Float64,
+                  "mdg_approx": pl.Float64, "min_attainable_p": pl.Float64,
+                  "gap_realized": pl.Float64, "mdg_realized": pl.Float64}
+        rows = []
+        for c in self.cells:
+            d = c.to_dict()
+            d["mdg_low"], d["mdg_high"] = d["mdg_range"] or (None, None)
+            rows.append({k: d[k] for k in schema})
+        return pl.DataFrame(rows, schema=schema)
 
     def directions_differ(self) -> bool:
         """Whether some design's upward and downward MDG differ (more than 2%, or one is unreachable)."""
@@ -2177,8 +2396,16 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
         within it, the gap is the shift of each item's mean of value a, stopping at the
         bound, and a ``bounded_metric`` problem says so; each design reports the average
         shift really reached (``gap_realized``, ``mdg_realized``).
-    shift : {"additive", "scale"}
-        How a gap acts on value a's runs (see :func:`power_sign_flip`); stated in the plan.
+    shift : {"additive", "scale", "steps"}
+        How a gap acts on value a's runs (see :func:`power_sign_flip` and :func:`gap_model`); stated in the
+        plan. The default follows the metric's kind: a count's rate rises (falls) by the gap, its extra events
+        drawn; a 0/1 rate moves, each run drawn at it; other bounded metrics shift and stop at their bounds.
+        ``"steps"`` spreads a whole-number metric's steps evenly over an item's runs (for metrics that move
+        in whole steps by construction).
+    mdg_range : bool
+        Also find each MDG's range over plausible noise logs of the same size (:func:`mdg_ranges`,
+        :data:`RANGE_METHOD`): :data:`RANGE_REPLICATES` resampled logs at a tenth of ``sims`` (at least
+        :data:`RANGE_MIN_SIMS`) each, about twice the plan's own simulation; not for a stated sigma.
 
     Examples
     --------
@@ -2226,6 +2453,9 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
                                 f"could never reach significance, whatever the gap; use at least {count_of(need, 'item')}"))
     cells = []
     total = len(item_list) * len(run_list)
+    ranged = mdg_range and noise._raw is not None
+    replicas = _replicas(noise, seed) if ranged else []
+    range_sims = max(RANGE_MIN_SIMS, int(sims) // 10)
     for n in item_list:
         for k in run_list:
             draws = _draw(noise, n, k, k, sims, seed, shift)
@@ -2247,9 +2477,15 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
                           _approx_mdg(n, gsd, tau, alpha, power, alternative))
             reached = None if gap is None else _realized(draws, float(gap), tau, alternative)
             mdg_reached = None if math.isinf(mdg) else mdg
+            up_range = down_range = None
+            if ranged and min_attainable_p(n, alternative=alternative) <= alpha:
+                up_range, down_range = mdg_ranges(noise, replicas, n, k, k, (up, down), tau=tau, alpha=alpha,
+                                                  target=power, alternative=alternative, sims=range_sims,
+                                                  seed=None if seed is None else [seed, 1], shift=shift)
             cells.append(PlanCell(n, k, p, se, st, approx, mdg, mdg_approx,
                                   float(min_attainable_p(n, alternative=alternative)), reached, mdg_reached,
-                                  mdg_up=up, mdg_down=down, mdg_shift_up=both.up, mdg_shift_down=both.down))
+                                  mdg_up=up, mdg_down=down, mdg_shift_up=both.up, mdg_shift_down=both.down,
+                                  mdg_up_range=up_range, mdg_down_range=down_range))
             if progress is not None:
                 progress(len(cells), total)
     if noise.bounded:
@@ -2257,7 +2493,14 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
     return Plan(noise=noise, tau=float(tau), tau_source=tau_source, alpha=float(alpha),
                 target_power=float(power), gap=None if gap is None else float(gap), alternative=alternative,
                 sims=int(sims), seed=seed, cells=tuple(cells), problems=tuple(problems), heterogeneity=het,
-                shift=shift)
+                shift=shift, mdg_range_method=RANGE_METHOD if ranged else None,
+                range_sims=range_sims if ranged else None)
+
+
+def _replicas(noise: NoiseModel, seed) -> list[NoiseModel]:
+    """The resampled noise logs behind the MDG's range (:data:`RANGE_REPLICATES` of them, from ``seed``)."""
+    rng = np.random.default_rng([0 if seed is None else int(seed), 26])
+    return [resampled_noise(noise, rng) for _ in range(RANGE_REPLICATES)]
 
 
 def _bounded_problem(noise: NoiseModel, cells, gap, alpha, power) -> Problem:
@@ -2364,7 +2607,7 @@ def design_power(analysis, gap_of_interest: float | None = None, *, sims: int = 
     items = sorted({n, max(6, n), n + 4, 2 * n} - {0})[:4]
     runs = sorted({1, 2, 5, 10, 20, max(1, runs_a)})
     plan = plan_probe(model, items=items, runs=runs, gap=gap, metric=main.metric, alpha=analysis.alpha,
-                      sims=sims, seed=seed, alternative=analysis.alternative)
+                      sims=sims, seed=seed, alternative=analysis.alternative, mdg_range=False)
     return DesignPower(plan=plan, gap=gap, why=why, sims=sims, seed=seed)
 
 

@@ -18,6 +18,11 @@ def _fmt_mdg(x) -> str:
     return "-" if x is None else "never" if math.isinf(x) else f"{x:.3g}"
 
 
+def _fmt_range(r) -> str:
+    """``0.68-0.86`` (``0.68-never`` when a plausible noise log reaches no MDG); ``-`` when not computed."""
+    return "-" if r is None else f"{_fmt_mdg(r[0])}-{_fmt_mdg(r[1])}"
+
+
 def plan_text(plan: Plan) -> str:
     """A plain-text table with the assumptions spelled out."""
     n = plan.noise
@@ -37,14 +42,16 @@ def plan_text(plan: Plan) -> str:
     bounded = n.bounded
     if bounded:
         lines.append(f"bounds: runs kept within {_fmt_scale(n.floor, n.ceiling)} ({n.scale_source}); a gap "
-                     "shifts each item's mean of value a and stops at the bound ('reached': the average "
-                     "shift the items really make)")
+                     "shifts each item's mean of value a and stops at the bound ('reached' and the MDG: the average "
+                     "gap the items really make; 'shift': the shift of each item's mean that makes the MDG)")
     head = ["items", "runs"]
     if plan.gap is not None:
         head += [f"power at gap {plan.gap:g}", "+/- se", "t approx"] + (["reached"] if bounded else [])
-    head += ["MDG"] + (["reached"] if bounded else [])
+    ranged = plan.mdg_range_method is not None
+    head += ["MDG"] + (["range"] if ranged else []) + (["shift"] if bounded else [])
     two_way = plan.directions_differ()
     head += ["MDG up", "MDG down"] if two_way else []
+    head += ["range up", "range down"] if two_way and ranged else []
     head += ["MDG t approx", "min p"]
     rows = []
     for c in plan.cells:
@@ -53,14 +60,22 @@ def plan_text(plan: Plan) -> str:
             row += [f"{c.power:.3f}", f"{c.power_se:.3f}", _fmt(c.power_approx, ".3f")]
             row += [_fmt(c.gap_realized, ".3g")] if bounded else []
         row += ["never" if math.isinf(c.mdg) else f"{c.mdg:.3g}"]
-        row += [_fmt(c.mdg_realized, ".3g")] if bounded else []
+        row += [_fmt_range(c.mdg_range)] if ranged else []
+        shift = c.mdg_shift_up if c.mdg_up is not None and c.mdg_up == c.mdg else c.mdg_shift_down
+        row += [_fmt_mdg(shift)] if bounded else []
         row += [_fmt_mdg(c.mdg_up), _fmt_mdg(c.mdg_down)] if two_way else []
+        row += [_fmt_range(c.mdg_up_range), _fmt_range(c.mdg_down_range)] if two_way and ranged else []
         row += [_fmt(c.mdg_approx, ".3g"), f"{c.min_attainable_p:.3g}"]
         rows.append(row)
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
     lines.append("")
     lines.append("  ".join(h.rjust(w) for h, w in zip(head, widths)))
     lines.extend("  ".join(v.rjust(w) for v, w in zip(r, widths)) for r in rows)
+    if ranged:
+        lines.append("")
+        lines.append(f"MDG range: {plan.mdg_range_method} ({plan.range_sims} simulated probes per resampled log); "
+                     f"here about {plan.noise_runs_to_halve_range:,} runs (4 times this one's "
+                     f"{n.n_runs:,})")
     if plan.problems:
         lines.append("")
         lines.extend(f"{p.severity}: {p.message}" for p in plan.problems)

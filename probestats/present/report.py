@@ -318,6 +318,12 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     n_nonzero = sum(1 for g in main.gaps if g != 0)
     noise = analysis.noise
     mdg = analysis.mdg
+    span = getattr(analysis, "mdg_range", None)
+    # the MDG's range over plausible same-versus-same logs of the noise log's size
+    span_text = ("" if span is None else
+                 f" (from about {fmt_num(span[0], 3)} to "
+                 f"{'never' if span[1] == float('inf') else fmt_num(span[1], 3)} over plausible same-versus-same logs "
+                 f"of this size; one of about {analysis.mdg_range_runs:,} runs would halve that range)")
     # a one-sided test only looks one way: its minimum detectable gap is a gap in that direction
     toward = {"greater": f" with {_q(a)} above {_q(b)}", "less": f" with {_q(a)} below {_q(b)}"}.get(sf.alternative, "")
 
@@ -445,7 +451,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     elif mdg is not None:
         power_sentences = [
             f"Minimum detectable gap of the design actually run ({count_of(n, 'item')}, {runs_a}/{runs_b} runs per value): "
-            f"about {fmt_num(mdg, 3)} {metric}.",
+            f"about {fmt_num(mdg, 3)} {metric}{span_text}.",
             f"Method: {analysis.mdg_method}."]
     elif noise is not None and analysis.mdg_method is not None:
         power_sentences = [
@@ -509,7 +515,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
             finding.append(f"With {count_of(n, 'item')} the smallest attainable p is {minp_text}, above alpha {alpha:g}: "
                            "this design could never reach significance, so its minimum detectable gap is infinite.")
         elif mdg is not None:
-            finding.append(f"The minimum detectable gap of this design is about {fmt_num(mdg, 3)} {metric}{toward} "
+            finding.append(f"The minimum detectable gap of this design is about {fmt_num(mdg, 3)} {metric}{toward}{span_text} "
                            "(80% power; see the power section for its method).")
         elif noise is not None and analysis.mdg_method is not None:
             finding.append("No gap toward the metric's bound reaches 80% power with this design "
