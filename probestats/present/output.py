@@ -8,7 +8,9 @@ that cannot be a file) removes every temporary file and any folder it created, a
 :class:`~probestats.errors.OptionError` naming the user's path, never a temporary one.
 
 An image folder's file is replaced only when an earlier run of probestats wrote it (its PNG
-carries the marker :data:`MARK`); any other file of the same name is refused unless ``force``.
+carries the marker :data:`MARK`; another file, such as the whole per-item table as CSV, is listed with
+the SHA-256 of its bytes in the folder's :data:`MANIFEST`, so a file edited since is not ours any more);
+any other file of the same name is refused unless ``force``.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import errno
+import hashlib
+import json
 import os
 import struct
 import zlib
@@ -29,6 +33,8 @@ __all__ = ["write_whole", "write_assets", "written_together", "refuse_inputs", "
 #: the text chunk (keyword, text) that marks a PNG as a report image written by probestats
 MARK = (b"probestats", b"report image")
 _PNG = b"\x89PNG\r\n\x1a\n"
+#: the file in a report's folder that lists the files other than images probestats wrote there
+MANIFEST = ".probestats-written.json"
 _pending: contextvars.ContextVar["_Outputs | None"] = contextvars.ContextVar("probestats_outputs", default=None)
 
 
@@ -54,14 +60,53 @@ def _is_marked(head: bytes) -> bool:
 
 
 def _written_by_probestats(path: Path) -> bool:
-    """Whether ``path`` is a regular file (not a link) that is a PNG probestats marked."""
+    """Whether ``path`` is a regular file (not a link) that probestats wrote: a PNG it marked, its
+    manifest, or a file the manifest lists with the SHA-256 of the bytes the file holds now."""
     if os.path.islink(path) or not os.path.isfile(path):
         return False
+    path = Path(path)
     try:
         with open(path, "rb") as fh:
-            return _is_marked(fh.read(4096))
+            data = fh.read()
     except OSError:
         return False
+    if _is_marked(data[:4096]):
+        return True
+    if path.name == MANIFEST:
+        return _manifest_entries(data) is not None
+    listed = _read_manifest(path.parent)
+    return listed.get(path.name) == hashlib.sha256(data).hexdigest()
+
+
+def _manifest_entries(data: bytes) -> dict | None:
+    """The entries (name -> SHA-256) of a manifest's bytes, or None when they are not one."""
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(doc, dict) or doc.get("written_by") != "probestats" or not isinstance(doc.get("files"), dict):
+        return None
+    return {str(k): str(v) for k, v in doc["files"].items()}
+
+
+def _read_manifest(folder: Path) -> dict:
+    path = Path(folder) / MANIFEST
+    if os.path.islink(path) or not os.path.isfile(path):
+        return {}
+    try:
+        return _manifest_entries(path.read_bytes()) or {}
+    except OSError:
+        return {}
+
+
+def _with_manifest(folder: Path, items: dict) -> dict:
+    """``items`` (path -> bytes) and, when some are not PNGs, the folder's manifest listing them."""
+    others = {p.name: hashlib.sha256(data).hexdigest() for p, data in items.items() if not data.startswith(_PNG)}
+    if not others:
+        return items
+    entries = {**_read_manifest(folder), **others}
+    doc = {"written_by": "probestats", "files": dict(sorted(entries.items()))}
+    return {**items, Path(folder) / MANIFEST: (json.dumps(doc, indent=2) + "\n").encode("utf-8")}
 
 
 @dataclass
@@ -137,7 +182,8 @@ def write_whole(path: str | Path, content: str | bytes) -> None:
 
 
 def write_assets(folder: str | Path, files: dict, force: bool = False) -> None:
-    """Write a report's images (name -> PNG bytes) into ``folder``, created when missing.
+    """Write a report's images (name -> PNG bytes, or other bytes such as a CSV) into ``folder``, created when
+    missing.
 
     An image replaces a file of its name only when probestats wrote that file (an earlier run of
     the report); any other file is refused unless ``force`` (or the ``force`` of the enclosing
@@ -148,7 +194,7 @@ def write_assets(folder: str | Path, files: dict, force: bool = False) -> None:
     if not os.path.isdir(folder.parent):
         _refuse_parent(folder, folder.parent)
     staged = _pending.get()
-    items = {folder / name: mark_png(bytes(png)) for name, png in files.items()}
+    items = _with_manifest(folder, {folder / name: mark_png(bytes(png)) for name, png in files.items()})
     if staged is not None:
         staged.folders.add(folder)
         staged.files.update(items)
@@ -208,7 +254,8 @@ def _check_targets(files: dict, folders: set, force: bool) -> list:
             raise OptionError(f"cannot write {path}: it is a folder; move it away or write to another name")
         if path.parent in folders and os.path.lexists(path):
             if _written_by_probestats(path):
-                replaced.append(path)
+                if path.name != MANIFEST:  # the list of what it wrote is not news to the user
+                    replaced.append(path)
             elif not force:
                 raise OptionError(f"cannot write {path}: a file of that name is already in '{path.parent}' and "
                                   "probestats did not write it; move it away, or give --force to replace it")

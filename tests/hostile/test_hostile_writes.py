@@ -185,3 +185,30 @@ def test_a_failed_render_writes_no_images(folder, capsys):
     tpl.mkdir()
     (tpl / "report.md.j2").write_text("{{ nosuch }}")
     _refused(capsys, folder, REPORT + ["-o", "out.md", "--templates", "tpl"], "--templates")
+
+
+def test_a_report_of_many_items_runs_again_over_its_own_table_but_not_over_an_edited_one(tmp_path):
+    """The whole per-item table (items.csv) is not an image: the folder's manifest lists its SHA-256, so a
+    second run replaces it, and a table edited since (no longer what probestats wrote) is refused."""
+    from click.testing import CliRunner
+
+    from probestats.cli import cli
+    from tests.factories import make_log, write_log
+
+    log = write_log(make_log(items=60, runs=2, gap=0.5, seed=1), tmp_path / "big.csv")
+    out = tmp_path / "r.md"
+    runner = CliRunner()
+    first = runner.invoke(cli, ["report", str(log), "--metric", "steps", "-o", str(out)])
+    assert first.exit_code == 0, first.output
+    table = tmp_path / "r_files" / "items.csv"
+    assert table.is_file()
+    again = runner.invoke(cli, ["report", str(log), "--metric", "steps", "-o", str(out)])
+    assert again.exit_code == 0, again.output
+    table.write_text(table.read_text() + "edited,by,hand\n")
+    edited = runner.invoke(cli, ["report", str(log), "--metric", "steps", "-o", str(out)])
+    assert edited.exit_code == 1   # the command line turns this error into one Error: line (tests/test_cli.py)
+    assert "probestats did not write it" in str(edited.exception) and "--force" in str(edited.exception)
+    assert table.read_text().endswith("edited,by,hand\n")   # refused: the user's edit stays
+    forced = runner.invoke(cli, ["report", str(log), "--metric", "steps", "-o", str(out), "--force"])
+    assert forced.exit_code == 0, forced.output
+    assert not table.read_text().endswith("edited,by,hand\n")
