@@ -226,6 +226,16 @@ seed_option = click.option("--seed", type=int, default=0, show_default=True,
                            help="Seed of the random draws, for results that reproduce.")
 
 
+def noise_options(func):
+    """--noise-value and --setting: the noise reference taken from one value's repeats, and settings that block."""
+    func = click.option("--setting", "block_settings", multiple=True, metavar="COL",
+                        help="A held-fixed setting besides model, judge, temperature and system (repeatable); "
+                             "one that varies within items is a block: items are matched within it.")(func)
+    return click.option("--noise-value", metavar="VALUE",
+                        help="The noise reference: the repeats of VALUE in the log (a baseline run several "
+                             "times), split in halves drawn at random within items.")(func)
+
+
 def json_option(what: str = "the result"):
     return click.option("--json", "json_out", is_flag=True, help=f"Print {what} as JSON.")
 
@@ -278,7 +288,10 @@ def validate(log, metric, a, b, by, json_out, probe):
 @a_option
 @b_option
 @click.option("--noise", type=click.Path(path_type=Path), metavar="NOISE_LOG",
-              help="A same-versus-same log (only the draw changed), analyzed beside the probe.")
+              help="The noise reference: a same-versus-same log (only the draw changed), analyzed beside the "
+                   "probe; 'within' (the default): the log's runs split in halves drawn at random within cells "
+                   "(--seed); 'none'.")
+@noise_options
 @click.option("--by", multiple=True, metavar="COL", help="Repeat the analysis per group of COL (repeatable).")
 @click.option("--cells", "cells_file", type=click.Path(path_type=Path), metavar="FILE",
               help="Analyze a cell table (from probestats cells, or a warehouse via probestats sql) instead of a LOG.")
@@ -305,7 +318,7 @@ def validate(log, metric, a, b, by, json_out, probe):
 @shape_options
 def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_out, probe,
             reference=None, scale=None, factor=(), n_resamples=10_000, seed=0, cells_file=None, interval="t",
-            row_level=False, noise_cells=None):
+            row_level=False, noise_cells=None, noise_value=None, block_settings=()):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them.
 
     \b
@@ -331,7 +344,7 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
         result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale,
                      factor=factor, alternative=alternative, alpha=alpha, correction=correction,
                      n_resamples=n_resamples, seed=seed, probe=probe, interval=interval,
-                     streaming=not row_level, progress=progress)
+                     streaming=not row_level, progress=progress, **_noise_kwargs(noise_value, block_settings))
     if row_level:  # Welch's t on runs beside the item-level tests, for a comparison of two values
         from probestats.analyses.paired import Analysis, with_row_level
 
@@ -339,6 +352,11 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
             raise OptionError("--row-level applies to a comparison of two values; choose them with --a and --b")
         result = with_row_level(result)
     emit(result, json_out)
+
+
+def _noise_kwargs(noise_value, block_settings) -> dict:
+    """The paired analysis's noise options, given only when asked for (other analyses do not take them)."""
+    return {k: v for k, v in (("noise_value", noise_value), ("settings", tuple(block_settings))) if v}
 
 
 def emit(result, json_out: bool) -> None:
@@ -411,7 +429,9 @@ def cells_report_options(func):
 @a_option
 @b_option
 @click.option("--noise", type=click.Path(path_type=Path), metavar="NOISE_LOG",
-              help="A same-versus-same log, reported beside the probe (and used for the minimum detectable gap).")
+              help="A same-versus-same log, reported beside the probe (and used for the minimum detectable gap); "
+                   "'within' (the default) or 'none' as for analyze.")
+@noise_options
 @alternative_option
 @alpha_option
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path), metavar="FILE",
@@ -463,7 +483,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
            attribute, values_why, metric_definition, metric_cannot_see, held_fixed, not_fixed, not_tested,
            run_dates, mitigation, gap_of_interest, probe, framing_log=None, targets=None, toward=None, judge=None,
            by=(), correction="holm", reference=None, scale=None, factor=(), n_resamples=10_000, seed=0,
-           before_log=None, cells=None):
+           before_log=None, cells=None, noise_value=None, block_settings=()):
     """Write the report of LOG as Markdown, HTML or JSON (by the suffix of -o), from Jinja templates.
 
     Missing design facts (attribute, metric definition, attributes not tested, ...) show as
@@ -514,7 +534,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
         result, comparison = _report_analysis(
             log, metric, a, b, noise, by, alternative, alpha, correction, probe, reference=reference, scale=scale,
             factor=factor, n_resamples=n_resamples, seed=seed, before=before_log,
-            gap_of_interest=plan.gap_of_interest)
+            gap_of_interest=plan.gap_of_interest, noise_kwargs=_noise_kwargs(noise_value, block_settings))
     framing = None
     if framing_log is not None:
         from probestats.analyses.framing import analyze_framing
@@ -531,7 +551,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
 
 
 def _report_analysis(log, metric, a, b, noise, by, alternative, alpha, correction, probe, *, reference, scale,
-                     factor, n_resamples, seed, before, gap_of_interest):
+                     factor, n_resamples, seed, before, gap_of_interest, noise_kwargs=None):
     """The analysis step of report: the analysis analyze would choose for these options, the power curve
     its power section draws, and with --before the comparison of the two runs. Nothing here is rendered."""
     from probestats.analyses.dispatch import analyze as run
@@ -541,7 +561,7 @@ def _report_analysis(log, metric, a, b, noise, by, alternative, alpha, correctio
         raise OptionError("--before compares two runs of a two-value probe; drop --factor, --group and --reference")
     result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale, factor=factor,
                  alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed,
-                 probe=probe)
+                 probe=probe, **(noise_kwargs or {}))
     result = with_design_power(result, gap_of_interest)
     comparison = None
     if before is not None:

@@ -361,12 +361,12 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
     return Analysis(main=main, noise=noise, groups=tuple(groups), problems=tuple(problems),
                     alternative=alternative, alpha=alpha, correction=correction, checked=checked,
                     noise_checked=noise_checked, mdg=mdg_value, mdg_method=mdg_method, noise_source=noise_source,
-                    verdict=_verdict(main, noise, noise_source, noise_checked, alpha, within_noise))
+                    verdict=_verdict(main, noise, noise_source, noise_checked, alpha, within_noise, a))
 
 
-def _verdict(main, noise, noise_source, noise_checked, alpha: float, within_noise: bool):
+def _verdict(main, noise, noise_source, noise_checked, alpha: float, within_noise: bool, a: str):
     """The verdict of a cell table's analysis, decided as the row path decides it."""
-    from probestats.analyses.paired import _chance_cause, _noise_check, noise_log_causes
+    from probestats.analyses.paired import _chance_cause, _noise_check, noise_log_causes, one_run_reason
     from probestats.analyses.verdict import NoiseCheck, decide
 
     if noise is not None and noise_source == "noise log":
@@ -376,8 +376,10 @@ def _verdict(main, noise, noise_source, noise_checked, alpha: float, within_nois
         check = _noise_check("within", noise_source.removeprefix("within-log: "), noise, alpha,
                              causes=lambda: (_chance_cause(alpha),), seed=SPLIT_SEED)
     elif within_noise:
+        one = main.items.height and main.items["n_a"].min() < 2
         check = NoiseCheck("within", "no same-versus-same comparison within the log", False,
-                           reason="a cell has one run of the value, or the table cannot give its halves", seed=SPLIT_SEED)
+                           reason=one_run_reason(a) if one else "the cell table cannot give the halves of its cells",
+                           seed=SPLIT_SEED)
     else:
         check = NoiseCheck("none", "no same-versus-same comparison", False, reason="none was asked for")
     return decide(main, check, alpha=alpha)

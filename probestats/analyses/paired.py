@@ -499,7 +499,13 @@ def analyze_pair(
     else:
         if progress:
             progress("reading and validating the log")
-        checked = validate(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case, **(read_options or {}))
+        from probestats.io.read import read_log
+
+        log = read_log(log, **{"metric": metric, **(read_options or {})})
+        names = set(log.lazy.collect_schema().names())
+        keep = [c for c in dict.fromkeys(("judge", *settings)) if c in names or c in settings]
+        checked = validate(log, metric=metric, a=a, b=b, by=by, keep=[c for c in keep if c not in by],
+                           fold_case=fold_case)
     if progress:
         progress("testing")
     if a is None and b is None and len(checked.values) > 2:
@@ -618,6 +624,12 @@ def _noise_choice(noise, within_noise: bool, noise_value):
     return noise, within_noise
 
 
+def one_run_reason(value: str, cell: str = "item") -> str:
+    """Why a log gives no within-log check: a cell with one run."""
+    return (f"a cell ({cell}) has one run of '{value}', so no run can be set against another drawn alike "
+            f"(give each cell two runs or more, or a noise log with {opt('noise')})")
+
+
 def _may_block(checked: Checked, settings: Sequence[str]) -> bool:
     """True when a streamed log has a column that may be a block the pass does not check (a judge,
     a setting the user names)."""
@@ -657,7 +669,7 @@ def _noise_check(kind: str, description: str, result: "PairResult", alpha: float
 
 def _chance_cause(alpha: float) -> str:
     return (f"the halves are drawn at random, and a random split gives an exact p at or below {alpha:g} in "
-            f"{alpha:.0%} of draws by chance alone (another --seed draws another split)")
+            f"{alpha:.0%} of draws by chance alone (another {opt('seed')} draws another split)")
 
 
 def noise_log_causes(noise_checked: Checked) -> list[str]:
@@ -793,8 +805,7 @@ def within_log_noise(checked: Checked, items: pl.DataFrame | None = None, *, blo
         runs = runs.filter(pl.col("item").is_in(keep.implode()))
         few = keep.len() == 0
     if few:
-        return None, None, (f"a cell ({cell}) has one run of '{value}', so no run can be set against another "
-                            f"drawn alike (give each cell two runs or more, or a noise log with --noise)")
+        return None, None, one_run_reason(value, cell)
     halves = random_halves(runs, metric, value, blocks=blocks, seed=seed)
     first, second = f"{value} (first half)", f"{value} (second half)"
     if blocks:

@@ -159,17 +159,22 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
         out.print(f"row level, beside the item-level tests: Welch's t on {row_level.n_a} and {row_level.n_b} runs: "
                   f"t = {row_level.statistic:.4g}, df = {row_level.df:.4g}, p = {fmt_p(row_level.pvalue, analysis.alpha)}")
         out.print(escape(row_level.note))
-    within_noise = False
+    from probestats.present.verdict_text import noise_check_sentences, verdict_line, verdict_of
+
+    verdict = verdict_of(analysis)
+    if verdict.pooled:
+        out.print(f"item gaps {escape(verdict.pooled)}; per {escape(' x '.join(verdict.blocks))} below")
     if analysis.noise is not None:
         n = analysis.noise
         source = getattr(analysis, "noise_source", None) or ""
         label = (f"{escape(source)}, no --noise log" if source.startswith("within-log") else "same-versus-same noise")
         out.print(f"{label} ('{escape(n.a)}' vs '{escape(n.b)}'): average gap {n.average_gap:+.4g}, "
                   f"sign-flip {p_is(n.sign_flip, analysis.alpha)}, {count_of(n.n_items, 'item')}")
-        within_noise = abs(main.average_gap) <= abs(n.average_gap)
-        if within_noise:
+        if verdict.conclusion == "within_noise":
             out.print("the probe's average gap is no larger than the same-versus-same gap: "
                       "a gap no larger than the noise means nothing")
+    for line in noise_check_sentences(verdict):
+        out.print(f"[yellow]{escape(line)}[/yellow]")
     if analysis.mdg is not None or analysis.noise is not None:
         mdg = "infinite (never significant)" if analysis.mdg is None and not analysis.could_reach_significance else fmt_num(analysis.mdg)
         if analysis.mdg is not None or not analysis.could_reach_significance:
@@ -183,11 +188,7 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
             out.print("  " + line)
     if analysis.groups:
         out.print(f"p-values adjusted across {len(analysis.groups)} groups ({escape(analysis.correction)})")
-    verdict = ("a gap larger than chance" if analysis.detected
-               else "no gap larger than its noise detected (this does not show that there is none)")
-    if analysis.detected and within_noise:
-        verdict += ", but no larger than the same-versus-same gap"
-    out.print(f"at alpha {analysis.alpha:g}: {verdict}")
+    out.print(escape(verdict_line(verdict)))
     if analysis.problems:
         print_problems(analysis.problems, out=out)
 
