@@ -56,7 +56,8 @@ def blocks_of(frame: pl.DataFrame, a: str, b: str, *, settings: Sequence[str] = 
               by: Sequence[str] = ()) -> tuple[str, ...]:
     """The setting columns that vary within some item x value cell of ``a`` and ``b``.
 
-    Candidates are :data:`BLOCK_SETTINGS` and ``settings``; ``by`` columns are groups, not blocks.
+    Candidates are :data:`BLOCK_SETTINGS` and ``settings`` (a ``by`` column too: the pooled comparison
+    still matches items within it), minus the columns in ``by`` that the caller excludes.
 
     >>> frame = pl.DataFrame({"item": ["1"] * 4, "variant": ["a", "a", "b", "b"], "judge": ["x", "y", "x", "y"],
     ...                       "model": ["m"] * 4, "steps": [1.0, 2.0, 1.0, 2.0]})

@@ -157,6 +157,8 @@ class PairResult:
         }
         if sf.pvalue_se is not None:
             sign_flip["p_se"] = sf.pvalue_se
+        if getattr(sf, "log10_pvalue", None) is not None and sf.pvalue < 1e-300:   # below what a float holds
+            sign_flip["p_log10"] = sf.log10_pvalue
         if sf.pvalue_bound is not None:  # "upper": p is the Monte Carlo floor 1/(n_resamples + 1); the p is below it
             sign_flip["p_bound"] = sf.pvalue_bound
         if sf.pvalue_bounds is not None:
@@ -525,7 +527,7 @@ def analyze_pair(
         raise OptionError(f"interval must be 't', 'bootstrap' or 'sign-flip', not {interval!r}")
     from probestats.analyses.halves import blocked_item_table, blocks_of, pooled_phrase
 
-    blocks = blocks_of(checked.frame, checked.a, checked.b, settings=settings, by=by) if streamed is None else ()
+    blocks = blocks_of(checked.frame, checked.a, checked.b, settings=settings) if streamed is None else ()
     pooled = None
     problems = list(checked.problems)
     if blocks:

@@ -461,7 +461,10 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
             "design (a gap the other way, away from the bound, may still be detectable; see probestats plan).",
             f"Method: {analysis.mdg_method}."]
     elif noise is not None:
-        power_sentences = ["The minimum detectable gap was not computed for this analysis (run analyze with mdg=True)."]
+        from probestats.errors import either
+
+        power_sentences = ["The minimum detectable gap was not computed for this analysis"
+                           + either(" (run analyze with mdg=True).", ".")]
     else:
         power_sentences = [
             "The minimum detectable gap needs the noise per run, measured from a same-versus-same log "
@@ -871,6 +874,9 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
 
         ctx["judge"] = judge_context(judge)
         ctx["sentences"]["judge"] = ctx["judge"]["sentences"]
+    from probestats.present.fmt import tidy_p
+
+    ctx["sentences"] = {k: [tidy_p(str(x)) for x in v] for k, v in ctx["sentences"].items()}
     if format == "json":
         out = {"schema_version": SCHEMA_VERSION, **analysis.to_dict()}
         out["report"] = {
@@ -921,6 +927,7 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
         folder.mkdir(exist_ok=True)
         for name, png in pngs.items():
             write_whole(folder / f"{name}.png", png)
+    text = tidy_p(text)
     if format == "md":  # escaped values never hold a newline, so this only tidies the layout
         text = re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
     return text

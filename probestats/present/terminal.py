@@ -50,9 +50,10 @@ class SafeConsole(Console):
     """
 
     def render_str(self, text: str, **kwargs):
+        from probestats.present.fmt import tidy_p
         from probestats.present.sanitize import visible
 
-        return super().render_str(visible(text, keep_newlines=True), **kwargs)
+        return super().render_str(tidy_p(visible(text, keep_newlines=True)), **kwargs)
 
 
 def make_console(stderr: bool = False) -> Console:

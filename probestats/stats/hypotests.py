@@ -70,7 +70,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from probestats.errors import OptionError
+from probestats.errors import either, OptionError
 from probestats.result import jsonable
 
 __all__ = [
@@ -1192,7 +1192,8 @@ def gap_interval(gaps, *, confidence: float = 0.95, method: str = "t", n_resampl
         raise OptionError(f"method must be 't', 'bootstrap' or 'sign-flip', not {method!r}")
     if n > INTERVAL_SIGN_FLIP_MAX_N:
         raise OptionError(
-            f"the sign-flip interval is limited to {INTERVAL_SIGN_FLIP_MAX_N} gaps (got {n}); use method='t'"
+            f"the sign-flip interval is limited to {INTERVAL_SIGN_FLIP_MAX_N} gaps (got {n}); use "
+            + either("method='t'", "--interval t")
         )
     alpha = 1.0 - confidence
     text = (f"sign-flip test inversion (exact, {2**n} sign patterns; ends by bisection "
