@@ -108,7 +108,10 @@ def _many_result(res, alpha: float) -> dict:
                        "gap": None if g is None else g.average_gap,
                        "p": None if g is None else g.sign_flip.pvalue,
                        "p_adjusted": None if g is None else g.p_adjusted,
-                       "ratio": None if r is None else r.ratio, "below": bool(r and r.below_four_fifths)})
+                       "ratio": None if r is None else r.ratio, "below": bool(r and r.below_four_fifths),
+                       "rate": None if r is None else r.rate,
+                       "item_mean": None if r is None or r.mean_of_items is None
+                       or fmt_num(r.mean_of_items) == fmt_num(r.rate) else r.mean_of_items})
     o = res.omnibus
     pairwise = [{"a": g.a, "b": g.b, "gap": g.average_gap, "p": g.sign_flip.pvalue, "p_adjusted": g.p_adjusted}
                 for g in res.pairwise]
@@ -146,7 +149,10 @@ def many_context(analysis) -> dict:
         f"Tests: the {OMNIBUS} ({o.method}); gaps against the reference '{main.reference}' and every pair of "
         f"values with the {SIGN_FLIP}, p corrected across the {count_of(len(main.pairwise), 'pair')} ({correction})."]
     if ctx["selection"]:
-        sentences.append(f"The metric is 0/1, so the means are selection rates; impact ratio = rate / highest rate, "
+        from probestats.stats.selection import POOLED
+
+        sentences.append(f"The metric is 0/1, so the values have selection rates ({POOLED}; the mean of the "
+                         f"per-item rates beside it where it differs); impact ratio = rate / highest rate, "
                          f"marked when {NOTE}.")
     if analysis.detected:
         top = sorted(main.gaps, key=lambda g: -abs(g.average_gap))[:3]

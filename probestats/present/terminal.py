@@ -201,7 +201,8 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
     def one(res: ManyResult, title: str) -> None:
         table = Table(title=title, title_justify="left")
         table.add_column("value")
-        table.add_column("mean over items", justify="right")
+        table.add_column("selection rate (pooled)" if res.impact_ratios is not None else "mean over items",
+                         justify="right")
         table.add_column(f"gap vs '{escape(res.reference)}'", justify="right")
         table.add_column("sign-flip p", justify="right")
         table.add_column(f"p ({escape(res.correction)})", justify="right")
@@ -212,7 +213,11 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
         for v in res.values:
             g = gaps.get(v.value)
             label = escape(v.value) + (f" ({escape(', '.join(v.names))})" if v.names else "")
-            row = [label, fmt_num(v.mean),
+            rate = ratios[v.value] if res.impact_ratios is not None else None
+            shown = fmt_num(v.mean) if rate is None else fmt_num(rate.rate) + (
+                f" (mean of item rates {fmt_num(rate.mean_of_items)})"
+                if rate.mean_of_items is not None and fmt_num(rate.mean_of_items) != fmt_num(rate.rate) else "")
+            row = [label, shown,
                    "reference" if g is None else f"{g.average_gap:+.4g}",
                    "" if g is None else fmt_p(g.sign_flip.pvalue), "" if g is None else fmt_p(g.p_adjusted)]
             if res.impact_ratios is not None:
