@@ -227,7 +227,12 @@ seed_option = click.option("--seed", type=int, default=0, show_default=True,
 
 
 def noise_options(func):
-    """--noise-value and --setting: the noise reference taken from one value's repeats, and settings that block."""
+    """--noise-value, --setting and --setting-is-attribute: the noise reference taken from one value's repeats,
+    settings that block, and settings varied on purpose."""
+    func = click.option("--setting-is-attribute", "attribute_settings", multiple=True,
+                        type=click.Choice(["model", "temperature", "system"]),
+                        help="A setting varied on purpose with the attribute (which model decides, which system "
+                             "prompt is used): accepted differing between the values, named as varied by design.")(func)
     func = click.option("--setting", "block_settings", multiple=True, metavar="COL",
                         help="A held-fixed setting besides model, judge, temperature and system (repeatable); "
                              "one that varies within items is a block: items are matched within it.")(func)
@@ -318,7 +323,7 @@ def validate(log, metric, a, b, by, json_out, probe):
 @shape_options
 def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_out, probe,
             reference=None, scale=None, factor=(), n_resamples=10_000, seed=0, cells_file=None, interval="t",
-            row_level=False, noise_cells=None, noise_value=None, block_settings=()):
+            row_level=False, noise_cells=None, noise_value=None, block_settings=(), attribute_settings=()):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them.
 
     \b
@@ -344,7 +349,8 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
         result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale,
                      factor=factor, alternative=alternative, alpha=alpha, correction=correction,
                      n_resamples=n_resamples, seed=seed, probe=probe, interval=interval,
-                     streaming=not row_level, progress=progress, **_noise_kwargs(noise_value, block_settings))
+                     streaming=not row_level, progress=progress,
+                     **_noise_kwargs(noise_value, block_settings, attribute_settings))
     if row_level:  # Welch's t on runs beside the item-level tests, for a comparison of two values
         from probestats.analyses.paired import Analysis, with_row_level
 
@@ -354,9 +360,10 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
     emit(result, json_out)
 
 
-def _noise_kwargs(noise_value, block_settings) -> dict:
+def _noise_kwargs(noise_value, block_settings, attribute_settings=()) -> dict:
     """The paired analysis's noise options, given only when asked for (other analyses do not take them)."""
-    return {k: v for k, v in (("noise_value", noise_value), ("settings", tuple(block_settings))) if v}
+    return {k: v for k, v in (("noise_value", noise_value), ("settings", tuple(block_settings)),
+                              ("attribute_settings", tuple(attribute_settings))) if v}
 
 
 def emit(result, json_out: bool) -> None:
@@ -483,7 +490,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
            attribute, values_why, metric_definition, metric_cannot_see, held_fixed, not_fixed, not_tested,
            run_dates, mitigation, gap_of_interest, probe, framing_log=None, targets=None, toward=None, judge=None,
            by=(), correction="holm", reference=None, scale=None, factor=(), n_resamples=10_000, seed=0,
-           before_log=None, cells=None, noise_value=None, block_settings=()):
+           before_log=None, cells=None, noise_value=None, block_settings=(), attribute_settings=()):
     """Write the report of LOG as Markdown, HTML or JSON (by the suffix of -o), from Jinja templates.
 
     Missing design facts (attribute, metric definition, attributes not tested, ...) show as
@@ -534,7 +541,8 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
         result, comparison = _report_analysis(
             log, metric, a, b, noise, by, alternative, alpha, correction, probe, reference=reference, scale=scale,
             factor=factor, n_resamples=n_resamples, seed=seed, before=before_log,
-            gap_of_interest=plan.gap_of_interest, noise_kwargs=_noise_kwargs(noise_value, block_settings))
+            gap_of_interest=plan.gap_of_interest,
+            noise_kwargs=_noise_kwargs(noise_value, block_settings, attribute_settings))
     framing = None
     if framing_log is not None:
         from probestats.analyses.framing import analyze_framing

@@ -230,3 +230,51 @@ def test_no_cli_output_names_python_parameters_or_prints_p_0(tmp_path, run):
         assert banned not in text, banned
     data = json.loads(outputs[2])
     assert data["sign_flip"]["p_log10"] == pytest.approx(-1199 * np.log10(2), abs=1e-9)
+
+
+# ---------------------------------------------------------------------------- a setting that is the attribute
+
+
+def self_preference_log(seed: int = 4) -> pl.DataFrame:
+    """A judge's self-preference: under 'own' the deciding model is the author's, under 'other' another
+    model; 3 groups of 12 items, 0/1 verdicts with 2 or 3 runs, most items giving the same rate both ways."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for g in ("essays", "code", "poems"):
+        for i in range(12):
+            runs = 2 if i % 3 == 0 else 3
+            tilt = i < 3   # a few items prefer the model's own text
+            base = 0 if tilt else rng.integers(0, 2)
+            for v, model in (("own", "judge-A"), ("other", "judge-B")):
+                for s in range(runs):
+                    rows.append({"item": f"{g}-{i}", "variant": v, "model": model, "topic": g, "seed": s,
+                                 "prefers": int(1 if (v == "own" and tilt) else base)})
+    return pl.DataFrame(rows)
+
+
+def test_a_setting_declared_as_the_attribute_is_accepted_and_named_as_varied_by_design(run, tmp_path):
+    from fractions import Fraction
+
+    frame = self_preference_log()
+    log = write_log(frame, tmp_path / "self.csv")
+    code, out = run("analyze", log, "--metric", "prefers", "--by", "topic")
+    assert code == 1 and "model differs between the compared values" in out   # undeclared: confounded
+    assert "--setting-is-attribute model" in out
+    result = analyze(frame, metric="prefers", by=["topic"], attribute_settings=["model"])
+    assert result.verdict.attribute_settings == ("model",) and result.verdict.blocks == ()
+    # every gap is the difference of two exact means: 0 where the rates agree, never a float residue
+    for r in result.main.items.iter_rows(named=True):
+        rows = frame.filter(pl.col("item") == r["item"])
+        want = (Fraction(int(rows.filter(pl.col("variant") == "own")["prefers"].sum()), r["n_a"])
+                - Fraction(int(rows.filter(pl.col("variant") == "other")["prefers"].sum()), r["n_b"]))
+        assert r["gap"] == float(want)
+    md = render_report(result, format="md")
+    assert "model (varied with the attribute, by design)" in md
+    assert not re.search(r"\de-\d\d", md)   # no residue such as +4.112e-18
+    groups = " ".join(md.split("## Groups")[1].split("##")[0].split())
+    assert "too few items" not in groups   # 12 items: enough; the cause is the zero gaps
+    assert "too few non-zero gaps" in groups and "3 non-zero of 12 items" in groups
+    assert "| 2-3 / 2-3 |" in md   # runs per value: the counts of the group's items, not one median
+    code, out = run("analyze", log, "--metric", "prefers", "--by", "topic", "--setting-is-attribute", "model",
+                    "--json")
+    assert code == 0 and json.loads(out)["verdict"]["attribute_settings"] == ["model"]

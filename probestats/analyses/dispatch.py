@@ -57,6 +57,7 @@ def analyze(
     progress=None,
     noise_value: str | None = None,
     settings: Sequence[str] = (),
+    attribute_settings: Sequence[str] = (),
 ) -> AnalysisResult:
     """Analyze a probe log the way its options ask (see the module's description for the choice).
 
@@ -77,6 +78,8 @@ def analyze(
     settings : sequence of str
         Paired analysis: columns that are held-fixed settings besides model, judge, temperature and
         system prompt; one that varies within item x value cells is a block (items matched within it).
+    attribute_settings : sequence of str
+        Paired analysis: settings varied on purpose with the attribute (accepted differing between the values).
     by : sequence of str
         Repeat the analysis per group of these columns, corrected across groups.
     reference : str, optional
@@ -178,7 +181,7 @@ def analyze(
                             n_resamples=n_resamples, seed=seed, **common)
     noise = str(noise) if noise is not None and not _is_data(noise) else noise
     pair = dict(mdg=mdg, noise_read_options=noise_read_options, interval=interval, within_noise=within_noise,
-                noise_value=noise_value, settings=tuple(settings))
+                noise_value=noise_value, settings=tuple(settings), attribute_settings=tuple(attribute_settings))
     if scale:
         from probestats.analyses.evaluator import analyze_judge
 

@@ -20,6 +20,7 @@ path that holds the runs (the eager analysis, the streaming one, a cell table).
 
 from __future__ import annotations
 
+import math
 import zlib
 from typing import Sequence
 
@@ -147,9 +148,14 @@ def blocked_item_table(frame: pl.DataFrame, metric: str, a: str, b: str, blocks:
     from probestats.analyses.paired import item_table
 
     per = item_table(frame, metric, a, b, by=list(blocks))
+    # the mean of the block means, correctly rounded (math.fsum), so equal sets of means give equal floats
+    # whatever their order, and an item whose values agree in every block has a gap of exactly 0
+    exact_mean = (lambda s: pl.Series([math.fsum(x) / len(x) for x in s.to_list()], dtype=pl.Float64))
     table = (per.group_by("item", maintain_order=True)
-             .agg(pl.col("mean_a").mean(), pl.col("mean_b").mean(), pl.col("n_a").sum(), pl.col("n_b").sum(),
+             .agg(pl.col("mean_a"), pl.col("mean_b"), pl.col("n_a").sum(), pl.col("n_b").sum(),
                   pl.len().cast(pl.Int64).alias("n_blocks"))
+             .with_columns(pl.col("mean_a").map_batches(exact_mean, return_dtype=pl.Float64),
+                           pl.col("mean_b").map_batches(exact_mean, return_dtype=pl.Float64))
              .with_columns((pl.col("mean_a") - pl.col("mean_b")).alias("gap")))
     if order is not None:
         table = order.select("item", "sd_a", "sd_b").join(table, on="item", how="inner", maintain_order="left")

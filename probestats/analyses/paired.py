@@ -423,6 +423,7 @@ def analyze_pair(
     progress=None,
     noise_value: str | None = None,
     settings: Sequence[str] = (),
+    attribute_settings: Sequence[str] = (),
 ) -> Analysis:
     """Analyze a counterfactual probe: per-item gaps, the exact sign-flip and sign tests, noise.
 
@@ -494,7 +495,7 @@ def analyze_pair(
         streamed = validate_streaming(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case,
                                       halves=False, progress=progress,
                                       before_pass=_warm_tests, **(read_options or {}))
-        if streamed is not None and _may_block(streamed.checked, settings):
+        if streamed is not None and (_may_block(streamed.checked, settings) or attribute_settings):
             streamed = None   # a judge or a named setting may vary within cells: blocks need the rows
     if streamed is not None:
         checked = streamed.checked
@@ -507,7 +508,7 @@ def analyze_pair(
         names = set(log.lazy.collect_schema().names())
         keep = [c for c in dict.fromkeys(("judge", *settings)) if c in names or c in settings]
         checked = validate(log, metric=metric, a=a, b=b, by=by, keep=[c for c in keep if c not in by],
-                           fold_case=fold_case)
+                           fold_case=fold_case, attribute_settings=tuple(attribute_settings))
     if progress:
         progress("testing")
     if a is None and b is None and len(checked.values) > 2:
@@ -528,6 +529,7 @@ def analyze_pair(
     from probestats.analyses.halves import blocked_item_table, blocks_of, pooled_phrase
 
     blocks = blocks_of(checked.frame, checked.a, checked.b, settings=settings) if streamed is None else ()
+    blocks = tuple(c for c in blocks if c not in attribute_settings)
     pooled = None
     problems = list(checked.problems)
     if blocks:
@@ -603,7 +605,8 @@ def analyze_pair(
 
     from probestats.analyses.verdict import decide
 
-    verdict = decide(main, check, alpha=alpha, pooled=pooled, blocks=blocks)
+    verdict = decide(main, check, alpha=alpha, pooled=pooled, blocks=blocks,
+                     attribute_settings=tuple(attribute_settings))
     return Analysis(main=main, noise=noise_result, groups=tuple(groups), problems=tuple(problems),
                     alternative=alternative, alpha=alpha, correction=correction, checked=checked,
                     noise_checked=noise_checked, mdg=mdg_value, mdg_method=mdg_method, noise_source=noise_source,

@@ -93,6 +93,8 @@ class Verdict:
         The setting columns treated as blocks.
     caveats : tuple of str
         Plain sentences a reader must see beside the conclusion.
+    attribute_settings : tuple of str
+        Settings varied on purpose with the attribute (declared), part of what was compared.
     """
 
     detected: bool
@@ -106,12 +108,14 @@ class Verdict:
     pooled: str | None = None
     blocks: tuple[str, ...] = ()
     caveats: tuple[str, ...] = field(default_factory=tuple)
+    attribute_settings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
         return {"detected": self.detected, "conclusion": self.conclusion, "statement": self.statement,
                 "alpha": self.alpha, "p": self.pvalue, "beyond_noise": self.beyond_noise,
                 "never_significant": self.never_significant, "pooled": self.pooled, "blocks": list(self.blocks),
-                "noise": self.noise.to_dict(), "caveats": list(self.caveats)}
+                "noise": self.noise.to_dict(), "caveats": list(self.caveats),
+                "attribute_settings": list(self.attribute_settings)}
 
 
 STATEMENTS = {
@@ -123,7 +127,7 @@ STATEMENTS = {
 
 
 def decide(main, noise_check: NoiseCheck, *, alpha: float, pooled: str | None = None,
-           blocks: tuple[str, ...] = ()) -> Verdict:
+           blocks: tuple[str, ...] = (), attribute_settings: tuple[str, ...] = ()) -> Verdict:
     """The verdict of a compared pair ``main`` (a ``PairResult``) beside its noise check.
 
     >>> from types import SimpleNamespace as NS
@@ -160,4 +164,4 @@ def decide(main, noise_check: NoiseCheck, *, alpha: float, pooled: str | None = 
     return Verdict(detected=detected, conclusion=conclusion, statement=STATEMENTS[conclusion], alpha=alpha,
                    pvalue=p, noise=noise_check, beyond_noise=beyond,
                    never_significant=main.min_attainable_p > alpha, pooled=pooled, blocks=tuple(blocks),
-                   caveats=tuple(caveats))
+                   caveats=tuple(caveats), attribute_settings=tuple(attribute_settings))

@@ -17,7 +17,7 @@ import polars as pl
 
 from probestats.checks.exact import units, with_exact_moments
 
-from probestats.errors import OptionError, ValidationError
+from probestats.errors import OptionError, ValidationError, either
 from probestats.io.read import ROW, Log, format_rows, normalize_header, read_log
 from probestats.stats.exact import finish_means, mean_aggs, row_places
 from probestats.errors import Problem, has_errors
@@ -200,6 +200,7 @@ def validate(
     keep: Sequence[str] = (),
     fold_case: bool = False,
     same_seeds: bool = True,
+    attribute_settings: Sequence[str] = (),
     **read_kwargs,
 ) -> Checked:
     """Check a probe log and collect every problem.
@@ -222,6 +223,9 @@ def validate(
     same_seeds : bool
         Warn when an item's values were run with different seeds (turn off for a
         same-versus-same log whose second value used another seed block).
+    attribute_settings : sequence of str
+        Held-fixed settings that are part of the attribute by design (which model decides, which
+        system prompt is used): they may differ between the values (no ``confounded_setting``).
 
     Examples
     --------
@@ -348,7 +352,7 @@ def validate(
     seen = (_seen(summary, ["item", *by], a, b, pl.col("counted") > 0 if metric is not None else None, first=FIRST)
             if pair is df and (not_numbers is None or not not_numbers.len()) else None)
     problems += _unmatched(df, log, a, b, by, metric, not_numbers, seen)
-    problems += _settings(pair, cells, log, a, b, by)
+    problems += _settings(pair, cells, log, a, b, [*by, *attribute_settings])
     if "seed" in pair.columns:
         if same_seeds:
             problems += _seed_mismatch(cells, log, a, b)
@@ -884,7 +888,9 @@ def _settings(pair: pl.DataFrame, cells: pl.DataFrame, log: Log, a: str, b: str,
                 "error", "confounded_setting",
                 f"{header} differs between the compared values: '{a}' runs used {_show(sa)}, '{b}' runs used {_show(sb)} "
                 f"(items {_item_list(differ['item'].to_list())}; {format_rows(log, rows)}); "
-                f"rerun with {header} held fixed, or split with --by {setting}",
+                f"rerun with {header} held fixed, split with --by {setting}, or, when it is varied on purpose "
+                f"(which model decides), declare it with "
+                + either(f"attribute_settings=['{setting}']", f"--setting-is-attribute {setting}"),
                 rows, log.columns.get(setting)))
             continue
         if not pair.select(_one_value(_comparable(pair, setting))).item():  # more than one value in the log

@@ -314,11 +314,14 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     n = main.n_items
     runs = _runs_phrase(main.items)
     fixed, varied = _settings(checked, by=list(analysis.groups[0].by) if analysis.groups else ())
-    settings_phrase = _settings_phrase(fixed, varied)
     never = not analysis.could_reach_significance
     from probestats.present.verdict_text import noise_check_sentences, summary_clause, verdict_line, verdict_of
 
     verdict = verdict_of(analysis)   # decided once, in the analysis: every section words this one
+    on_purpose = {_SETTING_NAMES.get(c, c) for c in getattr(verdict, "attribute_settings", ())}
+    varied = [(f"{name} (varied with the attribute, by design)" if name in on_purpose else name, count)
+              for name, count in varied]
+    settings_phrase = _settings_phrase(fixed, varied)
     detected = verdict.detected
     p_text = fmt_p(sf.pvalue, alpha)
     p_phrase = _p_is(sf, alpha)  # "p = 0.02", or "p < 1/10001" for a Monte Carlo p at its floor
