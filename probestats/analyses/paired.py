@@ -495,7 +495,7 @@ def analyze_pair(
         streamed = validate_streaming(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case,
                                       halves=False, progress=progress,
                                       before_pass=_warm_tests, **(read_options or {}))
-        if streamed is not None and (_may_block(streamed.checked, settings) or attribute_settings):
+        if streamed is not None and (_may_block(streamed.checked, settings, by) or attribute_settings):
             streamed = None   # a judge or a named setting may vary within cells: blocks need the rows
     if streamed is not None:
         checked = streamed.checked
@@ -635,13 +635,14 @@ def one_run_reason(value: str, cell: str = "item") -> str:
             f"(give each cell two runs or more, or a noise log with {opt('noise')})")
 
 
-def _may_block(checked: Checked, settings: Sequence[str]) -> bool:
+def _may_block(checked: Checked, settings: Sequence[str], by: Sequence[str] = ()) -> bool:
     """True when a streamed log has a column that may be a block the pass does not check (a judge,
-    a setting the user names)."""
+    a setting the user names, a setting split with ``by``, which the pass does not compare within cells)."""
     from probestats.analyses.halves import BLOCK_SETTINGS
 
     names = set(checked.log.lazy.collect_schema().names())
-    return bool(settings) or any(c in names for c in BLOCK_SETTINGS if c not in ("model", "temperature", "system"))
+    return (bool(settings) or any(c in BLOCK_SETTINGS for c in by)
+            or any(c in names for c in BLOCK_SETTINGS if c not in ("model", "temperature", "system")))
 
 
 def _runs_of(streamed, value: str) -> pl.DataFrame:
