@@ -283,6 +283,21 @@ seed_option = click.option("--seed", type=int, default=0, show_default=True,
                            help="Seed of the random draws, for results that reproduce.")
 
 
+def noise_options(func):
+    """--noise-value, --setting and --setting-is-attribute: the noise reference taken from one value's repeats,
+    settings that block, and settings varied on purpose."""
+    func = click.option("--setting-is-attribute", "attribute_settings", multiple=True,
+                        type=click.Choice(["model", "temperature", "system"]),
+                        help="A setting varied on purpose with the attribute (which model decides, which system "
+                             "prompt is used): accepted differing between the values, named as varied by design.")(func)
+    func = click.option("--setting", "block_settings", multiple=True, metavar="COL",
+                        help="A held-fixed setting besides model, judge, temperature and system (repeatable); "
+                             "one that varies within items is a block: items are matched within it.")(func)
+    return click.option("--noise-value", metavar="VALUE",
+                        help="The noise reference: the repeats of VALUE in the log (a baseline run several "
+                             "times), split in halves drawn at random within items.")(func)
+
+
 def json_option(what: str = "the result"):
     return click.option("--json", "json_out", is_flag=True, help=f"Print {what} as JSON.")
 
@@ -335,7 +350,10 @@ def validate(log, metric, a, b, by, json_out, probe):
 @a_option
 @b_option
 @click.option("--noise", type=click.Path(path_type=Path), metavar="NOISE_LOG",
-              help="A same-versus-same log (only the draw changed), analyzed beside the probe.")
+              help="The noise reference: a same-versus-same log (only the draw changed), analyzed beside the "
+                   "probe; 'within' (the default): the log's runs split in halves drawn at random within cells "
+                   "(--seed); 'none'.")
+@noise_options
 @click.option("--by", multiple=True, metavar="COL", help="Repeat the analysis per group of COL (repeatable).")
 @click.option("--cells", "cells_file", type=click.Path(path_type=Path), metavar="FILE",
               help="Analyze a cell table (from probestats cells, or a warehouse via probestats sql) instead of a LOG.")
@@ -365,7 +383,8 @@ def validate(log, metric, a, b, by, json_out, probe):
 @shape_options
 def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_out, probe,
             reference=None, scale=None, factor=(), n_resamples=10_000, seed=0, cells_file=None, interval="t",
-            row_level=False, noise_cells=None, per_item=False, hedges=False, effect_size="d_z"):
+            row_level=False, noise_cells=None, per_item=False, hedges=False, effect_size="d_z", noise_value=None,
+            block_settings=(), attribute_settings=()):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them.
 
     \b
@@ -393,7 +412,7 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
                      factor=factor, alternative=alternative, alpha=alpha, correction=correction,
                      n_resamples=n_resamples, seed=seed, probe=probe, interval=interval,
                      streaming=not (row_level or per_item), progress=progress, hedges=hedges,
-                     effect_size=effect_size)
+                     effect_size=effect_size, **_noise_kwargs(noise_value, block_settings, attribute_settings))
     if row_level or per_item:  # Welch's t on runs beside the item-level tests, for a comparison of two values
         from probestats.analyses.paired import Analysis, with_row_level
         from probestats.analyses.rowlevel import with_row_tests
@@ -419,6 +438,10 @@ def _one_metric(metric, *, cells: bool = False, row_level: bool = False, per_ite
                 raise OptionError(f"{flag} takes one --metric; run it once per metric")
         return names
     return names[0]
+def _noise_kwargs(noise_value, block_settings, attribute_settings=()) -> dict:
+    """The paired analysis's noise options, given only when asked for (other analyses do not take them)."""
+    return {k: v for k, v in (("noise_value", noise_value), ("settings", tuple(block_settings)),
+                              ("attribute_settings", tuple(attribute_settings))) if v}
 
 
 def emit(result, json_out: bool) -> None:
@@ -512,7 +535,9 @@ def cells_report_options(func):
 @a_option
 @b_option
 @click.option("--noise", type=click.Path(path_type=Path), metavar="NOISE_LOG",
-              help="A same-versus-same log, reported beside the probe (and used for the minimum detectable gap).")
+              help="A same-versus-same log, reported beside the probe (and used for the minimum detectable gap); "
+                   "'within' (the default) or 'none' as for analyze.")
+@noise_options
 @alternative_option
 @alpha_option
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path), metavar="FILE",
@@ -571,7 +596,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
            run_dates, mitigation, gap_of_interest, probe, framing_log=None, targets=None, toward=None, judge=None,
            by=(), correction="holm", reference=None, scale=None, factor=(), n_resamples=10_000, seed=0,
            before_log=None, cells=None, answers="auto", label_map=(), framing_columns=(), interval="t",
-           hedges=False, effect_size="d_z"):
+           hedges=False, effect_size="d_z", noise_value=None, block_settings=(), attribute_settings=()):
     """Write the report of LOG as Markdown, HTML or JSON (by the suffix of -o), from Jinja templates.
 
     Missing design facts (attribute, metric definition, attributes not tested, ...) show as
@@ -618,7 +643,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
         judge=judge, by=by, correction=correction, reference=reference, scale=scale, factor=factor,
         n_resamples=n_resamples, seed=seed, before_log=before_log, cells=cells, answers=answers,
         label_map=label_map, framing_columns=framing_columns, interval=interval, hedges=hedges,
-        effect_size=effect_size)
+        effect_size=effect_size, **_noise_kwargs(noise_value, block_settings, attribute_settings))
     console(stderr=True).print(f"wrote {_escape(output)}")
 
 

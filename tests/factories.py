@@ -14,6 +14,7 @@ Examples
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -154,3 +155,24 @@ def write_log(frame, path) -> Path:
     else:
         raise ValueError(f"write_log cannot write {path.name!r}; use one of {', '.join(FORMATS)}")
     return path
+
+
+def splitmix(x: int) -> int:
+    """The splitmix64 finalizer written out in plain integers (the reference for the rule of the draw)."""
+    m = (1 << 64) - 1
+    x = (x + 0x9E3779B97F4A7C15) & m
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & m
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & m
+    return x ^ (x >> 31)
+
+
+def halves_by_hand(values, item: str, seed: int):
+    """The rule of the draw of probestats.analyses.halves, by hand: sort the cell's values, key each by
+    mix(mix(mix(seed) ^ crc32(item)) + place), the counted // 2 smallest keys are the first half."""
+    xs = sorted(values)
+    code = zlib.crc32(item.encode())
+    keys = [splitmix(((splitmix(splitmix(seed) ^ code)) + j) & ((1 << 64) - 1)) for j in range(len(xs))]
+    order = sorted(range(len(xs)), key=lambda j: keys[j])
+    first = [xs[j] for j in order[: len(xs) // 2]]
+    second = [xs[j] for j in order[len(xs) // 2:]]
+    return first, second

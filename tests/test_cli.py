@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+
+import polars as pl
 import os
 import subprocess
 import sys
@@ -151,7 +153,7 @@ def test_analyze_text_output(capsys):
     assert code == 0
     assert "sign-flip test (two-sided): p = 0.02344; method: exact (enumeration" in out
     assert "spreadsheet: =MIN(1, 2*(1-BINOM.DIST(6, 8, 0.5, TRUE)))" in out
-    assert out.splitlines()[-1] == "at alpha 0.05: a gap larger than chance"
+    assert out.splitlines()[-1] == "At alpha 0.05: a gap larger than chance."
 
 
 def test_analyze_json_equals_the_python_results_to_dict(capsys):
@@ -174,21 +176,40 @@ def test_a_one_sided_minimum_detectable_gap_names_its_direction(capsys):
 
 
 def test_analyze_text_says_when_the_gap_is_within_the_noise(tmp_path, capsys):
-    import polars as pl
-
     from tests.factories import make_log, write_log
 
-    # a planted gap of 2 steps that the sign-flip test detects, beside a noise log whose two
-    # "same" values are 3 steps apart: the verdict must not stand on its own
+    # a planted gap of 2 steps that the sign-flip test detects, beside a noise log of 3 items whose two
+    # "same" values differ by +9, +9 and -1 steps: average +5.67, and its own exact p is 2/8 = 0.25 (not
+    # beyond chance), so it is a valid check, and the probe's gap is no larger than it
     probe = write_log(make_log(items=8, runs=5, gap=2.0, sd=0.5, seed=1), tmp_path / "probe.csv")
-    noisy = make_log(items=8, runs=5, gap=3.0, sd=0.5, seed=2, values=("formal", "formal again"))
-    noise = write_log(noisy, tmp_path / "noise.csv")
+    rows = [{"item": i, "variant": v, "seed": s, "steps": 10 + (d if v == "x" else 0)}
+            for i, d in enumerate((9, 9, -1)) for v in ("x", "y") for s in (1, 2)]
+    noise = write_log(pl.DataFrame(rows), tmp_path / "noise.csv")
     code, out, _ = run(capsys, "analyze", probe, "--metric", "steps", "--noise", noise)
     assert code == 0
     assert "the probe's average gap is no larger than the same-versus-same gap" in out
-    assert out.splitlines()[-1].startswith(
-        "at alpha 0.05: a gap larger than chance, but no larger than the same-versus-same gap")
-    assert pl.read_csv(noise)["variant"].unique().len() == 2
+    assert ("At alpha 0.05: a gap larger than chance, but no larger than the same-versus-same gap, so it cannot "
+            "be told from noise.") in out.splitlines()
+
+
+def test_a_noise_log_that_differs_beyond_chance_is_a_failed_check(tmp_path, capsys):
+    from tests.factories import make_log, write_log
+
+    # the "same" values of the noise log are 3 steps apart, and all of one ran a day before the other:
+    # its own exact p is 2/2**8, so it is no reference for the probe: the output says the check failed and why
+    probe = write_log(make_log(items=8, runs=5, gap=2.0, sd=0.5, seed=1), tmp_path / "probe.csv")
+    noisy = make_log(items=8, runs=5, gap=3.0, sd=0.5, seed=2, values=("formal", "formal again"))
+    noisy = noisy.with_columns(pl.when(pl.col("variant") == "formal").then(pl.lit("2026-01-01T10:00:00"))
+                               .otherwise(pl.lit("2026-01-02T10:00:00")).alias("time"))
+    noise = write_log(noisy, tmp_path / "noise.csv")
+    code, out, _ = run(capsys, "analyze", probe, "--metric", "steps", "--noise", noise)
+    assert code == 0
+    assert "The noise check failed: the noise log's values 'formal' and 'formal again' differ by more than chance" in out
+    assert "a time drift: every run of 'formal' ran before every run of 'formal again'" in out
+    assert "At alpha 0.05: a gap larger than chance." in out.splitlines()
+    data = json.loads(run(capsys, "analyze", probe, "--metric", "steps", "--noise", noise, "--json")[1])
+    assert data["verdict"]["noise"]["failed"] and data["verdict"]["conclusion"] == "detected"
+    assert data["verdict"]["noise"]["p"] == 2 / 2**8   # all 8 noise gaps near +3: 2 of 256 sign patterns
 
 
 def test_analyze_by_and_warnings_travel(capsys):
@@ -363,7 +384,8 @@ def test_analyze_shows_the_within_log_noise_and_the_row_level_test(capsys, tmp_p
     path.write_text("\n".join(lines) + "\n")
     code, out, _ = run(capsys, "analyze", path, "--metric", "steps", "--row-level")
     assert code == 0
-    assert "within-log: the runs of value 'a' split in two by seed, no --noise log ('a (first half)' vs" in out
+    assert ("within-log: the runs of value 'a' in each item split in two halves drawn at random (seed 0), no --noise "
+            "log ('a (first half)' vs") in out
     assert "row level, beside the item-level tests: Welch's t on 30 and 30 runs" in out
     code, out, _ = run(capsys, "analyze", path, "--metric", "steps", "--row-level", "--json")
     data = json.loads(out)

@@ -69,7 +69,7 @@ def test_padding_probe_flags_the_ceiling_and_the_deterministic_judge():
                 for s, text in SAMPLES.items() for c, lvl in judge(text).items() if lvl in (1, 4)}
     assert {c for c in codes if c[0] in ("ceiling", "floor")} == expected
     ceiling = [p for p in result.problems if p.message.startswith("item s01, criterion directness")][0]
-    assert ceiling.severity == "warning" and "delta of +0 shows nothing" in ceiling.message
+    assert ceiling.severity == "warning" and "delta of +0 does not show that nothing changed" in ceiling.message
     assert len(ceiling.rows) == 3   # the three repeats of the plain s01 directness cell
     # the deterministic judge: sample size = number of items
     det = [p for p in result.problems if p.code == "deterministic"]

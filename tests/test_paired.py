@@ -20,7 +20,7 @@ from probestats import analyze, item_table, validate
 from probestats.errors import OptionError, ValidationError
 from probestats.analyses.paired import items_of
 from probestats.stats.multitest import adjust
-from tests.factories import make_log
+from tests.factories import halves_by_hand, make_log
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
 
@@ -285,20 +285,48 @@ def _five_runs_log(seed=3):
             for i in range(6) for v in ("formal", "casual") for s in (5, 3, 1, 4, 2)]
 
 
-def test_without_a_noise_log_the_runs_of_value_a_split_in_two_stand_beside_the_result():
+def test_without_a_noise_log_the_runs_of_value_a_split_in_two_halves_drawn_at_random():
     rows = _five_runs_log()
     analysis = analyze(rows, metric="steps")
-    # by hand: per item, the 'formal' runs of seeds 1, 2 against those of seeds 3, 4, 5
     gaps = []
     for i in range(6):
-        runs = {r["seed"]: r["steps"] for r in rows if r["item"] == str(i) and r["variant"] == "formal"}
-        gaps.append(statistics.fmean([runs[1], runs[2]]) - statistics.fmean([runs[3], runs[4], runs[5]]))
+        runs = [r["steps"] for r in rows if r["item"] == str(i) and r["variant"] == "formal"]
+        first, second = halves_by_hand(runs, str(i), 0)
+        assert sorted(first + second) == sorted(runs) and len(first) == 2
+        gaps.append(statistics.fmean(first) - statistics.fmean(second))
     assert analysis.noise.gaps == pytest.approx(gaps, abs=1e-12)
     assert analysis.noise.average_gap == pytest.approx(statistics.fmean(gaps), abs=1e-12)
-    assert analysis.noise_source == "within-log: the runs of value 'formal' split in two by seed"
+    assert analysis.noise_source == ("within-log: the runs of value 'formal' in each item split in two halves "
+                                     "drawn at random (seed 0)")
     data = analysis.to_dict()
     assert data["noise"]["source"] == analysis.noise_source and data["noise"]["a"] == "formal (first half)"
+    assert data["verdict"]["noise"]["source"] == "within" and data["verdict"]["noise"]["seed"] == 0
     assert analyze(rows, metric="steps", within_noise=False).noise is None
+    assert analyze(rows, metric="steps", noise="none").noise is None
+    # the row order (and the seed column) do not move the split; another seed draws another split
+    shuffled = [rows[j] for j in np.random.default_rng(1).permutation(len(rows))]
+    unseeded = [{k: v for k, v in r.items() if k != "seed"} for r in shuffled]
+    by_item = lambda result: dict(zip(result.noise.items["item"], result.noise.gaps))  # noqa: E731
+    assert by_item(analyze(unseeded, metric="steps", a="formal", b="casual")) == by_item(analysis)
+    other = [statistics.fmean(f) - statistics.fmean(s) for f, s in
+             (halves_by_hand([r["steps"] for r in rows if r["item"] == str(i) and r["variant"] == "formal"],
+                              str(i), 7) for i in range(6))]
+    assert analyze(rows, metric="steps", seed=7).noise.gaps == pytest.approx(other, abs=1e-12)
+
+
+def test_a_log_sorted_by_the_metric_within_cells_keeps_the_exact_verdict_and_is_named():
+    # the tutorial-style probe, then its rows sorted by the metric within item x value, seeds dropped
+    rows = [{"item": i, "variant": v, "seed": s, "steps": 4 + (v == "formal") + (s % 3 == i % 2)}
+            for i in range(8) for v in ("formal", "casual") for s in range(1, 6)]
+    sorted_rows = [{k: v for k, v in r.items() if k != "seed"}
+                   for r in sorted(rows, key=lambda r: (r["item"], r["variant"], r["steps"]))]
+    analysis = analyze(sorted_rows, metric="steps")
+    assert analysis.main.sign_flip.pvalue == 2 / 2**8   # all 8 gaps +1: brute force over 256 sign patterns
+    assert analysis.verdict.conclusion == "detected" and analysis.verdict.statement == "a gap larger than chance"
+    assert not analysis.verdict.noise.failed and analysis.noise.sign_flip.pvalue > 0.05
+    sorted_warning = [p for p in analysis.problems if p.code == "sorted_metric"]
+    assert sorted_warning and "ascending order of steps" in sorted_warning[0].message
+    assert "sorted_metric" not in {p.code for p in analyze(rows, metric="steps").problems}
 
 
 def test_one_run_per_item_and_value_gives_no_within_log_noise():

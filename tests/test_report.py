@@ -232,9 +232,16 @@ def test_noise_comparison_says_which_is_larger(style):
     # the README: noise log average gap +0.13, p = 0.41; probe +0.64
     assert "is larger than the same-versus-same gap (size 0.1313)" in " ".join(ctx["noise"]["sentences"])
     tiny = analyze(make_log(items=8, runs=20, gap=0.0, seed=3), metric="steps",
-                   noise=make_log(items=8, runs=20, gap=2.0, seed=4, values=("x", "x again")))
+                   noise=make_log(items=3, runs=20, gap=2.0, seed=4, values=("x", "x again")))
+    # 3 noise items: its own exact p is at least 2/8, so it is a valid check, and larger than the probe's gap
     words = " ".join(report_context(tiny)["noise"]["sentences"])
     assert "is no larger than the same-versus-same gap" in words and "means nothing" in words
+    # 8 items all about +2 apart: p = 2/256, a failed check, read as no reference for the probe
+    failed = analyze(make_log(items=8, runs=20, gap=0.0, seed=3), metric="steps",
+                     noise=make_log(items=8, runs=20, gap=2.0, seed=4, values=("x", "x again")))
+    words = " ".join(report_context(failed)["noise"]["sentences"])
+    assert "The noise check failed: the noise log's values 'x' and 'x again' differ by more than chance" in words
+    assert "means nothing" not in words
 
 
 def test_held_fixed_and_varied_settings_come_from_the_log(style):

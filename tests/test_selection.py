@@ -17,7 +17,8 @@ def test_hand_calculation():
     assert [r.value for r in out] == ["A", "B", "C"]
     assert [r.ratio for r in out] == pytest.approx([1.0, 0.8, 0.4])
     assert [r.below_four_fifths for r in out] == [False, False, True]
-    assert out[2].to_dict() == {"value": "C", "rate": 0.12, "ratio": pytest.approx(0.4), "below_four_fifths": True}
+    assert out[2].to_dict() == {"value": "C", "rate": 0.12, "ratio": pytest.approx(0.4), "below_four_fifths": True,
+                                "method": "pooled: selected runs over all runs of the value", "mean_of_items": None}
 
 
 def test_a_ratio_of_exactly_four_fifths_is_on_the_line_after_rounding():
@@ -65,3 +66,19 @@ def test_properties(r, scale):
         assert x.value == k and x.rate == v and x.below_four_fifths == (x.ratio < 0.8)
     scaled = impact_ratios({k: v * scale for k, v in r.items()})
     assert [x.ratio for x in scaled] == pytest.approx(ratios, abs=1e-9)
+
+
+def test_selection_rates_are_pooled_with_the_mean_of_item_rates_beside_them():
+    from probestats import analyze
+
+    # value x: item 1 selected in 1 of 1 run, item 2 in 1 of 4: pooled 2/5 = 0.4, mean of item rates 0.625
+    # value y: item 1 in 0 of 2, item 2 in 2 of 2: pooled 2/4 = 0.5 (= the mean of item rates, 0.5)
+    # value z: 1 of 2 in each item: 0.5 both ways
+    rows = ([{"item": 1, "variant": "x", "sel": 1}] + [{"item": 2, "variant": "x", "sel": s} for s in (1, 0, 0, 0)]
+            + [{"item": 1, "variant": "y", "sel": 0}] * 2 + [{"item": 2, "variant": "y", "sel": 1}] * 2
+            + [{"item": i, "variant": "z", "sel": s} for i in (1, 2) for s in (0, 1)])
+    result = analyze(rows, metric="sel", reference="x")
+    ratios = {r.value: r for r in result.main.impact_ratios}
+    assert ratios["x"].rate == 0.4 and ratios["x"].mean_of_items == 0.625
+    assert ratios["y"].rate == 0.5 and ratios["y"].mean_of_items is None
+    assert ratios["x"].ratio == pytest.approx(0.4 / 0.5) and ratios["x"].method.startswith("pooled")

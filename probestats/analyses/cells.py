@@ -15,12 +15,12 @@ query ``probestats sql`` prints):
 ``first_row``             the row of the cell's first run with a value (orders the items)
 ``model`` ...             the first run's held-fixed settings, when the log has them
 ``n_first``               runs in the first half of the cell: ``counted // 2`` of its runs with a
-                          value, first in seed order (then row order), as the within-log noise
-                          splits them (:func:`probestats.analyses.paired.within_log_noise`)
+                          value, drawn at random as the within-log noise draws them
+                          (:mod:`probestats.analyses.halves`, seed 0)
 ``sum_units_first``,      exact sums of that first half, as above (the second half is the cell
 ``sumsq_units_first``     minus the first)
-``first_split``           ``seed`` when every run of the cell's value with a metric has a seed,
-                          else ``row order`` (what the halves were split by)
+``first_split``           ``random (seed 0)``: how the halves were drawn (older tables say
+                          ``seed`` or ``row order``, and give no within-log noise)
 
 ``metric``                the metric's name (a table built for one metric is refused for another)
 ``seed_count``            the cell's distinct seeds, when the log has a seed column
@@ -106,18 +106,11 @@ def cell_table(log, *, metric: str, by: Sequence[str] = (), fold_case: bool = Fa
     order = pl.col(ROW) if ROW in frame.columns else pl.int_range(pl.len())
     settings = [s for s in SETTINGS if s in frame.columns and s not in by]
     valued = value.is_not_null()
-    # the first half of each cell's runs with a value, in the within-log noise's order: seed as a
-    # number, then as text, then row order (nulls first, as polars sorts); by row order alone when
-    # some run of the value has no seed
-    if "seed" in frame.columns:
-        seeded = ((pl.col("seed").is_null() & valued).sum().over("variant") == 0).alias("__seeded")
-        keys = [pl.when(pl.col("__seeded")).then(pl.col("seed").cast(pl.Float64, strict=False)),
-                pl.when(pl.col("__seeded")).then(pl.col("seed").cast(pl.String))]
-    else:
-        seeded, keys = pl.lit(False).alias("__seeded"), []
-    in_order = [k.filter(valued) for k in keys] + [pl.col("__order").filter(valued)]
+    # the first half of each cell's runs with a value, drawn at random as the within-log noise draws it
+    # (probestats.analyses.halves: the cell's values and the seed decide, not the row order)
+    frame = _with_first_half(frame, metric)
     half = value.count() // 2
-    first = whole.filter(valued).sort_by(in_order).head(half)
+    first = whole.filter(valued & pl.col("__first"))
     extra = []
     if "seed" in frame.columns:
         extra += _seed_aggregations(pl.col("seed").cast(pl.String).drop_nulls())
@@ -128,7 +121,7 @@ def cell_table(log, *, metric: str, by: Sequence[str] = (), fold_case: bool = Fa
                      .str.join(" ").alias("runs_units"))
     cells = (
         frame.lazy()
-        .with_columns(order.alias("__order"), seeded)
+        .with_columns(order.alias("__order"))
         .group_by([*by, "item", "variant"])
         .agg(pl.len().alias("n"), value.count().alias("counted"),
              whole.sum().alias("sum_units"), (whole * whole).sum().alias("sumsq_units"),
@@ -136,8 +129,7 @@ def cell_table(log, *, metric: str, by: Sequence[str] = (), fold_case: bool = Fa
              pl.col("__order").filter(value.is_not_null()).min().alias("first_row"),
              *[pl.col(s).sort_by("__order").first().alias(s) for s in settings],
              half.alias("n_first"), first.sum().alias("sum_units_first"),
-             (first * first).sum().alias("sumsq_units_first"), pl.col("__seeded").first().alias("__seeded"),
-             *extra)
+             (first * first).sum().alias("sumsq_units_first"), *extra)
         .sort("first_row")
         .collect(engine="streaming")
         .with_columns(pl.lit(places, dtype=pl.Int64).alias("places"),
@@ -145,8 +137,7 @@ def cell_table(log, *, metric: str, by: Sequence[str] = (), fold_case: bool = Fa
                       pl.col("n").cast(pl.Int64), pl.col("counted").cast(pl.Int64),
                       pl.col("first_row").cast(pl.Int64), pl.col("n_first").cast(pl.Int64),
                       pl.col("sum_units_first").cast(pl.String), pl.col("sumsq_units_first").cast(pl.String),
-                      pl.when(pl.col("__seeded")).then(pl.lit("seed")).otherwise(pl.lit("row order"))
-                      .alias("first_split"), pl.lit(metric).alias("metric"))
+                      pl.lit(f"random (seed {SPLIT_SEED})").alias("first_split"), pl.lit(metric).alias("metric"))
     )
     if "seeds" in cells.columns:
         cells = _seed_columns(cells)
@@ -287,6 +278,24 @@ def _item_table(cells: pl.DataFrame, a: str, b: str, by: Sequence[str]) -> pl.Da
     )
 
 
+#: the seed of the halves a cell table keeps (the within-log noise of a row log analyzed with seed 0)
+SPLIT_SEED = 0
+
+
+def _with_first_half(frame: pl.DataFrame, metric: str) -> pl.DataFrame:
+    """``frame`` with ``__first``: the run is in its cell's first half, drawn per value and item as
+    :func:`probestats.analyses.halves.random_halves` draws value a's halves (seed :data:`SPLIT_SEED`)."""
+    from probestats.analyses.halves import first_half_flags
+
+    frame = frame.with_row_index("__ix")
+    valued = frame.filter(pl.col(metric).is_not_null())
+    parts = [pl.DataFrame({"__ix": side["__ix"], "__first": first_half_flags(side, metric, ["item"], SPLIT_SEED)})
+             for side in valued.partition_by("variant", maintain_order=True)]
+    flags = pl.concat(parts) if parts else pl.DataFrame(schema={"__ix": pl.UInt32, "__first": pl.Boolean})
+    return (frame.join(flags, on="__ix", how="left", maintain_order="left")
+            .with_columns(pl.col("__first").fill_null(False)).drop("__ix"))
+
+
 def within_cells_noise(cells: pl.DataFrame, a: str, items: pl.DataFrame,
                        ) -> tuple[pl.DataFrame | None, str | None, Problem | None]:
     """The within-log noise of :func:`probestats.analyses.paired.within_log_noise`, from a cell table.
@@ -301,10 +310,11 @@ def within_cells_noise(cells: pl.DataFrame, a: str, items: pl.DataFrame,
     ...         for i in (1, 2) for v in "ab" for s in (4, 3, 2, 1)]
     >>> cells, _ = cell_table(rows, metric="steps")
     >>> halves, source, _ = within_cells_noise(cells, "a", analyze_cells(cells, metric="steps").main.items)
-    >>> halves["gap"].to_list(), source  # seeds 1, 2 against seeds 3, 4
-    ([-2.0, -2.0], "within-log: the runs of value 'a' split in two by seed")
+    >>> from probestats.analyses.paired import within_log_noise
+    >>> halves.equals(within_log_noise(validate(rows, metric="steps"))[0]), source
+    (True, "within-log: the runs of value 'a' in each item split in two halves drawn at random (seed 0)")
     """
-    if not items.height or items.select((pl.col("n_a").min() < 2) | (pl.col("n_b").min() < 2)).item():
+    if not items.height or items.select(pl.col("n_a").min() < 2).item():
         return None, None, None
     if any(c not in cells.columns for c in HALF_COLUMNS):
         return None, None, Problem(
@@ -331,11 +341,20 @@ def within_cells_noise(cells: pl.DataFrame, a: str, items: pl.DataFrame,
         rows.append((item, m1, m2, m1 - m2, n1, n - n1, d1, d2))
     table = pl.DataFrame(rows, schema={"item": pl.String, "mean_a": pl.Float64, "mean_b": pl.Float64,
                                        "gap": pl.Float64, "n_a": pl.Int64, "n_b": pl.Int64, "sd_a": pl.Float64,
-                                       "sd_b": pl.Float64}, orient="row").sort("item")
+                                       "sd_b": pl.Float64}, orient="row")
+    table = items.select("item").join(table, on="item", how="inner", maintain_order="left")
     if table.height != items.height:
         return None, None, None
-    split = "seed" if side["first_split"].eq("seed").all() else "row order"
-    return table, f"within-log: the runs of value '{a}' split in two by {split}", None
+    split = side["first_split"].unique().to_list()
+    if len(split) != 1 or not str(split[0]).startswith("random"):
+        return None, None, Problem(
+            "warning", "no_within_noise",
+            "the cell table's halves were split by seed or row order (it was built by an older probestats), "
+            "which a file sorted by the metric makes unequal; the within-log noise row is left out: build the "
+            "table again with probestats cells")
+    seed = str(split[0]).removeprefix("random (seed ").rstrip(")")
+    return table, (f"within-log: the runs of value '{a}' in each item split in two halves drawn at random "
+                   f"(seed {seed})"), None
 
 
 def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = None, by: Sequence[str] = (),
@@ -428,7 +447,29 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
     return Analysis(main=main, noise=noise, groups=tuple(groups), problems=tuple(problems),
                     alternative=alternative, alpha=alpha, correction=correction, checked=checked,
                     noise_checked=noise_checked, mdg=mdg_value, mdg_method=mdg_method, noise_source=noise_source,
+                    verdict=_verdict(main, noise, noise_source, noise_checked, alpha, within_noise, a),
                     **mdg_range)
+
+
+def _verdict(main, noise, noise_source, noise_checked, alpha: float, within_noise: bool, a: str):
+    """The verdict of a cell table's analysis, decided as the row path decides it."""
+    from probestats.analyses.paired import _chance_cause, _noise_check, noise_log_causes, one_run_reason
+    from probestats.analyses.verdict import NoiseCheck, decide
+
+    if noise is not None and noise_source == "noise log":
+        check = _noise_check("log", f"the noise log's values '{noise.a}' and '{noise.b}'", noise, alpha,
+                             causes=lambda: noise_log_causes(noise_checked))
+    elif noise is not None:
+        check = _noise_check("within", noise_source.removeprefix("within-log: "), noise, alpha,
+                             causes=lambda: (_chance_cause(alpha),), seed=SPLIT_SEED)
+    elif within_noise:
+        one = main.items.height and main.items["n_a"].min() < 2
+        check = NoiseCheck("within", "no same-versus-same comparison within the log", False,
+                           reason=one_run_reason(a) if one else "the cell table cannot give the halves of its cells",
+                           seed=SPLIT_SEED)
+    else:
+        check = NoiseCheck("none", "no same-versus-same comparison", False, reason="none was asked for")
+    return decide(main, check, alpha=alpha)
 
 
 def _check_metric(frame: pl.DataFrame, metric: str, source: str) -> None:

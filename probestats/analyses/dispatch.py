@@ -59,6 +59,9 @@ def analyze(
     facts: bool = False,
     hedges: bool = False,
     effect_size: str = "d_z",
+    noise_value: str | None = None,
+    settings: Sequence[str] = (),
+    attribute_settings: Sequence[str] = (),
 ) -> AnalysisResult:
     """Analyze a probe log the way its options ask (see the module's description for the choice).
 
@@ -73,7 +76,16 @@ def analyze(
     a, b : str, optional
         The compared values; gap = mean under ``a`` − mean under ``b``.
     noise : optional
-        A same-versus-same log, analyzed beside the probe.
+        The noise reference: a same-versus-same log analyzed beside the probe, ``"within"`` (the
+        default: the log's own runs split in halves drawn at random within cells, with ``seed``) or
+        ``"none"``.
+    noise_value : str, optional
+        Paired analysis: the repeats of this value in the log, split in random halves, as the noise reference.
+    settings : sequence of str
+        Paired analysis: columns that are held-fixed settings besides model, judge, temperature and
+        system prompt; one that varies within item x value cells is a block (items matched within it).
+    attribute_settings : sequence of str
+        Paired analysis: settings varied on purpose with the attribute (accepted differing between the values).
     by : sequence of str
         Repeat the analysis per group of these columns, corrected across groups.
     reference : str, optional
@@ -171,7 +183,7 @@ def analyze(
         if where is not None or derive or read_options or noise_read_options:
             raise OptionError("give where, derive and read options inside the probe, not beside it")
         source = probe.apply(source, metric=metric, a=a, b=b, by=by)
-        if noise is not None:
+        if noise is not None and str(noise) not in ("within", "none"):   # the words are not logs
             noise = probe.apply(noise, metric=metric, by=by)
         fold_case = fold_case or probe.fold_case
         group = group or probe.groups
@@ -196,7 +208,8 @@ def analyze(
         return analyze_many(source, metric=metric, groups=group, reference=reference, by=by, noise=noise,
                             n_resamples=n_resamples, seed=seed, **common)
     noise = str(noise) if noise is not None and not _is_data(noise) else noise
-    pair = dict(mdg=mdg, noise_read_options=noise_read_options, interval=interval, within_noise=within_noise)
+    pair = dict(mdg=mdg, noise_read_options=noise_read_options, interval=interval, within_noise=within_noise,
+                noise_value=noise_value, settings=tuple(settings), attribute_settings=tuple(attribute_settings))
     if scale:
         from probestats.analyses.evaluator import analyze_judge
 

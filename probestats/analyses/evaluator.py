@@ -155,8 +155,7 @@ def scale_problems(analysis, scale) -> list[Problem]:
         problems.append(Problem(
             "warning", code,
             f"{label}: the baseline '{b}' is at the {end} of the scale ({base:g} on {low:g}:{high:g}), "
-            f"so {way}; its delta of {r['gap']:+g} shows nothing about the change here "
-            "(add items whose baseline is inside the scale)",
+            f"so {way}: {_end_reading(code, r['gap'])} (add items whose baseline is inside the scale)",
             rows, log.columns.get(metric, metric)))
     outside = frame.filter((pl.col(metric) < low) | (pl.col(metric) > high))
     if outside.height:
@@ -192,6 +191,21 @@ def _judge_repeats(analysis, by: Sequence[str]) -> list[Problem]:
                         f"the judge is deterministic, repeats add nothing, so the sample size is the number of items "
                         f"({n_items}), not the number of runs ({runs})")]
     return []
+
+
+def _end_reading(code: str, gap: float) -> str:
+    """What a delta at a baseline on an end of the scale can and cannot show.
+
+    >>> _end_reading("floor", 1.0)
+    'its delta of +1 shows an upward change, the only way it can move; a downward change here would be unseen'
+    >>> _end_reading("ceiling", 0.0)
+    'its delta of +0 does not show that nothing changed: an upward change here would be unseen'
+    """
+    seen, unseen = ("downward", "upward") if code == "ceiling" else ("upward", "downward")
+    if gap == 0:
+        return f"its delta of {gap:+g} does not show that nothing changed: an {unseen} change here would be unseen"
+    return (f"its delta of {gap:+g} shows a{'n' if seen == 'upward' else ''} {seen} change, the only way it can "
+            f"move; a{'n' if unseen == 'upward' else ''} {unseen} change here would be unseen")
 
 
 def with_scale(analysis, scale=None, by: Sequence[str] = ()):

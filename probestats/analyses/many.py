@@ -728,7 +728,12 @@ def _result(means: pl.DataFrame, metric: str, units, members, reference, *, sele
         test = tests[key] if key == (j, r) else sign_flip_test(matrix[:, j] - matrix[:, r], alternative=alternative)
         gaps.append(PairGap(u, reference, float(np.mean(matrix[:, j] - matrix[:, r])), test, adj[key]))
     omnibus = omnibus_test(matrix, n_resamples=n_resamples, seed=seed)
-    ratios = impact_ratios({v.value: v.mean for v in values}) if selection else None
+    ratios = None
+    if selection:   # pooled over the items compared (those measured under every value)
+        from probestats.stats.selection import pooled_rates
+
+        kept = means.filter(pl.col("item").cast(pl.String).is_in(wide["item"].implode()))
+        ratios = impact_ratios({u: pooled_rates(kept)[u] for u in units}, {v.value: v.mean for v in values})
     order = {str(i): k for k, i in enumerate(item_order)}
     items = means.select(pl.col("item").cast(pl.String), "value", "mean", "runs",
                          *(["sd"] if "sd" in means.columns else [])).sort(

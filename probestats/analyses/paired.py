@@ -24,6 +24,7 @@ from probestats.checks.exact import units, with_exact_moments
 from probestats.checks.schema import FIRST, Checked, decimal_places, require_ok, validate
 from probestats.stats.exact import finish_means, mean_aggs
 from probestats.errors import count_of
+from probestats.analyses.verdict import NoiseCheck
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
@@ -167,6 +168,8 @@ class PairResult:
         }
         if sf.pvalue_se is not None:
             sign_flip["p_se"] = sf.pvalue_se
+        if getattr(sf, "log10_pvalue", None) is not None and sf.pvalue < 1e-300:   # below what a float holds
+            sign_flip["p_log10"] = sf.log10_pvalue
         if sf.pvalue_bound is not None:  # "upper": p is the Monte Carlo floor 1/(n_resamples + 1); the p is below it
             sign_flip["p_bound"] = sf.pvalue_bound
         if sf.pvalue_bounds is not None:
@@ -347,6 +350,8 @@ class Analysis:
     row_level: RowLevelTest | None = None
     #: Welch's t per item and per group (:func:`probestats.analyses.rowlevel.with_row_tests`)
     row_tests: tuple = ()
+    #: the conclusion, decided once (:mod:`probestats.analyses.verdict`); every renderer words it
+    verdict: object | None = None
 
     @property
     def metric(self) -> str:
@@ -384,6 +389,8 @@ class Analysis:
             out["row_level"] = self.row_level.to_dict()
         for tests in self.row_tests:
             out[f"welch_per_{tests.unit}"] = tests.to_dict()
+        if self.verdict is not None:
+            out["verdict"] = self.verdict.to_dict()
         out["problems"] = [p.to_dict() for p in self.problems]
         return out
 
@@ -448,6 +455,9 @@ def analyze_pair(
     facts: bool = False,
     streamed=None,
     hedges: bool = False,
+    noise_value: str | None = None,
+    settings: Sequence[str] = (),
+    attribute_settings: Sequence[str] = (),
 ) -> Analysis:
     """Analyze a counterfactual probe: per-item gaps, the exact sign-flip and sign tests, noise.
 
@@ -460,11 +470,20 @@ def analyze_pair(
     a, b : str, optional
         The compared values; gap = mean_a − mean_b (default: the first two values in order of appearance).
     noise : optional
-        A same-versus-same log, analyzed the same way (its first two values). Without one, and
-        with ``within_noise``, when every item has two or more runs of each value, the log's own
-        noise stands beside the result: value ``a``'s runs of each item split into two halves in
-        seed order (:func:`within_log_noise`), analyzed like a probe and labelled as such (the
-        minimum detectable gap is still computed from a ``noise`` log only).
+        The noise reference: a same-versus-same log, analyzed the same way (its first two values);
+        ``"within"`` (the default when ``None`` and ``within_noise``): value ``a``'s runs of each
+        cell split into two halves drawn at random with ``seed`` (:func:`within_log_noise`; valid
+        when every cell has two runs or more); or ``"none"``. The minimum detectable gap is
+        computed from a noise log only.
+    noise_value : str, optional
+        Instead of ``noise``: the repeats of this value in the log (a baseline run several times),
+        split in halves drawn at random within each item, as a same-versus-same comparison.
+    settings : sequence of str
+        Columns that are held-fixed settings besides model, judge, temperature and system prompt.
+        A setting that varies within an item x value cell is a block
+        (:mod:`probestats.analyses.halves`): items are matched within each of its values and the
+        item gap averages over the values present under both compared values; the per-value
+        results stand beside it as groups (when no ``by`` is given).
     by : sequence of str
         Repeat the analysis per group, with a correction across groups.
     alternative : {"two-sided", "greater", "less"}
@@ -511,18 +530,27 @@ def analyze_pair(
     check_common(alternative, alpha, correction)
     by = list(by)
     check_by(by, metric)
+    noise, within_noise = _noise_choice(noise, within_noise, noise_value)
     if streaming and streamed is None:
         from probestats.checks.stream import validate_streaming
 
         streamed = validate_streaming(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case,
-                                      halves=noise is None and within_noise, progress=progress, facts=facts,
+                                      halves=False, progress=progress, facts=facts,
                                       before_pass=_warm_tests, **(read_options or {}))
+        if streamed is not None and (_may_block(streamed.checked, settings, by) or attribute_settings):
+            streamed = None   # a judge or a named setting may vary within cells: blocks need the rows
     if streamed is not None:
         checked = streamed.checked
     else:
         if progress:
             progress("reading and validating the log")
-        checked = validate(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case, **(read_options or {}))
+        from probestats.io.read import read_log
+
+        log = read_log(log, **{"metric": metric, **(read_options or {})})
+        names = set(log.lazy.collect_schema().names())
+        keep = [c for c in dict.fromkeys(("judge", *settings)) if c in names or c in settings]
+        checked = validate(log, metric=metric, a=a, b=b, by=by, keep=[c for c in keep if c not in by],
+                           fold_case=fold_case, attribute_settings=tuple(attribute_settings))
     if progress:
         progress("testing")
     if a is None and b is None and len(checked.values) > 2:
@@ -541,17 +569,30 @@ def analyze_pair(
     if interval not in INTERVALS:
         raise OptionError(f"interval must be one of {', '.join(map(repr, INTERVALS))}, not {interval!r}")
     extra = dict(hedges=hedges, n_resamples=n_resamples, seed=seed)  # effect sizes and every bootstrap
+    from probestats.analyses.halves import blocked_item_table, blocks_of, pooled_phrase
+
+    blocks = blocks_of(checked.frame, checked.a, checked.b, settings=settings) if streamed is None else ()
+    blocks = tuple(c for c in blocks if c not in attribute_settings)
+    pooled = None
+    problems = list(checked.problems)
+    if blocks:
+        unblocked = table
+        table = blocked_item_table(checked.frame, metric, checked.a, checked.b, blocks, order=unblocked)
+        n_values = checked.frame.filter(pl.col("variant").is_in([checked.a, checked.b])).select(
+            pl.struct(list(blocks)).n_unique()).item()
+        pooled = pooled_phrase(table, blocks, n_values)
+        problems += _blocked_problems(unblocked, table, blocks)
     main = compare_pair(table, metric, checked.a, checked.b, alternative=alternative, confidence=1 - alpha,
                         interval=interval, **extra)
-    problems = list(checked.problems)
 
     groups: list[PairResult] = []
-    if by:
-        grouped = items_of(checked, by=by)
-        keys = grouped.select(by).unique(maintain_order=True)
+    group_by = by or list(blocks)   # a block's own results stand beside the pooled one, as --by gives them
+    if group_by:
+        grouped = items_of(checked, by=group_by)
+        keys = grouped.select(group_by).unique(maintain_order=True)
         for key in keys.iter_rows(named=True):
             mask = pl.all_horizontal([pl.col(k) == v if v is not None else pl.col(k).is_null() for k, v in key.items()])
-            sub = grouped.filter(mask).drop(by)
+            sub = grouped.filter(mask).drop(group_by)
             groups.append(compare_pair(sub, metric, checked.a, checked.b, alternative=alternative,
                                        confidence=1 - alpha, by={k: _jsonable(v) for k, v in key.items()},
                                        interval=interval, **extra))
@@ -561,7 +602,11 @@ def analyze_pair(
     noise_result = None
     noise_checked = None
     noise_source = None
-    if noise is not None:
+    split_seed = 0 if seed is None else int(seed)
+    if isinstance(noise, str) and noise == "none":
+        check = NoiseCheck("none", "no same-versus-same comparison", False,
+                           reason=f"none was asked for ({opt('noise', 'none')})")
+    elif noise is not None:
         noise_checked = validate(noise, metric=metric, same_seeds=False, fold_case=fold_case,
                                  **(noise_read_options or {}))
         if not noise_checked.ok:  # say which log the rows are in
@@ -571,14 +616,29 @@ def analyze_pair(
                                     alternative=alternative, confidence=1 - alpha, interval=interval, **extra)
         problems += [_tag_noise(p) for p in noise_checked.problems]
         noise_source = "noise log"
-    elif within_noise:
-        if streamed is not None:
-            halves, noise_source = _streamed_noise(streamed, main.items)
-        else:
-            halves, noise_source = within_log_noise(checked, main.items)
+        check = _noise_check("log", f"the noise log's values '{noise_checked.a}' and '{noise_checked.b}'",
+                             noise_result, alpha, causes=lambda: noise_log_causes(noise_checked))
+    elif noise_value is not None or within_noise:
+        value = checked.a if noise_value is None else noise_value
+        if noise_value is not None and noise_value not in checked.values:
+            raise OptionError(f"{opt('noise_value', noise_value)}: not a value of the log (values: "
+                              f"{', '.join(checked.values[:10])})")
+        runs = checked.frame if streamed is None else _runs_of(streamed, value)
+        halves, noise_source, reason = within_log_noise(
+            replace(checked, frame=runs), None if noise_value is not None else main.items, blocks=blocks,
+            seed=split_seed, value=value)
+        kind = "within" if noise_value is None else "value"
         if halves is not None:  # beside the result only: the power model (MDG) still needs a --noise log
-            noise_result = compare_pair(halves, metric, f"{checked.a} (first half)", f"{checked.a} (second half)",
+            noise_result = compare_pair(halves, metric, f"{value} (first half)", f"{value} (second half)",
                                         alternative=alternative, confidence=1 - alpha, **extra)
+            check = _noise_check(kind, noise_source.removeprefix("within-log: "), noise_result, alpha,
+                                 causes=lambda: (_chance_cause(alpha),), seed=split_seed)
+        else:
+            check = NoiseCheck(kind, "no same-versus-same comparison within the log", False, reason=reason,
+                               seed=split_seed)
+    else:
+        check = NoiseCheck("none", "no same-versus-same comparison", False,
+                           reason="the within-log check was turned off")
 
     problems += design_problems(main, alpha)
 
@@ -586,10 +646,128 @@ def analyze_pair(
     if mdg and noise_checked is not None:
         mdg_value, mdg_method, mdg_range = _design_mdg(noise_checked, metric, main, alpha, alternative)
 
+    from probestats.analyses.verdict import decide
+
+    verdict = decide(main, check, alpha=alpha, pooled=pooled, blocks=blocks,
+                     attribute_settings=tuple(attribute_settings))
     return Analysis(main=main, noise=noise_result, groups=tuple(groups), problems=tuple(problems),
                     alternative=alternative, alpha=alpha, correction=correction, checked=checked,
                     noise_checked=noise_checked, mdg=mdg_value, mdg_method=mdg_method, noise_source=noise_source,
-                    **mdg_range)
+                    verdict=verdict, **mdg_range)
+
+
+def _noise_choice(noise, within_noise: bool, noise_value):
+    """``noise`` and ``within_noise`` from the noise options: ``"within"`` and ``"none"`` are words,
+    anything else a noise log (``noise_value`` excludes a noise log)."""
+    import os
+
+    word = str(noise) if isinstance(noise, (str, os.PathLike)) else None
+    if word in ("within", "none"):
+        if noise_value is not None:
+            raise OptionError(f"{opt('noise', word)} and {opt('noise_value', noise_value)} are two noise references; "
+                              "give one")
+        return (None, word == "within") if word == "within" else ("none", False)
+    if noise is not None and noise_value is not None:
+        raise OptionError(f"{opt('noise')} and {opt('noise_value', noise_value)} are two noise references; give one")
+    return noise, within_noise
+
+
+def one_run_reason(value: str, cell: str = "item") -> str:
+    """Why a log gives no within-log check: a cell with one run."""
+    return (f"a cell ({cell}) has one run of '{value}', so no run can be set against another drawn alike "
+            f"(give each cell two runs or more, or a noise log with {opt('noise')})")
+
+
+def _may_block(checked: Checked, settings: Sequence[str], by: Sequence[str] = ()) -> bool:
+    """True when a streamed log has a column that may be a block the pass does not check (a judge,
+    a setting the user names, a setting split with ``by``, which the pass does not compare within cells)."""
+    from probestats.analyses.halves import BLOCK_SETTINGS
+
+    names = set(checked.log.lazy.collect_schema().names())
+    return (bool(settings) or any(c in BLOCK_SETTINGS for c in by)
+            or any(c in names for c in BLOCK_SETTINGS if c not in ("model", "temperature", "system")))
+
+
+def _runs_of(streamed, value: str) -> pl.DataFrame:
+    from probestats.checks.stream import runs_of
+
+    return runs_of(streamed, value)
+
+
+def _blocked_problems(unblocked: pl.DataFrame, table: pl.DataFrame, blocks) -> list[Problem]:
+    """Items left out of a blocked analysis: no block value ran them under both values."""
+    lost = unblocked.filter(~pl.col("item").is_in(table["item"].implode()))["item"].to_list()
+    if not lost:
+        return []
+    from probestats.analyses.halves import block_noun
+
+    shown = ", ".join(str(i) for i in lost[:10]) + (f" and {len(lost) - 10} more" if len(lost) > 10 else "")
+    return [Problem("warning", "unmatched_in_block",
+                    f"{count_of(len(lost), 'item')} ({shown}) had no {block_noun(blocks, 1)} under both values, so "
+                    f"{'it is' if len(lost) == 1 else 'they are'} left out: items are matched within each "
+                    f"{block_noun(blocks, 1)}")]
+
+
+def _noise_check(kind: str, description: str, result: "PairResult", alpha: float, *, causes, seed=None):
+    from probestats.analyses.verdict import NoiseCheck
+
+    failed = result.sign_flip.pvalue <= alpha
+    return NoiseCheck(kind, description, True, failed=failed, causes=tuple(causes()) if failed else (),
+                      average_gap=result.average_gap, pvalue=result.sign_flip.pvalue, seed=seed)
+
+
+def _chance_cause(alpha: float) -> str:
+    return (f"the halves are drawn at random, and a random split gives an exact p at or below {alpha:g} in "
+            f"{alpha:.0%} of draws by chance alone (another {opt('seed')} draws another split)")
+
+
+def noise_log_causes(noise_checked: Checked) -> list[str]:
+    """What a failed noise log shows that may explain it: a setting that varies, rows in metric
+    order, runs of one value from another time."""
+    causes = []
+    codes = {p.code: p for p in noise_checked.problems}
+    frame = noise_checked.frame
+    a, b = noise_checked.a, noise_checked.b
+    if "time" in frame.columns and frame.height:
+        spans = _time_spans(frame, a, b)
+        if spans is not None:
+            (lo_a, hi_a), (lo_b, hi_b) = spans
+            if hi_a < lo_b or hi_b < lo_a:
+                first, second = (a, b) if hi_a < lo_b else (b, a)
+                causes.append(f"a time drift: every run of '{first}' ran before every run of '{second}' "
+                              f"({lo_a} to {hi_a} against {lo_b} to {hi_b})")
+    if "not_alternated" in codes and not causes:
+        causes.append("a time drift: in every item all runs of one value came before the other's")
+    for setting in ("model", "temperature", "system"):
+        if setting in frame.columns:
+            va = set(frame.filter(pl.col("variant") == a)[setting].cast(pl.String).to_list())
+            vb = set(frame.filter(pl.col("variant") == b)[setting].cast(pl.String).to_list())
+            if va != vb:
+                causes.append(f"a setting that varies: {setting} differs between the two values of the noise log")
+    if "mixed_setting" in codes:
+        causes.append(f"a setting that varies: {codes['mixed_setting'].message}")
+    if "sorted_metric" in codes:
+        causes.append("rows in metric order: " + codes["sorted_metric"].message)
+    if not causes:
+        causes.append("nothing in the log shows which; something besides the draw changed between the two values "
+                      "(a setting not logged, the time of the runs, the order in which they were run)")
+    return causes
+
+
+def _time_spans(frame: pl.DataFrame, a: str, b: str):
+    t = frame["time"]
+    if t.dtype == pl.String:
+        t = t.str.to_datetime(strict=False, time_zone="UTC")
+    if not (t.dtype.is_temporal() or t.dtype.is_numeric()) or t.null_count() == t.len():
+        return None
+    f = frame.with_columns(t.alias("__t"))
+    out = []
+    for v in (a, b):
+        side = f.filter(pl.col("variant") == v)["__t"].drop_nulls()
+        if not side.len():
+            return None
+        out.append((side.min(), side.max()))
+    return out
 
 
 def _warm_tests() -> None:
@@ -637,57 +815,59 @@ def design_problems(main: PairResult, alpha: float) -> list[Problem]:
     return out
 
 
-def within_log_noise(checked: Checked, items: pl.DataFrame | None = None) -> tuple[pl.DataFrame | None, str | None]:
-    """The probe's own same-versus-same comparison: each item's runs of value ``a`` split into two
-    halves (the first half of its runs in seed order, then the rest), as the item table of a log of
-    the two values ``"<a> (first half)"`` and ``"<a> (second half)"``.
+def within_log_noise(checked: Checked, items: pl.DataFrame | None = None, *, blocks: Sequence[str] = (),
+                     seed: int = 0, value: str | None = None) -> tuple[pl.DataFrame | None, str | None]:
+    """The probe's own same-versus-same comparison: the runs of ``value`` (default: value ``a``) in
+    each cell (item, and ``blocks`` values) split into two halves drawn at random with ``seed``
+    (:func:`probestats.analyses.halves.random_halves`: never by file or seed order), as the item
+    table of a log of the two values ``"<value> (first half)"`` and ``"<value> (second half)"``.
 
-    Returns ``(item table, source label)``, or ``(None, None)`` when some item of ``items`` (the
-    item table; default: every item) has fewer than two runs of either value. The halves are
-    summarized in one pass over the runs (no second validation of the log).
+    With ``items`` (the probe's item table), every one of its items must have two runs or more of
+    ``value`` in each cell; without, the items that do are used.
+
+    Returns ``(item table, source label, None)``, or ``(None, None, reason)`` when no valid split
+    exists (one run per cell: then the verdict rests on the exact test alone).
 
     >>> rows = [{"item": i, "variant": v, "seed": s, "steps": s + (v == "b")}
     ...         for i in (1, 2) for v in "ab" for s in (4, 3, 2, 1)]
-    >>> halves, source = within_log_noise(validate(rows, metric="steps"))
+    >>> halves, source, _ = within_log_noise(validate(rows, metric="steps"))
     >>> source
-    "within-log: the runs of value 'a' split in two by seed"
-    >>> halves["gap"].to_list()  # seeds 1, 2 against seeds 3, 4
-    [-2.0, -2.0]
+    "within-log: the runs of value 'a' in each item split in two halves drawn at random (seed 0)"
+    >>> halves["n_a"].to_list(), halves["n_b"].to_list()
+    ([2, 2], [2, 2])
     """
-    metric, a = checked.metric, checked.a
-    if items is None:
-        items = items_of(checked)
-    if metric is None or not items.height or items.select((pl.col("n_a").min() < 2) | (pl.col("n_b").min() < 2)).item():
-        return None, None
-    frame = checked.frame
-    runs = frame.filter((pl.col("variant") == a) & pl.col(metric).is_not_null()
-                        & pl.col("item").is_in(items["item"].implode()))
-    seeded = "seed" in runs.columns and not runs["seed"].null_count()
-    order = ([pl.col("seed").cast(pl.Float64, strict=False), pl.col("seed").cast(pl.String)] if seeded else [])
-    runs = (runs.select("item", metric, *(["seed"] if seeded else [])).with_row_index("__order")
-            .sort([pl.col("item"), *order, pl.col("__order")], maintain_order=True))
-    first, second = f"{a} (first half)", f"{a} (second half)"
-    rank = pl.int_range(pl.len()).over("item")
-    halves = runs.select(
-        pl.col("item"),
-        pl.when(rank < pl.len().over("item") // 2).then(pl.lit(first)).otherwise(pl.lit(second)).alias("variant"),
-        pl.col(metric))
-    table = item_table(halves, metric, first, second)
-    if table.height != items.height:
-        return None, None
-    return table, f"within-log: the runs of value '{a}' split in two by {'seed' if seeded else 'row order'}"
+    from probestats.analyses.halves import block_noun, blocked_item_table, random_halves
 
-
-def _streamed_noise(streamed, items: pl.DataFrame) -> tuple[pl.DataFrame | None, str | None]:
-    """:func:`within_log_noise` of a log validated in one streaming pass: from the halves' sums the
-    pass took, or else from value a's runs alone, read again."""
-    from probestats.checks.stream import halves_table, runs_of
-
-    a = streamed.checked.a
-    if streamed.halves is not None:
-        table = halves_table(streamed.halves, items)
-        return (None, None) if table is None else (table, f"within-log: the runs of value '{a}' split in two by seed")
-    return within_log_noise(replace(streamed.checked, frame=runs_of(streamed, a)), items)
+    metric = checked.metric
+    value = checked.a if value is None else value
+    cell = "item" + (f" and {block_noun(blocks, 1)}" if blocks else "")
+    if metric is None:
+        return None, None, "no metric"
+    runs = checked.frame.filter((pl.col("variant") == value) & pl.col(metric).is_not_null())
+    if items is not None:
+        runs = runs.filter(pl.col("item").is_in(items["item"].implode()))
+    counts = runs.group_by("item", *blocks).len()
+    if items is not None:
+        few = counts.height == 0 or counts["len"].min() < 2 or counts["item"].n_unique() < items.height
+    else:
+        keep = counts.group_by("item").agg((pl.col("len").min() >= 2).alias("ok")).filter("ok")["item"]
+        runs = runs.filter(pl.col("item").is_in(keep.implode()))
+        few = keep.len() == 0
+    if few:
+        return None, None, one_run_reason(value, cell)
+    halves = random_halves(runs, metric, value, blocks=blocks, seed=seed)
+    first, second = f"{value} (first half)", f"{value} (second half)"
+    if blocks:
+        table = blocked_item_table(halves, metric, first, second, blocks)
+    else:
+        table = item_table(halves, metric, first, second)
+    if items is not None:
+        table = items.select("item").join(table, on="item", how="inner", maintain_order="left")
+        if table.height != items.height:
+            return None, None, f"some item has no run of '{value}' in both halves"
+    what = "runs" if value == checked.a or checked.a is None else "repeats"
+    return table, (f"within-log: the {what} of value '{value}' in each {cell} split in two halves drawn at random "
+                   f"(seed {seed})"), None
 
 
 def noise_rows(noise_checked: Checked) -> pl.DataFrame:

@@ -17,7 +17,7 @@ import polars as pl
 
 from probestats.checks.exact import units, with_exact_moments
 
-from probestats.errors import OptionError, ValidationError
+from probestats.errors import OptionError, ValidationError, either
 from probestats.io.read import ROW, Log, format_rows, normalize_header, read_log, refuse_internal
 from probestats.stats.exact import finish_means, mean_aggs, row_places
 from probestats.errors import Problem, has_errors
@@ -205,6 +205,7 @@ def validate(
     keep: Sequence[str] = (),
     fold_case: bool = False,
     same_seeds: bool = True,
+    attribute_settings: Sequence[str] = (),
     **read_kwargs,
 ) -> Checked:
     """Check a probe log and collect every problem.
@@ -227,6 +228,9 @@ def validate(
     same_seeds : bool
         Warn when an item's values were run with different seeds (turn off for a
         same-versus-same log whose second value used another seed block).
+    attribute_settings : sequence of str
+        Held-fixed settings that are part of the attribute by design (which model decides, which
+        system prompt is used): they may differ between the values (no ``confounded_setting``).
 
     Examples
     --------
@@ -360,7 +364,7 @@ def validate(
     seen = (_seen(summary, ["item", *by], a, b, pl.col("counted") > 0 if metric is not None else None, first=FIRST)
             if pair is df and (not_numbers is None or not not_numbers.len()) else None)
     problems += _unmatched(df, log, a, b, by, metric, not_numbers, seen)
-    problems += _settings(pair, cells, log, a, b, by)
+    problems += _settings(pair, cells, log, a, b, [*by, *attribute_settings])
     if "seed" in pair.columns:
         if same_seeds:
             problems += _seed_mismatch(cells, log, a, b)
@@ -373,6 +377,7 @@ def validate(
         problems += _not_alternated(pair, log, a, b)
     if metric is not None:
         problems += _deterministic(cells)
+        problems += sorted_metric(pair, log, metric, ["item", *[c for c in by if c in pair.columns], "variant"])
         if df[metric].null_count():
             df = df.filter(pl.col(metric).is_not_null())
     return Checked(df, metric, a, b, values, tuple(problems), log, n_rows, pairs=cells,
@@ -895,7 +900,9 @@ def _settings(pair: pl.DataFrame, cells: pl.DataFrame, log: Log, a: str, b: str,
                 "error", "confounded_setting",
                 f"{header} differs between the compared values: '{a}' runs used {_show(sa)}, '{b}' runs used {_show(sb)} "
                 f"(items {_item_list(differ['item'].to_list())}; {format_rows(log, rows)}); "
-                f"rerun with {header} held fixed, or split with --by {setting}",
+                f"rerun with {header} held fixed, split with --by {setting}, or, when it is varied on purpose "
+                f"(which model decides), declare it with "
+                + either(f"attribute_settings=['{setting}']", f"--setting-is-attribute {setting}"),
                 rows, log.columns.get(setting)))
             continue
         if not pair.select(_one_value(_comparable(pair, setting))).item():  # more than one value in the log
@@ -995,6 +1002,60 @@ def _not_alternated(pair: pl.DataFrame, log: Log, a: str, b: str) -> list[Proble
         f"in every item all runs of one value came before the other (items {_item_list(blocked['item'].to_list())}); "
         "drift over time can masquerade as a gap: alternate the values (formal, casual, formal, ...)",
         (), log.columns.get("time"))]
+
+
+#: cells of this many runs (with two distinct values or more) show an order; this many of them must
+SORTED_MIN_RUNS, SORTED_MIN_CELLS = 3, 3
+
+
+def sorted_order(cells: pl.DataFrame) -> str | None:
+    """``"ascending"`` or ``"descending"`` when every cell that can show an order (``counted`` runs of at
+    least :data:`SORTED_MIN_RUNS`, smallest below largest, ``__up``/``__down`` steps between runs in row
+    order) lists its runs in that order, and at least :data:`SORTED_MIN_CELLS` cells can; else None.
+
+    A cell of k distinct values is in one given order by chance once in k! shuffles, so three cells of
+    three runs in order happen by chance about once in 200 logs."""
+    shows = cells.filter((pl.col("counted") >= SORTED_MIN_RUNS) & (pl.col("__min") < pl.col("__max")))
+    if shows.height < SORTED_MIN_CELLS:
+        return None
+    if (shows["__down"] == 0).all():
+        return "ascending"
+    if (shows["__up"] == 0).all():
+        return "descending"
+    return None
+
+
+def sorted_aggs(metric: str) -> list[pl.Expr]:
+    """Per cell: its counted runs, smallest and largest value, and the steps up and down between
+    consecutive runs in row order (for :func:`sorted_order`)."""
+    v = pl.col(metric)
+    step = v.drop_nulls().diff()
+    return [v.count().alias("counted"), v.min().alias("__min"), v.max().alias("__max"),
+            (step > 0).sum().alias("__up"), (step < 0).sum().alias("__down")]
+
+
+def sorted_metric(pair: pl.DataFrame, log: Log, metric: str, cell: list[str]) -> list[Problem]:
+    """The ``sorted_metric`` warning: within every item x value cell the rows list the runs in
+    metric order (a sheet sorted by score), so the row order carries the metric.
+
+    >>> from probestats.io.read import read_log
+    >>> rows = [{"item": i, "variant": v, "steps": x} for i in range(3) for v in "ab" for x in (1, 2, 3)]
+    >>> [p.code for p in sorted_metric(pl.DataFrame(rows), read_log(rows), "steps", ["item", "variant"])]
+    ['sorted_metric']
+    """
+    cells = pair.group_by(cell, maintain_order=True).agg(sorted_aggs(metric))
+    order = sorted_order(cells)
+    if order is None:
+        return []
+    header = log.columns.get(metric, metric)
+    shown = cells.filter((pl.col("counted") >= SORTED_MIN_RUNS) & (pl.col("__min") < pl.col("__max"))).height
+    return [Problem(
+        "warning", "sorted_metric",
+        f"the rows of every item x value cell are in {order} order of {header} ({shown} cells of "
+        f"{SORTED_MIN_RUNS} runs or more): the file was sorted by the metric, so its row order says nothing "
+        "about when runs ran; nothing here splits runs by row order (the within-log noise draws its halves at "
+        "random within cells), but keep the original order, with its seeds or times, if you have it",
+        (), log.columns.get(metric))]
 
 
 def _deterministic(cells: pl.DataFrame) -> list[Problem]:

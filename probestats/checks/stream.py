@@ -49,7 +49,7 @@ import polars as pl
 from probestats.checks.exact import mean_sd, with_exact_moments
 from probestats.checks.schema import (FIRST, SETTINGS, Checked, _HASH_SEED, _as_text, _choose_values, _deterministic,
                                       _is_text, _lists, _near_duplicates, _parsed, _seed_mismatch, _seen,
-                                      _side_by_side, _unequal_runs, mixed_setting)
+                                      _side_by_side, _unequal_runs, mixed_setting, sorted_order)
 from probestats.checks.facts import LogFacts, candidates, seed_union
 from probestats.errors import OptionError, has_errors
 from probestats.io.read import ROW, Log, _panic_quiet, collect, read_log, refuse_internal, typed_rows
@@ -224,7 +224,8 @@ def _aggregations(metric: str, places: int, *, seeded: bool, split: float | None
     # whole units of 10**-places; a value with more places shows in __finer and validate takes over
     whole = v if plain else (v if places == 0 else (v * 10**places).round()).cast(pl.Int64)
     aggs = [pl.len().alias("n"), pl.col(ROW).min().alias(FIRST), v.count().alias("counted"),
-            v.min().alias("__min"), v.max().alias("__max"), whole.sum().alias("__s"), (whole * whole).sum().alias("__q")]
+            v.min().alias("__min"), v.max().alias("__max"), whole.sum().alias("__s"), (whole * whole).sum().alias("__q"),
+            (v.diff() > 0).sum().alias("__up"), (v.diff() < 0).sum().alias("__down")]   # a metric in sorted order
     general = [pl.col("__written") & v.is_null()] if written else []
     if not plain:
         aggs.append((v.round(places) != v).sum().alias("__finer"))
@@ -425,6 +426,8 @@ def _finish(per: pl.DataFrame, log: Log, *, metric, a, b, by, keys, settings, fo
     if seeded:   # every seed a number (else _distinct_seeds sends the log to validate): none is blank
         per = per.with_columns(pl.col("n").alias("seeded"))
     pair = per.filter(pl.col("variant").is_in([a, b]))
+    if sorted_order(pair) is not None:
+        return None   # rows in metric order within cells: validate words the warning
     if seeded and not _distinct_seeds(pair, _seed_lists(per, exemplars, keys)) and not (by and _distinct_seeds(
             pair.group_by("item", "variant").agg(   # groups that split an item: its seeds pooled (hash sums wrap)
                 pl.col("n", "seeded", "seeds", "__seed_numbers").sum(), pl.col("__seed_lo").min(),

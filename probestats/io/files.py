@@ -88,7 +88,35 @@ def expand_paths(paths: Sequence) -> list[Path]:
             out += found
         else:
             out.append(p)
+    _refuse_repeats(out)
     return out
+
+
+def _refuse_repeats(paths: list[Path]) -> None:
+    """One file given twice (under any spelling: ``./a.csv`` and ``a.csv``, a symbolic or hard link) would be
+    read as twice the runs: refused.
+
+    >>> import tempfile
+    >>> f = Path(tempfile.mkdtemp()) / "a.csv"
+    >>> _ = f.write_text("item,variant,steps\\n")
+    >>> _refuse_repeats([f, f.parent / "." / "a.csv"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    probestats.errors.ReadError: '...a.csv' and '...a.csv' are the same file, given twice: its runs would count twice; give it once
+    """
+    import os
+
+    seen: dict = {}
+    for p in paths:
+        try:
+            st = os.stat(p)
+            key = (st.st_dev, st.st_ino)
+        except OSError:
+            key = os.path.realpath(p)
+        if key in seen:
+            raise ReadError(f"'{seen[key]}' and '{p}' are the same file, given twice: its runs would count twice; "
+                            "give it once")
+        seen[key] = p
 
 
 def read_files(paths: Sequence, **read_kwargs) -> Log:

@@ -15,8 +15,21 @@ from rich.markup import escape as _rich_escape
 from probestats.errors import count_of
 from probestats.present.sanitize import visible
 
-__all__ = ["fmt_p", "fmt_num", "fmt_gap", "fmt_signed", "fmt_pct", "fmt_ci", "count_of", "escape", "md_escape",
+__all__ = ["tidy_p", "TINY_P", "fmt_p", "fmt_num", "fmt_gap", "fmt_signed", "fmt_pct", "fmt_ci", "count_of", "escape", "md_escape",
            "MdSafe", "md_finalize"]
+
+
+#: p-values below this are written ``p < 1e-300``: a float near the bottom of its range has lost its digits
+TINY_P = 1e-300
+
+
+def tidy_p(text: str) -> str:
+    """``p = < 1e-300`` written as ``p < 1e-300`` (a bound from :func:`fmt_p` after an equals sign).
+
+    >>> tidy_p("sign test: p = < 1e-300 (n = 9)")
+    'sign test: p < 1e-300 (n = 9)'
+    """
+    return text.replace(f"= < {TINY_P:g}", f"< {TINY_P:g}")
 
 
 def fmt_p(p: float | None, alpha: float | None = None) -> str:
@@ -31,13 +44,15 @@ def fmt_p(p: float | None, alpha: float | None = None) -> str:
     ('0.0502', '0.049996', '0.05', '0.0500001')
     >>> fmt_p(0.0499996, 0.05)
     '0.0499996'
+    >>> fmt_p(0.0), fmt_p(2.2e-308)
+    ('< 1e-300', '< 1e-300')
     """
     if p is None:
         return "n/a"
     if getattr(p, "exact", True) is False:  # a smallest attainable p below the float range
         return f"2^{p.log2} (about 10^{p.log10:.0f})"
-    if p == 0:
-        return "0"
+    if p < TINY_P:  # below what a float holds with its digits (0 included): a bound, never "0"
+        return f"< {TINY_P:g}"
     text = f"{p:.2g}" if p < 1e-4 else f"{p:.4g}"
     if alpha is None or not math.isfinite(p):
         return text

@@ -305,9 +305,15 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     n = main.n_items
     runs = _runs_phrase(main.items)
     fixed, varied = _settings(checked, by=list(analysis.groups[0].by) if analysis.groups else ())
-    settings_phrase = _settings_phrase(fixed, varied)
     never = not analysis.could_reach_significance
-    detected = analysis.detected
+    from probestats.present.verdict_text import noise_check_sentences, summary_clause, verdict_line, verdict_of
+
+    verdict = verdict_of(analysis)   # decided once, in the analysis: every section words this one
+    on_purpose = {_SETTING_NAMES.get(c, c) for c in getattr(verdict, "attribute_settings", ())}
+    varied = [(f"{name} (varied with the attribute, by design)" if name in on_purpose else name, count)
+              for name, count in varied]
+    settings_phrase = _settings_phrase(fixed, varied)
+    detected = verdict.detected
     p_text = fmt_p(sf.pvalue, alpha)
     p_phrase = _p_is(sf, alpha)  # "p = 0.02", or "p < 1/10001" for a Monte Carlo p at its floor
     gap_text = fmt_gap(main.average_gap)
@@ -396,15 +402,14 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
         tests_sentences.append(
             f"That is above alpha {alpha:g}: with {count_of(n, 'item')} this design could never reach significance, "
             "whatever the gap; add items.")
-    tests_sentences.append(
-        f"At alpha {alpha:g}: " + ("a gap larger than chance." if detected
-                                   else "no gap larger than chance detected (this does not show that there is none)."))
+    tests_ctx["verdict"] = verdict_line(verdict)
+    tests_sentences.append(tests_ctx["verdict"])
 
     # --- noise
     noise_ctx = {"present": noise is not None}
     if noise is not None:
         ours, theirs = _fmt_pair(abs(main.average_gap), abs(noise.average_gap))
-        larger = abs(main.average_gap) > abs(noise.average_gap)
+        larger = verdict.beyond_noise is not False
         band = None
         from probestats.present.plots import noise_band
 
@@ -424,12 +429,15 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
             *([f"The same-versus-same log has {noise_ctx['runs']} and the probe {runs}: with fewer runs the "
                "probe's own noise is larger than this comparison shows."]
               if _fewer_runs(main, noise) else []),
-            (f"The probe's average gap (size {ours}) is larger than the same-versus-same gap (size {theirs})."
-             if larger else
-             f"The probe's average gap (size {ours}) is no larger than the same-versus-same gap (size {theirs}): "
-             "it means nothing."),
-            "A gap no larger than the noise means nothing.",
+            *(noise_check_sentences(verdict) if verdict.noise.failed else [
+                (f"The probe's average gap (size {ours}) is larger than the same-versus-same gap (size {theirs})."
+                 if larger else
+                 f"The probe's average gap (size {ours}) is no larger than the same-versus-same gap (size {theirs}): "
+                 "it means nothing."),
+                "A gap no larger than the noise means nothing."]),
         ]
+    elif not verdict.noise.valid and verdict.noise.source != "none":
+        noise_sentences = noise_check_sentences(verdict)
     else:
         noise_sentences = [
             "No same-versus-same log was given, so the gap cannot be set beside the run-to-run noise: "
@@ -460,7 +468,10 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
             "design (a gap the other way, away from the bound, may still be detectable; see probestats plan).",
             f"Method: {analysis.mdg_method}."]
     elif noise is not None:
-        power_sentences = ["The minimum detectable gap was not computed for this analysis (run analyze with mdg=True)."]
+        from probestats.errors import either
+
+        power_sentences = ["The minimum detectable gap was not computed for this analysis"
+                           + either(" (run analyze with mdg=True).", ".")]
     else:
         power_sentences = [
             "The minimum detectable gap needs the noise per run, measured from a same-versus-same log "
@@ -492,7 +503,9 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
                f"{', ...' if len(drivers['other']) > 5 else ''})" if drivers["other"] else "")
             + (f", {drivers['n_zero']} none" if drivers["n_zero"] else "") + ".")
         if noise is not None:
-            if noise_ctx["larger"]:
+            if verdict.noise.failed:
+                finding += noise_check_sentences(verdict)
+            elif noise_ctx["larger"]:
                 finding.append(f"{the_noise_gap} was {fmt_gap(noise.average_gap)} "
                                f"(p = {fmt_p(noise.sign_flip.pvalue, alpha)}), smaller in size.")
             else:
@@ -509,6 +522,9 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
                            f"(p = {fmt_p(noise.sign_flip.pvalue, alpha)}"
                            + (f"; with {noise_ctx['runs']}, more than the probe's, so it understates this "
                               "probe's noise)." if _fewer_runs(main, noise) else ")."))
+            finding += noise_check_sentences(verdict)
+        elif not verdict.noise.valid and verdict.noise.source != "none":
+            finding += noise_check_sentences(verdict)
         else:
             finding.append("No same-versus-same log was given, so the noise gap is unknown.")
         if never:
@@ -524,6 +540,9 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
             finding.append("The minimum detectable gap is unknown without a same-versus-same log.")
         finding.append("This does not show that the system is unbiased: a smaller gap, or one on other items, "
                        "values, metrics, models or settings, could go unseen.")
+    if verdict.pooled:
+        finding.insert(1, f"The item gaps are {verdict.pooled}; the results per {' x '.join(verdict.blocks)} stand "
+                          "beside them in the groups section.")
     finding_ctx = {"detected": detected, "sentences": finding,
                    "drivers": drivers["top"] if (detected and drivers and drivers["stand_out"]) else []}
 
@@ -557,13 +576,16 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
 
     # --- summary
     subject = f"{metric} under {_q(a)} and under {_q(b)}"
+    pooled_in = f", {verdict.pooled}," if verdict.pooled else ","
     if detected:
         direction = "higher" if main.average_gap > 0 else "lower"
-        summary = (f"In this probe, {metric} was on average {fmt_num(abs(main.average_gap))} {direction} under "
+        summary = (f"In this probe{pooled_in} {metric} was on average {fmt_num(abs(main.average_gap))} {direction} under "
                    f"{_q(a)} than under {_q(b)} across {count_of(n, 'item')} with {runs}, a gap larger than chance would give "
                    f"({p_phrase})")
-        if noise is not None and not noise_ctx["larger"]:
-            summary += ", but a same-versus-same comparison gave a gap as large, so it cannot be told from noise."
+        if summary_clause(verdict):
+            summary += summary_clause(verdict)
+            if verdict.conclusion != "within_noise":
+                summary += "; the probe does not say why."
         elif drivers["stand_out"]:
             summary += (f", coming mostly from item{'s' if len(drivers['top']) > 1 else ''} "
                         f"{_join([_item_name(i) for i, _ in drivers['top']])}"
@@ -578,7 +600,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
             reach = f" smaller than about {fmt_num(mdg, 3)} {metric}{toward}"
         else:
             reach = " (without a same-versus-same log, the size of gap it could miss is unknown)"
-        summary = (f"In this probe, {subject} differed on average by {gap_text} across {count_of(n, 'item')} with {runs}, "
+        summary = (f"In this probe{pooled_in} {subject} differed on average by {gap_text} across {count_of(n, 'item')} with {runs}, "
                    f"which is not more than chance would give ({p_phrase}); this does not show that there is "
                    f"no difference, only that this probe could not see one{reach}.")
 
@@ -859,6 +881,9 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
 
         ctx["judge"] = judge_context(judge)
         ctx["sentences"]["judge"] = ctx["judge"]["sentences"]
+    from probestats.present.fmt import tidy_p
+
+    ctx["sentences"] = {k: [tidy_p(str(x)) for x in v] for k, v in ctx["sentences"].items()}
     if format == "json":
         out = {"schema_version": SCHEMA_VERSION, **analysis.to_dict()}
         out["report"] = {
@@ -907,6 +932,7 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
         write_assets(assets_dir, {f"{name}.png": png for name, png in pngs.items()})
     if format == "md" and assets_dir is not None and files:
         write_assets(assets_dir, files)
+    text = tidy_p(text)
     if format == "md":  # escaped values never hold a newline, so this only tidies the layout
         text = re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
     return text

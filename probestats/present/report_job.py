@@ -106,7 +106,8 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
            run_dates=None, mitigation=None, gap_of_interest=None, probe=None, framing_log=None, targets=None,
            toward=None, judge=None, by=(), correction="holm", reference=None, scale=None, factor=(),
            n_resamples=10_000, seed=0, before_log=None, cells=None, source=None, answers="auto", label_map=(),
-           framing_columns=(), interval="t", hedges=False, effect_size="d_z") -> ReportJob:
+           framing_columns=(), interval="t", hedges=False, effect_size="d_z", noise_value=None, settings=(),
+           attribute_settings=()) -> ReportJob:
     """The report of a probe, as ``probestats report`` writes it: the analysis ``analyze`` would choose,
     the power curve of the power section, the optional framing, compare and judge sections, rendered
     through the report's templates and (with ``output``) written whole.
@@ -154,6 +155,10 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
     interval, hedges, effect_size
         The interval of the average gap, Hedges' correction of the effect sizes, and the effect size a report
         of several metrics draws, as for :func:`probestats.analyze`.
+    noise_value, settings, attribute_settings
+        The noise reference from the repeats of one value, the columns that are settings (a setting that varies
+        within cells is a block), and the settings varied with the attribute by design, as for
+        :func:`probestats.analyze`.
 
     Returns
     -------
@@ -223,7 +228,8 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
                                            reference=reference, scale=scale, factor=factor,
                                            n_resamples=n_resamples, seed=seed, before=before_log,
                                            gap_of_interest=design.gap_of_interest,
-                                           pair=dict(interval=interval, hedges=hedges))
+                                           pair=dict(interval=interval, hedges=hedges,
+                                                     **_noise_options(noise_value, settings, attribute_settings)))
     from probestats.analyses.factorial import FactorialAnalysis
 
     if isinstance(result, FactorialAnalysis):  # beyond 2 × 2: a report of its own
@@ -243,6 +249,12 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
                          source=source if source is not None else ", ".join(str(p) for p in log), judge=judged)
     return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), analysis=result, comparison=comparison,
                      framing=framing, judge=judged, design=design)
+
+
+def _noise_options(noise_value, settings, attribute_settings) -> dict:
+    """The paired analysis's noise and block options, given only when asked for (other analyses do not take them)."""
+    return {k: v for k, v in (("noise_value", noise_value), ("settings", tuple(settings)),
+                              ("attribute_settings", tuple(attribute_settings))) if v}
 
 
 def _framing_only(paths, output, fmt, templates, probe, assets, *, sections, source, **options) -> ReportJob:

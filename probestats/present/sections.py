@@ -56,6 +56,19 @@ def _undetected_text(row: dict) -> str:
     return f"{_by_text(row['by'])}: {_gap(row['average_gap'])} over {count_of(row['n_items'], 'item')}"
 
 
+def _span(counts) -> str:
+    """The runs of a table's items: one number, or the range when they differ ("2-3").
+
+    >>> _span([3, 3]), _span([2, 3, 2])
+    ('3', '2-3')
+    """
+    counts = [int(c) for c in counts]
+    if not counts:
+        return "0"
+    lo, hi = min(counts), max(counts)
+    return f"{lo}" if lo == hi else f"{lo}-{hi}"
+
+
 def groups_context(analysis) -> dict:
     """The ``--by`` groups of a paired analysis: per group, the sign-flip p and its corrected p."""
     alpha = analysis.alpha
@@ -63,14 +76,18 @@ def groups_context(analysis) -> dict:
     keys = list(analysis.groups[0].by) if analysis.groups else []
     rows = []
     for g in analysis.groups:
-        runs = g.runs_per_value()
+        n_nonzero = sum(1 for x in g.gaps if x != 0)
         rows.append({"by": {k: str(v) for k, v in g.by.items()}, "n_items": g.n_items,
-                     "runs": f"{runs[0]} / {runs[1]}", "average_gap": g.average_gap,
+                     "runs": f"{_span(g.items['n_a'])} / {_span(g.items['n_b'])}", "average_gap": g.average_gap,
                      "p": g.sign_flip.pvalue, "p_adjusted": g.p_adjusted,
-                     "never": g.min_attainable_p > alpha,
+                     "never": g.min_attainable_p > alpha, "n_nonzero": n_nonzero,
+                     # too few items: even with every gap non-zero the smallest p (2/2**n two-sided) exceeds alpha
+                     "few_items": 2.0 ** (1 - g.n_items) > alpha, "method": g.sign_flip.method,
                      "detected": g.p_adjusted is not None and g.p_adjusted <= alpha, **group_effects(g)})
-    method = analysis.groups[0].sign_flip.method if analysis.groups else ""
-    test = (f"Test: the {SIGN_FLIP} of each group ({analysis.alternative}; {method}), "
+    methods = list(dict.fromkeys(r["method"] for r in rows))
+    method = methods[0] if len(methods) == 1 else ""
+    own = ("; ".join(f"{_by_text(r['by'])}: {r['method']}" for r in rows) if len(methods) > 1 else method)
+    test = (f"Test: the {SIGN_FLIP} of each group ({analysis.alternative}; {own}), "
             f"p corrected across the {count_of(len(rows), 'group')} ({correction}), alpha {alpha:g}.")
     detected = [r for r in rows if r["detected"]]
     sentences = [test]
@@ -87,10 +104,16 @@ def groups_context(analysis) -> dict:
             f" ({'; '.join(_undetected_text(r) for r in undetected[:8])}"
             f"{'; ...' if len(undetected) > 8 else ''}); this does not show that the system is unbiased there, "
             "only that these items and runs could not tell a gap from chance.")
-    never = [r for r in rows if r["never"]]
-    if never:
-        sentences.append(f"{count_of(len(never), 'group')} had too few items to ever reach significance "
-                         f"({'; '.join(_by_text(r['by']) for r in never[:8])}).")
+    few = [r for r in rows if r["never"] and r["few_items"]]
+    tied = [r for r in rows if r["never"] and not r["few_items"]]
+    if few:
+        sentences.append(f"{count_of(len(few), 'group')} had too few items to ever reach significance "
+                         f"({'; '.join(_by_text(r['by']) for r in few[:8])}).")
+    if tied:
+        sentences.append(f"{count_of(len(tied), 'group')} had enough items but too few non-zero gaps (the other "
+                         "items' gaps are exactly zero, ties the test cannot use) to ever reach significance ("
+                         + "; ".join(f"{_by_text(r['by'])}: {r['n_nonzero']} non-zero of {count_of(r['n_items'], 'item')}"
+                                     for r in tied[:8]) + ").")
     if rows and rows[0]["d_z"] is not None:
         sentences.append(f"Beside the exact test: d_z and d_av with {rows[0]['confidence']} intervals "
                          f"({rows[0]['d_z_formula']}; {rows[0]['d_av_formula']}) and the paired t-test's p "
@@ -128,7 +151,10 @@ def _many_result(res, alpha: float) -> dict:
                        "gap": None if g is None else g.average_gap,
                        "p": None if g is None else g.sign_flip.pvalue,
                        "p_adjusted": None if g is None else g.p_adjusted,
-                       "ratio": None if r is None else r.ratio, "below": bool(r and r.below_four_fifths)})
+                       "ratio": None if r is None else r.ratio, "below": bool(r and r.below_four_fifths),
+                       "rate": None if r is None else r.rate,
+                       "item_mean": None if r is None or r.mean_of_items is None
+                       or fmt_num(r.mean_of_items) == fmt_num(r.rate) else r.mean_of_items})
     o = res.omnibus
     pairwise = [{"a": g.a, "b": g.b, "gap": g.average_gap, "p": g.sign_flip.pvalue, "p_adjusted": g.p_adjusted}
                 for g in res.pairwise]
@@ -192,7 +218,10 @@ def many_context(analysis) -> dict:
         f"Tests: the {OMNIBUS} ({o.method}); gaps against the reference '{main.reference}' and every pair of "
         f"values with the {SIGN_FLIP}, p corrected across the {count_of(len(main.pairwise), 'pair')} ({correction})."]
     if ctx["selection"]:
-        sentences.append(f"The metric is 0/1, so the means are selection rates; impact ratio = rate / highest rate, "
+        from probestats.stats.selection import POOLED
+
+        sentences.append(f"The metric is 0/1, so the values have selection rates ({POOLED}; the mean of the "
+                         f"per-item rates beside it where it differs); impact ratio = rate / highest rate, "
                          f"marked when {NOTE}.")
     if analysis.detected:
         top = sorted(main.gaps, key=lambda g: -abs(g.average_gap))[:3]

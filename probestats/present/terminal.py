@@ -53,9 +53,10 @@ class SafeConsole(Console):
     """
 
     def render_str(self, text: str, **kwargs):
+        from probestats.present.fmt import tidy_p
         from probestats.present.sanitize import visible
 
-        return super().render_str(visible(text, keep_newlines=True), **kwargs)
+        return super().render_str(tidy_p(visible(text, keep_newlines=True)), **kwargs)
 
 
 def make_console(stderr: bool = False) -> Console:
@@ -165,17 +166,22 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
         out.print(escape(row_level.note))
     for line in row_tests_lines(analysis):
         out.print(escape(line))
-    within_noise = False
+    from probestats.present.verdict_text import noise_check_sentences, verdict_line, verdict_of
+
+    verdict = verdict_of(analysis)
+    if verdict.pooled:
+        out.print(f"item gaps {escape(verdict.pooled)}; per {escape(' x '.join(verdict.blocks))} below")
     if analysis.noise is not None:
         n = analysis.noise
         source = getattr(analysis, "noise_source", None) or ""
         label = (f"{escape(source)}, no --noise log" if source.startswith("within-log") else "same-versus-same noise")
         out.print(f"{label} ('{escape(n.a)}' vs '{escape(n.b)}'): average gap {n.average_gap:+.4g}, "
                   f"sign-flip {p_is(n.sign_flip, analysis.alpha)}, {count_of(n.n_items, 'item')}")
-        within_noise = abs(main.average_gap) <= abs(n.average_gap)
-        if within_noise:
+        if verdict.conclusion == "within_noise":
             out.print("the probe's average gap is no larger than the same-versus-same gap: "
                       "a gap no larger than the noise means nothing")
+    for line in noise_check_sentences(verdict):
+        out.print(f"[yellow]{escape(line)}[/yellow]")
     if analysis.mdg is not None or analysis.noise is not None:
         mdg = "infinite (never significant)" if analysis.mdg is None and not analysis.could_reach_significance else fmt_num(analysis.mdg)
         if analysis.mdg is not None or not analysis.could_reach_significance:
@@ -189,11 +195,7 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
             out.print("  " + line)
     if analysis.groups:
         out.print(f"p-values adjusted across {len(analysis.groups)} groups ({escape(analysis.correction)})")
-    verdict = ("a gap larger than chance" if analysis.detected
-               else "no gap larger than its noise detected (this does not show that there is none)")
-    if analysis.detected and within_noise:
-        verdict += ", but no larger than the same-versus-same gap"
-    out.print(f"at alpha {analysis.alpha:g}: {verdict}")
+    out.print(escape(verdict_line(verdict)))
     if analysis.problems:
         print_problems(analysis.problems, out=out)
 
@@ -205,7 +207,8 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
     def one(res: ManyResult, title: str) -> None:
         table = Table(title=title, title_justify="left")
         table.add_column("value")
-        table.add_column("mean over items", justify="right")
+        table.add_column("selection rate (pooled)" if res.impact_ratios is not None else "mean over items",
+                         justify="right")
         table.add_column(f"gap vs '{escape(res.reference)}'", justify="right")
         table.add_column("sign-flip p", justify="right")
         table.add_column(f"p ({escape(res.correction)})", justify="right")
@@ -217,7 +220,11 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
         for v in res.values:
             g = gaps.get(v.value)
             label = escape(v.value) + (f" ({escape(', '.join(v.names))})" if v.names else "")
-            row = [label, fmt_num(v.mean),
+            rate = ratios[v.value] if res.impact_ratios is not None else None
+            shown = fmt_num(v.mean) if rate is None else fmt_num(rate.rate) + (
+                f" (mean of item rates {fmt_num(rate.mean_of_items)})"
+                if rate.mean_of_items is not None and fmt_num(rate.mean_of_items) != fmt_num(rate.rate) else "")
+            row = [label, shown,
                    "reference" if g is None else f"{g.average_gap:+.4g}",
                    "" if g is None else fmt_p(g.sign_flip.pvalue), "" if g is None else fmt_p(g.p_adjusted)]
             if res.impact_ratios is not None:

@@ -70,7 +70,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from probestats.errors import OptionError
+from probestats.errors import either, OptionError
 from probestats.result import jsonable
 
 __all__ = [

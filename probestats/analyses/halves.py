@@ -1,0 +1,184 @@
+"""Runs, blocks and the within-log noise: which runs are replicate draws, and how to split them.
+
+Runs of one item x value cell are replicate draws only when nothing but the draw changes. A
+held-fixed setting (model, judge, temperature, system prompt, or a column the user names) that
+varies *within* a cell is a **block**: :func:`blocks_of` finds such columns, and
+:func:`blocked_item_table` matches items within each block value and averages over the blocks
+present under both values (every item still counts once).
+
+The log's own same-versus-same comparison splits the runs of one value into two halves *drawn at
+random within each cell* (:func:`random_halves`), never by file order or seed order: a log sorted
+by the metric, or with its seeds in the order of a drift, then splits as a shuffled one would.
+
+The rule of the draw, exactly: the runs of a cell (with a metric value) are put in the order of
+their metric values; each run gets a 64-bit key, a fixed mix of ``seed``, the cell's name (its
+item, value and block values, as text, through CRC-32) and the run's place in that order; the
+``counted // 2`` runs with the smallest keys are the first half, the rest the second. So the split
+depends on the cell's values and the seed only, not on the row order, and it is the same in every
+path that holds the runs (the eager analysis, the streaming one, a cell table).
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from typing import Sequence
+
+import numpy as np
+import polars as pl
+
+__all__ = ["BLOCK_SETTINGS", "blocks_of", "blocked_item_table", "first_half_flags", "random_halves",
+           "pooled_phrase", "block_noun", "HALF_NAMES"]
+
+#: settings that make a block when they vary within an item x value cell (besides those the user names)
+BLOCK_SETTINGS = ("model", "judge", "temperature", "system")
+#: the two halves' names: ``"<value> (first half)"`` and ``"<value> (second half)"``
+HALF_NAMES = ("first half", "second half")
+_NOUNS = {"model": ("model", "models"), "judge": ("judge", "judges"), "temperature": ("temperature", "temperatures"),
+          "system": ("system prompt", "system prompts")}
+_MASK = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+def block_noun(columns: Sequence[str], n: int) -> str:
+    """What a block is called in a sentence, singular or plural by ``n``.
+
+    >>> block_noun(["judge"], 6), block_noun(["model"], 1), block_noun(["model", "temperature"], 4)
+    ('judges', 'model', 'model x temperature combinations')
+    >>> block_noun(["rater"], 3)
+    "values of 'rater'"
+    """
+    if len(columns) == 1:
+        one, many = _NOUNS.get(columns[0], (f"value of '{columns[0]}'", f"values of '{columns[0]}'"))
+        return one if n == 1 else many
+    return " x ".join(columns) + (" combination" if n == 1 else " combinations")
+
+
+def blocks_of(frame: pl.DataFrame, a: str, b: str, *, settings: Sequence[str] = (),
+              by: Sequence[str] = ()) -> tuple[str, ...]:
+    """The setting columns that vary within some item x value cell of ``a`` and ``b``.
+
+    Candidates are :data:`BLOCK_SETTINGS` and ``settings`` (a ``by`` column too: the pooled comparison
+    still matches items within it), minus the columns in ``by`` that the caller excludes.
+
+    >>> frame = pl.DataFrame({"item": ["1"] * 4, "variant": ["a", "a", "b", "b"], "judge": ["x", "y", "x", "y"],
+    ...                       "model": ["m"] * 4, "steps": [1.0, 2.0, 1.0, 2.0]})
+    >>> blocks_of(frame, "a", "b")
+    ('judge',)
+    """
+    candidates = [c for c in dict.fromkeys([*BLOCK_SETTINGS, *settings]) if c in frame.columns and c not in by]
+    if not candidates:
+        return ()
+    pair = frame.filter(pl.col("variant").is_in([a, b]))
+    varying = pair.group_by("item", "variant").agg(
+        [pl.col(c).cast(pl.String).fill_null("(blank)").n_unique().alias(c) for c in candidates])
+    return tuple(c for c in candidates if varying.height and varying[c].max() > 1)
+
+
+def first_half_flags(runs: pl.DataFrame, metric: str, keys: Sequence[str], seed: int) -> pl.Series:
+    """For each row of ``runs`` (rows with a metric value), True when it is in its cell's first half.
+
+    Cells are the groups of ``keys``; see the module's rule of the draw. The result does not depend
+    on the order of the rows:
+
+    >>> runs = pl.DataFrame({"item": ["1"] * 4 + ["2"] * 4, "steps": [1.0, 2.0, 3.0, 4.0] * 2})
+    >>> flags = first_half_flags(runs, "steps", ["item"], seed=0)
+    >>> int(flags.sum()), flags.equals(first_half_flags(runs.reverse(), "steps", ["item"], 0).reverse())
+    (4, True)
+    """
+    keys = list(keys)
+    if not runs.height:
+        return pl.Series("__first", [], pl.Boolean)
+    text = [pl.col(k).cast(pl.String).fill_null("\x00") for k in keys]
+    framed = runs.select(*[t.alias(f"__k{i}") for i, t in enumerate(text)],
+                         pl.col(metric).cast(pl.Float64).alias("__x")).with_row_index("__at")
+    cellkeys = [f"__k{i}" for i in range(len(keys))]
+    ordered = framed.sort([*cellkeys, "__x"])
+    names = ordered.select(pl.concat_str(cellkeys, separator="\x1f").alias("__name"))["__name"]
+    codes = {name: zlib.crc32(name.encode("utf-8")) for name in names.unique().to_list()}
+    code = np.fromiter((codes[n] for n in names.to_list()), dtype=np.uint64, count=len(names))
+    place = ordered.select(pl.int_range(pl.len()).over(cellkeys).alias("p"))["p"].to_numpy().astype(np.uint64)
+    with np.errstate(over="ignore"):
+        key = _mix(_mix(_mix(np.full(1, seed & 0xFFFFFFFFFFFFFFFF, dtype=np.uint64)) ^ code) + place)
+    ranked = ordered.with_columns(pl.Series("__key", key, pl.UInt64)).with_columns(
+        (pl.col("__key").rank("ordinal").over(cellkeys) <= (pl.len().over(cellkeys) // 2)).alias("__first"))
+    return ranked.sort("__at")["__first"]
+
+
+def _mix(x) -> np.ndarray:
+    """A 64-bit finalizer (the splitmix64 steps): spreads nearby inputs over the whole range."""
+    with np.errstate(over="ignore"):
+        x = np.asarray(x, dtype=np.uint64)
+        x = (x + np.uint64(0x9E3779B97F4A7C15)) & _MASK
+        x = ((x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)) & _MASK
+        x = ((x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)) & _MASK
+        return x ^ (x >> np.uint64(31))
+
+
+def random_halves(runs: pl.DataFrame, metric: str, value: str, *, blocks: Sequence[str] = (),
+                  seed: int = 0) -> pl.DataFrame:
+    """The runs of ``value`` as a log of two values, its halves drawn at random within each cell.
+
+    ``runs`` holds ``item``, ``variant``, the metric and any ``blocks`` columns; the result keeps
+    value ``value``'s runs with a metric value, with ``variant`` set to ``"<value> (first half)"``
+    or ``"<value> (second half)"`` (cells are item x ``blocks``; see the module's rule of the draw).
+
+    >>> runs = pl.DataFrame({"item": ["1"] * 4, "variant": ["a"] * 4, "steps": [1.0, 2.0, 3.0, 4.0]})
+    >>> random_halves(runs, "steps", "a")["variant"].value_counts().sort("variant")["count"].to_list()
+    [2, 2]
+    """
+    keys = ["item", *blocks]
+    mine = runs.filter((pl.col("variant") == value) & pl.col(metric).is_not_null()).select(*keys, metric)
+    first, second = (f"{value} ({h})" for h in HALF_NAMES)
+    flags = first_half_flags(mine, metric, keys, seed)
+    return mine.with_columns(pl.when(flags).then(pl.lit(first)).otherwise(pl.lit(second)).alias("variant"))
+
+
+def blocked_item_table(frame: pl.DataFrame, metric: str, a: str, b: str, blocks: Sequence[str],
+                       order: pl.DataFrame | None = None) -> pl.DataFrame:
+    """The item table with a setting as a block: per item, the means over the block values present
+    under both values of that item (each block value's own mean first), so ``gap = mean_a − mean_b``
+    is the average of the within-block gaps; ``n_a``/``n_b`` count the runs used, ``n_blocks`` the
+    block values averaged over. Items keep the order of ``order`` (an item table) when given.
+
+    >>> frame = pl.DataFrame({"item": ["1"] * 6, "variant": ["a", "a", "b", "b", "a", "b"],
+    ...                       "judge": ["x", "x", "x", "x", "y", "y"], "s": [1.0, 3.0, 1.0, 1.0, 9.0, 8.0]})
+    >>> blocked_item_table(frame, "s", "a", "b", ["judge"]).select("mean_a", "mean_b", "gap", "n_a", "n_blocks").row(0)
+    (5.5, 4.5, 1.0, 3, 2)
+    """
+    from probestats.analyses.paired import item_table
+
+    per = item_table(frame, metric, a, b, by=list(blocks))
+    # the mean of the block means, correctly rounded (math.fsum), so equal sets of means give equal floats
+    # whatever their order, and an item whose values agree in every block has a gap of exactly 0
+    exact_mean = (lambda s: pl.Series([math.fsum(x) / len(x) for x in s.to_list()], dtype=pl.Float64))
+    table = (per.group_by("item", maintain_order=True)
+             .agg(pl.col("mean_a"), pl.col("mean_b"), pl.col("n_a").sum(), pl.col("n_b").sum(),
+                  pl.len().cast(pl.Int64).alias("n_blocks"))
+             .with_columns(pl.col("mean_a").map_batches(exact_mean, return_dtype=pl.Float64),
+                           pl.col("mean_b").map_batches(exact_mean, return_dtype=pl.Float64))
+             .with_columns((pl.col("mean_a") - pl.col("mean_b")).alias("gap")))
+    if order is not None:
+        table = order.select("item", "sd_a", "sd_b").join(table, on="item", how="inner", maintain_order="left")
+    else:
+        table = table.with_columns(pl.lit(None, pl.Float64).alias("sd_a"), pl.lit(None, pl.Float64).alias("sd_b"))
+    return table.select("item", "mean_a", "mean_b", "gap", "n_a", "n_b", "sd_a", "sd_b", "n_blocks")
+
+
+def pooled_phrase(table: pl.DataFrame, blocks: Sequence[str], n_values: int) -> str:
+    """What a blocked analysis averaged over, in words: "averaged over 6 judges that answered every item",
+    or, where items have different block values under both values, the range per item.
+
+    >>> table = pl.DataFrame({"item": ["1", "2"], "n_blocks": [6, 6]})
+    >>> pooled_phrase(table, ["judge"], 6)
+    'averaged over 6 judges that answered every item'
+    >>> pooled_phrase(pl.DataFrame({"item": ["1", "2"], "n_blocks": [4, 6]}), ["judge"], 6)
+    'averaged over the judges that answered each item under both values (4 to 6 of 6 judges per item)'
+    """
+    lo, hi = int(table["n_blocks"].min() or 0), int(table["n_blocks"].max() or 0)
+    if lo == hi == n_values:
+        verb = "answered" if "judge" in blocks or "model" in blocks else "ran"
+        return f"averaged over {n_values} {block_noun(blocks, n_values)} that {verb} every item"
+    verb = "answered" if "judge" in blocks or "model" in blocks else "ran"
+    span = f"{lo}" if lo == hi else f"{lo} to {hi}"
+    return (f"averaged over the {block_noun(blocks, 2)} that {verb} each item under both values "
+            f"({span} of {n_values} {block_noun(blocks, n_values)} per item)")

@@ -1,0 +1,58 @@
+"""The words of a verdict: every renderer (terminal, Markdown, HTML, JSON sentences) takes them from here.
+
+The verdict itself is decided once, in the analysis (:mod:`probestats.analyses.verdict`); this
+module only words it. No printer or template decides a conclusion of its own.
+"""
+
+from __future__ import annotations
+
+__all__ = ["verdict_of", "verdict_line", "noise_check_sentences", "summary_clause"]
+
+
+def verdict_of(analysis):
+    """The analysis's verdict (decided when the analysis ran; decided here from its parts only for a
+    result built by hand without one)."""
+    verdict = getattr(analysis, "verdict", None)
+    if verdict is not None:
+        return verdict
+    from probestats.analyses.verdict import NoiseCheck, decide
+
+    noise = analysis.noise
+    if noise is None:
+        check = NoiseCheck("none", "no same-versus-same comparison", False, reason="none was given")
+    else:
+        check = NoiseCheck("log", "the same-versus-same comparison", True,
+                           failed=noise.sign_flip.pvalue <= analysis.alpha, average_gap=noise.average_gap,
+                           pvalue=noise.sign_flip.pvalue)
+    return decide(analysis.main, check, alpha=analysis.alpha)
+
+
+def verdict_line(verdict) -> str:
+    """``At alpha 0.05: a gap larger than chance.`` (the line Tests and the terminal end with).
+
+    >>> from types import SimpleNamespace as NS
+    >>> verdict_line(NS(alpha=0.05, statement="a gap larger than chance", pooled=None))
+    'At alpha 0.05: a gap larger than chance.'
+    """
+    pooled = f" ({verdict.pooled})" if verdict.pooled else ""
+    return f"At alpha {verdict.alpha:g}: {verdict.statement}{pooled}."
+
+
+def noise_check_sentences(verdict) -> list[str]:
+    """What a reader must be told about the noise check: that it failed and why, or that there is none."""
+    check = verdict.noise
+    if check.failed:
+        return [c for c in verdict.caveats if c.startswith("The noise check failed")]
+    if not check.valid:
+        return [f"No valid same-versus-same check: {check.reason}; the verdict rests on the exact test alone."]
+    return []
+
+
+def summary_clause(verdict) -> str:
+    """The clause the Summary adds to a detected gap about the noise (empty when there is nothing to add)."""
+    if verdict.conclusion == "within_noise":
+        return ", but a same-versus-same comparison gave a gap as large, so it cannot be told from noise."
+    if verdict.noise.failed:
+        return (", with a caveat: the noise check failed (runs compared as the same differ by more than "
+                "chance), so the run-to-run noise of this log is in doubt")
+    return ""

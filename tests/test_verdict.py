@@ -1,0 +1,280 @@
+"""One verdict behind every text: runs and blocks, the noise reference, a noise check that fails loudly."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import numpy as np
+import polars as pl
+import pytest
+from rich.console import Console
+
+from probestats import analyze
+from probestats.cli import main
+from probestats.present.verdict_text import verdict_line
+from probestats.present.report import render_report
+from probestats.present.terminal import render_terminal
+from tests.factories import make_log, write_log
+
+
+@pytest.fixture
+def run(capsys):
+    """The command line as a user runs it (its errors and spelling of options included): exit code, output."""
+
+    def go(*args) -> tuple[int, str]:
+        code = main([str(a) for a in args])
+        out, err = capsys.readouterr()
+        assert "Traceback" not in out + err
+        return code, out + err
+
+    return go
+
+
+def judges_log(gap: float = 0.8, items: int = 12, seed: int = 5) -> pl.DataFrame:
+    """6 judges with different offsets score every item once under both values, with a planted gap."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(items):
+        level = rng.normal(5, 1)
+        for j, offset in enumerate((0.0, 1.5, 3.0, -2.0, 4.0, 0.5)):
+            for v in ("named", "redacted"):
+                rows.append({"item": f"r{i}", "variant": v, "judge": f"judge{j}",
+                             "score": round(level + offset + (gap if v == "named" else 0) + rng.normal(0, 0.3), 2)})
+    return pl.DataFrame(rows)
+
+
+def terminal_text(result) -> str:
+    buf = io.StringIO()
+    render_terminal(result, Console(file=buf, width=200))
+    return buf.getvalue()
+
+
+def every_text(result) -> dict[str, str]:
+    return {"md": render_report(result, format="md"), "html": render_report(result, format="html"),
+            "json": render_report(result, format="json"), "terminal": terminal_text(result)}
+
+
+# ---------------------------------------------------------------------------- runs and blocks
+
+
+def test_six_judges_that_vary_within_cells_are_blocks_and_the_pooled_gap_is_detected(tmp_path, run):
+    frame = judges_log()
+    result = analyze(frame, metric="score")
+    # by hand: per item, the mean over the 6 judges of (named - redacted), each judge's cell one run
+    by_hand = {}
+    for item in frame["item"].unique().to_list():
+        rows = frame.filter(pl.col("item") == item)
+        gaps = [rows.filter((pl.col("judge") == j) & (pl.col("variant") == "named"))["score"].item()
+                - rows.filter((pl.col("judge") == j) & (pl.col("variant") == "redacted"))["score"].item()
+                for j in rows["judge"].unique().to_list()]
+        by_hand[item] = sum(gaps) / len(gaps)
+    got = dict(zip(result.main.items["item"], result.main.gaps))
+    assert got == pytest.approx(by_hand, abs=1e-12)
+    assert result.main.items["n_a"].to_list() == [6] * 12   # the runs of each item: one per judge
+    verdict = result.verdict
+    assert verdict.detected and verdict.conclusion == "detected" and verdict.blocks == ("judge",)
+    assert verdict.pooled == "averaged over 6 judges that answered every item"
+    assert not verdict.noise.valid and "one run" in verdict.noise.reason   # one run per cell and judge
+    assert [g.by for g in result.groups] == [{"judge": f"judge{j}"} for j in range(6)]
+    for kind, text in every_text(result).items():
+        text = " ".join(text.split())
+        assert "cannot be told from noise" not in text, kind
+        assert "averaged over 6 judges that answered every item" in text, kind
+        assert "the verdict rests on the exact test alone" in text, kind
+    # --by judge: each judge on its own detects it (12 items all positive: p = 2/4096 before Holm)
+    log = write_log(frame, tmp_path / "judges.csv")
+    code, out = run("analyze", log, "--metric", "score", "--by", "judge", "--json")
+    data = json.loads(out)
+    assert code == 0 and all(g["sign_flip"]["p_adjusted"] <= 0.05 for g in data["groups"])
+    assert data["verdict"]["pooled"] == "averaged over 6 judges that answered every item"
+
+
+def test_a_judge_missing_under_one_value_is_left_out_of_that_item_and_said():
+    frame = judges_log()
+    # judge0 did not score item r0 under 'redacted': item r0 averages over the other 5 judges
+    frame = frame.filter(~((pl.col("item") == "r0") & (pl.col("judge") == "judge0") & (pl.col("variant") == "redacted")))
+    result = analyze(frame, metric="score")
+    row = result.main.items.filter(pl.col("item") == "r0").row(0, named=True)
+    assert row["n_a"] == 5 and row["n_b"] == 5
+    assert result.verdict.pooled == ("averaged over the judges that answered each item under both values "
+                                     "(5 to 6 of 6 judges per item)")
+
+
+def test_a_column_named_as_a_setting_is_a_block_and_several_runs_per_block_give_the_noise_check():
+    rows = [{"item": i, "variant": v, "rater": r, "seed": s, "x": 10 * r + (v == "a") + (s % 2)}
+            for i in range(6) for v in "ab" for r in (0, 1, 2) for s in (1, 2)]
+    result = analyze(rows, metric="x", settings=["rater"])
+    assert result.verdict.blocks == ("rater",)
+    assert result.main.gaps == [1.0] * 6
+    # within each item x rater cell the two runs differ by 1 (seed 1 against seed 2): each half holds one of
+    # them, so each item's half gap is the mean over raters of +1 or -1
+    assert result.verdict.noise.valid and result.noise.items["n_a"].to_list() == [3] * 6
+    assert all(abs(g) <= 1 for g in result.noise.gaps)
+    assert analyze(rows, metric="x").verdict.blocks == ()   # not named: the runs of each cell are pooled
+
+
+# ---------------------------------------------------------------------------- the noise reference
+
+
+def test_noise_options_choose_the_reference(tmp_path, run):
+    log = write_log(make_log(items=8, runs=6, gap=1.0, seed=2), tmp_path / "probe.csv")
+    code, out = run("analyze", log, "--metric", "steps", "--noise", "none", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["noise"] is None and data["verdict"]["noise"]["source"] == "none"
+    code, out = run("analyze", log, "--metric", "steps", "--noise", "within", "--seed", "3", "--json")
+    data = json.loads(out)
+    assert data["verdict"]["noise"]["source"] == "within" and data["verdict"]["noise"]["seed"] == 3
+    assert data["noise"]["source"].endswith("drawn at random (seed 3)")
+    code, out = run("analyze", log, "--metric", "steps", "--noise-value", "casual", "--json")
+    data = json.loads(out)
+    assert data["verdict"]["noise"]["source"] == "value" and data["noise"]["a"] == "casual (first half)"
+    code, out = run("analyze", log, "--metric", "steps", "--noise-value", "nope")
+    assert code == 1 and "Error: --noise-value nope: not a value of the log" in out
+
+
+def test_one_run_per_cell_says_there_is_no_valid_check_and_rests_on_the_exact_test():
+    result = analyze(make_log(items=8, runs=1, gap=2.0, seed=1), metric="steps")
+    assert result.noise is None and not result.verdict.noise.valid
+    text = render_report(result, format="md")
+    assert "No valid same-versus-same check: a cell (item) has one run of 'formal'" in text
+    assert "the verdict rests on the exact test alone" in text
+
+
+def drift_noise(tmp_path):
+    """A same-versus-same log whose second half ran a day later, 3 steps higher."""
+    noisy = make_log(items=8, runs=5, gap=3.0, sd=0.5, seed=2, values=("formal", "formal again"))
+    noisy = noisy.with_columns(pl.when(pl.col("variant") == "formal").then(pl.lit("2026-01-01T10:00:00"))
+                               .otherwise(pl.lit("2026-01-02T10:00:00")).alias("time"))
+    return write_log(noisy, tmp_path / "noise.csv")
+
+
+def test_a_same_versus_same_log_with_a_drift_fails_loudly_in_every_format(tmp_path):
+    probe = make_log(items=8, runs=5, gap=2.0, sd=0.5, seed=1)
+    result = analyze(probe, metric="steps", noise=drift_noise(tmp_path))
+    verdict = result.verdict
+    assert verdict.noise.failed and verdict.conclusion == "detected"
+    assert any("time drift" in c for c in verdict.noise.causes)
+    for kind, text in every_text(result).items():
+        flat = " ".join(text.split())
+        assert "noise check failed" in flat, kind
+        assert "time drift" in flat, kind
+        assert "cannot be told from noise" not in flat, kind
+
+
+# ---------------------------------------------------------------------------- one verdict, every text
+
+
+def _analyses(tmp_path):
+    style = make_log(items=8, runs=5, gap=1.0, sd=0.5, seed=1)
+    null = make_log(items=8, runs=5, gap=0.0, sd=0.5, seed=2)
+    judge = make_log(items=8, runs=3, gap=1.0, sd=0.5, seed=3, integer=True).with_columns(
+        pl.col("steps").clip(1, 10))
+    return {
+        "pair detected": analyze(style, metric="steps"),
+        "pair not detected": analyze(null, metric="steps"),
+        "pair within noise": analyze(style, metric="steps", noise=make_log(items=3, runs=5, gap=3.0, seed=4,
+                                                                           values=("x", "y"))),
+        "pair failed noise": analyze(style, metric="steps", noise=drift_noise(tmp_path)),
+        "judge": analyze(judge, metric="steps", scale="1:10"),
+        "blocks": analyze(judges_log(), metric="score"),
+    }
+
+
+def _sections(md: str) -> dict[str, str]:
+    parts = re.split(r"^## ", md, flags=re.M)
+    return {p.split("\n", 1)[0].strip().split(":")[0]: " ".join(p.split("\n", 1)[1].split()) for p in parts[1:]
+            if "\n" in p}
+
+
+def test_summary_tests_and_finding_agree_in_every_format(tmp_path):
+    for name, result in _analyses(tmp_path).items():
+        verdict = result.verdict
+        line = verdict_line(verdict).rstrip(".")
+        texts = every_text(result)
+        md = _sections(texts["md"])
+        assert line in md["Tests"], name
+        summary, finding = md["Summary"], md["Finding"]
+        if verdict.detected:
+            assert "a gap larger than chance would give" in summary, name
+            assert finding.startswith("The probe detected a gap larger than chance"), name
+        else:
+            assert "not more than chance would give" in summary, name
+            assert finding.startswith("The probe did not detect"), name
+        assert ("cannot be told from noise" in summary) == (verdict.conclusion == "within_noise"), name
+        assert ("noise check failed" in summary + finding) == verdict.noise.failed, name
+        sentences = json.loads(texts["json"])["report"]["sentences"]
+        assert sentences["summary"][0] == " ".join(md["Summary"].split()).replace("\\", ""), name
+        assert line + "." in sentences["tests"], name
+        assert json.loads(texts["json"])["verdict"]["conclusion"] == verdict.conclusion
+        assert line in " ".join(texts["html"].split()), name
+        assert line in " ".join(texts["terminal"].split()), name
+
+
+def test_no_cli_output_names_python_parameters_or_prints_p_0(tmp_path, run):
+    log = write_log(make_log(items=8, runs=5, gap=1.0, seed=1), tmp_path / "probe.csv")
+    huge = write_log(make_log(items=1200, runs=2, gap=5.0, sd=0.1, seed=2), tmp_path / "huge.csv")
+    outputs = []
+    for args in (["analyze", log, "--metric", "steps"], ["analyze", huge, "--metric", "steps"],
+                 ["analyze", huge, "--metric", "steps", "--json"],
+                 ["analyze", log, "--metric", "steps", "--interval", "sign-flip"],
+                 ["report", log, "--metric", "steps", "-o", tmp_path / "r.md"],
+                 ["report", huge, "--metric", "steps", "-o", tmp_path / "h.md"]):
+        code, out = run(*args)
+        outputs.append(out)
+    outputs += [(tmp_path / "r.md").read_text(), (tmp_path / "h.md").read_text()]
+    text = "\n".join(outputs)
+    assert "p < 1e-300" in text   # 1200 items all one way: the exact p is 2**-1199
+    for banned in ("mdg=True", "method=", "p = 0 ", "p = 0\n", "p = 0)", "p = 0;", "p = 0,"):
+        assert banned not in text, banned
+    data = json.loads(outputs[2])
+    assert data["sign_flip"]["p_log10"] == pytest.approx(-1199 * np.log10(2), abs=1e-9)
+
+
+# ---------------------------------------------------------------------------- a setting that is the attribute
+
+
+def self_preference_log(seed: int = 4) -> pl.DataFrame:
+    """A judge's self-preference: under 'own' the deciding model is the author's, under 'other' another
+    model; 3 groups of 12 items, 0/1 verdicts with 2 or 3 runs, most items giving the same rate both ways."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for g in ("essays", "code", "poems"):
+        for i in range(12):
+            runs = 2 if i % 3 == 0 else 3
+            tilt = i < 3   # a few items prefer the model's own text
+            base = 0 if tilt else rng.integers(0, 2)
+            for v, model in (("own", "judge-A"), ("other", "judge-B")):
+                for s in range(runs):
+                    rows.append({"item": f"{g}-{i}", "variant": v, "model": model, "topic": g, "seed": s,
+                                 "prefers": int(1 if (v == "own" and tilt) else base)})
+    return pl.DataFrame(rows)
+
+
+def test_a_setting_declared_as_the_attribute_is_accepted_and_named_as_varied_by_design(run, tmp_path):
+    from fractions import Fraction
+
+    frame = self_preference_log()
+    log = write_log(frame, tmp_path / "self.csv")
+    code, out = run("analyze", log, "--metric", "prefers", "--by", "topic")
+    assert code == 1 and "model differs between the compared values" in out   # undeclared: confounded
+    assert "--setting-is-attribute model" in out
+    result = analyze(frame, metric="prefers", by=["topic"], attribute_settings=["model"])
+    assert result.verdict.attribute_settings == ("model",) and result.verdict.blocks == ()
+    # every gap is the difference of two exact means: 0 where the rates agree, never a float residue
+    for r in result.main.items.iter_rows(named=True):
+        rows = frame.filter(pl.col("item") == r["item"])
+        want = (Fraction(int(rows.filter(pl.col("variant") == "own")["prefers"].sum()), r["n_a"])
+                - Fraction(int(rows.filter(pl.col("variant") == "other")["prefers"].sum()), r["n_b"]))
+        assert r["gap"] == float(want)
+    md = render_report(result, format="md")
+    assert "model (varied with the attribute, by design)" in md
+    assert not re.search(r"\de-\d\d", md)   # no residue such as +4.112e-18
+    groups = " ".join(md.split("## Groups")[1].split("##")[0].split())
+    assert "too few items" not in groups   # 12 items: enough; the cause is the zero gaps
+    assert "too few non-zero gaps" in groups and "3 non-zero of 12 items" in groups
+    assert "| 2-3 / 2-3 |" in md   # runs per value: the counts of the group's items, not one median
+    code, out = run("analyze", log, "--metric", "prefers", "--by", "topic", "--setting-is-attribute", "model",
+                    "--json")
+    assert code == 0 and json.loads(out)["verdict"]["attribute_settings"] == ["model"]
