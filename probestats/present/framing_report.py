@@ -26,7 +26,7 @@ from probestats import __version__
 from probestats.errors import OptionError
 from probestats.present.fmt import MdSafe
 from probestats.present.framing_section import framing_sentences
-from probestats.present.output import write_whole
+from probestats.present.output import write_assets
 from probestats.present.templates import environment
 from probestats.result import SCHEMA_VERSION, jsonable
 
@@ -113,12 +113,8 @@ def render_framing_report(result, *, format: str = "md", templates=None, assets_
     with _user_template_errors(templates):
         text = template.render(ctx)
     if format == "md" and assets_dir is not None and pngs:
-        folder = Path(assets_dir)
-        if not folder.parent.is_dir():
-            raise OptionError(f"the folder '{folder.parent}' for the report's images does not exist; create it first")
-        folder.mkdir(exist_ok=True)
-        for name, png in pngs.items():
-            write_whole(folder / f"{name}.png", png)
+        # as every report: written with the report itself, never over a file probestats did not write
+        write_assets(assets_dir, {f"{name}.png": png for name, png in pngs.items()})
     if format == "md":
         text = re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
     return text

@@ -125,7 +125,7 @@ def render_metrics_report(analysis, *, format: str = "md", templates=None, asset
     >>> text.splitlines()[0]
     '# Probe report: x, y'
     """
-    from probestats.present.output import write_whole
+    from probestats.present.output import write_assets
     from probestats.present.report import _environment, _user_template_errors
     from probestats.result import SCHEMA_VERSION, dumps, jsonable
 
@@ -149,10 +149,8 @@ def render_metrics_report(analysis, *, format: str = "md", templates=None, asset
             section_templates={"metrics": f"metrics.{format}.j2", "limits": f"limits.{format}.j2"}, metrics=ctx,
             limits=limits, images=images, alpha=analysis.alpha)
     if pngs and assets_dir is not None:
-        folder = Path(assets_dir)
-        folder.mkdir(exist_ok=True)
-        for name, png in pngs.items():
-            write_whole(folder / f"{name}.png", png)
+        # as every report: written with the report itself, never over a file probestats did not write
+        write_assets(assets_dir, {f"{name}.png": png for name, png in pngs.items()})
     if format == "md":
         text = re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
     return text
