@@ -531,8 +531,8 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
             finding.append(f"With {count_of(n, 'item')} the smallest attainable p is {minp_text}, above alpha {alpha:g}: "
                            "this design could never reach significance, so its minimum detectable gap is infinite.")
         elif mdg is not None:
-            finding.append(f"The minimum detectable gap of this design is about {fmt_num(mdg, 3)} {metric}{toward}{span_text} "
-                           "(80% power; see the power section for its method).")
+            finding.append(f"The minimum detectable gap of this design is about {fmt_num(mdg, 3)} {metric}{toward} "
+                           f"(80% power; see the power section for its method){span_text}.")
         elif noise is not None and analysis.mdg_method is not None:
             finding.append("No gap toward the metric's bound reaches 80% power with this design "
                            "(see the power section), so even a large gap could have gone unseen.")
