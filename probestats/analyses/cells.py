@@ -90,10 +90,9 @@ def cell_table(log, *, metric: str, by: Sequence[str] = (), fold_case: bool = Fa
     [('1', 'a', 2, '11', '61'), ('1', 'b', 2, '9', '41')]
     """
     by = list(by)
-    if not runs:   # one streaming pass when the log allows it (same table, bit for bit)
-        streamed = _streamed_cells(log, metric=metric, by=by, fold_case=fold_case, read_options=read_options)
-        if streamed is not None:
-            return streamed
+    # The streaming pass (_streamed_cells) sums each cell's first half in seed order; the table's halves
+    # are drawn at random as the within-log noise draws them (probestats.analyses.halves), which needs each
+    # cell's values, so the table is built from the validated rows until the pass draws halves alike.
     checked = validate(log, metric=metric, by=by, fold_case=fold_case, **(read_options or {}))
     require_ok(checked)
     frame = checked.frame
