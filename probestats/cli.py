@@ -611,6 +611,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
           --framing sample_logs/framing_long.csv --targets sample_logs/framing_targets.csv
     """
     from probestats.present.report_job import report as run
+    from probestats.present.report_job import report_format
     from probestats.present.warm import warm_imports
 
     # the report's templates, imported while the log is read (the plotting library after it: imported
@@ -620,7 +621,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
     _refuse_inputs({"-o": output}, {"LOG": log, "--noise": noise, "--design": design_file,
                                     "--framing": framing_log, "--targets": targets, "--before": before_log,
                                     **(cells or {})})
-    _report_format(output)
+    report_format(output)   # a bad -o is refused before the log is read
     framing_log = tuple(framing_log or ())
     framing_only = bool(framing_log) and not log and cells is None and not metric and judge is None
     metric = _one_metric(metric, cells=cells is not None)
@@ -759,21 +760,6 @@ def framing(log, by, toward, targets, item, alpha, correction, interval, label_c
                              score_from=score_from, scale=scale, answers=answers, label_map=list(label_map) or None)
     emit(result, json_out)
 
-
-
-def _report_format(path: Path) -> str:
-    """The report format named by the suffix of -o (and a check that the file can be written there)."""
-    suffix = path.suffix.lower()
-    formats = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".json": "json"}
-    if suffix not in formats:
-        raise OptionError(f"-o {path}: unknown report format '{suffix or '(none)'}'; "
-                          "use a file ending in .md, .html or .json")
-    if path.is_dir():
-        raise OptionError(f"-o {path}: is a folder; give a file name such as {path / ('report' + suffix)}")
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.exists():
-        raise OptionError(f"-o {path}: the folder '{parent}' does not exist; create it first")
-    return formats[suffix]
 
 
 @cli.command()
