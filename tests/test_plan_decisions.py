@@ -192,6 +192,7 @@ def test_bounds_straddling_alpha_are_narrowed_until_they_decide():
     assert decided.pvalue_bounds[0] <= decided.pvalue <= 0.05
     lo, hi = sign_flip_bounds(row, rtol=1e-4).pvalue_bounds
     assert lo <= decided.pvalue and decided.pvalue_bounds[0] <= hi and hi <= 0.05
-    items = pl.DataFrame({"item": [str(i) for i in range(row.size)], "gap": row.tolist()})
+    items = pl.DataFrame({"item": [str(i) for i in range(row.size)], "gap": row.tolist(),
+                          "mean_a": row.tolist(), "mean_b": [0.0] * row.size})   # gap = mean_a - mean_b
     assert compare_pair(items, "steps", "a", "b", confidence=0.95).sign_flip.pvalue <= 0.05   # detected
     assert decide_rejections(row[None, :], 0.05 * (1 + 1e-12), "two-sided").tolist() == [True]

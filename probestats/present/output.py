@@ -137,12 +137,12 @@ def written_together(force: bool = False):
     >>> import tempfile, pathlib
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> with written_together() as outputs:
-    ...     write_assets(folder / "r_files", {"a.png": b"not a png"})
+    ...     write_assets(folder / "r_files", {"items.csv": b"item,gap"})
     ...     (folder / "r_files").exists()
-    ...     write_whole(folder / "r.md", "![a](r_files/a.png)")
+    ...     write_whole(folder / "r.md", "[the whole table](r_files/items.csv)")
     ...     sorted(p.name for p in folder.rglob("*"))
     False
-    ['a.png', 'r.md', 'r_files']
+    ['.probestats-written.json', 'items.csv', 'r.md', 'r_files']
     """
     outputs = _Outputs(force=force)
     token = _pending.set(outputs)
