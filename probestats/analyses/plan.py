@@ -1991,6 +1991,20 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
                        min_attainable_p(items, alternative=alternative), **common, note=note, gap_realized=real)
 
 
+def _search_mdg(noise_model, items, runs_a, runs_b, alpha, power, sims, seed, alternative, heterogeneity, shift):
+    """The simulated probes of a design and its MDG searched both ways (the common start of
+    :func:`mdg_for_design` and :func:`mdg_with_range`)."""
+    _check_common(alpha, power, sims, alternative)
+    tau = _check_tau(heterogeneity)
+    noise = _as_noise(noise_model)
+    items = int(items)
+    draws = _draw(noise, items, runs_a, runs_b, sims, seed, shift)
+    ka, kb = draws.ka, _runs_array(runs_b, items, "runs_b")
+    gap_sd = noise.sigma_run * math.sqrt(float(np.mean(1.0 / ka + 1.0 / kb)))
+    both = _mdg_both(draws, items, gap_sd, tau, alpha, power, alternative)
+    return noise, items, ka, kb, tau, draws, both
+
+
 def mdg_for_design(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05, power: float = 0.8,
                    heterogeneity: float | None = None, sims: int = 2000, seed: int | None = 0,
                    alternative: str = "two-sided", shift: str = "additive") -> float | None:
@@ -2007,14 +2021,8 @@ def mdg_for_design(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05,
     >>> 0.3 < mdg_for_design(NoiseModel.stated(1.2), 8, 20, 20, sims=500) < 0.8
     True
     """
-    _check_common(alpha, power, sims, alternative)
-    tau = _check_tau(heterogeneity)
-    noise = _as_noise(noise_model)
-    items = int(items)
-    draws = _draw(noise, items, runs_a, runs_b, sims, seed, shift)
-    ka, kb = draws.ka, _runs_array(runs_b, items, "runs_b")
-    gap_sd = noise.sigma_run * math.sqrt(float(np.mean(1.0 / ka + 1.0 / kb)))
-    both = _mdg_both(draws, items, gap_sd, tau, alpha, power, alternative)
+    noise, items, ka, kb, tau, draws, both = _search_mdg(noise_model, items, runs_a, runs_b, alpha, power, sims,
+                                                       seed, alternative, heterogeneity, shift)
     return _finite(min(x for x in _reached(draws, both, tau) if x is not None))
 
 
@@ -2153,14 +2161,8 @@ def mdg_with_range(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05,
     >>> bool(low <= mdg <= high)
     True
     """
-    _check_common(alpha, power, sims, alternative)
-    tau = _check_tau(heterogeneity)
-    noise = _as_noise(noise_model)
-    items = int(items)
-    draws = _draw(noise, items, runs_a, runs_b, sims, seed, shift)
-    ka, kb = draws.ka, _runs_array(runs_b, items, "runs_b")
-    gap_sd = noise.sigma_run * math.sqrt(float(np.mean(1.0 / ka + 1.0 / kb)))
-    both = _mdg_both(draws, items, gap_sd, tau, alpha, power, alternative)
+    noise, items, ka, kb, tau, draws, both = _search_mdg(noise_model, items, runs_a, runs_b, alpha, power, sims,
+                                                       seed, alternative, heterogeneity, shift)
     up, down = _reached(draws, both, tau)
     mdg = min(x for x in (up, down) if x is not None)
     range_sims = max(RANGE_MIN_SIMS, int(sims) // 10)
