@@ -309,6 +309,10 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     from probestats.present.verdict_text import noise_check_sentences, summary_clause, verdict_line, verdict_of
 
     verdict = verdict_of(analysis)   # decided once, in the analysis: every section words this one
+    if getattr(verdict, "blocks", ()):   # the runs of a blocked item are its blocks' runs together
+        from probestats.analyses.halves import block_noun
+
+        runs = f"{runs} over all {block_noun(verdict.blocks, 2)}"
     on_purpose = {_SETTING_NAMES.get(c, c) for c in getattr(verdict, "attribute_settings", ())}
     varied = [(f"{name} (varied with the attribute, by design)" if name in on_purpose else name, count)
               for name, count in varied]
