@@ -78,22 +78,11 @@ def metrics_context(analysis) -> dict:
 
 def limits_of(n: int, metrics: list[str], design=None) -> list:
     """The limits of a report of its own (several metrics, a factor design): the design file's, or placeholders."""
+    from probestats.present.report import design_limits
     from probestats.shape.design import Design
-    from probestats.present.templates import Todo
 
-    design = design or Design()
-    limits = []
-    if design.held_fixed:
-        limits.append(("Held fixed, as stated", list(design.held_fixed)))
-    limits.append(("Could not be held fixed", list(design.not_fixed) or
-                   Todo("what could not be held fixed (e.g. server-side model updates)")))
-    limits.append(("Size", f"up to {count_of(n, 'item')}; the items are the sample, so the result speaks for these "
-                           "items and says little about others"))
-    limits.append(("What the metric cannot see", list(design.metric_cannot_see) or
-                   Todo(f"what {', '.join(metrics)} cannot see")))
-    limits.append(("Attributes not tested", list(design.not_tested) or Todo("which attributes were not tested")))
-    limits.append(("Scope", "whatever its result, this probe does not show that the system is unbiased"))
-    return limits
+    return design_limits(design or Design(), size=f"up to {count_of(n, 'item')}",
+                         cannot_see=f"what {', '.join(metrics)} cannot see", subject="this probe")
 
 
 def _heatmap(analysis, format: str, assets_dir) -> tuple[dict, dict]:

@@ -797,17 +797,23 @@ def _other_limits(analysis, kind: str, design: Design) -> list[tuple[str, object
     else:
         n = analysis.n_items
         what = f"a probe of {_q(analysis.factors[0])} and {_q(analysis.factors[1])}, two levels each"
+    return design_limits(design, size=count_of(n, "item"), cannot_see=f"what the metric {analysis.metric} cannot see",
+                         subject=what)
+
+
+def design_limits(design: Design, *, size: str, cannot_see: str, subject: str) -> list[tuple[str, object]]:
+    """The limits a report of its own states (many values, factors, several metrics): what the design
+    file says, or visible placeholders; ``size`` names the items, ``subject`` what does not show fairness."""
     limits: list[tuple[str, object]] = []
     if design.held_fixed:
         limits.append(("Held fixed, as stated", list(design.held_fixed)))
     limits.append(("Could not be held fixed", list(design.not_fixed) or
                    Todo("what could not be held fixed (e.g. server-side model updates)")))
-    limits.append(("Size", f"{count_of(n, 'item')}; the items are the sample, so the result speaks for these "
+    limits.append(("Size", f"{size}; the items are the sample, so the result speaks for these "
                            "items and says little about others"))
-    limits.append(("What the metric cannot see", list(design.metric_cannot_see) or
-                   Todo(f"what the metric {analysis.metric} cannot see")))
+    limits.append(("What the metric cannot see", list(design.metric_cannot_see) or Todo(cannot_see)))
     limits.append(("Attributes not tested", list(design.not_tested) or Todo("which attributes were not tested")))
-    limits.append(("Scope", f"whatever its result, {what} does not show that the system is unbiased"))
+    limits.append(("Scope", f"whatever its result, {subject} does not show that the system is unbiased"))
     return limits
 
 
