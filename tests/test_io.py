@@ -375,3 +375,24 @@ def test_sheet_and_skip_rows_on_a_format_without_them_are_ignored_with_a_warning
     checked = validate(jsonl_path, metric="steps", skip_rows=1)
     assert checked.ok and [p.code for p in checked.warnings] == ["ignored_option"]
     assert read_log(csv_path, skip_rows=0).problems == ()
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_a_files_own_row_column_is_kept_as_data_not_renumbered(tmp_path, suffix):
+    # '_row' is the name probestats numbers rows under; a file's own column of that name is data
+    path = tmp_path / f"log{suffix}"
+    rows = [{"item": "1", "variant": "a", "steps": 3, "_row": 10}, {"item": "1", "variant": "b", "steps": 2, "_row": 11}]
+    if suffix == ".csv":
+        path.write_text("item,variant,steps,_row\n" + "".join(f"{r['item']},{r['variant']},{r['steps']},{r['_row']}\n"
+                                                           for r in rows))
+    else:
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    frame = read_log(path).frame
+    assert frame["_row (original)"].cast(pl.Int64).to_list() == [10, 11]
+    assert frame["_row"].to_list() == [0, 1]
+
+
+def test_a_frame_read_before_is_numbered_afresh():
+    once = read_log(pl.DataFrame({"item": ["1", "1"], "variant": ["a", "b"], "steps": [1.0, 2.0]})).frame
+    again = read_log(once.reverse()).frame
+    assert again["_row"].to_list() == [0, 1] and "_row (original)" not in again.columns

@@ -1315,7 +1315,7 @@ def _leading_blank_rows(reader, idx, skip_rows: int) -> int:
 def _finish(lazy, headers, source, columns, metric, *, row_label, first_row, problems=(),
             path=None, read=None, drop_blank=False, rescan=None) -> Log:
     headers = [str(h) for h in headers]
-    if ROW in headers:  # a frame that went through read_log before: number it afresh
+    if ROW in headers and path is None:  # a frame that went through read_log before: number it afresh
         lazy = lazy.drop(ROW)
         headers = [h for h in headers if h != ROW]
     mapping = resolve_columns(headers, columns, metric)
@@ -1324,6 +1324,8 @@ def _finish(lazy, headers, source, columns, metric, *, row_label, first_row, pro
     clash = {h for h in headers if h in mapping and mapping[h] != h and h not in rename}
     for h in clash:
         rename[h] = f"{h} (original)"
+    if ROW in headers:  # a file's own column of that name is data: kept, under a name of its own
+        rename[ROW] = f"{ROW} (original)"
 
     lazy = _shape(lazy, rename, drop_blank)
     read = dict(read or {})
@@ -1336,9 +1338,9 @@ def _finish(lazy, headers, source, columns, metric, *, row_label, first_row, pro
 
 def _shape(lazy: pl.LazyFrame, rename: dict, drop_blank: bool) -> pl.LazyFrame:
     """The rows as read, numbered (``_row``), with canonical names."""
-    lazy = lazy.with_row_index(ROW).with_columns(pl.col(ROW).cast(pl.Int64))
     if rename:
         lazy = lazy.rename(rename)
+    lazy = lazy.with_row_index(ROW).with_columns(pl.col(ROW).cast(pl.Int64))
     # columns are never named in expressions here: pl.col reads a header '*' or '^...$' as a pattern
     data = pl.all().exclude(ROW)
     if drop_blank and len(lazy.collect_schema()) > 1:
