@@ -55,7 +55,8 @@ def _package_template(name: str):
 
 
 class FolderLoader(jinja2.FileSystemLoader):
-    """Templates read only from inside one folder: a name or a link that leads outside it is refused.
+    """Templates read only from inside one folder: a name or a link that leads outside it is refused,
+    and so is a hard link (a second name of a file that may lie anywhere).
 
     Every name a template asks for (the report's own, ``include``, ``import``, ``extends``) is
     resolved with its links; a file that then lies outside the folder is refused with
@@ -86,6 +87,10 @@ class FolderLoader(jinja2.FileSystemLoader):
         if os.path.commonpath([self.root, path]) != self.root:
             raise OptionError(f"--templates {self.folder}: '{template}' is a link to a file outside that folder; "
                               "templates are read only from inside it (copy the file into the folder)")
+        if os.path.isfile(path) and os.stat(path).st_nlink > 1:
+            # a hard link is the same file as another name that may lie anywhere: nothing shows where
+            raise OptionError(f"--templates {self.folder}: '{template}' is a hard link (the same file as another "
+                              "name, which may lie outside the folder); copy the file into the folder instead")
         return super().get_source(environment, template)
 
 

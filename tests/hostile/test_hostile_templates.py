@@ -160,3 +160,18 @@ def test_the_documented_promise_holds_as_written(tmp_path, capsys):
             assert err.startswith("Error: --templates ") and err.count("\n") == 1, (claim, body, err)
             assert SECRET not in stdout + err and not out.exists(), (claim, body)
             assert "root:" not in err  # nothing of /etc/passwd either
+
+
+def test_a_hard_link_in_the_folder_is_refused(tmp_path, capsys):
+    # a hard link is the outside file under a name inside the folder: no path shows where it leads
+    secret = tmp_path / "secret.txt"
+    secret.write_text(SECRET)
+    folder = tmp_path / "tpl"
+    folder.mkdir()
+    os.link(secret, folder / "hard.j2")
+    (folder / "report.md.j2").write_text('{% include "hard.j2" %}')
+    out = tmp_path / "report.md"
+    code = main(["report", str(SAMPLE), "--metric", "steps", "--templates", str(folder), "-o", str(out)])
+    stdout, err = capsys.readouterr()
+    assert code == 1 and err.startswith("Error: --templates ") and err.count("\n") == 1, err
+    assert "'hard.j2' is a hard link" in err and SECRET not in stdout + err and not out.exists()
