@@ -648,8 +648,30 @@ def analyze_framing(
         Options that do not fit the log (pooling topics without a shared reference, an
         unknown target, a missing column).
     """
-    from probestats.io.read import read_log
+    _check_framing_options(alpha, correction, score_from, scale)
+    st = _read_framing_log(log)
+    _framings(st)
+    sc = _scoring(st, label, response, score_from, scale, answers, label_map)
+    pol = _polarity(st, targets, toward)
+    by_cols, item_cols, scored = _cells_and_items(st, sc, pol, by, item)
+    cells = _framing_cells(st, sc, pol, scored, by_cols, item_cols, alpha, correction, confidence, interval)
+    languages = _languages(scored, cells, by_cols, item_cols, confidence, interval, sc.binary)
+    wrappers = _wrappers(scored, cells)
+    audit = _label_audit_of(st, sc, scale, label_map)
 
+    order = [f.name for f in fields(FramingCell)]
+    return FramingResult(
+        reference=pol.reference, shared_reference=pol.shared, by=tuple(by_cols), item_columns=tuple(item_cols),
+        score_from=sc.source, alpha=alpha, correction=correction, confidence=confidence,
+        cells=tuple(FramingCell(**{k: c.get(k) for k in order}) for c in cells),
+        languages=tuple(languages), wrappers=tuple(wrappers), label_audit=audit, unparsed=sc.unparsed,
+        problems=tuple(st.problems),
+        targets={t: {AFFIRMATIVE: p[0], REVERSE: p[1]} for t, p in pol.pairs.items()},
+        answers=sc.mode, answers_reason=sc.mode_reason,
+    )
+
+
+def _check_framing_options(alpha, correction, score_from, scale) -> None:
     if not 0 < alpha < 1:
         raise OptionError(f"alpha must be between 0 and 1 (such as 0.05), not {alpha!r}")
     if correction not in CORRECTIONS:
@@ -658,6 +680,28 @@ def analyze_framing(
         raise OptionError(f"score_from must be one of score, label, response, not {score_from!r}")
     if scale is not None:
         parse_scale(scale)
+
+
+@dataclass
+class _Framed:
+    """The log as the phases of :func:`analyze_framing` pass it on: its rows (with the columns each
+    phase adds), the problems found so far, and the parse of the responses once made."""
+
+    log: Any
+    frame: pl.DataFrame
+    problems: list
+    cache: dict = field(default_factory=dict)
+
+    def rows_of(self, mask_frame: pl.DataFrame) -> tuple[int, ...]:
+        idx = mask_frame["_row"].unique(maintain_order=True).to_list()[:100]
+        return tuple(self.log.rows(idx))
+
+    def header(self, name):
+        return self.log.columns.get(name, name)
+
+
+def _read_framing_log(log) -> _Framed:
+    from probestats.io.read import read_log
 
     log = read_log(log)
     frame = log.frame
@@ -668,61 +712,65 @@ def analyze_framing(
         frame = melt_wide(frame)
     if frame.height == 0:
         raise FramingError([Problem("error", "empty_log", f"{log.source} has no data rows; add rows below the header")])
+    return _Framed(log, frame, problems)
 
-    def rows_of(mask_frame: pl.DataFrame) -> tuple[int, ...]:
-        idx = mask_frame["_row"].unique(maintain_order=True).to_list()[:100]
-        return tuple(log.rows(idx))
 
-    def header(name):
-        return log.columns.get(name, name)
-
-    # ---- framing
+def _framings(st: _Framed) -> None:
+    """Each row's framing, normalized (``_framing``); unknown and missing framings are errors."""
+    frame = st.frame
     if "framing" not in frame.columns:
         seen = ", ".join(c for c in frame.columns if not c.startswith("_"))
         raise ColumnError(f"no framing column; columns seen: {seen} (use --column framing=HEADER)")
     fr, unknown = normalize_framing(frame["framing"])
-    frame = frame.with_columns(fr.alias("_framing"))
+    frame = st.frame = frame.with_columns(fr.alias("_framing"))
     if unknown:
         bad = frame.filter(pl.col("_framing").is_null() & pl.col("framing").is_not_null())
-        problems.append(Problem(
+        st.problems.append(Problem(
             "error", "unknown_framing",
             f"framing values {', '.join(repr(str(u)) for u in unknown[:10])} are neither affirmative nor reverse; "
             "write them as Affirmative/Reverse (aff/rev, forward/mirrored are also understood)",
-            rows_of(bad), header("framing")))
+            st.rows_of(bad), st.header("framing")))
     missing_framing = frame.filter(pl.col("framing").is_null())
     if missing_framing.height:
-        problems.append(Problem("error", "missing_framing",
-                                f"{missing_framing.height} rows have no framing; fill the framing column",
-                                rows_of(missing_framing), header("framing")))
+        st.problems.append(Problem("error", "missing_framing",
+                                   f"{missing_framing.height} rows have no framing; fill the framing column",
+                                   st.rows_of(missing_framing), st.header("framing")))
 
-    # ---- scores
+
+@dataclass
+class _Scoring:
+    """Where the scores came from and how answers were read (the result of :func:`_scoring`)."""
+
+    source: str
+    score_col: str
+    label_col: str | None
+    response_col: str | None
+    mode: str
+    mode_reason: str
+    unparsed_rows: pl.DataFrame
+    unparsed: dict
+
+    @property
+    def binary(self) -> bool:
+        return self.mode == YES_NO
+
+
+def _responses_parsed(st: _Framed, response_col: str, scale) -> pl.DataFrame:
+    """Each response parsed once, however often it is used."""
+    if "r" not in st.cache:
+        st.cache["r"] = parse_labels(st.frame[response_col], scale=scale)
+    return st.cache["r"]
+
+
+def _scoring(st: _Framed, label, response, score_from, scale, answers, label_map) -> _Scoring:
+    """Each row's score (``_score``) and kind (``_kind``: a refusal, a hedge, ...), from the score,
+    label or response column, on the agreement scale or as yes/no answers."""
+    frame, log = st.frame, st.log
     label_col = _column(frame, log, label, "--label") if label else ("label" if "label" in frame.columns else None)
     response_col = (_column(frame, log, response, "--response") if response
                     else ("reply" if "reply" in frame.columns else None))
-    cache: dict = {}
-
-    def responses_parsed() -> pl.DataFrame:  # each response is parsed once, however often it is used
-        if "r" not in cache:
-            cache["r"] = parse_labels(frame[response_col], scale=scale)
-        return cache["r"]
-
-    has_scores = "score" in frame.columns and frame["score"].null_count() < frame.height
-    source = score_from or ("score" if has_scores else "label" if label_col else
-                            "response" if response_col else None)
-    if source is None:
-        seen = ", ".join(c for c in frame.columns if not c.startswith("_"))
-        raise ColumnError(f"no score, label or response column to score; columns seen: {seen} "
-                          "(use --column score=HEADER)")
-    if source == "score":
-        if "score" not in frame.columns:
-            raise ColumnError("score_from='score' but the log has no score column (use --column score=HEADER)")
-        score_col = "score"
-    else:
-        score_col = label_col if source == "label" else response_col
-        if score_col is None:
-            raise ColumnError(f"score_from='{source}' but the log has no {source} column "
-                              f"(use --{source} COLUMN or --column {'label' if source == 'label' else 'reply'}=HEADER)")
-    mode, mode_reason = choose_answers(frame[score_col], answers, label_map=label_map, column=header(score_col))
+    source, score_col = _score_source(frame, score_from, label_col, response_col)
+    mode, mode_reason = choose_answers(frame[score_col], answers, label_map=label_map, column=st.header(score_col))
     binary = mode == YES_NO
     if binary and scale is not None:
         raise OptionError("a scale belongs to agreement answers; yes/no answers are 1 (yes) and 0 (no), "
@@ -730,10 +778,10 @@ def analyze_framing(
     if binary:
         parsed = binary_scores(frame[score_col], label_map=label_map)
     elif source == "score":
-        parsed = _scores_from_numbers(frame["score"], scale, header("score"))
+        parsed = _scores_from_numbers(frame["score"], scale, st.header("score"))
     else:
         parsed = (parse_labels(frame[score_col], scale=scale) if score_col != response_col
-                  else responses_parsed())
+                  else _responses_parsed(st, response_col, scale))
     frame = frame.with_columns(parsed["score"].alias("_score"), parsed["kind"].alias("_kind"))
     if binary:
         if response_col is not None and source != "response" and "refusal" not in frame.columns:
@@ -744,7 +792,7 @@ def analyze_framing(
                 .otherwise(pl.col("_kind")).alias("_kind"))
     elif response_col is not None and source != "response" and "refusal" not in frame.columns:
         # a judge writes refusals as Neutral; the response itself says whether the model abstained
-        said = responses_parsed()["kind"]
+        said = _responses_parsed(st, response_col, scale)["kind"]
         frame = frame.with_columns(
             pl.when((pl.col("_score") == 0) & (said == "refusal")).then(pl.lit("refusal"))
             .otherwise(pl.col("_kind")).alias("_kind"))
@@ -755,115 +803,170 @@ def analyze_framing(
             .alias("_score"),
             pl.when(refused).then(pl.lit("refusal")).otherwise(pl.col("_kind")).alias("_kind"),
         )
+    st.frame = frame
     unparsed_rows = frame.filter(pl.col("_score").is_null() & ~pl.col("_kind").is_in(["refusal", "hedge"]))
-    unparsed = _unparsed_summary(unparsed_rows, score_col, header(score_col), rows_of)
+    unparsed = _unparsed_summary(unparsed_rows, score_col, st.header(score_col), st.rows_of)
     if unparsed_rows.height:
-        problems.append(Problem(
+        st.problems.append(Problem(
             "warning", "unparsed_label",
             f"{unparsed_rows.height} of {frame.height} responses state no option that can be scored "
-            f"({header(score_col)}); they are left out and listed, never guessed",
-            rows_of(unparsed_rows), header(score_col)))
+            f"({st.header(score_col)}); they are left out and listed, never guessed",
+            st.rows_of(unparsed_rows), st.header(score_col)))
+    return _Scoring(source, score_col, label_col, response_col, mode, mode_reason, unparsed_rows, unparsed)
 
-    # ---- polarity
-    has_topic = "topic" in frame.columns
-    frame = frame.with_columns(
+
+def _score_source(frame: pl.DataFrame, score_from, label_col, response_col) -> tuple[str, str]:
+    """Where scores come from (``score``, ``label`` or ``response``) and the column that holds them."""
+    has_scores = "score" in frame.columns and frame["score"].null_count() < frame.height
+    source = score_from or ("score" if has_scores else "label" if label_col else
+                            "response" if response_col else None)
+    if source is None:
+        seen = ", ".join(c for c in frame.columns if not c.startswith("_"))
+        raise ColumnError(f"no score, label or response column to score; columns seen: {seen} "
+                          "(use --column score=HEADER)")
+    if source == "score":
+        if "score" not in frame.columns:
+            raise ColumnError("score_from='score' but the log has no score column (use --column score=HEADER)")
+        return source, "score"
+    score_col = label_col if source == "label" else response_col
+    if score_col is None:
+        raise ColumnError(f"score_from='{source}' but the log has no {source} column "
+                          f"(use --{source} COLUMN or --column {'label' if source == 'label' else 'reply'}=HEADER)")
+    return source, score_col
+
+
+@dataclass
+class _Polarity:
+    """Per topic, the two targets its framings assert (``pairs``) and the reference a lean is measured
+    toward (``refs``); ``reference`` is the one shared by every topic, else the mapping."""
+
+    topics: list
+    has_topic: bool
+    pairs: dict
+    refs: dict
+    shared: bool
+    reference: Any
+
+
+def _polarity(st: _Framed, targets, toward) -> _Polarity:
+    """Which target each prompt asserts, and each score aligned toward the reference (``_aligned``)."""
+    has_topic = "topic" in st.frame.columns
+    st.frame = st.frame.with_columns(
         (pl.col("topic").cast(pl.String).str.strip_chars().fill_null("") if has_topic else pl.lit("")).alias("_topic")
     )
-    topics = frame["_topic"].unique(maintain_order=True).to_list()
-    pairs: dict[str, tuple[str, str]] = {}
+    topics = st.frame["_topic"].unique(maintain_order=True).to_list()
     if targets is not None:
-        table = read_targets(targets)
-        if not has_topic:
-            if len(table) != 1:
-                raise OptionError(f"the log has no topic column but the targets name {len(table)} topics; "
-                                  "add a topic column (or give one topic in the targets)")
-            pairs[""] = next(iter(table.values()))
-        else:
-            lacking = [t for t in topics if t not in table]
-            if lacking:
-                raise OptionError(f"the targets name no targets for topic(s) {', '.join(map(repr, lacking))}; "
-                                  "add a row per topic (topic, affirmative, reverse)")
-            pairs = {t: table[t] for t in topics}
-        if "asserts" in frame.columns:
-            problems.append(Problem("warning", "asserts_ignored",
-                                    "the targets file was used; the log's asserts column was ignored", (),
-                                    header("asserts")))
-        frame = frame.with_columns(
-            pl.when(pl.col("_framing") == AFFIRMATIVE)
-            .then(pl.col("_topic").replace_strict({t: p[0] for t, p in pairs.items()}, default=None))
-            .otherwise(pl.col("_topic").replace_strict({t: p[1] for t, p in pairs.items()}, default=None))
-            .alias("_asserts")
-        )
-    elif "asserts" in frame.columns:
-        frame = frame.with_columns(pl.col("asserts").cast(pl.String).str.strip_chars().alias("_asserts"))
-        missing = frame.filter(pl.col("_asserts").is_null() | (pl.col("_asserts") == ""))
-        if missing.height:
-            problems.append(Problem("error", "missing_target",
-                                    f"{missing.height} rows do not say which target their prompt asserts; "
-                                    "fill the asserts column or give --targets FILE",
-                                    rows_of(missing), header("asserts")))
-        for t in topics:
-            sub = frame.filter((pl.col("_topic") == t) & pl.col("_framing").is_not_null()
-                               & pl.col("_asserts").is_not_null() & (pl.col("_asserts") != ""))
-            a = sub.filter(pl.col("_framing") == AFFIRMATIVE)["_asserts"].unique(maintain_order=True).to_list()
-            r = sub.filter(pl.col("_framing") == REVERSE)["_asserts"].unique(maintain_order=True).to_list()
-            where = f"topic '{t}'" if has_topic else "the log"
-            if len(a) == 1 and len(r) == 1 and a[0] != r[0]:
-                pairs[t] = (a[0], r[0])
-            elif len(a) > 1 or len(r) > 1 or (a and r and a[0] == r[0]):
-                problems.append(Problem(
-                    "error", "inconsistent_target",
-                    f"in {where} the affirmative prompts assert {a} and the reverse prompts {r}; each framing "
-                    "must assert one target and the two must differ (fix the asserts column or give --targets FILE)",
-                    rows_of(sub), header("asserts")))
-            else:
-                problems.append(Problem("error", "unmatched_framing",
-                                        f"{where} is asked in one framing only; both framings are needed",
-                                        rows_of(sub), header("framing")))
+        pairs = _pairs_from_targets(st, targets, topics, has_topic)
+    elif "asserts" in st.frame.columns:
+        pairs = _pairs_from_asserts(st, topics, has_topic)
     else:
         pairs = {t: (_UNNAMED[AFFIRMATIVE], _UNNAMED[REVERSE]) for t in topics}
         if toward is not None:
             raise OptionError("toward needs named targets: give --targets FILE (topic, affirmative, reverse) "
                               "or an asserts column")
-        problems.append(Problem(
+        st.problems.append(Problem(
             "warning", "unnamed_targets",
             "no asserts column and no targets: scores are aligned toward the claim each topic's affirmative "
             "prompt makes (give --targets FILE to name the targets)"))
-        frame = frame.with_columns(
+        st.frame = st.frame.with_columns(
             pl.when(pl.col("_framing") == AFFIRMATIVE).then(pl.lit(_UNNAMED[AFFIRMATIVE]))
             .otherwise(pl.lit(_UNNAMED[REVERSE])).alias("_asserts"))
 
-    if has_errors(problems):
-        raise FramingError(problems)
+    if has_errors(st.problems):
+        raise FramingError(st.problems)
 
-    if toward is not None:
-        toward = str(toward).strip()
-        lacking = [t for t, p in pairs.items() if toward not in p]
-        if lacking:
-            known = sorted({x for p in pairs.values() for x in p})
-            raise OptionError(
-                f"no prompt in topic(s) {', '.join(repr(t) for t in lacking)} asserts '{toward}' "
-                f"(targets: {', '.join(known)}); name a target every topic has, or analyze those topics apart")
-        refs = {t: toward for t in pairs}
-    else:
-        refs = {t: p[0] for t, p in pairs.items()}
+    refs = _references(pairs, toward)
     shared = len(set(refs.values())) == 1 and (toward is not None or len(refs) == 1 or
                                                  set(refs.values()) != {_UNNAMED[AFFIRMATIVE]})
     reference: Any = next(iter(refs.values())) if shared else dict(refs)
-
-    frame = frame.with_columns(pl.col("_topic").replace_strict(refs, default=None).alias("_ref"))
-    frame = frame.with_columns(
+    st.frame = st.frame.with_columns(pl.col("_topic").replace_strict(refs, default=None).alias("_ref"))
+    st.frame = st.frame.with_columns(
         pl.when(pl.col("_asserts") == pl.col("_ref")).then(pl.col("_score")).otherwise(-pl.col("_score"))
         .alias("_aligned")
     )
+    return _Polarity(topics, has_topic, pairs, refs, shared, reference)
 
-    # ---- cells and items
+
+def _pairs_from_targets(st: _Framed, targets, topics: list, has_topic: bool) -> dict:
+    table = read_targets(targets)
+    if not has_topic:
+        if len(table) != 1:
+            raise OptionError(f"the log has no topic column but the targets name {len(table)} topics; "
+                              "add a topic column (or give one topic in the targets)")
+        pairs = {"": next(iter(table.values()))}
+    else:
+        lacking = [t for t in topics if t not in table]
+        if lacking:
+            raise OptionError(f"the targets name no targets for topic(s) {', '.join(map(repr, lacking))}; "
+                              "add a row per topic (topic, affirmative, reverse)")
+        pairs = {t: table[t] for t in topics}
+    if "asserts" in st.frame.columns:
+        st.problems.append(Problem("warning", "asserts_ignored",
+                                   "the targets file was used; the log's asserts column was ignored", (),
+                                   st.header("asserts")))
+    st.frame = st.frame.with_columns(
+        pl.when(pl.col("_framing") == AFFIRMATIVE)
+        .then(pl.col("_topic").replace_strict({t: p[0] for t, p in pairs.items()}, default=None))
+        .otherwise(pl.col("_topic").replace_strict({t: p[1] for t, p in pairs.items()}, default=None))
+        .alias("_asserts")
+    )
+    return pairs
+
+
+def _pairs_from_asserts(st: _Framed, topics: list, has_topic: bool) -> dict:
+    frame = st.frame = st.frame.with_columns(pl.col("asserts").cast(pl.String).str.strip_chars().alias("_asserts"))
+    missing = frame.filter(pl.col("_asserts").is_null() | (pl.col("_asserts") == ""))
+    if missing.height:
+        st.problems.append(Problem("error", "missing_target",
+                                   f"{missing.height} rows do not say which target their prompt asserts; "
+                                   "fill the asserts column or give --targets FILE",
+                                   st.rows_of(missing), st.header("asserts")))
+    pairs = {}
+    for t in topics:
+        sub = frame.filter((pl.col("_topic") == t) & pl.col("_framing").is_not_null()
+                           & pl.col("_asserts").is_not_null() & (pl.col("_asserts") != ""))
+        a = sub.filter(pl.col("_framing") == AFFIRMATIVE)["_asserts"].unique(maintain_order=True).to_list()
+        r = sub.filter(pl.col("_framing") == REVERSE)["_asserts"].unique(maintain_order=True).to_list()
+        where = f"topic '{t}'" if has_topic else "the log"
+        if len(a) == 1 and len(r) == 1 and a[0] != r[0]:
+            pairs[t] = (a[0], r[0])
+        elif len(a) > 1 or len(r) > 1 or (a and r and a[0] == r[0]):
+            st.problems.append(Problem(
+                "error", "inconsistent_target",
+                f"in {where} the affirmative prompts assert {a} and the reverse prompts {r}; each framing "
+                "must assert one target and the two must differ (fix the asserts column or give --targets FILE)",
+                st.rows_of(sub), st.header("asserts")))
+        else:
+            st.problems.append(Problem("error", "unmatched_framing",
+                                       f"{where} is asked in one framing only; both framings are needed",
+                                       st.rows_of(sub), st.header("framing")))
+    return pairs
+
+
+def _references(pairs: dict, toward) -> dict:
+    """Per topic, the target a lean is measured toward: ``toward`` (which every topic must assert),
+    else the target of the topic's affirmative prompt."""
+    if toward is None:
+        return {t: p[0] for t, p in pairs.items()}
+    toward = str(toward).strip()
+    lacking = [t for t, p in pairs.items() if toward not in p]
+    if lacking:
+        known = sorted({x for p in pairs.values() for x in p})
+        raise OptionError(
+            f"no prompt in topic(s) {', '.join(repr(t) for t in lacking)} asserts '{toward}' "
+            f"(targets: {', '.join(known)}); name a target every topic has, or analyze those topics apart")
+    return {t: toward for t in pairs}
+
+
+def _cells_and_items(st: _Framed, sc: _Scoring, pol: _Polarity, by, item) -> tuple[list, list, pl.DataFrame]:
+    """The columns that make a cell and an item, and the scored rows of items asked in both framings."""
+    frame, log = st.frame, st.log
     by_cols = [_column(frame, log, b, "--by") for b in _as_list(by)]
     if by is None:
         by_cols = (["model"] if "model" in frame.columns else [])
-        if not shared and has_topic:
+        if not pol.shared and pol.has_topic:
             by_cols.append("topic")
-    elif not shared and has_topic and len(topics) > 1 and "topic" not in by_cols:
+    elif not pol.shared and pol.has_topic and len(pol.topics) > 1 and "topic" not in by_cols:
         raise OptionError(
             "the topics have no reference target in common, so pooling them would mix directions; "
             "add --by topic, or give --toward TARGET with --targets FILE naming a target every topic asserts")
@@ -873,38 +976,49 @@ def analyze_framing(
         item_cols = [c for c in ("item", "topic", "language") if c in frame.columns and c not in by_cols]
     item_cols = [c for c in item_cols if c not in by_cols]
 
-    scored = frame.filter(pl.col("_score").is_not_null())
-    keys = by_cols + item_cols
-    if keys:
-        balance = scored.group_by(keys, maintain_order=True).agg(
-            (pl.col("_framing") == AFFIRMATIVE).sum().alias("n_aff"),
-            (pl.col("_framing") == REVERSE).sum().alias("n_rev"),
-        )
-        one_sided = balance.filter((pl.col("n_aff") == 0) | (pl.col("n_rev") == 0))
-        if one_sided.height:
-            names = ["/".join(str(v) for v in r) for r in one_sided.select(keys).head(5).iter_rows()]
-            problems.append(Problem(
-                "warning", "unmatched_item",
-                f"{one_sided.height} item(s) have scored responses in one framing only ({', '.join(names)}"
-                f"{', ...' if one_sided.height > 5 else ''}); they are left out: an item needs both framings"))
-            scored = scored.join(one_sided.select(keys), on=keys, how="anti", nulls_equal=True)
-        unbalanced = balance.filter((pl.col("n_aff") != pl.col("n_rev")) & (pl.col("n_aff") > 0)
-                                    & (pl.col("n_rev") > 0))
-        if unbalanced.height:
-            problems.append(Problem(
-                "warning", "unbalanced_framing",
-                f"{unbalanced.height} item(s) have unequal numbers of scored responses in the two framings; "
-                "their mean aligned score mixes a little acquiescence into the bias"))
+    scored = _matched(st, frame.filter(pl.col("_score").is_not_null()), by_cols + item_cols)
     if scored.height == 0:
         why = "check the framing and score columns"
-        if unparsed["count"]:
-            shown = ", ".join(repr(v["text"]) for v in unparsed["values"][:3])
-            why = (f"{unparsed['count']} of {frame.height} replies ({header(score_col)}) could not be read, such as "
-                   f"{shown}; say what they mean with --label-map yes=TEXT,... --label-map no=TEXT,... "
+        if sc.unparsed["count"]:
+            shown = ", ".join(repr(v["text"]) for v in sc.unparsed["values"][:3])
+            why = (f"{sc.unparsed['count']} of {frame.height} replies ({st.header(sc.score_col)}) could not be read, "
+                   f"such as {shown}; say what they mean with --label-map yes=TEXT,... --label-map no=TEXT,... "
                    "(or --answers yes-no, or --scale for numbers)")
-        raise FramingError(problems + [Problem("error", "no_scores",
-                                               f"no item has scored responses in both framings; {why}")])
+        raise FramingError(st.problems + [Problem("error", "no_scores",
+                                                  f"no item has scored responses in both framings; {why}")])
+    return by_cols, item_cols, scored
 
+
+def _matched(st: _Framed, scored: pl.DataFrame, keys: list) -> pl.DataFrame:
+    """The scored rows of items that have responses in both framings (the others left out, warned)."""
+    if not keys:
+        return scored
+    balance = scored.group_by(keys, maintain_order=True).agg(
+        (pl.col("_framing") == AFFIRMATIVE).sum().alias("n_aff"),
+        (pl.col("_framing") == REVERSE).sum().alias("n_rev"),
+    )
+    one_sided = balance.filter((pl.col("n_aff") == 0) | (pl.col("n_rev") == 0))
+    if one_sided.height:
+        names = ["/".join(str(v) for v in r) for r in one_sided.select(keys).head(5).iter_rows()]
+        st.problems.append(Problem(
+            "warning", "unmatched_item",
+            f"{one_sided.height} item(s) have scored responses in one framing only ({', '.join(names)}"
+            f"{', ...' if one_sided.height > 5 else ''}); they are left out: an item needs both framings"))
+        scored = scored.join(one_sided.select(keys), on=keys, how="anti", nulls_equal=True)
+    unbalanced = balance.filter((pl.col("n_aff") != pl.col("n_rev")) & (pl.col("n_aff") > 0)
+                                & (pl.col("n_rev") > 0))
+    if unbalanced.height:
+        st.problems.append(Problem(
+            "warning", "unbalanced_framing",
+            f"{unbalanced.height} item(s) have unequal numbers of scored responses in the two framings; "
+            "their mean aligned score mixes a little acquiescence into the bias"))
+    return scored
+
+
+def _framing_cells(st: _Framed, sc: _Scoring, pol: _Polarity, scored: pl.DataFrame, by_cols: list,
+                   item_cols: list, alpha, correction, confidence, interval) -> list[dict]:
+    """One record per cell: lean, acquiescence, their tests (corrected over the cells) and pattern."""
+    binary = sc.binary
     groups = (sorted(scored.group_by(by_cols), key=lambda g: _sort_key(g[0])) if by_cols else [((), scored)])
     raw_cells = []
     for key, sub in groups:
@@ -913,16 +1027,15 @@ def analyze_framing(
         bias_u, acq_u, unit, n_items = _units(sub, item_cols)
         bt, at = _test(bias_u), _test(acq_u)
         stats = _summaries(sub)
-        cell_unparsed = unparsed_rows
+        cell_unparsed = sc.unparsed_rows
         for c, v in zip(by_cols, key):
             cell_unparsed = cell_unparsed.filter(pl.col(c) == v) if v is not None else cell_unparsed.filter(
                 pl.col(c).is_null())
-        topic_ref = None
-        if shared:
-            topic_ref = reference
+        if pol.shared:
+            topic_ref = pol.reference
         else:
             ts = sub["_topic"].unique().to_list()
-            topic_ref = refs[ts[0]] if len(ts) == 1 else None
+            topic_ref = pol.refs[ts[0]] if len(ts) == 1 else None
         ci = ((lambda u: binary_interval(u, confidence, unit)) if binary
               else (lambda u: _interval(u, confidence, interval, unit)))
         extra = {}
@@ -930,7 +1043,7 @@ def analyze_framing(
             stats["neutral_rate"] = stats["abstain_rate"] = None  # no answer is neutral; refusals counted apart
             extra = dict(answers=YES_NO, yes_affirmative=yes_rate(stats["agree_affirmative"]),
                          yes_reverse=yes_rate(stats["agree_reverse"]),
-                         **cell_counts(_select(frame.filter(pl.col("_score").is_null()), cell_by)))
+                         **cell_counts(_select(st.frame.filter(pl.col("_score").is_null()), cell_by)))
         raw_cells.append(dict(
             by=cell_by, reference=topic_ref, n_items=n_items, n_unparsed=cell_unparsed.height, **stats,
             bias_p=bt.pvalue if bt else None, acquiescence_p=at.pvalue if at else None,
@@ -941,53 +1054,63 @@ def analyze_framing(
             min_attainable_p=min_attainable_p(len(bias_u)) if len(bias_u) else None,
             single_item=n_items == 1,
         ))
-        where = ", ".join(f"{k}={v}" for k, v in cell_by.items()) or "the log"
-        if n_items == 1:
-            problems.append(Problem(
-                "warning", "single_item",
-                f"{where} has one item, so its test treats that prompt's {sub.height} runs as the sample: "
-                "the result speaks for that one prompt only (add claims or languages to generalize)"))
-        elif min_attainable_p(n_items) > alpha:
-            problems.append(Problem(
-                "warning", "cannot_reach_alpha",
-                f"{where} has {count_of(n_items, 'item')}; the smallest attainable sign-flip p is "
-                f"{min_attainable_p(n_items):.3g} > alpha {alpha}, so no lean could be detected (add items)"))
+        _warn_small_cell(st, cell_by, n_items, sub.height, alpha)
 
     b_adj = adjust([c["bias_p"] for c in raw_cells], correction)
     a_adj = adjust([c["acquiescence_p"] for c in raw_cells], correction)
-    cells = []
     for c, bp, ap in zip(raw_cells, b_adj, a_adj):
         c["bias_p_adjusted"], c["acquiescence_p_adjusted"] = bp, ap
         c["pattern"] = (binary_pattern if binary else _pattern)(bp, ap, c["acquiescence"], alpha)
-        cells.append(c)
+    return raw_cells
 
-    # ---- languages
+
+def _warn_small_cell(st: _Framed, cell_by: dict, n_items: int, n_rows: int, alpha: float) -> None:
+    where = ", ".join(f"{k}={v}" for k, v in cell_by.items()) or "the log"
+    if n_items == 1:
+        st.problems.append(Problem(
+            "warning", "single_item",
+            f"{where} has one item, so its test treats that prompt's {n_rows} runs as the sample: "
+            "the result speaks for that one prompt only (add claims or languages to generalize)"))
+    elif min_attainable_p(n_items) > alpha:
+        st.problems.append(Problem(
+            "warning", "cannot_reach_alpha",
+            f"{where} has {count_of(n_items, 'item')}; the smallest attainable sign-flip p is "
+            f"{min_attainable_p(n_items):.3g} > alpha {alpha}, so no lean could be detected (add items)"))
+
+
+def _languages(scored: pl.DataFrame, cells: list[dict], by_cols: list, item_cols: list, confidence, interval,
+               binary: bool) -> list:
+    """Per cell and language, the lean and its test; each cell counts the languages that agree in sign."""
     languages = []
-    if "language" in scored.columns and "language" not in by_cols:
-        lang_items = [c for c in item_cols if c != "language"]
-        for c in cells:
-            sub = _select(scored, c["by"])
-            n_lang = agree = 0
-            for (lang,), lsub in sorted(sub.group_by(["language"]), key=lambda g: _sort_key(g[0])):
-                bias_u, acq_u, unit, n_items = _units(lsub, lang_items)
-                bt, at = _test(bias_u), _test(acq_u)
-                st = _summaries(lsub)
-                agrees = None
-                if c["bias"] and st["bias"] is not None:
-                    agrees = bool(np.sign(st["bias"]) == np.sign(c["bias"]))
-                    agree += agrees
-                n_lang += 1
-                languages.append(LanguageResult(
-                    by=c["by"], language=None if lang is None else str(lang), n=st["n"], n_items=n_items,
-                    bias=st["bias"], bias_ci=_interval(bias_u, confidence, interval, unit),
-                    bias_p=bt.pvalue if bt else None, acquiescence=st["acquiescence"],
-                    acquiescence_p=at.pvalue if at else None,
-                    neutral_rate=None if binary else st["neutral_rate"],
-                    abstain_rate=None if binary else st["abstain_rate"], test_unit=unit, agrees=agrees))
-            # with no pooled lean (bias 0) no language can agree in sign: not counted as "0 of n"
-            c["n_languages"], c["languages_agree"] = n_lang, (agree if c["bias"] else None)
+    if "language" not in scored.columns or "language" in by_cols:
+        return languages
+    lang_items = [c for c in item_cols if c != "language"]
+    for c in cells:
+        sub = _select(scored, c["by"])
+        n_lang = agree = 0
+        for (lang,), lsub in sorted(sub.group_by(["language"]), key=lambda g: _sort_key(g[0])):
+            bias_u, acq_u, unit, n_items = _units(lsub, lang_items)
+            bt, at = _test(bias_u), _test(acq_u)
+            st = _summaries(lsub)
+            agrees = None
+            if c["bias"] and st["bias"] is not None:
+                agrees = bool(np.sign(st["bias"]) == np.sign(c["bias"]))
+                agree += agrees
+            n_lang += 1
+            languages.append(LanguageResult(
+                by=c["by"], language=None if lang is None else str(lang), n=st["n"], n_items=n_items,
+                bias=st["bias"], bias_ci=_interval(bias_u, confidence, interval, unit),
+                bias_p=bt.pvalue if bt else None, acquiescence=st["acquiescence"],
+                acquiescence_p=at.pvalue if at else None,
+                neutral_rate=None if binary else st["neutral_rate"],
+                abstain_rate=None if binary else st["abstain_rate"], test_unit=unit, agrees=agrees))
+        # with no pooled lean (bias 0) no language can agree in sign: not counted as "0 of n"
+        c["n_languages"], c["languages_agree"] = n_lang, (agree if c["bias"] else None)
+    return languages
 
-    # ---- wrappers
+
+def _wrappers(scored: pl.DataFrame, cells: list[dict]) -> list:
+    """Per cell, the mean aligned score under each prefix and suffix, and their spread."""
     wrappers = []
     for w in ("prefix", "suffix"):
         if w not in scored.columns:
@@ -1001,26 +1124,20 @@ def analyze_framing(
                 wrappers.append(WrapperResult(by=c["by"], wrapper=w, value=None if value is None else str(value),
                                               n=wsub.height, aligned=m))
             c[f"{w}_spread"] = (max(means) - min(means)) if len(means) >= 2 else None
+    return wrappers
 
-    # ---- label audit
-    audit = None
-    if label_col and response_col and label_col != response_col:
-        audit = (label_audit(frame[label_col], frame[response_col], label_column=header(label_col),
-                             response_column=header(response_col), answers=YES_NO, label_map=label_map) if binary
-                 else label_audit(frame[label_col], frame[response_col], scale=scale,
-                                  label_column=header(label_col), response_column=header(response_col),
-                                  parsed=responses_parsed()["score"]))
 
-    order = [f.name for f in fields(FramingCell)]
-    return FramingResult(
-        reference=reference, shared_reference=shared, by=tuple(by_cols), item_columns=tuple(item_cols),
-        score_from=source, alpha=alpha, correction=correction, confidence=confidence,
-        cells=tuple(FramingCell(**{k: c.get(k) for k in order}) for c in cells),
-        languages=tuple(languages), wrappers=tuple(wrappers), label_audit=audit, unparsed=unparsed,
-        problems=tuple(problems),
-        targets={t: {AFFIRMATIVE: p[0], REVERSE: p[1]} for t, p in pairs.items()},
-        answers=mode, answers_reason=mode_reason,
-    )
+def _label_audit_of(st: _Framed, sc: _Scoring, scale, label_map):
+    """The judge's labels against a parse of the responses, when the log has both."""
+    label_col, response_col = sc.label_col, sc.response_col
+    if not (label_col and response_col and label_col != response_col):
+        return None
+    frame, header = st.frame, st.header
+    if sc.binary:
+        return label_audit(frame[label_col], frame[response_col], label_column=header(label_col),
+                           response_column=header(response_col), answers=YES_NO, label_map=label_map)
+    return label_audit(frame[label_col], frame[response_col], scale=scale, label_column=header(label_col),
+                       response_column=header(response_col), parsed=_responses_parsed(st, response_col, scale)["score"])
 
 
 def _sort_key(key) -> tuple:
