@@ -32,7 +32,8 @@ import tempfile
 import polars as pl
 
 from probestats.stats.hypotests import sign_flip_test
-from probestats.analyses.plan import _draw, _mdg, _Rejections, decide_rejections, noise_model, plan_probe
+from probestats.analyses.plan import _draw, _mdg, _Rejections, noise_model, plan_probe
+from probestats.stats.decide import decide_rejections
 
 ITEMS = [6, 7, 8, 9, 10, 12, 14, 16, 20, 24]
 RUNS = [1, 2, 3, 4, 5, 6, 8, 10, 15, 20]

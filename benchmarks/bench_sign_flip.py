@@ -154,7 +154,8 @@ def main():
 
 def previous_bounds(g):
     """The lattice-and-Hoeffding bounds sign_flip_bounds used before, two-sided, budget 3e8."""
-    from probestats.stats.hypotests import _lattice_split_bounds, _tie_tol, _upper_threshold
+    from probestats.stats.fourier import _lattice_split_bounds
+    from probestats.stats.hypotests import _tie_tol, _upper_threshold
 
     s_obs = math.fsum(g)
     x = _upper_threshold(s_obs, _tie_tol(s_obs, float(np.max(np.abs(g)))), "two-sided")

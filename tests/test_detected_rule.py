@@ -15,7 +15,8 @@ from probestats.analyses.factors import analyze_factors
 from probestats.analyses.framing import _pattern
 from probestats.analyses.many import analyze_many
 from probestats.analyses.paired import analyze
-from probestats.analyses.plan import decide_rejections, power_sign_flip
+from probestats.analyses.plan import power_sign_flip
+from probestats.stats.decide import decide_rejections
 from tests.factories import make_log
 
 ALPHA = 1 / 64

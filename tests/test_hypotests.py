@@ -594,7 +594,7 @@ def _brute_one_sided_tail(g, x):
 @given(st.lists(st.floats(-5, 5, allow_nan=False).filter(lambda v: abs(v) > 1e-3), min_size=3, max_size=12),
        st.integers(2, 12), st.sampled_from([1e-2, 1e-4, 1e-8]), st.floats(-0.5, 0.99))
 def test_split_tail_bounds_contain_the_brute_force_tail(gaps, bits, delta, frac):
-    from probestats.stats.hypotests import _split_tail_bounds
+    from probestats.stats.fourier import _split_tail_bounds
 
     g = np.array(gaps)
     x = frac * float(np.abs(g).sum())

@@ -19,17 +19,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from probestats.stats.hypotests import (
+from probestats.stats.fourier import (
     FOURIER_TINY,
     _CharFn,
     _certified_bounds,
     _fourier_tail_bounds,
     _tilted_tail_bounds,
-    _upper_threshold,
     _vaaler_terms,
-    sign_flip_bounds,
-    sign_flip_test,
 )
+from probestats.stats.hypotests import _upper_threshold, sign_flip_bounds, sign_flip_test
 
 ALTS = ("two-sided", "greater", "less")
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -274,7 +272,7 @@ def test_bounds_do_not_grow_with_a_wild_spread_of_gaps():
 @given(st.lists(st.floats(-3, 3, allow_nan=False).filter(lambda v: abs(v) > 1e-3), min_size=2, max_size=30),
        st.floats(0.01, 2.0), st.integers(1, 3000))
 def test_tilted_characteristic_function_is_within_its_error_bound(gaps, theta, j):
-    from probestats.stats.hypotests import _TiltedCharFn
+    from probestats.stats.fourier import _TiltedCharFn
 
     g = np.array(gaps)
     w = np.tanh(theta * g)
@@ -341,7 +339,7 @@ def test_deep_tail_with_a_dominant_gap_stays_relative(z):
 def test_gaussian_bounds_on_the_characteristic_functions_hold(gaps, theta, t):
     # |prod cos(t g)| and |prod (cos(t g) + i tanh(theta g) sin(t g))| against the cheap bounds that
     # skip most frequencies, the products taken in 60-digit arithmetic
-    from probestats.stats.hypotests import _TiltedCharFn
+    from probestats.stats.fourier import _TiltedCharFn
 
     g = np.array(gaps)
     P = 2 * math.pi / t            # so that j = 1 is the frequency t

@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from probestats.analyses.paired import compare_pair
-from probestats.analyses.plan import _subset_tails, decide_rejections
+from probestats.stats.decide import _subset_tails, decide_rejections
 from probestats.stats.hypotests import sign_flip_bounds, sign_flip_test
 
 ALPHA = 0.05

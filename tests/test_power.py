@@ -624,7 +624,7 @@ def test_monte_carlo_sorting_of_probes_agrees_with_the_exact_test():
     """decide_rejections settles clear-cut probes by certified bounds and counts the rest; every decision
     must equal the exact test's (sign_flip_test on each row, computed independently here)."""
     from probestats.stats.hypotests import sign_flip_test
-    from probestats.analyses.plan import DECIDE_EXACT_ITEMS, decide_rejections
+    from probestats.stats.decide import DECIDE_EXACT_ITEMS, decide_rejections
 
     rng = np.random.default_rng(7)
     n = DECIDE_EXACT_ITEMS + 3

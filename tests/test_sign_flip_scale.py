@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from probestats.stats import hypotests as h
+from probestats.stats import lattice as h
 from probestats.stats.hypotests import MinP, min_attainable_p, sign_flip_test
 
 
