@@ -477,18 +477,20 @@ def _cell_key(by_cols, row) -> dict:
 
 
 def _interval(values: np.ndarray, confidence: float, method: str, unit: str = "items"):
-    """Interval for the mean of the units; the sign-flip inversion falls back to t beyond its limit."""
-    from probestats.stats.hypotests import INTERVAL_SIGN_FLIP_MAX_N
+    """Interval for the mean of the units (the sign-flip inversion at any number of units: exact up to
+    :data:`~probestats.stats.hypotests.INTERVAL_SIGN_FLIP_MAX_N`, Monte Carlo with its error beyond).
 
+    >>> iv = _interval(np.arange(40.0) - 10.0, 0.95, "sign-flip")
+    >>> iv["method"].startswith("sign-flip test inversion, Monte Carlo: 40 item means"), iv["low"] < 9.5 < iv["high"]
+    (True, True)
+    """
     if values.size < 2:
         return None
-    note = ""
-    if method == "sign-flip" and values.size > INTERVAL_SIGN_FLIP_MAX_N:
-        method = "t"
-        note = f" (the sign-flip inversion is limited to {INTERVAL_SIGN_FLIP_MAX_N} units)"
     out = gap_interval(values, confidence=confidence, method=method).to_dict()
     out["method"] = out["method"].replace("item gaps", "item means" if unit == "items" else
-                                          "runs of one item") + note
+                                          "runs of one item").replace(f"{values.size} gaps",
+                                                                      f"{values.size} item means" if unit == "items"
+                                                                      else f"{values.size} runs of one item")
     return out
 
 
