@@ -221,7 +221,9 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
                           "with --framing FRAMING_LOG")
     if cells is not None:
         result, comparison = _cells_analysis(cells, metric, a, b, by, alternative, alpha, correction,
-                                             gap_of_interest=design.gap_of_interest)
+                                             gap_of_interest=design.gap_of_interest,
+                                             resampling=dict(n_resamples=n_resamples, seed=seed, interval=interval,
+                                                             hedges=hedges))
         log = (cells["--cells"],)
     else:
         result, comparison = _log_analysis(log, metric, a, b, noise, by, alternative, alpha, correction, probe,
@@ -382,13 +384,14 @@ def _log_analysis(log, metric, a, b, noise, by, alternative, alpha, correction, 
     return result, comparison
 
 
-def _cells_analysis(cells, metric, a, b, by, alternative, alpha, correction, *, gap_of_interest):
-    """The analysis step of a report of a cell table, as :func:`_log_analysis` does it for a row log."""
+def _cells_analysis(cells, metric, a, b, by, alternative, alpha, correction, *, gap_of_interest, resampling=None):
+    """The analysis step of a report of a cell table, as :func:`_log_analysis` does it for a row log
+    (``resampling``: the interval, ``n_resamples``, ``seed`` and Hedges' correction, as on the row path)."""
     from probestats.analyses.cells import analyze_cells, compare_cells
     from probestats.analyses.plan import with_design_power
 
     result = analyze_cells(cells["--cells"], metric=metric, a=a, b=b, by=by, alternative=alternative, alpha=alpha,
-                           correction=correction, noise=cells.get("--noise-cells"))
+                           correction=correction, noise=cells.get("--noise-cells"), **(resampling or {}))
     result = with_design_power(result, gap_of_interest)
     comparison = None
     if cells.get("--before-cells") is not None:
