@@ -923,6 +923,10 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
                             "caption": fig.caption}
     pngs = {name: fig.png for name, fig in figures.items()}
     files = _table_file(ctx, analysis, names, format, assets_dir) if kind == "pair" else {}
+    if kind == "many" and "many" in names:   # the whole per-item table beside a report that shows only some
+        from probestats.present.collapse import many_table_files
+
+        files = many_table_files(ctx["many"], analysis.main, format, assets_dir)
     if kind == "pair" and "tests" in names and ctx["tests"].get("welch"):   # Welch's t per item or group
         from probestats.present.welch_section import welch_files
 
