@@ -2,12 +2,17 @@
 
 Each draw is a paired log's item means: item baseline N(0, spread), true gap N(delta, tau), k runs
 per value with run noise N(0, sigma), so var(gap) = tau² + 2 sigma²/k, var(mean A) = spread² + tau²
-+ sigma²/k, var(mean B) = spread² + sigma²/k, and the true d_z = delta / sqrt(var(gap)), the true
-d_av = delta / sqrt((var(mean A) + var(mean B)) / 2). Over ``--draws`` logs at each number of
-items the table prints the mean of each estimate (d_z, d_av and Hedges' g_z, g_av), its distance
-from the truth in Monte Carlo standard errors, and the coverage of the exact d_z interval
-(noncentral t) with its standard error; then, with ``--coverage``, the coverage of the d_z interval
-over normal item gaps and of the d_av bootstrap interval.
++ sigma²/k, var(mean B) = spread² + sigma²/k, cov = spread², and the true d_z = delta / sqrt(var(gap)),
+the true d_av = delta / sqrt((var(mean A) + var(mean B)) / 2).
+
+The plain d_z and d_av are biased upward in small samples, so their means are compared with their
+exact expectations under this (normal) model, not with the truth: E[d_z] = d_z / J(n − 1)
+(probestats.stats.effects.expected_dz) and E[d_av] from one numerical integral (expected_dav).
+Hedges' g_z and g_av are compared with the truth itself: g_z is exactly unbiased, g_av (Satterthwaite
+df) approximately, and the table prints what bias is left. Each row gives the mean over ``--draws``
+logs, its target, their distance in Monte Carlo standard errors and the bias in percent of the target;
+then, with ``--coverage``, the coverage of the d_z interval over normal item gaps and of the d_av
+bootstrap interval.
 
 Run: python benchmarks/effect_sizes.py [--draws 2000] [--coverage 1000] [--resamples 999]
 """
@@ -20,15 +25,24 @@ import time
 
 import numpy as np
 
-from probestats.stats.effects import effect_sizes
+from probestats.stats.effects import effect_sizes, expected_dav, expected_dz, hedges_j
 
 K, DELTA, TAU, SIGMA, SPREAD = 5, 0.5, 0.4, 1.0, 0.6
 
 
+VAR_A, VAR_B, COV = SPREAD ** 2 + TAU ** 2 + SIGMA ** 2 / K, SPREAD ** 2 + SIGMA ** 2 / K, SPREAD ** 2
+
+
 def truth() -> tuple[float, float]:
     var_gap = TAU ** 2 + 2 * SIGMA ** 2 / K
-    var_a, var_b = SPREAD ** 2 + TAU ** 2 + SIGMA ** 2 / K, SPREAD ** 2 + SIGMA ** 2 / K
-    return DELTA / math.sqrt(var_gap), DELTA / math.sqrt((var_a + var_b) / 2)
+    return DELTA / math.sqrt(var_gap), DELTA / math.sqrt((VAR_A + VAR_B) / 2)
+
+
+def targets(n: int) -> dict[str, tuple[float, str]]:
+    """What each estimate's mean should be at n items, and what that target is."""
+    true_dz, true_dav = truth()
+    return {"d_z": (expected_dz(true_dz, n), "E[d_z]"), "d_av": (expected_dav(DELTA, VAR_A, VAR_B, COV, n), "E[d_av]"),
+            "g_z": (true_dz, "truth"), "g_av": (true_dav, "truth"), "g_av(n-1)": (true_dav, "truth")}
 
 
 def draw(rng, n):
@@ -47,20 +61,24 @@ def main() -> None:
     true_dz, true_dav = truth()
     print(f"truth: d_z = {true_dz:.4f}, d_av = {true_dav:.4f} (delta {DELTA}, tau {TAU}, sigma {SIGMA}, "
           f"spread {SPREAD}, {K} runs per value)")
-    print(f"{'items':>5} {'estimate':>8} {'mean':>8} {'truth':>8} {'(mean - truth) / se':>20}")
+    print(f"{'items':>5} {'estimate':>9} {'mean':>8} {'target':>8} {'which':>8} {'(mean - target) / se':>21} "
+          f"{'bias %':>7}")
     for n in args.items:
         rng = np.random.default_rng(n)
-        found = {"d_z": [], "d_av": [], "g_z": [], "g_av": []}
+        found = {"d_z": [], "d_av": [], "g_z": [], "g_av": [], "g_av(n-1)": []}
         for _ in range(args.draws):
             a, b = draw(rng, n)
             plain, hedged = effect_sizes(a, b, intervals=False), effect_sizes(a, b, hedges=True, intervals=False)
             for name, e in (("d_z", plain.d_z), ("d_av", plain.d_av), ("g_z", hedged.d_z), ("g_av", hedged.d_av)):
                 found[name].append(e.value)
+            # the correction at df = n − 1, as for d_z: shown to say why g_av uses the Satterthwaite df instead
+            found["g_av(n-1)"].append(hedges_j(n - 1) * plain.d_av.value)
         for name, values in found.items():
             x = np.array(values)
-            t = true_dz if name.endswith("z") else true_dav
+            t, which = targets(n)[name]
             se = x.std(ddof=1) / math.sqrt(x.size)
-            print(f"{n:>5} {name:>8} {x.mean():>8.4f} {t:>8.4f} {(x.mean() - t) / se:>20.2f}")
+            print(f"{n:>5} {name:>9} {x.mean():>8.4f} {t:>8.4f} {which:>8} {(x.mean() - t) / se:>21.2f} "
+                  f"{100 * (x.mean() - t) / t:>+7.2f}")
     if args.coverage:
         start = time.perf_counter()
         rng = np.random.default_rng(7)

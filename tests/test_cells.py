@@ -328,3 +328,49 @@ def test_items_spread_over_by_groups_get_no_noise_row_from_cells():
     cells, _ = cell_table(rows, metric="score", by=["g"])
     got = analyze_cells(cells, metric="score", by=["g"])
     assert got.noise is None and [p.code for p in got.problems][-1] == "no_within_noise"
+
+
+def test_cells_honour_seed_and_resamples_for_every_bootstrap():
+    """The seed and the number of resamples reach the effect sizes' d_av interval and the average gap's
+    bootstrap interval from a cell table: changing either changes the interval, each states the
+    values it used, and the figures equal the row log's with the same settings (scipy.stats.bootstrap
+    with the same generator, called by the row path)."""
+    import numpy as np
+
+    rng = np.random.default_rng(11)
+    rows = [{"item": i, "variant": v, "seed": s, "x": round(float(rng.normal(i % 4 + (v == "a") * (0.3 + i % 3), 1)), 3)}
+            for i in range(12) for v in ("a", "b") for s in range(1, 5)]
+    cells, _ = cell_table(rows, metric="x")
+    found = {}
+    for seed, n in ((1, 999), (2, 999), (1, 1999)):
+        res = analyze_cells(cells, metric="x", interval="percentile", seed=seed, n_resamples=n, mdg=False)
+        dav, iv = res.main.effects.d_av, res.main.interval
+        assert f"{n:,} resamples, seed {seed}" in dav.interval_method
+        assert f"({n:,} resamples, seed {seed})" in iv.method
+        row = analyze(rows, metric="x", interval="percentile", seed=seed, n_resamples=n, mdg=False,
+                      within_noise=False)
+        assert (dav.low, dav.high) == (row.main.effects.d_av.low, row.main.effects.d_av.high)
+        assert (iv.low, iv.high) == (row.main.interval.low, row.main.interval.high)
+        found[(seed, n)] = (dav.low, dav.high, iv.low, iv.high)
+    assert found[(1, 999)] != found[(2, 999)] and found[(1, 999)] != found[(1, 1999)]
+    hedged = analyze_cells(cells, metric="x", hedges=True, mdg=False)
+    assert hedged.main.effects.d_z.name == "g_z"
+
+
+def test_a_report_of_a_cell_table_states_the_seed_it_used(tmp_path):
+    from probestats.present.report_job import report
+
+    rows = [{"item": i, "variant": v, "seed": s, "x": (i * 7 + s * 3 + (v == "a") * (i % 3)) % 5}
+            for i in range(10) for v in ("a", "b") for s in range(1, 4)]
+    cells, _ = cell_table(rows, metric="x")
+    path = tmp_path / "cells.parquet"
+    cells.write_parquet(path)
+    out = {}
+    for seed in (3, 4):
+        job = report(cells={"--cells": path}, metric="x", format="json", seed=seed, n_resamples=499,
+                     interval="bootstrap")
+        data = json.loads(job.text)
+        assert f"499 resamples, seed {seed}" in data["effect_sizes"]["d_av"]["interval_method"]
+        assert f"(499 resamples, seed {seed})" in data["interval"]["method"]
+        out[seed] = (data["effect_sizes"]["d_av"]["low"], data["interval"]["low"])
+    assert out[3] != out[4]

@@ -21,7 +21,7 @@ from probestats import analyze
 from probestats.analyses.paired import items_of
 from probestats.analyses.rowlevel import per_item_welch
 from probestats.checks.schema import validate
-from probestats.stats.effects import dz_interval, effect_sizes, hedges_j
+from probestats.stats.effects import dav_df, dz_interval, effect_sizes, expected_dav, expected_dz, hedges_j
 from probestats.stats.hypotests import gap_interval
 from probestats.stats.published import cochran_q, friedman, paired_t, welch_t, wilcoxon_signed_rank
 
@@ -93,28 +93,70 @@ def _draw(rng, n, k=5, delta=0.5, tau=0.4, sigma=1.0, spread=0.6):
     return a, b
 
 
-def test_effect_sizes_recover_the_truth_within_monte_carlo_error():
-    """2,000 generated paired logs with a known d_z and d_av (from the generating model:
-    var(gap) = tau² + 2 sigma²/k, var(mean A) = spread² + tau² + sigma²/k, var(mean B) = spread² + sigma²/k).
-    At 200 items the small-sample bias of both is below the Monte Carlo error; at 20 items d_z is
-    biased upward by 1/J(19) (about 4 %), which Hedges' g_z removes exactly under normal gaps."""
-    k, delta, tau, sigma, spread = 5, 0.5, 0.4, 1.0, 0.6
-    true_dz = delta / math.sqrt(tau ** 2 + 2 * sigma ** 2 / k)
-    true_dav = delta / math.sqrt(((spread ** 2 + tau ** 2 + sigma ** 2 / k) + (spread ** 2 + sigma ** 2 / k)) / 2)
+def _truth(k=5, delta=0.5, tau=0.4, sigma=1.0, spread=0.6):
+    """The generating model's covariance of the item means and its true d_z and d_av:
+    var(gap) = tau² + 2 sigma²/k, var(mean A) = spread² + tau² + sigma²/k, var(mean B) = spread² + sigma²/k,
+    cov(mean A, mean B) = spread²."""
+    var_a, var_b, cov = spread ** 2 + tau ** 2 + sigma ** 2 / k, spread ** 2 + sigma ** 2 / k, spread ** 2
+    return var_a, var_b, cov, delta / math.sqrt(tau ** 2 + 2 * sigma ** 2 / k), delta / math.sqrt((var_a + var_b) / 2)
+
+
+def test_effect_sizes_meet_their_expectations_and_hedges_meets_the_truth():
+    """2,000 generated paired logs of 20 items with a known d_z and d_av. The plain estimates are biased
+    upward in small samples, so their means are held to their exact expectations under the (normal)
+    generating model: E[d_z] = d_z / J(19), and E[d_av] = delta E[1/s] by a quadrature checked here
+    against a Monte Carlo of the standardizer alone. Hedges' g_z is held to the truth (exactly
+    unbiased); g_av with its Satterthwaite df too (approximately: its bias is near 1 %, below the
+    Monte Carlo error here). The bias the plain d_z carries (about 4 %) is far beyond that error, so
+    holding d_z to the truth instead would fail."""
+    delta, n = 0.5, 20
+    var_a, var_b, cov, true_dz, true_dav = _truth(delta=delta)
     rng = np.random.default_rng(20)
-    for n, kinds in ((200, {"d_z": true_dz, "d_av": true_dav}), (20, {"g_z": true_dz})):
-        draws = {name: [] for name in kinds}
-        for _ in range(2000):
-            a, b = _draw(rng, n, k, delta, tau, sigma, spread)
-            plain = effect_sizes(a, b, intervals=False)
-            hedged = effect_sizes(a, b, hedges=True, intervals=False)
-            for name in kinds:
-                e = {"d_z": plain.d_z, "d_av": plain.d_av, "g_z": hedged.d_z}[name]
-                draws[name].append(e.value)
-        for name, truth in kinds.items():
-            x = np.array(draws[name])
-            se = x.std(ddof=1) / math.sqrt(x.size)
-            assert abs(x.mean() - truth) < 3 * se, (n, name, x.mean(), truth, se)
+    found = {"d_z": [], "d_av": [], "g_z": [], "g_av": []}
+    for _ in range(2000):
+        a, b = _draw(rng, n)
+        plain = effect_sizes(a, b, intervals=False)
+        hedged = effect_sizes(a, b, hedges=True, intervals=False)
+        for name, e in (("d_z", plain.d_z), ("d_av", plain.d_av), ("g_z", hedged.d_z), ("g_av", hedged.d_av)):
+            found[name].append(e.value)
+    j19 = math.exp(math.lgamma(9.5) - math.lgamma(9.0)) / math.sqrt(9.5)    # Γ(19/2) / (sqrt(19/2) Γ(18/2))
+    targets = {"d_z": true_dz / j19, "d_av": expected_dav(delta, var_a, var_b, cov, n),
+               "g_z": true_dz, "g_av": true_dav}
+    for name, target in targets.items():
+        x = np.array(found[name])
+        se = x.std(ddof=1) / math.sqrt(x.size)
+        assert abs(x.mean() - target) < 3 * se, (name, x.mean(), target, se)
+    x = np.array(found["d_z"])
+    assert (x.mean() - true_dz) > 3 * x.std(ddof=1) / math.sqrt(x.size)   # the bias the check must not miss
+
+
+def test_expected_dav_equals_a_monte_carlo_of_its_standardizer():
+    # E[d_av] = delta E[1/s], s² = (s_A² + s_B²)/2; the mean gap is independent of s, so 1/s alone
+    # (200,000 bivariate normal samples of 10 item means) checks the quadrature
+    var_a, var_b, cov, _, _ = _truth()
+    rng = np.random.default_rng(3)
+    draws = rng.multivariate_normal([0, 0], [[var_a, cov], [cov, var_b]], size=(200_000, 10))
+    s = np.sqrt((draws[..., 0].var(axis=1, ddof=1) + draws[..., 1].var(axis=1, ddof=1)) / 2)
+    inv = 1 / s
+    assert expected_dav(1.0, var_a, var_b, cov, 10) == pytest.approx(inv.mean(), abs=3 * inv.std() / math.sqrt(inv.size))
+    # equal eigenvalues: 2(n − 1) s² / l is chi-square with 2(n − 1) df, so E[1/s] = 1 / (sqrt(l) J(2(n − 1)))
+    assert expected_dav(0.7, 2.0, 2.0, 0.0, 10) == pytest.approx(0.7 / (math.sqrt(2.0) * hedges_j(18)), rel=1e-10)
+    assert expected_dz(0.5, 20) == pytest.approx(0.5 / hedges_j(19), rel=1e-15)
+
+
+def test_hedges_by_hand_on_both_effects():
+    # a = 6, 4, 7, 5, 8; b = 5, 4, 5, 3, 5 (as in test_effect_sizes_by_hand): var_A 2.5, var_B 0.8;
+    # cov: deviations of a 0, -2, 1, -1, 2 and of b 0.6, -0.4, 0.6, -1.4, 0.6 -> products 0, 0.8, 0.6, 1.4, 1.2 = 4 -> 1
+    # Satterthwaite df = 4 (2.5 + 0.8)² / (2.5² + 0.8² + 2 × 1²) = 4 × 10.89 / 8.89
+    a, b = [6.0, 4.0, 7.0, 5.0, 8.0], [5.0, 4.0, 5.0, 3.0, 5.0]
+    df = 4 * 10.89 / 8.89
+    assert dav_df(a, b) == pytest.approx(df, rel=1e-13)
+    j = math.exp(math.lgamma(df / 2) - math.lgamma((df - 1) / 2)) / math.sqrt(df / 2)
+    g = effect_sizes(a, b, hedges=True)
+    assert g.d_av.value == pytest.approx(j * 1.6 / math.sqrt(1.65), rel=1e-13)
+    assert "Satterthwaite" in g.d_av.formula and f"df = {df:.4g}" in g.d_av.formula
+    # g_z: J(4) = Γ(2) / (sqrt(2) Γ(1.5)) = 2 / sqrt(2 pi)
+    assert g.d_z.value == pytest.approx(2 / math.sqrt(2 * math.pi) * 1.6 / math.sqrt(1.3), rel=1e-13)
 
 
 @pytest.mark.slow

@@ -505,3 +505,46 @@ def test_named_drivers_never_tie_with_an_item_left_unnamed(gaps, tie_all):
         assert not left or min(named) > max(left)
         assert not left or sum(named) / len(named) >= 1.5 * sum(left) / len(left)
         assert sum(named) > sum(same) / 2   # they carry more than half of the gap
+
+
+def test_many_values_beyond_40_items_write_the_whole_table_beside_the_report(tmp_path):
+    """45 items × 3 values: both per-item tables show the same 40 items, and every item × value is in
+    the CSV beside the report, its mean, runs and gap equal to the rows' own (computed here)."""
+    import base64
+    import csv
+    import io
+    import re
+    from statistics import mean
+
+    import numpy as np
+
+    from probestats.present.report_job import report
+
+    rng = np.random.default_rng(8)
+    rows = [{"item": f"q{i}", "variant": v, "seed": s, "x": round(float(rng.normal((v == "a") * 0.5, 1)), 4)}
+            for i in range(45) for v in "abc" for s in range(1, 4 + (v == "c"))]
+    log = tmp_path / "log.csv"
+    pl.DataFrame(rows).write_csv(log)
+    job = report(log, metric="x", reference="b", output=tmp_path / "r.md")
+    assert "[r_files/item_gaps.csv](r_files/item_gaps.csv)" in job.text
+    per_item = job.text.split("### Per item\n", 1)[1].split("###", 1)[0]
+    assert sum(1 for line in per_item.splitlines() if re.match(r"\| q\d+ \|", line)) == 40
+    with open(tmp_path / "r_files" / "item_gaps.csv", newline="") as f:
+        written = list(csv.DictReader(f))
+    assert len(written) == 45 * 3
+    cell = lambda i, v: [r["x"] for r in rows if r["item"] == i and r["variant"] == v]  # noqa: E731
+    for r in written:
+        xs = cell(r["item"], r["value"])
+        assert float(r["mean"]) == pytest.approx(mean(xs), abs=1e-12) and int(r["runs"]) == len(xs)
+        if r["value"] == "b":
+            assert r["gap"] == ""
+        else:
+            assert float(r["gap"]) == pytest.approx(mean(xs) - mean(cell(r["item"], "b")), abs=1e-12)
+            assert int(r["reference_runs"]) == 3
+    html = report(log, metric="x", reference="b", format="html").text
+    link = re.search(r'download="item_gaps.csv" href="data:text/csv;charset=utf-8;base64,([^"]+)"', html)
+    assert len(list(csv.DictReader(io.StringIO(base64.b64decode(link.group(1)).decode())))) == 45 * 3
+    small = tmp_path / "small.csv"
+    pl.DataFrame([r for r in rows if int(r["item"][1:]) < 40]).write_csv(small)
+    job = report(small, metric="x", reference="b", output=tmp_path / "s.md")
+    assert "item_gaps.csv" not in job.text and not (tmp_path / "s_files" / "item_gaps.csv").exists()

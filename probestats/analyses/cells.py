@@ -358,7 +358,8 @@ def within_cells_noise(cells: pl.DataFrame, a: str, items: pl.DataFrame,
 
 def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = None, by: Sequence[str] = (),
                   alternative: str = "two-sided", alpha: float = 0.05, correction: str = "holm",
-                  interval: str = "t", within_noise: bool = True, noise=None, mdg: bool = True) -> Analysis:
+                  interval: str = "t", within_noise: bool = True, noise=None, mdg: bool = True,
+                  n_resamples: int = 10_000, seed: int | None = 0, hedges: bool = False) -> Analysis:
     """The paired analysis of :func:`probestats.analyses.paired.analyze`, from a cell table.
 
     ``cells`` is a path or a frame of the cell table. Validation ran when the table was
@@ -371,6 +372,9 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
     ``noise`` is the same-versus-same log as a cell table (a path or frame) built with its runs
     (``probestats cells --runs``): its first two values are compared beside the result, and with
     ``mdg`` the minimum detectable gap of the design is simulated from its runs, as the row path does.
+    ``n_resamples`` and ``seed`` serve every bootstrap (of the average gap's interval with
+    ``interval="bootstrap"`` or ``"percentile"``, and of the d_av interval), as on the row path;
+    ``hedges`` applies Hedges' correction to the effect sizes.
 
     >>> rows = [{"item": i, "variant": v, "seed": s, "steps": 4 + (v == "formal") + (s % 3 == i % 2)}
     ...         for i in range(8) for v in ("formal", "casual") for s in range(1, 6)]
@@ -400,10 +404,11 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
                   .agg(pl.col("counted").sum(), pl.col("places").first(), pl.col("sum_units").sum(),
                        pl.col("sumsq_units").sum(), pl.col("first_row").min())
                   .with_columns(pl.col("sum_units").cast(pl.String), pl.col("sumsq_units").cast(pl.String)))
-    if interval not in ("t", "bootstrap", "sign-flip"):
-        raise OptionError(f"interval must be 't', 'bootstrap' or 'sign-flip', not {interval!r}")
+    if interval not in ("t", "bootstrap", "percentile", "sign-flip"):
+        raise OptionError(f"interval must be 't', 'bootstrap', 'percentile' or 'sign-flip', not {interval!r}")
+    resampling = dict(interval=interval, n_resamples=n_resamples, seed=seed, hedges=hedges)
     main = compare_pair(_item_table(merged, a, b, ()), metric, a, b, alternative=alternative, confidence=1 - alpha,
-                        interval=interval)
+                        **resampling)
     groups = []
     if by:
         grouped = _item_table(frame, a, b, by)
@@ -411,7 +416,7 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
             mask = pl.all_horizontal([pl.col(k) == v if v is not None else pl.col(k).is_null() for k, v in key.items()])
             groups.append(compare_pair(grouped.filter(mask).drop(by), metric, a, b, alternative=alternative,
                                        confidence=1 - alpha, by={k: _jsonable(v) for k, v in key.items()},
-                                       interval=interval))
+                                       **resampling))
         adjusted = adjust([g.sign_flip.pvalue for g in groups], correction)
         groups = [replace(g, p_adjusted=p) for g, p in zip(groups, adjusted)]
     noise_table, noise = noise, None
@@ -429,7 +434,7 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
                               "--by); build it without --by")
         noise = compare_pair(_item_table(noise_frame, noise_checked.a, noise_checked.b, ()), metric,
                              noise_checked.a, noise_checked.b, alternative=alternative, confidence=1 - alpha,
-                             interval=interval)
+                             **resampling)
         noise_source = "noise log"
         if mdg:
             from probestats.analyses.paired import _design_mdg
@@ -439,7 +444,8 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
         halves, noise_source, note = within_cells_noise(frame, a, main.items)
         if halves is not None:  # as the row path: beside the result only, the t interval
             noise = compare_pair(halves, metric, f"{a} (first half)", f"{a} (second half)",
-                                 alternative=alternative, confidence=1 - alpha)
+                                 alternative=alternative, confidence=1 - alpha, n_resamples=n_resamples, seed=seed,
+                                 hedges=hedges)
         problems += [note] if note is not None else []
     problems = design_problems(main, alpha) + problems
     checked = replace(cells_checked(frame, metric, source=source), a=a, b=b, values=tuple(order))

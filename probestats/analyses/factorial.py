@@ -12,7 +12,17 @@ means form an I × J table, and every item counts once.
   removes A's main effect, whatever it is). Under "no interaction", B's effect is the same at
   every level of A, so the rows of an item's centred table are exchangeable; the rows are
   permuted within items (a whole row moves, the B levels stay together) and the statistic is
-  ``n * sum_ij (mean_ij - mean_.j)**2`` over the item-averaged centred table.
+  ``n * sum_ij (mean_ij - mean_.j)**2`` over the item-averaged centred table, the interaction sum
+  of squares of the two-way decomposition (permuting the raw rows gives the same p).
+
+What makes these tests valid: the null of the interaction is that every item's true table is a row
+effect plus a column effect (each item may have its own), and the noise of an item's cells is
+exchangeable across the levels of A (for example independent with one variance). Then main effects
+of any size leave the test exact; generated 3 × 2 designs with large main effects and no
+interaction are rejected at alpha 0.05 in 4.8 % (± 0.7) of 1,000 at 6 items and 4.1 % (± 0.6) at 10
+(``benchmarks/factorial_null.py``). Noise that differs by level breaks the exchangeability: with one
+level's noise three times the others', the rate is 8.8 % and 8.4 %. Permuting whole cells instead
+of rows would mix the main effects into the interaction (that rate is 0 %).
 
 Every test is **exact** by enumeration when the arrangements (permuting every item alike leaves
 each statistic unchanged, so the first item stays as observed) number at most ``max_exact``

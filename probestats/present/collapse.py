@@ -13,13 +13,15 @@ import io
 
 import polars as pl
 
-__all__ = ["TABLE_LIMIT", "collapsed_rows", "items_csv", "neutral_cell", "grouped_warnings", "ITEMS_CSV"]
+__all__ = ["TABLE_LIMIT", "collapsed_rows", "items_csv", "neutral_cell", "grouped_warnings", "ITEMS_CSV",
+           "MANY_ITEMS_CSV", "many_items_csv", "many_table_files"]
 
 TABLE_LIMIT = 40  # items shown one per row; beyond, the items that drive the result and a summary of the rest
 TOWARD_SHOWN = 20  # largest gaps in the direction of the average gap shown
 AGAINST_SHOWN = 10  # largest gaps the other way shown
 WARNING_EXAMPLES = 3  # examples of a warning said more often than this
 ITEMS_CSV = "items.csv"  # the whole per-item table, beside the report
+MANY_ITEMS_CSV = "item_gaps.csv"  # many values: every item × value, its mean, runs, SD and gap against the reference
 
 
 def collapsed_rows(rows: list[dict], average_gap: float, limit: int = TABLE_LIMIT) -> tuple[list[dict], dict | None]:
@@ -90,6 +92,60 @@ def items_csv(items: pl.DataFrame) -> bytes:
     buffer = io.BytesIO()
     table.write_csv(buffer)
     return buffer.getvalue()
+
+
+def many_items_csv(result) -> bytes:
+    """Every item × value of a many-values result as CSV: the item's mean under the value, its runs and
+    their SD, and its gap against the reference with the reference's runs (empty on the reference's
+    own rows); numbers in full, item names neutralized for spreadsheets.
+
+    >>> from probestats import analyze
+    >>> rows = [{"item": i, "variant": v, "seed": s, "x": s + i * (v == "b") + 2 * (v == "c")}
+    ...         for i in (1, 2) for v in "abc" for s in (1, 2)]
+    >>> print(many_items_csv(analyze(rows, metric="x", reference="a").main).decode(), end="")
+    item,value,mean,runs,sd,reference,gap,reference_runs
+    1,a,1.5,2,0.7071067811865476,a,,
+    1,b,2.5,2,0.7071067811865476,a,1.0,2
+    1,c,3.5,2,0.7071067811865476,a,2.0,2
+    2,a,1.5,2,0.7071067811865476,a,,
+    2,b,3.5,2,0.7071067811865476,a,2.0,2
+    2,c,3.5,2,0.7071067811865476,a,2.0,2
+    """
+    gaps = {(g["item"], g["value"]): g for g in result.item_gaps()}
+    rows = []
+    for r in result.items.iter_rows(named=True):
+        item = str(r["item"])
+        g = gaps.get((item, r["value"]))
+        rows.append({"item": neutral_cell(item), "value": neutral_cell(str(r["value"])), "mean": r["mean"],
+                     "runs": int(r["runs"]), "sd": r.get("sd"), "reference": neutral_cell(str(result.reference)),
+                     "gap": None if g is None else g["gap"], "reference_runs": None if g is None else g["reference_runs"]})
+    schema = {"item": pl.String, "value": pl.String, "mean": pl.Float64, "runs": pl.Int64, "sd": pl.Float64,
+              "reference": pl.String, "gap": pl.Float64, "reference_runs": pl.Int64}
+    buffer = io.BytesIO()
+    pl.DataFrame(rows, schema=schema).write_csv(buffer)
+    return buffer.getvalue()
+
+
+def many_table_files(section: dict, result, format: str, assets_dir) -> dict[str, bytes]:
+    """The whole many-values per-item table when the report shows only some items: linked from the
+    section (``section["item_gaps_csv"]``), beside a Markdown report (returned, to be written in its
+    folder) or inside an HTML page (a data link)."""
+    import base64
+    from pathlib import Path
+    from urllib.parse import quote
+
+    from probestats.present.fmt import MdSafe
+
+    if not section.get("item_gaps_rest") or format not in ("md", "html"):
+        return {}
+    content = many_items_csv(result)
+    if format == "html":
+        section["item_gaps_csv"] = "data:text/csv;charset=utf-8;base64," + base64.b64encode(content).decode("ascii")
+        return {}
+    if assets_dir is None:
+        return {}
+    section["item_gaps_csv"] = MdSafe(f"{quote(Path(assets_dir).name)}/{MANY_ITEMS_CSV}")
+    return {MANY_ITEMS_CSV: content}
 
 
 def grouped_warnings(problems, examples: int = WARNING_EXAMPLES) -> list[str]:

@@ -923,6 +923,14 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
                             "caption": fig.caption}
     pngs = {name: fig.png for name, fig in figures.items()}
     files = _table_file(ctx, analysis, names, format, assets_dir) if kind == "pair" else {}
+    if kind == "many" and "many" in names:   # the whole per-item table beside a report that shows only some
+        from probestats.present.collapse import many_table_files
+
+        files = many_table_files(ctx["many"], analysis.main, format, assets_dir)
+    if kind == "pair" and "tests" in names and ctx["tests"].get("welch"):   # Welch's t per item or group
+        from probestats.present.welch_section import welch_files
+
+        files.update(welch_files(ctx["tests"]["welch"], analysis, format, assets_dir))
     if framing is not None and "framing" in names:
         framing_images, framing_pngs = _framing_images(framing, format, assets_dir)
         images.update(framing_images)
@@ -975,6 +983,11 @@ def _add_pair_sections(ctx: dict, analysis, comparison) -> None:
     if getattr(analysis, "scale", None) is not None:
         ctx["ceilings"] = parts.ceilings_context(analysis)
         ctx["sentences"]["ceilings"] = ctx["ceilings"]["sentences"]
+    if getattr(analysis, "row_tests", ()):
+        from probestats.present.welch_section import welch_context
+
+        ctx["tests"]["welch"] = welch_context(analysis)
+        ctx["sentences"]["tests"] += [s for table in ctx["tests"]["welch"] for s in table["sentences"]]
     if comparison is not None:
         ctx["compare"] = parts.compare_context(comparison)
         ctx["sentences"]["compare"] = ctx["compare"]["sentences"]

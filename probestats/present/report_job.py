@@ -107,7 +107,7 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
            toward=None, judge=None, by=(), correction="holm", reference=None, scale=None, factor=(),
            n_resamples=10_000, seed=0, before_log=None, cells=None, source=None, answers="auto", label_map=(),
            framing_columns=(), interval="t", hedges=False, effect_size="d_z", noise_value=None, settings=(),
-           attribute_settings=()) -> ReportJob:
+           attribute_settings=(), per_item=False) -> ReportJob:
     """The report of a probe, as ``probestats report`` writes it: the analysis ``analyze`` would choose,
     the power curve of the power section, the optional framing, compare and judge sections, rendered
     through the report's templates and (with ``output``) written whole.
@@ -159,6 +159,11 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
         The noise reference from the repeats of one value, the columns that are settings (a setting that varies
         within cells is a block), and the settings varied with the attribute by design, as for
         :func:`probestats.analyze`.
+    per_item : bool
+        Welch's t within every item on its runs (as ``analyze --per-item``), p corrected across the items
+        by ``correction``: a table in the tests section, beyond 40 items the items with the smallest
+        corrected p and the whole table as CSV beside the report. Needs the log's rows (not ``cells``)
+        and a comparison of two values.
 
     Returns
     -------
@@ -194,6 +199,8 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
         return _framing_only(framing_log, output, fmt, templates, probe, assets, sections=sections,
                              source=source, **framing_options)
     metrics = split_metrics(metric) if metric else []
+    if len(metrics) > 1 and per_item:
+        raise OptionError("Welch's t per item belongs to the report of one metric; give one --metric")
     if len(metrics) > 1:
         return _metrics_job(log, metrics, output, fmt, design_file, templates, probe, assets, judge=judge,
                             sections=sections, framing=framing_log, before=before_log, cells=cells, source=source,
@@ -219,17 +226,23 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
     if not framing_log and (targets is not None or toward is not None):
         raise OptionError("--targets and --toward belong to the framing section; give the dual-framing log "
                           "with --framing FRAMING_LOG")
+    if per_item and cells is not None:
+        raise OptionError("Welch's t per item needs the runs of the log; give the LOG instead of a cell table")
     if cells is not None:
         result, comparison = _cells_analysis(cells, metric, a, b, by, alternative, alpha, correction,
-                                             gap_of_interest=design.gap_of_interest)
+                                             gap_of_interest=design.gap_of_interest,
+                                             resampling=dict(n_resamples=n_resamples, seed=seed, interval=interval,
+                                                             hedges=hedges))
         log = (cells["--cells"],)
     else:
         result, comparison = _log_analysis(log, metric, a, b, noise, by, alternative, alpha, correction, probe,
                                            reference=reference, scale=scale, factor=factor,
                                            n_resamples=n_resamples, seed=seed, before=before_log,
-                                           gap_of_interest=design.gap_of_interest,
+                                           gap_of_interest=design.gap_of_interest, streaming=not per_item,
                                            pair=dict(interval=interval, hedges=hedges,
                                                      **_noise_options(noise_value, settings, attribute_settings)))
+    if per_item:
+        result = _with_per_item(result)
     from probestats.analyses.factorial import FactorialAnalysis
 
     if isinstance(result, FactorialAnalysis):  # beyond 2 × 2: a report of its own
@@ -249,6 +262,16 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
                          source=source if source is not None else ", ".join(str(p) for p in log), judge=judged)
     return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), analysis=result, comparison=comparison,
                      framing=framing, judge=judged, design=design)
+
+
+def _with_per_item(result):
+    """The paired analysis with Welch's t within every item (:func:`probestats.analyses.rowlevel.with_row_tests`)."""
+    from probestats.analyses.paired import Analysis
+    from probestats.analyses.rowlevel import with_row_tests
+
+    if not isinstance(result, Analysis):
+        raise OptionError("Welch's t per item applies to a comparison of two values; choose them with --a and --b")
+    return with_row_tests(result, per_item=True)
 
 
 def _noise_options(noise_value, settings, attribute_settings) -> dict:
@@ -354,7 +377,7 @@ def _framing(paths, probe, *, by, targets, toward, alpha, correction, answers, l
 
 
 def _log_analysis(log, metric, a, b, noise, by, alternative, alpha, correction, probe, *, reference, scale,
-                  factor, n_resamples, seed, before, gap_of_interest, pair=None):
+                  factor, n_resamples, seed, before, gap_of_interest, pair=None, streaming=True):
     """The analysis step of a report: the analysis analyze would choose for these options, the power curve
     its power section draws, and with ``before`` the comparison of the two runs. Nothing here is rendered."""
     from probestats.analyses.dispatch import analyze as run
@@ -365,7 +388,7 @@ def _log_analysis(log, metric, a, b, noise, by, alternative, alpha, correction, 
     # the streaming pass of analyze, with the facts the report states (a log needing its rows is read whole)
     result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale, factor=factor,
                  alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed,
-                 probe=probe, streaming=True, facts=True, **(pair or {}))
+                 probe=probe, streaming=streaming, facts=True, **(pair or {}))
     result = with_design_power(result, gap_of_interest)
     comparison = None
     if before is not None:
@@ -382,13 +405,14 @@ def _log_analysis(log, metric, a, b, noise, by, alternative, alpha, correction, 
     return result, comparison
 
 
-def _cells_analysis(cells, metric, a, b, by, alternative, alpha, correction, *, gap_of_interest):
-    """The analysis step of a report of a cell table, as :func:`_log_analysis` does it for a row log."""
+def _cells_analysis(cells, metric, a, b, by, alternative, alpha, correction, *, gap_of_interest, resampling=None):
+    """The analysis step of a report of a cell table, as :func:`_log_analysis` does it for a row log
+    (``resampling``: the interval, ``n_resamples``, ``seed`` and Hedges' correction, as on the row path)."""
     from probestats.analyses.cells import analyze_cells, compare_cells
     from probestats.analyses.plan import with_design_power
 
     result = analyze_cells(cells["--cells"], metric=metric, a=a, b=b, by=by, alternative=alternative, alpha=alpha,
-                           correction=correction, noise=cells.get("--noise-cells"))
+                           correction=correction, noise=cells.get("--noise-cells"), **(resampling or {}))
     result = with_design_power(result, gap_of_interest)
     comparison = None
     if cells.get("--before-cells") is not None:

@@ -185,7 +185,8 @@ def _item_gap_rows(res, order: list[str]) -> tuple[list[dict], str]:
     note = ""
     if len(rows) > ITEM_GAP_LIMIT:
         note = (f"The {ITEM_GAP_LIMIT} items with the largest gap in size are shown; the other "
-                f"{len(rows) - ITEM_GAP_LIMIT} are in the JSON report (item_gaps).")
+                f"{len(rows) - ITEM_GAP_LIMIT} are in the whole table (every item and value) and the JSON report "
+                "(item_gaps).")
         rows = sorted(rows, key=lambda r: -r["size"])[:ITEM_GAP_LIMIT]
     return rows, note
 
@@ -205,6 +206,12 @@ def many_context(analysis) -> dict:
         means.setdefault(str(r["item"]), {})[r["value"]] = r["mean"]
     ctx["item_rows"] = [{"item": item, "means": [m.get(v) for v in order]} for item, m in means.items()]
     ctx["item_gaps"], ctx["item_gaps_note"] = _item_gap_rows(main, order)
+    # beyond ITEM_GAP_LIMIT items both per-item tables show the same items; the whole table is written beside
+    ctx["item_gaps_rest"] = max(0, len(ctx["item_rows"]) - len(ctx["item_gaps"])) if ctx["item_gaps_note"] else 0
+    if ctx["item_gaps_rest"]:
+        shown = {r["item"] for r in ctx["item_gaps"]}
+        ctx["item_rows"] = [r for r in ctx["item_rows"] if r["item"] in shown]
+    ctx["item_gaps_csv"] = None
     ctx.update(metric=main.metric, reference=main.reference, correction=correction, alpha=alpha,
                groups=[_many_result(g, alpha) for g in analysis.groups],
                group_correction=correction_name(analysis.correction),
