@@ -64,12 +64,12 @@ def test_a_framing_log_is_offered_its_analysis_and_reports_as_its_commands(page,
     # the framing column is found, so the framing analysis is offered and chosen, and the topics asked about
     assert re.search(r'id="analysis-framing" name="analysis" value="framing" checked', columns)
     assert 'id="analysis-judge"' not in columns  # no order column: no order probe offered
-    assert re.findall(r'name="target-topic-\d+" value="([^"]+)"', columns) == ["leadership", "remote_work"]
+    assert re.findall(r'<th scope="row" id="topic-(\d+)">([^<]+)</th>', columns) == [("0", "leadership"),
+                                                                                    ("1", "remote_work")]
     targets = dict(enumerate(csv.DictReader(io.StringIO(TARGETS.read_text(encoding="utf-8")))))
     typed = {}
     for n, row in targets.items():
-        typed |= {f"target-topic-{n}": row["topic"], f"target-aff-{n}": row["affirmative"],
-                  f"target-rev-{n}": row["reverse"]}
+        typed |= {f"target-aff-{n}": row["affirmative"], f"target-rev-{n}": row["reverse"]}
     checked = choose(settings, client, job, analysis="framing", answers="auto", go="validate", **typed)
     assert 'id="to-results"' in checked.text and "the report cannot be made" not in checked.text
     results = get(page, job, "results").text
@@ -253,3 +253,75 @@ def test_more_than_two_values_take_the_reference_chosen(page, tmp_path, capsys):
     for value in ("plain", "formal"):
         by_hand = sum(cell[(i, value)] - cell[(i, "casual")] for i in items) / len(items)
         assert gaps[value][0] == "casual" and gaps[value][1] == pytest.approx(by_hand, abs=1e-12), value
+
+
+# ---------------------------------------------------------------- hostile files and plain pages
+
+
+def _hostile_framing() -> bytes:
+    from tests.hostile.campaign import HOSTILE
+
+    texts = [t for t in HOSTILE if t.strip() and "\x00" not in t][:6]
+    log = pl.read_csv(FRAMING)
+    topics = {"leadership": texts[0], "remote_work": texts[1]}
+    return log.with_columns(pl.col("Topic").replace_strict(topics), pl.col("Model").replace_strict(
+        {"model-a": texts[2], "model-b": texts[3]})).write_csv().encode()
+
+
+def _hostile_verdicts() -> bytes:
+    from tests.hostile.campaign import HOSTILE
+
+    texts = [t for t in HOSTILE if t.strip() and "\x00" not in t]
+    log = verdicts_log()
+    return log.with_columns(pl.col("Judge").replace_strict({"j1": texts[4], "j2": texts[5]}),
+                            (pl.col("Judge reply") + pl.lit(texts[6]))).write_csv().encode()
+
+
+def assert_text_only(responses):
+    from tests.hostile.campaign import HTML_MARKERS
+
+    for r in responses:
+        assert r.status_code == 200, r.text[-600:]
+        for marker in HTML_MARKERS:
+            assert marker not in r.text
+        assert not re.search("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", r.text)
+        assert "<script" not in r.text.lower()
+
+
+def test_a_hostile_framing_log_and_hostile_targets_are_shown_as_text(page):
+    settings, client = page
+    job = job_of(upload(settings, client, {"log": ("framing.csv", _hostile_framing())}))
+    typed = {"target-aff-0": "<img src=x onerror=alert(1)>", "target-rev-0": "b", "target-aff-1": "\x1b[2Jc",
+             "target-rev-1": "d"}
+    assert len(re.findall(r'<th scope="row" id="topic-\d+">', get(page, job, "map").text)) == 2
+    choose(settings, client, job, analysis="framing", go="update", **typed)
+    assert_text_only([get(page, job, step) for step in ("map", "validate", "results", "view/report.html")])
+    assert "&lt;img src=x onerror=alert(1)&gt;" in get(page, job, "map").text  # the typed target, kept as text
+    # the topics are the log's own (controls and all), though the page showed them made visible
+    written = list(csv.reader(io.StringIO(get(page, job, "file/targets.csv").text)))
+    assert [row[0] for row in written[1:]] == pl.read_csv(io.BytesIO(_hostile_framing()))["Topic"].unique(
+        maintain_order=True).to_list()
+
+
+def test_a_hostile_verdicts_log_is_shown_as_text(page):
+    settings, client = page
+    job = job_of(upload(settings, client, {"log": ("verdicts.csv", _hostile_verdicts())}))
+    choose(settings, client, job, analysis="judge", order="Position", judge_by="Judge", judge_reply="Judge reply",
+           judge_choice="", verdict_first="[[A]]", verdict_second="[[B]]", go="update")
+    assert_text_only([get(page, job, step) for step in ("map", "validate", "results", "view/report.html")])
+
+
+@pytest.mark.parametrize("name, data, mapping", [
+    ("framing_long.csv", FRAMING.read_bytes(), {"analysis": "framing"}),
+    ("verdicts.csv", None, {"analysis": "judge", "order": "Position", "judge_choice": "choice"}),
+])
+def test_the_new_fields_have_labels(page, name, data, mapping):
+    settings, client = page
+    data = data if data is not None else verdicts_log().write_csv().encode()
+    job = job_of(upload(settings, client, {"log": (name, data)}))
+    choose(settings, client, job, go="update", **mapping)
+    for step in ("map", "results"):
+        text = get(page, job, step).text
+        ids = re.findall(r'<(?:input|select|textarea)[^>]*\bid="([^"]+)"', text)
+        labelled = set(re.findall(r'<label for="([^"]+)"', text))
+        assert set(ids) <= labelled, (step, set(ids) - labelled)

@@ -213,7 +213,7 @@ def make_app(settings: Settings) -> Starlette:
     async def map_post(request: Request):
         job = _job(s, request)
         form = await _bounded_form(request, s)
-        job.plans["mapping"] = Mapping.from_form(form)
+        job.plans["mapping"] = Mapping.from_form(form, topics=pages.topics(job, Mapping.from_form(form)))
         job.plans["posted"] = True
         job.plans.pop("report", None)
         go = form.get("go", "update")

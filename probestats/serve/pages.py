@@ -165,6 +165,17 @@ def _answer_pair(headers: list):
     return None
 
 
+def topics(job: Job, mapping: Mapping) -> list:
+    """The topics the column page lists for a framing log's targets (as the log holds them), in its order;
+    the form names each by its place, so no text from the file has to come back through the browser."""
+    if mapping.analysis != "framing":
+        return []
+    try:
+        return inspect(job, mapping)["topics"]
+    except ProbestatsError:
+        return []
+
+
 def _cell(value) -> str:
     text = "" if value is None else str(value)
     return text if len(text) <= 80 else text[:79] + "…"

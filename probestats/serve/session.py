@@ -165,14 +165,14 @@ class Mapping:
     judge_by: str = ""
 
     @classmethod
-    def from_form(cls, form) -> Mapping:
+    def from_form(cls, form, topics=()) -> Mapping:
         """A mapping from form fields (a dict-like of str); unknown fields are ignored.
 
-        The targets come as ``target-topic-N``, ``target-aff-N`` and ``target-rev-N`` (a topic left without
-        both targets is left out).
+        The targets come as ``target-aff-N`` and ``target-rev-N`` for the N-th of ``topics`` (the topics the
+        column page listed, as the log holds them; a topic left without both targets is left out).
 
-        >>> m = Mapping.from_form({"analysis": "framing", "target-topic-0": "work", "target-aff-0": "remote",
-        ...                        "target-rev-0": "office", "target-topic-1": "pay", "target-aff-1": "x"})
+        >>> m = Mapping.from_form({"analysis": "framing", "target-aff-0": "remote", "target-rev-0": "office",
+        ...                        "target-aff-1": "x"}, topics=["work", "pay"])
         >>> m.analysis, m.targets
         ('framing', (('work', 'remote', 'office'),))
         """
@@ -180,7 +180,7 @@ class Mapping:
         for f in fields(cls):
             raw = str(form.get(f.name, "") or "").strip()
             if f.name == "targets":
-                values[f.name] = _targets_from(form)
+                values[f.name] = _targets_from(form, topics)
             elif f.name == "analysis":
                 values[f.name] = raw if raw in ANALYSES else ""
             elif f.name == "answers":
@@ -256,12 +256,9 @@ class Mapping:
         return out
 
 
-def _targets_from(form) -> tuple:
+def _targets_from(form, topics) -> tuple:
     out = []
-    for n in range(200):
-        topic = str(form.get(f"target-topic-{n}", "") or "")[:500]
-        if not topic:
-            break
+    for n, topic in enumerate(topics):
         aff, rev = (" ".join(str(form.get(f"target-{side}-{n}", "") or "").split())[:500] for side in ("aff", "rev"))
         if aff and rev:
             out.append((topic, aff, rev))
