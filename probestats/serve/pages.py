@@ -1,6 +1,7 @@
 """The local page's steps: what each page shows, and the library calls behind it.
 
-Each step calls the library the command line calls (``probestats.validate``, ``probestats.report``,
+Each step calls the library the command line calls (``probestats.validate``, ``probestats.report``, the
+framing and order-probe jobs of ``probestats.present.framing_job`` and ``judge_job``,
 ``probestats.plan``) with the :class:`~probestats.shape.probe.Probe` of the person's choices, and
 shows the command that does the same. Every page is rendered by the report's Jinja environment
 (HTML, autoescaped, every value through the report's sanitizer).
