@@ -6,7 +6,10 @@ Starts ``probestats serve`` on a free port, walks a person's path with the hand-
 
 - ``1_upload.png``, ``2_columns.png``, ``3_check_error.png`` (a wrong item column),
   ``4_check_ok.png``, ``5_report.png``, ``6_plan.png``;
-- ``2_columns_360px.png``: the column page on a 360-pixel-wide screen.
+- ``2_columns_360px.png``: the column page on a 360-pixel-wide screen;
+- ``7_framing_columns.png`` and ``8_framing_report.png``: a dual-framing log
+  (``sample_logs/framing_long.csv``), its analysis offered on the column page with the targets of
+  ``sample_logs/framing_targets.csv`` typed in, and its report.
 
 Needs chromium, chromium-driver and Selenium (``pip install ".[test]"``).
 
@@ -106,11 +109,36 @@ def main() -> None:
         driver.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
         wait("#plan-table")
         shot(driver, "6_plan.png")
+        framing(driver, url, wait)
     finally:
         driver.quit()
         proc.send_signal(signal.SIGINT)
         proc.communicate(timeout=60)
         shutil.rmtree(profile, ignore_errors=True)
+
+
+def framing(driver, url: str, wait) -> None:
+    """The dual-framing steps: the column page offering the analysis, with targets typed in; the report."""
+    import csv
+
+    from selenium.webdriver.common.by import By
+
+    with (ROOT / "sample_logs" / "framing_targets.csv").open(encoding="utf-8", newline="") as handle:
+        targets = {row["topic"]: (row["affirmative"], row["reverse"]) for row in csv.DictReader(handle)}
+    driver.get(url)
+    driver.find_element(By.ID, "log").send_keys(str(ROOT / "sample_logs" / "framing_long.csv"))
+    driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait("#analysis-framing")
+    for n, cell in enumerate(driver.find_elements(By.CSS_SELECTOR, "table.targets th[scope=row]")):
+        driver.find_element(By.ID, f"target-aff-{n}").send_keys(targets[cell.text][0])
+        driver.find_element(By.ID, f"target-rev-{n}").send_keys(targets[cell.text][1])
+    driver.find_element(By.CSS_SELECTOR, "button[value=update]").click()
+    wait("#analysis-command")
+    shot(driver, "7_framing_columns.png")
+    driver.find_element(By.CSS_SELECTOR, "button[value=validate]").click()
+    wait("#to-results").click()
+    wait("#analysis-command")
+    shot(driver, "8_framing_report.png")
 
 
 if __name__ == "__main__":

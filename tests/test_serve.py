@@ -170,13 +170,6 @@ def test_the_planner_prints_what_plan_json_prints(page, tmp_path, capsys):
     assert rows == [(str(c["items"]), str(c["runs"])) for c in cells] == [("6", "5"), ("8", "5")]
 
 
-def test_a_framing_log_is_named_with_the_command_that_analyzes_it(page):
-    settings, client = page
-    job = job_of(upload(settings, client, {"log": ("framing_long.csv", (SAMPLES / "framing_long.csv").read_bytes())}))
-    text = client.get(f"/{settings.token}/j/{job}/map").text
-    assert 'id="framing-note"' in text and "probestats framing framing_long.csv --targets" in text
-
-
 # ---------------------------------------------------------------- refusals
 
 

@@ -191,3 +191,50 @@ def test_a_person_gets_the_report_and_the_plan_the_commands_give(browser, server
     assert len(rows) == 4
     browser.find_element(By.ID, "dl-plan").click()
     assert downloaded(browser.downloads, "plan.json").decode("utf-8") == printed
+
+
+FRAMING = ROOT / "sample_logs" / "framing_long.csv"
+TARGETS = ROOT / "sample_logs" / "framing_targets.csv"
+
+
+def test_a_person_gets_the_framing_report_and_analysis_the_commands_give(browser, server, tmp_path):
+    import csv
+
+    from selenium.webdriver.common.by import By
+
+    downloads = tmp_path / "downloads"  # a folder of this test's own: no name taken by an earlier download
+    downloads.mkdir()
+    browser.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})
+    folder = tmp_path / "files"
+    folder.mkdir()
+    shutil.copy(FRAMING, folder / FRAMING.name)
+    browser.get(server)
+    browser.find_element(By.ID, "log").send_keys(str(folder / FRAMING.name))
+    browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+
+    # the column page finds the framing column: the dual framing is offered, chosen, and its topics asked about
+    assert wait_for(browser, "#analysis-framing").is_selected()
+    with TARGETS.open(encoding="utf-8", newline="") as handle:
+        targets = {row["topic"]: (row["affirmative"], row["reverse"]) for row in csv.DictReader(handle)}
+    for n, cell in enumerate(browser.find_elements(By.CSS_SELECTOR, "table.targets th[scope=row]")):
+        affirmative, reverse = targets[cell.text]
+        browser.find_element(By.ID, f"target-aff-{n}").send_keys(affirmative)
+        browser.find_element(By.ID, f"target-rev-{n}").send_keys(reverse)
+    browser.find_element(By.CSS_SELECTOR, "button[value=validate]").click()
+    wait_for(browser, "#to-results").click()
+
+    command = wait_for(browser, "#command").text
+    analysis = browser.find_element(By.ID, "analysis-command").text
+    assert command == "probestats report --framing framing_long.csv --targets targets.csv -o report.md"
+    assert analysis == "probestats framing framing_long.csv --targets targets.csv --json"
+    for link, name in (("dl-targets", "targets.csv"), ("dl-md", "report.md"), ("dl-analysis", "analysis.json")):
+        browser.find_element(By.ID, link).click()
+        downloaded(downloads, name)
+    shutil.copy(downloads / "targets.csv", folder / "targets.csv")
+    run_shown(command, folder)
+    assert (downloads / "report.md").read_bytes() == (folder / "report.md").read_bytes()
+    assert (downloads / "analysis.json").read_text(encoding="utf-8") == run_shown(analysis, folder).stdout
+    frame = browser.find_element(By.CSS_SELECTOR, "iframe.report")
+    browser.switch_to.frame(frame)
+    assert "Dual-framing report" in browser.find_element(By.TAG_NAME, "h1").text
+    browser.switch_to.default_content()

@@ -215,8 +215,12 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
         if judged is None:
             raise OptionError("give the metric column, --metric COL (or --order for a report of an order probe "
                               "alone)")
+        from dataclasses import replace
+
         from probestats.present.judge_report import render_judge_report
 
+        if source is not None:  # what the report calls the log, as for every other report
+            judged = replace(judged, log_source=str(source))
         text = render_judge_report(judged, format=fmt, templates=templates, assets_dir=assets)
         return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), judge=judged)
     design = _design(design_file, attribute=attribute, values_why=values_why, metric_definition=metric_definition,

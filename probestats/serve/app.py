@@ -24,7 +24,7 @@ from starlette.routing import Route
 
 from probestats.errors import ProbestatsError
 from probestats.serve import pages
-from probestats.serve.session import Job, Mapping, facts_from, safe_name, store, suffix_of
+from probestats.serve.session import Job, Mapping, facts_from, safe_name, store, suffix_of, targets_name
 
 __all__ = ["Settings", "make_app", "DEFAULT_MAX_MB"]
 
@@ -33,7 +33,8 @@ DEFAULT_MAX_MB = 50
 
 DOWNLOADS = {"report.html": "text/html", "report.md": "text/markdown", "report.json": "application/json",
              "probe.toml": "application/toml", "command.txt": "text/plain", "plan.json": "application/json",
-             "plan_command.txt": "text/plain"}
+             "plan_command.txt": "text/plain", "analysis.json": "application/json",
+             "analysis_command.txt": "text/plain", "targets.csv": "text/csv"}
 
 
 @dataclass
@@ -153,7 +154,7 @@ async def _bounded_form(request: Request, settings: Settings):
         sent = True
         return {"type": "http.request", "body": bytes(body), "more_body": False}
 
-    form = await Request(request.scope, replay).form(max_files=2, max_fields=100, max_part_size=cap)
+    form = await Request(request.scope, replay).form(max_files=2, max_fields=250, max_part_size=cap)
     try:
         fields = {}
         for key, value in form.multi_items():
@@ -212,7 +213,8 @@ def make_app(settings: Settings) -> Starlette:
     async def map_post(request: Request):
         job = _job(s, request)
         form = await _bounded_form(request, s)
-        job.plans["mapping"] = Mapping.from_form(form)
+        job.plans["mapping"] = Mapping.from_form(form, topics=pages.topics(job, Mapping.from_form(form)))
+        job.plans["posted"] = True
         job.plans.pop("report", None)
         go = form.get("go", "update")
         return _redirect(s, f"j/{job.id}/{'validate' if go == 'validate' else 'map'}")
@@ -247,8 +249,9 @@ def make_app(settings: Settings) -> Starlette:
         if name not in DOWNLOADS:
             raise Refused(404, "no such download")
         data = pages.download(job, name)
+        filename = targets_name(job) if name == "targets.csv" else name  # the name the page's command reads
         return Response(data, media_type=DOWNLOADS[name], headers={
-            "Content-Disposition": f'attachment; filename="{name}"', "X-Content-Type-Options": "nosniff",
+            "Content-Disposition": f'attachment; filename="{filename}"', "X-Content-Type-Options": "nosniff",
             "Content-Security-Policy": "default-src 'none'; sandbox", "Cache-Control": "no-store"})
 
     def plan_get(request: Request):

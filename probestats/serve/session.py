@@ -16,8 +16,8 @@ from pathlib import Path
 
 from probestats.errors import OptionError
 
-__all__ = ["Upload", "Mapping", "SUFFIXES", "MAPPED", "safe_name", "store", "report_command", "plan_command",
-           "design_toml"]
+__all__ = ["Upload", "Mapping", "SUFFIXES", "MAPPED", "ANALYSES", "safe_name", "store", "report_command",
+           "analysis_command", "plan_command", "design_toml", "targets_csv", "targets_name"]
 
 #: file suffixes the page accepts, as the reader names their formats
 SUFFIXES = (".csv", ".tsv", ".json", ".jsonl", ".ndjson", ".xlsx", ".ods", ".parquet")
@@ -31,6 +31,18 @@ MAPPED = {
     "model": "the model that answered (it must be the same for both values)",
     "temperature": "the sampling temperature (it must be the same for both values)",
 }
+
+#: what the page can analyze: the key the column page's choice posts -> its label there
+ANALYSES = {
+    "": "Compare the values of the value column (the probe's report)",
+    "framing": "Dual framing: which way a model leans between two targets, each claim asked both ways",
+    "judge": "Order probe of a judge: does the answer a judge prefers depend on the order it is shown in",
+}
+
+#: the answers of a framing log, as the column page offers them (``--answers``)
+ANSWERS = {"auto": "Find out from the answers (the report says which)",
+           "agreement": "An agreement scale (strongly disagree to strongly agree)",
+           "yes-no": "Yes or no"}
 
 _SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,80}")
 
@@ -107,6 +119,24 @@ class Mapping:
         Title rows above the header.
     where : str
         An optional filter (an SQL condition).
+    reference : str
+        More than two values and no ``a`` and ``b``: every value against this one.
+    analysis : str
+        What to analyze (a key of :data:`ANALYSES`; "" for the comparison of values).
+    answers : str
+        A framing log's answers ("" or a key of :data:`ANSWERS`).
+    targets : tuple of (str, str, str)
+        A framing log's targets typed on the page: (topic, affirmative target, reverse target).
+    framing_aff, framing_rev : str
+        A framing log with one row per item: the columns of the affirmative and of the reverse answers.
+    order : str
+        An order probe: the column whose two values are the two answer orders.
+    judge_reply, judge_choice : str
+        An order probe: the judge's reply (read with the verdict rules), or a column holding the slot chosen.
+    verdict_first, verdict_second, verdict_tie : str
+        An order probe: the text that marks each verdict in a reply.
+    judge_by : str
+        An order probe: the column naming the judge (one analysis per judge).
     """
 
     metric: str = ""
@@ -120,14 +150,42 @@ class Mapping:
     sheet: str = ""
     skip_rows: int = 0
     where: str = ""
+    reference: str = ""
+    analysis: str = ""
+    answers: str = ""
+    targets: tuple = ()
+    framing_aff: str = ""
+    framing_rev: str = ""
+    order: str = ""
+    judge_reply: str = ""
+    judge_choice: str = ""
+    verdict_first: str = ""
+    verdict_second: str = ""
+    verdict_tie: str = ""
+    judge_by: str = ""
 
     @classmethod
-    def from_form(cls, form) -> Mapping:
-        """A mapping from form fields (a dict-like of str); unknown fields are ignored."""
+    def from_form(cls, form, topics=()) -> Mapping:
+        """A mapping from form fields (a dict-like of str); unknown fields are ignored.
+
+        The targets come as ``target-aff-N`` and ``target-rev-N`` for the N-th of ``topics`` (the topics the
+        column page listed, as the log holds them; a topic left without both targets is left out).
+
+        >>> m = Mapping.from_form({"analysis": "framing", "target-aff-0": "remote", "target-rev-0": "office",
+        ...                        "target-aff-1": "x"}, topics=["work", "pay"])
+        >>> m.analysis, m.targets
+        ('framing', (('work', 'remote', 'office'),))
+        """
         values = {}
         for f in fields(cls):
             raw = str(form.get(f.name, "") or "").strip()
-            if f.name == "skip_rows":
+            if f.name == "targets":
+                values[f.name] = _targets_from(form, topics)
+            elif f.name == "analysis":
+                values[f.name] = raw if raw in ANALYSES else ""
+            elif f.name == "answers":
+                values[f.name] = raw if raw in ANSWERS and raw != "auto" else ""
+            elif f.name == "skip_rows":
                 if raw and not raw.isdigit():
                     raise OptionError("title rows: give a whole number (0 when the header is the first row)")
                 values[f.name] = min(int(raw or 0), 1_000_000)
@@ -137,7 +195,7 @@ class Mapping:
 
     def query(self) -> dict:
         """The mapping as form fields (for links from one step to the next)."""
-        return {f.name: str(getattr(self, f.name)) for f in fields(self) if getattr(self, f.name) not in ("", 0)}
+        return {f.name: str(getattr(self, f.name)) for f in fields(self) if getattr(self, f.name)}
 
     def columns(self, detected: dict) -> tuple:
         """``(canonical, header)`` pairs for the choices that differ from what the reader found itself."""
@@ -152,12 +210,41 @@ class Mapping:
         return Probe(columns=self.columns(detected), where=self.where or None,
                      sheet=(self.sheet or None) if sheet else None, skip_rows=self.skip_rows)
 
+    def reference_used(self) -> str | None:
+        """The reference of the many-values analysis: the one chosen, unless two values are."""
+        return self.reference or None if not (self.a or self.b) else None
+
+    def framing_columns(self) -> tuple:
+        """``--framing-columns`` of a framing log with one row per item (empty for a framing column)."""
+        if self.framing_aff and self.framing_rev:
+            return (f"affirmative={self.framing_aff},reverse={self.framing_rev}",)
+        return ()
+
+    def verdicts(self) -> tuple:
+        """The verdict rules of an order probe (``--verdict LABEL=PATTERN``) with a reply column."""
+        if not self.judge_reply or self.judge_choice:
+            return ()
+        return tuple(f"{label}={pattern}" for label, pattern in
+                     (("first", self.verdict_first), ("second", self.verdict_second), ("tie", self.verdict_tie))
+                     if pattern)
+
+    def judge_options(self) -> dict:
+        """The order probe as the report's ``judge`` parameter."""
+        return {"order": self.order, "response": None if self.judge_choice else self.judge_reply or None,
+                "choice": self.judge_choice or None, "verdicts": self.verdicts(),
+                "by": (self.judge_by,) if self.judge_by else (), "repetition": None}
+
     def options(self, detected: dict) -> list[str]:
         """The command-line options of this mapping (after the metric)."""
         out = []
-        for flag, value in (("--a", self.a), ("--b", self.b)):
+        for flag, value in (("--a", self.a), ("--b", self.b), ("--reference", self.reference_used())):
             if value:
                 out += [flag, value]
+        return out + self.shaping(detected)
+
+    def shaping(self, detected: dict) -> list[str]:
+        """The command-line options that say how the log is read (sheet, title rows, columns, filter)."""
+        out = []
         if self.sheet:
             out += ["--sheet", self.sheet]
         if self.skip_rows:
@@ -167,6 +254,38 @@ class Mapping:
         if self.where:
             out += ["--where", self.where]
         return out
+
+
+def _targets_from(form, topics) -> tuple:
+    out = []
+    for n, topic in enumerate(topics):
+        aff, rev = (" ".join(str(form.get(f"target-{side}-{n}", "") or "").split())[:500] for side in ("aff", "rev"))
+        if aff and rev:
+            out.append((topic, aff, rev))
+    return tuple(out)
+
+
+def targets_name(job) -> str:
+    """The name of the targets file the page writes for a framing log (never one of the uploads' names)."""
+    taken = {job.log.name.lower()} | ({job.noise.name.lower()} if job.noise is not None else set())
+    return next(n for n in ("targets.csv", "framing_targets.csv", "page_targets.csv") if n not in taken)
+
+
+def targets_csv(targets) -> str:
+    """The targets file (topic, affirmative, reverse) of the targets typed on the page.
+
+    >>> print(targets_csv([("work", "remote", "office, shared")]), end="")
+    topic,affirmative,reverse
+    work,remote,"office, shared"
+    """
+    import csv
+    import io
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["topic", "affirmative", "reverse"])
+    writer.writerows(targets)
+    return out.getvalue()
 
 
 @dataclass(frozen=True)
@@ -253,8 +372,50 @@ def design_toml(facts: dict) -> str:
     return "".join(line + "\n" for line in lines)
 
 
+def _framing_options(job: Job, mapping: Mapping) -> list[str]:
+    out = []
+    if mapping.targets:
+        out += ["--targets", targets_name(job)]
+    if mapping.answers:
+        out += ["--answers", mapping.answers]
+    for spec in mapping.framing_columns():
+        out += ["--framing-columns", spec]
+    return out
+
+
+def _judge_options(mapping: Mapping, by_flag: str) -> list[str]:
+    out = ["--order", mapping.order]
+    if mapping.judge_choice:
+        out += ["--choice", mapping.judge_choice]
+    elif mapping.judge_reply:
+        out += ["--response", mapping.judge_reply]
+    for rule in mapping.verdicts():
+        out += ["--verdict", rule]
+    if mapping.judge_by:
+        out += [by_flag, mapping.judge_by]
+    return out
+
+
+def analysis_command(job: Job, mapping: Mapping, detected: dict) -> str | None:
+    """For a framing log or an order probe: the command line that prints the analysis the report is made
+    of, as JSON (``probestats framing ... --json``, ``probestats judge ... --json``); None otherwise."""
+    if mapping.analysis == "framing":
+        args = ["probestats", "framing", job.log.name, *_framing_options(job, mapping)]
+    elif mapping.analysis == "judge":
+        args = ["probestats", "judge", job.log.name, *_judge_options(mapping, "--by")]
+    else:
+        return None
+    return shlex.join(args + mapping.shaping(detected) + ["--json"])
+
+
 def report_command(job: Job, mapping: Mapping, detected: dict, *, facts: dict, output: str = "report.md") -> str:
     """The command line that writes the report the page shows (run in the folder holding the files)."""
+    if mapping.analysis == "framing":
+        return shlex.join(["probestats", "report", "--framing", job.log.name, *_framing_options(job, mapping),
+                           *mapping.shaping(detected), "-o", output])
+    if mapping.analysis == "judge":
+        return shlex.join(["probestats", "report", job.log.name, *_judge_options(mapping, "--judge-by"),
+                           *mapping.shaping(detected), "-o", output])
     args = ["probestats", "report", job.log.name, "--metric", mapping.metric]
     if job.noise is not None:
         args += ["--noise", job.noise.name]

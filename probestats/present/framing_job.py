@@ -1,0 +1,71 @@
+"""The dual-framing job as one library call: read, shape and analyze a framing log as ``probestats framing`` does.
+
+:func:`framing` is what the local page of ``probestats serve`` calls for a framing log, with the
+command's options as parameters (``label`` for ``--label``, ``response`` for ``--response``), so
+the page and the command give the same result; :func:`framing_json` is that result as
+``probestats framing ... --json`` prints it. The report of a framing log alone is
+:func:`probestats.present.report_job.report` with ``framing_log``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+__all__ = ["framing", "framing_json", "result_json"]
+
+
+def framing(log, *, probe=None, by=(), toward=None, targets=None, item=(), alpha=0.05, correction="holm",
+            interval="t", label=None, response=None, score_from=None, scale=None, answers="auto", label_map=(),
+            framing_columns=()):
+    """Which way a model leans between two targets, as ``probestats framing`` analyzes a dual-framing log.
+
+    Parameters
+    ----------
+    log : path or sequence of paths
+        The dual-framing log (several files or a folder are read as one).
+    probe : Probe, optional
+        How the log is read and shaped (column mapping, sheet, filters); a wide sheet reads its models from
+        the column names.
+    by, toward, targets, item, alpha, correction, interval, label, response, score_from, scale, answers, label_map
+        As for :func:`probestats.analyses.framing.analyze_framing` (``targets``: the targets file).
+    framing_columns : sequence of str
+        ``affirmative=COL,reverse=COL`` for one row per item with a column per framing's answer.
+
+    Returns
+    -------
+    FramingResult
+
+    Examples
+    --------
+    >>> r = framing("sample_logs/framing_long.csv", targets="sample_logs/framing_targets.csv")
+    >>> [(c.by["model"], c.by["topic"], c.pattern) for c in r.cells][:2]
+    [('model-a', 'leadership', 'protective'), ('model-a', 'remote_work', 'protective')]
+    """
+    from probestats.analyses.framing import analyze_framing
+    from probestats.shape.probe import Probe
+
+    # a wide framing sheet has one column per model: the wide shaping reads the models from the column names
+    shaped = replace(probe if probe is not None else Probe(), wide_attribute="model",
+                     framing_columns=tuple(framing_columns))
+    return analyze_framing(shaped.apply(log), by=list(by) or None, toward=toward,
+                           targets=str(targets) if targets else None, item=list(item) or None, alpha=alpha,
+                           correction=correction, interval=interval, label=label, response=response,
+                           score_from=score_from, scale=scale, answers=answers, label_map=list(label_map) or None)
+
+
+def result_json(result) -> str:
+    """A result as a command's ``--json`` prints it: one document with its ``schema_version``, C1 and bidi
+    controls as ``\\u`` escapes, and the closing newline.
+
+    >>> result_json(framing("sample_logs/framing_long.csv")).splitlines()[1]
+    '  "schema_version": 1,'
+    """
+    from probestats.present.sanitize import json_text
+    from probestats.result import document, dumps
+
+    return json_text(dumps(document(result))) + "\n"
+
+
+def framing_json(log, **options) -> str:
+    """:func:`framing`'s result as ``probestats framing ... --json`` prints it."""
+    return result_json(framing(log, **options))
