@@ -49,8 +49,8 @@ def _plain(v):
 
 
 #: Version of the JSON contract every command's top-level object follows (``schema_version``).
-#: Raised when a key changes meaning or is removed; adding a key keeps it.
-SCHEMA_VERSION = 1
+#: Raised when a key changes meaning or is removed; adding a key keeps it. CHANGELOG.md lists each change.
+SCHEMA_VERSION = 2
 
 
 def document(result) -> dict:
@@ -59,7 +59,7 @@ def document(result) -> dict:
     Examples
     --------
     >>> document({"ok": True, "p": float("nan")})
-    {'schema_version': 1, 'ok': True, 'p': None}
+    {'schema_version': 2, 'ok': True, 'p': None}
     """
     data = jsonable(result)
     if not isinstance(data, dict):

@@ -198,6 +198,9 @@ def compare_runs(before, after, *, metric: str, a: str | None = None, b: str | N
     """
     from probestats.analyses.paired import analyze
     from probestats.checks.schema import require_ok, validate
+    from probestats.vocabulary import check_vocabulary
+
+    check_vocabulary(alternative=alternative, alpha=alpha)
 
     read = dict(read_options or {})
     read_after = dict(after_read_options if after_read_options is not None else read)

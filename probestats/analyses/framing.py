@@ -46,7 +46,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import polars as pl
 
-from probestats.errors import ColumnError, OptionError, ProbestatsError, ValidationError
+from probestats.errors import ColumnError, OptionError, ProbestatsError, ValidationError, opt
 from probestats.stats.multitest import adjust
 from probestats.stats.hypotests import gap_interval, min_attainable_p, sign_flip_test
 from probestats.result import jsonable
@@ -82,7 +82,7 @@ FRAMING_ALIASES = {
 }
 _FRAMING_LOOKUP = {alias: canonical for canonical, aliases in FRAMING_ALIASES.items() for alias in aliases}
 
-CORRECTIONS = ("holm", "bh", "none")  # across cells (see probestats.stats.multitest)
+from probestats.vocabulary import CORRECTIONS, check_vocabulary  # noqa: E402  (across cells)
 SCORE_SOURCES = ("score", "label", "response")
 _UNNAMED = {AFFIRMATIVE: "the affirmative claim", REVERSE: "the reverse claim"}
 _MAX_LISTED = 20  # examples listed for unparsed text and disagreements
@@ -452,7 +452,7 @@ def _scores_from_numbers(series: pl.Series, scale, column: str) -> pl.DataFrame:
             shown = ", ".join(f"{v:g}" for v in bad.to_list()[:5])
             raise OptionError(
                 f"the {column} column holds {shown}, off the -2..2 agreement scale; "
-                "declare the scale the log uses (for example --scale 1:5)"
+                f"declare the scale the log uses (for example {opt('scale', '1:5')})"
             )
         mapped = numeric
     text = pl.select(
@@ -562,7 +562,7 @@ def _column(frame: pl.DataFrame, log, name: str, option: str) -> str:
     if str(name).strip().lower() in low:
         return low[str(name).strip().lower()]
     seen = ", ".join(c for c in frame.columns if not c.startswith("_"))
-    raise ColumnError(f"{option} {name}: no such column; columns seen: {seen}")
+    raise ColumnError(f"{opt(option, name)}: no such column; columns seen: {seen}")
 
 
 def analyze_framing(
@@ -606,7 +606,7 @@ def analyze_framing(
         ``topic`` and ``language``, those not used by ``by``.
     alpha : float
         Level for the pattern (on corrected p-values).
-    correction : {"holm", "bh", "none"}
+    correction : {"holm", "bonferroni", "bh", "none"}
         Correction of p-values across cells.
     confidence : float
         Level of the intervals.
@@ -650,10 +650,7 @@ def analyze_framing(
     """
     from probestats.io.read import read_log
 
-    if not 0 < alpha < 1:
-        raise OptionError(f"alpha must be between 0 and 1 (such as 0.05), not {alpha!r}")
-    if correction not in CORRECTIONS:
-        raise OptionError(f"correction must be one of holm, bh, none, not {correction!r}")
+    check_vocabulary(alpha=alpha, correction=correction)
     if score_from is not None and score_from not in SCORE_SOURCES:
         raise OptionError(f"score_from must be one of score, label, response, not {score_from!r}")
     if scale is not None:
@@ -696,8 +693,8 @@ def analyze_framing(
                                 rows_of(missing_framing), header("framing")))
 
     # ---- scores
-    label_col = _column(frame, log, label, "--label") if label else ("label" if "label" in frame.columns else None)
-    response_col = (_column(frame, log, response, "--response") if response
+    label_col = _column(frame, log, label, "label") if label else ("label" if "label" in frame.columns else None)
+    response_col = (_column(frame, log, response, "response") if response
                     else ("reply" if "reply" in frame.columns else None))
     cache: dict = {}
 
@@ -858,7 +855,7 @@ def analyze_framing(
     )
 
     # ---- cells and items
-    by_cols = [_column(frame, log, b, "--by") for b in _as_list(by)]
+    by_cols = [_column(frame, log, b, "by") for b in _as_list(by)]
     if by is None:
         by_cols = (["model"] if "model" in frame.columns else [])
         if not shared and has_topic:
@@ -868,7 +865,7 @@ def analyze_framing(
             "the topics have no reference target in common, so pooling them would mix directions; "
             "add --by topic, or give --toward TARGET with --targets FILE naming a target every topic asserts")
     if item is not None:
-        item_cols = [_column(frame, log, c, "--item") for c in _as_list(item)]
+        item_cols = [_column(frame, log, c, "item") for c in _as_list(item)]
     else:
         item_cols = [c for c in ("item", "topic", "language") if c in frame.columns and c not in by_cols]
     item_cols = [c for c in item_cols if c not in by_cols]

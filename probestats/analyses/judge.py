@@ -71,7 +71,7 @@ import numpy as np
 import polars as pl
 
 from probestats.stats.multitest import adjust
-from probestats.errors import ColumnError, OptionError, Problem, ValidationError, count_of
+from probestats.errors import ColumnError, OptionError, Problem, ValidationError, count_of, either, opt
 from probestats.result import jsonable
 from probestats.shape.verdicts import Rule, choice_rules, extract_all, parse_rules
 from probestats.stats.hypotests import TestResult, sign_flip_test
@@ -79,8 +79,8 @@ from probestats.stats.proportion import Share, binomial_test, share
 
 __all__ = ["OrderGroup", "JudgeResult", "analyze_order", "analyze_scored", "item_verdicts", "SCHEMA_VERSION"]
 
-SCHEMA_VERSION = 1
-CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+from probestats.result import SCHEMA_VERSION  # noqa: E402  (one contract for every command's JSON)
+from probestats.vocabulary import CORRECTIONS, check_vocabulary  # noqa: E402,F401
 _SCORE = {"first": 1.0, "tie": 0.5, "second": 0.0}  # the first slot's score
 _LISTED = 10  # distinct unparsed replies listed per group
 _ROWS = 100  # rows named per problem
@@ -262,7 +262,7 @@ def _column(frame: pl.DataFrame, log, name: str, option: str) -> str:
         if str(c).strip().lower() == low:
             return c
     seen = ", ".join(log.headers)
-    raise ColumnError(f"{option} {name}: no such column; headers seen: {seen}")
+    raise ColumnError(f"{opt(option, name)}: no such column; headers seen: {seen}")
 
 
 def _text(value) -> str:
@@ -352,16 +352,14 @@ def analyze_order(
     """
     from probestats.io.read import read_log
 
-    if not 0 < alpha < 1:
-        raise OptionError(f"alpha must be between 0 and 1, for example 0.05, not {alpha!r}")
-    if correction not in CORRECTIONS:
-        raise OptionError(f"correction must be one of {', '.join(CORRECTIONS)}, not {correction!r}")
+    check_vocabulary(alpha=alpha, correction=correction)
     if choice is not None and response is not None:
         raise OptionError("give the judge's reply (response) or the slot it chose (choice), not both")
     if choice is None:
         if not verdicts:
-            raise OptionError("verdicts: give the rules that read a reply, for example --verdict \"first=[[A]]\" "
-                              "--verdict \"second=[[B]]\" (or --choice COL when the log holds the slot chosen)")
+            raise OptionError(f"{opt('verdicts')}: give the rules that read a reply, for example "
+                              + either("verdicts=['first=[[A]]', 'second=[[B]]']", '--verdict "first=[[A]]" --verdict "second=[[B]]"')
+                              + f" (or {opt('choice', 'COL')} when the log holds the slot chosen)")
         rules = parse_rules(verdicts)
     else:
         rules = choice_rules(verdicts)
@@ -371,22 +369,22 @@ def analyze_order(
         raise ValidationError([Problem("error", "empty_log", f"{log.source} has no data rows; add rows below the header")])
     if "item" not in frame.columns:
         raise ColumnError(f"no item column; headers seen: {', '.join(log.headers)} (use --column item=HEADER)")
-    order_col = _column(frame, log, order, "--order")
+    order_col = _column(frame, log, order, "order")
     if choice is not None:
-        text_col, source = _column(frame, log, choice, "--choice"), "choice"
+        text_col, source = _column(frame, log, choice, "choice"), "choice"
     elif response is not None:
-        text_col, source = _column(frame, log, response, "--response"), "response"
+        text_col, source = _column(frame, log, response, "response"), "response"
     elif "reply" in frame.columns:
         text_col, source = "reply", "response"
     else:
         raise ColumnError(f"no reply column to read verdicts from; headers seen: {', '.join(log.headers)} "
-                          "(use --response COL)")
-    by = [_column(frame, log, b, "--by") for b in by]
-    rep_col = _column(frame, log, repetition, "--repetition") if repetition else None
+                          f"(use {opt('response', 'COL')})")
+    by = [_column(frame, log, b, "by") for b in by]
+    rep_col = _column(frame, log, repetition, "repetition") if repetition else None
     used = [order_col, text_col, "item", *by, *([rep_col] if rep_col else [])]
     if len(set(used)) != len(used):
-        raise OptionError("--order, the verdict column, --by, --repetition and the item column must be different "
-                          "columns")
+        raise OptionError(f"{opt('order')}, the verdict column, {opt('by')}, {opt('repetition')} and the item column "
+                          "must be different columns")
 
     def header(c):
         return log.columns.get(c, c)
@@ -549,7 +547,7 @@ def analyze_scored(log, *, order: str, score: str, by: Sequence[str] = (), scale
     values = probe.lazy.select(pl.col("variant").cast(pl.String)).unique(maintain_order=True).collect()["variant"]
     values = [v for v in values.to_list() if v is not None]
     if len(values) != 2:
-        raise OptionError(f"--order {order}: a scored order probe needs exactly two orders, found {len(values)}")
+        raise OptionError(f"{opt('order', order)}: a scored order probe needs exactly two orders, found {len(values)}")
     result = analyze(probe, metric=score, a=values[0], b=values[1], by=list(by), alpha=alpha, correction=correction,
                      many=False)
     return with_scale(result, scale, list(by)) if scale is not None else result

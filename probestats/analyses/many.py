@@ -44,6 +44,7 @@ import polars as pl
 from probestats.errors import OptionError, ValidationError, either, opt
 from probestats.stats.hypotests import TestResult, sign_flip_test
 from probestats.stats.multitest import adjust
+from probestats.vocabulary import N_RESAMPLES, check_n_resamples, check_vocabulary
 from probestats.io.read import ROW, Log, format_rows, read_log
 from probestats.errors import Problem, has_errors
 from probestats.stats.selection import ImpactRatio, impact_ratios, is_selection
@@ -588,7 +589,7 @@ def _as_matrix(matrix) -> np.ndarray:
     return m
 
 
-def omnibus_test(matrix, *, n_resamples: int = 10_000, seed: int | None = 0, max_exact: int = MAX_EXACT,
+def omnibus_test(matrix, *, n_resamples: int = N_RESAMPLES, seed: int | None = 0, max_exact: int = MAX_EXACT,
                  method: str = "auto") -> OmnibusResult:
     """Within-item permutation test that the value makes no difference (see the module docstring).
 
@@ -638,9 +639,7 @@ def omnibus_test(matrix, *, n_resamples: int = 10_000, seed: int | None = 0, max
                 else f"exact (enumeration of {size} distinct within-item arrangements of the value labels, "
                      f"standing for all {total})")
         return OmnibusResult(pvalue=p, method=text, **common)
-    if int(n_resamples) < 1:
-        raise OptionError(f"n_resamples must be a positive integer, not {n_resamples!r}")
-    n_resamples = int(n_resamples)
+    n_resamples = check_n_resamples(n_resamples)
     rng = np.random.default_rng(seed)
     chunk = max(1, 2_000_000 // (n * v))
     hits = 0
@@ -755,7 +754,7 @@ def analyze_many(
     alpha: float = 0.05,
     correction: str = "holm",
     fold_case: bool = False,
-    n_resamples: int = 10_000,
+    n_resamples: int = N_RESAMPLES,
     seed: int | None = 0,
     noise=None,
     read_options: Mapping | None = None,
@@ -793,15 +792,9 @@ def analyze_many(
     >>> result.main.omnibus.pvalue == 1 / 81   # items 1-4 each put their 1 under A, as item 0 does: 1 of 3**4
     True
     """
-    from probestats.analyses.paired import ALTERNATIVES
-
     if noise is not None:
         raise OptionError(f"{opt('noise')} compares two values; give {opt('a')} and {opt('b')} to analyze a pair with its noise log")
-    if alternative not in ALTERNATIVES:
-        raise OptionError(f"{opt('alternative', alternative)}: expected one of {', '.join(ALTERNATIVES)}")
-    if not 0 < alpha < 1:
-        raise OptionError(f"{opt('alpha', alpha)}: must be between 0 and 1, for example 0.05")
-    adjust([], correction)
+    check_vocabulary(alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed)
     by = list(by)
     from probestats.analyses.paired import check_by
 

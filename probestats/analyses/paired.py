@@ -26,8 +26,7 @@ from probestats.stats.exact import finish_means, mean_aggs
 from probestats.errors import count_of
 from probestats.analyses.verdict import NoiseCheck
 
-ALTERNATIVES = ("two-sided", "greater", "less")
-CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+from probestats.vocabulary import ALTERNATIVES, CORRECTIONS, check_vocabulary  # noqa: F401  (re-exported)
 #: The intervals for the average gap (:func:`probestats.stats.hypotests.gap_interval`).
 INTERVALS = ("t", "bootstrap", "percentile", "sign-flip")
 
@@ -161,8 +160,8 @@ class PairResult:
         sf = self.sign_flip
         sign_flip = {
             "p": sf.pvalue,
-            "method": sf.kind,  # "exact", "bounds" or "monte-carlo"
-            "method_detail": sf.method,
+            "method": sf.method,   # the text, as everywhere (schema 2; it was the kind, with this text in method_detail)
+            "kind": sf.kind,       # "exact", "bounds" or "monte-carlo"
             "alternative": sf.alternative,
             "statistic": _num(sf.statistic),
         }
@@ -527,7 +526,7 @@ def analyze_pair(
     >>> result.main.average_gap, result.main.sign_flip.pvalue
     (1.0, 0.0078125)
     """
-    check_common(alternative, alpha, correction)
+    check_vocabulary(alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed)
     by = list(by)
     check_by(by, metric)
     noise, within_noise = _noise_choice(noise, within_noise, noise_value)
@@ -783,12 +782,7 @@ def _warm_tests() -> None:
 
 def check_common(alternative: str, alpha: float, correction: str) -> None:
     """Refuse an ``alternative``, ``alpha`` or ``correction`` no test can use (before any work)."""
-    if alternative not in ALTERNATIVES:
-        raise OptionError(f"{opt('alternative', alternative)}: expected one of {', '.join(ALTERNATIVES)}")
-    if not 0 < alpha < 1:
-        raise OptionError(f"{opt('alpha', alpha)}: must be between 0 and 1, for example 0.05")
-    if correction not in CORRECTIONS:
-        adjust([], correction)
+    check_vocabulary(alternative=alternative, alpha=alpha, correction=correction)
 
 
 def design_problems(main: PairResult, alpha: float) -> list[Problem]:

@@ -68,7 +68,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import polars as pl
 
-from probestats.errors import ColumnError, OptionError
+from probestats.errors import ColumnError, OptionError, opt
 from probestats.stats.hypotests import (MITM_AUTO_MAX, extreme_thresholds, min_attainable_p, sign_flip_bounds,
                                         sign_flip_pvalues, sign_flip_test, sign_test)
 from probestats.errors import Problem
@@ -93,7 +93,7 @@ __all__ = [
     "BOUND_MIN_RUNS",
 ]
 
-ALTERNATIVES = ("two-sided", "greater", "less")
+from probestats.vocabulary import ALTERNATIVES, check_alpha, check_alternative, check_seed  # noqa: E402,F401
 TAU_METHOD = ("method of moments: tau^2 = max(0, var(item gaps) - mean(sigma^2 (1/k_a + 1/k_b))) "
               "over the pilot's items")
 _MAX_DOUBLINGS = 40
@@ -344,11 +344,11 @@ def _parse_scale(scale) -> tuple[float | None, float | None]:
                 raise ValueError
             ends.append(None if x is None or math.isinf(x) else x)
     except ValueError:
-        raise OptionError(f"--scale {text}: expected LOW:HIGH, for example --scale 1:5 (leave a side empty "
-                          "for no bound there, as in --scale 0:)") from None
+        raise OptionError(f"{opt('scale', scale)}: expected LOW:HIGH, for example {opt('scale', '1:5')} (leave a side "
+                          f"empty for no bound there, as in {opt('scale', '0:')})") from None
     low, high = ends
     if low is not None and high is not None and not low < high:
-        raise OptionError(f"--scale {text}: expected LOW:HIGH with LOW below HIGH, for example --scale 1:5")
+        raise OptionError(f"{opt('scale', scale)}: expected LOW:HIGH with LOW below HIGH, for example {opt('scale', '1:5')}")
     return low, high
 
 
@@ -363,7 +363,7 @@ def _bounds(y: np.ndarray, integer: bool, scale, metric: str):
             ceiling = None if ceiling is None else float(math.floor(ceiling))
         if (floor is not None and lo < floor) or (ceiling is not None and hi > ceiling):
             raise OptionError(f"values of '{metric}' in the noise log run from {lo:g} to {hi:g}, outside the "
-                              f"declared scale {text}; correct --scale (or the log)")
+                              f"declared scale {text}; correct {opt('scale')} (or the log)")
         return floor, ceiling, "declared"
     distinct = np.unique(y).size
     if distinct < 2:
@@ -641,7 +641,7 @@ def _frame_and_metric(source, metric):
     from probestats.io.read import STRUCTURE, refuse_internal
 
     if metric in STRUCTURE:  # a column that numbers the runs (seed, time) is no metric
-        refuse_internal("--metric", metric)
+        refuse_internal("metric", metric)
     if not isinstance(frame, pl.DataFrame):
         frame = pl.DataFrame(frame)
     return frame, metric, name, problems
@@ -659,7 +659,7 @@ def _columns_needed(log, metric: str | None) -> pl.DataFrame:
     return collect(log.lazy.select([c for c in ("item", "variant", metric) if c in names]), log.source, log._path)
 
 
-def noise_model(source, metric: str | None = None, *, scale=None) -> NoiseModel:
+def noise_model(log, metric: str | None = None, *, scale=None) -> NoiseModel:
     """Measure the run-to-run noise of a metric from a same-versus-same or pilot log.
 
     sigma per run is the pooled within-cell (item x value) standard deviation,
@@ -669,7 +669,7 @@ def noise_model(source, metric: str | None = None, *, scale=None) -> NoiseModel:
 
     Parameters
     ----------
-    source : Log, Checked, polars DataFrame, path or list of dict
+    log : Log, Checked, polars DataFrame, path or list of dict
         The log; anything with a ``.frame`` attribute, or anything
         :func:`probestats.io.read_log` reads. Columns ``item`` and the metric are needed;
         without ``variant`` each item is one cell.
@@ -694,7 +694,7 @@ def noise_model(source, metric: str | None = None, *, scale=None) -> NoiseModel:
     >>> noise_model(rows, metric="steps", scale="1:10").ceiling
     10.0
     """
-    frame, metric, name, problems = _frame_and_metric(source, metric)
+    frame, metric, name, problems = _frame_and_metric(log, metric)
     problems = list(problems)
     for col in ("item", metric):
         if col not in frame.columns:
@@ -1130,10 +1130,10 @@ def _check_shift(shift: str, noise: NoiseModel) -> None:
         raise OptionError("a scale shift needs a noise log (its mean sets the scale), not a stated sigma")
     if noise.minimum is None or noise.minimum < 0 or not float(np.mean(noise._raw)) > 0:
         raise OptionError(f"a scale shift multiplies '{noise.metric}', so its runs must be 0 or more with a "
-                          "positive mean; use --shift additive")
+                          f"positive mean; use {opt('shift', 'additive')}")
     if noise.ceiling is not None or (noise.floor is not None and noise.floor != 0):
         raise OptionError(f"a scale shift would cross the bounds {_fmt_scale(noise.floor, noise.ceiling)} of "
-                          f"'{noise.metric}'; use --shift additive (or --scale 0: for a count)")
+                          f"'{noise.metric}'; use {opt('shift', 'additive')} (or {opt('scale', '0:')} for a count)")
 
 
 def _dither(rng: np.random.Generator, shape: tuple, *, stratified: bool) -> np.ndarray:
@@ -1249,8 +1249,7 @@ def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed, shift:
 
 
 def _direction(alternative: str) -> float:
-    if alternative not in ALTERNATIVES:
-        raise OptionError(f"alternative must be one of {', '.join(ALTERNATIVES)}, not {alternative!r}")
+    check_alternative(alternative)
     return -1.0 if alternative == "less" else 1.0
 
 
@@ -1692,10 +1691,10 @@ def check_plan_work(items, runs, sims: int) -> None:
             + (f"lower --sims to {fit} or fewer, or plan fewer designs" if fit >= 1 else "plan fewer designs"))
 
 
-def _check_common(alpha, target, sims, alternative):
+def _check_common(alpha, target, sims, alternative, seed):
     _direction(alternative)
-    if not 0 < alpha < 1:
-        raise OptionError(f"alpha must be between 0 and 1, not {alpha}")
+    check_alpha(alpha)
+    check_seed(seed)
     if target is not None and not 0 < target < 1:
         raise OptionError(f"the target power must be between 0 and 1, not {target}")
     if int(sims) != sims or sims < 1:
@@ -1907,7 +1906,7 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
     >>> power_sign_flip(gap=None, items=5, runs=20, power=0.8, noise=1.2).to_dict()["gap"] is None
     True
     """
-    _check_common(alpha, power, sims, alternative)
+    _check_common(alpha, power, sims, alternative, seed)
     tau = _check_tau(heterogeneity)
     noise = _as_noise(noise, metric, scale)
     missing = [n for n, v in (("gap", gap), ("items", items), ("runs", runs), ("power", power)) if v is None]
@@ -1994,7 +1993,7 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
 def _search_mdg(noise_model, items, runs_a, runs_b, alpha, power, sims, seed, alternative, heterogeneity, shift):
     """The simulated probes of a design and its MDG searched both ways (the common start of
     :func:`mdg_for_design` and :func:`mdg_with_range`)."""
-    _check_common(alpha, power, sims, alternative)
+    _check_common(alpha, power, sims, alternative, seed)
     tau = _check_tau(heterogeneity)
     noise = _as_noise(noise_model)
     items = int(items)
@@ -2417,7 +2416,7 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
     >>> sorted({p["code"] for p in plan.to_dict()["problems"]})
     ['heterogeneity_assumed', 'never_significant']
     """
-    _check_common(alpha, power, sims, alternative)
+    _check_common(alpha, power, sims, alternative, seed)
     if pilot is not None and heterogeneity is not None:
         raise OptionError("give either a pilot log or a stated heterogeneity, not both")
     noise = _as_noise(noise, metric, scale)

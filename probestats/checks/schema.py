@@ -256,7 +256,7 @@ def validate(
         if name in own:
             raise OptionError(f"--by {name}: results are already per item and compare the values; "
                               "split by another column, such as model or language")
-    for option, names in (("--metric", [] if metric is None else [metric]), ("--by", by)):
+    for option, names in (("metric", [] if metric is None else [metric]), ("by", by)):
         for name in names:
             refuse_internal(option, name)
     if metric is not None:

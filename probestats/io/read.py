@@ -31,7 +31,7 @@ os.environ.setdefault("POLARS_CSV_CHUNK_SIZE", str(CSV_CHUNK_BYTES))
 
 import polars as pl  # noqa: E402  (after the setting above, which polars reads from the environment)
 
-from probestats.errors import ColumnError, OptionError, ReadError
+from probestats.errors import ColumnError, OptionError, ReadError, either, opt
 from probestats.errors import Problem
 
 ROW = "_row"
@@ -46,32 +46,36 @@ STRUCTURE = {"item": "names the item", "variant": "holds the value compared", "s
 
 
 def refuse_internal(option: str, name: str) -> None:
-    """Refuse a column ``name`` given with ``option`` that probestats uses itself, with the way to use it anyway.
+    """Refuse a column ``name`` given as the parameter ``option`` (``"metric"`` or ``"by"``) that probestats
+    uses itself, with the way to use it anyway (named as the caller spells it, see :func:`probestats.errors.opt`).
 
     Examples
     --------
-    >>> refuse_internal("--by", "model")
-    >>> refuse_internal("--by", "n")
+    >>> refuse_internal("by", "model")
+    >>> refuse_internal("by", "n")
     Traceback (most recent call last):
     ...
-    probestats.errors.OptionError: --by n: 'n' is a name probestats uses for its own counts; read the column under another name: --column n_col=n --by n_col
-    >>> refuse_internal("--metric", "seed")
+    probestats.errors.OptionError: by='n': 'n' is a name probestats uses for its own counts; read the column under another name: columns={'n_col': 'n'}, by='n_col'
+    >>> from probestats.errors import cli_spelling
+    >>> with cli_spelling():
+    ...     refuse_internal("metric", "seed")
     Traceback (most recent call last):
     ...
     probestats.errors.OptionError: --metric seed: the column 'seed' numbers the runs by seed, not a metric; name the column that holds the number computed from each reply (to analyze it anyway, read it under another name: --column seed_col=seed --metric seed_col)
     """
     name = str(name)
     other = f"{name.strip('_') or 'x'}_col"
-    if option == "--metric" and name in STRUCTURE and name not in ("item", "variant"):
-        raise OptionError(f"--metric {name}: the column '{name}' {STRUCTURE[name]}, not a metric; name the column "
+    read_as = either(f"columns={{{other!r}: {name!r}}}, {opt(option, other)}", f"--column {other}={name} {opt(option, other)}")
+    if option == "metric" and name in STRUCTURE and name not in ("item", "variant"):
+        raise OptionError(f"{opt('metric', name)}: the column '{name}' {STRUCTURE[name]}, not a metric; name the column "
                           f"that holds the number computed from each reply (to analyze it anyway, read it under "
-                          f"another name: --column {other}={name} --metric {other})")
-    if option == "--by" and name in ("seed", "run_id"):
-        raise OptionError(f"--by {name}: that column numbers the runs inside each item x value cell, so it cannot "
+                          f"another name: {read_as})")
+    if option == "by" and name in ("seed", "run_id"):
+        raise OptionError(f"{opt('by', name)}: that column numbers the runs inside each item x value cell, so it cannot "
                           "split the analysis; group by a column that is fixed within an item, such as model")
     if name in INTERNAL_NAMES or name.startswith("__"):
-        raise OptionError(f"{option} {name}: '{name}' is a name probestats uses for its own counts; read the "
-                          f"column under another name: --column {other}={name} {option} {other}")
+        raise OptionError(f"{opt(option, name)}: '{name}' is a name probestats uses for its own counts; read the "
+                          f"column under another name: {read_as}")
 
 #: canonical name -> headers that mean it (compared after :func:`normalize_header`).
 ALIASES: dict[str, tuple[str, ...]] = {

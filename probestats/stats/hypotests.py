@@ -72,6 +72,8 @@ import numpy as np
 
 from probestats.errors import either, OptionError
 from probestats.result import jsonable
+from probestats.vocabulary import (ALTERNATIVES, N_RESAMPLES, SIGN_FLIP_RESAMPLES, check_alternative,  # noqa: F401
+                                   check_n_resamples, check_vocabulary)
 
 __all__ = [
     "TestResult",
@@ -84,7 +86,6 @@ __all__ = [
     "MinP",
 ]
 
-ALTERNATIVES = ("two-sided", "greater", "less")
 SIGN_FLIP_METHODS = ("auto", "enumerate", "lattice", "bounds", "monte-carlo")
 
 #: Relative tie tolerance of the sign-flip test (see the module docstring).
@@ -250,12 +251,7 @@ class Interval:
 # --------------------------------------------------------------------------- checks
 
 
-def _check_alternative(alternative: str) -> str:
-    if alternative not in ALTERNATIVES:
-        raise OptionError(
-            f"alternative must be one of 'two-sided', 'greater', 'less', not {alternative!r}"
-        )
-    return alternative
+_check_alternative = check_alternative   # one validator and one message (probestats.vocabulary)
 
 
 def _as_gaps(gaps) -> np.ndarray:
@@ -673,7 +669,7 @@ def sign_flip_test(
     *,
     alternative: str = "two-sided",
     method: str = "auto",
-    n_resamples: int = 100_000,
+    n_resamples: int = SIGN_FLIP_RESAMPLES,
     seed: int | None = 0,
     alpha: float | None = None,
 ) -> TestResult:
@@ -731,6 +727,7 @@ def sign_flip_test(
     >>> 0 < r.pvalue < 1e-20
     True
     """
+    check_vocabulary(alpha=alpha, n_resamples=n_resamples, seed=seed)
     g = _as_gaps(gaps)
     alternative = _check_alternative(alternative)
     if method not in SIGN_FLIP_METHODS:
@@ -856,9 +853,7 @@ def _enum_method(k: int, n: int) -> str:
 
 
 def _monte_carlo(nz, s_obs, tol, alternative, n_resamples, seed) -> tuple[float, float]:
-    if int(n_resamples) < 1:
-        raise OptionError(f"n_resamples must be a positive integer, not {n_resamples!r}")
-    n_resamples = int(n_resamples)
+    n_resamples = check_n_resamples(n_resamples)
     rng = np.random.default_rng(seed)
     k = nz.size
     total = float(np.sum(nz))
@@ -926,6 +921,7 @@ def sign_flip_pvalues(
     array([0.25, 0.75, 1.  ])
     """
     alternative = _check_alternative(alternative)
+    check_vocabulary(n_resamples=n_resamples, seed=seed)
     try:
         G = np.asarray(gaps_2d, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -1134,7 +1130,7 @@ def gap_skewness(gaps) -> float:
     return m3 / m2**1.5 * math.sqrt(n * (n - 1)) / (n - 2)
 
 
-def gap_interval(gaps, *, confidence: float = 0.95, method: str = "t", n_resamples: int = 9999,
+def gap_interval(gaps, *, confidence: float = 0.95, method: str = "t", n_resamples: int = N_RESAMPLES,
                  seed: int | None = 0) -> Interval:
     """Confidence interval for the average gap across items.
 
@@ -1173,6 +1169,7 @@ def gap_interval(gaps, *, confidence: float = 0.95, method: str = "t", n_resampl
     >>> round(iv.low, 6), round(iv.high, 6)
     (2.0, 5.0)
     """
+    check_vocabulary(n_resamples=n_resamples, seed=seed)
     g = _as_gaps(gaps)
     try:
         confidence = float(confidence)
