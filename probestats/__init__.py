@@ -51,6 +51,9 @@ _EXPORTS = {
     "report": ".present.report_job",
     "ReportJob": ".present.report_job",
     "plan": ".present.plan_job",
+    "compare": ".present.compare_job",
+    "framing": ".present.framing_job",
+    "judge": ".present.judge_job",
     "parse_label": ".shape.labels",
     "parse_labels": ".shape.labels",
 }
