@@ -484,8 +484,8 @@ def test_sample_long_and_wide_files_give_identical_results():
 def test_errors_are_probestats_errors():
     with pytest.raises(ColumnError, match="framing"):
         analyze_framing([{"model": "m", "score": 1}])
-    with pytest.raises(OptionError):
-        analyze_framing(rows_from_scores(HAND), correction="bonferroni")
+    with pytest.raises(OptionError, match="^correction='sidak': expected one of holm, bonferroni, bh, none$"):
+        analyze_framing(rows_from_scores(HAND), correction="sidak")
     with pytest.raises(ProbestatsError):
         analyze_framing(rows_from_scores(HAND), by="nonexistent")
 

@@ -118,6 +118,57 @@ class FramingCell(_Record):
     across cells. ``bias_ci``/``acquiescence_ci`` are dicts ``{low, high, confidence,
     method}`` (None with fewer than two units). ``agree_reference``/``agree_other``: mean
     raw score of the responses to prompts asserting the reference target / the other one.
+
+    Attributes
+    ----------
+    by : dict
+        The cell (``{"model": "m"}``).
+    reference : str or None
+        The target the lean is measured toward.
+    n, n_items, n_unparsed : int
+        Responses with a score, matched items, and responses no score could be read from.
+    agree_affirmative, agree_reverse : float or None
+        Mean raw score of the responses to the affirmative and to the reverse prompts.
+    aligned_affirmative, aligned_reverse : float or None
+        The same, aligned toward the reference target.
+    bias : float or None
+        The lean: the mean aligned score (positive: toward the reference target).
+    acquiescence : float or None
+        Agreement regardless of direction: the mean raw score.
+    bias_p, acquiescence_p : float or None
+        Their raw p-values (the exact sign-flip test across items; ``p`` in JSON keys alike).
+    bias_p_adjusted, acquiescence_p_adjusted : float or None
+        The same, corrected across cells.
+    bias_ci, acquiescence_ci : dict or None
+        ``{low, high, confidence, method}`` intervals (None with fewer than two units).
+    pattern : {"none", "protective", "assertive", "symmetric"}
+        The cell's pattern (see the module's description).
+    neutral_rate, abstain_rate : float or None
+        Share of responses that are neutral, and that refuse (None for yes/no answers).
+    test_unit : str
+        What the tests are across: items, or the runs of the one item.
+    test_method : str or None
+        How the bias p was computed, in words.
+    min_attainable_p : float or None
+        The smallest p the test could give with these units.
+    single_item : bool
+        The cell has one item: tests are across its runs.
+    agree_reference, agree_other : float or None
+        Mean raw score of the responses to prompts asserting the reference target / the other one.
+    n_languages : int or None
+        Languages in the cell.
+    languages_agree : int or None
+        Languages whose lean has the cell's sign.
+    prefix_spread, suffix_spread : float or None
+        Largest minus smallest mean aligned score over the prompt prefixes (suffixes).
+    answers : {"agreement", "yes-no"}
+        How the answers were scored.
+    yes_affirmative, yes_reverse : float or None
+        Yes/no answers: the share of yes to the affirmative and to the reverse prompts.
+    n_refused, n_hedged : int or None
+        Yes/no answers: replies that refuse, and that hedge.
+    bias_log10_pvalue, acquiescence_log10_pvalue : float or None
+        log10 of the p-values, exact also where a float underflows.
     """
 
     by: dict
@@ -161,7 +212,28 @@ class FramingCell(_Record):
 
 @dataclass(frozen=True)
 class LanguageResult(_Record):
-    """One language within one cell: its lean and whether it agrees in sign with the cell's."""
+    """One language within one cell: its lean and whether it agrees in sign with the cell's.
+
+    Attributes
+    ----------
+    by : dict
+        The cell.
+    language : str or None
+    n, n_items : int
+        Responses with a score and matched items in the language.
+    bias, acquiescence : float or None
+        The language's lean and agreement regardless of direction.
+    bias_ci : dict or None
+        ``{low, high, confidence, method}`` interval of the lean.
+    bias_p, acquiescence_p : float or None
+        Their raw p-values.
+    neutral_rate, abstain_rate : float or None
+        Share of neutral and of refusing responses.
+    test_unit : str
+        What the tests are across.
+    agrees : bool or None
+        The language's lean has the cell's sign.
+    """
 
     by: dict
     language: str | None
@@ -180,7 +252,20 @@ class LanguageResult(_Record):
 
 @dataclass(frozen=True)
 class WrapperResult(_Record):
-    """Mean aligned score of the responses given one prefix or one suffix, within a cell."""
+    """Mean aligned score of the responses given one prefix or one suffix, within a cell.
+
+    Attributes
+    ----------
+    by : dict
+        The cell.
+    wrapper : {"prefix", "suffix"}
+    value : str or None
+        The prefix or suffix.
+    n : int
+        Responses given it.
+    aligned : float or None
+        Their mean aligned score.
+    """
 
     by: dict
     wrapper: str
@@ -196,6 +281,21 @@ class LabelAudit(_Record):
     ``confusion[judge][parsed]`` counts responses by the judge's score name and the
     parsed score name; ``disagreements`` lists the most frequent (response, judge label,
     parsed label) triples where the two scores differ.
+
+    Attributes
+    ----------
+    label_column, response_column : str
+        The headers of the judge's label column and of the raw response column.
+    compared : int
+        Responses with both a judge's score and a parsed one.
+    agreement : float or None
+        Share of those whose two scores are the same (None when none were compared).
+    confusion : dict
+        ``confusion[judge][parsed]``: responses by the judge's score name and the parsed score name.
+    disagreements : list
+        The most frequent (response, judge label, parsed label) triples where the two scores differ.
+    judge_only, parsed_only : int
+        Responses only the judge scored, and only the parse scored.
     """
 
     label_column: str
@@ -210,7 +310,46 @@ class LabelAudit(_Record):
 
 @dataclass(frozen=True)
 class FramingResult(_Record):
-    """Everything :func:`analyze_framing` found. ``to_dict()`` is the ``framing --json`` output."""
+    """Everything :func:`analyze_framing` found. ``to_dict()`` is the ``framing --json`` output and
+    ``to_frame()`` one row per cell.
+
+    Attributes
+    ----------
+    reference : str or None
+        The reference target a lean is measured toward (per topic when they differ).
+    shared_reference : bool
+        Every topic shares the one reference target.
+    by : tuple of str
+        The columns a cell is split by (one cell per model by default).
+    item_columns : tuple of str
+        The columns that make an item.
+    score_from : {"score", "label", "response"}
+        Where the scores came from.
+    alpha : float
+        The level the corrected p-values are read against.
+    correction : {"holm", "bonferroni", "bh", "none"}
+        The correction across cells.
+    confidence : float
+        The confidence level of the intervals (``1 - alpha``).
+    cells : tuple of FramingCell
+        One result per cell: the lean (bias) and the acquiescence with their tests and intervals.
+    languages : tuple of LanguageResult
+        Per language within a cell, its lean and whether it agrees in sign with the cell's.
+    wrappers : tuple of WrapperResult
+        Mean aligned score per prompt prefix or suffix within a cell.
+    label_audit : LabelAudit or None
+        A judge's labels against a parse of the raw responses, when both columns are there.
+    unparsed : dict
+        The responses no score could be read from: their count and the most frequent texts.
+    problems : tuple of Problem
+        Warnings a reader must be told.
+    targets : dict
+        Per topic, the affirmative and reverse targets its prompts assert.
+    answers : {"agreement", "yes-no"}
+        How answers were scored.
+    answers_reason : str or None
+        Why ``answers`` was chosen, when it was chosen automatically.
+    """
 
     reference: Any
     shared_reference: bool
@@ -253,6 +392,13 @@ class FramingResult(_Record):
 
     def _repr_html_(self) -> str:
         return self.to_frame()._repr_html_()
+
+    def __repr__(self) -> str:
+        from probestats.result import one_line
+
+        detected = sum(1 for c in self.cells if c.pattern not in (None, "none"))
+        return one_line(self, by=self.by, cells=len(self.cells), leaning=detected, alpha=float(self.alpha),
+                        correction=self.correction)
 
     def __str__(self) -> str:
         return str(self.to_frame())

@@ -72,7 +72,7 @@ import polars as pl
 
 from probestats.stats.multitest import adjust
 from probestats.errors import ColumnError, OptionError, Problem, ValidationError, count_of, either, opt
-from probestats.result import jsonable
+from probestats.result import html_summary, jsonable, one_line
 from probestats.shape.verdicts import Rule, choice_rules, extract_all, parse_rules
 from probestats.stats.hypotests import TestResult, sign_flip_test
 from probestats.stats.proportion import Share, binomial_test, share
@@ -88,7 +88,15 @@ _ROWS = 100  # rows named per problem
 
 @dataclass(frozen=True)
 class RepetitionConsistency:
-    """Position consistency within one repetition."""
+    """Position consistency within one repetition.
+
+    Attributes
+    ----------
+    repetition : str
+        The repetition (a value of the repetition column).
+    consistency : Share
+        Items whose verdict is the same answer in both orders, of the items judged in both.
+    """
 
     repetition: str
     consistency: Share
@@ -127,7 +135,9 @@ class OrderGroup:
     order_effect : float or None
         Mean over items of ``d``, the score of an answer shown first minus shown second.
     sign_flip : TestResult or None
-        Exact sign-flip test of ``d``; ``sign_flip_p_adjusted`` corrected across groups.
+        Exact sign-flip test of ``d``.
+    sign_flip_p_adjusted : float or None
+        Its p corrected across groups.
     unparsed : dict
         ``count``, ``reasons`` (count per reason), ``replies`` (the most frequent unparsed
         texts) and ``rows``.
@@ -207,15 +217,23 @@ class JudgeResult:
     groups : tuple of OrderGroup
         One per judge (``by`` group), in order of first appearance; one without ``by``.
     order : str
-        The order column; ``orders`` its two values (the first is the reference for ``d``).
+        The order column.
+    orders : (str, str)
+        Its two values (the first is the reference for ``d``).
     by : tuple of str
     repetition : str or None
     source : {"response", "choice"}
-        Where the verdicts came from; ``column`` names it, ``rules`` lists the rules.
+        Where the verdicts came from.
+    column : str
+        The column the verdicts were read from.
+    rules : tuple of Rule
+        The rules that read a reply.
     alpha, confidence : float
     correction : str
         Correction of each family of p-values across groups.
     problems : tuple of Problem
+    log_source : str
+        What the report calls the log.
     """
 
     groups: tuple[OrderGroup, ...]
@@ -231,6 +249,24 @@ class JudgeResult:
     correction: str
     problems: tuple[Problem, ...] = field(default=())
     log_source: str = "the log"
+
+    def to_frame(self) -> pl.DataFrame:
+        """One row per judge: items, position consistency, primacy, recency and the order test's p."""
+        rows = [{"judge": ", ".join(f"{k}={v}" for k, v in g.by.items()) or "all", "n_items": g.n_items,
+                 "consistency": g.consistency.value, "primacy": g.primacy, "recency": g.recency,
+                 "order_test_p": g.order_test_p, "order_test_p_adjusted": g.order_test_p_adjusted}
+                for g in self.groups]
+        return pl.DataFrame(rows, schema={"judge": pl.String, "n_items": pl.Int64, "consistency": pl.Float64,
+                                          "primacy": pl.Int64, "recency": pl.Int64, "order_test_p": pl.Float64,
+                                          "order_test_p_adjusted": pl.Float64})
+
+    def __repr__(self) -> str:
+        return one_line(self, order=self.order, orders=self.orders, judges=len(self.groups),
+                        items=sum(g.n_items for g in self.groups))
+
+    def _repr_html_(self) -> str:
+        return html_summary(self, self.to_frame(), order=self.order, orders=" / ".join(self.orders),
+                            source=self.source, correction=self.correction)
 
     def to_dict(self) -> dict:
         return jsonable({

@@ -68,6 +68,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import polars as pl
 
+from probestats.result import html_summary, one_line
+
 from probestats.errors import ColumnError, OptionError, opt
 from probestats.stats.hypotests import (MITM_AUTO_MAX, extreme_thresholds, min_attainable_p, sign_flip_bounds,
                                         sign_flip_pvalues, sign_flip_test, sign_test)
@@ -156,6 +158,18 @@ class NoiseModel:
         simulated run crosses them (see the module notes for what a gap then means).
     scale_source : {"declared", "observed"} or None
         Where the bounds come from (None: no bound).
+    mix : float
+        Share of simulated items that draw their runs from one cell of the noise log (the rest draw from
+        the whole log); 0 for an unbounded metric, whose residuals are pooled.
+    sigma_simulated : float or None
+        The standard deviation of a simulated run around its item's mean, averaged as a variance over
+        simulated items: ``sigma_run``, unless a bounded log spreads less than sigma as a whole.
+    spread_p : float or None
+        p of the F test that the noise log's cell means differ by more than their runs' noise explains
+        (None: not tested, or an unbounded continuous metric).
+    differ : float
+        Weight of the model in which the noise log's items differ in level, against the model in which
+        they are alike (see :func:`differ_weight`).
 
     Examples
     --------
@@ -1774,6 +1788,14 @@ class PowerResult:
     note: str = ""
     gap_realized: float | None = None
 
+    def __repr__(self) -> str:
+        return one_line(self, solved_for=self.solved_for, gap=float(self.gap), items=self.items, runs=self.runs,
+                        power=self.power)
+
+    def _repr_html_(self) -> str:
+        return html_summary(self, solved_for=self.solved_for, gap=float(self.gap), items=self.items, runs=self.runs,
+                            power=self.power, power_se=self.power_se, note=self.note)
+
     def to_dict(self) -> dict:
         return {
             "solved_for": self.solved_for,
@@ -2197,6 +2219,34 @@ class PlanCell:
 
     ``mdg_up_range`` and ``mdg_down_range`` (and ``mdg_range``, for ``mdg``) are the ranges the MDG takes
     over plausible noise logs of the same size (see :func:`mdg_ranges`); None when not computed.
+
+    Attributes
+    ----------
+    items, runs : int
+        The design: items, and runs per value and item.
+    power : float or None
+        Simulated power of the sign-flip test at the plan's gap (None without a gap).
+    power_se : float or None
+        Its Monte Carlo standard error, ``sqrt(p (1 - p) / sims)``.
+    power_sign_test : float or None
+        Simulated power of the sign test on the same probes.
+    power_approx : float or None
+        Paired t-test approximation of the power, a cross-check.
+    mdg : float
+        The minimum detectable gap: the smallest average gap reaching the target power (``inf``: none does).
+    mdg_approx : float or None
+        The gap at which the paired t-test approximation reaches the target power, a cross-check.
+    min_attainable_p : float
+        The smallest p the sign-flip test can give with this many items.
+    gap_realized, mdg_realized : float or None
+        The average gaps the simulated items really move by at the plan's gap and at the MDG.
+    mdg_up, mdg_down : float or None
+        The MDG as a size in each direction (value a above b, below it); None where not searched (a
+        one-sided test the other way), ``inf`` where no gap reaches the target power.
+    mdg_shift_up, mdg_shift_down : float or None
+        The shifts of each item's mean (stopping at the bound) that make ``mdg_up`` and ``mdg_down``.
+    mdg_up_range, mdg_down_range : (float, float) or None
+        (low, high) of the MDG in each direction over plausible noise logs of the same size.
     """
 
     items: int
@@ -2248,7 +2298,37 @@ class PlanCell:
 class Plan:
     """The answer to "what could this probe detect?" over a grid of designs.
 
-    ``to_dict()`` is the ``plan --json`` object.
+    ``to_dict()`` is the ``plan --json`` object; ``to_frame()`` one row per design.
+
+    Attributes
+    ----------
+    noise : NoiseModel
+        The run-to-run noise the designs are simulated with.
+    tau : float
+        The spread (SD) of true item gaps the simulation assumes.
+    tau_source : str
+        Where ``tau`` came from: ``"pilot"`` (estimated, see ``heterogeneity``) or stated.
+    alpha : float
+        The level a simulated probe's p is read against.
+    target_power : float
+        The power the MDG is the smallest gap to reach.
+    gap : float or None
+        The gap each design's ``power`` is simulated at (None: MDGs only).
+    alternative : {"two-sided", "greater", "less"}
+    sims, seed : int
+        Simulated probes per design, and the seed they are drawn with.
+    cells : tuple of PlanCell
+        One design per combination of items and runs.
+    problems : tuple of Problem
+        What a reader should be told (about the noise log, the pilot, the designs).
+    heterogeneity : Heterogeneity or None
+        The pilot's estimate of ``tau`` (None without a pilot).
+    shift : {"additive", "scale"}
+        How a gap moves a simulated item: every run by the gap, or multiplied.
+    mdg_range_method : str or None
+        How the MDG's ranges were found (None: not computed, as for a stated sigma).
+    range_sims : int or None
+        Simulated probes per resampled noise log and design behind the ranges.
     """
 
     noise: NoiseModel
@@ -2326,6 +2406,15 @@ class Plan:
             d["mdg_low"], d["mdg_high"] = d["mdg_range"] or (None, None)
             rows.append({k: d[k] for k in schema})
         return pl.DataFrame(rows, schema=schema)
+
+    def __repr__(self) -> str:
+        return one_line(self, metric=self.noise.metric, sigma_run=float(self.noise.sigma_run), designs=len(self.cells),
+                        alpha=float(self.alpha), target_power=float(self.target_power), gap=self.gap)
+
+    def _repr_html_(self) -> str:
+        return html_summary(self, self.to_frame(), metric=self.noise.metric, sigma_run=float(self.noise.sigma_run),
+                            tau=float(self.tau), alpha=float(self.alpha), target_power=float(self.target_power),
+                            alternative=self.alternative, sims=self.sims)
 
     def directions_differ(self) -> bool:
         """Whether some design's upward and downward MDG differ (more than 2%, or one is unreachable)."""

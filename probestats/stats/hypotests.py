@@ -219,10 +219,27 @@ class TestResult:
         )
         return f"<table>{rows}</table>"
 
+    def __repr__(self) -> str:
+        """One line: the fields that are set (a test leaves most of its optional ones None)."""
+        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self)
+                          if getattr(self, f.name) is not None and f.name != "log10_pvalue")
+        return f"TestResult({shown})"
+
 
 @dataclass(frozen=True)
 class Interval:
     """An interval for the average gap, with its confidence level and method.
+
+    Attributes
+    ----------
+    low, high : float
+        The ends (``-inf`` or ``inf`` for an open side, None in JSON).
+    confidence : float
+        The confidence level, such as 0.95.
+    method : str
+        How the interval was computed, in words (``"Student t on 8 item gaps (7 degrees of freedom)"``).
+    assumption : str
+        What its coverage rests on, in words (see :data:`INTERVAL_ASSUMPTIONS`); empty when nothing is assumed.
 
     Examples
     --------
