@@ -109,3 +109,12 @@ def test_library_errors_below_the_command_line_name_no_flag_in_python():
         with pytest.raises(ProbestatsError) as info:
             call()
         assert str(info.value) == message
+
+
+def test_a_warning_about_a_read_option_speaks_the_callers_language(capsys):
+    log = probestats.read_log(PROBE, sheet=2)
+    assert [p.message for p in log.problems] == [
+        "sheet=2 does not apply to 'style_probe.csv', read as CSV, which has no sheets; it was ignored"]
+    assert main(["analyze", PROBE, "--metric", "steps", "--sheet", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "--sheet 2 does not apply to 'style_probe.csv', read as CSV, which has no sheets; it was ignored" in out

@@ -372,6 +372,8 @@ class FramingResult(_Record):
     def to_frame(self) -> pl.DataFrame:
         """The cells as a polars DataFrame (``by`` columns first; intervals as low/high).
 
+        Examples
+        --------
         >>> analyze_framing(_demo_rows()).to_frame().columns[:4]
         ['model', 'n', 'n_items', 'bias']
         """
