@@ -395,7 +395,7 @@ def test_declared_scale_on_the_score_column():
     a = analyze_framing(rows).cells[0]
     b = analyze_framing(shifted, scale="1:5").cells[0]
     assert (b.bias, b.acquiescence) == pytest.approx((a.bias, a.acquiescence))
-    with pytest.raises(OptionError, match="--scale"):
+    with pytest.raises(OptionError, match=r"declare the scale the log uses \(for example scale='1:5'\)$"):
         analyze_framing(shifted)
 
 
