@@ -748,17 +748,11 @@ def framing(log, by, toward, targets, item, alpha, correction, interval, label_c
     Example:
       probestats framing sample_logs/framing_long.csv --targets sample_logs/framing_targets.csv
     """
-    from dataclasses import replace
+    from probestats.present.framing_job import framing as run
 
-    from probestats.analyses.framing import analyze_framing
-
-    # a wide framing sheet has one column per model: --wide reads the models from the column names
-    probe = replace(probe, wide_attribute="model", framing_columns=tuple(framing_columns))
-    result = analyze_framing(probe.apply(log), by=list(by) or None, toward=toward,
-                             targets=str(targets) if targets else None, item=list(item) or None, alpha=alpha,
-                             correction=correction, interval=interval, label=label_col, response=response_col,
-                             score_from=score_from, scale=scale, answers=answers, label_map=list(label_map) or None)
-    emit(result, json_out)
+    emit(run(log, by=by, toward=toward, targets=targets, item=item, alpha=alpha, correction=correction,
+             interval=interval, label=label_col, response=response_col, score_from=score_from, scale=scale,
+             answers=answers, label_map=label_map, framing_columns=framing_columns, probe=probe), json_out)
 
 
 
@@ -786,21 +780,12 @@ def compare(before, after, metric, a, b, alternative, alpha, output, json_out, p
     Example:
       probestats compare before.csv after.csv --metric steps --a formal --b casual
     """
-    from probestats.analyses.compare import compare_runs
-    from probestats.present.compare_section import render_compare
+    from probestats.present.compare_job import compare as run
 
-    _refuse_inputs({"-o": output}, {"BEFORE": before, "AFTER": after})
     if as_cells:
-        result = _compare_cells(before, after, metric, a, b, alternative, alpha, probe)
-    else:
-        result = compare_runs(probe.apply(before, metric=metric, a=a, b=b),
-                              probe.apply(after, metric=metric, a=a, b=b), metric=metric, a=a, b=b,
-                              alternative=alternative, alpha=alpha, fold_case=probe.fold_case, streaming=True)
-    if output is not None:
-        if output.suffix.lower() not in (".md", ".markdown"):
-            raise OptionError(f"-o {output}: the compare section is Markdown; use a file ending in .md")
-        write_whole(output, render_compare(result))
-    emit(result, json_out)
+        _refuse_row_options(probe)
+    emit(run(before, after, metric=metric, a=a, b=b, alternative=alternative, alpha=alpha, output=output,
+             cells=as_cells, probe=None if as_cells else probe), json_out)
     if output is not None:
         console(stderr=True).print(f"wrote {_escape(output)}")
 
@@ -809,26 +794,15 @@ def compare(before, after, metric, a, b, alternative, alpha, output, json_out, p
 
 
 def _run_judge(log, *, order, response, choice, verdicts, by, repetition, score, scale, alpha, correction, probe):
-    sources = [name for name, v in (("--response", response), ("--choice", choice), ("--score", score)) if v]
-    if len(sources) > 1:
-        raise click.UsageError(f"give one of --response, --choice and --score, not {' and '.join(sources)}")
-    if score is not None:
-        if verdicts or repetition:
-            raise click.UsageError("--score compares the scores of each order; drop --verdict and --repetition")
-        from probestats.analyses.judge import analyze_scored
+    from probestats.present.judge_job import judge as run
 
-        from dataclasses import replace
-
-        # the order column is the attribute compared: map it as the log's value column
-        scored = replace(probe, columns=tuple(probe.columns) + (("variant", order),))
-        return analyze_scored(scored.apply(log, metric=score), order=order, score=score, by=by, scale=scale,
-                              alpha=alpha, correction=correction)
-    if scale is not None:
-        raise click.UsageError("--scale belongs to a scored judge; add --score COL")
-    from probestats.analyses.judge import analyze_order
-
-    return analyze_order(probe.apply(log), order=order, response=response, choice=choice, verdicts=verdicts, by=by,
-                         repetition=repetition, alpha=alpha, correction=correction)
+    try:
+        return run(log, order=order, response=response, choice=choice, score=score, verdicts=verdicts, by=by,
+                   repetition=repetition, scale=scale, alpha=alpha, correction=correction, probe=probe)
+    except OptionError as exc:   # the options that cannot go together are a usage error on the command line
+        if str(exc).startswith(("give one of", "--score compares", "--scale belongs")):
+            raise click.UsageError(str(exc)) from None
+        raise
 
 
 @cli.command()
@@ -948,14 +922,6 @@ def _plan_usage(noise, pilot, noise_cells, pilot_cells, probe) -> None:
     if noise_cells is not None and pilot is not None or pilot_cells is not None and noise is not None:
         raise click.UsageError("give the noise and the pilot both as logs or both as cell tables")
     _refuse_row_options(probe)
-
-
-def _compare_cells(before, after, metric, a, b, alternative, alpha, probe):
-    """compare --cells: BEFORE and AFTER are cell tables."""
-    from probestats.analyses.cells import compare_cells
-
-    _refuse_row_options(probe)
-    return compare_cells(before, after, metric=metric, a=a, b=b, alternative=alternative, alpha=alpha)
 
 
 @cli.command()

@@ -116,8 +116,11 @@ def count_of(n, noun: str, plural: str | None = None) -> str:
 
 #: How messages name an option: "python" (``correction='x'``) or "cli" (``--correction x``).
 _SPELLING = contextvars.ContextVar("probestats_option_spelling", default="python")
-#: Python parameters whose command-line flag is not ``--`` plus the name with ``-`` for ``_``.
-CLI_FLAGS = {"factors": "--factor", "groups": "--group", "output": "-o"}
+#: Python parameters whose command-line flag is not ``--`` plus the name with ``-`` for ``_``: the one
+#: table that turns a library error's parameter into the flag a command-line user typed.
+CLI_FLAGS = {"factors": "--factor", "groups": "--group", "output": "-o", "log": "LOG", "columns": "--column",
+             "design_file": "--design", "framing_log": "--framing", "before_log": "--before", "sections": "--section",
+             "target": "--power", "verdicts": "--verdict"}
 
 
 def opt(name: str, value=None) -> str:

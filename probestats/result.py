@@ -49,8 +49,8 @@ def _plain(v):
 
 
 #: Version of the JSON contract every command's top-level object follows (``schema_version``).
-#: Raised when a key changes meaning or is removed; adding a key keeps it.
-SCHEMA_VERSION = 1
+#: Raised when a key changes meaning or is removed; adding a key keeps it. CHANGELOG.md lists each change.
+SCHEMA_VERSION = 2
 
 
 def document(result) -> dict:
@@ -59,7 +59,7 @@ def document(result) -> dict:
     Examples
     --------
     >>> document({"ok": True, "p": float("nan")})
-    {'schema_version': 1, 'ok': True, 'p': None}
+    {'schema_version': 2, 'ok': True, 'p': None}
     """
     data = jsonable(result)
     if not isinstance(data, dict):
@@ -159,3 +159,41 @@ def dumps(value, *, indent: int = 2) -> str:
 
     walk(value, 0)
     return "".join(out)
+
+
+def one_line(obj, **headline) -> str:
+    """A result's one-line repr: its class and its headline numbers (floats to six significant digits).
+
+    Examples
+    --------
+    >>> class Pair: pass
+    >>> one_line(Pair(), metric="steps", n_items=8, p=0.0234375, note=None)
+    "Pair(metric='steps', n_items=8, p=0.0234375)"
+    """
+    parts = []
+    for key, value in headline.items():
+        if value is None:
+            continue
+        text = f"{value:.6g}" if isinstance(value, float) else repr(value)
+        parts.append(f"{key}={text}")
+    return f"{type(obj).__name__}({', '.join(parts)})".replace("\n", " ")
+
+
+def html_summary(obj, frame=None, **headline) -> str:
+    """A result as a notebook shows it: its headline numbers in a small table, then its table (a polars
+    DataFrame, rendered by polars), every text escaped.
+
+    Examples
+    --------
+    >>> class Pair: pass
+    >>> html_summary(Pair(), metric="<b>steps</b>", p=0.5)
+    '<p><b>Pair</b></p><table><tr><th>metric</th><td>&lt;b&gt;steps&lt;/b&gt;</td></tr><tr><th>p</th><td>0.5</td></tr></table>'
+    """
+    from html import escape
+
+    rows = "".join(f"<tr><th>{escape(str(k))}</th><td>{escape(f'{v:.6g}' if isinstance(v, float) else str(v))}</td></tr>"
+                   for k, v in headline.items() if v is not None)
+    out = f"<p><b>{escape(type(obj).__name__)}</b></p><table>{rows}</table>"
+    if frame is not None:
+        out += frame._repr_html_()
+    return out

@@ -176,7 +176,7 @@ def test_duckdb_on_a_million_rows_gives_the_row_logs_json(tmp_path):
     out = duckdb_cells(con, tmp_path, "--metric", "steps", "--order", "_row")
     want = row_log_json("analyze", log, "--metric", "steps", "--json")
     assert but_the_noise(run("analyze", "--cells", out, "--metric", "steps", "--json"), True) == but_the_noise(want)
-    assert json.loads(want)["sign_flip"]["method_detail"].startswith("exact (lattice convolution, step 1/500")
+    assert json.loads(want)["sign_flip"]["method"].startswith("exact (lattice convolution, step 1/500")
 
 
 # --------------------------------------------------------------------------- Spark

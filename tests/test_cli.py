@@ -71,7 +71,7 @@ def test_validate_errors_exit_1(capsys, name, code_name, row):
     data = json.loads(out)
     problems = data["problems"]
     assert problems[0]["code"] == code_name and problems[0]["severity"] == "error"
-    assert data["schema_version"] == 1 and data["ok"] is False
+    assert data["schema_version"] == 2 and data["ok"] is False
     errors = [p for p in problems if p["severity"] == "error"]
     word = "error" if len(errors) == 1 else "errors"
     assert err == f"Error: {len(errors)} validation {word}: {errors[0]['message']}\n"
@@ -141,8 +141,8 @@ def test_analyze_json_is_spec_shaped(capsys):
     assert data["a"] == "formal" and data["n_items"] == 8
     assert data["sign_flip"]["p"] == pytest.approx(6 / 256)
     assert data["sign_flip"]["alternative"] == "two-sided"
-    assert data["sign_flip"]["method"] == "exact"
-    assert data["sign_flip"]["method_detail"].startswith("exact (enumeration")
+    assert data["sign_flip"]["kind"] == "exact"
+    assert data["sign_flip"]["method"].startswith("exact (enumeration")
     assert data["sign_test"]["n"] == 8 and data["sign_test"]["k"] == 7
     assert data["min_attainable_p"] == 2 / 256
     assert data["noise"]["b"] == "formal again"
@@ -163,7 +163,7 @@ def test_analyze_json_equals_the_python_results_to_dict(capsys):
                        SAMPLES / "style_noise.csv", "--json")
     result = analyze(SAMPLES / "style_probe.csv", metric="steps", noise=SAMPLES / "style_noise.csv")
     # the command's object is the result's to_dict() with the JSON contract's version in front
-    assert code == 0 and json.loads(out) == {"schema_version": 1, **json.loads(json.dumps(result.to_dict(), allow_nan=False))}
+    assert code == 0 and json.loads(out) == {"schema_version": 2, **json.loads(json.dumps(result.to_dict(), allow_nan=False))}
 
 
 def test_a_one_sided_minimum_detectable_gap_names_its_direction(capsys):
@@ -330,10 +330,10 @@ def test_every_json_output_carries_the_schema_version(tmp_path, capsys):
         code, out, err = run(capsys, *args)
         assert code == 0, (args, err)
         data = json.loads(out)
-        assert next(iter(data)) == "schema_version" and data["schema_version"] == 1, args[0]
+        assert next(iter(data)) == "schema_version" and data["schema_version"] == 2, args[0]
     code, _, err = run(capsys, "report", SAMPLES / "style_probe.csv", "--metric", "steps", "-o", tmp_path / "r.json")
     assert code == 0, err
-    assert json.loads((tmp_path / "r.json").read_text())["schema_version"] == 1
+    assert json.loads((tmp_path / "r.json").read_text())["schema_version"] == 2
 
 
 def test_json_refusal_of_invalid_data_prints_the_coded_problems(capsys):
@@ -373,7 +373,7 @@ def test_json_refusals_of_the_other_commands(args, code_name, capsys):
     code, out, err = run(capsys, *args)
     assert code == 1 and err.startswith("Error: ") and err.count("\n") == 1
     data = json.loads(out)
-    assert data == {"schema_version": 1, "ok": False, "problems": [
+    assert data == {"schema_version": 2, "ok": False, "problems": [
         {"severity": "error", "code": code_name, "message": err[len("Error: "):-1], "rows": [], "column": None}]}
 
 

@@ -149,7 +149,7 @@ def test_cli_compare_json_refusal_names_not_comparable(tmp_path, capsys):
     assert err.count("\n") == 1 and err.startswith("Error: the logs are not comparable: seeds differ in items 0, 1, ")
     data = json.loads(out)
     assert list(data) == ["schema_version", "ok", "problems"]
-    assert data["schema_version"] == 1 and data["ok"] is False
+    assert data["schema_version"] == 2 and data["ok"] is False
     assert [p["code"] for p in data["problems"]] == ["not_comparable"]
     assert data["problems"][0]["message"].startswith("seeds differ in items 0, 1, 2, 3, 4, 5, 6, 7 (item 0 ")
     # without --json, standard output stays empty

@@ -395,7 +395,7 @@ def test_declared_scale_on_the_score_column():
     a = analyze_framing(rows).cells[0]
     b = analyze_framing(shifted, scale="1:5").cells[0]
     assert (b.bias, b.acquiescence) == pytest.approx((a.bias, a.acquiescence))
-    with pytest.raises(OptionError, match="--scale"):
+    with pytest.raises(OptionError, match=r"declare the scale the log uses \(for example scale='1:5'\)$"):
         analyze_framing(shifted)
 
 
@@ -484,8 +484,8 @@ def test_sample_long_and_wide_files_give_identical_results():
 def test_errors_are_probestats_errors():
     with pytest.raises(ColumnError, match="framing"):
         analyze_framing([{"model": "m", "score": 1}])
-    with pytest.raises(OptionError):
-        analyze_framing(rows_from_scores(HAND), correction="bonferroni")
+    with pytest.raises(OptionError, match="^correction='sidak': expected one of holm, bonferroni, bh, none$"):
+        analyze_framing(rows_from_scores(HAND), correction="sidak")
     with pytest.raises(ProbestatsError):
         analyze_framing(rows_from_scores(HAND), by="nonexistent")
 

@@ -534,9 +534,9 @@ def test_bad_gaps_raise_library_errors(bad, match):
 
 
 def test_bad_alternative():
-    with pytest.raises(OptionError, match="alternative must be one of"):
+    with pytest.raises(OptionError, match="^alternative='two_sided': expected one of two-sided, greater, less$"):
         sign_flip_test([1.0], alternative="two_sided")
-    with pytest.raises(OptionError, match="alternative must be one of"):
+    with pytest.raises(OptionError, match="^alternative='both': expected one of two-sided, greater, less$"):
         sign_test([1.0], alternative="both")
 
 

@@ -293,7 +293,7 @@ def test_the_share_interval_is_scipys_and_holds_its_estimate(kn, confidence):
 
 def test_the_result_json_has_the_documented_fields():
     d = analyze_order(make_judge_log(items=10, seed=2), order="order", verdicts=RULES, by=["judge"]).to_dict()
-    assert d["schema_version"] == 1 and d["correction"] == "holm"
+    assert d["schema_version"] == 2 and d["correction"] == "holm"
     g = d["groups"][0]
     for key in ("by", "n_items", "consistency", "consistency_unparsed_as_consistent", "primacy", "recency", "ties",
                 "preference_score", "order_test", "sign_flip", "extraction_rate", "unparsed"):
@@ -330,7 +330,7 @@ def test_judge_json_per_judge(tmp_path, capsys):
                               "--by", "judge", "--json"], capsys)
     assert code == 0, err
     data = json.loads(out)
-    assert data["schema_version"] == 1 and data["correction"] == "holm"
+    assert data["schema_version"] == 2 and data["correction"] == "holm"
     direct = analyze_order(path.as_posix(), order="position", response="reply", verdicts=RULES, by=["judge"])
     assert data == json.loads(json.dumps(direct.to_dict()))
     code, out, err = run_cli(["judge", path, "--order", "position", "--response", "reply", *VERDICT_ARGS,

@@ -521,7 +521,7 @@ def test_cli_plan_json(capsys):
     assert {"heterogeneity_assumed", "never_significant"} <= {p["code"] for p in d["problems"]}
     # the library call gives the same object
     lib = plan_probe(str(SAMPLES / "style_noise.csv"), metric="steps", items=[5, 8], runs=[5, 20], gap=0.75, sims=200)
-    assert {"schema_version": 1, **json.loads(json.dumps(lib.to_dict()))} == d
+    assert {"schema_version": 2, **json.loads(json.dumps(lib.to_dict()))} == d
 
 
 def test_cli_plan_text_and_errors(capsys, tmp_path):

@@ -60,11 +60,11 @@ def test_records_under_any_key_beside_other_keys_read_without_options(tmp_path, 
 def test_several_lists_of_records_ask_for_records_and_a_dotted_path_reads_nested_ones(tmp_path, capsys):
     rec = [{"item": 1, "variant": "a", "steps": 1}, {"item": 1, "variant": "b", "steps": 2}]
     two = write(tmp_path, "two.json", {"train": rec, "test": rec + rec})
-    with pytest.raises(ReadError, match=r"several keys \(train, test\); name one with --records KEY"):
+    with pytest.raises(ReadError, match=r"several keys \(train, test\); name one with records='KEY' \(e.g. records='train'\)"):
         read_log(two)
     assert read_log(two, records="test").frame.height == 4
     nested = write(tmp_path, "nested.json", {"run": {"out": rec}})
-    with pytest.raises(ReadError, match="records sit deeper: --records run.out"):
+    with pytest.raises(ReadError, match="records sit deeper: records='run.out'"):
         read_log(nested)
     code, out, _ = run(capsys, "validate", nested, "--metric", "steps", "--records", "run.out")
     assert code == 0

@@ -69,7 +69,7 @@ def test_the_library_refuses_in_one_line(tmp_path):
         probestats.report(PROBE, metric="steps", output=tmp_path / "r.txt")
     with pytest.raises(OptionError, match="the suffix names html, not format 'md'"):
         probestats.report(PROBE, metric="steps", output=tmp_path / "r.html", format="md")
-    with pytest.raises(OptionError, match="give the LOG"):
+    with pytest.raises(OptionError, match="^give the log to report"):
         probestats.report(metric="steps")
     with pytest.raises(OptionError, match="which this command reads"):
         probestats.report(PROBE, metric="steps", noise=NOISE, output=NOISE.with_suffix(".csv"))

@@ -62,7 +62,15 @@ def test_sample_logs_without_times_stream_and_give_the_same_json(name, tmp_path)
     assert validate_streaming(path, metric="steps", halves=True) is not None
     eager, streamed = both(path, metric="steps")
     assert streamed == eager
-    assert '"within-log' in streamed or '"noise": null' in streamed
+    # every run of these logs has a seed and every cell two runs or more: the noise reference is the log's own
+    # runs split in halves (a null noise, or a noise from elsewhere, fails), over the same items as the probe
+    data = json.loads(streamed)
+    noise = data["noise"]
+    assert noise is not None and noise["source"].startswith("within-log: the runs of value ")
+    assert noise["n_items"] == data["n_items"] == 8
+    # the sign-flip p of 8 non-zero item gaps is a multiple of 2/256 (two-sided), at least 2/256
+    assert noise["sign_flip"]["method"].startswith("exact (enumeration of all 256 sign patterns")
+    assert (noise["sign_flip"]["p"] * 256) % 2 == 0 and 2 / 256 <= noise["sign_flip"]["p"] <= 1
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".tsv", ".jsonl", ".parquet"])

@@ -24,6 +24,8 @@ from typing import Mapping
 
 import polars as pl
 
+from probestats.result import html_summary, one_line
+
 from probestats.errors import ColumnError, ProbestatsError, either, opt
 from probestats.stats.hypotests import TestResult, sign_flip_test
 from probestats.errors import Problem
@@ -146,6 +148,24 @@ class Comparison:
     def change_average_gap(self) -> float:
         return float(self.after.main.average_gap - self.before.main.average_gap)
 
+    @property
+    def pvalue(self) -> float:
+        """The headline p: the exact sign-flip test of the per-item change (``change_test.pvalue``)."""
+        return self.change_test.pvalue
+
+    def to_frame(self) -> pl.DataFrame:
+        """The per-item table: each item's gap before and after, and the change."""
+        return self.items
+
+    def __repr__(self) -> str:
+        return one_line(self, before=self.names[0], after=self.names[1], n_items=self.items.height,
+                        change_average_gap=self.change_average_gap, p=self.pvalue)
+
+    def _repr_html_(self) -> str:
+        return html_summary(self, self.items, before=self.names[0], after=self.names[1],
+                            change_average_gap=self.change_average_gap, p=self.pvalue,
+                            method=self.change_test.method)
+
     def to_dict(self) -> dict:
         before, after = self.before.main, self.after.main
         return {
@@ -198,6 +218,9 @@ def compare_runs(before, after, *, metric: str, a: str | None = None, b: str | N
     """
     from probestats.analyses.paired import analyze
     from probestats.checks.schema import require_ok, validate
+    from probestats.vocabulary import check_vocabulary
+
+    check_vocabulary(alternative=alternative, alpha=alpha)
 
     read = dict(read_options or {})
     read_after = dict(after_read_options if after_read_options is not None else read)

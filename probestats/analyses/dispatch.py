@@ -29,7 +29,7 @@ AnalysisResult = Union[Analysis, ManyAnalysis, FactorAnalysis, "MetricsAnalysis"
 
 
 def analyze(
-    source,
+    log,
     *,
     metric: str,
     a: str | None = None,
@@ -67,7 +67,7 @@ def analyze(
 
     Parameters
     ----------
-    source : path, Log, list of dict or DataFrame
+    log : path, Log, list of dict or DataFrame
         The probe log (anything :func:`probestats.read_log` reads).
     metric : str or sequence of str
         The metric column (a derived column too). Several (a sequence, or names separated by
@@ -166,12 +166,14 @@ def analyze(
     probestats.errors.OptionError: group and reference compare every value; drop a and b (or drop group)
     """
     from probestats.analyses.metrics import split_metrics
+    from probestats.vocabulary import check_vocabulary
 
+    check_vocabulary(alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed)
     metrics = split_metrics(metric)
     if len(metrics) > 1:
         from probestats.analyses.metrics import analyze_metrics
 
-        return analyze_metrics(source, metrics=metrics, correction=correction, effect_size=effect_size,
+        return analyze_metrics(log, metrics=metrics, correction=correction, effect_size=effect_size,
                                analyze=analyze, a=a, b=b, noise=noise, by=by, reference=reference, group=group,
                                scale=scale, factor=factor, alternative=alternative, alpha=alpha,
                                fold_case=fold_case, n_resamples=n_resamples, seed=seed, where=where, derive=derive,
@@ -182,7 +184,7 @@ def analyze(
     if probe is not None:
         if where is not None or derive or read_options or noise_read_options:
             raise OptionError("give where, derive and read options inside the probe, not beside it")
-        source = probe.apply(source, metric=metric, a=a, b=b, by=by)
+        log = probe.apply(log, metric=metric, a=a, b=b, by=by)
         if noise is not None and str(noise) not in ("within", "none"):   # the words are not logs
             noise = probe.apply(noise, metric=metric, by=by)
         fold_case = fold_case or probe.fold_case
@@ -190,7 +192,7 @@ def analyze(
     else:
         from probestats.shape.derive import apply
 
-        source = apply(source, where=where, derive=tuple(derive), metric=metric, **dict(read_options or {}))
+        log = apply(log, where=where, derive=tuple(derive), metric=metric, **dict(read_options or {}))
     common = dict(alternative=alternative, alpha=alpha, correction=correction, fold_case=fold_case)
     if factor:
         if a or b or group or reference:
@@ -198,14 +200,14 @@ def analyze(
                               f"{opt('group')} and {opt('reference')}")
         from probestats.analyses.factors import analyze_factors
 
-        return analyze_factors(source, metric=metric, factors=factor, n_resamples=n_resamples, seed=seed, **common)
+        return analyze_factors(log, metric=metric, factors=factor, n_resamples=n_resamples, seed=seed, **common)
     if group or reference is not None:
         if a or b:
             raise OptionError(f"{opt('group')} and {opt('reference')} compare every value; drop {opt('a')} and "
                               f"{opt('b')} (or drop {opt('group')})")
         from probestats.analyses.many import analyze_many
 
-        return analyze_many(source, metric=metric, groups=group, reference=reference, by=by, noise=noise,
+        return analyze_many(log, metric=metric, groups=group, reference=reference, by=by, noise=noise,
                             n_resamples=n_resamples, seed=seed, **common)
     noise = str(noise) if noise is not None and not _is_data(noise) else noise
     pair = dict(mdg=mdg, noise_read_options=noise_read_options, interval=interval, within_noise=within_noise,
@@ -214,12 +216,12 @@ def analyze(
         from probestats.analyses.evaluator import analyze_judge
 
         # a judge's cells are split by criterion whatever else by asks for (absent columns are ignored)
-        return analyze_judge(source, metric=metric, a=a, b=b, scale=scale, noise=noise,
+        return analyze_judge(log, metric=metric, a=a, b=b, scale=scale, noise=noise,
                              by=tuple(by) + (("criterion",) if "criterion" not in by else ()), **common, **pair)
     from probestats.analyses.paired import analyze_pair
 
     # more than two values and no a/b: analyze_pair hands the validated log to the many-values analysis
-    return analyze_pair(source, metric=metric, a=a, b=b, noise=noise, by=by, n_resamples=n_resamples, seed=seed,
+    return analyze_pair(log, metric=metric, a=a, b=b, noise=noise, by=by, n_resamples=n_resamples, seed=seed,
                         streaming=streaming, progress=progress, facts=facts, hedges=hedges, **common, **pair)
 
 

@@ -31,7 +31,7 @@ from typing import Sequence
 
 import polars as pl
 
-from probestats.errors import OptionError
+from probestats.errors import OptionError, opt
 from probestats.io.read import ROW
 from probestats.errors import Problem
 
@@ -114,15 +114,15 @@ def parse_scale(scale) -> tuple[float, float]:
     >>> parse_scale("4:1")
     Traceback (most recent call last):
     ...
-    probestats.errors.OptionError: --scale 4:1: expected LOW:HIGH with LOW below HIGH, for example --scale 1:4
+    probestats.errors.OptionError: scale='4:1': expected LOW:HIGH with LOW below HIGH, for example scale='1:4'
     """
     text = scale if isinstance(scale, str) else ":".join(str(x) for x in scale)
     try:
         low, high = (float(x) for x in str(text).split(":"))
     except ValueError:
-        raise OptionError(f"--scale {text}: expected LOW:HIGH, for example --scale 1:4") from None
+        raise OptionError(f"{opt('scale', scale)}: expected LOW:HIGH, for example {opt('scale', '1:4')}") from None
     if not (math.isfinite(low) and math.isfinite(high) and low < high):
-        raise OptionError(f"--scale {text}: expected LOW:HIGH with LOW below HIGH, for example --scale 1:4")
+        raise OptionError(f"{opt('scale', scale)}: expected LOW:HIGH with LOW below HIGH, for example {opt('scale', '1:4')}")
     return low, high
 
 
@@ -165,7 +165,7 @@ def scale_problems(analysis, scale) -> list[Problem]:
         problems.append(Problem(
             "warning", "out_of_scale",
             f"{outside.height} run(s) have a {metric} outside the declared scale {low:g}:{high:g} "
-            f"({format_rows(log, rows)}); check --scale or the judge's output",
+            f"({format_rows(log, rows)}); check {opt('scale')} or the judge's output",
             rows, log.columns.get(metric, metric)))
     return problems
 

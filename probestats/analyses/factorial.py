@@ -98,7 +98,21 @@ class FactorTest:
 
 @dataclass(frozen=True)
 class AnovaRow:
-    """One row of the repeated-measures ANOVA table (statsmodels ``AnovaRM``)."""
+    """One row of the repeated-measures ANOVA table (statsmodels ``AnovaRM``).
+
+    Attributes
+    ----------
+    effect : str
+        The effect (a factor, or their interaction).
+    f : float
+        The F statistic.
+    df1, df2 : float
+        Its degrees of freedom.
+    pvalue : float
+        Its p-value (``p`` in JSON).
+    partial_eta_squared : float
+        ``F df1 / (F df1 + df2)``.
+    """
 
     effect: str
     f: float
@@ -266,6 +280,23 @@ class FactorialAnalysis:
 
     def test(self, name: str) -> FactorTest:
         return next(t for t in self.tests if t.name == name)
+
+    def to_frame(self) -> pl.DataFrame:
+        """One row per test: its statistic, p and corrected p."""
+        return pl.DataFrame({"test": [t.name for t in self.tests], "statistic": [float(t.statistic) for t in self.tests],
+                             "p": [float(t.pvalue) for t in self.tests], "p_adjusted": [t.p_adjusted for t in self.tests]},
+                            schema={"test": pl.String, "statistic": pl.Float64, "p": pl.Float64, "p_adjusted": pl.Float64})
+
+    def __repr__(self) -> str:
+        from probestats.result import one_line
+
+        return one_line(self, metric=self.metric, factors=self.factors, n_items=self.n_items, tests=len(self.tests))
+
+    def _repr_html_(self) -> str:
+        from probestats.result import html_summary
+
+        return html_summary(self, self.to_frame(), metric=self.metric, factors=" × ".join(self.factors),
+                            n_items=self.n_items, correction=self.correction)
 
     def to_dict(self) -> dict:
         return {"kind": "factorial", "metric": self.metric, "factors": list(self.factors),

@@ -30,6 +30,8 @@ from typing import Sequence
 import numpy as np
 import polars as pl
 
+from probestats.result import html_summary, one_line
+
 from probestats.errors import ColumnError, OptionError, either, opt
 from probestats.stats.hypotests import TestResult, sign_flip_test
 from probestats.io.read import normalize_header, read_log
@@ -67,7 +69,27 @@ def runs_note(runs_per_cell: int | None = None) -> str:
 
 @dataclass(frozen=True)
 class Effect:
-    """One effect of the 2 × 2 design, averaged over items, with the sign-flip test across items."""
+    """One effect of the 2 × 2 design, averaged over items, with the sign-flip test across items.
+
+    Attributes
+    ----------
+    name : str
+        The effect: a main effect (an attribute's name) or ``"interaction"``.
+    description : str
+        What the effect's item value is, in words (which cell means it adds and subtracts).
+    average : float
+        The effect's mean over items.
+    sign_flip : TestResult
+        The exact sign-flip test on the items' effect values.
+    gaps : tuple of float
+        The items' effect values.
+    p_adjusted : float or None
+        The sign-flip p corrected across the three effects.
+    detected : bool or None
+        The corrected p is at or below alpha (p <= alpha, the rule of every analysis).
+    d_z : EffectSize or None
+        d_z of the effect's item values (their mean / their SD), with its exact interval (:mod:`probestats.stats.effects`).
+    """
 
     name: str
     description: str
@@ -105,6 +127,10 @@ class FactorAnalysis:
         Median runs per item and cell.
     note : str
         How many runs such a design needs (see :func:`runs_note`).
+    correction : {"holm", "bonferroni", "bh", "none"}
+        The correction across the three effects.
+    alpha : float
+        The level the corrected p-values are read against.
     problems : tuple of Problem
     """
 
@@ -125,6 +151,23 @@ class FactorAnalysis:
 
     def effect(self, name: str) -> Effect:
         return next(e for e in self.effects if e.name == name)
+
+    def to_frame(self) -> pl.DataFrame:
+        """One row per effect: its average over items, sign-flip p and corrected p."""
+        return pl.DataFrame({"effect": [e.name for e in self.effects],
+                             "average": [float(e.average) for e in self.effects],
+                             "p": [float(e.sign_flip.pvalue) for e in self.effects],
+                             "p_adjusted": [e.p_adjusted for e in self.effects]},
+                            schema={"effect": pl.String, "average": pl.Float64, "p": pl.Float64,
+                                    "p_adjusted": pl.Float64})
+
+    def __repr__(self) -> str:
+        return one_line(self, metric=self.metric, factors=self.factors, n_items=self.n_items,
+                        **{f"p_{e.name}": float(e.sign_flip.pvalue) for e in self.effects})
+
+    def _repr_html_(self) -> str:
+        return html_summary(self, self.to_frame(), metric=self.metric, factors=" × ".join(self.factors),
+                            n_items=self.n_items, correction=self.correction)
 
     def to_dict(self) -> dict:
         return {

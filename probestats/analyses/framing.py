@@ -46,7 +46,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import polars as pl
 
-from probestats.errors import ColumnError, OptionError, ProbestatsError, ValidationError
+from probestats.errors import ColumnError, OptionError, ProbestatsError, ValidationError, opt
 from probestats.stats.multitest import adjust
 from probestats.stats.hypotests import gap_interval, min_attainable_p, sign_flip_test
 from probestats.result import jsonable
@@ -82,7 +82,7 @@ FRAMING_ALIASES = {
 }
 _FRAMING_LOOKUP = {alias: canonical for canonical, aliases in FRAMING_ALIASES.items() for alias in aliases}
 
-CORRECTIONS = ("holm", "bh", "none")  # across cells (see probestats.stats.multitest)
+from probestats.vocabulary import CORRECTIONS, check_vocabulary  # noqa: E402  (across cells)
 SCORE_SOURCES = ("score", "label", "response")
 _UNNAMED = {AFFIRMATIVE: "the affirmative claim", REVERSE: "the reverse claim"}
 _MAX_LISTED = 20  # examples listed for unparsed text and disagreements
@@ -118,6 +118,57 @@ class FramingCell(_Record):
     across cells. ``bias_ci``/``acquiescence_ci`` are dicts ``{low, high, confidence,
     method}`` (None with fewer than two units). ``agree_reference``/``agree_other``: mean
     raw score of the responses to prompts asserting the reference target / the other one.
+
+    Attributes
+    ----------
+    by : dict
+        The cell (``{"model": "m"}``).
+    reference : str or None
+        The target the lean is measured toward.
+    n, n_items, n_unparsed : int
+        Responses with a score, matched items, and responses no score could be read from.
+    agree_affirmative, agree_reverse : float or None
+        Mean raw score of the responses to the affirmative and to the reverse prompts.
+    aligned_affirmative, aligned_reverse : float or None
+        The same, aligned toward the reference target.
+    bias : float or None
+        The lean: the mean aligned score (positive: toward the reference target).
+    acquiescence : float or None
+        Agreement regardless of direction: the mean raw score.
+    bias_p, acquiescence_p : float or None
+        Their raw p-values (the exact sign-flip test across items; ``p`` in JSON keys alike).
+    bias_p_adjusted, acquiescence_p_adjusted : float or None
+        The same, corrected across cells.
+    bias_ci, acquiescence_ci : dict or None
+        ``{low, high, confidence, method}`` intervals (None with fewer than two units).
+    pattern : {"none", "protective", "assertive", "symmetric"}
+        The cell's pattern (see the module's description).
+    neutral_rate, abstain_rate : float or None
+        Share of responses that are neutral, and that refuse (None for yes/no answers).
+    test_unit : str
+        What the tests are across: items, or the runs of the one item.
+    test_method : str or None
+        How the bias p was computed, in words.
+    min_attainable_p : float or None
+        The smallest p the test could give with these units.
+    single_item : bool
+        The cell has one item: tests are across its runs.
+    agree_reference, agree_other : float or None
+        Mean raw score of the responses to prompts asserting the reference target / the other one.
+    n_languages : int or None
+        Languages in the cell.
+    languages_agree : int or None
+        Languages whose lean has the cell's sign.
+    prefix_spread, suffix_spread : float or None
+        Largest minus smallest mean aligned score over the prompt prefixes (suffixes).
+    answers : {"agreement", "yes-no"}
+        How the answers were scored.
+    yes_affirmative, yes_reverse : float or None
+        Yes/no answers: the share of yes to the affirmative and to the reverse prompts.
+    n_refused, n_hedged : int or None
+        Yes/no answers: replies that refuse, and that hedge.
+    bias_log10_pvalue, acquiescence_log10_pvalue : float or None
+        log10 of the p-values, exact also where a float underflows.
     """
 
     by: dict
@@ -161,7 +212,28 @@ class FramingCell(_Record):
 
 @dataclass(frozen=True)
 class LanguageResult(_Record):
-    """One language within one cell: its lean and whether it agrees in sign with the cell's."""
+    """One language within one cell: its lean and whether it agrees in sign with the cell's.
+
+    Attributes
+    ----------
+    by : dict
+        The cell.
+    language : str or None
+    n, n_items : int
+        Responses with a score and matched items in the language.
+    bias, acquiescence : float or None
+        The language's lean and agreement regardless of direction.
+    bias_ci : dict or None
+        ``{low, high, confidence, method}`` interval of the lean.
+    bias_p, acquiescence_p : float or None
+        Their raw p-values.
+    neutral_rate, abstain_rate : float or None
+        Share of neutral and of refusing responses.
+    test_unit : str
+        What the tests are across.
+    agrees : bool or None
+        The language's lean has the cell's sign.
+    """
 
     by: dict
     language: str | None
@@ -180,7 +252,20 @@ class LanguageResult(_Record):
 
 @dataclass(frozen=True)
 class WrapperResult(_Record):
-    """Mean aligned score of the responses given one prefix or one suffix, within a cell."""
+    """Mean aligned score of the responses given one prefix or one suffix, within a cell.
+
+    Attributes
+    ----------
+    by : dict
+        The cell.
+    wrapper : {"prefix", "suffix"}
+    value : str or None
+        The prefix or suffix.
+    n : int
+        Responses given it.
+    aligned : float or None
+        Their mean aligned score.
+    """
 
     by: dict
     wrapper: str
@@ -196,6 +281,21 @@ class LabelAudit(_Record):
     ``confusion[judge][parsed]`` counts responses by the judge's score name and the
     parsed score name; ``disagreements`` lists the most frequent (response, judge label,
     parsed label) triples where the two scores differ.
+
+    Attributes
+    ----------
+    label_column, response_column : str
+        The headers of the judge's label column and of the raw response column.
+    compared : int
+        Responses with both a judge's score and a parsed one.
+    agreement : float or None
+        Share of those whose two scores are the same (None when none were compared).
+    confusion : dict
+        ``confusion[judge][parsed]``: responses by the judge's score name and the parsed score name.
+    disagreements : list
+        The most frequent (response, judge label, parsed label) triples where the two scores differ.
+    judge_only, parsed_only : int
+        Responses only the judge scored, and only the parse scored.
     """
 
     label_column: str
@@ -210,7 +310,46 @@ class LabelAudit(_Record):
 
 @dataclass(frozen=True)
 class FramingResult(_Record):
-    """Everything :func:`analyze_framing` found. ``to_dict()`` is the ``framing --json`` output."""
+    """Everything :func:`analyze_framing` found. ``to_dict()`` is the ``framing --json`` output and
+    ``to_frame()`` one row per cell.
+
+    Attributes
+    ----------
+    reference : str or None
+        The reference target a lean is measured toward (per topic when they differ).
+    shared_reference : bool
+        Every topic shares the one reference target.
+    by : tuple of str
+        The columns a cell is split by (one cell per model by default).
+    item_columns : tuple of str
+        The columns that make an item.
+    score_from : {"score", "label", "response"}
+        Where the scores came from.
+    alpha : float
+        The level the corrected p-values are read against.
+    correction : {"holm", "bonferroni", "bh", "none"}
+        The correction across cells.
+    confidence : float
+        The confidence level of the intervals (``1 - alpha``).
+    cells : tuple of FramingCell
+        One result per cell: the lean (bias) and the acquiescence with their tests and intervals.
+    languages : tuple of LanguageResult
+        Per language within a cell, its lean and whether it agrees in sign with the cell's.
+    wrappers : tuple of WrapperResult
+        Mean aligned score per prompt prefix or suffix within a cell.
+    label_audit : LabelAudit or None
+        A judge's labels against a parse of the raw responses, when both columns are there.
+    unparsed : dict
+        The responses no score could be read from: their count and the most frequent texts.
+    problems : tuple of Problem
+        Warnings a reader must be told.
+    targets : dict
+        Per topic, the affirmative and reverse targets its prompts assert.
+    answers : {"agreement", "yes-no"}
+        How answers were scored.
+    answers_reason : str or None
+        Why ``answers`` was chosen, when it was chosen automatically.
+    """
 
     reference: Any
     shared_reference: bool
@@ -233,6 +372,8 @@ class FramingResult(_Record):
     def to_frame(self) -> pl.DataFrame:
         """The cells as a polars DataFrame (``by`` columns first; intervals as low/high).
 
+        Examples
+        --------
         >>> analyze_framing(_demo_rows()).to_frame().columns[:4]
         ['model', 'n', 'n_items', 'bias']
         """
@@ -253,6 +394,13 @@ class FramingResult(_Record):
 
     def _repr_html_(self) -> str:
         return self.to_frame()._repr_html_()
+
+    def __repr__(self) -> str:
+        from probestats.result import one_line
+
+        detected = sum(1 for c in self.cells if c.pattern not in (None, "none"))
+        return one_line(self, by=self.by, cells=len(self.cells), leaning=detected, alpha=float(self.alpha),
+                        correction=self.correction)
 
     def __str__(self) -> str:
         return str(self.to_frame())
@@ -452,7 +600,7 @@ def _scores_from_numbers(series: pl.Series, scale, column: str) -> pl.DataFrame:
             shown = ", ".join(f"{v:g}" for v in bad.to_list()[:5])
             raise OptionError(
                 f"the {column} column holds {shown}, off the -2..2 agreement scale; "
-                "declare the scale the log uses (for example --scale 1:5)"
+                f"declare the scale the log uses (for example {opt('scale', '1:5')})"
             )
         mapped = numeric
     text = pl.select(
@@ -564,7 +712,7 @@ def _column(frame: pl.DataFrame, log, name: str, option: str) -> str:
     if str(name).strip().lower() in low:
         return low[str(name).strip().lower()]
     seen = ", ".join(c for c in frame.columns if not c.startswith("_"))
-    raise ColumnError(f"{option} {name}: no such column; columns seen: {seen}")
+    raise ColumnError(f"{opt(option, name)}: no such column; columns seen: {seen}")
 
 
 def analyze_framing(
@@ -608,7 +756,7 @@ def analyze_framing(
         ``topic`` and ``language``, those not used by ``by``.
     alpha : float
         Level for the pattern (on corrected p-values).
-    correction : {"holm", "bh", "none"}
+    correction : {"holm", "bonferroni", "bh", "none"}
         Correction of p-values across cells.
     confidence : float
         Level of the intervals.
@@ -674,10 +822,7 @@ def analyze_framing(
 
 
 def _check_framing_options(alpha, correction, score_from, scale) -> None:
-    if not 0 < alpha < 1:
-        raise OptionError(f"alpha must be between 0 and 1 (such as 0.05), not {alpha!r}")
-    if correction not in CORRECTIONS:
-        raise OptionError(f"correction must be one of holm, bh, none, not {correction!r}")
+    check_vocabulary(alpha=alpha, correction=correction)
     if score_from is not None and score_from not in SCORE_SOURCES:
         raise OptionError(f"score_from must be one of score, label, response, not {score_from!r}")
     if scale is not None:
@@ -768,8 +913,8 @@ def _scoring(st: _Framed, label, response, score_from, scale, answers, label_map
     """Each row's score (``_score``) and kind (``_kind``: a refusal, a hedge, ...), from the score,
     label or response column, on the agreement scale or as yes/no answers."""
     frame, log = st.frame, st.log
-    label_col = _column(frame, log, label, "--label") if label else ("label" if "label" in frame.columns else None)
-    response_col = (_column(frame, log, response, "--response") if response
+    label_col = _column(frame, log, label, "label") if label else ("label" if "label" in frame.columns else None)
+    response_col = (_column(frame, log, response, "response") if response
                     else ("reply" if "reply" in frame.columns else None))
     source, score_col = _score_source(frame, score_from, label_col, response_col)
     mode, mode_reason = choose_answers(frame[score_col], answers, label_map=label_map, column=st.header(score_col))
@@ -963,7 +1108,7 @@ def _references(pairs: dict, toward) -> dict:
 def _cells_and_items(st: _Framed, sc: _Scoring, pol: _Polarity, by, item) -> tuple[list, list, pl.DataFrame]:
     """The columns that make a cell and an item, and the scored rows of items asked in both framings."""
     frame, log = st.frame, st.log
-    by_cols = [_column(frame, log, b, "--by") for b in _as_list(by)]
+    by_cols = [_column(frame, log, b, "by") for b in _as_list(by)]
     if by is None:
         by_cols = (["model"] if "model" in frame.columns else [])
         if not pol.shared and pol.has_topic:
@@ -973,7 +1118,7 @@ def _cells_and_items(st: _Framed, sc: _Scoring, pol: _Polarity, by, item) -> tup
             "the topics have no reference target in common, so pooling them would mix directions; "
             "add --by topic, or give --toward TARGET with --targets FILE naming a target every topic asserts")
     if item is not None:
-        item_cols = [_column(frame, log, c, "--item") for c in _as_list(item)]
+        item_cols = [_column(frame, log, c, "item") for c in _as_list(item)]
     else:
         item_cols = [c for c in ("item", "topic", "language") if c in frame.columns and c not in by_cols]
     item_cols = [c for c in item_cols if c not in by_cols]

@@ -71,16 +71,16 @@ import numpy as np
 import polars as pl
 
 from probestats.stats.multitest import adjust
-from probestats.errors import ColumnError, OptionError, Problem, ValidationError, count_of
-from probestats.result import jsonable
+from probestats.errors import ColumnError, OptionError, Problem, ValidationError, count_of, either, opt
+from probestats.result import html_summary, jsonable, one_line
 from probestats.shape.verdicts import Rule, choice_rules, extract_all, parse_rules
 from probestats.stats.hypotests import TestResult, sign_flip_test
 from probestats.stats.proportion import Share, binomial_test, share
 
 __all__ = ["OrderGroup", "JudgeResult", "analyze_order", "analyze_scored", "item_verdicts", "SCHEMA_VERSION"]
 
-SCHEMA_VERSION = 1
-CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+from probestats.result import SCHEMA_VERSION  # noqa: E402  (one contract for every command's JSON)
+from probestats.vocabulary import CORRECTIONS, check_vocabulary  # noqa: E402,F401
 _SCORE = {"first": 1.0, "tie": 0.5, "second": 0.0}  # the first slot's score
 _LISTED = 10  # distinct unparsed replies listed per group
 _ROWS = 100  # rows named per problem
@@ -88,7 +88,15 @@ _ROWS = 100  # rows named per problem
 
 @dataclass(frozen=True)
 class RepetitionConsistency:
-    """Position consistency within one repetition."""
+    """Position consistency within one repetition.
+
+    Attributes
+    ----------
+    repetition : str
+        The repetition (a value of the repetition column).
+    consistency : Share
+        Items whose verdict is the same answer in both orders, of the items judged in both.
+    """
 
     repetition: str
     consistency: Share
@@ -127,7 +135,9 @@ class OrderGroup:
     order_effect : float or None
         Mean over items of ``d``, the score of an answer shown first minus shown second.
     sign_flip : TestResult or None
-        Exact sign-flip test of ``d``; ``sign_flip_p_adjusted`` corrected across groups.
+        Exact sign-flip test of ``d``.
+    sign_flip_p_adjusted : float or None
+        Its p corrected across groups.
     unparsed : dict
         ``count``, ``reasons`` (count per reason), ``replies`` (the most frequent unparsed
         texts) and ``rows``.
@@ -207,15 +217,23 @@ class JudgeResult:
     groups : tuple of OrderGroup
         One per judge (``by`` group), in order of first appearance; one without ``by``.
     order : str
-        The order column; ``orders`` its two values (the first is the reference for ``d``).
+        The order column.
+    orders : (str, str)
+        Its two values (the first is the reference for ``d``).
     by : tuple of str
     repetition : str or None
     source : {"response", "choice"}
-        Where the verdicts came from; ``column`` names it, ``rules`` lists the rules.
+        Where the verdicts came from.
+    column : str
+        The column the verdicts were read from.
+    rules : tuple of Rule
+        The rules that read a reply.
     alpha, confidence : float
     correction : str
         Correction of each family of p-values across groups.
     problems : tuple of Problem
+    log_source : str
+        What the report calls the log.
     """
 
     groups: tuple[OrderGroup, ...]
@@ -231,6 +249,24 @@ class JudgeResult:
     correction: str
     problems: tuple[Problem, ...] = field(default=())
     log_source: str = "the log"
+
+    def to_frame(self) -> pl.DataFrame:
+        """One row per judge: items, position consistency, primacy, recency and the order test's p."""
+        rows = [{"judge": ", ".join(f"{k}={v}" for k, v in g.by.items()) or "all", "n_items": g.n_items,
+                 "consistency": g.consistency.value, "primacy": g.primacy, "recency": g.recency,
+                 "order_test_p": g.order_test_p, "order_test_p_adjusted": g.order_test_p_adjusted}
+                for g in self.groups]
+        return pl.DataFrame(rows, schema={"judge": pl.String, "n_items": pl.Int64, "consistency": pl.Float64,
+                                          "primacy": pl.Int64, "recency": pl.Int64, "order_test_p": pl.Float64,
+                                          "order_test_p_adjusted": pl.Float64})
+
+    def __repr__(self) -> str:
+        return one_line(self, order=self.order, orders=self.orders, judges=len(self.groups),
+                        items=sum(g.n_items for g in self.groups))
+
+    def _repr_html_(self) -> str:
+        return html_summary(self, self.to_frame(), order=self.order, orders=" / ".join(self.orders),
+                            source=self.source, correction=self.correction)
 
     def to_dict(self) -> dict:
         return jsonable({
@@ -262,7 +298,7 @@ def _column(frame: pl.DataFrame, log, name: str, option: str) -> str:
         if str(c).strip().lower() == low:
             return c
     seen = ", ".join(log.headers)
-    raise ColumnError(f"{option} {name}: no such column; headers seen: {seen}")
+    raise ColumnError(f"{opt(option, name)}: no such column; headers seen: {seen}")
 
 
 def _text(value) -> str:
@@ -352,16 +388,14 @@ def analyze_order(
     """
     from probestats.io.read import read_log
 
-    if not 0 < alpha < 1:
-        raise OptionError(f"alpha must be between 0 and 1, for example 0.05, not {alpha!r}")
-    if correction not in CORRECTIONS:
-        raise OptionError(f"correction must be one of {', '.join(CORRECTIONS)}, not {correction!r}")
+    check_vocabulary(alpha=alpha, correction=correction)
     if choice is not None and response is not None:
         raise OptionError("give the judge's reply (response) or the slot it chose (choice), not both")
     if choice is None:
         if not verdicts:
-            raise OptionError("verdicts: give the rules that read a reply, for example --verdict \"first=[[A]]\" "
-                              "--verdict \"second=[[B]]\" (or --choice COL when the log holds the slot chosen)")
+            raise OptionError(f"{opt('verdicts')}: give the rules that read a reply, for example "
+                              + either("verdicts=['first=[[A]]', 'second=[[B]]']", '--verdict "first=[[A]]" --verdict "second=[[B]]"')
+                              + f" (or {opt('choice', 'COL')} when the log holds the slot chosen)")
         rules = parse_rules(verdicts)
     else:
         rules = choice_rules(verdicts)
@@ -371,22 +405,22 @@ def analyze_order(
         raise ValidationError([Problem("error", "empty_log", f"{log.source} has no data rows; add rows below the header")])
     if "item" not in frame.columns:
         raise ColumnError(f"no item column; headers seen: {', '.join(log.headers)} (use --column item=HEADER)")
-    order_col = _column(frame, log, order, "--order")
+    order_col = _column(frame, log, order, "order")
     if choice is not None:
-        text_col, source = _column(frame, log, choice, "--choice"), "choice"
+        text_col, source = _column(frame, log, choice, "choice"), "choice"
     elif response is not None:
-        text_col, source = _column(frame, log, response, "--response"), "response"
+        text_col, source = _column(frame, log, response, "response"), "response"
     elif "reply" in frame.columns:
         text_col, source = "reply", "response"
     else:
         raise ColumnError(f"no reply column to read verdicts from; headers seen: {', '.join(log.headers)} "
-                          "(use --response COL)")
-    by = [_column(frame, log, b, "--by") for b in by]
-    rep_col = _column(frame, log, repetition, "--repetition") if repetition else None
+                          f"(use {opt('response', 'COL')})")
+    by = [_column(frame, log, b, "by") for b in by]
+    rep_col = _column(frame, log, repetition, "repetition") if repetition else None
     used = [order_col, text_col, "item", *by, *([rep_col] if rep_col else [])]
     if len(set(used)) != len(used):
-        raise OptionError("--order, the verdict column, --by, --repetition and the item column must be different "
-                          "columns")
+        raise OptionError(f"{opt('order')}, the verdict column, {opt('by')}, {opt('repetition')} and the item column "
+                          "must be different columns")
 
     def header(c):
         return log.columns.get(c, c)
@@ -549,7 +583,7 @@ def analyze_scored(log, *, order: str, score: str, by: Sequence[str] = (), scale
     values = probe.lazy.select(pl.col("variant").cast(pl.String)).unique(maintain_order=True).collect()["variant"]
     values = [v for v in values.to_list() if v is not None]
     if len(values) != 2:
-        raise OptionError(f"--order {order}: a scored order probe needs exactly two orders, found {len(values)}")
+        raise OptionError(f"{opt('order', order)}: a scored order probe needs exactly two orders, found {len(values)}")
     result = analyze(probe, metric=score, a=values[0], b=values[1], by=list(by), alpha=alpha, correction=correction,
                      many=False)
     return with_scale(result, scale, list(by)) if scale is not None else result

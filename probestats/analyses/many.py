@@ -44,6 +44,7 @@ import polars as pl
 from probestats.errors import OptionError, ValidationError, either, opt
 from probestats.stats.hypotests import TestResult, sign_flip_test
 from probestats.stats.multitest import adjust
+from probestats.vocabulary import N_RESAMPLES, check_n_resamples, check_vocabulary
 from probestats.io.read import ROW, Log, format_rows, read_log
 from probestats.errors import Problem, has_errors
 from probestats.stats.selection import ImpactRatio, impact_ratios, is_selection
@@ -101,6 +102,8 @@ class OmnibusResult:
         Monte Carlo settings (None when exact).
     pvalue_se : float or None
         Monte Carlo standard error (None when exact).
+    pvalue_bound : str or None
+        ``"upper"`` when a Monte Carlo p sits at its floor 1/(n_resamples + 1): the p is below it.
 
     Examples
     --------
@@ -133,7 +136,23 @@ class OmnibusResult:
 
 @dataclass(frozen=True)
 class ValueMean:
-    """One value's mean over items (a group's: over items of the mean of its names)."""
+    """One value's mean over items (a group's: over items of the mean of its names).
+
+    Attributes
+    ----------
+    value : str
+        The value (or group) name.
+    mean : float
+        Unweighted mean over items of the item means under the value.
+    n_items : int
+        Items measured under the value.
+    names : tuple of str
+        The values a group stands for (empty for a single value).
+    sd_runs : float or None
+        SD of every run of the value over all its items (n − 1 in the denominator).
+    n_runs : int or None
+        The number of those runs.
+    """
 
     value: str
     mean: float
@@ -153,7 +172,19 @@ class ValueMean:
 
 @dataclass(frozen=True)
 class PairGap:
-    """Average item gap ``a − b`` of two values, with the sign-flip test and its corrected p."""
+    """Average item gap ``a − b`` of two values, with the sign-flip test and its corrected p.
+
+    Attributes
+    ----------
+    a, b : str
+        The two values; the gap is the item mean under ``a`` minus the one under ``b``.
+    average_gap : float
+        Unweighted mean of the item gaps.
+    sign_flip : TestResult
+        The exact sign-flip test on the item gaps.
+    p_adjusted : float or None
+        Its p corrected across the pairs (None when not corrected).
+    """
 
     a: str
     b: str
@@ -188,7 +219,11 @@ class ManyResult:
         Long table: item, value, mean (the item's mean under the value), runs.
     by : dict
     omnibus_p_adjusted : float or None
-        Omnibus p corrected across ``--by`` groups.
+        Omnibus p corrected across ``by`` groups.
+    correction : {"holm", "bonferroni", "bh", "none"}
+        The correction across ``pairwise``.
+    published : tuple of PublishedTest
+        Friedman's test (and Cochran's Q for 0/1 outcomes) beside the omnibus (:mod:`probestats.stats.published`).
     """
 
     metric: str
@@ -259,7 +294,24 @@ class ManyResult:
 
 @dataclass(frozen=True)
 class ManyAnalysis:
-    """Result of :func:`analyze_many`; ``to_dict()`` is its ``analyze --json`` object."""
+    """Result of :func:`analyze_many`; ``to_dict()`` is its ``analyze --json`` object, ``result.pvalue`` the
+    omnibus p and ``to_frame()`` the long table of item means.
+
+    Attributes
+    ----------
+    main : ManyResult
+        The analysis of every item.
+    groups : tuple of ManyResult
+        One analysis per ``by`` group, the omnibus p corrected across them.
+    problems : tuple of Problem
+        Warnings a reader must be told.
+    alpha : float
+        The level the p-values are read against.
+    correction : {"holm", "bonferroni", "bh", "none"}
+        The correction across pairs of values and across ``by`` groups.
+    frame : polars.DataFrame
+        The validated rows the analysis was computed from.
+    """
 
     main: ManyResult
     groups: tuple[ManyResult, ...]
@@ -271,6 +323,15 @@ class ManyAnalysis:
     @property
     def metric(self) -> str:
         return self.main.metric
+
+    @property
+    def pvalue(self) -> float:
+        """The headline p: the omnibus test that the value makes no difference (``main.omnibus.pvalue``)."""
+        return self.main.omnibus.pvalue
+
+    def to_frame(self) -> pl.DataFrame:
+        """The long table of item means: item, value, mean (the item's mean under the value), runs."""
+        return self.main.items
 
     @property
     def detected(self) -> bool:
@@ -288,6 +349,14 @@ class ManyAnalysis:
         m = self.main
         return (f"ManyAnalysis(metric={m.metric!r}, values={[v.value for v in m.values]!r}, "
                 f"n_items={m.n_items}, omnibus_p={m.omnibus.pvalue:.6g})")
+
+    def _repr_html_(self) -> str:
+        from probestats.result import html_summary
+
+        m = self.main
+        return html_summary(self, m.items, metric=m.metric, values=", ".join(v.value for v in m.values),
+                            reference=m.reference, n_items=m.n_items, omnibus_p=m.omnibus.pvalue,
+                            method=m.omnibus.method)
 
 
 # --------------------------------------------------------------------------- options
@@ -588,7 +657,7 @@ def _as_matrix(matrix) -> np.ndarray:
     return m
 
 
-def omnibus_test(matrix, *, n_resamples: int = 10_000, seed: int | None = 0, max_exact: int = MAX_EXACT,
+def omnibus_test(matrix, *, n_resamples: int = N_RESAMPLES, seed: int | None = 0, max_exact: int = MAX_EXACT,
                  method: str = "auto") -> OmnibusResult:
     """Within-item permutation test that the value makes no difference (see the module docstring).
 
@@ -638,9 +707,7 @@ def omnibus_test(matrix, *, n_resamples: int = 10_000, seed: int | None = 0, max
                 else f"exact (enumeration of {size} distinct within-item arrangements of the value labels, "
                      f"standing for all {total})")
         return OmnibusResult(pvalue=p, method=text, **common)
-    if int(n_resamples) < 1:
-        raise OptionError(f"n_resamples must be a positive integer, not {n_resamples!r}")
-    n_resamples = int(n_resamples)
+    n_resamples = check_n_resamples(n_resamples)
     rng = np.random.default_rng(seed)
     chunk = max(1, 2_000_000 // (n * v))
     hits = 0
@@ -755,7 +822,7 @@ def analyze_many(
     alpha: float = 0.05,
     correction: str = "holm",
     fold_case: bool = False,
-    n_resamples: int = 10_000,
+    n_resamples: int = N_RESAMPLES,
     seed: int | None = 0,
     noise=None,
     read_options: Mapping | None = None,
@@ -793,15 +860,9 @@ def analyze_many(
     >>> result.main.omnibus.pvalue == 1 / 81   # items 1-4 each put their 1 under A, as item 0 does: 1 of 3**4
     True
     """
-    from probestats.analyses.paired import ALTERNATIVES
-
     if noise is not None:
         raise OptionError(f"{opt('noise')} compares two values; give {opt('a')} and {opt('b')} to analyze a pair with its noise log")
-    if alternative not in ALTERNATIVES:
-        raise OptionError(f"{opt('alternative', alternative)}: expected one of {', '.join(ALTERNATIVES)}")
-    if not 0 < alpha < 1:
-        raise OptionError(f"{opt('alpha', alpha)}: must be between 0 and 1, for example 0.05")
-    adjust([], correction)
+    check_vocabulary(alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed)
     by = list(by)
     from probestats.analyses.paired import check_by
 

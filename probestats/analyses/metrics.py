@@ -116,6 +116,26 @@ class MetricsAnalysis:
     def cell(self, metric: str, by: dict) -> FamilyTest | None:
         return next((t for t in self.family if t.metric == metric and t.by == by), None)
 
+    def to_frame(self):
+        """One row per test of the family: metric, group, average gap, sign-flip p and corrected p."""
+        import polars as pl
+
+        rows = [{"metric": t.metric, "by": ", ".join(f"{k}={v}" for k, v in t.by.items()),
+                 "average_gap": float(t.result.average_gap), "p": float(t.result.sign_flip.pvalue),
+                 "p_adjusted": t.result.p_adjusted} for t in self.family]
+        return pl.DataFrame(rows, schema={"metric": pl.String, "by": pl.String, "average_gap": pl.Float64,
+                                          "p": pl.Float64, "p_adjusted": pl.Float64})
+
+    def __repr__(self) -> str:
+        from probestats.result import one_line
+
+        return one_line(self, metrics=list(self.metrics), tests=len(self.family), correction=self.correction)
+
+    def _repr_html_(self) -> str:
+        from probestats.result import html_summary
+
+        return html_summary(self, self.to_frame(), metrics=", ".join(self.metrics), correction=self.correction)
+
     @property
     def family_text(self) -> str:
         from probestats.errors import count_of

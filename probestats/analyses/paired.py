@@ -26,8 +26,7 @@ from probestats.stats.exact import finish_means, mean_aggs
 from probestats.errors import count_of
 from probestats.analyses.verdict import NoiseCheck
 
-ALTERNATIVES = ("two-sided", "greater", "less")
-CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+from probestats.vocabulary import ALTERNATIVES, CORRECTIONS, check_vocabulary  # noqa: F401  (re-exported)
 #: The intervals for the average gap (:func:`probestats.stats.hypotests.gap_interval`).
 INTERVALS = ("t", "bootstrap", "percentile", "sign-flip")
 
@@ -127,6 +126,8 @@ class PairResult:
     published : tuple of PublishedTest
         The paired t-test and the Wilcoxon signed-rank test on the item gaps, beside the exact tests
         (:mod:`probestats.stats.published`).
+    p_adjusted : float or None
+        The sign-flip p corrected across the ``by`` groups (None for the whole log or a single group).
     """
 
     metric: str
@@ -161,8 +162,8 @@ class PairResult:
         sf = self.sign_flip
         sign_flip = {
             "p": sf.pvalue,
-            "method": sf.kind,  # "exact", "bounds" or "monte-carlo"
-            "method_detail": sf.method,
+            "method": sf.method,   # the text, as everywhere (schema 2; it was the kind, with this text in method_detail)
+            "kind": sf.kind,       # "exact", "bounds" or "monte-carlo"
             "alternative": sf.alternative,
             "statistic": _num(sf.statistic),
         }
@@ -273,6 +274,24 @@ class RowLevelTest:
     (``scipy.stats.ttest_ind(equal_var=False)``), as many published audits report it.
 
     Beside the item-level tests only: see :data:`ROW_LEVEL_NOTE` for why the two differ.
+
+    Attributes
+    ----------
+    statistic : float
+        Welch's t.
+    pvalue : float
+        Its p-value (``p`` in JSON).
+    df : float
+        Welch–Satterthwaite degrees of freedom.
+    n_a, n_b : int
+        Runs of each value.
+    mean_a, mean_b : float
+        Mean of the runs of each value.
+    alternative : {"two-sided", "greater", "less"}
+    method : str
+        The computation, in words.
+    note : str
+        Why this test is not the headline (runs of one item are not independent).
     """
 
     statistic: float
@@ -324,7 +343,50 @@ def with_row_level(analysis: Analysis) -> Analysis:
 class Analysis:
     """The result of :func:`analyze`: the main comparison, noise beside it, splits and problems.
 
-    ``to_dict()`` is the ``analyze --json`` object (its stable fields are listed in the README).
+    ``to_dict()`` is the ``analyze --json`` object (its stable keys are listed in the JSON reference);
+    the headline numbers are one attribute away: ``result.pvalue`` (the sign-flip p of the main
+    comparison) and ``result.average_gap``; ``to_frame()`` is the per-item table.
+
+    Attributes
+    ----------
+    main : PairResult
+        The comparison of ``a`` and ``b`` over every matched item (tests, interval, effect sizes).
+    noise : PairResult or None
+        The same comparison on the noise reference (a same-versus-same log, or the log's own runs split
+        in halves), read beside ``main``; None without one.
+    groups : tuple of PairResult
+        One comparison per ``by`` group (or per block), each with its corrected ``p_adjusted``.
+    problems : tuple of Problem
+        Warnings a reader must be told (validation warnings, skewed gaps, a design that cannot reach ``alpha``).
+    alternative : {"two-sided", "greater", "less"}
+    alpha : float
+        The level the p-values are read against.
+    correction : {"holm", "bonferroni", "bh", "none"}
+        The correction across ``groups``.
+    checked : Checked
+        The validated probe log the analysis was computed from.
+    noise_checked : Checked or None
+        The validated noise log, when one was given.
+    mdg : float or None
+        The minimum detectable gap of this design at 80 % power, from the noise log (None without one).
+    mdg_method : str or None
+        How ``mdg`` was computed, in words.
+    mdg_range : (float, float) or None
+        The MDG over plausible same-versus-same logs of the noise log's size (None: not found).
+    mdg_range_runs : int or None
+        Runs a noise log would need to halve that range (four times the noise log's).
+    power : object or None
+        The power curve a report shows (:func:`probestats.analyses.plan.with_design_power`).
+    scale : object or None
+        A judge's declared scale and the cells at its ends (:func:`probestats.analyses.evaluator.with_scale`).
+    noise_source : str or None
+        Where the noise reference came from (``"log"``, ``"within-log ..."``), or None.
+    row_level : RowLevelTest or None
+        Welch's t on runs, beside the item-level tests, when asked for.
+    row_tests : tuple
+        Welch's t per item and per group (:func:`probestats.analyses.rowlevel.with_row_tests`).
+    verdict : object or None
+        The conclusion, decided once (:mod:`probestats.analyses.verdict`); every renderer words it.
     """
 
     main: PairResult
@@ -356,6 +418,20 @@ class Analysis:
     @property
     def metric(self) -> str:
         return self.main.metric
+
+    @property
+    def pvalue(self) -> float:
+        """The headline p: the exact sign-flip test of the main comparison (``main.sign_flip.pvalue``)."""
+        return self.main.sign_flip.pvalue
+
+    @property
+    def average_gap(self) -> float:
+        """The headline gap: the unweighted mean of the item gaps (``main.average_gap``)."""
+        return self.main.average_gap
+
+    def to_frame(self) -> pl.DataFrame:
+        """The per-item table of the main comparison (item, mean under each value, gap, runs)."""
+        return self.main.items
 
     @property
     def detected(self) -> bool:
@@ -527,7 +603,7 @@ def analyze_pair(
     >>> result.main.average_gap, result.main.sign_flip.pvalue
     (1.0, 0.0078125)
     """
-    check_common(alternative, alpha, correction)
+    check_vocabulary(alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed)
     by = list(by)
     check_by(by, metric)
     noise, within_noise = _noise_choice(noise, within_noise, noise_value)
@@ -783,12 +859,7 @@ def _warm_tests() -> None:
 
 def check_common(alternative: str, alpha: float, correction: str) -> None:
     """Refuse an ``alternative``, ``alpha`` or ``correction`` no test can use (before any work)."""
-    if alternative not in ALTERNATIVES:
-        raise OptionError(f"{opt('alternative', alternative)}: expected one of {', '.join(ALTERNATIVES)}")
-    if not 0 < alpha < 1:
-        raise OptionError(f"{opt('alpha', alpha)}: must be between 0 and 1, for example 0.05")
-    if correction not in CORRECTIONS:
-        adjust([], correction)
+    check_vocabulary(alternative=alternative, alpha=alpha, correction=correction)
 
 
 def design_problems(main: PairResult, alpha: float) -> list[Problem]:

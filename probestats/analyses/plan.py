@@ -68,7 +68,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import polars as pl
 
-from probestats.errors import ColumnError, OptionError
+from probestats.result import html_summary, one_line
+
+from probestats.errors import ColumnError, OptionError, opt
 from probestats.stats.hypotests import min_attainable_p, sign_test
 from probestats.errors import Problem
 from probestats.stats.decide import DECIDE_EXACT_ITEMS, DECIDE_NOTE, decide_rejections
@@ -93,7 +95,7 @@ __all__ = [
     "BOUND_MIN_RUNS",
 ]
 
-ALTERNATIVES = ("two-sided", "greater", "less")
+from probestats.vocabulary import ALTERNATIVES, check_alpha, check_alternative, check_seed  # noqa: E402,F401
 TAU_METHOD = ("method of moments: tau^2 = max(0, var(item gaps) - mean(sigma^2 (1/k_a + 1/k_b))) "
               "over the pilot's items")
 _MAX_DOUBLINGS = 40
@@ -156,6 +158,18 @@ class NoiseModel:
         simulated run crosses them (see the module notes for what a gap then means).
     scale_source : {"declared", "observed"} or None
         Where the bounds come from (None: no bound).
+    mix : float
+        Share of simulated items that draw their runs from one cell of the noise log (the rest draw from
+        the whole log); 0 for an unbounded metric, whose residuals are pooled.
+    sigma_simulated : float or None
+        The standard deviation of a simulated run around its item's mean, averaged as a variance over
+        simulated items: ``sigma_run``, unless a bounded log spreads less than sigma as a whole.
+    spread_p : float or None
+        p of the F test that the noise log's cell means differ by more than their runs' noise explains
+        (None: not tested, or an unbounded continuous metric).
+    differ : float
+        Weight of the model in which the noise log's items differ in level, against the model in which
+        they are alike (see :func:`differ_weight`).
 
     Examples
     --------
@@ -344,11 +358,11 @@ def _parse_scale(scale) -> tuple[float | None, float | None]:
                 raise ValueError
             ends.append(None if x is None or math.isinf(x) else x)
     except ValueError:
-        raise OptionError(f"--scale {text}: expected LOW:HIGH, for example --scale 1:5 (leave a side empty "
-                          "for no bound there, as in --scale 0:)") from None
+        raise OptionError(f"{opt('scale', scale)}: expected LOW:HIGH, for example {opt('scale', '1:5')} (leave a side "
+                          f"empty for no bound there, as in {opt('scale', '0:')})") from None
     low, high = ends
     if low is not None and high is not None and not low < high:
-        raise OptionError(f"--scale {text}: expected LOW:HIGH with LOW below HIGH, for example --scale 1:5")
+        raise OptionError(f"{opt('scale', scale)}: expected LOW:HIGH with LOW below HIGH, for example {opt('scale', '1:5')}")
     return low, high
 
 
@@ -363,7 +377,7 @@ def _bounds(y: np.ndarray, integer: bool, scale, metric: str):
             ceiling = None if ceiling is None else float(math.floor(ceiling))
         if (floor is not None and lo < floor) or (ceiling is not None and hi > ceiling):
             raise OptionError(f"values of '{metric}' in the noise log run from {lo:g} to {hi:g}, outside the "
-                              f"declared scale {text}; correct --scale (or the log)")
+                              f"declared scale {text}; correct {opt('scale')} (or the log)")
         return floor, ceiling, "declared"
     distinct = np.unique(y).size
     if distinct < 2:
@@ -641,7 +655,7 @@ def _frame_and_metric(source, metric):
     from probestats.io.read import STRUCTURE, refuse_internal
 
     if metric in STRUCTURE:  # a column that numbers the runs (seed, time) is no metric
-        refuse_internal("--metric", metric)
+        refuse_internal("metric", metric)
     if not isinstance(frame, pl.DataFrame):
         frame = pl.DataFrame(frame)
     return frame, metric, name, problems
@@ -659,7 +673,7 @@ def _columns_needed(log, metric: str | None) -> pl.DataFrame:
     return collect(log.lazy.select([c for c in ("item", "variant", metric) if c in names]), log.source, log._path)
 
 
-def noise_model(source, metric: str | None = None, *, scale=None) -> NoiseModel:
+def noise_model(log, metric: str | None = None, *, scale=None) -> NoiseModel:
     """Measure the run-to-run noise of a metric from a same-versus-same or pilot log.
 
     sigma per run is the pooled within-cell (item x value) standard deviation,
@@ -669,7 +683,7 @@ def noise_model(source, metric: str | None = None, *, scale=None) -> NoiseModel:
 
     Parameters
     ----------
-    source : Log, Checked, polars DataFrame, path or list of dict
+    log : Log, Checked, polars DataFrame, path or list of dict
         The log; anything with a ``.frame`` attribute, or anything
         :func:`probestats.io.read_log` reads. Columns ``item`` and the metric are needed;
         without ``variant`` each item is one cell.
@@ -694,7 +708,7 @@ def noise_model(source, metric: str | None = None, *, scale=None) -> NoiseModel:
     >>> noise_model(rows, metric="steps", scale="1:10").ceiling
     10.0
     """
-    frame, metric, name, problems = _frame_and_metric(source, metric)
+    frame, metric, name, problems = _frame_and_metric(log, metric)
     problems = list(problems)
     for col in ("item", metric):
         if col not in frame.columns:
@@ -1130,10 +1144,10 @@ def _check_shift(shift: str, noise: NoiseModel) -> None:
         raise OptionError("a scale shift needs a noise log (its mean sets the scale), not a stated sigma")
     if noise.minimum is None or noise.minimum < 0 or not float(np.mean(noise._raw)) > 0:
         raise OptionError(f"a scale shift multiplies '{noise.metric}', so its runs must be 0 or more with a "
-                          "positive mean; use --shift additive")
+                          f"positive mean; use {opt('shift', 'additive')}")
     if noise.ceiling is not None or (noise.floor is not None and noise.floor != 0):
         raise OptionError(f"a scale shift would cross the bounds {_fmt_scale(noise.floor, noise.ceiling)} of "
-                          f"'{noise.metric}'; use --shift additive (or --scale 0: for a count)")
+                          f"'{noise.metric}'; use {opt('shift', 'additive')} (or {opt('scale', '0:')} for a count)")
 
 
 def _dither(rng: np.random.Generator, shape: tuple, *, stratified: bool) -> np.ndarray:
@@ -1249,8 +1263,7 @@ def _draw(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed, shift:
 
 
 def _direction(alternative: str) -> float:
-    if alternative not in ALTERNATIVES:
-        raise OptionError(f"alternative must be one of {', '.join(ALTERNATIVES)}, not {alternative!r}")
+    check_alternative(alternative)
     return -1.0 if alternative == "less" else 1.0
 
 
@@ -1498,10 +1511,10 @@ def check_plan_work(items, runs, sims: int) -> None:
             + (f"lower --sims to {fit} or fewer, or plan fewer designs" if fit >= 1 else "plan fewer designs"))
 
 
-def _check_common(alpha, target, sims, alternative):
+def _check_common(alpha, target, sims, alternative, seed):
     _direction(alternative)
-    if not 0 < alpha < 1:
-        raise OptionError(f"alpha must be between 0 and 1, not {alpha}")
+    check_alpha(alpha)
+    check_seed(seed)
     if target is not None and not 0 < target < 1:
         raise OptionError(f"the target power must be between 0 and 1, not {target}")
     if int(sims) != sims or sims < 1:
@@ -1580,6 +1593,14 @@ class PowerResult:
     seed: int | None
     note: str = ""
     gap_realized: float | None = None
+
+    def __repr__(self) -> str:
+        return one_line(self, solved_for=self.solved_for, gap=float(self.gap), items=self.items, runs=self.runs,
+                        power=self.power)
+
+    def _repr_html_(self) -> str:
+        return html_summary(self, solved_for=self.solved_for, gap=float(self.gap), items=self.items, runs=self.runs,
+                            power=self.power, power_se=self.power_se, note=self.note)
 
     def to_dict(self) -> dict:
         return {
@@ -1713,7 +1734,7 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
     >>> power_sign_flip(gap=None, items=5, runs=20, power=0.8, noise=1.2).to_dict()["gap"] is None
     True
     """
-    _check_common(alpha, power, sims, alternative)
+    _check_common(alpha, power, sims, alternative, seed)
     tau = _check_tau(heterogeneity)
     noise = _as_noise(noise, metric, scale)
     missing = [n for n, v in (("gap", gap), ("items", items), ("runs", runs), ("power", power)) if v is None]
@@ -1800,7 +1821,7 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
 def _search_mdg(noise_model, items, runs_a, runs_b, alpha, power, sims, seed, alternative, heterogeneity, shift):
     """The simulated probes of a design and its MDG searched both ways (the common start of
     :func:`mdg_for_design` and :func:`mdg_with_range`)."""
-    _check_common(alpha, power, sims, alternative)
+    _check_common(alpha, power, sims, alternative, seed)
     tau = _check_tau(heterogeneity)
     noise = _as_noise(noise_model)
     items = int(items)
@@ -2004,6 +2025,34 @@ class PlanCell:
 
     ``mdg_up_range`` and ``mdg_down_range`` (and ``mdg_range``, for ``mdg``) are the ranges the MDG takes
     over plausible noise logs of the same size (see :func:`mdg_ranges`); None when not computed.
+
+    Attributes
+    ----------
+    items, runs : int
+        The design: items, and runs per value and item.
+    power : float or None
+        Simulated power of the sign-flip test at the plan's gap (None without a gap).
+    power_se : float or None
+        Its Monte Carlo standard error, ``sqrt(p (1 - p) / sims)``.
+    power_sign_test : float or None
+        Simulated power of the sign test on the same probes.
+    power_approx : float or None
+        Paired t-test approximation of the power, a cross-check.
+    mdg : float
+        The minimum detectable gap: the smallest average gap reaching the target power (``inf``: none does).
+    mdg_approx : float or None
+        The gap at which the paired t-test approximation reaches the target power, a cross-check.
+    min_attainable_p : float
+        The smallest p the sign-flip test can give with this many items.
+    gap_realized, mdg_realized : float or None
+        The average gaps the simulated items really move by at the plan's gap and at the MDG.
+    mdg_up, mdg_down : float or None
+        The MDG as a size in each direction (value a above b, below it); None where not searched (a
+        one-sided test the other way), ``inf`` where no gap reaches the target power.
+    mdg_shift_up, mdg_shift_down : float or None
+        The shifts of each item's mean (stopping at the bound) that make ``mdg_up`` and ``mdg_down``.
+    mdg_up_range, mdg_down_range : (float, float) or None
+        (low, high) of the MDG in each direction over plausible noise logs of the same size.
     """
 
     items: int
@@ -2055,7 +2104,37 @@ class PlanCell:
 class Plan:
     """The answer to "what could this probe detect?" over a grid of designs.
 
-    ``to_dict()`` is the ``plan --json`` object.
+    ``to_dict()`` is the ``plan --json`` object; ``to_frame()`` one row per design.
+
+    Attributes
+    ----------
+    noise : NoiseModel
+        The run-to-run noise the designs are simulated with.
+    tau : float
+        The spread (SD) of true item gaps the simulation assumes.
+    tau_source : str
+        Where ``tau`` came from: ``"pilot"`` (estimated, see ``heterogeneity``) or stated.
+    alpha : float
+        The level a simulated probe's p is read against.
+    target_power : float
+        The power the MDG is the smallest gap to reach.
+    gap : float or None
+        The gap each design's ``power`` is simulated at (None: MDGs only).
+    alternative : {"two-sided", "greater", "less"}
+    sims, seed : int
+        Simulated probes per design, and the seed they are drawn with.
+    cells : tuple of PlanCell
+        One design per combination of items and runs.
+    problems : tuple of Problem
+        What a reader should be told (about the noise log, the pilot, the designs).
+    heterogeneity : Heterogeneity or None
+        The pilot's estimate of ``tau`` (None without a pilot).
+    shift : {"additive", "scale"}
+        How a gap moves a simulated item: every run by the gap, or multiplied.
+    mdg_range_method : str or None
+        How the MDG's ranges were found (None: not computed, as for a stated sigma).
+    range_sims : int or None
+        Simulated probes per resampled noise log and design behind the ranges.
     """
 
     noise: NoiseModel
@@ -2133,6 +2212,15 @@ class Plan:
             d["mdg_low"], d["mdg_high"] = d["mdg_range"] or (None, None)
             rows.append({k: d[k] for k in schema})
         return pl.DataFrame(rows, schema=schema)
+
+    def __repr__(self) -> str:
+        return one_line(self, metric=self.noise.metric, sigma_run=float(self.noise.sigma_run), designs=len(self.cells),
+                        alpha=float(self.alpha), target_power=float(self.target_power), gap=self.gap)
+
+    def _repr_html_(self) -> str:
+        return html_summary(self, self.to_frame(), metric=self.noise.metric, sigma_run=float(self.noise.sigma_run),
+                            tau=float(self.tau), alpha=float(self.alpha), target_power=float(self.target_power),
+                            alternative=self.alternative, sims=self.sims)
 
     def directions_differ(self) -> bool:
         """Whether some design's upward and downward MDG differ (more than 2%, or one is unreachable)."""
@@ -2223,7 +2311,7 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
     >>> sorted({p["code"] for p in plan.to_dict()["problems"]})
     ['heterogeneity_assumed', 'never_significant']
     """
-    _check_common(alpha, power, sims, alternative)
+    _check_common(alpha, power, sims, alternative, seed)
     if pilot is not None and heterogeneity is not None:
         raise OptionError("give either a pilot log or a stated heterogeneity, not both")
     noise = _as_noise(noise, metric, scale)

@@ -56,6 +56,8 @@ class Checked:
         ``_b`` (see ``_cells``). With a metric, each side's ``mean``, ``sd``, ``counted`` runs
         with a value and ``first_valued`` row, from which :func:`probestats.analyses.paired.items_of`
         builds the item table without grouping the rows again. None when validation stopped early.
+    pairs_by : tuple of str
+        The ``by`` columns ``pairs`` is split by.
     facts : LogFacts or None
         The settings and seeds a report states (:mod:`probestats.checks.facts`), when the streaming
         pass took them from its cells (``frame`` is then empty); None: the report reads the rows.
@@ -256,7 +258,7 @@ def validate(
         if name in own:
             raise OptionError(f"--by {name}: results are already per item and compare the values; "
                               "split by another column, such as model or language")
-    for option, names in (("--metric", [] if metric is None else [metric]), ("--by", by)):
+    for option, names in (("metric", [] if metric is None else [metric]), ("by", by)):
         for name in names:
             refuse_internal(option, name)
     if metric is not None:

@@ -109,7 +109,7 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
     if metric is None or metric in ("item", "variant", ROW) or any(c in ("item", "variant", ROW) for c in by):
         return None
     try:  # a name probestats uses itself: validate refuses it with the way round
-        for option, name in [("--metric", metric), *(("--by", c) for c in by)]:
+        for option, name in [("metric", metric), *(("by", c) for c in by)]:
             refuse_internal(option, name)
     except OptionError:
         return None

@@ -31,7 +31,7 @@ os.environ.setdefault("POLARS_CSV_CHUNK_SIZE", str(CSV_CHUNK_BYTES))
 
 import polars as pl  # noqa: E402  (after the setting above, which polars reads from the environment)
 
-from probestats.errors import ColumnError, OptionError, ReadError
+from probestats.errors import ColumnError, OptionError, ReadError, either, opt
 from probestats.errors import Problem
 
 ROW = "_row"
@@ -46,32 +46,36 @@ STRUCTURE = {"item": "names the item", "variant": "holds the value compared", "s
 
 
 def refuse_internal(option: str, name: str) -> None:
-    """Refuse a column ``name`` given with ``option`` that probestats uses itself, with the way to use it anyway.
+    """Refuse a column ``name`` given as the parameter ``option`` (``"metric"`` or ``"by"``) that probestats
+    uses itself, with the way to use it anyway (named as the caller spells it, see :func:`probestats.errors.opt`).
 
     Examples
     --------
-    >>> refuse_internal("--by", "model")
-    >>> refuse_internal("--by", "n")
+    >>> refuse_internal("by", "model")
+    >>> refuse_internal("by", "n")
     Traceback (most recent call last):
     ...
-    probestats.errors.OptionError: --by n: 'n' is a name probestats uses for its own counts; read the column under another name: --column n_col=n --by n_col
-    >>> refuse_internal("--metric", "seed")
+    probestats.errors.OptionError: by='n': 'n' is a name probestats uses for its own counts; read the column under another name: columns={'n_col': 'n'}, by='n_col'
+    >>> from probestats.errors import cli_spelling
+    >>> with cli_spelling():
+    ...     refuse_internal("metric", "seed")
     Traceback (most recent call last):
     ...
     probestats.errors.OptionError: --metric seed: the column 'seed' numbers the runs by seed, not a metric; name the column that holds the number computed from each reply (to analyze it anyway, read it under another name: --column seed_col=seed --metric seed_col)
     """
     name = str(name)
     other = f"{name.strip('_') or 'x'}_col"
-    if option == "--metric" and name in STRUCTURE and name not in ("item", "variant"):
-        raise OptionError(f"--metric {name}: the column '{name}' {STRUCTURE[name]}, not a metric; name the column "
+    read_as = either(f"columns={{{other!r}: {name!r}}}, {opt(option, other)}", f"--column {other}={name} {opt(option, other)}")
+    if option == "metric" and name in STRUCTURE and name not in ("item", "variant"):
+        raise OptionError(f"{opt('metric', name)}: the column '{name}' {STRUCTURE[name]}, not a metric; name the column "
                           f"that holds the number computed from each reply (to analyze it anyway, read it under "
-                          f"another name: --column {other}={name} --metric {other})")
-    if option == "--by" and name in ("seed", "run_id"):
-        raise OptionError(f"--by {name}: that column numbers the runs inside each item x value cell, so it cannot "
+                          f"another name: {read_as})")
+    if option == "by" and name in ("seed", "run_id"):
+        raise OptionError(f"{opt('by', name)}: that column numbers the runs inside each item x value cell, so it cannot "
                           "split the analysis; group by a column that is fixed within an item, such as model")
     if name in INTERNAL_NAMES or name.startswith("__"):
-        raise OptionError(f"{option} {name}: '{name}' is a name probestats uses for its own counts; read the "
-                          f"column under another name: --column {other}={name} {option} {other}")
+        raise OptionError(f"{opt(option, name)}: '{name}' is a name probestats uses for its own counts; read the "
+                          f"column under another name: {read_as}")
 
 #: canonical name -> headers that mean it (compared after :func:`normalize_header`).
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -367,7 +371,7 @@ def _polars_message(exc: Exception, source: str) -> str:
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     low = text.lower()
     if "utf-8" in low or "utf8" in low:
-        return f"'{source}' is not valid UTF-8 text; pass --encoding (for example --encoding cp1252)"
+        return f"'{source}' is not valid UTF-8 text; pass {opt('encoding')} (for example {opt('encoding', 'cp1252')})"
     if "quote" in low or "field" in low or "ragged" in low or "malformed" in low:
         return (f"cannot parse '{source}' as delimited text ({text}); check for an unbalanced "
                 "quote or a row with extra fields")
@@ -425,7 +429,7 @@ def read_log(
     if isinstance(source, Log):
         return source
     if skip_rows < 0:
-        raise OptionError("--skip-rows must be 0 or more")
+        raise OptionError(f"{opt('skip_rows')} must be 0 or more")
     if isinstance(source, (str, Path)):
         return _read_path(Path(source), format=format, sheet=sheet, skip_rows=skip_rows,
                           columns=columns, encoding=encoding, metric=metric, max_cells=max_cells,
@@ -462,11 +466,11 @@ def _detect_format(path: Path, format: str | None) -> str:
         fmt = format.lower().lstrip(".")
         fmt = FORMATS.get("." + fmt, fmt)
         if fmt not in set(FORMATS.values()):
-            raise OptionError(f"--format {format}: unknown format; expected one of csv, tsv, json, jsonl, xlsx, ods, parquet")
+            raise OptionError(f"{opt('format', format)}: unknown format; expected one of csv, tsv, json, jsonl, xlsx, ods, parquet")
         return fmt
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
-        raise ReadError(f"cannot read '{path.name}': unsupported format; expected {_FORMAT_LIST} (use --format)")
+        raise ReadError(f"cannot read '{path.name}': unsupported format; expected {_FORMAT_LIST} (use {opt('format')})")
     return fmt
 
 
@@ -486,12 +490,12 @@ def _read_path(path: Path, *, format, sheet, skip_rows, columns, encoding, metri
     fmt = _detect_format(path, format)
     ignored = []  # an option meant for another file of the same command (compare, plan --pilot) is not an error
     if sheet is not None and fmt not in ("xlsx", "ods"):
-        ignored.append(f"--sheet {sheet} does not apply to '{name}', read as {fmt.upper()}, which has no sheets")
+        ignored.append(f"{opt('sheet', sheet)} does not apply to '{name}', read as {fmt.upper()}, which has no sheets")
     if skip_rows and fmt not in ("csv", "tsv", "xlsx", "ods"):
-        ignored.append(f"--skip-rows {skip_rows} does not apply to '{name}', read as {fmt.upper()}, "
+        ignored.append(f"{opt('skip_rows', skip_rows)} does not apply to '{name}', read as {fmt.upper()}, "
                        "which has no title rows above a header")
     if records is not None and fmt != "json":
-        ignored.append(f"--records {records} does not apply to '{name}', read as {fmt.upper()}, which has no keys")
+        ignored.append(f"{opt('records', records)} does not apply to '{name}', read as {fmt.upper()}, which has no keys")
     log = _read_format(path, fmt, sheet=sheet, skip_rows=skip_rows, columns=columns, encoding=encoding,
                        metric=metric, max_cells=max_cells, records=records)
     if ignored:
@@ -534,7 +538,7 @@ def _read_format(path: Path, fmt: str, *, sheet, skip_rows, columns, encoding, m
         except BaseException as exc:
             if not isinstance(exc, Exception):
                 raise _panic(exc, name, path) from None
-            raise ReadError(f"cannot read '{name}' as Parquet ({_first_line(exc)}); is it really a .parquet file? (use --format)") from None
+            raise ReadError(f"cannot read '{name}' as Parquet ({_first_line(exc)}); is it really a .parquet file? (use {opt('format')})") from None
         return _finish(lazy, headers, name, columns, metric, row_label="record", first_row=1, path=path)
     return _read_sheet(path, sheet, skip_rows, columns, metric, max_cells)
 
@@ -581,7 +585,7 @@ def _check_parquet(path: Path, size: int) -> None:
     except Exception as exc:
         text = re.sub(r"\s+", " ", str(exc)).strip()[:200] or type(exc).__name__
         raise ReadError(f"the Parquet file '{path.name}' is corrupt ({text}); write it again from its source, "
-                        "or check that it is really a .parquet file (use --format)") from None
+                        f"or check that it is really a .parquet file (use {opt('format')})") from None
 
 
 def _first_line(exc: Exception) -> str:
@@ -603,9 +607,9 @@ def _decode_head(path: Path, encoding: str | None) -> tuple[str | None, bytes]:
         try:
             info = codecs.lookup(encoding)
         except LookupError:
-            raise OptionError(f"--encoding {encoding}: unknown encoding; try utf-8, cp1252 or latin-1") from None
+            raise OptionError(f"{opt('encoding', encoding)}: unknown encoding; try utf-8, cp1252 or latin-1") from None
         if not getattr(info, "_is_text_encoding", True) or info.name in _NOT_TEXT_ENCODINGS:
-            raise OptionError(f"--encoding {encoding}: not an encoding of text files ({info.name} turns text into "
+            raise OptionError(f"{opt('encoding', encoding)}: not an encoding of text files ({info.name} turns text into "
                               "other text or bytes); try utf-8, cp1252 or latin-1")
         norm = encoding.lower().replace("-", "").replace("_", "")
         return (None if norm in ("utf8",) else encoding), head
@@ -614,7 +618,7 @@ def _decode_head(path: Path, encoding: str | None) -> tuple[str | None, bytes]:
     if head.startswith(b"\xef\xbb\xbf"):
         return None, head
     if b"\x00" in head:
-        raise ReadError(f"'{path.name}' does not look like a text file (it holds NUL bytes); is it really a {path.suffix or 'text'} file? (use --format)")
+        raise ReadError(f"'{path.name}' does not look like a text file (it holds NUL bytes); is it really a {path.suffix or 'text'} file? (use {opt('format')})")
     # a cut multi-byte character at the end of the sniffed block is fine
     try:
         head.decode("utf-8")
@@ -629,10 +633,10 @@ def _decode_head(path: Path, encoding: str | None) -> tuple[str | None, bytes]:
         text = None
     controls = sum(1 for ch in head[:4096] if ch < 9 or 13 < ch < 32)
     if text is None or controls > 0:
-        raise ReadError(f"'{path.name}' does not look like a text file (byte 0x{bad:02x}); is it really a {path.suffix or 'text'} file? (use --format)")
+        raise ReadError(f"'{path.name}' does not look like a text file (byte 0x{bad:02x}); is it really a {path.suffix or 'text'} file? (use {opt('format')})")
     odd = [ch for ch in text if ord(ch) > 127 and not unicodedata.category(ch).startswith(("L", "Z", "P", "S"))]
     if odd:
-        raise ReadError(f"'{path.name}' is not UTF-8 (byte 0x{bad:02x}); pass the file's encoding, for example --encoding cp1252")
+        raise ReadError(f"'{path.name}' is not UTF-8 (byte 0x{bad:02x}); pass the file's encoding, for example {opt('encoding', 'cp1252')}")
     raise _NotUtf8(bad)
 
 
@@ -654,7 +658,7 @@ def _text_source(path: Path, encoding: str | None) -> tuple[Any, list[Problem]]:
         problems = [Problem(
             "warning", "encoding",
             f"'{path.name}' is not UTF-8 (byte 0x{exc.byte:02x}); it was read as Windows-1252 (Latin-1); "
-            "pass --encoding if accented letters look wrong")]
+            f"pass {opt('encoding')} if accented letters look wrong")]
         return _reencode(path, enc), problems
     if enc is None:
         return path, []
@@ -665,9 +669,9 @@ def _reencode(path: Path, enc: str) -> bytes:
     try:
         return path.read_bytes().decode(enc).encode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ReadError(f"'{path.name}' is not valid {enc} (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); pass the right --encoding") from None
+        raise ReadError(f"'{path.name}' is not valid {enc} (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); pass the right {opt('encoding')}") from None
     except (UnicodeError, ValueError) as exc:
-        raise ReadError(f"'{path.name}' cannot be decoded as {enc} ({_first_line(exc)}); pass the right --encoding") from None
+        raise ReadError(f"'{path.name}' cannot be decoded as {enc} ({_first_line(exc)}); pass the right {opt('encoding')}") from None
 
 
 def _read_delimited(path, fmt, skip_rows, columns, encoding, metric) -> Log:
@@ -1010,8 +1014,8 @@ def _read_json(path, columns, encoding, metric, records=None) -> Log:
         value = _loads(data, name, "a record")
     except json.JSONDecodeError as exc:
         if data.lstrip()[:1] == b"{" and b"\n{" in data:
-            raise ReadError(f"'{name}' holds one JSON object per line; read it as JSON lines (rename it .jsonl or use --format jsonl)") from None
-        raise ReadError(f"'{name}' is not JSON (line {exc.lineno}: {exc.msg} at column {exc.colno}); fix the file or check --format") from None
+            raise ReadError(f"'{name}' holds one JSON object per line; read it as JSON lines (rename it .jsonl or use {opt('format', 'jsonl')})") from None
+        raise ReadError(f"'{name}' is not JSON (line {exc.lineno}: {exc.msg} at column {exc.colno}); fix the file or check {opt('format')}") from None
     value = _json_table(value, name, records)
     if isinstance(value, dict):  # column-oriented: rows are list positions, the first counted 1
         frame = pl.DataFrame(value, strict=False) if value else pl.DataFrame()
@@ -1057,10 +1061,10 @@ def _json_table(value, name: str, records: str | None = None):
             if not isinstance(node, dict) or part not in node:
                 where = ".".join(str(records).split(".")[:i]) or "the top level"
                 keys = ", ".join(map(str, node)) if isinstance(node, dict) else "none (not an object)"
-                raise ReadError(f"--records {records}: no key '{part}' under {where} of '{name}'; keys there: {keys}")
+                raise ReadError(f"{opt('records', records)}: no key '{part}' under {where} of '{name}'; keys there: {keys}")
             node = node[part]
         if not (_is_records(node) or _is_columns(node)):
-            raise ReadError(f"--records {records}: the value there in '{name}' is not {shape}")
+            raise ReadError(f"{opt('records', records)}: the value there in '{name}' is not {shape}")
         value = node
     elif isinstance(value, dict) and not _is_columns(value):
         found = [k for k, v in value.items() if _is_records(v)]
@@ -1069,11 +1073,11 @@ def _json_table(value, name: str, records: str | None = None):
             value = value[legacy[0] if legacy else found[0]]
         elif found:
             raise ReadError(f"'{name}' holds lists of records under several keys ({', '.join(found)}); "
-                            f"name one with --records KEY (e.g. --records {found[0]})")
+                            f"name one with {opt('records', 'KEY')} (e.g. {opt('records', found[0])})")
         else:
             nested = ", ".join(f"{k}.{j}" for k, v in value.items() if isinstance(v, dict)
                                for j, w in v.items() if _is_records(w))[:200]
-            hint = f" (records sit deeper: --records {nested.split(', ')[0]})" if nested else ""
+            hint = f" (records sit deeper: {opt('records', nested.split(', ')[0])})" if nested else ""
             raise ReadError(f"'{name}' must be {shape}; no top-level key holds a list of records{hint}")
     if isinstance(value, dict):
         lengths = {k: len(v) for k, v in value.items()}
@@ -1109,7 +1113,7 @@ def check_spreadsheet(path: Path, max_cells: int | None = None) -> None:
 
     limit = MAX_CELLS if max_cells is None else int(max_cells)
     name = path.name
-    raise_it = "; raise the limit with --max-cells N if the sheet is really that large"
+    raise_it = f"; raise the limit with {opt('max_cells', 'N')} if the sheet is really that large"
     try:
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, ValueError):
@@ -1120,7 +1124,7 @@ def check_spreadsheet(path: Path, max_cells: int | None = None) -> None:
         allowed = max(MIN_EXPANDED_BYTES, limit * BYTES_PER_CELL)
         if expanded > allowed:
             raise ReadError(f"'{name}' expands to {expanded / 1e6:,.0f} MB, more than the {allowed / 1e6:,.0f} MB "
-                            f"allowed ({BYTES_PER_CELL} bytes for each of --max-cells {limit:,}, at least "
+                            f"allowed ({BYTES_PER_CELL} bytes for each of {opt('max_cells', limit)}, at least "
                             f"{MIN_EXPANDED_BYTES / 1e6:,.0f} MB){raise_it}")
         for entry in entries:  # within the size allowed: every part read once, so a damaged one is named
             with _damaged(name, entry.filename):
@@ -1190,12 +1194,12 @@ def _check_extent(archive, entries, name: str, limit: int, raise_it: str) -> Non
         rows, cols = _xlsx_extent(archive, entry)
         if rows * cols > limit:
             raise ReadError(f"'{name}' has a sheet reaching row {rows:,} and column {cols:,} "
-                            f"({rows * cols:,} cells), more than --max-cells {limit:,}{raise_it}")
+                            f"({rows * cols:,} cells), more than {opt('max_cells', limit)}{raise_it}")
     if any(e.filename == "content.xml" for e in entries) and not sheets:
         rows, cols = _ods_extent(archive, limit)
         if rows * cols > limit:
             raise ReadError(f"'{name}' has a sheet of {rows:,} rows and {cols:,} columns with values "
-                            f"({rows * cols:,} cells), more than --max-cells {limit:,}{raise_it}")
+                            f"({rows * cols:,} cells), more than {opt('max_cells', limit)}{raise_it}")
 
 
 _CELL_REF = re.compile(rb'<(?:\w+:)?c\b[^>]*?\br="([A-Z]{1,3})([0-9]{1,7})"')
@@ -1269,7 +1273,7 @@ def _read_sheet(path, sheet, skip_rows, columns, metric, max_cells=None) -> Log:
     try:
         reader = fastexcel.read_excel(path)
     except Exception as exc:
-        raise ReadError(f"cannot read '{name}' as a spreadsheet ({_first_line(exc)}); is it really an {path.suffix or '.xlsx'} file? (use --format)") from None
+        raise ReadError(f"cannot read '{name}' as a spreadsheet ({_first_line(exc)}); is it really an {path.suffix or '.xlsx'} file? (use {opt('format')})") from None
     names = list(reader.sheet_names)
     if not names:
         raise ReadError(f"'{name}' has no sheets")
@@ -1278,10 +1282,10 @@ def _read_sheet(path, sheet, skip_rows, columns, metric, max_cells=None) -> Log:
     elif isinstance(sheet, int) or (isinstance(sheet, str) and sheet.isdigit() and sheet not in names):
         idx = int(sheet)
         if not 0 <= idx < len(names):
-            raise OptionError(f"--sheet {sheet}: '{name}' has {len(names)} sheet(s), numbered from 0: {', '.join(names)}")
+            raise OptionError(f"{opt('sheet', sheet)}: '{name}' has {len(names)} sheet(s), numbered from 0: {', '.join(names)}")
     else:
         if sheet not in names:
-            raise OptionError(f"--sheet {sheet}: no such sheet in '{name}'; sheets: {', '.join(names)}")
+            raise OptionError(f"{opt('sheet', sheet)}: no such sheet in '{name}'; sheets: {', '.join(names)}")
         idx = sheet
     # the sheet's reader takes the first non-empty row as the header when the rows above --skip-rows are
     # all empty: name that row explicitly, so that row numbers stay the sheet's own
@@ -1289,7 +1293,7 @@ def _read_sheet(path, sheet, skip_rows, columns, metric, max_cells=None) -> Log:
     try:
         frame = reader.load_sheet(idx, header_row=header_row, dtype_coercion="coerce").to_polars()
     except Exception as exc:
-        raise ReadError(f"cannot read the sheet of '{name}' ({_first_line(exc)}); check --sheet and --skip-rows") from None
+        raise ReadError(f"cannot read the sheet of '{name}' ({_first_line(exc)}); check {opt('sheet')} and {opt('skip_rows')}") from None
     headers = [str(h) for h in frame.columns]
     frame = frame.rename({c: h for c, h in zip(frame.columns, headers)})
     return _finish(frame.lazy(), headers, name, columns, metric, row_label="row",

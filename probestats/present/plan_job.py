@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from probestats.errors import OptionError
+from probestats.errors import OptionError, either, opt
 
 __all__ = ["plan", "DEFAULT_ITEMS", "DEFAULT_RUNS"]
 
@@ -59,10 +59,12 @@ def plan(noise=None, *, metric, pilot=None, a=None, b=None, heterogeneity=None, 
     from probestats.analyses.plan import noise_model, plan_probe
     from probestats.present.output import refuse_inputs
     from probestats.shape.probe import Probe
+    from probestats.vocabulary import check_vocabulary
 
+    check_vocabulary(alternative=alternative, alpha=alpha, seed=seed)
     probe = probe if probe is not None else Probe()
     if plot is not None and gap is None:
-        raise OptionError("--plot draws power at a gap; add --gap G")
+        raise OptionError(f"{opt('plot')} draws power at a gap; add {either('gap=G', '--gap G')}")
     refuse_inputs({"--plot": plot}, {"--noise": noise, "--pilot": pilot, "--noise-cells": noise_cells,
                                      "--pilot-cells": pilot_cells})
     noise_log, pilot_log = _sources(noise, pilot, noise_cells, pilot_cells, metric, probe)
@@ -82,9 +84,9 @@ def plan(noise=None, *, metric, pilot=None, a=None, b=None, heterogeneity=None, 
 def _sources(noise, pilot, noise_cells, pilot_cells, metric, probe):
     """The noise and pilot: logs as given, or cell tables rebuilt into their runs."""
     if (noise is None) == (noise_cells is None):
-        raise OptionError("give the noise log: --noise LOG or --noise-cells NOISE_CELLS (one of them)")
+        raise OptionError(f"give the noise log: {opt('noise', 'LOG')} or {opt('noise_cells', 'NOISE_CELLS')} (one of them)")
     if pilot is not None and pilot_cells is not None:
-        raise OptionError("give --pilot LOG or --pilot-cells PILOT_CELLS, not both")
+        raise OptionError(f"give {opt('pilot', 'LOG')} or {opt('pilot_cells', 'PILOT_CELLS')}, not both")
     if noise_cells is None and pilot_cells is None:
         return noise, pilot
     if noise_cells is not None and pilot is not None or pilot_cells is not None and noise is not None:

@@ -13,7 +13,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from probestats.errors import OptionError
+from probestats.errors import OptionError, either, opt
+
+#: A cell table and an order probe, as the caller spells them.
+_CELLS = ("cells={'--cells': FILE}", "--cells FILE")
+_ORDER = ("judge={'order': COL}", "--order COL")
 
 __all__ = ["ReportJob", "report", "report_format"]
 
@@ -179,7 +183,9 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
     from probestats.analyses.metrics import split_metrics
     from probestats.present.output import refuse_inputs
     from probestats.shape.probe import Probe
+    from probestats.vocabulary import check_vocabulary
 
+    check_vocabulary(alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed)
     log = _logs(log)
     framing_log = _logs(framing_log)
     probe = probe if probe is not None else Probe()
@@ -190,8 +196,8 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
                                        "--before": before_log, **(cells or {})})
     fmt = report_format(output, format)
     if not framing_log and (answers != "auto" or label_map or framing_columns):
-        raise OptionError("--answers, --label-map and --framing-columns belong to the framing section; give the "
-                          "dual-framing log with --framing FRAMING_LOG")
+        raise OptionError(f"{opt('answers')}, {opt('label_map')} and {opt('framing_columns')} belong to the framing "
+                          f"section; give the dual-framing log with {opt('framing_log', 'FRAMING_LOG')}")
     assets = output.parent / f"{output.stem}_files" if (output is not None and fmt == "md") else None
     framing_options = dict(by=by, targets=targets, toward=toward, alpha=alpha, correction=correction,
                            answers=answers, label_map=label_map, framing_columns=framing_columns)
@@ -209,12 +215,13 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
                             seed=seed, interval=interval, hedges=hedges, effect_size=effect_size)
     metric = metrics[0] if metrics else None
     if cells is None and not log:
-        raise OptionError("give the LOG to report (or a cell table with --cells FILE)")
+        raise OptionError(f"give the {opt('log')} to report (or a cell table with "
+                          f"{either(*_CELLS)})")
     judged = _judge(log, judge, alpha, probe)
     if metric is None:
         if judged is None:
-            raise OptionError("give the metric column, --metric COL (or --order for a report of an order probe "
-                              "alone)")
+            raise OptionError(f"give the metric column, {opt('metric', 'COL')} (or "
+                              f"{either(*_ORDER)} for a report of an order probe alone)")
         from dataclasses import replace
 
         from probestats.present.judge_report import render_judge_report
@@ -228,8 +235,8 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
                      not_tested=not_tested, run_dates=run_dates, mitigation=mitigation,
                      gap_of_interest=gap_of_interest)
     if not framing_log and (targets is not None or toward is not None):
-        raise OptionError("--targets and --toward belong to the framing section; give the dual-framing log "
-                          "with --framing FRAMING_LOG")
+        raise OptionError(f"{opt('targets')} and {opt('toward')} belong to the framing section; give the dual-framing "
+                          f"log with {opt('framing_log', 'FRAMING_LOG')}")
     if per_item and cells is not None:
         raise OptionError("Welch's t per item needs the runs of the log; give the LOG instead of a cell table")
     if cells is not None:
@@ -289,8 +296,8 @@ def _framing_only(paths, output, fmt, templates, probe, assets, *, sections, sou
     from probestats.present.framing_report import render_framing_report
 
     if sections and set(sections) != {"framing"}:
-        raise OptionError(f"without a probe log the report has the framing only; drop --section "
-                          f"{', '.join(s for s in sections if s != 'framing')} or give the probe LOG")
+        raise OptionError(f"without a probe log the report has the framing only; drop {opt('sections')} "
+                          f"{', '.join(s for s in sections if s != 'framing')} or give the probe {opt('log')}")
     framing = _framing(paths, probe, beside_probe=False, **options)
     text = render_framing_report(framing, format=fmt, templates=templates, assets_dir=assets,
                                  source=source if source is not None else ", ".join(str(p) for p in paths))
@@ -304,12 +311,13 @@ def _metrics_job(log, metrics, output, fmt, design_file, templates, probe, asset
     from probestats.present.metrics_report import render_metrics_report
 
     if cells is not None:
-        raise OptionError("--cells takes one --metric; report it once per metric")
+        raise OptionError(f"a cell table takes one {opt('metric')}; report it once per metric")
     if not log:
-        raise OptionError("give the LOG to report (several metrics are reported from a log)")
-    for flag, given in (("--order", judge), ("--section", sections), ("--framing", framing), ("--before", before)):
+        raise OptionError(f"give the {opt('log')} to report (several metrics are reported from a log)")
+    for flag, given in ((either("judge", "--order"), judge), (opt("sections"), sections),
+                        (opt("framing_log"), framing), (opt("before_log"), before)):
         if given:
-            raise OptionError(f"{flag} belongs to the report of one metric; give one --metric")
+            raise OptionError(f"{flag} belongs to the report of one metric; give one {opt('metric')}")
     result = run(log, metric=metrics, probe=probe, **options)
     design = _design(design_file)
     text = render_metrics_report(result, format=fmt, templates=templates, assets_dir=assets, design=design,
@@ -344,7 +352,7 @@ def _judge(log, options, alpha, probe):
     if options is None:
         return None
     if options.get("response") and options.get("choice"):
-        raise OptionError("give one of --response and --choice, not --response and --choice")
+        raise OptionError(f"give one of {opt('response')} and {opt('choice')}, not both")
     from probestats.analyses.judge import analyze_order
 
     return analyze_order(probe.apply(log), order=options["order"], response=options.get("response"),
@@ -362,7 +370,7 @@ def _framing(paths, probe, *, by, targets, toward, alpha, correction, answers, l
     column mapping applies where the framing log has its header."""
     from dataclasses import replace
 
-    from probestats.analyses.framing import CORRECTIONS, analyze_framing
+    from probestats.analyses.framing import analyze_framing
 
     # complete: the framing analysis always keeps only items answered in both framings, and says which it left out
     shaped = replace(probe, wide_attribute="model", framing_columns=tuple(framing_columns), complete=False,
@@ -376,7 +384,7 @@ def _framing(paths, probe, *, by, targets, toward, alpha, correction, answers, l
         shaped = replace(shaped, columns=tuple((c, h) for c, h in probe.columns
                                                if normalize_header(h) in headers or h in made))
     return analyze_framing(shaped.apply(list(paths)), by=list(by) or None, targets=str(targets) if targets else None,
-                           toward=toward, alpha=alpha, correction=correction if correction in CORRECTIONS else "holm",
+                           toward=toward, alpha=alpha, correction=correction,
                            answers=answers, label_map=list(label_map) or None)
 
 
@@ -388,7 +396,8 @@ def _log_analysis(log, metric, a, b, noise, by, alternative, alpha, correction, 
     from probestats.analyses.plan import with_design_power
 
     if before is not None and (factor or probe.groups or reference is not None):
-        raise OptionError("--before compares two runs of a two-value probe; drop --factor, --group and --reference")
+        raise OptionError(f"{opt('before_log')} compares two runs of a two-value probe; drop {opt('factor')}, "
+                          f"{opt('group')} and {opt('reference')}")
     # the streaming pass of analyze, with the facts the report states (a log needing its rows is read whole)
     result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale, factor=factor,
                  alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed,
@@ -397,8 +406,8 @@ def _log_analysis(log, metric, a, b, noise, by, alternative, alpha, correction, 
     comparison = None
     if before is not None:
         if not hasattr(getattr(result, "main", None), "sign_flip"):
-            raise OptionError("--before compares two runs of a two-value probe; this log has more values: "
-                              "choose the pair with --a and --b")
+            raise OptionError(f"{opt('before_log')} compares two runs of a two-value probe; this log has more "
+                              f"values: choose the pair with {opt('a')} and {opt('b')}")
         from probestats.analyses.compare import compare_runs
 
         main = getattr(result, "main", None)

@@ -47,7 +47,7 @@ from typing import Literal
 
 import polars as pl
 
-from probestats.errors import OptionError
+from probestats.errors import OptionError, opt
 
 Kind = Literal["agreement", "neutral", "refusal", "unparsed"]
 
@@ -314,7 +314,7 @@ def parse_scale(scale) -> tuple[float, float]:
         m = re.fullmatch(r"\s*([+-]?\d+(?:\.\d+)?)\s*(?::|\.\.|to)\s*([+-]?\d+(?:\.\d+)?)\s*", str(scale))
         if not m:
             raise OptionError(
-                f"cannot read the scale {scale!r}; write its two ends as LOW:HIGH, for example --scale 1:5"
+                f"{opt('scale', scale)}: cannot read the scale; write its two ends as LOW:HIGH, for example {opt('scale', '1:5')}"
             )
         lo, hi = float(m.group(1)), float(m.group(2))
     if lo == hi or not (math.isfinite(lo) and math.isfinite(hi)):

@@ -59,7 +59,7 @@ class Probe:
         Columns counted from the reply text (``--count NAME=REGEX``, ``--words NAME``, ``--chars NAME``,
         ``--number NAME=REGEX``) and the value read from the prompt (``--variant-from VALUE=REGEX``);
         see :mod:`probestats.shape.text_metrics`. They are made before ``derive``, which can use them.
-    format, sheet, skip_rows, encoding, max_cells
+    format, sheet, skip_rows, encoding, max_cells, records
         Read options, for every file (``max_cells``: the largest spreadsheet read, in cells;
         ``records``: the key of a JSON document's records).
     """

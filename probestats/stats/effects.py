@@ -43,6 +43,7 @@ import numpy as np
 
 from probestats.errors import OptionError
 from probestats.result import jsonable
+from probestats.vocabulary import N_RESAMPLES, check_vocabulary
 
 __all__ = ["EffectSize", "Effects", "effect_sizes", "dz_interval", "hedges_j", "dav_df", "expected_dz",
            "expected_dav", "FORMULAS", "BCA_MAX_ITEMS", "EFFECT_NAMES"]
@@ -296,7 +297,7 @@ def _dav_delta(a: np.ndarray, b: np.ndarray, confidence: float) -> tuple:
     return d - z * se, d + z * se, text
 
 
-def effect_sizes(mean_a, mean_b, *, confidence: float = 0.95, hedges: bool = False, n_resamples: int = 9999,
+def effect_sizes(mean_a, mean_b, *, confidence: float = 0.95, hedges: bool = False, n_resamples: int = N_RESAMPLES,
                  seed: int | None = 0, intervals: bool = True) -> Effects:
     """d_z and d_av of paired item means, with their intervals (see the module's description).
 
@@ -320,6 +321,7 @@ def effect_sizes(mean_a, mean_b, *, confidence: float = 0.95, hedges: bool = Fal
     >>> round(e.d_av.value, 6)        # 1.75 / sqrt((2.916667 + 1.333333) / 2)
     1.20049
     """
+    check_vocabulary(n_resamples=n_resamples, seed=seed)
     a = np.asarray(mean_a, dtype=float)
     b = np.asarray(mean_b, dtype=float)
     if a.shape != b.shape or a.ndim != 1:

@@ -73,6 +73,8 @@ from probestats.errors import either, OptionError
 from probestats.result import jsonable
 from probestats.stats.fourier import SPLIT_RTOL, _certified_bounds
 from probestats.stats.lattice import TIE_RTOL, _count_at_least, _find_lattice, _lattice_cost, _lattice_pvalue
+from probestats.vocabulary import (ALTERNATIVES, N_RESAMPLES, SIGN_FLIP_RESAMPLES, check_alternative,  # noqa: F401
+                                   check_n_resamples, check_vocabulary)
 
 __all__ = [
     "TestResult",
@@ -85,7 +87,6 @@ __all__ = [
     "MinP",
 ]
 
-ALTERNATIVES = ("two-sided", "greater", "less")
 SIGN_FLIP_METHODS = ("auto", "enumerate", "lattice", "bounds", "monte-carlo")
 
 #: Non-zero gaps up to which ``auto`` enumerates; up to MITM_MAX ``enumerate`` is allowed.
@@ -201,10 +202,27 @@ class TestResult:
         )
         return f"<table>{rows}</table>"
 
+    def __repr__(self) -> str:
+        """One line: the fields that are set (a test leaves most of its optional ones None)."""
+        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self)
+                          if getattr(self, f.name) is not None and f.name != "log10_pvalue")
+        return f"TestResult({shown})"
+
 
 @dataclass(frozen=True)
 class Interval:
     """An interval for the average gap, with its confidence level and method.
+
+    Attributes
+    ----------
+    low, high : float
+        The ends (``-inf`` or ``inf`` for an open side, None in JSON).
+    confidence : float
+        The confidence level, such as 0.95.
+    method : str
+        How the interval was computed, in words (``"Student t on 8 item gaps (7 degrees of freedom)"``).
+    assumption : str
+        What its coverage rests on, in words (see :data:`INTERVAL_ASSUMPTIONS`); empty when nothing is assumed.
 
     Examples
     --------
@@ -233,12 +251,7 @@ class Interval:
 # --------------------------------------------------------------------------- checks
 
 
-def _check_alternative(alternative: str) -> str:
-    if alternative not in ALTERNATIVES:
-        raise OptionError(
-            f"alternative must be one of 'two-sided', 'greater', 'less', not {alternative!r}"
-        )
-    return alternative
+_check_alternative = check_alternative   # one validator and one message (probestats.vocabulary)
 
 
 def _as_gaps(gaps) -> np.ndarray:
@@ -282,7 +295,7 @@ def sign_flip_test(
     *,
     alternative: str = "two-sided",
     method: str = "auto",
-    n_resamples: int = 100_000,
+    n_resamples: int = SIGN_FLIP_RESAMPLES,
     seed: int | None = 0,
     alpha: float | None = None,
 ) -> TestResult:
@@ -340,6 +353,7 @@ def sign_flip_test(
     >>> 0 < r.pvalue < 1e-20
     True
     """
+    check_vocabulary(alpha=alpha, n_resamples=n_resamples, seed=seed)
     g = _as_gaps(gaps)
     alternative = _check_alternative(alternative)
     if method not in SIGN_FLIP_METHODS:
@@ -465,9 +479,7 @@ def _enum_method(k: int, n: int) -> str:
 
 
 def _monte_carlo(nz, s_obs, tol, alternative, n_resamples, seed) -> tuple[float, float]:
-    if int(n_resamples) < 1:
-        raise OptionError(f"n_resamples must be a positive integer, not {n_resamples!r}")
-    n_resamples = int(n_resamples)
+    n_resamples = check_n_resamples(n_resamples)
     rng = np.random.default_rng(seed)
     k = nz.size
     total = float(np.sum(nz))
@@ -535,6 +547,7 @@ def sign_flip_pvalues(
     array([0.25, 0.75, 1.  ])
     """
     alternative = _check_alternative(alternative)
+    check_vocabulary(n_resamples=n_resamples, seed=seed)
     try:
         G = np.asarray(gaps_2d, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -743,7 +756,7 @@ def gap_skewness(gaps) -> float:
     return m3 / m2**1.5 * math.sqrt(n * (n - 1)) / (n - 2)
 
 
-def gap_interval(gaps, *, confidence: float = 0.95, method: str = "t", n_resamples: int = 9999,
+def gap_interval(gaps, *, confidence: float = 0.95, method: str = "t", n_resamples: int = N_RESAMPLES,
                  seed: int | None = 0) -> Interval:
     """Confidence interval for the average gap across items.
 
@@ -782,6 +795,7 @@ def gap_interval(gaps, *, confidence: float = 0.95, method: str = "t", n_resampl
     >>> round(iv.low, 6), round(iv.high, 6)
     (2.0, 5.0)
     """
+    check_vocabulary(n_resamples=n_resamples, seed=seed)
     g = _as_gaps(gaps)
     try:
         confidence = float(confidence)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from probestats.errors import OptionError, opt
+from probestats.vocabulary import CORRECTIONS, check_correction
 
 __all__ = ["METHODS", "adjust"]
 
@@ -44,8 +44,7 @@ def adjust(pvalues: Sequence[float | None], method: str = "holm") -> list[float 
     ...
     probestats.errors.OptionError: correction='sidak': expected one of holm, bonferroni, bh, none
     """
-    if method not in METHODS:
-        raise OptionError(f"{opt('correction', method)}: expected one of {', '.join(METHODS)}")
+    check_correction(method)
     raw = [None if p is None or (isinstance(p, float) and math.isnan(p)) else float(p) for p in pvalues]
     out: list[float | None] = list(raw)
     idx = [i for i, p in enumerate(raw) if p is not None]

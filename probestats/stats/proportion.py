@@ -19,6 +19,19 @@ class Share:
     """``k`` of ``n``, its value and an exact (Clopper–Pearson) interval.
 
     ``value``, ``low`` and ``high`` are None when ``n`` is 0.
+
+    Attributes
+    ----------
+    k, n : int
+        The count and its total.
+    value : float or None
+        ``k / n``.
+    low, high : float or None
+        The ends of the exact interval.
+    confidence : float
+        Its confidence level.
+    method : str
+        How the interval was computed.
     """
 
     k: int

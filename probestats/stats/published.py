@@ -24,8 +24,8 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from probestats.errors import OptionError
 from probestats.result import jsonable
+from probestats.vocabulary import check_alternative
 
 __all__ = ["PublishedTest", "paired_t", "wilcoxon_signed_rank", "welch_t", "friedman", "cochran_q",
            "paired_published", "ASSUMPTIONS"]
@@ -88,8 +88,7 @@ def _undefined(name: str, n: int, method: str, alternative: str, why: str, df=No
 
 
 def _check(alternative: str) -> None:
-    if alternative not in ("two-sided", "greater", "less"):
-        raise OptionError(f"alternative must be 'two-sided', 'greater' or 'less', not {alternative!r}")
+    check_alternative(alternative)
 
 
 def paired_t(mean_a, mean_b, alternative: str = "two-sided") -> PublishedTest:
