@@ -32,6 +32,13 @@ Run: python benchmarks/calibrate_plan.py [--quick] [--logs 10] [--shift additive
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+# the checkout's own probestats, not an installed copy of another version (the script's folder is what
+# Python puts first on the path)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
 import argparse
 import math
 import time

@@ -14,10 +14,18 @@ It also prints how wide the ranges are, and checks that no upward MDG of the 0/1
 its rate can rise.
 
 Run: python benchmarks/mdg_range_coverage.py [--logs 200] [--kinds binary,count] [--design 8x20]
-     python benchmarks/mdg_range_coverage.py --ceiling --logs 50 --sims 400   (the 0/1 ceiling check)
+     python benchmarks/mdg_range_coverage.py --ceiling --logs 20 --sims 400   (the 0/1 ceiling check; add
+     --ceiling-range to find the ranges too, which costs about ten times as much)
 """
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# the checkout's own probestats, not an installed copy of another version (the script's folder is what
+# Python puts first on the path)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import argparse
 import math
@@ -39,34 +47,45 @@ def noise_log(kind: str, rng, cells: int, m: int) -> pl.DataFrame:
     return pl.DataFrame({"item": np.repeat(np.arange(cells), m), "x": y})
 
 
-def ceiling_check(logs: int, sims: int) -> None:
-    """The largest reported mdg_up (and top of its range) over homogeneous 0/1 logs of 4,000 runs at a rate of
-    0.9 (cells of 2, 3, 5 and 40 runs; designs 8x20 and 12x5), among them the ones whose F test misfires."""
+def ceiling_check(logs: int, sims: int, with_range: bool = False, cell_sizes=(2, 3, 5, 40)) -> None:
+    """The largest reported mdg_up over homogeneous 0/1 logs of 4,000 runs at a rate of 0.9 (cells of 2, 3, 5
+    and 40 runs; designs 8x20 and 12x5), among them the ones whose F test misfires; beside it the room the
+    log's own rate leaves (1 - its rate), which no mdg_up may exceed, and (``with_range``) the largest top of
+    the range."""
     from scipy.stats import f_oneway
 
     print(f"0/1 at 0.9: largest mdg_up over {logs} noise logs of 4,000 runs per cell size and design, "
-          f"plan sims {sims}")
-    for m in (2, 3, 5, 40):
+          f"plan sims {sims}{', with the range' if with_range else ''}")
+    worst = 0.0
+    for m in cell_sizes:
         for items, runs in ((8, 20), (12, 5)):
-            top, top_range, alarms, reached = 0.0, 0.0, 0, 0
+            top, top_range, alarms, reached, over_room, low_rate = 0.0, 0.0, 0, 0, 0, 1.0
             for log in range(logs):
                 rng = np.random.default_rng([26, 2, m, log])
-                y = (rng.random(4000) < 0.9).astype(float)
+                y = (rng.random(4000 // m * m) < 0.9).astype(float)      # 3,999 runs in cells of 3
                 alarms += f_oneway(*y.reshape(-1, m)).pvalue < 0.05
+                low_rate = min(low_rate, float(y.mean()))
                 frame = pl.DataFrame({"item": np.repeat(np.arange(4000 // m), m), "x": y})
                 cell = plan_probe(frame, metric="x", items=items, runs=runs, heterogeneity=0.0, sims=sims,
-                                  seed=log).cells[0]
+                                  seed=log, mdg_range=with_range).cells[0]
                 if cell.mdg_up is not None and math.isfinite(cell.mdg_up):
                     top, reached = max(top, cell.mdg_up), reached + 1
+                    over_room += cell.mdg_up > 1.0 - float(y.mean()) + 1e-12
                 if cell.mdg_up_range is not None and math.isfinite(cell.mdg_up_range[1]):
                     top_range = max(top_range, cell.mdg_up_range[1])
+            worst = max(worst, top)
             print(f"  cells of {m:>2}, {items}x{runs}: mdg_up reached on {reached} logs, largest {top:.4f}; "
-                  f"largest top of its range {top_range:.4f}; F test p < 0.05 on {alarms} logs", flush=True)
+                  f"beyond 1 - the log's rate on {over_room}; lowest log rate {low_rate:.4f}; "
+                  + (f"largest top of its range {top_range:.4f}; " if with_range else "")
+                  + f"F test p < 0.05 on {alarms} logs", flush=True)
+    print(f"largest mdg_up over every cell: {worst:.4f} ({'within' if worst <= 0.1 else 'BEYOND'} the 0.1 the "
+          "rate can rise)")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--logs", type=int, default=200)
+    ap.add_argument("--first", type=int, default=0, help="the first noise log's number (to split a run)")
     ap.add_argument("--kinds", default="binary,count")
     ap.add_argument("--design", default="8x20")
     ap.add_argument("--cells", type=int, default=40, help="cells of each noise log")
@@ -75,9 +94,11 @@ def main() -> None:
     ap.add_argument("--true-runs", type=int, default=40000)
     ap.add_argument("--true-sims", type=int, default=8000)
     ap.add_argument("--ceiling", action="store_true", help="only the 0/1 ceiling check on logs of 4,000 runs")
+    ap.add_argument("--ceiling-range", action="store_true", help="the ceiling check also finds the MDG's range")
+    ap.add_argument("--ceiling-cells", default="2,3,5,40", help="the ceiling check's sizes of cells")
     args = ap.parse_args()
     if args.ceiling:
-        ceiling_check(args.logs, args.sims)
+        ceiling_check(args.logs, args.sims, args.ceiling_range, tuple(int(x) for x in args.ceiling_cells.split(",")))
         return
     items, runs = (int(x) for x in args.design.lower().split("x"))
     print(f"MDG range coverage: design {items}x{runs}, {args.logs} noise logs of {args.cells} cells x {args.m} runs, "
@@ -93,7 +114,7 @@ def main() -> None:
         counted = {"up": 0, "down": 0}
         widths = {"up": [], "down": []}
         top_up = 0.0
-        for log in range(args.logs):
+        for log in range(args.first, args.first + args.logs):
             frame = noise_log(kind, np.random.default_rng([26, 1, log]), args.cells, args.m)
             cell = plan_probe(frame, metric="x", items=items, runs=runs, heterogeneity=0.0, sims=args.sims,
                               seed=log).cells[0]
@@ -108,7 +129,7 @@ def main() -> None:
                     hits[name] += 1
                 if got is not None and math.isfinite(got[1]) and mine:
                     widths[name].append((got[1] - got[0]) / mine)
-            if (log + 1) % 25 == 0:
+            if (log + 1 - args.first) % 25 == 0:
                 print(f"  {kind}: {log + 1} logs, held up {hits['up']}/{counted['up']}, "
                       f"down {hits['down']}/{counted['down']}", flush=True)
         print(f"{kind}: over {args.logs} noise logs", flush=True)

@@ -943,12 +943,44 @@ def test_the_mdg_range_holds_the_mdg_and_narrows_with_a_larger_noise_log():
         assert "resampled noise logs" in d["mdg_range_method"]
         text = plan_text(plan)
         assert "range" in text and f"{4 * plan.noise.n_runs:,} runs" in text
-    # 16 times the runs: narrower (it narrows as 1/sqrt(runs) down to the Monte Carlo floor of the few
-    # simulated probes per resampled log, about 0.1 of the MDG at 100 of them)
+    # 16 times the runs: narrower (it narrows as 1/sqrt(runs) down to the floor the simulation error of the
+    # reported MDG and of the few simulated probes per resampled log sets)
     assert widths[1] < widths[0], widths
     assert plan_probe(1.2, items=8, runs=10, sims=200).cells[0].mdg_range is None       # a stated sigma
     assert plan_probe(log(30), metric="x", items=8, runs=10, sims=200, mdg_range=False).to_dict()[
         "noise_runs_to_halve_range"] is None
+
+
+def test_the_mdg_simulation_error_matches_brute_force_on_a_normal_test():
+    # a one-sided z test of a gap d with standard error 1 rejects a probe z when z + d > 1.645; on S probes the
+    # MDG at power 0.8 is 1.645 - (the probes' empirical 20% quantile); its spread over many sets of S probes,
+    # relative to the true MDG 1.645 + 0.8416, is what mdg_sim_error approximates
+    from scipy.stats import norm
+
+    from probestats.analyses.plan import mdg_sim_error
+
+    rng = np.random.default_rng(5)
+    sims, true = 300, norm.isf(0.05) + norm.ppf(0.8)
+    found = norm.isf(0.05) - np.quantile(rng.standard_normal((4000, sims)), 0.2, axis=1)
+    assert mdg_sim_error(sims, 0.05, 0.8, "greater") == pytest.approx(np.std(found / true), rel=0.08)
+    # two-sided: the critical value is 1.96 (the far tail adds nothing at this power)
+    true2 = norm.isf(0.025) + norm.ppf(0.8)
+    found2 = norm.isf(0.025) - np.quantile(rng.standard_normal((4000, sims)), 0.2, axis=1)
+    assert mdg_sim_error(sims, 0.05, 0.8, "two-sided") == pytest.approx(np.std(found2 / true2), rel=0.08)
+
+
+def test_the_mdg_range_is_the_mdg_times_exp_of_its_spreads():
+    # written out by hand: log ratios +-0.1 and 0 (sample SD 0.1), simulation error 0.03, 3.5 spreads
+    from probestats.analyses.plan import RANGE_SPREADS, _range_of
+
+    base, size = 2.0, 0.5
+    others = [base * math.exp(x) for x in (0.1, 0.0, -0.1)]
+    half = RANGE_SPREADS * math.sqrt(0.1 ** 2 + 0.03 ** 2)
+    low, high = _range_of(size, base, others, math.inf, 0.03)
+    assert (low, high) == (pytest.approx(size * math.exp(-half)), pytest.approx(size * math.exp(half)))
+    # a resampled log that reaches no MDG opens the range above; the bound caps the top
+    assert _range_of(size, base, [*others, math.inf], math.inf, 0.03)[1] == math.inf
+    assert _range_of(size, base, others, 0.6, 0.03) == (pytest.approx(size * math.exp(-half)), 0.6)
 
 
 def test_no_mdg_lies_beyond_a_0_1_metrics_ceiling():

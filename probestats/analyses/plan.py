@@ -87,6 +87,7 @@ __all__ = [
     "mdg_for_design",
     "mdg_with_range",
     "mdg_ranges",
+    "mdg_sim_error",
     "resampled_noise",
     "differ_weight",
     "plan_probe",
@@ -1857,9 +1858,14 @@ def mdg_for_design(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05,
 # the MDG's range over plausible noise logs of the same size
 # ---------------------------------------------------------------------------
 
-#: Resampled noise logs behind an MDG's range: the range is the smallest to the largest of their MDGs,
-#: about a 90% range (a further log's MDG falls outside it with probability 2 / (RANGE_REPLICATES + 1)).
+#: Resampled noise logs behind an MDG's range (the spread of the MDG over them is estimated from this many).
 RANGE_REPLICATES = 19
+#: The range's half-width in spreads: the reported MDG times exp(+/- RANGE_SPREADS s), s the spread of log MDG
+#: (see :func:`mdg_ranges`). A normal spread's 95% would be 2.1 (Student, 18 degrees of freedom), but on noise
+#: logs of 200 runs the resampled logs' MDGs spread 1.5 to 1.7 times less than the MDGs of independent noise
+#: logs do (measured on 0/1 logs at 0.9 and Gamma-rate counts; ``benchmarks/mdg_range_coverage.py``), so the
+#: range is widened to hold the true noise model's MDG about 9 times in 10 or more.
+RANGE_SPREADS = 3.5
 #: Simulated probes per resampled log and design (common to all logs, so their MDGs differ by the log, not
 #: the draw): a tenth of the plan's, at least this many.
 RANGE_MIN_SIMS = 100
@@ -1868,15 +1874,20 @@ RANGE_MIN_SIMS = 100
 RANGE_MAX_WORK = 200_000_000
 #: Cells a noise log needs for its cells to be resampled; with fewer, runs are resampled within each cell.
 RANGE_MIN_CELLS = 5
-RANGE_METHOD = (f"the MDG over {RANGE_REPLICATES} resampled noise logs of the same size (its cells drawn with "
+RANGE_METHOD = ("a range meant to hold the MDG of the true noise model at least 9 times in 10: the MDG is found on "
+                f"{RANGE_REPLICATES} resampled noise logs of the same size (its cells drawn with "
                 "replacement, each with its runs; runs within cells when it has fewer than "
-                f"{RANGE_MIN_CELLS} cells), the noise model re-estimated from each; each log's MDG, found on "
-                "simulated probes common to all logs (each log's cells in order of their means, so the same draws "
-                "pick matching ranks), relative to the noise log's own on the same probes, "
-                "times the reported MDG; smallest to largest (about a 90% range); it narrows as "
-                "1 / sqrt(runs), so a noise log of 4 times the runs halves it, down to a floor the simulation sets "
-                "(measured: about 0.15 of the MDG wide at 100 simulated probes per resampled log; it shrinks as "
-                "1 / sqrt(sims))")
+                f"{RANGE_MIN_CELLS} cells), the noise model re-estimated from each, on simulated probes common "
+                "to all logs (each log's cells in order of their means, so the same draws pick matching ranks), "
+                "relative to the noise log's own on the same probes; the range is the reported MDG times "
+                f"exp(+/- {RANGE_SPREADS:g} s), s combining the spread of log MDG over the resampled logs with the "
+                "reported MDG's own simulation error (its power curve taken as normal: about 0.51 / "
+                "sqrt(simulated probes) of the MDG at power 0.8), widened beyond a normal 95% (2.1 s) because "
+                "resampling a small noise log understates how much the MDG varies between logs; open above "
+                "(never) when a resampled log reaches no "
+                "MDG, never beyond the metric's bounds. The noise log's part narrows as 1 / sqrt(runs), so a "
+                "noise log of 4 times the runs halves it; the simulation's part shrinks as 1 / sqrt(simulated "
+                "probes), the plan's and per resampled log")
 
 
 def resampled_noise(noise: NoiseModel, rng: np.random.Generator) -> NoiseModel:
@@ -1941,16 +1952,56 @@ def _room(draws: _Draws, tau: float, sign: float) -> float:
     return math.inf if math.isinf(cap) else abs(_realized_dir(draws, cap, tau, sign))
 
 
+def mdg_sim_error(sims: int, alpha: float, target: float, alternative: str) -> float:
+    """The simulation error (standard error) of an MDG found on ``sims`` simulated probes, relative to the MDG.
+
+    The power found at a gap is a share of ``sims`` probes, so it errs by ``sqrt(target (1 - target) / sims)``;
+    the MDG errs by that over the power curve's slope there. Taking the power curve as a normal test's,
+    ``Phi(delta / se - z_alpha)``, its slope at the target is ``phi(z_target) (z_alpha + z_target) / MDG``
+    (``z_alpha`` the critical value of the test, one- or two-sided). An approximation: at 300 probes and power
+    0.8 it gives 0.029; the spread measured between plans of one 0/1 or count noise log at 300 and at 3,000
+    probes was 0.020 to 0.035.
+
+    >>> round(mdg_sim_error(300, 0.05, 0.8, "two-sided"), 4)
+    0.0294
+    """
+    from scipy.stats import norm
+
+    crit = float(norm.isf(alpha / 2 if alternative == "two-sided" else alpha))
+    z = float(norm.ppf(target))
+    return math.sqrt(target * (1 - target) / sims) / (float(norm.pdf(z)) * (crit + z))
+
+
+def _range_of(size: float, base: float, others: list[float], room: float, sim_error: float) -> tuple[float, float]:
+    """One direction's range: ``size`` (the reported MDG) times exp(+/- RANGE_SPREADS s) (see :data:`RANGE_METHOD`).
+
+    ``others`` are the resampled logs' MDGs and ``base`` the noise log's own on the same probes; ``room`` the
+    largest gap the items can make."""
+    logs = [math.log(x / base) for x in others if math.isfinite(x) and x > 0]
+    open_above = len(logs) < len(others)
+    if len(logs) >= 2:
+        spread = float(np.std(logs, ddof=1))
+        half = RANGE_SPREADS * math.hypot(spread, sim_error)
+        low = size * math.exp(-half)
+        high = math.inf if open_above else size * math.exp(half)
+    else:   # (nearly) no resampled log reaches an MDG: the lowest that does, up to never
+        low = size * min([1.0, *(math.exp(x) for x in logs)]) * math.exp(-2.0 * sim_error)
+        high = math.inf
+    return min(low, size, room), min(max(high, size), room) if math.isfinite(high) else math.inf
+
+
 def mdg_ranges(noise: NoiseModel, replicas, items: int, runs_a, runs_b, reported, *, tau: float, alpha: float,
-               target: float, alternative: str, sims: int, seed, shift: str):
+               target: float, alternative: str, sims: int, seed, shift: str, reported_sims: int | None = None):
     """The range of the MDG in each direction over the resampled noise logs ``replicas`` (see RANGE_METHOD).
 
-    ``reported`` is ``(up, down)``, the MDG found on the plan's own simulation. Returns
-    ``(up_range, down_range)``, each ``(low, high)`` or None (a direction not searched or unreachable);
-    ``high`` is inf when a resampled log reaches no MDG, and never beyond the metric's bounds.
+    ``reported`` is ``(up, down)``, the MDG found on the plan's own simulation of ``reported_sims`` probes
+    (``sims``, the probes per resampled log, when not given). Returns ``(up_range, down_range)``, each
+    ``(low, high)`` or None (a direction not searched or unreachable); ``high`` is inf when a resampled log
+    reaches no MDG, and never beyond the metric's bounds.
     """
     ka = _runs_array(runs_a, items, "runs_a")
     kb = _runs_array(runs_b, items, "runs_b")
+    sim_error = mdg_sim_error(int(reported_sims or sims), alpha, target, alternative)
     found = []
     for model in (_coupled(noise), *(_coupled(r) for r in replicas)):
         draws = _draw(model, items, ka, kb, sims, seed, shift)
@@ -1969,10 +2020,7 @@ def mdg_ranges(noise: NoiseModel, replicas, items: int, runs_a, runs_b, reported
             finite = [x for x in others if math.isfinite(x)]
             out.append((min(finite), math.inf) if finite else None)
             continue
-        ratios = [x / base for x in others]
-        room = _room(own_draws, tau, sign)
-        low, high = size * min(ratios), size * max(ratios)
-        out.append((min(low, size, room), min(max(high, size), room) if math.isfinite(high) else math.inf))
+        out.append(_range_of(size, base, others, _room(own_draws, tau, sign), sim_error))
     return out[0], out[1]
 
 
@@ -1981,7 +2029,7 @@ def mdg_with_range(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05,
                    alternative: str = "two-sided", shift: str = "additive"):
     """The MDG of the design actually run, as :func:`mdg_for_design` finds it, and its range over plausible
     noise logs of the same size (:data:`RANGE_METHOD`; None for a stated sigma, a design that could never
-    reach significance, or one beyond :data:`RANGE_MAX_WORK`). Costs about twice the MDG's own simulation.
+    reach significance, or one beyond :data:`RANGE_MAX_WORK`). Costs a few times the MDG's own simulation.
 
     >>> rows = [{"item": i, "x": float(y)} for i in range(30) for y in np.random.default_rng(i).normal(0, 1, 4)]
     >>> mdg, (low, high) = mdg_with_range(noise_model(rows, metric="x"), 8, 10, 10, sims=400)
@@ -1998,7 +2046,7 @@ def mdg_with_range(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05,
         return _finite(mdg), None
     ranges = mdg_ranges(noise, _replicas(noise, seed), items, ka, kb, (up, down), tau=tau, alpha=alpha,
                         target=power, alternative=alternative, sims=range_sims,
-                        seed=None if seed is None else [seed, 1], shift=shift)
+                        seed=None if seed is None else [seed, 1], shift=shift, reported_sims=sims)
     chosen = ranges[0] if up is not None and up == mdg else ranges[1]
     return _finite(mdg), chosen
 
@@ -2301,7 +2349,8 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
     mdg_range : bool
         Also find each MDG's range over plausible noise logs of the same size (:func:`mdg_ranges`,
         :data:`RANGE_METHOD`): :data:`RANGE_REPLICATES` resampled logs at a tenth of ``sims`` (at least
-        :data:`RANGE_MIN_SIMS`) each, about twice the plan's own simulation; not for a stated sigma.
+        :data:`RANGE_MIN_SIMS`) each (at 2,000 probes about 2 s of CPU per design of 8 x 20 on a 200-run
+        noise log); not for a stated sigma.
 
     Examples
     --------
@@ -2377,7 +2426,8 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
             if ranged and min_attainable_p(n, alternative=alternative) <= alpha:
                 up_range, down_range = mdg_ranges(noise, replicas, n, k, k, (up, down), tau=tau, alpha=alpha,
                                                   target=power, alternative=alternative, sims=range_sims,
-                                                  seed=None if seed is None else [seed, 1], shift=shift)
+                                                  seed=None if seed is None else [seed, 1], shift=shift,
+                                                  reported_sims=sims)
             cells.append(PlanCell(n, k, p, se, st, approx, mdg, mdg_approx,
                                   float(min_attainable_p(n, alternative=alternative)), reached, mdg_reached,
                                   mdg_up=up, mdg_down=down, mdg_shift_up=both.up, mdg_shift_down=both.down,
