@@ -235,7 +235,7 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
     if isinstance(result, FactorialAnalysis):  # beyond 2 × 2: a report of its own
         from probestats.present.factorial_report import render_factorial_report
 
-        text = render_factorial_report(result, format=fmt, templates=templates,
+        text = render_factorial_report(result, format=fmt, templates=templates, design=design,
                                        source=source if source is not None else ", ".join(str(p) for p in log))
         return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), analysis=result, design=design)
     framing = _framing(framing_log, probe, beside_probe=True, **framing_options) if framing_log else None
