@@ -46,8 +46,11 @@ def judges_log(gap: float = 0.8, items: int = 12, seed: int = 5) -> pl.DataFrame
 
 
 def terminal_text(result) -> str:
+    from probestats.analyses.judge import JudgeResult
+    from probestats.present.judge_text import print_judge
+
     buf = io.StringIO()
-    render_terminal(result, Console(file=buf, width=200))
+    (print_judge if isinstance(result, JudgeResult) else render_terminal)(result, Console(file=buf, width=200))
     return buf.getvalue()
 
 
@@ -328,8 +331,23 @@ def _every_kind(tmp_path):
         "several metrics": (run(style, metric="steps,doubled", mdg=False), "Several metrics", "metrics"),
         "several metrics not detected": (run(null.with_columns((pl.col("steps") + 1).alias("plus")),
                                              metric="steps,plus", mdg=False), "Several metrics", "metrics"),
+        "order probe of a judge detected": (order_probe(first=11), "Order probe of a judge", "judge"),
+        "order probe of a judge not detected": (order_probe(first=3), "Order probe of a judge", "judge"),
     })
     return kinds
+
+
+def order_probe(first: int, items: int = 12):
+    """A pairwise judge shown each item's answers in both orders; on ``first`` items it picks the first slot
+    both times (primacy), on the others the same answer both times (consistent)."""
+    from probestats.analyses.judge import analyze_order
+
+    rows = []
+    for i in range(items):
+        for order, shown_first in (("AB", True), ("BA", False)):
+            pick = "[[A]]" if i < first or shown_first else "[[B]]"
+            rows.append({"item": f"p{i}", "order": order, "reply": pick})
+    return analyze_order(rows, order="order", verdicts=["first=[[A]]", "second=[[B]]"])
 
 
 def _render(result, fmt: str, framing=None) -> str:
@@ -337,11 +355,15 @@ def _render(result, fmt: str, framing=None) -> str:
     from probestats.analyses.metrics import MetricsAnalysis
     from probestats.present.factorial_report import render_factorial_report
     from probestats.present.metrics_report import render_metrics_report
+    from probestats.analyses.judge import JudgeResult
+    from probestats.present.judge_report import render_judge_report
 
     if isinstance(result, FactorialAnalysis):
         return render_factorial_report(result, format=fmt)
     if isinstance(result, MetricsAnalysis):
         return render_metrics_report(result, format=fmt)
+    if isinstance(result, JudgeResult):
+        return render_judge_report(result, format=fmt)
     return render_report(result, format=fmt, framing=framing)
 
 
@@ -373,7 +395,7 @@ def test_summary_tests_and_finding_agree_for_every_analysis_kind_in_md_html_json
         else:
             assert "not more than chance would give" in summary, name
             assert finding.startswith("The probe did not detect"), name
-        for found in verdict.found if key in ("factors", "factorial", "metrics") else ():
+        for found in verdict.found if key in ("factors", "factorial", "metrics", "judge") else ():
             assert found in summary, (name, found)   # the Summary names what was found
         assert "cannot be told from noise" not in summary + finding or verdict.conclusion == "within_noise", name
         assert ("noise check failed" in summary + finding) == verdict.noise.failed, name
@@ -407,7 +429,12 @@ def test_every_report_kind_carries_the_summary_and_the_design_files_facts(tmp_pa
         from probestats.present.metrics_report import render_metrics_report
 
         for fmt in ("md", "html"):
-            if isinstance(result, FactorialAnalysis):
+            from probestats.analyses.judge import JudgeResult
+            from probestats.present.judge_report import render_judge_report
+
+            if isinstance(result, JudgeResult):
+                text = render_judge_report(result, format=fmt, design=design)
+            elif isinstance(result, FactorialAnalysis):
                 text = render_factorial_report(result, format=fmt, design=design)
             elif isinstance(result, MetricsAnalysis):
                 text = render_metrics_report(result, format=fmt, design=design)
@@ -418,3 +445,45 @@ def test_every_report_kind_carries_the_summary_and_the_design_files_facts(tmp_pa
             for fact in ("the name on a résumé", "the names signal race and gender",
                          "the score from 1 to 10 the model gives", "server-side updates"):
                 assert fact in flat, (name, fmt, fact)
+
+
+def test_no_cli_output_of_any_kind_names_python_parameters_or_prints_p_0(tmp_path, run):
+    many = write_log(make_log(items=8, runs=3, gap=2.0, sd=0.5, seed=7, values=("A", "B", "C")), tmp_path / "many.csv")
+    style = make_log(items=8, runs=5, gap=1.0, sd=0.5, seed=1).with_columns(
+        ("g" + (pl.col("item").rank("dense") % 2).cast(pl.String)).alias("group"), (pl.col("steps") * 2).alias("doubled"))
+    style = write_log(style, tmp_path / "style.csv")
+    two = write_log(factor_log(), tmp_path / "two.csv")
+    three = write_log(factor_log(("Emily", "Greg", "Jamal")), tmp_path / "three.csv")
+    rows = [{"item": f"p{i}", "order": o, "reply": "[[A]]" if i < 8 or o == "AB" else "[[B]]"}
+            for i in range(12) for o in ("AB", "BA")]
+    judged = write_log(pl.DataFrame(rows), tmp_path / "judge.csv")
+    order = ["--order", "order", "--response", "reply", "--verdict", "first=[[A]]", "--verdict", "second=[[B]]"]
+    commands = {
+        "many": ["--metric", "steps"], "style": ["--metric", "steps", "--by", "group"],
+        "metrics": ["--metric", "steps,doubled"], "two": ["--metric", "x", "--factor", "style", "--factor", "name"],
+        "three": ["--metric", "x", "--factor", "style", "--factor", "name"],
+    }
+    logs = {"many": many, "style": style, "metrics": style, "two": two, "three": three}
+    outputs = []
+    for name, args in commands.items():
+        for extra in ([], ["--json"]):
+            code, out = run("analyze", logs[name], *args, *extra)
+            assert code == 0, (name, out)
+            outputs.append(out)
+        for fmt in ("md", "html", "json"):
+            target = tmp_path / f"{name}.{fmt}"
+            code, out = run("report", logs[name], *args, "-o", target)
+            assert code == 0, (name, fmt, out)
+            outputs += [out, target.read_text()]
+    for extra in ([], ["--json"]):
+        code, out = run("judge", judged, *order, *extra)
+        assert code == 0, out
+        outputs.append(out)
+    code, out = run("report", judged, *order, "-o", tmp_path / "judge.md")
+    assert code == 0, out
+    outputs += [out, (tmp_path / "judge.md").read_text()]
+    text = "\n".join(outputs)
+    assert "At alpha 0.05:" in text
+    for banned in ("mdg=True", "method=", "p = 0 ", "p = 0\n", "p = 0)", "p = 0;", "p = 0,", "analyze_pair",
+                   "a and b to compare"):
+        assert banned not in text, banned

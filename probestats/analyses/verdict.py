@@ -187,7 +187,7 @@ OMNIBUS_TEST = "the within-item permutation test that the value makes no differe
 EFFECTS_TEST = "the within-item tests of every effect, p corrected across them"
 
 
-def no_noise_check(kind: str) -> NoiseCheck:
+def no_noise_check(kind: str, reason: str | None = None) -> NoiseCheck:
     """The noise check of an analysis that has none of its own (many values, factors): said, not skipped.
 
     >>> no_noise_check("several values").reason[:44]
@@ -198,7 +198,7 @@ def no_noise_check(kind: str) -> NoiseCheck:
     fix = either("give a and b to compare one pair with its noise log",
                  "give --a and --b to compare one pair with its noise log")
     return NoiseCheck("none", "no same-versus-same comparison", False,
-                      reason=f"a comparison of {kind} has no same-versus-same comparison here ({fix})")
+                      reason=reason or f"a comparison of {kind} has no same-versus-same comparison here ({fix})")
 
 
 def _common_caveats(check: NoiseCheck, test: str) -> list[str]:
@@ -226,7 +226,7 @@ def decide_many(pvalue: float, *, alpha: float, gaps=(), kind: str = "several va
 
 
 def decide_effects(effects, *, alpha: float, test: str = EFFECTS_TEST, what: str = "an effect",
-                   kind: str = "two factors") -> Verdict:
+                   kind: str = "two factors", noise: NoiseCheck | None = None) -> Verdict:
     """The verdict of a family of corrected tests (the effects of a factor design, the metrics × groups of
     several metrics): the members whose corrected p is at most ``alpha``.
 
@@ -245,7 +245,7 @@ def decide_effects(effects, *, alpha: float, test: str = EFFECTS_TEST, what: str
     statement = (f"{what} larger than chance after correction: {', '.join(found)}" if found else
                  f"no {what.split(' ', 1)[-1]} larger than chance detected after correction (this does not show "
                  "that there is none)")
-    check = no_noise_check(kind)
+    check = noise or no_noise_check(kind)
     return Verdict(detected=bool(found), conclusion=conclusion, statement=statement, alpha=alpha,
                    pvalue=min(ps) if ps else 1.0, noise=check, caveats=tuple(_common_caveats(check, test)),
                    test=test, found=found)

@@ -48,13 +48,13 @@ def _log_settings(frame, metric: str) -> tuple[list[tuple[str, str]], list[tuple
 
 
 def design_facts(design, *, metric: str, values, compared: str, items, runs: str, frame=None,
-                 varied_by_design=()) -> tuple[dict, list[str]]:
+                 varied_by_design=(), n_items: int | None = None) -> tuple[dict, list[str]]:
     """The design section of a report of its own: what was varied and why, the items, runs and metric, and
     what was (and could not be) held fixed. Returns the template's context and its sentences.
 
     ``values`` are the compared values (or levels) in words, ``compared`` names them as a whole ("the 3
     values", "the levels of style and name"); ``frame``, when given, is the checked rows, from which the
-    settings the log holds fixed are read.
+    settings the log holds fixed are read; ``n_items`` counts the items when they are not listed.
 
     >>> from probestats.shape.design import Design
     >>> ctx, sentences = design_facts(Design(attribute="a name"), metric="score", values=["'A'", "'B'", "'C'"],
@@ -63,6 +63,7 @@ def design_facts(design, *, metric: str, values, compared: str, items, runs: str
     "Attribute: a name; compared: the 3 values 'A', 'B', 'C'; why they matter: [to fill in: why these values matter]."
     """
     listed, more = _listed(items)
+    n_items = len(items) if n_items is None else n_items
     fixed, varied = _log_settings(frame, metric) if frame is not None else (None, [])
     on_purpose = set(varied_by_design)
     varied = [(f"{k} (varied with the attribute, by design)" if k in on_purpose else k, c) for k, c in varied]
@@ -70,7 +71,7 @@ def design_facts(design, *, metric: str, values, compared: str, items, runs: str
         "attribute": design.attribute or Todo("the attribute probed, e.g. the name on a résumé"),
         "values": list(values), "compared": compared,
         "values_why": design.values_why or Todo("why these values matter"),
-        "n_items": len(items), "item_list": listed, "more_items": more, "runs": runs, "metric": metric,
+        "n_items": n_items, "item_list": listed, "more_items": more, "runs": runs, "metric": metric,
         "metric_definition": design.metric_definition or Todo(
             f"the definition of the metric {metric}, as written before the first run"),
         "fixed_from_log": fixed, "varied_from_log": varied,
@@ -84,7 +85,7 @@ def design_facts(design, *, metric: str, values, compared: str, items, runs: str
                   else ", ".join(f"{k} {v}" for k, v in fixed) or "nothing recorded")
     sentences = [
         f"Attribute: {ctx['attribute']}; compared: {compared} {', '.join(values)}; why they matter: {ctx['values_why']}.",
-        f"{count_of(len(items), 'item')}, {runs}; metric {metric}: {ctx['metric_definition']}.",
+        f"{count_of(n_items, 'item')}, {runs}; metric {metric}: {ctx['metric_definition']}.",
         f"Held fixed according to the log: {fixed_text}"
         + (f"; varied in the log: {', '.join(f'{k} ({c} values)' for k, c in varied)}" if varied else "") + ".",
         "Held fixed, as stated: " + ("; ".join(design.held_fixed) if design.held_fixed else "nothing stated")

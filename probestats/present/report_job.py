@@ -204,18 +204,18 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
     if cells is None and not log:
         raise OptionError("give the LOG to report (or a cell table with --cells FILE)")
     judged = _judge(log, judge, alpha, probe)
+    design = _design(design_file, attribute=attribute, values_why=values_why, metric_definition=metric_definition,
+                     metric_cannot_see=metric_cannot_see, held_fixed=held_fixed, not_fixed=not_fixed,
+                     not_tested=not_tested, run_dates=run_dates, mitigation=mitigation,
+                     gap_of_interest=gap_of_interest)
     if metric is None:
         if judged is None:
             raise OptionError("give the metric column, --metric COL (or --order for a report of an order probe "
                               "alone)")
         from probestats.present.judge_report import render_judge_report
 
-        text = render_judge_report(judged, format=fmt, templates=templates, assets_dir=assets)
-        return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), judge=judged)
-    design = _design(design_file, attribute=attribute, values_why=values_why, metric_definition=metric_definition,
-                     metric_cannot_see=metric_cannot_see, held_fixed=held_fixed, not_fixed=not_fixed,
-                     not_tested=not_tested, run_dates=run_dates, mitigation=mitigation,
-                     gap_of_interest=gap_of_interest)
+        text = render_judge_report(judged, format=fmt, templates=templates, assets_dir=assets, design=design)
+        return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), judge=judged, design=design)
     if not framing_log and (targets is not None or toward is not None):
         raise OptionError("--targets and --toward belong to the framing section; give the dual-framing log "
                           "with --framing FRAMING_LOG")
