@@ -243,7 +243,8 @@ def test_sections_compose_and_refuse_what_the_analysis_has_not(logs, tmp_path, c
     code, _, err = run_cli(capsys, "report", logs["many"], "--metric", "steps", "--not-tested", "dialect", "-o", out)
     assert code == 0, err
     text = out.read_text()
-    assert md_headings(text) == ["Many values: steps across 3 values", "Limits"]
+    # every report kind carries the Summary, the design facts and a Finding, as the pair report does
+    assert md_headings(text) == ["Summary", "Design", "Many values: steps across 3 values", "Finding", "Limits"]
     assert "**Attributes not tested:** dialect" in text
     assert r"**What the metric cannot see:** **\[to fill in: what the metric steps cannot see\]**" in text
     code, _, err = run_cli(capsys, "report", logs["many"], "--metric", "steps", "--section", "table", "-o", out)
@@ -353,7 +354,8 @@ def test_a_null_many_values_result_states_its_conditions_and_size():
     frame = make_log(items=6, runs=3, gap=0.0, seed=5, values=("A", "B", "C"), sd=2.0)
     result = analyze_many(frame, metric="steps")
     assert not result.detected
-    text = " ".join(json.loads(render_report(result, format="json"))["report"]["sentences"]["many"])
+    # the conclusion, with its conditions and size, is the Finding's (the many-values section holds the tests)
+    text = " ".join(json.loads(render_report(result, format="json"))["report"]["sentences"]["finding"])
     assert "did not detect a difference between the values larger than chance, with these 6 items" in text
     assert "3 runs per item and value" in text and "omnibus p = " in text
     assert "the largest gap against 'A' was" in text

@@ -46,8 +46,11 @@ def judges_log(gap: float = 0.8, items: int = 12, seed: int = 5) -> pl.DataFrame
 
 
 def terminal_text(result) -> str:
+    from probestats.analyses.judge import JudgeResult
+    from probestats.present.judge_text import print_judge
+
     buf = io.StringIO()
-    render_terminal(result, Console(file=buf, width=200))
+    (print_judge if isinstance(result, JudgeResult) else render_terminal)(result, Console(file=buf, width=200))
     return buf.getvalue()
 
 
@@ -278,3 +281,209 @@ def test_a_setting_declared_as_the_attribute_is_accepted_and_named_as_varied_by_
     code, out = run("analyze", log, "--metric", "prefers", "--by", "topic", "--setting-is-attribute", "model",
                     "--json")
     assert code == 0 and json.loads(out)["verdict"]["attribute_settings"] == ["model"]
+
+
+# ---------------------------------------------------------------------------- every analysis kind
+
+
+def factor_log(levels_b=("Emily", "Greg"), gap: float = 1.0, items: int = 10, seed: int = 6) -> pl.DataFrame:
+    """Every item run under each style × name, 3 runs per cell; 'formal' scores ``gap`` higher."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(items):
+        level = rng.normal(5, 1)
+        for style in ("formal", "casual"):
+            for name in levels_b:
+                for s in range(3):
+                    rows.append({"item": f"q{i}", "style": style, "name": name, "seed": s,
+                                 "x": round(level + gap * (style == "formal") + rng.normal(0, 0.3), 2)})
+    return pl.DataFrame(rows)
+
+
+def _every_kind(tmp_path):
+    """Each analysis kind, detected and not, with the heading and JSON key of the section that holds its tests."""
+    from probestats.analyses.dispatch import analyze as run
+    from probestats.analyses.factors import analyze_factors
+    from probestats.analyses.framing import _demo_rows, analyze_framing
+    from probestats.analyses.many import analyze_many
+
+    many = make_log(items=8, runs=3, gap=2.0, sd=0.5, seed=7, values=("A", "B", "C"))
+    flat = make_log(items=8, runs=3, gap=0.0, sd=0.5, seed=8, values=("A", "B", "C"))
+    style = make_log(items=8, runs=5, gap=1.0, sd=0.5, seed=1).with_columns(
+        ("g" + (pl.col("item").rank("dense") % 2).cast(pl.String)).alias("group"),
+        (pl.col("steps") * 2).alias("doubled"))
+    null = make_log(items=8, runs=5, gap=0.0, sd=0.5, seed=2)
+    pair = ("Tests", "tests")
+    kinds = {name: (result, *pair) for name, result in _analyses(tmp_path).items()}
+    kinds.update({
+        "by groups": (analyze(style, metric="steps", by=["group"]), *pair),
+        "framing beside the pair": (analyze(null, metric="steps"), *pair, analyze_framing(_demo_rows())),
+        "many values detected": (analyze_many(many, metric="steps"), "Many values", "many"),
+        "many values not detected": (analyze_many(flat, metric="steps"), "Many values", "many"),
+        "factors detected": (analyze_factors(factor_log(), metric="x", factors=["style", "name"]),
+                             "Two factors", "factors"),
+        "factors not detected": (analyze_factors(factor_log(gap=0.0), metric="x", factors=["style", "name"]),
+                                 "Two factors", "factors"),
+        "factorial detected": (analyze_factors(factor_log(("Emily", "Greg", "Jamal")), metric="x",
+                                               factors=["style", "name"]), "Factors", "factorial"),
+        "factorial not detected": (analyze_factors(factor_log(("Emily", "Greg", "Jamal"), gap=0.0), metric="x",
+                                                   factors=["style", "name"]), "Factors", "factorial"),
+        "several metrics": (run(style, metric="steps,doubled", mdg=False), "Several metrics", "metrics"),
+        "several metrics not detected": (run(null.with_columns((pl.col("steps") + 1).alias("plus")),
+                                             metric="steps,plus", mdg=False), "Several metrics", "metrics"),
+        "order probe of a judge detected": (order_probe(first=11), "Order probe of a judge", "judge"),
+        "order probe of a judge not detected": (order_probe(first=3), "Order probe of a judge", "judge"),
+    })
+    return kinds
+
+
+def order_probe(first: int, items: int = 12):
+    """A pairwise judge shown each item's answers in both orders; on ``first`` items it picks the first slot
+    both times (primacy), on the others the same answer both times (consistent)."""
+    from probestats.analyses.judge import analyze_order
+
+    rows = []
+    for i in range(items):
+        for order, shown_first in (("AB", True), ("BA", False)):
+            pick = "[[A]]" if i < first or shown_first else "[[B]]"
+            rows.append({"item": f"p{i}", "order": order, "reply": pick})
+    return analyze_order(rows, order="order", verdicts=["first=[[A]]", "second=[[B]]"])
+
+
+def _render(result, fmt: str, framing=None) -> str:
+    from probestats.analyses.factorial import FactorialAnalysis
+    from probestats.analyses.metrics import MetricsAnalysis
+    from probestats.present.factorial_report import render_factorial_report
+    from probestats.present.metrics_report import render_metrics_report
+    from probestats.analyses.judge import JudgeResult
+    from probestats.present.judge_report import render_judge_report
+
+    if isinstance(result, FactorialAnalysis):
+        return render_factorial_report(result, format=fmt)
+    if isinstance(result, MetricsAnalysis):
+        return render_metrics_report(result, format=fmt)
+    if isinstance(result, JudgeResult):
+        return render_judge_report(result, format=fmt)
+    return render_report(result, format=fmt, framing=framing)
+
+
+def _html_sections(page: str) -> dict[str, str]:
+    import html
+
+    out = {}
+    for sid, body in re.findall(r'<section id="([a-z_]+)"[^>]*>(.*?)</section>', page, flags=re.S):
+        out[sid] = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", body)).split())
+    return out
+
+
+def test_summary_tests_and_finding_agree_for_every_analysis_kind_in_md_html_json(tmp_path):
+    seen = set()
+    for name, (result, heading, key, *framing) in _every_kind(tmp_path).items():
+        framing = framing[0] if framing else None
+        verdict = result.verdict
+        seen.add(verdict.conclusion)
+        line = verdict_line(verdict)
+        md_text = _render(result, "md", framing)
+        md = _sections(md_text)
+        summary, finding = md["Summary"].replace("\\", ""), md["Finding"].replace("\\", "")
+        # Tests: the verdict's own line, in the section that holds the tests
+        assert line.rstrip(".") in md[heading].replace("\\", ""), name
+        # Summary and Finding say the same thing as the verdict, in words of their own
+        if verdict.detected:
+            assert "than chance would give" in summary and "not more than chance would give" not in summary, name
+            assert finding.startswith("The probe detected"), name
+        else:
+            assert "not more than chance would give" in summary, name
+            assert finding.startswith("The probe did not detect"), name
+        for found in verdict.found if key in ("factors", "factorial", "metrics", "judge") else ():
+            assert found in summary, (name, found)   # the Summary names what was found
+        assert "cannot be told from noise" not in summary + finding or verdict.conclusion == "within_noise", name
+        assert ("noise check failed" in summary + finding) == verdict.noise.failed, name
+        # JSON: the same verdict and the same sentences
+        data = json.loads(_render(result, "json", framing))
+        assert data["verdict"]["conclusion"] == verdict.conclusion and data["verdict"]["detected"] == verdict.detected
+        sentences = data["report"]["sentences"]
+        assert sentences["summary"][0] == " ".join(summary.split()), name
+        assert line in sentences[key], name
+        assert " ".join(" ".join(sentences["finding"]).split()) == " ".join(finding.split()), name
+        assert {"summary", "design", "finding", "limits"} <= set(data["report"]["sections"]), name
+        # HTML: the same Summary, Finding and verdict line
+        page = _html_sections(_render(result, "html", framing))
+        assert page["summary"].removeprefix("Summary ") == " ".join(summary.split()), name
+        assert page["finding"].removeprefix("Finding ") == " ".join(finding.split()), name
+        assert line.rstrip(".") in " ".join(page.values()), name
+        # the terminal words the same line
+        assert line.rstrip(".") in " ".join(terminal_text(result).split()), name
+    assert seen == {"detected", "not_detected", "within_noise"}
+
+
+def test_every_report_kind_carries_the_summary_and_the_design_files_facts(tmp_path):
+    from probestats.shape.design import Design
+
+    design = Design(attribute="the name on a résumé", values_why="the names signal race and gender",
+                    metric_definition="the score from 1 to 10 the model gives", not_fixed=("server-side updates",))
+    for name, (result, *_rest) in _every_kind(tmp_path).items():
+        from probestats.analyses.factorial import FactorialAnalysis
+        from probestats.analyses.metrics import MetricsAnalysis
+        from probestats.present.factorial_report import render_factorial_report
+        from probestats.present.metrics_report import render_metrics_report
+
+        for fmt in ("md", "html"):
+            from probestats.analyses.judge import JudgeResult
+            from probestats.present.judge_report import render_judge_report
+
+            if isinstance(result, JudgeResult):
+                text = render_judge_report(result, format=fmt, design=design)
+            elif isinstance(result, FactorialAnalysis):
+                text = render_factorial_report(result, format=fmt, design=design)
+            elif isinstance(result, MetricsAnalysis):
+                text = render_metrics_report(result, format=fmt, design=design)
+            else:
+                text = render_report(result, format=fmt, design=design)
+            flat = " ".join(text.split())
+            assert "Summary" in flat and "Design" in flat, (name, fmt)
+            for fact in ("the name on a résumé", "the names signal race and gender",
+                         "the score from 1 to 10 the model gives", "server-side updates"):
+                assert fact in flat, (name, fmt, fact)
+
+
+def test_no_cli_output_of_any_kind_names_python_parameters_or_prints_p_0(tmp_path, run):
+    many = write_log(make_log(items=8, runs=3, gap=2.0, sd=0.5, seed=7, values=("A", "B", "C")), tmp_path / "many.csv")
+    style = make_log(items=8, runs=5, gap=1.0, sd=0.5, seed=1).with_columns(
+        ("g" + (pl.col("item").rank("dense") % 2).cast(pl.String)).alias("group"), (pl.col("steps") * 2).alias("doubled"))
+    style = write_log(style, tmp_path / "style.csv")
+    two = write_log(factor_log(), tmp_path / "two.csv")
+    three = write_log(factor_log(("Emily", "Greg", "Jamal")), tmp_path / "three.csv")
+    rows = [{"item": f"p{i}", "order": o, "reply": "[[A]]" if i < 8 or o == "AB" else "[[B]]"}
+            for i in range(12) for o in ("AB", "BA")]
+    judged = write_log(pl.DataFrame(rows), tmp_path / "judge.csv")
+    order = ["--order", "order", "--response", "reply", "--verdict", "first=[[A]]", "--verdict", "second=[[B]]"]
+    commands = {
+        "many": ["--metric", "steps"], "style": ["--metric", "steps", "--by", "group"],
+        "metrics": ["--metric", "steps,doubled"], "two": ["--metric", "x", "--factor", "style", "--factor", "name"],
+        "three": ["--metric", "x", "--factor", "style", "--factor", "name"],
+    }
+    logs = {"many": many, "style": style, "metrics": style, "two": two, "three": three}
+    outputs = []
+    for name, args in commands.items():
+        for extra in ([], ["--json"]):
+            code, out = run("analyze", logs[name], *args, *extra)
+            assert code == 0, (name, out)
+            outputs.append(out)
+        for fmt in ("md", "html", "json"):
+            target = tmp_path / f"{name}.{fmt}"
+            code, out = run("report", logs[name], *args, "-o", target)
+            assert code == 0, (name, fmt, out)
+            outputs += [out, target.read_text()]
+    for extra in ([], ["--json"]):
+        code, out = run("judge", judged, *order, *extra)
+        assert code == 0, out
+        outputs.append(out)
+    code, out = run("report", judged, *order, "-o", tmp_path / "judge.md")
+    assert code == 0, out
+    outputs += [out, (tmp_path / "judge.md").read_text()]
+    text = "\n".join(outputs)
+    assert "At alpha 0.05:" in text
+    for banned in ("mdg=True", "method=", "p = 0 ", "p = 0\n", "p = 0)", "p = 0;", "p = 0,", "analyze_pair",
+                   "a and b to compare"):
+        assert banned not in text, banned

@@ -20,7 +20,8 @@ query ``probestats sql`` prints):
 ``sum_units_first``,      exact sums of that first half, as above (the second half is the cell
 ``sumsq_units_first``     minus the first)
 ``first_split``           ``random (seed 0)``: how the halves were drawn (older tables say
-                          ``seed`` or ``row order``, and give no within-log noise)
+                          ``seed`` or ``row order``, and the query of probestats sql ``none``:
+                          none of them gives the within-log noise)
 
 ``metric``                the metric's name (a table built for one metric is refused for another)
 ``seed_count``            the cell's distinct seeds, when the log has a seed column
@@ -58,7 +59,7 @@ from probestats.analyses.paired import Analysis, _jsonable, adjust, check_common
 from probestats.checks.exact import mean_sd, units
 from probestats.checks.schema import (FIRST, SETTINGS, Checked, _HASH_SEED, decimal_places, default_pair,
                                       require_ok, validate)
-from probestats.errors import OptionError, Problem, ReadError, count_of
+from probestats.errors import OptionError, Problem, ReadError, count_of, opt
 from probestats.io.read import ROW, Log
 
 __all__ = ["cell_table", "read_cells", "analyze_cells", "CELL_COLUMNS", "HALF_COLUMNS", "within_cells_noise",
@@ -323,6 +324,12 @@ def within_cells_noise(cells: pl.DataFrame, a: str, items: pl.DataFrame,
             "with probestats cells or the query of probestats sql")
     side = cells.filter((pl.col("variant") == a) & pl.col("item").is_in(items["item"].implode())
                         & (pl.col("counted") > 0))
+    if side.height and set(side["first_split"].to_list()) == {"none"}:
+        return None, None, Problem(
+            "warning", "no_within_noise",
+            "the cell table carries no halves (the query of probestats sql cannot draw them at random as the "
+            "analysis does), so the within-log noise row is left out; for it, build the table with probestats "
+            "cells, analyze the row log, or give a same-versus-same log with " + opt("noise"))
     if side.select(pl.col("item").is_duplicated().any()).item():
         return None, None, Problem(
             "warning", "no_within_noise",

@@ -116,6 +116,16 @@ def comparable_problems(before, after, *, metric: str, names: tuple[str, str] = 
     return problems
 
 
+def _verdict(analysis):
+    """The analysis's verdict; one decided from its parts for a result that carries none (built by hand)."""
+    if getattr(analysis, "verdict", None) is not None:
+        return analysis.verdict
+    from probestats.analyses.verdict import NoiseCheck, decide
+
+    return decide(analysis.main, NoiseCheck("none", "no same-versus-same comparison", False,
+                                            reason="none was given"), alpha=analysis.alpha)
+
+
 @dataclass(frozen=True)
 class Comparison:
     """A probe before and after a change, analyzed the same way.
@@ -134,6 +144,9 @@ class Comparison:
     seeds_checked : bool
         Both logs have a seed column, so their seeds were compared (False: neither has one,
         and whether the same seeds were used is unknown).
+    verdict : ChangeVerdict
+        Whether the gap changed and whether the after run still detects one, decided once
+        (:func:`probestats.analyses.verdict.decide_change`); every renderer words it.
     """
 
     before: object
@@ -143,6 +156,7 @@ class Comparison:
     change_test: TestResult
     problems: tuple[Problem, ...] = ()
     seeds_checked: bool = True
+    verdict: object | None = None
 
     @property
     def change_average_gap(self) -> float:
@@ -185,6 +199,7 @@ class Comparison:
             },
             "seeds_checked": self.seeds_checked,
             "problems": [p.to_dict() for p in self.problems],
+            **({"verdict": self.verdict.to_dict()} if self.verdict is not None else {}),
         }
 
 
@@ -300,5 +315,7 @@ def compare_results(res_b, res_a, *, names, alternative: str, seeds_checked: boo
     test = sign_flip_test(items["change"].to_list(), alternative=alternative)
     tagged = tuple(replace(p, message=f"{n}: {p.message}") for r, n in ((res_b, names[0]), (res_a, names[1]))
                    for p in r.problems)
+    from probestats.analyses.verdict import decide_change
+
     return Comparison(before=res_b, after=res_a, names=tuple(names), items=items, change_test=test, problems=tagged,
-                      seeds_checked=seeds_checked)
+                      seeds_checked=seeds_checked, verdict=decide_change(test, _verdict(res_a), alpha=res_a.alpha))

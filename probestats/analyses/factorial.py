@@ -257,6 +257,9 @@ class FactorialAnalysis:
     correction : str
     alpha : float
     problems : tuple
+    verdict : Verdict
+        The conclusion, decided once from the corrected p of the three tests
+        (:func:`probestats.analyses.verdict.decide_effects`); every renderer words it.
     """
 
     metric: str
@@ -273,6 +276,7 @@ class FactorialAnalysis:
     alpha: float = 0.05
     problems: tuple = ()
     anova_assumption: str = ANOVA_ASSUMPTION
+    verdict: object | None = None
 
     @property
     def n_items(self) -> int:
@@ -311,7 +315,8 @@ class FactorialAnalysis:
                                                  for i, a in enumerate(self.levels[0])
                                                  for j, b in enumerate(self.levels[1])}}
                           for k, it in enumerate(self.items)],
-                "problems": [p.to_dict() for p in self.problems]}
+                "problems": [p.to_dict() for p in self.problems],
+                **({"verdict": self.verdict.to_dict()} if self.verdict is not None else {})}
 
 
 def analyze_factorial(means: pl.DataFrame, *, metric: str, factors: tuple[str, str], levels, n_resamples: int = 10_000,
@@ -342,5 +347,8 @@ def analyze_factorial(means: pl.DataFrame, *, metric: str, factors: tuple[str, s
     except (ValueError, ZeroDivisionError, np.linalg.LinAlgError):
         anova = None
     runs = int(means["runs"].median()) if means.height else 0
+    from probestats.analyses.verdict import decide_effects
+
     return FactorialAnalysis(metric, tuple(factors), (la, lb), level_means, cell_means, tests, anova, m,
-                             tuple(wide["item"].to_list()), runs, correction, alpha, tuple(problems))
+                             tuple(wide["item"].to_list()), runs, correction, alpha, tuple(problems),
+                             verdict=decide_effects([(t.name, t.p_adjusted) for t in tests], alpha=alpha))

@@ -132,6 +132,9 @@ class FactorAnalysis:
     alpha : float
         The level the corrected p-values are read against.
     problems : tuple of Problem
+    verdict : Verdict
+        The conclusion, decided once from the corrected p of every effect
+        (:func:`probestats.analyses.verdict.decide_effects`); every renderer words it.
     """
 
     metric: str
@@ -144,6 +147,7 @@ class FactorAnalysis:
     correction: str
     alpha: float
     problems: tuple[Problem, ...] = ()
+    verdict: object | None = None
 
     @property
     def n_items(self) -> int:
@@ -179,6 +183,7 @@ class FactorAnalysis:
                       for r in self.items.iter_rows(named=True)],
             "note": self.note,
             "problems": [p.to_dict() for p in self.problems],
+            **({"verdict": self.verdict.to_dict()} if self.verdict is not None else {}),
         }
 
 
@@ -289,6 +294,9 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
     effects = tuple(replace(e, p_adjusted=p, detected=None if p is None else bool(p <= alpha))
                     for e, p in zip(effects, adjusted))
     runs = int(means["runs"].median()) if means.height else 0
+    from probestats.analyses.verdict import decide_effects
+
     return FactorAnalysis(metric=metric, factors=(f1, f2), levels=(levels[0], levels[1]), effects=effects,
                           items=wide.with_columns(pl.col("item").cast(pl.String)), runs_per_cell=runs,
-                          note=runs_note(runs), correction=correction, alpha=alpha, problems=problems)
+                          note=runs_note(runs), correction=correction, alpha=alpha, problems=problems,
+                          verdict=decide_effects([(e.name, e.p_adjusted) for e in effects], alpha=alpha))

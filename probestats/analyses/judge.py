@@ -234,6 +234,10 @@ class JudgeResult:
     problems : tuple of Problem
     log_source : str
         What the report calls the log.
+    verdict : Verdict
+        The conclusion, decided once: the judges with an order effect, whose binomial test of primacy
+        against recency or sign-flip test of the order effect has a corrected p at most alpha
+        (:func:`probestats.analyses.verdict.decide_effects`); every renderer words it.
     """
 
     groups: tuple[OrderGroup, ...]
@@ -249,6 +253,15 @@ class JudgeResult:
     correction: str
     problems: tuple[Problem, ...] = field(default=())
     log_source: str = "the log"
+    verdict: object | None = None
+
+    def group_name(self, group) -> str:
+        """How the verdict names a judge: its ``by`` values, or "the judge"."""
+        return ", ".join(f"{k} {v}" for k, v in group.by.items()) or "the judge"
+
+    def order_effect_detected(self, group) -> bool:
+        """The verdict found an order effect in ``group``."""
+        return self.verdict is not None and self.group_name(group) in self.verdict.found
 
     def to_frame(self) -> pl.DataFrame:
         """One row per judge: items, position consistency, primacy, recency and the order test's p."""
@@ -280,7 +293,26 @@ class JudgeResult:
             "correction": self.correction,
             "groups": [g.to_dict() for g in self.groups],
             "problems": [p.to_dict() for p in self.problems],
+            **({"verdict": self.verdict.to_dict()} if self.verdict is not None else {}),
         })
+
+
+def order_verdict(result: JudgeResult):
+    """The verdict of an order probe: a judge has an order effect when the smaller of its two corrected p
+    (primacy against recency, the sign-flip test of the order effect) is at most alpha."""
+    from probestats.analyses.verdict import NoiseCheck, decide_effects
+
+    def smallest(g):
+        ps = [p for p in (g.order_test_p_adjusted, g.sign_flip_p_adjusted) if p is not None]
+        return min(ps) if ps else None
+
+    noise = NoiseCheck("none", "no same-versus-same comparison", False,
+                       reason="an order probe compares each item with itself in both orders, so it has no "
+                              "same-versus-same comparison beside it")
+    return decide_effects([(result.group_name(g), smallest(g)) for g in result.groups], alpha=result.alpha,
+                          test="the exact binomial test of primacy against recency and the exact sign-flip test "
+                               "of the order effect, each corrected across judges", what="an order effect",
+                          noise=noise)
 
 
 def _column(frame: pl.DataFrame, log, name: str, option: str) -> str:
@@ -503,10 +535,11 @@ def analyze_order(
             f"({', '.join(str(r) for r in rules)}): they match no pattern, patterns of several slots, or are blank; "
             "they are listed, not guessed (fix the rules or the replies)",
             rows_of(bad), header(text_col)))
-    return JudgeResult(groups=tuple(groups), order=header(order_col), orders=(o1, o2),
+    result = JudgeResult(groups=tuple(groups), order=header(order_col), orders=(o1, o2),
                        by=tuple(header(b) for b in by), repetition=header(rep_col) if rep_col else None,
                        source=source, column=header(text_col), rules=rules, alpha=alpha, confidence=confidence,
                        correction=correction, problems=tuple(problems), log_source=str(log.source))
+    return replace(result, verdict=order_verdict(result))
 
 
 def _unparsed(rows: pl.DataFrame, rows_of) -> dict:

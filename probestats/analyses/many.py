@@ -311,6 +311,9 @@ class ManyAnalysis:
         The correction across pairs of values and across ``by`` groups.
     frame : polars.DataFrame
         The validated rows the analysis was computed from.
+    verdict : Verdict
+        The conclusion, decided once from the omnibus p (:func:`probestats.analyses.verdict.decide_many`);
+        every renderer words it.
     """
 
     main: ManyResult
@@ -319,6 +322,7 @@ class ManyAnalysis:
     alpha: float
     correction: str
     frame: pl.DataFrame = field(repr=False)
+    verdict: object | None = None
 
     @property
     def metric(self) -> str:
@@ -336,13 +340,15 @@ class ManyAnalysis:
     @property
     def detected(self) -> bool:
         """True when the omnibus p is at or below alpha (p <= alpha, the rule of every analysis)."""
-        return self.main.omnibus.pvalue <= self.alpha
+        return self.verdict.detected if self.verdict is not None else self.main.omnibus.pvalue <= self.alpha
 
     def to_dict(self) -> dict:
         out = {"kind": "many_values", **self.main.to_dict(), "alpha": self.alpha}
         out["groups"] = [g.to_dict() for g in self.groups]
         out["correction"] = self.correction if self.groups else None
         out["problems"] = [p.to_dict() for p in self.problems]
+        if self.verdict is not None:
+            out["verdict"] = self.verdict.to_dict()
         return out
 
     def __repr__(self) -> str:
@@ -888,5 +894,8 @@ def analyze_many(
                                        for k, v in key.items()}, sds=group_sds, **kw))
         adjusted = adjust([g.omnibus.pvalue for g in results], correction)
         results = [replace(g, omnibus_p_adjusted=p) for g, p in zip(results, adjusted)]
+    from probestats.analyses.verdict import decide_many
+
     return ManyAnalysis(main=main, groups=tuple(results), problems=tuple(problems), alpha=alpha,
-                        correction=correction, frame=frame)
+                        correction=correction, frame=frame,
+                        verdict=decide_many(main.omnibus.pvalue, alpha=alpha, gaps=main.gaps))

@@ -81,12 +81,16 @@ class MetricsAnalysis:
         The correction over the family.
     effect_size : {"d_z", "d_av"}
         The effect size the table and the heatmap show.
+    verdict : Verdict
+        The conclusion over the family, decided once: the metrics (and groups) whose family-corrected
+        p is at most alpha (:func:`probestats.analyses.verdict.decide_effects`); every renderer words it.
     """
 
     analyses: tuple[Analysis, ...]
     family: tuple[FamilyTest, ...]
     correction: str
     effect_size: str = "d_z"
+    verdict: object | None = None
 
     @property
     def metrics(self) -> list[str]:
@@ -152,7 +156,8 @@ class MetricsAnalysis:
         return {"metrics": [a.to_dict() for a in self.analyses], "correction": self.correction,
                 "family": {"correction": self.correction, "n_tests": len(self.family), "text": self.family_text,
                            "tests": [t.to_dict() for t in self.family]},
-                "effect_size": self.effect_size, "alpha": self.alpha}
+                "effect_size": self.effect_size, "alpha": self.alpha,
+                **({"verdict": self.verdict.to_dict()} if self.verdict is not None else {})}
 
 
 def analyze_metrics(source, *, metrics: Sequence[str], correction: str = "holm", effect_size: str = "d_z",
@@ -211,4 +216,12 @@ def analyze_metrics(source, *, metrics: Sequence[str], correction: str = "holm",
             family.append(FamilyTest(a.metric, {}, main))
             k += 1
             done.append(replace(a, main=main, correction=correction))
-    return MetricsAnalysis(tuple(done), tuple(family), correction, effect_size)
+    from probestats.analyses.verdict import decide_effects
+
+    def name(t: FamilyTest) -> str:
+        return t.metric + (f" ({', '.join(f'{k} = {v}' for k, v in t.by.items())})" if t.by else "")
+
+    verdict = decide_effects([(name(t), t.result.p_adjusted) for t in family], alpha=done[0].alpha,
+                             test="the exact sign-flip test on the item gaps of each metric, p corrected over the "
+                                  "family", what="a gap", kind="several metrics")
+    return MetricsAnalysis(tuple(done), tuple(family), correction, effect_size, verdict)

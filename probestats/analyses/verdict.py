@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["NoiseCheck", "Verdict", "decide", "NOISE_SOURCES"]
+__all__ = ["NoiseCheck", "Verdict", "decide", "decide_many", "decide_effects", "no_noise_check", "ChangeVerdict", "decide_change",
+           "NOISE_SOURCES"]
 
 #: where the noise reference comes from
 NOISE_SOURCES = ("log", "within", "value", "none")
@@ -95,6 +96,12 @@ class Verdict:
         Plain sentences a reader must see beside the conclusion.
     attribute_settings : tuple of str
         Settings varied on purpose with the attribute (declared), part of what was compared.
+    test : str
+        The test the verdict rests on, in words (the exact sign-flip test on the item gaps for a pair;
+        the omnibus permutation test for many values; the corrected tests of every effect for factors).
+    found : tuple of str
+        What was found larger than chance: the effects (factors) or the values whose corrected gap
+        against the reference is at most alpha (many values); empty for a pair.
     """
 
     detected: bool
@@ -109,13 +116,15 @@ class Verdict:
     blocks: tuple[str, ...] = ()
     caveats: tuple[str, ...] = field(default_factory=tuple)
     attribute_settings: tuple[str, ...] = ()
+    test: str = "the exact sign-flip test on the item gaps"
+    found: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
         return {"detected": self.detected, "conclusion": self.conclusion, "statement": self.statement,
                 "alpha": self.alpha, "p": self.pvalue, "beyond_noise": self.beyond_noise,
                 "never_significant": self.never_significant, "pooled": self.pooled, "blocks": list(self.blocks),
                 "noise": self.noise.to_dict(), "caveats": list(self.caveats),
-                "attribute_settings": list(self.attribute_settings)}
+                "attribute_settings": list(self.attribute_settings), "test": self.test, "found": list(self.found)}
 
 
 STATEMENTS = {
@@ -165,3 +174,119 @@ def decide(main, noise_check: NoiseCheck, *, alpha: float, pooled: str | None = 
                    pvalue=p, noise=noise_check, beyond_noise=beyond,
                    never_significant=main.min_attainable_p > alpha, pooled=pooled, blocks=tuple(blocks),
                    caveats=tuple(caveats), attribute_settings=tuple(attribute_settings))
+
+
+MANY_STATEMENTS = {
+    "detected": "the values differ by more than chance",
+    "not_detected": ("no difference between the values larger than chance detected (this does not show that "
+                     "there is none)"),
+}
+#: the omnibus test a many-values verdict rests on
+OMNIBUS_TEST = "the within-item permutation test that the value makes no difference (omnibus)"
+#: the tests a factor design's verdict rests on
+EFFECTS_TEST = "the within-item tests of every effect, p corrected across them"
+
+
+def no_noise_check(kind: str, reason: str | None = None) -> NoiseCheck:
+    """The noise check of an analysis that has none of its own (many values, factors): said, not skipped.
+
+    >>> no_noise_check("several values").reason[:44]
+    'a comparison of several values has no same-v'
+    """
+    from probestats.errors import either
+
+    fix = either("give a and b to compare one pair with its noise log",
+                 "give --a and --b to compare one pair with its noise log")
+    return NoiseCheck("none", "no same-versus-same comparison", False,
+                      reason=reason or f"a comparison of {kind} has no same-versus-same comparison here ({fix})")
+
+
+def _common_caveats(check: NoiseCheck, test: str) -> list[str]:
+    return [f"No same-versus-same check: {check.reason}; the verdict rests on {test} alone."]
+
+
+def decide_many(pvalue: float, *, alpha: float, gaps=(), kind: str = "several values") -> Verdict:
+    """The verdict of a many-values analysis: the omnibus p at ``alpha``; ``gaps`` (``PairGap``) name the values
+    whose corrected gap against the reference is at most alpha.
+
+    >>> from types import SimpleNamespace as NS
+    >>> v = decide_many(0.01, alpha=0.05, gaps=[NS(a="B", p_adjusted=0.02), NS(a="C", p_adjusted=0.4)])
+    >>> v.conclusion, v.statement, v.found
+    ('detected', 'the values differ by more than chance', ('B',))
+    >>> decide_many(0.05, alpha=0.05).detected   # p <= alpha, the rule of every analysis
+    True
+    """
+    detected = pvalue <= alpha
+    conclusion = "detected" if detected else "not_detected"
+    check = no_noise_check(kind)
+    found = tuple(g.a for g in gaps if g.p_adjusted is not None and g.p_adjusted <= alpha)
+    return Verdict(detected=detected, conclusion=conclusion, statement=MANY_STATEMENTS[conclusion], alpha=alpha,
+                   pvalue=pvalue, noise=check, caveats=tuple(_common_caveats(check, OMNIBUS_TEST)),
+                   test=OMNIBUS_TEST, found=found)
+
+
+def decide_effects(effects, *, alpha: float, test: str = EFFECTS_TEST, what: str = "an effect",
+                   kind: str = "two factors", noise: NoiseCheck | None = None) -> Verdict:
+    """The verdict of a family of corrected tests (the effects of a factor design, the metrics × groups of
+    several metrics): the members whose corrected p is at most ``alpha``.
+
+    ``effects`` are ``(name, corrected p)`` pairs; the verdict's ``pvalue`` is the smallest corrected p.
+
+    >>> v = decide_effects([("style", 0.01), ("name", 0.3), ("interaction", 0.04)], alpha=0.05)
+    >>> v.statement, v.found
+    ('an effect larger than chance after correction: style, interaction', ('style', 'interaction'))
+    >>> decide_effects([("style", 0.2)], alpha=0.05).conclusion
+    'not_detected'
+    """
+    effects = [(str(n), p) for n, p in effects]
+    found = tuple(n for n, p in effects if p is not None and p <= alpha)
+    ps = [p for _, p in effects if p is not None]
+    conclusion = "detected" if found else "not_detected"
+    statement = (f"{what} larger than chance after correction: {', '.join(found)}" if found else
+                 f"no {what.split(' ', 1)[-1]} larger than chance detected after correction (this does not show "
+                 "that there is none)")
+    check = noise or no_noise_check(kind)
+    return Verdict(detected=bool(found), conclusion=conclusion, statement=statement, alpha=alpha,
+                   pvalue=min(ps) if ps else 1.0, noise=check, caveats=tuple(_common_caveats(check, test)),
+                   test=test, found=found)
+
+
+@dataclass(frozen=True)
+class ChangeVerdict:
+    """What a before/after comparison concludes at ``alpha``, computed once.
+
+    Attributes
+    ----------
+    alpha : float
+    changed : bool
+        The exact sign-flip p of the per-item changes in gap is at most ``alpha``.
+    change_p : float
+    after : Verdict
+        The after run's own verdict (its gap against its noise).
+    after_detected : bool
+        The after run detected a gap at ``alpha`` (``after.detected``).
+    """
+
+    alpha: float
+    changed: bool
+    change_p: float
+    after: Verdict
+    after_detected: bool
+
+    def to_dict(self) -> dict:
+        return {"alpha": self.alpha, "changed": self.changed, "change_p": self.change_p,
+                "after_detected": self.after_detected, "after": self.after.to_dict()}
+
+
+def decide_change(change_test, after_verdict: Verdict, *, alpha: float) -> ChangeVerdict:
+    """The verdict of a mitigation re-run: did the gap change, and does the after run still detect one.
+
+    >>> from types import SimpleNamespace as NS
+    >>> after = decide(NS(sign_flip=NS(pvalue=0.2), average_gap=0.1, min_attainable_p=0.01),
+    ...                NoiseCheck("none", "none", False, reason="none was given"), alpha=0.05)
+    >>> v = decide_change(NS(pvalue=0.05), after, alpha=0.05)
+    >>> v.changed, v.after_detected   # p <= alpha, the rule of every analysis
+    (True, False)
+    """
+    return ChangeVerdict(alpha=alpha, changed=bool(change_test.pvalue <= alpha), change_p=change_test.pvalue,
+                         after=after_verdict, after_detected=bool(after_verdict.detected))

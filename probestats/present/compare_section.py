@@ -25,5 +25,7 @@ def render_compare(comparison: Comparison) -> str:
                   "method": after.main.sign_flip.method},
         "change": data["change"], "alpha": before.alpha, "seeds_checked": comparison.seeds_checked,
         "problems": data["problems"],
+        # decided once, in the analysis (probestats.analyses.verdict.decide_change): the template only words it
+        "verdict": {"changed": comparison.verdict.changed, "after_detected": comparison.verdict.after_detected},
     }
     return environment("md").get_template("compare.md.j2").render(**ctx)

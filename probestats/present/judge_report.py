@@ -69,8 +69,7 @@ def judge_context(result) -> dict:
                 f"{count_of(g.n_items, 'item')} ({100 * result.confidence:g}% exact interval {_pct(c.low)} to "
                 f"{_pct(c.high)}).")
         n = g.primacy + g.recency
-        adjusted = [p for p in (g.order_test_p_adjusted, g.sign_flip_p_adjusted) if p is not None]
-        detected = bool(adjusted) and min(adjusted) < alpha
+        detected = result.order_effect_detected(g)   # decided once, in the analysis
         if n == 0:
             text += " No inconsistent item chose the same slot twice."
         else:
@@ -84,6 +83,10 @@ def judge_context(result) -> dict:
             text += (f" At alpha {alpha:g} no order effect was detected (this does not show that the judge has "
                      "none).")
         sentences.append(text)
+    if getattr(result, "verdict", None) is not None:
+        from probestats.present.verdict_text import verdict_line
+
+        sentences.append(verdict_line(result.verdict))
     return {"rows": rows, "sentences": sentences, "by": [visible(b) for b in result.by], "result": result,
             "order": visible(result.order), "orders": [visible(o) for o in result.orders],
             "column": visible(result.column), "repetition": visible(result.repetition) if result.repetition else None, "rules": [visible(r) for r in result.rules],
@@ -111,30 +114,70 @@ def judge_images(result, format: str, assets_dir=None) -> tuple[dict, dict]:
     return {}, {}
 
 
-def render_judge_report(result, *, format: str = "md", templates=None, assets_dir=None) -> str:
-    """A report of the order probe alone: the ``judge`` section under a title (Markdown, HTML or JSON).
+def judge_summary(result) -> str:
+    """One plain paragraph from the order probe's verdict."""
+    verdict = result.verdict
+    judges = count_of(len(result.groups), "judge")
+    where = f"In this order probe of {judges} over {result.order} ({result.orders[0]} and {result.orders[1]})"
+    if verdict.detected:
+        return (f"{where}, an order effect larger than chance would give after correction in "
+                f"{', '.join(verdict.found)} (smallest corrected p = {fmt_p(verdict.pvalue, verdict.alpha)}); the "
+                "probe says which slot the judge favours, not why.")
+    return (f"{where}, the order effects were not more than chance would give after correction (smallest corrected "
+            f"p = {fmt_p(verdict.pvalue, verdict.alpha)}); this does not show that the judge has none, only that this "
+            "probe could not see one.")
+
+
+def judge_finding(result) -> list[str]:
+    """The Finding of an order probe, from its verdict."""
+    from probestats.present.verdict_text import noise_check_sentences
+
+    verdict = result.verdict
+    head = (f"The probe detected an order effect larger than chance after correction in {', '.join(verdict.found)} "
+            f"({verdict.test})." if verdict.detected else
+            f"The probe did not detect an order effect larger than chance after correction ({verdict.test}); this "
+            "does not show that the judge has none.")
+    return [head, *noise_check_sentences(verdict)]
+
+
+def render_judge_report(result, *, format: str = "md", templates=None, assets_dir=None, design=None) -> str:
+    """A report of the order probe alone: Summary, design facts, the ``judge`` section, Finding and Limits under
+    a title (Markdown, HTML or JSON); ``design`` holds the design file's facts (placeholders for the rest).
 
     With Markdown and ``assets_dir``, the figure is written there as PNG and linked.
     """
     from probestats.errors import OptionError
+    from probestats.present import other_sections as other
+    from probestats.present.metrics_report import limits_of
     from probestats.present.output import write_assets
     from probestats.present.report import _environment, _user_template_errors
     from probestats.result import dumps, jsonable
+    from probestats.shape.design import Design
 
     if format not in ("md", "html", "json"):
         raise OptionError(f"unknown report format '{format}'; use one of md, html, json")
+    design = design or Design()
     ctx = judge_context(result)
+    title = f"Order probe of a judge: {result.order}"
+    n = max((g.n_items for g in result.groups), default=0)
+    facts = other.design_facts(design, metric=f"the verdict read from {result.column}",
+                               values=[f"'{result.orders[0]}'", f"'{result.orders[1]}'"],
+                               compared=f"the two orders of {result.order}", items=(), n_items=n,
+                               runs=f"{count_of(len(result.groups), 'judge')}, each item judged in both orders")
+    context, sentences, names = other.own_report("judge", ctx, summary=judge_summary(result), facts=facts,
+                                                 finding=judge_finding(result),
+                                                 limits=limits_of(n, [f"the verdict read from {result.column}"],
+                                                                  design), format=format)
     if format == "json":
         out = result.to_dict()
-        out["report"] = {"title": f"Order probe of a judge: {result.order}", "sections": ["judge"],
-                         "sentences": {"judge": ctx["sentences"]}}
+        out["report"] = {"title": title, "sections": names, "sentences": sentences, "design": design.to_dict()}
         return dumps(jsonable(out)) + "\n"
     env = _environment(format, templates)
     images, pngs = judge_images(result, format, assets_dir)
     with _user_template_errors(templates):
         text = env.get_template(f"report.{format}.j2").render(
-            title=f"Order probe of a judge: {result.order}", version=__version__, source=result.log_source,
-            full=True, sections=["judge"], section_templates={"judge": f"judge.{format}.j2"}, judge=ctx, images=images, alpha=result.alpha)
+            title=title, version=__version__, source=result.log_source, full=True, images=images,
+            alpha=result.alpha, **context)
     if pngs and assets_dir is not None:
         write_assets(assets_dir, {f"{name}.png": png for name, png in pngs.items()})
     if format == "md":

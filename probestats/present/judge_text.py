@@ -120,6 +120,10 @@ def print_judge(result, out) -> None:
             shown = "; ".join(f"{r['count']}x '{safe(r['text'], 100)}'" for r in g.unparsed["replies"][:3])
             out.print(f"  {where}: {g.unparsed['count']} unparsed "
                       f"({', '.join(f'{k} {v}' for k, v in g.unparsed['reasons'].items())}): {shown}")
+    if getattr(result, "verdict", None) is not None:   # decided once, in the analysis
+        from probestats.present.verdict_text import verdict_line
+
+        out.print(safe(verdict_line(result.verdict)))
     if result.problems:
         out.print(f"{len(result.problems)} problem(s)")
         for p in result.problems:

@@ -55,7 +55,9 @@ def metrics_context(analysis) -> dict:
                       "t_p": _test_p(r, "paired t"), "w_p": _test_p(r, "wilcoxon")})
     first = next((t.result.effects for t in analysis.family if t.result.effects is not None), None)
     effect_name = first.get(name).name if first is not None else name
-    detected = [t for t in analysis.family if t.result.p_adjusted is not None and t.result.p_adjusted <= alpha]
+    found = set(analysis.verdict.found)   # decided once, in the analysis
+    detected = [t for t in analysis.family
+                if t.metric + (f" ({', '.join(f'{k} = {v}' for k, v in t.by.items())})" if t.by else "") in found]
     sentences = [f"Test: the exact sign-flip test on the item gaps of each metric and group "
                  f"({analysis.analyses[0].alternative}), p corrected by {analysis.family_text}, alpha {alpha:g}.",
                  f"Beside it, named: {first.d_z.formula if first else 'd_z'}; "
@@ -71,6 +73,9 @@ def metrics_context(analysis) -> dict:
         sentences.append(f"In {count_of(rest, 'other cell') if detected else 'every cell'} the probe did not detect a "
                          "gap larger than chance after correction; this does not show that the system is unbiased "
                          "there, only that these items and runs could not tell a gap from chance.")
+    from probestats.present.verdict_text import verdict_line
+
+    sentences.append(verdict_line(analysis.verdict))
     return {"metrics": analysis.metrics, "grid": grid, "tests": tests, "effect_name": effect_name,
             "confidence": f"{first.d_z.confidence:.0%}" if first else "95%", "family": analysis.family_text,
             "correction": analysis.family_text.split(" over ")[0], "sentences": sentences}
@@ -120,23 +125,34 @@ def render_metrics_report(analysis, *, format: str = "md", templates=None, asset
 
     if format not in ("md", "html", "json"):
         raise OptionError(f"unknown report format '{format}'; use one of md, html, json")
+    from probestats.present import other_sections as other
+    from probestats.present.sections import _runs_text
+    from probestats.shape.design import Design
+
+    design = design or Design()
     ctx = metrics_context(analysis)
-    limits = limits_of(max((t.result.n_items for t in analysis.family), default=0), analysis.metrics, design)
+    n = max((t.result.n_items for t in analysis.family), default=0)
+    limits = limits_of(n, analysis.metrics, design)
     title = f"Probe report: {', '.join(analysis.metrics)}"
-    sentences = {"metrics": ctx["sentences"],
-                 "limits": [f"{label}: {value if isinstance(value, str) else '; '.join(map(str, value))}."
-                            for label, value in limits]}
+    first = analysis.analyses[0]
+    items = [str(i) for i in first.main.items["item"].to_list()]
+    facts = other.design_facts(design, metric=", ".join(analysis.metrics), values=[f"'{first.main.a}'", f"'{first.main.b}'"],
+                               compared="the 2 values", items=items, frame=getattr(first.checked, "frame", None),
+                               runs=_runs_text(first.main.items["n_a"].to_list() + first.main.items["n_b"].to_list())
+                               + f" per value (metric {first.metric})")
+    context, sentences, names = other.own_report("metrics", ctx, summary=other.metrics_summary(analysis), facts=facts,
+                                                 finding=other.metrics_finding(analysis), limits=limits,
+                                                 format=format)
     if format == "json":
         out = {"schema_version": SCHEMA_VERSION, **analysis.to_dict()}
-        out["report"] = {"title": title, "sections": ["metrics", "limits"], "sentences": sentences}
+        out["report"] = {"title": title, "sections": names, "sentences": sentences, "design": design.to_dict()}
         return dumps(jsonable(out)) + "\n"
     env = _environment(format, templates)
     images, pngs = _heatmap(analysis, format, assets_dir)
     with _user_template_errors(templates):
         text = env.get_template(f"report.{format}.j2").render(
-            title=title, version=__version__, source=source or "the log", full=True, sections=["metrics", "limits"],
-            section_templates={"metrics": f"metrics.{format}.j2", "limits": f"limits.{format}.j2"}, metrics=ctx,
-            limits=limits, images=images, alpha=analysis.alpha)
+            title=title, version=__version__, source=source or "the log", full=True, images=images,
+            alpha=analysis.alpha, **context)
     if pngs and assets_dir is not None:
         # as every report: written with the report itself, never over a file probestats did not write
         write_assets(assets_dir, {f"{name}.png": png for name, png in pngs.items()})

@@ -722,7 +722,9 @@ def available_sections(analysis, *, framing=None, comparison=None, judge=None) -
         if comparison is not None:
             names.append("compare")
     else:
-        names = [kind, "limits"]
+        from probestats.present.other_sections import kind_sections
+
+        names = kind_sections(kind)
     if framing is not None:
         names.append("framing")
     if judge is not None:
@@ -765,27 +767,51 @@ def _shaping_sentences(shaping) -> list[str]:
 
 
 def _other_context(analysis, kind: str, source, shaping, design: Design | None = None) -> dict:
-    """The context of a report whose analysis is not one pair (many values, two factors)."""
+    """The context of a report whose analysis is not one pair (many values, two factors): its Summary, design
+    facts and Finding worded from the analysis's verdict, beside the section of its kind."""
+    from probestats.present import other_sections as other
     from probestats.present import sections as parts
 
+    design = design or Design()
     metric = analysis.metric
     if kind == "many":
         title = f"Probe report: {metric} across {len(analysis.main.values)} values"
         section = parts.many_context(analysis)
+        main = analysis.main
+        values = [_q(v.value) + (f" ({', '.join(v.names)})" if v.names else "") for v in main.values]
+        facts, facts_sentences = other.design_facts(
+            design, metric=metric, values=values, compared=f"the {len(values)} values", frame=analysis.frame,
+            items=list(dict.fromkeys(str(i) for i in main.items["item"].to_list())),
+            runs=f"{section['runs']} per item and value")
+        summary = other.many_summary(analysis)
+        finding = other.many_finding(analysis, section.pop("finding"))
     else:
-        title = f"Probe report: {metric}, {analysis.factors[0]} × {analysis.factors[1]}"
+        f1, f2 = analysis.factors
+        title = f"Probe report: {metric}, {f1} × {f2}"
         section = parts.factors_context(analysis)
+        (l1a, l1b), (l2a, l2b) = analysis.levels
+        facts, facts_sentences = other.design_facts(
+            design, metric=metric, values=[f"{_q(l1a)} and {_q(l1b)} of {f1}", f"{_q(l2a)} and {_q(l2b)} of {f2}"],
+            compared="the levels", items=[str(i) for i in analysis.items["item"].to_list()],
+            runs=f"{analysis.runs_per_cell} runs per item and cell (median)")
+        summary = other.effects_summary(analysis)
+        finding = other.effects_finding(analysis, section.pop("finding"))
     section["shaping"] = _shaping_sentences(shaping)
+    facts["shaping"] = section["shaping"]
     warnings_ = grouped_warnings(analysis.problems)
     section["warnings"] = warnings_
-    limits = _other_limits(analysis, kind, design or Design())
+    limits = _other_limits(analysis, kind, design)
     return {"title": title, "version": __version__, "metric": metric, "alpha": analysis.alpha,
             "source": str(source or "the log"), kind: section, "limits": limits,
-            "sentences": {kind: section["shaping"] + section["sentences"]
-                          + [f"Warning from validation: {w}" for w in warnings_],
+            "summary": summary, "design": facts, "finding": {"sentences": finding, "detected": analysis.verdict.detected},
+            "sentences": {"summary": [summary], "design": section["shaping"] + facts_sentences,
+                          kind: section["sentences"] + [f"Warning from validation: {w}" for w in warnings_],
+                          "finding": finding,
                           "limits": [f"{label}: {value if isinstance(value, str) else '; '.join(value)}."
                                      for label, value in limits]},
-            "placeholders": list(dict.fromkeys(str(v) for _, v in limits if isinstance(v, Todo)))}
+            "placeholders": list(dict.fromkeys(
+                [str(v) for v in facts.values() if isinstance(v, Todo)]
+                + [str(v) for _, v in limits if isinstance(v, Todo)]))}
 
 
 def _other_limits(analysis, kind: str, design: Design) -> list[tuple[str, object]]:
@@ -942,7 +968,8 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
         images.update(judge_refs)
         pngs.update(judge_pngs)
     ctx.update(sections=names, images=images, full=sections is None,
-               section_templates={n: f"{SECTION_TEMPLATES.get(n, n)}.{format}.j2" for n in names})
+               section_templates={n: f"{SECTION_TEMPLATES.get(n, n) if kind == 'pair' or n != 'design' else 'facts'}"
+                                     f".{format}.j2" for n in names})
     with _user_template_errors(templates):
         text = template.render(ctx)
     if format == "md" and assets_dir is not None and pngs:

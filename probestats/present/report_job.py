@@ -218,6 +218,10 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
         raise OptionError(f"give the {opt('log')} to report (or a cell table with "
                           f"{either(*_CELLS)})")
     judged = _judge(log, judge, alpha, probe)
+    design = _design(design_file, attribute=attribute, values_why=values_why, metric_definition=metric_definition,
+                     metric_cannot_see=metric_cannot_see, held_fixed=held_fixed, not_fixed=not_fixed,
+                     not_tested=not_tested, run_dates=run_dates, mitigation=mitigation,
+                     gap_of_interest=gap_of_interest)
     if metric is None:
         if judged is None:
             raise OptionError(f"give the metric column, {opt('metric', 'COL')} (or "
@@ -228,12 +232,8 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
 
         if source is not None:  # what the report calls the log, as for every other report
             judged = replace(judged, log_source=str(source))
-        text = render_judge_report(judged, format=fmt, templates=templates, assets_dir=assets)
-        return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), judge=judged)
-    design = _design(design_file, attribute=attribute, values_why=values_why, metric_definition=metric_definition,
-                     metric_cannot_see=metric_cannot_see, held_fixed=held_fixed, not_fixed=not_fixed,
-                     not_tested=not_tested, run_dates=run_dates, mitigation=mitigation,
-                     gap_of_interest=gap_of_interest)
+        text = render_judge_report(judged, format=fmt, templates=templates, assets_dir=assets, design=design)
+        return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), judge=judged, design=design)
     if not framing_log and (targets is not None or toward is not None):
         raise OptionError(f"{opt('targets')} and {opt('toward')} belong to the framing section; give the dual-framing "
                           f"log with {opt('framing_log', 'FRAMING_LOG')}")
@@ -259,7 +259,7 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
     if isinstance(result, FactorialAnalysis):  # beyond 2 × 2: a report of its own
         from probestats.present.factorial_report import render_factorial_report
 
-        text = render_factorial_report(result, format=fmt, templates=templates,
+        text = render_factorial_report(result, format=fmt, templates=templates, design=design,
                                        source=source if source is not None else ", ".join(str(p) for p in log))
         return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), analysis=result, design=design)
     framing = _framing(framing_log, probe, beside_probe=True, **framing_options) if framing_log else None

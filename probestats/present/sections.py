@@ -230,26 +230,32 @@ def many_context(analysis) -> dict:
         sentences.append(f"The metric is 0/1, so the values have selection rates ({POOLED}; the mean of the "
                          f"per-item rates beside it where it differs); impact ratio = rate / highest rate, "
                          f"marked when {NOTE}.")
-    if analysis.detected:
+    finding = []
+    if analysis.verdict.detected:   # decided once, in the analysis
         top = sorted(main.gaps, key=lambda g: -abs(g.average_gap))[:3]
-        sentences.append(f"The values differ by more than chance ({OMNIBUS.split(' (')[0]}: p = {fmt_p(o.pvalue, alpha)}, "
-                         f"below alpha {alpha:g}), {conditions}. Largest gaps against '{main.reference}': "
-                         + "; ".join(f"'{g.a}' {_gap(g.average_gap)} (corrected p = {fmt_p(g.p_adjusted, alpha)})"
-                                     for g in top)
+        finding.append(f"The probe detected a difference between the values larger than chance "
+                       f"({OMNIBUS.split(' (')[0]}: p = {fmt_p(o.pvalue, alpha)}, "
+                       f"below alpha {alpha:g}), {conditions}. Largest gaps against '{main.reference}': "
+                       + "; ".join(f"'{g.a}' {_gap(g.average_gap)} (corrected p = {fmt_p(g.p_adjusted, alpha)})"
+                                   for g in top)
                          + ". This says where the values differ, not why.")
     else:
         largest = max(main.gaps, key=lambda g: abs(g.average_gap), default=None)
-        sentences.append(f"The probe did not detect a difference between the values larger than chance, {conditions} "
-                         f"(omnibus p = {fmt_p(o.pvalue, alpha)})"
-                         + (f"; the largest gap against '{main.reference}' was '{largest.a}' "
-                            f"{_gap(largest.average_gap)} {main.metric}" if largest is not None else "") + ".")
-        sentences.append("This does not show that the system is unbiased: a smaller difference, or one on other "
-                         "items, values, metrics, models or settings, could go unseen.")
+        finding.append(f"The probe did not detect a difference between the values larger than chance, {conditions} "
+                       f"(omnibus p = {fmt_p(o.pvalue, alpha)})"
+                       + (f"; the largest gap against '{main.reference}' was '{largest.a}' "
+                          f"{_gap(largest.average_gap)} {main.metric}" if largest is not None else "") + ".")
+        finding.append("This does not show that the system is unbiased: a smaller difference, or one on other "
+                       "items, values, metrics, models or settings, could go unseen.")
     if analysis.groups:
         sentences.append(f"Per group of {', '.join(analysis.groups[0].by)}: the same tests, the omnibus p corrected "
                          f"across the {count_of(len(analysis.groups), 'group')} "
                          f"({correction_name(analysis.correction)}).")
+    from probestats.present.verdict_text import verdict_line
+
+    sentences.append(verdict_line(analysis.verdict))
     ctx["sentences"] = sentences
+    ctx["finding"] = finding
     return ctx
 
 
@@ -261,7 +267,7 @@ def factors_context(analysis) -> dict:
     alpha = analysis.alpha
     correction = correction_name(analysis.correction)
     effects = [{"name": e.name, "description": e.description, "average": e.average, "p": e.sign_flip.pvalue,
-                "p_adjusted": e.p_adjusted, "detected": e.p_adjusted is not None and e.p_adjusted <= alpha}
+                "p_adjusted": e.p_adjusted, "detected": e.name in analysis.verdict.found}
                for e in analysis.effects]
     method = analysis.effects[0].sign_flip.method if analysis.effects else ""
     (f1, f2), ((l1a, l1b), (l2a, l2b)) = analysis.factors, analysis.levels
@@ -270,23 +276,27 @@ def factors_context(analysis) -> dict:
                   "per item and cell")
     sentences = [f"Test: the {SIGN_FLIP.replace('item gaps', 'per-item effects')} ({method}), p corrected across "
                  f"the {len(effects)} effects ({correction}), alpha {alpha:g}."]
-    found = [e for e in effects if e["detected"]]
+    found = [e for e in effects if e["name"] in analysis.verdict.found]   # decided once, in the analysis
+    finding = []
     if found:
-        sentences.append("After correction, larger than chance: "
-                         + "; ".join(f"{e['name']} {_gap(e['average'])} (corrected p = "
-                                     f"{fmt_p(e['p_adjusted'], alpha)})" for e in found)
-                         + f", {conditions}. This says where the gaps are, not why.")
+        finding.append("After correction, larger than chance: "
+                       + "; ".join(f"{e['name']} {_gap(e['average'])} (corrected p = "
+                                   f"{fmt_p(e['p_adjusted'], alpha)})" for e in found)
+                       + f", {conditions}. This says where the gaps are, not why.")
     else:
-        sentences.append(f"No effect was detected larger than chance after correction, {conditions}; "
-                         "this does not show that the system is unbiased on either attribute.")
+        finding.append(f"No effect was detected larger than chance after correction, {conditions}; "
+                       "this does not show that the system is unbiased on either attribute.")
     sentences.append(f"Design: {analysis.note}.")
+    from probestats.present.verdict_text import verdict_line
+
+    sentences.append(verdict_line(analysis.verdict))
     cells = [c for c in analysis.items.columns if c != "item"]
     item_rows = [{"item": str(r["item"]), "means": [r[c] for c in cells]}
                  for r in analysis.items.iter_rows(named=True)]
     return {"cells": cells, "item_rows": item_rows, "metric": analysis.metric, "factors": list(analysis.factors),
             "levels": [list(analysis.levels[0]), list(analysis.levels[1])], "n_items": analysis.n_items,
             "runs_per_cell": analysis.runs_per_cell, "effects": effects, "correction": correction,
-            "method": method, "note": analysis.note, "sentences": sentences}
+            "method": method, "note": analysis.note, "sentences": sentences, "finding": finding}
 
 
 # ---------------------------------------------------------------------------- a judge's scale
@@ -333,7 +343,8 @@ def compare_context(comparison) -> dict:
 
     sentences = [f"Tests: the {SIGN_FLIP} of each run ({before.main.sign_flip.method}); the change (after − before) "
                  f"with the exact sign-flip test on the per-item changes in gap ({test.method})."]
-    if test.pvalue < alpha:
+    verdict = comparison.verdict   # decided once, in the analysis
+    if verdict.changed:
         sentences.append(f"The average gap changed by {_gap(comparison.change_average_gap)} between the two runs, "
                          f"more than chance at alpha {alpha:g} (p = {fmt_p(test.pvalue, alpha)}), with these items, "
                          "values, metric and settings.")
@@ -341,11 +352,12 @@ def compare_context(comparison) -> dict:
         sentences.append(f"The change in the average gap ({_gap(comparison.change_average_gap)}) is not larger than "
                          f"chance at alpha {alpha:g} (p = {fmt_p(test.pvalue, alpha)}): these runs do not show that "
                          "the change moved the gap.")
-    if after.main.sign_flip.pvalue >= alpha:
+    if not verdict.after_detected:
         sentences.append("The after run did not detect a gap larger than its noise, with these "
                          f"{count_of(after.main.n_items, 'item')}, values, metric and settings, and "
                          f"{fmt_num(after.main.runs_per_value()[0])} runs per value. This does not show that the "
                          "system is unbiased, nor that the gap is gone on other items, values or metrics.")
     return {"names": data["names"], "metric": data["metric"], "a": data["a"], "b": data["b"],
             "before": run(before), "after": run(after), "change": data["change"], "alpha": alpha,
-            "seeds_checked": comparison.seeds_checked, "problems": data["problems"], "sentences": sentences}
+            "seeds_checked": comparison.seeds_checked, "problems": data["problems"], "sentences": sentences,
+            "verdict": {"changed": verdict.changed, "after_detected": verdict.after_detected}}

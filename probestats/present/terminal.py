@@ -255,9 +255,11 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
         one(g, ", ".join(f"{escape(str(k))} = {escape(str(v))}" for k, v in g.by.items()))
     if analysis.groups:
         out.print(f"omnibus p-values adjusted across {len(analysis.groups)} groups ({escape(analysis.correction)})")
-    verdict = ("the values differ by more than chance" if analysis.detected
-               else "no difference between the values larger than chance detected (this does not show that there is none)")
-    out.print(f"at alpha {analysis.alpha:g}: {verdict}")
+    from probestats.present.verdict_text import noise_check_sentences, verdict_line
+
+    for line in noise_check_sentences(analysis.verdict):
+        out.print(escape(line))
+    out.print(escape(verdict_line(analysis.verdict)))
     if analysis.problems:
         print_problems(analysis.problems, out=out)
 
@@ -280,6 +282,11 @@ def print_factors(result: FactorAnalysis, out: Console) -> None:
     out.print(f"tests: exact sign-flip across items ({escape(result.effects[0].sign_flip.method)}); "
               f"p corrected across the {len(result.effects)} effects ({escape(result.correction)})")
     out.print(f"design: {escape(result.note)}")
+    from probestats.present.verdict_text import noise_check_sentences, verdict_line
+
+    for line in noise_check_sentences(result.verdict):
+        out.print(escape(line))
+    out.print(escape(verdict_line(result.verdict)))
     if result.problems:
         print_problems(result.problems, out=out)
 

@@ -36,7 +36,8 @@ def print_factorial(analysis, out: Console) -> None:
         for r in analysis.anova:
             out.print(f"  {escape(r.effect)}: F({r.df1:g}, {r.df2:g}) = {fmt_num(r.f)}, p = {fmt_p(r.pvalue)}, "
                       f"partial eta² = {fmt_num(r.partial_eta_squared)} (F df1 / (F df1 + df2))")
-    detected = [t.name for t in analysis.tests if t.p_adjusted is not None and t.p_adjusted <= analysis.alpha]
-    out.print(f"at alpha {analysis.alpha:g}: " + (f"an effect larger than chance: {escape(', '.join(detected))}"
-                                                  if detected else "no effect larger than chance detected "
-                                                  "(this does not show that there is none)"))
+    from probestats.present.verdict_text import noise_check_sentences, verdict_line
+
+    for line in noise_check_sentences(analysis.verdict):
+        out.print(escape(line))
+    out.print(escape(verdict_line(analysis.verdict)))

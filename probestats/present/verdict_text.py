@@ -44,7 +44,9 @@ def noise_check_sentences(verdict) -> list[str]:
     if check.failed:
         return [c for c in verdict.caveats if c.startswith("The noise check failed")]
     if not check.valid:
-        return [f"No valid same-versus-same check: {check.reason}; the verdict rests on the exact test alone."]
+        test = getattr(verdict, "test", None)
+        test = "the exact test" if test in (None, "the exact sign-flip test on the item gaps") else test
+        return [f"No valid same-versus-same check: {check.reason}; the verdict rests on {test} alone."]
     return []
 
 

@@ -3,11 +3,17 @@
 :func:`cell_query` writes, in the engine's dialect (translated by sqlglot from DuckDB's),
 the aggregation whose result has the columns of :mod:`probestats.analyses.cells`: exact
 sums as DECIMAL(38, 0) whole units of ``10**-places`` (the metric times ``10**places``,
-rounded), cast to text so no later step rounds them, and the same sums over the first half
-of each cell's runs (``ROW_NUMBER`` over the cell ordered by seed, then row order), from
-which the within-log noise row is rebuilt. :func:`validation_queries` gives the
+rounded), cast to text so no later step rounds them. :func:`validation_queries` gives the
 checks that can run in the engine: items lacking a value, settings that vary within an
 item, repeated seeds, metric values finer than ``places`` decimals.
+
+The query carries **no within-log noise check**, and says so in its first lines
+(:data:`NO_HALVES`). That check splits each cell's runs into two halves drawn at random with
+a stated seed (:mod:`probestats.analyses.halves`); a split by seed or row order is not one (a
+file sorted by the metric makes its halves unequal), and SQL engines cannot draw the same
+random halves as probestats does. So the half columns are empty (``n_first`` 0,
+``first_split`` ``none``) and the analysis of the table leaves the same-versus-same row out
+with a warning that names what to do instead.
 
 Dialects other than ``duckdb`` and ``spark`` are what sqlglot writes, not tested here.
 """
@@ -18,7 +24,13 @@ from typing import Mapping, Sequence
 
 from probestats.errors import OptionError
 
-__all__ = ["cell_query", "validation_queries", "TESTED_DIALECTS"]
+__all__ = ["cell_query", "validation_queries", "TESTED_DIALECTS", "NO_HALVES"]
+
+#: what the query's first lines say about the within-log noise check it does not carry
+NO_HALVES = ("-- no within-log noise check: the same-versus-same row needs each cell's runs split in halves drawn\n"
+             "-- at random (seeded) as probestats draws them, which this SQL cannot do, so its half columns are empty.\n"
+             "-- For that row, build the table with probestats cells, analyze the row log, or give a\n"
+             "-- same-versus-same log (--noise).\n")
 
 TESTED_DIALECTS = ("duckdb", "spark")
 SETTINGS = ("model", "temperature", "system")
@@ -81,27 +93,6 @@ def _write(sql: str, dialect: str) -> str:
         raise OptionError(f"--dialect {dialect}: sqlglot cannot write it ({str(exc).splitlines()[0]})") from None
 
 
-def _halves(src: str, value: str, cell: str, seed: str | None) -> str:
-    """``src`` with each run's rank among its cell's runs with a value (``__rank``, from 1), the
-    cell's count of them (``__counted``) and whether its value's runs all have a seed (``__seeded``).
-
-    The rank follows the within-log noise of the row log: seed as a number, then as text, then
-    row order (nulls first); by row order alone for a value some of whose runs have no seed.
-    """
-    if seed:
-        s = _ident(seed)
-        seeded = (f"SUM(CASE WHEN {s} IS NULL AND {value} IS NOT NULL THEN 1 ELSE 0 END) "
-                  f"OVER (PARTITION BY {_ident('variant')}) = 0")
-        keys = (f"CASE WHEN __seeded THEN TRY_CAST({s} AS DOUBLE) END NULLS FIRST, "
-                f"CASE WHEN __seeded THEN TRIM(CAST({s} AS VARCHAR)) END NULLS FIRST, ")
-    else:
-        seeded, keys = "FALSE", ""
-    rank = (f"ROW_NUMBER() OVER (PARTITION BY {cell} ORDER BY CASE WHEN {value} IS NULL THEN 1 ELSE 0 END, "
-            f"{keys}__row) AS __rank")
-    return (f"SELECT *, {rank}, COUNT({value}) OVER (PARTITION BY {cell}) AS __counted "
-            f"FROM (SELECT *, {seeded} AS __seeded FROM ({src}) AS r) AS h")
-
-
 def cell_query(*, table: str, metric: str, dialect: str = "duckdb", by: Sequence[str] = (), places: int = 6,
                columns: Mapping[str, str] | None = None, where: str | None = None,
                derive: Sequence[tuple[str, str]] = (), order: str | None = None,
@@ -111,8 +102,7 @@ def cell_query(*, table: str, metric: str, dialect: str = "duckdb", by: Sequence
 
     ``order`` names a column giving the runs' order (a row number or a time), so items keep
     the log's order; without it items are ordered by their id. ``seed`` is the (canonical)
-    seed column the halves of each cell are split by; None for a table without one (the
-    halves then follow ``order``), and each cell's seeds are kept as a JSON list (``seeds``).
+    seed column, each cell's seeds kept as a JSON list (``seeds``); None for a table without one.
     ``settings``: held-fixed columns (model, temperature, system) kept per cell as its first run's
     value (the report's design section). ``time``: the table has a ``time`` column; each cell's
     first and last are kept (the report's run dates). ``runs``: each cell's values are kept, in order (``runs_units``), as a noise or pilot
@@ -120,6 +110,8 @@ def cell_query(*, table: str, metric: str, dialect: str = "duckdb", by: Sequence
 
     >>> sql = cell_query(table="logs", metric="steps")
     >>> "DECIMAL(38, 0)" in sql and "sum_units" in sql
+    True
+    >>> sql.startswith("-- no within-log noise check") and ";" not in sql   # the query can sit inside COPY (...)
     True
     """
     if not 0 <= int(places) <= 9:
@@ -129,7 +121,6 @@ def cell_query(*, table: str, metric: str, dialect: str = "duckdb", by: Sequence
     units = f"CAST(ROUND({value} * {10 ** int(places)}) AS DECIMAL(38, 0))"
     keys = [_ident(c) for c in by]
     group = ", ".join([*keys, _ident("item"), _ident("variant")])
-    first = f"{value} IS NOT NULL AND 2 * __rank <= __counted"  # the first counted // 2 runs with a value
     select = ", ".join([
         *keys,
         f"CAST({_ident('item')} AS VARCHAR) AS item",
@@ -142,10 +133,9 @@ def cell_query(*, table: str, metric: str, dialect: str = "duckdb", by: Sequence
         f"MIN({value}) AS min",
         f"MAX({value}) AS max",
         f"MIN(CASE WHEN {value} IS NOT NULL THEN __row END) AS first_row",
-        f"CAST(SUM(CASE WHEN {first} THEN 1 ELSE 0 END) AS BIGINT) AS n_first",
-        f"CAST(SUM(CASE WHEN {first} THEN {units} ELSE 0 END) AS VARCHAR) AS sum_units_first",
-        f"CAST(SUM(CASE WHEN {first} THEN {units} * {units} ELSE 0 END) AS VARCHAR) AS sumsq_units_first",
-        "CASE WHEN MIN(CASE WHEN __seeded THEN 1 ELSE 0 END) = 1 THEN 'seed' ELSE 'row order' END AS first_split",
+        # no halves: random halves as probestats draws them cannot be drawn here (see NO_HALVES)
+        "CAST(0 AS BIGINT) AS n_first", "CAST('0' AS VARCHAR) AS sum_units_first",
+        "CAST('0' AS VARCHAR) AS sumsq_units_first", "'none' AS first_split",
         f"{_literal(metric)} AS metric",
         *[f"ARG_MIN({_ident(c)}, __row) AS {_ident(c)}" for c in settings],
         # LIST_DISTINCT, not a DISTINCT aggregate: Spark 4 cannot plan one beside LISTAGG ... WITHIN GROUP
@@ -155,9 +145,9 @@ def cell_query(*, table: str, metric: str, dialect: str = "duckdb", by: Sequence
         *([f"STRING_AGG(CAST({units} AS VARCHAR), ' ' ORDER BY __row) FILTER (WHERE {value} IS NOT NULL) "
            "AS runs_units"] if runs else []),
     ])
-    src = _halves(_source(table, metric, columns, where, derive, order), value, group, seed)
+    src = _source(table, metric, columns, where, derive, order)
     sql = f"SELECT {select} FROM ({src}) AS src GROUP BY {group} ORDER BY first_row"
-    return _write(sql, dialect)
+    return NO_HALVES + _write(sql, dialect)
 
 
 def validation_queries(*, table: str, metric: str, dialect: str = "duckdb", by: Sequence[str] = (),
