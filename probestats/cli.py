@@ -22,8 +22,71 @@ EXIT_USAGE = 2
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
+#: The groups a command's help lists its options in, by parameter name (the rest: "The comparison").
+OPTION_GROUPS = {
+    "Input and shaping": ("read", "column", "where", "derive", "wide", "group", "fold_case", "complete", "from_text",
+                          "design_file", "facts", "dialect", "table"),
+    "Tests": ("alternative", "alpha", "correction", "interval", "n_resamples", "seed", "effect_size", "row_level",
+              "per_item", "gap", "target", "sims", "shift", "mdg_range", "heterogeneity", "items", "runs"),
+    "Output": ("json_out", "output", "sections", "force", "plot", "keep_runs", "with_runs", "with_time", "places",
+               "no_seed", "run_order", "settings", "port", "host", "open_browser", "max_mb", "help"),
+}
+COMPARISON = "The comparison"
 
-@click.group(context_settings=CONTEXT)
+#: Spellings that were replaced: given, they are refused with a pointer to the new one (exit 2).
+#: Keys are "--old" (every command) or "command --old" (one command).
+REPLACED: dict[str, str] = {
+    "report --judge-by": "--by (one row per judge, as in probestats judge)",
+    "sql --order": "--run-order COL (the runs' order; --order is the judge's order column)",
+}
+
+
+class Replaced(click.UsageError):
+    """An old spelling: one line, ``Error: --old was replaced by --new ...`` (exit code 2)."""
+
+    def show(self, file=None) -> None:
+        click.echo(f"Error: {self.format_message()}", err=True, file=file)
+
+
+def _refuse_replaced(command: str, args) -> None:
+    """Refuse an old spelling among ``args`` (up to ``--``) before click parses them."""
+    for arg in args:
+        if arg == "--":
+            return
+        if not arg.startswith("--"):
+            continue
+        name = arg.split("=", 1)[0]
+        new = REPLACED.get(f"{command} {name}") or REPLACED.get(name)
+        if new is not None:
+            raise Replaced(f"{name} was replaced by {new}")
+
+
+class Command(click.Command):
+    """A command that refuses replaced spellings and lists its options in groups."""
+
+    def parse_args(self, ctx, args):
+        _refuse_replaced(self.name, args)
+        return super().parse_args(ctx, args)
+
+    def format_options(self, ctx, formatter) -> None:
+        groups: dict[str, list] = {COMPARISON: [], **{name: [] for name in OPTION_GROUPS}}
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            group = next((g for g, names in OPTION_GROUPS.items() if param.name in names), COMPARISON)
+            groups[group].append(record)
+        for name in ("Input and shaping", COMPARISON, "Tests", "Output"):
+            if groups[name]:
+                with formatter.section(f"{name} options"):
+                    formatter.write_dl(groups[name])
+
+
+class Group(click.Group):
+    command_class = Command
+
+
+@click.group(cls=Group, context_settings=CONTEXT)
 @click.version_option(__version__, "--version", prog_name="probestats")
 def cli():
     """Trustworthy statistics from counterfactual bias-probe logs.
@@ -282,6 +345,22 @@ fold_case_option = click.option("--fold-case", is_flag=True,
 seed_option = click.option("--seed", type=int, default=0, show_default=True,
                            help="Seed of the random draws, for results that reproduce.")
 
+# --by, --scale and --order: declared here once, one meaning in every command that takes them
+by_option = click.option(
+    "--by", multiple=True, metavar="COL",
+    help="Groups: one result per value of COL (repeatable), corrected across groups; in judge and a report's "
+         "judge section, one per judge. framing's default: model, plus topic when the topics share no "
+         "reference target.")
+scale_option = click.option(
+    "--scale", metavar="LOW:HIGH",
+    help="The scale the metric (a judge's score or label) is given on, e.g. 1:5 (0: for a floor only): cells "
+         "whose baseline sits at its top or bottom are flagged; plan keeps simulated runs within it (default "
+         "there: an end of the noise log where 5%% of runs or more pile up).")
+order_option = click.option(
+    "--order", metavar="COL",
+    help="The order probe of a pairwise judge: the column whose two values are the two answer orders "
+         "(required by judge; in report, adds the judge section).")
+
 
 def noise_options(func):
     """--noise-value, --setting and --setting-is-attribute: the noise reference taken from one value's repeats,
@@ -310,7 +389,7 @@ def json_option(what: str = "the result"):
 @click.option("--metric", metavar="COL", help="The metric column to check (numbers, blanks, suspect zeros).")
 @click.option("--a", "a", metavar="VALUE", help="First compared value (default: the first value in the log).")
 @click.option("--b", "b", metavar="VALUE", help="Second compared value (default: the second value in the log).")
-@click.option("--by", multiple=True, metavar="COL", help="Columns results will be split by (repeatable).")
+@by_option
 @json_option()
 @json_refusals
 @shape_options
@@ -354,7 +433,7 @@ def validate(log, metric, a, b, by, json_out, probe):
                    "probe; 'within' (the default): the log's runs split in halves drawn at random within cells "
                    "(--seed); 'none'.")
 @noise_options
-@click.option("--by", multiple=True, metavar="COL", help="Repeat the analysis per group of COL (repeatable).")
+@by_option
 @click.option("--cells", "cells_file", type=click.Path(path_type=Path), metavar="FILE",
               help="Analyze a cell table (from probestats cells, or a warehouse via probestats sql) instead of a LOG.")
 @click.option("--noise-cells", "noise_cells", type=click.Path(path_type=Path), metavar="NOISE_CELLS",
@@ -365,7 +444,7 @@ def validate(log, metric, a, b, by, json_out, probe):
               show_default=True, help="Correction across --by groups.")
 @click.option("--json", "json_out", is_flag=True, help="Print the result as JSON (the stable contract in the README).")
 @click.option("--reference", metavar="VALUE", help="More than two values: gaps are measured against VALUE (default: the first).")
-@click.option("--scale", metavar="LOW:HIGH", help="A judge's scale: flag cells whose --b baseline sits at its top or bottom.")
+@scale_option
 @click.option("--factor", multiple=True, metavar="COL", help="Two attributes at once: give --factor twice (e.g. style, name).")
 @click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
               help="Resamples of every resampling method: the bootstrap intervals, the sign-flip inversion beyond "
@@ -481,24 +560,22 @@ def framing_answer_options(func):
 def judge_report_options(func):
     """The options of an order probe's report section (the judge section), gathered into ``judge``."""
 
-    @click.option("--order", metavar="COL", help="Add the order probe of a pairwise judge: the column whose two "
-                  "values are the two answer orders (see probestats judge).")
+    @order_option
     @click.option("--response", "judge_response", metavar="COL", help="With --order: the judge's raw reply.")
     @click.option("--choice", "judge_choice", metavar="COL", help="With --order: the slot chosen (first/second/tie).")
     @click.option("--verdict", "verdicts", multiple=True, metavar="LABEL=PATTERN",
                   help="With --order: how a verdict is read, e.g. --verdict \"first=[[A]]\" (repeatable).")
-    @click.option("--judge-by", multiple=True, metavar="COL", help="With --order: one row per judge (repeatable).")
     @click.option("--repetition", metavar="COL", help="With --order: the column numbering repeated judgments.")
     @functools.wraps(func)
-    def wrapper(*args, order=None, judge_response=None, judge_choice=None, verdicts=(), judge_by=(),
+    def wrapper(*args, order=None, judge_response=None, judge_choice=None, verdicts=(),
                 repetition=None, **kwargs):
-        given = judge_response or judge_choice or verdicts or judge_by or repetition
+        given = judge_response or judge_choice or verdicts or repetition
         if order is None and given:
-            raise click.UsageError("--response, --choice, --verdict, --judge-by and --repetition describe an "
+            raise click.UsageError("--response, --choice, --verdict and --repetition describe an "
                                    "order probe; add --order COL")
         kwargs["judge"] = None if order is None else {
             "order": order, "response": judge_response, "choice": judge_choice, "verdicts": verdicts,
-            "by": judge_by, "repetition": repetition}
+            "by": kwargs.get("by", ()), "repetition": repetition}
         return func(*args, **kwargs)
 
     return wrapper
@@ -567,14 +644,12 @@ def cells_report_options(func):
 @click.option("--targets", type=click.Path(path_type=Path), metavar="FILE",
               help="With --framing: per topic, the target each framing asserts (topic, affirmative, reverse).")
 @click.option("--toward", metavar="TARGET", help="With --framing: the reference target.")
-@click.option("--by", multiple=True, metavar="COL", help="Repeat the analysis per group of COL (repeatable): "
-              "adds the groups section.")
+@by_option
 @click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
               show_default=True, help="Correction across --by groups (and pairs of values).")
 @click.option("--reference", metavar="VALUE",
               help="More than two values: gaps against VALUE (the many section).")
-@click.option("--scale", metavar="LOW:HIGH",
-              help="A judge's scale: the ceilings section names cells whose --b baseline sits at its top or bottom.")
+@scale_option
 @click.option("--factor", multiple=True, metavar="COL",
               help="Two attributes at once: give --factor twice (the factors section).")
 @click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
@@ -674,9 +749,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
 @seed_option
 @click.option("--plot", type=click.Path(path_type=Path), metavar="FILE.png",
               help="Also draw power against runs per value (needs --gap).")
-@click.option("--scale", metavar="LOW:HIGH",
-              help="The metric's floor and ceiling (e.g. 1:5, 0:1, or 0: for a floor only); simulated runs stay "
-                   "within it. Default: an end of the noise log where 5% of runs or more pile up.")
+@scale_option
 @click.option("--shift", type=click.Choice(["additive", "scale", "steps"]), default="additive", show_default=True,
               help="How a gap acts: added to the mean (a count's rate, its extra events drawn), scaling the mean "
                    "(a rate gap for counts, multiplicative for other metrics that are never negative), or whole "
@@ -717,8 +790,7 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
 
 @cli.command()
 @logs_argument()
-@click.option("--by", multiple=True, metavar="COL",
-              help="Cells (repeatable). Default: model, plus topic when the topics share no reference target.")
+@by_option
 @click.option("--toward", metavar="TARGET", help="Reference target (default per topic: the affirmative one).")
 @click.option("--targets", type=click.Path(path_type=Path), metavar="FILE",
               help="Per topic, the target each framing asserts (columns topic, affirmative, reverse).")
@@ -734,7 +806,7 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
 @click.option("--response", "response_col", metavar="COL", help="The raw response column (default: reply).")
 @click.option("--score-from", type=click.Choice(["score", "label", "response"]),
               help="Where scores come from (default: score, else label, else a parse of the response).")
-@click.option("--scale", metavar="LOW:HIGH", help="Declared numeric scale of scores or labels, e.g. 1:5.")
+@scale_option
 @framing_answer_options
 @json_option()
 @json_refusals
@@ -833,7 +905,7 @@ def _run_judge(log, *, order, response, choice, verdicts, by, repetition, score,
 
 @cli.command()
 @logs_argument()
-@click.option("--order", required=True, metavar="COL", help="The column whose two values are the two answer orders.")
+@order_option
 @click.option("--response", metavar="COL", help="The judge's raw reply, read with --verdict rules.")
 @click.option("--choice", metavar="COL", help="A column that already holds the slot chosen (first, second, tie; "
               "other labels mapped with --verdict first=A).")
@@ -842,9 +914,9 @@ def _run_judge(log, *, order, response, choice, verdicts, by, repetition, score,
 @click.option("--verdict", "verdicts", multiple=True, metavar="LABEL=PATTERN",
               help="LABEL is first, second or tie; PATTERN literal text (case-sensitive, anywhere in the reply), or "
                    "re:REGEX. Repeatable.")
-@click.option("--by", multiple=True, metavar="COL", help="The judge column: one analysis per judge (repeatable).")
+@by_option
 @click.option("--repetition", metavar="COL", help="The column numbering repeated judgments of the same item.")
-@click.option("--scale", metavar="LOW:HIGH", help="With --score: the judge's scale, e.g. 1:10 (ceiling and floor flags).")
+@scale_option
 @alpha_option
 @click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
               show_default=True, help="Correction across judges (each test on its own).")
@@ -864,6 +936,8 @@ def judge(log, order, response, choice, score, verdicts, by, repetition, scale, 
       probestats judge verdicts.csv --order position --choice winner --verdict first=A --verdict second=B
       probestats judge scores.csv --order position --score score --scale 1:10
     """
+    if order is None:
+        raise click.UsageError("Missing option '--order'.")
     if score is None and choice is None and not verdicts:
         raise click.UsageError("say how verdicts are read: --response COL with --verdict \"first=[[A]]\" "
                                "--verdict \"second=[[B]]\", or --choice COL, or --score COL")
@@ -961,7 +1035,7 @@ def _compare_cells(before, after, metric, a, b, alternative, alpha, probe):
 @cli.command()
 @logs_argument()
 @metric_option
-@click.option("--by", multiple=True, metavar="COL", help="Keep cells apart per group of COL (repeatable).")
+@by_option
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path), metavar="FILE",
               help="The cell table to write (.parquet, .csv or .jsonl).")
 @click.option("--runs", "keep_runs", is_flag=True,
@@ -1005,16 +1079,17 @@ def cells(log, metric, by, output, probe, keep_runs=False):
               help="duckdb or spark (tested); other sqlglot dialects are written but not tested here.")
 @click.option("--table", required=True, metavar="NAME", help="The table or view holding the log, one row per run.")
 @metric_option
-@click.option("--by", multiple=True, metavar="COL", help="Keep cells apart per group of COL (repeatable).")
+@by_option
 @click.option("--where", metavar="SQL", help="Keep only rows where this SQL condition holds.")
 @click.option("--derive", multiple=True, metavar="NAME=SQL", help="Add a column from a SQL expression (repeatable).")
 @click.option("--column", multiple=True, metavar="CANONICAL=HEADER",
               help="The table's column for a canonical one, e.g. item=question_id (repeatable).")
-@click.option("--order", metavar="COL", help="A column giving the runs' order (row number or time): items keep it.")
+@click.option("--run-order", "order", metavar="COL",
+              help="A column giving the runs' order (row number or time): items keep it.")
 @click.option("--places", type=click.IntRange(0, 9), default=6, show_default=True,
               help="Decimal places of the metric's values; sums are exact whole units of 10^-places.")
 @click.option("--no-seed", is_flag=True,
-              help="The table has no seed column: each cell's halves (the within-log noise) follow --order.")
+              help="The table has no seed column: each cell's halves (the within-log noise) follow --run-order.")
 @click.option("--time", "with_time", is_flag=True,
               help="The table has a time column: keep each cell's first and last time (the report's run dates).")
 @click.option("--runs", "with_runs", is_flag=True,
@@ -1029,7 +1104,7 @@ def sql(dialect, table, metric, by, where, derive, column, order, places, no_see
     \b
     Examples:
       probestats sql --dialect duckdb --table logs --metric steps
-      probestats sql --dialect spark --table db.logs --metric score --by model --order run_id
+      probestats sql --dialect spark --table db.logs --metric score --by model --run-order run_id
     """
     from probestats.shape.derive import parse_derive
     from probestats.shape.warehouse import TESTED_DIALECTS, cell_query, validation_queries

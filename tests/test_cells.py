@@ -125,7 +125,7 @@ def but_the_noise(text: str, warehouse: bool = False) -> str:
 def test_duckdb_running_probestats_sql_gives_the_row_logs_json(tmp_path, name):
     con = duckdb.connect()
     load(con, SAMPLES / name)
-    out = duckdb_cells(con, tmp_path, "--metric", "steps", "--order", "_row")
+    out = duckdb_cells(con, tmp_path, "--metric", "steps", "--run-order", "_row")
     assert but_the_noise(run("analyze", "--cells", out, "--metric", "steps", "--json"), True) == \
         but_the_noise(row_log_json("analyze", SAMPLES / name, "--metric", "steps", "--json"))
     # the validation queries run, and a clean sample log has no unmatched item or repeated seed
@@ -152,7 +152,7 @@ def test_sql_maps_columns_filters_and_derives(tmp_path):
     con.register("logs_view", frame.to_arrow())
     con.execute("CREATE TABLE logs AS SELECT * FROM logs_view")
     out = duckdb_cells(con, tmp_path, "--metric", "twice", "--column", "item=question", "--derive",
-                       "twice = n_steps * 2", "--where", "seed <> 1", "--order", "_row")
+                       "twice = n_steps * 2", "--where", "seed <> 1", "--run-order", "_row")
     want = row_log_json("analyze", SAMPLES / "style_probe.csv", "--metric", "twice", "--derive", "twice = steps * 2",
                "--where", "seed <> 1", "--json")
     assert but_the_noise(run("analyze", "--cells", out, "--metric", "twice", "--json"), True) == but_the_noise(want)
@@ -173,7 +173,7 @@ def test_duckdb_on_a_million_rows_gives_the_row_logs_json(tmp_path):
     frame.write_csv(log)
     con = duckdb.connect()
     load(con, log)
-    out = duckdb_cells(con, tmp_path, "--metric", "steps", "--order", "_row")
+    out = duckdb_cells(con, tmp_path, "--metric", "steps", "--run-order", "_row")
     want = row_log_json("analyze", log, "--metric", "steps", "--json")
     assert but_the_noise(run("analyze", "--cells", out, "--metric", "steps", "--json"), True) == but_the_noise(want)
     assert json.loads(want)["sign_flip"]["method_detail"].startswith("exact (lattice convolution, step 1/500")
@@ -190,7 +190,7 @@ def test_spark_running_the_spark_dialect_gives_the_row_logs_json(tmp_path, name,
     schema = ", ".join(f"`{c}` {'BIGINT' if c == '_row' else 'DOUBLE' if c == 'steps' else 'STRING'}"
                        for c in frame.columns)
     spark.createDataFrame(frame.rows(), schema=schema).createOrReplaceTempView("logs")
-    query = run("sql", "--dialect", "spark", "--table", "logs", "--metric", "steps", "--order", "_row").split(";")[0]
+    query = run("sql", "--dialect", "spark", "--table", "logs", "--metric", "steps", "--run-order", "_row").split(";")[0]
     result = spark.sql(query)
     out = tmp_path / "spark.csv"
     pl.DataFrame([r.asDict() for r in result.collect()], infer_schema_length=None).write_csv(out)

@@ -167,7 +167,7 @@ def duckdb_cells(log: Path, folder: Path, *options) -> Path:
     con = duckdb.connect()
     con.execute("SET threads = 1")
     con.execute(f"CREATE TABLE logs AS SELECT *, ROW_NUMBER() OVER () AS _row FROM read_csv_auto('{log}')")
-    query = run("sql", "--dialect", "duckdb", "--table", "logs", "--metric", "steps", "--order", "_row",
+    query = run("sql", "--dialect", "duckdb", "--table", "logs", "--metric", "steps", "--run-order", "_row",
                 *options).split(";")[0]
     folder.mkdir(exist_ok=True)
     out = folder / log.name
@@ -267,7 +267,7 @@ def test_report_and_plan_from_spark_tables_are_the_row_logs(tmp_path, spark):
         schema = ", ".join(f"`{c}` {'BIGINT' if c == '_row' else 'DOUBLE' if c == 'steps' else 'STRING'}"
                            for c in frame.columns)
         spark.createDataFrame(frame.rows(), schema=schema).createOrReplaceTempView("logs")
-        query = run("sql", "--dialect", "spark", "--table", "logs", "--metric", "steps", "--order", "_row",
+        query = run("sql", "--dialect", "spark", "--table", "logs", "--metric", "steps", "--run-order", "_row",
                     *options).split(";")[0]
         out = tmp_path / "t" / log.name
         out.parent.mkdir(exist_ok=True)

@@ -402,7 +402,7 @@ def test_report_with_order_renders_the_judge_section_escaped(tmp_path, capsys, f
     _hostile_judge_log(log)
     out = tmp_path / f"r.{fmt}"
     code, _, err = run_cli(["report", log, "--order", "position", "--response", "reply", *VERDICT_ARGS,
-                            "--judge-by", "judge", "-o", out], capsys)
+                            "--by", "judge", "-o", out], capsys)
     assert code == 0, err
     text = out.read_text(encoding="utf-8")
     assert "\x1b" not in text or fmt == "json"
