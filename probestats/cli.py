@@ -41,6 +41,13 @@ REPLACED: dict[str, str] = {
 }
 
 
+#: The design facts a report states, once an option each, now a key of --design FILE or --set KEY=VALUE.
+_FACT_FLAGS = ("attribute", "values-why", "metric-definition", "metric-cannot-see", "held-fixed", "not-fixed",
+               "not-tested", "run-dates", "mitigation", "gap-of-interest")
+REPLACED.update({f"report --{flag}": f"--set {flag.replace('-', '_')}=... (or the key {flag.replace('-', '_')} "
+                                     "in the --design file)" for flag in _FACT_FLAGS})
+
+
 class Replaced(click.UsageError):
     """An old spelling: one line, ``Error: --old was replaced by --new ...`` (exit code 2)."""
 
@@ -377,6 +384,36 @@ def noise_options(func):
                              "times), split in halves drawn at random within items.")(func)
 
 
+def _parse_facts(ctx, param, values) -> dict:
+    """``--set KEY=VALUE`` (repeatable) as a dict of design facts; a list fact gathers its repeats."""
+    from probestats.shape.design import KNOWN_KEYS, LIST_FIELDS
+
+    facts: dict = {}
+    for value in values or ():
+        key, sep, text = value.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key:
+            raise click.BadParameter(f"'{value}': expected KEY=VALUE, for example --set attribute=\"writing style\"")
+        if key not in KNOWN_KEYS:
+            raise click.BadParameter(f"'{value}': unknown key '{key}'; known keys: {', '.join(KNOWN_KEYS)}")
+        if key in LIST_FIELDS:
+            facts[key] = (*facts.get(key, ()), text)
+        else:
+            facts[key] = text
+    return facts
+
+
+def design_options(func):
+    """``--design FILE`` and ``--set KEY=VALUE``: the design facts, from a file and one-off (the later wins)."""
+    func = click.option("--set", "facts", multiple=True, metavar="KEY=VALUE", callback=_parse_facts,
+                        help="A design fact, overriding the --design file: attribute, values_why, "
+                             "metric_definition, metric_cannot_see, held_fixed, not_fixed, not_tested, run_dates, "
+                             "mitigation, gap_of_interest (repeatable; a list fact gathers its repeats).")(func)
+    return click.option("--design", "design_file", type=click.Path(path_type=Path), metavar="probe.toml",
+                        help="A design file (TOML) with what the log cannot say: the attribute, why its values "
+                             "matter, the metric's definition, what was held fixed, ...")(func)
+
+
 def json_option(what: str = "the result"):
     return click.option("--json", "json_out", is_flag=True, help=f"Print {what} as JSON.")
 
@@ -626,18 +663,7 @@ def cells_report_options(func):
               help="Render only this section (repeatable), for pasting into a report of your own.")
 @click.option("--templates", type=click.Path(path_type=Path), metavar="DIR",
               help="A folder of templates that replace the shipped ones of the same name (e.g. table.md.j2).")
-@click.option("--design", "design_file", type=click.Path(path_type=Path), metavar="probe.toml",
-              help="A design file (TOML) with what the log cannot say; the options below override it.")
-@click.option("--attribute", metavar="TEXT", help="The attribute probed, e.g. 'writing style'.")
-@click.option("--values-why", metavar="TEXT", help="Why the compared values matter.")
-@click.option("--metric-definition", metavar="TEXT", help="The metric's definition, written before the runs.")
-@click.option("--metric-cannot-see", multiple=True, metavar="TEXT", help="What the metric cannot see (repeatable).")
-@click.option("--held-fixed", multiple=True, metavar="TEXT", help="Held fixed beyond what the log shows (repeatable).")
-@click.option("--not-fixed", multiple=True, metavar="TEXT", help="What could not be held fixed (repeatable).")
-@click.option("--not-tested", multiple=True, metavar="TEXT", help="An attribute not tested (repeatable).")
-@click.option("--run-dates", metavar="TEXT", help="When the runs were made (default: from the log's time column).")
-@click.option("--mitigation", metavar="TEXT", help="Mitigation applied before the runs, or 'none'.")
-@click.option("--gap-of-interest", type=float, metavar="G", help="A gap worth detecting (for the power plot).")
+@design_options
 @click.option("--framing", "framing_log", multiple=True, type=click.Path(dir_okay=True, path_type=Path),
               metavar="FRAMING_LOG", help="A dual-framing log (files or a folder; repeatable), shaped by the same "
               "--column/--where/--derive/--by: adds the framing section, or without LOG is the report's only analysis.")
@@ -667,15 +693,14 @@ def cells_report_options(func):
 @shape_options
 @outputs_together
 def report(log, metric, a, b, noise, alternative, alpha, output, sections, templates, design_file,
-           attribute, values_why, metric_definition, metric_cannot_see, held_fixed, not_fixed, not_tested,
-           run_dates, mitigation, gap_of_interest, probe, framing_log=None, targets=None, toward=None, judge=None,
+           facts, probe, framing_log=None, targets=None, toward=None, judge=None,
            by=(), correction="holm", reference=None, scale=None, factor=(), n_resamples=10_000, seed=0,
            before_log=None, cells=None, answers="auto", label_map=(), framing_columns=(), interval="t",
            hedges=False, effect_size="d_z", noise_value=None, block_settings=(), attribute_settings=()):
     """Write the report of LOG as Markdown, HTML or JSON (by the suffix of -o), from Jinja templates.
 
     Missing design facts (attribute, metric definition, attributes not tested, ...) show as
-    visible placeholders; give them with --design probe.toml or the options.
+    visible placeholders; give them with --design probe.toml or --set KEY=VALUE.
 
     \b
     Examples:
@@ -712,10 +737,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
             raise click.UsageError("Missing option '--metric' (or --order for a report of an order probe alone).")
     # one library call does the whole job (the same one the local page of `probestats serve` makes)
     run(log, metric=metric, a=a, b=b, noise=noise, alternative=alternative, alpha=alpha, output=output,
-        sections=sections, templates=templates, design_file=design_file, attribute=attribute, values_why=values_why,
-        metric_definition=metric_definition, metric_cannot_see=metric_cannot_see, held_fixed=held_fixed,
-        not_fixed=not_fixed, not_tested=not_tested, run_dates=run_dates, mitigation=mitigation,
-        gap_of_interest=gap_of_interest, probe=probe, framing_log=framing_log, targets=targets, toward=toward,
+        sections=sections, templates=templates, design_file=design_file, **facts, probe=probe, framing_log=framing_log, targets=targets, toward=toward,
         judge=judge, by=by, correction=correction, reference=reference, scale=scale, factor=factor,
         n_resamples=n_resamples, seed=seed, before_log=before_log, cells=cells, answers=answers,
         label_map=label_map, framing_columns=framing_columns, interval=interval, hedges=hedges,

@@ -412,7 +412,7 @@ def run_cli(args, capsys):
 def test_cli_writes_markdown_with_its_image_folder(tmp_path, capsys):
     out = tmp_path / "report.md"
     code, _, err = run_cli(["report", PROBE, "--metric", "steps", "--noise", NOISE, "-o", out,
-                            "--attribute", "writing style", "--not-tested", "names", "--not-tested", "dialect"],
+                            "--set", "attribute=writing style", "--set", "not_tested=names", "--set", "not_tested=dialect"],
                            capsys)
     assert code == 0, err
     text = out.read_text()
@@ -440,7 +440,7 @@ def test_cli_design_file_and_option_override(tmp_path, capsys):
     design.write_text('attribute = "style"\nmetric_definition = "numbered lines"\n')
     out = tmp_path / "d.md"
     code, _, err = run_cli(["report", PROBE, "--metric", "steps", "-o", out, "--design", design,
-                            "--attribute", "writing style", "--section", "design"], capsys)
+                            "--set", "attribute=writing style", "--section", "design"], capsys)
     assert code == 0, err
     text = out.read_text()
     assert "**Attribute:** writing style" in text and "definition: numbered lines" in text

@@ -240,7 +240,7 @@ def test_sections_compose_and_refuse_what_the_analysis_has_not(logs, tmp_path, c
     assert md_headings(out.read_text()) == ["Groups: model", "Finding"]
     code, _, err = run_cli(capsys, "report", logs["plain"], "--metric", "steps", "--section", "groups", "-o", out)
     assert (code, err) == (1, "Error: --section groups: not in this report: there are no --by groups; add --by COL\n")
-    code, _, err = run_cli(capsys, "report", logs["many"], "--metric", "steps", "--not-tested", "dialect", "-o", out)
+    code, _, err = run_cli(capsys, "report", logs["many"], "--metric", "steps", "--set", "not_tested=dialect", "-o", out)
     assert code == 0, err
     text = out.read_text()
     assert md_headings(text) == ["Many values: steps across 3 values", "Limits"]

@@ -3,8 +3,8 @@
 A log shows which items, values and settings were run; it cannot show why the values
 matter, how the metric was defined before the first run, what could not be held fixed,
 which attributes were never tested, or what mitigation was applied. A report asks for
-these, and takes them from a small TOML file (``--design probe.toml``) or from command
-line options of the same names (options override the file). Nothing is invented: a
+these, and takes them from a small TOML file (``--design probe.toml``) or one at a time
+from ``--set KEY=VALUE`` with the same keys (which override the file). Nothing is invented: a
 field left out becomes a visible placeholder in the report.
 
 Example file::
