@@ -36,6 +36,12 @@ COMPARISON = "The comparison"
 #: Spellings that were replaced: given, they are refused with a pointer to the new one (exit 2).
 #: Keys are "--old" (every command) or "command --old" (one command).
 REPLACED: dict[str, str] = {
+    "--cells": "the cell table itself as LOG (or BEFORE and AFTER): a cell table is recognized by its columns",
+    "--noise-cells": "--noise NOISE_CELLS (a cell table is recognized by its columns)",
+    "--before-cells": "--before BEFORE_CELLS (a cell table is recognized by its columns)",
+    "--pilot-cells": "--pilot PILOT_CELLS (a cell table is recognized by its columns)",
+    "cells --runs": "--keep-runs (plan's --runs is the runs per value)",
+    "sql --runs": "--keep-runs (plan's --runs is the runs per value)",
     "report --judge-by": "--by (one row per judge, as in probestats judge)",
     "sql --order": "--run-order COL (the runs' order; --order is the judge's order column)",
 }
@@ -471,10 +477,6 @@ def validate(log, metric, a, b, by, json_out, probe):
                    "(--seed); 'none'.")
 @noise_options
 @by_option
-@click.option("--cells", "cells_file", type=click.Path(path_type=Path), metavar="FILE",
-              help="Analyze a cell table (from probestats cells, or a warehouse via probestats sql) instead of a LOG.")
-@click.option("--noise-cells", "noise_cells", type=click.Path(path_type=Path), metavar="NOISE_CELLS",
-              help="With --cells: the same-versus-same log as a cell table built with its runs (cells --runs).")
 @alternative_option
 @alpha_option
 @click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
@@ -498,10 +500,13 @@ def validate(log, metric, a, b, by, json_out, probe):
 @json_refusals
 @shape_options
 def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_out, probe,
-            reference=None, scale=None, factor=(), n_resamples=10_000, seed=0, cells_file=None, interval="t",
-            row_level=False, noise_cells=None, per_item=False, hedges=False, effect_size="d_z", noise_value=None,
+            reference=None, scale=None, factor=(), n_resamples=10_000, seed=0, interval="t",
+            row_level=False, per_item=False, hedges=False, effect_size="d_z", noise_value=None,
             block_settings=(), attribute_settings=()):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them.
+
+    LOG may be a cell table (from probestats cells, or a warehouse via probestats sql), recognized by
+    its columns; its noise reference is then a cell table too (--noise NOISE_CELLS).
 
     \b
     Examples:
@@ -511,15 +516,15 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
     """
     from probestats.analyses.dispatch import analyze as run
 
-    if bool(log) == (cells_file is not None):
-        raise click.UsageError("give a LOG or --cells FILE (one of them)")
+    if not log:
+        raise click.UsageError("Missing argument 'LOG...'.")
+    cells_file, noise_cells, noise = _cell_inputs(log, noise=noise)
     metric = _one_metric(metric, cells=cells_file is not None, row_level=row_level, per_item=per_item)
     if cells_file is not None:
         _analyze_cells(cells_file, metric, a, b, noise, by, alternative, alpha, correction, json_out,
                        probe, reference, scale, factor, interval=interval, row_level=row_level,
                        noise_cells=noise_cells)
         return
-    _cells_only(noise_cells=noise_cells)
     from probestats.present.progress import stages
 
     # one streaming pass over the log (memory grows with items x values, not rows); --row-level needs the runs
@@ -549,7 +554,7 @@ def _one_metric(metric, *, cells: bool = False, row_level: bool = False, per_ite
         return None
     names = split_metrics(metric)
     if len(names) > 1:
-        for flag, given in (("--cells", cells), ("--row-level", row_level), ("--per-item", per_item)):
+        for flag, given in (("a cell table", cells), ("--row-level", row_level), ("--per-item", per_item)):
             if given:
                 raise OptionError(f"{flag} takes one --metric; run it once per metric")
         return names
@@ -618,28 +623,6 @@ def judge_report_options(func):
     return wrapper
 
 
-def cells_report_options(func):
-    """The report's cell-table options, gathered into ``cells`` (None without --cells)."""
-
-    @click.option("--cells", "cells_file", type=click.Path(path_type=Path), metavar="FILE",
-                  help="Report a cell table (from probestats cells, or a warehouse via probestats sql) instead "
-                       "of a LOG.")
-    @click.option("--noise-cells", type=click.Path(path_type=Path), metavar="NOISE_CELLS",
-                  help="With --cells: the same-versus-same log as a cell table built with its runs (cells --runs).")
-    @click.option("--before-cells", type=click.Path(path_type=Path), metavar="BEFORE_CELLS",
-                  help="With --cells: the run before a change as a cell table (the compare section).")
-    @functools.wraps(func)
-    def wrapper(*args, cells_file=None, noise_cells=None, before_cells=None, **kwargs):
-        if cells_file is None:
-            _cells_only(noise_cells=noise_cells, before_cells=before_cells)
-            kwargs["cells"] = None
-        else:
-            kwargs["cells"] = {"--cells": cells_file, "--noise-cells": noise_cells, "--before-cells": before_cells}
-        return func(*args, **kwargs)
-
-    return wrapper
-
-
 @cli.command()
 @logs_argument(required=False)
 @click.option("--metric", multiple=True, metavar="COL[,COL...]",
@@ -687,7 +670,6 @@ def cells_report_options(func):
                    "as 'probestats compare BEFORE_LOG LOG' analyzes it.")
 @interval_option
 @effect_options
-@cells_report_options
 @judge_report_options
 @framing_answer_options
 @shape_options
@@ -695,7 +677,7 @@ def cells_report_options(func):
 def report(log, metric, a, b, noise, alternative, alpha, output, sections, templates, design_file,
            facts, probe, framing_log=None, targets=None, toward=None, judge=None,
            by=(), correction="holm", reference=None, scale=None, factor=(), n_resamples=10_000, seed=0,
-           before_log=None, cells=None, answers="auto", label_map=(), framing_columns=(), interval="t",
+           before_log=None, answers="auto", label_map=(), framing_columns=(), interval="t",
            hedges=False, effect_size="d_z", noise_value=None, block_settings=(), attribute_settings=()):
     """Write the report of LOG as Markdown, HTML or JSON (by the suffix of -o), from Jinja templates.
 
@@ -719,17 +701,21 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
     warm_imports("probestats.present.report")
 
     _refuse_inputs({"-o": output}, {"LOG": log, "--noise": noise, "--design": design_file,
-                                    "--framing": framing_log, "--targets": targets, "--before": before_log,
-                                    **(cells or {})})
+                                    "--framing": framing_log, "--targets": targets, "--before": before_log})
     report_format(output)   # a bad -o is refused before the log is read
     framing_log = tuple(framing_log or ())
-    framing_only = bool(framing_log) and not log and cells is None and not metric and judge is None
+    framing_only = bool(framing_log) and not log and not metric and judge is None
+    cells_file, noise_cells, noise, before_cells, before_log = _cell_inputs(log, noise=noise, before=before_log)
+    cells = None
+    if cells_file is not None:
+        cells = {"--cells": cells_file, "--noise-cells": noise_cells, "--before-cells": before_cells}
+        log = ()
     metric = _one_metric(metric, cells=cells is not None)
     if not framing_only and cells is None and not log:
-        raise click.UsageError("Missing argument 'LOG...' (or --cells FILE for a cell table).")
+        raise click.UsageError("Missing argument 'LOG...'.")
     if cells is not None:
-        _report_cells_usage(log, cells, metric, noise=noise, before=before_log, judge=judge, probe=probe,
-                            reference=reference, scale=scale, factor=factor)
+        _report_cells_usage(cells, metric, judge=judge, probe=probe, reference=reference, scale=scale,
+                            factor=factor)
     if not framing_only:
         if judge is not None and judge["response"] and judge["choice"]:
             raise click.UsageError("give one of --response, --choice and --score, not --response and --choice")
@@ -747,11 +733,8 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
 
 @cli.command()
 @click.option("--noise", type=click.Path(path_type=Path), metavar="LOG",
-              help="A same-versus-same (or pilot) log: sigma per run is pooled within its item x value cells.")
-@click.option("--noise-cells", type=click.Path(path_type=Path), metavar="NOISE_CELLS",
-              help="Instead of --noise: the noise log as a cell table built with its runs (probestats cells --runs).")
-@click.option("--pilot-cells", type=click.Path(path_type=Path), metavar="PILOT_CELLS",
-              help="Instead of --pilot: the pilot as a cell table built with its runs.")
+              help="A same-versus-same (or pilot) log: sigma per run is pooled within its item x value cells; "
+                   "or its cell table built with its runs (probestats cells --keep-runs).")
 @metric_option
 @click.option("--pilot", type=click.Path(path_type=Path), metavar="LOG",
               help="A pilot of the real comparison: the spread of true gaps (tau) is estimated from it.")
@@ -782,7 +765,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
 @json_refusals
 @shape_options
 def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternative, alpha, target, sims, seed,
-         plot, scale, json_out, probe, shift="additive", noise_cells=None, pilot_cells=None, mdg_range=True):
+         plot, scale, json_out, probe, shift="additive", mdg_range=True):
     """Size a probe: the minimum detectable gap (and power at --gap) of each design.
 
     \b
@@ -796,8 +779,8 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
 
     if plot and gap is None:
         raise OptionError("--plot draws power at a gap; add --gap G")
-    _refuse_inputs({"--plot": plot}, {"--noise": noise, "--pilot": pilot, "--noise-cells": noise_cells,
-                                      "--pilot-cells": pilot_cells})
+    _refuse_inputs({"--plot": plot}, {"--noise": noise, "--pilot": pilot})
+    noise_cells, noise, pilot_cells, pilot = (_cell_inputs((), noise=noise, pilot=pilot))[1:]
     _plan_usage(noise, pilot, noise_cells, pilot_cells, probe)
     err = console(stderr=True)
     with plan_progress(err, enabled=not json_out) as progress:
@@ -866,15 +849,14 @@ def framing(log, by, toward, targets, item, alpha, correction, interval, label_c
 @alpha_option
 @click.option("-o", "--output", type=click.Path(path_type=Path), metavar="FILE",
               help="Also write the Markdown report section to FILE (.md).")
-@click.option("--cells", "as_cells", is_flag=True,
-              help="BEFORE and AFTER are cell tables (from probestats cells, or probestats sql in a warehouse).")
 @json_option()
 @json_refusals
 @shape_options
-def compare(before, after, metric, a, b, alternative, alpha, output, json_out, probe, as_cells=False):
+def compare(before, after, metric, a, b, alternative, alpha, output, json_out, probe):
     """Compare a probe BEFORE and AFTER a mitigation: same items, values, seeds and metric, side by side.
 
-    Refuses (exit 1) logs that differ in items, values, seeds or metric.
+    Refuses (exit 1) logs that differ in items, values, seeds or metric. BEFORE and AFTER may both be
+    cell tables (from probestats cells or probestats sql), recognized by their columns.
 
     \b
     Example:
@@ -884,6 +866,10 @@ def compare(before, after, metric, a, b, alternative, alpha, output, json_out, p
     from probestats.present.compare_section import render_compare
 
     _refuse_inputs({"-o": output}, {"BEFORE": before, "AFTER": after})
+    as_cells = _is_cells(before)
+    if as_cells != _is_cells(after):
+        raise OptionError(f"{before if as_cells else after} is a cell table and "
+                          f"{after if as_cells else before} a log: give both as logs or both as cell tables")
     if as_cells:
         result = _compare_cells(before, after, metric, a, b, alternative, alpha, probe)
     else:
@@ -985,16 +971,44 @@ def judge(log, order, response, choice, score, verdicts, by, repetition, scale, 
 
 def _analyze_cells(cells_file, metric, a, b, noise, by, alternative, alpha, correction, json_out,
                    probe, reference, scale, factor, interval="t", row_level=False, noise_cells=None) -> None:
-    """analyze --cells: the paired analysis from a cell table (shaping happened when it was built)."""
+    """analyze of a cell table: the paired analysis from it (shaping happened when it was built)."""
     from probestats.analyses.cells import analyze_cells
 
     if noise is not None:
-        raise OptionError("--noise cannot be used with --cells: give the noise log as a cell table built with "
-                          "its runs, --noise-cells NOISE_CELLS (probestats cells NOISE_LOG --runs -o FILE)")
+        raise OptionError(f"--noise {noise} cannot be used with a cell table: give the noise log as a cell table "
+                          "built with its runs, --noise NOISE_CELLS (probestats cells NOISE_LOG --keep-runs -o FILE)")
     _refuse_row_options(probe, reference=reference, scale=scale, factor=factor, row_level=row_level)
     result = analyze_cells(cells_file, metric=metric, a=a, b=b, by=by, alternative=alternative, alpha=alpha,
                            correction=correction, interval=interval, noise=noise_cells)
     emit(result, json_out)
+
+
+def _is_cells(path) -> bool:
+    """Whether an input is a cell table (recognized by its columns), not a log."""
+    from probestats.analyses.cells import is_cell_table
+
+    return path is not None and not (isinstance(path, str) and path in ("within", "none")) and is_cell_table(path)
+
+
+def _cell_inputs(log, **others):
+    """The LOG as a cell table (or None) and each other input (``noise``, ``before``, ``pilot``) as
+    ``(cell table or None, log or None)``; a cell table beside a log (or the reverse) is refused."""
+    cells_file = log[0] if log and _is_cells(log) else None
+    split = []
+    for name, path in others.items():
+        is_cells = _is_cells(path)
+        flag = f"--{name}"
+        if cells_file is not None and str(path) in ("within", "none"):
+            raise OptionError(f"{flag} {path} cannot be used with a cell table: its noise reference is the halves "
+                              f"it holds, or a cell table built with its runs ({flag} NOISE_CELLS)")
+        if cells_file is not None and path is not None and not is_cells:
+            raise OptionError(f"{flag} {path}: with a cell table as LOG, give this log as a cell table too "
+                              f"(probestats cells {path} --keep-runs -o FILE)")
+        if cells_file is None and log and is_cells:
+            raise OptionError(f"{flag} {path} is a cell table: give the probe as a cell table too "
+                              f"(probestats cells LOG -o FILE), or give the log itself")
+        split.append((path if is_cells else None, None if is_cells else path))
+    return cells_file, *[x for pair in split for x in pair]
 
 
 def _refuse_row_options(probe, **options) -> None:
@@ -1010,35 +1024,20 @@ def _refuse_row_options(probe, **options) -> None:
                           f"table with it (probestats cells LOG {used[0]} ...), or give the LOG")
 
 
-def _cells_only(**options) -> None:
-    """Cell-table options given without --cells: a usage error."""
-    used = [f"--{k.replace('_', '-')}" for k, v in options.items() if v]
-    if used:
-        raise click.UsageError(f"{used[0]} names a cell table: use it with --cells FILE")
-
-
-def _report_cells_usage(log, cells, metric, *, noise, before, judge, probe, reference, scale, factor) -> None:
-    """report --cells: what cannot go with it."""
-    if log:
-        raise click.UsageError("give a LOG or --cells FILE (one of them)")
+def _report_cells_usage(cells, metric, *, judge, probe, reference, scale, factor) -> None:
+    """report of a cell table: what cannot go with it."""
     if metric is None:
         raise click.UsageError("Missing option '--metric' (a cell table holds one metric).")
-    for name, value, fix in (("--noise", noise, "--noise-cells NOISE_CELLS"),
-                             ("--before", before, "--before-cells BEFORE_CELLS")):
-        if value is not None:
-            raise OptionError(f"{name} cannot be used with --cells: give that log as a cell table too, {fix}")
     if judge is not None:
-        raise OptionError("--order cannot be used with --cells: the order probe reads the judge's replies; "
+        raise OptionError("--order cannot be used with a cell table: the order probe reads the judge's replies; "
                           "report the LOG for it")
     _refuse_row_options(probe, reference=reference, scale=scale, factor=factor)
 
 
 def _plan_usage(noise, pilot, noise_cells, pilot_cells, probe) -> None:
     """plan's noise and pilot: logs or cell tables, one of each kind (usage errors)."""
-    if (noise is None) == (noise_cells is None):
-        raise click.UsageError("give the noise log: --noise LOG or --noise-cells NOISE_CELLS (one of them)")
-    if pilot is not None and pilot_cells is not None:
-        raise click.UsageError("give --pilot LOG or --pilot-cells PILOT_CELLS, not both")
+    if noise is None and noise_cells is None:
+        raise click.UsageError("Missing option '--noise' (a log, or a cell table built with its runs).")
     if noise_cells is None and pilot_cells is None:
         return
     if noise_cells is not None and pilot is not None or pilot_cells is not None and noise is not None:
@@ -1047,7 +1046,7 @@ def _plan_usage(noise, pilot, noise_cells, pilot_cells, probe) -> None:
 
 
 def _compare_cells(before, after, metric, a, b, alternative, alpha, probe):
-    """compare --cells: BEFORE and AFTER are cell tables."""
+    """compare of cell tables: BEFORE and AFTER are cell tables."""
     from probestats.analyses.cells import compare_cells
 
     _refuse_row_options(probe)
@@ -1060,8 +1059,8 @@ def _compare_cells(before, after, metric, a, b, alternative, alpha, probe):
 @by_option
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path), metavar="FILE",
               help="The cell table to write (.parquet, .csv or .jsonl).")
-@click.option("--runs", "keep_runs", is_flag=True,
-              help="Keep each cell's values too: a noise or pilot log for plan (or --noise-cells) needs them.")
+@click.option("--keep-runs", "keep_runs", is_flag=True,
+              help="Keep each cell's values too: a noise or pilot log for plan (or analyze's --noise) needs them.")
 @shape_options
 def cells(log, metric, by, output, probe, keep_runs=False):
     """Summarize a log into its cell table: one row per item x value (x --by group), exact sums.
@@ -1069,7 +1068,7 @@ def cells(log, metric, by, output, probe, keep_runs=False):
     \b
     Examples:
       probestats cells sample_logs/style_probe.csv --metric steps -o cells.parquet
-      probestats analyze --cells cells.parquet --metric steps
+      probestats analyze cells.parquet --metric steps
     """
     import io
 
@@ -1114,8 +1113,8 @@ def cells(log, metric, by, output, probe, keep_runs=False):
               help="The table has no seed column: each cell's halves (the within-log noise) follow --run-order.")
 @click.option("--time", "with_time", is_flag=True,
               help="The table has a time column: keep each cell's first and last time (the report's run dates).")
-@click.option("--runs", "with_runs", is_flag=True,
-              help="Keep each cell's values, as a noise or pilot table for plan (and --noise-cells) needs them.")
+@click.option("--keep-runs", "with_runs", is_flag=True,
+              help="Keep each cell's values, as a noise or pilot table for plan (and analyze's --noise) needs them.")
 @click.option("--setting", "settings", multiple=True, type=click.Choice(["model", "temperature", "system"]),
               help="A held-fixed setting column to keep per cell (its first run's value), for the report "
                    "(repeatable).")
@@ -1138,7 +1137,7 @@ def sql(dialect, table, metric, by, where, derive, column, order, places, no_see
     checks = validation_queries(seed=None if no_seed else "seed", **common)
     note = "" if dialect.lower() in TESTED_DIALECTS else f" (dialect {dialect}: written by sqlglot, not tested)"
     click.echo(f"-- the cell table{note}: save the result as Parquet or CSV, then\n"
-               f"-- probestats analyze --cells FILE --metric {metric}\n{query};\n")
+               f"-- probestats analyze FILE --metric {metric}\n{query};\n")
     for name, text in checks.items():
         click.echo(f"-- check {name}: every row returned is a problem\n{text};\n")
 

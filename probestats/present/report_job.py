@@ -202,7 +202,7 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
                             seed=seed, interval=interval, hedges=hedges, effect_size=effect_size)
     metric = metrics[0] if metrics else None
     if cells is None and not log:
-        raise OptionError("give the LOG to report (or a cell table with --cells FILE)")
+        raise OptionError("give the LOG to report (or a cell table as LOG)")
     judged = _judge(log, judge, alpha, probe)
     if metric is None:
         if judged is None:
@@ -277,7 +277,7 @@ def _metrics_job(log, metrics, output, fmt, design_file, templates, probe, asset
     from probestats.present.metrics_report import render_metrics_report
 
     if cells is not None:
-        raise OptionError("--cells takes one --metric; report it once per metric")
+        raise OptionError("a cell table takes one --metric; report it once per metric")
     if not log:
         raise OptionError("give the LOG to report (several metrics are reported from a log)")
     for flag, given in (("--order", judge), ("--section", sections), ("--framing", framing), ("--before", before)):
