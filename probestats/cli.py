@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import io
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -24,7 +25,7 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 #: The groups a command's help lists its options in, by parameter name (the rest: "The comparison").
 OPTION_GROUPS = {
-    "Input and shaping": ("read", "column", "where", "derive", "wide", "group", "fold_case", "complete", "from_text",
+    "Input and shaping": ("read_given", "column", "where", "derive", "wide", "group", "fold_case", "complete", "from_text",
                           "design_file", "facts", "dialect", "table"),
     "Tests": ("alternative", "alpha", "correction", "interval", "n_resamples", "seed", "effect_size", "row_level",
               "per_item", "gap", "target", "sims", "shift", "mdg_range", "heterogeneity", "items", "runs"),
@@ -36,6 +37,11 @@ COMPARISON = "The comparison"
 #: Spellings that were replaced: given, they are refused with a pointer to the new one (exit 2).
 #: Keys are "--old" (every command) or "command --old" (one command).
 REPLACED: dict[str, str] = {
+    "--format": "--read format=FMT", "--sheet": "--read sheet=NAME|N", "--skip-rows": "--read skip-rows=N",
+    "--encoding": "--read encoding=ENC", "--max-cells": "--read max-cells=N", "--records": "--read records=KEY",
+    "--count": "--from-text NAME=count:REGEX", "--words": "--from-text NAME=words",
+    "--chars": "--from-text NAME=chars", "--number": "--from-text NAME=number:REGEX",
+    "--variant-from": "--from-text VALUE=prompt:REGEX",
     "--cells": "the cell table itself as LOG (or BEFORE and AFTER): a cell table is recognized by its columns",
     "--noise-cells": "--noise NOISE_CELLS (a cell table is recognized by its columns)",
     "--before-cells": "--before BEFORE_CELLS (a cell table is recognized by its columns)",
@@ -52,6 +58,28 @@ _FACT_FLAGS = ("attribute", "values-why", "metric-definition", "metric-cannot-se
                "not-tested", "run-dates", "mitigation", "gap-of-interest")
 REPLACED.update({f"report --{flag}": f"--set {flag.replace('-', '_')}=... (or the key {flag.replace('-', '_')} "
                                      "in the --design file)" for flag in _FACT_FLAGS})
+
+
+#: Library messages still name some options by their replaced spellings: the Error line says the new ones.
+_RESPELL = [(re.compile(r"--(sheet|skip-rows|encoding|records|max-cells|format) (?!(?:and|or|if)\b)([^\s:;,()]+)"),
+             r"--read \1=\2"),
+            (re.compile(r"--(sheet|skip-rows|encoding|records|max-cells|format)\b(?!-)"), r"--read \1"),
+            (re.compile(r"--(count|number) '?([^\s'=]+)=([^\s']*)'?"), r"--from-text \2=\1:\3"),
+            (re.compile(r"--(count|number) '([^\s'=]+)'"), r"--from-text \2=\1:REGEX"),
+            (re.compile(r"--(words|chars) ([^\s:;,()]+)"), r"--from-text \2=\1"),
+            (re.compile(r"--(count|number) (\w+)(?=:)"), r"--from-text \2=\1"),
+            (re.compile(r"--variant-from\b"), "--from-text VALUE=prompt:REGEX")]
+
+
+def respell(text: str) -> str:
+    """A library message with the command line's current spellings.
+
+    >>> respell("--records run.x: no key 'x'; check --sheet and --skip-rows")
+    "--read records=run.x: no key 'x'; check --read sheet and --read skip-rows"
+    """
+    for pattern, new in _RESPELL:
+        text = pattern.sub(new, text)
+    return text
 
 
 class Replaced(click.UsageError):
@@ -143,36 +171,82 @@ def _check_encoding(ctx, param, value):
     return value
 
 
-def read_options(func):
-    """Add the options every command that reads a log shares."""
+READ_KEYS = ("format", "sheet", "skip-rows", "encoding", "max-cells", "records")
+FORMATS = ("csv", "tsv", "json", "jsonl", "xlsx", "ods", "parquet")
 
-    @click.option("--format", "fmt", type=click.Choice(["csv", "tsv", "json", "jsonl", "xlsx", "ods", "parquet"],
-                                                       case_sensitive=False),
-                  help="The log's format (default: from the suffix; the log of inspect_ai, promptfoo, lm-eval or "
-                       "Open WebUI from its content).")
-    @click.option("--sheet", metavar="NAME|N", help="Spreadsheet sheet by name or 0-based number (default: the first).")
-    @click.option("--skip-rows", type=click.IntRange(min=0), default=0, show_default=True,
-                  help="Title rows above the header to skip.")
+
+def _read_value(key: str, text: str):
+    """One ``--read KEY=VALUE``, checked as its own option was (a usage error, exit 2)."""
+    if key == "format":
+        if text.lower() not in FORMATS:
+            raise click.BadParameter(f"format={text}: expected one of {', '.join(FORMATS)}", param_hint="--read")
+        return text.lower()
+    if key in ("skip-rows", "max-cells"):
+        low = 0 if key == "skip-rows" else 1
+        if not text.strip().isdigit() or int(text) < low:
+            raise click.BadParameter(f"{key}={text}: expected a whole number of at least {low}", param_hint="--read")
+        return int(text)
+    if key == "encoding":
+        return _check_encoding(None, None, text)
+    return text
+
+
+def _parse_read(ctx, param, values) -> dict:
+    """``--read KEY=VALUE`` (repeatable): how every file is read."""
+    read: dict = {}
+    for value in values or ():
+        key, sep, text = value.partition("=")
+        key = key.strip().replace("_", "-")
+        if not sep or key not in READ_KEYS:
+            raise click.BadParameter(f"'{value}': expected KEY=VALUE with KEY one of {', '.join(READ_KEYS)}, "
+                                     "for example --read sheet=Results --read skip-rows=2", param_hint="--read")
+        read[key] = _read_value(key, text)
+    return read
+
+
+def read_options(func):
+    """Add the options every command that reads a log shares: ``--read KEY=VALUE`` and ``--column``."""
+
+    @click.option("--read", "read_given", multiple=True, metavar="KEY=VALUE", callback=_parse_read,
+                  help="How the files are read (repeatable): format=csv|tsv|json|jsonl|xlsx|ods|parquet (default: "
+                       "from the suffix; the log of inspect_ai, promptfoo, lm-eval or Open WebUI from its content), "
+                       "sheet=NAME|N (0-based; default the first), skip-rows=N (title rows above the header), "
+                       "encoding=ENC (e.g. cp1252; default UTF-8), max-cells=N (largest sheet read, rows x "
+                       "columns; default 10,000,000), records=KEY (JSON: the key holding the records, dotted for "
+                       "nesting; default the one key that holds a list).")
     @click.option("--column", "column", multiple=True, metavar="CANONICAL=HEADER",
                   help="Say which header holds a column, e.g. --column item=\"Question #\" (repeatable).")
-    @click.option("--encoding", metavar="ENC", callback=_check_encoding,
-                  help="Text encoding of a CSV/TSV/JSON file, e.g. cp1252 (default: UTF-8).")
-    @click.option("--max-cells", type=click.IntRange(min=1), metavar="N",
-                  help="Largest spreadsheet sheet read, in cells (rows x columns; default 10,000,000).")
-    @click.option("--records", metavar="KEY", help="JSON: the key holding the records (a dotted path for nesting, "
-                                                   "e.g. run.decisions; default: the one key that holds a list).")
     @functools.wraps(func)
-    def wrapper(*args, fmt=None, sheet=None, skip_rows=0, column=(), encoding=None, max_cells=None, records=None,
-                **kwargs):
-        kwargs["read"] = {"format": fmt, "sheet": sheet, "skip_rows": skip_rows,
-                          "columns": _parse_columns(column), "encoding": encoding}
-        if max_cells is not None:
-            kwargs["read"]["max_cells"] = max_cells
-        if records is not None:
-            kwargs["read"]["records"] = records
+    def wrapper(*args, read_given=None, column=(), **kwargs):
+        given = read_given or {}
+        kwargs["read"] = {"format": given.get("format"), "sheet": given.get("sheet"),
+                          "skip_rows": given.get("skip-rows", 0), "columns": _parse_columns(column),
+                          "encoding": given.get("encoding")}
+        if "max-cells" in given:
+            kwargs["read"]["max_cells"] = given["max-cells"]
+        if "records" in given:
+            kwargs["read"]["records"] = given["records"]
         return func(*args, **kwargs)
 
     return wrapper
+
+
+TEXT_KINDS = ("words", "chars", "count", "number", "prompt")
+
+
+def _parse_from_text(ctx, param, values) -> dict:
+    """``--from-text NAME=KIND[:REGEX]`` (repeatable) as the Probe's count, words, chars, number and
+    variant_from rules."""
+    rules: dict = {kind: () for kind in TEXT_KINDS}
+    for value in values or ():
+        name, sep, rule = value.partition("=")
+        kind, colon, regex = rule.partition(":")
+        kind = kind.strip()
+        if not sep or not name.strip() or kind not in TEXT_KINDS or (kind in ("words", "chars")) == bool(colon):
+            raise OptionError(f"--from-text '{value}': expected NAME=words, NAME=chars, NAME=count:REGEX, "
+                              "NAME=number:REGEX or VALUE=prompt:REGEX, for example --from-text 'steps=count:^\\d+[.)]'")
+        rules[kind] = (*rules[kind], name if kind in ("words", "chars") else f"{name}={regex}")
+    return rules
 
 
 def shape_options(func):
@@ -186,6 +260,12 @@ def shape_options(func):
     @click.option("--derive", multiple=True, metavar="NAME=SQL",
                   help="Add a column from a SQL expression, e.g. \"total = a + b\" (repeatable); it can be the "
                        "--metric or a --column.")
+    @click.option("--from-text", "from_text", multiple=True, metavar="NAME=KIND[:REGEX]", callback=_parse_from_text,
+                  help="A column read from the text (repeatable; made before --derive, which can use it): "
+                       "NAME=words or NAME=chars (the reply's words or characters), NAME=count:REGEX (matches of "
+                       "REGEX in the reply, ^ at every line, e.g. 'steps=count:^\\s*\\d+[.)]'), NAME=number:REGEX "
+                       "(the first number REGEX captures, e.g. 'score=number:Score: (\\d+)'); VALUE=prompt:REGEX: "
+                       "the value is VALUE where the prompt matches REGEX (the first rule that matches wins).")
     @click.option("--fold-case", is_flag=True, help="Treat values differing only in case or spaces as one.")
     @click.option("--group", multiple=True, metavar="GROUP=V1,V2",
                   help="Several values standing for one group, e.g. --group female=Emily,Lakisha (repeatable).")
@@ -194,26 +274,17 @@ def shape_options(func):
                        "or --wide formal=COL (repeatable).")
     @click.option("--complete", is_flag=True,
                   help="Keep only items with a metric value under every compared value; say which were left out.")
-    @click.option("--count", multiple=True, metavar="NAME=REGEX",
-                  help="A metric counted from the reply: matches of REGEX (^ at every line), e.g. "
-                       "--count 'steps=^\\s*\\d+[.)]' (repeatable).")
-    @click.option("--words", multiple=True, metavar="NAME", help="A metric: the reply's number of words (repeatable).")
-    @click.option("--chars", multiple=True, metavar="NAME", help="A metric: the reply's number of characters (repeatable).")
-    @click.option("--number", multiple=True, metavar="NAME=REGEX",
-                  help="A metric: the first number REGEX captures in the reply, e.g. --number 'score=Score: (\\d+)'.")
-    @click.option("--variant-from", multiple=True, metavar="VALUE=REGEX",
-                  help="The value is VALUE where the prompt matches REGEX, e.g. --variant-from 'formal=^Good "
-                       "afternoon' (repeatable; the first rule that matches wins).")
     @read_options
     @functools.wraps(func)
-    def wrapper(*args, read, where=None, derive=(), fold_case=False, group=(), wide=(), complete=False, count=(),
-                words=(), chars=(), number=(), variant_from=(), **kwargs):
+    def wrapper(*args, read, where=None, derive=(), from_text=None, fold_case=False, group=(), wide=(),
+                complete=False, **kwargs):
         from probestats.shape.probe import Probe
 
+        text = from_text or {kind: () for kind in TEXT_KINDS}
         kwargs["probe"] = Probe(columns=tuple(read["columns"].items()), where=where, derive=tuple(derive),
                                 groups=tuple(group), fold_case=fold_case, wide=tuple(wide), complete=complete,
-                                count=tuple(count), words=tuple(words), chars=tuple(chars), number=tuple(number),
-                                variant_from=tuple(variant_from),
+                                count=text["count"], words=text["words"], chars=text["chars"],
+                                number=text["number"], variant_from=text["prompt"],
                                 format=read["format"], sheet=read["sheet"], skip_rows=read["skip_rows"],
                                 encoding=read["encoding"], max_cells=read.get("max_cells"),
                                 records=read.get("records"))
@@ -1016,8 +1087,8 @@ def _refuse_row_options(probe, **options) -> None:
     used = [name for name, v in (("--where", probe.where), ("--derive", probe.derive), ("--wide", probe.wide),
                                  ("--complete", probe.complete), ("--column", probe.columns),
                                  ("--group", probe.groups), ("--fold-case", probe.fold_case),
-                                 ("--format", probe.format), ("--sheet", probe.sheet),
-                                 ("--skip-rows", probe.skip_rows), ("--encoding", probe.encoding),
+                                 ("--read format", probe.format), ("--read sheet", probe.sheet),
+                                 ("--read skip-rows", probe.skip_rows), ("--read encoding", probe.encoding),
                                  *((f"--{k.replace('_', '-')}", v) for k, v in options.items())) if v]
     if used:
         raise OptionError(f"{used[0]} cannot be used with a cell table: it needs the log's rows; build the cell "
@@ -1197,7 +1268,7 @@ def main(argv=None) -> int:
     except ProbestatsError as exc:
         from probestats.present.sanitize import one_line
 
-        click.echo(f"Error: {one_line(exc)}", err=True)  # one line, whatever a header or value holds
+        click.echo(f"Error: {respell(one_line(exc))}", err=True)  # one line, whatever a header or value holds
         code = EXIT_DATA
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else EXIT_DATA

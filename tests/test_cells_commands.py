@@ -248,8 +248,8 @@ def test_options_that_need_rows_are_refused_in_one_line(tmp_path, capsys):
          "--derive cannot be used with a cell table"),
         (["compare", cells, cells, "--metric", "steps", "--fold-case"], 1,
          "--fold-case cannot be used with a cell table"),
-        (["analyze", cells, "--metric", "steps", "--skip-rows", "2"], 1,
-         "--skip-rows cannot be used with a cell table"),
+        (["analyze", cells, "--metric", "steps", "--read", "skip-rows=2"], 1,
+         "--read skip-rows cannot be used with a cell table"),
     ]:
         capsys.readouterr()
         assert main([str(a) for a in args]) == code, args
