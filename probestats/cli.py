@@ -27,7 +27,7 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 OPTION_GROUPS = {
     "Input and shaping": ("read_given", "column", "where", "derive", "wide", "group", "fold_case", "complete", "from_text",
                           "design_file", "facts", "dialect", "table"),
-    "Tests": ("alternative", "alpha", "correction", "interval", "n_resamples", "seed", "effect_size", "row_level",
+    "Tests": ("alternative", "alpha", "correction", "interval", "n_resamples", "seed", "effect_choice", "row_level",
               "per_item", "gap", "target", "sims", "shift", "mdg_range", "heterogeneity", "items", "runs"),
     "Output": ("json_out", "output", "sections", "force", "plot", "keep_runs", "with_runs", "with_time", "places",
                "no_seed", "run_order", "settings", "port", "host", "open_browser", "max_mb", "help"),
@@ -37,6 +37,7 @@ COMPARISON = "The comparison"
 #: Spellings that were replaced: given, they are refused with a pointer to the new one (exit 2).
 #: Keys are "--old" (every command) or "command --old" (one command).
 REPLACED: dict[str, str] = {
+    "--hedges": "--effect-size g_z (or g_av): Hedges' correction is named by the effect size",
     "--format": "--read format=FMT", "--sheet": "--read sheet=NAME|N", "--skip-rows": "--read skip-rows=N",
     "--encoding": "--read encoding=ENC", "--max-cells": "--read max-cells=N", "--records": "--read records=KEY",
     "--count": "--from-text NAME=count:REGEX", "--words": "--from-text NAME=words",
@@ -208,12 +209,10 @@ def read_options(func):
     """Add the options every command that reads a log shares: ``--read KEY=VALUE`` and ``--column``."""
 
     @click.option("--read", "read_given", multiple=True, metavar="KEY=VALUE", callback=_parse_read,
-                  help="How the files are read (repeatable): format=csv|tsv|json|jsonl|xlsx|ods|parquet (default: "
-                       "from the suffix; the log of inspect_ai, promptfoo, lm-eval or Open WebUI from its content), "
-                       "sheet=NAME|N (0-based; default the first), skip-rows=N (title rows above the header), "
-                       "encoding=ENC (e.g. cp1252; default UTF-8), max-cells=N (largest sheet read, rows x "
-                       "columns; default 10,000,000), records=KEY (JSON: the key holding the records, dotted for "
-                       "nesting; default the one key that holds a list).")
+                  help="How the files are read (repeatable): format=csv|tsv|json|jsonl|xlsx|ods|parquet "
+                       "(default: from the suffix or content), sheet=NAME|N (0-based), skip-rows=N (title rows), "
+                       "encoding=ENC (default UTF-8), max-cells=N (largest sheet; default 10,000,000), "
+                       "records=KEY (JSON: the key holding the records).")
     @click.option("--column", "column", multiple=True, metavar="CANONICAL=HEADER",
                   help="Say which header holds a column, e.g. --column item=\"Question #\" (repeatable).")
     @functools.wraps(func)
@@ -261,11 +260,9 @@ def shape_options(func):
                   help="Add a column from a SQL expression, e.g. \"total = a + b\" (repeatable); it can be the "
                        "--metric or a --column.")
     @click.option("--from-text", "from_text", multiple=True, metavar="NAME=KIND[:REGEX]", callback=_parse_from_text,
-                  help="A column read from the text (repeatable; made before --derive, which can use it): "
-                       "NAME=words or NAME=chars (the reply's words or characters), NAME=count:REGEX (matches of "
-                       "REGEX in the reply, ^ at every line, e.g. 'steps=count:^\\s*\\d+[.)]'), NAME=number:REGEX "
-                       "(the first number REGEX captures, e.g. 'score=number:Score: (\\d+)'); VALUE=prompt:REGEX: "
-                       "the value is VALUE where the prompt matches REGEX (the first rule that matches wins).")
+                  help="A column from the text, before --derive (repeatable): NAME=words, NAME=chars, "
+                       "NAME=count:REGEX (matches in the reply, ^ at every line), NAME=number:REGEX (the first "
+                       "number captured); VALUE=prompt:REGEX: the value is VALUE where the prompt matches.")
     @click.option("--fold-case", is_flag=True, help="Treat values differing only in case or spaces as one.")
     @click.option("--group", multiple=True, metavar="GROUP=V1,V2",
                   help="Several values standing for one group, e.g. --group female=Emily,Lakisha (repeatable).")
@@ -411,11 +408,18 @@ interval_option = click.option(
 
 
 def effect_options(func):
-    """Hedges' correction of the effect sizes, and the one a table of several metrics shows."""
-    func = click.option("--effect-size", type=click.Choice(["d_z", "d_av"]), default="d_z", show_default=True,
-                        help="Several metrics: the effect size their table and heatmap show.")(func)
-    return click.option("--hedges", is_flag=True,
-                        help="Apply Hedges' small-sample correction to d_z and d_av (named g_z and g_av).")(func)
+    """``--effect-size``: the one a table of several metrics shows, and (g_*) Hedges' correction of all."""
+
+    @click.option("--effect-size", "effect_choice", type=click.Choice(["d_z", "d_av", "g_z", "g_av"]), default="d_z",
+                  show_default=True, help="The effect size a table of several metrics (and its heatmap) shows; "
+                  "g_z or g_av: with Hedges' small-sample correction, applied to every d_z and d_av shown.")
+    @functools.wraps(func)
+    def wrapper(*args, effect_choice="d_z", **kwargs):
+        kwargs["hedges"] = effect_choice.startswith("g")
+        kwargs["effect_size"] = "d" + effect_choice[1:]
+        return func(*args, **kwargs)
+
+    return wrapper
 a_option = click.option("--a", "a", metavar="VALUE", help="First value; gap = mean under A − mean under B "
                         "(default: the first value in the log).")
 b_option = click.option("--b", "b", metavar="VALUE", help="Second value (default: the second value in the log).")
@@ -443,7 +447,7 @@ scale_option = click.option(
 order_option = click.option(
     "--order", metavar="COL",
     help="The order probe of a pairwise judge: the column whose two values are the two answer orders "
-         "(required by judge; in report, adds the judge section).")
+         "(required; a report's judge section takes it as --set judge.order=COL).")
 
 
 def noise_options(func):
@@ -471,24 +475,88 @@ def _parse_facts(ctx, param, values) -> dict:
         key = key.strip().replace("-", "_")
         if not sep or not key:
             raise click.BadParameter(f"'{value}': expected KEY=VALUE, for example --set attribute=\"writing style\"")
-        if key not in KNOWN_KEYS:
-            raise click.BadParameter(f"'{value}': unknown key '{key}'; known keys: {', '.join(KNOWN_KEYS)}")
-        if key in LIST_FIELDS:
+        if key not in KNOWN_KEYS and key not in REPORT_SETTINGS:
+            raise click.BadParameter(f"'{value}': unknown key '{key}'; known keys: "
+                                     f"{', '.join((*KNOWN_KEYS, *REPORT_SETTINGS))}")
+        if key in LIST_FIELDS or REPORT_SETTINGS.get(key, ("",))[0] == "list" or key == "attribute_settings":
             facts[key] = (*facts.get(key, ()), text)
         else:
             facts[key] = text
     return facts
 
 
+#: The report's settings beside the design facts, keys of --set and of the --design file: kind, old flag.
+REPORT_SETTINGS = {
+    "noise_value": ("text", "--noise-value"), "settings": ("list", "--setting"),
+    "attribute_settings": ("model|temperature|system", "--setting-is-attribute"), "scale": ("text", "--scale"),
+    "templates": ("path", "--templates"), "judge.order": ("text", "--order"), "judge.response": ("text", "--response"),
+    "judge.choice": ("text", "--choice"), "judge.verdict": ("list", "--verdict"),
+    "judge.repetition": ("text", "--repetition"), "framing.targets": ("path", "--targets"),
+    "framing.toward": ("text", "--toward"), "framing.answers": ("auto|yes-no|agreement", "--answers"),
+    "framing.label_map": ("list", "--label-map"), "framing.columns": ("list", "--framing-columns"),
+}
+REPLACED.update({f"report {old}": f"--set {key}=... (or the key {key} in the --design file"
+                                  f"{', table [' + key.split('.')[0] + ']' if '.' in key else ''})"
+                 for key, (_, old) in REPORT_SETTINGS.items()})
+
+
+def _setting(key: str, value, where: str):
+    """One report setting, checked: a list, a path, a choice or text."""
+    kind = REPORT_SETTINGS[key][0]
+    many = kind == "list" or key == "attribute_settings"
+    values = value if isinstance(value, (list, tuple)) else [value]
+    if not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in values) or (
+            not many and len(values) != 1):
+        raise OptionError(f"{where} {key}: expected {'text or a list of texts' if many else 'text'}")
+    values = [str(v) for v in values]
+    if "|" in kind:
+        bad = [v for v in values if v not in kind.split("|")]
+        if bad:
+            raise OptionError(f"{where} {key}={bad[0]}: expected one of {kind.replace('|', ', ')}")
+    if many:
+        return tuple(values)
+    return Path(values[0]) if kind == "path" else values[0]
+
+
+def _report_settings(design_file, facts: dict) -> dict:
+    """The report's settings: the --design file's, then --set's over them."""
+    from probestats.shape.design import load_settings
+
+    given = {}
+    if design_file is not None:
+        for key, value in load_settings(design_file).items():
+            if key not in REPORT_SETTINGS:
+                raise OptionError(f"--design {design_file}: unknown key {key!r}; known settings: "
+                                  f"{', '.join(REPORT_SETTINGS)}")
+            given[key] = _setting(key, value, f"--design {design_file}:")
+    for key, value in facts.items():
+        if key in REPORT_SETTINGS:
+            given[key] = _setting(key, value, "--set")
+    return given
+
+
+def _judge_setting(given: dict, by) -> dict | None:
+    """The judge section's settings (None without judge.order); the judges are the --by groups."""
+    keys = [k for k in given if k.startswith("judge.") and k != "judge.order"]
+    if "judge.order" not in given:
+        if keys:
+            raise click.UsageError(f"{keys[0]} describes an order probe; add --set judge.order=COL")
+        return None
+    return {"order": given["judge.order"], "response": given.get("judge.response"),
+            "choice": given.get("judge.choice"), "verdicts": given.get("judge.verdict", ()), "by": tuple(by),
+            "repetition": given.get("judge.repetition")}
+
+
 def design_options(func):
     """``--design FILE`` and ``--set KEY=VALUE``: the design facts, from a file and one-off (the later wins)."""
     func = click.option("--set", "facts", multiple=True, metavar="KEY=VALUE", callback=_parse_facts,
-                        help="A design fact, overriding the --design file: attribute, values_why, "
-                             "metric_definition, metric_cannot_see, held_fixed, not_fixed, not_tested, run_dates, "
-                             "mitigation, gap_of_interest (repeatable; a list fact gathers its repeats).")(func)
+                        help="A design fact or setting over the --design file's (repeatable; a list gathers its "
+                             "repeats): attribute, values_why, metric_definition, metric_cannot_see, held_fixed, "
+                             "not_fixed, not_tested, run_dates, mitigation, gap_of_interest; noise_value, settings, "
+                             "attribute_settings, scale, templates; judge.order, .response, .choice, .verdict, "
+                             ".repetition; framing.targets, .toward, .answers, .label_map, .columns.")(func)
     return click.option("--design", "design_file", type=click.Path(path_type=Path), metavar="probe.toml",
-                        help="A design file (TOML) with what the log cannot say: the attribute, why its values "
-                             "matter, the metric's definition, what was held fixed, ...")(func)
+                        help="A design file (TOML): what the log cannot say, with the keys of --set.")(func)
 
 
 def json_option(what: str = "the result"):
@@ -670,42 +738,16 @@ def framing_answer_options(func):
     return wrapper
 
 
-def judge_report_options(func):
-    """The options of an order probe's report section (the judge section), gathered into ``judge``."""
-
-    @order_option
-    @click.option("--response", "judge_response", metavar="COL", help="With --order: the judge's raw reply.")
-    @click.option("--choice", "judge_choice", metavar="COL", help="With --order: the slot chosen (first/second/tie).")
-    @click.option("--verdict", "verdicts", multiple=True, metavar="LABEL=PATTERN",
-                  help="With --order: how a verdict is read, e.g. --verdict \"first=[[A]]\" (repeatable).")
-    @click.option("--repetition", metavar="COL", help="With --order: the column numbering repeated judgments.")
-    @functools.wraps(func)
-    def wrapper(*args, order=None, judge_response=None, judge_choice=None, verdicts=(),
-                repetition=None, **kwargs):
-        given = judge_response or judge_choice or verdicts or repetition
-        if order is None and given:
-            raise click.UsageError("--response, --choice, --verdict and --repetition describe an "
-                                   "order probe; add --order COL")
-        kwargs["judge"] = None if order is None else {
-            "order": order, "response": judge_response, "choice": judge_choice, "verdicts": verdicts,
-            "by": kwargs.get("by", ()), "repetition": repetition}
-        return func(*args, **kwargs)
-
-    return wrapper
-
-
 @cli.command()
 @logs_argument(required=False)
 @click.option("--metric", multiple=True, metavar="COL[,COL...]",
               help="The metric column (a number per run); several (repeated, or separated by commas): a report of "
-                   "every metric side by side, one correction over metrics × groups. Not needed for a report of "
-                   "an order probe alone (--order).")
+                   "every metric side by side, one correction over metrics × groups (none: an order probe alone).")
 @a_option
 @b_option
 @click.option("--noise", type=click.Path(path_type=Path), metavar="NOISE_LOG",
               help="A same-versus-same log, reported beside the probe (and used for the minimum detectable gap); "
                    "'within' (the default) or 'none' as for analyze.")
-@noise_options
 @alternative_option
 @alpha_option
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path), metavar="FILE",
@@ -714,22 +756,16 @@ def judge_report_options(func):
 @click.option("--section", "sections", multiple=True, metavar="NAME",
               type=click.Choice(["summary", "design", "table", "tests", "groups", "ceilings", "many", "factors",
                                  "noise", "power", "compare", "finding", "limits", "framing", "judge"]),
-              help="Render only this section (repeatable), for pasting into a report of your own.")
-@click.option("--templates", type=click.Path(path_type=Path), metavar="DIR",
-              help="A folder of templates that replace the shipped ones of the same name (e.g. table.md.j2).")
+              help="Render only this section (repeatable), to paste into a report of your own.")
 @design_options
 @click.option("--framing", "framing_log", multiple=True, type=click.Path(dir_okay=True, path_type=Path),
               metavar="FRAMING_LOG", help="A dual-framing log (files or a folder; repeatable), shaped by the same "
               "--column/--where/--derive/--by: adds the framing section, or without LOG is the report's only analysis.")
-@click.option("--targets", type=click.Path(path_type=Path), metavar="FILE",
-              help="With --framing: per topic, the target each framing asserts (topic, affirmative, reverse).")
-@click.option("--toward", metavar="TARGET", help="With --framing: the reference target.")
 @by_option
 @click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
               show_default=True, help="Correction across --by groups (and pairs of values).")
 @click.option("--reference", metavar="VALUE",
               help="More than two values: gaps against VALUE (the many section).")
-@scale_option
 @click.option("--factor", multiple=True, metavar="COL",
               help="Two attributes at once: give --factor twice (the factors section).")
 @click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
@@ -741,15 +777,11 @@ def judge_report_options(func):
                    "as 'probestats compare BEFORE_LOG LOG' analyzes it.")
 @interval_option
 @effect_options
-@judge_report_options
-@framing_answer_options
 @shape_options
 @outputs_together
-def report(log, metric, a, b, noise, alternative, alpha, output, sections, templates, design_file,
-           facts, probe, framing_log=None, targets=None, toward=None, judge=None,
-           by=(), correction="holm", reference=None, scale=None, factor=(), n_resamples=10_000, seed=0,
-           before_log=None, answers="auto", label_map=(), framing_columns=(), interval="t",
-           hedges=False, effect_size="d_z", noise_value=None, block_settings=(), attribute_settings=()):
+def report(log, metric, a, b, noise, alternative, alpha, output, sections, design_file, facts, probe,
+           framing_log=None, by=(), correction="holm", reference=None, factor=(), n_resamples=10_000, seed=0,
+           before_log=None, interval="t", hedges=False, effect_size="d_z"):
     """Write the report of LOG as Markdown, HTML or JSON (by the suffix of -o), from Jinja templates.
 
     Missing design facts (attribute, metric definition, attributes not tested, ...) show as
@@ -761,7 +793,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
       probestats report sample_logs/style_probe.csv --metric steps --design probe.toml -o report.html
       probestats report sample_logs/style_probe.csv --metric steps --section table -o table.md
       probestats report sample_logs/style_probe.csv --metric steps -o report.html \\
-          --framing sample_logs/framing_long.csv --targets sample_logs/framing_targets.csv
+          --framing sample_logs/framing_long.csv --set framing.targets=sample_logs/framing_targets.csv
     """
     from probestats.present.report_job import report as run
     from probestats.present.report_job import report_format
@@ -771,6 +803,16 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
     # during the pass, its memory would add to the pass's peak)
     warm_imports("probestats.present.report")
 
+    from probestats.shape.design import KNOWN_KEYS
+
+    given = _report_settings(design_file, facts)
+    facts = {k: v for k, v in facts.items() if k in KNOWN_KEYS}
+    judge, scale, templates = _judge_setting(given, by), given.get("scale"), given.get("templates")
+    targets, toward = given.get("framing.targets"), given.get("framing.toward")
+    answers, label_map = given.get("framing.answers", "auto"), given.get("framing.label_map", ())
+    framing_columns = given.get("framing.columns", ())
+    noise_value, block_settings = given.get("noise_value"), given.get("settings", ())
+    attribute_settings = given.get("attribute_settings", ())
     _refuse_inputs({"-o": output}, {"LOG": log, "--noise": noise, "--design": design_file,
                                     "--framing": framing_log, "--targets": targets, "--before": before_log})
     report_format(output)   # a bad -o is refused before the log is read
@@ -789,9 +831,10 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
                             factor=factor)
     if not framing_only:
         if judge is not None and judge["response"] and judge["choice"]:
-            raise click.UsageError("give one of --response, --choice and --score, not --response and --choice")
+            raise click.UsageError("give one of judge.response and judge.choice, not both")
         if metric is None and judge is None:
-            raise click.UsageError("Missing option '--metric' (or --order for a report of an order probe alone).")
+            raise click.UsageError("Missing option '--metric' (or --set judge.order=COL for a report of an order "
+                                   "probe alone).")
     # one library call does the whole job (the same one the local page of `probestats serve` makes)
     run(log, metric=metric, a=a, b=b, noise=noise, alternative=alternative, alpha=alpha, output=output,
         sections=sections, templates=templates, design_file=design_file, **facts, probe=probe, framing_log=framing_log, targets=targets, toward=toward,

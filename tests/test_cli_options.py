@@ -48,3 +48,33 @@ def test_a_replaced_spelling_is_refused_with_its_new_one(capsys, key):
     out, err = capsys.readouterr()
     assert code == 2 and out == ""
     assert err == f"Error: {old} was replaced by {REPLACED[key]}\n"
+
+
+def test_the_report_help_fits_on_two_screens():
+    from click.testing import CliRunner
+
+    done = CliRunner().invoke(cli, ["report", "--help"], terminal_width=100)
+    assert done.exit_code == 0
+    assert len(done.output.splitlines()) <= 2 * 50, "two screens of 50 lines, 100 columns wide"
+
+
+def test_a_cell_table_is_recognized_as_an_input_kind(tmp_path, capsys):
+    log = ROOT / "sample_logs" / "style_probe.csv"
+    table = tmp_path / "cells.csv"
+    assert main(["cells", str(log), "--metric", "steps", "-o", str(table)]) == 0
+    capsys.readouterr()
+    assert main(["analyze", str(table), "--metric", "steps", "--json"]) == 0
+    assert '"n_items": 8' in capsys.readouterr().out
+
+
+def test_report_settings_come_from_the_design_file_and_set(tmp_path, capsys):
+    design = tmp_path / "probe.toml"
+    design.write_text('attribute = "style"\nscale = "1:9"\n[framing]\ntoward = "A"\n', encoding="utf-8")
+    log = ROOT / "sample_logs" / "style_probe.csv"
+    # the [framing] table is read: its reference target without a framing log is refused as such
+    code = main(["report", str(log), "--metric", "steps", "--design", str(design), "-o", str(tmp_path / "r.md")])
+    assert code == 1 and "belong to the framing section" in capsys.readouterr().err
+    code = main(["report", str(log), "--metric", "steps", "--set", "framing.answers=maybe", "-o",
+                 str(tmp_path / "r.md")])
+    assert code == 1
+    assert capsys.readouterr().err == "Error: --set framing.answers=maybe: expected one of auto, yes-no, agreement\n"

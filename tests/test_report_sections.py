@@ -163,7 +163,7 @@ CASES = {
               ["within-item permutation test", "exact sign-flip test"]),
     "factor": (["--factor", "style", "--factor", "name"], "Two factors: style × name",
                ["exact sign-flip test on the per-item effects", "Holm"]),
-    "scale": (["--a", "padded", "--b", "plain", "--scale", "1:4"], "Judge's scale: ceiling and floor cells",
+    "scale": (["--a", "padded", "--b", "plain", "--set", "scale=1:4"], "Judge's scale: ceiling and floor cells",
               ["Declared scale 1:4", "at the ceiling"]),
     "where": (["--where", "seed <= 3"], "Tests", ["Sign-flip test", "Rows analyzed: only those where seed <= 3"]),
     "derive": (["--derive", "double = steps * 2"], "Tests", ["Sign-flip test", "Derived column: double = steps * 2"]),

@@ -217,8 +217,8 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
                      not_tested=not_tested, run_dates=run_dates, mitigation=mitigation,
                      gap_of_interest=gap_of_interest)
     if not framing_log and (targets is not None or toward is not None):
-        raise OptionError("--targets and --toward belong to the framing section; give the dual-framing log "
-                          "with --framing FRAMING_LOG")
+        raise OptionError("the framing targets and reference target belong to the framing section; give the "
+                          "dual-framing log with --framing FRAMING_LOG")
     if cells is not None:
         result, comparison = _cells_analysis(cells, metric, a, b, by, alternative, alpha, correction,
                                              gap_of_interest=design.gap_of_interest)

@@ -372,7 +372,7 @@ def _templates(rng):
     body = rng.choice(_TEMPLATES)
     suffix = rng.choice(["md", "html"])
     files = {"log.csv": _csv(_rows(rng)), f"tpl/report.{suffix}.j2": body.encode()}
-    return Case("templates", ["report", "log.csv", "--metric", "steps", "--templates", "tpl", "-o", f"out.{suffix}"],
+    return Case("templates", ["report", "log.csv", "--metric", "steps", "--set", "templates=tpl", "-o", f"out.{suffix}"],
                 files, note=body[:30])
 
 
@@ -429,7 +429,7 @@ def _template_links(rng):
                        '{% include "NAME" ignore missing %}']).replace("NAME", name)
     if link != f"report.{suffix}.j2":
         files[f"tpl/report.{suffix}.j2"] = f"# r\n{body}\n".encode()
-    argv = ["report", "log.csv", "--metric", "steps", "--templates", "tpl", "-o", f"out.{suffix}"]
+    argv = ["report", "log.csv", "--metric", "steps", "--set", "templates=tpl", "-o", f"out.{suffix}"]
     if rng.random() < 0.4:
         argv += ["--section", rng.choice(["table", "summary", "tests", "design"])]
     return Case("template_links", argv, files, note=f"{link} {body[:24]}", links={f"tpl/{link}": target},
