@@ -69,7 +69,8 @@ _RESPELL = [(re.compile(r"--(sheet|skip-rows|encoding|records|max-cells|format) 
             (re.compile(r"--(count|number) '([^\s'=]+)'"), r"--from-text \2=\1:REGEX"),
             (re.compile(r"--(words|chars) ([^\s:;,()]+)"), r"--from-text \2=\1"),
             (re.compile(r"--(count|number) (\w+)(?=:)"), r"--from-text \2=\1"),
-            (re.compile(r"--variant-from\b"), "--from-text VALUE=prompt:REGEX")]
+            (re.compile(r"--variant-from\b"), "--from-text VALUE=prompt:REGEX"),
+            (re.compile(r"--templates ([^\s:;,()]+)"), r"--set templates=\1")]
 
 
 def respell(text: str) -> str:

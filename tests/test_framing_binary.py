@@ -298,7 +298,7 @@ def test_framings_in_columns_give_the_figures_of_the_long_log(tmp_path, capsys):
     assert _figures(got["cells"]) == _figures(expected["cells"])
 
     # the report, split by model and language, with no reshaping outside probestats
-    for source, extra in ((long, []), (folder, ["--framing-columns", "affirmative=agree_prompt,reverse=disagree_prompt"])):
+    for source, extra in ((long, []), (folder, ["--set", "framing.columns=affirmative=agree_prompt,reverse=disagree_prompt"])):
         out_file = tmp_path / f"r_{source.name}.json"
         code, _, err = run(capsys, "report", "--framing", source, *extra, "--set", f"framing.targets={targets}", "--by", "model",
                            "--by", "language", "-o", out_file)

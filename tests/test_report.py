@@ -461,9 +461,9 @@ def test_cli_errors(tmp_path, capsys):
     code, _, err = run_cli(["report", PROBE, "--metric", "steps", "-o", tmp_path / "r.md", "--section", "nope"],
                            capsys)
     assert code == 2 and "Invalid value for '--section'" in err
-    code, _, err = run_cli(["report", PROBE, "--metric", "steps", "-o", tmp_path / "r.md", "--templates",
-                            tmp_path / "none"], capsys)
-    assert code == 1 and err.startswith("Error: --templates ")
+    code, _, err = run_cli(["report", PROBE, "--metric", "steps", "-o", tmp_path / "r.md", "--set",
+                            f"templates={tmp_path / 'none'}"], capsys)
+    assert code == 1 and err.startswith("Error: --set templates=")
     assert list(tmp_path.iterdir()) == []
 
 

@@ -163,7 +163,7 @@ CASES = {
               ["within-item permutation test", "exact sign-flip test"]),
     "factor": (["--factor", "style", "--factor", "name"], "Two factors: style × name",
                ["exact sign-flip test on the per-item effects", "Holm"]),
-    "scale": (["--a", "padded", "--b", "plain", "--set", "scale=1:4"], "Judge's scale: ceiling and floor cells",
+    "scale": (["--a", "padded", "--b", "plain", "--scale", "1:4"], "Judge's scale: ceiling and floor cells",
               ["Declared scale 1:4", "at the ceiling"]),
     "where": (["--where", "seed <= 3"], "Tests", ["Sign-flip test", "Rows analyzed: only those where seed <= 3"]),
     "derive": (["--derive", "double = steps * 2"], "Tests", ["Sign-flip test", "Derived column: double = steps * 2"]),
@@ -173,6 +173,12 @@ CASES = {
 LOG_OF = {"by": "by", "reference": "many", "group": "many", "factor": "factor", "scale": "judge", "where": "plain",
           "derive": "plain", "before": "after"}
 METRIC_OF = {"factor": "x", "scale": "level", "derive": "double"}
+
+
+def _report_args(args):
+    """analyze's options as report takes them: the scale is a setting, --set scale=LOW:HIGH."""
+    return [f"scale={a}" if i and args[i - 1] == "--scale" else "--set" if a == "--scale" else a
+            for i, a in enumerate(args)]
 
 
 def _args(case, logs):
@@ -186,7 +192,7 @@ def _args(case, logs):
 def test_each_analysis_gets_its_section_with_its_test_named(case, fmt, logs, tmp_path, capsys):
     heading, tests = CASES[case][1], CASES[case][2]
     out = tmp_path / f"r.{fmt}"
-    code, _, err = run_cli(capsys, "report", *_args(case, logs), "-o", out)
+    code, _, err = run_cli(capsys, "report", *_report_args(_args(case, logs)), "-o", out)
     assert code == 0, err
     text = out.read_text(encoding="utf-8")
     if fmt == "json":
@@ -212,7 +218,7 @@ def test_each_analysis_gets_its_section_with_its_test_named(case, fmt, logs, tmp
 def test_log_text_is_escaped_in_every_new_section(case, logs, tmp_path, capsys):
     for fmt in ("md", "html"):
         out = tmp_path / f"r.{fmt}"
-        code, _, err = run_cli(capsys, "report", *_args(case, logs), "-o", out)
+        code, _, err = run_cli(capsys, "report", *_report_args(_args(case, logs)), "-o", out)
         assert code == 0, err
         text = out.read_text(encoding="utf-8")
         if fmt == "html":
@@ -260,7 +266,7 @@ def test_report_chooses_the_analysis_as_analyze_does(logs, tmp_path, capsys):
         code, printed, err = run_cli(capsys, "analyze", *args, "--json")
         assert code == 0, err
         out = tmp_path / "r.json"
-        code, _, err = run_cli(capsys, "report", *args, "-o", out)
+        code, _, err = run_cli(capsys, "report", *_report_args(args), "-o", out)
         assert code == 0, err
         analyzed, reported = json.loads(printed), json.loads(out.read_text())
         reported.pop("report")
@@ -340,7 +346,7 @@ FORBIDDEN = re.compile(r"\b(no bias|fair|fairness|proves?|proven)\b", re.I)
 @pytest.mark.parametrize("case", list(CASES))
 def test_no_new_section_claims_a_system_is_unbiased(case, logs, tmp_path, capsys):
     out = tmp_path / "r.md"
-    code, _, err = run_cli(capsys, "report", *_args(case, logs), "-o", out)
+    code, _, err = run_cli(capsys, "report", *_report_args(_args(case, logs)), "-o", out)
     assert code == 0, err
     text = re.sub(r"\\(.)", r"\1", out.read_text())
     assert not FORBIDDEN.search(text), FORBIDDEN.search(text)
