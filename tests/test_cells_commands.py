@@ -227,7 +227,7 @@ def test_options_that_need_rows_are_refused_in_one_line(tmp_path, capsys):
          "with a cell table as LOG, give this log as a cell table too (probestats cells"),
         (["report", cells, "--metric", "steps", "--where", "seed > 1", "-o", out], 1,
          "--where cannot be used with a cell table: it needs the log's rows; build the cell table with it"),
-        (["report", cells, "--metric", "steps", "--order", "variant", "--choice", "x", "-o", out], 1,
+        (["report", cells, "--metric", "steps", "--set", "judge.order=variant", "--set", "judge.choice=x", "-o", out], 1,
          "--order cannot be used with a cell table"),
         (["report", cells, "--metric", "steps", "--noise", "none", "-o", out], 1,
          "--noise none cannot be used with a cell table"),
