@@ -49,13 +49,14 @@ file (else from the folder lm-eval named after it).""",
     ("Open WebUI", """Export one chat as JSON from the chat's menu, or every chat from the settings (both write
 `chat-export-<time>.json`). Each assistant reply is a row; regenerating a reply adds a run; the user's message is the
 prompt; `turn` (the n-th question of the chat) is the item unless `--column item=chat_title` names
-another. `--variant-from VALUE=REGEX` reads the value from the prompt's wording, and `--count` counts
+another. `--from-text VALUE=prompt:REGEX` reads the value from the prompt's wording, and
+`--from-text NAME=count:REGEX` counts
 numbered steps in the reply. A chat that holds both values in one thread is warned about: its replies
 saw each other.""",
-     [f"validate {D}/chat-export-1764583200000.json --variant-from \"formal=^Good afternoon\" "
-      "--variant-from \"casual=^hey\" --count \"steps=^\\s*\\d+\\.\" --metric steps",
-      f"analyze {D}/chat-export-1764583200000.json --variant-from \"formal=^Good afternoon\" "
-      "--variant-from \"casual=^hey\" --count \"steps=^\\s*\\d+[.)]\" --metric steps --a formal --b casual "
+     [f"validate {D}/chat-export-1764583200000.json --from-text \"formal=prompt:^Good afternoon\" "
+      "--from-text \"casual=prompt:^hey\" --from-text \"steps=count:^\\s*\\d+\\.\" --metric steps",
+      f"analyze {D}/chat-export-1764583200000.json --from-text \"formal=prompt:^Good afternoon\" "
+      "--from-text \"casual=prompt:^hey\" --from-text \"steps=count:^\\s*\\d+[.)]\" --metric steps --a formal --b casual "
       "--where \"chat_title <> 'Both styles in one thread'\""],
      """The first pattern knows only `1.` numbering and finds no step in the three replies numbered
 `1)`: the `zero_count` warning lists them for a person to read; the second pattern counts both. The

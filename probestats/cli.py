@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import io
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -22,8 +23,113 @@ EXIT_USAGE = 2
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
+#: The groups a command's help lists its options in, by parameter name (the rest: "The comparison").
+OPTION_GROUPS = {
+    "Input and shaping": ("read_given", "column", "where", "derive", "wide", "group", "fold_case", "complete", "from_text",
+                          "design_file", "facts", "dialect", "table"),
+    "Tests": ("alternative", "alpha", "correction", "interval", "n_resamples", "seed", "effect_choice", "row_level",
+              "per_item", "gap", "target", "sims", "shift", "mdg_range", "heterogeneity", "items", "runs"),
+    "Output": ("json_out", "output", "sections", "force", "plot", "keep_runs", "with_runs", "with_time", "places",
+               "no_seed", "run_order", "settings", "port", "host", "open_browser", "max_mb", "help"),
+}
+COMPARISON = "The comparison"
 
-@click.group(context_settings=CONTEXT)
+#: Spellings that were replaced: given, they are refused with a pointer to the new one (exit 2).
+#: Keys are "--old" (every command) or "command --old" (one command).
+REPLACED: dict[str, str] = {
+    "--hedges": "--effect-size g_z (or g_av): Hedges' correction is named by the effect size",
+    "--format": "--read format=FMT", "--sheet": "--read sheet=NAME|N", "--skip-rows": "--read skip-rows=N",
+    "--encoding": "--read encoding=ENC", "--max-cells": "--read max-cells=N", "--records": "--read records=KEY",
+    "--count": "--from-text NAME=count:REGEX", "--words": "--from-text NAME=words",
+    "--chars": "--from-text NAME=chars", "--number": "--from-text NAME=number:REGEX",
+    "--variant-from": "--from-text VALUE=prompt:REGEX",
+    "--cells": "the cell table itself as LOG (or BEFORE and AFTER): a cell table is recognized by its columns",
+    "--noise-cells": "--noise NOISE_CELLS (a cell table is recognized by its columns)",
+    "--before-cells": "--before BEFORE_CELLS (a cell table is recognized by its columns)",
+    "--pilot-cells": "--pilot PILOT_CELLS (a cell table is recognized by its columns)",
+    "cells --runs": "--keep-runs (plan's --runs is the runs per value)",
+    "sql --runs": "--keep-runs (plan's --runs is the runs per value)",
+    "report --judge-by": "--by (one row per judge, as in probestats judge)",
+    "sql --order": "--run-order COL (the runs' order; --order is the judge's order column)",
+}
+
+
+#: The design facts a report states, once an option each, now a key of --design FILE or --set KEY=VALUE.
+_FACT_FLAGS = ("attribute", "values-why", "metric-definition", "metric-cannot-see", "held-fixed", "not-fixed",
+               "not-tested", "run-dates", "mitigation", "gap-of-interest")
+REPLACED.update({f"report --{flag}": f"--set {flag.replace('-', '_')}=... (or the key {flag.replace('-', '_')} "
+                                     "in the --design file)" for flag in _FACT_FLAGS})
+
+
+#: Library messages still name some options by their replaced spellings: the Error line says the new ones.
+_RESPELL = [(re.compile(r"--(sheet|skip-rows|encoding|records|max-cells|format) (?!(?:and|or|if)\b)([^\s:;,()]+)"),
+             r"--read \1=\2"),
+            (re.compile(r"--(sheet|skip-rows|encoding|records|max-cells|format)\b(?!-)"), r"--read \1"),
+            (re.compile(r"--(count|number) '?([^\s'=]+)=([^\s']*)'?"), r"--from-text \2=\1:\3"),
+            (re.compile(r"--(count|number) '([^\s'=]+)'"), r"--from-text \2=\1:REGEX"),
+            (re.compile(r"--(words|chars) ([^\s:;,()]+)"), r"--from-text \2=\1"),
+            (re.compile(r"--(count|number) (\w+)(?=:)"), r"--from-text \2=\1"),
+            (re.compile(r"--variant-from\b"), "--from-text VALUE=prompt:REGEX"),
+            (re.compile(r"--templates ([^\s:;,()]+)"), r"--set templates=\1")]
+
+
+def respell(text: str) -> str:
+    """A library message with the command line's current spellings.
+
+    >>> respell("--records run.x: no key 'x'; check --sheet and --skip-rows")
+    "--read records=run.x: no key 'x'; check --read sheet and --read skip-rows"
+    """
+    for pattern, new in _RESPELL:
+        text = pattern.sub(new, text)
+    return text
+
+
+class Replaced(click.UsageError):
+    """An old spelling: one line, ``Error: --old was replaced by --new ...`` (exit code 2)."""
+
+    def show(self, file=None) -> None:
+        click.echo(f"Error: {self.format_message()}", err=True, file=file)
+
+
+def _refuse_replaced(command: str, args) -> None:
+    """Refuse an old spelling among ``args`` (up to ``--``) before click parses them."""
+    for arg in args:
+        if arg == "--":
+            return
+        if not arg.startswith("--"):
+            continue
+        name = arg.split("=", 1)[0]
+        new = REPLACED.get(f"{command} {name}") or REPLACED.get(name)
+        if new is not None:
+            raise Replaced(f"{name} was replaced by {new}")
+
+
+class Command(click.Command):
+    """A command that refuses replaced spellings and lists its options in groups."""
+
+    def parse_args(self, ctx, args):
+        _refuse_replaced(self.name, args)
+        return super().parse_args(ctx, args)
+
+    def format_options(self, ctx, formatter) -> None:
+        groups: dict[str, list] = {COMPARISON: [], **{name: [] for name in OPTION_GROUPS}}
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            group = next((g for g, names in OPTION_GROUPS.items() if param.name in names), COMPARISON)
+            groups[group].append(record)
+        for name in ("Input and shaping", COMPARISON, "Tests", "Output"):
+            if groups[name]:
+                with formatter.section(f"{name} options"):
+                    formatter.write_dl(groups[name])
+
+
+class Group(click.Group):
+    command_class = Command
+
+
+@click.group(cls=Group, context_settings=CONTEXT)
 @click.version_option(__version__, "--version", prog_name="probestats")
 def cli():
     """Trustworthy statistics from counterfactual bias-probe logs.
@@ -67,36 +173,80 @@ def _check_encoding(ctx, param, value):
     return value
 
 
-def read_options(func):
-    """Add the options every command that reads a log shares."""
+READ_KEYS = ("format", "sheet", "skip-rows", "encoding", "max-cells", "records")
+FORMATS = ("csv", "tsv", "json", "jsonl", "xlsx", "ods", "parquet")
 
-    @click.option("--format", "fmt", type=click.Choice(["csv", "tsv", "json", "jsonl", "xlsx", "ods", "parquet"],
-                                                       case_sensitive=False),
-                  help="The log's format (default: from the suffix; the log of inspect_ai, promptfoo, lm-eval or "
-                       "Open WebUI from its content).")
-    @click.option("--sheet", metavar="NAME|N", help="Spreadsheet sheet by name or 0-based number (default: the first).")
-    @click.option("--skip-rows", type=click.IntRange(min=0), default=0, show_default=True,
-                  help="Title rows above the header to skip.")
+
+def _read_value(key: str, text: str):
+    """One ``--read KEY=VALUE``, checked as its own option was (a usage error, exit 2)."""
+    if key == "format":
+        if text.lower() not in FORMATS:
+            raise click.BadParameter(f"format={text}: expected one of {', '.join(FORMATS)}", param_hint="--read")
+        return text.lower()
+    if key in ("skip-rows", "max-cells"):
+        low = 0 if key == "skip-rows" else 1
+        if not text.strip().isdigit() or int(text) < low:
+            raise click.BadParameter(f"{key}={text}: expected a whole number of at least {low}", param_hint="--read")
+        return int(text)
+    if key == "encoding":
+        return _check_encoding(None, None, text)
+    return text
+
+
+def _parse_read(ctx, param, values) -> dict:
+    """``--read KEY=VALUE`` (repeatable): how every file is read."""
+    read: dict = {}
+    for value in values or ():
+        key, sep, text = value.partition("=")
+        key = key.strip().replace("_", "-")
+        if not sep or key not in READ_KEYS:
+            raise click.BadParameter(f"'{value}': expected KEY=VALUE with KEY one of {', '.join(READ_KEYS)}, "
+                                     "for example --read sheet=Results --read skip-rows=2", param_hint="--read")
+        read[key] = _read_value(key, text)
+    return read
+
+
+def read_options(func):
+    """Add the options every command that reads a log shares: ``--read KEY=VALUE`` and ``--column``."""
+
+    @click.option("--read", "read_given", multiple=True, metavar="KEY=VALUE", callback=_parse_read,
+                  help="How the files are read (repeatable): format=csv|tsv|json|jsonl|xlsx|ods|parquet "
+                       "(default: from the suffix or content), sheet=NAME|N (0-based), skip-rows=N (title rows), "
+                       "encoding=ENC (default UTF-8), max-cells=N (largest sheet; default 10,000,000), "
+                       "records=KEY (JSON: the key holding the records).")
     @click.option("--column", "column", multiple=True, metavar="CANONICAL=HEADER",
                   help="Say which header holds a column, e.g. --column item=\"Question #\" (repeatable).")
-    @click.option("--encoding", metavar="ENC", callback=_check_encoding,
-                  help="Text encoding of a CSV/TSV/JSON file, e.g. cp1252 (default: UTF-8).")
-    @click.option("--max-cells", type=click.IntRange(min=1), metavar="N",
-                  help="Largest spreadsheet sheet read, in cells (rows x columns; default 10,000,000).")
-    @click.option("--records", metavar="KEY", help="JSON: the key holding the records (a dotted path for nesting, "
-                                                   "e.g. run.decisions; default: the one key that holds a list).")
     @functools.wraps(func)
-    def wrapper(*args, fmt=None, sheet=None, skip_rows=0, column=(), encoding=None, max_cells=None, records=None,
-                **kwargs):
-        kwargs["read"] = {"format": fmt, "sheet": sheet, "skip_rows": skip_rows,
-                          "columns": _parse_columns(column), "encoding": encoding}
-        if max_cells is not None:
-            kwargs["read"]["max_cells"] = max_cells
-        if records is not None:
-            kwargs["read"]["records"] = records
+    def wrapper(*args, read_given=None, column=(), **kwargs):
+        given = read_given or {}
+        kwargs["read"] = {"format": given.get("format"), "sheet": given.get("sheet"),
+                          "skip_rows": given.get("skip-rows", 0), "columns": _parse_columns(column),
+                          "encoding": given.get("encoding")}
+        if "max-cells" in given:
+            kwargs["read"]["max_cells"] = given["max-cells"]
+        if "records" in given:
+            kwargs["read"]["records"] = given["records"]
         return func(*args, **kwargs)
 
     return wrapper
+
+
+TEXT_KINDS = ("words", "chars", "count", "number", "prompt")
+
+
+def _parse_from_text(ctx, param, values) -> dict:
+    """``--from-text NAME=KIND[:REGEX]`` (repeatable) as the Probe's count, words, chars, number and
+    variant_from rules."""
+    rules: dict = {kind: () for kind in TEXT_KINDS}
+    for value in values or ():
+        name, sep, rule = value.partition("=")
+        kind, colon, regex = rule.partition(":")
+        kind = kind.strip()
+        if not sep or not name.strip() or kind not in TEXT_KINDS or (kind in ("words", "chars")) == bool(colon):
+            raise OptionError(f"--from-text '{value}': expected NAME=words, NAME=chars, NAME=count:REGEX, "
+                              "NAME=number:REGEX or VALUE=prompt:REGEX, for example --from-text 'steps=count:^\\d+[.)]'")
+        rules[kind] = (*rules[kind], name if kind in ("words", "chars") else f"{name}={regex}")
+    return rules
 
 
 def shape_options(func):
@@ -110,6 +260,10 @@ def shape_options(func):
     @click.option("--derive", multiple=True, metavar="NAME=SQL",
                   help="Add a column from a SQL expression, e.g. \"total = a + b\" (repeatable); it can be the "
                        "--metric or a --column.")
+    @click.option("--from-text", "from_text", multiple=True, metavar="NAME=KIND[:REGEX]", callback=_parse_from_text,
+                  help="A column from the text, before --derive (repeatable): NAME=words, NAME=chars, "
+                       "NAME=count:REGEX (matches in the reply, ^ at every line), NAME=number:REGEX (the first "
+                       "number captured); VALUE=prompt:REGEX: the value is VALUE where the prompt matches.")
     @click.option("--fold-case", is_flag=True, help="Treat values differing only in case or spaces as one.")
     @click.option("--group", multiple=True, metavar="GROUP=V1,V2",
                   help="Several values standing for one group, e.g. --group female=Emily,Lakisha (repeatable).")
@@ -118,26 +272,17 @@ def shape_options(func):
                        "or --wide formal=COL (repeatable).")
     @click.option("--complete", is_flag=True,
                   help="Keep only items with a metric value under every compared value; say which were left out.")
-    @click.option("--count", multiple=True, metavar="NAME=REGEX",
-                  help="A metric counted from the reply: matches of REGEX (^ at every line), e.g. "
-                       "--count 'steps=^\\s*\\d+[.)]' (repeatable).")
-    @click.option("--words", multiple=True, metavar="NAME", help="A metric: the reply's number of words (repeatable).")
-    @click.option("--chars", multiple=True, metavar="NAME", help="A metric: the reply's number of characters (repeatable).")
-    @click.option("--number", multiple=True, metavar="NAME=REGEX",
-                  help="A metric: the first number REGEX captures in the reply, e.g. --number 'score=Score: (\\d+)'.")
-    @click.option("--variant-from", multiple=True, metavar="VALUE=REGEX",
-                  help="The value is VALUE where the prompt matches REGEX, e.g. --variant-from 'formal=^Good "
-                       "afternoon' (repeatable; the first rule that matches wins).")
     @read_options
     @functools.wraps(func)
-    def wrapper(*args, read, where=None, derive=(), fold_case=False, group=(), wide=(), complete=False, count=(),
-                words=(), chars=(), number=(), variant_from=(), **kwargs):
+    def wrapper(*args, read, where=None, derive=(), from_text=None, fold_case=False, group=(), wide=(),
+                complete=False, **kwargs):
         from probestats.shape.probe import Probe
 
+        text = from_text or {kind: () for kind in TEXT_KINDS}
         kwargs["probe"] = Probe(columns=tuple(read["columns"].items()), where=where, derive=tuple(derive),
                                 groups=tuple(group), fold_case=fold_case, wide=tuple(wide), complete=complete,
-                                count=tuple(count), words=tuple(words), chars=tuple(chars), number=tuple(number),
-                                variant_from=tuple(variant_from),
+                                count=text["count"], words=text["words"], chars=text["chars"],
+                                number=text["number"], variant_from=text["prompt"],
                                 format=read["format"], sheet=read["sheet"], skip_rows=read["skip_rows"],
                                 encoding=read["encoding"], max_cells=read.get("max_cells"),
                                 records=read.get("records"))
@@ -264,11 +409,18 @@ interval_option = click.option(
 
 
 def effect_options(func):
-    """Hedges' correction of the effect sizes, and the one a table of several metrics shows."""
-    func = click.option("--effect-size", type=click.Choice(["d_z", "d_av"]), default="d_z", show_default=True,
-                        help="Several metrics: the effect size their table and heatmap show.")(func)
-    return click.option("--hedges", is_flag=True,
-                        help="Apply Hedges' small-sample correction to d_z and d_av (named g_z and g_av).")(func)
+    """``--effect-size``: the one a table of several metrics shows, and (g_*) Hedges' correction of all."""
+
+    @click.option("--effect-size", "effect_choice", type=click.Choice(["d_z", "d_av", "g_z", "g_av"]), default="d_z",
+                  show_default=True, help="The effect size a table of several metrics (and its heatmap) shows; "
+                  "g_z or g_av: with Hedges' small-sample correction, applied to every d_z and d_av shown.")
+    @functools.wraps(func)
+    def wrapper(*args, effect_choice="d_z", **kwargs):
+        kwargs["hedges"] = effect_choice.startswith("g")
+        kwargs["effect_size"] = "d" + effect_choice[1:]
+        return func(*args, **kwargs)
+
+    return wrapper
 a_option = click.option("--a", "a", metavar="VALUE", help="First value; gap = mean under A − mean under B "
                         "(default: the first value in the log).")
 b_option = click.option("--b", "b", metavar="VALUE", help="Second value (default: the second value in the log).")
@@ -281,6 +433,22 @@ fold_case_option = click.option("--fold-case", is_flag=True,
                                 help="Treat values differing only in case or spaces as one.")
 seed_option = click.option("--seed", type=int, default=0, show_default=True,
                            help="Seed of the random draws, for results that reproduce.")
+
+# --by, --scale and --order: declared here once, one meaning in every command that takes them
+by_option = click.option(
+    "--by", multiple=True, metavar="COL",
+    help="Groups: one result per value of COL (repeatable), corrected across groups; in judge and a report's "
+         "judge section, one per judge. framing's default: model, plus topic when the topics share no "
+         "reference target.")
+scale_option = click.option(
+    "--scale", metavar="LOW:HIGH",
+    help="The scale the metric (a judge's score or label) is given on, e.g. 1:5 (0: for a floor only): cells "
+         "whose baseline sits at its top or bottom are flagged; plan keeps simulated runs within it (default "
+         "there: an end of the noise log where 5%% of runs or more pile up).")
+order_option = click.option(
+    "--order", metavar="COL",
+    help="The order probe of a pairwise judge: the column whose two values are the two answer orders "
+         "(required; a report's judge section takes it as --set judge.order=COL).")
 
 
 def noise_options(func):
@@ -298,6 +466,100 @@ def noise_options(func):
                              "times), split in halves drawn at random within items.")(func)
 
 
+def _parse_facts(ctx, param, values) -> dict:
+    """``--set KEY=VALUE`` (repeatable) as a dict of design facts; a list fact gathers its repeats."""
+    from probestats.shape.design import KNOWN_KEYS, LIST_FIELDS
+
+    facts: dict = {}
+    for value in values or ():
+        key, sep, text = value.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key:
+            raise click.BadParameter(f"'{value}': expected KEY=VALUE, for example --set attribute=\"writing style\"")
+        if key not in KNOWN_KEYS and key not in REPORT_SETTINGS:
+            raise click.BadParameter(f"'{value}': unknown key '{key}'; known keys: "
+                                     f"{', '.join((*KNOWN_KEYS, *REPORT_SETTINGS))}")
+        if key in LIST_FIELDS or REPORT_SETTINGS.get(key, ("",))[0] == "list" or key == "attribute_settings":
+            facts[key] = (*facts.get(key, ()), text)
+        else:
+            facts[key] = text
+    return facts
+
+
+#: The report's settings beside the design facts, keys of --set and of the --design file: kind, old flag.
+REPORT_SETTINGS = {
+    "noise_value": ("text", "--noise-value"), "settings": ("list", "--setting"),
+    "attribute_settings": ("model|temperature|system", "--setting-is-attribute"), "scale": ("text", "--scale"),
+    "templates": ("path", "--templates"), "judge.order": ("text", "--order"), "judge.response": ("text", "--response"),
+    "judge.choice": ("text", "--choice"), "judge.verdict": ("list", "--verdict"),
+    "judge.repetition": ("text", "--repetition"), "framing.targets": ("path", "--targets"),
+    "framing.toward": ("text", "--toward"), "framing.answers": ("auto|yes-no|agreement", "--answers"),
+    "framing.label_map": ("list", "--label-map"), "framing.columns": ("list", "--framing-columns"),
+}
+REPLACED.update({f"report {old}": f"--set {key}=... (or the key {key} in the --design file"
+                                  f"{', table [' + key.split('.')[0] + ']' if '.' in key else ''})"
+                 for key, (_, old) in REPORT_SETTINGS.items()})
+
+
+def _setting(key: str, value, where: str):
+    """One report setting, checked: a list, a path, a choice or text."""
+    kind = REPORT_SETTINGS[key][0]
+    many = kind == "list" or key == "attribute_settings"
+    values = value if isinstance(value, (list, tuple)) else [value]
+    if not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in values) or (
+            not many and len(values) != 1):
+        raise OptionError(f"{where} {key}: expected {'text or a list of texts' if many else 'text'}")
+    values = [str(v) for v in values]
+    if "|" in kind:
+        bad = [v for v in values if v not in kind.split("|")]
+        if bad:
+            raise OptionError(f"{where} {key}={bad[0]}: expected one of {kind.replace('|', ', ')}")
+    if many:
+        return tuple(values)
+    return Path(values[0]) if kind == "path" else values[0]
+
+
+def _report_settings(design_file, facts: dict) -> dict:
+    """The report's settings: the --design file's, then --set's over them."""
+    from probestats.shape.design import load_settings
+
+    given = {}
+    if design_file is not None:
+        for key, value in load_settings(design_file).items():
+            if key not in REPORT_SETTINGS:
+                raise OptionError(f"--design {design_file}: unknown key {key!r}; known settings: "
+                                  f"{', '.join(REPORT_SETTINGS)}")
+            given[key] = _setting(key, value, f"--design {design_file}:")
+    for key, value in facts.items():
+        if key in REPORT_SETTINGS:
+            given[key] = _setting(key, value, "--set")
+    return given
+
+
+def _judge_setting(given: dict, by) -> dict | None:
+    """The judge section's settings (None without judge.order); the judges are the --by groups."""
+    keys = [k for k in given if k.startswith("judge.") and k != "judge.order"]
+    if "judge.order" not in given:
+        if keys:
+            raise click.UsageError(f"{keys[0]} describes an order probe; add --set judge.order=COL")
+        return None
+    return {"order": given["judge.order"], "response": given.get("judge.response"),
+            "choice": given.get("judge.choice"), "verdicts": given.get("judge.verdict", ()), "by": tuple(by),
+            "repetition": given.get("judge.repetition")}
+
+
+def design_options(func):
+    """``--design FILE`` and ``--set KEY=VALUE``: the design facts, from a file and one-off (the later wins)."""
+    func = click.option("--set", "facts", multiple=True, metavar="KEY=VALUE", callback=_parse_facts,
+                        help="A design fact or setting over the --design file's (repeatable; a list gathers its "
+                             "repeats): attribute, values_why, metric_definition, metric_cannot_see, held_fixed, "
+                             "not_fixed, not_tested, run_dates, mitigation, gap_of_interest; noise_value, settings, "
+                             "attribute_settings, scale, templates; judge.order, .response, .choice, .verdict, "
+                             ".repetition; framing.targets, .toward, .answers, .label_map, .columns.")(func)
+    return click.option("--design", "design_file", type=click.Path(path_type=Path), metavar="probe.toml",
+                        help="A design file (TOML): what the log cannot say, with the keys of --set.")(func)
+
+
 def json_option(what: str = "the result"):
     return click.option("--json", "json_out", is_flag=True, help=f"Print {what} as JSON.")
 
@@ -310,7 +572,7 @@ def json_option(what: str = "the result"):
 @click.option("--metric", metavar="COL", help="The metric column to check (numbers, blanks, suspect zeros).")
 @click.option("--a", "a", metavar="VALUE", help="First compared value (default: the first value in the log).")
 @click.option("--b", "b", metavar="VALUE", help="Second compared value (default: the second value in the log).")
-@click.option("--by", multiple=True, metavar="COL", help="Columns results will be split by (repeatable).")
+@by_option
 @json_option()
 @json_refusals
 @shape_options
@@ -354,18 +616,14 @@ def validate(log, metric, a, b, by, json_out, probe):
                    "probe; 'within' (the default): the log's runs split in halves drawn at random within cells "
                    "(--seed); 'none'.")
 @noise_options
-@click.option("--by", multiple=True, metavar="COL", help="Repeat the analysis per group of COL (repeatable).")
-@click.option("--cells", "cells_file", type=click.Path(path_type=Path), metavar="FILE",
-              help="Analyze a cell table (from probestats cells, or a warehouse via probestats sql) instead of a LOG.")
-@click.option("--noise-cells", "noise_cells", type=click.Path(path_type=Path), metavar="NOISE_CELLS",
-              help="With --cells: the same-versus-same log as a cell table built with its runs (cells --runs).")
+@by_option
 @alternative_option
 @alpha_option
 @click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
               show_default=True, help="Correction across --by groups.")
 @click.option("--json", "json_out", is_flag=True, help="Print the result as JSON (the stable contract in the README).")
 @click.option("--reference", metavar="VALUE", help="More than two values: gaps are measured against VALUE (default: the first).")
-@click.option("--scale", metavar="LOW:HIGH", help="A judge's scale: flag cells whose --b baseline sits at its top or bottom.")
+@scale_option
 @click.option("--factor", multiple=True, metavar="COL", help="Two attributes at once: give --factor twice (e.g. style, name).")
 @click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
               help="Resamples of every resampling method: the bootstrap intervals, the sign-flip inversion beyond "
@@ -382,10 +640,13 @@ def validate(log, metric, a, b, by, json_out, probe):
 @json_refusals
 @shape_options
 def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_out, probe,
-            reference=None, scale=None, factor=(), n_resamples=10_000, seed=0, cells_file=None, interval="t",
-            row_level=False, noise_cells=None, per_item=False, hedges=False, effect_size="d_z", noise_value=None,
+            reference=None, scale=None, factor=(), n_resamples=10_000, seed=0, interval="t",
+            row_level=False, per_item=False, hedges=False, effect_size="d_z", noise_value=None,
             block_settings=(), attribute_settings=()):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them.
+
+    LOG may be a cell table (from probestats cells, or a warehouse via probestats sql), recognized by
+    its columns; its noise reference is then a cell table too (--noise NOISE_CELLS).
 
     \b
     Examples:
@@ -395,15 +656,15 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
     """
     from probestats.analyses.dispatch import analyze as run
 
-    if bool(log) == (cells_file is not None):
-        raise click.UsageError("give a LOG or --cells FILE (one of them)")
+    if not log:
+        raise click.UsageError("Missing argument 'LOG...'.")
+    cells_file, noise_cells, noise = _cell_inputs(log, noise=noise)
     metric = _one_metric(metric, cells=cells_file is not None, row_level=row_level, per_item=per_item)
     if cells_file is not None:
         _analyze_cells(cells_file, metric, a, b, noise, by, alternative, alpha, correction, json_out,
                        probe, reference, scale, factor, interval=interval, row_level=row_level,
                        noise_cells=noise_cells)
         return
-    _cells_only(noise_cells=noise_cells)
     from probestats.present.progress import stages
 
     # one streaming pass over the log (memory grows with items x values, not rows); --row-level needs the runs
@@ -433,7 +694,7 @@ def _one_metric(metric, *, cells: bool = False, row_level: bool = False, per_ite
         return None
     names = split_metrics(metric)
     if len(names) > 1:
-        for flag, given in (("--cells", cells), ("--row-level", row_level), ("--per-item", per_item)):
+        for flag, given in (("a cell table", cells), ("--row-level", row_level), ("--per-item", per_item)):
             if given:
                 raise OptionError(f"{flag} takes one --metric; run it once per metric")
         return names
@@ -478,66 +739,16 @@ def framing_answer_options(func):
     return wrapper
 
 
-def judge_report_options(func):
-    """The options of an order probe's report section (the judge section), gathered into ``judge``."""
-
-    @click.option("--order", metavar="COL", help="Add the order probe of a pairwise judge: the column whose two "
-                  "values are the two answer orders (see probestats judge).")
-    @click.option("--response", "judge_response", metavar="COL", help="With --order: the judge's raw reply.")
-    @click.option("--choice", "judge_choice", metavar="COL", help="With --order: the slot chosen (first/second/tie).")
-    @click.option("--verdict", "verdicts", multiple=True, metavar="LABEL=PATTERN",
-                  help="With --order: how a verdict is read, e.g. --verdict \"first=[[A]]\" (repeatable).")
-    @click.option("--judge-by", multiple=True, metavar="COL", help="With --order: one row per judge (repeatable).")
-    @click.option("--repetition", metavar="COL", help="With --order: the column numbering repeated judgments.")
-    @functools.wraps(func)
-    def wrapper(*args, order=None, judge_response=None, judge_choice=None, verdicts=(), judge_by=(),
-                repetition=None, **kwargs):
-        given = judge_response or judge_choice or verdicts or judge_by or repetition
-        if order is None and given:
-            raise click.UsageError("--response, --choice, --verdict, --judge-by and --repetition describe an "
-                                   "order probe; add --order COL")
-        kwargs["judge"] = None if order is None else {
-            "order": order, "response": judge_response, "choice": judge_choice, "verdicts": verdicts,
-            "by": judge_by, "repetition": repetition}
-        return func(*args, **kwargs)
-
-    return wrapper
-
-
-def cells_report_options(func):
-    """The report's cell-table options, gathered into ``cells`` (None without --cells)."""
-
-    @click.option("--cells", "cells_file", type=click.Path(path_type=Path), metavar="FILE",
-                  help="Report a cell table (from probestats cells, or a warehouse via probestats sql) instead "
-                       "of a LOG.")
-    @click.option("--noise-cells", type=click.Path(path_type=Path), metavar="NOISE_CELLS",
-                  help="With --cells: the same-versus-same log as a cell table built with its runs (cells --runs).")
-    @click.option("--before-cells", type=click.Path(path_type=Path), metavar="BEFORE_CELLS",
-                  help="With --cells: the run before a change as a cell table (the compare section).")
-    @functools.wraps(func)
-    def wrapper(*args, cells_file=None, noise_cells=None, before_cells=None, **kwargs):
-        if cells_file is None:
-            _cells_only(noise_cells=noise_cells, before_cells=before_cells)
-            kwargs["cells"] = None
-        else:
-            kwargs["cells"] = {"--cells": cells_file, "--noise-cells": noise_cells, "--before-cells": before_cells}
-        return func(*args, **kwargs)
-
-    return wrapper
-
-
 @cli.command()
 @logs_argument(required=False)
 @click.option("--metric", multiple=True, metavar="COL[,COL...]",
               help="The metric column (a number per run); several (repeated, or separated by commas): a report of "
-                   "every metric side by side, one correction over metrics × groups. Not needed for a report of "
-                   "an order probe alone (--order).")
+                   "every metric side by side, one correction over metrics × groups (none: an order probe alone).")
 @a_option
 @b_option
 @click.option("--noise", type=click.Path(path_type=Path), metavar="NOISE_LOG",
               help="A same-versus-same log, reported beside the probe (and used for the minimum detectable gap); "
                    "'within' (the default) or 'none' as for analyze.")
-@noise_options
 @alternative_option
 @alpha_option
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path), metavar="FILE",
@@ -546,35 +757,16 @@ def cells_report_options(func):
 @click.option("--section", "sections", multiple=True, metavar="NAME",
               type=click.Choice(["summary", "design", "table", "tests", "groups", "ceilings", "many", "factors",
                                  "noise", "power", "compare", "finding", "limits", "framing", "judge"]),
-              help="Render only this section (repeatable), for pasting into a report of your own.")
-@click.option("--templates", type=click.Path(path_type=Path), metavar="DIR",
-              help="A folder of templates that replace the shipped ones of the same name (e.g. table.md.j2).")
-@click.option("--design", "design_file", type=click.Path(path_type=Path), metavar="probe.toml",
-              help="A design file (TOML) with what the log cannot say; the options below override it.")
-@click.option("--attribute", metavar="TEXT", help="The attribute probed, e.g. 'writing style'.")
-@click.option("--values-why", metavar="TEXT", help="Why the compared values matter.")
-@click.option("--metric-definition", metavar="TEXT", help="The metric's definition, written before the runs.")
-@click.option("--metric-cannot-see", multiple=True, metavar="TEXT", help="What the metric cannot see (repeatable).")
-@click.option("--held-fixed", multiple=True, metavar="TEXT", help="Held fixed beyond what the log shows (repeatable).")
-@click.option("--not-fixed", multiple=True, metavar="TEXT", help="What could not be held fixed (repeatable).")
-@click.option("--not-tested", multiple=True, metavar="TEXT", help="An attribute not tested (repeatable).")
-@click.option("--run-dates", metavar="TEXT", help="When the runs were made (default: from the log's time column).")
-@click.option("--mitigation", metavar="TEXT", help="Mitigation applied before the runs, or 'none'.")
-@click.option("--gap-of-interest", type=float, metavar="G", help="A gap worth detecting (for the power plot).")
+              help="Render only this section (repeatable), to paste into a report of your own.")
+@design_options
 @click.option("--framing", "framing_log", multiple=True, type=click.Path(dir_okay=True, path_type=Path),
               metavar="FRAMING_LOG", help="A dual-framing log (files or a folder; repeatable), shaped by the same "
               "--column/--where/--derive/--by: adds the framing section, or without LOG is the report's only analysis.")
-@click.option("--targets", type=click.Path(path_type=Path), metavar="FILE",
-              help="With --framing: per topic, the target each framing asserts (topic, affirmative, reverse).")
-@click.option("--toward", metavar="TARGET", help="With --framing: the reference target.")
-@click.option("--by", multiple=True, metavar="COL", help="Repeat the analysis per group of COL (repeatable): "
-              "adds the groups section.")
+@by_option
 @click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
               show_default=True, help="Correction across --by groups (and pairs of values).")
 @click.option("--reference", metavar="VALUE",
               help="More than two values: gaps against VALUE (the many section).")
-@click.option("--scale", metavar="LOW:HIGH",
-              help="A judge's scale: the ceilings section names cells whose --b baseline sits at its top or bottom.")
 @click.option("--factor", multiple=True, metavar="COL",
               help="Two attributes at once: give --factor twice (the factors section).")
 @click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
@@ -586,21 +778,15 @@ def cells_report_options(func):
                    "as 'probestats compare BEFORE_LOG LOG' analyzes it.")
 @interval_option
 @effect_options
-@cells_report_options
-@judge_report_options
-@framing_answer_options
 @shape_options
 @outputs_together
-def report(log, metric, a, b, noise, alternative, alpha, output, sections, templates, design_file,
-           attribute, values_why, metric_definition, metric_cannot_see, held_fixed, not_fixed, not_tested,
-           run_dates, mitigation, gap_of_interest, probe, framing_log=None, targets=None, toward=None, judge=None,
-           by=(), correction="holm", reference=None, scale=None, factor=(), n_resamples=10_000, seed=0,
-           before_log=None, cells=None, answers="auto", label_map=(), framing_columns=(), interval="t",
-           hedges=False, effect_size="d_z", noise_value=None, block_settings=(), attribute_settings=()):
+def report(log, metric, a, b, noise, alternative, alpha, output, sections, design_file, facts, probe,
+           framing_log=None, by=(), correction="holm", reference=None, factor=(), n_resamples=10_000, seed=0,
+           before_log=None, interval="t", hedges=False, effect_size="d_z"):
     """Write the report of LOG as Markdown, HTML or JSON (by the suffix of -o), from Jinja templates.
 
     Missing design facts (attribute, metric definition, attributes not tested, ...) show as
-    visible placeholders; give them with --design probe.toml or the options.
+    visible placeholders; give them with --design probe.toml or --set KEY=VALUE.
 
     \b
     Examples:
@@ -608,7 +794,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
       probestats report sample_logs/style_probe.csv --metric steps --design probe.toml -o report.html
       probestats report sample_logs/style_probe.csv --metric steps --section table -o table.md
       probestats report sample_logs/style_probe.csv --metric steps -o report.html \\
-          --framing sample_logs/framing_long.csv --targets sample_logs/framing_targets.csv
+          --framing sample_logs/framing_long.csv --set framing.targets=sample_logs/framing_targets.csv
     """
     from probestats.present.report_job import report as run
     from probestats.present.report_job import report_format
@@ -618,29 +804,41 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
     # during the pass, its memory would add to the pass's peak)
     warm_imports("probestats.present.report")
 
+    from probestats.shape.design import KNOWN_KEYS
+
+    given = _report_settings(design_file, facts)
+    facts = {k: v for k, v in facts.items() if k in KNOWN_KEYS}
+    judge, scale, templates = _judge_setting(given, by), given.get("scale"), given.get("templates")
+    targets, toward = given.get("framing.targets"), given.get("framing.toward")
+    answers, label_map = given.get("framing.answers", "auto"), given.get("framing.label_map", ())
+    framing_columns = given.get("framing.columns", ())
+    noise_value, block_settings = given.get("noise_value"), given.get("settings", ())
+    attribute_settings = given.get("attribute_settings", ())
     _refuse_inputs({"-o": output}, {"LOG": log, "--noise": noise, "--design": design_file,
-                                    "--framing": framing_log, "--targets": targets, "--before": before_log,
-                                    **(cells or {})})
+                                    "--framing": framing_log, "--targets": targets, "--before": before_log})
     report_format(output)   # a bad -o is refused before the log is read
     framing_log = tuple(framing_log or ())
-    framing_only = bool(framing_log) and not log and cells is None and not metric and judge is None
+    framing_only = bool(framing_log) and not log and not metric and judge is None
+    cells_file, noise_cells, noise, before_cells, before_log = _cell_inputs(log, noise=noise, before=before_log)
+    cells = None
+    if cells_file is not None:
+        cells = {"--cells": cells_file, "--noise-cells": noise_cells, "--before-cells": before_cells}
+        log = ()
     metric = _one_metric(metric, cells=cells is not None)
     if not framing_only and cells is None and not log:
-        raise click.UsageError("Missing argument 'LOG...' (or --cells FILE for a cell table).")
+        raise click.UsageError("Missing argument 'LOG...'.")
     if cells is not None:
-        _report_cells_usage(log, cells, metric, noise=noise, before=before_log, judge=judge, probe=probe,
-                            reference=reference, scale=scale, factor=factor)
+        _report_cells_usage(cells, metric, judge=judge, probe=probe, reference=reference, scale=scale,
+                            factor=factor)
     if not framing_only:
         if judge is not None and judge["response"] and judge["choice"]:
-            raise click.UsageError("give one of --response, --choice and --score, not --response and --choice")
+            raise click.UsageError("give one of judge.response and judge.choice, not both")
         if metric is None and judge is None:
-            raise click.UsageError("Missing option '--metric' (or --order for a report of an order probe alone).")
+            raise click.UsageError("Missing option '--metric' (or --set judge.order=COL for a report of an order "
+                                   "probe alone).")
     # one library call does the whole job (the same one the local page of `probestats serve` makes)
     run(log, metric=metric, a=a, b=b, noise=noise, alternative=alternative, alpha=alpha, output=output,
-        sections=sections, templates=templates, design_file=design_file, attribute=attribute, values_why=values_why,
-        metric_definition=metric_definition, metric_cannot_see=metric_cannot_see, held_fixed=held_fixed,
-        not_fixed=not_fixed, not_tested=not_tested, run_dates=run_dates, mitigation=mitigation,
-        gap_of_interest=gap_of_interest, probe=probe, framing_log=framing_log, targets=targets, toward=toward,
+        sections=sections, templates=templates, design_file=design_file, **facts, probe=probe, framing_log=framing_log, targets=targets, toward=toward,
         judge=judge, by=by, correction=correction, reference=reference, scale=scale, factor=factor,
         n_resamples=n_resamples, seed=seed, before_log=before_log, cells=cells, answers=answers,
         label_map=label_map, framing_columns=framing_columns, interval=interval, hedges=hedges,
@@ -650,11 +848,8 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
 
 @cli.command()
 @click.option("--noise", type=click.Path(path_type=Path), metavar="LOG",
-              help="A same-versus-same (or pilot) log: sigma per run is pooled within its item x value cells.")
-@click.option("--noise-cells", type=click.Path(path_type=Path), metavar="NOISE_CELLS",
-              help="Instead of --noise: the noise log as a cell table built with its runs (probestats cells --runs).")
-@click.option("--pilot-cells", type=click.Path(path_type=Path), metavar="PILOT_CELLS",
-              help="Instead of --pilot: the pilot as a cell table built with its runs.")
+              help="A same-versus-same (or pilot) log: sigma per run is pooled within its item x value cells; "
+                   "or its cell table built with its runs (probestats cells --keep-runs).")
 @metric_option
 @click.option("--pilot", type=click.Path(path_type=Path), metavar="LOG",
               help="A pilot of the real comparison: the spread of true gaps (tau) is estimated from it.")
@@ -674,9 +869,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
 @seed_option
 @click.option("--plot", type=click.Path(path_type=Path), metavar="FILE.png",
               help="Also draw power against runs per value (needs --gap).")
-@click.option("--scale", metavar="LOW:HIGH",
-              help="The metric's floor and ceiling (e.g. 1:5, 0:1, or 0: for a floor only); simulated runs stay "
-                   "within it. Default: an end of the noise log where 5% of runs or more pile up.")
+@scale_option
 @click.option("--shift", type=click.Choice(["additive", "scale", "steps"]), default="additive", show_default=True,
               help="How a gap acts: added to the mean (a count's rate, its extra events drawn), scaling the mean "
                    "(a rate gap for counts, multiplicative for other metrics that are never negative), or whole "
@@ -687,7 +880,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, templ
 @json_refusals
 @shape_options
 def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternative, alpha, target, sims, seed,
-         plot, scale, json_out, probe, shift="additive", noise_cells=None, pilot_cells=None, mdg_range=True):
+         plot, scale, json_out, probe, shift="additive", mdg_range=True):
     """Size a probe: the minimum detectable gap (and power at --gap) of each design.
 
     \b
@@ -701,8 +894,8 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
 
     if plot and gap is None:
         raise OptionError("--plot draws power at a gap; add --gap G")
-    _refuse_inputs({"--plot": plot}, {"--noise": noise, "--pilot": pilot, "--noise-cells": noise_cells,
-                                      "--pilot-cells": pilot_cells})
+    _refuse_inputs({"--plot": plot}, {"--noise": noise, "--pilot": pilot})
+    noise_cells, noise, pilot_cells, pilot = (_cell_inputs((), noise=noise, pilot=pilot))[1:]
     _plan_usage(noise, pilot, noise_cells, pilot_cells, probe)
     err = console(stderr=True)
     with plan_progress(err, enabled=not json_out) as progress:
@@ -717,8 +910,7 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
 
 @cli.command()
 @logs_argument()
-@click.option("--by", multiple=True, metavar="COL",
-              help="Cells (repeatable). Default: model, plus topic when the topics share no reference target.")
+@by_option
 @click.option("--toward", metavar="TARGET", help="Reference target (default per topic: the affirmative one).")
 @click.option("--targets", type=click.Path(path_type=Path), metavar="FILE",
               help="Per topic, the target each framing asserts (columns topic, affirmative, reverse).")
@@ -734,7 +926,7 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
 @click.option("--response", "response_col", metavar="COL", help="The raw response column (default: reply).")
 @click.option("--score-from", type=click.Choice(["score", "label", "response"]),
               help="Where scores come from (default: score, else label, else a parse of the response).")
-@click.option("--scale", metavar="LOW:HIGH", help="Declared numeric scale of scores or labels, e.g. 1:5.")
+@scale_option
 @framing_answer_options
 @json_option()
 @json_refusals
@@ -766,15 +958,14 @@ def framing(log, by, toward, targets, item, alpha, correction, interval, label_c
 @alpha_option
 @click.option("-o", "--output", type=click.Path(path_type=Path), metavar="FILE",
               help="Also write the Markdown report section to FILE (.md).")
-@click.option("--cells", "as_cells", is_flag=True,
-              help="BEFORE and AFTER are cell tables (from probestats cells, or probestats sql in a warehouse).")
 @json_option()
 @json_refusals
 @shape_options
-def compare(before, after, metric, a, b, alternative, alpha, output, json_out, probe, as_cells=False):
+def compare(before, after, metric, a, b, alternative, alpha, output, json_out, probe):
     """Compare a probe BEFORE and AFTER a mitigation: same items, values, seeds and metric, side by side.
 
-    Refuses (exit 1) logs that differ in items, values, seeds or metric.
+    Refuses (exit 1) logs that differ in items, values, seeds or metric. BEFORE and AFTER may both be
+    cell tables (from probestats cells or probestats sql), recognized by their columns.
 
     \b
     Example:
@@ -782,6 +973,11 @@ def compare(before, after, metric, a, b, alternative, alpha, output, json_out, p
     """
     from probestats.present.compare_job import compare as run
 
+    _refuse_inputs({"-o": output}, {"BEFORE": before, "AFTER": after})
+    as_cells = _is_cells(before)
+    if as_cells != _is_cells(after):
+        raise OptionError(f"{before if as_cells else after} is a cell table and "
+                          f"{after if as_cells else before} a log: give both as logs or both as cell tables")
     if as_cells:
         _refuse_row_options(probe)
     emit(run(before, after, metric=metric, a=a, b=b, alternative=alternative, alpha=alpha, output=output,
@@ -807,7 +1003,7 @@ def _run_judge(log, *, order, response, choice, verdicts, by, repetition, score,
 
 @cli.command()
 @logs_argument()
-@click.option("--order", required=True, metavar="COL", help="The column whose two values are the two answer orders.")
+@order_option
 @click.option("--response", metavar="COL", help="The judge's raw reply, read with --verdict rules.")
 @click.option("--choice", metavar="COL", help="A column that already holds the slot chosen (first, second, tie; "
               "other labels mapped with --verdict first=A).")
@@ -816,9 +1012,9 @@ def _run_judge(log, *, order, response, choice, verdicts, by, repetition, score,
 @click.option("--verdict", "verdicts", multiple=True, metavar="LABEL=PATTERN",
               help="LABEL is first, second or tie; PATTERN literal text (case-sensitive, anywhere in the reply), or "
                    "re:REGEX. Repeatable.")
-@click.option("--by", multiple=True, metavar="COL", help="The judge column: one analysis per judge (repeatable).")
+@by_option
 @click.option("--repetition", metavar="COL", help="The column numbering repeated judgments of the same item.")
-@click.option("--scale", metavar="LOW:HIGH", help="With --score: the judge's scale, e.g. 1:10 (ceiling and floor flags).")
+@scale_option
 @alpha_option
 @click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
               show_default=True, help="Correction across judges (each test on its own).")
@@ -838,6 +1034,8 @@ def judge(log, order, response, choice, score, verdicts, by, repetition, scale, 
       probestats judge verdicts.csv --order position --choice winner --verdict first=A --verdict second=B
       probestats judge scores.csv --order position --score score --scale 1:10
     """
+    if order is None:
+        raise click.UsageError("Missing option '--order'.")
     if score is None and choice is None and not verdicts:
         raise click.UsageError("say how verdicts are read: --response COL with --verdict \"first=[[A]]\" "
                                "--verdict \"second=[[B]]\", or --choice COL, or --score COL")
@@ -863,16 +1061,44 @@ def judge(log, order, response, choice, score, verdicts, by, repetition, scale, 
 
 def _analyze_cells(cells_file, metric, a, b, noise, by, alternative, alpha, correction, json_out,
                    probe, reference, scale, factor, interval="t", row_level=False, noise_cells=None) -> None:
-    """analyze --cells: the paired analysis from a cell table (shaping happened when it was built)."""
+    """analyze of a cell table: the paired analysis from it (shaping happened when it was built)."""
     from probestats.analyses.cells import analyze_cells
 
     if noise is not None:
-        raise OptionError("--noise cannot be used with --cells: give the noise log as a cell table built with "
-                          "its runs, --noise-cells NOISE_CELLS (probestats cells NOISE_LOG --runs -o FILE)")
+        raise OptionError(f"--noise {noise} cannot be used with a cell table: give the noise log as a cell table "
+                          "built with its runs, --noise NOISE_CELLS (probestats cells NOISE_LOG --keep-runs -o FILE)")
     _refuse_row_options(probe, reference=reference, scale=scale, factor=factor, row_level=row_level)
     result = analyze_cells(cells_file, metric=metric, a=a, b=b, by=by, alternative=alternative, alpha=alpha,
                            correction=correction, interval=interval, noise=noise_cells)
     emit(result, json_out)
+
+
+def _is_cells(path) -> bool:
+    """Whether an input is a cell table (recognized by its columns), not a log."""
+    from probestats.analyses.cells import is_cell_table
+
+    return path is not None and not (isinstance(path, str) and path in ("within", "none")) and is_cell_table(path)
+
+
+def _cell_inputs(log, **others):
+    """The LOG as a cell table (or None) and each other input (``noise``, ``before``, ``pilot``) as
+    ``(cell table or None, log or None)``; a cell table beside a log (or the reverse) is refused."""
+    cells_file = log[0] if log and _is_cells(log) else None
+    split = []
+    for name, path in others.items():
+        is_cells = _is_cells(path)
+        flag = f"--{name}"
+        if cells_file is not None and str(path) in ("within", "none"):
+            raise OptionError(f"{flag} {path} cannot be used with a cell table: its noise reference is the halves "
+                              f"it holds, or a cell table built with its runs ({flag} NOISE_CELLS)")
+        if cells_file is not None and path is not None and not is_cells:
+            raise OptionError(f"{flag} {path}: with a cell table as LOG, give this log as a cell table too "
+                              f"(probestats cells {path} --keep-runs -o FILE)")
+        if cells_file is None and log and is_cells:
+            raise OptionError(f"{flag} {path} is a cell table: give the probe as a cell table too "
+                              f"(probestats cells LOG -o FILE), or give the log itself")
+        split.append((path if is_cells else None, None if is_cells else path))
+    return cells_file, *[x for pair in split for x in pair]
 
 
 def _refuse_row_options(probe, **options) -> None:
@@ -880,43 +1106,28 @@ def _refuse_row_options(probe, **options) -> None:
     used = [name for name, v in (("--where", probe.where), ("--derive", probe.derive), ("--wide", probe.wide),
                                  ("--complete", probe.complete), ("--column", probe.columns),
                                  ("--group", probe.groups), ("--fold-case", probe.fold_case),
-                                 ("--format", probe.format), ("--sheet", probe.sheet),
-                                 ("--skip-rows", probe.skip_rows), ("--encoding", probe.encoding),
+                                 ("--read format", probe.format), ("--read sheet", probe.sheet),
+                                 ("--read skip-rows", probe.skip_rows), ("--read encoding", probe.encoding),
                                  *((f"--{k.replace('_', '-')}", v) for k, v in options.items())) if v]
     if used:
         raise OptionError(f"{used[0]} cannot be used with a cell table: it needs the log's rows; build the cell "
                           f"table with it (probestats cells LOG {used[0]} ...), or give the LOG")
 
 
-def _cells_only(**options) -> None:
-    """Cell-table options given without --cells: a usage error."""
-    used = [f"--{k.replace('_', '-')}" for k, v in options.items() if v]
-    if used:
-        raise click.UsageError(f"{used[0]} names a cell table: use it with --cells FILE")
-
-
-def _report_cells_usage(log, cells, metric, *, noise, before, judge, probe, reference, scale, factor) -> None:
-    """report --cells: what cannot go with it."""
-    if log:
-        raise click.UsageError("give a LOG or --cells FILE (one of them)")
+def _report_cells_usage(cells, metric, *, judge, probe, reference, scale, factor) -> None:
+    """report of a cell table: what cannot go with it."""
     if metric is None:
         raise click.UsageError("Missing option '--metric' (a cell table holds one metric).")
-    for name, value, fix in (("--noise", noise, "--noise-cells NOISE_CELLS"),
-                             ("--before", before, "--before-cells BEFORE_CELLS")):
-        if value is not None:
-            raise OptionError(f"{name} cannot be used with --cells: give that log as a cell table too, {fix}")
     if judge is not None:
-        raise OptionError("--order cannot be used with --cells: the order probe reads the judge's replies; "
+        raise OptionError("--order cannot be used with a cell table: the order probe reads the judge's replies; "
                           "report the LOG for it")
     _refuse_row_options(probe, reference=reference, scale=scale, factor=factor)
 
 
 def _plan_usage(noise, pilot, noise_cells, pilot_cells, probe) -> None:
     """plan's noise and pilot: logs or cell tables, one of each kind (usage errors)."""
-    if (noise is None) == (noise_cells is None):
-        raise click.UsageError("give the noise log: --noise LOG or --noise-cells NOISE_CELLS (one of them)")
-    if pilot is not None and pilot_cells is not None:
-        raise click.UsageError("give --pilot LOG or --pilot-cells PILOT_CELLS, not both")
+    if noise is None and noise_cells is None:
+        raise click.UsageError("Missing option '--noise' (a log, or a cell table built with its runs).")
     if noise_cells is None and pilot_cells is None:
         return
     if noise_cells is not None and pilot is not None or pilot_cells is not None and noise is not None:
@@ -927,11 +1138,11 @@ def _plan_usage(noise, pilot, noise_cells, pilot_cells, probe) -> None:
 @cli.command()
 @logs_argument()
 @metric_option
-@click.option("--by", multiple=True, metavar="COL", help="Keep cells apart per group of COL (repeatable).")
+@by_option
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path), metavar="FILE",
               help="The cell table to write (.parquet, .csv or .jsonl).")
-@click.option("--runs", "keep_runs", is_flag=True,
-              help="Keep each cell's values too: a noise or pilot log for plan (or --noise-cells) needs them.")
+@click.option("--keep-runs", "keep_runs", is_flag=True,
+              help="Keep each cell's values too: a noise or pilot log for plan (or analyze's --noise) needs them.")
 @shape_options
 def cells(log, metric, by, output, probe, keep_runs=False):
     """Summarize a log into its cell table: one row per item x value (x --by group), exact sums.
@@ -939,7 +1150,7 @@ def cells(log, metric, by, output, probe, keep_runs=False):
     \b
     Examples:
       probestats cells sample_logs/style_probe.csv --metric steps -o cells.parquet
-      probestats analyze --cells cells.parquet --metric steps
+      probestats analyze cells.parquet --metric steps
     """
     import io
 
@@ -971,20 +1182,21 @@ def cells(log, metric, by, output, probe, keep_runs=False):
               help="duckdb or spark (tested); other sqlglot dialects are written but not tested here.")
 @click.option("--table", required=True, metavar="NAME", help="The table or view holding the log, one row per run.")
 @metric_option
-@click.option("--by", multiple=True, metavar="COL", help="Keep cells apart per group of COL (repeatable).")
+@by_option
 @click.option("--where", metavar="SQL", help="Keep only rows where this SQL condition holds.")
 @click.option("--derive", multiple=True, metavar="NAME=SQL", help="Add a column from a SQL expression (repeatable).")
 @click.option("--column", multiple=True, metavar="CANONICAL=HEADER",
               help="The table's column for a canonical one, e.g. item=question_id (repeatable).")
-@click.option("--order", metavar="COL", help="A column giving the runs' order (row number or time): items keep it.")
+@click.option("--run-order", "order", metavar="COL",
+              help="A column giving the runs' order (row number or time): items keep it.")
 @click.option("--places", type=click.IntRange(0, 9), default=6, show_default=True,
               help="Decimal places of the metric's values; sums are exact whole units of 10^-places.")
 @click.option("--no-seed", is_flag=True,
-              help="The table has no seed column: each cell's halves (the within-log noise) follow --order.")
+              help="The table has no seed column: each cell's halves (the within-log noise) follow --run-order.")
 @click.option("--time", "with_time", is_flag=True,
               help="The table has a time column: keep each cell's first and last time (the report's run dates).")
-@click.option("--runs", "with_runs", is_flag=True,
-              help="Keep each cell's values, as a noise or pilot table for plan (and --noise-cells) needs them.")
+@click.option("--keep-runs", "with_runs", is_flag=True,
+              help="Keep each cell's values, as a noise or pilot table for plan (and analyze's --noise) needs them.")
 @click.option("--setting", "settings", multiple=True, type=click.Choice(["model", "temperature", "system"]),
               help="A held-fixed setting column to keep per cell (its first run's value), for the report "
                    "(repeatable).")
@@ -995,7 +1207,7 @@ def sql(dialect, table, metric, by, where, derive, column, order, places, no_see
     \b
     Examples:
       probestats sql --dialect duckdb --table logs --metric steps
-      probestats sql --dialect spark --table db.logs --metric score --by model --order run_id
+      probestats sql --dialect spark --table db.logs --metric score --by model --run-order run_id
     """
     from probestats.shape.derive import parse_derive
     from probestats.shape.warehouse import TESTED_DIALECTS, cell_query, validation_queries
@@ -1007,7 +1219,7 @@ def sql(dialect, table, metric, by, where, derive, column, order, places, no_see
     checks = validation_queries(seed=None if no_seed else "seed", **common)
     note = "" if dialect.lower() in TESTED_DIALECTS else f" (dialect {dialect}: written by sqlglot, not tested)"
     click.echo(f"-- the cell table{note}: save the result as Parquet or CSV, then\n"
-               f"-- probestats analyze --cells FILE --metric {metric}\n{query};\n")
+               f"-- probestats analyze FILE --metric {metric}\n{query};\n")
     for name, text in checks.items():
         click.echo(f"-- check {name}: every row returned is a problem\n{text};\n")
 
@@ -1067,7 +1279,7 @@ def main(argv=None) -> int:
     except ProbestatsError as exc:
         from probestats.present.sanitize import one_line
 
-        click.echo(f"Error: {one_line(exc)}", err=True)  # one line, whatever a header or value holds
+        click.echo(f"Error: {respell(one_line(exc))}", err=True)  # one line, whatever a header or value holds
         code = EXIT_DATA
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else EXIT_DATA

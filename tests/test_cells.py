@@ -49,7 +49,7 @@ def row_log_json(*args) -> str:
 def test_analyze_cells_from_probestats_cells_prints_the_row_logs_json(tmp_path, name):
     out = tmp_path / "cells.parquet"
     run("cells", SAMPLES / name, "--metric", "steps", "-o", out)
-    assert run("analyze", "--cells", out, "--metric", "steps", "--json") == \
+    assert run("analyze", out, "--metric", "steps", "--json") == \
         row_log_json("analyze", SAMPLES / name, "--metric", "steps", "--json")
 
 
@@ -125,8 +125,8 @@ def but_the_noise(text: str, warehouse: bool = False) -> str:
 def test_duckdb_running_probestats_sql_gives_the_row_logs_json(tmp_path, name):
     con = duckdb.connect()
     load(con, SAMPLES / name)
-    out = duckdb_cells(con, tmp_path, "--metric", "steps", "--order", "_row")
-    assert but_the_noise(run("analyze", "--cells", out, "--metric", "steps", "--json"), True) == \
+    out = duckdb_cells(con, tmp_path, "--metric", "steps", "--run-order", "_row")
+    assert but_the_noise(run("analyze", out, "--metric", "steps", "--json"), True) == \
         but_the_noise(row_log_json("analyze", SAMPLES / name, "--metric", "steps", "--json"))
     # the validation queries run, and a clean sample log has no unmatched item or repeated seed
     for check, sql in validation_queries(table="logs", metric="steps", dialect="duckdb",
@@ -152,10 +152,10 @@ def test_sql_maps_columns_filters_and_derives(tmp_path):
     con.register("logs_view", frame.to_arrow())
     con.execute("CREATE TABLE logs AS SELECT * FROM logs_view")
     out = duckdb_cells(con, tmp_path, "--metric", "twice", "--column", "item=question", "--derive",
-                       "twice = n_steps * 2", "--where", "seed <> 1", "--order", "_row")
+                       "twice = n_steps * 2", "--where", "seed <> 1", "--run-order", "_row")
     want = row_log_json("analyze", SAMPLES / "style_probe.csv", "--metric", "twice", "--derive", "twice = steps * 2",
                "--where", "seed <> 1", "--json")
-    assert but_the_noise(run("analyze", "--cells", out, "--metric", "twice", "--json"), True) == but_the_noise(want)
+    assert but_the_noise(run("analyze", out, "--metric", "twice", "--json"), True) == but_the_noise(want)
 
 
 @pytest.mark.slow
@@ -173,9 +173,9 @@ def test_duckdb_on_a_million_rows_gives_the_row_logs_json(tmp_path):
     frame.write_csv(log)
     con = duckdb.connect()
     load(con, log)
-    out = duckdb_cells(con, tmp_path, "--metric", "steps", "--order", "_row")
+    out = duckdb_cells(con, tmp_path, "--metric", "steps", "--run-order", "_row")
     want = row_log_json("analyze", log, "--metric", "steps", "--json")
-    assert but_the_noise(run("analyze", "--cells", out, "--metric", "steps", "--json"), True) == but_the_noise(want)
+    assert but_the_noise(run("analyze", out, "--metric", "steps", "--json"), True) == but_the_noise(want)
     assert json.loads(want)["sign_flip"]["method"].startswith("exact (lattice convolution, step 1/500")
 
 
@@ -190,11 +190,11 @@ def test_spark_running_the_spark_dialect_gives_the_row_logs_json(tmp_path, name,
     schema = ", ".join(f"`{c}` {'BIGINT' if c == '_row' else 'DOUBLE' if c == 'steps' else 'STRING'}"
                        for c in frame.columns)
     spark.createDataFrame(frame.rows(), schema=schema).createOrReplaceTempView("logs")
-    query = run("sql", "--dialect", "spark", "--table", "logs", "--metric", "steps", "--order", "_row").split(";")[0]
+    query = run("sql", "--dialect", "spark", "--table", "logs", "--metric", "steps", "--run-order", "_row").split(";")[0]
     result = spark.sql(query)
     out = tmp_path / "spark.csv"
     pl.DataFrame([r.asDict() for r in result.collect()], infer_schema_length=None).write_csv(out)
-    assert but_the_noise(run("analyze", "--cells", out, "--metric", "steps", "--json"), True) == \
+    assert but_the_noise(run("analyze", out, "--metric", "steps", "--json"), True) == \
         but_the_noise(row_log_json("analyze", SAMPLES / name, "--metric", "steps", "--json"))
 
 
@@ -207,12 +207,16 @@ def test_cli_refusals_are_one_line(tmp_path, capsys):
     log = SAMPLES / "style_probe.csv"
     cells = tmp_path / "c.parquet"
     run("cells", log, "--metric", "steps", "-o", cells)
+    partial = tmp_path / "partial.csv"   # the columns that mark a cell table, without the others
+    partial.write_text("item,variant,n,counted,places,sum_units,sumsq_units\n1,a,1,1,0,1,1\n")
     for args, code, text in [
-        (["analyze", "--metric", "steps"], 2, "give a LOG or --cells FILE"),
-        (["analyze", log, "--cells", cells, "--metric", "steps"], 2, "give a LOG or --cells FILE"),
-        (["analyze", "--cells", cells, "--metric", "steps", "--noise", log], 1, "--noise cannot be used with --cells"),
-        (["analyze", "--cells", log, "--metric", "steps"], 1, "is not a cell table"),
-        (["analyze", "--cells", cells, "--metric", "steps", "--a", "nope"], 1, "--a nope: not a value"),
+        (["analyze", "--metric", "steps"], 2, "Missing argument 'LOG...'"),
+        (["analyze", cells, "--metric", "steps", "--noise", "within"], 1,
+         "--noise within cannot be used with a cell table"),
+        (["analyze", cells, "--metric", "steps", "--noise", log], 1,
+         "with a cell table as LOG, give this log as a cell table too"),
+        (["analyze", partial, "--metric", "steps"], 1, "is not a cell table: it lacks min, max, first_row"),
+        (["analyze", cells, "--metric", "steps", "--a", "nope"], 1, "--a nope: not a value"),
         (["cells", log, "--metric", "steps", "-o", tmp_path / "c.txt"], 1, ".parquet, .csv or .jsonl"),
         (["sql", "--table", "logs", "--metric", "steps", "--where", "seed >"], 1, "--where: not an SQL expression"),
     ]:
@@ -305,7 +309,7 @@ def test_a_table_without_the_half_columns_analyzes_without_the_noise_row(tmp_pat
     run("cells", log, "--metric", "steps", "-o", full)
     old = tmp_path / "old.csv"
     pl.read_parquet(full).drop("n_first", "sum_units_first", "sumsq_units_first", "first_split").write_csv(old)
-    got = json.loads(run("analyze", "--cells", old, "--metric", "steps", "--json"))
+    got = json.loads(run("analyze", old, "--metric", "steps", "--json"))
     want = json.loads(run("analyze", log, "--metric", "steps", "--json"))
     assert got["noise"] is None and want["noise"] is not None
     assert [p["code"] for p in got["problems"]] == ["no_within_noise"]
@@ -318,7 +322,7 @@ def test_a_table_without_the_half_columns_analyzes_without_the_noise_row(tmp_pat
     pl.read_parquet(full).drop("first_split").write_parquet(tmp_path / "half.parquet")
     from probestats.cli import main
 
-    assert main(["analyze", "--cells", str(tmp_path / "half.parquet"), "--metric", "steps"]) == 1
+    assert main(["analyze", str(tmp_path / "half.parquet"), "--metric", "steps"]) == 1
 
 
 def test_items_spread_over_by_groups_get_no_noise_row_from_cells():

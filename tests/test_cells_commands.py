@@ -53,9 +53,9 @@ def same_report(row_args, cell_args, tmp_path, name="report.md") -> str:
 def test_report_from_cells_is_the_row_logs_report(tmp_path, fmt):
     probe, noise = SAMPLES / "style_probe.csv", SAMPLES / "style_noise.csv"
     cells = cells_of(probe, tmp_path / "t")
-    noise_cells = cells_of(noise, tmp_path / "t", "--runs")
+    noise_cells = cells_of(noise, tmp_path / "t", "--keep-runs")
     row, cell = same_report([probe, "--metric", "steps", "--noise", noise],
-                            ["--cells", cells, "--noise-cells", noise_cells, "--metric", "steps"],
+                            [cells, "--noise", noise_cells, "--metric", "steps"],
                             tmp_path, f"report.{fmt}")
     # the report names what it was made from; everything else is the same, bit for bit
     assert "style" in row and str(cells) not in row
@@ -70,7 +70,7 @@ def test_report_without_noise_log_keeps_design_facts(tmp_path, name):
     # style_hand.csv: times and seeds; the design section lists held-fixed settings, seeds and run dates
     log = SAMPLES / name
     cells = cells_of(log, tmp_path / "t")
-    row, cell = same_report([log, "--metric", "steps"], ["--cells", cells, "--metric", "steps"], tmp_path)
+    row, cell = same_report([log, "--metric", "steps"], [cells, "--metric", "steps"], tmp_path)
     cell = cell.replace(str(cells).replace("_", "\\_"), str(log).replace("_", "\\_"))
     assert cell == row
     assert "seeds" in row and "stand-in-v1" in row
@@ -87,8 +87,8 @@ def test_report_with_by_groups_and_before_cells(tmp_path):
                            .alias("topic")).write_csv(paths[name])
     tables = {n: cells_of(p, tmp_path / "t", "--by", "topic") for n, p in paths.items()}
     row, cell = same_report([paths["after.csv"], "--metric", "steps", "--by", "topic", "--before", paths["before.csv"]],
-                            ["--cells", tables["after.csv"], "--metric", "steps", "--by", "topic",
-                             "--before-cells", tables["before.csv"]], tmp_path, "report.json")
+                            [tables["after.csv"], "--metric", "steps", "--by", "topic",
+                             "--before", tables["before.csv"]], tmp_path, "report.json")
     assert json.loads(cell.replace(str(tables["after.csv"]), str(paths["after.csv"]))) == json.loads(row)
     assert json.loads(row)["groups"] and json.loads(row)["compare"]
 
@@ -98,10 +98,10 @@ def test_report_with_by_groups_and_before_cells(tmp_path):
 
 def test_plan_from_noise_and_pilot_cells_is_the_row_logs_plan(tmp_path):
     noise, pilot = SAMPLES / "style_noise.csv", SAMPLES / "style_probe.csv"
-    nc, pc = cells_of(noise, tmp_path / "t", "--runs"), cells_of(pilot, tmp_path / "t", "--runs")
+    nc, pc = cells_of(noise, tmp_path / "t", "--keep-runs"), cells_of(pilot, tmp_path / "t", "--keep-runs")
     common = ["--metric", "steps", "--items", "6,8", "--runs", "5,10", "--gap", "0.75", "--sims", "200", "--json"]
     want = run("plan", "--noise", noise, "--pilot", pilot, *common)
-    assert run("plan", "--noise-cells", nc, "--pilot-cells", pc, *common) == want
+    assert run("plan", "--noise", nc, "--pilot", pc, *common) == want
     assert json.loads(want)["tau_source"] == "pilot"
 
 
@@ -117,9 +117,9 @@ def test_plan_from_cells_for_every_kind_of_metric(tmp_path, metric):
         frame = frame.with_columns(pl.col("steps").clip(1, 5))
     log = tmp_path / "noise.csv"
     frame.write_csv(log)
-    table = cells_of(log, tmp_path / "t", "--runs")
+    table = cells_of(log, tmp_path / "t", "--keep-runs")
     common = ["--metric", "steps", "--items", "8", "--runs", "3", "--sims", "200", "--json"]
-    assert run("plan", "--noise-cells", table, *common) == run("plan", "--noise", log, *common)
+    assert run("plan", "--noise", table, *common) == run("plan", "--noise", log, *common)
 
 
 # --------------------------------------------------------------------------- compare
@@ -133,12 +133,12 @@ def test_compare_cells_is_the_row_logs_compare(tmp_path):
     after.write_csv(paths["after.csv"])
     tables = {n: cells_of(p, tmp_path / "t") for n, p in paths.items()}
     want = run("compare", paths["before.csv"], paths["after.csv"], "--metric", "steps", "--json")
-    got = run("compare", "--cells", tables["before.csv"], tables["after.csv"], "--metric", "steps", "--json")
+    got = run("compare", tables["before.csv"], tables["after.csv"], "--metric", "steps", "--json")
     assert got == want
     assert json.loads(want)["seeds_checked"] is True and json.loads(want)["before"]["noise"] is not None
     # Markdown section too
     run("compare", paths["before.csv"], paths["after.csv"], "--metric", "steps", "-o", tmp_path / "row.md")
-    run("compare", "--cells", tables["before.csv"], tables["after.csv"], "--metric", "steps",
+    run("compare", tables["before.csv"], tables["after.csv"], "--metric", "steps",
         "-o", tmp_path / "cell.md")
     assert (tmp_path / "cell.md").read_text() == (tmp_path / "row.md").read_text()
 
@@ -150,7 +150,7 @@ def test_compare_cells_refuses_what_the_row_logs_refuse(tmp_path, capsys):
     capsys.readouterr()
     assert main(["compare", *map(str, logs), "--metric", "steps"]) == 1
     want = capsys.readouterr().err
-    assert main(["compare", "--cells", *map(str, tables), "--metric", "steps"]) == 1
+    assert main(["compare", *map(str, tables), "--metric", "steps"]) == 1
     got = capsys.readouterr().err
     assert "seeds differ in items 0, 1" in want
     assert got.replace(str(tmp_path / "t") + "/", "") == want.replace(str(SAMPLES) + "/", "")
@@ -167,7 +167,7 @@ def duckdb_cells(log: Path, folder: Path, *options) -> Path:
     con = duckdb.connect()
     con.execute("SET threads = 1")
     con.execute(f"CREATE TABLE logs AS SELECT *, ROW_NUMBER() OVER () AS _row FROM read_csv_auto('{log}')")
-    query = run("sql", "--dialect", "duckdb", "--table", "logs", "--metric", "steps", "--order", "_row",
+    query = run("sql", "--dialect", "duckdb", "--table", "logs", "--metric", "steps", "--run-order", "_row",
                 *options).split(";")[0]
     folder.mkdir(exist_ok=True)
     out = folder / log.name
@@ -179,12 +179,12 @@ def test_report_and_plan_from_duckdb_tables_are_the_row_logs(tmp_path):
     probe, noise = SAMPLES / "style_hand.csv", SAMPLES / "style_noise.csv"
     facts = ["--time", "--setting", "model", "--setting", "temperature"]
     cells = duckdb_cells(probe, tmp_path / "t", *facts)
-    noise_cells = duckdb_cells(noise, tmp_path / "t", *facts, "--setting", "system", "--runs")
+    noise_cells = duckdb_cells(noise, tmp_path / "t", *facts, "--setting", "system", "--keep-runs")
     row, cell = same_report([probe, "--metric", "steps", "--noise", noise],
-                            ["--cells", cells, "--noise-cells", noise_cells, "--metric", "steps"], tmp_path)
+                            [cells, "--noise", noise_cells, "--metric", "steps"], tmp_path)
     assert cell.replace(str(cells).replace("_", "\\_"), str(probe).replace("_", "\\_")) == row
     common = ["--metric", "steps", "--items", "8", "--runs", "5", "--sims", "200", "--json"]
-    assert run("plan", "--noise-cells", noise_cells, *common) == run("plan", "--noise", noise, *common)
+    assert run("plan", "--noise", noise_cells, *common) == run("plan", "--noise", noise, *common)
 
 
 def but_the_noise(text: str) -> str:
@@ -209,7 +209,7 @@ def test_compare_from_duckdb_tables_is_the_row_logs(tmp_path):
     after.write_csv(paths["after.csv"])
     tables = [duckdb_cells(p, tmp_path / "t") for p in paths.values()]
     want = run("compare", *paths.values(), "--metric", "steps", "--json")
-    got = run("compare", "--cells", *tables, "--metric", "steps", "--json")
+    got = run("compare", *tables, "--metric", "steps", "--json")
     assert "no_within_noise" in got and but_the_noise(got) == but_the_noise(want)
 
 
@@ -223,32 +223,33 @@ def test_options_that_need_rows_are_refused_in_one_line(tmp_path, capsys):
     run("cells", noise, "--metric", "steps", "-o", bare_noise)
     out = tmp_path / "r.md"
     for args, code, text in [
-        (["report", "--cells", cells, "--metric", "steps", "--noise", noise, "-o", out], 1,
-         "--noise cannot be used with --cells: give that log as a cell table too, --noise-cells"),
-        (["report", "--cells", cells, "--metric", "steps", "--where", "seed > 1", "-o", out], 1,
+        (["report", cells, "--metric", "steps", "--noise", noise, "-o", out], 1,
+         "with a cell table as LOG, give this log as a cell table too (probestats cells"),
+        (["report", cells, "--metric", "steps", "--where", "seed > 1", "-o", out], 1,
          "--where cannot be used with a cell table: it needs the log's rows; build the cell table with it"),
-        (["report", "--cells", cells, "--metric", "steps", "--order", "variant", "--choice", "x", "-o", out], 1,
-         "--order cannot be used with --cells"),
-        (["report", log, "--cells", cells, "--metric", "steps", "-o", out], 2, "give a LOG or --cells FILE"),
+        (["report", cells, "--metric", "steps", "--set", "judge.order=variant", "--set", "judge.choice=x", "-o", out], 1,
+         "--order cannot be used with a cell table"),
+        (["report", cells, "--metric", "steps", "--noise", "none", "-o", out], 1,
+         "--noise none cannot be used with a cell table"),
         (["report", "--metric", "steps", "-o", out], 2, "Missing argument 'LOG...'"),
-        (["report", log, "--metric", "steps", "--noise-cells", cells, "-o", out], 2,
-         "--noise-cells names a cell table: use it with --cells FILE"),
-        (["analyze", "--cells", cells, "--metric", "steps", "--row-level"], 1,
+        (["report", log, "--metric", "steps", "--noise", cells, "-o", out], 1,
+         "is a cell table: give the probe as a cell table too"),
+        (["analyze", cells, "--metric", "steps", "--row-level"], 1,
          "--row-level cannot be used with a cell table"),
-        (["analyze", log, "--metric", "steps", "--noise-cells", cells], 2, "--noise-cells names a cell table"),
-        (["analyze", "--cells", cells, "--metric", "steps", "--noise-cells", bare_noise], 1,
+        (["analyze", log, "--metric", "steps", "--noise", cells], 1, "is a cell table: give the probe as a cell"),
+        (["analyze", cells, "--metric", "steps", "--noise", bare_noise], 1,
          "the cell table has no runs_units column, and the noise model resamples runs; build it with "
-         "probestats cells --runs"),
-        (["analyze", "--cells", cells, "--metric", "score"], 1,
+         "probestats cells --keep-runs"),
+        (["analyze", cells, "--metric", "score"], 1,
          "--metric score: the cell table"),
-        (["plan", "--metric", "steps"], 2, "give the noise log: --noise LOG or --noise-cells NOISE_CELLS"),
-        (["plan", "--noise-cells", bare_noise, "--metric", "steps"], 1, "probestats cells --runs"),
-        (["plan", "--noise-cells", bare_noise, "--metric", "steps", "--derive", "x = steps"], 1,
+        (["plan", "--metric", "steps"], 2, "Missing option '--noise'"),
+        (["plan", "--noise", bare_noise, "--metric", "steps"], 1, "probestats cells --keep-runs"),
+        (["plan", "--noise", bare_noise, "--metric", "steps", "--derive", "x = steps"], 1,
          "--derive cannot be used with a cell table"),
-        (["compare", "--cells", cells, cells, "--metric", "steps", "--fold-case"], 1,
+        (["compare", cells, cells, "--metric", "steps", "--fold-case"], 1,
          "--fold-case cannot be used with a cell table"),
-        (["analyze", "--cells", cells, "--metric", "steps", "--skip-rows", "2"], 1,
-         "--skip-rows cannot be used with a cell table"),
+        (["analyze", cells, "--metric", "steps", "--read", "skip-rows=2"], 1,
+         "--read skip-rows cannot be used with a cell table"),
     ]:
         capsys.readouterr()
         assert main([str(a) for a in args]) == code, args
@@ -267,7 +268,7 @@ def test_report_and_plan_from_spark_tables_are_the_row_logs(tmp_path, spark):
         schema = ", ".join(f"`{c}` {'BIGINT' if c == '_row' else 'DOUBLE' if c == 'steps' else 'STRING'}"
                            for c in frame.columns)
         spark.createDataFrame(frame.rows(), schema=schema).createOrReplaceTempView("logs")
-        query = run("sql", "--dialect", "spark", "--table", "logs", "--metric", "steps", "--order", "_row",
+        query = run("sql", "--dialect", "spark", "--table", "logs", "--metric", "steps", "--run-order", "_row",
                     *options).split(";")[0]
         out = tmp_path / "t" / log.name
         out.parent.mkdir(exist_ok=True)
@@ -277,12 +278,12 @@ def test_report_and_plan_from_spark_tables_are_the_row_logs(tmp_path, spark):
     probe, noise = SAMPLES / "style_hand.csv", SAMPLES / "style_noise.csv"
     facts = ["--time", "--setting", "model", "--setting", "temperature"]
     cells = spark_cells(probe, *facts)
-    noise_cells = spark_cells(noise, *facts, "--setting", "system", "--runs")
+    noise_cells = spark_cells(noise, *facts, "--setting", "system", "--keep-runs")
     row, cell = same_report([probe, "--metric", "steps", "--noise", noise],
-                            ["--cells", cells, "--noise-cells", noise_cells, "--metric", "steps"], tmp_path)
+                            [cells, "--noise", noise_cells, "--metric", "steps"], tmp_path)
     assert cell.replace(str(cells).replace("_", "\\_"), str(probe).replace("_", "\\_")) == row
     common = ["--metric", "steps", "--items", "8", "--runs", "5", "--sims", "200", "--json"]
-    assert run("plan", "--noise-cells", noise_cells, *common) == run("plan", "--noise", noise, *common)
+    assert run("plan", "--noise", noise_cells, *common) == run("plan", "--noise", noise, *common)
 
 
 # --------------------------------------------------------------------------- property: compare

@@ -25,9 +25,11 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "frameworks"
 SAMPLES = ROOT / "sample_logs"
 STEPS = r"steps=^\s*\d+[.)]"
+STEPS_TEXT = r"steps=count:^\s*\d+[.)]"   # the same rule as --from-text gives it
 WEBUI_ALL = DATA / "chat-export-1764583200000.json"
 WEBUI_ONE = DATA / "chat-export-1764579600000.json"
 RULES = ("formal=^Good afternoon", "casual=^hey")
+PROMPTS = ("formal=prompt:^Good afternoon", "casual=prompt:^hey")   # RULES as --from-text gives them
 LM_SAMPLES = next(DATA.glob("lm_eval/*/samples_style_probe_mc_*.jsonl"))
 
 
@@ -241,7 +243,7 @@ def test_count_reproduces_the_tutorial_logs_steps_column():
 def test_count_named_like_the_logs_column_reproduces_its_analysis(capsys):
     args = ("analyze", SAMPLES / "style_probe.csv", "--metric", "steps", "--a", "formal", "--b", "casual", "--json")
     code, out, _ = run(capsys, *args)
-    code_counted, counted, _ = run(capsys, *args, "--count", STEPS)
+    code_counted, counted, _ = run(capsys, *args, "--from-text", STEPS_TEXT)
     assert code == code_counted == 0
     got, want = json.loads(counted), json.loads(out)
     assert not [p for p in got["problems"] if p["code"] == "replaced_column"]   # the recount agrees everywhere
@@ -278,11 +280,11 @@ def test_words_chars_and_number():
 
 
 def test_zero_counts_list_every_reply_in_the_open_webui_export(capsys):
-    code, out, _ = run(capsys, "validate", WEBUI_ONE, "--count", r"steps=^\s*\d+\.", "--variant-from", RULES[0],
+    code, out, _ = run(capsys, "validate", WEBUI_ONE, "--from-text", r"steps=count:^\s*\d+\.", "--from-text", PROMPTS[0],
                        "--metric", "steps")
     assert "zero_count" not in out   # the formal chat numbers with '1.' throughout (one value: not ok)
-    code, out, _ = run(capsys, "validate", WEBUI_ALL, "--count", r"steps=^\s*\d+\.", "--variant-from", RULES[0],
-                       "--variant-from", RULES[1], "--metric", "steps", "--json")
+    code, out, _ = run(capsys, "validate", WEBUI_ALL, "--from-text", r"steps=count:^\s*\d+\.", "--from-text", PROMPTS[0],
+                       "--from-text", PROMPTS[1], "--metric", "steps", "--json")
     zero = next(p for p in json.loads(out)["problems"] if p["code"] == "zero_count")
     frame = Probe(count=(r"steps=^\s*\d+\.",)).apply(WEBUI_ALL).frame
     assert zero["rows"] == [r + 1 for r in frame.filter(pl.col("steps") == 0)["_row"].to_list()]
@@ -291,8 +293,8 @@ def test_zero_counts_list_every_reply_in_the_open_webui_export(capsys):
 
 def test_the_report_states_the_counted_metric(tmp_path, capsys):
     out = tmp_path / "report.md"
-    code, _, err = run(capsys, "report", WEBUI_ALL, "--count", STEPS, "--variant-from", RULES[0], "--variant-from",
-                       RULES[1], "--metric", "steps", "--a", "formal", "--b", "casual", "--where",
+    code, _, err = run(capsys, "report", WEBUI_ALL, "--from-text", STEPS_TEXT, "--from-text", PROMPTS[0], "--from-text",
+                       PROMPTS[1], "--metric", "steps", "--a", "formal", "--b", "casual", "--where",
                        "chat_title <> 'Both styles in one thread'", "-o", out)
     assert code == 0, err
     text = out.read_text()
@@ -301,9 +303,11 @@ def test_the_report_states_the_counted_metric(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("args, line", [
-    (("--count", "steps"), "Error: --count 'steps': expected NAME=REGEX, for example --count \"steps=^\\s*\\d+[.)]\""),
-    (("--count", "steps=(?<=a)b"), "Error: --count 'steps=(?<=a)b': not a regular expression polars can use"),
-    (("--count", "reply=x"), "Error: --count reply: 'reply' is a column the counting reads or named twice"),
+    (("--from-text", "steps"), "Error: --from-text 'steps': expected NAME=words, NAME=chars, NAME=count:REGEX"),
+    (("--from-text", "steps=count:(?<=a)b"),
+     "Error: --from-text steps=count:(?<=a)b: not a regular expression polars can use"),
+    (("--from-text", "reply=count:x"),
+     "Error: --from-text reply=count: 'reply' is a column the counting reads or named twice"),
 ])
 def test_bad_count_options_are_one_error_line(capsys, args, line):
     code, _, err = run(capsys, "validate", WEBUI_ONE, *args)
@@ -311,7 +315,7 @@ def test_bad_count_options_are_one_error_line(capsys, args, line):
 
 
 def test_count_needs_a_reply_column(capsys):
-    code, _, err = run(capsys, "validate", SAMPLES / "style_noise.csv", "--count", STEPS, "--column",
+    code, _, err = run(capsys, "validate", SAMPLES / "style_noise.csv", "--from-text", STEPS_TEXT, "--column",
                        "reply=missing_header")
     assert code in (1, 2) and err.startswith("Error: ")
 

@@ -150,7 +150,7 @@ def test_interval_seed_and_resamples_reach_the_interval(capsys, judge_log):
 def test_report_takes_interval_and_hedges(capsys, judge_log, tmp_path):
     out = tmp_path / "r.json"
     code, _, _ = run(capsys, "report", judge_log, "--metric", "steps", "-o", out, "--interval", "percentile",
-                     "--seed", "4", "--hedges")
+                     "--seed", "4", "--effect-size", "g_z")
     assert code == 0
     d = json.loads(out.read_text())
     assert "percentile bootstrap" in d["interval"]["method"] and "seed 4" in d["interval"]["method"]

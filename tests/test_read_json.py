@@ -66,7 +66,7 @@ def test_several_lists_of_records_ask_for_records_and_a_dotted_path_reads_nested
     nested = write(tmp_path, "nested.json", {"run": {"out": rec}})
     with pytest.raises(ReadError, match="records sit deeper: records='run.out'"):
         read_log(nested)
-    code, out, _ = run(capsys, "validate", nested, "--metric", "steps", "--records", "run.out")
+    code, out, _ = run(capsys, "validate", nested, "--metric", "steps", "--read", "records=run.out")
     assert code == 0
-    code, _, err = run(capsys, "validate", nested, "--metric", "steps", "--records", "run.x")
-    assert code == 1 and err.strip() == "Error: --records run.x: no key 'x' under run of 'nested.json'; keys there: out"
+    code, _, err = run(capsys, "validate", nested, "--metric", "steps", "--read", "records=run.x")
+    assert code == 1 and err.strip() == "Error: --read records=run.x: no key 'x' under run of 'nested.json'; keys there: out"

@@ -29,7 +29,7 @@ def test_the_library_writes_the_bytes_the_command_writes(fmt, tmp_path, capsys):
     by_command.mkdir()
     by_library.mkdir()
     code = main(["report", str(PROBE), "--metric", "steps", "--noise", str(NOISE), "--design", str(DESIGN),
-                 "--gap-of-interest", "1", "-o", str(by_command / f"report.{fmt}")])
+                 "--set", "gap_of_interest=1", "-o", str(by_command / f"report.{fmt}")])
     assert code == 0, capsys.readouterr().err
     job = probestats.report(PROBE, metric="steps", noise=NOISE, design_file=DESIGN, gap_of_interest=1.0,
                             output=by_library / f"report.{fmt}")

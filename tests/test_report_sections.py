@@ -175,6 +175,12 @@ LOG_OF = {"by": "by", "reference": "many", "group": "many", "factor": "factor", 
 METRIC_OF = {"factor": "x", "scale": "level", "derive": "double"}
 
 
+def _report_args(args):
+    """analyze's options as report takes them: the scale is a setting, --set scale=LOW:HIGH."""
+    return [f"scale={a}" if i and args[i - 1] == "--scale" else "--set" if a == "--scale" else a
+            for i, a in enumerate(args)]
+
+
 def _args(case, logs):
     options, _, _ = CASES[case]
     options = [logs["noise"] if o == "NOISE" else logs["before"] if o == "BEFORE" else o for o in options]
@@ -186,7 +192,7 @@ def _args(case, logs):
 def test_each_analysis_gets_its_section_with_its_test_named(case, fmt, logs, tmp_path, capsys):
     heading, tests = CASES[case][1], CASES[case][2]
     out = tmp_path / f"r.{fmt}"
-    code, _, err = run_cli(capsys, "report", *_args(case, logs), "-o", out)
+    code, _, err = run_cli(capsys, "report", *_report_args(_args(case, logs)), "-o", out)
     assert code == 0, err
     text = out.read_text(encoding="utf-8")
     if fmt == "json":
@@ -212,7 +218,7 @@ def test_each_analysis_gets_its_section_with_its_test_named(case, fmt, logs, tmp
 def test_log_text_is_escaped_in_every_new_section(case, logs, tmp_path, capsys):
     for fmt in ("md", "html"):
         out = tmp_path / f"r.{fmt}"
-        code, _, err = run_cli(capsys, "report", *_args(case, logs), "-o", out)
+        code, _, err = run_cli(capsys, "report", *_report_args(_args(case, logs)), "-o", out)
         assert code == 0, err
         text = out.read_text(encoding="utf-8")
         if fmt == "html":
@@ -240,7 +246,7 @@ def test_sections_compose_and_refuse_what_the_analysis_has_not(logs, tmp_path, c
     assert md_headings(out.read_text()) == ["Groups: model", "Finding"]
     code, _, err = run_cli(capsys, "report", logs["plain"], "--metric", "steps", "--section", "groups", "-o", out)
     assert (code, err) == (1, "Error: --section groups: not in this report: there are no --by groups; add --by COL\n")
-    code, _, err = run_cli(capsys, "report", logs["many"], "--metric", "steps", "--not-tested", "dialect", "-o", out)
+    code, _, err = run_cli(capsys, "report", logs["many"], "--metric", "steps", "--set", "not_tested=dialect", "-o", out)
     assert code == 0, err
     text = out.read_text()
     # every report kind carries the Summary, the design facts and a Finding, as the pair report does
@@ -261,7 +267,7 @@ def test_report_chooses_the_analysis_as_analyze_does(logs, tmp_path, capsys):
         code, printed, err = run_cli(capsys, "analyze", *args, "--json")
         assert code == 0, err
         out = tmp_path / "r.json"
-        code, _, err = run_cli(capsys, "report", *args, "-o", out)
+        code, _, err = run_cli(capsys, "report", *_report_args(args), "-o", out)
         assert code == 0, err
         analyzed, reported = json.loads(printed), json.loads(out.read_text())
         reported.pop("report")
@@ -341,7 +347,7 @@ FORBIDDEN = re.compile(r"\b(no bias|fair|fairness|proves?|proven)\b", re.I)
 @pytest.mark.parametrize("case", list(CASES))
 def test_no_new_section_claims_a_system_is_unbiased(case, logs, tmp_path, capsys):
     out = tmp_path / "r.md"
-    code, _, err = run_cli(capsys, "report", *_args(case, logs), "-o", out)
+    code, _, err = run_cli(capsys, "report", *_report_args(_args(case, logs)), "-o", out)
     assert code == 0, err
     text = re.sub(r"\\(.)", r"\1", out.read_text())
     assert not FORBIDDEN.search(text), FORBIDDEN.search(text)

@@ -228,9 +228,9 @@ def test_unequal_runs_counts_only_runs_with_a_metric(tmp_path):
 def test_format_and_encoding_options_are_usage_errors(capsys):
     from probestats.cli import main
 
-    assert main([str(SAMPLES / "style_probe.csv"), "--format", "xml"]) == 2
-    assert main(["validate", str(SAMPLES / "style_probe.csv"), "--format", "xml"]) == 2
-    assert main(["validate", str(SAMPLES / "style_probe.csv"), "--encoding", "foo"]) == 2
+    assert main([str(SAMPLES / "style_probe.csv"), "--read", "format=xml"]) == 2
+    assert main(["validate", str(SAMPLES / "style_probe.csv"), "--read", "format=xml"]) == 2
+    assert main(["validate", str(SAMPLES / "style_probe.csv"), "--read", "encoding=foo"]) == 2
     err = capsys.readouterr().err
     assert "'foo' is not an encoding Python knows" in err
 

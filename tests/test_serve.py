@@ -100,7 +100,7 @@ def test_the_flow_reports_what_the_command_it_shows_reports(page, tmp_path, caps
     results = client.get(f"/{settings.token}/j/{job}/results")
     assert results.status_code == 200
     command = command_of(results.text)
-    assert command == ("probestats report style_hand.xlsx --metric steps --noise style_noise.csv --sheet runs "
+    assert command == ("probestats report style_hand.xlsx --metric steps --noise style_noise.csv --read sheet=runs "
                        "-o report.md")
     folder = tmp_path / "by-hand"
     folder.mkdir()

@@ -32,7 +32,7 @@ query ``probestats sql`` prints):
 ``seeds``                 the cell's seeds, as a JSON list of text in seed order, when it has at
                           most :data:`SEED_LIST_LIMIT` (else empty: the list would grow with runs)
 ``time_min``, ``time_max``  the cell's first and last time, when the log has a time column
-``runs_units``            with ``runs=True`` (``probestats cells --runs``): the cell's values in
+``runs_units``            with ``runs=True`` (``probestats cells --keep-runs``): the cell's values in
                           whole units, in row order, separated by spaces; a noise or pilot log
                           needs them, because ``plan`` resamples runs
 ========================  ==============================================================
@@ -377,7 +377,7 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
     halves by seed) stands beside the result when the table has the half columns
     (:func:`within_cells_noise`); a table without them gets a ``no_within_noise`` warning instead.
     ``noise`` is the same-versus-same log as a cell table (a path or frame) built with its runs
-    (``probestats cells --runs``): its first two values are compared beside the result, and with
+    (``probestats cells --keep-runs``): its first two values are compared beside the result, and with
     ``mdg`` the minimum detectable gap of the design is simulated from its runs, as the row path does.
     ``n_resamples`` and ``seed`` serve every bootstrap (of the average gap's interval with
     ``interval="bootstrap"`` or ``"percentile"``, and of the d_av interval), as on the row path;
@@ -512,7 +512,7 @@ def cell_rows(cells, metric: str, *, what: str = "the cell table") -> pl.DataFra
     frame = cells if isinstance(cells, pl.DataFrame) else read_cells(cells)
     if "runs_units" not in frame.columns:
         raise OptionError(f"{what}: the cell table has no runs_units column, and the noise model resamples "
-                          "runs; build it with probestats cells --runs")
+                          "runs; build it with probestats cells --keep-runs")
     items, variants, values = [], [], []
     for item, variant, places, text in frame.sort("first_row", nulls_last=True).select(
             "item", "variant", "places", "runs_units").iter_rows():
@@ -649,3 +649,50 @@ def compare_cells(before, after, *, metric: str, a: str | None = None, b: str | 
     res_a = replace(res_a, checked=replace(res_a.checked, log=ca.log))
     return compare_results(res_b, res_a, names=names, alternative=alternative,
                            seeds_checked="seed" in cb.frame.columns and "seed" in ca.frame.columns)
+
+
+#: The columns that mark a file as a cell table rather than a log (a log has no exact sums).
+MARK_COLUMNS = ("sum_units", "sumsq_units", "places", "counted")
+
+
+def is_cell_table(source) -> bool:
+    """Whether ``source`` (a path, or a sequence holding one path) is a cell table, by its columns.
+
+    Only the header is read: Parquet's schema, a CSV's first line, a JSON-lines file's first record.
+    A folder, several files, or anything unreadable is not (it is read as a log, which says why).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = pathlib.Path(d, "cells.csv")
+    ...     _ = p.write_text("item,variant,n,counted,places,sum_units,sumsq_units,min,max,first_row\\n")
+    ...     q = pathlib.Path(d, "log.csv")
+    ...     _ = q.write_text("item,variant,steps\\n")
+    ...     is_cell_table(p), is_cell_table([q]), is_cell_table(d)
+    (True, False, False)
+    """
+    if isinstance(source, (list, tuple)):
+        if len(source) != 1:
+            return False
+        source = source[0]
+    if source is None or not isinstance(source, (str, Path)):
+        return False
+    path = Path(source)
+    if not path.is_file():
+        return False
+    try:
+        if path.suffix.lower() == ".parquet" or _is_parquet(path):
+            columns = list(pl.read_parquet_schema(path))
+        elif path.suffix.lower() in (".jsonl", ".ndjson"):
+            with open(path, encoding="utf-8") as f:
+                first = json.loads(f.readline() or "{}")
+            columns = list(first) if isinstance(first, dict) else []
+        elif path.suffix.lower() == ".csv":
+            with open(path, encoding="utf-8", newline="") as f:
+                columns = [c.strip().strip('"') for c in f.readline().rstrip("\r\n").split(",")]
+        else:
+            return False
+    except (OSError, ValueError, pl.exceptions.PolarsError):
+        return False
+    return all(c in columns for c in MARK_COLUMNS)

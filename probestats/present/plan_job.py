@@ -93,8 +93,8 @@ def _sources(noise, pilot, noise_cells, pilot_cells, metric, probe):
         raise OptionError("give the noise and the pilot both as logs or both as cell tables")
     from probestats.analyses.cells import cells_checked
 
-    noise = cells_checked(noise_cells, metric, rows=True, what="--noise-cells")
-    pilot = cells_checked(pilot_cells, metric, rows=True, what="--pilot-cells") if pilot_cells else None
+    noise = cells_checked(noise_cells, metric, rows=True, what="--noise")
+    pilot = cells_checked(pilot_cells, metric, rows=True, what="--pilot") if pilot_cells else None
     return noise, pilot
 
 

@@ -215,8 +215,7 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
                             seed=seed, interval=interval, hedges=hedges, effect_size=effect_size)
     metric = metrics[0] if metrics else None
     if cells is None and not log:
-        raise OptionError(f"give the {opt('log')} to report (or a cell table with "
-                          f"{either(*_CELLS)})")
+        raise OptionError(f"give the {opt('log')} to report (or a cell table in its place)")
     judged = _judge(log, judge, alpha, probe)
     design = _design(design_file, attribute=attribute, values_why=values_why, metric_definition=metric_definition,
                      metric_cannot_see=metric_cannot_see, held_fixed=held_fixed, not_fixed=not_fixed,

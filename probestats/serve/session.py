@@ -246,9 +246,9 @@ class Mapping:
         """The command-line options that say how the log is read (sheet, title rows, columns, filter)."""
         out = []
         if self.sheet:
-            out += ["--sheet", self.sheet]
+            out += ["--read", f"sheet={self.sheet}"]
         if self.skip_rows:
-            out += ["--skip-rows", str(self.skip_rows)]
+            out += ["--read", f"skip-rows={self.skip_rows}"]
         for key, header in self.columns(detected):
             out += ["--column", f"{key}={header}"]
         if self.where:
@@ -431,9 +431,9 @@ def plan_command(job: Job, mapping: Mapping, detected: dict, *, items: str, runs
     """The command line that prints the plan the page shows, as JSON."""
     args = ["probestats", "plan", "--noise", job.noise.name, "--metric", mapping.metric]
     if mapping.sheet and job.noise.spreadsheet:  # the sheet applies to a spreadsheet only
-        args += ["--sheet", mapping.sheet]
+        args += ["--read", f"sheet={mapping.sheet}"]
     if mapping.skip_rows:
-        args += ["--skip-rows", str(mapping.skip_rows)]
+        args += ["--read", f"skip-rows={mapping.skip_rows}"]
     for key, header in mapping.columns(detected):
         args += ["--column", f"{key}={header}"]
     args += ["--items", items, "--runs", runs]

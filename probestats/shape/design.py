@@ -3,8 +3,8 @@
 A log shows which items, values and settings were run; it cannot show why the values
 matter, how the metric was defined before the first run, what could not be held fixed,
 which attributes were never tested, or what mitigation was applied. A report asks for
-these, and takes them from a small TOML file (``--design probe.toml``) or from command
-line options of the same names (options override the file). Nothing is invented: a
+these, and takes them from a small TOML file (``--design probe.toml``) or one at a time
+from ``--set KEY=VALUE`` with the same keys (which override the file). Nothing is invented: a
 field left out becomes a visible placeholder in the report.
 
 Example file::
@@ -28,7 +28,7 @@ from pathlib import Path
 
 from probestats.errors import OptionError, ReadError
 
-__all__ = ["Design", "load_design", "design_from", "KNOWN_KEYS"]
+__all__ = ["Design", "load_design", "design_from", "KNOWN_KEYS", "SETTING_KEYS", "load_settings"]
 
 #: Fields that hold a list (a string is taken as a one-element list).
 LIST_FIELDS = ("metric_cannot_see", "held_fixed", "not_fixed", "not_tested")
@@ -106,6 +106,12 @@ class Design:
 
 KNOWN_KEYS: tuple[str, ...] = tuple(f.name for f in fields(Design))
 
+#: Keys a design file may hold beside the facts: how the probe's analyses read it (the report
+#: command's settings: the noise reference, the settings held fixed or varied by design, the scale,
+#: the templates, and the tables ``[judge]`` and ``[framing]``). :func:`load_settings` returns them.
+SETTING_KEYS: tuple[str, ...] = ("noise_value", "settings", "attribute_settings", "scale", "templates", "judge",
+                                 "framing")
+
 
 def _coerce(key: str, value, where: str):
     if key in LIST_FIELDS:
@@ -163,10 +169,36 @@ def load_design(path) -> Design:
                         "holds plain keys and lists of text") from None
     except ValueError as exc:  # an integer of more digits than Python converts (4,300)
         raise ReadError(f"design file '{path}' holds a number too long to read ({str(exc).split(';')[0]})") from None
-    unknown = [k for k in data if k not in KNOWN_KEYS]
+    unknown = [k for k in data if k not in KNOWN_KEYS and k not in SETTING_KEYS]
     if unknown:
-        raise OptionError(f"design file '{path}': unknown key {unknown[0]!r}; known keys: {', '.join(KNOWN_KEYS)}")
-    return Design(**{k: _coerce(k, v, f"design file '{path}':") for k, v in data.items()})
+        raise OptionError(f"design file '{path}': unknown key {unknown[0]!r}; known keys: "
+                          f"{', '.join(KNOWN_KEYS + SETTING_KEYS)}")
+    return Design(**{k: _coerce(k, v, f"design file '{path}':") for k, v in data.items() if k in KNOWN_KEYS})
+
+
+def load_settings(path) -> dict:
+    """The :data:`SETTING_KEYS` of a design file, as written (tables flattened to ``judge.order``).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = pathlib.Path(d, "probe.toml")
+    ...     _ = p.write_text('attribute = "order"\\nscale = "1:5"\\n[judge]\\norder = "position"\\n')
+    ...     load_settings(p)
+    {'scale': '1:5', 'judge.order': 'position'}
+    """
+    load_design(path)   # the file's errors, said once
+    data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    settings = {}
+    for key, value in data.items():
+        if key not in SETTING_KEYS:
+            continue
+        if isinstance(value, dict):
+            settings.update({f"{key}.{k}": v for k, v in value.items()})
+        else:
+            settings[key] = value
+    return settings
 
 
 def design_from(path=None, **options) -> Design:

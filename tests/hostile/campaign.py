@@ -186,7 +186,7 @@ def _csv_structure(rng):
         data = data.replace(b",", b";")
     elif kind == "title_rows":
         data = b"My probe\n\n" + data
-        argv_extra = ["--skip-rows", str(rng.choice([0, 1, 2, 5, 1000]))]
+        argv_extra = ["--read", f"skip-rows={rng.choice([0, 1, 2, 5, 1000])}"]
     elif kind == "blank_lines":
         data = data.replace(b"\n", b"\n\n", 3)
     elif kind == "utf16":
@@ -301,9 +301,9 @@ def _options(rng):
     choice = rng.choice(["skip", "encoding", "by", "where", "derive", "alpha", "plan", "sheet", "column", "format",
                          "max_cells", "reference", "scale"])
     if choice == "skip":
-        argv = base + ["--skip-rows", rng.choice(["1e23", "-1", "99999999999999999999", "3", "abc"])]
+        argv = base + ["--read", "skip-rows=" + rng.choice(["1e23", "-1", "99999999999999999999", "3", "abc"])]
     elif choice == "encoding":
-        argv = base + ["--encoding", rng.choice(["punycode", "idna", "rot13", "utf-16", "latin-1", "nope", "base64",
+        argv = base + ["--read", "encoding=" + rng.choice(["punycode", "idna", "rot13", "utf-16", "latin-1", "nope", "base64",
                                                   "unicode_escape", "utf-8-sig", "\x1b"])]
     elif choice == "by":
         argv = base + ["--by", rng.choice(["seed", "item", "variant", "steps", "model", "nosuch", "[red]x"])]
@@ -319,13 +319,13 @@ def _options(rng):
                             ["--items", "0"], ["--runs", "-3"], ["--heterogeneity", "1e308"], ["--gap", "nan"],
                             ["--items", "6", "--runs", "2"], ["--scale", "5:1"], ["--items", "x"]])
     elif choice == "sheet":
-        argv = base + ["--sheet", rng.choice(["0", "99", "x"])]
+        argv = base + ["--read", "sheet=" + rng.choice(["0", "99", "x"])]
     elif choice == "column":
         argv = base + ["--column", rng.choice(["item=nosuch", "noequals", "item=steps", "steps=model"])]
     elif choice == "format":
-        argv = base + ["--format", rng.choice(["xlsx", "parquet", "json", "jsonl", "ods"])]
+        argv = base + ["--read", "format=" + rng.choice(["xlsx", "parquet", "json", "jsonl", "ods"])]
     elif choice == "max_cells":
-        argv = base + ["--max-cells", rng.choice(["0", "1", "-5", "1e9"])]
+        argv = base + ["--read", "max-cells=" + rng.choice(["0", "1", "-5", "1e9"])]
     elif choice == "reference":
         argv = base + ["--reference", "nosuch"]
     else:
@@ -372,7 +372,7 @@ def _templates(rng):
     body = rng.choice(_TEMPLATES)
     suffix = rng.choice(["md", "html"])
     files = {"log.csv": _csv(_rows(rng)), f"tpl/report.{suffix}.j2": body.encode()}
-    return Case("templates", ["report", "log.csv", "--metric", "steps", "--templates", "tpl", "-o", f"out.{suffix}"],
+    return Case("templates", ["report", "log.csv", "--metric", "steps", "--set", "templates=tpl", "-o", f"out.{suffix}"],
                 files, note=body[:30])
 
 
@@ -429,7 +429,7 @@ def _template_links(rng):
                        '{% include "NAME" ignore missing %}']).replace("NAME", name)
     if link != f"report.{suffix}.j2":
         files[f"tpl/report.{suffix}.j2"] = f"# r\n{body}\n".encode()
-    argv = ["report", "log.csv", "--metric", "steps", "--templates", "tpl", "-o", f"out.{suffix}"]
+    argv = ["report", "log.csv", "--metric", "steps", "--set", "templates=tpl", "-o", f"out.{suffix}"]
     if rng.random() < 0.4:
         argv += ["--section", rng.choice(["table", "summary", "tests", "design"])]
     return Case("template_links", argv, files, note=f"{link} {body[:24]}", links={f"tpl/{link}": target},

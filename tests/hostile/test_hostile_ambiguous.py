@@ -27,7 +27,7 @@ def test_a_header_naming_a_column_twice_is_an_error_naming_it(tmp_path, capsys):
 def test_a_header_after_title_rows_is_checked_too(tmp_path, capsys):
     path = tmp_path / "dup.tsv"
     path.write_text("title\titem\n\nitem\tvariant\tsteps\tvariant\n1\ta\t1\tb\n")
-    code, _, err = _run(capsys, "analyze", path, "--metric", "steps", "--skip-rows", "2")
+    code, _, err = _run(capsys, "analyze", path, "--metric", "steps", "--read", "skip-rows=2")
     assert code == 1 and "'variant' twice" in err
 
 

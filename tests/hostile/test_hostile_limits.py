@@ -36,7 +36,7 @@ def test_a_sheet_too_large_is_one_error_line_not_an_abort(hostile_sheets, which,
     assert done.returncode == 1, done.stderr[-2000:]
     assert done.stdout == ""
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("Error: ")
-    assert "--max-cells" in done.stderr  # names the limit and how to raise it
+    assert "--read max-cells" in done.stderr  # names the limit and how to raise it
     expected = {"far": "reaching row 1,048,576 and column 16,384 (17,179,869,184 cells)",
                 "bomb": "expands to 2,147 MB"}[which]
     assert expected in done.stderr
@@ -44,9 +44,9 @@ def test_a_sheet_too_large_is_one_error_line_not_an_abort(hostile_sheets, which,
 
 def test_a_sheet_within_a_raised_limit_is_read(tmp_path, capsys):
     path = far_corner_xlsx(tmp_path / "near.xlsx", corner="E40")  # 40 rows x 5 columns = 200 cells
-    assert main(["analyze", str(path), "--metric", "steps", "--max-cells", "199"]) == 1
-    assert "(200 cells), more than --max-cells 199" in capsys.readouterr().err
-    assert main(["validate", str(path), "--metric", "steps", "--max-cells", "200"]) in (0, 1)
+    assert main(["analyze", str(path), "--metric", "steps", "--read", "max-cells=199"]) == 1
+    assert "(200 cells), more than --read max-cells=199" in capsys.readouterr().err
+    assert main(["validate", str(path), "--metric", "steps", "--read", "max-cells=200"]) in (0, 1)
     assert "Error" not in capsys.readouterr().err
 
 
@@ -104,14 +104,14 @@ def test_by_a_column_that_makes_the_cells_is_refused(capsys):
 
 
 def test_options_out_of_range_are_usage_errors(capsys):
-    code, _, err = _run(capsys, "analyze", SAMPLE, "--metric", "steps", "--skip-rows", "1e23")
+    code, _, err = _run(capsys, "analyze", SAMPLE, "--metric", "steps", "--read", "skip-rows=1e23")
     assert code == 2 and "unexpected" not in err
 
 
 @pytest.mark.parametrize("encoding", ["punycode", "idna", "unicode_escape"])
 def test_an_encoding_that_is_not_a_text_file_encoding_is_refused(capsys, encoding):
-    code, _, err = _run(capsys, "analyze", SAMPLE, "--metric", "steps", "--encoding", encoding)
-    _one_error_line(code, err, f"--encoding {encoding}: not an encoding of text files")
+    code, _, err = _run(capsys, "analyze", SAMPLE, "--metric", "steps", "--read", f"encoding={encoding}")
+    _one_error_line(code, err, f"--read encoding={encoding}: not an encoding of text files")
 
 
 def test_a_csv_with_lines_ending_in_cr_alone_is_read(tmp_path, capsys):

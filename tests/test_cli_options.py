@@ -1,0 +1,80 @@
+"""The commands' options: few enough to scan, grouped in help, shared ones declared once, and every
+replaced spelling refused with a pointer to its new one."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import click
+import pytest
+
+from probestats.cli import REPLACED, cli, main
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCE = (ROOT / "probestats" / "cli.py").read_text(encoding="utf-8")
+MOST_OPTIONS = 30
+
+
+def options(command: click.Command) -> list[click.Option]:
+    return [p for p in command.params if isinstance(p, click.Option)]
+
+
+@pytest.mark.parametrize("name", sorted(cli.commands))
+def test_no_command_has_more_than_thirty_options(name):
+    names = [p.opts[-1] for p in options(cli.commands[name])]
+    assert len(names) <= MOST_OPTIONS, f"{name} has {len(names)} options: {' '.join(names)}"
+
+
+@pytest.mark.parametrize("flag", ["--by", "--scale", "--order"])
+def test_shared_options_are_declared_once_with_one_help(flag):
+    declared = re.findall(r'click\.option\(\s*"' + re.escape(flag) + r'"', SOURCE)
+    assert len(declared) == 1, f"{flag} is declared {len(declared)} times in cli.py"
+    helps = {p.help for c in cli.commands.values() for p in options(c) if flag in p.opts}
+    assert len(helps) == 1, f"{flag} has {len(helps)} meanings"
+
+
+def test_help_lists_the_options_in_groups(capsys):
+    assert main(["report", "--help"]) == 0
+    out = capsys.readouterr().out
+    heads = [line for line in out.splitlines() if line.endswith(" options:")]
+    assert heads == ["Input and shaping options:", "The comparison options:", "Tests options:", "Output options:"]
+
+
+@pytest.mark.parametrize("key", sorted(REPLACED))
+def test_a_replaced_spelling_is_refused_with_its_new_one(capsys, key):
+    command, old = key.split(" ") if " " in key else ("analyze", key)
+    code = main([command, old, "x"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err == f"Error: {old} was replaced by {REPLACED[key]}\n"
+
+
+def test_the_report_help_fits_on_two_screens():
+    from click.testing import CliRunner
+
+    done = CliRunner().invoke(cli, ["report", "--help"], terminal_width=100)
+    assert done.exit_code == 0
+    assert len(done.output.splitlines()) <= 2 * 50, "two screens of 50 lines, 100 columns wide"
+
+
+def test_a_cell_table_is_recognized_as_an_input_kind(tmp_path, capsys):
+    log = ROOT / "sample_logs" / "style_probe.csv"
+    table = tmp_path / "cells.csv"
+    assert main(["cells", str(log), "--metric", "steps", "-o", str(table)]) == 0
+    capsys.readouterr()
+    assert main(["analyze", str(table), "--metric", "steps", "--json"]) == 0
+    assert '"n_items": 8' in capsys.readouterr().out
+
+
+def test_report_settings_come_from_the_design_file_and_set(tmp_path, capsys):
+    design = tmp_path / "probe.toml"
+    design.write_text('attribute = "style"\nscale = "1:9"\n[framing]\ntoward = "A"\n', encoding="utf-8")
+    log = ROOT / "sample_logs" / "style_probe.csv"
+    # the [framing] table is read: its reference target without a framing log is refused as such
+    code = main(["report", str(log), "--metric", "steps", "--design", str(design), "-o", str(tmp_path / "r.md")])
+    assert code == 1 and "belong to the framing section" in capsys.readouterr().err
+    code = main(["report", str(log), "--metric", "steps", "--set", "framing.answers=maybe", "-o",
+                 str(tmp_path / "r.md")])
+    assert code == 1
+    assert capsys.readouterr().err == "Error: --set framing.answers=maybe: expected one of auto, yes-no, agreement\n"
