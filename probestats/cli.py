@@ -495,6 +495,7 @@ REPORT_SETTINGS = {
     "judge.repetition": ("text", "--repetition"), "framing.targets": ("path", "--targets"),
     "framing.toward": ("text", "--toward"), "framing.answers": ("auto|yes-no|agreement", "--answers"),
     "framing.label_map": ("list", "--label-map"), "framing.columns": ("list", "--framing-columns"),
+    "per_item": ("yes|no", "--per-item"),
 }
 REPLACED.update({f"report {old}": f"--set {key}=... (or the key {key} in the --design file"
                                   f"{', table [' + key.split('.')[0] + ']' if '.' in key else ''})"
@@ -505,6 +506,8 @@ def _setting(key: str, value, where: str):
     """One report setting, checked: a list, a path, a choice or text."""
     kind = REPORT_SETTINGS[key][0]
     many = kind == "list" or key == "attribute_settings"
+    if kind == "yes|no" and isinstance(value, bool):   # TOML's true and false
+        value = "yes" if value else "no"
     values = value if isinstance(value, (list, tuple)) else [value]
     if not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in values) or (
             not many and len(values) != 1):
@@ -554,8 +557,8 @@ def design_options(func):
                         help="A design fact or setting over the --design file's (repeatable; a list gathers its "
                              "repeats): attribute, values_why, metric_definition, metric_cannot_see, held_fixed, "
                              "not_fixed, not_tested, run_dates, mitigation, gap_of_interest; noise_value, settings, "
-                             "attribute_settings, scale, templates; judge.order, .response, .choice, .verdict, "
-                             ".repetition; framing.targets, .toward, .answers, .label_map, .columns.")(func)
+                             "attribute_settings, scale, templates, per_item (yes: Welch's t per item); judge.order, .response, "
+                             ".choice, .verdict, .repetition; framing.targets, .toward, .answers, .label_map, .columns.")(func)
     return click.option("--design", "design_file", type=click.Path(path_type=Path), metavar="probe.toml",
                         help="A design file (TOML): what the log cannot say, with the keys of --set.")(func)
 
@@ -663,7 +666,7 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
     if cells_file is not None:
         _analyze_cells(cells_file, metric, a, b, noise, by, alternative, alpha, correction, json_out,
                        probe, reference, scale, factor, interval=interval, row_level=row_level,
-                       noise_cells=noise_cells)
+                       noise_cells=noise_cells, n_resamples=n_resamples, seed=seed, hedges=hedges)
         return
     from probestats.present.progress import stages
 
@@ -673,7 +676,7 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
                      factor=factor, alternative=alternative, alpha=alpha, correction=correction,
                      n_resamples=n_resamples, seed=seed, probe=probe, interval=interval,
                      streaming=not (row_level or per_item), progress=progress, hedges=hedges,
-                     effect_size=effect_size, **_noise_kwargs(noise_value, block_settings, attribute_settings))
+                     effect_size=effect_size, per_item=per_item, **_noise_kwargs(noise_value, block_settings, attribute_settings))
     if row_level or per_item:  # Welch's t on runs beside the item-level tests, for a comparison of two values
         from probestats.analyses.paired import Analysis, with_row_level
         from probestats.analyses.rowlevel import with_row_tests
@@ -814,6 +817,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
     framing_columns = given.get("framing.columns", ())
     noise_value, block_settings = given.get("noise_value"), given.get("settings", ())
     attribute_settings = given.get("attribute_settings", ())
+    per_item = given.get("per_item") == "yes"
     _refuse_inputs({"-o": output}, {"LOG": log, "--noise": noise, "--design": design_file,
                                     "--framing": framing_log, "--targets": targets, "--before": before_log})
     report_format(output)   # a bad -o is refused before the log is read
@@ -842,7 +846,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
         judge=judge, by=by, correction=correction, reference=reference, scale=scale, factor=factor,
         n_resamples=n_resamples, seed=seed, before_log=before_log, cells=cells, answers=answers,
         label_map=label_map, framing_columns=framing_columns, interval=interval, hedges=hedges,
-        effect_size=effect_size, **_noise_kwargs(noise_value, block_settings, attribute_settings))
+        effect_size=effect_size, per_item=per_item, **_noise_kwargs(noise_value, block_settings, attribute_settings))
     console(stderr=True).print(f"wrote {_escape(output)}")
 
 
@@ -1060,7 +1064,8 @@ def judge(log, order, response, choice, score, verdicts, by, repetition, scale, 
 
 
 def _analyze_cells(cells_file, metric, a, b, noise, by, alternative, alpha, correction, json_out,
-                   probe, reference, scale, factor, interval="t", row_level=False, noise_cells=None) -> None:
+                   probe, reference, scale, factor, interval="t", row_level=False, noise_cells=None,
+                   n_resamples=10_000, seed=0, hedges=False) -> None:
     """analyze of a cell table: the paired analysis from it (shaping happened when it was built)."""
     from probestats.analyses.cells import analyze_cells
 
@@ -1069,7 +1074,8 @@ def _analyze_cells(cells_file, metric, a, b, noise, by, alternative, alpha, corr
                           "built with its runs, --noise NOISE_CELLS (probestats cells NOISE_LOG --keep-runs -o FILE)")
     _refuse_row_options(probe, reference=reference, scale=scale, factor=factor, row_level=row_level)
     result = analyze_cells(cells_file, metric=metric, a=a, b=b, by=by, alternative=alternative, alpha=alpha,
-                           correction=correction, interval=interval, noise=noise_cells)
+                           correction=correction, interval=interval, noise=noise_cells, n_resamples=n_resamples,
+                           seed=seed, hedges=hedges)
     emit(result, json_out)
 
 

@@ -78,3 +78,32 @@ def test_report_settings_come_from_the_design_file_and_set(tmp_path, capsys):
                  str(tmp_path / "r.md")])
     assert code == 1
     assert capsys.readouterr().err == "Error: --set framing.answers=maybe: expected one of auto, yes-no, agreement\n"
+
+
+def test_a_cell_table_analysis_honours_seed_and_resamples_on_the_command_line(tmp_path, capsys):
+    import json
+
+    table = tmp_path / "cells.csv"
+    assert main(["cells", str(ROOT / "sample_logs" / "style_probe.csv"), "--metric", "steps", "-o", str(table)]) == 0
+    capsys.readouterr()
+    seen = {}
+    for seed, resamples in ((1, 2000), (2, 2000), (1, 3000)):
+        assert main(["analyze", str(table), "--metric", "steps", "--interval", "bootstrap", "--seed", str(seed),
+                     "--n-resamples", str(resamples), "--json"]) == 0
+        interval = json.loads(capsys.readouterr().out)["interval"]
+        assert f"({resamples:,} resamples, seed {seed})" in interval["method"]
+        seen[seed, resamples] = (interval["low"], interval["high"])
+    assert len(set(seen.values())) == 3
+
+
+def test_welch_per_item_in_a_report_is_a_setting(tmp_path, capsys):
+    log = ROOT / "sample_logs" / "style_probe.csv"
+    design = tmp_path / "probe.toml"
+    design.write_text("per_item = true\n", encoding="utf-8")
+    for extra in (["--set", "per_item=yes"], ["--design", str(design)]):
+        out = tmp_path / "r.md"
+        assert main(["report", str(log), "--metric", "steps", *extra, "-o", str(out)]) == 0
+        assert "### Welch's t per item on the runs" in out.read_text()
+    assert main(["report", str(log), "--metric", "steps", "-o", str(out)]) == 0
+    assert "Welch's t per item" not in out.read_text()
+    capsys.readouterr()

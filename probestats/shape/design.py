@@ -110,7 +110,7 @@ KNOWN_KEYS: tuple[str, ...] = tuple(f.name for f in fields(Design))
 #: command's settings: the noise reference, the settings held fixed or varied by design, the scale,
 #: the templates, and the tables ``[judge]`` and ``[framing]``). :func:`load_settings` returns them.
 SETTING_KEYS: tuple[str, ...] = ("noise_value", "settings", "attribute_settings", "scale", "templates", "judge",
-                                 "framing")
+                                 "framing", "per_item")
 
 
 def _coerce(key: str, value, where: str):
