@@ -487,3 +487,39 @@ def test_no_cli_output_of_any_kind_names_python_parameters_or_prints_p_0(tmp_pat
     for banned in ("mdg=True", "method=", "p = 0 ", "p = 0\n", "p = 0)", "p = 0;", "p = 0,", "analyze_pair",
                    "a and b to compare"):
         assert banned not in text, banned
+
+
+def test_a_framing_only_report_words_its_one_verdict_in_every_format():
+    # the framing's verdict is decided once in the analysis (the cells whose lean has a corrected p at most
+    # alpha); the Summary of md and html, the JSON and the terminal word it, and each cell's own sentence agrees
+    from pathlib import Path
+
+    from probestats.analyses.framing import _demo_rows, analyze_framing
+    from probestats.present.framing_report import render_framing_report
+    from probestats.present.terminal_framing import print_framing
+
+    samples = Path(__file__).resolve().parent.parent / "sample_logs"
+    detected = analyze_framing(samples / "framing_long.csv", targets=samples / "framing_targets.csv")
+    few = analyze_framing(_demo_rows())   # 3 items: no lean can reach alpha
+    assert detected.verdict.detected and not few.verdict.detected
+    for result in (detected, few):
+        v = result.verdict
+        leaning = tuple(" / ".join(str(x) for x in c.by.values()) for c in result.cells
+                        if c.bias_p_adjusted is not None and c.bias_p_adjusted <= result.alpha)
+        assert v.found == leaning
+        line = f"At alpha {result.alpha:g}: {v.statement}."
+        md = _sections(render_framing_report(result, format="md"))["Summary"].replace("\\", "")
+        assert line in md
+        sentences = [s for s in md.split(" - ")[1:]]
+        assert sum("no lean was detected" not in s for s in sentences) == len(v.found)
+        import html
+
+        page = render_framing_report(result, format="html")
+        summary = re.search(r'<section id="framing-summary">(.*?)</section>', page, flags=re.S).group(1)
+        assert line in " ".join(html.unescape(re.sub(r"<[^>]+>", " ", summary)).split())
+        data = json.loads(render_framing_report(result, format="json"))
+        assert data["framing"]["verdict"]["found"] == list(v.found)
+        assert data["framing"]["verdict"]["detected"] == v.detected
+        buf = io.StringIO()
+        print_framing(result, Console(file=buf, width=300))
+        assert line in " ".join(buf.getvalue().split())

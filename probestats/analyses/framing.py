@@ -349,6 +349,9 @@ class FramingResult(_Record):
         How answers were scored.
     answers_reason : str or None
         Why ``answers`` was chosen, when it was chosen automatically.
+    verdict : Verdict or None
+        The conclusion, decided once: the cells whose lean has a corrected p at most alpha
+        (:func:`probestats.analyses.verdict.decide_effects`); every renderer words it.
     """
 
     reference: Any
@@ -368,6 +371,7 @@ class FramingResult(_Record):
     targets: dict = field(default_factory=dict)
     answers: str = "agreement"
     answers_reason: str | None = None
+    verdict: Any = None
 
     def to_frame(self) -> pl.DataFrame:
         """The cells as a polars DataFrame (``by`` columns first; intervals as low/high).
@@ -817,8 +821,24 @@ def analyze_framing(
         languages=tuple(languages), wrappers=tuple(wrappers), label_audit=audit, unparsed=sc.unparsed,
         problems=tuple(st.problems),
         targets={t: {AFFIRMATIVE: p[0], REVERSE: p[1]} for t, p in pol.pairs.items()},
-        answers=sc.mode, answers_reason=sc.mode_reason,
+        answers=sc.mode, answers_reason=sc.mode_reason, verdict=_framing_verdict(cells, alpha),
     )
+
+
+def _framing_verdict(cells: list[dict], alpha: float):
+    """The framing's conclusion: the cells whose lean (bias) has a corrected p at most ``alpha``.
+
+    >>> _framing_verdict([{"by": {"model": "m"}, "bias_p_adjusted": 0.01}], 0.05).statement
+    'a lean larger than chance after correction: m'
+    """
+    from probestats.analyses.verdict import decide_effects, no_noise_check
+
+    named = [(" / ".join(str(v) for v in c["by"].values()) or "the log", c["bias_p_adjusted"]) for c in cells]
+    return decide_effects(named, alpha=alpha, what="a lean", kind="dual framing",
+                          test="the exact sign-flip test of each cell's lean across items, p corrected across cells",
+                          noise=no_noise_check("dual framing", reason=(
+                              "a dual-framing analysis has no same-versus-same comparison: each cell's lean is "
+                              "tested against the sign flips of its items' aligned means")))
 
 
 def _check_framing_options(alpha, correction, score_from, scale) -> None:

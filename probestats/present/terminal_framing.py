@@ -68,6 +68,8 @@ def print_framing(result: FramingResult, out: Console) -> None:
                   "acquiescence = mean raw score. "
                   f"Tests: exact sign-flip across matched items ({', '.join(result.item_columns) or 'one item'}); "
                   f"p adjusted with {result.correction} across cells; pattern at alpha {result.alpha}.")
+    if getattr(result, "verdict", None) is not None:
+        out.print(f"At alpha {result.alpha:g}: {escape(result.verdict.statement)}.")
     for c in result.cells:
         where = ", ".join(f"{k}={v}" for k, v in c.by.items()) or "the log"
         if c.n_languages and c.languages_agree is not None:

@@ -372,27 +372,36 @@ def design_toml(facts: dict) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-def _framing_options(job: Job, mapping: Mapping) -> list[str]:
+def _framing_options(job: Job, mapping: Mapping, *, report: bool = False) -> list[str]:
+    """The framing's options: the ``framing`` command's flags, or the report's ``--set framing.KEY=VALUE``."""
+    def option(key: str, flag: str, value: str) -> list[str]:
+        return ["--set", f"framing.{key}={value}"] if report else [flag, value]
+
     out = []
     if mapping.targets:
-        out += ["--targets", targets_name(job)]
+        out += option("targets", "--targets", targets_name(job))
     if mapping.answers:
-        out += ["--answers", mapping.answers]
+        out += option("answers", "--answers", mapping.answers)
     for spec in mapping.framing_columns():
-        out += ["--framing-columns", spec]
+        out += option("columns", "--framing-columns", spec)
     return out
 
 
-def _judge_options(mapping: Mapping, by_flag: str) -> list[str]:
-    out = ["--order", mapping.order]
+def _judge_options(mapping: Mapping, *, report: bool = False) -> list[str]:
+    """The order probe's options: the ``judge`` command's flags, or the report's ``--set judge.KEY=VALUE``
+    (the judges are the ``--by`` groups in both)."""
+    def option(key: str, flag: str, value: str) -> list[str]:
+        return ["--set", f"judge.{key}={value}"] if report else [flag, value]
+
+    out = option("order", "--order", mapping.order)
     if mapping.judge_choice:
-        out += ["--choice", mapping.judge_choice]
+        out += option("choice", "--choice", mapping.judge_choice)
     elif mapping.judge_reply:
-        out += ["--response", mapping.judge_reply]
+        out += option("response", "--response", mapping.judge_reply)
     for rule in mapping.verdicts():
-        out += ["--verdict", rule]
+        out += option("verdict", "--verdict", rule)
     if mapping.judge_by:
-        out += [by_flag, mapping.judge_by]
+        out += ["--by", mapping.judge_by]
     return out
 
 
@@ -402,7 +411,7 @@ def analysis_command(job: Job, mapping: Mapping, detected: dict) -> str | None:
     if mapping.analysis == "framing":
         args = ["probestats", "framing", job.log.name, *_framing_options(job, mapping)]
     elif mapping.analysis == "judge":
-        args = ["probestats", "judge", job.log.name, *_judge_options(mapping, "--by")]
+        args = ["probestats", "judge", job.log.name, *_judge_options(mapping)]
     else:
         return None
     return shlex.join(args + mapping.shaping(detected) + ["--json"])
@@ -411,10 +420,11 @@ def analysis_command(job: Job, mapping: Mapping, detected: dict) -> str | None:
 def report_command(job: Job, mapping: Mapping, detected: dict, *, facts: dict, output: str = "report.md") -> str:
     """The command line that writes the report the page shows (run in the folder holding the files)."""
     if mapping.analysis == "framing":
-        return shlex.join(["probestats", "report", "--framing", job.log.name, *_framing_options(job, mapping),
+        return shlex.join(["probestats", "report", "--framing", job.log.name,
+                           *_framing_options(job, mapping, report=True),
                            *mapping.shaping(detected), "-o", output])
     if mapping.analysis == "judge":
-        return shlex.join(["probestats", "report", job.log.name, *_judge_options(mapping, "--judge-by"),
+        return shlex.join(["probestats", "report", job.log.name, *_judge_options(mapping, report=True),
                            *mapping.shaping(detected), "-o", output])
     args = ["probestats", "report", job.log.name, "--metric", mapping.metric]
     if job.noise is not None:
