@@ -676,7 +676,7 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
                      factor=factor, alternative=alternative, alpha=alpha, correction=correction,
                      n_resamples=n_resamples, seed=seed, probe=probe, interval=interval,
                      streaming=not (row_level or per_item), progress=progress, hedges=hedges,
-                     effect_size=effect_size, per_item=per_item, **_noise_kwargs(noise_value, block_settings, attribute_settings))
+                     effect_size=effect_size, **_noise_kwargs(noise_value, block_settings, attribute_settings))
     if row_level or per_item:  # Welch's t on runs beside the item-level tests, for a comparison of two values
         from probestats.analyses.paired import Analysis, with_row_level
         from probestats.analyses.rowlevel import with_row_tests
