@@ -154,7 +154,7 @@ def test_a_null_result_carries_its_conditions_and_size(case):
                 low, high = result.mdg_range
                 assert low <= result.mdg <= high
                 assert f"(from about {low:.3g} to {high:.3g} over plausible same-versus-same logs" in para
-                assert f"one of about {result.mdg_range_runs:,} runs would halve that range" in para
+                assert f"one of about {result.mdg_range_runs:,} runs would halve the noise log's part of that range" in para
         else:
             assert "No same-versus-same log was given" in para
 

@@ -333,7 +333,8 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     span_text = ("" if span is None else
                  f" (from about {fmt_num(span[0], 3)} to "
                  f"{'never' if span[1] == float('inf') else fmt_num(span[1], 3)} over plausible same-versus-same logs "
-                 f"of this size; one of about {analysis.mdg_range_runs:,} runs would halve that range)")
+                 f"of this size; one of about {analysis.mdg_range_runs:,} runs would halve the noise log's part of that "
+                 "range)")
     # a one-sided test only looks one way: its minimum detectable gap is a gap in that direction
     toward = {"greater": f" with {_q(a)} above {_q(b)}", "less": f" with {_q(a)} below {_q(b)}"}.get(sf.alternative, "")
 
