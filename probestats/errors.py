@@ -123,6 +123,10 @@ CLI_FLAGS = {"factors": "--factor", "groups": "--group", "output": "-o", "log": 
              "target": "--power", "verdicts": "--verdict"}
 
 
+#: parameters of how a file is read, given on the command line as ``--read KEY=VALUE``
+READ_KEYS = frozenset({"format", "sheet", "skip_rows", "encoding", "max_cells", "records"})
+
+
 def opt(name: str, value=None) -> str:
     """An option named as the caller spells it: a Python parameter, or a flag under :func:`cli_spelling`.
 
@@ -134,10 +138,13 @@ def opt(name: str, value=None) -> str:
     >>> opt("n_resamples", 0), opt("scale")
     ('n_resamples=0', 'scale')
     >>> with cli_spelling():
-    ...     opt("n_resamples", 0), opt("scale"), opt("factors")
-    ('--n-resamples 0', '--scale', '--factor')
+    ...     opt("n_resamples", 0), opt("scale"), opt("factors"), opt("sheet", 2)
+    ('--n-resamples 0', '--scale', '--factor', '--read sheet=2')
     """
     if _SPELLING.get() == "cli":
+        if name in READ_KEYS:   # how a file is read: one --read KEY=VALUE option on the command line
+            key = name.replace("_", "-")
+            return f"--read {key}=VALUE" if value is None else f"--read {key}={value}"
         flag = CLI_FLAGS.get(name, "--" + name.replace("_", "-"))
         return flag if value is None else f"{flag} {value}"
     return name if value is None else f"{name}={value!r}"

@@ -95,11 +95,12 @@ def test_the_table_spells_renamed_parameters_as_their_flags():
 
 def test_library_errors_below_the_command_line_name_no_flag_in_python():
     """A handful of library refusals that used to hard-code flags now speak Python (the report's cell tables
-    are still keyed by their flags, ``cells={'--cells': FILE}``)."""
+    go where a log goes)."""
     calls = {
-        "give the log to report (or a cell table with cells={'--cells': FILE})":
+        "give the log to report (or a cell table in its place)":
             lambda: probestats.report(metric="steps", format="md"),
-        "targets and toward belong to the framing section; give the dual-framing log with framing_log='FRAMING_LOG'":
+        "the framing targets and reference target belong to the framing section; give the dual-framing log with "
+        "framing_log='FRAMING_LOG'":
             lambda: probestats.report(PROBE, metric="steps", format="md", targets="t.csv"),
         "plot draws power at a gap; add gap=G": lambda: probestats.plan(NOISE, metric="steps", plot="p.png"),
         "give the noise log: noise='LOG' or noise_cells='NOISE_CELLS' (one of them)":
@@ -115,6 +116,6 @@ def test_a_warning_about_a_read_option_speaks_the_callers_language(capsys):
     log = probestats.read_log(PROBE, sheet=2)
     assert [p.message for p in log.problems] == [
         "sheet=2 does not apply to 'style_probe.csv', read as CSV, which has no sheets; it was ignored"]
-    assert main(["analyze", PROBE, "--metric", "steps", "--sheet", "2"]) == 0
+    assert main(["analyze", PROBE, "--metric", "steps", "--read", "sheet=2"]) == 0
     out = capsys.readouterr().out
-    assert "--sheet 2 does not apply to 'style_probe.csv', read as CSV, which has no sheets; it was ignored" in out
+    assert "--read sheet=2 does not apply to 'style_probe.csv', read as CSV, which has no sheets; it was ignored" in out

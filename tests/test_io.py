@@ -172,7 +172,7 @@ def test_spreadsheet_rows_and_title_rows():
     untitled = validate(BROKEN / "title_rows.xlsx", metric="steps")
     assert [p.code for p in untitled.errors][:2] == ["missing_column", "missing_column"]
     assert untitled.errors[0].message.endswith(
-        "(skip the title rows above the header with --skip-rows N, or name one with --column item=HEADER)")
+        "(skip the title rows above the header with skip_rows='N', or name one with --column item=HEADER)")
 
 
 def test_numbers_stored_as_text_are_converted_with_a_warning():

@@ -594,7 +594,7 @@ def test_user_template_errors_are_one_line(tmp_path, capsys):
         path.write_bytes(source if isinstance(source, bytes) else source.encode())
         code, _, err = run_cli(["report", PROBE, "--metric", "steps", "-o", tmp_path / "r.md", "--section",
                                 "table", "--set", f"templates={folder}"], capsys)
-        assert code == 1 and err.startswith(f"Error: --templates {folder}: ") and err.count("\n") == 1, err
+        assert code == 1 and err.startswith(f"Error: --set templates={folder}: ") and err.count("\n") == 1, err
         assert words in err, err
     assert not (tmp_path / "r.md").exists()
 

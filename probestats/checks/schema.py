@@ -17,7 +17,7 @@ import polars as pl
 
 from probestats.checks.exact import units, with_exact_moments
 
-from probestats.errors import OptionError, ValidationError, either
+from probestats.errors import OptionError, ValidationError, either, opt
 from probestats.io.read import ROW, Log, format_rows, normalize_header, read_log, refuse_internal
 from probestats.stats.exact import finish_means, mean_aggs, row_places
 from probestats.errors import Problem, has_errors
@@ -420,7 +420,7 @@ def _missing(log: Log, name: str, is_metric: bool = False) -> Problem:
     else:
         # a sheet's reader names the empty cells of a title row __UNNAMED__n: the header is further down
         titled = any(h.startswith("__UNNAMED__") for h in log.headers)
-        skip = "skip the title rows above the header with --skip-rows N, or " if titled else ""
+        skip = f"skip the title rows above the header with {opt('skip_rows', 'N')}, or " if titled else ""
         msg = f"no '{name}' column; headers seen: {seen} ({skip}name one with --column {name}=HEADER)"
         if name == "variant":
             from probestats.shape.wide import looks_wide

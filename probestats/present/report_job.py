@@ -234,8 +234,8 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
         text = render_judge_report(judged, format=fmt, templates=templates, assets_dir=assets, design=design)
         return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), judge=judged, design=design)
     if not framing_log and (targets is not None or toward is not None):
-        raise OptionError(f"{opt('targets')} and {opt('toward')} belong to the framing section; give the dual-framing "
-                          f"log with {opt('framing_log', 'FRAMING_LOG')}")
+        raise OptionError("the framing targets and reference target belong to the framing section; give the "
+                          f"dual-framing log with {opt('framing_log', 'FRAMING_LOG')}")
     if per_item and cells is not None:
         raise OptionError("Welch's t per item needs the runs of the log; give the LOG instead of a cell table")
     if cells is not None:

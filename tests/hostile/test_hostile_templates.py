@@ -1,4 +1,4 @@
-"""Templates from --templates run sandboxed: they lay out values, they cannot reach Python's internals."""
+"""Templates from a templates folder (--set templates=DIR) run sandboxed: they lay out values, they cannot reach Python's internals."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def test_a_template_reaching_for_python_internals_fails_with_one_line(tmp_path, 
     code = main(["report", str(SAMPLE), "--metric", "steps", "--set", f"templates={folder}", "-o", str(out)])
     err = capsys.readouterr().err
     assert code == 1, err
-    assert err.startswith("Error: --templates ") and err.count("\n") == 1, err
+    assert err.startswith("Error: --set templates=") and err.count("\n") == 1, err
     assert "unexpected" not in err
     assert "unsafe" in err or "undefined" in err  # the sandbox's refusal (or no such name in a sandbox)
     assert not out.exists()
@@ -69,7 +69,7 @@ def _refused_without_leak(tmp_path, capsys, argv, out: Path):
     code = main([str(a) for a in argv])
     stdout, err = capsys.readouterr()
     assert code == 1, err
-    assert err.startswith("Error: --templates ") and err.count("\n") == 1, err
+    assert err.startswith("Error: --set templates=") and err.count("\n") == 1, err
     assert "unexpected" not in err and "outside that folder" in err
     assert SECRET not in stdout + err
     after = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
@@ -157,7 +157,7 @@ def test_the_documented_promise_holds_as_written(tmp_path, capsys):
             code = main(["report", str(SAMPLE), "--metric", "steps", "--set", f"templates={folder}", "-o", str(out)])
             stdout, err = capsys.readouterr()
             assert code == 1, (claim, body, err)
-            assert err.startswith("Error: --templates ") and err.count("\n") == 1, (claim, body, err)
+            assert err.startswith("Error: --set templates=") and err.count("\n") == 1, (claim, body, err)
             assert SECRET not in stdout + err and not out.exists(), (claim, body)
             assert "root:" not in err  # nothing of /etc/passwd either
 
@@ -171,7 +171,7 @@ def test_a_hard_link_in_the_folder_is_refused(tmp_path, capsys):
     os.link(secret, folder / "hard.j2")
     (folder / "report.md.j2").write_text('{% include "hard.j2" %}')
     out = tmp_path / "report.md"
-    code = main(["report", str(SAMPLE), "--metric", "steps", "--templates", str(folder), "-o", str(out)])
+    code = main(["report", str(SAMPLE), "--metric", "steps", "--set", f"templates={folder}", "-o", str(out)])
     stdout, err = capsys.readouterr()
-    assert code == 1 and err.startswith("Error: --templates ") and err.count("\n") == 1, err
+    assert code == 1 and err.startswith("Error: --set templates=") and err.count("\n") == 1, err
     assert "'hard.j2' is a hard link" in err and SECRET not in stdout + err and not out.exists()
