@@ -258,7 +258,7 @@ def test_report_on_a_log_with_more_values_reports_them_all_or_a_named_pair(tmp_p
     assert code == 0, err
     data = json.loads(out_file.read_text())   # as analyze does: every value, against the first
     assert data["kind"] == "many_values" and data["reference"] == "a"
-    assert data["report"]["sections"] == ["many", "limits"]
+    assert data["report"]["sections"] == ["summary", "design", "many", "finding", "limits"]
     code, _, _ = run(capsys, "report", log, "--metric", "steps", "--a", "c", "--b", "a", "-o", out_file)
     assert code == 0 and json.loads(out_file.read_text())["a"] == "c"
 

@@ -58,7 +58,7 @@ def result_json(result) -> str:
     controls as ``\\u`` escapes, and the closing newline.
 
     >>> result_json(framing("sample_logs/framing_long.csv")).splitlines()[1]
-    '  "schema_version": 1,'
+    '  "schema_version": 2,'
     """
     from probestats.present.sanitize import json_text
     from probestats.result import document, dumps
