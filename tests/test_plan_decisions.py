@@ -121,10 +121,11 @@ def test_subset_sum_tail_by_brute_force(a, c):
 def test_simulated_items_spread_as_the_cells_true_means(seed, m, spread, rate):
     # A 0/1 noise log whose items have rates rate + spread * z (clipped), in cells of m runs. The simulated
     # items' means must spread as the cells' *true* means do: by hand (one-way ANOVA, method of moments)
-    # var(cell means) - sigma^2 / m, not as the noisy cell means do (var(cell means)); and not at all when
-    # the cells do not differ by more than their noise (scipy's one-way ANOVA F test, p > 0.05).
+    # var(cell means) - sigma^2 / m, not as the noisy cell means do (var(cell means)). The model in which
+    # items differ has the weight of its evidence w (model.differ); the other share, 1 - w, draws every run
+    # from the whole log (no spread), so the simulated means spread as w times the true spread, and their
+    # runs have the mixture's variance sigma_simulated^2 = w sigma^2 + (1 - w) var(log) (ddof 0).
     import polars as pl
-    from scipy.stats import f_oneway
 
     from probestats.analyses.plan import _draw, noise_model
 
@@ -134,13 +135,16 @@ def test_simulated_items_spread_as_the_cells_true_means(seed, m, spread, rate):
     y = (rng.random((cells, m)) < p[:, None]).astype(float)
     model = noise_model(pl.DataFrame({"item": np.repeat(np.arange(cells), m), "x": y.ravel()}), metric="x")
     sigma2 = float(y.var(axis=1, ddof=1).mean())
-    alike = f_oneway(*y).pvalue > 0.05
-    true_spread = 0.0 if alike else float(y.mean(axis=1).var()) - sigma2 / m
+    true_spread = max(0.0, float(y.mean(axis=1).var()) - sigma2 / m)
+    w = model.differ
+    # where the log spreads less than sigma even the model of differing items draws from the whole log
+    mixture = w * (sigma2 if true_spread > 0 else float(y.var())) + (1 - w) * float(y.var())
+    assert model.sigma_simulated ** 2 == pytest.approx(mixture, rel=0.02, abs=1e-6)
     k = 50
     d = _draw(model, 4, k, k, 20000, seed)
     mean_b = -d.base / d.scale                         # value b's mean of k runs, per simulated item
-    # var(mean of k runs) = var(item means) + (runs' variance around the item mean, sigma^2) / k
-    want = true_spread + model.sigma_simulated ** 2 / k
+    # var(mean of k runs) = var(item means) + (runs' variance around the item mean) / k
+    want = w * true_spread + mixture / k
     assert float(mean_b.var()) == pytest.approx(want, rel=0.06, abs=2e-4)
 
 
