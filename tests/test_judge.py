@@ -450,8 +450,10 @@ def test_the_judge_section_beside_a_probe_report():
     assert "## Order probe of a judge" in text and "## Tests" in text
     alone = render_report(probe, format="md", sections=["judge"], judge=judge)
     assert alone.startswith("## Order probe of a judge") and alone.count("\n## ") == 0
-    with pytest.raises(OptionError, match="--section judge: not in this report: no order probe"):
+    with pytest.raises(OptionError) as refused:
         render_report(probe, format="md", sections=["judge"])
+    assert str(refused.value) == ("sections='judge': not in this report: no order probe was given; add "
+                                  "judge={order: COL, ...} and the verdict settings")
 
 
 def test_the_terminal_table_shows_log_controls_as_escapes(tmp_path, capsys):

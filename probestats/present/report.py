@@ -61,7 +61,7 @@ from probestats.present.effects_text import effects_context
 from probestats.present.templates import Todo, environment, template_root
 from probestats.present.fmt import p_is as _p_is
 from probestats.present.verdict_text import noise_check_sentences, summary_clause, verdict_line, verdict_of
-from probestats.errors import count_of
+from probestats.errors import count_of, either, opt
 from probestats.checks.schema import SETTINGS
 from probestats.checks.facts import LogFacts, row_facts
 from probestats.present.collapse import ITEMS_CSV, collapsed_rows, grouped_warnings, items_csv
@@ -560,9 +560,14 @@ def _noise_section(w: _Words) -> tuple[dict, list[str]]:
     else:
         sentences = [
             "No same-versus-same log was given, so the gap cannot be set beside the run-to-run noise: "
-            "run one value twice with different seeds and pass that log with --noise."]
+            f"run one value twice with different seeds and pass that log with {_noise_option()}."]
     noise_ctx["sentences"] = sentences
     return noise_ctx, sentences
+
+
+def _noise_option() -> str:
+    """How a sentence names the noise log's option: ``noise=`` in Python, ``--noise`` on the command line."""
+    return either("noise=", "--noise")
 
 
 def _within_log(analysis) -> bool:
@@ -865,15 +870,19 @@ def _kind(analysis) -> str:
     raise OptionError(f"cannot report a {type(analysis).__name__}; give the result of an analysis")
 
 
-_MISSING = {
-    "groups": "there are no --by groups; add --by COL",
-    "ceilings": "no judge's scale was declared; add --scale LOW:HIGH",
-    "many": "the analysis compares two values; many values come with --reference VALUE or --group",
-    "factors": "the analysis has no two factors; give --factor A --factor B",
-    "compare": "no earlier run was given; add --before BEFORE_LOG",
-    "framing": "no framing result was given; give the dual-framing log with --framing FRAMING_LOG",
-    "judge": "no order probe was given; add --order COL and the verdict options",
-}
+def _missing(name: str) -> str | None:
+    """Why an optional section is not in this report, naming what adds it in the caller's spelling."""
+    return {
+        "groups": f"there are no {opt('by')} groups; add {either('by=[COL]', '--by COL')}",
+        "ceilings": f"no judge's scale was declared; add {either('scale=LOW:HIGH', '--set scale=LOW:HIGH')}",
+        "many": (f"the analysis compares two values; many values come with {opt('reference', 'VALUE')} or "
+                 f"{opt('group')}"),
+        "factors": f"the analysis has no two factors; give {either('factor=[A, B]', '--factor A --factor B')}",
+        "compare": f"no earlier run was given; add {opt('before_log', 'BEFORE_LOG')}",
+        "framing": f"no framing result was given; give the dual-framing log with {opt('framing_log', 'FRAMING_LOG')}",
+        "judge": f"no order probe was given; add {either('judge={order: COL, ...}', '--set judge.order=COL')} and the "
+                 "verdict settings",
+    }.get(name)
 
 
 def available_sections(analysis, *, framing=None, comparison=None, judge=None) -> list[str]:
@@ -913,10 +922,10 @@ def _sections(sections, framing, analysis=None, comparison=None, judge=None) -> 
     chosen = []
     for name in sections:
         if name not in SECTIONS:
-            raise OptionError(f"--section {name}: unknown section; choose from {', '.join(SECTIONS)}")
+            raise OptionError(f"{opt('sections', name)}: unknown section; choose from {', '.join(SECTIONS)}")
         if name not in have:
-            why = _MISSING.get(name) or f"it belongs to a two-value comparison, and this report has {_join(have)}"
-            raise OptionError(f"--section {name}: not in this report: {why}")
+            why = _missing(name) or f"it belongs to a two-value comparison, and this report has {_join(have)}"
+            raise OptionError(f"{opt('sections', name)}: not in this report: {why}")
         if name not in chosen:
             chosen.append(name)
     if not chosen:
@@ -1221,7 +1230,8 @@ def _user_template_errors(templates):
             if not isinstance(exc, jinja2.TemplateError):
                 message = f"{type(exc).__name__}: {message}"
             why = f"fails: {message}; fix it, or remove it to use the shipped one"
-        raise OptionError(f"--templates {templates}: {where} {why}") from None
+        given = either(f"templates={str(templates)!r}", f"--set templates={templates}")
+        raise OptionError(f"{given}: {where} {why}") from None
 
 
 def _framing_images(framing, format, assets_dir) -> tuple[dict, dict]:
