@@ -609,15 +609,16 @@ def _power_section(w: _Words) -> tuple[dict, list[str]]:
             "none found: raising value A's runs toward the metric's bound never reaches 80% power with this "
             "design (a gap the other way, away from the bound, may still be detectable; see probestats plan).",
             f"Method: {analysis.mdg_method}."]
-    elif noise is not None:
-        from probestats.errors import either
-
+    elif noise is not None and w.verdict.noise.source == "log":
         sentences = ["The minimum detectable gap was not computed for this analysis"
                      + either(" (run analyze with mdg=True).", ".")]
-    else:
+    else:   # a check within the probe's own log measures its noise, but the power model needs a noise log
         sentences = [
-            "The minimum detectable gap needs the noise per run, measured from a same-versus-same log "
-            "(--noise); without it, the size of gap this probe could have missed is unknown."]
+            "The minimum detectable gap needs the noise per run, measured from a same-versus-same log given with "
+            f"{_noise_option()}; "
+            + ("the check within the probe's own log does not stand in for it, so " if noise is not None else
+               "without it, ")
+            + "the size of gap this probe could have missed is unknown."]
     power_ctx["sentences"] = sentences
     return power_ctx, sentences
 
@@ -795,11 +796,24 @@ def _null_summary(w: _Words) -> str:
 
 
 def _summary_reach(w: _Words) -> str:
-    """What the Summary adds about the gaps a null result could not see."""
+    """What the Summary adds about the gaps a null result could not see.
+
+    Only the minimum detectable gap needs a noise log: a same-versus-same check within the probe's own
+    log (``verdict.noise``, source ``within`` or ``value``) measures the noise but bounds no gap.
+    """
     if w.never:
         return ", since with so few items it could never reach significance"
     if w.mdg is not None:
         return f" smaller than about {fmt_num(w.mdg, 3)} {w.metric}{w.toward}"
+    check = w.verdict.noise
+    if check.source == "log" and w.analysis.mdg_method is not None:
+        return (" (no gap toward the metric's bound reaches 80% power with this design, so even a large one could go "
+                "unseen)")
+    if check.source == "log":
+        return " (the size of gap it could miss was not computed for this analysis)"
+    if check.valid:
+        return (" (a same-versus-same check within its own log measured the noise, but the size of gap it could miss "
+                f"needs a noise log, given with {_noise_option()})")
     return " (without a same-versus-same log, the size of gap it could miss is unknown)"
 
 
