@@ -133,3 +133,17 @@ def test_cli_scale_keeps_the_criterion_split_under_another_by(tmp_path, capsys):
     assert [g["by"] for g in data["groups"]][:1] == [{"model": "judge-1", "criterion": "claims_cited"}]
     assert any(p["code"] == "ceiling" and p["message"].startswith("item s01, model judge-1, criterion directness")
                for p in data["problems"])
+
+
+def test_runs_outside_the_scale_are_counted_with_their_noun():
+    rows = [{"item": i, "variant": v, "seed": s, "criterion": "c", "level": 2 + (v == "a")}
+            for i in range(6) for v in "ab" for s in (1, 2)]
+    rows[13]["level"] = 8   # record 14: item 3, value a, seed 2
+    (one,) = [p.message for p in analyze_judge(rows, metric="level", a="a", b="b", scale="1:5").problems
+              if p.code == "out_of_scale"]
+    assert one == "1 run has a level outside the declared scale 1:5 (record 14); check scale or the judge's output"
+    rows[0]["level"] = 0
+    (two,) = [p.message for p in analyze_judge(rows, metric="level", a="a", b="b", scale="1:5").problems
+              if p.code == "out_of_scale"]
+    assert two == ("2 runs have a level outside the declared scale 1:5 (records 1, 14); check scale or the judge's "
+                   "output")

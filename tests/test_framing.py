@@ -286,7 +286,13 @@ def test_an_item_in_one_framing_is_left_out_with_a_warning():
     scores[("de", "affirmative")] = [2, 2]
     r = analyze_framing(rows_from_scores(scores))
     assert r.cells[0].n_items == 3
-    assert any(p.code == "unmatched_item" and "de" in p.message for p in r.problems)
+    assert [p.message for p in r.problems if p.code == "unmatched_item"] == [
+        "1 item has scored responses in one framing only (m/t/de); it is left out: an item needs both framings"]
+    scores[("it", "reverse")] = [1]
+    r = analyze_framing(rows_from_scores(scores))
+    assert [p.message for p in r.problems if p.code == "unmatched_item"] == [
+        "2 items have scored responses in one framing only (m/t/de, m/t/it); they are left out: an item needs both "
+        "framings"]
 
 
 # --------------------------------------------------------------------------- properties
@@ -684,3 +690,33 @@ def test_the_sign_flip_interval_holds_beyond_thirty_items():
     assert cell.bias_ci["low"] < cell.bias < cell.bias_ci["high"]
     t = analyze_framing(rows, interval="t").cells[0].bias_ci
     assert t["method"].startswith("Student t") and (t["low"], t["high"]) != (cell.bias_ci["low"], cell.bias_ci["high"])
+
+
+def test_a_topic_without_targets_is_named_with_its_noun():
+    log = SAMPLES / "framing_long.csv"
+    with pytest.raises(OptionError) as caught:
+        analyze_framing(log, targets={"leadership": ("female", "male")})
+    assert str(caught.value) == ("the targets name no targets for the topic 'remote_work'; add a row per topic "
+                                 "(topic, affirmative, reverse)")
+    with pytest.raises(OptionError) as caught:
+        analyze_framing(log, targets=SAMPLES / "framing_targets.csv", toward="female")
+    assert str(caught.value) == ("no prompt in the topic 'remote_work' asserts 'female' (targets: female, male, office, "
+                                 "remote); name a target every topic has, or analyze those topics apart")
+
+
+@pytest.mark.parametrize("n, heading", [(1, "1 problem"), (2, "2 problems")])
+def test_the_terminal_counts_the_framing_problems_with_their_noun(n, heading):
+    import dataclasses
+    import io
+
+    from rich.console import Console
+
+    from probestats.errors import Problem
+    from probestats.present.terminal_framing import print_framing
+
+    result = dataclasses.replace(analyze_framing(rows_from_scores(HAND)),
+                                 problems=[Problem("warning", "few_items", f"note {k}") for k in range(n)])
+    out = io.StringIO()
+    print_framing(result, Console(file=out, width=200))
+    lines = out.getvalue().splitlines()
+    assert lines[-n - 1:] == [heading] + [f"  warning  few_items            note {k}" for k in range(n)]

@@ -450,8 +450,10 @@ def test_the_judge_section_beside_a_probe_report():
     assert "## Order probe of a judge" in text and "## Tests" in text
     alone = render_report(probe, format="md", sections=["judge"], judge=judge)
     assert alone.startswith("## Order probe of a judge") and alone.count("\n## ") == 0
-    with pytest.raises(OptionError, match="--section judge: not in this report: no order probe"):
+    with pytest.raises(OptionError) as refused:
         render_report(probe, format="md", sections=["judge"])
+    assert str(refused.value) == ("sections='judge': not in this report: no order probe was given; add "
+                                  "judge={order: COL, ...} and the verdict settings")
 
 
 def test_the_terminal_table_shows_log_controls_as_escapes(tmp_path, capsys):
@@ -480,3 +482,23 @@ def test_repetitions_agree_with_a_direct_count(items):
     assert g.n_items == sum(r.consistency.n for r in g.repetitions)
     usable = [reps for reps in items if None not in reps[0] + reps[1]]
     assert (g.stability.k, g.stability.n) == (sum(a == b for a, b in usable), len(usable))
+
+
+@pytest.mark.parametrize("n, heading", [(1, "1 problem"), (2, "2 problems")])
+def test_the_terminal_counts_the_problems_with_their_noun(n, heading):
+    import dataclasses
+    import io
+
+    from rich.console import Console
+
+    from probestats.errors import Problem
+    from probestats.present.judge_text import print_judge
+
+    rows = [{"item": i, "order": o, "choice": c} for i, pair in enumerate([("first", "second"), ("first", "first")])
+            for o, c in zip(("AB", "BA"), pair)]
+    result = dataclasses.replace(analyze_order(rows, order="order", choice="choice"),
+                                 problems=tuple(Problem("warning", "few_items", f"note {k}") for k in range(n)))
+    out = io.StringIO()
+    print_judge(result, Console(file=out, width=200))
+    lines = out.getvalue().splitlines()
+    assert lines[-n - 1:] == [heading] + [f"  warning  few_items            note {k}" for k in range(n)]

@@ -994,3 +994,37 @@ def test_no_mdg_lies_beyond_a_0_1_metrics_ceiling():
         assert c.mdg_up is None or math.isinf(c.mdg_up) or c.mdg_up <= room + 1e-12
         assert c.mdg_up_range is None or c.mdg_up_range[1] == math.inf or c.mdg_up_range[1] <= room + 1e-12
         assert c.mdg_shift_up is None or math.isinf(c.mdg_shift_up) or c.mdg_shift_up >= c.mdg_up
+
+
+def test_the_noise_log_messages_count_with_their_nouns():
+    # one of a kind is "1 cell ... has", two are "2 cells ... have" (never "cell(s)")
+    def model(rows):
+        return noise_model(pl.DataFrame(rows, schema=["item", "variant", "steps"], orient="row"), metric="steps")
+
+    rows = [(1, "a", 3), (1, "a", 5), (1, "b", 1), (1, "b", 2), (2, "a", 4), (2, "a", 6), (2, "b", 7)]
+    assert [p.message for p in model(rows).problems] == [
+        "1 cell of the noise log has one run and says nothing about run-to-run noise; it was left out"]
+    assert [p.message for p in model(rows + [(3, "b", 7)]).problems] == [
+        "2 cells of the noise log have one run and say nothing about run-to-run noise; they were left out"]
+    one = noise_model(pl.DataFrame({"item": ["1"] * 3, "variant": ["a"] * 3, "steps": ["2", "x", "4"]}), metric="steps")
+    assert one.problems[0].message == ("1 value of 'steps' in the noise log is not a number and was left out; fix it "
+                                       "or clear the cell")
+    two = noise_model(pl.DataFrame({"item": ["1"] * 4, "variant": ["a"] * 4, "steps": ["2", "x", "4", "y"]}),
+                      metric="steps")
+    assert two.problems[0].message == ("2 values of 'steps' in the noise log are not numbers and were left out; fix "
+                                       "them or clear the cells")
+    for steps, text in (([1.0, math.inf, 2.0, 3.0], "1 value of 'steps' in the noise log is infinite; write it as a "
+                                                       "finite number or clear the cell"),
+                        ([math.inf, -math.inf, 2.0, 3.0], "2 values of 'steps' in the noise log are infinite; write "
+                                                          "them as finite numbers or clear the cells")):
+        with pytest.raises(ColumnError) as caught:
+            noise_model(pl.DataFrame({"item": [1, 1, 2, 2], "variant": ["a"] * 4, "steps": steps}), metric="steps")
+        assert str(caught.value) == text
+
+
+def test_a_design_that_can_never_reach_significance_is_named_with_its_items():
+    # 5 items: the smallest two-sided sign-flip p is 2/2^5 = 0.0625 > 0.05; 6 items give 2/64
+    (five,) = [p.message for p in plan_probe(1.2, items=[5, 6], runs=[5], gap=1.0, sims=100).problems
+               if p.code == "never_significant"]
+    assert five == ("with 5 items the smallest attainable p (0.0625) exceeds alpha 0.05: such a design could never "
+                    "reach significance, whatever the gap; use at least 6 items")

@@ -549,7 +549,9 @@ def test_cli_report_framing_errors(tmp_path, capsys):
     assert code == 1 and err.startswith("Error: the framing targets and reference target belong to the framing section")
     code, _, err = run_cli(["report", PROBE, "--metric", "steps", "-o", tmp_path / "r.md", "--framing",
                             FRAMING, "--set", f"framing.targets={TARGETS}", "--set", "framing.toward=nobody"], capsys)
-    assert code == 1 and err.count("\n") == 1 and err.startswith("Error: no prompt in topic(s)")
+    assert (code, err) == (1, "Error: no prompt in the topics 'leadership', 'remote_work' asserts 'nobody' (targets: "
+                              "female, male, office, remote); name a target every topic has, or analyze those topics "
+                              "apart\n")
     assert list(tmp_path.iterdir()) == []
 
 

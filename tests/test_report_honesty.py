@@ -235,3 +235,60 @@ def test_one_sided_mdg_names_the_direction_it_was_computed_for():
     finding = md.split("## Finding", 1)[1].split("##", 1)[0]
     assert "steps with 'formal' below 'casual'." in summary
     assert "steps with 'formal' below 'casual' (80% power" in finding
+
+
+# ---------------------------------------------------------------- what a null result could miss
+
+# six items whose gaps are +1, +1, +1, -1, -1, +1 (every run of a cell alike but for seed parity):
+# average gap 2/6; the two-sided sign-flip p counts the sign patterns with |sum| >= 2, all but the
+# C(6, 3) = 20 with sum 0: 44/64 = 0.6875 (written out by hand)
+NULL_ROWS = [{"item": i, "variant": v, "seed": s, "steps": 4 + (g if v == "a" else 0) + s % 2}
+             for i, g in enumerate((1, 1, 1, -1, -1, 1)) for v in ("a", "b") for s in range(1, 5)]
+NULL_START = ("In this probe, steps under 'a' and under 'b' differed on average by +0.3333 across 6 items with 4 "
+              "runs per value, which is not more than chance would give (p = 0.6875); this does not show that there "
+              "is no difference, only that this probe could not see one")
+
+
+def _section(md: str, name: str) -> str:
+    return " ".join(md.split(f"## {name}\n")[1].split("\n## ")[0].split()).replace("\\", "")
+
+
+def test_a_null_summary_with_the_within_log_check_says_only_the_gap_it_could_miss_needs_a_noise_log(tmp_path, capsys):
+    result = analyze(NULL_ROWS, metric="steps")
+    assert result.verdict.noise.source == "within" and result.verdict.noise.valid and result.mdg is None
+    md = render_report(result, format="md")
+    assert _section(md, "Summary") == (
+        NULL_START + " (a same-versus-same check within its own log measured the noise, but the size of gap it could "
+        "miss needs a noise log, given with noise=).")
+    assert _section(md, "Power: the smallest gap this design could detect") == (
+        "The minimum detectable gap needs the noise per run, measured from a same-versus-same log given with noise=; "
+        "the check within the probe's own log does not stand in for it, so the size of gap this probe could have "
+        "missed is unknown.")
+    # the command line names its own option
+    from probestats.cli import main
+
+    log = tmp_path / "null.csv"
+    pl.DataFrame(NULL_ROWS).write_csv(log)
+    assert main(["report", str(log), "--metric", "steps", "--a", "a", "--b", "b", "-o", str(tmp_path / "r.md")]) == 0
+    capsys.readouterr()
+    summary = _section((tmp_path / "r.md").read_text(encoding="utf-8"), "Summary")
+    assert summary.endswith("but the size of gap it could miss needs a noise log, given with --noise).")
+
+
+def test_a_null_summary_without_any_noise_check_says_the_gap_it_could_miss_is_unknown():
+    for result in (analyze(NULL_ROWS, metric="steps", within_noise=False), analyze(NULL_ROWS, metric="steps", noise="none")):
+        assert result.verdict.noise.source == "none" and not result.verdict.noise.valid
+        md = render_report(result, format="md")
+        assert _section(md, "Summary") == (
+            NULL_START + " (without a same-versus-same log, the size of gap it could miss is unknown).")
+        assert _section(md, "Power: the smallest gap this design could detect") == (
+            "The minimum detectable gap needs the noise per run, measured from a same-versus-same log given with "
+            "noise=; without it, the size of gap this probe could have missed is unknown.")
+
+
+def test_a_null_summary_with_a_noise_log_but_no_mdg_says_it_was_not_computed():
+    noise = [dict(r, variant="a" if r["seed"] <= 2 else "b", seed=r["seed"]) for r in NULL_ROWS if r["variant"] == "b"]
+    result = analyze(NULL_ROWS, metric="steps", noise=noise, mdg=False)
+    assert result.verdict.noise.source == "log" and result.mdg is None
+    assert _section(render_report(result, format="md"), "Summary") == (
+        NULL_START + " (the size of gap it could miss was not computed for this analysis).")

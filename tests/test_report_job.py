@@ -86,3 +86,28 @@ def test_the_plan_call_prints_what_the_command_prints(tmp_path, capsys):
     result = probestats.plan(NOISE, metric="steps", items=["6,8"], runs=["5"], gap=1.0, sims=150)
     assert json_text(dumps(document(result))) + "\n" == printed
     assert [(c.items, c.runs) for c in result.cells] == [(6, 5), (8, 5)]
+
+
+def test_a_report_of_several_metrics_states_the_set_facts_over_the_design_file(tmp_path, capsys):
+    import polars as pl
+    from factories import make_log
+
+    log = tmp_path / "two.csv"
+    make_log(items=6, runs=3, seed=1).with_columns((pl.col("steps") * 2).alias("double")).write_csv(log)
+    design = tmp_path / "design.toml"
+    design.write_text('attribute = "tone"\nnot_tested = ["the name on the request"]\n', encoding="utf-8")
+    out = tmp_path / "r.md"
+    code = main(["report", str(log), "--metric", "steps", "--metric", "double", "--design", str(design),
+                 "--set", "attribute=writing style", "--set", "held_fixed=the prompt wording",
+                 "--set", "held_fixed=the tool list", "--n-resamples", "200", "-o", str(out)])
+    assert code == 0, capsys.readouterr().err
+    design_section = out.read_text(encoding="utf-8").split("## Design\n")[1].split("\n## ")[0].splitlines()
+    # --set wins over the design file's attribute; the file's other facts stay
+    assert "- **Attribute:** writing style" in design_section
+    assert "- **Held fixed, as stated:** the prompt wording; the tool list" in design_section
+    assert "- **Attributes not tested:** the name on the request" in out.read_text(encoding="utf-8").splitlines()
+    job = probestats.report(log, metric="steps,double", design_file=design, attribute="writing style",
+                            held_fixed=("the prompt wording", "the tool list"), n_resamples=200, format="md")
+    assert job.design.attribute == "writing style" and job.design.not_tested == ("the name on the request",)
+    assert job.design.held_fixed == ("the prompt wording", "the tool list")
+    assert "- **Attribute:** writing style" in job.text.splitlines()

@@ -31,7 +31,7 @@ from typing import Sequence
 
 import polars as pl
 
-from probestats.errors import OptionError, opt
+from probestats.errors import OptionError, count_of, opt
 from probestats.io.read import ROW
 from probestats.errors import Problem
 
@@ -164,7 +164,8 @@ def scale_problems(analysis, scale) -> list[Problem]:
 
         problems.append(Problem(
             "warning", "out_of_scale",
-            f"{outside.height} run(s) have a {metric} outside the declared scale {low:g}:{high:g} "
+            f"{count_of(outside.height, 'run')} {'has' if outside.height == 1 else 'have'} a {metric} outside the "
+            f"declared scale {low:g}:{high:g} "
             f"({format_rows(log, rows)}); check {opt('scale')} or the judge's output",
             rows, log.columns.get(metric, metric)))
     return problems

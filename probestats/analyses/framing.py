@@ -1064,7 +1064,8 @@ def _pairs_from_targets(st: _Framed, targets, topics: list, has_topic: bool) -> 
     else:
         lacking = [t for t in topics if t not in table]
         if lacking:
-            raise OptionError(f"the targets name no targets for topic(s) {', '.join(map(repr, lacking))}; "
+            raise OptionError(f"the targets name no targets for the {'topic' if len(lacking) == 1 else 'topics'} "
+                              f"{', '.join(map(repr, lacking))}; "
                               "add a row per topic (topic, affirmative, reverse)")
         pairs = {t: table[t] for t in topics}
     if "asserts" in st.frame.columns:
@@ -1120,7 +1121,8 @@ def _references(pairs: dict, toward) -> dict:
     if lacking:
         known = sorted({x for p in pairs.values() for x in p})
         raise OptionError(
-            f"no prompt in topic(s) {', '.join(repr(t) for t in lacking)} asserts '{toward}' "
+            f"no prompt in the {'topic' if len(lacking) == 1 else 'topics'} {', '.join(repr(t) for t in lacking)} "
+            f"asserts '{toward}' "
             f"(targets: {', '.join(known)}); name a target every topic has, or analyze those topics apart")
     return {t: toward for t in pairs}
 
@@ -1169,15 +1171,18 @@ def _matched(st: _Framed, scored: pl.DataFrame, keys: list) -> pl.DataFrame:
         names = ["/".join(str(v) for v in r) for r in one_sided.select(keys).head(5).iter_rows()]
         st.problems.append(Problem(
             "warning", "unmatched_item",
-            f"{one_sided.height} item(s) have scored responses in one framing only ({', '.join(names)}"
-            f"{', ...' if one_sided.height > 5 else ''}); they are left out: an item needs both framings"))
+            f"{count_of(one_sided.height, 'item')} {'has' if one_sided.height == 1 else 'have'} scored responses in "
+            f"one framing only ({', '.join(names)}"
+            f"{', ...' if one_sided.height > 5 else ''}); {'it is' if one_sided.height == 1 else 'they are'} left out: "
+            "an item needs both framings"))
         scored = scored.join(one_sided.select(keys), on=keys, how="anti", nulls_equal=True)
     unbalanced = balance.filter((pl.col("n_aff") != pl.col("n_rev")) & (pl.col("n_aff") > 0)
                                 & (pl.col("n_rev") > 0))
     if unbalanced.height:
         st.problems.append(Problem(
             "warning", "unbalanced_framing",
-            f"{unbalanced.height} item(s) have unequal numbers of scored responses in the two framings; "
+            f"{count_of(unbalanced.height, 'item')} {'has' if unbalanced.height == 1 else 'have'} unequal numbers of "
+            "scored responses in the two framings; "
             "their mean aligned score mixes a little acquiescence into the bias"))
     return scored
 

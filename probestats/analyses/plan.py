@@ -730,8 +730,10 @@ def noise_model(log, metric: str | None = None, *, scale=None) -> NoiseModel:
     values = values.fill_nan(None)
     n_inf = int(values.is_infinite().sum())
     if n_inf:
-        raise ColumnError(f"{n_inf} value(s) of '{metric}' in the noise log are infinite; "
-                          "write them as finite numbers or clear the cells")
+        one = n_inf == 1
+        raise ColumnError(f"{count_of(n_inf, 'value')} of '{metric}' in the noise log {'is' if one else 'are'} "
+                          f"infinite; write {'it as a finite number' if one else 'them as finite numbers'} or clear "
+                          f"the {'cell' if one else 'cells'}")
     if values.abs().max() is not None and values.abs().max() > _LIMIT:
         raise ColumnError(f"values of '{metric}' in the noise log reach {values.abs().max():g}, too large to "
                           "simulate; rescale the metric")
@@ -742,8 +744,9 @@ def noise_model(log, metric: str | None = None, *, scale=None) -> NoiseModel:
     n_bad = int(bad.sum())
     if n_bad:
         problems.append(Problem("warning", "non_numeric",
-                                f"{n_bad} value(s) of '{metric}' in the noise log are not numbers and were "
-                                "left out; fix them or clear the cells", (), metric))
+                                f"{count_of(n_bad, 'value')} of '{metric}' in the noise log "
+                                + ("is not a number and was left out; fix it or clear the cell" if n_bad == 1 else
+                                   "are not numbers and were left out; fix them or clear the cells"), (), metric))
     df = df.filter(pl.col("_y").is_not_null())
     if frame.height == 0:
         raise OptionError("the noise log has no data rows; add the runs of a same-versus-same probe below its header")
@@ -758,8 +761,10 @@ def noise_model(log, metric: str | None = None, *, scale=None) -> NoiseModel:
                           "cannot be measured; run each item and value at least twice")
     if n_single:
         problems.append(Problem("warning", "single_run_cells",
-                                f"{n_single} cell(s) of the noise log have one run and say nothing about "
-                                "run-to-run noise; they were left out"))
+                                f"{count_of(n_single, 'cell')} of the noise log "
+                                + ("has one run and says nothing about run-to-run noise; it was left out"
+                                   if n_single == 1 else
+                                   "have one run and say nothing about run-to-run noise; they were left out")))
     stats = (cells.group_by(keys, maintain_order=True)
              .agg(pl.len().alias("n"), pl.col("_y").mean().alias("mean"), pl.col("_y").var(ddof=1).alias("var")))
     n = stats["n"].to_numpy().astype(np.int64)
@@ -872,8 +877,10 @@ def heterogeneity_from_pilot(pilot, noise, metric: str | None = None, *, a: str 
                       ).filter(pl.col("_y").is_not_null())
     big = df.filter(~pl.col("_y").abs().le(_LIMIT)).height
     if big:
-        raise ColumnError(f"{big} value(s) of '{metric}' in the pilot log are infinite or too large to use; "
-                          "write them as finite numbers of ordinary size (or rescale the metric)")
+        one = big == 1
+        write = "it as a finite number" if one else "them as finite numbers"
+        raise ColumnError(f"{count_of(big, 'value')} of '{metric}' in the pilot log {'is' if one else 'are'} "
+                          f"infinite or too large to use; write {write} of ordinary size (or rescale the metric)")
     values = df["variant"].unique(maintain_order=True).to_list()
     from probestats.checks.schema import default_pair
 
@@ -2392,7 +2399,7 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
         while min_attainable_p(need, alternative=alternative) > alpha:
             need += 1
         problems.append(Problem("warning", "never_significant",
-                                f"with {shown} item(s) the smallest attainable p "
+                                f"with {shown} {'item' if never == [1] else 'items'} the smallest attainable p "
                                 f"({min_attainable_p(never[-1], alternative=alternative):g}"
                                 f"{' or more' if len(never) > 1 else ''}) exceeds alpha {alpha:g}: such a design "
                                 f"could never reach significance, whatever the gap; use at least {count_of(need, 'item')}"))
@@ -2468,10 +2475,11 @@ def _bounded_problem(noise: NoiseModel, cells, gap, alpha, power) -> Problem:
         if short:
             low = min(abs(c.gap_realized) for c in short)
             text += (f"; at the gap {gap:g} the items' means reach the bound and move by only {low:.3g} on "
-                     f"average in {len(short)} design(s) (column 'reached', gap_realized)")
+                     f"average in {count_of(len(short), 'design')} (column 'reached', gap_realized)")
     stuck = [c for c in cells if math.isinf(c.mdg) and c.min_attainable_p <= alpha]
     if stuck:
-        text += (f"; {len(stuck)} design(s) never reach power {power:g} because the items reach the bound "
+        text += (f"; {count_of(len(stuck), 'design')} never {'reaches' if len(stuck) == 1 else 'reach'} power "
+                 f"{power:g} because the items reach the bound "
                  "first (MDG 'never')")
     text += ("; declare the scale with --scale LOW:HIGH if it is wider (--scale : for none)"
              if noise.scale_source == "observed" else "")

@@ -24,6 +24,7 @@ import re
 from rich.table import Table
 
 from probestats.present.terminal import escape, fmt_p, print_unsqueezed
+from probestats.errors import count_of
 
 __all__ = ["print_judge", "judge_table", "safe", "visible"]
 
@@ -125,6 +126,6 @@ def print_judge(result, out) -> None:
 
         out.print(safe(verdict_line(result.verdict)))
     if result.problems:
-        out.print(f"{len(result.problems)} problem(s)")
+        out.print(count_of(len(result.problems), "problem"))
         for p in result.problems:
             out.print(f"  {p.severity:<8} {p.code:<20} {safe(p.message)}")

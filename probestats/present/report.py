@@ -60,7 +60,8 @@ from probestats.present.framing_section import framing_sentences
 from probestats.present.effects_text import effects_context
 from probestats.present.templates import Todo, environment, template_root
 from probestats.present.fmt import p_is as _p_is
-from probestats.errors import count_of
+from probestats.present.verdict_text import noise_check_sentences, summary_clause, verdict_line, verdict_of
+from probestats.errors import count_of, either, opt
 from probestats.checks.schema import SETTINGS
 from probestats.checks.facts import LogFacts, row_facts
 from probestats.present.collapse import ITEMS_CSV, collapsed_rows, grouped_warnings, items_csv
@@ -266,6 +267,63 @@ class _Figure:
     caption: str
 
 
+@dataclass(frozen=True)
+class _Words:
+    """The words and numbers of a paired analysis that several sections of its report share."""
+
+    analysis: object
+    verdict: object
+    main: object
+    runs: str
+    fixed: list
+    varied: list
+    settings_phrase: str
+    p_phrase: str
+    gap_text: str
+    test_named: str
+    interval_text: str
+    minp_text: str
+    span_text: str
+    toward: str
+    drivers: dict | None
+
+    @property
+    def alpha(self) -> float:
+        return self.analysis.alpha
+
+    @property
+    def metric(self) -> str:
+        return self.main.metric
+
+    @property
+    def a(self) -> str:
+        return self.main.a
+
+    @property
+    def b(self) -> str:
+        return self.main.b
+
+    @property
+    def n(self) -> int:
+        return self.main.n_items
+
+    @property
+    def never(self) -> bool:
+        return not self.analysis.could_reach_significance
+
+    @property
+    def detected(self) -> bool:
+        return self.verdict.detected
+
+    @property
+    def noise(self):
+        return self.analysis.noise
+
+    @property
+    def mdg(self):
+        return self.analysis.mdg
+
+
 def report_context(analysis, design: Design | None = None, *, framing=None) -> dict:
     """Every word and number the templates show, chosen from the analysis (and the design file).
 
@@ -297,62 +355,102 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     "The probe did not detect a gap larger than its noise, with these 5 items, the values 'formal' and 'casual', the metric steps, model and settings not recorded in the log, and 5 runs per value."
     """
     design = design or Design()
+    words = _pair_words(analysis)
+    design_ctx, design_sentences = _design_section(words, design)
+    table_ctx, table_sentences = _table_section(words)
+    tests_ctx, tests_sentences = _tests_section(words)
+    noise_ctx, noise_sentences = _noise_section(words)
+    power_ctx, power_sentences = _power_section(words)
+    finding_ctx = _finding_section(words)
+    limits, limits_sentences = _limits_section(words, design, design_ctx)
+    summary = _summary(words)
+    ctx = {
+        "title": f"Probe report: {words.metric}, {_q(words.a)} against {_q(words.b)}", "version": __version__,
+        "metric": words.metric, "a": words.a, "b": words.b, "alpha": words.alpha, "alternative": analysis.alternative,
+        "source": str(analysis.checked.log.source),
+        "summary": summary,
+        "design": design_ctx, "table": table_ctx, "tests": tests_ctx, "noise": noise_ctx,
+        "power": power_ctx, "finding": finding_ctx, "limits": limits,
+        "framing": framing,
+        "framing_sentences": framing_sentences(framing) if framing is not None else [],
+        "placeholders": _placeholders(design_ctx, limits),
+    }
+    ctx["sentences"] = {
+        "summary": [summary], "design": design_sentences, "table": table_sentences, "tests": tests_sentences,
+        "noise": noise_sentences, "power": power_sentences, "finding": finding_ctx["sentences"],
+        "limits": limits_sentences,
+    }
+    if framing is not None:
+        ctx["sentences"]["framing"] = list(ctx["framing_sentences"])
+    return ctx
+
+
+def _pair_words(analysis) -> _Words:
+    """The phrases every section of a paired report draws on, each worded once from the analysis."""
     main = analysis.main
-    checked = analysis.checked
     alpha = analysis.alpha
-    metric, a, b = main.metric, main.a, main.b
-    sf, st, iv = main.sign_flip, main.sign_test, main.interval
-    n = main.n_items
-    runs = _runs_phrase(main.items)
-    fixed, varied = _settings(checked, by=list(analysis.groups[0].by) if analysis.groups else ())
-    never = not analysis.could_reach_significance
-    from probestats.present.verdict_text import noise_check_sentences, summary_clause, verdict_line, verdict_of
-
+    sf, iv = main.sign_flip, main.interval
     verdict = verdict_of(analysis)   # decided once, in the analysis: every section words this one
-    if getattr(verdict, "blocks", ()):   # the runs of a blocked item are its blocks' runs together
-        from probestats.analyses.halves import block_noun
-
-        runs = f"{runs} over all {block_noun(verdict.blocks, 2)}"
+    fixed, varied = _settings(analysis.checked, by=list(analysis.groups[0].by) if analysis.groups else ())
     on_purpose = {_SETTING_NAMES.get(c, c) for c in getattr(verdict, "attribute_settings", ())}
     varied = [(f"{name} (varied with the attribute, by design)" if name in on_purpose else name, count)
               for name, count in varied]
-    settings_phrase = _settings_phrase(fixed, varied)
-    detected = verdict.detected
-    p_text = fmt_p(sf.pvalue, alpha)
-    p_phrase = _p_is(sf, alpha)  # "p = 0.02", or "p < 1/10001" for a Monte Carlo p at its floor
-    gap_text = fmt_gap(main.average_gap)
-    test_named = f"exact sign-flip test, {sf.alternative}, {sf.method}"
-    conf = f"{iv.confidence:.0%}"
-    interval_text = f"{conf} interval {fmt_num(iv.low)} to {fmt_num(iv.high)} ({iv.method})"
-    minp_text = fmt_p(main.min_attainable_p, alpha)
-    n_nonzero = sum(1 for g in main.gaps if g != 0)
-    noise = analysis.noise
-    mdg = analysis.mdg
-    span = getattr(analysis, "mdg_range", None)
-    # the MDG's range over plausible same-versus-same logs of the noise log's size
-    span_text = ("" if span is None else
-                 f" (from about {fmt_num(span[0], 3)} to "
-                 f"{'never' if span[1] == float('inf') else fmt_num(span[1], 3)} over plausible same-versus-same logs "
-                 f"of this size; one of about {analysis.mdg_range_runs:,} runs would halve the noise log's part of that "
-                 "range)")
-    # a one-sided test only looks one way: its minimum detectable gap is a gap in that direction
-    toward = {"greater": f" with {_q(a)} above {_q(b)}", "less": f" with {_q(a)} below {_q(b)}"}.get(sf.alternative, "")
+    return _Words(
+        analysis=analysis, verdict=verdict, main=main, runs=_runs_words(main, verdict),
+        fixed=fixed, varied=varied, settings_phrase=_settings_phrase(fixed, varied),
+        p_phrase=_p_is(sf, alpha),  # "p = 0.02", or "p < 1/10001" for a Monte Carlo p at its floor
+        gap_text=fmt_gap(main.average_gap),
+        test_named=f"exact sign-flip test, {sf.alternative}, {sf.method}",
+        interval_text=f"{iv.confidence:.0%} interval {fmt_num(iv.low)} to {fmt_num(iv.high)} ({iv.method})",
+        minp_text=fmt_p(main.min_attainable_p, alpha),
+        span_text=_mdg_span_text(analysis),
+        toward=_toward(sf.alternative, main.a, main.b),
+        drivers=_drivers(main.items, main.average_gap) if main.average_gap != 0 else None,
+    )
 
-    # --- design
-    items = [str(i) for i in main.items["item"].to_list()]
-    other_values = [v for v in getattr(checked, "values", ()) if v not in (a, b)]
+
+def _runs_words(main, verdict) -> str:
+    """The runs per value; the runs of a blocked item are its blocks' runs together."""
+    runs = _runs_phrase(main.items)
+    if getattr(verdict, "blocks", ()):
+        from probestats.analyses.halves import block_noun
+
+        runs = f"{runs} over all {block_noun(verdict.blocks, 2)}"
+    return runs
+
+
+def _mdg_span_text(analysis) -> str:
+    """The MDG's range over plausible same-versus-same logs of the noise log's size (empty without one)."""
+    span = getattr(analysis, "mdg_range", None)
+    if span is None:
+        return ""
+    return (f" (from about {fmt_num(span[0], 3)} to "
+            f"{'never' if span[1] == float('inf') else fmt_num(span[1], 3)} over plausible same-versus-same logs "
+            f"of this size; one of about {analysis.mdg_range_runs:,} runs would halve the noise log's part of that "
+            "range)")
+
+
+def _toward(alternative: str, a, b) -> str:
+    """A one-sided test only looks one way: its minimum detectable gap is a gap in that direction."""
+    return {"greater": f" with {_q(a)} above {_q(b)}", "less": f" with {_q(a)} below {_q(b)}"}.get(alternative, "")
+
+
+def _design_section(w: _Words, design: Design) -> tuple[dict, list[str]]:
+    """The Design section: what was compared, on which items and runs, with which settings and dates."""
+    a, b, n, metric, checked = w.a, w.b, w.n, w.metric, w.analysis.checked
+    items = [str(i) for i in w.main.items["item"].to_list()]
     run_dates = design.run_dates or _run_dates(checked)
     design_ctx = {
         "attribute": design.attribute or Todo("the attribute probed, e.g. writing style"),
         "values_why": design.values_why or Todo("why these two values matter"),
         "a": a, "b": b,
-        "other_values": other_values,
+        "other_values": _other_values(w),
         "item_list": items[:LIST_LIMIT], "more_items": max(0, len(items) - LIST_LIMIT), "n_items": n,
-        "runs": runs, "seeds": _seeds_phrase(checked),
+        "runs": w.runs, "seeds": _seeds_phrase(checked),
         "metric": metric,
         "metric_definition": design.metric_definition or Todo(
             f"the definition of the metric {metric}, as written before the first run"),
-        "fixed_from_log": fixed, "varied_from_log": varied,
+        "fixed_from_log": w.fixed, "varied_from_log": w.varied,
         "held_fixed_stated": list(design.held_fixed),
         "not_fixed": list(design.not_fixed) or Todo("what could not be held fixed (e.g. server-side model updates)"),
         "run_dates": run_dates or Todo("the dates of the runs"),
@@ -360,62 +458,79 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
         "mitigation": design.mitigation or Todo("mitigation applied before these runs, or 'none'"),
         "shaping": [],
     }
-    design_sentences = [
+    sentences = [
         f"Attribute: {design_ctx['attribute']}; values compared: {_q(a)} (A) and {_q(b)} (B); "
         f"why they matter: {design_ctx['values_why']}.",
-        f"{count_of(n, 'item')}, {runs}; metric {metric}: {design_ctx['metric_definition']}.",
-        f"Held fixed according to the log: {_join([f'{k} {v}' for k, v in fixed]) or 'nothing recorded'}.",
+        f"{count_of(n, 'item')}, {w.runs}; metric {metric}: {design_ctx['metric_definition']}.",
+        f"Held fixed according to the log: {_join([f'{k} {v}' for k, v in w.fixed]) or 'nothing recorded'}.",
         f"Dates of the runs: {design_ctx['run_dates']}; mitigation applied: {design_ctx['mitigation']}.",
     ]
+    return design_ctx, sentences
 
-    # --- table
-    # beyond 40 items: the items that drive the result, one row for the rest, the whole table as CSV beside
+
+def _other_values(w: _Words) -> list:
+    """The log's values besides the two compared."""
+    return [v for v in getattr(w.analysis.checked, "values", ()) if v not in (w.a, w.b)]
+
+
+def _table_section(w: _Words) -> tuple[dict, list[str]]:
+    """The per-item table; beyond 40 items, the items that drive the result and one row for the rest."""
+    main, n = w.main, w.n
     shown, rest = collapsed_rows([{"item": str(r["item"]), "mean_a": r["mean_a"], "mean_b": r["mean_b"],
                                    "gap": r["gap"], "n_a": int(r["n_a"]), "n_b": int(r["n_b"])}
                                   for r in main.items.iter_rows(named=True)], main.average_gap)
     table_ctx = {
-        "a": a, "b": b, "metric": metric, "rows": shown, "rest": rest, "n_items": n, "csv": None,
+        "a": w.a, "b": w.b, "metric": w.metric, "rows": shown, "rest": rest, "n_items": n, "csv": None,
         "average": {"mean_a": main.items["mean_a"].mean() if n else None,
                     "mean_b": main.items["mean_b"].mean() if n else None,
                     "gap": main.average_gap},
     }
-    table_sentences = [f"Average gap {gap_text} {metric} over {count_of(n, 'item')} (unweighted mean of the item gaps)."]
+    sentences = [f"Average gap {w.gap_text} {w.metric} over {count_of(n, 'item')} (unweighted mean of the item gaps)."]
     if rest is not None:
-        table_sentences.append(
+        sentences.append(
             f"The table shows the {count_of(rest['n_toward'], 'item')} with the largest gaps in the direction of the "
             f"average gap and the {rest['n_against']} largest the other way; one row gives the unweighted means of "
             f"the other {rest['n']} (gaps {fmt_gap(rest['gap_low'])} to {fmt_gap(rest['gap_high'])}).")
+    return table_ctx, sentences
 
-    # --- tests
+
+def _tests_section(w: _Words) -> tuple[dict, list[str]]:
+    """The Tests section: the sign-flip and sign tests, the interval, the smallest attainable p, the verdict."""
+    main, alpha, n = w.main, w.alpha, w.n
+    sf, st, iv = main.sign_flip, main.sign_test, main.interval
+    n_nonzero = sum(1 for g in main.gaps if g != 0)
     tests_ctx = {
         "sign_flip": {"p": sf.pvalue, "method": sf.method, "alternative": sf.alternative},
         "sign_test": {"p": st.pvalue, "n": int(st.n), "k": st.k if st.k is not None else int(st.statistic),
                       "formula": st.formula, "method": st.method},
-        "interval": {"low": iv.low, "high": iv.high, "confidence": conf, "method": iv.method,
+        "interval": {"low": iv.low, "high": iv.high, "confidence": f"{iv.confidence:.0%}", "method": iv.method,
                      "assumption": getattr(iv, "assumption", "")},
         "min_attainable_p": main.min_attainable_p, "n_nonzero": n_nonzero, "alpha": alpha,
-        "never_significant": never, "detected": detected, "effects": effects_context(main, alpha),
+        "never_significant": w.never, "detected": w.detected, "effects": effects_context(main, alpha),
     }
-    tests_sentences = [
-        f"Sign-flip test ({sf.alternative}) on the {n} item gaps: {p_phrase}; method: {sf.method}.",
+    sentences = [
+        f"Sign-flip test ({sf.alternative}) on the {n} item gaps: {w.p_phrase}; method: {sf.method}.",
         f"Sign test: p = {fmt_p(st.pvalue, alpha)} ({count_of(st.n, 'non-zero gap')}, {tests_ctx['sign_test']['k']} in the "
         f"commoner direction; {st.method}); spreadsheet formula: {st.formula}.",
-        f"Average gap {gap_text} {metric}, {interval_text}.",
-        f"Smallest p the sign-flip test can give with {count_of(n_nonzero, 'non-zero gap')}: {minp_text}.",
+        f"Average gap {w.gap_text} {w.metric}, {w.interval_text}.",
+        f"Smallest p the sign-flip test can give with {count_of(n_nonzero, 'non-zero gap')}: {w.minp_text}.",
     ]
-    if never:
-        tests_sentences.append(
+    if w.never:
+        sentences.append(
             f"That is above alpha {alpha:g}: with {count_of(n, 'item')} this design could never reach significance, "
             "whatever the gap; add items.")
-    tests_ctx["verdict"] = verdict_line(verdict)
-    tests_sentences.append(tests_ctx["verdict"])
+    tests_ctx["verdict"] = verdict_line(w.verdict)
+    sentences.append(tests_ctx["verdict"])
+    return tests_ctx, sentences
 
-    # --- noise
+
+def _noise_section(w: _Words) -> tuple[dict, list[str]]:
+    """The Noise section: the same-versus-same comparison beside the probe's gap, or why there is none."""
+    analysis, noise, verdict = w.analysis, w.noise, w.verdict
     noise_ctx = {"present": noise is not None}
     if noise is not None:
-        ours, theirs = _fmt_pair(abs(main.average_gap), abs(noise.average_gap))
-        larger = verdict.beyond_noise is not False
-        band = None
+        ours, theirs = _fmt_pair(abs(w.main.average_gap), abs(noise.average_gap))
+        larger = _beyond_noise(w)
         from probestats.present.plots import noise_band
 
         band = noise_band(analysis)
@@ -424,16 +539,15 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
             "average_gap": noise.average_gap, "p": noise.sign_flip.pvalue, "method": noise.sign_flip.method,
             "larger": larger, "band": band[0] if band else None, "source": analysis.noise_source,
         })
-        within = (analysis.noise_source or "").startswith("within-log")
-        noise_sentences = [
+        sentences = [
             *([f"No same-versus-same log was given; this one is {analysis.noise_source.removeprefix('within-log: ')} "
-               f"within the probe's own log, each half against the other."] if within else []),
+               f"within the probe's own log, each half against the other."] if _within_log(analysis) else []),
             f"Same versus same ({_q(noise.a)} against {_q(noise.b)}, {count_of(noise.n_items, 'item')}, "
-            f"{noise_ctx['runs']}): average gap {fmt_gap(noise.average_gap)} {metric}, sign-flip p = "
-            f"{fmt_p(noise.sign_flip.pvalue, alpha)} ({noise.sign_flip.method}).",
-            *([f"The same-versus-same log has {noise_ctx['runs']} and the probe {runs}: with fewer runs the "
+            f"{noise_ctx['runs']}): average gap {fmt_gap(noise.average_gap)} {w.metric}, sign-flip p = "
+            f"{fmt_p(noise.sign_flip.pvalue, w.alpha)} ({noise.sign_flip.method}).",
+            *([f"The same-versus-same log has {noise_ctx['runs']} and the probe {w.runs}: with fewer runs the "
                "probe's own noise is larger than this comparison shows."]
-              if _fewer_runs(main, noise) else []),
+              if _fewer_runs(w.main, noise) else []),
             *(noise_check_sentences(verdict) if verdict.noise.failed else [
                 (f"The probe's average gap (size {ours}) is larger than the same-versus-same gap (size {theirs})."
                  if larger else
@@ -442,61 +556,111 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
                 "A gap no larger than the noise means nothing."]),
         ]
     elif not verdict.noise.valid and verdict.noise.source != "none":
-        noise_sentences = noise_check_sentences(verdict)
+        sentences = noise_check_sentences(verdict)
     else:
-        noise_sentences = [
+        sentences = [
             "No same-versus-same log was given, so the gap cannot be set beside the run-to-run noise: "
-            "run one value twice with different seeds and pass that log with --noise."]
-    noise_ctx["sentences"] = noise_sentences
-    the_noise_gap = "The same-versus-same gap"
-    if (analysis.noise_source or "").startswith("within-log"):
-        the_noise_gap = (f"No same-versus-same log was given; within the log, "
-                         f"{analysis.noise_source.removeprefix('within-log: ')} gave a gap that")
+            f"run one value twice with different seeds and pass that log with {_noise_option()}."]
+    noise_ctx["sentences"] = sentences
+    return noise_ctx, sentences
 
-    # --- power
-    runs_a, runs_b = main.runs_per_value()
-    power_ctx = {"mdg": mdg, "method": analysis.mdg_method, "never": never, "noise": noise is not None}
-    if never:
-        power_sentences = [
-            f"Minimum detectable gap: none. With {count_of(n, 'item')} the smallest attainable p is {minp_text}, above "
-            f"alpha {alpha:g}: this design could never reach significance, so no gap, however large, "
+
+def _noise_option() -> str:
+    """How a sentence names the noise log's option: ``noise=`` in Python, ``--noise`` on the command line."""
+    return either("noise=", "--noise")
+
+
+def _within_log(analysis) -> bool:
+    """True when the same-versus-same comparison was made within the probe's own log."""
+    return (analysis.noise_source or "").startswith("within-log")
+
+
+def _beyond_noise(w: _Words) -> bool:
+    """True unless the verdict found the probe's gap no larger than the same-versus-same gap."""
+    return w.verdict.beyond_noise is not False
+
+
+def _noise_gap_subject(analysis) -> str:
+    """How a sentence names the same-versus-same gap: a noise log's, or the one found within the log."""
+    if _within_log(analysis):
+        return (f"No same-versus-same log was given; within the log, "
+                f"{analysis.noise_source.removeprefix('within-log: ')} gave a gap that")
+    return "The same-versus-same gap"
+
+
+def _power_section(w: _Words) -> tuple[dict, list[str]]:
+    """The Power section: the minimum detectable gap of the design run, or why there is none."""
+    analysis, n, mdg, noise = w.analysis, w.n, w.mdg, w.noise
+    runs_a, runs_b = w.main.runs_per_value()
+    power_ctx = {"mdg": mdg, "method": analysis.mdg_method, "never": w.never, "noise": noise is not None}
+    if w.never:
+        sentences = [
+            f"Minimum detectable gap: none. With {count_of(n, 'item')} the smallest attainable p is {w.minp_text}, above "
+            f"alpha {w.alpha:g}: this design could never reach significance, so no gap, however large, "
             "would be detected. Add items."]
     elif mdg is not None:
-        power_sentences = [
+        sentences = [
             f"Minimum detectable gap of the design actually run ({count_of(n, 'item')}, {runs_a}/{runs_b} runs per value): "
-            f"about {fmt_num(mdg, 3)} {metric}{span_text}.",
+            f"about {fmt_num(mdg, 3)} {w.metric}{w.span_text}.",
             f"Method: {analysis.mdg_method}."]
     elif noise is not None and analysis.mdg_method is not None:
-        power_sentences = [
+        sentences = [
             f"Minimum detectable gap of the design actually run ({count_of(n, 'item')}, {runs_a}/{runs_b} runs per value): "
             "none found: raising value A's runs toward the metric's bound never reaches 80% power with this "
             "design (a gap the other way, away from the bound, may still be detectable; see probestats plan).",
             f"Method: {analysis.mdg_method}."]
-    elif noise is not None:
-        from probestats.errors import either
+    elif noise is not None and w.verdict.noise.source == "log":
+        sentences = ["The minimum detectable gap was not computed for this analysis"
+                     + either(" (run analyze with mdg=True).", ".")]
+    else:   # a check within the probe's own log measures its noise, but the power model needs a noise log
+        sentences = [
+            "The minimum detectable gap needs the noise per run, measured from a same-versus-same log given with "
+            f"{_noise_option()}; "
+            + ("the check within the probe's own log does not stand in for it, so " if noise is not None else
+               "without it, ")
+            + "the size of gap this probe could have missed is unknown."]
+    power_ctx["sentences"] = sentences
+    return power_ctx, sentences
 
-        power_sentences = ["The minimum detectable gap was not computed for this analysis"
-                           + either(" (run analyze with mdg=True).", ".")]
-    else:
-        power_sentences = [
-            "The minimum detectable gap needs the noise per run, measured from a same-versus-same log "
-            "(--noise); without it, the size of gap this probe could have missed is unknown."]
-    power_ctx["sentences"] = power_sentences
 
-    # --- finding
-    conditions = (f"with {'this item' if n == 1 else f'these {n} items'}, the values {_q(a)} and {_q(b)}, the metric {metric}, "
-                  f"{settings_phrase}, and {runs}")
-    drivers = _drivers(main.items, main.average_gap) if main.average_gap != 0 else None
-    if detected:
-        finding = [
-            f"The probe detected a gap larger than chance: the average gap ({_q(a)} minus {_q(b)}) is "
-            f"{gap_text} {metric} ({test_named}, {p_phrase}, at or below alpha {alpha:g}; {interval_text}).",
-        ]
-        top = drivers["top"]
-        low, high = drivers["range"]
-        spread = (f"{fmt_num(low)}" if low == high else f"{fmt_num(low)} to {fmt_num(high)}")
-        finding.append(
-            (f"The items that drive it: {_join([f'{_item_name(i)} ({fmt_gap(g)})' for i, g in top])}, "
+def _finding_section(w: _Words) -> dict:
+    """The Finding: the result stated with its conditions and size, pooled blocks named second."""
+    finding = _detected_finding(w) if w.detected else _null_finding(w)
+    if w.verdict.pooled:
+        finding.insert(1, f"The item gaps are {w.verdict.pooled}; the results per {' x '.join(w.verdict.blocks)} "
+                          "stand beside them in the groups section.")
+    drivers = w.drivers
+    return {"detected": w.detected, "sentences": finding,
+            "drivers": drivers["top"] if (w.detected and drivers and drivers["stand_out"]) else []}
+
+
+def _conditions(w: _Words) -> str:
+    """The conditions a finding holds under: items, values, metric, settings and runs."""
+    n = w.n
+    return (f"with {'this item' if n == 1 else f'these {n} items'}, the values {_q(w.a)} and {_q(w.b)}, "
+            f"the metric {w.metric}, {w.settings_phrase}, and {w.runs}")
+
+
+def _detected_finding(w: _Words) -> list[str]:
+    """A detected gap: its size and test, the items that drive it, the noise beside it, where it holds."""
+    finding = [
+        f"The probe detected a gap larger than chance: the average gap ({_q(w.a)} minus {_q(w.b)}) is "
+        f"{w.gap_text} {w.metric} ({w.test_named}, {w.p_phrase}, at or below alpha {w.alpha:g}; {w.interval_text}).",
+        _drivers_sentence(w),
+    ]
+    finding += _detected_noise_sentences(w)
+    finding.append(f"This holds {_conditions(w)}; it names where the gap is, not why: read the replies to "
+                   "these items before offering an explanation.")
+    return finding
+
+
+def _drivers_sentence(w: _Words) -> str:
+    """Which items drive a detected gap (or that none stands out), and how many go each way."""
+    drivers, n = w.drivers, w.n
+    top = drivers["top"]
+    low, high = drivers["range"]
+    spread = (f"{fmt_num(low)}" if low == high else f"{fmt_num(low)} to {fmt_num(high)}")
+    return ((f"The items that drive it: {_join([f'{_item_name(i)} ({fmt_gap(g)})' for i, g in top])}, "
              f"which make up {drivers['share']:.0%} of the summed gaps in that direction; "
              if drivers["stand_out"] else
              f"No item stands out: the gap is spread over {count_of(drivers['n_same'], 'item')} "
@@ -507,127 +671,150 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
                f"({_join([f'{_item_name(i)}: {fmt_gap(g)}' for i, g in drivers['other'][:5]])}"
                f"{', ...' if len(drivers['other']) > 5 else ''})" if drivers["other"] else "")
             + (f", {drivers['n_zero']} none" if drivers["n_zero"] else "") + ".")
-        if noise is not None:
-            if verdict.noise.failed:
-                finding += noise_check_sentences(verdict)
-            elif noise_ctx["larger"]:
-                finding.append(f"{the_noise_gap} was {fmt_gap(noise.average_gap)} "
-                               f"(p = {fmt_p(noise.sign_flip.pvalue, alpha)}), smaller in size.")
-            else:
-                finding.append(f"But {the_noise_gap[0].lower()}{the_noise_gap[1:]} was {fmt_gap(noise.average_gap)}, at least as large "
-                               "in size: a gap no larger than the noise means nothing, so this one should not be "
-                               "read as an effect of the attribute.")
-        finding.append(f"This holds {conditions}; it names where the gap is, not why: read the replies to "
-                       "these items before offering an explanation.")
-    else:
-        finding = [f"The probe did not detect a gap larger than its noise, {conditions}."]
-        finding.append(f"The average gap was {gap_text} {metric} ({test_named}, {p_phrase}; {interval_text}).")
-        if noise is not None:
-            finding.append(f"{the_noise_gap} was {fmt_gap(noise.average_gap)} {metric} "
-                           f"(p = {fmt_p(noise.sign_flip.pvalue, alpha)}"
-                           + (f"; with {noise_ctx['runs']}, more than the probe's, so it understates this "
-                              "probe's noise)." if _fewer_runs(main, noise) else ")."))
-            finding += noise_check_sentences(verdict)
-        elif not verdict.noise.valid and verdict.noise.source != "none":
-            finding += noise_check_sentences(verdict)
-        else:
-            finding.append("No same-versus-same log was given, so the noise gap is unknown.")
-        if never:
-            finding.append(f"With {count_of(n, 'item')} the smallest attainable p is {minp_text}, above alpha {alpha:g}: "
-                           "this design could never reach significance, so its minimum detectable gap is infinite.")
-        elif mdg is not None:
-            finding.append(f"The minimum detectable gap of this design is about {fmt_num(mdg, 3)} {metric}{toward} "
-                           f"(80% power; see the power section for its method){span_text}.")
-        elif noise is not None and analysis.mdg_method is not None:
-            finding.append("No gap toward the metric's bound reaches 80% power with this design "
-                           "(see the power section), so even a large gap could have gone unseen.")
-        else:
-            finding.append("The minimum detectable gap is unknown without a same-versus-same log.")
-        finding.append("This does not show that the system is unbiased: a smaller gap, or one on other items, "
-                       "values, metrics, models or settings, could go unseen.")
-    if verdict.pooled:
-        finding.insert(1, f"The item gaps are {verdict.pooled}; the results per {' x '.join(verdict.blocks)} stand "
-                          "beside them in the groups section.")
-    finding_ctx = {"detected": detected, "sentences": finding,
-                   "drivers": drivers["top"] if (detected and drivers and drivers["stand_out"]) else []}
 
-    # --- limits
+
+def _detected_noise_sentences(w: _Words) -> list[str]:
+    """The same-versus-same gap beside a detected one: smaller, as large (so it means nothing), or a failed check."""
+    noise = w.noise
+    if noise is None:
+        return []
+    if w.verdict.noise.failed:
+        return noise_check_sentences(w.verdict)
+    the_noise_gap = _noise_gap_subject(w.analysis)
+    if _beyond_noise(w):
+        return [f"{the_noise_gap} was {fmt_gap(noise.average_gap)} "
+                f"(p = {fmt_p(noise.sign_flip.pvalue, w.alpha)}), smaller in size."]
+    return [f"But {the_noise_gap[0].lower()}{the_noise_gap[1:]} was {fmt_gap(noise.average_gap)}, at least as large "
+            "in size: a gap no larger than the noise means nothing, so this one should not be "
+            "read as an effect of the attribute."]
+
+
+def _null_finding(w: _Words) -> list[str]:
+    """No gap detected: the conditions, the gap and its test, the noise, the gap it could miss, no claim of none."""
+    finding = [f"The probe did not detect a gap larger than its noise, {_conditions(w)}.",
+               f"The average gap was {w.gap_text} {w.metric} ({w.test_named}, {w.p_phrase}; {w.interval_text})."]
+    finding += _null_noise_sentences(w)
+    finding.append(_missed_gap_sentence(w))
+    finding.append("This does not show that the system is unbiased: a smaller gap, or one on other items, "
+                   "values, metrics, models or settings, could go unseen.")
+    return finding
+
+
+def _null_noise_sentences(w: _Words) -> list[str]:
+    """The same-versus-same gap beside a null result, or what is known of the noise without one."""
+    noise, verdict = w.noise, w.verdict
+    if noise is not None:
+        return [f"{_noise_gap_subject(w.analysis)} was {fmt_gap(noise.average_gap)} {w.metric} "
+                f"(p = {fmt_p(noise.sign_flip.pvalue, w.alpha)}"
+                + (f"; with {_runs_phrase(noise.items)}, more than the probe's, so it understates this "
+                   "probe's noise)." if _fewer_runs(w.main, noise) else ").")] + noise_check_sentences(verdict)
+    if not verdict.noise.valid and verdict.noise.source != "none":
+        return noise_check_sentences(verdict)
+    return ["No same-versus-same log was given, so the noise gap is unknown."]
+
+
+def _missed_gap_sentence(w: _Words) -> str:
+    """The size of gap a null result could have missed: its minimum detectable gap, or why it is not known."""
+    if w.never:
+        return (f"With {count_of(w.n, 'item')} the smallest attainable p is {w.minp_text}, above alpha {w.alpha:g}: "
+                "this design could never reach significance, so its minimum detectable gap is infinite.")
+    if w.mdg is not None:
+        return (f"The minimum detectable gap of this design is about {fmt_num(w.mdg, 3)} {w.metric}{w.toward} "
+                f"(80% power; see the power section for its method){w.span_text}.")
+    if w.noise is not None and w.analysis.mdg_method is not None:
+        return ("No gap toward the metric's bound reaches 80% power with this design "
+                "(see the power section), so even a large gap could have gone unseen.")
+    return "The minimum detectable gap is unknown without a same-versus-same log."
+
+
+def _limits_section(w: _Words, design: Design, design_ctx: dict) -> tuple[list[tuple[str, object]], list[str]]:
+    """The Limits: what was held fixed or not, size, what the metric cannot see, what was not tested."""
+    a, b = w.a, w.b
     limits = []
-    if fixed:
-        limits.append(("Held fixed, as the log shows", [f"{k}: {v}" for k, v in fixed]))
+    if w.fixed:
+        limits.append(("Held fixed, as the log shows", [f"{k}: {v}" for k, v in w.fixed]))
     else:
         limits.append(("Held fixed, as the log shows",
                        "nothing: the log records no settings (model, temperature, system prompt), "
                        "so what was held fixed cannot be checked from it"))
     if design.held_fixed:
         limits.append(("Held fixed, as stated", list(design.held_fixed)))
-    if varied:
-        limits.append(("Varied in the log besides the values", [f"{k} ({c} values)" for k, c in varied]))
+    if w.varied:
+        limits.append(("Varied in the log besides the values", [f"{k} ({c} values)" for k, c in w.varied]))
     limits.append(("Could not be held fixed", design_ctx["not_fixed"]))
-    limits.append(("Size", f"{count_of(n, 'item')} and {runs}; the items are the sample, so the result speaks for "
+    limits.append(("Size", f"{count_of(w.n, 'item')} and {w.runs}; the items are the sample, so the result speaks for "
                            "these items and says little about others"))
     limits.append(("What the metric cannot see", list(design.metric_cannot_see) or
-                   Todo(f"what the metric {metric} cannot see")))
+                   Todo(f"what the metric {w.metric} cannot see")))
     limits.append(("Attributes not tested", list(design.not_tested) or Todo("which attributes were not tested")))
+    other_values = _other_values(w)
     limits.append(("Values", f"only {_q(a)} and {_q(b)} were compared"
                    + (f"; the log also has {_join([_q(v) for v in other_values])}" if other_values else "")))
-    warnings_ = grouped_warnings(analysis.problems)  # one kind said once, counted, with examples
+    warnings_ = grouped_warnings(w.analysis.problems)  # one kind said once, counted, with examples
     if warnings_:
         limits.append(("Warnings from validation", warnings_))
     limits.append(("Scope", "whatever its result, a probe of one attribute with two values does not show "
                             "that the system is unbiased"))
-    limits_sentences = [f"{label}: {value if isinstance(value, str) else '; '.join(value)}."
-                        for label, value in limits]
+    sentences = [f"{label}: {value if isinstance(value, str) else '; '.join(value)}." for label, value in limits]
+    return limits, sentences
 
-    # --- summary
-    subject = f"{metric} under {_q(a)} and under {_q(b)}"
+
+def _summary(w: _Words) -> str:
+    """The Summary: one plain-language sentence for a general audience."""
+    return _detected_summary(w) if w.detected else _null_summary(w)
+
+
+def _detected_summary(w: _Words) -> str:
+    """A detected gap in one sentence: its size and direction, then the noise or where it comes from."""
+    verdict, drivers, metric = w.verdict, w.drivers, w.metric
     pooled_in = f", {verdict.pooled}," if verdict.pooled else ","
-    if detected:
-        direction = "higher" if main.average_gap > 0 else "lower"
-        summary = (f"In this probe{pooled_in} {metric} was on average {fmt_num(abs(main.average_gap))} {direction} under "
-                   f"{_q(a)} than under {_q(b)} across {count_of(n, 'item')} with {runs}, a gap larger than chance would give "
-                   f"({p_phrase})")
-        if summary_clause(verdict):
-            summary += summary_clause(verdict)
-            if verdict.conclusion != "within_noise":
-                summary += "; the probe does not say why."
-        elif drivers["stand_out"]:
-            summary += (f", coming mostly from item{'s' if len(drivers['top']) > 1 else ''} "
-                        f"{_join([_item_name(i) for i, _ in drivers['top']])}"
-                        f"; the probe does not say why.")
-        else:
-            summary += (f", spread over {count_of(drivers['n_same'], 'item')} with no item standing out"
-                        f"; the probe does not say why.")
+    direction = "higher" if w.main.average_gap > 0 else "lower"
+    summary = (f"In this probe{pooled_in} {metric} was on average {fmt_num(abs(w.main.average_gap))} {direction} under "
+               f"{_q(w.a)} than under {_q(w.b)} across {count_of(w.n, 'item')} with {w.runs}, a gap larger than chance "
+               f"would give ({w.p_phrase})")
+    if summary_clause(verdict):
+        summary += summary_clause(verdict)
+        if verdict.conclusion != "within_noise":
+            summary += "; the probe does not say why."
+    elif drivers["stand_out"]:
+        summary += (f", coming mostly from item{'s' if len(drivers['top']) > 1 else ''} "
+                    f"{_join([_item_name(i) for i, _ in drivers['top']])}"
+                    f"; the probe does not say why.")
     else:
-        if never:
-            reach = ", since with so few items it could never reach significance"
-        elif mdg is not None:
-            reach = f" smaller than about {fmt_num(mdg, 3)} {metric}{toward}"
-        else:
-            reach = " (without a same-versus-same log, the size of gap it could miss is unknown)"
-        summary = (f"In this probe{pooled_in} {subject} differed on average by {gap_text} across {count_of(n, 'item')} with {runs}, "
-                   f"which is not more than chance would give ({p_phrase}); this does not show that there is "
-                   f"no difference, only that this probe could not see one{reach}.")
+        summary += (f", spread over {count_of(drivers['n_same'], 'item')} with no item standing out"
+                    f"; the probe does not say why.")
+    return summary
 
-    title = f"Probe report: {metric}, {_q(a)} against {_q(b)}"
-    ctx = {
-        "title": title, "version": __version__,
-        "metric": metric, "a": a, "b": b, "alpha": alpha, "alternative": analysis.alternative,
-        "source": str(checked.log.source),
-        "summary": summary,
-        "design": design_ctx, "table": table_ctx, "tests": tests_ctx, "noise": noise_ctx,
-        "power": power_ctx, "finding": finding_ctx, "limits": limits,
-        "framing": framing,
-        "framing_sentences": framing_sentences(framing) if framing is not None else [],
-        "placeholders": _placeholders(design_ctx, limits),
-    }
-    ctx["sentences"] = {
-        "summary": [summary], "design": design_sentences, "table": table_sentences, "tests": tests_sentences,
-        "noise": noise_sentences, "power": power_sentences, "finding": finding, "limits": limits_sentences,
-    }
-    if framing is not None:
-        ctx["sentences"]["framing"] = list(ctx["framing_sentences"])
-    return ctx
+
+def _null_summary(w: _Words) -> str:
+    """No gap detected, in one sentence: what differed, that it is not more than chance, what it could miss."""
+    pooled_in = f", {w.verdict.pooled}," if w.verdict.pooled else ","
+    subject = f"{w.metric} under {_q(w.a)} and under {_q(w.b)}"
+    return (f"In this probe{pooled_in} {subject} differed on average by {w.gap_text} across {count_of(w.n, 'item')} "
+            f"with {w.runs}, which is not more than chance would give ({w.p_phrase}); this does not show that there is "
+            f"no difference, only that this probe could not see one{_summary_reach(w)}.")
+
+
+def _summary_reach(w: _Words) -> str:
+    """What the Summary adds about the gaps a null result could not see.
+
+    Only the minimum detectable gap needs a noise log: a same-versus-same check within the probe's own
+    log (``verdict.noise``, source ``within`` or ``value``) measures the noise but bounds no gap.
+    """
+    if w.never:
+        return ", since with so few items it could never reach significance"
+    if w.mdg is not None:
+        return f" smaller than about {fmt_num(w.mdg, 3)} {w.metric}{w.toward}"
+    check = w.verdict.noise
+    if check.source == "log" and w.analysis.mdg_method is not None:
+        return (" (no gap toward the metric's bound reaches 80% power with this design, so even a large one could go "
+                "unseen)")
+    if check.source == "log":
+        return " (the size of gap it could miss was not computed for this analysis)"
+    if check.valid:
+        return (" (a same-versus-same check within its own log measured the noise, but the size of gap it could miss "
+                f"needs a noise log, given with {_noise_option()})")
+    return " (without a same-versus-same log, the size of gap it could miss is unknown)"
 
 
 def _placeholders(design_ctx, limits) -> list[str]:
@@ -697,15 +884,19 @@ def _kind(analysis) -> str:
     raise OptionError(f"cannot report a {type(analysis).__name__}; give the result of an analysis")
 
 
-_MISSING = {
-    "groups": "there are no --by groups; add --by COL",
-    "ceilings": "no judge's scale was declared; add --scale LOW:HIGH",
-    "many": "the analysis compares two values; many values come with --reference VALUE or --group",
-    "factors": "the analysis has no two factors; give --factor A --factor B",
-    "compare": "no earlier run was given; add --before BEFORE_LOG",
-    "framing": "no framing result was given; give the dual-framing log with --framing FRAMING_LOG",
-    "judge": "no order probe was given; add --order COL and the verdict options",
-}
+def _missing(name: str) -> str | None:
+    """Why an optional section is not in this report, naming what adds it in the caller's spelling."""
+    return {
+        "groups": f"there are no {opt('by')} groups; add {either('by=[COL]', '--by COL')}",
+        "ceilings": f"no judge's scale was declared; add {either('scale=LOW:HIGH', '--set scale=LOW:HIGH')}",
+        "many": (f"the analysis compares two values; many values come with {opt('reference', 'VALUE')} or "
+                 f"{opt('group')}"),
+        "factors": f"the analysis has no two factors; give {either('factor=[A, B]', '--factor A --factor B')}",
+        "compare": f"no earlier run was given; add {opt('before_log', 'BEFORE_LOG')}",
+        "framing": f"no framing result was given; give the dual-framing log with {opt('framing_log', 'FRAMING_LOG')}",
+        "judge": f"no order probe was given; add {either('judge={order: COL, ...}', '--set judge.order=COL')} and the "
+                 "verdict settings",
+    }.get(name)
 
 
 def available_sections(analysis, *, framing=None, comparison=None, judge=None) -> list[str]:
@@ -745,10 +936,10 @@ def _sections(sections, framing, analysis=None, comparison=None, judge=None) -> 
     chosen = []
     for name in sections:
         if name not in SECTIONS:
-            raise OptionError(f"--section {name}: unknown section; choose from {', '.join(SECTIONS)}")
+            raise OptionError(f"{opt('sections', name)}: unknown section; choose from {', '.join(SECTIONS)}")
         if name not in have:
-            why = _MISSING.get(name) or f"it belongs to a two-value comparison, and this report has {_join(have)}"
-            raise OptionError(f"--section {name}: not in this report: {why}")
+            why = _missing(name) or f"it belongs to a two-value comparison, and this report has {_join(have)}"
+            raise OptionError(f"{opt('sections', name)}: not in this report: {why}")
         if name not in chosen:
             chosen.append(name)
     if not chosen:
@@ -1053,7 +1244,8 @@ def _user_template_errors(templates):
             if not isinstance(exc, jinja2.TemplateError):
                 message = f"{type(exc).__name__}: {message}"
             why = f"fails: {message}; fix it, or remove it to use the shipped one"
-        raise OptionError(f"--templates {templates}: {where} {why}") from None
+        given = either(f"templates={str(templates)!r}", f"--set templates={templates}")
+        raise OptionError(f"{given}: {where} {why}") from None
 
 
 def _framing_images(framing, format, assets_dir) -> tuple[dict, dict]:

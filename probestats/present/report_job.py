@@ -204,11 +204,14 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
     if framing_log and not log and cells is None and not metric and judge is None:
         return _framing_only(framing_log, output, fmt, templates, probe, assets, sections=sections,
                              source=source, **framing_options)
+    facts = dict(attribute=attribute, values_why=values_why, metric_definition=metric_definition,
+                 metric_cannot_see=metric_cannot_see, held_fixed=held_fixed, not_fixed=not_fixed,
+                 not_tested=not_tested, run_dates=run_dates, mitigation=mitigation, gap_of_interest=gap_of_interest)
     metrics = split_metrics(metric) if metric else []
     if len(metrics) > 1 and per_item:
         raise OptionError("Welch's t per item belongs to the report of one metric; give one --metric")
     if len(metrics) > 1:
-        return _metrics_job(log, metrics, output, fmt, design_file, templates, probe, assets, judge=judge,
+        return _metrics_job(log, metrics, output, fmt, design_file, facts, templates, probe, assets, judge=judge,
                             sections=sections, framing=framing_log, before=before_log, cells=cells, source=source,
                             a=a, b=b, noise=noise, by=by, reference=reference, scale=scale, factor=factor,
                             alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples,
@@ -217,10 +220,7 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
     if cells is None and not log:
         raise OptionError(f"give the {opt('log')} to report (or a cell table in its place)")
     judged = _judge(log, judge, alpha, probe)
-    design = _design(design_file, attribute=attribute, values_why=values_why, metric_definition=metric_definition,
-                     metric_cannot_see=metric_cannot_see, held_fixed=held_fixed, not_fixed=not_fixed,
-                     not_tested=not_tested, run_dates=run_dates, mitigation=mitigation,
-                     gap_of_interest=gap_of_interest)
+    design = _design(design_file, **facts)
     if metric is None:
         if judged is None:
             raise OptionError(f"give the metric column, {opt('metric', 'COL')} (or "
@@ -303,8 +303,8 @@ def _framing_only(paths, output, fmt, templates, probe, assets, *, sections, sou
     return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), framing=framing)
 
 
-def _metrics_job(log, metrics, output, fmt, design_file, templates, probe, assets, *, judge, sections, framing,
-                 before, cells, source, **options) -> ReportJob:
+def _metrics_job(log, metrics, output, fmt, design_file, facts, templates, probe, assets, *, judge, sections,
+                 framing, before, cells, source, **options) -> ReportJob:
     """A report of several metrics: every metric's analysis side by side, one family, the heatmap."""
     from probestats.analyses.dispatch import analyze as run
     from probestats.present.metrics_report import render_metrics_report
@@ -318,7 +318,7 @@ def _metrics_job(log, metrics, output, fmt, design_file, templates, probe, asset
         if given:
             raise OptionError(f"{flag} belongs to the report of one metric; give one {opt('metric')}")
     result = run(log, metric=metrics, probe=probe, **options)
-    design = _design(design_file)
+    design = _design(design_file, **facts)
     text = render_metrics_report(result, format=fmt, templates=templates, assets_dir=assets, design=design,
                                  source=source if source is not None else ", ".join(str(p) for p in log))
     return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), analysis=result, design=design)

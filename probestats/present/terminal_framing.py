@@ -9,6 +9,7 @@ from rich.table import Table
 from probestats.analyses.framing import FramingResult
 from probestats.present.fmt import escape, fmt_ci, fmt_p_floor, fmt_pct, fmt_signed
 from probestats.present.terminal import print_unsqueezed
+from probestats.errors import count_of
 
 __all__ = ["framing_rich_table", "print_framing"]
 
@@ -94,6 +95,6 @@ def print_framing(result: FramingResult, out: Console) -> None:
         for v in result.unparsed.get("values", [])[:10]:
             out.print(f"  {v['count']}x {escape(repr(v['text'])[:80])}")
     if result.problems:
-        out.print(f"{len(result.problems)} problem(s)")
+        out.print(count_of(len(result.problems), "problem"))
         for p in result.problems:
             out.print(f"  {p.severity:<8} {p.code:<20} {escape(p.message)}")
