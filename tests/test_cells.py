@@ -218,7 +218,7 @@ def test_cli_refusals_are_one_line(tmp_path, capsys):
         (["analyze", partial, "--metric", "steps"], 1, "is not a cell table: it lacks min, max, first_row"),
         (["analyze", cells, "--metric", "steps", "--a", "nope"], 1, "--a nope: not a value"),
         (["cells", log, "--metric", "steps", "-o", tmp_path / "c.txt"], 1, ".parquet, .csv or .jsonl"),
-        (["sql", "--table", "logs", "--metric", "steps", "--where", "seed >"], 1, "--where: not an SQL expression"),
+        (["sql", "--table", "logs", "--metric", "steps", "--where", "seed >"], 1, "--where 'seed >': not an SQL expression"),
     ]:
         capsys.readouterr()
         assert main([str(a) for a in args]) == code, args

@@ -53,7 +53,7 @@ def test_clear_errors():
     rows = [{"item": 1, "variant": "a", "steps": 1}]
     with pytest.raises(ColumnError) as exc:
         apply(rows, where="stpes > 1")
-    assert str(exc.value) == ("--where 'stpes > 1': unknown column 'stpes'; columns seen: item, variant, steps "
+    assert str(exc.value) == ("where='stpes > 1': unknown column 'stpes'; columns seen: item, variant, steps "
                               "(quote names with spaces in double quotes)")
     with pytest.raises(ColumnError, match="unknown columns 'p', 'q'"):
         apply(rows, derive=["z = p + q"])
@@ -97,7 +97,7 @@ def test_cli_where_and_derive(tmp_path, capsys):
                    "temperature, steps (quote names with spaces in double quotes)\n")
     code, out, err = run_cli(["analyze", path, "--metric", "steps", "--derive", "oops"], capsys)
     assert code == 1
-    assert err == ("Error: --derive 'oops': expected NAME = SQL expression, for example "
+    assert err == ("Error: --derive oops: expected NAME = SQL expression, for example "
                    "--derive \"long = words > 50\"\n")
     code, out, err = run_cli(["validate", path, "--metric", "steps", "--where", "item = '99'"], capsys)
     assert code == 1 and "empty_log" in out
@@ -109,7 +109,7 @@ def test_a_where_that_keeps_no_row_names_the_filter_not_an_empty_file(tmp_path, 
     path = write_log(make_log(items=3, runs=2, seed=0), tmp_path / "log.csv")
     code, out, err = run_cli(["analyze", path, "--metric", "steps", "--where", "item = '99'"], capsys)
     assert code == 1
-    assert err == ("Error: 1 validation error: no row of 'log.csv' meets --where 'item = '99''; loosen the condition "
+    assert err == ("Error: 1 validation error: no row of 'log.csv' meets --where \"item = '99'\"; loosen the condition "
                    "(run probestats validate for the full list)\n")
 
 

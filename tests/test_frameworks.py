@@ -305,9 +305,9 @@ def test_the_report_states_the_counted_metric(tmp_path, capsys):
 @pytest.mark.parametrize("args, line", [
     (("--from-text", "steps"), "Error: --from-text 'steps': expected NAME=words, NAME=chars, NAME=count:REGEX"),
     (("--from-text", "steps=count:(?<=a)b"),
-     "Error: --from-text steps=count:(?<=a)b: not a regular expression polars can use"),
+     "Error: --from-text 'steps=count:(?<=a)b': not a regular expression polars can use"),
     (("--from-text", "reply=count:x"),
-     "Error: --from-text reply=count: 'reply' is a column the counting reads or named twice"),
+     "Error: --from-text reply=count:x: 'reply' is a column the counting reads or named twice"),
 ])
 def test_bad_count_options_are_one_error_line(capsys, args, line):
     code, _, err = run(capsys, "validate", WEBUI_ONE, *args)

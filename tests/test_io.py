@@ -73,7 +73,7 @@ def test_column_override_and_bad_override():
     rows = [{"Question #": 1, "Style": "a", "n": 2}, {"Question #": 1, "Style": "b", "n": 3}]
     log = read_log(rows, columns={"item": "Question #"}, metric="n")
     assert log.columns["item"] == "Question #" and log.columns["variant"] == "Style"
-    with pytest.raises(ColumnError, match=r"--column item=Nope: no header 'Nope' in the log; headers seen: Question #, Style, n"):
+    with pytest.raises(ColumnError, match=r"columns=\{'item': 'Nope'\}: no header 'Nope' in the log; headers seen: Question #, Style, n"):
         read_log(rows, columns={"item": "Nope"})
 
 
@@ -168,11 +168,11 @@ def test_spreadsheet_rows_and_title_rows():
     assert checked.ok and checked.n_rows == 60
     first = checked.frame["_row"][0]
     assert checked.log.rows([first]) == [4]  # two title rows, the header on row 3, data from row 4
-    # read without --skip-rows, the title is taken for the header: the error says to skip it
+    # read without skip_rows, the title is taken for the header: the error says to skip it
     untitled = validate(BROKEN / "title_rows.xlsx", metric="steps")
     assert [p.code for p in untitled.errors][:2] == ["missing_column", "missing_column"]
     assert untitled.errors[0].message.endswith(
-        "(skip the title rows above the header with skip_rows='N', or name one with --column item=HEADER)")
+        "(skip the title rows above the header with skip_rows='N', or name one with columns={'item': 'HEADER'})")
 
 
 def test_numbers_stored_as_text_are_converted_with_a_warning():

@@ -361,7 +361,7 @@ def test_judge_scored_routes_to_the_paired_analysis(tmp_path, capsys):
     (["--order", "position"], 2, "say how verdicts are read"),
     (["--order", "position", "--choice", "choice", "--response", "reply"], 2, "not --response and --choice"),
     (["--order", "position", "--response", "reply", "--verdict", "best=[[A]]", "--verdict", "second=[[B]]"], 1,
-     "Error: --verdict best=[[A]]: the label must be first, second or tie"),
+     "Error: --verdict 'best=[[A]]': the label must be first, second or tie"),
     (["--order", "nowhere", "--choice", "choice"], 1, "Error: --order nowhere: no such column"),
     (["--order", "position", "--choice", "choice", "--scale", "1:10"], 2, "--scale belongs to a scored judge"),
 ])

@@ -53,7 +53,7 @@ def test_confounded_model():
     assert codes(checked) == ["confounded_setting"]
     msg = checked.errors[0].message
     assert "'formal' runs used 'stand-in-v1', 'casual' runs used 'stand-in-v2'" in msg
-    assert msg.endswith("rerun with model held fixed, split with --by model, or, when it is varied on purpose "
+    assert msg.endswith("rerun with model held fixed, split with by='model', or, when it is varied on purpose "
                         "(which model decides), declare it with attribute_settings=['model']")
 
 
@@ -68,7 +68,7 @@ def test_missing_metric_suggests_a_free_header():
     rows = [{"Item": 1, "Variant": v, "Score": 1} for v in "ab"]
     checked = validate(rows, metric="steps")
     assert checked.errors[0].message == (
-        "no column for the metric 'steps'; headers seen: Item, Variant, Score (use --metric Score, or --column steps=Score)"
+        "no column for the metric 'steps'; headers seen: Item, Variant, Score (use metric='Score', or columns={'steps': 'Score'})"
     )
 
 
@@ -89,7 +89,7 @@ def test_unknown_value_and_too_few_values():
     checked = validate(frame, metric="steps", a="formal", b="Casual")
     assert codes(checked) == ["unknown_value"]
     assert checked.errors[0].message == (
-        "--b Casual: no such value in the log; values seen: 'formal', 'casual'; did you mean 'casual'?")
+        "b='Casual': no such value in the log; values seen: 'formal', 'casual'; did you mean 'casual'?")
     only_one = validate(frame.filter(pl.col("variant") == "formal"), metric="steps")
     assert codes(only_one) == ["too_few_values"]
 
@@ -153,7 +153,7 @@ def test_deterministic_judge():
 def test_near_duplicate_values_and_fold_case():
     checked = validate(BROKEN / "near_duplicate.csv", metric="steps")
     assert codes(checked)[0] == "near_duplicate_value"
-    assert checked.warnings[0].message.endswith("use --fold-case to treat them as one value")
+    assert checked.warnings[0].message.endswith("use fold_case=True to treat them as one value")
     folded = validate(BROKEN / "near_duplicate.csv", metric="steps", fold_case=True)
     assert codes(folded) == ["near_duplicate_value"]
     assert folded.values == ("formal", "casual")
@@ -186,7 +186,7 @@ def test_an_item_whose_runs_of_a_value_all_lack_the_metric_is_unmatched(tmp_path
     assert [(p.code, p.rows) for p in checked.problems] == [("blank_metric", (4,)), ("unmatched_item", (4,))]
     assert checked.errors[0].message == (
         "item 2 has 'a' runs but none with a steps value (line 4); fill in the values or drop the item "
-        "(or --complete to keep only the items measured under every value)")
+        "(or complete=True to keep only the items measured under every value)")
     # a cell that is not a number has its own error (and the suspect-metric check leaves it to that error)
     path.write_text("item,variant,steps,reply\n1,a,3,x\n1,b,2,x\n2,a,four,x\n2,b,1,x\n")
     assert [(p.code, p.rows) for p in validate(path, metric="steps").problems] == [("non_numeric", (4,))]
@@ -197,7 +197,7 @@ def test_an_item_whose_runs_of_a_value_all_lack_the_metric_is_unmatched(tmp_path
 def test_the_probes_own_columns_are_neither_metric_nor_split(kwargs):
     from probestats.errors import OptionError
 
-    with pytest.raises(OptionError, match=r"^--(metric|by) (item|variant)"):
+    with pytest.raises(OptionError, match=r"^(metric|by)='(item|variant)'"):
         validate(make_log(items=2, runs=2), **kwargs)
 
 

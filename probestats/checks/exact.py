@@ -1,6 +1,6 @@
 """One exact rule for a cell's mean and standard deviation, from exact sums.
 
-A cell (one item and value, and ``--by`` group) is summarized by its number of runs with
+A cell (one item and value, and ``by`` group) is summarized by its number of runs with
 a value ``n``, and the exact sums ``S = sum(x)`` and ``Q = sum(x**2)``. With the metric's
 values written in at most ``places`` decimal places (see
 :func:`probestats.checks.schema.decimal_places`) these are whole numbers of units of

@@ -26,7 +26,7 @@ class LogFacts:
     ----------
     columns : tuple of (str, int, object)
         Each column that may be a setting, in the log's order: its name, how many distinct values
-        it holds (blanks aside; a column that is neither a known setting nor a ``--by`` column may
+        it holds (blanks aside; a column that is neither a known setting nor a ``by`` column may
         say 2 for "two or more"), and its one value when it holds one (else None).
     seeds : tuple of (int, int or None, int or None) or None
         The compared values' distinct seeds: how many, and the smallest and largest when they are

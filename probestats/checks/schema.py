@@ -244,19 +244,19 @@ def validate(
     >>> [p.code for p in checked.problems]
     ['unmatched_item', 'deterministic']
     >>> checked.errors[0].message
-    "item 2 has no 'casual' runs (records 9-10 are all 'formal'); add its 'casual' runs or drop the item (or --complete to keep only the items measured under every value)"
+    "item 2 has no 'casual' runs (records 9-10 are all 'formal'); add its 'casual' runs or drop the item (or complete=True to keep only the items measured under every value)"
     """
     own = ("item", "variant", ROW)  # the probe's own columns: neither a metric nor a split
     if metric is not None and (metric in own or not str(metric).strip()):
-        raise OptionError(f"--metric {metric or repr(metric)}: name the column that holds the number computed "
+        raise OptionError(f"{opt('metric', metric)}: name the column that holds the number computed "
                           "from each reply (not the item or the value)")
     for name in by:
-        if name == "item":   # one test per item over its runs is --per-item's; --by splits by another column
-            raise OptionError("--by item: the item is the unit every result is already per; for one test per item "
-                              "over its runs use --per-item (Welch's t within each item, corrected across items), "
-                              "and split with --by another column, such as model or language")
+        if name == "item":   # one test per item over its runs is per_item's; by splits by another column
+            raise OptionError(f"{opt('by', name)}: the item is the unit every result is already per; for one test per "
+                              f"item over its runs use {opt('per_item', True)} (Welch's t within each item, corrected "
+                              f"across items), and split with {opt('by')} another column, such as model or language")
         if name in own:
-            raise OptionError(f"--by {name}: results are already per item and compare the values; "
+            raise OptionError(f"{opt('by', name)}: results are already per item and compare the values; "
                               "split by another column, such as model or language")
     for option, names in (("metric", [] if metric is None else [metric]), ("by", by)):
         for name in names:
@@ -327,7 +327,7 @@ def validate(
     if n_rows == 0:
         where = log._read.get("where")
         problems.append(Problem("error", "empty_log",
-                                f"no row of '{log.source}' meets --where '{where}'; loosen the condition"
+                                f"no row of '{log.source}' meets {opt('where', where)}; loosen the condition"
                                 if where is not None else
                                 f"'{log.source}' has no data rows; add one row per run below the header"))
         return Checked(df, metric, a, b, (), tuple(problems), log)
@@ -421,14 +421,15 @@ def _missing(log: Log, name: str, is_metric: bool = False) -> Problem:
         # a sheet's reader names the empty cells of a title row __UNNAMED__n: the header is further down
         titled = any(h.startswith("__UNNAMED__") for h in log.headers)
         skip = f"skip the title rows above the header with {opt('skip_rows', 'N')}, or " if titled else ""
-        msg = f"no '{name}' column; headers seen: {seen} ({skip}name one with --column {name}=HEADER)"
+        msg = f"no '{name}' column; headers seen: {seen} ({skip}name one with {opt('columns', {name: 'HEADER'})})"
         if name == "variant":
             from probestats.shape.wide import looks_wide
 
             wide = looks_wide(log.headers)
             if wide:   # one metric column per value: the values are in the headers
                 msg = (f"no '{name}' column; headers seen: {seen}; the log looks wide (one column per value): "
-                       f"read it with --wide {wide}, or name the value column with --column {name}=HEADER")
+                       f"read it with {opt('wide', wide)}, or name the value column with "
+                       f"{opt('columns', {name: 'HEADER'})}")
     return Problem("error", "missing_column", msg, column=name)
 
 
@@ -439,8 +440,9 @@ def _metric_hint(log: Log, name: str) -> str:
     free = [h for h in log.headers if h not in taken]
     if free:
         h = free[-1].strip()
-        return f"use --metric {h}, or --column {name}={h}" if " " not in h else f"use --column {name}=\"{h}\""
-    return f"use --column {name}=HEADER"
+        mapped = opt("columns", {name: h})
+        return f"use {opt('metric', h)}, or {mapped}" if " " not in h else f"use {mapped}"
+    return f"use {opt('columns', {name: 'HEADER'})}"
 
 
 def _rows(log: Log, frame: pl.DataFrame) -> tuple[int, ...]:
@@ -495,11 +497,13 @@ def _near_duplicates(df: pl.DataFrame, log: Log, fold_case: bool, counts: pl.Dat
             for v in variants:
                 mapping[v] = variants[0]
             problems.append(Problem("warning", "near_duplicate_value",
-                                    f"{listed} differ only in case; treated as one value '{variants[0]}' (--fold-case)",
+                                    f"{listed} differ only in case; treated as one value '{variants[0]}' "
+                                    f"({opt('fold_case', True)})",
                                     column=log.columns.get("variant")))
         else:
             problems.append(Problem("warning", "near_duplicate_value",
-                                    f"{listed} differ only in case; use --fold-case to treat them as one value",
+                                    f"{listed} differ only in case; use {opt('fold_case', True)} to treat them as "
+                                    "one value",
                                     column=log.columns.get("variant")))
     if mapping:
         df = df.with_columns(pl.col("variant").replace(mapping))
@@ -546,7 +550,8 @@ def _metric(df: pl.DataFrame, log: Log, metric: str, header: str):
         df = df.with_columns(pl.col(metric).cast(pl.Float64))
     else:
         problems.append(Problem("error", "non_numeric",
-                                f"{header.strip()}: the column holds {dtype} values, not numbers; choose a numeric --metric",
+                                f"{header.strip()}: the column holds {dtype} values, not numbers; choose a numeric "
+                                f"{opt('metric')}",
                                 (), header))
         return df.with_columns(pl.lit(None, pl.Float64).alias(metric)), problems, df[ROW]
     odd = df.select(pl.col(metric).is_nan().any().alias("nan"), pl.col(metric).is_infinite().any().alias("inf")).row(0)
@@ -606,13 +611,13 @@ def default_pair(values, a, b) -> tuple:
 def _choose_values(values, a, b, log: Log):
     problems = []
     col = log.columns.get("variant")
-    for name, v in (("--a", a), ("--b", b)):
+    for name, v in (("a", a), ("b", b)):
         if v is not None and v not in values:
             near = [x for x in values if x.strip().lower() == str(v).strip().lower()]
             hint = f"; did you mean '{near[0]}'?" if near else ""
             shown = ", ".join(f"'{x}'" for x in values[:12]) + (" ..." if len(values) > 12 else "")
             problems.append(Problem("error", "unknown_value",
-                                    f"{name} {v}: no such value in the log; values seen: {shown}{hint}", column=col))
+                                    f"{opt(name, v)}: no such value in the log; values seen: {shown}{hint}", column=col))
     if problems:
         return a, b, problems
     a, b = default_pair(values, a, b)
@@ -621,7 +626,8 @@ def _choose_values(values, a, b, log: Log):
                                 f"the log has only one value of the attribute ({', '.join(repr(v) for v in values) or 'none'}); "
                                 "a probe compares two: add the other value's runs", column=col))
     elif a == b:
-        problems.append(Problem("error", "unknown_value", f"--a and --b are both '{a}'; compare two different values",
+        problems.append(Problem("error", "unknown_value",
+                                f"{opt('a')} and {opt('b')} are both '{a}'; compare two different values",
                                 column=col))
     return a, b, problems
 
@@ -835,7 +841,7 @@ def _unmatched(df: pl.DataFrame, log: Log, a: str, b: str, by, metric: str | Non
             msg = (f"{label} has no '{missing[0]}' runs ({format_rows(log, rows)} "
                    f"{'are all' if len(rows) > 1 else 'is'} '{present}'); add its '{missing[0]}' runs or drop the item")
         if metric is not None:
-            msg += " (or --complete to keep only the items measured under every value)"
+            msg += f" (or {opt('complete', True)} to keep only the items measured under every value)"
         problems.append(Problem("error", "unmatched_item", msg, rows, log.columns.get("item")))
     return problems
 
@@ -876,7 +882,8 @@ def _unmatched_values(df: pl.DataFrame, log: Log, a: str, b: str, keys, metric: 
         problems.append(Problem(
             "error", "unmatched_item",
             f"{label} has {shown} runs but none with a {metric} value ({format_rows(log, rows)}); "
-            "fill in the values or drop the item (or --complete to keep only the items measured under every value)",
+            f"fill in the values or drop the item (or {opt('complete', True)} to keep only the items measured under "
+            "every value)",
             rows, log.columns.get("item")))
     return problems
 
@@ -902,9 +909,9 @@ def _settings(pair: pl.DataFrame, cells: pl.DataFrame, log: Log, a: str, b: str,
                 "error", "confounded_setting",
                 f"{header} differs between the compared values: '{a}' runs used {_show(sa)}, '{b}' runs used {_show(sb)} "
                 f"(items {_item_list(differ['item'].to_list())}; {format_rows(log, rows)}); "
-                f"rerun with {header} held fixed, split with --by {setting}, or, when it is varied on purpose "
+                f"rerun with {header} held fixed, split with {opt('by', setting)}, or, when it is varied on purpose "
                 f"(which model decides), declare it with "
-                + either(f"attribute_settings=['{setting}']", f"--setting-is-attribute {setting}"),
+                + either(f"attribute_settings=['{setting}']", opt("attribute_settings", setting)),
                 rows, log.columns.get(setting)))
             continue
         if not pair.select(_one_value(_comparable(pair, setting))).item():  # more than one value in the log
@@ -920,7 +927,7 @@ def mixed_setting(log: Log, setting: str, distinct: list[str]) -> Problem:
     return Problem(
         "warning", "mixed_setting",
         f"{header} takes {len(distinct)} values in the log ({_show(distinct)}), the same for both compared values; "
-        f"split with --by {setting} if results may differ between them",
+        f"split with {opt('by', setting)} if results may differ between them",
         (), log.columns.get(setting))
 
 

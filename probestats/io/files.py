@@ -25,7 +25,7 @@ from typing import Sequence
 
 import polars as pl
 
-from probestats.errors import ColumnError, ReadError
+from probestats.errors import ColumnError, ReadError, opt
 from probestats.io.read import FORMATS, ROW, Log, collect, read_log
 
 __all__ = ["FILE", "Line", "FilesLog", "expand_paths", "read_files"]
@@ -154,7 +154,7 @@ def read_files(paths: Sequence, **read_kwargs) -> Log:
                 f"it has {', '.join(repr(c) for c in extra)} which '{names[0]}' has not" if extra else "",
                 f"it lacks {', '.join(repr(c) for c in lacking)}" if lacking else "") if part)
             raise ColumnError(f"the columns of '{name}' do not agree with those of '{names[0]}' ({said}); "
-                              "give files with the same headers, or map them with --column")
+                              f"give files with the same headers, or map them with {opt('columns')}")
     dtypes = {c: {log.lazy.collect_schema()[c] for log in logs} for c in order}
     parts, lazies, offset = [], [], 0
     for name, log in zip(names, logs):

@@ -4,8 +4,8 @@ Each tool's reader (:mod:`probestats.io.inspect_log`, :mod:`probestats.io.prompt
 :mod:`probestats.io.lm_eval`, :mod:`probestats.io.open_webui`) turns its log into rows, one per
 run, with the tool's fields flattened into columns named by their path (``metadata.style``,
 ``vars.style``, ``doc.item``), and says which of those columns hold the canonical ones (the
-``item``, the ``variant``, the run) when a field named like them is found. ``--column`` overrides
-any of these, naming a flattened column (``--column variant=metadata.condition``).
+``item``, the ``variant``, the run) when a field named like them is found. A column mapping
+overrides any of these, naming a flattened column (``columns={'variant': 'metadata.condition'}``).
 
 Recognition reads the start of the file, whatever its suffix:
 
@@ -65,7 +65,7 @@ class ToolLog:
     frame : polars.DataFrame
         One row per run; the tool's fields as flattened columns.
     defaults : dict
-        Canonical name -> column, found from the tool's field names (``--column`` wins over them).
+        Canonical name -> column, found from the tool's field names (the user's column mapping wins over them).
     problems : tuple of Problem
         Warnings about the log (samples that failed, cached responses, a run still going).
     """
@@ -110,7 +110,7 @@ def _zip_names_inspect(path: Path) -> bool:
 
 
 def read_tool_log(path: Path, kind: str, columns: Mapping[str, str] | None = None) -> ToolLog:
-    """Read a tool's log (``kind`` from :func:`sniff`); ``columns`` are the user's ``--column`` mappings."""
+    """Read a tool's log (``kind`` from :func:`sniff`); ``columns`` are the user's column mappings."""
     if kind in ("inspect_eval", "inspect_json"):
         from probestats.io.inspect_log import read_inspect
 

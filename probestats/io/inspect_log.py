@@ -6,8 +6,8 @@ a record number in a message counts in that order):
 - ``item`` and ``variant`` come from the sample's metadata: the first key the alias table reads as
   each (``item``, ``item_id``, ``pair``, ``pair_id``, ``question_id``, ``prompt_id``, ``sample``,
   ``case``, ``case_id``; ``variant``, ``value``, ``condition``, ``arm``, ``style``). Every metadata
-  key is kept as ``metadata.<key>`` (nested ones as ``metadata.<key>.<key>``), so ``--column``
-  can name another: ``--column variant=metadata.dialect``.
+  key is kept as ``metadata.<key>`` (nested ones as ``metadata.<key>.<key>``), so a column
+  mapping can name another: ``columns={'variant': 'metadata.dialect'}``.
 - ``epoch`` is the run (the canonical ``seed``); ``sample_id`` is the sample's id, kept to find a
   row in the log again.
 - ``model`` and the generation config (``temperature``, and the rest as ``generate.<key>``) are
@@ -37,7 +37,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from probestats.errors import Problem, ReadError
+from probestats.errors import Problem, ReadError, opt
 from probestats.io.frameworks import ToolLog, as_text, first_alias, flatten, listing, load_json, mapping, table
 
 #: inspect_ai's letter scores as numbers: correct, incorrect, partially correct, no answer
@@ -227,7 +227,7 @@ def _rows(path: Path, header: dict, samples: list[dict], kind: str) -> ToolLog:
         problems.append(Problem("warning", "errored_samples",
                                 f"{len(failed)} sample{'s' if len(failed) != 1 else ''} of '{path.name}' failed and {'have' if len(failed) != 1 else 'has'} no scores: "
                                 f"{listing(failed)}; each is kept, its error in the 'error' column "
-                                "(leave them out with --where \"error IS NULL\")", (), "error"))
+                                f"(leave them out with {opt('where', 'error IS NULL')})", (), "error"))
     defaults = {"seed": "epoch"}
     for canonical in ("item", "variant"):
         key = first_alias(meta_keys, canonical)

@@ -4,8 +4,8 @@ One row per document (and filter, when a task applies several):
 
 - every field of the document is a column ``doc.<field>``; ``item`` and ``variant`` are the first
   fields the alias table reads as each (``item``, ``item_id``, ``pair``, ``question_id``, ...;
-  ``variant``, ``value``, ``condition``, ``arm``, ``style``), and ``--column`` can name another
-  (``--column variant=doc.dialect``);
+  ``variant``, ``value``, ``condition``, ``arm``, ``style``), and a column mapping can name another
+  (``columns={'variant': 'doc.dialect'}``);
 - each key the record lists under ``metrics`` (``acc``, ``exact_match``, ...) is a metric column;
 - the model is read from ``results_<date>.json`` beside the samples (the same date, else the
   newest): its ``model_args`` ``pretrained`` when given, else its ``model``; without that file,

@@ -7,11 +7,11 @@ One row per assistant reply, in every chat of the file:
 - regenerations of one user message are runs: the replies of one model under one user message are
   numbered 1, 2, ... in the order Open WebUI made them (``run``, the canonical ``seed``);
 - ``turn`` counts the user messages of the thread up to this one (1 for the first question of a
-  chat); it is the item unless ``--column item=`` names another column (``chat_title``, say, with
+  chat); it is the item unless a column mapping for ``item`` names another column (``chat_title``, say, with
   one chat per item);
 - ``chat_id`` and ``chat_title`` name the chat; ``message_id`` the reply.
 
-The value of the attribute is usually in the prompt's wording: ``--variant-from VALUE=REGEX``
+The value of the attribute is usually in the prompt's wording: ``variant_from`` rules ``VALUE=REGEX``
 (see :mod:`probestats.shape.text_metrics`) maps prompts to values. Replies of several values in
 one chat saw each other in the context, so they are not independent draws: a warning names such
 chats (run each value in its own chat).

@@ -2,8 +2,8 @@
 
 One row per result:
 
-- every test variable is a column ``vars.<name>``; the attribute is the one ``--column variant=``
-  names (``--column variant=vars.style``), else the first variable the alias table reads as a
+- every test variable is a column ``vars.<name>``; the attribute is the one a column mapping
+  for ``variant`` names (``columns={'variant': 'vars.style'}``), else the first variable the alias table reads as a
   variant (``variant``, ``value``, ``condition``, ``arm``, ``style``);
 - the item is a variable the alias table reads as an item (``item``, ``pair``, ``question_id``,
   ...) when there is one, else the set of the other variables and the prompt: results sharing
@@ -14,7 +14,7 @@ One row per result:
 - ``score``, ``success`` (1 or 0) and each of ``namedScores`` (a column per name) are metrics;
 - ``provider`` (its label, else its id) is the model; ``prompt`` the rendered prompt, ``reply``
   the response's output; ``cached`` is true for a response promptfoo took from its cache, which
-  is not a new draw: a warning names those results, and ``--where "NOT cached"`` leaves them out.
+  is not a new draw: a warning names those results, and ``where="NOT cached"`` leaves them out.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
-from probestats.errors import Problem, ReadError
+from probestats.errors import Problem, ReadError, opt
 from probestats.io.frameworks import ToolLog, as_text, first_alias, listing, load_json, mapping, table
 
 
@@ -92,7 +92,7 @@ def read_promptfoo(path: Path, columns: Mapping[str, str]) -> ToolLog:
             "warning", "cached_response",
             f"{len(cached)} of {len(records)} results in '{path.name}' came from promptfoo's cache, so they repeat an "
             f"earlier response instead of drawing a new one: {listing(cached)}; leave them out with "
-            "--where \"NOT cached\", or run again with promptfoo eval --no-cache", (), "cached"))
+            f"{opt('where', 'NOT cached')}, or run again with promptfoo eval --no-cache", (), "cached"))
     return ToolLog("promptfoo", table(records), defaults, tuple(problems))
 
 
@@ -101,7 +101,7 @@ def _vars(result: dict) -> dict:
 
 
 def _attribute(columns: Mapping[str, str], keys: Mapping[str, None]) -> str | None:
-    """The test variable that holds the attribute: named by --column variant=vars.X, else found by its name."""
+    """The test variable that holds the attribute: named by the column mapping variant=vars.X, else found by its name."""
     given = columns.get("variant")
     if given is not None:
         name = given[5:] if given.startswith("vars.") else given

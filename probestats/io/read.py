@@ -65,7 +65,7 @@ def refuse_internal(option: str, name: str) -> None:
     """
     name = str(name)
     other = f"{name.strip('_') or 'x'}_col"
-    read_as = either(f"columns={{{other!r}: {name!r}}}, {opt(option, other)}", f"--column {other}={name} {opt(option, other)}")
+    read_as = opt("columns", {other: name}) + either(", ", " ") + opt(option, other)
     if option == "metric" and name in STRUCTURE and name not in ("item", "variant"):
         raise OptionError(f"{opt('metric', name)}: the column '{name}' {STRUCTURE[name]}, not a metric; name the column "
                           f"that holds the number computed from each reply (to analyze it anyway, read it under "
@@ -153,7 +153,7 @@ def resolve_columns(
     overrides = dict(overrides or {})
     for canonical, header in overrides.items():
         if canonical == ROW or canonical.startswith("__"):
-            raise ColumnError(f"--column {canonical}={header}: '{canonical}' is a name probestats uses itself "
+            raise ColumnError(f"{opt('columns', {canonical: header})}: '{canonical}' is a name probestats uses itself "
                               f"(for the row numbers and its counts); read '{header}' under another name")
     by_norm: dict[str, str] = {}
     for h in headers:
@@ -163,7 +163,7 @@ def resolve_columns(
             found = by_norm.get(normalize_header(header))
             if found is None:
                 raise ColumnError(
-                    f"--column {canonical}={header}: no header '{header}' in the log; "
+                    f"{opt('columns', {canonical: header})}: no header '{header}' in the log; "
                     f"headers seen: {', '.join(headers)}"
                 )
             overrides[canonical] = found
@@ -488,7 +488,7 @@ def _read_path(path: Path, *, format, sheet, skip_rows, columns, encoding, metri
         if tool is not None:
             return _read_tool(path, tool, columns, metric)
     fmt = _detect_format(path, format)
-    ignored = []  # an option meant for another file of the same command (compare, plan --pilot) is not an error
+    ignored = []  # an option meant for another file of the same command (compare, plan's pilot) is not an error
     if sheet is not None and fmt not in ("xlsx", "ods"):
         ignored.append(f"{opt('sheet', sheet)} does not apply to '{name}', read as {fmt.upper()}, which has no sheets")
     if skip_rows and fmt not in ("csv", "tsv", "xlsx", "ods"):
@@ -1091,11 +1091,11 @@ def _json_table(value, name: str, records: str | None = None):
     return value
 
 
-#: cells a spreadsheet's sheets may span (rows x columns of their extent) unless --max-cells raises it
+#: cells a spreadsheet's sheets may span (rows x columns of their extent) unless max_cells raises it
 MAX_CELLS = 10_000_000
 #: uncompressed bytes of a spreadsheet's archive allowed per cell of MAX_CELLS (a zip bomb expands far beyond)
 BYTES_PER_CELL = 64
-#: uncompressed bytes always allowed, whatever --max-cells says
+#: uncompressed bytes always allowed, whatever max_cells says
 MIN_EXPANDED_BYTES = 256 << 20
 
 
@@ -1287,7 +1287,7 @@ def _read_sheet(path, sheet, skip_rows, columns, metric, max_cells=None) -> Log:
         if sheet not in names:
             raise OptionError(f"{opt('sheet', sheet)}: no such sheet in '{name}'; sheets: {', '.join(names)}")
         idx = sheet
-    # the sheet's reader takes the first non-empty row as the header when the rows above --skip-rows are
+    # the sheet's reader takes the first non-empty row as the header when the rows above skip_rows are
     # all empty: name that row explicitly, so that row numbers stay the sheet's own
     header_row = max(skip_rows, _leading_blank_rows(reader, idx, skip_rows))
     try:

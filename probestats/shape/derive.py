@@ -1,8 +1,8 @@
-"""Filters and derived metrics: ``--where`` and ``--derive``, applied to a log before validation.
+"""Filters and derived metrics: ``where`` and ``derive``, applied to a log before validation.
 
 Both are polars SQL expressions (:func:`polars.sql_expr`) over the log's columns as
 read (canonical names such as ``item``, ``variant``, ``reply``, and every other
-header as written). A derived column can be the ``--metric``.
+header as written). A derived column can be the ``metric``.
 
 CSV files are read as text, so a column whose every value is a number (``"52"``)
 is compared as a number inside these expressions; the column itself is left as it
@@ -25,7 +25,7 @@ from typing import Sequence
 
 import polars as pl
 
-from probestats.errors import ColumnError, OptionError, Problem
+from probestats.errors import ColumnError, OptionError, Problem, either, opt
 from probestats.io.read import ROW, Log, read_log
 
 __all__ = ["apply", "parse_derive"]
@@ -45,16 +45,16 @@ def parse_derive(text: str) -> tuple[str, str]:
     >>> parse_derive("words > 50")
     Traceback (most recent call last):
     ...
-    probestats.errors.OptionError: --derive 'words > 50': expected NAME = SQL expression, for example --derive "long = words > 50"
+    probestats.errors.OptionError: derive='words > 50': expected NAME = SQL expression, for example derive=['long = words > 50']
     """
     m = _DERIVE.match(text or "")
     if not m:
-        raise OptionError(f"--derive '{text}': expected NAME = SQL expression, "
-                          "for example --derive \"long = words > 50\"")
+        raise OptionError(f"{opt('derive', text)}: expected NAME = SQL expression, for example "
+                          + either("derive=['long = words > 50']", '--derive "long = words > 50"'))
     return (m.group(1) or m.group(2)), m.group(3)
 
 
-#: bounds on one --where or --derive expression: polars' SQL parser recurses per operator (thousands of
+#: bounds on one where or derive expression: polars' SQL parser recurses per operator (thousands of
 #: terms crash the process) and its plans grow with them
 MAX_EXPRESSION_CHARS = 2000
 MAX_EXPRESSION_OPERATORS = 100
@@ -67,21 +67,24 @@ _OPERATOR = re.compile(r"<=|>=|<>|!=|\|\||[-+*/%=<>&|^]|\b(?:and|or|not|when|lik
 def check_expression(option: str, text: str) -> None:
     """Refuse an expression too long or too deep to hand to the SQL parser, naming the bound.
 
-    >>> check_expression("--derive", "x = steps * 2 + 1")
-    >>> check_expression("--where", "+".join(["1"] * 500))
+    ``option`` is the parameter the expression was given as (``where`` or ``derive``).
+
+    >>> check_expression("derive", "x = steps * 2 + 1")
+    >>> check_expression("where", "+".join(["1"] * 500))
     Traceback (most recent call last):
     ...
-    probestats.errors.OptionError: --where '1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+...': 499 operators, more than the 100 allowed in one expression; split it into several --derive steps, each using the one before
+    probestats.errors.OptionError: where='1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+...': 499 operators, more than the 100 allowed in one expression; split it into several derive steps, each using the one before
     """
     shown = text if len(text) <= 40 else text[:40] + "..."
-    split = "split it into several --derive steps, each using the one before"
+    split = f"split it into several {opt('derive')} steps, each using the one before"
+    shown = opt(option, shown)
     if len(text) > MAX_EXPRESSION_CHARS:
-        raise OptionError(f"{option} '{shown}': {len(text):,} characters, more than the {MAX_EXPRESSION_CHARS:,} "
+        raise OptionError(f"{shown}: {len(text):,} characters, more than the {MAX_EXPRESSION_CHARS:,} "
                           f"allowed in one expression; {split}")
     bare = _LITERAL.sub("''", text)
     operators = len(_OPERATOR.findall(bare))
     if operators > MAX_EXPRESSION_OPERATORS:
-        raise OptionError(f"{option} '{shown}': {operators} operators, more than the {MAX_EXPRESSION_OPERATORS} "
+        raise OptionError(f"{shown}: {operators} operators, more than the {MAX_EXPRESSION_OPERATORS} "
                           f"allowed in one expression; {split}")
     depth = deepest = 0
     for ch in bare:
@@ -91,7 +94,7 @@ def check_expression(option: str, text: str) -> None:
         elif ch == ")":
             depth -= 1
     if deepest > MAX_EXPRESSION_DEPTH:
-        raise OptionError(f"{option} '{shown}': parentheses {deepest} deep, more than the {MAX_EXPRESSION_DEPTH} "
+        raise OptionError(f"{shown}: parentheses {deepest} deep, more than the {MAX_EXPRESSION_DEPTH} "
                           f"allowed; {split}")
 
 
@@ -101,7 +104,7 @@ def _sql(option: str, text: str) -> pl.Expr:
         return pl.sql_expr(text)
     except Exception as exc:  # polars raises several SQL error types
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise OptionError(f"{option} '{text}': not a SQL expression polars can read ({first}); "
+        raise OptionError(f"{opt(option, text)}: not a SQL expression polars can read ({first}); "
                           "quote text in single quotes and names with spaces in double quotes") from None
 
 
@@ -148,7 +151,7 @@ def _with_numbers(lazy: pl.LazyFrame, numeric: dict[str, pl.DataType], new: pl.E
 
 
 def apply(log, *, where: str | None = None, derive: Sequence[str] = (), **read_kwargs) -> Log:
-    """Apply ``--derive`` columns (in order; each may use the ones before) and then the ``--where`` filter.
+    """Apply ``derive`` columns (in order; each may use the ones before) and then the ``where`` filter.
 
     Parameters
     ----------
@@ -165,20 +168,20 @@ def apply(log, *, where: str | None = None, derive: Sequence[str] = (), **read_k
     ColumnError
         An expression names a column the log does not have (the message lists the columns seen).
     OptionError
-        An expression cannot be parsed, or ``--where`` is not a true/false condition.
+        An expression cannot be parsed, or ``where`` is not a true/false condition.
 
     Examples
     --------
     >>> apply([{"item": 1, "variant": "a", "x": 1}], where="y > 1")
     Traceback (most recent call last):
     ...
-    probestats.errors.ColumnError: --where 'y > 1': unknown column 'y'; columns seen: item, variant, x (quote names with spaces in double quotes)
+    probestats.errors.ColumnError: where='y > 1': unknown column 'y'; columns seen: item, variant, x (quote names with spaces in double quotes)
     """
     log = read_log(log, **read_kwargs)
     if where is None and not derive:
         return log
     lazy = log.lazy
-    # a mapped column stays usable under its own header (--column model=judge: 'judge' in expressions)
+    # a mapped column stays usable under its own header (columns={'model': 'judge'}: 'judge' in expressions)
     names = set(lazy.collect_schema().names())
     own = {header: canonical for canonical, header in log.columns.items()
            if header != canonical and header not in names and canonical in names}
@@ -189,21 +192,21 @@ def apply(log, *, where: str | None = None, derive: Sequence[str] = (), **read_k
     problems = list(log.problems)
     for text in derive:
         name, body = parse_derive(text)
-        expr = _sql("--derive", body)
+        expr = _sql("derive", body)
         schema = lazy.collect_schema()
-        _check_names("--derive", text, expr, schema)
-        lazy = _typed(lazy, schema, expr, name, "--derive", text, log.source, problems)
+        _check_names("derive", text, expr, schema)
+        lazy = _typed(lazy, schema, expr, name, "derive", text, log.source, problems)
         added.append(name)
         own.pop(name, None)   # a derived column named like a header is that column from now on
     if where is not None:
-        expr = _sql("--where", where)
+        expr = _sql("where", where)
         schema = lazy.collect_schema()
-        _check_names("--where", where, expr, schema)
+        _check_names("where", where, expr, schema)
         flag = "\0where"
-        lazy = _typed(lazy, schema, expr, flag, "--where", where, log.source, problems)
+        lazy = _typed(lazy, schema, expr, flag, "where", where, log.source, problems)
         dtype = lazy.select(flag).collect_schema()[flag]
         if dtype != pl.Boolean:
-            raise OptionError(f"--where '{where}': gives {dtype} values, not true/false; "
+            raise OptionError(f"{opt('where', where)}: gives {dtype} values, not true/false; "
                               "write a condition such as \"model = 'm1' AND words > 50\"")
         lazy = lazy.filter(pl.col(flag).fill_null(False)).drop(flag)
     if own:
@@ -223,13 +226,13 @@ def apply(log, *, where: str | None = None, derive: Sequence[str] = (), **read_k
 def _check_names(option: str, text: str, expr: pl.Expr, schema) -> None:
     names = expr.meta.root_names()
     if any(n.startswith("_POLARS_TMP") for n in names):   # polars' stand-in for a subquery
-        raise OptionError(f"{option} '{text}': a subquery (SELECT ...) cannot be used here; write a condition "
+        raise OptionError(f"{opt(option, text)}: a subquery (SELECT ...) cannot be used here; write a condition "
                           "or expression over the log's own columns, for example item IN ('1', '2')")
     unknown = [n for n in names if n not in schema]
     if unknown:
         shown = ", ".join(f"'{n}'" for n in unknown)
         word = "column" if len(unknown) == 1 else "columns"
-        raise ColumnError(f"{option} '{text}': unknown {word} {shown}; columns seen: {_seen(schema.names())} "
+        raise ColumnError(f"{opt(option, text)}: unknown {word} {shown}; columns seen: {_seen(schema.names())} "
                           "(quote names with spaces in double quotes)")
 
 
@@ -306,7 +309,7 @@ def _text_in_arithmetic(lazy: pl.LazyFrame, expr: pl.Expr) -> list[str]:
 def _text_columns_message(option, text, lazy, names, numeric) -> str:
     shown = ", ".join(f"'{n}'" for n in names)
     word = "column" if len(names) == 1 else "columns"
-    return (f"{option} '{text}': the {word} {shown} {'holds' if len(names) == 1 else 'hold'} text (not every cell is "
+    return (f"{opt(option, text)}: the {word} {shown} {'holds' if len(names) == 1 else 'hold'} text (not every cell is "
             f"a number), and text does not mix with numbers; join text with ||, or compare it with text in "
             f"single quotes")
 
@@ -350,7 +353,7 @@ def _typed(lazy: pl.LazyFrame, schema, expr: pl.Expr, name: str, option: str, te
     if texts and any(op != "||" for op, *_ in _operations(expr)):
         raise OptionError(_text_columns_message(option, text, lazy, list(dict.fromkeys(texts)), numeric)
                           + f" ({first})") from None
-    raise OptionError(f"{option} '{text}': cannot be computed on this log ({first}); "
+    raise OptionError(f"{opt(option, text)}: cannot be computed on this log ({first}); "
                       "check the column types (text needs single quotes)") from None
 
 
@@ -372,7 +375,7 @@ def _no_wrap(attempt, lazy, views, expr, name, option, text, problems) -> pl.Laz
         from probestats.errors import Problem
 
         problems.append(Problem("warning", "derived_float",
-                                f"{option} '{text}' gives whole numbers beyond 64-bit integers (up to {top:.3g}); "
+                                f"{opt(option, text)} gives whole numbers beyond 64-bit integers (up to {top:.3g}); "
                                 "it was computed in floating point, exact to about 16 digits"))
     return widened
 

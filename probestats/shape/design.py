@@ -3,8 +3,9 @@
 A log shows which items, values and settings were run; it cannot show why the values
 matter, how the metric was defined before the first run, what could not be held fixed,
 which attributes were never tested, or what mitigation was applied. A report asks for
-these, and takes them from a small TOML file (``--design probe.toml``) or one at a time
-from ``--set KEY=VALUE`` with the same keys (which override the file). Nothing is invented: a
+these, and takes them from a small TOML file (``design_file='probe.toml'``; on the command line
+``--design probe.toml``) or one at a time from ``--set KEY=VALUE`` with the same keys (which
+override the file). Nothing is invented: a
 field left out becomes a visible placeholder in the report.
 
 Example file::
@@ -26,7 +27,7 @@ import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
-from probestats.errors import OptionError, ReadError
+from probestats.errors import OptionError, ReadError, opt
 
 __all__ = ["Design", "load_design", "design_from", "KNOWN_KEYS", "SETTING_KEYS", "load_settings"]
 
@@ -152,7 +153,7 @@ def load_design(path) -> Design:
     """
     path = Path(path)
     if not path.exists():
-        raise ReadError(f"cannot read design file '{path}': no such file; check the path given to --design")
+        raise ReadError(f"cannot read design file '{path}': no such file; check the path given to {opt('design_file')}")
     if path.is_dir():
         raise ReadError(f"cannot read design file '{path}': it is a folder; give a .toml file")
     try:

@@ -1,7 +1,7 @@
 """Framings laid out as columns: one row per item, a column per framing, read as the long log.
 
-``--framing-columns affirmative=COL,reverse=COL`` names the column that holds each framing's
-answer (reply, label or score). Each row becomes two rows, the affirmative one first, with a
+``framing_columns=['affirmative=COL,reverse=COL']`` (``--framing-columns`` on the command line)
+names the column that holds each framing's answer (reply, label or score). Each row becomes two rows, the affirmative one first, with a
 ``framing`` column and the answer in one column, and the row number of the row it came from.
 The answer column is the ``reply`` unless the words the two headers share name a score or a
 label as a header does (``aff_score`` and ``rev_score`` -> ``score``; ``agree_prompt`` and
@@ -24,7 +24,7 @@ from typing import Sequence
 
 import polars as pl
 
-from probestats.errors import ColumnError, OptionError
+from probestats.errors import ColumnError, OptionError, opt
 from probestats.io.read import ROW, normalize_header, resolve_columns
 
 __all__ = ["melt_framing_columns", "parse_framing_columns"]
@@ -47,11 +47,11 @@ def parse_framing_columns(specs: Sequence[str]) -> list[tuple[str | None, str, s
             key = key.strip().lower()
             side = "affirmative" if key in _AFF else "reverse" if key in _REV else None
             if not eq or side is None or not col.strip() or side in found:
-                raise OptionError(f"--framing-columns '{spec}': write affirmative=COLUMN,reverse=COLUMN "
+                raise OptionError(f"{opt('framing_columns', str(spec))}: write affirmative=COLUMN,reverse=COLUMN "
                                   "(optionally MEASURE: before it, e.g. score:affirmative=a,reverse=b)")
             found[side] = col.strip()
         if len(found) != 2:
-            raise OptionError(f"--framing-columns '{spec}': name both framings, affirmative=COLUMN,reverse=COLUMN")
+            raise OptionError(f"{opt('framing_columns', str(spec))}: name both framings, affirmative=COLUMN,reverse=COLUMN")
         out.append((measure.strip() if measure else None, found["affirmative"], found["reverse"]))
     return out
 
@@ -70,7 +70,7 @@ def melt_framing_columns(log, specs: Sequence[str]):
     ----------
     log : probestats.io.read.Log
     specs : sequence of str
-        ``--framing-columns`` values.
+        ``framing_columns`` values.
 
     Returns
     -------
@@ -82,8 +82,8 @@ def melt_framing_columns(log, specs: Sequence[str]):
     present = [n for n in schema.names() if n != ROW]
     by_header = {h: c for c, h in log.columns.items()}
     if "framing" in schema:
-        raise ColumnError(f"--framing-columns makes the framing column, but the log already has one "
-                          f"('{log.columns.get('framing', 'framing')}'); drop --framing-columns (the log is long "
+        raise ColumnError(f"{opt('framing_columns')} makes the framing column, but the log already has one "
+                          f"('{log.columns.get('framing', 'framing')}'); drop {opt('framing_columns')} (the log is long "
                           "already) or rename that column")
 
     def find(col: str) -> str:
@@ -93,7 +93,7 @@ def melt_framing_columns(log, specs: Sequence[str]):
         for name in present:
             if normalize_header(name) == normalize_header(col):
                 return name
-        raise ColumnError(f"--framing-columns: no column '{col}' in the log; columns seen: {', '.join(present)}")
+        raise ColumnError(f"{opt('framing_columns')}: no column '{col}' in the log; columns seen: {', '.join(present)}")
 
     melted = []
     for measure, a, r in groups:
@@ -106,14 +106,14 @@ def melt_framing_columns(log, specs: Sequence[str]):
         melted.append((canonical, ca, cr))
     names = [m for m, _, _ in melted]
     if len(set(names)) != len(names):
-        raise OptionError(f"--framing-columns are given twice for the {names[0]}; give each measure once "
+        raise OptionError(f"{opt('framing_columns')} are given twice for the {names[0]}; give each measure once "
                           "(name it with MEASURE:affirmative=...,reverse=...)")
     used = {c for _, a, r in melted for c in (a, r)}
     keep = [n for n in present if n not in used]
     clash = [m for m in names if m in keep]
     if clash:
-        raise ColumnError(f"--framing-columns makes a '{clash[0]}' column, but the log already has one; name the "
-                          f"measure (e.g. --framing-columns answer:affirmative=COL,reverse=COL) or rename it")
+        raise ColumnError(f"{opt('framing_columns')} makes a '{clash[0]}' column, but the log already has one; name the "
+                          f"measure (e.g. {opt('framing_columns', 'answer:affirmative=COL,reverse=COL')}) or rename it")
     parts = []
     for k, framing in enumerate(("affirmative", "reverse")):
         cols = []

@@ -24,7 +24,7 @@ from typing import Sequence
 
 import polars as pl
 
-from probestats.errors import OptionError, Problem
+from probestats.errors import OptionError, Problem, opt
 from probestats.io.read import ROW, Log, collect, read_log
 
 __all__ = ["Probe"]
@@ -37,7 +37,7 @@ class Probe:
     Attributes
     ----------
     columns : tuple of (canonical, header)
-        ``--column`` mappings; a header may be a column made by ``derive`` (or by ``wide``).
+        Column mappings (canonical name, header); a header may be a column made by ``derive`` (or by ``wide``).
     where : str or None
         A SQL condition; rows where it is not true are left out.
     derive : tuple of str
@@ -47,17 +47,17 @@ class Probe:
     fold_case : bool
         Values differing only in case or spaces are one.
     wide : tuple of str
-        ``--wide`` lists: one metric column per value (see :mod:`probestats.shape.wide`).
+        Wide lists: one metric column per value (see :mod:`probestats.shape.wide`).
     wide_attribute : str
         The column the values of a wide layout go to (``variant``; ``model`` for framing sheets).
     complete : bool
         Keep only items with a metric value under every compared value (a ``dropped_incomplete`` warning).
     framing_columns : tuple of str
-        ``--framing-columns affirmative=COL,reverse=COL``: one row per item with a column per
+        ``affirmative=COL,reverse=COL``: one row per item with a column per
         framing, read as one row per framing (see :mod:`probestats.shape.framing_columns`).
     count, words, chars, number, variant_from : tuple of str
-        Columns counted from the reply text (``--count NAME=REGEX``, ``--words NAME``, ``--chars NAME``,
-        ``--number NAME=REGEX``) and the value read from the prompt (``--variant-from VALUE=REGEX``);
+        Columns counted from the reply text (``count``: ``NAME=REGEX``, ``words``: ``NAME``, ``chars``: ``NAME``,
+        ``number``: ``NAME=REGEX``) and the value read from the prompt (``variant_from``: ``VALUE=REGEX``);
         see :mod:`probestats.shape.text_metrics`. They are made before ``derive``, which can use them.
     format, sheet, skip_rows, encoding, max_cells, records
         Read options, for every file (``max_cells``: the largest spreadsheet read, in cells;
@@ -147,12 +147,13 @@ class Probe:
         log = self._map_made(log)
         if self.complete:
             if metric is None:
-                raise OptionError("--complete keeps items with a metric value under every value; give --metric")
+                raise OptionError(f"{opt('complete', True)} keeps items with a metric value under every value; "
+                                  f"give {opt('metric')}")
             log = keep_complete(log, metric, a=a, b=b, by=by, fold_case=self.fold_case)
         return log
 
     def _split_columns(self, headers: Sequence[str]) -> tuple[dict, dict]:
-        """--column mappings onto headers of the file, and onto columns the probe makes."""
+        """Column mappings onto headers of the file, and onto columns the probe makes."""
         from probestats.io.read import normalize_header
 
         made = {str(n) for n in self._made_names()}
@@ -194,7 +195,7 @@ class Probe:
         return read_log(source, columns=file, metric=metric, **options)
 
     def _map_made(self, log: Log) -> Log:
-        """Rename columns made by ``derive`` to the canonical names ``--column`` gives them."""
+        """Rename columns made by ``derive`` to the canonical names ``columns`` gives them."""
         _, later = self._split_columns(log.headers if not self.derive else
                                        tuple(h for h in log.headers if h not in self._made_names()))
         if not later:
@@ -236,7 +237,7 @@ def keep_complete(log: Log, metric: str, *, a: str | None = None, b: str | None 
     >>> sorted(set(log.frame["item"])), log.problems[0].code
     ([1, 3], 'dropped_incomplete')
     >>> log.problems[0].message
-    "--complete left out 1 of 3 items, which lack a m value under some compared value: item 2 (no 'y'); the analysis uses 2 items"
+    "complete=True left out 1 of 3 items, which lack a m value under some compared value: item 2 (no 'y'); the analysis uses 2 items"
     """
     lazy = log.lazy
     schema = lazy.collect_schema()
@@ -280,7 +281,7 @@ def keep_complete(log: Log, metric: str, *, a: str | None = None, b: str | None 
                          + f" (no {', '.join(repr(m) for m in missing)})")
     more = f" and {lacking.height - 20} more" if lacking.height > 20 else ""
     unit = "items" if not by else "items within their groups"
-    message = (f"--complete left out {lacking.height} of {table.height} {unit}, which lack a {metric} value under "
+    message = (f"{opt('complete', True)} left out {lacking.height} of {table.height} {unit}, which lack a {metric} value under "
                f"some compared value: {', '.join(described)}{more}; the analysis uses "
                f"{table.height - lacking.height} {unit}")
     problem = Problem("warning", "dropped_incomplete", message, (), log.columns.get("item"))

@@ -1,24 +1,25 @@
 """Metrics counted from the reply text, and values read from the prompt text, before validation.
 
-Each option adds a column computed from the ``reply`` column (``--variant-from`` from ``prompt``),
-like ``--derive``, so the new column can be the ``--metric``:
+Each entry adds a column computed from the ``reply`` column (``variant_from`` from ``prompt``),
+like ``derive``, so the new column can be the ``metric``. On the command line each is a
+``--from-text NAME=KIND[:REGEX]`` option, KIND the parameter's name (``prompt`` for ``variant_from``):
 
 =============================  ==============================================================
-option                         the column holds
+entry                          the column holds
 =============================  ==============================================================
-``--count NAME=REGEX``         the number of matches of REGEX in the reply; ``^`` and ``$``
+``count``: ``NAME=REGEX``      the number of matches of REGEX in the reply; ``^`` and ``$``
                                match at every line's start and end (multiline)
-``--words NAME``               the number of words (runs of characters other than white space)
-``--chars NAME``               the number of characters
-``--number NAME=REGEX``        the first number in what REGEX matches first (its first group,
+``words``: ``NAME``            the number of words (runs of characters other than white space)
+``chars``: ``NAME``            the number of characters
+``number``: ``NAME=REGEX``     the first number in what REGEX matches first (its first group,
                                when it has one); blank when it does not match
-``--variant-from VALUE=REGEX`` ``variant``: the VALUE of the first rule whose REGEX matches
-                               the prompt (repeatable, tried in order)
+``variant_from``:              ``variant``: the VALUE of the first rule whose REGEX matches
+``VALUE=REGEX``                the prompt (several rules, tried in order)
 =============================  ==============================================================
 
 Patterns are regular expressions in the syntax of polars' string functions (Rust's ``regex``
 crate: no look-around or back-references); ``(?i)`` makes one ignore case. A reply where a
-``--count`` or ``--words`` metric is 0 is listed in a ``zero_count`` warning, for a person to
+``count`` or ``words`` metric is 0 is listed in a ``zero_count`` warning, for a person to
 read: a pattern misses what it did not foresee (``1)`` numbering, bullets). :func:`stated` gives
 the sentences the report's design section prints for them.
 
@@ -41,7 +42,7 @@ from typing import Sequence
 
 import polars as pl
 
-from probestats.errors import ColumnError, OptionError, Problem
+from probestats.errors import TEXT_KINDS, ColumnError, OptionError, Problem, either, opt
 from probestats.io.read import ROW, Log, collect, format_rows, read_log
 
 __all__ = ["apply", "stated", "parse_rule"]
@@ -53,24 +54,38 @@ _NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 def parse_rule(option: str, text: str, *, pattern: bool = True) -> tuple[str, str | None]:
     """Split ``NAME=REGEX`` (or a bare ``NAME`` when ``pattern`` is False), checking both.
 
-    >>> parse_rule("--count", "steps=^\\\\d+[.)]")
+    ``option`` is the parameter the rule was given as: ``count``, ``words``, ``chars``, ``number`` or
+    ``variant_from``.
+
+    >>> parse_rule("count", "steps=^\\\\d+[.)]")
     ('steps', '^\\\\d+[.)]')
-    >>> parse_rule("--count", "steps")
+    >>> parse_rule("count", "steps")
     Traceback (most recent call last):
     ...
-    probestats.errors.OptionError: --count 'steps': expected NAME=REGEX, for example --count "steps=^\\s*\\d+[.)]"
+    probestats.errors.OptionError: count='steps': expected NAME=REGEX, for example count=['steps=^[0-9]+[.)]']
     """
     if not pattern:
         if not _NAME.match(text or ""):
-            raise OptionError(f"{option} '{text}': expected a column name, for example {option} words")
+            raise OptionError(f"{opt(option, text)}: expected a column name, for example {_example(option, 'words')}")
         return text.strip(), None
     name, sep, regex = (text or "").partition("=")
     if not sep or not name.strip() or not regex:
-        example = "formal=^Good afternoon" if option == "--variant-from" else "steps=^\\s*\\d+[.)]"
-        raise OptionError(f"{option} '{text}': expected {'VALUE' if option == '--variant-from' else 'NAME'}=REGEX, "
-                          f"for example {option} \"{example}\"")
+        label = "VALUE" if option == "variant_from" else "NAME"
+        example = "formal=^Good afternoon" if option == "variant_from" else "steps=^[0-9]+[.)]"
+        form = either(f"{label}=REGEX", f"{label}={TEXT_KINDS[option]}:REGEX")
+        raise OptionError(f"{opt(option, text)}: expected {form}, for example {_example(option, example)}")
     _check_regex(option, text, regex)
     return name.strip(), regex
+
+
+def _example(option: str, text: str) -> str:
+    """An entry as the caller writes it: a list in Python (the parameters take several), a flag on the command line."""
+    return either(f"{option}=[{text!r}]", opt(option, text))
+
+
+def _given(kind: str, name: str, regex: str | None) -> str:
+    """The entry that made a column, as the caller gave it (``count='steps=REGEX'``, ``--from-text steps=count:REGEX``)."""
+    return opt(kind, name if regex is None else f"{name}={regex}")
 
 
 def _check_regex(option: str, text: str, regex: str) -> None:
@@ -79,7 +94,7 @@ def _check_regex(option: str, text: str, regex: str) -> None:
     except Exception as exc:  # polars raises its compute error for a pattern it cannot compile
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         first = re.sub(r"\s+", " ", first)[:160]
-        raise OptionError(f"{option} '{text}': not a regular expression polars can use ({first}); "
+        raise OptionError(f"{opt(option, text)}: not a regular expression polars can use ({first}); "
                           "look-around and back-references are not supported") from None
 
 
@@ -106,17 +121,17 @@ def apply(log, *, count: Sequence[str] = (), words: Sequence[str] = (), chars: S
     ------
     ColumnError
         The log has no reply (or prompt) column, or a new column would replace the reply, prompt, item or
-        variant. A new column named like another column of the log replaces it, as ``--derive`` does (a
+        variant. A new column named like another column of the log replaces it, as ``derive`` does (a
         ``replaced_column`` warning counts the rows where the two differ).
     OptionError
         A rule is not ``NAME=REGEX`` or its pattern does not compile.
     """
     log = read_log(log, **read_kwargs)
-    specs = ([("count", *parse_rule("--count", t)) for t in count]
-             + [("words", parse_rule("--words", t, pattern=False)[0], None) for t in words]
-             + [("chars", parse_rule("--chars", t, pattern=False)[0], None) for t in chars]
-             + [("number", *parse_rule("--number", t)) for t in number])
-    rules = [parse_rule("--variant-from", t) for t in variant_from]
+    specs = ([("count", *parse_rule("count", t)) for t in count]
+             + [("words", parse_rule("words", t, pattern=False)[0], None) for t in words]
+             + [("chars", parse_rule("chars", t, pattern=False)[0], None) for t in chars]
+             + [("number", *parse_rule("number", t)) for t in number])
+    rules = [parse_rule("variant_from", t) for t in variant_from]
     lazy = log.lazy
     names = lazy.collect_schema().names()
     if not specs and not rules:
@@ -125,25 +140,25 @@ def apply(log, *, count: Sequence[str] = (), words: Sequence[str] = (), chars: S
     problems = list(log.problems)
     columns = dict(log.columns)
     if specs:
-        _require(log, names, "reply", f"--{specs[0][0]}")
+        _require(log, names, "reply", _given(*specs[0]))
         made: set[str] = set()
         for kind, name, regex in specs:
             if name in _KEPT or name in made or name == ROW:
-                raise ColumnError(f"--{kind} {name}: '{name}' is {'a column the counting reads or ' if name in _KEPT else ''}"
-                                  f"named twice; give the counted metric another name (for example --{kind} "
-                                  f"{name}_counted{'=' + regex if regex else ''})")
+                raise ColumnError(f"{_given(kind, name, regex)}: '{name}' is "
+                                  f"{'a column the counting reads or ' if name in _KEPT else ''}named twice; give the "
+                                  f"counted metric another name (for example {_given(kind, name + '_counted', regex)})")
             made.add(name)
         replaced = [name for _, name, _ in specs if name in names]
         old = {name: f"\0was\0{name}" for name in replaced}
         lazy = lazy.with_columns(pl.col(n).alias(o) for n, o in old.items())
         lazy = lazy.with_columns(_expr(kind, regex).alias(name) for kind, name, regex in specs)
-        problems += _differences(log, lazy, old, {n: f"--{k} {n}" + (f"={r}" if r else "") for k, n, r in specs})
+        problems += _differences(log, lazy, old, {n: _given(k, n, r) for k, n, r in specs})
         lazy = lazy.drop(list(old.values()))
         for kind, name, regex in specs:
             columns.setdefault(name, name)
         problems += _zeros(log, lazy, [(k, n, r) for k, n, r in specs if k in ("count", "words")])
     if rules:
-        _require(log, names, "prompt", "--variant-from")
+        _require(log, names, "prompt", opt("variant_from", "=".join(rules[0])))
         value = pl.lit(None, pl.String)
         for label, regex in reversed(rules):
             value = pl.when(pl.col("prompt").str.contains(regex)).then(pl.lit(label)).otherwise(value)
@@ -165,7 +180,7 @@ _KEPT = ("reply", "prompt", "item", "variant")
 
 
 def _differences(log: Log, lazy: pl.LazyFrame, old: dict[str, str], options: dict[str, str]) -> list[Problem]:
-    """A warning for each column of the log a counted metric replaced, where the two differ (like --derive,
+    """A warning for each column of the log a counted metric replaced, where the two differ (like derive,
     the counted column takes the name; the warning says how far the log's own values were from it)."""
     out = []
     for name, was in old.items():
@@ -184,7 +199,7 @@ def _differences(log: Log, lazy: pl.LazyFrame, old: dict[str, str], options: dic
 def _require(log: Log, names, column: str, option: str) -> None:
     if column not in names:
         raise ColumnError(f"{option} reads the {column} text, and '{log.source}' has no {column} column; name it with "
-                          f"--column {column}=HEADER (headers seen: {', '.join(h for h in log.headers)})")
+                          f"{opt('columns', {column: 'HEADER'})} (headers seen: {', '.join(h for h in log.headers)})")
 
 
 def _expr(kind: str, regex: str | None) -> pl.Expr:
@@ -218,7 +233,7 @@ def _zeros(log: Log, lazy: pl.LazyFrame, specs) -> list[Problem]:
             continue
         total = collect(lazy.select(pl.col("reply").is_not_null().sum()), log.source, log._path).item()
         rows = log.rows(zero.to_list())
-        what = f"--count {name}={regex}" if kind == "count" else f"--words {name}"
+        what = _given(kind, name, regex)
         out.append(Problem("warning", "zero_count",
                            f"{what} is 0 in {zero.len()} of {total} replies ({format_rows(log, rows)}): read them, "
                            "a pattern misses what it did not foresee (numbering such as '1)', bullets, a reply "
@@ -232,7 +247,7 @@ def _unmatched(log: Log, lazy: pl.LazyFrame, rules) -> list[Problem]:
         return []
     rows = log.rows(missed.to_list())
     return [Problem("warning", "no_variant_rule",
-                    f"no --variant-from rule matched the prompt of {missed.len()} replies ({format_rows(log, rows)}); "
+                    f"no {opt('variant_from')} rule matched the prompt of {missed.len()} replies ({format_rows(log, rows)}); "
                     "they have no value and are left out of the comparison: add a rule, or check the patterns",
                     tuple(rows), "prompt")]
 

@@ -22,7 +22,7 @@ The rule of reading, exactly:
   when patterns of two or more labels match (``several_labels``), or when the reply is
   missing or blank (``blank``). Unparsed replies are counted and listed, never guessed.
 
-A ``--choice`` column that already holds the slot is read by the same rules, as whole
+A ``choice`` column that already holds the slot is read by the same rules, as whole
 values: a cell is parsed when it equals (after trimming surrounding spaces) one label's
 pattern; ``re:`` patterns must match the whole trimmed cell.
 
@@ -39,7 +39,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from probestats.errors import OptionError
+from probestats.errors import OptionError, either, opt
 
 __all__ = ["LABELS", "Rule", "Verdict", "parse_rule", "parse_rules", "extract", "extract_all", "choice_rules",
            "REASONS"]
@@ -97,29 +97,29 @@ def parse_rule(text: str) -> Rule:
     >>> parse_rule("best=[[A]]")
     Traceback (most recent call last):
     ...
-    probestats.errors.OptionError: --verdict best=[[A]]: the label must be first, second or tie, for example --verdict "first=[[A]]"
+    probestats.errors.OptionError: verdicts='best=[[A]]': the label must be first, second or tie, for example verdicts=['first=[[A]]']
     """
     text = str(text)
+    given, example = opt("verdicts", text), either("verdicts=['first=[[A]]']", '--verdict "first=[[A]]"')
     if "=" not in text:
-        raise OptionError(f"--verdict {text}: expected LABEL=PATTERN, for example --verdict \"first=[[A]]\"")
+        raise OptionError(f"{given}: expected LABEL=PATTERN, for example {example}")
     label, pattern = text.split("=", 1)
     label = label.strip().lower()
     if label not in LABELS:
-        raise OptionError(f"--verdict {text}: the label must be first, second or tie, for example "
-                          "--verdict \"first=[[A]]\"")
+        raise OptionError(f"{given}: the label must be first, second or tie, for example {example}")
     regex = pattern.startswith("re:")
     if regex:
         pattern = pattern[3:]
     if pattern == "":
-        raise OptionError(f"--verdict {text}: the pattern is empty; give the text that names the {label} slot")
+        raise OptionError(f"{given}: the pattern is empty; give the text that names the {label} slot")
     if regex:
         try:
             compiled = re.compile(pattern)
         except re.error as exc:
-            raise OptionError(f"--verdict {text}: not a regular expression ({exc}); drop 're:' to match the "
+            raise OptionError(f"{given}: not a regular expression ({exc}); drop 're:' to match the "
                               "text literally") from None
         if compiled.search("") is not None:
-            raise OptionError(f"--verdict {text}: the expression matches an empty reply, so it would match every "
+            raise OptionError(f"{given}: the expression matches an empty reply, so it would match every "
                               "reply; make it name something the judge writes")
     return Rule(label, pattern, regex)
 
@@ -133,8 +133,8 @@ def parse_rules(texts: Iterable[str | Rule]) -> tuple[Rule, ...]:
     rules = tuple(t if isinstance(t, Rule) else parse_rule(t) for t in texts)
     named = {r.label for r in rules}
     if len(named) < 2:
-        raise OptionError("--verdict: name at least the first and second slots, for example "
-                          "--verdict \"first=[[A]]\" --verdict \"second=[[B]]\"")
+        raise OptionError(f"{opt('verdicts')}: name at least the first and second slots, for example "
+                          + either("verdicts=['first=[[A]]', 'second=[[B]]']", '--verdict "first=[[A]]" --verdict "second=[[B]]"'))
     return rules
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from probestats.errors import OptionError
+from probestats.errors import OptionError, opt
 
 __all__ = ["cell_query", "validation_queries", "TESTED_DIALECTS", "NO_HALVES"]
 
@@ -30,7 +30,7 @@ __all__ = ["cell_query", "validation_queries", "TESTED_DIALECTS", "NO_HALVES"]
 NO_HALVES = ("-- no within-log noise check: the same-versus-same row needs each cell's runs split in halves drawn\n"
              "-- at random (seeded) as probestats draws them, which this SQL cannot do, so its half columns are empty.\n"
              "-- For that row, build the table with probestats cells, analyze the row log, or give a\n"
-             "-- same-versus-same log (--noise).\n")
+             "-- same-versus-same log as the noise log.\n")
 
 TESTED_DIALECTS = ("duckdb", "spark")
 SETTINGS = ("model", "temperature", "system")
@@ -64,14 +64,14 @@ def _source(table: str, metric: str, columns: Mapping[str, str], where: str | No
     try:
         table_sql = sqlglot.exp.to_table(table).sql("duckdb")
     except Exception:
-        raise OptionError(f"--table {table}: not a table name (such as logs or db.schema.logs)") from None
+        raise OptionError(f"{opt('table', table)}: not a table name (such as logs or db.schema.logs)") from None
     renames = ", ".join(f"{_ident(header)} AS {_ident(canon)}" for canon, header in columns.items())
     inner = f"SELECT *{', ' + renames if renames else ''} FROM {table_sql}"
     for name, expr in derive:
-        _parse(expr, f"--derive {name}")
+        _parse(expr, opt("derive", f"{name} = {expr}"))
         inner = f"SELECT *, ({expr}) AS {_ident(name)} FROM ({inner}) AS d"
     if where:
-        _parse(where, "--where")
+        _parse(where, opt("where", where))
         inner = f"SELECT * FROM ({inner}) AS w WHERE {where}"
     rank = f"ORDER BY {_ident(order)}" if order else f"ORDER BY {_ident('item')}, {_ident('variant')}"
     return f"SELECT *, ROW_NUMBER() OVER ({rank}) AS __row FROM ({inner}) AS s"
@@ -90,7 +90,7 @@ def _write(sql: str, dialect: str) -> str:
     try:
         return sqlglot.transpile(sql, read="duckdb", write=dialect, pretty=True)[0]
     except (ValueError, KeyError, sqlglot.errors.SqlglotError) as exc:
-        raise OptionError(f"--dialect {dialect}: sqlglot cannot write it ({str(exc).splitlines()[0]})") from None
+        raise OptionError(f"{opt('dialect', dialect)}: sqlglot cannot write it ({str(exc).splitlines()[0]})") from None
 
 
 def cell_query(*, table: str, metric: str, dialect: str = "duckdb", by: Sequence[str] = (), places: int = 6,
@@ -115,7 +115,7 @@ def cell_query(*, table: str, metric: str, dialect: str = "duckdb", by: Sequence
     True
     """
     if not 0 <= int(places) <= 9:
-        raise OptionError(f"--places {places}: give 0 to 9 decimal places")
+        raise OptionError(f"{opt('places', places)}: give 0 to 9 decimal places")
     columns = dict(columns or {})
     value = _ident(metric)
     units = f"CAST(ROUND({value} * {10 ** int(places)}) AS DECIMAL(38, 0))"

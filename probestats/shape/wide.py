@@ -1,10 +1,11 @@
 """Wide layouts: one metric column per value (``formal_steps, casual_steps``), read as the long log.
 
-``--wide COL,COL,...`` names the columns of one measure, one per value; the values are the column
-names with their common words stripped (``formal_steps`` -> ``formal``) and the measure is named by
-those common words (``steps``; BiasLab's ``gpt_Raw, glm_Raw`` -> ``Raw``, read as the reply).
-``--wide value=COL`` names a value outright (repeat it, one per value). Several ``--wide`` lists
-(``{model}_Raw`` and ``{model}_Cat``) melt side by side and must name the same values.
+A ``wide`` entry ``COL,COL,...`` (``--wide COL,COL,...`` on the command line) names the columns of
+one measure, one per value; the values are the column names with their common words stripped
+(``formal_steps`` -> ``formal``) and the measure is named by those common words (``steps``;
+``gpt_Raw, glm_Raw`` -> ``Raw``, read as the reply). An entry ``value=COL`` names a value outright
+(one entry per value). Several ``wide`` lists (``{model}_Raw`` and ``{model}_Cat``) melt side by
+side and must name the same values.
 
 Each wide row becomes one row per value, in the order the columns were given, with the row
 number of the row it came from.
@@ -32,7 +33,7 @@ from typing import Sequence
 
 import polars as pl
 
-from probestats.errors import ColumnError, OptionError
+from probestats.errors import ColumnError, OptionError, opt
 from probestats.io.read import ROW, normalize_header, resolve_columns
 
 __all__ = ["parse_wide", "split_names", "melt", "looks_wide"]
@@ -41,19 +42,19 @@ _SEP = re.compile(r"([_\-. ]+)")
 
 
 def parse_wide(specs: Sequence[str]) -> list[list[tuple[str | None, str]]]:
-    """Each ``--wide`` list as (value or None, column) pairs; single ``value=COL`` options form one list."""
+    """Each ``wide`` list as (value or None, column) pairs; single ``value=COL`` options form one list."""
     groups: list[list[tuple[str | None, str]]] = []
     named: list[tuple[str | None, str]] = []
     for spec in specs:
         entries = [e.strip() for e in str(spec).split(",") if e.strip()]
         if not entries:
-            raise OptionError(f"--wide '{spec}': name the columns, e.g. --wide formal_steps,casual_steps")
+            raise OptionError(f"{opt('wide', str(spec))}: name the columns, e.g. {opt('wide', 'formal_steps,casual_steps')}")
         pairs = []
         for e in entries:
             if "=" in e:
                 value, col = e.split("=", 1)
                 if not value.strip() or not col.strip():
-                    raise OptionError(f"--wide '{spec}': expected VALUE=COLUMN, e.g. --wide formal=f_steps")
+                    raise OptionError(f"{opt('wide', str(spec))}: expected VALUE=COLUMN, e.g. {opt('wide', 'formal=f_steps')}")
                 pairs.append((value.strip(), col.strip()))
             else:
                 pairs.append((None, e))
@@ -65,7 +66,7 @@ def parse_wide(specs: Sequence[str]) -> list[list[tuple[str | None, str]]]:
         groups.append(named)
     for group in groups:
         if len(group) < 2:
-            raise OptionError(f"--wide {group[0][1]}: a wide layout has one column per value; name two or more")
+            raise OptionError(f"{opt('wide', group[0][1])}: a wide layout has one column per value; name two or more")
     return groups
 
 
@@ -104,11 +105,11 @@ def melt(lazy: pl.LazyFrame, columns: dict[str, str], specs: Sequence[str], *, a
         for name in present:
             if normalize_header(name) == norm:
                 return name
-        raise ColumnError(f"--wide: no column '{col}' in the log; columns seen: {', '.join(present)}")
+        raise ColumnError(f"{opt('wide')}: no column '{col}' in the log; columns seen: {', '.join(present)}")
 
     if attribute in schema:
-        raise ColumnError(f"--wide reads the {attribute} from the column names, but the log already has a "
-                          f"'{columns.get(attribute, attribute)}' column; drop --wide (the log is long already)")
+        raise ColumnError(f"{opt('wide')} reads the {attribute} from the column names, but the log already has a "
+                          f"'{columns.get(attribute, attribute)}' column; drop {opt('wide')} (the log is long already)")
     melted: list[tuple[list[str], list[str], str]] = []   # (values, columns, measure name)
     for group in groups:
         cols = [find(col) for _, col in group]
@@ -117,17 +118,17 @@ def melt(lazy: pl.LazyFrame, columns: dict[str, str], specs: Sequence[str], *, a
             values = [v if v is not None else col for v, col in group]
         name = common or (metric if metric and len(groups) == 1 else None)
         if not name:
-            raise OptionError(f"--wide {','.join(c for _, c in group)}: the columns share no name for what they "
-                              "measure; name the values (--wide VALUE=COLUMN) and give --metric")
+            raise OptionError(f"{opt('wide', ','.join(c for _, c in group))}: the columns share no name for what "
+                              f"they measure; name the values ({opt('wide', 'VALUE=COLUMN')}) and give {opt('metric')}")
         melted.append((values, cols, name))
     values = melted[0][0]
     for other, cols, _ in melted[1:]:
         if other != values:
-            raise OptionError(f"--wide lists must name the same values in the same order: "
+            raise OptionError(f"{opt('wide')} lists must name the same values in the same order: "
                               f"{', '.join(values)} against {', '.join(other)}")
     names = [name for _, _, name in melted]
     if len(set(names)) != len(names):
-        raise OptionError(f"--wide lists measure the same thing ({', '.join(names)}); give each list once")
+        raise OptionError(f"{opt('wide')} lists measure the same thing ({', '.join(names)}); give each list once")
     used = {c for _, cols, _ in melted for c in cols}
     keep = [n for n in present if n not in used]
     # the measure's name is read like a header: 'Raw' is the reply, a name like the metric is the metric
@@ -138,7 +139,7 @@ def melt(lazy: pl.LazyFrame, columns: dict[str, str], specs: Sequence[str], *, a
         final[name] = canonical if canonical not in keep else name
     clash = [final[n] for n in names if final[n] in keep]
     if clash:
-        raise ColumnError(f"--wide makes a column '{clash[0]}', but the log already has one; rename it")
+        raise ColumnError(f"{opt('wide')} makes a column '{clash[0]}', but the log already has one; rename it")
     types = {final[name]: pl.String if len({schema[c] for c in cols}) > 1 else schema[cols[0]]
              for _, cols, name in melted}
     parts = []
@@ -158,7 +159,7 @@ def melt(lazy: pl.LazyFrame, columns: dict[str, str], specs: Sequence[str], *, a
 
 
 def looks_wide(headers: Sequence[str], metric: str | None = None) -> str | None:
-    """A ``--wide`` list to suggest when headers look wide (several sharing a first or last word), else None."""
+    """A ``wide`` list to suggest when headers look wide (several sharing a first or last word), else None."""
     headers = [str(h) for h in headers]
     best: list[str] = []
     for position in (-1, 0):

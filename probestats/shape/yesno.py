@@ -45,7 +45,7 @@ from numbers import Real
 
 import polars as pl
 
-from probestats.errors import OptionError
+from probestats.errors import OptionError, opt
 from probestats.shape.labels import ParsedLabel, _clean, _fold, _unspaced, parse_label
 
 __all__ = ["LANGUAGES", "YES_NO_KINDS", "parse_label_map", "parse_yes_no", "parse_yes_nos", "yes_no_share"]
@@ -90,7 +90,7 @@ def _table() -> tuple[dict[str, str], re.Pattern]:
 
 
 def parse_label_map(entries) -> dict[str, str]:
-    """Read ``--label-map`` entries ``LABEL=TEXT,TEXT`` (LABEL: yes, no, refusal or hedge).
+    """Read ``label_map`` entries ``LABEL=TEXT,TEXT`` (LABEL: yes, no, refusal or hedge).
 
     Parameters
     ----------
@@ -120,20 +120,20 @@ def parse_label_map(entries) -> dict[str, str]:
         for entry in entries:
             label, sep, texts = str(entry).partition("=")
             if not sep or not texts.strip():
-                raise OptionError(f"--label-map {entry!r}: write LABEL=TEXT,TEXT with LABEL one of "
-                                  "yes, no, refusal, hedge (for example --label-map yes=Affirm,Y)")
+                raise OptionError(f"{opt('label_map', str(entry))}: write LABEL=TEXT,TEXT with LABEL one of "
+                                  f"yes, no, refusal, hedge (for example {opt('label_map', 'yes=Affirm,Y')})")
             pairs += [(label, t) for t in texts.split(",")]
     out: dict[str, str] = {}
     for label, text in pairs:
         category = label.strip().lower()
         if category not in _CATEGORIES:
-            raise OptionError(f"--label-map: unknown label {label.strip()!r}; use yes, no, refusal or hedge "
-                              "(for example --label-map no=Negate)")
+            raise OptionError(f"{opt('label_map')}: unknown label {label.strip()!r}; use yes, no, refusal or hedge "
+                              f"(for example {opt('label_map', 'no=Negate')})")
         key = _key(text)
         if not key:
-            raise OptionError(f"--label-map {label.strip()}=: give the text the replies use after the '='")
+            raise OptionError(f"{opt('label_map', label.strip() + '=')}: give the text the replies use after the '='")
         if out.get(key, category) != category:
-            raise OptionError(f"--label-map gives {text.strip()!r} two labels, {out[key]} and {category}")
+            raise OptionError(f"{opt('label_map')} gives {text.strip()!r} two labels, {out[key]} and {category}")
         out[key] = category
     return out
 
