@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import re
+import tempfile
 import zipfile
 import zlib
 from pathlib import Path
@@ -10,10 +12,26 @@ from pathlib import Path
 import polars as pl
 
 SHEET = "xl/worksheets/sheet1.xml"
+#: every part's time in the zips made here: the same call makes the same bytes (the generator is seeded)
+STAMP = (2000, 1, 1, 0, 0, 0)
+_DATES = re.compile(rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?")
+
+
+def _part(name: str, compress_type: int = zipfile.ZIP_DEFLATED) -> zipfile.ZipInfo:
+    """A zip entry stamped with :data:`STAMP` (``writestr`` with a bare name stamps the clock's time)."""
+    info = zipfile.ZipInfo(name, date_time=STAMP)
+    info.compress_type = compress_type
+    return info
 
 
 def _valid_xlsx(path: Path) -> dict[str, bytes]:
-    pl.DataFrame({"item": [1, 1], "variant": ["a", "b"], "steps": [1, 2]}).write_excel(path, autofit=False)
+    import datetime
+
+    import xlsxwriter
+
+    with xlsxwriter.Workbook(path) as book:
+        book.set_properties({"created": datetime.datetime(2000, 1, 1)})  # a fixed date: the same bytes
+        pl.DataFrame({"item": [1, 1], "variant": ["a", "b"], "steps": [1, 2]}).write_excel(book, autofit=False)
     with zipfile.ZipFile(path) as z:
         return {n: z.read(n) for n in z.namelist()}
 
@@ -28,7 +46,7 @@ def far_corner_xlsx(path: Path, corner: str = "XFD1048576") -> Path:
     parts[SHEET] = sheet.encode()
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
         for name, data in parts.items():
-            z.writestr(name, data)
+            z.writestr(_part(name), data)
     return path
 
 
@@ -55,11 +73,25 @@ def zip_bomb_xlsx(path: Path, expanded: int = 2 << 30) -> Path:
 ODS_DAMAGE = ("bad_crc", "junk_xml", "external_entity", "entity_bomb", "unbound_prefix")
 
 
-def _valid_ods(path: Path) -> list[tuple[zipfile.ZipInfo, bytes]]:
+@functools.lru_cache(maxsize=1)
+def _ods_parts() -> tuple[tuple[zipfile.ZipInfo, bytes], ...]:
+    """The parts of a small valid .ods, made once per process: the writer declares more namespaces after
+    its first document and stamps the clock's time, so only one making gives the same bytes every call."""
     frame = pl.DataFrame({"item": [1, 1, 2, 2], "variant": ["a", "b", "a", "b"], "steps": [1, 2, 3, 5]})
-    frame.to_pandas().to_excel(path, engine="odf", index=False, sheet_name="runs")
-    with zipfile.ZipFile(path) as z:
-        return [(info, z.read(info)) for info in z.infolist()]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "log.ods"
+        frame.to_pandas().to_excel(path, engine="odf", index=False, sheet_name="runs")
+        with zipfile.ZipFile(path) as z:
+            return tuple((info, _DATES.sub(b"2000-01-01T00:00:00", z.read(info))) for info in z.infolist())
+
+
+def _valid_ods(path: Path) -> list[tuple[zipfile.ZipInfo, bytes]]:
+    """A small valid .ods written at ``path``; returns its parts."""
+    parts = list(_ods_parts())
+    with zipfile.ZipFile(path, "w") as z:
+        for info, data in parts:
+            z.writestr(_part(info.filename, info.compress_type), data)
+    return parts
 
 
 def damaged_ods(path: Path, kind: str) -> Path:
@@ -88,8 +120,8 @@ def damaged_ods(path: Path, kind: str) -> Path:
     with zipfile.ZipFile(path, "w") as z:
         for info, data in parts:
             stored = info.filename == "mimetype" or kind == "bad_crc"
-            z.writestr(info.filename, content if info.filename == "content.xml" else data,
-                       compress_type=zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED)
+            z.writestr(_part(info.filename, zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED),
+                       content if info.filename == "content.xml" else data)
     if kind == "bad_crc":
         data = bytearray(path.read_bytes())
         at = data.index(b"<office:body>") + 3  # inside the stored content.xml: the data changes, its CRC does not
