@@ -16,7 +16,8 @@ query ``probestats sql`` prints):
 ``model`` ...             the first run's held-fixed settings, when the log has them
 ``n_first``               runs in the first half of the cell: ``counted // 2`` of its runs with a
                           value, drawn at random as the within-log noise draws them
-                          (:mod:`probestats.analyses.halves`, seed 0)
+                          (:mod:`probestats.analyses.halves`, seed 0; a ``--by`` group's cell is
+                          drawn on its own, named by its item)
 ``sum_units_first``,      exact sums of that first half, as above (the second half is the cell
 ``sumsq_units_first``     minus the first)
 ``first_split``           ``random (seed 0)``: how the halves were drawn (older tables say
@@ -342,9 +343,9 @@ def within_cells_noise(cells: pl.DataFrame, a: str, items: pl.DataFrame,
     if side.select(pl.col("item").is_duplicated().any()).item():
         return None, None, Problem(
             "warning", "no_within_noise",
-            "an item's runs of the value are spread over several --by groups of the cell table, so its halves "
-            "in seed order cannot be rebuilt from the groups' halves; the within-log noise row is left out "
-            "(analyze the row log for it)")
+            "an item's runs of the value are spread over several --by groups of the cell table, whose halves are "
+            "drawn within each group, not over the item as the analysis draws them; the within-log noise row is "
+            "left out (analyze the row log, or a table built without --by, for it)")
     first, second = f"{a} (first half)", f"{a} (second half)"
     rows = []
     for item, n, s, q, n1, s1, q1, p in side.select(
