@@ -165,17 +165,15 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
     common = dict(seeded=seeded, reply="reply" in present, settings=settings)
     fact_aggs = _fact_aggregations(extra, schema)
     rows, typed, firsts, plain, written = _fast_rows(log, metric, schema, head, identity, setting)
-    counted = _units(metric, head.places, plain) if halves else None
     per, counts = _pass(rows, by, _aggregations(metric, head.places, plain=plain, written=written, firsts=firsts,
-                                                **common) + fact_aggs, before_pass, counted)
+                                                **common) + fact_aggs, _units(metric, head.places, plain), before_pass)
     if (per is None and typed) or (per is not None and "__general" in per.columns and per["__general"].sum()):
         # a number the reader could not parse, a value not written as a plain whole number, or
         # settings that vary: the general pass reads the text and keeps each cell's settings
         if progress:
             progress(f"reading {log.source} again, as text")
         per, counts = _pass(log.lazy.select(identity + list(setting.values()) + [x]), by,
-                            _aggregations(metric, head.places, **common) + fact_aggs,
-                            counted=_units(metric, head.places, False) if halves else None)
+                            _aggregations(metric, head.places, **common) + fact_aggs, _units(metric, head.places, False))
     elif per is not None:
         if plain:   # whole numbers have no finer places
             per = per.with_columns(pl.lit(0, pl.UInt32).alias("__finer"))
@@ -194,7 +192,7 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
         return None
     streamed = _finish(per, log, metric=metric, a=a, b=b, by=by, keys=keys, settings=settings, fold_case=fold_case,
                    same_seeds=same_seeds, seeded=seeded, reply="reply" in present,
-                   places=head.places, exemplars=head.exemplars, variant=text["variant"], histogram=counts)
+                   places=head.places, exemplars=head.exemplars, variant=text["variant"], histogram=counts if halves else None)
     if streamed is None or not facts:
         return streamed
     seeds = _seed_facts(per, log, streamed.checked.a, streamed.checked.b, text) if seeded else None
@@ -221,9 +219,9 @@ def _aggregations(metric: str, places: int, *, seeded: bool, reply: bool,
     v = pl.col(metric)
     # whole units of 10**-places; a value with more places shows in __finer and validate takes over
     whole = _units(metric, places, plain)
-    aggs = [pl.len().alias("n"), pl.col(ROW).min().alias(FIRST), v.count().alias("counted"),
-            v.min().alias("__min"), v.max().alias("__max"), whole.sum().alias("__s"), (whole * whole).sum().alias("__q"),
-            (v.diff() > 0).sum().alias("__up"), (v.diff() < 0).sum().alias("__down")]   # a metric in sorted order
+    aggs = [pl.len().alias("n"), pl.col(ROW).min().alias(FIRST), pl.col(ROW).max().alias("__last"),
+            v.count().alias("counted"), v.min().alias("__min"), v.max().alias("__max"), whole.sum().alias("__s"),
+            (whole * whole).sum().alias("__q")]
     general = [pl.col("__written") & v.is_null()] if written else []
     if not plain:
         aggs.append((v.round(places) != v).sum().alias("__finer"))
@@ -248,25 +246,50 @@ def _aggregations(metric: str, places: int, *, seeded: bool, reply: bool,
     return aggs
 
 
-def _pass(rows: pl.LazyFrame, by: Sequence[str], aggs: list[pl.Expr],
-          before_pass: Callable[[], None] | None = None,
-          counted: pl.Expr | None = None) -> tuple[pl.DataFrame | None, pl.DataFrame | None]:
-    """The cells of ``rows`` (one row per item x ``by`` x value, in order of appearance) and, with
-    ``counted`` (the metric in whole units), the runs of each value in each cell, from one read of
-    the log (polars shares the scan between the two); None when polars cannot read the log."""
+def _pass(rows: pl.LazyFrame, by: Sequence[str], aggs: list[pl.Expr], units: pl.Expr,
+          before_pass: Callable[[], None] | None = None) -> tuple[pl.DataFrame | None, pl.DataFrame | None]:
+    """The cells of ``rows`` (one row per item x ``by`` x value, in order of appearance) and the runs
+    of each metric value (``units``, in whole units) in each cell; None when polars cannot read the log.
+
+    The pass groups the rows by cell and metric value (every aggregation of ``aggs`` combines from
+    such groups, see :func:`_combined`), so the same read gives both, with memory that grows with the
+    distinct values per cell; the steps up and down between runs in row order (a metric sorted
+    within cells) are told from each value's first and last row."""
     if before_pass:
         before_pass()
     keys = ["item", *by, "variant"]
-    cells = rows.group_by(keys).agg(aggs).sort(FIRST)
     try:
         with _panic_quiet():
-            if counted is None:
-                return cells.collect(engine="streaming"), None
-            counts = rows.group_by([*keys, counted]).agg(pl.len().alias("__count"))
-            per, counts = pl.collect_all([cells, counts], engine="streaming")
-            return per, counts
+            fine = rows.group_by([*keys, units]).agg(aggs).collect(engine="streaming")
     except (pl.exceptions.PolarsError, pl.exceptions.PanicException):
         return None, None
+    return _combined(fine, keys), fine.select(*keys, "__units", pl.col("n").alias("__count"))
+
+
+def _combined(fine: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """The cells from their groups by metric value: counts and sums added (hash sums wrap as one sum
+    does), smallest and largest taken; ``__up`` (``__down``) counts the neighbouring values of a cell
+    whose rows show a step up (down) between them, so it is 0 exactly when no step between runs in
+    row order goes up (down): the rows of each value then all come before those of the next larger
+    (smaller) one."""
+    added = {"n", "counted", "__s", "__q", "__finer", "__zeros", "seeds", "__seed_numbers", "__general"}
+    largest = {"__max", "__seed_hi", "__last"}
+    aggs = []
+    for c in fine.columns:
+        if c in (*keys, "__units"):
+            continue
+        if c in added or c.endswith("_nulls") or c.endswith("_odd"):
+            aggs.append(pl.col(c).sum().cast(fine.schema[c]))
+        elif c in largest or c.endswith("_max") or c.endswith("_hi"):
+            aggs.append(pl.col(c).max())
+        else:
+            aggs.append(pl.col(c).min())
+    ordered = fine.sort([*keys, "__units"], nulls_last=True)
+    steps = ordered.with_columns(
+        (pl.col("__last").shift(1).over(keys) > pl.col(FIRST)).fill_null(False).alias("__down"),
+        (pl.col(FIRST).shift(1).over(keys) < pl.col("__last")).fill_null(False).alias("__up"))
+    return (steps.group_by(keys).agg(*aggs, pl.col("__up").sum(), pl.col("__down").sum())
+            .sort(FIRST).drop("__last"))
 
 
 class _Head(NamedTuple):
