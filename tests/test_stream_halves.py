@@ -156,3 +156,21 @@ def test_the_counts_grow_with_the_distinct_values_not_the_runs(tmp_path):
     distinct = frame.select(pl.struct("item", "variant", "steps").n_unique()).item()
     assert got is not None and got.halves.height == distinct < frame.height / 50
     assert got.halves["__count"].sum() == frame.height
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["1", "2"]), st.integers(0, 3)), min_size=1, max_size=30))
+def test_the_steps_between_runs_are_told_from_each_values_first_and_last_row(runs):
+    # a cell's runs in row order go up somewhere exactly when the pass's __up is not 0 (down likewise),
+    # though the pass keeps only each value's first and last row: checked against the runs' own steps
+    from probestats.checks.schema import FIRST
+    from probestats.checks.stream import _combined
+
+    frame = pl.DataFrame(runs, schema={"item": pl.String, "x": pl.Int64}, orient="row").with_row_index("row")
+    fine = frame.group_by("item", pl.col("x").alias("__units")).agg(
+        pl.len().alias("n"), pl.col("row").min().alias(FIRST), pl.col("row").max().alias("__last"))
+    cells = _combined(fine, ["item"])
+    for item, up, down in cells.select("item", "__up", "__down").iter_rows():
+        xs = frame.filter(pl.col("item") == item)["x"].to_list()
+        steps = [b - a for a, b in zip(xs, xs[1:])]
+        assert (up > 0, down > 0) == (any(d > 0 for d in steps), any(d < 0 for d in steps)), (xs, up, down)

@@ -2,7 +2,8 @@
 
 :func:`validate_streaming` reads only the columns validation needs (item, value, metric, seed,
 held-fixed settings) through polars' streaming engine and summarizes them into one row per
-item x value: the cells :func:`probestats.checks.schema.validate` would compute, with exact sums
+item x value x metric value, which it then combines into one row per item x value (so memory
+grows with the distinct metric values per cell too, a few for a metric of small whole numbers): the cells :func:`probestats.checks.schema.validate` would compute, with exact sums
 of the metric in whole units of ``10**-places`` (64-bit integers; the places are read from the
 first rows and checked on every row, and bounds checked after the pass rule out an overflow),
 plus counters that say whether the log has any problem that needs its rows: blank or non-numeric
