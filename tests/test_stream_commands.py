@@ -151,8 +151,8 @@ def test_repeated_warnings_are_counted_once_with_examples(tmp_path):
 
 
 def test_cell_tables_are_the_same_with_streaming_on_and_off(tmp_path, monkeypatch, passes):
-    # the table's halves are drawn at random within cells (as the within-log noise draws them), which the
-    # streaming pass cannot do yet: the cells command reads the rows either way, and says the same bytes
+    # the table's halves are drawn at random within cells (as the within-log noise draws them): the pass
+    # draws them from each cell's counts of its values, the row path from the runs, and the bytes agree
     logs = [without_time("style_probe.csv", tmp_path), without_time("style_probe_5seeds.csv", tmp_path),
             write(make_log(items=12, runs=70, seed=8, values=("formal", "casual", "plain")), tmp_path / "three.csv"),
             write(make_log(items=9, runs=5, seed=9, integer=False).with_columns(pl.col("steps").round(2)),
@@ -164,7 +164,7 @@ def test_cell_tables_are_the_same_with_streaming_on_and_off(tmp_path, monkeypatc
                                             ["cells", str(path), "--metric", "steps", "-o", "{out}/c.csv",
                                              *sum((["--by", c] for c in by), [])], ["c.csv"])
             assert stream_run == rows_run, (path, by)
-            assert not any(passes), (path, by)   # not streamed: see cell_table
+            assert passes and all(passes), (path, by)   # the table came from the pass
 
 
 def test_cell_tables_of_logs_that_need_their_rows_equal_the_row_path(tmp_path, monkeypatch):

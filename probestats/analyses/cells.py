@@ -16,7 +16,8 @@ query ``probestats sql`` prints):
 ``model`` ...             the first run's held-fixed settings, when the log has them
 ``n_first``               runs in the first half of the cell: ``counted // 2`` of its runs with a
                           value, drawn at random as the within-log noise draws them
-                          (:mod:`probestats.analyses.halves`, seed 0)
+                          (:mod:`probestats.analyses.halves`, seed 0; a ``--by`` group's cell is
+                          drawn on its own, named by its item)
 ``sum_units_first``,      exact sums of that first half, as above (the second half is the cell
 ``sumsq_units_first``     minus the first)
 ``first_split``           ``random (seed 0)``: how the halves were drawn (older tables say
@@ -91,9 +92,10 @@ def cell_table(log, *, metric: str, by: Sequence[str] = (), fold_case: bool = Fa
     [('1', 'a', 2, '11', '61'), ('1', 'b', 2, '9', '41')]
     """
     by = list(by)
-    # The streaming pass (_streamed_cells) sums each cell's first half in seed order; the table's halves
-    # are drawn at random as the within-log noise draws them (probestats.analyses.halves), which needs each
-    # cell's values, so the table is built from the validated rows until the pass draws halves alike.
+    if not runs:   # one streaming pass when the log allows it (the same table, bit for bit)
+        streamed = _streamed_cells(log, metric=metric, by=by, fold_case=fold_case, read_options=read_options)
+        if streamed is not None:
+            return streamed
     checked = validate(log, metric=metric, by=by, fold_case=fold_case, **(read_options or {}))
     require_ok(checked)
     frame = checked.frame
@@ -108,7 +110,7 @@ def cell_table(log, *, metric: str, by: Sequence[str] = (), fold_case: bool = Fa
     valued = value.is_not_null()
     # the first half of each cell's runs with a value, drawn at random as the within-log noise draws it
     # (probestats.analyses.halves: the cell's values and the seed decide, not the row order)
-    frame = _with_first_half(frame, metric)
+    frame = _with_first_half(frame, metric, by)
     half = value.count() // 2
     first = whole.filter(valued & pl.col("__first"))
     extra = []
@@ -177,43 +179,49 @@ def _seed_columns(cells: pl.DataFrame) -> pl.DataFrame:
 def _streamed_cells(log, *, metric: str, by: list[str], fold_case: bool,
                     read_options: dict | None) -> tuple[pl.DataFrame, Checked] | None:
     """The cell table from the streaming pass of analyze (:mod:`probestats.checks.stream`): the
-    table :func:`cell_table` builds from the rows, bit for bit, without holding them; None when
-    the log needs its rows (a problem to name, no seeds to split the cells' halves by, a setting
-    that varies within a cell, seeds the pass cannot show distinct or list)."""
+    table :func:`cell_table` builds from the rows, bit for bit, without holding them (each cell's
+    halves drawn from its counts of values, :func:`probestats.analyses.halves.half_sums`); None
+    when the log needs its rows (a problem to name, a setting that varies within a cell, seeds the
+    pass cannot show distinct and in a range, groups that are not text, cells that start on one row)."""
+    from probestats.analyses.halves import half_sums
     from probestats.checks.stream import streamed_seed_ranges, validate_streaming
 
     streamed = validate_streaming(log, metric=metric, by=by, fold_case=fold_case, halves=True,
                                   **(read_options or {}))
-    if streamed is None or streamed.per is None or not streamed.checked.ok:
+    if streamed is None or streamed.per is None or streamed.halves is None or not streamed.checked.ok:
         return None
     per, places, checked = streamed.per, streamed.places, streamed.checked
+    schema = checked.log.lazy.collect_schema()
+    if any(not schema[c] == pl.String for c in by) or per[FIRST].is_duplicated().any():
+        return None   # groups the rows read as numbers, or cells whose order only the rows tell
     settings = [s for s in SETTINGS if s in per.columns and s not in by and f"__{s}_max" in per.columns]
-    if ("__first_n" not in per.columns or "seeds" not in per.columns
-            or any(per.schema[c] != pl.String for c in ["item", "variant", *by])):
-        return None   # no seeds (halves in row order) or groups that are not text: the rows are read
-    ranges = streamed_seed_ranges(per)
-    if ranges is None:
+    if not per.select(pl.all_horizontal([pl.col(s) == pl.col(f"__{s}_max") for s in settings] or [pl.lit(True)])
+                      .all()).item():
+        return None   # a setting that varies within a cell: the table keeps its first run's, which the rows tell
+    seeded = "seeds" in per.columns
+    ranges = streamed_seed_ranges(per) if seeded else None
+    if seeded and ranges is None:
         return None   # a cell whose seeds the pass cannot show distinct and in a range: the rows list them
-    ok = per.select(((pl.col("__seed_numbers") == pl.col("n")) & (pl.col("__first_n") == pl.col("counted") // 2)
-                     & pl.all_horizontal([pl.col(s) == pl.col(f"__{s}_max") for s in settings] or [pl.lit(True)]))
-                    .all()).item()
-    if not ok:
-        return None   # halves the first rows' seed does not split, or a setting that varies within a cell
-    low, high = ranges
-    lists = [json.dumps([str(k) for k in range(lo, hi + 1)]) if hi - lo + 1 <= SEED_LIST_LIMIT else None
-             for lo, hi in zip(low.to_list(), high.to_list())]
+    cell = [*by, "item", "variant"]
+    drawn = half_sums(streamed.halves, cell, SPLIT_SEED, names=["item"])
+    per = per.join(drawn.select(*cell, "n_first", "__first_s", "__first_q"), on=cell, how="left", nulls_equal=True,
+                   maintain_order="left")
+    facts = []
+    if seeded:
+        low, high = ranges
+        lists = [json.dumps([str(k) for k in range(lo, hi + 1)]) if hi - lo + 1 <= SEED_LIST_LIMIT else None
+                 for lo, hi in zip(low.to_list(), high.to_list())]
+        facts = [pl.col("n").cast(pl.Int64).alias("seed_count"), pl.col("seeds").cast(pl.String).alias("seed_hash"),
+                 low.alias("seed_low"), high.alias("seed_high"), pl.Series("seeds", lists, dtype=pl.String)]
     cells = per.select(
         *by, "item", "variant", pl.col("n").cast(pl.Int64), pl.col("counted").cast(pl.Int64),
         pl.lit(places, dtype=pl.Int64).alias("places"), pl.col("__s").cast(pl.String).alias("sum_units"),
         pl.col("__q").cast(pl.String).alias("sumsq_units"), pl.col("__min").cast(pl.Float64).alias("min"),
         pl.col("__max").cast(pl.Float64).alias("max"), pl.col(FIRST).cast(pl.Int64).alias("first_row"),
         *[pl.col(s) for s in settings],
-        (pl.col("counted") // 2).cast(pl.Int64).alias("n_first"),
-        pl.col("__first_s").cast(pl.String).alias("sum_units_first"),
-        pl.col("__first_q").cast(pl.String).alias("sumsq_units_first"), pl.lit("seed").alias("first_split"),
-        pl.lit(metric).alias("metric"), pl.col("n").cast(pl.Int64).alias("seed_count"),
-        pl.col("seeds").cast(pl.String).alias("seed_hash"), low.alias("seed_low"), high.alias("seed_high"),
-        pl.Series("seeds", lists, dtype=pl.String))
+        pl.col("n_first").cast(pl.Int64), pl.col("__first_s").cast(pl.String).alias("sum_units_first"),
+        pl.col("__first_q").cast(pl.String).alias("sumsq_units_first"),
+        pl.lit(f"random (seed {SPLIT_SEED})").alias("first_split"), pl.lit(metric).alias("metric"), *facts)
     return cells, replace(checked, frame=pl.DataFrame())
 
 
@@ -282,14 +290,16 @@ def _item_table(cells: pl.DataFrame, a: str, b: str, by: Sequence[str]) -> pl.Da
 SPLIT_SEED = 0
 
 
-def _with_first_half(frame: pl.DataFrame, metric: str) -> pl.DataFrame:
-    """``frame`` with ``__first``: the run is in its cell's first half, drawn per value and item as
-    :func:`probestats.analyses.halves.random_halves` draws value a's halves (seed :data:`SPLIT_SEED`)."""
+def _with_first_half(frame: pl.DataFrame, metric: str, by: Sequence[str] = ()) -> pl.DataFrame:
+    """``frame`` with ``__first``: the run is in its cell's first half, drawn per value and item (and
+    ``by`` group, the cell named by its item) as :func:`probestats.analyses.halves.random_halves`
+    draws value a's halves (seed :data:`SPLIT_SEED`)."""
     from probestats.analyses.halves import first_half_flags
 
     frame = frame.with_row_index("__ix")
     valued = frame.filter(pl.col(metric).is_not_null())
-    parts = [pl.DataFrame({"__ix": side["__ix"], "__first": first_half_flags(side, metric, ["item"], SPLIT_SEED)})
+    parts = [pl.DataFrame({"__ix": side["__ix"],
+                           "__first": first_half_flags(side, metric, [*by, "item"], SPLIT_SEED, names=["item"])})
              for side in valued.partition_by("variant", maintain_order=True)]
     flags = pl.concat(parts) if parts else pl.DataFrame(schema={"__ix": pl.UInt32, "__first": pl.Boolean})
     return (frame.join(flags, on="__ix", how="left", maintain_order="left")
@@ -333,9 +343,9 @@ def within_cells_noise(cells: pl.DataFrame, a: str, items: pl.DataFrame,
     if side.select(pl.col("item").is_duplicated().any()).item():
         return None, None, Problem(
             "warning", "no_within_noise",
-            "an item's runs of the value are spread over several --by groups of the cell table, so its halves "
-            "in seed order cannot be rebuilt from the groups' halves; the within-log noise row is left out "
-            "(analyze the row log for it)")
+            "an item's runs of the value are spread over several --by groups of the cell table, whose halves are "
+            "drawn within each group, not over the item as the analysis draws them; the within-log noise row is "
+            "left out (analyze the row log, or a table built without --by, for it)")
     first, second = f"{a} (first half)", f"{a} (second half)"
     rows = []
     for item, n, s, q, n1, s1, q1, p in side.select(

@@ -16,6 +16,12 @@ item, value and block values, as text, through CRC-32) and the run's place in th
 ``counted // 2`` runs with the smallest keys are the first half, the rest the second. So the split
 depends on the cell's values and the seed only, not on the row order, and it is the same in every
 path that holds the runs (the eager analysis, the streaming one, a cell table).
+
+Equal values are interchangeable (a half's sums are the same whichever of tied runs it takes), so
+the split needs only each cell's values and how often each occurs: :func:`half_sums` draws it from
+such counts (one row per cell and value, which the streaming pass takes), bit for bit as
+:func:`first_half_flags` draws it from the runs. Its memory grows with the distinct values per cell,
+not with the runs (a metric with a new value in nearly every run comes close to the runs).
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from typing import Sequence
 import numpy as np
 import polars as pl
 
-__all__ = ["BLOCK_SETTINGS", "blocks_of", "blocked_item_table", "first_half_flags", "random_halves",
+__all__ = ["BLOCK_SETTINGS", "blocks_of", "blocked_item_table", "first_half_flags", "half_sums", "random_halves",
            "pooled_phrase", "block_noun", "HALF_NAMES"]
 
 #: settings that make a block when they vary within an item x value cell (besides those the user names)
@@ -74,11 +80,12 @@ def blocks_of(frame: pl.DataFrame, a: str, b: str, *, settings: Sequence[str] = 
     return tuple(c for c in candidates if varying.height and varying[c].max() > 1)
 
 
-def first_half_flags(runs: pl.DataFrame, metric: str, keys: Sequence[str], seed: int) -> pl.Series:
+def first_half_flags(runs: pl.DataFrame, metric: str, keys: Sequence[str], seed: int,
+                     names: Sequence[str] | None = None) -> pl.Series:
     """For each row of ``runs`` (rows with a metric value), True when it is in its cell's first half.
 
-    Cells are the groups of ``keys``; see the module's rule of the draw. The result does not depend
-    on the order of the rows:
+    Cells are the groups of ``keys``, named by the columns ``names`` (default: ``keys``); see the
+    module's rule of the draw. The result does not depend on the order of the rows:
 
     >>> runs = pl.DataFrame({"item": ["1"] * 4 + ["2"] * 4, "steps": [1.0, 2.0, 3.0, 4.0] * 2})
     >>> flags = first_half_flags(runs, "steps", ["item"], seed=0)
@@ -93,7 +100,8 @@ def first_half_flags(runs: pl.DataFrame, metric: str, keys: Sequence[str], seed:
                          pl.col(metric).cast(pl.Float64).alias("__x")).with_row_index("__at")
     cellkeys = [f"__k{i}" for i in range(len(keys))]
     ordered = framed.sort([*cellkeys, "__x"])
-    names = ordered.select(pl.concat_str(cellkeys, separator="\x1f").alias("__name"))["__name"]
+    named = cellkeys if names is None else [f"__k{keys.index(k)}" for k in names]
+    names = ordered.select(pl.concat_str(named, separator="\x1f").alias("__name"))["__name"]
     codes = {name: zlib.crc32(name.encode("utf-8")) for name in names.unique().to_list()}
     code = np.fromiter((codes[n] for n in names.to_list()), dtype=np.uint64, count=len(names))
     place = ordered.select(pl.int_range(pl.len()).over(cellkeys).alias("p"))["p"].to_numpy().astype(np.uint64)
@@ -102,6 +110,98 @@ def first_half_flags(runs: pl.DataFrame, metric: str, keys: Sequence[str], seed:
     ranked = ordered.with_columns(pl.Series("__key", key, pl.UInt64)).with_columns(
         (pl.col("__key").rank("ordinal").over(cellkeys) <= (pl.len().over(cellkeys) // 2)).alias("__first"))
     return ranked.sort("__at")["__first"]
+
+
+#: places of the draw held at once by :func:`half_sums` (a larger cell is drawn alone)
+_BATCH = 1 << 20
+
+
+def half_sums(counts: pl.DataFrame, keys: Sequence[str], seed: int,
+              names: Sequence[str] | None = None) -> pl.DataFrame:
+    """Each cell's runs and sums, and those of its first half, from how often each value occurs.
+
+    ``counts`` has one row per cell (the groups of ``keys``, named by ``names`` as in
+    :func:`first_half_flags`) and value: ``__units``, the value in whole units (an integer), and
+    ``__count``, its runs. The first half is the one :func:`first_half_flags` draws from the runs
+    themselves. Returns per cell (in the order of ``keys``): ``counted``, ``n_first`` and the exact
+    sums ``__s``, ``__q``, ``__first_s``, ``__first_q`` of the units and their squares (128-bit).
+
+    >>> runs = pl.DataFrame({"item": ["1"] * 5 + ["2"] * 3, "x": [3, 1, 3, 2, 3, 7, 7, 5]})
+    >>> counts = runs.group_by("item", pl.col("x").alias("__units")).agg(pl.len().alias("__count"))
+    >>> drawn = half_sums(counts, ["item"], seed=0)
+    >>> flags = first_half_flags(runs, "x", ["item"], seed=0)
+    >>> firsts = runs.filter(flags).group_by("item").agg(pl.len(), pl.col("x").sum()).sort("item")
+    >>> drawn.select("n_first", "__first_s").rows() == firsts.select("len", "x").rows()
+    True
+    """
+    keys = list(keys)
+    names = keys if names is None else list(names)
+    out = {"counted": [], "n_first": [], "__s": [], "__q": [], "__first_s": [], "__first_q": []}
+    if counts.height:
+        ordered = counts.select(*keys, pl.col("__units").cast(pl.Int64), pl.col("__count").cast(pl.Int64)).sort(
+            [*keys, "__units"], nulls_last=False)
+        new = pl.any_horizontal(pl.int_range(pl.len()) == 0, *[pl.col(k).ne_missing(pl.col(k).shift()) for k in keys])
+        starts = ordered.select(new.arg_true().alias("s"))["s"].to_numpy()
+        cells = ordered[starts].select(keys)
+        text = cells.select(pl.concat_str([pl.col(k).cast(pl.String).fill_null("\x00") for k in names],
+                                          separator="\x1f").alias("n"))["n"].to_list()
+        code = np.fromiter((zlib.crc32(t.encode("utf-8")) for t in text), dtype=np.uint64, count=len(text))
+        with np.errstate(over="ignore"):
+            bases = _mix(_mix(np.full(1, seed & 0xFFFFFFFFFFFFFFFF, dtype=np.uint64)) ^ code)
+        runs = ordered["__count"].to_numpy()
+        taken = _first_counts(runs, starts, bases)
+        sums = ordered.with_columns(pl.Series("__k", taken, pl.Int64), pl.col("__units").cast(pl.Int128)).group_by(
+            keys, maintain_order=True).agg(
+            pl.col("__count").sum().alias("counted"), pl.col("__k").sum().alias("n_first"),
+            (pl.col("__units") * pl.col("__count")).sum().alias("__s"),
+            (pl.col("__units") * pl.col("__units") * pl.col("__count")).sum().alias("__q"),
+            (pl.col("__units") * pl.col("__k")).sum().alias("__first_s"),
+            (pl.col("__units") * pl.col("__units") * pl.col("__k")).sum().alias("__first_q"))
+        return sums.with_columns(pl.col("counted").cast(pl.Int64), pl.col("n_first").cast(pl.Int64))
+    return pl.DataFrame({**{k: counts[k].clear() for k in keys},
+                         **{c: pl.Series(c, [], pl.Int64 if c in ("counted", "n_first") else pl.Int128)
+                            for c in out}})
+
+
+def _first_counts(runs: np.ndarray, starts: np.ndarray, bases: np.ndarray) -> np.ndarray:
+    """For each row (a cell's value, cells in order, values ascending within one: ``runs`` of it,
+    ``starts`` the first row of each cell), how many of its runs the first half takes.
+
+    The places of a cell are its runs in value order; the place ``j`` of a cell with key base ``b``
+    has key ``mix(b + j)``. Keys differ within a cell (``mix`` is one to one on 64 bits), so the
+    ``n // 2`` smallest are those up to the ``n // 2``-th: a selection per cell, drawn for cells of
+    one size at once (a matrix, one cell a row), some ``_BATCH`` places at a time.
+    """
+    sizes = np.add.reduceat(runs, starts) if len(starts) else np.zeros(0, np.int64)
+    ends = np.append(starts[1:], len(runs))
+    taken = np.zeros(len(runs), dtype=np.int64)
+    batch_end = np.cumsum(sizes)
+    first = 0
+    while first < len(sizes):
+        last = max(first + 1, int(np.searchsorted(batch_end, batch_end[first] - sizes[first] + _BATCH, "right")))
+        _draw_batch(runs, starts, ends, sizes, bases, range(first, last), taken)
+        first = last
+    return taken
+
+
+def _draw_batch(runs, starts, ends, sizes, bases, cells: range, taken: np.ndarray) -> None:
+    """:func:`_first_counts` for the cells ``cells`` (written into ``taken``)."""
+    at = np.arange(cells.start, cells.stop)
+    offsets = np.concatenate([[0], np.cumsum(sizes[at])])
+    chosen = np.zeros(int(offsets[-1]), dtype=bool)
+    for size in np.unique(sizes[at]):
+        half = int(size) // 2
+        if half == 0:
+            continue
+        which = np.flatnonzero(sizes[at] == size)
+        with np.errstate(over="ignore"):
+            keys = _mix(bases[at[which]][:, None] + np.arange(size, dtype=np.uint64)[None, :])
+        cut = np.partition(keys, half - 1, axis=1)[:, half - 1]
+        chosen[(offsets[which][:, None] + np.arange(size)[None, :]).ravel()] = (keys <= cut[:, None]).ravel()
+    rows = np.arange(starts[cells.start], ends[cells.stop - 1])
+    if rows.size:
+        firsts = np.concatenate([[0], np.cumsum(runs[rows])[:-1]])
+        taken[rows] = np.add.reduceat(chosen.astype(np.int64), firsts)
 
 
 def _mix(x) -> np.ndarray:

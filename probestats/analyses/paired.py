@@ -611,7 +611,8 @@ def analyze_pair(
         from probestats.checks.stream import validate_streaming
 
         streamed = validate_streaming(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case,
-                                      halves=False, progress=progress, facts=facts,
+                                      halves=noise is None and (within_noise or noise_value is not None),
+                                      progress=progress, facts=facts,
                                       before_pass=_warm_tests, **(read_options or {}))
         if streamed is not None and (_may_block(streamed.checked, settings, by) or attribute_settings):
             streamed = None   # a judge or a named setting may vary within cells: blocks need the rows
@@ -699,10 +700,9 @@ def analyze_pair(
         if noise_value is not None and noise_value not in checked.values:
             raise OptionError(f"{opt('noise_value', noise_value)}: not a value of the log (values: "
                               f"{', '.join(checked.values[:10])})")
-        runs = checked.frame if streamed is None else _runs_of(streamed, value)
         halves, noise_source, reason = within_log_noise(
-            replace(checked, frame=runs), None if noise_value is not None else main.items, blocks=blocks,
-            seed=split_seed, value=value)
+            checked, None if noise_value is not None else main.items, blocks=blocks, seed=split_seed, value=value,
+            counts=None if streamed is None else streamed.halves, places=None if streamed is None else streamed.places)
         kind = "within" if noise_value is None else "value"
         if halves is not None:  # beside the result only: the power model (MDG) still needs a --noise log
             noise_result = compare_pair(halves, metric, f"{value} (first half)", f"{value} (second half)",
@@ -762,12 +762,6 @@ def _may_block(checked: Checked, settings: Sequence[str], by: Sequence[str] = ()
     names = set(checked.log.lazy.collect_schema().names())
     return (bool(settings) or any(c in BLOCK_SETTINGS for c in by)
             or any(c in names for c in BLOCK_SETTINGS if c not in ("model", "temperature", "system")))
-
-
-def _runs_of(streamed, value: str) -> pl.DataFrame:
-    from probestats.checks.stream import runs_of
-
-    return runs_of(streamed, value)
 
 
 def _blocked_problems(unblocked: pl.DataFrame, table: pl.DataFrame, blocks) -> list[Problem]:
@@ -887,14 +881,18 @@ def design_problems(main: PairResult, alpha: float) -> list[Problem]:
 
 
 def within_log_noise(checked: Checked, items: pl.DataFrame | None = None, *, blocks: Sequence[str] = (),
-                     seed: int = 0, value: str | None = None) -> tuple[pl.DataFrame | None, str | None]:
+                     seed: int = 0, value: str | None = None, counts: pl.DataFrame | None = None,
+                     places: int | None = None) -> tuple[pl.DataFrame | None, str | None]:
     """The probe's own same-versus-same comparison: the runs of ``value`` (default: value ``a``) in
     each cell (item, and ``blocks`` values) split into two halves drawn at random with ``seed``
     (:func:`probestats.analyses.halves.random_halves`: never by file or seed order), as the item
     table of a log of the two values ``"<value> (first half)"`` and ``"<value> (second half)"``.
 
     With ``items`` (the probe's item table), every one of its items must have two runs or more of
-    ``value`` in each cell; without, the items that do are used.
+    ``value`` in each cell; without, the items that do are used, in the order of their first run.
+    ``counts`` (the streaming pass's counts of each value in each cell, ``Streamed.halves``, in
+    whole units of ``10**-places``) stands for the runs of ``checked.frame``, without blocks: the
+    same halves, drawn from the counts (:func:`probestats.analyses.halves.half_sums`).
 
     Returns ``(item table, source label, None)``, or ``(None, None, reason)`` when no valid split
     exists (one run per cell: then the verdict rests on the exact test alone).
@@ -914,31 +912,55 @@ def within_log_noise(checked: Checked, items: pl.DataFrame | None = None, *, blo
     cell = "item" + (f" and {block_noun(blocks, 1)}" if blocks else "")
     if metric is None:
         return None, None, "no metric"
-    runs = checked.frame.filter((pl.col("variant") == value) & pl.col(metric).is_not_null())
+    if counts is None:
+        runs = checked.frame.filter((pl.col("variant") == value) & pl.col(metric).is_not_null())
+        runs_per = runs.group_by("item", *blocks, maintain_order=True).len()
+    else:   # the counts pool a cell's --by groups, as the runs of an item do
+        runs = (counts.filter(pl.col("variant") == value).group_by("item", "__units", maintain_order=True)
+                .agg(pl.col("__count").sum()))
+        runs_per = runs.group_by("item", maintain_order=True).agg(pl.col("__count").sum().alias("len"))
     if items is not None:
         runs = runs.filter(pl.col("item").is_in(items["item"].implode()))
-    counts = runs.group_by("item", *blocks).len()
-    if items is not None:
-        few = counts.height == 0 or counts["len"].min() < 2 or counts["item"].n_unique() < items.height
+        runs_per = runs_per.filter(pl.col("item").is_in(items["item"].implode()))
+        few = runs_per.height == 0 or runs_per["len"].min() < 2 or runs_per["item"].n_unique() < items.height
     else:
-        keep = counts.group_by("item").agg((pl.col("len").min() >= 2).alias("ok")).filter("ok")["item"]
-        runs = runs.filter(pl.col("item").is_in(keep.implode()))
-        few = keep.len() == 0
+        keep = runs_per.group_by("item", maintain_order=True).agg((pl.col("len").min() >= 2).alias("ok")).filter("ok")
+        runs = runs.filter(pl.col("item").is_in(keep["item"].implode()))
+        few = keep.height == 0
     if few:
         return None, None, one_run_reason(value, cell)
-    halves = random_halves(runs, metric, value, blocks=blocks, seed=seed)
     first, second = f"{value} (first half)", f"{value} (second half)"
-    if blocks:
-        table = blocked_item_table(halves, metric, first, second, blocks)
+    if counts is not None:
+        table = _drawn_table(runs, seed, places)
     else:
-        table = item_table(halves, metric, first, second)
-    if items is not None:
-        table = items.select("item").join(table, on="item", how="inner", maintain_order="left")
-        if table.height != items.height:
-            return None, None, f"some item has no run of '{value}' in both halves"
+        halves = random_halves(runs, metric, value, blocks=blocks, seed=seed)
+        table = (blocked_item_table(halves, metric, first, second, blocks) if blocks
+                 else item_table(halves, metric, first, second))
+    # the items in the probe's order, or in the order of their first run of the value
+    order = items.select("item") if items is not None else keep.select("item")
+    table = order.join(table, on="item", how="inner", maintain_order="left")
+    if items is not None and table.height != items.height:
+        return None, None, f"some item has no run of '{value}' in both halves"
     what = "runs" if value == checked.a or checked.a is None else "repeats"
     return table, (f"within-log: the {what} of value '{value}' in each {cell} split in two halves drawn at random "
                    f"(seed {seed})"), None
+
+
+def _drawn_table(counts: pl.DataFrame, seed: int, places: int) -> pl.DataFrame:
+    """The item table of the halves drawn from each item's counts of its values (``item``,
+    ``__units``, ``__count``), with the numbers :func:`item_table` gives from the runs."""
+    from probestats.analyses.halves import half_sums
+    from probestats.checks.exact import mean_sd
+
+    out = []
+    for item, n, s, q, n1, s1, q1 in half_sums(counts, ["item"], seed).select(
+            "item", "counted", "__s", "__q", "n_first", "__first_s", "__first_q").iter_rows():
+        m1, d1 = mean_sd(n1, s1, q1, places)
+        m2, d2 = mean_sd(n - n1, s - s1, q - q1, places)
+        out.append((item, m1, m2, m1 - m2, n1, n - n1, d1, d2))
+    return pl.DataFrame(out, schema={"item": pl.String, "mean_a": pl.Float64, "mean_b": pl.Float64,
+                                     "gap": pl.Float64, "n_a": pl.Int64, "n_b": pl.Int64, "sd_a": pl.Float64,
+                                     "sd_b": pl.Float64}, orient="row")
 
 
 def noise_rows(noise_checked: Checked) -> pl.DataFrame:

@@ -2,7 +2,8 @@
 
 :func:`validate_streaming` reads only the columns validation needs (item, value, metric, seed,
 held-fixed settings) through polars' streaming engine and summarizes them into one row per
-item x value: the cells :func:`probestats.checks.schema.validate` would compute, with exact sums
+item x value x metric value, which it then combines into one row per item x value (so memory
+grows with the distinct metric values per cell too, a few for a metric of small whole numbers): the cells :func:`probestats.checks.schema.validate` would compute, with exact sums
 of the metric in whole units of ``10**-places`` (64-bit integers; the places are read from the
 first rows and checked on every row, and bounds checked after the pass rule out an overflow),
 plus counters that say whether the log has any problem that needs its rows: blank or non-numeric
@@ -27,10 +28,10 @@ setting is compared with the first row's. A log the guess does not fit (a number
 later on, settings that vary between items) is read again by a general pass that reads the text and
 keeps each cell's settings; so a log is read once, or twice, before validate is left to it.
 
-The same pass also sums each item's runs of value ``a`` split in two halves by seed (the
-within-log noise of :func:`probestats.analyses.paired.within_log_noise`), when a threshold seed
-read from the first rows of the log splits every item's runs exactly in half (checked after the
-pass); :func:`halves_table` turns those sums into that comparison's item table.
+With ``halves``, the same pass also counts how often each value occurs in each cell (one row
+per cell and value, ``Streamed.halves``): all that the within-log noise's halves, drawn at random
+within cells (:func:`probestats.analyses.halves.half_sums`), need. Its size grows with the distinct
+values per cell, not with the runs.
 
 The other commands read their logs through this pass too: ``report`` asks for the facts its design
 section states (``facts``: each other column that may be a setting, read as its smallest and largest
@@ -46,27 +47,27 @@ from typing import Callable, NamedTuple, Sequence
 
 import polars as pl
 
-from probestats.checks.exact import mean_sd, with_exact_moments
+from probestats.checks.exact import with_exact_moments
 from probestats.checks.schema import (FIRST, SETTINGS, Checked, _HASH_SEED, _as_text, _choose_values, _deterministic,
-                                      _is_text, _lists, _near_duplicates, _parsed, _seed_mismatch, _seen,
+                                      _is_text, _lists, _near_duplicates, _seed_mismatch, _seen,
                                       _side_by_side, _unequal_runs, mixed_setting, sorted_order)
 from probestats.checks.facts import LogFacts, candidates, seed_union
 from probestats.errors import OptionError, has_errors
 from probestats.io.read import ROW, Log, _panic_quiet, collect, read_log, refuse_internal, typed_rows
 
-__all__ = ["Streamed", "validate_streaming", "halves_table"]
+__all__ = ["Streamed", "validate_streaming"]
 
-_HEAD = 50_000  # rows read first: the metric's decimal places, the seed that splits value a's runs in halves
+_HEAD = 50_000  # rows read first: the metric's decimal places, the seeds, the settings
 
 
 @dataclass(frozen=True)
 class Streamed:
-    """What :func:`validate_streaming` found: the validated log (without rows) and, when the pass
-    could split them, per item the sums of value ``a``'s runs in two halves by seed."""
+    """What :func:`validate_streaming` found: the validated log (without rows) and, when asked for,
+    how often each value occurs in each cell (``halves``: ``item``, the ``by`` columns, ``variant``,
+    the value in whole units ``__units``, its runs ``__count``; cells in the order of ``per``)."""
 
     checked: Checked
     halves: pl.DataFrame | None = None
-    rows: pl.LazyFrame | None = None
     #: with ``by``: the cells of the whole log (one row per item, both values side by side), from
     #: which the item table of the main comparison is made (``checked.pairs`` are split by ``by``)
     main: pl.DataFrame | None = None
@@ -77,12 +78,6 @@ class Streamed:
     places: int | None = None
 
 
-def runs_of(streamed: Streamed, value: str) -> pl.DataFrame:
-    """The runs of one value (item, value, seed, metric and row number, as validation reads them),
-    read again from the log: for the within-log noise when the pass could not split them."""
-    return (streamed.rows.filter(pl.col("variant") == value).collect(engine="streaming").sort(ROW))
-
-
 def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None = None, by: Sequence[str] = (),
                        fold_case: bool = False, same_seeds: bool = True, halves: bool = False,
                        facts: bool = False, progress: Callable[[str], None] | None = None,
@@ -90,8 +85,8 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
                        **read_kwargs) -> Streamed | None:
     """Validate ``log`` in a streaming pass; None when it needs the rows (see the module docstring).
 
-    Parameters are those of :func:`probestats.checks.schema.validate`; ``halves`` asks for the
-    within-log noise sums, ``facts`` for what a report states of the log's settings and seeds
+    Parameters are those of :func:`probestats.checks.schema.validate`; ``halves`` asks for each
+    cell's counts of its values (the within-log noise's halves), ``facts`` for what a report states of the log's settings and seeds
     (``checked.facts``, see :func:`_column_facts`), ``progress`` is called with the name of each
     stage, and ``before_pass`` just before the pass over the rows starts (to start work that can overlap it).
 
@@ -139,9 +134,6 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
     else:
         return None
     x = x.fill_nan(None).alias(metric)   # not a number is a blank cell, which validate reports
-    # the runs, read again only for the within-log noise when the pass cannot split them: numbers
-    # as validate reads them (spaces stripped), since the pass may have taken a padded whole number
-    parsed = ((_parsed(raw) if dtype == pl.String else raw.cast(pl.Float64)).fill_nan(None)).alias(metric)
     keys = ["item", *by]
     # text is read as written, without the copies that stripping spaces makes; a value with spaces
     # around it shows in the cells (or fails to parse as a number), and validate takes over
@@ -165,24 +157,24 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
     if extra is None:
         return None   # a column of a type the report reads from the rows
     seeded = "seed" in present
-    head = _head(log, text, x, a, halves and seeded, keys, setting)
+    head = _head(log, text, x, keys, setting)
     if head.places is None:
         return None   # values that are not short decimals: validate averages them with fractions
     if progress:
         progress(f"reading {log.source}")
     identity = [*text.values(), pl.col(ROW), *[pl.col(c) for c in extra]]
-    common = dict(seeded=seeded, split=head.split, reply="reply" in present, settings=settings)
+    common = dict(seeded=seeded, reply="reply" in present, settings=settings)
     fact_aggs = _fact_aggregations(extra, schema)
     rows, typed, firsts, plain, written = _fast_rows(log, metric, schema, head, identity, setting)
-    per = _pass(rows, by, _aggregations(metric, head.places, plain=plain, written=written, firsts=firsts, **common)
-                + fact_aggs, before_pass)
+    per, counts = _pass(rows, by, _aggregations(metric, head.places, plain=plain, written=written, firsts=firsts,
+                                                **common) + fact_aggs, _units(metric, head.places, plain), before_pass)
     if (per is None and typed) or (per is not None and "__general" in per.columns and per["__general"].sum()):
         # a number the reader could not parse, a value not written as a plain whole number, or
         # settings that vary: the general pass reads the text and keeps each cell's settings
         if progress:
             progress(f"reading {log.source} again, as text")
-        per = _pass(log.lazy.select(identity + list(setting.values()) + [x]), by,
-                    _aggregations(metric, head.places, **common) + fact_aggs)
+        per, counts = _pass(log.lazy.select(identity + list(setting.values()) + [x]), by,
+                            _aggregations(metric, head.places, **common) + fact_aggs, _units(metric, head.places, False))
     elif per is not None:
         if plain:   # whole numbers have no finer places
             per = per.with_columns(pl.lit(0, pl.UInt32).alias("__finer"))
@@ -200,16 +192,21 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
     if facts and columns is None:
         return None
     streamed = _finish(per, log, metric=metric, a=a, b=b, by=by, keys=keys, settings=settings, fold_case=fold_case,
-                   same_seeds=same_seeds, seeded=seeded, split=head.split, reply="reply" in present,
-                   places=head.places, exemplars=head.exemplars, variant=text["variant"],
-                   rows=log.lazy.select([*text.values(), parsed, pl.col(ROW)]))
+                   same_seeds=same_seeds, seeded=seeded, reply="reply" in present,
+                   places=head.places, exemplars=head.exemplars, variant=text["variant"], histogram=counts if halves else None)
     if streamed is None or not facts:
         return streamed
     seeds = _seed_facts(per, log, streamed.checked.a, streamed.checked.b, text) if seeded else None
     return replace(streamed, checked=replace(streamed.checked, facts=LogFacts(columns, seeds)))
 
 
-def _aggregations(metric: str, places: int, *, seeded: bool, split: float | None, reply: bool,
+def _units(metric: str, places: int, plain: bool) -> pl.Expr:
+    """The metric in whole units of ``10**-places`` (a value with more places shows in ``__finer``)."""
+    v = pl.col(metric)
+    return (v if plain else (v if places == 0 else (v * 10**places).round()).cast(pl.Int64)).alias("__units")
+
+
+def _aggregations(metric: str, places: int, *, seeded: bool, reply: bool,
                  settings: Sequence[str], plain: bool = False, written: bool = False,
                  firsts: dict | None = None) -> list[pl.Expr]:
     """The pass's sums per cell (see the module docstring).
@@ -222,10 +219,10 @@ def _aggregations(metric: str, places: int, *, seeded: bool, split: float | None
     """
     v = pl.col(metric)
     # whole units of 10**-places; a value with more places shows in __finer and validate takes over
-    whole = v if plain else (v if places == 0 else (v * 10**places).round()).cast(pl.Int64)
-    aggs = [pl.len().alias("n"), pl.col(ROW).min().alias(FIRST), v.count().alias("counted"),
-            v.min().alias("__min"), v.max().alias("__max"), whole.sum().alias("__s"), (whole * whole).sum().alias("__q"),
-            (v.diff() > 0).sum().alias("__up"), (v.diff() < 0).sum().alias("__down")]   # a metric in sorted order
+    whole = _units(metric, places, plain)
+    aggs = [pl.len().alias("n"), pl.col(ROW).min().alias(FIRST), pl.col(ROW).max().alias("__last"),
+            v.count().alias("counted"), v.min().alias("__min"), v.max().alias("__max"), whole.sum().alias("__s"),
+            (whole * whole).sum().alias("__q")]
     general = [pl.col("__written") & v.is_null()] if written else []
     if not plain:
         aggs.append((v.round(places) != v).sum().alias("__finer"))
@@ -239,10 +236,6 @@ def _aggregations(metric: str, places: int, *, seeded: bool, split: float | None
         # (a blank seed makes __seed_numbers fall short of the runs, and validate takes over)
         aggs += [seed.hash(seed=_HASH_SEED).sum().alias("seeds"), sf.min().alias("__seed_lo"),
                  sf.max().alias("__seed_hi"), sf.count().alias("__seed_numbers")]
-        if split is not None:
-            first = sf < split
-            aggs += [first.sum().alias("__first_n"), pl.when(first).then(whole).otherwise(0).sum().alias("__first_s"),
-                     pl.when(first).then(whole * whole).otherwise(0).sum().alias("__first_q")]
     if firsts is not None:
         general += [pl.col(s).ne_missing(pl.lit(value)) for s, value in firsts.items()]
     else:
@@ -254,22 +247,54 @@ def _aggregations(metric: str, places: int, *, seeded: bool, split: float | None
     return aggs
 
 
-def _pass(rows: pl.LazyFrame, by: Sequence[str], aggs: list[pl.Expr],
-          before_pass: Callable[[], None] | None = None) -> pl.DataFrame | None:
-    """The cells of ``rows`` (one row per item x ``by`` x value, in order of appearance); None when
-    polars cannot read the log."""
+def _pass(rows: pl.LazyFrame, by: Sequence[str], aggs: list[pl.Expr], units: pl.Expr,
+          before_pass: Callable[[], None] | None = None) -> tuple[pl.DataFrame | None, pl.DataFrame | None]:
+    """The cells of ``rows`` (one row per item x ``by`` x value, in order of appearance) and the runs
+    of each metric value (``units``, in whole units) in each cell; None when polars cannot read the log.
+
+    The pass groups the rows by cell and metric value (every aggregation of ``aggs`` combines from
+    such groups, see :func:`_combined`), so the same read gives both, with memory that grows with the
+    distinct values per cell; the steps up and down between runs in row order (a metric sorted
+    within cells) are told from each value's first and last row."""
     if before_pass:
         before_pass()
+    keys = ["item", *by, "variant"]
     try:
         with _panic_quiet():
-            return rows.group_by(["item", *by, "variant"]).agg(aggs).sort(FIRST).collect(engine="streaming")
+            fine = rows.group_by([*keys, units]).agg(aggs).collect(engine="streaming")
     except (pl.exceptions.PolarsError, pl.exceptions.PanicException):
-        return None
+        return None, None
+    return _combined(fine, keys), fine.select(*keys, "__units", pl.col("n").alias("__count"))
+
+
+def _combined(fine: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """The cells from their groups by metric value: counts and sums added (hash sums wrap as one sum
+    does), smallest and largest taken; ``__up`` (``__down``) counts the neighbouring values of a cell
+    whose rows show a step up (down) between them, so it is 0 exactly when no step between runs in
+    row order goes up (down): the rows of each value then all come before those of the next larger
+    (smaller) one."""
+    added = {"n", "counted", "__s", "__q", "__finer", "__zeros", "seeds", "__seed_numbers", "__general"}
+    largest = {"__max", "__seed_hi", "__last"}
+    aggs = []
+    for c in fine.columns:
+        if c in (*keys, "__units"):
+            continue
+        if c in added or c.endswith("_nulls") or c.endswith("_odd"):
+            aggs.append(pl.col(c).sum().cast(fine.schema[c]))
+        elif c in largest or c.endswith("_max") or c.endswith("_hi"):
+            aggs.append(pl.col(c).max())
+        else:
+            aggs.append(pl.col(c).min())
+    ordered = fine.sort([*keys, "__units"], nulls_last=True)
+    steps = ordered.with_columns(
+        (pl.col("__last").shift(1).over(keys) > pl.col(FIRST)).fill_null(False).alias("__down"),
+        (pl.col(FIRST).shift(1).over(keys) < pl.col("__last")).fill_null(False).alias("__up"))
+    return (steps.group_by(keys).agg(*aggs, pl.col("__up").sum(), pl.col("__down").sum())
+            .sort(FIRST).drop("__last"))
 
 
 class _Head(NamedTuple):
     places: int | None            #: the metric's decimal places; None when some value is not a short decimal
-    split: float | None           #: the seed below which value ``a``'s runs are an item's first half
     exemplars: pl.DataFrame | None   #: the seeds of each cell seen (see _seed_lists)
     plain: bool                   #: every metric value written as a plain whole number ("4", not "4.0")
     firsts: dict                  #: each setting's value in the first row
@@ -322,11 +347,8 @@ def _fast_rows(log: Log, metric: str, schema: pl.Schema, head: "_Head", identity
     return rows.select(columns), bool(dtypes), firsts, plain, written
 
 
-def _head(log: Log, text: dict, metric: pl.Expr, a: str | None, split: bool, keys: list[str],
-          settings: dict) -> _Head:
-    """From the first rows of the log: the metric's decimal places; the seed below which the first
-    item's runs of value ``a`` are its first half (None when not asked for or not found); the seeds
-    of each cell seen in these rows (their fingerprint, count, distinct count and whether one is
+def _head(log: Log, text: dict, metric: pl.Expr, keys: list[str], settings: dict) -> _Head:
+    """From the first rows of the log: the metric's decimal places; the seeds of each cell seen in these rows (their fingerprint, count, distinct count and whether one is
     blank or written with spaces), which show the seed lists the log uses once the pass says which
     cells these rows hold whole; whether the metric is written as plain whole numbers; and the
     settings of the first row. The guesses are checked on every row by the pass."""
@@ -354,26 +376,11 @@ def _head(log: Log, text: dict, metric: pl.Expr, a: str | None, split: bool, key
         t = head.select(pl.col("temperature").cast(pl.String).str.strip_chars().cast(pl.Float64, strict=False)
                         .fill_nan(None)).item(0, 0)
         temperature = None if t is None else (0.0 if t == 0 else t)
-    return _Head(places, _split_seed(head, a) if split and places is not None else None, exemplars, plain, firsts,
-                 temperature)
+    return _Head(places, exemplars, plain, firsts, temperature)
 
 
-def _split_seed(head: pl.DataFrame, a: str | None) -> float | None:
-    """The seed below which the first item's runs of value ``a`` in ``head`` are its first half."""
-    if not head.height:
-        return None
-    value = a if a is not None else head["variant"][0]
-    runs = head.filter(pl.col("variant") == value) if value is not None else head.clear()
-    if not runs.height or runs["item"][0] is None:
-        return None   # a blank value or item first: the pass sends the log to validate
-    seeds = runs.filter(pl.col("item") == runs["item"][0])["seed"].cast(pl.Float64, strict=False)
-    if seeds.null_count() or seeds.len() < 2:
-        return None
-    return float(seeds.sort()[seeds.len() // 2])
-
-
-def _finish(per: pl.DataFrame, log: Log, *, metric, a, b, by, keys, settings, fold_case, same_seeds, seeded, split,
-            reply, rows, places, exemplars, variant) -> Streamed | None:
+def _finish(per: pl.DataFrame, log: Log, *, metric, a, b, by, keys, settings, fold_case, same_seeds, seeded,
+            reply, places, exemplars, variant, histogram) -> Streamed | None:
     total = per.select(pl.col("n").sum(), pl.col("counted").sum(), pl.col("__finer").sum(), pl.col("__min").min(),
                        pl.col("__max").max(), pl.col("n").max().alias("largest")).row(0, named=True)
     if not total["n"] or total["counted"] != total["n"] or total["__finer"]:
@@ -466,17 +473,10 @@ def _finish(per: pl.DataFrame, log: Log, *, metric, a, b, by, keys, settings, fo
                        *[pl.col(c).cast(pl.Int128).sum() for c in ("__s", "__q")]).sort(FIRST))
         pooled = with_exact_moments(pooled.with_columns(pl.lit(None, pl.Float64).alias("sd")), places)
         main = _side_by_side(pooled.with_columns(pl.col(FIRST).alias("first_valued")), a, b)
-    halves = None
-    if split is not None:
-        side = per.filter(pl.col("variant") == a)
-        if (side["__seed_numbers"] == side["counted"]).all():
-            halves = (side.group_by("item")
-                      .agg(pl.col("counted").sum(), pl.col("__first_n").sum(),   # 128 bits: sums of cells
-                           *[pl.col(c).cast(pl.Int128).sum() for c in ("__s", "__q", "__first_s", "__first_q")])
-                      .with_columns(pl.lit(places).alias("places")))
-            if not (halves["__first_n"] == halves["counted"] // 2).all():
-                halves = None   # the seed read first does not halve every item's runs
-    return Streamed(checked, halves, rows, main, per, places)
+    if histogram is not None:   # the cells in the order of their first run, as per's
+        histogram = per.select(*keys, "variant").join(histogram, on=[*keys, "variant"], how="inner",
+                                                      nulls_equal=True, maintain_order="left")
+    return Streamed(checked, histogram, main, per, places)
 
 
 def _seed_lists(per: pl.DataFrame, exemplars: pl.DataFrame | None, keys: list[str]) -> pl.DataFrame | None:
@@ -516,26 +516,6 @@ def _distinct_seeds(pair: pl.DataFrame, lists: pl.DataFrame | None = None) -> bo
         cells = cells.join(lists.with_columns(pl.lit(True).alias("__listed")), on=["seeds", "n"], how="left")
         ok = ok | pl.col("__listed").fill_null(False)
     return bool(cells.select(ok.all()).item())
-
-
-def halves_table(halves: pl.DataFrame, items: pl.DataFrame) -> pl.DataFrame | None:
-    """The item table of the within-log noise (value ``a``'s runs of each item, first half against
-    second half by seed) from the sums :func:`validate_streaming` took, in the order and with the
-    numbers :func:`probestats.analyses.paired.within_log_noise` gives; None where it gives none."""
-    if not items.height or items.select((pl.col("n_a").min() < 2) | (pl.col("n_b").min() < 2)).item():
-        return None
-    rows = halves.filter(pl.col("item").is_in(items["item"].implode())).sort("item")
-    if rows.height != items.height:
-        return None
-    out = []
-    for item, n, s, q, n1, s1, q1, p in rows.select("item", "counted", "__s", "__q", "__first_n", "__first_s",
-                                                    "__first_q", "places").iter_rows():
-        m1, d1 = mean_sd(n1, s1, q1, p)
-        m2, d2 = mean_sd(n - n1, s - s1, q - q1, p)
-        out.append((item, m1, m2, m1 - m2, n1, n - n1, d1, d2))
-    return pl.DataFrame(out, schema={"item": pl.String, "mean_a": pl.Float64, "mean_b": pl.Float64,
-                                     "gap": pl.Float64, "n_a": pl.Int64, "n_b": pl.Int64, "sd_a": pl.Float64,
-                                     "sd_b": pl.Float64}, orient="row")
 
 
 def _fact_columns(schema: pl.Schema, metric: str, settings: Sequence[str], by: Sequence[str]) -> list[str] | None:
