@@ -515,6 +515,10 @@ def _pool(y: np.ndarray, means: np.ndarray, sizes: np.ndarray, sigma: float, flo
         ss_between = float(np.sum(sizes * (means - grand) ** 2))
         spread_p = float(f_dist.sf(ss_between / df_between / sigma ** 2, df_between, df_within))
         differ = differ_weight(sigma ** 2 * df_within, ss_between, df_within, df_between)
+    y, means, sizes = _joined_cells(y, means, sizes)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    v_cells = float(np.mean(np.add.reduceat((y - np.repeat(means, sizes)) ** 2, starts) / sizes))
+    b_cells = float(np.mean((means - grand) ** 2))
     mix, var_sim = _mix_share(v_cells, v_all, b_cells, sigma ** 2)
     # a share `differ` of simulated items follows the model in which items differ, the rest draw from the whole log
     var_sim = differ * var_sim + (1 - differ) * v_all
@@ -524,6 +528,47 @@ def _pool(y: np.ndarray, means: np.ndarray, sizes: np.ndarray, sigma: float, flo
     return dict(mix=float(mix), sigma_simulated=math.sqrt(max(0.0, var_sim)), spread_p=spread_p, differ=differ,
                 _values=pool, _starts=all_starts,
                 _sizes=all_sizes, _shifts=_shift_table(pool, all_sizes, floor, ceiling) if bounded else None)
+
+
+#: Runs a simulation cell holds at least: smaller cells of a noise log are joined with their neighbours in the
+#: order of their means (see :func:`_joined_cells`).
+POOL_MIN_RUNS = 8
+
+
+def _joined_cells(y: np.ndarray, means: np.ndarray, sizes: np.ndarray):
+    """The noise log's cells as simulation cells: in the order of their means, neighbours joined until each
+    holds :data:`POOL_MIN_RUNS` runs or more (a last short group joins the one before). Returns ``(y, means,
+    sizes)`` of the joined cells; a log whose cells all hold enough runs comes back as it is.
+
+    Two runs say little about how an item's runs spread: resampled as they are, items of a cell whose two
+    runs happen to lie far apart spread far more than their level would make them, and the simulated gaps
+    get heavier tails than real ones (on counts whose items differ in rate, a plan on cells of 2 runs
+    promised 0.80 where 0.77 was delivered). Cells of like means, joined, spread as items of that level do.
+
+    >>> y = np.array([0., 1., 5., 6., 2., 2., 9., 9.])
+    >>> _joined_cells(y, np.array([0.5, 5.5, 2.0, 9.0]), np.array([2, 2, 2, 2]))[2].tolist()
+    [8]
+    """
+    sizes = np.asarray(sizes, dtype=np.int64)
+    if sizes.size == 0 or int(sizes.min()) >= POOL_MIN_RUNS:
+        return y, means, sizes
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    order = np.argsort(means, kind="stable")
+    groups, current, held = [], [], 0
+    for c in order.tolist():
+        current.append(c)
+        held += int(sizes[c])
+        if held >= POOL_MIN_RUNS:
+            groups.append(current)
+            current, held = [], 0
+    if current:
+        if groups:
+            groups[-1].extend(current)
+        else:
+            groups.append(current)
+    parts = [np.concatenate([y[starts[c]:starts[c] + sizes[c]] for c in g]) for g in groups]
+    new_sizes = np.array([p.size for p in parts], dtype=np.int64)
+    return np.concatenate(parts), np.array([float(p.mean()) for p in parts]), new_sizes
 
 
 def differ_weight(ss_within: float, ss_between: float, df_within: int, df_between: int) -> float:
