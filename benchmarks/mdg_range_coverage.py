@@ -35,7 +35,7 @@ import time
 import numpy as np
 import polars as pl
 
-from probestats.analyses.plan import plan_probe
+from probestats.analyses.plan import RANGE_SPREADS, plan_probe
 
 
 def noise_log(kind: str, rng, cells: int, m: int) -> pl.DataFrame:
@@ -85,6 +85,17 @@ def ceiling_check(logs: int, sims: int, with_range: bool = False, cell_sizes=(2,
           "rate can rise)")
 
 
+def _narrowed(mdg, got, spreads: float) -> tuple[float, float]:
+    """The range ``got`` had it been ``mdg`` times exp(+/- ``spreads`` s) (s read off its lower end, which no
+    bound caps; its upper end stays capped where the bound capped it, and open where it was open)."""
+    low, high = got
+    if mdg is None or not math.isfinite(mdg) or not low > 0 or not low <= mdg:
+        return got
+    s = math.log(mdg / low) / RANGE_SPREADS
+    new_high = high if math.isinf(high) else min(mdg * math.exp(spreads * s), high)
+    return mdg * math.exp(-spreads * s), new_high
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--logs", type=int, default=200)
@@ -96,6 +107,8 @@ def main() -> None:
     ap.add_argument("--sims", type=int, default=1000, help="plan's simulated probes per noise log")
     ap.add_argument("--true-runs", type=int, default=40000)
     ap.add_argument("--true-sims", type=int, default=8000)
+    ap.add_argument("--what-if", type=float, default=3.0,
+                    help="also count how often a range of this many spreads would have held the MDG")
     ap.add_argument("--ceiling", action="store_true", help="only the 0/1 ceiling check on logs of 4,000 runs")
     ap.add_argument("--ceiling-range", action="store_true", help="the ceiling check also finds the MDG's range")
     ap.add_argument("--ceiling-cells", default="2,3,5,40", help="the ceiling check's sizes of cells")
@@ -114,6 +127,8 @@ def main() -> None:
         print(f"{kind}: true-model MDG up {truth.mdg_up:.4g}, down {truth.mdg_down:.4g} "
               f"({time.perf_counter() - start:.0f} s)", flush=True)
         hits = {"up": 0, "down": 0}
+        # what a narrower range (RANGE_SPREADS times WHAT_IF / RANGE_SPREADS) would have held
+        narrow = {"up": 0, "down": 0}
         counted = {"up": 0, "down": 0}
         widths = {"up": [], "down": []}
         top_up, beyond, beyond_flagged, top_promised, flagged = 0.0, 0, 0, 0.0, 0
@@ -135,6 +150,9 @@ def main() -> None:
                 counted[name] += 1
                 if got is not None and got[0] <= true <= got[1]:
                     hits[name] += 1
+                if got is not None and _narrowed(mine, got, args.what_if)[0] <= true <= _narrowed(mine, got,
+                                                                                                  args.what_if)[1]:
+                    narrow[name] += 1
                 if got is not None and math.isfinite(got[1]) and mine:
                     widths[name].append((got[1] - got[0]) / mine)
             if (log + 1 - args.first) % 25 == 0:
@@ -146,7 +164,8 @@ def main() -> None:
                 w = widths[name]
                 print(f"  {name:>4}: range holds it in {hits[name]}/{counted[name]} logs "
                       f"({hits[name] / counted[name]:.3f}); median width {np.median(w) if w else float('nan'):.3f} "
-                      f"of the MDG")
+                      f"of the MDG; at {args.what_if:g} spreads instead of {RANGE_SPREADS:g} it would hold it in "
+                      f"{narrow[name]}/{counted[name]} ({narrow[name] / counted[name]:.3f})")
         if kind == "binary":
             print(f"  largest reported mdg_up over the logs: {top_up:.4f} (the rate 0.9 can rise by 0.1); "
                   f"marked near the ceiling (not promised) on {flagged} logs; beyond 0.1 on {beyond} logs, "
