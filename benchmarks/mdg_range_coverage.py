@@ -11,7 +11,8 @@ size of noise log:
 3. the share of logs whose range holds the true model's MDG, in each direction; the target is 0.90 or more.
 
 It also prints how wide the ranges are, and checks that no upward MDG of the 0/1 metric exceeds the 0.1
-its rate can rise.
+its rate can rise, or else that the plan marks it as lying within the log's uncertainty of the ceiling
+(``mdg_up_near_bound``: larger than the room left at the one-sided 95% bound on the log's rate).
 
 Run: python benchmarks/mdg_range_coverage.py [--logs 200] [--kinds binary,count] [--design 8x20]
      python benchmarks/mdg_range_coverage.py --ceiling --logs 20 --sims 400   (the 0/1 ceiling check; add
@@ -34,7 +35,7 @@ import time
 import numpy as np
 import polars as pl
 
-from probestats.analyses.plan import plan_probe
+from probestats.analyses.plan import RANGE_SPREADS, plan_probe
 
 
 def noise_log(kind: str, rng, cells: int, m: int) -> pl.DataFrame:
@@ -59,7 +60,7 @@ def ceiling_check(logs: int, sims: int, with_range: bool = False, cell_sizes=(2,
     worst = 0.0
     for m in cell_sizes:
         for items, runs in ((8, 20), (12, 5)):
-            top, top_range, alarms, reached, over_room, low_rate = 0.0, 0.0, 0, 0, 0, 1.0
+            top, top_range, alarms, reached, over_room, low_rate, marked = 0.0, 0.0, 0, 0, 0, 1.0, 0
             for log in range(logs):
                 rng = np.random.default_rng([26, 2, m, log])
                 y = (rng.random(4000 // m * m) < 0.9).astype(float)      # 3,999 runs in cells of 3
@@ -71,15 +72,28 @@ def ceiling_check(logs: int, sims: int, with_range: bool = False, cell_sizes=(2,
                 if cell.mdg_up is not None and math.isfinite(cell.mdg_up):
                     top, reached = max(top, cell.mdg_up), reached + 1
                     over_room += cell.mdg_up > 1.0 - float(y.mean()) + 1e-12
+                    marked += cell.mdg_up_near_bound
                 if cell.mdg_up_range is not None and math.isfinite(cell.mdg_up_range[1]):
                     top_range = max(top_range, cell.mdg_up_range[1])
             worst = max(worst, top)
             print(f"  cells of {m:>2}, {items}x{runs}: mdg_up reached on {reached} logs, largest {top:.4f}; "
-                  f"beyond 1 - the log's rate on {over_room}; lowest log rate {low_rate:.4f}; "
+                  f"beyond 1 - the log's rate on {over_room}; marked near the ceiling on {marked}; "
+                  f"lowest log rate {low_rate:.4f}; "
                   + (f"largest top of its range {top_range:.4f}; " if with_range else "")
                   + f"F test p < 0.05 on {alarms} logs", flush=True)
     print(f"largest mdg_up over every cell: {worst:.4f} ({'within' if worst <= 0.1 else 'BEYOND'} the 0.1 the "
           "rate can rise)")
+
+
+def _narrowed(mdg, got, spreads: float) -> tuple[float, float]:
+    """The range ``got`` had it been ``mdg`` times exp(+/- ``spreads`` s) (s read off its lower end, which no
+    bound caps; its upper end stays capped where the bound capped it, and open where it was open)."""
+    low, high = got
+    if mdg is None or not math.isfinite(mdg) or not low > 0 or not low <= mdg:
+        return got
+    s = math.log(mdg / low) / RANGE_SPREADS
+    new_high = high if math.isinf(high) else min(mdg * math.exp(spreads * s), high)
+    return mdg * math.exp(-spreads * s), new_high
 
 
 def main() -> None:
@@ -93,6 +107,8 @@ def main() -> None:
     ap.add_argument("--sims", type=int, default=1000, help="plan's simulated probes per noise log")
     ap.add_argument("--true-runs", type=int, default=40000)
     ap.add_argument("--true-sims", type=int, default=8000)
+    ap.add_argument("--what-if", type=float, default=3.0,
+                    help="also count how often a range of this many spreads would have held the MDG")
     ap.add_argument("--ceiling", action="store_true", help="only the 0/1 ceiling check on logs of 4,000 runs")
     ap.add_argument("--ceiling-range", action="store_true", help="the ceiling check also finds the MDG's range")
     ap.add_argument("--ceiling-cells", default="2,3,5,40", help="the ceiling check's sizes of cells")
@@ -111,15 +127,22 @@ def main() -> None:
         print(f"{kind}: true-model MDG up {truth.mdg_up:.4g}, down {truth.mdg_down:.4g} "
               f"({time.perf_counter() - start:.0f} s)", flush=True)
         hits = {"up": 0, "down": 0}
+        # what a narrower range (RANGE_SPREADS times WHAT_IF / RANGE_SPREADS) would have held
+        narrow = {"up": 0, "down": 0}
         counted = {"up": 0, "down": 0}
         widths = {"up": [], "down": []}
-        top_up = 0.0
+        top_up, beyond, beyond_flagged, top_promised, flagged = 0.0, 0, 0, 0.0, 0
         for log in range(args.first, args.first + args.logs):
             frame = noise_log(kind, np.random.default_rng([26, 1, log]), args.cells, args.m)
             cell = plan_probe(frame, metric="x", items=items, runs=runs, heterogeneity=0.0, sims=args.sims,
                               seed=log).cells[0]
             if cell.mdg_up is not None and math.isfinite(cell.mdg_up):
                 top_up = max(top_up, cell.mdg_up)
+                flagged += cell.mdg_up_near_bound
+                beyond += cell.mdg_up > 0.1
+                beyond_flagged += cell.mdg_up > 0.1 and cell.mdg_up_near_bound
+                if not cell.mdg_up_near_bound:
+                    top_promised = max(top_promised, cell.mdg_up)
             for name, true, mine, got in (("up", truth.mdg_up, cell.mdg_up, cell.mdg_up_range),
                                           ("down", truth.mdg_down, cell.mdg_down, cell.mdg_down_range)):
                 if true is None or not math.isfinite(true):
@@ -127,6 +150,9 @@ def main() -> None:
                 counted[name] += 1
                 if got is not None and got[0] <= true <= got[1]:
                     hits[name] += 1
+                if got is not None and _narrowed(mine, got, args.what_if)[0] <= true <= _narrowed(mine, got,
+                                                                                                  args.what_if)[1]:
+                    narrow[name] += 1
                 if got is not None and math.isfinite(got[1]) and mine:
                     widths[name].append((got[1] - got[0]) / mine)
             if (log + 1 - args.first) % 25 == 0:
@@ -138,9 +164,12 @@ def main() -> None:
                 w = widths[name]
                 print(f"  {name:>4}: range holds it in {hits[name]}/{counted[name]} logs "
                       f"({hits[name] / counted[name]:.3f}); median width {np.median(w) if w else float('nan'):.3f} "
-                      f"of the MDG")
+                      f"of the MDG; at {args.what_if:g} spreads instead of {RANGE_SPREADS:g} it would hold it in "
+                      f"{narrow[name]}/{counted[name]} ({narrow[name] / counted[name]:.3f})")
         if kind == "binary":
-            print(f"  largest reported mdg_up over the logs: {top_up:.4f} (the rate 0.9 can rise by 0.1)")
+            print(f"  largest reported mdg_up over the logs: {top_up:.4f} (the rate 0.9 can rise by 0.1); "
+                  f"marked near the ceiling (not promised) on {flagged} logs; beyond 0.1 on {beyond} logs, "
+                  f"{beyond_flagged} of them marked; largest mdg_up not marked {top_promised:.4f}")
         print(f"  {time.perf_counter() - start:.0f} s", flush=True)
 
 

@@ -59,11 +59,13 @@ def plan_text(plan: Plan) -> str:
         if plan.gap is not None:
             row += [f"{c.power:.3f}", f"{c.power_se:.3f}", _fmt(c.power_approx, ".3f")]
             row += [_fmt(c.gap_realized, ".3g")] if bounded else []
-        row += ["never" if math.isinf(c.mdg) else f"{c.mdg:.3g}"]
+        near = (c.mdg_up_near_bound and c.mdg_up == c.mdg) or (c.mdg_down_near_bound and c.mdg_down == c.mdg)
+        row += ["never" if math.isinf(c.mdg) else f"{c.mdg:.3g}" + ("*" if near else "")]
         row += [_fmt_range(c.mdg_range)] if ranged else []
         shift = c.mdg_shift_up if c.mdg_up is not None and c.mdg_up == c.mdg else c.mdg_shift_down
         row += [_fmt_mdg(shift)] if bounded else []
-        row += [_fmt_mdg(c.mdg_up), _fmt_mdg(c.mdg_down)] if two_way else []
+        row += [_fmt_mdg(c.mdg_up) + ("*" if c.mdg_up_near_bound else ""),
+                _fmt_mdg(c.mdg_down) + ("*" if c.mdg_down_near_bound else "")] if two_way else []
         row += [_fmt_range(c.mdg_up_range), _fmt_range(c.mdg_down_range)] if two_way and ranged else []
         row += [_fmt(c.mdg_approx, ".3g"), f"{c.min_attainable_p:.3g}"]
         rows.append(row)
@@ -71,6 +73,9 @@ def plan_text(plan: Plan) -> str:
     lines.append("")
     lines.append("  ".join(h.rjust(w) for h, w in zip(head, widths)))
     lines.extend("  ".join(v.rjust(w) for v, w in zip(r, widths)) for r in rows)
+    if any(c.mdg_up_near_bound or c.mdg_down_near_bound for c in plan.cells):
+        lines.append("* within the noise log's uncertainty of the bound it moves toward: not promised (see the "
+                     "warning mdg_near_bound below)")
     if ranged:
         lines.append("")
         lines.append(f"MDG range: {plan.mdg_range_method} ({plan.range_sims} simulated probes per resampled log); "
