@@ -126,6 +126,30 @@ CLI_FLAGS = {"factors": "--factor", "groups": "--group", "output": "-o", "log": 
 #: parameters of how a file is read, given on the command line as ``--read KEY=VALUE``
 READ_KEYS = frozenset({"format", "sheet", "skip_rows", "encoding", "max_cells", "records"})
 
+#: the report's settings, given on its command line as ``--set KEY=VALUE`` (parameter: key), inside
+#: :func:`setting_spelling` (the report's job runs in it; other commands have flags for these)
+SET_KEYS = {"templates": "templates", "scale": "scale", "per_item": "per_item", "noise_value": "noise_value",
+            "settings": "settings", "attribute_settings": "attribute_settings", "targets": "framing.targets",
+            "toward": "framing.toward", "answers": "framing.answers", "label_map": "framing.label_map",
+            "framing_columns": "framing.columns", "order": "judge.order", "response": "judge.response",
+            "choice": "judge.choice", "verdicts": "judge.verdict", "repetition": "judge.repetition"}
+_SETTINGS = contextvars.ContextVar("probestats_report_settings", default=False)
+
+
+@contextlib.contextmanager
+def setting_spelling():
+    """Within this block, :func:`opt` names the report's settings as ``--set KEY=VALUE`` on the command line.
+
+    >>> with cli_spelling(), setting_spelling():
+    ...     opt("targets", "t.csv"), opt("scale"), opt("alpha", 2)
+    ('--set framing.targets=t.csv', '--set scale=VALUE', '--alpha 2')
+    """
+    token = _SETTINGS.set(True)
+    try:
+        yield
+    finally:
+        _SETTINGS.reset(token)
+
 
 def opt(name: str, value=None) -> str:
     """An option named as the caller spells it: a Python parameter, or a flag under :func:`cli_spelling`.
@@ -145,6 +169,8 @@ def opt(name: str, value=None) -> str:
         if name in READ_KEYS:   # how a file is read: one --read KEY=VALUE option on the command line
             key = name.replace("_", "-")
             return f"--read {key}=VALUE" if value is None else f"--read {key}={value}"
+        if name in SET_KEYS and _SETTINGS.get():   # a report setting: --set KEY=VALUE
+            return f"--set {SET_KEYS[name]}=VALUE" if value is None else f"--set {SET_KEYS[name]}={value}"
         flag = CLI_FLAGS.get(name, "--" + name.replace("_", "-"))
         return flag if value is None else f"{flag} {value}"
     return name if value is None else f"{name}={value!r}"
