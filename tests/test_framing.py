@@ -201,7 +201,7 @@ def test_topics_without_a_shared_reference_are_reported_per_topic():
 
 def test_pooling_topics_without_a_shared_reference_is_refused():
     log = make_framing_log(topics=TWO_TOPICS, claims=2, languages=("en",), iterations=2, seed=1)
-    with pytest.raises(OptionError, match="--by topic.*--toward"):
+    with pytest.raises(OptionError, match="add by='topic', or give toward='TARGET' with targets='FILE'"):
         analyze_framing(log, targets=TWO_TOPICS, by="model")
 
 
@@ -260,7 +260,7 @@ def test_without_targets_the_affirmative_claim_is_the_reference_and_a_warning_sa
     assert res.reference == "the affirmative claim"
     assert any(p.code == "unnamed_targets" for p in res.problems)
     assert res.cells[0].bias == pytest.approx(analyze_framing(rows_from_scores(HAND)).cells[0].bias)
-    with pytest.raises(OptionError, match="--targets"):
+    with pytest.raises(OptionError, match="toward needs named targets: give targets='FILE'"):
         analyze_framing(rows, toward="A")
 
 

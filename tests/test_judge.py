@@ -191,7 +191,7 @@ def test_repetitions_side_by_side_and_their_stability():
 def test_a_second_verdict_for_the_same_item_and_order_is_an_error_naming_repetition():
     rows = [{"item": 1, "order": "AB", "choice": "first"}, {"item": 1, "order": "AB", "choice": "second"},
             {"item": 1, "order": "BA", "choice": "first"}]
-    with pytest.raises(ValidationError, match="--repetition"):
+    with pytest.raises(ValidationError, match="tells them apart with repetition='COL' or by='COL'"):
         analyze_order(rows, order="order", choice="choice")
 
 

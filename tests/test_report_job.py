@@ -83,7 +83,10 @@ def test_the_plan_call_prints_what_the_command_prints(tmp_path, capsys):
     from probestats.present.sanitize import json_text
     from probestats.result import document, dumps
 
-    result = probestats.plan(NOISE, metric="steps", items=["6,8"], runs=["5"], gap=1.0, sims=150)
+    from probestats.errors import cli_spelling
+
+    with cli_spelling():   # its warnings worded for the command line, as the command words them
+        result = probestats.plan(NOISE, metric="steps", items=["6,8"], runs=["5"], gap=1.0, sims=150)
     assert json_text(dumps(document(result))) + "\n" == printed
     assert [(c.items, c.runs) for c in result.cells] == [(6, 5), (8, 5)]
 

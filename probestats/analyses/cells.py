@@ -60,7 +60,7 @@ from probestats.analyses.paired import Analysis, _jsonable, adjust, check_common
 from probestats.checks.exact import mean_sd, units
 from probestats.checks.schema import (FIRST, SETTINGS, Checked, _HASH_SEED, decimal_places, default_pair,
                                       require_ok, validate)
-from probestats.errors import OptionError, Problem, ReadError, count_of, opt
+from probestats.errors import OptionError, Problem, ReadError, count_of, either, opt
 from probestats.io.read import ROW, Log
 
 __all__ = ["cell_table", "read_cells", "analyze_cells", "CELL_COLUMNS", "HALF_COLUMNS", "within_cells_noise",
@@ -102,7 +102,7 @@ def cell_table(log, *, metric: str, by: Sequence[str] = (), fold_case: bool = Fa
     places = decimal_places(frame[metric])
     if places is None:
         raise OptionError(f"the metric '{metric}' has values with more than 6 decimal places (or sums too large "
-                          f"for exact whole units); a cell table needs exact sums: round the metric with --derive")
+                          f"for exact whole units); a cell table needs exact sums: round the metric with {opt('derive')}")
     value = pl.col(metric)
     whole = units(value, places)
     order = pl.col(ROW) if ROW in frame.columns else pl.int_range(pl.len())
@@ -343,9 +343,9 @@ def within_cells_noise(cells: pl.DataFrame, a: str, items: pl.DataFrame,
     if side.select(pl.col("item").is_duplicated().any()).item():
         return None, None, Problem(
             "warning", "no_within_noise",
-            "an item's runs of the value are spread over several --by groups of the cell table, whose halves are "
-            "drawn within each group, not over the item as the analysis draws them; the within-log noise row is "
-            "left out (analyze the row log, or a table built without --by, for it)")
+            f"an item's runs of the value are spread over several {opt('by')} groups of the cell table, whose halves "
+            "are drawn within each group, not over the item as the analysis draws them; the within-log noise row is "
+            f"left out (analyze the row log, or a table built without {opt('by')}, for it)")
     first, second = f"{a} (first half)", f"{a} (second half)"
     rows = []
     for item, n, s, q, n1, s1, q1, p in side.select(
@@ -407,12 +407,13 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
     by = list(by)
     absent = [c for c in by if c not in frame.columns]
     if absent:
-        raise OptionError(f"--by {absent[0]}: the cell table has no such column; build it with --by {absent[0]}")
+        raise OptionError(f"{opt('by', absent[0])}: the cell table has no such column; build it with "
+                          + either(f"by=[{absent[0]!r}]", f"--by {absent[0]}"))
     order = frame.group_by("variant").agg(pl.col("first_row").min()).sort("first_row")["variant"].to_list()
     a, b = default_pair(order, a, b)
-    for name, v in (("--a", a), ("--b", b)):
+    for name, v in (("a", a), ("b", b)):
         if v is None or v not in order:
-            raise OptionError(f"{name} {v}: not a value of the cell table (values: {', '.join(order[:10])})")
+            raise OptionError(f"{opt(name, v)}: not a value of the cell table (values: {', '.join(order[:10])})")
     # one row per item and value across groups, summed exactly, for the main comparison
     merged = frame
     if by:
@@ -443,12 +444,12 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
     mdg_range: dict = {}
     if noise_table is not None:
         noise_frame = noise_table if isinstance(noise_table, pl.DataFrame) else read_cells(noise_table)
-        noise_checked = cells_checked(noise_frame, metric, rows=True, what="--noise",
+        noise_checked = cells_checked(noise_frame, metric, rows=True, what=opt("noise"),
                                       source="noise" if isinstance(noise_table, pl.DataFrame)
                                       else Path(noise_table).name)
         if noise_frame.select(pl.struct("item", "variant").is_duplicated().any()).item():
             raise OptionError("the noise cell table has several rows for one item and value (it was built with "
-                              "--by); build it without --by")
+                              f"{opt('by')}); build it without {opt('by')}")
         noise = compare_pair(_item_table(noise_frame, noise_checked.a, noise_checked.b, ()), metric,
                              noise_checked.a, noise_checked.b, alternative=alternative, confidence=1 - alpha,
                              **resampling)
@@ -499,8 +500,8 @@ def _check_metric(frame: pl.DataFrame, metric: str, source: str) -> None:
     if "metric" in frame.columns and frame.height:
         built = frame["metric"].drop_nulls().unique(maintain_order=True).to_list()
         if built and metric not in built:
-            raise OptionError(f"--metric {metric}: the cell table {source} was built for the metric "
-                              f"'{built[0]}'; give --metric {built[0]}, or build a table for {metric}")
+            raise OptionError(f"{opt('metric', metric)}: the cell table {source} was built for the metric "
+                              f"'{built[0]}'; give {opt('metric', built[0])}, or build a table for {metric}")
 
 
 def _value_order(frame: pl.DataFrame) -> list[str]:
@@ -522,7 +523,7 @@ def cell_rows(cells, metric: str, *, what: str = "the cell table") -> pl.DataFra
     frame = cells if isinstance(cells, pl.DataFrame) else read_cells(cells)
     if "runs_units" not in frame.columns:
         raise OptionError(f"{what}: the cell table has no runs_units column, and the noise model resamples "
-                          "runs; build it with probestats cells --keep-runs")
+                          "runs; build it with " + either("cell_table(..., runs=True)", "probestats cells --keep-runs"))
     items, variants, values = [], [], []
     for item, variant, places, text in frame.sort("first_row", nulls_last=True).select(
             "item", "variant", "places", "runs_units").iter_rows():
@@ -641,9 +642,9 @@ def compare_cells(before, after, *, metric: str, a: str | None = None, b: str | 
               ((before, None if names is None else names[0]), (after, None if names is None else names[1])))
     if names is None:
         names = ("BEFORE", "AFTER") if cb.log.source == ca.log.source else (cb.log.source, ca.log.source)
-    for name, v in (("--a", a), ("--b", b)):
+    for name, v in (("a", a), ("b", b)):
         if v is not None and v not in cb.values:
-            raise OptionError(f"{name} {v}: not a value of the cell table (values: {', '.join(cb.values[:10])})")
+            raise OptionError(f"{opt(name, v)}: not a value of the cell table (values: {', '.join(cb.values[:10])})")
     if a is not None or b is not None:  # the default pair: the first values other than the one given
         a, b = default_pair(cb.values, a, b)
     else:

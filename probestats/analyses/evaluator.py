@@ -260,5 +260,6 @@ def analyze_judge(log, *, metric: str, a: str | None = None, b: str | None = Non
     by = [c for c in by if c in present]
     result = analyze(log, metric=metric, a=a, b=b, by=by, **kwargs)
     if not hasattr(result, "main") or not hasattr(result.main, "b"):
-        raise OptionError("an evaluator probe compares two values; give --a (the changed text) and --b (the baseline)")
+        raise OptionError(f"an evaluator probe compares two values; give {opt('a')} (the changed text) and "
+                          f"{opt('b')} (the baseline)")
     return with_scale(result, scale, by)

@@ -46,7 +46,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import polars as pl
 
-from probestats.errors import ColumnError, OptionError, ProbestatsError, ValidationError, opt
+from probestats.errors import ColumnError, OptionError, ProbestatsError, ValidationError, either, opt
 from probestats.stats.multitest import adjust
 from probestats.stats.hypotests import gap_interval, min_attainable_p, sign_flip_test
 from probestats.result import jsonable
@@ -887,7 +887,7 @@ def _framings(st: _Framed) -> None:
     frame = st.frame
     if "framing" not in frame.columns:
         seen = ", ".join(c for c in frame.columns if not c.startswith("_"))
-        raise ColumnError(f"no framing column; columns seen: {seen} (use --column framing=HEADER)")
+        raise ColumnError(f"no framing column; columns seen: {seen} (use {_mapping('framing')})")
     fr, unknown = normalize_framing(frame["framing"])
     frame = st.frame = frame.with_columns(fr.alias("_framing"))
     if unknown:
@@ -941,7 +941,7 @@ def _scoring(st: _Framed, label, response, score_from, scale, answers, label_map
     binary = mode == YES_NO
     if binary and scale is not None:
         raise OptionError("a scale belongs to agreement answers; yes/no answers are 1 (yes) and 0 (no), "
-                          "so drop the scale or give answers='agreement' (--answers agreement)")
+                          f"so drop the scale or give {opt('answers', 'agreement')}")
     if binary:
         parsed = binary_scores(frame[score_col], label_map=label_map)
     elif source == "score":
@@ -982,6 +982,11 @@ def _scoring(st: _Framed, label, response, score_from, scale, answers, label_map
     return _Scoring(source, score_col, label_col, response_col, mode, mode_reason, unparsed_rows, unparsed)
 
 
+def _mapping(column: str) -> str:
+    """How a column is read under its canonical name, in the caller's spelling."""
+    return either(f"columns={{{column!r}: HEADER}}", f"--column {column}=HEADER")
+
+
 def _score_source(frame: pl.DataFrame, score_from, label_col, response_col) -> tuple[str, str]:
     """Where scores come from (``score``, ``label`` or ``response``) and the column that holds them."""
     has_scores = "score" in frame.columns and frame["score"].null_count() < frame.height
@@ -990,15 +995,16 @@ def _score_source(frame: pl.DataFrame, score_from, label_col, response_col) -> t
     if source is None:
         seen = ", ".join(c for c in frame.columns if not c.startswith("_"))
         raise ColumnError(f"no score, label or response column to score; columns seen: {seen} "
-                          "(use --column score=HEADER)")
+                          f"(use {_mapping('score')})")
     if source == "score":
         if "score" not in frame.columns:
-            raise ColumnError("score_from='score' but the log has no score column (use --column score=HEADER)")
+            raise ColumnError(f"{opt('score_from', 'score')} but the log has no score column (use {_mapping('score')})")
         return source, "score"
     score_col = label_col if source == "label" else response_col
     if score_col is None:
-        raise ColumnError(f"score_from='{source}' but the log has no {source} column "
-                          f"(use --{source} COLUMN or --column {'label' if source == 'label' else 'reply'}=HEADER)")
+        mapped = "label" if source == "label" else "reply"
+        raise ColumnError(f"{opt('score_from', source)} but the log has no {source} column (use "
+                          f"{opt(source, 'COLUMN')} or {_mapping(mapped)})")
     return source, score_col
 
 
@@ -1029,12 +1035,12 @@ def _polarity(st: _Framed, targets, toward) -> _Polarity:
     else:
         pairs = {t: (_UNNAMED[AFFIRMATIVE], _UNNAMED[REVERSE]) for t in topics}
         if toward is not None:
-            raise OptionError("toward needs named targets: give --targets FILE (topic, affirmative, reverse) "
-                              "or an asserts column")
+            raise OptionError(f"{opt('toward')} needs named targets: give {opt('targets', 'FILE')} (topic, "
+                              "affirmative, reverse) or an asserts column")
         st.problems.append(Problem(
             "warning", "unnamed_targets",
             "no asserts column and no targets: scores are aligned toward the claim each topic's affirmative "
-            "prompt makes (give --targets FILE to name the targets)"))
+            f"prompt makes (give {opt('targets', 'FILE')} to name the targets)"))
         st.frame = st.frame.with_columns(
             pl.when(pl.col("_framing") == AFFIRMATIVE).then(pl.lit(_UNNAMED[AFFIRMATIVE]))
             .otherwise(pl.lit(_UNNAMED[REVERSE])).alias("_asserts"))
@@ -1087,7 +1093,7 @@ def _pairs_from_asserts(st: _Framed, topics: list, has_topic: bool) -> dict:
     if missing.height:
         st.problems.append(Problem("error", "missing_target",
                                    f"{missing.height} rows do not say which target their prompt asserts; "
-                                   "fill the asserts column or give --targets FILE",
+                                   f"fill the asserts column or give {opt('targets', 'FILE')}",
                                    st.rows_of(missing), st.header("asserts")))
     pairs = {}
     for t in topics:
@@ -1102,7 +1108,7 @@ def _pairs_from_asserts(st: _Framed, topics: list, has_topic: bool) -> dict:
             st.problems.append(Problem(
                 "error", "inconsistent_target",
                 f"in {where} the affirmative prompts assert {a} and the reverse prompts {r}; each framing "
-                "must assert one target and the two must differ (fix the asserts column or give --targets FILE)",
+                f"must assert one target and the two must differ (fix the asserts column or give {opt('targets', 'FILE')})",
                 st.rows_of(sub), st.header("asserts")))
         else:
             st.problems.append(Problem("error", "unmatched_framing",
@@ -1138,7 +1144,8 @@ def _cells_and_items(st: _Framed, sc: _Scoring, pol: _Polarity, by, item) -> tup
     elif not pol.shared and pol.has_topic and len(pol.topics) > 1 and "topic" not in by_cols:
         raise OptionError(
             "the topics have no reference target in common, so pooling them would mix directions; "
-            "add --by topic, or give --toward TARGET with --targets FILE naming a target every topic asserts")
+            f"add {opt('by', 'topic')}, or give {opt('toward', 'TARGET')} with {opt('targets', 'FILE')} "
+            "naming a target every topic asserts")
     if item is not None:
         item_cols = [_column(frame, log, c, "item") for c in _as_list(item)]
     else:
@@ -1151,8 +1158,10 @@ def _cells_and_items(st: _Framed, sc: _Scoring, pol: _Polarity, by, item) -> tup
         if sc.unparsed["count"]:
             shown = ", ".join(repr(v["text"]) for v in sc.unparsed["values"][:3])
             why = (f"{sc.unparsed['count']} of {frame.height} replies ({st.header(sc.score_col)}) could not be read, "
-                   f"such as {shown}; say what they mean with --label-map yes=TEXT,... --label-map no=TEXT,... "
-                   "(or --answers yes-no, or --scale for numbers)")
+                   f"such as {shown}; say what they mean with "
+                   + either("label_map=['yes=TEXT,...', 'no=TEXT,...']",
+                            f"{opt('label_map', 'yes=TEXT,...')} {opt('label_map', 'no=TEXT,...')}")
+                   + f" (or {opt('answers', 'yes-no')}, or {opt('scale')} for numbers)")
         raise FramingError(st.problems + [Problem("error", "no_scores",
                                                   f"no item has scored responses in both framings; {why}")])
     return by_cols, item_cols, scored

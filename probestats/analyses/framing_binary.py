@@ -36,7 +36,7 @@ import math
 import numpy as np
 import polars as pl
 
-from probestats.errors import OptionError
+from probestats.errors import OptionError, opt
 from probestats.shape.yesno import parse_yes_nos, yes_no_share
 
 __all__ = ["ANSWERS", "binary_interval", "binary_pattern", "binary_scores", "choose_answers", "cell_counts",
@@ -117,8 +117,8 @@ def binary_scores(values: pl.Series, *, label_map=None) -> pl.DataFrame:
         bad = numeric.filter(~numeric.is_in([0.0, 1.0]) & numeric.is_not_null()).unique().sort()
         if bad.len():
             shown = ", ".join(f"{v:g}" for v in bad.to_list()[:5])
-            raise OptionError(f"yes/no scores must be 1 (yes) or 0 (no), not {shown}; give answers='agreement' "
-                              "(--answers agreement) for an agreement scale")
+            raise OptionError(f"yes/no scores must be 1 (yes) or 0 (no), not {shown}; give "
+                              f"{opt('answers', 'agreement')} for an agreement scale")
         score = numeric * 2 - 1
         kind = pl.select(pl.when(score > 0).then(pl.lit("yes")).when(score < 0).then(pl.lit("no"))
                          .otherwise(pl.lit("unparsed"))).to_series()

@@ -426,7 +426,8 @@ def analyze_order(
     if choice is None:
         if not verdicts:
             raise OptionError(f"{opt('verdicts')}: give the rules that read a reply, for example "
-                              + either("verdicts=['first=[[A]]', 'second=[[B]]']", '--verdict "first=[[A]]" --verdict "second=[[B]]"')
+                              + either("verdicts=['first=[[A]]', 'second=[[B]]']",
+                                       " ".join(opt("verdicts", f'"{rule}"') for rule in ("first=[[A]]", "second=[[B]]")))
                               + f" (or {opt('choice', 'COL')} when the log holds the slot chosen)")
         rules = parse_rules(verdicts)
     else:
@@ -436,7 +437,8 @@ def analyze_order(
     if frame.height == 0:
         raise ValidationError([Problem("error", "empty_log", f"{log.source} has no data rows; add rows below the header")])
     if "item" not in frame.columns:
-        raise ColumnError(f"no item column; headers seen: {', '.join(log.headers)} (use --column item=HEADER)")
+        mapping = either("columns={'item': HEADER}", "--column item=HEADER")
+        raise ColumnError(f"no item column; headers seen: {', '.join(log.headers)} (use {mapping})")
     order_col = _column(frame, log, order, "order")
     if choice is not None:
         text_col, source = _column(frame, log, choice, "choice"), "choice"
@@ -482,7 +484,8 @@ def analyze_order(
         raise ValidationError([Problem(
             "error", "order_values",
             f"the order column {header(order_col)} has {len(orders)} values ({shown}); an order probe needs "
-            "exactly two, one per order of the answers (filter the others out with --where)",
+            "exactly two, one per order of the answers (filter the others out with "
+            f"{either('probe=Probe(where=SQL)', '--where SQL')})",
             (), header(order_col))])
     keys = [*by, "item", *([rep_col] if rep_col else [])]
     dup = frame.filter(pl.len().over([*keys, "_order"]) > 1)
@@ -492,7 +495,8 @@ def analyze_order(
         raise ValidationError([Problem(
             "error", "duplicate_verdict",
             f"{count_of(dup.height, 'row')} give a second verdict for the same item and order (first: {where}, "
-            f"order {first['_order']}); name the column that tells them apart with --repetition or --by",
+            f"order {first['_order']}); name the column that tells them apart with {opt('repetition', 'COL')} "
+            f"or {opt('by', 'COL')}",
             rows_of(dup), header(text_col))])
     # ---- pairs of verdicts
     o1, o2 = orders

@@ -371,6 +371,16 @@ class ManyAnalysis:
 _GROUP_EXAMPLE = "groups=['female=Emily,Lakisha']"
 
 
+def _where(condition: str) -> str:
+    """A row filter as the caller writes it: ``where="..."`` in Python, ``--where "..."`` on the command line."""
+    return either(f"where={condition!r}", f'--where "{condition}"')
+
+
+def _not_item(item) -> str:
+    """The SQL condition that leaves one item out."""
+    return f"item <> '{item}'"
+
+
 def parse_groups(specs: Sequence[str] | Mapping[str, Sequence[str]] | None) -> dict[str, tuple[str, ...]]:
     """Read ``--group NAME=value1,value2`` options into ``{group: (values...)}``.
 
@@ -501,7 +511,8 @@ def check_many(
         loose = [v for v in values if v not in owner]
         if loose:
             problems.append(Problem("warning", "ungrouped_value",
-                                    f"values {', '.join(repr(v) for v in loose)} are in no --group; their runs are left out",
+                                    f"values {', '.join(repr(v) for v in loose)} are in no {either('group', '--group')}; "
+                                    "their runs are left out",
                                     column=col))
         frame = frame.filter(pl.col("variant").is_in(list(owner))).with_columns(
             pl.col("variant").replace_strict(owner, return_dtype=pl.String).alias("_unit"))
@@ -527,8 +538,8 @@ def check_many(
             problems.append(Problem(
                 "error", "unmatched_item",
                 f"items {_items_text(label)} have no {what}; every item needs every {value_name}: "
-                f"add the runs, or drop the items (for example --where \"item <> '{lacking['item'][0]}'\")"
-                + ("" if groups else ", or group values with --group"),
+                f"add the runs, or drop the items (for example {_where(_not_item(lacking['item'][0]))})"
+                + ("" if groups else f", or group values with {opt('groups')}"),
                 rows, log.columns.get("item")))
 
     for setting in SETTINGS:
@@ -543,7 +554,7 @@ def check_many(
             problems.append(Problem(
                 "error", "confounded_setting",
                 f"{header} differs between the compared {value_name}s within items {_items_text(differ['item'].to_list())}; "
-                f"rerun with {header} held fixed, or split with --by {setting}",
+                f"rerun with {header} held fixed, or split with {opt('by', setting)}",
                 (), log.columns.get(setting)))
 
     if "seed" in frame.columns:
@@ -775,7 +786,7 @@ def _result(means: pl.DataFrame, metric: str, units, members, reference, *, sele
         raise ValidationError([Problem(
             "error", "unmatched_item",
             f"no item has a metric value under every one of the {len(units)} values, so there is nothing to "
-            "compare; check the value column for stray values (or leave them out with --where)")])
+            f"compare; check the value column for stray values (or leave them out with {opt('where')})")])
     item_order = means["item"].unique(maintain_order=True).to_list()
     wide = means.pivot(on="value", index="item", values="mean").select("item", *units)
     wide = wide.with_columns(pl.col("item").cast(pl.String))

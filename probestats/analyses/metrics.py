@@ -35,7 +35,7 @@ def split_metrics(metric) -> list[str]:
             name = name.strip()
             if not name:
                 raise OptionError(f"{opt('metric', text)}: an empty metric name; give names separated by commas, "
-                                  "such as --metric a,b")
+                                  f"such as {opt('metric', 'a,b')}")
             if name not in out:
                 out.append(name)
     return out

@@ -13,7 +13,7 @@ from typing import Sequence
 
 import polars as pl
 
-from probestats.errors import OptionError, ProbestatsError, ValidationError, opt
+from probestats.errors import OptionError, ProbestatsError, ValidationError, either, opt
 from probestats.stats.multitest import adjust
 from probestats.stats.hypotests import (SKEW_WARNING, SKEW_WARNING_MAX_N, Interval, TestResult, gap_interval,
                                         gap_skewness, min_attainable_p, sign_flip_test, sign_test)
@@ -328,7 +328,8 @@ def row_level_test(checked: Checked, items: pl.DataFrame, alternative: str = "tw
     if len(xa) < 2 or len(xb) < 2:
         from probestats.errors import OptionError
 
-        raise OptionError("--row-level needs at least two runs of each value")
+        raise OptionError(f"Welch's t on the runs ({either('with_row_level', '--row-level')}) needs at least two "
+                          "runs of each value")
     res = stats.ttest_ind(xa, xb, equal_var=False, alternative=alternative)
     return RowLevelTest(float(res.statistic), float(res.pvalue), float(res.df), len(xa), len(xb),
                         float(xa.mean()), float(xb.mean()), alternative)
@@ -495,14 +496,14 @@ def check_by(by, metric: str | None = None) -> None:
     >>> check_by(["seed"], "steps")
     Traceback (most recent call last):
     ...
-    probestats.errors.OptionError: --by seed: that column numbers the runs inside each item x value cell, so it cannot split the analysis; group by a column that is fixed within an item, such as model
+    probestats.errors.OptionError: by='seed': that column numbers the runs inside each item x value cell, so it cannot split the analysis; group by a column that is fixed within an item, such as model
     """
     from probestats.errors import OptionError
 
     for col in by:
         if col in CELL_COLUMNS or col == metric:
             what = "is the metric" if col == metric else "numbers the runs inside each item x value cell"
-            raise OptionError(f"--by {col}: that column {what}, so it cannot split the analysis; group by a column "
+            raise OptionError(f"{opt('by', col)}: that column {what}, so it cannot split the analysis; group by a column "
                               "that is fixed within an item, such as model")
 
 
@@ -640,7 +641,8 @@ def analyze_pair(
         checked = replace(checked, problems=checked.problems + (Problem(
             "warning", "more_values",
             f"the log has {len(checked.values)} values; this compares the first two, '{checked.a}' and "
-            f"'{checked.b}': choose the pair with --a and --b, or analyze them all with probestats analyze"),))
+            f"'{checked.b}': choose the pair with {opt('a')} and {opt('b')}, or analyze them all with "
+            + either("probestats.analyze", "probestats analyze")),))
     require_ok(checked)
     table = items_of(checked) if streamed is None or streamed.main is None else _table(streamed.main, ["item"])
     if interval not in INTERVALS:
@@ -867,7 +869,7 @@ def design_problems(main: PairResult, alpha: float) -> list[Problem]:
             "warning", "skewed_gaps",
             f"the {len(main.gaps)} item gaps are strongly skewed (sample skewness {skew:+.2f}): the "
             f"{main.interval.method.split(' ')[0]} interval may cover less than {1 - alpha:.0%}; read it with "
-            "care, or use --interval sign-flip (the best worst-case coverage of the three intervals in "
+            f"care, or use {opt('interval', 'sign-flip')} (the best worst-case coverage of the three intervals in "
             "benchmarks/coverage_interval.py); the sign-flip p does not assume normal gaps",
         ))
     n_nonzero = sum(1 for g in main.gaps if g != 0)

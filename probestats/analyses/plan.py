@@ -70,7 +70,7 @@ import polars as pl
 
 from probestats.result import html_summary, one_line
 
-from probestats.errors import ColumnError, OptionError, opt
+from probestats.errors import ColumnError, OptionError, either, opt
 from probestats.stats.hypotests import min_attainable_p, sign_test
 from probestats.errors import Problem
 from probestats.stats.decide import DECIDE_EXACT_ITEMS, DECIDE_NOTE, decide_rejections
@@ -697,7 +697,7 @@ def _frame_and_metric(source, metric):
         log = read_log(source, metric=metric)
         frame, name, problems = _columns_needed(log, metric), log.source, tuple(log.problems)
     if not metric:
-        raise OptionError("name the metric column (metric=... or --metric)")
+        raise OptionError(f"name the metric column ({either('metric=COL', '--metric COL')})")
     from probestats.io.read import STRUCTURE, refuse_internal
 
     if metric in STRUCTURE:  # a column that numbers the runs (seed, time) is no metric
@@ -761,7 +761,7 @@ def noise_model(log, metric: str | None = None, *, scale=None) -> NoiseModel:
             seen = ", ".join(c for c in frame.columns if not c.startswith("_"))
             what = f"the metric '{metric}'" if col == metric else "'item'"
             raise ColumnError(f"no column for {what} in the noise log; headers seen: {seen} "
-                              f"(use --column {col}=HEADER)")
+                              f"(use {either(f'columns={{{col!r}: HEADER}}', f'--column {col}=HEADER')})")
     keys = ["item", "variant"] if "variant" in frame.columns else ["item"]
     raw = frame[metric]
     if raw.dtype == pl.Boolean:
@@ -850,7 +850,7 @@ def _as_noise(noise, metric=None, scale=None) -> NoiseModel:
                               "not a stated sigma")
         return NoiseModel.stated(float(noise), metric or "metric")
     if noise is None:
-        raise OptionError("give the noise: a noise log (--noise LOG), a NoiseModel, or sigma per run as a number")
+        raise OptionError(f"give the noise: a noise log ({opt('noise', 'LOG')}), a NoiseModel, or sigma per run as a number")
     return noise_model(noise, metric, scale=scale)
 
 
@@ -916,7 +916,8 @@ def heterogeneity_from_pilot(pilot, noise, metric: str | None = None, *, a: str 
     for col in ("item", "variant", metric):
         if col not in frame.columns:
             seen = ", ".join(c for c in frame.columns if not c.startswith("_"))
-            raise ColumnError(f"no column '{col}' in the pilot log; headers seen: {seen} (use --column {col}=HEADER)")
+            raise ColumnError(f"no column '{col}' in the pilot log; headers seen: {seen} "
+                              f"(use {either(f'columns={{{col!r}: HEADER}}', f'--column {col}=HEADER')})")
     df = frame.select(pl.col("item").cast(pl.String), pl.col("variant").cast(pl.String).str.strip_chars(),
                       pl.col(metric).cast(pl.Float64, strict=False).fill_nan(None).alias("_y")
                       ).filter(pl.col("_y").is_not_null())
@@ -1191,7 +1192,7 @@ def _check_shift(shift: str, noise: NoiseModel) -> None:
     if shift == "steps":
         if not noise.integer:
             raise OptionError(f"a steps shift moves whole steps, and '{noise.metric}' is not a whole-number metric "
-                              "in the noise log; use --shift additive")
+                              f"in the noise log; use {opt('shift', 'additive')}")
         return
     if noise._values is None:
         raise OptionError("a scale shift needs a noise log (its mean sets the scale), not a stated sigma")
@@ -1542,7 +1543,7 @@ def check_plan_work(items, runs, sims: int) -> None:
     >>> check_plan_work([100000], [20], 2000)
     Traceback (most recent call last):
     ...
-    probestats.errors.OptionError: the design of 100000 items x 20 runs per value holds 4,000,000,000 simulated runs at once (--sims 2000), more than the limit of 25,000,000; lower --sims to 12 or fewer, or plan fewer items or runs
+    probestats.errors.OptionError: the design of 100000 items x 20 runs per value holds 4,000,000,000 simulated runs at once (sims=2000), more than the limit of 25,000,000; lower sims to 12 or fewer, or plan fewer items or runs
     """
     items, runs = [int(n) for n in items], [int(k) for k in runs]
     if not items or not runs:
@@ -1552,16 +1553,16 @@ def check_plan_work(items, runs, sims: int) -> None:
         fit = MAX_DESIGN_RUNS // widest
         raise OptionError(
             f"the design of {max(items)} items x {max(runs)} runs per value holds {widest * sims:,} simulated runs "
-            f"at once (--sims {sims}), more than the limit of {MAX_DESIGN_RUNS:,}; "
-            + (f"lower --sims to {fit} or fewer, or plan fewer items or runs" if fit >= 1 else
+            f"at once ({opt('sims', sims)}), more than the limit of {MAX_DESIGN_RUNS:,}; "
+            + (f"lower {opt('sims')} to {fit} or fewer, or plan fewer items or runs" if fit >= 1 else
                "plan fewer items or runs"))
     total = sum(items) * sum(runs) * 2
     if total * sims > MAX_PLAN_RUNS:
         fit = MAX_PLAN_RUNS // total
         raise OptionError(
-            f"the plan simulates {total * sims:,} runs ({len(items) * len(runs)} designs, --sims {sims}), more than "
+            f"the plan simulates {total * sims:,} runs ({len(items) * len(runs)} designs, {opt('sims', sims)}), more than "
             f"the limit of {MAX_PLAN_RUNS:,}; "
-            + (f"lower --sims to {fit} or fewer, or plan fewer designs" if fit >= 1 else "plan fewer designs"))
+            + (f"lower {opt('sims')} to {fit} or fewer, or plan fewer designs" if fit >= 1 else "plan fewer designs"))
 
 
 def _check_common(alpha, target, sims, alternative, seed):
@@ -2438,14 +2439,15 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
         if het.n_items < 6:
             problems.append(Problem("warning", "small_pilot",
                                     f"tau comes from a pilot of only {count_of(het.n_items, 'item')}, so it is rough; "
-                                    "read the plan as a guide, or state tau with --heterogeneity"))
+                                    "read the plan as a guide, or state tau with "
+                                    + either("heterogeneity=TAU", "--heterogeneity TAU")))
     else:
         tau, tau_source = _check_tau(heterogeneity), "assumed"
         if heterogeneity is None:
             problems.append(Problem("warning", "heterogeneity_assumed",
                                     "no pilot and no stated heterogeneity: true gaps are assumed equal on every "
                                     "item (tau = 0), so power is an upper bound and the MDG a lower bound; give "
-                                    "--pilot LOG or --heterogeneity TAU"))
+                                    f"{opt('pilot', 'LOG')} or {either('heterogeneity=TAU', '--heterogeneity TAU')}"))
     never = [n for n in item_list if min_attainable_p(n, alternative=alternative) > alpha]
     if never:
         shown = ", ".join(str(n) for n in never)
@@ -2609,7 +2611,7 @@ def _bounded_problem(noise: NoiseModel, cells, gap, alpha, power) -> Problem:
         text += (f"; {count_of(len(stuck), 'design')} never {'reaches' if len(stuck) == 1 else 'reach'} power "
                  f"{power:g} because the items reach the bound "
                  "first (MDG 'never')")
-    text += ("; declare the scale with --scale LOW:HIGH if it is wider (--scale : for none)"
+    text += (f"; declare the scale with {opt('scale', 'LOW:HIGH')} if it is wider ({opt('scale', ':')} for none)"
              if noise.scale_source == "observed" else "")
     return Problem("warning", "bounded_metric", text, (), noise.metric)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from probestats.errors import OptionError, opt
+from probestats.errors import OptionError, either, opt
 
 __all__ = ["compare"]
 
@@ -58,7 +58,7 @@ def compare(before, after, *, metric, a=None, b=None, alternative="two-sided", a
     check_vocabulary(alternative=alternative, alpha=alpha)
     output = Path(output) if output is not None else None
     if output is not None:
-        refuse_inputs({"-o": output}, {"BEFORE": before, "AFTER": after})
+        refuse_inputs({opt("output"): output}, {either("before", "BEFORE"): before, either("after", "AFTER"): after})
         if output.suffix.lower() not in (".md", ".markdown"):
             raise OptionError(f"{opt('output', str(output))}: the compare section is Markdown; use a file ending in .md")
     if cells:

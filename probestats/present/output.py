@@ -26,7 +26,7 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from probestats.errors import OptionError
+from probestats.errors import OptionError, either
 
 __all__ = ["write_whole", "write_assets", "written_together", "refuse_inputs", "mark_png", "MARK"]
 
@@ -258,7 +258,8 @@ def _check_targets(files: dict, folders: set, force: bool) -> list:
                     replaced.append(path)
             elif not force:
                 raise OptionError(f"cannot write {path}: a file of that name is already in '{path.parent}' and "
-                                  "probestats did not write it; move it away, or give --force to replace it")
+                                  "probestats did not write it; move it away, or "
+                                  + either("write to another name", "give --force to replace it"))
         elif parent not in folders and not os.path.isdir(parent):
             _refuse_parent(path, parent)
     return replaced
@@ -338,6 +339,20 @@ def _refuse_long_names(option: str, path) -> None:
                               "have; use a shorter name")
 
 
+def _said(option: str, path) -> str:
+    """An option with its path as the user wrote them: a flag (``-o report.md``, ``--set KEY=`` and the path)
+    or a Python parameter (``output='report.md'``).
+
+    >>> _said("-o", "r.md"), _said("--set framing.targets=VALUE", "t.csv"), _said("output", "r.md")
+    ('-o r.md', '--set framing.targets=t.csv', "output='r.md'")
+    """
+    if option.endswith("=VALUE"):
+        return f"{option.removesuffix('VALUE')}{path}"
+    if (option.isidentifier() and option.islower()) or option.endswith("]"):
+        return f"{option}={str(path)!r}"
+    return f"{option} {path}"
+
+
 def refuse_inputs(outputs, inputs) -> None:
     """Refuse an output path that is (after symlinks, or as a hard link) a file the command reads.
 
@@ -374,5 +389,5 @@ def refuse_inputs(outputs, inputs) -> None:
                 except OSError:  # one of them does not exist (yet)
                     same = False
             if same:
-                raise OptionError(f"{out_option} {out} is {in_option} {source}, which this command reads; "
+                raise OptionError(f"{_said(out_option, out)} is {_said(in_option, source)}, which this command reads; "
                                   "write the output to another file")

@@ -65,8 +65,9 @@ def plan(noise=None, *, metric, pilot=None, a=None, b=None, heterogeneity=None, 
     probe = probe if probe is not None else Probe()
     if plot is not None and gap is None:
         raise OptionError(f"{opt('plot')} draws power at a gap; add {either('gap=G', '--gap G')}")
-    refuse_inputs({"--plot": plot}, {"--noise": noise, "--pilot": pilot, "--noise-cells": noise_cells,
-                                     "--pilot-cells": pilot_cells})
+    refuse_inputs({opt("plot"): plot}, {opt("noise"): noise, opt("pilot"): pilot,
+                                        either("noise_cells", "--noise"): noise_cells,
+                                        either("pilot_cells", "--pilot"): pilot_cells})
     noise_log, pilot_log = _sources(noise, pilot, noise_cells, pilot_cells, metric, probe)
     if noise_cells is None:
         noise_log = probe.apply(noise_log, metric=metric)
@@ -93,8 +94,8 @@ def _sources(noise, pilot, noise_cells, pilot_cells, metric, probe):
         raise OptionError("give the noise and the pilot both as logs or both as cell tables")
     from probestats.analyses.cells import cells_checked
 
-    noise = cells_checked(noise_cells, metric, rows=True, what="--noise")
-    pilot = cells_checked(pilot_cells, metric, rows=True, what="--pilot") if pilot_cells else None
+    noise = cells_checked(noise_cells, metric, rows=True, what=either("noise_cells", "--noise"))
+    pilot = cells_checked(pilot_cells, metric, rows=True, what=either("pilot_cells", "--pilot")) if pilot_cells else None
     return noise, pilot
 
 

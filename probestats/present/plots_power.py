@@ -7,7 +7,7 @@ saves through the Agg canvas), or on the axes given.
 from __future__ import annotations
 from probestats.errors import count_of
 
-from probestats.errors import OptionError
+from probestats.errors import OptionError, either
 from probestats.analyses.plan import Plan
 
 __all__ = ["power_curve"]
@@ -43,7 +43,7 @@ def power_curve(plan: Plan, ax=None):
     if not isinstance(plan, Plan):
         raise OptionError("power_curve draws a plan: make it first with plan_probe(noise, items, runs, gap=...)")
     if plan.gap is None:
-        raise OptionError("the plan has no gap to show power at; make it with gap=... (or --gap)")
+        raise OptionError(f"the plan has no gap to show power at; make it with {either('gap=G', '--gap G')}")
     if ax is None:
         from matplotlib.figure import Figure
 

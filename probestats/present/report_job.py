@@ -9,15 +9,17 @@ command's names (``design_file`` for ``--design``, ``framing_log`` for ``--frami
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from probestats.errors import OptionError, either, opt
+from probestats.errors import OptionError, either, opt, setting_spelling
 
-#: A cell table and an order probe, as the caller spells them.
-_CELLS = ("cells={'--cells': FILE}", "--cells FILE")
-_ORDER = ("judge={'order': COL}", "--order COL")
+#: An order probe, as the caller spells it.
+_ORDER = ("judge={'order': COL}", "--set judge.order=COL")
+#: The report's cell tables, named as the caller gave them: a key of ``cells``, or where the command line takes it.
+_CELL_INPUTS = {"--cells": "LOG", "--noise-cells": "--noise", "--before-cells": "--before"}
 
 __all__ = ["ReportJob", "report", "report_format"]
 
@@ -104,6 +106,16 @@ def _logs(log) -> tuple:
     return tuple(log)
 
 
+def _settings_as_set(func):
+    """Run ``func`` with the report's settings named as the command line gives them (``--set KEY=VALUE``)."""
+    @functools.wraps(func)
+    def call(*args, **kwargs):
+        with setting_spelling():
+            return func(*args, **kwargs)
+    return call
+
+
+@_settings_as_set
 def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-sided", alpha=0.05, output=None,
            format=None, sections=(), templates=None, design_file=None, attribute=None, values_why=None,
            metric_definition=None, metric_cannot_see=(), held_fixed=(), not_fixed=(), not_tested=(),
@@ -191,9 +203,10 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
     probe = probe if probe is not None else Probe()
     output = Path(output) if output is not None else None
     if output is not None:
-        refuse_inputs({"-o": output}, {"LOG": log or None, "--noise": noise, "--design": design_file,
-                                       "--framing": framing_log or None, "--targets": targets,
-                                       "--before": before_log, **(cells or {})})
+        refuse_inputs({opt("output"): output}, {
+            opt("log"): log or None, opt("noise"): noise, opt("design_file"): design_file,
+            opt("framing_log"): framing_log or None, opt("targets"): targets, opt("before_log"): before_log,
+            **{either(f"cells[{k!r}]", _CELL_INPUTS.get(k, k)): v for k, v in (cells or {}).items()}})
     fmt = report_format(output, format)
     if not framing_log and (answers != "auto" or label_map or framing_columns):
         raise OptionError(f"{opt('answers')}, {opt('label_map')} and {opt('framing_columns')} belong to the framing "
@@ -209,7 +222,7 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
                  not_tested=not_tested, run_dates=run_dates, mitigation=mitigation, gap_of_interest=gap_of_interest)
     metrics = split_metrics(metric) if metric else []
     if len(metrics) > 1 and per_item:
-        raise OptionError("Welch's t per item belongs to the report of one metric; give one --metric")
+        raise OptionError(f"Welch's t per item belongs to the report of one metric; give one {opt('metric')}")
     if len(metrics) > 1:
         return _metrics_job(log, metrics, output, fmt, design_file, facts, templates, probe, assets, judge=judge,
                             sections=sections, framing=framing_log, before=before_log, cells=cells, source=source,
@@ -237,7 +250,7 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
         raise OptionError("the framing targets and reference target belong to the framing section; give the "
                           f"dual-framing log with {opt('framing_log', 'FRAMING_LOG')}")
     if per_item and cells is not None:
-        raise OptionError("Welch's t per item needs the runs of the log; give the LOG instead of a cell table")
+        raise OptionError(f"Welch's t per item needs the runs of the log; give the {opt('log')} instead of a cell table")
     if cells is not None:
         result, comparison = _cells_analysis(cells, metric, a, b, by, alternative, alpha, correction,
                                              gap_of_interest=design.gap_of_interest,
@@ -280,7 +293,8 @@ def _with_per_item(result):
     from probestats.analyses.rowlevel import with_row_tests
 
     if not isinstance(result, Analysis):
-        raise OptionError("Welch's t per item applies to a comparison of two values; choose them with --a and --b")
+        raise OptionError("Welch's t per item applies to a comparison of two values; choose them with "
+                          f"{opt('a')} and {opt('b')}")
     return with_row_tests(result, per_item=True)
 
 
@@ -313,7 +327,7 @@ def _metrics_job(log, metrics, output, fmt, design_file, facts, templates, probe
         raise OptionError(f"a cell table takes one {opt('metric')}; report it once per metric")
     if not log:
         raise OptionError(f"give the {opt('log')} to report (several metrics are reported from a log)")
-    for flag, given in ((either("judge", "--order"), judge), (opt("sections"), sections),
+    for flag, given in ((either("judge", opt("order")), judge), (opt("sections"), sections),
                         (opt("framing_log"), framing), (opt("before_log"), before)):
         if given:
             raise OptionError(f"{flag} belongs to the report of one metric; give one {opt('metric')}")

@@ -318,8 +318,8 @@ def ceilings_context(analysis) -> dict:
         + (f"; their deltas do not count as evidence of no change." if cells else "."),
     ]
     if check.out_of_scale:
-        sentences.append(f"{count_of(check.out_of_scale, 'run')} scored outside the declared scale: check --scale or "
-                         "the judge's output.")
+        sentences.append(f"{count_of(check.out_of_scale, 'run')} scored outside the declared scale: check the "
+                         "declared scale or the judge's output.")
     repeats = [p.message for p in analysis.problems if p.code in ("deterministic", "single_run")]
     sentences += [m[0].upper() + m[1:] + ("" if m.endswith(".") else ".") for m in repeats]
     return {"scale": scale, "baseline": check.baseline, "cells": cells, "ceiling": ceiling, "floor": floor,

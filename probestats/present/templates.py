@@ -17,7 +17,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup, escape
 
-from probestats.errors import OptionError
+from probestats.errors import OptionError, opt
 from probestats.present.fmt import MdSafe, fmt_gap, fmt_num, fmt_p, fmt_pct, md_escape, md_finalize
 from probestats.present.sanitize import html as html_text, visible
 
@@ -73,7 +73,7 @@ class FolderLoader(jinja2.FileSystemLoader):
     >>> FolderLoader(folder).get_source(None, "evil")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    probestats.errors.OptionError: --templates ...: 'evil' is a link to a file outside that folder; ...
+    probestats.errors.OptionError: templates=...: 'evil' is a link to a file outside that folder; ...
     """
 
     def __init__(self, folder):
@@ -85,11 +85,11 @@ class FolderLoader(jinja2.FileSystemLoader):
         pieces = jinja2.loaders.split_template_path(template)  # refuses '..'
         path = os.path.realpath(os.path.join(self.root, *pieces))
         if os.path.commonpath([self.root, path]) != self.root:
-            raise OptionError(f"--templates {self.folder}: '{template}' is a link to a file outside that folder; "
+            raise OptionError(f"{opt('templates', str(self.folder))}: '{template}' is a link to a file outside that folder; "
                               "templates are read only from inside it (copy the file into the folder)")
         if os.path.isfile(path) and os.stat(path).st_nlink > 1:
             # a hard link is the same file as another name that may lie anywhere: nothing shows where
-            raise OptionError(f"--templates {self.folder}: '{template}' is a hard link (the same file as another "
+            raise OptionError(f"{opt('templates', str(self.folder))}: '{template}' is a hard link (the same file as another "
                               "name, which may lie outside the folder); copy the file into the folder instead")
         return super().get_source(environment, template)
 
@@ -99,7 +99,7 @@ def _loader(templates) -> jinja2.BaseLoader:
     if templates is not None:
         folder = Path(templates)
         if not folder.is_dir():
-            raise OptionError(f"--templates {folder}: not a folder; give the folder that holds your .j2 templates")
+            raise OptionError(f"{opt('templates', str(folder))}: not a folder; give the folder that holds your .j2 templates")
         loaders.append(FolderLoader(folder))
     loaders.append(jinja2.FunctionLoader(_package_template))
     return jinja2.ChoiceLoader(loaders)

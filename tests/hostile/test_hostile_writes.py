@@ -205,7 +205,10 @@ def test_a_report_of_many_items_runs_again_over_its_own_table_but_not_over_an_ed
     again = runner.invoke(cli, ["report", str(log), "--metric", "steps", "-o", str(out)])
     assert again.exit_code == 0, again.output
     table.write_text(table.read_text() + "edited,by,hand\n")
-    edited = runner.invoke(cli, ["report", str(log), "--metric", "steps", "-o", str(out)])
+    from probestats.errors import cli_spelling
+
+    with cli_spelling():   # as main() runs the command: its errors name flags
+        edited = runner.invoke(cli, ["report", str(log), "--metric", "steps", "-o", str(out)])
     assert edited.exit_code == 1   # the command line turns this error into one Error: line (tests/test_cli.py)
     assert "probestats did not write it" in str(edited.exception) and "--force" in str(edited.exception)
     assert table.read_text().endswith("edited,by,hand\n")   # refused: the user's edit stays
