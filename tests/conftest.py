@@ -62,3 +62,20 @@ def _java_major() -> int:
         return 0
     major = int(found.group(1))
     return int(found.group(2) or 0) if major == 1 else major   # "1.8.0" is Java 8
+
+
+@pytest.fixture
+def passes(monkeypatch):
+    """The streaming passes taken, in order: True for each that gave a result, False where it gave way to the rows."""
+    import probestats.checks.stream as stream
+
+    taken = []
+    original = stream.validate_streaming
+
+    def counted(*args, **kwargs):
+        out = original(*args, **kwargs)
+        taken.append(out is not None)
+        return out
+
+    monkeypatch.setattr(stream, "validate_streaming", counted)
+    return taken

@@ -24,21 +24,6 @@ from tests.test_stream import KINDS, _bad, write
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
 
 
-@pytest.fixture
-def passes(monkeypatch):
-    """Count the streaming passes that gave a result."""
-    taken = []
-    original = stream.validate_streaming
-
-    def counted(*args, **kwargs):
-        out = original(*args, **kwargs)
-        taken.append(out is not None)
-        return out
-
-    monkeypatch.setattr(stream, "validate_streaming", counted)
-    return taken
-
-
 def run_both(monkeypatch, tmp_path, args: list[str], outputs: list[str]):
     """Run ``probestats ARGS`` streaming and row by row (in two folders); each run's exit code,
     standard output and error, and the bytes of every file it wrote there."""

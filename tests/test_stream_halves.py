@@ -104,20 +104,6 @@ def _logs(tmp_path):
     }
 
 
-@pytest.fixture
-def passes(monkeypatch):
-    taken = []
-    original = stream.validate_streaming
-
-    def counted(*args, **kwargs):
-        out = original(*args, **kwargs)
-        taken.append(out is not None)
-        return out
-
-    monkeypatch.setattr(stream, "validate_streaming", counted)
-    return taken
-
-
 @pytest.mark.parametrize("kind", ["ties", "odd_runs", "sorted", "fractional", "many_values", "blocks", "missing",
                                   "by", "by_splits_items"])
 def test_analyze_gives_the_same_json_from_the_counts_and_from_the_runs(kind, tmp_path):
