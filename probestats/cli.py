@@ -819,7 +819,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
     attribute_settings = given.get("attribute_settings", ())
     per_item = given.get("per_item") == "yes"
     _refuse_inputs({"-o": output}, {"LOG": log, "--noise": noise, "--design": design_file,
-                                    "--framing": framing_log, "--targets": targets, "--before": before_log})
+                                    "--framing": framing_log, "--set framing.targets": targets, "--before": before_log})
     report_format(output)   # a bad -o is refused before the log is read
     framing_log = tuple(framing_log or ())
     framing_only = bool(framing_log) and not log and not metric and judge is None

@@ -5,6 +5,7 @@ line takes as ``--set KEY=VALUE``, it names the setting."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -143,8 +144,8 @@ REPORT_CASES = {
                    "--set", "judge.response=reply"],
         "verdicts: give the rules that read a reply, for example verdicts=['first=[[A]]', 'second=[[B]]'] "
         "(or choice='COL' when the log holds the slot chosen)",
-        '--set judge.verdict=VALUE: give the rules that read a reply, for example --set judge.verdict="first=[[A]]" '
-        '--set judge.verdict="second=[[B]]" (or --set judge.choice=COL when the log holds the slot chosen)'),
+        "--set judge.verdict=VALUE: give the rules that read a reply, for example --set 'judge.verdict=first=[[A]]' "
+        "--set 'judge.verdict=second=[[B]]' (or --set judge.choice=COL when the log holds the slot chosen)"),
     "an output that is an input": (
         lambda f: probestats.report(PROBE, metric="steps", output=PROBE),
         None,
@@ -185,3 +186,18 @@ def test_report_settings_are_set_keys_only_inside_the_report():
                 "--set framing.targets=t.csv", "--set judge.order=VALUE", "--set scale=1:5", "--by m")
     with setting_spelling():
         assert opt("targets", "t.csv") == "targets='t.csv'"
+
+
+def test_a_report_written_over_its_framing_targets_names_the_setting(tmp_path, capsys):
+    targets = tmp_path / "targets.md"
+    targets.write_bytes(Path(TARGETS).read_bytes())
+    with pytest.raises(ProbestatsError) as info:
+        probestats.report(PROBE, metric="steps", framing_log=FRAMING, targets=targets, output=targets)
+    assert str(info.value) == (f"output={str(targets)!r} is targets={str(targets)!r}, which this command reads; "
+                               "write the output to another file")
+    code = main(["report", PROBE, "--metric", "steps", "--framing", FRAMING, "--set", f"framing.targets={targets}",
+                 "-o", str(targets)])
+    assert code == 1 and capsys.readouterr().err == (
+        f"Error: -o {targets} is --set framing.targets {targets}, which this command reads; write the output to "
+        "another file\n")
+    assert targets.read_bytes() == Path(TARGETS).read_bytes()

@@ -427,7 +427,7 @@ def analyze_order(
         if not verdicts:
             raise OptionError(f"{opt('verdicts')}: give the rules that read a reply, for example "
                               + either("verdicts=['first=[[A]]', 'second=[[B]]']",
-                                       " ".join(opt("verdicts", f'"{rule}"') for rule in ("first=[[A]]", "second=[[B]]")))
+                                       " ".join(opt("verdicts", rule) for rule in ("first=[[A]]", "second=[[B]]")))
                               + f" (or {opt('choice', 'COL')} when the log holds the slot chosen)")
         rules = parse_rules(verdicts)
     else:
