@@ -1119,3 +1119,34 @@ def test_counts_of_items_that_differ_in_rate_on_cells_of_two_runs_keep_the_gaps_
             - rng.poisson(lam[..., None], (20000, 8, 20)).mean(-1))
     assert float(np.var(sim)) == pytest.approx(float(np.var(true)), rel=0.05)
     assert kurtosis(sim.ravel()) < kurtosis(true.ravel()) + 0.8, (kurtosis(sim.ravel()), kurtosis(true.ravel()))
+
+
+def test_the_reported_mdg_is_marked_not_promised_when_the_bound_may_not_leave_room():
+    # A 0/1 probe at a rate of 0.9 and a noise log of 40 cells x 5 runs at about 0.88: the log's one-sided 95%
+    # upper bound on its rate (cell means' SD / sqrt(40), t on 39 df, by hand here) leaves room for a rise of
+    # about 0.07, less than the design's MDG; at a rate of 0.5 the room is far larger than the MDG.
+    import probestats
+    from scipy.stats import t as student_t
+
+    from probestats.present.report import render_report
+
+    for rate, marked in ((0.88, True), (0.5, False)):
+        rng = np.random.default_rng(3)
+        rows = [{"item": i, "variant": v, "seed": s, "ok": int(rng.random() < max(rate, 0.5))}
+                for i in range(8) for v in ("a", "b") for s in range(20)]
+        draw = np.random.default_rng([26, 1, 0])
+        noise = [{"item": c, "variant": v, "seed": s, "ok": int(draw.random() < rate)}
+                 for c in range(20) for v in ("x", "y") for s in range(5)]
+        result = probestats.analyze(rows, metric="ok", noise=noise)
+        y = np.array([r["ok"] for r in noise], dtype=float).reshape(40, 5)
+        high = y.mean() + student_t.ppf(0.95, 39) * y.mean(axis=1).std(ddof=1) / math.sqrt(40)
+        low = y.mean() - student_t.ppf(0.95, 39) * y.mean(axis=1).std(ddof=1) / math.sqrt(40)
+        room = (1 - high) if marked else None
+        if marked:
+            assert result.mdg_room == pytest.approx(room, rel=1e-9)
+        else:   # the MDG of a rate of 0.5 may go either way; the room is that way's
+            assert result.mdg_room in (pytest.approx(1 - high, rel=1e-9), pytest.approx(low, rel=1e-9))
+        assert result.mdg_near_bound is (result.mdg > result.mdg_room) is marked
+        assert result.to_dict()["mdg_near_bound"] is marked
+        md = render_report(result, format="md")
+        assert ("not promised: the noise log's mean may lie so near the metric's bound" in md) is marked

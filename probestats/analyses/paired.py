@@ -376,6 +376,12 @@ class Analysis:
         The MDG over plausible same-versus-same logs of the noise log's size (None: not found).
     mdg_range_runs : int or None
         Runs a noise log would need to halve that range (four times the noise log's).
+    mdg_room : float or None
+        The rise or fall toward the metric's bound that the noise log surely leaves for the MDG's direction
+        (:func:`probestats.analyses.plan.room_left`; None without a bound that way).
+    mdg_near_bound : bool
+        The MDG is larger than ``mdg_room``: it lies within the noise log's uncertainty of the bound, so a gap
+        that large may not exist and it is not promised.
     power : object or None
         The power curve a report shows (:func:`probestats.analyses.plan.with_design_power`).
     scale : object or None
@@ -405,6 +411,10 @@ class Analysis:
     mdg_range: tuple | None = None
     #: runs a noise log would need to halve that range (4 times the noise log's)
     mdg_range_runs: int | None = None
+    #: the rise or fall toward the metric's bound the noise log surely leaves (None: no bound that way)
+    mdg_room: float | None = None
+    #: the MDG is larger than mdg_room: a gap that large may not exist, so it is not promised
+    mdg_near_bound: bool = False
     #: the power curve a report shows (:func:`probestats.analyses.plan.with_design_power`), simulated here
     power: object | None = field(default=None, repr=False)
     #: a judge's declared scale and the cells at its ends (:func:`probestats.analyses.evaluator.with_scale`)
@@ -460,6 +470,8 @@ class Analysis:
         out["mdg_method"] = self.mdg_method
         out["mdg_range"] = None if self.mdg_range is None else [_num(x) for x in self.mdg_range]
         out["mdg_range_noise_runs_to_halve"] = self.mdg_range_runs
+        out["mdg_room"] = _num(self.mdg_room)
+        out["mdg_near_bound"] = bool(self.mdg_near_bound)
         if self.scale is not None:
             out["scale"] = self.scale.to_dict()
         if self.row_level is not None:
@@ -978,13 +990,13 @@ def noise_rows(noise_checked: Checked) -> pl.DataFrame:
 
 def _design_mdg(noise_checked, metric, main, alpha, alternative):
     """Minimum detectable gap of the design actually run, from the noise log."""
-    from probestats.analyses.plan import RANGE_METHOD, gap_model, mdg_with_range, noise_model
+    from probestats.analyses.plan import RANGE_METHOD, design_mdg, gap_model, noise_model
 
     runs_a, runs_b = main.runs_per_value()
     single = noise_rows(noise_checked) is not noise_checked.frame
     model = noise_model(noise_rows(noise_checked), metric=metric)
-    value, span = mdg_with_range(model, items=main.n_items, runs_a=runs_a, runs_b=runs_b, alpha=alpha,
-                                 alternative=alternative)
+    found = design_mdg(model, items=main.n_items, runs_a=runs_a, runs_b=runs_b, alpha=alpha, alternative=alternative)
+    value, span = found.mdg, found.range
     method = (f"simulated power of the exact sign-flip test ({alternative}) ≥ 0.8 at alpha {alpha:g}, "
               f"{count_of(main.n_items, 'item')}, {runs_a}/{runs_b} runs per value, noise σ from the same-versus-same log, "
               "no heterogeneity between items assumed (an optimistic bound)")
@@ -996,10 +1008,10 @@ def _design_mdg(noise_checked, metric, main, alpha, alternative):
         method += (f"; the metric's {ends} is respected, so near it an item's gap stops at the bound "
                    "(see probestats plan for the gap a design really reaches)")
     method += f"; gap model {gap_model(model)}"
-    extra = {}
+    extra = {"mdg_room": found.room, "mdg_near_bound": found.near_bound}
     if span is not None:
         method += f"; its range: {RANGE_METHOD}"
-        extra = {"mdg_range": tuple(span), "mdg_range_runs": 4 * int(model.n_runs)}
+        extra.update(mdg_range=tuple(span), mdg_range_runs=4 * int(model.n_runs))
     return value, method, extra
 
 

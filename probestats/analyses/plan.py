@@ -86,6 +86,9 @@ __all__ = [
     "power_sign_flip",
     "mdg_for_design",
     "mdg_with_range",
+    "design_mdg",
+    "DesignMDG",
+    "room_left",
     "mdg_ranges",
     "mdg_sim_error",
     "resampled_noise",
@@ -2089,19 +2092,65 @@ def mdg_with_range(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05,
     >>> bool(low <= mdg <= high)
     True
     """
+    found = design_mdg(noise_model, items, runs_a, runs_b, alpha=alpha, power=power, heterogeneity=heterogeneity,
+                       sims=sims, seed=seed, alternative=alternative, shift=shift)
+    return found.mdg, found.range
+
+
+@dataclass(frozen=True)
+class DesignMDG:
+    """The minimum detectable gap of one design, its range, and whether it is promised.
+
+    Attributes
+    ----------
+    mdg : float or None
+        The smaller of the upward and downward MDGs (``inf``: unreachable).
+    range : tuple of float or None
+        Its range over plausible noise logs of the same size (:data:`RANGE_METHOD`), or None.
+    toward : {"up", "down"} or None
+        The direction of that MDG (None without one).
+    room : float or None
+        The rise (``up``) or fall (``down``) the metric's bound surely leaves, from the noise log's one-sided
+        :data:`MEAN_BOUND_LEVEL` bound on its mean (:func:`room_left`; None without a bound that way).
+    near_bound : bool
+        The MDG is larger than ``room``: a gap that large may not exist, so it is not promised.
+    """
+
+    mdg: float | None
+    range: tuple | None
+    toward: str | None
+    room: float | None
+    near_bound: bool
+
+
+def design_mdg(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05, power: float = 0.8,
+               heterogeneity: float | None = None, sims: int = 2000, seed: int | None = 0,
+               alternative: str = "two-sided", shift: str = "additive") -> DesignMDG:
+    """:func:`mdg_with_range` with the MDG's direction and whether the metric's bound leaves room for it.
+
+    >>> rows = [{"item": i, "x": float(y)} for i in range(40) for y in (1, 1, 1, 1, i % 3 > 0)]
+    >>> found = design_mdg(noise_model(rows, metric="x"), 8, 20, 20, sims=300)
+    >>> found.toward, found.near_bound, round(found.room, 3)   # a 0/1 metric at 0.93: it can only fall
+    ('down', False, 0.904)
+
+    (Cell means 0.8 on 14 items, 1 on 26: mean 0.93, cluster SE sqrt(40/39 x 25 x 0.364) / 200 = 0.01528,
+    t(0.95, 39) = 1.685, so the lower bound is 0.93 - 0.0257 = 0.904, all room for a fall to 0.)
+    """
     noise, items, ka, kb, tau, draws, both = _search_mdg(noise_model, items, runs_a, runs_b, alpha, power, sims,
                                                        seed, alternative, heterogeneity, shift)
     up, down = _reached(draws, both, tau)
     mdg = min(x for x in (up, down) if x is not None)
+    toward = "up" if up is not None and up == mdg else "down"
+    room = room_left(noise, toward)
+    near = bool(room is not None and math.isfinite(mdg) and mdg > room)
     range_sims = max(RANGE_MIN_SIMS, int(sims) // 10)
     work = (RANGE_REPLICATES + 1) * range_sims * float(np.sum(ka) + np.sum(kb))
     if noise._raw is None or min_attainable_p(items, alternative=alternative) > alpha or work > RANGE_MAX_WORK:
-        return _finite(mdg), None
+        return DesignMDG(_finite(mdg), None, toward, room, near)
     ranges = mdg_ranges(noise, _replicas(noise, seed), items, ka, kb, (up, down), tau=tau, alpha=alpha,
                         target=power, alternative=alternative, sims=range_sims,
                         seed=None if seed is None else [seed, 1], shift=shift, reported_sims=sims)
-    chosen = ranges[0] if up is not None and up == mdg else ranges[1]
-    return _finite(mdg), chosen
+    return DesignMDG(_finite(mdg), ranges[0] if toward == "up" else ranges[1], toward, room, near)
 
 
 # ---------------------------------------------------------------------------
@@ -2545,6 +2594,24 @@ def mean_bounds(noise: NoiseModel, level: float = MEAN_BOUND_LEVEL) -> tuple[flo
     return grand - t * se, grand + t * se
 
 
+def room_left(noise: NoiseModel, toward: str) -> float | None:
+    """The rise (``toward="up"``) or fall (``"down"``) the metric's bound surely leaves: the ceiling less the
+    noise log's one-sided upper bound on its mean, or that lower bound less the floor (:func:`mean_bounds`).
+    None without a bound that way, or without bounds on the mean.
+
+    >>> rows = [{"item": i, "x": float(y)} for i in range(4) for y in (i % 2, 1, 1)]
+    >>> model = noise_model(rows, metric="x")
+    >>> round(room_left(model, "down"), 4), round(room_left(model, "up"), 4)   # bounds 0.6069 and 1.0598
+    (0.6069, -0.0598)
+    """
+    bounds = mean_bounds(noise)
+    if bounds is None:
+        return None
+    if toward == "up":
+        return None if noise.ceiling is None else float(noise.ceiling) - bounds[1]
+    return None if noise.floor is None else bounds[0] - float(noise.floor)
+
+
 def _near_bound(noise: NoiseModel, cells: list) -> tuple[list, list[Problem]]:
     """The cells with ``mdg_up_near_bound`` / ``mdg_down_near_bound`` set, and the ``mdg_near_bound`` warning.
 
@@ -2555,8 +2622,7 @@ def _near_bound(noise: NoiseModel, cells: list) -> tuple[list, list[Problem]]:
     if bounds is None:
         return cells, []
     low, high = bounds
-    rooms = {"up": None if noise.ceiling is None else float(noise.ceiling) - high,
-             "down": None if noise.floor is None else low - float(noise.floor)}
+    rooms = {"up": room_left(noise, "up"), "down": room_left(noise, "down")}
     out, hits = [], {"up": [], "down": []}
     for c in cells:
         flags = {}

@@ -420,14 +420,18 @@ def _runs_words(main, verdict) -> str:
 
 
 def _mdg_span_text(analysis) -> str:
-    """The MDG's range over plausible same-versus-same logs of the noise log's size (empty without one)."""
+    """The MDG's range over plausible same-versus-same logs of the noise log's size (empty without one), and
+    the word that it is not promised when it lies within the noise log's uncertainty of the metric's bound."""
     span = getattr(analysis, "mdg_range", None)
-    if span is None:
-        return ""
-    return (f" (from about {fmt_num(span[0], 3)} to "
-            f"{'never' if span[1] == float('inf') else fmt_num(span[1], 3)} over plausible same-versus-same logs "
-            f"of this size; one of about {analysis.mdg_range_runs:,} runs would halve the noise log's part of that "
-            "range)")
+    text = "" if span is None else (
+        f" (from about {fmt_num(span[0], 3)} to "
+        f"{'never' if span[1] == float('inf') else fmt_num(span[1], 3)} over plausible same-versus-same logs "
+        f"of this size; one of about {analysis.mdg_range_runs:,} runs would halve the noise log's part of that "
+        "range)")
+    if getattr(analysis, "mdg_near_bound", False):
+        text += (f"; not promised: the noise log's mean may lie so near the metric's bound that it leaves room "
+                 f"for a gap of only {fmt_num(max(0.0, analysis.mdg_room), 3)}, so a gap that large may not exist")
+    return text
 
 
 def _toward(alternative: str, a, b) -> str:

@@ -187,7 +187,9 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
         if analysis.mdg is not None or not analysis.could_reach_significance:
             toward = {"greater": f" ('{escape(main.a)}' above '{escape(main.b)}')",
                       "less": f" ('{escape(main.a)}' below '{escape(main.b)}')"}.get(analysis.alternative, "")
-            out.print(f"minimum detectable gap of this design: {mdg}{toward}")
+            promise = (f" (not promised: the metric's bound may leave room for only "
+                       f"{fmt_num(max(0.0, analysis.mdg_room))})" if getattr(analysis, "mdg_near_bound", False) else "")
+            out.print(f"minimum detectable gap of this design: {mdg}{toward}{promise}")
     for g in analysis.groups:
         label = ", ".join(f"{k} = {v}" for k, v in g.by.items())
         out.print(item_rich_table(g, title=escape(label)))
