@@ -366,7 +366,7 @@ def test_answers_and_label_map_on_the_command_line(tmp_path, capsys):
     code, _, err = run(capsys, "framing", path, "--label-map", "maybe=x")
     assert code == 1 and err.strip().startswith("Error: --label-map: unknown label 'maybe'")
     code, _, err = run(capsys, "report", "--framing", path, "--set", "framing.columns=affirmative=a", "-o", tmp_path / "x.md")
-    assert code == 1 and "Error: --framing-columns affirmative=a: name both framings" in err
+    assert code == 1 and "Error: --set framing.columns=affirmative=a: name both framings" in err
 
 
 def test_the_terminal_lists_unparsed_replies_with_their_count_per_cell(tmp_path, capsys):
