@@ -141,6 +141,16 @@ _SETTINGS = contextvars.ContextVar("probestats_report_settings", default=False)
 
 
 @contextlib.contextmanager
+def _holding(var: contextvars.ContextVar, value):
+    """Within this block, ``var`` holds ``value`` (then what it held before)."""
+    token = var.set(value)
+    try:
+        yield
+    finally:
+        var.reset(token)
+
+
+@contextlib.contextmanager
 def setting_spelling():
     """Within this block, :func:`opt` names the report's settings as ``--set KEY=VALUE`` on the command line.
 
@@ -148,11 +158,8 @@ def setting_spelling():
     ...     opt("targets", "t.csv"), opt("scale"), opt("alpha", 2)
     ('--set framing.targets=t.csv', '--set scale=VALUE', '--alpha 2')
     """
-    token = _SETTINGS.set(True)
-    try:
+    with _holding(_SETTINGS, True):
         yield
-    finally:
-        _SETTINGS.reset(token)
 
 
 def opt(name: str, value=None) -> str:
@@ -222,11 +229,8 @@ def _flag(name: str, value) -> str:
 @contextlib.contextmanager
 def cli_spelling():
     """Within this block, :func:`opt` names command-line flags (the CLI runs every command in it)."""
-    token = _SPELLING.set("cli")
-    try:
+    with _holding(_SPELLING, "cli"):
         yield
-    finally:
-        _SPELLING.reset(token)
 
 
 def either(python: str, cli: str) -> str:
