@@ -2605,11 +2605,14 @@ def room_left(noise: NoiseModel, toward: str) -> float | None:
     (0.6069, -0.0598)
     """
     bounds = mean_bounds(noise)
-    if bounds is None:
-        return None
+    return None if bounds is None else _bound_room(noise, toward, *bounds)
+
+
+def _bound_room(noise: NoiseModel, toward: str, low: float, high: float) -> float | None:
+    """:func:`room_left` from the bounds on the mean, ``low`` and ``high``."""
     if toward == "up":
-        return None if noise.ceiling is None else float(noise.ceiling) - bounds[1]
-    return None if noise.floor is None else bounds[0] - float(noise.floor)
+        return None if noise.ceiling is None else float(noise.ceiling) - high
+    return None if noise.floor is None else low - float(noise.floor)
 
 
 def _near_bound(noise: NoiseModel, cells: list) -> tuple[list, list[Problem]]:
@@ -2622,7 +2625,7 @@ def _near_bound(noise: NoiseModel, cells: list) -> tuple[list, list[Problem]]:
     if bounds is None:
         return cells, []
     low, high = bounds
-    rooms = {"up": room_left(noise, "up"), "down": room_left(noise, "down")}
+    rooms = {"up": _bound_room(noise, "up", low, high), "down": _bound_room(noise, "down", low, high)}
     out, hits = [], {"up": [], "down": []}
     for c in cells:
         flags = {}
