@@ -117,7 +117,7 @@ def groups_context(analysis) -> dict:
     if rows and rows[0]["d_z"] is not None:
         sentences.append(f"Beside the exact test: d_z and d_av with {rows[0]['confidence']} intervals "
                          f"({rows[0]['d_z_formula']}; {rows[0]['d_av_formula']}) and the paired t-test's p "
-                         f"(scipy.stats.ttest_rel on the item means, uncorrected; it assumes roughly normal item gaps).")
+                         f"(on the item means, uncorrected; it assumes roughly normal item gaps).")
     return {"keys": keys, "rows": rows, "correction": correction, "method": method, "sentences": sentences}
 
 

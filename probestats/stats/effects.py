@@ -7,7 +7,7 @@ Numbers in, numbers out: the item means under the two values (one pair per item)
   exact under normal item gaps: ``t = d_z * sqrt(n)`` follows a noncentral t with ``n - 1``
   degrees of freedom and noncentrality ``delta * sqrt(n)``, so the ends are the noncentralities
   at which the observed t sits at the upper and lower ``(1 - confidence) / 2`` tails
-  (``scipy.stats.nct``, roots by ``scipy.optimize.brentq``), divided by ``sqrt(n)``;
+  (:func:`scipy.special.nctdtr`, roots by bisection), divided by ``sqrt(n)``;
 * **d_av** (the average-SD standardizer), ``(mean A - mean B) / sqrt((sd_A**2 + sd_B**2) / 2)``,
   with ``sd_A`` and ``sd_B`` the standard deviations across items of the item means. It has no
   exact interval: up to :data:`BCA_MAX_ITEMS` items it is the BCa bootstrap over items (items
@@ -214,25 +214,27 @@ def dz_interval(dz: float, n: int, confidence: float = 0.95) -> tuple[float, flo
 
     ``t = dz * sqrt(n)`` has a noncentral t distribution with ``n - 1`` degrees of freedom and
     noncentrality ``delta * sqrt(n)``; the lower end is the ``delta`` at which ``P(T >= t)``
-    is ``(1 - confidence) / 2``, the upper end the one at which ``P(T <= t)`` is.
+    is ``(1 - confidence) / 2``, the upper end the one at which ``P(T <= t)`` is. Both are found
+    by bisection on the noncentrality (:func:`_falling_root`) to within 1e-12 of it.
 
     >>> lo, hi = dz_interval(0.0, 10)
     >>> round(lo, 6) == -round(hi, 6)
     True
+    >>> round(hi, 6)    # P(T_9 <= 0) = 0.025 at noncentrality 0.619795 * sqrt(10)
+    0.619795
     """
-    from scipy.optimize import brentq
-    from scipy.stats import nct
+    from scipy.special import nctdtr
 
     df = n - 1
     t = dz * math.sqrt(n)
     tail = (1.0 - confidence) / 2.0
 
     def cdf(nc: float) -> float:
-        # nct.cdf(t, df, nc) falls from 1 to 0 as nc grows; far in its tails scipy can return nan,
-        # where the other tail (or the limit on that side) stands in
-        value = float(nct.cdf(t, df, nc))
+        # P(T <= t) falls from 1 to 0 as nc grows; far in its tails it can be nan, where the
+        # other tail, P(T >= t) = P(T' <= -t) at noncentrality -nc, or the limit on that side stands in
+        value = float(nctdtr(df, nc, t))
         if math.isnan(value):
-            value = 1.0 - float(nct.sf(t, df, nc))
+            value = 1.0 - float(nctdtr(df, -nc, -t))
         if math.isnan(value):
             value = 1.0 if nc < t else 0.0
         return value
@@ -247,9 +249,30 @@ def dz_interval(dz: float, n: int, confidence: float = 0.95) -> tuple[float, flo
             lo -= width
         while f(hi) > 0:
             hi += width
-        return brentq(f, lo, hi, xtol=1e-10, rtol=1e-12)
+        return _falling_root(f, lo, hi)
 
     return root(1.0 - tail) / math.sqrt(n), root(tail) / math.sqrt(n)
+
+
+def _falling_root(f, lo: float, hi: float, xtol: float = 1e-12) -> float:
+    """The root of a function that falls from ``f(lo) >= 0`` to ``f(hi) <= 0``, by bisection until
+    the bracket is narrower than ``xtol`` plus 1e-15 of the ends' size (the midpoint is returned).
+
+    Bisection needs only the sign of ``f``, so it cannot leave the bracket or stall, whatever the
+    function's shape; 50-odd halvings reach the tolerance from a bracket of a few units.
+
+    >>> round(_falling_root(lambda x: 2.0 - x * x, 0.0, 2.0), 12)
+    1.414213562373
+    """
+    while hi - lo > xtol + 1e-15 * max(abs(lo), abs(hi)):
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:   # no float lies between the ends
+            break
+        if f(mid) > 0:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
 
 
 def _d_av(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -348,8 +371,8 @@ def effect_sizes(mean_a, mean_b, *, confidence: float = 0.95, hedges: bool = Fal
         dz = mean_gap / sd_gaps
         lo, hi = dz_interval(dz, n, confidence) if intervals else (float("nan"), float("nan"))
         z = EffectSize(z_name, j * dz, j * lo, j * hi, confidence, FORMULAS["d_z"] + formula_tail,
-                       f"exact noncentral t with {df} degree{'s' if df != 1 else ''} of freedom (scipy.stats.nct, "
-                       "ends by root finding); assumes roughly normal item gaps")
+                       f"exact noncentral t with {df} degree{'s' if df != 1 else ''} of freedom (scipy.special.nctdtr, "
+                       "ends by bisection to within 1e-12); assumes roughly normal item gaps")
     else:
         z = EffectSize(z_name, None, None, None, confidence, FORMULAS["d_z"] + formula_tail,
                        "undefined: every item gap is the same, so their SD is 0")
