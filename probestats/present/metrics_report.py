@@ -62,8 +62,8 @@ def metrics_context(analysis) -> dict:
                  f"({analysis.analyses[0].alternative}), p corrected by {analysis.family_text}, alpha {alpha:g}.",
                  f"Beside it, named: {first.d_z.formula if first else 'd_z'}; "
                  f"{first.d_av.formula if first else 'd_av'}; the paired t-test (scipy.stats.ttest_rel, it assumes "
-                 "roughly normal item gaps) and the Wilcoxon signed-rank test (scipy.stats.wilcoxon, symmetric "
-                 "gaps), both uncorrected."]
+                 "roughly normal item gaps) and the Wilcoxon signed-rank test (it assumes gaps symmetric about "
+                 "their median), both uncorrected."]
     if detected:
         sentences.append("After correction, a gap larger than chance in "
                          + "; ".join(f"{t.metric} ({group_label(t.by)})" for t in detected[:12])

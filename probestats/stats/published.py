@@ -1,13 +1,15 @@
 """The tests published audits report, beside the exact ones (which stay the headline).
 
-Each is a scipy or statsmodels call, named with its assumption; nothing here is computed by
-hand:
+Each is named with its assumption. All but one are a scipy or statsmodels call; the signed-rank
+test is computed here (:mod:`probestats.stats.signed_rank`, numpy and scipy.special only, so that
+reporting it does not import scipy.stats) and checked against ``scipy.stats.wilcoxon`` in the tests:
 
 * the **paired t-test** on the item means (``scipy.stats.ttest_rel``): the item gaps are
   independent and roughly normal;
-* the **Wilcoxon signed-rank test** on the item gaps (``scipy.stats.wilcoxon``, zero gaps
-  dropped, exact null distribution when scipy can use it, else its normal approximation, as
-  ``method`` says): the gaps are symmetric about their median;
+* the **Wilcoxon signed-rank test** on the item gaps (zero gaps dropped; p from the exact null
+  distribution when there are no ties or zero gaps and at most 50 gaps, from all the sign patterns
+  of the gaps when there are ties or zeros and at most 13 gaps, else from the normal approximation
+  corrected for ties, as ``method`` says): the gaps are symmetric about their median;
 * **Welch's t** on the runs of two values (``scipy.stats.ttest_ind(equal_var=False)``): the
   runs are independent draws, normal enough for their means;
 * **Friedman's test** on the item × value table of means (``scipy.stats.friedmanchisquare``):
@@ -56,7 +58,7 @@ class PublishedTest:
     n : int
         Observations the test used (items, or runs for Welch's t).
     method : str
-        The library call and how it computed p.
+        The library call (or, for the signed-rank test, the computation) and how it computed p.
     assumption : str
     alternative : str
     note : str
@@ -139,28 +141,28 @@ def _paired_t(gaps: np.ndarray, alternative: str) -> tuple[float, float, float]:
 
 
 def wilcoxon_signed_rank(gaps, alternative: str = "two-sided") -> PublishedTest:
-    """The Wilcoxon signed-rank test on the item gaps (``scipy.stats.wilcoxon``, its defaults).
+    """The Wilcoxon signed-rank test on the item gaps (:func:`~probestats.stats.signed_rank.signed_rank`).
+
+    It equals ``scipy.stats.wilcoxon(gaps, alternative=alternative)`` at scipy's defaults; the
+    tests check that.
 
     >>> r = wilcoxon_signed_rank([1.0, 2.0, 3.0, 4.0, 5.0])
     >>> r.statistic, r.pvalue      # exact: 2 of the 32 sign patterns have a rank sum of 0 or 15
     (0.0, 0.0625)
+    >>> r.method
+    'Wilcoxon signed-rank on the item gaps (exact null distribution)'
     """
-    from scipy.stats import wilcoxon
+    from probestats.stats.signed_rank import signed_rank
 
     _check(alternative)
     g = np.asarray(gaps, float)
     nonzero = int(np.count_nonzero(g))
     if nonzero == 0:
-        return _undefined("wilcoxon", int(g.size), "scipy.stats.wilcoxon", alternative,
+        return _undefined("wilcoxon", int(g.size), "Wilcoxon signed-rank on the item gaps", alternative,
                           "every item gap is zero: nothing to rank")
-    with warnings.catch_warnings():
-        # scipy notes when ties or zeros make it leave the exact distribution; the method says so below
-        warnings.simplefilter("ignore")
-        res = wilcoxon(g, alternative=alternative)
-    exact = nonzero <= 50 and np.unique(np.abs(g[g != 0])).size == nonzero and nonzero == g.size
-    how = "exact null distribution" if exact else "normal approximation (ties, zero gaps or more than 50 gaps)"
-    return PublishedTest("wilcoxon", float(res.statistic), float(res.pvalue), None, nonzero,
-                         f"scipy.stats.wilcoxon on the item gaps ({how})", ASSUMPTIONS["wilcoxon"], alternative)
+    statistic, pvalue, how = signed_rank(g, alternative)
+    return PublishedTest("wilcoxon", statistic, pvalue, None, nonzero,
+                         f"Wilcoxon signed-rank on the item gaps ({how})", ASSUMPTIONS["wilcoxon"], alternative)
 
 
 def welch_t(runs_a, runs_b, alternative: str = "two-sided") -> PublishedTest:
