@@ -61,7 +61,7 @@ def metrics_context(analysis) -> dict:
     sentences = [f"Test: the exact sign-flip test on the item gaps of each metric and group "
                  f"({analysis.analyses[0].alternative}), p corrected by {analysis.family_text}, alpha {alpha:g}.",
                  f"Beside it, named: {first.d_z.formula if first else 'd_z'}; "
-                 f"{first.d_av.formula if first else 'd_av'}; the paired t-test (scipy.stats.ttest_rel, it assumes "
+                 f"{first.d_av.formula if first else 'd_av'}; the paired t-test (it assumes "
                  "roughly normal item gaps) and the Wilcoxon signed-rank test (it assumes gaps symmetric about "
                  "their median), both uncorrected."]
     if detected:

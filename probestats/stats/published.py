@@ -1,11 +1,13 @@
 """The tests published audits report, beside the exact ones (which stay the headline).
 
-Each is named with its assumption. All but one are a scipy or statsmodels call; the signed-rank
-test is computed here (:mod:`probestats.stats.signed_rank`, numpy and scipy.special only, so that
-reporting it does not import scipy.stats) and checked against ``scipy.stats.wilcoxon`` in the tests:
+Each is named with its assumption. Welch's t, Friedman's test and Cochran's Q are scipy or statsmodels
+calls. The paired t and the signed-rank test are computed here from numpy and scipy.special
+(:mod:`probestats.stats.signed_rank` for the second), so that reporting them does not import
+scipy.stats (most of a second in every process); the tests check them bit for bit against
+``scipy.stats.ttest_rel`` and ``scipy.stats.wilcoxon``:
 
-* the **paired t-test** on the item means (``scipy.stats.ttest_rel``): the item gaps are
-  independent and roughly normal;
+* the **paired t-test** on the item means (``ttest_rel``'s arithmetic, p from
+  ``scipy.special.stdtr``): the item gaps are independent and roughly normal;
 * the **Wilcoxon signed-rank test** on the item gaps (zero gaps dropped; p from the exact null
   distribution when there are no ties or zero gaps and at most 50 gaps, from all the sign patterns
   of the gaps when there are ties or zeros and at most 13 gaps, else from the normal approximation
