@@ -964,17 +964,15 @@ def _drawn_table(counts: pl.DataFrame, seed: int, places: int) -> pl.DataFrame:
     """The item table of the halves drawn from each item's counts of its values (``item``,
     ``__units``, ``__count``), with the numbers :func:`item_table` gives from the runs."""
     from probestats.analyses.halves import half_sums
-    from probestats.checks.exact import mean_sd
+    from probestats.checks.exact import moments
 
-    out = []
-    for item, n, s, q, n1, s1, q1 in half_sums(counts, ["item"], seed).select(
-            "item", "counted", "__s", "__q", "n_first", "__first_s", "__first_q").iter_rows():
-        m1, d1 = mean_sd(n1, s1, q1, places)
-        m2, d2 = mean_sd(n - n1, s - s1, q - q1, places)
-        out.append((item, m1, m2, m1 - m2, n1, n - n1, d1, d2))
-    return pl.DataFrame(out, schema={"item": pl.String, "mean_a": pl.Float64, "mean_b": pl.Float64,
-                                     "gap": pl.Float64, "n_a": pl.Int64, "n_b": pl.Int64, "sd_a": pl.Float64,
-                                     "sd_b": pl.Float64}, orient="row")
+    drawn = half_sums(counts, ["item"], seed)
+    n, n1 = drawn["counted"].cast(pl.Int64), drawn["n_first"].cast(pl.Int64)
+    m1, d1 = moments(n1, drawn["__first_s"], drawn["__first_q"], places)
+    m2, d2 = moments(n - n1, drawn["__s"] - drawn["__first_s"], drawn["__q"] - drawn["__first_q"], places)
+    return pl.DataFrame([drawn["item"].cast(pl.String).alias("item"), m1.alias("mean_a"), m2.alias("mean_b"),
+                         (m1 - m2).alias("gap"), n1.alias("n_a"), (n - n1).alias("n_b"), d1.alias("sd_a"),
+                         d2.alias("sd_b")])
 
 
 def noise_rows(noise_checked: Checked) -> pl.DataFrame:

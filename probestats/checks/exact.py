@@ -22,7 +22,7 @@ import math
 
 import polars as pl
 
-__all__ = ["units", "mean_sd", "with_exact_moments"]
+__all__ = ["units", "mean_sd", "moments", "with_exact_moments"]
 
 
 def units(value: pl.Expr, places: int) -> pl.Expr:
@@ -66,9 +66,39 @@ def with_exact_moments(frame: pl.DataFrame, places: int, suffix: str = "") -> pl
     (3, 2.3333333333333335, 1.5275252316519468)
     """
     n, s, q = f"counted{suffix}", f"__s{suffix}", f"__q{suffix}"
-    pairs = [mean_sd(a, b, c, places) if a else (None, None)
-             for a, b, c in zip(frame[n].to_list(), frame[s].to_list(), frame[q].to_list())]
-    return frame.with_columns(
-        pl.Series(f"mean{suffix}", [m for m, _ in pairs], dtype=pl.Float64),
-        pl.Series(f"sd{suffix}", [d for _, d in pairs], dtype=pl.Float64),
-    ).drop(s, q)
+    mean, sd = moments(frame[n], frame[s], frame[q], places)
+    return frame.with_columns(mean.alias(f"mean{suffix}"), sd.alias(f"sd{suffix}")).drop(s, q)
+
+
+def moments(n: pl.Series, s: pl.Series, q: pl.Series, places: int) -> tuple[pl.Series, pl.Series]:
+    """:func:`mean_sd` of every row of the runs ``n`` and exact sums ``s``, ``q`` (null where undefined).
+
+    Where every numerator and denominator is a whole number of at most 53 bits, a float holds each
+    exactly and one float division is the correctly rounded quotient, as ``int / int`` is: the
+    columns are divided at once; other rows take :func:`mean_sd` one by one. The bits are the same.
+
+    >>> n, s, q = pl.Series([3, 1, 0]), pl.Series([7, 5, 0]), pl.Series([21, 25, 0])
+    >>> [x.to_list() for x in moments(n, s, q, 0)]
+    [[2.3333333333333335, 5.0, None], [1.5275252316519468, None, None]]
+    """
+    scale = 10 ** int(places)
+    wide = pl.DataFrame([n.cast(pl.Int128).alias("n"), s.cast(pl.Int128).alias("s"), q.cast(pl.Int128).alias("q")])
+    top = wide.select(pl.col("n").max(), pl.col("s").abs().max(), pl.col("q").abs().max()).row(0)
+    small = all(x is None or x < 2**53 for x in top) and (top[0] or 0) * scale < 2**53 and scale < 2**53
+    if small:   # then n q < 2**106 and s**2 < 2**106: the numerator of the variance is exact in 128 bits
+        cells = wide.select(
+            pl.col("n"), pl.col("s"), (pl.col("n") * pl.col("q") - pl.col("s") * pl.col("s")).alias("num"),
+            (pl.col("n") * (pl.col("n") - 1) * pl.lit(scale * scale, pl.Int128)).alias("den"))
+        big = cells.select(pl.col("num").abs().max(), pl.col("den").max()).row(0)
+        small = all(x is None or x <= 2**53 for x in big)
+    if not small:
+        pairs = [mean_sd(a, b, c, places) if a else (None, None)
+                 for a, b, c in zip(n.to_list(), s.to_list(), q.to_list())]
+        return (pl.Series("mean", [m for m, _ in pairs], dtype=pl.Float64),
+                pl.Series("sd", [d for _, d in pairs], dtype=pl.Float64))
+    f = pl.col("n").cast(pl.Float64)
+    out = cells.select(
+        pl.when(pl.col("n") > 0).then(pl.col("s").cast(pl.Float64) / (f * scale)).alias("mean"),
+        pl.when(pl.col("n") > 1).then((pl.col("num").cast(pl.Float64) / pl.col("den").cast(pl.Float64)).sqrt())
+        .alias("sd"))
+    return out["mean"], out["sd"]
