@@ -158,7 +158,9 @@ class PairResult:
             return (0, 0)
         return (int(self.items["n_a"].median()), int(self.items["n_b"].median()))
 
-    def to_dict(self) -> dict:
+    def to_dict(self, items: bool = True) -> dict:
+        """The JSON object; without ``items`` (the noise beside a result, whose items are not shown)
+        the per-item rows are left out."""
         sf = self.sign_flip
         sign_flip = {
             "p": sf.pvalue,
@@ -185,18 +187,10 @@ class PairResult:
             "n_items": self.n_items,
             "average_gap": _num(self.average_gap),
             "items": [
-                {
-                    "item": str(r["item"]),
-                    "mean_a": _num(r["mean_a"]),
-                    "mean_b": _num(r["mean_b"]),
-                    "gap": _num(r["gap"]),
-                    "n_a": int(r["n_a"]),
-                    "n_b": int(r["n_b"]),
-                    "sd_a": _num(r["sd_a"]),
-                    "sd_b": _num(r["sd_b"]),
-                }
-                for r in self.items.iter_rows(named=True)
-            ],
+                {"item": str(i), "mean_a": _num(ma), "mean_b": _num(mb), "gap": _num(g), "n_a": int(na),
+                 "n_b": int(nb), "sd_a": _num(sa), "sd_b": _num(sb)}
+                for i, ma, mb, g, na, nb, sa, sb in zip(*(self.items[c].to_list() for c in ITEM_FIELDS))
+            ] if items else [],
             "sign_flip": sign_flip,
             "sign_test": {"p": st.pvalue, "n": int(st.n), "k": int(getattr(st, "k", st.statistic)),
                           "method": st.method, "alternative": st.alternative,
@@ -216,6 +210,10 @@ class PairResult:
         if self.by:
             out = {"by": dict(self.by), **out}
         return out
+
+
+#: the columns of an item table that its JSON rows give, in their order
+ITEM_FIELDS = ("item", "mean_a", "mean_b", "gap", "n_a", "n_b", "sd_a", "sd_b")
 
 
 def _num(x) -> float | None:
@@ -458,7 +456,7 @@ class Analysis:
     def to_dict(self) -> dict:
         out = self.main.to_dict()
         out["alpha"] = self.alpha
-        out["noise"] = self.noise.to_dict() if self.noise is not None else None
+        out["noise"] = self.noise.to_dict(items=False) if self.noise is not None else None
         if self.noise is not None:
             for key in ("metric", "min_attainable_p"):
                 out["noise"].pop(key, None)

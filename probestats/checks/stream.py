@@ -288,9 +288,12 @@ def _combined(fine: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
         else:
             aggs.append(pl.col(c).min())
     ordered = fine.sort([*keys, "__units"], nulls_last=True)
+    # the row before, where it is of the same cell (the cells are runs of rows once sorted; a shift
+    # of the whole column with this mask is a shift within each cell, without a window per cell)
+    same = pl.all_horizontal([pl.col(k).eq_missing(pl.col(k).shift(1)) for k in keys])
     steps = ordered.with_columns(
-        (pl.col("__last").shift(1).over(keys) > pl.col(FIRST)).fill_null(False).alias("__down"),
-        (pl.col(FIRST).shift(1).over(keys) < pl.col("__last")).fill_null(False).alias("__up"))
+        (same & (pl.col("__last").shift(1) > pl.col(FIRST))).fill_null(False).alias("__down"),
+        (same & (pl.col(FIRST).shift(1) < pl.col("__last"))).fill_null(False).alias("__up"))
     return (steps.group_by(keys).agg(*aggs, pl.col("__up").sum(), pl.col("__down").sum())
             .sort(FIRST).drop("__last"))
 
