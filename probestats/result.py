@@ -91,6 +91,35 @@ def _key(k, scalar) -> str:
     raise TypeError(f"keys must be str, int, float, bool or None, not {type(k).__name__}")
 
 
+#: what no encoded JSON value holds raw (json writes control characters as \u escapes)
+_CUT = "\x00"
+
+
+def _rows_text(rows, outer: str, inner: str, scalar) -> list[str] | None:
+    """The texts of ``rows``, objects that all have the same keys in the same order and only
+    scalars (an item table), as the members of a list indented by ``outer``; None for any other list.
+
+    Each column is encoded in one call of the C encoder, its values cut apart where the encoder put
+    ``_CUT`` between them; each row is then its keys and values put into one template.
+    """
+    first = rows[0]
+    if len(rows) < 2 or not isinstance(first, dict) or not first:
+        return None
+    keys = tuple(first)
+    if not all(isinstance(r, dict) and tuple(r) == keys for r in rows):
+        return None
+    columns = [[r[k] for r in rows] for k in keys]
+    if not all(isinstance(x, _SCALARS) for column in columns for x in column):
+        return None
+    import json
+
+    cut = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(_CUT, ": "))
+    texts = [cut.encode(column)[1:-1].split(_CUT) for column in columns]
+    parts = [("{\n" if i == 0 else ",\n") + inner + _key(k, scalar) + ": " for i, k in enumerate(keys)]
+    template = "%s".join(p.replace("%", "%%") for p in parts) + "%s" + ("\n" + outer + "}").replace("%", "%%")
+    return [template % values for values in zip(*texts)]
+
+
 def dumps(value, *, indent: int = 2) -> str:
     """``json.dumps(value, ensure_ascii=False, indent=indent, allow_nan=False)``, the same text, faster.
 
@@ -148,6 +177,10 @@ def dumps(value, *, indent: int = 2) -> str:
             if all(isinstance(x, _SCALARS) for x in v):
                 body = flat(depth + 1).encode(list(v))
                 out.append("[\n" + inner + body[1:-1] + "\n" + step * depth + "]")
+                return
+            rows = _rows_text(v, inner, step * (depth + 2), scalar)
+            if rows is not None:
+                out.append("[\n" + inner + (",\n" + inner).join(rows) + "\n" + step * depth + "]")
                 return
             out.append("[")
             for i, x in enumerate(v):

@@ -33,6 +33,34 @@ def test_any_indent(value, indent):
     assert dumps(value, indent=indent) == reference(value, indent)
 
 
+ROW_KEYS = st.lists(KEYS, min_size=1, max_size=5, unique_by=lambda k: json.dumps({k: 0}))
+
+
+@st.composite
+def _tables(draw):
+    """Lists of objects with the same keys (item tables), now and then one that breaks the pattern
+    (keys in another order, a key missing, a nested value), each with text that holds controls and %."""
+    keys = draw(ROW_KEYS)
+    text = st.text(alphabet=st.sampled_from(["a", "%", "s", "\x00", "\x1f", "\u202e", "\"", "é", "{", "\n"]), max_size=4)
+    cell = st.one_of(SCALARS, text)
+    rows = draw(st.lists(st.fixed_dictionaries({k: cell for k in keys}), min_size=1, max_size=8))
+    odd = draw(st.sampled_from(["none", "order", "missing", "nested", "not a dict"]))
+    if odd == "order" and len(keys) > 1:
+        rows.append({k: rows[0][k] for k in reversed(keys)})
+    elif odd == "missing" and len(keys) > 1:
+        rows.append({k: rows[0][k] for k in keys[1:]})
+    elif odd == "nested":
+        rows.append({**rows[0], keys[0]: [1, {"x": 2}]})
+    elif odd == "not a dict":
+        rows.append([1, 2])
+    return {"items": rows, "table": [rows]}
+
+
+@given(_tables(), st.integers(0, 3))
+def test_tables_are_the_standard_librarys_text(doc, indent):
+    assert dumps(doc, indent=indent) == reference(doc, indent)
+
+
 def test_rows_of_a_large_document_and_controls_in_text():
     doc = {"schema_version": 1, "items": [{"item": f"i\u202e{k}\x1b", "gap": k / 7, "n": k, "ok": k % 2 == 0,
                                            "sd": None} for k in range(500)],
