@@ -96,17 +96,19 @@ _CUT = "\x00"
 
 
 def _rows_text(rows, outer: str, inner: str, scalar) -> list[str] | None:
-    """The texts of ``rows``, objects that all have the same keys in the same order and only
+    """The texts of ``rows``, plain dicts that all have the same text keys in the same order and only
     scalars (an item table), as the members of a list indented by ``outer``; None for any other list.
 
     Each column is encoded in one call of the C encoder, its values cut apart where the encoder put
     ``_CUT`` between them; each row is then its keys and values put into one template.
     """
     first = rows[0]
-    if len(rows) < 2 or not isinstance(first, dict) or not first:
+    if len(rows) < 2 or type(first) is not dict or not first:
         return None
     keys = tuple(first)
-    if not all(isinstance(r, dict) and tuple(r) == keys for r in rows):
+    # text keys only: keys of other types can be equal and written differently (1, 1.0 and True);
+    # plain dicts only: a mapping of another type may read its members otherwise
+    if not all(type(k) is str for k in keys) or not all(type(r) is dict and tuple(r) == keys for r in rows):
         return None
     columns = [[r[k] for r in rows] for k in keys]
     if not all(isinstance(x, _SCALARS) for column in columns for x in column):

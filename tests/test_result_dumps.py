@@ -61,6 +61,19 @@ def test_tables_are_the_standard_librarys_text(doc, indent):
     assert dumps(doc, indent=indent) == reference(doc, indent)
 
 
+class _Shouting(dict):
+    def __getitem__(self, key):
+        return "X"
+
+
+@pytest.mark.parametrize("rows", [[{1: 0}, {1.0: 0}], [{True: 0}, {1: 0}], [{0: 0}, {False: 0}, {0.0: 1}],
+                                  [{0.0: 0}, {-0.0: 0}], [_Shouting(a=1), _Shouting(a=2)]])
+def test_rows_whose_keys_are_equal_but_written_otherwise(rows):
+    # equal keys of other types (1, 1.0, True; 0.0 and -0.0) and a dict that reads its members
+    # otherwise are written as json writes them, not as the first row's
+    assert dumps(rows) == reference(rows)
+
+
 def test_rows_of_a_large_document_and_controls_in_text():
     doc = {"schema_version": 1, "items": [{"item": f"i\u202e{k}\x1b", "gap": k / 7, "n": k, "ok": k % 2 == 0,
                                            "sd": None} for k in range(500)],

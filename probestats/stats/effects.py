@@ -215,7 +215,8 @@ def dz_interval(dz: float, n: int, confidence: float = 0.95) -> tuple[float, flo
     ``t = dz * sqrt(n)`` has a noncentral t distribution with ``n - 1`` degrees of freedom and
     noncentrality ``delta * sqrt(n)``; the lower end is the ``delta`` at which ``P(T >= t)``
     is ``(1 - confidence) / 2``, the upper end the one at which ``P(T <= t)`` is. Both are found
-    by bisection on the noncentrality (:func:`_falling_root`) to within 1e-12 of it.
+    by bisection on the noncentrality (:func:`_falling_root`) to within 1e-12 of it, or one float
+    step where the floats there are further apart; the ends of d_z are those divided by ``sqrt(n)``.
 
     >>> lo, hi = dz_interval(0.0, 10)
     >>> round(lo, 6) == -round(hi, 6)
@@ -256,7 +257,8 @@ def dz_interval(dz: float, n: int, confidence: float = 0.95) -> tuple[float, flo
 
 def _falling_root(f, lo: float, hi: float, xtol: float = 1e-12) -> float:
     """The root of a function that falls from ``f(lo) >= 0`` to ``f(hi) <= 0``, by bisection until
-    the bracket is narrower than ``xtol`` plus 1e-15 of the ends' size (the midpoint is returned).
+    the bracket is narrower than ``xtol``, or no float lies between its ends (above about 4,000 the
+    floats are further apart than 1e-12); the midpoint is returned.
 
     Bisection needs only the sign of ``f``, so it cannot leave the bracket or stall, whatever the
     function's shape; 50-odd halvings reach the tolerance from a bracket of a few units.
@@ -264,7 +266,7 @@ def _falling_root(f, lo: float, hi: float, xtol: float = 1e-12) -> float:
     >>> round(_falling_root(lambda x: 2.0 - x * x, 0.0, 2.0), 12)
     1.414213562373
     """
-    while hi - lo > xtol + 1e-15 * max(abs(lo), abs(hi)):
+    while hi - lo > xtol:
         mid = 0.5 * (lo + hi)
         if mid <= lo or mid >= hi:   # no float lies between the ends
             break
@@ -372,7 +374,8 @@ def effect_sizes(mean_a, mean_b, *, confidence: float = 0.95, hedges: bool = Fal
         lo, hi = dz_interval(dz, n, confidence) if intervals else (float("nan"), float("nan"))
         z = EffectSize(z_name, j * dz, j * lo, j * hi, confidence, FORMULAS["d_z"] + formula_tail,
                        f"exact noncentral t with {df} degree{'s' if df != 1 else ''} of freedom (scipy.special.nctdtr, "
-                       "ends by bisection to within 1e-12); assumes roughly normal item gaps")
+                       "ends by bisection to 1e-12 in the noncentrality, or one float step where wider); assumes roughly "
+                       "normal item gaps")
     else:
         z = EffectSize(z_name, None, None, None, confidence, FORMULAS["d_z"] + formula_tail,
                        "undefined: every item gap is the same, so their SD is 0")

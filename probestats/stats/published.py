@@ -145,8 +145,8 @@ def _paired_t(gaps: np.ndarray, alternative: str) -> tuple[float, float, float]:
 def wilcoxon_signed_rank(gaps, alternative: str = "two-sided") -> PublishedTest:
     """The Wilcoxon signed-rank test on the item gaps (:func:`~probestats.stats.signed_rank.signed_rank`).
 
-    It equals ``scipy.stats.wilcoxon(gaps, alternative=alternative)`` at scipy's defaults; the
-    tests check that.
+    For finite gaps it equals ``scipy.stats.wilcoxon(gaps, alternative=alternative)`` at scipy's
+    defaults; the tests check that (a gap that is not a finite number is refused).
 
     >>> r = wilcoxon_signed_rank([1.0, 2.0, 3.0, 4.0, 5.0])
     >>> r.statistic, r.pvalue      # exact: 2 of the 32 sign patterns have a rank sum of 0 or 15
