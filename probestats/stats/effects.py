@@ -374,7 +374,7 @@ def effect_sizes(mean_a, mean_b, *, confidence: float = 0.95, hedges: bool = Fal
         lo, hi = dz_interval(dz, n, confidence) if intervals else (float("nan"), float("nan"))
         z = EffectSize(z_name, j * dz, j * lo, j * hi, confidence, FORMULAS["d_z"] + formula_tail,
                        f"exact noncentral t with {df} degree{'s' if df != 1 else ''} of freedom (scipy.special.nctdtr, "
-                       "ends by bisection to 1e-12 in the noncentrality, or one float step where wider); assumes roughly "
+                       "ends by bisection to 10⁻¹² in the noncentrality, or one float step where wider); assumes roughly "
                        "normal item gaps")
     else:
         z = EffectSize(z_name, None, None, None, confidence, FORMULAS["d_z"] + formula_tail,
