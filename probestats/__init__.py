@@ -54,6 +54,11 @@ _EXPORTS = {
     "compare": ".present.compare_job",
     "framing": ".present.framing_job",
     "judge": ".present.judge_job",
+    "describe": ".present.describe_job",
+    "Description": ".analyses.describe",
+    "ValueSummary": ".analyses.describe",
+    "Coverage": ".shape.codebook",
+    "TableTest": ".stats.contingency",
     # the classes behind the results' attributes, each documented field by field
     "PairResult": ".analyses.paired",
     "RowLevelTest": ".analyses.paired",

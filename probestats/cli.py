@@ -26,6 +26,7 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 #: The groups a command's help lists its options in, by parameter name (the rest: "The comparison").
 OPTION_GROUPS = {
     "Input and shaping": ("read_given", "column", "where", "derive", "wide", "group", "fold_case", "complete", "from_text",
+                          "explode", "lookup", "code",
                           "design_file", "facts", "dialect", "table"),
     "Tests": ("alternative", "alpha", "correction", "interval", "n_resamples", "seed", "effect_choice", "row_level",
               "per_item", "gap", "target", "sims", "shift", "mdg_range", "heterogeneity", "items", "runs"),
@@ -272,15 +273,26 @@ def shape_options(func):
                        "or --wide formal=COL (repeatable).")
     @click.option("--complete", is_flag=True,
                   help="Keep only items with a metric value under every compared value; say which were left out.")
+    @click.option("--explode", multiple=True, metavar="[NAME=]PATH",
+                  help="A list inside each record as rows, one per element, its position (from 1) in NAME "
+                       "(default PATH_position), e.g. --explode round=pressure_rounds (repeatable).")
+    @click.option("--lookup", multiple=True, nargs=2, metavar="FILE KEY[,KEY]",
+                  help="Join a table (any readable file) to the log on its key columns, e.g. --lookup weights.csv "
+                       "item,label (repeatable); keys the table lacks are an error.")
+    @click.option("--code", multiple=True, metavar="NAME=BOOK",
+                  help="Code the reply with a code book: a .csv or .toml file of pattern, label, score rules, or "
+                       "yes-no, agree-5, agree-4, choice, scale:LOW:HIGH; makes NAME, NAME_label, NAME_kind "
+                       "(repeatable).")
     @read_options
     @functools.wraps(func)
     def wrapper(*args, read, where=None, derive=(), from_text=None, fold_case=False, group=(), wide=(),
-                complete=False, **kwargs):
+                complete=False, explode=(), lookup=(), code=(), **kwargs):
         from probestats.shape.probe import Probe
 
         text = from_text or {kind: () for kind in TEXT_KINDS}
         kwargs["probe"] = Probe(columns=tuple(read["columns"].items()), where=where, derive=tuple(derive),
                                 groups=tuple(group), fold_case=fold_case, wide=tuple(wide), complete=complete,
+                                explode=tuple(explode), lookup=tuple((f, k) for f, k in lookup), code=tuple(code),
                                 count=text["count"], words=text["words"], chars=text["chars"],
                                 number=text["number"], variant_from=text["prompt"],
                                 format=read["format"], sheet=read["sheet"], skip_rows=read["skip_rows"],
@@ -990,6 +1002,42 @@ def compare(before, after, metric, a, b, alternative, alpha, output, json_out, p
         console(stderr=True).print(f"wrote {_escape(output)}")
 
 
+# ---------------------------------------------------------------- describe: distributions per value
+
+
+@cli.command()
+@logs_argument()
+@click.option("--metric", metavar="COL", help="The column described: a label, a 0/1 metric, a whole number of few "
+              "values, or any number cut by --bins (default: runs and items only).")
+@click.option("--bins", metavar="E0,E1,...", help="Edges cutting a numeric metric into levels, e.g. 0,45,50,100: "
+              "[0, 45), [45, 50), [50, 100].")
+@by_option
+@click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
+              help="Arrangements drawn by the Monte Carlo test, where the exact one is out of reach.")
+@seed_option
+@json_option()
+@json_refusals
+@shape_options
+def describe(log, metric, bins, by, n_resamples, seed, json_out, probe):
+    """Distributions per value: runs and items, the mean, the count and share of each level, and an exact
+    test of whether the distributions differ (within items where the design is matched).
+
+    \b
+    Examples:
+      probestats describe sample_logs/style_probe.csv --metric steps --bins 0,4,6,12
+      probestats describe replies.csv --code stance=agree-4 --metric stance --json
+    """
+    from probestats.present.describe_job import describe as run
+
+    result = run(log, metric=metric, bins=bins, by=by, n_resamples=n_resamples, seed=seed, probe=probe)
+    if json_out:
+        emit_json(result)
+    else:
+        from probestats.present.terminal_describe import print_description
+
+        print_description(result, console())
+
+
 # ---------------------------------------------------------------- judge: order probes on a pairwise judge
 
 
@@ -1110,6 +1158,7 @@ def _cell_inputs(log, **others):
 def _refuse_row_options(probe, **options) -> None:
     """Options that need the rows of a log: refused with a cell table (they apply when it is built)."""
     used = [name for name, v in (("--where", probe.where), ("--derive", probe.derive), ("--wide", probe.wide),
+                                 ("--explode", probe.explode), ("--lookup", probe.lookup), ("--code", probe.code),
                                  ("--complete", probe.complete), ("--column", probe.columns),
                                  ("--group", probe.groups), ("--fold-case", probe.fold_case),
                                  ("--read format", probe.format), ("--read sheet", probe.sheet),
