@@ -259,8 +259,7 @@ def shape_options(func):
 
     @click.option("--where", metavar="SQL", help="Keep only rows where this SQL condition holds, e.g. \"model = 'm1'\".")
     @click.option("--derive", multiple=True, metavar="NAME=SQL",
-                  help="Add a column from a SQL expression, e.g. \"total = a + b\" (repeatable); it can be the "
-                       "--metric or a --column.")
+                  help="A column from a SQL expression, e.g. \"total = a + b\" (repeatable).")
     @click.option("--from-text", "from_text", multiple=True, metavar="NAME=KIND[:REGEX]", callback=_parse_from_text,
                   help="A column from the text, before --derive (repeatable): NAME=words, NAME=chars, "
                        "NAME=count:REGEX (matches in the reply, ^ at every line), NAME=number:REGEX (the first "
@@ -272,17 +271,13 @@ def shape_options(func):
                   help="One metric column per value, e.g. --wide formal_steps,casual_steps (values from the names) "
                        "or --wide formal=COL (repeatable).")
     @click.option("--complete", is_flag=True,
-                  help="Keep only items with a metric value under every compared value; say which were left out.")
+                  help="Keep only items with a metric value under every compared value.")
     @click.option("--explode", multiple=True, metavar="[NAME=]PATH",
-                  help="A list inside each record as rows, one per element, its position (from 1) in NAME "
-                       "(default PATH_position), e.g. --explode round=pressure_rounds (repeatable).")
+                  help="A list in each record as rows, its position in NAME (repeatable).")
     @click.option("--lookup", multiple=True, nargs=2, metavar="FILE KEY[,KEY]",
-                  help="Join a table (any readable file) to the log on its key columns, e.g. --lookup weights.csv "
-                       "item,label (repeatable); keys the table lacks are an error.")
+                  help="Join a table on its key columns (repeatable).")
     @click.option("--code", multiple=True, metavar="NAME=BOOK",
-                  help="Code the reply with a code book: a .csv or .toml file of pattern, label, score rules, or "
-                       "yes-no, agree-5, agree-4, choice, scale:LOW:HIGH; makes NAME, NAME_label, NAME_kind "
-                       "(repeatable).")
+                  help="Code the reply by a code book (repeatable).")
     @read_options
     @functools.wraps(func)
     def wrapper(*args, read, where=None, derive=(), from_text=None, fold_case=False, group=(), wide=(),
@@ -575,6 +570,12 @@ def design_options(func):
                         help="A design file (TOML): what the log cannot say, with the keys of --set.")(func)
 
 
+validation_option = click.option(
+    "--validation", type=click.Path(path_type=Path), metavar="FILE",
+    help="Hand labels of a sample of runs, keyed as the log is: the coded metric's agreement with them, and the "
+         "verdict on the gap corrected for the coder's error.")
+
+
 def json_option(what: str = "the result"):
     return click.option("--json", "json_out", is_flag=True, help=f"Print {what} as JSON.")
 
@@ -651,13 +652,14 @@ def validate(log, metric, a, b, by, json_out, probe):
 @click.option("--per-item", is_flag=True,
               help="Also Welch's t within each item on its runs (every item's row-level test), corrected across "
                    "items; with --row-level and --by, also per group.")
+@validation_option
 @effect_options
 @json_refusals
 @shape_options
 def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_out, probe,
             reference=None, scale=None, factor=(), n_resamples=10_000, seed=0, interval="t",
             row_level=False, per_item=False, hedges=False, effect_size="d_z", noise_value=None,
-            block_settings=(), attribute_settings=()):
+            block_settings=(), attribute_settings=(), validation=None):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them.
 
     LOG may be a cell table (from probestats cells, or a warehouse via probestats sql), recognized by
@@ -675,6 +677,11 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
         raise click.UsageError("Missing argument 'LOG...'.")
     cells_file, noise_cells, noise = _cell_inputs(log, noise=noise)
     metric = _one_metric(metric, cells=cells_file is not None, row_level=row_level, per_item=per_item)
+    if cells_file is not None and validation is not None:
+        raise OptionError("--validation cannot be used with a cell table: it matches hand labels to the log's runs; "
+                          "give the LOG")
+    if (row_level or per_item) and validation is not None:
+        raise OptionError("--validation cannot go with --row-level or --per-item: run them apart")
     if cells_file is not None:
         _analyze_cells(cells_file, metric, a, b, noise, by, alternative, alpha, correction, json_out,
                        probe, reference, scale, factor, interval=interval, row_level=row_level,
@@ -688,7 +695,8 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
                      factor=factor, alternative=alternative, alpha=alpha, correction=correction,
                      n_resamples=n_resamples, seed=seed, probe=probe, interval=interval,
                      streaming=not (row_level or per_item), progress=progress, hedges=hedges,
-                     effect_size=effect_size, **_noise_kwargs(noise_value, block_settings, attribute_settings))
+                     effect_size=effect_size, validation=validation,
+                     **_noise_kwargs(noise_value, block_settings, attribute_settings))
     if row_level or per_item:  # Welch's t on runs beside the item-level tests, for a comparison of two values
         from probestats.analyses.paired import Analysis, with_row_level
         from probestats.analyses.rowlevel import with_row_tests
