@@ -300,3 +300,34 @@ def test_a_canonical_name_never_shadows_a_header_silently(capsys, tmp_path):
         probe.apply(rows)
     ok = Probe(columns=(("variant", "axis"),), derive=("a = axis || '!'", 'o = "variant (original)"')).apply(rows)
     assert ok.frame["a"].to_list() == ["x!", "y!"] and ok.frame["o"].to_list() == ["mine", "mine"]
+
+
+def test_a_reverse_column_coded_1_for_no_is_recoded_by_one_derive_and_read_by_the_framing_columns(tmp_path, capsys):
+    from tests.framing_factory import make_yes_no_log
+
+    log = make_yes_no_log(models={"m1": {"yes_affirmative": 0.8, "yes_reverse": 0.35}}, claims=16, seed=4)
+    long = tmp_path / "long.csv"
+    log.drop("reply").write_csv(long)                      # score: 1 = yes, in both framings
+    wide = log.pivot(on="framing", index=["model", "topic", "language", "item", "iteration"], values="score")
+    wide = wide.rename({"affirmative": "aff_yes"}).with_columns((1 - pl.col("reverse")).alias("rev_no")).drop("reverse")
+    columns = tmp_path / "columns.csv"
+    wide.write_csv(columns)                                # the reverse column coded 1 = "no"
+    expected = run_json(capsys, "framing", long, "--answers", "yes-no")
+    got = run_json(capsys, "framing", columns, "--derive", "rev_yes = 1 - rev_no", "--framing-columns",
+                   "score:affirmative=aff_yes,reverse=rev_yes", "--answers", "yes-no")
+    figures = ("n", "n_items", "bias", "acquiescence", "bias_p", "acquiescence_p", "pattern")
+    assert [{k: c[k] for k in figures} for c in got["cells"]] == [{k: c[k] for k in figures} for c in expected["cells"]]
+    # read as it is, the reverse column swaps lean and acquiescence: the recoding is what makes them right
+    swapped = run_json(capsys, "framing", columns, "--framing-columns", "score:affirmative=aff_yes,reverse=rev_no",
+                       "--answers", "yes-no")
+    assert swapped["cells"][0]["bias"] == pytest.approx(expected["cells"][0]["acquiescence"])
+
+
+def test_the_framing_analysis_reads_answers_with_the_same_books(tmp_path, capsys):
+    sample = Path(__file__).resolve().parents[1] / "sample_logs"
+    common = [sample / "framing_long.csv", "--targets", sample / "framing_targets.csv"]
+    own = run_json(capsys, "framing", *common, "--score-from", "response", "--response", "Raw")   # its own parse
+    figures = ("n", "n_items", "bias", "acquiescence", "bias_p", "pattern")
+    coded = run_json(capsys, "framing", *common, "--column", "reply=Raw", "--code", "coded=agree-5",
+                     "--column", "score=coded")
+    assert [{k: c[k] for k in figures} for c in coded["cells"]] == [{k: c[k] for k in figures} for c in own["cells"]]

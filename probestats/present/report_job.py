@@ -396,8 +396,10 @@ def _framing(paths, probe, *, by, targets, toward, alpha, correction, answers, l
         made = set(probe._made_names())
         shaped = replace(shaped, columns=tuple((c, h) for c, h in probe.columns
                                                if normalize_header(h) in headers or h in made))
-    return analyze_framing(shaped.apply(list(paths)), by=list(by) or None, targets=str(targets) if targets else None,
-                           toward=toward, alpha=alpha, correction=correction,
+    from probestats.present.framing_job import targets_lookup
+
+    read, targets = targets_lookup(shaped.apply(list(paths)), targets)
+    return analyze_framing(read, by=list(by) or None, targets=targets, toward=toward, alpha=alpha, correction=correction,
                            answers=answers, label_map=list(label_map) or None)
 
 

@@ -146,6 +146,7 @@ class CodeBook:
     first_chars: int | None = None
     scored: bool = True
     _reader: Callable | None = field(default=None, repr=False, compare=False)
+    _table_reader: Callable | None = field(default=None, repr=False, compare=False)
 
     def code(self, values) -> pl.DataFrame:
         """Each value's ``label``, ``score`` (Float64) and ``kind``, one row per value, in order.
@@ -161,6 +162,8 @@ class CodeBook:
 
     def table(self, values: pl.Series) -> pl.DataFrame:
         """The reading of each of ``values`` (distinct texts): ``value``, ``label``, ``score``, ``kind``."""
+        if self._table_reader is not None:
+            return self._table_reader(values)
         read = [self._one(v) for v in values.to_list()]
         return pl.DataFrame({"value": pl.Series(values.to_list(), dtype=pl.String),
                              "label": pl.Series([r[0] for r in read], dtype=pl.String),
@@ -308,13 +311,30 @@ def parse_code(spec: str) -> tuple[str, str]:
 # ---------------------------------------------------------------- the built-in books
 
 
-def _yes_no(value: str) -> tuple:
-    from probestats.shape.yesno import parse_yes_no
+def yes_no_book(label_map=None) -> CodeBook:
+    """The built-in ``yes-no`` book, with other wordings (``label_map``, as
+    :func:`probestats.shape.yesno.parse_label_map` reads them) beside the table's: the reader the framing
+    analysis reads yes/no answers with.
 
-    read = parse_yes_no(value)
-    if read.kind in ("yes", "no"):
-        return read.kind, 1.0 if read.kind == "yes" else 0.0, "coded"
-    return (read.kind if read.kind in _CLASSES else None), None, read.kind
+    >>> yes_no_book(["yes=Affirm"]).code(["Affirm.", "No"]).rows()
+    [('yes', 1.0, 'coded'), ('no', 0.0, 'coded')]
+    """
+    def table(values: pl.Series) -> pl.DataFrame:
+        from probestats.shape.yesno import parse_yes_nos
+
+        values = pl.Series("value", values.to_list(), dtype=pl.String)
+        read = parse_yes_nos(values, label_map=label_map)
+        kind = read["kind"]
+        blank = values.str.strip_chars() == ""
+        return pl.DataFrame({
+            "value": values,
+            "label": pl.select(pl.when(kind.is_in(["unparsed"]) | blank).then(None).otherwise(kind)).to_series(),
+            "score": pl.select(pl.when(kind == "yes").then(1.0).when(kind == "no").then(0.0)
+                               .otherwise(None)).to_series().cast(pl.Float64),
+            "kind": pl.select(pl.when(blank).then(pl.lit("blank")).when(kind.is_in(["yes", "no"]))
+                              .then(pl.lit("coded")).otherwise(kind)).to_series()})
+
+    return CodeBook(name="yes-no", _table_reader=table)
 
 
 def _agree(points: int) -> Callable:
@@ -383,7 +403,7 @@ def builtin(name: str) -> CodeBook:
     """
     head, _, rest = str(name).partition(":")
     if head == "yes-no" and not rest:
-        return CodeBook(name="yes-no", _reader=_yes_no)
+        return yes_no_book()
     if head in ("agree-5", "agree-4") and not rest:
         return CodeBook(name=head, _reader=_agree(int(head[-1])))
     if head == "choice" and not rest:

@@ -54,11 +54,13 @@ def _name(source) -> str:
     return Path(source).name if isinstance(source, (str, Path)) else "the lookup table"
 
 
-def _shown(source, keys) -> str:
+def _shown(source, keys, option=None, name=None) -> str:
+    if option is not None:
+        return opt(option, name or str(source))
     return opt("lookup", f"{source if isinstance(source, (str, Path)) else 'TABLE'} {','.join(keys)}")
 
 
-def _read_table(source, keys: Sequence[str], columns: dict) -> tuple[pl.DataFrame, dict[str, str]]:
+def _read_table(source, keys: Sequence[str], columns: dict, option=None, name=None) -> tuple[pl.DataFrame, dict[str, str]]:
     """The table, and for each key the table's column that holds it."""
     from probestats.io.read import ROW, normalize_header, read_log
 
@@ -74,14 +76,18 @@ def _read_table(source, keys: Sequence[str], columns: dict) -> tuple[pl.DataFram
         column = next((n for n in names if n in table.columns), None) or next(
             (column_of[normalize_header(n)] for n in names if normalize_header(n) in column_of), None)
         if column is None:
-            raise ColumnError(f"{_shown(source, keys)}: the table has no column '{key}'; its columns: "
+            raise ColumnError(f"{_shown(source, keys, option, name)}: the table has no column '{key}'; its columns: "
                               f"{', '.join(table.columns)} (name the keys as both the log and the table name them)")
         found[key] = column
     return table, found
 
 
-def lookup(lazy: pl.LazyFrame, source, keys: Sequence[str], *, columns=None, source_name: str = "the log") -> pl.LazyFrame:
+def lookup(lazy: pl.LazyFrame, source, keys: Sequence[str], *, columns=None, source_name: str = "the log",
+           option: str | None = None, name: str | None = None) -> pl.LazyFrame:
     """Join the table ``source`` to ``lazy`` on ``keys`` (see the module docstring).
+
+    ``option`` names the parameter the table was given as, when not ``lookup`` (``targets``), and ``name``
+    the table in messages (default: its file name).
 
     Raises
     ------
@@ -101,21 +107,21 @@ def lookup(lazy: pl.LazyFrame, source, keys: Sequence[str], *, columns=None, sou
     missing = [k for k, o in zip(keys, on) if o not in schema]
     if missing:
         seen = ", ".join(n for n in schema.names() if not n.startswith("_"))
-        raise ColumnError(f"{_shown(source, keys)}: the log has no column '{missing[0]}'; columns seen: {seen}")
-    table, found = _read_table(source, keys, dict(columns or {}))
+        raise ColumnError(f"{_shown(source, keys, option, name)}: the log has no column '{missing[0]}'; columns seen: {seen}")
+    table, found = _read_table(source, keys, dict(columns or {}), option, name)
     values = [c for c in table.columns if c not in found.values()]
     clash = [c for c in values if c in schema]
     if clash:
-        raise ColumnError(f"{_shown(source, keys)}: the table's column '{clash[0]}' is a column of the log already; "
+        raise ColumnError(f"{_shown(source, keys, option, name)}: the table's column '{clash[0]}' is a column of the log already; "
                           "rename it in the table (or leave it out)")
     if not values:
-        raise OptionError(f"{_shown(source, keys)}: the table holds only its keys; it needs a column to add")
+        raise OptionError(f"{_shown(source, keys, option, name)}: the table holds only its keys; it needs a column to add")
     text = [f"\0key{i}" for i in range(len(keys))]
     table = table.with_columns(_as_key(pl.col(found[k])).alias(t) for k, t in zip(keys, text))
     doubled = table.group_by(text).len().filter(pl.col("len") > 1)
     if doubled.height:
         row = doubled.row(0)
-        raise OptionError(f"{_shown(source, keys)}: the table holds the key {_key_text(keys, row[:-1])} "
+        raise OptionError(f"{_shown(source, keys, option, name)}: the table holds the key {_key_text(keys, row[:-1])} "
                           f"{row[-1]} times; give each key one row")
     table = table.select(*text, *values)
     keyed = lazy.with_columns(_as_key(pl.col(k)).alias(t) for k, t in zip(on, text))
@@ -130,8 +136,8 @@ def lookup(lazy: pl.LazyFrame, source, keys: Sequence[str], *, columns=None, sou
     if lacking.height:
         examples = ", ".join(_key_text(keys, row) for row in lacking.head(_EXAMPLES).rows())
         more = f" and {lacking.height - _EXAMPLES} more" if lacking.height > _EXAMPLES else ""
-        raise OptionError(f"{_shown(source, keys)}: {lacking.height} key{'s' if lacking.height != 1 else ''} of the "
-                          f"log {'are' if lacking.height != 1 else 'is'} not in {_name(source)}: {examples}{more}; "
+        raise OptionError(f"{_shown(source, keys, option, name)}: {lacking.height} key{'s' if lacking.height != 1 else ''} of the "
+                          f"log {'are' if lacking.height != 1 else 'is'} not in {name or _name(source)}: {examples}{more}; "
                           f"add {'them' if lacking.height != 1 else 'it'} to the table, or leave those rows out "
                           f"with {opt('where')}")
     return joined.drop(*text, *added)
