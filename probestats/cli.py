@@ -567,13 +567,12 @@ def design_options(func):
                              "attribute_settings, scale, templates, per_item (yes: Welch's t per item); judge.order, .response, "
                              ".choice, .verdict, .repetition; framing.targets, .toward, .answers, .label_map, .columns.")(func)
     return click.option("--design", "design_file", type=click.Path(path_type=Path), metavar="probe.toml",
-                        help="A design file (TOML): what the log cannot say, with the keys of --set.")(func)
+                        help="A design file (TOML) of what the log cannot say (keys of --set).")(func)
 
 
 validation_option = click.option(
     "--validation", type=click.Path(path_type=Path), metavar="FILE",
-    help="Hand labels of a sample of runs, keyed as the log is: the coded metric's agreement with them, and the "
-         "verdict on the gap corrected for the coder's error.")
+    help="Hand labels of sampled runs: the verdict on the corrected gap.")
 
 
 def json_option(what: str = "the result"):
@@ -779,7 +778,8 @@ def framing_answer_options(func):
                    "page) or FILE.json.")
 @click.option("--section", "sections", multiple=True, metavar="NAME",
               type=click.Choice(["summary", "design", "table", "tests", "groups", "ceilings", "many", "factors",
-                                 "noise", "power", "compare", "finding", "limits", "framing", "judge"]),
+                                 "noise", "power", "compare", "describe", "validation", "finding", "limits", "framing",
+                                 "judge"]),
               help="Render only this section (repeatable), to paste into a report of your own.")
 @design_options
 @click.option("--framing", "framing_log", multiple=True, type=click.Path(dir_okay=True, path_type=Path),
@@ -800,12 +800,13 @@ def framing_answer_options(func):
               help="The same probe run before a change (LOG is the run after it): adds the compare section, "
                    "as 'probestats compare BEFORE_LOG LOG' analyzes it.")
 @interval_option
+@validation_option
 @effect_options
 @shape_options
 @outputs_together
 def report(log, metric, a, b, noise, alternative, alpha, output, sections, design_file, facts, probe,
            framing_log=None, by=(), correction="holm", reference=None, factor=(), n_resamples=10_000, seed=0,
-           before_log=None, interval="t", hedges=False, effect_size="d_z"):
+           before_log=None, interval="t", hedges=False, effect_size="d_z", validation=None):
     """Write the report of LOG as Markdown, HTML or JSON (by the suffix of -o), from Jinja templates.
 
     Missing design facts (attribute, metric definition, attributes not tested, ...) show as
@@ -839,7 +840,8 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
     attribute_settings = given.get("attribute_settings", ())
     per_item = given.get("per_item") == "yes"
     _refuse_inputs({"-o": output}, {"LOG": log, "--noise": noise, "--design": design_file,
-                                    "--framing": framing_log, "--set framing.targets": targets, "--before": before_log})
+                                    "--framing": framing_log, "--set framing.targets": targets, "--before": before_log,
+                                    "--validation": validation})
     report_format(output)   # a bad -o is refused before the log is read
     framing_log = tuple(framing_log or ())
     framing_only = bool(framing_log) and not log and not metric and judge is None
@@ -866,7 +868,8 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
         judge=judge, by=by, correction=correction, reference=reference, scale=scale, factor=factor,
         n_resamples=n_resamples, seed=seed, before_log=before_log, cells=cells, answers=answers,
         label_map=label_map, framing_columns=framing_columns, interval=interval, hedges=hedges,
-        effect_size=effect_size, per_item=per_item, **_noise_kwargs(noise_value, block_settings, attribute_settings))
+        effect_size=effect_size, per_item=per_item, validation=validation,
+        **_noise_kwargs(noise_value, block_settings, attribute_settings))
     console(stderr=True).print(f"wrote {_escape(output)}")
 
 

@@ -111,3 +111,43 @@ def test_a_metric_that_is_not_0_1_gets_agreement_without_a_correction():
     check = check_coding(rows, hand, metric="grade")
     assert check.corrected is None and not check.binary and [p.code for p in check.problems] == ["not_corrected"]
     assert check.kappa.n == 10 and check.kappa.agreement == pytest.approx(8 / 10)
+
+
+def test_the_report_words_the_corrected_verdict(tmp_path):
+    from probestats.present.report_job import report
+
+    log, hand = hand_checked()
+    log.write_csv(tmp_path / "log.csv")
+    hand.write_csv(tmp_path / "hand.csv")
+    job = report(tmp_path / "log.csv", metric="flip", validation=tmp_path / "hand.csv", format="md")
+    text = job.text
+    assert "## The coder's error: a hand-checked sample" in text and "## Distributions per value" in text
+    summary = text.split("## Summary", 1)[1].split("##", 1)[0]
+    assert "corrected for the coder's error" in summary and "does not show a difference" in summary
+    assert "How the metric was coded:** flip was coded and checked against hand labels of 60 of 400 runs" in text
+    data = json.loads(report(tmp_path / "log.csv", metric="flip", validation=tmp_path / "hand.csv", format="json").text)
+    assert data["verdict"]["detected"] is False and data["validation"]["n"] == 60
+
+
+def test_a_coded_metric_without_a_validation_is_named_in_the_limits(tmp_path):
+    from probestats.present.report_job import report
+    from probestats.shape.probe import Probe
+
+    rows = [{"item": i, "variant": v, "reply": "Yes" if (i + (v == "a")) % 2 else "No"} for i in range(8) for v in "ab"]
+    pl.DataFrame(rows).write_csv(tmp_path / "log.csv")
+    text = report(tmp_path / "log.csv", metric="said", probe=Probe(code=("said=yes-no",)), format="md").text
+    assert "**How the metric was coded:** said was coded from the replies by the code book yes-no" in text
+    assert "code book yes-no (said) under a: 8 of 8 replies coded" in text
+
+
+def test_the_judge_order_probe_gives_the_kappa_of_its_two_orders():
+    # 6 items: the same answer chosen in both orders on 4 (A, A, B, tie), the slot kept on 2 (primacy)
+    verdicts = [("first", "second"), ("first", "second"), ("second", "first"), ("tie", "tie"),
+                ("first", "first"), ("first", "first")]
+    rows = [{"item": i, "order": o, "reply": {"first": "[[A]]", "second": "[[B]]", "tie": "[[C]]"}[v]}
+            for i, pair in enumerate(verdicts) for o, v in zip(("AB", "BA"), pair)]
+    g = probestats.judge(rows, order="order", verdicts=["first=[[A]]", "second=[[B]]", "tie=[[C]]"]).groups[0]
+    # by hand, answers chosen (order AB as is; BA's slots swapped back): AB = A A B tie A A, BA = A A B tie B B
+    k = cohens_kappa(["A", "A", "B", "t", "A", "A"], ["A", "A", "B", "t", "B", "B"])
+    assert g.kappa.statistic == pytest.approx(k.statistic) and g.kappa.agreement == pytest.approx(4 / 6)
+    assert g.to_dict()["kappa"]["n"] == 6

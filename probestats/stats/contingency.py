@@ -70,7 +70,7 @@ class TableTest:
     n: int
 
     def to_dict(self) -> dict:
-        return {"statistic": self.statistic, "pvalue": self.pvalue, "method": self.method,
+        return {"statistic": self.statistic, "p": self.pvalue, "method": self.method,
                 "n_resamples": self.n_resamples, "error": self.error, "matched": self.matched,
                 "n_blocks": self.n_blocks, "n": self.n}
 
