@@ -21,12 +21,13 @@ def unwrap(analysis):
 
 
 def _describe_context(d) -> dict:
-    columns = ["value", "runs", "items", "blank"] + (["mean"] if d.metric is not None and d.kind != "label" else [])
+    show_mean = any(s.mean is not None for s in d.values)
+    columns = ["value", "runs", "items", "blank"] + (["mean"] if show_mean else [])
     columns += list(d.levels)
     rows = []
     for s in d.values:
         row = [s.value, str(s.n_runs), "–" if s.n_items is None else str(s.n_items), str(s.n_blank)]
-        if d.metric is not None and d.kind != "label":
+        if show_mean:
             row.append(fmt_num(s.mean))
         row += [f"{s.counts.get(level, 0)} ({fmt_pct(s.shares.get(level))})" for level in d.levels]
         rows.append(row)

@@ -963,7 +963,10 @@ def _sections(sections, framing, analysis=None, comparison=None, judge=None, des
 def _shaping_sentences(shaping) -> list[str]:
     """What --where and --derive did to the log before the analysis, in words."""
     shaping = shaping or {}
-    out = list(shaping.get("counted") or ())   # metrics counted from the reply text, defined in words
+    out = [f"Rows from a list: {text}." for text in shaping.get("explode") or ()]
+    out += [f"Coded from the replies: {text}." for text in shaping.get("code") or ()]
+    out += [f"Joined: {text}." for text in shaping.get("lookup") or ()]
+    out += list(shaping.get("counted") or ())   # metrics counted from the reply text, defined in words
     for text in shaping.get("derive") or ():
         out.append(f"Derived column: {text}.")
     if shaping.get("where"):

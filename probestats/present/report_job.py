@@ -213,6 +213,8 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
         refuse_inputs({opt("output"): output}, {
             opt("log"): log or None, opt("noise"): noise, opt("design_file"): design_file,
             opt("framing_log"): framing_log or None, opt("targets"): targets, opt("before_log"): before_log,
+            opt("validation"): validation if isinstance(validation, (str, Path)) else None,
+            opt("lookup"): [src for src, _ in probe.lookup if isinstance(src, (str, Path))] or None,
             **{either(f"cells[{k!r}]", _CELL_INPUTS.get(k, k)): v for k, v in (cells or {}).items()}})
     fmt = report_format(output, format)
     if not framing_log and (answers != "auto" or label_map or framing_columns):
@@ -292,8 +294,8 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
     from probestats.present.report import render_report
 
     counted = probe.stated()
-    shaping = {"where": probe.where, "derive": list(probe.derive), "counted": counted} \
-        if (probe.where or probe.derive or counted) else None
+    shaping = {"where": probe.where, "derive": list(probe.derive), "counted": counted, **_steps_stated(probe)} \
+        if (probe.where or probe.derive or counted or probe.explode or probe.code or probe.lookup) else None
     coded = _coded_by(probe, metric)
     described = None
     if cells is None and (coded or validation is not None or "describe" in sections):
@@ -307,6 +309,19 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
                          describe=described, coded=coded)
     return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), analysis=result, comparison=comparison,
                      framing=framing, judge=judged, design=design)
+
+
+def _steps_stated(probe) -> dict:
+    """The lists made rows, the code books and the lookups of a probe, in words (the design section's)."""
+    from probestats.shape.codebook import parse_code
+    from probestats.shape.lookup import parse_keys
+    from probestats.shape.nested import parse_explode
+
+    explode = [f"each element of {path} a row, its position in {name}" for name, path in map(parse_explode, probe.explode)]
+    code = [f"{name} by the code book {Path(book).name}" for name, book in map(parse_code, probe.code)]
+    lookup = [f"{Path(src).name if isinstance(src, (str, Path)) else 'a table'} on {', '.join(parse_keys(keys))}"
+              for src, keys in probe.lookup]
+    return {"explode": explode, "code": code, "lookup": lookup}
 
 
 def _coded_by(probe, metric) -> str | None:

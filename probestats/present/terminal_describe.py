@@ -31,15 +31,16 @@ def _table(d, out: Console) -> None:
     from probestats.present.terminal import print_unsqueezed
 
     table = Table(show_edge=False, pad_edge=False)
+    show_mean = any(s.mean is not None for s in d.values)
     for name in ("value", "runs", "items", "blank"):
         table.add_column(name, justify="left" if name == "value" else "right")
-    if d.metric is not None and d.kind != "label":
+    if show_mean:
         table.add_column("mean", justify="right")
     for level in d.levels:
         table.add_column(escape(level), justify="right")
     for s in d.values:
         row = [escape(s.value), str(s.n_runs), "–" if s.n_items is None else str(s.n_items), str(s.n_blank)]
-        if d.metric is not None and d.kind != "label":
+        if show_mean:
             row.append(fmt_num(s.mean))
         row += [f"{s.counts.get(level, 0)} ({fmt_pct(s.shares.get(level))})" for level in d.levels]
         table.add_row(*row)

@@ -265,10 +265,12 @@ class Probe:
         options = self.read_options()
         paths = [source] if isinstance(source, (str, Path)) else source
         is_paths = isinstance(paths, (list, tuple)) and paths and all(isinstance(s, (str, Path)) for s in paths)
-        if not self.columns:
+        later = bool(self._made_names() or self.wide or self.lookup or self.framing_columns) or any(
+            "." in h or "[" in h for _, h in self.columns)   # a mapping may name a made column or a field
+        if not later:   # every mapping names a header of the file: one read
             if is_paths:
-                return read_files(list(paths), metric=metric, **options), {}
-            return read_log(source, metric=metric, **options), {}
+                return read_files(list(paths), columns=self.mapping, metric=metric, **options), {}
+            return read_log(source, columns=self.mapping, metric=metric, **options), {}
         if is_paths:
             headers = read_log(expand_paths(list(paths))[0], **options).headers
         else:
