@@ -331,3 +331,24 @@ def test_the_framing_analysis_reads_answers_with_the_same_books(tmp_path, capsys
     coded = run_json(capsys, "framing", *common, "--column", "reply=Raw", "--code", "coded=agree-5",
                      "--column", "score=coded")
     assert [{k: c[k] for k in figures} for c in coded["cells"]] == [{k: c[k] for k in figures} for c in own["cells"]]
+
+
+def test_errors_of_the_new_options_are_one_line_in_the_users_spelling(tmp_path, capsys):
+    log = tmp_path / "log.csv"
+    pl.DataFrame([{"item": i, "variant": v, "reply": "yes"} for i in (1, 2) for v in "ab"]).write_csv(log)
+    table = tmp_path / "t.csv"
+    pl.DataFrame({"item": [1], "w": [2.0]}).write_csv(table)
+    cases = [
+        (["--lookup", table, "item"], f"Error: --lookup '{table} item': 1 key of the log is not in t.csv: '2'; add it "
+                                      "to the table, or leave those rows out with --where"),
+        (["--code", "x=nobook"], "Error: --code: no code book 'nobook': give a .csv or .toml file, or a built-in book "
+                                 "(yes-no, agree-5, agree-4, choice, scale:LOW:HIGH)"),
+        (["--code", "bad"], "Error: --code bad: expected NAME=BOOK (a column name, then a .csv or .toml code book or a "
+                            "built-in one: yes-no, agree-5, agree-4, choice, scale:LOW:HIGH), for example --code "
+                            "stance=agree-4"),
+        (["--explode", "reply"], "Error: --explode reply: 'reply' holds String, not a list; name a field that holds a "
+                                 "list of values or records"),
+    ]
+    for extra, line in cases:
+        code, out, err = run(capsys, "describe", log, *extra)
+        assert (code, err.strip()) == (1, line)

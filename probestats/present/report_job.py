@@ -184,13 +184,15 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
         Hand labels of a sample of runs of a coded metric (see :mod:`probestats.analyses.validation`): the
         ``validation`` section, and the verdict on the gap corrected for the coder's error.
 
-    A metric coded by a code book (``probe.code``) adds the ``describe`` section (its distribution per value and
-    each book's coverage), as a hand-checked sample does; ``sections=["describe"]`` asks for it with any metric.
-    The Limits name how the metric was coded.
-
     Returns
     -------
     ReportJob
+
+    Notes
+    -----
+    A metric coded by a code book (``probe.code``) adds the ``describe`` section (its distribution per value and
+    each book's coverage), as a hand-checked sample does; ``sections=["describe"]`` asks for it with any metric.
+    The Limits name how the metric was coded.
 
     Examples
     --------
