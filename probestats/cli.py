@@ -26,6 +26,7 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 #: The groups a command's help lists its options in, by parameter name (the rest: "The comparison").
 OPTION_GROUPS = {
     "Input and shaping": ("read_given", "column", "where", "derive", "wide", "group", "fold_case", "complete", "from_text",
+                          "explode", "lookup", "code",
                           "design_file", "facts", "dialect", "table"),
     "Tests": ("alternative", "alpha", "correction", "interval", "n_resamples", "seed", "effect_choice", "row_level",
               "per_item", "gap", "target", "sims", "shift", "mdg_range", "heterogeneity", "items", "runs"),
@@ -258,8 +259,7 @@ def shape_options(func):
 
     @click.option("--where", metavar="SQL", help="Keep only rows where this SQL condition holds, e.g. \"model = 'm1'\".")
     @click.option("--derive", multiple=True, metavar="NAME=SQL",
-                  help="Add a column from a SQL expression, e.g. \"total = a + b\" (repeatable); it can be the "
-                       "--metric or a --column.")
+                  help="A column from a SQL expression, e.g. \"total = a + b\" (repeatable).")
     @click.option("--from-text", "from_text", multiple=True, metavar="NAME=KIND[:REGEX]", callback=_parse_from_text,
                   help="A column from the text, before --derive (repeatable): NAME=words, NAME=chars, "
                        "NAME=count:REGEX (matches in the reply, ^ at every line), NAME=number:REGEX (the first "
@@ -271,16 +271,23 @@ def shape_options(func):
                   help="One metric column per value, e.g. --wide formal_steps,casual_steps (values from the names) "
                        "or --wide formal=COL (repeatable).")
     @click.option("--complete", is_flag=True,
-                  help="Keep only items with a metric value under every compared value; say which were left out.")
+                  help="Keep only items with a metric value under every compared value.")
+    @click.option("--explode", multiple=True, metavar="[NAME=]PATH",
+                  help="A list in each record as rows, its position in NAME (repeatable).")
+    @click.option("--lookup", multiple=True, nargs=2, metavar="FILE KEY[,KEY]",
+                  help="Join a table on its key columns (repeatable).")
+    @click.option("--code", multiple=True, metavar="NAME=BOOK",
+                  help="Code the reply by a code book (repeatable).")
     @read_options
     @functools.wraps(func)
     def wrapper(*args, read, where=None, derive=(), from_text=None, fold_case=False, group=(), wide=(),
-                complete=False, **kwargs):
+                complete=False, explode=(), lookup=(), code=(), **kwargs):
         from probestats.shape.probe import Probe
 
         text = from_text or {kind: () for kind in TEXT_KINDS}
         kwargs["probe"] = Probe(columns=tuple(read["columns"].items()), where=where, derive=tuple(derive),
                                 groups=tuple(group), fold_case=fold_case, wide=tuple(wide), complete=complete,
+                                explode=tuple(explode), lookup=tuple((f, k) for f, k in lookup), code=tuple(code),
                                 count=text["count"], words=text["words"], chars=text["chars"],
                                 number=text["number"], variant_from=text["prompt"],
                                 format=read["format"], sheet=read["sheet"], skip_rows=read["skip_rows"],
@@ -560,7 +567,12 @@ def design_options(func):
                              "attribute_settings, scale, templates, per_item (yes: Welch's t per item); judge.order, .response, "
                              ".choice, .verdict, .repetition; framing.targets, .toward, .answers, .label_map, .columns.")(func)
     return click.option("--design", "design_file", type=click.Path(path_type=Path), metavar="probe.toml",
-                        help="A design file (TOML): what the log cannot say, with the keys of --set.")(func)
+                        help="A design file (TOML) of what the log cannot say (keys of --set).")(func)
+
+
+validation_option = click.option(
+    "--validation", type=click.Path(path_type=Path), metavar="FILE",
+    help="Hand labels of sampled runs: the verdict on the corrected gap.")
 
 
 def json_option(what: str = "the result"):
@@ -639,13 +651,14 @@ def validate(log, metric, a, b, by, json_out, probe):
 @click.option("--per-item", is_flag=True,
               help="Also Welch's t within each item on its runs (every item's row-level test), corrected across "
                    "items; with --row-level and --by, also per group.")
+@validation_option
 @effect_options
 @json_refusals
 @shape_options
 def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_out, probe,
             reference=None, scale=None, factor=(), n_resamples=10_000, seed=0, interval="t",
             row_level=False, per_item=False, hedges=False, effect_size="d_z", noise_value=None,
-            block_settings=(), attribute_settings=()):
+            block_settings=(), attribute_settings=(), validation=None):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them.
 
     LOG may be a cell table (from probestats cells, or a warehouse via probestats sql), recognized by
@@ -663,6 +676,11 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
         raise click.UsageError("Missing argument 'LOG...'.")
     cells_file, noise_cells, noise = _cell_inputs(log, noise=noise)
     metric = _one_metric(metric, cells=cells_file is not None, row_level=row_level, per_item=per_item)
+    if cells_file is not None and validation is not None:
+        raise OptionError("--validation cannot be used with a cell table: it matches hand labels to the log's runs; "
+                          "give the LOG")
+    if (row_level or per_item) and validation is not None:
+        raise OptionError("--validation cannot go with --row-level or --per-item: run them apart")
     if cells_file is not None:
         _analyze_cells(cells_file, metric, a, b, noise, by, alternative, alpha, correction, json_out,
                        probe, reference, scale, factor, interval=interval, row_level=row_level,
@@ -676,7 +694,8 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
                      factor=factor, alternative=alternative, alpha=alpha, correction=correction,
                      n_resamples=n_resamples, seed=seed, probe=probe, interval=interval,
                      streaming=not (row_level or per_item), progress=progress, hedges=hedges,
-                     effect_size=effect_size, **_noise_kwargs(noise_value, block_settings, attribute_settings))
+                     effect_size=effect_size, validation=validation,
+                     **_noise_kwargs(noise_value, block_settings, attribute_settings))
     if row_level or per_item:  # Welch's t on runs beside the item-level tests, for a comparison of two values
         from probestats.analyses.paired import Analysis, with_row_level
         from probestats.analyses.rowlevel import with_row_tests
@@ -759,7 +778,8 @@ def framing_answer_options(func):
                    "page) or FILE.json.")
 @click.option("--section", "sections", multiple=True, metavar="NAME",
               type=click.Choice(["summary", "design", "table", "tests", "groups", "ceilings", "many", "factors",
-                                 "noise", "power", "compare", "finding", "limits", "framing", "judge"]),
+                                 "noise", "power", "compare", "describe", "validation", "finding", "limits", "framing",
+                                 "judge"]),
               help="Render only this section (repeatable), to paste into a report of your own.")
 @design_options
 @click.option("--framing", "framing_log", multiple=True, type=click.Path(dir_okay=True, path_type=Path),
@@ -780,12 +800,13 @@ def framing_answer_options(func):
               help="The same probe run before a change (LOG is the run after it): adds the compare section, "
                    "as 'probestats compare BEFORE_LOG LOG' analyzes it.")
 @interval_option
+@validation_option
 @effect_options
 @shape_options
 @outputs_together
 def report(log, metric, a, b, noise, alternative, alpha, output, sections, design_file, facts, probe,
            framing_log=None, by=(), correction="holm", reference=None, factor=(), n_resamples=10_000, seed=0,
-           before_log=None, interval="t", hedges=False, effect_size="d_z"):
+           before_log=None, interval="t", hedges=False, effect_size="d_z", validation=None):
     """Write the report of LOG as Markdown, HTML or JSON (by the suffix of -o), from Jinja templates.
 
     Missing design facts (attribute, metric definition, attributes not tested, ...) show as
@@ -819,7 +840,8 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
     attribute_settings = given.get("attribute_settings", ())
     per_item = given.get("per_item") == "yes"
     _refuse_inputs({"-o": output}, {"LOG": log, "--noise": noise, "--design": design_file,
-                                    "--framing": framing_log, "--set framing.targets": targets, "--before": before_log})
+                                    "--framing": framing_log, "--set framing.targets": targets, "--before": before_log,
+                                    "--validation": validation})
     report_format(output)   # a bad -o is refused before the log is read
     framing_log = tuple(framing_log or ())
     framing_only = bool(framing_log) and not log and not metric and judge is None
@@ -846,7 +868,8 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
         judge=judge, by=by, correction=correction, reference=reference, scale=scale, factor=factor,
         n_resamples=n_resamples, seed=seed, before_log=before_log, cells=cells, answers=answers,
         label_map=label_map, framing_columns=framing_columns, interval=interval, hedges=hedges,
-        effect_size=effect_size, per_item=per_item, **_noise_kwargs(noise_value, block_settings, attribute_settings))
+        effect_size=effect_size, per_item=per_item, validation=validation,
+        **_noise_kwargs(noise_value, block_settings, attribute_settings))
     console(stderr=True).print(f"wrote {_escape(output)}")
 
 
@@ -990,6 +1013,42 @@ def compare(before, after, metric, a, b, alternative, alpha, output, json_out, p
         console(stderr=True).print(f"wrote {_escape(output)}")
 
 
+# ---------------------------------------------------------------- describe: distributions per value
+
+
+@cli.command()
+@logs_argument()
+@click.option("--metric", metavar="COL", help="The column described: a label, a 0/1 metric, a whole number of few "
+              "values, or any number cut by --bins (default: runs and items only).")
+@click.option("--bins", metavar="E0,E1,...", help="Edges cutting a numeric metric into levels, e.g. 0,45,50,100: "
+              "[0, 45), [45, 50), [50, 100].")
+@by_option
+@click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
+              help="Arrangements drawn by the Monte Carlo test, where the exact one is out of reach.")
+@seed_option
+@json_option()
+@json_refusals
+@shape_options
+def describe(log, metric, bins, by, n_resamples, seed, json_out, probe):
+    """Distributions per value: runs and items, the mean, the count and share of each level, and an exact
+    test of whether the distributions differ (within items where the design is matched).
+
+    \b
+    Examples:
+      probestats describe sample_logs/style_probe.csv --metric steps --bins 0,4,6,12
+      probestats describe replies.csv --code stance=agree-4 --metric stance --json
+    """
+    from probestats.present.describe_job import describe as run
+
+    result = run(log, metric=metric, bins=bins, by=by, n_resamples=n_resamples, seed=seed, probe=probe)
+    if json_out:
+        emit_json(result)
+    else:
+        from probestats.present.terminal_describe import print_description
+
+        print_description(result, console())
+
+
 # ---------------------------------------------------------------- judge: order probes on a pairwise judge
 
 
@@ -1110,6 +1169,7 @@ def _cell_inputs(log, **others):
 def _refuse_row_options(probe, **options) -> None:
     """Options that need the rows of a log: refused with a cell table (they apply when it is built)."""
     used = [name for name, v in (("--where", probe.where), ("--derive", probe.derive), ("--wide", probe.wide),
+                                 ("--explode", probe.explode), ("--lookup", probe.lookup), ("--code", probe.code),
                                  ("--complete", probe.complete), ("--column", probe.columns),
                                  ("--group", probe.groups), ("--fold-case", probe.fold_case),
                                  ("--read format", probe.format), ("--read sheet", probe.sheet),

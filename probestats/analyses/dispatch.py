@@ -62,6 +62,7 @@ def analyze(
     noise_value: str | None = None,
     settings: Sequence[str] = (),
     attribute_settings: Sequence[str] = (),
+    validation=None,
 ) -> AnalysisResult:
     """Analyze a probe log the way its options ask (see the module's description for the choice).
 
@@ -135,6 +136,10 @@ def analyze(
         Called with the name of each stage of a long job.
     facts : bool
         With ``streaming``: also take what a report states of the log's settings and seeds.
+    validation : path, list of dict or DataFrame, optional
+        Paired analysis of a coded metric: hand labels of a sample of runs, keyed as the log is; the
+        result is a :class:`~probestats.analyses.validation.ValidatedAnalysis` whose verdict is on the
+        gap corrected for the coder's error (see :mod:`probestats.analyses.validation`).
 
     Returns
     -------
@@ -170,6 +175,12 @@ def analyze(
 
     check_vocabulary(alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed)
     metrics = split_metrics(metric)
+    if validation is not None:
+        used = [name for name, given in (("metric", len(metrics) > 1), ("factor", factor), ("group", group),
+                                         ("reference", reference is not None), ("scale", scale)) if given]
+        if used:
+            raise OptionError(f"{opt('validation')} checks one coded metric compared between two values; drop "
+                              f"{opt(used[0])}" + (" (give one metric)" if used[0] == "metric" else ""))
     if len(metrics) > 1:
         from probestats.analyses.metrics import analyze_metrics
 
@@ -221,8 +232,13 @@ def analyze(
     from probestats.analyses.paired import analyze_pair
 
     # more than two values and no a/b: analyze_pair hands the validated log to the many-values analysis
-    return analyze_pair(log, metric=metric, a=a, b=b, noise=noise, by=by, n_resamples=n_resamples, seed=seed,
-                        streaming=streaming, progress=progress, facts=facts, hedges=hedges, **common, **pair)
+    result = analyze_pair(log, metric=metric, a=a, b=b, noise=noise, by=by, n_resamples=n_resamples, seed=seed,
+                          streaming=streaming, progress=progress, facts=facts, hedges=hedges, **common, **pair)
+    if validation is None:
+        return result
+    from probestats.analyses.validation import with_validation
+
+    return with_validation(result, validation, n_resamples=n_resamples, seed=0 if seed is None else seed)
 
 
 def _is_data(value) -> bool:

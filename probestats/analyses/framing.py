@@ -1028,8 +1028,11 @@ def _polarity(st: _Framed, targets, toward) -> _Polarity:
         (pl.col("topic").cast(pl.String).str.strip_chars().fill_null("") if has_topic else pl.lit("")).alias("_topic")
     )
     topics = st.frame["_topic"].unique(maintain_order=True).to_list()
+    looked_up = (getattr(st.log, "_read", None) or {}).get("targets")
     if targets is not None:
         pairs = _pairs_from_targets(st, targets, topics, has_topic)
+    elif looked_up is not None:   # the targets file joined on topic as a lookup (--targets FILE)
+        pairs = _pairs_from_targets(st, _looked_up_targets(st), topics, has_topic)
     elif "asserts" in st.frame.columns:
         pairs = _pairs_from_asserts(st, topics, has_topic)
     else:
@@ -1058,6 +1061,13 @@ def _polarity(st: _Framed, targets, toward) -> _Polarity:
         .alias("_aligned")
     )
     return _Polarity(topics, has_topic, pairs, refs, shared, reference)
+
+
+def _looked_up_targets(st: _Framed) -> dict:
+    """Per topic, the targets a lookup of the targets file gave its rows (``affirmative`` and ``reverse``)."""
+    rows = st.frame.select("_topic", pl.col(AFFIRMATIVE).cast(pl.String).str.strip_chars(),
+                           pl.col(REVERSE).cast(pl.String).str.strip_chars()).unique(maintain_order=True)
+    return {t: (a, r) for t, a, r in rows.iter_rows() if a and r}
 
 
 def _pairs_from_targets(st: _Framed, targets, topics: list, has_topic: bool) -> dict:

@@ -37,7 +37,7 @@ import numpy as np
 import polars as pl
 
 from probestats.errors import OptionError, opt
-from probestats.shape.yesno import parse_yes_nos, yes_no_share
+from probestats.shape.yesno import yes_no_share
 
 __all__ = ["ANSWERS", "binary_interval", "binary_pattern", "binary_scores", "choose_answers", "cell_counts",
            "yes_rate"]
@@ -123,8 +123,14 @@ def binary_scores(values: pl.Series, *, label_map=None) -> pl.DataFrame:
         kind = pl.select(pl.when(score > 0).then(pl.lit("yes")).when(score < 0).then(pl.lit("no"))
                          .otherwise(pl.lit("unparsed"))).to_series()
         return pl.DataFrame({"score": score, "kind": kind})
-    parsed = parse_yes_nos(values.cast(pl.String), label_map=label_map)
-    return parsed.select("score", "kind")
+    from probestats.shape.codebook import yes_no_book
+
+    # the built-in yes-no code book (the one --code NAME=yes-no reads with): yes 1 and no 0, here +1 and -1
+    coded = yes_no_book(label_map).code(values.cast(pl.String))
+    return coded.select((pl.col("score") * 2 - 1).alias("score"),
+                        pl.when(pl.col("kind") == "coded").then(pl.col("label"))
+                        .when(pl.col("kind") == "blank").then(pl.lit("unparsed")).otherwise(pl.col("kind"))
+                        .alias("kind"))
 
 
 def yes_rate(mean_score: float | None) -> float | None:

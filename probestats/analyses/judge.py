@@ -74,6 +74,7 @@ from probestats.stats.multitest import adjust
 from probestats.errors import ColumnError, OptionError, Problem, ValidationError, count_of, either, opt
 from probestats.result import html_summary, jsonable, one_line
 from probestats.shape.verdicts import Rule, choice_rules, extract_all, parse_rules
+from probestats.stats.agreement import Kappa
 from probestats.stats.hypotests import TestResult, sign_flip_test
 from probestats.stats.proportion import Share, binomial_test, share
 
@@ -146,6 +147,9 @@ class OrderGroup:
     repetitions : tuple of RepetitionConsistency
     stability : Share or None
         Repetition stability (with a repetition column).
+    kappa : Kappa or None
+        Cohen's kappa between the verdicts in the two orders, read as the answer chosen (the second
+        order's slots swapped back) or a tie, over the items with both verdicts read.
     """
 
     by: dict
@@ -171,6 +175,7 @@ class OrderGroup:
     stability: Share | None = None
     order_test_p_adjusted: float | None = None
     sign_flip_p_adjusted: float | None = None
+    kappa: Kappa | None = None
 
     @property
     def inconsistent(self) -> int:
@@ -205,6 +210,7 @@ class OrderGroup:
             "missing_order": self.missing_order,
             "repetitions": [r.to_dict() for r in self.repetitions],
             "stability": None if self.stability is None else self.stability.to_dict(),
+            "kappa": None if self.kappa is None else self.kappa.to_dict(),
         })
 
 
@@ -593,7 +599,20 @@ def _group(key, rows: pl.DataFrame, pairs: pl.DataFrame, missing_order: int, rep
         preference_score=(primacy - recency) / (primacy + recency) if primacy + recency else None,
         order_test_p=binomial_test(primacy, primacy + recency),
         order_effect=float(np.mean(d)) if d.size else None, sign_flip=flip,
-        unparsed=_unparsed(rows, rows_of), missing_order=missing_order, repetitions=reps, stability=stability)
+        unparsed=_unparsed(rows, rows_of), missing_order=missing_order, repetitions=reps, stability=stability,
+        kappa=_order_kappa(both, confidence))
+
+
+def _order_kappa(both: pl.DataFrame, confidence: float):
+    """Cohen's kappa between the two orders' verdicts, each read as the answer it chose (or a tie)."""
+    if both.height == 0:
+        return None
+    from probestats.stats.agreement import cohens_kappa
+
+    swapped = {"first": "second", "second": "first", "tie": "tie"}
+    first = both["v1"].to_list()
+    second = [swapped.get(v, v) for v in both["v2"].to_list()]
+    return cohens_kappa(first, second, confidence=confidence)
 
 
 def analyze_scored(log, *, order: str, score: str, by: Sequence[str] = (), scale=None, alpha: float = 0.05,

@@ -80,9 +80,7 @@ def expand_paths(paths: Sequence) -> list[Path]:
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            found = sorted((f for f in p.iterdir() if f.is_file() and (f.suffix.lower() in FORMATS
-                                                                       or f.suffix.lower() == ".eval")),   # inspect_ai
-                           key=lambda f: f.name)
+            found = sorted((f for f in p.iterdir() if f.is_file() and _readable(f)), key=lambda f: f.name)
             if not found:
                 raise ReadError(f"the folder '{p}' holds no log file ({', '.join(sorted(set(FORMATS)))})")
             out += found
@@ -90,6 +88,18 @@ def expand_paths(paths: Sequence) -> list[Path]:
             out.append(p)
     _refuse_repeats(out)
     return out
+
+
+def _readable(f: Path) -> bool:
+    """A file of a folder that is read as part of its log: a table, an inspect_ai log, an R data file, or one of
+    them compressed (``.csv.gz``)."""
+    from probestats.io.formats import COMPRESSED, R_SUFFIXES
+
+    suffixes = [s.lower() for s in f.suffixes[-2:]]
+    if suffixes and suffixes[-1] in COMPRESSED:
+        suffixes = suffixes[:-1]
+    last = suffixes[-1] if suffixes else ""
+    return last in FORMATS or last == ".eval" or last in R_SUFFIXES
 
 
 def _refuse_repeats(paths: list[Path]) -> None:
@@ -137,6 +147,11 @@ def read_files(paths: Sequence, **read_kwargs) -> Log:
     files = expand_paths(paths)
     if len(files) == 1 and not Path(paths[0]).is_dir():
         return read_log(files[0], **read_kwargs)
+    from probestats.io.formats import read_record_files
+
+    records = read_record_files(files)
+    if records is not None:   # a folder of one JSON record per file
+        return _records_log(records, files, **read_kwargs)
     logs = [read_log(f, **read_kwargs) for f in files]
     names = [str(f) for f in files]
     first = logs[0].lazy.collect_schema()
@@ -175,3 +190,19 @@ def read_files(paths: Sequence, **read_kwargs) -> Log:
                     parts=tuple(parts),
                     _read={"delimited": all(log._read.get("delimited") for log in logs),
                            "format": first_log.format if len({log.format for log in logs}) == 1 else None})
+
+
+def _records_log(frame: pl.DataFrame, files: list[Path], *, columns=None, metric=None, **read_kwargs) -> Log:
+    """The log of a folder of one JSON record per file: each file's record numbered 1, under its file's name."""
+    if FILE in frame.columns:
+        raise ColumnError(f"the records already have a key '{FILE}'; several files are read with a '{FILE}' "
+                          "column naming each row's file, so rename that key")
+    names = [str(f) for f in files]
+    frame = frame.with_columns(pl.Series(FILE, names, dtype=pl.String))
+    log = read_log(frame, columns=columns, metric=metric)
+    parts = tuple((name, Log(lazy=pl.LazyFrame(), columns={}, source=name, headers=(), row_label="record"), k)
+                  for k, name in enumerate(names))
+    shown = ", ".join(Path(n).name for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return FilesLog(lazy=log.lazy, columns={**log.columns, FILE: FILE}, source=f"{len(names)} JSON records ({shown})",
+                    headers=log.headers, problems=log.problems, row_label="record", parts=parts,
+                    _read={"format": "JSON records, one per file"})

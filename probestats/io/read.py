@@ -116,7 +116,7 @@ FORMATS = {
     ".parquet": "parquet",
     ".pq": "parquet",
 }
-_FORMAT_LIST = ".csv, .tsv, .json, .jsonl, .xlsx, .ods or .parquet"
+_FORMAT_LIST = ".csv, .tsv, .json, .jsonl, .xlsx, .ods, .parquet, .RData or .rds (any of them .gz or .zst)"
 _SNIFF = 1 << 16
 
 
@@ -445,10 +445,9 @@ def _frame_from_object(obj) -> pl.DataFrame:
     if isinstance(obj, pl.DataFrame):
         return obj
     if type(obj).__module__.startswith("pandas"):
-        try:
-            return pl.from_pandas(obj)
-        except Exception as exc:  # pandas frames with unconvertible objects
-            raise ReadError(f"cannot convert the pandas DataFrame ({exc}); convert object columns to str") from None
+        from probestats.io.formats import frame_from_pandas   # without pyarrow too, column by column
+
+        return frame_from_pandas(obj)
     if isinstance(obj, (list, tuple)):
         if not all(isinstance(r, Mapping) for r in obj):
             raise ReadError("a log given as a list must be a list of dicts, one per run")
@@ -481,6 +480,16 @@ def _read_path(path: Path, *, format, sheet, skip_rows, columns, encoding, metri
         raise ReadError(f"no such file: '{path}'; check the path")
     if path.is_dir():
         raise ReadError(f"'{path}' is a folder; give the log file inside it")
+    from probestats.io.formats import COMPRESSED, R_SUFFIXES
+
+    if path.suffix.lower() in COMPRESSED:   # log.csv.gz: the file it decompresses to, read by its own suffix
+        from probestats.io.formats import decompressed
+
+        log = _read_path(decompressed(path), format=format, sheet=sheet, skip_rows=skip_rows, columns=columns,
+                         encoding=encoding, metric=metric, max_cells=max_cells, records=records)
+        return replace(log, source=name)
+    if path.suffix.lower() in R_SUFFIXES and format is None:
+        return _read_r(path, columns, metric, records)
     if format is None:   # the log of a tool probes are run with, recognized from its content
         from probestats.io.frameworks import sniff
 
@@ -502,6 +511,15 @@ def _read_path(path: Path, *, format, sheet, skip_rows, columns, encoding, metri
         log = replace(log, problems=log.problems + tuple(
             Problem("warning", "ignored_option", f"{text}; it was ignored") for text in ignored))
     return log
+
+
+def _read_r(path: Path, columns, metric, records) -> Log:
+    """An R data file's data frame (see :mod:`probestats.io.formats`), its rows numbered from 1."""
+    from probestats.io.formats import read_r
+
+    frame = read_r(path, records)
+    return _finish(frame.lazy(), list(frame.columns), path.name, columns, metric, row_label="row", first_row=1,
+                   path=path)
 
 
 def _read_tool(path: Path, tool: str, columns, metric) -> Log:

@@ -10,6 +10,7 @@ the page and the command give the same result; :func:`framing_json` is that resu
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 __all__ = ["framing", "framing_json", "result_json"]
 
@@ -47,10 +48,31 @@ def framing(log, *, probe=None, by=(), toward=None, targets=None, item=(), alpha
     # a wide framing sheet has one column per model: the wide shaping reads the models from the column names
     shaped = replace(probe if probe is not None else Probe(), wide_attribute="model",
                      framing_columns=tuple(framing_columns))
-    return analyze_framing(shaped.apply(log), by=list(by) or None, toward=toward,
-                           targets=str(targets) if targets else None, item=list(item) or None, alpha=alpha,
+    read, targets = targets_lookup(shaped.apply(log), targets)
+    return analyze_framing(read, by=list(by) or None, toward=toward,
+                           targets=targets, item=list(item) or None, alpha=alpha,
                            correction=correction, interval=interval, label=label, response=response,
                            score_from=score_from, scale=scale, answers=answers, label_map=list(label_map) or None)
+
+
+def targets_lookup(log, targets):
+    """A targets file (topic, affirmative, reverse) joined to a shaped framing log on its topic, as
+    ``--lookup FILE topic`` joins a table; and the targets left for the analysis (None once joined).
+
+    A log without a topic column keeps the file for the analysis, which reads its one topic.
+    """
+    if not targets:
+        return log, None
+    if isinstance(targets, (str, Path)) and "topic" in log.lazy.collect_schema().names():
+        from probestats.analyses.framing import read_targets
+        from probestats.shape.lookup import lookup
+
+        # the file's own checks first (its columns, a target per framing, two different targets)
+        table = [{"topic": t, "affirmative": a, "reverse": r} for t, (a, r) in read_targets(str(targets)).items()]
+        joined = lookup(log.lazy, table, ("topic",), columns=log.columns, source_name=log.source,
+                        option="targets", name=Path(targets).name)
+        return replace(log, lazy=joined, _read={**log._read, "targets": str(targets)}), None
+    return log, str(targets) if isinstance(targets, (str, Path)) else targets
 
 
 def result_json(result) -> str:

@@ -71,7 +71,7 @@ __all__ = ["SECTIONS", "FORMATS", "render_report", "report_context", "fmt_p", "f
 
 #: Section names in the order a full report shows them.
 SECTIONS = ("summary", "design", "table", "tests", "groups", "ceilings", "many", "factors", "noise", "power",
-            "compare", "finding", "limits", "framing", "judge")
+            "compare", "describe", "validation", "finding", "limits", "framing", "judge")
 #: The sections of a paired analysis (``groups`` with ``--by``, ``ceilings`` with ``--scale``).
 PAIR_SECTIONS = ("summary", "design", "table", "tests", "groups", "ceilings", "noise", "power", "finding", "limits")
 #: Sections shown when none are asked for, for a paired analysis without groups, scale, comparison, framing or judge.
@@ -898,12 +898,15 @@ def _missing(name: str) -> str | None:
         "factors": f"the analysis has no two factors; give {either('factor=[A, B]', '--factor A --factor B')}",
         "compare": f"no earlier run was given; add {opt('before_log', 'BEFORE_LOG')}",
         "framing": f"no framing result was given; give the dual-framing log with {opt('framing_log', 'FRAMING_LOG')}",
+        "validation": f"no hand-checked sample was given; add {opt('validation', 'FILE')}",
+        "describe": "the report of a log has it (a cell table holds no runs to count)",
         "judge": f"no order probe was given; add {either('judge={order: COL, ...}', '--set judge.order=COL')} and the "
                  "verdict settings",
     }.get(name)
 
 
-def available_sections(analysis, *, framing=None, comparison=None, judge=None) -> list[str]:
+def available_sections(analysis, *, framing=None, comparison=None, judge=None, describe=None,
+                       validation=None) -> list[str]:
     """The sections a report of this result can show, in report order.
 
     >>> from probestats import analyze
@@ -917,6 +920,10 @@ def available_sections(analysis, *, framing=None, comparison=None, judge=None) -
                  and (s != "ceilings" or getattr(analysis, "scale", None) is not None)]
         if comparison is not None:
             names.append("compare")
+        if describe is not None:
+            names.append("describe")
+        if validation is not None:
+            names.append("validation")
     else:
         from probestats.present.other_sections import kind_sections
 
@@ -928,8 +935,10 @@ def available_sections(analysis, *, framing=None, comparison=None, judge=None) -
     return [s for s in SECTIONS if s in names]
 
 
-def _sections(sections, framing, analysis=None, comparison=None, judge=None) -> list[str]:
-    have = (available_sections(analysis, framing=framing, comparison=comparison, judge=judge)
+def _sections(sections, framing, analysis=None, comparison=None, judge=None, describe=None,
+              validation=None) -> list[str]:
+    have = (available_sections(analysis, framing=framing, comparison=comparison, judge=judge, describe=describe,
+                               validation=validation)
             if analysis is not None
             else list(DEFAULT_SECTIONS) + (["framing"] if framing is not None else [])
             + (["judge"] if judge is not None else []))
@@ -954,7 +963,10 @@ def _sections(sections, framing, analysis=None, comparison=None, judge=None) -> 
 def _shaping_sentences(shaping) -> list[str]:
     """What --where and --derive did to the log before the analysis, in words."""
     shaping = shaping or {}
-    out = list(shaping.get("counted") or ())   # metrics counted from the reply text, defined in words
+    out = [f"Rows from a list: {text}." for text in shaping.get("explode") or ()]
+    out += [f"Coded from the replies: {text}." for text in shaping.get("code") or ()]
+    out += [f"Joined: {text}." for text in shaping.get("lookup") or ()]
+    out += list(shaping.get("counted") or ())   # metrics counted from the reply text, defined in words
     for text in shaping.get("derive") or ():
         out.append(f"Derived column: {text}.")
     if shaping.get("where"):
@@ -1040,7 +1052,8 @@ def design_limits(design: Design, *, size: str, cannot_see: str, subject: str) -
 
 
 def render_report(analysis, *, format: str = "md", sections=None, templates=None, design: Design | None = None,
-                  assets_dir=None, framing=None, comparison=None, shaping=None, source=None, judge=None) -> str:
+                  assets_dir=None, framing=None, comparison=None, shaping=None, source=None, judge=None,
+                  describe=None, coded=None) -> str:
     """Render the report of an analysis as Markdown, one self-contained HTML page, or JSON.
 
     Rendering reads the results only: the log is not read again and nothing is simulated
@@ -1075,6 +1088,13 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
         What the log is called (default: the analysis's own record of it).
     judge : JudgeResult, optional
         An order probe of a pairwise judge, shown as the ``judge`` section.
+    describe : Description, optional
+        The distribution of the metric per value, shown as the ``describe`` section.
+    coded : str, optional
+        How the metric was coded from the replies (``"the code book compass.csv"``, ``"a judge"``): named
+        in the Limits, with its hand-checked sample when the analysis has one (a
+        :class:`~probestats.analyses.validation.ValidatedAnalysis`, whose ``validation`` section it adds and
+        whose corrected verdict the report words).
 
     Returns
     -------
@@ -1093,9 +1113,12 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
         raise OptionError(f"unknown report format '{format}'; use one of {', '.join(FORMATS)}")
     if hasattr(analysis, "change_test") and hasattr(analysis, "after"):  # a Comparison: its after run
         analysis, comparison = analysis.after, analysis
+    from probestats.present.describe_section import add_coding_sections, unwrap
+
+    analysis, validation = unwrap(analysis)   # a validated analysis: its corrected verdict is the one worded
     design = design or Design()
     kind = _kind(analysis)
-    names = _sections(sections, framing, analysis, comparison, judge)
+    names = _sections(sections, framing, analysis, comparison, judge, describe=describe, validation=validation)
     if kind == "pair":
         ctx = report_context(analysis, design, framing=framing)
         ctx["design"]["shaping"] = _shaping_sentences(shaping)
@@ -1103,6 +1126,7 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
         if source is not None:
             ctx["source"] = str(source)
         _add_pair_sections(ctx, analysis, comparison)
+        add_coding_sections(ctx, describe=describe, validation=validation, coded=coded)
     else:
         ctx = _other_context(analysis, kind, source, shaping, design)
         ctx["framing"] = framing
@@ -1129,6 +1153,10 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
             out["report"]["judge"] = judge.to_dict()
         if comparison is not None and "compare" in names:
             out["compare"] = comparison.to_dict()
+        if validation is not None and "validation" in names:
+            out["validation"] = validation.to_dict()
+        if describe is not None and "describe" in names:
+            out["describe"] = describe.to_dict()
         return json.dumps(jsonable(out), ensure_ascii=False, indent=2, allow_nan=False, default=str) + "\n"
     env = _environment(format, templates)
     with _user_template_errors(templates):

@@ -123,7 +123,7 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
            toward=None, judge=None, by=(), correction="holm", reference=None, scale=None, factor=(),
            n_resamples=10_000, seed=0, before_log=None, cells=None, source=None, answers="auto", label_map=(),
            framing_columns=(), interval="t", hedges=False, effect_size="d_z", noise_value=None, settings=(),
-           attribute_settings=(), per_item=False) -> ReportJob:
+           attribute_settings=(), per_item=False, validation=None) -> ReportJob:
     """The report of a probe, as ``probestats report`` writes it: the analysis ``analyze`` would choose,
     the power curve of the power section, the optional framing, compare and judge sections, rendered
     through the report's templates and (with ``output``) written whole.
@@ -180,10 +180,19 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
         by ``correction``: a table in the tests section, beyond 40 items the items with the smallest
         corrected p and the whole table as CSV beside the report. Needs the log's rows (not ``cells``)
         and a comparison of two values.
+    validation : path, list of dict or DataFrame, optional
+        Hand labels of a sample of runs of a coded metric (see :mod:`probestats.analyses.validation`): the
+        ``validation`` section, and the verdict on the gap corrected for the coder's error.
 
     Returns
     -------
     ReportJob
+
+    Notes
+    -----
+    A metric coded by a code book (``probe.code``) adds the ``describe`` section (its distribution per value and
+    each book's coverage), as a hand-checked sample does; ``sections=["describe"]`` asks for it with any metric.
+    The Limits name how the metric was coded.
 
     Examples
     --------
@@ -206,6 +215,8 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
         refuse_inputs({opt("output"): output}, {
             opt("log"): log or None, opt("noise"): noise, opt("design_file"): design_file,
             opt("framing_log"): framing_log or None, opt("targets"): targets, opt("before_log"): before_log,
+            opt("validation"): validation if isinstance(validation, (str, Path)) else None,
+            opt("lookup"): [src for src, _ in probe.lookup if isinstance(src, (str, Path))] or None,
             **{either(f"cells[{k!r}]", _CELL_INPUTS.get(k, k)): v for k, v in (cells or {}).items()}})
     fmt = report_format(output, format)
     if not framing_log and (answers != "auto" or label_map or framing_columns):
@@ -223,6 +234,9 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
     metrics = split_metrics(metric) if metric else []
     if len(metrics) > 1 and per_item:
         raise OptionError(f"Welch's t per item belongs to the report of one metric; give one {opt('metric')}")
+    if validation is not None and (len(metrics) > 1 or cells is not None):
+        raise OptionError(f"{opt('validation')} checks one coded metric of a log; give one {opt('metric')} and the "
+                          f"{opt('log')}")
     if len(metrics) > 1:
         return _metrics_job(log, metrics, output, fmt, design_file, facts, templates, probe, assets, judge=judge,
                             sections=sections, framing=framing_log, before=before_log, cells=cells, source=source,
@@ -266,6 +280,10 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
                                                      **_noise_options(noise_value, settings, attribute_settings)))
     if per_item:
         result = _with_per_item(result)
+    if validation is not None:
+        from probestats.analyses.validation import with_validation
+
+        result = with_validation(result, validation, n_resamples=n_resamples, seed=seed)
     from probestats.analyses.factorial import FactorialAnalysis
 
     if isinstance(result, FactorialAnalysis):  # beyond 2 × 2: a report of its own
@@ -278,13 +296,47 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
     from probestats.present.report import render_report
 
     counted = probe.stated()
-    shaping = {"where": probe.where, "derive": list(probe.derive), "counted": counted} \
-        if (probe.where or probe.derive or counted) else None
+    shaping = {"where": probe.where, "derive": list(probe.derive), "counted": counted, **_steps_stated(probe)} \
+        if (probe.where or probe.derive or counted or probe.explode or probe.code or probe.lookup) else None
+    coded = _coded_by(probe, metric)
+    described = None
+    if cells is None and (coded or validation is not None or "describe" in sections):
+        from probestats.analyses.describe import describe_log
+
+        described = describe_log(probe.apply(list(log), metric=metric), metric=metric, n_resamples=n_resamples,
+                                 seed=seed)
     text = render_report(result, format=fmt, sections=list(sections) or None, templates=templates, design=design,
                          assets_dir=assets, framing=framing, comparison=comparison, shaping=shaping,
-                         source=source if source is not None else ", ".join(str(p) for p in log), judge=judged)
+                         source=source if source is not None else ", ".join(str(p) for p in log), judge=judged,
+                         describe=described, coded=coded)
     return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), analysis=result, comparison=comparison,
                      framing=framing, judge=judged, design=design)
+
+
+def _steps_stated(probe) -> dict:
+    """The lists made rows, the code books and the lookups of a probe, in words (the design section's)."""
+    from probestats.shape.codebook import parse_code
+    from probestats.shape.lookup import parse_keys
+    from probestats.shape.nested import parse_explode
+
+    explode = [f"each element of {path} a row, its position in {name}" for name, path in map(parse_explode, probe.explode)]
+    code = [f"{name} by the code book {Path(book).name}" for name, book in map(parse_code, probe.code)]
+    lookup = [f"{Path(src).name if isinstance(src, (str, Path)) else 'a table'} on {', '.join(parse_keys(keys))}"
+              for src, keys in probe.lookup]
+    return {"explode": explode, "code": code, "lookup": lookup}
+
+
+def _coded_by(probe, metric) -> str | None:
+    """How the metric was coded from the replies, in words: a code book of the probe, or a judge's label."""
+    from probestats.shape.codebook import parse_code
+
+    for spec in probe.code:
+        name, book = parse_code(spec)
+        if metric in (name, f"{name}_label"):
+            return f"the code book {Path(book).name}"
+    if metric in ("label", "judge_label") or "judge" in str(metric).lower():
+        return "a judge"
+    return None
 
 
 def _with_per_item(result):
@@ -396,8 +448,10 @@ def _framing(paths, probe, *, by, targets, toward, alpha, correction, answers, l
         made = set(probe._made_names())
         shaped = replace(shaped, columns=tuple((c, h) for c, h in probe.columns
                                                if normalize_header(h) in headers or h in made))
-    return analyze_framing(shaped.apply(list(paths)), by=list(by) or None, targets=str(targets) if targets else None,
-                           toward=toward, alpha=alpha, correction=correction,
+    from probestats.present.framing_job import targets_lookup
+
+    read, targets = targets_lookup(shaped.apply(list(paths)), targets)
+    return analyze_framing(read, by=list(by) or None, targets=targets, toward=toward, alpha=alpha, correction=correction,
                            answers=answers, label_map=list(label_map) or None)
 
 

@@ -347,3 +347,25 @@ def _(analysis: FactorialAnalysis, out: Console) -> None:
     from probestats.present.terminal_factorial import print_factorial
 
     print_factorial(analysis, out)
+
+
+def print_validated(analysis, out: Console) -> None:
+    """An analysis with its hand-checked sample: the analysis as coded, the agreement, the corrected verdict."""
+    from probestats.present.validation_text import validation_lines
+    from probestats.present.verdict_text import verdict_line
+
+    print_analysis(analysis.analysis, out)
+    for line in validation_lines(analysis.validation):
+        out.print(escape(line))
+    out.print(escape("the verdict on the corrected gap: " + verdict_line(analysis.verdict)))
+    if analysis.validation.problems:
+        print_problems(analysis.validation.problems, out=out)
+
+
+def _register_validated() -> None:
+    from probestats.analyses.validation import ValidatedAnalysis
+
+    render_terminal.register(ValidatedAnalysis, print_validated)
+
+
+_register_validated()

@@ -101,11 +101,81 @@ def check_expression(option: str, text: str) -> None:
 def _sql(option: str, text: str) -> pl.Expr:
     check_expression(option, text)
     try:
-        return pl.sql_expr(text)
+        expr = pl.sql_expr(text)
     except Exception as exc:  # polars raises several SQL error types
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise OptionError(f"{opt(option, text)}: not a SQL expression polars can read ({first}); "
+        raise OptionError(f"{opt(option, text)}: not a SQL expression polars can read ({first}){_where_failed(text, first)}; "
                           "quote text in single quotes and names with spaces in double quotes") from None
+    return literal_positions(expr)
+
+
+def _where_failed(text: str, message: str) -> str:
+    """`` at character N (...)``: where the expression stops being SQL, as sqlglot's parser or polars' says it."""
+    column = None
+    try:
+        import sqlglot
+
+        sqlglot.parse_one(text, read="duckdb")
+    except Exception as exc:   # sqlglot's ParseError and TokenError
+        found = [e.get("col") for e in getattr(exc, "errors", []) or [] if e.get("col")]
+        column = found[0] if found else None
+    if column is None:
+        m = re.search(r"Column: (\d+)", message)
+        column = int(m.group(1)) if m else None
+    if column is None:
+        m = re.search(r"unexpected token '([^']+)'", message)
+        if m:
+            at = re.search(rf"(?<![\w]){re.escape(m.group(1))}(?![\w])", _LITERAL.sub(lambda x: " " * len(x.group(0)), text))
+            column = at.start() + 1 if at else None
+    if column is None:
+        return ""
+    column = max(1, min(int(column), len(text)))
+    return f", at character {column} (after {text[max(0, column - 20):column - 1]!r})"
+
+
+def literal_positions(expr: pl.Expr) -> pl.Expr:
+    """``STRPOS`` and ``POSITION ... IN`` as SQL means them: the first place (in characters, from 1) a literal
+    substring occurs, 0 where it does not (polars reads the substring as a regular expression and counts bytes).
+
+    >>> frame = pl.DataFrame({"c": ["a.ree", "I agree", "é (x)"]})
+    >>> frame.select(literal_positions(pl.sql_expr("STRPOS(c, '.')")).alias("p"))["p"].to_list()
+    [2, 0, 0]
+    >>> frame.select(literal_positions(pl.sql_expr("STRPOS(c, '(x)')")).alias("p"))["p"].to_list()
+    [0, 0, 3]
+    """
+    import io
+    import json
+
+    try:
+        tree = json.loads(expr.meta.serialize(format="json"))
+    except Exception:  # an expression polars cannot serialize: left as it is
+        return expr
+    changed = False
+
+    def back(node):
+        return pl.Expr.deserialize(io.StringIO(json.dumps(node)), format="json")
+
+    def walk(node):
+        nonlocal changed
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        if not isinstance(node, dict):
+            return node
+        function = node.get("Function")
+        if (isinstance(function, dict) and isinstance(function.get("function"), dict)
+                and "Find" in (function["function"].get("StringExpr") or {}) and len(function.get("input", [])) == 2):
+            text, sub = (back(walk(n)) for n in function["input"])
+            found = (pl.when(text.is_null() | sub.is_null()).then(pl.lit(None, pl.UInt32))
+                     .when(sub.str.len_bytes() == 0).then(pl.lit(0, pl.UInt32))
+                     .when(text.str.contains(sub, literal=True))
+                     .then(text.str.split(sub).list.first().str.len_chars().cast(pl.UInt32))
+                     .otherwise(pl.lit(None, pl.UInt32)))
+            changed = True
+            return json.loads(found.meta.serialize(format="json"))
+        return {k: walk(v) for k, v in node.items()}
+
+    rewritten = walk(tree)
+    return back(rewritten) if changed else expr
 
 
 def _seen(names) -> str:
@@ -190,20 +260,27 @@ def apply(log, *, where: str | None = None, derive: Sequence[str] = (), **read_k
     problems: list = []
     added = []
     problems = list(log.problems)
+    from probestats.shape.nested import with_paths
+
     for text in derive:
         name, body = parse_derive(text)
         expr = _sql("derive", body)
+        lazy, paths = with_paths(lazy, expr.meta.root_names())   # "rounds.2.flip": a field inside a record
         schema = lazy.collect_schema()
         _check_names("derive", text, expr, schema)
+        _check_shadowed("derive", text, expr, log.columns, schema)
         lazy = _typed(lazy, schema, expr, name, "derive", text, log.source, problems)
+        lazy = lazy.drop([p for p in paths if p != name])
         added.append(name)
         own.pop(name, None)   # a derived column named like a header is that column from now on
     if where is not None:
         expr = _sql("where", where)
+        lazy, paths = with_paths(lazy, expr.meta.root_names())
         schema = lazy.collect_schema()
         _check_names("where", where, expr, schema)
+        _check_shadowed("where", where, expr, log.columns, schema)
         flag = "\0where"
-        lazy = _typed(lazy, schema, expr, flag, "where", where, log.source, problems)
+        lazy = _typed(lazy, schema, expr, flag, "where", where, log.source, problems).drop(paths)
         dtype = lazy.select(flag).collect_schema()[flag]
         if dtype != pl.Boolean:
             raise OptionError(f"{opt('where', where)}: gives {dtype} values, not true/false; "
@@ -234,6 +311,22 @@ def _check_names(option: str, text: str, expr: pl.Expr, schema) -> None:
         word = "column" if len(unknown) == 1 else "columns"
         raise ColumnError(f"{opt(option, text)}: unknown {word} {shown}; columns seen: {_seen(schema.names())} "
                           "(quote names with spaces in double quotes)")
+
+
+def _check_shadowed(option: str, text: str, expr: pl.Expr, columns: dict, schema) -> None:
+    """A canonical name whose column is another header, where the file also has a header of that name, means
+    two columns: refused, naming the distinct names of both (``axis`` and ``"variant (original)"``)."""
+    for name in expr.meta.root_names():
+        header = columns.get(name)
+        own = f"{name} (original)"
+        if header is not None and header != name and own in schema:
+            raise OptionError(f"{opt(option, text)}: '{name}' names two columns here: the column '{header}', read as "
+                              f"{name} ({opt('columns', {name: header})}), and the file's own '{name}' column, read as "
+                              f"\"{own}\"; write {_sql_name(header)} for the first or \"{own}\" for the second")
+
+
+def _sql_name(name: str) -> str:
+    return name if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) else '"' + name.replace('"', '""') + '"'
 
 
 _ARITHMETIC = {"Plus", "Minus", "Multiply", "TrueDivide", "FloorDivide", "Modulus"}
@@ -348,6 +441,11 @@ def _typed(lazy: pl.LazyFrame, schema, expr: pl.Expr, name: str, option: str, te
             return _no_wrap(attempt, lazy, views, expr, name, option, text, problems)
     if text_error:
         raise OptionError(_text_columns_message(option, text, lazy, text_error, numeric)) from None
+    if first_error is not None and re.search(r"regular expression|regex parse error", str(first_error)):
+        detail = " ".join(str(first_error).split("This error occurred")[0].split())[:200]
+        raise OptionError(f"{opt(option, text)}: a pattern is not a regular expression ({detail}); regexp_like and ~ "
+                          "read their pattern as one: escape ( ) [ ] . * + ? with a backslash, or match text "
+                          "as written with STRPOS or LIKE") from None
     texts = [n for n in expr.meta.root_names() if schema.get(n) == pl.String and n not in numeric]
     first = str(first_error).strip().splitlines()[0]
     if texts and any(op != "||" for op, *_ in _operations(expr)):

@@ -55,6 +55,15 @@ class Probe:
     framing_columns : tuple of str
         ``affirmative=COL,reverse=COL``: one row per item with a column per
         framing, read as one row per framing (see :mod:`probestats.shape.framing_columns`).
+    explode : tuple of str
+        ``[NAME=]PATH``: a list inside each record turned into rows, its position in NAME
+        (see :mod:`probestats.shape.nested`).
+    lookup : tuple of (source, keys)
+        Tables joined to the log on key columns (``keys``: ``"item,label"`` or a tuple of names;
+        see :mod:`probestats.shape.lookup`).
+    code : tuple of str
+        ``NAME=BOOK``: the reply coded by a code book into NAME, NAME_label and NAME_kind
+        (see :mod:`probestats.shape.codebook`).
     count, words, chars, number, variant_from : tuple of str
         Columns counted from the reply text (``count``: ``NAME=REGEX``, ``words``: ``NAME``, ``chars``: ``NAME``,
         ``number``: ``NAME=REGEX``) and the value read from the prompt (``variant_from``: ``VALUE=REGEX``);
@@ -73,6 +82,9 @@ class Probe:
     wide_attribute: str = "variant"
     complete: bool = False
     framing_columns: tuple[str, ...] = ()
+    explode: tuple[str, ...] = ()
+    lookup: tuple[tuple, ...] = ()
+    code: tuple[str, ...] = ()
     count: tuple[str, ...] = ()
     words: tuple[str, ...] = ()
     chars: tuple[str, ...] = ()
@@ -107,7 +119,12 @@ class Probe:
 
     def apply(self, source, *, metric: str | None = None, a: str | None = None, b: str | None = None,
               by: Sequence[str] = ()) -> Log:
-        """Read ``source`` and shape it: mapping, wide layout, derived columns, filter, complete items.
+        """Read ``source`` and shape it, step by step in the one order of :data:`STEPS`.
+
+        Each step sees every column the steps before it made (see ``docs/reference/shaping.md``):
+        read, explode, code (code books and the columns counted from the text), lookup (so a table may be
+        keyed by a coded label), derive, wide, framing columns, columns (the mappings onto columns the
+        steps made), where, complete.
 
         Parameters
         ----------
@@ -121,99 +138,199 @@ class Probe:
             ``complete`` keeps items complete within each group of these columns.
         """
         if isinstance(source, Log):
-            log = source
+            log, pending = source, {}
         else:
-            log = self._read(source, metric)
-        if self.wide:
-            from probestats.shape.wide import melt
-
-            lazy, columns = melt(log.lazy, log.columns, self.wide, attribute=self.wide_attribute, metric=metric)
-            read = dict(log._read)
-            read.setdefault("unfiltered", log.lazy)
-            log = replace(log, lazy=lazy, columns=columns, _read=read,
-                          headers=tuple(h for h in log.headers if h not in _wide_headers(self.wide)) +
-                          tuple(c for c in columns if c not in log.columns))
-        if self.framing_columns:
-            from probestats.shape.framing_columns import melt_framing_columns
-
-            log = melt_framing_columns(log, self.framing_columns)
-        from probestats.shape import text_metrics
-
-        log = text_metrics.apply(log, **self.text_options())
-        if self.where is not None or self.derive:
-            from probestats.shape.derive import apply
-
-            log = apply(log, where=self.where, derive=self.derive)
-        log = self._map_made(log)
+            log, pending = self._read(source, metric)
+        log, pending = _map_columns(log, pending)   # fields inside the records (--column variant=meta.style)
+        for step in (self._explode, self._code, self._lookup, self._derive, self._wide, self._framing_columns):
+            log = step(log, metric)
+            if step == self._explode:
+                log, pending = _map_columns(log, pending)
+        log, _ = _map_columns(log, pending, final=True)
+        log = self._where(log)
         if self.complete:
             if metric is None:
                 raise OptionError(f"{opt('complete', True)} keeps items with a metric value under every value; "
                                   f"give {opt('metric')}")
             log = keep_complete(log, metric, a=a, b=b, by=by, fold_case=self.fold_case)
+        if self.code:   # what each code book coded, per value, for validation and the report to state
+            from probestats.shape.codebook import coverage_problems
+
+            log = replace(log, problems=tuple(log.problems) + tuple(coverage_problems(log)))
         return log
 
+    # ---------------------------------------------------------------- the steps, in their order
+
+    def _explode(self, log: Log, metric=None) -> Log:
+        if not self.explode:
+            return log
+        from probestats.shape.nested import explode, parse_explode
+
+        lazy, problems = explode(log.lazy, self.explode)
+        made = tuple(parse_explode(e)[0] for e in self.explode)
+        return _made(log, lazy, made, problems)
+
+    def _lookup(self, log: Log, metric=None) -> Log:
+        if not self.lookup:
+            return log
+        from probestats.shape.lookup import lookup
+
+        lazy = log.lazy
+        for source, keys in self.lookup:
+            lazy = lookup(lazy, source, keys, columns=log.columns, source_name=log.source)
+        return _made(log, lazy, tuple(n for n in lazy.collect_schema().names() if n not in log.lazy.collect_schema()))
+
+    def _code(self, log: Log, metric=None) -> Log:
+        if self.code:
+            from probestats.shape.codebook import code_columns
+
+            books: dict = {}
+            lazy = code_columns(log.lazy, self.code, columns=log.columns, source=log.source, books=books)
+            before = set(log.lazy.collect_schema().names())
+            log = _made(log, lazy, tuple(n for n in lazy.collect_schema().names() if n not in before))
+            read = dict(log._read)
+            read["codes"] = {**read.get("codes", {}), **books}
+            log = replace(log, _read=read)
+        from probestats.shape import text_metrics
+
+        return text_metrics.apply(log, **self.text_options())
+
+    def _derive(self, log: Log, metric=None) -> Log:
+        if not self.derive:
+            return log
+        from probestats.shape.derive import apply
+
+        return apply(log, derive=self.derive)
+
+    def _wide(self, log: Log, metric=None) -> Log:
+        if not self.wide:
+            return log
+        from probestats.shape.wide import melt
+
+        lazy, columns, problems = melt(log.lazy, log.columns, self.wide, attribute=self.wide_attribute, metric=metric)
+        read = dict(log._read)
+        read.setdefault("unfiltered", log.lazy)
+        return replace(log, lazy=lazy, columns=columns, _read=read, problems=tuple(log.problems) + tuple(problems),
+                       headers=tuple(h for h in log.headers if h not in _wide_headers(self.wide)) +
+                       tuple(c for c in columns if c not in log.columns))
+
+    def _framing_columns(self, log: Log, metric=None) -> Log:
+        if not self.framing_columns:
+            return log
+        from probestats.shape.framing_columns import melt_framing_columns
+
+        return melt_framing_columns(log, self.framing_columns)
+
+    def _where(self, log: Log) -> Log:
+        if self.where is None:
+            return log
+        from probestats.shape.derive import apply
+
+        return apply(log, where=self.where)
+
+    # ---------------------------------------------------------------- reading, and the column mapping
+
+    def _made_names(self) -> list[str]:
+        """The columns the steps after reading make (a mapping may name one)."""
+        from probestats.shape.codebook import parse_code
+        from probestats.shape.derive import parse_derive
+        from probestats.shape.nested import parse_explode
+
+        names = [parse_explode(e)[0] for e in self.explode]
+        for spec in self.code:
+            name = parse_code(spec)[0]
+            names += [name, f"{name}_label", f"{name}_kind"]
+        names += [parse_derive(d)[0] for d in self.derive]
+        from probestats.shape.text_metrics import made_names
+
+        return names + made_names(**self.text_options())
+
     def _split_columns(self, headers: Sequence[str]) -> tuple[dict, dict]:
-        """Column mappings onto headers of the file, and onto columns the probe makes."""
+        """Column mappings onto headers of the file, and onto columns a later step makes (or fields inside)."""
         from probestats.io.read import normalize_header
 
-        made = {str(n) for n in self._made_names()}
         norm = {normalize_header(h) for h in headers}
         file, later = {}, {}
         for canonical, header in self.columns:
-            if header in made and header not in headers and normalize_header(header) not in norm:
-                later[canonical] = header
-            else:
+            if header in headers or normalize_header(header) in norm:
                 file[canonical] = header
+            else:
+                later[canonical] = header
         return file, later
 
-    def _made_names(self) -> list[str]:
-        from probestats.shape.derive import parse_derive
-
-        return [parse_derive(d)[0] for d in self.derive]
-
-    def _read(self, source, metric) -> Log:
+    def _read(self, source, metric) -> tuple[Log, dict]:
+        """The log as read, with the mappings onto its headers; the mappings onto what later steps make."""
         from probestats.io.files import expand_paths, read_files
 
         options = self.read_options()
-        if not self.derive and not self.wide:   # every mapping names a header of the file
-            from probestats.io.files import read_files as read_any
+        paths = [source] if isinstance(source, (str, Path)) else source
+        is_paths = isinstance(paths, (list, tuple)) and paths and all(isinstance(s, (str, Path)) for s in paths)
+        later = bool(self._made_names() or self.wide or self.lookup or self.framing_columns) or any(
+            "." in h or "[" in h for _, h in self.columns)   # a mapping may name a made column or a field
+        if not later:   # every mapping names a header of the file: one read
+            if is_paths:
+                return read_files(list(paths), columns=self.mapping, metric=metric, **options), {}
+            return read_log(source, columns=self.mapping, metric=metric, **options), {}
+        if is_paths:
+            headers = read_log(expand_paths(list(paths))[0], **options).headers
+        else:
+            headers = read_log(source, **options).headers
+        file, later = self._split_columns(headers)
+        if is_paths:
+            return read_files(list(paths), columns=file, metric=metric, **options), later
+        return read_log(source, columns=file, metric=metric, **options), later
 
-            if isinstance(source, (str, Path, list, tuple)) and source and (
-                    isinstance(source, (str, Path)) or all(isinstance(s, (str, Path)) for s in source)):
-                return read_any([source] if isinstance(source, (str, Path)) else list(source),
-                                columns=self.mapping, metric=metric, **options)
-            return read_log(source, columns=self.mapping, metric=metric, **options)
-        if isinstance(source, (str, Path)):
-            source = [source]
-        if isinstance(source, (list, tuple)) and source and all(isinstance(s, (str, Path)) for s in source):
-            first = expand_paths(source)[0]
-            headers = read_log(first, **options).headers
-            file, _ = self._split_columns(headers)
-            return read_files(list(source), columns=file, metric=metric, **options)
-        raw = read_log(source, **options)
-        file, _ = self._split_columns(raw.headers)
-        return read_log(source, columns=file, metric=metric, **options)
 
-    def _map_made(self, log: Log) -> Log:
-        """Rename columns made by ``derive`` to the canonical names ``columns`` gives them."""
-        _, later = self._split_columns(log.headers if not self.derive else
-                                       tuple(h for h in log.headers if h not in self._made_names()))
-        if not later:
-            return log
-        lazy = log.lazy
-        names = lazy.collect_schema().names()
-        columns = dict(log.columns)
-        rename = {}
-        for canonical, made in later.items():
-            if made not in names:
-                continue
-            if canonical in names and canonical != made:
-                lazy = lazy.drop(canonical)   # the mapping wins over a column found by its alias
-            rename[made] = canonical
+#: The shaping steps, in the one order :meth:`Probe.apply` runs them.
+STEPS = ("read", "explode", "code", "lookup", "derive", "wide", "framing columns", "columns", "where", "complete")
+
+
+def _made(log: Log, lazy: pl.LazyFrame, names: Sequence[str], problems=()) -> Log:
+    """``log`` with the rows of ``lazy``, whose new columns ``names`` a step made."""
+    read = dict(log._read)
+    read.setdefault("unfiltered", log.lazy)
+    columns = dict(log.columns)
+    for name in names:
+        columns.setdefault(name, name)
+    lazy = lazy.select(pl.all().exclude(ROW), pl.col(ROW))
+    return replace(log, lazy=lazy, columns=columns, _read=read,
+                   headers=tuple(log.headers) + tuple(n for n in names if n not in log.headers),
+                   problems=tuple(log.problems) + tuple(problems))
+
+
+def _map_columns(log: Log, pending: dict, final: bool = False) -> tuple[Log, dict]:
+    """Apply the mappings ``pending`` (canonical -> column) whose column now exists: a column a step made
+    (renamed to the canonical name) or a field inside a record (read into it). With ``final``, a mapping
+    still naming nothing is an error."""
+    if not pending:
+        return log, {}
+    from probestats.errors import ColumnError
+    from probestats.shape.nested import path_expr
+
+    lazy = log.lazy
+    schema = lazy.collect_schema()
+    columns = dict(log.columns)
+    left = {}
+    for canonical, made in pending.items():
+        expr = pl.col(made) if made in schema else path_expr(schema, made)
+        if expr is None:
+            if final:
+                seen = ", ".join(h for h in log.headers if h != ROW)
+                raise ColumnError(f"{opt('columns', {canonical: made})}: no header '{made}' in the log; headers seen: "
+                                  f"{seen}")
+            left[canonical] = made
+            continue
+        if canonical in schema and canonical != made:
+            lazy = lazy.drop(canonical)   # the mapping wins over a column found by its alias
+        if made in schema:
+            lazy = lazy.rename({made: canonical})
             columns.pop(made, None)
-            columns[canonical] = made
-        lazy = lazy.rename(rename)
-        return replace(log, lazy=lazy, columns=columns)
+        else:
+            lazy = lazy.with_columns(expr.alias(canonical))
+        columns[canonical] = made
+        schema = lazy.collect_schema()
+    lazy = lazy.select(pl.all().exclude(ROW), pl.col(ROW))
+    return replace(log, lazy=lazy, columns=columns), left
 
 
 def _wide_headers(specs) -> set[str]:

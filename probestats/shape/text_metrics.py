@@ -175,6 +175,17 @@ def apply(log, *, count: Sequence[str] = (), words: Sequence[str] = (), chars: S
                    problems=tuple(problems) + tuple(shared_threads(log, lazy)))
 
 
+def made_names(*, count=(), words=(), chars=(), number=(), variant_from=()) -> list[str]:
+    """The columns these rules make (``variant`` for ``variant_from``).
+
+    >>> made_names(count=["steps=^[0-9]+"], words=["n_words"], variant_from=["formal=^Good"])
+    ['steps', 'n_words', 'variant']
+    """
+    names = [parse_rule("count", t)[0] for t in count] + [parse_rule("words", t, pattern=False)[0] for t in words]
+    names += [parse_rule("chars", t, pattern=False)[0] for t in chars] + [parse_rule("number", t)[0] for t in number]
+    return names + (["variant"] if variant_from else [])
+
+
 #: columns a counted metric may not replace: the text it is counted from and the probe's own
 _KEPT = ("reply", "prompt", "item", "variant")
 

@@ -33,7 +33,7 @@ from typing import Sequence
 
 import polars as pl
 
-from probestats.errors import ColumnError, OptionError, opt
+from probestats.errors import ColumnError, OptionError, Problem, opt
 from probestats.io.read import ROW, normalize_header, resolve_columns
 
 __all__ = ["parse_wide", "split_names", "melt", "looks_wide"]
@@ -87,8 +87,12 @@ def split_names(names: Sequence[str]) -> tuple[list[str], str]:
 
 
 def melt(lazy: pl.LazyFrame, columns: dict[str, str], specs: Sequence[str], *, attribute: str = "variant",
-         metric: str | None = None) -> tuple[pl.LazyFrame, dict[str, str]]:
-    """One row per value from a wide log; returns the long frame and the updated column mapping.
+         metric: str | None = None) -> tuple[pl.LazyFrame, dict[str, str], list]:
+    """One row per value from a wide log; returns the long frame, the updated column mapping and the
+    problems to tell (a measure of named values named ``score`` for want of ``metric``).
+
+    A list of named values (``VALUE=COL``) names its measure ``metric`` when given, else by the words
+    its headers share when they name the reply, a label or a score (``{model}_Raw``), else ``score``.
 
     ``columns`` is the log's mapping (canonical -> header); a wide column is named by its header.
     """
@@ -111,12 +115,17 @@ def melt(lazy: pl.LazyFrame, columns: dict[str, str], specs: Sequence[str], *, a
         raise ColumnError(f"{opt('wide')} reads the {attribute} from the column names, but the log already has a "
                           f"'{columns.get(attribute, attribute)}' column; drop {opt('wide')} (the log is long already)")
     melted: list[tuple[list[str], list[str], str]] = []   # (values, columns, measure name)
+    problems = []
     for group in groups:
         cols = [find(col) for _, col in group]
         values, common = split_names([col for _, col in group])
         if any(v is not None for v, _ in group):
             values = [v if v is not None else col for v, col in group]
-        name = common or (metric if metric and len(groups) == 1 else None)
+            name, said = _named_measure(common, metric if len(groups) == 1 else None)
+            if said:
+                problems.append(Problem("warning", "wide_measure_named", said))
+        else:
+            name = common or (metric if metric and len(groups) == 1 else None)
         if not name:
             raise OptionError(f"{opt('wide', ','.join(c for _, c in group))}: the columns share no name for what "
                               f"they measure; name the values ({opt('wide', 'VALUE=COLUMN')}) and give {opt('metric')}")
@@ -155,7 +164,30 @@ def melt(lazy: pl.LazyFrame, columns: dict[str, str], specs: Sequence[str], *, a
     new_columns[attribute] = attribute
     for name in names:
         new_columns[final[name]] = final[name]   # made by the melt: no header of the file holds it
-    return long, new_columns
+    return long, new_columns, problems
+
+
+#: the measures a wide layout of named values keeps the name of: its columns hold the reply, a label or a score
+_ANSWERS = ("reply", "label", "score")
+
+
+def _named_measure(common: str, metric: str | None) -> tuple[str, str | None]:
+    """The name of the measure of a wide list of named values (``VALUE=COL``), and what to say about it.
+
+    ``metric`` when given; else the words the headers share when they name a reply, a label or a
+    score (``{model}_Raw``: the reply); else ``score``, said in a warning.
+
+    >>> _named_measure("prompt$x$chosen", None)[0], _named_measure("Raw", None), _named_measure("x", "steps")
+    ('score', ('reply', None), ('steps', None))
+    """
+    if metric:
+        return metric, None
+    if common:
+        canonical = next(iter(resolve_columns([common]).keys()), None)
+        if canonical in _ANSWERS:
+            return canonical, None
+    return "score", (f"{opt('wide')} with named values puts what the columns hold in a column named 'score'; "
+                     f"give {opt('metric', 'NAME')} to name it")
 
 
 def looks_wide(headers: Sequence[str], metric: str | None = None) -> str | None:

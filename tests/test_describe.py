@@ -1,0 +1,129 @@
+"""describe: counts and shares per value by hand, and the permutation test of the values × levels table against
+brute force over every arrangement."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings, strategies as st
+from scipy.stats import chi2_contingency
+
+import probestats
+from probestats.cli import main
+from probestats.errors import OptionError
+from probestats.stats.contingency import permutation_table_test
+
+BINS = [0, 45, 50, 60, 70, 80, 90, 100]
+
+
+def cv_audit(items=12, seed=0):
+    """A CV audit: each CV (item) scored 0-100 once under each name (value)."""
+    rng = random.Random(seed)
+    rows = []
+    for i in range(items):
+        base = rng.uniform(40, 90)
+        for v in ("emily", "lakisha"):
+            score = min(100, max(0, round(base + (4 if v == "emily" else 0) + rng.gauss(0, 6))))
+            rows.append({"item": f"cv{i}", "variant": v, "score": score})
+    return rows
+
+
+def chi2(table) -> float:
+    t = np.asarray(table)
+    t = t[t.sum(axis=1) > 0][:, t.sum(axis=0) > 0]
+    return float(chi2_contingency(t, correction=False)[0])   # scipy's Pearson chi-square
+
+
+def brute_force_within(values, levels, blocks, n_values, n_levels) -> float:
+    """The exact p by enumerating every arrangement of the value labels within each block."""
+    blocks_idx = {}
+    for k, b in enumerate(blocks):
+        blocks_idx.setdefault(b, []).append(k)
+    per_block = [sorted(set(itertools.permutations([values[k] for k in idx]))) for idx in blocks_idx.values()]
+    weights = [[len(list(itertools.permutations([values[k] for k in idx]))) // len(opts)] * len(opts)
+               for idx, opts in zip(blocks_idx.values(), per_block)]
+    observed = np.zeros((n_values, n_levels), dtype=int)
+    for v, lv in zip(values, levels):
+        observed[v, lv] += 1
+    stat = chi2(observed)
+    hit = total = 0
+    for combo in itertools.product(*per_block):
+        table = np.zeros((n_values, n_levels), dtype=int)
+        for idx, arrangement in zip(blocks_idx.values(), combo):
+            for k, v in zip(idx, arrangement):
+                table[v, levels[k]] += 1
+        total += 1
+        hit += chi2(table) >= stat * (1 - 1e-9) - 1e-12
+    return hit / total
+
+
+def test_counts_and_shares_per_value_by_hand_with_the_exact_test(tmp_path, capsys):
+    rows = cv_audit()
+    path = tmp_path / "cv.csv"
+    pl.DataFrame(rows).write_csv(path)
+    assert main(["describe", str(path), "--metric", "score", "--bins", ",".join(map(str, BINS)), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["levels"] == ["[0, 45)", "[45, 50)", "[50, 60)", "[60, 70)", "[70, 80)", "[80, 90)", "[90, 100]"]
+    for v in data["values"]:
+        scores = [r["score"] for r in rows if r["variant"] == v["value"]]
+        for k, level in enumerate(data["levels"]):   # by hand: the scores in each bin, the last one closed
+            lo, hi = BINS[k], BINS[k + 1]
+            n = sum(lo <= s < hi or (k == len(BINS) - 2 and s == hi) for s in scores)
+            assert v["counts"][level] == n and v["shares"][level] == pytest.approx(n / len(scores))
+        assert v["n_runs"] == 12 and v["mean"] == pytest.approx(np.mean(scores))
+    test = data["test"]
+    assert test["method"] == "exact" and test["matched"] and test["n_blocks"] <= 12
+    level = [min(k for k in range(7) if r["score"] < BINS[k + 1] or k == 6) for r in rows]
+    value = [0 if r["variant"] == "emily" else 1 for r in rows]
+    blocks = [r["item"] for r in rows]
+    assert test["p"] == pytest.approx(brute_force_within(value, level, blocks, 2, 7), rel=1e-12)
+    table = np.zeros((2, 7), dtype=int)
+    for v, lv in zip(value, level):
+        table[v, lv] += 1
+    assert test["statistic"] == pytest.approx(chi2(table))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 3), st.integers(2, 4), st.lists(st.integers(2, 4), min_size=1, max_size=4),
+       st.integers(0, 10**6))
+def test_the_exact_test_is_brute_force_over_every_arrangement(n_values, n_levels, sizes, seed):
+    rng = np.random.default_rng(seed)
+    values, levels, blocks = [], [], []
+    for b, size in enumerate(sizes):
+        values += rng.integers(0, n_values, size).tolist()
+        levels += rng.integers(0, n_levels, size).tolist()
+        blocks += [b] * size
+    got = permutation_table_test(values, levels, blocks)
+    assert got.method == "exact"
+    assert got.pvalue == pytest.approx(brute_force_within(values, levels, blocks, n_values, n_levels), abs=1e-12)
+
+
+def test_unmatched_design_is_one_block_and_monte_carlo_beyond_the_exact_range():
+    rng = np.random.default_rng(3)
+    values, levels = rng.integers(0, 2, 9).tolist(), rng.integers(0, 3, 9).tolist()
+    exact = permutation_table_test(values, levels)
+    assert not exact.matched and exact.pvalue == pytest.approx(
+        brute_force_within(values, levels, [0] * 9, 2, 3), abs=1e-12)
+    mc = permutation_table_test(values, levels, max_states=1, n_resamples=20_000, seed=1)
+    assert mc.method == "monte carlo" and abs(mc.pvalue - exact.pvalue) < 4 * mc.error + 1e-4
+
+
+def test_labels_and_binary_metrics_and_refusals():
+    rows = [{"item": i, "variant": v, "said": ["yes", "no", None][(i + (v == "b")) % 3], "x": (i + (v == "a")) % 2}
+            for i in range(9) for v in "ab"]
+    d = probestats.describe(rows, metric="said")
+    assert d.kind == "label" and d.levels == ("no", "yes")
+    assert [(s.value, s.n_runs, s.n_blank) for s in d.values] == [("a", 6, 3), ("b", 6, 3)]
+    b = probestats.describe(rows, metric="x")
+    assert b.kind == "binary" and [s.counts["1"] for s in b.values] == [5, 4]
+    with pytest.raises(OptionError, match="2 runs of x lie outside 0 to 0.5"):
+        probestats.describe([{"item": 1, "variant": "a", "x": 1}, {"item": 1, "variant": "b", "x": 1}],
+                            metric="x", bins="0,0.5")
+    by = probestats.describe(rows + [dict(r, item=r["item"] + 100, variant=r["variant"]) for r in rows], metric="x",
+                             by=["variant"])
+    assert [g.by for g in by.groups] == [{"variant": "a"}, {"variant": "b"}]
