@@ -29,13 +29,13 @@ from probestats.analyses.plan import (
     NoiseModel,
     differ_weight,
     gap_model,
-    _draw,
     heterogeneity_from_pilot,
     mdg_for_design,
     noise_model,
     plan_probe,
     power_sign_flip,
 )
+from probestats.analyses.plan.simulate import draw_probes as _draw
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
 
@@ -975,7 +975,7 @@ def test_the_mdg_simulation_error_matches_brute_force_on_a_normal_test():
 
 def test_the_mdg_range_is_the_mdg_times_exp_of_its_spreads():
     # written out by hand: log ratios +-0.1 and 0 (sample SD 0.1), simulation error 0.03, 3.5 spreads
-    from probestats.analyses.plan import RANGE_SPREADS, _range_of
+    from probestats.analyses.plan.ranges import RANGE_SPREADS, _range_of
 
     base, size = 2.0, 0.5
     others = [base * math.exp(x) for x in (0.1, 0.0, -0.1)]
@@ -1087,7 +1087,7 @@ def test_an_mdg_within_the_logs_uncertainty_of_the_ceiling_is_marked_not_promise
 
 
 def test_small_cells_are_joined_with_their_neighbours_by_mean():
-    from probestats.analyses.plan import POOL_MIN_RUNS, _joined_cells
+    from probestats.analyses.plan.noise import POOL_MIN_RUNS, _joined_cells
 
     assert POOL_MIN_RUNS == 8
     # six cells of 3 runs, means 1, 6, 2, 5, 3, 4: in order of means 1, 2, 3 | 4, 5, 6 (9 runs each)

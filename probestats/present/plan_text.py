@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 from contextlib import contextmanager
 
-from probestats.analyses.plan import Plan, _fmt_scale, gap_model
+from probestats.analyses.plan import Plan, gap_model
+from probestats.analyses.plan.noise import fmt_scale
 
 __all__ = ["plan_text", "plan_progress"]
 
@@ -41,7 +42,7 @@ def plan_text(plan: Plan) -> str:
                  f"{plan.target_power:g}; {plan.sims} simulated probes per design (seed {plan.seed})")
     bounded = n.bounded
     if bounded:
-        lines.append(f"bounds: runs kept within {_fmt_scale(n.floor, n.ceiling)} ({n.scale_source}); a gap "
+        lines.append(f"bounds: runs kept within {fmt_scale(n.floor, n.ceiling)} ({n.scale_source}); a gap "
                      "shifts each item's mean of value a and stops at the bound ('reached' and the MDG: the average "
                      "gap the items really make; 'shift': the shift of each item's mean that makes the MDG)")
     head = ["items", "runs"]
