@@ -35,6 +35,12 @@ class Heterogeneity:
     a, b : str
         The compared values.
     method : str
+    mean_a, mean_b : float or None
+        The pilot's mean of each value over the items run under both (their runs pooled).
+    spread_a, spread_b : float or None
+        Each value's pooled within-cell variance of the runs (None: no cell of that value has two runs).
+    spread_a_se, spread_b_se : float or None
+        Standard errors of those variances, from the spread of the cells' variances.
     """
 
     tau: float
@@ -45,11 +51,21 @@ class Heterogeneity:
     a: str
     b: str
     method: str = TAU_METHOD
+    mean_a: float | None = None
+    mean_b: float | None = None
+    spread_a: float | None = None
+    spread_b: float | None = None
+    spread_a_se: float | None = None
+    spread_b_se: float | None = None
 
     def to_dict(self) -> dict:
+        opt_float = lambda x: None if x is None else float(x)  # noqa: E731
         return {"tau": float(self.tau), "var_gaps": float(self.var_gaps), "noise_var": float(self.noise_var),
                 "n_items": int(self.n_items), "average_gap": float(self.average_gap),
-                "a": self.a, "b": self.b, "method": self.method}
+                "a": self.a, "b": self.b, "method": self.method,
+                "mean_a": opt_float(self.mean_a), "mean_b": opt_float(self.mean_b),
+                "spread_a": opt_float(self.spread_a), "spread_b": opt_float(self.spread_b),
+                "spread_a_se": opt_float(self.spread_a_se), "spread_b_se": opt_float(self.spread_b_se)}
 
 
 def heterogeneity_from_pilot(pilot, noise, metric: str | None = None, *, a: str | None = None,
@@ -97,7 +113,8 @@ def heterogeneity_from_pilot(pilot, noise, metric: str | None = None, *, a: str 
     if a == b:
         raise OptionError(f"the pilot compares a value with itself ('{a}'); name two different values with a= and b=")
     cell = (df.filter(pl.col("variant").is_in([a, b]))
-            .group_by("item", "variant", maintain_order=True).agg(pl.len().alias("k"), pl.col("_y").mean().alias("m")))
+            .group_by("item", "variant", maintain_order=True).agg(pl.len().alias("k"), pl.col("_y").mean().alias("m"),
+                                                                   pl.col("_y").var(ddof=1).alias("v")))
     wide = (cell.filter(pl.col("variant") == a).select("item", pl.col("m").alias("ma"), pl.col("k").alias("ka"))
             .join(cell.filter(pl.col("variant") == b).select("item", pl.col("m").alias("mb"), pl.col("k").alias("kb")),
                   on="item", how="inner"))
@@ -108,5 +125,33 @@ def heterogeneity_from_pilot(pilot, noise, metric: str | None = None, *, a: str 
     var_gaps = float(np.var(gaps, ddof=1))
     noise_var = float(noise.sigma_run ** 2 * inv.mean())
     tau = math.sqrt(max(0.0, var_gaps - noise_var))
+    both = wide["item"]
+    spreads = {}
+    for value in (a, b):
+        part = cell.filter((pl.col("variant") == value) & pl.col("item").is_in(both.implode()))
+        spreads[value] = _pooled_spread(part)
     return Heterogeneity(tau=tau, var_gaps=var_gaps, noise_var=noise_var, n_items=int(wide.height),
-                         average_gap=float(gaps.mean()), a=str(a), b=str(b))
+                         average_gap=float(gaps.mean()), a=str(a), b=str(b), **_spread_fields(spreads[a], "a"),
+                         **_spread_fields(spreads[b], "b"))
+
+
+def _pooled_spread(cells: pl.DataFrame) -> tuple[float | None, float | None, float | None]:
+    """One value's runs in a pilot: their mean, pooled within-cell variance, and its standard error (from the
+    spread of the cells' variances, weighted by their degrees of freedom)."""
+    k = cells["k"].to_numpy().astype(float)
+    mean = float(np.sum(cells["m"].to_numpy() * k) / k.sum()) if k.sum() else None
+    ok = k >= 2
+    if not ok.any():
+        return mean, None, None
+    v, w = cells["v"].to_numpy()[ok], k[ok] - 1
+    pooled = float(np.sum(w * v) / w.sum())
+    if ok.sum() < 2:
+        return mean, pooled, None
+    share = w / w.sum()
+    se = math.sqrt(float(np.sum(share ** 2 * (v - pooled) ** 2)) * ok.sum() / (ok.sum() - 1))
+    return mean, pooled, se
+
+
+def _spread_fields(found, value: str) -> dict:
+    mean, spread, se = found
+    return {f"mean_{value}": mean, f"spread_{value}": spread, f"spread_{value}_se": se}

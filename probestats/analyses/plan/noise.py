@@ -161,7 +161,8 @@ class NoiseModel:
 
     @property
     def count(self) -> bool:
-        """Whether the metric is a count: whole numbers of 0 or more, no ceiling, more than two values.
+        """Whether the metric is a count: whole numbers of 0 or more, no ceiling, more than two values (a floor
+        the log piles on, such as 1 for a count of steps, does not stop it being one).
 
         A gap of a count is a change of its rate (see :func:`gap_model`).
 
@@ -170,7 +171,7 @@ class NoiseModel:
         (True, False)
         """
         return (self._raw is not None and self.integer and self.minimum is not None and self.minimum >= 0
-                and self.ceiling is None and self.floor in (None, 0.0) and np.unique(self._raw).size > 2)
+                and self.ceiling is None and np.unique(self._raw).size > 2)
 
     @property
     def simulation(self) -> str:

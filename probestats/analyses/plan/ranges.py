@@ -8,7 +8,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from probestats.analyses.plan.noise import NoiseModel, finite_or_none, simulation_pool
-from probestats.analyses.plan.search import _design_search, mdg_both_ways, reached_sizes, realized_toward
+from probestats.analyses.plan.mechanisms import engine_shift
+from probestats.analyses.plan.search import (design_search, least_promising, mdg_both_ways, mdg_sim_error,
+                                             reached_sizes, realized_toward)
 from probestats.analyses.plan.simulate import Draws, draw_probes, runs_array
 from probestats.stats.hypotests import min_attainable_p
 
@@ -31,6 +33,9 @@ RANGE_MIN_SIMS = 100
 #: Simulated run values (replicates x sims x items x runs of both values) up to which a design run's MDG gets
 #: its range in an analysis or report; a larger design (thousands of items) is reported without it.
 RANGE_MAX_WORK = 200_000_000
+#: Relative width to which the MDG of each resampled log (and the log's own, on the same probes) is searched: their
+#: spread, which sets the range, is some 5 to 30%, so a 1% search error moves it by little.
+RANGE_REL_TOL = 0.01
 #: Cells a noise log needs for its cells to be resampled; with fewer, runs are resampled within each cell.
 RANGE_MIN_CELLS = 5
 RANGE_METHOD = ("a range meant to hold the MDG of the true noise model at least 9 times in 10: the MDG is found on "
@@ -112,26 +117,6 @@ def _room(draws: Draws, tau: float, sign: float) -> float:
     return math.inf if math.isinf(cap) else abs(realized_toward(draws, cap, tau, sign))
 
 
-def mdg_sim_error(sims: int, alpha: float, target: float, alternative: str) -> float:
-    """The simulation error (standard error) of an MDG found on ``sims`` simulated probes, relative to the MDG.
-
-    The power found at a gap is a share of ``sims`` probes, so it errs by ``sqrt(target (1 - target) / sims)``;
-    the MDG errs by that over the power curve's slope there. Taking the power curve as a normal test's,
-    ``Phi(delta / se - z_alpha)``, its slope at the target is ``phi(z_target) (z_alpha + z_target) / MDG``
-    (``z_alpha`` the critical value of the test, one- or two-sided). An approximation: at 300 probes and power
-    0.8 it gives 0.029; the spread measured between plans of one 0/1 or count noise log at 300 and at 3,000
-    probes was 0.020 to 0.035.
-
-    >>> round(mdg_sim_error(300, 0.05, 0.8, "two-sided"), 4)
-    0.0294
-    """
-    from scipy.stats import norm
-
-    crit = float(norm.isf(alpha / 2 if alternative == "two-sided" else alpha))
-    z = float(norm.ppf(target))
-    return math.sqrt(target * (1 - target) / sims) / (float(norm.pdf(z)) * (crit + z))
-
-
 def _range_of(size: float, base: float, others: list[float], room: float, sim_error: float) -> tuple[float, float]:
     """One direction's range: ``size`` (the reported MDG) times exp(+/- RANGE_SPREADS s) (see :data:`RANGE_METHOD`).
 
@@ -162,12 +147,21 @@ def mdg_ranges(noise: NoiseModel, replicas, items: int, runs_a, runs_b, reported
     ka = runs_array(runs_a, items, "runs_a")
     kb = runs_array(runs_b, items, "runs_b")
     sim_error = mdg_sim_error(int(reported_sims or sims), alpha, target, alternative)
-    found = []
+    signs = tuple(s for s, size in zip((1.0, -1.0), reported) if size is not None)
+    found, start = [], None
     for model in (_coupled(noise), *(_coupled(r) for r in replicas)):
         draws = draw_probes(model, items, ka, kb, sims, seed, shift)
         gap_sd = model.sigma_run * math.sqrt(float(np.mean(1.0 / ka + 1.0 / kb)))
-        both = mdg_both_ways(draws, items, gap_sd, tau, alpha, target, alternative)
-        found.append((reached_sizes(draws, both, tau), draws))
+        guess = None
+        if start is not None:   # each resampled log's search starts at the log's own MDG, scaled by the sigmas
+            ratio = model.sigma_run / found[0][2] if found[0][2] > 0 else 1.0
+            guess = tuple(None if x is None or not math.isfinite(x) else x * ratio for x in start)
+        both = mdg_both_ways(draws, items, gap_sd, tau, alpha, target, alternative, guess=guess, signs=signs,
+                             rel_tol=RANGE_REL_TOL)
+        if start is None:
+            start = (both.up, both.down)
+        found.append((reached_sizes(draws, both, tau), draws, model.sigma_run))
+    found = [(r, d) for r, d, _ in found]
     (own, own_draws), out = found[0], []
     for d, (size, sign) in enumerate(zip(reported, (1.0, -1.0))):
         base = own[d]
@@ -186,7 +180,7 @@ def mdg_ranges(noise: NoiseModel, replicas, items: int, runs_a, runs_b, reported
 
 def mdg_with_range(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05, power: float = 0.8,
                    heterogeneity: float | None = None, sims: int = 2000, seed: int | None = 0,
-                   alternative: str = "two-sided", shift: str = "additive"):
+                   alternative: str = "two-sided", mechanism: str = "auto"):
     """The MDG of the design actually run, as :func:`mdg_for_design` finds it, and its range over plausible
     noise logs of the same size (:data:`RANGE_METHOD`; None for a stated sigma, a design that could never
     reach significance, or one beyond :data:`RANGE_MAX_WORK`). Costs a few times the MDG's own simulation.
@@ -198,7 +192,7 @@ def mdg_with_range(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05,
     True
     """
     found = design_mdg(noise_model, items, runs_a, runs_b, alpha=alpha, power=power, heterogeneity=heterogeneity,
-                       sims=sims, seed=seed, alternative=alternative, shift=shift)
+                       sims=sims, seed=seed, alternative=alternative, mechanism=mechanism)
     return found.mdg, found.range
 
 
@@ -230,21 +224,26 @@ class DesignMDG:
 
 def design_mdg(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05, power: float = 0.8,
                heterogeneity: float | None = None, sims: int = 2000, seed: int | None = 0,
-               alternative: str = "two-sided", shift: str = "additive") -> DesignMDG:
+               alternative: str = "two-sided", mechanism: str = "auto") -> DesignMDG:
     """:func:`mdg_with_range` with the MDG's direction and whether the metric's bound leaves room for it.
+
+    With several plausible mechanisms (``mechanism="auto"``) each direction's MDG is the largest of theirs, and
+    the range is that mechanism's.
 
     >>> from probestats.analyses.plan.noise import noise_model
     >>> rows = [{"item": i, "x": float(y)} for i in range(40) for y in (1, 1, 1, 1, i % 3 > 0)]
     >>> found = design_mdg(noise_model(rows, metric="x"), 8, 20, 20, sims=300)
     >>> found.toward, found.near_bound, round(found.room, 3)   # a 0/1 metric at 0.93: it can only fall
-    ('down', False, 0.904)
+    ('down', False, 0.898)
 
-    (Cell means 0.8 on 14 items, 1 on 26: mean 0.93, cluster SE sqrt(40/39 x 25 x 0.364) / 200 = 0.01528,
-    t(0.95, 39) = 1.685, so the lower bound is 0.93 - 0.0257 = 0.904, all room for a fall to 0.)
+    (Cell means 0.8 on 14 items, 1 on 26: mean 0.93, cluster SE sqrt(40/39 x 25 x 0.364) / 200 = 0.01528, below
+    the runs' own sigma / sqrt(200) = sqrt(0.07 / 200) = 0.01871 (the pooled within-cell variance is
+    14 x 4 x 0.2 / 160 = 0.07), t(0.95, 39) = 1.685, so the lower bound is 0.93 - 0.0315 = 0.898, all room for a
+    fall to 0.)
     """
-    noise, items, ka, kb, tau, draws, both = _design_search(noise_model, items, runs_a, runs_b, alpha, power, sims,
-                                                       seed, alternative, heterogeneity, shift)
-    up, down = reached_sizes(draws, both, tau)
+    noise, items, ka, kb, tau, found = design_search(noise_model, items, runs_a, runs_b, alpha, power, sims,
+                                                      seed, alternative, heterogeneity, mechanism)
+    (up, down), (m_up, m_down) = least_promising(found, tau)
     mdg = min(x for x in (up, down) if x is not None)
     toward = "up" if up is not None and up == mdg else "down"
     room = room_left(noise, toward)
@@ -253,11 +252,13 @@ def design_mdg(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05, pow
     work = (RANGE_REPLICATES + 1) * range_sims * float(np.sum(ka) + np.sum(kb))
     if noise._raw is None or min_attainable_p(items, alternative=alternative) > alpha or work > RANGE_MAX_WORK:
         return DesignMDG(finite_or_none(mdg), None, toward, room, near)
-    ranges = mdg_ranges(noise, resampled_logs(noise, seed), items, ka, kb, (up, down), tau=tau, alpha=alpha,
+    mech = m_up if toward == "up" else m_down
+    reported = (up, None) if toward == "up" else (None, down)
+    ranges = mdg_ranges(noise, resampled_logs(noise, seed), items, ka, kb, reported, tau=tau, alpha=alpha,
                         target=power, alternative=alternative, sims=range_sims,
-                        seed=None if seed is None else [seed, 1], shift=shift, reported_sims=sims)
+                        seed=None if seed is None else [seed, 1], shift=engine_shift(mech, noise),
+                        reported_sims=sims)
     return DesignMDG(finite_or_none(mdg), ranges[0] if toward == "up" else ranges[1], toward, room, near)
-
 
 
 def resampled_logs(noise: NoiseModel, seed) -> list[NoiseModel]:
@@ -275,17 +276,24 @@ def mean_bounds(noise: NoiseModel, level: float = MEAN_BOUND_LEVEL) -> tuple[flo
 
     The log's mean ``M = sum(n_c m_c) / N`` over cells ``c`` of ``n_c`` runs with means ``m_c`` errs by the
     cluster standard error ``sqrt(C / (C - 1) sum(n_c^2 (m_c - M)^2)) / N`` (``C`` cells; runs of a cell
-    share their item, so they are not counted as independent), and the bounds are ``M -/+ t se`` with
-    ``t`` Student's ``level`` quantile on ``C - 1`` degrees of freedom. None without the log's runs or
-    with fewer than 2 cells.
+    share their item, so they are not counted as independent), and never by less than the runs' own
+    noise, ``sigma / sqrt(N)`` (cells whose means happen to agree, or a log of one cell, would otherwise
+    claim to know the mean exactly); the bounds are ``M -/+ t se`` with ``t`` Student's ``level`` quantile on
+    ``C - 1`` degrees of freedom (``N - 1`` for one cell). None without the log's runs.
 
     >>> from probestats.analyses.plan.noise import noise_model
     >>> rows = [{"item": i, "x": float(y)} for i in range(4) for y in (i % 2, 1, 1)]
     >>> low, high = mean_bounds(noise_model(rows, metric="x"))
-    >>> round(low, 4), round(high, 4)   # cell means 2/3, 1, 2/3, 1: M 5/6, se sqrt(1/27) / 2, t(3) 2.3534
-    (0.6069, 1.0598)
+    >>> round(low, 4), round(high, 4)   # cell means 2/3, 1, 2/3, 1: M 5/6, t(3) 2.3534 and se the larger of
+    (0.556, 1.1107)
+
+    (the cluster one, sqrt(1/27) / 2 = 0.0962, and the runs' sigma / sqrt(N) = sqrt(1/6) / sqrt(12) = 0.1179)
+
+    >>> one = noise_model([{"item": 1, "x": float(y)} for y in [1] * 11 + [0]], metric="x")
+    >>> round(mean_bounds(one)[1], 4)   # one cell: M 11/12, sigma sqrt(1/12), se sigma / sqrt(12), t(11) 1.7959
+    1.0663
     """
-    if noise._raw is None or noise._cell_sizes is None or noise._cell_sizes.size < 2:
+    if noise._raw is None or noise._cell_sizes is None or noise._cell_sizes.size < 1:
         return None
     from scipy.stats import t as student_t
 
@@ -293,8 +301,13 @@ def mean_bounds(noise: NoiseModel, level: float = MEAN_BOUND_LEVEL) -> tuple[flo
     total = float(sizes.sum())
     grand = float(np.sum(sizes * means)) / total
     cells = sizes.size
-    se = math.sqrt(cells / (cells - 1) * float(np.sum((sizes * (means - grand)) ** 2))) / total
-    t = float(student_t.ppf(level, cells - 1))
+    runs_se = noise.sigma_run / math.sqrt(total)
+    if cells >= 2:
+        se = max(math.sqrt(cells / (cells - 1) * float(np.sum((sizes * (means - grand)) ** 2))) / total, runs_se)
+        df = cells - 1
+    else:
+        se, df = runs_se, max(1, int(total) - 1)
+    t = float(student_t.ppf(level, df))
     return grand - t * se, grand + t * se
 
 
@@ -306,8 +319,8 @@ def room_left(noise: NoiseModel, toward: str) -> float | None:
     >>> from probestats.analyses.plan.noise import noise_model
     >>> rows = [{"item": i, "x": float(y)} for i in range(4) for y in (i % 2, 1, 1)]
     >>> model = noise_model(rows, metric="x")
-    >>> round(room_left(model, "down"), 4), round(room_left(model, "up"), 4)   # bounds 0.6069 and 1.0598
-    (0.6069, -0.0598)
+    >>> round(room_left(model, "down"), 4), round(room_left(model, "up"), 4)   # bounds 0.556 and 1.1107
+    (0.556, -0.1107)
     """
     bounds = mean_bounds(noise)
     return None if bounds is None else bound_room(noise, toward, *bounds)

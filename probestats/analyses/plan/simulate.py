@@ -61,11 +61,10 @@ one only keeps per-item sums.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from probestats.analyses.plan.mechanisms import check_shift
 from probestats.analyses.plan.noise import NoiseModel, ShiftTable
 from probestats.errors import OptionError
 from probestats.stats.decide import decide_rejections
@@ -102,7 +101,9 @@ def _poisson_quantile(v: np.ndarray, mu: np.ndarray) -> np.ndarray:
     """
     from scipy.stats import poisson
 
-    v, mu = np.asarray(v, dtype=float), np.asarray(mu, dtype=float)
+    shape = np.broadcast_shapes(np.shape(v), np.shape(mu))
+    v = np.broadcast_to(np.asarray(v, dtype=float), shape).ravel()
+    mu = np.broadcast_to(np.asarray(mu, dtype=float), shape).ravel()
     out = np.zeros(mu.shape)
     big = mu > 200
     if big.any():
@@ -125,6 +126,48 @@ def _poisson_quantile(v: np.ndarray, mu: np.ndarray) -> np.ndarray:
                 k[todo] = poisson.ppf(q[todo], m[todo])
                 break
         out[small] = k
+    return out.reshape(shape)
+
+
+def _binomial_quantile(v: np.ndarray, n: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """The Binomial(``n``, ``p``) quantile at ``v`` (the smallest k with CDF(k) >= v), elementwise.
+
+    The distribution function summed term by term from the nearer end: from 0 for ``p <= 1/2``
+    (``pmf(k + 1) = pmf(k) (n - k) / (k + 1) p / (1 - p)``), else over the count of failures ``d = n - k``
+    (the quantile is ``n - j``, ``j`` the smallest count of failures whose CDF exceeds ``1 - v``), so the
+    steps number about the smaller of the two means: many times faster than scipy's for the arrays a power
+    search asks for. Non-decreasing in ``p`` at a fixed ``v``.
+
+    >>> from scipy.stats import binom
+    >>> v, n, p = np.array([0.1, 0.5, 0.99, 0.3, 0.7]), np.array([5, 40, 200, 0, 12]), np.array([0.3, 0.9, 0.97, 0.5, 1.0])
+    >>> bool(np.all(_binomial_quantile(v, n, p) == binom.ppf(v, n, p)))
+    True
+    """
+    v, n, p = (np.broadcast_to(np.asarray(x, dtype=float), np.broadcast_shapes(np.shape(v), np.shape(n), np.shape(p)))
+               for x in (v, n, p))
+    out = np.zeros(v.shape)
+    low = p <= 0.5
+    for mask, q, target, strict in ((low, p, v, False), (~low, 1.0 - p, 1.0 - v, True)):
+        idx = np.flatnonzero(mask)
+        if not idx.size:
+            continue
+        m, qq, goal = n.ravel()[idx], q.ravel()[idx], target.ravel()[idx]
+        with np.errstate(divide="ignore"):
+            pmf = np.where(qq < 1.0, np.exp(m * np.log1p(-qq)), (m == 0).astype(float))
+        cdf = pmf.copy()
+        k = np.zeros(idx.size)
+        ratio = np.where(qq < 1.0, qq / np.where(qq < 1.0, 1.0 - qq, 1.0), 0.0)
+        todo = np.flatnonzero((cdf <= goal) if strict else (cdf < goal))
+        todo = todo[k[todo] < m[todo]]
+        step = 0
+        while todo.size:
+            pmf[todo] *= (m[todo] - step) / (step + 1) * ratio[todo]
+            step += 1
+            cdf[todo] += pmf[todo]
+            k[todo] = step
+            left = (cdf[todo] <= goal[todo]) if strict else (cdf[todo] < goal[todo])
+            todo = todo[left & (k[todo] < m[todo])]
+        out.ravel()[idx] = m - k if strict else k
     return out
 
 
@@ -155,13 +198,31 @@ class Draws:
     rate: tuple | None = None
     #: how a rate moves: "scale" (every item's rate times 1 + gap / mean) or "add" (a count's rate plus the gap)
     rate_mode: str = "scale"
+    #: a count's dispersion (variance over mean): extra events are negative binomial counts that spread as much
+    #: beyond 1, Poisson counts at 1 or less
+    disp: float = 1.0
 
     @property
     def lattice(self) -> int | None:
         """A whole number ``L`` with every simulated gap times ``L`` whole (whole-number runs), else None."""
         return int(np.lcm.reduce(self.scale)) if self.integer else None
 
-    def gaps(self, delta: float, tau: float = 0.0) -> np.ndarray:
+    def take(self, rows: np.ndarray) -> Draws:
+        """The same draws for the simulated probes ``rows`` only."""
+        pick = lambda x: x if x is None or np.ndim(x) < 2 else x[rows]  # noqa: E731
+        runs_a = self.runs_a
+        if isinstance(runs_a, np.ndarray):
+            runs_a = runs_a[rows]
+        elif runs_a is not None:
+            runs_a = tuple(r[rows] for r in runs_a)
+        rate = None if self.rate is None else tuple(pick(x) for x in self.rate)
+        return replace(self, base=self.base[rows], u=self.u[rows], z=self.z[rows], runs_a=runs_a,
+                       cell=pick(self.cell), rate=rate)
+
+    def gaps(self, delta: float, tau: float = 0.0, rows: np.ndarray | None = None) -> np.ndarray:
+        """The simulated item gaps (probes x items) at a true average gap ``delta`` (of ``rows`` only, when given)."""
+        if rows is not None:
+            return self.take(rows).gaps(delta, tau)
         true = delta + tau * self.z if tau else np.full_like(self.z, delta)
         if self.shifts is not None:
             return self._bounded_gaps(true)
@@ -178,8 +239,6 @@ class Draws:
         # numbers as a rate: thinned (binomial, r < 1) or joined by Poisson counts at the cell's
         # rate (r > 1), so a count's variance grows with its mean as a Poisson count's does. Each
         # draw is an inverse CDF at a fixed uniform, so every gap is non-decreasing in the gap.
-        from scipy.stats import binom, poisson
-
         a_part, level, grand, v = self.rate
         ka = self.ka[None, :]
         if self.rate_mode == "add":
@@ -191,17 +250,19 @@ class Draws:
                 lv = level[down] if level.shape == true.shape else np.broadcast_to(level, true.shape)[down]
                 r = np.where(lv > 0, 1.0 + true[down] / np.where(lv > 0, lv, 1.0), 1.0)
                 part = a_part[down]
-                moved[down] = binom.ppf(v[down], part, np.maximum(r, 0.0)) - part
+                moved[down] = _binomial_quantile(v[down], part, np.minimum(np.maximum(r, 0.0), 1.0)) - part
             up = true > 0
             if up.any():
-                moved[up] = _poisson_quantile(v[up], np.broadcast_to(ka, true.shape)[up] * true[up])
+                mean = np.broadcast_to(ka, true.shape)[up] * true[up]
+                moved[up] = (_poisson_quantile(v[up], mean) if self.disp <= 1.0 else
+                             _nbinom_quantile(v[up], mean, self.disp))
             return (self.base + moved * (self.scale // self.ka)) / self.scale
         r = np.maximum(1.0 + true / grand, 0.0)
         if not self.integer:
             return self.base + true * a_part / grand     # a_part: value a's mean level
-        thin = binom.ppf(v, a_part, np.minimum(r, 1.0))
+        thin = _binomial_quantile(v, a_part, np.minimum(r, 1.0))
         mu = ka * np.maximum(r - 1.0, 0.0) * level
-        extra = np.where(mu > 0, poisson.ppf(v, np.where(mu > 0, mu, 1.0)), 0.0)
+        extra = _poisson_quantile(v, mu)
         moved = np.where(r < 1.0, thin, a_part + extra) - a_part
         return (self.base + moved * (self.scale // self.ka)) / self.scale
 
@@ -278,9 +339,68 @@ def _dither(rng: np.random.Generator, shape: tuple, *, stratified: bool) -> np.n
     return (order + rng.random(shape[:-1])[..., None]) / shape[-1]
 
 
+def _dispersion(noise: NoiseModel) -> float:
+    """The noise log's pooled within-cell variance over its mean (1 for Poisson counts), at least 0."""
+    mean = float(np.mean(noise._raw)) if noise._raw is not None else 0.0
+    return noise.sigma_run ** 2 / mean if mean > 0 else 1.0
+
+
+def _check_engine(shift: str, noise: NoiseModel) -> None:
+    """The simulation's own check of how a gap acts: ``steps`` needs whole numbers, ``scale`` a noise log of runs
+    that are never negative with a positive mean (the mechanisms are checked for users in
+    :func:`probestats.analyses.plan.mechanisms.check_mechanism`)."""
+    if shift not in SHIFTS:
+        raise OptionError(f"the simulation's shift must be one of {', '.join(SHIFTS)}, not {shift!r}")
+    if shift == "steps" and not noise.integer:
+        raise OptionError(f"whole steps need a whole-number metric, and '{noise.metric}' is not one")
+    if shift == "scale" and (noise._values is None or noise.minimum is None or noise.minimum < 0
+                             or not float(np.mean(noise._raw)) > 0):
+        raise OptionError(f"a scale change needs a noise log of '{noise.metric}' whose runs are 0 or more")
+
+
+def _nbinom_quantile(v: np.ndarray, mean: np.ndarray, disp: float) -> np.ndarray:
+    """The quantile at ``v`` of a negative binomial count with ``mean`` and variance ``disp`` times it (``disp`` > 1),
+    its distribution function summed term by term; non-decreasing in ``mean`` at a fixed ``v``.
+
+    >>> from scipy.stats import nbinom
+    >>> v, mean = np.array([0.1, 0.5, 0.97, 0.3]), np.array([0.5, 4.0, 30.0, 0.0])
+    >>> ref = nbinom.ppf(v[:3], mean[:3] / 1.5, 1 / 2.5)      # n = mean / (disp - 1), p = 1 / disp
+    >>> _nbinom_quantile(v, mean, 2.5).tolist() == ref.tolist() + [0.0]
+    True
+    """
+    v, mean = np.asarray(v, dtype=float), np.asarray(mean, dtype=float)
+    out = np.zeros(mean.shape)
+    idx = np.flatnonzero(mean > 0)
+    if not idx.size:
+        return out
+    q = 1.0 - 1.0 / disp
+    n = mean[idx] / (disp - 1.0)
+    goal = v[idx]
+    pmf = np.exp(n * math.log(1.0 / disp))
+    cdf = pmf.copy()
+    k = np.zeros(idx.size)
+    todo = np.flatnonzero(cdf < goal)
+    step = 0
+    while todo.size:
+        pmf[todo] *= (step + n[todo]) / (step + 1) * q
+        step += 1
+        cdf[todo] += pmf[todo]
+        k[todo] = step
+        todo = todo[cdf[todo] < goal[todo]]
+        if step > 100_000:   # rounding left a CDF a hair below v: take the count reached
+            break
+    out[idx] = k
+    return out
+
+
+#: How the simulation moves value a's runs: a shift (a count's rate change; clipped at bounds), a scale
+#: change, or whole steps spread evenly over an item's runs.
+SHIFTS = ("additive", "scale", "steps")
+
+
 def draw_probes(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed, shift: str = "additive") -> Draws:
     """Simulate the noise part of ``sims`` probes with ``items`` items (see the module notes)."""
-    check_shift(shift, noise)
+    _check_engine(shift, noise)
     rng = np.random.default_rng(seed)
     ka = runs_array(runs_a, items, "runs_a")
     kb = runs_array(runs_b, items, "runs_b")
@@ -360,7 +480,7 @@ def draw_probes(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed, 
         level = np.maximum(mix * means[cell] + (1 - mix) * means[whole], 0.0) if integer else None
         v = np.clip(rng.random((sims, items)), 1e-12, 1 - 1e-12)
         return Draws(base, u, z, ka, scale, integer, rate=(a_part, level, grand, v),
-                      rate_mode="scale" if shift == "scale" else "add")
+                      rate_mode="scale" if shift == "scale" else "add", disp=_dispersion(noise))
     if not bounded:
         return Draws(base, u, z, ka, scale, integer)
     return Draws(base, u, z, ka, scale, integer, runs_a=runs if same else tuple(runs), cell=cell,
@@ -396,28 +516,34 @@ class Rejections:
         sims = draws.base.shape[0]
         self.reject_from = np.full(sims, np.inf)    # smallest gap seen rejecting (sum >= 0 there)
         self.keep_until = np.full(sims, -np.inf)    # largest gap seen not rejecting
+        self.ordered_from = np.full(sims, np.inf)   # smallest gap seen with the gaps summing to 0 or more
         self.computed = 0                           # p-values computed (for benchmarks)
 
     def rate(self, delta: float) -> float:
-        gaps = self.draws.gaps(self.sign * delta, self.tau)
-        if self.alternative == "two-sided":
-            ordered = self.sign * gaps.sum(axis=1) >= 0
-        else:
-            ordered = np.ones(gaps.shape[0], dtype=bool)
+        """The share of simulated probes that reject at ``delta``; only the probes whose decision is not
+        known from earlier gaps are simulated and decided again (their gaps' sums only grow with the gap)."""
+        two_sided = self.alternative == "two-sided"
         known_reject = self.reject_from <= delta
-        known_keep = (self.keep_until >= delta) & ordered
+        known_keep = self.keep_until >= delta
+        if two_sided:
+            known_keep &= self.ordered_from <= delta
         todo = np.flatnonzero(~(known_reject | known_keep))
         reject = known_reject.copy()
         if todo.size:
-            new = decide_rejections(gaps[todo], self.limit, self.alternative, self.draws.lattice)
+            whole = todo.size == reject.size
+            gaps = self.draws.gaps(self.sign * delta, self.tau, rows=None if whole else todo)
+            new = decide_rejections(gaps, self.limit, self.alternative, self.draws.lattice)
             self.computed += int(todo.size)
             reject[todo] = new
-        hit = np.flatnonzero(reject & ordered)
-        self.reject_from[hit] = np.minimum(self.reject_from[hit], delta)
-        if todo.size:
+            ordered = self.sign * gaps.sum(axis=1) >= 0 if two_sided else np.ones(todo.size, dtype=bool)
+            seen = todo[ordered]
+            self.ordered_from[seen] = np.minimum(self.ordered_from[seen], delta)
+            hit = todo[new & ordered]
+            self.reject_from[hit] = np.minimum(self.reject_from[hit], delta)
             miss = todo[~new]
             self.keep_until[miss] = np.maximum(self.keep_until[miss], delta)
         return float(reject.mean())
+
 
 def reject_rate(draws: Draws, delta: float, tau: float, alpha: float, alternative: str) -> float:
     return Rejections(draws, tau, alpha, alternative).rate(delta)
@@ -434,14 +560,28 @@ def sign_test_rate(draws: Draws, delta: float, tau: float, alpha: float, alterna
 
 
 def approx_power(delta: float, items: int, gap_sd: float, tau: float, alpha: float, alternative: str):
-    """Paired t-test power (statsmodels TTestPower) with effect size delta / sqrt(gap_sd^2 + tau^2)."""
+    """Paired t-test power with effect size ``delta / sqrt(gap_sd^2 + tau^2)``, a cross-check.
+
+    The noncentral t's tails beyond Student's critical values (``scipy.special.nctdtr``), as statsmodels'
+    ``TTestPower`` computes them: ``P(T > t_crit) + P(T < -t_crit)`` two-sided, ``P(T > t_crit)`` one-sided,
+    ``T`` noncentral t on ``items - 1`` degrees of freedom with noncentrality ``effect sqrt(items)``.
+
+    >>> round(approx_power(1.0, 8, 1.0, 0.0, 0.05, "two-sided"), 4)   # statsmodels TTestPower: 0.68083
+    0.6808
+    """
     spread = math.sqrt(gap_sd ** 2 + tau ** 2)
     if items < 2 or spread == 0.0:
         return None
-    alt = {"two-sided": "two-sided", "greater": "larger", "less": "larger"}[alternative]
-    from statsmodels.stats.power import TTestPower
+    from scipy.special import nctdtr, stdtrit
 
-    return float(TTestPower().power(effect_size=abs(delta) / spread, nobs=items, alpha=alpha, alternative=alt))
+    df = items - 1
+    nc = abs(delta) / spread * math.sqrt(items)
+    a = alpha / 2 if alternative == "two-sided" else alpha
+    crit = float(stdtrit(df, 1 - a))
+    power = 1.0 - float(nctdtr(df, nc, crit))
+    if alternative == "two-sided":
+        power += float(nctdtr(df, nc, -crit))
+    return power
 
 
 def approx_mdg(items: int, gap_sd: float, tau: float, alpha: float, target: float, alternative: str):

@@ -11,19 +11,20 @@ import polars as pl
 
 from probestats.analyses.plan.heterogeneity import TAU_METHOD, Heterogeneity, heterogeneity_from_pilot
 from probestats.analyses.plan.limits import check_plan_work
-from probestats.analyses.plan.mechanisms import check_shift, gap_model
+from probestats.analyses.plan.mechanisms import (Mechanisms, choose_mechanisms, engine_shift, infer_rating_scale,
+                                                 mechanisms_text, read_pilot)
 from probestats.analyses.plan.noise import NoiseModel, as_noise, finite_or_none, fmt_scale, noise_model
 from probestats.analyses.plan.ranges import (MEAN_BOUND_LEVEL, RANGE_METHOD, RANGE_MIN_SIMS, bound_room, mdg_ranges,
                                              mean_bounds, resampled_logs)
-from probestats.analyses.plan.search import (check_common, check_gap, check_tau, mdg_both_ways, power_se,
-                                             reached_sizes, realized_gap)
+from probestats.analyses.plan.search import (check_common, check_gap, check_tau, least_promising, mdg_both_ways,
+                                             power_se, reached_sizes, realized_gap)
 from probestats.analyses.plan.simulate import Rejections, approx_mdg, approx_power, draw_probes, sign_test_rate
 from probestats.errors import OptionError, Problem, count_of, either, opt
 from probestats.result import html_summary, one_line
 from probestats.stats.decide import DECIDE_EXACT_ITEMS, DECIDE_NOTE
 from probestats.stats.hypotests import min_attainable_p
 
-__all__ = ["PlanCell", "Plan", "plan_probe", "DesignPower", "design_power", "with_design_power"]
+__all__ = ["PlanCell", "MechanismResult", "Plan", "plan_probe", "DesignPower", "design_power", "with_design_power"]
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,13 @@ class PlanCell:
         Whether the MDG toward a ceiling (floor) is larger than the room left between the bound and the
         one-sided 95% bound on the noise log's mean (:func:`mean_bounds`): the noise log cannot tell whether
         a gap that large exists, so it is not promised (the ``mdg_near_bound`` warning says so).
+    mechanism_up, mechanism_down : str or None
+        How the gap acts in the headline MDG of each direction (with several plausible mechanisms, the one
+        that promises least there); None where not searched.
+    mechanism_power : str or None
+        How the gap acts in the headline power (the lowest of the plausible mechanisms'); None without a gap.
+    by_mechanism : tuple of MechanismResult
+        Each plausible mechanism's own MDGs and power, when the plan simulates more than one (else empty).
     """
 
     items: int
@@ -101,6 +109,10 @@ class PlanCell:
     #: (beyond the room left at the bound on the log's mean, :func:`mean_bounds`): not promised
     mdg_up_near_bound: bool = False
     mdg_down_near_bound: bool = False
+    mechanism_up: str | None = None
+    mechanism_down: str | None = None
+    mechanism_power: str | None = None
+    by_mechanism: tuple = ()
 
     @property
     def mdg_range(self) -> tuple[float, float] | None:
@@ -124,7 +136,38 @@ class PlanCell:
             "mdg": finite_or_none(self.mdg), "mdg_approx": finite_or_none(self.mdg_approx),
             "min_attainable_p": float(self.min_attainable_p),
             "gap_realized": finite_or_none(self.gap_realized), "mdg_realized": finite_or_none(self.mdg_realized),
+            "mechanism_up": self.mechanism_up, "mechanism_down": self.mechanism_down,
+            "mechanism_power": self.mechanism_power,
+            "by_mechanism": [m.to_dict() for m in self.by_mechanism],
         }
+
+
+@dataclass(frozen=True)
+class MechanismResult:
+    """One plausible mechanism's answer for one design, beside the headline.
+
+    Attributes
+    ----------
+    mechanism : {"level", "rate", "scale"}
+        How the gap acts.
+    mdg_up, mdg_down : float or None
+        Its MDG in each direction (None: not searched; ``inf``: unreachable).
+    mdg : float
+        The smaller of the two.
+    power : float or None
+        Its power at the plan's gap (None without a gap).
+    """
+
+    mechanism: str
+    mdg_up: float | None
+    mdg_down: float | None
+    mdg: float
+    power: float | None
+
+    def to_dict(self) -> dict:
+        return {"mechanism": self.mechanism, "mdg_up": finite_or_none(self.mdg_up),
+                "mdg_down": finite_or_none(self.mdg_down), "mdg": finite_or_none(self.mdg),
+                "power": finite_or_none(self.power)}
 
 
 @dataclass(frozen=True)
@@ -156,12 +199,14 @@ class Plan:
         What a reader should be told (about the noise log, the pilot, the designs).
     heterogeneity : Heterogeneity or None
         The pilot's estimate of ``tau`` (None without a pilot).
-    shift : {"additive", "scale"}
-        How a gap moves a simulated item: every run by the gap, or multiplied.
+    mechanisms : Mechanisms
+        How the gap is assumed to act (the metric's kind, the mechanisms simulated, and why).
     mdg_range_method : str or None
         How the MDG's ranges were found (None: not computed, as for a stated sigma).
     range_sims : int or None
         Simulated probes per resampled noise log and design behind the ranges.
+    precision : str or None
+        Set when the time budget stopped the refining: how precise the answers are then.
     """
 
     noise: NoiseModel
@@ -176,11 +221,12 @@ class Plan:
     cells: tuple[PlanCell, ...]
     problems: tuple[Problem, ...]
     heterogeneity: Heterogeneity | None = None
-    shift: str = "additive"
+    mechanisms: Mechanisms | None = None
     #: how the MDG's ranges were found (None: not computed, as for a stated sigma)
     mdg_range_method: str | None = None
     #: simulated probes per resampled noise log and design behind the ranges
     range_sims: int | None = None
+    precision: str | None = None
 
     @property
     def noise_runs_to_halve_range(self) -> int | None:
@@ -210,8 +256,9 @@ class Plan:
             else "every simulated probe's p computed exactly",
             "noise": self.noise.to_dict(),
             "noise_model": self.noise.simulation,
-            "shift": self.shift,
-            "shift_model": gap_model(self.noise, self.shift),
+            "mechanisms": self.mechanisms.to_dict(),
+            "gap_model": mechanisms_text(self.noise, self.mechanisms),
+            "precision": self.precision,
             "gap_definition": (f"the shift of each item's mean of value a, stopping at the metric's bounds "
                                f"{fmt_scale(self.noise.floor, self.noise.ceiling)} ({self.noise.scale_source}); "
                                "gap_realized and mdg_realized are the average shifts reached"
@@ -290,9 +337,9 @@ def _int_list(values, name) -> list[int]:
 def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap: float | None = None,
                metric: str | None = None, pilot=None, heterogeneity: float | None = None,
                alpha: float = 0.05, power: float = 0.8, sims: int = 2000, seed: int | None = 0,
-               progress: Callable[[int, int], None] | None = None, *, alternative: str = "two-sided",
-               a: str | None = None, b: str | None = None, scale=None, shift: str = "additive",
-               mdg_range: bool = True) -> Plan:
+               progress: Callable[[float, int], None] | None = None, *, alternative: str = "two-sided",
+               a: str | None = None, b: str | None = None, scale=None, mechanism: str = "auto",
+               mdg_range: bool = True, time_budget: float | None = None) -> Plan:
     """Size a probe: the MDG (and the power at ``gap``) of every combination of items and runs.
 
     Parameters
@@ -305,10 +352,11 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
         A true average gap of interest: each design's power at it is added.
     pilot : log, optional
         A pilot of the real comparison; tau is estimated from it (method of moments),
-        comparing values ``a`` and ``b`` (default: the first two in order of appearance).
+        comparing values ``a`` and ``b`` (default: the first two in order of appearance), and how the
+        gap acts is read from it where the noise log cannot tell (:func:`~probestats.analyses.plan.mechanisms.read_pilot`).
     heterogeneity : float, optional
-        tau as a stated assumption. With neither this nor a pilot, tau = 0 and the
-        power is an upper bound (a ``heterogeneity_assumed`` problem says so).
+        tau as a stated assumption. With neither this nor a pilot, tau = 0 (a
+        ``heterogeneity_assumed`` problem says so and what it means).
     progress : callable, optional
         Called as ``progress(done, total)`` as the designs are simulated: ``done`` is the number of
         designs finished plus an estimate of the share of the current one (it only grows, and is a
@@ -318,18 +366,20 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
         :func:`noise_model`). For a metric with a floor or ceiling, simulated runs stay
         within it, the gap is the shift of each item's mean of value a, stopping at the
         bound, and a ``bounded_metric`` problem says so; each design reports the average
-        shift really reached (``gap_realized``, ``mdg_realized``).
-    shift : {"additive", "scale", "steps"}
-        How a gap acts on value a's runs (see :func:`power_sign_flip` and :func:`gap_model`); stated in the
-        plan. The default follows the metric's kind: a count's rate rises (falls) by the gap, its extra events
-        drawn; a 0/1 rate moves, each run drawn at it; other bounded metrics shift and stop at their bounds.
-        ``"steps"`` spreads a whole-number metric's steps evenly over an item's runs (for metrics that move
-        in whole steps by construction).
+        shift really reached (``gap_realized``, ``mdg_realized``). Without it, whole numbers within
+        0-100 that sit on round numbers are read as a rating on 0-100.
+    mechanism : {"auto", "level", "rate", "scale"}
+        How a gap acts on value a's runs (:mod:`probestats.analyses.plan.mechanisms`). ``"auto"``: the ways
+        the metric's kind and the noise log leave plausible (a pilot may decide between them); with more
+        than one, each headline figure is the least promising of them (the largest MDG in each direction, the
+        lowest power), the others in ``by_mechanism``.
     mdg_range : bool
         Also find each MDG's range over plausible noise logs of the same size (:func:`mdg_ranges`,
         :data:`RANGE_METHOD`): :data:`RANGE_REPLICATES` resampled logs at a tenth of ``sims`` (at least
-        :data:`RANGE_MIN_SIMS`) each (at 2,000 probes about 2 s of CPU per design of 8 x 20 on a 200-run
-        noise log); not for a stated sigma.
+        :data:`RANGE_MIN_SIMS`) each, for the headline mechanism of each direction; not for a stated sigma.
+    time_budget : float, optional
+        Seconds after which the plan stops refining: searches return the upper end of the bracket they
+        reached, ranges are left out, and ``precision`` says how precise the answers are then.
 
     Examples
     --------
@@ -339,20 +389,34 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
     >>> sorted({p["code"] for p in plan.to_dict()["problems"]})
     ['heterogeneity_assumed', 'never_significant']
     """
+    import time
+
     check_common(alpha, power, sims, alternative, seed)
     if pilot is not None and heterogeneity is not None:
         raise OptionError("give either a pilot log or a stated heterogeneity, not both")
+    if time_budget is not None and not (math.isfinite(float(time_budget)) and float(time_budget) > 0):
+        raise OptionError(f"{opt('time_budget', time_budget)}: expected a number of seconds above 0")
     noise = as_noise(noise, metric, scale)
-    check_shift(shift, noise)
+    if scale is None:
+        noise = infer_rating_scale(noise)
+    chosen = choose_mechanisms(noise, mechanism)
     item_list = _int_list(items, "items")
     run_list = _int_list(runs, "runs")
-    check_plan_work(item_list, run_list, sims)
+    check_plan_work(item_list, run_list, sims, mechanisms=len(chosen.candidates), noise_runs=noise.n_runs,
+                    ranged=mdg_range and noise._raw is not None, time_budget=time_budget)
     check_gap(gap)
     problems: list[Problem] = list(noise.problems)
+    if noise.scale_source == "inferred":
+        problems.append(Problem("warning", "rating_scale_inferred",
+                                f"'{noise.metric}' is read as a rating on 0-100: whole numbers within it, "
+                                f"{float(np.mean(noise._raw % 5 == 0)):.0%} of its runs on multiples of 5; declare "
+                                f"its scale with {opt('scale', 'LOW:HIGH')} if it is another (or {opt('scale', '0:')} "
+                                "for a count)", (), noise.metric))
     het = None
     if pilot is not None:
         het = heterogeneity_from_pilot(pilot, noise, metric or noise.metric, a=a, b=b)
         tau, tau_source = het.tau, "pilot"
+        chosen = read_pilot(chosen, noise, het)
         if het.n_items < 6:
             problems.append(Problem("warning", "small_pilot",
                                     f"tau comes from a pilot of only {count_of(het.n_items, 'item')}, so it is rough; "
@@ -361,10 +425,7 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
     else:
         tau, tau_source = check_tau(heterogeneity), "assumed"
         if heterogeneity is None:
-            problems.append(Problem("warning", "heterogeneity_assumed",
-                                    "no pilot and no stated heterogeneity: true gaps are assumed equal on every "
-                                    "item (tau = 0), so power is an upper bound and the MDG a lower bound; give "
-                                    f"{opt('pilot', 'LOG')} or {either('heterogeneity=TAU', '--heterogeneity TAU')}"))
+            problems.append(Problem("warning", "heterogeneity_assumed", _assumed_text(chosen)))
     never = [n for n in item_list if min_attainable_p(n, alternative=alternative) > alpha]
     if never:
         shown = ", ".join(str(n) for n in never)
@@ -376,54 +437,144 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
                                 f"({min_attainable_p(never[-1], alternative=alternative):g}"
                                 f"{' or more' if len(never) > 1 else ''}) exceeds alpha {alpha:g}: such a design "
                                 f"could never reach significance, whatever the gap; use at least {count_of(need, 'item')}"))
-    cells = []
-    total = len(item_list) * len(run_list)
+    deadline = None if time_budget is None else time.monotonic() + float(time_budget)
     ranged = mdg_range and noise._raw is not None
-    replicas = resampled_logs(noise, seed) if ranged else []
-    range_sims = max(RANGE_MIN_SIMS, int(sims) // 10)
+    job = _Job(noise=noise, chosen=chosen, tau=tau, alpha=alpha, power=power, alternative=alternative, sims=int(sims),
+               seed=seed, gap=None if gap is None else float(gap), deadline=deadline,
+               replicas=resampled_logs(noise, seed) if ranged else [], range_sims=max(RANGE_MIN_SIMS, int(sims) // 10))
+    cells, total, late = [], len(item_list) * len(run_list), 0
     for n in item_list:
         for k in run_list:
-            draws = draw_probes(noise, n, k, k, sims, seed, shift)
-            gsd = noise.gap_sd(k)
             done = len(cells)
             if progress is not None:
                 progress(done, total)
-            both = mdg_both_ways(draws, n, gsd, tau, alpha, power, alternative,
-                             None if progress is None else lambda share, done=done: progress(done + share, total))
-            up, down = reached_sizes(draws, both, tau)
-            mdg = min(x for x in (up, down) if x is not None)
-            p = st = se = approx = None
-            if gap is not None:
-                p = Rejections(draws, tau, alpha, alternative).rate(float(gap))
-                st = sign_test_rate(draws, float(gap), tau, alpha, alternative)
-                se = power_se(p, sims)
-                approx = approx_power(float(gap), n, gsd, tau, alpha, alternative)
-            mdg_approx = (None if math.isinf(mdg) else
-                          approx_mdg(n, gsd, tau, alpha, power, alternative))
-            reached = None if gap is None else realized_gap(draws, float(gap), tau, alternative)
-            mdg_reached = None if math.isinf(mdg) else mdg
-            up_range = down_range = None
-            if ranged and min_attainable_p(n, alternative=alternative) <= alpha:
-                up_range, down_range = mdg_ranges(noise, replicas, n, k, k, (up, down), tau=tau, alpha=alpha,
-                                                  target=power, alternative=alternative, sims=range_sims,
-                                                  seed=None if seed is None else [seed, 1], shift=shift,
-                                                  reported_sims=sims)
-            cells.append(PlanCell(n, k, p, se, st, approx, mdg, mdg_approx,
-                                  float(min_attainable_p(n, alternative=alternative)), reached, mdg_reached,
-                                  mdg_up=up, mdg_down=down, mdg_shift_up=both.up, mdg_shift_down=both.down,
-                                  mdg_up_range=up_range, mdg_down_range=down_range))
+            cell, skipped = job.design(n, k, None if progress is None else
+                                       (lambda share, done=done: progress(done + min(share, 0.999), total)))
+            late += skipped
+            cells.append(cell)
             if progress is not None:
                 progress(len(cells), total)
     if noise.bounded:
         problems.append(_bounded_problem(noise, cells, gap, alpha, power))
-        cells, near = _near_bound(noise, cells)
-        problems.extend(near)
+    cells, near = _near_bound(noise, cells)
+    problems.extend(near)
+    precision = None
+    if deadline is not None and time.monotonic() > deadline:
+        precision = (f"the time budget of {float(time_budget):g} s ran out: searches after it stopped at the bracket "
+                     f"they had reached (within about {job.widest:.0%} of each MDG)"
+                     + (f", and {count_of(late, 'design')} {'has' if late == 1 else 'have'} no range" if late else ""))
+        problems.append(Problem("warning", "time_budget", precision + "; give more time, or fewer designs or sims"))
     return Plan(noise=noise, tau=float(tau), tau_source=tau_source, alpha=float(alpha),
                 target_power=float(power), gap=None if gap is None else float(gap), alternative=alternative,
                 sims=int(sims), seed=seed, cells=tuple(cells), problems=tuple(problems), heterogeneity=het,
-                shift=shift, mdg_range_method=RANGE_METHOD if ranged else None,
-                range_sims=range_sims if ranged else None)
+                mechanisms=chosen, mdg_range_method=RANGE_METHOD if ranged else None,
+                range_sims=job.range_sims if ranged else None, precision=precision)
 
+
+def _assumed_text(chosen: Mechanisms) -> str:
+    """The ``heterogeneity_assumed`` warning: what tau = 0 means, and an upper bound only where it is one."""
+    head = "no pilot and no stated heterogeneity: true gaps are assumed equal on every item (tau = 0), so "
+    if chosen.several:
+        head += ("gaps that differ between items would lower the power and raise the MDG (the headline figures are "
+                 "the least promising of the ways the gap may act, so they are no bound either way)")
+    else:
+        head += (f"power is an upper bound and the MDG a lower bound, if the gap acts as assumed "
+                 f"({chosen.candidates[0]}: the gap {chosen.words(chosen.candidates[0])})")
+    return head + f"; give {opt('pilot', 'LOG')} or {either('heterogeneity=TAU', '--heterogeneity TAU')}"
+
+
+@dataclass
+class _Job:
+    """What every design of a plan shares: the noise, the mechanisms, the test, the resampled logs, the clock."""
+
+    noise: NoiseModel
+    chosen: Mechanisms
+    tau: float
+    alpha: float
+    power: float
+    alternative: str
+    sims: int
+    seed: int | None
+    gap: float | None
+    deadline: float | None
+    replicas: list
+    range_sims: int
+    widest: float = 0.0     # the widest relative bracket a search left when the time budget ran out
+
+    def late(self) -> bool:
+        import time
+
+        return self.deadline is not None and time.monotonic() > self.deadline
+
+    def design(self, n: int, k: int, progress) -> tuple[PlanCell, int]:
+        """One design's cell (each mechanism searched, the least promising headlined) and whether its range was
+        left out for lack of time (1 or 0)."""
+        noise, tau, alpha, alternative = self.noise, self.tau, self.alpha, self.alternative
+        gsd = noise.gap_sd(k)
+        mechanisms = self.chosen.candidates
+        ranged = bool(self.replicas) and min_attainable_p(n, alternative=alternative) <= alpha
+        main_share = 0.35 if ranged else 1.0
+        found, powers = {}, {}
+        for i, m in enumerate(mechanisms):
+            draws = draw_probes(noise, n, k, k, self.sims, self.seed, engine_shift(m, noise))
+            tick = None if progress is None else (
+                lambda share, i=i: progress(main_share * (i + share) / len(mechanisms)))
+            both = mdg_both_ways(draws, n, gsd, tau, alpha, self.power, alternative, tick, deadline=self.deadline)
+            found[m] = (draws, both)
+            if self.gap is not None:
+                powers[m] = Rejections(draws, tau, alpha, alternative).rate(self.gap)
+        (up, down), (m_up, m_down) = least_promising(found, tau)
+        mdg = min(x for x in (up, down) if x is not None)
+        p = st = se = approx = reached = m_power = None
+        if self.gap is not None:
+            m_power = min(mechanisms, key=lambda m: powers[m])
+            draws = found[m_power][0]
+            p = powers[m_power]
+            st = sign_test_rate(draws, self.gap, tau, alpha, alternative)
+            se = power_se(p, self.sims)
+            approx = approx_power(self.gap, n, gsd, tau, alpha, alternative)
+            reached = realized_gap(draws, self.gap, tau, alternative)
+        mdg_approx = None if math.isinf(mdg) else approx_mdg(n, gsd, tau, alpha, self.power, alternative)
+        ranges, skipped = [None, None], 0
+        if ranged and self.late():
+            skipped = 1
+        elif ranged:
+            wanted = {}
+            for d, (size, m) in enumerate(((up, m_up), (down, m_down))):
+                if size is not None:
+                    wanted.setdefault(m, [None, None])[d] = size
+            for j, (m, reported) in enumerate(wanted.items()):
+                got = mdg_ranges(noise, self.replicas, n, k, k, tuple(reported), tau=tau, alpha=alpha,
+                                 target=self.power, alternative=alternative, sims=self.range_sims,
+                                 seed=None if self.seed is None else [self.seed, 1], shift=engine_shift(m, noise),
+                                 reported_sims=self.sims)
+                for d in (0, 1):
+                    if reported[d] is not None:
+                        ranges[d] = got[d]
+                if progress is not None:
+                    progress(main_share + (1 - main_share) * (j + 1) / len(wanted))
+        if self.deadline is not None:
+            for _, both in found.values():
+                for size in (both.up, both.down):
+                    if size is not None and math.isfinite(size) and size > 0:
+                        self.widest = max(self.widest, both.width)
+        by = ()
+        if len(mechanisms) > 1:
+            by = tuple(_mechanism_result(m, found[m], tau, powers.get(m)) for m in mechanisms)
+        both_up = found[m_up][1] if m_up is not None else None
+        both_down = found[m_down][1] if m_down is not None else None
+        return PlanCell(n, k, p, se, st, approx, mdg, mdg_approx, float(min_attainable_p(n, alternative=alternative)),
+                        reached, None if math.isinf(mdg) else mdg, mdg_up=up, mdg_down=down,
+                        mdg_shift_up=None if both_up is None else both_up.up,
+                        mdg_shift_down=None if both_down is None else both_down.down,
+                        mdg_up_range=ranges[0], mdg_down_range=ranges[1], mechanism_up=m_up, mechanism_down=m_down,
+                        mechanism_power=m_power, by_mechanism=by), skipped
+
+
+def _mechanism_result(m: str, found, tau: float, power: float | None) -> MechanismResult:
+    draws, both = found
+    up, down = reached_sizes(draws, both, tau)
+    return MechanismResult(m, up, down, min(x for x in (up, down) if x is not None), power)
 
 
 def _near_bound(noise: NoiseModel, cells: list) -> tuple[list, list[Problem]]:
