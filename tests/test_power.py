@@ -1058,7 +1058,9 @@ def test_mean_bounds_are_the_cluster_standard_errors_of_the_logs_mean():
 def test_an_mdg_within_the_logs_uncertainty_of_the_ceiling_is_marked_not_promised():
     # 0/1 noise logs of 200 runs (40 cells of 5) at a rate of 0.9: the log knows its rate to about +/- 0.04, so an
     # upward MDG of about 0.09 may be a rise the items cannot make; it is marked when it exceeds 1 - the upper
-    # one-sided 95% bound on the log's rate (cell means' SD / sqrt(40), t on 39 df, by hand here)
+    # one-sided 95% bound on the log's rate (t on 39 df times the larger of the cell means' SD / sqrt(40) and the
+    # runs' own pooled SD / sqrt(200), by hand here: cells whose means agree by chance must not make the bound
+    # tighter than the runs' noise allows)
     from scipy.stats import t as student_t
 
     marked = 0
@@ -1068,7 +1070,9 @@ def test_an_mdg_within_the_logs_uncertainty_of_the_ceiling_is_marked_not_promise
                           runs=20, heterogeneity=0.0, sims=300, seed=seed, mdg_range=False)
         c = plan.cells[0]
         means = y.reshape(40, 5).mean(axis=1)
-        high = y.mean() + student_t.ppf(0.95, 39) * means.std(ddof=1) / math.sqrt(40)
+        runs_sd = math.sqrt(float(np.mean(y.reshape(40, 5).var(axis=1, ddof=1))))
+        se = max(means.std(ddof=1) / math.sqrt(40), runs_sd / math.sqrt(200))
+        high = y.mean() + student_t.ppf(0.95, 39) * se
         expect = c.mdg_up is not None and math.isfinite(c.mdg_up) and c.mdg_up > 1 - high
         assert c.mdg_up_near_bound == expect
         assert c.to_dict()["mdg_up_near_bound"] == expect

@@ -337,6 +337,9 @@ class ShiftTable:
     s_offset: float = 0.0               # the kinks, cell c's offset by c * s_offset: one increasing array
     s_key: np.ndarray | None = None
     x_plain: np.ndarray | None = None   # G at the kinks, not offset
+    k_sizes: np.ndarray | None = None   # (cells,) kinks kept per cell, in the order of s
+    #: per share w, the inverse of each cell's mixture map (see :meth:`mixed`), built once
+    _mixtures: dict = field(default_factory=dict, repr=False, compare=False)
 
     def shift(self, cell: np.ndarray, gap: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The run shift for each (cell, gap), and the gap the cell's mean really moves by."""
@@ -367,40 +370,57 @@ class ShiftTable:
         return (w * self.first[cell] + (1 - w) * self.first[whole],
                 w * self.last[cell] + (1 - w) * self.last[whole])
 
-    def mixed(self, cell: np.ndarray, gap: np.ndarray, w: float) -> tuple[np.ndarray, np.ndarray]:
+    def mixed(self, cell: np.ndarray, gap: np.ndarray, w: float,
+              realized: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
         """The run shift for each (cell, gap) when a run comes from the cell with probability ``w``, else
         from the whole log (the last cell), and the gap the mixture's mean really moves by.
 
-        The mixture moves by ``w G_c(s) + (1 - w) G_whole(s)``, non-decreasing in ``s``; the shift that
-        reaches a gap is found by bisection (the smallest ``s``, so non-decreasing in the gap).
+        The mixture moves by ``w G_c(s) + (1 - w) G_whole(s)``, non-decreasing and piecewise linear in ``s``; the
+        shift that reaches a gap is read off its inverse (:meth:`_mixture`; the smallest ``s``, so
+        non-decreasing in the gap). Without ``realized`` the second value is None (not computed: a simulation
+        only needs the shifts).
         """
         whole = self.first.size - 1
         if w >= 1.0:
             return self.shift(cell, gap)
         if w <= 0.0:
             return self.shift(np.full_like(cell, whole), gap)
-        first, last = self.limits(cell, w)
-        realized = np.minimum(gap, last) if self.has_ceiling else gap
-        realized = np.maximum(realized, first) if self.has_floor else realized
-        flat_gap = gap.size > 1 and bool(np.all(gap == gap.flat[0]))
-        if flat_gap:    # one gap for all: one shift per cell
-            cells, back = np.unique(cell, return_inverse=True)
-            lo_c, hi_c = self.limits(cells, w)
-            target = np.full(cells.shape, float(gap.flat[0]))
-            target = np.minimum(target, hi_c) if self.has_ceiling else target
-            target = np.maximum(target, lo_c) if self.has_floor else target
-        else:
-            cells, target = cell.ravel(), realized.ravel()
-        span = float(np.abs(self.s).max()) + float(np.abs(target).max()) + 1.0
-        lo, hi = np.full(target.shape, -2 * span), np.full(target.shape, 2 * span)
-        whole_cells = np.full_like(cells, whole)
-        for _ in range(64):
-            mid = 0.5 * (lo + hi)
-            up = w * self.moved(cells, mid) + (1 - w) * self.moved(whole_cells, mid) >= target
-            hi = np.where(up, mid, hi)
-            lo = np.where(up, lo, mid)
-        s = hi[np.ravel(back)].reshape(cell.shape) if flat_gap else hi.reshape(cell.shape)
-        return s, realized
+        reached = None
+        if realized:
+            first, last = self.limits(cell, w)
+            reached = np.minimum(gap, last) if self.has_ceiling else gap
+            reached = np.maximum(reached, first) if self.has_floor else reached
+        xs, ss, m_first, m_last, offset = self._mixture(w)
+        s = self._piecewise(gap, m_first[cell], m_last[cell], cell * offset, xs, ss)
+        return s, reached
+
+    def _mixture(self, w: float):
+        """Each cell's mixture map ``H_c(s) = w G_c(s) + (1 - w) G_whole(s)``, inverted on the union of the two
+        cells' kinks (piecewise linear between them, so the inverse is exact by interpolation; the smallest
+        shift on a flat stretch), all cells in one increasing array as in :func:`_shift_table`; the whole log's
+        own entry is its map alone. Built once per ``w``."""
+        if w in self._mixtures:
+            return self._mixtures[w]
+        cells = self.first.size
+        whole = cells - 1
+        bounds = np.concatenate([[0], np.cumsum(self.k_sizes)])
+        kinks = [self.s[bounds[c]:bounds[c + 1]] for c in range(cells)]
+        xs, ss = [], []
+        for c in range(cells):
+            pts = kinks[c] if c == whole else np.union1d(kinks[c], kinks[whole])
+            h = self.moved(np.full(pts.size, c), pts)
+            if c != whole:
+                h = w * h + (1 - w) * self.moved(np.full(pts.size, whole), pts)
+            h = np.maximum.accumulate(h)
+            keep = np.concatenate([[True], np.diff(h) > 0])   # first kink of a flat stretch: the smallest shift
+            xs.append(h[keep])
+            ss.append(pts[keep])
+        m_first, m_last = np.array([x[0] for x in xs]), np.array([x[-1] for x in xs])
+        offset = float(m_last.max() - m_first.min()) + 1.0
+        table = (np.concatenate([x + c * offset for c, x in enumerate(xs)]), np.concatenate(ss), m_first, m_last,
+                 offset)
+        self._mixtures[w] = table
+        return table
 
 
 def simulation_pool(y: np.ndarray, means: np.ndarray, sizes: np.ndarray, sigma: float, floor, ceiling,
@@ -596,7 +616,7 @@ def _shift_table(pool: np.ndarray, sizes: np.ndarray, floor, ceiling) -> ShiftTa
                        has_floor=floor is not None, has_ceiling=ceiling is not None,
                        s_first=s_first, s_last=s_last, s_offset=s_offset,
                        s_key=np.concatenate([sc + c * s_offset for c, sc in enumerate(ss)]),
-                       x_plain=np.concatenate(xs))
+                       x_plain=np.concatenate(xs), k_sizes=np.array([sc.size for sc in ss], dtype=np.int64))
 
 
 def frame_and_metric(source, metric):

@@ -16,7 +16,7 @@ from probestats.stats.hypotests import min_attainable_p
 
 __all__ = ["RANGE_METHOD", "RANGE_REPLICATES", "RANGE_SPREADS", "RANGE_MIN_SIMS", "RANGE_MAX_WORK", "RANGE_MIN_CELLS",
            "MEAN_BOUND_LEVEL", "resampled_noise", "mdg_sim_error", "mdg_ranges", "mdg_with_range", "DesignMDG",
-           "design_mdg", "resampled_logs", "mean_bounds", "room_left", "bound_room"]
+           "design_mdg", "resampled_logs", "coupled_models", "mean_bounds", "room_left", "bound_room"]
 
 
 #: Resampled noise logs behind an MDG's range (the spread of the MDG over them is estimated from this many).
@@ -111,6 +111,12 @@ def _coupled(noise: NoiseModel) -> NoiseModel:
     return replace(noise, _raw=y, _means=noise._means[order], _cell_sizes=sizes[order], **pool)
 
 
+def coupled_models(noise: NoiseModel, replicas) -> list[NoiseModel]:
+    """The noise log's model and its resampled logs', each with its cells in order of their means
+    (:func:`_coupled`): the models the range's searches run on, the log's own first."""
+    return [_coupled(noise), *(_coupled(r) for r in replicas)]
+
+
 def _room(draws: Draws, tau: float, sign: float) -> float:
     """The largest average gap the simulated items can make in direction ``sign`` (inf: no bound)."""
     cap = draws.saturation(sign, tau)
@@ -136,20 +142,23 @@ def _range_of(size: float, base: float, others: list[float], room: float, sim_er
 
 
 def mdg_ranges(noise: NoiseModel, replicas, items: int, runs_a, runs_b, reported, *, tau: float, alpha: float,
-               target: float, alternative: str, sims: int, seed, shift: str, reported_sims: int | None = None):
+               target: float, alternative: str, sims: int, seed, shift: str, reported_sims: int | None = None,
+               coupled: bool = False):
     """The range of the MDG in each direction over the resampled noise logs ``replicas`` (see RANGE_METHOD).
 
     ``reported`` is ``(up, down)``, the MDG found on the plan's own simulation of ``reported_sims`` probes
     (``sims``, the probes per resampled log, when not given). Returns ``(up_range, down_range)``, each
     ``(low, high)`` or None (a direction not searched or unreachable); ``high`` is inf when a resampled log
-    reaches no MDG, and never beyond the metric's bounds.
+    reaches no MDG, and never beyond the metric's bounds. With ``coupled``, ``replicas`` are
+    :func:`coupled_models` already (the noise log's own first), as a plan builds them once for all its designs.
     """
     ka = runs_array(runs_a, items, "runs_a")
     kb = runs_array(runs_b, items, "runs_b")
     sim_error = mdg_sim_error(int(reported_sims or sims), alpha, target, alternative)
     signs = tuple(s for s, size in zip((1.0, -1.0), reported) if size is not None)
     found, start = [], None
-    for model in (_coupled(noise), *(_coupled(r) for r in replicas)):
+    models = replicas if coupled else coupled_models(noise, replicas)
+    for model in models:
         draws = draw_probes(model, items, ka, kb, sims, seed, shift)
         gap_sd = model.sigma_run * math.sqrt(float(np.mean(1.0 / ka + 1.0 / kb)))
         guess = None

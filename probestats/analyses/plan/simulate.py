@@ -270,7 +270,7 @@ class Draws:
         # every run of value a moves by the cell's shift s and is clipped; a whole-number run
         # stored as y + w becomes floor(y + w + s): y + floor(s), or one step more with
         # probability s - floor(s). Each run, and so each gap, is non-decreasing in s and s in the gap.
-        s, _ = self.shifts.mixed(self.cell, true, self.mix)
+        s, _ = self.shifts.mixed(self.cell, true, self.mix, realized=False)
         sims, items = s.shape
 
         def moved(runs, shift):

@@ -14,8 +14,8 @@ from probestats.analyses.plan.limits import check_plan_work
 from probestats.analyses.plan.mechanisms import (Mechanisms, choose_mechanisms, engine_shift, infer_rating_scale,
                                                  mechanisms_text, read_pilot)
 from probestats.analyses.plan.noise import NoiseModel, as_noise, finite_or_none, fmt_scale, noise_model
-from probestats.analyses.plan.ranges import (MEAN_BOUND_LEVEL, RANGE_METHOD, RANGE_MIN_SIMS, bound_room, mdg_ranges,
-                                             mean_bounds, resampled_logs)
+from probestats.analyses.plan.ranges import (MEAN_BOUND_LEVEL, RANGE_METHOD, RANGE_MIN_SIMS, bound_room, coupled_models,
+                                             mdg_ranges, mean_bounds, resampled_logs)
 from probestats.analyses.plan.search import (check_common, check_gap, check_tau, least_promising, mdg_both_ways,
                                              power_se, reached_sizes, realized_gap)
 from probestats.analyses.plan.simulate import Rejections, approx_mdg, approx_power, draw_probes, sign_test_rate
@@ -441,7 +441,8 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
     ranged = mdg_range and noise._raw is not None
     job = _Job(noise=noise, chosen=chosen, tau=tau, alpha=alpha, power=power, alternative=alternative, sims=int(sims),
                seed=seed, gap=None if gap is None else float(gap), deadline=deadline,
-               replicas=resampled_logs(noise, seed) if ranged else [], range_sims=max(RANGE_MIN_SIMS, int(sims) // 10))
+               replicas=coupled_models(noise, resampled_logs(noise, seed)) if ranged else [],
+               range_sims=max(RANGE_MIN_SIMS, int(sims) // 10))
     cells, total, late = [], len(item_list) * len(run_list), 0
     for n in item_list:
         for k in run_list:
@@ -547,7 +548,7 @@ class _Job:
                 got = mdg_ranges(noise, self.replicas, n, k, k, tuple(reported), tau=tau, alpha=alpha,
                                  target=self.power, alternative=alternative, sims=self.range_sims,
                                  seed=None if self.seed is None else [self.seed, 1], shift=engine_shift(m, noise),
-                                 reported_sims=self.sims)
+                                 reported_sims=self.sims, coupled=True)
                 for d in (0, 1):
                     if reported[d] is not None:
                         ranges[d] = got[d]
