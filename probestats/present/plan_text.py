@@ -77,7 +77,7 @@ def plan_text(plan: Plan) -> str:
         row += [_fmt_range(c.mdg_up_range), _fmt_range(c.mdg_down_range)] if two_way and ranged else []
         if several:
             by = {r.mechanism: r for r in c.by_mechanism}
-            row += [_fmt_mdg(by[m].mdg) if m in by else "-" for m in names]
+            row += [_fmt_mdg(_toward(c, by[m])) if m in by else "-" for m in names]
             row += [_fmt(by[m].power, ".3f") if m in by else "-" for m in names] if plan.gap is not None else []
         row += [_fmt(c.mdg_approx, ".3g"), f"{c.min_attainable_p:.3g}"]
         rows.append(row)
@@ -112,12 +112,18 @@ def _mechanism_lines(plan: Plan) -> list[str]:
     lines.append(f"how the gap acts: not known ({chosen.reason}); each headline figure (MDG, power) is the least "
                  f"promising of {', '.join(chosen.candidates)}, the others beside it:")
     lines.extend(f"  {mechanism_text(n, m)}" for m in chosen.candidates)
-    example = next((c for c in plan.cells if len(c.by_mechanism) > 1 and all(math.isfinite(r.mdg) for r in c.by_mechanism)),
-                   None)
+    example = next((c for c in plan.cells if len(c.by_mechanism) > 1
+                    and all(_toward(c, r) is not None and math.isfinite(_toward(c, r)) for r in c.by_mechanism)), None)
     if example is not None:
-        said = ", ".join(f"{r.mdg:.3g} if the gap {chosen.words(r.mechanism)}" for r in example.by_mechanism)
-        lines.append(f"  (for {example.items} items x {example.runs} runs: MDG {said})")
+        said = ", ".join(f"{_toward(example, r):.3g} if the gap {chosen.words(r.mechanism)}" for r in example.by_mechanism)
+        lines.append(f"  (for {example.items} items x {example.runs} runs: MDG {said}; the 'MDG if' columns are each "
+                     "mechanism's MDG in the direction of the headline MDG)")
     return lines
+
+
+def _toward(cell, result):
+    """A mechanism's MDG in the direction the cell's headline MDG comes from."""
+    return result.mdg_up if cell.mdg_up is not None and cell.mdg_up == cell.mdg else result.mdg_down
 
 
 #: Seconds of work before plan's progress is first written when standard error is not a terminal, and between lines.

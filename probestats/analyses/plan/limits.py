@@ -66,7 +66,7 @@ def check_plan_work(items, runs, sims: int, *, mechanisms: int = 1, noise_runs: 
     >>> check_plan_work([100000], [20], 2000)
     Traceback (most recent call last):
     ...
-    probestats.errors.OptionError: the design of 100000 items x 20 runs per value holds 4,000,000,000 simulated runs at once (sims=2000), more than the limit of 25,000,000; lower sims to 12 or fewer, or plan fewer items or runs
+    probestats.errors.OptionError: the design of 100000 items x 20 runs per value holds 4,000,000,000 simulated runs at once (sims=2000; about 32 GB of memory), more than the limit of 25,000,000; lower sims to 12 or fewer, or plan fewer items or runs
     """
     items, runs = [int(n) for n in items], [int(k) for k in runs]
     if not items or not runs:
@@ -82,7 +82,8 @@ def check_plan_work(items, runs, sims: int, *, mechanisms: int = 1, noise_runs: 
         fit = MAX_DESIGN_RUNS // widest
         raise OptionError(
             f"the design of {max(items)} items x {max(runs)} runs per value holds {widest * sims:,} simulated runs "
-            f"at once ({opt('sims', sims)}), more than the limit of {MAX_DESIGN_RUNS:,}; "
+            f"at once ({opt('sims', sims)}; {_gigabytes(widest * sims)} of memory), more than the limit of "
+            f"{MAX_DESIGN_RUNS:,}; "
             + (f"lower {opt('sims')} to {fit} or fewer, or plan fewer items or runs" if fit >= 1 else
                "plan fewer items or runs"))
     total = sum(items) * sum(runs) * 2
@@ -102,6 +103,11 @@ def check_plan_work(items, runs, sims: int, *, mechanisms: int = 1, noise_runs: 
         raise OptionError(f"the plan is estimated to take {_duration(cost)} ({designs} designs, {opt('sims', sims)}), "
                           f"more than the limit of {_duration(MAX_PLAN_SECONDS)} without a time budget; lower "
                           f"{opt('sims')} or plan fewer designs, or give {opt('time_budget', 'SECONDS')}")
+
+
+def _gigabytes(values: int) -> str:
+    """``about 32 GB``: the memory of ``values`` simulated runs at 8 bytes each."""
+    return f"about {values * 8 / 1e9:.3g} GB"
 
 
 def _duration(seconds: float) -> str:

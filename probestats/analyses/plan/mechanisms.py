@@ -41,7 +41,10 @@ ROUND_SHARE = 0.5
 ROUND_MIN_VALUES = 5
 #: p below which the noise log's cell spreads are taken to grow with their levels (Spearman's test), or its
 #: runs to be skewed to the right: a multiplicative change is then plausible for a positive continuous metric.
-SPREAD_TREND_P = 0.05
+SPREAD_TREND_P = 0.01
+#: One-sided p below which a count's cell variances are taken to grow with the cells' means (Spearman's test,
+#: among items that differ in level): a level shift, which leaves an item's spread where it was, is then ruled out.
+RATE_TREND_P = 0.01
 #: Two-sided level of the pilot's test of each mechanism's prediction of how value a's runs spread.
 PILOT_LEVEL = 0.01
 
@@ -150,6 +153,24 @@ def dispersion(noise: NoiseModel) -> tuple[float | None, float | None]:
     return float(phi), float(chi2.cdf(phi * noise.df, noise.df))
 
 
+def _variance_tracks_rate(noise: NoiseModel) -> str | None:
+    """Why a count's gap is a change of its rate (None: the log does not say): its items differ in level and
+    the cells' variances grow with their means, as Poisson-like counts' do (a shift would not move them)."""
+    from scipy.stats import spearmanr
+
+    sizes, means = noise._cell_sizes, noise._means
+    if sizes is None or sizes.size < 8 or noise.differ < 0.5 or not np.ptp(means) > 0:
+        return None
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    resid = noise._raw - np.repeat(means, sizes)
+    var = np.add.reduceat(resid ** 2, starts) / np.maximum(sizes - 1, 1)
+    rho, p = spearmanr(means, var)
+    if np.isfinite(rho) and rho > 0 and p / 2 < RATE_TREND_P:
+        return (f"its items differ in level and their variances grow with their means (Spearman {rho:.2f}), as a "
+                "count's do when its rate changes")
+    return None
+
+
 def _spread_tracks_level(noise: NoiseModel) -> str | None:
     """Why a multiplicative change is plausible for a positive continuous metric (None: the log does not say so):
     its cells' spreads grow with their levels, or its runs are skewed to the right within cells."""
@@ -221,6 +242,11 @@ def choose_mechanisms(noise: NoiseModel, mechanism: str = "auto") -> Mechanisms:
                               f"its runs spread less than Poisson counts do (variance / mean {phi:.2f}, p = "
                               f"{p_under:.2g}), so they are not made of independent events whose rate could change: "
                               "the gap is taken to shift the count", phi, ("rate",))
+        tracks = _variance_tracks_rate(noise)
+        if tracks is not None:
+            return Mechanisms(kind, kind_text, ("rate",), "metric",
+                              f"{tracks}: the gap is taken to change the rate, not to shift the count", phi,
+                              ("level",))
         spread = "as Poisson counts do" if phi is None or phi <= 1 else f"more than Poisson counts (variance / mean {phi:.2f})"
         return Mechanisms(kind, kind_text, ("level", "rate"), "metric",
                           f"its runs spread {spread}, so the log cannot tell whether the gap shifts the count or "

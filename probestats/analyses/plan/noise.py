@@ -314,6 +314,11 @@ def _bounds(y: np.ndarray, integer: bool, scale, metric: str):
     return floor, ceiling, ("observed" if floor is not None or ceiling is not None else None)
 
 
+#: Points (cells x the whole log's kinks) up to which the mixture's inverse is tabled (:meth:`ShiftTable._mixture`);
+#: beyond (a large log of continuous values with a bound), each shift is found by bisection.
+MIXTURE_TABLE_MAX = 20_000_000
+
+
 @dataclass(frozen=True)
 class ShiftTable:
     """Per cell, the run shift ``s`` that moves the cell's mean by a gap ``x``: a piecewise-linear map.
@@ -390,9 +395,26 @@ class ShiftTable:
             first, last = self.limits(cell, w)
             reached = np.minimum(gap, last) if self.has_ceiling else gap
             reached = np.maximum(reached, first) if self.has_floor else reached
-        xs, ss, m_first, m_last, offset = self._mixture(w)
-        s = self._piecewise(gap, m_first[cell], m_last[cell], cell * offset, xs, ss)
-        return s, reached
+        if self.k_sizes is not None and (self.first.size - 1) * int(self.k_sizes[-1]) <= MIXTURE_TABLE_MAX:
+            xs, ss, m_first, m_last, offset = self._mixture(w)
+            return self._piecewise(gap, m_first[cell], m_last[cell], cell * offset, xs, ss), reached
+        return self._bisected(cell, gap, w), reached
+
+    def _bisected(self, cell: np.ndarray, gap: np.ndarray, w: float) -> np.ndarray:
+        """The mixture's shift by bisection (for logs too large for :meth:`_mixture`'s table): 52 halvings."""
+        whole = self.first.size - 1
+        first, last = self.limits(cell, w)
+        target = np.minimum(gap, last) if self.has_ceiling else gap
+        target = np.maximum(target, first) if self.has_floor else target
+        span = float(np.abs(self.s).max()) + float(np.abs(target).max()) + 1.0
+        lo, hi = np.full(target.shape, -2 * span), np.full(target.shape, 2 * span)
+        whole_cells = np.full_like(cell, whole)
+        for _ in range(52):
+            mid = 0.5 * (lo + hi)
+            up = w * self.moved(cell, mid) + (1 - w) * self.moved(whole_cells, mid) >= target
+            hi = np.where(up, mid, hi)
+            lo = np.where(up, lo, mid)
+        return hi
 
     def _mixture(self, w: float):
         """Each cell's mixture map ``H_c(s) = w G_c(s) + (1 - w) G_whole(s)``, inverted on the union of the two

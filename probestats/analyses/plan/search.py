@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from probestats.analyses.plan.mechanisms import choose_mechanisms, engine_shift
+from probestats.analyses.plan.mechanisms import choose_mechanisms, engine_shift, infer_rating_scale
 from probestats.analyses.plan.noise import VALUE_LIMIT, NoiseModel, as_noise, finite_or_none, fmt_scale
 from probestats.analyses.plan.simulate import (MAX_DOUBLINGS, Draws, Rejections, approx_mdg, approx_power,
                                                direction_of, draw_probes, reject_rate, runs_array, sign_test_rate)
@@ -425,7 +425,7 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
     alpha : float
     heterogeneity : float, optional
         tau, the spread (SD) of true gaps between items. None means 0, in which case the
-        power is an upper bound.
+        power is an upper bound where one mechanism is simulated (the note says so).
     sims : int
         Simulated probes per design.
     seed : int
@@ -455,6 +455,8 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
     check_common(alpha, power, sims, alternative, seed)
     tau = check_tau(heterogeneity)
     noise = as_noise(noise, metric, scale)
+    if scale is None:
+        noise = infer_rating_scale(noise)
     missing = [n for n, v in (("gap", gap), ("items", items), ("runs", runs), ("power", power)) if v is None]
     if len(missing) != 1:
         raise OptionError("leave exactly one of gap, items, runs and power as None: the one to solve for "
@@ -576,7 +578,7 @@ def design_search(noise_model, items, runs_a, runs_b, alpha, power, sims, seed, 
     ``(draws, both)``."""
     check_common(alpha, power, sims, alternative, seed)
     tau = check_tau(heterogeneity)
-    noise = as_noise(noise_model)
+    noise = infer_rating_scale(as_noise(noise_model))
     items = int(items)
     ka, kb = runs_array(runs_a, items, "runs_a"), runs_array(runs_b, items, "runs_b")
     gap_sd = noise.sigma_run * math.sqrt(float(np.mean(1.0 / ka + 1.0 / kb)))
