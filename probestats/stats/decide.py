@@ -218,6 +218,7 @@ def decide_rejections(gaps: np.ndarray, limit: float, alternative: str, lattice:
     open_rows = np.flatnonzero(~(decision | keep))
     if open_rows.size:
         settled, p = _equal_sizes(gaps[open_rows], alternative)
+        settled &= np.abs(p - limit) > 1e-9 * limit     # a p at alpha to a float's error: counted exactly below
         decision[open_rows[settled]] = p[settled] <= limit
         open_rows = open_rows[~settled]
     for r in open_rows:
@@ -234,7 +235,7 @@ def _equal_sizes(gaps: np.ndarray, alternative: str) -> tuple[np.ndarray, np.nda
     (``P``, ``N``: the positive and negative gaps), computed for all rows at once. The rows of whole-number
     metrics run once per value (0/1 gaps of one run: -1, 0, 1) are all of this kind.
 
-    >>> _equal_sizes(np.array([[1.0, 1.0, -1.0, 0.0, 1.0], [1.0, 2.0, 1.0, 1.0, 1.0]]), "two-sided")[1][0]
+    >>> float(_equal_sizes(np.array([[1.0, 1.0, -1.0, 0.0, 1.0], [1.0, 2.0, 1.0, 1.0, 1.0]]), "two-sided")[1][0])
     0.625
     """
     from scipy.special import bdtrc

@@ -328,7 +328,8 @@ def mechanism_text(noise: NoiseModel, mechanism: str) -> str:
             return "rate: the rate of value a's runs moves by the gap" + bound
         phi, _ = dispersion(noise)
         extra = ("Poisson counts" if phi is None or phi <= 1 else
-                 f"counts that spread as the log's do (variance {phi:.3g} times their mean)")
+                 f"negative binomial counts, so a run's variance grows as the log's counts' does (variance {phi:.3g} "
+                 "times the mean at the log's level, mu + mu^2 / r)")
         return ("rate: a count's rate rises by the gap in every run of value a (rate lambda_i + gap, the extra "
                 f"events drawn as {extra}) or falls by it (each event kept with probability "
                 "(lambda_i + gap) / lambda_i, stopping at 0), lambda_i the simulated item's rate; its spread "

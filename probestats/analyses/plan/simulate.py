@@ -198,9 +198,10 @@ class Draws:
     rate: tuple | None = None
     #: how a rate moves: "scale" (every item's rate times 1 + gap / mean) or "add" (a count's rate plus the gap)
     rate_mode: str = "scale"
-    #: a count's dispersion (variance over mean): extra events are negative binomial counts that spread as much
-    #: beyond 1, Poisson counts at 1 or less
-    disp: float = 1.0
+    #: a count's negative binomial size r (its variance mu + mu^2 / r, from the log's mean and pooled variance) when
+    #: it spreads more than a Poisson count; None: Poisson. A rate raised from lambda to lambda + g then adds
+    #: g + (2 lambda g + g^2) / r to a run's variance, drawn as negative binomial extra events
+    nb_size: float | None = None
 
     @property
     def lattice(self) -> int | None:
@@ -254,8 +255,11 @@ class Draws:
             up = true > 0
             if up.any():
                 mean = np.broadcast_to(ka, true.shape)[up] * true[up]
-                moved[up] = (_poisson_quantile(v[up], mean) if self.disp <= 1.0 else
-                             _nbinom_quantile(v[up], mean, self.disp))
+                if self.nb_size is None:
+                    moved[up] = _poisson_quantile(v[up], mean)
+                else:
+                    lv = np.broadcast_to(level, true.shape)[up]
+                    moved[up] = _nbinom_quantile(v[up], mean, 1.0 + (2.0 * lv + true[up]) / self.nb_size)
             return (self.base + moved * (self.scale // self.ka)) / self.scale
         r = np.maximum(1.0 + true / grand, 0.0)
         if not self.integer:
@@ -339,10 +343,12 @@ def _dither(rng: np.random.Generator, shape: tuple, *, stratified: bool) -> np.n
     return (order + rng.random(shape[:-1])[..., None]) / shape[-1]
 
 
-def _dispersion(noise: NoiseModel) -> float:
-    """The noise log's pooled within-cell variance over its mean (1 for Poisson counts), at least 0."""
+def _nb_size(noise: NoiseModel) -> float | None:
+    """The negative binomial size ``r = mu^2 / (sigma^2 - mu)`` of a count that spreads more than a Poisson count
+    (``sigma^2`` the pooled within-cell variance, ``mu`` the log's mean); None for one that does not."""
     mean = float(np.mean(noise._raw)) if noise._raw is not None else 0.0
-    return noise.sigma_run ** 2 / mean if mean > 0 else 1.0
+    extra = noise.sigma_run ** 2 - mean
+    return mean * mean / extra if mean > 0 and extra > 1e-9 * mean else None
 
 
 def _check_engine(shift: str, noise: NoiseModel) -> None:
@@ -358,9 +364,10 @@ def _check_engine(shift: str, noise: NoiseModel) -> None:
         raise OptionError(f"a scale change needs a noise log of '{noise.metric}' whose runs are 0 or more")
 
 
-def _nbinom_quantile(v: np.ndarray, mean: np.ndarray, disp: float) -> np.ndarray:
-    """The quantile at ``v`` of a negative binomial count with ``mean`` and variance ``disp`` times it (``disp`` > 1),
-    its distribution function summed term by term; non-decreasing in ``mean`` at a fixed ``v``.
+def _nbinom_quantile(v: np.ndarray, mean: np.ndarray, disp) -> np.ndarray:
+    """The quantile at ``v`` of a negative binomial count with ``mean`` and variance ``disp`` times it (``disp`` > 1,
+    one number or one per element), its distribution function summed term by term; non-decreasing in ``mean``
+    (and in ``disp``) at a fixed ``v``.
 
     >>> from scipy.stats import nbinom
     >>> v, mean = np.array([0.1, 0.5, 0.97, 0.3]), np.array([0.5, 4.0, 30.0, 0.0])
@@ -373,16 +380,17 @@ def _nbinom_quantile(v: np.ndarray, mean: np.ndarray, disp: float) -> np.ndarray
     idx = np.flatnonzero(mean > 0)
     if not idx.size:
         return out
-    q = 1.0 - 1.0 / disp
-    n = mean[idx] / (disp - 1.0)
+    d = np.broadcast_to(np.asarray(disp, dtype=float), mean.shape)[idx]
+    q = 1.0 - 1.0 / d
+    n = mean[idx] / (d - 1.0)
     goal = v[idx]
-    pmf = np.exp(n * math.log(1.0 / disp))
+    pmf = np.exp(-n * np.log(d))
     cdf = pmf.copy()
     k = np.zeros(idx.size)
     todo = np.flatnonzero(cdf < goal)
     step = 0
     while todo.size:
-        pmf[todo] *= (step + n[todo]) / (step + 1) * q
+        pmf[todo] *= (step + n[todo]) / (step + 1) * q[todo]
         step += 1
         cdf[todo] += pmf[todo]
         k[todo] = step
@@ -480,7 +488,7 @@ def draw_probes(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed, 
         level = np.maximum(mix * means[cell] + (1 - mix) * means[whole], 0.0) if integer else None
         v = np.clip(rng.random((sims, items)), 1e-12, 1 - 1e-12)
         return Draws(base, u, z, ka, scale, integer, rate=(a_part, level, grand, v),
-                      rate_mode="scale" if shift == "scale" else "add", disp=_dispersion(noise))
+                      rate_mode="scale" if shift == "scale" else "add", nb_size=_nb_size(noise))
     if not bounded:
         return Draws(base, u, z, ka, scale, integer)
     return Draws(base, u, z, ka, scale, integer, runs_a=runs if same else tuple(runs), cell=cell,
