@@ -228,6 +228,10 @@ class Plan:
     range_sims: int | None = None
     precision: str | None = None
 
+    def __post_init__(self):
+        if self.mechanisms is None:   # a plan built by hand: the mechanisms its noise log leaves plausible
+            object.__setattr__(self, "mechanisms", choose_mechanisms(self.noise))
+
     @property
     def noise_runs_to_halve_range(self) -> int | None:
         """Runs a noise log needs to halve the MDG's ranges: 4 times its own (the ranges narrow as 1/sqrt(runs))."""
