@@ -16,17 +16,20 @@ The names below are the package's public ones.
 
 from probestats.analyses.plan.heterogeneity import TAU_METHOD, Heterogeneity, heterogeneity_from_pilot
 from probestats.analyses.plan.limits import check_plan_work
-from probestats.analyses.plan.mechanisms import gap_model
+from probestats.analyses.plan.mechanisms import Mechanisms, gap_model
 from probestats.analyses.plan.noise import (BOUND_MIN_RUNS, BOUND_SHARE, POOL_MIN_RUNS, NoiseModel, differ_weight,
                                             noise_model)
 from probestats.analyses.plan.ranges import (RANGE_METHOD, RANGE_SPREADS, DesignMDG, design_mdg, mdg_ranges,
                                              mdg_sim_error, mdg_with_range, mean_bounds, resampled_noise, room_left)
 from probestats.analyses.plan.search import PowerResult, mdg_for_design, power_sign_flip
-from probestats.analyses.plan.table import DesignPower, Plan, PlanCell, design_power, plan_probe, with_design_power
+from probestats.analyses.plan.table import (DesignPower, MechanismResult, Plan, PlanCell, design_power, plan_probe,
+                                            with_design_power)
 
 __all__ = [
     "NoiseModel",
     "Heterogeneity",
+    "Mechanisms",
+    "MechanismResult",
     "PowerResult",
     "PlanCell",
     "Plan",

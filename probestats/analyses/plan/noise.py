@@ -137,7 +137,7 @@ class NoiseModel:
     _means: np.ndarray | None = field(default=None, repr=False, compare=False)
     _cell_sizes: np.ndarray | None = field(default=None, repr=False, compare=False)
     # bounded metric: per cell, the shift s of every run that moves the cell's mean by a gap
-    _shifts: ShiftTable | None = field(default=None, repr=False, compare=False)
+    _shifts: _ShiftTable | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def stated(cls, sigma: float, metric: str = "metric") -> NoiseModel:
@@ -314,13 +314,13 @@ def _bounds(y: np.ndarray, integer: bool, scale, metric: str):
     return floor, ceiling, ("observed" if floor is not None or ceiling is not None else None)
 
 
-#: Points (cells x the whole log's kinks) up to which the mixture's inverse is tabled (:meth:`ShiftTable._mixture`);
+#: Points (cells x the whole log's kinks) up to which the mixture's inverse is tabled (:meth:`_ShiftTable._mixture`);
 #: beyond (a large log of continuous values with a bound), each shift is found by bisection.
 MIXTURE_TABLE_MAX = 20_000_000
 
 
 @dataclass(frozen=True)
-class ShiftTable:
+class _ShiftTable:
     """Per cell, the run shift ``s`` that moves the cell's mean by a gap ``x``: a piecewise-linear map.
 
     ``G_c(s) = mean(clip(y + s)) - m_c`` over the cell's runs is non-decreasing and piecewise
@@ -599,7 +599,7 @@ def _mix_share(v_cells: float, v_all: float, b_cells: float, target: float) -> t
     return float(w), float(f(w))
 
 
-def _shift_table(pool: np.ndarray, sizes: np.ndarray, floor, ceiling) -> ShiftTable:
+def _shift_table(pool: np.ndarray, sizes: np.ndarray, floor, ceiling) -> _ShiftTable:
     """Per simulation cell, the map from a gap of the cell's mean to the shift of every run."""
     xs, ss, first, last = [], [], [], []
     start = 0
@@ -634,7 +634,7 @@ def _shift_table(pool: np.ndarray, sizes: np.ndarray, floor, ceiling) -> ShiftTa
     x = np.concatenate([xc + c * offset for c, xc in enumerate(xs)])
     s_first, s_last = np.array([sc[0] for sc in ss]), np.array([sc[-1] for sc in ss])
     s_offset = float(s_last.max() - s_first.min()) + 1.0
-    return ShiftTable(x=x, s=np.concatenate(ss), first=first_a, last=last_a, offset=offset,
+    return _ShiftTable(x=x, s=np.concatenate(ss), first=first_a, last=last_a, offset=offset,
                        has_floor=floor is not None, has_ceiling=ceiling is not None,
                        s_first=s_first, s_last=s_last, s_offset=s_offset,
                        s_key=np.concatenate([sc + c * s_offset for c, sc in enumerate(ss)]),

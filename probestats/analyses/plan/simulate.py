@@ -65,7 +65,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from probestats.analyses.plan.noise import NoiseModel, ShiftTable
+from probestats.analyses.plan.noise import NoiseModel
 from probestats.errors import OptionError
 from probestats.stats.decide import decide_rejections
 from probestats.stats.hypotests import sign_test
@@ -189,7 +189,7 @@ class Draws:
     runs_a: object = None            # (sims, items, k_a) array, or one (sims, k_a[i]) array per item;
     #                                  whole numbers are stored as y + w, w uniform in [0, 1)
     cell: np.ndarray | None = None   # (sims, items) the noise-log cell of each simulated item
-    shifts: ShiftTable | None = None
+    shifts: object = None            # the noise model's table of run shifts per cell (NoiseModel._shifts)
     mix: float = 1.0                 # share of an item's runs drawn from its cell (else the whole log)
     floor: float = -math.inf
     ceiling: float = math.inf

@@ -112,7 +112,7 @@ class PlanCell:
     mechanism_up: str | None = None
     mechanism_down: str | None = None
     mechanism_power: str | None = None
-    by_mechanism: tuple = ()
+    by_mechanism: tuple[MechanismResult, ...] = ()
 
     @property
     def mdg_range(self) -> tuple[float, float] | None:
