@@ -32,7 +32,9 @@ import tempfile
 import polars as pl
 
 from probestats.stats.hypotests import sign_flip_test
-from probestats.analyses.plan import _draw, _mdg, _Rejections, noise_model, plan_probe
+from probestats.analyses.plan import noise_model, plan_probe
+from probestats.analyses.plan.simulate import Rejections, draw_probes
+from probestats.analyses.plan.search import search_mdg
 from probestats.stats.decide import decide_rejections
 
 ITEMS = [6, 7, 8, 9, 10, 12, 14, 16, 20, 24]
@@ -54,9 +56,9 @@ class NaiveRejections:
 
 
 def one_cell(noise, items, runs, gap, sims, seed, naive):
-    draws = _draw(noise, items, runs, runs, sims, seed)
-    rej = NaiveRejections(draws, 0.0, 0.05) if naive else _Rejections(draws, 0.0, 0.05, "two-sided")
-    mdg = _mdg(rej, items, noise.gap_sd(runs), 0.0, 0.05, 0.8, "two-sided")
+    draws = draw_probes(noise, items, runs, runs, sims, seed)
+    rej = NaiveRejections(draws, 0.0, 0.05) if naive else Rejections(draws, 0.0, 0.05, "two-sided")
+    mdg = search_mdg(rej, items, noise.gap_sd(runs), 0.0, 0.05, 0.8, "two-sided")
     power = rej.rate(gap)
     return mdg, power, rej.computed
 
@@ -83,7 +85,7 @@ def realistic(args) -> None:
           f"(MDG: {mdgs})")
     # the peer: the same simulated probes at one design's MDG, decided by a plain loop of sign_flip_test
     cell = plan.cells[1]
-    draws = _draw(noise, 81, cell.runs, cell.runs, args.sims, 0)
+    draws = draw_probes(noise, 81, cell.runs, cell.runs, args.sims, 0)
     gaps = draws.gaps(cell.mdg)[: args.peer_rows]
     limit = 0.05 * (1 + 1e-12)
     t = time.process_time()

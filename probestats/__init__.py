@@ -85,6 +85,8 @@ _EXPORTS = {
     "PowerResult": ".analyses.plan",
     "PlanCell": ".analyses.plan",
     "Heterogeneity": ".analyses.plan",
+    "Mechanisms": ".analyses.plan",
+    "MechanismResult": ".analyses.plan",
     "FramingCell": ".analyses.framing",
     "LanguageResult": ".analyses.framing",
     "WrapperResult": ".analyses.framing",

@@ -29,7 +29,8 @@ OPTION_GROUPS = {
                           "explode", "lookup", "code",
                           "design_file", "facts", "dialect", "table"),
     "Tests": ("alternative", "alpha", "correction", "interval", "n_resamples", "seed", "effect_choice", "row_level",
-              "per_item", "gap", "target", "sims", "shift", "mdg_range", "heterogeneity", "items", "runs"),
+              "per_item", "gap", "target", "sims", "mechanism", "mdg_range", "time_budget", "heterogeneity", "items",
+              "runs"),
     "Output": ("json_out", "output", "sections", "force", "plot", "keep_runs", "with_runs", "with_time", "places",
                "no_seed", "run_order", "settings", "port", "host", "open_browser", "max_mb", "help"),
 }
@@ -897,17 +898,20 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
 @click.option("--plot", type=click.Path(path_type=Path), metavar="FILE.png",
               help="Also draw power against runs per value (needs --gap).")
 @scale_option
-@click.option("--shift", type=click.Choice(["additive", "scale", "steps"]), default="additive", show_default=True,
-              help="How a gap acts: added to the mean (a count's rate, its extra events drawn), scaling the mean "
-                   "(a rate gap for counts, multiplicative for other metrics that are never negative), or whole "
-                   "steps spread evenly over an item's runs (a whole-number metric that moves in steps).")
+@click.option("--mechanism", type=click.Choice(["auto", "level", "rate", "scale"]), default="auto", show_default=True,
+              help="How a gap acts: auto (the ways the noise log leaves plausible, the least promising headlined), "
+                   "a shift of the level (its spread stays), a change of a count's or a 0/1 rate (its spread changes "
+                   "with it), or a multiplicative change of the mean.")
+@click.option("--time-budget", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="Stop refining after this many seconds and say how precise the answers are then (also lifts "
+                   "the limit on how many designs a plan sizes).")
 @click.option("--mdg-range/--no-mdg-range", default=True, show_default=True,
               help="Beside each MDG, its range over plausible noise logs of the same size (about doubles the time).")
 @json_option("the plan")
 @json_refusals
 @shape_options
 def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternative, alpha, target, sims, seed,
-         plot, scale, json_out, probe, shift="additive", mdg_range=True):
+         plot, scale, json_out, probe, mechanism="auto", mdg_range=True, time_budget=None):
     """Size a probe: the minimum detectable gap (and power at --gap) of each design.
 
     \b
@@ -925,11 +929,11 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
     noise_cells, noise, pilot_cells, pilot = (_cell_inputs((), noise=noise, pilot=pilot))[1:]
     _plan_usage(noise, pilot, noise_cells, pilot_cells, probe)
     err = console(stderr=True)
-    with plan_progress(err, enabled=not json_out) as progress:
+    with plan_progress(err) as progress:
         result = run(noise, metric=metric, pilot=pilot, a=a, b=b, heterogeneity=heterogeneity, items=items,
                      runs=runs, gap=gap, alternative=alternative, alpha=alpha, target=target, sims=sims, seed=seed,
-                     plot=plot, scale=scale, probe=probe, shift=shift, noise_cells=noise_cells,
-                     pilot_cells=pilot_cells, progress=progress, mdg_range=mdg_range)
+                     plot=plot, scale=scale, probe=probe, mechanism=mechanism, noise_cells=noise_cells,
+                     pilot_cells=pilot_cells, progress=progress, mdg_range=mdg_range, time_budget=time_budget)
     if plot:
         err.print(f"wrote {_escape(plot)}")
     emit(result, json_out)

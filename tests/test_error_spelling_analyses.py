@@ -48,8 +48,8 @@ _LACKING = ("items 3 have no 'c' runs; every item needs every value: add the run
             "example {}), or group values with {}")
 _POOLED = ("the topics have no reference target in common, so pooling them would mix directions; add {}, or give "
            "{} with {} naming a target every topic asserts")
-_SIMS = ("the design of 100000 items x 20 runs per value holds 4,000,000,000 simulated runs at once ({}), more "
-         "than the limit of 25,000,000; lower {} to 12 or fewer, or plan fewer items or runs")
+_SIMS = ("the design of 100000 items x 20 runs per value holds 4,000,000,000 simulated runs at once ({}; about 32 GB "
+         "of memory), more than the limit of 25,000,000; lower {} to 12 or fewer, or plan fewer items or runs")
 
 # name: (Python call, command line, the message in Python, the message on the command line)
 CASES = {

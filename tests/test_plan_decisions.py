@@ -127,7 +127,8 @@ def test_simulated_items_spread_as_the_cells_true_means(seed, m, spread, rate):
     # runs have the mixture's variance sigma_simulated^2 = w sigma^2 + (1 - w) var(log) (ddof 0).
     import polars as pl
 
-    from probestats.analyses.plan import _draw, noise_model
+    from probestats.analyses.plan import noise_model
+    from probestats.analyses.plan.simulate import draw_probes as _draw
 
     rng = np.random.default_rng(seed)
     cells = 3000 // m
@@ -152,7 +153,7 @@ def test_simulated_items_spread_as_the_cells_true_means(seed, m, spread, rate):
 def test_stratified_dither_steps_up_k_times_the_fraction_rounded(k, f, seed):
     # whole steps spread evenly: of k runs, those with w >= 1 - f step up; with w = (j + u) / k over a
     # permutation j of 0..k-1, that count is k f rounded down or up (hand rule: #{j : j + u >= k (1 - f)})
-    from probestats.analyses.plan import _dither
+    from probestats.analyses.plan.simulate import _dither
 
     w = _dither(np.random.default_rng(seed), (5, 7, k), stratified=True)
     assert ((w >= 0) & (w < 1)).all()
@@ -162,7 +163,7 @@ def test_stratified_dither_steps_up_k_times_the_fraction_rounded(k, f, seed):
 
 def test_stratified_dither_is_uniform_per_run():
     # each run's w alone is uniform: the share of runs stepping up is f on average (binomial SE about 0.002)
-    from probestats.analyses.plan import _dither
+    from probestats.analyses.plan.simulate import _dither
 
     w = _dither(np.random.default_rng(1), (20_000, 3, 4), stratified=True)
     for f in (0.1, 0.37, 0.8):

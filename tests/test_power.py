@@ -29,13 +29,13 @@ from probestats.analyses.plan import (
     NoiseModel,
     differ_weight,
     gap_model,
-    _draw,
     heterogeneity_from_pilot,
     mdg_for_design,
     noise_model,
     plan_probe,
     power_sign_flip,
 )
+from probestats.analyses.plan.simulate import draw_probes as _draw
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
 
@@ -402,9 +402,9 @@ def test_calibration_homogeneous_gap():
     rng = np.random.default_rng(2024)
     noise = noise_frame(rng, items=8, runs=300)          # 4800 runs: sigma known to ~1%
     gap = expected_steps(0.0) - expected_steps(1.0)
-    # the stand-in's gap moves a latent level by whole steps (its spread stays), not a rate: shift="steps"
+    # the stand-in's gap moves a latent level by whole steps (its spread stays), not a rate: mechanism="level"
     plan = plan_probe(noise, metric="steps", items=8, runs=[1, 2, 5, 10], gap=gap, heterogeneity=0.0,
-                      sims=3000, seed=1, shift="steps")
+                      sims=3000, seed=1, mechanism="level")
     probes = 1500
     for cell in plan.cells:
         emp = empirical_rate(rng, probes, 8, cell.runs, lambda r, n: np.ones(n))
@@ -431,7 +431,7 @@ def test_calibration_heterogeneous_gap_from_pilot():
     gap = float(sum(wi * (expected_steps(0.0) - expected_steps(1.0 + 0.6 * xi)) for xi, wi in zip(x, w))
                 / w.sum())
     plan = plan_probe(noise, metric="steps", items=8, runs=[2, 10, 30], gap=gap, pilot=pilot,
-                      sims=3000, seed=2, shift="steps")
+                      sims=3000, seed=2, mechanism="level")
     assert plan.tau_source == "pilot" and 0.5 < plan.tau < 0.7
     probes = 1500
     for cell in plan.cells:
@@ -561,9 +561,9 @@ def test_mdg_for_design_with_unequal_runs():
     g = d.gaps(0.41)
     assert np.allclose(g * 6, np.round(g * 6))           # means over 3 and 2 runs: steps of 1/6
     assert (g - d.gaps(0.0)).mean() == pytest.approx(0.41, abs=0.01)
-    even = mdg_for_design(m, 8, 20, 20, sims=1000, shift="steps")
-    ragged = mdg_for_design(m, 8, [20] * 7 + [10], [20] * 8, sims=1000, shift="steps")
-    fewer = mdg_for_design(m, 8, 10, 10, sims=1000, shift="steps")
+    even = mdg_for_design(m, 8, 20, 20, sims=1000, mechanism="level")
+    ragged = mdg_for_design(m, 8, [20] * 7 + [10], [20] * 8, sims=1000, mechanism="level")
+    fewer = mdg_for_design(m, 8, 10, 10, sims=1000, mechanism="level")
     assert even < ragged < fewer
     # closed form for 6 items with normal noise: P(all same sign) = 0.8
     spread = 1.2 * math.sqrt(1 / 4 + 1 / 6)
@@ -846,7 +846,7 @@ def test_a_counts_default_gap_raises_each_items_rate_with_drawn_events():
     y = rng.poisson(np.repeat(lam, 4)).astype(float)
     m = noise_model(pl.DataFrame({"item": np.repeat(np.arange(1500), 4), "x": y}), metric="x")
     assert m.count and m.differ > 0.999
-    assert "count's rate" in gap_model(m) and gap_model(m, "steps").startswith("steps")
+    assert "count's rate" in gap_model(m) and gap_model(m, "level").startswith("level")
     k = 10
     d = _draw(m, 6, k, k, 40000, 5)
     steps = _draw(m, 6, k, k, 40000, 5, shift="steps")
@@ -881,18 +881,20 @@ def test_scale_shift_gaps_never_fall_as_the_gap_grows(g, step, seed):
 
 
 def test_scale_shift_is_stated_and_refused_where_it_cannot_apply():
-    plan = plan_probe(_poisson_noise(cells=300), items=8, runs=20, sims=200, shift="scale")
+    plan = plan_probe(_poisson_noise(cells=300), items=8, runs=20, sims=200, mechanism="scale")
     out = plan.to_dict()
-    assert out["shift"] == "scale" and "rate" in out["shift_model"]
-    assert "gap model: scale" in plan_text(plan)
-    assert plan_probe(_poisson_noise(cells=300), items=8, runs=20, sims=200).to_dict()["shift"] == "additive"
+    assert out["mechanisms"]["candidates"] == ["scale"] and "rate" in out["gap_model"]
+    assert "how the gap acts: scale" in plan_text(plan)
+    # Poisson counts: the log cannot tell a shift of the count from a change of its rate, so both are simulated
+    default = plan_probe(_poisson_noise(cells=300), items=8, runs=20, sims=200).to_dict()
+    assert default["mechanisms"]["candidates"] == ["level", "rate"]
     signed = pl.DataFrame({"item": [1, 1, 2, 2], "x": [-1.0, 1.0, 0.5, -0.5]})
     with pytest.raises(OptionError, match="0 or more"):
-        plan_probe(signed, metric="x", items=8, runs=5, sims=50, shift="scale")
+        plan_probe(signed, metric="x", items=8, runs=5, sims=50, mechanism="scale")
     with pytest.raises(OptionError, match="noise log"):
-        plan_probe(1.0, items=8, runs=5, sims=50, shift="scale")
-    with pytest.raises(OptionError, match="shift must be"):
-        plan_probe(_poisson_noise(cells=30), items=8, runs=5, sims=50, shift="log")
+        plan_probe(1.0, items=8, runs=5, sims=50, mechanism="scale")
+    with pytest.raises(OptionError, match="expected one of auto, level, rate, scale"):
+        plan_probe(_poisson_noise(cells=30), items=8, runs=5, sims=50, mechanism="log")
 
 
 def test_two_sided_mdg_is_searched_both_ways_near_a_ceiling():
@@ -975,7 +977,7 @@ def test_the_mdg_simulation_error_matches_brute_force_on_a_normal_test():
 
 def test_the_mdg_range_is_the_mdg_times_exp_of_its_spreads():
     # written out by hand: log ratios +-0.1 and 0 (sample SD 0.1), simulation error 0.03, 3.5 spreads
-    from probestats.analyses.plan import RANGE_SPREADS, _range_of
+    from probestats.analyses.plan.ranges import RANGE_SPREADS, _range_of
 
     base, size = 2.0, 0.5
     others = [base * math.exp(x) for x in (0.1, 0.0, -0.1)]
@@ -1056,7 +1058,9 @@ def test_mean_bounds_are_the_cluster_standard_errors_of_the_logs_mean():
 def test_an_mdg_within_the_logs_uncertainty_of_the_ceiling_is_marked_not_promised():
     # 0/1 noise logs of 200 runs (40 cells of 5) at a rate of 0.9: the log knows its rate to about +/- 0.04, so an
     # upward MDG of about 0.09 may be a rise the items cannot make; it is marked when it exceeds 1 - the upper
-    # one-sided 95% bound on the log's rate (cell means' SD / sqrt(40), t on 39 df, by hand here)
+    # one-sided 95% bound on the log's rate (t on 39 df times the larger of the cell means' SD / sqrt(40) and the
+    # runs' own pooled SD / sqrt(200), by hand here: cells whose means agree by chance must not make the bound
+    # tighter than the runs' noise allows)
     from scipy.stats import t as student_t
 
     marked = 0
@@ -1066,7 +1070,9 @@ def test_an_mdg_within_the_logs_uncertainty_of_the_ceiling_is_marked_not_promise
                           runs=20, heterogeneity=0.0, sims=300, seed=seed, mdg_range=False)
         c = plan.cells[0]
         means = y.reshape(40, 5).mean(axis=1)
-        high = y.mean() + student_t.ppf(0.95, 39) * means.std(ddof=1) / math.sqrt(40)
+        runs_sd = math.sqrt(float(np.mean(y.reshape(40, 5).var(axis=1, ddof=1))))
+        se = max(means.std(ddof=1) / math.sqrt(40), runs_sd / math.sqrt(200))
+        high = y.mean() + student_t.ppf(0.95, 39) * se
         expect = c.mdg_up is not None and math.isfinite(c.mdg_up) and c.mdg_up > 1 - high
         assert c.mdg_up_near_bound == expect
         assert c.to_dict()["mdg_up_near_bound"] == expect
@@ -1087,7 +1093,7 @@ def test_an_mdg_within_the_logs_uncertainty_of_the_ceiling_is_marked_not_promise
 
 
 def test_small_cells_are_joined_with_their_neighbours_by_mean():
-    from probestats.analyses.plan import POOL_MIN_RUNS, _joined_cells
+    from probestats.analyses.plan.noise import POOL_MIN_RUNS, _joined_cells
 
     assert POOL_MIN_RUNS == 8
     # six cells of 3 runs, means 1, 6, 2, 5, 3, 4: in order of means 1, 2, 3 | 4, 5, 6 (9 runs each)

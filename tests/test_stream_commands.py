@@ -213,7 +213,7 @@ def test_compare_streams_and_equals_the_row_path(case, tmp_path, monkeypatch, pa
 
 
 def test_plan_reads_the_columns_it_needs_and_gives_the_same_plan(tmp_path, monkeypatch):
-    from probestats.analyses import plan as plan_module
+    from probestats.analyses.plan import noise as plan_module
     from probestats.io.read import read_log
 
     noise = write(make_log(items=8, runs=6, seed=16, gap=0.0).with_columns(pl.lit("a long reply").alias("reply")),

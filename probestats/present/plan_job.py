@@ -21,7 +21,8 @@ DEFAULT_RUNS = (1, 2, 3, 5, 10, 20)
 
 def plan(noise=None, *, metric, pilot=None, a=None, b=None, heterogeneity=None, items=(), runs=(), gap=None,
          alternative="two-sided", alpha=0.05, target=0.8, sims=2000, seed=0, plot=None, scale=None, probe=None,
-         shift="additive", noise_cells=None, pilot_cells=None, progress=None, mdg_range=True):
+         mechanism="auto", noise_cells=None, pilot_cells=None, progress=None, mdg_range=True,
+         time_budget=None):
     """Size a probe from a same-versus-same log: the minimum detectable gap (and the power at ``gap``) of
     every design, as ``probestats plan`` computes it.
 
@@ -31,7 +32,7 @@ def plan(noise=None, *, metric, pilot=None, a=None, b=None, heterogeneity=None, 
         A same-versus-same (or pilot) log; sigma per run is pooled within its item x value cells.
     metric : str
         The metric column.
-    pilot, a, b, heterogeneity, gap, alternative, alpha, sims, seed, scale, shift, mdg_range
+    pilot, a, b, heterogeneity, gap, alternative, alpha, sims, seed, scale, mechanism, mdg_range, time_budget
         As for :func:`probestats.plan_probe`.
     items, runs : sequence of int or "N,N" strings
         The designs (default :data:`DEFAULT_ITEMS` x :data:`DEFAULT_RUNS`).
@@ -75,8 +76,8 @@ def plan(noise=None, *, metric, pilot=None, a=None, b=None, heterogeneity=None, 
     model = noise_model(noise_log, metric, scale=scale)
     result = plan_probe(model, items=list(items) or list(DEFAULT_ITEMS), runs=list(runs) or list(DEFAULT_RUNS),
                         gap=gap, metric=metric, pilot=pilot_log, heterogeneity=heterogeneity, alpha=alpha,
-                        power=target, sims=sims, seed=seed, alternative=alternative, a=a, b=b, shift=shift,
-                        progress=progress, mdg_range=mdg_range)
+                        power=target, sims=sims, seed=seed, alternative=alternative, a=a, b=b, mechanism=mechanism,
+                        progress=progress, mdg_range=mdg_range, time_budget=time_budget)
     if plot is not None:
         _draw(result, Path(plot))
     return result

@@ -5,7 +5,9 @@ from __future__ import annotations
 import math
 from contextlib import contextmanager
 
-from probestats.analyses.plan import Plan, _fmt_scale, gap_model
+from probestats.analyses.plan import Plan
+from probestats.analyses.plan.mechanisms import mechanism_text
+from probestats.analyses.plan.noise import fmt_scale
 
 __all__ = ["plan_text", "plan_progress"]
 
@@ -30,18 +32,20 @@ def plan_text(plan: Plan) -> str:
              + (f"(pooled within {n.n_cells} cells of {n.source}, df {n.df})" if n.df is not None
                 else "(stated)")]
     lines.append(f"noise model: {n.simulation}")
-    lines.append(f"gap model: {gap_model(n, plan.shift)}")
+    lines.extend(_mechanism_lines(plan))
     if plan.tau_source == "pilot":
         lines.append(f"heterogeneity tau: {plan.tau:.4g} (from the pilot, method of moments)")
     elif plan.heterogeneity_stated:
         lines.append(f"heterogeneity tau: {plan.tau:.4g} (stated assumption)")
     else:
-        lines.append("heterogeneity tau: 0 (assumed, not measured): power is then an upper bound")
+        lines.append("heterogeneity tau: 0 (assumed, not measured): " + (
+            "gaps that differ between items would lower power" if plan.mechanisms.several else
+            "power is then an upper bound, if the gap acts as assumed"))
     lines.append(f"test: exact sign-flip, {plan.alternative}, alpha {plan.alpha:g}; target power "
                  f"{plan.target_power:g}; {plan.sims} simulated probes per design (seed {plan.seed})")
     bounded = n.bounded
     if bounded:
-        lines.append(f"bounds: runs kept within {_fmt_scale(n.floor, n.ceiling)} ({n.scale_source}); a gap "
+        lines.append(f"bounds: runs kept within {fmt_scale(n.floor, n.ceiling)} ({n.scale_source}); a gap "
                      "shifts each item's mean of value a and stops at the bound ('reached' and the MDG: the average "
                      "gap the items really make; 'shift': the shift of each item's mean that makes the MDG)")
     head = ["items", "runs"]
@@ -52,6 +56,10 @@ def plan_text(plan: Plan) -> str:
     two_way = plan.directions_differ()
     head += ["MDG up", "MDG down"] if two_way else []
     head += ["range up", "range down"] if two_way and ranged else []
+    several = plan.mechanisms.several
+    names = plan.mechanisms.candidates
+    head += [f"MDG if {m}" for m in names] if several else []
+    head += [f"power if {m}" for m in names] if several and plan.gap is not None else []
     head += ["MDG t approx", "min p"]
     rows = []
     for c in plan.cells:
@@ -67,6 +75,10 @@ def plan_text(plan: Plan) -> str:
         row += [_fmt_mdg(c.mdg_up) + ("*" if c.mdg_up_near_bound else ""),
                 _fmt_mdg(c.mdg_down) + ("*" if c.mdg_down_near_bound else "")] if two_way else []
         row += [_fmt_range(c.mdg_up_range), _fmt_range(c.mdg_down_range)] if two_way and ranged else []
+        if several:
+            by = {r.mechanism: r for r in c.by_mechanism}
+            row += [_fmt_mdg(_toward(c, by[m])) if m in by else "-" for m in names]
+            row += [_fmt(by[m].power, ".3f") if m in by else "-" for m in names] if plan.gap is not None else []
         row += [_fmt(c.mdg_approx, ".3g"), f"{c.min_attainable_p:.3g}"]
         rows.append(row)
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
@@ -81,25 +93,81 @@ def plan_text(plan: Plan) -> str:
         lines.append(f"MDG range: {plan.mdg_range_method} ({plan.range_sims} simulated probes per resampled log); "
                      f"here about {plan.noise_runs_to_halve_range:,} runs (4 times this one's "
                      f"{n.n_runs:,})")
+    if plan.precision:
+        lines.append("")
+        lines.append(f"precision: {plan.precision}")
     if plan.problems:
         lines.append("")
         lines.extend(f"{p.severity}: {p.message}" for p in plan.problems)
     return "\n".join(lines)
 
 
+def _mechanism_lines(plan: Plan) -> list[str]:
+    """How the gap is assumed to act: the metric's kind, the mechanism(s) simulated, and why."""
+    chosen, n = plan.mechanisms, plan.noise
+    lines = [f"metric: {chosen.kind} ({chosen.kind_text})"]
+    if not chosen.several:
+        lines.append(f"how the gap acts: {mechanism_text(n, chosen.candidates[0])} ({chosen.reason})")
+        return lines
+    lines.append(f"how the gap acts: not known ({chosen.reason}); each headline figure (MDG, power) is the least "
+                 f"promising of {', '.join(chosen.candidates)}, the others beside it:")
+    lines.extend(f"  {mechanism_text(n, m)}" for m in chosen.candidates)
+    example = next((c for c in plan.cells if len(c.by_mechanism) > 1
+                    and all(_toward(c, r) is not None and math.isfinite(_toward(c, r)) for r in c.by_mechanism)), None)
+    if example is not None:
+        said = ", ".join(f"{_toward(example, r):.3g} if the gap {chosen.words(r.mechanism)}" for r in example.by_mechanism)
+        lines.append(f"  (for {example.items} items x {example.runs} runs: MDG {said}; the 'MDG if' columns are each "
+                     "mechanism's MDG in the direction of the headline MDG)")
+    return lines
+
+
+def _toward(cell, result):
+    """A mechanism's MDG in the direction the cell's headline MDG comes from."""
+    return result.mdg_up if cell.mdg_up is not None and cell.mdg_up == cell.mdg else result.mdg_down
+
+
+#: Seconds of work before plan's progress is first written when standard error is not a terminal, and between lines.
+PLAIN_PROGRESS_AFTER = 5.0
+
+
 @contextmanager
 def plan_progress(console, enabled: bool = True):
-    """A progress bar for :func:`probestats.analyses.plan.plan_probe` on ``console`` (a rich Console).
+    """Progress of :func:`probestats.analyses.plan.plan_probe` on ``console`` (a rich Console on standard error),
+    with an estimate of the time left.
 
-    Yields the ``progress(done, total)`` callback to pass to ``plan_probe``. The bar is drawn only
-    when ``enabled`` and the console is a terminal (not when piped, nor beside ``--json``), and
-    disappears when the plan is done.
+    Yields the ``progress(done, total)`` callback to pass to ``plan_probe``. On a terminal a bar (which
+    disappears when the plan is done); otherwise (piped, redirected) a plain line, first after
+    :data:`PLAIN_PROGRESS_AFTER` seconds of work and then at most as often, so a quick plan writes nothing and
+    a long one says how far it is. Nothing when not ``enabled``.
     """
-    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+    import time
 
+    from rich.progress import (BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn,
+                               TimeRemainingColumn)
+
+    if not enabled:
+        yield None
+        return
+    if not console.is_terminal:
+        clock = {"start": None, "last": None}
+
+        def plain(done: float, total: int) -> None:
+            now = time.monotonic()
+            if clock["start"] is None:     # the simulation's first call: the clock starts here
+                clock["start"] = clock["last"] = now
+                return
+            spent = now - clock["start"]
+            if spent < PLAIN_PROGRESS_AFTER or now - clock["last"] < PLAIN_PROGRESS_AFTER or done < 0.2:
+                return
+            clock["last"] = now
+            console.print(f"plan: {done:.1f} of {total} designs simulated in {spent:.0f} s, about "
+                          f"{spent * (total - done) / done:.0f} s left", highlight=False, soft_wrap=True)
+
+        yield plain
+        return
     with Progress(TextColumn("simulating designs"), BarColumn(), TaskProgressColumn(),
-                  TextColumn("{task.fields[designs]}"), TimeElapsedColumn(), console=console, transient=True,
-                  disable=not (enabled and console.is_terminal)) as bar:
+                  TextColumn("{task.fields[designs]}"), TimeElapsedColumn(), TextColumn("left"),
+                  TimeRemainingColumn(), console=console, transient=True) as bar:
         task = bar.add_task("plan", total=None, designs="")
 
         def update(done: float, total: int) -> None:

@@ -55,15 +55,31 @@ def _sign_matrix(k: int) -> np.ndarray:
     return out
 
 
+#: Gaps per row up to which the meet-in-the-middle counts are merged for all rows at once (one sort of each
+#: row's half sums and queries); beyond, each row's queries are searched in its sorted half sums.
+MERGE_MAX_N = 14
+
+
 def _count_at_least(G: np.ndarray, x: np.ndarray) -> np.ndarray:
     """Per row r of G, the number of sign patterns s with sum(s * G[r]) >= x[r].
 
     Meet in the middle: the 2**n1 sums of the first half and the 2**n2 sums of the
     second half are enumerated; for each first-half sum a the second-half sums b with
-    b >= x - a are counted by a binary search in the sorted second half.
+    b >= x - a are counted. Up to :data:`MERGE_MAX_N` gaps the queries ``x - a`` and the sums ``b`` of
+    every row are sorted together (stably, queries first, so a ``b`` equal to a query counts as at least
+    it), and the ``b`` below each query are counted from the merged order: the same counts as a binary
+    search per row, without a loop over rows. Beyond, a binary search in the sorted second half per row.
     """
     rows, n = G.shape
     n1 = n // 2
+    if n <= MERGE_MAX_N:
+        A = G[:, :n1] @ _sign_matrix(n1).T
+        B = G[:, n1:] @ _sign_matrix(n - n1).T
+        n_a = A.shape[1]
+        order = np.argsort(np.concatenate([x[:, None] - A, B], axis=1), axis=1, kind="stable")
+        is_b = order >= n_a
+        below = np.where(is_b, 0, np.cumsum(is_b, axis=1)).sum(axis=1)
+        return (n_a * B.shape[1] - below).astype(np.int64)
     # A sorted in descending order makes the queries x - a ascending, which searchsorted
     # answers faster.
     A = -np.sort(-(G[:, :n1] @ _sign_matrix(n1).T), axis=1)
