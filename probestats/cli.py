@@ -215,7 +215,8 @@ def read_options(func):
                        "encoding=ENC (default UTF-8), max-cells=N (largest sheet; default 10,000,000), "
                        "records=KEY (JSON: the key holding the records).")
     @click.option("--column", "column", multiple=True, metavar="CANONICAL=HEADER",
-                  help="Say which header holds a column, e.g. --column item=\"Question #\" (repeatable).")
+                  help="Say which header holds a column, e.g. --column item=\"Question #\" (repeatable); "
+                       "--column model= says no header holds it.")
     @functools.wraps(func)
     def wrapper(*args, read_given=None, column=(), **kwargs):
         given = read_given or {}
@@ -576,10 +577,14 @@ def json_option(what: str = "the result"):
 @click.option("--a", "a", metavar="VALUE", help="First compared value (default: the first value in the log).")
 @click.option("--b", "b", metavar="VALUE", help="Second compared value (default: the second value in the log).")
 @by_option
+@click.option("--setting-is-attribute", "attribute_settings", multiple=True,
+              type=click.Choice(["model", "temperature", "system"]),
+              help="A setting varied on purpose with the attribute (which model decides): accepted differing "
+                   "between the values, as analyze and report accept it.")
 @json_option()
 @json_refusals
 @shape_options
-def validate(log, metric, a, b, by, json_out, probe):
+def validate(log, metric, a, b, by, json_out, probe, attribute_settings=()):
     """Check that LOG is a matched, held-fixed probe; list every problem with its rows.
 
     Exit code 0 when there are no errors (warnings allowed), 1 when there are.
