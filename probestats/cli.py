@@ -30,7 +30,7 @@ OPTION_GROUPS = {
     "Tests": ("alternative", "alpha", "correction", "interval", "n_resamples", "seed", "effect_choice", "row_level",
               "per_item", "gap", "target", "sims", "shift", "mdg_range", "heterogeneity", "items", "runs"),
     "Output": ("json_out", "output", "sections", "force", "plot", "keep_runs", "with_runs", "with_time", "places",
-               "no_seed", "run_order", "settings", "port", "host", "open_browser", "max_mb", "help"),
+               "no_seed", "run_order", "settings", "port", "host", "open_browser", "max_mb", "plain", "help"),
 }
 COMPARISON = "The comparison"
 
@@ -597,7 +597,7 @@ def validate(log, metric, a, b, by, json_out, probe, attribute_settings=()):
     from probestats.checks.schema import validate as run
 
     checked = run(probe.apply(log, metric=metric, a=a, b=b, by=by), metric=metric, a=a, b=b, by=by,
-                  fold_case=probe.fold_case)
+                  fold_case=probe.fold_case, attribute_settings=attribute_settings)
     if json_out:
         emit_json(checked)
     else:
@@ -786,11 +786,14 @@ def framing_answer_options(func):
                    "as 'probestats compare BEFORE_LOG LOG' analyzes it.")
 @interval_option
 @effect_options
+@click.option("--plain", is_flag=True,
+              help="A report for people who do not code: every number and caveat kept, each test named in words, "
+                   "how each figure was computed and the command-line spellings in a detail block at the end.")
 @shape_options
 @outputs_together
 def report(log, metric, a, b, noise, alternative, alpha, output, sections, design_file, facts, probe,
            framing_log=None, by=(), correction="holm", reference=None, factor=(), n_resamples=10_000, seed=0,
-           before_log=None, interval="t", hedges=False, effect_size="d_z"):
+           before_log=None, interval="t", hedges=False, effect_size="d_z", plain=False):
     """Write the report of LOG as Markdown, HTML or JSON (by the suffix of -o), from Jinja templates.
 
     Missing design facts (attribute, metric definition, attributes not tested, ...) show as
@@ -851,7 +854,8 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
         judge=judge, by=by, correction=correction, reference=reference, scale=scale, factor=factor,
         n_resamples=n_resamples, seed=seed, before_log=before_log, cells=cells, answers=answers,
         label_map=label_map, framing_columns=framing_columns, interval=interval, hedges=hedges,
-        effect_size=effect_size, per_item=per_item, **_noise_kwargs(noise_value, block_settings, attribute_settings))
+        effect_size=effect_size, per_item=per_item, plain=plain,
+        **_noise_kwargs(noise_value, block_settings, attribute_settings))
     console(stderr=True).print(f"wrote {_escape(output)}")
 
 

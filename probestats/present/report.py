@@ -39,6 +39,7 @@ value through :func:`md_escape`.
 from __future__ import annotations
 
 import base64
+import html
 import contextlib
 import json
 import re
@@ -324,7 +325,7 @@ class _Words:
         return self.analysis.mdg
 
 
-def report_context(analysis, design: Design | None = None, *, framing=None) -> dict:
+def report_context(analysis, design: Design | None = None, *, framing=None, plain: bool = False) -> dict:
     """Every word and number the templates show, chosen from the analysis (and the design file).
 
     Parameters
@@ -336,6 +337,9 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
         visible placeholders (:class:`Todo`), never invented text.
     framing : optional
         A dual-framing result, passed to the ``framing`` section as is.
+    plain : bool
+        For a plain report: the tests named without their methods in the text (the methods go to its
+        detail block).
 
     Returns
     -------
@@ -355,7 +359,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     "The probe did not detect a gap larger than its noise, with these 5 items, the values 'formal' and 'casual', the metric steps, model and settings not recorded in the log, and 5 runs per value."
     """
     design = design or Design()
-    words = _pair_words(analysis)
+    words = _pair_words(analysis, plain=plain)
     design_ctx, design_sentences = _design_section(words, design)
     table_ctx, table_sentences = _table_section(words)
     tests_ctx, tests_sentences = _tests_section(words)
@@ -385,8 +389,9 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     return ctx
 
 
-def _pair_words(analysis) -> _Words:
-    """The phrases every section of a paired report draws on, each worded once from the analysis."""
+def _pair_words(analysis, *, plain: bool = False) -> _Words:
+    """The phrases every section of a paired report draws on, each worded once from the analysis (``plain``:
+    the tests named without their methods, which a plain report gives in its detail block)."""
     main = analysis.main
     alpha = analysis.alpha
     sf, iv = main.sign_flip, main.interval
@@ -400,8 +405,9 @@ def _pair_words(analysis) -> _Words:
         fixed=fixed, varied=varied, settings_phrase=_settings_phrase(fixed, varied),
         p_phrase=_p_is(sf, alpha),  # "p = 0.02", or "p < 1/10001" for a Monte Carlo p at its floor
         gap_text=fmt_gap(main.average_gap),
-        test_named=f"exact sign-flip test, {sf.alternative}, {sf.method}",
-        interval_text=f"{iv.confidence:.0%} interval {fmt_num(iv.low)} to {fmt_num(iv.high)} ({iv.method})",
+        test_named=f"exact sign-flip test, {sf.alternative}" + ("" if plain else f", {sf.method}"),
+        interval_text=f"{iv.confidence:.0%} interval {fmt_num(iv.low)} to {fmt_num(iv.high)}"
+                      + ("" if plain else f" ({iv.method})"),
         minp_text=fmt_p(main.min_attainable_p, alpha),
         span_text=_mdg_span_text(analysis),
         toward=_toward(sf.alternative, main.a, main.b),
@@ -570,8 +576,10 @@ def _noise_section(w: _Words) -> tuple[dict, list[str]]:
 
 
 def _noise_option() -> str:
-    """How a sentence names the noise log's option: ``noise=`` in Python, ``--noise`` on the command line."""
-    return either("noise=", "--noise")
+    """How a sentence names the noise log's option: ``noise=`` in Python, ``--noise`` on the command line, its
+    words in a plain report."""
+    named = opt("noise")
+    return named if named.startswith("“") else either("noise=", "--noise")
 
 
 def _within_log(analysis) -> bool:
@@ -1040,7 +1048,8 @@ def design_limits(design: Design, *, size: str, cannot_see: str, subject: str) -
 
 
 def render_report(analysis, *, format: str = "md", sections=None, templates=None, design: Design | None = None,
-                  assets_dir=None, framing=None, comparison=None, shaping=None, source=None, judge=None) -> str:
+                  assets_dir=None, framing=None, comparison=None, shaping=None, source=None, judge=None,
+                  plain=None) -> str:
     """Render the report of an analysis as Markdown, one self-contained HTML page, or JSON.
 
     Rendering reads the results only: the log is not read again and nothing is simulated
@@ -1075,6 +1084,10 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
         What the log is called (default: the analysis's own record of it).
     judge : JudgeResult, optional
         An order probe of a pairwise judge, shown as the ``judge`` section.
+    plain : list, optional
+        A report for people who do not code (see :mod:`probestats.present.plain`): the options its
+        messages named in words, with their command-line spellings (filled while the report is made);
+        None for the report as usual.
 
     Returns
     -------
@@ -1097,7 +1110,7 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
     kind = _kind(analysis)
     names = _sections(sections, framing, analysis, comparison, judge)
     if kind == "pair":
-        ctx = report_context(analysis, design, framing=framing)
+        ctx = report_context(analysis, design, framing=framing, plain=plain is not None)
         ctx["design"]["shaping"] = _shaping_sentences(shaping)
         ctx["sentences"]["design"] = ctx["design"]["shaping"] + ctx["sentences"]["design"]
         if source is not None:
@@ -1163,11 +1176,17 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
         judge_refs, judge_pngs = judge_images(judge, format, assets_dir)
         images.update(judge_refs)
         pngs.update(judge_pngs)
+    _plain_context(ctx, kind, plain)
     ctx.update(sections=names, images=images, full=sections is None,
                section_templates={n: f"{SECTION_TEMPLATES.get(n, n) if kind == 'pair' or n != 'design' else 'facts'}"
                                      f".{format}.j2" for n in names})
     with _user_template_errors(templates):
-        text = template.render(ctx)
+        if ctx.get("spellings"):  # a plain report lists the spellings of the options its text names in words
+            text = template.render({**ctx, "spellings": []})
+            named = [(w, flag) for w, flag in ctx["spellings"] if w in text or html.escape(w) in text]
+            text = template.render({**ctx, "spellings": named})
+        else:
+            text = template.render(ctx)
     if format == "md" and assets_dir is not None and pngs:
         # rendered without error: the images (staged with the report itself when the caller writes both together)
         write_assets(assets_dir, {f"{name}.png": png for name, png in pngs.items()})
@@ -1177,6 +1196,37 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
     if format == "md":  # escaped values never hold a newline, so this only tidies the layout
         text = re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
     return text
+
+
+def _plain_context(ctx: dict, kind: str, named) -> None:
+    """A plain report's context: ``plain`` for the templates, and ``details``, how each figure was computed
+    (taken out of the text above it) with the command-line spellings of the options named in words."""
+    ctx["plain"] = named is not None
+    if named is None:
+        return
+    details = []
+    if kind == "pair":
+        tests = ctx["tests"]
+        details.append(("The sign-flip test", tests["sign_flip"]["method"]))
+        sign = tests["sign_test"]
+        details.append(("The sign test", sign["method"] + (f"; as a spreadsheet formula, {sign['formula']}"
+                                                           if sign.get("formula") else "")))
+        interval = tests["interval"]
+        details.append(("The interval", interval["method"] + (f"; it {interval['assumption']}"
+                                                              if interval.get("assumption") else "")))
+        effects = tests.get("effects")
+        if effects:
+            details.append(("The SD of the item gaps", effects["sd_formula"]))
+            details += [(f"The interval of {e['name']}", e["method"]) for e in effects["effects"]]
+            details += [(t["text"].split(":")[0], f"{t['method']}; assumes {t['assumption']}")
+                        for t in effects["published"]]
+        power = ctx.get("power") or {}
+        methods = [x for x in power.get("sentences", []) if str(x).startswith("Method: ")]
+        if methods:
+            power["sentences"] = [x for x in power["sentences"] if x not in methods]
+            details += [("The minimum detectable gap", str(m)[len("Method: "):].rstrip(".")) for m in methods]
+    ctx["details"] = details
+    ctx["spellings"] = named
 
 
 def _table_file(ctx: dict, analysis, names, format: str, assets_dir) -> dict[str, bytes]:
