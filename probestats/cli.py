@@ -215,8 +215,8 @@ def read_options(func):
                        "encoding=ENC (default UTF-8), max-cells=N (largest sheet; default 10,000,000), "
                        "records=KEY (JSON: the key holding the records).")
     @click.option("--column", "column", multiple=True, metavar="CANONICAL=HEADER",
-                  help="Say which header holds a column, e.g. --column item=\"Question #\" (repeatable); "
-                       "--column model= says no header holds it.")
+                  help="Say which header holds a column, e.g. --column item=\"Question #\" (repeatable; "
+                       "model= for none).")
     @functools.wraps(func)
     def wrapper(*args, read_given=None, column=(), **kwargs):
         given = read_given or {}
@@ -787,8 +787,7 @@ def framing_answer_options(func):
 @interval_option
 @effect_options
 @click.option("--plain", is_flag=True,
-              help="A report for people who do not code: every number and caveat kept, each test named in words, "
-                   "how each figure was computed and the command-line spellings in a detail block at the end.")
+              help="For people who do not code: tests named in words, methods in a last section.")
 @shape_options
 @outputs_together
 def report(log, metric, a, b, noise, alternative, alpha, output, sections, design_file, facts, probe,

@@ -276,6 +276,16 @@ def test_a_file_without_a_metric_column_is_explained_in_a_sentence(page):
     assert "add a column with it" in sent.text
 
 
+@pytest.mark.parametrize("name", ["style_hand.csv", "style_hand.xlsx"])
+def test_the_one_column_of_numbers_is_shown_chosen_as_the_metric(page, name):
+    settings, client = page
+    job = job_of(upload(settings, client, {"log": (name, (SAMPLES / name).read_bytes())}))
+    form = form_of(get(page, job, "map").text)
+    # run_id, seed and temperature hold numbers too, but number or describe the runs
+    assert form["fields"]["metric"] == form["options"]["metric"]["steps"]
+    assert "Chosen for you" in get(page, job, "map").text
+
+
 def test_the_preview_shows_whole_numbers_without_a_decimal_point(page):
     settings, client = page
     job = job_of(upload(settings, client, {"log": ("style_hand.xlsx", HAND.read_bytes())}))

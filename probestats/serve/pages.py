@@ -18,9 +18,9 @@ import threading
 from pathlib import Path
 
 from probestats.errors import OptionError, ProbestatsError
-from probestats.serve.session import (ANALYSES, ANSWERS, CHOICE, FACTS, MAPPED, SETTINGS, Job, Mapping, analysis_command,
-                                      choices_in_words, design_toml, offered, plan_command, plan_source,
-                                      report_command, targets_csv, targets_name, validate_command)
+from probestats.serve.session import (ANALYSES, ANSWERS, CHOICE, FACTS, MAPPED, SETTINGS, Job, Mapping,
+                                      analysis_command, choices_in_words, design_toml, offered, plan_command,
+                                      plan_source, report_command, targets_csv, targets_name, validate_command)
 
 __all__ = ["NONCE", "upload_page", "map_page", "validate_page", "results_page", "plan_page", "error_page",
            "report_text", "download", "start_plan", "clean", "mapping_from", "words", "plan_of", "plan_download"]
@@ -155,12 +155,33 @@ def _inspect(job: Job, mapping: Mapping) -> dict:
 
     value_header = mapping.variant or ("" if "variant" in mapping.unset else detected.get("variant", ""))
     values = distinct(value_header, fold=bool(mapping.option("fold_case"))) if value_header in headers else []
-    numbers = [h for h in headers if lazy_of.get(h, h) in schema and schema[lazy_of.get(h, h)].is_numeric()
-               and lazy_of.get(h) not in NOT_METRICS]
+    numbers = _numbers(log, headers, lazy_of, schema)
     found = {"detected": detected, "headers": headers, "rows": rows, "values": values, "sheets": sheets,
              "numbers": numbers, "settings": [s for s in SETTINGS if s in detected]}
     found.update(_offers(headers, detected, distinct))
     return found
+
+
+def _numbers(log, headers: list, lazy_of: dict, schema) -> list[str]:
+    """The headers whose first cells are all numbers (a CSV's cells are read as text), bar the item, seed and
+    settings: the columns the metric can be."""
+    import polars as pl
+
+    names = [(h, lazy_of.get(h, h)) for h in headers
+             if lazy_of.get(h) not in NOT_METRICS and lazy_of.get(h, h) in schema]
+    if not names:
+        return []
+    sample = log.lazy.select([pl.col(c) for _, c in names]).head(200).collect()
+    out = []
+    for header, column in names:
+        values = sample[column]
+        if not values.dtype.is_numeric():
+            text = values.cast(pl.Utf8).str.strip_chars()
+            text = text.filter(text.is_not_null() & (text != ""))
+            if text.len() == 0 or text.cast(pl.Float64, strict=False).null_count() > 0:
+                continue
+        out.append(header)
+    return out
 
 
 #: headers (as normalized) that name an order probe's columns: the order, the slot chosen, the judge
@@ -356,7 +377,6 @@ def map_page(settings, job: Job) -> str:
     mapping = job.mapping
     found, problem = _found(job)
     detected = found["detected"]
-    index = {h: n for n, h in enumerate(found["headers"])}
     chosen = {key: ("" if key in mapping.unset else getattr(mapping, key) or detected.get(key, "")) for key in MAPPED}
     posted = job.state.posted
     if posted:
@@ -372,11 +392,10 @@ def map_page(settings, job: Job) -> str:
     suggested_by = "" if posted or not detected.get("criterion") else detected["criterion"]
     command = report_command(job, detected) if (mapping.metric or mapping.analysis) and posted and not problem \
         else None
-    return render("serve_map.html.j2", settings, step="map", job=job, mapping=mapping, found=found, index=index,
+    return render("serve_map.html.j2", settings, step="map", job=job, mapping=mapping, found=found,
                   chosen=chosen, mapped=MAPPED, command=command, problem=problem, analyses=ANALYSES,
                   analysis=analysis, answers=ANSWERS, judge=judge, framing_pair=framing_pair, typed=typed,
                   metric=metric, suggested=metric and not posted, choices=offered(), suggested_by=suggested_by,
-                  value_index={v: n for n, v in enumerate(found["values"])},
                   analysis_command=analysis_command(job, detected) if posted and not problem else None)
 
 

@@ -177,7 +177,8 @@ CHOICES = (
     Choice("by", "one result per value of this column (a judge's criterion, the model), corrected "
            "across them", "column", "--by", ("report", "validate")),
     Choice("attribute_settings", "a setting varied on purpose with the values (which model decides): accepted "
-           "differing between them", "setting", "--set attribute_settings", ("report", "validate"), validate_flag="--setting-is-attribute"),
+           "differing between them", "setting", "--set attribute_settings", ("report", "validate"),
+           validate_flag="--setting-is-attribute"),
     # the design checks of this wave: offered by themselves once the report takes them (see offered())
     Choice("control", "a meaningless change of wording: does the attribute move the metric more "
            "than it does?", "value", "--control", wave=True),
