@@ -287,6 +287,7 @@ class _Words:
     span_text: str
     toward: str
     drivers: dict | None
+    plain: bool = False
 
     @property
     def alpha(self) -> float:
@@ -411,7 +412,7 @@ def _pair_words(analysis, *, plain: bool = False) -> _Words:
         minp_text=fmt_p(main.min_attainable_p, alpha),
         span_text=_mdg_span_text(analysis),
         toward=_toward(sf.alternative, main.a, main.b),
-        drivers=_drivers(main.items, main.average_gap) if main.average_gap != 0 else None,
+        drivers=_drivers(main.items, main.average_gap) if main.average_gap != 0 else None, plain=plain,
     )
 
 
@@ -554,7 +555,7 @@ def _noise_section(w: _Words) -> tuple[dict, list[str]]:
                f"within the probe's own log, each half against the other."] if _within_log(analysis) else []),
             f"Same versus same ({_q(noise.a)} against {_q(noise.b)}, {count_of(noise.n_items, 'item')}, "
             f"{noise_ctx['runs']}): average gap {fmt_gap(noise.average_gap)} {w.metric}, sign-flip p = "
-            f"{fmt_p(noise.sign_flip.pvalue, w.alpha)} ({noise.sign_flip.method}).",
+            f"{fmt_p(noise.sign_flip.pvalue, w.alpha)}" + ("." if w.plain else f" ({noise.sign_flip.method})."),
             *([f"The same-versus-same log has {noise_ctx['runs']} and the probe {w.runs}: with fewer runs the "
                "probe's own noise is larger than this comparison shows."]
               if _fewer_runs(w.main, noise) else []),
@@ -1220,6 +1221,9 @@ def _plain_context(ctx: dict, kind: str, named) -> None:
             details += [(f"The interval of {e['name']}", e["method"]) for e in effects["effects"]]
             details += [(t["text"].split(":")[0], f"{t['method']}; assumes {t['assumption']}")
                         for t in effects["published"]]
+        noise = ctx.get("noise") or {}
+        if noise.get("present") and noise.get("method"):
+            details.append(("The same-versus-same sign-flip test", noise["method"]))
         power = ctx.get("power") or {}
         methods = [x for x in power.get("sentences", []) if str(x).startswith("Method: ")]
         if methods:
