@@ -393,3 +393,14 @@ def test_every_command_the_page_shows_runs_and_writes_the_pages_files(page, tmp_
     assert {shlex.split(c)[1] for c in seen.values()} == {"report", "validate", "plan"}
     noise = shlex.split(seen["plan-command"])[3]
     assert noise == ("style_noise.csv" if "noise" in files else files["log"][0])  # the one spreadsheet suffices
+
+
+def test_a_framing_log_takes_none_of_the_options_of_a_comparison(page):
+    settings, client = page
+    job = job_of(upload(settings, client, {"log": ("framing_long.csv", (SAMPLES / "framing_long.csv").read_bytes())}))
+    shown = choose(settings, client, job, analysis="framing", fold_case=True, complete=True, go="update")
+    assert commands(shown.text) and not any("--fold-case" in c or "--complete" in c
+                                            for c in commands(shown.text).values())
+    checked = get(page, job_of(shown), "validate").text
+    assert "Fold case" not in checked and 'name="fold_case" value="1" checked' not in get(page, job_of(shown),
+                                                                                        "map").text

@@ -62,12 +62,13 @@ def in_words(name: str, value=None) -> str | None:
 @contextlib.contextmanager
 def spelled_in_words(named: list | None = None):
     """Within this block, messages name options in words (see :func:`in_words`); ``named`` collects each
-    option so named with its command-line spelling, ``(words, flag)``, once.
+    option so named with its command-line spelling, ``(words, flag)``, once. An option without words is
+    named as outside the block.
 
     >>> named = []
     >>> with spelled_in_words(named):
     ...     opt("fold_case", True), opt("alpha", 2)
-    ('“Fold case”', '--alpha 2')
+    ('“Fold case”', 'alpha=2')
     >>> named
     [('“Fold case”', '--fold-case')]
     """

@@ -303,8 +303,9 @@ def mapping_from(job: Job, form) -> Mapping:
     same_values = (columns.get("variant", "") == previous.variant and ("variant" in unset) ==
                    ("variant" in previous.unset) and bool(form.get("fold_case")) == bool(previous.option("fold_case")))
     values = shown["values"] if same_values else []
-    options = _options_from(form, shown, values)
     analysis = str(form.get("analysis", "") or "")
+    # the options belong to the comparison of values: a framing log or an order probe takes none of them
+    options = _options_from(form, shown, values) if analysis not in ("framing", "judge") else ()
     answers = str(form.get("answers", "") or "")
     mapping = Mapping(
         metric=_pick(form, "metric", headers), **columns, unset=tuple(unset),
