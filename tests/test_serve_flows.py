@@ -404,3 +404,23 @@ def test_a_framing_log_takes_none_of_the_options_of_a_comparison(page):
     checked = get(page, job_of(shown), "validate").text
     assert "Fold case" not in checked and 'name="fold_case" value="1" checked' not in get(page, job_of(shown),
                                                                                         "map").text
+
+
+@pytest.mark.parametrize("kind", ["zip bomb", "far corner"])
+def test_a_hostile_spreadsheet_is_one_line_on_every_page_and_is_read_once(page, tmp_path, kind):
+    import time
+
+    from tests.hostile.spreadsheets import far_corner_xlsx, zip_bomb_xlsx
+
+    path = tmp_path / "hostile.xlsx"
+    (zip_bomb_xlsx(path, expanded=1 << 30) if kind == "zip bomb" else far_corner_xlsx(path))
+    settings, client = page
+    job = job_of(upload(settings, client, {"log": ("hostile.xlsx", path.read_bytes())}))
+    started = time.monotonic()
+    for step in ("map", "map", "validate", "results", "plan"):
+        r = client.get(f"/{settings.token}/a/{job}/{step}")
+        assert "Traceback" not in r.text and str(settings.folder) not in r.text
+        errors = re.findall(r'class="error" role="alert">(.*?)</p>', r.text, re.S)
+        assert len(errors) <= 1 and all("\n" not in e for e in errors), (step, r.text[-600:])
+        assert errors or step == "plan", step
+    assert time.monotonic() - started < 120  # refused before it is expanded, every time

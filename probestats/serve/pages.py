@@ -591,13 +591,7 @@ def results_page(settings, job: Job) -> str:
                   command=report_command(job, detected), has_design=bool(job.facts),
                   placeholders=len(html.design.missing()) if html.design is not None else 0,
                   analysis=mapping.analysis, analysis_command=analysis_command(job, detected),
-                  targets=targets_name(job) if mapping.targets else None, plots=_plots(job))
-
-
-def _plots(job: Job) -> list[str]:
-    """The plots the Markdown report links (written beside it)."""
-    made = report_job(job, "md")
-    return [p.name for p in made.files[1:]]
+                  targets=targets_name(job) if mapping.targets else None)
 
 
 def download(job: Job, name: str) -> bytes:
