@@ -107,3 +107,15 @@ def test_plain_is_refused_where_it_has_no_plain_form(tmp_path):
         report(framing_log=ROOT / "sample_logs" / "framing_long.csv", format="md", plain=True)
     with pytest.raises(OptionError, match="one metric"):
         report(HAND, metric="steps,temperature", format="md", plain=True)
+
+
+def test_a_plain_report_of_several_values_keeps_every_number_and_folds_its_method(tmp_path):
+    path = tmp_path / "three.csv"
+    make_log(items=6, runs=3, values=("plain", "formal", "casual"), seed=2).write_csv(path)
+    usual = report(path, metric="steps", format="md").text
+    plain = report(path, metric="steps", format="md", plain=True).text
+    missing = numbers(usual) - numbers(plain)
+    assert not missing, sorted(missing)
+    body, details = plain.split("\n## Method details\n")
+    assert "Method:" in usual and "Method:" not in body
+    assert "- **The omnibus test:** exact" in details

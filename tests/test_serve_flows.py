@@ -190,7 +190,7 @@ def test_fold_case_on_the_page_gives_the_report_the_check_announced(page, tmp_pa
     assert near and all("“Fold case”" in m and not FLAG.search(m) for m in near)  # the control, not the flag
     folded = choose(settings, client, job_of(loose), fold_case=True, go="validate")
     assert "The report compares ‘formal’ and ‘casual’ (gap = formal minus casual)." in folded.text
-    assert "Fold case: yes" in folded.text  # what the page was told, listed
+    assert "Fold case: yes" in folded.text and "Metric: steps" in folded.text  # what the page was told, listed
     job = job_of(folded)
     report = json.loads(get(page, job, "file/report.json").text)
     assert (report["a"], report["b"]) == ("formal", "casual")

@@ -1229,6 +1229,16 @@ def _plain_context(ctx: dict, kind: str, named) -> None:
         if methods:
             power["sentences"] = [x for x in power["sentences"] if x not in methods]
             details += [("The minimum detectable gap", str(m)[len("Method: "):].rstrip(".")) for m in methods]
+    if kind == "many":
+        many = ctx.get("many") or {}
+        for res in [many, *many.get("groups", [])]:
+            omnibus = res.get("omnibus") if isinstance(res, dict) else getattr(res, "omnibus", None)
+            method = omnibus.get("method") if isinstance(omnibus, dict) else getattr(omnibus, "method", None)
+            if method:
+                by = res.get("by") if isinstance(res, dict) else None
+                label = "The omnibus test" + (f" ({', '.join(f'{k} {v}' for k, v in by.items())})"
+                                              if isinstance(by, dict) and by else "")
+                details.append((label, method))
     ctx["details"] = details
     ctx["spellings"] = named
 

@@ -699,7 +699,7 @@ def choices_in_words(job: Job, detected: dict) -> list[tuple[str, str]]:
     """Every choice that changes what the report does, in the page's words (label, value): what the
     check lists as chosen, so that nothing the page adds is silent."""
     mapping = job.mapping
-    out = []
+    out = [("Metric", mapping.metric)] if mapping.metric and not mapping.analysis else []
     if mapping.sheet:
         out.append(("Sheet", mapping.sheet))
     if mapping.skip_rows:
