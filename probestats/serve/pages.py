@@ -411,7 +411,7 @@ def validate_page(settings, job: Job) -> str:
         raise OptionError(_no_metric(job))
     detected = _detected(job)
     checked = checked_log(job)
-    problems = [_shown(p, job) for p in checked.problems]
+    problems = _grouped([_shown(p, job) for p in checked.problems])
     if detected.get("criterion") and not mapping.option("by"):
         problems.append({"severity": "warning", "code": "criteria_pooled", "rows": "", "column": detected["criterion"],
                          "message": f"the log scores several criteria (column {detected['criterion']}), and they "
@@ -451,6 +451,31 @@ def checked_log(job: Job):
                             attribute_settings=mapping.keywords("validate").get("attribute_settings", ()))
 
     return job.files.remembered(("checked", mapping), run)
+
+
+#: problems of one kind the check lists before it counts the rest
+SHOWN_OF_A_KIND = 5
+
+
+def _grouped(problems: list[dict]) -> list[dict]:
+    """The problems as the check lists them: of each kind the first :data:`SHOWN_OF_A_KIND`, then one line
+    counting the rest (``more``), where the kind's last shown one stood.
+
+    >>> ps = [{"severity": "error", "code": "x", "message": str(i)} for i in range(7)]
+    >>> [p.get("more") or p["message"] for p in _grouped(ps)]
+    ['0', '1', '2', '3', '4', 2]
+    """
+    counts: dict = {}
+    for p in problems:
+        counts[p["code"]] = counts.get(p["code"], 0) + 1
+    out, seen = [], {}
+    for p in problems:
+        seen[p["code"]] = seen.get(p["code"], 0) + 1
+        if seen[p["code"]] <= SHOWN_OF_A_KIND:
+            out.append(p)
+            if seen[p["code"]] == SHOWN_OF_A_KIND and counts[p["code"]] > SHOWN_OF_A_KIND:
+                out.append({**p, "more": counts[p["code"]] - SHOWN_OF_A_KIND})
+    return out
 
 
 def _shown(p, job: Job) -> dict:
