@@ -1,15 +1,21 @@
 """Screenshots of each step of the local page (``probestats serve``), as headless chromium draws them.
 
 Starts ``probestats serve`` on a free port, walks a person's path with the hand-kept spreadsheet
-(``sample_logs/style_hand.xlsx``) and its same-versus-same file, and writes, in
+alone (``sample_logs/style_hand.xlsx``: no second file), and writes, in
 ``examples/serve_screenshots/``:
 
-- ``1_upload.png``, ``2_columns.png``, ``3_check_error.png`` (a wrong item column),
-  ``4_check_ok.png``, ``5_report.png``, ``6_plan.png``;
+- ``1_upload.png``, ``2_columns.png`` (the columns and the metric found, the options),
+  ``3_check_error.png`` (a wrong item column), ``4_check_ok.png`` (what the report will compare,
+  what the page was told), ``5_report.png`` (the plain report, its downloads),
+  ``5_report_details.png`` (the report's method details opened), ``6_plan.png`` (sized from the
+  spreadsheet's own runs);
 - ``2_columns_360px.png``: the column page on a 360-pixel-wide screen;
 - ``7_framing_columns.png`` and ``8_framing_report.png``: a dual-framing log
   (``sample_logs/framing_long.csv``), its analysis offered on the column page with the targets of
-  ``sample_logs/framing_targets.csv`` typed in, and its report.
+  ``sample_logs/framing_targets.csv`` typed in, and its report;
+- ``9_messy_check.png`` and ``10_messy_folded.png``: the hand sheet with a capitalized value
+  ('Formal' beside 'formal'): the check naming the fix by its control, and the check once "Fold case"
+  is ticked.
 
 Needs chromium, chromium-driver and Selenium (``pip install ".[test]"``).
 
@@ -81,27 +87,24 @@ def main() -> None:
         driver.get(url)
         shot(driver, "1_upload.png")
         driver.find_element(By.ID, "log").send_keys(str(ROOT / "sample_logs" / "style_hand.xlsx"))
-        driver.find_element(By.ID, "noise").send_keys(str(ROOT / "sample_logs" / "style_noise.csv"))
         driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
         wait("#metric")
-        Select(driver.find_element(By.ID, "metric")).select_by_value("steps")
-        Select(driver.find_element(By.ID, "col-item")).select_by_value("run_id")
-        driver.find_element(By.CSS_SELECTOR, "button[value=update]").click()
-        wait("#command")
         shot(driver, "2_columns.png")
         shot(driver, "2_columns_360px.png", width=360)
+        Select(driver.find_element(By.ID, "col-item")).select_by_visible_text("run_id")
         driver.find_element(By.CSS_SELECTOR, "button[value=validate]").click()
         wait("#verdict")
         shot(driver, "3_check_error.png")
         driver.find_element(By.LINK_TEXT, "choosing another column").click()
-        Select(wait("#col-item")).select_by_value("item")
+        Select(wait("#col-item")).select_by_visible_text("item")
         driver.find_element(By.CSS_SELECTOR, "button[value=validate]").click()
         wait("#to-results")
         shot(driver, "4_check_ok.png")
         driver.find_element(By.ID, "to-results").click()
         wait("#command")
         shot(driver, "5_report.png")
-        driver.find_element(By.LINK_TEXT, "Size the next probe").click()
+        report_details(driver, wait)
+        driver.find_element(By.ID, "to-plan").click()
         for field, value in (("items", "6,8,12"), ("runs", "5,10"), ("gap", "1"), ("sims", "400")):
             box = wait(f"#{field}")
             box.clear()
@@ -110,6 +113,7 @@ def main() -> None:
         wait("#plan-table")
         shot(driver, "6_plan.png")
         framing(driver, url, wait)
+        messy(driver, url, wait)
     finally:
         driver.quit()
         proc.send_signal(signal.SIGINT)
@@ -139,6 +143,45 @@ def framing(driver, url: str, wait) -> None:
     wait("#to-results").click()
     wait("#analysis-command")
     shot(driver, "8_framing_report.png")
+
+
+def report_details(driver, wait) -> None:
+    """The report alone, its method details opened (a person clicks the summary)."""
+    from selenium.webdriver.common.by import By
+
+    page = driver.current_url
+    driver.get(driver.find_element(By.CSS_SELECTOR, "iframe.report").get_attribute("src"))
+    wait("#method-details summary").click()
+    shot(driver, "5_report_details.png")
+    driver.get(page)
+    wait("#command")
+
+
+def messy(driver, url: str, wait) -> None:
+    """The hand sheet with 'Formal' beside 'formal': the check names its fix, then the fix ticked."""
+    import tempfile
+
+    import polars as pl
+    from selenium.webdriver.common.by import By
+
+    log = pl.read_csv(ROOT / "sample_logs" / "style_hand.csv")
+    titled = pl.when(pl.col("seed") == 5).then(pl.col("variant").str.to_titlecase()).otherwise(pl.col("variant"))
+    folder = Path(tempfile.mkdtemp())
+    try:
+        log.with_columns(titled.alias("variant")).write_csv(folder / "messy_sheet.csv")
+        driver.get(url)
+        driver.find_element(By.ID, "log").send_keys(str(folder / "messy_sheet.csv"))
+        driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        wait("button[value=validate]").click()
+        wait("#verdict")
+        shot(driver, "9_messy_check.png")
+        driver.find_element(By.LINK_TEXT, "Back: change the columns").click()
+        wait("#opt-fold_case").click()
+        driver.find_element(By.CSS_SELECTOR, "button[value=validate]").click()
+        wait("#verdict")
+        shot(driver, "10_messy_folded.png")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":

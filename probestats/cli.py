@@ -32,7 +32,7 @@ OPTION_GROUPS = {
               "per_item", "gap", "target", "sims", "mechanism", "mdg_range", "time_budget", "heterogeneity", "items",
               "runs"),
     "Output": ("json_out", "output", "sections", "force", "plot", "keep_runs", "with_runs", "with_time", "places",
-               "no_seed", "run_order", "settings", "port", "host", "open_browser", "max_mb", "help"),
+               "no_seed", "run_order", "settings", "port", "host", "open_browser", "max_mb", "plain", "help"),
 }
 COMPARISON = "The comparison"
 
@@ -217,7 +217,8 @@ def read_options(func):
                        "encoding=ENC (default UTF-8), max-cells=N (largest sheet; default 10,000,000), "
                        "records=KEY (JSON: the key holding the records).")
     @click.option("--column", "column", multiple=True, metavar="CANONICAL=HEADER",
-                  help="Say which header holds a column, e.g. --column item=\"Question #\" (repeatable).")
+                  help="Say which header holds a column, e.g. --column item=\"Question #\" (repeatable; "
+                       "model= for none).")
     @functools.wraps(func)
     def wrapper(*args, read_given=None, column=(), **kwargs):
         given = read_given or {}
@@ -589,10 +590,14 @@ def json_option(what: str = "the result"):
 @click.option("--a", "a", metavar="VALUE", help="First compared value (default: the first value in the log).")
 @click.option("--b", "b", metavar="VALUE", help="Second compared value (default: the second value in the log).")
 @by_option
+@click.option("--setting-is-attribute", "attribute_settings", multiple=True,
+              type=click.Choice(["model", "temperature", "system"]),
+              help="A setting varied on purpose with the attribute (which model decides): accepted differing "
+                   "between the values, as analyze and report accept it.")
 @json_option()
 @json_refusals
 @shape_options
-def validate(log, metric, a, b, by, json_out, probe):
+def validate(log, metric, a, b, by, json_out, probe, attribute_settings=()):
     """Check that LOG is a matched, held-fixed probe; list every problem with its rows.
 
     Exit code 0 when there are no errors (warnings allowed), 1 when there are.
@@ -605,7 +610,7 @@ def validate(log, metric, a, b, by, json_out, probe):
     from probestats.checks.schema import validate as run
 
     checked = run(probe.apply(log, metric=metric, a=a, b=b, by=by), metric=metric, a=a, b=b, by=by,
-                  fold_case=probe.fold_case)
+                  fold_case=probe.fold_case, attribute_settings=attribute_settings)
     if json_out:
         emit_json(checked)
     else:
@@ -803,11 +808,13 @@ def framing_answer_options(func):
 @interval_option
 @validation_option
 @effect_options
+@click.option("--plain", is_flag=True,
+              help="For people who do not code: tests named in words, methods in a last section.")
 @shape_options
 @outputs_together
 def report(log, metric, a, b, noise, alternative, alpha, output, sections, design_file, facts, probe,
            framing_log=None, by=(), correction="holm", reference=None, factor=(), n_resamples=10_000, seed=0,
-           before_log=None, interval="t", hedges=False, effect_size="d_z", validation=None):
+           before_log=None, interval="t", hedges=False, effect_size="d_z", validation=None, plain=False):
     """Write the report of LOG as Markdown, HTML or JSON (by the suffix of -o), from Jinja templates.
 
     Missing design facts (attribute, metric definition, attributes not tested, ...) show as
@@ -869,7 +876,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
         judge=judge, by=by, correction=correction, reference=reference, scale=scale, factor=factor,
         n_resamples=n_resamples, seed=seed, before_log=before_log, cells=cells, answers=answers,
         label_map=label_map, framing_columns=framing_columns, interval=interval, hedges=hedges,
-        effect_size=effect_size, per_item=per_item, validation=validation,
+        effect_size=effect_size, per_item=per_item, validation=validation, plain=plain,
         **_noise_kwargs(noise_value, block_settings, attribute_settings))
     console(stderr=True).print(f"wrote {_escape(output)}")
 

@@ -186,7 +186,13 @@ def opt(name: str, value=None) -> str:
     ...     opt("columns", {"variant": "style"}), opt("columns", {"item": "my id"}), either("code", "flags")
     ('--column variant=style', "--column 'item=my id'", 'flags')
     """
-    if _SPELLING.get() == "cli":
+    spelling = _SPELLING.get()
+    if isinstance(spelling, tuple):   # a page or a report for people names its controls, else as before
+        namer, spelling = spelling
+        named = namer(name, value)
+        if named is not None:
+            return named
+    if spelling == "cli":
         return _flag(name, value)
     return name if value is None else f"{name}={value!r}"
 
@@ -233,10 +239,31 @@ def cli_spelling():
         yield
 
 
+@contextlib.contextmanager
+def spelled_by(namer):
+    """Within this block, :func:`opt` asks ``namer(name, value)`` how to name an option: a page names the
+    control that does it, a report for people names it in words; where ``namer`` returns None, the option
+    is named as it was outside the block (and :func:`either` chooses as it did there).
+
+    >>> def namer(name, value):
+    ...     return "the box 'fold case'" if name == "fold_case" else None
+    >>> with spelled_by(namer):
+    ...     opt("fold_case", True), opt("alpha", 2), either("code", "flags")
+    ("the box 'fold case'", 'alpha=2', 'code')
+    >>> with cli_spelling(), spelled_by(namer):
+    ...     opt("fold_case", True), opt("alpha", 2), either("code", "flags")
+    ("the box 'fold case'", '--alpha 2', 'flags')
+    """
+    outer = _SPELLING.get()
+    with _holding(_SPELLING, (namer, outer[1] if isinstance(outer, tuple) else outer)):
+        yield
+
+
 def either(python: str, cli: str) -> str:
     """An example in the caller's spelling: Python code for the library, flags for the command line.
 
     >>> either("factors=['style', 'name']", "--factor style --factor name")
     "factors=['style', 'name']"
     """
-    return cli if _SPELLING.get() == "cli" else python
+    spelling = _SPELLING.get()
+    return cli if (spelling[1] if isinstance(spelling, tuple) else spelling) == "cli" else python

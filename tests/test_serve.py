@@ -49,12 +49,56 @@ def upload(settings, client, files, **extra):
 
 
 def job_of(response) -> str:
-    assert response.status_code == 303, response.text[-500:]
-    return response.headers["location"].split("/")[3]
+    """The analysis an answer's address names (a redirect's target, or the page's own address)."""
+    if response.status_code == 303:
+        return response.headers["location"].split("/")[3]
+    assert response.status_code == 200, response.text[-500:]
+    return str(response.url).split("/")[5]
+
+
+def form_of(text: str) -> dict:
+    """What a browser sends for the column page's form as shown: every select's chosen option (the first
+    when none is), every ticked box, every text field; a select maps to its options too."""
+    import html
+
+    fields, options = {}, {}
+    for name, body in re.findall(r'<select id="[^"]*" name="([^"]+)">(.*?)</select>', text, re.S):
+        found = [(html.unescape(v), html.unescape(t), bool(sel)) for v, sel, t in
+                 re.findall(r'<option value="([^"]*)"( selected)?>(.*?)</option>', body, re.S)]
+        options[name] = {t: v for v, t, _ in found}
+        chosen = [v for v, _, sel in found if sel] or [found[0][0]]
+        fields[name] = chosen[0]
+    for name, value in re.findall(r'<input type="checkbox" id="[^"]*" name="([^"]+)" value="([^"]*)" checked>', text):
+        fields.setdefault(name, [])
+        fields[name] = (fields[name] if isinstance(fields[name], list) else []) + [html.unescape(value)]
+    for name, value in re.findall(r'<input type="(?:text|number)" id="[^"]*" name="([^"]+)"[^>]*value="([^"]*)"',
+                                  text):
+        fields[name] = html.unescape(value)
+    return {"fields": fields, "options": options}
 
 
 def choose(settings, client, job, **mapping):
-    return client.post(f"/{settings.token}/j/{job}/map", data={"csrf": settings.csrf, **mapping},
+    """Send the column page of analysis ``job`` as a person would: what it shows, with these choices (a select by
+    the text of its option, a tick box by True or the ticked values); the answer of the page it leads to."""
+    page = client.get(f"/{settings.token}/a/{job}/map")
+    assert page.status_code == 200, page.text[-500:]
+    form = form_of(page.text)
+    data = dict(form["fields"])
+    for name, value in mapping.items():
+        if name in form["options"] and isinstance(value, str) and name != "go":
+            listed = form["options"][name]
+            if value == "" or (value not in listed and value in listed.values()):  # a key the page posts as is
+                data[name] = value
+            else:
+                assert value in listed, (name, value, list(listed))
+                data[name] = listed[value]
+        elif value is True:
+            data[name] = "1"
+        elif value is False or value is None:
+            data.pop(name, None)
+        else:
+            data[name] = value
+    return client.post(f"/{settings.token}/a/{job}/map", data={"csrf": settings.csrf, **data},
                        follow_redirects=True)
 
 
@@ -86,35 +130,40 @@ def test_the_flow_reports_what_the_command_it_shows_reports(page, tmp_path, caps
     r = upload(settings, client, {"log": ("style_hand.xlsx", HAND.read_bytes()),
                                   "noise": ("style_noise.csv", NOISE.read_bytes())})
     job = job_of(r)
-    columns = client.get(f"/{settings.token}/j/{job}/map")
+    columns = client.get(f"/{settings.token}/a/{job}/map")
     assert columns.status_code == 200
-    assert "run_id" in columns.text and "<option value=\"runs\"" in columns.text  # headers and the sheet
-    # the item column found by its header is prefilled
-    assert re.search(r'<select id="col-item" name="item">.*?<option value="item" selected>', columns.text, re.S)
+    assert "run_id" in columns.text and ">runs</option>" in columns.text  # headers and the sheet
+    # the item column found by its header is prefilled, and so is the one column of numbers as the metric
+    form = form_of(columns.text)
+    assert form["fields"]["item"] == form["options"]["item"]["item"]
+    assert form["fields"]["metric"] == form["options"]["metric"]["steps"]
     # a wrong item column: every run is its own item, so validation blocks the report
     bad = choose(settings, client, job, metric="steps", item="run_id", sheet="runs", go="validate")
     assert "the report cannot be made" in bad.text and 'id="to-results"' not in bad.text
     assert "unmatched_item" in bad.text
-    good = choose(settings, client, job, metric="steps", item="item", sheet="runs", go="validate")
+    good = choose(settings, client, job_of(bad), item="item", go="validate")
     assert 'id="to-results"' in good.text
-    results = client.get(f"/{settings.token}/j/{job}/results")
+    assert command_of(good.text, "validate-command") == ("probestats validate style_hand.xlsx --metric steps "
+                                                          "--read sheet=runs")
+    job = job_of(good)
+    results = client.get(f"/{settings.token}/a/{job}/results")
     assert results.status_code == 200
     command = command_of(results.text)
     assert command == ("probestats report style_hand.xlsx --metric steps --noise style_noise.csv --read sheet=runs "
-                       "-o report.md")
+                       "--plain -o report.md")
     folder = tmp_path / "by-hand"
     folder.mkdir()
     (folder / "style_hand.xlsx").write_bytes(HAND.read_bytes())
     (folder / "style_noise.csv").write_bytes(NOISE.read_bytes())
     assert run_command(command, folder, capsys) == 0
     for fmt in ("md", "html", "json"):
-        got = client.get(f"/{settings.token}/j/{job}/file/report.{fmt}")
+        got = client.get(f"/{settings.token}/a/{job}/file/report.{fmt}")
         assert got.status_code == 200 and got.headers["content-disposition"].startswith("attachment")
         if fmt != "md":
             assert run_command(command.replace("-o report.md", f"-o report.{fmt}"), folder, capsys) == 0
         assert got.content == (folder / f"report.{fmt}").read_bytes(), fmt
     # the framed report is the HTML report itself
-    view = client.get(f"/{settings.token}/j/{job}/view/report.html")
+    view = client.get(f"/{settings.token}/a/{job}/view/report.html")
     assert view.content == (folder / "report.html").read_bytes()
     assert "sandbox" in view.headers["content-security-policy"]
 
@@ -122,34 +171,27 @@ def test_the_flow_reports_what_the_command_it_shows_reports(page, tmp_path, caps
 def test_design_facts_fill_the_report_and_the_design_file_reproduces_it(page, tmp_path, capsys):
     settings, client = page
     job = job_of(upload(settings, client, {"log": ("style_hand.csv", (SAMPLES / "style_hand.csv").read_bytes())}))
-    choose(settings, client, job, metric="steps", go="validate")
+    job = job_of(choose(settings, client, job, metric="steps", go="validate"))
     hostile_fact = 'writing style "formal" \\ <b>casual</b>'
-    r = client.post(f"/{settings.token}/j/{job}/facts", data={
+    r = client.post(f"/{settings.token}/a/{job}/facts", data={
         "csrf": settings.csrf, "attribute": hostile_fact, "not_tested": "names\ndialect\n"}, follow_redirects=True)
     assert r.status_code == 200
     command = command_of(r.text)
-    assert command.endswith("--design probe.toml -o report.md")
+    assert command.endswith("--plain --design probe.toml -o report.md")
+    job = job_of(r)
     folder = tmp_path / "by-hand"
     folder.mkdir()
     (folder / "style_hand.csv").write_bytes((SAMPLES / "style_hand.csv").read_bytes())
-    (folder / "probe.toml").write_bytes(client.get(f"/{settings.token}/j/{job}/file/probe.toml").content)
+    (folder / "probe.toml").write_bytes(client.get(f"/{settings.token}/a/{job}/file/probe.toml").content)
     assert run_command(command, folder, capsys) == 0
-    page_md = client.get(f"/{settings.token}/j/{job}/file/report.md").content
+    page_md = client.get(f"/{settings.token}/a/{job}/file/report.md").content
     assert page_md == (folder / "report.md").read_bytes()
     assert b"[to fill in: the attribute" not in page_md and b"dialect" in page_md
 
 
-def test_the_planner_prints_what_plan_json_prints(page, tmp_path, capsys):
-    import json
+def wait_for_plan(client, r):
     import time
 
-    settings, client = page
-    job = job_of(upload(settings, client, {"log": ("style_hand.csv", (SAMPLES / "style_hand.csv").read_bytes()),
-                                           "noise": ("style_noise.csv", NOISE.read_bytes())}))
-    choose(settings, client, job, metric="steps", go="validate")
-    r = client.post(f"/{settings.token}/j/{job}/plan", data={
-        "csrf": settings.csrf, "items": "6,8", "runs": "5", "gap": "1", "sims": "150", "power": "0.8",
-        "alpha": "0.05"}, follow_redirects=True)
     deadline = time.monotonic() + 300
     while 'id="plan-table"' not in r.text:
         assert "Error:" not in r.text, r.text[-800:]
@@ -157,13 +199,34 @@ def test_the_planner_prints_what_plan_json_prints(page, tmp_path, capsys):
         assert "<progress" in r.text and 'http-equiv="refresh"' in r.text  # progress while it simulates
         time.sleep(0.5)
         r = client.get(r.url)
+    return r
+
+
+def plan_link(text: str) -> str:
+    import html
+
+    return html.unescape(re.search(r'<a id="dl-plan" href="([^"]+)"', text).group(1))
+
+
+def test_the_planner_prints_what_plan_json_prints(page, tmp_path, capsys):
+    import json
+
+    settings, client = page
+    job = job_of(upload(settings, client, {"log": ("style_hand.csv", (SAMPLES / "style_hand.csv").read_bytes()),
+                                           "noise": ("style_noise.csv", NOISE.read_bytes())}))
+    job = job_of(choose(settings, client, job, metric="steps", go="validate"))
+    r = client.post(f"/{settings.token}/a/{job}/plan", data={
+        "csrf": settings.csrf, "items": "6,8", "runs": "5", "gap": "1", "sims": "150", "power": "0.8",
+        "alpha": "0.05"}, follow_redirects=True)
+    r = wait_for_plan(client, r)
     command = command_of(r.text, "plan-command")
+    assert command.startswith("probestats plan --noise style_noise.csv --metric steps")
     folder = tmp_path / "by-hand"
     folder.mkdir()
     (folder / "style_noise.csv").write_bytes(NOISE.read_bytes())
     assert run_command(command, folder, capsys) == 0
     printed = capsys.readouterr().out
-    downloaded = client.get(f"/{settings.token}/j/{job}/file/plan.json").text
+    downloaded = client.get(plan_link(r.text)).text
     assert downloaded == printed
     cells = json.loads(printed)["cells"]
     rows = re.findall(r"<tr><td>(\d+)</td><td>(\d+)</td>", r.text)
@@ -238,7 +301,7 @@ def test_a_user_path_is_never_opened_or_echoed(page):
     settings, client = page
     r = upload(settings, client, {"log": ("../../../etc/passwd.csv", (SAMPLES / "style_hand.csv").read_bytes())})
     job = job_of(r)
-    text = client.get(f"/{settings.token}/j/{job}/map").text
+    text = client.get(f"/{settings.token}/a/{job}/map").text
     assert "passwd" not in text and "log.csv" in text
     stored = [p.name for p in settings.folder.rglob("*") if p.is_file()]
     assert stored == ["log.csv"]
@@ -251,7 +314,7 @@ def test_a_damaged_file_is_a_page_with_one_line(page):
     job = job_of(upload(settings, client, {"log": ("random.xlsx",
                                                    (SAMPLES / "broken" / "random_bytes.xlsx").read_bytes())}))
     for step in ("map", "validate", "results"):
-        r = client.get(f"/{settings.token}/j/{job}/{step}")
+        r = client.get(f"/{settings.token}/a/{job}/{step}")
         assert "Traceback" not in r.text and str(settings.folder) not in r.text
         errors = re.findall(r'class="error" role="alert">(.*?)</p>', r.text, re.S)
         assert len(errors) == 1 and "\n" not in errors[0], (step, r.text[-600:])
@@ -272,9 +335,9 @@ def _hostile_csv() -> bytes:
 def test_a_hostile_file_is_shown_as_text(page):
     settings, client = page
     job = job_of(upload(settings, client, {"log": ("hostile.csv", _hostile_csv())}))
-    choose(settings, client, job, metric="steps", go="update")
-    pages = [client.get(f"/{settings.token}/j/{job}/{step}") for step in ("map", "validate", "results")]
-    pages.append(client.get(f"/{settings.token}/j/{job}/view/report.html"))
+    job = job_of(choose(settings, client, job, metric="steps", go="update"))
+    pages = [client.get(f"/{settings.token}/a/{job}/{step}") for step in ("map", "validate", "results")]
+    pages.append(client.get(f"/{settings.token}/a/{job}/view/report.html"))
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in pages[0].text  # the value, shown as text
     for r in pages:
         assert r.status_code == 200, r.text[-600:]
@@ -289,9 +352,9 @@ def test_every_page_has_a_strict_policy_and_labels_on_its_fields(page):
     settings, client = page
     job = job_of(upload(settings, client, {"log": ("style_hand.csv", (SAMPLES / "style_hand.csv").read_bytes()),
                                            "noise": ("style_noise.csv", NOISE.read_bytes())}))
-    choose(settings, client, job, metric="steps", go="update")
+    job = job_of(choose(settings, client, job, metric="steps", go="update"))
     for step in ("map", "validate", "results", "plan"):
-        r = client.get(f"/{settings.token}/j/{job}/{step}")
+        r = client.get(f"/{settings.token}/a/{job}/{step}")
         policy = r.headers["content-security-policy"]
         assert "default-src 'none'" in policy and "script-src" not in policy and "unsafe" not in policy
         nonce = re.search(r"'nonce-([\w-]+)'", policy).group(1)

@@ -37,7 +37,7 @@ def page(tmp_path):
 
 def get(page, job, what):
     settings, client = page
-    return client.get(f"/{settings.token}/j/{job}/{what}")
+    return client.get(f"/{settings.token}/a/{job}/{what}")
 
 
 def same_bytes(page, job, command, folder, capsys, files=("md", "html", "json")):
@@ -72,6 +72,7 @@ def test_a_framing_log_is_offered_its_analysis_and_reports_as_its_commands(page,
         typed |= {f"target-aff-{n}": row["affirmative"], f"target-rev-{n}": row["reverse"]}
     checked = choose(settings, client, job, analysis="framing", answers="auto", go="validate", **typed)
     assert 'id="to-results"' in checked.text and "the report cannot be made" not in checked.text
+    job = job_of(checked)
     results = get(page, job, "results").text
     command, analysis = command_of(results), command_of(results, "analysis-command")
     assert command == "probestats report --framing framing_long.csv --set framing.targets=targets.csv -o report.md"
@@ -99,6 +100,7 @@ def test_framing_without_targets_leans_toward_the_affirmative_claim(page, tmp_pa
     checked = choose(settings, client, job, analysis="framing", go="validate")
     # the analysis's own warning is shown, and does not block the report
     assert "unnamed_targets" in checked.text and 'id="to-results"' in checked.text
+    job = job_of(checked)
     results = get(page, job, "results").text
     assert command_of(results) == "probestats report --framing framing_long.csv -o report.md"
     assert 'id="dl-targets"' not in results
@@ -126,9 +128,10 @@ def test_framing_answers_in_two_columns_read_as_yes_or_no(page, tmp_path, capsys
     columns = get(page, job, "map").text
     # no framing column, but two answer columns that differ only in the framing's word
     assert 'id="analysis-framing"' in columns
-    assert '<option value="aff_reply" selected>' in columns and '<option value="rev_reply" selected>' in columns
-    choose(settings, client, job, analysis="framing", answers="yes-no", framing_aff="aff_reply",
-           framing_rev="rev_reply", go="validate")
+    assert re.search(r'<option value="\d+" selected>aff_reply</option>', columns)
+    assert re.search(r'<option value="\d+" selected>rev_reply</option>', columns)
+    job = job_of(choose(settings, client, job, analysis="framing", answers="yes-no", framing_aff="aff_reply",
+                        framing_rev="rev_reply", go="validate"))
     results = get(page, job, "results").text
     analysis = command_of(results, "analysis-command")
     assert analysis == ("probestats framing claims.csv --answers yes-no --framing-columns "
@@ -183,8 +186,8 @@ def test_an_order_probe_is_offered_and_reports_as_its_commands(page, tmp_path, c
     columns = get(page, job, "map").text
     assert re.search(r'id="analysis-judge" name="analysis" value="judge" checked', columns)
     for field, header in (("order", "Position"), ("judge_choice", "choice"), ("judge_by", "Judge")):
-        assert re.search(rf'<select id="{field}" name="{field}">.*?<option value="{header}" selected>', columns,
-                         re.S), field
+        assert re.search(rf'<select id="{field}" name="{field}">.*?<option value="\d+" selected>{header}</option>',
+                         columns, re.S), field
     if source == "reply":
         mapping = dict(judge_reply="Judge reply", judge_choice="", verdict_first="[[A]]", verdict_second="[[B]]",
                        verdict_tie="[[C]]")
@@ -193,6 +196,7 @@ def test_an_order_probe_is_offered_and_reports_as_its_commands(page, tmp_path, c
     checked = choose(settings, client, job, analysis="judge", order="Position", judge_by="Judge", go="validate",
                      **mapping)
     assert 'id="to-results"' in checked.text, checked.text[-2000:]
+    job = job_of(checked)
     results = get(page, job, "results").text
     command, analysis = command_of(results), command_of(results, "analysis-command")
     read = ("--response 'Judge reply' --verdict 'first=[[A]]' --verdict 'second=[[B]]' --verdict 'tie=[[C]]'"
@@ -222,7 +226,7 @@ def test_an_order_probe_without_verdict_marks_is_stopped_at_the_check(page):
                      judge_choice="", go="validate")
     assert '<li class="error">' in checked.text and 'id="to-results"' not in checked.text
     assert "type the text that marks a win of the first slot" in checked.text  # the fix, in the page's words
-    refused = get(page, job, "results")
+    refused = get(page, job_of(checked), "results")
     assert refused.status_code == 400 and "marks a win of the first slot" in refused.text
 
 
@@ -234,14 +238,20 @@ def test_more_than_two_values_take_the_reference_chosen(page, tmp_path, capsys):
     log = make_log(items=6, runs=3, values=("plain", "formal", "casual"), seed=2)
     data = log.write_csv().encode()
     job = job_of(upload(settings, client, {"log": ("three.csv", data)}))
-    choose(settings, client, job, metric="steps", go="update")
+    job = job_of(choose(settings, client, job, metric="steps", go="update"))
     columns = get(page, job, "map").text
-    # a dropdown of the values, the first chosen by default
-    assert re.search(r'<select id="reference" name="reference">\s*<option value="plain" selected>', columns)
-    choose(settings, client, job, metric="steps", reference="casual", go="validate")
+    # a dropdown of the values; left at its default the report's own (the first value), which the page names
+    assert re.search(r'<select id="reference" name="reference"><option value="">\(the first value in the log\)'
+                     r'</option>\s*<option value="0">plain</option>', columns)
+    assert "the first value in the log, plain" in columns
+    checked = choose(settings, client, job, metric="steps", reference="casual", go="validate")
+    # the check says what the report does: every value against the reference chosen
+    compared = "The report compares the 3 values ‘plain’, ‘formal’, ‘casual’, each against ‘casual’"
+    assert compared in checked.text
+    job = job_of(checked)
     results = get(page, job, "results").text
     command = command_of(results)
-    assert command == "probestats report three.csv --metric steps --reference casual -o report.md"
+    assert command == "probestats report three.csv --metric steps --reference casual --plain -o report.md"
     folder = tmp_path / "by-hand"
     folder.mkdir()
     (folder / "three.csv").write_bytes(data)
@@ -297,7 +307,7 @@ def test_a_hostile_framing_log_and_hostile_targets_are_shown_as_text(page):
     typed = {"target-aff-0": "<img src=x onerror=alert(1)>", "target-rev-0": "b", "target-aff-1": "\x1b[2Jc",
              "target-rev-1": "d"}
     assert len(re.findall(r'<th scope="row" id="topic-\d+">', get(page, job, "map").text)) == 2
-    choose(settings, client, job, analysis="framing", go="update", **typed)
+    job = job_of(choose(settings, client, job, analysis="framing", go="update", **typed))
     assert_text_only([get(page, job, step) for step in ("map", "validate", "results", "view/report.html")])
     assert "&lt;img src=x onerror=alert(1)&gt;" in get(page, job, "map").text  # the typed target, kept as text
     # the topics are the log's own (controls and all), though the page showed them made visible
@@ -309,8 +319,9 @@ def test_a_hostile_framing_log_and_hostile_targets_are_shown_as_text(page):
 def test_a_hostile_verdicts_log_is_shown_as_text(page):
     settings, client = page
     job = job_of(upload(settings, client, {"log": ("verdicts.csv", _hostile_verdicts())}))
-    choose(settings, client, job, analysis="judge", order="Position", judge_by="Judge", judge_reply="Judge reply",
-           judge_choice="", verdict_first="[[A]]", verdict_second="[[B]]", go="update")
+    job = job_of(choose(settings, client, job, analysis="judge", order="Position", judge_by="Judge",
+                        judge_reply="Judge reply", judge_choice="", verdict_first="[[A]]", verdict_second="[[B]]",
+                        go="update"))
     assert_text_only([get(page, job, step) for step in ("map", "validate", "results", "view/report.html")])
 
 
@@ -322,7 +333,7 @@ def test_the_new_fields_have_labels(page, name, data, mapping):
     settings, client = page
     data = data if data is not None else verdicts_log().write_csv().encode()
     job = job_of(upload(settings, client, {"log": (name, data)}))
-    choose(settings, client, job, go="update", **mapping)
+    job = job_of(choose(settings, client, job, go="update", **mapping))
     for step in ("map", "results"):
         text = get(page, job, step).text
         ids = re.findall(r'<(?:input|select|textarea)[^>]*\bid="([^"]+)"', text)

@@ -1,11 +1,12 @@
 """The local page of ``probestats serve`` in a real browser: Debian's chromium driven by Selenium
 through chromium-driver, against the real command on a free port.
 
-A person's path: upload the hand-kept spreadsheet and its same-versus-same file, map the columns,
-meet a validation error (a wrong item column) and fix it by choosing another column, get the
-report, download its Markdown and check it is byte-identical to what ``probestats report`` writes
-when run with the command the page shows; then size the next probe and check the power table and
-its JSON against ``probestats plan --json`` run with the planner's command.
+A person's paths: the hand-kept spreadsheet alone, from the upload to the report and the plan in six
+clicks (the report, its zip and the plan byte-identical to what the commands the page shows write);
+two tabs on one upload choosing opposite values, each keeping its own report and plan through the back
+button and a reload; a two-line design answer kept in the form, the design file and the report; a
+header with spaces kept on the way back to the columns; the messy sheet folded on the page and a
+judge's log split by its criterion, each as the command does it; a dual-framing log.
 
 Skipped when chromium, chromium-driver or Selenium is absent, unless ``PROBESTATS_REQUIRE_BROWSER=1``
 (CI) makes that a failure.
@@ -13,6 +14,7 @@ Skipped when chromium, chromium-driver or Selenium is absent, unless ``PROBESTAT
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -22,6 +24,7 @@ import signal
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -127,70 +130,219 @@ def run_shown(command: str, folder: Path) -> subprocess.CompletedProcess:
                           text=True, timeout=600, check=True)
 
 
-def test_a_person_gets_the_report_and_the_plan_the_commands_give(browser, server, tmp_path):
+def fetch(driver, href: str) -> bytes:
+    """What a link of the page downloads (fetched at the address the browser holds)."""
+    import urllib.parse
+    import urllib.request
+
+    with urllib.request.urlopen(urllib.parse.urljoin(driver.current_url, href), timeout=300) as answer:
+        return answer.read()
+
+
+class Person:
+    """The browser, counting what a person does: each click and each file chosen."""
+
+    def __init__(self, driver):
+        self.driver, self.clicks = driver, 0
+
+    def click(self, css: str, timeout: float = 300):
+        wait_for(self.driver, css, timeout).click()
+        self.clicks += 1
+
+    def choose_file(self, css: str, path: Path):
+        self.driver.find_element("css selector", css).send_keys(str(path))
+        self.clicks += 1
+
+    def choose(self, css: str, text: str):
+        from selenium.webdriver.support.ui import Select
+
+        Select(wait_for(self.driver, css)).select_by_visible_text(text)
+        self.clicks += 1
+
+
+def test_the_hand_sheet_alone_gives_the_report_and_the_plan_in_six_clicks(browser, server, tmp_path):
     from selenium.webdriver.common.by import By
 
     folder = tmp_path / "files"
     folder.mkdir()
     shutil.copy(HAND, folder / HAND.name)
-    shutil.copy(NOISE, folder / NOISE.name)
+    person = Person(browser)
     browser.get(server)
-    browser.find_element(By.ID, "log").send_keys(str(folder / HAND.name))
-    browser.find_element(By.ID, "noise").send_keys(str(folder / NOISE.name))
-    browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-
-    # map: the sheet and the headers are found; a wrong item column first
+    person.choose_file("#log", folder / HAND.name)
+    person.click("button[type=submit]")
+    # the column page: the sheet, the item and the one column of numbers are found and shown chosen
     wait_for(browser, "#metric")
-    # the page's styles passed its Content-Security-Policy (they carry its nonce)
-    assert browser.execute_script("return getComputedStyle(document.body).maxWidth") == "960px"
-    assert "run_id" in browser.page_source
-    choose(browser, "#metric", "steps")
-    choose(browser, "#col-item", "run_id")
-    browser.find_element(By.CSS_SELECTOR, "button[value=validate]").click()
-    verdict = wait_for(browser, "#verdict").text
-    assert "the report cannot be made" in verdict
-    assert not browser.find_elements(By.ID, "to-results")  # errors block the next step
-    assert "unmatched_item" in browser.page_source
+    assert browser.execute_script("return getComputedStyle(document.body).maxWidth") == "960px"  # styles passed
+    from selenium.webdriver.support.ui import Select
 
-    # fix it by choosing another column
-    browser.find_element(By.LINK_TEXT, "choosing another column").click()
-    choose(browser, "#col-item", "item")
-    browser.find_element(By.CSS_SELECTOR, "button[value=validate]").click()
-    wait_for(browser, "#to-results").click()
-
-    # the report, its command, and the Markdown download
+    assert Select(browser.find_element(By.ID, "metric")).first_selected_option.text == "steps"
+    person.click("button[value=validate]")
+    assert "The report compares ‘formal’ and ‘casual’" in wait_for(browser, "#compared").text
+    person.click("#to-results")
     command = wait_for(browser, "#command").text
-    assert command.startswith("probestats report style_hand.xlsx --metric steps --noise style_noise.csv")
-    browser.find_element(By.ID, "dl-md").click()
-    page_md = downloaded(browser.downloads, "report.md")
+    assert command == "probestats report style_hand.xlsx --metric steps --read sheet=runs --plain -o report.md"
     run_shown(command, folder)
-    assert page_md == (folder / "report.md").read_bytes()
+    links = {a.get_attribute("id"): a.get_attribute("href")
+             for a in browser.find_elements(By.CSS_SELECTOR, "a[id^=dl-]")}
+    assert fetch(browser, links["dl-md"]) == (folder / "report.md").read_bytes()
+    archive = zipfile.ZipFile(io.BytesIO(fetch(browser, links["dl-zip"])))
+    written = ["report.md"] + sorted(f"report_files/{p.name}" for p in (folder / "report_files").iterdir())
+    assert sorted(archive.namelist()) == written and "report_files/item_gaps.png" in written
+    for name in archive.namelist():
+        assert archive.read(name) == (folder / name).read_bytes(), name
     frame = browser.find_element(By.CSS_SELECTOR, "iframe.report")
     browser.switch_to.frame(frame)
     assert "Probe report: steps" in browser.find_element(By.TAG_NAME, "h1").text
+    assert not browser.find_element(By.ID, "method-details").get_attribute("open")  # methods folded away
     browser.switch_to.default_content()
-
-    # the planner: a power table for typed designs, against plan --json
-    browser.find_element(By.LINK_TEXT, "Size the next probe").click()
-    for field, value in (("items", "6,8"), ("runs", "5,10"), ("gap", "1"), ("sims", "150")):
-        box = wait_for(browser, f"#{field}")
-        box.clear()
-        box.send_keys(value)
-    browser.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
-    table = wait_for(browser, "#plan-table", timeout=600)
+    # the plan from the same spreadsheet: no second upload
+    person.click("#to-plan")
+    assert "style_hand.xlsx" in wait_for(browser, "main").text and "no second file is needed" in browser.page_source
+    person.click("form button[type=submit]")
+    table = wait_for(browser, "#plan-table", timeout=900)
+    assert person.clicks <= 6, person.clicks
     rows = [[td.text for td in tr.find_elements(By.TAG_NAME, "td")]
             for tr in table.find_elements(By.CSS_SELECTOR, "tbody tr")]
     plan_command = browser.find_element(By.ID, "plan-command").text
-    assert plan_command.endswith("--json")
+    assert plan_command.startswith("probestats plan --noise style_hand.xlsx --metric steps --read sheet=runs ")
     printed = run_shown(plan_command, folder).stdout
-    cells = json.loads(printed)["cells"]
-    from probestats.present.fmt import fmt_num, fmt_pct
+    from probestats.present.fmt import fmt_num
 
-    assert rows == [[str(c["items"]), str(c["runs"]), fmt_num(c["mdg"]), fmt_pct(c["power"], "n/a")]
-                    for c in cells]
-    assert len(rows) == 4
-    browser.find_element(By.ID, "dl-plan").click()
-    assert downloaded(browser.downloads, "plan.json").decode("utf-8") == printed
+    cells = json.loads(printed)["cells"]
+    assert rows == [[str(c["items"]), str(c["runs"]), fmt_num(c["mdg"])] for c in cells]
+    assert fetch(browser, browser.find_element(By.ID, "dl-plan").get_attribute("href")).decode("utf-8") == printed
+
+
+def test_two_tabs_the_back_button_and_a_two_line_answer_keep_what_was_chosen(browser, server, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    person = Person(browser)
+    browser.get(server)
+    person.choose_file("#log", ROOT / "sample_logs" / "style_hand.csv")
+    person.click("button[type=submit]")
+    wait_for(browser, "#metric")
+    columns = browser.current_url
+    tab_a = browser.current_window_handle
+    browser.switch_to.new_window("tab")
+    tab_b = browser.current_window_handle
+    browser.get(columns)
+    plans = {}
+    for tab, (a, b, items) in ((tab_a, ("formal", "casual", "6")), (tab_b, ("casual", "formal", "8"))):
+        browser.switch_to.window(tab)
+        person.choose("#a", a)
+        person.choose("#b", b)
+        person.click("button[value=validate]")
+        assert f"The report compares ‘{a}’ and ‘{b}’" in wait_for(browser, "#compared").text
+        person.click("#to-results")
+        wait_for(browser, "#command")
+        person.click("#to-plan")
+        for field, value in (("items", items), ("runs", "5"), ("sims", "100")):
+            box = wait_for(browser, f"#{field}")
+            box.clear()
+            box.send_keys(value)
+        person.click("form button[type=submit]")
+        wait_for(browser, "#plan-table", timeout=900)
+        plans[tab] = browser.find_element(By.ID, "dl-plan").get_attribute("href")
+    for tab, (a, b, items) in ((tab_a, ("formal", "casual", [6])), (tab_b, ("casual", "formal", [8]))):
+        browser.switch_to.window(tab)
+        assert [c["items"] for c in json.loads(fetch(browser, plans[tab]))["cells"]] == items
+        browser.find_element(By.LINK_TEXT, "Back: the report").click()  # the report page of this tab
+        report = json.loads(fetch(browser, wait_for(browser, "#dl-json").get_attribute("href")))
+        assert (report["a"], report["b"]) == (a, b)
+        browser.refresh()  # a reload keeps it too
+        assert f"--a {a} --b {b}" in wait_for(browser, "#command").text
+    browser.switch_to.window(tab_b)
+    browser.close()
+    browser.switch_to.window(tab_a)
+
+    # a two-line design answer stays two lines: in the form, the design file and the report
+    box = wait_for(browser, "#fact-values_why")
+    box.send_keys("Students write both ways.\nA tutor should help both.")
+    person.click("form[action$='/facts'] button[type=submit]")
+    assert wait_for(browser, "#fact-values_why").get_attribute("value") == ("Students write both ways.\n"
+                                                                            "A tutor should help both.")
+    toml = fetch(browser, browser.find_element(By.ID, "dl-toml").get_attribute("href")).decode("utf-8")
+    import tomllib
+
+    assert tomllib.loads(toml)["values_why"] == "Students write both ways.\nA tutor should help both."
+    browser.switch_to.frame(browser.find_element(By.CSS_SELECTOR, "iframe.report"))
+    design = browser.find_element(By.ID, "design").text
+    assert "Students write both ways.\nA tutor should help both." in design
+    browser.switch_to.default_content()
+
+    # back to the columns on a sheet whose header is " Item ": the choice is kept, the check still passes
+    browser.get(server)
+    person.choose_file("#log", ROOT / "sample_logs" / "broken" / "friendly_headers.csv")
+    person.click("button[type=submit]")
+    person.choose("#metric", "Steps")
+    person.click("button[value=validate]")
+    assert "No errors" in wait_for(browser, "#verdict").text or "No problems" in browser.find_element(
+        By.ID, "verdict").text
+    browser.find_element(By.LINK_TEXT, "Back: change the columns").click()  # the column page as it was left
+    item = Select(wait_for(browser, "#col-item")).first_selected_option
+    assert item.get_attribute("textContent") == " Item "
+    person.click("button[value=validate]")
+    verdict = wait_for(browser, "#verdict").text
+    assert "cannot be made" not in verdict, verdict
+
+
+def test_the_messy_sheet_folded_and_the_judge_split_by_criterion(browser, server, tmp_path):
+    import polars as pl
+    from selenium.webdriver.common.by import By
+
+    from tests.test_evaluator import padding_log
+
+    folder = tmp_path / "files"
+    folder.mkdir()
+    log = pl.read_csv(ROOT / "sample_logs" / "style_hand.csv")
+    titled = pl.when(pl.col("seed") == 5).then(pl.col("variant").str.to_titlecase()).otherwise(pl.col("variant"))
+    log.with_columns(titled.alias("variant")).write_csv(folder / "messy.csv")
+    pl.DataFrame(padding_log()).write_csv(folder / "judge.csv")
+    person = Person(browser)
+
+    # the messy sheet: the check names the fix by its control; ticking it gives the report the check announced
+    browser.get(server)
+    person.choose_file("#log", folder / "messy.csv")
+    person.click("button[type=submit]")
+    person.click("button[value=validate]")
+    assert "the 4 values" in wait_for(browser, "#compared").text
+    assert "use “Fold case”" in browser.find_element(By.CSS_SELECTOR, ".problems").text
+    assert "--fold-case" not in browser.find_element(By.CSS_SELECTOR, ".problems").text
+    browser.back()
+    person.click("#opt-fold_case")
+    person.click("button[value=validate]")
+    assert "The report compares ‘formal’ and ‘casual’" in wait_for(browser, "#compared").text
+    person.click("#to-results")
+    command = wait_for(browser, "#command").text
+    assert "--fold-case" in command
+    browser.switch_to.frame(browser.find_element(By.CSS_SELECTOR, "iframe.report"))
+    assert "'formal' against 'casual'" in browser.find_element(By.TAG_NAME, "h1").text
+    browser.switch_to.default_content()
+    run_shown(command.replace("report.md", "report.json"), folder)
+    assert fetch(browser, browser.find_element(By.ID, "dl-json").get_attribute("href")) == \
+        (folder / "report.json").read_bytes()
+
+    # the judge log: split by its criterion on the page is --by criterion
+    browser.get(server)
+    person.choose_file("#log", folder / "judge.csv")
+    person.click("button[type=submit]")
+    from selenium.webdriver.support.ui import Select
+
+    assert Select(wait_for(browser, "#opt-by")).first_selected_option.text == "criterion"  # shown chosen
+    person.choose("#metric", "level")
+    person.choose("#a", "padded")
+    person.choose("#b", "plain")
+    person.click("button[value=validate]")
+    person.click("#to-results")
+    command = wait_for(browser, "#command").text
+    assert command == ("probestats report judge.csv --metric level --a padded --b plain --by criterion --plain "
+                       "-o report.md")
+    run_shown(command.replace("report.md", "report.json"), folder)
+    page_json = fetch(browser, browser.find_element(By.ID, "dl-json").get_attribute("href"))
+    assert page_json == (folder / "report.json").read_bytes()
+    assert sorted(g["by"]["criterion"] for g in json.loads(page_json)["groups"]) == ["claims_cited",
+                                                                                    "counterargument", "directness"]
 
 
 FRAMING = ROOT / "sample_logs" / "framing_long.csv"

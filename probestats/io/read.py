@@ -140,8 +140,9 @@ def resolve_columns(
     """Map canonical names to the headers that hold them.
 
     Exact canonical names win over aliases; an alias earlier in :data:`ALIASES`
-    wins over a later one; ``overrides`` (canonical -> header) win over both.
-    ``metric`` is matched like a header and maps to itself.
+    wins over a later one; ``overrides`` (canonical -> header) win over both. An override to
+    the empty header says that no header holds that column (a header that looks like a model's
+    but is not one). ``metric`` is matched like a header and maps to itself.
 
     Examples
     --------
@@ -149,8 +150,12 @@ def resolve_columns(
     {'item': ' Item ', 'variant': 'Variant', 'run_id': 'Run ID', 'steps': 'Steps'}
     >>> resolve_columns(["pair", "arm", "score"], overrides={"item": "score"})
     {'item': 'score', 'variant': 'arm'}
+    >>> resolve_columns(["item", "variant", "model"], overrides={"model": ""})
+    {'item': 'item', 'variant': 'variant'}
     """
     overrides = dict(overrides or {})
+    unset = {canonical for canonical, header in overrides.items() if header == ""}
+    overrides = {canonical: header for canonical, header in overrides.items() if header != ""}
     for canonical, header in overrides.items():
         if canonical == ROW or canonical.startswith("__"):
             raise ColumnError(f"{opt('columns', {canonical: header})}: '{canonical}' is a name probestats uses itself "
@@ -170,6 +175,8 @@ def resolve_columns(
     taken = set(overrides.values())
     mapping: dict[str, str] = {}
     for canonical, aliases in ALIASES.items():
+        if canonical in unset:
+            continue
         if canonical in overrides:
             mapping[canonical] = overrides[canonical]
             continue
@@ -1344,6 +1351,8 @@ def _finish(lazy, headers, source, columns, metric, *, row_label, first_row, pro
     rename = {header: canonical for canonical, header in mapping.items() if header != canonical}
     # a kept column whose header equals a canonical name taken by another header keeps its own name
     clash = {h for h in headers if h in mapping and mapping[h] != h and h not in rename}
+    # so does one whose header is a canonical name set to none (``columns={"model": ""}``)
+    clash |= {h for h in headers if (columns or {}).get(h) == "" and h not in rename}
     for h in clash:
         rename[h] = f"{h} (original)"
     if ROW in headers:  # a file's own column of that name is data: kept, under a name of its own

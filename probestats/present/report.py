@@ -39,6 +39,7 @@ value through :func:`md_escape`.
 from __future__ import annotations
 
 import base64
+import html
 import contextlib
 import json
 import re
@@ -286,6 +287,7 @@ class _Words:
     span_text: str
     toward: str
     drivers: dict | None
+    plain: bool = False
 
     @property
     def alpha(self) -> float:
@@ -324,7 +326,7 @@ class _Words:
         return self.analysis.mdg
 
 
-def report_context(analysis, design: Design | None = None, *, framing=None) -> dict:
+def report_context(analysis, design: Design | None = None, *, framing=None, plain: bool = False) -> dict:
     """Every word and number the templates show, chosen from the analysis (and the design file).
 
     Parameters
@@ -336,6 +338,9 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
         visible placeholders (:class:`Todo`), never invented text.
     framing : optional
         A dual-framing result, passed to the ``framing`` section as is.
+    plain : bool
+        For a plain report: the tests named without their methods in the text (the methods go to its
+        detail block).
 
     Returns
     -------
@@ -355,7 +360,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     "The probe did not detect a gap larger than its noise, with these 5 items, the values 'formal' and 'casual', the metric steps, model and settings not recorded in the log, and 5 runs per value."
     """
     design = design or Design()
-    words = _pair_words(analysis)
+    words = _pair_words(analysis, plain=plain)
     design_ctx, design_sentences = _design_section(words, design)
     table_ctx, table_sentences = _table_section(words)
     tests_ctx, tests_sentences = _tests_section(words)
@@ -385,8 +390,9 @@ def report_context(analysis, design: Design | None = None, *, framing=None) -> d
     return ctx
 
 
-def _pair_words(analysis) -> _Words:
-    """The phrases every section of a paired report draws on, each worded once from the analysis."""
+def _pair_words(analysis, *, plain: bool = False) -> _Words:
+    """The phrases every section of a paired report draws on, each worded once from the analysis (``plain``:
+    the tests named without their methods, which a plain report gives in its detail block)."""
     main = analysis.main
     alpha = analysis.alpha
     sf, iv = main.sign_flip, main.interval
@@ -400,12 +406,13 @@ def _pair_words(analysis) -> _Words:
         fixed=fixed, varied=varied, settings_phrase=_settings_phrase(fixed, varied),
         p_phrase=_p_is(sf, alpha),  # "p = 0.02", or "p < 1/10001" for a Monte Carlo p at its floor
         gap_text=fmt_gap(main.average_gap),
-        test_named=f"exact sign-flip test, {sf.alternative}, {sf.method}",
-        interval_text=f"{iv.confidence:.0%} interval {fmt_num(iv.low)} to {fmt_num(iv.high)} ({iv.method})",
+        test_named=f"exact sign-flip test, {sf.alternative}" + ("" if plain else f", {sf.method}"),
+        interval_text=f"{iv.confidence:.0%} interval {fmt_num(iv.low)} to {fmt_num(iv.high)}"
+                      + ("" if plain else f" ({iv.method})"),
         minp_text=fmt_p(main.min_attainable_p, alpha),
         span_text=_mdg_span_text(analysis),
         toward=_toward(sf.alternative, main.a, main.b),
-        drivers=_drivers(main.items, main.average_gap) if main.average_gap != 0 else None,
+        drivers=_drivers(main.items, main.average_gap) if main.average_gap != 0 else None, plain=plain,
     )
 
 
@@ -548,7 +555,7 @@ def _noise_section(w: _Words) -> tuple[dict, list[str]]:
                f"within the probe's own log, each half against the other."] if _within_log(analysis) else []),
             f"Same versus same ({_q(noise.a)} against {_q(noise.b)}, {count_of(noise.n_items, 'item')}, "
             f"{noise_ctx['runs']}): average gap {fmt_gap(noise.average_gap)} {w.metric}, sign-flip p = "
-            f"{fmt_p(noise.sign_flip.pvalue, w.alpha)} ({noise.sign_flip.method}).",
+            f"{fmt_p(noise.sign_flip.pvalue, w.alpha)}" + ("." if w.plain else f" ({noise.sign_flip.method})."),
             *([f"The same-versus-same log has {noise_ctx['runs']} and the probe {w.runs}: with fewer runs the "
                "probe's own noise is larger than this comparison shows."]
               if _fewer_runs(w.main, noise) else []),
@@ -570,8 +577,10 @@ def _noise_section(w: _Words) -> tuple[dict, list[str]]:
 
 
 def _noise_option() -> str:
-    """How a sentence names the noise log's option: ``noise=`` in Python, ``--noise`` on the command line."""
-    return either("noise=", "--noise")
+    """How a sentence names the noise log's option: ``noise=`` in Python, ``--noise`` on the command line, its
+    words in a plain report."""
+    named = opt("noise")
+    return named if named.startswith("“") else either("noise=", "--noise")
 
 
 def _within_log(analysis) -> bool:
@@ -1053,7 +1062,7 @@ def design_limits(design: Design, *, size: str, cannot_see: str, subject: str) -
 
 def render_report(analysis, *, format: str = "md", sections=None, templates=None, design: Design | None = None,
                   assets_dir=None, framing=None, comparison=None, shaping=None, source=None, judge=None,
-                  describe=None, coded=None) -> str:
+                  describe=None, coded=None, plain=None) -> str:
     """Render the report of an analysis as Markdown, one self-contained HTML page, or JSON.
 
     Rendering reads the results only: the log is not read again and nothing is simulated
@@ -1095,6 +1104,10 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
         in the Limits, with its hand-checked sample when the analysis has one (a
         :class:`~probestats.analyses.validation.ValidatedAnalysis`, whose ``validation`` section it adds and
         whose corrected verdict the report words).
+    plain : list, optional
+        A report for people who do not code (see :mod:`probestats.present.plain`): the options its
+        messages named in words, with their command-line spellings (filled while the report is made);
+        None for the report as usual.
 
     Returns
     -------
@@ -1120,7 +1133,7 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
     kind = _kind(analysis)
     names = _sections(sections, framing, analysis, comparison, judge, describe=describe, validation=validation)
     if kind == "pair":
-        ctx = report_context(analysis, design, framing=framing)
+        ctx = report_context(analysis, design, framing=framing, plain=plain is not None)
         ctx["design"]["shaping"] = _shaping_sentences(shaping)
         ctx["sentences"]["design"] = ctx["design"]["shaping"] + ctx["sentences"]["design"]
         if source is not None:
@@ -1191,11 +1204,17 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
         judge_refs, judge_pngs = judge_images(judge, format, assets_dir)
         images.update(judge_refs)
         pngs.update(judge_pngs)
+    _plain_context(ctx, kind, plain)
     ctx.update(sections=names, images=images, full=sections is None,
                section_templates={n: f"{SECTION_TEMPLATES.get(n, n) if kind == 'pair' or n != 'design' else 'facts'}"
                                      f".{format}.j2" for n in names})
     with _user_template_errors(templates):
-        text = template.render(ctx)
+        if ctx.get("spellings"):  # a plain report lists the spellings of the options its text names in words
+            text = template.render({**ctx, "spellings": []})
+            named = [(w, flag) for w, flag in ctx["spellings"] if w in text or html.escape(w) in text]
+            text = template.render({**ctx, "spellings": named})
+        else:
+            text = template.render(ctx)
     if format == "md" and assets_dir is not None and pngs:
         # rendered without error: the images (staged with the report itself when the caller writes both together)
         write_assets(assets_dir, {f"{name}.png": png for name, png in pngs.items()})
@@ -1205,6 +1224,50 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
     if format == "md":  # escaped values never hold a newline, so this only tidies the layout
         text = re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
     return text
+
+
+def _plain_context(ctx: dict, kind: str, named) -> None:
+    """A plain report's context: ``plain`` for the templates, and ``details``, how each figure was computed
+    (taken out of the text above it) with the command-line spellings of the options named in words."""
+    ctx["plain"] = named is not None
+    if named is None:
+        return
+    details = []
+    if kind == "pair":
+        tests = ctx["tests"]
+        details.append(("The sign-flip test", tests["sign_flip"]["method"]))
+        sign = tests["sign_test"]
+        details.append(("The sign test", sign["method"] + (f"; as a spreadsheet formula, {sign['formula']}"
+                                                           if sign.get("formula") else "")))
+        interval = tests["interval"]
+        details.append(("The interval", interval["method"] + (f"; it {interval['assumption']}"
+                                                              if interval.get("assumption") else "")))
+        effects = tests.get("effects")
+        if effects:
+            details.append(("The SD of the item gaps", effects["sd_formula"]))
+            details += [(f"The interval of {e['name']}", e["method"]) for e in effects["effects"]]
+            details += [(t["text"].split(":")[0], f"{t['method']}; assumes {t['assumption']}")
+                        for t in effects["published"]]
+        noise = ctx.get("noise") or {}
+        if noise.get("present") and noise.get("method"):
+            details.append(("The same-versus-same sign-flip test", noise["method"]))
+        power = ctx.get("power") or {}
+        methods = [x for x in power.get("sentences", []) if str(x).startswith("Method: ")]
+        if methods:
+            power["sentences"] = [x for x in power["sentences"] if x not in methods]
+            details += [("The minimum detectable gap", str(m)[len("Method: "):].rstrip(".")) for m in methods]
+    if kind == "many":
+        many = ctx.get("many") or {}
+        for res in [many, *many.get("groups", [])]:
+            omnibus = res.get("omnibus") if isinstance(res, dict) else getattr(res, "omnibus", None)
+            method = omnibus.get("method") if isinstance(omnibus, dict) else getattr(omnibus, "method", None)
+            if method:
+                by = res.get("by") if isinstance(res, dict) else None
+                label = "The omnibus test" + (f" ({', '.join(f'{k} {v}' for k, v in by.items())})"
+                                              if isinstance(by, dict) and by else "")
+                details.append((label, method))
+    ctx["details"] = details
+    ctx["spellings"] = named
 
 
 def _table_file(ctx: dict, analysis, names, format: str, assets_dir) -> dict[str, bytes]:

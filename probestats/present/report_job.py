@@ -123,7 +123,7 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
            toward=None, judge=None, by=(), correction="holm", reference=None, scale=None, factor=(),
            n_resamples=10_000, seed=0, before_log=None, cells=None, source=None, answers="auto", label_map=(),
            framing_columns=(), interval="t", hedges=False, effect_size="d_z", noise_value=None, settings=(),
-           attribute_settings=(), per_item=False, validation=None) -> ReportJob:
+           attribute_settings=(), per_item=False, validation=None, plain=False) -> ReportJob:
     """The report of a probe, as ``probestats report`` writes it: the analysis ``analyze`` would choose,
     the power curve of the power section, the optional framing, compare and judge sections, rendered
     through the report's templates and (with ``output``) written whole.
@@ -183,6 +183,12 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
     validation : path, list of dict or DataFrame, optional
         Hand labels of a sample of runs of a coded metric (see :mod:`probestats.analyses.validation`): the
         ``validation`` section, and the verdict on the gap corrected for the coder's error.
+    plain : bool
+        A report for people who do not code (see :mod:`probestats.present.plain`): every number and
+        caveat kept, each test named in words, options named as the local page labels them, and how
+        each figure was computed with the command-line spellings in a detail block (HTML
+        ``<details>``; Markdown: a section at the end). For the report of a log's values (not a
+        framing log or an order probe alone, several metrics or factors beyond 2 × 2).
 
     Returns
     -------
@@ -201,11 +207,33 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
     >>> job.text.splitlines()[0], job.files
     ('## Per-item table', ())
     """
+    if plain:
+        from probestats.present.plain import spelled_in_words
+
+        named: list = []
+        with spelled_in_words(named):
+            return _report(log, named=named, **_arguments(locals()))
+    return _report(log, named=None, **_arguments(locals()))
+
+
+def _arguments(given: dict) -> dict:
+    """The report's parameters but the log (and the plain report's own)."""
+    return {k: v for k, v in given.items() if k not in ("log", "plain", "named", "spelled_in_words")}
+
+
+def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, format, sections, templates,
+            design_file, attribute, values_why, metric_definition, metric_cannot_see, held_fixed, not_fixed,
+            not_tested, run_dates, mitigation, gap_of_interest, probe, framing_log, targets, toward, judge, by,
+            correction, reference, scale, factor, n_resamples, seed, before_log, cells, source, answers, label_map,
+            framing_columns, interval, hedges, effect_size, noise_value, settings, attribute_settings,
+            per_item) -> ReportJob:
+    """:func:`report`'s work; ``named`` collects the options a plain report names in words (None: not plain)."""
     from probestats.analyses.metrics import split_metrics
     from probestats.present.output import refuse_inputs
     from probestats.shape.probe import Probe
     from probestats.vocabulary import check_vocabulary
 
+    plain = named is not None
     check_vocabulary(alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed)
     log = _logs(log)
     framing_log = _logs(framing_log)
@@ -225,6 +253,9 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
     assets = output.parent / f"{output.stem}_files" if (output is not None and fmt == "md") else None
     framing_options = dict(by=by, targets=targets, toward=toward, alpha=alpha, correction=correction,
                            answers=answers, label_map=label_map, framing_columns=framing_columns)
+    if plain and ((framing_log and not log and cells is None and not metric) or (not metric and judge is not None)):
+        raise OptionError(f"{opt('plain', True)} words the report of a log's values; the report of a framing log "
+                          "or an order probe alone has no plain form: leave it out")
     if framing_log and not log and cells is None and not metric and judge is None:
         return _framing_only(framing_log, output, fmt, templates, probe, assets, sections=sections,
                              source=source, **framing_options)
@@ -237,6 +268,9 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
     if validation is not None and (len(metrics) > 1 or cells is not None):
         raise OptionError(f"{opt('validation')} checks one coded metric of a log; give one {opt('metric')} and the "
                           f"{opt('log')}")
+    if len(metrics) > 1 and plain:
+        raise OptionError(f"{opt('plain', True)} words the report of one metric; give one {opt('metric')} or "
+                          "leave it out")
     if len(metrics) > 1:
         return _metrics_job(log, metrics, output, fmt, design_file, facts, templates, probe, assets, judge=judge,
                             sections=sections, framing=framing_log, before=before_log, cells=cells, source=source,
@@ -287,6 +321,9 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
     from probestats.analyses.factorial import FactorialAnalysis
 
     if isinstance(result, FactorialAnalysis):  # beyond 2 × 2: a report of its own
+        if plain:
+            raise OptionError(f"{opt('plain', True)} words the report of a log's values; the report of factors "
+                              "beyond 2 × 2 has no plain form: leave it out")
         from probestats.present.factorial_report import render_factorial_report
 
         text = render_factorial_report(result, format=fmt, templates=templates, design=design,
@@ -308,7 +345,7 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
     text = render_report(result, format=fmt, sections=list(sections) or None, templates=templates, design=design,
                          assets_dir=assets, framing=framing, comparison=comparison, shaping=shaping,
                          source=source if source is not None else ", ".join(str(p) for p in log), judge=judged,
-                         describe=described, coded=coded)
+                         describe=described, coded=coded, plain=named)
     return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), analysis=result, comparison=comparison,
                      framing=framing, judge=judged, design=design)
 

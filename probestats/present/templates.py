@@ -119,11 +119,19 @@ def _md_code(value) -> MdSafe:
 
 
 def _md_fill(value) -> MdSafe:
-    """Text, a list of texts, or a bold placeholder, escaped for Markdown."""
+    r"""Text, a list of texts, or a bold placeholder, escaped for Markdown; a text of several lines keeps
+    them (a hard line break, indented to stay in its list item).
+
+    >>> print(_md_fill("one\ntwo <b>"))
+    one\
+      two \<b\>
+    """
     if isinstance(value, Todo):
         return MdSafe(f"**{md_escape(value)}**")
     if isinstance(value, (list, tuple)):
         return MdSafe("; ".join(md_escape(v) for v in value))
+    if isinstance(value, str) and "\n" in value.strip("\n"):
+        return MdSafe("\\\n  ".join(md_escape(line) for line in value.strip("\n").split("\n")))
     return MdSafe(md_escape(value))
 
 
@@ -132,6 +140,8 @@ def _html_fill(value) -> Markup:
         return Markup('<mark class="todo">{}</mark>').format(visible(str(value)))
     if isinstance(value, (list, tuple)):
         return Markup("; ").join(html_text(v) for v in value)
+    if isinstance(value, str) and "\n" in value.strip("\n"):   # a text of several lines keeps them
+        return Markup("<br>").join(html_text(line) for line in value.strip("\n").split("\n"))
     return html_text(value)
 
 

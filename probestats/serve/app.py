@@ -24,17 +24,15 @@ from starlette.routing import Route
 
 from probestats.errors import ProbestatsError
 from probestats.serve import pages
-from probestats.serve.session import Job, Mapping, facts_from, safe_name, store, suffix_of, targets_name
-
-__all__ = ["Settings", "make_app", "DEFAULT_MAX_MB"]
+from probestats.serve.session import Files, Job, State, facts_from, safe_name, store, suffix_of, targets_name
 
 #: the largest upload (log and noise file together) the page accepts by default, in MB
 DEFAULT_MAX_MB = 50
 
 DOWNLOADS = {"report.html": "text/html", "report.md": "text/markdown", "report.json": "application/json",
-             "probe.toml": "application/toml", "command.txt": "text/plain", "plan.json": "application/json",
-             "plan_command.txt": "text/plain", "analysis.json": "application/json",
-             "analysis_command.txt": "text/plain", "targets.csv": "text/csv"}
+             "report.zip": "application/zip", "probe.toml": "application/toml", "command.txt": "text/plain",
+             "analysis.json": "application/json", "analysis_command.txt": "text/plain", "targets.csv": "text/csv"}
+PLAN_DOWNLOADS = {"plan.json": "application/json", "plan_command.txt": "text/plain"}
 
 
 @dataclass
@@ -53,6 +51,14 @@ class Settings:
         The per-launch token every address starts with.
     csrf : str
         The token every form carries.
+    files : dict
+        The uploads, by id (:class:`~probestats.serve.session.Files`).
+    states : dict
+        Every analysis's state, by id (:class:`~probestats.serve.session.State`); a change adds one.
+    plans : dict
+        The plans simulated or being simulated, by id (each names the analysis it belongs to).
+    lock : threading.Lock
+        Held while the dictionaries change.
     """
 
     folder: Path
@@ -60,8 +66,15 @@ class Settings:
     max_bytes: int = DEFAULT_MAX_MB * 1_000_000
     token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     csrf: str = field(default_factory=lambda: secrets.token_urlsafe(24))
-    jobs: dict = field(default_factory=dict)
+    files: dict = field(default_factory=dict)
+    states: dict = field(default_factory=dict)
+    plans: dict = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def keep(self, state: State) -> State:
+        with self.lock:
+            self.states[state.id] = state
+        return state
 
 
 class Refused(Exception):
@@ -126,10 +139,12 @@ def _redirect(settings: Settings, where: str) -> RedirectResponse:
 
 
 def _job(settings: Settings, request: Request) -> Job:
-    job = settings.jobs.get(request.path_params.get("job", ""))
-    if job is None:
+    """The analysis the address names, with its upload."""
+    state = settings.states.get(request.path_params.get("job", ""))
+    files = settings.files.get(state.files) if state is not None else None
+    if files is None:
         raise Refused(404, "this upload is no longer here (the page was restarted); upload the file again")
-    return job
+    return Job(files, state)
 
 
 async def _bounded_form(request: Request, settings: Settings):
@@ -156,17 +171,28 @@ async def _bounded_form(request: Request, settings: Settings):
 
     form = await Request(request.scope, replay).form(max_files=2, max_fields=250, max_part_size=cap)
     try:
-        fields = {}
+        fields = Fields()
         for key, value in form.multi_items():
             if hasattr(value, "read"):  # a file: its name as sent and its bytes
-                fields[key] = Upload(value.filename or "", await value.read())
-            else:
-                fields[key] = value
+                value = Upload(value.filename or "", await value.read())
+            fields.setdefault(key, value)
+            fields.lists.setdefault(key, []).append(value)
     finally:
         await form.close()
     if not secrets.compare_digest(str(fields.get("csrf", "")).encode(), settings.csrf.encode()):
         raise Refused(403, "the form has expired or came from elsewhere; reload the page and send it again")
     return fields
+
+
+class Fields(dict):
+    """A form's fields: the first value of each name, and ``getlist`` for a name sent several times."""
+
+    def __init__(self):
+        super().__init__()
+        self.lists = {}
+
+    def getlist(self, key) -> list:
+        return list(self.lists.get(key, []))
 
 
 @dataclass(frozen=True)
@@ -200,43 +226,36 @@ def make_app(settings: Settings) -> Starlette:
         folder = Path(s.folder) / secrets.token_hex(8)
         stored = store(folder, log.data, log.filename, "log")
         noise_stored = store(folder, noise.data, noise.filename, "noise") if noise is not None else None
-        job = Job(log=stored, noise=noise_stored, folder=folder)
+        files = Files(log=stored, noise=noise_stored, folder=folder)
         with s.lock:
-            s.jobs[job.id] = job
-        job.plans["mapping"] = Mapping()
-        return _redirect(s, f"j/{job.id}/map")
+            s.files[files.id] = files
+        state = s.keep(State(files=files.id))
+        return _redirect(s, f"a/{state.id}/map")
 
     def map_get(request: Request):
-        job = _job(s, request)
-        return page_response(pages.map_page(s, job))
+        return page_response(pages.map_page(s, _job(s, request)))
 
     async def map_post(request: Request):
         job = _job(s, request)
         form = await _bounded_form(request, s)
-        job.plans["mapping"] = Mapping.from_form(form, topics=pages.topics(job, Mapping.from_form(form)))
-        job.plans["posted"] = True
-        job.plans.pop("report", None)
+        state = s.keep(job.state.changed(mapping=pages.mapping_from(job, form), posted=True))
         go = form.get("go", "update")
-        return _redirect(s, f"j/{job.id}/{'validate' if go == 'validate' else 'map'}")
+        return _redirect(s, f"a/{state.id}/{'validate' if go == 'validate' else 'map'}")
 
     def validate_get(request: Request):
-        job = _job(s, request)
-        return page_response(pages.validate_page(s, job))
+        return page_response(pages.validate_page(s, _job(s, request)))
 
     def results_get(request: Request):
-        job = _job(s, request)
-        return page_response(pages.results_page(s, job))
+        return page_response(pages.results_page(s, _job(s, request)))
 
     async def facts_post(request: Request):
         job = _job(s, request)
         form = await _bounded_form(request, s)
-        job.plans["facts"] = facts_from(form)
-        job.plans.pop("report", None)
-        return _redirect(s, f"j/{job.id}/results")
+        state = s.keep(job.state.changed(facts=facts_from(form)))
+        return _redirect(s, f"a/{state.id}/results")
 
     def view_report(request: Request):
-        job = _job(s, request)
-        text = pages.report_text(job, "html")
+        text = pages.report_text(_job(s, request), "html")
         # the report is a page of its own: its images only, no script, shown framed by the results page
         return Response(text, media_type="text/html; charset=utf-8", headers={
             "Content-Security-Policy": ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
@@ -250,19 +269,24 @@ def make_app(settings: Settings) -> Starlette:
             raise Refused(404, "no such download")
         data = pages.download(job, name)
         filename = targets_name(job) if name == "targets.csv" else name  # the name the page's command reads
-        return Response(data, media_type=DOWNLOADS[name], headers={
-            "Content-Disposition": f'attachment; filename="{filename}"', "X-Content-Type-Options": "nosniff",
-            "Content-Security-Policy": "default-src 'none'; sandbox", "Cache-Control": "no-store"})
+        return _attachment(data, DOWNLOADS[name], filename)
 
     def plan_get(request: Request):
-        job = _job(s, request)
-        return page_response(pages.plan_page(s, job, request.query_params.get("p", "")))
+        return page_response(pages.plan_page(s, _job(s, request), request.query_params.get("p", "")))
 
     async def plan_post(request: Request):
         job = _job(s, request)
         form = await _bounded_form(request, s)
-        plan_id = pages.start_plan(job, form)
-        return _redirect(s, f"j/{job.id}/plan?p={plan_id}")
+        plan_id = pages.start_plan(s, job, form)
+        return _redirect(s, f"a/{job.id}/plan?p={plan_id}")
+
+    def plan_download(request: Request):
+        job = _job(s, request)
+        name = request.path_params["name"]
+        if name not in PLAN_DOWNLOADS:
+            raise Refused(404, "no such download")
+        data = pages.plan_download(s, job, request.path_params["plan"], name)
+        return _attachment(data, PLAN_DOWNLOADS[name], name)
 
     async def refused(request: Request, exc: HTTPException):
         message = "not found" if exc.status_code == 404 else "this request is not one the page answers"
@@ -272,15 +296,16 @@ def make_app(settings: Settings) -> Starlette:
     routes = [
         Route(t + "/", home, methods=["GET"]),
         Route(t + "/upload", upload, methods=["POST"]),
-        Route(t + "/j/{job}/map", map_get, methods=["GET"]),
-        Route(t + "/j/{job}/map", map_post, methods=["POST"]),
-        Route(t + "/j/{job}/validate", validate_get, methods=["GET"]),
-        Route(t + "/j/{job}/results", results_get, methods=["GET"]),
-        Route(t + "/j/{job}/facts", facts_post, methods=["POST"]),
-        Route(t + "/j/{job}/view/report.html", view_report, methods=["GET"]),
-        Route(t + "/j/{job}/file/{name}", download, methods=["GET"]),
-        Route(t + "/j/{job}/plan", plan_get, methods=["GET"]),
-        Route(t + "/j/{job}/plan", plan_post, methods=["POST"]),
+        Route(t + "/a/{job}/map", map_get, methods=["GET"]),
+        Route(t + "/a/{job}/map", map_post, methods=["POST"]),
+        Route(t + "/a/{job}/validate", validate_get, methods=["GET"]),
+        Route(t + "/a/{job}/results", results_get, methods=["GET"]),
+        Route(t + "/a/{job}/facts", facts_post, methods=["POST"]),
+        Route(t + "/a/{job}/view/report.html", view_report, methods=["GET"]),
+        Route(t + "/a/{job}/file/{name}", download, methods=["GET"]),
+        Route(t + "/a/{job}/plan", plan_get, methods=["GET"]),
+        Route(t + "/a/{job}/plan", plan_post, methods=["POST"]),
+        Route(t + "/a/{job}/plan/{plan}/{name}", plan_download, methods=["GET"]),
     ]
     routes = [Route(r.path, safe(r.endpoint, f"/{s.token}/", Path(s.folder)), methods=list(r.methods - {"HEAD"}) if r.methods else None)
               for r in routes]
@@ -288,13 +313,18 @@ def make_app(settings: Settings) -> Starlette:
     return Guard(app, s)
 
 
+def _attachment(data: bytes, media_type: str, filename: str) -> Response:
+    return Response(data, media_type=media_type, headers={
+        "Content-Disposition": f'attachment; filename="{filename}"', "X-Content-Type-Options": "nosniff",
+        "Content-Security-Policy": "default-src 'none'; sandbox", "Cache-Control": "no-store"})
+
+
 def safe(endpoint, home: str, folder: Path):
     """An endpoint whose every failure becomes a page with one line (never a traceback, here or in the
-    server's terminal); library errors name the command-line options the page's command shows."""
+    server's terminal); library errors name the page's controls (in the words its labels use)."""
     import functools
     import inspect
 
-    from probestats.errors import cli_spelling
 
     def failed(exc: BaseException) -> Response:
         if isinstance(exc, Refused):
@@ -313,7 +343,7 @@ def safe(endpoint, home: str, folder: Path):
         @functools.wraps(endpoint)
         async def run(request):
             try:
-                with cli_spelling():
+                with pages.words():
                     return await endpoint(request)
             except Exception as exc:
                 return failed(exc)
@@ -321,7 +351,7 @@ def safe(endpoint, home: str, folder: Path):
         @functools.wraps(endpoint)
         def run(request):
             try:
-                with cli_spelling():
+                with pages.words():
                     return endpoint(request)
             except Exception as exc:
                 return failed(exc)

@@ -2,31 +2,38 @@
 
 Each step calls the library the command line calls (``probestats.validate``, ``probestats.report``, the
 framing and order-probe jobs of ``probestats.present.framing_job`` and ``judge_job``,
-``probestats.plan``) with the :class:`~probestats.shape.probe.Probe` of the person's choices, and
-shows the command that does the same. Every page is rendered by the report's Jinja environment
-(HTML, autoescaped, every value through the report's sanitizer).
+``probestats.plan``) with the :class:`~probestats.shape.probe.Probe` of one analysis's choices, and
+shows the command that does the same. What is read from an upload is read once and kept for all its
+analyses; what is computed for an analysis is kept by the choices it depends on. Every page is
+rendered by the report's Jinja environment (HTML, autoescaped, every value through the report's
+sanitizer), and every message names the page's controls, never a flag.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import secrets
 import threading
 from pathlib import Path
 
 from probestats.errors import OptionError, ProbestatsError
-from probestats.serve.session import (ANALYSES, ANSWERS, FACTS, MAPPED, Job, Mapping, analysis_command, design_toml,
-                                      plan_command, report_command, targets_csv, targets_name)
+from probestats.serve.session import (ANALYSES, ANSWERS, CHOICE, FACTS, MAPPED, SETTINGS, Job, Mapping,
+                                      analysis_command, choices_in_words, design_toml, offered, plan_command,
+                                      plan_source, report_command, targets_csv, targets_name, validate_command)
 
 __all__ = ["NONCE", "upload_page", "map_page", "validate_page", "results_page", "plan_page", "error_page",
-           "report_text", "download", "start_plan", "clean"]
+           "report_text", "download", "start_plan", "clean", "mapping_from", "words", "plan_of", "plan_download"]
 
 #: replaced by each response's own nonce (the one the Content-Security-Policy allows styles for); random
 #: per process, so no value from a file can hold it
 NONCE = "nonce" + secrets.token_hex(16)
 TEMPLATES = Path(__file__).with_name("templates")
 PREVIEW_ROWS = 5
+VALUES_SHOWN = 50
 STEPS = (("upload", "Upload"), ("map", "Columns"), ("validate", "Check"), ("results", "Report"), ("plan", "Plan"))
+#: the columns never offered as the metric (they number or describe the runs)
+NOT_METRICS = ("item", "variant", "seed", "run_id", "time", "model", "temperature", "system")
 
 
 @functools.lru_cache(maxsize=1)
@@ -56,10 +63,23 @@ def clean(message: str, job: Job | None, root: Path | None = None) -> str:
 
     text = str(message)
     if job is not None:
-        text = text.replace(str(job.folder) + "/", "").replace(str(job.folder), "")
+        for folder in (job.folder, job.files.folder):
+            text = text.replace(str(folder) + "/", "").replace(str(folder), "")
     if root is not None:
-        text = re.sub(re.escape(str(root)) + r"(/[0-9a-f]+)?/?", "", text)
+        text = re.sub(re.escape(str(root)) + r"(/[\w-]+)*/", "", text)
+        text = text.replace(str(root), "")
     return one_line(text)
+
+
+@contextlib.contextmanager
+def words():
+    """Messages made on the page name its controls (by their labels, as the report for people does); an option
+    the page has no control for by its command-line flag."""
+    from probestats.errors import cli_spelling
+    from probestats.present.plain import spelled_in_words
+
+    with cli_spelling(), spelled_in_words():
+        yield
 
 
 def error_page(message: str, back: str | None) -> str:
@@ -74,42 +94,94 @@ def upload_page(settings) -> str:
     return render("serve_upload.html.j2", settings, step="upload")
 
 
-# ---------------------------------------------------------------- the columns
+# ---------------------------------------------------------------- what is read from the files, once
 
 
-def _mapping(job: Job) -> Mapping:
-    return job.plans.get("mapping") or Mapping()
-
-
-def inspect(job: Job, mapping: Mapping) -> dict:
-    """What the column page shows: the headers, the columns the reader recognized by itself, the first
-    rows, the values of the chosen value column and (for a spreadsheet) its sheets."""
-    import polars as pl
-
+def read_once(job: Job, sheet: str, skip_rows: int):
+    """The log read with this sheet and these title rows (kept for every analysis of the upload)."""
     from probestats.io.read import read_log
 
-    sheets = _sheets(job.log.path) if job.log.spreadsheet else []
-    log = read_log(job.log.path, sheet=mapping.sheet or None, skip_rows=mapping.skip_rows)
+    first = _sheets(job)[:1] if job.log.spreadsheet and not sheet else []
+    return job.files.remembered(("log", sheet or (first[0] if first else ""), skip_rows), lambda: read_log(
+        job.log.path, sheet=sheet or None, skip_rows=skip_rows))
+
+
+def _sheets(job: Job) -> list[str]:
+    if not job.log.spreadsheet:
+        return []
+
+    def read():
+        import fastexcel
+
+        from probestats.io.read import check_spreadsheet
+
+        check_spreadsheet(job.log.path, None)
+        try:
+            return list(fastexcel.read_excel(job.log.path).sheet_names)
+        except Exception:
+            raise OptionError("the spreadsheet cannot be read; is it really an .xlsx or .ods file?") from None
+
+    return job.files.remembered(("sheets",), read)
+
+
+def inspect(job: Job, mapping: Mapping | None = None) -> dict:
+    """What the column page shows for these choices: the headers, the columns the reader recognized by
+    itself, the first rows, the values of the chosen value column, the columns of numbers and (for a
+    spreadsheet) its sheets. Kept per upload by what it depends on."""
+    mapping = mapping if mapping is not None else job.mapping
+    key = ("inspect", mapping.sheet, mapping.skip_rows, mapping.variant, "variant" in mapping.unset,
+           bool(mapping.option("fold_case")))
+    return job.files.remembered(key, lambda: _inspect(job, mapping))
+
+
+def _inspect(job: Job, mapping: Mapping) -> dict:
+    import polars as pl
+
+    sheets = _sheets(job)
+    log = read_once(job, mapping.sheet, mapping.skip_rows)
     detected = dict(log.columns)
-    to_header = {canon: header for canon, header in log.columns.items()}
     lazy_of = {header: canon for canon, header in log.columns.items()}
     head = log.lazy.head(PREVIEW_ROWS).collect()
     headers = list(log.headers)
-    rows = []
-    for record in head.iter_rows(named=True):
-        rows.append([_cell(record.get(lazy_of.get(h, h))) for h in headers])
+    rows = [[_cell(record.get(lazy_of.get(h, h))) for h in headers] for record in head.iter_rows(named=True)]
+    schema = log.lazy.collect_schema()
 
-    def distinct(header, limit=50):
-        col = lazy_of.get(header, header)
-        return [str(v) for v in log.lazy.select(pl.col(col).cast(pl.Utf8)).unique(maintain_order=True)
-                .head(limit).collect().to_series().to_list() if v is not None]
+    def distinct(header, limit=VALUES_SHOWN, fold=False):
+        column = pl.col(lazy_of.get(header, header)).cast(pl.Utf8).str.strip_chars()
+        if fold:
+            column = column.str.to_lowercase()
+        return [str(v) for v in log.lazy.select(column).unique(maintain_order=True).head(limit).collect()
+                .to_series().to_list() if v is not None and str(v) != ""]
 
-    value_header = mapping.variant or detected.get("variant")
-    values = distinct(value_header) if value_header in headers else []
+    value_header = mapping.variant or ("" if "variant" in mapping.unset else detected.get("variant", ""))
+    values = distinct(value_header, fold=bool(mapping.option("fold_case"))) if value_header in headers else []
+    numbers = _numbers(log, headers, lazy_of, schema)
     found = {"detected": detected, "headers": headers, "rows": rows, "values": values, "sheets": sheets,
-             "to_header": to_header}
+             "numbers": numbers, "settings": [s for s in SETTINGS if s in detected]}
     found.update(_offers(headers, detected, distinct))
     return found
+
+
+def _numbers(log, headers: list, lazy_of: dict, schema) -> list[str]:
+    """The headers whose first cells are all numbers (a CSV's cells are read as text), bar the item, seed and
+    settings: the columns the metric can be."""
+    import polars as pl
+
+    names = [(h, lazy_of.get(h, h)) for h in headers
+             if lazy_of.get(h) not in NOT_METRICS and lazy_of.get(h, h) in schema]
+    if not names:
+        return []
+    sample = log.lazy.select([pl.col(c) for _, c in names]).head(200).collect()
+    out = []
+    for header, column in names:
+        values = sample[column]
+        if not values.dtype.is_numeric():
+            text = values.cast(pl.Utf8).str.strip_chars()
+            text = text.filter(text.is_not_null() & (text != ""))
+            if text.len() == 0 or text.cast(pl.Float64, strict=False).null_count() > 0:
+                continue
+        out.append(header)
+    return out
 
 
 #: headers (as normalized) that name an order probe's columns: the order, the slot chosen, the judge
@@ -151,12 +223,12 @@ def _answer_pair(headers: list):
     """
     import re
 
-    def words(h):
+    def words_of(h):
         return tuple(w for w in re.split(r"[\s_\-.]+", str(h).lower()) if w)
 
-    by_words = {words(h): h for h in headers}
+    by_words = {words_of(h): h for h in headers}
     for h in headers:
-        ws = words(h)
+        ws = words_of(h)
         for i, w in enumerate(ws):
             if w in _AFFIRMATIVE:
                 for other in _REVERSE:
@@ -166,52 +238,148 @@ def _answer_pair(headers: list):
     return None
 
 
-def topics(job: Job, mapping: Mapping) -> list:
-    """The topics the column page lists for a framing log's targets (as the log holds them), in its order;
-    the form names each by its place, so no text from the file has to come back through the browser."""
-    if mapping.analysis != "framing":
-        return []
-    try:
-        return inspect(job, mapping)["topics"]
-    except ProbestatsError:
-        return []
-
-
 def _cell(value) -> str:
+    """A preview cell as a person reads it: a whole number without a decimal point.
+
+    >>> _cell(1.0), _cell(2.5), _cell(None), _cell(10 ** 20 * 1.0)
+    ('1', '2.5', '', '1e+20')
+    """
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        value = int(value)
     text = "" if value is None else str(value)
     return text if len(text) <= 80 else text[:79] + "…"
 
 
-def _sheets(path: Path) -> list[str]:
-    import fastexcel
+def _detected(job: Job, mapping: Mapping | None = None) -> dict:
+    mapping = mapping if mapping is not None else job.mapping
+    return dict(read_once(job, mapping.sheet, mapping.skip_rows).columns)
 
-    from probestats.io.read import check_spreadsheet
 
-    check_spreadsheet(path, None)
+_EMPTY = {"detected": {}, "headers": [], "rows": [], "values": [], "sheets": [], "numbers": [], "settings": [],
+          "offers": {}, "answer_pair": ("", ""), "topics": [], "judge_found": {}}
+
+
+def _found(job: Job) -> tuple[dict, str | None]:
+    """What the column page shows, or what it can show with the problem that stopped the rest."""
     try:
-        return list(fastexcel.read_excel(path).sheet_names)
-    except Exception:
-        raise OptionError("the spreadsheet cannot be read; is it really an .xlsx or .ods file?") from None
+        return inspect(job), None
+    except ProbestatsError as exc:  # a wrong sheet or title rows: say so on the page, keep the form
+        try:
+            sheets = _sheets(job)
+        except ProbestatsError:
+            sheets = []
+        return dict(_EMPTY, sheets=sheets), clean(str(exc), job)
 
 
-def _detected(job: Job, mapping: Mapping) -> dict:
-    from probestats.io.read import read_log
+# ---------------------------------------------------------------- the columns
 
-    return dict(read_log(job.log.path, sheet=mapping.sheet or None, skip_rows=mapping.skip_rows).columns)
+
+def _pick(form, name: str, listed: list, default: str = "") -> str:
+    """A choice posted as its place in a list the page showed (so no text from the file has to come back
+    through the browser, and a header with spaces or odd characters is kept exactly)."""
+    raw = str(form.get(name, "") or "").strip()
+    if raw.isdigit() and int(raw) < len(listed):
+        return listed[int(raw)]
+    return default
+
+
+def mapping_from(job: Job, form) -> Mapping:
+    """The choices the column page sent, read against what that page showed (the state it was made from)."""
+    shown, _ = _found(job)
+    previous = job.mapping
+    headers, detected = shown["headers"], shown["detected"]
+    sheet = _pick(form, "sheet", shown["sheets"])
+    raw_skip = str(form.get("skip_rows", "") or "").strip()
+    if raw_skip and not raw_skip.isdigit():
+        raise OptionError("title rows: give a whole number (0 when the header is the first row)")
+    skip_rows = min(int(raw_skip or 0), 1_000_000)
+    columns, unset = {}, []
+    for key in MAPPED:
+        header = _pick(form, key, headers)
+        if header and header != detected.get(key):
+            columns[key] = header
+        elif not header and detected.get(key) and f"{key}" in form:
+            unset.append(key)
+    same_values = (columns.get("variant", "") == previous.variant and ("variant" in unset) ==
+                   ("variant" in previous.unset) and bool(form.get("fold_case")) == bool(previous.option("fold_case")))
+    values = shown["values"] if same_values else []
+    analysis = str(form.get("analysis", "") or "")
+    # the options belong to the comparison of values: a framing log or an order probe takes none of them
+    options = _options_from(form, shown, values) if analysis not in ("framing", "judge") else ()
+    answers = str(form.get("answers", "") or "")
+    mapping = Mapping(
+        metric=_pick(form, "metric", headers), **columns, unset=tuple(unset),
+        a=_pick(form, "a", values), b=_pick(form, "b", values), reference=_pick(form, "reference", values),
+        sheet=sheet, skip_rows=skip_rows, where=str(form.get("where", "") or "").strip()[:500], options=options,
+        analysis=analysis if analysis in ANALYSES else "",
+        answers=answers if answers in ANSWERS and answers != "auto" else "",
+        targets=_targets_from(form, shown["topics"] if analysis == "framing" else []),
+        framing_aff=_pick(form, "framing_aff", headers), framing_rev=_pick(form, "framing_rev", headers),
+        order=_pick(form, "order", headers), judge_reply=_pick(form, "judge_reply", headers),
+        judge_choice=_pick(form, "judge_choice", headers), judge_by=_pick(form, "judge_by", headers),
+        **{k: str(form.get(k, "") or "")[:500] for k in ("verdict_first", "verdict_second", "verdict_tie")})
+    if (sheet, skip_rows) != (previous.sheet, previous.skip_rows):
+        mapping = _kept_in(job, mapping)
+    return mapping
+
+
+def _options_from(form, shown: dict, values: list) -> tuple:
+    """The options of :data:`CHOICES` the form set, each as its control posts it."""
+    out = []
+    for choice in offered():
+        if choice.control == "box":
+            value = True if form.get(choice.name) else None
+        elif choice.control == "column":
+            value = _pick(form, choice.name, shown["headers"]) or None
+            value = (value,) if value and choice.many else value
+        elif choice.control == "value":
+            value = _pick(form, choice.name, values) or None
+        else:  # the settings found in the log, ticked
+            ticked = form.getlist(choice.name) if hasattr(form, "getlist") else [form.get(choice.name)]
+            value = tuple(s for s in SETTINGS if s in ticked and s in shown["settings"]) or None
+        if value:
+            out.append((choice.name, value))
+    return tuple(out)
+
+
+def _kept_in(job: Job, mapping: Mapping) -> Mapping:
+    """Another sheet or other title rows: the choices that name a header the new header row lacks are
+    dropped (the reader finds the columns again)."""
+    from dataclasses import replace
+
+    try:
+        headers = set(read_once(job, mapping.sheet, mapping.skip_rows).headers)
+    except ProbestatsError:
+        return mapping
+    changes = {key: "" for key in (*MAPPED, "metric", "framing_aff", "framing_rev", "order", "judge_reply",
+                                   "judge_choice", "judge_by") if getattr(mapping, key) and getattr(mapping, key)
+               not in headers}
+    options = tuple((n, v) for n, v in mapping.options if CHOICE[n].control != "column"
+                    or all(h in headers for h in (v if isinstance(v, tuple) else (v,))))
+    return replace(mapping, **changes, options=options, a="", b="", reference="")
+
+
+def _targets_from(form, topics) -> tuple:
+    out = []
+    for n, topic in enumerate(topics):
+        aff, rev = (" ".join(str(form.get(f"target-{side}-{n}", "") or "").split())[:500] for side in ("aff", "rev"))
+        if aff and rev:
+            out.append((topic, aff, rev))
+    return tuple(out)
+
+
+def _suggested_metric(found: dict) -> str:
+    """The metric shown chosen before the page is sent: the one column of numbers that is not the item, the
+    seed or a setting (none when there are several or none)."""
+    return found["numbers"][0] if len(found["numbers"]) == 1 else ""
 
 
 def map_page(settings, job: Job) -> str:
-    mapping = _mapping(job)
-    try:
-        found = inspect(job, mapping)
-        problem = None
-    except ProbestatsError as exc:  # a wrong sheet or title rows: say so on the page, keep the form
-        found = {"detected": {}, "headers": [], "rows": [], "values": [], "to_header": {},
-                 "sheets": _sheets(job.log.path) if job.log.spreadsheet else [], "offers": {},
-                 "answer_pair": ("", ""), "topics": [], "judge_found": {}}
-        problem = clean(str(exc), job)
-    chosen = {key: getattr(mapping, key) or found["detected"].get(key, "") for key in MAPPED}
-    posted = job.plans.get("posted", False)
+    mapping = job.mapping
+    found, problem = _found(job)
+    detected = found["detected"]
+    chosen = {key: ("" if key in mapping.unset else getattr(mapping, key) or detected.get(key, "")) for key in MAPPED}
+    posted = job.state.posted
     if posted:
         analysis = mapping.analysis
     else:  # first visit: the analysis the columns suggest (a framing column, an order column)
@@ -220,58 +388,134 @@ def map_page(settings, job: Job) -> str:
              for key in ("order", "judge_reply", "judge_choice", "judge_by")}
     framing_pair = (mapping.framing_aff, mapping.framing_rev) if posted else found["answer_pair"]
     typed = {topic: (aff, rev) for topic, aff, rev in mapping.targets}
-    reference = mapping.reference if mapping.reference in found["values"] else \
-        (found["values"][0] if found["values"] else "")
-    command = (report_command(job, mapping, found["detected"], facts=job.plans.get("facts", {}))
-               if (mapping.metric or mapping.analysis) and posted else None)
+    metric = mapping.metric if posted else (mapping.metric or _suggested_metric(found))
+    # before the page is sent: a criterion column (a judge's) is suggested as the split, shown chosen
+    suggested_by = "" if posted or not detected.get("criterion") else detected["criterion"]
+    command = report_command(job, detected) if (mapping.metric or mapping.analysis) and posted and not problem \
+        else None
     return render("serve_map.html.j2", settings, step="map", job=job, mapping=mapping, found=found,
                   chosen=chosen, mapped=MAPPED, command=command, problem=problem, analyses=ANALYSES,
                   analysis=analysis, answers=ANSWERS, judge=judge, framing_pair=framing_pair, typed=typed,
-                  reference=reference, analysis_command=analysis_command(job, mapping, found["detected"])
-                  if posted else None)
+                  metric=metric, suggested=metric and not posted, choices=offered(), suggested_by=suggested_by,
+                  analysis_command=analysis_command(job, detected) if posted and not problem else None)
 
 
 # ---------------------------------------------------------------- validation
 
 
 def validate_page(settings, job: Job) -> str:
+    mapping = job.mapping
+    if mapping.analysis:
+        return _check_analysis(settings, job)
+    if not mapping.metric:
+        raise OptionError(_no_metric(job))
+    detected = _detected(job)
+    checked = checked_log(job)
+    problems = _grouped([_shown(p, job) for p in checked.problems])
+    if detected.get("criterion") and not mapping.option("by"):
+        problems.append({"severity": "warning", "code": "criteria_pooled", "rows": "", "column": detected["criterion"],
+                         "message": f"the log scores several criteria (column {detected['criterion']}), and they "
+                                    "are pooled here as if they were runs of one metric; choose “Split by” set to "
+                                    f"{detected['criterion']} on the column page for one result per criterion"})
+    report = None
+    if checked.ok:  # the report's own words: what it compares, and every warning it will list
+        report = _report_promise(job, checked)
+    return render("serve_validate.html.j2", settings, step="validate", job=job, checked=checked,
+                  problems=problems, command=validate_command(job, detected), n_rows=checked.n_rows,
+                  report=report, chosen=choices_in_words(job, detected))
+
+
+def _no_metric(job: Job) -> str:
+    found, _ = _found(job)
+    if not found["numbers"]:
+        return ("no column of this file holds numbers: the metric is a number per run (for example the count of "
+                "steps in each reply); add a column with it to the sheet and upload it again, then choose it as "
+                "the metric on the column page")
+    return "choose the metric column (the number measured on each reply) on the column page"
+
+
+def checked_log(job: Job):
+    """The log checked as ``validate`` checks it with the page's options (kept per choices)."""
     from probestats.checks.schema import validate
 
-    mapping = _mapping(job)
-    if mapping.analysis:
-        return _check_analysis(settings, job, mapping)
-    if not mapping.metric:
-        raise OptionError("choose the metric column on the column page first")
-    detected = _detected(job, mapping)
-    probe = mapping.probe(detected)
-    a, b = mapping.a or None, mapping.b or None
-    checked = validate(probe.apply(job.log.path, metric=mapping.metric, a=a, b=b), metric=mapping.metric, a=a, b=b,
-                       fold_case=probe.fold_case)
-    problems = [{"severity": p.severity, "code": p.code, "message": clean(p.message, job),
-                 "rows": _rows(p.rows), "column": p.column} for p in checked.problems]
-    command = report_command(job, mapping, detected, facts=job.plans.get("facts", {}))
-    return render("serve_validate.html.j2", settings, step="validate", job=job, checked=checked,
-                  problems=problems, command=command, n_rows=checked.n_rows,
-                  columns=dict(checked.log.columns))
+    mapping = job.mapping
+
+    def run():
+        detected = _detected(job)
+        probe = mapping.probe(detected)
+        a, b = mapping.a or None, mapping.b or None
+        by = mapping.keywords("validate").get("by", ())
+        with words():
+            return validate(probe.apply(job.log.path, metric=mapping.metric, a=a, b=b, by=by), metric=mapping.metric,
+                            a=a, b=b, by=by, fold_case=probe.fold_case,
+                            attribute_settings=mapping.keywords("validate").get("attribute_settings", ()))
+
+    return job.files.remembered(("checked", mapping), run)
 
 
-def _check_analysis(settings, job: Job, mapping: Mapping) -> str:
+#: problems of one kind the check lists before it counts the rest
+SHOWN_OF_A_KIND = 5
+
+
+def _grouped(problems: list[dict]) -> list[dict]:
+    """The problems as the check lists them: of each kind the first :data:`SHOWN_OF_A_KIND`, then one line
+    counting the rest (``more``), where the kind's last shown one stood.
+
+    >>> ps = [{"severity": "error", "code": "x", "message": str(i)} for i in range(7)]
+    >>> [p.get("more") or p["message"] for p in _grouped(ps)]
+    ['0', '1', '2', '3', '4', 2]
+    """
+    counts: dict = {}
+    for p in problems:
+        counts[p["code"]] = counts.get(p["code"], 0) + 1
+    out, seen = [], {}
+    for p in problems:
+        seen[p["code"]] = seen.get(p["code"], 0) + 1
+        if seen[p["code"]] <= SHOWN_OF_A_KIND:
+            out.append(p)
+            if seen[p["code"]] == SHOWN_OF_A_KIND and counts[p["code"]] > SHOWN_OF_A_KIND:
+                out.append({**p, "more": counts[p["code"]] - SHOWN_OF_A_KIND})
+    return out
+
+
+def _shown(p, job: Job) -> dict:
+    return {"severity": p.severity, "code": p.code, "message": clean(p.message, job),
+            "rows": _rows(getattr(p, "rows", ()) or ()), "column": getattr(p, "column", None)}
+
+
+def _report_promise(job: Job, checked) -> dict:
+    """What the report will do: the values it compares (as its analysis chose them) and the warnings its
+    Limits will list beyond the check's own."""
+    try:
+        made = report_job(job, "html")
+    except ProbestatsError as exc:
+        return {"error": clean(str(exc), job), "compared": [], "reference": None, "warnings": []}
+    analysis = made.analysis
+    main = getattr(analysis, "main", analysis)
+    if hasattr(main, "a") and hasattr(main, "b"):
+        compared, reference = [main.a, main.b], None
+    else:  # several values, each against a reference
+        compared = [getattr(v, "value", v) for v in getattr(main, "values", ()) or ()]
+        reference = getattr(main, "reference", None)
+    seen = {p.message for p in checked.problems}
+    extra = [_shown(p, job) for p in getattr(analysis, "problems", ()) if p.severity == "warning"
+             and p.message not in seen]
+    return {"error": None, "compared": compared, "reference": reference, "warnings": extra}
+
+
+def _check_analysis(settings, job: Job) -> str:
     """The check of a framing log or an order probe: its analysis run, every problem it states listed (errors
     block the report)."""
     from probestats.errors import Problem
 
-    detected = _detected(job, mapping)
+    detected = _detected(job)
     try:
-        result = analysis(job, mapping, detected)
-        problems = list(getattr(result, "problems", ()))
-        n_rows = None
+        problems = list(getattr(analysis(job), "problems", ()))
     except ProbestatsError as exc:
         problems = list(getattr(exc, "problems", ())) or [Problem("error", "refused", str(exc))]
-        n_rows = None
-    shown = [{"severity": p.severity, "code": p.code, "message": clean(p.message, job),
-              "rows": _rows(getattr(p, "rows", ()) or ()), "column": getattr(p, "column", None)} for p in problems]
-    return render("serve_validate.html.j2", settings, step="validate", job=job, checked=None, problems=shown,
-                  command=analysis_command(job, mapping, detected), n_rows=n_rows, analysis=ANALYSES[mapping.analysis])
+    return render("serve_validate.html.j2", settings, step="validate", job=job, checked=None,
+                  problems=[_shown(p, job) for p in problems], command=analysis_command(job, detected), n_rows=None,
+                  analysis=ANALYSES[job.mapping.analysis], report=None, chosen=choices_in_words(job, detected))
 
 
 def _judge_ready(mapping: Mapping) -> None:
@@ -285,35 +529,35 @@ def _judge_ready(mapping: Mapping) -> None:
                           "[[A]] and [[B]]) on the column page, or choose the column of the slot chosen")
 
 
-def _targets_file(job: Job, mapping: Mapping):
+def _targets_file(job: Job):
     """The targets typed on the column page, written as the file the page's command names (or None)."""
-    if not mapping.targets:
+    if not job.mapping.targets:
         return None
     path = job.folder / targets_name(job)
-    path.write_text(targets_csv(mapping.targets), encoding="utf-8")
+    path.write_text(targets_csv(job.mapping.targets), encoding="utf-8")
     return path
 
 
-def analysis(job: Job, mapping: Mapping, detected: dict):
-    """The framing or order-probe result the page's analysis command prints (cached per mapping)."""
-    cache = job.plans.setdefault("analyses", {})
-    if mapping in cache:
-        return cache[mapping]
-    probe = mapping.probe(detected)
-    if mapping.analysis == "framing":
-        from probestats.present.framing_job import framing
+def analysis(job: Job):
+    """The framing or order-probe result the page's analysis command prints (kept per choices)."""
+    mapping = job.mapping
 
-        result = framing(job.log.path, probe=probe, targets=_targets_file(job, mapping),
-                         answers=mapping.answers or "auto", framing_columns=mapping.framing_columns())
-    else:
-        from probestats.present.judge_job import judge
+    def run():
+        probe = mapping.probe(_detected(job))
+        with words():
+            if mapping.analysis == "framing":
+                from probestats.present.framing_job import framing
 
-        _judge_ready(mapping)
-        options = mapping.judge_options()
-        result = judge(job.log.path, order=options["order"], response=options["response"],
-                       choice=options["choice"], verdicts=options["verdicts"], by=options["by"], probe=probe)
-    cache[mapping] = result
-    return result
+                return framing(job.log.path, probe=probe, targets=_targets_file(job),
+                               answers=mapping.answers or "auto", framing_columns=mapping.framing_columns())
+            from probestats.present.judge_job import judge
+
+            _judge_ready(mapping)
+            options = mapping.judge_options()
+            return judge(job.log.path, order=options["order"], response=options["response"],
+                         choice=options["choice"], verdicts=options["verdicts"], by=options["by"], probe=probe)
+
+    return job.files.remembered(("analysis", mapping), run)
 
 
 def _rows(rows) -> str:
@@ -326,35 +570,37 @@ def _rows(rows) -> str:
 
 
 def report_job(job: Job, fmt: str):
-    """The report in ``fmt`` through ``probestats.report``, as the page's command writes it (cached per
-    mapping and facts)."""
+    """The report in ``fmt`` through ``probestats.report``, as the page's command writes it (kept per choices
+    and facts; each analysis writes in a folder of its own)."""
+    mapping, facts = job.mapping, job.state.facts
+    return job.files.remembered(("report", fmt, mapping, facts, job.noise is not None),
+                                lambda: _make_report(job, fmt))
+
+
+def _make_report(job: Job, fmt: str):
+    from probestats.errors import cli_spelling
     from probestats.present.report_job import report
 
-    mapping = _mapping(job)
-    facts = job.plans.get("facts", {})
-    key = (fmt, mapping, tuple(sorted(facts.items())))
-    cache = job.plans.setdefault("reports", {})
-    if key in cache:
-        return cache[key]
-    detected = _detected(job, mapping)
-    out = job.folder / "out"
-    out.mkdir(mode=0o700, exist_ok=True)
-    if mapping.analysis == "framing":  # a report of the framing log alone, as `report --framing LOG` writes it
-        result = report(framing_log=job.log.path, targets=_targets_file(job, mapping),
-                        answers=mapping.answers or "auto", framing_columns=mapping.framing_columns(),
-                        output=out / f"report.{fmt}", probe=mapping.probe(detected), source=job.log.name)
-    elif mapping.analysis == "judge":  # a report of the order probe alone, as `report LOG --order COL` writes it
-        _judge_ready(mapping)
-        result = report(job.log.path, judge=mapping.judge_options(), output=out / f"report.{fmt}",
-                        probe=mapping.probe(detected), source=job.log.name)
-    else:
+    mapping = job.mapping
+    detected = _detected(job)
+    out = job.folder / f"out-{secrets.token_hex(4)}"
+    out.mkdir(mode=0o700)
+    output = out / f"report.{fmt}"
+    with cli_spelling():  # as the command line runs it: its text is the command's, byte for byte
+        if mapping.analysis == "framing":  # a report of the framing log alone, as `report --framing LOG` writes it
+            return report(framing_log=job.log.path, targets=_targets_file(job), answers=mapping.answers or "auto",
+                          framing_columns=mapping.framing_columns(), output=output, probe=mapping.probe(detected),
+                          source=job.log.name)
+        if mapping.analysis == "judge":  # a report of the order probe alone, as `report LOG --order COL` writes it
+            _judge_ready(mapping)
+            return report(job.log.path, judge=mapping.judge_options(), output=output, probe=mapping.probe(detected),
+                          source=job.log.name)
         if not mapping.metric:
-            raise OptionError("choose the metric column on the column page first")
-        result = report(job.log.path, metric=mapping.metric, a=mapping.a or None, b=mapping.b or None,
-                        reference=mapping.reference_used(), noise=job.noise.path if job.noise else None,
-                        output=out / f"report.{fmt}", probe=mapping.probe(detected), source=job.log.name, **facts)
-    cache[key] = result
-    return result
+            raise OptionError(_no_metric(job))
+        return report(job.log.path, metric=mapping.metric, a=mapping.a or None, b=mapping.b or None,
+                      reference=(mapping.reference or None) if not (mapping.a or mapping.b) else None,
+                      noise=job.noise.path if job.noise else None, output=output, probe=mapping.probe(detected),
+                      source=job.log.name, plain=True, **mapping.keywords("report"), **job.facts)
 
 
 def report_text(job: Job, fmt: str) -> str:
@@ -362,49 +608,61 @@ def report_text(job: Job, fmt: str) -> str:
 
 
 def results_page(settings, job: Job) -> str:
-    mapping = _mapping(job)
+    mapping = job.mapping
     html = report_job(job, "html")
-    detected = _detected(job, mapping)
-    facts = job.plans.get("facts", {})
-    shown = {key: ("\n".join(v) if isinstance(v, tuple) else v) for key, v in facts.items()}
+    detected = _detected(job)
+    shown = {key: ("\n".join(v) if isinstance(v, tuple) else v) for key, v in job.facts.items()}
     return render("serve_results.html.j2", settings, step="results", job=job, facts=FACTS, shown=shown,
-                  command=report_command(job, mapping, detected, facts=facts), has_design=bool(facts),
+                  command=report_command(job, detected), has_design=bool(job.facts),
                   placeholders=len(html.design.missing()) if html.design is not None else 0,
-                  analysis=mapping.analysis, analysis_command=analysis_command(job, mapping, detected),
+                  analysis=mapping.analysis, analysis_command=analysis_command(job, detected),
                   targets=targets_name(job) if mapping.targets else None)
 
 
 def download(job: Job, name: str) -> bytes:
-    mapping = _mapping(job)
-    facts = job.plans.get("facts", {})
+    if name == "report.zip":
+        return _markdown_zip(job)
     if name.startswith("report."):
         return report_job(job, name.split(".", 1)[1]).data
     if name == "probe.toml":
-        return design_toml(facts).encode("utf-8")
+        return design_toml(job.facts).encode("utf-8")
     if name == "command.txt":
-        return (report_command(job, mapping, _detected(job, mapping), facts=facts) + "\n").encode("utf-8")
+        return (report_command(job, _detected(job)) + "\n").encode("utf-8")
     if name in ("analysis.json", "analysis_command.txt", "targets.csv"):
-        return _analysis_download(job, mapping, name)
-    done = _finished_plan(job)
-    if name == "plan.json":
-        return done["json"].encode("utf-8")
-    return (done["command"] + "\n").encode("utf-8")
+        return _analysis_download(job, name)
+    raise OptionError("no such download")
 
 
-def _analysis_download(job: Job, mapping: Mapping, name: str) -> bytes:
+def _markdown_zip(job: Job) -> bytes:
+    """The Markdown report with its plots, as the command writes them: ``report.md`` and ``report_files/``."""
+    import io
+    import zipfile
+
+    made = report_job(job, "md")
+    report_path = made.files[0]
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("report.md", made.data)
+        for path in made.files[1:]:
+            archive.write(path, f"report_files/{path.relative_to(report_path.parent / 'report_files')}")
+    return out.getvalue()
+
+
+def _analysis_download(job: Job, name: str) -> bytes:
     """The framing or order-probe downloads: the analysis as its command prints it, that command, the targets."""
+    mapping = job.mapping
     if not mapping.analysis:
         raise OptionError("this download belongs to a framing log or an order probe; choose one on the column page")
     if name == "targets.csv":
         if not mapping.targets:
             raise OptionError("no targets were typed on the column page")
         return targets_csv(mapping.targets).encode("utf-8")
-    detected = _detected(job, mapping)
+    detected = _detected(job)
     if name == "analysis_command.txt":
-        return (analysis_command(job, mapping, detected) + "\n").encode("utf-8")
+        return (analysis_command(job, detected) + "\n").encode("utf-8")
     from probestats.present.framing_job import result_json
 
-    return result_json(analysis(job, mapping, detected)).encode("utf-8")
+    return result_json(analysis(job)).encode("utf-8")
 
 
 # ---------------------------------------------------------------- the plan
@@ -431,39 +689,40 @@ def _designs(form, name: str, default: str) -> str:
     return raw
 
 
-def start_plan(job: Job, form) -> str:
+#: the plan form's first values
+PLAN_FORM = {"items": "6,8,10,12", "runs": "2,5,10", "gap": None, "sims": 2000, "power": 0.8, "alpha": 0.05}
+
+
+def start_plan(settings, job: Job, form) -> str:
     """Start simulating the plan the form asks for (in a thread); the plan's id for its progress page."""
     from probestats.present.plan_job import plan
 
-    if job.noise is None:
-        raise OptionError("the planner needs a same-versus-same file: upload it with the log")
-    mapping = _mapping(job)
+    mapping = job.mapping
     if not mapping.metric:
-        raise OptionError("choose the metric column on the column page first")
-    items = _designs(form, "items", "6,8,10,12")
-    runs = _designs(form, "runs", "2,5,10")
+        raise OptionError(_no_metric(job))
+    items = _designs(form, "items", PLAN_FORM["items"])
+    runs = _designs(form, "runs", PLAN_FORM["runs"])
     gap = _number(form, "gap", float, None)
-    sims = _number(form, "sims", int, 2000, low=0, high=100_001)
-    target = _number(form, "power", float, 0.8, low=0, high=1)
-    alpha = _number(form, "alpha", float, 0.05, low=0, high=1)
-    detected = _detected(job, mapping)
-    command = plan_command(job, mapping, detected, items=items, runs=runs, gap=gap, sims=sims, target=target,
-                           alpha=alpha)
-    state = {"done": 0.0, "total": 0, "command": command, "form": {"items": items, "runs": runs, "gap": gap,
-                                                                    "sims": sims, "power": target, "alpha": alpha}}
+    sims = _number(form, "sims", int, PLAN_FORM["sims"], low=0, high=100_001)
+    target = _number(form, "power", float, PLAN_FORM["power"], low=0, high=1)
+    alpha = _number(form, "alpha", float, PLAN_FORM["alpha"], low=0, high=1)
+    detected = _detected(job)
+    source = plan_source(job)
+    command = plan_command(job, detected, items=items, runs=runs, gap=gap, sims=sims, target=target, alpha=alpha)
+    state = {"done": 0.0, "total": 0, "command": command, "analysis": job.id, "source": source.name,
+             "form": {"items": items, "runs": runs, "gap": gap, "sims": sims, "power": target, "alpha": alpha}}
     plan_id = secrets.token_urlsafe(9)
-    job.plans.setdefault("plans", {})[plan_id] = state
-    job.plans["last_plan"] = plan_id
-    from probestats.errors import cli_spelling
+    with settings.lock:
+        settings.plans[plan_id] = state
 
     def progress(done, total):
         state["done"], state["total"] = float(done), int(total)
 
     def work():
         try:
-            with cli_spelling():
-                result = plan(job.noise.path, metric=mapping.metric, items=[items], runs=[runs], gap=gap, sims=sims,
-                              target=target, alpha=alpha, probe=mapping.probe(detected, sheet=job.noise.spreadsheet),
+            with words():
+                result = plan(source.path, metric=mapping.metric, items=[items], runs=[runs], gap=gap, sims=sims,
+                              target=target, alpha=alpha, probe=mapping.probe(detected, sheet=source.spreadsheet),
                               progress=progress)
             from probestats.present.sanitize import json_text
             from probestats.result import document, dumps
@@ -479,17 +738,23 @@ def start_plan(job: Job, form) -> str:
     return plan_id
 
 
-def _finished_plan(job: Job) -> dict:
-    state = job.plans.get("plans", {}).get(job.plans.get("last_plan", ""))
+def plan_of(settings, job: Job, plan_id: str) -> dict | None:
+    """The plan ``plan_id`` of this analysis (None for another analysis's, or none)."""
+    state = settings.plans.get(plan_id) if plan_id else None
+    return state if state is not None and state["analysis"] == job.id else None
+
+
+def plan_download(settings, job: Job, plan_id: str, name: str) -> bytes:
+    state = plan_of(settings, job, plan_id)
     if state is None or "json" not in state:
         raise OptionError("size a probe on the plan page first")
-    return state
+    if name == "plan.json":
+        return state["json"].encode("utf-8")
+    return (state["command"] + "\n").encode("utf-8")
 
 
 def plan_page(settings, job: Job, plan_id: str) -> str:
-    state = job.plans.get("plans", {}).get(plan_id) if plan_id else None
-    mapping = _mapping(job)
+    state = plan_of(settings, job, plan_id)
     return render("serve_plan.html.j2", settings, step="plan", job=job, state=state, plan_id=plan_id,
-                  mapping=mapping, result=state.get("result") if state else None,
-                  form=(state or {}).get("form", {"items": "6,8,10,12", "runs": "2,5,10", "gap": None,
-                                                   "sims": 2000, "power": 0.8, "alpha": 0.05}))
+                  mapping=job.mapping, result=state.get("result") if state else None, source=plan_source(job),
+                  form=(state or {}).get("form", PLAN_FORM))

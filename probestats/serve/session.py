@@ -1,36 +1,48 @@
 """What the local page holds between its steps, and how a person's choices become library calls.
 
-Nothing here knows the web framework: a :class:`Upload` is a file the page received (stored under a
-name of the page's own in a private folder), a :class:`Mapping` is what the person chose on the
-column page, and from them come the :class:`~probestats.shape.probe.Probe` the library is called
-with and the command line that does the same (:func:`report_command`, :func:`plan_command`).
+Nothing here knows the web framework. An upload is kept as :class:`Files` (the log, the optional
+same-versus-same file, and what was read from them, read once); each analysis of it is a
+:class:`State`: the :class:`Mapping` of what the person chose and the design facts they typed,
+frozen and named by an id of its own in the page's address. A change makes a new state, so two
+tabs, the back button and a reload each keep the choices their own address names.
+
+Every option the page offers beside the columns is one :class:`Choice` in :data:`CHOICES` (its
+control, its help, and the keyword and flag it becomes), and from a state come the library's
+calls and the command lines that do the same (:func:`report_command`, :func:`validate_command`,
+:func:`plan_command`).
 """
 
 from __future__ import annotations
 
+import inspect
 import re
 import secrets
 import shlex
-from dataclasses import dataclass, field, fields
+import threading
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from probestats.errors import OptionError
 
-__all__ = ["Upload", "Mapping", "SUFFIXES", "MAPPED", "ANALYSES", "safe_name", "store", "report_command",
-           "analysis_command", "plan_command", "design_toml", "targets_csv", "targets_name"]
+__all__ = ["Upload", "Files", "State", "Job", "Mapping", "Choice", "CHOICES", "SUFFIXES", "MAPPED", "ANALYSES",
+           "safe_name", "store", "report_command", "validate_command", "analysis_command", "plan_command",
+           "design_toml", "facts_from", "targets_csv", "targets_name", "offered"]
 
 #: file suffixes the page accepts, as the reader names their formats
 SUFFIXES = (".csv", ".tsv", ".json", ".jsonl", ".ndjson", ".xlsx", ".ods", ".parquet")
 SPREADSHEETS = (".xlsx", ".ods")
 
-#: the columns the page asks about, with the one-line explanation shown beside each
+#: the columns the page asks about: canonical name -> (label, the one-line explanation shown beside it)
 MAPPED = {
-    "item": "one matched input: the same request sent once per compared value (a question, a case)",
-    "variant": "the value compared: which version of the attribute a run used (e.g. formal or casual)",
-    "seed": "the draw number: runs with the same seed under both values are paired",
-    "model": "the model that answered (it must be the same for both values)",
-    "temperature": "the sampling temperature (it must be the same for both values)",
+    "item": ("Item", "one matched input: the same request sent once per compared value (a question, a case)"),
+    "variant": ("Value compared", "which version of the attribute a run used (e.g. formal or casual)"),
+    "seed": ("Seed", "the draw number: runs with the same seed under both values are paired"),
+    "model": ("Model", "the model that answered (it must be the same for both values)"),
+    "temperature": ("Temperature", "the sampling temperature (it must be the same for both values)"),
+    "system": ("System prompt", "the system prompt (it must be the same for both values)"),
 }
+#: the held-fixed settings a person can declare part of the attribute
+SETTINGS = ("model", "temperature", "system")
 
 #: what the page can analyze: the key the column page's choice posts -> its label there
 ANALYSES = {
@@ -101,26 +113,134 @@ def store(folder: Path, data: bytes, filename: str | None, fallback: str) -> Upl
     return Upload(path=path, name=name)
 
 
+# ---------------------------------------------------------------- the options beside the columns
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One option the page offers beside the columns: its control and help, and what it becomes.
+
+    Offering a new option is one of these in :data:`CHOICES`, with its words (the control's label) in
+    :data:`probestats.present.plain.WORDS`.
+
+    Attributes
+    ----------
+    name : str
+        The library's keyword (of ``probestats.report``, and of ``validate`` and ``plan`` where
+        ``commands`` names them); a field of the Probe when ``probe`` is true.
+    help : str
+        The one-line explanation shown beside the control.
+    control : {"box", "column", "value", "setting"}
+        A tick box; a list of the log's columns; a list of the compared column's values; a tick box
+        per held-fixed setting the log has (several may be ticked).
+    flag : str
+        The flag of the command line; ``--set KEY`` for a report setting (``--set KEY=VALUE``).
+    commands : tuple of str
+        The commands whose line takes it (``report``, ``validate``, ``plan``); the report always does.
+    validate_flag : str
+        The flag of ``validate`` where it differs from ``flag``.
+    probe : bool
+        A field of the :class:`~probestats.shape.probe.Probe` (how the log is shaped), not a keyword.
+    wave : bool
+        A design check the report is gaining: offered once ``probestats.report`` takes the keyword
+        (see :func:`offered`).
+    """
+
+    name: str
+    help: str
+    control: str
+    flag: str
+    commands: tuple = ("report",)
+    validate_flag: str = ""
+    probe: bool = False
+    wave: bool = False
+
+    @property
+    def label(self) -> str:
+        """The control's label: the words a report for people and every message on the page name it by
+        (:data:`probestats.present.plain.WORDS`)."""
+        from probestats.present.plain import WORDS
+
+        return WORDS[self.name]
+
+    @property
+    def many(self) -> bool:
+        return self.control == "setting" or self.name in ("by", "random_settings")
+
+
+#: every option the column page offers beside the columns, in the order it shows them
+CHOICES = (
+    Choice("fold_case", "treat values that differ only in case or spaces (Formal, formal) as one",
+           "box", "--fold-case", ("report", "validate", "plan"), probe=True),
+    Choice("complete", "leave out items that lack a metric value under a compared value (the report names them)",
+           "box", "--complete", ("report", "validate", "plan"), probe=True),
+    Choice("by", "one result per value of this column (a judge's criterion, the model), corrected "
+           "across them", "column", "--by", ("report", "validate")),
+    Choice("attribute_settings", "a setting varied on purpose with the values (which model decides): accepted "
+           "differing between them", "setting", "--set attribute_settings", ("report", "validate"),
+           validate_flag="--setting-is-attribute"),
+    # the design checks of this wave: offered by themselves once the report takes them (see offered())
+    Choice("control", "a meaningless change of wording: does the attribute move the metric more "
+           "than it does?", "value", "--control", wave=True),
+    Choice("cluster", "items nested in clusters (several items from one source): whole clusters are "
+           "flipped together", "column", "--cluster", wave=True),
+    Choice("random_settings", "a setting drawn at random for each call: checked for balance "
+           "across the values", "column", "--random-setting", wave=True),
+    Choice("baseline", "the value the others are read against (the unchanged request)",
+           "value", "--baseline", wave=True),
+)
+CHOICE = {c.name: c for c in CHOICES}
+
+
+def _report_parameters() -> set:
+    from probestats.present.report_job import report
+
+    return set(inspect.signature(report).parameters)
+
+
+def offered() -> tuple:
+    """The choices the page offers: every one of today's, and those of the wave once ``probestats.report``
+    takes their keyword (a test checks that ``probestats report`` then takes their flag, so the command
+    the page shows runs).
+
+    >>> [c.name for c in offered()][:4]
+    ['fold_case', 'complete', 'by', 'attribute_settings']
+    """
+    params = _report_parameters()
+    return tuple(c for c in CHOICES if not c.wave or c.name in params)
+
+
+# ---------------------------------------------------------------- what the person chose
+
+
 @dataclass(frozen=True)
 class Mapping:
-    """What a person chose on the column page (every field optional, text as typed).
+    """What a person chose on the column page (every field optional; headers and values exactly as the
+    file holds them).
 
     Attributes
     ----------
     metric : str
         The metric column's header.
-    item, variant, seed, model, temperature : str
+    item, variant, seed, model, temperature, system : str
         Headers chosen for those columns ("" for the header the reader recognizes by itself).
+    unset : tuple of str
+        Columns set to none: a header the reader would take for one (a column named model that is not
+        the model) is not read as it.
     a, b : str
         The two values compared ("" for the first two in the log).
+    reference : str
+        More than two values and no ``a`` and ``b``: every value against this one ("" for the report's
+        own default, which the check names).
     sheet : str
         The spreadsheet's sheet ("" for the first).
     skip_rows : int
         Title rows above the header.
     where : str
         An optional filter (an SQL condition).
-    reference : str
-        More than two values and no ``a`` and ``b``: every value against this one.
+    options : tuple of (str, object)
+        The options of :data:`CHOICES` set (name, value): True for a tick box, a header or a value, a
+        tuple for several.
     analysis : str
         What to analyze (a key of :data:`ANALYSES`; "" for the comparison of values).
     answers : str
@@ -145,12 +265,15 @@ class Mapping:
     seed: str = ""
     model: str = ""
     temperature: str = ""
+    system: str = ""
+    unset: tuple = ()
     a: str = ""
     b: str = ""
+    reference: str = ""
     sheet: str = ""
     skip_rows: int = 0
     where: str = ""
-    reference: str = ""
+    options: tuple = ()
     analysis: str = ""
     answers: str = ""
     targets: tuple = ()
@@ -164,55 +287,34 @@ class Mapping:
     verdict_tie: str = ""
     judge_by: str = ""
 
-    @classmethod
-    def from_form(cls, form, topics=()) -> Mapping:
-        """A mapping from form fields (a dict-like of str); unknown fields are ignored.
-
-        The targets come as ``target-aff-N`` and ``target-rev-N`` for the N-th of ``topics`` (the topics the
-        column page listed, as the log holds them; a topic left without both targets is left out).
-
-        >>> m = Mapping.from_form({"analysis": "framing", "target-aff-0": "remote", "target-rev-0": "office",
-        ...                        "target-aff-1": "x"}, topics=["work", "pay"])
-        >>> m.analysis, m.targets
-        ('framing', (('work', 'remote', 'office'),))
-        """
-        values = {}
-        for f in fields(cls):
-            raw = str(form.get(f.name, "") or "").strip()
-            if f.name == "targets":
-                values[f.name] = _targets_from(form, topics)
-            elif f.name == "analysis":
-                values[f.name] = raw if raw in ANALYSES else ""
-            elif f.name == "answers":
-                values[f.name] = raw if raw in ANSWERS and raw != "auto" else ""
-            elif f.name == "skip_rows":
-                if raw and not raw.isdigit():
-                    raise OptionError("title rows: give a whole number (0 when the header is the first row)")
-                values[f.name] = min(int(raw or 0), 1_000_000)
-            else:
-                values[f.name] = raw[:500]
-        return cls(**values)
-
-    def query(self) -> dict:
-        """The mapping as form fields (for links from one step to the next)."""
-        return {f.name: str(getattr(self, f.name)) for f in fields(self) if getattr(self, f.name)}
+    def option(self, name: str, default=None):
+        """The value of one of :data:`CHOICES` (``default`` when not set)."""
+        return dict(self.options).get(name, default)
 
     def columns(self, detected: dict) -> tuple:
-        """``(canonical, header)`` pairs for the choices that differ from what the reader found itself."""
-        return tuple((key, getattr(self, key)) for key in MAPPED
-                     if getattr(self, key) and detected.get(key) != getattr(self, key))
+        """``(canonical, header)`` pairs for the choices that differ from what the reader found itself; a
+        column set to none is ``(canonical, "")``."""
+        out = [(key, getattr(self, key)) for key in MAPPED
+               if getattr(self, key) and detected.get(key) != getattr(self, key) and key not in self.unset]
+        return tuple(out + [(key, "") for key in self.unset if key in detected])
 
     def probe(self, detected: dict, *, sheet: bool = True):
         """The Probe of these choices; ``sheet=False`` leaves the sheet out (for a noise file that is not a
         spreadsheet, which the sheet does not apply to)."""
         from probestats.shape.probe import Probe
 
+        shaped = {c.name: self.option(c.name, False) for c in CHOICES if c.probe}
         return Probe(columns=self.columns(detected), where=self.where or None,
-                     sheet=(self.sheet or None) if sheet else None, skip_rows=self.skip_rows)
+                     sheet=(self.sheet or None) if sheet else None, skip_rows=self.skip_rows, **shaped)
 
-    def reference_used(self) -> str | None:
-        """The reference of the many-values analysis: the one chosen, unless two values are."""
-        return self.reference or None if not (self.a or self.b) else None
+    def keywords(self, command: str = "report") -> dict:
+        """The library keywords of the options set that ``command`` takes (not the Probe's)."""
+        out = {}
+        for name, value in self.options:
+            choice = CHOICE[name]
+            if not choice.probe and command in ("report", *choice.commands):
+                out[name] = tuple(value) if choice.many else value
+        return out
 
     def framing_columns(self) -> tuple:
         """``--framing-columns`` of a framing log with one row per item (empty for a framing column)."""
@@ -234,18 +336,10 @@ class Mapping:
                 "choice": self.judge_choice or None, "verdicts": self.verdicts(),
                 "by": (self.judge_by,) if self.judge_by else (), "repetition": None}
 
-    def options(self, detected: dict) -> list[str]:
-        """The command-line options of this mapping (after the metric)."""
-        out = []
-        for flag, value in (("--a", self.a), ("--b", self.b), ("--reference", self.reference_used())):
-            if value:
-                out += [flag, value]
-        return out + self.shaping(detected)
-
-    def shaping(self, detected: dict) -> list[str]:
+    def shaping(self, detected: dict, *, sheet: bool = True) -> list[str]:
         """The command-line options that say how the log is read (sheet, title rows, columns, filter)."""
         out = []
-        if self.sheet:
+        if self.sheet and sheet:
             out += ["--read", f"sheet={self.sheet}"]
         if self.skip_rows:
             out += ["--read", f"skip-rows={self.skip_rows}"]
@@ -255,14 +349,128 @@ class Mapping:
             out += ["--where", self.where]
         return out
 
+    def flags(self, command: str) -> list[str]:
+        """The command-line options of the choices of :data:`CHOICES` that ``command`` takes."""
+        out = []
+        for name, value in self.options:
+            choice = CHOICE[name]
+            if command != "report" and command not in choice.commands:
+                continue
+            flag = choice.validate_flag if command == "validate" and choice.validate_flag else choice.flag
+            for one in (value if choice.many else (value,)):
+                if one is True:
+                    out.append(flag)
+                elif flag.startswith("--set "):
+                    out += ["--set", f"{flag.split(' ', 1)[1]}={one}"]
+                else:
+                    out += [flag, str(one)]
+        return out
 
-def _targets_from(form, topics) -> tuple:
-    out = []
-    for n, topic in enumerate(topics):
-        aff, rev = (" ".join(str(form.get(f"target-{side}-{n}", "") or "").split())[:500] for side in ("aff", "rev"))
-        if aff and rev:
-            out.append((topic, aff, rev))
-    return tuple(out)
+
+@dataclass(frozen=True)
+class State:
+    """One analysis on the page: what was chosen and typed, frozen; a change makes a new state.
+
+    Attributes
+    ----------
+    files : str
+        The id of the upload (:class:`Files`) analyzed.
+    mapping : Mapping
+        The choices of the column page.
+    facts : tuple of (str, object)
+        The design facts typed on the report page (key, text or tuple of lines), in :data:`FACTS`'s order.
+    posted : bool
+        The column page was sent at least once (before that it shows what the reader found).
+    id : str
+        Random; names the state in the page's addresses.
+    """
+
+    files: str
+    mapping: Mapping = field(default_factory=Mapping)
+    facts: tuple = ()
+    posted: bool = False
+    id: str = field(default_factory=lambda: secrets.token_urlsafe(9))
+
+    def changed(self, **changes) -> State:
+        """A new state (a new id) with these changes."""
+        return replace(self, id=secrets.token_urlsafe(9), **changes)
+
+
+@dataclass
+class Files:
+    """One upload: the log and the optional same-versus-same file, and what was read from them (read once,
+    kept for every analysis of the upload).
+
+    Attributes
+    ----------
+    log : Upload
+    noise : Upload or None
+    folder : Path
+        The upload's private folder (the files, and a folder per analysis for what it writes).
+    id : str
+        Random; names the upload.
+    cache : dict
+        What was read and computed from the files, by what it depends on.
+    lock : threading.Lock
+        Held while the cache is filled.
+    """
+
+    log: Upload
+    noise: Upload | None
+    folder: Path
+    id: str = field(default_factory=lambda: secrets.token_urlsafe(9))
+    cache: dict = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def remembered(self, key, compute):
+        """``compute()``, computed once per ``key`` for this upload (an error is not kept)."""
+        with self.lock:
+            if key in self.cache:
+                return self.cache[key]
+        value = compute()
+        with self.lock:
+            return self.cache.setdefault(key, value)
+
+
+@dataclass(frozen=True)
+class Job:
+    """An analysis as a page sees it: its state and the upload it analyzes.
+
+    Attributes
+    ----------
+    files : Files
+    state : State
+    """
+
+    files: Files
+    state: State
+
+    @property
+    def id(self) -> str:
+        return self.state.id
+
+    @property
+    def log(self) -> Upload:
+        return self.files.log
+
+    @property
+    def noise(self) -> Upload | None:
+        return self.files.noise
+
+    @property
+    def mapping(self) -> Mapping:
+        return self.state.mapping
+
+    @property
+    def facts(self) -> dict:
+        return dict(self.state.facts)
+
+    @property
+    def folder(self) -> Path:
+        """The analysis's own folder (its targets file and reports), inside the upload's."""
+        folder = self.files.folder / "analyses" / re.sub(r"[^A-Za-z0-9_-]", "", self.state.id)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        return folder
 
 
 def targets_name(job) -> str:
@@ -288,78 +496,83 @@ def targets_csv(targets) -> str:
     return out.getvalue()
 
 
-@dataclass(frozen=True)
-class Job:
-    """One probe on the page: the log, the optional same-versus-same log, and an id for its links.
-
-    Attributes
-    ----------
-    id : str
-        Random; names the job in the page's addresses.
-    log : Upload
-    noise : Upload or None
-    folder : Path
-        The job's private folder (uploads, reports written for download).
-    plans : dict
-        Plans being simulated or done, by their own id (see the server).
-    """
-
-    log: Upload
-    noise: Upload | None
-    folder: Path
-    id: str = field(default_factory=lambda: secrets.token_urlsafe(9))
-    plans: dict = field(default_factory=dict, compare=False)
+# ---------------------------------------------------------------- the design facts
 
 
-#: the design facts the results page asks for: field -> (label, one-line explanation, a list?)
+#: the design facts the results page asks for: field -> (label, one-line explanation, kind), kind "line" (one
+#: line), "text" (lines kept as typed) or "list" (one entry per line)
 FACTS = {
-    "attribute": ("Attribute probed", "what differs between the compared values, e.g. writing style", False),
-    "values_why": ("Why these values matter", "who is affected if the system treats them differently", False),
-    "metric_definition": ("Metric's definition", "how the metric was counted, fixed before the first run", False),
-    "metric_cannot_see": ("What the metric cannot see", "one per line", True),
+    "attribute": ("Attribute probed", "what differs between the compared values, e.g. writing style", "line"),
+    "values_why": ("Why these values matter", "who is affected if the system treats them differently", "text"),
+    "metric_definition": ("Metric's definition", "how the metric was counted, fixed before the first run", "text"),
+    "metric_cannot_see": ("What the metric cannot see", "one per line", "list"),
     "held_fixed": ("Held fixed beyond the log", "one per line: what you kept the same that the log does not show",
-                   True),
-    "not_fixed": ("Could not be held fixed", "one per line, e.g. server-side model updates", True),
-    "not_tested": ("Attributes not tested", "one per line: what this probe says nothing about", True),
-    "run_dates": ("Dates of the runs", "leave empty to read them from the log's time column", False),
-    "mitigation": ("Mitigation applied", "before the runs, or 'none'", False),
+                   "list"),
+    "not_fixed": ("Could not be held fixed", "one per line, e.g. server-side model updates", "list"),
+    "not_tested": ("Attributes not tested", "one per line: what this probe says nothing about", "list"),
+    "run_dates": ("Dates of the runs", "leave empty to read them from the log's time column", "line"),
+    "mitigation": ("Mitigation applied", "before the runs, or 'none'", "text"),
 }
 
 
-def facts_from(form) -> dict:
-    """The design facts typed on the results page (lists one per line; empty ones left out)."""
-    out = {}
-    for key, (_, _, is_list) in FACTS.items():
-        raw = str(form.get(key, "") or "")[:4000]
-        if is_list:
+def facts_from(form) -> tuple:
+    """The design facts typed on the results page, as ``(key, value)`` pairs: a list one entry per line, a
+    text with its lines as typed (ends of lines made plain), a line on one line; empty ones left out.
+
+    >>> facts_from({"values_why": "students write both ways\\r\\n\\r\\ntutors  help both ", "not_tested": "a\\n\\nb"})
+    (('values_why', 'students write both ways\\n\\ntutors  help both'), ('not_tested', ('a', 'b')))
+    """
+    out = []
+    for key, (_, _, kind) in FACTS.items():
+        raw = re.sub(r"\r\n?", "\n", str(form.get(key, "") or "")[:4000])
+        if kind == "list":
             items = tuple(line.strip() for line in raw.splitlines() if line.strip())
             if items:
-                out[key] = items
+                out.append((key, items))
+        elif kind == "text":
+            text = "\n".join(line.rstrip() for line in raw.strip().splitlines())
+            if text:
+                out.append((key, text))
         elif raw.strip():
-            out[key] = " ".join(raw.split())
-    return out
+            out.append((key, " ".join(raw.split())))
+    return tuple(out)
 
 
 def _toml_string(text: str) -> str:
-    """A TOML basic string holding ``text`` exactly (every control escaped)."""
+    """A TOML string holding ``text`` exactly: a basic string, or for several lines a multi-line one, every
+    other control escaped.
+
+    >>> print(_toml_string('say "hi"\\nthen go'))
+    \"\"\"
+    say \\"hi\\"
+    then go\"\"\"
+    """
     out = []
+    lines = "\n" in text
     for ch in text:
         if ch in ('"', "\\"):
             out.append("\\" + ch)
+        elif ch == "\n" and lines:
+            out.append("\n")
         elif ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F:
             out.append(f"\\u{ord(ch):04x}")
         else:
             out.append(ch)
-    return '"' + "".join(out) + '"'
+    body = "".join(out)
+    return f'"""\n{body}"""' if lines else f'"{body}"'
 
 
-def design_toml(facts: dict) -> str:
+def design_toml(facts) -> str:
     """The design file (TOML) of the typed facts, read back by ``--design``.
 
     >>> print(design_toml({"attribute": 'style "formal"', "not_tested": ("names", "dialect")}), end="")
     attribute = "style \\"formal\\""
     not_tested = ["names", "dialect"]
+    >>> import tomllib
+    >>> tomllib.loads(design_toml({"values_why": "one\\ntwo"}))
+    {'values_why': 'one\\ntwo'}
     """
+    facts = dict(facts)
     lines = []
     for key in FACTS:
         if key not in facts:
@@ -370,6 +583,9 @@ def design_toml(facts: dict) -> str:
         else:
             lines.append(f"{key} = {_toml_string(value)}")
     return "".join(line + "\n" for line in lines)
+
+
+# ---------------------------------------------------------------- the command lines
 
 
 def _framing_options(job: Job, mapping: Mapping, *, report: bool = False) -> list[str]:
@@ -405,9 +621,10 @@ def _judge_options(mapping: Mapping, *, report: bool = False) -> list[str]:
     return out
 
 
-def analysis_command(job: Job, mapping: Mapping, detected: dict) -> str | None:
+def analysis_command(job: Job, detected: dict) -> str | None:
     """For a framing log or an order probe: the command line that prints the analysis the report is made
     of, as JSON (``probestats framing ... --json``, ``probestats judge ... --json``); None otherwise."""
+    mapping = job.mapping
     if mapping.analysis == "framing":
         args = ["probestats", "framing", job.log.name, *_framing_options(job, mapping)]
     elif mapping.analysis == "judge":
@@ -417,8 +634,18 @@ def analysis_command(job: Job, mapping: Mapping, detected: dict) -> str | None:
     return shlex.join(args + mapping.shaping(detected) + ["--json"])
 
 
-def report_command(job: Job, mapping: Mapping, detected: dict, *, facts: dict, output: str = "report.md") -> str:
+def _values(mapping: Mapping) -> list[str]:
+    out = []
+    for flag, value in (("--a", mapping.a), ("--b", mapping.b),
+                        ("--reference", "" if (mapping.a or mapping.b) else mapping.reference)):
+        if value:
+            out += [flag, value]
+    return out
+
+
+def report_command(job: Job, detected: dict, *, output: str = "report.md", plain: bool = True) -> str:
     """The command line that writes the report the page shows (run in the folder holding the files)."""
+    mapping = job.mapping
     if mapping.analysis == "framing":
         return shlex.join(["probestats", "report", "--framing", job.log.name,
                            *_framing_options(job, mapping, report=True),
@@ -429,25 +656,64 @@ def report_command(job: Job, mapping: Mapping, detected: dict, *, facts: dict, o
     args = ["probestats", "report", job.log.name, "--metric", mapping.metric]
     if job.noise is not None:
         args += ["--noise", job.noise.name]
-    args += mapping.options(detected)
-    if facts:
+    args += _values(mapping) + mapping.shaping(detected) + mapping.flags("report")
+    if plain:
+        args.append("--plain")
+    if job.facts:
         args += ["--design", "probe.toml"]
     args += ["-o", output]
     return shlex.join(args)
 
 
-def plan_command(job: Job, mapping: Mapping, detected: dict, *, items: str, runs: str, gap, sims: int,
-                 target: float, alpha: float) -> str:
+def validate_command(job: Job, detected: dict) -> str:
+    """The command line that checks the log as the check page does (the values, the shaping and the
+    options ``validate`` takes)."""
+    mapping = job.mapping
+    values = [x for flag, v in (("--a", mapping.a), ("--b", mapping.b)) if v for x in (flag, v)]
+    return shlex.join(["probestats", "validate", job.log.name, "--metric", mapping.metric, *values,
+                       *mapping.shaping(detected), *mapping.flags("validate")])
+
+
+def plan_source(job: Job) -> Upload:
+    """The file the plan takes its noise from: the same-versus-same file, or else the log itself (its
+    runs' spread within each item and value)."""
+    return job.noise if job.noise is not None else job.log
+
+
+def plan_command(job: Job, detected: dict, *, items: str, runs: str, gap, sims: int, target: float,
+                 alpha: float) -> str:
     """The command line that prints the plan the page shows, as JSON."""
-    args = ["probestats", "plan", "--noise", job.noise.name, "--metric", mapping.metric]
-    if mapping.sheet and job.noise.spreadsheet:  # the sheet applies to a spreadsheet only
-        args += ["--read", f"sheet={mapping.sheet}"]
-    if mapping.skip_rows:
-        args += ["--read", f"skip-rows={mapping.skip_rows}"]
-    for key, header in mapping.columns(detected):
-        args += ["--column", f"{key}={header}"]
+    mapping = job.mapping
+    source = plan_source(job)
+    args = ["probestats", "plan", "--noise", source.name, "--metric", mapping.metric]
+    args += mapping.shaping(detected, sheet=source.spreadsheet)  # the sheet applies to a spreadsheet only
+    args += mapping.flags("plan")
     args += ["--items", items, "--runs", runs]
     if gap is not None:
         args += ["--gap", repr(gap)]
     args += ["--sims", str(sims), "--power", repr(target), "--alpha", repr(alpha), "--json"]
     return shlex.join(args)
+
+
+def choices_in_words(job: Job, detected: dict) -> list[tuple[str, str]]:
+    """Every choice that changes what the report does, in the page's words (label, value): what the
+    check lists as chosen, so that nothing the page adds is silent."""
+    mapping = job.mapping
+    out = [("Metric", mapping.metric)] if mapping.metric and not mapping.analysis else []
+    if mapping.sheet:
+        out.append(("Sheet", mapping.sheet))
+    if mapping.skip_rows:
+        out.append(("Title rows above the header", str(mapping.skip_rows)))
+    for key, header in mapping.columns(detected):
+        out.append((MAPPED.get(key, (key,))[0] + " column", header or "none"))
+    for label, value in (("First value", mapping.a), ("Second value", mapping.b),
+                         ("Reference value", "" if (mapping.a or mapping.b) else mapping.reference),
+                         ("Filter", mapping.where)):
+        if value:
+            out.append((label, value))
+    for name, value in mapping.options:
+        shown = "yes" if value is True else ", ".join(value) if isinstance(value, tuple) else str(value)
+        out.append((CHOICE[name].label, shown))
+    if job.noise is not None:
+        out.append(("Same-versus-same file", job.noise.name))
+    return out
