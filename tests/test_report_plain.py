@@ -53,7 +53,7 @@ def test_a_plain_report_names_each_test_in_words_and_keeps_methods_for_the_end(h
     assert "Method:" not in body
     for technical in ("benchmarks/coverage", "scipy.special", "enumeration of all 64 sign patterns)",
                       "enumeration of all 256 sign patterns)",
-                      "gap model additive", "BINOM.DIST"):
+                      "gap model level", "BINOM.DIST"):
         assert technical not in body.replace("\\", ""), technical
         assert technical in details.replace("\\", ""), technical
     # the interval's numbers and the sign test's counts stay in the text: 5 of the 6 non-zero gaps are positive

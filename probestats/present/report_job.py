@@ -226,7 +226,7 @@ def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, f
             not_tested, run_dates, mitigation, gap_of_interest, probe, framing_log, targets, toward, judge, by,
             correction, reference, scale, factor, n_resamples, seed, before_log, cells, source, answers, label_map,
             framing_columns, interval, hedges, effect_size, noise_value, settings, attribute_settings,
-            per_item) -> ReportJob:
+            per_item, validation) -> ReportJob:
     """:func:`report`'s work; ``named`` collects the options a plain report names in words (None: not plain)."""
     from probestats.analyses.metrics import split_metrics
     from probestats.present.output import refuse_inputs
