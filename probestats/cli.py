@@ -368,7 +368,7 @@ def outputs_together(func):
     """``--force``, and a command whose outputs (a report and its images) are written together at its end,
     all or none; images of an earlier run that were replaced are said on standard error."""
 
-    @click.option("--force", is_flag=True, help="Replace files in the report's images folder (FILE_files/) "
+    @click.option("--force", is_flag=True, help="Replace files in the images folder (FILE_files/) "
                   "that probestats did not write.")
     @functools.wraps(func)
     def wrapper(*args, force=False, **kwargs):
