@@ -169,6 +169,29 @@ def _many_result(res, alpha: float) -> dict:
 
 #: Items listed by name in the many-values per-item gap table before the rest are summed up.
 ITEM_GAP_LIMIT = 40
+#: Pairs of values the pairwise table shows; beyond, the pairs with the smallest corrected p (all in a CSV beside).
+PAIR_LIMIT = 40
+
+
+def _pairwise_rows(pairs: list[dict], alpha: float, limit: int = PAIR_LIMIT) -> tuple[list[dict], str]:
+    """The rows of the pairwise table, and a note of the rest: beyond ``limit`` pairs (946 for 44 values), the
+    pairs with the smallest corrected p (those at or below alpha first), in their own order.
+
+    >>> pairs = [{"a": str(i), "b": "r", "p": i / 100, "p_adjusted": min(1.0, i / 10)} for i in range(1, 51)]
+    >>> shown, note = _pairwise_rows(pairs, 0.05)
+    >>> len(shown), shown[0]["a"], note[:59]
+    (40, '1', 'The table shows the 40 of the 50 pairs with the smallest co')
+    """
+    if len(pairs) <= limit:
+        return pairs, ""
+    ranked = sorted(range(len(pairs)), key=lambda k: (pairs[k]["p_adjusted"] if pairs[k]["p_adjusted"] is not None
+                                                      else 1.0, pairs[k]["p"], k))[:limit]
+    found = sum(1 for g in pairs if g["p_adjusted"] is not None and g["p_adjusted"] <= alpha)
+    note = (f"The table shows the {limit} of the {len(pairs)} pairs with the smallest corrected p "
+            f"({found} of the {len(pairs)} at or below alpha {alpha:g}"
+            + (f", so {found - limit} of those are left out here" if found > limit else "")
+            + "); every pair is in the whole table of pairs and the JSON report (pairwise).")
+    return [pairs[k] for k in sorted(ranked)], note
 
 
 def _item_gap_rows(res, order: list[str]) -> tuple[list[dict], str]:
@@ -200,6 +223,9 @@ def many_context(analysis) -> dict:
     main = analysis.main
     correction = correction_name(main.correction)
     ctx = _many_result(main, alpha)
+    ctx["n_pairs"] = len(ctx["pairwise"])
+    ctx["pairwise"], ctx["pairwise_note"] = _pairwise_rows(ctx["pairwise"], alpha)
+    ctx["pairwise_csv"] = None
     order = [v.value for v in main.values]
     means: dict[str, dict] = {}
     for r in main.items.iter_rows(named=True):
@@ -224,6 +250,8 @@ def many_context(analysis) -> dict:
     sentences = [
         f"Tests: the {OMNIBUS} ({o.method}); gaps against the reference '{main.reference}' and every pair of "
         f"values with the {SIGN_FLIP}, p corrected across the {count_of(len(main.pairwise), 'pair')} ({correction})."]
+    if ctx["pairwise_note"]:
+        sentences.append(ctx["pairwise_note"])
     if ctx["selection"]:
         from probestats.stats.selection import POOLED
 
@@ -312,7 +340,8 @@ def ceilings_context(analysis) -> dict:
     scale = f"{check.low:g}:{check.high:g}"
     sentences = [
         f"Declared scale {scale}. A cell (an item{', per ' + ', '.join(cells[0]['by']) if cells and cells[0]['by'] else ''}) "
-        f"is at the ceiling when the baseline '{check.baseline}' has the top score in every run, so an upward change "
+        f"is at the ceiling when {getattr(check, 'label', repr(check.baseline))} has the top score in every run, so "
+        "an upward change "
         "cannot show there, and at the floor for the bottom; a delta of zero in such a cell shows nothing.",
         f"{ceiling} of {check.n_cells} cells at the ceiling, {floor} at the floor"
         + (f"; their deltas do not count as evidence of no change." if cells else "."),
@@ -322,7 +351,8 @@ def ceilings_context(analysis) -> dict:
                          "declared scale or the judge's output.")
     repeats = [p.message for p in analysis.problems if p.code in ("deterministic", "single_run")]
     sentences += [m[0].upper() + m[1:] + ("" if m.endswith(".") else ".") for m in repeats]
-    return {"scale": scale, "baseline": check.baseline, "cells": cells, "ceiling": ceiling, "floor": floor,
+    column = f"baseline '{check.baseline}'" if getattr(check, "named", False) else f"'{check.baseline}' (B)"
+    return {"scale": scale, "baseline": check.baseline, "baseline_column": column, "cells": cells, "ceiling": ceiling, "floor": floor,
             "n_cells": check.n_cells, "out_of_scale": check.out_of_scale, "sentences": sentences,
             "keys": list(cells[0]["by"]) if cells else []}
 
