@@ -203,7 +203,7 @@ def _seeds_phrase(checked) -> str | None:
     count, lo, hi = seeds
     if lo is not None and count > 2:
         return f"{count} seeds ({lo} to {hi})"
-    return f"{count} seeds"
+    return count_of(count, "seed")
 
 
 def _fewer_runs(main, noise) -> bool:
@@ -502,7 +502,10 @@ def _design_section(w: _Words, design: Design) -> tuple[dict, list[str]]:
            if design_ctx["control"] else "")
         + f"; why they matter: {design_ctx['values_why']}.",
         f"{count_of(n, 'item')}, {w.runs}; metric {metric}: {design_ctx['metric_definition']}.",
-        f"Held fixed according to the log: {_join([f'{k} {v}' for k, v in w.fixed]) or 'nothing recorded'}.",
+        "Held fixed according to the log: "
+        + (_join([f'{k} {v}' for k, v in w.fixed]) or (
+            f"none: every setting it records varied ({_join([f'{k}, {c} values' for k, c in w.varied])})"
+            if w.varied else "nothing recorded")) + ".",
         f"Dates of the runs: {design_ctx['run_dates']}; mitigation applied: {design_ctx['mitigation']}.",
     ]
     return design_ctx, sentences
@@ -1038,7 +1041,7 @@ def _other_context(analysis, kind: str, source, shaping, design: Design | None =
         facts, facts_sentences = other.design_facts(
             design, metric=metric, values=values, compared=f"the {len(values)} values", frame=analysis.frame,
             items=list(dict.fromkeys(str(i) for i in main.items["item"].to_list())),
-            runs=f"{section['runs']} per item and value")
+            runs=f"{section['runs']} per item and value{section['pooled']}")
         summary = other.many_summary(analysis)
         finding = other.many_finding(analysis, section.pop("finding"))
     else:
@@ -1049,7 +1052,7 @@ def _other_context(analysis, kind: str, source, shaping, design: Design | None =
         facts, facts_sentences = other.design_facts(
             design, metric=metric, values=[f"{_q(l1a)} and {_q(l1b)} of {f1}", f"{_q(l2a)} and {_q(l2b)} of {f2}"],
             compared="the levels", items=[str(i) for i in analysis.items["item"].to_list()],
-            runs=f"{analysis.runs_per_cell} runs per item and cell (median)")
+            runs=f"{analysis.runs_per_cell} runs per item and cell (median){parts._pooled(analysis)}")
         summary = other.effects_summary(analysis)
         finding = other.effects_finding(analysis, section.pop("finding"))
     section["shaping"] = _shaping_sentences(shaping)

@@ -238,6 +238,11 @@ def many_context(analysis) -> dict:
         shown = {r["item"] for r in ctx["item_gaps"]}
         ctx["item_rows"] = [r for r in ctx["item_rows"] if r["item"] in shown]
     ctx["item_gaps_csv"] = None
+    from probestats.checks.facts import pooled_in_cells, pooled_phrase
+
+    # a setting varying inside the cells (7 models, one run each): a count of runs there counts the models
+    ctx["pooled"] = pooled_phrase(pooled_in_cells(analysis.frame)) if getattr(analysis, "frame", None) is not None \
+        else ""
     ctx.update(metric=main.metric, reference=main.reference, correction=correction, alpha=alpha,
                groups=[_many_result(g, alpha) for g in analysis.groups],
                group_correction=correction_name(analysis.correction),
@@ -246,7 +251,7 @@ def many_context(analysis) -> dict:
     names = [v.value for v in main.values]
     conditions = (f"with these {count_of(main.n_items, 'item')}, the {len(names)} values "
                   f"{', '.join(repr(v) for v in names[:12])}{', ...' if len(names) > 12 else ''}, "
-                  f"the metric {main.metric}, and {ctx['runs']} per item and value")
+                  f"the metric {main.metric}, and {ctx['runs']} per item and value{ctx['pooled']}")
     sentences = [
         f"Tests: the {OMNIBUS} ({o.method}); gaps against the reference '{main.reference}' and every pair of "
         f"values with the {SIGN_FLIP}, p corrected across the {count_of(len(main.pairwise), 'pair')} ({correction})."]
@@ -290,6 +295,14 @@ def many_context(analysis) -> dict:
 # ---------------------------------------------------------------------------- two factors
 
 
+def _pooled(analysis) -> str:
+    """What a count of an analysis's runs counts when settings are pooled in its cells (see
+    :func:`probestats.checks.facts.pooled_phrase`)."""
+    from probestats.checks.facts import pooled_phrase
+
+    return pooled_phrase(getattr(analysis, "pooled", ()))
+
+
 def factors_context(analysis) -> dict:
     """Two attributes (``--factor A --factor B``): within-level gaps, main effects and the interaction."""
     alpha = analysis.alpha
@@ -301,7 +314,7 @@ def factors_context(analysis) -> dict:
     (f1, f2), ((l1a, l1b), (l2a, l2b)) = analysis.factors, analysis.levels
     conditions = (f"with these {count_of(analysis.n_items, 'item')}, levels '{l1a}' and '{l1b}' of {f1} and "
                   f"'{l2a}' and '{l2b}' of {f2}, the metric {analysis.metric}, and {analysis.runs_per_cell} runs "
-                  "per item and cell")
+                  f"per item and cell{_pooled(analysis)}")
     sentences = [f"Test: the {SIGN_FLIP.replace('item gaps', 'per-item effects')} ({method}), p corrected across "
                  f"the {len(effects)} effects ({correction}), alpha {alpha:g}."]
     found = [e for e in effects if e["name"] in analysis.verdict.found]   # decided once, in the analysis
@@ -323,7 +336,8 @@ def factors_context(analysis) -> dict:
                  for r in analysis.items.iter_rows(named=True)]
     return {"cells": cells, "item_rows": item_rows, "metric": analysis.metric, "factors": list(analysis.factors),
             "levels": [list(analysis.levels[0]), list(analysis.levels[1])], "n_items": analysis.n_items,
-            "runs_per_cell": analysis.runs_per_cell, "effects": effects, "correction": correction,
+            "runs_per_cell": analysis.runs_per_cell, "pooled": _pooled(analysis), "effects": effects,
+            "correction": correction,
             "method": method, "note": analysis.note, "sentences": sentences, "finding": finding}
 
 
