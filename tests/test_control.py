@@ -348,3 +348,34 @@ def test_selection_words_appear_only_when_the_metric_is_said_to_be_a_selection(t
         assert "impact_ratios" in json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     code, _, err = cli(capsys, "report", path, "--metric", "agree", "--reference", "A", "-o", tmp_path / "r.json")
     assert code == 0 and "impact_ratios" not in json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+
+
+# ---------------------------------------------------------------------------- properties
+
+from hypothesis import HealthCheck, given, settings, strategies as st   # noqa: E402
+
+CELL = st.lists(st.integers(0, 6), min_size=1, max_size=3)   # one cell's runs: small integer scores
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(CELL, CELL, CELL), min_size=1, max_size=9))
+def test_the_control_tests_are_the_brute_force_sign_flip_and_symmetric_in_value_and_control(cells):
+    rows = [{"item": f"i{k}", "variant": v, "score": x}
+            for k, cell in enumerate(cells) for v, runs in zip(VALUES, cell) for x in runs]
+    frame = pl.DataFrame(rows)
+    t = compare_control(frame, metric="score", values=["modified"], baseline="original", control="typo").tests[0]
+    mean = lambda xs: sum(xs) / len(xs)   # noqa: E731
+    g_v = [mean(m) - mean(o) for o, m, _ in cells]
+    g_c = [mean(c) - mean(o) for o, _, c in cells]
+    signed = [a - b for a, b in zip(g_v, g_c)]
+    size = [abs(a) - abs(b) for a, b in zip(g_v, g_c)]
+    assert t.signed.pvalue == pytest.approx(brute_sign_flip(signed), rel=1e-9)
+    assert t.absolute.pvalue == pytest.approx(brute_sign_flip(size), rel=1e-9)
+    # the labels of the value and the control swapped: the same p, the differences negated
+    swapped = frame.with_columns(pl.col("variant").replace({"modified": "typo", "typo": "modified"}))
+    s = compare_control(swapped, metric="score", values=["modified"], baseline="original", control="typo").tests[0]
+    assert s.signed.pvalue == pytest.approx(t.signed.pvalue, rel=1e-9)
+    assert s.absolute.pvalue == pytest.approx(t.absolute.pvalue, rel=1e-9)
+    assert s.difference == pytest.approx(-t.difference, abs=1e-12)
+    assert s.size_difference == pytest.approx(-t.size_difference, abs=1e-12)
+    assert {t.conclusion, s.conclusion} in ({"no_more"}, {"more", "less"}, {"differs"})
