@@ -18,7 +18,7 @@ from typing import Union
 from probestats.analyses.factors import FactorAnalysis
 from probestats.analyses.many import ManyAnalysis
 from probestats.analyses.paired import Analysis
-from probestats.analyses.metrics import MetricsAnalysis
+from probestats.analyses.metrics import MetricsAnalysis  # noqa: F401  (named in AnalysisResult)
 from probestats.errors import OptionError, either, opt
 
 __all__ = ["AnalysisResult", "analyze"]

@@ -771,18 +771,18 @@ def run_sds(frame: pl.DataFrame, metric: str, by: Sequence[str] = ()) -> dict:
     return {(tuple(r[k] for k in by), r["_unit"]): (r["sd"], int(r["n"])) for r in stats_.iter_rows(named=True)}
 
 
-def _published(matrix: np.ndarray, means: pl.DataFrame, selection: bool) -> tuple:
+def _published(matrix: np.ndarray, means: pl.DataFrame, binary: bool) -> tuple:
     """Friedman's test, and Cochran's Q when every cell is one 0/1 run, beside the omnibus."""
     from probestats.stats.published import cochran_q, friedman
 
     out = [friedman(matrix)] if matrix.shape[1] >= 3 else []
-    if selection and means.height and int(means["runs"].max()) == 1:
+    if binary and means.height and int(means["runs"].max()) == 1:
         out.append(cochran_q(matrix))
     return tuple(out)
 
 
 def _result(means: pl.DataFrame, metric: str, units, members, reference, *, selection: bool, alternative: str,
-            correction: str, n_resamples: int, seed, by=None, sds=None, binary: bool | None = None) -> ManyResult:
+            correction: str, n_resamples: int, seed, by=None, sds=None, binary: bool = False) -> ManyResult:
     if not means.height or means["value"].n_unique() < len(units):  # no item is measured under every value
         raise ValidationError([Problem(
             "error", "unmatched_item",
@@ -826,7 +826,7 @@ def _result(means: pl.DataFrame, metric: str, units, members, reference, *, sele
             {u: k for k, u in enumerate(units)}, return_dtype=pl.Int64))
     return ManyResult(metric=metric, values=values, reference=reference, gaps=tuple(gaps), pairwise=pairwise,
                       omnibus=omnibus, impact_ratios=ratios, items=items, correction=correction,
-                      by=dict(by or {}), published=_published(matrix, means, selection if binary is None else binary))
+                      by=dict(by or {}), published=_published(matrix, means, binary))
 
 
 def analyze_many(
