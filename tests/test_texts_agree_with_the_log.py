@@ -3,7 +3,7 @@
 The shapes: several models (a setting that varies within every cell, one run per model), one run per
 cell, a constant arm (the metric is defined relative to it) and unequal arms (three runs against one).
 The kinds: a pair, a pair on a judge's scale with a named baseline and without one, many values, a control
-wording, two factors, several metrics. Every text (terminal, Markdown, HTML, the JSON report's sentences) is read as a
+wording, two factors (2 × 2 and 3 × 2), several metrics. Every text (terminal, Markdown, HTML, the JSON report's sentences) is read as a
 reader would, and each claim about the log is checked against the log itself:
 
 - a setting is never called absent when the log holds it;
@@ -29,15 +29,16 @@ from probestats.present.report import render_report
 from probestats.present.terminal import render_terminal
 
 SHAPES = ("several models", "one run per cell", "constant arm", "unequal arms")
-KINDS = ("pair", "scale", "scale unnamed", "many", "control", "factors", "metrics")
+KINDS = ("pair", "scale", "scale unnamed", "many", "control", "factors", "factorial", "metrics")
 
 
 def shaped_log(shape: str, kind: str, seed: int = 0) -> tuple[pl.DataFrame, dict]:
     """A log of ``shape`` for the analysis ``kind``, and what is true of it: the models, the runs of one cell."""
     rng = np.random.default_rng(seed)
     models = [f"model-{k}" for k in range(7)] if shape == "several models" else ["model-0"]
-    if kind == "factors":
-        values = [("formal", "Emily"), ("formal", "Greg"), ("casual", "Emily"), ("casual", "Greg")]
+    if kind in ("factors", "factorial"):
+        styles = ("formal", "casual") + (("plain",) if kind == "factorial" else ())
+        values = [(s, n) for s in styles for n in ("Emily", "Greg")]
     else:
         values = {"many": ["A", "B", "C"], "control": ["A", "B", "T"]}.get(kind, ["A", "B"])
     runs = {"one run per cell": 1, "several models": 1}.get(shape, 3)
@@ -52,7 +53,7 @@ def shaped_log(shape: str, kind: str, seed: int = 0) -> tuple[pl.DataFrame, dict
                     x = 0 if shape == "constant arm" and v == values[1] else int(
                         np.clip(level + first + rng.integers(0, 2), 1, 5))
                     row = {"item": f"q{i}", "model": m, "seed": s, "x": x, "y": x * 2 + int(rng.integers(0, 2))}
-                    if kind == "factors":
+                    if kind in ("factors", "factorial"):
                         row.update(style=v[0], name=v[1])
                     else:
                         row["variant"] = v
@@ -67,6 +68,7 @@ def run(kind: str, frame: pl.DataFrame):
                "scale": dict(metric="x", a="A", b="B", baseline="A", scale="0:5"),
                "scale unnamed": dict(metric="x", a="A", b="B", scale="0:5"),
                "many": dict(metric="x", reference="A"), "factors": dict(metric="x", factor=["style", "name"]),
+               "factorial": dict(metric="x", factor=["style", "name"]),
                "control": dict(metric="x", control="T", baseline="B")}[kind]
     return analyze(frame, **options)
 

@@ -265,9 +265,12 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
     if any(len(lv) != 2 for lv in levels):  # beyond 2 × 2
         from probestats.analyses.factorial import analyze_factorial
 
-        return analyze_factorial(unit_means(frame, metric), metric=metric, factors=tuple(factors), levels=levels,
-                                 n_resamples=n_resamples, seed=seed, correction=correction, alpha=alpha,
-                                 problems=problems)
+        from probestats.checks.facts import pooled_in_cells
+
+        result = analyze_factorial(unit_means(frame, metric), metric=metric, factors=tuple(factors), levels=levels,
+                                   n_resamples=n_resamples, seed=seed, correction=correction, alpha=alpha,
+                                   problems=problems)
+        return replace(result, pooled=pooled_in_cells(frame))
     (l1a, l1b), (l2a, l2b) = levels
     cells = [f"{x} × {y}" for x in (l1a, l1b) for y in (l2a, l2b)]
     absent = [c for c in cells if c not in units]

@@ -1052,7 +1052,7 @@ def _other_context(analysis, kind: str, source, shaping, design: Design | None =
         facts, facts_sentences = other.design_facts(
             design, metric=metric, values=[f"{_q(l1a)} and {_q(l1b)} of {f1}", f"{_q(l2a)} and {_q(l2b)} of {f2}"],
             compared="the levels", items=[str(i) for i in analysis.items["item"].to_list()],
-            runs=f"{analysis.runs_per_cell} runs per item and cell (median){parts._pooled(analysis)}")
+            runs=f"{analysis.runs_per_cell} runs per item and cell (median){parts.pooled_words(analysis)}")
         summary = other.effects_summary(analysis)
         finding = other.effects_finding(analysis, section.pop("finding"))
     section["shaping"] = _shaping_sentences(shaping)

@@ -14,7 +14,7 @@ from probestats.present.terminal import fmt_num, fmt_p
 from probestats.present.effects_text import published_text
 
 __all__ = ["CORRECTION_NAMES", "correction_name", "groups_context", "many_context", "factors_context",
-           "ceilings_context", "compare_context"]
+           "ceilings_context", "compare_context", "pooled_words"]
 
 #: How each ``--correction`` is named in a report.
 CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini–Hochberg",
@@ -295,7 +295,7 @@ def many_context(analysis) -> dict:
 # ---------------------------------------------------------------------------- two factors
 
 
-def _pooled(analysis) -> str:
+def pooled_words(analysis) -> str:
     """What a count of an analysis's runs counts when settings are pooled in its cells (see
     :func:`probestats.checks.facts.pooled_phrase`)."""
     from probestats.checks.facts import pooled_phrase
@@ -314,7 +314,7 @@ def factors_context(analysis) -> dict:
     (f1, f2), ((l1a, l1b), (l2a, l2b)) = analysis.factors, analysis.levels
     conditions = (f"with these {count_of(analysis.n_items, 'item')}, levels '{l1a}' and '{l1b}' of {f1} and "
                   f"'{l2a}' and '{l2b}' of {f2}, the metric {analysis.metric}, and {analysis.runs_per_cell} runs "
-                  f"per item and cell{_pooled(analysis)}")
+                  f"per item and cell{pooled_words(analysis)}")
     sentences = [f"Test: the {SIGN_FLIP.replace('item gaps', 'per-item effects')} ({method}), p corrected across "
                  f"the {len(effects)} effects ({correction}), alpha {alpha:g}."]
     found = [e for e in effects if e["name"] in analysis.verdict.found]   # decided once, in the analysis
@@ -336,7 +336,7 @@ def factors_context(analysis) -> dict:
                  for r in analysis.items.iter_rows(named=True)]
     return {"cells": cells, "item_rows": item_rows, "metric": analysis.metric, "factors": list(analysis.factors),
             "levels": [list(analysis.levels[0]), list(analysis.levels[1])], "n_items": analysis.n_items,
-            "runs_per_cell": analysis.runs_per_cell, "pooled": _pooled(analysis), "effects": effects,
+            "runs_per_cell": analysis.runs_per_cell, "pooled": pooled_words(analysis), "effects": effects,
             "correction": correction,
             "method": method, "note": analysis.note, "sentences": sentences, "finding": finding}
 
