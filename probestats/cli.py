@@ -475,6 +475,42 @@ def noise_options(func):
                              "times), split in halves drawn at random within items.")(func)
 
 
+def arm_options(func):
+    """``--control VALUE`` and ``--baseline VALUE``: the meaningless edit set beside the compared values, and the
+    unchanged one of two compared values."""
+    func = click.option("--control", metavar="VALUE",
+                        help="A meaningless edit's value, set against each compared value.")(func)
+    return click.option("--baseline", metavar="VALUE", help="The unchanged one of two values (default: B).")(func)
+
+
+def _parse_analysis_facts(ctx, param, values) -> dict:
+    """``analyze --set KEY=VALUE``: the design facts the analysis itself reads (``selection``); the others are
+    words of a report, refused here with where they go."""
+    facts: dict = {}
+    for value in values or ():
+        key, sep, text = value.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key:
+            raise click.BadParameter(f"'{value}': expected KEY=VALUE, for example --set selection=yes")
+        if key != "selection":
+            raise click.BadParameter(f"'{value}': analyze reads the design fact selection only; '{key}' is "
+                                     f"{'a fact a report states' if key in _fact_keys() else 'not a design fact'}"
+                                     " (give it to probestats report)")
+        from probestats.shape.design import _yes_no
+
+        try:
+            facts[key] = _yes_no(key, text, "--set")
+        except OptionError as exc:
+            raise click.BadParameter(str(exc)) from None
+    return facts
+
+
+def _fact_keys() -> tuple:
+    from probestats.shape.design import KNOWN_KEYS
+
+    return (*KNOWN_KEYS, *REPORT_SETTINGS)
+
+
 def _parse_facts(ctx, param, values) -> dict:
     """``--set KEY=VALUE`` (repeatable) as a dict of design facts; a list fact gathers its repeats."""
     from probestats.shape.design import KNOWN_KEYS, LIST_FIELDS
@@ -563,10 +599,10 @@ def _judge_setting(given: dict, by) -> dict | None:
 def design_options(func):
     """``--design FILE`` and ``--set KEY=VALUE``: the design facts, from a file and one-off (the later wins)."""
     func = click.option("--set", "facts", multiple=True, metavar="KEY=VALUE", callback=_parse_facts,
-                        help="A design fact or setting over the --design file's (repeatable; a list gathers its "
-                             "repeats): attribute, values_why, metric_definition, metric_cannot_see, held_fixed, "
-                             "not_fixed, not_tested, run_dates, mitigation, gap_of_interest; noise_value, settings, "
-                             "attribute_settings, scale, templates, per_item (yes: Welch's t per item); judge.order, .response, "
+                        help="A design fact or setting over the --design file's (repeatable; lists gather): "
+                             "attribute, values_why, metric_definition, metric_cannot_see, held_fixed, not_fixed, "
+                             "not_tested, run_dates, mitigation, gap_of_interest, selection; noise_value, settings, "
+                             "attribute_settings, scale, templates, per_item; judge.order, .response, "
                              ".choice, .verdict, .repetition; framing.targets, .toward, .answers, .label_map, .columns.")(func)
     return click.option("--design", "design_file", type=click.Path(path_type=Path), metavar="probe.toml",
                         help="A design file (TOML) of what the log cannot say (keys of --set).")(func)
@@ -659,12 +695,17 @@ def validate(log, metric, a, b, by, json_out, probe, attribute_settings=()):
                    "items; with --row-level and --by, also per group.")
 @validation_option
 @effect_options
+@arm_options
+@click.option("--set", "analysis_facts", multiple=True, metavar="KEY=VALUE", callback=_parse_analysis_facts,
+              help="A design fact the analysis reads: selection=yes (the metric says whether a candidate was "
+                   "selected: selection rates and impact ratios for several values).")
 @json_refusals
 @shape_options
 def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_out, probe,
             reference=None, scale=None, factor=(), n_resamples=10_000, seed=0, interval="t",
             row_level=False, per_item=False, hedges=False, effect_size="d_z", noise_value=None,
-            block_settings=(), attribute_settings=(), validation=None):
+            block_settings=(), attribute_settings=(), validation=None, control=None, baseline=None,
+            analysis_facts=None):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them.
 
     LOG may be a cell table (from probestats cells, or a warehouse via probestats sql), recognized by
@@ -687,7 +728,13 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
                           "give the LOG")
     if (row_level or per_item) and validation is not None:
         raise OptionError("--validation cannot go with --row-level or --per-item: run them apart")
+    arms = {k: v for k, v in (("control", control), ("baseline", baseline)) if v is not None}
+    if (analysis_facts or {}).get("selection"):
+        arms["selection"] = True
     if cells_file is not None:
+        if arms:
+            flag = next(f"--{k} {v}" if k != "selection" else "--set selection=yes" for k, v in arms.items())
+            raise OptionError(f"{flag} needs the runs of the log's values; give the log instead of a cell table")
         _analyze_cells(cells_file, metric, a, b, noise, by, alternative, alpha, correction, json_out,
                        probe, reference, scale, factor, interval=interval, row_level=row_level,
                        noise_cells=noise_cells, n_resamples=n_resamples, seed=seed, hedges=hedges)
@@ -700,7 +747,7 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
                      factor=factor, alternative=alternative, alpha=alpha, correction=correction,
                      n_resamples=n_resamples, seed=seed, probe=probe, interval=interval,
                      streaming=not (row_level or per_item), progress=progress, hedges=hedges,
-                     effect_size=effect_size, validation=validation,
+                     effect_size=effect_size, validation=validation, **arms,
                      **_noise_kwargs(noise_value, block_settings, attribute_settings))
     if row_level or per_item:  # Welch's t on runs beside the item-level tests, for a comparison of two values
         from probestats.analyses.paired import Analysis, with_row_level
@@ -784,8 +831,8 @@ def framing_answer_options(func):
                    "page) or FILE.json.")
 @click.option("--section", "sections", multiple=True, metavar="NAME",
               type=click.Choice(["summary", "design", "table", "tests", "groups", "ceilings", "many", "factors",
-                                 "noise", "power", "compare", "describe", "validation", "finding", "limits", "framing",
-                                 "judge"]),
+                                 "noise", "control", "power", "compare", "describe", "validation", "finding",
+                                 "limits", "framing", "judge"]),
               help="Render only this section (repeatable), to paste into a report of your own.")
 @design_options
 @click.option("--framing", "framing_log", multiple=True, type=click.Path(dir_okay=True, path_type=Path),
@@ -810,11 +857,13 @@ def framing_answer_options(func):
 @effect_options
 @click.option("--plain", is_flag=True,
               help="For people who do not code: tests named in words, methods in a last section.")
+@arm_options
 @shape_options
 @outputs_together
 def report(log, metric, a, b, noise, alternative, alpha, output, sections, design_file, facts, probe,
            framing_log=None, by=(), correction="holm", reference=None, factor=(), n_resamples=10_000, seed=0,
-           before_log=None, interval="t", hedges=False, effect_size="d_z", validation=None, plain=False):
+           before_log=None, interval="t", hedges=False, effect_size="d_z", validation=None, plain=False,
+           control=None, baseline=None):
     """Write the report of LOG as Markdown, HTML or JSON (by the suffix of -o), from Jinja templates.
 
     Missing design facts (attribute, metric definition, attributes not tested, ...) show as
@@ -824,7 +873,6 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
     Examples:
       probestats report sample_logs/style_probe.csv --metric steps --noise sample_logs/style_noise.csv -o report.md
       probestats report sample_logs/style_probe.csv --metric steps --design probe.toml -o report.html
-      probestats report sample_logs/style_probe.csv --metric steps --section table -o table.md
       probestats report sample_logs/style_probe.csv --metric steps -o report.html \\
           --framing sample_logs/framing_long.csv --set framing.targets=sample_logs/framing_targets.csv
     """
@@ -876,7 +924,8 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
         judge=judge, by=by, correction=correction, reference=reference, scale=scale, factor=factor,
         n_resamples=n_resamples, seed=seed, before_log=before_log, cells=cells, answers=answers,
         label_map=label_map, framing_columns=framing_columns, interval=interval, hedges=hedges,
-        effect_size=effect_size, per_item=per_item, validation=validation, plain=plain,
+        effect_size=effect_size, per_item=per_item, validation=validation, plain=plain, control=control,
+        baseline=baseline,
         **_noise_kwargs(noise_value, block_settings, attribute_settings))
     console(stderr=True).print(f"wrote {_escape(output)}")
 

@@ -128,7 +128,8 @@ GROUPS = [f"g{g}=" + ",".join(f"name{g}{c}" for c in "ab") for g in range(8)]
 
 def test_selection_rates_and_impact_ratios_match_polars():
     log = hiring_log(penalty=1.0, seed=3)
-    result = analyze_many(log, metric="selected", groups=GROUPS, n_resamples=2000, read_options={
+    # the metric is a selection: the user says so (a 0/1 metric alone is not one)
+    result = analyze_many(log, metric="selected", groups=GROUPS, n_resamples=2000, selection=True, read_options={
         "columns": {"item": "run", "variant": "name"}})
     # independent: share of runs in which the group's candidate was selected, over the highest share
     direct = log.group_by("group", maintain_order=True).agg(pl.col("selected").mean().alias("rate"))
@@ -263,8 +264,13 @@ def test_cli_many_values_groups_and_errors(tmp_path, capsys):
     data = json.loads(out)
     assert [v["value"] for v in data["values"]] == [f"g{g}" for g in range(8)]
     assert data["omnibus"]["method"].startswith("monte carlo (n_resamples=500, seed=3")
-    assert {"value", "rate", "ratio"} <= set(data["impact_ratios"][0])
+    assert "impact_ratios" not in data   # 0/1, but not said to be a selection
+    code, out, err = run_cli(args + ["--json", "--set", "selection=yes"], capsys)
+    assert code == 0, err
+    assert {"value", "rate", "ratio"} <= set(json.loads(out)["impact_ratios"][0])
     code, out, err = run_cli(args, capsys)
+    assert code == 0 and "four-fifths" not in out and "selection rate" not in out and "impact ratio" not in out
+    code, out, err = run_cli(args + ["--set", "selection=yes"], capsys)
     assert code == 0 and "four-fifths reference used in US employment guidance" in out
     code, out, err = run_cli(args + ["--reference", "g9"], capsys)
     assert code == 1

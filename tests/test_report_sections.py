@@ -298,7 +298,8 @@ def test_group_rows_match_brute_force_and_holm_by_hand():
 
 def test_many_values_selection_rates_and_impact_ratios_by_hand():
     frame = many_log(selection=True)
-    result = analyze_many(frame, metric="steps")
+    assert "selection rate" not in render_report(analyze_many(frame, metric="steps"), format="md")   # not said
+    result = analyze_many(frame, metric="steps", selection=True)
     text = render_report(result, format="md")
     # per value: the mean over items of each item's share of selected runs; ratio = rate / highest rate
     per_item = frame.group_by("item", "variant").agg(pl.col("steps").mean())

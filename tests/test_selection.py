@@ -77,7 +77,8 @@ def test_selection_rates_are_pooled_with_the_mean_of_item_rates_beside_them():
     rows = ([{"item": 1, "variant": "x", "sel": 1}] + [{"item": 2, "variant": "x", "sel": s} for s in (1, 0, 0, 0)]
             + [{"item": 1, "variant": "y", "sel": 0}] * 2 + [{"item": 2, "variant": "y", "sel": 1}] * 2
             + [{"item": i, "variant": "z", "sel": s} for i in (1, 2) for s in (0, 1)])
-    result = analyze(rows, metric="sel", reference="x")
+    assert analyze(rows, metric="sel", reference="x").main.impact_ratios is None   # 0/1 is not said to be a selection
+    result = analyze(rows, metric="sel", reference="x", selection=True)
     ratios = {r.value: r for r in result.main.impact_ratios}
     assert ratios["x"].rate == 0.4 and ratios["x"].mean_of_items == 0.625
     assert ratios["y"].rate == 0.5 and ratios["y"].mean_of_items is None

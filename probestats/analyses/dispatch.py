@@ -19,7 +19,7 @@ from probestats.analyses.factors import FactorAnalysis
 from probestats.analyses.many import ManyAnalysis
 from probestats.analyses.paired import Analysis
 from probestats.analyses.metrics import MetricsAnalysis  # noqa: F401  (named in AnalysisResult)
-from probestats.errors import OptionError, opt
+from probestats.errors import OptionError, either, opt
 
 __all__ = ["AnalysisResult", "analyze"]
 
@@ -63,6 +63,9 @@ def analyze(
     settings: Sequence[str] = (),
     attribute_settings: Sequence[str] = (),
     validation=None,
+    control: str | None = None,
+    baseline: str | None = None,
+    selection: bool = False,
 ) -> AnalysisResult:
     """Analyze a probe log the way its options ask (see the module's description for the choice).
 
@@ -87,6 +90,20 @@ def analyze(
         system prompt; one that varies within item x value cells is a block (items matched within it).
     attribute_settings : sequence of str
         Paired analysis: settings varied on purpose with the attribute (accepted differing between the values).
+    control : str, optional
+        A control wording: the value of a meaningless edit of the baseline (a typo, a blank line). Its rows
+        are left out of the analysis and set beside it: does each compared value move the metric more than
+        the control does (:mod:`probestats.analyses.control`, on ``verdict.control``)? Its runs may come
+        from a file of their own read with the log (several files are read as one).
+    baseline : str, optional
+        A comparison of two values: the unchanged one, which the other is measured from (with neither
+        ``a`` nor ``b``, ``b`` is the baseline and ``a`` the other value). Its cells are the ones the
+        floor and ceiling checks read, and the texts call it the baseline; without it, value B is
+        called by its name.
+    selection : bool
+        Many values: the metric says whether a candidate was selected (a design fact, ``selection = true``
+        in a design file): selection rates and impact ratios with the four-fifths reference are shown.
+        Never assumed from a 0/1 metric.
     by : sequence of str
         Repeat the analysis per group of these columns, corrected across groups.
     reference : str, optional
@@ -181,6 +198,8 @@ def analyze(
         if used:
             raise OptionError(f"{opt('validation')} checks one coded metric compared between two values; drop "
                               f"{opt(used[0])}" + (" (give one metric)" if used[0] == "metric" else ""))
+    _check_arms(control=control, baseline=baseline, selection=selection, factor=factor, several=len(metrics) > 1,
+                group=group, reference=reference, a=a, b=b)
     if len(metrics) > 1:
         from probestats.analyses.metrics import analyze_metrics
 
@@ -190,7 +209,8 @@ def analyze(
                                fold_case=fold_case, n_resamples=n_resamples, seed=seed, where=where, derive=derive,
                                mdg=mdg, interval=interval, within_noise=within_noise, probe=probe,
                                read_options=read_options, noise_read_options=noise_read_options,
-                               streaming=streaming, hedges=hedges)
+                               streaming=streaming, hedges=hedges,
+                               **({"baseline": baseline} if baseline is not None else {}))
     metric = metrics[0]
     if probe is not None:
         if where is not None or derive or read_options or noise_read_options:
@@ -205,6 +225,34 @@ def analyze(
 
         log = apply(log, where=where, derive=tuple(derive), metric=metric, **dict(read_options or {}))
     common = dict(alternative=alternative, alpha=alpha, correction=correction, fold_case=fold_case)
+    whole = log
+    if control is not None or baseline is not None:
+        from probestats.analyses.control import without_control
+
+        log = without_control(log, control, fold_case)
+        a, b = _baseline_pair(log, a, b, baseline, fold_case, many=bool(group) or reference is not None)
+    result = _analyze(log, metric, a, b, noise, by, reference, group, scale, factor, common, n_resamples, seed,
+                      noise_read_options, interval, within_noise, noise_value, settings, attribute_settings,
+                      streaming, progress, facts, hedges, mdg, selection, baseline)
+    if selection and not isinstance(result, ManyAnalysis):
+        raise OptionError(f"{either('selection=True', '--set selection=yes')}: selection rates and impact ratios "
+                          "are shown for several values; a comparison of two values gives their gap, the "
+                          "difference of the two selection rates (drop it, or compare more values)")
+    if baseline is not None and hasattr(result, "baseline"):
+        from dataclasses import replace
+
+        result = replace(result, baseline=baseline)
+    if control is not None:
+        from probestats.analyses.control import with_control
+
+        result = with_control(result, whole, control=control, fold_case=fold_case, correction=correction)
+    return result
+
+
+def _analyze(log, metric, a, b, noise, by, reference, group, scale, factor, common, n_resamples, seed,
+             noise_read_options, interval, within_noise, noise_value, settings, attribute_settings, streaming,
+             progress, facts, hedges, mdg, selection, baseline):
+    """The one analysis the options ask for, on the shaped log (see the module's description)."""
     if factor:
         if a or b or group or reference:
             raise OptionError(f"{opt('factor')} compares the levels of two attributes; drop {opt('a')}, {opt('b')}, "
@@ -219,7 +267,7 @@ def analyze(
         from probestats.analyses.many import analyze_many
 
         return analyze_many(log, metric=metric, groups=group, reference=reference, by=by, noise=noise,
-                            n_resamples=n_resamples, seed=seed, **common)
+                            n_resamples=n_resamples, seed=seed, selection=selection, **common)
     noise = str(noise) if noise is not None and not _is_data(noise) else noise
     pair = dict(mdg=mdg, noise_read_options=noise_read_options, interval=interval, within_noise=within_noise,
                 noise_value=noise_value, settings=tuple(settings), attribute_settings=tuple(attribute_settings))
@@ -227,18 +275,74 @@ def analyze(
         from probestats.analyses.evaluator import analyze_judge
 
         # a judge's cells are split by criterion whatever else by asks for (absent columns are ignored)
-        return analyze_judge(log, metric=metric, a=a, b=b, scale=scale, noise=noise,
+        return analyze_judge(log, metric=metric, a=a, b=b, scale=scale, noise=noise, baseline=baseline,
                              by=tuple(by) + (("criterion",) if "criterion" not in by else ()), **common, **pair)
     from probestats.analyses.paired import analyze_pair
 
     # more than two values and no a/b: analyze_pair hands the validated log to the many-values analysis
     result = analyze_pair(log, metric=metric, a=a, b=b, noise=noise, by=by, n_resamples=n_resamples, seed=seed,
-                          streaming=streaming, progress=progress, facts=facts, hedges=hedges, **common, **pair)
+                          streaming=streaming, progress=progress, facts=facts, hedges=hedges, selection=selection,
+                          **common, **pair)
     if validation is None:
         return result
     from probestats.analyses.validation import with_validation
 
     return with_validation(result, validation, n_resamples=n_resamples, seed=0 if seed is None else seed)
+
+
+def _check_arms(*, control, baseline, selection, factor, several, group, reference, a, b) -> None:
+    """Refuse a control, a baseline or a selection that the analysis the options ask for cannot use."""
+    if not isinstance(selection, bool):
+        raise OptionError(f"{opt('selection', selection)}: expected True (the metric says whether a candidate was "
+                          "selected) or False")
+    if selection and (several or factor):
+        raise OptionError(f"{either('selection=True', '--set selection=yes')}: selection rates and impact ratios are "
+                          f"shown for several values of one metric; drop {opt('factor') if factor else 'it'}"
+                          + ("" if factor else f", or give one {opt('metric')}"))
+    if control is not None:
+        if factor:
+            raise OptionError(f"{opt('control', control)} sets the values of one attribute against a meaningless "
+                              f"edit; drop {opt('factor')}")
+        if several:
+            raise OptionError(f"{opt('control', control)} sets one metric's gaps against the control's; give one "
+                              f"{opt('metric')}")
+        if control in (a, b):
+            raise OptionError(f"{opt('control', control)}: the control is a meaningless edit set beside the compared "
+                              f"values, not one of them; compare two other values with {opt('a')} and {opt('b')}")
+    if baseline is not None:
+        if factor:
+            raise OptionError(f"{opt('baseline', baseline)} names the unchanged one of two compared values; "
+                              f"drop {opt('factor')}")
+        if group or reference is not None:
+            raise OptionError(f"{opt('baseline', baseline)} names the unchanged one of two compared values; with "
+                              f"several values the gaps are measured against {opt('reference', 'VALUE')}, which is "
+                              f"their baseline: drop {opt('baseline')}")
+        if a is not None and b is not None and baseline not in (a, b):
+            raise OptionError(f"{opt('baseline', baseline)}: the baseline is one of the two compared values, "
+                              f"'{a}' and '{b}'")
+        if baseline == control:
+            raise OptionError(f"{opt('baseline', baseline)} and {opt('control', control)} name one value; the "
+                              "control is a meaningless edit of the baseline, so name another")
+
+
+def _baseline_pair(log, a, b, baseline, fold_case: bool, *, many: bool):
+    """``a`` and ``b`` with the baseline among them: with neither given, ``b`` is the baseline (``a`` the other
+    value; refused when the log has more than two values, which compare against a reference)."""
+    if baseline is None or many or a is not None or b is not None:
+        if baseline is not None and (a is None) != (b is None) and baseline not in (a, b):
+            return (a, baseline) if b is None else (baseline, b)
+        return a, b
+    from probestats.analyses.control import log_values
+
+    values = log_values(log, fold_case)
+    if (baseline.strip().lower() if fold_case else baseline.strip()) not in values:
+        shown = ", ".join(f"'{v}'" for v in values[:12]) + (" ..." if len(values) > 12 else "")
+        raise OptionError(f"{opt('baseline', baseline)}: no such value in the log; values seen: {shown}")
+    if len(values) > 2:
+        raise OptionError(f"{opt('baseline', baseline)} names the unchanged one of two compared values, and this log "
+                          f"has {len(values)} values: choose the other with {opt('a', 'VALUE')}, or measure every "
+                          f"value against it with {opt('reference', baseline)}")
+    return None, baseline
 
 
 def _is_data(value) -> bool:

@@ -6,10 +6,13 @@ each criterion. ``--by criterion`` gives one comparison per criterion, and ``--s
 LOW:HIGH`` declares the judge's scale so that the cells where a change could not
 show are named:
 
-* ``ceiling``: the baseline (the ``b`` value, the one the change is measured from)
-  is at the top of the scale in every run, so an upward change has nowhere to go and
-  a delta of zero there shows nothing;
+* ``ceiling``: the baseline (the value named with ``baseline=``, else the ``b`` value, the
+  one the change is measured from) is at the top of the scale in every run, so an upward
+  change has nowhere to go and a delta of zero there shows nothing;
 * ``floor``: the same at the bottom.
+
+Unnamed, value B is called what it is ("'plain' (B)"), never "the baseline": only the user
+knows which arm is the unchanged one.
 
 A judge whose repeats are identical (temperature 0, a fixed seed) is ``deterministic``:
 repeating a run adds nothing, and the sample size is the number of items.
@@ -47,7 +50,7 @@ class ScaleCheck:
     low, high : float
         The declared scale.
     baseline : str
-        The value whose mean is checked (``b``, the one the change is measured from).
+        The value whose mean is checked: the named baseline, else ``b`` (the one the change is measured from).
     cells : tuple of dict
         One per flagged cell: ``by`` (the ``--by`` group, e.g. the criterion), ``item``,
         ``baseline`` (its mean), ``gap`` (a − b) and ``end`` (``"ceiling"`` or ``"floor"``).
@@ -55,6 +58,8 @@ class ScaleCheck:
         Item cells checked (over every group).
     out_of_scale : int
         Runs whose metric lies outside the scale.
+    named : bool
+        The baseline was named (``baseline=``); otherwise it is value B, so called in the words.
     """
 
     low: float
@@ -63,18 +68,39 @@ class ScaleCheck:
     cells: tuple[dict, ...]
     n_cells: int
     out_of_scale: int
+    named: bool = False
+
+    @property
+    def label(self) -> str:
+        """How a sentence names the checked value: "the baseline 'x'", or "'x' (B)" when none was named."""
+        return f"the baseline '{self.baseline}'" if self.named else f"'{self.baseline}' (B)"
 
     def to_dict(self) -> dict:
-        return {"low": self.low, "high": self.high, "baseline": self.baseline,
+        return {"low": self.low, "high": self.high, "baseline": self.baseline, "baseline_named": self.named,
                 "cells": [dict(c, by=dict(c["by"])) for c in self.cells], "n_cells": self.n_cells,
                 "out_of_scale": self.out_of_scale}
 
 
+def _baseline_side(analysis) -> tuple[str, str, bool]:
+    """The column of the item table that holds the baseline's mean, the baseline, and whether it was named."""
+    main = analysis.main
+    named = getattr(analysis, "baseline", None)
+    if named is not None and named == main.a:
+        return "mean_a", main.a, True
+    return "mean_b", main.b, named is not None
+
+
+def _change(analysis, gap: float) -> float:
+    """The change from the baseline to the other value, from an item's gap (a − b)."""
+    return -gap if _baseline_side(analysis)[0] == "mean_a" else gap
+
+
 def _end_cells(analysis, low: float, high: float):
     """(result, item row, code) for every item cell whose baseline mean is at an end of the scale."""
+    column = _baseline_side(analysis)[0]
     for result in analysis.groups or (analysis.main,):
         for r in result.items.iter_rows(named=True):
-            base = r["mean_b"]
+            base = r[column]
             if base is None:
                 continue
             if base >= high:
@@ -96,12 +122,13 @@ def scale_check(analysis, scale) -> ScaleCheck:
     low, high = parse_scale(scale)
     metric = analysis.main.metric
     frame = analysis.checked.frame
-    cells = tuple({"by": dict(result.by), "item": str(r["item"]), "baseline": float(r["mean_b"]),
+    column, baseline, named = _baseline_side(analysis)
+    cells = tuple({"by": dict(result.by), "item": str(r["item"]), "baseline": float(r[column]),
                    "gap": float(r["gap"]), "end": code} for result, r, code in _end_cells(analysis, low, high))
     n_cells = sum(result.items.height for result in analysis.groups or (analysis.main,))
     outside = frame.filter((pl.col(metric) < low) | (pl.col(metric) > high)).height
-    return ScaleCheck(low=low, high=high, baseline=analysis.main.b, cells=cells, n_cells=n_cells,
-                      out_of_scale=outside)
+    return ScaleCheck(low=low, high=high, baseline=baseline, cells=cells, n_cells=n_cells,
+                      out_of_scale=outside, named=named)
 
 
 def parse_scale(scale) -> tuple[float, float]:
@@ -139,12 +166,14 @@ def scale_problems(analysis, scale) -> list[Problem]:
     """
     low, high = parse_scale(scale)
     checked = analysis.checked
-    metric, b = analysis.main.metric, analysis.main.b
+    metric = analysis.main.metric
+    column, b, named = _baseline_side(analysis)
+    called = f"the baseline '{b}'" if named else f"'{b}' (B)"
     frame = checked.frame
     log = checked.log
     problems: list[Problem] = []
     for result, r, code in _end_cells(analysis, low, high):
-        base = r["mean_b"]
+        base = r[column]
         end, way = (("top", "an upward change cannot show") if code == "ceiling"
                     else ("bottom", "a downward change cannot show"))
         mask = (pl.col("item") == r["item"]) & (pl.col("variant") == b)
@@ -154,8 +183,11 @@ def scale_problems(analysis, scale) -> list[Problem]:
         label = f"item {r['item']}" + (f", {_where(result.by)}" if result.by else "")
         problems.append(Problem(
             "warning", code,
-            f"{label}: the baseline '{b}' is at the {end} of the scale ({base:g} on {low:g}:{high:g}), "
-            f"so {way}: {_end_reading(code, r['gap'])} (add items whose baseline is inside the scale)",
+            f"{label}: {called} is at the {end} of the scale ({base:g} on {low:g}:{high:g}), "
+            f"so {way}: {_end_reading(code, _change(analysis, r['gap']))} (add items whose "
+            f"{'baseline' if named else 'B value'} is inside the scale"
+            + ("" if named else f"; if the unchanged arm is the other value, say so with {opt('baseline', 'VALUE')}")
+            + ")",
             rows, log.columns.get(metric, metric)))
     outside = frame.filter((pl.col(metric) < low) | (pl.col(metric) > high))
     if outside.height:
@@ -233,7 +265,7 @@ def with_scale(analysis, scale=None, by: Sequence[str] = ()):
 
 
 def analyze_judge(log, *, metric: str, a: str | None = None, b: str | None = None, scale=None,
-                  by: Sequence[str] = ("criterion",), **kwargs):
+                  by: Sequence[str] = ("criterion",), baseline: str | None = None, **kwargs):
     """Analyze an evaluator probe: per-criterion deltas (a − b), ceiling/floor cells, the judge's repeats.
 
     Parameters
@@ -243,7 +275,9 @@ def analyze_judge(log, *, metric: str, a: str | None = None, b: str | None = Non
         The level the judge gave.
     a, b : str, optional
         The changed text's value and the baseline's (the delta is ``a − b``; cells are
-        flagged by the baseline ``b``).
+        flagged by ``baseline``, else by ``b``).
+    baseline : str, optional
+        Which of the two values is the unchanged one (its cells are checked at the scale's ends).
     scale : "LOW:HIGH" or (low, high), optional
     by : sequence of str
         Columns that split the judge's output (default: ``criterion``); columns absent
@@ -262,4 +296,6 @@ def analyze_judge(log, *, metric: str, a: str | None = None, b: str | None = Non
     if not hasattr(result, "main") or not hasattr(result.main, "b"):
         raise OptionError(f"an evaluator probe compares two values; give {opt('a')} (the changed text) and "
                           f"{opt('b')} (the baseline)")
+    if baseline is not None:
+        result = replace(result, baseline=baseline)
     return with_scale(result, scale, by)

@@ -260,6 +260,9 @@ class FactorialAnalysis:
     verdict : Verdict
         The conclusion, decided once from the corrected p of the three tests
         (:func:`probestats.analyses.verdict.decide_effects`); every renderer words it.
+    pooled : tuple of (str, int)
+        Settings that vary inside the cells, with their counts: a cell's runs are then theirs together
+        (:func:`probestats.checks.facts.pooled_in_cells`).
     """
 
     metric: str
@@ -277,6 +280,7 @@ class FactorialAnalysis:
     problems: tuple = ()
     anova_assumption: str = ANOVA_ASSUMPTION
     verdict: object | None = None
+    pooled: tuple = ()
 
     @property
     def n_items(self) -> int:
@@ -305,7 +309,8 @@ class FactorialAnalysis:
     def to_dict(self) -> dict:
         return {"kind": "factorial", "metric": self.metric, "factors": list(self.factors),
                 "levels": {f: list(lv) for f, lv in zip(self.factors, self.levels)}, "n_items": self.n_items,
-                "runs_per_cell": self.runs_per_cell, "level_means": self.level_means,
+                "runs_per_cell": self.runs_per_cell, "pooled_in_cells": {c: n for c, n in self.pooled},
+                "level_means": self.level_means,
                 "cell_means": self.cell_means, "tests": [t.to_dict() for t in self.tests],
                 "correction": self.correction, "alpha": self.alpha,
                 "anova": None if self.anova is None else {"rows": [r.to_dict() for r in self.anova],

@@ -32,7 +32,7 @@ import polars as pl
 
 from probestats.result import html_summary, one_line
 
-from probestats.errors import ColumnError, OptionError, either, opt
+from probestats.errors import ColumnError, OptionError, count_of, either, opt
 from probestats.stats.hypotests import TestResult, sign_flip_test
 from probestats.io.read import normalize_header, read_log
 from probestats.errors import Problem
@@ -47,7 +47,7 @@ def _num(x) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def runs_note(runs_per_cell: int | None = None) -> str:
+def runs_note(runs_per_cell: int | None = None, pooled: str = "") -> str:
     """How many more runs a 2 × 2 design needs than one pair, for the same precision.
 
     Examples
@@ -61,9 +61,9 @@ def runs_note(runs_per_cell: int | None = None) -> str:
             "within a level of the other, and four times for the interaction (a difference of two gaps has "
             "twice their variance)")
     if runs_per_cell:
-        text += (f"; with {runs_per_cell} runs per cell (4 × {runs_per_cell} = {4 * runs_per_cell} runs per item "
-                 f"here) each within-level gap is as precise as a pair with {runs_per_cell} runs per value, and the "
-                 f"interaction as precise as a pair with {runs_per_cell / 2:g} runs per value")
+        text += (f"; with {runs_per_cell} runs per cell{pooled} (4 × {runs_per_cell} = {4 * runs_per_cell} runs per item "
+                 f"here) each within-level gap is as precise as a pair with {count_of(runs_per_cell, 'run')} per value, "
+                 f"and the interaction as precise as a pair with {runs_per_cell / 2:g} runs per value")
     return text
 
 
@@ -135,6 +135,9 @@ class FactorAnalysis:
     verdict : Verdict
         The conclusion, decided once from the corrected p of every effect
         (:func:`probestats.analyses.verdict.decide_effects`); every renderer words it.
+    pooled : tuple of (str, int)
+        Settings that vary inside the cells (7 models in every cell), with their counts: the runs of a cell
+        are then the runs of all of them (:func:`probestats.checks.facts.pooled_in_cells`).
     """
 
     metric: str
@@ -148,6 +151,7 @@ class FactorAnalysis:
     alpha: float
     problems: tuple[Problem, ...] = ()
     verdict: object | None = None
+    pooled: tuple = ()
 
     @property
     def n_items(self) -> int:
@@ -178,6 +182,7 @@ class FactorAnalysis:
             "kind": "factors", "metric": self.metric, "factors": list(self.factors),
             "levels": {f: list(l) for f, l in zip(self.factors, self.levels)},
             "n_items": self.n_items, "runs_per_cell": self.runs_per_cell,
+            "pooled_in_cells": {c: n for c, n in self.pooled},
             "effects": [e.to_dict() for e in self.effects], "correction": self.correction, "alpha": self.alpha,
             "items": [{k: (str(v) if k == "item" else _num(v)) for k, v in r.items()}
                       for r in self.items.iter_rows(named=True)],
@@ -260,9 +265,12 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
     if any(len(lv) != 2 for lv in levels):  # beyond 2 × 2
         from probestats.analyses.factorial import analyze_factorial
 
-        return analyze_factorial(unit_means(frame, metric), metric=metric, factors=tuple(factors), levels=levels,
-                                 n_resamples=n_resamples, seed=seed, correction=correction, alpha=alpha,
-                                 problems=problems)
+        from probestats.checks.facts import pooled_in_cells
+
+        result = analyze_factorial(unit_means(frame, metric), metric=metric, factors=tuple(factors), levels=levels,
+                                   n_resamples=n_resamples, seed=seed, correction=correction, alpha=alpha,
+                                   problems=problems)
+        return replace(result, pooled=pooled_in_cells(frame))
     (l1a, l1b), (l2a, l2b) = levels
     cells = [f"{x} × {y}" for x in (l1a, l1b) for y in (l2a, l2b)]
     absent = [c for c in cells if c not in units]
@@ -295,8 +303,12 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
                     for e, p in zip(effects, adjusted))
     runs = int(means["runs"].median()) if means.height else 0
     from probestats.analyses.verdict import decide_effects
+    from probestats.checks.facts import pooled_in_cells, pooled_phrase
+
+    pooled = pooled_in_cells(frame)
 
     return FactorAnalysis(metric=metric, factors=(f1, f2), levels=(levels[0], levels[1]), effects=effects,
                           items=wide.with_columns(pl.col("item").cast(pl.String)), runs_per_cell=runs,
-                          note=runs_note(runs), correction=correction, alpha=alpha, problems=problems,
+                          note=runs_note(runs, pooled_phrase(pooled)), correction=correction, alpha=alpha,
+                          problems=problems, pooled=pooled,
                           verdict=decide_effects([(e.name, e.p_adjusted) for e in effects], alpha=alpha))

@@ -27,8 +27,9 @@ value is the mean over its runs, and every item counts once.
 * **Groups of names** (``--group female=Emily,Lakisha``): several names stand for one
   group; an item's group mean is the mean of its per-name item means, so each name
   counts once, whatever its number of runs.
-* **Selection probes**: when the metric is 0/1 the per-value means are selection
-  rates, shown with impact ratios (:mod:`probestats.stats.selection`).
+* **Selection probes**: when the user says the metric is a selection (``selection=True``, a
+  design fact; a 0/1 metric alone may be an agree share or a correct answer), the per-value
+  means are selection rates, shown with impact ratios (:mod:`probestats.stats.selection`).
 """
 
 from __future__ import annotations
@@ -214,7 +215,7 @@ class ManyResult:
         Every pair, p corrected across pairs.
     omnibus : OmnibusResult
     impact_ratios : tuple of ImpactRatio or None
-        For a 0/1 metric (a selection probe).
+        For a metric the user says is a selection (``selection=True``); None otherwise.
     items : polars.DataFrame
         Long table: item, value, mean (the item's mean under the value), runs.
     by : dict
@@ -770,18 +771,18 @@ def run_sds(frame: pl.DataFrame, metric: str, by: Sequence[str] = ()) -> dict:
     return {(tuple(r[k] for k in by), r["_unit"]): (r["sd"], int(r["n"])) for r in stats_.iter_rows(named=True)}
 
 
-def _published(matrix: np.ndarray, means: pl.DataFrame, selection: bool) -> tuple:
+def _published(matrix: np.ndarray, means: pl.DataFrame, binary: bool) -> tuple:
     """Friedman's test, and Cochran's Q when every cell is one 0/1 run, beside the omnibus."""
     from probestats.stats.published import cochran_q, friedman
 
     out = [friedman(matrix)] if matrix.shape[1] >= 3 else []
-    if selection and means.height and int(means["runs"].max()) == 1:
+    if binary and means.height and int(means["runs"].max()) == 1:
         out.append(cochran_q(matrix))
     return tuple(out)
 
 
 def _result(means: pl.DataFrame, metric: str, units, members, reference, *, selection: bool, alternative: str,
-            correction: str, n_resamples: int, seed, by=None, sds=None) -> ManyResult:
+            correction: str, n_resamples: int, seed, by=None, sds=None, binary: bool = False) -> ManyResult:
     if not means.height or means["value"].n_unique() < len(units):  # no item is measured under every value
         raise ValidationError([Problem(
             "error", "unmatched_item",
@@ -825,7 +826,7 @@ def _result(means: pl.DataFrame, metric: str, units, members, reference, *, sele
             {u: k for k, u in enumerate(units)}, return_dtype=pl.Int64))
     return ManyResult(metric=metric, values=values, reference=reference, gaps=tuple(gaps), pairwise=pairwise,
                       omnibus=omnibus, impact_ratios=ratios, items=items, correction=correction,
-                      by=dict(by or {}), published=_published(matrix, means, selection))
+                      by=dict(by or {}), published=_published(matrix, means, binary))
 
 
 def analyze_many(
@@ -843,6 +844,7 @@ def analyze_many(
     seed: int | None = 0,
     noise=None,
     read_options: Mapping | None = None,
+    selection: bool = False,
 ) -> ManyAnalysis:
     """Analyze a probe with more than two values (or groups of values).
 
@@ -864,6 +866,10 @@ def analyze_many(
         Across pairs of values, and across ``by`` groups for the omnibus p.
     n_resamples, seed : int
         Monte Carlo settings of the omnibus test when it cannot be exact.
+    selection : bool
+        The metric says whether a candidate was selected (a design fact the user states): the values get
+        selection rates and impact ratios, with the four-fifths reference. A 0/1 metric alone is not a
+        selection (an agree share, a correct answer), so nothing is assumed from the values.
 
     Examples
     --------
@@ -872,7 +878,9 @@ def analyze_many(
     >>> result = analyze_many(rows, metric="x")
     >>> [(v.value, round(v.mean, 4)) for v in result.main.values]
     [('A', 0.8333), ('B', 0.0), ('C', 0.0)]
-    >>> [r.ratio for r in result.main.impact_ratios]
+    >>> result.main.impact_ratios is None    # a 0/1 metric is not said to be a selection
+    True
+    >>> [r.ratio for r in analyze_many(rows, metric="x", selection=True).main.impact_ratios]
     [1.0, 0.0, 0.0]
     >>> result.main.omnibus.pvalue == 1 / 81   # items 1-4 each put their 1 under A, as item 0 does: 1 of 3**4
     True
@@ -890,8 +898,13 @@ def analyze_many(
         reference = units[0]
     elif reference not in units:
         raise OptionError(f"{opt('reference', reference)}: no such value; values: {', '.join(repr(u) for u in units)}")
-    selection = is_selection(frame[metric])
-    kw = dict(selection=selection, alternative=alternative, correction=correction, n_resamples=n_resamples, seed=seed)
+    binary = is_selection(frame[metric])   # 0/1 values: Cochran's Q beside the omnibus, a selection or not
+    if selection and not binary:
+        raise OptionError(f"{either('selection=True', '--set selection=yes')}: a selection metric is 0 or 1 per run "
+                          f"(1: selected), and '{metric}' holds other values; drop it, or derive a 0/1 column "
+                          f"with {opt('derive')}")
+    kw = dict(selection=selection, binary=binary, alternative=alternative, correction=correction,
+              n_resamples=n_resamples, seed=seed)
     main = _result(with_cell_sds(unit_means(frame, metric), frame, metric), metric, units, members, reference,
                    sds=run_sds(frame, metric), **kw)
     results = []

@@ -392,6 +392,9 @@ class Analysis:
         Welch's t per item and per group (:func:`probestats.analyses.rowlevel.with_row_tests`).
     verdict : object or None
         The conclusion, decided once (:mod:`probestats.analyses.verdict`); every renderer words it.
+    baseline : str or None
+        The value named as the baseline (``baseline=``): the arm the other is measured from, whose cells the
+        floor and ceiling checks read; None when none was named (value B is then the one measured from).
     """
 
     main: PairResult
@@ -423,6 +426,8 @@ class Analysis:
     row_tests: tuple = ()
     #: the conclusion, decided once (:mod:`probestats.analyses.verdict`); every renderer words it
     verdict: object | None = None
+    #: the value named as the baseline (None: not named, value B is the one measured from)
+    baseline: str | None = None
 
     @property
     def metric(self) -> str:
@@ -478,6 +483,7 @@ class Analysis:
             out[f"welch_per_{tests.unit}"] = tests.to_dict()
         if self.verdict is not None:
             out["verdict"] = self.verdict.to_dict()
+        out["baseline"] = self.baseline
         out["problems"] = [p.to_dict() for p in self.problems]
         return out
 
@@ -545,6 +551,7 @@ def analyze_pair(
     noise_value: str | None = None,
     settings: Sequence[str] = (),
     attribute_settings: Sequence[str] = (),
+    selection: bool = False,
 ) -> Analysis:
     """Analyze a counterfactual probe: per-item gaps, the exact sign-flip and sign tests, noise.
 
@@ -600,6 +607,8 @@ def analyze_pair(
         of a new one (the before and after comparison checks the logs from it first).
     progress : callable, optional
         Called with the name of each stage of a long job (a progress display).
+    selection : bool
+        Handed to the many-values analysis with ``many`` (the metric is a selection, a design fact).
 
     Raises
     ------
@@ -647,7 +656,7 @@ def analyze_pair(
 
             return analyze_many(checked.log, metric=metric, by=by, alternative=alternative, alpha=alpha,
                                 correction=correction, fold_case=fold_case, noise=noise,
-                                n_resamples=n_resamples, seed=seed)
+                                n_resamples=n_resamples, seed=seed, selection=selection)
         checked = replace(checked, problems=checked.problems + (Problem(
             "warning", "more_values",
             f"the log has {len(checked.values)} values; this compares the first two, '{checked.a}' and "
@@ -833,6 +842,10 @@ def noise_log_causes(noise_checked: Checked) -> list[str]:
     if not causes:
         causes.append("nothing in the log shows which; something besides the draw changed between the two values "
                       "(a setting not logged, the time of the runs, the order in which they were run)")
+    # a placebo given as noise: its moving is a finding about the system, not a check that failed
+    causes.append(f"or '{b}' is an edit rather than a repeat of '{a}': a meaningless edit (a typo, a blank line) "
+                  "that moves the metric is a control, and its moving is a finding (the system reacts to any edit), "
+                  f"not noise: give its runs with the log and name it with {opt('control', b)}")
     return causes
 
 

@@ -102,6 +102,10 @@ class Verdict:
     found : tuple of str
         What was found larger than chance: the effects (factors) or the values whose corrected gap
         against the reference is at most alpha (many values); empty for a pair.
+    control : ControlComparison or None
+        With a control wording (``control=VALUE``): whether each compared value moves the metric more than
+        that meaningless edit does, and whether the control itself moves it
+        (:mod:`probestats.analyses.control`); None without one.
     """
 
     detected: bool
@@ -118,13 +122,15 @@ class Verdict:
     attribute_settings: tuple[str, ...] = ()
     test: str = "the exact sign-flip test on the item gaps"
     found: tuple[str, ...] = ()
+    control: object | None = None
 
     def to_dict(self) -> dict:
         return {"detected": self.detected, "conclusion": self.conclusion, "statement": self.statement,
                 "alpha": self.alpha, "p": self.pvalue, "beyond_noise": self.beyond_noise,
                 "never_significant": self.never_significant, "pooled": self.pooled, "blocks": list(self.blocks),
                 "noise": self.noise.to_dict(), "caveats": list(self.caveats),
-                "attribute_settings": list(self.attribute_settings), "test": self.test, "found": list(self.found)}
+                "attribute_settings": list(self.attribute_settings), "test": self.test, "found": list(self.found),
+                "control": None if self.control is None else self.control.to_dict()}
 
 
 STATEMENTS = {

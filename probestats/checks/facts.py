@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-__all__ = ["LogFacts", "NOT_SETTINGS", "row_facts", "seed_facts"]
+__all__ = ["LogFacts", "NOT_SETTINGS", "row_facts", "seed_facts", "pooled_in_cells", "pooled_phrase", "POOLING_SETTINGS"]
 
 #: Columns that are never settings: ids, the attribute, the runs' own text and outcomes.
 NOT_SETTINGS = frozenset({"item", "variant", "seed", "run_id", "time", "prompt", "reply", "_row", "framing",
@@ -114,3 +114,38 @@ def seed_union(spans: list[tuple[int, int]]) -> tuple[int, int | None, int | Non
             merged.append([lo, hi])
     count = sum(hi - lo + 1 for lo, hi in merged)
     return (count, merged[0][0], merged[0][1]) if len(merged) == 1 else (count, None, None)
+
+
+#: settings whose values, varying inside one item x value cell, make that cell's runs several settings' runs
+POOLING_SETTINGS = ("model", "judge", "temperature", "system")
+_SETTING_NOUNS = {"model": "models", "judge": "judges", "temperature": "temperatures", "system": "system prompts"}
+
+
+def pooled_in_cells(frame: pl.DataFrame, cell=("item", "variant")) -> tuple[tuple[str, int], ...]:
+    """The settings that vary inside some cell (an item under one value), with how many values each holds:
+    the runs of such a cell are the runs of several settings together, so a count of them counts the settings.
+
+    >>> frame = pl.DataFrame({"item": ["1"] * 4, "variant": ["a", "a", "b", "b"], "model": ["x", "y", "x", "y"]})
+    >>> pooled_in_cells(frame)
+    (('model', 2),)
+    >>> pooled_in_cells(frame.with_columns(pl.lit("x").alias("model")))
+    ()
+    """
+    cell = [c for c in cell if c in frame.columns]
+    present = [c for c in POOLING_SETTINGS if c in frame.columns]
+    if not present or not cell or frame.height == 0:
+        return ()
+    inside = frame.group_by(cell).agg([pl.col(c).cast(pl.String).n_unique().alias(c) for c in present])
+    return tuple((c, int(frame[c].cast(pl.String).n_unique())) for c in present if inside[c].max() > 1)
+
+
+def pooled_phrase(pooled) -> str:
+    """How a count of runs says what it counts when settings are pooled in its cells ("" when none are).
+
+    >>> pooled_phrase((("model", 7),)), pooled_phrase(())
+    (' (pooled over 7 models: their runs count as runs of one cell)', '')
+    """
+    if not pooled:
+        return ""
+    named = " and ".join(f"{n} {_SETTING_NOUNS.get(c, c)}" for c, n in pooled)
+    return f" (pooled over {named}: their runs count as runs of one cell)"

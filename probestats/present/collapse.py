@@ -14,7 +14,7 @@ import io
 import polars as pl
 
 __all__ = ["TABLE_LIMIT", "collapsed_rows", "items_csv", "neutral_cell", "grouped_warnings", "ITEMS_CSV",
-           "MANY_ITEMS_CSV", "many_items_csv", "many_table_files"]
+           "MANY_ITEMS_CSV", "many_items_csv", "many_table_files", "PAIRS_CSV", "pairs_csv"]
 
 TABLE_LIMIT = 40  # items shown one per row; beyond, the items that drive the result and a summary of the rest
 TOWARD_SHOWN = 20  # largest gaps in the direction of the average gap shown
@@ -22,6 +22,7 @@ AGAINST_SHOWN = 10  # largest gaps the other way shown
 WARNING_EXAMPLES = 3  # examples of a warning said more often than this
 ITEMS_CSV = "items.csv"  # the whole per-item table, beside the report
 MANY_ITEMS_CSV = "item_gaps.csv"  # many values: every item × value, its mean, runs, SD and gap against the reference
+PAIRS_CSV = "pairs.csv"  # many values: every pair of values, its average gap, its sign-flip p and corrected p
 
 
 def collapsed_rows(rows: list[dict], average_gap: float, limit: int = TABLE_LIMIT) -> tuple[list[dict], dict | None]:
@@ -126,26 +127,52 @@ def many_items_csv(result) -> bytes:
     return buffer.getvalue()
 
 
+def pairs_csv(result) -> bytes:
+    """Every pair of values of a many-values result as CSV: the two values, the average item gap (a − b),
+    the exact sign-flip p, the corrected p and the method; numbers in full, names neutralized for spreadsheets.
+
+    >>> from probestats import analyze
+    >>> rows = [{"item": i, "variant": v, "x": i * (v == "b") + 2 * (v == "=c")} for i in (1, 2) for v in ("a", "b", "=c")]
+    >>> print(pairs_csv(analyze(rows, metric="x", reference="a").main).decode().splitlines()[1])
+    a,b,-1.5,0.5,1.0,exact (enumeration of all 4 sign patterns)
+    """
+    rows = [{"a": neutral_cell(str(g.a)), "b": neutral_cell(str(g.b)), "average_gap": g.average_gap,
+             "p": g.sign_flip.pvalue, "p_adjusted": g.p_adjusted, "method": g.sign_flip.method} for g in result.pairwise]
+    schema = {"a": pl.String, "b": pl.String, "average_gap": pl.Float64, "p": pl.Float64, "p_adjusted": pl.Float64,
+              "method": pl.String}
+    buffer = io.BytesIO()
+    pl.DataFrame(rows, schema=schema).write_csv(buffer)
+    return buffer.getvalue()
+
+
 def many_table_files(section: dict, result, format: str, assets_dir) -> dict[str, bytes]:
-    """The whole many-values per-item table when the report shows only some items: linked from the
-    section (``section["item_gaps_csv"]``), beside a Markdown report (returned, to be written in its
-    folder) or inside an HTML page (a data link)."""
+    """The whole tables of a many-values section that shows only some of their rows (the per-item table
+    beyond 40 items, the pairwise table beyond 40 pairs): linked from the section (``item_gaps_csv``,
+    ``pairwise_csv``), beside a Markdown report (returned, to be written in its folder) or inside an HTML
+    page (a data link)."""
+    files = {}
+    for wanted, key, name, make in ((section.get("item_gaps_rest"), "item_gaps_csv", MANY_ITEMS_CSV, many_items_csv),
+                                    (section.get("pairwise_note"), "pairwise_csv", PAIRS_CSV, pairs_csv)):
+        if wanted:
+            files.update(_beside(section, key, name, make(result), format, assets_dir))
+    return files
+
+
+def _beside(section: dict, key: str, name: str, content: bytes, format: str, assets_dir) -> dict[str, bytes]:
+    """One whole table linked from ``section[key]``: a data link in HTML, a file beside a Markdown report."""
     import base64
     from pathlib import Path
     from urllib.parse import quote
 
     from probestats.present.fmt import MdSafe
 
-    if not section.get("item_gaps_rest") or format not in ("md", "html"):
-        return {}
-    content = many_items_csv(result)
     if format == "html":
-        section["item_gaps_csv"] = "data:text/csv;charset=utf-8;base64," + base64.b64encode(content).decode("ascii")
+        section[key] = "data:text/csv;charset=utf-8;base64," + base64.b64encode(content).decode("ascii")
         return {}
-    if assets_dir is None:
+    if format != "md" or assets_dir is None:
         return {}
-    section["item_gaps_csv"] = MdSafe(f"{quote(Path(assets_dir).name)}/{MANY_ITEMS_CSV}")
-    return {MANY_ITEMS_CSV: content}
+    section[key] = MdSafe(f"{quote(Path(assets_dir).name)}/{name}")
+    return {name: content}
 
 
 def grouped_warnings(problems, examples: int = WARNING_EXAMPLES) -> list[str]:

@@ -9,6 +9,7 @@ import re
 from probestats import __version__
 from probestats.errors import OptionError, count_of
 from probestats.present.fmt import fmt_num, fmt_p
+from probestats.present.sections import pooled_words
 
 __all__ = ["factorial_context", "render_factorial_report"]
 
@@ -69,7 +70,7 @@ def render_factorial_report(analysis, *, format: str = "md", templates=None, sou
     facts = other.design_facts(design, metric=analysis.metric, values=[
         f"{', '.join(repr(x) for x in la)} of {f1}", f"{', '.join(repr(x) for x in lb)} of {f2}"],
         compared="the levels", items=list(analysis.items),
-        runs=f"{analysis.runs_per_cell} runs per item and cell (median)")
+        runs=f"{analysis.runs_per_cell} runs per item and cell (median){pooled_words(analysis)}")
     finding = other.effects_finding(analysis, ctx["finding"])
     context, sentences, names = other.own_report("factorial", ctx, summary=other.effects_summary(analysis),
                                                  facts=facts, finding=finding, limits=limits, format=format)

@@ -13,7 +13,7 @@ from probestats.errors import OptionError, count_of
 from probestats.present.fmt import fmt_p_floor
 from probestats.present.templates import environment
 
-__all__ = ["framing_sentences", "render_framing"]
+__all__ = ["framing_sentences", "framing_summary", "render_framing"]
 
 
 def framing_sentences(result: FramingResult) -> list[str]:
@@ -91,6 +91,24 @@ def framing_sentences(result: FramingResult) -> list[str]:
             sentence += f" Symmetric: no asymmetry between the framings was detected ({acq})."
         out.append(sentence + abstained)
     return out
+
+
+def framing_summary(result: FramingResult) -> str:
+    """One plain paragraph from the framing's verdict, for the Summary of a report that holds it beside a probe.
+
+    >>> framing_summary(analyze_framing(_demo_rows()))[:85]
+    'In the dual-framing probe beside it (1 cell), no lean larger than chance was detected'
+    """
+    verdict = result.verdict
+    cells = count_of(len(result.cells), "cell")
+    p = fmt_p_floor(verdict.pvalue, None, verdict.alpha)
+    where = f"In the dual-framing probe beside it ({cells})"
+    if verdict.detected:
+        return (f"{where}, a lean larger than chance was detected after correction in {', '.join(verdict.found)} "
+                f"(smallest corrected {p}; {verdict.test}); the probe says which way the model leans, not why.")
+    return (f"{where}, no lean larger than chance was detected after correction (smallest corrected {p}; "
+            f"{verdict.test}); this does not show that the model has no preference, only that this probe could "
+            "not see one.")
 
 
 def render_framing(result: FramingResult, *, format: str = "md", images: Mapping | None = None) -> str:

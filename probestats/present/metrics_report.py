@@ -126,7 +126,7 @@ def render_metrics_report(analysis, *, format: str = "md", templates=None, asset
     if format not in ("md", "html", "json"):
         raise OptionError(f"unknown report format '{format}'; use one of md, html, json")
     from probestats.present import other_sections as other
-    from probestats.present.sections import _runs_text
+    from probestats.present.report import _runs_words
     from probestats.shape.design import Design
 
     design = design or Design()
@@ -138,8 +138,7 @@ def render_metrics_report(analysis, *, format: str = "md", templates=None, asset
     items = [str(i) for i in first.main.items["item"].to_list()]
     facts = other.design_facts(design, metric=", ".join(analysis.metrics), values=[f"'{first.main.a}'", f"'{first.main.b}'"],
                                compared="the 2 values", items=items, frame=getattr(first.checked, "frame", None),
-                               runs=_runs_text(first.main.items["n_a"].to_list() + first.main.items["n_b"].to_list())
-                               + f" per value (metric {first.metric})")
+                               runs=f"{_runs_words(first.main, first.verdict)} (metric {first.metric})")
     context, sentences, names = other.own_report("metrics", ctx, summary=other.metrics_summary(analysis), facts=facts,
                                                  finding=other.metrics_finding(analysis), limits=limits,
                                                  format=format)

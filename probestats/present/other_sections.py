@@ -82,7 +82,8 @@ def design_facts(design, *, metric: str, values, compared: str, items, runs: str
         "shaping": [],
     }
     fixed_text = ("not read from the log for this report kind" if fixed is None
-                  else ", ".join(f"{k} {v}" for k, v in fixed) or "nothing recorded")
+                  else ", ".join(f"{k} {v}" for k, v in fixed)
+                  or ("none: every setting the log records varied" if varied else "nothing recorded"))
     sentences = [
         f"Attribute: {ctx['attribute']}; compared: {compared} {', '.join(values)}; why they matter: {ctx['values_why']}.",
         f"{count_of(n_items, 'item')}, {runs}; metric {metric}: {ctx['metric_definition']}.",

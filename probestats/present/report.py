@@ -12,6 +12,8 @@ Sections (:data:`SECTIONS`), each a template ``<name>.md.j2`` / ``<name>.html.j2
 - ``table``: the per-item table with an average row;
 - ``tests``: sign-flip test, sign test with its spreadsheet formula, interval, smallest attainable p;
 - ``noise``: the same-versus-same comparison and the per-item gap plot with its noise band;
+- ``control``: with a control wording (``control=``), each value's gap set against the meaningless edit's,
+  item by item, with the exact tests of their difference (:mod:`probestats.present.control_text`);
 - ``power``: the minimum detectable gap of the design run, and the power plot;
 - ``groups``: with ``--by``, each group's sign-flip p and its corrected p (Holm by default);
 - ``ceilings``: with a judge's ``--scale``, the cells whose baseline sits at the top or bottom;
@@ -24,6 +26,10 @@ Sections (:data:`SECTIONS`), each a template ``<name>.md.j2`` / ``<name>.html.j2
 - ``limits``: always: held fixed or not, size, what the metric cannot see, attributes not tested;
 - ``framing``: a dual-framing result, only when one is given;
 - ``judge``: an order probe of a pairwise judge (:mod:`probestats.present.judge_report`), only when one is given.
+
+A report that holds several analyses (a metric with a control, an order probe or a framing log beside
+it) states each one's verdict in its Summary, one paragraph each (``summary_more``), so no verdict
+waits in a section after the Limits.
 
 The context of the optional sections is built in :mod:`probestats.present.sections`. Rendering
 reads results only: no log is read and nothing is simulated here.
@@ -62,6 +68,7 @@ from probestats.present.effects_text import effects_context
 from probestats.present.templates import Todo, environment, template_root
 from probestats.present.fmt import p_is as _p_is
 from probestats.present.verdict_text import noise_check_sentences, summary_clause, verdict_line, verdict_of
+from probestats.present.control_text import control_context, control_finding, control_of, control_summary
 from probestats.errors import count_of, either, opt
 from probestats.checks.schema import SETTINGS
 from probestats.checks.facts import LogFacts, row_facts
@@ -71,12 +78,14 @@ __all__ = ["SECTIONS", "FORMATS", "render_report", "report_context", "fmt_p", "f
            "md_escape", "MdSafe", "Todo", "template_root"]
 
 #: Section names in the order a full report shows them.
-SECTIONS = ("summary", "design", "table", "tests", "groups", "ceilings", "many", "factors", "noise", "power",
-            "compare", "describe", "validation", "finding", "limits", "framing", "judge")
-#: The sections of a paired analysis (``groups`` with ``--by``, ``ceilings`` with ``--scale``).
-PAIR_SECTIONS = ("summary", "design", "table", "tests", "groups", "ceilings", "noise", "power", "finding", "limits")
+SECTIONS = ("summary", "design", "table", "tests", "groups", "ceilings", "many", "factors", "noise", "control",
+            "power", "compare", "describe", "validation", "finding", "limits", "framing", "judge")
+#: The sections of a paired analysis (``groups`` with ``--by``, ``ceilings`` with ``--scale``, ``control`` with a
+#: control wording).
+PAIR_SECTIONS = ("summary", "design", "table", "tests", "groups", "ceilings", "noise", "control", "power", "finding",
+                 "limits")
 #: Sections shown when none are asked for, for a paired analysis without groups, scale, comparison, framing or judge.
-DEFAULT_SECTIONS = tuple(s for s in PAIR_SECTIONS if s not in ("groups", "ceilings"))
+DEFAULT_SECTIONS = tuple(s for s in PAIR_SECTIONS if s not in ("groups", "ceilings", "control"))
 #: Template file of a section, where it is not the section's own name.
 SECTION_TEMPLATES = {"compare": "before_after"}
 FORMATS = ("md", "html", "json")
@@ -195,7 +204,7 @@ def _seeds_phrase(checked) -> str | None:
     count, lo, hi = seeds
     if lo is not None and count > 2:
         return f"{count} seeds ({lo} to {hi})"
-    return f"{count} seeds"
+    return count_of(count, "seed")
 
 
 def _fewer_runs(main, noise) -> bool:
@@ -254,7 +263,8 @@ def _settings_phrase(fixed, varied) -> str:
             parts.append("one system prompt")
         else:
             parts.append(f"{name} {_cut(value, 60)}")
-    held = f"{_join(parts)} held fixed" if parts else "model and settings not recorded in the log"
+    held = (f"{_join(parts)} held fixed" if parts else "no setting held fixed" if varied
+            else "model and settings not recorded in the log")
     if varied:
         held += "; " + _join([f"{name} varied ({n} values)" for name, n in varied])
     return held
@@ -369,11 +379,15 @@ def report_context(analysis, design: Design | None = None, *, framing=None, plai
     finding_ctx = _finding_section(words)
     limits, limits_sentences = _limits_section(words, design, design_ctx)
     summary = _summary(words)
+    control = control_context(words.verdict)
+    summary_more = [control_summary(words.verdict)] if control is not None else []
+    if control is not None:
+        finding_ctx["sentences"][-1:-1] = control_finding(words.verdict)
     ctx = {
         "title": f"Probe report: {words.metric}, {_q(words.a)} against {_q(words.b)}", "version": __version__,
         "metric": words.metric, "a": words.a, "b": words.b, "alpha": words.alpha, "alternative": analysis.alternative,
         "source": str(analysis.checked.log.source),
-        "summary": summary,
+        "summary": summary, "summary_more": summary_more, "control": control,
         "design": design_ctx, "table": table_ctx, "tests": tests_ctx, "noise": noise_ctx,
         "power": power_ctx, "finding": finding_ctx, "limits": limits,
         "framing": framing,
@@ -381,10 +395,13 @@ def report_context(analysis, design: Design | None = None, *, framing=None, plai
         "placeholders": _placeholders(design_ctx, limits),
     }
     ctx["sentences"] = {
-        "summary": [summary], "design": design_sentences, "table": table_sentences, "tests": tests_sentences,
+        "summary": [summary, *summary_more], "design": design_sentences, "table": table_sentences,
+        "tests": tests_sentences,
         "noise": noise_sentences, "power": power_sentences, "finding": finding_ctx["sentences"],
         "limits": limits_sentences,
     }
+    if control is not None:
+        ctx["sentences"]["control"] = control["sentences"]
     if framing is not None:
         ctx["sentences"]["framing"] = list(ctx["framing_sentences"])
     return ctx
@@ -417,13 +434,27 @@ def _pair_words(analysis, *, plain: bool = False) -> _Words:
 
 
 def _runs_words(main, verdict) -> str:
-    """The runs per value; the runs of a blocked item are its blocks' runs together."""
+    """The runs per value; the runs of a blocked item are its blocks' runs together, so the runs of one
+    block come first ("1 run per value in each model (9 over all models)"): a count of runs never counts
+    the models."""
     runs = _runs_phrase(main.items)
-    if getattr(verdict, "blocks", ()):
-        from probestats.analyses.halves import block_noun
+    blocks = getattr(verdict, "blocks", ())
+    if not blocks:
+        return runs
+    from probestats.analyses.halves import block_noun
 
-        runs = f"{runs} over all {block_noun(verdict.blocks, 2)}"
-    return runs
+    items = main.items
+    over = f"over all {block_noun(blocks, 2)}"
+    if "n_blocks" not in items.columns or items.height == 0:
+        return f"{runs} {over}"
+    per = [n / k for n, k in zip(items["n_a"].to_list() + items["n_b"].to_list(),
+                                 items["n_blocks"].to_list() * 2) if k]
+    lo, hi = min(per), max(per)
+    one = block_noun(blocks, 1)
+    if lo == hi == 1:   # every block value present ran once: exactly one run per value in each
+        return f"1 run per value in each {one} ({runs.replace(' per value', '')} {over})"
+    span = f"{fmt_num(lo, 3)}" if lo == hi else f"{fmt_num(lo, 3)} to {fmt_num(hi, 3)}"
+    return f"{runs} {over} ({span} per {one} on average)"
 
 
 def _mdg_span_text(analysis) -> str:
@@ -455,6 +486,8 @@ def _design_section(w: _Words, design: Design) -> tuple[dict, list[str]]:
         "attribute": design.attribute or Todo("the attribute probed, e.g. writing style"),
         "values_why": design.values_why or Todo("why these two values matter"),
         "a": a, "b": b,
+        "baseline": getattr(w.analysis, "baseline", None),
+        "control": getattr(control_of(w.analysis), "control", None),
         "other_values": _other_values(w),
         "item_list": items[:LIST_LIMIT], "more_items": max(0, len(items) - LIST_LIMIT), "n_items": n,
         "runs": w.runs, "seeds": _seeds_phrase(checked),
@@ -470,13 +503,29 @@ def _design_section(w: _Words, design: Design) -> tuple[dict, list[str]]:
         "shaping": [],
     }
     sentences = [
-        f"Attribute: {design_ctx['attribute']}; values compared: {_q(a)} (A) and {_q(b)} (B); "
-        f"why they matter: {design_ctx['values_why']}.",
+        f"Attribute: {design_ctx['attribute']}; values compared: {_q(a)} (A{_baseline_mark(w, a)}) and "
+        f"{_q(b)} (B{_baseline_mark(w, b)})"
+        + (f"; the control {_q(design_ctx['control'])}, a meaningless edit of the baseline, is set beside them"
+           if design_ctx["control"] else "")
+        + f"; why they matter: {design_ctx['values_why']}.",
         f"{count_of(n, 'item')}, {w.runs}; metric {metric}: {design_ctx['metric_definition']}.",
-        f"Held fixed according to the log: {_join([f'{k} {v}' for k, v in w.fixed]) or 'nothing recorded'}.",
+        "Held fixed according to the log: "
+        + (_join([f'{k} {v}' for k, v in w.fixed]) or (
+            f"none: every setting it records varied ({_join([f'{k}, {c} values' for k, c in w.varied])})"
+            if w.varied else "nothing recorded")) + ".",
         f"Dates of the runs: {design_ctx['run_dates']}; mitigation applied: {design_ctx['mitigation']}.",
     ]
     return design_ctx, sentences
+
+
+def _arm(w: _Words, value) -> str:
+    """A compared value as a sentence names it: "the baseline 'x'" for the named baseline, else "'x'"."""
+    return f"the baseline {_q(value)}" if getattr(w.analysis, "baseline", None) == value else _q(value)
+
+
+def _baseline_mark(w: _Words, value) -> str:
+    """", the baseline" after the value named as the baseline (``baseline=``); nothing for the other, or unnamed."""
+    return ", the baseline" if getattr(w.analysis, "baseline", None) == value else ""
 
 
 def _other_values(w: _Words) -> list:
@@ -490,8 +539,16 @@ def _table_section(w: _Words) -> tuple[dict, list[str]]:
     shown, rest = collapsed_rows([{"item": str(r["item"]), "mean_a": r["mean_a"], "mean_b": r["mean_b"],
                                    "gap": r["gap"], "n_a": int(r["n_a"]), "n_b": int(r["n_b"])}
                                   for r in main.items.iter_rows(named=True)], main.average_gap)
+    blocks = getattr(w.verdict, "blocks", ())
+    if blocks:
+        from probestats.analyses.halves import block_noun
+
+        runs_head = f"runs per value over all {block_noun(blocks, 2)} (A / B)"
+    else:
+        runs_head = "runs per value (A / B)"
     table_ctx = {
         "a": w.a, "b": w.b, "metric": w.metric, "rows": shown, "rest": rest, "n_items": n, "csv": None,
+        "runs_head": runs_head,
         "average": {"mean_a": main.items["mean_a"].mean() if n else None,
                     "mean_b": main.items["mean_b"].mean() if n else None,
                     "gap": main.average_gap},
@@ -746,6 +803,10 @@ def _limits_section(w: _Words, design: Design, design_ctx: dict) -> tuple[list[t
     limits = []
     if w.fixed:
         limits.append(("Held fixed, as the log shows", [f"{k}: {v}" for k, v in w.fixed]))
+    elif w.varied:   # the log records settings, and every one of them varied
+        limits.append(("Held fixed, as the log shows",
+                       f"nothing: every setting the log records varied ({_join([f'{k}, {c} values' for k, c in w.varied])}), "
+                       "so none was held fixed across the runs"))
     else:
         limits.append(("Held fixed, as the log shows",
                        "nothing: the log records no settings (model, temperature, system prompt), "
@@ -783,7 +844,7 @@ def _detected_summary(w: _Words) -> str:
     pooled_in = f", {verdict.pooled}," if verdict.pooled else ","
     direction = "higher" if w.main.average_gap > 0 else "lower"
     summary = (f"In this probe{pooled_in} {metric} was on average {fmt_num(abs(w.main.average_gap))} {direction} under "
-               f"{_q(w.a)} than under {_q(w.b)} across {count_of(w.n, 'item')} with {w.runs}, a gap larger than chance "
+               f"{_arm(w, w.a)} than under {_arm(w, w.b)} across {count_of(w.n, 'item')} with {w.runs}, a gap larger than chance "
                f"would give ({w.p_phrase})")
     if summary_clause(verdict):
         summary += summary_clause(verdict)
@@ -802,7 +863,7 @@ def _detected_summary(w: _Words) -> str:
 def _null_summary(w: _Words) -> str:
     """No gap detected, in one sentence: what differed, that it is not more than chance, what it could miss."""
     pooled_in = f", {w.verdict.pooled}," if w.verdict.pooled else ","
-    subject = f"{w.metric} under {_q(w.a)} and under {_q(w.b)}"
+    subject = f"{w.metric} under {_arm(w, w.a)} and under {_arm(w, w.b)}"
     return (f"In this probe{pooled_in} {subject} differed on average by {w.gap_text} across {count_of(w.n, 'item')} "
             f"with {w.runs}, which is not more than chance would give ({w.p_phrase}); this does not show that there is "
             f"no difference, only that this probe could not see one{_summary_reach(w)}.")
@@ -906,6 +967,7 @@ def _missing(name: str) -> str | None:
                  f"{opt('group')}"),
         "factors": f"the analysis has no two factors; give {either('factor=[A, B]', '--factor A --factor B')}",
         "compare": f"no earlier run was given; add {opt('before_log', 'BEFORE_LOG')}",
+        "control": f"no control wording was given; name the meaningless edit with {opt('control', 'VALUE')}",
         "framing": f"no framing result was given; give the dual-framing log with {opt('framing_log', 'FRAMING_LOG')}",
         "validation": f"no hand-checked sample was given; add {opt('validation', 'FILE')}",
         "describe": "the report of a log has it (a cell table holds no runs to count)",
@@ -926,7 +988,8 @@ def available_sections(analysis, *, framing=None, comparison=None, judge=None, d
     kind = _kind(analysis)
     if kind == "pair":
         names = [s for s in PAIR_SECTIONS if (s != "groups" or analysis.groups)
-                 and (s != "ceilings" or getattr(analysis, "scale", None) is not None)]
+                 and (s != "ceilings" or getattr(analysis, "scale", None) is not None)
+                 and (s != "control" or control_of(analysis) is not None)]
         if comparison is not None:
             names.append("compare")
         if describe is not None:
@@ -936,7 +999,7 @@ def available_sections(analysis, *, framing=None, comparison=None, judge=None, d
     else:
         from probestats.present.other_sections import kind_sections
 
-        names = kind_sections(kind)
+        names = kind_sections(kind) + (["control"] if control_of(analysis) is not None else [])
     if framing is not None:
         names.append("framing")
     if judge is not None:
@@ -999,7 +1062,7 @@ def _other_context(analysis, kind: str, source, shaping, design: Design | None =
         facts, facts_sentences = other.design_facts(
             design, metric=metric, values=values, compared=f"the {len(values)} values", frame=analysis.frame,
             items=list(dict.fromkeys(str(i) for i in main.items["item"].to_list())),
-            runs=f"{section['runs']} per item and value")
+            runs=f"{section['runs']} per item and value{section['pooled']}")
         summary = other.many_summary(analysis)
         finding = other.many_finding(analysis, section.pop("finding"))
     else:
@@ -1010,7 +1073,7 @@ def _other_context(analysis, kind: str, source, shaping, design: Design | None =
         facts, facts_sentences = other.design_facts(
             design, metric=metric, values=[f"{_q(l1a)} and {_q(l1b)} of {f1}", f"{_q(l2a)} and {_q(l2b)} of {f2}"],
             compared="the levels", items=[str(i) for i in analysis.items["item"].to_list()],
-            runs=f"{analysis.runs_per_cell} runs per item and cell (median)")
+            runs=f"{analysis.runs_per_cell} runs per item and cell (median){parts.pooled_words(analysis)}")
         summary = other.effects_summary(analysis)
         finding = other.effects_finding(analysis, section.pop("finding"))
     section["shaping"] = _shaping_sentences(shaping)
@@ -1018,10 +1081,15 @@ def _other_context(analysis, kind: str, source, shaping, design: Design | None =
     warnings_ = grouped_warnings(analysis.problems)
     section["warnings"] = warnings_
     limits = _other_limits(analysis, kind, design)
+    control = control_context(analysis.verdict)
+    summary_more = [control_summary(analysis.verdict)] if control is not None else []
+    finding = finding + control_finding(analysis.verdict)
     return {"title": title, "version": __version__, "metric": metric, "alpha": analysis.alpha,
-            "source": str(source or "the log"), kind: section, "limits": limits,
-            "summary": summary, "design": facts, "finding": {"sentences": finding, "detected": analysis.verdict.detected},
-            "sentences": {"summary": [summary], "design": section["shaping"] + facts_sentences,
+            "source": str(source or "the log"), kind: section, "limits": limits, "control": control,
+            "summary": summary, "summary_more": summary_more, "design": facts,
+            "finding": {"sentences": finding, "detected": analysis.verdict.detected},
+            "sentences": {"summary": [summary, *summary_more], "design": section["shaping"] + facts_sentences,
+                          **({"control": control["sentences"]} if control is not None else {}),
                           kind: section["sentences"] + [f"Warning from validation: {w}" for w in warnings_],
                           "finding": finding,
                           "limits": [f"{label}: {value if isinstance(value, str) else '; '.join(value)}."
@@ -1150,6 +1218,7 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
 
         ctx["judge"] = judge_context(judge)
         ctx["sentences"]["judge"] = ctx["judge"]["sentences"]
+    _summaries_beside(ctx, framing, judge)
     from probestats.present.fmt import tidy_p
 
     ctx["sentences"] = {k: [tidy_p(str(x)) for x in v] for k, v in ctx["sentences"].items()}
@@ -1268,6 +1337,22 @@ def _plain_context(ctx: dict, kind: str, named) -> None:
                 details.append((label, method))
     ctx["details"] = details
     ctx["spellings"] = named
+
+
+def _summaries_beside(ctx: dict, framing, judge) -> None:
+    """The Summary of a report holding several analyses: after the probe's own paragraph, one paragraph for
+    each analysis beside it (a dual-framing log, a judge's order probe), from its verdict."""
+    more = list(ctx.get("summary_more") or [])
+    if framing is not None and getattr(framing, "verdict", None) is not None:
+        from probestats.present.framing_section import framing_summary
+
+        more.append(framing_summary(framing))
+    if judge is not None and getattr(judge, "verdict", None) is not None:
+        from probestats.present.judge_report import judge_summary
+
+        more.append(judge_summary(judge))
+    ctx["summary_more"] = more
+    ctx["sentences"]["summary"] = [ctx["summary"], *more]
 
 
 def _table_file(ctx: dict, analysis, names, format: str, assets_dir) -> dict[str, bytes]:

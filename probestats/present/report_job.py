@@ -123,7 +123,8 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
            toward=None, judge=None, by=(), correction="holm", reference=None, scale=None, factor=(),
            n_resamples=10_000, seed=0, before_log=None, cells=None, source=None, answers="auto", label_map=(),
            framing_columns=(), interval="t", hedges=False, effect_size="d_z", noise_value=None, settings=(),
-           attribute_settings=(), per_item=False, validation=None, plain=False) -> ReportJob:
+           attribute_settings=(), per_item=False, validation=None, plain=False, control=None, baseline=None,
+           selection=None) -> ReportJob:
     """The report of a probe, as ``probestats report`` writes it: the analysis ``analyze`` would choose,
     the power curve of the power section, the optional framing, compare and judge sections, rendered
     through the report's templates and (with ``output``) written whole.
@@ -151,8 +152,13 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
         A folder of templates that replace the shipped ones of the same name.
     design_file : path, optional
         A design file (TOML) with what the log cannot say; the fact parameters below override it.
-    attribute, values_why, metric_definition, metric_cannot_see, held_fixed, not_fixed, not_tested, run_dates, mitigation, gap_of_interest
+    attribute, values_why, metric_definition, metric_cannot_see, held_fixed, not_fixed, not_tested, run_dates, mitigation, gap_of_interest, selection
         Design facts (see :class:`probestats.shape.design.Design`); missing ones show as placeholders.
+        ``selection`` (the metric says whether a candidate was selected) adds selection rates and impact
+        ratios to a report of several values.
+    control, baseline
+        A control wording (the value of a meaningless edit, set against every compared value: the
+        ``control`` section) and the unchanged one of two compared values, as for :func:`probestats.analyze`.
     probe : Probe, optional
         How every log is read and shaped (column mapping, sheet, filters).
     framing_log, targets, toward
@@ -226,7 +232,7 @@ def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, f
             not_tested, run_dates, mitigation, gap_of_interest, probe, framing_log, targets, toward, judge, by,
             correction, reference, scale, factor, n_resamples, seed, before_log, cells, source, answers, label_map,
             framing_columns, interval, hedges, effect_size, noise_value, settings, attribute_settings,
-            per_item, validation) -> ReportJob:
+            per_item, validation, control, baseline, selection) -> ReportJob:
     """:func:`report`'s work; ``named`` collects the options a plain report names in words (None: not plain)."""
     from probestats.analyses.metrics import split_metrics
     from probestats.present.output import refuse_inputs
@@ -257,11 +263,15 @@ def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, f
         raise OptionError(f"{opt('plain', True)} words the report of a log's values; the report of a framing log "
                           "or an order probe alone has no plain form: leave it out")
     if framing_log and not log and cells is None and not metric and judge is None:
+        _refuse_arms({k: v for k, v in (("control", control), ("baseline", baseline)) if v is not None},
+                     _design(design_file, selection=selection), "a framing log alone")
         return _framing_only(framing_log, output, fmt, templates, probe, assets, sections=sections,
                              source=source, **framing_options)
     facts = dict(attribute=attribute, values_why=values_why, metric_definition=metric_definition,
                  metric_cannot_see=metric_cannot_see, held_fixed=held_fixed, not_fixed=not_fixed,
-                 not_tested=not_tested, run_dates=run_dates, mitigation=mitigation, gap_of_interest=gap_of_interest)
+                 not_tested=not_tested, run_dates=run_dates, mitigation=mitigation, gap_of_interest=gap_of_interest,
+                 selection=selection)
+    arms = {k: v for k, v in (("control", control), ("baseline", baseline)) if v is not None}
     metrics = split_metrics(metric) if metric else []
     if len(metrics) > 1 and per_item:
         raise OptionError(f"Welch's t per item belongs to the report of one metric; give one {opt('metric')}")
@@ -276,7 +286,8 @@ def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, f
                             sections=sections, framing=framing_log, before=before_log, cells=cells, source=source,
                             a=a, b=b, noise=noise, by=by, reference=reference, scale=scale, factor=factor,
                             alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples,
-                            seed=seed, interval=interval, hedges=hedges, effect_size=effect_size)
+                            seed=seed, interval=interval, hedges=hedges, effect_size=effect_size, **arms,
+                            **({"selection": True} if _design(design_file, **facts).selection else {}))
     metric = metrics[0] if metrics else None
     if cells is None and not log:
         raise OptionError(f"give the {opt('log')} to report (or a cell table in its place)")
@@ -286,6 +297,7 @@ def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, f
         if judged is None:
             raise OptionError(f"give the metric column, {opt('metric', 'COL')} (or "
                               f"{either(*_ORDER)} for a report of an order probe alone)")
+        _refuse_arms(arms, design, "an order probe alone")
         from dataclasses import replace
 
         from probestats.present.judge_report import render_judge_report
@@ -300,6 +312,7 @@ def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, f
     if per_item and cells is not None:
         raise OptionError(f"Welch's t per item needs the runs of the log; give the {opt('log')} instead of a cell table")
     if cells is not None:
+        _refuse_arms(arms, design, "a cell table")
         result, comparison = _cells_analysis(cells, metric, a, b, by, alternative, alpha, correction,
                                              gap_of_interest=design.gap_of_interest,
                                              resampling=dict(n_resamples=n_resamples, seed=seed, interval=interval,
@@ -310,7 +323,8 @@ def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, f
                                            reference=reference, scale=scale, factor=factor,
                                            n_resamples=n_resamples, seed=seed, before=before_log,
                                            gap_of_interest=design.gap_of_interest, streaming=not per_item,
-                                           pair=dict(interval=interval, hedges=hedges,
+                                           pair=dict(interval=interval, hedges=hedges, **arms,
+                                                     **({"selection": True} if design.selection else {}),
                                                      **_noise_options(noise_value, settings, attribute_settings)))
     if per_item:
         result = _with_per_item(result)
@@ -374,6 +388,15 @@ def _coded_by(probe, metric) -> str | None:
     if metric in ("label", "judge_label") or "judge" in str(metric).lower():
         return "a judge"
     return None
+
+
+def _refuse_arms(arms: dict, design, what: str) -> None:
+    """A control, a baseline or a selection given where the report has no comparison of values to use them."""
+    given = [opt(k, v) for k, v in arms.items()] + ([either("selection=True", "--set selection=yes")]
+                                                     if design.selection else [])
+    if given:
+        raise OptionError(f"{given[0]} belongs to the analysis of a probe log's values; {what} has none (drop it, "
+                          "or report the log)")
 
 
 def _with_per_item(result):

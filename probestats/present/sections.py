@@ -14,7 +14,7 @@ from probestats.present.terminal import fmt_num, fmt_p
 from probestats.present.effects_text import published_text
 
 __all__ = ["CORRECTION_NAMES", "correction_name", "groups_context", "many_context", "factors_context",
-           "ceilings_context", "compare_context"]
+           "ceilings_context", "compare_context", "pooled_words"]
 
 #: How each ``--correction`` is named in a report.
 CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini–Hochberg",
@@ -169,6 +169,29 @@ def _many_result(res, alpha: float) -> dict:
 
 #: Items listed by name in the many-values per-item gap table before the rest are summed up.
 ITEM_GAP_LIMIT = 40
+#: Pairs of values the pairwise table shows; beyond, the pairs with the smallest corrected p (all in a CSV beside).
+PAIR_LIMIT = 40
+
+
+def _pairwise_rows(pairs: list[dict], alpha: float, limit: int = PAIR_LIMIT) -> tuple[list[dict], str]:
+    """The rows of the pairwise table, and a note of the rest: beyond ``limit`` pairs (946 for 44 values), the
+    pairs with the smallest corrected p (those at or below alpha first), in their own order.
+
+    >>> pairs = [{"a": str(i), "b": "r", "p": i / 100, "p_adjusted": min(1.0, i / 10)} for i in range(1, 51)]
+    >>> shown, note = _pairwise_rows(pairs, 0.05)
+    >>> len(shown), shown[0]["a"], note[:59]
+    (40, '1', 'The table shows the 40 of the 50 pairs with the smallest co')
+    """
+    if len(pairs) <= limit:
+        return pairs, ""
+    ranked = sorted(range(len(pairs)), key=lambda k: (pairs[k]["p_adjusted"] if pairs[k]["p_adjusted"] is not None
+                                                      else 1.0, pairs[k]["p"], k))[:limit]
+    found = sum(1 for g in pairs if g["p_adjusted"] is not None and g["p_adjusted"] <= alpha)
+    note = (f"The table shows the {limit} of the {len(pairs)} pairs with the smallest corrected p "
+            f"({found} of the {len(pairs)} at or below alpha {alpha:g}"
+            + (f", so {found - limit} of those are left out here" if found > limit else "")
+            + "); every pair is in the whole table of pairs and the JSON report (pairwise).")
+    return [pairs[k] for k in sorted(ranked)], note
 
 
 def _item_gap_rows(res, order: list[str]) -> tuple[list[dict], str]:
@@ -200,6 +223,9 @@ def many_context(analysis) -> dict:
     main = analysis.main
     correction = correction_name(main.correction)
     ctx = _many_result(main, alpha)
+    ctx["n_pairs"] = len(ctx["pairwise"])
+    ctx["pairwise"], ctx["pairwise_note"] = _pairwise_rows(ctx["pairwise"], alpha)
+    ctx["pairwise_csv"] = None
     order = [v.value for v in main.values]
     means: dict[str, dict] = {}
     for r in main.items.iter_rows(named=True):
@@ -212,6 +238,11 @@ def many_context(analysis) -> dict:
         shown = {r["item"] for r in ctx["item_gaps"]}
         ctx["item_rows"] = [r for r in ctx["item_rows"] if r["item"] in shown]
     ctx["item_gaps_csv"] = None
+    from probestats.checks.facts import pooled_in_cells, pooled_phrase
+
+    # a setting varying inside the cells (7 models, one run each): a count of runs there counts the models
+    ctx["pooled"] = pooled_phrase(pooled_in_cells(analysis.frame)) if getattr(analysis, "frame", None) is not None \
+        else ""
     ctx.update(metric=main.metric, reference=main.reference, correction=correction, alpha=alpha,
                groups=[_many_result(g, alpha) for g in analysis.groups],
                group_correction=correction_name(analysis.correction),
@@ -220,10 +251,12 @@ def many_context(analysis) -> dict:
     names = [v.value for v in main.values]
     conditions = (f"with these {count_of(main.n_items, 'item')}, the {len(names)} values "
                   f"{', '.join(repr(v) for v in names[:12])}{', ...' if len(names) > 12 else ''}, "
-                  f"the metric {main.metric}, and {ctx['runs']} per item and value")
+                  f"the metric {main.metric}, and {ctx['runs']} per item and value{ctx['pooled']}")
     sentences = [
         f"Tests: the {OMNIBUS} ({o.method}); gaps against the reference '{main.reference}' and every pair of "
         f"values with the {SIGN_FLIP}, p corrected across the {count_of(len(main.pairwise), 'pair')} ({correction})."]
+    if ctx["pairwise_note"]:
+        sentences.append(ctx["pairwise_note"])
     if ctx["selection"]:
         from probestats.stats.selection import POOLED
 
@@ -262,6 +295,14 @@ def many_context(analysis) -> dict:
 # ---------------------------------------------------------------------------- two factors
 
 
+def pooled_words(analysis) -> str:
+    """What a count of an analysis's runs counts when settings are pooled in its cells (see
+    :func:`probestats.checks.facts.pooled_phrase`)."""
+    from probestats.checks.facts import pooled_phrase
+
+    return pooled_phrase(getattr(analysis, "pooled", ()))
+
+
 def factors_context(analysis) -> dict:
     """Two attributes (``--factor A --factor B``): within-level gaps, main effects and the interaction."""
     alpha = analysis.alpha
@@ -273,7 +314,7 @@ def factors_context(analysis) -> dict:
     (f1, f2), ((l1a, l1b), (l2a, l2b)) = analysis.factors, analysis.levels
     conditions = (f"with these {count_of(analysis.n_items, 'item')}, levels '{l1a}' and '{l1b}' of {f1} and "
                   f"'{l2a}' and '{l2b}' of {f2}, the metric {analysis.metric}, and {analysis.runs_per_cell} runs "
-                  "per item and cell")
+                  f"per item and cell{pooled_words(analysis)}")
     sentences = [f"Test: the {SIGN_FLIP.replace('item gaps', 'per-item effects')} ({method}), p corrected across "
                  f"the {len(effects)} effects ({correction}), alpha {alpha:g}."]
     found = [e for e in effects if e["name"] in analysis.verdict.found]   # decided once, in the analysis
@@ -295,7 +336,8 @@ def factors_context(analysis) -> dict:
                  for r in analysis.items.iter_rows(named=True)]
     return {"cells": cells, "item_rows": item_rows, "metric": analysis.metric, "factors": list(analysis.factors),
             "levels": [list(analysis.levels[0]), list(analysis.levels[1])], "n_items": analysis.n_items,
-            "runs_per_cell": analysis.runs_per_cell, "effects": effects, "correction": correction,
+            "runs_per_cell": analysis.runs_per_cell, "pooled": pooled_words(analysis), "effects": effects,
+            "correction": correction,
             "method": method, "note": analysis.note, "sentences": sentences, "finding": finding}
 
 
@@ -312,7 +354,8 @@ def ceilings_context(analysis) -> dict:
     scale = f"{check.low:g}:{check.high:g}"
     sentences = [
         f"Declared scale {scale}. A cell (an item{', per ' + ', '.join(cells[0]['by']) if cells and cells[0]['by'] else ''}) "
-        f"is at the ceiling when the baseline '{check.baseline}' has the top score in every run, so an upward change "
+        f"is at the ceiling when {getattr(check, 'label', repr(check.baseline))} has the top score in every run, so "
+        "an upward change "
         "cannot show there, and at the floor for the bottom; a delta of zero in such a cell shows nothing.",
         f"{ceiling} of {check.n_cells} cells at the ceiling, {floor} at the floor"
         + (f"; their deltas do not count as evidence of no change." if cells else "."),
@@ -322,7 +365,8 @@ def ceilings_context(analysis) -> dict:
                          "declared scale or the judge's output.")
     repeats = [p.message for p in analysis.problems if p.code in ("deterministic", "single_run")]
     sentences += [m[0].upper() + m[1:] + ("" if m.endswith(".") else ".") for m in repeats]
-    return {"scale": scale, "baseline": check.baseline, "cells": cells, "ceiling": ceiling, "floor": floor,
+    column = f"baseline '{check.baseline}'" if getattr(check, "named", False) else f"'{check.baseline}' (B)"
+    return {"scale": scale, "baseline": check.baseline, "baseline_column": column, "cells": cells, "ceiling": ceiling, "floor": floor,
             "n_cells": check.n_cells, "out_of_scale": check.out_of_scale, "sentences": sentences,
             "keys": list(cells[0]["by"]) if cells else []}
 

@@ -198,6 +198,7 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
     if analysis.groups:
         out.print(f"p-values adjusted across {len(analysis.groups)} groups ({escape(analysis.correction)})")
     out.print(escape(verdict_line(verdict)))
+    _print_control(verdict, out)
     if analysis.problems:
         print_problems(analysis.problems, out=out)
 
@@ -262,8 +263,17 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
     for line in noise_check_sentences(analysis.verdict):
         out.print(escape(line))
     out.print(escape(verdict_line(analysis.verdict)))
+    _print_control(analysis.verdict, out)
     if analysis.problems:
         print_problems(analysis.problems, out=out)
+
+
+def _print_control(verdict, out: Console) -> None:
+    """The control comparison beside the verdict: each value against the meaningless edit, and the edit itself."""
+    from probestats.present.control_text import control_sentences
+
+    for line in control_sentences(verdict):
+        out.print(escape(line))
 
 
 @render_terminal.register

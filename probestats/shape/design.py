@@ -19,6 +19,7 @@ Example file::
     not_tested = ["names", "dialect", "language"]
     run_dates = "2025-03-10 to 2025-03-11"
     mitigation = "none"
+    selection = true    # the metric says whether a candidate was selected (selection rates, impact ratios)
 """
 
 from __future__ import annotations
@@ -61,6 +62,10 @@ class Design:
         Mitigation applied before the runs, if any.
     gap_of_interest : float or None
         A gap worth detecting, in metric units (used for the power plot).
+    selection : bool or None
+        The metric says whether a candidate was selected (``selection = true``; ``--set selection=yes``):
+        only then do selection rates, impact ratios and the four-fifths reference appear. A 0/1 metric
+        alone (an agree share, a correct answer) is not a selection.
 
     Examples
     --------
@@ -83,6 +88,7 @@ class Design:
     run_dates: str | None = None
     mitigation: str | None = None
     gap_of_interest: float | None = None
+    selection: bool | None = None
 
     def merged(self, **options) -> Design:
         """A copy with the given options in place of the file's values (None or empty: keep)."""
@@ -99,7 +105,8 @@ class Design:
 
     def missing(self) -> list[str]:
         """Names of the fields left empty (the report shows placeholders for them)."""
-        return [f.name for f in fields(self) if f.name != "gap_of_interest" and not getattr(self, f.name)]
+        return [f.name for f in fields(self) if f.name not in ("gap_of_interest", "selection")
+                and not getattr(self, f.name)]
 
     def to_dict(self) -> dict:
         return {f.name: (list(v) if isinstance(v := getattr(self, f.name), tuple) else v) for f in fields(self)}
@@ -121,6 +128,8 @@ def _coerce(key: str, value, where: str):
         if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
             raise OptionError(f"{where} {key}: expected text or a list of texts, e.g. {key} = [\"...\", \"...\"]")
         return tuple(v.strip() for v in value if v.strip())
+    if key == "selection":
+        return _yes_no(key, value, where)
     if key == "gap_of_interest":
         if isinstance(value, bool) or not isinstance(value, (int, float, str)):
             raise OptionError(f"{where} {key}: expected a number, e.g. {key} = 0.5")
@@ -137,6 +146,20 @@ def _coerce(key: str, value, where: str):
             return value.isoformat()
         raise OptionError(f"{where} {key}: expected text, e.g. {key} = \"...\"")
     return str(value).strip() or None
+
+
+def _yes_no(key: str, value, where: str) -> bool:
+    """A yes/no fact: TOML's true or false, or the words yes, no, true, false.
+
+    >>> _yes_no("selection", "Yes", "option"), _yes_no("selection", False, "option")
+    (True, False)
+    """
+    if isinstance(value, bool):
+        return value
+    words = {"yes": True, "true": True, "no": False, "false": False}
+    if isinstance(value, str) and value.strip().lower() in words:
+        return words[value.strip().lower()]
+    raise OptionError(f"{where} {key}: expected yes or no (true or false in a design file), not {value!r}")
 
 
 def load_design(path) -> Design:
