@@ -246,6 +246,10 @@ def analyze(
         from probestats.analyses.control import with_control
 
         result = with_control(result, whole, control=control, fold_case=fold_case, correction=correction)
+    if validation is not None:
+        from probestats.analyses.validation import with_validation
+
+        result = with_validation(result, validation, n_resamples=n_resamples, seed=0 if seed is None else seed)
     return result
 
 
@@ -280,14 +284,9 @@ def _analyze(log, metric, a, b, noise, by, reference, group, scale, factor, comm
     from probestats.analyses.paired import analyze_pair
 
     # more than two values and no a/b: analyze_pair hands the validated log to the many-values analysis
-    result = analyze_pair(log, metric=metric, a=a, b=b, noise=noise, by=by, n_resamples=n_resamples, seed=seed,
-                          streaming=streaming, progress=progress, facts=facts, hedges=hedges, selection=selection,
-                          **common, **pair)
-    if validation is None:
-        return result
-    from probestats.analyses.validation import with_validation
-
-    return with_validation(result, validation, n_resamples=n_resamples, seed=0 if seed is None else seed)
+    return analyze_pair(log, metric=metric, a=a, b=b, noise=noise, by=by, n_resamples=n_resamples, seed=seed,
+                        streaming=streaming, progress=progress, facts=facts, hedges=hedges, selection=selection,
+                        **common, **pair)
 
 
 def _check_arms(*, control, baseline, selection, factor, several, group, reference, a, b) -> None:
