@@ -255,7 +255,7 @@ def test_read_errors_for_paths(tmp_path):
     with pytest.raises(ReadError, match="'empty.csv' is empty"):
         read_log(tmp_path / "empty.csv")
     (tmp_path / "log.numbers").write_text("x")
-    with pytest.raises(ReadError, match=r"unsupported format; expected .csv, .tsv, .json, .jsonl, .xlsx, .ods or .parquet \(use format\)$"):
+    with pytest.raises(ReadError, match=r"unsupported format; expected .csv, .tsv, .json, .jsonl, .xlsx, .ods, .parquet, .RData or .rds \(any of them .gz or .zst\) \(use format\)$"):
         read_log(tmp_path / "log.numbers")
     with pytest.raises(OptionError, match="^format='xml': unknown format"):
         read_log(tmp_path / "log.numbers", format="xml")

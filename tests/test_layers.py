@@ -44,6 +44,17 @@ def test_the_layers_contract_names_every_subpackage():
     subpackages = {f"probestats.{p.parent.name}" for p in PACKAGE.glob("*/__init__.py")}
     assert subpackages - {"probestats.report_templates"} <= named
 
+def test_the_wheel_lists_every_package():
+    # the package list in pyproject.toml is explicit (the templates are mapped in from outside the source
+    # tree), so a new subpackage missing from it installs without its modules: an editable install hides
+    # that and the installed command fails with "No module named ..."
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in PACKAGE.rglob("__init__.py")}
+    assert found - listed == set()
+
+
 
 def _imported(tree: ast.AST) -> set[str]:
     names = set()

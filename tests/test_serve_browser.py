@@ -145,9 +145,17 @@ class Person:
     def __init__(self, driver):
         self.driver, self.clicks = driver, 0
 
-    def click(self, css: str, timeout: float = 300):
+    def click(self, css: str, timeout: float = 300, *, navigates: bool = False):
+        """Click; with navigates, return once the page it leaves is gone, so that the next look finds an
+        element of the new page and never one of the old page about to be replaced (a stale element)."""
+        from selenium.webdriver.support import expected_conditions as ec
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        page = self.driver.find_element("tag name", "html")
         wait_for(self.driver, css, timeout).click()
         self.clicks += 1
+        if navigates:
+            WebDriverWait(self.driver, timeout).until(ec.staleness_of(page))
 
     def choose_file(self, css: str, path: Path):
         self.driver.find_element("css selector", css).send_keys(str(path))
@@ -215,7 +223,8 @@ def test_the_hand_sheet_alone_gives_the_report_and_the_plan_in_six_clicks(browse
 
 def test_two_tabs_the_back_button_and_a_two_line_answer_keep_what_was_chosen(browser, server, tmp_path):
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import Select, WebDriverWait
 
     person = Person(browser)
     browser.get(server)
@@ -247,7 +256,9 @@ def test_two_tabs_the_back_button_and_a_two_line_answer_keep_what_was_chosen(bro
     for tab, (a, b, items) in ((tab_a, ("formal", "casual", [6])), (tab_b, ("casual", "formal", [8]))):
         browser.switch_to.window(tab)
         assert [c["items"] for c in json.loads(fetch(browser, plans[tab]))["cells"]] == items
+        page = browser.find_element(By.TAG_NAME, "html")
         browser.find_element(By.LINK_TEXT, "Back: the report").click()  # the report page of this tab
+        WebDriverWait(browser, 300).until(ec.staleness_of(page))
         report = json.loads(fetch(browser, wait_for(browser, "#dl-json").get_attribute("href")))
         assert (report["a"], report["b"]) == (a, b)
         browser.refresh()  # a reload keeps it too
@@ -259,7 +270,7 @@ def test_two_tabs_the_back_button_and_a_two_line_answer_keep_what_was_chosen(bro
     # a two-line design answer stays two lines: in the form, the design file and the report
     box = wait_for(browser, "#fact-values_why")
     box.send_keys("Students write both ways.\nA tutor should help both.")
-    person.click("form[action$='/facts'] button[type=submit]")
+    person.click("form[action$='/facts'] button[type=submit]", navigates=True)
     assert wait_for(browser, "#fact-values_why").get_attribute("value") == ("Students write both ways.\n"
                                                                             "A tutor should help both.")
     toml = fetch(browser, browser.find_element(By.ID, "dl-toml").get_attribute("href")).decode("utf-8")
