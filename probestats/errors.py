@@ -38,7 +38,7 @@ class ValidationError(ProbestatsError):
     --------
     >>> p = Problem("error", "empty_log", "the log has no data rows; add rows below the header")
     >>> str(ValidationError([p]))
-    '1 validation error: the log has no data rows; add rows below the header (run probestats validate for the full list)'
+    '1 validation error: the log has no data rows; add rows below the header (probestats.validate lists them all)'
     """
 
     def __init__(self, problems):
@@ -47,7 +47,8 @@ class ValidationError(ProbestatsError):
         first = errors[0].message if errors else "unknown problem"
         word = "error" if len(errors) == 1 else "errors"
         super().__init__(
-            f"{len(errors)} validation {word}: {first} (run probestats validate for the full list)"
+            f"{len(errors)} validation {word}: {first} "
+            f"({either('probestats.validate lists them all', 'run probestats validate for the full list')})"
         )
 
 Severity = Literal["error", "warning"]

@@ -168,7 +168,7 @@ SHAPING = {
         lambda: probestats.analyze(PROBE, metric="steps", a="nope"),
         ["analyze", PROBE, "--metric", "steps", "--a", "nope"],
         "1 validation error: a='nope': no such value in the log; values seen: 'formal', 'casual' "
-        "(run probestats validate for the full list)",
+        "(probestats.validate lists them all)",
         "1 validation error: --a nope: no such value in the log; values seen: 'formal', 'casual' "
         "(run probestats validate for the full list)"),
     "a column mapping onto no header": (

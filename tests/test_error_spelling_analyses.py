@@ -38,8 +38,11 @@ def files(tmp_path_factory):
     return {k: str(v) for k, v in paths.items()}
 
 
-def _validation(first: str) -> str:
-    return f"1 validation error: {first} (run probestats validate for the full list)"
+def _validation(first: str, cli: bool | None = None) -> str:
+    # the library points to its function, the command line to its command
+    cli = "--" in first if cli is None else cli
+    tail = "run probestats validate for the full list" if cli else "probestats.validate lists them all"
+    return f"1 validation error: {first} ({tail})"
 
 
 _DUPLICATE = ("24 rows give a second verdict for the same item and order (first: item q000, order AB); name the "

@@ -16,6 +16,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1] / "probestats"
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+#: a command named to a library user is the same defect: Python users call functions
+COMMAND = re.compile(r"\bprobestats (?:validate|analyze|report|plan|compare|framing|judge|describe|cells|sql|serve)\b")
 #: where a flag is the point: the one table of flags, output only the terminal shows, another tool's own
 #: flag, and the report job's names of its cell-table inputs (keys of its ``cells`` parameter)
 ALLOWED = {"errors.py", "present/terminal.py", "present/terminal_framing.py", "present/effects_text.py",
@@ -49,12 +51,14 @@ def hand_written_flags(source: str) -> list[tuple[int, str]]:
     []
     >>> hand_written_flags('raise OptionError("add --noise LOG")')
     [(1, '--noise')]
+    >>> hand_written_flags('raise ReadError("run probestats validate")')
+    [(1, 'probestats validate')]
     """
     tree = ast.parse(source)
     skip = _docstrings(tree) | _command_line_halves(tree)
     return [(node.lineno, flag) for node in ast.walk(tree)
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip
-            for flag in FLAG.findall(node.value)]
+            for flag in FLAG.findall(node.value) + COMMAND.findall(node.value)]
 
 
 MODULES = sorted(p for p in ROOT.rglob("*.py")

@@ -76,6 +76,11 @@ FACT_COLUMNS = ("metric", "seed_count", "seed_hash", "seed_low", "seed_high", "s
 SEED_LIST_LIMIT = 64
 
 
+def _builders() -> str:
+    """How a cell table is built, in the caller's spelling (the library's function or the commands)."""
+    return either("probestats.analyses.cells.cell_table() or the query of probestats.shape.warehouse.cell_query()", "probestats cells or the query of probestats sql")
+
+
 def cell_table(log, *, metric: str, by: Sequence[str] = (), fold_case: bool = False,
                read_options: dict | None = None, runs: bool = False) -> tuple[pl.DataFrame, Checked]:
     """Validate a log and summarize it into its cell table (see the module docstring).
@@ -240,12 +245,12 @@ def read_cells(path) -> pl.DataFrame:
     missing = [c for c in CELL_COLUMNS if c not in cells.columns]
     if missing:
         raise ReadError(f"{path} is not a cell table: it lacks {', '.join(missing)} "
-                        f"(write one with probestats cells or the query of probestats sql)")
+                        f"(write one with {_builders()})")
     halves = [c for c in HALF_COLUMNS if c in cells.columns]
     if halves and len(halves) < len(HALF_COLUMNS):
         raise ReadError(f"{path} has {', '.join(halves)} but not "
                         f"{', '.join(c for c in HALF_COLUMNS if c not in halves)}; write the cell table again "
-                        "with probestats cells or the query of probestats sql")
+                        f"with {_builders()}")
     text = [pl.col(c).cast(pl.String) for c in ("metric", "seeds", "seed_hash", "runs_units") if c in cells.columns]
     text += [pl.col(c).cast(pl.Int64) for c in ("seed_count", "seed_low", "seed_high") if c in cells.columns]
     return cells.with_columns(*text, pl.col("item").cast(pl.String), pl.col("variant").cast(pl.String),
@@ -331,15 +336,16 @@ def within_cells_noise(cells: pl.DataFrame, a: str, items: pl.DataFrame,
             "warning", "no_within_noise",
             "the cell table has no n_first, sum_units_first, sumsq_units_first and first_split columns (it was "
             "built by an older probestats), so the within-log noise row is left out; build the table again "
-            "with probestats cells or the query of probestats sql")
+            f"with {_builders()}")
     side = cells.filter((pl.col("variant") == a) & pl.col("item").is_in(items["item"].implode())
                         & (pl.col("counted") > 0))
     if side.height and set(side["first_split"].to_list()) == {"none"}:
         return None, None, Problem(
             "warning", "no_within_noise",
-            "the cell table carries no halves (the query of probestats sql cannot draw them at random as the "
-            "analysis does), so the within-log noise row is left out; for it, build the table with probestats "
-            "cells, analyze the row log, or give a same-versus-same log with " + opt("noise"))
+            "the cell table carries no halves (the warehouse query cannot draw them at random as the "
+            "analysis does), so the within-log noise row is left out; for it, build the table with "
+            + either("probestats.analyses.cells.cell_table()", "probestats cells") + ", analyze the row log, or give a same-versus-same "
+            "log with " + opt("noise"))
     if side.select(pl.col("item").is_duplicated().any()).item():
         return None, None, Problem(
             "warning", "no_within_noise",
@@ -367,7 +373,7 @@ def within_cells_noise(cells: pl.DataFrame, a: str, items: pl.DataFrame,
             "warning", "no_within_noise",
             "the cell table's halves were split by seed or row order (it was built by an older probestats), "
             "which a file sorted by the metric makes unequal; the within-log noise row is left out: build the "
-            "table again with probestats cells")
+            "table again with " + either("probestats.analyses.cells.cell_table()", "probestats cells"))
     seed = str(split[0]).removeprefix("random (seed ").rstrip(")")
     return table, (f"within-log: the runs of value '{a}' in each item split in two halves drawn at random "
                    f"(seed {seed})"), None

@@ -1015,7 +1015,7 @@ def _design_mdg(noise_checked, metric, main, alpha, alternative):
         ends = ", ".join(f"{name} {bound:g}" for name, bound in (("floor", model.floor), ("ceiling", model.ceiling))
                          if bound is not None)
         method += (f"; the metric's {ends} is respected, so near it an item's gap stops at the bound "
-                   "(see probestats plan for the gap a design really reaches)")
+                   f"(see {either('probestats.plan()', 'probestats plan')} for the gap a design really reaches)")
     method += f"; gap model {gap_model(model)}"
     extra = {"mdg_room": found.room, "mdg_near_bound": found.near_bound}
     if span is not None:

@@ -677,7 +677,8 @@ def _power_section(w: _Words) -> tuple[dict, list[str]]:
         sentences = [
             f"Minimum detectable gap of the design actually run ({count_of(n, 'item')}, {runs_a}/{runs_b} runs per value): "
             "none found: raising value A's runs toward the metric's bound never reaches 80% power with this "
-            "design (a gap the other way, away from the bound, may still be detectable; see probestats plan).",
+            "design (a gap the other way, away from the bound, may still be detectable; see "
+            f"{either('probestats.plan()', 'probestats plan')}).",
             f"Method: {analysis.mdg_method}."]
     elif noise is not None and w.verdict.noise.source == "log":
         sentences = ["The minimum detectable gap was not computed for this analysis"

@@ -29,8 +29,8 @@ __all__ = ["cell_query", "validation_queries", "TESTED_DIALECTS", "NO_HALVES"]
 #: what the query's first lines say about the within-log noise check it does not carry
 NO_HALVES = ("-- no within-log noise check: the same-versus-same row needs each cell's runs split in halves drawn\n"
              "-- at random (seeded) as probestats draws them, which this SQL cannot do, so its half columns are empty.\n"
-             "-- For that row, build the table with probestats cells, analyze the row log, or give a\n"
-             "-- same-versus-same log as the noise log.\n")
+             "-- For that row, build the table from the row log (the cells command, or cell_table in Python),\n"
+             "-- analyze the row log, or give a same-versus-same log as the noise log.\n")
 
 TESTED_DIALECTS = ("duckdb", "spark")
 SETTINGS = ("model", "temperature", "system")
@@ -40,7 +40,7 @@ def _sqlglot():
     try:
         import sqlglot
     except ImportError:  # pragma: no cover - a declared dependency
-        raise OptionError("probestats sql needs the sqlglot package: pip install sqlglot") from None
+        raise OptionError("the warehouse SQL needs the sqlglot package: pip install sqlglot") from None
     return sqlglot
 
 
