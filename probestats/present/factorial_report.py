@@ -53,7 +53,7 @@ def render_factorial_report(analysis, *, format: str = "md", templates=None, sou
                             design=None) -> str:
     """The report of a :class:`~probestats.analyses.factorial.FactorialAnalysis`: Summary, design facts, the
     factor section, Finding and Limits (``design``: the design file's facts, placeholders for the rest)."""
-    from probestats.present.report import _environment, _user_template_errors
+    from probestats.present.templates import environment, user_template_errors
     from probestats.present import other_sections as other
     from probestats.result import SCHEMA_VERSION, dumps, jsonable
     from probestats.shape.design import Design
@@ -78,8 +78,8 @@ def render_factorial_report(analysis, *, format: str = "md", templates=None, sou
         out = {"schema_version": SCHEMA_VERSION, **analysis.to_dict()}
         out["report"] = {"title": title, "sections": names, "sentences": sentences, "design": design.to_dict()}
         return dumps(jsonable(out)) + "\n"
-    env = _environment(format, templates)
-    with _user_template_errors(templates):
+    env = environment(format, templates)
+    with user_template_errors(templates):
         text = env.get_template(f"report.{format}.j2").render(
             title=title, version=__version__, source=source or "the log", full=True, images={},
             alpha=analysis.alpha, **context)

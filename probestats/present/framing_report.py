@@ -95,10 +95,10 @@ def render_framing_report(result, *, format: str = "md", templates=None, assets_
         out = {"schema_version": SCHEMA_VERSION, "framing": result.to_dict(),
                "report": {"title": TITLE, "sections": list(SECTIONS), "sentences": {"framing": sentences}}}
         return json.dumps(jsonable(out), ensure_ascii=False, indent=2, allow_nan=False, default=str) + "\n"
-    from probestats.present.report import _user_template_errors
+    from probestats.present.templates import user_template_errors
 
     env = environment(format, templates)
-    with _user_template_errors(templates):
+    with user_template_errors(templates):
         template = env.get_template(f"report.{format}.j2")
     pngs = _figures(result) if (format == "html" or assets_dir is not None) else {}
     captions = _captions(result)
@@ -110,7 +110,7 @@ def render_framing_report(result, *, format: str = "md", templates=None, assets_
     ctx = {"title": TITLE, "version": __version__, "source": str(source or "the framing log"), "full": True,
            "sections": list(SECTIONS), "section_templates": {n: f"{n}.{format}.j2" for n in SECTIONS},
            "framing": result, "framing_sentences": sentences, "images": images, "alpha": result.alpha}
-    with _user_template_errors(templates):
+    with user_template_errors(templates):
         text = template.render(ctx)
     if format == "md" and assets_dir is not None and pngs:
         # as every report: written with the report itself, never over a file probestats did not write

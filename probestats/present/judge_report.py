@@ -107,7 +107,7 @@ def judge_images(result, format: str, assets_dir=None) -> tuple[dict, dict]:
         return {"judge_consistency": {"src": "data:image/png;base64," + base64.b64encode(png).decode("ascii"),
                                       "alt": alt, "caption": caption}}, {}
     if assets_dir is not None:
-        from probestats.present.report import MdSafe
+        from probestats.present.fmt import MdSafe
 
         return {"judge_consistency": {"src": MdSafe(f"{quote(Path(assets_dir).name)}/judge_consistency.png"),
                                       "alt": alt, "caption": caption}}, {"judge_consistency": png}
@@ -150,7 +150,7 @@ def render_judge_report(result, *, format: str = "md", templates=None, assets_di
     from probestats.present import other_sections as other
     from probestats.present.metrics_report import limits_of
     from probestats.present.output import write_assets
-    from probestats.present.report import _environment, _user_template_errors
+    from probestats.present.templates import environment, user_template_errors
     from probestats.result import dumps, jsonable
     from probestats.shape.design import Design
 
@@ -172,9 +172,9 @@ def render_judge_report(result, *, format: str = "md", templates=None, assets_di
         out = result.to_dict()
         out["report"] = {"title": title, "sections": names, "sentences": sentences, "design": design.to_dict()}
         return dumps(jsonable(out)) + "\n"
-    env = _environment(format, templates)
+    env = environment(format, templates)
     images, pngs = judge_images(result, format, assets_dir)
-    with _user_template_errors(templates):
+    with user_template_errors(templates):
         text = env.get_template(f"report.{format}.j2").render(
             title=title, version=__version__, source=result.log_source, full=True, images=images,
             alpha=result.alpha, **context)

@@ -120,13 +120,13 @@ def render_metrics_report(analysis, *, format: str = "md", templates=None, asset
     '# Probe report: x, y'
     """
     from probestats.present.output import write_assets
-    from probestats.present.report import _environment, _user_template_errors
+    from probestats.present.templates import environment, user_template_errors
     from probestats.result import SCHEMA_VERSION, dumps, jsonable
 
     if format not in ("md", "html", "json"):
         raise OptionError(f"unknown report format '{format}'; use one of md, html, json")
     from probestats.present import other_sections as other
-    from probestats.present.report import _runs_words
+    from probestats.present.report import runs_words
     from probestats.shape.design import Design
 
     design = design or Design()
@@ -138,7 +138,7 @@ def render_metrics_report(analysis, *, format: str = "md", templates=None, asset
     items = [str(i) for i in first.main.items["item"].to_list()]
     facts = other.design_facts(design, metric=", ".join(analysis.metrics), values=[f"'{first.main.a}'", f"'{first.main.b}'"],
                                compared="the 2 values", items=items, frame=getattr(first.checked, "frame", None),
-                               runs=f"{_runs_words(first.main, first.verdict)} (metric {first.metric})")
+                               runs=f"{runs_words(first.main, first.verdict)} (metric {first.metric})")
     context, sentences, names = other.own_report("metrics", ctx, summary=other.metrics_summary(analysis), facts=facts,
                                                  finding=other.metrics_finding(analysis), limits=limits,
                                                  format=format)
@@ -146,9 +146,9 @@ def render_metrics_report(analysis, *, format: str = "md", templates=None, asset
         out = {"schema_version": SCHEMA_VERSION, **analysis.to_dict()}
         out["report"] = {"title": title, "sections": names, "sentences": sentences, "design": design.to_dict()}
         return dumps(jsonable(out)) + "\n"
-    env = _environment(format, templates)
+    env = environment(format, templates)
     images, pngs = _heatmap(analysis, format, assets_dir)
-    with _user_template_errors(templates):
+    with user_template_errors(templates):
         text = env.get_template(f"report.{format}.j2").render(
             title=title, version=__version__, source=source or "the log", full=True, images=images,
             alpha=analysis.alpha, **context)

@@ -46,15 +46,12 @@ from __future__ import annotations
 
 import base64
 import html
-import contextlib
 import json
 import re
-import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-import jinja2
 
 from probestats import __version__
 from probestats.result import jsonable
@@ -65,7 +62,7 @@ from probestats.result import SCHEMA_VERSION
 from probestats.present.fmt import MdSafe, fmt_gap, fmt_num, fmt_p, md_escape
 from probestats.present.framing_section import framing_sentences
 from probestats.present.effects_text import effects_context
-from probestats.present.templates import Todo, environment, template_root
+from probestats.present.templates import Todo, environment, template_root, user_template_errors
 from probestats.present.fmt import p_is as _p_is
 from probestats.present.verdict_text import noise_check_sentences, summary_clause, verdict_line, verdict_of
 from probestats.present.control_text import control_context, control_finding, control_of, control_summary
@@ -108,10 +105,6 @@ def _fmt_pair(x: float, y: float, fmt=fmt_num) -> tuple[str, str]:
 
 
 # ---------------------------------------------------------------------------- templates
-
-
-def _environment(fmt: str, templates) -> jinja2.Environment:
-    return environment(fmt, templates)
 
 
 # ---------------------------------------------------------------------------- context
@@ -419,7 +412,7 @@ def _pair_words(analysis, *, plain: bool = False) -> _Words:
     varied = [(f"{name} (varied with the attribute, by design)" if name in on_purpose else name, count)
               for name, count in varied]
     return _Words(
-        analysis=analysis, verdict=verdict, main=main, runs=_runs_words(main, verdict),
+        analysis=analysis, verdict=verdict, main=main, runs=runs_words(main, verdict),
         fixed=fixed, varied=varied, settings_phrase=_settings_phrase(fixed, varied),
         p_phrase=_p_is(sf, alpha),  # "p = 0.02", or "p < 1/10001" for a Monte Carlo p at its floor
         gap_text=fmt_gap(main.average_gap),
@@ -433,7 +426,7 @@ def _pair_words(analysis, *, plain: bool = False) -> _Words:
     )
 
 
-def _runs_words(main, verdict) -> str:
+def runs_words(main, verdict) -> str:
     """The runs per value; the runs of a blocked item are its blocks' runs together, so the runs of one
     block come first ("1 run per value in each model (9 over all models)"): a count of runs never counts
     the models."""
@@ -1241,8 +1234,8 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
         if describe is not None and "describe" in names:
             out["describe"] = describe.to_dict()
         return json.dumps(jsonable(out), ensure_ascii=False, indent=2, allow_nan=False, default=str) + "\n"
-    env = _environment(format, templates)
-    with _user_template_errors(templates):
+    env = environment(format, templates)
+    with user_template_errors(templates):
         template = env.get_template(f"report.{format}.j2")  # a missing template fails before any file is written
     figures = _figures(analysis, ctx, names, design) if kind == "pair" else {}
     images = {}
@@ -1278,7 +1271,7 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
     ctx.update(sections=names, images=images, full=sections is None,
                section_templates={n: f"{SECTION_TEMPLATES.get(n, n) if kind == 'pair' or n != 'design' else 'facts'}"
                                      f".{format}.j2" for n in names})
-    with _user_template_errors(templates):
+    with user_template_errors(templates):
         if ctx.get("spellings"):  # a plain report lists the spellings of the options its text names in words
             text = template.render({**ctx, "spellings": []})
             named = [(w, flag) for w, flag in ctx["spellings"] if w in text or html.escape(w) in text]
@@ -1391,42 +1384,6 @@ def _add_pair_sections(ctx: dict, analysis, comparison) -> None:
     if comparison is not None:
         ctx["compare"] = parts.compare_context(comparison)
         ctx["sentences"]["compare"] = ctx["compare"]["sentences"]
-
-
-@contextlib.contextmanager
-def _user_template_errors(templates):
-    """A template from --templates that cannot be read or rendered: one line naming it and the fix."""
-    try:
-        yield
-    except OptionError:
-        raise  # already one line naming the fix (a template that leads outside its folder)
-    except Exception as exc:
-        if templates is None:
-            raise  # the shipped templates failing is a bug, not a user's mistake
-        folder = Path(templates).resolve()
-        in_user_template = any(f.filename.endswith(".j2") and Path(f.filename).resolve().parent == folder
-                               for f in traceback.extract_tb(exc.__traceback__))
-        if not (isinstance(exc, (jinja2.TemplateError, UnicodeDecodeError)) or in_user_template):
-            raise
-        missing = isinstance(exc, jinja2.TemplateNotFound)
-        name = None if missing else getattr(exc, "name", None)
-        line = None if missing else getattr(exc, "lineno", None)
-        if name is None:  # errors raised while rendering: the innermost template frame names it
-            frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith(".j2")]
-            if frames:
-                name, line = Path(frames[-1].filename).name, frames[-1].lineno
-        where = f"{name or 'a template'}" + (f" line {line}" if line else "")
-        if isinstance(exc, UnicodeDecodeError):
-            why = "is not UTF-8 text; save it as UTF-8"
-        elif missing:
-            why = f"asks for '{exc.name}', which is neither in that folder nor shipped; fix the name"
-        else:
-            message = " ".join(str(getattr(exc, "message", None) or exc).split())
-            if not isinstance(exc, jinja2.TemplateError):
-                message = f"{type(exc).__name__}: {message}"
-            why = f"fails: {message}; fix it, or remove it to use the shipped one"
-        given = either(f"templates={str(templates)!r}", f"--set templates={templates}")
-        raise OptionError(f"{given}: {where} {why}") from None
 
 
 def _framing_images(framing, format, assets_dir) -> tuple[dict, dict]:

@@ -9,19 +9,21 @@ section all render through it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import traceback
 from importlib import resources
 from pathlib import Path
 
 import jinja2
 from markupsafe import Markup, escape
 
-from probestats.errors import OptionError, opt
+from probestats.errors import OptionError, either, opt
 from probestats.present.fmt import MdSafe, fmt_gap, fmt_num, fmt_p, fmt_pct, md_escape, md_finalize
 from probestats.present.sanitize import html as html_text, visible
 
-__all__ = ["environment", "template_root", "FolderLoader", "Todo"]
+__all__ = ["environment", "template_root", "FolderLoader", "Todo", "user_template_errors"]
 
 
 class Todo(str):
@@ -198,3 +200,40 @@ def environment(format: str = "md", templates=None) -> jinja2.Environment:
     env.filters["pct"] = lambda x: fmt_pct(x, "n/a")
     env.tests["todo"] = lambda v: isinstance(v, Todo)
     return env
+
+
+@contextlib.contextmanager
+def user_template_errors(templates):
+    """A user's template that cannot be read or rendered: one line naming it and the fix (a context manager
+    around rendering; the shipped templates failing is a bug and is raised as it is)."""
+    try:
+        yield
+    except OptionError:
+        raise  # already one line naming the fix (a template that leads outside its folder)
+    except Exception as exc:
+        if templates is None:
+            raise  # the shipped templates failing is a bug, not a user's mistake
+        folder = Path(templates).resolve()
+        in_user_template = any(f.filename.endswith(".j2") and Path(f.filename).resolve().parent == folder
+                               for f in traceback.extract_tb(exc.__traceback__))
+        if not (isinstance(exc, (jinja2.TemplateError, UnicodeDecodeError)) or in_user_template):
+            raise
+        missing = isinstance(exc, jinja2.TemplateNotFound)
+        name = None if missing else getattr(exc, "name", None)
+        line = None if missing else getattr(exc, "lineno", None)
+        if name is None:  # errors raised while rendering: the innermost template frame names it
+            frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith(".j2")]
+            if frames:
+                name, line = Path(frames[-1].filename).name, frames[-1].lineno
+        where = f"{name or 'a template'}" + (f" line {line}" if line else "")
+        if isinstance(exc, UnicodeDecodeError):
+            why = "is not UTF-8 text; save it as UTF-8"
+        elif missing:
+            why = f"asks for '{exc.name}', which is neither in that folder nor shipped; fix the name"
+        else:
+            message = " ".join(str(getattr(exc, "message", None) or exc).split())
+            if not isinstance(exc, jinja2.TemplateError):
+                message = f"{type(exc).__name__}: {message}"
+            why = f"fails: {message}; fix it, or remove it to use the shipped one"
+        given = either(f"templates={str(templates)!r}", f"--set templates={templates}")
+        raise OptionError(f"{given}: {where} {why}") from None

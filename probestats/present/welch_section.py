@@ -113,7 +113,7 @@ def welch_csv(tests) -> bytes:
 def welch_files(tables: list[dict], analysis, format: str, assets_dir) -> dict[str, bytes]:
     """The whole Welch tables that the report shows only in part: linked from each table (``csv``),
     beside a Markdown report (returned, to be written in its folder) or inside an HTML page."""
-    from probestats.present.report import MdSafe
+    from probestats.present.fmt import MdSafe
 
     files = {}
     for table, tests in zip(tables, getattr(analysis, "row_tests", ())):
