@@ -1005,10 +1005,11 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
               help="Columns that make a matched item (repeatable). Default: item, topic, language.")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
               show_default=True, help="Level for the pattern (on corrected p-values).")
-@click.option("--correction", type=click.Choice(["holm", "bh", "none"]), default="holm", show_default=True,
-              help="Correction across cells.")
-@click.option("--interval", type=click.Choice(["t", "sign-flip"]), default="t", show_default=True,
-              help="Interval method for bias and acquiescence.")
+@click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
+              show_default=True, help="Correction across cells.")
+@click.option("--interval", type=click.Choice(["t", "sign-flip"]),
+              help="Interval method for bias and acquiescence on scores (default: t). Yes/no answers have "
+                   "their own interval, and refuse this option.")
 @click.option("--label", "label_col", metavar="COL", help="The judge's label column (default: label).")
 @click.option("--response", "response_col", metavar="COL", help="The raw response column (default: reply).")
 @click.option("--score-from", type=click.Choice(["score", "label", "response"]),

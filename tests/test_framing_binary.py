@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import polars as pl
 import pytest
 from scipy import stats
+
+import probestats
 
 from probestats.analyses.framing import analyze_framing
 from probestats.analyses.framing_binary import binary_interval, binary_pattern, choose_answers
@@ -477,3 +481,27 @@ def test_a_p_at_the_float_floor_prints_as_a_bound(tmp_path, capsys):
     assert run(capsys, "report", "--framing", path, "-o", report)[0] == 0
     text = report.read_text(encoding="utf-8")
     assert "p \\< 1e-300" in text and "2.2e-308" not in text
+
+
+def test_an_interval_method_is_refused_for_yes_no_answers_and_changes_the_scores(tmp_path, capsys):
+    # yes/no cells have one interval (the exact sign-flip inversion, Hoeffding beyond 30 units): the option is
+    # refused there with the reason, never accepted and ignored; on 1-5 scores it changes the interval
+    long, _, targets = _logs(tmp_path)
+    code, out, err = run(capsys, "framing", long, "--targets", targets, "--interval", "t")
+    assert code == 1 and out == ""
+    assert err.startswith("Error: --interval t does not apply to yes/no answers:") and err.count("\n") == 1
+    with pytest.raises(OptionError, match=r"^interval='sign-flip' does not apply to yes/no answers"):
+        probestats.framing(long, targets=targets, interval="sign-flip")
+
+    from tests.framing_factory import make_framing_log
+
+    scores = tmp_path / "scores.csv"
+    make_framing_log(seed=3).write_csv(scores)
+    cis = {}
+    for method in ("t", "sign-flip"):
+        code, out, _ = run(capsys, "framing", scores, "--interval", method, "--json")
+        assert code == 0
+        cis[method] = [c["bias_ci"] for c in json.loads(out)["cells"]]
+    assert all("Student" in c["method"] or " t " in c["method"] for c in cis["t"])
+    assert all("sign-flip" in c["method"] for c in cis["sign-flip"])
+    assert [(c["low"], c["high"]) for c in cis["t"]] != [(c["low"], c["high"]) for c in cis["sign-flip"]]

@@ -729,7 +729,7 @@ def analyze_framing(
     alpha: float = 0.05,
     correction: str = "holm",
     confidence: float = 0.95,
-    interval: str = "t",
+    interval: str | None = None,
     label: str | None = None,
     response: str | None = None,
     score_from: str | None = None,
@@ -764,8 +764,10 @@ def analyze_framing(
         Correction of p-values across cells.
     confidence : float
         Level of the intervals.
-    interval : {"t", "sign-flip"}
-        Interval method (see :func:`probestats.stats.hypotests.gap_interval`).
+    interval : {"t", "sign-flip"}, optional
+        Interval method for scores (see :func:`probestats.stats.hypotests.gap_interval`); default ``"t"``.
+        Yes/no answers have their own interval (the exact sign-flip inversion up to 30 units, Hoeffding's
+        bound beyond) and refuse this parameter rather than ignore it.
     label, response : str, optional
         Columns holding a judge's label and the raw response (default ``label`` and
         ``reply``); when both exist, the label audit compares them.
@@ -806,6 +808,7 @@ def analyze_framing(
     st = _read_framing_log(log)
     _framings(st)
     sc = _scoring(st, label, response, score_from, scale, answers, label_map)
+    interval = _interval_method(interval, sc.binary)
     pol = _polarity(st, targets, toward)
     by_cols, item_cols, scored = _cells_and_items(st, sc, pol, by, item)
     cells = _framing_cells(st, sc, pol, scored, by_cols, item_cols, alpha, correction, confidence, interval)
@@ -839,6 +842,25 @@ def _framing_verdict(cells: list[dict], alpha: float):
                           noise=no_noise_check("dual framing", reason=(
                               "a dual-framing analysis has no same-versus-same comparison: each cell's lean is "
                               "tested against the sign flips of its items' aligned means")))
+
+
+def _interval_method(interval, binary: bool) -> str:
+    """The interval method of the scores; yes/no answers refuse one, never ignore it.
+
+    >>> _interval_method(None, False), _interval_method("sign-flip", False)
+    ('t', 'sign-flip')
+    >>> _interval_method("t", True)
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: interval='t' does not apply to yes/no answers: their interval is the exact inversion of the sign-flip test up to 30 units and Hoeffding's bound beyond, which holds for any units in [-1, 1]; leave interval out
+    """
+    if interval is not None and interval not in ("t", "sign-flip"):
+        raise OptionError(f"{opt('interval', interval)}: expected t or sign-flip")
+    if binary and interval is not None:
+        raise OptionError(f"{opt('interval', interval)} does not apply to yes/no answers: their interval is the "
+                          "exact inversion of the sign-flip test up to 30 units and Hoeffding's bound beyond, which "
+                          f"holds for any units in [-1, 1]; leave {opt('interval')} out")
+    return "t" if interval is None else interval
 
 
 def _check_framing_options(alpha, correction, score_from, scale) -> None:

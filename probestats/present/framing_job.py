@@ -16,7 +16,7 @@ __all__ = ["framing", "framing_json", "result_json"]
 
 
 def framing(log, *, probe=None, by=(), toward=None, targets=None, item=(), alpha=0.05, correction="holm",
-            interval="t", label=None, response=None, score_from=None, scale=None, answers="auto", label_map=(),
+            interval=None, label=None, response=None, score_from=None, scale=None, answers="auto", label_map=(),
             framing_columns=()):
     """Which way a model leans between two targets, as ``probestats framing`` analyzes a dual-framing log.
 
