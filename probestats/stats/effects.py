@@ -11,7 +11,7 @@ Numbers in, numbers out: the item means under the two values (one pair per item)
 * **d_av** (the average-SD standardizer), ``(mean A - mean B) / sqrt((sd_A**2 + sd_B**2) / 2)``,
   with ``sd_A`` and ``sd_B`` the standard deviations across items of the item means. It has no
   exact interval: up to :data:`BCA_MAX_ITEMS` items it is the BCa bootstrap over items (items
-  resampled with both of their means, ``scipy.stats.bootstrap(paired=True)``, with a stated seed
+  resampled with both of their means, as ``scipy.stats.bootstrap(paired=True)``, with a stated seed
   and number of resamples); above, the normal approximation ``d_av ± z se`` with the delta-method
   variance of bivariate normal item means,
   ``se² = s_D² / (n s²) + d_av² (s_A⁴ + s_B⁴ + 2 s_AB²) / (8 (n − 1) s⁴)`` (``s²`` the average of the
@@ -43,6 +43,8 @@ import numpy as np
 
 from probestats.errors import OptionError
 from probestats.result import jsonable
+from probestats.stats.distributions import norm_ppf
+from probestats.stats.resample import bootstrap_interval
 from probestats.vocabulary import N_RESAMPLES, check_vocabulary
 
 __all__ = ["EffectSize", "Effects", "effect_sizes", "dz_interval", "hedges_j", "dav_df", "expected_dz",
@@ -284,21 +286,13 @@ def _d_av(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
 
 
 def _dav_interval(a: np.ndarray, b: np.ndarray, confidence: float, n_resamples: int, seed) -> tuple:
-    import warnings
-
     n = a.size
     if n > BCA_MAX_ITEMS:
         return _dav_delta(a, b, confidence)
-    from scipy.stats import bootstrap
-
     text = (f"BCa bootstrap over the {n} items (both means of an item resampled together; "
             f"{n_resamples:,} resamples, seed {seed}); an approximation: d_av has no exact interval")
-    with warnings.catch_warnings():
-        # resamples whose item means do not vary give an undefined d_av; BCa may warn of them
-        warnings.simplefilter("ignore")
-        res = bootstrap((a, b), _d_av, paired=True, vectorized=True, confidence_level=confidence,
-                        n_resamples=int(n_resamples), method="BCa", rng=np.random.default_rng(seed))
-    low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
+    low, high = bootstrap_interval((a, b), _d_av, confidence=confidence, n_resamples=int(n_resamples),
+                                   rng=np.random.default_rng(seed), method="BCa")
     if not (math.isfinite(low) and math.isfinite(high)):
         return None, None, text + "; the bootstrap gave no finite ends (too few distinct items)"
     return low, high, text
@@ -306,8 +300,6 @@ def _dav_interval(a: np.ndarray, b: np.ndarray, confidence: float, n_resamples: 
 
 def _dav_delta(a: np.ndarray, b: np.ndarray, confidence: float) -> tuple:
     """d_av ± z se, the delta-method variance of bivariate normal item means (see the module's description)."""
-    from scipy.special import ndtri
-
     n = a.size
     va, vb = float(np.var(a, ddof=1)), float(np.var(b, ddof=1))
     cab = float(np.cov(a, b, ddof=1)[0, 1])
@@ -315,7 +307,7 @@ def _dav_delta(a: np.ndarray, b: np.ndarray, confidence: float) -> tuple:
     s2 = (va + vb) / 2.0
     d = (float(np.mean(a)) - float(np.mean(b))) / math.sqrt(s2)
     se = math.sqrt(vd / (n * s2) + d * d * (va * va + vb * vb + 2 * cab * cab) / (8.0 * (n - 1) * s2 * s2))
-    z = float(ndtri(0.5 + confidence / 2.0))
+    z = norm_ppf(0.5 + confidence / 2.0)
     text = (f"normal approximation over {n} items, d_av ± {z:.4g} × se with the delta-method "
             "se² = s_D²/(n s²) + d_av² (s_A⁴ + s_B⁴ + 2 s_AB²)/(8 (n − 1) s⁴) (bivariate normal item means; "
             f"error shrinking as 1/n; the bootstrap is used up to {BCA_MAX_ITEMS} items)")
