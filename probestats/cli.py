@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import io
 import os
-import re
 import sys
 from pathlib import Path
 
@@ -36,82 +35,9 @@ OPTION_GROUPS = {
 }
 COMPARISON = "The comparison"
 
-#: Spellings that were replaced: given, they are refused with a pointer to the new one (exit 2).
-#: Keys are "--old" (every command) or "command --old" (one command).
-REPLACED: dict[str, str] = {
-    "--hedges": "--effect-size g_z (or g_av): Hedges' correction is named by the effect size",
-    "--format": "--read format=FMT", "--sheet": "--read sheet=NAME|N", "--skip-rows": "--read skip-rows=N",
-    "--encoding": "--read encoding=ENC", "--max-cells": "--read max-cells=N", "--records": "--read records=KEY",
-    "--count": "--from-text NAME=count:REGEX", "--words": "--from-text NAME=words",
-    "--chars": "--from-text NAME=chars", "--number": "--from-text NAME=number:REGEX",
-    "--variant-from": "--from-text VALUE=prompt:REGEX",
-    "--cells": "the cell table itself as LOG (or BEFORE and AFTER): a cell table is recognized by its columns",
-    "--noise-cells": "--noise NOISE_CELLS (a cell table is recognized by its columns)",
-    "--before-cells": "--before BEFORE_CELLS (a cell table is recognized by its columns)",
-    "--pilot-cells": "--pilot PILOT_CELLS (a cell table is recognized by its columns)",
-    "cells --runs": "--keep-runs (plan's --runs is the runs per value)",
-    "sql --runs": "--keep-runs (plan's --runs is the runs per value)",
-    "report --judge-by": "--by (one row per judge, as in probestats judge)",
-    "sql --order": "--run-order COL (the runs' order; --order is the judge's order column)",
-}
-
-
-#: The design facts a report states, once an option each, now a key of --design FILE or --set KEY=VALUE.
-_FACT_FLAGS = ("attribute", "values-why", "metric-definition", "metric-cannot-see", "held-fixed", "not-fixed",
-               "not-tested", "run-dates", "mitigation", "gap-of-interest")
-REPLACED.update({f"report --{flag}": f"--set {flag.replace('-', '_')}=... (or the key {flag.replace('-', '_')} "
-                                     "in the --design file)" for flag in _FACT_FLAGS})
-
-
-#: Library messages still name some options by their replaced spellings: the Error line says the new ones.
-_RESPELL = [(re.compile(r"--(sheet|skip-rows|encoding|records|max-cells|format) (?!(?:and|or|if)\b)([^\s:;,()]+)"),
-             r"--read \1=\2"),
-            (re.compile(r"--(sheet|skip-rows|encoding|records|max-cells|format)\b(?!-)"), r"--read \1"),
-            (re.compile(r"--(count|number) '?([^\s'=]+)=([^\s']*)'?"), r"--from-text \2=\1:\3"),
-            (re.compile(r"--(count|number) '([^\s'=]+)'"), r"--from-text \2=\1:REGEX"),
-            (re.compile(r"--(words|chars) ([^\s:;,()]+)"), r"--from-text \2=\1"),
-            (re.compile(r"--(count|number) (\w+)(?=:)"), r"--from-text \2=\1"),
-            (re.compile(r"--variant-from\b"), "--from-text VALUE=prompt:REGEX"),
-            (re.compile(r"--templates ([^\s:;,()]+)"), r"--set templates=\1")]
-
-
-def respell(text: str) -> str:
-    """A library message with the command line's current spellings.
-
-    >>> respell("--records run.x: no key 'x'; check --sheet and --skip-rows")
-    "--read records=run.x: no key 'x'; check --read sheet and --read skip-rows"
-    """
-    for pattern, new in _RESPELL:
-        text = pattern.sub(new, text)
-    return text
-
-
-class Replaced(click.UsageError):
-    """An old spelling: one line, ``Error: --old was replaced by --new ...`` (exit code 2)."""
-
-    def show(self, file=None) -> None:
-        click.echo(f"Error: {self.format_message()}", err=True, file=file)
-
-
-def _refuse_replaced(command: str, args) -> None:
-    """Refuse an old spelling among ``args`` (up to ``--``) before click parses them."""
-    for arg in args:
-        if arg == "--":
-            return
-        if not arg.startswith("--"):
-            continue
-        name = arg.split("=", 1)[0]
-        new = REPLACED.get(f"{command} {name}") or REPLACED.get(name)
-        if new is not None:
-            raise Replaced(f"{name} was replaced by {new}")
-
 
 class Command(click.Command):
-    """A command that refuses replaced spellings and lists its options in groups."""
-
-    def parse_args(self, ctx, args):
-        _refuse_replaced(self.name, args)
-        return super().parse_args(ctx, args)
+    """A command that lists its options in groups."""
 
     def format_options(self, ctx, formatter) -> None:
         groups: dict[str, list] = {COMPARISON: [], **{name: [] for name in OPTION_GROUPS}}
@@ -542,9 +468,6 @@ REPORT_SETTINGS = {
     "framing.label_map": ("list", "--label-map"), "framing.columns": ("list", "--framing-columns"),
     "per_item": ("yes|no", "--per-item"),
 }
-REPLACED.update({f"report {old}": f"--set {key}=... (or the key {key} in the --design file"
-                                  f"{', table [' + key.split('.')[0] + ']' if '.' in key else ''})"
-                 for key, (_, old) in REPORT_SETTINGS.items()})
 
 
 def _setting(key: str, value, where: str):
@@ -641,7 +564,7 @@ def validate(log, metric, a, b, by, json_out, probe, attribute_settings=()):
     \b
     Examples:
       probestats validate sample_logs/style_probe.csv --metric steps
-      probestats validate hand_sheet.xlsx --metric steps --skip-rows 2 --json
+      probestats validate hand_sheet.xlsx --metric steps --read skip-rows=2 --json
     """
     from probestats.checks.schema import validate as run
 
@@ -1406,7 +1329,7 @@ def main(argv=None) -> int:
     except ProbestatsError as exc:
         from probestats.present.sanitize import one_line
 
-        click.echo(f"Error: {respell(one_line(exc))}", err=True)  # one line, whatever a header or value holds
+        click.echo(f"Error: {one_line(exc)}", err=True)  # one line, whatever a header or value holds
         code = EXIT_DATA
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else EXIT_DATA

@@ -7,11 +7,12 @@ Numbers in, numbers out: the item means under the two values (one pair per item)
   exact under normal item gaps: ``t = d_z * sqrt(n)`` follows a noncentral t with ``n - 1``
   degrees of freedom and noncentrality ``delta * sqrt(n)``, so the ends are the noncentralities
   at which the observed t sits at the upper and lower ``(1 - confidence) / 2`` tails
-  (:func:`scipy.special.nctdtr`, roots by bisection), divided by ``sqrt(n)``;
+  (:func:`~probestats.stats.distributions.nct_cdf`, scipy's ``nctdtr`` to 1e-14; roots by bisection),
+  divided by ``sqrt(n)``;
 * **d_av** (the average-SD standardizer), ``(mean A - mean B) / sqrt((sd_A**2 + sd_B**2) / 2)``,
   with ``sd_A`` and ``sd_B`` the standard deviations across items of the item means. It has no
   exact interval: up to :data:`BCA_MAX_ITEMS` items it is the BCa bootstrap over items (items
-  resampled with both of their means, ``scipy.stats.bootstrap(paired=True)``, with a stated seed
+  resampled with both of their means, as ``scipy.stats.bootstrap(paired=True)``, with a stated seed
   and number of resamples); above, the normal approximation ``d_av ± z se`` with the delta-method
   variance of bivariate normal item means,
   ``se² = s_D² / (n s²) + d_av² (s_A⁴ + s_B⁴ + 2 s_AB²) / (8 (n − 1) s⁴)`` (``s²`` the average of the
@@ -43,6 +44,8 @@ import numpy as np
 
 from probestats.errors import OptionError
 from probestats.result import jsonable
+from probestats.stats.distributions import NCT_OWEN_MAX_DF, nct_cdf, norm_ppf
+from probestats.stats.resample import bootstrap_interval
 from probestats.vocabulary import N_RESAMPLES, check_vocabulary
 
 __all__ = ["EffectSize", "Effects", "effect_sizes", "dz_interval", "hedges_j", "dav_df", "expected_dz",
@@ -53,6 +56,9 @@ __all__ = ["EffectSize", "Effects", "effect_sizes", "dz_interval", "hedges_j", "
 BCA_MAX_ITEMS = 100
 #: The effect sizes a user may choose for a column or a heatmap.
 EFFECT_NAMES = ("d_z", "d_av")
+
+#: How the noncentral t is computed up to :data:`~probestats.stats.distributions.NCT_OWEN_MAX_DF` degrees of freedom.
+NCT_OWEN = "Owen's finite form"
 
 FORMULAS = {
     "sd_gaps": "SD of the item gaps = sqrt(sum of (gap_i − mean gap)² / (n − 1))",
@@ -148,9 +154,7 @@ def hedges_j(df: float) -> float:
     """
     if df <= 1:
         return float("nan")
-    from scipy.special import gammaln
-
-    return math.exp(gammaln(df / 2) - gammaln((df - 1) / 2)) / math.sqrt(df / 2)
+    return math.exp(math.lgamma(df / 2) - math.lgamma((df - 1) / 2)) / math.sqrt(df / 2)
 
 
 def dav_df(mean_a, mean_b) -> float:
@@ -224,8 +228,6 @@ def dz_interval(dz: float, n: int, confidence: float = 0.95) -> tuple[float, flo
     >>> round(hi, 6)    # P(T_9 <= 0) = 0.025 at noncentrality 0.619795 * sqrt(10)
     0.619795
     """
-    from scipy.special import nctdtr
-
     df = n - 1
     t = dz * math.sqrt(n)
     tail = (1.0 - confidence) / 2.0
@@ -233,9 +235,9 @@ def dz_interval(dz: float, n: int, confidence: float = 0.95) -> tuple[float, flo
     def cdf(nc: float) -> float:
         # P(T <= t) falls from 1 to 0 as nc grows; far in its tails it can be nan, where the
         # other tail, P(T >= t) = P(T' <= -t) at noncentrality -nc, or the limit on that side stands in
-        value = float(nctdtr(df, nc, t))
+        value = nct_cdf(df, nc, t)
         if math.isnan(value):
-            value = 1.0 - float(nctdtr(df, -nc, -t))
+            value = 1.0 - nct_cdf(df, -nc, -t)
         if math.isnan(value):
             value = 1.0 if nc < t else 0.0
         return value
@@ -284,21 +286,13 @@ def _d_av(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
 
 
 def _dav_interval(a: np.ndarray, b: np.ndarray, confidence: float, n_resamples: int, seed) -> tuple:
-    import warnings
-
     n = a.size
     if n > BCA_MAX_ITEMS:
         return _dav_delta(a, b, confidence)
-    from scipy.stats import bootstrap
-
     text = (f"BCa bootstrap over the {n} items (both means of an item resampled together; "
             f"{n_resamples:,} resamples, seed {seed}); an approximation: d_av has no exact interval")
-    with warnings.catch_warnings():
-        # resamples whose item means do not vary give an undefined d_av; BCa may warn of them
-        warnings.simplefilter("ignore")
-        res = bootstrap((a, b), _d_av, paired=True, vectorized=True, confidence_level=confidence,
-                        n_resamples=int(n_resamples), method="BCa", rng=np.random.default_rng(seed))
-    low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
+    low, high = bootstrap_interval((a, b), _d_av, confidence=confidence, n_resamples=int(n_resamples),
+                                   rng=np.random.default_rng(seed), method="BCa")
     if not (math.isfinite(low) and math.isfinite(high)):
         return None, None, text + "; the bootstrap gave no finite ends (too few distinct items)"
     return low, high, text
@@ -306,8 +300,6 @@ def _dav_interval(a: np.ndarray, b: np.ndarray, confidence: float, n_resamples: 
 
 def _dav_delta(a: np.ndarray, b: np.ndarray, confidence: float) -> tuple:
     """d_av ± z se, the delta-method variance of bivariate normal item means (see the module's description)."""
-    from scipy.special import ndtri
-
     n = a.size
     va, vb = float(np.var(a, ddof=1)), float(np.var(b, ddof=1))
     cab = float(np.cov(a, b, ddof=1)[0, 1])
@@ -315,7 +307,7 @@ def _dav_delta(a: np.ndarray, b: np.ndarray, confidence: float) -> tuple:
     s2 = (va + vb) / 2.0
     d = (float(np.mean(a)) - float(np.mean(b))) / math.sqrt(s2)
     se = math.sqrt(vd / (n * s2) + d * d * (va * va + vb * vb + 2 * cab * cab) / (8.0 * (n - 1) * s2 * s2))
-    z = float(ndtri(0.5 + confidence / 2.0))
+    z = norm_ppf(0.5 + confidence / 2.0)
     text = (f"normal approximation over {n} items, d_av ± {z:.4g} × se with the delta-method "
             "se² = s_D²/(n s²) + d_av² (s_A⁴ + s_B⁴ + 2 s_AB²)/(8 (n − 1) s⁴) (bivariate normal item means; "
             f"error shrinking as 1/n; the bootstrap is used up to {BCA_MAX_ITEMS} items)")
@@ -373,7 +365,8 @@ def effect_sizes(mean_a, mean_b, *, confidence: float = 0.95, hedges: bool = Fal
         dz = mean_gap / sd_gaps
         lo, hi = dz_interval(dz, n, confidence) if intervals else (float("nan"), float("nan"))
         z = EffectSize(z_name, j * dz, j * lo, j * hi, confidence, FORMULAS["d_z"] + formula_tail,
-                       f"exact noncentral t with {df} degree{'s' if df != 1 else ''} of freedom (scipy.special.nctdtr, "
+                       f"exact noncentral t with {df} degree{'s' if df != 1 else ''} of freedom "
+                       f"({NCT_OWEN if df <= NCT_OWEN_MAX_DF else 'scipy.special.nctdtr'}, "
                        "ends by bisection to 10⁻¹² in the noncentrality, or one float step where wider); assumes roughly "
                        "normal item gaps")
     else:

@@ -71,8 +71,10 @@ import numpy as np
 
 from probestats.errors import either, OptionError
 from probestats.result import jsonable
+from probestats.stats.distributions import t_ppf
 from probestats.stats.fourier import SPLIT_RTOL, _certified_bounds
 from probestats.stats.lattice import TIE_RTOL, _count_at_least, _find_lattice, _lattice_cost, _lattice_pvalue
+from probestats.stats.resample import bootstrap_interval
 from probestats.vocabulary import (ALTERNATIVES, N_RESAMPLES, SIGN_FLIP_RESAMPLES, check_alternative,  # noqa: F401
                                    check_n_resamples, check_vocabulary)
 
@@ -769,8 +771,8 @@ def gap_interval(gaps, *, confidence: float = 0.95, method: str = "t", n_resampl
     method : {"t", "bootstrap", "percentile", "sign-flip"}
         ``t`` (default): Student t interval on the item gaps, mean +- t(n-1) * sd / sqrt(n);
         it assumes roughly normal item gaps (the quantile t(n-1) is
-        :func:`scipy.special.stdtrit`, the quantile behind ``scipy.stats.t.ppf``). ``bootstrap``: the BCa bootstrap interval of the
-        mean (``scipy.stats.bootstrap``, ``n_resamples`` resamples, ``seed``); ``percentile``: the percentile
+        :func:`probestats.stats.distributions.t_ppf`, within 1e-12 of ``scipy.stats.t.ppf``). ``bootstrap``: the BCa bootstrap interval of the
+        mean (the computation of ``scipy.stats.bootstrap``, ``n_resamples`` resamples, ``seed``); ``percentile``: the percentile
         bootstrap of the mean, the same call with ``method='percentile'``. ``sign-flip``: the exact inversion of the
         two-sided sign-flip test, the shifts d for which the test on ``gaps - d`` does
         not reject at alpha = 1 - confidence; each end is found by bisection between a
@@ -809,11 +811,7 @@ def gap_interval(gaps, *, confidence: float = 0.95, method: str = "t", n_resampl
         if n < 2:
             raise OptionError("a t interval needs at least 2 gaps; add items")
         sd = float(np.std(g, ddof=1))
-        # scipy.special.stdtrit is what scipy.stats.t.ppf evaluates; importing it alone spares
-        # the command line the second or so that importing scipy.stats takes
-        from scipy.special import stdtrit
-
-        half = float(stdtrit(n - 1, 0.5 + confidence / 2.0)) * sd / math.sqrt(n)
+        half = t_ppf(n - 1, 0.5 + confidence / 2.0) * sd / math.sqrt(n)
         return Interval(mean - half, mean + half, confidence,
                         f"Student t on {n} item gaps ({n - 1} degree{'s' if n != 2 else ''} of freedom)",
                         INTERVAL_ASSUMPTIONS["t"])
@@ -887,27 +885,19 @@ def _shift_sums(g: np.ndarray, n_resamples: int, seed):
 
 def _bootstrap_interval(g: np.ndarray, mean: float, confidence: float, n_resamples: int, seed,
                         kind: str = "BCa") -> Interval:
-    """BCa (or percentile) bootstrap interval of the mean of the item gaps (scipy.stats.bootstrap)."""
-    import warnings
-
-    from scipy.stats import bootstrap
-
+    """BCa (or percentile) bootstrap interval of the mean of the item gaps (:func:`bootstrap_interval`,
+    the computation of ``scipy.stats.bootstrap``)."""
     n = int(g.size)
     if n < 3:
         raise OptionError("a bootstrap interval needs at least 3 gaps; add items or use the t interval")
     text = f"{kind} bootstrap of the mean of {n} item gaps ({n_resamples:,} resamples, seed {seed})"
     if float(np.ptp(g)) == 0.0:   # every gap equal: every resample has the same mean
         return Interval(mean, mean, confidence, text, INTERVAL_ASSUMPTIONS["bootstrap" if kind == "BCa" else "percentile"])
-    with warnings.catch_warnings():
-        # BCa on a handful of values can warn about degenerate resamples; the ends are still defined
-        warnings.simplefilter("ignore")
-        res = bootstrap((g,), np.mean, confidence_level=confidence, n_resamples=int(n_resamples),
-                        method=kind, rng=np.random.default_rng(seed), vectorized=True)
-    low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
+    low, high = bootstrap_interval((g,), np.mean, confidence=confidence, n_resamples=int(n_resamples),
+                                   rng=np.random.default_rng(seed), method=kind)
     if not (math.isfinite(low) and math.isfinite(high)):
-        res = bootstrap((g,), np.mean, confidence_level=confidence, n_resamples=int(n_resamples),
-                        method="percentile", rng=np.random.default_rng(seed), vectorized=True)
-        low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
+        low, high = bootstrap_interval((g,), np.mean, confidence=confidence, n_resamples=int(n_resamples),
+                                       rng=np.random.default_rng(seed), method="percentile")
         text = text.replace("BCa", "percentile") + " (BCa undefined for these gaps)"
     return Interval(low, high, confidence, text, INTERVAL_ASSUMPTIONS["bootstrap" if kind == "BCa" else "percentile"])
 

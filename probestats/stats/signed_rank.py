@@ -2,7 +2,7 @@
 
 It gives the statistic and p-value of ``scipy.stats.wilcoxon(gaps, alternative=...)`` at scipy's
 defaults (zero gaps dropped, no continuity correction, the method chosen from the data), to the
-last bit, from numpy, polars (the ranks) and ``scipy.special.ndtr`` only: importing scipy.stats
+last bit, from numpy and (for the normal approximation) ``scipy.special.ndtr`` only: importing scipy.stats
 would cost most of a second in every process that reports the test. The tests compare it with scipy.stats.wilcoxon.
 
 The gaps' absolute values, zero gaps left out, get average ranks (tied values share the mean of
@@ -32,7 +32,6 @@ import functools
 import math
 
 import numpy as np
-from scipy import special
 
 from probestats.errors import OptionError
 from probestats.stats.hypotests import _as_gaps
@@ -106,16 +105,16 @@ def signed_rank(gaps, alternative: str = "two-sided") -> tuple[float, float, str
 
 
 def _average_ranks(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Average ranks of ``values`` (1-based, in input order; polars' ``rank("average")``) and the
-    sizes of the groups of equal values.
+    """Average ranks of ``values`` (1-based, in input order; as polars' ``rank("average")``) and the
+    sizes of the groups of equal values: a group of ``c`` equal values after ``k`` smaller ones shares the
+    rank ``k + (c + 1) / 2`` (a whole number or a half, exact in floating point).
 
     >>> _average_ranks(np.array([3.0, 1.0, 3.0, 2.0]))
     (array([3.5, 1. , 3.5, 2. ]), array([1, 1, 2]))
     """
-    import polars as pl
-
-    ranks = pl.Series(values).rank("average").to_numpy().astype(float)
-    return ranks, np.unique(values, return_counts=True)[1]
+    _, group, sizes = np.unique(values, return_inverse=True, return_counts=True)
+    before = np.cumsum(sizes) - sizes
+    return (before + (sizes + 1) / 2.0)[group].astype(float), sizes
 
 
 @functools.lru_cache(maxsize=64)
@@ -186,6 +185,8 @@ def _normal_pvalue(r_plus: float, m: int, tie_sizes: np.ndarray, alternative: st
     t = tie_sizes.astype(float)
     se = math.sqrt((count * (count + 1.0) * (2.0 * count + 1.0) - float(np.sum(t ** 3 - t)) / 2) / 24)
     z = (r_plus - mean) / se
+    from scipy import special   # imported here: the exact tests of a small log need none of scipy
+
     if alternative == "less":
         return float(special.ndtr(z))
     if alternative == "greater":

@@ -25,6 +25,7 @@ import numpy as np
 
 from probestats.analyses.plan.noise import NoiseModel, fmt_scale
 from probestats.errors import OptionError, opt
+from probestats.stats.distributions import chi2_cdf
 
 __all__ = ["MECHANISMS", "MECHANISM_CHOICES", "Mechanisms", "choose_mechanisms", "metric_kind", "dispersion",
            "gap_model", "mechanism_text", "engine_shift", "check_mechanism", "read_pilot", "infer_rating_scale"]
@@ -147,10 +148,8 @@ def dispersion(noise: NoiseModel) -> tuple[float | None, float | None]:
     mean = float(np.mean(noise._raw))
     if not mean > 0:
         return None, None
-    from scipy.stats import chi2
-
     phi = noise.sigma_run ** 2 / mean
-    return float(phi), float(chi2.cdf(phi * noise.df, noise.df))
+    return float(phi), chi2_cdf(phi * noise.df, noise.df)
 
 
 def _variance_tracks_rate(noise: NoiseModel) -> str | None:

@@ -16,6 +16,7 @@ import numpy as np
 import polars as pl
 
 from probestats.errors import ColumnError, OptionError, Problem, count_of, either, opt
+from probestats.stats.distributions import f_sf
 
 __all__ = [
     "NoiseModel",
@@ -474,10 +475,8 @@ def simulation_pool(y: np.ndarray, means: np.ndarray, sizes: np.ndarray, sigma: 
     df_between, df_within = sizes.size - 1, int(y.size - sizes.size)
     spread_p, differ = None, 1.0
     if df_between > 0 and df_within > 0 and sigma > 0:
-        from scipy.stats import f as f_dist
-
         ss_between = float(np.sum(sizes * (means - grand) ** 2))
-        spread_p = float(f_dist.sf(ss_between / df_between / sigma ** 2, df_between, df_within))
+        spread_p = f_sf(ss_between / df_between / sigma ** 2, df_between, df_within)
         differ = differ_weight(sigma ** 2 * df_within, ss_between, df_within, df_between)
     y, means, sizes = _joined_cells(y, means, sizes)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])

@@ -12,6 +12,7 @@ from probestats.analyses.plan.mechanisms import engine_shift
 from probestats.analyses.plan.search import (design_search, least_promising, mdg_both_ways, mdg_sim_error,
                                              reached_sizes, realized_toward)
 from probestats.analyses.plan.simulate import Draws, draw_probes, runs_array
+from probestats.stats.distributions import t_ppf
 from probestats.stats.hypotests import min_attainable_p
 
 __all__ = ["RANGE_METHOD", "RANGE_REPLICATES", "RANGE_SPREADS", "RANGE_MIN_SIMS", "RANGE_MAX_WORK", "RANGE_MIN_CELLS",
@@ -304,8 +305,6 @@ def mean_bounds(noise: NoiseModel, level: float = MEAN_BOUND_LEVEL) -> tuple[flo
     """
     if noise._raw is None or noise._cell_sizes is None or noise._cell_sizes.size < 1:
         return None
-    from scipy.stats import t as student_t
-
     sizes, means = noise._cell_sizes.astype(float), noise._means
     total = float(sizes.sum())
     grand = float(np.sum(sizes * means)) / total
@@ -316,7 +315,7 @@ def mean_bounds(noise: NoiseModel, level: float = MEAN_BOUND_LEVEL) -> tuple[flo
         df = cells - 1
     else:
         se, df = runs_se, max(1, int(total) - 1)
-    t = float(student_t.ppf(level, df))
+    t = t_ppf(df, level)
     return grand - t * se, grand + t * se
 
 

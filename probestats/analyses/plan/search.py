@@ -19,6 +19,7 @@ from probestats.analyses.plan.simulate import (MAX_DOUBLINGS, Draws, Rejections,
                                                direction_of, draw_probes, reject_rate, runs_array, sign_test_rate)
 from probestats.errors import OptionError, count_of
 from probestats.result import html_summary, one_line
+from probestats.stats.distributions import norm_pdf, norm_ppf, t_ppf
 from probestats.stats.hypotests import min_attainable_p
 from probestats.vocabulary import check_alpha, check_seed
 
@@ -40,11 +41,9 @@ def mdg_sim_error(sims: int, alpha: float, target: float, alternative: str) -> f
     >>> round(mdg_sim_error(300, 0.05, 0.8, "two-sided"), 4)
     0.0294
     """
-    from scipy.stats import norm
-
-    crit = float(norm.isf(alpha / 2 if alternative == "two-sided" else alpha))
-    z = float(norm.ppf(target))
-    return math.sqrt(target * (1 - target) / sims) / (float(norm.pdf(z)) * (crit + z))
+    crit = -norm_ppf(alpha / 2 if alternative == "two-sided" else alpha)
+    z = norm_ppf(target)
+    return math.sqrt(target * (1 - target) / sims) / (norm_pdf(z) * (crit + z))
 
 
 #: The MDG search stops when its bracket is narrower than this share of the MDG's own simulation error
@@ -56,10 +55,8 @@ SEARCH_REL_TOL = 1e-3
 
 def _probit(r: float, sims: int) -> float:
     """The normal quantile of a simulated power, kept off 0 and 1 by half a probe."""
-    from scipy.special import ndtri
-
     half = 0.5 / sims
-    return float(ndtri(min(max(r, half), 1.0 - half)))
+    return norm_ppf(min(max(r, half), 1.0 - half))
 
 
 def search_mdg(rejections: Rejections, items: int, gap_sd: float, tau: float, alpha: float, target: float,
@@ -144,9 +141,7 @@ def search_mdg(rejections: Rejections, items: int, gap_sd: float, tau: float, al
 
 
 def _z_alpha(alpha: float, alternative: str) -> float:
-    from scipy.special import ndtri
-
-    return float(-ndtri(alpha / 2 if alternative == "two-sided" else alpha))
+    return -norm_ppf(alpha / 2 if alternative == "two-sided" else alpha)
 
 
 def normal_mdg(items: int, spread: float, alpha: float, target: float, alternative: str) -> float | None:
@@ -159,10 +154,8 @@ def normal_mdg(items: int, spread: float, alpha: float, target: float, alternati
     """
     if items < 2 or not spread > 0:
         return None
-    from scipy.special import ndtri, stdtrit
-
     q = 1 - alpha / 2 if alternative == "two-sided" else 1 - alpha
-    return float((stdtrit(items - 1, q) + ndtri(target)) * spread / math.sqrt(items))
+    return (t_ppf(items - 1, q) + norm_ppf(target)) * spread / math.sqrt(items)
 
 
 def _directions(alternative: str) -> tuple[float, ...]:

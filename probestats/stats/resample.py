@@ -1,0 +1,104 @@
+"""The bootstrap over items: BCa and percentile intervals, in numpy.
+
+The same computation as ``scipy.stats.bootstrap`` (``paired=True`` for several samples resampled
+together), with the same draws from the same generator: ``n_resamples`` rows of item indices
+``rng.integers(0, n, (n_resamples, n))``; the percentile interval takes the ``alpha`` and
+``1 - alpha`` quantiles (linear interpolation) of the resampled statistic; BCa (Efron and Tibshirani,
+14.3 and Eq. 14.15) moves them to ``Phi(z0 + (z0 + z) / (1 - a (z0 + z)))``, with ``z0`` the normal
+quantile of the share of resamples below the estimate (ties counting half) and ``a`` the acceleration
+from the jackknife. Written here so that an analysis of a small log does not import ``scipy.stats``
+(about a second); the tests compare both intervals with scipy's on the same generator.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from probestats.stats.distributions import norm_cdf, norm_ppf
+
+__all__ = ["bootstrap_interval"]
+
+
+def bootstrap_interval(samples: tuple, statistic: Callable, *, confidence: float, n_resamples: int, rng,
+                       method: str = "BCa") -> tuple[float, float]:
+    """The two-sided bootstrap interval of ``statistic`` over the items of ``samples`` (see the module's description).
+
+    Parameters
+    ----------
+    samples : tuple of 1-d arrays
+        One value per item in each, resampled together (the same items for every sample).
+    statistic : callable
+        ``statistic(*samples, axis=-1)``, vectorized along the last axis.
+    confidence : float
+    n_resamples : int
+    rng : numpy.random.Generator
+    method : {"BCa", "percentile"}
+
+    Returns
+    -------
+    (low, high) : floats, nan where the interval is undefined (BCa on resamples that all tie, say)
+
+    Examples
+    --------
+    >>> g = np.array([0.5, 1.25, -0.25, 2.0, 0.75, 1.5, 0.0, 1.0])
+    >>> low, high = bootstrap_interval((g,), np.mean, confidence=0.95, n_resamples=2000,
+    ...                                rng=np.random.default_rng(1), method="percentile")
+    >>> bool(low < g.mean() < high)
+    True
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):   # resamples without spread: nan, as scipy's
+        return _interval([np.asarray(s, dtype=float) for s in samples], statistic, confidence, n_resamples, rng,
+                         method)
+
+
+def _interval(data: list, statistic: Callable, confidence: float, n_resamples: int, rng, method: str) -> tuple:
+    n = data[0].shape[-1]
+    index = rng.integers(0, n, (int(n_resamples), n))
+    theta_b = np.asarray(statistic(*(s[..., index] for s in data), axis=-1), dtype=float)
+    alpha = (1.0 - confidence) / 2.0
+    if method == "percentile":
+        lo_q, hi_q = alpha, 1.0 - alpha
+    elif method == "BCa":
+        theta_hat = float(statistic(*data, axis=-1))
+        below = np.count_nonzero(theta_b < theta_hat) + np.count_nonzero(theta_b <= theta_hat)
+        z0 = norm_ppf(below / (2.0 * theta_b.size))
+        # the jackknife: each row leaves one item out
+        keep = ~np.eye(n, dtype=bool)
+        leave_one = np.broadcast_to(np.arange(n), (n, n))[keep].reshape(n, n - 1)
+        theta_i = np.asarray(statistic(*(s[..., leave_one] for s in data), axis=-1), dtype=float)
+        u = (n - 1) * (np.mean(theta_i) - theta_i)
+        a_hat = 1 / 6 * (np.sum(u**3) / n**3) / (np.sum(u**2) / n**2) ** (3 / 2)
+        z_alpha = norm_ppf(alpha)
+        ends = []
+        for z in (z_alpha, -z_alpha):
+            num = z0 + z
+            shifted = float(z0 + num / (1 - a_hat * num))
+            ends.append(norm_cdf(shifted) if not np.isnan(shifted) else np.nan)
+        lo_q, hi_q = ends
+    else:
+        raise ValueError(f"method must be 'BCa' or 'percentile', not {method!r}")
+    if np.isnan(lo_q) or np.isnan(hi_q):
+        return np.nan, np.nan
+    return _quantile(theta_b, lo_q), _quantile(theta_b, hi_q)
+
+
+def _quantile(x: np.ndarray, p: float) -> float:
+    """The linear-interpolation quantile (Hyndman and Fan's 7) as ``(1 - g) y_j + g y_(j+1)``, nan if any value is.
+
+    Written out rather than :func:`numpy.quantile`, whose ``y_j + g (y_(j+1) - y_j)`` gives nan between two
+    infinite resamples (a d_av whose resampled items' means do not vary), where this gives the infinity.
+
+    >>> _quantile(np.array([3.0, 1.0, 2.0, 4.0]), 0.5), _quantile(np.array([-np.inf, -np.inf, 1.0]), 0.25)
+    (2.5, -inf)
+    """
+    if np.isnan(x).any():
+        return float("nan")
+    y = np.sort(x)
+    n = y.size
+    jg = p * n + (1 - p)
+    j = int(jg // 1) - 1
+    g = 0.0 if j < 0 else jg % 1
+    lo, hi = min(max(j, 0), n - 1), min(max(j + 1, 0), n - 1)
+    return float((1 - g) * y[lo] + g * y[hi])
