@@ -241,6 +241,15 @@ def _hand_means(rows):
     return (np.array([mean(cells[(i, "a")]) for i in items]), np.array([mean(cells[(i, "b")]) for i in items]))
 
 
+def _exact_gaps(rows):
+    """Each item's gap as the fraction it is (mean of a minus mean of b), correctly rounded to a float."""
+    cells: dict = {}
+    for r in rows:
+        cells.setdefault((r["item"], r["variant"]), []).append(r["x"])
+    mean = lambda xs: Fraction(sum(xs), len(xs))  # noqa: E731
+    return np.array([float(mean(cells[(i, "a")]) - mean(cells[(i, "b")])) for i in sorted({r["item"] for r in rows})])
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_logs(), st.sampled_from(["two-sided", "greater", "less"]))
 def test_paired_t_and_wilcoxon_equal_scipy(rows, alternative):
@@ -256,7 +265,7 @@ def test_paired_t_and_wilcoxon_equal_scipy(rows, alternative):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        wref = stats.wilcoxon(gaps, alternative=alternative)
+        wref = stats.wilcoxon(_exact_gaps(rows), alternative=alternative)   # ties decided on the fractions
     assert w.pvalue == pytest.approx(float(wref.pvalue), abs=1e-12)
     assert res.to_dict()["published_tests"]["paired_t"]["p"] == t.pvalue
 
@@ -296,6 +305,15 @@ def test_friedman_equals_scipy_and_the_formula():
     n, k = m.shape
     by_hand = 12 / (n * k * (k + 1)) * float((ranks.sum(axis=0) ** 2).sum()) - 3 * n * (k + 1)
     assert r.statistic == pytest.approx(by_hand, rel=1e-12)
+
+
+def test_friedman_ties_item_means_equal_as_fractions():
+    # the mean of 0.1 and 0.2 is 0.15000000000000002 in floats: it ties 0.15, as scipy finds on the exact means
+    m = [[0.15, (0.1 + 0.2) / 2, 1.0], [1.0, 2.0, 3.0], [3.0, 2.0, 1.0], [0.5, 0.5, 2.0]]
+    exact = [[0.15, 0.15, 1.0], [1.0, 2.0, 3.0], [3.0, 2.0, 1.0], [0.5, 0.5, 2.0]]
+    ref = stats.friedmanchisquare(*np.asarray(exact).T)
+    assert friedman(m).statistic == pytest.approx(float(ref.statistic), rel=1e-13)
+    assert friedman(m).pvalue == pytest.approx(float(ref.pvalue), rel=1e-13)
 
 
 def test_cochran_q_equals_statsmodels_and_the_formula():

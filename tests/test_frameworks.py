@@ -279,6 +279,29 @@ def test_words_chars_and_number():
     assert log.frame.select("words", "chars", "score").rows() == [(6, 26, 7.0), (2, 8, None)]
 
 
+@pytest.mark.parametrize("pattern", [r"run \d+: score (?<v>\d+)",    # a named group Python's re cannot read
+                                     r"run \pN+: score (\pN+)",        # a Unicode class Python's re cannot read
+                                     r"run \d+: score (?P<v>\d+)",     # both parsers read these two
+                                     r"run \d+: score (\d+)"])
+def test_number_reads_the_group_the_dialect_finds(tmp_path, capsys, pattern):
+    # by hand: the group holds 8 and 2, so the gap is 8 - 2 = 6; the whole match would give 5 - 1 = 4
+    rows = [{"item": 1, "variant": "a", "reply": "run 5: score 8"}, {"item": 1, "variant": "b", "reply": "run 1: score 2"}]
+    assert Probe(number=(f"score={pattern}",)).apply(rows).frame["score"].to_list() == [8.0, 2.0]
+    path = tmp_path / "runs.csv"
+    pl.DataFrame(rows).write_csv(path)
+    code, out, _ = run(capsys, "analyze", path, "--metric", "score", "--from-text", f"score=number:{pattern}", "--json")
+    assert code == 0 and json.loads(out)["average_gap"] == 6.0
+
+
+def test_a_pattern_the_dialect_cannot_compile_is_refused_with_its_reason(tmp_path, capsys):
+    path = tmp_path / "runs.csv"
+    pl.DataFrame([{"item": 1, "variant": "a", "reply": "score 8"}]).write_csv(path)
+    code, _, err = run(capsys, "analyze", path, "--metric", "score", "--from-text", r"score=number:(?<=score )(\d+)")
+    assert code == 1 and len(err.strip().splitlines()) == 1
+    assert err.startswith("Error: --from-text 'score=number:(?<=score )(\\d+)': not a regular expression polars can use (")
+    assert "look-around" in err
+
+
 def test_zero_counts_list_every_reply_in_the_open_webui_export(capsys):
     code, out, _ = run(capsys, "validate", WEBUI_ONE, "--from-text", r"steps=count:^\s*\d+\.", "--from-text", PROMPTS[0],
                        "--metric", "steps")

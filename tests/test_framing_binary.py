@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import polars as pl
 import pytest
 from scipy import stats
@@ -505,3 +507,56 @@ def test_an_interval_method_is_refused_for_yes_no_answers_and_changes_the_scores
     assert all("Student" in c["method"] or " t " in c["method"] for c in cis["t"])
     assert all("sign-flip" in c["method"] for c in cis["sign-flip"])
     assert [(c["low"], c["high"]) for c in cis["t"]] != [(c["low"], c["high"]) for c in cis["sign-flip"]]
+
+
+# --------------------------------------------------------------------------- signed numbers
+
+
+@pytest.mark.parametrize("reply, kind", [
+    ("1", "yes"), ("+1", "yes"), ("1.0", "yes"), ("**+1**", "yes"), ("Answer: 1", "yes"),
+    ("0", "no"), ("-1", "no"), ("\u22121", "no"), ("\uff0d1", "no"), ("**-1**", "no"), ('"-1"', "no"),
+    ("`-1`.", "no"), ("> -1", "no"), ("Answer: -1", "no"), ("(-1)", "no"),
+    ("- 1", "unparsed"), ("> 1", "unparsed"), ("~1", "unparsed"), ("-0", "unparsed"), ("Answer -1", "unparsed"),
+    ("2", "unparsed"), ("-2", "unparsed"), ("0.5", "unparsed"),
+    (1, "yes"), (-1, "no"), (0, "no"), (-0.0, "unparsed"), (2, "unparsed"),
+])
+def test_a_number_keeps_its_sign(reply, kind):
+    # the stated rule (probestats.shape.yesno, rule 4): +1 and 1 yes, -1 (any minus sign) and 0 no; a sign
+    # apart from its digit, a comparison, -0 and other numbers unparsed; a Markdown mark never eats a sign
+    assert parse_yes_no(reply).kind == kind
+
+
+def test_a_judge_that_writes_plus_minus_one_is_read_as_it_means():
+    # every 'no' written -1 was read as yes: yes_affirmative 1.0 on a log whose affirmative yes rate is 0.3
+    log = make_yes_no_log(models={"m": {"yes_affirmative": 0.5, "yes_reverse": 0.0}}, claims=10, languages=("en",))
+    judge = log.with_columns(reply=pl.when(pl.col("score") == 1).then(pl.lit("+1")).otherwise(pl.lit("-1"))).drop("score")
+    truth = log.group_by("framing").agg(pl.col("score").mean()).sort("framing")["score"].to_list()   # affirmative, reverse
+    c = analyze_framing(judge, answers="yes-no").cells[0]
+    assert (c.yes_affirmative, c.yes_reverse) == pytest.approx(tuple(truth)) and truth[1] == 0.0
+
+
+def _phrases(category):
+    """Every phrase of one category in the phrase file, read with json (not through the module under test)."""
+    import json
+    from importlib import resources
+
+    data = json.loads(resources.files("probestats.shape").joinpath("yes_no_phrases.json").read_text(encoding="utf-8"))
+    return sorted({p for phrases in data[category].values() for p in phrases})
+
+
+_BEFORE = ["", "**", "*", "_", "`", "> ", "- ", "# ", "• ", '"', "“", "«", "「", "(", "Answer: ", "**Answer:** ",
+           "Réponse : ", "答案：", "Ответ - ", "  "]
+_AFTER = ["", ".", "!", ",", "**", '"', "”", "»", "」", ")", "。", "！", " because the claim holds.", ", I think", "\n"]
+_SIGNED = {"no": ["-1", "\u22121", "\uff0d1", "\ufe631", "0", "0.0", "-1.0", "-1."], "yes": ["1", "+1", "1.0", "+1.0", "1."]}
+
+
+@pytest.mark.parametrize("meaning, opposite", [("no", "yes"), ("yes", "no")])
+@settings(max_examples=400, deadline=None)
+@given(data=st.data())
+def test_no_reply_reads_as_the_opposite_answer(meaning, opposite, data):
+    word = data.draw(st.sampled_from(_phrases(meaning) + _SIGNED[meaning]), label="word")
+    case = data.draw(st.sampled_from([str, str.upper, str.title, str.capitalize]), label="case")
+    before = data.draw(st.lists(st.sampled_from(_BEFORE), max_size=2), label="before")
+    after = data.draw(st.lists(st.sampled_from(_AFTER), max_size=2), label="after")
+    reply = "".join(before) + case(word) + "".join(after)
+    assert parse_yes_no(reply).kind != opposite, reply

@@ -386,6 +386,13 @@ def test_sign_test_against_binomtest():
         assert sign_test(gaps).pvalue == pytest.approx(stats.binomtest(k, n, 0.5).pvalue, rel=1e-12)
 
 
+def test_sign_test_drops_a_gap_of_means_that_is_zero_as_a_fraction():
+    # (0.1 + 0.2) - 0.3 is 5.55e-17 in floats, and 0 as the fractions the means are: 2 non-zero gaps, both positive
+    r = sign_test([(0.1 + 0.2) - 0.3, 1.0, 2 / 3 - 1 / 3])
+    assert (r.n, r.k) == (2, 2)
+    assert r.pvalue == pytest.approx(stats.binomtest(2, 2, 0.5).pvalue, rel=1e-15)   # 0.5, not binomtest(3, 3)'s 0.25
+
+
 def test_sign_test_large_n():
     gaps = [1.0] * 2600 + [-1.0] * 2400
     assert sign_test(gaps).pvalue == pytest.approx(2 * stats.binom.sf(2599, 5000, 0.5), rel=1e-12)

@@ -146,9 +146,16 @@ GAPS = st.one_of(
 )
 
 
+def _resolved(gaps) -> bool:
+    """No two distinct |gaps| (nor a gap and zero) closer than the sign-flip test's tie tolerance, 1e-9 of the largest."""
+    a = sorted({abs(g) for g in gaps} | {0.0})
+    return all(y - x > 1e-9 * a[-1] for x, y in zip(a, a[1:]))
+
+
 @settings(max_examples=200, deadline=None)
 @given(GAPS, st.sampled_from(ALTERNATIVES))
 def test_equals_scipy_wilcoxon_bit_for_bit(gaps, alternative):
+    assume(_resolved(gaps))     # closer gaps tie by the tolerance (test_gaps_within_the_tolerance_tie)
     if not any(g != 0 for g in gaps):
         with pytest.raises(OptionError):
             signed_rank(gaps, alternative)
@@ -173,6 +180,55 @@ def test_sign_patterns_equal_brute_force(gaps, alternative):
     ranks = [Fraction(sum(v < x for v in nonzero)) + Fraction(sum(v == x for v in nonzero) - 1, 2) + 1
              for x in nonzero]
     assert signed_rank(gaps, alternative)[1] == float(_brute(gaps, ranks, alternative))
+
+
+# --------------------------------------------------------------------------- exact gaps of means
+
+
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+def test_gaps_of_means_tie_as_fractions(alternative):
+    gaps = [0.3 - 0.1, 1.0 - 1.2, 1.0, 2.0, -3.0, 4.0]     # 0.19999999999999998 and -0.19999999999999996
+    exact = [0.2, -0.2, 1.0, 2.0, -3.0, 4.0]                # the same gaps as the fractions they are
+    # |0.2| and |-0.2| tie: ranks 3/2, 3/2, 3, 4, 5, 6; r_plus = 3/2 + 3 + 4 + 6 = 14.5, r_minus = 3/2 + 5 = 6.5
+    statistic, p, how = signed_rank(gaps, alternative)
+    assert statistic == (6.5 if alternative == "two-sided" else 14.5)
+    assert p == float(_brute(exact, ["3/2", "3/2", "3", "4", "5", "6"], alternative))   # 2^6 = 64 patterns
+    assert (statistic, p) == _scipy(exact, alternative)
+    assert how == "exact: all 64 sign patterns of the 6 non-zero gaps (ties or zero gaps)"
+    if alternative == "two-sided":
+        assert (statistic, p) == (6.5, 0.46875)             # 30 of 64 patterns: 2 * 15/64
+        assert _scipy(gaps, alternative) == (6.0, 0.4375)   # the float residue, ranked apart
+
+
+def test_a_gap_of_means_that_is_zero_as_a_fraction_is_dropped():
+    gaps = [(0.1 + 0.2) - 0.3, 1.0, 2.0, 3.0]               # 5.55e-17: the means are equal
+    assert signed_rank(gaps, "greater")[:2] == _scipy([0.0, 1.0, 2.0, 3.0], "greater") == (6.0, 1 / 8)
+
+
+def test_gaps_within_the_tolerance_tie():
+    # on no common step (pi), gaps within 1e-9 of the largest tie, as in the sign-flip test's tie rule
+    gaps = [math.pi, -math.pi * (1 + 1e-12), 2 * math.pi, 3 * math.pi, 1e-12]
+    ranks = ["3/2", "3/2", "3", "4"]                        # the last gap counts as zero
+    exact = [math.pi, -math.pi, 2 * math.pi, 3 * math.pi, 0.0]
+    assert signed_rank(gaps, "greater")[1] == float(_brute(exact, ranks, "greater")) == _scipy(exact, "greater")[1]
+
+
+RUNS = st.lists(st.integers(0, 5), min_size=1, max_size=4)   # one value's integer runs of an item
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(RUNS, RUNS), min_size=1, max_size=20), st.sampled_from(ALTERNATIVES))
+def test_integer_logs_equal_scipy_on_the_exact_gaps(items, alternative):
+    """Means of 1 to 4 integer runs (thirds, quarters): the gaps as the analysis computes them, in floats,
+    against scipy on the gaps as Fractions (equal fractions are equal floats)."""
+    gaps = [float(np.mean(a)) - float(np.mean(b)) for a, b in items]
+    exact = [float(Fraction(sum(a), len(a)) - Fraction(sum(b), len(b))) for a, b in items]
+    if not any(exact):
+        with pytest.raises(OptionError):
+            signed_rank(gaps, alternative)
+        return
+    event("residue" if gaps != exact else "no residue")
+    assert signed_rank(gaps, alternative)[:2] == _scipy(exact, alternative)
 
 
 # --------------------------------------------------------------------------- imports

@@ -192,6 +192,12 @@ def analyze(
 
     check_vocabulary(alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed)
     metrics = split_metrics(metric)
+    for name, listed in (("settings", settings), ("attribute_settings", attribute_settings)):
+        for column in [listed] if isinstance(listed, str) else listed:
+            role = {"item": "the item", "variant": "the value", **{m: "the metric" for m in metrics}}.get(column)
+            if role:
+                raise OptionError(f"{opt(name, column)}: '{column}' is {role} column, not a setting of the runs; "
+                                  "name a column such as model, temperature or system")
     if validation is not None:
         used = [name for name, given in (("metric", len(metrics) > 1), ("factor", factor), ("group", group),
                                          ("reference", reference is not None), ("scale", scale)) if given]

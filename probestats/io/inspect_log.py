@@ -31,14 +31,13 @@ Examples
 from __future__ import annotations
 
 import io
-import json
 import struct
 import zipfile
 from pathlib import Path
 from typing import Any
 
 from probestats.errors import Problem, ReadError, opt
-from probestats.io.frameworks import ToolLog, as_text, first_alias, flatten, listing, load_json, mapping, table
+from probestats.io.frameworks import ToolLog, as_text, first_alias, flatten, listing, load_json, loads, mapping, table
 
 #: inspect_ai's letter scores as numbers: correct, incorrect, partially correct, no answer
 LETTER_VALUES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
@@ -123,7 +122,7 @@ def _member(raw, info: zipfile.ZipInfo, path: Path) -> Any:
         elif info.compress_type != zipfile.ZIP_STORED:
             raise ReadError(f"'{path.name}': the member {info.filename} uses compression method "
                             f"{info.compress_type}, which probestats does not read")
-        return json.loads(data.decode("utf-8"))
+        return loads(data.decode("utf-8"), f"the member {info.filename} of '{path.name}'")
     except ReadError:
         raise
     except Exception as exc:   # a damaged stream or member

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from probestats.errors import ReadError
-from probestats.io.frameworks import ToolLog, as_text, first_alias, flatten, mapping, table
+from probestats.io.frameworks import ToolLog, as_text, first_alias, flatten, loads, mapping, table
 
 _NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[\d\-.]+)\.jsonl$")
 
@@ -40,7 +40,7 @@ def read_lm_eval(path: Path) -> ToolLog:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = loads(line, f"line {number} of {path.name}")
         except json.JSONDecodeError as exc:
             raise ReadError(f"line {number} of {path.name} is not JSON ({exc.msg} at column {exc.colno}); "
                             "is the file complete?") from None

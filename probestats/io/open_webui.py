@@ -100,7 +100,7 @@ def _from_list(items: list) -> dict:
 
 def _text(content: Any) -> str | None:
     if isinstance(content, list):
-        return "".join(c.get("text", "") for c in content if isinstance(c, dict))
+        return "".join(as_text(c.get("text")) or "" for c in content if isinstance(c, dict))   # a number as its digits
     return as_text(content)
 
 

@@ -1064,6 +1064,20 @@ def _is_columns(value) -> bool:
             and all(isinstance(v, list) and not any(isinstance(x, (dict, list)) for x in v) for v in value.values()))
 
 
+#: keys a message lists before it says how many more there are
+LISTED_KEYS = 20
+
+
+def _listing(keys: list) -> str:
+    """The first LISTED_KEYS keys, each cut to 40 characters, and how many more.
+
+    >>> _listing([f"k{i}" for i in range(25)])
+    'k0, k1, k2, k3, k4, k5, k6, k7, k8, k9, k10, k11, k12, k13, k14, k15, k16, k17, k18, k19 and 5 more'
+    """
+    shown = ", ".join(str(k)[:40] + ("..." if len(str(k)) > 40 else "") for k in keys[:LISTED_KEYS])
+    return shown + (f" and {len(keys) - LISTED_KEYS:,} more" if len(keys) > LISTED_KEYS else "")
+
+
 def _json_table(value, name: str, records: str | None = None):
     """The table a JSON document holds: a list of records, or a dict of equal-length lists (column-oriented).
 
@@ -1085,7 +1099,7 @@ def _json_table(value, name: str, records: str | None = None):
         for i, part in enumerate(str(records).split(".")):
             if not isinstance(node, dict) or part not in node:
                 where = ".".join(str(records).split(".")[:i]) or "the top level"
-                keys = ", ".join(map(str, node)) if isinstance(node, dict) else "none (not an object)"
+                keys = _listing(list(node)) if isinstance(node, dict) else "none (not an object)"
                 raise ReadError(f"{opt('records', records)}: no key '{part}' under {where} of '{name}'; keys there: {keys}")
             node = node[part]
         if not (_is_records(node) or _is_columns(node)):

@@ -17,8 +17,10 @@ entry                          the column holds
 ``VALUE=REGEX``                the prompt (several rules, tried in order)
 =============================  ==============================================================
 
-Patterns are regular expressions in the syntax of polars' string functions (Rust's ``regex``
-crate: no look-around or back-references); ``(?i)`` makes one ignore case. A reply where a
+Patterns are regular expressions in one dialect, the syntax of polars' string functions (Rust's
+``regex`` crate: ``(?<name>...)`` and ``(?P<name>...)`` groups, ``\\pN`` classes; no look-around or
+back-references); ``(?i)`` makes one ignore case. The same parser compiles a pattern, counts its
+groups (which group ``number`` reads) and runs it; a pattern it cannot compile is refused with its reason. A reply where a
 ``count`` or ``words`` metric is 0 is listed in a ``zero_count`` warning, for a person to
 read: a pattern misses what it did not foresee (``1)`` numbering, bullets). :func:`stated` gives
 the sentences the report's design section prints for them.
@@ -221,17 +223,19 @@ def _expr(kind: str, regex: str | None) -> pl.Expr:
         return text.str.count_matches(r"\S+").cast(pl.Int64)
     if kind == "chars":
         return text.str.len_chars().cast(pl.Int64)
-    group = 1 if re.compile(_python_groups(regex)).groups else 0
+    group = 1 if _groups(regex) else 0
     return text.str.extract(_multiline(regex), group).str.extract(f"({_NUMBER})", 1).cast(pl.Float64, strict=False)
 
 
-def _python_groups(regex: str) -> str:
-    """The pattern with Rust-only syntax removed, for counting its groups with Python's compiler."""
-    try:
-        re.compile(regex)
-        return regex
-    except re.error:
-        return ""
+def _groups(regex: str) -> int:
+    """The number of capturing groups in ``regex``, counted by the parser that runs it (polars', Rust's ``regex``).
+
+    Python's ``re`` is not asked: it cannot read ``(?<name>...)`` or ``\\pN``, which the dialect allows.
+
+    >>> _groups(r"run \\d+: score (?<v>\\d+)"), _groups(r"score \\pN+"), _groups(r"(?:a)(b)|(c)")
+    (1, 0, 2)
+    """
+    return len(pl.select(pl.lit("", pl.String).str.extract_groups(regex)).to_series().dtype.fields)
 
 
 def _zeros(log: Log, lazy: pl.LazyFrame, specs) -> list[Problem]:

@@ -16,7 +16,11 @@ The rule, applied to every reply or label:
    one-character phrase (是, 否, 对, 不) must stand alone or before punctuation.
    Since the longest phrase wins, "No sé" is a hedge and "Yes and no" a hedge, not an
    answer.
-4. A bare 1 or 0 (or a boolean) is yes or no.
+4. A number is read by its sign and never loses it: ``1``, ``+1`` and ``1.0`` are yes; ``0``, ``-1``
+   and ``−1`` (U+2212; fullwidth and small minus signs fold to ``-``) are no, so a judge that writes
+   ±1 or 0/1 is read as it means; a boolean is yes or no. A sign or mark before a number is never
+   stripped as Markdown: ``**-1**`` and ``"-1"`` are no, while ``- 1`` (a sign apart from its digit,
+   or a list bullet), ``> 1`` and ``~1`` (a comparison), ``-0`` and any other number are ``unparsed``.
 5. Otherwise a reply that reads as a refusal anywhere the agreement parser looks
    (:func:`probestats.shape.labels.parse_label`) is a refusal; anything else is
    ``unparsed``: counted and listed by the analyses, never guessed.
@@ -33,6 +37,8 @@ ParsedLabel(score=1, kind='yes', matched='yes')
 ('hedge', 'refusal')
 >>> parse_yes_no("The claim is partly true").kind
 'unparsed'
+>>> [parse_yes_no(t).kind for t in ("+1", "-1", "−1", "**-1**", "- 1", "> 1", -1, "0")]
+['yes', 'no', 'no', 'no', 'unparsed', 'unparsed', 'no', 'no']
 """
 
 from __future__ import annotations
@@ -85,7 +91,7 @@ def _table() -> tuple[dict[str, str], re.Pattern]:
                     raise AssertionError(f"yes/no phrase {k!r} has two meanings: {table[k]} and {category}")
                 table[k] = category
     labels = sorted({_fold(a) for a in data["answer_labels"]}, key=len, reverse=True)
-    pattern = re.compile(r"^(?:" + "|".join(re.escape(a) for a in labels) + r")\s*[:：\-–—]+")
+    pattern = re.compile(r"^(?:" + "|".join(re.escape(a) for a in labels) + r")\s*(?:[:：]|[\-–—](?!\s*\.?\d))+")   # a dash before a number is its sign
     return table, pattern
 
 
@@ -138,14 +144,44 @@ def parse_label_map(entries) -> dict[str, str]:
     return out
 
 
+#: marks that may also be a sign or a comparison before a number (``-1``, ``> 1``, ``~1``): kept there
+_SIGN_MARKS = "-~>"
+_DIGIT = re.compile(r"\s*\.?\d")
+_SIGNED = re.compile(r"([-+−>~]?)(\s*)(\d+(?:\.\d*)?|\.\d+)\.?")
+
+
+def _marks_off(text: str) -> str:
+    """``text`` without leading and trailing marks and quotes, keeping a mark that stands before a number."""
+    text = text.rstrip(_MARKS)
+    i = 0
+    while i < len(text) and text[i] in _MARKS and not (text[i] in _SIGN_MARKS and _DIGIT.match(text, i + 1)):
+        i += 1
+    return text[i:]
+
+
 def _strip(folded: str, labels: re.Pattern) -> str:
-    text = folded.strip(_MARKS)
+    text = _marks_off(folded)
     for _ in range(3):
         m = labels.match(text)
         if not m:
             break
-        text = text[m.end():].strip(_MARKS)
+        text = _marks_off(text[m.end():])
     return text
+
+
+def _number(stripped: str) -> ParsedLabel | None:
+    """The reading of a reply that is one number (rule 4), or None when it is not a number."""
+    core = stripped.rstrip(_MARKS + ".,;!?。，！？")   # '`-1`.': the sentence's stop after the marks
+    m = _SIGNED.fullmatch(core)
+    if m is None:
+        return None
+    sign, space, digits = m.groups()
+    value = float(digits)
+    if sign in ("", "+") and not space and value == 1.0:
+        return ParsedLabel(1, "yes", core.rstrip("."))
+    if (sign in ("-", "−") and not space and value == 1.0) or (sign == "" and value == 0.0):
+        return ParsedLabel(-1, "no", core.rstrip("."))
+    return ParsedLabel(None, "unparsed", None)
 
 
 def _starts(cleaned: str, phrase: str) -> bool:
@@ -195,17 +231,18 @@ def parse_yes_no(text, *, label_map=None) -> ParsedLabel:
 def _read(text, extra: dict[str, str]) -> ParsedLabel:
     if text is None:
         return ParsedLabel(None, "unparsed", None)
-    if isinstance(text, bool) or (isinstance(text, Real) and not (isinstance(text, float) and math.isnan(text))
-                                  and float(text) in (0.0, 1.0)):
-        yes = bool(text)
-        return ParsedLabel(1 if yes else -1, "yes" if yes else "no", "1" if yes else "0")
+    if isinstance(text, bool):
+        return ParsedLabel(1 if text else -1, "yes" if text else "no", "1" if text else "0")
     if isinstance(text, Real):
+        value = float(text)
+        if value in (0.0, 1.0, -1.0) and not (value == 0.0 and math.copysign(1.0, value) < 0):
+            return ParsedLabel(1 if value == 1.0 else -1, "yes" if value == 1.0 else "no", f"{value:g}")
         return ParsedLabel(None, "unparsed", None)
     table, labels = _table()
     stripped = _strip(_fold(str(text)), labels)
-    if stripped.rstrip(".") in ("1", "0", "1.0", "0.0"):
-        yes = stripped.startswith("1")
-        return ParsedLabel(1 if yes else -1, "yes" if yes else "no", stripped.rstrip("."))
+    number = _number(stripped)
+    if number is not None:
+        return number
     cleaned = _clean(stripped)
     if cleaned in extra:  # a whole-reply wording given by the user
         return _reading(cleaned, extra[cleaned])

@@ -73,7 +73,7 @@ from probestats.errors import either, OptionError
 from probestats.result import jsonable
 from probestats.stats.distributions import t_ppf
 from probestats.stats.fourier import SPLIT_RTOL, _certified_bounds
-from probestats.stats.lattice import TIE_RTOL, _count_at_least, _find_lattice, _lattice_cost, _lattice_pvalue
+from probestats.stats.lattice import TIE_RTOL, _count_at_least, _find_lattice, exact_gaps, _lattice_cost, _lattice_pvalue
 from probestats.stats.resample import bootstrap_interval
 from probestats.vocabulary import (ALTERNATIVES, N_RESAMPLES, SIGN_FLIP_RESAMPLES, check_alternative,  # noqa: F401
                                    check_n_resamples, check_vocabulary)
@@ -602,7 +602,9 @@ def sign_test(gaps, *, alternative: str = "two-sided") -> TestResult:
     spreadsheet formula ``=MIN(1, 2*(1-BINOM.DIST(k-1, n, 0.5, TRUE)))``, which the
     result carries with the numbers filled in (``formula``). One-sided: ``greater`` is
     P(X >= number of positive gaps), ``less`` is P(X >= number of negative gaps).
-    Only gaps exactly equal to zero are dropped. Probabilities are computed with exact
+    Signs are those of the exact gaps (:func:`~probestats.stats.lattice.exact_gaps`): a gap of means that
+    is zero as a fraction (``0.1 + 0.2 - 0.3``) is dropped, other gaps within the sign-flip test's tie
+    tolerance of zero too. Probabilities are computed with exact
     integer arithmetic up to n = 2000 (scipy's binomial survival function above).
 
     Parameters
@@ -628,7 +630,7 @@ def sign_test(gaps, *, alternative: str = "two-sided") -> TestResult:
     >>> sign_test([0.0, 0.0]).pvalue
     1.0
     """
-    g = _as_gaps(gaps)
+    g = exact_gaps(_as_gaps(gaps))
     alternative = _check_alternative(alternative)
     n_pos = int(np.count_nonzero(g > 0))
     n_neg = int(np.count_nonzero(g < 0))

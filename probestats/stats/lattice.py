@@ -127,6 +127,45 @@ def _find_lattice(g: np.ndarray) -> int | None:
     return None
 
 
+def exact_gaps(gaps) -> np.ndarray:
+    """The gaps without the rounding residue of their means, for the tests that compare gaps (signs, ties, ranks).
+
+    When every gap is a multiple of a common step ``1/L`` (the gaps of means of integer metrics, such as
+    thirds, or of metrics with a fixed number of decimals), each becomes ``round(g * L) / L``: gaps equal as
+    fractions are the same float, and a gap that is zero as a fraction is 0. Otherwise gaps whose absolute
+    values are within ``TIE_RTOL`` times the largest of each other are made equal (to the smallest of them),
+    and gaps within it of zero are 0: the tie tolerance of the sign-flip test.
+
+    Examples
+    --------
+    ``0.3 - 0.1`` is 0.19999999999999998 and ``1.0 - 1.2`` is -0.19999999999999996; both are a fifth:
+
+    >>> exact_gaps([0.3 - 0.1, 1.0 - 1.2, 0.1 + 0.2 - 0.3, 2 / 3 - 1 / 3, 1 / 3]).tolist()
+    [0.2, -0.2, 0.0, 0.3333333333333333, 0.3333333333333333]
+
+    Gaps on no common step are tied within the tolerance:
+
+    >>> g = [math.pi, -math.pi * (1 + 1e-12), math.e, 1e-13]
+    >>> exact_gaps(g).tolist() == [math.pi, -math.pi, math.e, 0.0]
+    True
+    """
+    g = np.asarray(gaps, dtype=float)
+    if g.size == 0 or not np.any(g):
+        return np.zeros_like(g)
+    L = _find_lattice(g)
+    if L is not None:
+        return np.rint(g * L) / L + 0.0   # + 0.0: no negative zero
+    a = np.abs(g)
+    tol = TIE_RTOL * float(a.max())
+    order = np.argsort(a, kind="stable")
+    srt = a[order]
+    start = np.concatenate(([True], np.diff(srt) > tol))
+    rep = srt[np.flatnonzero(start)][np.cumsum(start) - 1]   # each value's smallest tied neighbour
+    out = np.empty_like(a)
+    out[order] = np.where(rep <= tol, 0.0, rep)
+    return np.sign(g) * out + 0.0
+
+
 def _lattice_cost(m_abs: np.ndarray, trim: bool = True) -> float:
     """Rough number of array element operations of _lattice_tail for these integer gaps.
 

@@ -30,6 +30,7 @@ import numpy as np
 
 from probestats.result import jsonable
 from probestats.stats.distributions import t_sf
+from probestats.stats.lattice import exact_gaps
 from probestats.vocabulary import check_alternative
 
 __all__ = ["PublishedTest", "paired_t", "wilcoxon_signed_rank", "welch_t", "friedman", "cochran_q",
@@ -191,6 +192,9 @@ def welch_t(runs_a, runs_b, alternative: str = "two-sided") -> PublishedTest:
 def friedman(matrix) -> PublishedTest:
     """Friedman's test on an items × values table of means (``scipy.stats.friedmanchisquare``).
 
+    Ties within an item are decided on the exact means (:func:`~probestats.stats.lattice.exact_gaps`):
+    ``0.15`` and the mean of 0.1 and 0.2 (0.15000000000000002) share a rank.
+
     >>> r = friedman([[1.0, 2.0, 3.0], [1.0, 3.0, 2.0], [0.0, 2.0, 4.0], [1.0, 2.0, 5.0]])
     >>> round(r.statistic, 6), r.df
     (6.5, 2.0)
@@ -198,6 +202,8 @@ def friedman(matrix) -> PublishedTest:
     from scipy.stats import friedmanchisquare
 
     m = np.asarray(matrix, float)
+    if m.ndim == 2:
+        m = exact_gaps(m.ravel()).reshape(m.shape)   # ties within an item decided on the exact means
     method = "scipy.stats.friedmanchisquare on the item means (chi-square approximation)"
     n, k = m.shape
     if k < 3 or n < 2:

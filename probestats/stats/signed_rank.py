@@ -1,11 +1,16 @@
 """The Wilcoxon signed-rank test on paired gaps, computed without scipy.stats.
 
-It gives the statistic and p-value of ``scipy.stats.wilcoxon(gaps, alternative=...)`` at scipy's
-defaults (zero gaps dropped, no continuity correction, the method chosen from the data), to the
+It gives the statistic and p-value of ``scipy.stats.wilcoxon(exact, alternative=...)`` on the exact
+gaps (below) at scipy's defaults (zero gaps dropped, no continuity correction, the method chosen from the data), to the
 last bit, from numpy and (for the normal approximation) ``scipy.special.ndtr`` only: importing scipy.stats
 would cost most of a second in every process that reports the test. The tests compare it with scipy.stats.wilcoxon.
 
-The gaps' absolute values, zero gaps left out, get average ranks (tied values share the mean of
+Signs, zeros and ties are decided on the exact gaps (:func:`probestats.stats.lattice.exact_gaps`): gaps
+on a common step (means of integer metrics, such as thirds, or of metrics with a few decimals) are
+compared as fractions, so ``0.3 - 0.1`` and ``1.0 - 1.2`` tie; other gaps tie within the sign-flip
+test's tolerance (``TIE_RTOL`` times the largest). scipy ranks the floats as they are, so on such gaps
+the two differ (scipy on the exact values agrees). The gaps' absolute values, zero gaps left out, get
+average ranks (tied values share the mean of
 their ranks). ``r_plus`` is the sum of the ranks of the positive gaps, ``r_minus`` that of the
 negative ones. Under the null hypothesis every gap is as likely positive as negative, so each of
 the ``2**m`` sign patterns of the ``m`` non-zero gaps is equally likely. p comes from one of three
@@ -35,6 +40,7 @@ import numpy as np
 
 from probestats.errors import OptionError
 from probestats.stats.hypotests import _as_gaps
+from probestats.stats.lattice import exact_gaps
 from probestats.vocabulary import check_alternative
 
 __all__ = ["signed_rank"]
@@ -83,9 +89,15 @@ def signed_rank(gaps, alternative: str = "two-sided") -> tuple[float, float, str
 
     >>> signed_rank([0.0, 2.0, -2.0, 3.0], alternative="greater")
     (4.5, 0.375, 'exact: all 8 sign patterns of the 3 non-zero gaps (ties or zero gaps)')
+
+    Gaps of means, ``0.3 - 0.1`` and ``1.0 - 1.2``, are 0.2 and -0.2 exactly, so they tie: ranks 1.5, 1.5,
+    3, 4, 5, 6 give ``r_minus = 1.5 + 5 = 6.5``, and 30 of the 64 sign patterns are as extreme:
+
+    >>> signed_rank([0.3 - 0.1, 1.0 - 1.2, 1.0, 2.0, -3.0, 4.0])[:2]
+    (6.5, 0.46875)
     """
     check_alternative(alternative)
-    g = _as_gaps(gaps)
+    g = exact_gaps(_as_gaps(gaps))
     nonzero = g[g != 0]
     m = int(nonzero.size)
     if m == 0:

@@ -537,7 +537,60 @@ def _output_paths(rng):
                 replaceable=["out.md"] if kind == "rerun" else [])
 
 
-_MAKERS = {"csv_bytes": _csv_bytes, "csv_structure": _csv_structure, "numbers": _numbers, "json": _json,
+FRAMEWORKS = ROOT / "tests" / "data" / "frameworks"
+_HUGE = "7" * 5000   # past Python's 4,300-digit limit on converting an integer
+
+
+def _tool_logs(rng):
+    """The logs of inspect_ai, promptfoo, lm-eval and Open WebUI with huge integers, lone surrogates and
+    values of the wrong type where the reader expects text, numbers or records."""
+    tool = rng.choice(["promptfoo", "inspect", "lm_eval", "open_webui"])
+    kind = rng.choice(["huge_int", "surrogate", "wrong_type"])
+    if tool == "promptfoo":
+        name, text = "results.json", (FRAMEWORKS / "promptfoo_echo.json").read_text(encoding="utf-8")
+        spot = '"score": '
+    elif tool == "inspect":
+        name, text = "style_probe.json", (FRAMEWORKS / "style_probe.json").read_text(encoding="utf-8")
+        spot = '"completion": '
+    elif tool == "lm_eval":
+        sample = next(FRAMEWORKS.glob("lm_eval/*/samples_style_probe_mc_*.jsonl"))
+        name, text = f"lm/{sample.name}", sample.read_text(encoding="utf-8")
+        spot = '"doc_id": '
+    else:
+        name, text = "chat-export-1.json", (FRAMEWORKS / "chat-export-1764583200000.json").read_text(encoding="utf-8")
+        spot = '"content": '
+    starts = [i for i in range(len(text)) if text.startswith(spot, i)]
+    at = rng.choice(starts) + len(spot) if starts else 0
+    if kind == "huge_int":
+        planted = _HUGE
+    elif kind == "surrogate":
+        planted = rng.choice(['"\\ud800 reply"', '"a\\udfff"', '"\\udc80\\ud800"'])
+    else:
+        planted = rng.choice(["7", "[1, 2]", '{"type": "text", "text": 5}', '[{"type": "text", "text": 5}]',
+                              "true", "null", '[{"text": [1]}]', '{"a": {"b": [1]}}'])
+    # replace the value at the spot: a string's quotes or the number's digits
+    end = at
+    if text[at:at + 1] == '"':
+        end = at + 1
+        while text[end] != '"' or text[end - 1] == "\\":
+            end += 1
+        end += 1
+    else:
+        while end < len(text) and text[end] not in ",}]\n":
+            end += 1
+    data = (text[:at] + planted + text[end:]).encode("utf-8")
+    files = {name: data}
+    if tool == "lm_eval":   # the results file beside the samples names the model
+        results = next(FRAMEWORKS.glob("lm_eval/*/results_*.json"))
+        files[f"lm/{results.name}"] = results.read_bytes()
+    metric = {"promptfoo": "score", "inspect": "steps", "lm_eval": "acc", "open_webui": "w"}[tool]
+    argv = _command(rng, name, metric)
+    if tool == "open_webui" and argv[0] in ("validate", "analyze", "report"):
+        argv += ["--from-text", "w=words"]   # a chat export has no metric of its own
+    return Case("tool_logs", argv, files, note=f"{tool} {kind} {planted[:24]}")
+
+
+_MAKERS = {"tool_logs": _tool_logs, "csv_bytes": _csv_bytes, "csv_structure": _csv_structure, "numbers": _numbers, "json": _json,
            "text": _text, "options": _options, "paths": _paths, "outputs": _outputs, "templates": _templates,
            "spreadsheets": _spreadsheets, "parquet": _parquet_case, "template_links": _template_links,
            "reserved_names": _reserved_names, "damaged_sheets": _damaged_sheets, "failing_writes": _failing_writes,
