@@ -175,7 +175,7 @@ def _check_encoding(ctx, param, value):
     return value
 
 
-READ_KEYS = ("format", "sheet", "skip-rows", "encoding", "max-cells", "records")
+READ_KEYS = ("format", "sheet", "skip-rows", "encoding", "max-cells", "max-columns", "records")
 FORMATS = ("csv", "tsv", "json", "jsonl", "xlsx", "ods", "parquet")
 
 
@@ -185,7 +185,7 @@ def _read_value(key: str, text: str):
         if text.lower() not in FORMATS:
             raise click.BadParameter(f"format={text}: expected one of {', '.join(FORMATS)}", param_hint="--read")
         return text.lower()
-    if key in ("skip-rows", "max-cells"):
+    if key in ("skip-rows", "max-cells", "max-columns"):
         low = 0 if key == "skip-rows" else 1
         if not text.strip().isdigit() or int(text) < low:
             raise click.BadParameter(f"{key}={text}: expected a whole number of at least {low}", param_hint="--read")
@@ -215,6 +215,7 @@ def read_options(func):
                   help="How the files are read (repeatable): format=csv|tsv|json|jsonl|xlsx|ods|parquet "
                        "(default: from the suffix or content), sheet=NAME|N (0-based), skip-rows=N (title rows), "
                        "encoding=ENC (default UTF-8), max-cells=N (largest sheet; default 10,000,000), "
+                       "max-columns=N (most columns; default 2,000), "
                        "records=KEY (JSON: the key holding the records).")
     @click.option("--column", "column", multiple=True, metavar="CANONICAL=HEADER",
                   help="Say which header holds a column, e.g. --column item=\"Question #\" (repeatable; "
@@ -227,6 +228,8 @@ def read_options(func):
                           "encoding": given.get("encoding")}
         if "max-cells" in given:
             kwargs["read"]["max_cells"] = given["max-cells"]
+        if "max-columns" in given:
+            kwargs["read"]["max_columns"] = given["max-columns"]
         if "records" in given:
             kwargs["read"]["records"] = given["records"]
         return func(*args, **kwargs)
@@ -294,6 +297,7 @@ def shape_options(func):
                                 number=text["number"], variant_from=text["prompt"],
                                 format=read["format"], sheet=read["sheet"], skip_rows=read["skip_rows"],
                                 encoding=read["encoding"], max_cells=read.get("max_cells"),
+                                max_columns=read.get("max_columns"),
                                 records=read.get("records"))
         return func(*args, **kwargs)
 
