@@ -29,7 +29,7 @@ OPTION_GROUPS = {
                           "explode", "lookup", "code",
                           "design_file", "facts", "dialect", "table"),
     "Tests": ("alternative", "alpha", "correction", "interval", "n_resamples", "seed", "effect_choice", "row_level",
-              "per_item", "gap", "target", "sims", "mechanism", "mdg_range", "time_budget", "heterogeneity", "items",
+              "per_item", "gap", "target", "sims", "mechanism", "mdg_range", "time_budget", "limits", "heterogeneity", "items",
               "runs"),
     "Output": ("json_out", "output", "sections", "force", "plot", "keep_runs", "with_runs", "with_time", "places",
                "no_seed", "run_order", "settings", "port", "host", "open_browser", "max_mb", "plain", "help"),
@@ -447,6 +447,37 @@ fold_case_option = click.option("--fold-case", is_flag=True,
 seed_option = click.option("--seed", type=int, default=0, show_default=True,
                            help="Seed of the random draws, for results that reproduce.")
 
+
+def _parse_limits(ctx, param, values) -> dict:
+    """``--limit NAME=N`` (repeatable): the limits of probestats.limits this command raises."""
+    from probestats.limits import parse_limit
+
+    limits: dict = {}
+    for value in values or ():
+        try:
+            name, number = parse_limit(value)
+        except OptionError as exc:
+            raise click.BadParameter(str(exc), param_hint="--limit") from None
+        limits[name] = number
+    return limits
+
+
+def limit_option(func):
+    """Add ``--limit NAME=N``: the command's work runs with those limits raised (:func:`probestats.limits.raised`)."""
+    from probestats.limits import LIMITS
+
+    @click.option("--limit", "limits", multiple=True, metavar="NAME=N", callback=_parse_limits,
+                  help="Raise a limit on the work, refused up front beyond it (repeatable): "
+                       + ", ".join(f"{lim.name} ({lim.default:,})" for lim in LIMITS.values()) + ".")
+    @functools.wraps(func)
+    def wrapper(*args, limits=None, **kwargs):
+        from probestats.limits import raised
+
+        with raised(**(limits or {})):
+            return func(*args, **kwargs)
+
+    return wrapper
+
 # --by, --scale and --order: declared here once, one meaning in every command that takes them
 by_option = click.option(
     "--by", multiple=True, metavar="COL",
@@ -690,6 +721,7 @@ def validate(log, metric, a, b, by, json_out, probe, attribute_settings=()):
               help="Resamples of every resampling method: the bootstrap intervals, the sign-flip inversion beyond "
                    "30 items, the omnibus test when it cannot be exact.")
 @seed_option
+@limit_option
 @click.option("--row-level", is_flag=True,
               help="Also Welch's t on the runs, as many published audits report it (the item-level test stays the "
                    "headline).")
@@ -853,6 +885,7 @@ def framing_answer_options(func):
               help="Resamples of every resampling method: the bootstrap intervals, the sign-flip inversion beyond "
                    "30 items, the omnibus test when it cannot be exact.")
 @seed_option
+@limit_option
 @click.option("--before", "before_log", type=click.Path(path_type=Path), metavar="BEFORE_LOG",
               help="The same probe run before a change (LOG is the run after it): adds the compare section, "
                    "as 'probestats compare BEFORE_LOG LOG' analyzes it.")
