@@ -214,9 +214,8 @@ def read_options(func):
     @click.option("--read", "read_given", multiple=True, metavar="KEY=VALUE", callback=_parse_read,
                   help="How the files are read (repeatable): format=csv|tsv|json|jsonl|xlsx|ods|parquet "
                        "(default: from the suffix or content), sheet=NAME|N (0-based), skip-rows=N (title rows), "
-                       "encoding=ENC (default UTF-8), max-cells=N (largest sheet; default 10,000,000), "
-                       "max-columns=N (most columns; default 2,000), "
-                       "records=KEY (JSON: the key holding the records).")
+                       "encoding=ENC (default UTF-8), max-cells=N, max-columns=N (10,000,000, 2,000), "
+                       "records=KEY (JSON: the records' key).")
     @click.option("--column", "column", multiple=True, metavar="CANONICAL=HEADER",
                   help="Say which header holds a column, e.g. --column item=\"Question #\" (repeatable; "
                        "model= for none).")
@@ -467,8 +466,7 @@ def limit_option(func):
     from probestats.limits import LIMITS
 
     @click.option("--limit", "limits", multiple=True, metavar="NAME=N", callback=_parse_limits,
-                  help="Raise a limit on the work, refused up front beyond it (repeatable): "
-                       + ", ".join(f"{lim.name} ({lim.default:,})" for lim in LIMITS.values()) + ".")
+                  help="Raise a limit: " + ", ".join(LIMITS) + ".")
     @functools.wraps(func)
     def wrapper(*args, limits=None, **kwargs):
         from probestats.limits import raised
