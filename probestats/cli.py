@@ -28,7 +28,7 @@ OPTION_GROUPS = {
                           "explode", "lookup", "code",
                           "design_file", "facts", "dialect", "table"),
     "Tests": ("alternative", "alpha", "correction", "interval", "n_resamples", "seed", "effect_choice", "row_level",
-              "per_item", "gap", "target", "sims", "mechanism", "mdg_range", "time_budget", "heterogeneity", "items",
+              "per_item", "gap", "target", "sims", "mechanism", "mdg_range", "time_budget", "limits", "heterogeneity", "items",
               "runs"),
     "Output": ("json_out", "output", "sections", "force", "plot", "keep_runs", "with_runs", "with_time", "places",
                "no_seed", "run_order", "settings", "port", "host", "open_browser", "max_mb", "plain", "help"),
@@ -101,7 +101,7 @@ def _check_encoding(ctx, param, value):
     return value
 
 
-READ_KEYS = ("format", "sheet", "skip-rows", "encoding", "max-cells", "records")
+READ_KEYS = ("format", "sheet", "skip-rows", "encoding", "max-cells", "max-columns", "records")
 FORMATS = ("csv", "tsv", "json", "jsonl", "xlsx", "ods", "parquet")
 
 
@@ -111,7 +111,7 @@ def _read_value(key: str, text: str):
         if text.lower() not in FORMATS:
             raise click.BadParameter(f"format={text}: expected one of {', '.join(FORMATS)}", param_hint="--read")
         return text.lower()
-    if key in ("skip-rows", "max-cells"):
+    if key in ("skip-rows", "max-cells", "max-columns"):
         low = 0 if key == "skip-rows" else 1
         if not text.strip().isdigit() or int(text) < low:
             raise click.BadParameter(f"{key}={text}: expected a whole number of at least {low}", param_hint="--read")
@@ -140,8 +140,8 @@ def read_options(func):
     @click.option("--read", "read_given", multiple=True, metavar="KEY=VALUE", callback=_parse_read,
                   help="How the files are read (repeatable): format=csv|tsv|json|jsonl|xlsx|ods|parquet "
                        "(default: from the suffix or content), sheet=NAME|N (0-based), skip-rows=N (title rows), "
-                       "encoding=ENC (default UTF-8), max-cells=N (largest sheet; default 10,000,000), "
-                       "records=KEY (JSON: the key holding the records).")
+                       "encoding=ENC (default UTF-8), max-cells=N, max-columns=N (10,000,000, 2,000), "
+                       "records=KEY (JSON: the records' key).")
     @click.option("--column", "column", multiple=True, metavar="CANONICAL=HEADER",
                   help="Say which header holds a column, e.g. --column item=\"Question #\" (repeatable; "
                        "model= for none).")
@@ -153,6 +153,8 @@ def read_options(func):
                           "encoding": given.get("encoding")}
         if "max-cells" in given:
             kwargs["read"]["max_cells"] = given["max-cells"]
+        if "max-columns" in given:
+            kwargs["read"]["max_columns"] = given["max-columns"]
         if "records" in given:
             kwargs["read"]["records"] = given["records"]
         return func(*args, **kwargs)
@@ -220,6 +222,7 @@ def shape_options(func):
                                 number=text["number"], variant_from=text["prompt"],
                                 format=read["format"], sheet=read["sheet"], skip_rows=read["skip_rows"],
                                 encoding=read["encoding"], max_cells=read.get("max_cells"),
+                                max_columns=read.get("max_columns"),
                                 records=read.get("records"))
         return func(*args, **kwargs)
 
@@ -368,6 +371,36 @@ fold_case_option = click.option("--fold-case", is_flag=True,
                                 help="Treat values differing only in case or spaces as one.")
 seed_option = click.option("--seed", type=int, default=0, show_default=True,
                            help="Seed of the random draws, for results that reproduce.")
+
+
+def _parse_limits(ctx, param, values) -> dict:
+    """``--limit NAME=N`` (repeatable): the limits of probestats.limits this command raises."""
+    from probestats.limits import parse_limit
+
+    limits: dict = {}
+    for value in values or ():
+        try:
+            name, number = parse_limit(value)
+        except OptionError as exc:
+            raise click.BadParameter(str(exc), param_hint="--limit") from None
+        limits[name] = number
+    return limits
+
+
+def limit_option(func):
+    """Add ``--limit NAME=N``: the command's work runs with those limits raised (:func:`probestats.limits.raised`)."""
+    from probestats.limits import LIMITS
+
+    @click.option("--limit", "limits", multiple=True, metavar="NAME=N", callback=_parse_limits,
+                  help="Raise a limit: " + ", ".join(LIMITS) + ".")
+    @functools.wraps(func)
+    def wrapper(*args, limits=None, **kwargs):
+        from probestats.limits import raised
+
+        with raised(**(limits or {})):
+            return func(*args, **kwargs)
+
+    return wrapper
 
 # --by, --scale and --order: declared here once, one meaning in every command that takes them
 by_option = click.option(
@@ -609,6 +642,7 @@ def validate(log, metric, a, b, by, json_out, probe, attribute_settings=()):
               help="Resamples of every resampling method: the bootstrap intervals, the sign-flip inversion beyond "
                    "30 items, the omnibus test when it cannot be exact.")
 @seed_option
+@limit_option
 @click.option("--row-level", is_flag=True,
               help="Also Welch's t on the runs, as many published audits report it (the item-level test stays the "
                    "headline).")
@@ -772,6 +806,7 @@ def framing_answer_options(func):
               help="Resamples of every resampling method: the bootstrap intervals, the sign-flip inversion beyond "
                    "30 items, the omnibus test when it cannot be exact.")
 @seed_option
+@limit_option
 @click.option("--before", "before_log", type=click.Path(path_type=Path), metavar="BEFORE_LOG",
               help="The same probe run before a change (LOG is the run after it): adds the compare section, "
                    "as 'probestats compare BEFORE_LOG LOG' analyzes it.")

@@ -24,6 +24,7 @@ import math
 import numbers
 
 from probestats.errors import OptionError, opt
+from probestats.limits import SECONDS_PER_RESAMPLE, duration, how_to_raise, limit
 
 __all__ = [
     "ALPHA",
@@ -120,12 +121,24 @@ def check_n_resamples(n_resamples) -> int:
     Traceback (most recent call last):
     ...
     probestats.errors.OptionError: n_resamples=0: expected a whole number of 1 or more, for example 10000
+    >>> check_n_resamples(10**18)
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: n_resamples=1000000000000000000: more than the limit of 1,000,000 resamples (estimated 31,688 years for each test or interval resampled); a Monte Carlo p's standard error is at most 0.5/sqrt(n_resamples), 0.0005 at the limit, so lower n_resamples, or raise the limit with probestats.limits.raised(resamples=1000000000000000000)
     """
     if (isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Real)
             or not math.isfinite(n_resamples) or n_resamples != int(n_resamples) or n_resamples < 1):
         raise OptionError(f"{opt('n_resamples', n_resamples)}: expected a whole number of 1 or more, "
                           f"for example {N_RESAMPLES}")
-    return int(n_resamples)
+    n = int(n_resamples)
+    most = limit("resamples")
+    if n > most:
+        raise OptionError(
+            f"{opt('n_resamples', n)}: more than the limit of {most:,} resamples (estimated "
+            f"{duration(n * SECONDS_PER_RESAMPLE)} for each test or interval resampled); a Monte Carlo p's "
+            f"standard error is at most 0.5/sqrt(n_resamples), {0.5 / math.sqrt(most):.2g} at the limit, so lower "
+            f"{opt('n_resamples')}, or raise the limit with {how_to_raise('resamples', n)}")
+    return n
 
 
 def check_seed(seed) -> int | None:

@@ -45,6 +45,7 @@ import polars as pl
 from probestats.errors import OptionError, ValidationError, either, opt
 from probestats.stats.hypotests import TestResult, sign_flip_test
 from probestats.stats.multitest import adjust
+from probestats.limits import check_limit, how_to_raise, limit
 from probestats.vocabulary import N_RESAMPLES, check_n_resamples, check_vocabulary
 from probestats.io.read import ROW, Log, format_rows, read_log
 from probestats.errors import Problem, has_errors
@@ -68,6 +69,10 @@ __all__ = [
 
 #: Largest number of distinct arrangements the omnibus test enumerates.
 MAX_EXACT = 10_000_000
+#: Values up to which the omnibus test's Monte Carlo arrangements are drawn by sorting random keys; beyond,
+#: the first item is held and every other item's row is shuffled in place (the same distribution of the
+#: statistic, another stream of draws, several times faster for thousands of values).
+_ARGSORT_VALUES = 64
 #: Relative tie tolerance of the omnibus test.
 TIE_RTOL = 1e-9
 #: Problems validation computes for the first two values only; redone here across all values.
@@ -225,6 +230,10 @@ class ManyResult:
         The correction across ``pairwise``.
     published : tuple of PublishedTest
         Friedman's test (and Cochran's Q for 0/1 outcomes) beside the omnibus (:mod:`probestats.stats.published`).
+    pairs_left_out : int
+        Pairs of values not tested one by one because they number more than the limit of pairs
+        (:data:`probestats.limits.LIMITS`, ``pairs``): ``pairwise`` is then empty and the gaps against the
+        reference are corrected across themselves (0 when every pair is tested).
     """
 
     metric: str
@@ -240,6 +249,7 @@ class ManyResult:
     omnibus_p_adjusted: float | None = None
     #: Friedman's test (and Cochran's Q for 0/1 outcomes) beside the omnibus (:mod:`probestats.stats.published`)
     published: tuple = ()
+    pairs_left_out: int = 0
 
     @property
     def n_items(self) -> int:
@@ -283,6 +293,8 @@ class ManyResult:
             "item_gaps": self.item_gaps(),
             "published_tests": {t.name: t.to_dict() for t in self.published},
         }
+        if self.pairs_left_out:
+            out["pairs_left_out"] = self.pairs_left_out
         if self.impact_ratios is not None:
             from probestats.stats.selection import NOTE, THRESHOLD
 
@@ -529,8 +541,10 @@ def check_many(
 
     keys = [*by, "item"]
     have = frame.group_by(keys, maintain_order=True).agg(pl.col("_unit").unique())
-    for unit in units:
-        lacking = have.filter(~pl.col("_unit").list.contains(unit))
+    # only the items lacking some value are looked at value by value (thousands of values stay fast)
+    short = have.filter(pl.col("_unit").list.len() < len(units))
+    for unit in (units if short.height else ()):
+        lacking = short.filter(~pl.col("_unit").list.contains(unit))
         if lacking.height:
             label = [" ".join([str(r["item"])] + [f"({k} {r[k]})" for k in by]) for r in lacking.iter_rows(named=True)]
             rows = tuple(log.rows(frame.filter(pl.col("item").is_in(lacking["item"].implode()))[ROW]
@@ -732,9 +746,14 @@ def omnibus_test(matrix, *, n_resamples: int = N_RESAMPLES, seed: int | None = 0
     done = 0
     while done < n_resamples:
         k = min(chunk, n_resamples - done)
-        order = np.argsort(rng.random((k, n, v)), axis=2)
-        shuffled = np.take_along_axis(np.broadcast_to(m, (k, n, v)), order, axis=2)
-        cm = shuffled.mean(axis=1)
+        if v <= _ARGSORT_VALUES:
+            order = np.argsort(rng.random((k, n, v)), axis=2)
+            shuffled = np.take_along_axis(np.broadcast_to(m, (k, n, v)), order, axis=2)
+            cm = shuffled.mean(axis=1)
+        else:   # many values: the first item held (arranging every item alike leaves T as it is), the others
+            # shuffled in place, in time that grows as v (a sort grows as v log v)
+            rest = rng.permuted(np.broadcast_to(m[1:], (k, n - 1, v)), axis=2)
+            cm = (m[0] + rest.sum(axis=1)) / n
         t = n * np.sum((cm - cm.mean(axis=1, keepdims=True)) ** 2, axis=1)
         hits += int(np.count_nonzero(t >= t_obs - tol))
         done += k
@@ -781,6 +800,25 @@ def _published(matrix: np.ndarray, means: pl.DataFrame, binary: bool) -> tuple:
     return tuple(out)
 
 
+def pairwise_left_out(n_values: int) -> bool:
+    """True when ``n_values`` make more pairs than the limit of pairs tested one by one (``--limit pairs=N``).
+
+    >>> pairwise_left_out(100), pairwise_left_out(101)   # 4,950 pairs, then 5,050 (the limit is 5,000)
+    (False, True)
+    """
+    return n_values * (n_values - 1) // 2 > limit("pairs")
+
+
+def pairs_problem(n_values: int, reference: str) -> Problem:
+    """The warning that the pairwise table was left out, with its cost and how to have it."""
+    pairs = n_values * (n_values - 1) // 2
+    return Problem("warning", "pairwise_left_out",
+                   f"the {n_values:,} values make {pairs:,} pairs, more than the limit of {limit('pairs'):,} tested "
+                   f"one by one ({pairs:,} sign-flip tests), so the pairwise table is left out and the gaps "
+                   f"against '{reference}' are corrected across those {n_values - 1:,} gaps; compare chosen "
+                   f"values with {opt('a')} and {opt('b')}, or raise the limit with {how_to_raise('pairs', pairs)}")
+
+
 def _result(means: pl.DataFrame, metric: str, units, members, reference, *, selection: bool, alternative: str,
             correction: str, n_resamples: int, seed, by=None, sds=None, binary: bool = False) -> ManyResult:
     if not means.height or means["value"].n_unique() < len(units):  # no item is measured under every value
@@ -798,7 +836,9 @@ def _result(means: pl.DataFrame, metric: str, units, members, reference, *, sele
     values = tuple(ValueMean(u, float(matrix[:, j].mean()), n, members[u] if members[u] != (u,) else (),
                              *(sds or {}).get((key, u), (None, None)))
                    for j, u in enumerate(units))
-    pairs = list(itertools.combinations(range(len(units)), 2))
+    # every pair, unless they are more than the limit of pairs (then only the gaps against the reference,
+    # corrected across those: the analysis says the pairwise table was left out, see pairwise_left_out)
+    pairs = (list(itertools.combinations(range(len(units)), 2)) if not pairwise_left_out(len(units)) else [])
     tests = {(i, j): sign_flip_test(matrix[:, i] - matrix[:, j], alternative=alternative) for i, j in pairs}
     adjusted = adjust([tests[p].pvalue for p in pairs], correction)
     adj = dict(zip(pairs, adjusted))
@@ -811,7 +851,9 @@ def _result(means: pl.DataFrame, metric: str, units, members, reference, *, sele
             continue
         key = (min(j, r), max(j, r))
         test = tests[key] if key == (j, r) else sign_flip_test(matrix[:, j] - matrix[:, r], alternative=alternative)
-        gaps.append(PairGap(u, reference, float(np.mean(matrix[:, j] - matrix[:, r])), test, adj[key]))
+        gaps.append(PairGap(u, reference, float(np.mean(matrix[:, j] - matrix[:, r])), test, adj.get(key)))
+    if not pairs and gaps:
+        gaps = [replace(g, p_adjusted=p) for g, p in zip(gaps, adjust([g.sign_flip.pvalue for g in gaps], correction))]
     omnibus = omnibus_test(matrix, n_resamples=n_resamples, seed=seed)
     ratios = None
     if selection:   # pooled over the items compared (those measured under every value)
@@ -826,7 +868,8 @@ def _result(means: pl.DataFrame, metric: str, units, members, reference, *, sele
             {u: k for k, u in enumerate(units)}, return_dtype=pl.Int64))
     return ManyResult(metric=metric, values=values, reference=reference, gaps=tuple(gaps), pairwise=pairwise,
                       omnibus=omnibus, impact_ratios=ratios, items=items, correction=correction,
-                      by=dict(by or {}), published=_published(matrix, means, binary))
+                      by=dict(by or {}), published=_published(matrix, means, binary),
+                      pairs_left_out=0 if pairs else len(units) * (len(units) - 1) // 2)
 
 
 def analyze_many(
@@ -920,6 +963,8 @@ def analyze_many(
         results = [replace(g, omnibus_p_adjusted=p) for g, p in zip(results, adjusted)]
     from probestats.analyses.verdict import decide_many
 
+    if main.pairs_left_out:
+        problems = (*problems, pairs_problem(len(units), reference))
     return ManyAnalysis(main=main, groups=tuple(results), problems=tuple(problems), alpha=alpha,
                         correction=correction, frame=frame,
                         verdict=decide_many(main.omnibus.pvalue, alpha=alpha, gaps=main.gaps))

@@ -33,6 +33,7 @@ import polars as pl  # noqa: E402  (after the setting above, which polars reads 
 
 from probestats.errors import ColumnError, OptionError, ReadError, either, opt
 from probestats.errors import Problem
+from probestats.limits import MAX_CELLS, MAX_COLUMNS
 
 ROW = "_row"
 
@@ -395,6 +396,7 @@ def read_log(
     encoding: str | None = None,
     metric: str | None = None,
     max_cells: int | None = None,
+    max_columns: int | None = None,
     records: str | None = None,
 ) -> Log:
     """Read a probe log from a file or a Python object.
@@ -418,6 +420,9 @@ def read_log(
     max_cells : int, optional
         Largest extent (rows x columns) of a spreadsheet's sheet read (default :data:`MAX_CELLS`);
         a larger one is refused before it is parsed.
+    max_columns : int, optional
+        Most columns the log may have (default :data:`probestats.limits.MAX_COLUMNS`); a wider log is
+        refused, a spreadsheet before its sheet is loaded (its columns counted from the sheet's cells).
     records : str, optional
         For a JSON document: the key (a dotted path for nesting, ``"run.decisions"``) whose
         value is the list of records or the object of equal-length lists. Without it, the one
@@ -437,13 +442,38 @@ def read_log(
         return source
     if skip_rows < 0:
         raise OptionError(f"{opt('skip_rows')} must be 0 or more")
+    most = MAX_COLUMNS if max_columns is None else int(max_columns)
     if isinstance(source, (str, Path)):
-        return _read_path(Path(source), format=format, sheet=sheet, skip_rows=skip_rows,
-                          columns=columns, encoding=encoding, metric=metric, max_cells=max_cells,
-                          records=records)
-    frame = _frame_from_object(source)
-    return _finish(frame.lazy(), list(frame.columns), "the log", columns, metric,
-                   row_label="record", first_row=1)
+        log = _read_path(Path(source), format=format, sheet=sheet, skip_rows=skip_rows,
+                         columns=columns, encoding=encoding, metric=metric, max_cells=max_cells,
+                         records=records, max_columns=most)
+    else:
+        frame = _frame_from_object(source)
+        log = _finish(frame.lazy(), list(frame.columns), "the log", columns, metric,
+                      row_label="record", first_row=1)
+    check_columns(len(log.headers), log.source, most)
+    return log
+
+
+def check_columns(count: int, name: str, most: int) -> None:
+    """Refuse a log of more than ``most`` columns: every check and analysis works column by column.
+
+    >>> check_columns(16_384, "wide.xlsx", 2_000)
+    Traceback (most recent call last):
+    ...
+    probestats.errors.ReadError: 'wide.xlsx' has 16,384 columns, more than max_columns=2000 (validating them would take about 16 GB of memory); keep the columns the probe needs (item, value, metric, settings), or raise the limit with max_columns=16384
+    """
+    if count <= most:
+        return
+    raise ReadError(f"'{name}' has {count:,} columns, more than {opt('max_columns', most)} (validating them "
+                    f"would take about {_column_cost(count)} of memory); keep the columns the probe needs "
+                    f"(item, value, metric, settings), or raise the limit with {opt('max_columns', count)}")
+
+
+def _column_cost(columns: int) -> str:
+    """The memory a log's checks take for its columns, about (measured: 16,384 columns of 3 rows grew past 4 GB
+    in the streaming checks' per-column aggregates, about 1 MB per column)."""
+    return f"{columns * 1e6 / 1e9:,.0f} GB" if columns >= 1000 else f"{columns:,} MB"
 
 
 def _frame_from_object(obj) -> pl.DataFrame:
@@ -481,7 +511,7 @@ def _detect_format(path: Path, format: str | None) -> str:
 
 
 def _read_path(path: Path, *, format, sheet, skip_rows, columns, encoding, metric, max_cells=None,
-               records=None) -> Log:
+               records=None, max_columns=MAX_COLUMNS) -> Log:
     name = path.name
     if not path.exists():
         raise ReadError(f"no such file: '{path}'; check the path")
@@ -493,7 +523,8 @@ def _read_path(path: Path, *, format, sheet, skip_rows, columns, encoding, metri
         from probestats.io.formats import decompressed
 
         log = _read_path(decompressed(path), format=format, sheet=sheet, skip_rows=skip_rows, columns=columns,
-                         encoding=encoding, metric=metric, max_cells=max_cells, records=records)
+                         encoding=encoding, metric=metric, max_cells=max_cells, records=records,
+                         max_columns=max_columns)
         return replace(log, source=name)
     if path.suffix.lower() in R_SUFFIXES and format is None:
         return _read_r(path, columns, metric, records)
@@ -513,7 +544,7 @@ def _read_path(path: Path, *, format, sheet, skip_rows, columns, encoding, metri
     if records is not None and fmt != "json":
         ignored.append(f"{opt('records', records)} does not apply to '{name}', read as {fmt.upper()}, which has no keys")
     log = _read_format(path, fmt, sheet=sheet, skip_rows=skip_rows, columns=columns, encoding=encoding,
-                       metric=metric, max_cells=max_cells, records=records)
+                       metric=metric, max_cells=max_cells, records=records, max_columns=max_columns)
     if ignored:
         log = replace(log, problems=log.problems + tuple(
             Problem("warning", "ignored_option", f"{text}; it was ignored") for text in ignored))
@@ -540,7 +571,7 @@ def _read_tool(path: Path, tool: str, columns, metric) -> Log:
 
 
 def _read_format(path: Path, fmt: str, *, sheet, skip_rows, columns, encoding, metric, max_cells=None,
-                 records=None) -> Log:
+                 records=None, max_columns=MAX_COLUMNS) -> Log:
     name = path.name
     try:
         size = path.stat().st_size
@@ -565,7 +596,7 @@ def _read_format(path: Path, fmt: str, *, sheet, skip_rows, columns, encoding, m
                 raise _panic(exc, name, path) from None
             raise ReadError(f"cannot read '{name}' as Parquet ({_first_line(exc)}); is it really a .parquet file? (use {opt('format')})") from None
         return _finish(lazy, headers, name, columns, metric, row_label="record", first_row=1, path=path)
-    return _read_sheet(path, sheet, skip_rows, columns, metric, max_cells)
+    return _read_sheet(path, sheet, skip_rows, columns, metric, max_cells, max_columns)
 
 
 _GLOB_CHARS = re.compile(r"[*?\[\]{}]")
@@ -1130,15 +1161,13 @@ def _json_table(value, name: str, records: str | None = None):
     return value
 
 
-#: cells a spreadsheet's sheets may span (rows x columns of their extent) unless max_cells raises it
-MAX_CELLS = 10_000_000
 #: uncompressed bytes of a spreadsheet's archive allowed per cell of MAX_CELLS (a zip bomb expands far beyond)
 BYTES_PER_CELL = 64
 #: uncompressed bytes always allowed, whatever max_cells says
 MIN_EXPANDED_BYTES = 256 << 20
 
 
-def check_spreadsheet(path: Path, max_cells: int | None = None) -> None:
+def check_spreadsheet(path: Path, max_cells: int | None = None, max_columns: int = MAX_COLUMNS) -> None:
     """Refuse a spreadsheet too large to read, from its archive's directory and its sheets' extent,
     before a reader allocates anything.
 
@@ -1146,7 +1175,8 @@ def check_spreadsheet(path: Path, max_cells: int | None = None) -> None:
     cell), so one cell at XFD1048576 asks for 17 billion cells, and a small archive can expand to
     gigabytes; either aborts the process. The uncompressed size comes from the zip directory; the
     extent from each sheet's farthest cell (.xlsx) or its rows and columns holding values (.ods),
-    read as a stream.
+    read as a stream; its columns are held to ``max_columns`` (:func:`check_columns`) as well, before the
+    reader builds a column for each.
     """
     import zipfile
 
@@ -1169,7 +1199,7 @@ def check_spreadsheet(path: Path, max_cells: int | None = None) -> None:
             with _damaged(name, entry.filename):
                 _read_through(archive, entry)
         with _damaged(name, "content.xml"):
-            _check_extent(archive, entries, name, limit, raise_it)
+            _check_extent(archive, entries, name, limit, raise_it, max_columns)
 
 
 def _read_through(archive, entry) -> None:
@@ -1226,19 +1256,21 @@ def _one_line_name(part: str) -> str:
     return shown if len(shown) <= 80 else shown[:77] + "..."
 
 
-def _check_extent(archive, entries, name: str, limit: int, raise_it: str) -> None:
-    """Refuse a sheet whose extent is more cells than ``limit``."""
+def _check_extent(archive, entries, name: str, limit: int, raise_it: str, max_columns: int = MAX_COLUMNS) -> None:
+    """Refuse a sheet whose extent is more cells than ``limit``, or more columns than ``max_columns``."""
     sheets = [e for e in entries if re.fullmatch(r"xl/worksheets/[^/]+\.xml", e.filename)]
     for entry in sheets:
         rows, cols = _xlsx_extent(archive, entry)
         if rows * cols > limit:
             raise ReadError(f"'{name}' has a sheet reaching row {rows:,} and column {cols:,} "
                             f"({rows * cols:,} cells), more than {opt('max_cells', limit)}{raise_it}")
+        check_columns(cols, name, max_columns)
     if any(e.filename == "content.xml" for e in entries) and not sheets:
         rows, cols = _ods_extent(archive, limit)
         if rows * cols > limit:
             raise ReadError(f"'{name}' has a sheet of {rows:,} rows and {cols:,} columns with values "
                             f"({rows * cols:,} cells), more than {opt('max_cells', limit)}{raise_it}")
+        check_columns(cols, name, max_columns)
 
 
 _CELL_REF = re.compile(rb'<(?:\w+:)?c\b[^>]*?\br="([A-Z]{1,3})([0-9]{1,7})"')
@@ -1303,11 +1335,11 @@ def _ods_extent(archive, limit: int) -> tuple[int, int]:
     return rows, cols
 
 
-def _read_sheet(path, sheet, skip_rows, columns, metric, max_cells=None) -> Log:
+def _read_sheet(path, sheet, skip_rows, columns, metric, max_cells=None, max_columns=MAX_COLUMNS) -> Log:
     name = path.name
     import fastexcel
 
-    check_spreadsheet(path, max_cells)
+    check_spreadsheet(path, max_cells, max_columns)
 
     try:
         reader = fastexcel.read_excel(path)

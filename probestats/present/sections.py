@@ -224,6 +224,7 @@ def many_context(analysis) -> dict:
     correction = correction_name(main.correction)
     ctx = _many_result(main, alpha)
     ctx["n_pairs"] = len(ctx["pairwise"])
+    ctx["pairs_left_out"] = f"{main.pairs_left_out:,}" if main.pairs_left_out else ""
     ctx["pairwise"], ctx["pairwise_note"] = _pairwise_rows(ctx["pairwise"], alpha)
     ctx["pairwise_csv"] = None
     order = [v.value for v in main.values]
@@ -254,7 +255,11 @@ def many_context(analysis) -> dict:
                   f"the metric {main.metric}, and {ctx['runs']} per item and value{ctx['pooled']}")
     sentences = [
         f"Tests: the {OMNIBUS} ({o.method}); gaps against the reference '{main.reference}' and every pair of "
-        f"values with the {SIGN_FLIP}, p corrected across the {count_of(len(main.pairwise), 'pair')} ({correction})."]
+        f"values with the {SIGN_FLIP}, p corrected across the {count_of(len(main.pairwise), 'pair')} ({correction})."
+        if not main.pairs_left_out else
+        f"Tests: the {OMNIBUS} ({o.method}); gaps against the reference '{main.reference}' with the {SIGN_FLIP}, "
+        f"p corrected across the {count_of(len(main.gaps), 'gap')} ({correction}); the {main.pairs_left_out:,} "
+        f"pairs of values are more than the limit tested one by one."]
     if ctx["pairwise_note"]:
         sentences.append(ctx["pairwise_note"])
     if ctx["selection"]:

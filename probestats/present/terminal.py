@@ -203,6 +203,26 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
         print_problems(analysis.problems, out=out)
 
 
+#: Values the terminal's table of a many-values analysis lists; beyond, those with the smallest corrected p
+TERMINAL_VALUES = 40
+
+
+def _values_shown(values, gaps: dict) -> list:
+    """The values a terminal table lists: all of them up to :data:`TERMINAL_VALUES`, else the reference and the
+    values whose gap has the smallest corrected p, in their own order (a table of thousands of rows takes
+    longer to lay out than the analysis takes to compute, and no one reads it on a terminal)."""
+    if len(values) <= TERMINAL_VALUES:
+        return list(values)
+
+    def rank(k):
+        g = gaps.get(values[k].value)
+        return (-1.0, 0.0, k) if g is None else (g.p_adjusted if g.p_adjusted is not None else 1.0,
+                                                 g.sign_flip.pvalue, k)
+
+    keep = sorted(sorted(range(len(values)), key=rank)[:TERMINAL_VALUES])
+    return [values[k] for k in keep]
+
+
 @render_terminal.register
 def print_many(analysis: ManyAnalysis, out: Console) -> None:
     """Print a :class:`~probestats.analyses.many.ManyAnalysis` for people (rich tables)."""
@@ -220,7 +240,8 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
         table.add_column("SD of runs", justify="right")
         gaps = {g.a: g for g in res.gaps}
         ratios = {r.value: r for r in res.impact_ratios or ()}
-        for v in res.values:
+        values = _values_shown(res.values, gaps)
+        for v in values:
             g = gaps.get(v.value)
             label = escape(v.value) + (f" ({escape(', '.join(v.names))})" if v.names else "")
             rate = ratios[v.value] if res.impact_ratios is not None else None
@@ -236,6 +257,9 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
             row.append(fmt_num(getattr(v, "sd_runs", None)))
             table.add_row(*row)
         out.print(table)
+        if len(values) < len(res.values):
+            out.print(f"the table shows the reference and the {len(values) - 1} of the {len(res.values) - 1:,} other "
+                      "values with the smallest corrected p; every value is in --json and the report")
         o = res.omnibus
         out.print(f"omnibus test that the value makes no difference ({count_of(res.n_items, 'item')}, {len(res.values)} values): "
                   f"p = {fmt_p(o.pvalue)}"
@@ -248,10 +272,13 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
 
             out.print(f"* {escape(NOTE)}")
         shown = sorted(res.pairwise, key=lambda g: g.sign_flip.pvalue)[:5]
-        out.print("smallest pairwise p (sign-flip on item gaps, " + escape(res.correction) + " across "
-                  f"{len(res.pairwise)} pairs): " + "; ".join(
-                      f"'{escape(g.a)}' − '{escape(g.b)}' {g.average_gap:+.4g}, p = {fmt_p(g.sign_flip.pvalue)}, "
-                      f"adjusted {fmt_p(g.p_adjusted)}" for g in shown))
+        if res.pairs_left_out:
+            out.print(f"pairwise tests left out: {res.pairs_left_out:,} pairs, more than the limit (see the warnings)")
+        else:
+            out.print("smallest pairwise p (sign-flip on item gaps, " + escape(res.correction) + " across "
+                      f"{len(res.pairwise)} pairs): " + "; ".join(
+                          f"'{escape(g.a)}' − '{escape(g.b)}' {g.average_gap:+.4g}, p = {fmt_p(g.sign_flip.pvalue)}, "
+                          f"adjusted {fmt_p(g.p_adjusted)}" for g in shown))
 
     one(analysis.main, f"{escape(analysis.metric)} by value")
     for g in analysis.groups:

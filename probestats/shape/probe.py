@@ -68,8 +68,9 @@ class Probe:
         Columns counted from the reply text (``count``: ``NAME=REGEX``, ``words``: ``NAME``, ``chars``: ``NAME``,
         ``number``: ``NAME=REGEX``) and the value read from the prompt (``variant_from``: ``VALUE=REGEX``);
         see :mod:`probestats.shape.text_metrics`. They are made before ``derive``, which can use them.
-    format, sheet, skip_rows, encoding, max_cells, records
-        Read options, for every file (``max_cells``: the largest spreadsheet read, in cells;
+    format, sheet, skip_rows, encoding, max_cells, max_columns, records
+        Read options, for every file (``max_cells``: the largest spreadsheet read, in cells; ``max_columns``:
+        the most columns a log may have;
         ``records``: the key of a JSON document's records).
     """
 
@@ -95,6 +96,7 @@ class Probe:
     skip_rows: int = 0
     encoding: str | None = None
     max_cells: int | None = None
+    max_columns: int | None = None
     records: str | None = None
 
     @property
@@ -104,7 +106,7 @@ class Probe:
     def read_options(self) -> dict:
         """The options :func:`probestats.io.read.read_log` takes (without the column mapping)."""
         return {"format": self.format, "sheet": self.sheet, "skip_rows": self.skip_rows, "encoding": self.encoding,
-                "max_cells": self.max_cells, "records": self.records}
+                "max_cells": self.max_cells, "max_columns": self.max_columns, "records": self.records}
 
     def text_options(self) -> dict:
         """The columns counted from the text, as :func:`probestats.shape.text_metrics.apply` takes them."""

@@ -69,6 +69,20 @@ def zip_bomb_xlsx(path: Path, expanded: int = 2 << 30) -> Path:
     return path
 
 
+def wide_xlsx(path: Path, columns: int = 16_384, rows: int = 3) -> Path:
+    """A valid workbook of ``columns`` columns (item, variant, steps, then numbered ones) and ``rows`` data rows:
+    16,384 columns (the widest a sheet can be) of 3 rows are about 300 KB."""
+    import xlsxwriter
+
+    with xlsxwriter.Workbook(path, {"constant_memory": True}) as book:
+        sheet = book.add_worksheet()
+        for j, head in enumerate(["item", "variant", "steps"] + [f"extra{k}" for k in range(columns - 3)]):
+            sheet.write(0, j, head)
+        for r in range(1, rows + 1):
+            sheet.write_row(r, 0, [(r + 1) // 2, "ab"[r % 2], r] + list(range(columns - 3)))
+    return path
+
+
 #: the ways a damaged OpenDocument spreadsheet is built by :func:`damaged_ods`
 ODS_DAMAGE = ("bad_crc", "junk_xml", "external_entity", "entity_bomb", "unbound_prefix")
 

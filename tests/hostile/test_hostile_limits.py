@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from probestats.cli import main
-from tests.hostile.spreadsheets import far_corner_xlsx, zip_bomb_xlsx
+from tests.hostile.spreadsheets import far_corner_xlsx, wide_xlsx, zip_bomb_xlsx
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -40,6 +40,40 @@ def test_a_sheet_too_large_is_one_error_line_not_an_abort(hostile_sheets, which,
     expected = {"far": "reaching row 1,048,576 and column 16,384 (17,179,869,184 cells)",
                 "bomb": "expands to 2,147 MB"}[which]
     assert expected in done.stderr
+
+
+def test_the_widest_sheet_is_refused_by_its_columns_before_it_is_loaded(tmp_path):
+    # 16,384 columns of 3 rows (about 300 KB): the report aborted (SIGABRT) under 4 GB, and grew to 24 GB without
+    # a limit, in the per-column checks; its columns are now counted from the sheet's cells before it is loaded
+    import time
+
+    path = wide_xlsx(tmp_path / "wide.xlsx")
+    start = time.monotonic()
+    done = _cli_in_subprocess(["report", str(path), "--metric", "steps", "-o", str(tmp_path / "r.md")], 4 << 30)
+    assert time.monotonic() - start < 60
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert done.stderr == ("Error: 'wide.xlsx' has 16,384 columns, more than --read max-columns=2000 (validating "
+                           "them would take about 16 GB of memory); keep the columns the probe needs (item, value, "
+                           "metric, settings), or raise the limit with --read max-columns=16384\n")
+    assert not (tmp_path / "r.md").exists()
+
+
+def test_a_sheet_within_the_column_limit_is_read_and_a_lowered_one_refuses_it(tmp_path, capsys):
+    path = wide_xlsx(tmp_path / "w.xlsx", columns=40, rows=4)
+    assert main(["validate", str(path), "--metric", "steps"]) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    assert main(["validate", str(path), "--metric", "steps", "--read", "max-columns=39"]) == 1
+    assert "'w.xlsx' has 40 columns, more than --read max-columns=39" in capsys.readouterr().err
+    csv = tmp_path / "w.csv"   # a text log is held to the same limit once its header is read
+    csv.write_text(",".join(["item", "variant", "steps"] + [f"x{k}" for k in range(37)]) + "\n"
+                   + "1,a,1" + ",0" * 37 + "\n", encoding="utf-8")
+    assert main(["validate", str(csv), "--metric", "steps", "--read", "max-columns=39"]) == 1
+    assert "'w.csv' has 40 columns, more than --read max-columns=39" in capsys.readouterr().err
+    from probestats import read_log
+    from probestats.errors import ReadError
+
+    with pytest.raises(ReadError, match=r"more than max_columns=39 .* raise the limit with max_columns=40$"):
+        read_log(csv, max_columns=39)
 
 
 def test_a_sheet_within_a_raised_limit_is_read(tmp_path, capsys):

@@ -1,26 +1,17 @@
 """The limits of a plan's work, checked before any simulation starts, each refused with its cost and its way out.
 
-Every limit is a named constant here: the designs a plan sizes, the simulated runs it holds and draws, the
+Every limit is a named constant of :mod:`probestats.limits` (the one table of limits): the designs a plan sizes, the simulated runs it holds and draws, the
 noise log's runs it resamples for the MDG's range, and the time its simulation is estimated to take.
 """
 
 from __future__ import annotations
 
 from probestats.errors import OptionError, count_of, either, opt
+from probestats.limits import MAX_DESIGN_RUNS, MAX_DESIGNS, MAX_PLAN_RUNS, MAX_PLAN_SECONDS, MAX_RANGE_NOISE_RUNS
 
 __all__ = ["MAX_PLAN_RUNS", "MAX_DESIGN_RUNS", "MAX_DESIGNS", "MAX_RANGE_NOISE_RUNS", "MAX_PLAN_SECONDS",
            "check_plan_work", "estimated_seconds"]
 
-#: run values a plan may simulate in all (sims x items x runs per value x 2, summed over designs); lower --sims
-MAX_PLAN_RUNS = 2_000_000_000
-#: run values one design may hold in memory at once (sims x items x runs per value; 8 bytes each); lower --sims
-MAX_DESIGN_RUNS = 25_000_000
-#: designs (item counts x runs per value) a plan sizes without a time budget; --time-budget lifts it
-MAX_DESIGNS = 60
-#: runs of a noise log whose resampled copies the MDG's range is found on; --no-mdg-range lifts it
-MAX_RANGE_NOISE_RUNS = 100_000
-#: seconds of simulation a plan is estimated to take, beyond which it is refused without a time budget
-MAX_PLAN_SECONDS = 600.0
 #: seconds per simulated run value and power evaluation, and per simulated probe's decision on one item
 #: (measured on this project's reference machine, 2 cores; used only to estimate a plan's cost)
 _SECONDS_PER_RUN = 2.5e-9
