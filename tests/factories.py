@@ -14,6 +14,7 @@ Examples
 
 from __future__ import annotations
 
+import struct
 import zlib
 from pathlib import Path
 
@@ -167,12 +168,19 @@ def splitmix(x: int) -> int:
 
 
 def halves_by_hand(values, item: str, seed: int):
-    """The rule of the draw of probestats.analyses.halves, by hand: sort the cell's values, key each by
-    mix(mix(mix(seed) ^ crc32(item)) + place), the counted // 2 smallest keys are the first half."""
-    xs = sorted(values)
-    code = zlib.crc32(item.encode())
-    keys = [splitmix(((splitmix(splitmix(seed) ^ code)) + j) & ((1 << 64) - 1)) for j in range(len(xs))]
-    order = sorted(range(len(xs)), key=lambda j: keys[j])
-    first = [xs[j] for j in order[: len(xs) // 2]]
-    second = [xs[j] for j in order[len(xs) // 2:]]
+    """The rule of the draw of probestats.analyses.halves, by hand: key the j-th run of value x (j counting
+    the earlier runs of the same value) by mix(mix(base ^ bits(x)) + j), base = mix(mix(seed) ^ crc32(item)),
+    bits(x) the IEEE-754 pattern of float(x); the counted // 2 smallest keys are the first half."""
+    m = (1 << 64) - 1
+    base = splitmix(splitmix(seed & m) ^ zlib.crc32(item.encode()))
+    seen: dict = {}
+    keyed = []
+    for x in values:
+        j = seen.get(float(x), 0)
+        seen[float(x)] = j + 1
+        bits = struct.unpack("<Q", struct.pack("<d", float(x) + 0.0))[0]
+        keyed.append((splitmix((splitmix(base ^ bits) + j) & m), x))
+    keyed.sort(key=lambda kx: kx[0])
+    first = sorted(x for _, x in keyed[: len(values) // 2])
+    second = sorted(x for _, x in keyed[len(values) // 2:])
     return first, second
