@@ -11,17 +11,21 @@ random within each cell* (:func:`random_halves`), never by file order or seed or
 by the metric, or with its seeds in the order of a drift, then splits as a shuffled one would.
 
 The rule of the draw, exactly: each run of a cell (with a metric value) gets a 64-bit key,
-``mix(mix(base ^ bits(x)) + j)``, where ``base = mix(mix(seed) ^ crc32(name))`` mixes ``seed`` and the
-cell's name (its item, value and block values, as text), ``bits(x)`` is the IEEE-754 bit pattern of
-the run's metric value ``x`` (``-0.0`` read as ``0.0``) and ``j`` counts the earlier runs of the cell
-with the same value (0, 1, ...); the ``counted // 2`` runs with the smallest keys are the first half,
-the rest the second. Since ``mix`` spreads its inputs over the whole range, the keys' order is a
-uniformly random permutation of the runs that owes nothing to the order of their values: the split
-changes with the values themselves, so two logs with the same seed and item names are split
-independently (a rule keyed by the seed, the name and the *rank* of a value kept a fixed rank
-pattern per cell, whose half-against-half gap carried a difference of order statistics). The split
-does not depend on the row order, and it is the same in every path that holds the runs (the eager
-analysis, the streaming one, a cell table).
+``mix(mix(cell ^ bits(x)) + j)``. Here ``bits(x)`` is the IEEE-754 bit pattern of the run's metric
+value ``x`` (``-0.0`` read as ``0.0``), ``j`` counts the earlier runs of the cell with the same value
+(0, 1, ...), and ``cell = mix(mix(mix(seed) ^ crc32(name)) ^ H)`` mixes ``seed``, the cell's name (its
+item, value and block values, as text) and the cell's hash ``H``: the sum, modulo 2**64, of
+``mix(mix(bits(x) ^ W) + c)`` over the cell's distinct values ``x`` (``c`` its runs, ``W`` a fixed
+constant). The ``counted // 2`` runs with the smallest keys are the first half, the rest the second.
+
+Since ``mix`` spreads its inputs over the whole range, the keys' order is a uniformly random
+permutation of the runs that owes nothing to the order of their values, and the cell's hash draws
+it afresh for every set of values: two logs with the same seed and item names are split
+independently. (A rule keyed by the seed, the name and the *rank* of a run kept one rank pattern per
+cell for a given seed, whose half-against-half gap carried a difference of order statistics; keyed
+by the value alone, it would keep one preference between two values, such as 3 before 4, in every
+log of counts.) The split does not depend on the row order, and it is the same in every path that
+holds the runs (the eager analysis, the streaming one, a cell table).
 
 Equal values are interchangeable (a half's sums are the same whichever of tied runs it takes), so
 the split needs only each cell's values and how often each occurs: :func:`half_sums` draws it from
@@ -110,11 +114,29 @@ def first_half_flags(runs: pl.DataFrame, metric: str, keys: Sequence[str], seed:
     codes = {name: zlib.crc32(name.encode("utf-8")) for name in names.unique().to_list()}
     code = np.fromiter((codes[n] for n in names.to_list()), dtype=np.uint64, count=len(names))
     bits = np.ascontiguousarray(framed["__x"].to_numpy(), dtype=np.float64).view(np.uint64)
-    place = framed.select(pl.int_range(pl.len()).over([*cellkeys, "__x"]).alias("p"))["p"].to_numpy()
-    key = _mix(_mix(_bases(seed, code) ^ bits) + place.astype(np.uint64))
+    ids = framed.select(pl.int_range(pl.len()).over([*cellkeys, "__x"]).alias("p"),
+                        pl.len().over([*cellkeys, "__x"]).alias("c"),
+                        (pl.struct(cellkeys).rank("dense") - 1).alias("cell"))
+    place, count, cell = (ids[c].to_numpy() for c in ("p", "c", "cell"))
+    whole = np.zeros(int(cell.max()) + 1, dtype=np.uint64)
+    once = place == 0   # each distinct value of a cell once, with its count
+    np.add.at(whole, cell[once], _value_terms(bits[once], count[once]))
+    with np.errstate(over="ignore"):
+        key = _mix(_mix(_mix(_bases(seed, code) ^ whole[cell]) ^ bits) + place.astype(np.uint64))
     ranked = framed.with_columns(pl.Series("__key", key, pl.UInt64)).with_columns(
         (pl.col("__key").rank("ordinal").over(cellkeys) <= (pl.len().over(cellkeys) // 2)).alias("__first"))
     return ranked["__first"]
+
+
+def _value_terms(bits: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """One distinct value's term of its cell's hash: ``mix(mix(bits ^ W) + count)`` (their sum, modulo
+    2**64, over a cell's distinct values is the cell's hash, so it does not depend on their order)."""
+    with np.errstate(over="ignore"):
+        return _mix(_mix(bits ^ _WHOLE) + count.astype(np.uint64))
+
+
+#: a constant that keeps a value's term of the cell's hash apart from its key
+_WHOLE = np.uint64(0xD6E8FEB86659FD93)
 
 
 def _bases(seed: int, code: np.ndarray) -> np.ndarray:
@@ -162,8 +184,10 @@ def half_sums(counts: pl.DataFrame, keys: Sequence[str], seed: int,
         # each value as the float the runs hold (an integer over a power of ten, correctly rounded)
         values = ordered["__units"].to_numpy().astype(np.float64) / float(10 ** int(places)) + 0.0
         cell_of = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(runs))))
+        bits = np.ascontiguousarray(values).view(np.uint64)
+        whole = np.add.reduceat(_value_terms(bits, runs), starts)   # each cell's hash (sums wrap modulo 2**64)
         with np.errstate(over="ignore"):
-            rowbase = _mix(_bases(seed, code)[cell_of] ^ np.ascontiguousarray(values).view(np.uint64))
+            rowbase = _mix(_mix(_bases(seed, code) ^ whole)[cell_of] ^ bits)
         taken = _first_counts(runs, starts, rowbase)
         sums = ordered.with_columns(pl.Series("__k", taken, pl.Int64), pl.col("__units").cast(pl.Int128)).group_by(
             keys, maintain_order=True).agg(
