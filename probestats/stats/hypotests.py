@@ -774,9 +774,14 @@ def gap_interval(gaps, *, confidence: float = 0.95, method: str = "t", n_resampl
         mean (``scipy.stats.bootstrap``, ``n_resamples`` resamples, ``seed``); ``percentile``: the percentile
         bootstrap of the mean, the same call with ``method='percentile'``. ``sign-flip``: the exact inversion of the
         two-sided sign-flip test, the shifts d for which the test on ``gaps - d`` does
-        not reject at alpha = 1 - confidence; each end is found by bisection between a
-        rejected shift and the mean to a tolerance of 1e-9 times the spread of the gaps
-        (ends are infinite when 2/2**n > alpha). Up to 30 gaps each tested shift enumerates
+        not reject at alpha = 1 - confidence (ends are infinite when 2/2**n > alpha). Gaps on a
+        lattice (within the joint law's budget, :data:`probestats.stats.inversion.LAW_BUDGET`) are
+        inverted exactly at any n (:class:`probestats.stats.inversion.SignLaw`): each end is a shift
+        where p jumps, found by bisection and then p exact at the jumps near it, and belongs to the
+        interval. Otherwise each end is found by bisection between a
+        rejected shift and the mean to a tolerance of 1e-9 times the spread of the gaps, and up to 30
+        gaps moved onto 0, a gap or a mean of two gaps near it when the test keeps that shift (p jumps
+        there); beyond 30, the end nearest 0 is moved to agree with the exact test at 0. Up to 30 gaps each tested shift enumerates
         the 2**n sign patterns (exact); beyond, the p of every shift is the Monte Carlo one over
         the same ``n_resamples`` random sign patterns drawn with ``seed`` (their sums of the gaps
         and of the signs are taken once, so a shift costs ``n_resamples`` operations and the
