@@ -14,6 +14,7 @@ Examples
 
 from __future__ import annotations
 
+import struct
 import zlib
 from pathlib import Path
 
@@ -167,12 +168,27 @@ def splitmix(x: int) -> int:
 
 
 def halves_by_hand(values, item: str, seed: int):
-    """The rule of the draw of probestats.analyses.halves, by hand: sort the cell's values, key each by
-    mix(mix(mix(seed) ^ crc32(item)) + place), the counted // 2 smallest keys are the first half."""
-    xs = sorted(values)
-    code = zlib.crc32(item.encode())
-    keys = [splitmix(((splitmix(splitmix(seed) ^ code)) + j) & ((1 << 64) - 1)) for j in range(len(xs))]
-    order = sorted(range(len(xs)), key=lambda j: keys[j])
-    first = [xs[j] for j in order[: len(xs) // 2]]
-    second = [xs[j] for j in order[len(xs) // 2:]]
+    """The rule of the draw of probestats.analyses.halves, by hand: key the j-th run of value x (j counting
+    the earlier runs of the same value) by mix(mix(cell ^ bits(x)) + j), bits(x) the IEEE-754 pattern of
+    float(x), cell = mix(mix(mix(seed) ^ crc32(item)) ^ H), H the sum mod 2**64 over the distinct values
+    of mix(mix(bits(x) ^ W) + count); the counted // 2 smallest keys are the first half."""
+    m = (1 << 64) - 1
+
+    def bits(x):
+        return struct.unpack("<Q", struct.pack("<d", float(x) + 0.0))[0]
+
+    counts: dict = {}
+    for x in values:
+        counts[float(x)] = counts.get(float(x), 0) + 1
+    whole = sum(splitmix((splitmix(bits(x) ^ 0xD6E8FEB86659FD93) + c) & m) for x, c in counts.items()) & m
+    cell = splitmix(splitmix(splitmix(seed & m) ^ zlib.crc32(item.encode())) ^ whole)
+    seen: dict = {}
+    keyed = []
+    for x in values:
+        j = seen.get(float(x), 0)
+        seen[float(x)] = j + 1
+        keyed.append((splitmix((splitmix(cell ^ bits(x)) + j) & m), x))
+    keyed.sort(key=lambda kx: kx[0])
+    first = sorted(x for _, x in keyed[: len(values) // 2])
+    second = sorted(x for _, x in keyed[len(values) // 2:])
     return first, second

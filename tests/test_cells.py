@@ -60,8 +60,8 @@ def test_cells_with_by_give_the_groups_of_the_row_log(tmp_path):
     cells, _ = cell_table(rows, metric="score", by=["topic"])
     want = analyze(rows, metric="score", by=["topic"]).to_dict()
     got = analyze_cells(cells, metric="score", by=["topic"]).to_dict()
-    assert want["noise"]["source"] == ("within-log: the runs of value 'a' in each item split in two halves drawn at random "
-                                       "(seed 0)")
+    assert want["noise"]["source"] == ("within-log: the runs of value 'a' in each item split in two halves drawn at random, "
+                                       "keyed by the cell's name and each run's value (seed 0)")
     assert json.dumps(jsonable(got)) == json.dumps(jsonable(want))
 
 

@@ -384,7 +384,8 @@ def test_analyze_shows_the_within_log_noise_and_the_row_level_test(capsys, tmp_p
     path.write_text("\n".join(lines) + "\n")
     code, out, _ = run(capsys, "analyze", path, "--metric", "steps", "--row-level")
     assert code == 0
-    assert ("within-log: the runs of value 'a' in each item split in two halves drawn at random (seed 0), no --noise "
+    assert ("within-log: the runs of value 'a' in each item split in two halves drawn at random, keyed by the cell's "
+            "name and each run's value (seed 0), no --noise "
             "log ('a (first half)' vs") in out
     assert "row level, beside the item-level tests: Welch's t on 30 and 30 runs" in out
     code, out, _ = run(capsys, "analyze", path, "--metric", "steps", "--row-level", "--json")

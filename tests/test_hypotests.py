@@ -487,23 +487,44 @@ def test_interval_errors():
         gap_interval([1.0, 2.0], method="bootstrap")
 
 
-def test_sign_flip_interval_beyond_thirty_gaps():
-    """Beyond 30 gaps the inversion is Monte Carlo over one set of sign patterns; at its ends the exact
-    p (lattice convolution: the gaps are multiples of 1/20, and the shifted ones are tested at a shift
-    rounded to that lattice) sits at alpha within the Monte Carlo error it states."""
+def test_sign_flip_interval_beyond_thirty_gaps_on_a_lattice_is_exact():
+    """Beyond 30 gaps on a lattice (multiples of 1/20) the inversion is exact, from the joint law of the sum
+    and the signs: each end is kept by the exact test on the shifted gaps (lattice convolution at any n),
+    and a shift a little beyond it is rejected; no seed enters."""
     rng = np.random.default_rng(3)
     g = np.round(rng.normal(0.4, 1.0, 40) * 20) / 20
     iv = gap_interval(g, method="sign-flip", n_resamples=20_000, seed=5)
-    assert "Monte Carlo" in iv.method and "seed 5" in iv.method and "20,000" in iv.method
+    assert "exact at every shift" in iv.method and "Monte Carlo" not in iv.method
     assert iv.low < g.mean() < iv.high
-    se = math.sqrt(0.05 * 0.95 / 20_000)
     for end, outward in ((iv.low, -1), (iv.high, 1)):
-        inside = sign_flip_test(g - (end - outward * 0.002)).pvalue     # exact at any n for these gaps
-        outside = sign_flip_test(g - (end + outward * 0.002)).pvalue
-        assert inside > 0.05 - 4 * se and outside <= 0.05 + 4 * se
-    # the stated seed and draws are the ones used: others move the ends
+        assert sign_flip_test(g - end, alpha=0.05).pvalue > 0.05
+        assert sign_flip_test(g - (end - outward * 0.0025), alpha=0.05).pvalue > 0.05   # on a lattice: exact
+        assert sign_flip_test(g - (end + outward * 0.0025), alpha=0.05).pvalue <= 0.05
     other = gap_interval(g, method="sign-flip", n_resamples=20_000, seed=6)
+    assert (other.low, other.high) == (iv.low, iv.high)
+
+
+def test_sign_flip_interval_beyond_thirty_gaps_off_a_lattice():
+    """Beyond 30 gaps that share no step the inversion is Monte Carlo over one set of sign patterns; at its
+    ends the exact p (certified bounds, decided at alpha) sits at alpha within the Monte Carlo error it
+    states, and whether the interval holds 0 is the exact test's decision at 0 whatever the seed."""
+    rng = np.random.default_rng(3)
+    g = rng.normal(0.4, 1.0, 40) + np.sqrt(2) * 1e-3
+    iv = gap_interval(g, method="sign-flip", n_resamples=5_000, seed=5)
+    assert "Monte Carlo" in iv.method and "seed 5" in iv.method and "5,000" in iv.method
+    assert iv.low < g.mean() < iv.high
+    se = math.sqrt(0.05 * 0.95 / 5_000)
+    for end, outward in ((iv.low, -1), (iv.high, 1)):
+        inside = sign_flip_test(g - (end - outward * 0.002), alpha=0.05).pvalue
+        outside = sign_flip_test(g - (end + outward * 0.002), alpha=0.05).pvalue
+        assert inside > 0.05 - 4 * se and outside <= 0.05 + 4 * se
+    other = gap_interval(g, method="sign-flip", n_resamples=5_000, seed=6)
     assert (other.low, other.high) != (iv.low, iv.high)
+    p0 = sign_flip_test(g, alpha=0.05).pvalue
+    for seed in range(2):   # gaps shifted to put 0 at the end: the seed moves the ends, never 0's side
+        near = gap_interval(g - iv.low, method="sign-flip", n_resamples=2_000, seed=seed)
+        assert (near.low <= 0 <= near.high) == (sign_flip_test(g - iv.low, alpha=0.05).pvalue > 0.05)
+    assert (iv.low <= 0 <= iv.high) == (p0 > 0.05)
 
 
 # --------------------------------------------------------------------------- results and errors

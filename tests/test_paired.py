@@ -297,7 +297,7 @@ def test_without_a_noise_log_the_runs_of_value_a_split_in_two_halves_drawn_at_ra
     assert analysis.noise.gaps == pytest.approx(gaps, abs=1e-12)
     assert analysis.noise.average_gap == pytest.approx(statistics.fmean(gaps), abs=1e-12)
     assert analysis.noise_source == ("within-log: the runs of value 'formal' in each item split in two halves "
-                                     "drawn at random (seed 0)")
+                                     "drawn at random, keyed by the cell's name and each run's value (seed 0)")
     data = analysis.to_dict()
     assert data["noise"]["source"] == analysis.noise_source and data["noise"]["a"] == "formal (first half)"
     assert data["verdict"]["noise"]["source"] == "within" and data["verdict"]["noise"]["seed"] == 0

@@ -68,9 +68,11 @@ def test_sample_logs_without_times_stream_and_give_the_same_json(name, tmp_path)
     noise = data["noise"]
     assert noise is not None and noise["source"].startswith("within-log: the runs of value ")
     assert noise["n_items"] == data["n_items"] == 8
-    # the sign-flip p of 8 non-zero item gaps is a multiple of 2/256 (two-sided), at least 2/256
-    assert noise["sign_flip"]["method"].startswith("exact (enumeration of all 256 sign patterns")
-    assert (noise["sign_flip"]["p"] * 256) % 2 == 0 and 2 / 256 <= noise["sign_flip"]["p"] <= 1
+    # the sign-flip p of k <= 8 non-zero item gaps is a multiple of 2/2**k (two-sided), at least 2/2**k
+    patterns = re.match(r"exact \(enumeration of all (\d+) sign patterns", noise["sign_flip"]["method"])
+    k = int(patterns.group(1)).bit_length() - 1
+    assert 2**k == int(patterns.group(1)) and 1 <= k <= 8
+    assert (noise["sign_flip"]["p"] * 2**k) % 2 == 0 and 2 / 2**k <= noise["sign_flip"]["p"] <= 1
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".tsv", ".jsonl", ".parquet"])

@@ -129,7 +129,7 @@ def test_noise_options_choose_the_reference(tmp_path, run):
     code, out = run("analyze", log, "--metric", "steps", "--noise", "within", "--seed", "3", "--json")
     data = json.loads(out)
     assert data["verdict"]["noise"]["source"] == "within" and data["verdict"]["noise"]["seed"] == 3
-    assert data["noise"]["source"].endswith("drawn at random (seed 3)")
+    assert data["noise"]["source"].endswith("drawn at random, keyed by the cell's name and each run's value (seed 3)")
     code, out = run("analyze", log, "--metric", "steps", "--noise-value", "casual", "--json")
     data = json.loads(out)
     assert data["verdict"]["noise"]["source"] == "value" and data["noise"]["a"] == "casual (first half)"

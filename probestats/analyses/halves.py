@@ -10,18 +10,28 @@ The log's own same-versus-same comparison splits the runs of one value into two 
 random within each cell* (:func:`random_halves`), never by file order or seed order: a log sorted
 by the metric, or with its seeds in the order of a drift, then splits as a shuffled one would.
 
-The rule of the draw, exactly: the runs of a cell (with a metric value) are put in the order of
-their metric values; each run gets a 64-bit key, a fixed mix of ``seed``, the cell's name (its
-item, value and block values, as text, through CRC-32) and the run's place in that order; the
-``counted // 2`` runs with the smallest keys are the first half, the rest the second. So the split
-depends on the cell's values and the seed only, not on the row order, and it is the same in every
-path that holds the runs (the eager analysis, the streaming one, a cell table).
+The rule of the draw, exactly: each run of a cell (with a metric value) gets a 64-bit key,
+``mix(mix(cell ^ bits(x)) + j)``. Here ``bits(x)`` is the IEEE-754 bit pattern of the run's metric
+value ``x`` (``-0.0`` read as ``0.0``), ``j`` counts the earlier runs of the cell with the same value
+(0, 1, ...), and ``cell = mix(mix(mix(seed) ^ crc32(name)) ^ H)`` mixes ``seed``, the cell's name (its
+item, value and block values, as text) and the cell's hash ``H``: the sum, modulo 2**64, of
+``mix(mix(bits(x) ^ W) + c)`` over the cell's distinct values ``x`` (``c`` its runs, ``W`` a fixed
+constant). The ``counted // 2`` runs with the smallest keys are the first half, the rest the second.
+
+Since ``mix`` spreads its inputs over the whole range, the keys' order is a uniformly random
+permutation of the runs that owes nothing to the order of their values, and the cell's hash draws
+it afresh for every set of values: two logs with the same seed and item names are split
+independently. (A rule keyed by the seed, the name and the *rank* of a run kept one rank pattern per
+cell for a given seed, whose half-against-half gap carried a difference of order statistics; keyed
+by the value alone, it would keep one preference between two values, such as 3 before 4, in every
+log of counts.) The split does not depend on the row order, and it is the same in every path that
+holds the runs (the eager analysis, the streaming one, a cell table).
 
 Equal values are interchangeable (a half's sums are the same whichever of tied runs it takes), so
 the split needs only each cell's values and how often each occurs: :func:`half_sums` draws it from
 such counts (one row per cell and value, which the streaming pass takes), bit for bit as
-:func:`first_half_flags` draws it from the runs. Its memory grows with the distinct values per cell,
-not with the runs (a metric with a new value in nearly every run comes close to the runs).
+:func:`first_half_flags` draws it from the runs. Its memory grows with the runs of the cells drawn at
+once (some million places a batch), not with the log.
 """
 
 from __future__ import annotations
@@ -97,19 +107,42 @@ def first_half_flags(runs: pl.DataFrame, metric: str, keys: Sequence[str], seed:
         return pl.Series("__first", [], pl.Boolean)
     text = [pl.col(k).cast(pl.String).fill_null("\x00") for k in keys]
     framed = runs.select(*[t.alias(f"__k{i}") for i, t in enumerate(text)],
-                         pl.col(metric).cast(pl.Float64).alias("__x")).with_row_index("__at")
+                         (pl.col(metric).cast(pl.Float64) + 0.0).alias("__x"))
     cellkeys = [f"__k{i}" for i in range(len(keys))]
-    ordered = framed.sort([*cellkeys, "__x"])
     named = cellkeys if names is None else [f"__k{keys.index(k)}" for k in names]
-    names = ordered.select(pl.concat_str(named, separator="\x1f").alias("__name"))["__name"]
+    names = framed.select(pl.concat_str(named, separator="\x1f").alias("__name"))["__name"]
     codes = {name: zlib.crc32(name.encode("utf-8")) for name in names.unique().to_list()}
     code = np.fromiter((codes[n] for n in names.to_list()), dtype=np.uint64, count=len(names))
-    place = ordered.select(pl.int_range(pl.len()).over(cellkeys).alias("p"))["p"].to_numpy().astype(np.uint64)
+    bits = np.ascontiguousarray(framed["__x"].to_numpy(), dtype=np.float64).view(np.uint64)
+    ids = framed.select(pl.int_range(pl.len()).over([*cellkeys, "__x"]).alias("p"),
+                        pl.len().over([*cellkeys, "__x"]).alias("c"),
+                        (pl.struct(cellkeys).rank("dense") - 1).alias("cell"))
+    place, count, cell = (ids[c].to_numpy() for c in ("p", "c", "cell"))
+    whole = np.zeros(int(cell.max()) + 1, dtype=np.uint64)
+    once = place == 0   # each distinct value of a cell once, with its count
+    np.add.at(whole, cell[once], _value_terms(bits[once], count[once]))
     with np.errstate(over="ignore"):
-        key = _mix(_mix(_mix(np.full(1, seed & 0xFFFFFFFFFFFFFFFF, dtype=np.uint64)) ^ code) + place)
-    ranked = ordered.with_columns(pl.Series("__key", key, pl.UInt64)).with_columns(
+        key = _mix(_mix(_mix(_bases(seed, code) ^ whole[cell]) ^ bits) + place.astype(np.uint64))
+    ranked = framed.with_columns(pl.Series("__key", key, pl.UInt64)).with_columns(
         (pl.col("__key").rank("ordinal").over(cellkeys) <= (pl.len().over(cellkeys) // 2)).alias("__first"))
-    return ranked.sort("__at")["__first"]
+    return ranked["__first"]
+
+
+def _value_terms(bits: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """One distinct value's term of its cell's hash: ``mix(mix(bits ^ W) + count)`` (their sum, modulo
+    2**64, over a cell's distinct values is the cell's hash, so it does not depend on their order)."""
+    with np.errstate(over="ignore"):
+        return _mix(_mix(bits ^ _WHOLE) + count.astype(np.uint64))
+
+
+#: a constant that keeps a value's term of the cell's hash apart from its key
+_WHOLE = np.uint64(0xD6E8FEB86659FD93)
+
+
+def _bases(seed: int, code: np.ndarray) -> np.ndarray:
+    """Each cell's key base ``mix(mix(seed) ^ crc32(name))`` (``code`` the names' CRC-32)."""
+    with np.errstate(over="ignore"):
+        return _mix(_mix(np.full(1, seed & 0xFFFFFFFFFFFFFFFF, dtype=np.uint64)) ^ code)
 
 
 #: places of the draw held at once by :func:`half_sums` (a larger cell is drawn alone)
@@ -117,14 +150,15 @@ _BATCH = 1 << 20
 
 
 def half_sums(counts: pl.DataFrame, keys: Sequence[str], seed: int,
-              names: Sequence[str] | None = None) -> pl.DataFrame:
+              names: Sequence[str] | None = None, places: int = 0) -> pl.DataFrame:
     """Each cell's runs and sums, and those of its first half, from how often each value occurs.
 
     ``counts`` has one row per cell (the groups of ``keys``, named by ``names`` as in
-    :func:`first_half_flags`) and value: ``__units``, the value in whole units (an integer), and
-    ``__count``, its runs. The first half is the one :func:`first_half_flags` draws from the runs
-    themselves. Returns per cell (in the order of ``keys``): ``counted``, ``n_first`` and the exact
-    sums ``__s``, ``__q``, ``__first_s``, ``__first_q`` of the units and their squares (128-bit).
+    :func:`first_half_flags`) and value: ``__units``, the value in whole units of ``10**-places``
+    (an integer), and ``__count``, its runs. The first half is the one :func:`first_half_flags` draws
+    from the runs themselves (their values ``__units / 10**places``). Returns per cell (in the order of
+    ``keys``): ``counted``, ``n_first`` and the exact sums ``__s``, ``__q``, ``__first_s``,
+    ``__first_q`` of the units and their squares (128-bit).
 
     >>> runs = pl.DataFrame({"item": ["1"] * 5 + ["2"] * 3, "x": [3, 1, 3, 2, 3, 7, 7, 5]})
     >>> counts = runs.group_by("item", pl.col("x").alias("__units")).agg(pl.len().alias("__count"))
@@ -146,10 +180,15 @@ def half_sums(counts: pl.DataFrame, keys: Sequence[str], seed: int,
         text = cells.select(pl.concat_str([pl.col(k).cast(pl.String).fill_null("\x00") for k in names],
                                           separator="\x1f").alias("n"))["n"].to_list()
         code = np.fromiter((zlib.crc32(t.encode("utf-8")) for t in text), dtype=np.uint64, count=len(text))
-        with np.errstate(over="ignore"):
-            bases = _mix(_mix(np.full(1, seed & 0xFFFFFFFFFFFFFFFF, dtype=np.uint64)) ^ code)
         runs = ordered["__count"].to_numpy()
-        taken = _first_counts(runs, starts, bases)
+        # each value as the float the runs hold (an integer over a power of ten, correctly rounded)
+        values = ordered["__units"].to_numpy().astype(np.float64) / float(10 ** int(places)) + 0.0
+        cell_of = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(runs))))
+        bits = np.ascontiguousarray(values).view(np.uint64)
+        whole = np.add.reduceat(_value_terms(bits, runs), starts)   # each cell's hash (sums wrap modulo 2**64)
+        with np.errstate(over="ignore"):
+            rowbase = _mix(_mix(_bases(seed, code) ^ whole)[cell_of] ^ bits)
+        taken = _first_counts(runs, starts, rowbase)
         sums = ordered.with_columns(pl.Series("__k", taken, pl.Int64), pl.col("__units").cast(pl.Int128)).group_by(
             keys, maintain_order=True).agg(
             pl.col("__count").sum().alias("counted"), pl.col("__k").sum().alias("n_first"),
@@ -163,14 +202,12 @@ def half_sums(counts: pl.DataFrame, keys: Sequence[str], seed: int,
                             for c in out}})
 
 
-def _first_counts(runs: np.ndarray, starts: np.ndarray, bases: np.ndarray) -> np.ndarray:
-    """For each row (a cell's value, cells in order, values ascending within one: ``runs`` of it,
-    ``starts`` the first row of each cell), how many of its runs the first half takes.
+def _first_counts(runs: np.ndarray, starts: np.ndarray, rowbase: np.ndarray) -> np.ndarray:
+    """For each row (a cell's value, cells in order: ``runs`` of it, ``starts`` the first row of each
+    cell, ``rowbase`` its ``mix(base ^ bits(x))``), how many of its runs the first half takes.
 
-    The places of a cell are its runs in value order; the place ``j`` of a cell with key base ``b``
-    has key ``mix(b + j)``. Keys differ within a cell (``mix`` is one to one on 64 bits), so the
-    ``n // 2`` smallest are those up to the ``n // 2``-th: a selection per cell, drawn for cells of
-    one size at once (a matrix, one cell a row), some ``_BATCH`` places at a time.
+    The ``j``-th run of a row has key ``mix(rowbase + j)``; the ``n // 2`` smallest keys of a cell are
+    its first half. Cells are drawn some ``_BATCH`` places at a time (a larger cell alone).
     """
     sizes = np.add.reduceat(runs, starts) if len(starts) else np.zeros(0, np.int64)
     ends = np.append(starts[1:], len(runs))
@@ -179,29 +216,31 @@ def _first_counts(runs: np.ndarray, starts: np.ndarray, bases: np.ndarray) -> np
     first = 0
     while first < len(sizes):
         last = max(first + 1, int(np.searchsorted(batch_end, batch_end[first] - sizes[first] + _BATCH, "right")))
-        _draw_batch(runs, starts, ends, sizes, bases, range(first, last), taken)
+        _draw_batch(runs, starts, ends, sizes, rowbase, range(first, last), taken)
         first = last
     return taken
 
 
-def _draw_batch(runs, starts, ends, sizes, bases, cells: range, taken: np.ndarray) -> None:
+def _draw_batch(runs, starts, ends, sizes, rowbase, cells: range, taken: np.ndarray) -> None:
     """:func:`_first_counts` for the cells ``cells`` (written into ``taken``)."""
-    at = np.arange(cells.start, cells.stop)
-    offsets = np.concatenate([[0], np.cumsum(sizes[at])])
-    chosen = np.zeros(int(offsets[-1]), dtype=bool)
-    for size in np.unique(sizes[at]):
-        half = int(size) // 2
-        if half == 0:
-            continue
-        which = np.flatnonzero(sizes[at] == size)
-        with np.errstate(over="ignore"):
-            keys = _mix(bases[at[which]][:, None] + np.arange(size, dtype=np.uint64)[None, :])
-        cut = np.partition(keys, half - 1, axis=1)[:, half - 1]
-        chosen[(offsets[which][:, None] + np.arange(size)[None, :]).ravel()] = (keys <= cut[:, None]).ravel()
     rows = np.arange(starts[cells.start], ends[cells.stop - 1])
-    if rows.size:
-        firsts = np.concatenate([[0], np.cumsum(runs[rows])[:-1]])
-        taken[rows] = np.add.reduceat(chosen.astype(np.int64), firsts)
+    if not rows.size:
+        return
+    counts = runs[rows]
+    total = int(counts.sum())
+    row_of = np.repeat(np.arange(rows.size), counts)
+    row_first = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    j = np.arange(total) - row_first[row_of]
+    with np.errstate(over="ignore"):
+        keys = _mix(rowbase[rows][row_of] + j.astype(np.uint64))
+    cell_sizes = sizes[cells.start:cells.stop]
+    cell_of = np.repeat(np.arange(len(cell_sizes)), cell_sizes)
+    order = np.lexsort((keys, cell_of))
+    cell_first = np.concatenate([[0], np.cumsum(cell_sizes)[:-1]])
+    rank = np.empty(total, dtype=np.int64)
+    rank[order] = np.arange(total) - cell_first[cell_of[order]]
+    chosen = rank < (cell_sizes // 2)[cell_of]
+    taken[rows] = np.add.reduceat(chosen.astype(np.int64), row_first)
 
 
 def _mix(x) -> np.ndarray:

@@ -110,6 +110,11 @@ class OmnibusResult:
         Monte Carlo standard error (None when exact).
     pvalue_bound : str or None
         ``"upper"`` when a Monte Carlo p sits at its floor 1/(n_resamples + 1): the p is below it.
+    undecided : bool
+        A Monte Carlo p whose binomial interval still holds alpha after the most resamples allowed: the
+        test is undecided at this precision (never read as a conclusion either way).
+    pvalue_interval : (float, float) or None
+        The Monte Carlo p's Clopper-Pearson interval at :data:`MC_CONFIDENCE` (None when exact).
 
     Examples
     --------
@@ -127,6 +132,10 @@ class OmnibusResult:
     seed: int | None = None
     pvalue_se: float | None = None
     pvalue_bound: str | None = None  # "upper": a Monte Carlo p at its floor 1/(n_resamples + 1); p is below it
+    #: a Monte Carlo p whose binomial interval still held alpha when the resamples' budget ran out
+    undecided: bool = False
+    #: the Monte Carlo p's binomial interval (Clopper-Pearson, :data:`MC_CONFIDENCE`), None when exact
+    pvalue_interval: tuple[float, float] | None = None
 
     @property
     def exact(self) -> bool:
@@ -136,7 +145,8 @@ class OmnibusResult:
         return {"p": float(self.pvalue), "method": self.method, "statistic": _num(self.statistic),
                 "n_items": int(self.n_items), "n_values": int(self.n_values),
                 "arrangements": int(self.arrangements), "n_resamples": self.n_resamples,
-                "seed": self.seed, "pvalue_se": _num(self.pvalue_se),
+                "seed": self.seed, "pvalue_se": _num(self.pvalue_se), "undecided": bool(self.undecided),
+                "p_interval": None if self.pvalue_interval is None else [float(x) for x in self.pvalue_interval],
                 **({"p_bound": self.pvalue_bound} if self.pvalue_bound is not None else {})}
 
 
@@ -690,7 +700,7 @@ def _as_matrix(matrix) -> np.ndarray:
 
 
 def omnibus_test(matrix, *, n_resamples: int = N_RESAMPLES, seed: int | None = 0, max_exact: int = MAX_EXACT,
-                 method: str = "auto") -> OmnibusResult:
+                 method: str = "auto", alpha: float | None = None, max_resamples: int | None = None) -> OmnibusResult:
     """Within-item permutation test that the value makes no difference (see the module docstring).
 
     Parameters
@@ -702,6 +712,13 @@ def omnibus_test(matrix, *, n_resamples: int = N_RESAMPLES, seed: int | None = 0
         ``max_exact`` distinct arrangements (or with ``method="monte-carlo"``).
     max_exact : int
     method : {"auto", "exact", "monte-carlo"}
+    alpha : float, optional
+        The level the p will be read at. A Monte Carlo p whose binomial interval (Clopper-Pearson at
+        :data:`MC_CONFIDENCE`) holds ``alpha`` has decided nothing: resamples are added (the count
+        doubled each round, the same seed's stream continued) until the interval clears ``alpha`` or
+        ``max_resamples`` are drawn; then the result is ``undecided`` and says so.
+    max_resamples : int, optional
+        The budget of that sequential Monte Carlo (default ``MC_BUDGET_FACTOR * n_resamples``).
 
     Examples
     --------
@@ -740,32 +757,68 @@ def omnibus_test(matrix, *, n_resamples: int = N_RESAMPLES, seed: int | None = 0
                      f"standing for all {total})")
         return OmnibusResult(pvalue=p, method=text, **common)
     n_resamples = check_n_resamples(n_resamples)
+    budget = max(n_resamples, MC_BUDGET_FACTOR * n_resamples if max_resamples is None else int(max_resamples))
     rng = np.random.default_rng(seed)
     chunk = max(1, 2_000_000 // (n * v))
     hits = 0
     done = 0
-    while done < n_resamples:
-        k = min(chunk, n_resamples - done)
-        if v <= _ARGSORT_VALUES:
-            order = np.argsort(rng.random((k, n, v)), axis=2)
-            shuffled = np.take_along_axis(np.broadcast_to(m, (k, n, v)), order, axis=2)
-            cm = shuffled.mean(axis=1)
-        else:   # many values: the first item held (arranging every item alike leaves T as it is), the others
-            # shuffled in place, in time that grows as v (a sort grows as v log v)
-            rest = rng.permuted(np.broadcast_to(m[1:], (k, n - 1, v)), axis=2)
-            cm = (m[0] + rest.sum(axis=1)) / n
-        t = n * np.sum((cm - cm.mean(axis=1, keepdims=True)) ** 2, axis=1)
-        hits += int(np.count_nonzero(t >= t_obs - tol))
-        done += k
-    p = (hits + 1) / (n_resamples + 1)
-    se = math.sqrt(p * (1 - p) / n_resamples)
+    target = n_resamples
+    while True:
+        while done < target:
+            k = min(chunk, target - done)
+            if v <= _ARGSORT_VALUES:
+                order = np.argsort(rng.random((k, n, v)), axis=2)
+                shuffled = np.take_along_axis(np.broadcast_to(m, (k, n, v)), order, axis=2)
+                cm = shuffled.mean(axis=1)
+            else:   # many values: the first item held (arranging every item alike leaves T as it is), the others
+                # shuffled in place, in time that grows as v (a sort grows as v log v)
+                rest = rng.permuted(np.broadcast_to(m[1:], (k, n - 1, v)), axis=2)
+                cm = (m[0] + rest.sum(axis=1)) / n
+            t = n * np.sum((cm - cm.mean(axis=1, keepdims=True)) ** 2, axis=1)
+            hits += int(np.count_nonzero(t >= t_obs - tol))
+            done += k
+        low, high = mc_interval(hits, done)
+        straddles = alpha is not None and low <= alpha <= high
+        if not straddles or done >= budget:
+            break
+        target = min(budget, 2 * done)
+    p = (hits + 1) / (done + 1)
+    se = math.sqrt(p * (1 - p) / done)
     shown = f"{arrangements}" if arrangements < 10**15 else "more than 1e15"
-    text = (f"monte carlo (n_resamples={n_resamples}, seed={seed}, standard error {se:.2g}; "
+    added = (f"; {done - n_resamples} resamples added to the first {n_resamples} because p's "
+             f"{MC_CONFIDENCE:.1%} binomial interval held alpha = {alpha:g}" if done > n_resamples else "")
+    undecided = bool(straddles)
+    if undecided:
+        added += (f"; undecided at this precision: after {done} resamples (the budget) p's {MC_CONFIDENCE:.1%} "
+                  f"interval [{low:.4g}, {high:.4g}] still holds alpha")
+    text = (f"monte carlo (n_resamples={done}, seed={seed}, standard error {se:.2g}; "
             f"p = (hits + 1)/(n_resamples + 1)"
             f"{'; no resample was as extreme, so p is below that floor' if hits == 0 else ''}"
-            f"; exact enumeration would visit {shown} arrangements)")
-    return OmnibusResult(pvalue=p, method=text, n_resamples=n_resamples, seed=seed, pvalue_se=se,
-                         pvalue_bound="upper" if hits == 0 else None, **common)
+            f"{added}; exact enumeration would visit {shown} arrangements)")
+    return OmnibusResult(pvalue=p, method=text, n_resamples=done, seed=seed, pvalue_se=se,
+                         pvalue_bound="upper" if hits == 0 else None, undecided=undecided,
+                         pvalue_interval=(low, high), **common)
+
+
+#: Confidence of the binomial interval a Monte Carlo p must clear alpha with to decide.
+MC_CONFIDENCE = 0.999
+#: The sequential Monte Carlo's budget, in multiples of ``n_resamples``.
+MC_BUDGET_FACTOR = 32
+
+
+def mc_interval(hits: int, draws: int, confidence: float = MC_CONFIDENCE) -> tuple[float, float]:
+    """Clopper-Pearson interval for the share of resamples at least as extreme (``hits`` of ``draws``).
+
+    >>> low, high = mc_interval(500, 10_000)   # scipy.stats.binomtest(500, 10_000).proportion_ci(0.999)
+    >>> round(low, 4), round(high, 4)
+    (0.0431, 0.0576)
+    """
+    from scipy.special import betaincinv
+
+    tail = (1 - confidence) / 2
+    low = 0.0 if hits == 0 else float(betaincinv(hits, draws - hits + 1, tail))
+    high = 1.0 if hits == draws else float(betaincinv(hits + 1, draws - hits, 1 - tail))
+    return low, high
 
 
 # --------------------------------------------------------------------------- the analysis
@@ -820,7 +873,8 @@ def pairs_problem(n_values: int, reference: str) -> Problem:
 
 
 def _result(means: pl.DataFrame, metric: str, units, members, reference, *, selection: bool, alternative: str,
-            correction: str, n_resamples: int, seed, by=None, sds=None, binary: bool = False) -> ManyResult:
+            correction: str, n_resamples: int, seed, by=None, sds=None, binary: bool = False,
+            alpha: float | None = None) -> ManyResult:
     if not means.height or means["value"].n_unique() < len(units):  # no item is measured under every value
         raise ValidationError([Problem(
             "error", "unmatched_item",
@@ -854,7 +908,7 @@ def _result(means: pl.DataFrame, metric: str, units, members, reference, *, sele
         gaps.append(PairGap(u, reference, float(np.mean(matrix[:, j] - matrix[:, r])), test, adj.get(key)))
     if not pairs and gaps:
         gaps = [replace(g, p_adjusted=p) for g, p in zip(gaps, adjust([g.sign_flip.pvalue for g in gaps], correction))]
-    omnibus = omnibus_test(matrix, n_resamples=n_resamples, seed=seed)
+    omnibus = omnibus_test(matrix, n_resamples=n_resamples, seed=seed, alpha=alpha)
     ratios = None
     if selection:   # pooled over the items compared (those measured under every value)
         from probestats.stats.selection import pooled_rates
@@ -949,7 +1003,7 @@ def analyze_many(
     kw = dict(selection=selection, binary=binary, alternative=alternative, correction=correction,
               n_resamples=n_resamples, seed=seed)
     main = _result(with_cell_sds(unit_means(frame, metric), frame, metric), metric, units, members, reference,
-                   sds=run_sds(frame, metric), **kw)
+                   sds=run_sds(frame, metric), alpha=alpha, **kw)
     results = []
     if by:
         means = with_cell_sds(unit_means(frame, metric, by=by), frame, metric, by)
@@ -967,4 +1021,5 @@ def analyze_many(
         problems = (*problems, pairs_problem(len(units), reference))
     return ManyAnalysis(main=main, groups=tuple(results), problems=tuple(problems), alpha=alpha,
                         correction=correction, frame=frame,
-                        verdict=decide_many(main.omnibus.pvalue, alpha=alpha, gaps=main.gaps))
+                        verdict=decide_many(main.omnibus.pvalue, alpha=alpha, gaps=main.gaps, omnibus=main.omnibus,
+                                            published=main.published))

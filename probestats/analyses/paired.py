@@ -925,8 +925,9 @@ def within_log_noise(checked: Checked, items: pl.DataFrame | None = None, *, blo
     >>> rows = [{"item": i, "variant": v, "seed": s, "steps": s + (v == "b")}
     ...         for i in (1, 2) for v in "ab" for s in (4, 3, 2, 1)]
     >>> halves, source, _ = within_log_noise(validate(rows, metric="steps"))
-    >>> source
-    "within-log: the runs of value 'a' in each item split in two halves drawn at random (seed 0)"
+    >>> print(source)  # doctest: +NORMALIZE_WHITESPACE
+    within-log: the runs of value 'a' in each item split in two halves drawn at random,
+    keyed by the cell's name and each run's value (seed 0)
     >>> halves["n_a"].to_list(), halves["n_b"].to_list()
     ([2, 2], [2, 2])
     """
@@ -967,8 +968,8 @@ def within_log_noise(checked: Checked, items: pl.DataFrame | None = None, *, blo
     if items is not None and table.height != items.height:
         return None, None, f"some item has no run of '{value}' in both halves"
     what = "runs" if value == checked.a or checked.a is None else "repeats"
-    return table, (f"within-log: the {what} of value '{value}' in each {cell} split in two halves drawn at random "
-                   f"(seed {seed})"), None
+    return table, (f"within-log: the {what} of value '{value}' in each {cell} split in two halves drawn at random, "
+                   f"keyed by the cell's name and each run's value (seed {seed})"), None
 
 
 def _drawn_table(counts: pl.DataFrame, seed: int, places: int) -> pl.DataFrame:
@@ -977,7 +978,7 @@ def _drawn_table(counts: pl.DataFrame, seed: int, places: int) -> pl.DataFrame:
     from probestats.analyses.halves import half_sums
     from probestats.checks.exact import moments
 
-    drawn = half_sums(counts, ["item"], seed)
+    drawn = half_sums(counts, ["item"], seed, places=places)
     n, n1 = drawn["counted"].cast(pl.Int64), drawn["n_first"].cast(pl.Int64)
     m1, d1 = moments(n1, drawn["__first_s"], drawn["__first_q"], places)
     m2, d2 = moments(n - n1, drawn["__s"] - drawn["__first_s"], drawn["__q"] - drawn["__first_q"], places)

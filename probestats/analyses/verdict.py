@@ -186,6 +186,7 @@ MANY_STATEMENTS = {
     "detected": "the values differ by more than chance",
     "not_detected": ("no difference between the values larger than chance detected (this does not show that "
                      "there is none)"),
+    "undecided": "undecided at this precision: the Monte Carlo omnibus p cannot be told apart from alpha",
 }
 #: the omnibus test a many-values verdict rests on
 OMNIBUS_TEST = "the within-item permutation test that the value makes no difference (omnibus)"
@@ -211,9 +212,15 @@ def _common_caveats(check: NoiseCheck, test: str) -> list[str]:
     return [f"No same-versus-same check: {check.reason}; the verdict rests on {test} alone."]
 
 
-def decide_many(pvalue: float, *, alpha: float, gaps=(), kind: str = "several values") -> Verdict:
+def decide_many(pvalue: float, *, alpha: float, gaps=(), kind: str = "several values", omnibus=None,
+                published=()) -> Verdict:
     """The verdict of a many-values analysis: the omnibus p at ``alpha``; ``gaps`` (``PairGap``) name the values
     whose corrected gap against the reference is at most alpha.
+
+    ``omnibus`` (an ``OmnibusResult``): a Monte Carlo p that is ``undecided`` (its binomial interval still
+    held alpha when the resamples' budget ran out) makes the conclusion ``"undecided"``, never one that
+    another seed could reverse. ``published`` (Friedman's test, Cochran's Q) are named in a caveat that
+    says which test the verdict rests on and why.
 
     >>> from types import SimpleNamespace as NS
     >>> v = decide_many(0.01, alpha=0.05, gaps=[NS(a="B", p_adjusted=0.02), NS(a="C", p_adjusted=0.4)])
@@ -221,14 +228,33 @@ def decide_many(pvalue: float, *, alpha: float, gaps=(), kind: str = "several va
     ('detected', 'the values differ by more than chance', ('B',))
     >>> decide_many(0.05, alpha=0.05).detected   # p <= alpha, the rule of every analysis
     True
+    >>> mc = NS(undecided=True, pvalue_interval=(0.0481, 0.0529), n_resamples=320_000, exact=False)
+    >>> decide_many(0.0505, alpha=0.05, omnibus=mc).conclusion
+    'undecided'
     """
-    detected = pvalue <= alpha
-    conclusion = "detected" if detected else "not_detected"
+    undecided = bool(getattr(omnibus, "undecided", False))
+    detected = pvalue <= alpha and not undecided
+    conclusion = "undecided" if undecided else ("detected" if detected else "not_detected")
     check = no_noise_check(kind)
     found = tuple(g.a for g in gaps if g.p_adjusted is not None and g.p_adjusted <= alpha)
+    caveats = list(_common_caveats(check, OMNIBUS_TEST))
+    if undecided:
+        low, high = omnibus.pvalue_interval
+        caveats.append(f"The omnibus p is Monte Carlo and undecided at this precision: after {omnibus.n_resamples:,} "
+                       f"resamples its 99.9% binomial interval [{low:.4g}, {high:.4g}] still holds alpha = {alpha:g}, "
+                       f"so another seed could read it either way; neither 'differ' nor 'no difference' is concluded.")
+    named = [t for t in published if getattr(t, "pvalue", None) is not None]
+    if named:
+        shown = "; ".join(f"{_PUBLISHED_NAMES.get(t.name, t.name)} p = {t.pvalue:.2g}" for t in named)
+        how = ("exact" if omnibus is None or getattr(omnibus, "exact", True) else "Monte Carlo, its error stated")
+        caveats.append(f"The verdict rests on the omnibus permutation test ({how}): it uses the item means themselves "
+                       f"and assumes nothing about their distribution; beside it, the same hypothesis tested on the "
+                       f"ranks within items, with a large-sample approximation: {shown}.")
     return Verdict(detected=detected, conclusion=conclusion, statement=MANY_STATEMENTS[conclusion], alpha=alpha,
-                   pvalue=pvalue, noise=check, caveats=tuple(_common_caveats(check, OMNIBUS_TEST)),
-                   test=OMNIBUS_TEST, found=found)
+                   pvalue=pvalue, noise=check, caveats=tuple(caveats), test=OMNIBUS_TEST, found=found)
+
+
+_PUBLISHED_NAMES = {"friedman": "Friedman's test", "cochran": "Cochran's Q"}
 
 
 def decide_effects(effects, *, alpha: float, test: str = EFFECTS_TEST, what: str = "an effect",

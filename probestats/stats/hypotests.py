@@ -73,6 +73,7 @@ from probestats.errors import either, OptionError
 from probestats.result import jsonable
 from probestats.stats.distributions import t_ppf
 from probestats.stats.fourier import SPLIT_RTOL, _certified_bounds
+from probestats.stats.inversion import LAW_BUDGET, SignLaw
 from probestats.stats.lattice import TIE_RTOL, _count_at_least, _find_lattice, exact_gaps, _lattice_cost, _lattice_pvalue
 from probestats.stats.resample import bootstrap_interval
 from probestats.vocabulary import (ALTERNATIVES, N_RESAMPLES, SIGN_FLIP_RESAMPLES, check_alternative,  # noqa: F401
@@ -777,9 +778,14 @@ def gap_interval(gaps, *, confidence: float = 0.95, method: str = "t", n_resampl
         mean (the computation of ``scipy.stats.bootstrap``, ``n_resamples`` resamples, ``seed``); ``percentile``: the percentile
         bootstrap of the mean, the same call with ``method='percentile'``. ``sign-flip``: the exact inversion of the
         two-sided sign-flip test, the shifts d for which the test on ``gaps - d`` does
-        not reject at alpha = 1 - confidence; each end is found by bisection between a
-        rejected shift and the mean to a tolerance of 1e-9 times the spread of the gaps
-        (ends are infinite when 2/2**n > alpha). Up to 30 gaps each tested shift enumerates
+        not reject at alpha = 1 - confidence (ends are infinite when 2/2**n > alpha). Gaps on a
+        lattice (within the joint law's budget, :data:`probestats.stats.inversion.LAW_BUDGET`) are
+        inverted exactly at any n (:class:`probestats.stats.inversion.SignLaw`): each end is a shift
+        where p jumps, found by bisection and then p exact at the jumps near it, and belongs to the
+        interval. Otherwise each end is found by bisection between a
+        rejected shift and the mean to a tolerance of 1e-9 times the spread of the gaps, and up to 30
+        gaps moved onto 0, a gap or a mean of two gaps near it when the test keeps that shift (p jumps
+        there); beyond 30, the end nearest 0 is moved to agree with the exact test at 0. Up to 30 gaps each tested shift enumerates
         the 2**n sign patterns (exact); beyond, the p of every shift is the Monte Carlo one over
         the same ``n_resamples`` random sign patterns drawn with ``seed`` (their sums of the gaps
         and of the signs are taken once, so a shift costs ``n_resamples`` operations and the
@@ -823,10 +829,19 @@ def gap_interval(gaps, *, confidence: float = 0.95, method: str = "t", n_resampl
     if method != "sign-flip":
         raise OptionError(f"method must be 't', 'bootstrap', 'percentile' or 'sign-flip', not {method!r}")
     alpha = 1.0 - confidence
-    exact = n <= INTERVAL_SIGN_FLIP_MAX_N
-    if exact:
+    nz = g[g != 0.0]
+    L = _find_lattice(nz) if nz.size else 1
+    m = None if L is None else np.rint(g * L).astype(np.int64)
+    law = m is not None and SignLaw.cost(m) <= LAW_BUDGET
+    exact = law or n <= INTERVAL_SIGN_FLIP_MAX_N
+    if law:
+        text = (f"sign-flip test inversion (exact at every shift: the joint law of the sum and the signs over all "
+                f"2**{n} sign patterns, lattice step {_fmt_step(L, 1)}; the ends are the shifts where p jumps, "
+                f"found by bisection and then p exact at each jump; both ends belong to the interval)")
+    elif exact:
         text = (f"sign-flip test inversion (exact, {2**n:,} sign patterns; ends by bisection "
-                f"to 1e-9 of the spread)")
+                f"to 1e-9 of the spread, then snapped to a shift where p jumps (0, a gap, a mean of two gaps) "
+                f"when the test keeps it)")
     else:  # 2**n patterns are out of reach, and shifted gaps share no lattice
         err = 2 * math.sqrt(alpha * (1 - alpha) / n_resamples)
         text = (f"sign-flip test inversion, Monte Carlo: {n} gaps, the same {n_resamples:,} random sign patterns "
@@ -837,6 +852,11 @@ def gap_interval(gaps, *, confidence: float = 0.95, method: str = "t", n_resampl
                         INTERVAL_ASSUMPTIONS["sign-flip"])
     spread = float(np.ptp(g)) + float(np.max(np.abs(g))) or 1.0
     xtol = 1e-9 * spread
+    if law:
+        joint = SignLaw.build(m, L)
+        low = joint.end(mean, float(np.min(g)) - spread, alpha, xtol)
+        high = joint.end(mean, float(np.max(g)) + spread, alpha, xtol)
+        return Interval(low, high, confidence, text, INTERVAL_ASSUMPTIONS["sign-flip"])
     if not exact:
         shifted = _shift_sums(g, n_resamples, seed)
 
@@ -853,11 +873,29 @@ def gap_interval(gaps, *, confidence: float = 0.95, method: str = "t", n_resampl
                 bad = mid
             else:
                 good = mid
+        if exact:   # p jumps at 0, at a gap (it becomes 0) and at a mean of two gaps (they tie): an end kept there
+            near = 4 * xtol
+            pairs = (g[:, None] + g[None, :]) / 2.0
+            jumps = np.unique(np.concatenate([[0.0], g, pairs.ravel()]))
+            jumps = jumps[(jumps >= min(good, bad) - near) & (jumps <= max(good, bad) + near)]
+            for x in (sorted(jumps.tolist(), reverse=outside < good)):
+                if not rejects(x) and (x - good) * (outside - good) > 0:
+                    good = x
         return good
 
     low = end(float(np.min(g)) - spread)
     high = end(float(np.max(g)) + spread)
-    return Interval(low, high, confidence, text, INTERVAL_ASSUMPTIONS["sign-flip"])
+    if not exact:
+        # whether the interval holds 0 is the headline test's decision (exact, or certified bounds), never
+        # a seed's: the Monte Carlo end nearest 0 is moved to 0, or just inside it, to agree with it
+        p0 = sign_flip_test(g, alpha=alpha, n_resamples=n_resamples, seed=seed).pvalue
+        if p0 > alpha and not low <= 0.0 <= high:
+            low, high = min(low, 0.0), max(high, 0.0)
+            text += f"; the end nearest 0 moved to 0, which the test at 0 keeps (p = {p0:.4g})"
+        elif p0 <= alpha and low <= 0.0 <= high:
+            low, high = (np.nextafter(0.0, 1.0), high) if mean > 0 else (low, np.nextafter(0.0, -1.0))
+            text += f"; the end nearest 0 moved just past 0, which the test at 0 rejects (p = {p0:.4g})"
+    return Interval(float(low), float(high), confidence, text, INTERVAL_ASSUMPTIONS["sign-flip"])
 
 
 def _shift_sums(g: np.ndarray, n_resamples: int, seed):
