@@ -23,7 +23,13 @@ value is the mean over its runs, and every item counts once.
   with ``seed``, ``p = (hits + 1) / (n_resamples + 1)`` and its standard error. The
   result's ``method`` says which.
 * **Pairwise tests**: the sign-flip test on the item gaps of every pair of values,
-  corrected across the pairs (Holm by default).
+  corrected across the pairs (Holm by default). One orientation everywhere: the reference
+  first, then the other values in their order, and each pair is the later value minus the
+  earlier (:func:`oriented_pairs`), so a pair with the reference is value − reference, as the
+  item gaps and the gaps against the reference are, and ``alternative`` ("less": the value
+  below the reference) means the same in every table. The gaps against the reference *are*
+  those pairs' rows: each comparison is tested once in the direction asked, and its corrected
+  p is computed from that p (never below it).
 * **Groups of names** (``--group female=Emily,Lakisha``): several names stand for one
   group; an item's group mean is the mean of its per-name item means, so each name
   counts once, whatever its number of runs.
@@ -781,6 +787,20 @@ def _published(matrix: np.ndarray, means: pl.DataFrame, binary: bool) -> tuple:
     return tuple(out)
 
 
+def oriented_pairs(n_values: int, reference: int) -> list[tuple[int, int]]:
+    """Every pair of values as ``(a, b)``, tested and shown as ``a − b``: the reference first, then the others
+    in their order; each pair is the later value minus the earlier one, so a pair with the reference is
+    value − reference (as the item gaps are) and ``alternative`` means the same in every table.
+
+    >>> oriented_pairs(3, 0)
+    [(1, 0), (2, 0), (2, 1)]
+    >>> oriented_pairs(3, 1)   # the reference is 1: (0, 1) is value 0 − the reference
+    [(0, 1), (2, 1), (2, 0)]
+    """
+    order = [reference, *(j for j in range(n_values) if j != reference)]
+    return [(order[j], order[i]) for i, j in itertools.combinations(range(n_values), 2)]
+
+
 def _result(means: pl.DataFrame, metric: str, units, members, reference, *, selection: bool, alternative: str,
             correction: str, n_resamples: int, seed, by=None, sds=None, binary: bool = False) -> ManyResult:
     if not means.height or means["value"].n_unique() < len(units):  # no item is measured under every value
@@ -798,20 +818,15 @@ def _result(means: pl.DataFrame, metric: str, units, members, reference, *, sele
     values = tuple(ValueMean(u, float(matrix[:, j].mean()), n, members[u] if members[u] != (u,) else (),
                              *(sds or {}).get((key, u), (None, None)))
                    for j, u in enumerate(units))
-    pairs = list(itertools.combinations(range(len(units)), 2))
-    tests = {(i, j): sign_flip_test(matrix[:, i] - matrix[:, j], alternative=alternative) for i, j in pairs}
-    adjusted = adjust([tests[p].pvalue for p in pairs], correction)
-    adj = dict(zip(pairs, adjusted))
-    pairwise = tuple(PairGap(units[i], units[j], float(np.mean(matrix[:, i] - matrix[:, j])), tests[(i, j)], adj[(i, j)])
-                     for i, j in pairs)
-    r = units.index(reference)
-    gaps = []
-    for j, u in enumerate(units):
-        if j == r:
-            continue
-        key = (min(j, r), max(j, r))
-        test = tests[key] if key == (j, r) else sign_flip_test(matrix[:, j] - matrix[:, r], alternative=alternative)
-        gaps.append(PairGap(u, reference, float(np.mean(matrix[:, j] - matrix[:, r])), test, adj[key]))
+    pairs = oriented_pairs(len(units), units.index(reference))
+    # each comparison is tested once, in its own orientation and the direction asked; its corrected p is
+    # computed from that p (the gap against the reference is the pair's row, not a pair turned round)
+    tests = [sign_flip_test(matrix[:, a] - matrix[:, b], alternative=alternative) for a, b in pairs]
+    adjusted = adjust([t.pvalue for t in tests], correction)
+    pairwise = tuple(PairGap(units[a], units[b], float(np.mean(matrix[:, a] - matrix[:, b])), t, p)
+                     for (a, b), t, p in zip(pairs, tests, adjusted))
+    against = {g.a: g for g in pairwise if g.b == reference}
+    gaps = [against[u] for u in units if u != reference]
     omnibus = omnibus_test(matrix, n_resamples=n_resamples, seed=seed)
     ratios = None
     if selection:   # pooled over the items compared (those measured under every value)
@@ -860,7 +875,8 @@ def analyze_many(
     by : sequence of str
         Repeat the analysis per group of these columns; omnibus p corrected across them.
     alternative : {"two-sided", "greater", "less"}
-        For the pairwise sign-flip tests (the omnibus test has no direction).
+        For the pairwise sign-flip tests (the omnibus test has no direction), each of ``a − b`` as the pair
+        is oriented (:func:`oriented_pairs`; value − reference for the gaps): "less" tests ``a`` below ``b``.
     alpha : float
     correction : {"holm", "bonferroni", "bh", "none"}
         Across pairs of values, and across ``by`` groups for the omnibus p.
