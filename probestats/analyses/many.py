@@ -939,3 +939,33 @@ def analyze_many(
     return ManyAnalysis(main=main, groups=tuple(results), problems=tuple(problems), alpha=alpha,
                         correction=correction, frame=frame,
                         verdict=decide_many(main.omnibus.pvalue, alpha=alpha, gaps=main.gaps))
+
+
+def refuse_pair_options(*, interval: str = "t", noise_value: str | None = None, hedges: bool = False,
+                        settings: Sequence[str] = (), attribute_settings: Sequence[str] = (),
+                        analysis: str = "more than two values", fix: str | None = None) -> None:
+    """Refuse the options of a comparison of two values that an analysis of ``analysis`` has no use for, so
+    that no option is ignored in silence (an interval of the average gap, the repeats of one value as the
+    noise reference, Hedges' correction of effect sizes, block settings).
+
+    >>> refuse_pair_options()   # the defaults ask for nothing
+    >>> refuse_pair_options(interval="sign-flip")
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: interval='sign-flip' is the interval of the average gap of two values; with more than two values each pair has its sign-flip test and no interval: drop it, or compare two values with a and b
+    """
+    asked = [(opt("interval", interval), "is the interval of the average gap of two values", interval != "t"),
+             (opt("noise_value", noise_value), "takes the repeats of one value as the noise of a comparison of two "
+              "values", noise_value is not None),
+             (either("hedges=True", "--effect-size g_z (or g_av)"), "corrects the effect sizes of a comparison of "
+              "two values", bool(hedges)),
+             (opt("settings", ",".join(settings) if settings else None), "matches the items of two values within "
+              "blocks", bool(settings)),
+             (opt("attribute_settings", ",".join(attribute_settings) if attribute_settings else None),
+              "accepts a setting differing between two compared values", bool(attribute_settings))]
+    for flag, what, given in asked:
+        if given:
+            shown = ("each pair has its sign-flip test and no interval" if "interval" in flag else
+                     "the analysis does not use it")
+            raise OptionError(f"{flag} {what}; with {analysis} {shown}: "
+                              + (fix or f"drop it, or compare two values with {opt('a')} and {opt('b')}"))

@@ -652,8 +652,10 @@ def analyze_pair(
         progress("testing")
     if a is None and b is None and len(checked.values) > 2:
         if many:  # more than two values: per-value means and an omnibus test
-            from probestats.analyses.many import analyze_many
+            from probestats.analyses.many import analyze_many, refuse_pair_options
 
+            refuse_pair_options(interval=interval, noise_value=noise_value, hedges=hedges, settings=settings,
+                                attribute_settings=attribute_settings)
             return analyze_many(checked.log, metric=metric, by=by, alternative=alternative, alpha=alpha,
                                 correction=correction, fold_case=fold_case, noise=noise,
                                 n_resamples=n_resamples, seed=seed, selection=selection)

@@ -255,6 +255,10 @@ def many_context(analysis) -> dict:
     sentences = [
         f"Tests: the {OMNIBUS} ({o.method}); gaps against the reference '{main.reference}' and every pair of "
         f"values with the {SIGN_FLIP}, p corrected across the {count_of(len(main.pairwise), 'pair')} ({correction})."]
+    side = main.pairwise[0].sign_flip.alternative if main.pairwise else "two-sided"
+    if side != "two-sided":   # one orientation in every table: a gap is value − reference, a pair a − b
+        sentences.append(f"The tests are one-sided: each row tests the first value {'below' if side == 'less' else 'above'} "
+                         f"the second (a gap: the value {'below' if side == 'less' else 'above'} the reference).")
     if ctx["pairwise_note"]:
         sentences.append(ctx["pairwise_note"])
     if ctx["selection"]:
