@@ -289,6 +289,11 @@ def _analyze(log, metric, a, b, noise, by, reference, group, scale, factor, comm
 
         refuse_pair_options(interval=interval, noise_value=noise_value, hedges=hedges, settings=settings,
                             attribute_settings=attribute_settings)
+        if scale:
+            raise OptionError(f"{opt('scale', scale)} checks the baseline's cells of a comparison of two values "
+                              f"for a floor or a ceiling; with {opt('group') if group else opt('reference')} "
+                              f"every value is compared: drop {opt('scale')}, or compare two values with "
+                              f"{opt('a')} and {opt('b')}")
         return analyze_many(log, metric=metric, groups=group, reference=reference, by=by, noise=noise,
                             n_resamples=n_resamples, seed=seed, selection=selection, **common)
     noise = str(noise) if noise is not None and not _is_data(noise) else noise
