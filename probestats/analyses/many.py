@@ -586,8 +586,12 @@ def check_many(
     return frame, units, members, tuple(problems)
 
 
-def unit_means(frame: pl.DataFrame, metric: str, by: Sequence[str] = ()) -> pl.DataFrame:
+def unit_means(frame: pl.DataFrame, metric: str, by: Sequence[str] = (), *, exact: bool = False) -> pl.DataFrame:
     """Item means per value (``_unit``): the mean over the value's names of each name's mean over runs.
+
+    Every mean is exact, rounded once (:func:`probestats.stats.exact.fraction_mean`: a name's mean of its
+    runs, a group's mean of its names' means); with ``exact`` the unrounded fraction is in an ``exact``
+    column too, so sums and gaps of the means can be computed without float residue.
 
     Examples
     --------
@@ -595,12 +599,34 @@ def unit_means(frame: pl.DataFrame, metric: str, by: Sequence[str] = ()) -> pl.D
     ...                       "_unit": ["f", "f", "f", "m"], "x": [1.0, 0.0, 1.0, 0.0]})
     >>> unit_means(frame, "x").rows()   # f: mean of Emily 0.5 and Lakisha 1.0, each name once
     [('1', 'f', 0.75, 3), ('1', 'm', 0.0, 1)]
+    >>> unit_means(frame, "x", exact=True)["exact"].to_list()
+    [Fraction(3, 4), Fraction(0, 1)]
     """
+    from fractions import Fraction
+
+    from probestats.stats.exact import fraction_mean
+
     keys = [*by, "item"]
     per_name = frame.group_by([*keys, "_unit", "variant"], maintain_order=True).agg(
-        pl.col(metric).mean().alias("mean"), pl.len().alias("runs"))
-    return per_name.group_by([*keys, "_unit"], maintain_order=True).agg(
-        pl.col("mean").mean(), pl.col("runs").sum().cast(pl.Int64)).rename({"_unit": "value"})
+        pl.col(metric).drop_nulls().alias("_runs"), pl.len().alias("runs"))
+    fractions = [fraction_mean(xs) if len(xs) else None for xs in per_name["_runs"].to_list()]
+    cells: dict[tuple, list] = {}
+    runs: dict[tuple, int] = {}
+    for row, f in zip(per_name.select(*keys, "_unit", "runs").iter_rows(), fractions):
+        key = row[:-1]
+        cells.setdefault(key, [])
+        runs[key] = runs.get(key, 0) + int(row[-1])
+        if f is not None:
+            cells[key].append(f)
+    names = [*keys, "value"]
+    means = [sum(fs, Fraction(0)) / len(fs) if fs else None for fs in cells.values()]
+    out = pl.DataFrame([list(k) for k in cells], schema=per_name.select(*keys, "_unit").rename(
+        {"_unit": "value"}).schema, orient="row")
+    out = out.with_columns(pl.Series("mean", [None if m is None else float(m) for m in means], dtype=pl.Float64),
+                           pl.Series("runs", list(runs.values()), dtype=pl.Int64))
+    if exact:
+        out = out.with_columns(pl.Series("exact", means, dtype=pl.Object))
+    return out.select(*names, "mean", "runs", *(["exact"] if exact else []))
 
 
 def with_cell_sds(means: pl.DataFrame, frame: pl.DataFrame, metric: str, by: Sequence[str] = ()) -> pl.DataFrame:
@@ -787,6 +813,20 @@ def _published(matrix: np.ndarray, means: pl.DataFrame, binary: bool) -> tuple:
     return tuple(out)
 
 
+def _exact_sums(means: pl.DataFrame, items: list, units) -> dict:
+    """Per value, the exact sum of its item means over ``items`` (fractions from :func:`unit_means`'s ``exact``;
+    the float means, taken as exact, where a frame has none)."""
+    from fractions import Fraction
+
+    kept = set(items)
+    sums = {u: Fraction(0) for u in units}
+    exact = "exact" in means.columns
+    for r in means.select("item", "value", "mean", *(["exact"] if exact else [])).iter_rows(named=True):
+        if str(r["item"]) in kept and r["value"] in sums and r["mean"] is not None:
+            sums[r["value"]] += r["exact"] if exact and r["exact"] is not None else Fraction(r["mean"])
+    return sums
+
+
 def oriented_pairs(n_values: int, reference: int) -> list[tuple[int, int]]:
     """Every pair of values as ``(a, b)``, tested and shown as ``a − b``: the reference first, then the others
     in their order; each pair is the later value minus the earlier one, so a pair with the reference is
@@ -815,7 +855,9 @@ def _result(means: pl.DataFrame, metric: str, units, members, reference, *, sele
     n = matrix.shape[0]
     _check_size(matrix, wide["item"].to_list(), metric)
     key = tuple((by or {}).values())
-    values = tuple(ValueMean(u, float(matrix[:, j].mean()), n, members[u] if members[u] != (u,) else (),
+    # per value, the exact sum over items of its item means: means and gaps without float residue
+    sums = _exact_sums(means, wide["item"].to_list(), units)
+    values = tuple(ValueMean(u, float(sums[u] / n), n, members[u] if members[u] != (u,) else (),
                              *(sds or {}).get((key, u), (None, None)))
                    for j, u in enumerate(units))
     pairs = oriented_pairs(len(units), units.index(reference))
@@ -823,7 +865,9 @@ def _result(means: pl.DataFrame, metric: str, units, members, reference, *, sele
     # computed from that p (the gap against the reference is the pair's row, not a pair turned round)
     tests = [sign_flip_test(matrix[:, a] - matrix[:, b], alternative=alternative) for a, b in pairs]
     adjusted = adjust([t.pvalue for t in tests], correction)
-    pairwise = tuple(PairGap(units[a], units[b], float(np.mean(matrix[:, a] - matrix[:, b])), t, p)
+    gap = {(a, b): float((sums[units[a]] - sums[units[b]]) / n) for a, b in pairs}
+    # the test's statistic is the same mean gap, computed exactly
+    pairwise = tuple(PairGap(units[a], units[b], gap[(a, b)], replace(t, statistic=gap[(a, b)]), p)
                      for (a, b), t, p in zip(pairs, tests, adjusted))
     against = {g.a: g for g in pairwise if g.b == reference}
     gaps = [against[u] for u in units if u != reference]
@@ -921,11 +965,11 @@ def analyze_many(
                           f"with {opt('derive')}")
     kw = dict(selection=selection, binary=binary, alternative=alternative, correction=correction,
               n_resamples=n_resamples, seed=seed)
-    main = _result(with_cell_sds(unit_means(frame, metric), frame, metric), metric, units, members, reference,
+    main = _result(with_cell_sds(unit_means(frame, metric, exact=True), frame, metric), metric, units, members, reference,
                    sds=run_sds(frame, metric), **kw)
     results = []
     if by:
-        means = with_cell_sds(unit_means(frame, metric, by=by), frame, metric, by)
+        means = with_cell_sds(unit_means(frame, metric, by=by, exact=True), frame, metric, by)
         group_sds = run_sds(frame, metric, by)
         for key in means.select(by).unique(maintain_order=True).iter_rows(named=True):
             sub = means.filter(_key_mask(key)).drop(by)

@@ -63,6 +63,34 @@ def exact_mean(values: Iterable[float]) -> float:
     return _binary_mean(xs)
 
 
+def fraction_mean(values: Iterable[float]) -> Fraction:
+    """The exact mean that :func:`exact_mean` rounds, as a fraction: of the decimals when every value is a
+    short decimal (at most 6 places), else of the binary values. Differences and sums of such means are
+    exact, so two means of the same numbers differ by exactly 0, whatever the order of their runs.
+
+    Examples
+    --------
+    >>> fraction_mean([0.1, 0.2]), fraction_mean([1, 2, 2])
+    (Fraction(3, 20), Fraction(5, 3))
+    >>> fraction_mean([0.1, 0.2, 0.7]) * 3 == fraction_mean([1.0, 0.0, 0.0]) * 3   # both sum to exactly 1
+    True
+    """
+    values = list(values)
+    n = len(values)
+    if not n:
+        raise ValueError("fraction_mean needs at least one value in values")
+    if all(isinstance(v, int) for v in values):
+        return Fraction(sum(values), n)
+    xs = [float(v) for v in values]
+    if not all(map(math.isfinite, xs)):
+        raise ValueError("fraction_mean needs finite values")
+    places = [_places(x) for x in xs]
+    if None not in places:
+        scale = 10 ** max(places)
+        return Fraction(sum(_whole(x, scale) for x in xs), n * scale)
+    return sum(map(Fraction, xs), Fraction(0)) / n
+
+
 def _places(x: float) -> int | None:
     """The fewest places (0 to 6) of a decimal whose nearest float is ``x``; None when it has more."""
     if x == math.floor(x):
