@@ -872,6 +872,9 @@ def _result(means: pl.DataFrame, metric: str, units, members, reference, *, sele
     against = {g.a: g for g in pairwise if g.b == reference}
     gaps = [against[u] for u in units if u != reference]
     omnibus = omnibus_test(matrix, n_resamples=n_resamples, seed=seed)
+    # the statistic shown, T = n * sum_j (mean_j - grand mean)**2, from the exact sums (0 for equal means)
+    grand = sum(sums.values()) / (n * len(units))
+    omnibus = replace(omnibus, statistic=float(n * sum((sums[u] / n - grand) ** 2 for u in units)))
     ratios = None
     if selection:   # pooled over the items compared (those measured under every value)
         from probestats.stats.selection import pooled_rates
