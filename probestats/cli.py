@@ -715,7 +715,19 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
             raise OptionError(f"{flag} applies to a comparison of two values; choose them with --a and --b")
         result = with_row_level(result) if row_level else result
         result = with_row_tests(result, per_item=per_item, per_group=row_level)
+    _refuse_lone_correction(result, correction, control)
     emit(result, json_out)
+
+
+def _refuse_lone_correction(result, correction: str, control) -> None:
+    """--correction changes nothing in a comparison of two values with one test (no --by groups, no blocks,
+    no control, no per-item tests): refused rather than ignored."""
+    from probestats.analyses.paired import Analysis
+
+    if (correction != "holm" and isinstance(result, Analysis) and not result.groups and control is None
+            and not getattr(result, "row_tests", None)):
+        raise OptionError(f"--correction {correction} corrects across --by groups (and blocks, a control, per-item "
+                          "tests); this comparison of two values has one test: drop it, or give --by")
 
 
 def _one_metric(metric, *, cells: bool = False, row_level: bool = False, per_item: bool = False):

@@ -222,7 +222,18 @@ def _gaps(frame: pl.DataFrame, metric: str, value: str, baseline: str, blocks: S
         from probestats.analyses.paired import item_table
 
         table = item_table(frame, metric, value, baseline)
-    return table.select(pl.col("item").cast(pl.String), "gap", "n_a", "n_b")
+    means = [c for c in ("mean_a", "mean_b") if c in table.columns]
+    return table.select(pl.col("item").cast(pl.String), "gap", "n_a", "n_b", *means)
+
+
+def _exact_gap(table: pl.DataFrame, a: str, b: str, fallback: str) -> float:
+    """The mean over items of column ``a`` minus column ``b``, from their exact sums (no float residue);
+    the mean of ``fallback`` where the table has no item means."""
+    from probestats.stats.exact import mean_of_combination
+
+    if a in table.columns and b in table.columns and not table[a].null_count() and not table[b].null_count():
+        return mean_of_combination([(1, table[a].to_list()), (-1, table[b].to_list())])
+    return math.fsum(table[fallback].to_list()) / table.height
 
 
 def _conclusion(difference_mean: float, value_gap: float, control_gap: float, size_difference: float,
@@ -316,12 +327,20 @@ def compare_control(log, *, metric: str, values: Sequence[str], baseline: str, c
         raise OptionError(f"{opt('control', control)}: no item has runs of both '{control}' and '{baseline}' with a "
                           f"{metric}; log the control's runs of the same items (in the log, or in a file read with it)")
     control_gaps = control_table["gap"].to_list()
-    control_test = sign_flip_test(control_gaps, alpha=alpha)
-    raw = []
+    control_test = replace(sign_flip_test(control_gaps, alpha=alpha),   # its statistic: the exact mean gap
+                           statistic=_exact_gap(control_table, "mean_a", "mean_b", "gap"))
+    raw, exacts = [], []
     for value in values:
-        table = (_gaps(frame, metric, value, baseline, blocks).rename({"gap": "value_gap", "n_a": "n_value"})
-                 .join(control_table.rename({"gap": "control_gap", "n_a": "n_control", "n_b": "n_baseline"}),
-                       on="item", how="inner", maintain_order="right")
+        joined = (_gaps(frame, metric, value, baseline, blocks)
+                  .rename({"gap": "value_gap", "n_a": "n_value", "mean_a": "_mv", "mean_b": "_mb"}, strict=False)
+                  .join(control_table.rename({"gap": "control_gap", "n_a": "n_control", "n_b": "n_baseline",
+                                              "mean_a": "_mc", "mean_b": "_mcb"}, strict=False),
+                        on="item", how="inner", maintain_order="right"))
+        exact = {"value_gap": _exact_gap(joined, "_mv", "_mb", "value_gap"),
+                 "control_gap": _exact_gap(joined, "_mc", "_mcb", "control_gap"),
+                 "difference": _exact_gap(joined, "_mv", "_mc", "value_gap")
+                 if "_mv" in joined.columns and "_mc" in joined.columns else None}
+        table = (joined
                  .select("item", "value_gap", "control_gap",
                          (pl.col("value_gap") - pl.col("control_gap")).alias("difference"),
                          (pl.col("value_gap").abs() - pl.col("control_gap").abs()).alias("size_difference"),
@@ -329,29 +348,33 @@ def compare_control(log, *, metric: str, values: Sequence[str], baseline: str, c
         if table.height == 0:
             raise OptionError(f"{opt('control', control)}: no item has runs of '{value}', '{control}' and "
                               f"'{baseline}'; log the control's runs of the same items")
-        raw.append((value, table, sign_flip_test(table["difference"].to_list(), alpha=alpha),
+        if exact["difference"] is None:
+            exact["difference"] = math.fsum(table["difference"].to_list()) / table.height
+        exacts.append(exact)
+        raw.append((value, table, replace(sign_flip_test(table["difference"].to_list(), alpha=alpha),
+                                          statistic=exact["difference"]),
                     sign_flip_test(table["size_difference"].to_list(), alpha=alpha)))
     adjusted = adjust([p for _, _, s, a in raw for p in (s.pvalue, a.pvalue)], correction)
     tests = []
     for k, (value, table, signed, absolute) in enumerate(raw):
         p_signed, p_absolute = adjusted[2 * k], adjusted[2 * k + 1]
         mean = lambda c: math.fsum(table[c].to_list()) / table.height   # noqa: E731
-        value_gap, control_gap = mean("value_gap"), mean("control_gap")
+        value_gap, control_gap = exacts[k]["value_gap"], exacts[k]["control_gap"]
         size_difference = mean("size_difference")
-        conclusion = _conclusion(mean("difference"), value_gap, control_gap, size_difference, p_signed, p_absolute,
+        conclusion = _conclusion(exacts[k]["difference"], value_gap, control_gap, size_difference, p_signed, p_absolute,
                                  alpha)
         tests.append(ControlTest(
             value=value, control=control, baseline=baseline, items=table, value_gap=value_gap,
             control_gap=control_gap, value_size=math.fsum(abs(x) for x in table["value_gap"]) / table.height,
             control_size=math.fsum(abs(x) for x in table["control_gap"]) / table.height,
-            difference=mean("difference"), size_difference=size_difference, signed=signed, absolute=absolute,
+            difference=exacts[k]["difference"], size_difference=size_difference, signed=signed, absolute=absolute,
             signed_p_adjusted=p_signed, absolute_p_adjusted=p_absolute,
             equal_runs=bool((table["n_value"] == table["n_control"]).all()), conclusion=conclusion,
             statement=_statement(conclusion, value, control, baseline, metric)))
     more = tuple(t.value for t in tests if t.conclusion == "more")
     return ControlComparison(
         metric=metric, control=control, baseline=baseline, alpha=alpha, correction=correction,
-        control_gap=math.fsum(control_gaps) / len(control_gaps),
+        control_gap=_exact_gap(control_table, "mean_a", "mean_b", "gap"),
         control_size=math.fsum(abs(g) for g in control_gaps) / len(control_gaps), control_test=control_test,
         control_items=len(control_gaps), control_moves=control_test.pvalue <= alpha, tests=tuple(tests),
         more=more, left_out=left_out, statement=_overall(tests, control, metric))

@@ -218,6 +218,10 @@ def analyze(
                                streaming=streaming, hedges=hedges,
                                **({"baseline": baseline} if baseline is not None else {}))
     metric = metrics[0]
+    if effect_size != "d_z":   # the choice of a table of several metrics; one metric's analysis shows both
+        raise OptionError(f"{either(f'effect_size={effect_size!r}', '--effect-size ' + ('g' if hedges else 'd') + effect_size[1:])}"
+                          f" chooses the effect size a table of several metrics shows; one metric's analysis "
+                          f"shows d_z and d_av both: drop it, or give several metrics with {opt('metric')}")
     if probe is not None:
         if where is not None or derive or read_options or noise_read_options:
             raise OptionError("give where, derive and read options inside the probe, not beside it")
@@ -267,6 +271,19 @@ def _analyze(log, metric, a, b, noise, by, reference, group, scale, factor, comm
         if a or b or group or reference:
             raise OptionError(f"{opt('factor')} compares the levels of two attributes; drop {opt('a')}, {opt('b')}, "
                               f"{opt('group')} and {opt('reference')}")
+        from probestats.analyses.many import refuse_pair_options
+
+        if by:   # one two-factor analysis per group is not offered: say so rather than pool in silence
+            raise OptionError(f"{opt('by', ','.join(by))} with {opt('factors')}: the two-factor analysis has no "
+                              f"per-group results; run it once per group with {opt('where')} (or drop {opt('by')})")
+        if noise is not None or scale:
+            flag = opt("noise", str(noise)) if noise is not None else opt("scale", scale)
+            raise OptionError(f"{flag}: the two-factor analysis ({opt('factors')}) tests main effects and their "
+                              f"interaction against the items' own variation, with no noise reference or scale "
+                              f"check; drop it")
+        refuse_pair_options(interval=interval, noise_value=noise_value, hedges=hedges, settings=settings,
+                            attribute_settings=attribute_settings, analysis=f"two factors ({opt('factors')})",
+                            fix="drop it")
         from probestats.analyses.factors import analyze_factors
 
         return analyze_factors(log, metric=metric, factors=factor, n_resamples=n_resamples, seed=seed, **common)
@@ -274,8 +291,15 @@ def _analyze(log, metric, a, b, noise, by, reference, group, scale, factor, comm
         if a or b:
             raise OptionError(f"{opt('group')} and {opt('reference')} compare every value; drop {opt('a')} and "
                               f"{opt('b')} (or drop {opt('group')})")
-        from probestats.analyses.many import analyze_many
+        from probestats.analyses.many import analyze_many, refuse_pair_options
 
+        refuse_pair_options(interval=interval, noise_value=noise_value, hedges=hedges, settings=settings,
+                            attribute_settings=attribute_settings)
+        if scale:
+            raise OptionError(f"{opt('scale', scale)} checks the baseline's cells of a comparison of two values "
+                              f"for a floor or a ceiling; with {opt('group') if group else opt('reference')} "
+                              f"every value is compared: drop {opt('scale')}, or compare two values with "
+                              f"{opt('a')} and {opt('b')}")
         return analyze_many(log, metric=metric, groups=group, reference=reference, by=by, noise=noise,
                             n_resamples=n_resamples, seed=seed, selection=selection, **common)
     noise = str(noise) if noise is not None and not _is_data(noise) else noise

@@ -182,6 +182,31 @@ def permutation_test(tables, *, n_resamples: int = 10_000, seed: int | None = 0,
                          "enumerate)"), n_resamples, se
 
 
+def _exact_statistic(cells: np.ndarray, name: str, names: tuple[str, str]) -> float:
+    """The observed statistic of a test, computed from the cell means' floats exactly and rounded once, so
+    that levels with equal means give exactly 0 (the test itself uses the float statistic, with its
+    tolerance for ties).
+
+    >>> _exact_statistic(np.array([[[0.1, 0.7], [0.7, 0.1]], [[0.4, 0.3], [0.3, 0.4]]]), "A", ("A", "B"))
+    0.0
+    """
+    from fractions import Fraction
+
+    n, rows, cols = cells.shape
+    f = [[[Fraction(float(x)) for x in row] for row in item] for item in cells]
+    if name == "interaction":
+        centred = [[[x - sum(row) / cols for x in row] for row in item] for item in f]
+        table = [[sum(item[i][j] for item in centred) / n for j in range(cols)] for i in range(rows)]
+        col = [sum(table[i][j] for i in range(rows)) / rows for j in range(cols)]
+        return float(n * sum((table[i][j] - col[j]) ** 2 for i in range(rows) for j in range(cols)))
+    if name == names[0]:
+        levels = [sum(sum(item[i]) / cols for item in f) / n for i in range(rows)]
+    else:
+        levels = [sum(sum(item[i][j] for i in range(rows)) / rows for item in f) / n for j in range(cols)]
+    grand = sum(levels) / len(levels)
+    return float(n * sum((x - grand) ** 2 for x in levels))
+
+
 def factorial_tests(cells, names: tuple[str, str], *, n_resamples: int = 10_000, seed: int | None = 0,
                     correction: str = "holm", max_exact: int = MAX_EXACT) -> tuple[FactorTest, ...]:
     """Main effects and interaction of items × I × J cell means (see the module's description).
@@ -200,7 +225,7 @@ def factorial_tests(cells, names: tuple[str, str], *, n_resamples: int = 10_000,
     for name, tables in ((names[0], a_means), (names[1], b_means), ("interaction", centred)):
         stat, p, method, count, se = permutation_test(tables, n_resamples=n_resamples, seed=seed,
                                                       max_exact=max_exact)
-        out.append(FactorTest(name, stat, p, method, count, se))
+        out.append(FactorTest(name, _exact_statistic(m, name, names), p, method, count, se))
     adjusted = adjust([t.pvalue for t in out], correction)
     return tuple(FactorTest(t.name, t.statistic, t.pvalue, t.method, t.arrangements, t.pvalue_se, p)
                  for t, p in zip(out, adjusted))

@@ -294,9 +294,21 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
     ]
     from probestats.stats.effects import effect_sizes
 
-    effects = [Effect(name, desc, float(np.mean(g)), sign_flip_test(g, alternative=alternative),
+    from probestats.stats.exact import mean_of_combination
+
+    # each effect's average from the exact sums of the four cells' item means (no residue for equal means)
+    c11, c12, c21, c22 = (list(map(float, c)) for c in (m11, m12, m21, m22))
+    exact = {f"{f1} within {f2} = {l2a}": [(1, c11), (-1, c21)], f"{f1} within {f2} = {l2b}": [(1, c12), (-1, c22)],
+             f1: [(0.5, c11), (-0.5, c21), (0.5, c12), (-0.5, c22)],
+             f"{f2} within {f1} = {l1a}": [(1, c11), (-1, c12)], f"{f2} within {f1} = {l1b}": [(1, c21), (-1, c22)],
+             f2: [(0.5, c11), (-0.5, c12), (0.5, c21), (-0.5, c22)],
+             "interaction": [(1, c11), (-1, c21), (-1, c12), (1, c22)]}
+    average = {name: mean_of_combination(exact[name]) for name, _, _ in spec}
+    effects = [Effect(name, desc, average[name],
+                      replace(sign_flip_test(g, alternative=alternative), statistic=average[name]),
                       tuple(float(x) for x in g),
-                      d_z=effect_sizes(g, np.zeros_like(g), confidence=1 - alpha, intervals=g.size >= 2).d_z)
+                      d_z=effect_sizes(g, np.zeros_like(g), confidence=1 - alpha, intervals=g.size >= 2,
+                                       mean_gap=average[name]).d_z)
                for name, desc, g in spec]
     adjusted = adjust([e.sign_flip.pvalue for e in effects], correction)
     effects = tuple(replace(e, p_adjusted=p, detected=None if p is None else bool(p <= alpha))

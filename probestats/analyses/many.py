@@ -23,7 +23,13 @@ value is the mean over its runs, and every item counts once.
   with ``seed``, ``p = (hits + 1) / (n_resamples + 1)`` and its standard error. The
   result's ``method`` says which.
 * **Pairwise tests**: the sign-flip test on the item gaps of every pair of values,
-  corrected across the pairs (Holm by default).
+  corrected across the pairs (Holm by default). One orientation everywhere: the reference
+  first, then the other values in their order, and each pair is the later value minus the
+  earlier (:func:`oriented_pairs`), so a pair with the reference is value − reference, as the
+  item gaps and the gaps against the reference are, and ``alternative`` ("less": the value
+  below the reference) means the same in every table. The gaps against the reference *are*
+  those pairs' rows: each comparison is tested once in the direction asked, and its corrected
+  p is computed from that p (never below it).
 * **Groups of names** (``--group female=Emily,Lakisha``): several names stand for one
   group; an item's group mean is the mean of its per-name item means, so each name
   counts once, whatever its number of runs.
@@ -604,8 +610,12 @@ def check_many(
     return frame, units, members, tuple(problems)
 
 
-def unit_means(frame: pl.DataFrame, metric: str, by: Sequence[str] = ()) -> pl.DataFrame:
+def unit_means(frame: pl.DataFrame, metric: str, by: Sequence[str] = (), *, exact: bool = False) -> pl.DataFrame:
     """Item means per value (``_unit``): the mean over the value's names of each name's mean over runs.
+
+    Every mean is exact, rounded once (:func:`probestats.stats.exact.fraction_mean`: a name's mean of its
+    runs, a group's mean of its names' means); with ``exact`` the unrounded fraction is in an ``exact``
+    column too, so sums and gaps of the means can be computed without float residue.
 
     Examples
     --------
@@ -613,12 +623,34 @@ def unit_means(frame: pl.DataFrame, metric: str, by: Sequence[str] = ()) -> pl.D
     ...                       "_unit": ["f", "f", "f", "m"], "x": [1.0, 0.0, 1.0, 0.0]})
     >>> unit_means(frame, "x").rows()   # f: mean of Emily 0.5 and Lakisha 1.0, each name once
     [('1', 'f', 0.75, 3), ('1', 'm', 0.0, 1)]
+    >>> unit_means(frame, "x", exact=True)["exact"].to_list()
+    [Fraction(3, 4), Fraction(0, 1)]
     """
+    from fractions import Fraction
+
+    from probestats.stats.exact import fraction_mean
+
     keys = [*by, "item"]
     per_name = frame.group_by([*keys, "_unit", "variant"], maintain_order=True).agg(
-        pl.col(metric).mean().alias("mean"), pl.len().alias("runs"))
-    return per_name.group_by([*keys, "_unit"], maintain_order=True).agg(
-        pl.col("mean").mean(), pl.col("runs").sum().cast(pl.Int64)).rename({"_unit": "value"})
+        pl.col(metric).drop_nulls().alias("_runs"), pl.len().alias("runs"))
+    fractions = [fraction_mean(xs) if len(xs) else None for xs in per_name["_runs"].to_list()]
+    cells: dict[tuple, list] = {}
+    runs: dict[tuple, int] = {}
+    for row, f in zip(per_name.select(*keys, "_unit", "runs").iter_rows(), fractions):
+        key = row[:-1]
+        cells.setdefault(key, [])
+        runs[key] = runs.get(key, 0) + int(row[-1])
+        if f is not None:
+            cells[key].append(f)
+    names = [*keys, "value"]
+    means = [sum(fs, Fraction(0)) / len(fs) if fs else None for fs in cells.values()]
+    out = pl.DataFrame([list(k) for k in cells], schema=per_name.select(*keys, "_unit").rename(
+        {"_unit": "value"}).schema, orient="row")
+    out = out.with_columns(pl.Series("mean", [None if m is None else float(m) for m in means], dtype=pl.Float64),
+                           pl.Series("runs", list(runs.values()), dtype=pl.Int64))
+    if exact:
+        out = out.with_columns(pl.Series("exact", means, dtype=pl.Object))
+    return out.select(*names, "mean", "runs", *(["exact"] if exact else []))
 
 
 def with_cell_sds(means: pl.DataFrame, frame: pl.DataFrame, metric: str, by: Sequence[str] = ()) -> pl.DataFrame:
@@ -872,6 +904,34 @@ def pairs_problem(n_values: int, reference: str) -> Problem:
                    f"values with {opt('a')} and {opt('b')}, or raise the limit with {how_to_raise('pairs', pairs)}")
 
 
+def _exact_sums(means: pl.DataFrame, items: list, units) -> dict:
+    """Per value, the exact sum of its item means over ``items`` (fractions from :func:`unit_means`'s ``exact``;
+    the float means, taken as exact, where a frame has none)."""
+    from fractions import Fraction
+
+    kept = set(items)
+    sums = {u: Fraction(0) for u in units}
+    exact = "exact" in means.columns
+    for r in means.select("item", "value", "mean", *(["exact"] if exact else [])).iter_rows(named=True):
+        if str(r["item"]) in kept and r["value"] in sums and r["mean"] is not None:
+            sums[r["value"]] += r["exact"] if exact and r["exact"] is not None else Fraction(r["mean"])
+    return sums
+
+
+def oriented_pairs(n_values: int, reference: int) -> list[tuple[int, int]]:
+    """Every pair of values as ``(a, b)``, tested and shown as ``a − b``: the reference first, then the others
+    in their order; each pair is the later value minus the earlier one, so a pair with the reference is
+    value − reference (as the item gaps are) and ``alternative`` means the same in every table.
+
+    >>> oriented_pairs(3, 0)
+    [(1, 0), (2, 0), (2, 1)]
+    >>> oriented_pairs(3, 1)   # the reference is 1: (0, 1) is value 0 − the reference
+    [(0, 1), (2, 1), (2, 0)]
+    """
+    order = [reference, *(j for j in range(n_values) if j != reference)]
+    return [(order[j], order[i]) for i, j in itertools.combinations(range(n_values), 2)]
+
+
 def _result(means: pl.DataFrame, metric: str, units, members, reference, *, selection: bool, alternative: str,
             correction: str, n_resamples: int, seed, by=None, sds=None, binary: bool = False,
             alpha: float | None = None) -> ManyResult:
@@ -887,28 +947,31 @@ def _result(means: pl.DataFrame, metric: str, units, members, reference, *, sele
     n = matrix.shape[0]
     _check_size(matrix, wide["item"].to_list(), metric)
     key = tuple((by or {}).values())
-    values = tuple(ValueMean(u, float(matrix[:, j].mean()), n, members[u] if members[u] != (u,) else (),
+    # per value, the exact sum over items of its item means: means and gaps without float residue
+    sums = _exact_sums(means, wide["item"].to_list(), units)
+    values = tuple(ValueMean(u, float(sums[u] / n), n, members[u] if members[u] != (u,) else (),
                              *(sds or {}).get((key, u), (None, None)))
                    for j, u in enumerate(units))
+    r = units.index(reference)
+    left_out = pairwise_left_out(len(units))
     # every pair, unless they are more than the limit of pairs (then only the gaps against the reference,
     # corrected across those: the analysis says the pairwise table was left out, see pairwise_left_out)
-    pairs = (list(itertools.combinations(range(len(units)), 2)) if not pairwise_left_out(len(units)) else [])
-    tests = {(i, j): sign_flip_test(matrix[:, i] - matrix[:, j], alternative=alternative) for i, j in pairs}
-    adjusted = adjust([tests[p].pvalue for p in pairs], correction)
-    adj = dict(zip(pairs, adjusted))
-    pairwise = tuple(PairGap(units[i], units[j], float(np.mean(matrix[:, i] - matrix[:, j])), tests[(i, j)], adj[(i, j)])
-                     for i, j in pairs)
-    r = units.index(reference)
-    gaps = []
-    for j, u in enumerate(units):
-        if j == r:
-            continue
-        key = (min(j, r), max(j, r))
-        test = tests[key] if key == (j, r) else sign_flip_test(matrix[:, j] - matrix[:, r], alternative=alternative)
-        gaps.append(PairGap(u, reference, float(np.mean(matrix[:, j] - matrix[:, r])), test, adj.get(key)))
-    if not pairs and gaps:
-        gaps = [replace(g, p_adjusted=p) for g, p in zip(gaps, adjust([g.sign_flip.pvalue for g in gaps], correction))]
+    pairs = oriented_pairs(len(units), r) if not left_out else [(j, r) for j in range(len(units)) if j != r]
+    # each comparison is tested once, in its own orientation and the direction asked; its corrected p is
+    # computed from that p (the gap against the reference is the pair's row, not a pair turned round)
+    tests = [sign_flip_test(matrix[:, a] - matrix[:, b], alternative=alternative) for a, b in pairs]
+    adjusted = adjust([t.pvalue for t in tests], correction)
+    gap = {(a, b): float((sums[units[a]] - sums[units[b]]) / n) for a, b in pairs}
+    # the test's statistic is the same mean gap, computed exactly
+    rows = tuple(PairGap(units[a], units[b], gap[(a, b)], replace(t, statistic=gap[(a, b)]), p)
+                 for (a, b), t, p in zip(pairs, tests, adjusted))
+    against = {g.a: g for g in rows if g.b == reference}
+    gaps = [against[u] for u in units if u != reference]
+    pairwise = () if left_out else rows
     omnibus = omnibus_test(matrix, n_resamples=n_resamples, seed=seed, alpha=alpha)
+    # the statistic shown, T = n * sum_j (mean_j - grand mean)**2, from the exact sums (0 for equal means)
+    grand = sum(sums.values()) / (n * len(units))
+    omnibus = replace(omnibus, statistic=float(n * sum((sums[u] / n - grand) ** 2 for u in units)))
     ratios = None
     if selection:   # pooled over the items compared (those measured under every value)
         from probestats.stats.selection import pooled_rates
@@ -923,7 +986,7 @@ def _result(means: pl.DataFrame, metric: str, units, members, reference, *, sele
     return ManyResult(metric=metric, values=values, reference=reference, gaps=tuple(gaps), pairwise=pairwise,
                       omnibus=omnibus, impact_ratios=ratios, items=items, correction=correction,
                       by=dict(by or {}), published=_published(matrix, means, binary),
-                      pairs_left_out=0 if pairs else len(units) * (len(units) - 1) // 2)
+                      pairs_left_out=len(units) * (len(units) - 1) // 2 if left_out else 0)
 
 
 def analyze_many(
@@ -957,7 +1020,8 @@ def analyze_many(
     by : sequence of str
         Repeat the analysis per group of these columns; omnibus p corrected across them.
     alternative : {"two-sided", "greater", "less"}
-        For the pairwise sign-flip tests (the omnibus test has no direction).
+        For the pairwise sign-flip tests (the omnibus test has no direction), each of ``a − b`` as the pair
+        is oriented (:func:`oriented_pairs`; value − reference for the gaps): "less" tests ``a`` below ``b``.
     alpha : float
     correction : {"holm", "bonferroni", "bh", "none"}
         Across pairs of values, and across ``by`` groups for the omnibus p.
@@ -1002,11 +1066,11 @@ def analyze_many(
                           f"with {opt('derive')}")
     kw = dict(selection=selection, binary=binary, alternative=alternative, correction=correction,
               n_resamples=n_resamples, seed=seed)
-    main = _result(with_cell_sds(unit_means(frame, metric), frame, metric), metric, units, members, reference,
-                   sds=run_sds(frame, metric), alpha=alpha, **kw)
+    main = _result(with_cell_sds(unit_means(frame, metric, exact=True), frame, metric), metric, units, members,
+                   reference, sds=run_sds(frame, metric), alpha=alpha, **kw)
     results = []
     if by:
-        means = with_cell_sds(unit_means(frame, metric, by=by), frame, metric, by)
+        means = with_cell_sds(unit_means(frame, metric, by=by, exact=True), frame, metric, by)
         group_sds = run_sds(frame, metric, by)
         for key in means.select(by).unique(maintain_order=True).iter_rows(named=True):
             sub = means.filter(_key_mask(key)).drop(by)
@@ -1023,3 +1087,33 @@ def analyze_many(
                         correction=correction, frame=frame,
                         verdict=decide_many(main.omnibus.pvalue, alpha=alpha, gaps=main.gaps, omnibus=main.omnibus,
                                             published=main.published))
+
+
+def refuse_pair_options(*, interval: str = "t", noise_value: str | None = None, hedges: bool = False,
+                        settings: Sequence[str] = (), attribute_settings: Sequence[str] = (),
+                        analysis: str = "more than two values", fix: str | None = None) -> None:
+    """Refuse the options of a comparison of two values that an analysis of ``analysis`` has no use for, so
+    that no option is ignored in silence (an interval of the average gap, the repeats of one value as the
+    noise reference, Hedges' correction of effect sizes, block settings).
+
+    >>> refuse_pair_options()   # the defaults ask for nothing
+    >>> refuse_pair_options(interval="sign-flip")
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: interval='sign-flip' is the interval of the average gap of two values; with more than two values each pair has its sign-flip test and no interval: drop it, or compare two values with a and b
+    """
+    asked = [(opt("interval", interval), "is the interval of the average gap of two values", interval != "t"),
+             (opt("noise_value", noise_value), "takes the repeats of one value as the noise of a comparison of two "
+              "values", noise_value is not None),
+             (either("hedges=True", "--effect-size g_z (or g_av)"), "corrects the effect sizes of a comparison of "
+              "two values", bool(hedges)),
+             (opt("settings", ",".join(settings) if settings else None), "matches the items of two values within "
+              "blocks", bool(settings)),
+             (opt("attribute_settings", ",".join(attribute_settings) if attribute_settings else None),
+              "accepts a setting differing between two compared values", bool(attribute_settings))]
+    for flag, what, given in asked:
+        if given:
+            shown = ("each pair has its sign-flip test and no interval" if "interval" in flag else
+                     "the analysis does not use it")
+            raise OptionError(f"{flag} {what}; with {analysis} {shown}: "
+                              + (fix or f"drop it, or compare two values with {opt('a')} and {opt('b')}"))

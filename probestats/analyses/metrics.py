@@ -193,6 +193,12 @@ def analyze_metrics(source, *, metrics: Sequence[str], correction: str = "holm",
     analyses = []
     for m in metrics:
         result = analyze(source, metric=m, correction=correction, **options)
+        if not isinstance(result, Analysis) and options.get("a") is not None and options.get("b") is not None:
+            cause = next((n for n in ("factor", "group", "reference", "scale") if options.get(n)), None)
+            raise OptionError(f"several metrics are analyzed as comparisons of two values; with {opt('a')} and "
+                              f"{opt('b')} given, these options give a {type(result).__name__} for {m!r}: "
+                              + (f"drop {opt('factors' if cause == 'factor' else cause)}" if cause else
+                                 f"give one {opt('metric')}"))
         if not isinstance(result, Analysis):
             raise OptionError(f"several metrics are analyzed as comparisons of two values; this log under "
                               f"these options gives a {type(result).__name__} for {m!r}: choose the pair with "
@@ -216,12 +222,15 @@ def analyze_metrics(source, *, metrics: Sequence[str], correction: str = "holm",
             family.append(FamilyTest(a.metric, {}, main))
             k += 1
             done.append(replace(a, main=main, correction=correction))
-    from probestats.analyses.verdict import decide_effects
+    from probestats.analyses.verdict import decide_effects, no_noise_check
 
     def name(t: FamilyTest) -> str:
         return t.metric + (f" ({', '.join(f'{k} = {v}' for k, v in t.by.items())})" if t.by else "")
 
     verdict = decide_effects([(name(t), t.result.p_adjusted) for t in family], alpha=done[0].alpha,
                              test="the exact sign-flip test on the item gaps of each metric, p corrected over the "
-                                  "family", what="a gap", kind="several metrics")
+                                  "family", what="a gap", kind="several metrics",
+                             noise=no_noise_check("several metrics", reason=(
+                                 "the family of several metrics has no same-versus-same comparison of its own; "
+                                 "each metric's analysis has its noise check beside its own gap")))
     return MetricsAnalysis(tuple(done), tuple(family), correction, effect_size, verdict)

@@ -223,6 +223,11 @@ def _num(x) -> float | None:
     return x if math.isfinite(x) else None
 
 
+def _with_statistic(test, average: float):
+    """The test with its statistic (the observed mean gap) as the exact average gap computed beside it."""
+    return replace(test, statistic=average) if math.isfinite(average) else test
+
+
 def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternative: str = "two-sided",
                  confidence: float = 0.95, by: dict | None = None, interval: str = "t", hedges: bool = False,
                  n_resamples: int = 10_000, seed: int | None = 0) -> PairResult:
@@ -235,7 +240,12 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternativ
         raise ProbestatsError(f"the gap of item {', '.join(odd[:5])} is not a finite number; "
                               f"rescale the metric '{metric}' (its values are too large to subtract)")
     n_nonzero = sum(1 for g in gaps if g != 0)
-    average = sum(gaps) / len(gaps) if gaps else float("nan")
+    from probestats.stats.exact import mean_of_combination
+
+    # the difference of the exact sums of the item means: no float residue when the means are equal
+    average = (mean_of_combination([(1, items["mean_a"].to_list()), (-1, items["mean_b"].to_list())])
+               if gaps and "mean_a" in items.columns and items["mean_a"].null_count() == 0
+               and items["mean_b"].null_count() == 0 else sum(gaps) / len(gaps) if gaps else float("nan"))
     method = interval
     if len(gaps) >= 2 and not (method in ("bootstrap", "percentile") and len(gaps) < 3):
         interval = gap_interval(gaps, confidence=confidence, method=method, n_resamples=n_resamples, seed=seed)
@@ -250,7 +260,7 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternativ
         b=b,
         items=items,
         average_gap=average,
-        sign_flip=sign_flip_test(gaps, alternative=alternative, alpha=1 - confidence),
+        sign_flip=_with_statistic(sign_flip_test(gaps, alternative=alternative, alpha=1 - confidence), average),
         sign_test=sign_test(gaps, alternative=alternative),
         interval=interval,
         min_attainable_p=min_attainable_p(n_nonzero, alternative=alternative),
@@ -652,8 +662,10 @@ def analyze_pair(
         progress("testing")
     if a is None and b is None and len(checked.values) > 2:
         if many:  # more than two values: per-value means and an omnibus test
-            from probestats.analyses.many import analyze_many
+            from probestats.analyses.many import analyze_many, refuse_pair_options
 
+            refuse_pair_options(interval=interval, noise_value=noise_value, hedges=hedges, settings=settings,
+                                attribute_settings=attribute_settings)
             return analyze_many(checked.log, metric=metric, by=by, alternative=alternative, alpha=alpha,
                                 correction=correction, fold_case=fold_case, noise=noise,
                                 n_resamples=n_resamples, seed=seed, selection=selection)

@@ -260,6 +260,10 @@ def many_context(analysis) -> dict:
         f"Tests: the {OMNIBUS} ({o.method}); gaps against the reference '{main.reference}' with the {SIGN_FLIP}, "
         f"p corrected across the {count_of(len(main.gaps), 'gap')} ({correction}); the {main.pairs_left_out:,} "
         f"pairs of values are more than the limit tested one by one."]
+    side = next((g.sign_flip.alternative for g in (*main.pairwise, *main.gaps)), "two-sided")
+    if side != "two-sided":   # one orientation in every table: a gap is value − reference, a pair a − b
+        sentences.append(f"The tests are one-sided: each row tests the first value {'below' if side == 'less' else 'above'} "
+                         f"the second (a gap: the value {'below' if side == 'less' else 'above'} the reference).")
     if ctx["pairwise_note"]:
         sentences.append(ctx["pairwise_note"])
     if ctx["selection"]:

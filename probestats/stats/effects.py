@@ -47,6 +47,7 @@ from probestats.result import jsonable
 from probestats.stats.distributions import NCT_OWEN_MAX_DF, nct_cdf, norm_ppf
 from probestats.stats.resample import bootstrap_interval
 from probestats.vocabulary import N_RESAMPLES, check_vocabulary
+from probestats.stats.exact import mean_of_combination
 
 __all__ = ["EffectSize", "Effects", "effect_sizes", "dz_interval", "hedges_j", "dav_df", "expected_dz",
            "expected_dav", "FORMULAS", "BCA_MAX_ITEMS", "EFFECT_NAMES"]
@@ -315,7 +316,7 @@ def _dav_delta(a: np.ndarray, b: np.ndarray, confidence: float) -> tuple:
 
 
 def effect_sizes(mean_a, mean_b, *, confidence: float = 0.95, hedges: bool = False, n_resamples: int = N_RESAMPLES,
-                 seed: int | None = 0, intervals: bool = True) -> Effects:
+                 seed: int | None = 0, intervals: bool = True, mean_gap: float | None = None) -> Effects:
     """d_z and d_av of paired item means, with their intervals (see the module's description).
 
     Parameters
@@ -329,6 +330,9 @@ def effect_sizes(mean_a, mean_b, *, confidence: float = 0.95, hedges: bool = Fal
         The bootstrap of the d_av interval.
     intervals : bool
         False: the estimates only (a simulation that needs no intervals).
+    mean_gap : float, optional
+        The mean gap when the caller computed it exactly from cells the two columns combine (a factor
+        design's effects); by default the difference of the exact sums of ``mean_a`` and ``mean_b``.
 
     Examples
     --------
@@ -347,7 +351,9 @@ def effect_sizes(mean_a, mean_b, *, confidence: float = 0.95, hedges: bool = Fal
         raise OptionError(f"confidence must be between 0 and 1, not {confidence!r}")
     n = int(a.size)
     gaps = a - b
-    mean_gap = float(np.mean(gaps)) if n else float("nan")
+    # the difference of the exact sums of the item means (no float residue when the means are equal)
+    if mean_gap is None:
+        mean_gap = mean_of_combination([(1, a.tolist()), (-1, b.tolist())]) if n else float("nan")
     df = n - 1
     j = hedges_j(df) if hedges else 1.0
     formula_tail = f"; {FORMULAS['hedges']}" if hedges else ""

@@ -63,6 +63,62 @@ def exact_mean(values: Iterable[float]) -> float:
     return _binary_mean(xs)
 
 
+def fraction_mean(values: Iterable[float]) -> Fraction:
+    """The exact mean that :func:`exact_mean` rounds, as a fraction: of the decimals when every value is a
+    short decimal (at most 6 places), else of the binary values. Differences and sums of such means are
+    exact, so two means of the same numbers differ by exactly 0, whatever the order of their runs.
+
+    Examples
+    --------
+    >>> fraction_mean([0.1, 0.2]), fraction_mean([1, 2, 2])
+    (Fraction(3, 20), Fraction(5, 3))
+    >>> fraction_mean([0.1, 0.2, 0.7]) * 3 == fraction_mean([1.0, 0.0, 0.0]) * 3   # both sum to exactly 1
+    True
+    """
+    values = list(values)
+    n = len(values)
+    if not n:
+        raise ValueError("fraction_mean needs at least one value in values")
+    if all(isinstance(v, int) for v in values):
+        return Fraction(sum(values), n)
+    xs = [float(v) for v in values]
+    if not all(map(math.isfinite, xs)):
+        raise ValueError("fraction_mean needs finite values")
+    places = [_places(x) for x in xs]
+    if None not in places:
+        scale = 10 ** max(places)
+        return Fraction(sum(_whole(x, scale) for x in xs), n * scale)
+    return sum(map(Fraction, xs), Fraction(0)) / n
+
+
+def mean_of_combination(terms: Sequence[tuple[float, Sequence[float]]]) -> float:
+    """The mean over items of ``sum(coef * column)``, computed exactly from the columns' floats and rounded once.
+
+    A gap of item means (``[(1, mean_a), (-1, mean_b)]``) is the difference of the exact sums of the two
+    columns over the items, divided by their number: the rule behind every printed gap of exact means. Two
+    columns holding the same numbers (in any order) have a gap of exactly 0, where the mean of the float
+    item gaps ``mean_a - mean_b`` (each rounded) can leave a residue such as ``4.6e-18``.
+
+    Examples
+    --------
+    >>> a, b = [0.4, 0.7, 0.1, 0.3], [0.1, 0.4, 0.3, 0.7]
+    >>> sum(x - y for x, y in zip(a, b)) / 4   # the float item gaps, each rounded, leave a residue
+    1.3877787807814457e-17
+    >>> mean_of_combination([(1, a), (-1, b)])
+    0.0
+    >>> mean_of_combination([(0.5, [1.0, 2.0]), (0.5, [3.0, 5.0])])
+    2.75
+    """
+    columns = [(Fraction(c), list(xs)) for c, xs in terms]
+    n = len(columns[0][1]) if columns else 0
+    if not n:
+        return float("nan")
+    values = [x for _, xs in columns for x in xs]
+    if not all(math.isfinite(float(x)) for x in values):
+        return sum(float(c) * sum(map(float, xs)) for c, xs in columns) / n
+    return float(sum((c * sum(map(Fraction, map(float, xs)), Fraction(0)) for c, xs in columns), Fraction(0)) / n)
+
+
 def _places(x: float) -> int | None:
     """The fewest places (0 to 6) of a decimal whose nearest float is ``x``; None when it has more."""
     if x == math.floor(x):
