@@ -12,17 +12,55 @@
 A same-versus-same comparison whose own exact p is at most alpha is a **failed check**, not
 evidence that the probe is noise: the verdict then rests on the probe's exact test, with the
 failure and its likely causes among the caveats.
+
+Caveats
+-------
+Every fact that weakens a verdict is one named :class:`probestats.checks.design.Caveat` in
+``Verdict.caveats`` (``id``, ``sentence``, ``figures``; the record is described in that module's
+docstring); in JSON ``verdict.caveats`` is a list of ``{"id", "sentence", "figures"}``. An analysis
+adds its own with :func:`with_caveats` (one per id: a later one with the same id replaces the
+earlier); :func:`probestats.checks.design.design_caveats` gives those of the log's design.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["NoiseCheck", "Verdict", "decide", "decide_many", "decide_effects", "no_noise_check", "ChangeVerdict", "decide_change",
+from probestats.checks.design import Caveat
+
+__all__ = ["with_caveats", "caveat_ids", "NoiseCheck", "Verdict", "decide", "decide_many", "decide_effects", "no_noise_check", "ChangeVerdict", "decide_change",
            "NOISE_SOURCES"]
 
 #: where the noise reference comes from
 NOISE_SOURCES = ("log", "within", "value", "none")
+
+
+def with_caveats(verdict, *caveats: Caveat, **changes):
+    """``verdict`` with ``caveats`` added (one per id: a new one replaces an old one of the same id, in place),
+    and any other fields changed (``statement=...``).
+
+    >>> from types import SimpleNamespace as NS
+    >>> v = decide(NS(sign_flip=NS(pvalue=0.01), average_gap=0.8, min_attainable_p=0.001),
+    ...            NoiseCheck("none", "none", False, reason="none was given"), alpha=0.05)
+    >>> v = with_caveats(v, Caveat("unequal_runs", "Runs differ."), Caveat("unequal_runs", "Runs differ by value."))
+    >>> caveat_ids(v), v.caveats[-1].sentence
+    (('no_noise_check', 'unequal_runs'), 'Runs differ by value.')
+    """
+    from dataclasses import replace
+
+    out = list(verdict.caveats)
+    for c in caveats:
+        at = next((i for i, old in enumerate(out) if old.id == c.id), None)
+        if at is None:
+            out.append(c)
+        else:
+            out[at] = c
+    return replace(verdict, caveats=tuple(out), **changes)
+
+
+def caveat_ids(verdict) -> tuple[str, ...]:
+    """The ids of a verdict's caveats, in order."""
+    return tuple(c.id for c in verdict.caveats)
 
 
 @dataclass(frozen=True)
@@ -92,8 +130,8 @@ class Verdict:
         What the item gaps averaged over, when a setting varied within cells (a block), else None.
     blocks : tuple of str
         The setting columns treated as blocks.
-    caveats : tuple of str
-        Plain sentences a reader must see beside the conclusion.
+    caveats : tuple of Caveat
+        The named facts a reader must see beside the conclusion (see the module docstring).
     attribute_settings : tuple of str
         Settings varied on purpose with the attribute (declared), part of what was compared.
     test : str
@@ -118,7 +156,7 @@ class Verdict:
     never_significant: bool = False
     pooled: str | None = None
     blocks: tuple[str, ...] = ()
-    caveats: tuple[str, ...] = field(default_factory=tuple)
+    caveats: tuple[Caveat, ...] = field(default_factory=tuple)
     attribute_settings: tuple[str, ...] = ()
     test: str = "the exact sign-flip test on the item gaps"
     found: tuple[str, ...] = ()
@@ -128,7 +166,7 @@ class Verdict:
         return {"detected": self.detected, "conclusion": self.conclusion, "statement": self.statement,
                 "alpha": self.alpha, "p": self.pvalue, "beyond_noise": self.beyond_noise,
                 "never_significant": self.never_significant, "pooled": self.pooled, "blocks": list(self.blocks),
-                "noise": self.noise.to_dict(), "caveats": list(self.caveats),
+                "noise": self.noise.to_dict(), "caveats": [c.to_dict() for c in self.caveats],
                 "attribute_settings": list(self.attribute_settings), "test": self.test, "found": list(self.found),
                 "control": None if self.control is None else self.control.to_dict()}
 
@@ -150,7 +188,7 @@ def decide(main, noise_check: NoiseCheck, *, alpha: float, pooled: str | None = 
     >>> failed = NoiseCheck("log", "noise log", True, failed=True, average_gap=-6.5, pvalue=1e-11,
     ...                     causes=("rows in metric order",))
     >>> v = decide(main, failed, alpha=0.05)
-    >>> v.conclusion, v.caveats[0][:24]
+    >>> v.conclusion, v.caveats[0].sentence[:24]
     ('detected', 'The noise check failed: ')
     >>> decide(main, NoiseCheck("log", "noise log", True, average_gap=1.0, pvalue=0.3), alpha=0.05).conclusion
     'within_noise'
@@ -168,14 +206,23 @@ def decide(main, noise_check: NoiseCheck, *, alpha: float, pooled: str | None = 
     caveats = []
     if noise_check.failed:
         why = ("; likely cause: " + "; ".join(noise_check.causes)) if noise_check.causes else ""
-        caveats.append(f"The noise check failed: {noise_check.description} differ by more than chance "
-                       f"(runs compared as the same differ){why}. It is not read as the probe's noise; the "
-                       "verdict rests on the probe's own exact test, to be read with that caveat.")
+        caveats.append(Caveat(
+            "noise_check_failed",
+            f"The noise check failed: {noise_check.description} differ by more than chance "
+            f"(runs compared as the same differ){why}. It is not read as the probe's noise; the "
+            "verdict rests on the probe's own exact test, to be read with that caveat.",
+            {"p": noise_check.pvalue, "average_gap": noise_check.average_gap}, summary=False))
     elif not noise_check.valid:
-        caveats.append(f"No same-versus-same check: {noise_check.reason}; the verdict rests on the exact test alone.")
+        caveats.append(Caveat(
+            "no_noise_check",
+            f"No same-versus-same check: {noise_check.reason}; the verdict rests on the exact test alone.",
+            {"source": noise_check.source}, summary=False))
     if pooled:
-        caveats.append(f"The item gaps are {pooled}: each is matched within one "
-                       f"{' x '.join(blocks)} value, so differences between them are not counted as noise.")
+        caveats.append(Caveat(
+            "pooled_blocks",
+            f"The item gaps are {pooled}: each is matched within one "
+            f"{' x '.join(blocks)} value, so differences between them are not counted as noise.",
+            {"blocks": list(blocks)}, summary=False))
     return Verdict(detected=detected, conclusion=conclusion, statement=STATEMENTS[conclusion], alpha=alpha,
                    pvalue=p, noise=noise_check, beyond_noise=beyond,
                    never_significant=main.min_attainable_p > alpha, pooled=pooled, blocks=tuple(blocks),
@@ -207,8 +254,9 @@ def no_noise_check(kind: str, reason: str | None = None) -> NoiseCheck:
                       reason=reason or f"a comparison of {kind} has no same-versus-same comparison here ({fix})")
 
 
-def _common_caveats(check: NoiseCheck, test: str) -> list[str]:
-    return [f"No same-versus-same check: {check.reason}; the verdict rests on {test} alone."]
+def _common_caveats(check: NoiseCheck, test: str) -> list[Caveat]:
+    return [Caveat("no_noise_check", f"No same-versus-same check: {check.reason}; the verdict rests on {test} alone.",
+                   {"source": check.source}, summary=False)]
 
 
 def decide_many(pvalue: float, *, alpha: float, gaps=(), kind: str = "several values") -> Verdict:

@@ -67,7 +67,7 @@ from probestats.present.framing_section import framing_sentences
 from probestats.present.effects_text import effects_context
 from probestats.present.templates import Todo, environment, template_root
 from probestats.present.fmt import p_is as _p_is
-from probestats.present.verdict_text import noise_check_sentences, summary_clause, verdict_line, verdict_of
+from probestats.present.verdict_text import caveat_sentences, noise_check_sentences, summary_clause, verdict_line, verdict_of
 from probestats.present.control_text import control_context, control_finding, control_of, control_summary
 from probestats.errors import count_of, either, opt
 from probestats.checks.schema import SETTINGS
@@ -380,7 +380,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None, plai
     limits, limits_sentences = _limits_section(words, design, design_ctx)
     summary = _summary(words)
     control = control_context(words.verdict)
-    summary_more = [control_summary(words.verdict)] if control is not None else []
+    summary_more = ([control_summary(words.verdict)] if control is not None else []) + caveat_sentences(words.verdict)
     if control is not None:
         finding_ctx["sentences"][-1:-1] = control_finding(words.verdict)
     ctx = {
@@ -1082,7 +1082,7 @@ def _other_context(analysis, kind: str, source, shaping, design: Design | None =
     section["warnings"] = warnings_
     limits = _other_limits(analysis, kind, design)
     control = control_context(analysis.verdict)
-    summary_more = [control_summary(analysis.verdict)] if control is not None else []
+    summary_more = ([control_summary(analysis.verdict)] if control is not None else []) + caveat_sentences(analysis.verdict)
     finding = finding + control_finding(analysis.verdict)
     return {"title": title, "version": __version__, "metric": metric, "alpha": analysis.alpha,
             "source": str(source or "the log"), kind: section, "limits": limits, "control": control,

@@ -166,7 +166,7 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
         out.print(escape(row_level.note))
     for line in row_tests_lines(analysis):
         out.print(escape(line))
-    from probestats.present.verdict_text import noise_check_sentences, verdict_line, verdict_of
+    from probestats.present.verdict_text import caveat_sentences, noise_check_sentences, verdict_line, verdict_of
 
     verdict = verdict_of(analysis)
     if verdict.pooled:
@@ -198,6 +198,8 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
     if analysis.groups:
         out.print(f"p-values adjusted across {len(analysis.groups)} groups ({escape(analysis.correction)})")
     out.print(escape(verdict_line(verdict)))
+    for line in caveat_sentences(verdict):
+        out.print(f"[yellow]{escape(line)}[/yellow]")
     _print_control(verdict, out)
     if analysis.problems:
         print_problems(analysis.problems, out=out)
@@ -258,11 +260,13 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
         one(g, ", ".join(f"{escape(str(k))} = {escape(str(v))}" for k, v in g.by.items()))
     if analysis.groups:
         out.print(f"omnibus p-values adjusted across {len(analysis.groups)} groups ({escape(analysis.correction)})")
-    from probestats.present.verdict_text import noise_check_sentences, verdict_line
+    from probestats.present.verdict_text import caveat_sentences, noise_check_sentences, verdict_line
 
     for line in noise_check_sentences(analysis.verdict):
         out.print(escape(line))
     out.print(escape(verdict_line(analysis.verdict)))
+    for line in caveat_sentences(analysis.verdict):
+        out.print(f"[yellow]{escape(line)}[/yellow]")
     _print_control(analysis.verdict, out)
     if analysis.problems:
         print_problems(analysis.problems, out=out)
@@ -294,11 +298,13 @@ def print_factors(result: FactorAnalysis, out: Console) -> None:
     out.print(f"tests: exact sign-flip across items ({escape(result.effects[0].sign_flip.method)}); "
               f"p corrected across the {len(result.effects)} effects ({escape(result.correction)})")
     out.print(f"design: {escape(result.note)}")
-    from probestats.present.verdict_text import noise_check_sentences, verdict_line
+    from probestats.present.verdict_text import caveat_sentences, noise_check_sentences, verdict_line
 
     for line in noise_check_sentences(result.verdict):
         out.print(escape(line))
     out.print(escape(verdict_line(result.verdict)))
+    for line in caveat_sentences(result.verdict):
+        out.print(f"[yellow]{escape(line)}[/yellow]")
     if result.problems:
         print_problems(result.problems, out=out)
 
