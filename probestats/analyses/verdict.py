@@ -7,7 +7,11 @@
   comparison gave a gap at least as large in size;
 - ``"within_noise"``: p at most alpha, but a valid same-versus-same comparison gave a gap at
   least as large: a gap no larger than the noise means nothing;
-- ``"not_detected"``: p above alpha.
+- ``"not_detected"``: p above alpha;
+- ``"against_constant"``: p at most alpha, but one arm is constant (:mod:`probestats.checks.design`) and no
+  noise or control reference stands beside it, so the test only asked whether the other arm differs from
+  that constant, and the gap cannot be told from re-asking noise (:func:`with_design`); ``detected`` stays
+  True (the p is at most alpha), but no renderer calls it larger than chance.
 
 A same-versus-same comparison whose own exact p is at most alpha is a **failed check**, not
 evidence that the probe is noise: the verdict then rests on the probe's exact test, with the
@@ -27,8 +31,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from probestats.checks.design import Caveat
+from probestats.stats.permutation import PERMUTATION_TEST
 
-__all__ = ["with_caveats", "caveat_ids", "NoiseCheck", "Verdict", "decide", "decide_many", "decide_effects", "no_noise_check", "ChangeVerdict", "decide_change",
+__all__ = ["with_caveats", "caveat_ids", "with_design", "has_reference", "against_constant_statement", "NoiseCheck", "Verdict", "decide", "decide_many", "decide_effects", "no_noise_check", "ChangeVerdict", "decide_change",
            "NOISE_SOURCES"]
 
 #: where the noise reference comes from
@@ -193,7 +198,8 @@ def decide(main, noise_check: NoiseCheck, *, alpha: float, pooled: str | None = 
     >>> decide(main, NoiseCheck("log", "noise log", True, average_gap=1.0, pvalue=0.3), alpha=0.05).conclusion
     'within_noise'
     """
-    p = main.sign_flip.pvalue
+    headline = getattr(main, "headline_test", main.sign_flip)
+    p = headline.pvalue
     detected = p <= alpha
     comparable = noise_check.valid and not noise_check.failed and noise_check.average_gap is not None
     beyond = abs(main.average_gap) > abs(noise_check.average_gap) if comparable else None
@@ -226,7 +232,55 @@ def decide(main, noise_check: NoiseCheck, *, alpha: float, pooled: str | None = 
     return Verdict(detected=detected, conclusion=conclusion, statement=STATEMENTS[conclusion], alpha=alpha,
                    pvalue=p, noise=noise_check, beyond_noise=beyond,
                    never_significant=main.min_attainable_p > alpha, pooled=pooled, blocks=tuple(blocks),
-                   caveats=tuple(caveats), attribute_settings=tuple(attribute_settings))
+                   caveats=tuple(caveats), attribute_settings=tuple(attribute_settings),
+                   test=(f"{PERMUTATION_TEST} on the item gaps" if getattr(main, "permutation", None) is not None
+                         else "the exact sign-flip test on the item gaps"))
+
+
+def has_reference(verdict: Verdict) -> bool:
+    """A reference that can tell a gap from re-asking noise: a valid, passed same-versus-same log or repeated
+    value (``noise=LOG``, ``noise_value=``), or a control wording. The log's own runs split in halves are not
+    one: they re-use the changed arm's runs and say nothing of asking again without the change."""
+    check = verdict.noise
+    return (check.valid and not check.failed and check.source in ("log", "value")) or verdict.control is not None
+
+
+def against_constant_statement(a: str, constant: str) -> str:
+    """What a verdict on a constant arm says when p is at most alpha and no reference stands beside it.
+
+    >>> against_constant_statement("push", "0")
+    "'push' differs from a constant 0, the only thing the test asks when the other arm never varies; without a noise or control reference this cannot be told from re-asking noise"
+    """
+    return (f"'{a}' differs from a constant {constant}, the only thing the test asks when the other arm never "
+            "varies; without a noise or control reference this cannot be told from re-asking noise")
+
+
+def with_design(verdict: Verdict, facts) -> Verdict:
+    """``verdict`` with the design facts that weaken it (:func:`probestats.checks.design.design_caveats`);
+    with a constant arm and no reference (:func:`has_reference`), a gap at or below alpha is not called
+    larger than chance: the conclusion is ``"against_constant"`` and the statement says what the test asked.
+
+    >>> import polars as pl
+    >>> from types import SimpleNamespace as NS
+    >>> from probestats.checks.design import design_facts
+    >>> rows = pl.DataFrame({"item": [str(i // 2) for i in range(20)], "variant": ["push", "none"] * 10,
+    ...                      "flip": [1.0, 0.0] * 10})
+    >>> v = decide(NS(sign_flip=NS(pvalue=0.002), average_gap=1.0, min_attainable_p=0.002),
+    ...            NoiseCheck("none", "none", False, reason="none was given"), alpha=0.05)
+    >>> v = with_design(v, design_facts(rows, "flip", "push", "none"))
+    >>> v.conclusion, v.detected, caveat_ids(v)
+    ('against_constant', True, ('no_noise_check', 'constant_arm'))
+    """
+    from probestats.checks.design import constant_text, design_caveats
+
+    out = with_caveats(verdict, *design_caveats(facts))
+    arms = facts.constant_arms
+    if arms and len(arms) < 2 and out.detected and not has_reference(out):
+        arm = arms[0]
+        other = facts.b if arm.value == facts.a else facts.a
+        out = with_caveats(out, conclusion="against_constant",
+                           statement=against_constant_statement(other, constant_text(arm.constant)))
+    return out
 
 
 MANY_STATEMENTS = {

@@ -47,7 +47,8 @@ from typing import Mapping, Sequence
 
 import polars as pl
 
-__all__ = ["Caveat", "ValueCounts", "ValueFacts", "DesignFacts", "value_counts", "design_facts", "design_caveats",
+__all__ = ["Caveat", "ValueCounts", "ValueFacts", "DesignFacts", "value_counts", "design_facts", "design_caveats", "constant_text",
+           "item_facts",
            "CONSTANT_SHARE"]
 
 #: a value is a constant arm when its metric is one and the same number in every run of at least this share of items
@@ -271,7 +272,41 @@ def design_facts(frame: pl.DataFrame, metric: str, a: str, b: str, *,
     return DesignFacts(metric, a, b, (facts[0], facts[1]), n_items, unequal)
 
 
-def _num(x: float) -> str:
+def item_facts(items: pl.DataFrame, metric: str, a: str, b: str) -> DesignFacts:
+    """The design facts from an item table alone (``mean_a``, ``mean_b``, ``n_a``, ``n_b``, ``sd_a``, ``sd_b``), as
+    a streaming pass gives it without the rows: the runs counted are the runs with a metric, so the blanks
+    are not known here (0).
+
+    >>> items = pl.DataFrame({"item": ["1", "2"], "mean_a": [0.5, 1.0], "mean_b": [0.0, 0.0], "n_a": [2, 2],
+    ...                       "n_b": [2, 2], "sd_a": [0.7, 0.0], "sd_b": [0.0, 0.0]})
+    >>> facts = item_facts(items, "flip", "a", "b")
+    >>> [v.constant for v in facts.values], facts.unequal_items
+    [None, 0.0]
+    """
+    n_items = items.height
+    facts = []
+    for v, side in ((a, "a"), (b, "b")):
+        n, sd, mean = items[f"n_{side}"], items[f"sd_{side}"], items[f"mean_{side}"]
+        same = items.filter((pl.col(f"n_{side}") == 1) | (pl.col(f"sd_{side}") == 0))[f"mean_{side}"]
+        constant, share = None, 0.0
+        if n_items and same.len():
+            mode = same.value_counts(sort=True).row(0)
+            share = mode[1] / n_items
+            if share >= CONSTANT_SHARE:
+                constant = float(mode[0])
+        runs = int(n.sum()) if n_items else 0
+        facts.append(ValueFacts(v, (v,), ValueCounts(v, runs, runs, 0), (int(n.min()), int(n.max())) if n_items
+                                else (0, 0), constant, share))
+    unequal = int((items["n_a"] != items["n_b"]).sum()) if n_items else 0
+    return DesignFacts(metric, a, b, (facts[0], facts[1]), n_items, unequal)
+
+
+def constant_text(x: float) -> str:
+    """A constant as a sentence writes it (``0``, not ``0.0``).
+
+    >>> constant_text(0.0), constant_text(0.25)
+    ('0', '0.25')
+    """
     return str(int(x)) if float(x).is_integer() and math.isfinite(x) else f"{x:g}"
 
 
@@ -287,11 +322,11 @@ def design_caveats(facts: DesignFacts) -> tuple[Caveat, ...]:
     out = []
     other = {facts.a: facts.b, facts.b: facts.a}
     for arm in facts.constant_arms:
-        share = ("every" if arm.constant_share == 1 else f"{arm.constant_share:.0%} of the") + " item"
+        share = "every item" if arm.constant_share == 1 else f"{arm.constant_share:.0%} of the items"
         out.append(Caveat(
             "constant_arm",
-            f"'{arm.value}' gives {facts.metric} = {_num(arm.constant)} in every run of {share}s, so the test only "
-            f"asks whether '{other[arm.value]}' differs from a constant {_num(arm.constant)}; a constant arm usually "
+            f"'{arm.value}' gives {facts.metric} = {constant_text(arm.constant)} in every run of {share}, so the test only "
+            f"asks whether '{other[arm.value]}' differs from a constant {constant_text(arm.constant)}; a constant arm usually "
             f"means the metric is defined relative to it, and without a noise or control reference (the same "
             f"question asked again without the change) the gap cannot be told from re-asking noise.",
             {"value": arm.value, "other": other[arm.value], "constant": arm.constant,

@@ -412,7 +412,7 @@ def _pair_words(analysis, *, plain: bool = False) -> _Words:
     the tests named without their methods, which a plain report gives in its detail block)."""
     main = analysis.main
     alpha = analysis.alpha
-    sf, iv = main.sign_flip, main.interval
+    sf, iv = main.headline_test, main.interval   # the sign-flip test, or with unequal arms the permutation
     verdict = verdict_of(analysis)   # decided once, in the analysis: every section words this one
     fixed, varied = _settings(analysis.checked, by=list(analysis.groups[0].by) if analysis.groups else ())
     on_purpose = {_SETTING_NAMES.get(c, c) for c in getattr(verdict, "attribute_settings", ())}
@@ -423,7 +423,8 @@ def _pair_words(analysis, *, plain: bool = False) -> _Words:
         fixed=fixed, varied=varied, settings_phrase=_settings_phrase(fixed, varied),
         p_phrase=_p_is(sf, alpha),  # "p = 0.02", or "p < 1/10001" for a Monte Carlo p at its floor
         gap_text=fmt_gap(main.average_gap),
-        test_named=f"exact sign-flip test, {sf.alternative}" + ("" if plain else f", {sf.method}"),
+        test_named=(f"exact within-item permutation of the value labels, {sf.alternative}" if main.permutation is not None
+                    else f"exact sign-flip test, {sf.alternative}") + ("" if plain else f", {sf.method}"),
         interval_text=f"{iv.confidence:.0%} interval {fmt_num(iv.low)} to {fmt_num(iv.high)}"
                       + ("" if plain else f" ({iv.method})"),
         minp_text=fmt_p(main.min_attainable_p, alpha),
@@ -576,10 +577,23 @@ def _tests_section(w: _Words) -> tuple[dict, list[str]]:
         "min_attainable_p": main.min_attainable_p, "n_nonzero": n_nonzero, "alpha": alpha,
         "never_significant": w.never, "detected": w.detected, "effects": effects_context(main, alpha),
     }
-    sentences = [
-        f"Sign-flip test ({sf.alternative}) on the {n} item gaps: {w.p_phrase}; method: {sf.method}.",
-        f"Sign test: p = {fmt_p(st.pvalue, alpha)} ({count_of(st.n, 'non-zero gap')}, {tests_ctx['sign_test']['k']} in the "
-        f"commoner direction; {st.method}); spreadsheet formula: {st.formula}.",
+    if main.permutation is not None:   # unequal arms: the permutation is the test of the design
+        pt = main.permutation
+        tests_ctx["permutation"] = {"p": pt.pvalue, "method": pt.method, "alternative": pt.alternative}
+        tests_ctx["sign_test"]["applies"] = False
+        sentences = [
+            f"Within-item permutation of the value labels ({pt.alternative}) on the {n} items, each item's runs "
+            f"reassigned to the two values as the design assigned them: {w.p_phrase}; method: {pt.method}.",
+            f"Beside it, the sign-flip test on the item gaps: {_p_is(sf, alpha)} ({sf.method}); "
+            f"{main.not_applicable}, so neither is shown as a test of it.",
+        ]
+    else:
+        sentences = [
+            f"Sign-flip test ({sf.alternative}) on the {n} item gaps: {w.p_phrase}; method: {sf.method}.",
+            f"Sign test: p = {fmt_p(st.pvalue, alpha)} ({count_of(st.n, 'non-zero gap')}, {tests_ctx['sign_test']['k']} "
+            f"in the commoner direction; {st.method}); spreadsheet formula: {st.formula}.",
+        ]
+    sentences += [
         f"Average gap {w.gap_text} {w.metric}, {w.interval_text}.",
         f"Smallest p the sign-flip test can give with {count_of(n_nonzero, 'non-zero gap')}: {w.minp_text}.",
     ]
@@ -713,8 +727,10 @@ def _conditions(w: _Words) -> str:
 
 def _detected_finding(w: _Words) -> list[str]:
     """A detected gap: its size and test, the items that drive it, the noise beside it, where it holds."""
+    lead = ("The probe detected a gap larger than chance" if w.verdict.conclusion != "against_constant" else
+            f"The test found that {w.verdict.statement}")
     finding = [
-        f"The probe detected a gap larger than chance: the average gap ({_q(w.a)} minus {_q(w.b)}) is "
+        f"{lead}: the average gap ({_q(w.a)} minus {_q(w.b)}) is "
         f"{w.gap_text} {w.metric} ({w.test_named}, {w.p_phrase}, at or below alpha {w.alpha:g}; {w.interval_text}).",
         _drivers_sentence(w),
     ]
@@ -843,6 +859,10 @@ def _detected_summary(w: _Words) -> str:
     verdict, drivers, metric = w.verdict, w.drivers, w.metric
     pooled_in = f", {verdict.pooled}," if verdict.pooled else ","
     direction = "higher" if w.main.average_gap > 0 else "lower"
+    if verdict.conclusion == "against_constant":   # no "larger than chance" on a constant arm alone
+        return (f"In this probe{pooled_in} {metric} was on average {fmt_num(abs(w.main.average_gap))} {direction} under "
+                f"{_arm(w, w.a)} than under {_arm(w, w.b)} across {count_of(w.n, 'item')} with {w.runs} "
+                f"({w.p_phrase}): {verdict.statement}; the probe does not say why.")
     summary = (f"In this probe{pooled_in} {metric} was on average {fmt_num(abs(w.main.average_gap))} {direction} under "
                f"{_arm(w, w.a)} than under {_arm(w, w.b)} across {count_of(w.n, 'item')} with {w.runs}, a gap larger than chance "
                f"would give ({w.p_phrase})")

@@ -137,15 +137,23 @@ def item_rich_table(result, title: str | None = None) -> Table:
 
 def _tests_lines(result, alpha: float) -> list[str]:
     sf, st = result.sign_flip, result.sign_test
+    pt = getattr(result, "permutation", None)
+    if pt is not None:   # unequal arms: the permutation is the test of the design, the sign test is not
+        tests = [f"within-item permutation of the value labels ({escape(pt.alternative)}): {p_is(pt, alpha)}; "
+                 f"method: {escape(pt.method)}"
+                 + (f"; adjusted p = {fmt_p(result.p_adjusted, alpha)}" if result.p_adjusted is not None else ""),
+                 f"beside it, sign-flip test: {p_is(sf, alpha)}; {escape(result.not_applicable)}"]
+    else:
+        tests = [f"sign-flip test ({escape(sf.alternative)}): {p_is(sf, alpha)}; method: {escape(sf.method)}"
+                 + (f"; adjusted p = {fmt_p(result.p_adjusted, alpha)}" if result.p_adjusted is not None else ""),
+                 f"sign test: p = {fmt_p(st.pvalue, alpha)} (n = {st.n} non-zero gaps, k = {getattr(st, 'k', st.statistic)})"
+                 + (f"  spreadsheet: {escape(st.formula)}" if getattr(st, "formula", None) else "")]
     lines = [
         f"average gap {result.average_gap:+.4g} over {count_of(result.n_items, 'item')}; "
         f"{result.interval.confidence:.0%} interval [{fmt_num(result.interval.low)}, {fmt_num(result.interval.high)}] "
         f"({escape(result.interval.method)}"
         + (f"; {escape(result.interval.assumption)}" if getattr(result.interval, "assumption", "") else "") + ")",
-        f"sign-flip test ({escape(sf.alternative)}): {p_is(sf, alpha)}; method: {escape(sf.method)}"
-        + (f"; adjusted p = {fmt_p(result.p_adjusted, alpha)}" if result.p_adjusted is not None else ""),
-        f"sign test: p = {fmt_p(st.pvalue, alpha)} (n = {st.n} non-zero gaps, k = {getattr(st, 'k', st.statistic)})"
-        + (f"  spreadsheet: {escape(st.formula)}" if getattr(st, "formula", None) else ""),
+        *tests,
         f"smallest attainable p: {fmt_p(result.min_attainable_p)}"
         + (" (above alpha: this design could never reach significance)" if result.min_attainable_p > alpha else ""),
     ]
