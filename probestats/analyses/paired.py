@@ -229,8 +229,9 @@ class PairResult:
                                   "statistic": _num(pt.statistic), "p_se": pt.pvalue_se,
                                   "p_bounds": None if pt.pvalue_bounds is None else [float(x) for x in pt.pvalue_bounds],
                                   **({"p_adjusted": self.p_adjusted} if self.p_adjusted is not None else {})}
-            out["sign_test"]["applies"] = False
-            out["sign_test"]["why"] = self.not_applicable
+            for key in ("sign_flip", "sign_test"):
+                out[key]["applies"] = False
+                out[key]["why"] = self.not_applicable
         if self.effects is not None:
             out["effect_sizes"] = self.effects.to_dict()
         if self.published:
@@ -260,8 +261,8 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternativ
 
     ``units`` (item -> (value a's runs, value b's runs), :func:`item_units`): when some item's two values
     have different numbers of runs, the headline test is the exact within-item permutation of the value
-    labels (``permutation``), and the sign test and Wilcoxon's test, whose null needs a gap symmetric
-    about zero, are not tests of the design (``not_applicable``; Wilcoxon's is left out of ``published``).
+    labels (``permutation``), and the sign-flip, sign, Wilcoxon and paired t tests, whose null needs a gap
+    symmetric about zero, are not tests of the design (``not_applicable``; ``published`` is left empty).
     """
     gaps = items["gap"].to_list()
     odd = [str(i) for i, g in zip(items["item"], gaps) if g is None or not math.isfinite(g)]
@@ -284,7 +285,7 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternativ
         permutation = within_item_permutation_test([units[i] for i in items["item"].to_list()],
                                                    alternative=alternative, n_resamples=n_resamples, seed=seed)
         not_applicable = UNEQUAL_ARMS_NOTE
-        published = tuple(t for t in published if t.name != "wilcoxon")
+        published = ()   # the paired t and Wilcoxon's test assume what unequal arms break
     return PairResult(
         metric=metric,
         a=a,
@@ -305,10 +306,10 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternativ
 
 
 #: why the sign test and Wilcoxon's test are not tests of a design with unequal arms
-UNEQUAL_ARMS_NOTE = ("the sign test and Wilcoxon's signed-rank test are not tests of this design: their null needs item "
-                     "gaps symmetric about zero, and with different numbers of runs under the two values (or one value "
-                     "against a group) the gap of the smaller side against the larger is not symmetric even when the "
-                     "values do not matter")
+UNEQUAL_ARMS_NOTE = ("the sign-flip test, the sign test, Wilcoxon's signed-rank test and the paired t-test are not tests "
+                     "of this design: their null needs item gaps symmetric about zero (the t-test, normal), and with "
+                     "different numbers of runs under the two values the gap of the smaller side against the larger "
+                     "is not symmetric even when the values do not matter")
 
 
 def item_units(frame: pl.DataFrame, metric: str, a: str, b: str, keys: Sequence[str] = ("item",)) -> dict:

@@ -584,8 +584,8 @@ def _tests_section(w: _Words) -> tuple[dict, list[str]]:
         sentences = [
             f"Within-item permutation of the value labels ({pt.alternative}) on the {n} items, each item's runs "
             f"reassigned to the two values as the design assigned them: {w.p_phrase}; method: {pt.method}.",
-            f"Beside it, the sign-flip test on the item gaps: {_p_is(sf, alpha)} ({sf.method}); "
-            f"{main.not_applicable}, so neither is shown as a test of it.",
+            f"Not tests of this design, for comparison only: the sign-flip test on the item gaps, {_p_is(sf, alpha)}; "
+            f"the sign test, p = {fmt_p(st.pvalue, alpha)}. Why: {main.not_applicable}.",
         ]
     else:
         sentences = [

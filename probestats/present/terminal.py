@@ -142,7 +142,8 @@ def _tests_lines(result, alpha: float) -> list[str]:
         tests = [f"within-item permutation of the value labels ({escape(pt.alternative)}): {p_is(pt, alpha)}; "
                  f"method: {escape(pt.method)}"
                  + (f"; adjusted p = {fmt_p(result.p_adjusted, alpha)}" if result.p_adjusted is not None else ""),
-                 f"beside it, sign-flip test: {p_is(sf, alpha)}; {escape(result.not_applicable)}"]
+                 f"not tests of this design, for comparison only: sign-flip {p_is(sf, alpha)}, sign test "
+                 f"p = {fmt_p(st.pvalue, alpha)}; {escape(result.not_applicable)}"]
     else:
         tests = [f"sign-flip test ({escape(sf.alternative)}): {p_is(sf, alpha)}; method: {escape(sf.method)}"
                  + (f"; adjusted p = {fmt_p(result.p_adjusted, alpha)}" if result.p_adjusted is not None else ""),
