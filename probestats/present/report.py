@@ -581,6 +581,7 @@ def _tests_section(w: _Words) -> tuple[dict, list[str]]:
         pt = main.permutation
         tests_ctx["permutation"] = {"p": pt.pvalue, "method": pt.method, "alternative": pt.alternative}
         tests_ctx["sign_test"]["applies"] = False
+        tests_ctx["not_applicable"] = main.not_applicable
         sentences = [
             f"Within-item permutation of the value labels ({pt.alternative}) on the {n} items, each item's runs "
             f"reassigned to the two values as the design assigned them: {w.p_phrase}; method: {pt.method}.",
