@@ -264,7 +264,7 @@ def with_design(verdict: Verdict, facts) -> Verdict:
     >>> from types import SimpleNamespace as NS
     >>> from probestats.checks.design import design_facts
     >>> rows = pl.DataFrame({"item": [str(i // 2) for i in range(20)], "variant": ["push", "none"] * 10,
-    ...                      "flip": [1.0, 0.0] * 10})
+    ...                      "flip": [float(i % 2 == 0 and i < 14) for i in range(20)]})   # 'none' is 0 throughout
     >>> v = decide(NS(sign_flip=NS(pvalue=0.002), average_gap=1.0, min_attainable_p=0.002),
     ...            NoiseCheck("none", "none", False, reason="none was given"), alpha=0.05)
     >>> v = with_design(v, design_facts(rows, "flip", "push", "none"))
@@ -275,8 +275,8 @@ def with_design(verdict: Verdict, facts) -> Verdict:
 
     out = with_caveats(verdict, *design_caveats(facts))
     arms = facts.constant_arms
-    if arms and len(arms) < 2 and out.detected and not has_reference(out):
-        arm = arms[0]
+    if arms and out.detected and not has_reference(out):
+        arm = arms[-1]   # the reference arm (b) when both are constant
         other = facts.b if arm.value == facts.a else facts.a
         out = with_caveats(out, conclusion="against_constant",
                            statement=against_constant_statement(other, constant_text(arm.constant)))

@@ -281,7 +281,7 @@ def item_facts(items: pl.DataFrame, metric: str, a: str, b: str) -> DesignFacts:
     ...                       "n_b": [2, 2], "sd_a": [0.7, 0.0], "sd_b": [0.0, 0.0]})
     >>> facts = item_facts(items, "flip", "a", "b")
     >>> [v.constant for v in facts.values], facts.unequal_items
-    [None, 0.0]
+    ([None, 0.0], 0)
     """
     n_items = items.height
     facts = []
