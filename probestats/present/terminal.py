@@ -224,7 +224,8 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
         table.add_column("selection rate (pooled)" if res.impact_ratios is not None else "mean over items",
                          justify="right")
         table.add_column(f"gap vs '{escape(res.reference)}'", justify="right")
-        table.add_column("sign-flip p", justify="right")
+        permuted = bool(res.pairwise) and "permutation" in res.pairwise[0].sign_flip.method   # unequal groups
+        table.add_column("permutation p" if permuted else "sign-flip p", justify="right")
         table.add_column(f"p ({escape(res.correction)})", justify="right")
         if res.impact_ratios is not None:
             table.add_column("impact ratio", justify="right")
@@ -259,7 +260,8 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
 
             out.print(f"* {escape(NOTE)}")
         shown = sorted(res.pairwise, key=lambda g: g.sign_flip.pvalue)[:5]
-        out.print("smallest pairwise p (sign-flip on item gaps, " + escape(res.correction) + " across "
+        out.print(f"smallest pairwise p ({'within-item permutation' if permuted else 'sign-flip on item gaps'}, "
+                  + escape(res.correction) + " across "
                   f"{len(res.pairwise)} pairs): " + "; ".join(
                       f"'{escape(g.a)}' − '{escape(g.b)}' {g.average_gap:+.4g}, p = {fmt_p(g.sign_flip.pvalue)}, "
                       f"adjusted {fmt_p(g.p_adjusted)}" for g in shown))
