@@ -470,7 +470,12 @@ def with_control(result, log, *, control: str, fold_case: bool = False, correcti
                                  blocks=blocks, alpha=result.alpha, correction=correction, fold_case=fold_case,
                                  items=items)
     problems = list(result.problems) + _problems(comparison)
-    return replace(result, verdict=replace(verdict, control=comparison), problems=tuple(problems))
+    verdict = replace(verdict, control=comparison)
+    if verdict.conclusion == "against_constant":   # the control is the reference a constant arm lacked
+        from probestats.analyses.verdict import STATEMENTS
+
+        verdict = replace(verdict, conclusion="detected", statement=STATEMENTS["detected"])
+    return replace(result, verdict=verdict, problems=tuple(problems))
 
 
 def _problems(c: ControlComparison) -> list[Problem]:

@@ -203,7 +203,8 @@ class PairGap:
     average_gap : float
         Unweighted mean of the item gaps.
     sign_flip : TestResult
-        The exact sign-flip test on the item gaps.
+        The exact sign-flip test on the item gaps; for two groups of unequal size, the exact within-item
+        permutation of the value labels instead (its ``method`` says which).
     p_adjusted : float or None
         Its p corrected across the pairs (None when not corrected).
     """
@@ -1079,14 +1080,68 @@ def analyze_many(
                                        for k, v in key.items()}, sds=group_sds, **kw))
         adjusted = adjust([g.omnibus.pvalue for g in results], correction)
         results = [replace(g, omnibus_p_adjusted=p) for g, p in zip(results, adjusted)]
-    from probestats.analyses.verdict import decide_many
+    from probestats.analyses.verdict import decide_many, with_caveats
 
     if main.pairs_left_out:
         problems = (*problems, pairs_problem(len(units), reference))
+    uneven = len(units) == 2 and len(members[units[0]]) != len(members[units[1]])
+    if uneven:   # one value against a group of several: the sign-flip null (a gap symmetric about zero) fails
+        main = _permuted(main, frame, metric, units, members, reference, alternative, n_resamples, seed)
+        results = [_permuted(g, frame.filter(_key_mask(g.by)), metric, units, members, reference, alternative,
+                             n_resamples, seed) for g in results]
+        if results:
+            adjusted = adjust([g.omnibus.pvalue for g in results], correction)
+            results = [replace(g, omnibus_p_adjusted=p) for g, p in zip(results, adjusted)]
+    verdict = decide_many(main.omnibus.pvalue, alpha=alpha, gaps=main.gaps, omnibus=main.omnibus,
+                          published=() if uneven else main.published)
+    if uneven:
+        from probestats.checks.design import Caveat
+        from probestats.stats.permutation import PERMUTATION_TEST
+
+        big, small = sorted(units, key=lambda u: -len(members[u]))
+        verdict = with_caveats(verdict, Caveat(
+            "group_side",
+            f"'{big}' is a group of {len(members[big])} values against {len(members[small])} for '{small}', each item's "
+            "gap one side's mean against the other's: the gap is not symmetric about zero under the null, so the "
+            "verdict rests on the exact permutation of the value labels within items, not on the sign-flip test.",
+            {"value": big, "members": list(members[big]), "other": small, "other_members": list(members[small])}),
+            test=PERMUTATION_TEST)
     return ManyAnalysis(main=main, groups=tuple(results), problems=tuple(problems), alpha=alpha,
-                        correction=correction, frame=frame,
-                        verdict=decide_many(main.omnibus.pvalue, alpha=alpha, gaps=main.gaps, omnibus=main.omnibus,
-                                            published=main.published))
+                        correction=correction, frame=frame, verdict=verdict)
+
+
+def _permuted(result: ManyResult, frame: pl.DataFrame, metric: str, units, members, reference: str,
+              alternative: str, n_resamples: int, seed) -> ManyResult:
+    """Two values of unequal group sizes: the headline (omnibus) and the pair's test become the exact within-item
+    permutation of the value labels (:mod:`probestats.stats.permutation`), each item's names reassigned to the two
+    groups as the design assigned them; the gap is each group's mean of its names' means, as before."""
+    from probestats.stats.permutation import within_item_permutation_test
+
+    other = units[1] if reference == units[0] else units[0]
+    names = (frame.group_by(["item", "_unit", "variant"], maintain_order=True)
+             .agg(pl.col(metric).drop_nulls().mean().alias("m")).drop_nulls("m"))
+    sides: dict = {}
+    for row in names.iter_rows(named=True):
+        side = sides.setdefault(str(row["item"]), ([], []))
+        side[0 if row["_unit"] == other else 1].append(float(row["m"]))
+    matched = [sides[i] for i in result.items["item"].unique(maintain_order=True).to_list()
+               if i in sides and all(sides[i])]
+    pair = within_item_permutation_test(matched, alternative=alternative, n_resamples=n_resamples, seed=seed)
+    both = pair if alternative == "two-sided" else within_item_permutation_test(
+        matched, n_resamples=n_resamples, seed=seed)
+    arrangements = math.prod(math.comb(len(a) + len(b), len(a)) for a, b in matched)
+    omnibus = replace(result.omnibus, pvalue=both.pvalue, method=both.method, arrangements=arrangements,
+                      n_resamples=n_resamples if both.pvalue_se is not None else None,
+                      seed=seed if both.pvalue_se is not None else None, pvalue_se=both.pvalue_se,
+                      pvalue_bound=both.pvalue_bound)
+
+    def retest(g: PairGap) -> PairGap:
+        test = pair if g.a == other else within_item_permutation_test(
+            [(b, a) for a, b in matched], alternative=alternative, n_resamples=n_resamples, seed=seed)
+        return replace(g, sign_flip=test, p_adjusted=test.pvalue)   # one pair: nothing to correct across
+
+    return replace(result, omnibus=omnibus, gaps=tuple(retest(g) for g in result.gaps),
+                   pairwise=tuple(retest(g) for g in result.pairwise))
 
 
 def refuse_pair_options(*, interval: str = "t", noise_value: str | None = None, hedges: bool = False,

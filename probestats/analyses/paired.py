@@ -20,6 +20,7 @@ from probestats.stats.hypotests import (SKEW_WARNING, SKEW_WARNING_MAX_N, Interv
 from probestats.errors import Problem
 from probestats.stats.effects import Effects, effect_sizes
 from probestats.stats.published import paired_published
+from probestats.stats.permutation import PERMUTATION_TEST, within_item_permutation_test
 from probestats.checks.exact import units, with_exact_moments
 from probestats.checks.schema import FIRST, Checked, decimal_places, require_ok, validate
 from probestats.stats.exact import finish_means, mean_aggs
@@ -127,7 +128,13 @@ class PairResult:
         The paired t-test and the Wilcoxon signed-rank test on the item gaps, beside the exact tests
         (:mod:`probestats.stats.published`).
     p_adjusted : float or None
-        The sign-flip p corrected across the ``by`` groups (None for the whole log or a single group).
+        The headline p corrected across the ``by`` groups (None for the whole log or a single group).
+    permutation : TestResult or None
+        With unequal arms (different runs per value within items): the exact within-item permutation of
+        the value labels (:mod:`probestats.stats.permutation`), the headline test; None for balanced pairs,
+        whose headline is the sign-flip test.
+    not_applicable : str or None
+        Why the sign test and Wilcoxon's test are not tests of this design (unequal arms), else None.
     """
 
     metric: str
@@ -143,6 +150,18 @@ class PairResult:
     p_adjusted: float | None = None
     effects: Effects | None = None
     published: tuple = ()
+    permutation: TestResult | None = None
+    not_applicable: str | None = None
+
+    @property
+    def headline_test(self) -> TestResult:
+        """The test the verdict rests on: the within-item permutation with unequal arms, else the sign-flip test."""
+        return self.permutation if self.permutation is not None else self.sign_flip
+
+    @property
+    def headline_name(self) -> str:
+        """The headline test in words."""
+        return PERMUTATION_TEST if self.permutation is not None else "the exact sign-flip test"
 
     @property
     def n_items(self) -> int:
@@ -177,7 +196,7 @@ class PairResult:
             sign_flip["p_bound"] = sf.pvalue_bound
         if sf.pvalue_bounds is not None:
             sign_flip["p_bounds"] = [float(x) for x in sf.pvalue_bounds]
-        if self.p_adjusted is not None:
+        if self.p_adjusted is not None and self.permutation is None:
             sign_flip["p_adjusted"] = self.p_adjusted
         st = self.sign_test
         out = {
@@ -203,6 +222,16 @@ class PairResult:
             "min_attainable_p_log10": getattr(self.min_attainable_p, "log10", None)
             or math.log10(self.min_attainable_p),
         }
+        out["headline_test"] = "permutation" if self.permutation is not None else "sign_flip"
+        if self.permutation is not None:
+            pt = self.permutation
+            out["permutation"] = {"p": pt.pvalue, "method": pt.method, "kind": pt.kind, "alternative": pt.alternative,
+                                  "statistic": _num(pt.statistic), "p_se": pt.pvalue_se,
+                                  "p_bounds": None if pt.pvalue_bounds is None else [float(x) for x in pt.pvalue_bounds],
+                                  **({"p_adjusted": self.p_adjusted} if self.p_adjusted is not None else {})}
+            for key in ("sign_flip", "sign_test"):
+                out[key]["applies"] = False
+                out[key]["why"] = self.not_applicable
         if self.effects is not None:
             out["effect_sizes"] = self.effects.to_dict()
         if self.published:
@@ -230,10 +259,16 @@ def _with_statistic(test, average: float):
 
 def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternative: str = "two-sided",
                  confidence: float = 0.95, by: dict | None = None, interval: str = "t", hedges: bool = False,
-                 n_resamples: int = 10_000, seed: int | None = 0) -> PairResult:
+                 n_resamples: int = 10_000, seed: int | None = 0, units: dict | None = None) -> PairResult:
     """Tests for one item table: sign-flip, sign test, interval, smallest attainable p, and beside them
     the effect sizes and the published tests (paired t, Wilcoxon); ``n_resamples`` and ``seed`` serve
-    every bootstrap."""
+    every bootstrap and a Monte Carlo permutation.
+
+    ``units`` (item -> (value a's runs, value b's runs), :func:`item_units`): when some item's two values
+    have different numbers of runs, the headline test is the exact within-item permutation of the value
+    labels (``permutation``), and the sign-flip, sign, Wilcoxon and paired t tests, whose null needs a gap
+    symmetric about zero, are not tests of the design (``not_applicable``; ``published`` is left empty).
+    """
     gaps = items["gap"].to_list()
     odd = [str(i) for i, g in zip(items["item"], gaps) if g is None or not math.isfinite(g)]
     if odd:  # finite values whose difference overflows, such as 1e308 and -1e308
@@ -254,12 +289,21 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternativ
     else:  # a t interval needs a spread of item gaps, which one item cannot give
         interval = Interval(-math.inf, math.inf, confidence,
                             f"no interval: {len(gaps)} item gap has no spread; add items")
+    permutation = not_applicable = None
+    published = paired_published(items["mean_a"].to_numpy(), items["mean_b"].to_numpy(), alternative)
+    if units is not None and items.height and (items["n_a"] != items["n_b"]).any():
+        permutation = within_item_permutation_test([units[i] for i in items["item"].to_list()],
+                                                   alternative=alternative, n_resamples=n_resamples, seed=seed)
+        not_applicable = UNEQUAL_ARMS_NOTE
+        published = ()   # the paired t and Wilcoxon's test assume what unequal arms break
     return PairResult(
         metric=metric,
         a=a,
         b=b,
         items=items,
         average_gap=average,
+        permutation=permutation,
+        not_applicable=not_applicable,
         sign_flip=_with_statistic(sign_flip_test(gaps, alternative=alternative, alpha=1 - confidence), average),
         sign_test=sign_test(gaps, alternative=alternative),
         interval=interval,
@@ -267,8 +311,34 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternativ
         by=dict(by or {}),
         effects=effect_sizes(items["mean_a"].to_numpy(), items["mean_b"].to_numpy(), confidence=confidence,
                              hedges=hedges, n_resamples=n_resamples, seed=seed),
-        published=paired_published(items["mean_a"].to_numpy(), items["mean_b"].to_numpy(), alternative),
+        published=published,
     )
+
+
+#: why the sign test and Wilcoxon's test are not tests of a design with unequal arms
+UNEQUAL_ARMS_NOTE = ("the sign-flip test, the sign test, Wilcoxon's signed-rank test and the paired t-test are not tests "
+                     "of this design: their null needs item gaps symmetric about zero (the t-test, normal), and with "
+                     "different numbers of runs under the two values the gap of the smaller side against the larger "
+                     "is not symmetric even when the values do not matter")
+
+
+def item_units(frame: pl.DataFrame, metric: str, a: str, b: str, keys: Sequence[str] = ("item",)) -> dict:
+    """Per item (``keys``; one key: the item itself, else a tuple): value a's runs and value b's runs with a
+    metric, the units the within-item permutation reassigns.
+
+    >>> frame = pl.DataFrame({"item": ["1", "1", "1"], "variant": ["a", "b", "b"], "x": [1.0, 2.0, None]})
+    >>> item_units(frame, "x", "a", "b")
+    {'1': ([1.0], [2.0])}
+    """
+    keys = list(keys)
+    cells = (frame.filter(pl.col("variant").is_in([a, b]) & pl.col(metric).is_not_null())
+             .group_by([*keys, "variant"]).agg(pl.col(metric)))
+    out: dict = {}
+    for row in cells.iter_rows(named=True):
+        key = row[keys[0]] if len(keys) == 1 else tuple(row[k] for k in keys)
+        side = out.setdefault(key, ([], []))
+        side[0 if row["variant"] == a else 1].extend(float(x) for x in row[metric])
+    return out
 
 
 ROW_LEVEL_NOTE = ("Welch's t treats every run as independent: it is not the headline, because runs of one item "
@@ -445,8 +515,9 @@ class Analysis:
 
     @property
     def pvalue(self) -> float:
-        """The headline p: the exact sign-flip test of the main comparison (``main.sign_flip.pvalue``)."""
-        return self.main.sign_flip.pvalue
+        """The headline p: the exact test of the main comparison (``main.headline_test.pvalue``: the sign-flip
+        test, or with unequal arms the within-item permutation)."""
+        return self.main.headline_test.pvalue
 
     @property
     def average_gap(self) -> float:
@@ -462,7 +533,7 @@ class Analysis:
         """True when the sign-flip p is at most alpha."""
         # p <= alpha, as the power simulation counts a rejection and as a design whose smallest
         # attainable p equals alpha can still reach significance (the design can never reach it only when it exceeds alpha)
-        return self.main.sign_flip.pvalue <= self.alpha
+        return self.main.headline_test.pvalue <= self.alpha
 
     @property
     def could_reach_significance(self) -> bool:
@@ -676,6 +747,19 @@ def analyze_pair(
             + either("probestats.analyze", "probestats analyze")),))
     require_ok(checked)
     table = items_of(checked) if streamed is None or streamed.main is None else _table(streamed.main, ["item"])
+    if streamed is not None and table.height and (table["n_a"] != table["n_b"]).any():
+        # unequal runs: the within-item permutation reassigns the runs themselves, so the rows are read
+        from probestats.io.read import read_log
+
+        whole = read_log(log, **{"metric": metric, **(read_options or {})})
+        names = set(whole.lazy.collect_schema().names())
+        checked = validate(whole, metric=metric, a=checked.a, b=checked.b, by=by, fold_case=fold_case,
+                           keep=[c for c in dict.fromkeys(("judge", *settings))
+                                 if (c in names or c in settings) and c not in by],
+                           attribute_settings=tuple(attribute_settings))
+        require_ok(checked)
+        streamed = None
+        table = items_of(checked)
     if interval not in INTERVALS:
         raise OptionError(f"interval must be one of {', '.join(map(repr, INTERVALS))}, not {interval!r}")
     extra = dict(hedges=hedges, n_resamples=n_resamples, seed=seed)  # effect sizes and every bootstrap
@@ -692,8 +776,24 @@ def analyze_pair(
             pl.struct(list(blocks)).n_unique()).item()
         pooled = pooled_phrase(table, blocks, n_values)
         problems += _blocked_problems(unblocked, table, blocks)
+    from probestats.checks.design import design_facts, item_facts
+
+    units = grouped_units = None
+    facts = item_facts(table, metric, checked.a, checked.b)
+    if streamed is None and not blocks and checked.frame.height:
+        facts = design_facts(checked.frame, metric, checked.a, checked.b)
+        if facts.unequal_items:   # the permutation reassigns the runs themselves
+            units = item_units(checked.frame, metric, checked.a, checked.b)
+            if by:
+                grouped_units = item_units(checked.frame, metric, checked.a, checked.b, keys=[*by, "item"])
+    elif table.height and (table["n_a"] != table["n_b"]).any():
+        problems.append(Problem(
+            "warning", "unequal_runs_unpermuted",
+            "the values have different numbers of runs within items, but the headline stays the sign-flip test, whose "
+            "null needs gaps symmetric about zero: the exact within-item permutation of the value labels needs each "
+            "item's runs, which a log read in one streaming pass, or matched within blocks, does not keep here"))
     main = compare_pair(table, metric, checked.a, checked.b, alternative=alternative, confidence=1 - alpha,
-                        interval=interval, **extra)
+                        interval=interval, units=units, **extra)
 
     groups: list[PairResult] = []
     group_by = by or list(blocks)   # a block's own results stand beside the pooled one, as --by gives them
@@ -702,11 +802,14 @@ def analyze_pair(
         keys = grouped.select(group_by).unique(maintain_order=True)
         for key in keys.iter_rows(named=True):
             mask = pl.all_horizontal([pl.col(k) == v if v is not None else pl.col(k).is_null() for k, v in key.items()])
-            sub = grouped.filter(mask).drop(group_by)
-            groups.append(compare_pair(sub, metric, checked.a, checked.b, alternative=alternative,
+            sub = grouped.filter(mask)
+            sub_units = None if grouped_units is None or not by else {
+                i: grouped_units[(*(r[k] for k in group_by), i)] for r, i in
+                zip(sub.select(group_by).iter_rows(named=True), sub["item"].to_list())}
+            groups.append(compare_pair(sub.drop(group_by), metric, checked.a, checked.b, alternative=alternative,
                                        confidence=1 - alpha, by={k: _jsonable(v) for k, v in key.items()},
-                                       interval=interval, **extra))
-        adjusted = adjust([g.sign_flip.pvalue for g in groups], correction)
+                                       interval=interval, units=sub_units, **extra))
+        adjusted = adjust([g.headline_test.pvalue for g in groups], correction)
         groups = [replace(g, p_adjusted=p) for g, p in zip(groups, adjusted)]
 
     noise_result = None
@@ -759,6 +862,9 @@ def analyze_pair(
 
     verdict = decide(main, check, alpha=alpha, pooled=pooled, blocks=blocks,
                      attribute_settings=tuple(attribute_settings))
+    from probestats.analyses.verdict import with_design
+
+    verdict = with_design(verdict, facts)
     return Analysis(main=main, noise=noise_result, groups=tuple(groups), problems=tuple(problems),
                     alternative=alternative, alpha=alpha, correction=correction, checked=checked,
                     noise_checked=noise_checked, mdg=mdg_value, mdg_method=mdg_method, noise_source=noise_source,

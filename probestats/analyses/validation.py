@@ -431,6 +431,8 @@ def with_validation(analysis, validation, *, n_resamples: int = 10_000, seed: in
     from dataclasses import replace
 
     from probestats.analyses.paired import Analysis
+    from probestats.analyses.verdict import with_caveats
+    from probestats.checks.design import Caveat
 
     if not isinstance(analysis, Analysis):
         raise OptionError(f"{opt('validation')} applies to a comparison of two values; choose them with "
@@ -443,16 +445,20 @@ def with_validation(analysis, validation, *, n_resamples: int = 10_000, seed: in
             f"(kappa {_fmt(check.kappa.statistic)})")
     c = check.corrected
     if c is None:
-        verdict = replace(old, caveats=tuple(old.caveats) + (size + "; no correction was made",))
+        verdict = with_caveats(old, Caveat("coded_metric_checked", size[0].upper() + size[1:] + "; no correction was made.",
+                                           {"n": check.n, "n_runs": check.n_runs}, summary=False))
         return ValidatedAnalysis(analysis=analysis, validation=check, verdict=verdict)
     detected = c.low > 0 or c.high < 0
     conclusion = "not_detected" if not detected else "within_noise" if old.beyond_noise is False else "detected"
-    caveats = (size + f": the verdict rests on the gap corrected for the coder's error, {_fmt(c.average_gap)} "
-               f"({c.confidence:.0%} interval {_fmt(c.low)} to {_fmt(c.high)}), not on the coded gap "
-               f"({_fmt(c.observed_gap)})",)
-    verdict = replace(old, detected=detected, conclusion=conclusion, statement=CORRECTED_STATEMENTS[conclusion],
-                      caveats=tuple(old.caveats) + caveats,
-                      test="the interval of the gap corrected for the coder's error by the hand-checked sample")
+    caveat = Caveat("coded_metric_corrected",
+                    size[0].upper() + size[1:] + f": the verdict rests on the gap corrected for the coder's error, "
+                    f"{_fmt(c.average_gap)} ({c.confidence:.0%} interval {_fmt(c.low)} to {_fmt(c.high)}), not on "
+                    f"the coded gap ({_fmt(c.observed_gap)}).",
+                    {"n": check.n, "n_runs": check.n_runs, "corrected_gap": c.average_gap, "low": c.low,
+                     "high": c.high, "coded_gap": c.observed_gap}, summary=False)
+    verdict = with_caveats(old, caveat, detected=detected, conclusion=conclusion,
+                           statement=CORRECTED_STATEMENTS[conclusion],
+                           test="the interval of the gap corrected for the coder's error by the hand-checked sample")
     return ValidatedAnalysis(analysis=analysis, validation=check, verdict=verdict)
 
 

@@ -7,22 +7,65 @@
   comparison gave a gap at least as large in size;
 - ``"within_noise"``: p at most alpha, but a valid same-versus-same comparison gave a gap at
   least as large: a gap no larger than the noise means nothing;
-- ``"not_detected"``: p above alpha.
+- ``"not_detected"``: p above alpha;
+- ``"against_constant"``: p at most alpha, but one arm is constant (:mod:`probestats.checks.design`) and no
+  noise or control reference stands beside it, so the test only asked whether the other arm differs from
+  that constant, and the gap cannot be told from re-asking noise (:func:`with_design`); ``detected`` stays
+  True (the p is at most alpha), but no renderer calls it larger than chance.
 
 A same-versus-same comparison whose own exact p is at most alpha is a **failed check**, not
 evidence that the probe is noise: the verdict then rests on the probe's exact test, with the
 failure and its likely causes among the caveats.
+
+Caveats
+-------
+Every fact that weakens a verdict is one named :class:`probestats.checks.design.Caveat` in
+``Verdict.caveats`` (``id``, ``sentence``, ``figures``; the record is described in that module's
+docstring); in JSON ``verdict.caveats`` is a list of ``{"id", "sentence", "figures"}``. An analysis
+adds its own with :func:`with_caveats` (one per id: a later one with the same id replaces the
+earlier); :func:`probestats.checks.design.design_caveats` gives those of the log's design.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["NoiseCheck", "Verdict", "decide", "decide_many", "decide_effects", "no_noise_check", "ChangeVerdict", "decide_change",
+from probestats.checks.design import Caveat
+from probestats.stats.permutation import PERMUTATION_TEST
+
+__all__ = ["with_caveats", "caveat_ids", "with_design", "has_reference", "against_constant_statement", "NoiseCheck", "Verdict", "decide", "decide_many", "decide_effects", "no_noise_check", "ChangeVerdict", "decide_change",
            "NOISE_SOURCES"]
 
 #: where the noise reference comes from
 NOISE_SOURCES = ("log", "within", "value", "none")
+
+
+def with_caveats(verdict, *caveats: Caveat, **changes):
+    """``verdict`` with ``caveats`` added (one per id: a new one replaces an old one of the same id, in place),
+    and any other fields changed (``statement=...``).
+
+    >>> from types import SimpleNamespace as NS
+    >>> v = decide(NS(sign_flip=NS(pvalue=0.01), average_gap=0.8, min_attainable_p=0.001),
+    ...            NoiseCheck("none", "none", False, reason="none was given"), alpha=0.05)
+    >>> v = with_caveats(v, Caveat("unequal_runs", "Runs differ."), Caveat("unequal_runs", "Runs differ by value."))
+    >>> caveat_ids(v), v.caveats[-1].sentence
+    (('no_noise_check', 'unequal_runs'), 'Runs differ by value.')
+    """
+    from dataclasses import replace
+
+    out = list(verdict.caveats)
+    for c in caveats:
+        at = next((i for i, old in enumerate(out) if old.id == c.id), None)
+        if at is None:
+            out.append(c)
+        else:
+            out[at] = c
+    return replace(verdict, caveats=tuple(out), **changes)
+
+
+def caveat_ids(verdict) -> tuple[str, ...]:
+    """The ids of a verdict's caveats, in order."""
+    return tuple(c.id for c in verdict.caveats)
 
 
 @dataclass(frozen=True)
@@ -92,8 +135,8 @@ class Verdict:
         What the item gaps averaged over, when a setting varied within cells (a block), else None.
     blocks : tuple of str
         The setting columns treated as blocks.
-    caveats : tuple of str
-        Plain sentences a reader must see beside the conclusion.
+    caveats : tuple of Caveat
+        The named facts a reader must see beside the conclusion (see the module docstring).
     attribute_settings : tuple of str
         Settings varied on purpose with the attribute (declared), part of what was compared.
     test : str
@@ -118,7 +161,7 @@ class Verdict:
     never_significant: bool = False
     pooled: str | None = None
     blocks: tuple[str, ...] = ()
-    caveats: tuple[str, ...] = field(default_factory=tuple)
+    caveats: tuple[Caveat, ...] = field(default_factory=tuple)
     attribute_settings: tuple[str, ...] = ()
     test: str = "the exact sign-flip test on the item gaps"
     found: tuple[str, ...] = ()
@@ -128,7 +171,7 @@ class Verdict:
         return {"detected": self.detected, "conclusion": self.conclusion, "statement": self.statement,
                 "alpha": self.alpha, "p": self.pvalue, "beyond_noise": self.beyond_noise,
                 "never_significant": self.never_significant, "pooled": self.pooled, "blocks": list(self.blocks),
-                "noise": self.noise.to_dict(), "caveats": list(self.caveats),
+                "noise": self.noise.to_dict(), "caveats": [c.to_dict() for c in self.caveats],
                 "attribute_settings": list(self.attribute_settings), "test": self.test, "found": list(self.found),
                 "control": None if self.control is None else self.control.to_dict()}
 
@@ -150,12 +193,13 @@ def decide(main, noise_check: NoiseCheck, *, alpha: float, pooled: str | None = 
     >>> failed = NoiseCheck("log", "noise log", True, failed=True, average_gap=-6.5, pvalue=1e-11,
     ...                     causes=("rows in metric order",))
     >>> v = decide(main, failed, alpha=0.05)
-    >>> v.conclusion, v.caveats[0][:24]
+    >>> v.conclusion, v.caveats[0].sentence[:24]
     ('detected', 'The noise check failed: ')
     >>> decide(main, NoiseCheck("log", "noise log", True, average_gap=1.0, pvalue=0.3), alpha=0.05).conclusion
     'within_noise'
     """
-    p = main.sign_flip.pvalue
+    headline = getattr(main, "headline_test", main.sign_flip)
+    p = headline.pvalue
     detected = p <= alpha
     comparable = noise_check.valid and not noise_check.failed and noise_check.average_gap is not None
     beyond = abs(main.average_gap) > abs(noise_check.average_gap) if comparable else None
@@ -168,18 +212,75 @@ def decide(main, noise_check: NoiseCheck, *, alpha: float, pooled: str | None = 
     caveats = []
     if noise_check.failed:
         why = ("; likely cause: " + "; ".join(noise_check.causes)) if noise_check.causes else ""
-        caveats.append(f"The noise check failed: {noise_check.description} differ by more than chance "
-                       f"(runs compared as the same differ){why}. It is not read as the probe's noise; the "
-                       "verdict rests on the probe's own exact test, to be read with that caveat.")
+        caveats.append(Caveat(
+            "noise_check_failed",
+            f"The noise check failed: {noise_check.description} differ by more than chance "
+            f"(runs compared as the same differ){why}. It is not read as the probe's noise; the "
+            "verdict rests on the probe's own exact test, to be read with that caveat.",
+            {"p": noise_check.pvalue, "average_gap": noise_check.average_gap}, summary=False))
     elif not noise_check.valid:
-        caveats.append(f"No same-versus-same check: {noise_check.reason}; the verdict rests on the exact test alone.")
+        caveats.append(Caveat(
+            "no_noise_check",
+            f"No same-versus-same check: {noise_check.reason}; the verdict rests on the exact test alone.",
+            {"source": noise_check.source}, summary=False))
     if pooled:
-        caveats.append(f"The item gaps are {pooled}: each is matched within one "
-                       f"{' x '.join(blocks)} value, so differences between them are not counted as noise.")
+        caveats.append(Caveat(
+            "pooled_blocks",
+            f"The item gaps are {pooled}: each is matched within one "
+            f"{' x '.join(blocks)} value, so differences between them are not counted as noise.",
+            {"blocks": list(blocks)}, summary=False))
     return Verdict(detected=detected, conclusion=conclusion, statement=STATEMENTS[conclusion], alpha=alpha,
                    pvalue=p, noise=noise_check, beyond_noise=beyond,
                    never_significant=main.min_attainable_p > alpha, pooled=pooled, blocks=tuple(blocks),
-                   caveats=tuple(caveats), attribute_settings=tuple(attribute_settings))
+                   caveats=tuple(caveats), attribute_settings=tuple(attribute_settings),
+                   test=(f"{PERMUTATION_TEST} on the item gaps" if getattr(main, "permutation", None) is not None
+                         else "the exact sign-flip test on the item gaps"))
+
+
+def has_reference(verdict: Verdict) -> bool:
+    """A reference that can tell a gap from re-asking noise: a valid, passed same-versus-same log or repeated
+    value (``noise=LOG``, ``noise_value=``), or a control wording. The log's own runs split in halves are not
+    one: they re-use the changed arm's runs and say nothing of asking again without the change."""
+    check = verdict.noise
+    return (check.valid and not check.failed and check.source in ("log", "value")) or verdict.control is not None
+
+
+def against_constant_statement(a: str, constant: str) -> str:
+    """What a verdict on a constant arm says when p is at most alpha and no reference stands beside it.
+
+    >>> against_constant_statement("push", "0")
+    "'push' differs from a constant 0, the only thing the test asks when the other arm never varies; without a noise or control reference this cannot be told from re-asking noise"
+    """
+    return (f"'{a}' differs from a constant {constant}, the only thing the test asks when the other arm never "
+            "varies; without a noise or control reference this cannot be told from re-asking noise")
+
+
+def with_design(verdict: Verdict, facts) -> Verdict:
+    """``verdict`` with the design facts that weaken it (:func:`probestats.checks.design.design_caveats`);
+    with a constant arm and no reference (:func:`has_reference`), a gap at or below alpha is not called
+    larger than chance: the conclusion is ``"against_constant"`` and the statement says what the test asked.
+
+    >>> import polars as pl
+    >>> from types import SimpleNamespace as NS
+    >>> from probestats.checks.design import design_facts
+    >>> rows = pl.DataFrame({"item": [str(i // 2) for i in range(20)], "variant": ["push", "none"] * 10,
+    ...                      "flip": [float(i % 2 == 0 and i < 14) for i in range(20)]})   # 'none' is 0 throughout
+    >>> v = decide(NS(sign_flip=NS(pvalue=0.002), average_gap=1.0, min_attainable_p=0.002),
+    ...            NoiseCheck("none", "none", False, reason="none was given"), alpha=0.05)
+    >>> v = with_design(v, design_facts(rows, "flip", "push", "none"))
+    >>> v.conclusion, v.detected, caveat_ids(v)
+    ('against_constant', True, ('no_noise_check', 'constant_arm'))
+    """
+    from probestats.checks.design import constant_text, design_caveats
+
+    out = with_caveats(verdict, *design_caveats(facts))
+    arms = facts.constant_arms
+    if arms and out.detected and not has_reference(out):
+        arm = arms[-1]   # the reference arm (b) when both are constant
+        other = facts.b if arm.value == facts.a else facts.a
+        out = with_caveats(out, conclusion="against_constant",
+                           statement=against_constant_statement(other, constant_text(arm.constant)))
+    return out
 
 
 MANY_STATEMENTS = {
@@ -208,8 +309,9 @@ def no_noise_check(kind: str, reason: str | None = None) -> NoiseCheck:
                       reason=reason or f"a comparison of {kind} has no same-versus-same comparison here ({fix})")
 
 
-def _common_caveats(check: NoiseCheck, test: str) -> list[str]:
-    return [f"No same-versus-same check: {check.reason}; the verdict rests on {test} alone."]
+def _common_caveats(check: NoiseCheck, test: str) -> list[Caveat]:
+    return [Caveat("no_noise_check", f"No same-versus-same check: {check.reason}; the verdict rests on {test} alone.",
+                   {"source": check.source}, summary=False)]
 
 
 def decide_many(pvalue: float, *, alpha: float, gaps=(), kind: str = "several values", omnibus=None,
@@ -240,16 +342,23 @@ def decide_many(pvalue: float, *, alpha: float, gaps=(), kind: str = "several va
     caveats = list(_common_caveats(check, OMNIBUS_TEST))
     if undecided:
         low, high = omnibus.pvalue_interval
-        caveats.append(f"The omnibus p is Monte Carlo and undecided at this precision: after {omnibus.n_resamples:,} "
-                       f"resamples its 99.9% binomial interval [{low:.4g}, {high:.4g}] still holds alpha = {alpha:g}, "
-                       f"so another seed could read it either way; neither 'differ' nor 'no difference' is concluded.")
+        caveats.append(Caveat(
+            "omnibus_undecided",
+            f"The omnibus p is Monte Carlo and undecided at this precision: after {omnibus.n_resamples:,} "
+            f"resamples its 99.9% binomial interval [{low:.4g}, {high:.4g}] still holds alpha = {alpha:g}, "
+            f"so another seed could read it either way; neither 'differ' nor 'no difference' is concluded.",
+            {"n_resamples": int(omnibus.n_resamples), "interval": [float(low), float(high)], "alpha": alpha}))
     named = [t for t in published if getattr(t, "pvalue", None) is not None]
     if named:
         shown = "; ".join(f"{_PUBLISHED_NAMES.get(t.name, t.name)} p = {t.pvalue:.2g}" for t in named)
         how = ("exact" if omnibus is None or getattr(omnibus, "exact", True) else "Monte Carlo, its error stated")
-        caveats.append(f"The verdict rests on the omnibus permutation test ({how}): it uses the item means themselves "
-                       f"and assumes nothing about their distribution; beside it, the same hypothesis tested on the "
-                       f"ranks within items, with a large-sample approximation: {shown}.")
+        caveats.append(Caveat(
+            "omnibus_basis",
+            f"The verdict rests on the omnibus permutation test ({how}): it uses the item means themselves "
+            f"and assumes nothing about their distribution; beside it, the same hypothesis tested on the "
+            f"ranks within items, with a large-sample approximation: {shown}.",
+            {"rests_on": "omnibus permutation", "exact": how == "exact",
+             "beside": {t.name: float(t.pvalue) for t in named}}))
     return Verdict(detected=detected, conclusion=conclusion, statement=MANY_STATEMENTS[conclusion], alpha=alpha,
                    pvalue=pvalue, noise=check, caveats=tuple(caveats), test=OMNIBUS_TEST, found=found)
 

@@ -978,14 +978,18 @@ def _unequal_runs(cells: pl.DataFrame, log: Log, a: str, b: str) -> list[Problem
                 f"'{a}' and '{b}' runs in the proportion {na0 // divisor}:{nb0 // divisor}")
         return [Problem("warning", "unequal_runs",
                         f"every item has {runs}: unequal by design, it seems; each item's gap still counts once, "
-                        f"and each value's mean is over its own runs (the gap's noise is set by the smaller side)",
+                        f"and each value's mean is over its own runs, but the gap is then not symmetric about zero "
+                        f"under the null, so the sign-flip, sign, Wilcoxon and t tests do not apply: the analysis "
+                        f"rests on the exact within-item permutation of the value labels",
                         (), log.columns.get("variant"))]
     shown = "; ".join(f"item {i}: {na} '{a}', {nb} '{b}'" for i, na, nb in
                       differ.select("item", n, f"{n}_b").head(5).iter_rows())
     more = f"; and {differ.height - 5} more items" if differ.height > 5 else ""
     return [Problem("warning", "unequal_runs",
-                    f"runs per value differ within items ({shown}{more}); each item's gap still counts once, "
-                    "but rerun the missing runs if you can", (), log.columns.get("variant"))]
+                    f"runs per value differ within items ({shown}{more}); each item's gap still counts once, and "
+                    "the analysis rests on the exact within-item permutation of the value labels (the sign-flip, "
+                    "sign, Wilcoxon and t tests need gaps symmetric about zero); rerun the missing runs if you can",
+                    (), log.columns.get("variant"))]
 
 
 def _not_alternated(pair: pl.DataFrame, log: Log, a: str, b: str) -> list[Problem]:

@@ -9,10 +9,17 @@ from __future__ import annotations
 
 from probestats.present.fmt import fmt_num, fmt_p
 
-__all__ = ["effect_text", "effect_lines", "published_text", "effects_context", "BESIDE"]
+__all__ = ["effect_text", "effect_lines", "published_text", "effects_context", "BESIDE", "BESIDE_PERMUTATION", "beside"]
 
 #: What the published tests are, beside the exact ones.
 BESIDE = "beside the exact tests (the sign-flip test stays the headline)"
+#: the same, where unequal arms make the within-item permutation the headline
+BESIDE_PERMUTATION = "beside the exact tests (the within-item permutation of the value labels stays the headline)"
+
+
+def beside(result) -> str:
+    """Which exact test the published tests stand beside."""
+    return BESIDE_PERMUTATION if getattr(result, "permutation", None) is not None else BESIDE
 
 
 def effect_text(e) -> str:
@@ -49,7 +56,7 @@ def effect_lines(result, alpha: float | None = None) -> list[str]:
                      f"{effect_text(effects.d_av)} ({effects.d_av.formula}; {effects.d_av.interval_method})")
     published = getattr(result, "published", ())
     if published:
-        lines.append(f"published tests, {BESIDE}: "
+        lines.append(f"published tests, {beside(result)}: "
                      + "; ".join(f"{published_text(t, alpha)} ({t.method}; assumes {t.assumption})"
                                  for t in published))
     return lines
@@ -67,7 +74,7 @@ def effects_context(result, alpha: float | None = None) -> dict | None:
     from probestats.stats.effects import FORMULAS
 
     return {"sd_gaps": effects.sd_gaps, "sd_formula": FORMULAS["sd_gaps"], "effects": rows, "published": tests,
-            "confidence": f"{effects.d_z.confidence:.0%}", "beside": BESIDE}
+            "confidence": f"{effects.d_z.confidence:.0%}", "beside": beside(result)}
 
 
 def row_tests_lines(analysis, limit: int = 40) -> list[str]:

@@ -64,7 +64,7 @@ from probestats.present.framing_section import framing_sentences
 from probestats.present.effects_text import effects_context
 from probestats.present.templates import Todo, environment, template_root, user_template_errors
 from probestats.present.fmt import p_is as _p_is
-from probestats.present.verdict_text import noise_check_sentences, summary_clause, verdict_line, verdict_of
+from probestats.present.verdict_text import caveat_sentences, noise_check_sentences, summary_clause, verdict_line, verdict_of
 from probestats.present.control_text import control_context, control_finding, control_of, control_summary
 from probestats.errors import count_of, either, opt
 from probestats.checks.schema import SETTINGS
@@ -373,7 +373,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None, plai
     limits, limits_sentences = _limits_section(words, design, design_ctx)
     summary = _summary(words)
     control = control_context(words.verdict)
-    summary_more = [control_summary(words.verdict)] if control is not None else []
+    summary_more = ([control_summary(words.verdict)] if control is not None else []) + caveat_sentences(words.verdict)
     if control is not None:
         finding_ctx["sentences"][-1:-1] = control_finding(words.verdict)
     ctx = {
@@ -405,7 +405,7 @@ def _pair_words(analysis, *, plain: bool = False) -> _Words:
     the tests named without their methods, which a plain report gives in its detail block)."""
     main = analysis.main
     alpha = analysis.alpha
-    sf, iv = main.sign_flip, main.interval
+    sf, iv = main.headline_test, main.interval   # the sign-flip test, or with unequal arms the permutation
     verdict = verdict_of(analysis)   # decided once, in the analysis: every section words this one
     fixed, varied = _settings(analysis.checked, by=list(analysis.groups[0].by) if analysis.groups else ())
     on_purpose = {_SETTING_NAMES.get(c, c) for c in getattr(verdict, "attribute_settings", ())}
@@ -416,7 +416,8 @@ def _pair_words(analysis, *, plain: bool = False) -> _Words:
         fixed=fixed, varied=varied, settings_phrase=_settings_phrase(fixed, varied),
         p_phrase=_p_is(sf, alpha),  # "p = 0.02", or "p < 1/10001" for a Monte Carlo p at its floor
         gap_text=fmt_gap(main.average_gap),
-        test_named=f"exact sign-flip test, {sf.alternative}" + ("" if plain else f", {sf.method}"),
+        test_named=(f"exact within-item permutation of the value labels, {sf.alternative}" if main.permutation is not None
+                    else f"exact sign-flip test, {sf.alternative}") + ("" if plain else f", {sf.method}"),
         interval_text=f"{iv.confidence:.0%} interval {fmt_num(iv.low)} to {fmt_num(iv.high)}"
                       + ("" if plain else f" ({iv.method})"),
         minp_text=fmt_p(main.min_attainable_p, alpha),
@@ -569,10 +570,24 @@ def _tests_section(w: _Words) -> tuple[dict, list[str]]:
         "min_attainable_p": main.min_attainable_p, "n_nonzero": n_nonzero, "alpha": alpha,
         "never_significant": w.never, "detected": w.detected, "effects": effects_context(main, alpha),
     }
-    sentences = [
-        f"Sign-flip test ({sf.alternative}) on the {n} item gaps: {w.p_phrase}; method: {sf.method}.",
-        f"Sign test: p = {fmt_p(st.pvalue, alpha)} ({count_of(st.n, 'non-zero gap')}, {tests_ctx['sign_test']['k']} in the "
-        f"commoner direction; {st.method}); spreadsheet formula: {st.formula}.",
+    if main.permutation is not None:   # unequal arms: the permutation is the test of the design
+        pt = main.permutation
+        tests_ctx["permutation"] = {"p": pt.pvalue, "method": pt.method, "alternative": pt.alternative}
+        tests_ctx["sign_test"]["applies"] = False
+        tests_ctx["not_applicable"] = main.not_applicable
+        sentences = [
+            f"Within-item permutation of the value labels ({pt.alternative}) on the {n} items, each item's runs "
+            f"reassigned to the two values as the design assigned them: {w.p_phrase}; method: {pt.method}.",
+            f"Not tests of this design, for comparison only: the sign-flip test on the item gaps, {_p_is(sf, alpha)}; "
+            f"the sign test, p = {fmt_p(st.pvalue, alpha)}. Why: {main.not_applicable}.",
+        ]
+    else:
+        sentences = [
+            f"Sign-flip test ({sf.alternative}) on the {n} item gaps: {w.p_phrase}; method: {sf.method}.",
+            f"Sign test: p = {fmt_p(st.pvalue, alpha)} ({count_of(st.n, 'non-zero gap')}, {tests_ctx['sign_test']['k']} "
+            f"in the commoner direction; {st.method}); spreadsheet formula: {st.formula}.",
+        ]
+    sentences += [
         f"Average gap {w.gap_text} {w.metric}, {w.interval_text}.",
         f"Smallest p the sign-flip test can give with {count_of(n_nonzero, 'non-zero gap')}: {w.minp_text}.",
     ]
@@ -707,8 +722,10 @@ def _conditions(w: _Words) -> str:
 
 def _detected_finding(w: _Words) -> list[str]:
     """A detected gap: its size and test, the items that drive it, the noise beside it, where it holds."""
+    lead = ("The probe detected a gap larger than chance" if w.verdict.conclusion != "against_constant" else
+            f"The test found that {w.verdict.statement}")
     finding = [
-        f"The probe detected a gap larger than chance: the average gap ({_q(w.a)} minus {_q(w.b)}) is "
+        f"{lead}: the average gap ({_q(w.a)} minus {_q(w.b)}) is "
         f"{w.gap_text} {w.metric} ({w.test_named}, {w.p_phrase}, at or below alpha {w.alpha:g}; {w.interval_text}).",
         _drivers_sentence(w),
     ]
@@ -837,6 +854,10 @@ def _detected_summary(w: _Words) -> str:
     verdict, drivers, metric = w.verdict, w.drivers, w.metric
     pooled_in = f", {verdict.pooled}," if verdict.pooled else ","
     direction = "higher" if w.main.average_gap > 0 else "lower"
+    if verdict.conclusion == "against_constant":   # no "larger than chance" on a constant arm alone
+        return (f"In this probe{pooled_in} {metric} was on average {fmt_num(abs(w.main.average_gap))} {direction} under "
+                f"{_arm(w, w.a)} than under {_arm(w, w.b)} across {count_of(w.n, 'item')} with {w.runs} "
+                f"({w.p_phrase}): {verdict.statement}; the probe does not say why.")
     summary = (f"In this probe{pooled_in} {metric} was on average {fmt_num(abs(w.main.average_gap))} {direction} under "
                f"{_arm(w, w.a)} than under {_arm(w, w.b)} across {count_of(w.n, 'item')} with {w.runs}, a gap larger than chance "
                f"would give ({w.p_phrase})")
@@ -1076,7 +1097,7 @@ def _other_context(analysis, kind: str, source, shaping, design: Design | None =
     section["warnings"] = warnings_
     limits = _other_limits(analysis, kind, design)
     control = control_context(analysis.verdict)
-    summary_more = [control_summary(analysis.verdict)] if control is not None else []
+    summary_more = ([control_summary(analysis.verdict)] if control is not None else []) + caveat_sentences(analysis.verdict)
     finding = finding + control_finding(analysis.verdict)
     return {"title": title, "version": __version__, "metric": metric, "alpha": analysis.alpha,
             "source": str(source or "the log"), kind: section, "limits": limits, "control": control,

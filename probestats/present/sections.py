@@ -9,6 +9,7 @@ result with its conditions and size, and never claims that a system is unbiased.
 
 from __future__ import annotations
 
+from probestats.stats.permutation import PERMUTATION_TEST
 from probestats.errors import count_of
 from probestats.present.terminal import fmt_num, fmt_p
 from probestats.present.effects_text import published_text
@@ -163,6 +164,10 @@ def _many_result(res, alpha: float) -> dict:
             "omnibus": {"p": o.pvalue, "method": o.method, "statistic": o.statistic,
                         "p_adjusted": res.omnibus_p_adjusted},
             "pairwise": pairwise, "pair_method": res.pairwise[0].sign_flip.method if res.pairwise else "",
+            # two groups of unequal size: the pair's test is the within-item permutation, not the sign-flip
+            **({"pair_test": "permutation p", "pair_test_name": PERMUTATION_TEST}
+               if res.pairwise and "permutation" in res.pairwise[0].sign_flip.method else
+               {"pair_test": "sign-flip p", "pair_test_name": f"the {SIGN_FLIP}"}),
             "published": [f"{published_text(t)} ({t.method}; assumes {t.assumption})"
                           for t in getattr(res, "published", ())]}
 
@@ -255,11 +260,12 @@ def many_context(analysis) -> dict:
                   f"the metric {main.metric}, and {ctx['runs']} per item and value{ctx['pooled']}")
     sentences = [
         f"Tests: the {OMNIBUS} ({o.method}); gaps against the reference '{main.reference}' and every pair of "
-        f"values with the {SIGN_FLIP}, p corrected across the {count_of(len(main.pairwise), 'pair')} ({correction})."
+        f"values with {ctx['pair_test_name']}, p corrected across the {count_of(len(main.pairwise), 'pair')} "
+        f"({correction})."
         if not main.pairs_left_out else
-        f"Tests: the {OMNIBUS} ({o.method}); gaps against the reference '{main.reference}' with the {SIGN_FLIP}, "
-        f"p corrected across the {count_of(len(main.gaps), 'gap')} ({correction}); the {main.pairs_left_out:,} "
-        f"pairs of values are more than the limit tested one by one."]
+        f"Tests: the {OMNIBUS} ({o.method}); gaps against the reference '{main.reference}' with "
+        f"{ctx['pair_test_name']}, p corrected across the {count_of(len(main.gaps), 'gap')} ({correction}); the "
+        f"{main.pairs_left_out:,} pairs of values are more than the limit tested one by one."]
     side = next((g.sign_flip.alternative for g in (*main.pairwise, *main.gaps)), "two-sided")
     if side != "two-sided":   # one orientation in every table: a gap is value − reference, a pair a − b
         sentences.append(f"The tests are one-sided: each row tests the first value {'below' if side == 'less' else 'above'} "

@@ -137,15 +137,24 @@ def item_rich_table(result, title: str | None = None) -> Table:
 
 def _tests_lines(result, alpha: float) -> list[str]:
     sf, st = result.sign_flip, result.sign_test
+    pt = getattr(result, "permutation", None)
+    if pt is not None:   # unequal arms: the permutation is the test of the design, the sign test is not
+        tests = [f"within-item permutation of the value labels ({escape(pt.alternative)}): {p_is(pt, alpha)}; "
+                 f"method: {escape(pt.method)}"
+                 + (f"; adjusted p = {fmt_p(result.p_adjusted, alpha)}" if result.p_adjusted is not None else ""),
+                 f"not tests of this design, for comparison only: sign-flip {p_is(sf, alpha)}, sign test "
+                 f"p = {fmt_p(st.pvalue, alpha)}; {escape(result.not_applicable)}"]
+    else:
+        tests = [f"sign-flip test ({escape(sf.alternative)}): {p_is(sf, alpha)}; method: {escape(sf.method)}"
+                 + (f"; adjusted p = {fmt_p(result.p_adjusted, alpha)}" if result.p_adjusted is not None else ""),
+                 f"sign test: p = {fmt_p(st.pvalue, alpha)} (n = {st.n} non-zero gaps, k = {getattr(st, 'k', st.statistic)})"
+                 + (f"  spreadsheet: {escape(st.formula)}" if getattr(st, "formula", None) else "")]
     lines = [
         f"average gap {result.average_gap:+.4g} over {count_of(result.n_items, 'item')}; "
         f"{result.interval.confidence:.0%} interval [{fmt_num(result.interval.low)}, {fmt_num(result.interval.high)}] "
         f"({escape(result.interval.method)}"
         + (f"; {escape(result.interval.assumption)}" if getattr(result.interval, "assumption", "") else "") + ")",
-        f"sign-flip test ({escape(sf.alternative)}): {p_is(sf, alpha)}; method: {escape(sf.method)}"
-        + (f"; adjusted p = {fmt_p(result.p_adjusted, alpha)}" if result.p_adjusted is not None else ""),
-        f"sign test: p = {fmt_p(st.pvalue, alpha)} (n = {st.n} non-zero gaps, k = {getattr(st, 'k', st.statistic)})"
-        + (f"  spreadsheet: {escape(st.formula)}" if getattr(st, "formula", None) else ""),
+        *tests,
         f"smallest attainable p: {fmt_p(result.min_attainable_p)}"
         + (" (above alpha: this design could never reach significance)" if result.min_attainable_p > alpha else ""),
     ]
@@ -166,7 +175,7 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
         out.print(escape(row_level.note))
     for line in row_tests_lines(analysis):
         out.print(escape(line))
-    from probestats.present.verdict_text import noise_check_sentences, verdict_line, verdict_of
+    from probestats.present.verdict_text import caveat_sentences, noise_check_sentences, verdict_line, verdict_of
 
     verdict = verdict_of(analysis)
     if verdict.pooled:
@@ -198,6 +207,8 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
     if analysis.groups:
         out.print(f"p-values adjusted across {len(analysis.groups)} groups ({escape(analysis.correction)})")
     out.print(escape(verdict_line(verdict)))
+    for line in caveat_sentences(verdict):
+        out.print(f"[yellow]{escape(line)}[/yellow]")
     _print_control(verdict, out)
     if analysis.problems:
         print_problems(analysis.problems, out=out)
@@ -233,7 +244,8 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
         table.add_column("selection rate (pooled)" if res.impact_ratios is not None else "mean over items",
                          justify="right")
         table.add_column(f"gap vs '{escape(res.reference)}'", justify="right")
-        table.add_column("sign-flip p", justify="right")
+        permuted = bool(res.pairwise) and "permutation" in res.pairwise[0].sign_flip.method   # unequal groups
+        table.add_column("permutation p" if permuted else "sign-flip p", justify="right")
         table.add_column(f"p ({escape(res.correction)})", justify="right")
         if res.impact_ratios is not None:
             table.add_column("impact ratio", justify="right")
@@ -275,7 +287,8 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
         if res.pairs_left_out:
             out.print(f"pairwise tests left out: {res.pairs_left_out:,} pairs, more than the limit (see the warnings)")
         else:
-            out.print("smallest pairwise p (sign-flip on item gaps, " + escape(res.correction) + " across "
+            out.print(f"smallest pairwise p ({'within-item permutation' if permuted else 'sign-flip on item gaps'}, "
+                      + escape(res.correction) + " across "
                       f"{len(res.pairwise)} pairs): " + "; ".join(
                           f"'{escape(g.a)}' − '{escape(g.b)}' {g.average_gap:+.4g}, p = {fmt_p(g.sign_flip.pvalue)}, "
                           f"adjusted {fmt_p(g.p_adjusted)}" for g in shown))
@@ -285,11 +298,13 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
         one(g, ", ".join(f"{escape(str(k))} = {escape(str(v))}" for k, v in g.by.items()))
     if analysis.groups:
         out.print(f"omnibus p-values adjusted across {len(analysis.groups)} groups ({escape(analysis.correction)})")
-    from probestats.present.verdict_text import noise_check_sentences, verdict_line
+    from probestats.present.verdict_text import caveat_sentences, noise_check_sentences, verdict_line
 
     for line in noise_check_sentences(analysis.verdict):
         out.print(escape(line))
     out.print(escape(verdict_line(analysis.verdict)))
+    for line in caveat_sentences(analysis.verdict):
+        out.print(f"[yellow]{escape(line)}[/yellow]")
     _print_control(analysis.verdict, out)
     if analysis.problems:
         print_problems(analysis.problems, out=out)
@@ -321,11 +336,13 @@ def print_factors(result: FactorAnalysis, out: Console) -> None:
     out.print(f"tests: exact sign-flip across items ({escape(result.effects[0].sign_flip.method)}); "
               f"p corrected across the {len(result.effects)} effects ({escape(result.correction)})")
     out.print(f"design: {escape(result.note)}")
-    from probestats.present.verdict_text import noise_check_sentences, verdict_line
+    from probestats.present.verdict_text import caveat_sentences, noise_check_sentences, verdict_line
 
     for line in noise_check_sentences(result.verdict):
         out.print(escape(line))
     out.print(escape(verdict_line(result.verdict)))
+    for line in caveat_sentences(result.verdict):
+        out.print(f"[yellow]{escape(line)}[/yellow]")
     if result.problems:
         print_problems(result.problems, out=out)
 

@@ -6,7 +6,7 @@ module only words it. No printer or template decides a conclusion of its own.
 
 from __future__ import annotations
 
-__all__ = ["verdict_of", "verdict_line", "noise_check_sentences", "summary_clause"]
+__all__ = ["verdict_of", "verdict_line", "noise_check_sentences", "summary_clause", "caveat_sentences"]
 
 
 def verdict_of(analysis):
@@ -42,7 +42,7 @@ def noise_check_sentences(verdict) -> list[str]:
     """What a reader must be told about the noise check: that it failed and why, or that there is none."""
     check = verdict.noise
     if check.failed:
-        return [c for c in verdict.caveats if c.startswith("The noise check failed")]
+        return [c.sentence for c in verdict.caveats if c.id == "noise_check_failed"]
     if not check.valid:
         test = getattr(verdict, "test", None)
         test = "the exact test" if test in (None, "the exact sign-flip test on the item gaps") else test
@@ -58,3 +58,16 @@ def summary_clause(verdict) -> str:
         return (", with a caveat: the noise check failed (runs compared as the same differ by more than "
                 "chance), so the run-to-run noise of this log is in doubt")
     return ""
+
+
+def caveat_sentences(verdict) -> list[str]:
+    """The verdict's named caveats as the Summary and the terminal print them, one sentence each
+    (those a dedicated passage prints already, such as the noise check's, are left to it).
+
+    >>> from probestats.checks.design import Caveat
+    >>> from types import SimpleNamespace as NS
+    >>> caveat_sentences(NS(caveats=(Caveat("constant_arm", "Value 'b' is 0 in every run."),
+    ...                              Caveat("no_noise_check", "No check.", summary=False))))
+    ["Caveat: Value 'b' is 0 in every run."]
+    """
+    return [f"Caveat: {c.sentence}" for c in getattr(verdict, "caveats", ()) if getattr(c, "summary", False)]

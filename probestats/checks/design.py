@@ -1,0 +1,353 @@
+"""The design check behind every verdict: the facts of a shaped log that the tests rest on.
+
+:func:`design_facts` reads, from the rows of the compared values (the shaped, validated frame), per
+item and value: the runs, whether a value's metric is the same in every run (a **constant arm**),
+the blank and unparsed metrics, whether the two values have different numbers of runs within items
+(**unequal runs**), and whether one side is a group of several values. :func:`value_counts` gives the
+runs, blanks and unparsed metrics per value on their own (the per-value blanks test builds on it).
+:func:`design_caveats` turns the facts that weaken a verdict into named :class:`Caveat` records, which
+the analysis hands to its verdict (:func:`probestats.analyses.verdict.with_caveats`); every format
+reads them from there.
+
+The caveat record
+-----------------
+A :class:`Caveat` is ``Caveat(id, sentence, figures, summary=True)``:
+
+- ``id``: a stable snake_case name, the key programs and tests look for; it never changes with the
+  wording. Ids in use: ``constant_arm``, ``unequal_runs``, ``group_side`` (this module);
+  ``noise_check_failed``, ``no_noise_check``, ``pooled_blocks`` (the verdict);
+  ``coded_metric_checked``, ``coded_metric_corrected`` (a hand-checked sample). Other checks add
+  their own (clusters, randomized settings, blocks that disagree, blanks by value, a reference that
+  is not neutral) the same way, with a new id each.
+- ``sentence``: one plain, complete sentence ending with a full stop; the Summary and the terminal
+  print it after "Caveat: " (the renderer escapes it: log names inside it are untrusted text).
+- ``figures``: the numbers behind the sentence, JSON-safe (str, int, float, bool, None, lists and
+  dicts of them), so a reader or a program can check it.
+- ``summary``: False only for a caveat whose sentence a dedicated passage already prints (the noise
+  check's); it is still in JSON.
+
+In JSON, ``verdict.caveats`` is a list of ``{"id": ..., "sentence": ..., "figures": {...}}``.
+
+Examples
+--------
+>>> rows = pl.DataFrame({"item": ["1", "1", "2", "2", "3", "3"],
+...                      "variant": ["push", "none"] * 3, "flip": [1.0, 0.0, 0.0, 0.0, 1.0, 0.0]})
+>>> facts = design_facts(rows, "flip", "push", "none")
+>>> [(v.value, v.constant, round(v.constant_share, 2)) for v in facts.values]   # 2 of 3 'push' items give 1
+[('push', None, 0.67), ('none', 0.0, 1.0)]
+>>> [c.id for c in design_caveats(facts)]
+['constant_arm']
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+import polars as pl
+
+__all__ = ["Caveat", "ValueCounts", "ValueFacts", "DesignFacts", "value_counts", "design_facts", "design_caveats", "constant_text",
+           "item_facts",
+           "CONSTANT_SHARE"]
+
+#: a value is a constant arm when its metric is one and the same number in every run of at least this share of items
+CONSTANT_SHARE = 0.95
+
+
+@dataclass(frozen=True)
+class Caveat:
+    """One named fact that weakens a verdict (see the module docstring for the record).
+
+    Attributes
+    ----------
+    id : str
+        Stable snake_case name (the JSON key programs and tests read).
+    sentence : str
+        The fact in one plain sentence, as every format prints it.
+    figures : dict
+        The numbers behind the sentence (JSON-safe).
+    summary : bool
+        Printed among the Summary's and the terminal's caveats (False when a dedicated passage
+        already prints the sentence).
+
+    Examples
+    --------
+    >>> Caveat("constant_arm", "Value 'b' is 0 in every run.", {"value": "b", "constant": 0}).to_dict()
+    {'id': 'constant_arm', 'sentence': "Value 'b' is 0 in every run.", 'figures': {'value': 'b', 'constant': 0}}
+    >>> Caveat("Constant arm", "x")
+    Traceback (most recent call last):
+    ...
+    ValueError: a caveat id is a snake_case name, not 'Constant arm'
+    """
+
+    id: str
+    sentence: str
+    figures: dict = field(default_factory=dict)
+    summary: bool = True
+
+    def __post_init__(self):
+        if not self.id or not self.id.replace("_", "").isalnum() or self.id != self.id.lower():
+            raise ValueError(f"a caveat id is a snake_case name, not {self.id!r}")
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "sentence": self.sentence, "figures": dict(self.figures)}
+
+
+@dataclass(frozen=True)
+class ValueCounts:
+    """The runs of one value and how many of them have no usable metric.
+
+    Attributes
+    ----------
+    value : str
+    runs : int
+        Its runs (rows) in the log as shaped.
+    valued : int
+        Runs with a metric value.
+    blank : int
+        Runs whose metric is blank.
+    unparsed : int
+        Runs whose metric was written but could not be read (a reply no label rule matched, when the
+        shaping kept that apart from a blank; else 0 and such runs count as blank).
+    """
+
+    value: str
+    runs: int
+    valued: int
+    blank: int
+    unparsed: int = 0
+
+    @property
+    def missing(self) -> int:
+        """Runs without a usable metric (blank or unparsed)."""
+        return self.blank + self.unparsed
+
+    def to_dict(self) -> dict:
+        return {"value": self.value, "runs": self.runs, "valued": self.valued, "blank": self.blank,
+                "unparsed": self.unparsed}
+
+
+def value_counts(frame: pl.DataFrame, metric: str, values: Sequence[str] | None = None, *,
+                 kind: str | None = None) -> tuple[ValueCounts, ...]:
+    """Per value (``variant``): runs, runs with a metric, blank and unparsed metrics.
+
+    ``kind`` names a column that tells an unparsed metric (``"unparsed"``) from a blank one, as the
+    codebook's ``NAME_kind`` does; without it every run without a metric counts as blank.
+
+    >>> rows = pl.DataFrame({"variant": ["a", "a", "a", "b", "b"], "x": [1.0, None, None, 2.0, 3.0],
+    ...                      "x_kind": ["coded", "blank", "unparsed", "coded", "coded"]})
+    >>> [c.to_dict() for c in value_counts(rows, "x", kind="x_kind")]
+    [{'value': 'a', 'runs': 3, 'valued': 1, 'blank': 1, 'unparsed': 1}, {'value': 'b', 'runs': 2, 'valued': 2, 'blank': 0, 'unparsed': 0}]
+    >>> value_counts(rows, "x", ["b"])[0].blank
+    0
+    """
+    if values is None:
+        values = frame["variant"].unique(maintain_order=True).to_list()
+    kind = kind if kind is not None and kind in frame.columns else None
+    missing = pl.col(metric).is_null()
+    unparsed = (missing & (pl.col(kind) == "unparsed")) if kind else pl.lit(False)
+    counts = (frame.filter(pl.col("variant").is_in(list(values)))
+              .group_by("variant")
+              .agg(pl.len().alias("runs"), (~missing).sum().alias("valued"),
+                   (missing & ~unparsed).sum().alias("blank"), unparsed.sum().alias("unparsed")))
+    by = {r["variant"]: r for r in counts.iter_rows(named=True)}
+    return tuple(ValueCounts(str(v), *(int(by.get(v, {}).get(k, 0) or 0) for k in ("runs", "valued", "blank",
+                                                                                     "unparsed")))
+                 for v in values)
+
+
+@dataclass(frozen=True)
+class ValueFacts:
+    """The design facts of one compared value (or group of values) over the matched items.
+
+    Attributes
+    ----------
+    value : str
+    members : tuple of str
+        The values that stand for it (one, unless it is a group).
+    counts : ValueCounts
+        Its runs, blanks and unparsed metrics.
+    runs_per_item : tuple of (int, int)
+        The fewest and most runs with a metric in an item.
+    constant : float or None
+        The metric's one value when it is the same in every run of at least :data:`CONSTANT_SHARE` of
+        the items (a constant arm), else None.
+    constant_share : float
+        The share of items whose every run gives the most common constant (0 when no item's runs agree).
+    """
+
+    value: str
+    members: tuple[str, ...]
+    counts: ValueCounts
+    runs_per_item: tuple[int, int]
+    constant: float | None
+    constant_share: float
+
+    def to_dict(self) -> dict:
+        return {"value": self.value, "members": list(self.members), **self.counts.to_dict(),
+                "runs_per_item": list(self.runs_per_item), "constant": self.constant,
+                "constant_share": self.constant_share}
+
+
+@dataclass(frozen=True)
+class DesignFacts:
+    """What the tests of a compared pair rest on, read from the log (see the module docstring).
+
+    Attributes
+    ----------
+    metric, a, b : str
+    values : tuple of ValueFacts
+        ``a``'s facts, then ``b``'s.
+    n_items : int
+        Items with runs with a metric under both values.
+    unequal_items : int
+        Matched items whose two values have different numbers of runs with a metric.
+    """
+
+    metric: str
+    a: str
+    b: str
+    values: tuple[ValueFacts, ValueFacts]
+    n_items: int
+    unequal_items: int
+
+    @property
+    def group_side(self) -> ValueFacts | None:
+        """The side that is a group of several values (the first, when both are), else None."""
+        return next((v for v in self.values if len(v.members) > 1), None)
+
+    @property
+    def constant_arms(self) -> tuple[ValueFacts, ...]:
+        return tuple(v for v in self.values if v.constant is not None)
+
+    @property
+    def balanced(self) -> bool:
+        """Every matched item has as many runs under one value as under the other, and neither side is a
+        group: the item gap is then symmetric about zero under the null, as the sign-flip test assumes."""
+        return self.unequal_items == 0 and self.group_side is None
+
+    def to_dict(self) -> dict:
+        return {"metric": self.metric, "a": self.a, "b": self.b, "n_items": self.n_items,
+                "unequal_items": self.unequal_items, "balanced": self.balanced,
+                "values": [v.to_dict() for v in self.values]}
+
+
+def design_facts(frame: pl.DataFrame, metric: str, a: str, b: str, *,
+                 members: Mapping[str, Sequence[str]] | None = None, kind: str | None = None,
+                 value: str = "variant") -> DesignFacts:
+    """The design facts of the comparison of ``a`` and ``b`` (values of the column ``value``; with
+    ``members``, groups of the values of ``variant`` that stand for them).
+
+    >>> rows = pl.DataFrame({"item": ["1"] * 3 + ["2"] * 3, "variant": ["a", "b", "b"] * 2,
+    ...                      "x": [1.0, 2.0, 4.0, 3.0, 3.0, 5.0]})
+    >>> facts = design_facts(rows, "x", "a", "b")
+    >>> facts.unequal_items, facts.balanced, facts.values[1].runs_per_item
+    (2, False, (2, 2))
+    """
+    members = {a: (a,), b: (b,), **{k: tuple(v) for k, v in (members or {}).items()}}
+    rows = frame.filter(pl.col(value).is_in([a, b]))
+    counts = {c.value: c for c in value_counts(rows.with_columns(pl.col(value).alias("variant")), metric, [a, b],
+                                               kind=kind)}
+    valued = rows.filter(pl.col(metric).is_not_null())
+    cells = valued.group_by(["item", value]).agg(pl.len().alias("n"), pl.col(metric).min().alias("lo"),
+                                                 pl.col(metric).max().alias("hi"))
+    side_a = cells.filter(pl.col(value) == a).drop(value)
+    side_b = cells.filter(pl.col(value) == b).drop(value)
+    both = side_a.join(side_b, on="item", suffix="_b")
+    n_items = both.height
+    facts = []
+    for v, suffix in ((a, ""), (b, "_b")):
+        n = both[f"n{suffix}"]
+        same = both.filter(pl.col(f"lo{suffix}") == pl.col(f"hi{suffix}"))[f"lo{suffix}"]
+        constant, share = None, 0.0
+        if n_items and same.len():
+            mode = same.value_counts(sort=True).row(0)
+            share = mode[1] / n_items
+            if share >= CONSTANT_SHARE:
+                constant = float(mode[0])
+        facts.append(ValueFacts(v, members[v], counts[v], (int(n.min()), int(n.max())) if n_items else (0, 0),
+                                constant, share))
+    unequal = int((both["n"] != both["n_b"]).sum()) if n_items else 0
+    return DesignFacts(metric, a, b, (facts[0], facts[1]), n_items, unequal)
+
+
+def item_facts(items: pl.DataFrame, metric: str, a: str, b: str) -> DesignFacts:
+    """The design facts from an item table alone (``mean_a``, ``mean_b``, ``n_a``, ``n_b``, ``sd_a``, ``sd_b``), as
+    a streaming pass gives it without the rows: the runs counted are the runs with a metric, so the blanks
+    are not known here (0).
+
+    >>> items = pl.DataFrame({"item": ["1", "2"], "mean_a": [0.5, 1.0], "mean_b": [0.0, 0.0], "n_a": [2, 2],
+    ...                       "n_b": [2, 2], "sd_a": [0.7, 0.0], "sd_b": [0.0, 0.0]})
+    >>> facts = item_facts(items, "flip", "a", "b")
+    >>> [v.constant for v in facts.values], facts.unequal_items
+    ([None, 0.0], 0)
+    """
+    n_items = items.height
+    facts = []
+    for v, side in ((a, "a"), (b, "b")):
+        n, sd, mean = items[f"n_{side}"], items[f"sd_{side}"], items[f"mean_{side}"]
+        same = items.filter((pl.col(f"n_{side}") == 1) | (pl.col(f"sd_{side}") == 0))[f"mean_{side}"]
+        constant, share = None, 0.0
+        if n_items and same.len():
+            mode = same.value_counts(sort=True).row(0)
+            share = mode[1] / n_items
+            if share >= CONSTANT_SHARE:
+                constant = float(mode[0])
+        runs = int(n.sum()) if n_items else 0
+        facts.append(ValueFacts(v, (v,), ValueCounts(v, runs, runs, 0), (int(n.min()), int(n.max())) if n_items
+                                else (0, 0), constant, share))
+    unequal = int((items["n_a"] != items["n_b"]).sum()) if n_items else 0
+    return DesignFacts(metric, a, b, (facts[0], facts[1]), n_items, unequal)
+
+
+def constant_text(x: float) -> str:
+    """A constant as a sentence writes it (``0``, not ``0.0``).
+
+    >>> constant_text(0.0), constant_text(0.25)
+    ('0', '0.25')
+    """
+    return str(int(x)) if float(x).is_integer() and math.isfinite(x) else f"{x:g}"
+
+
+def design_caveats(facts: DesignFacts) -> tuple[Caveat, ...]:
+    """The facts that weaken a verdict on this pair, as named caveats: a constant arm, unequal runs, a group
+    of several values on one side.
+
+    >>> rows = pl.DataFrame({"item": ["1"] * 3 + ["2"] * 3, "variant": ["a", "b", "b"] * 2,
+    ...                      "x": [1.0, 2.0, 4.0, 3.0, 3.0, 5.0]})
+    >>> print(design_caveats(design_facts(rows, "x", "a", "b"))[0].sentence)
+    In 2 of 2 items 'a' and 'b' have different numbers of runs (1 to 1 against 2 to 2): the item gap is not symmetric about zero under the null, so the verdict rests on the exact permutation of the runs' value labels within items, and the sign test and Wilcoxon's test are not tests of this design.
+    """
+    out = []
+    other = {facts.a: facts.b, facts.b: facts.a}
+    for arm in facts.constant_arms:
+        share = "every item" if arm.constant_share == 1 else f"{arm.constant_share:.0%} of the items"
+        out.append(Caveat(
+            "constant_arm",
+            f"'{arm.value}' gives {facts.metric} = {constant_text(arm.constant)} in every run of {share}, so the test only "
+            f"asks whether '{other[arm.value]}' differs from a constant {constant_text(arm.constant)}; a constant arm usually "
+            f"means the metric is defined relative to it, and without a noise or control reference (the same "
+            f"question asked again without the change) the gap cannot be told from re-asking noise.",
+            {"value": arm.value, "other": other[arm.value], "constant": arm.constant,
+             "share_of_items": arm.constant_share, "n_items": facts.n_items}))
+    if facts.unequal_items:
+        a_runs, b_runs = (v.runs_per_item for v in facts.values)
+        out.append(Caveat(
+            "unequal_runs",
+            f"In {facts.unequal_items} of {facts.n_items} items '{facts.a}' and '{facts.b}' have different numbers "
+            f"of runs ({a_runs[0]} to {a_runs[1]} against {b_runs[0]} to {b_runs[1]}): the item gap is not "
+            "symmetric about zero under the null, so the verdict rests on the exact permutation of the runs' value "
+            "labels within items, and the sign test and Wilcoxon's test are not tests of this design.",
+            {"unequal_items": facts.unequal_items, "n_items": facts.n_items, "runs_per_item_a": list(a_runs),
+             "runs_per_item_b": list(b_runs)}))
+    group = facts.group_side
+    if group is not None:
+        out.append(Caveat(
+            "group_side",
+            f"'{group.value}' is a group of {len(group.members)} values, each item's gap one side against the mean "
+            "of several: the gap is not symmetric about zero under the null, so the verdict rests on the exact "
+            "permutation of the value labels within items, and the sign test and Wilcoxon's test are not tests of "
+            "this design.",
+            {"value": group.value, "members": list(group.members)}))
+    return tuple(out)
