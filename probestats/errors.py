@@ -121,7 +121,8 @@ _SPELLING = contextvars.ContextVar("probestats_option_spelling", default="python
 CLI_FLAGS = {"factors": "--factor", "groups": "--group", "output": "-o", "log": "LOG", "columns": "--column",
              "design_file": "--design", "framing_log": "--framing", "before_log": "--before", "sections": "--section",
              "target": "--power", "verdicts": "--verdict",
-             "attribute_settings": "--setting-is-attribute", "settings": "--setting"}
+             "attribute_settings": "--setting-is-attribute", "settings": "--setting",
+             "random_settings": "--random-setting"}
 
 
 #: parameters of how a file is read, given on the command line as ``--read KEY=VALUE``

@@ -395,6 +395,12 @@ class Analysis:
     baseline : str or None
         The value named as the baseline (``baseline=``): the arm the other is measured from, whose cells the
         floor and ceiling checks read; None when none was named (value B is then the one measured from).
+    clusters : ClusterDesign or None
+        With ``cluster=``: the clusters, their intra-cluster correlation and the item-level p and interval that
+        ``main``'s cluster-level ones replace (:mod:`probestats.analyses.clusters`); None without.
+    drawn : tuple of DrawnSetting
+        With ``random_settings=``: each setting's balance test and the gap stratified by and adjusted for it
+        (:mod:`probestats.analyses.drawn`).
     """
 
     main: PairResult
@@ -428,6 +434,10 @@ class Analysis:
     verdict: object | None = None
     #: the value named as the baseline (None: not named, value B is the one measured from)
     baseline: str | None = None
+    #: the clusters the items are nested in (``cluster=``), the tests at their level
+    clusters: object | None = None
+    #: the settings drawn at random per call (``random_settings=``): balance, stratified and adjusted gaps
+    drawn: tuple = ()
 
     @property
     def metric(self) -> str:
@@ -484,6 +494,8 @@ class Analysis:
         if self.verdict is not None:
             out["verdict"] = self.verdict.to_dict()
         out["baseline"] = self.baseline
+        out["clusters"] = None if self.clusters is None else self.clusters.to_dict()
+        out["random_settings"] = [d.to_dict() for d in self.drawn]
         out["problems"] = [p.to_dict() for p in self.problems]
         return out
 
@@ -552,6 +564,8 @@ def analyze_pair(
     settings: Sequence[str] = (),
     attribute_settings: Sequence[str] = (),
     selection: bool = False,
+    cluster: str | None = None,
+    random_settings: Sequence[str] = (),
 ) -> Analysis:
     """Analyze a counterfactual probe: per-item gaps, the exact sign-flip and sign tests, noise.
 
@@ -609,6 +623,15 @@ def analyze_pair(
         Called with the name of each stage of a long job (a progress display).
     selection : bool
         Handed to the many-values analysis with ``many`` (the metric is a selection, a design fact).
+    cluster : str, optional
+        The column of the clusters the items are nested in (a document, a vacancy, a template): the tests flip
+        whole clusters and the interval resamples clusters (:mod:`probestats.analyses.clusters`, on
+        ``clusters``). Without it, a column that groups the items in clusters whose gaps are alike is suggested
+        (a ``clustered_items`` warning with the intra-cluster correlation).
+    random_settings : sequence of str
+        Settings drawn at random per call (a temperature sampled for every request): checked to be balanced
+        across the values (refused as a confound when not), kept out of the matching, and the gap shown
+        stratified by and adjusted for each (:mod:`probestats.analyses.drawn`, on ``drawn``).
 
     Raises
     ------
@@ -634,7 +657,8 @@ def analyze_pair(
                                       halves=noise is None and (within_noise or noise_value is not None),
                                       progress=progress, facts=facts,
                                       before_pass=_warm_tests, **(read_options or {}))
-        if streamed is not None and (_may_block(streamed.checked, settings, by) or attribute_settings):
+        if streamed is not None and (_may_block(streamed.checked, settings, by) or attribute_settings
+                                     or cluster is not None or random_settings):
             streamed = None   # a judge or a named setting may vary within cells: blocks need the rows
     if streamed is not None:
         checked = streamed.checked
@@ -646,12 +670,15 @@ def analyze_pair(
         log = read_log(log, **{"metric": metric, **(read_options or {})})
         names = set(log.lazy.collect_schema().names())
         keep = [c for c in dict.fromkeys(("judge", *settings)) if c in names or c in settings]
+        keep += [c for c in (*random_settings, *([cluster] if cluster is not None else [])) if c not in keep]
         checked = validate(log, metric=metric, a=a, b=b, by=by, keep=[c for c in keep if c not in by],
-                           fold_case=fold_case, attribute_settings=tuple(attribute_settings))
+                           fold_case=fold_case, attribute_settings=tuple(attribute_settings),
+                           random_settings=tuple(random_settings))
     if progress:
         progress("testing")
     if a is None and b is None and len(checked.values) > 2:
         if many:  # more than two values: per-value means and an omnibus test
+            refuse_for_many(settings=settings, cluster=cluster, random_settings=random_settings)
             from probestats.analyses.many import analyze_many
 
             return analyze_many(checked.log, metric=metric, by=by, alternative=alternative, alpha=alpha,
@@ -670,7 +697,7 @@ def analyze_pair(
     from probestats.analyses.halves import blocked_item_table, blocks_of, pooled_phrase
 
     blocks = blocks_of(checked.frame, checked.a, checked.b, settings=settings) if streamed is None else ()
-    blocks = tuple(c for c in blocks if c not in attribute_settings)
+    blocks = tuple(c for c in blocks if c not in attribute_settings and c not in random_settings)
     pooled = None
     problems = list(checked.problems)
     if blocks:
@@ -745,12 +772,58 @@ def analyze_pair(
 
     from probestats.analyses.verdict import decide
 
+    drawn = _drawn(checked, metric, random_settings, alpha=alpha, alternative=alternative,
+                   n_resamples=n_resamples, seed=seed)
     verdict = decide(main, check, alpha=alpha, pooled=pooled, blocks=blocks,
                      attribute_settings=tuple(attribute_settings))
-    return Analysis(main=main, noise=noise_result, groups=tuple(groups), problems=tuple(problems),
-                    alternative=alternative, alpha=alpha, correction=correction, checked=checked,
-                    noise_checked=noise_checked, mdg=mdg_value, mdg_method=mdg_method, noise_source=noise_source,
-                    verdict=verdict, **mdg_range)
+    if drawn:
+        from probestats.analyses.drawn import drawn_caveat
+
+        verdict = replace(verdict, caveats=verdict.caveats + tuple(drawn_caveat(d, checked.a, checked.b)
+                                                                   for d in drawn))
+    result = Analysis(main=main, noise=noise_result, groups=tuple(groups), problems=tuple(problems),
+                      alternative=alternative, alpha=alpha, correction=correction, checked=checked,
+                      noise_checked=noise_checked, mdg=mdg_value, mdg_method=mdg_method, noise_source=noise_source,
+                      verdict=verdict, drawn=drawn, **mdg_range)
+    from probestats.analyses.clusters import suggest_clusters, with_clusters
+
+    if cluster is not None:
+        return with_clusters(result, cluster, n_resamples=n_resamples, seed=seed)
+    hint = suggest_clusters(result, exclude=(*by, *settings, *random_settings, *blocks))
+    if hint is not None:
+        result = replace(result, problems=result.problems + (hint,),
+                         verdict=replace(verdict, caveats=verdict.caveats + (
+                             f"The items may be nested in clusters: {hint.message}.",)))
+    return result
+
+
+def refuse_for_many(*, settings=(), cluster=None, random_settings=()) -> None:
+    """The options of a comparison of two values that the many-values analysis does not read: refused, not
+    dropped."""
+    for name, given in (("settings", settings), ("cluster", cluster), ("random_settings", random_settings)):
+        if given:
+            value = given if isinstance(given, str) else list(given)[0]
+            raise OptionError(f"{opt(name, value)} applies to a comparison of two values; the comparison of "
+                              f"several values does not read it: choose two values with {opt('a')} and {opt('b')}"
+                              + (f", or split with {opt('by', value)}" if name != "cluster" else ""))
+
+
+def _drawn(checked, metric, random_settings, *, alpha, alternative, n_resamples, seed) -> tuple:
+    """Each randomized setting checked for balance (an unbalanced one refused as a confound), then shown
+    stratified and adjusted."""
+    from probestats.analyses.drawn import balance_test, drawn_setting, unbalanced_problem
+
+    out = []
+    for column in random_settings:
+        if column not in checked.frame.columns:
+            raise OptionError(f"{opt('random_settings', column)}: no such column in the log")
+        balance = balance_test(checked.frame, column, checked.a, checked.b, n_resamples=n_resamples, seed=seed)
+        if balance.pvalue <= alpha:
+            raise ValidationError([unbalanced_problem(balance, checked.a, checked.b,
+                                                      checked.log.columns.get(column, column))])
+        out.append(drawn_setting(checked.frame, metric, checked.a, checked.b, column, alpha=alpha,
+                                 alternative=alternative, n_resamples=n_resamples, seed=seed, balance=balance))
+    return tuple(out)
 
 
 def _noise_choice(noise, within_noise: bool, noise_value):
