@@ -137,7 +137,8 @@ SET_KEYS = {"templates": "templates", "scale": "scale", "per_item": "per_item", 
             "settings": "settings", "attribute_settings": "attribute_settings", "targets": "framing.targets",
             "toward": "framing.toward", "answers": "framing.answers", "label_map": "framing.label_map",
             "framing_columns": "framing.columns", "order": "judge.order", "response": "judge.response",
-            "choice": "judge.choice", "verdicts": "judge.verdict", "repetition": "judge.repetition"}
+            "choice": "judge.choice", "verdicts": "judge.verdict", "repetition": "judge.repetition",
+            "cluster": "cluster", "random_settings": "random_settings"}
 _SETTINGS = contextvars.ContextVar("probestats_report_settings", default=False)
 
 

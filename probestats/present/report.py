@@ -68,6 +68,7 @@ from probestats.present.effects_text import effects_context
 from probestats.present.templates import Todo, environment, template_root
 from probestats.present.fmt import p_is as _p_is
 from probestats.present.verdict_text import noise_check_sentences, summary_clause, verdict_line, verdict_of
+from probestats.present.design_text import design_caveats
 from probestats.present.control_text import control_context, control_finding, control_of, control_summary
 from probestats.errors import count_of, either, opt
 from probestats.checks.schema import SETTINGS
@@ -381,6 +382,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None, plai
     summary = _summary(words)
     control = control_context(words.verdict)
     summary_more = [control_summary(words.verdict)] if control is not None else []
+    summary_more += design_caveats(analysis)
     if control is not None:
         finding_ctx["sentences"][-1:-1] = control_finding(words.verdict)
     ctx = {

@@ -198,6 +198,10 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
     if analysis.groups:
         out.print(f"p-values adjusted across {len(analysis.groups)} groups ({escape(analysis.correction)})")
     out.print(escape(verdict_line(verdict)))
+    from probestats.present.design_text import design_caveats
+
+    for line in design_caveats(analysis):
+        out.print(f"[yellow]{escape(line)}[/yellow]")
     _print_control(verdict, out)
     if analysis.problems:
         print_problems(analysis.problems, out=out)
