@@ -927,6 +927,33 @@ def _settings(pair: pl.DataFrame, cells: pl.DataFrame, log: Log, a: str, b: str,
     return problems
 
 
+#: words in a header that make it look like a held-fixed setting (the setting each names)
+_SETTING_WORDS = {"temperature": "temperature", "temp": "temperature", "model": "model", "system": "system"}
+
+
+def unmapped_settings(log: Log) -> list[tuple[str, str]]:
+    """Columns that look like a known setting but were not read as one: (header, the setting it looks like).
+
+    A text never calls such a setting absent: it names the column and how to map it.
+
+    >>> from probestats.io.read import read_log
+    >>> unmapped_settings(read_log([{"item": 1, "variant": "a", "gpt_temperature": 0.7, "y": 1}]))
+    [('gpt_temperature', 'temperature')]
+    """
+    import re
+
+    names = log.lazy.collect_schema().names()
+    out = []
+    for name in names:
+        if name in SETTINGS or name.startswith("_"):
+            continue
+        words = re.split(r"[^a-z]+", str(name).lower())
+        hit = next((_SETTING_WORDS[w] for w in words if w in _SETTING_WORDS), None)
+        if hit is not None and hit not in names:
+            out.append((log.columns.get(name, name), hit))
+    return out
+
+
 def mixed_setting(log: Log, setting: str, distinct: list[str]) -> Problem:
     """The warning for a held-fixed setting that takes several values (``distinct``, as text, in
     order of appearance), the same for both compared values."""
