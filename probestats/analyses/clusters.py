@@ -23,7 +23,7 @@ Examples
 >>> gaps = np.array([1.0, 1.2, 0.9, -0.2, 0.0, -0.1])
 >>> ids = np.array(["d1", "d1", "d1", "d2", "d2", "d2"])
 >>> round(intra_cluster_correlation(gaps, ids)[0], 3)
-0.982
+0.974
 """
 
 from __future__ import annotations

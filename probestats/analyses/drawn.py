@@ -21,7 +21,7 @@ Examples
 >>> import polars as pl
 >>> frame = pl.DataFrame({"item": ["1"] * 4 + ["2"] * 4, "variant": ["a", "b"] * 4,
 ...                       "t": [0.1, 0.2, 0.9, 0.8, 0.3, 0.4, 0.6, 0.5], "y": [1.0, 0.0, 2.0, 1.0, 3.0, 2.0, 4.0, 3.0]})
->>> adjusted_gap(frame, "y", "a", "b", "t").gap
+>>> round(adjusted_gap(frame, "y", "a", "b", "t").gap, 12)
 1.0
 """
 
