@@ -917,8 +917,9 @@ def _settings(pair: pl.DataFrame, cells: pl.DataFrame, log: Log, a: str, b: str,
                 f"rerun with {header} held fixed, split with {opt('by', setting)}, or, when it is varied on purpose "
                 f"(which model decides), declare it with "
                 + either(f"attribute_settings=['{setting}']", opt("attribute_settings", setting))
-                + ", or, when it was drawn at random for every call, with "
-                + either(f"random_settings=['{setting}']", opt("random_settings", setting)),
+                + ((", or, when it was drawn at random for every call, with "
+                    + either(f"random_settings=['{setting}']", opt("random_settings", setting)))
+                   if setting == "temperature" else ""),
                 rows, log.columns.get(setting)))
             continue
         if not pair.select(_one_value(_comparable(pair, setting))).item():  # more than one value in the log
