@@ -195,7 +195,7 @@ def with_clusters(analysis, column: str, *, n_resamples: int = 10_000, seed: int
     items as independent, are dropped; the verdict is decided again on the cluster test, with a caveat that
     names the clusters.
     """
-    from probestats.analyses.verdict import decide
+    from probestats.analyses.verdict import add_caveat, decide
 
     frame = analysis.checked.frame
     if column not in frame.columns:
@@ -234,10 +234,13 @@ def with_clusters(analysis, column: str, *, n_resamples: int = 10_000, seed: int
     old = analysis.verdict
     verdict = decide(new_main, old.noise, alpha=analysis.alpha, pooled=old.pooled, blocks=old.blocks,
                      attribute_settings=old.attribute_settings)
-    verdict = replace(verdict, caveats=verdict.caveats + tuple(c for c in old.caveats if c not in verdict.caveats)
-                      + (cluster_caveat(design),),
-                      test=f"the exact sign-flip test flipping whole clusters of {column} ({design.n_clusters} "
-                           "clusters)")
+    verdict = replace(verdict, caveats=verdict.caveats + tuple(c for c in old.caveats if c not in verdict.caveats))
+    verdict = add_caveat(verdict, "clusters", cluster_caveat(design),
+                         {"column": column, "n_clusters": design.n_clusters, "icc": design.icc,
+                          "design_effect": design.design_effect, "singletons": design.singletons,
+                          "item_p": design.item_pvalue},
+                         test=f"the exact sign-flip test flipping whole clusters of {column} ({design.n_clusters} "
+                              "clusters)")
     return replace(analysis, main=new_main, verdict=verdict, clusters=design)
 
 

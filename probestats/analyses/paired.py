@@ -779,8 +779,12 @@ def analyze_pair(
     if drawn:
         from probestats.analyses.drawn import drawn_caveat
 
-        verdict = replace(verdict, caveats=verdict.caveats + tuple(drawn_caveat(d, checked.a, checked.b)
-                                                                   for d in drawn))
+        from probestats.analyses.verdict import add_caveat
+
+        for d in drawn:
+            verdict = add_caveat(verdict, "random_setting", drawn_caveat(d, checked.a, checked.b),
+                                 {"column": d.column, "balance_p": d.balance.pvalue,
+                                  "stratified_gap": d.stratified.average_gap, "adjusted_gap": d.adjusted.gap})
     result = Analysis(main=main, noise=noise_result, groups=tuple(groups), problems=tuple(problems),
                       alternative=alternative, alpha=alpha, correction=correction, checked=checked,
                       noise_checked=noise_checked, mdg=mdg_value, mdg_method=mdg_method, noise_source=noise_source,
@@ -791,9 +795,11 @@ def analyze_pair(
         return with_clusters(result, cluster, n_resamples=n_resamples, seed=seed)
     hint = suggest_clusters(result, exclude=(*by, *settings, *random_settings, *blocks))
     if hint is not None:
-        result = replace(result, problems=result.problems + (hint,),
-                         verdict=replace(verdict, caveats=verdict.caveats + (
-                             f"The items may be nested in clusters: {hint.message}.",)))
+        from probestats.analyses.verdict import add_caveat
+
+        result = replace(result, problems=result.problems + (hint,), verdict=add_caveat(
+            verdict, "clustered_items", f"The items may be nested in clusters: {hint.message}.",
+            {"column": hint.column}))
     return result
 
 

@@ -18,8 +18,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["NoiseCheck", "Verdict", "decide", "decide_many", "decide_effects", "no_noise_check", "ChangeVerdict", "decide_change",
+__all__ = ["add_caveat", "NoiseCheck", "Verdict", "decide", "decide_many", "decide_effects", "no_noise_check", "ChangeVerdict", "decide_change",
            "NOISE_SOURCES"]
+
+def add_caveat(verdict, id: str, sentence: str, figures: dict | None = None, **changes):
+    """``verdict`` with one more caveat: ``sentence``, the fact in words, named by ``id`` (a snake_case name) with
+    the ``figures`` behind it; ``changes`` replace other fields at once.
+
+    >>> from types import SimpleNamespace as NS
+    >>> main = NS(sign_flip=NS(pvalue=0.5), average_gap=0.1, min_attainable_p=0.01)
+    >>> v = decide(main, NoiseCheck("none", "none", False, reason="none"), alpha=0.05)
+    >>> add_caveat(v, "clusters", "Items are nested in 4 clusters.", {"n_clusters": 4}).caveats[-1]
+    'Items are nested in 4 clusters.'
+    """
+    from dataclasses import replace
+
+    return replace(verdict, caveats=tuple(verdict.caveats) + (sentence,), **changes)
+
 
 #: where the noise reference comes from
 NOISE_SOURCES = ("log", "within", "value", "none")
