@@ -5,8 +5,9 @@ SD 0.5 (a cluster effect on the gap whose mean is 0), runs are item level + norm
 the benchmark computes the item gaps and, as ``analyze`` does without and with ``--cluster``:
 
 - the item-level exact sign-flip test and Student t interval (items treated as independent);
-- the cluster-level exact sign-flip test (whole clusters flipped: the test on the clusters' sums of item gaps)
-  and the percentile cluster bootstrap interval (:func:`probestats.analyses.clusters.cluster_bootstrap_interval`).
+- the cluster-level exact sign-flip test (whole clusters flipped: the test on the clusters' sums of item gaps),
+  the cluster-level t interval ``--cluster`` reports and, beside it, the percentile cluster bootstrap
+  (:func:`probestats.analyses.clusters.cluster_bootstrap_interval`).
 
 It prints the share of nulls rejected at alpha 0.05 and the share of 95% intervals that hold the true mean gap 0,
 each with its Monte Carlo standard error.
@@ -22,7 +23,7 @@ import time
 
 import numpy as np
 
-from probestats.analyses.clusters import cluster_bootstrap_interval
+from probestats.analyses.clusters import cluster_bootstrap_interval, cluster_t_interval
 from probestats.stats.hypotests import gap_interval, sign_flip_test
 
 
@@ -43,7 +44,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
-    counts = {"items": [0, 0], "clusters": [0, 0]}
+    counts = {"items": [0, 0], "clusters": [0, 0], "cluster t": [0, 0]}
     start = time.time()
     for rep in range(args.reps):
         gaps, ids = null_gaps(rng, args.clusters, args.per, args.effect_sd, 2)
@@ -54,15 +55,20 @@ def main() -> None:
         sums = np.bincount(ids, weights=gaps)
         cluster_p = sign_flip_test(sums).pvalue
         civ = cluster_bootstrap_interval(gaps, ids, n_resamples=args.resamples, seed=rep)
+        tiv = cluster_t_interval(gaps, ids)
         counts["clusters"][0] += cluster_p <= 0.05
         counts["clusters"][1] += civ.low <= 0 <= civ.high
+        counts["cluster t"][0] += cluster_p <= 0.05
+        counts["cluster t"][1] += tiv.low <= 0 <= tiv.high
     n = args.reps
     print(f"{args.clusters} clusters x {args.per} items, cluster effect SD {args.effect_sd}, {n} null logs "
           f"({time.time() - start:.0f} s)")
-    print(f"{'tests':<34}{'rejected at 0.05':>20}{'95% coverage':>18}")
-    for label, key in (("items independent (no --cluster)", "items"), ("whole clusters (--cluster)", "clusters")):
+    print(f"{'tests':<40}{'rejected at 0.05':>20}{'95% coverage':>18}")
+    for label, key in (("items independent (no --cluster)", "items"),
+                       ("whole clusters, cluster bootstrap", "clusters"),
+                       ("whole clusters, cluster t (--cluster)", "cluster t")):
         rej, cov = counts[key][0] / n, counts[key][1] / n
-        print(f"{label:<34}{rej:>12.3f} ± {math.sqrt(rej * (1 - rej) / n):.3f}"
+        print(f"{label:<40}{rej:>12.3f} ± {math.sqrt(rej * (1 - rej) / n):.3f}"
               f"{cov:>10.3f} ± {math.sqrt(cov * (1 - cov) / n):.3f}")
 
 

@@ -483,7 +483,7 @@ def design_options_of_pair(func):
                              "the values, then the gap shown stratified by it and adjusted for it.")(func)
     return click.option("--cluster", metavar="COL",
                         help="The column of the clusters the items are nested in (document, vacancy, template): "
-                             "whole clusters are flipped and resampled.")(func)
+                             "whole clusters are flipped, the interval is a cluster-level t.")(func)
 
 
 def arm_options(func):

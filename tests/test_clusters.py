@@ -1,8 +1,8 @@
 """Items nested in clusters: the tests flip whole clusters, the interval resamples them, and a column that
 groups the items in clusters of alike gaps is suggested.
 
-References are computed here from the rows: the item gaps by numpy, the cluster bootstrap and the cluster
-sign-flip by hand (numpy loops with their own generator), the exact p of a small design by brute force over
+References are computed here from the rows: the item gaps by numpy, the cluster-level t on the cluster means
+by scipy's t quantile, the cluster bootstrap and the cluster sign-flip by hand (numpy loops with their own generator), the exact p of a small design by brute force over
 every pattern of cluster signs, the ICC by the one-way ANOVA written out.
 """
 
@@ -74,17 +74,23 @@ def test_a_cluster_effect_widens_the_interval_and_the_p_as_a_cluster_bootstrap_d
     # the average gap is the same unweighted mean of the 400 item gaps either way
     assert clustered.average_gap == pytest.approx(gaps.mean(), abs=1e-12)
     assert plain.average_gap == pytest.approx(gaps.mean(), abs=1e-12)
-    # the interval: the cluster bootstrap computed here, with its own draws (Monte Carlo error of the ends ~0.005)
-    low, high = hand_cluster_bootstrap(gaps, docs)
+    # the interval: with equal clusters, the Student t interval on the 40 cluster means (scipy's t quantile)
+    from scipy import stats
+
+    names = sorted(set(docs))
+    means = np.array([gaps[docs == n].mean() for n in names])
+    half = stats.t.ppf(0.975, len(names) - 1) * means.std(ddof=1) / np.sqrt(len(names))
     iv = clustered.main.interval
-    assert iv.low == pytest.approx(low, abs=0.02) and iv.high == pytest.approx(high, abs=0.02)
-    assert "cluster bootstrap" in iv.method and "40 clusters" in iv.method
-    # it is wider than the item-level t interval, by as much as the hand bootstrap is
+    assert (iv.low, iv.high) == (pytest.approx(means.mean() - half, abs=1e-12),
+                                 pytest.approx(means.mean() + half, abs=1e-12))
+    assert "cluster-level t on 40 clusters" in iv.method
+    # it widens the item-level t interval as much as a cluster bootstrap computed here does (own draws; the
+    # bootstrap's percentile ends are a little narrower, by about sqrt((G - 1) / G) and the t quantile)
+    low, high = hand_cluster_bootstrap(gaps, docs)
     item_width = plain.main.interval.high - plain.main.interval.low
-    assert (iv.high - iv.low) / item_width == pytest.approx((high - low) / item_width, abs=0.06)
+    assert (iv.high - iv.low) / item_width == pytest.approx((high - low) / item_width, rel=0.08)
     assert (high - low) / item_width > 1.4
     # the p: whole clusters flipped (a hand Monte Carlo over 100,000 patterns of cluster signs)
-    names = sorted(set(docs))
     sums = np.array([gaps[docs == n].sum() for n in names])
     rng = np.random.default_rng(7)
     signs = rng.choice([-1.0, 1.0], size=(100_000, len(names)))
@@ -95,6 +101,21 @@ def test_a_cluster_effect_widens_the_interval_and_the_p_as_a_cluster_bootstrap_d
     assert clustered.clusters.n_clusters == 40 and clustered.clusters.sizes == (10, 10, 10.0)
     assert clustered.verdict.pvalue == clustered.pvalue
     assert "whole clusters" in clustered.verdict.test
+
+
+def test_unequal_clusters_take_the_cluster_robust_standard_error_written_out():
+    rows = clustered_rows(clusters=9, per=4, seed=11)
+    rows = [r for r in rows if not (r["doc"] in ("d0", "d1") and r["item"].endswith(("-2", "-3")))]
+    gaps, docs = hand_gaps(rows)
+    names = sorted(set(docs))
+    mean = gaps.mean()
+    resid = np.array([gaps[docs == n].sum() - (docs == n).sum() * mean for n in names])
+    se = np.sqrt(len(names) / (len(names) - 1) * np.sum(resid ** 2) / len(gaps) ** 2)
+    from scipy import stats
+
+    q = stats.t.ppf(0.975, len(names) - 1)
+    iv = analyze(rows, metric="y", cluster="doc").main.interval
+    assert (iv.low, iv.high) == (pytest.approx(mean - q * se, abs=1e-12), pytest.approx(mean + q * se, abs=1e-12))
 
 
 def test_the_icc_is_the_one_way_anova_written_out():

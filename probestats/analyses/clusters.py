@@ -8,8 +8,9 @@ once) and
 - tests it by flipping the signs of whole clusters: under the null the gaps of a cluster's items flip together,
   so the exact sign-flip test runs on the clusters' sums of item gaps (the average gap is that sum over the
   items, so both statistics order the sign patterns alike); the sign test counts the clusters' signs;
-- gives a cluster bootstrap interval (the clusters resampled with replacement, the ratio of the resampled gap
-  sums to the resampled item counts, percentile ends);
+- gives a cluster-level t interval (the cluster-robust standard error of the average item gap on G − 1 degrees
+  of freedom; :func:`cluster_bootstrap_interval`, the clusters resampled, is the check it is measured against
+  in ``benchmarks/clusters.py``);
 - names the number of clusters, their sizes, the clusters of one item and the intra-cluster correlation of the
   item gaps (one-way ANOVA ICC(1)).
 
@@ -37,7 +38,7 @@ from probestats.errors import OptionError, Problem, count_of, opt
 from probestats.result import jsonable
 from probestats.stats.hypotests import Interval, TestResult, min_attainable_p, sign_flip_test, sign_test
 
-__all__ = ["ClusterDesign", "intra_cluster_correlation", "cluster_bootstrap_interval", "item_clusters",
+__all__ = ["ClusterDesign", "intra_cluster_correlation", "cluster_bootstrap_interval", "cluster_t_interval", "item_clusters",
            "with_clusters", "suggest_clusters", "SUGGEST_ICC", "SUGGEST_P"]
 
 #: the intra-cluster correlation of item gaps from which a column is suggested as the cluster
@@ -76,7 +77,7 @@ class ClusterDesign:
     sign_test : TestResult
         The sign test on the clusters' sums of item gaps (clusters, not items, counted).
     interval : Interval
-        The cluster bootstrap interval of the average item gap.
+        The cluster-level t interval of the average item gap.
     min_attainable_p : float
         The smallest p the cluster-level sign-flip test can reach with these clusters.
     item_pvalue : float
@@ -169,6 +170,36 @@ def cluster_bootstrap_interval(gaps, clusters, *, confidence: float = 0.95, n_re
                     "the clusters are independent draws of the design (items within one need not be)")
 
 
+def cluster_t_interval(gaps, clusters, *, confidence: float = 0.95) -> Interval:
+    """The cluster-level t interval of the average item gap.
+
+    With S_c a cluster's summed item gaps, n_c its items, N = Σ n_c and ḡ = Σ S_c / N (the average item gap),
+    the cluster-robust standard error is sqrt(G / (G − 1) · Σ (S_c − n_c·ḡ)² / N²) and the interval
+    ḡ ± t(G − 1) · se; with equal clusters it is the Student t interval on the cluster means.
+
+    >>> iv = cluster_t_interval([1.0, 1.0, 2.0, 2.0, 3.0, 3.0], ["a", "a", "b", "b", "c", "c"])
+    >>> round(iv.low, 4), round(iv.high, 4)
+    (-0.4841, 4.4841)
+    """
+    from scipy import stats
+
+    g = np.asarray(gaps, dtype=float)
+    _, codes = np.unique(np.asarray(clusters).astype(str), return_inverse=True)
+    sums = np.bincount(codes, weights=g)
+    counts = np.bincount(codes).astype(float)
+    big_g, n = len(sums), len(g)
+    mean = float(sums.sum() / n)
+    if big_g < 2:
+        return Interval(-np.inf, np.inf, confidence, f"no interval: {big_g} cluster has no spread; add clusters")
+    se = float(np.sqrt(big_g / (big_g - 1) * np.sum((sums - counts * mean) ** 2) / n ** 2))
+    q = float(stats.t.ppf(0.5 + confidence / 2, big_g - 1))
+    return Interval(mean - q * se, mean + q * se, confidence,
+                    f"cluster-level t on {big_g} clusters ({big_g - 1} degrees of freedom; cluster-robust standard "
+                    "error of the average item gap)",
+                    "the clusters are independent and their sums of item gaps roughly normal (items within a "
+                    "cluster need not be independent)")
+
+
 def item_clusters(frame: pl.DataFrame, column: str) -> pl.DataFrame:
     """Each item's cluster (``item``, ``cluster`` as text), refused when an item lies in several clusters.
 
@@ -187,10 +218,10 @@ def item_clusters(frame: pl.DataFrame, column: str) -> pl.DataFrame:
     return per.with_columns(pl.col("cluster").list.first(), pl.col("item").cast(pl.String))
 
 
-def with_clusters(analysis, column: str, *, n_resamples: int = 10_000, seed: int | None = 0):
+def with_clusters(analysis, column: str):
     """The paired ``analysis`` with its tests and interval at the level of the clusters of ``column``.
 
-    ``main``'s sign-flip and sign tests, interval and smallest attainable p become the cluster-level ones
+    ``main``'s sign-flip and sign tests, interval (cluster-level t) and smallest attainable p become the cluster-level ones
     (the item-level p and interval stay on ``clusters``); the published item-level tests, which treat the
     items as independent, are dropped; the verdict is decided again on the cluster test, with a caveat that
     names the clusters.
@@ -220,7 +251,7 @@ def with_clusters(analysis, column: str, *, n_resamples: int = 10_000, seed: int
     signs = replace(sign_test(sums, alternative=main.sign_flip.alternative),
                     method=f"sign test on the {len(names)} clusters' sums of item gaps")
     confidence = main.interval.confidence
-    interval = cluster_bootstrap_interval(gaps, ids, confidence=confidence, n_resamples=n_resamples, seed=seed)
+    interval = cluster_t_interval(gaps, ids, confidence=confidence)
     icc, _, deff = intra_cluster_correlation(gaps, ids)
     n_nonzero = int(np.count_nonzero(sums))
     floor = min_attainable_p(n_nonzero, alternative=main.sign_flip.alternative)
@@ -252,7 +283,7 @@ def cluster_caveat(design: ClusterDesign) -> str:
     ...        design_effect=1.9, item_pvalue=0.0156, min_attainable_p=0.25)
     >>> print(cluster_caveat(d))  # doctest: +NORMALIZE_WHITESPACE
     The 7 items are nested in 3 clusters of doc (1 to 3 items each; intra-cluster correlation of the item gaps
-    0.5, design effect 1.9): the tests flip whole clusters and the interval resamples clusters (treating the
+    0.5, design effect 1.9): the tests flip whole clusters and the interval is a cluster-level t (treating the
     items as independent gave p = 0.0156). 1 cluster holds one item only, and counts as that item alone. With 3
     clusters the smallest attainable p is 0.25.
     """
@@ -261,7 +292,7 @@ def cluster_caveat(design: ClusterDesign) -> str:
     icc = ("" if design.icc is None else
            f"; intra-cluster correlation of the item gaps {design.icc:.3g}, design effect {design.design_effect:.3g}")
     text = (f"The {design.n_items} items are nested in {design.n_clusters} clusters of {design.column} ({size}{icc}): "
-            f"the tests flip whole clusters and the interval resamples clusters (treating the items as independent "
+            f"the tests flip whole clusters and the interval is a cluster-level t (treating the items as independent "
             f"gave p = {design.item_pvalue:.3g}).")
     if design.singletons:
         text += (f" {count_of(design.singletons, 'cluster')} {'holds' if design.singletons == 1 else 'hold'} one item "

@@ -108,7 +108,7 @@ def analyze(
         Never assumed from a 0/1 metric.
     cluster : str, optional
         Paired analysis: the column of the clusters the items are nested in (a document, a vacancy, a
-        template); the tests flip whole clusters and the interval resamples them
+        template); the tests flip whole clusters and the interval is a cluster-level t
         (:mod:`probestats.analyses.clusters`).
     random_settings : sequence of str
         Paired analysis: settings drawn at random per call (a temperature sampled per request), checked to be

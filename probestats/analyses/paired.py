@@ -625,7 +625,7 @@ def analyze_pair(
         Handed to the many-values analysis with ``many`` (the metric is a selection, a design fact).
     cluster : str, optional
         The column of the clusters the items are nested in (a document, a vacancy, a template): the tests flip
-        whole clusters and the interval resamples clusters (:mod:`probestats.analyses.clusters`, on
+        whole clusters and the interval is a cluster-level t (:mod:`probestats.analyses.clusters`, on
         ``clusters``). Without it, a column that groups the items in clusters whose gaps are alike is suggested
         (a ``clustered_items`` warning with the intra-cluster correlation).
     random_settings : sequence of str
@@ -792,7 +792,7 @@ def analyze_pair(
     from probestats.analyses.clusters import suggest_clusters, with_clusters
 
     if cluster is not None:
-        return with_clusters(result, cluster, n_resamples=n_resamples, seed=seed)
+        return with_clusters(result, cluster)
     hint = suggest_clusters(result, exclude=(*by, *settings, *random_settings, *blocks))
     if hint is not None:
         from probestats.analyses.verdict import add_caveat
