@@ -434,6 +434,17 @@ def noise_options(func):
                              "times), split in halves drawn at random within items.")(func)
 
 
+def design_options_of_pair(func):
+    """``--cluster COL`` and ``--random-setting COL``: the clusters the items are nested in, and the settings
+    drawn at random per call (a report takes them as ``--set cluster=COL`` and ``--set random_settings=COL``)."""
+    func = click.option("--random-setting", "random_settings", multiple=True, metavar="COL",
+                        help="A setting drawn at random per call (repeatable): checked to be balanced across "
+                             "the values, then the gap shown stratified by it and adjusted for it.")(func)
+    return click.option("--cluster", metavar="COL",
+                        help="The column of the clusters the items are nested in (document, vacancy, template): "
+                             "whole clusters are flipped, the interval is a cluster-level t.")(func)
+
+
 def arm_options(func):
     """``--control VALUE`` and ``--baseline VALUE``: the meaningless edit set beside the compared values, and the
     unchanged one of two compared values."""
@@ -499,7 +510,8 @@ REPORT_SETTINGS = {
     "judge.repetition": ("text", "--repetition"), "framing.targets": ("path", "--targets"),
     "framing.toward": ("text", "--toward"), "framing.answers": ("auto|yes-no|agreement", "--answers"),
     "framing.label_map": ("list", "--label-map"), "framing.columns": ("list", "--framing-columns"),
-    "per_item": ("yes|no", "--per-item"),
+    "per_item": ("yes|no", "--per-item"), "cluster": ("text", "--cluster"),
+    "random_settings": ("list", "--random-setting"),
 }
 
 
@@ -653,6 +665,7 @@ def validate(log, metric, a, b, by, json_out, probe, attribute_settings=()):
 @validation_option
 @effect_options
 @arm_options
+@design_options_of_pair
 @click.option("--set", "analysis_facts", multiple=True, metavar="KEY=VALUE", callback=_parse_analysis_facts,
               help="A design fact the analysis reads: selection=yes (the metric says whether a candidate was "
                    "selected: selection rates and impact ratios for several values).")
@@ -662,7 +675,7 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
             reference=None, scale=None, factor=(), n_resamples=10_000, seed=0, interval="t",
             row_level=False, per_item=False, hedges=False, effect_size="d_z", noise_value=None,
             block_settings=(), attribute_settings=(), validation=None, control=None, baseline=None,
-            analysis_facts=None):
+            analysis_facts=None, cluster=None, random_settings=()):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them.
 
     LOG may be a cell table (from probestats cells, or a warehouse via probestats sql), recognized by
@@ -688,6 +701,9 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
     arms = {k: v for k, v in (("control", control), ("baseline", baseline)) if v is not None}
     if (analysis_facts or {}).get("selection"):
         arms["selection"] = True
+    if cells_file is not None and (cluster or random_settings):
+        flag = f"--cluster {cluster}" if cluster else f"--random-setting {random_settings[0]}"
+        raise OptionError(f"{flag} needs the runs of the log; give the log instead of a cell table")
     if cells_file is not None:
         if arms:
             flag = next(f"--{k} {v}" if k != "selection" else "--set selection=yes" for k, v in arms.items())
@@ -705,7 +721,8 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
                      n_resamples=n_resamples, seed=seed, probe=probe, interval=interval,
                      streaming=not (row_level or per_item), progress=progress, hedges=hedges,
                      effect_size=effect_size, validation=validation, **arms,
-                     **_noise_kwargs(noise_value, block_settings, attribute_settings))
+                     **_noise_kwargs(noise_value, block_settings, attribute_settings),
+                     **{k: v for k, v in (("cluster", cluster), ("random_settings", tuple(random_settings))) if v})
     if row_level or per_item:  # Welch's t on runs beside the item-level tests, for a comparison of two values
         from probestats.analyses.paired import Analysis, with_row_level
         from probestats.analyses.rowlevel import with_row_tests
@@ -865,6 +882,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
     noise_value, block_settings = given.get("noise_value"), given.get("settings", ())
     attribute_settings = given.get("attribute_settings", ())
     per_item = given.get("per_item") == "yes"
+    drawn_design = {k: given[k] for k in ("cluster", "random_settings") if given.get(k)}
     _refuse_inputs({"-o": output}, {"LOG": log, "--noise": noise, "--design": design_file,
                                     "--framing": framing_log, "--set framing.targets": targets, "--before": before_log,
                                     "--validation": validation})
@@ -895,7 +913,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
         n_resamples=n_resamples, seed=seed, before_log=before_log, cells=cells, answers=answers,
         label_map=label_map, framing_columns=framing_columns, interval=interval, hedges=hedges,
         effect_size=effect_size, per_item=per_item, validation=validation, plain=plain, control=control,
-        baseline=baseline,
+        baseline=baseline, **drawn_design,
         **_noise_kwargs(noise_value, block_settings, attribute_settings))
     console(stderr=True).print(f"wrote {_escape(output)}")
 

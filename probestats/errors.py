@@ -122,7 +122,8 @@ _SPELLING = contextvars.ContextVar("probestats_option_spelling", default="python
 CLI_FLAGS = {"factors": "--factor", "groups": "--group", "output": "-o", "log": "LOG", "columns": "--column",
              "design_file": "--design", "framing_log": "--framing", "before_log": "--before", "sections": "--section",
              "target": "--power", "verdicts": "--verdict",
-             "attribute_settings": "--setting-is-attribute", "settings": "--setting"}
+             "attribute_settings": "--setting-is-attribute", "settings": "--setting",
+             "random_settings": "--random-setting"}
 
 
 #: parameters of how a file is read, given on the command line as ``--read KEY=VALUE``
@@ -137,7 +138,8 @@ SET_KEYS = {"templates": "templates", "scale": "scale", "per_item": "per_item", 
             "settings": "settings", "attribute_settings": "attribute_settings", "targets": "framing.targets",
             "toward": "framing.toward", "answers": "framing.answers", "label_map": "framing.label_map",
             "framing_columns": "framing.columns", "order": "judge.order", "response": "judge.response",
-            "choice": "judge.choice", "verdicts": "judge.verdict", "repetition": "judge.repetition"}
+            "choice": "judge.choice", "verdicts": "judge.verdict", "repetition": "judge.repetition",
+            "cluster": "cluster", "random_settings": "random_settings"}
 _SETTINGS = contextvars.ContextVar("probestats_report_settings", default=False)
 
 

@@ -66,6 +66,8 @@ def analyze(
     control: str | None = None,
     baseline: str | None = None,
     selection: bool = False,
+    cluster: str | None = None,
+    random_settings: Sequence[str] = (),
 ) -> AnalysisResult:
     """Analyze a probe log the way its options ask (see the module's description for the choice).
 
@@ -104,6 +106,13 @@ def analyze(
         Many values: the metric says whether a candidate was selected (a design fact, ``selection = true``
         in a design file): selection rates and impact ratios with the four-fifths reference are shown.
         Never assumed from a 0/1 metric.
+    cluster : str, optional
+        Paired analysis: the column of the clusters the items are nested in (a document, a vacancy, a
+        template); the tests flip whole clusters and the interval is a cluster-level t
+        (:mod:`probestats.analyses.clusters`).
+    random_settings : sequence of str
+        Paired analysis: settings drawn at random per call (a temperature sampled per request), checked to be
+        balanced across the values and shown stratified and adjusted (:mod:`probestats.analyses.drawn`).
     by : sequence of str
         Repeat the analysis per group of these columns, corrected across groups.
     reference : str, optional
@@ -206,6 +215,15 @@ def analyze(
                               f"{opt(used[0])}" + (" (give one metric)" if used[0] == "metric" else ""))
     _check_arms(control=control, baseline=baseline, selection=selection, factor=factor, several=len(metrics) > 1,
                 group=group, reference=reference, a=a, b=b)
+    random_settings = (random_settings,) if isinstance(random_settings, str) else tuple(random_settings)
+    design = [(name, value) for name, value in (("cluster", cluster), ("random_settings", random_settings)) if value]
+    for name, value in design:
+        shown = value if isinstance(value, str) else value[0]
+        for other, given in (("metric", len(metrics) > 1), ("factor", factor), ("scale", scale),
+                             ("validation", validation is not None), ("control", control is not None)):
+            if given:
+                raise OptionError(f"{opt(name, shown)} applies to a comparison of two values of one metric; "
+                                  f"drop {opt(other)}" + (" (give one metric)" if other == "metric" else ""))
     if len(metrics) > 1:
         from probestats.analyses.metrics import analyze_metrics
 
@@ -243,7 +261,7 @@ def analyze(
         a, b = _baseline_pair(log, a, b, baseline, fold_case, many=bool(group) or reference is not None)
     result = _analyze(log, metric, a, b, noise, by, reference, group, scale, factor, common, n_resamples, seed,
                       noise_read_options, interval, within_noise, noise_value, settings, attribute_settings,
-                      streaming, progress, facts, hedges, mdg, selection, baseline)
+                      streaming, progress, facts, hedges, mdg, selection, baseline, cluster, random_settings)
     if selection and not isinstance(result, ManyAnalysis):
         raise OptionError(f"{either('selection=True', '--set selection=yes')}: selection rates and impact ratios "
                           "are shown for several values; a comparison of two values gives their gap, the "
@@ -265,7 +283,7 @@ def analyze(
 
 def _analyze(log, metric, a, b, noise, by, reference, group, scale, factor, common, n_resamples, seed,
              noise_read_options, interval, within_noise, noise_value, settings, attribute_settings, streaming,
-             progress, facts, hedges, mdg, selection, baseline):
+             progress, facts, hedges, mdg, selection, baseline, cluster=None, random_settings=()):
     """The one analysis the options ask for, on the shaped log (see the module's description)."""
     if factor:
         if a or b or group or reference:
@@ -294,7 +312,7 @@ def _analyze(log, metric, a, b, noise, by, reference, group, scale, factor, comm
         from probestats.analyses.many import analyze_many, refuse_pair_options
 
         refuse_pair_options(interval=interval, noise_value=noise_value, hedges=hedges, settings=settings,
-                            attribute_settings=attribute_settings)
+                            attribute_settings=attribute_settings, cluster=cluster, random_settings=random_settings)
         if scale:
             raise OptionError(f"{opt('scale', scale)} checks the baseline's cells of a comparison of two values "
                               f"for a floor or a ceiling; with {opt('group') if group else opt('reference')} "
@@ -316,7 +334,7 @@ def _analyze(log, metric, a, b, noise, by, reference, group, scale, factor, comm
     # more than two values and no a/b: analyze_pair hands the validated log to the many-values analysis
     return analyze_pair(log, metric=metric, a=a, b=b, noise=noise, by=by, n_resamples=n_resamples, seed=seed,
                         streaming=streaming, progress=progress, facts=facts, hedges=hedges, selection=selection,
-                        **common, **pair)
+                        cluster=cluster, random_settings=tuple(random_settings), **common, **pair)
 
 
 def _check_arms(*, control, baseline, selection, factor, several, group, reference, a, b) -> None:

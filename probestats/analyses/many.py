@@ -1146,10 +1146,11 @@ def _permuted(result: ManyResult, frame: pl.DataFrame, metric: str, units, membe
 
 def refuse_pair_options(*, interval: str = "t", noise_value: str | None = None, hedges: bool = False,
                         settings: Sequence[str] = (), attribute_settings: Sequence[str] = (),
+                        cluster: str | None = None, random_settings: Sequence[str] = (),
                         analysis: str = "more than two values", fix: str | None = None) -> None:
     """Refuse the options of a comparison of two values that an analysis of ``analysis`` has no use for, so
     that no option is ignored in silence (an interval of the average gap, the repeats of one value as the
-    noise reference, Hedges' correction of effect sizes, block settings).
+    noise reference, Hedges' correction of effect sizes, block settings, clusters, settings drawn per call).
 
     >>> refuse_pair_options()   # the defaults ask for nothing
     >>> refuse_pair_options(interval="sign-flip")
@@ -1165,7 +1166,10 @@ def refuse_pair_options(*, interval: str = "t", noise_value: str | None = None, 
              (opt("settings", ",".join(settings) if settings else None), "matches the items of two values within "
               "blocks", bool(settings)),
              (opt("attribute_settings", ",".join(attribute_settings) if attribute_settings else None),
-              "accepts a setting differing between two compared values", bool(attribute_settings))]
+              "accepts a setting differing between two compared values", bool(attribute_settings)),
+             (opt("cluster", cluster), "flips whole clusters of items in a comparison of two values", cluster is not None),
+             (opt("random_settings", ",".join(random_settings) if random_settings else None), "checks a setting "
+              "drawn per call for balance between two compared values", bool(random_settings))]
     for flag, what, given in asked:
         if given:
             shown = ("each pair has its sign-flip test and no interval" if "interval" in flag else

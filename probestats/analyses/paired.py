@@ -475,6 +475,12 @@ class Analysis:
     baseline : str or None
         The value named as the baseline (``baseline=``): the arm the other is measured from, whose cells the
         floor and ceiling checks read; None when none was named (value B is then the one measured from).
+    clusters : ClusterDesign or None
+        With ``cluster=``: the clusters, their intra-cluster correlation and the item-level p and interval that
+        ``main``'s cluster-level ones replace (:mod:`probestats.analyses.clusters`); None without.
+    drawn : tuple of DrawnSetting
+        With ``random_settings=``: each setting's balance test and the gap stratified by and adjusted for it
+        (:mod:`probestats.analyses.drawn`).
     """
 
     main: PairResult
@@ -508,6 +514,10 @@ class Analysis:
     verdict: object | None = None
     #: the value named as the baseline (None: not named, value B is the one measured from)
     baseline: str | None = None
+    #: the clusters the items are nested in (``cluster=``), the tests at their level
+    clusters: object | None = None
+    #: the settings drawn at random per call (``random_settings=``): balance, stratified and adjusted gaps
+    drawn: tuple = ()
 
     @property
     def metric(self) -> str:
@@ -565,6 +575,8 @@ class Analysis:
         if self.verdict is not None:
             out["verdict"] = self.verdict.to_dict()
         out["baseline"] = self.baseline
+        out["clusters"] = None if self.clusters is None else self.clusters.to_dict()
+        out["random_settings"] = [d.to_dict() for d in self.drawn]
         out["problems"] = [p.to_dict() for p in self.problems]
         return out
 
@@ -633,6 +645,8 @@ def analyze_pair(
     settings: Sequence[str] = (),
     attribute_settings: Sequence[str] = (),
     selection: bool = False,
+    cluster: str | None = None,
+    random_settings: Sequence[str] = (),
 ) -> Analysis:
     """Analyze a counterfactual probe: per-item gaps, the exact sign-flip and sign tests, noise.
 
@@ -690,6 +704,15 @@ def analyze_pair(
         Called with the name of each stage of a long job (a progress display).
     selection : bool
         Handed to the many-values analysis with ``many`` (the metric is a selection, a design fact).
+    cluster : str, optional
+        The column of the clusters the items are nested in (a document, a vacancy, a template): the tests flip
+        whole clusters and the interval is a cluster-level t (:mod:`probestats.analyses.clusters`, on
+        ``clusters``). Without it, a column that groups the items in clusters whose gaps are alike is suggested
+        (a ``clustered_items`` warning with the intra-cluster correlation).
+    random_settings : sequence of str
+        Settings drawn at random per call (a temperature sampled for every request): checked to be balanced
+        across the values (refused as a confound when not), kept out of the matching, and the gap shown
+        stratified by and adjusted for each (:mod:`probestats.analyses.drawn`, on ``drawn``).
 
     Raises
     ------
@@ -715,7 +738,8 @@ def analyze_pair(
                                       halves=noise is None and (within_noise or noise_value is not None),
                                       progress=progress, facts=facts,
                                       before_pass=_warm_tests, **(read_options or {}))
-        if streamed is not None and (_may_block(streamed.checked, settings, by) or attribute_settings):
+        if streamed is not None and (_may_block(streamed.checked, settings, by) or attribute_settings
+                                     or cluster is not None or random_settings):
             streamed = None   # a judge or a named setting may vary within cells: blocks need the rows
     if streamed is not None:
         checked = streamed.checked
@@ -727,8 +751,10 @@ def analyze_pair(
         log = read_log(log, **{"metric": metric, **(read_options or {})})
         names = set(log.lazy.collect_schema().names())
         keep = [c for c in dict.fromkeys(("judge", *settings)) if c in names or c in settings]
+        keep += [c for c in (*random_settings, *([cluster] if cluster is not None else [])) if c not in keep]
         checked = validate(log, metric=metric, a=a, b=b, by=by, keep=[c for c in keep if c not in by],
-                           fold_case=fold_case, attribute_settings=tuple(attribute_settings))
+                           fold_case=fold_case, attribute_settings=tuple(attribute_settings),
+                           random_settings=tuple(random_settings))
     if progress:
         progress("testing")
     if a is None and b is None and len(checked.values) > 2:
@@ -736,7 +762,8 @@ def analyze_pair(
             from probestats.analyses.many import analyze_many, refuse_pair_options
 
             refuse_pair_options(interval=interval, noise_value=noise_value, hedges=hedges, settings=settings,
-                                attribute_settings=attribute_settings)
+                                attribute_settings=attribute_settings, cluster=cluster,
+                                random_settings=random_settings)
             return analyze_many(checked.log, metric=metric, by=by, alternative=alternative, alpha=alpha,
                                 correction=correction, fold_case=fold_case, noise=noise,
                                 n_resamples=n_resamples, seed=seed, selection=selection)
@@ -766,7 +793,7 @@ def analyze_pair(
     from probestats.analyses.halves import blocked_item_table, blocks_of, pooled_phrase
 
     blocks = blocks_of(checked.frame, checked.a, checked.b, settings=settings) if streamed is None else ()
-    blocks = tuple(c for c in blocks if c not in attribute_settings)
+    blocks = tuple(c for c in blocks if c not in attribute_settings and c not in random_settings)
     pooled = None
     problems = list(checked.problems)
     if blocks:
@@ -860,15 +887,53 @@ def analyze_pair(
 
     from probestats.analyses.verdict import decide
 
+    drawn = _drawn(checked, metric, random_settings, alpha=alpha, alternative=alternative,
+                   n_resamples=n_resamples, seed=seed)
     verdict = decide(main, check, alpha=alpha, pooled=pooled, blocks=blocks,
                      attribute_settings=tuple(attribute_settings))
-    from probestats.analyses.verdict import with_design
+    from probestats.analyses.verdict import with_caveats, with_design
+    from probestats.checks.design import Caveat
 
     verdict = with_design(verdict, facts)
-    return Analysis(main=main, noise=noise_result, groups=tuple(groups), problems=tuple(problems),
-                    alternative=alternative, alpha=alpha, correction=correction, checked=checked,
-                    noise_checked=noise_checked, mdg=mdg_value, mdg_method=mdg_method, noise_source=noise_source,
-                    verdict=verdict, **mdg_range)
+    if drawn:
+        from probestats.analyses.drawn import drawn_caveat
+
+        for d in drawn:
+            verdict = with_caveats(verdict, Caveat(
+                "random_setting", drawn_caveat(d, checked.a, checked.b),
+                {"column": d.column, "balance_p": d.balance.pvalue, "stratified_gap": d.stratified.average_gap,
+                 "adjusted_gap": d.adjusted.gap}))
+    result = Analysis(main=main, noise=noise_result, groups=tuple(groups), problems=tuple(problems),
+                      alternative=alternative, alpha=alpha, correction=correction, checked=checked,
+                      noise_checked=noise_checked, mdg=mdg_value, mdg_method=mdg_method, noise_source=noise_source,
+                      verdict=verdict, drawn=drawn, **mdg_range)
+    from probestats.analyses.clusters import suggest_clusters, with_clusters
+
+    if cluster is not None:
+        return with_clusters(result, cluster)
+    hint = suggest_clusters(result, exclude=(*by, *settings, *random_settings, *blocks))
+    if hint is not None:
+        result = replace(result, problems=result.problems + (hint,), verdict=with_caveats(verdict, Caveat(
+            "clustered_items", f"The items may be nested in clusters: {hint.message}.", {"column": hint.column})))
+    return result
+
+
+def _drawn(checked, metric, random_settings, *, alpha, alternative, n_resamples, seed) -> tuple:
+    """Each randomized setting checked for balance (an unbalanced one refused as a confound), then shown
+    stratified and adjusted."""
+    from probestats.analyses.drawn import balance_test, drawn_setting, unbalanced_problem
+
+    out = []
+    for column in random_settings:
+        if column not in checked.frame.columns:
+            raise OptionError(f"{opt('random_settings', column)}: no such column in the log")
+        balance = balance_test(checked.frame, column, checked.a, checked.b, n_resamples=n_resamples, seed=seed)
+        if balance.pvalue <= alpha:
+            raise ValidationError([unbalanced_problem(balance, checked.a, checked.b,
+                                                      checked.log.columns.get(column, column))])
+        out.append(drawn_setting(checked.frame, metric, checked.a, checked.b, column, alpha=alpha,
+                                 alternative=alternative, n_resamples=n_resamples, seed=seed, balance=balance))
+    return tuple(out)
 
 
 def _noise_choice(noise, within_noise: bool, noise_value):

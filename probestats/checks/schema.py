@@ -208,6 +208,7 @@ def validate(
     fold_case: bool = False,
     same_seeds: bool = True,
     attribute_settings: Sequence[str] = (),
+    random_settings: Sequence[str] = (),
     **read_kwargs,
 ) -> Checked:
     """Check a probe log and collect every problem.
@@ -233,6 +234,10 @@ def validate(
     attribute_settings : sequence of str
         Held-fixed settings that are part of the attribute by design (which model decides, which
         system prompt is used): they may differ between the values (no ``confounded_setting``).
+    random_settings : sequence of str
+        Settings drawn at random per call (a temperature sampled for every request): they may differ between
+        runs and values here; the analysis checks that they are balanced across the values
+        (:mod:`probestats.analyses.drawn`) and refuses them as a confound when not.
 
     Examples
     --------
@@ -366,7 +371,7 @@ def validate(
     seen = (_seen(summary, ["item", *by], a, b, pl.col("counted") > 0 if metric is not None else None, first=FIRST)
             if pair is df and (not_numbers is None or not not_numbers.len()) else None)
     problems += _unmatched(df, log, a, b, by, metric, not_numbers, seen)
-    problems += _settings(pair, cells, log, a, b, [*by, *attribute_settings])
+    problems += _settings(pair, cells, log, a, b, [*by, *attribute_settings, *random_settings])
     if "seed" in pair.columns:
         if same_seeds:
             problems += _seed_mismatch(cells, log, a, b)
@@ -911,13 +916,43 @@ def _settings(pair: pl.DataFrame, cells: pl.DataFrame, log: Log, a: str, b: str,
                 f"(items {_item_list(differ['item'].to_list())}; {format_rows(log, rows)}); "
                 f"rerun with {header} held fixed, split with {opt('by', setting)}, or, when it is varied on purpose "
                 f"(which model decides), declare it with "
-                + either(f"attribute_settings=['{setting}']", opt("attribute_settings", setting)),
+                + either(f"attribute_settings=['{setting}']", opt("attribute_settings", setting))
+                + ((", or, when it was drawn at random for every call, with "
+                    + either(f"random_settings=['{setting}']", opt("random_settings", setting)))
+                   if setting == "temperature" else ""),
                 rows, log.columns.get(setting)))
             continue
         if not pair.select(_one_value(_comparable(pair, setting))).item():  # more than one value in the log
             distinct = pair.select(pl.col(setting).cast(pl.String).fill_null("(blank)").unique(maintain_order=True))
             problems.append(mixed_setting(log, setting, distinct[setting].to_list()))
     return problems
+
+
+#: words in a header that make it look like a held-fixed setting (the setting each names)
+_SETTING_WORDS = {"temperature": "temperature", "temp": "temperature", "model": "model", "system": "system"}
+
+
+def unmapped_settings(log: Log) -> list[tuple[str, str]]:
+    """Columns that look like a known setting but were not read as one: (header, the setting it looks like).
+
+    A text never calls such a setting absent: it names the column and how to map it.
+
+    >>> from probestats.io.read import read_log
+    >>> unmapped_settings(read_log([{"item": 1, "variant": "a", "gpt_temperature": 0.7, "y": 1}]))
+    [('gpt_temperature', 'temperature')]
+    """
+    import re
+
+    names = log.lazy.collect_schema().names()
+    out = []
+    for name in names:
+        if name in SETTINGS or name.startswith("_"):
+            continue
+        words = re.split(r"[^a-z]+", str(name).lower())
+        hit = next((_SETTING_WORDS[w] for w in words if w in _SETTING_WORDS), None)
+        if hit is not None and hit not in names:
+            out.append((log.columns.get(name, name), hit))
+    return out
 
 
 def mixed_setting(log: Log, setting: str, distinct: list[str]) -> Problem:

@@ -249,7 +249,14 @@ def _stand_out(top, same) -> bool:
     return top_mean >= DRIVER_RATIO * rest_mean
 
 
-def _settings_phrase(fixed, varied) -> str:
+def _unmapped_words(unmapped) -> str:
+    """Columns that look like settings and were not read as such, with how to map them."""
+    return _join([f"'{h}' looks like the {name} and was not read as it (map it with "
+                  f"{opt('columns', {name: h})}, or declare it drawn per call with {opt('random_settings', h)})"
+                  for h, name in unmapped])
+
+
+def _settings_phrase(fixed, varied, unmapped=()) -> str:
     parts = []
     for name, value in fixed:
         if name == "system prompt":
@@ -257,6 +264,7 @@ def _settings_phrase(fixed, varied) -> str:
         else:
             parts.append(f"{name} {_cut(value, 60)}")
     held = (f"{_join(parts)} held fixed" if parts else "no setting held fixed" if varied
+            else f"no setting read from the log ({_unmapped_words(unmapped)})" if unmapped
             else "model and settings not recorded in the log")
     if varied:
         held += "; " + _join([f"{name} varied ({n} values)" for name, n in varied])
@@ -282,6 +290,7 @@ class _Words:
     fixed: list
     varied: list
     settings_phrase: str
+    unmapped: list
     p_phrase: str
     gap_text: str
     test_named: str
@@ -409,11 +418,17 @@ def _pair_words(analysis, *, plain: bool = False) -> _Words:
     verdict = verdict_of(analysis)   # decided once, in the analysis: every section words this one
     fixed, varied = _settings(analysis.checked, by=list(analysis.groups[0].by) if analysis.groups else ())
     on_purpose = {_SETTING_NAMES.get(c, c) for c in getattr(verdict, "attribute_settings", ())}
-    varied = [(f"{name} (varied with the attribute, by design)" if name in on_purpose else name, count)
+    drawn = {_SETTING_NAMES.get(d.column, d.column) for d in getattr(analysis, "drawn", ())}
+    varied = [(f"{name} (varied with the attribute, by design)" if name in on_purpose
+               else f"{name} (drawn at random per call)" if name in drawn else name, count)
               for name, count in varied]
+    from probestats.checks.schema import unmapped_settings
+
+    unmapped = unmapped_settings(analysis.checked.log)
     return _Words(
         analysis=analysis, verdict=verdict, main=main, runs=runs_words(main, verdict),
-        fixed=fixed, varied=varied, settings_phrase=_settings_phrase(fixed, varied),
+        fixed=fixed, varied=varied, settings_phrase=_settings_phrase(fixed, varied, unmapped),
+        unmapped=unmapped,
         p_phrase=_p_is(sf, alpha),  # "p = 0.02", or "p < 1/10001" for a Monte Carlo p at its floor
         gap_text=fmt_gap(main.average_gap),
         test_named=(f"exact within-item permutation of the value labels, {sf.alternative}" if main.permutation is not None
@@ -489,6 +504,7 @@ def _design_section(w: _Words, design: Design) -> tuple[dict, list[str]]:
         "metric_definition": design.metric_definition or Todo(
             f"the definition of the metric {metric}, as written before the first run"),
         "fixed_from_log": w.fixed, "varied_from_log": w.varied,
+        "unmapped_settings": _unmapped_words(w.unmapped) if w.unmapped else "",
         "held_fixed_stated": list(design.held_fixed),
         "not_fixed": list(design.not_fixed) or Todo("what could not be held fixed (e.g. server-side model updates)"),
         "run_dates": run_dates or Todo("the dates of the runs"),
@@ -506,7 +522,8 @@ def _design_section(w: _Words, design: Design) -> tuple[dict, list[str]]:
         "Held fixed according to the log: "
         + (_join([f'{k} {v}' for k, v in w.fixed]) or (
             f"none: every setting it records varied ({_join([f'{k}, {c} values' for k, c in w.varied])})"
-            if w.varied else "nothing recorded")) + ".",
+            if w.varied else f"nothing read as a setting: {_unmapped_words(w.unmapped)}" if w.unmapped
+            else "nothing recorded")) + ".",
         f"Dates of the runs: {design_ctx['run_dates']}; mitigation applied: {design_ctx['mitigation']}.",
     ]
     return design_ctx, sentences
@@ -818,6 +835,10 @@ def _limits_section(w: _Words, design: Design, design_ctx: dict) -> tuple[list[t
         limits.append(("Held fixed, as the log shows",
                        f"nothing: every setting the log records varied ({_join([f'{k}, {c} values' for k, c in w.varied])}), "
                        "so none was held fixed across the runs"))
+    elif w.unmapped:
+        limits.append(("Held fixed, as the log shows",
+                       f"nothing read as a setting: {_unmapped_words(w.unmapped)}, so what was held fixed is not "
+                       "checked from it"))
     else:
         limits.append(("Held fixed, as the log shows",
                        "nothing: the log records no settings (model, temperature, system prompt), "

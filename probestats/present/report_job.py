@@ -124,7 +124,7 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
            n_resamples=10_000, seed=0, before_log=None, cells=None, source=None, answers="auto", label_map=(),
            framing_columns=(), interval="t", hedges=False, effect_size="d_z", noise_value=None, settings=(),
            attribute_settings=(), per_item=False, validation=None, plain=False, control=None, baseline=None,
-           selection=None) -> ReportJob:
+           selection=None, cluster=None, random_settings=()) -> ReportJob:
     """The report of a probe, as ``probestats report`` writes it: the analysis ``analyze`` would choose,
     the power curve of the power section, the optional framing, compare and judge sections, rendered
     through the report's templates and (with ``output``) written whole.
@@ -181,6 +181,9 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
         The noise reference from the repeats of one value, the columns that are settings (a setting that varies
         within cells is a block), and the settings varied with the attribute by design, as for
         :func:`probestats.analyze`.
+    cluster, random_settings
+        The column of the clusters the items are nested in, and the settings drawn at random per call, as for
+        :func:`probestats.analyze` (``--set cluster=COL``, ``--set random_settings=COL`` on the command line).
     per_item : bool
         Welch's t within every item on its runs (as ``analyze --per-item``), p corrected across the items
         by ``correction``: a table in the tests section, beyond 40 items the items with the smallest
@@ -232,7 +235,7 @@ def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, f
             not_tested, run_dates, mitigation, gap_of_interest, probe, framing_log, targets, toward, judge, by,
             correction, reference, scale, factor, n_resamples, seed, before_log, cells, source, answers, label_map,
             framing_columns, interval, hedges, effect_size, noise_value, settings, attribute_settings,
-            per_item, validation, control, baseline, selection) -> ReportJob:
+            per_item, validation, control, baseline, selection, cluster=None, random_settings=()) -> ReportJob:
     """:func:`report`'s work; ``named`` collects the options a plain report names in words (None: not plain)."""
     from probestats.analyses.metrics import split_metrics
     from probestats.present.output import refuse_inputs
@@ -325,7 +328,8 @@ def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, f
                                            gap_of_interest=design.gap_of_interest, streaming=not per_item,
                                            pair=dict(interval=interval, hedges=hedges, **arms,
                                                      **({"selection": True} if design.selection else {}),
-                                                     **_noise_options(noise_value, settings, attribute_settings)))
+                                                     **_noise_options(noise_value, settings, attribute_settings),
+                                                     **_design_options(cluster, random_settings)))
     if per_item:
         result = _with_per_item(result)
     if validation is not None:
@@ -408,6 +412,12 @@ def _with_per_item(result):
         raise OptionError("Welch's t per item applies to a comparison of two values; choose them with "
                           f"{opt('a')} and {opt('b')}")
     return with_row_tests(result, per_item=True)
+
+
+def _design_options(cluster, random_settings) -> dict:
+    """The clusters and the settings drawn per call, given only when asked for (other analyses refuse them)."""
+    random_settings = (random_settings,) if isinstance(random_settings, str) else tuple(random_settings or ())
+    return {k: v for k, v in (("cluster", cluster), ("random_settings", random_settings)) if v}
 
 
 def _noise_options(noise_value, settings, attribute_settings) -> dict:

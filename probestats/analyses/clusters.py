@@ -1,0 +1,355 @@
+"""Items nested in clusters (a document, a vacancy, a template): tests and intervals at the cluster's level.
+
+Items that share a cluster share more than the attribute: their gaps are alike, so counting them as
+independent overstates what the probe shows (the design effect, 1 + (m − 1)·ICC for clusters of m items).
+With ``cluster=COL`` (``--cluster COL``) the paired analysis keeps the average item gap (every item counts
+once) and
+
+- tests it by flipping the signs of whole clusters: under the null the gaps of a cluster's items flip together,
+  so the exact sign-flip test runs on the clusters' sums of item gaps (the average gap is that sum over the
+  items, so both statistics order the sign patterns alike); the sign test counts the clusters' signs;
+- gives a cluster-level t interval (the cluster-robust standard error of the average item gap on G − 1 degrees
+  of freedom; :func:`cluster_bootstrap_interval`, the clusters resampled, is the check it is measured against
+  in ``benchmarks/clusters.py``);
+- names the number of clusters, their sizes, the clusters of one item and the intra-cluster correlation of the
+  item gaps (one-way ANOVA ICC(1)).
+
+Without ``cluster``, :func:`suggest_clusters` looks for a column that is constant within items, groups them
+in clusters of two items or more, and whose clusters' item gaps are alike (ICC at least 0.1, one-way ANOVA F
+test p at most 0.01): a warning then suggests ``cluster=COL`` with the ICC.
+
+Examples
+--------
+>>> import numpy as np
+>>> gaps = np.array([1.0, 1.2, 0.9, -0.2, 0.0, -0.1])
+>>> ids = np.array(["d1", "d1", "d1", "d2", "d2", "d2"])
+>>> round(intra_cluster_correlation(gaps, ids)[0], 3)
+0.974
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import polars as pl
+
+from probestats.errors import OptionError, Problem, count_of, opt
+from probestats.result import jsonable
+from probestats.stats.hypotests import Interval, TestResult, min_attainable_p, sign_flip_test, sign_test
+
+__all__ = ["ClusterDesign", "intra_cluster_correlation", "cluster_bootstrap_interval", "cluster_t_interval", "item_clusters",
+           "with_clusters", "suggest_clusters", "SUGGEST_ICC", "SUGGEST_P"]
+
+#: the intra-cluster correlation of item gaps from which a column is suggested as the cluster
+SUGGEST_ICC = 0.1
+#: the one-way ANOVA F test's p at most which a column is suggested as the cluster
+SUGGEST_P = 0.01
+#: columns never read as a cluster (the draw, the reply, the run's own columns)
+_NOT_CLUSTERS = ("item", "variant", "seed", "run_id", "time", "prompt", "reply", "response")
+
+
+@dataclass(frozen=True)
+class ClusterDesign:
+    """The clusters the items are nested in, and the comparison at their level.
+
+    Attributes
+    ----------
+    column : str
+        The cluster column (``cluster=``).
+    n_clusters : int
+        Clusters that hold a compared item.
+    n_items : int
+        Items compared.
+    sizes : (int, int, float)
+        The fewest, the most and the mean number of items per cluster.
+    singletons : int
+        Clusters of one item: they add no within-cluster information and count as single items.
+    icc : float or None
+        The intra-cluster correlation of the item gaps (one-way ANOVA ICC(1)); None with one cluster or
+        one item per cluster.
+    design_effect : float or None
+        1 + (m0 − 1)·ICC, m0 the ANOVA's mean cluster size: how many times the variance of the average gap
+        exceeds what independent items would give.
+    sign_flip : TestResult
+        The exact sign-flip test flipping whole clusters (on the clusters' sums of item gaps; ``statistic`` is
+        the average item gap).
+    sign_test : TestResult
+        The sign test on the clusters' sums of item gaps (clusters, not items, counted).
+    interval : Interval
+        The cluster-level t interval of the average item gap.
+    min_attainable_p : float
+        The smallest p the cluster-level sign-flip test can reach with these clusters.
+    item_pvalue : float
+        The item-level sign-flip p, which treats the items as independent (for comparison only).
+    item_interval : Interval
+        The item-level interval, which treats the items as independent (for comparison only).
+    """
+
+    column: str
+    n_clusters: int
+    n_items: int
+    sizes: tuple
+    singletons: int
+    icc: float | None
+    design_effect: float | None
+    sign_flip: TestResult
+    sign_test: TestResult
+    interval: Interval
+    min_attainable_p: float
+    item_pvalue: float
+    item_interval: Interval
+
+    def to_dict(self) -> dict:
+        return {"column": self.column, "n_clusters": self.n_clusters, "n_items": self.n_items,
+                "sizes": {"min": self.sizes[0], "max": self.sizes[1], "mean": self.sizes[2]},
+                "singletons": self.singletons, "icc": jsonable(self.icc), "design_effect": jsonable(self.design_effect),
+                "sign_flip": self.sign_flip.to_dict(), "sign_test": self.sign_test.to_dict(),
+                "interval": self.interval.to_dict(), "min_attainable_p": jsonable(float(self.min_attainable_p)),
+                "item_p": jsonable(self.item_pvalue), "item_interval": self.item_interval.to_dict()}
+
+
+def intra_cluster_correlation(gaps, clusters) -> tuple[float | None, float | None, float | None]:
+    """The one-way ANOVA ICC(1) of ``gaps`` by ``clusters``, its F test's p and the design effect.
+
+    ICC = (MSB − MSW) / (MSB + (m0 − 1)·MSW) with m0 = (N − Σ n_c² / N) / (G − 1); the F test is
+    MSB / MSW on (G − 1, N − G) degrees of freedom (it assumes normal gaps: a screen, not the test);
+    the design effect is 1 + (m0 − 1)·ICC. None where it cannot be computed (one cluster, or no
+    cluster of two items).
+
+    >>> icc, p, deff = intra_cluster_correlation([1.0, 2.0, 1.0, 2.0], ["a", "a", "b", "b"])
+    >>> icc, p, deff
+    (-1.0, 1.0, 0.0)
+    """
+    from scipy.stats import f as f_dist
+
+    g = np.asarray(gaps, dtype=float)
+    _, codes = np.unique(np.asarray(clusters).astype(str), return_inverse=True)
+    n_c = np.bincount(codes)
+    big_g, n = len(n_c), len(g)
+    if big_g < 2 or n - big_g < 1:
+        return None, None, None
+    means = np.bincount(codes, weights=g) / n_c
+    msb = float(np.sum(n_c * (means - g.mean()) ** 2) / (big_g - 1))
+    msw = float(np.sum((g - means[codes]) ** 2) / (n - big_g))
+    m0 = (n - np.sum(n_c ** 2) / n) / (big_g - 1)
+    denom = msb + (m0 - 1) * msw
+    if denom <= 0:
+        return None, None, None
+    icc = (msb - msw) / denom
+    p = float(f_dist.sf(msb / msw, big_g - 1, n - big_g)) if msw > 0 else (0.0 if msb > 0 else 1.0)
+    return float(icc), p, float(1 + (m0 - 1) * icc)
+
+
+def cluster_bootstrap_interval(gaps, clusters, *, confidence: float = 0.95, n_resamples: int = 10_000,
+                               seed: int | None = 0) -> Interval:
+    """The percentile cluster bootstrap interval of the average item gap.
+
+    Each resample draws the G clusters with replacement; its statistic is the sum of the drawn clusters'
+    item gaps over the number of their items (the average item gap of the resampled design).
+
+    >>> iv = cluster_bootstrap_interval([1.0, 1.0, 2.0, 2.0], ["a", "a", "b", "b"], n_resamples=2000)
+    >>> iv.low, iv.high
+    (1.0, 2.0)
+    """
+    g = np.asarray(gaps, dtype=float)
+    _, codes = np.unique(np.asarray(clusters).astype(str), return_inverse=True)
+    sums = np.bincount(codes, weights=g)
+    counts = np.bincount(codes).astype(float)
+    big_g = len(sums)
+    rng = np.random.default_rng(seed)
+    stats = np.empty(n_resamples)
+    for start in range(0, n_resamples, 1000):
+        stop = min(n_resamples, start + 1000)
+        draw = rng.integers(0, big_g, size=(stop - start, big_g))
+        stats[start:stop] = sums[draw].sum(axis=1) / counts[draw].sum(axis=1)
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(stats, [tail, 1 - tail])
+    return Interval(float(low), float(high), confidence,
+                    f"cluster bootstrap, percentile ({n_resamples:,} resamples of the {big_g} clusters, seed {seed})",
+                    "the clusters are independent draws of the design (items within one need not be)")
+
+
+def cluster_t_interval(gaps, clusters, *, confidence: float = 0.95) -> Interval:
+    """The cluster-level t interval of the average item gap.
+
+    With S_c a cluster's summed item gaps, n_c its items, N = Σ n_c and ḡ = Σ S_c / N (the average item gap),
+    the cluster-robust standard error is sqrt(G / (G − 1) · Σ (S_c − n_c·ḡ)² / N²) and the interval
+    ḡ ± t(G − 1) · se; with equal clusters it is the Student t interval on the cluster means.
+
+    >>> iv = cluster_t_interval([1.0, 1.0, 2.0, 2.0, 3.0, 3.0], ["a", "a", "b", "b", "c", "c"])
+    >>> round(iv.low, 4), round(iv.high, 4)
+    (-0.4841, 4.4841)
+    """
+    from scipy import stats
+
+    g = np.asarray(gaps, dtype=float)
+    _, codes = np.unique(np.asarray(clusters).astype(str), return_inverse=True)
+    sums = np.bincount(codes, weights=g)
+    counts = np.bincount(codes).astype(float)
+    big_g, n = len(sums), len(g)
+    mean = float(sums.sum() / n)
+    if big_g < 2:
+        return Interval(-np.inf, np.inf, confidence, f"no interval: {big_g} cluster has no spread; add clusters")
+    se = float(np.sqrt(big_g / (big_g - 1) * np.sum((sums - counts * mean) ** 2) / n ** 2))
+    q = float(stats.t.ppf(0.5 + confidence / 2, big_g - 1))
+    return Interval(mean - q * se, mean + q * se, confidence,
+                    f"cluster-level t on {big_g} clusters ({big_g - 1} degrees of freedom; cluster-robust standard "
+                    "error of the average item gap)",
+                    "the clusters are independent and their sums of item gaps roughly normal (items within a "
+                    "cluster need not be independent)")
+
+
+def item_clusters(frame: pl.DataFrame, column: str) -> pl.DataFrame:
+    """Each item's cluster (``item``, ``cluster`` as text), refused when an item lies in several clusters.
+
+    >>> frame = pl.DataFrame({"item": ["1", "1", "2"], "doc": ["x", "x", "y"]})
+    >>> item_clusters(frame, "doc").sort("item").rows()
+    [('1', 'x'), ('2', 'y')]
+    """
+    text = pl.col(column).cast(pl.String).fill_null("(blank)")
+    per = frame.group_by("item", maintain_order=True).agg(text.unique().alias("cluster"))
+    split = per.filter(pl.col("cluster").list.len() > 1)
+    if split.height:
+        item, where = split.row(0)
+        raise OptionError(f"{opt('cluster', column)}: item {item} lies in several clusters "
+                          f"({', '.join(repr(w) for w in sorted(where)[:4])}); a cluster holds whole items: "
+                          f"name the column that groups the items (document, vacancy, template)")
+    return per.with_columns(pl.col("cluster").list.first(), pl.col("item").cast(pl.String))
+
+
+def with_clusters(analysis, column: str):
+    """The paired ``analysis`` with its tests and interval at the level of the clusters of ``column``.
+
+    ``main``'s sign-flip and sign tests, interval (cluster-level t) and smallest attainable p become the cluster-level ones
+    (the item-level p and interval stay on ``clusters``); the published item-level tests, which treat the
+    items as independent, are dropped; the verdict is decided again on the cluster test, with a caveat that
+    names the clusters.
+    """
+    from probestats.analyses.verdict import decide, with_caveats
+    from probestats.checks.design import Caveat
+
+    frame = analysis.checked.frame
+    if column not in frame.columns:
+        raise OptionError(f"{opt('cluster', column)}: no such column in the log")
+    if analysis.groups:
+        raise OptionError(f"{opt('cluster', column)} tests the pooled comparison at the level of its clusters; "
+                          f"drop {opt('by')} (or run each group on its own with {opt('where')})")
+    main = analysis.main
+    mapping = item_clusters(frame.filter(pl.col("variant").is_in([main.a, main.b])), column)
+    items = main.items.with_columns(pl.col("item").cast(pl.String)).join(mapping, on="item", how="left",
+                                                                         maintain_order="left")
+    gaps = items["gap"].to_numpy().astype(float)
+    ids = items["cluster"].fill_null("(blank)").to_numpy()
+    names, codes = np.unique(ids.astype(str), return_inverse=True)
+    sums = np.bincount(codes, weights=gaps)
+    counts = np.bincount(codes)
+    n = len(gaps)
+    flip = sign_flip_test(sums, alternative=main.sign_flip.alternative)
+    flip = replace(flip, statistic=float(np.sum(gaps) / n),
+                   method=f"{flip.method}; whole clusters flipped: the test on the {len(names)} clusters' sums "
+                          "of item gaps")
+    signs = replace(sign_test(sums, alternative=main.sign_flip.alternative),
+                    method=f"sign test on the {len(names)} clusters' sums of item gaps")
+    confidence = main.interval.confidence
+    interval = cluster_t_interval(gaps, ids, confidence=confidence)
+    icc, _, deff = intra_cluster_correlation(gaps, ids)
+    n_nonzero = int(np.count_nonzero(sums))
+    floor = min_attainable_p(n_nonzero, alternative=main.sign_flip.alternative)
+    design = ClusterDesign(column=column, n_clusters=len(names), n_items=n,
+                           sizes=(int(counts.min()), int(counts.max()), float(counts.mean())),
+                           singletons=int(np.sum(counts == 1)), icc=icc, design_effect=deff, sign_flip=flip,
+                           sign_test=signs, interval=interval, min_attainable_p=floor,
+                           item_pvalue=main.sign_flip.pvalue, item_interval=main.interval)
+    new_main = replace(main, sign_flip=flip, sign_test=signs, interval=interval, min_attainable_p=floor,
+                       published=())
+    old = analysis.verdict
+    verdict = decide(new_main, old.noise, alpha=analysis.alpha, pooled=old.pooled, blocks=old.blocks,
+                     attribute_settings=old.attribute_settings)
+    verdict = replace(verdict, caveats=verdict.caveats + tuple(c for c in old.caveats if c not in verdict.caveats))
+    verdict = with_caveats(verdict, Caveat("clusters", cluster_caveat(design),
+                                           {"column": column, "n_clusters": design.n_clusters, "icc": design.icc,
+                                            "design_effect": design.design_effect,
+                                            "singletons": design.singletons, "item_p": design.item_pvalue}),
+                           test=f"the exact sign-flip test flipping whole clusters of {column} ({design.n_clusters} "
+                              "clusters)")
+    return replace(analysis, main=new_main, verdict=verdict, clusters=design)
+
+
+def cluster_caveat(design: ClusterDesign) -> str:
+    """The clusters in one sentence, as the verdict carries it.
+
+    >>> from types import SimpleNamespace as NS
+    >>> d = NS(column="doc", n_clusters=3, n_items=7, sizes=(1, 3, 7 / 3), singletons=1, icc=0.5,
+    ...        design_effect=1.9, item_pvalue=0.0156, min_attainable_p=0.25)
+    >>> print(cluster_caveat(d))  # doctest: +NORMALIZE_WHITESPACE
+    The 7 items are nested in 3 clusters of doc (1 to 3 items each; intra-cluster correlation of the item gaps
+    0.5, design effect 1.9): the tests flip whole clusters and the interval is a cluster-level t (treating the
+    items as independent gave p = 0.0156). 1 cluster holds one item only, and counts as that item alone. With 3
+    clusters the smallest attainable p is 0.25.
+    """
+    size = (f"{design.sizes[0]} items each" if design.sizes[0] == design.sizes[1]
+            else f"{design.sizes[0]} to {design.sizes[1]} items each")
+    icc = ("" if design.icc is None else
+           f"; intra-cluster correlation of the item gaps {design.icc:.3g}, design effect {design.design_effect:.3g}")
+    text = (f"The {design.n_items} items are nested in {design.n_clusters} clusters of {design.column} ({size}{icc}): "
+            f"the tests flip whole clusters and the interval is a cluster-level t (treating the items as independent "
+            f"gave p = {design.item_pvalue:.3g}).")
+    if design.singletons:
+        text += (f" {count_of(design.singletons, 'cluster')} {'holds' if design.singletons == 1 else 'hold'} one item "
+                 f"only, and {'counts' if design.singletons == 1 else 'count'} as that item alone.")
+    if design.min_attainable_p > 0.05 or design.n_clusters < 10:
+        text += (f" With {design.n_clusters} clusters the smallest attainable p is {float(design.min_attainable_p):.3g}.")
+    return text
+
+
+def suggest_clusters(analysis, *, exclude=()) -> Problem | None:
+    """A ``clustered_items`` warning when a column of the log groups the items in clusters whose gaps are alike.
+
+    Candidates are columns constant within every item that group the items into clusters of two items or
+    more on average (and at least two clusters); the one with the largest ICC is suggested when its ICC is
+    at least :data:`SUGGEST_ICC` and its F test's p at most :data:`SUGGEST_P`.
+    """
+    main = analysis.main
+    log = analysis.checked.log
+    n_items = main.n_items if hasattr(main, "n_items") else main.items.height
+    if n_items < 6:
+        return None
+    names = log.lazy.collect_schema().names()
+    skip = set(_NOT_CLUSTERS) | {main.metric, *exclude}
+    candidates = [c for c in names if c not in skip and not c.startswith("_")]
+    if not candidates:
+        return None
+    text = {c: pl.col(c).cast(pl.String) for c in candidates}
+    try:
+        per = (log.lazy.select(pl.col("item").cast(pl.String), *[t.alias(c) for c, t in text.items()])
+               .group_by("item").agg([pl.col(c).n_unique().alias(c) for c in candidates]
+                                     + [pl.col(c).first().alias(f"{c}\x00first") for c in candidates]).collect())
+    except Exception:   # a column polars cannot read as text (nested values): no suggestion from it
+        return None
+    items = main.items.select(pl.col("item").cast(pl.String), "gap")
+    best = None
+    for c in candidates:
+        if per[c].max() != 1:
+            continue
+        mapping = per.select("item", pl.col(f"{c}\x00first").alias("cluster"))
+        joined = items.join(mapping, on="item", how="inner")
+        if joined.height < n_items:
+            continue
+        k = joined["cluster"].n_unique()
+        if k < 2 or k > n_items / 2:
+            continue
+        icc, p, deff = intra_cluster_correlation(joined["gap"].to_numpy(), joined["cluster"].fill_null("").to_numpy())
+        if icc is None or p is None or icc < SUGGEST_ICC or p > SUGGEST_P:
+            continue
+        if best is None or icc > best[1]:
+            best = (c, icc, p, deff, k)
+    if best is None:
+        return None
+    c, icc, p, deff, k = best
+    header = log.columns.get(c, c)
+    return Problem("warning", "clustered_items",
+                   f"{header} groups the {n_items} items in {k} clusters whose gaps are alike (intra-cluster "
+                   f"correlation {icc:.3g}, one-way ANOVA F test p = {p:.2g}, design effect {deff:.3g}): the tests "
+                   f"treat the items as independent, so p and the interval overstate the evidence; declare the "
+                   f"clusters with {opt('cluster', c)}", (), header)

@@ -1,0 +1,339 @@
+"""Settings drawn at random per call (a temperature sampled for every request): checked, then shown both ways.
+
+A setting declared randomized (``random_settings=("temperature",)``, ``--random-setting temperature``) may
+differ from run to run, and between the compared values, without being a confound, as long as the draw did
+not depend on the value. :func:`balance_test` checks that: an exact-level permutation test of independence
+between the setting and the value, the value labels permuted within items as the design assigned them (a
+numeric setting compares its mean under the two values, a text setting its table of levels by the chi-square
+statistic). An unbalanced setting is refused as a confound (``confounded_setting``, with the test's p).
+
+A balanced one stays out of the matching (it is not a block) and the gap is shown two more ways:
+
+- **stratified**: items matched within levels of the setting (a numeric setting with more than five values
+  binned at its quintiles), each item's gap the mean of its within-level gaps, tested as the headline is;
+- **adjusted**: the metric regressed on the value and the setting with one intercept per item (an OLS with a
+  setting term, as published audits fit it; the setting linear when numeric, one term per level when text),
+  computed by removing the item means (Frisch–Waugh–Lovell); its standard error is the classical OLS one, which
+  treats the runs as independent.
+
+Examples
+--------
+>>> import polars as pl
+>>> frame = pl.DataFrame({"item": ["1"] * 4 + ["2"] * 4, "variant": ["a", "b"] * 4,
+...                       "t": [0.1, 0.2, 0.9, 0.8, 0.3, 0.4, 0.6, 0.5], "y": [1.0, 0.0, 2.0, 1.0, 3.0, 2.0, 4.0, 3.0]})
+>>> round(adjusted_gap(frame, "y", "a", "b", "t").gap, 12)
+1.0
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from probestats.errors import OptionError, Problem, opt
+from probestats.result import jsonable
+
+__all__ = ["BalanceTest", "AdjustedGap", "DrawnSetting", "balance_test", "adjusted_gap", "stratified_table",
+           "drawn_setting", "unbalanced_problem", "STRATA"]
+
+#: a numeric setting with more values than this is binned at its quantiles into this many strata
+STRATA = 5
+
+
+@dataclass(frozen=True)
+class BalanceTest:
+    """Whether a randomized setting is independent of the compared value.
+
+    Attributes
+    ----------
+    column : str
+        The setting.
+    numeric : bool
+        The setting is a number (its means compared) rather than text (its levels' table compared).
+    mean_a, mean_b : float or None
+        The setting's mean over the runs of each value (numeric settings).
+    statistic : float
+        |mean_a − mean_b| (numeric) or the chi-square statistic of the value × level table (text).
+    pvalue : float
+        The permutation p: the share of the ``n_resamples`` within-item relabellings, and the observed one,
+        whose statistic is at least the observed (valid at every level).
+    pvalue_se : float
+        Its Monte Carlo standard error.
+    n_resamples : int
+    seed : int or None
+    method : str
+        The test in words.
+    """
+
+    column: str
+    numeric: bool
+    mean_a: float | None
+    mean_b: float | None
+    statistic: float
+    pvalue: float
+    pvalue_se: float
+    n_resamples: int
+    seed: int | None
+    method: str
+
+    def to_dict(self) -> dict:
+        return {k: jsonable(getattr(self, k)) for k in ("column", "numeric", "mean_a", "mean_b", "statistic")} | {
+            "p": self.pvalue, "p_se": self.pvalue_se, "n_resamples": self.n_resamples, "seed": self.seed,
+            "method": self.method}
+
+
+@dataclass(frozen=True)
+class AdjustedGap:
+    """The gap adjusted for a setting by OLS with item intercepts.
+
+    Attributes
+    ----------
+    gap : float
+        The coefficient of the value (``a`` = 1, ``b`` = 0).
+    se : float
+        Its classical OLS standard error.
+    pvalue : float
+        Two-sided t test of the coefficient on ``df`` degrees of freedom.
+    df : int
+        Runs − items − terms.
+    low, high : float
+        Its t interval at ``confidence``.
+    confidence : float
+    setting_terms : dict
+        The setting's coefficient(s): one for a numeric setting (per unit), one per level but the first for text.
+    method : str
+        The model in words.
+    """
+
+    gap: float
+    se: float
+    pvalue: float
+    df: int
+    low: float
+    high: float
+    confidence: float
+    setting_terms: dict
+    method: str
+
+    def to_dict(self) -> dict:
+        return {"gap": jsonable(self.gap), "se": jsonable(self.se), "p": jsonable(self.pvalue), "df": self.df,
+                "low": jsonable(self.low), "high": jsonable(self.high), "confidence": self.confidence,
+                "setting_terms": {k: jsonable(v) for k, v in self.setting_terms.items()}, "method": self.method}
+
+
+@dataclass(frozen=True)
+class DrawnSetting:
+    """A setting drawn at random per call: its balance across the values and the gap both ways.
+
+    Attributes
+    ----------
+    column : str
+        The setting (``random_settings=``).
+    levels : int
+        Its distinct values among the compared runs.
+    strata : int
+        The levels the stratified gap matches items within (quantile bins of a numeric setting beyond five values).
+    balance : BalanceTest
+        The test that it is independent of the value.
+    stratified : PairResult
+        The comparison with items matched within the strata (its own item table, tests and interval).
+    stratified_items : int
+        Items with a stratum run under both values (the others have no within-stratum gap).
+    adjusted : AdjustedGap
+        The gap adjusted for the setting by OLS with item intercepts.
+    """
+
+    column: str
+    levels: int
+    strata: int
+    balance: BalanceTest
+    stratified: object
+    stratified_items: int
+    adjusted: AdjustedGap
+
+    def to_dict(self) -> dict:
+        s = self.stratified
+        return {"column": self.column, "levels": self.levels, "strata": self.strata,
+                "balance": self.balance.to_dict(),
+                "stratified": {"average_gap": jsonable(s.average_gap), "p": jsonable(s.sign_flip.pvalue),
+                               "method": s.sign_flip.method, "interval": s.interval.to_dict(),
+                               "n_items": self.stratified_items},
+                "adjusted": self.adjusted.to_dict()}
+
+
+def _numeric(series: pl.Series) -> bool:
+    return series.dtype.is_numeric()
+
+
+def _pair(frame: pl.DataFrame, a: str, b: str, column: str, metric: str | None = None) -> pl.DataFrame:
+    keep = ["item", "variant", column] + ([metric] if metric else [])
+    pair = frame.filter(pl.col("variant").is_in([a, b])).select(keep)
+    return pair.drop_nulls([column] + ([metric] if metric else []))
+
+
+def balance_test(frame: pl.DataFrame, column: str, a: str, b: str, *, n_resamples: int = 10_000,
+                 seed: int | None = 0) -> BalanceTest:
+    """The permutation test that ``column`` is independent of the value (see the module's description).
+
+    >>> frame = pl.DataFrame({"item": ["1"] * 4 + ["2"] * 4, "variant": ["a", "b"] * 4,
+    ...                       "t": [0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0]})
+    >>> r = balance_test(frame, "t", "a", "b", n_resamples=999)
+    >>> r.mean_a, r.mean_b, r.pvalue < 0.1
+    (0.0, 1.0, True)
+    """
+    pair = _pair(frame, a, b, column)
+    _, item_codes = np.unique(pair["item"].cast(pl.String).to_numpy(), return_inverse=True)
+    rows = np.argsort(item_codes, kind="stable")   # each item's runs side by side
+    pair, item_codes = pair[rows], item_codes[rows]
+    numeric = _numeric(pair[column])
+    is_a = (pair["variant"] == a).to_numpy()
+    rng = np.random.default_rng(seed)
+    if numeric:
+        x = pair[column].cast(pl.Float64).to_numpy()
+        n_a, n_b = is_a.sum(), (~is_a).sum()
+
+        def stat(labels):
+            return np.abs((labels * x).sum(axis=-1) / n_a - ((~labels) * x).sum(axis=-1) / n_b)
+    else:
+        _, level_codes = np.unique(pair[column].cast(pl.String).to_numpy(), return_inverse=True)
+        onehot = np.eye(level_codes.max() + 1)[level_codes]
+        totals = onehot.sum(axis=0)
+        n_a = is_a.sum()
+        expected_a = totals * n_a / len(is_a)
+        expected_b = totals - expected_a
+
+        def stat(labels):
+            obs_a = labels.astype(float) @ onehot
+            obs_b = totals - obs_a
+            return (((obs_a - expected_a) ** 2 / expected_a).sum(axis=-1)
+                    + ((obs_b - expected_b) ** 2 / expected_b).sum(axis=-1))
+    observed = float(stat(is_a))
+    tol = 1e-9 * max(1.0, abs(observed))
+    hits = 0
+    for start in range(0, n_resamples, 500):
+        size = min(500, n_resamples - start)
+        keys = rng.random((size, len(is_a)))
+        # permute the labels within items: order the rows by (item, random key) and hand out each item's labels
+        order = np.lexsort((keys, np.broadcast_to(item_codes, keys.shape)), axis=-1)
+        labels = np.empty_like(keys, dtype=bool)
+        np.put_along_axis(labels, order, np.broadcast_to(is_a, keys.shape), axis=-1)
+        hits += int(np.sum(stat(labels) >= observed - tol))
+    p = (hits + 1) / (n_resamples + 1)
+    se = math.sqrt(p * (1 - p) / (n_resamples + 1))
+    x_a = pair.filter(pl.col("variant") == a)[column]
+    x_b = pair.filter(pl.col("variant") == b)[column]
+    what = "its mean under the two values" if numeric else "its levels' table by value (chi-square statistic)"
+    return BalanceTest(column=column, numeric=numeric,
+                       mean_a=float(x_a.cast(pl.Float64).mean()) if numeric else None,
+                       mean_b=float(x_b.cast(pl.Float64).mean()) if numeric else None,
+                       statistic=observed, pvalue=p, pvalue_se=se, n_resamples=n_resamples, seed=seed,
+                       method=(f"permutation test of independence of {column} and the value: {what}, the value "
+                               f"labels permuted within items ({n_resamples:,} draws, seed {seed}; the p counts the "
+                               f"observed labelling, so it holds its level; Monte Carlo error {se:.1g})"))
+
+
+def _strata(pair: pl.DataFrame, column: str) -> tuple[pl.DataFrame, int]:
+    """The pair with a ``_stratum`` column: the setting's levels, or its quantile bins beyond :data:`STRATA`."""
+    levels = pair[column].n_unique()
+    if not _numeric(pair[column]) or levels <= STRATA:
+        return pair.with_columns(pl.col(column).cast(pl.String).alias("_stratum")), levels
+    x = pair[column].cast(pl.Float64)
+    cuts = sorted(set(np.quantile(x.to_numpy(), np.linspace(0, 1, STRATA + 1)[1:-1]).tolist()))
+    bins = np.searchsorted(np.asarray(cuts), x.to_numpy(), side="right")
+    return pair.with_columns(pl.Series("_stratum", bins.astype(str))), len(set(bins.tolist()))
+
+
+def stratified_table(frame: pl.DataFrame, metric: str, a: str, b: str, column: str) -> tuple[pl.DataFrame, int]:
+    """The item table with items matched within strata of ``column``, and the number of strata."""
+    from probestats.analyses.halves import blocked_item_table
+
+    pair, strata = _strata(_pair(frame, a, b, column, metric), column)
+    return blocked_item_table(pair, metric, a, b, ["_stratum"]), strata
+
+
+def adjusted_gap(frame: pl.DataFrame, metric: str, a: str, b: str, column: str, *,
+                 confidence: float = 0.95) -> AdjustedGap:
+    """The value's OLS coefficient with item intercepts and a setting term (see the module's description)."""
+    from scipy import stats
+
+    pair = _pair(frame, a, b, column, metric)
+    y = pair[metric].cast(pl.Float64).to_numpy()
+    d = (pair["variant"] == a).to_numpy().astype(float)
+    if _numeric(pair[column]):
+        terms = {column: pair[column].cast(pl.Float64).to_numpy()}
+    else:
+        text = pair[column].cast(pl.String).to_numpy()
+        levels = sorted(set(text.tolist()))
+        terms = {f"{column}={lv}": (text == lv).astype(float) for lv in levels[1:]}
+    _, codes = np.unique(pair["item"].cast(pl.String).to_numpy(), return_inverse=True)
+    n_items = codes.max() + 1
+    counts = np.bincount(codes)
+
+    def within(v):
+        return v - (np.bincount(codes, weights=v) / counts)[codes]
+
+    x = np.column_stack([within(d)] + [within(v) for v in terms.values()])
+    keep = [0] + [j for j in range(1, x.shape[1]) if np.any(np.abs(x[:, j]) > 1e-12)]
+    x = x[:, keep]
+    yw = within(y)
+    df = len(y) - n_items - x.shape[1]
+    if df < 1:
+        raise OptionError(f"{opt('random_settings', column)}: too few runs within items to adjust for it "
+                          f"({len(y)} runs, {n_items} items)")
+    beta, *_ = np.linalg.lstsq(x, yw, rcond=None)
+    resid = yw - x @ beta
+    sigma2 = float(resid @ resid) / df
+    cov = sigma2 * np.linalg.pinv(x.T @ x)
+    se = math.sqrt(cov[0, 0])
+    t = beta[0] / se if se > 0 else math.inf
+    p = float(2 * stats.t.sf(abs(t), df)) if se > 0 else 0.0
+    q = float(stats.t.ppf(0.5 + confidence / 2, df))
+    names = list(terms)
+    setting_terms = {names[j - 1]: float(beta[i]) for i, j in enumerate(keep) if j > 0}
+    what = "linear in it" if _numeric(pair[column]) else "one term per level"
+    return AdjustedGap(gap=float(beta[0]), se=se, pvalue=p, df=df, low=float(beta[0] - q * se),
+                       high=float(beta[0] + q * se), confidence=confidence, setting_terms=setting_terms,
+                       method=(f"OLS of {metric} on the value and {column} ({what}) with one intercept per item, "
+                               f"{len(y)} runs; classical standard error (runs treated as independent), t test on "
+                               f"{df} degrees of freedom"))
+
+
+def unbalanced_problem(balance: BalanceTest, a: str, b: str, header: str) -> Problem:
+    """The ``confounded_setting`` error of a randomized setting that is not balanced across the values."""
+    means = (f" (mean {balance.mean_a:.3g} under '{a}', {balance.mean_b:.3g} under '{b}')"
+             if balance.numeric else "")
+    return Problem("error", "confounded_setting",
+                   f"{header} was declared drawn at random per call but differs between the compared values{means}: "
+                   f"a permutation test of independence within items gives p = {balance.pvalue:.2g} "
+                   f"({balance.n_resamples:,} draws), so it is a confound, not a random draw; rerun with it drawn "
+                   f"independently of the value, or split with {opt('by', balance.column)}", (), header)
+
+
+def drawn_setting(frame: pl.DataFrame, metric: str, a: str, b: str, column: str, *, alpha: float = 0.05,
+                  alternative: str = "two-sided", n_resamples: int = 10_000, seed: int | None = 0,
+                  balance: BalanceTest | None = None) -> DrawnSetting:
+    """The randomized setting ``column``: its balance test, the stratified and the adjusted gap."""
+    from probestats.analyses.paired import compare_pair
+
+    balance = balance or balance_test(frame, column, a, b, n_resamples=n_resamples, seed=seed)
+    table, strata = stratified_table(frame, metric, a, b, column)
+    stratified = compare_pair(table, metric, a, b, alternative=alternative, confidence=1 - alpha,
+                              n_resamples=n_resamples, seed=seed)
+    adjusted = adjusted_gap(frame, metric, a, b, column, confidence=1 - alpha)
+    levels = _pair(frame, a, b, column)[column].n_unique()
+    return DrawnSetting(column=column, levels=levels, strata=strata, balance=balance, stratified=stratified,
+                        stratified_items=table.height, adjusted=adjusted)
+
+
+def drawn_caveat(drawn: DrawnSetting, a: str, b: str) -> str:
+    """The randomized setting in one sentence, as the verdict carries it."""
+    s, adj, bal = drawn.stratified, drawn.adjusted, drawn.balance
+    return (f"{drawn.column} was drawn at random per call ({drawn.levels} values) and is balanced across "
+            f"'{a}' and '{b}' (permutation test of independence, p = {bal.pvalue:.2g}), so it is not a confound; "
+            f"the headline matches items only. Stratified (items matched within {drawn.strata} levels of "
+            f"{drawn.column}, {drawn.stratified_items} items): average gap {s.average_gap:+.4g}, sign-flip "
+            f"p = {s.sign_flip.pvalue:.3g}. Adjusted (OLS with item intercepts and a {drawn.column} term): gap "
+            f"{adj.gap:+.4g} (standard error {adj.se:.3g}, p = {adj.pvalue:.3g}).")

@@ -1,0 +1,212 @@
+"""Items nested in clusters: the tests flip whole clusters, the interval resamples them, and a column that
+groups the items in clusters of alike gaps is suggested.
+
+References are computed here from the rows: the item gaps by numpy, the cluster-level t on the cluster means
+by scipy's t quantile, the cluster bootstrap and the cluster sign-flip by hand (numpy loops with their own generator), the exact p of a small design by brute force over
+every pattern of cluster signs, the ICC by the one-way ANOVA written out.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+
+import numpy as np
+import pytest
+from rich.console import Console
+
+from probestats import analyze
+from probestats.analyses.clusters import intra_cluster_correlation
+from probestats.cli import main
+from probestats.errors import OptionError
+from probestats.present.report import render_report
+from probestats.present.terminal import render_terminal
+
+
+def clustered_rows(clusters: int = 40, per: int = 10, effect_sd: float = 0.5, gap: float = 0.1, runs: int = 2,
+                   seed: int = 3) -> list[dict]:
+    """Items in ``clusters`` clusters of ``per`` items; each cluster shifts its items' gap by a normal draw of SD
+    ``effect_sd`` (a cluster effect on the gap); ``runs`` normal runs per item and value."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for c in range(clusters):
+        shift = rng.normal(0, effect_sd)
+        for j in range(per):
+            level = rng.normal(0, 1)
+            for v in ("a", "b"):
+                for s in range(runs):
+                    y = level + rng.normal(0, 1) + ((gap + shift) if v == "a" else 0.0)
+                    rows.append({"item": f"{c}-{j}", "variant": v, "seed": s, "y": y, "doc": f"d{c}"})
+    return rows
+
+
+def hand_gaps(rows) -> tuple[np.ndarray, np.ndarray]:
+    """Each item's gap (mean under a − mean under b) and its cluster, from the rows."""
+    sums: dict = {}
+    for r in rows:
+        key = (r["item"], r["variant"])
+        total, n = sums.get(key, (0.0, 0))
+        sums[key] = (total + r["y"], n + 1)
+    items = sorted({r["item"] for r in rows}, key=lambda x: tuple(int(p) for p in x.split("-")))
+    doc = {r["item"]: r["doc"] for r in rows}
+    gaps = np.array([sums[(i, "a")][0] / sums[(i, "a")][1] - sums[(i, "b")][0] / sums[(i, "b")][1] for i in items])
+    return gaps, np.array([doc[i] for i in items])
+
+
+def hand_cluster_bootstrap(gaps, docs, draws: int = 20_000, seed: int = 12345, confidence: float = 0.95):
+    rng = np.random.default_rng(seed)
+    names = sorted(set(docs))
+    members = [gaps[docs == n] for n in names]
+    stats = []
+    for _ in range(draws):
+        pick = rng.integers(0, len(names), len(names))
+        chosen = np.concatenate([members[k] for k in pick])
+        stats.append(chosen.mean())
+    return np.quantile(stats, [(1 - confidence) / 2, (1 + confidence) / 2])
+
+
+def test_a_cluster_effect_widens_the_interval_and_the_p_as_a_cluster_bootstrap_does():
+    rows = clustered_rows()
+    gaps, docs = hand_gaps(rows)
+    plain = analyze(rows, metric="y")
+    clustered = analyze(rows, metric="y", cluster="doc")
+    # the average gap is the same unweighted mean of the 400 item gaps either way
+    assert clustered.average_gap == pytest.approx(gaps.mean(), abs=1e-12)
+    assert plain.average_gap == pytest.approx(gaps.mean(), abs=1e-12)
+    # the interval: with equal clusters, the Student t interval on the 40 cluster means (scipy's t quantile)
+    from scipy import stats
+
+    names = sorted(set(docs))
+    means = np.array([gaps[docs == n].mean() for n in names])
+    half = stats.t.ppf(0.975, len(names) - 1) * means.std(ddof=1) / np.sqrt(len(names))
+    iv = clustered.main.interval
+    assert (iv.low, iv.high) == (pytest.approx(means.mean() - half, abs=1e-12),
+                                 pytest.approx(means.mean() + half, abs=1e-12))
+    assert "cluster-level t on 40 clusters" in iv.method
+    # it widens the item-level t interval as much as a cluster bootstrap computed here does (own draws; the
+    # bootstrap's percentile ends are a little narrower, by about sqrt((G - 1) / G) and the t quantile)
+    low, high = hand_cluster_bootstrap(gaps, docs)
+    item_width = plain.main.interval.high - plain.main.interval.low
+    assert (iv.high - iv.low) / item_width == pytest.approx((high - low) / item_width, rel=0.08)
+    assert (high - low) / item_width > 1.4
+    # the p: whole clusters flipped (a hand Monte Carlo over 100,000 patterns of cluster signs)
+    sums = np.array([gaps[docs == n].sum() for n in names])
+    rng = np.random.default_rng(7)
+    signs = rng.choice([-1.0, 1.0], size=(100_000, len(names)))
+    hand_p = np.mean(np.abs(signs @ sums) >= abs(sums.sum()) - 1e-9)
+    assert clustered.pvalue == pytest.approx(hand_p, abs=4 * np.sqrt(hand_p * (1 - hand_p) / 100_000) + 1e-4)
+    assert clustered.pvalue > plain.pvalue
+    assert clustered.clusters.item_pvalue == plain.pvalue
+    assert clustered.clusters.n_clusters == 40 and clustered.clusters.sizes == (10, 10, 10.0)
+    assert clustered.verdict.pvalue == clustered.pvalue
+    assert "whole clusters" in clustered.verdict.test
+
+
+def test_unequal_clusters_take_the_cluster_robust_standard_error_written_out():
+    rows = clustered_rows(clusters=9, per=4, seed=11)
+    rows = [r for r in rows if not (r["doc"] in ("d0", "d1") and r["item"].endswith(("-2", "-3")))]
+    gaps, docs = hand_gaps(rows)
+    names = sorted(set(docs))
+    mean = gaps.mean()
+    resid = np.array([gaps[docs == n].sum() - (docs == n).sum() * mean for n in names])
+    se = np.sqrt(len(names) / (len(names) - 1) * np.sum(resid ** 2) / len(gaps) ** 2)
+    from scipy import stats
+
+    q = stats.t.ppf(0.975, len(names) - 1)
+    iv = analyze(rows, metric="y", cluster="doc").main.interval
+    assert (iv.low, iv.high) == (pytest.approx(mean - q * se, abs=1e-12), pytest.approx(mean + q * se, abs=1e-12))
+
+
+def test_the_icc_is_the_one_way_anova_written_out():
+    rows = clustered_rows(clusters=12, per=5, seed=1)
+    gaps, docs = hand_gaps(rows)
+    names = sorted(set(docs))
+    big_n, big_g = len(gaps), len(names)
+    grand = gaps.mean()
+    ssb = sum(len(gaps[docs == n]) * (gaps[docs == n].mean() - grand) ** 2 for n in names)
+    ssw = sum(((gaps[docs == n] - gaps[docs == n].mean()) ** 2).sum() for n in names)
+    msb, msw = ssb / (big_g - 1), ssw / (big_n - big_g)
+    m = big_n / big_g   # equal clusters: m0 is the cluster size
+    icc = (msb - msw) / (msb + (m - 1) * msw)
+    got, p, deff = intra_cluster_correlation(gaps, docs)
+    assert got == pytest.approx(icc, abs=1e-12)
+    assert deff == pytest.approx(1 + (m - 1) * icc, abs=1e-12)
+    from scipy.stats import f_oneway   # the same F test, by scipy
+
+    assert p == pytest.approx(f_oneway(*[gaps[docs == n] for n in names]).pvalue, rel=1e-9)
+
+
+def test_without_cluster_validation_suggests_it_with_the_icc():
+    rows = clustered_rows()
+    gaps, docs = hand_gaps(rows)
+    icc, _, _ = intra_cluster_correlation(gaps, docs)
+    result = analyze(rows, metric="y")
+    hints = [p for p in result.problems if p.code == "clustered_items"]
+    assert len(hints) == 1 and hints[0].severity == "warning"
+    assert f"intra-cluster correlation {icc:.3g}" in hints[0].message
+    assert hints[0].message.endswith("declare the clusters with cluster='doc'")
+    assert any("nested in clusters" in c for c in result.verdict.caveats)
+    # with the clusters declared, no suggestion is left
+    assert not [p for p in analyze(rows, metric="y", cluster="doc").problems if p.code == "clustered_items"]
+
+
+def test_no_suggestion_without_a_cluster_effect():
+    rows = clustered_rows(effect_sd=0.0, seed=5)
+    assert not [p for p in analyze(rows, metric="y").problems if p.code == "clustered_items"]
+
+
+def test_a_small_design_is_exact_over_every_pattern_of_cluster_signs():
+    rows = clustered_rows(clusters=6, per=3, effect_sd=1.0, gap=0.8, runs=1, seed=2)
+    rows = [r for r in rows if not (r["doc"] == "d5" and r["item"] != "5-0")]   # one cluster of one item
+    gaps, docs = hand_gaps(rows)
+    names = sorted(set(docs))
+    sums = np.array([gaps[docs == n].sum() for n in names])
+    hits = sum(abs(np.dot(s, sums)) >= abs(sums.sum()) * (1 - 1e-9)
+               for s in itertools.product([-1, 1], repeat=len(names)))
+    result = analyze(rows, metric="y", cluster="doc")
+    assert result.pvalue == pytest.approx(hits / 2 ** len(names), rel=1e-12)
+    assert result.main.min_attainable_p == pytest.approx(2 / 2 ** 6)
+    assert result.clusters.singletons == 1
+    text = result.verdict.caveats[-1]
+    assert "1 cluster holds one item only" in text and "smallest attainable p is 0.0312" in text
+
+
+def test_an_item_in_two_clusters_and_options_that_cannot_go_together_are_refused():
+    rows = clustered_rows(clusters=4, per=3)
+    rows[0] = dict(rows[0], doc="elsewhere")
+    with pytest.raises(OptionError, match=r"cluster='doc': item 0-0 lies in several clusters"):
+        analyze(rows, metric="y", cluster="doc")
+    good = clustered_rows(clusters=4, per=3)
+    with pytest.raises(OptionError, match="drop by"):
+        analyze([dict(r, model="m") for r in good], metric="y", cluster="doc", by=["model"])
+    three = good + [dict(r, variant="c") for r in good if r["variant"] == "b"]
+    with pytest.raises(OptionError, match="cluster='doc' applies to a comparison of two values"):
+        analyze(three, metric="y", cluster="doc")
+    with pytest.raises(OptionError, match="cluster=.doc. applies to a comparison of two values of one metric; drop factor"):
+        analyze(good, metric="y", cluster="doc", factor=["variant", "doc"])
+
+
+def test_the_clusters_are_shown_in_the_terminal_the_report_and_json(tmp_path, capsys):
+    rows = clustered_rows()
+    result = analyze(rows, metric="y", cluster="doc")
+    buffer = io.StringIO()
+    render_terminal(result, Console(file=buffer, width=200))
+    assert "The 400 items are nested in 40 clusters of doc (10 items each" in buffer.getvalue()
+    md = render_report(result, format="md")
+    summary = md.split("## Summary", 1)[1].split("\n## ", 1)[0]
+    assert "nested in 40 clusters of doc" in summary
+    path = tmp_path / "log.csv"
+    import polars as pl
+
+    pl.DataFrame(rows).write_csv(path)
+    assert main(["analyze", str(path), "--metric", "y", "--cluster", "doc", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["clusters"]["n_clusters"] == 40 and out["clusters"]["column"] == "doc"
+    assert out["sign_flip"]["p"] == pytest.approx(result.pvalue)
+    assert out["clusters"]["item_p"] == pytest.approx(result.clusters.item_pvalue)
+    assert main(["analyze", str(path), "--metric", "y", "--cluster", "nope"]) == 1
+    assert capsys.readouterr().err.startswith("Error: ")
+    report = tmp_path / "r.md"
+    assert main(["report", str(path), "--metric", "y", "--set", "cluster=doc", "-o", str(report)]) == 0
+    assert "nested in 40 clusters of doc" in report.read_text(encoding="utf-8")
