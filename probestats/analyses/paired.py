@@ -645,7 +645,7 @@ def analyze_pair(
 
         log = read_log(log, **{"metric": metric, **(read_options or {})})
         names = set(log.lazy.collect_schema().names())
-        keep = [c for c in dict.fromkeys(("judge", *settings)) if c in names or c in settings]
+        keep = [c for c in dict.fromkeys(("judge", "file", *settings)) if c in names or c in settings]
         checked = validate(log, metric=metric, a=a, b=b, by=by, keep=[c for c in keep if c not in by],
                            fold_case=fold_case, attribute_settings=tuple(attribute_settings))
     if progress:
@@ -696,6 +696,12 @@ def analyze_pair(
                                        interval=interval, **extra))
         adjusted = adjust([g.sign_flip.pvalue for g in groups], correction)
         groups = [replace(g, p_adjusted=p) for g, p in zip(groups, adjusted)]
+    agreement = None
+    if len(groups) >= 2:   # the headline averages these blocks (or groups): do they agree?
+        from probestats.analyses.blocks import block_agreement
+
+        agreement = block_agreement(grouped, groups, group_by, a=checked.a, b=checked.b, alpha=alpha,
+                                    n_resamples=n_resamples, seed=seed)
 
     noise_result = None
     noise_checked = None
@@ -746,7 +752,7 @@ def analyze_pair(
     from probestats.analyses.verdict import decide
 
     verdict = decide(main, check, alpha=alpha, pooled=pooled, blocks=blocks,
-                     attribute_settings=tuple(attribute_settings))
+                     attribute_settings=tuple(attribute_settings), agreement=agreement)
     return Analysis(main=main, noise=noise_result, groups=tuple(groups), problems=tuple(problems),
                     alternative=alternative, alpha=alpha, correction=correction, checked=checked,
                     noise_checked=noise_checked, mdg=mdg_value, mdg_method=mdg_method, noise_source=noise_source,

@@ -106,6 +106,10 @@ class Verdict:
         With a control wording (``control=VALUE``): whether each compared value moves the metric more than
         that meaningless edit does, and whether the control itself moves it
         (:mod:`probestats.analyses.control`); None without one.
+    agreement : BlockAgreement or None
+        With blocks or ``by`` groups: whether the blocks the headline averages over agree
+        (:mod:`probestats.analyses.blocks`); when they disagree, ``pooled`` is its one sentence and
+        ``caveats`` carry its statement. None without blocks.
     """
 
     detected: bool
@@ -123,6 +127,7 @@ class Verdict:
     test: str = "the exact sign-flip test on the item gaps"
     found: tuple[str, ...] = ()
     control: object | None = None
+    agreement: object | None = None
 
     def to_dict(self) -> dict:
         return {"detected": self.detected, "conclusion": self.conclusion, "statement": self.statement,
@@ -130,7 +135,8 @@ class Verdict:
                 "never_significant": self.never_significant, "pooled": self.pooled, "blocks": list(self.blocks),
                 "noise": self.noise.to_dict(), "caveats": list(self.caveats),
                 "attribute_settings": list(self.attribute_settings), "test": self.test, "found": list(self.found),
-                "control": None if self.control is None else self.control.to_dict()}
+                "control": None if self.control is None else self.control.to_dict(),
+                "blocks_agree": None if self.agreement is None else self.agreement.to_dict()}
 
 
 STATEMENTS = {
@@ -142,7 +148,7 @@ STATEMENTS = {
 
 
 def decide(main, noise_check: NoiseCheck, *, alpha: float, pooled: str | None = None,
-           blocks: tuple[str, ...] = (), attribute_settings: tuple[str, ...] = ()) -> Verdict:
+           blocks: tuple[str, ...] = (), attribute_settings: tuple[str, ...] = (), agreement=None) -> Verdict:
     """The verdict of a compared pair ``main`` (a ``PairResult``) beside its noise check.
 
     >>> from types import SimpleNamespace as NS
@@ -173,13 +179,16 @@ def decide(main, noise_check: NoiseCheck, *, alpha: float, pooled: str | None = 
                        "verdict rests on the probe's own exact test, to be read with that caveat.")
     elif not noise_check.valid:
         caveats.append(f"No same-versus-same check: {noise_check.reason}; the verdict rests on the exact test alone.")
-    if pooled:
+    if pooled and blocks:
         caveats.append(f"The item gaps are {pooled}: each is matched within one "
                        f"{' x '.join(blocks)} value, so differences between them are not counted as noise.")
+    if agreement is not None and agreement.disagree:   # the headline names it: the pooled phrase is its sentence
+        pooled = agreement.phrase
+        caveats.insert(0, agreement.statement)
     return Verdict(detected=detected, conclusion=conclusion, statement=STATEMENTS[conclusion], alpha=alpha,
                    pvalue=p, noise=noise_check, beyond_noise=beyond,
                    never_significant=main.min_attainable_p > alpha, pooled=pooled, blocks=tuple(blocks),
-                   caveats=tuple(caveats), attribute_settings=tuple(attribute_settings))
+                   caveats=tuple(caveats), attribute_settings=tuple(attribute_settings), agreement=agreement)
 
 
 MANY_STATEMENTS = {

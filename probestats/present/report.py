@@ -696,7 +696,10 @@ def _power_section(w: _Words) -> tuple[dict, list[str]]:
 def _finding_section(w: _Words) -> dict:
     """The Finding: the result stated with its conditions and size, pooled blocks named second."""
     finding = _detected_finding(w) if w.detected else _null_finding(w)
-    if w.verdict.pooled:
+    agreement = getattr(w.verdict, "agreement", None)
+    if agreement is not None and agreement.disagree:   # the blocks the headline averages go their own ways
+        finding.insert(1, agreement.statement + " They stand beside it in the groups section.")
+    elif w.verdict.pooled and w.verdict.blocks:
         finding.insert(1, f"The item gaps are {w.verdict.pooled}; the results per {' x '.join(w.verdict.blocks)} "
                           "stand beside them in the groups section.")
     drivers = w.drivers

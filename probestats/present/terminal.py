@@ -169,8 +169,12 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
     from probestats.present.verdict_text import noise_check_sentences, verdict_line, verdict_of
 
     verdict = verdict_of(analysis)
+    agreement = getattr(verdict, "agreement", None)
+    if agreement is not None and agreement.disagree:
+        out.print(f"[yellow]{escape(agreement.statement)}[/yellow]")
     if verdict.pooled:
-        out.print(f"item gaps {escape(verdict.pooled)}; per {escape(' x '.join(verdict.blocks))} below")
+        per = " x ".join(verdict.blocks or (agreement.columns if agreement is not None else ()))
+        out.print(f"item gaps {escape(verdict.pooled)}; per {escape(per)} below")
     if analysis.noise is not None:
         n = analysis.noise
         source = getattr(analysis, "noise_source", None) or ""

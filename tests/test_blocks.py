@@ -1,0 +1,101 @@
+"""Blocks that disagree: the headline that averages models, judges or files says when they go their own ways."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+
+import numpy as np
+import polars as pl
+from rich.console import Console
+
+from probestats import analyze
+from probestats.analyses.blocks import block_agreement
+from probestats.analyses.many import omnibus_statistic
+from probestats.present.report import render_report
+from probestats.present.terminal import render_terminal
+
+#: per model, the gap value A adds: four +1, one -1, four none
+SHIFTS = (1.0, 1.0, 1.0, 1.0, -1.0, 0.0, 0.0, 0.0, 0.0)
+
+
+def nine_models(items: int = 16, runs: int = 2, seed: int = 1, shifts=SHIFTS) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(items):
+        level = rng.normal(5, 1)
+        for m, shift in enumerate(shifts):
+            for v in ("A", "B"):
+                for s in range(runs):
+                    rows.append({"item": f"q{i}", "variant": v, "model": f"m{m}", "seed": s,
+                                 "x": level + (shift if v == "A" else 0.0) + rng.normal(0, 0.3)})
+    return pl.DataFrame(rows)
+
+
+def _terminal(result) -> str:
+    buf = io.StringIO()
+    render_terminal(result, Console(file=buf, width=400))
+    return " ".join(buf.getvalue().split())
+
+
+def test_nine_models_four_higher_one_lower_four_null_say_they_disagree_everywhere():
+    result = analyze(nine_models(), metric="x", a="A", b="B")
+    agreement = result.verdict.agreement
+    assert (len(agreement.higher), len(agreement.lower), len(agreement.not_detected)) == (4, 1, 4)
+    assert agreement.higher == ("m0", "m1", "m2", "m3") and agreement.lower == ("m4",)
+    assert agreement.differ and agreement.opposite and agreement.disagree
+    phrase = "averaged over 9 models that disagree: 4 higher, 1 lower, 4 not detected"
+    assert result.verdict.pooled == phrase
+    summary = render_report(result, format="md").split("## ", 2)[1]   # the Summary, the report's first section
+    assert phrase in " ".join(summary.split())
+    terminal = _terminal(result)
+    assert phrase in terminal and "The 9 models disagree" in terminal
+    verdict = json.loads(json.dumps(result.to_dict()))["verdict"]
+    assert verdict["pooled"] == phrase and verdict["blocks_agree"]["disagree"] is True
+    assert verdict["caveats"][0].startswith("The 9 models disagree: their item gaps differ by more than chance")
+    assert verdict["blocks_agree"]["higher"] == ["m0", "m1", "m2", "m3"]
+
+
+def test_models_that_agree_leave_the_headline_as_it_was():
+    result = analyze(nine_models(shifts=(1.0,) * 9), metric="x", a="A", b="B")
+    agreement = result.verdict.agreement
+    assert not agreement.disagree and agreement.test.pvalue > 0.05
+    assert result.verdict.pooled == "averaged over 9 models that answered every item"
+    assert not any("disagree" in c for c in result.verdict.caveats)
+
+
+def test_several_files_of_different_models_are_blocks_not_runs_of_one_cell(tmp_path):
+    frame = nine_models(items=10, runs=1, shifts=(1.0, 1.0, -1.0))
+    paths = []
+    for m in ("m0", "m1", "m2"):
+        path = tmp_path / f"{m}.csv"
+        frame.filter(pl.col("model") == m).drop("model").write_csv(path)
+        paths.append(path)
+    from probestats.io.files import read_files
+
+    result = analyze(read_files(paths), metric="x", a="A", b="B", by=["file"])
+    assert result.verdict.blocks == ("file",)
+    assert result.main.items["n_blocks"].to_list() == [3] * 10   # each item matched within each file
+    assert result.verdict.agreement.disagree
+    assert result.verdict.pooled.startswith("averaged over 3 files that disagree: 2 higher, 1 lower")
+
+
+def test_the_heterogeneity_p_is_the_brute_force_share_of_within_item_arrangements():
+    # three blocks, three items: every one of the 6**3 arrangements of block labels within items, by hand
+    gaps = {"x": [1.0, 0.5, 2.0], "y": [0.0, 0.4, 1.0], "z": [-1.0, 0.2, 0.0]}
+    grouped = pl.DataFrame({"judge": [j for j in gaps for _ in range(3)], "item": ["1", "2", "3"] * 3,
+                            "gap": [g for j in gaps for g in gaps[j]]})
+    from types import SimpleNamespace as NS
+
+    groups = [NS(by={"judge": j}, average_gap=float(np.mean(g)), p_adjusted=0.5) for j, g in gaps.items()]
+    r = block_agreement(grouped, groups, ["judge"], a="A", b="B", alpha=0.05)
+    matrix = np.array([gaps[j] for j in gaps]).T
+    observed = omnibus_statistic(matrix)
+    hits = total = 0
+    for perm in itertools.product(itertools.permutations(range(3)), repeat=3):
+        shuffled = np.array([matrix[i][list(p)] for i, p in enumerate(perm)])
+        hits += omnibus_statistic(shuffled) >= observed - 1e-12
+        total += 1
+    assert r.test.exact and r.test.pvalue == hits / total
+    assert r.disagree == (hits / total <= 0.05)
