@@ -45,7 +45,7 @@ def test_nine_models_four_higher_one_lower_four_null_say_they_disagree_everywher
     assert (len(agreement.higher), len(agreement.lower), len(agreement.not_detected)) == (4, 1, 4)
     assert agreement.higher == ("m0", "m1", "m2", "m3") and agreement.lower == ("m4",)
     assert agreement.differ and agreement.opposite and agreement.disagree
-    phrase = "averaged over 9 models that disagree: 4 higher, 1 lower, 4 not detected"
+    phrase = "averaged over 9 models that disagree (4 higher, 1 lower, 4 not detected)"
     assert result.verdict.pooled == phrase
     summary = render_report(result, format="md").split("## ", 2)[1]   # the Summary, the report's first section
     assert phrase in " ".join(summary.split())
@@ -78,7 +78,7 @@ def test_several_files_of_different_models_are_blocks_not_runs_of_one_cell(tmp_p
     assert result.verdict.blocks == ("file",)
     assert result.main.items["n_blocks"].to_list() == [3] * 10   # each item matched within each file
     assert result.verdict.agreement.disagree
-    assert result.verdict.pooled.startswith("averaged over 3 files that disagree: 2 higher, 1 lower")
+    assert result.verdict.pooled.startswith("averaged over 3 files that disagree (2 higher, 1 lower")
 
 
 def test_the_heterogeneity_p_is_the_brute_force_share_of_within_item_arrangements():

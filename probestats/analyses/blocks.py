@@ -73,8 +73,8 @@ class BlockAgreement:
     disagree : bool
         ``differ`` or ``opposite``: the headline says so.
     phrase : str
-        What the headline averaged over, in words: "averaged over 9 models that disagree: 4 higher,
-        1 lower, 4 not detected" when they disagree, else "averaged over 9 models".
+        What the headline averaged over, in words: "averaged over 9 models that disagree (4 higher,
+        1 lower, 4 not detected)" when they disagree, else "averaged over 9 models".
     statement : str
         The named caveat, in one sentence (empty when they agree).
     """
@@ -124,7 +124,7 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
     >>> groups = [NS(by={"judge": j}, average_gap=g, p_adjusted=0.04) for j, g in (("x", 1.5), ("y", 1.4), ("z", -1.4))]
     >>> r = block_agreement(grouped, groups, ["judge"], a="A", b="B", alpha=0.05)
     >>> r.disagree, r.phrase
-    (True, 'averaged over 3 judges that disagree: 2 higher, 1 lower, 0 not detected')
+    (True, 'averaged over 3 judges that disagree (2 higher, 1 lower, 0 not detected)')
     >>> r.test.pvalue == 48 / 6**4   # brute force over the 6**4 within-item arrangements: 48 reach it
     True
     """
@@ -158,8 +158,8 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
     disagree = differ or opposite
     n = len(groups)
     if disagree:
-        phrase = (f"averaged over {n} {noun} that disagree: {len(higher)} higher, {len(lower)} lower, "
-                  f"{len(null)} not detected")
+        phrase = (f"averaged over {n} {noun} that disagree ({len(higher)} higher, {len(lower)} lower, "
+                  f"{len(null)} not detected)")
         why = []
         if differ:
             why.append(f"their item gaps differ by more than chance (the within-item permutation test of "

@@ -918,8 +918,10 @@ def analyze_many(
                                        for k, v in key.items()}, sds=group_sds, **kw))
         adjusted = adjust([g.omnibus.pvalue for g in results], correction)
         results = [replace(g, omnibus_p_adjusted=p) for g, p in zip(results, adjusted)]
+    from probestats.analyses.reference import reference_check
     from probestats.analyses.verdict import decide_many
 
+    neutral = reference_check(main, alpha=alpha, n_resamples=n_resamples, seed=seed)
     return ManyAnalysis(main=main, groups=tuple(results), problems=tuple(problems), alpha=alpha,
                         correction=correction, frame=frame,
-                        verdict=decide_many(main.omnibus.pvalue, alpha=alpha, gaps=main.gaps))
+                        verdict=decide_many(main.omnibus.pvalue, alpha=alpha, gaps=main.gaps, reference=neutral))

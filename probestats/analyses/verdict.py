@@ -110,6 +110,10 @@ class Verdict:
         With blocks or ``by`` groups: whether the blocks the headline averages over agree
         (:mod:`probestats.analyses.blocks`); when they disagree, ``pooled`` is its one sentence and
         ``caveats`` carry its statement. None without blocks.
+    reference_check : ReferenceCheck or None
+        Many values against a reference: whether every value differs from it the same way by a similar
+        amount while they are alike, so the reference itself may be the cause
+        (:mod:`probestats.analyses.reference`); its statement leads ``caveats`` when it is. None otherwise.
     """
 
     detected: bool
@@ -128,6 +132,7 @@ class Verdict:
     found: tuple[str, ...] = ()
     control: object | None = None
     agreement: object | None = None
+    reference_check: object | None = None
 
     def to_dict(self) -> dict:
         return {"detected": self.detected, "conclusion": self.conclusion, "statement": self.statement,
@@ -136,7 +141,8 @@ class Verdict:
                 "noise": self.noise.to_dict(), "caveats": list(self.caveats),
                 "attribute_settings": list(self.attribute_settings), "test": self.test, "found": list(self.found),
                 "control": None if self.control is None else self.control.to_dict(),
-                "blocks_agree": None if self.agreement is None else self.agreement.to_dict()}
+                "blocks_agree": None if self.agreement is None else self.agreement.to_dict(),
+                "reference_check": None if self.reference_check is None else self.reference_check.to_dict()}
 
 
 STATEMENTS = {
@@ -220,7 +226,7 @@ def _common_caveats(check: NoiseCheck, test: str) -> list[str]:
     return [f"No same-versus-same check: {check.reason}; the verdict rests on {test} alone."]
 
 
-def decide_many(pvalue: float, *, alpha: float, gaps=(), kind: str = "several values") -> Verdict:
+def decide_many(pvalue: float, *, alpha: float, gaps=(), kind: str = "several values", reference=None) -> Verdict:
     """The verdict of a many-values analysis: the omnibus p at ``alpha``; ``gaps`` (``PairGap``) name the values
     whose corrected gap against the reference is at most alpha.
 
@@ -235,9 +241,12 @@ def decide_many(pvalue: float, *, alpha: float, gaps=(), kind: str = "several va
     conclusion = "detected" if detected else "not_detected"
     check = no_noise_check(kind)
     found = tuple(g.a for g in gaps if g.p_adjusted is not None and g.p_adjusted <= alpha)
+    caveats = _common_caveats(check, OMNIBUS_TEST)
+    if reference is not None and reference.suspect:   # the reference, not the values, may be what differs
+        caveats.insert(0, reference.statement)
     return Verdict(detected=detected, conclusion=conclusion, statement=MANY_STATEMENTS[conclusion], alpha=alpha,
-                   pvalue=pvalue, noise=check, caveats=tuple(_common_caveats(check, OMNIBUS_TEST)),
-                   test=OMNIBUS_TEST, found=found)
+                   pvalue=pvalue, noise=check, caveats=tuple(caveats), test=OMNIBUS_TEST, found=found,
+                   reference_check=reference)
 
 
 def decide_effects(effects, *, alpha: float, test: str = EFFECTS_TEST, what: str = "an effect",

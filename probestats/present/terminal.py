@@ -267,6 +267,9 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
     for line in noise_check_sentences(analysis.verdict):
         out.print(escape(line))
     out.print(escape(verdict_line(analysis.verdict)))
+    check = getattr(analysis.verdict, "reference_check", None)
+    if check is not None and check.suspect:
+        out.print(f"[yellow]{escape(check.statement)}[/yellow]")
     _print_control(analysis.verdict, out)
     if analysis.problems:
         print_problems(analysis.problems, out=out)
