@@ -751,8 +751,11 @@ def analyze_pair(
 
     from probestats.analyses.verdict import decide
 
+    from probestats.analyses.blanks import blank_readings
+
+    blanks = blank_readings(checked, main, alpha=alpha, alternative=alternative, pooled_blocks=bool(blocks))
     verdict = decide(main, check, alpha=alpha, pooled=pooled, blocks=blocks,
-                     attribute_settings=tuple(attribute_settings), agreement=agreement)
+                     attribute_settings=tuple(attribute_settings), agreement=agreement, blanks=blanks)
     return Analysis(main=main, noise=noise_result, groups=tuple(groups), problems=tuple(problems),
                     alternative=alternative, alpha=alpha, correction=correction, checked=checked,
                     noise_checked=noise_checked, mdg=mdg_value, mdg_method=mdg_method, noise_source=noise_source,

@@ -114,6 +114,10 @@ class Verdict:
         Many values against a reference: whether every value differs from it the same way by a similar
         amount while they are alike, so the reference itself may be the cause
         (:mod:`probestats.analyses.reference`); its statement leads ``caveats`` when it is. None otherwise.
+    blanks : BlankReadings or None
+        A pair with blank metric cells: the blank runs per value, Fisher's exact test of whether they differ,
+        and when they do the gap read both ways, blanks left out and counted as misses
+        (:mod:`probestats.analyses.blanks`), its statement among the ``caveats``. None without blanks.
     """
 
     detected: bool
@@ -133,6 +137,7 @@ class Verdict:
     control: object | None = None
     agreement: object | None = None
     reference_check: object | None = None
+    blanks: object | None = None
 
     def to_dict(self) -> dict:
         return {"detected": self.detected, "conclusion": self.conclusion, "statement": self.statement,
@@ -142,7 +147,8 @@ class Verdict:
                 "attribute_settings": list(self.attribute_settings), "test": self.test, "found": list(self.found),
                 "control": None if self.control is None else self.control.to_dict(),
                 "blocks_agree": None if self.agreement is None else self.agreement.to_dict(),
-                "reference_check": None if self.reference_check is None else self.reference_check.to_dict()}
+                "reference_check": None if self.reference_check is None else self.reference_check.to_dict(),
+                "blanks": None if self.blanks is None else self.blanks.to_dict()}
 
 
 STATEMENTS = {
@@ -154,7 +160,8 @@ STATEMENTS = {
 
 
 def decide(main, noise_check: NoiseCheck, *, alpha: float, pooled: str | None = None,
-           blocks: tuple[str, ...] = (), attribute_settings: tuple[str, ...] = (), agreement=None) -> Verdict:
+           blocks: tuple[str, ...] = (), attribute_settings: tuple[str, ...] = (), agreement=None,
+           blanks=None) -> Verdict:
     """The verdict of a compared pair ``main`` (a ``PairResult``) beside its noise check.
 
     >>> from types import SimpleNamespace as NS
@@ -191,10 +198,13 @@ def decide(main, noise_check: NoiseCheck, *, alpha: float, pooled: str | None = 
     if agreement is not None and agreement.disagree:   # the headline names it: the pooled phrase is its sentence
         pooled = agreement.phrase
         caveats.insert(0, agreement.statement)
+    if blanks is not None and blanks.differ:   # the gap depends on how the blanks are read: both readings
+        caveats.insert(0, blanks.statement)
     return Verdict(detected=detected, conclusion=conclusion, statement=STATEMENTS[conclusion], alpha=alpha,
                    pvalue=p, noise=noise_check, beyond_noise=beyond,
                    never_significant=main.min_attainable_p > alpha, pooled=pooled, blocks=tuple(blocks),
-                   caveats=tuple(caveats), attribute_settings=tuple(attribute_settings), agreement=agreement)
+                   caveats=tuple(caveats), attribute_settings=tuple(attribute_settings), agreement=agreement,
+                   blanks=blanks)
 
 
 MANY_STATEMENTS = {

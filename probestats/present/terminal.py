@@ -172,6 +172,9 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
     agreement = getattr(verdict, "agreement", None)
     if agreement is not None and agreement.disagree:
         out.print(f"[yellow]{escape(agreement.statement)}[/yellow]")
+    blanks = getattr(verdict, "blanks", None)
+    if blanks is not None and blanks.differ:
+        out.print(f"[yellow]{escape(blanks.statement)}[/yellow]")
     if verdict.pooled:
         per = " x ".join(verdict.blocks or (agreement.columns if agreement is not None else ()))
         out.print(f"item gaps {escape(verdict.pooled)}; per {escape(per)} below")
