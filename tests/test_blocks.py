@@ -99,3 +99,24 @@ def test_the_heterogeneity_p_is_the_brute_force_share_of_within_item_arrangement
         total += 1
     assert r.test.exact and r.test.pvalue == hits / total
     assert r.disagree == (hits / total <= 0.05)
+
+
+def _benchmark(seed: int = 0) -> list[dict]:
+    """Items whose every cell holds every prompt strategy, plus a trial index and a reviewer drawn at random."""
+    rng = np.random.default_rng(seed)
+    return [{"item": f"q{i}", "variant": v, "strategy": s, "trial": t, "reviewer": f"r{rng.integers(0, 9)}",
+             "x": float(rng.normal(0, 1))}
+            for i in range(5) for v in ("A", "B") for s in ("cot", "plain", "few-shot") for t in (1, 2)]
+
+
+def test_a_column_whose_every_value_is_in_every_cell_is_named_a_likely_block():
+    from probestats.checks.schema import validate
+
+    problems = [p for p in validate(_benchmark(), metric="x").problems if p.code == "likely_block"]
+    assert [p.column for p in problems] == ["strategy"]   # not the trial index, not the reviewer drawn at random
+    assert problems[0].message == (
+        "strategy takes every one of its 3 values ('cot', 'plain', 'few-shot') in every item x value cell, so each "
+        "cell's runs are 3 strategy values, not repeated draws: it looks like a block; match the items within it "
+        "with settings=['strategy'], or split with by='strategy'")
+    named = analyze(_benchmark(), metric="x", a="A", b="B", settings=["strategy"])
+    assert "likely_block" not in [p.code for p in named.problems] and named.verdict.blocks == ("strategy",)

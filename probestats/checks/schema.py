@@ -378,6 +378,9 @@ def validate(
     if "time" in pair.columns:
         problems += _not_alternated(pair, log, a, b)
     if metric is not None:
+        from probestats.checks.structure import likely_blocks
+
+        problems += likely_blocks(log, metric, exclude=[*by, *keep, *attribute_settings])
         problems += _deterministic(cells)
         problems += sorted_metric(pair, log, metric, ["item", *[c for c in by if c in pair.columns], "variant"])
         if df[metric].null_count():
