@@ -120,3 +120,35 @@ def test_a_column_whose_every_value_is_in_every_cell_is_named_a_likely_block():
         "with settings=['strategy'], or split with by='strategy'")
     named = analyze(_benchmark(), metric="x", a="A", b="B", settings=["strategy"])
     assert "likely_block" not in [p.code for p in named.problems] and named.verdict.blocks == ("strategy",)
+
+
+def test_groups_of_different_items_are_compared_between_groups():
+    # three languages, each with its own eight items: two put A above B, one below
+    rng = np.random.default_rng(3)
+    rows = [{"item": f"{lang}{i}", "variant": v, "language": lang, "seed": s,
+             "x": (shift if v == "A" else 0.0) + rng.normal(0, 0.2)}
+            for lang, shift in (("en", 1.0), ("fr", 1.0), ("de", -1.0)) for i in range(8)
+            for v in ("A", "B") for s in range(2)]
+    result = analyze(rows, metric="x", a="A", b="B", by=["language"])
+    agreement = result.verdict.agreement
+    assert agreement.test.method.startswith("monte carlo (labels of 24 items exchanged between 3 groups")
+    assert agreement.test.pvalue == 1 / 10001 and agreement.test.pvalue_bound == "upper"
+    assert agreement.disagree and "p < 1/(10000+1)" in agreement.statement
+    assert result.verdict.pooled == "averaged over 3 values of 'language' that disagree (2 higher, 1 lower, 0 not detected)"
+
+
+def test_the_between_groups_statistic_is_the_weighted_spread_of_the_group_means():
+    from probestats.analyses.blocks import between_groups_test
+
+    gaps, labels = [1.0, 2.0, 3.0, 0.0, 0.0], ["a", "a", "a", "b", "b"]
+    # by hand: group means 2 and 0, grand mean 1.2: 3 * 0.8**2 + 2 * 1.2**2 = 4.8
+    assert abs(between_groups_test(gaps, labels, n_resamples=99).statistic - 4.8) < 1e-12
+    # every one of the C(5, 2) = 10 ways to choose group b's two items, by hand: as far apart as observed?
+    total = sum(gaps) / 5
+    stats = []
+    for pick in itertools.combinations(range(5), 2):
+        b = [gaps[i] for i in pick]
+        a = [gaps[i] for i in range(5) if i not in pick]
+        stats.append(3 * (np.mean(a) - total) ** 2 + 2 * (np.mean(b) - total) ** 2)
+    exact = sum(s >= 4.8 - 1e-12 for s in stats) / 10
+    assert abs(between_groups_test(gaps, labels, n_resamples=200_000).pvalue - exact) < 0.01

@@ -14,6 +14,11 @@ headline two things are read from the per-block results:
   block's standard error to be known and normal);
 - **direction**: the blocks whose corrected gap is at most alpha, higher or lower.
 
+When every item belongs to one group only (``by`` groups of different items: languages, sources), no
+item can be read within itself: the test exchanges the items' gaps between the groups instead
+(:func:`between_groups_test`, the same statistic weighted by each group's items), valid when the items'
+gaps are exchangeable across groups under the null hypothesis.
+
 The blocks **disagree** when the heterogeneity p is at most alpha, or when significant blocks go opposite
 ways; the headline then says so in one sentence (:attr:`BlockAgreement.phrase`).
 """
@@ -26,7 +31,7 @@ from typing import Sequence
 import numpy as np
 import polars as pl
 
-__all__ = ["BlockAgreement", "block_agreement", "p_words"]
+__all__ = ["BlockAgreement", "block_agreement", "between_groups_test", "p_words"]
 
 
 def p_words(test) -> str:
@@ -62,7 +67,8 @@ class BlockAgreement:
         The within-item permutation test of block x gap heterogeneity; None when fewer than two items
         are measured in every block (``reason`` says so).
     n_items : int
-        The items the test is computed on (measured under both values in every block).
+        The items the test is computed on (measured under both values in every block; with each item in
+        one group only, every item, and the test exchanges the groups' items: :func:`between_groups_test`).
     reason : str or None
         Why there is no heterogeneity test, else None.
     alpha : float
@@ -107,6 +113,49 @@ def _label(key: dict) -> str:
     return ", ".join("(blank)" if v is None else str(v) for v in key.values())
 
 
+def between_groups_test(gaps, labels, *, n_resamples: int = 10_000, seed: int | None = 0):
+    """Monte Carlo permutation test that the groups' item gaps differ only by chance, the groups' labels
+    exchanged across items: statistic ``sum_g n_g * (mean_g - grand mean)**2``, p = (hits + 1)/(N + 1).
+
+    Returns an ``OmnibusResult`` (``n_items`` the items, ``n_values`` the groups).
+
+    >>> r = between_groups_test([1.0, 1.1, 0.9, 1.0, -1.0, -1.1, -0.9, -1.0], list("aaaabbbb"), n_resamples=999)
+    >>> r.pvalue < 0.05, r.method.startswith("monte carlo (labels of 8 items exchanged between 2 groups")
+    (True, True)
+    """
+    from probestats.analyses.many import OmnibusResult
+    from probestats.vocabulary import check_n_resamples
+
+    gaps = np.asarray(gaps, dtype=float)
+    names = list(dict.fromkeys(labels))
+    codes = np.array([names.index(x) for x in labels])
+    k, n = len(names), len(gaps)
+    sizes = np.bincount(codes, minlength=k).astype(float)
+
+    def statistic(code_rows: np.ndarray) -> np.ndarray:
+        sums = np.stack([(gaps[None, :] * (code_rows == j)).sum(axis=1) for j in range(k)], axis=1)
+        means = sums / sizes[None, :]
+        return (sizes[None, :] * (means - gaps.mean()) ** 2).sum(axis=1)
+
+    observed = float(statistic(codes[None, :])[0])
+    n_resamples = check_n_resamples(n_resamples)
+    rng = np.random.default_rng(seed)
+    tol = 1e-9 * max(observed, float(np.sum((gaps - gaps.mean()) ** 2)))
+    hits, done, chunk = 0, 0, max(1, 2_000_000 // max(1, n * k))
+    while done < n_resamples:
+        m = min(chunk, n_resamples - done)
+        shuffled = np.argsort(rng.random((m, n)), axis=1)
+        hits += int(np.count_nonzero(statistic(codes[shuffled]) >= observed - tol))
+        done += m
+    p = (hits + 1) / (n_resamples + 1)
+    se = float(np.sqrt(p * (1 - p) / n_resamples))
+    method = (f"monte carlo (labels of {n} items exchanged between {k} groups; n_resamples={n_resamples}, "
+              f"seed={seed}, standard error {se:.2g}; p = (hits + 1)/(n_resamples + 1)"
+              f"{'; no resample was as extreme, so p is below that floor' if hits == 0 else ''})")
+    return OmnibusResult(statistic=observed, pvalue=p, method=method, n_items=n, n_values=k, arrangements=0,
+                         n_resamples=n_resamples, seed=seed, pvalue_se=se, pvalue_bound="upper" if hits == 0 else None)
+
+
 def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[str], *, a: str, b: str,
                     alpha: float, n_resamples: int = 10_000, seed: int | None = 0) -> BlockAgreement | None:
     """Whether the per-block results ``groups`` (``PairResult`` with ``by`` and ``p_adjusted``) agree.
@@ -148,8 +197,12 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
     matrix = wide.select(present).to_numpy().astype(float) if wide.height else np.zeros((0, len(labels)))
     noun = block_noun(columns, len(groups))
     test, reason = None, None
+    nested = keyed.group_by("item").agg(pl.col("__block").n_unique().alias("k"))["k"].max() == 1
     if matrix.shape[0] >= 2:
         test = omnibus_test(matrix, n_resamples=n_resamples, seed=seed)
+    elif nested and keyed.height > len(groups):   # each item in one group: the groups' items exchanged
+        test = between_groups_test(keyed["gap"].to_numpy().astype(float), keyed["__block"].to_list(),
+                                   n_resamples=n_resamples, seed=seed)
     else:
         reason = (f"fewer than two items are measured under both values by every one of the {len(groups)} {noun}, "
                   "so whether their gaps differ is not tested")
@@ -162,8 +215,10 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
                   f"{len(null)} not detected)")
         why = []
         if differ:
-            why.append(f"their item gaps differ by more than chance (the within-item permutation test of "
-                       f"{noun} x gap, {p_words(test)}, {test.n_items} items)")
+            kind = ("the within-item permutation test of " if matrix.shape[0] >= 2 else
+                    "the permutation test of the items' gaps between the ")
+            why.append(f"their item gaps differ by more than chance ({kind}{noun}"
+                       f"{' x gap' if matrix.shape[0] >= 2 else ''}, {p_words(test)}, {test.n_items} items)")
         if opposite:
             why.append(f"significant {noun} go opposite ways")
         shown = "; ".join(f"{what} ({', '.join(names[:5])}{', ...' if len(names) > 5 else ''})"
@@ -175,6 +230,6 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
     else:
         phrase, statement = f"averaged over {n} {noun}", ""
     return BlockAgreement(columns=tuple(columns), noun=noun, n_blocks=n, higher=tuple(higher), lower=tuple(lower),
-                          not_detected=tuple(null), test=test, n_items=int(matrix.shape[0]), reason=reason,
+                          not_detected=tuple(null), test=test, n_items=0 if test is None else int(test.n_items), reason=reason,
                           alpha=alpha, differ=differ, opposite=opposite, disagree=disagree, phrase=phrase,
                           statement=statement)
