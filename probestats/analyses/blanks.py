@@ -74,7 +74,7 @@ class BlankReadings:
 
 
 def _share(k: int, n: int) -> str:
-    return f"{k} of {n} '{{}}' runs ({100 * k / n:.2g}%)" if n else f"{k} of {n} '{{}}' runs"
+    return f"{k} of {n} '{{}}' runs ({100 * k / n:.2g}%)" if n and k else f"{k} of {n} '{{}}' runs"
 
 
 def blank_readings(checked, main, *, alpha: float, alternative: str = "two-sided",
