@@ -65,6 +65,15 @@ class BlankReadings:
     as_misses_test: TestResult | None
     statement: str
 
+    #: the name of the caveat this check adds to a verdict
+    caveat_id = "blanks_by_value"
+
+    @property
+    def figures(self) -> dict:
+        """The numbers behind ``statement`` (JSON-safe)."""
+        return {"blank_a": self.blank_a, "runs_a": self.runs_a, "blank_b": self.blank_b, "runs_b": self.runs_b,
+                "p": self.pvalue, "left_out_gap": self.left_out_gap, "as_misses_gap": self.as_misses_gap}
+
     def to_dict(self) -> dict:
         return {"a": self.a, "b": self.b, "blank_a": self.blank_a, "runs_a": self.runs_a, "blank_b": self.blank_b,
                 "runs_b": self.runs_b, "p": self.pvalue, "method": self.method, "differ": self.differ,

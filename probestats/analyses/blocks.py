@@ -101,6 +101,15 @@ class BlockAgreement:
     phrase: str
     statement: str
 
+    #: the name of the caveat this check adds to a verdict
+    caveat_id = "blocks_disagree"
+
+    @property
+    def figures(self) -> dict:
+        """The numbers behind ``statement`` (JSON-safe)."""
+        return {"higher": len(self.higher), "lower": len(self.lower), "not_detected": len(self.not_detected),
+                "p": None if self.test is None else float(self.test.pvalue), "n_items": self.n_items}
+
     def to_dict(self) -> dict:
         return {"columns": list(self.columns), "n_blocks": self.n_blocks, "higher": list(self.higher),
                 "lower": list(self.lower), "not_detected": list(self.not_detected),

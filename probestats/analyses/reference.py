@@ -58,6 +58,14 @@ class ReferenceCheck:
     suspect: bool
     statement: str
 
+    #: the name of the caveat this check adds to a verdict
+    caveat_id = "reference_not_neutral"
+
+    @property
+    def figures(self) -> dict:
+        """The numbers behind ``statement`` (JSON-safe)."""
+        return {"reference": self.reference, "low": self.low, "high": self.high, "among_p": float(self.among.pvalue)}
+
     def to_dict(self) -> dict:
         return {"reference": self.reference, "direction": self.direction, "low": self.low, "high": self.high,
                 "all_detected": self.all_detected, "similar": self.similar, "among": self.among.to_dict(),
