@@ -47,11 +47,11 @@ __all__ = ["BLOCK_SETTINGS", "blocks_of", "blocked_item_table", "first_half_flag
            "pooled_phrase", "block_noun", "HALF_NAMES"]
 
 #: settings that make a block when they vary within an item x value cell (besides those the user names)
-BLOCK_SETTINGS = ("model", "judge", "temperature", "system")
+BLOCK_SETTINGS = ("model", "judge", "temperature", "system", "file")
 #: the two halves' names: ``"<value> (first half)"`` and ``"<value> (second half)"``
 HALF_NAMES = ("first half", "second half")
 _NOUNS = {"model": ("model", "models"), "judge": ("judge", "judges"), "temperature": ("temperature", "temperatures"),
-          "system": ("system prompt", "system prompts")}
+          "system": ("system prompt", "system prompts"), "file": ("file", "files")}
 _MASK = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 

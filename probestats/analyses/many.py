@@ -1092,8 +1092,11 @@ def analyze_many(
         if results:
             adjusted = adjust([g.omnibus.pvalue for g in results], correction)
             results = [replace(g, omnibus_p_adjusted=p) for g, p in zip(results, adjusted)]
+    from probestats.analyses.reference import reference_check
+
+    neutral = reference_check(main, alpha=alpha, n_resamples=n_resamples, seed=seed)
     verdict = decide_many(main.omnibus.pvalue, alpha=alpha, gaps=main.gaps, omnibus=main.omnibus,
-                          published=() if uneven else main.published)
+                          published=() if uneven else main.published, reference=neutral)
     if uneven:
         from probestats.checks.design import Caveat
         from probestats.stats.permutation import PERMUTATION_TEST

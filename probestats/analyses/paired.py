@@ -750,7 +750,7 @@ def analyze_pair(
 
         log = read_log(log, **{"metric": metric, **(read_options or {})})
         names = set(log.lazy.collect_schema().names())
-        keep = [c for c in dict.fromkeys(("judge", *settings)) if c in names or c in settings]
+        keep = [c for c in dict.fromkeys(("judge", "file", *settings)) if c in names or c in settings]
         keep += [c for c in (*random_settings, *([cluster] if cluster is not None else [])) if c not in keep]
         checked = validate(log, metric=metric, a=a, b=b, by=by, keep=[c for c in keep if c not in by],
                            fold_case=fold_case, attribute_settings=tuple(attribute_settings),
@@ -838,6 +838,12 @@ def analyze_pair(
                                        interval=interval, units=sub_units, **extra))
         adjusted = adjust([g.headline_test.pvalue for g in groups], correction)
         groups = [replace(g, p_adjusted=p) for g, p in zip(groups, adjusted)]
+    agreement = None
+    if len(groups) >= 2:   # the headline averages these blocks (or groups): do they agree?
+        from probestats.analyses.blocks import block_agreement
+
+        agreement = block_agreement(grouped, groups, group_by, a=checked.a, b=checked.b, alpha=alpha,
+                                    n_resamples=n_resamples, seed=seed)
 
     noise_result = None
     noise_checked = None
@@ -889,8 +895,11 @@ def analyze_pair(
 
     drawn = _drawn(checked, metric, random_settings, alpha=alpha, alternative=alternative,
                    n_resamples=n_resamples, seed=seed)
+    from probestats.analyses.blanks import blank_readings
+
+    blanks = blank_readings(checked, main, alpha=alpha, alternative=alternative, pooled_blocks=bool(blocks))
     verdict = decide(main, check, alpha=alpha, pooled=pooled, blocks=blocks,
-                     attribute_settings=tuple(attribute_settings))
+                     attribute_settings=tuple(attribute_settings), agreement=agreement, blanks=blanks)
     from probestats.analyses.verdict import with_caveats, with_design
     from probestats.checks.design import Caveat
 

@@ -149,6 +149,18 @@ class Verdict:
         With a control wording (``control=VALUE``): whether each compared value moves the metric more than
         that meaningless edit does, and whether the control itself moves it
         (:mod:`probestats.analyses.control`); None without one.
+    agreement : BlockAgreement or None
+        With blocks or ``by`` groups: whether the blocks the headline averages over agree
+        (:mod:`probestats.analyses.blocks`); when they disagree, ``pooled`` is its one sentence and
+        ``caveats`` carry its statement. None without blocks.
+    reference_check : ReferenceCheck or None
+        Many values against a reference: whether every value differs from it the same way by a similar
+        amount while they are alike, so the reference itself may be the cause
+        (:mod:`probestats.analyses.reference`); its statement leads ``caveats`` when it is. None otherwise.
+    blanks : BlankReadings or None
+        A pair with blank metric cells: the blank runs per value, Fisher's exact test of whether they differ,
+        and when they do the gap read both ways, blanks left out and counted as misses
+        (:mod:`probestats.analyses.blanks`), its statement among the ``caveats``. None without blanks.
     """
 
     detected: bool
@@ -166,6 +178,9 @@ class Verdict:
     test: str = "the exact sign-flip test on the item gaps"
     found: tuple[str, ...] = ()
     control: object | None = None
+    agreement: object | None = None
+    reference_check: object | None = None
+    blanks: object | None = None
 
     def to_dict(self) -> dict:
         return {"detected": self.detected, "conclusion": self.conclusion, "statement": self.statement,
@@ -173,7 +188,10 @@ class Verdict:
                 "never_significant": self.never_significant, "pooled": self.pooled, "blocks": list(self.blocks),
                 "noise": self.noise.to_dict(), "caveats": [c.to_dict() for c in self.caveats],
                 "attribute_settings": list(self.attribute_settings), "test": self.test, "found": list(self.found),
-                "control": None if self.control is None else self.control.to_dict()}
+                "control": None if self.control is None else self.control.to_dict(),
+                "blocks_agree": None if self.agreement is None else self.agreement.to_dict(),
+                "reference_check": None if self.reference_check is None else self.reference_check.to_dict(),
+                "blanks": None if self.blanks is None else self.blanks.to_dict()}
 
 
 STATEMENTS = {
@@ -185,7 +203,8 @@ STATEMENTS = {
 
 
 def decide(main, noise_check: NoiseCheck, *, alpha: float, pooled: str | None = None,
-           blocks: tuple[str, ...] = (), attribute_settings: tuple[str, ...] = ()) -> Verdict:
+           blocks: tuple[str, ...] = (), attribute_settings: tuple[str, ...] = (), agreement=None,
+           blanks=None) -> Verdict:
     """The verdict of a compared pair ``main`` (a ``PairResult``) beside its noise check.
 
     >>> from types import SimpleNamespace as NS
@@ -223,16 +242,22 @@ def decide(main, noise_check: NoiseCheck, *, alpha: float, pooled: str | None = 
             "no_noise_check",
             f"No same-versus-same check: {noise_check.reason}; the verdict rests on the exact test alone.",
             {"source": noise_check.source}, summary=False))
-    if pooled:
+    if pooled and blocks:
         caveats.append(Caveat(
             "pooled_blocks",
             f"The item gaps are {pooled}: each is matched within one "
             f"{' x '.join(blocks)} value, so differences between them are not counted as noise.",
             {"blocks": list(blocks)}, summary=False))
+    if agreement is not None and agreement.disagree:   # the headline names it: the pooled phrase is its sentence
+        pooled = agreement.phrase
+        caveats.insert(0, Caveat("blocks_disagree", agreement.statement, agreement.to_dict(), summary=False))
+    if blanks is not None and blanks.differ:   # the gap depends on how the blanks are read: both readings
+        caveats.insert(0, Caveat("blanks_by_value", blanks.statement, blanks.to_dict(), summary=False))
     return Verdict(detected=detected, conclusion=conclusion, statement=STATEMENTS[conclusion], alpha=alpha,
                    pvalue=p, noise=noise_check, beyond_noise=beyond,
                    never_significant=main.min_attainable_p > alpha, pooled=pooled, blocks=tuple(blocks),
-                   caveats=tuple(caveats), attribute_settings=tuple(attribute_settings),
+                   caveats=tuple(caveats), attribute_settings=tuple(attribute_settings), agreement=agreement,
+                   blanks=blanks,
                    test=(f"{PERMUTATION_TEST} on the item gaps" if getattr(main, "permutation", None) is not None
                          else "the exact sign-flip test on the item gaps"))
 
@@ -315,7 +340,7 @@ def _common_caveats(check: NoiseCheck, test: str) -> list[Caveat]:
 
 
 def decide_many(pvalue: float, *, alpha: float, gaps=(), kind: str = "several values", omnibus=None,
-                published=()) -> Verdict:
+                published=(), reference=None) -> Verdict:
     """The verdict of a many-values analysis: the omnibus p at ``alpha``; ``gaps`` (``PairGap``) name the values
     whose corrected gap against the reference is at most alpha.
 
@@ -359,8 +384,11 @@ def decide_many(pvalue: float, *, alpha: float, gaps=(), kind: str = "several va
             f"ranks within items, with a large-sample approximation: {shown}.",
             {"rests_on": "omnibus permutation", "exact": how == "exact",
              "beside": {t.name: float(t.pvalue) for t in named}}))
+    if reference is not None and reference.suspect:   # the reference, not the values, may be what differs
+        caveats.insert(0, Caveat("reference_not_neutral", reference.statement, reference.to_dict(), summary=False))
     return Verdict(detected=detected, conclusion=conclusion, statement=MANY_STATEMENTS[conclusion], alpha=alpha,
-                   pvalue=pvalue, noise=check, caveats=tuple(caveats), test=OMNIBUS_TEST, found=found)
+                   pvalue=pvalue, noise=check, caveats=tuple(caveats), test=OMNIBUS_TEST, found=found,
+                   reference_check=reference)
 
 
 _PUBLISHED_NAMES = {"friedman": "Friedman's test", "cochran": "Cochran's Q"}

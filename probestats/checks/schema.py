@@ -383,6 +383,9 @@ def validate(
     if "time" in pair.columns:
         problems += _not_alternated(pair, log, a, b)
     if metric is not None:
+        from probestats.checks.structure import likely_blocks
+
+        problems += likely_blocks(log, metric, exclude=[*by, *keep, *attribute_settings])
         problems += _deterministic(cells)
         problems += sorted_metric(pair, log, metric, ["item", *[c for c in by if c in pair.columns], "variant"])
         if df[metric].null_count():
@@ -577,7 +580,8 @@ def _metric(df: pl.DataFrame, log: Log, metric: str, header: str):
     if suspect is not None and suspect.height:
         problems.append(Problem(
             "warning", "suspect_metric",
-            f"{header.strip()} is 0 or blank in {suspect.height} run(s) whose reply is not empty "
+            f"{header.strip()} is {'blank' if _binary(df[metric]) else '0 or blank'} in {suspect.height} run(s) "
+            "whose reply is not empty "
             f"({format_rows(log, _rows(log, suspect))}); read those replies: the metric may have missed them "
             + ("(for example steps numbered '1)')" if "step" in f"{metric} {header}".lower() else
                "(a reply in a form the scorer did not expect, say)"),
@@ -588,9 +592,24 @@ def _metric(df: pl.DataFrame, log: Log, metric: str, header: str):
     if blank.height:
         problems.append(Problem(
             "warning", "blank_metric",
-            f"{blank.height} run(s) have no {header.strip()} value ({format_rows(log, _rows(log, blank))}); they are left out",
+            f"{blank.height} run(s) have no {header.strip()} value ({format_rows(log, _rows(log, blank))}): "
+            f"{blank_per_value(df, blank)}; they are left out",
             _rows(log, blank), header))
     return df, problems, bad_index.explode().drop_nulls()
+
+
+def blank_per_value(df: pl.DataFrame, blank: pl.DataFrame, limit: int = 6) -> str:
+    """The blank runs counted per value, with each value's share of its own runs (most blank first).
+
+    >>> df = pl.DataFrame({"variant": ["a"] * 4 + ["b"] * 4, "x": [None, None, 1.0, 2.0, 1.0, 2.0, 3.0, 4.0]})
+    >>> blank_per_value(df, df.filter(pl.col("x").is_null()))
+    "2 of 4 'a' runs (50%), 0 of 4 'b' runs"
+    """
+    runs = df.group_by("variant", maintain_order=True).len()
+    blanks = dict(blank.group_by("variant").len().iter_rows())
+    counted = sorted(((v, blanks.get(v, 0), n) for v, n in runs.iter_rows()), key=lambda t: -t[1] / t[2])
+    shown = [f"{k} of {n} '{v}' runs" + (f" ({100 * k / n:.2g}%)" if k else "") for v, k, n in counted[:limit]]
+    return ", ".join(shown) + (f" and {len(counted) - limit} more values" if len(counted) > limit else "")
 
 
 def _flagged(problems) -> bool:
@@ -650,8 +669,7 @@ def _suspect_rows(df: pl.DataFrame, log: Log, metric: str) -> pl.DataFrame | Non
     """
     if "reply" not in log.columns:
         return None
-    values = df[metric].drop_nulls()
-    binary = values.len() > 0 and values.is_in([0.0, 1.0]).all()
+    binary = _binary(df[metric])   # a 0 of a 0/1 metric is an answer (a miss), not a reply the metric missed
     zero = pl.col(metric).is_null() if binary else (pl.col(metric).is_null() | (pl.col(metric) == 0))
     if not df.select(zero.any()).item():
         return df.clear()
@@ -664,6 +682,12 @@ def _suspect_rows(df: pl.DataFrame, log: Log, metric: str) -> pl.DataFrame | Non
         .select(ROW),
         log.source, log._path)
     return candidates.filter(pl.col(ROW).is_in(has_reply[ROW].implode()))
+
+
+def _binary(values: pl.Series) -> bool:
+    """Every value with a number is 0 or 1."""
+    values = values.drop_nulls()
+    return values.len() > 0 and bool(values.is_in([0.0, 1.0]).all())
 
 
 def _fingerprint(expr: pl.Expr) -> pl.Expr:

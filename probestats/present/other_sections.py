@@ -117,7 +117,13 @@ def many_summary(analysis) -> str:
     else:
         text = (f"{where}, the differences between the values were not more than chance would give (omnibus "
                 f"p = {p}); this does not show that there is no difference, only that this probe could not see one.")
-    return text
+    return text + _reference_sentence(verdict)
+
+
+def _reference_sentence(verdict) -> str:
+    """The reference named as the likely cause, when every value differs from it alike (else empty)."""
+    check = getattr(verdict, "reference_check", None)
+    return f" {check.statement}" if check is not None and check.suspect else ""
 
 
 def many_finding(analysis, sentences: list[str]) -> list[str]:
@@ -126,7 +132,8 @@ def many_finding(analysis, sentences: list[str]) -> list[str]:
     verdict = analysis.verdict
     found = ([f"After correction, the gaps against {_q(analysis.main.reference)} larger than chance are those of "
               f"{', '.join(_q(v) for v in verdict.found)}."] if verdict.found else [])
-    return [*sentences, *found, *noise_check_sentences(verdict)]
+    return [*sentences, *found, *([_reference_sentence(verdict).strip()] if _reference_sentence(verdict) else []),
+            *noise_check_sentences(verdict)]
 
 
 # ---------------------------------------------------------------------------- factors

@@ -511,6 +511,7 @@ def _design_section(w: _Words, design: Design) -> tuple[dict, list[str]]:
         "run_dates_source": "design" if design.run_dates else ("log" if run_dates else None),
         "mitigation": design.mitigation or Todo("mitigation applied before these runs, or 'none'"),
         "shaping": [],
+        "blanks": _blank_words(w.verdict),
     }
     sentences = [
         f"Attribute: {design_ctx['attribute']}; values compared: {_q(a)} (A{_baseline_mark(w, a)}) and "
@@ -519,6 +520,7 @@ def _design_section(w: _Words, design: Design) -> tuple[dict, list[str]]:
            if design_ctx["control"] else "")
         + f"; why they matter: {design_ctx['values_why']}.",
         f"{count_of(n, 'item')}, {w.runs}; metric {metric}: {design_ctx['metric_definition']}.",
+        *([f"Blank {metric} cells, left out: {design_ctx['blanks']}."] if design_ctx["blanks"] else []),
         "Held fixed according to the log: "
         + (_join([f'{k} {v}' for k, v in w.fixed]) or (
             f"none: every setting it records varied ({_join([f'{k}, {c} values' for k, c in w.varied])})"
@@ -722,7 +724,13 @@ def _power_section(w: _Words) -> tuple[dict, list[str]]:
 def _finding_section(w: _Words) -> dict:
     """The Finding: the result stated with its conditions and size, pooled blocks named second."""
     finding = _detected_finding(w) if w.detected else _null_finding(w)
-    if w.verdict.pooled:
+    blanks = getattr(w.verdict, "blanks", None)
+    if blanks is not None and blanks.differ:
+        finding.insert(1, blanks.statement)
+    agreement = getattr(w.verdict, "agreement", None)
+    if agreement is not None and agreement.disagree:   # the blocks the headline averages go their own ways
+        finding.insert(1, agreement.statement + " They stand beside it in the groups section.")
+    elif w.verdict.pooled and w.verdict.blocks:
         finding.insert(1, f"The item gaps are {w.verdict.pooled}; the results per {' x '.join(w.verdict.blocks)} "
                           "stand beside them in the groups section.")
     drivers = w.drivers
@@ -866,8 +874,23 @@ def _limits_section(w: _Words, design: Design, design_ctx: dict) -> tuple[list[t
 
 
 def _summary(w: _Words) -> str:
-    """The Summary: one plain-language sentence for a general audience."""
-    return _detected_summary(w) if w.detected else _null_summary(w)
+    """The Summary: one plain-language sentence for a general audience, then the blanks that change it."""
+    text = _detected_summary(w) if w.detected else _null_summary(w)
+    blanks = getattr(w.verdict, "blanks", None)
+    return text + (f" {blanks.statement}" if blanks is not None and blanks.differ else "")
+
+
+def _blank_words(verdict) -> str:
+    """The blank metric cells per compared value, for the Design ("" without blanks)."""
+    blanks = getattr(verdict, "blanks", None)
+    if blanks is None:
+        return ""
+    share = (lambda k, n: f" ({100 * k / n:.2g}%)" if k and n else "")
+    text = (f"{blanks.blank_a} of {blanks.runs_a} {_q(blanks.a)} runs{share(blanks.blank_a, blanks.runs_a)}, "
+            f"{blanks.blank_b} of {blanks.runs_b} {_q(blanks.b)} runs{share(blanks.blank_b, blanks.runs_b)}")
+    return text + (f"; not as common under both values (Fisher's exact test, p = {fmt_p(blanks.pvalue)}), so the "
+                   "Summary gives the gap with the blanks left out and counted as misses" if blanks.differ else
+                   f"; as common under both values as chance allows (Fisher's exact test, p = {fmt_p(blanks.pvalue)})")
 
 
 def _detected_summary(w: _Words) -> str:

@@ -178,8 +178,15 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
     from probestats.present.verdict_text import caveat_sentences, noise_check_sentences, verdict_line, verdict_of
 
     verdict = verdict_of(analysis)
+    agreement = getattr(verdict, "agreement", None)
+    if agreement is not None and agreement.disagree:
+        out.print(f"[yellow]{escape(agreement.statement)}[/yellow]")
+    blanks = getattr(verdict, "blanks", None)
+    if blanks is not None and blanks.differ:
+        out.print(f"[yellow]{escape(blanks.statement)}[/yellow]")
     if verdict.pooled:
-        out.print(f"item gaps {escape(verdict.pooled)}; per {escape(' x '.join(verdict.blocks))} below")
+        per = " x ".join(verdict.blocks or (agreement.columns if agreement is not None else ()))
+        out.print(f"item gaps {escape(verdict.pooled)}; per {escape(per)} below")
     if analysis.noise is not None:
         n = analysis.noise
         source = getattr(analysis, "noise_source", None) or ""
@@ -305,6 +312,9 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
     out.print(escape(verdict_line(analysis.verdict)))
     for line in caveat_sentences(analysis.verdict):
         out.print(f"[yellow]{escape(line)}[/yellow]")
+    check = getattr(analysis.verdict, "reference_check", None)
+    if check is not None and check.suspect:
+        out.print(f"[yellow]{escape(check.statement)}[/yellow]")
     _print_control(analysis.verdict, out)
     if analysis.problems:
         print_problems(analysis.problems, out=out)

@@ -1,0 +1,244 @@
+"""Blocks that disagree: whether the groups a headline averages over (models, judges, files, languages) agree.
+
+A paired headline averages the item gaps over its blocks (a setting that varies within cells, or the
+``by`` groups). An average over blocks that go opposite ways is not a gap of any of them, so beside the
+headline two things are read from the per-block results:
+
+- **heterogeneity**: the within-item permutation test that the block makes no difference to the gap,
+  on the items x blocks matrix of item gaps (the items measured in every block): within each item the
+  block labels of its gaps are exchanged, the statistic is ``n * sum_k (mean gap_k - grand mean)**2``
+  (:func:`probestats.analyses.many.omnibus_test`, exact by enumeration when the arrangements are few,
+  else Monte Carlo with its floor ``1/(n_resamples + 1)`` stated). Under the null hypothesis that every
+  item's gap is the same whichever block measured it, the labels are exchangeable within an item, so the
+  test is valid without a model of the spread (unlike Cochran's Q on block estimates, which needs each
+  block's standard error to be known and normal);
+- **direction**: the blocks whose corrected gap is at most alpha, higher or lower.
+
+When every item belongs to one group only (``by`` groups of different items: languages, sources), no
+item can be read within itself: the test exchanges the items' gaps between the groups instead
+(:func:`between_groups_test`, the same statistic weighted by each group's items), valid when the items'
+gaps are exchangeable across groups under the null hypothesis.
+
+The blocks **disagree** when the heterogeneity p is at most alpha, or when significant blocks go opposite
+ways; the headline then says so in one sentence (:attr:`BlockAgreement.phrase`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import polars as pl
+
+__all__ = ["BlockAgreement", "block_agreement", "between_groups_test", "p_words"]
+
+
+def p_words(test) -> str:
+    """A permutation test's p as a sentence states it: its floor as ``p < 1/(N+1)`` when Monte Carlo found no
+    arrangement as extreme.
+
+    >>> from types import SimpleNamespace as NS
+    >>> p_words(NS(pvalue=0.0123, pvalue_bound=None, n_resamples=None))
+    'p = 0.012'
+    >>> p_words(NS(pvalue=1 / 10001, pvalue_bound="upper", n_resamples=10000))
+    'p < 1/(10000+1)'
+    """
+    if getattr(test, "pvalue_bound", None) == "upper":
+        return f"p < 1/({test.n_resamples}+1)"
+    return f"p = {test.pvalue:.2g}"
+
+
+@dataclass(frozen=True)
+class BlockAgreement:
+    """Whether the blocks a headline averages over agree (see the module docstring).
+
+    Attributes
+    ----------
+    columns : tuple of str
+        The block (or ``by``) columns.
+    noun : str
+        What a block is called, plural ("models", "values of 'file'").
+    n_blocks : int
+    higher, lower, not_detected : tuple of str
+        The blocks whose corrected gap (value A minus value B) is at most alpha and above zero, below
+        zero, and the rest.
+    test : OmnibusResult or None
+        The within-item permutation test of block x gap heterogeneity; None when fewer than two items
+        are measured in every block (``reason`` says so).
+    n_items : int
+        The items the test is computed on (measured under both values in every block; with each item in
+        one group only, every item, and the test exchanges the groups' items: :func:`between_groups_test`).
+    reason : str or None
+        Why there is no heterogeneity test, else None.
+    alpha : float
+    differ : bool
+        The heterogeneity p is at most alpha.
+    opposite : bool
+        Some significant blocks are higher and some lower.
+    disagree : bool
+        ``differ`` or ``opposite``: the headline says so.
+    phrase : str
+        What the headline averaged over, in words: "averaged over 9 models that disagree (4 higher,
+        1 lower, 4 not detected)" when they disagree, else "averaged over 9 models".
+    statement : str
+        The named caveat, in one sentence (empty when they agree).
+    """
+
+    columns: tuple[str, ...]
+    noun: str
+    n_blocks: int
+    higher: tuple[str, ...]
+    lower: tuple[str, ...]
+    not_detected: tuple[str, ...]
+    test: object | None
+    n_items: int
+    reason: str | None
+    alpha: float
+    differ: bool
+    opposite: bool
+    disagree: bool
+    phrase: str
+    statement: str
+
+    #: the name of the caveat this check adds to a verdict
+    caveat_id = "blocks_disagree"
+
+    @property
+    def figures(self) -> dict:
+        """The numbers behind ``statement`` (JSON-safe)."""
+        return {"higher": len(self.higher), "lower": len(self.lower), "not_detected": len(self.not_detected),
+                "p": None if self.test is None else float(self.test.pvalue), "n_items": self.n_items}
+
+    def to_dict(self) -> dict:
+        return {"columns": list(self.columns), "n_blocks": self.n_blocks, "higher": list(self.higher),
+                "lower": list(self.lower), "not_detected": list(self.not_detected),
+                "test": None if self.test is None else self.test.to_dict(), "n_items": self.n_items,
+                "reason": self.reason, "alpha": self.alpha, "differ": self.differ, "opposite": self.opposite,
+                "disagree": self.disagree, "phrase": self.phrase, "statement": self.statement}
+
+
+def _label(key: dict) -> str:
+    return ", ".join("(blank)" if v is None else str(v) for v in key.values())
+
+
+def between_groups_test(gaps, labels, *, n_resamples: int = 10_000, seed: int | None = 0):
+    """Monte Carlo permutation test that the groups' item gaps differ only by chance, the groups' labels
+    exchanged across items: statistic ``sum_g n_g * (mean_g - grand mean)**2``, p = (hits + 1)/(N + 1).
+
+    Returns an ``OmnibusResult`` (``n_items`` the items, ``n_values`` the groups).
+
+    >>> r = between_groups_test([1.0, 1.1, 0.9, 1.0, -1.0, -1.1, -0.9, -1.0], list("aaaabbbb"), n_resamples=999)
+    >>> r.pvalue < 0.05, r.method.startswith("monte carlo (labels of 8 items exchanged between 2 groups")
+    (True, True)
+    """
+    from probestats.analyses.many import OmnibusResult
+    from probestats.vocabulary import check_n_resamples
+
+    gaps = np.asarray(gaps, dtype=float)
+    names = list(dict.fromkeys(labels))
+    codes = np.array([names.index(x) for x in labels])
+    k, n = len(names), len(gaps)
+    sizes = np.bincount(codes, minlength=k).astype(float)
+
+    def statistic(code_rows: np.ndarray) -> np.ndarray:
+        sums = np.stack([(gaps[None, :] * (code_rows == j)).sum(axis=1) for j in range(k)], axis=1)
+        means = sums / sizes[None, :]
+        return (sizes[None, :] * (means - gaps.mean()) ** 2).sum(axis=1)
+
+    observed = float(statistic(codes[None, :])[0])
+    n_resamples = check_n_resamples(n_resamples)
+    rng = np.random.default_rng(seed)
+    tol = 1e-9 * max(observed, float(np.sum((gaps - gaps.mean()) ** 2)))
+    hits, done, chunk = 0, 0, max(1, 2_000_000 // max(1, n * k))
+    while done < n_resamples:
+        m = min(chunk, n_resamples - done)
+        shuffled = np.argsort(rng.random((m, n)), axis=1)
+        hits += int(np.count_nonzero(statistic(codes[shuffled]) >= observed - tol))
+        done += m
+    p = (hits + 1) / (n_resamples + 1)
+    se = float(np.sqrt(p * (1 - p) / n_resamples))
+    method = (f"monte carlo (labels of {n} items exchanged between {k} groups; n_resamples={n_resamples}, "
+              f"seed={seed}, standard error {se:.2g}; p = (hits + 1)/(n_resamples + 1)"
+              f"{'; no resample was as extreme, so p is below that floor' if hits == 0 else ''})")
+    return OmnibusResult(statistic=observed, pvalue=p, method=method, n_items=n, n_values=k, arrangements=0,
+                         n_resamples=n_resamples, seed=seed, pvalue_se=se, pvalue_bound="upper" if hits == 0 else None)
+
+
+def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[str], *, a: str, b: str,
+                    alpha: float, n_resamples: int = 10_000, seed: int | None = 0) -> BlockAgreement | None:
+    """Whether the per-block results ``groups`` (``PairResult`` with ``by`` and ``p_adjusted``) agree.
+
+    ``grouped`` is the item table per block (the ``columns``, ``item`` and ``gap``). None with fewer than
+    two blocks.
+
+    Examples
+    --------
+    Three judges over four items: two put value A above B on every item, one below.
+
+    >>> from types import SimpleNamespace as NS
+    >>> grouped = pl.DataFrame({"judge": ["x"] * 4 + ["y"] * 4 + ["z"] * 4, "item": ["1", "2", "3", "4"] * 3,
+    ...                         "gap": [1.0, 2.0, 1.0, 2.0, 1.5, 1.0, 2.0, 1.0, -1.0, -2.0, -1.0, -1.5]})
+    >>> groups = [NS(by={"judge": j}, average_gap=g, p_adjusted=0.04) for j, g in (("x", 1.5), ("y", 1.4), ("z", -1.4))]
+    >>> r = block_agreement(grouped, groups, ["judge"], a="A", b="B", alpha=0.05)
+    >>> r.disagree, r.phrase
+    (True, 'averaged over 3 judges that disagree (2 higher, 1 lower, 0 not detected)')
+    >>> r.test.pvalue == 48 / 6**4   # brute force over the 6**4 within-item arrangements: 48 reach it
+    True
+    """
+    from probestats.analyses.halves import block_noun
+    from probestats.analyses.many import omnibus_test
+
+    columns = list(columns)
+    if len(groups) < 2:
+        return None
+    labels = [_label(g.by) for g in groups]
+    higher, lower, null = [], [], []
+    for label, g in zip(labels, groups):
+        significant = g.p_adjusted is not None and g.p_adjusted <= alpha
+        (higher if significant and g.average_gap > 0 else lower if significant and g.average_gap < 0 else null).append(label)
+    keyed = grouped.with_columns(
+        pl.concat_str([pl.col(c).cast(pl.String).fill_null("(blank)") for c in columns], separator=", ").alias("__block"))
+    wide = (keyed.filter(pl.col("gap").is_not_null()).select(pl.col("item").cast(pl.String), "__block", "gap")
+            .pivot(on="__block", index="item", values="gap", aggregate_function="first"))
+    present = [lab for lab in labels if lab in wide.columns]
+    wide = wide.select("item", *present).drop_nulls() if len(present) == len(labels) else wide.clear()
+    matrix = wide.select(present).to_numpy().astype(float) if wide.height else np.zeros((0, len(labels)))
+    noun = block_noun(columns, len(groups))
+    test, reason = None, None
+    nested = keyed.group_by("item").agg(pl.col("__block").n_unique().alias("k"))["k"].max() == 1
+    if matrix.shape[0] >= 2:
+        test = omnibus_test(matrix, n_resamples=n_resamples, seed=seed)
+    elif nested and keyed.height > len(groups):   # each item in one group: the groups' items exchanged
+        test = between_groups_test(keyed["gap"].to_numpy().astype(float), keyed["__block"].to_list(),
+                                   n_resamples=n_resamples, seed=seed)
+    else:
+        reason = (f"fewer than two items are measured under both values by every one of the {len(groups)} {noun}, "
+                  "so whether their gaps differ is not tested")
+    differ = test is not None and test.pvalue <= alpha
+    opposite = bool(higher and lower)
+    disagree = differ or opposite
+    n = len(groups)
+    if disagree:
+        phrase = (f"averaged over {n} {noun} that disagree ({len(higher)} higher, {len(lower)} lower, "
+                  f"{len(null)} not detected)")
+        why = []
+        if differ:
+            kind = ("the within-item permutation test of " if matrix.shape[0] >= 2 else
+                    "the permutation test of the items' gaps between the ")
+            why.append(f"their item gaps differ by more than chance ({kind}{noun}"
+                       f"{' x gap' if matrix.shape[0] >= 2 else ''}, {p_words(test)}, {test.n_items} items)")
+        if opposite:
+            why.append(f"significant {noun} go opposite ways")
+        shown = "; ".join(f"{what} ({', '.join(names[:5])}{', ...' if len(names) > 5 else ''})"
+                          for what, names in ((f"{len(higher)} with '{a}' higher than '{b}'", higher),
+                                              (f"{len(lower)} lower", lower)) if names)
+        statement = (f"The {n} {noun} disagree: {' and '.join(why)}: {shown}; {len(null)} not detected. The "
+                     f"average over them is not the gap of any one of them: read the results per "
+                     f"{' x '.join(columns)}.")
+    else:
+        phrase, statement = f"averaged over {n} {noun}", ""
+    return BlockAgreement(columns=tuple(columns), noun=noun, n_blocks=n, higher=tuple(higher), lower=tuple(lower),
+                          not_detected=tuple(null), test=test, n_items=0 if test is None else int(test.n_items), reason=reason,
+                          alpha=alpha, differ=differ, opposite=opposite, disagree=disagree, phrase=phrase,
+                          statement=statement)

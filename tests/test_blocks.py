@@ -1,0 +1,154 @@
+"""Blocks that disagree: the headline that averages models, judges or files says when they go their own ways."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+
+import numpy as np
+import polars as pl
+from rich.console import Console
+
+from probestats import analyze
+from probestats.analyses.blocks import block_agreement
+from probestats.analyses.many import omnibus_statistic
+from probestats.present.report import render_report
+from probestats.present.terminal import render_terminal
+
+#: per model, the gap value A adds: four +1, one -1, four none
+SHIFTS = (1.0, 1.0, 1.0, 1.0, -1.0, 0.0, 0.0, 0.0, 0.0)
+
+
+def nine_models(items: int = 16, runs: int = 2, seed: int = 1, shifts=SHIFTS) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(items):
+        level = rng.normal(5, 1)
+        for m, shift in enumerate(shifts):
+            for v in ("A", "B"):
+                for s in range(runs):
+                    rows.append({"item": f"q{i}", "variant": v, "model": f"m{m}", "seed": s,
+                                 "x": level + (shift if v == "A" else 0.0) + rng.normal(0, 0.3)})
+    return pl.DataFrame(rows)
+
+
+def _terminal(result) -> str:
+    buf = io.StringIO()
+    render_terminal(result, Console(file=buf, width=400))
+    return " ".join(buf.getvalue().split())
+
+
+def test_nine_models_four_higher_one_lower_four_null_say_they_disagree_everywhere():
+    result = analyze(nine_models(), metric="x", a="A", b="B")
+    agreement = result.verdict.agreement
+    assert (len(agreement.higher), len(agreement.lower), len(agreement.not_detected)) == (4, 1, 4)
+    assert agreement.higher == ("m0", "m1", "m2", "m3") and agreement.lower == ("m4",)
+    assert agreement.differ and agreement.opposite and agreement.disagree
+    phrase = "averaged over 9 models that disagree (4 higher, 1 lower, 4 not detected)"
+    assert result.verdict.pooled == phrase
+    summary = render_report(result, format="md").split("## ", 2)[1]   # the Summary, the report's first section
+    assert phrase in " ".join(summary.split())
+    terminal = _terminal(result)
+    assert phrase in terminal and "The 9 models disagree" in terminal
+    verdict = json.loads(json.dumps(result.to_dict()))["verdict"]
+    assert verdict["pooled"] == phrase and verdict["blocks_agree"]["disagree"] is True
+    assert verdict["caveats"][0].startswith("The 9 models disagree: their item gaps differ by more than chance")
+    assert verdict["blocks_agree"]["higher"] == ["m0", "m1", "m2", "m3"]
+
+
+def test_models_that_agree_leave_the_headline_as_it_was():
+    result = analyze(nine_models(shifts=(1.0,) * 9), metric="x", a="A", b="B")
+    agreement = result.verdict.agreement
+    assert not agreement.disagree and agreement.test.pvalue > 0.05
+    assert result.verdict.pooled == "averaged over 9 models that answered every item"
+    assert not any("disagree" in c for c in result.verdict.caveats)
+
+
+def test_several_files_of_different_models_are_blocks_not_runs_of_one_cell(tmp_path):
+    frame = nine_models(items=10, runs=1, shifts=(1.0, 1.0, -1.0))
+    paths = []
+    for m in ("m0", "m1", "m2"):
+        path = tmp_path / f"{m}.csv"
+        frame.filter(pl.col("model") == m).drop("model").write_csv(path)
+        paths.append(path)
+    from probestats.io.files import read_files
+
+    result = analyze(read_files(paths), metric="x", a="A", b="B", by=["file"])
+    assert result.verdict.blocks == ("file",)
+    assert result.main.items["n_blocks"].to_list() == [3] * 10   # each item matched within each file
+    assert result.verdict.agreement.disagree
+    assert result.verdict.pooled.startswith("averaged over 3 files that disagree (2 higher, 1 lower")
+
+
+def test_the_heterogeneity_p_is_the_brute_force_share_of_within_item_arrangements():
+    # three blocks, three items: every one of the 6**3 arrangements of block labels within items, by hand
+    gaps = {"x": [1.0, 0.5, 2.0], "y": [0.0, 0.4, 1.0], "z": [-1.0, 0.2, 0.0]}
+    grouped = pl.DataFrame({"judge": [j for j in gaps for _ in range(3)], "item": ["1", "2", "3"] * 3,
+                            "gap": [g for j in gaps for g in gaps[j]]})
+    from types import SimpleNamespace as NS
+
+    groups = [NS(by={"judge": j}, average_gap=float(np.mean(g)), p_adjusted=0.5) for j, g in gaps.items()]
+    r = block_agreement(grouped, groups, ["judge"], a="A", b="B", alpha=0.05)
+    matrix = np.array([gaps[j] for j in gaps]).T
+    observed = omnibus_statistic(matrix)
+    hits = total = 0
+    for perm in itertools.product(itertools.permutations(range(3)), repeat=3):
+        shuffled = np.array([matrix[i][list(p)] for i, p in enumerate(perm)])
+        hits += omnibus_statistic(shuffled) >= observed - 1e-12
+        total += 1
+    assert r.test.exact and r.test.pvalue == hits / total
+    assert r.disagree == (hits / total <= 0.05)
+
+
+def _benchmark(seed: int = 0) -> list[dict]:
+    """Items whose every cell holds every prompt strategy, plus a trial index and a reviewer drawn at random."""
+    rng = np.random.default_rng(seed)
+    return [{"item": f"q{i}", "variant": v, "strategy": s, "trial": t, "reviewer": f"r{rng.integers(0, 9)}",
+             "x": float(rng.normal(0, 1))}
+            for i in range(5) for v in ("A", "B") for s in ("cot", "plain", "few-shot") for t in (1, 2)]
+
+
+def test_a_column_whose_every_value_is_in_every_cell_is_named_a_likely_block():
+    from probestats.checks.schema import validate
+
+    problems = [p for p in validate(_benchmark(), metric="x").problems if p.code == "likely_block"]
+    assert [p.column for p in problems] == ["strategy"]   # not the trial index, not the reviewer drawn at random
+    assert problems[0].message == (
+        "strategy takes every one of its 3 values ('cot', 'plain', 'few-shot') in every item x value cell, so each "
+        "cell's runs are 3 strategy values, not repeated draws: it looks like a block; match the items within it "
+        "with settings=['strategy'], or split with by='strategy'")
+    named = analyze(_benchmark(), metric="x", a="A", b="B", settings=["strategy"])
+    assert "likely_block" not in [p.code for p in named.problems] and named.verdict.blocks == ("strategy",)
+
+
+def test_groups_of_different_items_are_compared_between_groups():
+    # three languages, each with its own eight items: two put A above B, one below
+    rng = np.random.default_rng(3)
+    rows = [{"item": f"{lang}{i}", "variant": v, "language": lang, "seed": s,
+             "x": (shift if v == "A" else 0.0) + rng.normal(0, 0.2)}
+            for lang, shift in (("en", 1.0), ("fr", 1.0), ("de", -1.0)) for i in range(8)
+            for v in ("A", "B") for s in range(2)]
+    result = analyze(rows, metric="x", a="A", b="B", by=["language"])
+    agreement = result.verdict.agreement
+    assert agreement.test.method.startswith("monte carlo (labels of 24 items exchanged between 3 groups")
+    assert agreement.test.pvalue == 1 / 10001 and agreement.test.pvalue_bound == "upper"
+    assert agreement.disagree and "p < 1/(10000+1)" in agreement.statement
+    assert result.verdict.pooled == "averaged over 3 values of 'language' that disagree (2 higher, 1 lower, 0 not detected)"
+
+
+def test_the_between_groups_statistic_is_the_weighted_spread_of_the_group_means():
+    from probestats.analyses.blocks import between_groups_test
+
+    gaps, labels = [1.0, 2.0, 3.0, 0.0, 0.0], ["a", "a", "a", "b", "b"]
+    # by hand: group means 2 and 0, grand mean 1.2: 3 * 0.8**2 + 2 * 1.2**2 = 4.8
+    assert abs(between_groups_test(gaps, labels, n_resamples=99).statistic - 4.8) < 1e-12
+    # every one of the C(5, 2) = 10 ways to choose group b's two items, by hand: as far apart as observed?
+    total = sum(gaps) / 5
+    stats = []
+    for pick in itertools.combinations(range(5), 2):
+        b = [gaps[i] for i in pick]
+        a = [gaps[i] for i in range(5) if i not in pick]
+        stats.append(3 * (np.mean(a) - total) ** 2 + 2 * (np.mean(b) - total) ** 2)
+    exact = sum(s >= 4.8 - 1e-12 for s in stats) / 10
+    assert abs(between_groups_test(gaps, labels, n_resamples=200_000).pvalue - exact) < 0.01
