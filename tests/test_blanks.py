@@ -59,7 +59,7 @@ def test_blanks_in_18_percent_of_one_values_runs_show_both_readings_everywhere()
     assert blanks.left_out_gap == result.average_gap and blanks.left_out_p == result.pvalue
     both = (f"left out (the headline), {result.average_gap:+.4g}", f"counted as misses (agree = 0), "
             f"{blanks.as_misses_gap:+.4g}")
-    assert result.verdict.caveats[0].startswith("Blank agree values are not as common under both values: "
+    assert result.verdict.caveats[0].sentence.startswith("Blank agree values are not as common under both values: "
                                                 "54 of 300 'A' runs (18%) against 0 of 300 'B' runs")
     md = " ".join(render_report(result, format="md").replace("\\", "").split())
     summary = md.split("## Summary", 1)[1].split("## ", 1)[0]
@@ -70,7 +70,7 @@ def test_blanks_in_18_percent_of_one_values_runs_show_both_readings_everywhere()
     render_terminal(result, Console(file=buf, width=400))
     assert all(part in " ".join(buf.getvalue().split()) for part in both)
     verdict = json.loads(json.dumps(result.to_dict()))["verdict"]
-    assert verdict["blanks"]["differ"] is True and all(part in verdict["caveats"][0] for part in both)
+    assert verdict["blanks"]["differ"] is True and all(part in verdict["caveats"][0]["sentence"] for part in both)
 
 
 def test_blanks_as_common_under_both_values_are_counted_but_not_a_caveat():
@@ -79,7 +79,7 @@ def test_blanks_as_common_under_both_values_are_counted_but_not_a_caveat():
     result = analyze(frame, metric="agree", a="A", b="B")
     blanks = result.verdict.blanks
     assert (blanks.blank_a, blanks.blank_b) == (12, 12) and not blanks.differ and blanks.pvalue == 1.0
-    assert blanks.as_misses_test is None and not any(c.startswith("Blank") for c in result.verdict.caveats)
+    assert blanks.as_misses_test is None and not any(c.sentence.startswith("Blank") for c in result.verdict.caveats)
 
 
 def test_validation_counts_the_blanks_per_value():

@@ -53,7 +53,7 @@ def test_nine_models_four_higher_one_lower_four_null_say_they_disagree_everywher
     assert phrase in terminal and "The 9 models disagree" in terminal
     verdict = json.loads(json.dumps(result.to_dict()))["verdict"]
     assert verdict["pooled"] == phrase and verdict["blocks_agree"]["disagree"] is True
-    assert verdict["caveats"][0].startswith("The 9 models disagree: their item gaps differ by more than chance")
+    assert verdict["caveats"][0]["sentence"].startswith("The 9 models disagree: their item gaps differ by more than chance")
     assert verdict["blocks_agree"]["higher"] == ["m0", "m1", "m2", "m3"]
 
 
@@ -62,7 +62,7 @@ def test_models_that_agree_leave_the_headline_as_it_was():
     agreement = result.verdict.agreement
     assert not agreement.disagree and agreement.test.pvalue > 0.05
     assert result.verdict.pooled == "averaged over 9 models that answered every item"
-    assert not any("disagree" in c for c in result.verdict.caveats)
+    assert not any("disagree" in c.sentence for c in result.verdict.caveats)
 
 
 def test_several_files_of_different_models_are_blocks_not_runs_of_one_cell(tmp_path):

@@ -146,7 +146,7 @@ def test_without_cluster_validation_suggests_it_with_the_icc():
     assert len(hints) == 1 and hints[0].severity == "warning"
     assert f"intra-cluster correlation {icc:.3g}" in hints[0].message
     assert hints[0].message.endswith("declare the clusters with cluster='doc'")
-    assert any("nested in clusters" in c for c in result.verdict.caveats)
+    assert any("nested in clusters" in c.sentence for c in result.verdict.caveats)
     # with the clusters declared, no suggestion is left
     assert not [p for p in analyze(rows, metric="y", cluster="doc").problems if p.code == "clustered_items"]
 
@@ -168,7 +168,7 @@ def test_a_small_design_is_exact_over_every_pattern_of_cluster_signs():
     assert result.pvalue == pytest.approx(hits / 2 ** len(names), rel=1e-12)
     assert result.main.min_attainable_p == pytest.approx(2 / 2 ** 6)
     assert result.clusters.singletons == 1
-    text = result.verdict.caveats[-1]
+    text = result.verdict.caveats[-1].sentence
     assert "1 cluster holds one item only" in text and "smallest attainable p is 0.0312" in text
 
 
@@ -181,7 +181,7 @@ def test_an_item_in_two_clusters_and_options_that_cannot_go_together_are_refused
     with pytest.raises(OptionError, match="drop by"):
         analyze([dict(r, model="m") for r in good], metric="y", cluster="doc", by=["model"])
     three = good + [dict(r, variant="c") for r in good if r["variant"] == "b"]
-    with pytest.raises(OptionError, match="cluster='doc' applies to a comparison of two values"):
+    with pytest.raises(OptionError, match="^cluster='doc' flips whole clusters of items in a comparison of two values; with more than two values the analysis does not use it"):
         analyze(three, metric="y", cluster="doc")
     with pytest.raises(OptionError, match="cluster=.doc. applies to a comparison of two values of one metric; drop factor"):
         analyze(good, metric="y", cluster="doc", factor=["variant", "doc"])

@@ -39,7 +39,7 @@ def test_a_p_near_alpha_gives_the_same_verdict_for_every_seed_or_undecided_for_a
         low, high = omnibus.pvalue_interval
         if omnibus.undecided:
             assert low <= 0.05 <= high and verdict.conclusion == "undecided" and not verdict.detected
-            assert any("undecided at this precision" in c for c in verdict.caveats)
+            assert any("undecided at this precision" in c.sentence for c in verdict.caveats)
             assert "undecided at this precision" in omnibus.method
         else:
             assert not low <= 0.05 <= high

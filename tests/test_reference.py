@@ -46,13 +46,13 @@ def test_six_values_all_below_a_reference_alike_among_themselves_name_the_refere
     gaps = [g.average_gap for g in result.main.gaps]
     assert (check.low, check.high) == (min(gaps), max(gaps)) and max(gaps) < 0
     said = "Every one of the 6 values is below the reference 'Base' by a similar amount"
-    assert result.verdict.caveats[0].startswith(said)
-    assert "the reference itself may be the cause" in result.verdict.caveats[0]
+    assert result.verdict.caveats[0].sentence.startswith(said)
+    assert "the reference itself may be the cause" in result.verdict.caveats[0].sentence
     summary = render_report(result, format="md").split("## ", 2)[1]
     assert said in " ".join(summary.split()).replace("\\", "")
     assert said in _terminal(result)
     verdict = json.loads(json.dumps(result.to_dict()))["verdict"]
-    assert verdict["reference_check"]["suspect"] is True and verdict["caveats"][0].startswith(said)
+    assert verdict["reference_check"]["suspect"] is True and verdict["caveats"][0]["sentence"].startswith(said)
 
 
 def test_values_that_differ_among_themselves_leave_the_reference_alone():
@@ -60,7 +60,7 @@ def test_values_that_differ_among_themselves_leave_the_reference_alone():
     check = result.verdict.reference_check
     assert check.direction == "below" and check.all_detected
     assert not check.similar and check.among.pvalue <= 0.05 and not check.suspect
-    assert not any("reference itself" in c for c in result.verdict.caveats)
+    assert not any("reference itself" in c.sentence for c in result.verdict.caveats)
 
 
 def test_values_on_both_sides_of_the_reference_are_not_a_suspect_reference():

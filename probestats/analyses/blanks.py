@@ -132,7 +132,7 @@ def blank_readings(checked, main, *, alpha: float, alternative: str = "two-sided
         counts = f"{_share(blank_a, runs_a).format(checked.a)} against {_share(blank_b, runs_b).format(checked.b)}"
         statement = (f"Blank {checked.metric} values are not as common under both values: {counts} (Fisher's exact "
                      f"test, p = {p:.2g}), so the gap depends on how they are read: left out (the headline), "
-                     f"{main.average_gap:+.4g} (p = {main.sign_flip.pvalue:.2g})")
+                     f"{main.average_gap:+.4g} (p = {main.headline_test.pvalue:.2g})")
         if test is not None:
             statement += (f"; counted as misses ({checked.metric} = {miss:g}"
                           + (", runs pooled within each item" if pooled_blocks else "")
@@ -141,5 +141,5 @@ def blank_readings(checked, main, *, alpha: float, alternative: str = "two-sided
     return BlankReadings(a=checked.a, b=checked.b, blank_a=blank_a, runs_a=runs_a, blank_b=blank_b, runs_b=runs_b,
                          pvalue=p, method="Fisher's exact test (two-sided) on the runs: blank or not x value",
                          differ=differ, miss_value=miss, left_out_gap=float(main.average_gap),
-                         left_out_p=float(main.sign_flip.pvalue), as_misses_gap=gap, as_misses_test=test,
+                         left_out_p=float(main.headline_test.pvalue), as_misses_gap=gap, as_misses_test=test,
                          statement=statement)

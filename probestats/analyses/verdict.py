@@ -383,7 +383,7 @@ def decide_many(pvalue: float, *, alpha: float, gaps=(), kind: str = "several va
             f"and assumes nothing about their distribution; beside it, the same hypothesis tested on the "
             f"ranks within items, with a large-sample approximation: {shown}.",
             {"rests_on": "omnibus permutation", "exact": how == "exact",
-             "beside": {t.name: float(t.pvalue) for t in named}}))
+             "beside": {t.name: float(t.pvalue) for t in named}}, summary=False))
     if reference is not None and reference.suspect:   # the reference, not the values, may be what differs
         caveats.insert(0, Caveat("reference_not_neutral", reference.statement, reference.to_dict(), summary=False))
     return Verdict(detected=detected, conclusion=conclusion, statement=MANY_STATEMENTS[conclusion], alpha=alpha,
