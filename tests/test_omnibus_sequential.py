@@ -75,3 +75,33 @@ def test_the_binomial_interval_is_clopper_pearson(hits, draws):
 
     ci = binomtest(hits, draws).proportion_ci(0.999, method="exact")
     assert mc_interval(hits, draws) == pytest.approx((ci.low, ci.high), abs=1e-9)
+
+
+def test_the_summary_and_the_json_say_undecided_and_give_the_interval():
+    from probestats.present.other_sections import many_summary
+
+    analysis = analyze_many(_rows(NEAR), metric="score", n_resamples=2_000, seed=0)
+    assert analysis.main.omnibus.undecided
+    text = many_summary(analysis)
+    low, high = analysis.main.omnibus.pvalue_interval
+    assert "undecided at this precision" in text and "differ by more than chance" not in text
+    assert "not more than chance" not in text
+    data = analysis.to_dict()
+    assert data["verdict"]["conclusion"] == "undecided" and data["verdict"]["detected"] is False
+    omnibus = data["main"]["omnibus"] if "main" in data else data["omnibus"]
+    assert omnibus["undecided"] is True and omnibus["p_interval"] == [low, high]
+
+
+def test_a_monte_carlo_p_at_its_floor_prints_as_a_bound():
+    from probestats.present.other_sections import many_summary
+
+    strong = NEAR.copy()
+    strong[:, 0] += 5.0   # 'male' far above the others on every item: no arrangement is as extreme
+    analysis = analyze_many(_rows(strong), metric="score", n_resamples=2_000, seed=0)
+    omnibus = analysis.main.omnibus
+    assert omnibus.pvalue_bound == "upper" and omnibus.pvalue == 1 / 2_001 and not omnibus.undecided
+    assert "omnibus p < 1/2001" in many_summary(analysis)
+    assert "p = 0.0005" not in many_summary(analysis)
+    data = analysis.to_dict()
+    found = data["main"]["omnibus"] if "main" in data else data["omnibus"]
+    assert found["p_bound"] == "upper" and found["n_resamples"] == 2_000

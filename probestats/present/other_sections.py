@@ -10,7 +10,7 @@ and from the log where the result still holds its rows.
 from __future__ import annotations
 
 from probestats.errors import count_of
-from probestats.present.fmt import fmt_gap, fmt_p
+from probestats.present.fmt import fmt_gap, fmt_p, p_is
 from probestats.present.templates import Todo
 from probestats.present.verdict_text import noise_check_sentences
 
@@ -104,19 +104,24 @@ def many_summary(analysis) -> str:
     verdict = analysis.verdict
     main = analysis.main
     alpha = analysis.alpha
-    p = fmt_p(main.omnibus.pvalue, alpha)
+    p = p_is(main.omnibus, alpha)
     values = [v.value for v in main.values]
     where = (f"In this probe of {main.metric} under {len(values)} values across "
              f"{count_of(main.n_items, 'item')}")
     if verdict.detected:
         top = max(main.gaps, key=lambda g: abs(g.average_gap), default=None)
-        text = (f"{where}, the values differ by more than chance would give (omnibus p = {p})"
+        text = (f"{where}, the values differ by more than chance would give (omnibus {p})"
                 + (f"; the largest gap against {_q(main.reference)} is {_q(top.a)} "
                    f"{fmt_gap(top.average_gap)} {main.metric}" if top is not None else "")
                 + "; the probe does not say why.")
+    elif verdict.conclusion == "undecided":
+        low, high = main.omnibus.pvalue_interval
+        text = (f"{where}, the omnibus test is undecided at this precision: its Monte Carlo p ({p}) has a 99.9% "
+                f"interval [{fmt_p(low)}, {fmt_p(high)}] that holds alpha {alpha:g}, so neither a difference nor "
+                f"its absence is concluded.")
     else:
         text = (f"{where}, the differences between the values were not more than chance would give (omnibus "
-                f"p = {p}); this does not show that there is no difference, only that this probe could not see one.")
+                f"{p}); this does not show that there is no difference, only that this probe could not see one.")
     return text + _reference_sentence(verdict)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from probestats.stats.permutation import PERMUTATION_TEST
 from probestats.errors import count_of
+from probestats.present.fmt import p_is
 from probestats.present.terminal import fmt_num, fmt_p
 from probestats.present.effects_text import published_text
 
@@ -162,7 +163,7 @@ def _many_result(res, alpha: float) -> dict:
     return {"by": {k: str(v) for k, v in res.by.items()}, "n_items": res.n_items, "runs": _runs_text(runs),
             "values": values, "selection": res.impact_ratios is not None,
             "omnibus": {"p": o.pvalue, "method": o.method, "statistic": o.statistic,
-                        "p_adjusted": res.omnibus_p_adjusted},
+                        "p_adjusted": res.omnibus_p_adjusted, "p_text": p_is(o, alpha)},
             "pairwise": pairwise, "pair_method": res.pairwise[0].sign_flip.method if res.pairwise else "",
             # two groups of unequal size: the pair's test is the within-item permutation, not the sign-flip
             **({"pair_test": "permutation p", "pair_test_name": PERMUTATION_TEST}
@@ -282,15 +283,21 @@ def many_context(analysis) -> dict:
     if analysis.verdict.detected:   # decided once, in the analysis
         top = sorted(main.gaps, key=lambda g: -abs(g.average_gap))[:3]
         finding.append(f"The probe detected a difference between the values larger than chance "
-                       f"({OMNIBUS.split(' (')[0]}: p = {fmt_p(o.pvalue, alpha)}, "
+                       f"({OMNIBUS.split(' (')[0]}: {p_is(o, alpha)}, "
                        f"below alpha {alpha:g}), {conditions}. Largest gaps against '{main.reference}': "
                        + "; ".join(f"'{g.a}' {_gap(g.average_gap)} (corrected p = {fmt_p(g.p_adjusted, alpha)})"
                                    for g in top)
                          + ". This says where the values differ, not why.")
+    elif analysis.verdict.conclusion == "undecided":
+        low, high = o.pvalue_interval
+        finding.append(f"The omnibus test is undecided at this precision, {conditions}: its Monte Carlo p "
+                       f"({p_is(o, alpha)}) has a 99.9% interval [{fmt_p(low)}, {fmt_p(high)}] that still holds "
+                       f"alpha {alpha:g} after {o.n_resamples:,} resamples, so neither a difference nor its absence "
+                       f"is concluded; more resamples can decide it.")
     else:
         largest = max(main.gaps, key=lambda g: abs(g.average_gap), default=None)
         finding.append(f"The probe did not detect a difference between the values larger than chance, {conditions} "
-                       f"(omnibus p = {fmt_p(o.pvalue, alpha)})"
+                       f"(omnibus {p_is(o, alpha)})"
                        + (f"; the largest gap against '{main.reference}' was '{largest.a}' "
                           f"{_gap(largest.average_gap)} {main.metric}" if largest is not None else "") + ".")
         finding.append("This does not show that the system is unbiased: a smaller difference, or one on other "

@@ -281,7 +281,7 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
                       "values with the smallest corrected p; every value is in --json and the report")
         o = res.omnibus
         out.print(f"omnibus test that the value makes no difference ({count_of(res.n_items, 'item')}, {len(res.values)} values): "
-                  f"p = {fmt_p(o.pvalue)}"
+                  f"{p_is(o)}"
                   + (f", adjusted {fmt_p(res.omnibus_p_adjusted)}" if res.omnibus_p_adjusted is not None else "")
                   + f"; method: {escape(o.method)}")
         for t in getattr(res, "published", ()):
