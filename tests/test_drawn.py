@@ -197,3 +197,17 @@ def test_a_text_setting_drawn_per_call_is_tested_by_its_table_and_adjusted_by_on
     assert drawn.adjusted.gap == pytest.approx(fit.params["is_a"], abs=1e-9)
     assert drawn.adjusted.se == pytest.approx(fit.bse["is_a"], rel=1e-9)
     assert drawn.adjusted.setting_terms["wrapper=p2"] == pytest.approx(fit.params["C(wrapper)[T.p2]"], abs=1e-9)
+
+
+def test_validate_takes_the_declaration_and_checks_the_balance(tmp_path, capsys):
+    good, bad = tmp_path / "good.csv", tmp_path / "bad.csv"
+    pl.DataFrame(drawn_rows()).write_csv(good)
+    pl.DataFrame(drawn_rows(unbalanced=0.5)).write_csv(bad)
+    assert main(["validate", str(good), "--metric", "y"]) == 1   # undeclared, it is a confounded setting
+    assert "--random-setting temperature" in capsys.readouterr().out
+    assert main(["validate", str(good), "--metric", "y", "--random-setting", "temperature"]) == 0
+    capsys.readouterr()
+    assert main(["validate", str(bad), "--metric", "y", "--random-setting", "temperature", "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    (problem,) = data["problems"]
+    assert problem["code"] == "confounded_setting" and "p = 0.0001" in problem["message"]
