@@ -104,6 +104,9 @@ def _refuse_replaced(command: str, args) -> None:
         new = REPLACED.get(f"{command} {name}") or REPLACED.get(name)
         if new is not None:
             raise Replaced(f"{name} was replaced by {new}")
+        said = AS_SET.get(f"{command} {name}")
+        if said is not None:
+            raise Replaced(f"{name}: a report takes this design fact as {said}")
 
 
 class Command(click.Command):
@@ -562,6 +565,8 @@ REPORT_SETTINGS = {
 REPLACED.update({f"report {old}": f"--set {key}=... (or the key {key} in the --design file"
                                   f"{', table [' + key.split('.')[0] + ']' if '.' in key else ''})"
                  for key, (_, old) in REPORT_SETTINGS.items()})
+#: analyze's flags for design facts that a report takes as --set KEY=VALUE (new there, so never "replaced")
+AS_SET = {key: REPLACED.pop(key) for key in ("report --cluster", "report --random-setting")}
 
 
 def _setting(key: str, value, where: str):
