@@ -434,12 +434,17 @@ def noise_options(func):
                              "times), split in halves drawn at random within items.")(func)
 
 
+# --random-setting: declared here once (analyze and validate take it; a report, --set random_settings=COL)
+random_setting_option = click.option(
+    "--random-setting", "random_settings", multiple=True, metavar="COL",
+    help="A setting drawn at random per call (repeatable): checked to be balanced across the values, then the "
+         "gap shown stratified by it and adjusted for it.")
+
+
 def design_options_of_pair(func):
     """``--cluster COL`` and ``--random-setting COL``: the clusters the items are nested in, and the settings
     drawn at random per call (a report takes them as ``--set cluster=COL`` and ``--set random_settings=COL``)."""
-    func = click.option("--random-setting", "random_settings", multiple=True, metavar="COL",
-                        help="A setting drawn at random per call (repeatable): checked to be balanced across "
-                             "the values, then the gap shown stratified by it and adjusted for it.")(func)
+    func = random_setting_option(func)
     return click.option("--cluster", metavar="COL",
                         help="The column of the clusters the items are nested in (document, vacancy, template): "
                              "whole clusters are flipped, the interval is a cluster-level t.")(func)
@@ -598,10 +603,11 @@ def json_option(what: str = "the result"):
               type=click.Choice(["model", "temperature", "system"]),
               help="A setting varied on purpose with the attribute (which model decides): accepted differing "
                    "between the values, as analyze and report accept it.")
+@random_setting_option
 @json_option()
 @json_refusals
 @shape_options
-def validate(log, metric, a, b, by, json_out, probe, attribute_settings=()):
+def validate(log, metric, a, b, by, json_out, probe, attribute_settings=(), random_settings=()):
     """Check that LOG is a matched, held-fixed probe; list every problem with its rows.
 
     Exit code 0 when there are no errors (warnings allowed), 1 when there are.
@@ -614,7 +620,18 @@ def validate(log, metric, a, b, by, json_out, probe, attribute_settings=()):
     from probestats.checks.schema import validate as run
 
     checked = run(probe.apply(log, metric=metric, a=a, b=b, by=by), metric=metric, a=a, b=b, by=by,
-                  fold_case=probe.fold_case, attribute_settings=attribute_settings)
+                  fold_case=probe.fold_case, attribute_settings=attribute_settings,
+                  random_settings=tuple(random_settings), keep=tuple(random_settings))
+    if random_settings and checked.ok:   # a setting drawn per call is checked for balance, as analyze checks it
+        from dataclasses import replace
+
+        from probestats.analyses.drawn import balance_test, unbalanced_problem
+
+        for column in random_settings:
+            balance = balance_test(checked.frame, column, checked.a, checked.b)
+            if balance.pvalue <= 0.05:
+                checked = replace(checked, problems=checked.problems + (unbalanced_problem(
+                    balance, checked.a, checked.b, checked.log.columns.get(column, column)),))
     if json_out:
         emit_json(checked)
     else:

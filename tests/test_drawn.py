@@ -169,3 +169,45 @@ def test_an_unmapped_temperature_column_is_never_called_absent(tmp_path):
     assert "'gpt\\_temperature' looks like the temperature" in md
     declared = analyze(rows, metric="y", random_settings=["gpt_temperature"])
     assert declared.drawn[0].column == "gpt_temperature"
+
+
+def test_a_text_setting_drawn_per_call_is_tested_by_its_table_and_adjusted_by_one_term_per_level():
+    import statsmodels.formula.api as smf
+    from scipy.stats import chi2_contingency
+
+    rng = np.random.default_rng(22)
+    rows = []
+    for i in range(20):
+        level = rng.normal(0, 1)
+        for v in ("a", "b"):
+            for s in range(6):
+                prompt = str(rng.choice(["p1", "p2", "p3"]))
+                y = level + {"p1": 0.0, "p2": 1.0, "p3": -1.0}[prompt] + (0.7 if v == "a" else 0.0) + rng.normal()
+                rows.append({"item": str(i), "variant": v, "seed": s, "wrapper": prompt, "y": y})
+    result = analyze(rows, metric="y", random_settings=["wrapper"])
+    (drawn,) = result.drawn
+    assert not drawn.balance.numeric and drawn.strata == 3
+    frame = pl.DataFrame(rows)
+    table = frame.pivot(on="wrapper", index="variant", values="y", aggregate_function="len").drop("variant")
+    # the statistic is the Pearson chi-square of the value x level table (no continuity correction)
+    assert drawn.balance.statistic == pytest.approx(chi2_contingency(table.to_numpy(), correction=False)[0],
+                                                    rel=1e-9)
+    data = frame.with_columns((pl.col("variant") == "a").cast(pl.Float64).alias("is_a")).to_pandas()
+    fit = smf.ols("y ~ C(item) + is_a + C(wrapper)", data=data).fit()
+    assert drawn.adjusted.gap == pytest.approx(fit.params["is_a"], abs=1e-9)
+    assert drawn.adjusted.se == pytest.approx(fit.bse["is_a"], rel=1e-9)
+    assert drawn.adjusted.setting_terms["wrapper=p2"] == pytest.approx(fit.params["C(wrapper)[T.p2]"], abs=1e-9)
+
+
+def test_validate_takes_the_declaration_and_checks_the_balance(tmp_path, capsys):
+    good, bad = tmp_path / "good.csv", tmp_path / "bad.csv"
+    pl.DataFrame(drawn_rows()).write_csv(good)
+    pl.DataFrame(drawn_rows(unbalanced=0.5)).write_csv(bad)
+    assert main(["validate", str(good), "--metric", "y"]) == 1   # undeclared, it is a confounded setting
+    assert "--random-setting temperature" in capsys.readouterr().out
+    assert main(["validate", str(good), "--metric", "y", "--random-setting", "temperature"]) == 0
+    capsys.readouterr()
+    assert main(["validate", str(bad), "--metric", "y", "--random-setting", "temperature", "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    (problem,) = data["problems"]
+    assert problem["code"] == "confounded_setting" and "p = 0.0001" in problem["message"]

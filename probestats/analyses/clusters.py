@@ -285,8 +285,8 @@ def cluster_caveat(design: ClusterDesign) -> str:
     >>> print(cluster_caveat(d))  # doctest: +NORMALIZE_WHITESPACE
     The 7 items are nested in 3 clusters of doc (1 to 3 items each; intra-cluster correlation of the item gaps
     0.5, design effect 1.9): the tests flip whole clusters and the interval is a cluster-level t (treating the
-    items as independent gave p = 0.0156). 1 cluster holds one item only, and counts as that item alone. With 3
-    clusters the smallest attainable p is 0.25.
+    items as independent gave p = 0.0156); the effect sizes' intervals still treat the items as independent. 1
+    cluster holds one item only, and counts as that item alone. With 3 clusters the smallest attainable p is 0.25.
     """
     size = (f"{design.sizes[0]} items each" if design.sizes[0] == design.sizes[1]
             else f"{design.sizes[0]} to {design.sizes[1]} items each")
@@ -294,7 +294,7 @@ def cluster_caveat(design: ClusterDesign) -> str:
            f"; intra-cluster correlation of the item gaps {design.icc:.3g}, design effect {design.design_effect:.3g}")
     text = (f"The {design.n_items} items are nested in {design.n_clusters} clusters of {design.column} ({size}{icc}): "
             f"the tests flip whole clusters and the interval is a cluster-level t (treating the items as independent "
-            f"gave p = {design.item_pvalue:.3g}).")
+            f"gave p = {design.item_pvalue:.3g}); the effect sizes' intervals still treat the items as independent.")
     if design.singletons:
         text += (f" {count_of(design.singletons, 'cluster')} {'holds' if design.singletons == 1 else 'hold'} one item "
                  f"only, and {'counts' if design.singletons == 1 else 'count'} as that item alone.")
