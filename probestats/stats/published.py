@@ -1,13 +1,13 @@
 """The tests published audits report, beside the exact ones (which stay the headline).
 
 Each is named with its assumption. Welch's t, Friedman's test and Cochran's Q are scipy or statsmodels
-calls. The paired t and the signed-rank test are computed here from numpy and scipy.special
-(:mod:`probestats.stats.signed_rank` for the second), so that reporting them does not import
-scipy.stats (most of a second in every process); the tests check them bit for bit against
-``scipy.stats.ttest_rel`` and ``scipy.stats.wilcoxon``:
+calls. The paired t and the signed-rank test are computed here from numpy and the standard library
+(:mod:`probestats.stats.signed_rank` for the second), so that reporting them does not import scipy
+(most of a second in every process); the tests check them against ``scipy.stats.ttest_rel`` (t bit
+for bit, p to 1e-12) and ``scipy.stats.wilcoxon`` (bit for bit):
 
-* the **paired t-test** on the item means (``ttest_rel``'s arithmetic, p from
-  ``scipy.special.stdtr``): the item gaps are independent and roughly normal;
+* the **paired t-test** on the item means (``ttest_rel``'s arithmetic, p from Student's tail,
+  :func:`~probestats.stats.distributions.t_sf`): the item gaps are independent and roughly normal;
 * the **Wilcoxon signed-rank test** on the item gaps (zero gaps dropped; p from the exact null
   distribution when there are no ties or zero gaps and at most 50 gaps, from all the sign patterns
   of the gaps when there are ties or zeros and at most 13 gaps, else from the normal approximation
@@ -100,10 +100,10 @@ def _check(alternative: str) -> None:
 def paired_t(mean_a, mean_b, alternative: str = "two-sided") -> PublishedTest:
     """The paired t-test of the item means: ``t = mean gap / sqrt(var / n)``, the gaps' variance
     with ``n - 1`` in its denominator, p from Student's t with ``n - 1`` degrees of freedom
-    (:func:`scipy.special.stdtr`).
+    (:func:`~probestats.stats.distributions.t_sf`, within 1e-12 of scipy's).
 
     This is ``scipy.stats.ttest_rel``'s arithmetic, step for step (the tests compare the two);
-    computed here because importing scipy.stats for it costs most of a second on every call.
+    computed here because importing scipy for it costs most of a second on every call.
 
     >>> r = paired_t([5.0, 6.0, 7.0, 9.0], [4.0, 4.0, 6.0, 6.0])
     >>> round(r.statistic, 6), r.df    # 1.75 / (0.957427 / 2)
