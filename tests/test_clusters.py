@@ -210,9 +210,3 @@ def test_the_clusters_are_shown_in_the_terminal_the_report_and_json(tmp_path, ca
     report = tmp_path / "r.md"
     assert main(["report", str(path), "--metric", "y", "--set", "cluster=doc", "-o", str(report)]) == 0
     assert "nested in 40 clusters of doc" in report.read_text(encoding="utf-8")
-
-
-def test_a_report_takes_the_clusters_as_a_design_fact(capsys):
-    assert main(["report", "log.csv", "--cluster", "doc", "-o", "r.md"]) == 2
-    assert capsys.readouterr().err == ("Error: --cluster: a report takes this design fact as --set cluster=... "
-                                       "(or the key cluster in the --design file)\n")
