@@ -97,6 +97,7 @@ _EXPORTS = {
     "ScaleCheck": ".analyses.evaluator",
     "NoiseCheck": ".analyses.verdict",
     "Verdict": ".analyses.verdict",
+    "Caveat": ".checks.design",
     "ControlComparison": ".analyses.control",
     "ControlTest": ".analyses.control",
     "compare_control": ".analyses.control",
