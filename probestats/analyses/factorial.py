@@ -251,8 +251,11 @@ def anova_rm(cells, names: tuple[str, str]) -> tuple[AnovaRow, ...]:
     for key, name in (("A", names[0]), ("B", names[1]), ("A:B", "interaction")):
         row = table.loc[key]
         f, d1, d2 = float(row["F Value"]), float(row["Num DF"]), float(row["Den DF"])
+        p = float(row["Pr > F"])
+        if _exact_statistic(m, name, names) == 0:   # its exact sum of squares is 0: F is 0, not a float residue
+            f, p = 0.0, 1.0
         eta = f * d1 / (f * d1 + d2) if math.isfinite(f) else float("nan")
-        out.append(AnovaRow(name, f, d1, d2, float(row["Pr > F"]), eta))
+        out.append(AnovaRow(name, f, d1, d2, p, eta))
     return tuple(out)
 
 
