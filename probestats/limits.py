@@ -66,7 +66,7 @@ LIMITS: dict[str, Limit] = {lim.name: lim for lim in (
     Limit("values", 10_000, "distinct values of the attribute a many-values analysis compares"),
     Limit("pairs", 5_000, "pairs of values a many-values analysis tests one by one (the pairwise table); "
                           "beyond it the pairwise tests are left out with a warning, the rest is computed"),
-    Limit("groups", 1_000, "groups of the --by columns, each analyzed on its own (about 0.02 s each)"),
+    Limit("groups", 1_000, "groups of the by columns, each analyzed on its own (about 0.02 s each)"),
     Limit("levels", 30, "cells of a two-factor analysis (levels of one factor x levels of the other; "
                         "30 cells take about 1 GB)"),
     Limit("resamples", 1_000_000, "resamples of one Monte Carlo test or bootstrap interval (n_resamples)"),

@@ -2,8 +2,8 @@
 
 Shown on standard error (the commands turn it off with ``--json``), so no output a program reads changes: on a
 terminal a spinner with the stage; piped or redirected, a plain line with the stage and the time so far, first
-after :data:`PLAIN_EVERY` seconds of work and then as often, so a quick job writes nothing and a long one says
-it is still working.
+after :data:`PLAIN_EVERY` seconds (30) of work and then as often, so a quick job writes nothing and a long one
+says it is still working.
 """
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ import sys
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
-#: Seconds of work before the first plain progress line (standard error not a terminal), and between lines.
-PLAIN_EVERY = 5.0
+#: Seconds of work before the first plain progress line (standard error not a terminal), and between lines:
+#: long enough that a job which ends in seconds (or with one Error line) writes none
+PLAIN_EVERY = 30.0
 
 
 @contextmanager
