@@ -923,15 +923,20 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
         if metric is None and judge is None:
             raise click.UsageError("Missing option '--metric' (or --set judge.order=COL for a report of an order "
                                    "probe alone).")
-    # one library call does the whole job (the same one the local page of `probestats serve` makes)
-    run(log, metric=metric, a=a, b=b, noise=noise, alternative=alternative, alpha=alpha, output=output,
-        sections=sections, templates=templates, design_file=design_file, **facts, probe=probe, framing_log=framing_log, targets=targets, toward=toward,
-        judge=judge, by=by, correction=correction, reference=reference, scale=scale, factor=factor,
-        n_resamples=n_resamples, seed=seed, before_log=before_log, cells=cells, answers=answers,
-        label_map=label_map, framing_columns=framing_columns, interval=interval, hedges=hedges,
-        effect_size=effect_size, per_item=per_item, validation=validation, plain=plain, control=control,
-        baseline=baseline, **drawn_design,
-        **_noise_kwargs(noise_value, block_settings, attribute_settings))
+    from probestats.present.progress import stages
+
+    # one library call does the whole job (the same one the local page of `probestats serve` makes); a long
+    # one says it is still working (a spinner on a terminal, else a line every few seconds)
+    with stages() as progress:
+        progress("writing the report")
+        run(log, metric=metric, a=a, b=b, noise=noise, alternative=alternative, alpha=alpha, output=output,
+            sections=sections, templates=templates, design_file=design_file, **facts, probe=probe, framing_log=framing_log, targets=targets, toward=toward,
+            judge=judge, by=by, correction=correction, reference=reference, scale=scale, factor=factor,
+            n_resamples=n_resamples, seed=seed, before_log=before_log, cells=cells, answers=answers,
+            label_map=label_map, framing_columns=framing_columns, interval=interval, hedges=hedges,
+            effect_size=effect_size, per_item=per_item, validation=validation, plain=plain, control=control,
+            baseline=baseline, **drawn_design,
+            **_noise_kwargs(noise_value, block_settings, attribute_settings))
     console(stderr=True).print(f"wrote {_escape(output)}")
 
 

@@ -25,7 +25,7 @@ Examples
 >>> check_limit("levels", 400, "the factors' cells", "an exact test per cell pair")
 Traceback (most recent call last):
 ...
-probestats.errors.OptionError: the factors' cells number 400, more than the limit of 100 (an exact test per cell pair); raise the limit with probestats.limits.raised(levels=400)
+probestats.errors.OptionError: the factors' cells number 400, more than the limit of 30 (an exact test per cell pair); raise the limit with probestats.limits.raised(levels=400)
 """
 
 from __future__ import annotations
@@ -66,8 +66,9 @@ LIMITS: dict[str, Limit] = {lim.name: lim for lim in (
     Limit("values", 10_000, "distinct values of the attribute a many-values analysis compares"),
     Limit("pairs", 5_000, "pairs of values a many-values analysis tests one by one (the pairwise table); "
                           "beyond it the pairwise tests are left out with a warning, the rest is computed"),
-    Limit("groups", 100_000, "groups of the --by columns analyzed one by one"),
-    Limit("levels", 100, "cells of a two-factor analysis (levels of one factor x levels of the other)"),
+    Limit("groups", 1_000, "groups of the by columns, each analyzed on its own (about 0.02 s each)"),
+    Limit("levels", 30, "cells of a two-factor analysis (levels of one factor x levels of the other; "
+                        "30 cells take about 1 GB)"),
     Limit("resamples", 1_000_000, "resamples of one Monte Carlo test or bootstrap interval (n_resamples)"),
 )}
 
@@ -102,11 +103,11 @@ def limit(name: str) -> int:
 def raised(**limits: int) -> Iterator[None]:
     """Within this block, the named limits are the numbers given (each a whole number of 1 or more).
 
-    >>> with raised(groups=500_000, pairs=20_000):
+    >>> with raised(groups=5_000, pairs=20_000):
     ...     limit("groups"), limit("pairs")
-    (500000, 20000)
+    (5000, 20000)
     >>> limit("groups")
-    100000
+    1000
     >>> with raised(colours=3):
     ...     pass
     Traceback (most recent call last):

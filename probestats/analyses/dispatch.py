@@ -19,6 +19,8 @@ from probestats.analyses.factors import FactorAnalysis
 from probestats.analyses.many import ManyAnalysis
 from probestats.analyses.paired import Analysis
 from probestats.analyses.metrics import MetricsAnalysis  # noqa: F401  (named in AnalysisResult)
+import polars as pl
+
 from probestats.errors import OptionError, either, opt
 
 __all__ = ["AnalysisResult", "analyze"]
@@ -259,6 +261,7 @@ def analyze(
 
         log = without_control(log, control, fold_case)
         a, b = _baseline_pair(log, a, b, baseline, fold_case, many=bool(group) or reference is not None)
+    _check_groups(log, by)
     result = _analyze(log, metric, a, b, noise, by, reference, group, scale, factor, common, n_resamples, seed,
                       noise_read_options, interval, within_noise, noise_value, settings, attribute_settings,
                       streaming, progress, facts, hedges, mdg, selection, baseline, cluster, random_settings)
@@ -335,6 +338,29 @@ def _analyze(log, metric, a, b, noise, by, reference, group, scale, factor, comm
     return analyze_pair(log, metric=metric, a=a, b=b, noise=noise, by=by, n_resamples=n_resamples, seed=seed,
                         streaming=streaming, progress=progress, facts=facts, hedges=hedges, selection=selection,
                         cluster=cluster, random_settings=tuple(random_settings), **common, **pair)
+
+
+#: seconds one ``by`` group's analysis takes, about (measured: 10,000 groups of 3 items in 177 s on a busy
+#: 2-core machine, most of it each group's bootstrap interval of its effect size); for estimating a cost only
+_SECONDS_PER_GROUP = 0.02
+
+
+def _check_groups(log, by) -> None:
+    """Refuse more ``by`` groups than the limit of groups, before any is analyzed (each is analyzed on its own)."""
+    if not by:
+        return
+    from probestats.io.read import Log, collect
+    from probestats.limits import check_limit, duration
+
+    if not isinstance(log, Log):
+        return
+    names = log.lazy.collect_schema().names()
+    if any(b not in names for b in by):   # a column that is not there: the analysis names it
+        return
+    count = int(collect(log.lazy.select(pl.struct(list(by)).n_unique()), log.source, log._path).item())
+    check_limit("groups", count, f"the groups of {opt('by', by[0]) if len(by) == 1 else opt('by')}",
+                f"estimated {duration(count * _SECONDS_PER_GROUP)}, each group analyzed on its own",
+                "group by a coarser column")
 
 
 def _check_arms(*, control, baseline, selection, factor, several, group, reference, a, b) -> None:

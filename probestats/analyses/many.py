@@ -489,6 +489,24 @@ def _key_mask(key: Mapping) -> pl.Expr:
         if key else pl.lit(True)
 
 
+#: seconds the analysis of one value takes, about (measured: 5,000 values of 20,000 rows in 7 s); for the cost
+_SECONDS_PER_VALUE = 0.0015
+
+
+def _check_values(log: Log) -> None:
+    """Refuse more distinct values than the limit of values, before validation reads them all."""
+    from probestats.io.read import collect
+    from probestats.limits import duration
+
+    if "variant" not in log.lazy.collect_schema().names():
+        return
+    count = int(collect(log.lazy.select(pl.col("variant").drop_nulls().n_unique()), log.source, log._path).item())
+    check_limit("values", count, f"the distinct values of {log.columns.get('variant', 'the value column')!r}",
+                f"estimated {duration(count * _SECONDS_PER_VALUE)}; a column of free text read as the value?",
+                f"check the value column ({opt('columns', {'variant': 'HEADER'})}), group values with "
+                f"{opt('groups')}")
+
+
 def check_many(
     log,
     *,
@@ -523,6 +541,7 @@ def check_many(
     """
     groups = parse_groups(groups)
     log = read_log(log, **{"metric": metric, **dict(read_options or {})})
+    _check_values(log)
     checked = validate(log, metric=metric, by=by, keep=keep, fold_case=fold_case)
     problems = [p for p in checked.problems if p.code not in PAIR_CODES]
     if has_errors(problems):

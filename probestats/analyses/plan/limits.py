@@ -1,12 +1,14 @@
 """The limits of a plan's work, checked before any simulation starts, each refused with its cost and its way out.
 
-Every limit is a named constant of :mod:`probestats.limits` (the one table of limits): the designs a plan sizes, the simulated runs it holds and draws, the
-noise log's runs it resamples for the MDG's range, and the time its simulation is estimated to take.
+Every limit is a named constant of :mod:`probestats.limits` (the one table of limits): the designs a plan
+sizes, the simulated runs it holds and draws, the noise log's runs it resamples for the MDG's range, and the
+time its simulation is estimated to take.
 """
 
 from __future__ import annotations
 
 from probestats.errors import OptionError, count_of, either, opt
+from probestats.limits import duration as _duration
 from probestats.limits import MAX_DESIGN_RUNS, MAX_DESIGNS, MAX_PLAN_RUNS, MAX_PLAN_SECONDS, MAX_RANGE_NOISE_RUNS
 
 __all__ = ["MAX_PLAN_RUNS", "MAX_DESIGN_RUNS", "MAX_DESIGNS", "MAX_RANGE_NOISE_RUNS", "MAX_PLAN_SECONDS",
@@ -99,12 +101,3 @@ def check_plan_work(items, runs, sims: int, *, mechanisms: int = 1, noise_runs: 
 def _gigabytes(values: int) -> str:
     """``about 32 GB``: the memory of ``values`` simulated runs at 8 bytes each."""
     return f"about {values * 8 / 1e9:.3g} GB"
-
-
-def _duration(seconds: float) -> str:
-    """``about 40 s``, ``about 12 min``, ``about 3.5 h``."""
-    if seconds < 120:
-        return f"about {seconds:.0f} s"
-    if seconds < 7200:
-        return f"about {seconds / 60:.0f} min"
-    return f"about {seconds / 3600:.1f} h"
