@@ -42,7 +42,7 @@ HTML_MARKERS = ["<script>alert(1)</script>", "<b id=PWNED>", "<img src=x onerror
 
 CATEGORIES = ["csv_bytes", "csv_structure", "numbers", "json", "text", "options", "paths", "outputs",
               "templates", "spreadsheets", "parquet", "template_links", "reserved_names", "damaged_sheets",
-              "failing_writes", "output_paths"]
+              "failing_writes", "output_paths", "tool_logs", "rust_regex", "signed_answers", "option_values"]
 #: the text of the secret file beside a template folder (template_links): it must appear in no output
 SECRET = "SECRET-c0ffee-never-in-an-output"
 COMMANDS = ["validate", "analyze", "report_md", "report_html", "plan", "compare", "framing"]
@@ -59,6 +59,8 @@ class Case:
     dirs: list[str] = field(default_factory=list)         # empty folders to make
     fsize: int | None = None     # the child's file-size limit (bytes): writes beyond it fail
     replaceable: list[str] = field(default_factory=list)  # earlier outputs the run may overwrite (not inputs)
+    expect: str | None = None    # what stdout must hold when the run answers (exit 0): the right number
+    refuse: bool = False         # the run must refuse (exit 1): a pattern the regex dialect cannot compile
 
 
 @dataclass
@@ -590,7 +592,69 @@ def _tool_logs(rng):
     return Case("tool_logs", argv, files, note=f"{tool} {kind} {planted[:24]}")
 
 
-_MAKERS = {"tool_logs": _tool_logs, "csv_bytes": _csv_bytes, "csv_structure": _csv_structure, "numbers": _numbers, "json": _json,
+#: --from-text number patterns in the syntax of Rust's regex crate that Python's re cannot compile (and some
+#: it can): each reads the score, so 'run 5: score 8' against 'run 1: score 2' is a gap of 6 in every item
+_RUST_READ = [r"run \d+: score (?<v>\d+)", r"run \pN+: score (\pN+)", r"run \p{Nd}+: score (\p{Nd}+)",
+              r"run [[:digit:]]+: score ([[:digit:]]+)", r"(?x) run \s \d+ : \s score \s (?<v> \d+ )",
+              r"run \d+: score (?P<v>\d+)", r"run \d+: score (\d+)", r"(?i)RUN \d+: SCORE (?<v>\d+)",
+              r"run (?:\d+): score (\d+)", r"score (\d+)", r"(?s)run.*score (?<v>\pN+)"]
+#: patterns the dialect cannot compile: refused with the reason
+_RUST_REFUSED = [r"(?<=score )\d+", r"(\d+)\1", r"(?<v>\d+", r"\p{NoSuchClass}", r"(?!run)\d+", r"(?<1v>\d+)"]
+
+
+def _rust_regex(rng):
+    rows = []
+    for i in range(1, rng.randint(2, 8)):
+        for seed in (1, 2):
+            rows += [{"item": i, "variant": "a", "seed": seed, "reply": f"run {rng.randint(1, 9)}: score {8 + i}"},
+                     {"item": i, "variant": "b", "seed": seed, "reply": f"run {rng.randint(1, 9)}: score {2 + i}"}]
+    refused = rng.random() < 0.3
+    pattern = rng.choice(_RUST_REFUSED if refused else _RUST_READ)
+    argv = ["analyze", "log.csv", "--metric", "s", "--from-text", f"s=number:{pattern}", "--json"]
+    return Case("rust_regex", argv, {"log.csv": _csv(rows)}, note=pattern, expect=None if refused else
+                '"average_gap": 6.0', refuse=refused)
+
+
+#: how a judge may write a "no" as a number: never read as yes
+_SIGNED_NO = ["-1", "\u22121", "\uff0d1", "**-1**", "*-1*", "`-1`", '"-1"', "Answer: -1", "> -1", "(-1)", "-1.",
+              "0", "**0**", "Answer: 0", "- -1", "-1.0"]
+#: numbers whose sign or mark makes them neither answer: unread, never yes
+_SIGNED_NEITHER = ["- 1", "> 1", "~1", "-0", "-2", "+2", "Answer -1"]
+
+
+def _signed_answers(rng):
+    rows = []
+    for i in range(rng.randint(3, 10)):
+        for framing, asserts in (("affirmative", "A"), ("reverse", "B")):
+            reply = rng.choice(_SIGNED_NO) if rng.random() < 0.9 else rng.choice(_SIGNED_NEITHER)
+            rows.append({"model": "m", "item": f"c{i}", "framing": framing, "asserts": asserts, "reply": reply})
+    rows[0]["reply"] = rng.choice(_SIGNED_NO)   # at least one answer under each framing
+    rows[1]["reply"] = rng.choice(_SIGNED_NO)
+    name = rng.choice(["log.csv", "log.jsonl"])
+    data = _csv(rows) if name == "log.csv" else _jsonl(rows)
+    # no reply is a yes: every yes rate is 0
+    return Case("signed_answers", ["framing", name, "--answers", "yes-no", "--json"], {name: data},
+                note=",".join(sorted({r["reply"] for r in rows}))[:40], expect='"yes_affirmative": 0.0')
+
+
+def _option_values(rng):
+    """Option values naming what they should not: a setting that is the item, value or metric column, a
+    --read records= key missing from an object of very many keys."""
+    kind = rng.choice(["settings", "records"])
+    if kind == "settings":
+        column = rng.choice(["item", "variant", "steps"])
+        argv = rng.choice([["report", "log.csv", "--metric", "steps", "--set", f"settings={column}", "-o", "out.md"],
+                           ["report", "log.csv", "--metric", "steps", "--set", f"attribute_settings={column}",
+                            "-o", "out.md"]])
+        return Case("option_values", argv, {"log.csv": _csv(_rows(rng))}, note=f"settings={column}")
+    keys = rng.choice([1_000, 50_000, 200_000])
+    body = json.dumps({f"key{i}": i for i in range(keys)}).encode()
+    return Case("option_values", ["validate", "log.json", "--read", f"records={rng.choice(['rows', 'a.b', 'key1.x'])}"],
+                {"log.json": body}, note=f"records miss on {keys} keys")
+
+
+_MAKERS = {"tool_logs": _tool_logs, "rust_regex": _rust_regex, "signed_answers": _signed_answers,
+           "option_values": _option_values, "csv_bytes": _csv_bytes, "csv_structure": _csv_structure, "numbers": _numbers, "json": _json,
            "text": _text, "options": _options, "paths": _paths, "outputs": _outputs, "templates": _templates,
            "spreadsheets": _spreadsheets, "parquet": _parquet_case, "template_links": _template_links,
            "reserved_names": _reserved_names, "damaged_sheets": _damaged_sheets, "failing_writes": _failing_writes,
@@ -711,6 +775,12 @@ def run_case(case: Case, folder: Path) -> Outcome:
         f.append("exit_code")
     if "Error: unexpected" in err:
         f.append("unexpected")
+    if case.expect is not None and code == 0 and case.expect not in out:
+        f.append("wrong_number")
+    if case.refuse and code != 1 or not case.refuse and case.expect is not None and code != 0:
+        f.append("wrong_outcome")
+    if any(len(line) > 2000 for line in err.splitlines()):
+        f.append("long_error")
     error_lines = [line for line in err.splitlines() if line.startswith("Error:")]
     if code == 1 and error_lines and not err.rstrip("\n").endswith(error_lines[-1]):
         f.append("multiline_error")
@@ -739,7 +809,7 @@ def run_case(case: Case, folder: Path) -> Outcome:
 
 
 KINDS = ["traceback", "abort", "exit_code", "unexpected", "multiline_error", "input_modified", "raw_control",
-         "html_marker", "leftover", "temp_path", "leaked"]
+         "html_marker", "leftover", "temp_path", "leaked", "wrong_number", "wrong_outcome", "long_error"]
 
 
 def table(outcomes) -> str:

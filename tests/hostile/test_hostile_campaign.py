@@ -1,4 +1,4 @@
-"""The hostile-input campaign, bounded for CI: 560 generated cases in this process and 20 in child processes.
+"""The hostile-input campaign, bounded for CI: 700 generated cases in this process and 20 in child processes.
 
 Each case is a broken or hostile input (see ``campaign.py`` for the categories) run through the
 command line; the run fails on any traceback, abort, exit code other than 0/1/2, ``Error: unexpected``,
@@ -13,7 +13,7 @@ import pytest
 
 from tests.hostile.campaign import CATEGORIES, generate, run_case, table
 
-IN_PROCESS = 560
+IN_PROCESS = 700
 CHILDREN = 12
 
 
