@@ -7,7 +7,7 @@ or temporary path in an error, a secret beside a template folder in any output),
 of this process for in-process cases and of the children for the others). Every column but the
 runs should read 0.
 
-    PYTHONPATH=. python benchmarks/fuzz.py --cases 10000 --seed 1 [--children 200]
+    PYTHONPATH=. python benchmarks/fuzz.py --cases 10000 --seed 1 [--children 200] [--categories tool_logs,rust_regex]
 
 Cases run in this process through ``probestats.cli.main`` (fast); the cases that could abort a
 process (corrupt Parquet, spreadsheets of huge extent) run in child processes under a 4 GB
@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.hostile.campaign import generate, run_case, table  # noqa: E402
+from tests.hostile.campaign import CATEGORIES, generate, run_case, table  # noqa: E402
 
 
 def main() -> int:
@@ -35,8 +35,14 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--show", type=int, default=30, help="failing cases to print")
     parser.add_argument("--every", type=int, default=500, help="print a partial table every this many cases")
+    parser.add_argument("--categories", default=None,
+                        help=f"comma-separated categories of the in-process cases (default all: {','.join(CATEGORIES)})")
     args = parser.parse_args()
-    cases = generate(args.cases, seed=args.seed, children=False)
+    chosen = args.categories.split(",") if args.categories else None
+    unknown = sorted(set(chosen or ()) - set(CATEGORIES))
+    if unknown:
+        parser.error(f"unknown categories {', '.join(unknown)}; choose from {', '.join(CATEGORIES)}")
+    cases = generate(args.cases, seed=args.seed, categories=chosen, children=False)
     cases += [c for c in generate(args.children * 2, seed=args.seed + 1,
                                   categories=["parquet", "spreadsheets", "failing_writes"]) if c.child][: args.children]
     started = time.perf_counter()
