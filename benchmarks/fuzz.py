@@ -32,6 +32,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=10_000, help="cases run in this process")
     parser.add_argument("--children", type=int, default=200, help="cases run in child processes")
+    parser.add_argument("--sizes", type=int, default=0,
+                        help="cases of sizes the work grows with, each in a child under 4 GB and 60 s")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--show", type=int, default=30, help="failing cases to print")
     parser.add_argument("--every", type=int, default=500, help="print a partial table every this many cases")
@@ -45,6 +47,7 @@ def main() -> int:
     cases = generate(args.cases, seed=args.seed, categories=chosen, children=False)
     cases += [c for c in generate(args.children * 2, seed=args.seed + 1,
                                   categories=["parquet", "spreadsheets", "failing_writes"]) if c.child][: args.children]
+    cases += generate(args.sizes, seed=args.seed + 2, categories=["sizes"]) if args.sizes else []
     started = time.perf_counter()
     outcomes = []
     with tempfile.TemporaryDirectory() as folder:
@@ -59,7 +62,8 @@ def main() -> int:
                 print(f"{i + 1} cases, {time.perf_counter() - started:.0f} s\n{table(outcomes)}\n", file=sys.stderr,
                       flush=True)
     print(table(outcomes))
-    print(f"\n{len(outcomes)} cases ({args.cases} in process, {len(cases) - args.cases} in child processes), "
+    print(f"\n{len(outcomes)} cases ({len(cases) - sum(c.child for c in cases)} in process, "
+          f"{sum(c.child for c in cases)} in child processes), "
           f"seed {args.seed}, {time.perf_counter() - started:.0f} s")
     failed = [o for o in outcomes if o.failures]
     for o in failed[: args.show]:

@@ -42,7 +42,8 @@ HTML_MARKERS = ["<script>alert(1)</script>", "<b id=PWNED>", "<img src=x onerror
 
 CATEGORIES = ["csv_bytes", "csv_structure", "numbers", "json", "text", "options", "paths", "outputs",
               "templates", "spreadsheets", "parquet", "template_links", "reserved_names", "damaged_sheets",
-              "failing_writes", "output_paths", "tool_logs", "rust_regex", "signed_answers", "option_values"]
+              "failing_writes", "output_paths", "tool_logs", "rust_regex", "signed_answers", "option_values",
+              "sizes"]
 #: the text of the secret file beside a template folder (template_links): it must appear in no output
 SECRET = "SECRET-c0ffee-never-in-an-output"
 COMMANDS = ["validate", "analyze", "report_md", "report_html", "plan", "compare", "framing"]
@@ -61,6 +62,7 @@ class Case:
     replaceable: list[str] = field(default_factory=list)  # earlier outputs the run may overwrite (not inputs)
     expect: str | None = None    # what stdout must hold when the run answers (exit 0): the right number
     refuse: bool = False         # the run must refuse (exit 1): a pattern the regex dialect cannot compile
+    timeout: int = 600           # seconds a child may run before the case counts as an abort
 
 
 @dataclass
@@ -653,7 +655,54 @@ def _option_values(rng):
                 {"log.json": body}, note=f"records miss on {keys} keys")
 
 
-_MAKERS = {"tool_logs": _tool_logs, "rust_regex": _rust_regex, "signed_answers": _signed_answers,
+def _sizes(rng):
+    """Sizes the work grows with (h43b's limits): each must answer or be refused, in a child under 4 GB
+    within 60 s. Not in the CI subset (``fuzz.py --sizes N`` runs them)."""
+    kind = rng.choice(["wide_xlsx", "many_values", "factor_levels", "many_groups", "plan_grid", "resamples"])
+    files: dict[str, bytes] = {}
+    if kind == "wide_xlsx":   # 16,384 columns (Excel's widest), 3 data rows
+        import xlsxwriter
+
+        buf = io.BytesIO()
+        import datetime
+
+        book = xlsxwriter.Workbook(buf)
+        book.set_properties({"created": datetime.datetime(2000, 1, 1)})   # the same case, the same bytes
+        sheet = book.add_worksheet()
+        for col in range(16_384):
+            sheet.write(0, col, ["item", "variant", "steps"][col] if col < 3 else f"c{col}")
+            for row in range(1, 4):
+                sheet.write(row, col, [row, "formal" if row % 2 else "casual", row][col] if col < 3 else row)
+        book.close()
+        files["log.xlsx"] = buf.getvalue()
+        argv = ["report", "log.xlsx", "--metric", "steps", "-o", "out.md"]
+    elif kind == "many_values":   # 5,000 distinct values, 20,000 rows
+        rows = [{"item": i % 4, "variant": f"v{i // 4}", "steps": rng.randint(0, 9)} for i in range(20_000)]
+        files["log.csv"] = _csv(rows)
+        argv = ["analyze", "log.csv", "--metric", "steps"]
+    elif kind == "factor_levels":   # 20 x 20 levels on 1,600 rows
+        rows = [{"item": i % 4, "style": f"s{(i // 4) % 20}", "name": f"n{(i // 80) % 20}", "steps": rng.randint(0, 9)}
+                for i in range(1_600)]
+        files["log.csv"] = _csv(rows)
+        argv = ["analyze", "log.csv", "--metric", "steps", "--factor", "style", "--factor", "name"]
+    elif kind == "many_groups":   # 10,000 --by groups
+        rows = [{"item": i % 2, "variant": v, "topic": f"t{i // 2}", "steps": rng.randint(0, 9)}
+                for i in range(20_000) for v in ("formal", "casual")]
+        files["log.csv"] = _csv(rows)
+        argv = ["analyze", "log.csv", "--metric", "steps", "--by", "topic"]
+    elif kind == "plan_grid":   # 500 designs
+        files["noise.csv"] = _csv(_rows(rng, items=6, runs=3))
+        grid = rng.choice([["--items", ",".join(map(str, range(1, 501)))], ["--items", "100000"],
+                           ["--runs", ",".join(map(str, range(1, 501))), "--plot", "out.png"]])
+        argv = ["plan", "--noise", "noise.csv", "--metric", "steps", *grid]
+    else:
+        files["log.csv"] = _csv(_rows(rng))
+        argv = ["analyze", "log.csv", "--metric", "steps", "--n-resamples", rng.choice(["1000000000000000000",
+                                                                                         "1000000000"])]
+    return Case("sizes", argv, files, child=True, note=kind, timeout=60)
+
+
+_MAKERS = {"sizes": _sizes, "tool_logs": _tool_logs, "rust_regex": _rust_regex, "signed_answers": _signed_answers,
            "option_values": _option_values, "csv_bytes": _csv_bytes, "csv_structure": _csv_structure, "numbers": _numbers, "json": _json,
            "text": _text, "options": _options, "paths": _paths, "outputs": _outputs, "templates": _templates,
            "spreadsheets": _spreadsheets, "parquet": _parquet_case, "template_links": _template_links,
@@ -724,7 +773,7 @@ def _in_process(argv) -> tuple[int | None, str, str, str | None]:
 
 
 def _in_child(argv, folder: Path, address_space: int | None = 4 << 30,
-              fsize: int | None = None) -> tuple[int | None, str, str, int]:
+              fsize: int | None = None, timeout: int = 600) -> tuple[int | None, str, str, int]:
     limit = "" if address_space is None else (
         f"import resource\nresource.setrlimit(resource.RLIMIT_AS, ({address_space}, {address_space}))\n")
     if fsize is not None:  # writes past fsize bytes fail (Python ignores the signal; the write raises)
@@ -733,7 +782,7 @@ def _in_child(argv, folder: Path, address_space: int | None = 4 << 30,
            f"sys.exit(main({argv!r}))\n"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "120", "PYTHONDONTWRITEBYTECODE": "1"}
     try:
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=folder, timeout=600, env=env)
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=folder, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         return None, "", "timeout", 0
     import resource
@@ -755,7 +804,7 @@ def run_case(case: Case, folder: Path) -> Outcome:
     escaped = None
     rss = 0
     if case.child:
-        code, out, err, rss = _in_child(case.argv, folder, fsize=case.fsize)
+        code, out, err, rss = _in_child(case.argv, folder, fsize=case.fsize, timeout=case.timeout)
     else:
         os.chdir(folder)
         try:
