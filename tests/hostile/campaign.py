@@ -222,7 +222,7 @@ def _numbers(rng):
 def _json(rng):
     rows = _rows(rng)
     kind = rng.choice(["dup_key", "deep", "not_records", "bom", "scalar", "mixed_types", "huge_int", "truncated",
-                       "nested_value", "wrapper"])
+                       "nested_value", "wrapper", "surrogate"])
     body = json.dumps(rows)
     if kind == "dup_key":
         body = body.replace('"model": "m1"', '"model": "m1", "model": "m2"', 1)
@@ -248,6 +248,8 @@ def _json(rng):
         body = json.dumps(rows)
     elif kind == "wrapper":
         body = json.dumps({"rows": rows})
+    elif kind == "surrogate":   # a lone surrogate, which no encoding can write
+        body = body.replace('"m1"', '"m\\ud800"', 1)
     if rng.random() < 0.5:
         name = "log.json"
         data = body.encode()
