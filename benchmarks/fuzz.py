@@ -7,7 +7,7 @@ or temporary path in an error, a secret beside a template folder in any output),
 of this process for in-process cases and of the children for the others). Every column but the
 runs should read 0.
 
-    PYTHONPATH=. python benchmarks/fuzz.py --cases 10000 --seed 1 [--children 200]
+    PYTHONPATH=. python benchmarks/fuzz.py --cases 10000 --seed 1 [--children 200] [--categories tool_logs,rust_regex]
 
 Cases run in this process through ``probestats.cli.main`` (fast); the cases that could abort a
 process (corrupt Parquet, spreadsheets of huge extent) run in child processes under a 4 GB
@@ -25,20 +25,29 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.hostile.campaign import generate, run_case, table  # noqa: E402
+from tests.hostile.campaign import CATEGORIES, generate, run_case, table  # noqa: E402
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=10_000, help="cases run in this process")
     parser.add_argument("--children", type=int, default=200, help="cases run in child processes")
+    parser.add_argument("--sizes", type=int, default=0,
+                        help="cases of sizes the work grows with, each in a child under 4 GB and 60 s")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--show", type=int, default=30, help="failing cases to print")
     parser.add_argument("--every", type=int, default=500, help="print a partial table every this many cases")
+    parser.add_argument("--categories", default=None,
+                        help=f"comma-separated categories of the in-process cases (default all: {','.join(CATEGORIES)})")
     args = parser.parse_args()
-    cases = generate(args.cases, seed=args.seed, children=False)
+    chosen = args.categories.split(",") if args.categories else None
+    unknown = sorted(set(chosen or ()) - set(CATEGORIES))
+    if unknown:
+        parser.error(f"unknown categories {', '.join(unknown)}; choose from {', '.join(CATEGORIES)}")
+    cases = generate(args.cases, seed=args.seed, categories=chosen, children=False)
     cases += [c for c in generate(args.children * 2, seed=args.seed + 1,
                                   categories=["parquet", "spreadsheets", "failing_writes"]) if c.child][: args.children]
+    cases += generate(args.sizes, seed=args.seed + 2, categories=["sizes"]) if args.sizes else []
     started = time.perf_counter()
     outcomes = []
     with tempfile.TemporaryDirectory() as folder:
@@ -53,7 +62,8 @@ def main() -> int:
                 print(f"{i + 1} cases, {time.perf_counter() - started:.0f} s\n{table(outcomes)}\n", file=sys.stderr,
                       flush=True)
     print(table(outcomes))
-    print(f"\n{len(outcomes)} cases ({args.cases} in process, {len(cases) - args.cases} in child processes), "
+    print(f"\n{len(outcomes)} cases ({len(cases) - sum(c.child for c in cases)} in process, "
+          f"{sum(c.child for c in cases)} in child processes), "
           f"seed {args.seed}, {time.perf_counter() - started:.0f} s")
     failed = [o for o in outcomes if o.failures]
     for o in failed[: args.show]:

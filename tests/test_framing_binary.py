@@ -533,6 +533,9 @@ def test_a_judge_that_writes_plus_minus_one_is_read_as_it_means():
     truth = log.group_by("framing").agg(pl.col("score").mean()).sort("framing")["score"].to_list()   # affirmative, reverse
     c = analyze_framing(judge, answers="yes-no").cells[0]
     assert (c.yes_affirmative, c.yes_reverse) == pytest.approx(tuple(truth)) and truth[1] == 0.0
+    chosen = analyze_framing(judge)   # a column of only -1 and +1 is read as yes/no without being told
+    assert (chosen.cells[0].yes_affirmative, chosen.cells[0].yes_reverse) == pytest.approx(tuple(truth))
+    assert chosen.cells[0].answers == "yes-no"
 
 
 def _phrases(category):

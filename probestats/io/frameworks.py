@@ -38,6 +38,7 @@ from typing import Any, Iterable, Mapping
 import polars as pl
 
 from probestats.errors import Problem, ReadError
+from probestats.io.json_text import loads
 
 #: how each tool's log is named in messages and in ``validate``'s output
 NAMES = {
@@ -146,56 +147,6 @@ def load_json(path: Path, what: str) -> Any:
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise ReadError(f"'{path.name}' looks like {what} but is not valid JSON ({_reason(exc)}); "
                         "is the file complete?") from None
-
-
-#: a JSON escape of a UTF-16 surrogate: only then can a decoded string hold a lone one
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-
-
-def loads(text: str, where: str) -> Any:
-    """``json.loads`` for a tool's log: an integer past Python's digit limit is refused in one
-    :class:`ReadError` naming ``where``; a lone surrogate (``"\\ud800"``, which no text encoding
-    can write) is read as U+FFFD, the replacement character. A text that is not JSON raises
-    ``json.JSONDecodeError``, for the caller to word.
-
-    >>> loads('{"reply": "a\\\\ud800b", "n": 7}', "'x.json'")
-    {'reply': 'a\ufffdb', 'n': 7}
-    >>> loads('[' + '9' * 5000 + ']', "line 3 of 'x.jsonl'")
-    Traceback (most recent call last):
-    ...
-    probestats.errors.ReadError: line 3 of 'x.jsonl' holds an integer of more than 4,300 digits, which Python does not convert; remove it or write it as text
-    """
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
-        raise
-    except ValueError:   # Python's limit on the digits of an integer (4,300 by default)
-        raise ReadError(f"{where} holds an integer of more than 4,300 digits, which Python does not convert; "
-                        "remove it or write it as text") from None
-    return _without_surrogates(value) if _SURROGATE_ESCAPE.search(text) else value
-
-
-def _without_surrogates(value: Any) -> Any:
-    """``value`` with every lone surrogate in its strings (keys included) replaced by U+FFFD."""
-    def fix(s: str) -> str:
-        return s.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-
-    if isinstance(value, str):
-        return fix(value)
-    root = [value]
-    stack = [(root, 0)]
-    while stack:
-        holder, key = stack.pop()
-        item = holder[key]
-        if isinstance(item, str):
-            holder[key] = fix(item)
-        elif isinstance(item, list):
-            stack.extend((item, i) for i in range(len(item)))
-        elif isinstance(item, dict):
-            fixed = {fix(k): v for k, v in item.items()}
-            holder[key] = fixed
-            stack.extend((fixed, k) for k in fixed)
-    return root[0]
 
 
 def _reason(exc: Exception) -> str:

@@ -34,6 +34,7 @@ import polars as pl  # noqa: E402  (after the setting above, which polars reads 
 from probestats.errors import ColumnError, OptionError, ReadError, either, opt
 from probestats.errors import Problem
 from probestats.limits import MAX_CELLS, MAX_COLUMNS
+from probestats.io.json_text import SURROGATE_ESCAPE, without_surrogates
 
 ROW = "_row"
 
@@ -844,6 +845,8 @@ def _loads(text, name: str, where: str):
     except ValueError as exc:  # Python's limit on the digits of an integer (4,300 by default)
         raise ReadError(f"{where} of '{name}' holds a number too long to read ({_first_line(exc).split(';')[0]}); "
                         "write it with fewer digits") from None
+    if SURROGATE_ESCAPE.search(text):   # a lone surrogate no encoding can write: U+FFFD, as in the tools' logs
+        value = without_surrogates(value)
     records = value if isinstance(value, list) else [value]
     nested = any(isinstance(v, (dict, list)) for r in records if isinstance(r, dict) for v in r.values()) or any(
         not isinstance(r, dict) for r in records)

@@ -181,7 +181,8 @@ def _number(stripped: str) -> ParsedLabel | None:
         return ParsedLabel(1, "yes", core.rstrip("."))
     if (sign in ("-", "−") and not space and value == 1.0) or (sign == "" and value == 0.0):
         return ParsedLabel(-1, "no", core.rstrip("."))
-    return ParsedLabel(None, "unparsed", None)
+    # another number without a sign goes on to the wordings (a label map may name it); with one, unread
+    return None if sign == "" else ParsedLabel(None, "unparsed", None)
 
 
 def _starts(cleaned: str, phrase: str) -> bool:
@@ -234,7 +235,10 @@ def _read(text, extra: dict[str, str]) -> ParsedLabel:
     if isinstance(text, bool):
         return ParsedLabel(1 if text else -1, "yes" if text else "no", "1" if text else "0")
     if isinstance(text, Real):
-        value = float(text)
+        try:
+            value = float(text)
+        except OverflowError:   # an integer past the floats: no answer
+            return ParsedLabel(None, "unparsed", None)
         if value in (0.0, 1.0, -1.0) and not (value == 0.0 and math.copysign(1.0, value) < 0):
             return ParsedLabel(1 if value == 1.0 else -1, "yes" if value == 1.0 else "no", f"{value:g}")
         return ParsedLabel(None, "unparsed", None)

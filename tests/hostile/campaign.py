@@ -42,7 +42,8 @@ HTML_MARKERS = ["<script>alert(1)</script>", "<b id=PWNED>", "<img src=x onerror
 
 CATEGORIES = ["csv_bytes", "csv_structure", "numbers", "json", "text", "options", "paths", "outputs",
               "templates", "spreadsheets", "parquet", "template_links", "reserved_names", "damaged_sheets",
-              "failing_writes", "output_paths"]
+              "failing_writes", "output_paths", "tool_logs", "rust_regex", "signed_answers", "option_values",
+              "sizes"]
 #: the text of the secret file beside a template folder (template_links): it must appear in no output
 SECRET = "SECRET-c0ffee-never-in-an-output"
 COMMANDS = ["validate", "analyze", "report_md", "report_html", "plan", "compare", "framing"]
@@ -59,6 +60,9 @@ class Case:
     dirs: list[str] = field(default_factory=list)         # empty folders to make
     fsize: int | None = None     # the child's file-size limit (bytes): writes beyond it fail
     replaceable: list[str] = field(default_factory=list)  # earlier outputs the run may overwrite (not inputs)
+    expect: str | None = None    # what stdout must hold when the run answers (exit 0): the right number
+    refuse: bool = False         # the run must refuse (exit 1): a pattern the regex dialect cannot compile
+    timeout: int = 600           # seconds a child may run before the case counts as an abort
 
 
 @dataclass
@@ -218,7 +222,7 @@ def _numbers(rng):
 def _json(rng):
     rows = _rows(rng)
     kind = rng.choice(["dup_key", "deep", "not_records", "bom", "scalar", "mixed_types", "huge_int", "truncated",
-                       "nested_value", "wrapper"])
+                       "nested_value", "wrapper", "surrogate"])
     body = json.dumps(rows)
     if kind == "dup_key":
         body = body.replace('"model": "m1"', '"model": "m1", "model": "m2"', 1)
@@ -244,6 +248,8 @@ def _json(rng):
         body = json.dumps(rows)
     elif kind == "wrapper":
         body = json.dumps({"rows": rows})
+    elif kind == "surrogate":   # a lone surrogate, which no encoding can write
+        body = body.replace('"m1"', '"m\\ud800"', 1)
     if rng.random() < 0.5:
         name = "log.json"
         data = body.encode()
@@ -590,7 +596,116 @@ def _tool_logs(rng):
     return Case("tool_logs", argv, files, note=f"{tool} {kind} {planted[:24]}")
 
 
-_MAKERS = {"tool_logs": _tool_logs, "csv_bytes": _csv_bytes, "csv_structure": _csv_structure, "numbers": _numbers, "json": _json,
+#: --from-text number patterns in the syntax of Rust's regex crate that Python's re cannot compile (and some
+#: it can): each reads the score, so 'run 5: score 8' against 'run 1: score 2' is a gap of 6 in every item
+_RUST_READ = [r"run \d+: score (?<v>\d+)", r"run \pN+: score (\pN+)", r"run \p{Nd}+: score (\p{Nd}+)",
+              r"run [[:digit:]]+: score ([[:digit:]]+)", r"(?x) run \s \d+ : \s score \s (?<v> \d+ )",
+              r"run \d+: score (?P<v>\d+)", r"run \d+: score (\d+)", r"(?i)RUN \d+: SCORE (?<v>\d+)",
+              r"run (?:\d+): score (\d+)", r"score (\d+)", r"(?s)run.*score (?<v>\pN+)"]
+#: patterns the dialect cannot compile: refused with the reason
+_RUST_REFUSED = [r"(?<=score )\d+", r"(\d+)\1", r"(?<v>\d+", r"\p{NoSuchClass}", r"(?!run)\d+", r"(?<1v>\d+)"]
+
+
+def _rust_regex(rng):
+    rows = []
+    for i in range(1, rng.randint(2, 8)):
+        for seed in (1, 2):
+            rows += [{"item": i, "variant": "a", "seed": seed, "reply": f"run {rng.randint(1, 9)}: score {8 + i}"},
+                     {"item": i, "variant": "b", "seed": seed, "reply": f"run {rng.randint(1, 9)}: score {2 + i}"}]
+    refused = rng.random() < 0.3
+    pattern = rng.choice(_RUST_REFUSED if refused else _RUST_READ)
+    argv = ["analyze", "log.csv", "--metric", "s", "--from-text", f"s=number:{pattern}", "--json"]
+    return Case("rust_regex", argv, {"log.csv": _csv(rows)}, note=pattern, expect=None if refused else
+                '"average_gap": 6.0', refuse=refused)
+
+
+#: how a judge may write a "no" as a number: never read as yes
+_SIGNED_NO = ["-1", "\u22121", "\uff0d1", "**-1**", "*-1*", "`-1`", '"-1"', "Answer: -1", "> -1", "(-1)", "-1.",
+              "0", "**0**", "Answer: 0", "- -1", "-1.0"]
+#: numbers whose sign or mark makes them neither answer: unread, never yes
+_SIGNED_NEITHER = ["- 1", "> 1", "~1", "-0", "-2", "+2", "Answer -1"]
+
+
+def _signed_answers(rng):
+    rows = []
+    for i in range(rng.randint(3, 10)):
+        for framing, asserts in (("affirmative", "A"), ("reverse", "B")):
+            reply = rng.choice(_SIGNED_NO) if rng.random() < 0.9 else rng.choice(_SIGNED_NEITHER)
+            rows.append({"model": "m", "item": f"c{i}", "framing": framing, "asserts": asserts, "reply": reply})
+    rows[0]["reply"] = rng.choice(_SIGNED_NO)   # at least one answer under each framing
+    rows[1]["reply"] = rng.choice(_SIGNED_NO)
+    name = rng.choice(["log.csv", "log.jsonl"])
+    data = _csv(rows) if name == "log.csv" else _jsonl(rows)
+    # no reply is a yes: every yes rate is 0
+    return Case("signed_answers", ["framing", name, "--answers", "yes-no", "--json"], {name: data},
+                note=",".join(sorted({r["reply"] for r in rows}))[:40], expect='"yes_affirmative": 0.0')
+
+
+def _option_values(rng):
+    """Option values naming what they should not: a setting that is the item, value or metric column, a
+    --read records= key missing from an object of very many keys."""
+    kind = rng.choice(["settings", "records"])
+    if kind == "settings":
+        column = rng.choice(["item", "variant", "steps"])
+        argv = rng.choice([["report", "log.csv", "--metric", "steps", "--set", f"settings={column}", "-o", "out.md"],
+                           ["report", "log.csv", "--metric", "steps", "--set", f"attribute_settings={column}",
+                            "-o", "out.md"]])
+        return Case("option_values", argv, {"log.csv": _csv(_rows(rng))}, note=f"settings={column}")
+    keys = rng.choice([1_000, 50_000, 200_000])
+    body = json.dumps({f"key{i}": i for i in range(keys)}).encode()
+    return Case("option_values", ["validate", "log.json", "--read", f"records={rng.choice(['rows', 'a.b', 'key1.x'])}"],
+                {"log.json": body}, note=f"records miss on {keys} keys")
+
+
+def _sizes(rng):
+    """Sizes the work grows with (h43b's limits): each must answer or be refused, in a child under 4 GB
+    within 60 s. Not in the CI subset (``fuzz.py --sizes N`` runs them)."""
+    kind = rng.choice(["wide_xlsx", "many_values", "factor_levels", "many_groups", "plan_grid", "resamples"])
+    files: dict[str, bytes] = {}
+    if kind == "wide_xlsx":   # 16,384 columns (Excel's widest), 3 data rows
+        import xlsxwriter
+
+        buf = io.BytesIO()
+        import datetime
+
+        book = xlsxwriter.Workbook(buf)
+        book.set_properties({"created": datetime.datetime(2000, 1, 1)})   # the same case, the same bytes
+        sheet = book.add_worksheet()
+        for col in range(16_384):
+            sheet.write(0, col, ["item", "variant", "steps"][col] if col < 3 else f"c{col}")
+            for row in range(1, 4):
+                sheet.write(row, col, [row, "formal" if row % 2 else "casual", row][col] if col < 3 else row)
+        book.close()
+        files["log.xlsx"] = buf.getvalue()
+        argv = ["report", "log.xlsx", "--metric", "steps", "-o", "out.md"]
+    elif kind == "many_values":   # 5,000 distinct values, 20,000 rows
+        rows = [{"item": i % 4, "variant": f"v{i // 4}", "steps": rng.randint(0, 9)} for i in range(20_000)]
+        files["log.csv"] = _csv(rows)
+        argv = ["analyze", "log.csv", "--metric", "steps"]
+    elif kind == "factor_levels":   # 20 x 20 levels on 1,600 rows
+        rows = [{"item": i % 4, "style": f"s{(i // 4) % 20}", "name": f"n{(i // 80) % 20}", "steps": rng.randint(0, 9)}
+                for i in range(1_600)]
+        files["log.csv"] = _csv(rows)
+        argv = ["analyze", "log.csv", "--metric", "steps", "--factor", "style", "--factor", "name"]
+    elif kind == "many_groups":   # 10,000 --by groups
+        rows = [{"item": i % 2, "variant": v, "topic": f"t{i // 2}", "steps": rng.randint(0, 9)}
+                for i in range(20_000) for v in ("formal", "casual")]
+        files["log.csv"] = _csv(rows)
+        argv = ["analyze", "log.csv", "--metric", "steps", "--by", "topic"]
+    elif kind == "plan_grid":   # 500 designs
+        files["noise.csv"] = _csv(_rows(rng, items=6, runs=3))
+        grid = rng.choice([["--items", ",".join(map(str, range(1, 501)))], ["--items", "100000"],
+                           ["--runs", ",".join(map(str, range(1, 501))), "--plot", "out.png"]])
+        argv = ["plan", "--noise", "noise.csv", "--metric", "steps", *grid]
+    else:
+        files["log.csv"] = _csv(_rows(rng))
+        argv = ["analyze", "log.csv", "--metric", "steps", "--n-resamples", rng.choice(["1000000000000000000",
+                                                                                         "1000000000"])]
+    return Case("sizes", argv, files, child=True, note=kind, timeout=60)
+
+
+_MAKERS = {"sizes": _sizes, "tool_logs": _tool_logs, "rust_regex": _rust_regex, "signed_answers": _signed_answers,
+           "option_values": _option_values, "csv_bytes": _csv_bytes, "csv_structure": _csv_structure, "numbers": _numbers, "json": _json,
            "text": _text, "options": _options, "paths": _paths, "outputs": _outputs, "templates": _templates,
            "spreadsheets": _spreadsheets, "parquet": _parquet_case, "template_links": _template_links,
            "reserved_names": _reserved_names, "damaged_sheets": _damaged_sheets, "failing_writes": _failing_writes,
@@ -660,7 +775,7 @@ def _in_process(argv) -> tuple[int | None, str, str, str | None]:
 
 
 def _in_child(argv, folder: Path, address_space: int | None = 4 << 30,
-              fsize: int | None = None) -> tuple[int | None, str, str, int]:
+              fsize: int | None = None, timeout: int = 600) -> tuple[int | None, str, str, int]:
     limit = "" if address_space is None else (
         f"import resource\nresource.setrlimit(resource.RLIMIT_AS, ({address_space}, {address_space}))\n")
     if fsize is not None:  # writes past fsize bytes fail (Python ignores the signal; the write raises)
@@ -669,7 +784,7 @@ def _in_child(argv, folder: Path, address_space: int | None = 4 << 30,
            f"sys.exit(main({argv!r}))\n"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "120", "PYTHONDONTWRITEBYTECODE": "1"}
     try:
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=folder, timeout=600, env=env)
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=folder, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         return None, "", "timeout", 0
     import resource
@@ -691,7 +806,7 @@ def run_case(case: Case, folder: Path) -> Outcome:
     escaped = None
     rss = 0
     if case.child:
-        code, out, err, rss = _in_child(case.argv, folder, fsize=case.fsize)
+        code, out, err, rss = _in_child(case.argv, folder, fsize=case.fsize, timeout=case.timeout)
     else:
         os.chdir(folder)
         try:
@@ -711,6 +826,12 @@ def run_case(case: Case, folder: Path) -> Outcome:
         f.append("exit_code")
     if "Error: unexpected" in err:
         f.append("unexpected")
+    if case.expect is not None and code == 0 and case.expect not in out:
+        f.append("wrong_number")
+    if case.refuse and code != 1 or not case.refuse and case.expect is not None and code != 0:
+        f.append("wrong_outcome")
+    if any(len(line) > 2000 for line in err.splitlines()):
+        f.append("long_error")
     error_lines = [line for line in err.splitlines() if line.startswith("Error:")]
     if code == 1 and error_lines and not err.rstrip("\n").endswith(error_lines[-1]):
         f.append("multiline_error")
@@ -739,7 +860,7 @@ def run_case(case: Case, folder: Path) -> Outcome:
 
 
 KINDS = ["traceback", "abort", "exit_code", "unexpected", "multiline_error", "input_modified", "raw_control",
-         "html_marker", "leftover", "temp_path", "leaked"]
+         "html_marker", "leftover", "temp_path", "leaked", "wrong_number", "wrong_outcome", "long_error"]
 
 
 def table(outcomes) -> str:

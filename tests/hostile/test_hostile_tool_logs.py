@@ -113,3 +113,13 @@ def test_a_records_miss_on_a_wide_object_lists_twenty_keys(tmp_path, capsys):
     keys = ", ".join(f"k{i}" for i in range(20))
     assert err == (f"Error: --read records=rows: no key 'rows' under the top level of 'wide.json'; keys there: {keys} "
                    "and 199,980 more")
+
+
+def test_a_lone_surrogate_in_a_json_log_is_read_as_the_replacement_character(tmp_path, capsys):
+    rows = [{"item": i, "variant": v, "model": "m\ud800" if i == 1 else "m", "steps": i + (v == "a")}
+            for i in range(1, 4) for v in ("a", "b")]
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(rows))   # json.dumps writes the surrogate as the escape \ud800
+    code, out, err = _run(capsys, "analyze", path, "--metric", "steps", "--json")
+    assert code == 0, err
+    assert json.loads(out)["average_gap"] == 1.0   # every item's gap is 1, by construction
