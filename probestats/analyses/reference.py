@@ -40,8 +40,9 @@ class ReferenceCheck:
         Every value's corrected gap against the reference is at most alpha.
     similar : bool
         The gaps' range is smaller than the smallest gap in size.
-    among : OmnibusResult
-        The omnibus test of the values against each other, without the reference.
+    among : OmnibusResult or None
+        The omnibus test of the values against each other, without the reference (None unless
+        ``all_detected`` and ``similar`` hold: it decides nothing otherwise).
     suspect : bool
         All three hold: the verdict names the reference as the likely cause.
     statement : str
@@ -64,11 +65,11 @@ class ReferenceCheck:
     @property
     def figures(self) -> dict:
         """The numbers behind ``statement`` (JSON-safe)."""
-        return {"reference": self.reference, "low": self.low, "high": self.high, "among_p": float(self.among.pvalue)}
+        return {"reference": self.reference, "low": self.low, "high": self.high, "among_p": None if self.among is None else float(self.among.pvalue)}
 
     def to_dict(self) -> dict:
         return {"reference": self.reference, "direction": self.direction, "low": self.low, "high": self.high,
-                "all_detected": self.all_detected, "similar": self.similar, "among": self.among.to_dict(),
+                "all_detected": self.all_detected, "similar": self.similar, "among": None if self.among is None else self.among.to_dict(),
                 "suspect": self.suspect, "statement": self.statement}
 
 
@@ -92,20 +93,24 @@ def reference_check(result, *, alpha: float, n_resamples: int = 10_000, seed: in
     others = list(result.gaps)
     if len(others) < 2:
         return None
-    wide = result.items.pivot(on="value", index="item", values="mean", aggregate_function="first")
-    names = [g.a for g in others]
-    if not all(n in wide.columns for n in names):
-        return None
-    matrix = wide.select(names).drop_nulls().to_numpy().astype(float)
-    if matrix.shape[0] < 1:
-        return None
-    among = omnibus_test(matrix, n_resamples=n_resamples, seed=seed)
     gaps = np.array([g.average_gap for g in others])
     low, high = float(gaps.min()), float(gaps.max())
     direction = "below" if high < 0 else "above" if low > 0 else "mixed"
     all_detected = all(g.p_adjusted is not None and g.p_adjusted <= alpha for g in others)
     similar = direction != "mixed" and (high - low) < float(np.abs(gaps).min())
-    suspect = all_detected and similar and among.pvalue > alpha
+    # the values against each other only when the other two conditions hold: with thousands of values that
+    # omnibus (and the table it needs) is the costliest part of the analysis, and it decides nothing otherwise
+    among = None
+    if all_detected and similar:
+        wide = result.items.pivot(on="value", index="item", values="mean", aggregate_function="first")
+        names = [g.a for g in others]
+        if not all(n in wide.columns for n in names):
+            return None
+        matrix = wide.select(names).drop_nulls().to_numpy().astype(float)
+        if matrix.shape[0] < 1:
+            return None
+        among = omnibus_test(matrix, n_resamples=n_resamples, seed=seed)
+    suspect = among is not None and among.pvalue > alpha
     statement = ""
     if suspect:
         n = len(others)

@@ -45,6 +45,18 @@ def test_cases_that_could_abort_a_process_run_in_a_child_and_do_not(tmp_path):
     assert not any(o.failures for o in outcomes), _report(outcomes)
 
 
+def test_every_huge_size_is_answered_or_refused_within_its_bounds(tmp_path):
+    # one case of each kind of the 'sizes' category (a 16,384-column sheet, 5,000 values, 20 x 20 factor levels,
+    # 10,000 groups, a 500-design plan, 10^18 resamples), each in a child under 4 GB and 60 s: an answer or a
+    # one-line refusal naming the limit, never an abort or a timeout
+    kinds = {}
+    for case in generate(60, seed=3, categories=["sizes"]):
+        kinds.setdefault(case.note, case)
+    assert len(kinds) == 6, sorted(kinds)
+    outcomes = [run_case(case, tmp_path / str(i)) for i, case in enumerate(kinds.values())]
+    assert not any(o.failures for o in outcomes), _report(outcomes)
+
+
 def test_writes_that_fail_under_a_file_size_limit_leave_nothing(tmp_path):
     # a child process whose files may not grow past a few bytes to a few KB: every write fails part way
     cases = generate(8, seed=11, categories=["failing_writes"])
