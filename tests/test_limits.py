@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 from statsmodels.stats.multitest import multipletests
 
-from probestats.cli import main
+from tests.cli_run import one_error_line as _one_error_line, run_cli as _run
 from probestats.limits import LIMITS, limit, raised
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,18 +21,6 @@ NOISE = ROOT / "sample_logs" / "style_noise.csv"
 SAMPLE = ROOT / "sample_logs" / "style_probe.csv"
 
 
-def _run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def _one_error_line(code, err, *words):
-    assert code == 1, err
-    assert err.startswith("Error: ") and err.count("\n") == 1, err
-    assert "unexpected" not in err
-    for word in words:
-        assert word in err, err
 
 
 def _many_values(path: Path, values: int, items: int = 2, runs: int = 2, seed: int = 0) -> Path:

@@ -10,7 +10,6 @@ residue of about 1e-17; the exact rule (``stats.exact.mean_of_combination``) giv
 from __future__ import annotations
 
 import html as html_lib
-import io
 import json
 import re
 from pathlib import Path
@@ -18,12 +17,10 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-from rich.console import Console
 
 import probestats
 from probestats import analyze
-from probestats.present.report import render_report
-from probestats.present.terminal import render_terminal
+from tests.rendered import report_renderer, terminal_text
 from tests.judge_factory import RULES, TAGS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,19 +66,8 @@ CASES = {
 
 
 def every_text(result) -> dict[str, str]:
-    from probestats.analyses.factorial import FactorialAnalysis
-    from probestats.analyses.metrics import MetricsAnalysis
-
-    out = {}
-    buf = io.StringIO()
-    render_terminal(result, Console(file=buf, width=300))
-    out["terminal"] = buf.getvalue()
-    if isinstance(result, MetricsAnalysis):
-        from probestats.present.metrics_report import render_metrics_report as render
-    elif isinstance(result, FactorialAnalysis):
-        from probestats.present.factorial_report import render_factorial_report as render
-    else:
-        render = render_report
+    out = {"terminal": terminal_text(result)}
+    render = report_renderer(result)
     out["md"] = render(result, format="md")
     out["html"] = html_lib.unescape(render(result, format="html"))
     out["json report"] = render(result, format="json")

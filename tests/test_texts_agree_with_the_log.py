@@ -15,18 +15,15 @@ reader would, and each claim about the log is checked against the log itself:
 from __future__ import annotations
 
 import html as html_lib
-import io
 import json
 import re
 
 import numpy as np
 import polars as pl
 import pytest
-from rich.console import Console
 
 from probestats import analyze
-from probestats.present.report import render_report
-from probestats.present.terminal import render_terminal
+from tests.rendered import report_renderer, terminal_text
 
 SHAPES = ("several models", "one run per cell", "constant arm", "unequal arms")
 KINDS = ("pair", "scale", "scale unnamed", "many", "control", "factors", "factorial", "metrics")
@@ -74,19 +71,8 @@ def run(kind: str, frame: pl.DataFrame):
 
 
 def texts(result) -> dict[str, str]:
-    from probestats.analyses.factorial import FactorialAnalysis
-    from probestats.analyses.metrics import MetricsAnalysis
-
-    out = {}
-    buf = io.StringIO()
-    render_terminal(result, Console(file=buf, width=300))
-    out["terminal"] = buf.getvalue()
-    if isinstance(result, MetricsAnalysis):
-        from probestats.present.metrics_report import render_metrics_report as render
-    elif isinstance(result, FactorialAnalysis):
-        from probestats.present.factorial_report import render_factorial_report as render
-    else:
-        render = render_report
+    out = {"terminal": terminal_text(result)}
+    render = report_renderer(result)
     out["md"] = render(result, format="md").replace("\\", "")
     page = render(result, format="html")
     out["html"] = html_lib.unescape(re.sub(r"<[^>]+>", " ", page.split("<body>", 1)[-1]))

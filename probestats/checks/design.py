@@ -260,16 +260,25 @@ def design_facts(frame: pl.DataFrame, metric: str, a: str, b: str, *,
     for v, suffix in ((a, ""), (b, "_b")):
         n = both[f"n{suffix}"]
         same = both.filter(pl.col(f"lo{suffix}") == pl.col(f"hi{suffix}"))[f"lo{suffix}"]
-        constant, share = None, 0.0
-        if n_items and same.len():
-            mode = same.value_counts(sort=True).row(0)
-            share = mode[1] / n_items
-            if share >= CONSTANT_SHARE:
-                constant = float(mode[0])
+        constant, share = _constant(same, n_items)
         facts.append(ValueFacts(v, members[v], counts[v], (int(n.min()), int(n.max())) if n_items else (0, 0),
                                 constant, share))
     unequal = int((both["n"] != both["n_b"]).sum()) if n_items else 0
     return DesignFacts(metric, a, b, (facts[0], facts[1]), n_items, unequal)
+
+
+def _constant(same: pl.Series, n_items: int) -> tuple[float | None, float]:
+    """The value an arm takes in every run of at least :data:`CONSTANT_SHARE` of the items (else None), and
+    the share of items giving its most common one-valued answer; ``same`` holds the one-valued items' values.
+
+    >>> _constant(pl.Series([0.0, 0.0, 0.0, 1.0]), 4), _constant(pl.Series([0.0] * 20), 20)
+    ((None, 0.75), (0.0, 1.0))
+    """
+    if not n_items or not same.len():
+        return None, 0.0
+    value, count = same.value_counts(sort=True).row(0)
+    share = count / n_items
+    return (float(value) if share >= CONSTANT_SHARE else None), share
 
 
 def item_facts(items: pl.DataFrame, metric: str, a: str, b: str) -> DesignFacts:
@@ -288,12 +297,7 @@ def item_facts(items: pl.DataFrame, metric: str, a: str, b: str) -> DesignFacts:
     for v, side in ((a, "a"), (b, "b")):
         n, sd, mean = items[f"n_{side}"], items[f"sd_{side}"], items[f"mean_{side}"]
         same = items.filter((pl.col(f"n_{side}") == 1) | (pl.col(f"sd_{side}") == 0))[f"mean_{side}"]
-        constant, share = None, 0.0
-        if n_items and same.len():
-            mode = same.value_counts(sort=True).row(0)
-            share = mode[1] / n_items
-            if share >= CONSTANT_SHARE:
-                constant = float(mode[0])
+        constant, share = _constant(same, n_items)
         runs = int(n.sum()) if n_items else 0
         facts.append(ValueFacts(v, (v,), ValueCounts(v, runs, runs, 0), (int(n.min()), int(n.max())) if n_items
                                 else (0, 0), constant, share))

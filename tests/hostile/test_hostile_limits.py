@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from probestats.cli import main
+from tests.cli_run import one_error_line as _one_error_line, run_cli as _run
 from tests.hostile.spreadsheets import far_corner_xlsx, wide_xlsx, zip_bomb_xlsx
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,18 +85,6 @@ def test_a_sheet_within_a_raised_limit_is_read(tmp_path, capsys):
     assert "Error" not in capsys.readouterr().err
 
 
-def _run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def _one_error_line(code, err, *words):
-    assert code == 1, err
-    assert err.startswith("Error: ") and err.count("\n") == 1, err
-    assert "unexpected" not in err
-    for word in words:
-        assert word in err, err
 
 
 SAMPLE = ROOT / "sample_logs" / "style_probe.csv"

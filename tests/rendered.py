@@ -1,0 +1,31 @@
+"""Every text an analysis is rendered to: the terminal and the report of its kind (Markdown, HTML, JSON)."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from probestats.present.report import render_report
+from probestats.present.terminal import render_terminal
+
+
+def terminal_text(result) -> str:
+    """What the terminal prints for ``result``, 300 columns wide."""
+    buf = io.StringIO()
+    render_terminal(result, Console(file=buf, width=300))
+    return buf.getvalue()
+
+
+def report_renderer(result):
+    """The function that renders the report of ``result``'s kind (several metrics, a factorial, else a pair's)."""
+    from probestats.analyses.factorial import FactorialAnalysis
+    from probestats.analyses.metrics import MetricsAnalysis
+
+    if isinstance(result, MetricsAnalysis):
+        from probestats.present.metrics_report import render_metrics_report
+        return render_metrics_report
+    if isinstance(result, FactorialAnalysis):
+        from probestats.present.factorial_report import render_factorial_report
+        return render_factorial_report
+    return render_report
