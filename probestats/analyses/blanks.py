@@ -104,8 +104,6 @@ def blank_readings(checked, main, *, alpha: float, alternative: str = "two-sided
     >>> (r.blank_a, r.runs_a, r.blank_b, r.left_out_gap, r.as_misses_gap, r.differ)
     (12, 24, 0, 1.0, 0.5, True)
     """
-    from scipy.stats import fisher_exact
-
     cells = checked.pairs
     if cells is None or checked.metric is None or not {"n", "counted", "n_b", "counted_b"} <= set(cells.columns):
         return None
@@ -113,6 +111,8 @@ def blank_readings(checked, main, *, alpha: float, alternative: str = "two-sided
     blank_a, blank_b = runs_a - counted_a, runs_b - counted_b
     if not (blank_a or blank_b):
         return None
+    from scipy.stats import fisher_exact   # only a log with blanks needs it
+
     p = float(fisher_exact([[blank_a, counted_a], [blank_b, counted_b]]).pvalue)
     differ = p <= alpha
     values = checked.frame[checked.metric].drop_nulls()

@@ -865,12 +865,10 @@ def mc_interval(hits: int, draws: int, confidence: float = MC_CONFIDENCE) -> tup
     >>> round(low, 4), round(high, 4)
     (0.0431, 0.0576)
     """
-    from scipy.special import betaincinv
+    from probestats.stats.proportion import share
 
-    tail = (1 - confidence) / 2
-    low = 0.0 if hits == 0 else float(betaincinv(hits, draws - hits + 1, tail))
-    high = 1.0 if hits == draws else float(betaincinv(hits + 1, draws - hits, 1 - tail))
-    return low, high
+    bound = share(hits, draws, confidence=confidence)
+    return bound.low, bound.high
 
 
 # --------------------------------------------------------------------------- the analysis

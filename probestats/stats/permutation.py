@@ -33,8 +33,8 @@ from fractions import Fraction
 from typing import Sequence
 
 import numpy as np
-from scipy import stats as sps
 
+from probestats.stats.proportion import share
 from probestats.stats.hypotests import TestResult
 
 __all__ = ["within_item_permutation_test", "PERMUTATION_TEST", "MAX_SUPPORT"]
@@ -202,8 +202,8 @@ def _monte_carlo(items, observed: float, alternative: str, n_resamples: int, see
         hits = int((np.abs(stat) >= abs(observed) - tol).sum())
     p = (hits + 1) / (n_resamples + 1)
     se = math.sqrt(p * (1 - p) / n_resamples)
-    low = 0.0 if hits == 0 else float(sps.beta.ppf(0.005, hits, n_resamples - hits + 1))
-    high = 1.0 if hits == n_resamples else float(sps.beta.ppf(0.995, hits + 1, n_resamples - hits))
+    bound = share(hits, n_resamples, confidence=0.99)   # Clopper-Pearson, as every Monte Carlo p's interval
+    low, high = bound.low, bound.high
     return TestResult(statistic=observed, pvalue=p, alternative=alternative, n=len(items),
                       method=(f"monte carlo (within-item permutation of the value labels, n_resamples={n_resamples}, "
                               f"seed={seed}; p = (1 + hits)/(n_resamples + 1), standard error {se:.2g}, 99% interval "
