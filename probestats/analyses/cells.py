@@ -431,7 +431,9 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
     if interval not in ("t", "bootstrap", "percentile", "sign-flip"):
         raise OptionError(f"interval must be 't', 'bootstrap', 'percentile' or 'sign-flip', not {interval!r}")
     resampling = dict(interval=interval, n_resamples=n_resamples, seed=seed, hedges=hedges)
-    main = compare_pair(_item_table(merged, a, b, ()), metric, a, b, alternative=alternative, confidence=1 - alpha,
+    table = _item_table(merged, a, b, ())
+    units, unpermuted = _item_runs(frame, table, metric, a, b, by)
+    main = compare_pair(table, metric, a, b, alternative=alternative, confidence=1 - alpha, units=units,
                         **resampling)
     groups = []
     if by:
@@ -443,6 +445,12 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
                                        **resampling))
         adjusted = adjust([g.sign_flip.pvalue for g in groups], correction)
         groups = [replace(g, p_adjusted=p) for g, p in zip(groups, adjusted)]
+    agreement = None
+    if len(groups) >= 2:   # the headline averages these groups: do they agree? (as the row path asks)
+        from probestats.analyses.blocks import block_agreement
+
+        agreement = block_agreement(grouped, groups, list(by), a=a, b=b, alpha=alpha, n_resamples=n_resamples,
+                                    seed=seed)
     noise_table, noise = noise, None
     noise_source = noise_checked = None
     problems = []
@@ -471,16 +479,37 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
                                  alternative=alternative, confidence=1 - alpha, n_resamples=n_resamples, seed=seed,
                                  hedges=hedges)
         problems += [note] if note is not None else []
-    problems = design_problems(main, alpha) + problems
+    problems = design_problems(main, alpha) + problems + unpermuted
     checked = replace(cells_checked(frame, metric, source=source), a=a, b=b, values=tuple(order))
+    from probestats.analyses.verdict import with_design
+    from probestats.checks.design import item_facts
+
+    verdict = with_design(_verdict(main, noise, noise_source, noise_checked, alpha, within_noise, a, agreement),
+                          item_facts(table, metric, a, b))
     return Analysis(main=main, noise=noise, groups=tuple(groups), problems=tuple(problems),
                     alternative=alternative, alpha=alpha, correction=correction, checked=checked,
                     noise_checked=noise_checked, mdg=mdg_value, mdg_method=mdg_method, noise_source=noise_source,
-                    verdict=_verdict(main, noise, noise_source, noise_checked, alpha, within_noise, a),
-                    **mdg_range)
+                    verdict=verdict, **mdg_range)
 
 
-def _verdict(main, noise, noise_source, noise_checked, alpha: float, within_noise: bool, a: str):
+def _item_runs(frame: pl.DataFrame, table: pl.DataFrame, metric: str, a: str, b: str, by) -> tuple[dict | None, list]:
+    """With different numbers of runs within items, each item's runs for the within-item permutation (from a
+    table built with its runs), or the warning that the headline stays the sign-flip test (as the row path says
+    when it cannot keep the runs); ``(None, [])`` when the runs are equal."""
+    if not table.height or not (table["n_a"] != table["n_b"]).any():
+        return None, []
+    if "runs_units" in frame.columns and not by:
+        from probestats.analyses.paired import item_units
+
+        return item_units(cell_rows(frame, metric), metric, a, b), []
+    return None, [Problem(
+        "warning", "unequal_runs_unpermuted",
+        "the values have different numbers of runs within items, but the headline stays the sign-flip test, whose "
+        "null needs gaps symmetric about zero: the exact within-item permutation of the value labels needs each "
+        "item's runs; build the cell table with " + either("runs=True", "--keep-runs") + " to have it")]
+
+
+def _verdict(main, noise, noise_source, noise_checked, alpha: float, within_noise: bool, a: str, agreement=None):
     """The verdict of a cell table's analysis, decided as the row path decides it."""
     from probestats.analyses.paired import _chance_cause, _noise_check, noise_log_causes, one_run_reason
     from probestats.analyses.verdict import NoiseCheck, decide
@@ -498,7 +527,7 @@ def _verdict(main, noise, noise_source, noise_checked, alpha: float, within_nois
                            seed=SPLIT_SEED)
     else:
         check = NoiseCheck("none", "no same-versus-same comparison", False, reason="none was asked for")
-    return decide(main, check, alpha=alpha)
+    return decide(main, check, alpha=alpha, agreement=agreement)
 
 
 def _check_metric(frame: pl.DataFrame, metric: str, source: str) -> None:
