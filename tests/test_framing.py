@@ -676,8 +676,9 @@ def test_sentences_tell_a_model_that_refused_from_one_that_balanced():
 
 
 def test_the_sign_flip_interval_holds_beyond_thirty_items():
-    # 40 items (one topic in 40 languages): beyond full enumeration the inversion runs by Monte Carlo
-    # (stated, with its error), not the t interval it used to fall back to
+    # 40 items (one topic in 40 languages): beyond full enumeration the scores' item means lie on a lattice, so the
+    # inversion is exact through the joint law of the sum and the signs (stated), not the t interval it used to fall
+    # back to
     rng = np.random.default_rng(3)
     rows = [{"model": "m", "topic": "t", "language": f"l{i}", "framing": framing,
              "score": int(np.clip(round(sign * 1.0 + rng.normal(0, 1.2)), -2, 2))}
@@ -686,7 +687,7 @@ def test_the_sign_flip_interval_holds_beyond_thirty_items():
     cell = res.cells[0]
     assert cell.n_items == 40
     method = cell.bias_ci["method"]
-    assert method.startswith("sign-flip test inversion, Monte Carlo: 40 item means") and "seed 0" in method
+    assert method.startswith("sign-flip test inversion (exact at every shift") and "2**40 sign patterns" in method
     assert cell.bias_ci["low"] < cell.bias < cell.bias_ci["high"]
     t = analyze_framing(rows, interval="t").cells[0].bias_ci
     assert t["method"].startswith("Student t") and (t["low"], t["high"]) != (cell.bias_ci["low"], cell.bias_ci["high"])

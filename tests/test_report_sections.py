@@ -159,8 +159,9 @@ CASES = {
     "by": (["--by", "model"], "Groups: model", ["exact sign-flip test", "Holm"]),
     "reference": (["--reference", "B"], "Many values: steps across 3 values",
                   ["within-item permutation test", "exact sign-flip test", "Holm"]),
+    # one value against a group of two: the pair's test is the within-item permutation of the value labels
     "group": (["--group", "first=A", "--group", "rest=B,C"], "Many values: steps across 2 values",
-              ["within-item permutation test", "exact sign-flip test"]),
+              ["within-item permutation test", "exact within-item permutation of the value labels"]),
     "factor": (["--factor", "style", "--factor", "name"], "Two factors: style × name",
                ["exact sign-flip test on the per-item effects", "Holm"]),
     "scale": (["--a", "padded", "--b", "plain", "--scale", "1:4"], "Judge's scale: ceiling and floor cells",
@@ -451,8 +452,8 @@ def test_varied_lists_settings_and_groups_never_outcome_columns():
 
 
 def test_a_gap_spread_over_tied_items_names_no_drivers():
-    # 18 items, every one 1 lower under 'formal' in every run: all tied at -1
-    rows = [{"item": str(i), "variant": v, "seed": s, "steps": 5 - (v == "formal")}
+    # 18 items, every one 1 lower under 'formal' in every run: all tied at -1 (the runs differ, so no arm is constant)
+    rows = [{"item": str(i), "variant": v, "seed": s, "steps": 5 + s - (v == "formal")}
             for i in range(18) for v in ("formal", "casual") for s in (1, 2)]
     result = analyze(rows, metric="steps", mdg=False)
     assert result.detected

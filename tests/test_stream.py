@@ -94,7 +94,8 @@ def test_generated_logs_stream_in_every_format(suffix, integer, tmp_path):
 def test_options_give_the_same_json(tmp_path):
     path = write(make_log(items=9, runs=4, gap=0.4, seed=5, values=("formal", "casual", "plain")), tmp_path / "l.csv")
     for options in ({"a": "casual", "b": "plain"}, {"a": "plain", "b": "formal", "alternative": "greater"},
-                    {}, {"interval": "sign-flip"}, {"where": "item <> '3'"}, {"derive": ["double = steps * 2"]}):
+                    {}, {"a": "casual", "b": "plain", "interval": "sign-flip"}, {"where": "item <> '3'"},
+                    {"derive": ["double = steps * 2"]}):
         metric = "double" if "derive" in options else "steps"
         eager, streamed = both(path, metric=metric, **options)
         assert streamed == eager, options

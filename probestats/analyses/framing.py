@@ -630,10 +630,11 @@ def _cell_key(by_cols, row) -> dict:
 
 def _interval(values: np.ndarray, confidence: float, method: str, unit: str = "items"):
     """Interval for the mean of the units (the sign-flip inversion at any number of units: exact up to
-    :data:`~probestats.stats.hypotests.INTERVAL_SIGN_FLIP_MAX_N`, Monte Carlo with its error beyond).
+    :data:`~probestats.stats.hypotests.INTERVAL_SIGN_FLIP_MAX_N`, beyond it exact for units on a lattice and Monte
+    Carlo with its error otherwise).
 
     >>> iv = _interval(np.arange(40.0) - 10.0, 0.95, "sign-flip")
-    >>> iv["method"].startswith("sign-flip test inversion, Monte Carlo: 40 item means"), iv["low"] < 9.5 < iv["high"]
+    >>> iv["method"].startswith("sign-flip test inversion (exact at every shift"), iv["low"] < 9.5 < iv["high"]
     (True, True)
     """
     if values.size < 2:

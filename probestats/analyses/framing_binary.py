@@ -92,8 +92,10 @@ def choose_answers(values: pl.Series, answers: str = "auto", *, label_map=None,
     if present.len() and numeric.null_count() == 0 and numeric.len():
         if set(numeric.unique().to_list()) <= {0.0, 1.0}:
             return YES_NO, f"the {column} column holds only 0 and 1"
-        if set(numeric.unique().to_list()) <= {-1.0, 1.0}:   # a judge's +1/-1: the yes/no reading's own scores
-            return YES_NO, f"the {column} column holds only -1 and 1"
+        if set(numeric.unique().to_list()) <= {-1.0, 1.0} and values.dtype == pl.String:
+            # a judge's replies written +1/-1: read as yes/no (a numeric score column of -1 and 1 is a point of
+            # the agreement scale, disagree and agree)
+            return YES_NO, f"the {column} column's replies are only -1 and 1"
         return AGREEMENT, f"the {column} column holds numbers beyond 0 and 1"
     yn, agreement = yes_no_share(present.cast(pl.String))
     if yn > agreement:

@@ -87,7 +87,19 @@ def blocks_of(frame: pl.DataFrame, a: str, b: str, *, settings: Sequence[str] = 
     pair = frame.filter(pl.col("variant").is_in([a, b]))
     varying = pair.group_by("item", "variant").agg(
         [pl.col(c).cast(pl.String).fill_null("(blank)").n_unique().alias(c) for c in candidates])
-    return tuple(c for c in candidates if varying.height and varying[c].max() > 1)
+    return tuple(c for c in candidates if varying.height and varying[c].max() > 1 and _matchable(pair, c))
+
+
+def _matchable(pair: pl.DataFrame, column: str) -> bool:
+    """Whether some item holds both values within one level of ``column``: a column whose every level holds one
+    run (a folder of one JSON record per file) cannot match an item's values within it, so it is no block.
+
+    >>> runs = pl.DataFrame({"item": ["1", "1"], "variant": ["a", "b"], "file": ["r1.json", "r2.json"]})
+    >>> _matchable(runs, "file"), _matchable(runs.with_columns(file=pl.lit("log.csv")), "file")
+    (False, True)
+    """
+    both = pair.group_by("item", pl.col(column).cast(pl.String).fill_null("(blank)")).agg(pl.col("variant").n_unique())
+    return bool(both.height) and int(both["variant"].max()) > 1
 
 
 def first_half_flags(runs: pl.DataFrame, metric: str, keys: Sequence[str], seed: int,

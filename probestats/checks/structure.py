@@ -56,19 +56,23 @@ def likely_blocks(log, metric: str | None, exclude: Sequence[str] = ()) -> list[
         return []
     from probestats.io.read import collect
 
-    text = {c: pl.col(c).cast(pl.String) for c in cols}
+    # columns by position under safe names: a header such as '*' or '^x.*$' is a pattern to pl.col
+    safe = {c: f"__block{i}" for i, c in enumerate(cols)}
+    text = {c: pl.nth(names.index(c)).cast(pl.String) for c in cols}
     per = collect(log.lazy.group_by("item", "variant").agg(
-        *[text[c].drop_nulls().n_unique().alias(c) for c in cols], pl.len().alias("__runs")), log.source, log._path)
+        *[text[c].drop_nulls().n_unique().alias(safe[c]) for c in cols], pl.len().alias("__runs")),
+        log.source, log._path)
     if per.height == 0 or int(per["__runs"].min()) < 2:
         return []
-    levels = collect(log.lazy.select(*[text[c].drop_nulls().n_unique().alias(c) for c in cols]), log.source, log._path)
+    levels = collect(log.lazy.select(*[text[c].drop_nulls().n_unique().alias(safe[c]) for c in cols]),
+                     log.source, log._path)
     problems = []
     for c in cols:
-        k = int(levels[c][0])
-        if not 2 <= k <= MAX_LEVELS or int(per[c].min()) != k:
+        k = int(levels[safe[c]][0])
+        if not 2 <= k <= MAX_LEVELS or int(per[safe[c]].min()) != k:
             continue
-        values = collect(log.lazy.select(text[c].drop_nulls().unique(maintain_order=True)).head(MAX_LEVELS),
-                         log.source, log._path)[c].to_list()
+        values = collect(log.lazy.select(text[c].drop_nulls().unique(maintain_order=True).alias(safe[c]))
+                         .head(MAX_LEVELS), log.source, log._path)[safe[c]].to_list()
         if _numbers_runs(values):
             continue   # a trial index, most likely: it numbers the runs of each cell
         header = log.columns.get(c, c).strip()

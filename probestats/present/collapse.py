@@ -134,7 +134,7 @@ def pairs_csv(result) -> bytes:
     >>> from probestats import analyze
     >>> rows = [{"item": i, "variant": v, "x": i * (v == "b") + 2 * (v == "=c")} for i in (1, 2) for v in ("a", "b", "=c")]
     >>> print(pairs_csv(analyze(rows, metric="x", reference="a").main).decode().splitlines()[1])
-    a,b,-1.5,0.5,1.0,exact (enumeration of all 4 sign patterns)
+    b,a,1.5,0.5,1.0,exact (enumeration of all 4 sign patterns)
     """
     rows = [{"a": neutral_cell(str(g.a)), "b": neutral_cell(str(g.b)), "average_gap": g.average_gap,
              "p": g.sign_flip.pvalue, "p_adjusted": g.p_adjusted, "method": g.sign_flip.method} for g in result.pairwise]

@@ -183,9 +183,9 @@ CHOICES = (
     Choice("control", "a meaningless change of wording: does the attribute move the metric more "
            "than it does?", "value", "--control", wave=True),
     Choice("cluster", "items nested in clusters (several items from one source): whole clusters are "
-           "flipped together", "column", "--cluster", wave=True),
+           "flipped together", "column", "--set cluster", wave=True),
     Choice("random_settings", "a setting drawn at random for each call: checked for balance "
-           "across the values", "column", "--random-setting", wave=True),
+           "across the values", "column", "--set random_settings", wave=True),
     Choice("baseline", "the value the others are read against (the unchanged request)",
            "value", "--baseline", wave=True),
 )
