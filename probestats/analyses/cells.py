@@ -502,11 +502,10 @@ def _item_runs(frame: pl.DataFrame, table: pl.DataFrame, metric: str, a: str, b:
         from probestats.analyses.paired import item_units
 
         return item_units(cell_rows(frame, metric), metric, a, b), []
-    return None, [Problem(
-        "warning", "unequal_runs_unpermuted",
-        "the values have different numbers of runs within items, but the headline stays the sign-flip test, whose "
-        "null needs gaps symmetric about zero: the exact within-item permutation of the value labels needs each "
-        "item's runs; build the cell table with " + either("runs=True", "--keep-runs") + " to have it")]
+    from probestats.analyses.paired import unpermuted_problem
+
+    return None, [unpermuted_problem("which this cell table does not keep; build it with "
+                                     + either("runs=True", "--keep-runs") + " to have it")]
 
 
 def _verdict(main, noise, noise_source, noise_checked, alpha: float, within_noise: bool, a: str, agreement=None):

@@ -322,6 +322,20 @@ UNEQUAL_ARMS_NOTE = ("the sign-flip test, the sign test, Wilcoxon's signed-rank 
                      "is not symmetric even when the values do not matter")
 
 
+def unpermuted_problem(why: str) -> Problem:
+    """The warning that the runs differ within items but the headline stays the sign-flip test, ``why`` saying
+    why each item's runs are not at hand (the end of the sentence).
+
+    >>> unpermuted_problem("which this table does not keep").code
+    'unequal_runs_unpermuted'
+    """
+    return Problem(
+        "warning", "unequal_runs_unpermuted",
+        "the values have different numbers of runs within items, but the headline stays the sign-flip test, whose "
+        "null needs gaps symmetric about zero: the exact within-item permutation of the value labels needs each "
+        f"item's runs, {why}")
+
+
 def item_units(frame: pl.DataFrame, metric: str, a: str, b: str, keys: Sequence[str] = ("item",)) -> dict:
     """Per item (``keys``; one key: the item itself, else a tuple): value a's runs and value b's runs with a
     metric, the units the within-item permutation reassigns.
@@ -814,11 +828,8 @@ def analyze_pair(
             if by:
                 grouped_units = item_units(checked.frame, metric, checked.a, checked.b, keys=[*by, "item"])
     elif table.height and (table["n_a"] != table["n_b"]).any():
-        problems.append(Problem(
-            "warning", "unequal_runs_unpermuted",
-            "the values have different numbers of runs within items, but the headline stays the sign-flip test, whose "
-            "null needs gaps symmetric about zero: the exact within-item permutation of the value labels needs each "
-            "item's runs, which a log read in one streaming pass, or matched within blocks, does not keep here"))
+        problems.append(unpermuted_problem("which a log read in one streaming pass, or matched within blocks, does "
+                                           "not keep here"))
     main = compare_pair(table, metric, checked.a, checked.b, alternative=alternative, confidence=1 - alpha,
                         interval=interval, units=units, **extra)
 
