@@ -880,8 +880,8 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
       probestats report sample_logs/style_probe.csv --metric steps -o report.html \\
           --framing sample_logs/framing_long.csv --set framing.targets=sample_logs/framing_targets.csv
     """
-    from probestats.present.report_job import report as run
-    from probestats.present.report_job import report_format
+    from probestats.jobs.report import report as run
+    from probestats.jobs.report import report_format
     from probestats.present.warm import warm_imports
 
     # the report's templates, imported while the log is read (the plotting library after it: imported
@@ -986,7 +986,7 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
       probestats plan --noise sample_logs/style_noise.csv --metric steps --pilot sample_logs/style_probe.csv \\
           --items 8 --runs 5,10,20 --gap 0.75 --json
     """
-    from probestats.present.plan_job import plan as run
+    from probestats.jobs.plan import plan as run
     from probestats.present.plan_text import plan_progress
 
     if plot and gap is None:
@@ -1038,7 +1038,7 @@ def framing(log, by, toward, targets, item, alpha, correction, interval, label_c
     Example:
       probestats framing sample_logs/framing_long.csv --targets sample_logs/framing_targets.csv
     """
-    from probestats.present.framing_job import framing as run
+    from probestats.jobs.framing import framing as run
 
     emit(run(log, by=by, toward=toward, targets=targets, item=item, alpha=alpha, correction=correction,
              interval=interval, label=label_col, response=response_col, score_from=score_from, scale=scale,
@@ -1069,7 +1069,7 @@ def compare(before, after, metric, a, b, alternative, alpha, output, json_out, p
     Example:
       probestats compare before.csv after.csv --metric steps --a formal --b casual
     """
-    from probestats.present.compare_job import compare as run
+    from probestats.jobs.compare import compare as run
 
     _refuse_inputs({"-o": output}, {"BEFORE": before, "AFTER": after})
     as_cells = _is_cells(before)
@@ -1109,7 +1109,7 @@ def describe(log, metric, bins, by, n_resamples, seed, json_out, probe):
       probestats describe sample_logs/style_probe.csv --metric steps --bins 0,4,6,12
       probestats describe replies.csv --code stance=agree-4 --metric stance --json
     """
-    from probestats.present.describe_job import describe as run
+    from probestats.jobs.describe import describe as run
 
     result = run(log, metric=metric, bins=bins, by=by, n_resamples=n_resamples, seed=seed, probe=probe)
     if json_out:
@@ -1124,7 +1124,7 @@ def describe(log, metric, bins, by, n_resamples, seed, json_out, probe):
 
 
 def _run_judge(log, *, order, response, choice, verdicts, by, repetition, score, scale, alpha, correction, probe):
-    from probestats.present.judge_job import judge as run
+    from probestats.jobs.judge import judge as run
 
     try:
         return run(log, order=order, response=response, choice=choice, score=score, verdicts=verdicts, by=by,

@@ -370,7 +370,7 @@ def test_cells_honour_seed_and_resamples_for_every_bootstrap():
 
 
 def test_a_report_of_a_cell_table_states_the_seed_it_used(tmp_path):
-    from probestats.present.report_job import report
+    from probestats.jobs.report import report
 
     rows = [{"item": i, "variant": v, "seed": s, "x": (i * 7 + s * 3 + (v == "a") * (i % 3)) % 5}
             for i in range(10) for v in ("a", "b") for s in range(1, 4)]

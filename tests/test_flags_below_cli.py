@@ -21,7 +21,7 @@ COMMAND = re.compile(r"\bprobestats (?:validate|analyze|report|plan|compare|fram
 #: where a flag is the point: the one table of flags, output only the terminal shows, another tool's own
 #: flag, and the report job's names of its cell-table inputs (keys of its ``cells`` parameter)
 ALLOWED = {"errors.py", "present/terminal.py", "present/terminal_framing.py", "present/effects_text.py",
-           "io/promptfoo.py", "present/report_job.py"}
+           "io/promptfoo.py", "jobs/report.py"}
 
 
 def _docstrings(tree: ast.AST) -> set[int]:

@@ -14,7 +14,7 @@ import pytest
 
 from probestats.cli import main
 from probestats.errors import OptionError, cli_spelling
-from probestats.present.report_job import report
+from probestats.jobs.report import report
 from tests.factories import make_log
 from tests.test_report_honesty import CLAIMS, DENIAL, html_text, sentences
 

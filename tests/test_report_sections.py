@@ -528,7 +528,7 @@ def test_many_values_beyond_40_items_write_the_whole_table_beside_the_report(tmp
 
     import numpy as np
 
-    from probestats.present.report_job import report
+    from probestats.jobs.report import report
 
     rng = np.random.default_rng(8)
     rows = [{"item": f"q{i}", "variant": v, "seed": s, "x": round(float(rng.normal((v == "a") * 0.5, 1)), 4)}

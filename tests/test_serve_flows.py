@@ -310,7 +310,7 @@ def test_every_choice_the_page_offers_is_a_flag_of_the_commands_it_shows():
 
     from probestats.cli import cli
     from probestats.present.plain import WORDS
-    from probestats.present.report_job import report
+    from probestats.jobs.report import report
     from probestats.serve.session import CHOICES, offered
 
     flags = {name: {o for p in command.params for o in getattr(p, "opts", ())}

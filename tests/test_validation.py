@@ -114,7 +114,7 @@ def test_a_metric_that_is_not_0_1_gets_agreement_without_a_correction():
 
 
 def test_the_report_words_the_corrected_verdict(tmp_path):
-    from probestats.present.report_job import report
+    from probestats.jobs.report import report
 
     log, hand = hand_checked()
     log.write_csv(tmp_path / "log.csv")
@@ -130,7 +130,7 @@ def test_the_report_words_the_corrected_verdict(tmp_path):
 
 
 def test_a_coded_metric_without_a_validation_is_named_in_the_limits(tmp_path):
-    from probestats.present.report_job import report
+    from probestats.jobs.report import report
     from probestats.shape.probe import Probe
 
     rows = [{"item": i, "variant": v, "reply": "Yes" if (i + (v == "a")) % 2 else "No"} for i in range(8) for v in "ab"]

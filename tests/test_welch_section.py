@@ -18,7 +18,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from probestats.errors import OptionError
-from probestats.present.report_job import report
+from probestats.jobs.report import report
 
 
 def _log(tmp_path, items, seed=1):

@@ -1,7 +1,7 @@
 """The local page's steps: what each page shows, and the library calls behind it.
 
 Each step calls the library the command line calls (``probestats.validate``, ``probestats.report``, the
-framing and order-probe jobs of ``probestats.present.framing_job`` and ``judge_job``,
+framing and order-probe jobs of ``probestats.jobs.framing`` and ``probestats.jobs.judge``,
 ``probestats.plan``) with the :class:`~probestats.shape.probe.Probe` of one analysis's choices, and
 shows the command that does the same. What is read from an upload is read once and kept for all its
 analyses; what is computed for an analysis is kept by the choices it depends on. Every page is
@@ -546,11 +546,11 @@ def analysis(job: Job):
         probe = mapping.probe(_detected(job))
         with words():
             if mapping.analysis == "framing":
-                from probestats.present.framing_job import framing
+                from probestats.jobs.framing import framing
 
                 return framing(job.log.path, probe=probe, targets=_targets_file(job),
                                answers=mapping.answers or "auto", framing_columns=mapping.framing_columns())
-            from probestats.present.judge_job import judge
+            from probestats.jobs.judge import judge
 
             _judge_ready(mapping)
             options = mapping.judge_options()
@@ -579,7 +579,7 @@ def report_job(job: Job, fmt: str):
 
 def _make_report(job: Job, fmt: str):
     from probestats.errors import cli_spelling
-    from probestats.present.report_job import report
+    from probestats.jobs.report import report
 
     mapping = job.mapping
     detected = _detected(job)
@@ -660,7 +660,7 @@ def _analysis_download(job: Job, name: str) -> bytes:
     detected = _detected(job)
     if name == "analysis_command.txt":
         return (analysis_command(job, detected) + "\n").encode("utf-8")
-    from probestats.present.framing_job import result_json
+    from probestats.jobs.framing import result_json
 
     return result_json(analysis(job)).encode("utf-8")
 
@@ -695,7 +695,7 @@ PLAN_FORM = {"items": "6,8,10,12", "runs": "2,5,10", "gap": None, "sims": 2000, 
 
 def start_plan(settings, job: Job, form) -> str:
     """Start simulating the plan the form asks for (in a thread); the plan's id for its progress page."""
-    from probestats.present.plan_job import plan
+    from probestats.jobs.plan import plan
 
     mapping = job.mapping
     if not mapping.metric:

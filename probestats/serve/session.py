@@ -193,7 +193,7 @@ CHOICE = {c.name: c for c in CHOICES}
 
 
 def _report_parameters() -> set:
-    from probestats.present.report_job import report
+    from probestats.jobs.report import report
 
     return set(inspect.signature(report).parameters)
 

@@ -518,7 +518,7 @@ def _framing(paths, probe, *, by, targets, toward, alpha, correction, answers, l
         made = set(probe._made_names())
         shaped = replace(shaped, columns=tuple((c, h) for c, h in probe.columns
                                                if normalize_header(h) in headers or h in made))
-    from probestats.present.framing_job import targets_lookup
+    from probestats.jobs.framing import targets_lookup
 
     read, targets = targets_lookup(shaped.apply(list(paths)), targets)
     return analyze_framing(read, by=list(by) or None, targets=targets, toward=toward, alpha=alpha, correction=correction,

@@ -3,7 +3,7 @@
 :func:`judge` is what the local page of ``probestats serve`` calls for a judge's log, with the
 command's options as parameters, so the page and the command give the same result;
 :func:`judge_json` is that result as ``probestats judge ... --json`` prints it. The report of an
-order probe alone is :func:`probestats.present.report_job.report` with ``judge``.
+order probe alone is :func:`probestats.jobs.report.report` with ``judge``.
 """
 
 from __future__ import annotations
@@ -79,6 +79,6 @@ def judge(log, *, order, response=None, choice=None, score=None, verdicts=(), by
 
 def judge_json(log, **options) -> str:
     """:func:`judge`'s result as ``probestats judge ... --json`` prints it."""
-    from probestats.present.framing_job import result_json
+    from probestats.jobs.framing import result_json
 
     return result_json(judge(log, **options))

@@ -4,7 +4,7 @@
 command's options as parameters (``label`` for ``--label``, ``response`` for ``--response``), so
 the page and the command give the same result; :func:`framing_json` is that result as
 ``probestats framing ... --json`` prints it. The report of a framing log alone is
-:func:`probestats.present.report_job.report` with ``framing_log``.
+:func:`probestats.jobs.report.report` with ``framing_log``.
 """
 
 from __future__ import annotations
