@@ -80,9 +80,9 @@ def fold_reply(text: str) -> str:
     >>> fold_reply("  Ｓｔｒｏｎｇｌｙ\\n  AGRÉE ")
     'strongly agree'
     """
-    from probestats.shape.labels import _fold
+    from probestats.shape.labels import fold_text
 
-    return " ".join(_fold(str(text)).split())
+    return " ".join(fold_text(str(text)).split())
 
 
 def _fold_pattern(pattern: str) -> str:
