@@ -61,7 +61,8 @@ from probestats.checks.exact import mean_sd, units
 from probestats.checks.schema import (FIRST, SETTINGS, Checked, _HASH_SEED, decimal_places, default_pair,
                                       require_ok, validate)
 from probestats.errors import OptionError, Problem, ReadError, count_of, either, opt
-from probestats.io.read import ROW, Log
+from probestats.io.columns import ROW
+from probestats.io.log import Log
 
 __all__ = ["cell_table", "read_cells", "analyze_cells", "CELL_COLUMNS", "HALF_COLUMNS", "within_cells_noise",
            "cell_rows", "compare_cells", "cells_checked"]

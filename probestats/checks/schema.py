@@ -18,7 +18,9 @@ import polars as pl
 from probestats.checks.exact import units, with_exact_moments
 
 from probestats.errors import OptionError, ValidationError, either, opt
-from probestats.io.read import ROW, Log, format_rows, normalize_header, read_log, refuse_internal
+from probestats.io.columns import ROW, normalize_header, refuse_internal
+from probestats.io.log import Log, format_rows
+from probestats.io.read import read_log
 from probestats.stats.exact import finish_means, mean_aggs, row_places
 from probestats.errors import Problem, has_errors
 from probestats.errors import count_of
@@ -164,7 +166,7 @@ def _read_back_text(df: pl.DataFrame, log: Log, metric: str | None, parsed: list
     text goes to the ``_UNPARSED`` column, as :func:`_metric` expects. A temperature that is the
     metric is read as the metric.
     """
-    from probestats.io.read import collect
+    from probestats.io.log import collect
 
     setting = "temperature" in parsed and metric != "temperature"
     blank = pl.any_horizontal([pl.col(c).is_null() for c in parsed])
@@ -316,7 +318,7 @@ def validate(
     if _is_text(schema["variant"]):
         exprs[wanted.index("variant")] = pl.col("variant").cast(pl.String)
     lazy = log.lazy.select(*exprs, pl.col(ROW))
-    from probestats.io.read import collect
+    from probestats.io.log import collect
 
     df = collect(lazy, log.source, log._path)
     if parsed:
@@ -396,14 +398,14 @@ def validate(
 
 def _row_count(log: Log) -> int:
     """The log's data rows, counted without reading its columns (validation stopped before reading them)."""
-    from probestats.io.read import collect
+    from probestats.io.log import collect
 
     return int(collect(log.lazy.select(pl.len().alias("n")), log.source, log._path)["n"][0])
 
 
 def _lists(log: Log, schema: pl.Schema, columns: list[str]) -> list[Problem]:
     """Columns that hold lists (a JSON array in a cell), which no check or analysis can read as one value."""
-    from probestats.io.read import collect
+    from probestats.io.log import collect
 
     problems = []
     for c in columns:
@@ -674,7 +676,7 @@ def _suspect_rows(df: pl.DataFrame, log: Log, metric: str) -> pl.DataFrame | Non
     if not df.select(zero.any()).item():
         return df.clear()
     candidates = df.filter(zero)
-    from probestats.io.read import collect
+    from probestats.io.log import collect
 
     has_reply = collect(
         log.lazy.filter(pl.col(ROW).is_in(candidates[ROW].implode()))

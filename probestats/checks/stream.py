@@ -53,7 +53,10 @@ from probestats.checks.schema import (FIRST, SETTINGS, Checked, _HASH_SEED, _as_
                                       _side_by_side, _unequal_runs, mixed_setting, sorted_order)
 from probestats.checks.facts import LogFacts, candidates, seed_union
 from probestats.errors import OptionError, has_errors
-from probestats.io.read import ROW, Log, _panic_quiet, collect, read_log, refuse_internal, typed_rows
+from probestats.io.columns import ROW, refuse_internal
+from probestats.io.failures import panic_quiet
+from probestats.io.log import Log, collect, typed_rows
+from probestats.io.read import read_log
 
 __all__ = ["Streamed", "validate_streaming"]
 
@@ -262,7 +265,7 @@ def _pass(rows: pl.LazyFrame, by: Sequence[str], aggs: list[pl.Expr], units: pl.
         before_pass()
     keys = ["item", *by, "variant"]
     try:
-        with _panic_quiet():
+        with panic_quiet():
             fine = rows.group_by([*keys, units]).agg(aggs).collect(engine="streaming")
     except (pl.exceptions.PolarsError, pl.exceptions.PanicException):
         return None, None
@@ -310,7 +313,7 @@ def _fast_rows(log: Log, metric: str, schema: pl.Schema, head: "_Head", identity
                setting: dict[str, pl.Expr]):
     """The rows of the first pass, read as cheaply as the first rows allow, and how to sum them.
 
-    Numbers are parsed by the CSV reader where they can be (:func:`~probestats.io.read.typed_rows`):
+    Numbers are parsed by the CSV reader where they can be (:func:`~probestats.io.log.typed_rows`):
     a metric written as plain whole numbers as 64-bit integers, a temperature written as text as a
     float (the reader takes what validation reads as the same number, spaces before it included, and
     raises on the rest, which the general pass then reads). Each setting is compared

@@ -427,7 +427,7 @@ def code_columns(lazy: pl.LazyFrame, specs: Sequence[str], *, columns=None, sour
     ``books`` receives ``{NAME: CodeBook}``.
     """
     from probestats.errors import ColumnError
-    from probestats.io.read import collect
+    from probestats.io.log import collect
     from probestats.shape.nested import with_paths
 
     for spec in specs:
