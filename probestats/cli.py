@@ -471,10 +471,10 @@ def _parse_analysis_facts(ctx, param, values) -> dict:
             raise click.BadParameter(f"'{value}': analyze reads the design fact selection only; '{key}' is "
                                      f"{'a fact a report states' if key in _fact_keys() else 'not a design fact'}"
                                      " (give it to probestats report)")
-        from probestats.shape.design import _yes_no
+        from probestats.shape.design import yes_no
 
         try:
-            facts[key] = _yes_no(key, text, "--set")
+            facts[key] = yes_no(key, text, "--set")
         except OptionError as exc:
             raise click.BadParameter(str(exc)) from None
     return facts

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from probestats.stats.fourier import (
     FOURIER_TINY,
     _CharFn,
-    _certified_bounds,
+    certified_bounds,
     _fourier_tail_bounds,
     _tilted_tail_bounds,
     _vaaler_terms,
@@ -189,7 +189,7 @@ def test_bounds_contain_the_exact_lattice_p(n, steps, z, seed, alternative, kind
     x = _upper_threshold(s_obs, 1e-9 * max(abs(s_obs), float(np.abs(g).max())), alternative)
     if alternative == "two-sided" and x <= 0:
         return
-    lo, hi, _ = _certified_bounds(g, x, alternative == "two-sided", 0.01, 1e-4, 0)
+    lo, hi, _ = certified_bounds(g, x, alternative == "two-sided", 0.01, 1e-4, 0)
     assert lo * (1 - 1e-9) <= exact <= hi * (1 + 1e-9)
 
 

@@ -11,7 +11,8 @@ from polars.testing import assert_frame_equal
 
 from probestats import read_log, validate
 from probestats.errors import ColumnError, OptionError, ReadError
-from probestats.io.read import format_rows, normalize_header, resolve_columns
+from probestats.io.columns import normalize_header, resolve_columns
+from probestats.io.log import format_rows
 from tests.factories import make_log, write_log
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"

@@ -278,16 +278,16 @@ def test_equal_sized_gaps_get_the_exact_p_in_one_pass(n, alternative, seed):
 @settings(max_examples=30, deadline=None)
 @given(st.integers(1, 16), st.integers(0, 2**31 - 1))
 def test_merged_pattern_counts_are_the_row_by_row_search(n, seed):
-    from probestats.stats.lattice import _count_at_least, _sign_matrix
+    from probestats.stats.lattice import count_at_least, sign_matrix
 
     rng = np.random.default_rng(seed)
     G = np.round(rng.normal(0.3, 1.0, (25, n)) * 3) / 3
     x = np.abs(G.sum(axis=1)) - 1e-9 * np.abs(G).max(axis=1)
     n1 = n // 2
-    A = G[:, :n1] @ _sign_matrix(n1).T
-    B = np.sort(G[:, n1:] @ _sign_matrix(n - n1).T, axis=1)
+    A = G[:, :n1] @ sign_matrix(n1).T
+    B = np.sort(G[:, n1:] @ sign_matrix(n - n1).T, axis=1)
     ref = [A.shape[1] * B.shape[1] - int(np.searchsorted(B[r], x[r] - A[r], side="left").sum()) for r in range(25)]
-    assert _count_at_least(G, x).tolist() == ref
+    assert count_at_least(G, x).tolist() == ref
 
 
 def test_the_mixture_inverse_moves_runs_as_the_bisection_does():

@@ -240,7 +240,7 @@ def test_format_and_encoding_options_are_usage_errors(capsys):
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from probestats.checks.schema import FIRST, _cell_summary, _cells, _seen  # noqa: E402
+from probestats.checks.cell_summary import FIRST, cell_summary, pair_cells, seen_per_item  # noqa: E402
 
 _run = st.fixed_dictionaries({
     "item": st.sampled_from(["i1", "i2", "i3"]),
@@ -277,7 +277,7 @@ def test_cells_agree_with_plain_sets(runs):
     frame = pl.DataFrame(runs, schema={"item": pl.String, "variant": pl.String, "seed": pl.String,
                                        "model": pl.String, "temperature": pl.Float64,
                                        "steps": pl.Float64}).with_row_index("_row")
-    got = {r["item"]: r for r in _cells(frame, "steps", "a", "b", ()).iter_rows(named=True)}
+    got = {r["item"]: r for r in pair_cells(frame, "steps", "a", "b", ()).iter_rows(named=True)}
     ref = _reference_cells(runs)
     # items with both values, in the order their first 'a' run appears
     both = [i for i in dict.fromkeys(r["item"] for r in runs if r["variant"] == "a") if (i, "b") in ref]
@@ -306,7 +306,7 @@ def test_cells_take_the_exact_path_for_repeated_seeds_and_mixed_settings():
         "item": ["x"] * 5, "variant": ["a", "a", "b", "b", "a"], "seed": ["1", "1", "1", "1", "1"],
         "model": ["m1", "m2", "m2", "m1", "m1"], "steps": [1.0, 2.0, 3.0, 3.0, 1.0],
     }).with_row_index("_row")
-    row = _cells(frame, "steps", "a", "b", ()).row(0, named=True)
+    row = pair_cells(frame, "steps", "a", "b", ()).row(0, named=True)
     assert (row["seeded"], row["distinct_seeds"], row["seeded_b"], row["distinct_seeds_b"]) == (3, 1, 2, 1)
     assert row["seeds"] == row["seeds_b"]  # the same set {1}, repeated a different number of times
     assert row["model"] == row["model_b"]  # the same set {m1, m2}
@@ -381,10 +381,10 @@ def test_which_items_have_runs_reads_the_same_from_the_cells_as_from_the_runs(ru
                                        "model": pl.String, "temperature": pl.Float64,
                                        "steps": pl.Float64}).with_row_index("_row")
     keys = ["item", "model"] if split else ["item"]
-    summary = _cell_summary(frame, "steps", keys[1:])
-    from_cells = _seen(summary, keys, "a", "b", pl.col("counted") > 0, first=FIRST)
-    assert from_cells.equals(_seen(frame, keys, "a", "b", pl.col("steps").is_not_null()))
-    assert _seen(summary, keys, "a", "b", None, first=FIRST).equals(_seen(frame, keys, "a", "b", None))
+    summary = cell_summary(frame, "steps", keys[1:])
+    from_cells = seen_per_item(summary, keys, "a", "b", pl.col("counted") > 0, first=FIRST)
+    assert from_cells.equals(seen_per_item(frame, keys, "a", "b", pl.col("steps").is_not_null()))
+    assert seen_per_item(summary, keys, "a", "b", None, first=FIRST).equals(seen_per_item(frame, keys, "a", "b", None))
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -392,7 +392,7 @@ def test_which_items_have_runs_reads_the_same_from_the_cells_as_from_the_runs(ru
 def test_repeated_seeds_are_found_with_either_sort(runs):
     import sys
 
-    from probestats.checks.schema import _repeats_within_cells
+    from probestats.checks.cell_summary import repeats_within_cells
 
     frame = pl.DataFrame(runs, schema={"item": pl.String, "variant": pl.String, "seed": pl.String,
                                        "model": pl.String, "temperature": pl.Float64, "steps": pl.Float64})
@@ -400,10 +400,10 @@ def test_repeated_seeds_are_found_with_either_sort(runs):
     repeated = len(set(seeded)) < len(seeded)  # some cell holds a seed twice
     import numpy  # loaded: numpy sorts
 
-    assert _repeats_within_cells(frame, ["item", "variant"]) == repeated
+    assert repeats_within_cells(frame, ["item", "variant"]) == repeated
     sys.modules.pop("numpy")  # not loaded: polars sorts
     try:
-        assert _repeats_within_cells(frame, ["item", "variant"]) == repeated
+        assert repeats_within_cells(frame, ["item", "variant"]) == repeated
     finally:
         sys.modules["numpy"] = numpy
 

@@ -326,7 +326,7 @@ def test_cli_output_is_the_same_without_the_streaming_pass(args, tmp_path, monke
 def test_blank_lines_of_a_jsonl_file_are_found_reading_it_in_blocks(tmp_path):
     from hypothesis import given, settings, strategies as st
 
-    from probestats.io.read import _BLANK_LINE, _has_blank_line
+    from probestats.io.json_log import _BLANK_LINE, _has_blank_line
 
     path = tmp_path / "l.jsonl"
     lines = st.sampled_from([b'{"a": 1}', b"  ", b"", b"\t", b' {"b": 2} ', b"\r"])
@@ -415,7 +415,8 @@ def test_the_first_pass_gives_way_to_the_general_pass(case, passes, tmp_path, mo
 
 
 def test_typed_rows_only_for_a_csv_read_as_it_is(tmp_path):
-    from probestats.io.read import read_log, typed_rows
+    from probestats.io.log import typed_rows
+    from probestats.io.read import read_log
     from probestats.shape.derive import apply
 
     path = write(make_log(items=2, runs=2).with_columns(pl.col("steps").cast(pl.String)), tmp_path / "log.csv")
@@ -439,7 +440,7 @@ def test_a_log_read_from_csv_still_pickles(tmp_path):
 def test_a_jsonl_file_splits_into_blocks_of_whole_lines(tmp_path):
     from hypothesis import given, settings, strategies as st
 
-    from probestats.io.read import _jsonl_blocks
+    from probestats.io.json_log import _jsonl_blocks
 
     path = tmp_path / "l.jsonl"
     lines = st.sampled_from([b'{"a": 1}', b"  ", b"", b"\t", b'{"b": "x\\ny"}', b"\r", b'{"c": [1, 2, 3, 4, 5, 6]}'])
@@ -461,6 +462,7 @@ def test_a_jsonl_file_splits_into_blocks_of_whole_lines(tmp_path):
 def test_a_large_jsonl_log_read_in_blocks_gives_what_the_whole_file_gives(kind, tmp_path, monkeypatch):
     """A JSON-lines file above JSONL_KEY_CHECK_BYTES is read in blocks (polars' reader would hold it
     whole); here every file is, in blocks of 700 bytes, and the results are those of the whole file."""
+    import probestats.io.json_log as json_log
     import probestats.io.read as read
 
     frame = make_log(items=10, runs=5, seed=8)
@@ -494,9 +496,9 @@ def test_a_large_jsonl_log_read_in_blocks_gives_what_the_whole_file_gives(kind, 
 
     whole = results()
     log = read.read_log(path, metric="steps")
-    monkeypatch.setattr(read, "JSONL_KEY_CHECK_BYTES", 0)
-    monkeypatch.setattr(read, "JSONL_BLOCK_BYTES", 700)
-    assert (read._jsonl_schema(path) is None) == (kind == "floats_later")
+    monkeypatch.setattr(json_log, "JSONL_KEY_CHECK_BYTES", 0)
+    monkeypatch.setattr(json_log, "JSONL_BLOCK_BYTES", 700)
+    assert (json_log._jsonl_schema(path) is None) == (kind == "floats_later")
     assert results() == whole
     blocks = read.read_log(path, metric="steps")
     assert pickle.loads(pickle.dumps(blocks)).frame.equals(log.frame)

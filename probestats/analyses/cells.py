@@ -58,10 +58,12 @@ import polars as pl
 
 from probestats.analyses.paired import Analysis, _jsonable, adjust, check_common, compare_pair, design_problems
 from probestats.checks.exact import mean_sd, units
-from probestats.checks.schema import (FIRST, SETTINGS, Checked, _HASH_SEED, decimal_places, default_pair,
+from probestats.checks.cell_summary import HASH_SEED
+from probestats.checks.schema import (FIRST, SETTINGS, Checked, decimal_places, default_pair,
                                       require_ok, validate)
 from probestats.errors import OptionError, Problem, ReadError, count_of, either, opt
-from probestats.io.read import ROW, Log
+from probestats.io.columns import ROW
+from probestats.io.log import Log
 
 __all__ = ["cell_table", "read_cells", "analyze_cells", "CELL_COLUMNS", "HALF_COLUMNS", "within_cells_noise",
            "cell_rows", "compare_cells", "cells_checked"]
@@ -159,7 +161,7 @@ def _seed_aggregations(seed: pl.Expr) -> list[pl.Expr]:
     whole = distinct.cast(pl.Int64, strict=False)
     plain = (whole.cast(pl.String) == distinct).all() & (whole.max() - whole.min() + 1 == distinct.len())
     return [distinct.len().cast(pl.Int64).alias("seed_count"),
-            distinct.hash(seed=_HASH_SEED).sum().cast(pl.String).alias("seed_hash"),
+            distinct.hash(seed=HASH_SEED).sum().cast(pl.String).alias("seed_hash"),
             pl.when(plain).then(whole.min()).alias("seed_low"), pl.when(plain).then(whole.max()).alias("seed_high"),
             distinct.alias("seeds")]
 

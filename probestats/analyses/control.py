@@ -420,7 +420,7 @@ def log_values(log, fold_case: bool = False) -> list[str]:
     >>> log_values(read_log([{"item": 1, "variant": v, "x": 0} for v in ("b ", "a", "b")]))
     ['b', 'a']
     """
-    from probestats.io.read import collect
+    from probestats.io.log import collect
 
     frame = collect(log.lazy.select(_value_text(fold_case).alias("v")).unique(maintain_order=True).drop_nulls(),
                     log.source, log._path)
@@ -435,7 +435,7 @@ def without_control(log, control: str | None, fold_case: bool = False):
     """
     if control is None:
         return log
-    from probestats.io.read import ROW
+    from probestats.io.columns import ROW
 
     value = _value_text(fold_case)
     wanted = str(control).strip().lower() if fold_case else str(control).strip()

@@ -349,7 +349,7 @@ def _check_groups(log, by) -> None:
     """Refuse more ``by`` groups than the limit of groups, before any is analyzed (each is analyzed on its own)."""
     if not by:
         return
-    from probestats.io.read import Log, collect
+    from probestats.io.log import Log, collect
     from probestats.limits import check_limit, duration
 
     if not isinstance(log, Log):

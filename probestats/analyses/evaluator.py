@@ -35,7 +35,7 @@ from typing import Sequence
 import polars as pl
 
 from probestats.errors import OptionError, count_of, opt
-from probestats.io.read import ROW
+from probestats.io.columns import ROW
 from probestats.errors import Problem
 
 __all__ = ["parse_scale", "scale_problems", "scale_check", "ScaleCheck", "with_scale", "analyze_judge"]
@@ -192,7 +192,7 @@ def scale_problems(analysis, scale) -> list[Problem]:
     outside = frame.filter((pl.col(metric) < low) | (pl.col(metric) > high))
     if outside.height:
         rows = tuple(log.rows(outside[ROW].head(50).to_list()))
-        from probestats.io.read import format_rows
+        from probestats.io.log import format_rows
 
         problems.append(Problem(
             "warning", "out_of_scale",

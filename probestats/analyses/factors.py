@@ -34,7 +34,8 @@ from probestats.result import html_summary, one_line
 
 from probestats.errors import ColumnError, OptionError, count_of, either, opt
 from probestats.stats.hypotests import TestResult, sign_flip_test
-from probestats.io.read import normalize_header, read_log
+from probestats.io.columns import normalize_header
+from probestats.io.read import read_log
 from probestats.errors import Problem
 
 __all__ = ["Effect", "FactorAnalysis", "analyze_factors", "runs_note"]
@@ -210,7 +211,7 @@ def _check_levels(lazy: pl.LazyFrame, factors, n_resamples: int) -> None:
     """Refuse factors whose cells (levels of one x levels of the other) are more than the limit of levels,
     before any check: each test permutes every item's table of cells ``n_resamples`` times (20 x 20 levels on
     1,600 rows exhausted 4 GB)."""
-    from probestats.io.read import collect
+    from probestats.io.log import collect
     from probestats.limits import check_limit
 
     counts = collect(lazy.select(pl.col("_f1").drop_nulls().n_unique(), pl.col("_f2").drop_nulls().n_unique()))

@@ -53,7 +53,9 @@ from probestats.stats.hypotests import TestResult, sign_flip_test
 from probestats.stats.multitest import adjust
 from probestats.limits import check_limit, how_to_raise, limit
 from probestats.vocabulary import N_RESAMPLES, check_n_resamples, check_vocabulary
-from probestats.io.read import ROW, Log, format_rows, read_log
+from probestats.io.columns import ROW
+from probestats.io.log import Log, format_rows
+from probestats.io.read import read_log
 from probestats.errors import Problem, has_errors
 from probestats.stats.selection import ImpactRatio, impact_ratios, is_selection
 from probestats.checks.schema import SETTINGS, validate
@@ -466,7 +468,7 @@ def many_values(log, *, fold_case: bool = False, read_options: Mapping | None = 
     log = read_log(log, **dict(read_options or {}))
     if "variant" not in log.lazy.collect_schema().names():
         return None
-    from probestats.io.read import collect
+    from probestats.io.log import collect
 
     v = pl.col("variant").cast(pl.String).str.strip_chars()
     if fold_case:
@@ -495,7 +497,7 @@ _SECONDS_PER_VALUE = 0.0015
 
 def _check_values(log: Log) -> None:
     """Refuse more distinct values than the limit of values, before validation reads them all."""
-    from probestats.io.read import collect
+    from probestats.io.log import collect
     from probestats.limits import duration
 
     if "variant" not in log.lazy.collect_schema().names():

@@ -180,7 +180,8 @@ class CodingCheck(_Record):
 
 
 def _read_hand(validation, metric: str) -> tuple[pl.DataFrame, str]:
-    from probestats.io.read import ROW, read_log
+    from probestats.io.columns import ROW
+    from probestats.io.read import read_log
 
     source = str(validation) if not isinstance(validation, (list, tuple, pl.DataFrame)) else "the validation table"
     hand = read_log(validation, metric=metric)

@@ -48,12 +48,18 @@ from typing import Callable, NamedTuple, Sequence
 import polars as pl
 
 from probestats.checks.exact import with_exact_moments
-from probestats.checks.schema import (FIRST, SETTINGS, Checked, _HASH_SEED, _as_text, _choose_values, _deterministic,
-                                      _is_text, _lists, _near_duplicates, _seed_mismatch, _seen,
-                                      _side_by_side, _unequal_runs, mixed_setting, sorted_order)
+from probestats.checks.cell_summary import FIRST, HASH_SEED, SETTINGS, seen_per_item, side_by_side
+from probestats.checks.columns import as_id_text, is_text, list_columns
+from probestats.checks.matched import mixed_setting, seed_mismatch, unequal_runs
+from probestats.checks.metric import deterministic, sorted_order
+from probestats.checks.schema import Checked
+from probestats.checks.values import choose_values, near_duplicates
 from probestats.checks.facts import LogFacts, candidates, seed_union
 from probestats.errors import OptionError, has_errors
-from probestats.io.read import ROW, Log, _panic_quiet, collect, read_log, refuse_internal, typed_rows
+from probestats.io.columns import ROW, refuse_internal
+from probestats.io.failures import panic_quiet
+from probestats.io.log import Log, collect, typed_rows
+from probestats.io.read import read_log
 
 __all__ = ["Streamed", "validate_streaming"]
 
@@ -119,7 +125,7 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
     wanted += [c for c in by if c not in wanted]
     if metric not in wanted:
         wanted.append(metric)
-    if _lists(log, schema, wanted):
+    if list_columns(log, schema, wanted):
         return None
     settings = [s for s in SETTINGS if s in present and s not in by]
     if "temperature" in by:
@@ -138,10 +144,10 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
     keys = ["item", *by]
     # text is read as written, without the copies that stripping spaces makes; a value with spaces
     # around it shows in the cells (or fails to parse as a number), and validate takes over
-    as_text = {c: pl.col(c) if schema[c] == pl.String else _as_text(pl.col(c), schema[c]).alias(c)
+    as_text = {c: pl.col(c) if schema[c] == pl.String else as_id_text(pl.col(c), schema[c]).alias(c)
                for c in ["item", "seed", "model", "system", *by] if c in present}
     # values are grouped as written: spaces around one show in the cells (then validate reports them)
-    as_text["variant"] = pl.col("variant").cast(pl.String) if _is_text(schema["variant"]) else _as_text(
+    as_text["variant"] = pl.col("variant").cast(pl.String) if is_text(schema["variant"]) else as_id_text(
         pl.col("variant"), schema["variant"]).alias("variant")
     text = {c: e for c, e in as_text.items() if c not in settings}
     setting = {c: e for c, e in as_text.items() if c in settings}
@@ -236,7 +242,7 @@ def _aggregations(metric: str, places: int, *, seeded: bool, reply: bool,
         # the seeds' hashes as written: equal to validate's (of the stripped text) once _distinct_seeds
         # finds every seed a whole number written plainly
         # (a blank seed makes __seed_numbers fall short of the runs, and validate takes over)
-        aggs += [seed.hash(seed=_HASH_SEED).sum().alias("seeds"), sf.min().alias("__seed_lo"),
+        aggs += [seed.hash(seed=HASH_SEED).sum().alias("seeds"), sf.min().alias("__seed_lo"),
                  sf.max().alias("__seed_hi"), sf.count().alias("__seed_numbers")]
     if firsts is not None:
         general += [pl.col(s).ne_missing(pl.lit(value)) for s, value in firsts.items()]
@@ -262,7 +268,7 @@ def _pass(rows: pl.LazyFrame, by: Sequence[str], aggs: list[pl.Expr], units: pl.
         before_pass()
     keys = ["item", *by, "variant"]
     try:
-        with _panic_quiet():
+        with panic_quiet():
             fine = rows.group_by([*keys, units]).agg(aggs).collect(engine="streaming")
     except (pl.exceptions.PolarsError, pl.exceptions.PanicException):
         return None, None
@@ -310,7 +316,7 @@ def _fast_rows(log: Log, metric: str, schema: pl.Schema, head: "_Head", identity
                setting: dict[str, pl.Expr]):
     """The rows of the first pass, read as cheaply as the first rows allow, and how to sum them.
 
-    Numbers are parsed by the CSV reader where they can be (:func:`~probestats.io.read.typed_rows`):
+    Numbers are parsed by the CSV reader where they can be (:func:`~probestats.io.log.typed_rows`):
     a metric written as plain whole numbers as 64-bit integers, a temperature written as text as a
     float (the reader takes what validation reads as the same number, spaces before it included, and
     raises on the rest, which the general pass then reads). Each setting is compared
@@ -373,7 +379,7 @@ def _head(log: Log, text: dict, metric: pl.Expr, keys: list[str], settings: dict
         exemplars = head.group_by(*keys, "variant").agg(
             pl.len().alias("__head_n"), seed.n_unique().alias("__head_distinct"),
             (seed.is_null() | (seed != seed.str.strip_chars())).any().alias("__head_odd"),
-            seed.hash(seed=_HASH_SEED).sum().alias("__head_seeds"))
+            seed.hash(seed=HASH_SEED).sum().alias("__head_seeds"))
     plain = head["__plain"].null_count() == head[name].null_count()
     firsts = {s: head[s][0] if head.height else None for s in settings}
     temperature = None
@@ -423,15 +429,15 @@ def _finish(per: pl.DataFrame, log: Log, *, metric, a, b, by, keys, settings, fo
                         log.source, log._path)
         counts = counts.join(order, on="variant", how="left").sort(FIRST, "__order")
     counts = counts.select("variant", pl.col("len").cast(pl.UInt32))
-    _, problems, values = _near_duplicates(pl.DataFrame(), log, fold_case, counts)
+    _, problems, values = near_duplicates(pl.DataFrame(), log, fold_case, counts)
     if fold_case and problems:
         return None   # values to fold into one: validate folds them in the rows
     problems = list(log.problems) + problems
-    a, b, value_problems = _choose_values(values, a, b, log)
+    a, b, value_problems = choose_values(values, a, b, log)
     if has_errors(value_problems):
         return None
     problems += value_problems
-    seen = _seen(per.with_columns(pl.col("counted").alias("__valued")), keys, a, b, pl.col("__valued") > 0,
+    seen = seen_per_item(per.with_columns(pl.col("counted").alias("__valued")), keys, a, b, pl.col("__valued") > 0,
                  first=FIRST)
     if seen.select((~pl.col("has_a") | ~pl.col("has_b")).any()).item():
         return None   # unmatched items: validate names their rows
@@ -455,8 +461,8 @@ def _finish(per: pl.DataFrame, log: Log, *, metric, a, b, by, keys, settings, fo
     if seeded:
         summary = summary.with_columns(pl.col("seeded").alias("distinct_seeds"))
     for s in settings:   # every cell holds one value: its fingerprint is that value's hash
-        summary = summary.with_columns(pl.col(s).cast(pl.String).fill_null("(blank)").hash(seed=_HASH_SEED))
-    cells = _side_by_side(summary, a, b)
+        summary = summary.with_columns(pl.col(s).cast(pl.String).fill_null("(blank)").hash(seed=HASH_SEED))
+    cells = side_by_side(summary, a, b)
     for s in settings:
         if cells.filter(pl.col(s) != pl.col(f"{s}_b")).height:
             return None   # confounded: validate lists the rows
@@ -465,9 +471,9 @@ def _finish(per: pl.DataFrame, log: Log, *, metric, a, b, by, keys, settings, fo
             problems.append(mixed_setting(log, s, [str(x) for x in values_seen.cast(pl.String).to_list()]))
     if seeded:
         if same_seeds:
-            problems += _seed_mismatch(cells, log, a, b)
-    problems += _unequal_runs(cells, log, a, b)
-    problems += _deterministic(cells)
+            problems += seed_mismatch(cells, log, a, b)
+    problems += unequal_runs(cells, log, a, b)
+    problems += deterministic(cells)
     n_rows = int(total["n"])
     checked = Checked(pl.DataFrame(), metric, a, b, values, tuple(problems), log, n_rows, pairs=cells,
                       pairs_by=tuple(c for c in by))
@@ -477,7 +483,7 @@ def _finish(per: pl.DataFrame, log: Log, *, metric, a, b, by, keys, settings, fo
                   .agg(pl.col("n").sum(), pl.col(FIRST).min(), pl.col("counted").sum(),
                        *[pl.col(c).cast(pl.Int128).sum() for c in ("__s", "__q")]).sort(FIRST))
         pooled = with_exact_moments(pooled.with_columns(pl.lit(None, pl.Float64).alias("sd")), places)
-        main = _side_by_side(pooled.with_columns(pl.col(FIRST).alias("first_valued")), a, b)
+        main = side_by_side(pooled.with_columns(pl.col(FIRST).alias("first_valued")), a, b)
     if histogram is not None:   # the cells in the order of their first run, as per's
         histogram = per.select(*keys, "variant").join(histogram, on=[*keys, "variant"], how="inner",
                                                       nulls_equal=True, maintain_order="left")
@@ -514,7 +520,7 @@ def _distinct_seeds(pair: pl.DataFrame, lists: pl.DataFrame | None = None) -> bo
     if int((spans["hi"] - spans["lo"] + 1).sum() or 0) > 10 * pair["n"].sum() + 1000:
         spans = spans.clear()
     expected = (spans.with_columns(pl.int_ranges("lo", pl.col("hi") + 1).alias("s")).explode("s")
-                .group_by("lo", "hi").agg(pl.col("s").cast(pl.String).hash(seed=_HASH_SEED).sum().alias("want")))
+                .group_by("lo", "hi").agg(pl.col("s").cast(pl.String).hash(seed=HASH_SEED).sum().alias("want")))
     cells = cells.join(expected, on=["lo", "hi"], how="left")
     ok = pl.col("__ranged") & (pl.col("seeds") == pl.col("want")).fill_null(False)
     if lists is not None and lists.height:

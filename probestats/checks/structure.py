@@ -54,7 +54,7 @@ def likely_blocks(log, metric: str | None, exclude: Sequence[str] = ()) -> list[
             and c not in ("item", "variant")]
     if not cols:
         return []
-    from probestats.io.read import collect
+    from probestats.io.log import collect
 
     # columns by position under safe names: a header such as '*' or '^x.*$' is a pattern to pl.col
     safe = {c: f"__block{i}" for i, c in enumerate(cols)}

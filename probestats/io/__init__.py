@@ -4,6 +4,7 @@
 objects: a list of dicts, a polars or pandas DataFrame).
 """
 
-from probestats.io.read import Log, read_log
+from probestats.io.log import Log
+from probestats.io.read import read_log
 
 __all__ = ["Log", "read_log"]

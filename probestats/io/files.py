@@ -26,7 +26,9 @@ from typing import Sequence
 import polars as pl
 
 from probestats.errors import ColumnError, ReadError, opt
-from probestats.io.read import FORMATS, ROW, Log, collect, read_log
+from probestats.io.columns import ROW
+from probestats.io.log import Log, collect
+from probestats.io.read import FORMATS, read_log
 
 __all__ = ["FILE", "Line", "FilesLog", "expand_paths", "read_files"]
 

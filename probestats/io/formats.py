@@ -169,7 +169,7 @@ def read_record_files(files: list[Path]) -> pl.DataFrame | None:
     A record has a plain value (text, a number, true/false or null) at its top level; an object without
     one (``{"meta": {...}, "runs": [...]}``) or of lists only (column-oriented) is a table of its own.
     """
-    from probestats.io.read import _is_columns
+    from probestats.io.json_text import is_columns
 
     if len(files) < 2 or not all(f.suffix.lower() == ".json" for f in files):
         return None
@@ -179,7 +179,7 @@ def read_record_files(files: list[Path]) -> pl.DataFrame | None:
             value = json.loads(f.read_bytes())
         except (ValueError, UnicodeDecodeError):
             return None
-        if not isinstance(value, dict) or _is_columns(value) or not any(
+        if not isinstance(value, dict) or is_columns(value) or not any(
                 v is None or isinstance(v, (str, int, float, bool)) for v in value.values()):
             return None
         rows.append(value)

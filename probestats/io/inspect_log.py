@@ -38,7 +38,7 @@ from typing import Any
 
 from probestats.errors import Problem, ReadError, opt
 from probestats.io.json_text import loads
-from probestats.io.frameworks import ToolLog, as_text, first_alias, flatten, listing, load_json, mapping, table
+from probestats.io.tool_log import ToolLog, as_text, first_alias, flatten, listing, load_json, mapping, table
 
 #: inspect_ai's letter scores as numbers: correct, incorrect, partially correct, no answer
 LETTER_VALUES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}

@@ -1,5 +1,5 @@
 """JSON text as the readers load it: an integer past Python's digit limit refused in one line, a lone
-surrogate read as U+FFFD (the replacement character)."""
+surrogate read as U+FFFD (the replacement character); and the two shapes of a table a JSON value holds."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 from probestats.errors import ReadError
 
-__all__ = ["loads", "without_surrogates", "SURROGATE_ESCAPE"]
+__all__ = ["loads", "without_surrogates", "SURROGATE_ESCAPE", "is_records", "is_columns"]
 
 
 #: a JSON escape of a UTF-16 surrogate: only then can a decoded string hold a lone one
@@ -60,3 +60,12 @@ def without_surrogates(value: Any) -> Any:
             holder[key] = fixed
             stack.extend((fixed, k) for k in fixed)
     return root[0]
+
+
+def is_records(value) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(r, dict) for r in value)
+
+
+def is_columns(value) -> bool:
+    return (isinstance(value, dict) and bool(value)
+            and all(isinstance(v, list) and not any(isinstance(x, (dict, list)) for x in v) for v in value.values()))

@@ -25,7 +25,7 @@ from typing import Any
 
 from probestats.errors import ReadError
 from probestats.io.json_text import loads
-from probestats.io.frameworks import ToolLog, as_text, first_alias, flatten, mapping, table
+from probestats.io.tool_log import ToolLog, as_text, first_alias, flatten, mapping, table
 
 _NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[\d\-.]+)\.jsonl$")
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from probestats.errors import ReadError
-from probestats.io.frameworks import ToolLog, as_text, load_json, mapping, table
+from probestats.io.tool_log import ToolLog, as_text, load_json, mapping, table
 
 
 def read_open_webui(path: Path) -> ToolLog:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from probestats.errors import Problem, ReadError, opt
-from probestats.io.frameworks import ToolLog, as_text, first_alias, listing, load_json, mapping, table
+from probestats.io.tool_log import ToolLog, as_text, first_alias, listing, load_json, mapping, table
 
 
 def read_promptfoo(path: Path, columns: Mapping[str, str]) -> ToolLog:

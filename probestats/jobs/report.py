@@ -512,7 +512,8 @@ def _framing(paths, probe, *, by, targets, toward, alpha, correction, answers, l
                      wide=() if beside_probe else probe.wide)
     if beside_probe and probe.columns:  # a column mapping applies where the framing log has that header
         from probestats.io.files import expand_paths
-        from probestats.io.read import normalize_header, read_log
+        from probestats.io.columns import normalize_header
+        from probestats.io.read import read_log
 
         headers = {normalize_header(h) for h in read_log(expand_paths(list(paths))[0], **probe.read_options()).headers}
         made = set(probe._made_names())

@@ -113,7 +113,7 @@ def _sheets(job: Job) -> list[str]:
     def read():
         import fastexcel
 
-        from probestats.io.read import check_spreadsheet
+        from probestats.io.sheets import check_spreadsheet
 
         check_spreadsheet(job.log.path, None)
         try:
@@ -196,7 +196,7 @@ _REVERSE = ("reverse", "rev", "disagree", "mirror", "mirrored")
 def _offers(headers: list, detected: dict, distinct) -> dict:
     """The analyses the columns found allow beside the comparison of values: a dual framing (a framing column,
     or a column of answers per framing) and the order probe of a judge (a column with two answer orders)."""
-    from probestats.io.read import normalize_header
+    from probestats.io.columns import normalize_header
 
     norm = {h: normalize_header(h) for h in headers}
     answer_pair = _answer_pair(headers)

@@ -80,9 +80,9 @@ def fold_reply(text: str) -> str:
     >>> fold_reply("  Ｓｔｒｏｎｇｌｙ\\n  AGRÉE ")
     'strongly agree'
     """
-    from probestats.shape.labels import _fold
+    from probestats.shape.labels import fold_text
 
-    return " ".join(_fold(str(text)).split())
+    return " ".join(fold_text(str(text)).split())
 
 
 def _fold_pattern(pattern: str) -> str:
@@ -427,7 +427,7 @@ def code_columns(lazy: pl.LazyFrame, specs: Sequence[str], *, columns=None, sour
     ``books`` receives ``{NAME: CodeBook}``.
     """
     from probestats.errors import ColumnError
-    from probestats.io.read import collect
+    from probestats.io.log import collect
     from probestats.shape.nested import with_paths
 
     for spec in specs:

@@ -26,7 +26,9 @@ from typing import Sequence
 import polars as pl
 
 from probestats.errors import ColumnError, OptionError, Problem, either, opt
-from probestats.io.read import ROW, Log, read_log
+from probestats.io.columns import ROW
+from probestats.io.log import Log
+from probestats.io.read import read_log
 
 __all__ = ["apply", "parse_derive"]
 
@@ -187,7 +189,7 @@ def _numeric_views(lazy: pl.LazyFrame, schema: pl.Schema, names: Sequence[str], 
     text = list(dict.fromkeys(n for n in names if schema.get(n) == pl.String))   # a column may be named twice
     if not text:
         return {}
-    from probestats.io.read import collect
+    from probestats.io.log import collect
 
     probe = []
     for n in text:
@@ -464,7 +466,7 @@ def _no_wrap(attempt, lazy, views, expr, name, option, text, problems) -> pl.Laz
     schema = lazy.collect_schema()
     as_float = {n: pl.Float64 for n in floats if n in views or (n in schema and schema[n].is_integer())}
     widened = _with_floats(lazy, views, as_float, expr, name)
-    from probestats.io.read import collect
+    from probestats.io.log import collect
 
     top = collect(widened.select(pl.col(name).abs().max()), "the log").item()
     if top is None or top < 2.0 ** 63:

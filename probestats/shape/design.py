@@ -129,7 +129,7 @@ def _coerce(key: str, value, where: str):
             raise OptionError(f"{where} {key}: expected text or a list of texts, e.g. {key} = [\"...\", \"...\"]")
         return tuple(v.strip() for v in value if v.strip())
     if key == "selection":
-        return _yes_no(key, value, where)
+        return yes_no(key, value, where)
     if key == "gap_of_interest":
         if isinstance(value, bool) or not isinstance(value, (int, float, str)):
             raise OptionError(f"{where} {key}: expected a number, e.g. {key} = 0.5")
@@ -148,10 +148,10 @@ def _coerce(key: str, value, where: str):
     return str(value).strip() or None
 
 
-def _yes_no(key: str, value, where: str) -> bool:
+def yes_no(key: str, value, where: str) -> bool:
     """A yes/no fact: TOML's true or false, or the words yes, no, true, false.
 
-    >>> _yes_no("selection", "Yes", "option"), _yes_no("selection", False, "option")
+    >>> yes_no("selection", "Yes", "option"), yes_no("selection", False, "option")
     (True, False)
     """
     if isinstance(value, bool):

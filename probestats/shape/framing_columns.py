@@ -25,7 +25,7 @@ from typing import Sequence
 import polars as pl
 
 from probestats.errors import ColumnError, OptionError, opt
-from probestats.io.read import ROW, normalize_header, resolve_columns
+from probestats.io.columns import ROW, normalize_header, resolve_columns
 
 __all__ = ["melt_framing_columns", "parse_framing_columns"]
 
@@ -68,7 +68,7 @@ def melt_framing_columns(log, specs: Sequence[str]):
 
     Parameters
     ----------
-    log : probestats.io.read.Log
+    log : probestats.io.log.Log
     specs : sequence of str
         ``framing_columns`` values.
 

@@ -156,7 +156,7 @@ _ARABIC_LETTERS = str.maketrans({"أ": "ا", "إ": "ا", "آ": "ا", "ٱ": "ا",
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u00b4": "'", "`": "'"})
 
 
-def _fold(text: str) -> str:
+def fold_text(text: str) -> str:
     """Fold case, width, Latin accents and Arabic letter variants (keeps punctuation)."""
     t = unicodedata.normalize("NFKC", text).translate(_APOSTROPHES).casefold()
     decomposed = unicodedata.normalize("NFD", t)
@@ -178,7 +178,7 @@ def _is_word_char(ch: str) -> bool:
     return ch.isalnum() or unicodedata.category(ch).startswith("M")
 
 
-def _clean(text: str) -> str:
+def clean_text(text: str) -> str:
     """Markdown and punctuation to spaces (apostrophes inside words kept); spaces collapsed."""
     out = []
     for ch in text:
@@ -194,7 +194,7 @@ def _clean(text: str) -> str:
     return " ".join(words)
 
 
-def _unspaced(ch: str) -> bool:
+def is_unspaced(ch: str) -> bool:
     """Scripts written without spaces between words (CJK, kana, Hangul): no word boundaries."""
     o = ord(ch)
     return (
@@ -212,8 +212,8 @@ _WORD = r"[^\W_]|[\u0300-\u036f\u0900-\u097f\u0980-\u09ff\u064b-\u065f]"
 
 def _compile_phrase(phrase: str) -> re.Pattern:
     body = re.escape(phrase).replace(r"\ ", " ")
-    left = "" if _unspaced(phrase[0]) else rf"(?<!{_WORD})"
-    right = "" if _unspaced(phrase[-1]) else rf"(?!{_WORD})"
+    left = "" if is_unspaced(phrase[0]) else rf"(?<!{_WORD})"
+    right = "" if is_unspaced(phrase[-1]) else rf"(?!{_WORD})"
     return re.compile(left + body + right)
 
 
@@ -221,9 +221,9 @@ def _build_table():
     entries: dict[str, object] = {}
     for category, phrases in _PHRASES.items():
         for phrase in phrases:
-            variants = {_clean(_fold(phrase))}
+            variants = {clean_text(fold_text(phrase))}
             if any(0xAC00 <= ord(c) <= 0xD7AF for c in phrase):
-                variants.add(_clean(_fold(phrase)).replace(" ", ""))
+                variants.add(clean_text(fold_text(phrase)).replace(" ", ""))
             for v in variants:
                 previous = entries.get(v)
                 if previous is not None and previous != category:
@@ -255,26 +255,26 @@ _CLAUSE_MAX = 5  # a clause that states the answer ("Agree, because ...")
 def _length(text: str) -> int:
     n = 0
     for word in text.split():
-        cjk = sum(1 for c in word if _unspaced(c) and not (0xAC00 <= ord(c) <= 0xD7AF))
+        cjk = sum(1 for c in word if is_unspaced(c) and not (0xAC00 <= ord(c) <= 0xD7AF))
         n += (1 if cjk < len(word) else 0) + math.ceil(cjk / 3)
     return n
 
 
 def _candidates(folded: str) -> list[str]:
-    whole = _clean(folded)
-    sentences = [s for s in _SENTENCE.split(folded) if _clean(s)]
+    whole = clean_text(folded)
+    sentences = [s for s in _SENTENCE.split(folded) if clean_text(s)]
     if _length(whole) <= _SHORT:
         # read in full, sentence by sentence: a phrase never spans two sentences
-        return [_clean(s) for s in sentences]
+        return [clean_text(s) for s in sentences]
     picked: list[str] = []
     if sentences:
         first, last = sentences[0], sentences[-1]
-        first_clauses = [c for c in _CLAUSE.split(first) if _clean(c)]
-        last_clauses = [c for c in _CLAUSE.split(last) if _clean(c)]
+        first_clauses = [c for c in _CLAUSE.split(first) if clean_text(c)]
+        last_clauses = [c for c in _CLAUSE.split(last) if clean_text(c)]
         parts = [(first, _SENTENCE_MAX), (last, _SENTENCE_MAX)]
         parts += [(c, _CLAUSE_MAX) for c in [*first_clauses[:2], *last_clauses[-1:]]]
         for part, limit in parts:
-            c = _clean(part)
+            c = clean_text(part)
             if c and _length(c) <= limit and c not in picked:
                 picked.append(c)
     return picked
@@ -384,7 +384,7 @@ def parse_label(text, *, scale=None) -> ParsedLabel:
         s = _scale_score(value, lo, hi, scale if isinstance(scale, str) else f"{lo:g}:{hi:g}")
         return ParsedLabel(s, "neutral" if s == 0 else "agreement", f"{value:g}")
 
-    folded = _fold(raw)
+    folded = fold_text(raw)
     options: dict[object, list[str]] = {}
     refusal: list[str] = []
     unclear: list[str] = []

@@ -62,7 +62,8 @@ def _shown(source, keys, option=None, name=None) -> str:
 
 def _read_table(source, keys: Sequence[str], columns: dict, option=None, name=None) -> tuple[pl.DataFrame, dict[str, str]]:
     """The table, and for each key the table's column that holds it."""
-    from probestats.io.read import ROW, normalize_header, read_log
+    from probestats.io.columns import ROW, normalize_header
+    from probestats.io.read import read_log
 
     read = read_log(source)
     table = read.frame
@@ -130,7 +131,7 @@ def lookup(lazy: pl.LazyFrame, source, keys: Sequence[str], *, columns=None, sou
     marked = table.with_columns(pl.lit(True).alias("\0matched")).select(*text, "\0matched")
     check = keyed.join(marked.lazy(), on=text, how="left", nulls_equal=False)
     lacking = check.filter(~blank & pl.col("\0matched").is_null()).select(text).unique(maintain_order=True)
-    from probestats.io.read import collect
+    from probestats.io.log import collect
 
     lacking = collect(lacking, source_name)
     if lacking.height:

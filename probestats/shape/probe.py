@@ -3,7 +3,7 @@
 A :class:`Probe` holds the column mapping (which may name a column made by ``derive``), the
 ``where`` filter, the ``derive`` expressions, wide layouts, groups of values, case folding,
 ``complete`` and the read options. :meth:`Probe.apply` turns any log source (one path, several
-paths or a folder, a frame, a list of dicts) into the :class:`~probestats.io.read.Log` that
+paths or a folder, a frame, a list of dicts) into the :class:`~probestats.io.log.Log` that
 validation reads. Row numbers stay those of the files.
 
 Examples
@@ -25,7 +25,9 @@ from typing import Sequence
 import polars as pl
 
 from probestats.errors import OptionError, Problem, opt
-from probestats.io.read import ROW, Log, collect, read_log
+from probestats.io.columns import ROW
+from probestats.io.log import Log, collect
+from probestats.io.read import read_log
 
 __all__ = ["Probe"]
 
@@ -249,7 +251,7 @@ class Probe:
 
     def _split_columns(self, headers: Sequence[str]) -> tuple[dict, dict]:
         """Column mappings onto headers of the file, and onto columns a later step makes (or fields inside)."""
-        from probestats.io.read import normalize_header
+        from probestats.io.columns import normalize_header
 
         norm = {normalize_header(h) for h in headers}
         file, later = {}, {}

@@ -45,7 +45,9 @@ from typing import Sequence
 import polars as pl
 
 from probestats.errors import TEXT_KINDS, ColumnError, OptionError, Problem, either, opt
-from probestats.io.read import ROW, Log, collect, format_rows, read_log
+from probestats.io.columns import ROW
+from probestats.io.log import Log, collect, format_rows
+from probestats.io.read import read_log
 
 __all__ = ["apply", "stated", "parse_rule"]
 

@@ -34,7 +34,7 @@ from typing import Sequence
 import polars as pl
 
 from probestats.errors import ColumnError, OptionError, Problem, opt
-from probestats.io.read import ROW, normalize_header, resolve_columns
+from probestats.io.columns import ROW, normalize_header, resolve_columns
 
 __all__ = ["parse_wide", "split_names", "melt", "looks_wide"]
 

@@ -52,7 +52,7 @@ from numbers import Real
 import polars as pl
 
 from probestats.errors import OptionError, opt
-from probestats.shape.labels import ParsedLabel, _clean, _fold, _unspaced, parse_label
+from probestats.shape.labels import ParsedLabel, clean_text, fold_text, is_unspaced, parse_label
 
 __all__ = ["LANGUAGES", "YES_NO_KINDS", "parse_label_map", "parse_yes_no", "parse_yes_nos", "yes_no_share"]
 
@@ -71,7 +71,7 @@ def _data() -> dict:
 
 
 def _key(phrase: str) -> str:
-    return _clean(_fold(str(phrase)))
+    return clean_text(fold_text(str(phrase)))
 
 
 #: Languages with yes/no words in the table (ISO 639-1 codes).
@@ -90,7 +90,7 @@ def _table() -> tuple[dict[str, str], re.Pattern]:
                 if k and table.get(k, category) != category:
                     raise AssertionError(f"yes/no phrase {k!r} has two meanings: {table[k]} and {category}")
                 table[k] = category
-    labels = sorted({_fold(a) for a in data["answer_labels"]}, key=len, reverse=True)
+    labels = sorted({fold_text(a) for a in data["answer_labels"]}, key=len, reverse=True)
     pattern = re.compile(r"^(?:" + "|".join(re.escape(a) for a in labels) + r")\s*(?:[:：]|[\-–—](?!\s*\.?\d))+")   # a dash before a number is its sign
     return table, pattern
 
@@ -192,7 +192,7 @@ def _starts(cleaned: str, phrase: str) -> bool:
     if not rest or rest[0] == " ":
         return True
     # a phrase in an unspaced script may run on into more text when it is two characters or more
-    return _unspaced(phrase[-1]) and len(phrase) >= 2 and not (0xAC00 <= ord(phrase[-1]) <= 0xD7AF)
+    return is_unspaced(phrase[-1]) and len(phrase) >= 2 and not (0xAC00 <= ord(phrase[-1]) <= 0xD7AF)
 
 
 def _lookup(cleaned: str, table: dict[str, str], extra: dict[str, str]) -> tuple[str, str] | None:
@@ -243,11 +243,11 @@ def _read(text, extra: dict[str, str]) -> ParsedLabel:
             return ParsedLabel(1 if value == 1.0 else -1, "yes" if value == 1.0 else "no", f"{value:g}")
         return ParsedLabel(None, "unparsed", None)
     table, labels = _table()
-    stripped = _strip(_fold(str(text)), labels)
+    stripped = _strip(fold_text(str(text)), labels)
     number = _number(stripped)
     if number is not None:
         return number
-    cleaned = _clean(stripped)
+    cleaned = clean_text(stripped)
     if cleaned in extra:  # a whole-reply wording given by the user
         return _reading(cleaned, extra[cleaned])
     found = _lookup(cleaned, table, extra)

@@ -9,7 +9,7 @@ enumerated apart. For continuous gaps the bounds are also intersected with latti
 gaps rounded to a step (the rounding accounted for by Hoeffding's inequality).
 
 :func:`probestats.stats.hypotests.sign_flip_bounds` and
-:func:`probestats.stats.hypotests.sign_flip_test` call :func:`_certified_bounds`; the rest are its parts.
+:func:`probestats.stats.hypotests.sign_flip_test` call :func:`certified_bounds`; the rest are its parts.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import sys
 
 import numpy as np
 
-from probestats.stats.lattice import _lattice_cost, _lattice_tail, _log_cosh, _sign_matrix
+from probestats.stats.lattice import lattice_cost, lattice_tail, log_cosh, sign_matrix
 
 _ULP = sys.float_info.epsilon
 
@@ -298,7 +298,7 @@ def _fourier_tail_bounds(nz: np.ndarray, x: float, *, rtol: float, atol: float,
     half = hoeff + sd
     P = 2.0 * half
     wrap = 2.0 * math.exp(-half * half / (2.0 * var)) * (1 + 1e-12)
-    sums = _sign_matrix(b) @ big if b else np.zeros(1)
+    sums = sign_matrix(b) @ big if b else np.zeros(1)
     e = (2 * b + 4) * ulp * (float(np.sum(np.abs(big))) + abs(x))
     y_lo, y_hi = (x - sums - e).tolist(), (x - sums + e).tolist()
     cf = _CharFn(rest, P)
@@ -457,7 +457,7 @@ def _tilted_tail_bounds(nz: np.ndarray, x: float, *, rtol: float, max_k: int = F
     L = hoeff + off        # arcs [0, u], u <= L < P / 2
     wrap = 2.0 * math.exp(-hoeff * hoeff / (2.0 * var)) * (1 + 1e-12)   # Q-mass with |S - x| >= P/2
     tail_l = math.exp(-theta * L)
-    log_lam = float(np.sum(_log_cosh(theta * a)))
+    log_lam = float(np.sum(log_cosh(theta * a)))
     # each log cosh(v) = v + log1p(e^{-2v}) - log 2 carries about 2 (v + 1) ulp absolutely; the pairwise
     # sum log2(n) + 16 ulp of the total; theta * x one rounding
     log_err = ulp * ((math.log2(a.size) + 16.0) * abs(log_lam) + 4.0 * (theta * total + a.size)
@@ -510,7 +510,7 @@ def _split_tail_bounds(nz: np.ndarray, x: float, h: float, delta: float) -> tupl
     """Certified bounds on P(S >= x), S = sum s_i g_i, from the lattice of step ``h``.
 
     Write |g_i| = h m_i + r_i (m_i = round(|g_i| / h), |r_i| <= h/2), so S = h M + E with
-    M = sum s_i m_i (exact law by :func:`_lattice_tail`) and E = sum s_i r_i on the same signs.
+    M = sum s_i m_i (exact law by :func:`lattice_tail`) and E = sum s_i r_i on the same signs.
     Hoeffding's inequality bounds E whatever M does: P(E > c) <= exp(-c^2 / (2 sum r_i^2)).
     Then {S >= x} lies in {h M >= x - c} or {E > c}, and contains {h M >= x + c} less {E < -c}:
 
@@ -534,8 +534,8 @@ def _split_tail_bounds(nz: np.ndarray, x: float, h: float, delta: float) -> tupl
     c_hi = math.floor(z_hi - 1e-9 * abs(z_hi) - 1e-9)
     if m_abs.size == 0:
         return max(0.0, (1.0 if c_lo <= 0 else 0.0) - eta), min(1.0, (1.0 if c_hi <= 0 else 0.0) + eta)
-    lo_log, lo_err = _lattice_tail(m_abs, c_lo)
-    hi_log, hi_err = _lattice_tail(m_abs, c_hi)
+    lo_log, lo_err = lattice_tail(m_abs, c_lo)
+    hi_log, hi_err = lattice_tail(m_abs, c_hi)
     lower = math.exp(lo_log) * (1 - lo_err) if lo_log > -math.inf else 0.0
     upper = math.exp(hi_log) * (1 + hi_err) if hi_log > -math.inf else 0.0
     return max(0.0, lower - eta), min(1.0, upper + eta)
@@ -555,7 +555,7 @@ def _lattice_split_bounds(nz: np.ndarray, x: float, two: bool, rtol: float, atol
     Starts where the lattice holds about 2**14 steps per largest gap and halves h (see
     :func:`_split_tail_bounds`; the slack probability is a thousandth of the width aimed for)
     until the bounds are within ``max(rtol * upper, atol)`` or the next lattice would cost more
-    than ``budget`` (:func:`_lattice_cost`). Relative in the far tail, slow for many items.
+    than ``budget`` (:func:`lattice_cost`). Relative in the far tail, slow for many items.
     """
     gmax = float(np.max(np.abs(nz)))
     sd = math.sqrt(math.fsum(nz * nz))
@@ -573,12 +573,12 @@ def _lattice_split_bounds(nz: np.ndarray, x: float, two: bool, rtol: float, atol
         if upper - lower <= max(rtol * upper, atol):
             return lower, upper, h
         finer = np.rint(np.abs(nz) / (h / 2)).astype(np.int64)
-        if _lattice_cost(finer[finer > 0]) > budget:
+        if lattice_cost(finer[finer > 0]) > budget:
             return lower, upper, h
         bits += 1
 
 
-def _certified_bounds(nz: np.ndarray, x: float, two: bool, rtol: float, atol: float,
+def certified_bounds(nz: np.ndarray, x: float, two: bool, rtol: float, atol: float,
                       budget: float) -> tuple[float, float, str]:
     """Certified (lower, upper, how) for the sign-flip p = P(S >= x) (times 2 when ``two``).
 

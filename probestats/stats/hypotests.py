@@ -72,9 +72,9 @@ import numpy as np
 from probestats.errors import either, OptionError
 from probestats.result import jsonable
 from probestats.stats.distributions import t_ppf
-from probestats.stats.fourier import SPLIT_RTOL, _certified_bounds
+from probestats.stats.fourier import SPLIT_RTOL, certified_bounds
 from probestats.stats.inversion import LAW_BUDGET, SignLaw
-from probestats.stats.lattice import TIE_RTOL, _count_at_least, _find_lattice, exact_gaps, _lattice_cost, _lattice_pvalue
+from probestats.stats.lattice import TIE_RTOL, count_at_least, find_lattice, exact_gaps, lattice_cost, lattice_pvalue
 from probestats.stats.resample import bootstrap_interval
 from probestats.vocabulary import (ALTERNATIVES, N_RESAMPLES, SIGN_FLIP_RESAMPLES, check_alternative,  # noqa: F401
                                    check_n_resamples, check_vocabulary)
@@ -257,7 +257,7 @@ class Interval:
 _check_alternative = check_alternative   # one validator and one message (probestats.vocabulary)
 
 
-def _as_gaps(gaps) -> np.ndarray:
+def as_gaps(gaps) -> np.ndarray:
     try:
         g = np.asarray(gaps, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -357,7 +357,7 @@ def sign_flip_test(
     True
     """
     check_vocabulary(alpha=alpha, n_resamples=n_resamples, seed=seed)
-    g = _as_gaps(gaps)
+    g = as_gaps(gaps)
     alternative = _check_alternative(alternative)
     if method not in SIGN_FLIP_METHODS:
         raise OptionError(f"method must be one of {', '.join(SIGN_FLIP_METHODS)}, not {method!r}")
@@ -383,7 +383,7 @@ def sign_flip_test(
 
     L = None
     if method in ("lattice", "auto") and not (method == "auto" and k <= ENUM_AUTO_MAX):
-        L = _find_lattice(nz)
+        L = find_lattice(nz)
         if method == "lattice" and L is None:
             raise OptionError(
                 "the gaps share no common step (such as 1/k for means over k runs); use method='auto'"
@@ -392,7 +392,7 @@ def sign_flip_test(
     if method == "auto":
         if k <= ENUM_AUTO_MAX:
             path = "enumerate"
-        elif L is not None and _lattice_cost(np.abs(np.rint(nz * L)).astype(np.int64)) <= LATTICE_BUDGET:
+        elif L is not None and lattice_cost(np.abs(np.rint(nz * L)).astype(np.int64)) <= LATTICE_BUDGET:
             path = "lattice"
         elif k <= MITM_AUTO_MAX:
             path = "enumerate"
@@ -404,17 +404,17 @@ def sign_flip_test(
             raise OptionError(
                 f"enumeration is limited to {MITM_MAX} non-zero gaps (got {k}); use method='auto'"
             )
-        count = int(_count_at_least(nz[None, :], np.array([x]))[0])
+        count = int(count_at_least(nz[None, :], np.array([x]))[0])
         p = min(1.0, (2 * count if two else count) / 2.0**k)
         return TestResult(pvalue=p, method=_enum_method(k, n), log10_pvalue=math.log10(p), **common)
 
     if path == "lattice":
         m = np.rint(nz * L).astype(np.int64)
-        if method == "lattice" and _lattice_cost(np.abs(m)) > 20 * LATTICE_BUDGET:
+        if method == "lattice" and lattice_cost(np.abs(m)) > 20 * LATTICE_BUDGET:
             raise OptionError(
                 f"the gaps' common step 1/{L} is too fine for the lattice convolution; use method='auto'"
             )
-        logp, err = _lattice_pvalue(m, alternative)
+        logp, err = lattice_pvalue(m, alternative)
         d = int(np.gcd.reduce(np.abs(m)))
         p = max(math.exp(logp), _FLOAT_MIN)
         text = (f"exact (lattice convolution, step {_fmt_step(L, d)}; float64, "
@@ -432,10 +432,10 @@ def sign_flip_test(
 
     # certified bounds; under auto, Monte Carlo only when it would be more precise than the bounds
     rtol, budget = BOUNDS_RTOL, min(BOUNDS_BUDGET, 5e6 * k)
-    lower, upper, how = _certified_bounds(nz, x, two, rtol, 0.0, budget)
+    lower, upper, how = certified_bounds(nz, x, two, rtol, 0.0, budget)
     while alpha is not None and lower <= alpha < upper and rtol > DECIDE_RTOL_MIN:
         rtol /= 10   # the bounds straddle the level the decision is made at: narrow them
-        lower, upper, how = _certified_bounds(nz, x, two, rtol, 0.0, budget)
+        lower, upper, how = certified_bounds(nz, x, two, rtol, 0.0, budget)
     upper = max(upper, _FLOAT_MIN)
     mc_se = math.sqrt(upper * (1 - upper) / max(int(n_resamples), 1))
     if path == "bounds" or upper - lower <= max(BOUNDS_RTOL * upper, BOUNDS_ATOL, 2 * mc_se):
@@ -573,7 +573,7 @@ def sign_flip_pvalues(
         step = max(1, 2**22 // 2 ** (n - n // 2))  # rows per chunk, bounding memory
         for start in range(0, todo.size, step):
             idx = todo[start : start + step]
-            counts[start : start + step] = _count_at_least(G[idx], x[idx])
+            counts[start : start + step] = count_at_least(G[idx], x[idx])
         factor = 2.0 if alternative == "two-sided" else 1.0
         out[todo] = np.minimum(1.0, factor * counts / 2.0**n)
     return out
@@ -631,7 +631,7 @@ def sign_test(gaps, *, alternative: str = "two-sided") -> TestResult:
     >>> sign_test([0.0, 0.0]).pvalue
     1.0
     """
-    g = exact_gaps(_as_gaps(gaps))
+    g = exact_gaps(as_gaps(gaps))
     alternative = _check_alternative(alternative)
     n_pos = int(np.count_nonzero(g > 0))
     n_neg = int(np.count_nonzero(g < 0))
@@ -750,7 +750,7 @@ def gap_skewness(gaps) -> float:
     >>> round(gap_skewness([0.0, 0.0, 0.0, 1.0, 5.0]), 4)
     2.0315
     """
-    g = _as_gaps(gaps)
+    g = as_gaps(gaps)
     if g.size < 3 or float(np.ptp(g)) == 0.0:
         return 0.0
     # the formula above (scipy.stats.skew's, which the tests compare with): importing scipy.stats for
@@ -806,7 +806,7 @@ def gap_interval(gaps, *, confidence: float = 0.95, method: str = "t", n_resampl
     (2.0, 5.0)
     """
     check_vocabulary(n_resamples=n_resamples, seed=seed)
-    g = _as_gaps(gaps)
+    g = as_gaps(gaps)
     try:
         confidence = float(confidence)
     except (TypeError, ValueError):
@@ -830,7 +830,7 @@ def gap_interval(gaps, *, confidence: float = 0.95, method: str = "t", n_resampl
         raise OptionError(f"method must be 't', 'bootstrap', 'percentile' or 'sign-flip', not {method!r}")
     alpha = 1.0 - confidence
     nz = g[g != 0.0]
-    L = _find_lattice(nz) if nz.size else 1
+    L = find_lattice(nz) if nz.size else 1
     m = None if L is None else np.rint(g * L).astype(np.int64)
     law = m is not None and SignLaw.cost(m) <= LAW_BUDGET
     exact = law or n <= INTERVAL_SIGN_FLIP_MAX_N
@@ -975,7 +975,7 @@ def sign_flip_bounds(gaps, *, alternative: str = "two-sided", rtol: float = SPLI
     >>> r.pvalue_bounds[1] - r.pvalue_bounds[0] <= 0.01 * r.pvalue
     True
     """
-    g = _as_gaps(gaps)
+    g = as_gaps(gaps)
     alternative = _check_alternative(alternative)
     n = int(g.size)
     s_obs = math.fsum(g)
@@ -994,7 +994,7 @@ def sign_flip_bounds(gaps, *, alternative: str = "two-sided", rtol: float = SPLI
     if two and x <= 0:
         return TestResult(pvalue=1.0, log10_pvalue=0.0, pvalue_bounds=(1.0, 1.0), **common,
                           method="exact (the observed mean is zero within the tie tolerance)")
-    lower, upper, how = _certified_bounds(nz, x, two, rtol, atol, budget)
+    lower, upper, how = certified_bounds(nz, x, two, rtol, atol, budget)
     return _bounds_result(lower, upper, how, max(rtol * upper, atol), common)
 
 

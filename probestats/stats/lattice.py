@@ -46,7 +46,7 @@ LATTICE_RTOL = 1e-13
 
 
 @lru_cache(maxsize=64)
-def _sign_matrix(k: int) -> np.ndarray:
+def sign_matrix(k: int) -> np.ndarray:
     """All 2**k sign patterns as a (2**k, k) matrix of +-1.0 (read-only)."""
     idx = np.arange(2**k, dtype=np.int64)[:, None]
     bits = (idx >> np.arange(k, dtype=np.int64)) & 1
@@ -60,7 +60,7 @@ def _sign_matrix(k: int) -> np.ndarray:
 MERGE_MAX_N = 14
 
 
-def _count_at_least(G: np.ndarray, x: np.ndarray) -> np.ndarray:
+def count_at_least(G: np.ndarray, x: np.ndarray) -> np.ndarray:
     """Per row r of G, the number of sign patterns s with sum(s * G[r]) >= x[r].
 
     Meet in the middle: the 2**n1 sums of the first half and the 2**n2 sums of the
@@ -73,8 +73,8 @@ def _count_at_least(G: np.ndarray, x: np.ndarray) -> np.ndarray:
     rows, n = G.shape
     n1 = n // 2
     if n <= MERGE_MAX_N:
-        A = G[:, :n1] @ _sign_matrix(n1).T
-        B = G[:, n1:] @ _sign_matrix(n - n1).T
+        A = G[:, :n1] @ sign_matrix(n1).T
+        B = G[:, n1:] @ sign_matrix(n - n1).T
         n_a = A.shape[1]
         order = np.argsort(np.concatenate([x[:, None] - A, B], axis=1), axis=1, kind="stable")
         is_b = order >= n_a
@@ -82,8 +82,8 @@ def _count_at_least(G: np.ndarray, x: np.ndarray) -> np.ndarray:
         return (n_a * B.shape[1] - below).astype(np.int64)
     # A sorted in descending order makes the queries x - a ascending, which searchsorted
     # answers faster.
-    A = -np.sort(-(G[:, :n1] @ _sign_matrix(n1).T), axis=1)
-    B = np.sort(G[:, n1:] @ _sign_matrix(n - n1).T, axis=1)
+    A = -np.sort(-(G[:, :n1] @ sign_matrix(n1).T), axis=1)
+    B = np.sort(G[:, n1:] @ sign_matrix(n - n1).T, axis=1)
     total = A.shape[1] * B.shape[1]
     out = np.empty(rows, dtype=np.int64)
     for r in range(rows):
@@ -105,7 +105,7 @@ def _unique_counts(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return srt[start], np.diff(np.append(start, srt.size))
 
 
-def _find_lattice(g: np.ndarray) -> int | None:
+def find_lattice(g: np.ndarray) -> int | None:
     """Smallest integer L such that every gap times L is (within SNAP_RTOL) an integer.
 
     Returns None when no such L up to MAX_LATTICE_L exists.
@@ -152,7 +152,7 @@ def exact_gaps(gaps) -> np.ndarray:
     g = np.asarray(gaps, dtype=float)
     if g.size == 0 or not np.any(g):
         return np.zeros_like(g)
-    L = _find_lattice(g)
+    L = find_lattice(g)
     if L is not None:
         return np.rint(g * L) / L + 0.0   # + 0.0: no negative zero
     a = np.abs(g)
@@ -166,8 +166,8 @@ def exact_gaps(gaps) -> np.ndarray:
     return np.sign(g) * out + 0.0
 
 
-def _lattice_cost(m_abs: np.ndarray, trim: bool = True) -> float:
-    """Rough number of array element operations of _lattice_tail for these integer gaps.
+def lattice_cost(m_abs: np.ndarray, trim: bool = True) -> float:
+    """Rough number of array element operations of lattice_tail for these integer gaps.
 
     With ``trim`` the cheaper of the direct and the FFT convolution.
     """
@@ -194,7 +194,7 @@ def _fft_cost(vals, cnts) -> float:
     return 3.0 * total * max(1.0, math.log2(total + 1)) * levels / 2 + 2e4 * vals.size
 
 
-def _log_cosh(x: np.ndarray) -> np.ndarray:
+def log_cosh(x: np.ndarray) -> np.ndarray:
     x = np.abs(x)
     return x + np.log1p(np.exp(-2.0 * x)) - math.log(2.0)
 
@@ -277,7 +277,7 @@ def _fft_convolve(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, int]:
 def _lattice_tail_fft(vals: np.ndarray, cnts: np.ndarray, theta: float, c: int) -> tuple[float, float]:
     """Natural log of P(M >= c) and a bound on its relative error, by FFT convolution.
 
-    The same tilted law as :func:`_lattice_tail`, written for X = (M + T) / 2 (the sum of
+    The same tilted law as :func:`lattice_tail`, written for X = (M + T) / 2 (the sum of
     the gaps given a plus sign; T = sum of all gaps), which lives on every integer rather
     than every other one. One tilted binomial kernel per distinct gap value is built
     exactly (:func:`_binom_pmf_ratio`), and the kernels are multiplied pairwise, shortest
@@ -353,7 +353,7 @@ def _lattice_tail_fft(vals: np.ndarray, cnts: np.ndarray, theta: float, c: int) 
     return log_norm - lam * xc + math.log(bracket), rel_err
 
 
-def _lattice_tail(m_abs: np.ndarray, c: int, trim: bool = True) -> tuple[float, float]:
+def lattice_tail(m_abs: np.ndarray, c: int, trim: bool = True) -> tuple[float, float]:
     """Natural log of P(M >= c) and a bound on its relative error.
 
     M = sum_i s_i * m_i with independent fair signs s_i and positive integers m_i.
@@ -374,7 +374,7 @@ def _lattice_tail(m_abs: np.ndarray, c: int, trim: bool = True) -> tuple[float, 
         return 0.0, 0.0
     if c <= 0:
         # P(M >= c) = 1 - P(M <= c - 1) = 1 - P(M >= 1 - c) by symmetry of M.
-        logq, err = _lattice_tail(m_abs, 1 - c, trim)
+        logq, err = lattice_tail(m_abs, 1 - c, trim)
         q = math.exp(logq)
         return math.log1p(-q), err * q / (1.0 - q)
     if c == total:
@@ -439,9 +439,9 @@ def _lattice_tail(m_abs: np.ndarray, c: int, trim: bool = True) -> tuple[float, 
     bracket = float(np.sum(tail * np.exp(-theta * offsets)))
     if bracket <= 0.0 or (trim and dropped > LATTICE_RTOL * bracket):
         if trim:
-            return _lattice_tail(m_abs, c, trim=False)
+            return lattice_tail(m_abs, c, trim=False)
         raise ArithmeticError("lattice convolution lost the tail")  # pragma: no cover
-    log_mgf = float(np.sum(cf * _log_cosh(theta * v)))
+    log_mgf = float(np.sum(cf * log_cosh(theta * v)))
     # rounding: a few ulp per pmf value and per product summed in the convolutions, and the
     # absolute error of the log-scale terms (log_mgf and theta * c cancel in part)
     ulp = np.finfo(float).eps
@@ -449,7 +449,7 @@ def _lattice_tail(m_abs: np.ndarray, c: int, trim: bool = True) -> tuple[float, 
     return log_mgf - theta * c + math.log(bracket), rel_err
 
 
-def _lattice_pvalue(m: np.ndarray, alternative: str) -> tuple[float, float]:
+def lattice_pvalue(m: np.ndarray, alternative: str) -> tuple[float, float]:
     """(log p, relative error bound) of the sign-flip test for integer gaps m (non-zero)."""
     m_obs = int(m.sum())
     m_abs = np.abs(m)
@@ -465,7 +465,7 @@ def _lattice_pvalue(m: np.ndarray, alternative: str) -> tuple[float, float]:
         if c <= 0:
             return 0.0, 0.0
     c_red = -((-c) // d)  # ceil(c / d): M = d * M'
-    logp, err = _lattice_tail(m_abs, c_red)
+    logp, err = lattice_tail(m_abs, c_red)
     if alternative == "two-sided":
         logp = min(0.0, logp + math.log(2.0))
     return logp, err

@@ -39,7 +39,7 @@ import math
 import numpy as np
 
 from probestats.errors import OptionError
-from probestats.stats.hypotests import _as_gaps
+from probestats.stats.hypotests import as_gaps
 from probestats.stats.lattice import exact_gaps
 from probestats.vocabulary import check_alternative
 
@@ -97,7 +97,7 @@ def signed_rank(gaps, alternative: str = "two-sided") -> tuple[float, float, str
     (6.5, 0.46875)
     """
     check_alternative(alternative)
-    g = exact_gaps(_as_gaps(gaps))
+    g = exact_gaps(as_gaps(gaps))
     nonzero = g[g != 0]
     m = int(nonzero.size)
     if m == 0:

@@ -644,7 +644,7 @@ def frame_and_metric(source, metric):
     """A polars frame with canonical columns, the metric name, the source name and problems."""
     problems: tuple[Problem, ...] = ()
     name = "the log"
-    from probestats.io.read import Log
+    from probestats.io.log import Log
 
     if isinstance(source, Log):
         frame = _columns_needed(source, metric)   # only the columns the model reads
@@ -661,7 +661,7 @@ def frame_and_metric(source, metric):
         frame, name, problems = _columns_needed(log, metric), log.source, tuple(log.problems)
     if not metric:
         raise OptionError(f"name the metric column ({either('metric=COL', '--metric COL')})")
-    from probestats.io.read import STRUCTURE, refuse_internal
+    from probestats.io.columns import STRUCTURE, refuse_internal
 
     if metric in STRUCTURE:  # a column that numbers the runs (seed, time) is no metric
         refuse_internal("metric", metric)
@@ -674,7 +674,7 @@ def _columns_needed(log, metric: str | None) -> pl.DataFrame:
     """The item, value and metric columns of a log, read in a streaming pass (a noise or pilot log's
     replies and prompts stay on disk); the whole log when one of them is missing (its message lists
     the headers)."""
-    from probestats.io.read import collect
+    from probestats.io.log import collect
 
     names = log.lazy.collect_schema().names()
     if not metric or "item" not in names or metric not in names or metric in ("item", "variant"):

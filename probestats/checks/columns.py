@@ -1,0 +1,154 @@
+"""The columns validation reads: each one present (a missing one named with the headers seen), one value
+per cell (no lists), ids read as text the same way whatever the source, and numbers written as text
+parsed as the file is read, the text of the cells that gave no number read back after."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from probestats.errors import Problem, opt
+from probestats.io.columns import ROW
+from probestats.io.log import Log, collect, format_rows
+
+__all__ = ["UNPARSED", "ROW_LIMIT", "is_text", "as_id_text", "as_number", "text_as_number", "text_not_number",
+           "read_back_text", "list_columns", "missing_column", "problem_rows"]
+
+# internal columns, named so that no log's own column is likely to clash with them
+UNPARSED = "__unparsed"  # the metric cells that are not numbers, as written
+_TEMPERATURE = "__temperature"  # read back: a temperature cell that is not blank gave no number
+ROW_LIMIT = 50  # rows listed per problem; the message says how many there are in all
+
+
+def is_text(dtype) -> bool:
+    """Text, or text with a fixed set of values (categorical or enum columns of a frame)."""
+    return dtype == pl.String or dtype == pl.Categorical or isinstance(dtype, pl.Enum)
+
+
+def as_id_text(expr: pl.Expr, dtype) -> pl.Expr:
+    """Cast ids to text the same way whatever the source: 3.0 and 3 both read '3', ' 3' reads '3'."""
+    if dtype in (pl.Float32, pl.Float64):
+        return (
+            pl.when(expr.is_not_null() & (expr == expr.round(0)) & expr.abs().lt(2**53))
+            .then(expr.cast(pl.Int64).cast(pl.String))
+            .otherwise(expr.cast(pl.String))
+        )
+    if is_text(dtype):
+        return expr.cast(pl.String).str.strip_chars()
+    return expr.cast(pl.String)
+
+
+def as_number(series: pl.Series) -> pl.Series:
+    """A setting such as temperature as a float when every cell is a number, so 0.8 and "0.8" compare equal.
+
+    A number is one number however it is written: -0.0 is 0.0, and NaN (not a number) is a blank
+    cell, so a cell of runs at 0.0 and -0.0 holds one temperature and a NaN run stands out.
+
+    >>> as_number(pl.Series(["0.8", " 0.8", None])).to_list()
+    [0.8, 0.8, None]
+    >>> as_number(pl.Series(["0.8", "default"])).to_list()
+    ['0.8', 'default']
+    >>> [str(x) for x in as_number(pl.Series([0.0, -0.0, float("nan")]))]
+    ['0.0', '0.0', 'None']
+    """
+    if series.dtype.is_numeric():
+        numbers = series.cast(pl.Float64)
+    else:
+        numbers = series.cast(pl.String).str.strip_chars().cast(pl.Float64, strict=False)
+        if numbers.null_count() != series.null_count():
+            return series
+    numbers = numbers.fill_nan(None)
+    return pl.select(pl.when(numbers == 0).then(0.0).otherwise(numbers)).to_series().alias(series.name)
+
+
+def read_back_text(df: pl.DataFrame, log: Log, metric: str | None, parsed: list[str],
+                    temperature_text: pl.Expr | None = None) -> pl.DataFrame:
+    """Add what the parse in the read dropped: the text of metric cells that are not numbers, and
+    the temperature as text (``temperature_text``) when some cell of it is not a number.
+
+    Only rows where a parsed column is blank are read again (none in a clean log). The metric's
+    text goes to the ``UNPARSED`` column, as :func:`check_metric` expects. A temperature that is the
+    metric is read as the metric.
+    """
+    setting = "temperature" in parsed and metric != "temperature"
+    blank = pl.any_horizontal([pl.col(c).is_null() for c in parsed])
+    if not df.select(blank.any()).item():
+        if metric in parsed:
+            df = df.with_columns(pl.lit(None, pl.String).alias(UNPARSED))
+        return df
+    rows = df.filter(blank)[ROW].implode()
+    back = [text_not_number(pl.col(metric)).alias(UNPARSED)] if metric in parsed else []
+    if setting:  # a cell that is not blank but gave no number: the column is text
+        text = pl.col("temperature")
+        back.append((text.is_not_null() & text_as_number(text).is_null()).alias(_TEMPERATURE))
+    again = collect(log.lazy.filter(pl.col(ROW).is_in(rows)).select(ROW, *back), log.source, log._path)
+    if metric in parsed:
+        df = df.join(again.select(ROW, UNPARSED), on=ROW, how="left", maintain_order="left")
+    if setting and again[_TEMPERATURE].any():
+        text = collect(log.lazy.select(temperature_text.alias("temperature"), ROW), log.source, log._path)
+        df = df.with_columns(text.join(df.select(ROW), on=ROW, how="right", maintain_order="right")["temperature"])
+    return df
+
+
+def text_as_number(text: pl.Expr) -> pl.Expr:
+    """Text cells as numbers: surrounding spaces ignored, a blank cell and a cell that is not a number null."""
+    return text.str.strip_chars().cast(pl.Float64, strict=False)
+
+
+def text_not_number(text: pl.Expr) -> pl.Expr:
+    """The (stripped) text of the cells :func:`text_as_number` could not read as a number; null elsewhere."""
+    stripped = text.str.strip_chars()
+    return pl.when((stripped != "") & text_as_number(text).is_null()).then(stripped)
+
+
+def list_columns(log: Log, schema: pl.Schema, columns: list[str]) -> list[Problem]:
+    """Columns that hold lists (a JSON array in a cell), which no check or analysis can read as one value."""
+    problems = []
+    for c in columns:
+        if isinstance(schema[c], (pl.List, pl.Array)):
+            header = log.columns.get(c, c).strip()
+            first = collect(log.lazy.filter(pl.col(c).is_not_null()).select(pl.col(c).cast(pl.List(pl.String)), ROW)
+                            .head(1), log.source, log._path)
+            rows = tuple(log.rows(first[ROW])) if first.height else ()
+            shown = f" such as [{', '.join(v or 'null' for v in first[c][0])}] ({format_rows(log, rows)})" if rows else ""
+            problems.append(Problem(
+                "error", "list_value",
+                f"{header} holds lists{shown}, not one value per run; write a single value in each cell",
+                rows, log.columns.get(c)))
+    return problems
+
+
+def missing_column(log: Log, name: str, is_metric: bool = False) -> Problem:
+    seen = ", ".join(h.strip() for h in log.headers) or "(none)"
+    if is_metric:
+        hint = _metric_hint(log, name)
+        msg = f"no column for the metric '{name}'; headers seen: {seen} ({hint})"
+    else:
+        # a sheet's reader names the empty cells of a title row __UNNAMED__n: the header is further down
+        titled = any(h.startswith("__UNNAMED__") for h in log.headers)
+        skip = f"skip the title rows above the header with {opt('skip_rows', 'N')}, or " if titled else ""
+        msg = f"no '{name}' column; headers seen: {seen} ({skip}name one with {opt('columns', {name: 'HEADER'})})"
+        if name == "variant":
+            from probestats.shape.wide import looks_wide
+
+            wide = looks_wide(log.headers)
+            if wide:   # one metric column per value: the values are in the headers
+                msg = (f"no '{name}' column; headers seen: {seen}; the log looks wide (one column per value): "
+                       f"read it with {opt('wide', wide)}, or name the value column with "
+                       f"{opt('columns', {name: 'HEADER'})}")
+    return Problem("error", "missing_column", msg, column=name)
+
+
+def _metric_hint(log: Log, name: str) -> str:
+    not_metrics = {"item", "variant", "seed", "run_id", "time", "model", "temperature", "system", "prompt",
+                   "reply", "framing", "topic", "language", "label", "prefix", "suffix", "asserts", "criterion"}
+    taken = {h for c, h in log.columns.items() if c in not_metrics}
+    free = [h for h in log.headers if h not in taken]
+    if free:
+        h = free[-1].strip()
+        mapped = opt("columns", {name: h})
+        return f"use {opt('metric', h)}, or {mapped}" if " " not in h else f"use {mapped}"
+    return f"use {opt('columns', {name: 'HEADER'})}"
+
+
+def problem_rows(log: Log, frame: pl.DataFrame) -> tuple[int, ...]:
+    return tuple(log.rows(frame[ROW].head(ROW_LIMIT).to_list()))
