@@ -150,6 +150,7 @@ def one_value(value: pl.Expr) -> pl.Expr:
 
 
 def setting_text(setting: str) -> pl.Expr:
+    """A setting's column as text, a blank cell as ``(blank)``: how a setting's set of values is fingerprinted."""
     return pl.col(setting).cast(pl.String).fill_null("(blank)")
 
 

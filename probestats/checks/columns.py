@@ -118,6 +118,8 @@ def list_columns(log: Log, schema: pl.Schema, columns: list[str]) -> list[Proble
 
 
 def missing_column(log: Log, name: str, is_metric: bool = False) -> Problem:
+    """The ``missing_column`` error for the column ``name`` (the metric when ``is_metric``), with the headers
+    seen and how to name one."""
     seen = ", ".join(h.strip() for h in log.headers) or "(none)"
     if is_metric:
         hint = _metric_hint(log, name)
@@ -151,4 +153,5 @@ def _metric_hint(log: Log, name: str) -> str:
 
 
 def problem_rows(log: Log, frame: pl.DataFrame) -> tuple[int, ...]:
+    """The rows of ``frame`` a problem lists (at most :data:`ROW_LIMIT`), numbered as a person sees them."""
     return tuple(log.rows(frame[ROW].head(ROW_LIMIT).to_list()))

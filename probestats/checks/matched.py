@@ -20,6 +20,8 @@ __all__ = ["unmatched_items", "held_settings", "unmapped_settings", "mixed_setti
 
 def unmatched_items(df: pl.DataFrame, log: Log, a: str, b: str, by, metric: str | None = None,
                not_numbers: pl.Series | None = None, seen: pl.DataFrame | None = None) -> list[Problem]:
+    """The ``unmatched_item`` errors: items (and ``by`` groups) without runs, or without runs with a metric value,
+    of a compared value; ``seen`` is :func:`~probestats.checks.cell_summary.seen_per_item` when at hand."""
     problems = []
     keys = ["item", *by]
     if seen is None:
@@ -80,6 +82,8 @@ def _unmatched_values(df: pl.DataFrame, log: Log, a: str, b: str, keys, metric: 
 
 
 def held_settings(pair: pl.DataFrame, cells: pl.DataFrame, log: Log, a: str, b: str, by) -> list[Problem]:
+    """The ``confounded_setting`` errors (a setting that differs between the compared values) and the
+    ``mixed_setting`` warnings (one that varies within the log), for the settings not in ``by``."""
     problems = []
     for setting in SETTINGS:
         if setting not in pair.columns or setting in by:
@@ -165,6 +169,7 @@ def _item_list(items: Iterable[str], limit: int = 10) -> str:
 
 
 def seed_mismatch(cells: pl.DataFrame, log: Log, a: str, b: str) -> list[Problem]:
+    """The ``seed_mismatch`` warning: items whose two values were run with different seeds."""
     differ = cells.filter(pl.col("seeds") != pl.col("seeds_b"))
     if not differ.height:
         return []
@@ -176,6 +181,7 @@ def seed_mismatch(cells: pl.DataFrame, log: Log, a: str, b: str) -> list[Problem
 
 
 def duplicate_runs(pair: pl.DataFrame, log: Log) -> list[Problem]:
+    """The ``duplicate_run`` warning: runs that repeat an item, value and seed."""
     keyed = pair.filter(pl.col("seed").is_not_null())
     if not keyed.select(pl.struct("item", "variant", "seed").is_duplicated().any()).item():
         return []
@@ -191,6 +197,7 @@ def duplicate_runs(pair: pl.DataFrame, log: Log) -> list[Problem]:
 def unequal_runs(cells: pl.DataFrame, log: Log, a: str, b: str) -> list[Problem]:
     # runs that count: those with a metric value when there is a metric (blank ones are left out);
     # an item with no counted runs of a value is unmatched_item already
+    """The ``unequal_runs`` warning: runs per value that differ within items, or in one proportion in every item."""
     n = "counted" if "counted" in cells.columns else "n"
     differ = cells.filter((pl.col(n) != pl.col(f"{n}_b")) & (pl.col(n) > 0) & (pl.col(f"{n}_b") > 0))
     if not differ.height:
@@ -220,6 +227,7 @@ def unequal_runs(cells: pl.DataFrame, log: Log, a: str, b: str) -> list[Problem]
 
 
 def not_alternated(pair: pl.DataFrame, log: Log, a: str, b: str) -> list[Problem]:
+    """The ``not_alternated`` warning: in every item, all runs of one value came before the other's."""
     t = pair["time"]
     if t.dtype == pl.String:
         parsed = t.str.to_datetime(strict=False, time_zone="UTC")

@@ -15,6 +15,8 @@ __all__ = ["check_metric", "blank_per_value", "deterministic", "sorted_order", "
            "SORTED_MIN_RUNS", "SORTED_MIN_CELLS"]
 
 def check_metric(df: pl.DataFrame, log: Log, metric: str, header: str):
+    """The metric's cells read as numbers, with the ``non_numeric``, ``numbers_as_text``, ``suspect_metric`` and
+    ``blank_metric`` problems; returns the frame, the problems and the rows whose cells are not numbers."""
     problems: list[Problem] = []
     bad_index = pl.Series([], dtype=pl.Int64).implode()
     col = df[metric]
@@ -139,6 +141,7 @@ def _binary(values: pl.Series) -> bool:
 
 
 def deterministic(cells: pl.DataFrame) -> list[Problem]:
+    """The ``deterministic`` warning: every run of each item and value gave the same result."""
     both = pl.concat([cells.select("counted", "constant"),
                       cells.select(pl.col("counted_b").alias("counted"), pl.col("constant_b").alias("constant"))])
     repeated = both.filter(pl.col("counted") > 1)

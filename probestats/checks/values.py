@@ -92,6 +92,8 @@ def default_pair(values, a, b) -> tuple:
 
 
 def choose_values(values, a, b, log: Log):
+    """The two values compared (see :func:`default_pair`), with the ``unknown_value`` and ``too_few_values``
+    errors; returns ``a``, ``b`` and the problems."""
     problems = []
     col = log.columns.get("variant")
     for name, v in (("a", a), ("b", b)):

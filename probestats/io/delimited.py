@@ -17,6 +17,8 @@ __all__ = ["read_delimited"]
 
 
 def read_delimited(path, fmt, skip_rows, columns, encoding, metric) -> Log:
+    """A CSV or TSV file (``fmt``) as a :class:`~probestats.io.log.Log`, scanned lazily as text, each record
+    numbered by the line of the file where it starts."""
     name = path.name
     source, problems = text_source(path, encoding)
     sep = "\t" if fmt == "tsv" else ","

@@ -99,6 +99,7 @@ def locate_bad_record(path: Path, source: str) -> None:
 
 
 def polars_message(exc: Exception, source: str) -> str:
+    """Polars' read error ``exc`` as one sentence that names the log and the likely fix."""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     low = text.lower()
     if "utf-8" in low or "utf8" in low:
@@ -110,5 +111,6 @@ def polars_message(exc: Exception, source: str) -> str:
 
 
 def first_line(exc: Exception) -> str:
+    """The first line of an exception's message (its type's name when it has none)."""
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__

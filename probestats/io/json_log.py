@@ -98,6 +98,7 @@ def _check_jsonl_keys(data: bytes, name: str) -> None:
 
 
 def read_jsonl(path, columns, encoding, metric) -> Log:
+    """A JSON-lines file as a :class:`~probestats.io.log.Log`, one record per line, each numbered by its line."""
     name = path.name
     source, problems = text_source(path, encoding)
     raw = source if isinstance(source, bytes) else None
@@ -241,6 +242,7 @@ def _raise_first_bad_json_line(path: Path, raw: bytes | None) -> None:
 
 
 def read_json(path, columns, encoding, metric, records=None) -> Log:
+    """A JSON document's table (see :func:`_json_table`) as a :class:`~probestats.io.log.Log`."""
     name = path.name
     source, problems = text_source(path, encoding)
     data = source if isinstance(source, bytes) else path.read_bytes()

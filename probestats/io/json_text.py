@@ -63,9 +63,11 @@ def without_surrogates(value: Any) -> Any:
 
 
 def is_records(value) -> bool:
+    """Whether a JSON value is a list of records (objects), at least one."""
     return isinstance(value, list) and bool(value) and all(isinstance(r, dict) for r in value)
 
 
 def is_columns(value) -> bool:
+    """Whether a JSON value is column-oriented: an object whose values are all lists of plain values."""
     return (isinstance(value, dict) and bool(value)
             and all(isinstance(v, list) and not any(isinstance(x, (dict, list)) for x in v) for v in value.values()))

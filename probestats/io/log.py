@@ -111,6 +111,7 @@ def collect(lazy: pl.LazyFrame, source: str = "the log", path: Path | None = Non
 
 
 def frame_from_object(obj) -> pl.DataFrame:
+    """A Python object as a frame: a polars (lazy) frame, a pandas frame or a list of dicts, one per run."""
     if isinstance(obj, pl.LazyFrame):
         obj = obj.collect()
     if isinstance(obj, pl.DataFrame):
@@ -145,6 +146,8 @@ def literal_path(source):
 
 def finish_log(lazy, headers, source, columns, metric, *, row_label, first_row, problems=(),
             path=None, read=None, drop_blank=False, rescan=None) -> Log:
+    """The :class:`Log` every reader ends in: ``headers`` mapped to canonical names (``columns`` overriding the
+    alias table), a clashing header kept under a name of its own, and the rows numbered (``_row``)."""
     headers = [str(h) for h in headers]
     if ROW in headers and path is None:  # a frame that went through read_log before: number it afresh
         lazy = lazy.drop(ROW)

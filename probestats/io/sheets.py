@@ -190,6 +190,8 @@ def _ods_extent(archive, limit: int) -> tuple[int, int]:
 
 
 def read_sheet(path, sheet, skip_rows, columns, metric, max_cells=None, max_columns=MAX_COLUMNS) -> Log:
+    """A spreadsheet's sheet as a :class:`~probestats.io.log.Log` (checked first by :func:`check_spreadsheet`),
+    each row numbered as the sheet shows it."""
     name = path.name
     import fastexcel
 

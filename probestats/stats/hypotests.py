@@ -258,6 +258,8 @@ _check_alternative = check_alternative   # one validator and one message (probes
 
 
 def as_gaps(gaps) -> np.ndarray:
+    """Per-item gaps as a 1-D array of finite floats, or an :class:`~probestats.errors.OptionError` saying
+    what is wrong."""
     try:
         g = np.asarray(gaps, dtype=float)
     except (TypeError, ValueError) as exc:

@@ -195,6 +195,7 @@ def _fft_cost(vals, cnts) -> float:
 
 
 def log_cosh(x: np.ndarray) -> np.ndarray:
+    """``log(cosh(x))`` computed without overflow for large ``|x|``."""
     x = np.abs(x)
     return x + np.log1p(np.exp(-2.0 * x)) - math.log(2.0)
 
