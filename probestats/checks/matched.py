@@ -195,9 +195,9 @@ def duplicate_runs(pair: pl.DataFrame, log: Log) -> list[Problem]:
 
 
 def unequal_runs(cells: pl.DataFrame, log: Log, a: str, b: str) -> list[Problem]:
+    """The ``unequal_runs`` warning: runs per value that differ within items, or in one proportion in every item."""
     # runs that count: those with a metric value when there is a metric (blank ones are left out);
     # an item with no counted runs of a value is unmatched_item already
-    """The ``unequal_runs`` warning: runs per value that differ within items, or in one proportion in every item."""
     n = "counted" if "counted" in cells.columns else "n"
     differ = cells.filter((pl.col(n) != pl.col(f"{n}_b")) & (pl.col(n) > 0) & (pl.col(f"{n}_b") > 0))
     if not differ.height:
