@@ -68,3 +68,20 @@ def test_the_split_ignores_the_row_order_and_the_rank():
     patterns = {tuple(first_half_flags(runs.with_columns(pl.col("x") * s + s), "x", ["item"], seed=3).to_list())
                 for s in range(1, 30)}
     assert len(patterns) > 20   # a rank pattern would be one
+
+
+def test_a_negative_zero_splits_as_zero_in_the_rows_and_in_the_counts():
+    # the module's rule reads -0.0 as 0.0: the same cell with either zero gets the same halves, and the
+    # halves drawn from the value counts (the cell table's path, integer units) are the rows' halves
+    from probestats.analyses.halves import half_sums
+
+    values = [-0.0, 3.0, 5.0, 4.0, 3.0, 1.0]
+    runs = pl.DataFrame({"item": ["1"] * 6, "steps": values})
+    flags = first_half_flags(runs, "steps", ["item"], seed=0).to_list()
+    positive = runs.with_columns(pl.Series("steps", [0.0, *values[1:]]))
+    assert flags == first_half_flags(positive, "steps", ["item"], seed=0).to_list()
+    counts = runs.group_by("item", pl.col("steps").cast(pl.Int64).alias("__units")).agg(pl.len().alias("__count"))
+    drawn = half_sums(counts, ["item"], seed=0)
+    firsts = runs.filter(pl.Series(flags))
+    assert drawn["n_first"].to_list() == [firsts.height]
+    assert drawn["__first_s"].cast(pl.Float64).to_list() == [firsts["steps"].sum()]

@@ -119,7 +119,8 @@ def first_half_flags(runs: pl.DataFrame, metric: str, keys: Sequence[str], seed:
         return pl.Series("__first", [], pl.Boolean)
     text = [pl.col(k).cast(pl.String).fill_null("\x00") for k in keys]
     framed = runs.select(*[t.alias(f"__k{i}") for i, t in enumerate(text)],
-                         (pl.col(metric).cast(pl.Float64) + 0.0).alias("__x"))
+                         # -0.0 read as 0.0 (polars drops a ``+ 0.0`` as a no-op, so the zero is replaced)
+                         pl.when(pl.col(metric) == 0).then(0.0).otherwise(pl.col(metric).cast(pl.Float64)).alias("__x"))
     cellkeys = [f"__k{i}" for i in range(len(keys))]
     named = cellkeys if names is None else [f"__k{keys.index(k)}" for k in names]
     names = framed.select(pl.concat_str(named, separator="\x1f").alias("__name"))["__name"]
