@@ -152,7 +152,11 @@ class Person:
         from selenium.webdriver.support.ui import WebDriverWait
 
         page = self.driver.find_element("tag name", "html")
-        wait_for(self.driver, css, timeout).click()
+        target = wait_for(self.driver, css, timeout)
+        if navigates:   # a click before the page (and its report frame) has loaded can be lost
+            WebDriverWait(self.driver, timeout).until(
+                lambda d: d.execute_script("return document.readyState") == "complete")
+        target.click()
         self.clicks += 1
         if navigates:
             WebDriverWait(self.driver, timeout).until(ec.staleness_of(page))
@@ -241,16 +245,17 @@ def test_two_tabs_the_back_button_and_a_two_line_answer_keep_what_was_chosen(bro
         browser.switch_to.window(tab)
         person.choose("#a", a)
         person.choose("#b", b)
-        person.click("button[value=validate]")
+        # each click waits for the page it leaves to go: the other tab's pages hold the same ids
+        person.click("button[value=validate]", navigates=True)
         assert f"The report compares ‘{a}’ and ‘{b}’" in wait_for(browser, "#compared").text
-        person.click("#to-results")
+        person.click("#to-results", navigates=True)
         wait_for(browser, "#command")
-        person.click("#to-plan")
+        person.click("#to-plan", navigates=True)
         for field, value in (("items", items), ("runs", "5"), ("sims", "100")):
             box = wait_for(browser, f"#{field}")
             box.clear()
             box.send_keys(value)
-        person.click("form button[type=submit]")
+        person.click("form button[type=submit]", navigates=True)
         wait_for(browser, "#plan-table", timeout=900)
         plans[tab] = browser.find_element(By.ID, "dl-plan").get_attribute("href")
     for tab, (a, b, items) in ((tab_a, ("formal", "casual", [6])), (tab_b, ("casual", "formal", [8]))):
