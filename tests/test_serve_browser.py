@@ -146,20 +146,35 @@ class Person:
         self.driver, self.clicks = driver, 0
 
     def click(self, css: str, timeout: float = 300, *, navigates: bool = False):
-        """Click; with navigates, return once the page it leaves is gone, so that the next look finds an
-        element of the new page and never one of the old page about to be replaced (a stale element)."""
+        """Click once the page has loaded; with navigates, return once the page it leaves is gone, so that the
+        next look finds an element of the new page and never one of the old page about to be replaced.
+
+        A click the page answers by loading another (a form's button) leaves a moment with no document at all:
+        a look then finds nothing, or finds the old page's element gone stale, and the click is tried again
+        on the page that has loaded. A click that reached its element is never repeated."""
+        from selenium.common.exceptions import (JavascriptException, NoSuchElementException,
+                                                StaleElementReferenceException, TimeoutException)
         from selenium.webdriver.support import expected_conditions as ec
         from selenium.webdriver.support.ui import WebDriverWait
 
-        page = self.driver.find_element("tag name", "html")
-        target = wait_for(self.driver, css, timeout)
-        if navigates:   # a click before the page (and its report frame) has loaded can be lost
-            WebDriverWait(self.driver, timeout).until(
-                lambda d: d.execute_script("return document.readyState") == "complete")
-        target.click()
+        deadline = time.monotonic() + timeout
+        between = (JavascriptException, NoSuchElementException, StaleElementReferenceException)
+        while True:
+            try:
+                WebDriverWait(self.driver, max(deadline - time.monotonic(), 1), ignored_exceptions=between).until(
+                    lambda d: d.execute_script("return document.readyState") == "complete")
+                page = self.driver.find_element("tag name", "html")
+                wait_for(self.driver, css, max(deadline - time.monotonic(), 1)).click()
+                break
+            except between:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+            except TimeoutException:
+                raise AssertionError(f"{css!r} did not appear within {timeout} s") from None
         self.clicks += 1
         if navigates:
-            WebDriverWait(self.driver, timeout).until(ec.staleness_of(page))
+            WebDriverWait(self.driver, max(deadline - time.monotonic(), 1)).until(ec.staleness_of(page))
 
     def choose_file(self, css: str, path: Path):
         self.driver.find_element("css selector", css).send_keys(str(path))
