@@ -33,7 +33,8 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from probestats.analyses.paired import analyze_pair, item_table  # noqa: E402
+from probestats.analyses.paired import analyze_pair  # noqa: E402
+from probestats.analyses.items import item_table
 from probestats.stats.hypotests import sign_flip_test  # noqa: E402
 
 ITEMS = 12

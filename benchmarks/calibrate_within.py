@@ -31,7 +31,7 @@ import polars as pl
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from probestats.analyses.halves import _mix, random_halves  # noqa: E402
-from probestats.analyses.paired import item_table  # noqa: E402
+from probestats.analyses.items import item_table  # noqa: E402
 from probestats.stats.hypotests import sign_flip_test  # noqa: E402
 
 ITEMS, RUNS = 12, 10

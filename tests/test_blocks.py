@@ -12,7 +12,7 @@ from rich.console import Console
 
 from probestats import analyze
 from probestats.analyses.blocks import block_agreement
-from probestats.analyses.many import omnibus_statistic
+from probestats.analyses.omnibus import omnibus_statistic
 from probestats.present.report import render_report
 from probestats.present.terminal import render_terminal
 

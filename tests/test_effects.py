@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from probestats import analyze
-from probestats.analyses.paired import items_of
+from probestats.analyses.items import items_of
 from probestats.analyses.rowlevel import per_item_welch
 from probestats.checks.schema import validate
 from probestats.stats.effects import dav_df, dz_interval, effect_sizes, expected_dav, expected_dz, hedges_j

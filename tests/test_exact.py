@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probestats.analyses.paired import item_table, items_of
+from probestats.analyses.items import item_table, items_of
 from probestats.checks.schema import validate
 from probestats.stats.exact import cell_means, exact_mean
 

@@ -13,15 +13,8 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from probestats.errors import ColumnError, OptionError, ProbestatsError
-from probestats.analyses.framing import (
-    FramingError,
-    analyze_framing,
-    is_wide,
-    label_audit,
-    melt_wide,
-    normalize_framing,
-    read_targets,
-)
+from probestats.analyses.framing import FramingError, analyze_framing, label_audit
+from probestats.analyses.framing_input import is_wide, melt_wide, normalize_framing, read_targets
 from probestats.present.framing_section import framing_sentences
 from tests.framing_factory import make_framing_log, to_wide
 

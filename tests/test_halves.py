@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 from probestats.analyses.halves import first_half_flags, random_halves
-from probestats.analyses.paired import item_table
+from probestats.analyses.items import item_table
 from probestats.stats.hypotests import sign_flip_test
 
 NAMES = [f"q{i}" for i in range(12)]

@@ -71,14 +71,14 @@ def test_pairs_beyond_the_limit_leave_the_pairwise_table_out_and_the_rest_unchan
 def test_the_many_values_draws_agree_with_exact_enumeration(monkeypatch):
     # the Monte Carlo path for thousands of values (first item held, the others shuffled in place), forced on a
     # design small enough to enumerate: its p lies within 4 standard errors of the exact one
-    from probestats.analyses import many
+    from probestats.analyses import omnibus
 
     rng = np.random.default_rng(3)
     matrix = rng.integers(0, 4, size=(4, 5)).astype(float) + np.array([0.0, 0.5, 1.0, 0.0, 0.0])
-    exact = many.omnibus_test(matrix, method="exact")
+    exact = omnibus.omnibus_test(matrix, method="exact")
     assert exact.exact
-    monkeypatch.setattr(many, "_ARGSORT_VALUES", 1)
-    drawn = many.omnibus_test(matrix, method="monte-carlo", n_resamples=40_000, seed=1)
+    monkeypatch.setattr(omnibus, "_ARGSORT_VALUES", 1)
+    drawn = omnibus.omnibus_test(matrix, method="monte-carlo", n_resamples=40_000, seed=1)
     assert abs(drawn.pvalue - exact.pvalue) < 4 * drawn.pvalue_se + 1 / 40_000
     assert 0 < exact.pvalue < 1
 

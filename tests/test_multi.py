@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from probestats.errors import OptionError, ValidationError
-from probestats.analyses.many import analyze_many, omnibus_statistic, omnibus_test, parse_groups, unit_means
+from probestats.analyses.many import analyze_many, parse_groups, unit_means
+from probestats.analyses.omnibus import omnibus_statistic, omnibus_test
 from probestats.analyses.paired import analyze
 from tests.factories import make_log
 
@@ -326,7 +327,7 @@ def test_a_two_value_design_of_four_million_arrangements_is_enumerated_exactly()
 @given(st.integers(2, 5), st.integers(2, 3), st.integers(1, 40), st.integers(0, 2**32 - 1))
 def test_exact_enumeration_in_small_chunks_matches_brute_force(n, v, chunk, seed):
     # the meet-in-the-middle enumeration scored a few pairs at a time: every chunk boundary counts once
-    from probestats.analyses.many import _distinct_arrangements, _enumerate_hits
+    from probestats.analyses.omnibus import _distinct_arrangements, _enumerate_hits
 
     m = np.random.default_rng(seed).integers(0, 3, size=(n, v)).astype(float)
     t_obs = omnibus_statistic(m)

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from probestats import analyze, item_table, validate
 from probestats.errors import OptionError, ValidationError
-from probestats.analyses.paired import items_of
+from probestats.analyses.items import items_of
 from probestats.stats.multitest import adjust
 from tests.factories import halves_by_hand, make_log
 

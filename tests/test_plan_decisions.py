@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probestats.analyses.paired import compare_pair
+from probestats.analyses.pair_tests import compare_pair
 from probestats.stats.decide import _subset_tails, decide_rejections
 from probestats.stats.hypotests import sign_flip_bounds, sign_flip_test
 

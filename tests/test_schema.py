@@ -346,7 +346,7 @@ def test_columns_named_like_internal_ones_are_the_logs_own(tmp_path):
             for i in range(3) for v in ("a", "b")]
     checked = validate(rows, metric="m", by=["_first"], keep=["_text", "_spaced", "_order"])
     assert checked.ok and checked.frame["_text"].to_list() == ["y"] * 6
-    from probestats.analyses.paired import item_table
+    from probestats.analyses.items import item_table
 
     frame = pl.DataFrame({"item": ["2", "2", "1", "1"], "variant": ["a", "b", "a", "b"], "m": [1.0, 0.0, 3.0, 1.0],
                           "_row": [9, 8, 1, 0], "_order": [0, 0, 0, 0]})

@@ -11,7 +11,8 @@ from rich.console import Console
 import probestats
 from probestats.analyses.compare import Comparison, compare_runs
 from probestats.analyses.factors import FactorAnalysis
-from probestats.analyses.framing import FramingResult, _demo_rows, analyze_framing
+from probestats.analyses.framing_results import FramingResult
+from probestats.analyses.framing import analyze_framing, demo_rows
 from probestats.analyses.many import ManyAnalysis
 from probestats.analyses.paired import Analysis
 from probestats.analyses.plan import NoiseModel, Plan, plan_probe
@@ -44,7 +45,7 @@ def test_render_terminal_picks_the_printer_by_type():
     factors = probestats.analyze(two_by_two(items=6, seed=1), metric="steps", factor=["style", "name"])
     assert "interaction" in printed(factors)
     assert "change (after − before)" in printed(compare_runs(probe, probe, metric="steps"))
-    assert "Lean toward" in printed(analyze_framing(_demo_rows()))
+    assert "Lean toward" in printed(analyze_framing(demo_rows()))
     plan = plan_probe(NoiseModel.stated(1.0, "steps"), items=[6], runs=[2], sims=50)
     assert printed(plan).startswith("sigma per run: 1 steps (stated)\n")
     checked = probestats.validate(probe, metric="steps")
@@ -55,7 +56,7 @@ def test_render_terminal_picks_the_printer_by_type():
 
 
 def test_the_framing_table_never_rounds_a_p_value_onto_alpha():
-    result = analyze_framing(_demo_rows())
+    result = analyze_framing(demo_rows())
     cell = dataclasses.replace(result.cells[0], bias_p_adjusted=0.0499996, acquiescence_p_adjusted=None)
     table = framing_rich_table(dataclasses.replace(result, cells=(cell,)))
     buf = io.StringIO()

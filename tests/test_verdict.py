@@ -304,7 +304,7 @@ def _every_kind(tmp_path):
     """Each analysis kind, detected and not, with the heading and JSON key of the section that holds its tests."""
     from probestats.analyses.dispatch import analyze as run
     from probestats.analyses.factors import analyze_factors
-    from probestats.analyses.framing import _demo_rows, analyze_framing
+    from probestats.analyses.framing import analyze_framing, demo_rows
     from probestats.analyses.many import analyze_many
 
     many = make_log(items=8, runs=3, gap=2.0, sd=0.5, seed=7, values=("A", "B", "C"))
@@ -317,7 +317,7 @@ def _every_kind(tmp_path):
     kinds = {name: (result, *pair) for name, result in _analyses(tmp_path).items()}
     kinds.update({
         "by groups": (analyze(style, metric="steps", by=["group"]), *pair),
-        "framing beside the pair": (analyze(null, metric="steps"), *pair, analyze_framing(_demo_rows())),
+        "framing beside the pair": (analyze(null, metric="steps"), *pair, analyze_framing(demo_rows())),
         "many values detected": (analyze_many(many, metric="steps"), "Many values", "many"),
         "many values not detected": (analyze_many(flat, metric="steps"), "Many values", "many"),
         "factors detected": (analyze_factors(factor_log(), metric="x", factors=["style", "name"]),
@@ -498,13 +498,13 @@ def test_a_framing_only_report_words_its_one_verdict_in_every_format():
     # alpha); the Summary of md and html, the JSON and the terminal word it, and each cell's own sentence agrees
     from pathlib import Path
 
-    from probestats.analyses.framing import _demo_rows, analyze_framing
+    from probestats.analyses.framing import analyze_framing, demo_rows
     from probestats.present.framing_report import render_framing_report
     from probestats.present.terminal_framing import print_framing
 
     samples = Path(__file__).resolve().parent.parent / "sample_logs"
     detected = analyze_framing(samples / "framing_long.csv", targets=samples / "framing_targets.csv")
-    few = analyze_framing(_demo_rows())   # 3 items: no lean can reach alpha
+    few = analyze_framing(demo_rows())   # 3 items: no lean can reach alpha
     assert detected.verdict.detected and not few.verdict.detected
     for result in (detected, few):
         v = result.verdict

@@ -7,7 +7,7 @@ headline two things are read from the per-block results:
 - **heterogeneity**: the within-item permutation test that the block makes no difference to the gap,
   on the items x blocks matrix of item gaps (the items measured in every block): within each item the
   block labels of its gaps are exchanged, the statistic is ``n * sum_k (mean gap_k - grand mean)**2``
-  (:func:`probestats.analyses.many.omnibus_test`, exact by enumeration when the arrangements are few,
+  (:func:`probestats.analyses.omnibus.omnibus_test`, exact by enumeration when the arrangements are few,
   else Monte Carlo with its floor ``1/(n_resamples + 1)`` stated). Under the null hypothesis that every
   item's gap is the same whichever block measured it, the labels are exchangeable within an item, so the
   test is valid without a model of the spread (unlike Cochran's Q on block estimates, which needs each
@@ -132,7 +132,7 @@ def between_groups_test(gaps, labels, *, n_resamples: int = 10_000, seed: int | 
     >>> r.pvalue < 0.05, r.method.startswith("monte carlo (labels of 8 items exchanged between 2 groups")
     (True, True)
     """
-    from probestats.analyses.many import OmnibusResult
+    from probestats.analyses.omnibus import OmnibusResult
     from probestats.vocabulary import check_n_resamples
 
     gaps = np.asarray(gaps, dtype=float)
@@ -187,7 +187,7 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
     True
     """
     from probestats.analyses.halves import block_noun
-    from probestats.analyses.many import omnibus_test
+    from probestats.analyses.omnibus import omnibus_test
 
     columns = list(columns)
     if len(groups) < 2:

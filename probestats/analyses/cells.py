@@ -56,7 +56,10 @@ from typing import Sequence
 
 import polars as pl
 
-from probestats.analyses.paired import Analysis, _jsonable, adjust, check_common, compare_pair, design_problems
+from probestats.analyses.paired import Analysis, check_common
+from probestats.analyses.items import key_json
+from probestats.stats.multitest import adjust
+from probestats.analyses.pair_tests import compare_pair, design_problems
 from probestats.checks.exact import mean_sd, units
 from probestats.checks.cell_summary import HASH_SEED
 from probestats.checks.schema import (FIRST, SETTINGS, Checked, decimal_places, default_pair,
@@ -273,7 +276,7 @@ def _is_parquet(path: Path) -> bool:
 
 
 def _item_table(cells: pl.DataFrame, a: str, b: str, by: Sequence[str]) -> pl.DataFrame:
-    """The item table (as :func:`probestats.analyses.paired.item_table` gives it) from cells."""
+    """The item table (as :func:`probestats.analyses.items.item_table` gives it) from cells."""
     keys = [*by, "item"]
     stats = [mean_sd(n, int(s), int(q), p) for n, s, q, p in
              zip(cells["counted"], cells["sum_units"], cells["sumsq_units"], cells["places"])]
@@ -315,7 +318,7 @@ def _with_first_half(frame: pl.DataFrame, metric: str, by: Sequence[str] = ()) -
 
 def within_cells_noise(cells: pl.DataFrame, a: str, items: pl.DataFrame,
                        ) -> tuple[pl.DataFrame | None, str | None, Problem | None]:
-    """The within-log noise of :func:`probestats.analyses.paired.within_log_noise`, from a cell table.
+    """The within-log noise of :func:`probestats.analyses.noise_check.within_log_noise`, from a cell table.
 
     Each item's runs of value ``a`` split in two halves (columns :data:`HALF_COLUMNS`): the item
     table of ``"<a> (first half)"`` against ``"<a> (second half)"``, items in the order the row
@@ -443,7 +446,7 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
         for key in grouped.select(by).unique(maintain_order=True).iter_rows(named=True):
             mask = pl.all_horizontal([pl.col(k) == v if v is not None else pl.col(k).is_null() for k, v in key.items()])
             groups.append(compare_pair(grouped.filter(mask).drop(by), metric, a, b, alternative=alternative,
-                                       confidence=1 - alpha, by={k: _jsonable(v) for k, v in key.items()},
+                                       confidence=1 - alpha, by={k: key_json(v) for k, v in key.items()},
                                        **resampling))
         adjusted = adjust([g.sign_flip.pvalue for g in groups], correction)
         groups = [replace(g, p_adjusted=p) for g, p in zip(groups, adjusted)]
@@ -471,9 +474,9 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
                              **resampling)
         noise_source = "noise log"
         if mdg:
-            from probestats.analyses.paired import _design_mdg
+            from probestats.analyses.probe_mdg import probe_mdg
 
-            mdg_value, mdg_method, mdg_range = _design_mdg(noise_checked, metric, main, alpha, alternative)
+            mdg_value, mdg_method, mdg_range = probe_mdg(noise_checked, metric, main, alpha, alternative)
     elif within_noise:
         halves, noise_source, note = within_cells_noise(frame, a, main.items)
         if halves is not None:  # as the row path: beside the result only, the t interval
@@ -501,10 +504,10 @@ def _item_runs(frame: pl.DataFrame, table: pl.DataFrame, metric: str, a: str, b:
     if not table.height or not (table["n_a"] != table["n_b"]).any():
         return None, []
     if "runs_units" in frame.columns and not by:
-        from probestats.analyses.paired import item_units
+        from probestats.analyses.items import item_units
 
         return item_units(cell_rows(frame, metric), metric, a, b), []
-    from probestats.analyses.paired import unpermuted_problem
+    from probestats.analyses.pair_tests import unpermuted_problem
 
     return None, [unpermuted_problem("which this cell table does not keep; build it with "
                                      + either("runs=True", "--keep-runs") + " to have it")]
@@ -512,15 +515,15 @@ def _item_runs(frame: pl.DataFrame, table: pl.DataFrame, metric: str, a: str, b:
 
 def _verdict(main, noise, noise_source, noise_checked, alpha: float, within_noise: bool, a: str, agreement=None):
     """The verdict of a cell table's analysis, decided as the row path decides it."""
-    from probestats.analyses.paired import _chance_cause, _noise_check, noise_log_causes, one_run_reason
+    from probestats.analyses.noise_check import chance_cause, noise_check_of, noise_log_causes, one_run_reason
     from probestats.analyses.verdict import NoiseCheck, decide
 
     if noise is not None and noise_source == "noise log":
-        check = _noise_check("log", f"the noise log's values '{noise.a}' and '{noise.b}'", noise, alpha,
+        check = noise_check_of("log", f"the noise log's values '{noise.a}' and '{noise.b}'", noise, alpha,
                              causes=lambda: noise_log_causes(noise_checked))
     elif noise is not None:
-        check = _noise_check("within", noise_source.removeprefix("within-log: "), noise, alpha,
-                             causes=lambda: (_chance_cause(alpha),), seed=SPLIT_SEED)
+        check = noise_check_of("within", noise_source.removeprefix("within-log: "), noise, alpha,
+                             causes=lambda: (chance_cause(alpha),), seed=SPLIT_SEED)
     elif within_noise:
         one = main.items.height and main.items["n_a"].min() < 2
         check = NoiseCheck("within", "no same-versus-same comparison within the log", False,

@@ -273,13 +273,13 @@ def _compare_streaming(before, after, *, metric, a, b, alternative, alpha, fold_
     """:func:`compare_runs` from one streaming pass over each log: the same checks on the cells (items,
     values, and seeds by each cell's fingerprint) and the same analyses; None when a log needs its
     rows or the logs differ (the row path then names what differs, seed by seed)."""
-    from probestats.analyses.paired import _warm_tests, analyze_pair
+    from probestats.analyses.paired import analyze_pair, warm_tests
     from probestats.checks.stream import validate_streaming
 
     passes = []
     for log, options in ((before, read), (after, read_after)):
         streamed = validate_streaming(log, metric=metric, a=a, b=b, fold_case=fold_case, halves=True,
-                                      before_pass=_warm_tests, **options)
+                                      before_pass=warm_tests, **options)
         if streamed is None or streamed.per is None or not streamed.checked.ok:
             return None
         passes.append(streamed)

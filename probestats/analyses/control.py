@@ -219,7 +219,7 @@ def _gaps(frame: pl.DataFrame, metric: str, value: str, baseline: str, blocks: S
 
         table = blocked_item_table(frame, metric, value, baseline, blocks)
     else:
-        from probestats.analyses.paired import item_table
+        from probestats.analyses.items import item_table
 
         table = item_table(frame, metric, value, baseline)
     means = [c for c in ("mean_a", "mean_b") if c in table.columns]

@@ -316,7 +316,7 @@ def drawn_setting(frame: pl.DataFrame, metric: str, a: str, b: str, column: str,
                   alternative: str = "two-sided", n_resamples: int = 10_000, seed: int | None = 0,
                   balance: BalanceTest | None = None) -> DrawnSetting:
     """The randomized setting ``column``: its balance test, the stratified and the adjusted gap."""
-    from probestats.analyses.paired import compare_pair
+    from probestats.analyses.pair_tests import compare_pair
 
     balance = balance or balance_test(frame, column, a, b, n_resamples=n_resamples, seed=seed)
     table, strata = stratified_table(frame, metric, a, b, column)

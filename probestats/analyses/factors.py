@@ -259,7 +259,7 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
     >>> result.effect("interaction").average, result.effect("interaction").sign_flip.pvalue
     (-1.0, 0.03125)
     """
-    from probestats.analyses.many import _check_size, check_many, unit_means
+    from probestats.analyses.many import check_many, check_size, unit_means
     from probestats.stats.multitest import adjust
 
     factors = list(factors)
@@ -302,7 +302,7 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
     means = unit_means(frame, metric)
     wide = means.pivot(on="value", index="item", values="mean").select("item", *cells)
     m = wide.select(cells).to_numpy().astype(float)
-    _check_size(m, wide["item"].to_list(), metric)
+    check_size(m, wide["item"].to_list(), metric)
     m11, m12, m21, m22 = m[:, 0], m[:, 1], m[:, 2], m[:, 3]
     f1, f2 = factors
     spec = [

@@ -297,7 +297,7 @@ def blocked_item_table(frame: pl.DataFrame, metric: str, a: str, b: str, blocks:
     >>> blocked_item_table(frame, "s", "a", "b", ["judge"]).select("mean_a", "mean_b", "gap", "n_a", "n_blocks").row(0)
     (5.5, 4.5, 1.0, 3, 2)
     """
-    from probestats.analyses.paired import item_table
+    from probestats.analyses.items import item_table
 
     per = item_table(frame, metric, a, b, by=list(blocks))
     # the mean of the block means, correctly rounded (math.fsum), so equal sets of means give equal floats

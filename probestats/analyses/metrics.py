@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Sequence
 
-from probestats.analyses.paired import Analysis, PairResult
+from probestats.analyses.paired import Analysis
+from probestats.analyses.pair_tests import PairResult
 from probestats.errors import OptionError, opt
 from probestats.stats.effects import EFFECT_NAMES
 from probestats.stats.multitest import adjust

@@ -5,7 +5,7 @@ value is penalised" when each is below it. When every value differs from the ref
 direction by a similar amount** while **among themselves they are alike**, the likelier reading is that
 the reference itself differs (it carries a real person's name, a longer text): :func:`reference_check`
 says so, and shows the values against each other, their omnibus test without the reference
-(:func:`probestats.analyses.many.omnibus_test` on the items x values matrix with the reference's column
+(:func:`probestats.analyses.omnibus.omnibus_test` on the items x values matrix with the reference's column
 left out).
 
 The rule, all three at once:
@@ -88,7 +88,7 @@ def reference_check(result, *, alpha: float, n_resamples: int = 10_000, seed: in
     (True, 'below', True)
     """
     from probestats.analyses.blocks import p_words
-    from probestats.analyses.many import omnibus_test
+    from probestats.analyses.omnibus import omnibus_test
 
     others = list(result.gaps)
     if len(others) < 2:

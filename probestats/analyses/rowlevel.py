@@ -128,7 +128,7 @@ def per_item_welch(checked, items: pl.DataFrame, *, alternative: str = "two-side
 def per_group_welch(checked, by: Sequence[str], *, alternative: str = "two-sided",
                     correction: str = "holm") -> RowTests:
     """Welch's t on the runs of each ``by`` group, corrected across the groups."""
-    from probestats.analyses.paired import items_of
+    from probestats.analyses.items import items_of
 
     runs = _runs(checked, items_of(checked, by=by), by)
     tests = _tests(runs, list(by), checked.a, checked.b, alternative, correction)

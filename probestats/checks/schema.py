@@ -57,7 +57,7 @@ class Checked:
         The cells validation checked, one row per item (and ``by`` group, the columns
         ``pairs_by``) with runs of both compared values, value b's columns with the suffix
         ``_b`` (see ``pair_cells``). With a metric, each side's ``mean``, ``sd``, ``counted`` runs
-        with a value and ``first_valued`` row, from which :func:`probestats.analyses.paired.items_of`
+        with a value and ``first_valued`` row, from which :func:`probestats.analyses.items.items_of`
         builds the item table without grouping the rows again. None when validation stopped early.
     pairs_by : tuple of str
         The ``by`` columns ``pairs`` is split by.

@@ -64,7 +64,7 @@ def targets_lookup(log, targets):
     if not targets:
         return log, None
     if isinstance(targets, (str, Path)) and "topic" in log.lazy.collect_schema().names():
-        from probestats.analyses.framing import read_targets
+        from probestats.analyses.framing_input import read_targets
         from probestats.shape.lookup import lookup
 
         # the file's own checks first (its columns, a target per framing, two different targets)

@@ -8,7 +8,7 @@ label audit, unparsed replies, warnings).
 
 Examples
 --------
->>> from probestats.analyses.framing import analyze_framing, _demo_rows
+>>> from probestats.analyses.framing import analyze_framing, demo_rows as _demo_rows
 >>> text = render_framing_report(analyze_framing(_demo_rows()), source="demo")
 >>> [line for line in text.splitlines() if line.startswith("#")][:4]
 ['# Dual-framing report', '## Summary', '## Framing cells', '## Dual framing']

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from probestats.analyses.framing import FramingResult, _demo_rows, analyze_framing  # noqa: F401 (examples)
+from probestats.analyses.framing import analyze_framing, demo_rows as _demo_rows  # noqa: F401 (examples)
+from probestats.analyses.framing_results import FramingResult
 from probestats.errors import OptionError, count_of
 from probestats.present.fmt import fmt_p_floor
 from probestats.present.templates import environment

@@ -6,7 +6,7 @@ imported and nothing is shown. Text from the log (model and topic names) goes th
 
 Examples
 --------
->>> from probestats.analyses.framing import analyze_framing, _demo_rows
+>>> from probestats.analyses.framing import analyze_framing, demo_rows as _demo_rows
 >>> ax = framing_heatmap(analyze_framing(_demo_rows()))
 >>> ax.get_title()
 'Lean per cell'
@@ -121,7 +121,7 @@ def framing_heatmap(result, ax=None, what: str = "bias"):
 def framing_acquiescence_heatmap(result, ax=None):
     """Heat map of the acquiescence per cell (see :func:`framing_heatmap`).
 
-    >>> from probestats.analyses.framing import analyze_framing, _demo_rows
+    >>> from probestats.analyses.framing import analyze_framing, demo_rows as _demo_rows
     >>> framing_acquiescence_heatmap(analyze_framing(_demo_rows())).get_title()
     'Acquiescence per cell'
     """
@@ -147,7 +147,7 @@ def framing_dots(result, ax=None):
 
     Examples
     --------
-    >>> from probestats.analyses.framing import analyze_framing, _demo_rows
+    >>> from probestats.analyses.framing import analyze_framing, demo_rows as _demo_rows
     >>> ax = framing_dots(analyze_framing(_demo_rows()))
     >>> [t.get_text() for t in ax.get_yticklabels()]
     ['m']

@@ -15,7 +15,7 @@ from rich.table import Table
 from probestats.analyses.compare import Comparison
 from probestats.analyses.factors import FactorAnalysis
 from probestats.analyses.factorial import FactorialAnalysis
-from probestats.analyses.framing import FramingResult
+from probestats.analyses.framing_results import FramingResult
 from probestats.analyses.many import ManyAnalysis, ManyResult
 from probestats.analyses.metrics import MetricsAnalysis
 from probestats.analyses.paired import Analysis

@@ -6,7 +6,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from probestats.analyses.framing import FramingResult
+from probestats.analyses.framing_results import FramingResult
 from probestats.present.fmt import escape, fmt_ci, fmt_p_floor, fmt_pct, fmt_signed
 from probestats.present.terminal import print_unsqueezed
 from probestats.errors import count_of

@@ -1,0 +1,281 @@
+"""The tests of one item table: two values compared over matched items (:func:`compare_pair`, giving a
+:class:`PairResult`): the exact sign-flip and sign tests, an interval for the average gap, the smallest
+attainable p, and beside them the effect sizes and the published tests; with unequal runs per value, the
+exact within-item permutation. Also what a reader must be told of that design from its gaps alone
+(:func:`design_problems`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+import polars as pl
+
+from probestats.errors import Problem, ProbestatsError, count_of, opt
+from probestats.stats.effects import Effects, effect_sizes
+from probestats.stats.hypotests import (SKEW_WARNING, SKEW_WARNING_MAX_N, Interval, TestResult, gap_interval,
+                                        gap_skewness, min_attainable_p, sign_flip_test, sign_test)
+from probestats.stats.permutation import PERMUTATION_TEST, within_item_permutation_test
+from probestats.stats.published import paired_published
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """One comparison of values ``a`` and ``b`` over matched items.
+
+    Attributes
+    ----------
+    metric, a, b : str
+    items : polars.DataFrame
+        The per-item table (:func:`item_table`).
+    average_gap : float
+        Unweighted mean of the item gaps.
+    sign_flip : TestResult
+        The exact sign-flip test on the item gaps (the main test).
+    sign_test : TestResult
+        The binomial sign test (zero gaps dropped).
+    interval : Interval
+        Interval for the average gap, method named.
+    min_attainable_p : float
+        The smallest p the sign-flip test could give with these non-zero gaps.
+    by : dict
+        The group this result is for (empty for the whole log).
+    effects : Effects or None
+        SD of the item gaps, d_z and d_av with their intervals and formulas (:mod:`probestats.stats.effects`).
+    published : tuple of PublishedTest
+        The paired t-test and the Wilcoxon signed-rank test on the item gaps, beside the exact tests
+        (:mod:`probestats.stats.published`).
+    p_adjusted : float or None
+        The headline p corrected across the ``by`` groups (None for the whole log or a single group).
+    permutation : TestResult or None
+        With unequal arms (different runs per value within items): the exact within-item permutation of
+        the value labels (:mod:`probestats.stats.permutation`), the headline test; None for balanced pairs,
+        whose headline is the sign-flip test.
+    not_applicable : str or None
+        Why the sign test and Wilcoxon's test are not tests of this design (unequal arms), else None.
+    """
+
+    metric: str
+    a: str
+    b: str
+    items: pl.DataFrame
+    average_gap: float
+    sign_flip: TestResult
+    sign_test: TestResult
+    interval: Interval
+    min_attainable_p: float
+    by: dict = field(default_factory=dict)
+    p_adjusted: float | None = None
+    effects: Effects | None = None
+    published: tuple = ()
+    permutation: TestResult | None = None
+    not_applicable: str | None = None
+
+    @property
+    def headline_test(self) -> TestResult:
+        """The test the verdict rests on: the within-item permutation with unequal arms, else the sign-flip test."""
+        return self.permutation if self.permutation is not None else self.sign_flip
+
+    @property
+    def headline_name(self) -> str:
+        """The headline test in words."""
+        return PERMUTATION_TEST if self.permutation is not None else "the exact sign-flip test"
+
+    @property
+    def n_items(self) -> int:
+        return self.items.height
+
+    @property
+    def gaps(self) -> list[float]:
+        return self.items["gap"].to_list()
+
+    def runs_per_value(self) -> tuple[int, int]:
+        """Typical runs per value (the median over items of n_a and of n_b)."""
+        if self.items.height == 0:
+            return (0, 0)
+        return (int(self.items["n_a"].median()), int(self.items["n_b"].median()))
+
+    def to_dict(self, items: bool = True) -> dict:
+        """The JSON object; without ``items`` (the noise beside a result, whose items are not shown)
+        the per-item rows are left out."""
+        sf = self.sign_flip
+        sign_flip = {
+            "p": sf.pvalue,
+            "method": sf.method,   # the text, as everywhere (schema 2; it was the kind, with this text in method_detail)
+            "kind": sf.kind,       # "exact", "bounds" or "monte-carlo"
+            "alternative": sf.alternative,
+            "statistic": _num(sf.statistic),
+        }
+        if sf.pvalue_se is not None:
+            sign_flip["p_se"] = sf.pvalue_se
+        if getattr(sf, "log10_pvalue", None) is not None and sf.pvalue < 1e-300:   # below what a float holds
+            sign_flip["p_log10"] = sf.log10_pvalue
+        if sf.pvalue_bound is not None:  # "upper": p is the Monte Carlo floor 1/(n_resamples + 1); the p is below it
+            sign_flip["p_bound"] = sf.pvalue_bound
+        if sf.pvalue_bounds is not None:
+            sign_flip["p_bounds"] = [float(x) for x in sf.pvalue_bounds]
+        if self.p_adjusted is not None and self.permutation is None:
+            sign_flip["p_adjusted"] = self.p_adjusted
+        st = self.sign_test
+        out = {
+            "metric": self.metric,
+            "a": self.a,
+            "b": self.b,
+            "n_items": self.n_items,
+            "average_gap": _num(self.average_gap),
+            "items": [
+                {"item": str(i), "mean_a": _num(ma), "mean_b": _num(mb), "gap": _num(g), "n_a": int(na),
+                 "n_b": int(nb), "sd_a": _num(sa), "sd_b": _num(sb)}
+                for i, ma, mb, g, na, nb, sa, sb in zip(*(self.items[c].to_list() for c in ITEM_FIELDS))
+            ] if items else [],
+            "sign_flip": sign_flip,
+            "sign_test": {"p": st.pvalue, "n": int(st.n), "k": int(getattr(st, "k", st.statistic)),
+                          "method": st.method, "alternative": st.alternative,
+                          "formula": getattr(st, "formula", None)},
+            "interval": {"low": _num(self.interval.low), "high": _num(self.interval.high),
+                         "confidence": self.interval.confidence, "method": self.interval.method,
+                         "assumption": self.interval.assumption},
+            "min_attainable_p": self.min_attainable_p,
+            # exact even when the float above is only its bound (below 2**-1074)
+            "min_attainable_p_log10": getattr(self.min_attainable_p, "log10", None)
+            or math.log10(self.min_attainable_p),
+        }
+        out["headline_test"] = "permutation" if self.permutation is not None else "sign_flip"
+        if self.permutation is not None:
+            pt = self.permutation
+            out["permutation"] = {"p": pt.pvalue, "method": pt.method, "kind": pt.kind, "alternative": pt.alternative,
+                                  "statistic": _num(pt.statistic), "p_se": pt.pvalue_se,
+                                  "p_bounds": None if pt.pvalue_bounds is None else [float(x) for x in pt.pvalue_bounds],
+                                  **({"p_adjusted": self.p_adjusted} if self.p_adjusted is not None else {})}
+            for key in ("sign_flip", "sign_test"):
+                out[key]["applies"] = False
+                out[key]["why"] = self.not_applicable
+        if self.effects is not None:
+            out["effect_sizes"] = self.effects.to_dict()
+        if self.published:
+            out["published_tests"] = {t.name.replace(" ", "_"): t.to_dict() for t in self.published}
+        if self.by:
+            out = {"by": dict(self.by), **out}
+        return out
+
+
+#: the columns of an item table that its JSON rows give, in their order
+ITEM_FIELDS = ("item", "mean_a", "mean_b", "gap", "n_a", "n_b", "sd_a", "sd_b")
+
+
+def _num(x) -> float | None:
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def _with_statistic(test, average: float):
+    """The test with its statistic (the observed mean gap) as the exact average gap computed beside it."""
+    return replace(test, statistic=average) if math.isfinite(average) else test
+
+
+def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternative: str = "two-sided",
+                 confidence: float = 0.95, by: dict | None = None, interval: str = "t", hedges: bool = False,
+                 n_resamples: int = 10_000, seed: int | None = 0, units: dict | None = None) -> PairResult:
+    """Tests for one item table: sign-flip, sign test, interval, smallest attainable p, and beside them
+    the effect sizes and the published tests (paired t, Wilcoxon); ``n_resamples`` and ``seed`` serve
+    every bootstrap and a Monte Carlo permutation.
+
+    ``units`` (item -> (value a's runs, value b's runs), :func:`item_units`): when some item's two values
+    have different numbers of runs, the headline test is the exact within-item permutation of the value
+    labels (``permutation``), and the sign-flip, sign, Wilcoxon and paired t tests, whose null needs a gap
+    symmetric about zero, are not tests of the design (``not_applicable``; ``published`` is left empty).
+    """
+    gaps = items["gap"].to_list()
+    odd = [str(i) for i, g in zip(items["item"], gaps) if g is None or not math.isfinite(g)]
+    if odd:  # finite values whose difference overflows, such as 1e308 and -1e308
+        raise ProbestatsError(f"the gap of item {', '.join(odd[:5])} is not a finite number; "
+                              f"rescale the metric '{metric}' (its values are too large to subtract)")
+    n_nonzero = sum(1 for g in gaps if g != 0)
+    from probestats.stats.exact import mean_of_combination
+
+    # the difference of the exact sums of the item means: no float residue when the means are equal
+    average = (mean_of_combination([(1, items["mean_a"].to_list()), (-1, items["mean_b"].to_list())])
+               if gaps and "mean_a" in items.columns and items["mean_a"].null_count() == 0
+               and items["mean_b"].null_count() == 0 else sum(gaps) / len(gaps) if gaps else float("nan"))
+    method = interval
+    if len(gaps) >= 2 and not (method in ("bootstrap", "percentile") and len(gaps) < 3):
+        interval = gap_interval(gaps, confidence=confidence, method=method, n_resamples=n_resamples, seed=seed)
+    elif len(gaps) >= 2:   # a bootstrap of two gaps says nothing; the t interval stands in, named as such
+        interval = gap_interval(gaps, confidence=confidence)
+    else:  # a t interval needs a spread of item gaps, which one item cannot give
+        interval = Interval(-math.inf, math.inf, confidence,
+                            f"no interval: {len(gaps)} item gap has no spread; add items")
+    permutation = not_applicable = None
+    published = paired_published(items["mean_a"].to_numpy(), items["mean_b"].to_numpy(), alternative)
+    if units is not None and items.height and (items["n_a"] != items["n_b"]).any():
+        permutation = within_item_permutation_test([units[i] for i in items["item"].to_list()],
+                                                   alternative=alternative, n_resamples=n_resamples, seed=seed)
+        not_applicable = UNEQUAL_ARMS_NOTE
+        published = ()   # the paired t and Wilcoxon's test assume what unequal arms break
+    return PairResult(
+        metric=metric,
+        a=a,
+        b=b,
+        items=items,
+        average_gap=average,
+        permutation=permutation,
+        not_applicable=not_applicable,
+        sign_flip=_with_statistic(sign_flip_test(gaps, alternative=alternative, alpha=1 - confidence), average),
+        sign_test=sign_test(gaps, alternative=alternative),
+        interval=interval,
+        min_attainable_p=min_attainable_p(n_nonzero, alternative=alternative),
+        by=dict(by or {}),
+        effects=effect_sizes(items["mean_a"].to_numpy(), items["mean_b"].to_numpy(), confidence=confidence,
+                             hedges=hedges, n_resamples=n_resamples, seed=seed),
+        published=published,
+    )
+
+
+#: why the sign test and Wilcoxon's test are not tests of a design with unequal arms
+UNEQUAL_ARMS_NOTE = ("the sign-flip test, the sign test, Wilcoxon's signed-rank test and the paired t-test are not tests "
+                     "of this design: their null needs item gaps symmetric about zero (the t-test, normal), and with "
+                     "different numbers of runs under the two values the gap of the smaller side against the larger "
+                     "is not symmetric even when the values do not matter")
+
+
+def unpermuted_problem(why: str) -> Problem:
+    """The warning that the runs differ within items but the headline stays the sign-flip test, ``why`` saying
+    why each item's runs are not at hand (the end of the sentence).
+
+    >>> unpermuted_problem("which this table does not keep").code
+    'unequal_runs_unpermuted'
+    """
+    return Problem(
+        "warning", "unequal_runs_unpermuted",
+        "the values have different numbers of runs within items, but the headline stays the sign-flip test, whose "
+        "null needs gaps symmetric about zero: the exact within-item permutation of the value labels needs each "
+        f"item's runs, {why}")
+
+
+def design_problems(main: PairResult, alpha: float) -> list[Problem]:
+    """What a reader must be told about the design of a compared pair, from its item gaps alone:
+    strongly skewed gaps at few items (``skewed_gaps``) and a design that can never reach
+    significance (``never_significant``). The row log and a cell table give the same."""
+    out: list[Problem] = []
+    skew = gap_skewness(main.gaps) if len(main.gaps) <= SKEW_WARNING_MAX_N else 0.0
+    if abs(skew) >= SKEW_WARNING:
+        out.append(Problem(
+            "warning", "skewed_gaps",
+            f"the {len(main.gaps)} item gaps are strongly skewed (sample skewness {skew:+.2f}): the "
+            f"{main.interval.method.split(' ')[0]} interval may cover less than {1 - alpha:.0%}; read it with "
+            f"care, or use {opt('interval', 'sign-flip')} (the best worst-case coverage of the three intervals in "
+            "benchmarks/coverage_interval.py); the sign-flip p does not assume normal gaps",
+        ))
+    n_nonzero = sum(1 for g in main.gaps if g != 0)
+    if main.min_attainable_p > alpha:
+        out.append(Problem(
+            "warning", "never_significant",
+            f"with {count_of(n_nonzero, 'non-zero item gap')} the smallest p the sign-flip test can give is "
+            f"{main.min_attainable_p:.4g}, above alpha {alpha:g}: this design could never reach significance; add items",
+        ))
+    return out
+
+
