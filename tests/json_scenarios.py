@@ -35,7 +35,7 @@ TARGETS = str(SAMPLES / "framing_targets.csv")
 # Each entry is the path of such a map as the page writes it.
 MAPS = (
     "columns", "shares", "counts", "pooled_in_cells", "rates", "confusion", "confusion.*",
-    "validation.kappa.table", "validation.kappa.table.*",
+    "by", "setting_terms",
 )
 
 
@@ -185,7 +185,7 @@ def scenarios(tmp: Path) -> Iterator[tuple[str, str, str, list[str]]]:
     yield "describe numbers", "describe", "describe", [PROBE, *probe, "--by", "model"]
     yield "validate", "validate", "validate", [PROBE, *probe]
     yield "validate problems", "validate", "validate", [str(SAMPLES / "broken" / "near_duplicate.csv"), *probe]
-    yield "validate refused", "validate", "refusal", [str(SAMPLES / "broken" / "unmatched_item.csv"), *probe]
+    yield "validate refused", "validate", "validate", [str(SAMPLES / "broken" / "unmatched_item.csv"), *probe]
     before = write_log(make_log(items=8, runs=5, gap=1.0, seed=12), tmp / "before.csv")
     after = write_log(make_log(items=8, runs=5, gap=0.2, seed=13), tmp / "after.csv")
     yield "compare", "compare", "compare", [str(before), str(after), *probe]
