@@ -31,3 +31,9 @@ def test_the_documentation_site_builds_strictly(tmp_path):
     cli = (tmp_path / "site" / "reference" / "cli" / "index.html").read_text(encoding="utf-8")
     for command in ("analyze", "validate", "plan", "report", "framing", "judge", "compare", "cells", "sql"):
         assert f'id="probestats-{command}"' in cli, command
+    # the API page renders an entry for every exported name (tests/test_api_reference.py reads the page)
+    import probestats
+
+    api = (tmp_path / "site" / "reference" / "api" / "index.html").read_text(encoding="utf-8")
+    missing = [name for name, module in probestats._EXPORTS.items() if f'id="probestats{module}.{name}"' not in api]
+    assert not missing, missing

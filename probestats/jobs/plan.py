@@ -106,10 +106,10 @@ def _draw(result, path: Path) -> None:
     from probestats.present.plots_power import power_curve
 
     if path.is_dir():
-        raise OptionError(f"-o {path}: is a folder; give a file name such as {path / 'power.png'}")
+        raise OptionError(f"{opt('plot', str(path))}: is a folder; give a file name such as {path / 'power.png'}")
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.exists():
-        raise OptionError(f"-o {path}: the folder '{parent}' does not exist; create it first")
+        raise OptionError(f"{opt('plot', str(path))}: the folder '{parent}' does not exist; create it first")
     ax = power_curve(result)
     png = io.BytesIO()
     ax.figure.savefig(png, format="png", dpi=120)

@@ -85,16 +85,16 @@ def report_format(output, format=None) -> str:
     path = Path(output)
     suffix = path.suffix.lower()
     if suffix not in SUFFIX_FORMATS:
-        raise OptionError(f"-o {path}: unknown report format '{suffix or '(none)'}'; "
+        raise OptionError(f"{opt('output', str(path))}: unknown report format '{suffix or '(none)'}'; "
                           "use a file ending in .md, .html or .json")
     if format is not None and format != SUFFIX_FORMATS[suffix]:
-        raise OptionError(f"-o {path}: the suffix names {SUFFIX_FORMATS[suffix]}, not format '{format}'; "
+        raise OptionError(f"{opt('output', str(path))}: the suffix names {SUFFIX_FORMATS[suffix]}, not format '{format}'; "
                           "give a file ending in ." + format)
     if path.is_dir():
-        raise OptionError(f"-o {path}: is a folder; give a file name such as {path / ('report' + suffix)}")
+        raise OptionError(f"{opt('output', str(path))}: is a folder; give a file name such as {path / ('report' + suffix)}")
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.exists():
-        raise OptionError(f"-o {path}: the folder '{parent}' does not exist; create it first")
+        raise OptionError(f"{opt('output', str(path))}: the folder '{parent}' does not exist; create it first")
     return SUFFIX_FORMATS[suffix]
 
 
