@@ -89,10 +89,10 @@ def test_report_settings_come_from_the_design_file_and_set(tmp_path, capsys):
     # the [framing] table is read: its reference target without a framing log is refused as such
     code = main(["report", str(log), "--metric", "steps", "--design", str(design), "-o", str(tmp_path / "r.md")])
     assert code == 1 and "belong to the framing section" in capsys.readouterr().err
-    code = main(["report", str(log), "--metric", "steps", "--set", "framing.answers=maybe", "-o",
+    code = main(["report", str(log), "--metric", "steps", "--answers", "maybe", "-o",
                  str(tmp_path / "r.md")])
     assert code == 1
-    assert capsys.readouterr().err == "Error: --set framing.answers=maybe: expected one of auto, yes-no, agreement\n"
+    assert capsys.readouterr().err == "Error: --answers maybe: expected one of auto, yes-no, agreement\n"
 
 
 def test_a_cell_table_analysis_honours_seed_and_resamples_on_the_command_line(tmp_path, capsys):
@@ -115,7 +115,7 @@ def test_welch_per_item_in_a_report_is_a_setting(tmp_path, capsys):
     log = ROOT / "sample_logs" / "style_probe.csv"
     design = tmp_path / "probe.toml"
     design.write_text("per_item = true\n", encoding="utf-8")
-    for extra in (["--set", "per_item=yes"], ["--design", str(design)]):
+    for extra in (["--per-item"], ["--design", str(design)]):
         out = tmp_path / "r.md"
         assert main(["report", str(log), "--metric", "steps", *extra, "-o", str(out)]) == 0
         assert "### Welch's t per item on the runs" in out.read_text()

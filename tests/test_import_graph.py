@@ -105,7 +105,7 @@ KNOWN_PRIVATE = {
     "probestats/present/framing_section.py: from probestats.analyses.framing import _demo_rows",
     "probestats/present/terminal_metrics.py: from probestats.present.terminal import _tests_lines",
 }
-KNOWN_LONG = {"probestats/analyses/framing.py", "probestats/analyses/paired.py", "probestats/cli.py",
+KNOWN_LONG = {"probestats/analyses/framing.py", "probestats/analyses/paired.py",
               "probestats/present/report.py"}
 
 def test_no_module_imports_itself_through_others():

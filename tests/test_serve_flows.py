@@ -260,7 +260,7 @@ def test_a_setting_that_is_the_attribute_and_a_column_set_to_none(page, tmp_path
     folder.mkdir()
     (folder / "confounded.csv").write_bytes(data)
     for choice, flags, validate_flags in (
-            ({"attribute_settings": ["model"]}, ["--set", "attribute_settings=model"], ["--setting-is-attribute",
+            ({"attribute_settings": ["model"]}, ["--setting-is-attribute", "model"], ["--setting-is-attribute",
                                                                                      "model"]),
             ({"model": ""}, ["--column", "model="], ["--column", "model="])):
         fixed = choose(settings, client, job_of(bad), go="validate", **choice)
