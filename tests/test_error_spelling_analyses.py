@@ -147,7 +147,7 @@ REPORT_CASES = {
                    "--response", "reply"],
         "verdicts: give the rules that read a reply, for example verdicts=['first=[[A]]', 'second=[[B]]'] "
         "(or choice='COL' when the log holds the slot chosen)",
-        "--verdict VALUE: give the rules that read a reply, for example --verdict 'first=[[A]]' "
+        "--verdict: give the rules that read a reply, for example --verdict 'first=[[A]]' "
         "--verdict 'second=[[B]]' (or --choice COL when the log holds the slot chosen)"),
     "an output that is an input": (
         lambda f: probestats.report(PROBE, metric="steps", output=PROBE),
