@@ -16,45 +16,59 @@ import click
 
 from probestats import __version__
 from probestats.errors import OptionError, ProbestatsError, cli_spelling
+from probestats.parameters import GROUPS, PARAMETERS, READ_KEYS, FORMATS
 
 EXIT_DATA = 1
 EXIT_USAGE = 2
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
-#: The groups a command's help lists its options in, by parameter name (the rest: "The comparison").
-OPTION_GROUPS = {
-    "Input and shaping": ("read_given", "column", "where", "derive", "wide", "group", "fold_case", "complete", "from_text",
-                          "explode", "lookup", "code",
-                          "design_file", "facts", "dialect", "table"),
-    "Tests": ("alternative", "alpha", "correction", "interval", "n_resamples", "seed", "effect_choice", "row_level",
-              "per_item", "gap", "target", "sims", "mechanism", "mdg_range", "time_budget", "limits", "heterogeneity", "items",
-              "runs"),
-    "Output": ("json_out", "output", "sections", "force", "plot", "keep_runs", "with_runs", "with_time", "places",
-               "no_seed", "run_order", "settings", "port", "host", "open_browser", "max_mb", "plain", "help"),
-}
-COMPARISON = "The comparison"
+#: The commands whose --metric takes several metrics (one analysis each); the others take one.
+MANY_METRICS = ("analyze", "report")
+
+
+def _help_all(ctx, param, value) -> None:
+    """``--help-all``: the command's help with every option, grouped."""
+    if value and not ctx.resilient_parsing:
+        ctx.meta["probestats.help_all"] = True
+        click.echo(ctx.get_help(), color=ctx.color)
+        ctx.exit()
 
 
 class Command(click.Command):
-    """A command that lists its options in groups."""
+    """A command that lists its options in the registry's groups: ``--help`` the common ones (the
+    registry's ``common``), ``--help-all`` every one."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.params.append(click.Option(["--help-all"], is_flag=True, expose_value=False, is_eager=True,
+                                        callback=_help_all, help="Show every option, grouped, and exit."))
 
     def format_options(self, ctx, formatter) -> None:
-        groups: dict[str, list] = {COMPARISON: [], **{name: [] for name in OPTION_GROUPS}}
+        every = ctx.meta.get("probestats.help_all", False)
+        groups: dict[str, list] = {name: [] for name in GROUPS}
+        hidden = 0
         for param in self.get_params(ctx):
-            record = param.get_help_record(ctx)
+            record = None if isinstance(param, click.Argument) else param.get_help_record(ctx)
             if record is None:
                 continue
-            group = next((g for g, names in OPTION_GROUPS.items() if param.name in names), COMPARISON)
-            groups[group].append(record)
-        for name in ("Input and shaping", COMPARISON, "Tests", "Output"):
+            known = PARAMETERS.get(param.name)
+            if known is not None and not known.common and not every:
+                hidden += 1
+                continue
+            groups[known.group if known is not None else GROUPS[-1]].append(record)
+        for name in GROUPS:
             if groups[name]:
                 with formatter.section(f"{name} options"):
                     formatter.write_dl(groups[name])
+        if hidden:
+            formatter.write_paragraph()
+            formatter.write_text(f"{hidden} more options: {ctx.command_path} --help-all")
 
 
 class Group(click.Group):
     command_class = Command
+
 
 
 @click.group(cls=Group, context_settings=CONTEXT)
@@ -75,7 +89,64 @@ def cli():
     """
 
 
-# ---------------------------------------------------------------- shared options and output
+# ---------------------------------------------------------------- options, built from the registry
+
+
+def _click_type(p):
+    """The click type of a registered parameter."""
+    if p.kind == "choice":
+        return click.Choice(p.choices)
+    if p.kind in ("path", "folder"):
+        return click.Path(path_type=Path)
+    if p.kind in ("int", "float"):
+        if p.low is None and p.high is None:
+            return int if p.kind == "int" else float
+        if p.kind == "int":
+            return click.IntRange(p.low, p.high)
+        return click.FloatRange(p.low, p.high, min_open=p.low_open, max_open=p.high_open)
+    return None
+
+
+def option(name: str, required: bool = False):
+    """The click option of the registered parameter ``name`` (:data:`probestats.parameters.PARAMETERS`)."""
+    p = PARAMETERS[name]
+    decls = [f"{p.flag}/--no-{p.flag[2:]}"] if p.kind == "switch" else list(p.flags)
+    kwargs: dict = {"help": p.help, "required": required}
+    if p.kind == "flag":
+        kwargs["is_flag"] = True
+    else:
+        kwargs.update(type=_click_type(p), metavar=p.metavar, multiple=p.multiple, nargs=p.nargs)
+        if p.default is not None:
+            kwargs.update(default=p.default, show_default=True)
+    if p.parse:
+        kwargs["callback"] = PARSERS[p.parse]
+    return click.option(*decls, p.name, **kwargs)
+
+
+def options(*names: str, required: tuple = ()):
+    """Add the registered parameters ``names`` to a command, in this order (``required``: those it needs)."""
+    unknown = set(required) - set(names)
+    assert not unknown, unknown
+
+    def decorate(func):
+        for name in reversed(names):
+            func = option(name, required=name in required)(func)
+        return func
+
+    return decorate
+
+
+def _parse_metric(ctx, param, values):
+    """``--metric``: the names given (analyze and report take several), or the one name."""
+    if ctx.command.name in MANY_METRICS:
+        return values
+    from probestats.analyses.metrics import split_metrics
+
+    names = split_metrics(values) if values else []
+    if len(names) > 1:
+        raise click.BadParameter(f"'{','.join(names)}': {ctx.command_path} takes one metric; run it once per "
+                                 "metric (analyze and report take several)")
+    return names[0] if names else None
 
 
 def _parse_columns(values) -> dict[str, str]:
@@ -101,8 +172,6 @@ def _check_encoding(ctx, param, value):
     return value
 
 
-READ_KEYS = ("format", "sheet", "skip-rows", "encoding", "max-cells", "max-columns", "records")
-FORMATS = ("csv", "tsv", "json", "jsonl", "xlsx", "ods", "parquet")
 
 
 def _read_value(key: str, text: str):
@@ -134,34 +203,6 @@ def _parse_read(ctx, param, values) -> dict:
     return read
 
 
-def read_options(func):
-    """Add the options every command that reads a log shares: ``--read KEY=VALUE`` and ``--column``."""
-
-    @click.option("--read", "read_given", multiple=True, metavar="KEY=VALUE", callback=_parse_read,
-                  help="How the files are read (repeatable): format=csv|tsv|json|jsonl|xlsx|ods|parquet "
-                       "(default: from the suffix or content), sheet=NAME|N (0-based), skip-rows=N (title rows), "
-                       "encoding=ENC (default UTF-8), max-cells=N, max-columns=N (10,000,000, 2,000), "
-                       "records=KEY (JSON: the records' key).")
-    @click.option("--column", "column", multiple=True, metavar="CANONICAL=HEADER",
-                  help="Say which header holds a column, e.g. --column item=\"Question #\" (repeatable; "
-                       "model= for none).")
-    @functools.wraps(func)
-    def wrapper(*args, read_given=None, column=(), **kwargs):
-        given = read_given or {}
-        kwargs["read"] = {"format": given.get("format"), "sheet": given.get("sheet"),
-                          "skip_rows": given.get("skip-rows", 0), "columns": _parse_columns(column),
-                          "encoding": given.get("encoding")}
-        if "max-cells" in given:
-            kwargs["read"]["max_cells"] = given["max-cells"]
-        if "max-columns" in given:
-            kwargs["read"]["max_columns"] = given["max-columns"]
-        if "records" in given:
-            kwargs["read"]["records"] = given["records"]
-        return func(*args, **kwargs)
-
-    return wrapper
-
-
 TEXT_KINDS = ("words", "chars", "count", "number", "prompt")
 
 
@@ -180,40 +221,36 @@ def _parse_from_text(ctx, param, values) -> dict:
     return rules
 
 
+#: The parameters that say how a log is read and what it means (the Probe), in the order the help lists them.
+SHAPING = ("read_given", "column", "where", "derive", "from_text", "fold_case", "group", "wide", "complete",
+           "explode", "lookup", "code")
+
+
+def _read(read_given, column) -> dict:
+    """``--read KEY=VALUE`` and ``--column`` as the read options of the Probe."""
+    given = read_given or {}
+    read = {"format": given.get("format"), "sheet": given.get("sheet"), "skip_rows": given.get("skip-rows", 0),
+            "columns": _parse_columns(column), "encoding": given.get("encoding")}
+    for key in ("max-cells", "max-columns", "records"):
+        if key in given:
+            read[key.replace("-", "_")] = given[key]
+    return read
+
+
 def shape_options(func):
-    """Add the options that say what a log means (the Probe), with the read options, to a command.
+    """Add the options that say how a log is read and what it means (the Probe) to a command.
 
     The command receives ``probe``: a :class:`probestats.shape.probe.Probe` applied alike to every
     log it reads (the probe, --noise, --pilot, before and after).
     """
 
-    @click.option("--where", metavar="SQL", help="Keep only rows where this SQL condition holds, e.g. \"model = 'm1'\".")
-    @click.option("--derive", multiple=True, metavar="NAME=SQL",
-                  help="A column from a SQL expression, e.g. \"total = a + b\" (repeatable).")
-    @click.option("--from-text", "from_text", multiple=True, metavar="NAME=KIND[:REGEX]", callback=_parse_from_text,
-                  help="A column from the text, before --derive (repeatable): NAME=words, NAME=chars, "
-                       "NAME=count:REGEX (matches in the reply, ^ at every line), NAME=number:REGEX (the first "
-                       "number captured); VALUE=prompt:REGEX: the value is VALUE where the prompt matches.")
-    @click.option("--fold-case", is_flag=True, help="Treat values differing only in case or spaces as one.")
-    @click.option("--group", multiple=True, metavar="GROUP=V1,V2",
-                  help="Several values standing for one group, e.g. --group female=Emily,Lakisha (repeatable).")
-    @click.option("--wide", multiple=True, metavar="COL,COL,...",
-                  help="One metric column per value, e.g. --wide formal_steps,casual_steps (values from the names) "
-                       "or --wide formal=COL (repeatable).")
-    @click.option("--complete", is_flag=True,
-                  help="Keep only items with a metric value under every compared value.")
-    @click.option("--explode", multiple=True, metavar="[NAME=]PATH",
-                  help="A list in each record as rows, its position in NAME (repeatable).")
-    @click.option("--lookup", multiple=True, nargs=2, metavar="FILE KEY[,KEY]",
-                  help="Join a table on its key columns (repeatable).")
-    @click.option("--code", multiple=True, metavar="NAME=BOOK",
-                  help="Code the reply by a code book (repeatable).")
-    @read_options
+    @options(*SHAPING)
     @functools.wraps(func)
-    def wrapper(*args, read, where=None, derive=(), from_text=None, fold_case=False, group=(), wide=(),
-                complete=False, explode=(), lookup=(), code=(), **kwargs):
+    def wrapper(*args, read_given=None, column=(), where=None, derive=(), from_text=None, fold_case=False, group=(),
+                wide=(), complete=False, explode=(), lookup=(), code=(), **kwargs):
         from probestats.shape.probe import Probe
 
+        read = _read(read_given, column)
         text = from_text or {kind: () for kind in TEXT_KINDS}
         kwargs["probe"] = Probe(columns=tuple(read["columns"].items()), where=where, derive=tuple(derive),
                                 groups=tuple(group), fold_case=fold_case, wide=tuple(wide), complete=complete,
@@ -297,8 +334,7 @@ def outputs_together(func):
     """``--force``, and a command whose outputs (a report and its images) are written together at its end,
     all or none; images of an earlier run that were replaced are said on standard error."""
 
-    @click.option("--force", is_flag=True, help="Replace files in the images folder (FILE_files/) "
-                  "that probestats did not write.")
+    @option("force")
     @functools.wraps(func)
     def wrapper(*args, force=False, **kwargs):
         from probestats.present.output import written_together
@@ -333,25 +369,13 @@ def _escape(text) -> str:
     return escape(text)
 
 
-# ---------------------------------------------------------------- options that mean the same everywhere
-
-metric_option = click.option("--metric", required=True, metavar="COL", help="The metric column (a number per run).")
-metrics_option = click.option("--metric", required=True, multiple=True, metavar="COL[,COL...]",
-                              help="The metric column (a number per run); several (repeated, or separated by commas): "
-                                   "one analysis per metric, corrected as one family over metrics × groups.")
-interval_option = click.option(
-    "--interval", type=click.Choice(["t", "bootstrap", "percentile", "sign-flip"]), default="t", show_default=True,
-    help="Interval for the average gap: Student t, BCa bootstrap, percentile bootstrap, or the sign-flip test's "
-         "inversion (each names its assumption; the bootstraps, and the inversion beyond 30 items, use --seed and "
-         "--n-resamples).")
+# ---------------------------------------------------------------- options read into the library's keywords
 
 
 def effect_options(func):
     """``--effect-size``: the one a table of several metrics shows, and (g_*) Hedges' correction of all."""
 
-    @click.option("--effect-size", "effect_choice", type=click.Choice(["d_z", "d_av", "g_z", "g_av"]), default="d_z",
-                  show_default=True, help="The effect size a table of several metrics (and its heatmap) shows; "
-                  "g_z or g_av: with Hedges' small-sample correction, applied to every d_z and d_av shown.")
+    @option("effect_choice")
     @functools.wraps(func)
     def wrapper(*args, effect_choice="d_z", **kwargs):
         kwargs["hedges"] = effect_choice.startswith("g")
@@ -359,18 +383,6 @@ def effect_options(func):
         return func(*args, **kwargs)
 
     return wrapper
-a_option = click.option("--a", "a", metavar="VALUE", help="First value; gap = mean under A − mean under B "
-                        "(default: the first value in the log).")
-b_option = click.option("--b", "b", metavar="VALUE", help="Second value (default: the second value in the log).")
-alternative_option = click.option("--alternative", type=click.Choice(["two-sided", "greater", "less"]),
-                                  default="two-sided", show_default=True,
-                                  help="Direction of the test: greater means A above B.")
-alpha_option = click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
-                            show_default=True, help="Significance level (also for the wording).")
-fold_case_option = click.option("--fold-case", is_flag=True,
-                                help="Treat values differing only in case or spaces as one.")
-seed_option = click.option("--seed", type=int, default=0, show_default=True,
-                           help="Seed of the random draws, for results that reproduce.")
 
 
 def _parse_limits(ctx, param, values) -> dict:
@@ -389,10 +401,8 @@ def _parse_limits(ctx, param, values) -> dict:
 
 def limit_option(func):
     """Add ``--limit NAME=N``: the command's work runs with those limits raised (:func:`probestats.limits.raised`)."""
-    from probestats.limits import LIMITS
 
-    @click.option("--limit", "limits", multiple=True, metavar="NAME=N", callback=_parse_limits,
-                  help="Raise a limit: " + ", ".join(LIMITS) + ".")
+    @option("limits")
     @functools.wraps(func)
     def wrapper(*args, limits=None, **kwargs):
         from probestats.limits import raised
@@ -402,93 +412,30 @@ def limit_option(func):
 
     return wrapper
 
-# --by, --scale and --order: declared here once, one meaning in every command that takes them
-by_option = click.option(
-    "--by", multiple=True, metavar="COL",
-    help="Groups: one result per value of COL (repeatable), corrected across groups; in judge and a report's "
-         "judge section, one per judge. framing's default: model, plus topic when the topics share no "
-         "reference target.")
-scale_option = click.option(
-    "--scale", metavar="LOW:HIGH",
-    help="The scale the metric (a judge's score or label) is given on, e.g. 1:5 (0: for a floor only): cells "
-         "whose baseline sits at its top or bottom are flagged; plan keeps simulated runs within it (default "
-         "there: an end of the noise log where 5%% of runs or more pile up).")
-order_option = click.option(
-    "--order", metavar="COL",
-    help="The order probe of a pairwise judge: the column whose two values are the two answer orders "
-         "(required; a report's judge section takes it as --set judge.order=COL).")
+
+def _flag_for(key: str) -> str | None:
+    """The flag that takes what a key other than a design fact meant (``scale``: --scale, ``judge.order``:
+    --order, ``framing.columns``: --framing-columns), or None."""
+    name = key.split(".", 1)[-1]
+    for candidate in (name, f"{name}s", f"framing_{name}", name.removesuffix("s")):
+        if candidate in PARAMETERS and candidate != "facts":
+            return PARAMETERS[candidate].flag
+    return None
 
 
-def noise_options(func):
-    """--noise-value, --setting and --setting-is-attribute: the noise reference taken from one value's repeats,
-    settings that block, and settings varied on purpose."""
-    func = click.option("--setting-is-attribute", "attribute_settings", multiple=True,
-                        type=click.Choice(["model", "temperature", "system"]),
-                        help="A setting varied on purpose with the attribute (which model decides, which system "
-                             "prompt is used): accepted differing between the values, named as varied by design.")(func)
-    func = click.option("--setting", "block_settings", multiple=True, metavar="COL",
-                        help="A held-fixed setting besides model, judge, temperature and system (repeatable); "
-                             "one that varies within items is a block: items are matched within it.")(func)
-    return click.option("--noise-value", metavar="VALUE",
-                        help="The noise reference: the repeats of VALUE in the log (a baseline run several "
-                             "times), split in halves drawn at random within items.")(func)
-
-
-# --random-setting: declared here once (analyze and validate take it; a report, --set random_settings=COL)
-random_setting_option = click.option(
-    "--random-setting", "random_settings", multiple=True, metavar="COL",
-    help="A setting drawn at random per call (repeatable): checked to be balanced across the values, then the "
-         "gap shown stratified by it and adjusted for it.")
-
-
-def design_options_of_pair(func):
-    """``--cluster COL`` and ``--random-setting COL``: the clusters the items are nested in, and the settings
-    drawn at random per call (a report takes them as ``--set cluster=COL`` and ``--set random_settings=COL``)."""
-    func = random_setting_option(func)
-    return click.option("--cluster", metavar="COL",
-                        help="The column of the clusters the items are nested in (document, vacancy, template): "
-                             "whole clusters are flipped, the interval is a cluster-level t.")(func)
-
-
-def arm_options(func):
-    """``--control VALUE`` and ``--baseline VALUE``: the meaningless edit set beside the compared values, and the
-    unchanged one of two compared values."""
-    func = click.option("--control", metavar="VALUE",
-                        help="A meaningless edit's value, set against each compared value.")(func)
-    return click.option("--baseline", metavar="VALUE", help="The unchanged one of two values (default: B).")(func)
-
-
-def _parse_analysis_facts(ctx, param, values) -> dict:
-    """``analyze --set KEY=VALUE``: the design facts the analysis itself reads (``selection``); the others are
-    words of a report, refused here with where they go."""
-    facts: dict = {}
-    for value in values or ():
-        key, sep, text = value.partition("=")
-        key = key.strip().replace("-", "_")
-        if not sep or not key:
-            raise click.BadParameter(f"'{value}': expected KEY=VALUE, for example --set selection=yes")
-        if key != "selection":
-            raise click.BadParameter(f"'{value}': analyze reads the design fact selection only; '{key}' is "
-                                     f"{'a fact a report states' if key in _fact_keys() else 'not a design fact'}"
-                                     " (give it to probestats report)")
-        from probestats.shape.design import yes_no
-
-        try:
-            facts[key] = yes_no(key, text, "--set")
-        except OptionError as exc:
-            raise click.BadParameter(str(exc)) from None
-    return facts
-
-
-def _fact_keys() -> tuple:
+def refuse_key(key: str, where: str) -> None:
+    """A key that is not a design fact, refused in one line naming the flag that takes it."""
     from probestats.shape.design import KNOWN_KEYS
 
-    return (*KNOWN_KEYS, *REPORT_SETTINGS)
+    flag = _flag_for(key)
+    raise OptionError(f"{where} {key}: not a design fact; "
+                      + (f"give it as {flag}" if flag else f"the design facts are {', '.join(KNOWN_KEYS)}"))
 
 
 def _parse_facts(ctx, param, values) -> dict:
-    """``--set KEY=VALUE`` (repeatable) as a dict of design facts; a list fact gathers its repeats."""
-    from probestats.shape.design import KNOWN_KEYS, LIST_FIELDS
+    """``--set KEY=VALUE`` (repeatable) as a dict of design facts; a list fact gathers its repeats. analyze
+    reads the one fact its analysis uses, selection."""
+    from probestats.shape.design import KNOWN_KEYS, LIST_FIELDS, yes_no
 
     facts: dict = {}
     for value in values or ():
@@ -496,98 +443,38 @@ def _parse_facts(ctx, param, values) -> dict:
         key = key.strip().replace("-", "_")
         if not sep or not key:
             raise click.BadParameter(f"'{value}': expected KEY=VALUE, for example --set attribute=\"writing style\"")
-        if key not in KNOWN_KEYS and key not in REPORT_SETTINGS:
-            raise click.BadParameter(f"'{value}': unknown key '{key}'; known keys: "
-                                     f"{', '.join((*KNOWN_KEYS, *REPORT_SETTINGS))}")
-        if key in LIST_FIELDS or REPORT_SETTINGS.get(key, ("",))[0] == "list" or key == "attribute_settings":
+        if key not in KNOWN_KEYS:
+            refuse_key(key, "--set")
+        if ctx.command.name == "analyze":
+            if key != "selection":
+                raise OptionError(f"--set {key}: analyze reads the design fact selection only; {key} is a fact a "
+                                  "report states (give it to probestats report)")
+            facts[key] = yes_no(key, text, "--set")
+        elif key in LIST_FIELDS:
             facts[key] = (*facts.get(key, ()), text)
         else:
             facts[key] = text
     return facts
 
 
-#: The report's settings beside the design facts, keys of --set and of the --design file: kind, old flag.
-REPORT_SETTINGS = {
-    "noise_value": ("text", "--noise-value"), "settings": ("list", "--setting"),
-    "attribute_settings": ("model|temperature|system", "--setting-is-attribute"), "scale": ("text", "--scale"),
-    "templates": ("path", "--templates"), "judge.order": ("text", "--order"), "judge.response": ("text", "--response"),
-    "judge.choice": ("text", "--choice"), "judge.verdict": ("list", "--verdict"),
-    "judge.repetition": ("text", "--repetition"), "framing.targets": ("path", "--targets"),
-    "framing.toward": ("text", "--toward"), "framing.answers": ("auto|yes-no|agreement", "--answers"),
-    "framing.label_map": ("list", "--label-map"), "framing.columns": ("list", "--framing-columns"),
-    "per_item": ("yes|no", "--per-item"), "cluster": ("text", "--cluster"),
-    "random_settings": ("list", "--random-setting"),
-}
+def _check_design_keys(design_file) -> None:
+    """A --design file's keys other than design facts, refused naming the flag that takes each."""
+    import tomllib
+
+    from probestats.shape.design import KNOWN_KEYS
+
+    try:
+        data = tomllib.loads(Path(design_file).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, ValueError):
+        return   # the report says why it cannot read it
+    for key, value in data.items():
+        if key not in KNOWN_KEYS:
+            refuse_key(f"{key}.{next(iter(value))}" if isinstance(value, dict) and value else key,
+                       f"--design {design_file}:")
 
 
-def _setting(key: str, value, where: str):
-    """One report setting, checked: a list, a path, a choice or text."""
-    kind = REPORT_SETTINGS[key][0]
-    many = kind == "list" or key == "attribute_settings"
-    if kind == "yes|no" and isinstance(value, bool):   # TOML's true and false
-        value = "yes" if value else "no"
-    values = value if isinstance(value, (list, tuple)) else [value]
-    if not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in values) or (
-            not many and len(values) != 1):
-        raise OptionError(f"{where} {key}: expected {'text or a list of texts' if many else 'text'}")
-    values = [str(v) for v in values]
-    if "|" in kind:
-        bad = [v for v in values if v not in kind.split("|")]
-        if bad:
-            raise OptionError(f"{where} {key}={bad[0]}: expected one of {kind.replace('|', ', ')}")
-    if many:
-        return tuple(values)
-    return Path(values[0]) if kind == "path" else values[0]
-
-
-def _report_settings(design_file, facts: dict) -> dict:
-    """The report's settings: the --design file's, then --set's over them."""
-    from probestats.shape.design import load_settings
-
-    given = {}
-    if design_file is not None:
-        for key, value in load_settings(design_file).items():
-            if key not in REPORT_SETTINGS:
-                raise OptionError(f"--design {design_file}: unknown key {key!r}; known settings: "
-                                  f"{', '.join(REPORT_SETTINGS)}")
-            given[key] = _setting(key, value, f"--design {design_file}:")
-    for key, value in facts.items():
-        if key in REPORT_SETTINGS:
-            given[key] = _setting(key, value, "--set")
-    return given
-
-
-def _judge_setting(given: dict, by) -> dict | None:
-    """The judge section's settings (None without judge.order); the judges are the --by groups."""
-    keys = [k for k in given if k.startswith("judge.") and k != "judge.order"]
-    if "judge.order" not in given:
-        if keys:
-            raise click.UsageError(f"{keys[0]} describes an order probe; add --set judge.order=COL")
-        return None
-    return {"order": given["judge.order"], "response": given.get("judge.response"),
-            "choice": given.get("judge.choice"), "verdicts": given.get("judge.verdict", ()), "by": tuple(by),
-            "repetition": given.get("judge.repetition")}
-
-
-def design_options(func):
-    """``--design FILE`` and ``--set KEY=VALUE``: the design facts, from a file and one-off (the later wins)."""
-    func = click.option("--set", "facts", multiple=True, metavar="KEY=VALUE", callback=_parse_facts,
-                        help="A design fact or setting over the --design file's (repeatable; lists gather): "
-                             "attribute, values_why, metric_definition, metric_cannot_see, held_fixed, not_fixed, "
-                             "not_tested, run_dates, mitigation, gap_of_interest, selection; noise_value, settings, "
-                             "attribute_settings, scale, templates, per_item; judge.order, .response, "
-                             ".choice, .verdict, .repetition; framing.targets, .toward, .answers, .label_map, .columns.")(func)
-    return click.option("--design", "design_file", type=click.Path(path_type=Path), metavar="probe.toml",
-                        help="A design file (TOML) of what the log cannot say (keys of --set).")(func)
-
-
-validation_option = click.option(
-    "--validation", type=click.Path(path_type=Path), metavar="FILE",
-    help="Hand labels of sampled runs: the verdict on the corrected gap.")
-
-
-def json_option(what: str = "the result"):
-    return click.option("--json", "json_out", is_flag=True, help=f"Print {what} as JSON.")
+PARSERS = {"read": _parse_read, "from_text": _parse_from_text, "limits": _parse_limits, "facts": _parse_facts,
+           "metric": _parse_metric}
 
 
 # ---------------------------------------------------------------- commands
@@ -595,16 +482,7 @@ def json_option(what: str = "the result"):
 
 @cli.command()
 @logs_argument()
-@click.option("--metric", metavar="COL", help="The metric column to check (numbers, blanks, suspect zeros).")
-@click.option("--a", "a", metavar="VALUE", help="First compared value (default: the first value in the log).")
-@click.option("--b", "b", metavar="VALUE", help="Second compared value (default: the second value in the log).")
-@by_option
-@click.option("--setting-is-attribute", "attribute_settings", multiple=True,
-              type=click.Choice(["model", "temperature", "system"]),
-              help="A setting varied on purpose with the attribute (which model decides): accepted differing "
-                   "between the values, as analyze and report accept it.")
-@random_setting_option
-@json_option()
+@options("metric", "a", "b", "by", "attribute_settings", "random_settings", "json_out")
 @json_refusals
 @shape_options
 def validate(log, metric, a, b, by, json_out, probe, attribute_settings=(), random_settings=()):
@@ -650,49 +528,18 @@ def validate(log, metric, a, b, by, json_out, probe, attribute_settings=(), rand
 
 @cli.command()
 @logs_argument(required=False)
-@metrics_option
-@a_option
-@b_option
-@click.option("--noise", type=click.Path(path_type=Path), metavar="NOISE_LOG",
-              help="The noise reference: a same-versus-same log (only the draw changed), analyzed beside the "
-                   "probe; 'within' (the default): the log's runs split in halves drawn at random within cells "
-                   "(--seed); 'none'.")
-@noise_options
-@by_option
-@alternative_option
-@alpha_option
-@click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
-              show_default=True, help="Correction across --by groups.")
-@click.option("--json", "json_out", is_flag=True, help="Print the result as JSON (the stable contract in the README).")
-@click.option("--reference", metavar="VALUE", help="More than two values: gaps are measured against VALUE (default: the first).")
-@scale_option
-@click.option("--factor", multiple=True, metavar="COL", help="Two attributes at once: give --factor twice (e.g. style, name).")
-@click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
-              help="Resamples of every resampling method: the bootstrap intervals, the sign-flip inversion beyond "
-                   "30 items, the omnibus test when it cannot be exact.")
-@seed_option
+@options("metric", "a", "b", "noise", "noise_value", "settings", "attribute_settings", "by", "alternative", "alpha",
+         "correction", "json_out", "reference", "scale", "factor", "n_resamples", "seed", "row_level", "interval",
+         "per_item", "validation", "control", "baseline", "cluster", "random_settings", "facts", required=("metric",))
 @limit_option
-@click.option("--row-level", is_flag=True,
-              help="Also Welch's t on the runs, as many published audits report it (the item-level test stays the "
-                   "headline).")
-@interval_option
-@click.option("--per-item", is_flag=True,
-              help="Also Welch's t within each item on its runs (every item's row-level test), corrected across "
-                   "items; with --row-level and --by, also per group.")
-@validation_option
 @effect_options
-@arm_options
-@design_options_of_pair
-@click.option("--set", "analysis_facts", multiple=True, metavar="KEY=VALUE", callback=_parse_analysis_facts,
-              help="A design fact the analysis reads: selection=yes (the metric says whether a candidate was "
-                   "selected: selection rates and impact ratios for several values).")
 @json_refusals
 @shape_options
 def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_out, probe,
             reference=None, scale=None, factor=(), n_resamples=10_000, seed=0, interval="t",
             row_level=False, per_item=False, hedges=False, effect_size="d_z", noise_value=None,
-            block_settings=(), attribute_settings=(), validation=None, control=None, baseline=None,
-            analysis_facts=None, cluster=None, random_settings=()):
+            settings=(), attribute_settings=(), validation=None, control=None, baseline=None,
+            facts=None, cluster=None, random_settings=()):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them.
 
     LOG may be a cell table (from probestats cells, or a warehouse via probestats sql), recognized by
@@ -716,7 +563,7 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
     if (row_level or per_item) and validation is not None:
         raise OptionError("--validation cannot go with --row-level or --per-item: run them apart")
     arms = {k: v for k, v in (("control", control), ("baseline", baseline)) if v is not None}
-    if (analysis_facts or {}).get("selection"):
+    if (facts or {}).get("selection"):
         arms["selection"] = True
     if cells_file is not None and (cluster or random_settings):
         flag = f"--cluster {cluster}" if cluster else f"--random-setting {random_settings[0]}"
@@ -726,7 +573,7 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
             flag = next(f"--{k} {v}" if k != "selection" else "--set selection=yes" for k, v in arms.items())
             raise OptionError(f"{flag} needs the runs of the log's values; give the log instead of a cell table")
         _analyze_cells(cells_file, metric, a, b, noise, by, alternative, alpha, correction, json_out,
-                       probe, reference, scale, factor, interval=interval, row_level=row_level,
+                       probe, reference, scale, factor, interval=interval or "t", row_level=row_level,
                        noise_cells=noise_cells, n_resamples=n_resamples, seed=seed, hedges=hedges)
         return
     from probestats.present.progress import stages
@@ -735,10 +582,10 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
     with stages(enabled=not json_out) as progress:
         result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale,
                      factor=factor, alternative=alternative, alpha=alpha, correction=correction,
-                     n_resamples=n_resamples, seed=seed, probe=probe, interval=interval,
+                     n_resamples=n_resamples, seed=seed, probe=probe, interval=interval or "t",
                      streaming=not (row_level or per_item), progress=progress, hedges=hedges,
                      effect_size=effect_size, validation=validation, **arms,
-                     **_noise_kwargs(noise_value, block_settings, attribute_settings),
+                     **_noise_kwargs(noise_value, settings, attribute_settings),
                      **{k: v for k, v in (("cluster", cluster), ("random_settings", tuple(random_settings))) if v})
     if row_level or per_item:  # Welch's t on runs beside the item-level tests, for a comparison of two values
         from probestats.analyses.paired import Analysis, with_row_level
@@ -751,6 +598,18 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
         result = with_row_tests(result, per_item=per_item, per_group=row_level)
     _refuse_lone_correction(result, correction, control)
     emit(result, json_out)
+
+
+def _judge_options(order, *, response, choice, verdicts, repetition, by) -> dict | None:
+    """A report's judge section (None without --order); the judges are the --by groups."""
+    if order is None:
+        given = [flag for flag, v in (("--response", response), ("--choice", choice), ("--verdict", verdicts),
+                                      ("--repetition", repetition)) if v]
+        if given:
+            raise click.UsageError(f"{given[0]} describes an order probe; add --order COL")
+        return None
+    return {"order": order, "response": response, "choice": choice, "verdicts": tuple(verdicts), "by": tuple(by),
+            "repetition": repetition}
 
 
 def _refuse_lone_correction(result, correction: str, control) -> None:
@@ -798,87 +657,37 @@ def _print_any(result) -> None:
     render_terminal(result, console())
 
 
-def framing_answer_options(func):
-    """How a framing log's answers are read: yes/no or agreement, other wordings, framings in columns."""
-
-    @click.option("--answers", type=click.Choice(["auto", "yes-no", "agreement"]), default="auto",
-                  show_default=True, help="Score answers as yes/no (+1/-1) or on the agreement scale; auto: yes/no "
-                                          "for 0/1 scores or replies that read as yes/no (the output says which).")
-    @click.option("--label-map", "label_map", multiple=True, metavar="LABEL=TEXT,...",
-                  help="Other yes/no wordings, e.g. --label-map yes=Affirm,Y --label-map no=Negate "
-                       "(LABEL: yes, no, refusal, hedge; repeatable).")
-    @click.option("--framing-columns", "framing_columns", multiple=True, metavar="affirmative=COL,reverse=COL",
-                  help="One row per item with a column per framing's answer (prefix MEASURE: to name what they "
-                       "hold, e.g. score:affirmative=a,reverse=b; repeatable).")
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        return func(*args, **kwargs)
-
-    return wrapper
-
-
 @cli.command()
 @logs_argument(required=False)
-@click.option("--metric", multiple=True, metavar="COL[,COL...]",
-              help="The metric column (a number per run); several (repeated, or separated by commas): a report of "
-                   "every metric side by side, one correction over metrics × groups (none: an order probe alone).")
-@a_option
-@b_option
-@click.option("--noise", type=click.Path(path_type=Path), metavar="NOISE_LOG",
-              help="A same-versus-same log, reported beside the probe (and used for the minimum detectable gap); "
-                   "'within' (the default) or 'none' as for analyze.")
-@alternative_option
-@alpha_option
-@click.option("-o", "--output", required=True, type=click.Path(path_type=Path), metavar="FILE",
-              help="Where to write the report: FILE.md (plots in FILE_files/), FILE.html (one self-contained "
-                   "page) or FILE.json.")
-@click.option("--section", "sections", multiple=True, metavar="NAME",
-              type=click.Choice(["summary", "design", "table", "tests", "groups", "ceilings", "many", "factors",
-                                 "noise", "control", "power", "compare", "describe", "validation", "finding",
-                                 "limits", "framing", "judge"]),
-              help="Render only this section (repeatable), to paste into a report of your own.")
-@design_options
-@click.option("--framing", "framing_log", multiple=True, type=click.Path(dir_okay=True, path_type=Path),
-              metavar="FRAMING_LOG", help="A dual-framing log (files or a folder; repeatable), shaped by the same "
-              "--column/--where/--derive/--by: adds the framing section, or without LOG is the report's only analysis.")
-@by_option
-@click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
-              show_default=True, help="Correction across --by groups (and pairs of values).")
-@click.option("--reference", metavar="VALUE",
-              help="More than two values: gaps against VALUE (the many section).")
-@click.option("--factor", multiple=True, metavar="COL",
-              help="Two attributes at once: give --factor twice (the factors section).")
-@click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
-              help="Resamples of every resampling method: the bootstrap intervals, the sign-flip inversion beyond "
-                   "30 items, the omnibus test when it cannot be exact.")
-@seed_option
+@options("metric", "a", "b", "noise", "alternative", "alpha", "output", "sections", "design_file", "facts",
+         "framing_log", "by", "correction", "reference", "factor", "n_resamples", "seed", "before_log", "interval",
+         "validation", "plain", "control", "baseline", "scale", "templates", "per_item", "noise_value", "settings",
+         "attribute_settings", "cluster", "random_settings", "order", "response", "choice", "verdicts", "repetition",
+         "targets", "toward", "answers", "label_map", "framing_columns", required=("output",))
 @limit_option
-@click.option("--before", "before_log", type=click.Path(path_type=Path), metavar="BEFORE_LOG",
-              help="The same probe run before a change (LOG is the run after it): adds the compare section, "
-                   "as 'probestats compare BEFORE_LOG LOG' analyzes it.")
-@interval_option
-@validation_option
 @effect_options
-@click.option("--plain", is_flag=True,
-              help="For people who do not code: tests named in words, methods in a last section.")
-@arm_options
 @shape_options
 @outputs_together
 def report(log, metric, a, b, noise, alternative, alpha, output, sections, design_file, facts, probe,
            framing_log=None, by=(), correction="holm", reference=None, factor=(), n_resamples=10_000, seed=0,
-           before_log=None, interval="t", hedges=False, effect_size="d_z", validation=None, plain=False,
-           control=None, baseline=None):
+           before_log=None, interval=None, hedges=False, effect_size="d_z", validation=None, plain=False,
+           control=None, baseline=None, scale=None, templates=None, per_item=False, noise_value=None, settings=(),
+           attribute_settings=(), cluster=None, random_settings=(), order=None, response=None, choice=None,
+           verdicts=(), repetition=None, targets=None, toward=None, answers="auto", label_map=(),
+           framing_columns=()):
     """Write the report of LOG as Markdown, HTML or JSON (by the suffix of -o), from Jinja templates.
 
-    Missing design facts (attribute, metric definition, attributes not tested, ...) show as
-    visible placeholders; give them with --design probe.toml or --set KEY=VALUE.
+    The report takes every option of the analyses it renders, spelled as they spell it (--scale,
+    --per-item; --order and the judge's options for the judge section; --targets and the framing's
+    options for the framing section). Missing design facts (attribute, metric definition, attributes
+    not tested, ...) show as visible placeholders; give them with --design probe.toml or --set KEY=VALUE.
 
     \b
     Examples:
       probestats report sample_logs/style_probe.csv --metric steps --noise sample_logs/style_noise.csv -o report.md
-      probestats report sample_logs/style_probe.csv --metric steps --design probe.toml -o report.html
+      probestats report sample_logs/style_probe.csv --metric steps --set attribute="writing style" -o report.html
       probestats report sample_logs/style_probe.csv --metric steps -o report.html \\
-          --framing sample_logs/framing_long.csv --set framing.targets=sample_logs/framing_targets.csv
+          --framing sample_logs/framing_long.csv --targets sample_logs/framing_targets.csv
     """
     from probestats.jobs.report import report as run
     from probestats.jobs.report import report_format
@@ -888,20 +697,12 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
     # during the pass, its memory would add to the pass's peak)
     warm_imports("probestats.present.report")
 
-    from probestats.shape.design import KNOWN_KEYS
-
-    given = _report_settings(design_file, facts)
-    facts = {k: v for k, v in facts.items() if k in KNOWN_KEYS}
-    judge, scale, templates = _judge_setting(given, by), given.get("scale"), given.get("templates")
-    targets, toward = given.get("framing.targets"), given.get("framing.toward")
-    answers, label_map = given.get("framing.answers", "auto"), given.get("framing.label_map", ())
-    framing_columns = given.get("framing.columns", ())
-    noise_value, block_settings = given.get("noise_value"), given.get("settings", ())
-    attribute_settings = given.get("attribute_settings", ())
-    per_item = given.get("per_item") == "yes"
-    drawn_design = {k: given[k] for k in ("cluster", "random_settings") if given.get(k)}
+    if design_file is not None:
+        _check_design_keys(design_file)
+    judge = _judge_options(order, response=response, choice=choice, verdicts=verdicts, repetition=repetition, by=by)
+    drawn_design = {k: v for k, v in (("cluster", cluster), ("random_settings", tuple(random_settings))) if v}
     _refuse_inputs({"-o": output}, {"LOG": log, "--noise": noise, "--design": design_file,
-                                    "--framing": framing_log, "--set framing.targets": targets, "--before": before_log,
+                                    "--framing": framing_log, "--targets": targets, "--before": before_log,
                                     "--validation": validation})
     report_format(output)   # a bad -o is refused before the log is read
     framing_log = tuple(framing_log or ())
@@ -919,10 +720,10 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
                             factor=factor)
     if not framing_only:
         if judge is not None and judge["response"] and judge["choice"]:
-            raise click.UsageError("give one of judge.response and judge.choice, not both")
+            raise click.UsageError("give one of --response and --choice, not both")
         if metric is None and judge is None:
-            raise click.UsageError("Missing option '--metric' (or --set judge.order=COL for a report of an order "
-                                   "probe alone).")
+            raise click.UsageError("Missing option '--metric' (or --order COL for a report of an order probe "
+                                   "alone).")
     from probestats.present.progress import stages
 
     # one library call does the whole job (the same one the local page of `probestats serve` makes); a long
@@ -930,50 +731,21 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
     with stages() as progress:
         progress("writing the report")
         run(log, metric=metric, a=a, b=b, noise=noise, alternative=alternative, alpha=alpha, output=output,
-            sections=sections, templates=templates, design_file=design_file, **facts, probe=probe, framing_log=framing_log, targets=targets, toward=toward,
+            sections=sections, templates=templates, design_file=design_file, **facts, probe=probe,
+            framing_log=framing_log, targets=targets, toward=toward,
             judge=judge, by=by, correction=correction, reference=reference, scale=scale, factor=factor,
             n_resamples=n_resamples, seed=seed, before_log=before_log, cells=cells, answers=answers,
-            label_map=label_map, framing_columns=framing_columns, interval=interval, hedges=hedges,
+            label_map=label_map, framing_columns=framing_columns, interval=interval or "t", hedges=hedges,
             effect_size=effect_size, per_item=per_item, validation=validation, plain=plain, control=control,
             baseline=baseline, **drawn_design,
-            **_noise_kwargs(noise_value, block_settings, attribute_settings))
+            **_noise_kwargs(noise_value, settings, attribute_settings))
     console(stderr=True).print(f"wrote {_escape(output)}")
 
 
 @cli.command()
-@click.option("--noise", type=click.Path(path_type=Path), metavar="LOG",
-              help="A same-versus-same (or pilot) log: sigma per run is pooled within its item x value cells; "
-                   "or its cell table built with its runs (probestats cells --keep-runs).")
-@metric_option
-@click.option("--pilot", type=click.Path(path_type=Path), metavar="LOG",
-              help="A pilot of the real comparison: the spread of true gaps (tau) is estimated from it.")
-@click.option("--a", "a", metavar="VALUE", help="First value of the pilot (default: its first value).")
-@click.option("--b", "b", metavar="VALUE", help="Second value of the pilot (default: its second value).")
-@click.option("--heterogeneity", type=click.FloatRange(min=0), metavar="TAU",
-              help="Stated spread (SD) of true gaps between items, instead of a pilot.")
-@click.option("--items", multiple=True, metavar="N[,N...]", help="Item counts (repeatable; default 6,8,10,12,15,20).")
-@click.option("--runs", multiple=True, metavar="K[,K...]", help="Runs per value (repeatable; default 1,2,3,5,10,20).")
-@click.option("--gap", type=float, metavar="G", help="A true average gap of interest: power at it is added.")
-@alternative_option
-@alpha_option
-@click.option("--power", "target", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.8,
-              show_default=True, help="Target power for the minimum detectable gap.")
-@click.option("--sims", type=click.IntRange(min=1), default=2000, show_default=True,
-              help="Simulated probes per design.")
-@seed_option
-@click.option("--plot", type=click.Path(path_type=Path), metavar="FILE.png",
-              help="Also draw power against runs per value (needs --gap).")
-@scale_option
-@click.option("--mechanism", type=click.Choice(["auto", "level", "rate", "scale"]), default="auto", show_default=True,
-              help="How a gap acts: auto (the ways the noise log leaves plausible, the least promising headlined), "
-                   "a shift of the level (its spread stays), a change of a count's or a 0/1 rate (its spread changes "
-                   "with it), or a multiplicative change of the mean.")
-@click.option("--time-budget", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
-              help="Stop refining after this many seconds and say how precise the answers are then (also lifts "
-                   "the limit on how many designs a plan sizes).")
-@click.option("--mdg-range/--no-mdg-range", default=True, show_default=True,
-              help="Beside each MDG, its range over plausible noise logs of the same size (about doubles the time).")
-@json_option("the plan")
+@options("noise", "metric", "pilot", "a", "b", "heterogeneity", "items", "runs", "gap", "alternative", "alpha",
+         "target", "sims", "seed", "plot", "scale", "mechanism", "time_budget", "mdg_range", "json_out",
+         required=("metric",))
 @json_refusals
 @shape_options
 def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternative, alpha, target, sims, seed,
@@ -1007,29 +779,11 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
 
 @cli.command()
 @logs_argument()
-@by_option
-@click.option("--toward", metavar="TARGET", help="Reference target (default per topic: the affirmative one).")
-@click.option("--targets", type=click.Path(path_type=Path), metavar="FILE",
-              help="Per topic, the target each framing asserts (columns topic, affirmative, reverse).")
-@click.option("--item", multiple=True, metavar="COL",
-              help="Columns that make a matched item (repeatable). Default: item, topic, language.")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
-              show_default=True, help="Level for the pattern (on corrected p-values).")
-@click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
-              show_default=True, help="Correction across cells.")
-@click.option("--interval", type=click.Choice(["t", "sign-flip"]),
-              help="Interval method for bias and acquiescence on scores (default: t). Yes/no answers have "
-                   "their own interval, and refuse this option.")
-@click.option("--label", "label_col", metavar="COL", help="The judge's label column (default: label).")
-@click.option("--response", "response_col", metavar="COL", help="The raw response column (default: reply).")
-@click.option("--score-from", type=click.Choice(["score", "label", "response"]),
-              help="Where scores come from (default: score, else label, else a parse of the response).")
-@scale_option
-@framing_answer_options
-@json_option()
+@options("by", "toward", "targets", "item", "alpha", "correction", "interval", "label", "response", "score_from",
+         "scale", "answers", "label_map", "framing_columns", "json_out")
 @json_refusals
 @shape_options
-def framing(log, by, toward, targets, item, alpha, correction, interval, label_col, response_col, score_from,
+def framing(log, by, toward, targets, item, alpha, correction, interval, label, response, score_from,
             scale, json_out, probe, answers="auto", label_map=(), framing_columns=()):
     """Dual framing: which way a model leans between two targets, how strongly, and whether
     the lean is protective or assertive.
@@ -1041,7 +795,7 @@ def framing(log, by, toward, targets, item, alpha, correction, interval, label_c
     from probestats.jobs.framing import framing as run
 
     emit(run(log, by=by, toward=toward, targets=targets, item=item, alpha=alpha, correction=correction,
-             interval=interval, label=label_col, response=response_col, score_from=score_from, scale=scale,
+             interval=interval, label=label, response=response, score_from=score_from, scale=scale,
              answers=answers, label_map=label_map, framing_columns=framing_columns, probe=probe), json_out)
 
 
@@ -1049,14 +803,7 @@ def framing(log, by, toward, targets, item, alpha, correction, interval, label_c
 @cli.command()
 @click.argument("before", type=click.Path(path_type=Path))
 @click.argument("after", type=click.Path(path_type=Path))
-@metric_option
-@a_option
-@b_option
-@alternative_option
-@alpha_option
-@click.option("-o", "--output", type=click.Path(path_type=Path), metavar="FILE",
-              help="Also write the Markdown report section to FILE (.md).")
-@json_option()
+@options("metric", "a", "b", "alternative", "alpha", "output", "json_out", required=("metric",))
 @json_refusals
 @shape_options
 def compare(before, after, metric, a, b, alternative, alpha, output, json_out, probe):
@@ -1089,15 +836,7 @@ def compare(before, after, metric, a, b, alternative, alpha, output, json_out, p
 
 @cli.command()
 @logs_argument()
-@click.option("--metric", metavar="COL", help="The column described: a label, a 0/1 metric, a whole number of few "
-              "values, or any number cut by --bins (default: runs and items only).")
-@click.option("--bins", metavar="E0,E1,...", help="Edges cutting a numeric metric into levels, e.g. 0,45,50,100: "
-              "[0, 45), [45, 50), [50, 100].")
-@by_option
-@click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
-              help="Arrangements drawn by the Monte Carlo test, where the exact one is out of reach.")
-@seed_option
-@json_option()
+@options("metric", "bins", "by", "n_resamples", "seed", "json_out")
 @json_refusals
 @shape_options
 def describe(log, metric, bins, by, n_resamples, seed, json_out, probe):
@@ -1137,22 +876,8 @@ def _run_judge(log, *, order, response, choice, verdicts, by, repetition, score,
 
 @cli.command()
 @logs_argument()
-@order_option
-@click.option("--response", metavar="COL", help="The judge's raw reply, read with --verdict rules.")
-@click.option("--choice", metavar="COL", help="A column that already holds the slot chosen (first, second, tie; "
-              "other labels mapped with --verdict first=A).")
-@click.option("--score", metavar="COL", help="A judge that scores each answer: the paired analysis with the order as "
-              "the attribute.")
-@click.option("--verdict", "verdicts", multiple=True, metavar="LABEL=PATTERN",
-              help="LABEL is first, second or tie; PATTERN literal text (case-sensitive, anywhere in the reply), or "
-                   "re:REGEX. Repeatable.")
-@by_option
-@click.option("--repetition", metavar="COL", help="The column numbering repeated judgments of the same item.")
-@scale_option
-@alpha_option
-@click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
-              show_default=True, help="Correction across judges (each test on its own).")
-@json_option()
+@options("order", "response", "choice", "score", "verdicts", "by", "repetition", "scale", "alpha", "correction",
+         "json_out")
 @json_refusals
 @shape_options
 def judge(log, order, response, choice, score, verdicts, by, repetition, scale, alpha, correction, json_out, probe):
@@ -1274,12 +999,7 @@ def _plan_usage(noise, pilot, noise_cells, pilot_cells, probe) -> None:
 
 @cli.command()
 @logs_argument()
-@metric_option
-@by_option
-@click.option("-o", "--output", required=True, type=click.Path(path_type=Path), metavar="FILE",
-              help="The cell table to write (.parquet, .csv or .jsonl).")
-@click.option("--keep-runs", "keep_runs", is_flag=True,
-              help="Keep each cell's values too: a noise or pilot log for plan (or analyze's --noise) needs them.")
+@options("metric", "by", "output", "keep_runs", required=("metric", "output"))
 @shape_options
 def cells(log, metric, by, output, probe, keep_runs=False):
     """Summarize a log into its cell table: one row per item x value (x --by group), exact sums.
@@ -1315,30 +1035,10 @@ def cells(log, metric, by, output, probe, keep_runs=False):
 
 
 @cli.command()
-@click.option("--dialect", default="duckdb", show_default=True, metavar="NAME",
-              help="duckdb or spark (tested); other sqlglot dialects are written but not tested here.")
-@click.option("--table", required=True, metavar="NAME", help="The table or view holding the log, one row per run.")
-@metric_option
-@by_option
-@click.option("--where", metavar="SQL", help="Keep only rows where this SQL condition holds.")
-@click.option("--derive", multiple=True, metavar="NAME=SQL", help="Add a column from a SQL expression (repeatable).")
-@click.option("--column", multiple=True, metavar="CANONICAL=HEADER",
-              help="The table's column for a canonical one, e.g. item=question_id (repeatable).")
-@click.option("--run-order", "order", metavar="COL",
-              help="A column giving the runs' order (row number or time): items keep it.")
-@click.option("--places", type=click.IntRange(0, 9), default=6, show_default=True,
-              help="Decimal places of the metric's values; sums are exact whole units of 10^-places.")
-@click.option("--no-seed", is_flag=True,
-              help="The table has no seed column: each cell's halves (the within-log noise) follow --run-order.")
-@click.option("--time", "with_time", is_flag=True,
-              help="The table has a time column: keep each cell's first and last time (the report's run dates).")
-@click.option("--keep-runs", "with_runs", is_flag=True,
-              help="Keep each cell's values, as a noise or pilot table for plan (and analyze's --noise) needs them.")
-@click.option("--setting", "settings", multiple=True, type=click.Choice(["model", "temperature", "system"]),
-              help="A held-fixed setting column to keep per cell (its first run's value), for the report "
-                   "(repeatable).")
-def sql(dialect, table, metric, by, where, derive, column, order, places, no_seed=False, with_time=False,
-        with_runs=False, settings=()):
+@options("dialect", "table", "metric", "by", "where", "derive", "column", "order_column", "places", "no_seed",
+         "with_time", "keep_runs", "keep_settings", required=("table", "metric"))
+def sql(dialect, table, metric, by, where, derive, column, order_column, places, no_seed=False, with_time=False,
+        keep_runs=False, keep_settings=()):
     """Print the SQL that builds the cell table in a warehouse, and validation queries to run there.
 
     \b
@@ -1351,8 +1051,8 @@ def sql(dialect, table, metric, by, where, derive, column, order, places, no_see
 
     common = dict(table=table, metric=metric, dialect=dialect.lower(), by=by, places=places,
                   columns=_parse_columns(column), where=where, derive=[parse_derive(d) for d in derive])
-    query = cell_query(order=order, seed=None if no_seed else "seed", time=with_time, runs=with_runs,
-                       settings=settings, **common)
+    query = cell_query(order=order_column, seed=None if no_seed else "seed", time=with_time, runs=keep_runs,
+                       settings=keep_settings, **common)
     checks = validation_queries(seed=None if no_seed else "seed", **common)
     note = "" if dialect.lower() in TESTED_DIALECTS else f" (dialect {dialect}: written by sqlglot, not tested)"
     click.echo(f"-- the cell table{note}: save the result as Parquet or CSV, then\n"
@@ -1362,13 +1062,7 @@ def sql(dialect, table, metric, by, where, derive, column, order, places, no_see
 
 
 @cli.command()
-@click.option("--port", type=click.IntRange(0, 65535), default=0, metavar="N",
-              help="The port to listen on (default: a free one).")
-@click.option("--host", default="127.0.0.1", show_default=True, metavar="ADDRESS",
-              help="The address to listen on; anything but loopback makes the page reachable from other machines.")
-@click.option("--open", "open_browser", is_flag=True, help="Open the page in the web browser.")
-@click.option("--max-mb", type=click.IntRange(min=1), default=50, show_default=True,
-              help="The largest upload accepted, in MB (the log and the same-versus-same file together).")
+@options("port", "host", "open_browser", "max_mb")
 def serve(port, host, open_browser, max_mb):
     """A local web page: upload a log or spreadsheet, map its columns, check it, get the report and size
     the next probe, without writing a command (each step shows the command that does the same).

@@ -132,15 +132,6 @@ READ_KEYS = frozenset({"format", "sheet", "skip_rows", "encoding", "max_cells", 
 #: given on the command line as ``--from-text NAME=KIND[:REGEX]``: the KIND of each
 TEXT_KINDS = {"count": "count", "words": "words", "chars": "chars", "number": "number", "variant_from": "prompt"}
 
-#: the report's settings, given on its command line as ``--set KEY=VALUE`` (parameter: key), inside
-#: :func:`setting_spelling` (the report's job runs in it; other commands have flags for these)
-SET_KEYS = {"templates": "templates", "scale": "scale", "per_item": "per_item", "noise_value": "noise_value",
-            "settings": "settings", "attribute_settings": "attribute_settings", "targets": "framing.targets",
-            "toward": "framing.toward", "answers": "framing.answers", "label_map": "framing.label_map",
-            "framing_columns": "framing.columns", "order": "judge.order", "response": "judge.response",
-            "choice": "judge.choice", "verdicts": "judge.verdict", "repetition": "judge.repetition",
-            "cluster": "cluster", "random_settings": "random_settings"}
-_SETTINGS = contextvars.ContextVar("probestats_report_settings", default=False)
 
 
 @contextlib.contextmanager
@@ -151,18 +142,6 @@ def _holding(var: contextvars.ContextVar, value):
         yield
     finally:
         var.reset(token)
-
-
-@contextlib.contextmanager
-def setting_spelling():
-    """Within this block, :func:`opt` names the report's settings as ``--set KEY=VALUE`` on the command line.
-
-    >>> with cli_spelling(), setting_spelling():
-    ...     opt("targets", "t.csv"), opt("scale"), opt("alpha", 2)
-    ('--set framing.targets=t.csv', '--set scale=VALUE', '--alpha 2')
-    """
-    with _holding(_SETTINGS, True):
-        yield
 
 
 def opt(name: str, value=None) -> str:
@@ -218,8 +197,6 @@ def _flag(name: str, value) -> str:
     """The command line's spelling of a parameter and its value."""
     if name in READ_KEYS:   # how a file is read: one --read KEY=VALUE option on the command line
         return "--read " + _quote(f"{name.replace('_', '-')}={'VALUE' if value is None else value}")
-    if name in SET_KEYS and _SETTINGS.get():   # a report setting: --set KEY=VALUE
-        return "--set " + _quote(f"{SET_KEYS[name]}={'VALUE' if value is None else value}")
     if name in TEXT_KINDS:   # a column counted from the text: one --from-text NAME=KIND[:REGEX] option
         kind = TEXT_KINDS[name]
         pattern = kind not in ("words", "chars")

@@ -177,9 +177,9 @@ def duckdb_cells(log: Path, folder: Path, *options) -> Path:
 
 def test_report_and_plan_from_duckdb_tables_are_the_row_logs(tmp_path):
     probe, noise = SAMPLES / "style_hand.csv", SAMPLES / "style_noise.csv"
-    facts = ["--time", "--setting", "model", "--setting", "temperature"]
+    facts = ["--time", "--keep-setting", "model", "--keep-setting", "temperature"]
     cells = duckdb_cells(probe, tmp_path / "t", *facts)
-    noise_cells = duckdb_cells(noise, tmp_path / "t", *facts, "--setting", "system", "--keep-runs")
+    noise_cells = duckdb_cells(noise, tmp_path / "t", *facts, "--keep-setting", "system", "--keep-runs")
     row, cell = same_report([probe, "--metric", "steps", "--noise", noise],
                             [cells, "--noise", noise_cells, "--metric", "steps"], tmp_path)
     assert cell.replace(str(cells).replace("_", "\\_"), str(probe).replace("_", "\\_")) == row
@@ -227,7 +227,7 @@ def test_options_that_need_rows_are_refused_in_one_line(tmp_path, capsys):
          "with a cell table as LOG, give this log as a cell table too (probestats cells"),
         (["report", cells, "--metric", "steps", "--where", "seed > 1", "-o", out], 1,
          "--where cannot be used with a cell table: it needs the log's rows; build the cell table with it"),
-        (["report", cells, "--metric", "steps", "--set", "judge.order=variant", "--set", "judge.choice=x", "-o", out], 1,
+        (["report", cells, "--metric", "steps", "--order", "variant", "--choice", "x", "-o", out], 1,
          "--order cannot be used with a cell table"),
         (["report", cells, "--metric", "steps", "--noise", "none", "-o", out], 1,
          "--noise none cannot be used with a cell table"),
@@ -276,9 +276,9 @@ def test_report_and_plan_from_spark_tables_are_the_row_logs(tmp_path, spark):
         return out
 
     probe, noise = SAMPLES / "style_hand.csv", SAMPLES / "style_noise.csv"
-    facts = ["--time", "--setting", "model", "--setting", "temperature"]
+    facts = ["--time", "--keep-setting", "model", "--keep-setting", "temperature"]
     cells = spark_cells(probe, *facts)
-    noise_cells = spark_cells(noise, *facts, "--setting", "system", "--keep-runs")
+    noise_cells = spark_cells(noise, *facts, "--keep-setting", "system", "--keep-runs")
     row, cell = same_report([probe, "--metric", "steps", "--noise", noise],
                             [cells, "--noise", noise_cells, "--metric", "steps"], tmp_path)
     assert cell.replace(str(cells).replace("_", "\\_"), str(probe).replace("_", "\\_")) == row

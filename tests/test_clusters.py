@@ -208,5 +208,5 @@ def test_the_clusters_are_shown_in_the_terminal_the_report_and_json(tmp_path, ca
     assert main(["analyze", str(path), "--metric", "y", "--cluster", "nope"]) == 1
     assert capsys.readouterr().err.startswith("Error: ")
     report = tmp_path / "r.md"
-    assert main(["report", str(path), "--metric", "y", "--set", "cluster=doc", "-o", str(report)]) == 0
+    assert main(["report", str(path), "--metric", "y", "--cluster", "doc", "-o", str(report)]) == 0
     assert "nested in 40 clusters of doc" in report.read_text(encoding="utf-8")

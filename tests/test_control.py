@@ -280,7 +280,7 @@ def test_the_command_line_refuses_them_in_its_own_spelling(tmp_path, capsys):
                                  "log has 3 values: choose the other with --a VALUE, or measure every value against "
                                  "it with --reference original\n")
     code, _, err = cli(capsys, "analyze", path, "--metric", "score", "--set", "attribute=style")
-    assert code == 2 and "analyze reads the design fact selection only" in err
+    assert code == 1 and "analyze reads the design fact selection only" in err
     code, _, err = cli(capsys, "analyze", path, "--metric", "score", "--reference", "original", "--set", "selection=yes")
     assert code == 1 and "--set selection=yes: a selection metric is 0 or 1 per run" in err
     code, _, err = cli(capsys, "analyze", path, "--metric", "score", "--control", "nothing", "--a", "modified",

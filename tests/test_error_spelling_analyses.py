@@ -13,7 +13,7 @@ import pytest
 import probestats
 from probestats.analyses.cells import analyze_cells
 from probestats.cli import main
-from probestats.errors import ProbestatsError, cli_spelling, opt, setting_spelling
+from probestats.errors import ProbestatsError, cli_spelling, opt
 
 PROBE = "sample_logs/style_probe.csv"
 NOISE = "sample_logs/style_noise.csv"
@@ -123,32 +123,32 @@ def test_python_names_parameters_and_the_command_line_names_flags(case, files, c
 REPORT_CASES = {
     "the templates folder": (
         lambda f: probestats.report(PROBE, metric="steps", format="md", templates="no-such-folder"),
-        lambda f: ["report", PROBE, "--metric", "steps", "-o", f["out"], "--set", "templates=no-such-folder"],
+        lambda f: ["report", PROBE, "--metric", "steps", "-o", f["out"], "--templates", "no-such-folder"],
         "templates='no-such-folder': not a folder; give the folder that holds your .j2 templates",
-        "--set templates=no-such-folder: not a folder; give the folder that holds your .j2 templates"),
+        "--templates no-such-folder: not a folder; give the folder that holds your .j2 templates"),
     "the framing targets and by": (
         lambda f: probestats.report(PROBE, metric="steps", format="md", framing_log=FRAMING, targets=TARGETS,
                                     by=["model"]),
         lambda f: ["report", PROBE, "--metric", "steps", "-o", f["out"], "--framing", FRAMING,
-                   "--set", f"framing.targets={TARGETS}", "--by", "model"],
+                   "--targets", f"{TARGETS}", "--by", "model"],
         _POOLED.format("by='topic'", "toward='TARGET'", "targets='FILE'"),
-        _POOLED.format("--by topic", "--set framing.toward=TARGET", "--set framing.targets=FILE")),
+        _POOLED.format("--by topic", "--toward TARGET", "--targets FILE")),
     "the judge's repeated verdicts": (
         lambda f: probestats.report(f["repeated"], format="md",
                                     judge={"order": "order", "response": "reply", "verdicts": VERDICTS}),
-        lambda f: ["report", f["repeated"], "-o", f["out"], "--set", "judge.order=order",
-                   "--set", "judge.response=reply", "--set", f"judge.verdict={VERDICTS[0]}",
-                   "--set", f"judge.verdict={VERDICTS[1]}"],
+        lambda f: ["report", f["repeated"], "-o", f["out"], "--order", "order",
+                   "--response", "reply", "--verdict", f"{VERDICTS[0]}",
+                   "--verdict", f"{VERDICTS[1]}"],
         _validation(_DUPLICATE.format("repetition='COL' or by='COL'")),
-        _validation(_DUPLICATE.format("--set judge.repetition=COL or --by COL"))),
+        _validation(_DUPLICATE.format("--repetition COL or --by COL"))),
     "the judge's verdict rules": (
         lambda f: probestats.report(f["repeated"], format="md", judge={"order": "order", "response": "reply"}),
-        lambda f: ["report", f["repeated"], "-o", f["out"], "--set", "judge.order=order",
-                   "--set", "judge.response=reply"],
+        lambda f: ["report", f["repeated"], "-o", f["out"], "--order", "order",
+                   "--response", "reply"],
         "verdicts: give the rules that read a reply, for example verdicts=['first=[[A]]', 'second=[[B]]'] "
         "(or choice='COL' when the log holds the slot chosen)",
-        "--set judge.verdict=VALUE: give the rules that read a reply, for example --set 'judge.verdict=first=[[A]]' "
-        "--set 'judge.verdict=second=[[B]]' (or --set judge.choice=COL when the log holds the slot chosen)"),
+        "--verdict: give the rules that read a reply, for example --verdict 'first=[[A]]' "
+        "--verdict 'second=[[B]]' (or --choice COL when the log holds the slot chosen)"),
     "an output that is an input": (
         lambda f: probestats.report(PROBE, metric="steps", output=PROBE),
         None,
@@ -179,16 +179,12 @@ def test_warnings_name_the_plan_options_as_the_caller_gives_them(capsys):
     assert "; give --pilot LOG or --heterogeneity TAU" in out and "heterogeneity=TAU" not in out
 
 
-def test_report_settings_are_set_keys_only_inside_the_report():
-    """Outside a report the same parameters are the other commands' flags; Python never sees ``--set``."""
+def test_report_settings_are_the_flags_of_every_command():
+    """A report's analysis options are the flags the analyses take; Python names them by their keywords."""
     with cli_spelling():
-        assert (opt("targets", "t.csv"), opt("order"), opt("scale", "1:5")) == ("--targets t.csv", "--order",
-                                                                                "--scale 1:5")
-        with setting_spelling():
-            assert (opt("targets", "t.csv"), opt("order"), opt("scale", "1:5"), opt("by", "m")) == (
-                "--set framing.targets=t.csv", "--set judge.order=VALUE", "--set scale=1:5", "--by m")
-    with setting_spelling():
-        assert opt("targets", "t.csv") == "targets='t.csv'"
+        assert (opt("targets", "t.csv"), opt("order"), opt("scale", "1:5"), opt("by", "m")) == (
+            "--targets t.csv", "--order", "--scale 1:5", "--by m")
+    assert opt("targets", "t.csv") == "targets='t.csv'"
 
 
 def test_a_report_written_over_its_framing_targets_names_the_setting(tmp_path, capsys):
@@ -198,9 +194,9 @@ def test_a_report_written_over_its_framing_targets_names_the_setting(tmp_path, c
         probestats.report(PROBE, metric="steps", framing_log=FRAMING, targets=targets, output=targets)
     assert str(info.value) == (f"output={str(targets)!r} is targets={str(targets)!r}, which this command reads; "
                                "write the output to another file")
-    code = main(["report", PROBE, "--metric", "steps", "--framing", FRAMING, "--set", f"framing.targets={targets}",
+    code = main(["report", PROBE, "--metric", "steps", "--framing", FRAMING, "--targets", f"{targets}",
                  "-o", str(targets)])
     assert code == 1 and capsys.readouterr().err == (
-        f"Error: -o {targets} is --set framing.targets {targets}, which this command reads; write the output to "
+        f"Error: -o {targets} is --targets {targets}, which this command reads; write the output to "
         "another file\n")
     assert targets.read_bytes() == Path(TARGETS).read_bytes()

@@ -23,7 +23,8 @@ COMMAND = re.compile(r"\bprobestats (?:validate|analyze|report|plan|compare|fram
 #: where a flag is the point: the one table of flags, output only the terminal shows, another tool's own
 #: flag, and the report job's names of its cell-table inputs (keys of its ``cells`` parameter)
 ALLOWED = {"errors.py", "present/terminal.py", "present/terminal_framing.py", "present/effects_text.py",
-           "io/promptfoo.py", "jobs/report.py"}
+           "io/promptfoo.py", "jobs/report.py",
+           "parameters.py"}   # the registry: where each flag is declared, once
 #: the files above whose messages still must not write a one-letter flag by hand
 SHORT_CHECKED = {"jobs/report.py"}
 

@@ -304,9 +304,9 @@ def test_framings_in_columns_give_the_figures_of_the_long_log(tmp_path, capsys):
     assert _figures(got["cells"]) == _figures(expected["cells"])
 
     # the report, split by model and language, with no reshaping outside probestats
-    for source, extra in ((long, []), (folder, ["--set", "framing.columns=affirmative=agree_prompt,reverse=disagree_prompt"])):
+    for source, extra in ((long, []), (folder, ["--framing-columns", "affirmative=agree_prompt,reverse=disagree_prompt"])):
         out_file = tmp_path / f"r_{source.name}.json"
-        code, _, err = run(capsys, "report", "--framing", source, *extra, "--set", f"framing.targets={targets}", "--by", "model",
+        code, _, err = run(capsys, "report", "--framing", source, *extra, "--targets", f"{targets}", "--by", "model",
                            "--by", "language", "-o", out_file)
         assert code == 0, err
     a = json.loads((tmp_path / "r_long.csv.json").read_text())["framing"]
@@ -321,7 +321,7 @@ def test_framings_in_columns_give_the_figures_of_the_long_log(tmp_path, capsys):
 def test_the_framing_only_report_is_laid_out_around_the_framing(tmp_path, capsys):
     long, folder, targets = _logs(tmp_path)
     out_file = tmp_path / "f.md"
-    code, _, err = run(capsys, "report", "--framing", long, "--set", f"framing.targets={targets}", "--where", "language != 'pl'",
+    code, _, err = run(capsys, "report", "--framing", long, "--targets", f"{targets}", "--where", "language != 'pl'",
                        "-o", out_file)
     assert code == 0, err
     md = out_file.read_text(encoding="utf-8")
@@ -331,8 +331,8 @@ def test_the_framing_only_report_is_laid_out_around_the_framing(tmp_path, capsys
     for name in ("framing_lean", "framing_acquiescence"):
         assert f"](f_files/{name}.png)" in md and (tmp_path / "f_files" / f"{name}.png").exists()
     html = tmp_path / "f.html"
-    assert run(capsys, "report", "--framing", folder, "--set",
-               "framing.columns=affirmative=agree_prompt,reverse=disagree_prompt", "--set", f"framing.targets={targets}", "-o", html)[0] == 0
+    assert run(capsys, "report", "--framing", folder, "--framing-columns",
+               "affirmative=agree_prompt,reverse=disagree_prompt", "--targets", f"{targets}", "-o", html)[0] == 0
     page = html.read_text(encoding="utf-8")
     assert "<h2>Heat maps</h2>" in page and page.count('src="data:image/png;base64,') >= 3
 
@@ -371,8 +371,8 @@ def test_answers_and_label_map_on_the_command_line(tmp_path, capsys):
                                                  "say what they mean with --label-map")
     code, _, err = run(capsys, "framing", path, "--label-map", "maybe=x")
     assert code == 1 and err.strip().startswith("Error: --label-map: unknown label 'maybe'")
-    code, _, err = run(capsys, "report", "--framing", path, "--set", "framing.columns=affirmative=a", "-o", tmp_path / "x.md")
-    assert code == 1 and "Error: --set framing.columns=affirmative=a: name both framings" in err
+    code, _, err = run(capsys, "report", "--framing", path, "--framing-columns", "affirmative=a", "-o", tmp_path / "x.md")
+    assert code == 1 and "Error: --framing-columns affirmative=a: name both framings" in err
 
 
 def test_the_terminal_lists_unparsed_replies_with_their_count_per_cell(tmp_path, capsys):

@@ -96,7 +96,7 @@ KNOWN_CIRCLES = [
 KNOWN_PRIVATE = {
     "probestats/present/terminal_metrics.py: from probestats.present.terminal import _tests_lines",
 }
-KNOWN_LONG = {"probestats/cli.py", "probestats/present/report.py"}
+KNOWN_LONG = {"probestats/present/report.py"}
 
 def test_no_module_imports_itself_through_others():
     graph = grimp.build_graph("probestats", cache_dir=None)

@@ -314,8 +314,8 @@ from probestats.cli import main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 VERDICT_ARGS = ["--verdict", "first=[[A]]", "--verdict", "second=[[B]]", "--verdict", "tie=[[C]]"]
-REPORT_VERDICTS = ["--set", "judge.verdict=first=[[A]]", "--set", "judge.verdict=second=[[B]]",
-                   "--set", "judge.verdict=tie=[[C]]"]   # VERDICT_ARGS as a report's settings
+REPORT_VERDICTS = ["--verdict", "first=[[A]]", "--verdict", "second=[[B]]",
+                   "--verdict", "tie=[[C]]"]   # VERDICT_ARGS as a report's settings
 
 
 def run_cli(args, capsys):
@@ -403,7 +403,7 @@ def test_report_with_order_renders_the_judge_section_escaped(tmp_path, capsys, f
     log = tmp_path / "verdicts.csv"
     _hostile_judge_log(log)
     out = tmp_path / f"r.{fmt}"
-    code, _, err = run_cli(["report", log, "--set", "judge.order=position", "--set", "judge.response=reply", *REPORT_VERDICTS,
+    code, _, err = run_cli(["report", log, "--order", "position", "--response", "reply", *REPORT_VERDICTS,
                             "--by", "judge", "-o", out], capsys)
     assert code == 0, err
     text = out.read_text(encoding="utf-8")
@@ -436,8 +436,8 @@ def test_report_needs_a_metric_or_an_order(tmp_path, capsys):
     _hostile_judge_log(log)
     code, _, err = run_cli(["report", log, "-o", tmp_path / "r.md"], capsys)
     assert code == 2 and "--metric" in err
-    code, _, err = run_cli(["report", log, "--set", "judge.verdict=first=A", "-o", tmp_path / "r.md"], capsys)
-    assert code == 2 and "add --set judge.order=COL" in err
+    code, _, err = run_cli(["report", log, "--verdict", "first=A", "-o", tmp_path / "r.md"], capsys)
+    assert code == 2 and "add --order COL" in err
 
 
 def test_the_judge_section_beside_a_probe_report():

@@ -461,9 +461,9 @@ def test_cli_errors(tmp_path, capsys):
     code, _, err = run_cli(["report", PROBE, "--metric", "steps", "-o", tmp_path / "r.md", "--section", "nope"],
                            capsys)
     assert code == 2 and "Invalid value for '--section'" in err
-    code, _, err = run_cli(["report", PROBE, "--metric", "steps", "-o", tmp_path / "r.md", "--set",
-                            f"templates={tmp_path / 'none'}"], capsys)
-    assert code == 1 and err.startswith("Error: --set templates=")
+    code, _, err = run_cli(["report", PROBE, "--metric", "steps", "-o", tmp_path / "r.md", "--templates",
+                            f"{tmp_path / 'none'}"], capsys)
+    assert code == 1 and err.startswith("Error: --templates ")
     assert list(tmp_path.iterdir()) == []
 
 
@@ -523,7 +523,7 @@ def hostile_framing_log(tmp_path) -> Path:
 def test_cli_report_takes_in_the_framing_section(tmp_path, capsys):
     out = tmp_path / "r.md"
     code, _, err = run_cli(["report", PROBE, "--metric", "steps", "-o", out, "--framing", FRAMING,
-                            "--set", f"framing.targets={TARGETS}"], capsys)
+                            "--targets", f"{TARGETS}"], capsys)
     assert code == 0, err
     text = out.read_text()
     assert re.findall(r"^## (.+)$", text, flags=re.M)[-1] == "Dual framing"
@@ -533,7 +533,7 @@ def test_cli_report_takes_in_the_framing_section(tmp_path, capsys):
     assert "exact sign-flip test across matched items" in text  # the figures name their test
     only = tmp_path / "f.html"
     code, _, err = run_cli(["report", PROBE, "--metric", "steps", "-o", only, "--section", "framing",
-                            "--framing", FRAMING, "--set", f"framing.targets={TARGETS}"], capsys)
+                            "--framing", FRAMING, "--targets", f"{TARGETS}"], capsys)
     assert code == 0, err
     page = parse(only.read_text())
     assert [a.get("id") for t, a in page.tags if t == "section"] == ["framing"]
@@ -545,10 +545,10 @@ def test_cli_report_framing_errors(tmp_path, capsys):
                             "framing"], capsys)
     assert (code, err) == (1, "Error: --section framing: not in this report: no framing result was given; give the dual-framing log "
                               "with --framing FRAMING_LOG\n")
-    code, _, err = run_cli(["report", PROBE, "--metric", "steps", "-o", tmp_path / "r.md", "--set", "framing.toward=A"], capsys)
+    code, _, err = run_cli(["report", PROBE, "--metric", "steps", "-o", tmp_path / "r.md", "--toward", "A"], capsys)
     assert code == 1 and err.startswith("Error: the framing targets and reference target belong to the framing section")
     code, _, err = run_cli(["report", PROBE, "--metric", "steps", "-o", tmp_path / "r.md", "--framing",
-                            FRAMING, "--set", f"framing.targets={TARGETS}", "--set", "framing.toward=nobody"], capsys)
+                            FRAMING, "--targets", f"{TARGETS}", "--toward", "nobody"], capsys)
     assert (code, err) == (1, "Error: no prompt in the topics 'leadership', 'remote_work' asserts 'nobody' (targets: "
                               "female, male, office, remote); name a target every topic has, or analyze those topics "
                               "apart\n")
@@ -561,7 +561,7 @@ def test_hostile_framing_log_is_escaped_in_every_section(tmp_path, capsys, fmt):
     for name in BODY_SECTIONS + ["framing"]:
         out = tmp_path / f"{name}.{fmt}"
         code, _, err = run_cli(["report", HOSTILE, "--metric", "steps", "-o", out, "--section", name,
-                                "--framing", framing, "--set", f"framing.targets={tmp_path / 'targets.csv'}"], capsys)
+                                "--framing", framing, "--targets", f"{tmp_path / 'targets.csv'}"], capsys)
         assert code == 0, (name, err)
         text = out.read_text(encoding="utf-8")
         if fmt == "json":
@@ -595,8 +595,8 @@ def test_user_template_errors_are_one_line(tmp_path, capsys):
         path = folder / "table.md.j2"
         path.write_bytes(source if isinstance(source, bytes) else source.encode())
         code, _, err = run_cli(["report", PROBE, "--metric", "steps", "-o", tmp_path / "r.md", "--section",
-                                "table", "--set", f"templates={folder}"], capsys)
-        assert code == 1 and err.startswith(f"Error: --set templates={folder}: ") and err.count("\n") == 1, err
+                                "table", "--templates", f"{folder}"], capsys)
+        assert code == 1 and err.startswith(f"Error: --templates {folder}: ") and err.count("\n") == 1, err
         assert words in err, err
     assert not (tmp_path / "r.md").exists()
 

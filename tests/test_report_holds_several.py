@@ -20,8 +20,8 @@ from probestats.present.report import render_report
 from tests.factories import write_log
 from tests.judge_factory import RULES, TAGS, Judge, draw_pairs
 
-REPORT_VERDICTS = ["--set", "judge.verdict=first=[[A]]", "--set", "judge.verdict=second=[[B]]",
-                   "--set", "judge.verdict=tie=[[C]]"]
+REPORT_VERDICTS = ["--verdict", "first=[[A]]", "--verdict", "second=[[B]]",
+                   "--verdict", "tie=[[C]]"]
 
 
 def cli(capsys, *args) -> tuple[int, str, str]:
@@ -70,8 +70,8 @@ def test_a_report_of_a_metric_and_a_judges_order_probe_states_both_verdicts(tmp_
     assert not probe.verdict.detected                     # the score does not depend on the order
     assert judge.verdict.detected and set(judge.verdict.found) == {"judge j1", "judge j2", "judge j3"}   # primacy
     path = write_log(frame, tmp_path / "bench.csv")
-    args = ["report", path, "--metric", "score", "--by", "judge", "--set", "judge.order=order",
-            "--set", "judge.response=reply", *REPORT_VERDICTS]
+    args = ["report", path, "--metric", "score", "--by", "judge", "--order", "order",
+            "--response", "reply", *REPORT_VERDICTS]
     texts = {}
     for fmt in ("md", "html", "json"):
         code, _, err = cli(capsys, *args, "-o", tmp_path / f"r.{fmt}")

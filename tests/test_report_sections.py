@@ -177,9 +177,8 @@ METRIC_OF = {"factor": "x", "scale": "level", "derive": "double"}
 
 
 def _report_args(args):
-    """analyze's options as report takes them: the scale is a setting, --set scale=LOW:HIGH."""
-    return [f"scale={a}" if i and args[i - 1] == "--scale" else "--set" if a == "--scale" else a
-            for i, a in enumerate(args)]
+    """analyze's options as report takes them: the same flags."""
+    return list(args)
 
 
 def _args(case, logs):

@@ -75,7 +75,7 @@ def test_a_framing_log_is_offered_its_analysis_and_reports_as_its_commands(page,
     job = job_of(checked)
     results = get(page, job, "results").text
     command, analysis = command_of(results), command_of(results, "analysis-command")
-    assert command == "probestats report --framing framing_long.csv --set framing.targets=targets.csv -o report.md"
+    assert command == "probestats report --framing framing_long.csv --targets targets.csv -o report.md"
     assert analysis == "probestats framing framing_long.csv --targets targets.csv --json"
     assert "fact-attribute" not in results  # the framing report has no design facts to fill in
     folder = tmp_path / "by-hand"
@@ -201,9 +201,8 @@ def test_an_order_probe_is_offered_and_reports_as_its_commands(page, tmp_path, c
     command, analysis = command_of(results), command_of(results, "analysis-command")
     read = ("--response 'Judge reply' --verdict 'first=[[A]]' --verdict 'second=[[B]]' --verdict 'tie=[[C]]'"
             if source == "reply" else "--choice choice")
-    # the report takes the judge's columns as settings (--set judge.KEY=VALUE), the judge command as flags
-    settings_of = re.sub(r"--(response|verdict|choice) ('?)", r"--set \2judge.\1=", read)
-    assert command == (f"probestats report verdicts.csv --set judge.order=Position {settings_of} --by Judge "
+    # the report takes the judge's columns as the judge command's flags
+    assert command == (f"probestats report verdicts.csv --order Position {read} --by Judge "
                        "-o report.md")
     assert analysis == f"probestats judge verdicts.csv --order Position {read} --by Judge --json"
     folder = tmp_path / "by-hand"

@@ -408,7 +408,7 @@ def test_a_person_gets_the_framing_report_and_analysis_the_commands_give(browser
 
     command = wait_for(browser, "#command").text
     analysis = browser.find_element(By.ID, "analysis-command").text
-    assert command == "probestats report --framing framing_long.csv --set framing.targets=targets.csv -o report.md"
+    assert command == "probestats report --framing framing_long.csv --targets targets.csv -o report.md"
     assert analysis == "probestats framing framing_long.csv --targets targets.csv --json"
     for link, name in (("dl-targets", "targets.csv"), ("dl-md", "report.md"), ("dl-analysis", "analysis.json")):
         browser.find_element(By.ID, link).click()

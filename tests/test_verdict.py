@@ -481,8 +481,8 @@ def test_no_cli_output_of_any_kind_names_python_parameters_or_prints_p_0(tmp_pat
         code, out = run("judge", judged, *order, *extra)
         assert code == 0, out
         outputs.append(out)
-    settings = ["--set", "judge.order=order", "--set", "judge.response=reply", "--set", "judge.verdict=first=[[A]]",
-                "--set", "judge.verdict=second=[[B]]"]   # the report takes the judge's columns as settings
+    settings = ["--order", "order", "--response", "reply", "--verdict", "first=[[A]]",
+                "--verdict", "second=[[B]]"]   # the report takes the judge's columns as settings
     code, out = run("report", judged, *settings, "-o", tmp_path / "judge.md")
     assert code == 0, out
     outputs += [out, (tmp_path / "judge.md").read_text()]

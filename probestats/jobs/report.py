@@ -9,15 +9,14 @@ command's names (``design_file`` for ``--design``, ``framing_log`` for ``--frami
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from probestats.errors import OptionError, either, opt, setting_spelling
+from probestats.errors import OptionError, either, opt
 
 #: An order probe, as the caller spells it.
-_ORDER = ("judge={'order': COL}", "--set judge.order=COL")
+_ORDER = ("judge={'order': COL}", "--order COL")
 #: The report's cell tables, named as the caller gave them: a key of ``cells``, or where the command line takes it.
 _CELL_INPUTS = {"--cells": "LOG", "--noise-cells": "--noise", "--before-cells": "--before"}
 
@@ -106,16 +105,6 @@ def _logs(log) -> tuple:
     return tuple(log)
 
 
-def _settings_as_set(func):
-    """Run ``func`` with the report's settings named as the command line gives them (``--set KEY=VALUE``)."""
-    @functools.wraps(func)
-    def call(*args, **kwargs):
-        with setting_spelling():
-            return func(*args, **kwargs)
-    return call
-
-
-@_settings_as_set
 def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-sided", alpha=0.05, output=None,
            format=None, sections=(), templates=None, design_file=None, attribute=None, values_why=None,
            metric_definition=None, metric_cannot_see=(), held_fixed=(), not_fixed=(), not_tested=(),
@@ -183,7 +172,7 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
         :func:`probestats.analyze`.
     cluster, random_settings
         The column of the clusters the items are nested in, and the settings drawn at random per call, as for
-        :func:`probestats.analyze` (``--set cluster=COL``, ``--set random_settings=COL`` on the command line).
+        :func:`probestats.analyze` (``--cluster COL``, ``--random-setting COL`` on the command line).
     per_item : bool
         Welch's t within every item on its runs (as ``analyze --per-item``), p corrected across the items
         by ``correction``: a table in the tests section, beyond 40 items the items with the smallest

@@ -340,11 +340,11 @@ def _refuse_long_names(option: str, path) -> None:
 
 
 def _said(option: str, path) -> str:
-    """An option with its path as the user wrote them: a flag (``-o report.md``, ``--set KEY=`` and the path)
+    """An option with its path as the user wrote them: a flag (``-o report.md``, ``--read KEY=`` and the path)
     or a Python parameter (``output='report.md'``).
 
-    >>> _said("-o", "r.md"), _said("--set framing.targets=VALUE", "t.csv"), _said("output", "r.md")
-    ('-o r.md', '--set framing.targets=t.csv', "output='r.md'")
+    >>> _said("-o", "r.md"), _said("--read records=VALUE", "t"), _said("output", "r.md")
+    ('-o r.md', '--read records=t', "output='r.md'")
     """
     if option.endswith("=VALUE"):
         return f"{option.removesuffix('VALUE')}{path}"

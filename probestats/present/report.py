@@ -1021,7 +1021,7 @@ def _missing(name: str) -> str | None:
     """Why an optional section is not in this report, naming what adds it in the caller's spelling."""
     return {
         "groups": f"there are no {opt('by')} groups; add {either('by=[COL]', '--by COL')}",
-        "ceilings": f"no judge's scale was declared; add {either('scale=LOW:HIGH', '--set scale=LOW:HIGH')}",
+        "ceilings": f"no judge's scale was declared; add {either('scale=LOW:HIGH', '--scale LOW:HIGH')}",
         "many": (f"the analysis compares two values; many values come with {opt('reference', 'VALUE')} or "
                  f"{opt('group')}"),
         "factors": f"the analysis has no two factors; give {either('factor=[A, B]', '--factor A --factor B')}",
@@ -1030,7 +1030,7 @@ def _missing(name: str) -> str | None:
         "framing": f"no framing result was given; give the dual-framing log with {opt('framing_log', 'FRAMING_LOG')}",
         "validation": f"no hand-checked sample was given; add {opt('validation', 'FILE')}",
         "describe": "the report of a log has it (a cell table holds no runs to count)",
-        "judge": f"no order probe was given; add {either('judge={order: COL, ...}', '--set judge.order=COL')} and the "
+        "judge": f"no order probe was given; add {either('judge={order: COL, ...}', '--order COL')} and the "
                  "verdict settings",
     }.get(name)
 

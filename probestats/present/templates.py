@@ -235,5 +235,5 @@ def user_template_errors(templates):
             if not isinstance(exc, jinja2.TemplateError):
                 message = f"{type(exc).__name__}: {message}"
             why = f"fails: {message}; fix it, or remove it to use the shipped one"
-        given = either(f"templates={str(templates)!r}", f"--set templates={templates}")
+        given = either(f"templates={str(templates)!r}", f"--templates {templates}")
         raise OptionError(f"{given}: {where} {why}") from None

@@ -134,11 +134,9 @@ class Choice:
         A tick box; a list of the log's columns; a list of the compared column's values; a tick box
         per held-fixed setting the log has (several may be ticked).
     flag : str
-        The flag of the command line; ``--set KEY`` for a report setting (``--set KEY=VALUE``).
+        The flag of the command line (the same in every command that takes it).
     commands : tuple of str
         The commands whose line takes it (``report``, ``validate``, ``plan``); the report always does.
-    validate_flag : str
-        The flag of ``validate`` where it differs from ``flag``.
     probe : bool
         A field of the :class:`~probestats.shape.probe.Probe` (how the log is shaped), not a keyword.
     wave : bool
@@ -151,7 +149,6 @@ class Choice:
     control: str
     flag: str
     commands: tuple = ("report",)
-    validate_flag: str = ""
     probe: bool = False
     wave: bool = False
 
@@ -177,15 +174,14 @@ CHOICES = (
     Choice("by", "one result per value of this column (a judge's criterion, the model), corrected "
            "across them", "column", "--by", ("report", "validate")),
     Choice("attribute_settings", "a setting varied on purpose with the values (which model decides): accepted "
-           "differing between them", "setting", "--set attribute_settings", ("report", "validate"),
-           validate_flag="--setting-is-attribute"),
+           "differing between them", "setting", "--setting-is-attribute", ("report", "validate")),
     # the design checks of this wave: offered by themselves once the report takes them (see offered())
     Choice("control", "a meaningless change of wording: does the attribute move the metric more "
            "than it does?", "value", "--control", wave=True),
     Choice("cluster", "items nested in clusters (several items from one source): whole clusters are "
-           "flipped together", "column", "--set cluster", wave=True),
+           "flipped together", "column", "--cluster", wave=True),
     Choice("random_settings", "a setting drawn at random for each call: checked for balance "
-           "across the values", "column", "--set random_settings", wave=True),
+           "across the values", "column", "--random-setting", wave=True),
     Choice("baseline", "the value the others are read against (the unchanged request)",
            "value", "--baseline", wave=True),
 )
@@ -356,14 +352,11 @@ class Mapping:
             choice = CHOICE[name]
             if command != "report" and command not in choice.commands:
                 continue
-            flag = choice.validate_flag if command == "validate" and choice.validate_flag else choice.flag
             for one in (value if choice.many else (value,)):
                 if one is True:
-                    out.append(flag)
-                elif flag.startswith("--set "):
-                    out += ["--set", f"{flag.split(' ', 1)[1]}={one}"]
+                    out.append(choice.flag)
                 else:
-                    out += [flag, str(one)]
+                    out += [choice.flag, str(one)]
         return out
 
 
@@ -588,34 +581,28 @@ def design_toml(facts) -> str:
 # ---------------------------------------------------------------- the command lines
 
 
-def _framing_options(job: Job, mapping: Mapping, *, report: bool = False) -> list[str]:
-    """The framing's options: the ``framing`` command's flags, or the report's ``--set framing.KEY=VALUE``."""
-    def option(key: str, flag: str, value: str) -> list[str]:
-        return ["--set", f"framing.{key}={value}"] if report else [flag, value]
-
+def _framing_options(job: Job, mapping: Mapping) -> list[str]:
+    """The framing's options: the same flags in the ``framing`` command and the report."""
     out = []
     if mapping.targets:
-        out += option("targets", "--targets", targets_name(job))
+        out += ["--targets", targets_name(job)]
     if mapping.answers:
-        out += option("answers", "--answers", mapping.answers)
+        out += ["--answers", mapping.answers]
     for spec in mapping.framing_columns():
-        out += option("columns", "--framing-columns", spec)
+        out += ["--framing-columns", spec]
     return out
 
 
-def _judge_options(mapping: Mapping, *, report: bool = False) -> list[str]:
-    """The order probe's options: the ``judge`` command's flags, or the report's ``--set judge.KEY=VALUE``
-    (the judges are the ``--by`` groups in both)."""
-    def option(key: str, flag: str, value: str) -> list[str]:
-        return ["--set", f"judge.{key}={value}"] if report else [flag, value]
-
-    out = option("order", "--order", mapping.order)
+def _judge_options(mapping: Mapping) -> list[str]:
+    """The order probe's options: the same flags in the ``judge`` command and the report (the judges are the
+    ``--by`` groups in both)."""
+    out = ["--order", mapping.order]
     if mapping.judge_choice:
-        out += option("choice", "--choice", mapping.judge_choice)
+        out += ["--choice", mapping.judge_choice]
     elif mapping.judge_reply:
-        out += option("response", "--response", mapping.judge_reply)
+        out += ["--response", mapping.judge_reply]
     for rule in mapping.verdicts():
-        out += option("verdict", "--verdict", rule)
+        out += ["--verdict", rule]
     if mapping.judge_by:
         out += ["--by", mapping.judge_by]
     return out
@@ -648,10 +635,10 @@ def report_command(job: Job, detected: dict, *, output: str = "report.md", plain
     mapping = job.mapping
     if mapping.analysis == "framing":
         return shlex.join(["probestats", "report", "--framing", job.log.name,
-                           *_framing_options(job, mapping, report=True),
+                           *_framing_options(job, mapping),
                            *mapping.shaping(detected), "-o", output])
     if mapping.analysis == "judge":
-        return shlex.join(["probestats", "report", job.log.name, *_judge_options(mapping, report=True),
+        return shlex.join(["probestats", "report", job.log.name, *_judge_options(mapping),
                            *mapping.shaping(detected), "-o", output])
     args = ["probestats", "report", job.log.name, "--metric", mapping.metric]
     if job.noise is not None:

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from probestats.errors import OptionError, ReadError, opt
 
-__all__ = ["Design", "load_design", "design_from", "KNOWN_KEYS", "SETTING_KEYS", "load_settings"]
+__all__ = ["Design", "load_design", "design_from", "KNOWN_KEYS"]
 
 #: Fields that hold a list (a string is taken as a one-element list).
 LIST_FIELDS = ("metric_cannot_see", "held_fixed", "not_fixed", "not_tested")
@@ -114,13 +114,6 @@ class Design:
 
 KNOWN_KEYS: tuple[str, ...] = tuple(f.name for f in fields(Design))
 
-#: Keys a design file may hold beside the facts: how the probe's analyses read it (the report
-#: command's settings: the noise reference, the settings held fixed or varied by design, the scale,
-#: the templates, and the tables ``[judge]`` and ``[framing]``). :func:`load_settings` returns them.
-SETTING_KEYS: tuple[str, ...] = ("noise_value", "settings", "attribute_settings", "scale", "templates", "judge",
-                                 "framing", "per_item")
-
-
 def _coerce(key: str, value, where: str):
     if key in LIST_FIELDS:
         if isinstance(value, str):
@@ -193,36 +186,11 @@ def load_design(path) -> Design:
                         "holds plain keys and lists of text") from None
     except ValueError as exc:  # an integer of more digits than Python converts (4,300)
         raise ReadError(f"design file '{path}' holds a number too long to read ({str(exc).split(';')[0]})") from None
-    unknown = [k for k in data if k not in KNOWN_KEYS and k not in SETTING_KEYS]
+    unknown = [k for k in data if k not in KNOWN_KEYS]
     if unknown:
-        raise OptionError(f"design file '{path}': unknown key {unknown[0]!r}; known keys: "
-                          f"{', '.join(KNOWN_KEYS + SETTING_KEYS)}")
-    return Design(**{k: _coerce(k, v, f"design file '{path}':") for k, v in data.items() if k in KNOWN_KEYS})
-
-
-def load_settings(path) -> dict:
-    """The :data:`SETTING_KEYS` of a design file, as written (tables flattened to ``judge.order``).
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> with tempfile.TemporaryDirectory() as d:
-    ...     p = pathlib.Path(d, "probe.toml")
-    ...     _ = p.write_text('attribute = "order"\\nscale = "1:5"\\n[judge]\\norder = "position"\\n')
-    ...     load_settings(p)
-    {'scale': '1:5', 'judge.order': 'position'}
-    """
-    load_design(path)   # the file's errors, said once
-    data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    settings = {}
-    for key, value in data.items():
-        if key not in SETTING_KEYS:
-            continue
-        if isinstance(value, dict):
-            settings.update({f"{key}.{k}": v for k, v in value.items()})
-        else:
-            settings[key] = value
-    return settings
+        raise OptionError(f"design file '{path}': unknown key {unknown[0]!r}; a design file holds the design facts "
+                          f"only: {', '.join(KNOWN_KEYS)}")
+    return Design(**{k: _coerce(k, v, f"design file '{path}':") for k, v in data.items()})
 
 
 def design_from(path=None, **options) -> Design:

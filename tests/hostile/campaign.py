@@ -378,7 +378,7 @@ def _templates(rng):
     body = rng.choice(_TEMPLATES)
     suffix = rng.choice(["md", "html"])
     files = {"log.csv": _csv(_rows(rng)), f"tpl/report.{suffix}.j2": body.encode()}
-    return Case("templates", ["report", "log.csv", "--metric", "steps", "--set", "templates=tpl", "-o", f"out.{suffix}"],
+    return Case("templates", ["report", "log.csv", "--metric", "steps", "--templates", "tpl", "-o", f"out.{suffix}"],
                 files, note=body[:30])
 
 
@@ -435,7 +435,7 @@ def _template_links(rng):
                        '{% include "NAME" ignore missing %}']).replace("NAME", name)
     if link != f"report.{suffix}.j2":
         files[f"tpl/report.{suffix}.j2"] = f"# r\n{body}\n".encode()
-    argv = ["report", "log.csv", "--metric", "steps", "--set", "templates=tpl", "-o", f"out.{suffix}"]
+    argv = ["report", "log.csv", "--metric", "steps", "--templates", "tpl", "-o", f"out.{suffix}"]
     if rng.random() < 0.4:
         argv += ["--section", rng.choice(["table", "summary", "tests", "design"])]
     return Case("template_links", argv, files, note=f"{link} {body[:24]}", links={f"tpl/{link}": target},
@@ -647,8 +647,8 @@ def _option_values(rng):
     kind = rng.choice(["settings", "records"])
     if kind == "settings":
         column = rng.choice(["item", "variant", "steps"])
-        argv = rng.choice([["report", "log.csv", "--metric", "steps", "--set", f"settings={column}", "-o", "out.md"],
-                           ["report", "log.csv", "--metric", "steps", "--set", f"attribute_settings={column}",
+        argv = rng.choice([["report", "log.csv", "--metric", "steps", "--setting", f"{column}", "-o", "out.md"],
+                           ["report", "log.csv", "--metric", "steps", "--setting-is-attribute", f"{column}",
                             "-o", "out.md"]])
         return Case("option_values", argv, {"log.csv": _csv(_rows(rng))}, note=f"settings={column}")
     keys = rng.choice([1_000, 50_000, 200_000])

@@ -50,7 +50,7 @@ def test_report_onto_any_file_it_reads_is_refused(folder, capsys, option, name):
 def test_report_onto_the_targets_is_refused(folder, capsys):
     victim = folder / "framing_targets.csv"
     _refused(capsys, ["report", folder / "style_probe.csv", "--metric", "steps", "--framing",
-                      folder / "framing_long.csv", "--set", f"framing.targets={victim}", "-o", victim], victim, "--set framing.targets")
+                      folder / "framing_long.csv", "--targets", f"{victim}", "-o", victim], victim, "--targets")
 
 
 @pytest.mark.parametrize("which", ["BEFORE", "AFTER"])

@@ -1,4 +1,4 @@
-"""Templates from a templates folder (--set templates=DIR) run sandboxed: they lay out values, they cannot reach Python's internals."""
+"""Templates from a templates folder (--templates DIR) run sandboxed: they lay out values, they cannot reach Python's internals."""
 
 from __future__ import annotations
 
@@ -27,10 +27,10 @@ def test_a_template_reaching_for_python_internals_fails_with_one_line(tmp_path, 
     folder.mkdir()
     (folder / f"report.{suffix}.j2").write_text(f"# report\n{body}\n")
     out = tmp_path / f"report.{suffix}"
-    code = main(["report", str(SAMPLE), "--metric", "steps", "--set", f"templates={folder}", "-o", str(out)])
+    code = main(["report", str(SAMPLE), "--metric", "steps", "--templates", f"{folder}", "-o", str(out)])
     err = capsys.readouterr().err
     assert code == 1, err
-    assert err.startswith("Error: --set templates=") and err.count("\n") == 1, err
+    assert err.startswith("Error: --templates ") and err.count("\n") == 1, err
     assert "unexpected" not in err
     assert "unsafe" in err or "undefined" in err  # the sandbox's refusal (or no such name in a sandbox)
     assert not out.exists()
@@ -41,7 +41,7 @@ def test_a_template_can_still_lay_out_the_values_it_is_given(tmp_path, capsys):
     folder.mkdir()
     (folder / "report.md.j2").write_text("metric {{ metric }}; {% for s in sections %}[{{ s }}]{% endfor %}\n")
     out = tmp_path / "report.md"
-    code = main(["report", str(SAMPLE), "--metric", "steps", "--set", f"templates={folder}", "-o", str(out)])
+    code = main(["report", str(SAMPLE), "--metric", "steps", "--templates", f"{folder}", "-o", str(out)])
     assert code == 0, capsys.readouterr().err
     assert out.read_text().startswith("metric steps; [summary][design]")
 
@@ -69,7 +69,7 @@ def _refused_without_leak(tmp_path, capsys, argv, out: Path):
     code = main([str(a) for a in argv])
     stdout, err = capsys.readouterr()
     assert code == 1, err
-    assert err.startswith("Error: --set templates=") and err.count("\n") == 1, err
+    assert err.startswith("Error: --templates ") and err.count("\n") == 1, err
     assert "unexpected" not in err and "outside that folder" in err
     assert SECRET not in stdout + err
     after = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
@@ -85,7 +85,7 @@ def _refused_without_leak(tmp_path, capsys, argv, out: Path):
 def test_a_link_to_a_file_outside_the_folder_is_refused_in_every_format(tmp_path, capsys, suffix, section):
     folder = _folder_with_link(tmp_path, '{% include "evil_link" %}', suffix=suffix)
     out = tmp_path / f"report.{suffix}"
-    argv = ["report", SAMPLE, "--metric", "steps", "--set", f"templates={folder}", "-o", out]
+    argv = ["report", SAMPLE, "--metric", "steps", "--templates", f"{folder}", "-o", out]
     err = _refused_without_leak(tmp_path, capsys, argv + (["--section", section] if section else []), out)
     assert "'evil_link'" in err
 
@@ -95,26 +95,26 @@ def test_a_link_to_a_file_outside_the_folder_is_refused_in_every_format(tmp_path
 def test_import_extends_and_include_lists_are_refused_alike(tmp_path, capsys, body):
     folder = _folder_with_link(tmp_path, body)
     out = tmp_path / "report.md"
-    _refused_without_leak(tmp_path, capsys, ["report", SAMPLE, "--metric", "steps", "--set", f"templates={folder}", "-o", out],
+    _refused_without_leak(tmp_path, capsys, ["report", SAMPLE, "--metric", "steps", "--templates", f"{folder}", "-o", out],
                           out)
 
 
 def test_a_link_named_as_the_report_template_is_refused_not_replaced_by_the_shipped_one(tmp_path, capsys):
     folder = _folder_with_link(tmp_path, "", link="report.md.j2")
     out = tmp_path / "report.md"
-    _refused_without_leak(tmp_path, capsys, ["report", SAMPLE, "--metric", "steps", "--set", f"templates={folder}", "-o", out],
+    _refused_without_leak(tmp_path, capsys, ["report", SAMPLE, "--metric", "steps", "--templates", f"{folder}", "-o", out],
                           out)
 
 
 def test_a_link_to_a_folder_outside_and_an_absolute_link_are_refused(tmp_path, capsys):
     folder = _folder_with_link(tmp_path, '{% include "up/secret.txt" %}', link="up", target="..")
     out = tmp_path / "report.md"
-    _refused_without_leak(tmp_path, capsys, ["report", SAMPLE, "--metric", "steps", "--set", f"templates={folder}", "-o", out],
+    _refused_without_leak(tmp_path, capsys, ["report", SAMPLE, "--metric", "steps", "--templates", f"{folder}", "-o", out],
                           out)
     other = tmp_path / "other"
     other.mkdir()
     folder = _folder_with_link(other, '{% include "abs" %}', link="abs", target=str(other / "secret.txt"))
-    _refused_without_leak(other, capsys, ["report", SAMPLE, "--metric", "steps", "--set", f"templates={folder}", "-o",
+    _refused_without_leak(other, capsys, ["report", SAMPLE, "--metric", "steps", "--templates", f"{folder}", "-o",
                                           other / "r.md"], other / "r.md")
 
 
@@ -125,7 +125,7 @@ def test_a_link_that_stays_inside_the_folder_is_followed(tmp_path, capsys):
     os.symlink("parts/note.j2", folder / "note.j2")
     (folder / "report.md.j2").write_text('{% include "note.j2" %}')
     out = tmp_path / "report.md"
-    code = main(["report", str(SAMPLE), "--metric", "steps", "--set", f"templates={folder}", "-o", str(out)])
+    code = main(["report", str(SAMPLE), "--metric", "steps", "--templates", f"{folder}", "-o", str(out)])
     assert code == 0, capsys.readouterr().err
     assert out.read_text().startswith("metric steps")
 
@@ -154,10 +154,10 @@ def test_the_documented_promise_holds_as_written(tmp_path, capsys):
             os.symlink("..", folder / "up")
             (folder / "report.md.j2").write_text(f"# r\n{body}\n")
             out = tmp_path / f"r{i}.md"
-            code = main(["report", str(SAMPLE), "--metric", "steps", "--set", f"templates={folder}", "-o", str(out)])
+            code = main(["report", str(SAMPLE), "--metric", "steps", "--templates", f"{folder}", "-o", str(out)])
             stdout, err = capsys.readouterr()
             assert code == 1, (claim, body, err)
-            assert err.startswith("Error: --set templates=") and err.count("\n") == 1, (claim, body, err)
+            assert err.startswith("Error: --templates ") and err.count("\n") == 1, (claim, body, err)
             assert SECRET not in stdout + err and not out.exists(), (claim, body)
             assert "root:" not in err  # nothing of /etc/passwd either
 
@@ -171,7 +171,7 @@ def test_a_hard_link_in_the_folder_is_refused(tmp_path, capsys):
     os.link(secret, folder / "hard.j2")
     (folder / "report.md.j2").write_text('{% include "hard.j2" %}')
     out = tmp_path / "report.md"
-    code = main(["report", str(SAMPLE), "--metric", "steps", "--set", f"templates={folder}", "-o", str(out)])
+    code = main(["report", str(SAMPLE), "--metric", "steps", "--templates", f"{folder}", "-o", str(out)])
     stdout, err = capsys.readouterr()
-    assert code == 1 and err.startswith("Error: --set templates=") and err.count("\n") == 1, err
+    assert code == 1 and err.startswith("Error: --templates ") and err.count("\n") == 1, err
     assert "'hard.j2' is a hard link" in err and SECRET not in stdout + err and not out.exists()

@@ -100,8 +100,8 @@ def test_an_open_webui_content_part_whose_text_is_a_number_is_read_as_its_digits
 def test_a_setting_that_is_the_item_value_or_metric_column_is_refused(tmp_path, monkeypatch, capsys, column, role):
     monkeypatch.chdir(tmp_path)
     err = _refused(capsys, "report", ROOT / "sample_logs" / "style_probe.csv", "--metric", "steps",
-                   "--set", f"settings={column}", "-o", "out.md")
-    assert err == (f"Error: --set settings={column}: '{column}' is the {role} column, not a setting of the runs; "
+                   "--setting", f"{column}", "-o", "out.md")
+    assert err == (f"Error: --setting {column}: '{column}' is the {role} column, not a setting of the runs; "
                    "name a column such as model, temperature or system")
     assert not list(tmp_path.iterdir())
 
