@@ -17,6 +17,8 @@ import click
 from probestats import __version__
 from probestats.errors import OptionError, ProbestatsError, cli_spelling
 from probestats.parameters import GROUPS, PARAMETERS, READ_KEYS, FORMATS
+from probestats.jobs.analyze import one_metric
+from probestats.jobs.inputs import cell_inputs, is_cells, refuse_row_options
 
 EXIT_DATA = 1
 EXIT_USAGE = 2
@@ -495,21 +497,10 @@ def validate(log, metric, a, b, by, json_out, probe, attribute_settings=(), rand
       probestats validate sample_logs/style_probe.csv --metric steps
       probestats validate hand_sheet.xlsx --metric steps --read skip-rows=2 --json
     """
-    from probestats.checks.schema import validate as run
+    from probestats.jobs.validate import validate as run
 
-    checked = run(probe.apply(log, metric=metric, a=a, b=b, by=by), metric=metric, a=a, b=b, by=by,
-                  fold_case=probe.fold_case, attribute_settings=attribute_settings,
-                  random_settings=tuple(random_settings), keep=tuple(random_settings))
-    if random_settings and checked.ok:   # a setting drawn per call is checked for balance, as analyze checks it
-        from dataclasses import replace
-
-        from probestats.analyses.drawn import balance_test, unbalanced_problem
-
-        for column in random_settings:
-            balance = balance_test(checked.frame, column, checked.a, checked.b)
-            if balance.pvalue <= 0.05:
-                checked = replace(checked, problems=checked.problems + (unbalanced_problem(
-                    balance, checked.a, checked.b, checked.log.columns.get(column, column)),))
+    checked = run(log, metric=metric, a=a, b=b, by=by, attribute_settings=attribute_settings,
+                  random_settings=random_settings, probe=probe)
     if json_out:
         emit_json(checked)
     else:
@@ -551,52 +542,19 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
       probestats analyze sample_logs/style_probe.csv --metric steps --a formal --b casual \\
           --noise sample_logs/style_noise.csv --json
     """
-    from probestats.analyses.dispatch import analyze as run
+    from probestats.jobs.analyze import analyze as run
+    from probestats.present.progress import stages
 
     if not log:
         raise click.UsageError("Missing argument 'LOG...'.")
-    cells_file, noise_cells, noise = _cell_inputs(log, noise=noise)
-    metric = _one_metric(metric, cells=cells_file is not None, row_level=row_level, per_item=per_item)
-    if cells_file is not None and validation is not None:
-        raise OptionError("--validation cannot be used with a cell table: it matches hand labels to the log's runs; "
-                          "give the LOG")
-    if (row_level or per_item) and validation is not None:
-        raise OptionError("--validation cannot go with --row-level or --per-item: run them apart")
-    arms = {k: v for k, v in (("control", control), ("baseline", baseline)) if v is not None}
-    if (facts or {}).get("selection"):
-        arms["selection"] = True
-    if cells_file is not None and (cluster or random_settings):
-        flag = f"--cluster {cluster}" if cluster else f"--random-setting {random_settings[0]}"
-        raise OptionError(f"{flag} needs the runs of the log; give the log instead of a cell table")
-    if cells_file is not None:
-        if arms:
-            flag = next(f"--{k} {v}" if k != "selection" else "--set selection=yes" for k, v in arms.items())
-            raise OptionError(f"{flag} needs the runs of the log's values; give the log instead of a cell table")
-        _analyze_cells(cells_file, metric, a, b, noise, by, alternative, alpha, correction, json_out,
-                       probe, reference, scale, factor, interval=interval or "t", row_level=row_level,
-                       noise_cells=noise_cells, n_resamples=n_resamples, seed=seed, hedges=hedges)
-        return
-    from probestats.present.progress import stages
-
-    # one streaming pass over the log (memory grows with items x values, not rows); --row-level needs the runs
     with stages(enabled=not json_out) as progress:
         result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale,
                      factor=factor, alternative=alternative, alpha=alpha, correction=correction,
-                     n_resamples=n_resamples, seed=seed, probe=probe, interval=interval or "t",
-                     streaming=not (row_level or per_item), progress=progress, hedges=hedges,
-                     effect_size=effect_size, validation=validation, **arms,
-                     **_noise_kwargs(noise_value, settings, attribute_settings),
-                     **{k: v for k, v in (("cluster", cluster), ("random_settings", tuple(random_settings))) if v})
-    if row_level or per_item:  # Welch's t on runs beside the item-level tests, for a comparison of two values
-        from probestats.analyses.paired import Analysis, with_row_level
-        from probestats.analyses.rowlevel import with_row_tests
-
-        if not isinstance(result, Analysis):
-            flag = "--row-level" if row_level else "--per-item"
-            raise OptionError(f"{flag} applies to a comparison of two values; choose them with --a and --b")
-        result = with_row_level(result) if row_level else result
-        result = with_row_tests(result, per_item=per_item, per_group=row_level)
-    _refuse_lone_correction(result, correction, control)
+                     n_resamples=n_resamples, seed=seed, interval=interval or "t", row_level=row_level, per_item=per_item,
+                     hedges=hedges, effect_size=effect_size, noise_value=noise_value, settings=settings,
+                     attribute_settings=attribute_settings, validation=validation, control=control,
+                     baseline=baseline, selection=bool((facts or {}).get("selection")), cluster=cluster,
+                     random_settings=random_settings, probe=probe, progress=progress)
     emit(result, json_out)
 
 
@@ -612,30 +570,6 @@ def _judge_options(order, *, response, choice, verdicts, repetition, by) -> dict
             "repetition": repetition}
 
 
-def _refuse_lone_correction(result, correction: str, control) -> None:
-    """--correction changes nothing in a comparison of two values with one test (no --by groups, no blocks,
-    no control, no per-item tests): refused rather than ignored."""
-    from probestats.analyses.paired import Analysis
-
-    if (correction != "holm" and isinstance(result, Analysis) and not result.groups and control is None
-            and not getattr(result, "row_tests", None)):
-        raise OptionError(f"--correction {correction} corrects across --by groups (and blocks, a control, per-item "
-                          "tests); this comparison of two values has one test: drop it, or give --by")
-
-
-def _one_metric(metric, *, cells: bool = False, row_level: bool = False, per_item: bool = False):
-    """The --metric option's names: one name as a string, several as a list (one analysis each)."""
-    from probestats.analyses.metrics import split_metrics
-
-    if metric is None or metric == ():
-        return None
-    names = split_metrics(metric)
-    if len(names) > 1:
-        for flag, given in (("a cell table", cells), ("--row-level", row_level), ("--per-item", per_item)):
-            if given:
-                raise OptionError(f"{flag} takes one --metric; run it once per metric")
-        return names
-    return names[0]
 def _noise_kwargs(noise_value, block_settings, attribute_settings=()) -> dict:
     """The paired analysis's noise options, given only when asked for (other analyses do not take them)."""
     return {k: v for k, v in (("noise_value", noise_value), ("settings", tuple(block_settings)),
@@ -707,12 +641,12 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
     report_format(output)   # a bad -o is refused before the log is read
     framing_log = tuple(framing_log or ())
     framing_only = bool(framing_log) and not log and not metric and judge is None
-    cells_file, noise_cells, noise, before_cells, before_log = _cell_inputs(log, noise=noise, before=before_log)
+    cells_file, noise_cells, noise, before_cells, before_log = cell_inputs(log, noise=noise, before=before_log)
     cells = None
     if cells_file is not None:
         cells = {"--cells": cells_file, "--noise-cells": noise_cells, "--before-cells": before_cells}
         log = ()
-    metric = _one_metric(metric, cells=cells is not None)
+    metric = one_metric(metric, cells=cells is not None)
     if not framing_only and cells is None and not log:
         raise click.UsageError("Missing argument 'LOG...'.")
     if cells is not None:
@@ -764,7 +698,7 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
     if plot and gap is None:
         raise OptionError("--plot draws power at a gap; add --gap G")
     _refuse_inputs({"--plot": plot}, {"--noise": noise, "--pilot": pilot})
-    noise_cells, noise, pilot_cells, pilot = (_cell_inputs((), noise=noise, pilot=pilot))[1:]
+    noise_cells, noise, pilot_cells, pilot = (cell_inputs((), noise=noise, pilot=pilot))[1:]
     _plan_usage(noise, pilot, noise_cells, pilot_cells, probe)
     err = console(stderr=True)
     with plan_progress(err) as progress:
@@ -819,12 +753,12 @@ def compare(before, after, metric, a, b, alternative, alpha, output, json_out, p
     from probestats.jobs.compare import compare as run
 
     _refuse_inputs({"-o": output}, {"BEFORE": before, "AFTER": after})
-    as_cells = _is_cells(before)
-    if as_cells != _is_cells(after):
+    as_cells = is_cells(before)
+    if as_cells != is_cells(after):
         raise OptionError(f"{before if as_cells else after} is a cell table and "
                           f"{after if as_cells else before} a log: give both as logs or both as cell tables")
     if as_cells:
-        _refuse_row_options(probe)
+        refuse_row_options(probe)
     emit(run(before, after, metric=metric, a=a, b=b, alternative=alternative, alpha=alpha, output=output,
              cells=as_cells, probe=None if as_cells else probe), json_out)
     if output is not None:
@@ -918,64 +852,6 @@ def judge(log, order, response, choice, score, verdicts, by, repetition, scale, 
 # --------------------------------------------------------------------------- the cell table
 
 
-def _analyze_cells(cells_file, metric, a, b, noise, by, alternative, alpha, correction, json_out,
-                   probe, reference, scale, factor, interval="t", row_level=False, noise_cells=None,
-                   n_resamples=10_000, seed=0, hedges=False) -> None:
-    """analyze of a cell table: the paired analysis from it (shaping happened when it was built)."""
-    from probestats.analyses.cells import analyze_cells
-
-    if noise is not None:
-        raise OptionError(f"--noise {noise} cannot be used with a cell table: give the noise log as a cell table "
-                          "built with its runs, --noise NOISE_CELLS (probestats cells NOISE_LOG --keep-runs -o FILE)")
-    _refuse_row_options(probe, reference=reference, scale=scale, factor=factor, row_level=row_level)
-    result = analyze_cells(cells_file, metric=metric, a=a, b=b, by=by, alternative=alternative, alpha=alpha,
-                           correction=correction, interval=interval, noise=noise_cells, n_resamples=n_resamples,
-                           seed=seed, hedges=hedges)
-    emit(result, json_out)
-
-
-def _is_cells(path) -> bool:
-    """Whether an input is a cell table (recognized by its columns), not a log."""
-    from probestats.analyses.cells import is_cell_table
-
-    return path is not None and not (isinstance(path, str) and path in ("within", "none")) and is_cell_table(path)
-
-
-def _cell_inputs(log, **others):
-    """The LOG as a cell table (or None) and each other input (``noise``, ``before``, ``pilot``) as
-    ``(cell table or None, log or None)``; a cell table beside a log (or the reverse) is refused."""
-    cells_file = log[0] if log and _is_cells(log) else None
-    split = []
-    for name, path in others.items():
-        is_cells = _is_cells(path)
-        flag = f"--{name}"
-        if cells_file is not None and str(path) in ("within", "none"):
-            raise OptionError(f"{flag} {path} cannot be used with a cell table: its noise reference is the halves "
-                              f"it holds, or a cell table built with its runs ({flag} NOISE_CELLS)")
-        if cells_file is not None and path is not None and not is_cells:
-            raise OptionError(f"{flag} {path}: with a cell table as LOG, give this log as a cell table too "
-                              f"(probestats cells {path} --keep-runs -o FILE)")
-        if cells_file is None and log and is_cells:
-            raise OptionError(f"{flag} {path} is a cell table: give the probe as a cell table too "
-                              f"(probestats cells LOG -o FILE), or give the log itself")
-        split.append((path if is_cells else None, None if is_cells else path))
-    return cells_file, *[x for pair in split for x in pair]
-
-
-def _refuse_row_options(probe, **options) -> None:
-    """Options that need the rows of a log: refused with a cell table (they apply when it is built)."""
-    used = [name for name, v in (("--where", probe.where), ("--derive", probe.derive), ("--wide", probe.wide),
-                                 ("--explode", probe.explode), ("--lookup", probe.lookup), ("--code", probe.code),
-                                 ("--complete", probe.complete), ("--column", probe.columns),
-                                 ("--group", probe.groups), ("--fold-case", probe.fold_case),
-                                 ("--read format", probe.format), ("--read sheet", probe.sheet),
-                                 ("--read skip-rows", probe.skip_rows), ("--read encoding", probe.encoding),
-                                 *((f"--{k.replace('_', '-')}", v) for k, v in options.items())) if v]
-    if used:
-        raise OptionError(f"{used[0]} cannot be used with a cell table: it needs the log's rows; build the cell "
-                          f"table with it (probestats cells LOG {used[0]} ...), or give the LOG")
-
-
 def _report_cells_usage(cells, metric, *, judge, probe, reference, scale, factor) -> None:
     """report of a cell table: what cannot go with it."""
     if metric is None:
@@ -983,7 +859,7 @@ def _report_cells_usage(cells, metric, *, judge, probe, reference, scale, factor
     if judge is not None:
         raise OptionError("--order cannot be used with a cell table: the order probe reads the judge's replies; "
                           "report the LOG for it")
-    _refuse_row_options(probe, reference=reference, scale=scale, factor=factor)
+    refuse_row_options(probe, reference=reference, scale=scale, factor=factor)
 
 
 def _plan_usage(noise, pilot, noise_cells, pilot_cells, probe) -> None:
@@ -994,7 +870,7 @@ def _plan_usage(noise, pilot, noise_cells, pilot_cells, probe) -> None:
         return
     if noise_cells is not None and pilot is not None or pilot_cells is not None and noise is not None:
         raise click.UsageError("give the noise and the pilot both as logs or both as cell tables")
-    _refuse_row_options(probe)
+    refuse_row_options(probe)
 
 
 @cli.command()
@@ -1009,29 +885,16 @@ def cells(log, metric, by, output, probe, keep_runs=False):
       probestats cells sample_logs/style_probe.csv --metric steps -o cells.parquet
       probestats analyze cells.parquet --metric steps
     """
-    import io
-
-    from probestats.analyses.cells import cell_table
+    from probestats.jobs.cells import cells as run
     from probestats.present.warm import warm_imports
 
     warm_imports("probestats.present.terminal")   # the closing line's printer, while the log is read
-    _refuse_inputs({"-o": output}, {"LOG": log})
-    table, checked = cell_table(probe.apply(log, metric=metric, by=by), metric=metric, by=by,
-                                fold_case=probe.fold_case, runs=keep_runs)
-    suffix = Path(output).suffix.lower()
-    buffer = io.BytesIO()
-    if suffix == ".parquet":
-        table.write_parquet(buffer)
-    elif suffix in (".csv", ".jsonl", ".ndjson"):
-        (table.write_csv if suffix == ".csv" else table.write_ndjson)(buffer)
-    else:
-        raise OptionError(f"-o {output}: write the cell table as .parquet, .csv or .jsonl")
-    write_whole(output, buffer.getvalue())
-    if checked.problems:
+    built = run(log, metric=metric, by=by, output=output, keep_runs=keep_runs, probe=probe)
+    if built.checked.problems:
         from probestats.present.terminal import print_problems
 
-        print_problems(checked.problems, checked.log.source)
-    console(stderr=True).print(f"{table.height} cells written to {_escape(output)}")
+        print_problems(built.checked.problems, built.checked.log.source)
+    console(stderr=True).print(f"{built.table.height} cells written to {_escape(output)}")
 
 
 @cli.command()
@@ -1046,19 +909,11 @@ def sql(dialect, table, metric, by, where, derive, column, order_column, places,
       probestats sql --dialect duckdb --table logs --metric steps
       probestats sql --dialect spark --table db.logs --metric score --by model --run-order run_id
     """
-    from probestats.shape.derive import parse_derive
-    from probestats.shape.warehouse import TESTED_DIALECTS, cell_query, validation_queries
+    from probestats.jobs.sql import sql as run
 
-    common = dict(table=table, metric=metric, dialect=dialect.lower(), by=by, places=places,
-                  columns=_parse_columns(column), where=where, derive=[parse_derive(d) for d in derive])
-    query = cell_query(order=order_column, seed=None if no_seed else "seed", time=with_time, runs=keep_runs,
-                       settings=keep_settings, **common)
-    checks = validation_queries(seed=None if no_seed else "seed", **common)
-    note = "" if dialect.lower() in TESTED_DIALECTS else f" (dialect {dialect}: written by sqlglot, not tested)"
-    click.echo(f"-- the cell table{note}: save the result as Parquet or CSV, then\n"
-               f"-- probestats analyze FILE --metric {metric}\n{query};\n")
-    for name, text in checks.items():
-        click.echo(f"-- check {name}: every row returned is a problem\n{text};\n")
+    click.echo(run(table=table, metric=metric, dialect=dialect, by=by, where=where, derive=derive,
+                   columns=_parse_columns(column), order_column=order_column, places=places, no_seed=no_seed,
+                   with_time=with_time, keep_runs=keep_runs, keep_settings=keep_settings), nl=False)
 
 
 @cli.command()

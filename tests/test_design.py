@@ -154,7 +154,7 @@ def test_one_value_against_a_group_of_eight(tmp_path, capsys):
     sets = [[float(x) for x in rng.integers(0, 5, 9)] for _ in range(4)]   # 9**4 = 6561 reassignments
     rows = [{"item": str(i), "variant": n, "score": x} for i, xs in enumerate(sets) for n, x in zip(names, xs)]
     groups = ["maj=Greg", "min=" + ",".join(names[1:])]
-    result = probestats.analyze(rows, metric="score", group=groups)
+    result = probestats.analyze(rows, metric="score", probe=probestats.Probe(groups=tuple(groups)))
     # maj minus min: the one name's run against the mean of the eight
     want = enumerate_p([([xs[0]], xs[1:]) for xs in sets])
     assert result.verdict.pvalue == pytest.approx(want, rel=1e-9)

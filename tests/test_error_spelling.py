@@ -125,12 +125,12 @@ def test_a_warning_about_a_read_option_speaks_the_callers_language(capsys):
 # name: (Python call, command line, the message in Python, the message on the command line)
 SHAPING = {
     "derive without a name": (
-        lambda: probestats.analyze(PROBE, metric="steps", derive=["words > 50"]),
+        lambda: probestats.analyze(PROBE, metric="steps", probe=probestats.Probe(derive=("words > 50",))),
         ["analyze", PROBE, "--metric", "steps", "--derive", "words > 50"],
         "derive='words > 50': expected NAME = SQL expression, for example derive=['long = words > 50']",
         "--derive 'words > 50': expected NAME = SQL expression, for example --derive \"long = words > 50\""),
     "where over an unknown column": (
-        lambda: probestats.analyze(PROBE, metric="steps", where="nope > 1"),
+        lambda: probestats.analyze(PROBE, metric="steps", probe=probestats.Probe(where="nope > 1")),
         ["analyze", PROBE, "--metric", "steps", "--where", "nope > 1"],
         "where='nope > 1': unknown column 'nope'; columns seen: time, model, temperature, system, item, variant, "
         "seed, prompt, reply, steps (quote names with spaces in double quotes)",

@@ -9,7 +9,8 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from probestats import read_log, validate
+from probestats import read_log
+from probestats.checks.schema import validate   # the checks, with the read keywords
 from probestats.errors import ColumnError, OptionError, ReadError
 from probestats.io.columns import normalize_header, resolve_columns
 from probestats.io.log import format_rows

@@ -16,7 +16,8 @@ from polars.testing import assert_frame_equal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probestats import analyze, item_table, validate
+from probestats import item_table, validate
+from probestats.analyses.dispatch import analyze   # with its knobs (mdg, within_noise)
 from probestats.errors import OptionError, ValidationError
 from probestats.analyses.items import items_of
 from probestats.stats.multitest import adjust

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-from probestats import validate
+from probestats.checks.schema import validate   # the checks, with their keywords
 from probestats.cli import main
 from tests.factories import write_log
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from probestats import validate
+from probestats.checks.schema import validate   # the checks, with their keywords
 from probestats.errors import ValidationError
 from probestats.checks.schema import require_ok
 from tests.factories import make_log, write_log

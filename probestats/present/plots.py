@@ -72,7 +72,7 @@ def item_gaps(analysis, ax=None):
 
     Examples
     --------
-    >>> from probestats import analyze
+    >>> from probestats.analyses.dispatch import analyze
     >>> rows = [{"item": f"q${i}", "variant": v, "seed": s, "steps": 4 + (v == "a") * (i % 3) + s % 2}
     ...         for i in range(6) for v in ("a", "b") for s in range(3)]
     >>> ax = item_gaps(analyze(rows, metric="steps", mdg=False))

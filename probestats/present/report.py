@@ -1039,7 +1039,7 @@ def available_sections(analysis, *, framing=None, comparison=None, judge=None, d
                        validation=None) -> list[str]:
     """The sections a report of this result can show, in report order.
 
-    >>> from probestats import analyze
+    >>> from probestats.analyses.dispatch import analyze
     >>> rows = [{"item": i, "variant": v, "x": i + (v == "a")} for i in range(6) for v in ("a", "b")]
     >>> available_sections(analyze(rows, metric="x", mdg=False))
     ['summary', 'design', 'table', 'tests', 'noise', 'power', 'finding', 'limits']

@@ -43,7 +43,7 @@ def welch_context(analysis, limit: int = TABLE_LIMIT) -> list[dict]:
 
     Examples
     --------
-    >>> from probestats import analyze
+    >>> from probestats.analyses.dispatch import analyze
     >>> from probestats.analyses.rowlevel import with_row_tests
     >>> rows = [{"item": i, "variant": v, "seed": s, "x": s + (v == "a") * i}
     ...         for i in range(3) for v in "ab" for s in (1, 2, 4)]

@@ -1,0 +1,164 @@
+"""The analysis of a probe as one library call: a log or its cell table, analyzed as ``probestats analyze`` does.
+
+:func:`analyze` is what the command runs (it parses its options, calls it and prints the result) and what
+``probestats.analyze`` is in Python. The log is read and shaped by one :class:`~probestats.shape.probe.Probe`;
+a cell table (from :func:`probestats.cells` or a warehouse) is recognized by its columns and analyzed as
+it is. Which analysis runs is :func:`probestats.analyses.dispatch.analyze`'s choice.
+"""
+
+from __future__ import annotations
+
+from probestats.errors import OptionError, either, opt
+
+__all__ = ["analyze"]
+
+
+def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, scale=None, factor=(),
+            alternative="two-sided", alpha=0.05, correction="holm", n_resamples=10_000, seed=0, interval="t",
+            row_level=False, per_item=False, hedges=False, effect_size="d_z", noise_value=None, settings=(),
+            attribute_settings=(), validation=None, control=None, baseline=None, selection=False, cluster=None,
+            random_settings=(), probe=None, progress=None):
+    """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them, as ``probestats analyze``
+    computes them.
+
+    Parameters
+    ----------
+    log : path, sequence of paths, Log, list of dict or DataFrame
+        The probe log (several files or a folder are read as one, with a ``file`` column), or a cell table
+        (one path, recognized by its columns).
+    metric : str or sequence of str
+        The metric column; several (a sequence, or names separated by commas): one analysis per metric,
+        corrected as one family over metrics x groups (a cell table holds one).
+    a, b, noise, by, reference, scale, factor, alternative, alpha, correction, n_resamples, seed, interval
+        As for :func:`probestats.analyses.dispatch.analyze`. With a cell table, ``noise`` is a cell table
+        built with its runs (``probestats.cells(..., keep_runs=True)``), or None for the halves it holds.
+    row_level : bool
+        Also Welch's t on the runs, as many published audits report it (two values; not with a cell table).
+    per_item : bool
+        Also Welch's t within each item on its runs, corrected across items (two values).
+    hedges, effect_size, noise_value, settings, attribute_settings, validation, control, baseline, selection
+        As for :func:`probestats.analyses.dispatch.analyze`.
+    cluster, random_settings
+        As for :func:`probestats.analyses.dispatch.analyze` (they need the runs: not with a cell table).
+    probe : Probe, optional
+        How the log (and a noise log) is read and shaped; not with a cell table, shaped when it was built.
+    progress : callable, optional
+        Called with the name of each stage of a long job.
+
+    Returns
+    -------
+    AnalysisResult
+        A paired analysis, a many-values or two-factor analysis, or several metrics' analyses.
+
+    Examples
+    --------
+    >>> r = analyze(["sample_logs/style_probe.csv"], metric="steps", a="formal", b="casual")
+    >>> r.main.n_items, r.main.sign_flip.pvalue   # 3 of the 2**8 sign patterns are as extreme, on each side
+    (8, 0.0234375)
+    >>> analyze("sample_logs/style_probe.csv", metric="steps", correction="bh")
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: correction='bh' corrects across by groups (and blocks, a control, per-item tests); this comparison of two values has one test: drop it, or give by
+    """
+    from probestats.jobs.inputs import cell_inputs
+
+    cells_file, noise_cells, noise = cell_inputs(log, noise=noise)
+    metric = one_metric(metric, cells=cells_file is not None, row_level=row_level, per_item=per_item)
+    if cells_file is not None and validation is not None:
+        raise OptionError(f"{opt('validation')} cannot be used with a cell table: it matches hand labels to the "
+                          f"log's runs; give the {either('log', 'LOG')}")
+    if (row_level or per_item) and validation is not None:
+        raise OptionError(f"{opt('validation')} cannot go with {opt('row_level')} or {opt('per_item')}: run them "
+                          "apart")
+    arms = {k: v for k, v in (("control", control), ("baseline", baseline)) if v is not None}
+    if selection:
+        arms["selection"] = selection
+    if cells_file is not None:
+        if cluster or random_settings:
+            named = opt("cluster", cluster) if cluster else opt("random_settings", _first(random_settings))
+            raise OptionError(f"{named} needs the runs of the log; give the log instead of a cell table")
+        if arms:
+            named = next(opt(k, v) if k != "selection" else either("selection=True", "--set selection=yes")
+                         for k, v in arms.items())
+            raise OptionError(f"{named} needs the runs of the log's values; give the log instead of a cell table")
+        return _analyze_cells(cells_file, metric=metric, a=a, b=b, noise_cells=noise_cells, by=by,
+                              alternative=alternative, alpha=alpha, correction=correction, probe=probe,
+                              reference=reference, scale=scale, factor=factor, interval=interval,
+                              row_level=row_level, n_resamples=n_resamples, seed=seed, hedges=hedges)
+    from probestats.analyses.dispatch import analyze as run
+    from probestats.shape.probe import Probe
+
+    drawn = {k: v for k, v in (("cluster", cluster), ("random_settings", _names(random_settings))) if v}
+    paired = {k: v for k, v in (("noise_value", noise_value), ("settings", _names(settings)),
+                                ("attribute_settings", _names(attribute_settings))) if v}
+    # one streaming pass over the log (memory grows with items x values, not rows); the row-level tests need
+    # the runs
+    result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale,
+                 factor=factor, alternative=alternative, alpha=alpha, correction=correction,
+                 n_resamples=n_resamples, seed=seed, probe=probe if probe is not None else Probe(),
+                 interval=interval, streaming=not (row_level or per_item), progress=progress, hedges=hedges,
+                 effect_size=effect_size, validation=validation, **arms, **paired, **drawn)
+    if row_level or per_item:  # Welch's t on runs beside the item-level tests, for a comparison of two values
+        from probestats.analyses.paired import Analysis, with_row_level
+        from probestats.analyses.rowlevel import with_row_tests
+
+        if not isinstance(result, Analysis):
+            raise OptionError(f"{opt('row_level') if row_level else opt('per_item')} applies to a comparison of "
+                              f"two values; choose them with {opt('a')} and {opt('b')}")
+        result = with_row_level(result) if row_level else result
+        result = with_row_tests(result, per_item=per_item, per_group=row_level)
+    refuse_lone_correction(result, correction, control)
+    return result
+
+
+def _first(names):
+    """The first of one name or a sequence of names."""
+    return names if isinstance(names, str) else names[0]
+
+
+def _names(names) -> tuple:
+    """One name or a sequence of names, as a tuple."""
+    return (names,) if isinstance(names, str) else tuple(names)
+
+
+def _analyze_cells(cells_file, *, metric, a, b, noise_cells, by, alternative, alpha, correction, probe, reference,
+                   scale, factor, interval, row_level, n_resamples, seed, hedges):
+    """The paired analysis of a cell table (its shaping happened when it was built)."""
+    from probestats.analyses.cells import analyze_cells
+    from probestats.jobs.inputs import refuse_row_options
+
+    refuse_row_options(probe, reference=reference, scale=scale, factor=factor, row_level=row_level)
+    return analyze_cells(cells_file, metric=metric, a=a, b=b, by=by, alternative=alternative, alpha=alpha,
+                         correction=correction, interval=interval, noise=noise_cells, n_resamples=n_resamples,
+                         seed=seed, hedges=hedges)
+
+
+def one_metric(metric, *, cells: bool = False, row_level: bool = False, per_item: bool = False):
+    """The metric's names: one name as a string, several as a list (one analysis each).
+
+    >>> one_metric("steps"), one_metric(("steps,words",)), one_metric(())
+    ('steps', ['steps', 'words'], None)
+    """
+    from probestats.analyses.metrics import split_metrics
+
+    if metric is None or metric == ():
+        return None
+    names = split_metrics(metric)
+    if len(names) > 1:
+        for named, given in (("a cell table", cells), (opt("row_level"), row_level), (opt("per_item"), per_item)):
+            if given:
+                raise OptionError(f"{named} takes one {opt('metric')}; run it once per metric")
+        return names
+    return names[0]
+
+
+def refuse_lone_correction(result, correction: str, control) -> None:
+    """``correction`` changes nothing in a comparison of two values with one test (no ``by`` groups, no blocks,
+    no control, no per-item tests): refused rather than ignored."""
+    from probestats.analyses.paired import Analysis
+
+    if (correction != "holm" and isinstance(result, Analysis) and not result.groups and control is None
+            and not getattr(result, "row_tests", None)):
+        raise OptionError(f"{opt('correction', correction)} corrects across {opt('by')} groups (and blocks, a "
+                          f"control, per-item tests); this comparison of two values has one test: drop it, or give "
+                          f"{opt('by')}")

@@ -1,0 +1,66 @@
+"""The check of a log as one library call: read, shape and validate it as ``probestats validate`` does.
+
+:func:`validate` is what the command runs (it parses its options, calls it and prints the
+:class:`~probestats.checks.schema.Checked` it returns) and what ``probestats.validate`` is in Python; the
+checks themselves are :func:`probestats.checks.schema.validate`'s.
+"""
+
+from __future__ import annotations
+
+__all__ = ["validate"]
+
+
+def validate(log, *, metric=None, a=None, b=None, by=(), attribute_settings=(), random_settings=(), probe=None):
+    """Check that a log is a matched, held-fixed probe, and list every problem with its rows.
+
+    Parameters
+    ----------
+    log : path, sequence of paths, Log, list of dict or DataFrame
+        The log (several files or a folder are read as one).
+    metric : str, optional
+        The metric column to check (numbers, blanks, suspect zeros).
+    a, b : str, optional
+        The compared values (default: the first two values in the log).
+    by : sequence of str
+        Groups checked each on its own.
+    attribute_settings : sequence of {"model", "temperature", "system"}
+        Settings varied on purpose with the attribute: accepted differing between the values.
+    random_settings : sequence of str
+        Settings drawn at random per call: checked to be balanced across the values (an error when a
+        chi-square test of the values against the setting gives p <= 0.05).
+    probe : Probe, optional
+        How the log is read and shaped.
+
+    Returns
+    -------
+    Checked
+        ``ok`` when there are no errors (warnings allowed); ``problems`` lists them all.
+
+    Examples
+    --------
+    >>> checked = validate(["sample_logs/style_probe.csv"], metric="steps")
+    >>> checked.ok, checked.a, checked.b
+    (True, 'formal', 'casual')
+    >>> validate("sample_logs/broken/unmatched_item.csv", metric="steps").ok
+    False
+    """
+    from probestats.checks.schema import validate as check
+    from probestats.shape.probe import Probe
+
+    probe = probe if probe is not None else Probe()
+    random_settings = (random_settings,) if isinstance(random_settings, str) else tuple(random_settings)
+    attribute_settings = (attribute_settings,) if isinstance(attribute_settings, str) else tuple(attribute_settings)
+    checked = check(probe.apply(log, metric=metric, a=a, b=b, by=by), metric=metric, a=a, b=b, by=by,
+                    fold_case=probe.fold_case, attribute_settings=attribute_settings,
+                    random_settings=random_settings, keep=random_settings)
+    if random_settings and checked.ok:   # a setting drawn per call is checked for balance, as analyze checks it
+        from dataclasses import replace
+
+        from probestats.analyses.drawn import balance_test, unbalanced_problem
+
+        for column in random_settings:
+            balance = balance_test(checked.frame, column, checked.a, checked.b)
+            if balance.pvalue <= 0.05:
+                checked = replace(checked, problems=checked.problems + (unbalanced_problem(
+                    balance, checked.a, checked.b, checked.log.columns.get(column, column)),))
+    return checked
