@@ -9,8 +9,13 @@
 
 Choose one by hand with ``pytest --hypothesis-profile ci`` (or ``dev``), and fix the draw of a
 random run with ``--hypothesis-seed N``.
+
+Each test module starts with the objects that outlived the modules before it collected once and then
+frozen (:func:`gc.freeze`): statsmodels' Holm correction runs a full ``gc.collect()`` on every call, and
+in a process holding the whole suite's imports that scan took 0.1-1 s, most of the level tests' time.
 """
 
+import gc
 import os
 import re
 import shutil
@@ -23,6 +28,23 @@ settings.register_profile("ci", derandomize=True, max_examples=300, deadline=Non
 # named in full: hypothesis' own defaults turn derandomized whenever a CI variable exists at all
 settings.register_profile("dev", derandomize=False, max_examples=100, print_blob=False)
 settings.load_profile("ci" if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no") else "dev")
+
+
+_frozen_for = [None]
+
+
+def pytest_runtest_setup(item):
+    """At the first test of each module: collect what the modules before left, then freeze the rest.
+
+    Frozen objects are never scanned again, so a later ``gc.collect()`` looks only at what the
+    module itself made. Garbage is collected before each freeze; what is frozen (imports, caches,
+    fixtures of earlier modules) stays to the end of the run even if it becomes garbage.
+    """
+    module = getattr(item, "module", None)
+    if module is not None and module is not _frozen_for[0]:
+        _frozen_for[0] = module
+        gc.collect()
+        gc.freeze()
 
 
 @pytest.fixture(scope="session")

@@ -187,14 +187,31 @@ def _args(case, logs):
     return [logs[LOG_OF[case]], "--metric", METRIC_OF.get(case, "steps"), *options]
 
 
+@pytest.fixture(scope="module")
+def reports(logs, tmp_path_factory):
+    """``reports(case, fmt)``: the text of ``report``'s output for the case, written once per module.
+
+    The section, escaping and honesty tests read the same reports; each is made by the command line
+    (its exit code and error checked) the first time a test asks for it.
+    """
+    made = {}
+
+    def report(case, fmt):
+        if (case, fmt) not in made:
+            out = tmp_path_factory.mktemp(f"{case}_{fmt}") / f"r.{fmt}"
+            code = main([str(a) for a in ["report", *_report_args(_args(case, logs)), "-o", out]])
+            assert code == 0, (case, fmt)
+            made[case, fmt] = out.read_text(encoding="utf-8")
+        return made[case, fmt]
+
+    return report
+
+
 @pytest.mark.parametrize("case", list(CASES))
 @pytest.mark.parametrize("fmt", ["md", "html", "json"])
-def test_each_analysis_gets_its_section_with_its_test_named(case, fmt, logs, tmp_path, capsys):
+def test_each_analysis_gets_its_section_with_its_test_named(case, fmt, reports):
     heading, tests = CASES[case][1], CASES[case][2]
-    out = tmp_path / f"r.{fmt}"
-    code, _, err = run_cli(capsys, "report", *_report_args(_args(case, logs)), "-o", out)
-    assert code == 0, err
-    text = out.read_text(encoding="utf-8")
+    text = reports(case, fmt)
     if fmt == "json":
         data = json.loads(text)
         words = " ".join(s for part in data["report"]["sentences"].values() for s in part)
@@ -215,12 +232,9 @@ def test_each_analysis_gets_its_section_with_its_test_named(case, fmt, logs, tmp
 
 
 @pytest.mark.parametrize("case", ["by", "reference", "group", "factor", "scale", "before", "where", "derive"])
-def test_log_text_is_escaped_in_every_new_section(case, logs, tmp_path, capsys):
+def test_log_text_is_escaped_in_every_new_section(case, reports):
     for fmt in ("md", "html"):
-        out = tmp_path / f"r.{fmt}"
-        code, _, err = run_cli(capsys, "report", *_report_args(_args(case, logs)), "-o", out)
-        assert code == 0, err
-        text = out.read_text(encoding="utf-8")
+        text = reports(case, fmt)
         if fmt == "html":
             page = Page(text)
             assert "script" not in [t for t, _ in page.tags]
@@ -346,11 +360,8 @@ FORBIDDEN = re.compile(r"\b(no bias|fair|fairness|proves?|proven)\b", re.I)
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_no_new_section_claims_a_system_is_unbiased(case, logs, tmp_path, capsys):
-    out = tmp_path / "r.md"
-    code, _, err = run_cli(capsys, "report", *_report_args(_args(case, logs)), "-o", out)
-    assert code == 0, err
-    text = re.sub(r"\\(.)", r"\1", out.read_text())
+def test_no_new_section_claims_a_system_is_unbiased(case, reports):
+    text = re.sub(r"\\(.)", r"\1", reports(case, "md"))
     assert not FORBIDDEN.search(text), FORBIDDEN.search(text)
     for sentence in re.split(r"(?<=[.;])\s", text):
         if "unbiased" in sentence:
