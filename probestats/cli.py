@@ -619,6 +619,7 @@ def validate(log, metric, a, b, by, json_out, probe, attribute_settings=(), rand
     """
     from probestats.checks.schema import validate as run
 
+    probe.refuse("the validation")
     checked = run(probe.apply(log, metric=metric, a=a, b=b, by=by), metric=metric, a=a, b=b, by=by,
                   fold_case=probe.fold_case, attribute_settings=attribute_settings,
                   random_settings=tuple(random_settings), keep=tuple(random_settings))
@@ -1296,6 +1297,7 @@ def cells(log, metric, by, output, probe, keep_runs=False):
 
     warm_imports("probestats.present.terminal")   # the closing line's printer, while the log is read
     _refuse_inputs({"-o": output}, {"LOG": log})
+    probe.refuse("the cell table")
     table, checked = cell_table(probe.apply(log, metric=metric, by=by), metric=metric, by=by,
                                 fold_case=probe.fold_case, runs=keep_runs)
     suffix = Path(output).suffix.lower()
