@@ -175,6 +175,12 @@ def _read_path(path: Path, *, format, sheet, skip_rows, columns, encoding, metri
                        "which has no title rows above a header")
     if records is not None and fmt != "json":
         ignored.append(f"{opt('records', records)} does not apply to '{name}', read as {fmt.upper()}, which has no keys")
+    if max_cells is not None and fmt not in ("xlsx", "ods"):
+        ignored.append(f"{opt('max_cells', max_cells)} does not apply to '{name}', read as {fmt.upper()}: "
+                       "it limits spreadsheets, whose cells are read whole")
+    if encoding is not None and fmt in ("xlsx", "ods", "parquet"):
+        ignored.append(f"{opt('encoding', encoding)} does not apply to '{name}', read as {fmt.upper()}, "
+                       "which says its own encoding")
     log = _read_format(path, fmt, sheet=sheet, skip_rows=skip_rows, columns=columns, encoding=encoding,
                        metric=metric, max_cells=max_cells, records=records, max_columns=max_columns)
     if ignored:

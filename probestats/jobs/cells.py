@@ -75,6 +75,7 @@ def cells(log, *, metric, by=(), output=None, keep_runs=False, probe=None) -> Ce
     from probestats.shape.probe import Probe
 
     probe = probe if probe is not None else Probe()
+    probe.refuse("the cell table")
     if output is not None:
         output = Path(output)
         refuse_inputs({opt("output"): output}, {opt("log"): log})

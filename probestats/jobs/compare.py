@@ -71,6 +71,7 @@ def compare(before, after, *, metric, a=None, b=None, alternative="two-sided", a
         from probestats.analyses.compare import compare_runs
 
         probe = probe if probe is not None else Probe()
+        probe.refuse("the comparison of two runs")
         result = compare_runs(probe.apply(before, metric=metric, a=a, b=b), probe.apply(after, metric=metric, a=a, b=b),
                               metric=metric, a=a, b=b, alternative=alternative, alpha=alpha,
                               fold_case=probe.fold_case, streaming=True)

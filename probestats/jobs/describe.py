@@ -46,5 +46,6 @@ def describe(log, *, metric=None, bins=None, by=(), n_resamples=10_000, seed=0, 
     from probestats.shape.probe import Probe
 
     probe = probe if probe is not None else Probe()
+    probe.refuse("the description", fold_case=True, why=" (each value is described as written)")
     return describe_log(probe.apply(log, metric=metric, by=by), metric=metric, bins=bins, by=by,
                         n_resamples=n_resamples, seed=seed)

@@ -52,6 +52,8 @@ def judge(log, *, order, response=None, choice=None, score=None, verdicts=(), by
     from probestats.shape.probe import Probe
 
     probe = probe if probe is not None else Probe()
+    probe.refuse("the order probe", fold_case=True, why=" (the order column's two values are read as written)",
+                 column=order or "order")
     sources = [opt(name) for name, v in (("response", response), ("choice", choice), ("score", score)) if v]
     if len(sources) > 1:
         raise OptionError(f"give one of {opt('response')}, {opt('choice')} and {opt('score')}, not "

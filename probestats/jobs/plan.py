@@ -64,6 +64,7 @@ def plan(noise=None, *, metric, pilot=None, a=None, b=None, heterogeneity=None, 
 
     check_vocabulary(alternative=alternative, alpha=alpha, seed=seed)
     probe = probe if probe is not None else Probe()
+    probe.refuse("the plan", fold_case=True, why=" (the noise log's values are read as written)")
     if plot is not None and gap is None:
         raise OptionError(f"{opt('plot')} draws power at a gap; add {either('gap=G', '--gap G')}")
     refuse_inputs({opt("plot"): plot}, {opt("noise"): noise, opt("pilot"): pilot,

@@ -48,6 +48,7 @@ def validate(log, *, metric=None, a=None, b=None, by=(), attribute_settings=(), 
     from probestats.shape.probe import Probe
 
     probe = probe if probe is not None else Probe()
+    probe.refuse("the validation")
     random_settings = (random_settings,) if isinstance(random_settings, str) else tuple(random_settings)
     attribute_settings = (attribute_settings,) if isinstance(attribute_settings, str) else tuple(attribute_settings)
     checked = check(probe.apply(log, metric=metric, a=a, b=b, by=by), metric=metric, a=a, b=b, by=by,

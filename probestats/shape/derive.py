@@ -273,8 +273,10 @@ def apply(log, *, where: str | None = None, derive: Sequence[str] = (), **read_k
         _check_shadowed("derive", text, expr, log.columns, schema)
         lazy = _typed(lazy, schema, expr, name, "derive", text, log.source, problems)
         lazy = lazy.drop([p for p in paths if p != name])
-        added.append(name)
-        own.pop(name, None)   # a derived column named like a header is that column from now on
+        if name in own:   # a derived column named like a mapped header is that column from now on
+            lazy = lazy.with_columns(pl.col(name).alias(own[name]))
+        else:
+            added.append(name)
     if where is not None:
         expr = _sql("where", where)
         lazy, paths = with_paths(lazy, expr.meta.root_names())

@@ -115,6 +115,30 @@ class Probe:
         return {"count": self.count, "words": self.words, "chars": self.chars, "number": self.number,
                 "variant_from": self.variant_from}
 
+    def refuse(self, what: str, *, groups: bool = True, fold_case: bool = False, why: str = "",
+               column: str = "variant") -> None:
+        """Refuse the shaping options ``what`` (a command's analysis) does not apply: none is ignored in silence.
+
+        ``groups`` refuses ``groups`` (the many-values analysis's alone), ``fold_case`` refuses ``fold_case``
+        (``why``: the reason; ``column``: the column the message says to fold instead).
+
+        >>> Probe(groups=("f=A,B",)).refuse("the description")
+        Traceback (most recent call last):
+        ...
+        probestats.errors.OptionError: groups='f=A,B': groups of values are read by the analysis of three values or more (analyze, report); the description reads each value as written: drop it, or rename values with derive="variant = CASE WHEN variant IN ('A', 'B') THEN 'f' ELSE variant END"
+        >>> Probe(fold_case=True).refuse("the judge analysis")   # fold_case not refused: nothing said
+        """
+        if groups and self.groups:
+            name, _, values = self.groups[0].partition("=")
+            listed = ", ".join(f"'{v.strip()}'" for v in values.split(","))
+            rename = f"{column} = CASE WHEN {column} IN ({listed}) THEN '{name.strip()}' ELSE {column} END"
+            raise OptionError(f"{opt('groups', self.groups[0])}: groups of values are read by the analysis of three "
+                              f"values or more (analyze, report); {what} reads each value as written: drop it, or "
+                              f"rename values with {opt('derive', rename)}")
+        if fold_case and self.fold_case:
+            raise OptionError(f"{opt('fold_case', True)}: {what} does not fold values{why}; drop it, or fold "
+                              f"them with {opt('derive', f'{column} = lower({column})')}")
+
     def stated(self) -> list[str]:
         """The definitions of the columns counted from the text, in words (for the report's design section)."""
         from probestats.shape.text_metrics import stated
