@@ -125,6 +125,17 @@ def test_a_gap_that_overflows_is_a_clear_error():
         analyze(rows, metric="steps")
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.floats(0, 1), st.sampled_from([0.0, 0.01, 0.05, 0.5, 1.0]), st.floats(1e-300, 1e-10)),
+                min_size=2, max_size=40))
+def test_holm_is_statsmodels_holm_to_the_bit(pvalues):
+    from statsmodels.stats.multitest import multipletests
+
+    from probestats.stats.multitest import holm
+
+    assert holm(pvalues) == multipletests(pvalues, method="holm")[1].tolist()
+
+
 def test_adjust_matches_hand_holm():
     # sorted p: 0.01, 0.03, 0.04 -> 0.03, 0.06, max(0.06, 0.04) = 0.06
     assert adjust([0.01, 0.04, 0.03], "holm") == pytest.approx([0.03, 0.06, 0.06])

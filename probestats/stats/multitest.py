@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from probestats.vocabulary import CORRECTIONS, check_correction
 
-__all__ = ["METHODS", "adjust"]
+__all__ = ["METHODS", "adjust", "holm"]
 
 #: Our names of the corrections and statsmodels' names for them.
 METHODS = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh", "none": None}
@@ -50,9 +50,37 @@ def adjust(pvalues: Sequence[float | None], method: str = "holm") -> list[float 
     idx = [i for i, p in enumerate(raw) if p is not None]
     if METHODS[method] is None or len(idx) <= 1:
         return out
-    from statsmodels.stats.multitest import multipletests
+    given = [raw[i] for i in idx]
+    if method == "holm":
+        corrected = holm(given)
+    else:
+        from statsmodels.stats.multitest import multipletests
 
-    corrected = multipletests([raw[i] for i in idx], method=METHODS[method])[1]
+        corrected = multipletests(given, method=METHODS[method])[1]
     for i, p in zip(idx, corrected):
         out[i] = min(1.0, max(float(p), raw[i]))
     return out
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm's step-down corrected p-values, in the order given: the k-th smallest p times (m - k + 1), each
+    at least the one before it, at most 1.
+
+    The operations are statsmodels' own (``multipletests(..., method="holm")``), so the figures are the same
+    to the last bit; written here because statsmodels collects the garbage of the whole process on each call,
+    which costs up to a second in a process holding many objects (the page, a large log, a test suite).
+
+    >>> holm([0.01, 0.04, 0.03])   # by hand: 3(0.01); max(2(0.03), 0.03); max(1(0.04), 0.06)
+    [0.03, 0.06, 0.06]
+    >>> holm([0.6, 0.5])
+    [1.0, 1.0]
+    """
+    import numpy as np
+
+    p = np.asarray(pvalues, dtype=float)
+    order = np.argsort(p)
+    corrected = np.maximum.accumulate(p[order] * np.arange(len(p), 0, -1))
+    corrected[corrected > 1] = 1
+    back = np.empty_like(corrected)
+    back[order] = corrected
+    return back.tolist()
