@@ -90,10 +90,6 @@ def strongly_connected(edges: dict[str, list[str]]) -> list[list[str]]:
 KNOWN_CIRCLES = [
     ["probestats.analyses.blocks", "probestats.analyses.drawn", "probestats.analyses.halves",
      "probestats.analyses.many", "probestats.analyses.paired", "probestats.analyses.reference"],
-    ["probestats.present.control_text", "probestats.present.judge_report", "probestats.present.judge_text",
-     "probestats.present.metrics_report", "probestats.present.report", "probestats.present.sections",
-     "probestats.present.terminal", "probestats.present.terminal_framing", "probestats.present.terminal_metrics",
-     "probestats.present.welch_section"],
 ]
 KNOWN_PRIVATE = {
     "probestats/analyses/cells.py: from probestats.analyses.paired import _jsonable",
@@ -102,11 +98,9 @@ KNOWN_PRIVATE = {
     "probestats/analyses/cells.py: from probestats.analyses.paired import _noise_check",
     "probestats/analyses/compare.py: from probestats.analyses.paired import _warm_tests",
     "probestats/analyses/factors.py: from probestats.analyses.many import _check_size",
-    "probestats/present/framing_section.py: from probestats.analyses.framing import _demo_rows",
-    "probestats/present/terminal_metrics.py: from probestats.present.terminal import _tests_lines",
 }
 KNOWN_LONG = {"probestats/analyses/framing.py", "probestats/analyses/paired.py", "probestats/cli.py",
-              "probestats/present/report.py"}
+              "probestats/present/report/pair.py"}
 
 def test_no_module_imports_itself_through_others():
     graph = grimp.build_graph("probestats", cache_dir=None)

@@ -1,4 +1,4 @@
 """Presenting results: terminal tables, JSON, the Markdown and HTML report, plots.
 
-One formatting module (``present.fmt``) and one Jinja environment (``present.templates``).
+One formatting module (``present.words.fmt``) and one Jinja environment (``present.report.environment``).
 """
