@@ -278,7 +278,7 @@ def emit_json(obj) -> None:
     from probestats.result import document, dumps
 
     # C1 and bidi controls as \u escapes (json escapes C0 itself): the same JSON, nothing raw on a terminal
-    from probestats.present.sanitize import json_text
+    from probestats.present.words.sanitize import json_text
 
     click.echo(json_text(dumps(document(obj))))
 
@@ -309,7 +309,7 @@ def json_refusals(func):
             if problems is not None:
                 from probestats.result import refusal
 
-                from probestats.present.sanitize import json_text
+                from probestats.present.words.sanitize import json_text
 
                 from probestats.result import dumps
 
@@ -327,7 +327,7 @@ def write_whole(path: str | Path, content: str | bytes) -> None:
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.exists():
         raise OptionError(f"-o {path}: the folder '{parent}' does not exist; create it first")
-    from probestats.present.output import write_whole as write
+    from probestats.present.report.files import write_whole as write
 
     write(path, content)
 
@@ -339,7 +339,7 @@ def outputs_together(func):
     @option("force")
     @functools.wraps(func)
     def wrapper(*args, force=False, **kwargs):
-        from probestats.present.output import written_together
+        from probestats.present.report.files import written_together
 
         with written_together(force=force) as outputs:
             rv = func(*args, **kwargs)
@@ -354,19 +354,19 @@ def outputs_together(func):
 
 def _refuse_inputs(outputs, inputs) -> None:
     """An output that would overwrite a file the command reads is refused before anything is read."""
-    from probestats.present.output import refuse_inputs
+    from probestats.present.report.files import refuse_inputs
 
     refuse_inputs(outputs, inputs)
 
 
 def console(stderr: bool = False):
-    from probestats.present.terminal import make_console
+    from probestats.present.terminal.tables import make_console
 
     return make_console(stderr)
 
 
 def _escape(text) -> str:
-    from probestats.present.terminal import escape
+    from probestats.present.terminal.render import escape
 
     return escape(text)
 
@@ -504,12 +504,12 @@ def validate(log, metric, a, b, by, json_out, probe, attribute_settings=(), rand
     if json_out:
         emit_json(checked)
     else:
-        from probestats.present.terminal import render_terminal
+        from probestats.present.terminal.render import render_terminal
 
         render_terminal(checked, console(), chosen=bool(a or b), metric_given=metric is not None)
     if not checked.ok:
         if json_out:  # the JSON above is the refusal; people reading the terminal get its one line
-            from probestats.present.sanitize import one_line
+            from probestats.present.words.sanitize import one_line
 
             errors = checked.errors
             click.echo(f"Error: {len(errors)} validation error{'s' if len(errors) != 1 else ''}: "
@@ -543,7 +543,7 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
           --noise sample_logs/style_noise.csv --json
     """
     from probestats.jobs.analyze import analyze as run
-    from probestats.present.progress import stages
+    from probestats.present.terminal.progress import stages
 
     if not log:
         raise click.UsageError("Missing argument 'LOG...'.")
@@ -586,7 +586,7 @@ def emit(result, json_out: bool) -> None:
 
 def _print_any(result) -> None:
     """Print whichever analysis analyze produced."""
-    from probestats.present.terminal import render_terminal
+    from probestats.present.terminal.render import render_terminal
 
     render_terminal(result, console())
 
@@ -625,11 +625,11 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
     """
     from probestats.jobs.report import report as run
     from probestats.jobs.report import report_format
-    from probestats.present.warm import warm_imports
+    from probestats.present.terminal.warm import warm_imports
 
     # the report's templates, imported while the log is read (the plotting library after it: imported
     # during the pass, its memory would add to the pass's peak)
-    warm_imports("probestats.present.report")
+    warm_imports("probestats.present.report.pair")
 
     if design_file is not None:
         _check_design_keys(design_file)
@@ -658,7 +658,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
         if metric is None and judge is None:
             raise click.UsageError("Missing option '--metric' (or --order COL for a report of an order probe "
                                    "alone).")
-    from probestats.present.progress import stages
+    from probestats.present.terminal.progress import stages
 
     # one library call does the whole job (the same one the local page of `probestats serve` makes); a long
     # one says it is still working (a spinner on a terminal, else a line every few seconds)
@@ -693,7 +693,7 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
           --items 8 --runs 5,10,20 --gap 0.75 --json
     """
     from probestats.jobs.plan import plan as run
-    from probestats.present.plan_text import plan_progress
+    from probestats.present.words.plan import plan_progress
 
     if plot and gap is None:
         raise OptionError("--plot draws power at a gap; add --gap G")
@@ -788,7 +788,7 @@ def describe(log, metric, bins, by, n_resamples, seed, json_out, probe):
     if json_out:
         emit_json(result)
     else:
-        from probestats.present.terminal_describe import print_description
+        from probestats.present.terminal.describe import print_description
 
         print_description(result, console())
 
@@ -837,11 +837,11 @@ def judge(log, order, response, choice, score, verdicts, by, repetition, scale, 
     if json_out:
         emit_json(result)
     elif score is not None:
-        from probestats.present.terminal import print_analysis
+        from probestats.present.terminal.render import print_analysis
 
         print_analysis(result, console())
     else:
-        from probestats.present.judge_text import print_judge
+        from probestats.present.terminal.judge import print_judge
 
         print_judge(result, console())
 
@@ -886,12 +886,12 @@ def cells(log, metric, by, output, probe, keep_runs=False):
       probestats analyze cells.parquet --metric steps
     """
     from probestats.jobs.cells import cells as run
-    from probestats.present.warm import warm_imports
+    from probestats.present.terminal.warm import warm_imports
 
-    warm_imports("probestats.present.terminal")   # the closing line's printer, while the log is read
+    warm_imports("probestats.present.terminal.render")   # the closing line's printer, while the log is read
     built = run(log, metric=metric, by=by, output=output, keep_runs=keep_runs, probe=probe)
     if built.checked.problems:
-        from probestats.present.terminal import print_problems
+        from probestats.present.terminal.render import print_problems
 
         print_problems(built.checked.problems, built.checked.log.source)
     console(stderr=True).print(f"{built.table.height} cells written to {_escape(output)}")
@@ -953,7 +953,7 @@ def main(argv=None) -> int:
     except click.exceptions.Exit as exc:
         code = exc.exit_code
     except click.ClickException as exc:
-        from probestats.present.sanitize import visible
+        from probestats.present.words.sanitize import visible
 
         shown = io.StringIO()
         exc.show(file=shown)  # usage errors quote the values given: their controls are shown as escapes
@@ -963,7 +963,7 @@ def main(argv=None) -> int:
         click.echo("Error: aborted", err=True)
         code = EXIT_DATA
     except ProbestatsError as exc:
-        from probestats.present.sanitize import one_line
+        from probestats.present.words.sanitize import one_line
 
         click.echo(f"Error: {one_line(exc)}", err=True)  # one line, whatever a header or value holds
         code = EXIT_DATA
@@ -975,7 +975,7 @@ def main(argv=None) -> int:
         click.echo("Error: interrupted", err=True)
         code = 130
     except (OverflowError, RecursionError, RuntimeWarning) as exc:  # beyond floating point; beyond the stack
-        from probestats.present.sanitize import one_line
+        from probestats.present.words.sanitize import one_line
 
         what = ("the input is nested too deeply to process" if isinstance(exc, RecursionError)
                 else "a number in the input is too large to compute with")
@@ -987,7 +987,7 @@ def main(argv=None) -> int:
     except Exception as exc:  # a bug: still one line, never a traceback
         if os.environ.get("PROBESTATS_DEBUG"):
             raise
-        from probestats.present.sanitize import one_line
+        from probestats.present.words.sanitize import one_line
 
         text = one_line(str(exc).splitlines()[0]) if str(exc).strip() else ""
         click.echo(f"Error: unexpected {type(exc).__name__}: {text} (set PROBESTATS_DEBUG=1 for details and "
@@ -996,7 +996,7 @@ def main(argv=None) -> int:
     except BaseException as exc:  # a library's panic, raised through pyo3 as a BaseException
         if type(exc).__name__ != "PanicException" or os.environ.get("PROBESTATS_DEBUG"):
             raise
-        from probestats.present.sanitize import one_line
+        from probestats.present.words.sanitize import one_line
 
         text = one_line(" ".join(str(exc).split()))[:200]
         click.echo(f"Error: a library failed on this input ({text}); check that the file is not damaged", err=True)

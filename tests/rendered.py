@@ -6,8 +6,8 @@ import io
 
 from rich.console import Console
 
-from probestats.present.report import render_report
-from probestats.present.terminal import render_terminal
+from probestats.present.report.pair import render_report
+from probestats.present.terminal.render import render_terminal
 
 
 def terminal_text(result) -> str:
@@ -23,9 +23,9 @@ def report_renderer(result):
     from probestats.analyses.metrics import MetricsAnalysis
 
     if isinstance(result, MetricsAnalysis):
-        from probestats.present.metrics_report import render_metrics_report
+        from probestats.present.report.metrics import render_metrics_report
         return render_metrics_report
     if isinstance(result, FactorialAnalysis):
-        from probestats.present.factorial_report import render_factorial_report
+        from probestats.present.report.factorial import render_factorial_report
         return render_factorial_report
     return render_report

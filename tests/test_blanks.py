@@ -13,8 +13,8 @@ from scipy.stats import fisher_exact
 
 from probestats import analyze
 from probestats.checks.schema import validate
-from probestats.present.report import render_report
-from probestats.present.terminal import render_terminal
+from probestats.present.report.pair import render_report
+from probestats.present.terminal.render import render_terminal
 
 ITEMS, RUNS = 12, 25
 

@@ -13,8 +13,8 @@ from rich.console import Console
 from probestats import analyze
 from probestats.analyses.blocks import block_agreement
 from probestats.analyses.omnibus import omnibus_statistic
-from probestats.present.report import render_report
-from probestats.present.terminal import render_terminal
+from probestats.present.report.pair import render_report
+from probestats.present.terminal.render import render_terminal
 
 #: per model, the gap value A adds: four +1, one -1, four none
 SHIFTS = (1.0, 1.0, 1.0, 1.0, -1.0, 0.0, 0.0, 0.0, 0.0)

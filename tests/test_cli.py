@@ -280,7 +280,7 @@ def test_report_templates_are_found_from_the_installed_package(tmp_path):
 
 
 def test_terminal_p_values_never_round_onto_alpha(capsys):
-    from probestats.present.terminal import fmt_p
+    from probestats.present.terminal.render import fmt_p
 
     # 0.0502 at 4 digits is '0.0502'; 0.050001 would read '0.05' = alpha at 4 digits, so it gets more
     assert fmt_p(0.050001, 0.05) == "0.050001" and fmt_p(0.050001) == "0.05"

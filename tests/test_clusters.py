@@ -20,8 +20,8 @@ from probestats import analyze
 from probestats.analyses.clusters import intra_cluster_correlation
 from probestats.cli import main
 from probestats.errors import OptionError
-from probestats.present.report import render_report
-from probestats.present.terminal import render_terminal
+from probestats.present.report.pair import render_report
+from probestats.present.terminal.render import render_terminal
 
 
 def clustered_rows(clusters: int = 40, per: int = 10, effect_sd: float = 0.5, gap: float = 0.1, runs: int = 2,

@@ -7,8 +7,9 @@ import pytest
 
 import probestats
 from probestats.cli import main
-from probestats.present.sanitize import json_text
-from probestats.present.terminal import make_console, render_terminal
+from probestats.present.words.sanitize import json_text
+from probestats.present.terminal.render import render_terminal
+from probestats.present.terminal.tables import make_console
 from probestats.result import document, dumps
 
 BEFORE = "sample_logs/style_probe.csv"
@@ -67,7 +68,7 @@ def test_framing_is_the_library_call(capsys):
 
 
 def test_judge_is_the_library_call(capsys, judge_log):
-    from probestats.present.judge_text import print_judge
+    from probestats.present.terminal.judge import print_judge
 
     result = probestats.judge(judge_log, order="order", response="reply", verdicts=VERDICTS, by=["judge"])
     assert type(result).__name__ == "JudgeResult" and len(result.groups) == 2

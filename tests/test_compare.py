@@ -6,7 +6,7 @@ import polars as pl
 import pytest
 
 from probestats.analyses.compare import NotComparableError, compare_runs
-from probestats.present.compare_section import render_compare
+from probestats.present.report.compare import render_compare
 from probestats.stats.hypotests import sign_flip_test
 from tests.factories import make_log, write_log
 

@@ -17,8 +17,8 @@ from rich.console import Console
 from probestats import analyze
 from probestats.cli import main
 from probestats.errors import OptionError, ValidationError
-from probestats.present.report import render_report
-from probestats.present.terminal import render_terminal
+from probestats.present.report.pair import render_report
+from probestats.present.terminal.render import render_terminal
 
 
 def drawn_rows(items: int = 30, runs: int = 6, gap: float = 0.5, slope: float = 2.0, unbalanced: float = 0.0,

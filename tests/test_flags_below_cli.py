@@ -22,7 +22,7 @@ SHORT = re.compile(r"(?<![\w-])-[a-zA-Z](?=[\s'\"]|$)")
 COMMAND = re.compile(r"\bprobestats (?:validate|analyze|report|plan|compare|framing|judge|describe|cells|sql|serve)\b")
 #: where a flag is the point: the one table of flags, output only the terminal shows, another tool's own
 #: flag, and the report job's names of its cell-table inputs (keys of its ``cells`` parameter)
-ALLOWED = {"errors.py", "present/terminal.py", "present/terminal_framing.py", "present/effects_text.py",
+ALLOWED = {"errors.py", "present/terminal/render.py", "present/terminal/framing.py", "present/words/effects.py",
            "io/promptfoo.py", "jobs/report.py",
            "parameters.py"}   # the registry: where each flag is declared, once
 #: the files above whose messages still must not write a one-letter flag by hand

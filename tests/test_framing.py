@@ -15,7 +15,7 @@ from scipy import stats
 from probestats.errors import ColumnError, OptionError, ProbestatsError
 from probestats.analyses.framing import FramingError, analyze_framing, label_audit
 from probestats.analyses.framing_input import is_wide, melt_wide, normalize_framing, read_targets
-from probestats.present.framing_section import framing_sentences
+from probestats.present.report.framing import framing_sentences
 from tests.framing_factory import make_framing_log, to_wide
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
@@ -530,7 +530,7 @@ def hostile_log():
 
 
 def test_markdown_section_escapes_everything_from_the_log():
-    from probestats.present.framing_section import render_framing
+    from probestats.present.report.framing import render_framing
 
     r = analyze_framing(hostile_log(), targets={"t": ("A|B", "<b>")}, score_from="response")
     text = render_framing(r, format="md")
@@ -546,7 +546,7 @@ def test_markdown_section_escapes_everything_from_the_log():
 
 
 def test_html_section_escapes_everything_from_the_log():
-    from probestats.present.framing_section import render_framing
+    from probestats.present.report.framing import render_framing
 
     r = analyze_framing(hostile_log(), targets={"t": ("A|B", "<b>")}, score_from="response")
     html = render_framing(r, format="html")
@@ -555,7 +555,7 @@ def test_html_section_escapes_everything_from_the_log():
 
 
 def test_section_states_a_null_result_with_its_conditions_and_never_claims_no_bias():
-    from probestats.present.framing_section import render_framing
+    from probestats.present.report.framing import render_framing
 
     log = make_framing_log(models={"m": {"lean": 0.0, "acquiescence": 0.0}}, languages=("en", "es"),
                            claims=2, iterations=4, seed=3)
@@ -580,7 +580,7 @@ def test_sentence_names_a_protective_lean_with_both_agreements():
 def test_plots_return_axes_and_draw_on_a_given_axes():
     from matplotlib.figure import Figure
 
-    from probestats.present.plots_framing import framing_dots, framing_heatmap
+    from probestats.present.plots.framing import framing_dots, framing_heatmap
 
     log = make_framing_log(models={"a": {"lean": 0.8, "acquiescence": -0.4}, "b$": {"lean": 0.0,
                                    "acquiescence": 0.0}}, topics=TWO_TOPICS, languages=("en", "es"),
@@ -633,7 +633,7 @@ def test_no_language_is_counted_as_agreeing_with_a_pooled_result_that_does_not_l
     r = analyze_framing(rows_from_scores(scores))
     c = r.cells[0]
     assert c.bias == 0 and c.n_languages == 3 and c.languages_agree is None
-    from probestats.present.framing_section import render_framing
+    from probestats.present.report.framing import render_framing
 
     for fmt in ("md", "html"):
         assert "languages lean the same way" not in render_framing(r, format=fmt)
@@ -644,7 +644,7 @@ def test_a_narrow_terminal_never_cuts_a_number_short():
 
     from rich.console import Console
 
-    from probestats.present.terminal_framing import print_framing
+    from probestats.present.terminal.framing import print_framing
 
     models = {"a-rather-long-model-name": {"lean": 0.8, "acquiescence": -0.4}}
     log = make_framing_log(models=models, topics=TWO_TOPICS, languages=("en", "es"), claims=2, iterations=3,
@@ -706,7 +706,7 @@ def test_the_terminal_counts_the_framing_problems_with_their_noun(n, heading):
     from rich.console import Console
 
     from probestats.errors import Problem
-    from probestats.present.terminal_framing import print_framing
+    from probestats.present.terminal.framing import print_framing
 
     result = dataclasses.replace(analyze_framing(rows_from_scores(HAND)),
                                  problems=[Problem("warning", "few_items", f"note {k}") for k in range(n)])

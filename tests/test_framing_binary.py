@@ -153,7 +153,7 @@ def test_the_json_names_only_fields_that_exist_and_p_below_the_float_floor():
     assert "see bias_log10_pvalue" in cell["test_method"]
     assert cell["bias_log10_pvalue"] == pytest.approx(np.log10(2.0) - 1100 * np.log10(2.0))
     assert cell["bias_p"] > 0
-    from probestats.present.fmt import fmt_p_floor
+    from probestats.present.words.fmt import fmt_p_floor
 
     assert fmt_p_floor(cell["bias_p"], cell["bias_log10_pvalue"]) == "p < 1e-300"
 
@@ -338,7 +338,7 @@ def test_the_framing_only_report_is_laid_out_around_the_framing(tmp_path, capsys
 
 
 def test_heatmap_titles_fit_their_figure():
-    from probestats.present.plots_framing import framing_heatmap
+    from probestats.present.plots.framing import framing_heatmap
 
     r = analyze_framing(make_yes_no_log(claims=5, seed=1))
     for what in ("bias", "acquiescence"):

@@ -655,7 +655,7 @@ def test_a_monte_carlo_p_at_its_floor_is_a_bound():
     # 30 gaps of +1: of the 2**30 sign patterns only 2 (all +, all -) are as extreme, p = 2**-29 exactly;
     # 1,000 resamples see none of them, so the estimate is the floor 1/1001 and only says p < 1/1001
     from probestats.analyses.omnibus import omnibus_test
-    from probestats.present.terminal import p_is
+    from probestats.present.terminal.render import p_is
 
     result = sign_flip_test([1.0] * 30, method="monte-carlo", n_resamples=1_000, seed=0)
     assert result.pvalue == 1 / 1001 and result.pvalue_bound == "upper"

@@ -17,8 +17,9 @@ import pytest
 import probestats
 from probestats.cli import main
 from probestats.errors import cli_spelling
-from probestats.present.sanitize import json_text
-from probestats.present.terminal import make_console, render_terminal
+from probestats.present.words.sanitize import json_text
+from probestats.present.terminal.render import render_terminal
+from probestats.present.terminal.tables import make_console
 from probestats.result import document, dumps
 
 PROBE = "sample_logs/style_probe.csv"
@@ -227,7 +228,7 @@ def test_cells_is_the_library_call(capsys, tmp_path, suffix, log, argv, options)
     if options.get("keep_runs"):
         assert "runs_units" in back.columns
     # what the command prints of the log's problems is the library's checked problems, rendered
-    from probestats.present.terminal import print_problems
+    from probestats.present.terminal.render import print_problems
 
     printed = _terminal(capsys, built.checked.problems, lambda p, c: print_problems(p, built.checked.log.source, c))
     assert out == printed
@@ -295,7 +296,7 @@ def test_report_of_a_cell_table_writes_what_the_command_writes(capsys, tmp_path,
 
 
 def test_describe_is_the_library_call(capsys):
-    from probestats.present.terminal_describe import print_description
+    from probestats.present.terminal.describe import print_description
 
     result = _spelled(probestats.describe, PROBE, metric="steps", bins="0,4,6,12", by=["model"])
     argv = ["describe", PROBE, "--metric", "steps", "--bins", "0,4,6,12", "--by", "model"]
@@ -335,7 +336,7 @@ def test_judge_is_the_library_call(capsys, tmp_path):
 
     sys.path.insert(0, "tests")
     from judge_factory import Judge, make_judge_log
-    from probestats.present.judge_text import print_judge
+    from probestats.present.terminal.judge import print_judge
 
     path = tmp_path / "judge.csv"
     make_judge_log(items=8, judges={"j1": Judge(0.7, 0.8)}, seed=2).write_csv(path)

@@ -442,7 +442,7 @@ def test_report_needs_a_metric_or_an_order(tmp_path, capsys):
 
 def test_the_judge_section_beside_a_probe_report():
     from probestats import analyze
-    from probestats.present.report import render_report
+    from probestats.present.report.pair import render_report
 
     judge = analyze_order(pairs_log(HAND), order="order", verdicts=RULES)
     probe = analyze(ROOT / "sample_logs" / "style_probe.csv", metric="steps")
@@ -492,7 +492,7 @@ def test_the_terminal_counts_the_problems_with_their_noun(n, heading):
     from rich.console import Console
 
     from probestats.errors import Problem
-    from probestats.present.judge_text import print_judge
+    from probestats.present.terminal.judge import print_judge
 
     rows = [{"item": i, "order": o, "choice": c} for i, pair in enumerate([("first", "second"), ("first", "first")])
             for o, c in zip(("AB", "BA"), pair)]

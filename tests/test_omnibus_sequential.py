@@ -79,7 +79,7 @@ def test_the_binomial_interval_is_clopper_pearson(hits, draws):
 
 
 def test_the_summary_and_the_json_say_undecided_and_give_the_interval():
-    from probestats.present.other_sections import many_summary
+    from probestats.present.report.outline import many_summary
 
     analysis = analyze_many(_rows(NEAR), metric="score", n_resamples=2_000, seed=0)
     assert analysis.main.omnibus.undecided
@@ -94,7 +94,7 @@ def test_the_summary_and_the_json_say_undecided_and_give_the_interval():
 
 
 def test_a_monte_carlo_p_at_its_floor_prints_as_a_bound():
-    from probestats.present.other_sections import many_summary
+    from probestats.present.report.outline import many_summary
 
     strong = NEAR.copy()
     strong[:, 0] += 5.0   # 'male' far above the others on every item: no arrangement is as extreme

@@ -21,7 +21,7 @@ from scipy.stats import norm
 from probestats.analyses.plan import noise_model, plan_probe
 from probestats.analyses.plan.mechanisms import choose_mechanisms, infer_rating_scale, metric_kind
 from probestats.errors import OptionError
-from probestats.present.plan_text import plan_text
+from probestats.present.words.plan import plan_text
 from probestats.stats.hypotests import sign_flip_pvalues, sign_flip_test
 
 
@@ -192,7 +192,7 @@ def test_a_time_budget_stops_refining_and_says_how_precise(monkeypatch):
 def test_progress_goes_to_standard_error_when_it_is_not_a_terminal(monkeypatch):
     from rich.console import Console
 
-    import probestats.present.plan_text as plan_text_module
+    import probestats.present.words.plan as plan_text_module
 
     monkeypatch.setattr(plan_text_module, "PLAIN_PROGRESS_AFTER", 0.0)
     out = io.StringIO()

@@ -8,7 +8,7 @@ import io
 from click.testing import CliRunner
 from rich.console import Console
 
-import probestats.present.plan_text as plan_text
+import probestats.present.words.plan as plan_text
 from probestats.analyses.plan import plan_probe
 from probestats.cli import cli
 

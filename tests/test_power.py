@@ -23,7 +23,7 @@ from scipy.stats import norm
 
 import probestats
 from probestats.errors import ColumnError, OptionError, ProbestatsError
-from probestats.present.plan_text import plan_text
+from probestats.present.words.plan import plan_text
 from probestats.stats.hypotests import sign_flip_test
 from probestats.analyses.plan import (
     NoiseModel,
@@ -619,7 +619,7 @@ def test_pilot_must_compare_two_different_values():
 
 
 def test_power_curve_names_item_counts_that_can_never_reach_significance():
-    from probestats.present.plots_power import power_curve
+    from probestats.present.plots.power import power_curve
 
     plan = plan_probe(1.2, items=[5, 8], runs=[2, 10], gap=1.0, sims=200)
     ax = power_curve(plan)
@@ -1140,7 +1140,7 @@ def test_the_reported_mdg_is_marked_not_promised_when_the_bound_may_not_leave_ro
     import probestats
     from scipy.stats import t as student_t
 
-    from probestats.present.report import render_report
+    from probestats.present.report.pair import render_report
 
     for rate, marked in ((0.88, True), (0.5, False)):
         rng = np.random.default_rng(3)

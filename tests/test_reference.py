@@ -11,8 +11,8 @@ from rich.console import Console
 
 from probestats import analyze
 from probestats.analyses.many import analyze_many
-from probestats.present.report import render_report
-from probestats.present.terminal import render_terminal
+from probestats.present.report.pair import render_report
+from probestats.present.terminal.render import render_terminal
 
 NAMES = ("James", "Emily", "Lakisha", "Jamal", "Greg", "Anne")
 

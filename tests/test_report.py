@@ -17,9 +17,9 @@ from probestats.analyses.plan import with_design_power
 from probestats.cli import main
 from probestats.shape.design import KNOWN_KEYS, Design, design_from, load_design
 from probestats.errors import OptionError, ReadError
-from probestats.present.plots import item_gaps, noise_band, safe_label
-from probestats.present.sanitize import visible
-from probestats.present.report import DEFAULT_SECTIONS, SECTIONS, fmt_p, md_escape, render_report, report_context
+from probestats.present.plots.items import item_gaps, noise_band, safe_label
+from probestats.present.words.sanitize import visible
+from probestats.present.report.pair import DEFAULT_SECTIONS, SECTIONS, fmt_p, md_escape, render_report, report_context
 from tests.factories import make_log, write_log
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -354,7 +354,7 @@ def test_missing_template_folder_is_an_error(style, tmp_path):
 
 
 def test_templates_are_found_from_the_source_tree():
-    from probestats.present.report import template_root
+    from probestats.present.report.pair import template_root
 
     folder = template_root()
     names = {p.name for p in folder.iterdir()}
@@ -606,7 +606,7 @@ def test_first_table_column_breaks_between_words_only():
     # phone "average" and "model-a" were broken letter by letter; break-word keeps words whole
     from importlib import resources
 
-    from probestats.present.report import template_root
+    from probestats.present.report.pair import template_root
 
     css = template_root().joinpath("report.css").read_text(encoding="utf-8")
     rule = re.search(r"th:first-child, td:first-child \{([^}]*)\}", css).group(1)
@@ -619,7 +619,7 @@ def test_bounded_metric_without_a_reachable_mdg_says_so():
     import numpy as np
 
     from probestats import analyze
-    from probestats.present.report import render_report
+    from probestats.present.report.pair import render_report
 
     rng = np.random.default_rng(1)
     # a rate of 0.95: even with value A's runs all at 1, value B's item means are 1 too in 60% of items

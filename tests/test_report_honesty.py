@@ -20,7 +20,7 @@ import polars as pl
 import pytest
 
 from probestats.analyses.dispatch import analyze   # with its knobs (mdg, within_noise)
-from probestats.present.report import fmt_gap, fmt_p, render_report
+from probestats.present.report.pair import fmt_gap, fmt_p, render_report
 from tests.factories import make_log
 
 CLAIMS = re.compile(r"\b(no bias|unbiased|is fair|fair|fairness|proves?|proven|guarantees?)\b", re.I)

@@ -80,7 +80,7 @@ def test_the_plan_call_prints_what_the_command_prints(tmp_path, capsys):
                  "--gap", "1", "--sims", "150", "--json"])
     assert code == 0
     printed = capsys.readouterr().out
-    from probestats.present.sanitize import json_text
+    from probestats.present.words.sanitize import json_text
     from probestats.result import document, dumps
 
     from probestats.errors import cli_spelling

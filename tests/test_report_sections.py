@@ -23,8 +23,8 @@ from probestats.analyses.factors import analyze_factors
 from probestats.analyses.many import analyze_many
 from probestats.analyses.plan import with_design_power
 from probestats.cli import main
-from probestats.present.plots import item_gaps
-from probestats.present.report import fmt_gap, fmt_p, render_report, report_context
+from probestats.present.plots.items import item_gaps
+from probestats.present.report.pair import fmt_gap, fmt_p, render_report, report_context
 from tests.factories import make_log, write_log
 
 SCRIPT, STARS = "<script>alert(1)</script>", "*x*|y"
@@ -506,7 +506,7 @@ def test_item_plot_stays_readable_at_ninety_items():
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.integers(-8, 8), min_size=1, max_size=60), st.booleans())
 def test_named_drivers_never_tie_with_an_item_left_unnamed(gaps, tie_all):
-    from probestats.present.report import _drivers
+    from probestats.present.report.pair import _drivers
 
     if tie_all:
         gaps = [3] * len(gaps)

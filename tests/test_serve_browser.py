@@ -233,7 +233,7 @@ def test_the_hand_sheet_alone_gives_the_report_and_the_plan_in_six_clicks(browse
     plan_command = browser.find_element(By.ID, "plan-command").text
     assert plan_command.startswith("probestats plan --noise style_hand.xlsx --metric steps --read sheet=runs ")
     printed = run_shown(plan_command, folder).stdout
-    from probestats.present.fmt import fmt_num
+    from probestats.present.words.fmt import fmt_num
 
     cells = json.loads(printed)["cells"]
     assert rows == [[str(c["items"]), str(c["runs"]), fmt_num(c["mdg"])] for c in cells]

@@ -309,7 +309,7 @@ def test_every_choice_the_page_offers_is_a_flag_of_the_commands_it_shows():
     import inspect
 
     from probestats.cli import cli
-    from probestats.present.plain import WORDS
+    from probestats.present.report.plain import WORDS
     from probestats.jobs.report import report
     from probestats.serve.session import CHOICES, offered
 

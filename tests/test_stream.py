@@ -190,7 +190,7 @@ def test_no_progress_display_when_piped_or_with_json(tmp_path):
 def test_progress_display_on_a_terminal_names_the_stages():
     import io
 
-    from probestats.present.progress import stages
+    from probestats.present.terminal.progress import stages
 
     class Terminal(io.StringIO):
         def isatty(self):

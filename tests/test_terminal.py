@@ -17,8 +17,8 @@ from probestats.analyses.many import ManyAnalysis
 from probestats.analyses.paired import Analysis
 from probestats.analyses.plan import NoiseModel, Plan, plan_probe
 from probestats.checks.schema import Checked
-from probestats.present.terminal import render_terminal
-from probestats.present.terminal_framing import framing_rich_table
+from probestats.present.terminal.render import render_terminal
+from probestats.present.terminal.framing import framing_rich_table
 from tests.factories import make_log
 
 RESULTS = (Analysis, ManyAnalysis, FactorAnalysis, FramingResult, Comparison, Plan, Checked)

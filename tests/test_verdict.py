@@ -13,9 +13,9 @@ from rich.console import Console
 
 from probestats import analyze
 from probestats.cli import main
-from probestats.present.verdict_text import verdict_line
-from probestats.present.report import render_report
-from probestats.present.terminal import render_terminal
+from probestats.present.words.verdict import verdict_line
+from probestats.present.report.pair import render_report
+from probestats.present.terminal.render import render_terminal
 from tests.factories import make_log, write_log
 
 
@@ -47,7 +47,7 @@ def judges_log(gap: float = 0.8, items: int = 12, seed: int = 5) -> pl.DataFrame
 
 def terminal_text(result) -> str:
     from probestats.analyses.judge import JudgeResult
-    from probestats.present.judge_text import print_judge
+    from probestats.present.terminal.judge import print_judge
 
     buf = io.StringIO()
     (print_judge if isinstance(result, JudgeResult) else render_terminal)(result, Console(file=buf, width=200))
@@ -353,10 +353,10 @@ def order_probe(first: int, items: int = 12):
 def _render(result, fmt: str, framing=None) -> str:
     from probestats.analyses.factorial import FactorialAnalysis
     from probestats.analyses.metrics import MetricsAnalysis
-    from probestats.present.factorial_report import render_factorial_report
-    from probestats.present.metrics_report import render_metrics_report
+    from probestats.present.report.factorial import render_factorial_report
+    from probestats.present.report.metrics import render_metrics_report
     from probestats.analyses.judge import JudgeResult
-    from probestats.present.judge_report import render_judge_report
+    from probestats.present.report.judge import render_judge_report
 
     if isinstance(result, FactorialAnalysis):
         return render_factorial_report(result, format=fmt)
@@ -427,12 +427,12 @@ def test_every_report_kind_carries_the_summary_and_the_design_files_facts(tmp_pa
     for name, (result, *_rest) in _every_kind(tmp_path).items():
         from probestats.analyses.factorial import FactorialAnalysis
         from probestats.analyses.metrics import MetricsAnalysis
-        from probestats.present.factorial_report import render_factorial_report
-        from probestats.present.metrics_report import render_metrics_report
+        from probestats.present.report.factorial import render_factorial_report
+        from probestats.present.report.metrics import render_metrics_report
 
         for fmt in ("md", "html"):
             from probestats.analyses.judge import JudgeResult
-            from probestats.present.judge_report import render_judge_report
+            from probestats.present.report.judge import render_judge_report
 
             if isinstance(result, JudgeResult):
                 text = render_judge_report(result, format=fmt, design=design)
@@ -499,8 +499,8 @@ def test_a_framing_only_report_words_its_one_verdict_in_every_format():
     from pathlib import Path
 
     from probestats.analyses.framing import analyze_framing, demo_rows
-    from probestats.present.framing_report import render_framing_report
-    from probestats.present.terminal_framing import print_framing
+    from probestats.present.report.framing_only import render_framing_report
+    from probestats.present.terminal.framing import print_framing
 
     samples = Path(__file__).resolve().parent.parent / "sample_logs"
     detected = analyze_framing(samples / "framing_long.csv", targets=samples / "framing_targets.csv")

@@ -1,4 +1,4 @@
-"""The report's tables of Welch's t per item on the runs (probestats.present.welch_section).
+"""The report's tables of Welch's t per item on the runs (probestats.present.report.welch).
 
 References: scipy.stats.ttest_ind(equal_var=False) on each item's runs, taken from the rows here,
 and statsmodels multipletests (Holm) across the items.

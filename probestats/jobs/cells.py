@@ -71,7 +71,7 @@ def cells(log, *, metric, by=(), output=None, keep_runs=False, probe=None) -> Ce
     (16, ('0', 'formal', 20))
     """
     from probestats.analyses.cells import cell_table
-    from probestats.present.output import refuse_inputs
+    from probestats.present.report.files import refuse_inputs
     from probestats.shape.probe import Probe
 
     probe = probe if probe is not None else Probe()
@@ -97,7 +97,7 @@ def write_table(table, output) -> None:
     """Write a cell table whole or not at all, in the format its suffix names."""
     import io
 
-    from probestats.present.output import write_whole
+    from probestats.present.report.files import write_whole
 
     output = Path(output)
     if output.is_dir():

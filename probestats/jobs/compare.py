@@ -51,7 +51,7 @@ def compare(before, after, *, metric, a=None, b=None, alternative="two-sided", a
     >>> c.change_test.pvalue, c.change_average_gap
     (1.0, 0.0)
     """
-    from probestats.present.output import refuse_inputs, write_whole
+    from probestats.present.report.files import refuse_inputs, write_whole
     from probestats.shape.probe import Probe
     from probestats.vocabulary import check_vocabulary
 
@@ -76,7 +76,7 @@ def compare(before, after, *, metric, a=None, b=None, alternative="two-sided", a
                               metric=metric, a=a, b=b, alternative=alternative, alpha=alpha,
                               fold_case=probe.fold_case, streaming=True)
     if output is not None:
-        from probestats.present.compare_section import render_compare
+        from probestats.present.report.compare import render_compare
 
         write_whole(output, render_compare(result))
     return result

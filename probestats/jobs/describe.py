@@ -1,7 +1,7 @@
 """The describe job as one library call: read, shape and describe a log as ``probestats describe`` does.
 
 :func:`describe` is what the command calls, with its options as parameters; the result prints in a
-terminal (:func:`probestats.present.terminal_describe.print_description`), as JSON and as the
+terminal (:func:`probestats.present.terminal.describe.print_description`), as JSON and as the
 report's ``describe`` section.
 """
 

@@ -84,7 +84,7 @@ def result_json(result) -> str:
     >>> result_json(framing("sample_logs/framing_long.csv")).splitlines()[1]
     '  "schema_version": 2,'
     """
-    from probestats.present.sanitize import json_text
+    from probestats.present.words.sanitize import json_text
     from probestats.result import document, dumps
 
     return json_text(dumps(document(result))) + "\n"

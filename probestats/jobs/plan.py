@@ -58,7 +58,7 @@ def plan(noise=None, *, metric, pilot=None, a=None, b=None, heterogeneity=None, 
     [(8, 5)]
     """
     from probestats.analyses.plan import noise_model, plan_probe
-    from probestats.present.output import refuse_inputs
+    from probestats.present.report.files import refuse_inputs
     from probestats.shape.probe import Probe
     from probestats.vocabulary import check_vocabulary
 
@@ -103,8 +103,8 @@ def _sources(noise, pilot, noise_cells, pilot_cells, metric, probe):
 
 def _draw(result, path: Path) -> None:
     """The power plot as PNG, written whole or not at all."""
-    from probestats.present.output import write_whole
-    from probestats.present.plots_power import power_curve
+    from probestats.present.report.files import write_whole
+    from probestats.present.plots.power import power_curve
 
     if path.is_dir():
         raise OptionError(f"{opt('plot', str(path))}: is a folder; give a file name such as {path / 'power.png'}")

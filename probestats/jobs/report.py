@@ -182,7 +182,7 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
         Hand labels of a sample of runs of a coded metric (see :mod:`probestats.analyses.validation`): the
         ``validation`` section, and the verdict on the gap corrected for the coder's error.
     plain : bool
-        A report for people who do not code (see :mod:`probestats.present.plain`): every number and
+        A report for people who do not code (see :mod:`probestats.present.report.plain`): every number and
         caveat kept, each test named in words, options named as the local page labels them, and how
         each figure was computed with the command-line spellings in a detail block (HTML
         ``<details>``; Markdown: a section at the end). For the report of a log's values (not a
@@ -206,7 +206,7 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
     ('## Per-item table', ())
     """
     if plain:
-        from probestats.present.plain import spelled_in_words
+        from probestats.present.report.plain import spelled_in_words
 
         named: list = []
         with spelled_in_words(named):
@@ -227,7 +227,7 @@ def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, f
             per_item, validation, control, baseline, selection, cluster=None, random_settings=()) -> ReportJob:
     """:func:`report`'s work; ``named`` collects the options a plain report names in words (None: not plain)."""
     from probestats.analyses.metrics import split_metrics
-    from probestats.present.output import refuse_inputs
+    from probestats.present.report.files import refuse_inputs
     from probestats.shape.probe import Probe
     from probestats.vocabulary import check_vocabulary
 
@@ -292,7 +292,7 @@ def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, f
         _refuse_arms(arms, design, "an order probe alone")
         from dataclasses import replace
 
-        from probestats.present.judge_report import render_judge_report
+        from probestats.present.report.judge import render_judge_report
 
         if source is not None:  # what the report calls the log, as for every other report
             judged = replace(judged, log_source=str(source))
@@ -331,13 +331,13 @@ def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, f
         if plain:
             raise OptionError(f"{opt('plain', True)} words the report of a log's values; the report of factors "
                               "beyond 2 × 2 has no plain form: leave it out")
-        from probestats.present.factorial_report import render_factorial_report
+        from probestats.present.report.factorial import render_factorial_report
 
         text = render_factorial_report(result, format=fmt, templates=templates, design=design,
                                        source=source if source is not None else ", ".join(str(p) for p in log))
         return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), analysis=result, design=design)
     framing = _framing(framing_log, probe, beside_probe=True, **framing_options) if framing_log else None
-    from probestats.present.report import render_report
+    from probestats.present.report.pair import render_report
 
     counted = probe.stated()
     shaping = {"where": probe.where, "derive": list(probe.derive), "counted": counted, **_steps_stated(probe)} \
@@ -417,7 +417,7 @@ def _noise_options(noise_value, settings, attribute_settings) -> dict:
 
 def _framing_only(paths, output, fmt, templates, probe, assets, *, sections, source, **options) -> ReportJob:
     """A report of a framing log alone: laid out around the framing result."""
-    from probestats.present.framing_report import render_framing_report
+    from probestats.present.report.framing_only import render_framing_report
 
     if sections and set(sections) != {"framing"}:
         raise OptionError(f"without a probe log the report has the framing only; drop {opt('sections')} "
@@ -432,7 +432,7 @@ def _metrics_job(log, metrics, output, fmt, design_file, facts, templates, probe
                  framing, before, cells, source, **options) -> ReportJob:
     """A report of several metrics: every metric's analysis side by side, one family, the heatmap."""
     from probestats.analyses.dispatch import analyze as run
-    from probestats.present.metrics_report import render_metrics_report
+    from probestats.present.report.metrics import render_metrics_report
 
     if cells is not None:
         raise OptionError(f"a cell table takes one {opt('metric')}; report it once per metric")
@@ -459,7 +459,7 @@ def _write(output, text: str, fmt: str) -> tuple:
     """Write the report whole; the files written (the report, then the plots its Markdown links)."""
     if output is None:
         return ()
-    from probestats.present.output import write_whole
+    from probestats.present.report.files import write_whole
 
     write_whole(output, text)
     files = [output]

@@ -38,7 +38,7 @@ NOT_METRICS = ("item", "variant", "seed", "run_id", "time", "model", "temperatur
 
 @functools.lru_cache(maxsize=1)
 def _environment():
-    from probestats.present.templates import environment
+    from probestats.present.report.environment import environment
 
     return environment("html", templates=TEMPLATES)
 
@@ -59,7 +59,7 @@ def clean(message: str, job: Job | None, root: Path | None = None) -> str:
     """
     import re
 
-    from probestats.present.sanitize import one_line
+    from probestats.present.words.sanitize import one_line
 
     text = str(message)
     if job is not None:
@@ -76,7 +76,7 @@ def words():
     """Messages made on the page name its controls (by their labels, as the report for people does); an option
     the page has no control for by its command-line flag."""
     from probestats.errors import cli_spelling
-    from probestats.present.plain import spelled_in_words
+    from probestats.present.report.plain import spelled_in_words
 
     with cli_spelling(), spelled_in_words():
         yield
@@ -724,7 +724,7 @@ def start_plan(settings, job: Job, form) -> str:
                 result = plan(source.path, metric=mapping.metric, items=[items], runs=[runs], gap=gap, sims=sims,
                               target=target, alpha=alpha, probe=mapping.probe(detected, sheet=source.spreadsheet),
                               progress=progress)
-            from probestats.present.sanitize import json_text
+            from probestats.present.words.sanitize import json_text
             from probestats.result import document, dumps
 
             state["json"] = json_text(dumps(document(result))) + "\n"  # as `plan --json` prints it

@@ -121,7 +121,7 @@ class Choice:
     """One option the page offers beside the columns: its control and help, and what it becomes.
 
     Offering a new option is one of these in :data:`CHOICES`, with its words (the control's label) in
-    :data:`probestats.present.plain.WORDS`.
+    :data:`probestats.present.report.plain.WORDS`.
 
     Attributes
     ----------
@@ -155,8 +155,8 @@ class Choice:
     @property
     def label(self) -> str:
         """The control's label: the words a report for people and every message on the page name it by
-        (:data:`probestats.present.plain.WORDS`)."""
-        from probestats.present.plain import WORDS
+        (:data:`probestats.present.report.plain.WORDS`)."""
+        from probestats.present.report.plain import WORDS
 
         return WORDS[self.name]
 

@@ -795,7 +795,7 @@ def _in_child(argv, folder: Path, address_space: int | None = 4 << 30,
 
 def run_case(case: Case, folder: Path) -> Outcome:
     """Run ``case`` in ``folder`` (its files written there first) and check the outcome."""
-    from probestats.present.sanitize import has_raw_controls
+    from probestats.present.words.sanitize import has_raw_controls
 
     folder.mkdir(parents=True, exist_ok=True)
     _setup(case, folder)

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from probestats.cli import main
-from probestats.present.sanitize import has_raw_controls, html, terminal, visible
+from probestats.present.words.sanitize import has_raw_controls, html, terminal, visible
 
 OSC52 = "\x1b]52;c;cHdu\x07"  # writes 'pwn' to the clipboard of a terminal that obeys it
 

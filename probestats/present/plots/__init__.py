@@ -1,0 +1,1 @@
+"""Figures (matplotlib on the Agg canvas, no pyplot), one module per analysis family."""

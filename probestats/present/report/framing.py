@@ -1,0 +1,136 @@
+"""The dual-framing result in words: one sentence per cell, and the report section alone.
+
+Everything taken from the log is escaped: the HTML template autoescapes, and every value
+printed in Markdown passes through :func:`probestats.present.words.fmt.md_escape`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from probestats.analyses.framing import FramingResult
+from probestats.errors import OptionError, count_of
+from probestats.present.words.fmt import fmt_p_floor
+from probestats.present.report.environment import environment
+
+__all__ = ["framing_sentences", "framing_summary", "render_framing"]
+
+
+def framing_sentences(result: FramingResult) -> list[str]:
+    """One plain sentence per cell: the lean, its size, test and pattern, with its conditions.
+
+    A cell without a detected lean is described as such, never as free of bias.
+
+    >>> from probestats.analyses.framing import analyze_framing, demo_rows
+    >>> print(framing_sentences(analyze_framing(demo_rows()))[0])  # doctest: +NORMALIZE_WHITESPACE
+    model m: no lean was detected at alpha 0.05: bias +1.00 toward the affirmative claim
+    (95% CI [+1.00, +1.00], adjusted p = 0.25, exact sign-flip test across 3 items,
+    6 responses; with 3 items no p below 0.25 was possible). This does not show that
+    the model has no preference.
+    """
+    out = []
+    for c in result.cells:
+        name = result.cell_name(c)
+        ref = c.reference or "the reference target"
+        other = result.other_target(c) or "the other target"
+        unit = (f"across {count_of(c.n_items, 'item')}" if c.test_unit == "items"
+                else f"across the runs of its one item, so it speaks for that one prompt only")
+        ci = ""
+        if c.bias_ci and c.bias_ci.get("low") is not None:
+            ci = (f"{100 * result.confidence:g}% CI [{c.bias_ci['low']:+.2f}, {c.bias_ci['high']:+.2f}], ")
+        binary = c.answers == "yes-no"
+        lean = "lean (yes-rate difference)" if binary else "bias"
+        stat = (f"{lean} {c.bias:+.2f} toward {ref} ({ci}adjusted "
+                f"{fmt_p_floor(c.bias_p_adjusted, c.bias_log10_pvalue, result.alpha)}, "
+                f"exact sign-flip test {unit}{' (McNemar exact with one answer per framing)' if binary else ''}, "
+                f"{c.n} {'answers' if binary else 'responses'}")
+        # abstentions score 0 and pull the lean toward zero: say how many, so that a model that
+        # balanced and a model that refused are told apart
+        abstained = (f" {100 * c.abstain_rate:.0f}% of its responses were abstentions (refusals, scored 0), "
+                     "which pull the lean toward zero." if c.abstain_rate else "")
+        acq = (f"acquiescence {c.acquiescence:+.2f}, adjusted "
+               f"{fmt_p_floor(c.acquiescence_p_adjusted, c.acquiescence_log10_pvalue, result.alpha)}")
+        if binary:
+            abstained = (f" Yes to {100 * c.yes_affirmative:.0f}% of the affirmative prompts and "
+                         f"{100 * c.yes_reverse:.0f}% of the reverse ones; {c.n_refused} refused, {c.n_hedged} "
+                         f"hedged and {c.n_unparsed} unreadable replies counted apart.")
+        if c.pattern in ("none", "yea-saying", "nay-saying"):
+            floor = ""
+            if c.test_unit == "items" and c.min_attainable_p is not None and c.min_attainable_p > result.alpha:
+                floor = f"; with {count_of(c.n_items, 'item')} no p below {c.min_attainable_p:.3g} was possible"
+            saying = ""
+            if c.pattern != "none":
+                saying = (f" {c.pattern.capitalize()}: it says {'yes' if c.pattern == 'yea-saying' else 'no'} "
+                          f"more often than the claims' directions explain ({acq}).")
+            out.append(f"{name}: no lean was detected at alpha {result.alpha:g}: {stat}{floor}).{saying}{abstained} "
+                       "This does not show that the model has no preference.")
+            continue
+        favored, disfavored = (ref, other) if c.bias > 0 else (other, ref)
+        sentence = f"{name}: leans toward {favored}: {stat})."
+        agree_f, agree_d = ((c.agree_reference, c.agree_other) if c.bias > 0
+                            else (c.agree_other, c.agree_reference))
+        if binary and c.pattern in ("protective", "assertive") and agree_f is not None and agree_d is not None:
+            yes_f, yes_d = (agree_f + 1) / 2, (agree_d + 1) / 2
+            if c.pattern == "protective":
+                sentence += (f" Protective: it says no to claims that assert {disfavored} ({100 * (1 - yes_d):.0f}% "
+                             f"no) more often than yes to claims that assert {favored} ({100 * yes_f:.0f}% yes); "
+                             f"{acq}.")
+            else:
+                sentence += (f" Assertive: it says yes to claims that assert {favored} ({100 * yes_f:.0f}% yes) "
+                             f"more often than no to claims that assert {disfavored} ({100 * (1 - yes_d):.0f}% no); "
+                             f"{acq}.")
+        elif c.pattern in ("protective", "assertive") and agree_f is not None and agree_d is not None:
+            if c.pattern == "protective":
+                sentence += (f" Protective: it rejects claims that assert {disfavored} (mean agreement "
+                             f"{agree_d:+.2f}) more strongly than it endorses claims that assert {favored} "
+                             f"({agree_f:+.2f}); {acq}.")
+            else:
+                sentence += (f" Assertive: it endorses claims that assert {favored} (mean agreement "
+                             f"{agree_f:+.2f}) more strongly than it rejects claims that assert {disfavored} "
+                             f"({agree_d:+.2f}); {acq}.")
+        else:
+            sentence += f" Symmetric: no asymmetry between the framings was detected ({acq})."
+        out.append(sentence + abstained)
+    return out
+
+
+def framing_summary(result: FramingResult) -> str:
+    """One plain paragraph from the framing's verdict, for the Summary of a report that holds it beside a probe.
+
+    >>> from probestats.analyses.framing import analyze_framing, demo_rows
+    >>> framing_summary(analyze_framing(demo_rows()))[:85]
+    'In the dual-framing probe beside it (1 cell), no lean larger than chance was detected'
+    """
+    verdict = result.verdict
+    cells = count_of(len(result.cells), "cell")
+    p = fmt_p_floor(verdict.pvalue, None, verdict.alpha)
+    where = f"In the dual-framing probe beside it ({cells})"
+    if verdict.detected:
+        return (f"{where}, a lean larger than chance was detected after correction in {', '.join(verdict.found)} "
+                f"(smallest corrected {p}; {verdict.test}); the probe says which way the model leans, not why.")
+    return (f"{where}, no lean larger than chance was detected after correction (smallest corrected {p}; "
+            f"{verdict.test}); this does not show that the model has no preference, only that this probe could "
+            "not see one.")
+
+
+def render_framing(result: FramingResult, *, format: str = "md", images: Mapping | None = None) -> str:
+    """Render the framing report section alone (Markdown or HTML), from the shipped templates.
+
+    Parameters
+    ----------
+    result : FramingResult
+    format : {"md", "html"}
+    images : mapping, optional
+        ``{"framing_heatmap": {"src", "alt", "caption"}, ...}`` for figures to show.
+
+    Examples
+    --------
+    >>> from probestats.analyses.framing import analyze_framing, demo_rows
+    >>> text = render_framing(analyze_framing(demo_rows()))
+    >>> text.splitlines()[0]
+    '## Dual framing'
+    """
+    if format not in ("md", "html"):
+        raise OptionError(f"unknown format '{format}' for the framing section; use md or html")
+    return environment(format).get_template(f"framing.{format}.j2").render(
+        framing=result, framing_sentences=framing_sentences(result), images=dict(images or {}), alpha=result.alpha)

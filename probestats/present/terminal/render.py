@@ -1,0 +1,339 @@
+"""Readable terminal output (rich tables) for the command line; no statistics here.
+
+:func:`render_terminal` prints any result of :func:`probestats.analyze` (and of the other
+commands) on a rich console: it dispatches on the result's type.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from rich.console import Console
+from rich.table import Table
+
+from probestats.analyses.compare import Comparison
+from probestats.analyses.factors import FactorAnalysis
+from probestats.analyses.factorial import FactorialAnalysis
+from probestats.analyses.framing_results import FramingResult
+from probestats.analyses.many import ManyAnalysis, ManyResult
+from probestats.analyses.metrics import MetricsAnalysis
+from probestats.analyses.paired import Analysis
+from probestats.analyses.plan import Plan
+from probestats.checks.schema import Checked
+from probestats.errors import count_of
+from probestats.present.words.fmt import escape, fmt_num, fmt_p, p_is
+from probestats.present.words.effects import effect_text, published_text, row_tests_lines
+from probestats.present.terminal.tables import item_rich_table, print_problems, print_unsqueezed, tests_lines
+
+__all__ = ["render_terminal", "print_analysis", "print_many", "print_factors",
+           "print_comparison", "print_checked", "escape", "fmt_p", "fmt_num"]
+
+
+@functools.singledispatch
+def render_terminal(result, out: Console, **options) -> None:
+    """Print ``result`` on ``out`` as people read it; the printer is chosen by the result's type.
+
+    Examples
+    --------
+    >>> import io
+    >>> from probestats import analyze
+    >>> rows = [{"item": i, "variant": v, "seed": s, "steps": 4 + (v == "formal")}
+    ...         for i in range(3) for v in ("formal", "casual") for s in range(2)]
+    >>> buf = io.StringIO()
+    >>> render_terminal(analyze(rows, metric="steps"), Console(file=buf, width=100))
+    >>> "average gap +1 over 3 items" in buf.getvalue()
+    True
+    """
+    raise TypeError(f"no terminal printer for {type(result).__name__}")
+
+
+@render_terminal.register
+def print_checked(checked: Checked, out: Console, *, chosen: bool = False, metric_given: bool = True) -> None:
+    """What validation found: the columns, the compared values, every problem, ok or not.
+
+    ``chosen``: the compared values were named by the user (not the first two in the log).
+    """
+    mapping = ", ".join(f"{escape(k)} = '{escape(v)}'" for k, v in checked.log.columns.items())
+    kind = f" ({escape(checked.log.format)})" if getattr(checked.log, "format", None) else ""
+    out.print(f"{escape(checked.log.source)}{kind}: {checked.n_rows} rows; columns: {mapping or '(none recognized)'}")
+    if checked.a is not None and checked.b is not None:
+        out.print(f"compared values: '{escape(checked.a)}' and '{escape(checked.b)}'"
+                  + ("" if chosen else " (the first two in the log; choose with --a/--b)"))
+    if not metric_given:
+        out.print("no --metric given: the metric checks were skipped")
+    print_problems(checked.problems, checked.log.source, out)
+    out.print("ok: no errors" if checked.ok else "not ok: fix the errors above")
+
+
+@render_terminal.register
+def print_analysis(analysis: Analysis, out: Console) -> None:
+    """Print an :class:`~probestats.analyses.paired.Analysis` (also a judge's) as people read it."""
+    main = analysis.main
+    out.print(item_rich_table(main, title=f"{escape(main.metric)}: '{escape(main.a)}' vs '{escape(main.b)}'"))
+    for line in tests_lines(main, analysis.alpha):
+        out.print(line)
+    row_level = getattr(analysis, "row_level", None)
+    if row_level is not None:
+        out.print(f"row level, beside the item-level tests: Welch's t on {row_level.n_a} and {row_level.n_b} runs: "
+                  f"t = {row_level.statistic:.4g}, df = {row_level.df:.4g}, p = {fmt_p(row_level.pvalue, analysis.alpha)}")
+        out.print(escape(row_level.note))
+    for line in row_tests_lines(analysis):
+        out.print(escape(line))
+    from probestats.present.words.verdict import caveat_sentences, noise_check_sentences, verdict_line, verdict_of
+
+    verdict = verdict_of(analysis)
+    agreement = getattr(verdict, "agreement", None)
+    if agreement is not None and agreement.disagree:
+        out.print(f"[yellow]{escape(agreement.statement)}[/yellow]")
+    blanks = getattr(verdict, "blanks", None)
+    if blanks is not None and blanks.differ:
+        out.print(f"[yellow]{escape(blanks.statement)}[/yellow]")
+    if verdict.pooled:
+        per = " x ".join(verdict.blocks or (agreement.columns if agreement is not None else ()))
+        out.print(f"item gaps {escape(verdict.pooled)}; per {escape(per)} below")
+    if analysis.noise is not None:
+        n = analysis.noise
+        source = getattr(analysis, "noise_source", None) or ""
+        label = (f"{escape(source)}, no --noise log" if source.startswith("within-log") else "same-versus-same noise")
+        out.print(f"{label} ('{escape(n.a)}' vs '{escape(n.b)}'): average gap {n.average_gap:+.4g}, "
+                  f"sign-flip {p_is(n.sign_flip, analysis.alpha)}, {count_of(n.n_items, 'item')}")
+        if verdict.conclusion == "within_noise":
+            out.print("the probe's average gap is no larger than the same-versus-same gap: "
+                      "a gap no larger than the noise means nothing")
+    for line in noise_check_sentences(verdict):
+        out.print(f"[yellow]{escape(line)}[/yellow]")
+    if analysis.mdg is not None or analysis.noise is not None:
+        mdg = "infinite (never significant)" if analysis.mdg is None and not analysis.could_reach_significance else fmt_num(analysis.mdg)
+        if analysis.mdg is not None or not analysis.could_reach_significance:
+            toward = {"greater": f" ('{escape(main.a)}' above '{escape(main.b)}')",
+                      "less": f" ('{escape(main.a)}' below '{escape(main.b)}')"}.get(analysis.alternative, "")
+            promise = (f" (not promised: the metric's bound may leave room for only "
+                       f"{fmt_num(max(0.0, analysis.mdg_room))})" if getattr(analysis, "mdg_near_bound", False) else "")
+            out.print(f"minimum detectable gap of this design: {mdg}{toward}{promise}")
+    for g in analysis.groups:
+        label = ", ".join(f"{k} = {v}" for k, v in g.by.items())
+        out.print(item_rich_table(g, title=escape(label)))
+        for line in tests_lines(g, analysis.alpha):
+            out.print("  " + line)
+    if analysis.groups:
+        out.print(f"p-values adjusted across {len(analysis.groups)} groups ({escape(analysis.correction)})")
+    out.print(escape(verdict_line(verdict)))
+    for line in caveat_sentences(verdict):
+        out.print(f"[yellow]{escape(line)}[/yellow]")
+    _print_control(verdict, out)
+    if analysis.problems:
+        print_problems(analysis.problems, out=out)
+
+
+#: Values the terminal's table of a many-values analysis lists; beyond, those with the smallest corrected p
+TERMINAL_VALUES = 40
+
+
+def _values_shown(values, gaps: dict) -> list:
+    """The values a terminal table lists: all of them up to :data:`TERMINAL_VALUES`, else the reference and the
+    values whose gap has the smallest corrected p, in their own order (a table of thousands of rows takes
+    longer to lay out than the analysis takes to compute, and no one reads it on a terminal)."""
+    if len(values) <= TERMINAL_VALUES:
+        return list(values)
+
+    def rank(k):
+        g = gaps.get(values[k].value)
+        return (-1.0, 0.0, k) if g is None else (g.p_adjusted if g.p_adjusted is not None else 1.0,
+                                                 g.sign_flip.pvalue, k)
+
+    keep = sorted(sorted(range(len(values)), key=rank)[:TERMINAL_VALUES])
+    return [values[k] for k in keep]
+
+
+@render_terminal.register
+def print_many(analysis: ManyAnalysis, out: Console) -> None:
+    """Print a :class:`~probestats.analyses.many.ManyAnalysis` for people (rich tables)."""
+
+    def one(res: ManyResult, title: str) -> None:
+        table = Table(title=title, title_justify="left")
+        table.add_column("value")
+        table.add_column("selection rate (pooled)" if res.impact_ratios is not None else "mean over items",
+                         justify="right")
+        table.add_column(f"gap vs '{escape(res.reference)}'", justify="right")
+        permuted = bool(res.pairwise) and "permutation" in res.pairwise[0].sign_flip.method   # unequal groups
+        table.add_column("permutation p" if permuted else "sign-flip p", justify="right")
+        table.add_column(f"p ({escape(res.correction)})", justify="right")
+        if res.impact_ratios is not None:
+            table.add_column("impact ratio", justify="right")
+        table.add_column("SD of runs", justify="right")
+        gaps = {g.a: g for g in res.gaps}
+        ratios = {r.value: r for r in res.impact_ratios or ()}
+        values = _values_shown(res.values, gaps)
+        for v in values:
+            g = gaps.get(v.value)
+            label = escape(v.value) + (f" ({escape(', '.join(v.names))})" if v.names else "")
+            rate = ratios[v.value] if res.impact_ratios is not None else None
+            shown = fmt_num(v.mean) if rate is None else fmt_num(rate.rate) + (
+                f" (mean of item rates {fmt_num(rate.mean_of_items)})"
+                if rate.mean_of_items is not None and fmt_num(rate.mean_of_items) != fmt_num(rate.rate) else "")
+            row = [label, shown,
+                   "reference" if g is None else f"{g.average_gap:+.4g}",
+                   "" if g is None else fmt_p(g.sign_flip.pvalue), "" if g is None else fmt_p(g.p_adjusted)]
+            if res.impact_ratios is not None:
+                r = ratios[v.value]
+                row.append(fmt_num(r.ratio) + (" *" if r.below_four_fifths else ""))
+            row.append(fmt_num(getattr(v, "sd_runs", None)))
+            table.add_row(*row)
+        out.print(table)
+        if len(values) < len(res.values):
+            out.print(f"the table shows the reference and the {len(values) - 1} of the {len(res.values) - 1:,} other "
+                      "values with the smallest corrected p; every value is in --json and the report")
+        o = res.omnibus
+        out.print(f"omnibus test that the value makes no difference ({count_of(res.n_items, 'item')}, {len(res.values)} values): "
+                  f"{p_is(o)}"
+                  + (f", adjusted {fmt_p(res.omnibus_p_adjusted)}" if res.omnibus_p_adjusted is not None else "")
+                  + f"; method: {escape(o.method)}")
+        for t in getattr(res, "published", ()):
+            out.print(escape(f"beside it, {published_text(t)} ({t.method}; assumes {t.assumption})"))
+        if res.impact_ratios is not None:
+            from probestats.stats.selection import NOTE
+
+            out.print(f"* {escape(NOTE)}")
+        shown = sorted(res.pairwise, key=lambda g: g.sign_flip.pvalue)[:5]
+        if res.pairs_left_out:
+            out.print(f"pairwise tests left out: {res.pairs_left_out:,} pairs, more than the limit (see the warnings)")
+        else:
+            out.print(f"smallest pairwise p ({'within-item permutation' if permuted else 'sign-flip on item gaps'}, "
+                      + escape(res.correction) + " across "
+                      f"{len(res.pairwise)} pairs): " + "; ".join(
+                          f"'{escape(g.a)}' − '{escape(g.b)}' {g.average_gap:+.4g}, p = {fmt_p(g.sign_flip.pvalue)}, "
+                          f"adjusted {fmt_p(g.p_adjusted)}" for g in shown))
+
+    one(analysis.main, f"{escape(analysis.metric)} by value")
+    for g in analysis.groups:
+        one(g, ", ".join(f"{escape(str(k))} = {escape(str(v))}" for k, v in g.by.items()))
+    if analysis.groups:
+        out.print(f"omnibus p-values adjusted across {len(analysis.groups)} groups ({escape(analysis.correction)})")
+    from probestats.present.words.verdict import caveat_sentences, noise_check_sentences, verdict_line
+
+    for line in noise_check_sentences(analysis.verdict):
+        out.print(escape(line))
+    out.print(escape(verdict_line(analysis.verdict)))
+    for line in caveat_sentences(analysis.verdict):
+        out.print(f"[yellow]{escape(line)}[/yellow]")
+    check = getattr(analysis.verdict, "reference_check", None)
+    if check is not None and check.suspect:
+        out.print(f"[yellow]{escape(check.statement)}[/yellow]")
+    _print_control(analysis.verdict, out)
+    if analysis.problems:
+        print_problems(analysis.problems, out=out)
+
+
+def _print_control(verdict, out: Console) -> None:
+    """The control comparison beside the verdict: each value against the meaningless edit, and the edit itself."""
+    from probestats.present.words.control import control_sentences
+
+    for line in control_sentences(verdict):
+        out.print(escape(line))
+
+
+@render_terminal.register
+def print_factors(result: FactorAnalysis, out: Console) -> None:
+    """Print a :class:`~probestats.analyses.factors.FactorAnalysis` for people."""
+    table = Table(title=f"{escape(result.metric)}: {escape(result.factors[0])} × {escape(result.factors[1])}, "
+                        + count_of(result.n_items, 'item'), title_justify="left")
+    for col, justify in (("effect", "left"), ("gap", "left"), ("average", "right"), ("sign-flip p", "right"),
+                         (f"p ({escape(result.correction)})", "right"), ("d_z [interval]", "right")):
+        table.add_column(col, justify=justify)
+    for e in result.effects:
+        table.add_row(escape(e.name), escape(e.description), f"{e.average:+.4g}", fmt_p(e.sign_flip.pvalue),
+                      fmt_p(e.p_adjusted), escape(effect_text(getattr(e, "d_z", None)).split(" = ", 1)[-1]))
+    out.print(table)
+    if getattr(result.effects[0], "d_z", None) is not None:
+        out.print(f"d_z of each effect: {escape(result.effects[0].d_z.formula)} over its item values; "
+                  f"{escape(result.effects[0].d_z.interval_method)}")
+    out.print(f"tests: exact sign-flip across items ({escape(result.effects[0].sign_flip.method)}); "
+              f"p corrected across the {len(result.effects)} effects ({escape(result.correction)})")
+    out.print(f"design: {escape(result.note)}")
+    from probestats.present.words.verdict import caveat_sentences, noise_check_sentences, verdict_line
+
+    for line in noise_check_sentences(result.verdict):
+        out.print(escape(line))
+    out.print(escape(verdict_line(result.verdict)))
+    for line in caveat_sentences(result.verdict):
+        out.print(f"[yellow]{escape(line)}[/yellow]")
+    if result.problems:
+        print_problems(result.problems, out=out)
+
+
+@render_terminal.register
+def print_comparison(comparison: Comparison, out: Console) -> None:
+    """Print a :class:`~probestats.analyses.compare.Comparison` side by side (rich tables)."""
+    b, a = comparison.before.main, comparison.after.main
+    table = Table(title=f"{escape(b.metric)}: '{escape(b.a)}' − '{escape(b.b)}', before and after",
+                  title_justify="left")
+    for col, justify in (("run", "left"), ("items", "right"), ("runs per value", "right"),
+                         ("average gap", "right"), ("sign-flip p", "right")):
+        table.add_column(col, justify=justify)
+    for label, name, r in (("before", comparison.names[0], b), ("after", comparison.names[1], a)):
+        ra, rb = r.runs_per_value()
+        table.add_row(f"{label}: {escape(name)}", str(r.n_items), f"{ra} / {rb}", f"{r.average_gap:+.4g}",
+                      fmt_p(r.sign_flip.pvalue))
+    table.add_row("change (after − before)", str(comparison.items.height), "",
+                  f"{comparison.change_average_gap:+.4g}", fmt_p(comparison.change_test.pvalue), style="bold")
+    out.print(table)
+    items = Table(title="per item", title_justify="left")
+    for col in ("item", "gap before", "gap after", "change"):
+        items.add_column(col, justify="left" if col == "item" else "right")
+    for r in comparison.items.iter_rows(named=True):
+        items.add_row(escape(str(r["item"])), f"{r['gap_before']:+.4g}", f"{r['gap_after']:+.4g}",
+                      f"{r['change']:+.4g}")
+    out.print(items)
+    out.print(f"change tested with the sign-flip test on the per-item changes: {escape(comparison.change_test.method)}")
+    if comparison.problems:
+        print_problems(comparison.problems, out=out)
+
+
+@render_terminal.register
+def _print_plan(plan: Plan, out: Console) -> None:
+    from probestats.present.words.plan import plan_text
+
+    out.out(plan_text(plan), highlight=False)
+
+
+@render_terminal.register
+def _print_framing(result: FramingResult, out: Console) -> None:
+    from probestats.present.terminal.framing import print_framing
+
+    print_framing(result, out)
+
+
+@render_terminal.register
+def _(analysis: MetricsAnalysis, out: Console) -> None:
+    from probestats.present.terminal.metrics import print_metrics
+
+    print_metrics(analysis, out)
+
+
+@render_terminal.register
+def _(analysis: FactorialAnalysis, out: Console) -> None:
+    from probestats.present.terminal.factorial import print_factorial
+
+    print_factorial(analysis, out)
+
+
+def print_validated(analysis, out: Console) -> None:
+    """An analysis with its hand-checked sample: the analysis as coded, the agreement, the corrected verdict."""
+    from probestats.present.words.validation import validation_lines
+    from probestats.present.words.verdict import verdict_line
+
+    print_analysis(analysis.analysis, out)
+    for line in validation_lines(analysis.validation):
+        out.print(escape(line))
+    out.print(escape("the verdict on the corrected gap: " + verdict_line(analysis.verdict)))
+    if analysis.validation.problems:
+        print_problems(analysis.validation.problems, out=out)
+
+
+def _register_validated() -> None:
+    from probestats.analyses.validation import ValidatedAnalysis
+
+    render_terminal.register(ValidatedAnalysis, print_validated)
+
+
+_register_validated()
