@@ -50,8 +50,6 @@ KNOWN_IGNORED = {
                        "and the report does not say the items were matched within blocks",
     "report-noise_value": "--noise-value VALUE changes no figure of the report (analyze's JSON changes): "
                           "the report's analysis of the log does not take the noise reference from the repeats",
-    "framing-complete": "--complete is refused asking for --metric, which framing does not take",
-    "judge-complete": "--complete is refused asking for --metric, which judge does not take",
     "plan-read_given-encoding": "plan states no warning of the read options that did not apply to the noise log",
     "plan-read_given-max-cells": "plan states no warning of the read options that did not apply to the noise log",
 }
@@ -162,7 +160,8 @@ def framing_shape_cases():
             case(cmd, "wide", ["--wide", "AB=reply_ab,BA=reply_ba"], ["{judge_wide}", "--order", "variant", *base[3:]])
             if cmd == "judge" else case(cmd, "wide", ["--wide", "model-a=score_a,model-b=score_b"],
                                         ["{framing_wide}", *base[1:]]),
-            case(cmd, "complete", ["--complete"], [f"{{{log}_unmatched}}", *base[1:]]),
+            refused(cmd, "complete", ["--complete"], [f"{{{log}_unmatched}}", *base[1:]],
+                    "in one framing only itself" if cmd == "framing" else "in one order only itself"),
             case(cmd, "explode", ["--explode", "Iteration=score"] if cmd == "framing"
                  else ["--explode", "rep=reply"], [f"{{{log}_listed}}", *base[1:]]),
             case(cmd, "lookup", ["--lookup", f"{{{log}_levels}}", "item" if cmd == "judge" else "Item"],
