@@ -47,7 +47,8 @@ def framing(log, *, probe=None, by=(), toward=None, targets=None, item=(), alpha
 
     # a wide framing sheet has one column per model: the wide shaping reads the models from the column names
     (probe or Probe()).refuse("the framing analysis", fold_case=True,
-                              why=" (the framings are read in any case, the other columns as written)")
+                              why=" (the framings are read in any case, the other columns as written)",
+                              complete="the items asked in one framing only")
     shaped = replace(probe if probe is not None else Probe(), wide_attribute="model",
                      framing_columns=tuple(framing_columns))
     read, targets = targets_lookup(shaped.apply(log), targets)

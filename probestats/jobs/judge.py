@@ -53,7 +53,7 @@ def judge(log, *, order, response=None, choice=None, score=None, verdicts=(), by
 
     probe = probe if probe is not None else Probe()
     probe.refuse("the order probe", fold_case=True, why=" (the order column's two values are read as written)",
-                 column=order or "order")
+                 column=order or "order", complete="the items judged in one order only")
     sources = [opt(name) for name, v in (("response", response), ("choice", choice), ("score", score)) if v]
     if len(sources) > 1:
         raise OptionError(f"give one of {opt('response')}, {opt('choice')} and {opt('score')}, not "

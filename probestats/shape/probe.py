@@ -116,17 +116,22 @@ class Probe:
                 "variant_from": self.variant_from}
 
     def refuse(self, what: str, *, groups: bool = True, fold_case: bool = False, why: str = "",
-               column: str = "variant") -> None:
+               column: str = "variant", complete: str = "") -> None:
         """Refuse the shaping options ``what`` (a command's analysis) does not apply: none is ignored in silence.
 
         ``groups`` refuses ``groups`` (the many-values analysis's alone), ``fold_case`` refuses ``fold_case``
-        (``why``: the reason; ``column``: the column the message says to fold instead).
+        (``why``: the reason; ``column``: the column the message says to fold instead); ``complete``, when
+        given, refuses ``complete``: the items ``what`` leaves out itself (it keeps only complete ones).
 
         >>> Probe(groups=("f=A,B",)).refuse("the description")
         Traceback (most recent call last):
         ...
         probestats.errors.OptionError: groups='f=A,B': groups of values are read by the analysis of three values or more (analyze, report); the description reads each value as written: drop it, or rename values with derive="variant = CASE WHEN variant IN ('A', 'B') THEN 'f' ELSE variant END"
         >>> Probe(fold_case=True).refuse("the judge analysis")   # fold_case not refused: nothing said
+        >>> Probe(complete=True).refuse("the order probe", complete="the items judged in one order only")
+        Traceback (most recent call last):
+        ...
+        probestats.errors.OptionError: complete=True: the order probe leaves out the items judged in one order only itself, and lists them; drop it
         """
         if groups and self.groups:
             name, _, values = self.groups[0].partition("=")
@@ -138,6 +143,9 @@ class Probe:
         if fold_case and self.fold_case:
             raise OptionError(f"{opt('fold_case', True)}: {what} does not fold values{why}; drop it, or fold "
                               f"them with {opt('derive', f'{column} = lower({column})')}")
+        if complete and self.complete:
+            raise OptionError(f"{opt('complete', True)}: {what} leaves out {complete} itself, and lists them; "
+                              "drop it")
 
     def stated(self) -> list[str]:
         """The definitions of the columns counted from the text, in words (for the report's design section)."""
