@@ -40,3 +40,28 @@ def test_analyze_of_the_sample_imports_no_scipy():
 def test_analyze_json_of_the_sample_imports_no_scipy():
     names = _imported("analyze", "sample_logs/style_probe.csv", "--metric", "steps", "--json")
     assert _heavy(names) == []
+
+
+#: Modules a paired analysis of a plain log has no use for: the other analyses (imported before only to
+#: register their terminal printers or to name them in a type), and the shaping steps the log does not ask for.
+OFF_THE_PAIRED_PATH = ("probestats.analyses.compare", "probestats.analyses.factors", "probestats.analyses.factorial",
+                       "probestats.analyses.framing", "probestats.analyses.framing_results",
+                       "probestats.analyses.many", "probestats.analyses.validation", "probestats.shape.codebook",
+                       "probestats.shape.derive", "probestats.shape.nested")
+
+
+def test_analyze_of_the_sample_imports_no_other_analysis_and_no_unused_shaping_step():
+    with_noise = _imported("analyze", "sample_logs/style_probe.csv", "--metric", "steps", "--noise",
+                           "sample_logs/style_noise.csv")
+    without = _imported("analyze", "sample_logs/style_probe.csv", "--metric", "steps")
+    assert "probestats.analyses.paired" in with_noise and "probestats.analyses.paired" in without
+    assert "probestats.analyses.plan" in with_noise      # the design's MDG, from the noise log
+    assert sorted(set(OFF_THE_PAIRED_PATH) & (with_noise | without)) == []
+    assert "numpy.ma" not in with_noise                  # np.unique alone imports it; nothing here masks
+
+
+def test_a_many_values_analysis_still_imports_its_module():
+    # the other side of the test above: the names listed there are the modules that run when asked for
+    names = _imported("analyze", "sample_logs/style_probe.csv", "--metric", "steps", "--reference", "formal",
+                      "--json")
+    assert "probestats.analyses.many" in names

@@ -17,7 +17,7 @@ from probestats.analyses.many import ManyAnalysis
 from probestats.analyses.paired import Analysis
 from probestats.analyses.plan import NoiseModel, Plan, plan_probe
 from probestats.checks.schema import Checked
-from probestats.present.terminal.render import render_terminal
+from probestats.present.terminal.render import PRINTERS, printer_for, render_terminal
 from probestats.present.terminal.framing import framing_rich_table
 from tests.factories import make_log
 
@@ -34,7 +34,17 @@ def printed(result, **options) -> str:
 def test_every_result_is_a_frozen_dataclass_with_to_dict_and_a_printer(cls):
     assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen
     assert callable(getattr(cls, "to_dict", None))
-    assert render_terminal.dispatch(cls) is not render_terminal.dispatch(object)
+    assert printer_for(cls) is not None and printer_for(object) is None
+
+
+def test_every_printer_key_names_a_class_where_it_is_defined():
+    import importlib
+
+    for key, printer in PRINTERS.items():
+        module, name = key.rsplit(".", 1)
+        cls = getattr(importlib.import_module(module), name)
+        assert (cls.__module__, cls.__qualname__) == (module, name)   # a moved class would lose its printer
+        assert printer_for(cls).__name__ == printer
 
 
 def test_render_terminal_picks_the_printer_by_type():

@@ -13,21 +13,38 @@ Python: filters and derived columns first (``where``, ``derive``), then
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
-from probestats.analyses.factors import FactorAnalysis
-from probestats.analyses.many import ManyAnalysis
-from probestats.analyses.paired import Analysis
-from probestats.analyses.metrics import MetricsAnalysis  # noqa: F401  (named in AnalysisResult)
 import polars as pl
 
 from probestats.errors import OptionError, either, opt
 
 __all__ = ["AnalysisResult", "analyze"]
 
-#: What :func:`analyze` returns: a paired analysis (also a judge's, with its ceiling and
-#: floor problems), a many-values analysis, a two-factor analysis, or several metrics' analyses.
-AnalysisResult = Union[Analysis, ManyAnalysis, FactorAnalysis, "MetricsAnalysis"]
+if TYPE_CHECKING:
+    from probestats.analyses.factors import FactorAnalysis
+    from probestats.analyses.many import ManyAnalysis
+    from probestats.analyses.metrics import MetricsAnalysis
+    from probestats.analyses.paired import Analysis
+
+    #: What :func:`analyze` returns: a paired analysis (also a judge's, with its ceiling and
+    #: floor problems), a many-values analysis, a two-factor analysis, or several metrics' analyses.
+    AnalysisResult = Union[Analysis, ManyAnalysis, FactorAnalysis, MetricsAnalysis]
+
+
+def __getattr__(name: str):
+    # AnalysisResult names every kind of analysis; it is built when read, so that one analysis does not
+    # import the modules of the others
+    if name == "AnalysisResult":
+        from probestats.analyses.factors import FactorAnalysis
+        from probestats.analyses.many import ManyAnalysis
+        from probestats.analyses.metrics import MetricsAnalysis
+        from probestats.analyses.paired import Analysis
+
+        union = Union[Analysis, ManyAnalysis, FactorAnalysis, MetricsAnalysis]
+        globals()[name] = union
+        return union
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def analyze(
@@ -265,10 +282,13 @@ def analyze(
     result = _analyze(log, metric, a, b, noise, by, reference, group, scale, factor, common, n_resamples, seed,
                       noise_read_options, interval, within_noise, noise_value, settings, attribute_settings,
                       streaming, progress, facts, hedges, mdg, selection, baseline, cluster, random_settings)
-    if selection and not isinstance(result, ManyAnalysis):
-        raise OptionError(f"{either('selection=True', '--set selection=yes')}: selection rates and impact ratios "
-                          "are shown for several values; a comparison of two values gives their gap, the "
-                          "difference of the two selection rates (drop it, or compare more values)")
+    if selection:
+        from probestats.analyses.many import ManyAnalysis
+
+        if not isinstance(result, ManyAnalysis):
+            raise OptionError(f"{either('selection=True', '--set selection=yes')}: selection rates and impact "
+                              "ratios are shown for several values; a comparison of two values gives their gap, "
+                              "the difference of the two selection rates (drop it, or compare more values)")
     if baseline is not None and hasattr(result, "baseline"):
         from dataclasses import replace
 

@@ -268,15 +268,21 @@ class Probe:
 
     def _made_names(self) -> list[str]:
         """The columns the steps after reading make (a mapping may name one)."""
-        from probestats.shape.codebook import parse_code
-        from probestats.shape.derive import parse_derive
-        from probestats.shape.nested import parse_explode
+        names: list[str] = []
+        if self.explode:   # each step's module is imported only when the probe has that step
+            from probestats.shape.nested import parse_explode
 
-        names = [parse_explode(e)[0] for e in self.explode]
-        for spec in self.code:
-            name = parse_code(spec)[0]
-            names += [name, f"{name}_label", f"{name}_kind"]
-        names += [parse_derive(d)[0] for d in self.derive]
+            names += [parse_explode(e)[0] for e in self.explode]
+        if self.code:
+            from probestats.shape.codebook import parse_code
+
+            for spec in self.code:
+                name = parse_code(spec)[0]
+                names += [name, f"{name}_label", f"{name}_kind"]
+        if self.derive:
+            from probestats.shape.derive import parse_derive
+
+            names += [parse_derive(d)[0] for d in self.derive]
         from probestats.shape.text_metrics import made_names
 
         return names + made_names(**self.text_options())

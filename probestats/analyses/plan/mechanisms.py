@@ -121,7 +121,7 @@ def metric_kind(noise: NoiseModel) -> tuple[str, str]:
     """
     if noise._raw is None:
         return "continuous", "a stated sigma: normal runs"
-    distinct = int(np.unique(noise._raw).size)
+    distinct = int(np.unique(noise._raw, return_counts=True)[0].size)
     ends = fmt_scale(noise.floor, noise.ceiling)
     if distinct <= 2 and noise.floor is not None and noise.ceiling is not None:
         return "binary", f"two values, {noise.floor:g} and {noise.ceiling:g}"
@@ -204,7 +204,7 @@ def infer_rating_scale(noise: NoiseModel) -> NoiseModel:
     if noise._raw is None or noise.scale_source == "declared" or not noise.integer:
         return noise
     y = noise._raw
-    if y.min() < 0 or y.max() > 100 or np.unique(y).size < ROUND_MIN_VALUES:
+    if y.min() < 0 or y.max() > 100 or np.unique(y, return_counts=True)[0].size < ROUND_MIN_VALUES:
         return noise
     if float(np.mean(y % 5 == 0)) < ROUND_SHARE:
         return noise

@@ -172,7 +172,7 @@ class NoiseModel:
         (True, False)
         """
         return (self._raw is not None and self.integer and self.minimum is not None and self.minimum >= 0
-                and self.ceiling is None and np.unique(self._raw).size > 2)
+                and self.ceiling is None and np.unique(self._raw, return_counts=True)[0].size > 2)
 
     @property
     def simulation(self) -> str:
@@ -303,7 +303,7 @@ def _bounds(y: np.ndarray, integer: bool, scale, metric: str):
             raise OptionError(f"values of '{metric}' in the noise log run from {lo:g} to {hi:g}, outside the "
                               f"declared scale {text}; correct {opt('scale')} (or the log)")
         return floor, ceiling, "declared"
-    distinct = np.unique(y).size
+    distinct = np.unique(y, return_counts=True)[0].size   # counts: np.unique alone imports numpy.ma
     if distinct < 2:
         return None, None, None
     def piled(end: float) -> bool:

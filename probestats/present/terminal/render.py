@@ -6,32 +6,38 @@ commands) on a rich console: it dispatches on the result's type.
 
 from __future__ import annotations
 
-import functools
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
 
-from probestats.analyses.compare import Comparison
-from probestats.analyses.factors import FactorAnalysis
-from probestats.analyses.factorial import FactorialAnalysis
-from probestats.analyses.framing_results import FramingResult
-from probestats.analyses.many import ManyAnalysis, ManyResult
-from probestats.analyses.metrics import MetricsAnalysis
-from probestats.analyses.paired import Analysis
-from probestats.analyses.plan import Plan
-from probestats.checks.schema import Checked
 from probestats.errors import count_of
 from probestats.present.words.fmt import escape, fmt_num, fmt_p, p_is
 from probestats.present.words.effects import effect_text, published_text, row_tests_lines
 from probestats.present.terminal.tables import item_rich_table, print_problems, print_unsqueezed, tests_lines
 
-__all__ = ["render_terminal", "print_analysis", "print_many", "print_factors",
+if TYPE_CHECKING:
+    from probestats.analyses.compare import Comparison
+    from probestats.analyses.factorial import FactorialAnalysis
+    from probestats.analyses.factors import FactorAnalysis
+    from probestats.analyses.framing_results import FramingResult
+    from probestats.analyses.many import ManyAnalysis, ManyResult
+    from probestats.analyses.metrics import MetricsAnalysis
+    from probestats.analyses.paired import Analysis
+    from probestats.analyses.plan.table import Plan
+    from probestats.analyses.validation import ValidatedAnalysis
+    from probestats.checks.schema import Checked
+
+__all__ = ["render_terminal", "printer_for", "print_analysis", "print_many", "print_factors",
            "print_comparison", "print_checked", "escape", "fmt_p", "fmt_num"]
 
 
-@functools.singledispatch
 def render_terminal(result, out: Console, **options) -> None:
     """Print ``result`` on ``out`` as people read it; the printer is chosen by the result's type.
+
+    The printers are keyed by the full name of the class they print (see :data:`PRINTERS`), looked up along
+    the result's own class and its bases: no result class is imported to print another, so printing one
+    analysis does not import the modules of the others.
 
     Examples
     --------
@@ -44,10 +50,28 @@ def render_terminal(result, out: Console, **options) -> None:
     >>> "average gap +1 over 3 items" in buf.getvalue()
     True
     """
-    raise TypeError(f"no terminal printer for {type(result).__name__}")
+    printer = printer_for(type(result))
+    if printer is None:
+        raise TypeError(f"no terminal printer for {type(result).__name__}")
+    printer(result, out, **options)
 
 
-@render_terminal.register
+def printer_for(cls: type):
+    """The printer of ``cls`` (the first of its class and bases, in method order, that has one), or None.
+
+    Examples
+    --------
+    >>> from probestats.analyses.paired import Analysis
+    >>> printer_for(Analysis) is print_analysis, printer_for(dict)
+    (True, None)
+    """
+    for klass in cls.__mro__:
+        name = PRINTERS.get(f"{klass.__module__}.{klass.__qualname__}")
+        if name is not None:
+            return globals()[name]
+    return None
+
+
 def print_checked(checked: Checked, out: Console, *, chosen: bool = False, metric_given: bool = True) -> None:
     """What validation found: the columns, the compared values, every problem, ok or not.
 
@@ -65,7 +89,6 @@ def print_checked(checked: Checked, out: Console, *, chosen: bool = False, metri
     out.print("ok: no errors" if checked.ok else "not ok: fix the errors above")
 
 
-@render_terminal.register
 def print_analysis(analysis: Analysis, out: Console) -> None:
     """Print an :class:`~probestats.analyses.paired.Analysis` (also a judge's) as people read it."""
     main = analysis.main
@@ -145,7 +168,6 @@ def _values_shown(values, gaps: dict) -> list:
     return [values[k] for k in keep]
 
 
-@render_terminal.register
 def print_many(analysis: ManyAnalysis, out: Console) -> None:
     """Print a :class:`~probestats.analyses.many.ManyAnalysis` for people (rich tables)."""
 
@@ -232,7 +254,6 @@ def _print_control(verdict, out: Console) -> None:
         out.print(escape(line))
 
 
-@render_terminal.register
 def print_factors(result: FactorAnalysis, out: Console) -> None:
     """Print a :class:`~probestats.analyses.factors.FactorAnalysis` for people."""
     table = Table(title=f"{escape(result.metric)}: {escape(result.factors[0])} × {escape(result.factors[1])}, "
@@ -261,7 +282,6 @@ def print_factors(result: FactorAnalysis, out: Console) -> None:
         print_problems(result.problems, out=out)
 
 
-@render_terminal.register
 def print_comparison(comparison: Comparison, out: Console) -> None:
     """Print a :class:`~probestats.analyses.compare.Comparison` side by side (rich tables)."""
     b, a = comparison.before.main, comparison.after.main
@@ -289,35 +309,31 @@ def print_comparison(comparison: Comparison, out: Console) -> None:
         print_problems(comparison.problems, out=out)
 
 
-@render_terminal.register
 def _print_plan(plan: Plan, out: Console) -> None:
     from probestats.present.words.plan import plan_text
 
     out.out(plan_text(plan), highlight=False)
 
 
-@render_terminal.register
 def _print_framing(result: FramingResult, out: Console) -> None:
     from probestats.present.terminal.framing import print_framing
 
     print_framing(result, out)
 
 
-@render_terminal.register
-def _(analysis: MetricsAnalysis, out: Console) -> None:
+def _print_metrics(analysis: MetricsAnalysis, out: Console) -> None:
     from probestats.present.terminal.metrics import print_metrics
 
     print_metrics(analysis, out)
 
 
-@render_terminal.register
-def _(analysis: FactorialAnalysis, out: Console) -> None:
+def _print_factorial(analysis: FactorialAnalysis, out: Console) -> None:
     from probestats.present.terminal.factorial import print_factorial
 
     print_factorial(analysis, out)
 
 
-def print_validated(analysis, out: Console) -> None:
+def print_validated(analysis: ValidatedAnalysis, out: Console) -> None:
     """An analysis with its hand-checked sample: the analysis as coded, the agreement, the corrected verdict."""
     from probestats.present.words.validation import validation_lines
     from probestats.present.words.verdict import verdict_line
@@ -330,10 +346,16 @@ def print_validated(analysis, out: Console) -> None:
         print_problems(analysis.validation.problems, out=out)
 
 
-def _register_validated() -> None:
-    from probestats.analyses.validation import ValidatedAnalysis
-
-    render_terminal.register(ValidatedAnalysis, print_validated)
-
-
-_register_validated()
+#: The printer of each result class, by the class's module and name (resolved on call, never imported here).
+PRINTERS: dict[str, str] = {
+    "probestats.checks.schema.Checked": "print_checked",
+    "probestats.analyses.paired.Analysis": "print_analysis",
+    "probestats.analyses.many.ManyAnalysis": "print_many",
+    "probestats.analyses.factors.FactorAnalysis": "print_factors",
+    "probestats.analyses.compare.Comparison": "print_comparison",
+    "probestats.analyses.plan.table.Plan": "_print_plan",
+    "probestats.analyses.framing_results.FramingResult": "_print_framing",
+    "probestats.analyses.metrics.MetricsAnalysis": "_print_metrics",
+    "probestats.analyses.factorial.FactorialAnalysis": "_print_factorial",
+    "probestats.analyses.validation.ValidatedAnalysis": "print_validated",
+}
