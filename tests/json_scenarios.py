@@ -201,8 +201,8 @@ def scenarios(tmp: Path) -> Iterator[tuple[str, str, str, list[str]]]:
     yield "judge", "judge", "judge", [str(judge_log), "--order", "order", "--response", "reply", "--verdict",
                              "first=[[A]]", "--verdict", "second=[[B]]", "--verdict", "tie=[[C]]", "--repetition", "repetition"]
     yield "report", "report", "report", [PROBE, *probe, "--noise", NOISE, "-o", str(tmp / "report.json")]
-    yield "report framing", "report", "report", [PROBE, *probe, "--framing", FRAMING, "--set",
-                                       f"framing.targets={TARGETS}", "-o", str(tmp / "report_framing.json")]
+    yield "report framing", "report", "report", [PROBE, *probe, "--framing", FRAMING, "--targets",
+                                       TARGETS, "-o", str(tmp / "report_framing.json")]
     yield "report validation", "report", "report", [str(coded), "--metric", "flag", "--validation", str(hand),
                                           "-o", str(tmp / "report_validation.json")]
 

@@ -722,7 +722,7 @@ def start_plan(settings, job: Job, form) -> str:
         try:
             with words():
                 result = plan(source.path, metric=mapping.metric, items=[items], runs=[runs], gap=gap, sims=sims,
-                              target=target, alpha=alpha, probe=mapping.probe(detected, sheet=source.spreadsheet),
+                              target=target, alpha=alpha, probe=mapping.probe(detected, sheet=source.spreadsheet, command="plan"),
                               progress=progress)
             from probestats.present.words.sanitize import json_text
             from probestats.result import document, dumps

@@ -168,7 +168,7 @@ class Choice:
 #: every option the column page offers beside the columns, in the order it shows them
 CHOICES = (
     Choice("fold_case", "treat values that differ only in case or spaces (Formal, formal) as one",
-           "box", "--fold-case", ("report", "validate", "plan"), probe=True),
+           "box", "--fold-case", ("report", "validate"), probe=True),
     Choice("complete", "leave out items that lack a metric value under a compared value (the report names them)",
            "box", "--complete", ("report", "validate", "plan"), probe=True),
     Choice("by", "one result per value of this column (a judge's criterion, the model), corrected "
@@ -294,12 +294,13 @@ class Mapping:
                if getattr(self, key) and detected.get(key) != getattr(self, key) and key not in self.unset]
         return tuple(out + [(key, "") for key in self.unset if key in detected])
 
-    def probe(self, detected: dict, *, sheet: bool = True):
-        """The Probe of these choices; ``sheet=False`` leaves the sheet out (for a noise file that is not a
-        spreadsheet, which the sheet does not apply to)."""
+    def probe(self, detected: dict, *, sheet: bool = True, command: str = "report"):
+        """The Probe of these choices for ``command`` (the shaping choices it takes); ``sheet=False`` leaves the
+        sheet out (for a noise file that is not a spreadsheet, which the sheet does not apply to)."""
         from probestats.shape.probe import Probe
 
-        shaped = {c.name: self.option(c.name, False) for c in CHOICES if c.probe}
+        shaped = {c.name: self.option(c.name, False) for c in CHOICES
+                  if c.probe and command in ("report", *c.commands)}
         return Probe(columns=self.columns(detected), where=self.where or None,
                      sheet=(self.sheet or None) if sheet else None, skip_rows=self.skip_rows, **shaped)
 

@@ -184,7 +184,7 @@ def test_a_failed_render_writes_no_images(folder, capsys):
     tpl = folder / "tpl"
     tpl.mkdir()
     (tpl / "report.md.j2").write_text("{{ nosuch }}")
-    _refused(capsys, folder, REPORT + ["-o", "out.md", "--templates", "tpl"], "templates=tpl")
+    _refused(capsys, folder, REPORT + ["-o", "out.md", "--templates", "tpl"], "--templates tpl")
 
 
 def test_a_report_of_many_items_runs_again_over_its_own_table_but_not_over_an_edited_one(tmp_path):
