@@ -940,6 +940,24 @@ def serve(port, host, open_browser, max_mb):
     err.print("stopped; the uploaded files were deleted")
 
 
+
+def reference() -> str:
+    """The command-line reference in Markdown: each command's help with every option, in the groups
+    ``--help-all`` shows them (the documentation site's CLI page is made by this).
+
+    >>> "## probestats analyze" in reference() and "Input and shaping options" in reference()
+    True
+    """
+    parts = ["Every command and every option, as `--help-all` prints them, in the same groups. "
+             "`--help` shows the common options of a command and says how many more there are.\n"]
+    for name, command in sorted(cli.commands.items()):
+        with click.Context(command, info_name=f"probestats {name}", terminal_width=100,
+                           max_content_width=100) as ctx:
+            ctx.meta["probestats.help_all"] = True
+            parts.append(f"## probestats {name}\n\n```text\n{ctx.get_help()}\n```\n")
+    return "\n".join(parts)
+
+
 def main(argv=None) -> int:
     """Run the command line; return the exit code (``python -m probestats`` and the script call it)."""
     import warnings

@@ -50,3 +50,96 @@ def test_set_takes_design_facts_only(command, capsys, tmp_path):
 
 def test_the_set_keys_are_the_fields_of_the_design():
     assert all(key in PARAMETERS["facts"].help for key in KNOWN_KEYS)
+
+
+def _rating_log(path):
+    import random
+
+    import polars as pl
+
+    draw = random.Random(3)
+    rows = [{"item": f"q{i}", "variant": v, "seed": s,
+             "rating": draw.choice([1, 2, 3, 4] if v == "formal" else [1, 2, 3, 3, 4, 4])}
+            for i in range(10) for v in ("formal", "casual") for s in range(3)]
+    pl.DataFrame(rows).write_csv(path)
+    return path
+
+
+def test_report_and_analyze_give_the_same_analysis_of_a_scale(capsys, tmp_path):
+    import json
+
+    log = str(_rating_log(tmp_path / "ratings.csv"))
+    assert main(["analyze", log, "--metric", "rating", "--scale", "1:4", "--json"]) == 0
+    analyzed = json.loads(capsys.readouterr().out)
+    assert main(["report", log, "--metric", "rating", "--scale", "1:4", "-o", str(tmp_path / "r.json")]) == 0
+    reported = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert {k: reported.get(k) for k in analyzed} == analyzed   # the report holds the analysis as analyze gives it
+    assert (analyzed["scale"]["low"], analyzed["scale"]["high"]) == (1.0, 4.0)
+    assert main(["report", log, "--metric", "rating", "-o", str(tmp_path / "plain.json")]) == 0
+    unscaled = json.loads((tmp_path / "plain.json").read_text(encoding="utf-8"))
+    assert unscaled.get("scale") != analyzed["scale"]   # the flag reached the analysis: without it, no scale
+
+
+def _examples(command) -> list[list[str]]:
+    """The commands written under "Example:" or "Examples:" in a command's help, continuation lines joined."""
+    import re
+    import shlex
+
+    parts = re.split(r"\bExamples?:", command.help, maxsplit=1)
+    text = parts[1] if len(parts) == 2 else ""
+    lines, joined = [], ""
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line == "\b":
+            continue
+        joined = f"{joined} {line}" if joined else line
+        if joined.endswith("\\"):
+            joined = joined[:-1].strip()
+            continue
+        if joined.startswith("probestats "):
+            lines.append(shlex.split(joined)[1:])
+        joined = ""
+    return lines
+
+
+@pytest.mark.parametrize("name", sorted(set(cli.commands) - {"serve"}))
+def test_every_example_in_a_commands_help_runs(name, capsys, tmp_path, monkeypatch):
+    """Each example runs as written, from a folder holding the sample logs, in the order the help gives
+    them (a cell table one example writes, the next reads); one that names a file the project does not
+    ship (a spreadsheet of the user's own) is parsed by the command, so every flag it shows is one the
+    command takes."""
+    from pathlib import Path
+
+    examples = _examples(cli.commands[name])
+    assert examples, f"{name} shows no example"
+    root = Path(__file__).resolve().parent.parent
+    (tmp_path / "sample_logs").symlink_to(root / "sample_logs")
+    monkeypatch.chdir(tmp_path)
+    for argv in examples:
+        command = cli.commands[argv[0]]
+        missing = [a for a in argv[1:] if not a.startswith("-") and "." in a and "/" not in a[:1]
+                   and Path(a).suffix in (".csv", ".xlsx", ".parquet", ".jsonl", ".json", ".toml", ".eval")
+                   and not Path(a).exists() and not any(argv[i - 1] in ("-o", "--output") for i in
+                                                       range(1, len(argv)) if argv[i] == a)]
+        if missing:
+            command.make_context(argv[0], list(argv[1:]), resilient_parsing=False)
+            continue
+        code = main(argv)
+        out, err = capsys.readouterr()
+        assert code == 0, f"probestats {' '.join(argv)}: {err}"
+
+
+@pytest.mark.parametrize("name", sorted(cli.commands))
+def test_the_cli_reference_is_what_help_all_prints(name):
+    """The documentation's command-line page is each command's ``--help-all``, in its groups, as a terminal
+    100 columns wide prints it."""
+    from click.testing import CliRunner
+
+    from probestats.cli import reference
+    from probestats.parameters import GROUPS
+
+    done = CliRunner().invoke(cli, [name, "--help-all"], prog_name="probestats", terminal_width=100)
+    assert done.exit_code == 0
+    assert f"## probestats {name}\n\n```text\n{done.output}" in reference()
+    shown = [group for group in GROUPS if f"\n{group} options:\n" in done.output]
+    assert shown, f"{name} --help-all shows no group"
