@@ -321,13 +321,9 @@ def json_refusals(func):
 
 def write_whole(path: str | Path, content: str | bytes) -> None:
     """Write an output file whole or not at all, after checking that it can go there."""
-    path = Path(path)
-    if path.is_dir():
-        raise OptionError(f"-o {path}: is a folder; give a file name such as {path / 'report.md'}")
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.exists():
-        raise OptionError(f"-o {path}: the folder '{parent}' does not exist; create it first")
-    from probestats.present.report.files import write_whole as write
+    from probestats.present.report.files import check_target, write_whole as write
+
+    path = check_target(path, f"-o {path}", "report.md")
 
     write(path, content)
 

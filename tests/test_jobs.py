@@ -393,3 +393,13 @@ def test_no_public_function_grows_wider():
     wider = {name: width for name, width in widths.items() if width > WIDEST}
     assert wider == WIDER
     assert len(functions) >= 30 and "cells" in functions and "sql" in functions
+
+
+def test_a_plot_that_cannot_be_written_is_refused_before_the_simulation(tmp_path):
+    from probestats.errors import OptionError
+
+    seen = []
+    with pytest.raises(OptionError, match="does not exist; create it first"):
+        probestats.plan(NOISE, metric="steps", items=[8], runs=[5], gap=1.0, sims=2_000,
+                        plot=tmp_path / "none" / "power.png", progress=lambda done, total: seen.append(done))
+    assert seen == []   # nothing simulated

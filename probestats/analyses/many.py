@@ -8,20 +8,8 @@ value is the mean over its runs, and every item counts once.
 * **Gaps against a reference value** (default: the first value): per value, the
   average over items of (item mean under the value − item mean under the reference),
   with the exact sign-flip test on those item gaps.
-* **Omnibus test** (:mod:`probestats.analyses.omnibus`) that the value makes no difference at all. Under that hypothesis
-  the value labels of an item's means are exchangeable, so the labels are permuted
-  within items. The statistic is the between-value sum of squares of the item means,
-  ``T = n_items * sum_j (mean_j - grand mean)**2`` (the numerator of the repeated-
-  measures F; item effects cancel because every item keeps its own means). The
-  p-value is the share of arrangements with ``T`` at least the observed value (ties
-  count, relative tolerance 1e-9). It is **exact** by enumeration when the design is
-  small: permuting every item's labels alike leaves ``T`` unchanged, so the first
-  item is held as observed, and an item whose means repeat a number has fewer
-  distinct arrangements, each standing for equally many of the ``v!``; enumeration is
-  used when the distinct arrangements number at most ``max_exact`` (200,000).
-  Otherwise a **Monte Carlo** estimate with ``n_resamples`` random arrangements drawn
-  with ``seed``, ``p = (hits + 1) / (n_resamples + 1)`` and its standard error. The
-  result's ``method`` says which.
+* **Omnibus test** that the value makes no difference at all: the within-item permutation test of
+  :mod:`probestats.analyses.omnibus` (exact by enumeration when the design is small, else Monte Carlo).
 * **Pairwise tests**: the sign-flip test on the item gaps of every pair of values,
   corrected across the pairs (Holm by default). One orientation everywhere: the reference
   first, then the other values in their order, and each pair is the later value minus the

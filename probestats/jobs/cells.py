@@ -97,14 +97,10 @@ def write_table(table, output) -> None:
     """Write a cell table whole or not at all, in the format its suffix names."""
     import io
 
-    from probestats.present.report.files import write_whole
+    from probestats.present.report.files import check_target, write_whole
 
     output = Path(output)
-    if output.is_dir():
-        raise OptionError(f"{_named(output)}: is a folder; give a file name such as {output / 'cells.parquet'}")
-    parent = output.parent if str(output.parent) else Path(".")
-    if not parent.exists():
-        raise OptionError(f"{_named(output)}: the folder '{parent}' does not exist; create it first")
+    check_target(output, _named(output), "cells.parquet")
     suffix = output.suffix.lower()
     buffer = io.BytesIO()
     if suffix == ".parquet":

@@ -58,7 +58,7 @@ def plan(noise=None, *, metric, pilot=None, a=None, b=None, heterogeneity=None, 
     [(8, 5)]
     """
     from probestats.analyses.plan import noise_model, plan_probe
-    from probestats.present.report.files import refuse_inputs
+    from probestats.present.report.files import check_target, refuse_inputs
     from probestats.shape.probe import Probe
     from probestats.vocabulary import check_vocabulary
 
@@ -67,6 +67,8 @@ def plan(noise=None, *, metric, pilot=None, a=None, b=None, heterogeneity=None, 
     probe.refuse("the plan", fold_case=True, why=" (the noise log's values are read as written)")
     if plot is not None and gap is None:
         raise OptionError(f"{opt('plot')} draws power at a gap; add {either('gap=G', '--gap G')}")
+    if plot is not None:   # a plot that cannot be written is refused before the simulation, not after it
+        check_target(plot, opt("plot", str(plot)), "power.png")
     refuse_inputs({opt("plot"): plot}, {opt("noise"): noise, opt("pilot"): pilot,
                                         either("noise_cells", "--noise"): noise_cells,
                                         either("pilot_cells", "--pilot"): pilot_cells})
@@ -103,14 +105,10 @@ def _sources(noise, pilot, noise_cells, pilot_cells, metric, probe):
 
 def _draw(result, path: Path) -> None:
     """The power plot as PNG, written whole or not at all."""
-    from probestats.present.report.files import write_whole
+    from probestats.present.report.files import check_target, write_whole
     from probestats.present.plots.power import power_curve
 
-    if path.is_dir():
-        raise OptionError(f"{opt('plot', str(path))}: is a folder; give a file name such as {path / 'power.png'}")
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.exists():
-        raise OptionError(f"{opt('plot', str(path))}: the folder '{parent}' does not exist; create it first")
+    check_target(path, opt("plot", str(path)), "power.png")
     ax = power_curve(result)
     png = io.BytesIO()
     ax.figure.savefig(png, format="png", dpi=120)

@@ -81,6 +81,8 @@ def report_format(output, format=None) -> str:
         if format not in ("md", "html", "json"):
             raise OptionError(f"unknown report format '{format}'; use one of md, html, json")
         return format
+    from probestats.present.report.files import check_target
+
     path = Path(output)
     suffix = path.suffix.lower()
     if suffix not in SUFFIX_FORMATS:
@@ -89,11 +91,7 @@ def report_format(output, format=None) -> str:
     if format is not None and format != SUFFIX_FORMATS[suffix]:
         raise OptionError(f"{opt('output', str(path))}: the suffix names {SUFFIX_FORMATS[suffix]}, not format '{format}'; "
                           "give a file ending in ." + format)
-    if path.is_dir():
-        raise OptionError(f"{opt('output', str(path))}: is a folder; give a file name such as {path / ('report' + suffix)}")
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.exists():
-        raise OptionError(f"{opt('output', str(path))}: the folder '{parent}' does not exist; create it first")
+    check_target(path, opt("output", str(path)), "report" + suffix)
     return SUFFIX_FORMATS[suffix]
 
 

@@ -153,6 +153,32 @@ def written_together(force: bool = False):
     outputs.commit()
 
 
+def check_target(path: str | Path, said: str, example: str) -> Path:
+    """Refuse, before any work, an output path that is a folder or whose folder does not exist.
+
+    ``said`` is the path as the caller named it (``output='r.md'``, ``-o r.md``); ``example`` a file name the
+    message offers inside a folder.
+
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> check_target(folder, "output", "report.md")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: output: is a folder; give a file name such as .../report.md
+    >>> check_target(Path(folder) / "none" / "r.md", "output", "report.md")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: output: the folder '.../none' does not exist; create it first
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise OptionError(f"{said}: is a folder; give a file name such as {path / example}")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.exists():
+        raise OptionError(f"{said}: the folder '{parent}' does not exist; create it first")
+    return path
+
+
 def write_whole(path: str | Path, content: str | bytes) -> None:
     """Write ``content`` to ``path`` through a temporary file and an atomic rename.
 
