@@ -15,7 +15,6 @@ def test_the_documentation_site_builds_strictly(tmp_path):
     try:
         import markdown_exec  # noqa: F401
         import mkdocs  # noqa: F401
-        import mkdocs_click  # noqa: F401
         import mkdocstrings_handlers.python  # noqa: F401
     except ImportError:
         if os.environ.get("CI"):
