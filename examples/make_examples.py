@@ -30,7 +30,7 @@ from probestats import analyze  # noqa: E402
 from probestats.cli import write_whole  # noqa: E402
 from probestats.shape.design import load_design  # noqa: E402
 from probestats.analyses.plan import with_design_power  # noqa: E402
-from probestats.present.report.pair import render_report  # noqa: E402
+from probestats.present.report.document import render_report  # noqa: E402
 
 LOGS = ROOT / "sample_logs"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

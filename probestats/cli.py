@@ -625,7 +625,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
 
     # the report's templates, imported while the log is read (the plotting library after it: imported
     # during the pass, its memory would add to the pass's peak)
-    warm_imports("probestats.present.report.pair")
+    warm_imports("probestats.present.report.document")
 
     if design_file is not None:
         _check_design_keys(design_file)

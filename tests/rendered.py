@@ -6,7 +6,7 @@ import io
 
 from rich.console import Console
 
-from probestats.present.report.pair import render_report
+from probestats.present.report.document import render_report
 from probestats.present.terminal.render import render_terminal
 
 

@@ -13,7 +13,7 @@ from scipy.stats import fisher_exact
 
 from probestats import analyze
 from probestats.checks.schema import validate
-from probestats.present.report.pair import render_report
+from probestats.present.report.document import render_report
 from probestats.present.terminal.render import render_terminal
 
 ITEMS, RUNS = 12, 25

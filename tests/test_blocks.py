@@ -13,7 +13,7 @@ from rich.console import Console
 from probestats import analyze
 from probestats.analyses.blocks import block_agreement
 from probestats.analyses.omnibus import omnibus_statistic
-from probestats.present.report.pair import render_report
+from probestats.present.report.document import render_report
 from probestats.present.terminal.render import render_terminal
 
 #: per model, the gap value A adds: four +1, one -1, four none

@@ -24,7 +24,7 @@ import pytest
 
 from probestats import analyze
 from probestats.analyses.plan import with_design_power
-from probestats.present.report.pair import render_report
+from probestats.present.report.document import render_report
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBE = ROOT / "sample_logs" / "style_probe.csv"

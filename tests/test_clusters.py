@@ -20,7 +20,7 @@ from probestats import analyze
 from probestats.analyses.clusters import intra_cluster_correlation
 from probestats.cli import main
 from probestats.errors import OptionError
-from probestats.present.report.pair import render_report
+from probestats.present.report.document import render_report
 from probestats.present.terminal.render import render_terminal
 
 

@@ -21,7 +21,7 @@ from probestats import analyze
 from probestats.analyses.control import compare_control
 from probestats.cli import main
 from probestats.errors import OptionError
-from probestats.present.report.pair import render_report
+from probestats.present.report.document import render_report
 from probestats.present.terminal.render import render_terminal
 from tests.budget import draws, full_only
 from tests.factories import write_log

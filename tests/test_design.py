@@ -14,7 +14,7 @@ import pytest
 import probestats
 from probestats.checks.design import CONSTANT_SHARE, design_caveats, design_facts, value_counts
 from probestats.cli import main
-from probestats.present.report.pair import render_report
+from probestats.present.report.document import render_report
 
 FLIP_ITEMS = 40
 

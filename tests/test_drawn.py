@@ -17,7 +17,7 @@ from rich.console import Console
 from probestats import analyze
 from probestats.cli import main
 from probestats.errors import OptionError, ValidationError
-from probestats.present.report.pair import render_report
+from probestats.present.report.document import render_report
 from probestats.present.terminal.render import render_terminal
 
 

@@ -442,7 +442,7 @@ def test_report_needs_a_metric_or_an_order(tmp_path, capsys):
 
 def test_the_judge_section_beside_a_probe_report():
     from probestats import analyze
-    from probestats.present.report.pair import render_report
+    from probestats.present.report.document import render_report
 
     judge = analyze_order(pairs_log(HAND), order="order", verdicts=RULES)
     probe = analyze(ROOT / "sample_logs" / "style_probe.csv", metric="steps")

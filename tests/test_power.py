@@ -1140,7 +1140,7 @@ def test_the_reported_mdg_is_marked_not_promised_when_the_bound_may_not_leave_ro
     import probestats
     from scipy.stats import t as student_t
 
-    from probestats.present.report.pair import render_report
+    from probestats.present.report.document import render_report
 
     for rate, marked in ((0.88, True), (0.5, False)):
         rng = np.random.default_rng(3)

@@ -11,7 +11,7 @@ from rich.console import Console
 
 from probestats import analyze
 from probestats.analyses.many import analyze_many
-from probestats.present.report.pair import render_report
+from probestats.present.report.document import render_report
 from probestats.present.terminal.render import render_terminal
 
 NAMES = ("James", "Emily", "Lakisha", "Jamal", "Greg", "Anne")

@@ -19,7 +19,8 @@ from probestats.shape.design import KNOWN_KEYS, Design, design_from, load_design
 from probestats.errors import OptionError, ReadError
 from probestats.present.plots.items import item_gaps, noise_band, safe_label
 from probestats.present.words.sanitize import visible
-from probestats.present.report.pair import DEFAULT_SECTIONS, SECTIONS, fmt_p, md_escape, render_report, report_context
+from probestats.present.report.pair import DEFAULT_SECTIONS, SECTIONS, fmt_p, md_escape, report_context
+from probestats.present.report.document import render_report
 from tests.factories import make_log, write_log
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -619,7 +620,7 @@ def test_bounded_metric_without_a_reachable_mdg_says_so():
     import numpy as np
 
     from probestats import analyze
-    from probestats.present.report.pair import render_report
+    from probestats.present.report.document import render_report
 
     rng = np.random.default_rng(1)
     # a rate of 0.95: even with value A's runs all at 1, value B's item means are 1 too in 60% of items

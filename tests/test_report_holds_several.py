@@ -16,7 +16,7 @@ import pytest
 from probestats import analyze
 from probestats.analyses.judge import analyze_order
 from probestats.cli import main
-from probestats.present.report.pair import render_report
+from probestats.present.report.document import render_report
 from tests.factories import write_log
 from tests.judge_factory import RULES, TAGS, Judge, draw_pairs
 

@@ -20,7 +20,8 @@ import polars as pl
 import pytest
 
 from probestats.analyses.dispatch import analyze   # with its knobs (mdg, within_noise)
-from probestats.present.report.pair import fmt_gap, fmt_p, render_report
+from probestats.present.report.pair import fmt_gap, fmt_p
+from probestats.present.report.document import render_report
 from tests.factories import make_log
 
 CLAIMS = re.compile(r"\b(no bias|unbiased|is fair|fair|fairness|proves?|proven|guarantees?)\b", re.I)

@@ -24,7 +24,8 @@ from probestats.analyses.many import analyze_many
 from probestats.analyses.plan import with_design_power
 from probestats.cli import main
 from probestats.present.plots.items import item_gaps
-from probestats.present.report.pair import fmt_gap, fmt_p, render_report, report_context
+from probestats.present.report.pair import fmt_gap, fmt_p, report_context
+from probestats.present.report.document import render_report
 from tests.factories import make_log, write_log
 
 SCRIPT, STARS = "<script>alert(1)</script>", "*x*|y"

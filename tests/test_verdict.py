@@ -14,7 +14,7 @@ from rich.console import Console
 from probestats import analyze
 from probestats.cli import main
 from probestats.present.words.verdict import verdict_line
-from probestats.present.report.pair import render_report
+from probestats.present.report.document import render_report
 from probestats.present.terminal.render import render_terminal
 from tests.factories import make_log, write_log
 

@@ -335,7 +335,7 @@ def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, f
                                        source=source if source is not None else ", ".join(str(p) for p in log))
         return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), analysis=result, design=design)
     framing = _framing(framing_log, probe, beside_probe=True, **framing_options) if framing_log else None
-    from probestats.present.report.pair import render_report
+    from probestats.present.report.document import render_report
 
     counted = probe.stated()
     shaping = {"where": probe.where, "derive": list(probe.derive), "counted": counted, **_steps_stated(probe)} \

@@ -73,7 +73,7 @@ from probestats.checks.schema import SETTINGS
 from probestats.checks.facts import LogFacts, row_facts
 from probestats.present.report.collapse import ITEMS_CSV, collapsed_rows, grouped_warnings, items_csv
 
-__all__ = ["SECTIONS", "FORMATS", "render_report", "report_context", "fmt_p", "fmt_num", "fmt_gap",
+__all__ = ["SECTIONS", "FORMATS", "report_context", "fmt_p", "fmt_num", "fmt_gap",
            "md_escape", "MdSafe", "Todo", "template_root"]
 
 #: Section names in the order a full report shows them.
@@ -112,7 +112,7 @@ def _fmt_pair(x: float, y: float, fmt=fmt_num) -> tuple[str, str]:
 # ---------------------------------------------------------------------------- context
 
 
-def _q(text) -> str:
+def quoted(text) -> str:
     """A value or item as quoted in a sentence."""
     return f"'{text}'"
 
@@ -122,7 +122,8 @@ def _item_name(item) -> str:
     return text if re.fullmatch(r"[\w.\-]{1,24}", text) else f"'{text}'"
 
 
-def _join(words: list[str], last: str = "and") -> str:
+def join_words(words: list[str], last: str = "and") -> str:
+    """Words joined as a sentence lists them: ``a, b and c``."""
     words = list(words)
     if len(words) <= 1:
         return "".join(words)
@@ -242,7 +243,7 @@ def _stand_out(top, same) -> bool:
 
 def _unmapped_words(unmapped) -> str:
     """Columns that look like settings and were not read as such, with how to map them."""
-    return _join([f"'{h}' looks like the {name} and was not read as it (map it with "
+    return join_words([f"'{h}' looks like the {name} and was not read as it (map it with "
                   f"{opt('columns', {name: h})}, or declare it drawn per call with {opt('random_settings', h)})"
                   for h, name in unmapped])
 
@@ -254,11 +255,11 @@ def _settings_phrase(fixed, varied, unmapped=()) -> str:
             parts.append("one system prompt")
         else:
             parts.append(f"{name} {_cut(value, 60)}")
-    held = (f"{_join(parts)} held fixed" if parts else "no setting held fixed" if varied
+    held = (f"{join_words(parts)} held fixed" if parts else "no setting held fixed" if varied
             else f"no setting read from the log ({_unmapped_words(unmapped)})" if unmapped
             else "model and settings not recorded in the log")
     if varied:
-        held += "; " + _join([f"{name} varied ({n} values)" for name, n in varied])
+        held += "; " + join_words([f"{name} varied ({n} values)" for name, n in varied])
     return held
 
 
@@ -377,7 +378,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None, plai
     if control is not None:
         finding_ctx["sentences"][-1:-1] = control_finding(words.verdict)
     ctx = {
-        "title": f"Probe report: {words.metric}, {_q(words.a)} against {_q(words.b)}", "version": __version__,
+        "title": f"Probe report: {words.metric}, {quoted(words.a)} against {quoted(words.b)}", "version": __version__,
         "metric": words.metric, "a": words.a, "b": words.b, "alpha": words.alpha, "alternative": analysis.alternative,
         "source": str(analysis.checked.log.source),
         "summary": summary, "summary_more": summary_more, "control": control,
@@ -450,7 +451,7 @@ def _mdg_span_text(analysis) -> str:
 
 def _toward(alternative: str, a, b) -> str:
     """A one-sided test only looks one way: its minimum detectable gap is a gap in that direction."""
-    return {"greater": f" with {_q(a)} above {_q(b)}", "less": f" with {_q(a)} below {_q(b)}"}.get(alternative, "")
+    return {"greater": f" with {quoted(a)} above {quoted(b)}", "less": f" with {quoted(a)} below {quoted(b)}"}.get(alternative, "")
 
 
 def _design_section(w: _Words, design: Design) -> tuple[dict, list[str]]:
@@ -481,16 +482,16 @@ def _design_section(w: _Words, design: Design) -> tuple[dict, list[str]]:
         "blanks": _blank_words(w.verdict),
     }
     sentences = [
-        f"Attribute: {design_ctx['attribute']}; values compared: {_q(a)} (A{_baseline_mark(w, a)}) and "
-        f"{_q(b)} (B{_baseline_mark(w, b)})"
-        + (f"; the control {_q(design_ctx['control'])}, a meaningless edit of the baseline, is set beside them"
+        f"Attribute: {design_ctx['attribute']}; values compared: {quoted(a)} (A{_baseline_mark(w, a)}) and "
+        f"{quoted(b)} (B{_baseline_mark(w, b)})"
+        + (f"; the control {quoted(design_ctx['control'])}, a meaningless edit of the baseline, is set beside them"
            if design_ctx["control"] else "")
         + f"; why they matter: {design_ctx['values_why']}.",
         f"{count_of(n, 'item')}, {w.runs}; metric {metric}: {design_ctx['metric_definition']}.",
         *([f"Blank {metric} cells, left out: {design_ctx['blanks']}."] if design_ctx["blanks"] else []),
         "Held fixed according to the log: "
-        + (_join([f'{k} {v}' for k, v in w.fixed]) or (
-            f"none: every setting it records varied ({_join([f'{k}, {c} values' for k, c in w.varied])})"
+        + (join_words([f'{k} {v}' for k, v in w.fixed]) or (
+            f"none: every setting it records varied ({join_words([f'{k}, {c} values' for k, c in w.varied])})"
             if w.varied else f"nothing read as a setting: {_unmapped_words(w.unmapped)}" if w.unmapped
             else "nothing recorded")) + ".",
         f"Dates of the runs: {design_ctx['run_dates']}; mitigation applied: {design_ctx['mitigation']}.",
@@ -500,7 +501,7 @@ def _design_section(w: _Words, design: Design) -> tuple[dict, list[str]]:
 
 def _arm(w: _Words, value) -> str:
     """A compared value as a sentence names it: "the baseline 'x'" for the named baseline, else "'x'"."""
-    return f"the baseline {_q(value)}" if getattr(w.analysis, "baseline", None) == value else _q(value)
+    return f"the baseline {quoted(value)}" if getattr(w.analysis, "baseline", None) == value else quoted(value)
 
 
 def _baseline_mark(w: _Words, value) -> str:
@@ -604,7 +605,7 @@ def _noise_section(w: _Words) -> tuple[dict, list[str]]:
         sentences = [
             *([f"No same-versus-same log was given; this one is {analysis.noise_source.removeprefix('within-log: ')} "
                f"within the probe's own log, each half against the other."] if _within_log(analysis) else []),
-            f"Same versus same ({_q(noise.a)} against {_q(noise.b)}, {count_of(noise.n_items, 'item')}, "
+            f"Same versus same ({quoted(noise.a)} against {quoted(noise.b)}, {count_of(noise.n_items, 'item')}, "
             f"{noise_ctx['runs']}): average gap {fmt_gap(noise.average_gap)} {w.metric}, sign-flip p = "
             f"{fmt_p(noise.sign_flip.pvalue, w.alpha)}" + ("." if w.plain else f" ({noise.sign_flip.method})."),
             *([f"The same-versus-same log has {noise_ctx['runs']} and the probe {w.runs}: with fewer runs the "
@@ -708,7 +709,7 @@ def _finding_section(w: _Words) -> dict:
 def _conditions(w: _Words) -> str:
     """The conditions a finding holds under: items, values, metric, settings and runs."""
     n = w.n
-    return (f"with {'this item' if n == 1 else f'these {n} items'}, the values {_q(w.a)} and {_q(w.b)}, "
+    return (f"with {'this item' if n == 1 else f'these {n} items'}, the values {quoted(w.a)} and {quoted(w.b)}, "
             f"the metric {w.metric}, {w.settings_phrase}, and {w.runs}")
 
 
@@ -717,7 +718,7 @@ def _detected_finding(w: _Words) -> list[str]:
     lead = ("The probe detected a gap larger than chance" if w.verdict.conclusion != "against_constant" else
             f"The test found that {w.verdict.statement}")
     finding = [
-        f"{lead}: the average gap ({_q(w.a)} minus {_q(w.b)}) is "
+        f"{lead}: the average gap ({quoted(w.a)} minus {quoted(w.b)}) is "
         f"{w.gap_text} {w.metric} ({w.test_named}, {w.p_phrase}, at or below alpha {w.alpha:g}; {w.interval_text}).",
         _drivers_sentence(w),
     ]
@@ -733,7 +734,7 @@ def _drivers_sentence(w: _Words) -> str:
     top = drivers["top"]
     low, high = drivers["range"]
     spread = (f"{fmt_num(low)}" if low == high else f"{fmt_num(low)} to {fmt_num(high)}")
-    return ((f"The items that drive it: {_join([f'{_item_name(i)} ({fmt_gap(g)})' for i, g in top])}, "
+    return ((f"The items that drive it: {join_words([f'{_item_name(i)} ({fmt_gap(g)})' for i, g in top])}, "
              f"which make up {drivers['share']:.0%} of the summed gaps in that direction; "
              if drivers["stand_out"] else
              f"No item stands out: the gap is spread over {count_of(drivers['n_same'], 'item')} "
@@ -741,7 +742,7 @@ def _drivers_sentence(w: _Words) -> str:
             + f"{drivers['n_same']} of {count_of(n, 'item')} {'has' if drivers['n_same'] == 1 else 'have'} "
             "a gap in that direction"
             + (f", {len(drivers['other'])} the other way "
-               f"({_join([f'{_item_name(i)}: {fmt_gap(g)}' for i, g in drivers['other'][:5]])}"
+               f"({join_words([f'{_item_name(i)}: {fmt_gap(g)}' for i, g in drivers['other'][:5]])}"
                f"{', ...' if len(drivers['other']) > 5 else ''})" if drivers["other"] else "")
             + (f", {drivers['n_zero']} none" if drivers["n_zero"] else "") + ".")
 
@@ -808,7 +809,7 @@ def _limits_section(w: _Words, design: Design, design_ctx: dict) -> tuple[list[t
         limits.append(("Held fixed, as the log shows", [f"{k}: {v}" for k, v in w.fixed]))
     elif w.varied:   # the log records settings, and every one of them varied
         limits.append(("Held fixed, as the log shows",
-                       f"nothing: every setting the log records varied ({_join([f'{k}, {c} values' for k, c in w.varied])}), "
+                       f"nothing: every setting the log records varied ({join_words([f'{k}, {c} values' for k, c in w.varied])}), "
                        "so none was held fixed across the runs"))
     elif w.unmapped:
         limits.append(("Held fixed, as the log shows",
@@ -829,8 +830,8 @@ def _limits_section(w: _Words, design: Design, design_ctx: dict) -> tuple[list[t
                    Todo(f"what the metric {w.metric} cannot see")))
     limits.append(("Attributes not tested", list(design.not_tested) or Todo("which attributes were not tested")))
     other_values = _other_values(w)
-    limits.append(("Values", f"only {_q(a)} and {_q(b)} were compared"
-                   + (f"; the log also has {_join([_q(v) for v in other_values])}" if other_values else "")))
+    limits.append(("Values", f"only {quoted(a)} and {quoted(b)} were compared"
+                   + (f"; the log also has {join_words([quoted(v) for v in other_values])}" if other_values else "")))
     warnings_ = grouped_warnings(w.analysis.problems)  # one kind said once, counted, with examples
     if warnings_:
         limits.append(("Warnings from validation", warnings_))
@@ -853,8 +854,8 @@ def _blank_words(verdict) -> str:
     if blanks is None:
         return ""
     share = (lambda k, n: f" ({100 * k / n:.2g}%)" if k and n else "")
-    text = (f"{blanks.blank_a} of {blanks.runs_a} {_q(blanks.a)} runs{share(blanks.blank_a, blanks.runs_a)}, "
-            f"{blanks.blank_b} of {blanks.runs_b} {_q(blanks.b)} runs{share(blanks.blank_b, blanks.runs_b)}")
+    text = (f"{blanks.blank_a} of {blanks.runs_a} {quoted(blanks.a)} runs{share(blanks.blank_a, blanks.runs_a)}, "
+            f"{blanks.blank_b} of {blanks.runs_b} {quoted(blanks.b)} runs{share(blanks.blank_b, blanks.runs_b)}")
     return text + (f"; not as common under both values (Fisher's exact test, p = {fmt_p(blanks.pvalue)}), so the "
                    "Summary gives the gap with the blanks left out and counted as misses" if blanks.differ else
                    f"; as common under both values as chance allows (Fisher's exact test, p = {fmt_p(blanks.pvalue)})")
@@ -878,7 +879,7 @@ def _detected_summary(w: _Words) -> str:
             summary += "; the probe does not say why."
     elif drivers["stand_out"]:
         summary += (f", coming mostly from item{'s' if len(drivers['top']) > 1 else ''} "
-                    f"{_join([_item_name(i) for i, _ in drivers['top']])}"
+                    f"{join_words([_item_name(i) for i, _ in drivers['top']])}"
                     f"; the probe does not say why.")
     else:
         summary += (f", spread over {count_of(drivers['n_same'], 'item')} with no item standing out"
@@ -926,7 +927,8 @@ def _placeholders(design_ctx, limits) -> list[str]:
 # ---------------------------------------------------------------------------- figures
 
 
-def _figures(analysis, ctx, sections, design: Design) -> dict[str, _Figure]:
+def report_figures(analysis, ctx, sections, design: Design) -> dict[str, _Figure]:
+    """The figures of a two-value report's sections, by name (the item gaps; the power curve where asked)."""
     from probestats.present.plots.items import figure_png, item_gaps
 
     figures: dict[str, _Figure] = {}
@@ -973,7 +975,7 @@ def _power_figure(analysis, design: Design) -> _Figure | None:
 # ---------------------------------------------------------------------------- rendering
 
 
-def _kind(analysis) -> str:
+def analysis_kind(analysis) -> str:
     """Which analysis a result is: ``pair``, ``many`` (more than two values) or ``factors``."""
     if hasattr(analysis, "effects") and hasattr(analysis, "factors"):
         return "factors"
@@ -984,7 +986,7 @@ def _kind(analysis) -> str:
     raise OptionError(f"cannot report a {type(analysis).__name__}; give the result of an analysis")
 
 
-def _missing(name: str) -> str | None:
+def missing_section(name: str) -> str | None:
     """Why an optional section is not in this report, naming what adds it in the caller's spelling."""
     return {
         "groups": f"there are no {opt('by')} groups; add {either('by=[COL]', '--by COL')}",
@@ -1000,441 +1002,3 @@ def _missing(name: str) -> str | None:
         "judge": f"no order probe was given; add {either('judge={order: COL, ...}', '--order COL')} and the "
                  "verdict settings",
     }.get(name)
-
-
-def available_sections(analysis, *, framing=None, comparison=None, judge=None, describe=None,
-                       validation=None) -> list[str]:
-    """The sections a report of this result can show, in report order.
-
-    >>> from probestats.analyses.dispatch import analyze
-    >>> rows = [{"item": i, "variant": v, "x": i + (v == "a")} for i in range(6) for v in ("a", "b")]
-    >>> available_sections(analyze(rows, metric="x", mdg=False))
-    ['summary', 'design', 'table', 'tests', 'noise', 'power', 'finding', 'limits']
-    """
-    kind = _kind(analysis)
-    if kind == "pair":
-        names = [s for s in PAIR_SECTIONS if (s != "groups" or analysis.groups)
-                 and (s != "ceilings" or getattr(analysis, "scale", None) is not None)
-                 and (s != "control" or control_of(analysis) is not None)]
-        if comparison is not None:
-            names.append("compare")
-        if describe is not None:
-            names.append("describe")
-        if validation is not None:
-            names.append("validation")
-    else:
-        from probestats.present.report.outline import kind_sections
-
-        names = kind_sections(kind) + (["control"] if control_of(analysis) is not None else [])
-    if framing is not None:
-        names.append("framing")
-    if judge is not None:
-        names.append("judge")
-    return [s for s in SECTIONS if s in names]
-
-
-def _sections(sections, framing, analysis=None, comparison=None, judge=None, describe=None,
-              validation=None) -> list[str]:
-    have = (available_sections(analysis, framing=framing, comparison=comparison, judge=judge, describe=describe,
-                               validation=validation)
-            if analysis is not None
-            else list(DEFAULT_SECTIONS) + (["framing"] if framing is not None else [])
-            + (["judge"] if judge is not None else []))
-    if sections is None:
-        return have
-    if isinstance(sections, str):
-        sections = [sections]
-    chosen = []
-    for name in sections:
-        if name not in SECTIONS:
-            raise OptionError(f"{opt('sections', name)}: unknown section; choose from {', '.join(SECTIONS)}")
-        if name not in have:
-            why = _missing(name) or f"it belongs to a two-value comparison, and this report has {_join(have)}"
-            raise OptionError(f"{opt('sections', name)}: not in this report: {why}")
-        if name not in chosen:
-            chosen.append(name)
-    if not chosen:
-        raise OptionError("no sections asked for; choose from " + ", ".join(have))
-    return [s for s in SECTIONS if s in chosen]
-
-
-def _shaping_sentences(shaping) -> list[str]:
-    """What --where and --derive did to the log before the analysis, in words."""
-    shaping = shaping or {}
-    out = [f"Rows from a list: {text}." for text in shaping.get("explode") or ()]
-    out += [f"Coded from the replies: {text}." for text in shaping.get("code") or ()]
-    out += [f"Joined: {text}." for text in shaping.get("lookup") or ()]
-    out += list(shaping.get("counted") or ())   # metrics counted from the reply text, defined in words
-    for text in shaping.get("derive") or ():
-        out.append(f"Derived column: {text}.")
-    if shaping.get("where"):
-        out.append(f"Rows analyzed: only those where {shaping['where']}.")
-    return out
-
-
-def _other_context(analysis, kind: str, source, shaping, design: Design | None = None) -> dict:
-    """The context of a report whose analysis is not one pair (many values, two factors): its Summary, design
-    facts and Finding worded from the analysis's verdict, beside the section of its kind."""
-    from probestats.present.report import outline as other
-    from probestats.present.report import groups as parts
-
-    design = design or Design()
-    metric = analysis.metric
-    if kind == "many":
-        title = f"Probe report: {metric} across {len(analysis.main.values)} values"
-        section = parts.many_context(analysis)
-        main = analysis.main
-        values = [_q(v.value) + (f" ({', '.join(v.names)})" if v.names else "") for v in main.values]
-        facts, facts_sentences = other.design_facts(
-            design, metric=metric, values=values, compared=f"the {len(values)} values", frame=analysis.frame,
-            items=list(dict.fromkeys(str(i) for i in main.items["item"].to_list())),
-            runs=f"{section['runs']} per item and value{section['pooled']}")
-        summary = other.many_summary(analysis)
-        finding = other.many_finding(analysis, section.pop("finding"))
-    else:
-        f1, f2 = analysis.factors
-        title = f"Probe report: {metric}, {f1} × {f2}"
-        section = parts.factors_context(analysis)
-        (l1a, l1b), (l2a, l2b) = analysis.levels
-        facts, facts_sentences = other.design_facts(
-            design, metric=metric, values=[f"{_q(l1a)} and {_q(l1b)} of {f1}", f"{_q(l2a)} and {_q(l2b)} of {f2}"],
-            compared="the levels", items=[str(i) for i in analysis.items["item"].to_list()],
-            runs=f"{analysis.runs_per_cell} runs per item and cell (median){parts.pooled_words(analysis)}")
-        summary = other.effects_summary(analysis)
-        finding = other.effects_finding(analysis, section.pop("finding"))
-    section["shaping"] = _shaping_sentences(shaping)
-    facts["shaping"] = section["shaping"]
-    warnings_ = grouped_warnings(analysis.problems)
-    section["warnings"] = warnings_
-    limits = _other_limits(analysis, kind, design)
-    control = control_context(analysis.verdict)
-    summary_more = ([control_summary(analysis.verdict)] if control is not None else []) + caveat_sentences(analysis.verdict)
-    finding = finding + control_finding(analysis.verdict)
-    return {"title": title, "version": __version__, "metric": metric, "alpha": analysis.alpha,
-            "source": str(source or "the log"), kind: section, "limits": limits, "control": control,
-            "summary": summary, "summary_more": summary_more, "design": facts,
-            "finding": {"sentences": finding, "detected": analysis.verdict.detected},
-            "sentences": {"summary": [summary, *summary_more], "design": section["shaping"] + facts_sentences,
-                          **({"control": control["sentences"]} if control is not None else {}),
-                          kind: section["sentences"] + [f"Warning from validation: {w}" for w in warnings_],
-                          "finding": finding,
-                          "limits": [f"{label}: {value if isinstance(value, str) else '; '.join(value)}."
-                                     for label, value in limits]},
-            "placeholders": list(dict.fromkeys(
-                [str(v) for v in facts.values() if isinstance(v, Todo)]
-                + [str(v) for _, v in limits if isinstance(v, Todo)]))}
-
-
-def _other_limits(analysis, kind: str, design: Design) -> list[tuple[str, object]]:
-    """The limits of a many-values or two-factor report: what the design file says, or placeholders."""
-    if kind == "many":
-        n = analysis.main.n_items
-        values = [v.value for v in analysis.main.values]
-        what = f"a probe of the values {_join([_q(v) for v in values])}"
-    else:
-        n = analysis.n_items
-        what = f"a probe of {_q(analysis.factors[0])} and {_q(analysis.factors[1])}, two levels each"
-    return design_limits(design, size=count_of(n, "item"), cannot_see=f"what the metric {analysis.metric} cannot see",
-                         subject=what)
-
-
-def render_report(analysis, *, format: str = "md", sections=None, templates=None, design: Design | None = None,
-                  assets_dir=None, framing=None, comparison=None, shaping=None, source=None, judge=None,
-                  describe=None, coded=None, plain=None) -> str:
-    """Render the report of an analysis as Markdown, one self-contained HTML page, or JSON.
-
-    Rendering reads the results only: the log is not read again and nothing is simulated
-    (the power curve comes with the analysis, see :func:`probestats.analyses.plan.with_design_power`).
-
-    Parameters
-    ----------
-    analysis : Analysis, ManyAnalysis, FactorAnalysis or Comparison
-        A paired analysis (with ``--by`` groups and a judge's scale when it has them), many
-        values, two factors, or a before/after comparison (reported as its after run with
-        the ``compare`` section).
-    format : {"md", "html", "json"}
-    sections : list of str, optional
-        Only these sections (see :data:`SECTIONS` and :func:`available_sections`), for pasting
-        into a report of one's own.
-    templates : path, optional
-        A folder whose templates replace the shipped ones of the same name.
-    design : Design, optional
-        What the log cannot say; missing fields become visible placeholders.
-    assets_dir : path, optional
-        Markdown only: the folder beside the report where the plots are written as PNG
-        (linked as ``<folder name>/<plot>.png``). Without it, Markdown has no plots.
-        HTML embeds its plots; JSON has none.
-    framing : optional
-        A dual-framing result, shown as the ``framing`` section.
-    comparison : Comparison, optional
-        The same probe run before a change: shown as the ``compare`` section.
-    shaping : dict, optional
-        ``{"where": SQL, "derive": [...]}``: how the log was filtered and extended before the
-        analysis, stated in the design.
-    source : str, optional
-        What the log is called (default: the analysis's own record of it).
-    judge : JudgeResult, optional
-        An order probe of a pairwise judge, shown as the ``judge`` section.
-    describe : Description, optional
-        The distribution of the metric per value, shown as the ``describe`` section.
-    coded : str, optional
-        How the metric was coded from the replies (``"the code book compass.csv"``, ``"a judge"``): named
-        in the Limits, with its hand-checked sample when the analysis has one (a
-        :class:`~probestats.analyses.validation.ValidatedAnalysis`, whose ``validation`` section it adds and
-        whose corrected verdict the report words).
-    plain : list, optional
-        A report for people who do not code (see :mod:`probestats.present.report.plain`): the options its
-        messages named in words, with their command-line spellings (filled while the report is made);
-        None for the report as usual.
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> from probestats import analyze
-    >>> rows = [{"item": i, "variant": v, "seed": s, "steps": 4 + (v == "formal") + (s % 3 == i % 2)}
-    ...         for i in range(8) for v in ("formal", "casual") for s in range(1, 6)]
-    >>> text = render_report(analyze(rows, metric="steps"), sections=["table"])
-    >>> print(text.splitlines()[4])   # item 0: formal 5,5,6,5,5 (seed 3 adds one); casual 4,4,5,4,4
-    | 0 | 5.2 | 4.2 | +1 | 5 / 5 |
-    """
-    if format not in FORMATS:
-        raise OptionError(f"unknown report format '{format}'; use one of {', '.join(FORMATS)}")
-    if hasattr(analysis, "change_test") and hasattr(analysis, "after"):  # a Comparison: its after run
-        analysis, comparison = analysis.after, analysis
-    from probestats.present.report.describe import add_coding_sections, unwrap
-
-    analysis, validation = unwrap(analysis)   # a validated analysis: its corrected verdict is the one worded
-    design = design or Design()
-    kind = _kind(analysis)
-    names = _sections(sections, framing, analysis, comparison, judge, describe=describe, validation=validation)
-    if kind == "pair":
-        ctx = report_context(analysis, design, framing=framing, plain=plain is not None)
-        ctx["design"]["shaping"] = _shaping_sentences(shaping)
-        ctx["sentences"]["design"] = ctx["design"]["shaping"] + ctx["sentences"]["design"]
-        if source is not None:
-            ctx["source"] = str(source)
-        _add_pair_sections(ctx, analysis, comparison)
-        add_coding_sections(ctx, describe=describe, validation=validation, coded=coded)
-    else:
-        ctx = _other_context(analysis, kind, source, shaping, design)
-        ctx["framing"] = framing
-        if framing is not None and callable(getattr(framing, "sentences", None)):
-            ctx["sentences"]["framing"] = [str(s) for s in framing.sentences()]
-    if judge is not None:
-        from probestats.present.report.judge import judge_context
-
-        ctx["judge"] = judge_context(judge)
-        ctx["sentences"]["judge"] = ctx["judge"]["sentences"]
-    _summaries_beside(ctx, framing, judge)
-    from probestats.present.words.fmt import tidy_p
-
-    ctx["sentences"] = {k: [tidy_p(str(x)) for x in v] for k, v in ctx["sentences"].items()}
-    if format == "json":
-        out = {"schema_version": SCHEMA_VERSION, **analysis.to_dict()}
-        out["report"] = {
-            "title": ctx["title"], "sections": names,
-            "sentences": {k: v for k, v in ctx["sentences"].items() if k in names},
-            "design": design.to_dict(), "placeholders": ctx["placeholders"],
-        }
-        if framing is not None and "framing" in names and hasattr(framing, "to_dict"):
-            out["report"]["framing"] = framing.to_dict()
-        if judge is not None and "judge" in names:
-            out["report"]["judge"] = judge.to_dict()
-        if comparison is not None and "compare" in names:
-            out["compare"] = comparison.to_dict()
-        if validation is not None and "validation" in names:
-            out["validation"] = validation.to_dict()
-        if describe is not None and "describe" in names:
-            out["describe"] = describe.to_dict()
-        return json.dumps(jsonable(out), ensure_ascii=False, indent=2, allow_nan=False, default=str) + "\n"
-    env = environment(format, templates)
-    with user_template_errors(templates):
-        template = env.get_template(f"report.{format}.j2")  # a missing template fails before any file is written
-    figures = _figures(analysis, ctx, names, design) if kind == "pair" else {}
-    images = {}
-    if format == "html":
-        for name, fig in figures.items():
-            images[name] = {"src": "data:image/png;base64," + base64.b64encode(fig.png).decode("ascii"),
-                            "alt": fig.alt, "caption": fig.caption}
-    elif assets_dir is not None:
-        for name, fig in figures.items():
-            images[name] = {"src": MdSafe(f"{quote(Path(assets_dir).name)}/{name}.png"), "alt": fig.alt,
-                            "caption": fig.caption}
-    pngs = {name: fig.png for name, fig in figures.items()}
-    files = _table_file(ctx, analysis, names, format, assets_dir) if kind == "pair" else {}
-    if kind == "many" and "many" in names:   # the whole per-item table beside a report that shows only some
-        from probestats.present.report.collapse import many_table_files
-
-        files = many_table_files(ctx["many"], analysis.main, format, assets_dir)
-    if kind == "pair" and "tests" in names and ctx["tests"].get("welch"):   # Welch's t per item or group
-        from probestats.present.report.welch import welch_files
-
-        files.update(welch_files(ctx["tests"]["welch"], analysis, format, assets_dir))
-    if framing is not None and "framing" in names:
-        framing_images, framing_pngs = _framing_images(framing, format, assets_dir)
-        images.update(framing_images)
-        pngs.update(framing_pngs)
-    if judge is not None and "judge" in names:
-        from probestats.present.report.judge import judge_images
-
-        judge_refs, judge_pngs = judge_images(judge, format, assets_dir)
-        images.update(judge_refs)
-        pngs.update(judge_pngs)
-    _plain_context(ctx, kind, plain)
-    ctx.update(sections=names, images=images, full=sections is None,
-               section_templates={n: f"{SECTION_TEMPLATES.get(n, n) if kind == 'pair' or n != 'design' else 'facts'}"
-                                     f".{format}.j2" for n in names})
-    with user_template_errors(templates):
-        if ctx.get("spellings"):  # a plain report lists the spellings of the options its text names in words
-            text = template.render({**ctx, "spellings": []})
-            named = [(w, flag) for w, flag in ctx["spellings"] if w in text or html.escape(w) in text]
-            text = template.render({**ctx, "spellings": named})
-        else:
-            text = template.render(ctx)
-    if format == "md" and assets_dir is not None and pngs:
-        # rendered without error: the images (staged with the report itself when the caller writes both together)
-        write_assets(assets_dir, {f"{name}.png": png for name, png in pngs.items()})
-    if format == "md" and assets_dir is not None and files:
-        write_assets(assets_dir, files)
-    text = tidy_p(text)
-    if format == "md":  # escaped values never hold a newline, so this only tidies the layout
-        text = re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
-    return text
-
-
-def _plain_context(ctx: dict, kind: str, named) -> None:
-    """A plain report's context: ``plain`` for the templates, and ``details``, how each figure was computed
-    (taken out of the text above it) with the command-line spellings of the options named in words."""
-    ctx["plain"] = named is not None
-    if named is None:
-        return
-    details = []
-    if kind == "pair":
-        tests = ctx["tests"]
-        details.append(("The sign-flip test", tests["sign_flip"]["method"]))
-        sign = tests["sign_test"]
-        details.append(("The sign test", sign["method"] + (f"; as a spreadsheet formula, {sign['formula']}"
-                                                           if sign.get("formula") else "")))
-        interval = tests["interval"]
-        details.append(("The interval", interval["method"] + (f"; it {interval['assumption']}"
-                                                              if interval.get("assumption") else "")))
-        effects = tests.get("effects")
-        if effects:
-            details.append(("The SD of the item gaps", effects["sd_formula"]))
-            details += [(f"The interval of {e['name']}", e["method"]) for e in effects["effects"]]
-            details += [(t["text"].split(":")[0], f"{t['method']}; assumes {t['assumption']}")
-                        for t in effects["published"]]
-        noise = ctx.get("noise") or {}
-        if noise.get("present") and noise.get("method"):
-            details.append(("The same-versus-same sign-flip test", noise["method"]))
-        power = ctx.get("power") or {}
-        methods = [x for x in power.get("sentences", []) if str(x).startswith("Method: ")]
-        if methods:
-            power["sentences"] = [x for x in power["sentences"] if x not in methods]
-            details += [("The minimum detectable gap", str(m)[len("Method: "):].rstrip(".")) for m in methods]
-    if kind == "many":
-        many = ctx.get("many") or {}
-        for res in [many, *many.get("groups", [])]:
-            omnibus = res.get("omnibus") if isinstance(res, dict) else getattr(res, "omnibus", None)
-            method = omnibus.get("method") if isinstance(omnibus, dict) else getattr(omnibus, "method", None)
-            if method:
-                by = res.get("by") if isinstance(res, dict) else None
-                label = "The omnibus test" + (f" ({', '.join(f'{k} {v}' for k, v in by.items())})"
-                                              if isinstance(by, dict) and by else "")
-                details.append((label, method))
-    ctx["details"] = details
-    ctx["spellings"] = named
-
-
-def _summaries_beside(ctx: dict, framing, judge) -> None:
-    """The Summary of a report holding several analyses: after the probe's own paragraph, one paragraph for
-    each analysis beside it (a dual-framing log, a judge's order probe), from its verdict."""
-    more = list(ctx.get("summary_more") or [])
-    if framing is not None and getattr(framing, "verdict", None) is not None:
-        from probestats.present.report.framing import framing_summary
-
-        more.append(framing_summary(framing))
-    if judge is not None and getattr(judge, "verdict", None) is not None:
-        from probestats.present.report.judge import judge_summary
-
-        more.append(judge_summary(judge))
-    ctx["summary_more"] = more
-    ctx["sentences"]["summary"] = [ctx["summary"], *more]
-
-
-def _table_file(ctx: dict, analysis, names, format: str, assets_dir) -> dict[str, bytes]:
-    """The whole per-item table as CSV when the table shows only some items: linked from the table
-    (``ctx["table"]["csv"]``), beside a Markdown report (returned, to be written in its folder) or
-    inside an HTML page (a data link)."""
-    table = ctx.get("table") or {}
-    if "table" not in names or table.get("rest") is None or format not in ("md", "html"):
-        return {}
-    content = items_csv(analysis.main.items)
-    if format == "html":
-        table["csv"] = "data:text/csv;charset=utf-8;base64," + base64.b64encode(content).decode("ascii")
-        return {}
-    if assets_dir is None:
-        return {}
-    table["csv"] = MdSafe(f"{quote(Path(assets_dir).name)}/{ITEMS_CSV}")
-    return {ITEMS_CSV: content}
-
-
-def _add_pair_sections(ctx: dict, analysis, comparison) -> None:
-    """The optional sections of a paired report: --by groups, a judge's scale, before and after."""
-    from probestats.present.report import groups as parts
-
-    if analysis.groups:
-        ctx["groups"] = parts.groups_context(analysis)
-        ctx["sentences"]["groups"] = ctx["groups"]["sentences"]
-    if getattr(analysis, "scale", None) is not None:
-        ctx["ceilings"] = parts.ceilings_context(analysis)
-        ctx["sentences"]["ceilings"] = ctx["ceilings"]["sentences"]
-    if getattr(analysis, "row_tests", ()):
-        from probestats.present.report.welch import welch_context
-
-        ctx["tests"]["welch"] = welch_context(analysis)
-        ctx["sentences"]["tests"] += [s for table in ctx["tests"]["welch"] for s in table["sentences"]]
-    if comparison is not None:
-        ctx["compare"] = parts.compare_context(comparison)
-        ctx["sentences"]["compare"] = ctx["compare"]["sentences"]
-
-
-def _framing_images(framing, format, assets_dir) -> tuple[dict, dict]:
-    """Image references and PNG bytes of the dual-framing plots, when that module is available."""
-    try:
-        from probestats.present.plots import framing as plots_framing
-    except ImportError:
-        return {}, {}
-    from probestats.present.plots.items import figure_png
-
-    refs, pngs = {}, {}
-    cis = [c.bias_ci for c in framing.cells if c.bias_ci]
-    interval = (f"{100 * framing.confidence:g}% interval ({cis[0]['method']})" if cis else "interval")
-    test = (f"exact sign-flip test across matched items, p adjusted across cells ({framing.correction}), "
-            f"alpha {framing.alpha:g}")
-    captions = {
-        "framing_heatmap": ("Heat map of the lean per cell",
-                            "Bias (mean aligned score, −2 to +2) per cell: blue leans toward the reference target, "
-                            f"red toward the other. Under each number its pattern ({test}); n.s.: no lean detected, "
-                            "which does not show that there is none."),
-        "framing_dots": ("Per-framing aligned means per cell",
-                         "Per cell: mean aligned score of the affirmative prompts (circle) and of the reverse prompts "
-                         f"(square); black mark: the bias, with its {interval} in grey. Right of zero: toward the "
-                         "reference target."),
-    }
-    for name, (alt, caption) in captions.items():
-        draw = getattr(plots_framing, name, None)
-        if draw is None:
-            continue
-        png = figure_png(draw(framing).figure)
-        if format == "html":
-            refs[name] = {"src": "data:image/png;base64," + base64.b64encode(png).decode("ascii"), "alt": alt,
-                          "caption": caption}
-        elif assets_dir is not None:
-            refs[name] = {"src": MdSafe(f"{quote(Path(assets_dir).name)}/{name}.png"), "alt": alt,
-                          "caption": caption}
-            pngs[name] = png
-    return refs, pngs
