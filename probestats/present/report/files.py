@@ -153,6 +153,32 @@ def written_together(force: bool = False):
     outputs.commit()
 
 
+def image_entry(name: str, png: bytes, alt: str, caption: str, format: str, assets_dir=None) -> tuple[dict, dict]:
+    """A figure of a report as its template takes it, and the files to write beside the report.
+
+    HTML embeds the PNG as a data address; Markdown links ``ASSETS/NAME.png`` in the assets folder, and the
+    PNG is returned to be written there; without an assets folder (JSON) there is no figure.
+
+    >>> refs, files = image_entry("gaps", b"png", "alt", "caption", "md", "report_files")
+    >>> str(refs["gaps"]["src"]), list(files)
+    ('report_files/gaps.png', ['gaps'])
+    >>> image_entry("gaps", b"png", "alt", "caption", "html")[0]["gaps"]["src"]
+    'data:image/png;base64,cG5n'
+    """
+    import base64
+    from urllib.parse import quote
+
+    if format == "html":
+        return {name: {"src": "data:image/png;base64," + base64.b64encode(png).decode("ascii"), "alt": alt,
+                       "caption": caption}}, {}
+    if assets_dir is not None:
+        from probestats.present.words.fmt import MdSafe
+
+        return {name: {"src": MdSafe(f"{quote(Path(assets_dir).name)}/{name}.png"), "alt": alt,
+                       "caption": caption}}, {name: png}
+    return {}, {}
+
+
 def check_target(path: str | Path, said: str, example: str) -> Path:
     """Refuse, before any work, an output path that is a folder or whose folder does not exist.
 

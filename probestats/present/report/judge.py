@@ -17,10 +17,6 @@ Examples
 
 from __future__ import annotations
 
-import base64
-from pathlib import Path
-from urllib.parse import quote
-
 from probestats import __version__
 from probestats.errors import count_of
 from probestats.present.words.judge import one_line
@@ -96,6 +92,7 @@ def judge_context(result) -> dict:
 def judge_images(result, format: str, assets_dir=None) -> tuple[dict, dict]:
     """The consistency figure as an image reference (and its PNG bytes for Markdown's assets folder)."""
     from probestats.present.plots.items import figure_png
+    from probestats.present.report.files import image_entry
     from probestats.present.plots.judge import consistency_plot
 
     png = figure_png(consistency_plot(result).figure)
@@ -103,15 +100,7 @@ def judge_images(result, format: str, assets_dir=None) -> tuple[dict, dict]:
     caption = (f"Left: share of items whose preferred answer is the same in both orders, with its exact "
                f"(Clopper–Pearson) {100 * result.confidence:g}% interval. Right: the inconsistent items, split into "
                "primacy (first slot both times), recency (second slot both times) and a tie in one order only.")
-    if format == "html":
-        return {"judge_consistency": {"src": "data:image/png;base64," + base64.b64encode(png).decode("ascii"),
-                                      "alt": alt, "caption": caption}}, {}
-    if assets_dir is not None:
-        from probestats.present.words.fmt import MdSafe
-
-        return {"judge_consistency": {"src": MdSafe(f"{quote(Path(assets_dir).name)}/judge_consistency.png"),
-                                      "alt": alt, "caption": caption}}, {"judge_consistency": png}
-    return {}, {}
+    return image_entry("judge_consistency", png, alt, caption, format, assets_dir)
 
 
 def judge_summary(result) -> str:

@@ -8,10 +8,7 @@ report's Jinja environment, so every value from the log is escaped.
 
 from __future__ import annotations
 
-import base64
 import re
-from pathlib import Path
-from urllib.parse import quote
 
 from probestats import __version__
 from probestats.errors import OptionError, count_of
@@ -31,20 +28,14 @@ def limits_of(n: int, metrics: list[str], design=None) -> list:
 
 def _heatmap(analysis, format: str, assets_dir) -> tuple[dict, dict]:
     from probestats.present.plots.items import figure_png
+    from probestats.present.report.files import image_entry
     from probestats.present.plots.metrics import effect_heatmap
-    from probestats.present.words.fmt import MdSafe
 
     png = figure_png(effect_heatmap(analysis).figure)
     alt = "Heatmap of the effect size per group and metric"
     caption = (f"{analysis.effect_size} per group (rows) and metric (columns); a star marks a sign-flip p at most "
                f"alpha {analysis.alpha:g} after {analysis.family_text}.")
-    if format == "html":
-        return {"metrics_heatmap": {"src": "data:image/png;base64," + base64.b64encode(png).decode("ascii"),
-                                    "alt": alt, "caption": caption}}, {}
-    if assets_dir is not None:
-        return {"metrics_heatmap": {"src": MdSafe(f"{quote(Path(assets_dir).name)}/metrics_heatmap.png"),
-                                    "alt": alt, "caption": caption}}, {"metrics_heatmap": png}
-    return {}, {}
+    return image_entry("metrics_heatmap", png, alt, caption, format, assets_dir)
 
 
 def render_metrics_report(analysis, *, format: str = "md", templates=None, assets_dir=None, design=None,

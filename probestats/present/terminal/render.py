@@ -231,19 +231,24 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
         one(g, ", ".join(f"{escape(str(k))} = {escape(str(v))}" for k, v in g.by.items()))
     if analysis.groups:
         out.print(f"omnibus p-values adjusted across {len(analysis.groups)} groups ({escape(analysis.correction)})")
-    from probestats.present.words.verdict import caveat_sentences, noise_check_sentences, verdict_line
-
-    for line in noise_check_sentences(analysis.verdict):
-        out.print(escape(line))
-    out.print(escape(verdict_line(analysis.verdict)))
-    for line in caveat_sentences(analysis.verdict):
-        out.print(f"[yellow]{escape(line)}[/yellow]")
+    print_verdict(analysis.verdict, out)
     check = getattr(analysis.verdict, "reference_check", None)
     if check is not None and check.suspect:
         out.print(f"[yellow]{escape(check.statement)}[/yellow]")
     _print_control(analysis.verdict, out)
     if analysis.problems:
         print_problems(analysis.problems, out=out)
+
+
+def print_verdict(verdict, out: Console) -> None:
+    """The verdict's lines on the terminal: the noise checks, the verdict, then its caveats in yellow."""
+    from probestats.present.words.verdict import caveat_sentences, noise_check_sentences, verdict_line
+
+    for line in noise_check_sentences(verdict):
+        out.print(escape(line))
+    out.print(escape(verdict_line(verdict)))
+    for line in caveat_sentences(verdict):
+        out.print(f"[yellow]{escape(line)}[/yellow]")
 
 
 def _print_control(verdict, out: Console) -> None:
@@ -271,13 +276,7 @@ def print_factors(result: FactorAnalysis, out: Console) -> None:
     out.print(f"tests: exact sign-flip across items ({escape(result.effects[0].sign_flip.method)}); "
               f"p corrected across the {len(result.effects)} effects ({escape(result.correction)})")
     out.print(f"design: {escape(result.note)}")
-    from probestats.present.words.verdict import caveat_sentences, noise_check_sentences, verdict_line
-
-    for line in noise_check_sentences(result.verdict):
-        out.print(escape(line))
-    out.print(escape(verdict_line(result.verdict)))
-    for line in caveat_sentences(result.verdict):
-        out.print(f"[yellow]{escape(line)}[/yellow]")
+    print_verdict(result.verdict, out)
     if result.problems:
         print_problems(result.problems, out=out)
 
