@@ -43,8 +43,9 @@ def test_analyze_json_of_the_sample_imports_no_scipy():
 
 
 #: Modules a paired analysis of a plain log has no use for: the other analyses (imported before only to
-#: register their terminal printers or to name them in a type), and the shaping steps the log does not ask for.
-OFF_THE_PAIRED_PATH = ("probestats.analyses.compare", "probestats.analyses.factors", "probestats.analyses.factorial",
+#: register their terminal printers or to name them in a type; the cell tables' analysis, once imported to
+#: tell a cell table from a log by its header), and the shaping steps the log does not ask for.
+OFF_THE_PAIRED_PATH = ("probestats.analyses.cells", "probestats.analyses.compare", "probestats.analyses.factors", "probestats.analyses.factorial",
                        "probestats.analyses.framing", "probestats.analyses.framing_results",
                        "probestats.analyses.many", "probestats.analyses.validation", "probestats.shape.codebook",
                        "probestats.shape.derive", "probestats.shape.nested")
@@ -65,3 +66,26 @@ def test_a_many_values_analysis_still_imports_its_module():
     names = _imported("analyze", "sample_logs/style_probe.csv", "--metric", "steps", "--reference", "formal",
                       "--json")
     assert "probestats.analyses.many" in names
+
+
+def test_the_mdg_range_is_simulated_only_where_it_is_shown():
+    # the terminal shows the MDG alone; the JSON and the report show its range, which takes longer than the
+    # rest of a small log's analysis, so it is simulated when read, and the same whenever it is
+    from probestats.analyses.plan.ranges import mdg_ranges
+    import probestats.analyses.plan.ranges as ranges
+    import probestats
+
+    calls = []
+    real = ranges.mdg_ranges
+    ranges.mdg_ranges = lambda *a, **k: calls.append(1) or real(*a, **k)
+    try:
+        result = probestats.analyze("sample_logs/style_probe.csv", metric="steps", noise="sample_logs/style_noise.csv")
+        assert result.mdg is not None and calls == []
+        first = result.mdg_range
+        assert calls == [1] and first is not None and first[0] < result.mdg < first[1]
+        assert result.mdg_range == first and calls == [1]       # once
+        again = probestats.analyze("sample_logs/style_probe.csv", metric="steps", noise="sample_logs/style_noise.csv")
+        assert again.to_dict()["mdg_range"] == list(first) and "its range" in again.mdg_method
+    finally:
+        ranges.mdg_ranges = real
+    assert mdg_ranges is real

@@ -65,6 +65,7 @@ from probestats.checks.cell_summary import HASH_SEED
 from probestats.checks.schema import (FIRST, SETTINGS, Checked, decimal_places, default_pair,
                                       require_ok, validate)
 from probestats.errors import OptionError, Problem, ReadError, count_of, either, opt
+from probestats.io.cell_header import is_parquet
 from probestats.io.columns import ROW
 from probestats.io.log import Log
 
@@ -239,7 +240,7 @@ def read_cells(path) -> pl.DataFrame:
     """Read a cell table (Parquet, CSV or JSONL) and check its columns."""
     path = Path(path)
     try:
-        if path.suffix.lower() == ".parquet" or _is_parquet(path):
+        if path.suffix.lower() == ".parquet" or is_parquet(path):
             cells = pl.read_parquet(path)
         elif path.suffix.lower() in (".jsonl", ".ndjson"):
             cells = pl.read_ndjson(path, infer_schema_length=None)
@@ -264,15 +265,6 @@ def read_cells(path) -> pl.DataFrame:
                               *([pl.col("n_first").cast(pl.Int64), pl.col("sum_units_first").cast(pl.String),
                                  pl.col("sumsq_units_first").cast(pl.String), pl.col("first_split").cast(pl.String)]
                                 if halves else []))
-
-
-def _is_parquet(path: Path) -> bool:
-    """A Parquet file whatever its name (a warehouse's export may keep another suffix)."""
-    try:
-        with open(path, "rb") as f:
-            return f.read(4) == b"PAR1"
-    except OSError:
-        return False
 
 
 def _item_table(cells: pl.DataFrame, a: str, b: str, by: Sequence[str]) -> pl.DataFrame:
@@ -459,8 +451,7 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
     noise_table, noise = noise, None
     noise_source = noise_checked = None
     problems = []
-    mdg_value = mdg_method = None
-    mdg_range: dict = {}
+    mdg_value, mdg_room, mdg_near, mdg_detail = None, None, False, None
     if noise_table is not None:
         noise_frame = noise_table if isinstance(noise_table, pl.DataFrame) else read_cells(noise_table)
         noise_checked = cells_checked(noise_frame, metric, rows=True, what=opt("noise"),
@@ -476,7 +467,7 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
         if mdg:
             from probestats.analyses.probe_mdg import probe_mdg
 
-            mdg_value, mdg_method, mdg_range = probe_mdg(noise_checked, metric, main, alpha, alternative)
+            mdg_value, mdg_room, mdg_near, mdg_detail = probe_mdg(noise_checked, metric, main, alpha, alternative)
     elif within_noise:
         halves, noise_source, note = within_cells_noise(frame, a, main.items)
         if halves is not None:  # as the row path: beside the result only, the t interval
@@ -493,8 +484,8 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
                           item_facts(table, metric, a, b))
     return Analysis(main=main, noise=noise, groups=tuple(groups), problems=tuple(problems),
                     alternative=alternative, alpha=alpha, correction=correction, checked=checked,
-                    noise_checked=noise_checked, mdg=mdg_value, mdg_method=mdg_method, noise_source=noise_source,
-                    verdict=verdict, **mdg_range)
+                    noise_checked=noise_checked, mdg=mdg_value, mdg_detail=mdg_detail, mdg_room=mdg_room,
+                    mdg_near_bound=mdg_near, noise_source=noise_source, verdict=verdict)
 
 
 def _item_runs(frame: pl.DataFrame, table: pl.DataFrame, metric: str, a: str, b: str, by) -> tuple[dict | None, list]:
@@ -699,50 +690,3 @@ def compare_cells(before, after, *, metric: str, a: str | None = None, b: str | 
     res_a = replace(res_a, checked=replace(res_a.checked, log=ca.log))
     return compare_results(res_b, res_a, names=names, alternative=alternative,
                            seeds_checked="seed" in cb.frame.columns and "seed" in ca.frame.columns)
-
-
-#: The columns that mark a file as a cell table rather than a log (a log has no exact sums).
-MARK_COLUMNS = ("sum_units", "sumsq_units", "places", "counted")
-
-
-def is_cell_table(source) -> bool:
-    """Whether ``source`` (a path, or a sequence holding one path) is a cell table, by its columns.
-
-    Only the header is read: Parquet's schema, a CSV's first line, a JSON-lines file's first record.
-    A folder, several files, or anything unreadable is not (it is read as a log, which says why).
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> with tempfile.TemporaryDirectory() as d:
-    ...     p = pathlib.Path(d, "cells.csv")
-    ...     _ = p.write_text("item,variant,n,counted,places,sum_units,sumsq_units,min,max,first_row\\n")
-    ...     q = pathlib.Path(d, "log.csv")
-    ...     _ = q.write_text("item,variant,steps\\n")
-    ...     is_cell_table(p), is_cell_table([q]), is_cell_table(d)
-    (True, False, False)
-    """
-    if isinstance(source, (list, tuple)):
-        if len(source) != 1:
-            return False
-        source = source[0]
-    if source is None or not isinstance(source, (str, Path)):
-        return False
-    path = Path(source)
-    if not path.is_file():
-        return False
-    try:
-        if path.suffix.lower() == ".parquet" or _is_parquet(path):
-            columns = list(pl.read_parquet_schema(path))
-        elif path.suffix.lower() in (".jsonl", ".ndjson"):
-            with open(path, encoding="utf-8") as f:
-                first = json.loads(f.readline() or "{}")
-            columns = list(first) if isinstance(first, dict) else []
-        elif path.suffix.lower() == ".csv":
-            with open(path, encoding="utf-8", newline="") as f:
-                columns = [c.strip().strip('"') for c in f.readline().rstrip("\r\n").split(",")]
-        else:
-            return False
-    except (OSError, ValueError, pl.exceptions.PolarsError):
-        return False
-    return all(c in columns for c in MARK_COLUMNS)

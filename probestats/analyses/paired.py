@@ -149,9 +149,12 @@ class Analysis:
     mdg_method : str or None
         How ``mdg`` was computed, in words.
     mdg_range : (float, float) or None
-        The MDG over plausible same-versus-same logs of the noise log's size (None: not found).
+        The MDG over plausible same-versus-same logs of the noise log's size (None: not found), simulated
+        the first time it is read.
     mdg_range_runs : int or None
         Runs a noise log would need to halve that range (four times the noise log's).
+    mdg_detail : MDGDetail or None
+        Where the three above come from (:class:`probestats.analyses.probe_mdg.MDGDetail`).
     mdg_room : float or None
         The rise or fall toward the metric's bound that the noise log surely leaves for the MDG's direction
         (:func:`probestats.analyses.plan.room_left`; None without a bound that way).
@@ -191,11 +194,8 @@ class Analysis:
     checked: Checked = field(repr=False)
     noise_checked: Checked | None = field(default=None, repr=False)
     mdg: float | None = None
-    mdg_method: str | None = None
-    #: (low, high): the MDG over plausible same-versus-same logs of the noise log's size (None: not found)
-    mdg_range: tuple | None = None
-    #: runs a noise log would need to halve that range (4 times the noise log's)
-    mdg_range_runs: int | None = None
+    #: how mdg was found and its range, simulated when first read (:class:`probestats.analyses.probe_mdg.MDGDetail`)
+    mdg_detail: object | None = field(default=None, repr=False, compare=False)
     #: the rise or fall toward the metric's bound the noise log surely leaves (None: no bound that way)
     mdg_room: float | None = None
     #: the MDG is larger than mdg_room: a gap that large may not exist, so it is not promised
@@ -216,6 +216,21 @@ class Analysis:
     clusters: object | None = None
     #: the settings drawn at random per call (``random_settings=``): balance, stratified and adjusted gaps
     drawn: tuple = ()
+
+    @property
+    def mdg_method(self) -> str | None:
+        """How ``mdg`` was computed, in words (None without a noise log)."""
+        return None if self.mdg_detail is None else self.mdg_detail.method
+
+    @property
+    def mdg_range(self) -> tuple | None:
+        """The MDG over plausible same-versus-same logs of the noise log's size (None: not found)."""
+        return None if self.mdg_detail is None else self.mdg_detail.range
+
+    @property
+    def mdg_range_runs(self) -> int | None:
+        """Runs a noise log would need to halve :attr:`mdg_range` (four times the noise log's)."""
+        return None if self.mdg_detail is None else self.mdg_detail.range_runs
 
     @property
     def metric(self) -> str:
@@ -560,9 +575,9 @@ def analyze_pair(
 
     problems += design_problems(main, alpha)
 
-    mdg_value, mdg_method, mdg_range = (None, None, {})
+    mdg_value, mdg_room, mdg_near, mdg_detail = None, None, False, None
     if mdg and noise_checked is not None:
-        mdg_value, mdg_method, mdg_range = probe_mdg(noise_checked, metric, main, alpha, alternative)
+        mdg_value, mdg_room, mdg_near, mdg_detail = probe_mdg(noise_checked, metric, main, alpha, alternative)
 
     from probestats.analyses.verdict import decide
 
@@ -587,8 +602,8 @@ def analyze_pair(
                  "adjusted_gap": d.adjusted.gap}))
     result = Analysis(main=main, noise=noise_result, groups=tuple(groups), problems=tuple(problems),
                       alternative=alternative, alpha=alpha, correction=correction, checked=checked,
-                      noise_checked=noise_checked, mdg=mdg_value, mdg_method=mdg_method, noise_source=noise_source,
-                      verdict=verdict, drawn=drawn, **mdg_range)
+                      noise_checked=noise_checked, mdg=mdg_value, mdg_detail=mdg_detail, mdg_room=mdg_room,
+                      mdg_near_bound=mdg_near, noise_source=noise_source, verdict=verdict, drawn=drawn)
     from probestats.analyses.clusters import suggest_clusters, with_clusters
 
     if cluster is not None:

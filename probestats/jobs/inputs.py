@@ -8,6 +8,7 @@ way of shaping the rows, which applies when the table is built.
 from __future__ import annotations
 
 from probestats.errors import OptionError, either, opt
+from probestats.io.cell_header import is_cell_table
 
 __all__ = ["is_cells", "cell_inputs", "refuse_row_options"]
 
@@ -21,8 +22,6 @@ def is_cells(path) -> bool:
     >>> is_cells(None), is_cells("within"), is_cells("sample_logs/style_probe.csv")
     (False, False, False)
     """
-    from probestats.analyses.cells import is_cell_table
-
     return path is not None and not (isinstance(path, str) and path in NOISE_WORDS) and is_cell_table(path)
 
 

@@ -19,7 +19,8 @@ from probestats.analyses.plan.limits import check_plan_work
 from probestats.analyses.plan.mechanisms import Mechanisms, gap_model
 from probestats.analyses.plan.noise import (BOUND_MIN_RUNS, BOUND_SHARE, POOL_MIN_RUNS, NoiseModel, differ_weight,
                                             noise_model)
-from probestats.analyses.plan.ranges import (RANGE_METHOD, RANGE_SPREADS, DesignMDG, design_mdg, mdg_ranges,
+from probestats.analyses.plan.ranges import (RANGE_METHOD, RANGE_SPREADS, DesignMDG, design_mdg, design_mdg_later,
+                                             mdg_ranges,
                                              mdg_sim_error, mdg_with_range, mean_bounds, resampled_noise, room_left)
 from probestats.analyses.plan.search import PowerResult, mdg_for_design, power_sign_flip
 from probestats.analyses.plan.table import (DesignPower, MechanismResult, Plan, PlanCell, design_power, plan_probe,
@@ -41,6 +42,7 @@ __all__ = [
     "mdg_for_design",
     "mdg_with_range",
     "design_mdg",
+    "design_mdg_later",
     "design_power",
     "with_design_power",
     "room_left",

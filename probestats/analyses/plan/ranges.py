@@ -17,7 +17,7 @@ from probestats.stats.hypotests import min_attainable_p
 
 __all__ = ["RANGE_METHOD", "RANGE_REPLICATES", "RANGE_SPREADS", "RANGE_MIN_SIMS", "RANGE_MAX_WORK", "RANGE_MIN_CELLS",
            "MEAN_BOUND_LEVEL", "resampled_noise", "mdg_sim_error", "mdg_ranges", "mdg_with_range", "DesignMDG",
-           "design_mdg", "resampled_logs", "coupled_models", "mean_bounds", "room_left", "bound_room"]
+           "design_mdg", "design_mdg_later", "resampled_logs", "coupled_models", "mean_bounds", "room_left", "bound_room"]
 
 
 #: Resampled noise logs behind an MDG's range (the spread of the MDG over them is estimated from this many).
@@ -251,6 +251,27 @@ def design_mdg(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05, pow
     14 x 4 x 0.2 / 160 = 0.07), t(0.95, 39) = 1.685, so the lower bound is 0.93 - 0.0315 = 0.898, all room for a
     fall to 0.)
     """
+    found, pending = design_mdg_later(noise_model, items, runs_a, runs_b, alpha=alpha, power=power,
+                                      heterogeneity=heterogeneity, sims=sims, seed=seed, alternative=alternative,
+                                      mechanism=mechanism)
+    return replace(found, range=pending())
+
+
+def design_mdg_later(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05, power: float = 0.8,
+                     heterogeneity: float | None = None, sims: int = 2000, seed: int | None = 0,
+                     alternative: str = "two-sided", mechanism: str = "auto"):
+    """:func:`design_mdg` in two steps: the MDG now (its ``range`` None), and a call without arguments that
+    simulates its range (or gives None where :func:`design_mdg` has none) when the range is read.
+
+    The range draws from its own seeds, so it is the same whenever it is computed.
+
+    >>> from probestats.analyses.plan.noise import noise_model
+    >>> rows = [{"item": i, "x": float(y)} for i in range(40) for y in (1, 1, 1, 1, i % 3 > 0)]
+    >>> found, pending = design_mdg_later(noise_model(rows, metric="x"), 8, 20, 20, sims=300)
+    >>> found.range is None and replace(found, range=pending()) == design_mdg(noise_model(rows, metric="x"),
+    ...                                                                        8, 20, 20, sims=300)
+    True
+    """
     noise, items, ka, kb, tau, found = design_search(noise_model, items, runs_a, runs_b, alpha, power, sims,
                                                       seed, alternative, heterogeneity, mechanism)
     (up, down), (m_up, m_down) = least_promising(found, tau)
@@ -258,17 +279,22 @@ def design_mdg(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05, pow
     toward = "up" if up is not None and up == mdg else "down"
     room = room_left(noise, toward)
     near = bool(room is not None and math.isfinite(mdg) and mdg > room)
+    result = DesignMDG(finite_or_none(mdg), None, toward, room, near)
     range_sims = max(RANGE_MIN_SIMS, int(sims) // 10)
     work = (RANGE_REPLICATES + 1) * range_sims * float(np.sum(ka) + np.sum(kb))
     if noise._raw is None or min_attainable_p(items, alternative=alternative) > alpha or work > RANGE_MAX_WORK:
-        return DesignMDG(finite_or_none(mdg), None, toward, room, near)
+        return result, lambda: None
     mech = m_up if toward == "up" else m_down
     reported = (up, None) if toward == "up" else (None, down)
-    ranges = mdg_ranges(noise, resampled_logs(noise, seed), items, ka, kb, reported, tau=tau, alpha=alpha,
-                        target=power, alternative=alternative, sims=range_sims,
-                        seed=None if seed is None else [seed, 1], shift=engine_shift(mech, noise),
-                        reported_sims=sims)
-    return DesignMDG(finite_or_none(mdg), ranges[0] if toward == "up" else ranges[1], toward, room, near)
+
+    def the_range():
+        ranges = mdg_ranges(noise, resampled_logs(noise, seed), items, ka, kb, reported, tau=tau, alpha=alpha,
+                            target=power, alternative=alternative, sims=range_sims,
+                            seed=None if seed is None else [seed, 1], shift=engine_shift(mech, noise),
+                            reported_sims=sims)
+        return ranges[0] if toward == "up" else ranges[1]
+
+    return result, the_range
 
 
 def resampled_logs(noise: NoiseModel, seed) -> list[NoiseModel]:
