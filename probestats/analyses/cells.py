@@ -480,8 +480,14 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
     from probestats.analyses.verdict import with_design
     from probestats.checks.design import item_facts
 
+    facts = item_facts(table, metric, a, b)
     verdict = with_design(_verdict(main, noise, noise_source, noise_checked, alpha, within_noise, a, agreement),
-                          item_facts(table, metric, a, b))
+                          facts)
+    if by:
+        from probestats.analyses.verdict import with_caveats
+        from probestats.checks.design import group_constant_caveats
+
+        verdict = with_caveats(verdict, *group_constant_caveats(grouped, list(by), metric, a, b, facts))
     return Analysis(main=main, noise=noise, groups=tuple(groups), problems=tuple(problems),
                     alternative=alternative, alpha=alpha, correction=correction, checked=checked,
                     noise_checked=noise_checked, mdg=mdg_value, mdg_detail=mdg_detail, mdg_room=mdg_room,

@@ -592,6 +592,11 @@ def analyze_pair(
     from probestats.checks.design import Caveat
 
     verdict = with_design(verdict, facts)
+    if group_by:
+        from probestats.checks.design import group_constant_caveats
+
+        verdict = with_caveats(verdict, *group_constant_caveats(grouped, group_by, metric, checked.a, checked.b,
+                                                                facts))
     if drawn:
         from probestats.analyses.drawn import drawn_caveat
 

@@ -14,7 +14,8 @@ The caveat record
 A :class:`Caveat` is ``Caveat(id, sentence, figures, summary=True)``:
 
 - ``id``: a stable snake_case name, the key programs and tests look for; it never changes with the
-  wording. Ids in use: ``constant_arm``, ``unequal_runs``, ``group_side`` (this module);
+  wording. Ids in use: ``constant_arm``, ``constant_arm_in_groups``, ``unequal_runs``, ``group_side``
+  (this module);
   ``noise_check_failed``, ``no_noise_check``, ``pooled_blocks`` (the verdict);
   ``coded_metric_checked``, ``coded_metric_corrected`` (a hand-checked sample). Other checks add
   their own (clusters, randomized settings, blocks that disagree, blanks by value, a reference that
@@ -47,7 +48,7 @@ from typing import Mapping, Sequence
 
 import polars as pl
 
-__all__ = ["Caveat", "ValueCounts", "ValueFacts", "DesignFacts", "value_counts", "design_facts", "design_caveats", "constant_text",
+__all__ = ["Caveat", "ValueCounts", "ValueFacts", "DesignFacts", "value_counts", "design_facts", "design_caveats", "group_constant_caveats", "constant_text",
            "item_facts",
            "CONSTANT_SHARE"]
 
@@ -303,6 +304,52 @@ def item_facts(items: pl.DataFrame, metric: str, a: str, b: str) -> DesignFacts:
                                 else (0, 0), constant, share))
     unequal = int((items["n_a"] != items["n_b"]).sum()) if n_items else 0
     return DesignFacts(metric, a, b, (facts[0], facts[1]), n_items, unequal)
+
+
+def group_constant_caveats(grouped: pl.DataFrame, by, metric: str, a: str, b: str,
+                           whole: DesignFacts) -> tuple[Caveat, ...]:
+    """A caveat naming the groups (``by``) where one value is constant although it is not in the whole log:
+    there, that group's test only asks whether the other value differs from a constant.
+
+    ``grouped`` is the item table split by ``by`` (``mean_a``, ``mean_b``, ``n_a``, ``n_b``, ``sd_a``, ``sd_b``
+    per group and item); ``whole`` the whole log's facts, whose own constant arms are named by
+    :func:`design_caveats`.
+
+    >>> items = pl.DataFrame({"model": ["m1", "m1", "m2", "m2"], "item": ["1", "2", "1", "2"],
+    ...                       "mean_a": [0.5, 1.0, 0.4, 0.9], "mean_b": [0.2, 0.6, 0.0, 0.0], "n_a": [2] * 4,
+    ...                       "n_b": [2] * 4, "sd_a": [0.7, 0.1, 0.2, 0.3], "sd_b": [0.3, 0.2, 0.0, 0.0]})
+    >>> whole = item_facts(items, "x", "a", "b")
+    >>> [c.sentence for c in group_constant_caveats(items, ["model"], "x", "a", "b", whole)]   # doctest: +NORMALIZE_WHITESPACE
+    ["In model = m2, 'b' gives x = 0 in every run of every item, so there the test only asks whether 'a'
+     differs from a constant 0. A constant arm usually means the metric is defined relative to it, and without
+     a noise or control reference (the same question asked again without the change) such a group's gap
+     cannot be told from re-asking noise."]
+    """
+    whole_arms = {arm.value for arm in whole.constant_arms}
+    found = []
+    for key in grouped.select(by).unique(maintain_order=True).iter_rows(named=True):
+        mask = pl.all_horizontal([pl.col(k) == v if v is not None else pl.col(k).is_null() for k, v in key.items()])
+        facts = item_facts(grouped.filter(mask).drop(by), metric, a, b)
+        for arm in facts.constant_arms:
+            if arm.value not in whole_arms:
+                label = ", ".join(f"{k} = {v}" for k, v in key.items())
+                found.append((label, key, arm))
+    if not found:
+        return ()
+    other = {a: b, b: a}
+    parts = []
+    for label, _, arm in found:
+        share = "every item" if arm.constant_share == 1 else f"{arm.constant_share:.0%} of the items"
+        parts.append(f"In {label}, '{arm.value}' gives {metric} = {constant_text(arm.constant)} in every run of "
+                     f"{share}, so there the test only asks whether '{other[arm.value]}' differs from a constant "
+                     f"{constant_text(arm.constant)}")
+    sentence = ("; ".join(parts) + ". A constant arm usually means the metric is defined relative to it, and "
+                "without a noise or control reference (the same question asked again without the change) such a "
+                "group's gap cannot be told from re-asking noise.")
+    figures = {"groups": [{"by": {k: (None if v is None else str(v)) for k, v in key.items()}, "value": arm.value,
+                           "other": other[arm.value], "constant": arm.constant,
+                           "share_of_items": arm.constant_share} for _, key, arm in found]}
+    return (Caveat("constant_arm_in_groups", sentence, figures),)
 
 
 def constant_text(x: float) -> str:
