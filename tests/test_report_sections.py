@@ -507,7 +507,7 @@ def test_item_plot_stays_readable_at_ninety_items():
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.integers(-8, 8), min_size=1, max_size=60), st.booleans())
 def test_named_drivers_never_tie_with_an_item_left_unnamed(gaps, tie_all):
-    from probestats.present.report.pair import _drivers
+    from probestats.present.report.pair import gap_drivers
 
     if tie_all:
         gaps = [3] * len(gaps)
@@ -515,7 +515,7 @@ def test_named_drivers_never_tie_with_an_item_left_unnamed(gaps, tie_all):
     average = sum(gaps) / len(gaps)
     if average == 0:
         return
-    d = _drivers(items, average)
+    d = gap_drivers(items, average)
     same = sorted((abs(g) for g in items["gap"] if g * average > 0), reverse=True)
     if tie_all:
         assert d["stand_out"] == (len(same) == 1)   # equal gaps are spread over the items, unless there is one

@@ -74,7 +74,7 @@ from probestats.checks.facts import LogFacts, row_facts
 from probestats.present.report.collapse import ITEMS_CSV, collapsed_rows, grouped_warnings, items_csv
 
 __all__ = ["SECTIONS", "FORMATS", "report_context", "fmt_p", "fmt_num", "fmt_gap",
-           "md_escape", "MdSafe", "Todo", "template_root"]
+           "md_escape", "MdSafe", "Todo", "template_root", "gap_drivers"]
 
 #: Section names in the order a full report shows them.
 SECTIONS = ("summary", "design", "table", "tests", "groups", "ceilings", "many", "factors", "noise", "control",
@@ -197,8 +197,14 @@ def _fewer_runs(main, noise) -> bool:
     return sum(main.runs_per_value()) < sum(noise.runs_per_value())
 
 
-def _drivers(items, average: float) -> dict:
-    """Items whose gap has the sign of the average, largest first, up to more than half of their sum."""
+def gap_drivers(items, average: float) -> dict:
+    """Items whose gap has the sign of the average, largest first, up to more than half of their sum.
+
+    >>> import polars as pl
+    >>> d = gap_drivers(pl.DataFrame({"item": ["a", "b", "c", "d"], "gap": [3.0, 1.0, 1.0, -1.0]}), 1.0)
+    >>> d["top"], round(d["share"], 2), d["n_same"], d["other"]   # 3 of the 5 the positive items sum to
+    ([('a', 3.0)], 0.6, 3, [('d', -1.0)])
+    """
     rows = [(str(r["item"]), float(r["gap"])) for r in items.iter_rows(named=True)]
     sign = 1.0 if average > 0 else -1.0
     same = sorted(((i, g) for i, g in rows if g * sign > 0), key=lambda t: -abs(t[1]))
@@ -430,7 +436,7 @@ def _pair_words(analysis, *, plain: bool = False) -> _Words:
         minp_text=fmt_p(main.min_attainable_p, alpha),
         span_text=_mdg_span_text(analysis),
         toward=_toward(sf.alternative, main.a, main.b),
-        drivers=_drivers(main.items, main.average_gap) if main.average_gap != 0 else None, plain=plain,
+        drivers=gap_drivers(main.items, main.average_gap) if main.average_gap != 0 else None, plain=plain,
     )
 
 
