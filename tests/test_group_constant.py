@@ -90,3 +90,22 @@ def test_the_terminal_json_and_report_carry_it(tmp_path, capsys):
     assert "constant_arm_in_groups" in ids
     assert main(["report", str(log), "--metric", "score", "--by", "model", "-o", str(tmp_path / "r.md")]) == 0
     assert said in (tmp_path / "r.md").read_text()
+
+
+from hypothesis import given, settings, strategies as st
+
+
+@settings(max_examples=40, deadline=None)
+@given(n_groups=st.integers(2, 4), n_items=st.integers(2, 6), runs=st.integers(1, 3),
+       constant=st.sets(st.integers(0, 3), max_size=3), value=st.sampled_from(["A", "B"]),
+       level=st.sampled_from([0.0, 1.0, 0.5]), seed=st.integers(0, 2**16))
+def test_exactly_the_groups_made_constant_are_named(n_groups, n_items, runs, constant, value, level, seed):
+    # a brute-force reference: a group is named when every run of every item of one value there is one number
+    rng = np.random.default_rng(seed)
+    constant = {g for g in constant if g < n_groups} if len(constant & set(range(n_groups))) < n_groups else set()
+    rows = [{"g": f"g{g}", "item": f"q{i}", "variant": v, "run": r,
+             "x": level if (g in constant and v == value) else round(float(rng.normal()), 3)}
+            for g in range(n_groups) for i in range(n_items) for v in ("A", "B") for r in range(runs)]
+    caveat = _caveat(probestats.analyze(rows, metric="x", by=["g"]))
+    named = [] if caveat is None else [(c["by"]["g"], c["value"], c["constant"]) for c in caveat.figures["groups"]]
+    assert named == [(f"g{g}", value, level) for g in sorted(constant)]
