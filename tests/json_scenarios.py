@@ -149,7 +149,7 @@ def scenarios(tmp: Path) -> Iterator[tuple[str, str, str, list[str]]]:
     yield "analyze pair, bootstrap", "analyze", "analyze-pair", [PROBE, *probe, "--interval", "bootstrap", "--n-resamples", "500"]
     blocks = str(_blocks(tmp / "blocks.csv"))
     yield "analyze pair, groups", "analyze", "analyze-pair", [blocks, *probe, "--by", "model", "--row-level", "--per-item"]
-    yield "analyze pair, metrics", "analyze", "analyze-pair", [PROBE, "--metric", "steps,twice", "--derive", "twice = steps * 2"]
+    yield "analyze metrics", "analyze", "analyze-metrics", [PROBE, "--metric", "steps,twice", "--derive", "twice = steps * 2"]
     yield "analyze pair, blocks", "analyze", "analyze-pair", [blocks, *probe, "--setting", "model"]
     yield "analyze pair, blanks", "analyze", "analyze-pair", [str(_blanks(tmp / "blanks.csv")), *probe]
     yield "analyze pair, scale", "analyze", "analyze-pair", [PROBE, *probe, "--scale", "0:10", "--baseline", "casual"]
