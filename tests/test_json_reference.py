@@ -27,8 +27,6 @@ sys.path.insert(0, str(ROOT / "tests"))
 import json_scenarios  # noqa: E402
 
 TYPES = ("string", "number", "integer", "boolean", "null", "object", "array", "any")
-# The key paths the page does not name yet: each one fails the suite once it is named (delete it here).
-KNOWN_UNDOCUMENTED_FILE = ROOT / "tests" / "data" / "json_undocumented.txt"
 
 
 class Row:
@@ -143,25 +141,10 @@ def checked(tmp_path_factory):
     return run_all(tmp_path_factory.mktemp("json"))
 
 
-def _known() -> set[str]:
-    if not KNOWN_UNDOCUMENTED_FILE.exists():
-        return set()
-    return {line.strip() for line in KNOWN_UNDOCUMENTED_FILE.read_text(encoding="utf-8").splitlines()
-            if line.strip() and not line.startswith("#")}
-
-
 def test_every_key_is_documented_with_its_type(checked):
     _, problems = checked
-    known = _known()
-    new = sorted(set(p for p in problems if p.removeprefix("undocumented ") not in known))
-    assert not new, f"{len(new)} faults:\n" + "\n".join(new[:200])
-
-
-def test_the_known_gaps_only_shrink(checked):
-    _, problems = checked
-    seen = {p.removeprefix("undocumented ") for p in problems}
-    fixed = sorted(_known() - seen)
-    assert not fixed, "named now (delete from tests/data/json_undocumented.txt):\n" + "\n".join(fixed[:200])
+    faults = sorted(set(problems))
+    assert not faults, f"{len(faults)} faults:\n" + "\n".join(faults[:200])
 
 
 def test_every_documented_key_is_emitted(checked):
