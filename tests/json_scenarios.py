@@ -205,6 +205,12 @@ def scenarios(tmp: Path) -> Iterator[tuple[str, str, str, list[str]]]:
                                        TARGETS, "-o", str(tmp / "report_framing.json")]
     yield "report validation", "report", "report", [str(coded), "--metric", "flag", "--validation", str(hand),
                                           "-o", str(tmp / "report_validation.json")]
+    yield "report before", "report", "report", [str(after), *probe, "--before", str(before),
+                                      "-o", str(tmp / "report_before.json")]
+    yield "report order probe", "report", "report-judge", [str(judge_log), "--order", "order", "--response", "reply",
+                                                     "--verdict", "first=[[A]]", "--verdict", "second=[[B]]",
+                                                     "--verdict", "tie=[[C]]", "--repetition", "repetition",
+                                                     "-o", str(tmp / "report_judge.json")]
 
 
 def run(command: str, argv: list[str]) -> tuple[int, object]:
