@@ -137,6 +137,33 @@ def _levels(path: Path) -> Path:
     return write_log(pl.DataFrame(rows), path)
 
 
+def _replies(path: Path) -> Path:
+    rng = np.random.default_rng(20)
+    rows = [{"item": str(i), "variant": v, "seed": s,
+             "reply": str(rng.choice(["Yes.", "No", "maybe", "I cannot say"], p=p))}
+            for i in range(6) for s in range(1, 4)
+            for v, p in (("formal", [0.5, 0.3, 0.1, 0.1]), ("casual", [0.3, 0.5, 0.1, 0.1]))]
+    return write_log(pl.DataFrame(rows), path)
+
+
+def _ceiling(path: Path) -> Path:
+    """A judge's scores whose baseline sits at the top of the scale in three items."""
+    rng = np.random.default_rng(22)
+    rows = [{"item": str(i), "variant": v, "seed": s, "model": "judge-1",
+             "level": 4 if (v == "plain" and i < 3) else int(min(4, max(1, round(2.5 + (v == "padded")
+                                                                                 + rng.normal(0, 0.8)))))}
+            for i in range(8) for s in range(1, 4) for v in ("padded", "plain")]
+    return write_log(pl.DataFrame(rows), path)
+
+
+def _once(path: Path) -> Path:
+    """A 0/1 metric, one run per item and value, three values (Cochran's Q applies)."""
+    rng = np.random.default_rng(23)
+    rows = [{"item": str(i), "variant": v, "picked": int(rng.random() < p)}
+            for i in range(16) for v, p in (("a", 0.6), ("b", 0.4), ("c", 0.5))]
+    return write_log(pl.DataFrame(rows), path)
+
+
 def scenarios(tmp: Path) -> Iterator[tuple[str, str, str, list[str]]]:
     """(name, command, table, argv) for every scenario, ``table`` the anchor of the reference page's table
     the object is read against; logs that are drawn are written under ``tmp``."""
@@ -165,6 +192,11 @@ def scenarios(tmp: Path) -> Iterator[tuple[str, str, str, list[str]]]:
     yield "analyze many values", "analyze", "analyze-many", [str(many_path), *probe]
     yield "analyze many values, groups", "analyze", "analyze-many", [str(many_path), *probe, "--by", "model"]
     yield "analyze many values, few pairs", "analyze", "analyze-many", [str(many_path), *probe, "--limit", "pairs=1"]
+    four = write_log(make_log(items=8, runs=4, values=("a", "b", "c", "d"), seed=21), tmp / "four.csv")
+    yield "analyze many values, a group of values", "analyze", "analyze-many", [
+        str(four), *probe, "--group", "ab=a,b", "--group", "c=c", "--group", "d=d"]
+    yield "analyze many values, one run each", "analyze", "analyze-many", [str(_once(tmp / "once.csv")),
+                                                                         "--metric", "picked"]
     yield "analyze selection", "analyze", "analyze-many", [str(_selection(tmp / "selection.csv")), "--metric", "picked",
                                            "--set", "selection=yes"]
     yield "analyze factors", "analyze", "analyze-factors", [str(_two_factors(tmp / "factors.csv")), *probe, "--factor", "style",
@@ -176,12 +208,17 @@ def scenarios(tmp: Path) -> Iterator[tuple[str, str, str, list[str]]]:
     yield "analyze framing", "analyze", "analyze-pair", [FRAMING, "--metric", "Score", "--a", "Affirmative", "--b", "Reverse",
                                          "--column", "variant=Framing", "--column", "seed=Iteration", "--column", "model=Model",
                                          "--by", "model"]
+    yield "analyze scale, baseline at the top", "analyze", "analyze-pair", [
+        str(_ceiling(tmp / "ceiling.csv")), "--metric", "level", "--a", "padded", "--b", "plain", "--scale", "1:4",
+        "--by", "model"]
     coded, hand = _validation(tmp)
     yield "analyze validation", "analyze", "analyze-pair", [str(coded), "--metric", "flag", "--validation", str(hand)]
     cells = tmp / "cells.parquet"
     yield "cells", "cells", "cells", [PROBE, *probe, "-o", str(cells)]
     yield "analyze cells", "analyze", "analyze-pair", [str(cells), *probe]
     yield "describe", "describe", "describe", [str(_levels(tmp / "levels.csv")), "--metric", "label"]
+    yield "describe coded replies", "describe", "describe", [str(_replies(tmp / "replies.csv")), "--code",
+                                                            "answer=yes-no", "--metric", "answer"]
     yield "describe numbers", "describe", "describe", [PROBE, *probe, "--by", "model"]
     yield "validate", "validate", "validate", [PROBE, *probe]
     yield "validate problems", "validate", "validate", [str(SAMPLES / "broken" / "near_duplicate.csv"), *probe]
