@@ -164,6 +164,13 @@ def _once(path: Path) -> Path:
     return write_log(pl.DataFrame(rows), path)
 
 
+def _judged_probe(path: Path) -> Path:
+    """A judge's order probe that is also a probe of a metric: whether the first slot won, by order."""
+    frame = make_judge_log(items=30, repetitions=2)
+    first = pl.col("reply").str.contains("[[A]]", literal=True).cast(pl.Int64)
+    return write_log(frame.with_columns(variant=pl.col("order"), first=first), path)
+
+
 def scenarios(tmp: Path) -> Iterator[tuple[str, str, str, list[str]]]:
     """(name, command, table, argv) for every scenario, ``table`` the anchor of the reference page's table
     the object is read against; logs that are drawn are written under ``tmp``."""
@@ -244,6 +251,11 @@ def scenarios(tmp: Path) -> Iterator[tuple[str, str, str, list[str]]]:
                                           "-o", str(tmp / "report_validation.json")]
     yield "report before", "report", "report", [str(after), *probe, "--before", str(before),
                                       "-o", str(tmp / "report_before.json")]
+    yield "report with an order probe", "report", "report", [str(_judged_probe(tmp / "judged.csv")), "--metric",
+                                                            "first", "--order", "order", "--response", "reply",
+                                                            "--verdict", "first=[[A]]", "--verdict", "second=[[B]]",
+                                                            "--verdict", "tie=[[C]]", "--repetition", "repetition",
+                                                            "-o", str(tmp / "report_judged.json")]
     yield "report order probe", "report", "report-judge", [str(judge_log), "--order", "order", "--response", "reply",
                                                      "--verdict", "first=[[A]]", "--verdict", "second=[[B]]",
                                                      "--verdict", "tie=[[C]]", "--repetition", "repetition",
