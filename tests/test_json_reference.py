@@ -160,6 +160,23 @@ def test_every_table_is_reached(checked):
     assert not unreached, unreached
 
 
+def unread_tables(text: str) -> list[int]:
+    """The lines of the tables of keys that no anchored heading owns (the reader skips them)."""
+    anchor, lines = None, []
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.startswith("#"):
+            heading = re.match(r"^#+ .*\{#([\w-]+)\}\s*$", line)
+            anchor = heading.group(1) if heading else None
+        elif line.startswith("| key |") and anchor is None:
+            lines.append(number)
+    return lines
+
+
+def test_every_table_of_keys_is_read():
+    assert not unread_tables(PAGE.read_text(encoding="utf-8")), "tables under a heading without {#anchor}"
+    assert unread_tables("### a {#a}\n\n| key | type | meaning |\n\n### b\n\n| key | type | meaning |\n") == [7]
+
+
 def test_the_reader_catches_a_missing_key_a_wrong_type_and_a_map():
     page = """
 ### x {#top}
