@@ -90,8 +90,8 @@ def _blanks(path: Path) -> Path:
     return write_log(frame, path)
 
 
-def _blocks(path: Path) -> Path:
-    frames = [make_log(items=8, runs=6, gap=g, seed=7 + k).with_columns(model=pl.lit(m))
+def _blocks(path: Path, column: str = "model") -> Path:
+    frames = [make_log(items=8, runs=6, gap=g, seed=7 + k).with_columns(pl.lit(m).alias(column))
               for k, (m, g) in enumerate((("m1", 2.0), ("m2", -2.0)))]
     return write_log(pl.concat(frames), path)
 
@@ -184,7 +184,9 @@ def scenarios(tmp: Path) -> Iterator[tuple[str, str, str, list[str]]]:
     blocks = str(_blocks(tmp / "blocks.csv"))
     yield "analyze pair, groups", "analyze", "analyze-pair", [blocks, *probe, "--by", "model", "--row-level", "--per-item"]
     yield "analyze metrics", "analyze", "analyze-metrics", [PROBE, "--metric", "steps,twice", "--derive", "twice = steps * 2"]
-    yield "analyze pair, blocks", "analyze", "analyze-pair", [blocks, *probe, "--setting", "model"]
+    yield "analyze pair, blocks", "analyze", "analyze-pair", [blocks, *probe]
+    personas = str(_blocks(tmp / "personas.csv", column="persona"))
+    yield "analyze pair, named blocks", "analyze", "analyze-pair", [personas, *probe, "--setting", "persona"]
     yield "analyze pair, blanks", "analyze", "analyze-pair", [str(_blanks(tmp / "blanks.csv")), *probe]
     yield "analyze pair, scale", "analyze", "analyze-pair", [PROBE, *probe, "--scale", "0:10", "--baseline", "casual"]
     yield "analyze pair, clusters", "analyze", "analyze-pair", [str(_clustered(tmp / "clustered.csv")), *probe, "--cluster", "doc"]

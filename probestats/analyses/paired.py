@@ -483,6 +483,7 @@ def analyze_pair(
     extra = dict(hedges=hedges, n_resamples=n_resamples, seed=seed)  # effect sizes and every bootstrap
     from probestats.analyses.halves import blocked_item_table, blocks_of, pooled_phrase
 
+    check_settings(settings)
     blocks = blocks_of(checked.frame, checked.a, checked.b, settings=settings) if streamed is None else ()
     blocks = tuple(c for c in blocks if c not in attribute_settings and c not in random_settings)
     pooled = None
@@ -652,6 +653,27 @@ def _noise_choice(noise, within_noise: bool, noise_value):
     if noise is not None and noise_value is not None:
         raise OptionError(f"{opt('noise')} and {opt('noise_value', noise_value)} are two noise references; give one")
     return noise, within_noise
+
+
+def check_settings(settings: Sequence[str]) -> None:
+    """Refuse a named setting that is a setting without being named: the columns of
+    :data:`probestats.analyses.halves.BLOCK_SETTINGS` are matched within when they vary within cells,
+    so naming one changes nothing.
+
+    >>> check_settings(["persona"])
+    >>> check_settings(["persona", "model"])
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: settings=['model']: model is always a setting (model, judge, temperature, system and file are, and one that varies within an item x value cell is a block without being named); name only other columns
+    """
+    from probestats.analyses.halves import BLOCK_SETTINGS
+
+    named = [c for c in settings if c in BLOCK_SETTINGS]
+    if named:
+        raise OptionError(f"{either(f'settings=[{named[0]!r}]', opt('settings', named[0]))}: "
+                          f"{named[0]} is always a setting ({', '.join(BLOCK_SETTINGS[:-1])} and {BLOCK_SETTINGS[-1]} "
+                          "are, and one that varies within an item x value cell is a block without being named); "
+                          "name only other columns")
 
 
 def _may_block(checked: Checked, settings: Sequence[str], by: Sequence[str] = ()) -> bool:
