@@ -43,10 +43,7 @@ EXEMPT = {
 
 
 #: cases still failing, each with what is ignored: strict, so a fix must delete its entry
-KNOWN_IGNORED = {
-    "plan-read_given-encoding": "plan states no warning of the read options that did not apply to the noise log",
-    "plan-read_given-max-cells": "plan states no warning of the read options that did not apply to the noise log",
-}
+KNOWN_IGNORED: dict[str, str] = {}
 
 
 def case(command, option, extra, base, note="", refusal=None):

@@ -379,6 +379,26 @@ def test_sheet_and_skip_rows_on_a_format_without_them_are_ignored_with_a_warning
     assert read_log(csv_path, skip_rows=0).problems == ()
 
 
+def test_the_plan_states_what_reading_its_noise_log_and_its_pilot_said(tmp_path):
+    # the other commands show a read option that did not apply as a warning; the plan reads two files
+    from probestats import Probe, plan
+
+    noise = write_log(make_log(items=6, runs=3, gap=0.0, seed=1), tmp_path / "noise.csv")
+    pilot = write_log(make_log(items=6, runs=3, gap=1.0, seed=2), tmp_path / "pilot.csv")
+    quiet = plan(noise, metric="steps", pilot=pilot, items=[6], runs=[2], sims=20, mdg_range=False)
+    told = plan(noise, metric="steps", pilot=pilot, items=[6], runs=[2], sims=20, mdg_range=False,
+                probe=Probe(max_cells=10))
+    said = [p.message for p in told.problems if p.code == "ignored_option"]
+    assert said == [f"max_cells=10 does not apply to '{name}', read as CSV: it limits spreadsheets, whose cells are "
+                    "read whole; it was ignored" for name in ("noise.csv", "pilot.csv")]
+    assert [p for p in told.problems if p.code != "ignored_option"] == list(quiet.problems)
+    assert [p["code"] for p in told.to_dict()["problems"]].count("ignored_option") == 2
+    # the same file as noise and pilot: said once
+    once = plan(noise, metric="steps", pilot=noise, items=[6], runs=[2], sims=20, mdg_range=False,
+                probe=Probe(max_cells=10))
+    assert [p.code for p in once.problems].count("ignored_option") == 1
+
+
 @pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
 def test_a_files_own_row_column_is_kept_as_data_not_renumbered(tmp_path, suffix):
     # '_row' is the name probestats numbers rows under; a file's own column of that name is data

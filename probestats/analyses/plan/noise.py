@@ -648,7 +648,7 @@ def frame_and_metric(source, metric):
 
     if isinstance(source, Log):
         frame = _columns_needed(source, metric)   # only the columns the model reads
-        name = source.source
+        name, problems = source.source, tuple(source.problems)   # what reading it said (an option that did not apply)
     elif hasattr(source, "frame"):
         frame = source.frame
         metric = metric or getattr(source, "metric", None)

@@ -420,6 +420,8 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
     if pilot is not None:
         het = heterogeneity_from_pilot(pilot, noise, metric or noise.metric, a=a, b=b)
         tau, tau_source = het.tau, "pilot"
+        # what reading the pilot said (a read option that did not apply to it), once when the noise log said it too
+        problems += [p for p in getattr(pilot, "problems", ()) if isinstance(p, Problem) and p not in problems]
         chosen = read_pilot(chosen, noise, het)
         if het.n_items < 6:
             problems.append(Problem("warning", "small_pilot",
