@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import statistics
 
 from pathlib import Path
@@ -420,6 +421,36 @@ def test_a_column_of_lists_is_an_error_that_names_the_cell(tmp_path):
          (2,))]
     rows = [{"item": 1, "variant": v, "steps": [3.0]} for v in ("a", "b")]
     assert [p.code for p in validate(rows, metric="steps").errors] == ["list_value"]
+
+
+def test_a_metric_of_lists_is_refused_naming_explode(tmp_path, capsys):
+    # a list of scores per record is a set of runs: the refusal says how to read them (a setting of lists is
+    # told only to write one value: exploding it would repeat the metric)
+    from probestats import Probe, analyze, describe, plan
+    from probestats.cli import main
+    from probestats.errors import ColumnError, ValidationError
+
+    path = tmp_path / "listed.jsonl"
+    path.write_text("".join(f'{{"item": {i}, "variant": "{v}", "m": [{i}, {i + (v == "a")}, 2]}}\n'
+                            for i in range(6) for v in ("a", "b")), encoding="utf-8")
+    fix = "turn each list into runs with probe=Probe(explode=('m',)) (seed=m numbers them as seeds)"
+    with pytest.raises(ValidationError) as raised:
+        analyze(path, metric="m")
+    assert raised.value.problems[0].message == f"m holds lists such as [0, 1, 2] (line 1), not one value per run; {fix}, " \
+                                               "or write a single value in each cell"
+    for call in (lambda: describe(path, metric="m"), lambda: plan(path, metric="m", items=[6], runs=[2], sims=10)):
+        with pytest.raises(ColumnError, match=re.escape(fix)):
+            call()
+    # the fix it names works: three runs per item and value
+    assert analyze(path, metric="m", probe=Probe(explode=("seed=m",))).main.n_items == 6
+    for argv in (["analyze", str(path), "--metric", "m"], ["describe", str(path), "--metric", "m"],
+                 ["compare", str(path), str(path), "--metric", "m"], ["cells", str(path), "--metric", "m", "-o",
+                                                                       str(tmp_path / "c.csv")],
+                 ["plan", "--noise", str(path), "--metric", "m", "--items", "6", "--runs", "2", "--sims", "10"]):
+        code = main(argv)
+        err = capsys.readouterr().err
+        assert code == 1 and err.startswith("Error: ") and err.count("\n") == 1, (argv, err)
+        assert "--explode m (seed=m numbers them as seeds)" in err and "unexpected" not in err, (argv, err)
 
 
 def test_temperature_as_the_metric_or_as_a_split_reads_as_before(tmp_path):

@@ -250,6 +250,11 @@ def compare_runs(before, after, *, metric: str, a: str | None = None, b: str | N
         names = ("BEFORE", "AFTER") if cb.log.source == ca.log.source else (cb.log.source, ca.log.source)
     missing = [p for c, n in ((cb, names[0]), (ca, names[1])) for p in c.problems
                if p.code == "missing_column" and p.column == metric]
+    lists = [p for c in (cb, ca) for p in c.problems if p.code == "list_value"]
+    if lists:   # the metric is there, as lists: say how to read them, not that it is missing
+        from probestats.errors import ValidationError
+
+        raise ValidationError(lists[:1])
     if all(metric not in c.frame.columns for c in (cb, ca)):
         seen = ", ".join(h.strip() for h in cb.log.headers)
         mapping = either(f"read_options={{'columns': {{{metric!r}: HEADER}}}}", f"--column {metric}=HEADER")

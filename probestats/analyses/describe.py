@@ -233,6 +233,10 @@ def _prepare(frame: pl.DataFrame, metric, level_col, edges):
     if metric is None:
         return frame.with_columns(pl.lit(None, pl.Float64).alias("\0x"), pl.lit(None, pl.String).alias("\0level")), \
             "none", (), problems
+    if isinstance(frame[metric].dtype, (pl.List, pl.Array)):
+        from probestats.checks.columns import explode_fix
+
+        raise ColumnError(f"the metric {metric} holds lists, not one value per run; {explode_fix(metric)}")
     number = _as_number(frame[metric])
     frame = frame.with_columns(number.alias("\0x"))
     if edges is not None:

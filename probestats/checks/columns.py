@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import polars as pl
 
-from probestats.errors import Problem, opt
+from probestats.errors import Problem, either, opt
 from probestats.io.columns import ROW
 from probestats.io.log import Log, collect, format_rows
 
 __all__ = ["UNPARSED", "ROW_LIMIT", "is_text", "as_id_text", "as_number", "text_as_number", "text_not_number",
-           "read_back_text", "list_columns", "missing_column", "problem_rows"]
+           "read_back_text", "list_columns", "explode_fix", "missing_column", "problem_rows"]
 
 # internal columns, named so that no log's own column is likely to clash with them
 UNPARSED = "__unparsed"  # the metric cells that are not numbers, as written
@@ -100,8 +100,9 @@ def text_not_number(text: pl.Expr) -> pl.Expr:
     return pl.when((stripped != "") & text_as_number(text).is_null()).then(stripped)
 
 
-def list_columns(log: Log, schema: pl.Schema, columns: list[str]) -> list[Problem]:
-    """Columns that hold lists (a JSON array in a cell), which no check or analysis can read as one value."""
+def list_columns(log: Log, schema: pl.Schema, columns: list[str], metric: str | None = None) -> list[Problem]:
+    """Columns that hold lists (a JSON array in a cell), which no check or analysis can read as one value; a
+    ``metric`` of lists is told how to read each element as a run."""
     problems = []
     for c in columns:
         if isinstance(schema[c], (pl.List, pl.Array)):
@@ -112,9 +113,20 @@ def list_columns(log: Log, schema: pl.Schema, columns: list[str]) -> list[Proble
             shown = f" such as [{', '.join(v or 'null' for v in first[c][0])}] ({format_rows(log, rows)})" if rows else ""
             problems.append(Problem(
                 "error", "list_value",
-                f"{header} holds lists{shown}, not one value per run; write a single value in each cell",
+                f"{header} holds lists{shown}, not one value per run; "
+                + (f"{explode_fix(header)}, or " if c == metric else "") + "write a single value in each cell",
                 rows, log.columns.get(c)))
     return problems
+
+
+def explode_fix(header: str) -> str:
+    """How to read a column of lists as runs, one per element, in the caller's spelling.
+
+    >>> explode_fix("steps")
+    "turn each list into runs with probe=Probe(explode=('steps',)) (seed=steps numbers them as seeds)"
+    """
+    return (f"turn each list into runs with {either(f'probe=Probe(explode=({header!r},))', opt('explode', header))} "
+            f"(seed={header} numbers them as seeds)")
 
 
 def missing_column(log: Log, name: str, is_metric: bool = False) -> Problem:

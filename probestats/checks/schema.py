@@ -183,7 +183,7 @@ def validate(
     if has_errors(problems):
         return Checked(pl.DataFrame(), metric, a, b, (), tuple(problems), log, _row_count(log))
     wanted = _wanted_columns(schema, metric, [*by, *keep])
-    problems += list_columns(log, schema, wanted)
+    problems += list_columns(log, schema, wanted, metric)
     if has_errors(problems):
         return Checked(pl.DataFrame(), metric, a, b, (), tuple(problems), log, _row_count(log))
     df, counts = _read_rows(log, schema, wanted, metric, by)

@@ -733,6 +733,10 @@ def noise_model(log, metric: str | None = None, *, scale=None) -> NoiseModel:
         values = raw.str.strip_chars().cast(pl.Float64, strict=False)
     elif raw.dtype.is_numeric() or raw.dtype == pl.Null:
         values = raw.cast(pl.Float64)
+    elif isinstance(raw.dtype, (pl.List, pl.Array)):
+        from probestats.checks.columns import explode_fix
+
+        raise ColumnError(f"the metric '{metric}' holds lists, not one value per run; {explode_fix(metric)}")
     else:
         raise ColumnError(f"the metric '{metric}' holds {raw.dtype} values, not numbers; choose a numeric metric")
     values = values.fill_nan(None)
