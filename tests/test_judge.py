@@ -65,6 +65,7 @@ def test_choice_cells_match_whole_trimmed_values():
     ("first=", "the pattern is empty"),
     ("first=re:[", "not a regular expression"),
     ("first=re:x*", "matches an empty reply"),
+    ("first=re:[[A]]", "the expression is ambiguous: a set of characters [...] in it may change meaning"),
 ])
 def test_bad_rules_are_refused_with_the_fix(rule, fragment):
     with pytest.raises(OptionError, match=fragment.replace("[", r"\[")):

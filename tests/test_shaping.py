@@ -131,6 +131,27 @@ def test_a_pattern_that_is_not_a_regular_expression_names_its_rule():
         read_book([{"pattern": "x", "label": "x", "score": "high"}])
 
 
+def test_a_bracketed_verdict_in_a_book_is_matched_as_written_and_never_warns(tmp_path, capsys):
+    # [[A]] as a regular expression is a set of [ and A, then ]: it matches "A]" as well, and Python warns the set
+    # may change meaning; the book refuses it with the escaped pattern, which matches the text [[A]] alone
+    with pytest.raises(OptionError) as refused:
+        read_book([{"pattern": "[[A]]", "label": "first"}, {"pattern": "[[B]]", "label": "second"}])
+    fix = "\\[\\[A\\]\\]"
+    assert f"the pattern of rule 1 ('[[A]]') is ambiguous" in str(refused.value)
+    assert f"write {fix} to match the text [[A]] as written" in str(refused.value)
+    book = read_book([{"pattern": fix, "label": "first"}, {"pattern": "\\[\\[B\\]\\]", "label": "second"}])
+    replies = ["Final verdict: [[A]]", "[[a]]", "[A]", "A]", "[[B]]", "[[A]] then [[B]]"]
+    assert book.code(replies)["label"].to_list() == ["first", "first", None, None, "second", "first"]
+    # on the command line, one line naming the escaped pattern (the suite turns any warning into an error)
+    path = tmp_path / "book.csv"
+    path.write_text("pattern,label\n[[A]],first\n", encoding="utf-8")
+    log = tmp_path / "log.csv"
+    log.write_text("item,variant,reply\n1,a,[[A]]\n1,b,[[B]]\n", encoding="utf-8")
+    code = main(["validate", str(log), "--metric", "m", "--code", f"m={path}"])
+    err = capsys.readouterr().err
+    assert code == 1 and err.count("\n") == 1 and f"write {fix} to match the text [[A]] as written" in err, err
+
+
 @pytest.mark.parametrize("reply, label", [("a", "A"), ("(B)", "B"), ("Option 2", "2"), ("2)", "2"), ("**C.** Because", "C"),
                                           ("Answer: D", "D"), ("[b]", "B"), ("a good question", None), ("2.5 stars", None),
                                           ("I think so", None)])

@@ -8,7 +8,8 @@ none at the ends) and the **first rule whose pattern matches** decides. Patterns
 expressions in Python's ``re`` syntax (lookarounds included), searched anywhere in the folded
 text (anchor them with ``^`` and ``$``); the letters of a pattern are folded the same way (an
 escape such as ``\\S`` is left as written). A book may read only the first N characters of the
-folded reply.
+folded reply. A pattern Python's ``re`` warns about is refused with the fix: ``[[A]]`` is a set of
+``[`` and ``A`` followed by ``]`` (it matches ``A]``), so the text ``[[A]]`` is written ``\\[\\[A\\]\\]``.
 
 Labels named ``refusal`` and ``hedge`` are classes of their own: counted apart, with no score
 unless their rule gives one. A reply no rule matches is ``unparsed`` and a blank one ``blank``:
@@ -65,7 +66,8 @@ import polars as pl
 
 from probestats.errors import OptionError, ReadError, opt
 
-__all__ = ["BUILTIN", "CodeBook", "Rule", "builtin", "fold_reply", "load_book", "parse_code", "read_book"]
+__all__ = ["BUILTIN", "CodeBook", "Rule", "builtin", "fold_reply", "load_book", "parse_code", "read_book",
+           "compile_pattern", "AmbiguousPattern"]
 
 KINDS = ("coded", "refusal", "hedge", "unparsed", "blank")
 #: a book's rules at most (each reply is tried against them in order)
@@ -83,6 +85,38 @@ def fold_reply(text: str) -> str:
     from probestats.shape.labels import fold_text
 
     return " ".join(fold_text(str(text)).split())
+
+
+class AmbiguousPattern(ValueError):
+    """A pattern Python's ``re`` reads today but warns may change meaning (a ``[`` inside a set of characters,
+    or ``--``, ``&&``, ``~~``, ``||`` inside one); ``fix`` is the pattern that matches its text as written."""
+
+    def __init__(self, pattern: str, warning: str):
+        self.pattern, self.fix, self.warning = pattern, re.escape(pattern), warning
+        super().__init__(f"a set of characters [...] in it may change meaning (Python's re warns: "
+                         f"{warning[:1].lower()}{warning[1:]}); write {self.fix} to match the text {pattern} as "
+                         "written, or escape the [ (or the doubled sign) inside the set with a backslash to keep the set")
+
+
+def compile_pattern(pattern: str) -> re.Pattern:
+    """A regular expression compiled without the warning Python gives an ambiguous set of characters: such a
+    pattern raises :class:`AmbiguousPattern` (a pattern that is no expression raises :class:`re.error`).
+
+    >>> compile_pattern(r"\\[\\[A\\]\\]").search("Verdict: [[A]]") is not None
+    True
+    >>> compile_pattern("[[A]]")
+    Traceback (most recent call last):
+    ...
+    probestats.shape.codebook.AmbiguousPattern: a set of characters [...] in it may change meaning (Python's re warns: possible nested set at position 1); write \\[\\[A\\]\\] to match the text [[A]] as written, or escape the [ (or the doubled sign) inside the set with a backslash to keep the set
+    """
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)   # raised before the pattern is cached, so it is raised again
+        try:
+            return re.compile(pattern)
+        except FutureWarning as warned:
+            raise AmbiguousPattern(pattern, str(warned)) from None
 
 
 def _fold_pattern(pattern: str) -> str:
@@ -185,7 +219,7 @@ class CodeBook:
 
     @cached_property
     def _patterns(self) -> list[re.Pattern]:
-        return [re.compile(_fold_pattern(r.pattern)) for r in self.rules]
+        return [compile_pattern(_fold_pattern(r.pattern)) for r in self.rules]
 
 
 # ---------------------------------------------------------------- reading a book
@@ -208,7 +242,10 @@ def read_book(rules, *, name: str = "the code book", column: str = "reply", firs
         if pattern is None or str(pattern) == "" or label is None or str(label).strip() == "":
             raise OptionError(f"{name}: rule {i} needs a pattern and a label")
         try:
-            re.compile(_fold_pattern(str(pattern)))
+            compile_pattern(_fold_pattern(str(pattern)))
+        except AmbiguousPattern as exc:   # said of the pattern as written, not as folded
+            raise OptionError(f"{name}: the pattern of rule {i} ({str(pattern)!r}) is ambiguous: "
+                              f"{AmbiguousPattern(str(pattern), exc.warning)}") from None
         except re.error as exc:
             raise OptionError(f"{name}: the pattern of rule {i} ({str(pattern)!r}) is not a regular expression "
                               f"({exc}); escape ( ) [ ] . * + ? with a backslash to match them as written") from None

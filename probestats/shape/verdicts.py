@@ -113,8 +113,13 @@ def parse_rule(text: str) -> Rule:
     if pattern == "":
         raise OptionError(f"{given}: the pattern is empty; give the text that names the {label} slot")
     if regex:
+        from probestats.shape.codebook import AmbiguousPattern, compile_pattern
+
         try:
-            compiled = re.compile(pattern)
+            compiled = compile_pattern(pattern)
+        except AmbiguousPattern as exc:
+            raise OptionError(f"{given}: the expression is ambiguous: {exc}; or drop 're:' to match the text "
+                              "literally") from None
         except re.error as exc:
             raise OptionError(f"{given}: not a regular expression ({exc}); drop 're:' to match the "
                               "text literally") from None
