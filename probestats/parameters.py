@@ -163,8 +163,9 @@ _RECORDS = (
        metavar="NOISE_LOG", common=True),
     _p("noise_value", "--noise-value", "The noise reference: the repeats of VALUE in the log (a baseline run several "
        "times), split in halves drawn at random within items.", metavar="VALUE"),
-    _p("settings", "--setting", "A held-fixed setting besides model, judge, temperature and system (repeatable); "
-       "one that varies within items is a block: items are matched within it.", metavar="COL", multiple=True),
+    _p("settings", "--setting", "A held-fixed setting besides model, judge, temperature, system and file, which "
+       "always are (repeatable); one that varies within items is a block: items are matched within it.",
+       metavar="COL", multiple=True),
     _p("attribute_settings", "--setting-is-attribute", "A setting varied on purpose with the attribute (which model "
        "decides, which system prompt is used): accepted differing between the values, named as varied by design.",
        kind="choice", choices=SETTING_COLUMNS, multiple=True),

@@ -107,8 +107,9 @@ def analyze(
     noise_value : str, optional
         Paired analysis: the repeats of this value in the log, split in random halves, as the noise reference.
     settings : sequence of str
-        Paired analysis: columns that are held-fixed settings besides model, judge, temperature and
-        system prompt; one that varies within item x value cells is a block (items matched within it).
+        Paired analysis: columns that are held-fixed settings besides model, judge, temperature, system
+        prompt and file, which always are (naming one is refused); one that varies within item x value
+        cells is a block (items matched within it).
     attribute_settings : sequence of str
         Paired analysis: settings varied on purpose with the attribute (accepted differing between the values).
     control : str, optional

@@ -359,7 +359,8 @@ def analyze_pair(
         Instead of ``noise``: the repeats of this value in the log (a baseline run several times),
         split in halves drawn at random within each item, as a same-versus-same comparison.
     settings : sequence of str
-        Columns that are held-fixed settings besides model, judge, temperature and system prompt.
+        Columns that are held-fixed settings besides model, judge, temperature, system prompt and file,
+        which always are (naming one of them is refused: it would change nothing).
         A setting that varies within an item x value cell is a block
         (:mod:`probestats.analyses.halves`): items are matched within each of its values and the
         item gap averages over the values present under both compared values; the per-value
