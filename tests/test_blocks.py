@@ -152,3 +152,43 @@ def test_the_between_groups_statistic_is_the_weighted_spread_of_the_group_means(
         stats.append(3 * (np.mean(a) - total) ** 2 + 2 * (np.mean(b) - total) ** 2)
     exact = sum(s >= 4.8 - 1e-12 for s in stats) / 10
     assert abs(between_groups_test(gaps, labels, n_resamples=200_000).pvalue - exact) < 0.01
+
+
+def test_a_named_setting_is_a_block_held_fixed_or_refused_saying_why_never_ignored():
+    import pytest
+
+    from probestats.errors import OptionError
+
+    # two personas run every item under both values; persona B adds 3 to value a's runs and shifts both values
+    # by 10, so a split by halves within items pools the shift as noise unless persona is a block
+    rows = [{"item": i, "variant": v, "persona": p, "seed": s,
+             "x": i + (10 if p == "B" else 0) + (1 if v == "a" else 0) + (2 if (v, p) == ("a", "B") else 0) + s % 2}
+            for i in range(6) for v in ("a", "b") for p in ("A", "B") for s in range(2)]
+    plain = analyze(rows, metric="x", n_resamples=200)
+    named = analyze(rows, metric="x", settings=["persona"], n_resamples=200)
+    # by hand: within persona A each item's gap is 1, within B 3; the item gap is their mean, 2, on every item
+    assert [round(g, 12) for g in named.main.items["gap"].to_list()] == [2.0] * 6 and named.main.average_gap == 2.0
+    assert named.verdict.blocks == ("persona",)
+    assert named.verdict.pooled.startswith("averaged over 2 values of 'persona' that")   # (they disagree: 1 and 3)
+    assert [g.by for g in named.groups] == [{"persona": "A"}, {"persona": "B"}]
+    assert [g.average_gap for g in named.groups] == [1.0, 3.0]
+    # the within-log noise halves split each item x persona cell: value a's two runs of a cell differ by 1
+    # (s % 2), so each half-gap is +-1 ... and never the persona shift of 10
+    assert abs(named.noise.average_gap) <= 1.0 and plain.verdict.blocks == ()
+    said = "item gaps averaged over 2 values of 'persona'"
+    assert said in _terminal(named) and said not in _terminal(plain)   # plain: a likely_block warning names it
+    # a setting that is a setting without being named changes nothing: refused
+    with pytest.raises(OptionError, match=r"^settings=\['model'\]: model is always a setting"):
+        analyze([dict(r, model="m") for r in rows], metric="x", settings=["model"])
+    # named and held fixed everywhere: the same analysis
+    fixed = analyze([dict(r, tone="dry") for r in rows if r["persona"] == "A"], metric="x", settings=["tone"],
+                    n_resamples=200)
+    assert fixed.to_dict() == analyze([r for r in rows if r["persona"] == "A"], metric="x", n_resamples=200).to_dict()
+    # named but differing between the compared values: a confound, refused
+    with pytest.raises(OptionError, match=r"^tone differs between the compared values: 'a' runs used 'warm', 'b' runs "
+                                          r"used 'dry' \(items 0, 1, 2, 3, 4, 5; .*\), yet settings='tone' names it"):
+        analyze([dict(r, tone="warm" if r["variant"] == "a" else "dry") for r in rows], metric="x", settings=["tone"])
+    # named but every run has its own value: nothing to match within
+    with pytest.raises(OptionError, match=r"^stamp varies within the item x value cells, but none of its values holds "
+                                          r"both compared values of an item"):
+        analyze([dict(r, stamp=k) for k, r in enumerate(rows)], metric="x", settings=["stamp"])

@@ -43,7 +43,7 @@ from typing import Sequence
 import numpy as np
 import polars as pl
 
-__all__ = ["BLOCK_SETTINGS", "blocks_of", "blocked_item_table", "first_half_flags", "half_sums", "random_halves",
+__all__ = ["BLOCK_SETTINGS", "blocks_of", "named_setting_refusal", "blocked_item_table", "first_half_flags", "half_sums", "random_halves",
            "pooled_phrase", "block_noun", "HALF_NAMES"]
 
 #: settings that make a block when they vary within an item x value cell (besides those the user names)
@@ -88,6 +88,54 @@ def blocks_of(frame: pl.DataFrame, a: str, b: str, *, settings: Sequence[str] = 
     varying = pair.group_by("item", "variant").agg(
         [pl.col(c).cast(pl.String).fill_null("(blank)").n_unique().alias(c) for c in candidates])
     return tuple(c for c in candidates if varying.height and varying[c].max() > 1 and _matchable(pair, c))
+
+
+def named_setting_refusal(checked, settings: Sequence[str], blocks: Sequence[str]) -> str | None:
+    """Why a setting named as held fixed (in ``settings``) that is no block would change nothing in silence, or
+    None: a column whose every value holds one compared value of an item (a column of run times or file names:
+    no item can be matched within it), or one that differs between the compared values (a confound, as
+    ``confounded_setting`` says of a model). ``checked`` is the validated log (its frame, ``a``, ``b``, log).
+
+    >>> from types import SimpleNamespace
+    >>> frame = pl.DataFrame({"item": ["1", "1", "2", "2"], "variant": ["a", "b"] * 2, "tone": ["x", "y"] * 2,
+    ...                       "_row": [0, 1, 2, 3]})
+    >>> log = SimpleNamespace(columns={}, rows=lambda rows: [r + 2 for r in rows], row_label="line")
+    >>> named_setting_refusal(SimpleNamespace(frame=frame, a="a", b="b", log=log), ["tone"], [])[:90]
+    "tone differs between the compared values: 'a' runs used 'x', 'b' runs used 'y' (items 1, 2"
+    >>> named_setting_refusal(SimpleNamespace(frame=frame.with_columns(tone=pl.lit("x")), a="a", b="b", log=log),
+    ...                       ["tone"], []) is None   # held fixed
+    True
+    """
+    from probestats.checks.columns import problem_rows
+    from probestats.errors import opt
+    from probestats.io.log import format_rows
+
+    frame, a, b, log = checked.frame, checked.a, checked.b, checked.log
+    pair = frame.filter(pl.col("variant").is_in([a, b]))
+    for column in (c for c in dict.fromkeys(settings) if c not in blocks and c in pair.columns):
+        header = log.columns.get(column, column).strip()
+        text = pl.col(column).cast(pl.String).fill_null("(blank)")
+        per = pair.group_by("item", "variant", maintain_order=True).agg(text.n_unique().alias("n"),
+                                                                       text.unique().sort().alias("v"))
+        if per.height and int(per["n"].max()) > 1:   # varies within cells, yet no block: no level holds both values
+            return (f"{header} varies within the item x value cells, but none of its values holds both compared "
+                    f"values of an item (each run has its own, as a time or a file name has), so no item can be "
+                    f"matched within it: it is no held-fixed setting; drop {opt('settings', column)}")
+        sides = per.filter(pl.col("variant") == a).select("item", pl.col("v").alias("va")).join(
+            per.filter(pl.col("variant") == b).select("item", pl.col("v").alias("vb")), on="item", maintain_order="left")
+        items = sides.filter(pl.col("va") != pl.col("vb"))["item"].to_list()
+        if not items:
+            continue
+        used = [pair.filter(pl.col("variant") == side).select(text.unique().sort())[column].to_list() for side in (a, b)]
+        shown = [", ".join(f"'{v}'" for v in values[:4]) + (f" and {len(values) - 4} more" if len(values) > 4 else "")
+                 for values in used]
+        rows = problem_rows(log, pair.filter(pl.col("item").is_in(items)))
+        more = f" and {len(items) - 10} more" if len(items) > 10 else ""
+        return (f"{header} differs between the compared values: '{a}' runs used {shown[0]}, '{b}' runs used "
+                f"{shown[1]} (items {', '.join(map(str, items[:10]))}{more}; {format_rows(log, rows)}), yet "
+                f"{opt('settings', column)} names it a held-fixed setting: rerun with {header} held fixed, split "
+                f"with {opt('by', column)}, or drop {opt('settings', column)} if it is part of what is compared")
+    return None
 
 
 def _matchable(pair: pl.DataFrame, column: str) -> bool:

@@ -487,6 +487,12 @@ def analyze_pair(
     check_settings(settings)
     blocks = blocks_of(checked.frame, checked.a, checked.b, settings=settings) if streamed is None else ()
     blocks = tuple(c for c in blocks if c not in attribute_settings and c not in random_settings)
+    if streamed is None:   # a named setting that is no block is held fixed, or refused saying why not
+        from probestats.analyses.halves import named_setting_refusal
+
+        refusal = named_setting_refusal(checked, [c for c in settings if c not in by], blocks)
+        if refusal is not None:
+            raise OptionError(refusal)
     pooled = None
     problems = list(checked.problems)
     if blocks:
