@@ -517,3 +517,29 @@ def test_validate_counts_the_rows_when_a_column_is_missing(tmp_path):
     path.write_text("item,kind,steps\n1,a,3\n1,b,4\n2,a,3\n")
     checked = validate(path, metric="steps")
     assert codes(checked) == ["missing_column"] and checked.n_rows == 3 and checked.to_dict()["rows"] == 3
+
+
+def test_a_judge_reply_or_a_framing_score_of_lists_is_refused_naming_explode(tmp_path, capsys):
+    # each command reading a column of lists says how to read its elements as rows, in one line
+    from probestats.cli import main
+    from tests.judge_factory import Judge, make_judge_log
+
+    samples = Path(__file__).resolve().parent.parent / "sample_logs"
+    judge = tmp_path / "judge.jsonl"
+    make_judge_log(items=12, judges={"j1": Judge(0.7, 0.8)}, seed=1).group_by(
+        "item", "order", maintain_order=True).agg(pl.col("reply")).write_ndjson(judge)
+    framing = pl.read_csv(samples / "framing_long.csv")
+    listed = tmp_path / "framing.jsonl"
+    framing.group_by([c for c in framing.columns if c not in ("Iteration", "Score", "Raw", "Cat", "IsRefusal",
+                                                              "IsNeutral", "Prefix")],
+                     maintain_order=True).agg(pl.col("Score")).write_ndjson(listed)
+    runs = {("judge", str(judge), "--order", "order", "--verdict", "first=[[A]]", "--verdict", "second=[[B]]"):
+            "reply holds lists, not one value per row; turn each list into rows with --explode reply",
+            ("framing", str(listed), "--targets", str(samples / "framing_targets.csv")):
+            "Score holds lists, not one answer per row; turn each list into rows with --explode score"}
+    for argv, said in runs.items():
+        assert main(list(argv)) == 1
+        err = capsys.readouterr().err
+        assert err == f"Error: {said}\n", err
+        assert main([*argv, "--explode", said.rsplit(" ", 1)[1]]) == 0   # the fix it names works
+        capsys.readouterr()

@@ -463,6 +463,11 @@ def _scoring(st: _Framed, label, response, score_from, scale, answers, label_map
     response_col = (_column(frame, log, response, "response") if response
                     else ("reply" if "reply" in frame.columns else None))
     source, score_col = _score_source(frame, score_from, label_col, response_col)
+    if isinstance(frame[score_col].dtype, (pl.List, pl.Array)):
+        from probestats.checks.columns import explode_fix
+
+        raise ColumnError(f"{st.header(score_col)} holds lists, not one answer per row; "
+                          f"{explode_fix(score_col, seeds=False)}")
     mode, mode_reason = choose_answers(frame[score_col], answers, label_map=label_map, column=st.header(score_col))
     binary = mode == YES_NO
     if binary and scale is not None:

@@ -469,6 +469,11 @@ def analyze_order(
         return tuple(log.rows(sub["_row"].head(_ROWS).to_list()))
 
     problems: list[Problem] = list(log.problems)
+    for c in (text_col, order_col):
+        if isinstance(frame[c].dtype, (pl.List, pl.Array)):
+            from probestats.checks.columns import explode_fix
+
+            raise ColumnError(f"{header(c)} holds lists, not one value per row; {explode_fix(c, seeds=False)}")
     # ---- verdicts
     texts = frame[text_col].cast(pl.String)
     read = extract_all(texts.to_list(), rules, whole=choice is not None)

@@ -119,14 +119,18 @@ def list_columns(log: Log, schema: pl.Schema, columns: list[str], metric: str | 
     return problems
 
 
-def explode_fix(header: str) -> str:
-    """How to read a column of lists as runs, one per element, in the caller's spelling.
+def explode_fix(header: str, seeds: bool = True) -> str:
+    """How to read a column of lists as runs, one per element, in the caller's spelling (``seeds``: say how to
+    number them as seeds, which a probe's runs have and a judge's or framing's rows need not).
 
     >>> explode_fix("steps")
     "turn each list into runs with probe=Probe(explode=('steps',)) (seed=steps numbers them as seeds)"
+    >>> explode_fix("reply", seeds=False)
+    "turn each list into rows with probe=Probe(explode=('reply',))"
     """
-    return (f"turn each list into runs with {either(f'probe=Probe(explode=({header!r},))', opt('explode', header))} "
-            f"(seed={header} numbers them as seeds)")
+    how = either(f"probe=Probe(explode=({header!r},))", opt("explode", header))
+    return f"turn each list into runs with {how} (seed={header} numbers them as seeds)" if seeds else \
+        f"turn each list into rows with {how}"
 
 
 def missing_column(log: Log, name: str, is_metric: bool = False) -> Problem:
