@@ -74,8 +74,12 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
     if selection:
         arms["selection"] = selection
     if cells_file is not None:
-        if cluster or random_settings:
-            named = opt("cluster", cluster) if cluster else opt("random_settings", _first(random_settings))
+        runs = [(name, value) for name, value in (("cluster", cluster), ("random_settings", random_settings),
+                                                  ("settings", settings), ("attribute_settings", attribute_settings),
+                                                  ("noise_value", noise_value), ("per_item", per_item)) if value]
+        if runs:   # a cell table pooled the runs of each item and value: nothing of these is left in it
+            name, value = runs[0]
+            named = opt(name, value if isinstance(value, (str, bool)) else _first(value))
             raise OptionError(f"{named} needs the runs of the log; give the log instead of a cell table")
         if arms:
             named = next(opt(k, v) if k != "selection" else either("selection=True", "--set selection=yes")

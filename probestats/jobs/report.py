@@ -303,6 +303,14 @@ def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, f
         raise OptionError(f"Welch's t per item needs the runs of the log; give the {opt('log')} instead of a cell table")
     if cells is not None:
         _refuse_arms(arms, design, "a cell table")
+        runs = [(k, v) for k, v in (("noise_value", noise_value), ("settings", settings),
+                                    ("attribute_settings", attribute_settings), ("cluster", cluster),
+                                    ("random_settings", random_settings)) if v]
+        if runs:   # a cell table pooled the runs of each item and value: nothing of these is left in it
+            name, value = runs[0]
+            shown = value if isinstance(value, str) else tuple(value)[0]
+            raise OptionError(f"{opt(name, shown)} needs the runs of the log; give the {opt('log')} instead of a "
+                              "cell table")
         result, comparison = _cells_analysis(cells, metric, a, b, by, alternative, alpha, correction,
                                              gap_of_interest=design.gap_of_interest,
                                              resampling=dict(n_resamples=n_resamples, seed=seed, interval=interval,
