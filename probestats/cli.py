@@ -455,6 +455,16 @@ def _parse_facts(ctx, param, values) -> dict:
     return facts
 
 
+def _design(path, facts):
+    """The design a command states: its --design file (as a path, read by the job) with the --set facts over
+    it, or None for neither."""
+    if not facts:
+        return path
+    from probestats.shape.design import design_from
+
+    return design_from(path, **facts)
+
+
 def _check_design_keys(design_file) -> None:
     """A --design file's keys other than design facts, refused naming the flag that takes each."""
     import tomllib
@@ -549,8 +559,8 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
                      n_resamples=n_resamples, seed=seed, interval=interval or "t", row_level=row_level, per_item=per_item,
                      hedges=hedges, effect_size=effect_size, noise_value=noise_value, settings=settings,
                      attribute_settings=attribute_settings, validation=validation, control=control,
-                     baseline=baseline, selection=bool((facts or {}).get("selection")), cluster=cluster,
-                     random_settings=random_settings, probe=probe, progress=progress)
+                     baseline=baseline, cluster=cluster, random_settings=random_settings, probe=probe,
+                     design=_design(None, facts), progress=progress)
     emit(result, json_out)
 
 
@@ -589,7 +599,7 @@ def _print_any(result) -> None:
 
 @cli.command()
 @logs_argument(required=False)
-@options("metric", "a", "b", "noise", "alternative", "alpha", "output", "sections", "design_file", "facts",
+@options("metric", "a", "b", "noise", "alternative", "alpha", "output", "sections", "design", "facts",
          "framing_log", "by", "correction", "reference", "factor", "n_resamples", "seed", "before_log", "interval",
          "validation", "plain", "control", "baseline", "scale", "templates", "per_item", "noise_value", "settings",
          "attribute_settings", "cluster", "random_settings", "order", "response", "choice", "verdicts", "repetition",
@@ -598,7 +608,7 @@ def _print_any(result) -> None:
 @effect_options
 @shape_options
 @outputs_together
-def report(log, metric, a, b, noise, alternative, alpha, output, sections, design_file, facts, probe,
+def report(log, metric, a, b, noise, alternative, alpha, output, sections, design, facts, probe,
            framing_log=None, by=(), correction="holm", reference=None, factor=(), n_resamples=10_000, seed=0,
            before_log=None, interval=None, hedges=False, effect_size="d_z", validation=None, plain=False,
            control=None, baseline=None, scale=None, templates=None, per_item=False, noise_value=None, settings=(),
@@ -627,11 +637,11 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
     # during the pass, its memory would add to the pass's peak)
     warm_imports("probestats.present.report.document")
 
-    if design_file is not None:
-        _check_design_keys(design_file)
+    if design is not None:
+        _check_design_keys(design)
     judge = _judge_options(order, response=response, choice=choice, verdicts=verdicts, repetition=repetition, by=by)
     drawn_design = {k: v for k, v in (("cluster", cluster), ("random_settings", tuple(random_settings))) if v}
-    _refuse_inputs({"-o": output}, {"LOG": log, "--noise": noise, "--design": design_file,
+    _refuse_inputs({"-o": output}, {"LOG": log, "--noise": noise, "--design": design,
                                     "--framing": framing_log, "--targets": targets, "--before": before_log,
                                     "--validation": validation})
     report_format(output)   # a bad -o is refused before the log is read
@@ -661,7 +671,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
     with stages() as progress:
         progress("writing the report")
         run(log, metric=metric, a=a, b=b, noise=noise, alternative=alternative, alpha=alpha, output=output,
-            sections=sections, templates=templates, design_file=design_file, **facts, probe=probe,
+            sections=sections, templates=templates, design=_design(design, facts), probe=probe,
             framing_log=framing_log, targets=targets, toward=toward,
             judge=judge, by=by, correction=correction, reference=reference, scale=scale, factor=factor,
             n_resamples=n_resamples, seed=seed, before_log=before_log, cells=cells, answers=answers,

@@ -86,11 +86,11 @@ def test_the_table_spells_renamed_parameters_as_their_flags():
     """Parameters named otherwise in Python read as the flag the command line has for them."""
     with cli_spelling():
         spelt = {name: opt(name) for name in CLI_FLAGS}
-    assert spelt["design_file"] == "--design" and spelt["framing_log"] == "--framing"
+    assert spelt["framing_log"] == "--framing"
     assert spelt["before_log"] == "--before" and spelt["columns"] == "--column" and spelt["output"] == "-o"
     with cli_spelling():
         assert opt("n_resamples", 500) == "--n-resamples 500"
-    assert opt("design_file", "probe.toml") == "design_file='probe.toml'"
+    assert opt("framing_log", "f.csv") == "framing_log='f.csv'"
 
 
 def test_library_errors_below_the_command_line_name_no_flag_in_python():

@@ -580,6 +580,7 @@ def report_job(job: Job, fmt: str):
 def _make_report(job: Job, fmt: str):
     from probestats.errors import cli_spelling
     from probestats.jobs.report import report
+    from probestats.shape.design import design_from
 
     mapping = job.mapping
     detected = _detected(job)
@@ -600,7 +601,8 @@ def _make_report(job: Job, fmt: str):
         return report(job.log.path, metric=mapping.metric, a=mapping.a or None, b=mapping.b or None,
                       reference=(mapping.reference or None) if not (mapping.a or mapping.b) else None,
                       noise=job.noise.path if job.noise else None, output=output, probe=mapping.probe(detected),
-                      source=job.log.name, plain=True, **mapping.keywords("report"), **job.facts)
+                      source=job.log.name, plain=True, **mapping.keywords("report"),
+                      design=design_from(None, **job.facts) if job.facts else None)
 
 
 def report_text(job: Job, fmt: str) -> str:
