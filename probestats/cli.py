@@ -465,6 +465,13 @@ def _design(path, facts):
     return design_from(path, **facts)
 
 
+def _framing_probe(probe, framing_columns):
+    """The probe with --framing-columns, which read a framing log of one row per item."""
+    from dataclasses import replace
+
+    return replace(probe, framing_columns=tuple(framing_columns)) if framing_columns else probe
+
+
 def _check_design_keys(design_file) -> None:
     """A --design file's keys other than design facts, refused naming the flag that takes each."""
     import tomllib
@@ -671,11 +678,12 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
     with stages() as progress:
         progress("writing the report")
         run(log, metric=metric, a=a, b=b, noise=noise, alternative=alternative, alpha=alpha, output=output,
-            sections=sections, templates=templates, design=_design(design, facts), probe=probe,
+            sections=sections, templates=templates, design=_design(design, facts),
+            probe=_framing_probe(probe, framing_columns),
             framing_log=framing_log, targets=targets, toward=toward,
             judge=judge, by=by, correction=correction, reference=reference, scale=scale, factor=factor,
             n_resamples=n_resamples, seed=seed, before_log=before_log, cells=cells, answers=answers,
-            label_map=label_map, framing_columns=framing_columns, interval=interval or "t", hedges=hedges,
+            label_map=label_map, interval=interval or "t", hedges=hedges,
             effect_size=effect_size, per_item=per_item, validation=validation, plain=plain, control=control,
             baseline=baseline, **drawn_design,
             **_noise_kwargs(noise_value, settings, attribute_settings))
@@ -736,7 +744,7 @@ def framing(log, by, toward, targets, item, alpha, correction, interval, label, 
 
     emit(run(log, by=by, toward=toward, targets=targets, item=item, alpha=alpha, correction=correction,
              interval=interval, label=label, response=response, score_from=score_from, scale=scale,
-             answers=answers, label_map=label_map, framing_columns=framing_columns, probe=probe), json_out)
+             answers=answers, label_map=label_map, probe=_framing_probe(probe, framing_columns)), json_out)
 
 
 

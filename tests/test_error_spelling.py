@@ -186,7 +186,7 @@ SHAPING = {
         "--label-map bogus: write LABEL=TEXT,TEXT with LABEL one of yes, no, refusal, hedge "
         "(for example --label-map yes=Affirm,Y)"),
     "framing columns naming one framing": (
-        lambda: probestats.framing(FRAMING, framing_columns=["aff=x"]),
+        lambda: probestats.framing(FRAMING, probe=probestats.Probe(framing_columns=("aff=x",))),
         ["framing", FRAMING, "--framing-columns", "aff=x"],
         "framing_columns='aff=x': name both framings, affirmative=COLUMN,reverse=COLUMN",
         "--framing-columns aff=x: name both framings, affirmative=COLUMN,reverse=COLUMN"),

@@ -374,7 +374,7 @@ def test_every_command_has_its_library_call():
 WIDEST = 16
 #: the public functions wider than that today, and how many parameters each lists: a function that
 #: grows fails, and so does one that shrinks (then lower its count here, or delete its entry)
-WIDER = {"analyze": 28, "analyze_pair": 27, "plan_probe": 19, "report": 41, "plan": 22}
+WIDER = {"analyze": 28, "analyze_pair": 27, "plan_probe": 19, "report": 40, "plan": 22}
 #: parameters that say how a log is read and shaped, not counted
 SHAPING = {"probe", "design", "read_options", "noise_read_options", "read_kwargs"}
 

@@ -10,7 +10,7 @@ facts (``--design FILE``, ``--set KEY=VALUE``) are one :class:`~probestats.shape
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from probestats.errors import OptionError, either, opt
@@ -107,7 +107,7 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
            format=None, sections=(), templates=None, design=None, probe=None, framing_log=None, targets=None,
            toward=None, judge=None, by=(), correction="holm", reference=None, scale=None, factor=(),
            n_resamples=10_000, seed=0, before_log=None, cells=None, source=None, answers="auto", label_map=(),
-           framing_columns=(), interval="t", hedges=False, effect_size="d_z", noise_value=None, settings=(),
+           interval="t", hedges=False, effect_size="d_z", noise_value=None, settings=(),
            attribute_settings=(), per_item=False, validation=None, plain=False, control=None, baseline=None,
            cluster=None, random_settings=()) -> ReportJob:
     """The report of a probe, as ``probestats report`` writes it: the analysis ``analyze`` would choose,
@@ -155,9 +155,10 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
         A cell table instead of a log: ``{"--cells": FILE, "--noise-cells": FILE, "--before-cells": FILE}``.
     source : str, optional
         What the report calls the log (default: the paths as given, joined by commas).
-    answers, label_map, framing_columns
+    answers, label_map
         How the framing log's answers are read, as for :func:`probestats.analyses.framing.analyze_framing`
-        (``framing_columns``: ``affirmative=COL,reverse=COL`` for one row per item).
+        (a framing log of one row per item with a column per framing's answer: the probe's
+        ``framing_columns``, which shape the framing log alone).
     interval, hedges, effect_size
         The interval of the average gap, Hedges' correction of the effect sizes, and the effect size a report
         of several metrics draws, as for :func:`probestats.analyze`.
@@ -224,7 +225,7 @@ def _arguments(given: dict) -> dict:
 def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, format, sections, templates,
             design, probe, framing_log, targets, toward, judge, by,
             correction, reference, scale, factor, n_resamples, seed, before_log, cells, source, answers, label_map,
-            framing_columns, interval, hedges, effect_size, noise_value, settings, attribute_settings,
+            interval, hedges, effect_size, noise_value, settings, attribute_settings,
             per_item, validation, control, baseline, cluster=None, random_settings=()) -> ReportJob:
     """:func:`report`'s work; ``named`` collects the options a plain report names in words (None: not plain)."""
     from probestats.analyses.metrics import split_metrics
@@ -247,9 +248,12 @@ def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, f
             opt("lookup"): [src for src, _ in probe.lookup if isinstance(src, (str, Path))] or None,
             **{either(f"cells[{k!r}]", _CELL_INPUTS.get(k, k)): v for k, v in (cells or {}).items()}})
     fmt = report_format(output, format)
-    if not framing_log and (answers != "auto" or label_map or framing_columns):
-        raise OptionError(f"{opt('answers')}, {opt('label_map')} and {opt('framing_columns')} belong to the framing "
-                          f"section; give the dual-framing log with {opt('framing_log', 'FRAMING_LOG')}")
+    if not framing_log and (answers != "auto" or label_map or probe.framing_columns):
+        columns = either("the probe's framing_columns", opt("framing_columns"))
+        raise OptionError(f"{opt('answers')}, {opt('label_map')} and {columns} belong to the framing section; give "
+                          f"the dual-framing log with {opt('framing_log', 'FRAMING_LOG')}")
+    # the framing columns shape the framing log alone, never the probe log beside it
+    framing_columns, probe = probe.framing_columns, replace(probe, framing_columns=())
     assets = output.parent / f"{output.stem}_files" if (output is not None and fmt == "md") else None
     framing_options = dict(by=by, targets=targets, toward=toward, alpha=alpha, correction=correction,
                            answers=answers, label_map=label_map, framing_columns=framing_columns)
@@ -288,8 +292,6 @@ def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, f
             raise OptionError(f"give the metric column, {opt('metric', 'COL')} (or "
                               f"{either(*_ORDER)} for a report of an order probe alone)")
         _refuse_arms(arms, design, "an order probe alone")
-        from dataclasses import replace
-
         from probestats.present.report.judge import render_judge_report
 
         if source is not None:  # what the report calls the log, as for every other report
@@ -492,8 +494,6 @@ def _framing(paths, probe, *, by, targets, toward, alpha, correction, answers, l
 
     Beside a probe log, ``wide`` names that log's columns (a wide framing sheet is recognized by itself), and a
     column mapping applies where the framing log has its header."""
-    from dataclasses import replace
-
     from probestats.analyses.framing import analyze_framing
 
     # complete: the framing analysis always keeps only items answered in both framings, and says which it left out

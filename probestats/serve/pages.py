@@ -15,6 +15,7 @@ import contextlib
 import functools
 import secrets
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 from probestats.errors import OptionError, ProbestatsError
@@ -345,7 +346,6 @@ def _options_from(form, shown: dict, values: list) -> tuple:
 def _kept_in(job: Job, mapping: Mapping) -> Mapping:
     """Another sheet or other title rows: the choices that name a header the new header row lacks are
     dropped (the reader finds the columns again)."""
-    from dataclasses import replace
 
     try:
         headers = set(read_once(job, mapping.sheet, mapping.skip_rows).headers)
@@ -548,8 +548,9 @@ def analysis(job: Job):
             if mapping.analysis == "framing":
                 from probestats.jobs.framing import framing
 
-                return framing(job.log.path, probe=probe, targets=_targets_file(job),
-                               answers=mapping.answers or "auto", framing_columns=mapping.framing_columns())
+                return framing(job.log.path, probe=replace(probe, framing_columns=mapping.framing_columns()),
+                               targets=_targets_file(job),
+                               answers=mapping.answers or "auto")
             from probestats.jobs.judge import judge
 
             _judge_ready(mapping)
@@ -590,7 +591,8 @@ def _make_report(job: Job, fmt: str):
     with cli_spelling():  # as the command line runs it: its text is the command's, byte for byte
         if mapping.analysis == "framing":  # a report of the framing log alone, as `report --framing LOG` writes it
             return report(framing_log=job.log.path, targets=_targets_file(job), answers=mapping.answers or "auto",
-                          framing_columns=mapping.framing_columns(), output=output, probe=mapping.probe(detected),
+                          output=output, probe=replace(mapping.probe(detected),
+                                                       framing_columns=mapping.framing_columns()),
                           source=job.log.name)
         if mapping.analysis == "judge":  # a report of the order probe alone, as `report LOG --order COL` writes it
             _judge_ready(mapping)
