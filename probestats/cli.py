@@ -654,17 +654,13 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
     report_format(output)   # a bad -o is refused before the log is read
     framing_log = tuple(framing_log or ())
     framing_only = bool(framing_log) and not log and not metric and judge is None
-    cells_file, noise_cells, noise, before_cells, before_log = cell_inputs(log, noise=noise, before=before_log)
-    cells = None
-    if cells_file is not None:
-        cells = {"--cells": cells_file, "--noise-cells": noise_cells, "--before-cells": before_cells}
-        log = ()
-    metric = one_metric(metric, cells=cells is not None)
-    if not framing_only and cells is None and not log:
+    # a cell table as LOG (its --noise and --before cell tables too): the job reads it as a table
+    as_cells = cell_inputs(log, noise=noise, before=before_log)[0] is not None
+    metric = one_metric(metric, cells=as_cells)
+    if not framing_only and not as_cells and not log:
         raise click.UsageError("Missing argument 'LOG...'.")
-    if cells is not None:
-        _report_cells_usage(cells, metric, judge=judge, probe=probe, reference=reference, scale=scale,
-                            factor=factor)
+    if as_cells:
+        _report_cells_usage(metric, judge=judge, probe=probe, reference=reference, scale=scale, factor=factor)
     if not framing_only:
         if judge is not None and judge["response"] and judge["choice"]:
             raise click.UsageError("give one of --response and --choice, not both")
@@ -682,7 +678,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
             probe=_framing_probe(probe, framing_columns),
             framing_log=framing_log, targets=targets, toward=toward,
             judge=judge, by=by, correction=correction, reference=reference, scale=scale, factor=factor,
-            n_resamples=n_resamples, seed=seed, before_log=before_log, cells=cells, answers=answers,
+            n_resamples=n_resamples, seed=seed, before_log=before_log, answers=answers,
             label_map=label_map, interval=interval or "t", hedges=hedges,
             effect_size=effect_size, per_item=per_item, validation=validation, plain=plain, control=control,
             baseline=baseline, **drawn_design,
@@ -712,14 +708,13 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
     if plot and gap is None:
         raise OptionError("--plot draws power at a gap; add --gap G")
     _refuse_inputs({"--plot": plot}, {"--noise": noise, "--pilot": pilot})
-    noise_cells, noise, pilot_cells, pilot = (cell_inputs((), noise=noise, pilot=pilot))[1:]
-    _plan_usage(noise, pilot, noise_cells, pilot_cells, probe)
+    _plan_usage(*cell_inputs((), noise=noise, pilot=pilot)[1:], probe)
     err = console(stderr=True)
     with plan_progress(err) as progress:
         result = run(noise, metric=metric, pilot=pilot, a=a, b=b, heterogeneity=heterogeneity, items=items,
                      runs=runs, gap=gap, alternative=alternative, alpha=alpha, target=target, sims=sims, seed=seed,
-                     plot=plot, scale=scale, probe=probe, mechanism=mechanism, noise_cells=noise_cells,
-                     pilot_cells=pilot_cells, progress=progress, mdg_range=mdg_range, time_budget=time_budget)
+                     plot=plot, scale=scale, probe=probe, mechanism=mechanism, progress=progress,
+                     mdg_range=mdg_range, time_budget=time_budget)
     if plot:
         err.print(f"wrote {_escape(plot)}")
     emit(result, json_out)
@@ -866,7 +861,7 @@ def judge(log, order, response, choice, score, verdicts, by, repetition, scale, 
 # --------------------------------------------------------------------------- the cell table
 
 
-def _report_cells_usage(cells, metric, *, judge, probe, reference, scale, factor) -> None:
+def _report_cells_usage(metric, *, judge, probe, reference, scale, factor) -> None:
     """report of a cell table: what cannot go with it."""
     if metric is None:
         raise click.UsageError("Missing option '--metric' (a cell table holds one metric).")
@@ -876,7 +871,7 @@ def _report_cells_usage(cells, metric, *, judge, probe, reference, scale, factor
     refuse_row_options(probe, reference=reference, scale=scale, factor=factor)
 
 
-def _plan_usage(noise, pilot, noise_cells, pilot_cells, probe) -> None:
+def _plan_usage(noise_cells, noise, pilot_cells, pilot, probe) -> None:
     """plan's noise and pilot: logs or cell tables, one of each kind (usage errors)."""
     if noise is None and noise_cells is None:
         raise click.UsageError("Missing option '--noise' (a log, or a cell table built with its runs).")

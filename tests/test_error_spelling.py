@@ -103,7 +103,7 @@ def test_library_errors_below_the_command_line_name_no_flag_in_python():
         "framing_log='FRAMING_LOG'":
             lambda: probestats.report(PROBE, metric="steps", format="md", targets="t.csv"),
         "plot draws power at a gap; add gap=G": lambda: probestats.plan(NOISE, metric="steps", plot="p.png"),
-        "give the noise log: noise='LOG' or noise_cells='NOISE_CELLS' (one of them)":
+        "give the noise log: noise='LOG' (a log, or its cell table built with its runs)":
             lambda: probestats.plan(metric="steps"),
     }
     for message, call in calls.items():

@@ -17,8 +17,6 @@ from probestats.errors import OptionError, either, opt
 
 #: An order probe, as the caller spells it.
 _ORDER = ("judge={'order': COL}", "--order COL")
-#: The report's cell tables, named as the caller gave them: a key of ``cells``, or where the command line takes it.
-_CELL_INPUTS = {"--cells": "LOG", "--noise-cells": "--noise", "--before-cells": "--before"}
 
 __all__ = ["ReportJob", "report", "report_format"]
 
@@ -106,7 +104,7 @@ def _logs(log) -> tuple:
 def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-sided", alpha=0.05, output=None,
            format=None, sections=(), templates=None, design=None, probe=None, framing_log=None, targets=None,
            toward=None, judge=None, by=(), correction="holm", reference=None, scale=None, factor=(),
-           n_resamples=10_000, seed=0, before_log=None, cells=None, source=None, answers="auto", label_map=(),
+           n_resamples=10_000, seed=0, before_log=None, source=None, answers="auto", label_map=(),
            interval="t", hedges=False, effect_size="d_z", noise_value=None, settings=(),
            attribute_settings=(), per_item=False, validation=None, plain=False, control=None, baseline=None,
            cluster=None, random_settings=()) -> ReportJob:
@@ -117,13 +115,15 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
     Parameters
     ----------
     log : path or sequence of paths
-        The log (several files or a folder are read as one); not needed with ``cells``.
+        The log (several files or a folder are read as one), or a cell table (one path, recognized by its
+        columns, as :func:`probestats.analyze` takes it).
     metric : str, optional
         The metric column; not needed for a report of an order probe alone (``judge``).
     a, b : str, optional
         The compared values (default: the first two in the log).
     noise : path, optional
-        A same-versus-same log (two runs of the same value, only the draw changed).
+        A same-versus-same log (two runs of the same value, only the draw changed); beside a cell table, a cell
+        table built with its runs (or None for the halves the table holds).
     alternative, alpha, by, correction, reference, scale, factor, n_resamples, seed
         As for :func:`probestats.analyze`.
     output : path, optional
@@ -150,9 +150,7 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
     judge : dict, optional
         An order probe: ``{"order", "response", "choice", "verdicts", "by", "repetition"}``.
     before_log : path, optional
-        The same probe run before a change (the compare section).
-    cells : dict, optional
-        A cell table instead of a log: ``{"--cells": FILE, "--noise-cells": FILE, "--before-cells": FILE}``.
+        The same probe run before a change (the compare section); beside a cell table, its cell table.
     source : str, optional
         What the report calls the log (default: the paths as given, joined by commas).
     answers, label_map
@@ -172,7 +170,7 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
     per_item : bool
         Welch's t within every item on its runs (as ``analyze --per-item``), p corrected across the items
         by ``correction``: a table in the tests section, beyond 40 items the items with the smallest
-        corrected p and the whole table as CSV beside the report. Needs the log's rows (not ``cells``)
+        corrected p and the whole table as CSV beside the report. Needs the log's rows (not a cell table)
         and a comparison of two values.
     validation : path, list of dict or DataFrame, optional
         Hand labels of a sample of runs of a coded metric (see :mod:`probestats.analyses.validation`): the
@@ -224,7 +222,7 @@ def _arguments(given: dict) -> dict:
 
 def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, format, sections, templates,
             design, probe, framing_log, targets, toward, judge, by,
-            correction, reference, scale, factor, n_resamples, seed, before_log, cells, source, answers, label_map,
+            correction, reference, scale, factor, n_resamples, seed, before_log, source, answers, label_map,
             interval, hedges, effect_size, noise_value, settings, attribute_settings,
             per_item, validation, control, baseline, cluster=None, random_settings=()) -> ReportJob:
     """:func:`report`'s work; ``named`` collects the options a plain report names in words (None: not plain)."""
@@ -245,9 +243,11 @@ def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, f
             opt("design"): design if isinstance(design, (str, Path)) else None,
             opt("framing_log"): framing_log or None, opt("targets"): targets, opt("before_log"): before_log,
             opt("validation"): validation if isinstance(validation, (str, Path)) else None,
-            opt("lookup"): [src for src, _ in probe.lookup if isinstance(src, (str, Path))] or None,
-            **{either(f"cells[{k!r}]", _CELL_INPUTS.get(k, k)): v for k, v in (cells or {}).items()}})
+            opt("lookup"): [src for src, _ in probe.lookup if isinstance(src, (str, Path))] or None})
     fmt = report_format(output, format)
+    cells = _cell_tables(log, noise, before_log)
+    if cells is not None:   # a cell table as the log: its noise and before are cell tables too
+        log, noise, before_log = (), None, None
     if not framing_log and (answers != "auto" or label_map or probe.framing_columns):
         columns = either("the probe's framing_columns", opt("framing_columns"))
         raise OptionError(f"{opt('answers')}, {opt('label_map')} and {columns} belong to the framing section; give "
@@ -305,11 +305,14 @@ def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, f
         raise OptionError(f"Welch's t per item needs the runs of the log; give the {opt('log')} instead of a cell table")
     if cells is not None:
         _refuse_arms(arms, design, "a cell table")
+        from probestats.jobs.inputs import refuse_row_options
+
+        refuse_row_options(probe, reference=reference, scale=scale, factor=factor)
         result, comparison = _cells_analysis(cells, metric, a, b, by, alternative, alpha, correction,
                                              gap_of_interest=design.gap_of_interest,
                                              resampling=dict(n_resamples=n_resamples, seed=seed, interval=interval,
                                                              hedges=hedges))
-        log = (cells["--cells"],)
+        log = (cells["log"],)
     else:
         result, comparison = _log_analysis(log, metric, a, b, noise, by, alternative, alpha, correction, probe,
                                            reference=reference, scale=scale, factor=factor,
@@ -545,17 +548,26 @@ def _log_analysis(log, metric, a, b, noise, by, alternative, alpha, correction, 
     return result, comparison
 
 
+def _cell_tables(log, noise, before_log) -> dict | None:
+    """The cell tables of a report of one (``log``, ``noise``, ``before``), or None for a report of logs; a cell
+    table beside a log is refused (:func:`probestats.jobs.inputs.cell_inputs`)."""
+    from probestats.jobs.inputs import cell_inputs
+
+    table, noise_table, _, before_table, _ = cell_inputs(log, noise=noise, before_log=before_log)
+    return None if table is None else {"log": table, "noise": noise_table, "before": before_table}
+
+
 def _cells_analysis(cells, metric, a, b, by, alternative, alpha, correction, *, gap_of_interest, resampling=None):
     """The analysis step of a report of a cell table, as :func:`_log_analysis` does it for a row log
     (``resampling``: the interval, ``n_resamples``, ``seed`` and Hedges' correction, as on the row path)."""
     from probestats.analyses.cells import analyze_cells, compare_cells
     from probestats.analyses.plan import with_design_power
 
-    result = analyze_cells(cells["--cells"], metric=metric, a=a, b=b, by=by, alternative=alternative, alpha=alpha,
-                           correction=correction, noise=cells.get("--noise-cells"), **(resampling or {}))
+    result = analyze_cells(cells["log"], metric=metric, a=a, b=b, by=by, alternative=alternative, alpha=alpha,
+                           correction=correction, noise=cells["noise"], **(resampling or {}))
     result = with_design_power(result, gap_of_interest)
     comparison = None
-    if cells.get("--before-cells") is not None:
-        comparison = compare_cells(cells["--before-cells"], cells["--cells"], metric=metric,
+    if cells["before"] is not None:
+        comparison = compare_cells(cells["before"], cells["log"], metric=metric,
                                    a=a or result.main.a, b=b or result.main.b, alternative=alternative, alpha=alpha)
     return result, comparison
