@@ -247,6 +247,9 @@ def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, f
     fmt = report_format(output, format)
     cells = _cell_tables(log, noise, before_log)
     if cells is not None:   # a cell table as the log: its noise and before are cell tables too
+        from probestats.jobs.inputs import refuse_row_options
+
+        refuse_row_options(probe, reference=reference, scale=scale, factor=factor)
         log, noise, before_log = (), None, None
     if not framing_log and (answers != "auto" or label_map or probe.framing_columns):
         columns = either("the probe's framing_columns", opt("framing_columns"))
@@ -305,9 +308,6 @@ def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, f
         raise OptionError(f"Welch's t per item needs the runs of the log; give the {opt('log')} instead of a cell table")
     if cells is not None:
         _refuse_arms(arms, design, "a cell table")
-        from probestats.jobs.inputs import refuse_row_options
-
-        refuse_row_options(probe, reference=reference, scale=scale, factor=factor)
         result, comparison = _cells_analysis(cells, metric, a, b, by, alternative, alpha, correction,
                                              gap_of_interest=design.gap_of_interest,
                                              resampling=dict(n_resamples=n_resamples, seed=seed, interval=interval,
