@@ -455,6 +455,23 @@ def _parse_facts(ctx, param, values) -> dict:
     return facts
 
 
+def _design(path, facts):
+    """The design a command states: its --design file (as a path, read by the job) with the --set facts over
+    it, or None for neither."""
+    if not facts:
+        return path
+    from probestats.shape.design import design_from
+
+    return design_from(path, **facts)
+
+
+def _framing_probe(probe, framing_columns):
+    """The probe with --framing-columns, which read a framing log of one row per item."""
+    from dataclasses import replace
+
+    return replace(probe, framing_columns=tuple(framing_columns)) if framing_columns else probe
+
+
 def _check_design_keys(design_file) -> None:
     """A --design file's keys other than design facts, refused naming the flag that takes each."""
     import tomllib
@@ -549,8 +566,8 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
                      n_resamples=n_resamples, seed=seed, interval=interval or "t", row_level=row_level, per_item=per_item,
                      hedges=hedges, effect_size=effect_size, noise_value=noise_value, settings=settings,
                      attribute_settings=attribute_settings, validation=validation, control=control,
-                     baseline=baseline, selection=bool((facts or {}).get("selection")), cluster=cluster,
-                     random_settings=random_settings, probe=probe, progress=progress)
+                     baseline=baseline, cluster=cluster, random_settings=random_settings, probe=probe,
+                     design=_design(None, facts), progress=progress)
     emit(result, json_out)
 
 
@@ -589,7 +606,7 @@ def _print_any(result) -> None:
 
 @cli.command()
 @logs_argument(required=False)
-@options("metric", "a", "b", "noise", "alternative", "alpha", "output", "sections", "design_file", "facts",
+@options("metric", "a", "b", "noise", "alternative", "alpha", "output", "sections", "design", "facts",
          "framing_log", "by", "correction", "reference", "factor", "n_resamples", "seed", "before_log", "interval",
          "validation", "plain", "control", "baseline", "scale", "templates", "per_item", "noise_value", "settings",
          "attribute_settings", "cluster", "random_settings", "order", "response", "choice", "verdicts", "repetition",
@@ -598,7 +615,7 @@ def _print_any(result) -> None:
 @effect_options
 @shape_options
 @outputs_together
-def report(log, metric, a, b, noise, alternative, alpha, output, sections, design_file, facts, probe,
+def report(log, metric, a, b, noise, alternative, alpha, output, sections, design, facts, probe,
            framing_log=None, by=(), correction="holm", reference=None, factor=(), n_resamples=10_000, seed=0,
            before_log=None, interval=None, hedges=False, effect_size="d_z", validation=None, plain=False,
            control=None, baseline=None, scale=None, templates=None, per_item=False, noise_value=None, settings=(),
@@ -627,27 +644,23 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
     # during the pass, its memory would add to the pass's peak)
     warm_imports("probestats.present.report.document")
 
-    if design_file is not None:
-        _check_design_keys(design_file)
+    if design is not None:
+        _check_design_keys(design)
     judge = _judge_options(order, response=response, choice=choice, verdicts=verdicts, repetition=repetition, by=by)
     drawn_design = {k: v for k, v in (("cluster", cluster), ("random_settings", tuple(random_settings))) if v}
-    _refuse_inputs({"-o": output}, {"LOG": log, "--noise": noise, "--design": design_file,
+    _refuse_inputs({"-o": output}, {"LOG": log, "--noise": noise, "--design": design,
                                     "--framing": framing_log, "--targets": targets, "--before": before_log,
                                     "--validation": validation})
     report_format(output)   # a bad -o is refused before the log is read
     framing_log = tuple(framing_log or ())
     framing_only = bool(framing_log) and not log and not metric and judge is None
-    cells_file, noise_cells, noise, before_cells, before_log = cell_inputs(log, noise=noise, before=before_log)
-    cells = None
-    if cells_file is not None:
-        cells = {"--cells": cells_file, "--noise-cells": noise_cells, "--before-cells": before_cells}
-        log = ()
-    metric = one_metric(metric, cells=cells is not None)
-    if not framing_only and cells is None and not log:
+    # a cell table as LOG (its --noise and --before cell tables too): the job reads it as a table
+    as_cells = cell_inputs(log, noise=noise, before=before_log)[0] is not None
+    metric = one_metric(metric, cells=as_cells)
+    if not framing_only and not as_cells and not log:
         raise click.UsageError("Missing argument 'LOG...'.")
-    if cells is not None:
-        _report_cells_usage(cells, metric, judge=judge, probe=probe, reference=reference, scale=scale,
-                            factor=factor)
+    if as_cells:
+        _report_cells_usage(metric, judge=judge, probe=probe, reference=reference, scale=scale, factor=factor)
     if not framing_only:
         if judge is not None and judge["response"] and judge["choice"]:
             raise click.UsageError("give one of --response and --choice, not both")
@@ -661,11 +674,12 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
     with stages() as progress:
         progress("writing the report")
         run(log, metric=metric, a=a, b=b, noise=noise, alternative=alternative, alpha=alpha, output=output,
-            sections=sections, templates=templates, design_file=design_file, **facts, probe=probe,
+            sections=sections, templates=templates, design=_design(design, facts),
+            probe=_framing_probe(probe, framing_columns),
             framing_log=framing_log, targets=targets, toward=toward,
             judge=judge, by=by, correction=correction, reference=reference, scale=scale, factor=factor,
-            n_resamples=n_resamples, seed=seed, before_log=before_log, cells=cells, answers=answers,
-            label_map=label_map, framing_columns=framing_columns, interval=interval or "t", hedges=hedges,
+            n_resamples=n_resamples, seed=seed, before_log=before_log, answers=answers,
+            label_map=label_map, interval=interval or "t", hedges=hedges,
             effect_size=effect_size, per_item=per_item, validation=validation, plain=plain, control=control,
             baseline=baseline, **drawn_design,
             **_noise_kwargs(noise_value, settings, attribute_settings))
@@ -694,14 +708,13 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
     if plot and gap is None:
         raise OptionError("--plot draws power at a gap; add --gap G")
     _refuse_inputs({"--plot": plot}, {"--noise": noise, "--pilot": pilot})
-    noise_cells, noise, pilot_cells, pilot = (cell_inputs((), noise=noise, pilot=pilot))[1:]
-    _plan_usage(noise, pilot, noise_cells, pilot_cells, probe)
+    _plan_usage(*cell_inputs((), noise=noise, pilot=pilot)[1:], probe)
     err = console(stderr=True)
     with plan_progress(err) as progress:
         result = run(noise, metric=metric, pilot=pilot, a=a, b=b, heterogeneity=heterogeneity, items=items,
                      runs=runs, gap=gap, alternative=alternative, alpha=alpha, target=target, sims=sims, seed=seed,
-                     plot=plot, scale=scale, probe=probe, mechanism=mechanism, noise_cells=noise_cells,
-                     pilot_cells=pilot_cells, progress=progress, mdg_range=mdg_range, time_budget=time_budget)
+                     plot=plot, scale=scale, probe=probe, mechanism=mechanism, progress=progress,
+                     mdg_range=mdg_range, time_budget=time_budget)
     if plot:
         err.print(f"wrote {_escape(plot)}")
     emit(result, json_out)
@@ -726,7 +739,7 @@ def framing(log, by, toward, targets, item, alpha, correction, interval, label, 
 
     emit(run(log, by=by, toward=toward, targets=targets, item=item, alpha=alpha, correction=correction,
              interval=interval, label=label, response=response, score_from=score_from, scale=scale,
-             answers=answers, label_map=label_map, framing_columns=framing_columns, probe=probe), json_out)
+             answers=answers, label_map=label_map, probe=_framing_probe(probe, framing_columns)), json_out)
 
 
 
@@ -848,7 +861,7 @@ def judge(log, order, response, choice, score, verdicts, by, repetition, scale, 
 # --------------------------------------------------------------------------- the cell table
 
 
-def _report_cells_usage(cells, metric, *, judge, probe, reference, scale, factor) -> None:
+def _report_cells_usage(metric, *, judge, probe, reference, scale, factor) -> None:
     """report of a cell table: what cannot go with it."""
     if metric is None:
         raise click.UsageError("Missing option '--metric' (a cell table holds one metric).")
@@ -858,7 +871,7 @@ def _report_cells_usage(cells, metric, *, judge, probe, reference, scale, factor
     refuse_row_options(probe, reference=reference, scale=scale, factor=factor)
 
 
-def _plan_usage(noise, pilot, noise_cells, pilot_cells, probe) -> None:
+def _plan_usage(noise_cells, noise, pilot_cells, pilot, probe) -> None:
     """plan's noise and pilot: logs or cell tables, one of each kind (usage errors)."""
     if noise is None and noise_cells is None:
         raise click.UsageError("Missing option '--noise' (a log, or a cell table built with its runs).")

@@ -120,7 +120,7 @@ _SPELLING = contextvars.ContextVar("probestats_option_spelling", default="python
 #: Python parameters whose command-line flag is not ``--`` plus the name with ``-`` for ``_``: the one
 #: table that turns a library error's parameter into the flag a command-line user typed.
 CLI_FLAGS = {"factors": "--factor", "groups": "--group", "output": "-o", "log": "LOG", "columns": "--column",
-             "design_file": "--design", "framing_log": "--framing", "before_log": "--before", "sections": "--section",
+             "framing_log": "--framing", "before_log": "--before", "sections": "--section",
              "target": "--power", "verdicts": "--verdict",
              "attribute_settings": "--setting-is-attribute", "settings": "--setting",
              "random_settings": "--random-setting"}

@@ -136,7 +136,7 @@ _RECORDS = (
        metavar="FILE KEY[,KEY]", multiple=True, nargs=2),
     _p("code", "--code", "Code the reply by a code book (repeatable).", group=SHAPING, metavar="NAME=BOOK",
        multiple=True),
-    _p("design_file", "--design", "A design file (TOML) of the facts the log cannot say (the keys of --set).",
+    _p("design", "--design", "A design file (TOML) of the facts the log cannot say (the keys of --set).",
        group=SHAPING, kind="path", metavar="probe.toml", common=True),
     _p("facts", "--set", "A design fact over the --design file's (repeatable; lists gather): attribute, values_why, "
        "metric_definition, metric_cannot_see, held_fixed, not_fixed, not_tested, run_dates, mitigation, "

@@ -379,7 +379,7 @@ def test_a_report_of_a_cell_table_states_the_seed_it_used(tmp_path):
     cells.write_parquet(path)
     out = {}
     for seed in (3, 4):
-        job = report(cells={"--cells": path}, metric="x", format="json", seed=seed, n_resamples=499,
+        job = report(path, metric="x", format="json", seed=seed, n_resamples=499,
                      interval="bootstrap")
         data = json.loads(job.text)
         assert f"499 resamples, seed {seed}" in data["effect_sizes"]["d_av"]["interval_method"]

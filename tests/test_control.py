@@ -18,6 +18,7 @@ import pytest
 from rich.console import Console
 
 from probestats import analyze
+from probestats.shape.design import Design
 from probestats.analyses.control import compare_control
 from probestats.cli import main
 from probestats.errors import OptionError
@@ -288,8 +289,8 @@ def test_a_placebo_given_as_noise_is_pointed_to_the_control(tmp_path, capsys):
     ({"baseline": "original", "reference": "original"}, "which is their baseline: drop baseline"),
     ({"baseline": "original"}, "this log has 3 values: choose the other with a='VALUE'"),
     ({"baseline": "original", "control": "original"}, "name one value"),
-    ({"selection": True, "a": "modified", "b": "original"}, "selection rates and impact ratios are shown for several"),
-    ({"selection": True, "reference": "original"}, "a selection metric is 0 or 1 per run"),
+    ({"design": Design(selection=True), "a": "modified", "b": "original"}, "selection rates and impact ratios are shown for several"),
+    ({"design": Design(selection=True), "reference": "original"}, "a selection metric is 0 or 1 per run"),
 ])
 def test_options_that_cannot_apply_are_refused_with_the_fix(kwargs, message):
     frame = control_log(items=4, runs=2, seed=1).with_columns((pl.col("score") * 2).alias("score2"))
@@ -361,7 +362,7 @@ def test_selection_words_appear_only_when_the_metric_is_said_to_be_a_selection(t
     texts = [render_report(plain, format=f) for f in ("md", "html", "json")] + [terminal(plain)]
     for text in texts:
         assert not re.search(r"selection rate|impact ratio|four-fifths", text, re.I), text[:200]
-    said = analyze(frame, metric="agree", reference="A", selection=True)
+    said = analyze(frame, metric="agree", reference="A", design=Design(selection=True))
     for text in [render_report(said, format=f) for f in ("md", "html")] + [terminal(said)]:
         assert "selection rate" in text and "four-fifths" in text
     path = write_log(frame, tmp_path / "agree.csv")

@@ -86,11 +86,11 @@ def test_the_table_spells_renamed_parameters_as_their_flags():
     """Parameters named otherwise in Python read as the flag the command line has for them."""
     with cli_spelling():
         spelt = {name: opt(name) for name in CLI_FLAGS}
-    assert spelt["design_file"] == "--design" and spelt["framing_log"] == "--framing"
+    assert spelt["framing_log"] == "--framing"
     assert spelt["before_log"] == "--before" and spelt["columns"] == "--column" and spelt["output"] == "-o"
     with cli_spelling():
         assert opt("n_resamples", 500) == "--n-resamples 500"
-    assert opt("design_file", "probe.toml") == "design_file='probe.toml'"
+    assert opt("framing_log", "f.csv") == "framing_log='f.csv'"
 
 
 def test_library_errors_below_the_command_line_name_no_flag_in_python():
@@ -103,7 +103,7 @@ def test_library_errors_below_the_command_line_name_no_flag_in_python():
         "framing_log='FRAMING_LOG'":
             lambda: probestats.report(PROBE, metric="steps", format="md", targets="t.csv"),
         "plot draws power at a gap; add gap=G": lambda: probestats.plan(NOISE, metric="steps", plot="p.png"),
-        "give the noise log: noise='LOG' or noise_cells='NOISE_CELLS' (one of them)":
+        "give the noise log: noise='LOG' (a log, or its cell table built with its runs)":
             lambda: probestats.plan(metric="steps"),
     }
     for message, call in calls.items():
@@ -186,7 +186,7 @@ SHAPING = {
         "--label-map bogus: write LABEL=TEXT,TEXT with LABEL one of yes, no, refusal, hedge "
         "(for example --label-map yes=Affirm,Y)"),
     "framing columns naming one framing": (
-        lambda: probestats.framing(FRAMING, framing_columns=["aff=x"]),
+        lambda: probestats.framing(FRAMING, probe=probestats.Probe(framing_columns=("aff=x",))),
         ["framing", FRAMING, "--framing-columns", "aff=x"],
         "framing_columns='aff=x': name both framings, affirmative=COLUMN,reverse=COLUMN",
         "--framing-columns aff=x: name both framings, affirmative=COLUMN,reverse=COLUMN"),

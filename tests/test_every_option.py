@@ -336,7 +336,7 @@ CASES = [
     case("report", "alpha", ["--alpha", "0.2"], REPORT),
     swap("report", "output", ["{probe}", "--metric", "steps", "-o", "{out}.html", "--n-resamples", "200"], REPORT),
     case("report", "sections", ["--section", "tests"], REPORT),
-    case("report", "design_file", ["--design", "{design}"], REPORT),
+    case("report", "design", ["--design", "{design}"], REPORT),
     case("report", "facts", ["--set", "attribute=writing style"], REPORT),
     refused("report", "facts", ["--set", "scale=0:8"], REPORT, "not a design fact", "-not-a-fact"),
     refused("report", "facts", ["--set", "judge.order=order"], REPORT, "not a design fact", "-judge-key"),

@@ -15,6 +15,7 @@ import pytest
 import probestats
 from probestats.cli import main
 from probestats.errors import OptionError
+from probestats.shape.design import design_from
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBE = ROOT / "sample_logs" / "style_probe.csv"
@@ -31,7 +32,8 @@ def test_the_library_writes_the_bytes_the_command_writes(fmt, tmp_path, capsys):
     code = main(["report", str(PROBE), "--metric", "steps", "--noise", str(NOISE), "--design", str(DESIGN),
                  "--set", "gap_of_interest=1", "-o", str(by_command / f"report.{fmt}")])
     assert code == 0, capsys.readouterr().err
-    job = probestats.report(PROBE, metric="steps", noise=NOISE, design_file=DESIGN, gap_of_interest=1.0,
+    design = design_from(DESIGN, gap_of_interest=1.0)
+    job = probestats.report(PROBE, metric="steps", noise=NOISE, design=design,
                             output=by_library / f"report.{fmt}")
     assert job.format == fmt
     assert (by_library / f"report.{fmt}").read_bytes() == (by_command / f"report.{fmt}").read_bytes()
@@ -109,8 +111,8 @@ def test_a_report_of_several_metrics_states_the_set_facts_over_the_design_file(t
     assert "- **Attribute:** writing style" in design_section
     assert "- **Held fixed, as stated:** the prompt wording; the tool list" in design_section
     assert "- **Attributes not tested:** the name on the request" in out.read_text(encoding="utf-8").splitlines()
-    job = probestats.report(log, metric="steps,double", design_file=design, attribute="writing style",
-                            held_fixed=("the prompt wording", "the tool list"), n_resamples=200, format="md")
+    stated = design_from(design, attribute="writing style", held_fixed=("the prompt wording", "the tool list"))
+    job = probestats.report(log, metric="steps,double", design=stated, n_resamples=200, format="md")
     assert job.design.attribute == "writing style" and job.design.not_tested == ("the name on the request",)
     assert job.design.held_fixed == ("the prompt wording", "the tool list")
     assert "- **Attribute:** writing style" in job.text.splitlines()

@@ -70,6 +70,7 @@ def test_properties(r, scale):
 
 def test_selection_rates_are_pooled_with_the_mean_of_item_rates_beside_them():
     from probestats import analyze
+    from probestats.shape.design import Design
 
     # value x: item 1 selected in 1 of 1 run, item 2 in 1 of 4: pooled 2/5 = 0.4, mean of item rates 0.625
     # value y: item 1 in 0 of 2, item 2 in 2 of 2: pooled 2/4 = 0.5 (= the mean of item rates, 0.5)
@@ -78,7 +79,7 @@ def test_selection_rates_are_pooled_with_the_mean_of_item_rates_beside_them():
             + [{"item": 1, "variant": "y", "sel": 0}] * 2 + [{"item": 2, "variant": "y", "sel": 1}] * 2
             + [{"item": i, "variant": "z", "sel": s} for i in (1, 2) for s in (0, 1)])
     assert analyze(rows, metric="sel", reference="x").main.impact_ratios is None   # 0/1 is not said to be a selection
-    result = analyze(rows, metric="sel", reference="x", selection=True)
+    result = analyze(rows, metric="sel", reference="x", design=Design(selection=True))
     ratios = {r.value: r for r in result.main.impact_ratios}
     assert ratios["x"].rate == 0.4 and ratios["x"].mean_of_items == 0.625
     assert ratios["y"].rate == 0.5 and ratios["y"].mean_of_items is None

@@ -85,7 +85,11 @@ def test_beyond_40_items_the_table_collapses_and_the_whole_table_is_written_besi
 
 def test_per_item_refusals_name_the_fix(tmp_path):
     rows, path = _log(tmp_path, 4)
+    from probestats import cells
+
+    cells_path = tmp_path / "cells.parquet"
+    cells(path, metric="x", output=cells_path)
     with pytest.raises(OptionError, match="^Welch's t per item needs the runs of the log; give the log instead of a cell table$"):
-        report(metric="x", per_item=True, cells={"--cells": path})
+        report(cells_path, metric="x", per_item=True)
     with pytest.raises(OptionError, match="^Welch's t per item belongs to the report of one metric"):
         report(path, metric="x,seed", per_item=True)

@@ -287,7 +287,7 @@ def analyze(
         from probestats.analyses.many import ManyAnalysis
 
         if not isinstance(result, ManyAnalysis):
-            raise OptionError(f"{either('selection=True', '--set selection=yes')}: selection rates and impact "
+            raise OptionError(f"{either('Design(selection=True)', '--set selection=yes')}: selection rates and impact "
                               "ratios are shown for several values; a comparison of two values gives their gap, "
                               "the difference of the two selection rates (drop it, or compare more values)")
     if baseline is not None and hasattr(result, "baseline"):
@@ -390,8 +390,8 @@ def _check_arms(*, control, baseline, selection, factor, several, group, referen
         raise OptionError(f"{opt('selection', selection)}: expected True (the metric says whether a candidate was "
                           "selected) or False")
     if selection and (several or factor):
-        raise OptionError(f"{either('selection=True', '--set selection=yes')}: selection rates and impact ratios are "
-                          f"shown for several values of one metric; drop {opt('factor') if factor else 'it'}"
+        raise OptionError(f"{either('Design(selection=True)', '--set selection=yes')}: selection rates and impact "
+                          f"ratios are shown for several values of one metric; drop {opt('factor') if factor else 'it'}"
                           + ("" if factor else f", or give one {opt('metric')}"))
     if control is not None:
         if factor:

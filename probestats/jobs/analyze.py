@@ -16,8 +16,8 @@ __all__ = ["analyze"]
 def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, scale=None, factor=(),
             alternative="two-sided", alpha=0.05, correction="holm", n_resamples=10_000, seed=0, interval="t",
             row_level=False, per_item=False, hedges=False, effect_size="d_z", noise_value=None, settings=(),
-            attribute_settings=(), validation=None, control=None, baseline=None, selection=False, cluster=None,
-            random_settings=(), probe=None, progress=None):
+            attribute_settings=(), validation=None, control=None, baseline=None, cluster=None,
+            random_settings=(), probe=None, design=None, progress=None):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them, as ``probestats analyze``
     computes them.
 
@@ -36,12 +36,16 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
         Also Welch's t on the runs, as many published audits report it (two values; not with a cell table).
     per_item : bool
         Also Welch's t within each item on its runs, corrected across items (two values).
-    hedges, effect_size, noise_value, settings, attribute_settings, validation, control, baseline, selection
+    hedges, effect_size, noise_value, settings, attribute_settings, validation, control, baseline
         As for :func:`probestats.analyses.dispatch.analyze`.
     cluster, random_settings
         As for :func:`probestats.analyses.dispatch.analyze` (they need the runs: not with a cell table).
     probe : Probe, optional
         How the log (and a noise log) is read and shaped; not with a cell table, shaped when it was built.
+    design : Design or path, optional
+        The design facts (see :class:`probestats.shape.design.Design`), or a design file (TOML) holding them;
+        the analysis reads ``selection`` (the metric says whether a candidate was selected: selection rates
+        and impact ratios in an analysis of several values), the report states the others.
     progress : callable, optional
         Called with the name of each stage of a long job.
 
@@ -71,8 +75,11 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
         raise OptionError(f"{opt('validation')} cannot go with {opt('row_level')} or {opt('per_item')}: run them "
                           "apart")
     arms = {k: v for k, v in (("control", control), ("baseline", baseline)) if v is not None}
-    if selection:
-        arms["selection"] = selection
+    if design is not None:
+        from probestats.shape.design import as_design
+
+        if as_design(design).selection:
+            arms["selection"] = True
     if cells_file is not None:
         runs = [(name, value) for name, value in (("cluster", cluster), ("random_settings", random_settings),
                                                   ("settings", settings), ("attribute_settings", attribute_settings),
@@ -82,7 +89,7 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
             named = opt(name, value if isinstance(value, (str, bool)) else _first(value))
             raise OptionError(f"{named} needs the runs of the log; give the log instead of a cell table")
         if arms:
-            named = next(opt(k, v) if k != "selection" else either("selection=True", "--set selection=yes")
+            named = next(opt(k, v) if k != "selection" else either("Design(selection=True)", "--set selection=yes")
                          for k, v in arms.items())
             raise OptionError(f"{named} needs the runs of the log's values; give the log instead of a cell table")
         return _analyze_cells(cells_file, metric=metric, a=a, b=b, noise_cells=noise_cells, by=by,

@@ -16,8 +16,7 @@ __all__ = ["framing", "framing_json", "result_json"]
 
 
 def framing(log, *, probe=None, by=(), toward=None, targets=None, item=(), alpha=0.05, correction="holm",
-            interval=None, label=None, response=None, score_from=None, scale=None, answers="auto", label_map=(),
-            framing_columns=()):
+            interval=None, label=None, response=None, score_from=None, scale=None, answers="auto", label_map=()):
     """Which way a model leans between two targets, as ``probestats framing`` analyzes a dual-framing log.
 
     Parameters
@@ -26,11 +25,10 @@ def framing(log, *, probe=None, by=(), toward=None, targets=None, item=(), alpha
         The dual-framing log (several files or a folder are read as one).
     probe : Probe, optional
         How the log is read and shaped (column mapping, sheet, filters); a wide sheet reads its models from
-        the column names.
+        the column names, and ``framing_columns`` (``affirmative=COL,reverse=COL``) reads one row per item
+        with a column per framing's answer.
     by, toward, targets, item, alpha, correction, interval, label, response, score_from, scale, answers, label_map
         As for :func:`probestats.analyses.framing.analyze_framing` (``targets``: the targets file).
-    framing_columns : sequence of str
-        ``affirmative=COL,reverse=COL`` for one row per item with a column per framing's answer.
 
     Returns
     -------
@@ -49,8 +47,7 @@ def framing(log, *, probe=None, by=(), toward=None, targets=None, item=(), alpha
     (probe or Probe()).refuse("the framing analysis", fold_case=True,
                               why=" (the framings are read in any case, the other columns as written)",
                               complete="the items asked in one framing only")
-    shaped = replace(probe if probe is not None else Probe(), wide_attribute="model",
-                     framing_columns=tuple(framing_columns))
+    shaped = replace(probe if probe is not None else Probe(), wide_attribute="model")
     read, targets = targets_lookup(shaped.apply(log), targets)
     return analyze_framing(read, by=list(by) or None, toward=toward,
                            targets=targets, item=list(item) or None, alpha=alpha,

@@ -21,15 +21,16 @@ DEFAULT_RUNS = (1, 2, 3, 5, 10, 20)
 
 def plan(noise=None, *, metric, pilot=None, a=None, b=None, heterogeneity=None, items=(), runs=(), gap=None,
          alternative="two-sided", alpha=0.05, target=0.8, sims=2000, seed=0, plot=None, scale=None, probe=None,
-         mechanism="auto", noise_cells=None, pilot_cells=None, progress=None, mdg_range=True,
-         time_budget=None):
+         mechanism="auto", progress=None, mdg_range=True, time_budget=None):
     """Size a probe from a same-versus-same log: the minimum detectable gap (and the power at ``gap``) of
     every design, as ``probestats plan`` computes it.
 
     Parameters
     ----------
     noise : path, optional
-        A same-versus-same (or pilot) log; sigma per run is pooled within its item x value cells.
+        A same-versus-same (or pilot) log; sigma per run is pooled within its item x value cells. Or its cell
+        table built with its runs (``probestats.cells(..., keep_runs=True)``), recognized by its columns, as
+        :func:`probestats.analyze` takes one; then ``pilot`` is a cell table too.
     metric : str
         The metric column.
     pilot, a, b, heterogeneity, gap, alternative, alpha, sims, seed, scale, mechanism, mdg_range, time_budget
@@ -42,8 +43,6 @@ def plan(noise=None, *, metric, pilot=None, a=None, b=None, heterogeneity=None, 
         Also write power against runs per value as PNG (needs ``gap``).
     probe : Probe, optional
         How the logs are read and shaped.
-    noise_cells, pilot_cells : path, optional
-        Instead of ``noise`` and ``pilot``: cell tables built with their runs.
     progress : callable, optional
         ``progress(done, total)`` as the designs are simulated.
 
@@ -58,6 +57,7 @@ def plan(noise=None, *, metric, pilot=None, a=None, b=None, heterogeneity=None, 
     [(8, 5)]
     """
     from probestats.analyses.plan import noise_model, plan_probe
+    from probestats.jobs.inputs import cell_inputs
     from probestats.present.report.files import check_target, refuse_inputs
     from probestats.shape.probe import Probe
     from probestats.vocabulary import check_vocabulary
@@ -69,9 +69,8 @@ def plan(noise=None, *, metric, pilot=None, a=None, b=None, heterogeneity=None, 
         raise OptionError(f"{opt('plot')} draws power at a gap; add {either('gap=G', '--gap G')}")
     if plot is not None:   # a plot that cannot be written is refused before the simulation, not after it
         check_target(plot, opt("plot", str(plot)), "power.png")
-    refuse_inputs({opt("plot"): plot}, {opt("noise"): noise, opt("pilot"): pilot,
-                                        either("noise_cells", "--noise"): noise_cells,
-                                        either("pilot_cells", "--pilot"): pilot_cells})
+    refuse_inputs({opt("plot"): plot}, {opt("noise"): noise, opt("pilot"): pilot})
+    noise_cells, noise, pilot_cells, pilot = cell_inputs((), noise=noise, pilot=pilot)[1:]
     noise_log, pilot_log = _sources(noise, pilot, noise_cells, pilot_cells, metric, probe)
     if noise_cells is None:
         noise_log = probe.apply(noise_log, metric=metric)
@@ -88,18 +87,18 @@ def plan(noise=None, *, metric, pilot=None, a=None, b=None, heterogeneity=None, 
 
 def _sources(noise, pilot, noise_cells, pilot_cells, metric, probe):
     """The noise and pilot: logs as given, or cell tables rebuilt into their runs."""
-    if (noise is None) == (noise_cells is None):
-        raise OptionError(f"give the noise log: {opt('noise', 'LOG')} or {opt('noise_cells', 'NOISE_CELLS')} (one of them)")
-    if pilot is not None and pilot_cells is not None:
-        raise OptionError(f"give {opt('pilot', 'LOG')} or {opt('pilot_cells', 'PILOT_CELLS')}, not both")
+    if noise is None and noise_cells is None:
+        raise OptionError(f"give the noise log: {opt('noise', 'LOG')} (a log, or its cell table built with its runs)")
     if noise_cells is None and pilot_cells is None:
         return noise, pilot
     if noise_cells is not None and pilot is not None or pilot_cells is not None and noise is not None:
         raise OptionError("give the noise and the pilot both as logs or both as cell tables")
     from probestats.analyses.cells import cells_checked
+    from probestats.jobs.inputs import refuse_row_options
 
-    noise = cells_checked(noise_cells, metric, rows=True, what=either("noise_cells", "--noise"))
-    pilot = cells_checked(pilot_cells, metric, rows=True, what=either("pilot_cells", "--pilot")) if pilot_cells else None
+    refuse_row_options(probe)
+    noise = cells_checked(noise_cells, metric, rows=True, what=opt("noise"))
+    pilot = cells_checked(pilot_cells, metric, rows=True, what=opt("pilot")) if pilot_cells else None
     return noise, pilot
 
 

@@ -3,22 +3,20 @@
 :func:`report` is what ``probestats report`` runs (the command parses its options, calls it and
 prints one line) and what the local page of ``probestats serve`` calls, so a notebook, the
 command and the page write the same bytes for the same options. Its parameters carry the
-command's names (``design_file`` for ``--design``, ``framing_log`` for ``--framing``,
-``before_log`` for ``--before``).
+command's names (``framing_log`` for ``--framing``, ``before_log`` for ``--before``); the design
+facts (``--design FILE``, ``--set KEY=VALUE``) are one :class:`~probestats.shape.design.Design`.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from probestats.errors import OptionError, either, opt
 
 #: An order probe, as the caller spells it.
 _ORDER = ("judge={'order': COL}", "--order COL")
-#: The report's cell tables, named as the caller gave them: a key of ``cells``, or where the command line takes it.
-_CELL_INPUTS = {"--cells": "LOG", "--noise-cells": "--noise", "--before-cells": "--before"}
 
 __all__ = ["ReportJob", "report", "report_format"]
 
@@ -48,7 +46,7 @@ class ReportJob:
     judge : JudgeResult or None
         The order probe of a pairwise judge (the ``judge`` section).
     design : Design or None
-        The design facts the report states (from ``design_file`` and the fact parameters).
+        The design facts the report states (from ``design``).
     """
 
     text: str
@@ -104,14 +102,12 @@ def _logs(log) -> tuple:
 
 
 def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-sided", alpha=0.05, output=None,
-           format=None, sections=(), templates=None, design_file=None, attribute=None, values_why=None,
-           metric_definition=None, metric_cannot_see=(), held_fixed=(), not_fixed=(), not_tested=(),
-           run_dates=None, mitigation=None, gap_of_interest=None, probe=None, framing_log=None, targets=None,
+           format=None, sections=(), templates=None, design=None, probe=None, framing_log=None, targets=None,
            toward=None, judge=None, by=(), correction="holm", reference=None, scale=None, factor=(),
-           n_resamples=10_000, seed=0, before_log=None, cells=None, source=None, answers="auto", label_map=(),
-           framing_columns=(), interval="t", hedges=False, effect_size="d_z", noise_value=None, settings=(),
+           n_resamples=10_000, seed=0, before_log=None, source=None, answers="auto", label_map=(),
+           interval="t", hedges=False, effect_size="d_z", noise_value=None, settings=(),
            attribute_settings=(), per_item=False, validation=None, plain=False, control=None, baseline=None,
-           selection=None, cluster=None, random_settings=()) -> ReportJob:
+           cluster=None, random_settings=()) -> ReportJob:
     """The report of a probe, as ``probestats report`` writes it: the analysis ``analyze`` would choose,
     the power curve of the power section, the optional framing, compare and judge sections, rendered
     through the report's templates and (with ``output``) written whole.
@@ -119,13 +115,15 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
     Parameters
     ----------
     log : path or sequence of paths
-        The log (several files or a folder are read as one); not needed with ``cells``.
+        The log (several files or a folder are read as one), or a cell table (one path, recognized by its
+        columns, as :func:`probestats.analyze` takes it).
     metric : str, optional
         The metric column; not needed for a report of an order probe alone (``judge``).
     a, b : str, optional
         The compared values (default: the first two in the log).
     noise : path, optional
-        A same-versus-same log (two runs of the same value, only the draw changed).
+        A same-versus-same log (two runs of the same value, only the draw changed); beside a cell table, a cell
+        table built with its runs (or None for the halves the table holds).
     alternative, alpha, by, correction, reference, scale, factor, n_resamples, seed
         As for :func:`probestats.analyze`.
     output : path, optional
@@ -137,12 +135,11 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
         Only these sections.
     templates : path, optional
         A folder of templates that replace the shipped ones of the same name.
-    design_file : path, optional
-        A design file (TOML) with what the log cannot say; the fact parameters below override it.
-    attribute, values_why, metric_definition, metric_cannot_see, held_fixed, not_fixed, not_tested, run_dates, mitigation, gap_of_interest, selection
-        Design facts (see :class:`probestats.shape.design.Design`); missing ones show as placeholders.
-        ``selection`` (the metric says whether a candidate was selected) adds selection rates and impact
-        ratios to a report of several values.
+    design : Design or path, optional
+        What the log cannot say (see :class:`probestats.shape.design.Design`), or a design file (TOML) holding
+        it; missing facts show as placeholders. ``gap_of_interest`` adds power at that gap, ``selection``
+        (the metric says whether a candidate was selected) selection rates and impact ratios to a report of
+        several values.
     control, baseline
         A control wording (the value of a meaningless edit, set against every compared value: the
         ``control`` section) and the unchanged one of two compared values, as for :func:`probestats.analyze`.
@@ -153,14 +150,13 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
     judge : dict, optional
         An order probe: ``{"order", "response", "choice", "verdicts", "by", "repetition"}``.
     before_log : path, optional
-        The same probe run before a change (the compare section).
-    cells : dict, optional
-        A cell table instead of a log: ``{"--cells": FILE, "--noise-cells": FILE, "--before-cells": FILE}``.
+        The same probe run before a change (the compare section); beside a cell table, its cell table.
     source : str, optional
         What the report calls the log (default: the paths as given, joined by commas).
-    answers, label_map, framing_columns
+    answers, label_map
         How the framing log's answers are read, as for :func:`probestats.analyses.framing.analyze_framing`
-        (``framing_columns``: ``affirmative=COL,reverse=COL`` for one row per item).
+        (a framing log of one row per item with a column per framing's answer: the probe's
+        ``framing_columns``, which shape the framing log alone).
     interval, hedges, effect_size
         The interval of the average gap, Hedges' correction of the effect sizes, and the effect size a report
         of several metrics draws, as for :func:`probestats.analyze`.
@@ -174,7 +170,7 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
     per_item : bool
         Welch's t within every item on its runs (as ``analyze --per-item``), p corrected across the items
         by ``correction``: a table in the tests section, beyond 40 items the items with the smallest
-        corrected p and the whole table as CSV beside the report. Needs the log's rows (not ``cells``)
+        corrected p and the whole table as CSV beside the report. Needs the log's rows (not a cell table)
         and a comparison of two values.
     validation : path, list of dict or DataFrame, optional
         Hand labels of a sample of runs of a coded metric (see :mod:`probestats.analyses.validation`): the
@@ -202,6 +198,13 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
     >>> job = report(Path("sample_logs/style_probe.csv"), metric="steps", format="md", sections=["table"])
     >>> job.text.splitlines()[0], job.files
     ('## Per-item table', ())
+    >>> from probestats import Design
+    >>> job = report("sample_logs/style_probe.csv", metric="steps", format="md", sections=["design"],
+    ...              design=Design(attribute="writing style"))
+    >>> job.text.splitlines()[2]
+    '- **Attribute:** writing style'
+    >>> report("sample_logs/style_probe.csv", metric="steps", design="examples/style_probe.toml").design.attribute
+    'writing style of a debugging help request'
     """
     if plain:
         from probestats.present.report.plain import spelled_in_words
@@ -218,11 +221,10 @@ def _arguments(given: dict) -> dict:
 
 
 def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, format, sections, templates,
-            design_file, attribute, values_why, metric_definition, metric_cannot_see, held_fixed, not_fixed,
-            not_tested, run_dates, mitigation, gap_of_interest, probe, framing_log, targets, toward, judge, by,
-            correction, reference, scale, factor, n_resamples, seed, before_log, cells, source, answers, label_map,
-            framing_columns, interval, hedges, effect_size, noise_value, settings, attribute_settings,
-            per_item, validation, control, baseline, selection, cluster=None, random_settings=()) -> ReportJob:
+            design, probe, framing_log, targets, toward, judge, by,
+            correction, reference, scale, factor, n_resamples, seed, before_log, source, answers, label_map,
+            interval, hedges, effect_size, noise_value, settings, attribute_settings,
+            per_item, validation, control, baseline, cluster=None, random_settings=()) -> ReportJob:
     """:func:`report`'s work; ``named`` collects the options a plain report names in words (None: not plain)."""
     from probestats.analyses.metrics import split_metrics
     from probestats.present.report.files import refuse_inputs
@@ -237,15 +239,24 @@ def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, f
     output = Path(output) if output is not None else None
     if output is not None:
         refuse_inputs({opt("output"): output}, {
-            opt("log"): log or None, opt("noise"): noise, opt("design_file"): design_file,
+            opt("log"): log or None, opt("noise"): noise,
+            opt("design"): design if isinstance(design, (str, Path)) else None,
             opt("framing_log"): framing_log or None, opt("targets"): targets, opt("before_log"): before_log,
             opt("validation"): validation if isinstance(validation, (str, Path)) else None,
-            opt("lookup"): [src for src, _ in probe.lookup if isinstance(src, (str, Path))] or None,
-            **{either(f"cells[{k!r}]", _CELL_INPUTS.get(k, k)): v for k, v in (cells or {}).items()}})
+            opt("lookup"): [src for src, _ in probe.lookup if isinstance(src, (str, Path))] or None})
     fmt = report_format(output, format)
-    if not framing_log and (answers != "auto" or label_map or framing_columns):
-        raise OptionError(f"{opt('answers')}, {opt('label_map')} and {opt('framing_columns')} belong to the framing "
-                          f"section; give the dual-framing log with {opt('framing_log', 'FRAMING_LOG')}")
+    cells = _cell_tables(log, noise, before_log)
+    if cells is not None:   # a cell table as the log: its noise and before are cell tables too
+        from probestats.jobs.inputs import refuse_row_options
+
+        refuse_row_options(probe, reference=reference, scale=scale, factor=factor)
+        log, noise, before_log = (), None, None
+    if not framing_log and (answers != "auto" or label_map or probe.framing_columns):
+        columns = either("the probe's framing_columns", opt("framing_columns"))
+        raise OptionError(f"{opt('answers')}, {opt('label_map')} and {columns} belong to the framing section; give "
+                          f"the dual-framing log with {opt('framing_log', 'FRAMING_LOG')}")
+    # the framing columns shape the framing log alone, never the probe log beside it
+    framing_columns, probe = probe.framing_columns, replace(probe, framing_columns=())
     assets = output.parent / f"{output.stem}_files" if (output is not None and fmt == "md") else None
     framing_options = dict(by=by, targets=targets, toward=toward, alpha=alpha, correction=correction,
                            answers=answers, label_map=label_map, framing_columns=framing_columns)
@@ -254,13 +265,9 @@ def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, f
                           "or an order probe alone has no plain form: leave it out")
     if framing_log and not log and cells is None and not metric and judge is None:
         _refuse_arms({k: v for k, v in (("control", control), ("baseline", baseline)) if v is not None},
-                     _design(design_file, selection=selection), "a framing log alone")
+                     _design(design), "a framing log alone")
         return _framing_only(framing_log, output, fmt, templates, probe, assets, sections=sections,
                              source=source, **framing_options)
-    facts = dict(attribute=attribute, values_why=values_why, metric_definition=metric_definition,
-                 metric_cannot_see=metric_cannot_see, held_fixed=held_fixed, not_fixed=not_fixed,
-                 not_tested=not_tested, run_dates=run_dates, mitigation=mitigation, gap_of_interest=gap_of_interest,
-                 selection=selection)
     arms = {k: v for k, v in (("control", control), ("baseline", baseline)) if v is not None}
     metrics = split_metrics(metric) if metric else []
     if len(metrics) > 1 and per_item:
@@ -272,24 +279,22 @@ def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, f
         raise OptionError(f"{opt('plain', True)} words the report of one metric; give one {opt('metric')} or "
                           "leave it out")
     if len(metrics) > 1:
-        return _metrics_job(log, metrics, output, fmt, design_file, facts, templates, probe, assets, judge=judge,
+        return _metrics_job(log, metrics, output, fmt, design, templates, probe, assets, judge=judge,
                             sections=sections, framing=framing_log, before=before_log, cells=cells, source=source,
                             a=a, b=b, noise=noise, by=by, reference=reference, scale=scale, factor=factor,
                             alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples,
                             seed=seed, interval=interval, hedges=hedges, effect_size=effect_size, **arms,
-                            **({"selection": True} if _design(design_file, **facts).selection else {}))
+                            **({"selection": True} if _design(design).selection else {}))
     metric = metrics[0] if metrics else None
     if cells is None and not log:
         raise OptionError(f"give the {opt('log')} to report (or a cell table in its place)")
     judged = _judge(log, judge, alpha, probe)
-    design = _design(design_file, **facts)
+    design = _design(design)
     if metric is None:
         if judged is None:
             raise OptionError(f"give the metric column, {opt('metric', 'COL')} (or "
                               f"{either(*_ORDER)} for a report of an order probe alone)")
         _refuse_arms(arms, design, "an order probe alone")
-        from dataclasses import replace
-
         from probestats.present.report.judge import render_judge_report
 
         if source is not None:  # what the report calls the log, as for every other report
@@ -315,7 +320,7 @@ def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, f
                                              gap_of_interest=design.gap_of_interest,
                                              resampling=dict(n_resamples=n_resamples, seed=seed, interval=interval,
                                                              hedges=hedges))
-        log = (cells["--cells"],)
+        log = (cells["log"],)
     else:
         result, comparison = _log_analysis(log, metric, a, b, noise, by, alternative, alpha, correction, probe,
                                            reference=reference, scale=scale, factor=factor,
@@ -391,7 +396,7 @@ def _coded_by(probe, metric) -> str | None:
 
 def _refuse_arms(arms: dict, design, what: str) -> None:
     """A control, a baseline or a selection given where the report has no comparison of values to use them."""
-    given = [opt(k, v) for k, v in arms.items()] + ([either("selection=True", "--set selection=yes")]
+    given = [opt(k, v) for k, v in arms.items()] + ([either("Design(selection=True)", "--set selection=yes")]
                                                      if design.selection else [])
     if given:
         raise OptionError(f"{given[0]} belongs to the analysis of a probe log's values; {what} has none (drop it, "
@@ -434,7 +439,7 @@ def _framing_only(paths, output, fmt, templates, probe, assets, *, sections, sou
     return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), framing=framing)
 
 
-def _metrics_job(log, metrics, output, fmt, design_file, facts, templates, probe, assets, *, judge, sections,
+def _metrics_job(log, metrics, output, fmt, design, templates, probe, assets, *, judge, sections,
                  framing, before, cells, source, **options) -> ReportJob:
     """A report of several metrics: every metric's analysis side by side, one family, the heatmap."""
     from probestats.analyses.dispatch import analyze as run
@@ -449,16 +454,18 @@ def _metrics_job(log, metrics, output, fmt, design_file, facts, templates, probe
         if given:
             raise OptionError(f"{flag} belongs to the report of one metric; give one {opt('metric')}")
     result = run(log, metric=metrics, probe=probe, **options)
-    design = _design(design_file, **facts)
+    design = _design(design)
     text = render_metrics_report(result, format=fmt, templates=templates, assets_dir=assets, design=design,
                                  source=source if source is not None else ", ".join(str(p) for p in log))
     return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), analysis=result, design=design)
 
 
-def _design(design_file, **facts):
-    from probestats.shape.design import design_from
+def _design(design):
+    """The design facts: a :class:`~probestats.shape.design.Design` as given, the one a design file holds, or
+    none stated."""
+    from probestats.shape.design import as_design
 
-    return design_from(design_file, **facts)
+    return as_design(design)
 
 
 def _write(output, text: str, fmt: str) -> tuple:
@@ -498,8 +505,6 @@ def _framing(paths, probe, *, by, targets, toward, alpha, correction, answers, l
 
     Beside a probe log, ``wide`` names that log's columns (a wide framing sheet is recognized by itself), and a
     column mapping applies where the framing log has its header."""
-    from dataclasses import replace
-
     from probestats.analyses.framing import analyze_framing
 
     # complete: the framing analysis always keeps only items answered in both framings, and says which it left out
@@ -551,17 +556,26 @@ def _log_analysis(log, metric, a, b, noise, by, alternative, alpha, correction, 
     return result, comparison
 
 
+def _cell_tables(log, noise, before_log) -> dict | None:
+    """The cell tables of a report of one (``log``, ``noise``, ``before``), or None for a report of logs; a cell
+    table beside a log is refused (:func:`probestats.jobs.inputs.cell_inputs`)."""
+    from probestats.jobs.inputs import cell_inputs
+
+    table, noise_table, _, before_table, _ = cell_inputs(log, noise=noise, before_log=before_log)
+    return None if table is None else {"log": table, "noise": noise_table, "before": before_table}
+
+
 def _cells_analysis(cells, metric, a, b, by, alternative, alpha, correction, *, gap_of_interest, resampling=None):
     """The analysis step of a report of a cell table, as :func:`_log_analysis` does it for a row log
     (``resampling``: the interval, ``n_resamples``, ``seed`` and Hedges' correction, as on the row path)."""
     from probestats.analyses.cells import analyze_cells, compare_cells
     from probestats.analyses.plan import with_design_power
 
-    result = analyze_cells(cells["--cells"], metric=metric, a=a, b=b, by=by, alternative=alternative, alpha=alpha,
-                           correction=correction, noise=cells.get("--noise-cells"), **(resampling or {}))
+    result = analyze_cells(cells["log"], metric=metric, a=a, b=b, by=by, alternative=alternative, alpha=alpha,
+                           correction=correction, noise=cells["noise"], **(resampling or {}))
     result = with_design_power(result, gap_of_interest)
     comparison = None
-    if cells.get("--before-cells") is not None:
-        comparison = compare_cells(cells["--before-cells"], cells["--cells"], metric=metric,
+    if cells["before"] is not None:
+        comparison = compare_cells(cells["before"], cells["log"], metric=metric,
                                    a=a or result.main.a, b=b or result.main.b, alternative=alternative, alpha=alpha)
     return result, comparison

@@ -15,6 +15,7 @@ import contextlib
 import functools
 import secrets
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 from probestats.errors import OptionError, ProbestatsError
@@ -345,7 +346,6 @@ def _options_from(form, shown: dict, values: list) -> tuple:
 def _kept_in(job: Job, mapping: Mapping) -> Mapping:
     """Another sheet or other title rows: the choices that name a header the new header row lacks are
     dropped (the reader finds the columns again)."""
-    from dataclasses import replace
 
     try:
         headers = set(read_once(job, mapping.sheet, mapping.skip_rows).headers)
@@ -548,8 +548,9 @@ def analysis(job: Job):
             if mapping.analysis == "framing":
                 from probestats.jobs.framing import framing
 
-                return framing(job.log.path, probe=probe, targets=_targets_file(job),
-                               answers=mapping.answers or "auto", framing_columns=mapping.framing_columns())
+                return framing(job.log.path, probe=replace(probe, framing_columns=mapping.framing_columns()),
+                               targets=_targets_file(job),
+                               answers=mapping.answers or "auto")
             from probestats.jobs.judge import judge
 
             _judge_ready(mapping)
@@ -580,6 +581,7 @@ def report_job(job: Job, fmt: str):
 def _make_report(job: Job, fmt: str):
     from probestats.errors import cli_spelling
     from probestats.jobs.report import report
+    from probestats.shape.design import design_from
 
     mapping = job.mapping
     detected = _detected(job)
@@ -589,7 +591,8 @@ def _make_report(job: Job, fmt: str):
     with cli_spelling():  # as the command line runs it: its text is the command's, byte for byte
         if mapping.analysis == "framing":  # a report of the framing log alone, as `report --framing LOG` writes it
             return report(framing_log=job.log.path, targets=_targets_file(job), answers=mapping.answers or "auto",
-                          framing_columns=mapping.framing_columns(), output=output, probe=mapping.probe(detected),
+                          output=output, probe=replace(mapping.probe(detected),
+                                                       framing_columns=mapping.framing_columns()),
                           source=job.log.name)
         if mapping.analysis == "judge":  # a report of the order probe alone, as `report LOG --order COL` writes it
             _judge_ready(mapping)
@@ -600,7 +603,8 @@ def _make_report(job: Job, fmt: str):
         return report(job.log.path, metric=mapping.metric, a=mapping.a or None, b=mapping.b or None,
                       reference=(mapping.reference or None) if not (mapping.a or mapping.b) else None,
                       noise=job.noise.path if job.noise else None, output=output, probe=mapping.probe(detected),
-                      source=job.log.name, plain=True, **mapping.keywords("report"), **job.facts)
+                      source=job.log.name, plain=True, **mapping.keywords("report"),
+                      design=design_from(None, **job.facts) if job.facts else None)
 
 
 def report_text(job: Job, fmt: str) -> str:

@@ -3,10 +3,9 @@
 A log shows which items, values and settings were run; it cannot show why the values
 matter, how the metric was defined before the first run, what could not be held fixed,
 which attributes were never tested, or what mitigation was applied. A report asks for
-these, and takes them from a small TOML file (``design_file='probe.toml'``; on the command line
-``--design probe.toml``) or one at a time from ``--set KEY=VALUE`` with the same keys (which
-override the file). Nothing is invented: a
-field left out becomes a visible placeholder in the report.
+these as one :class:`Design` (``design=Design(...)``), or from a small TOML file (``design='probe.toml'``;
+on the command line ``--design probe.toml``, with ``--set KEY=VALUE`` for one fact at a time, over the
+file's). Nothing is invented: a field left out becomes a visible placeholder in the report.
 
 Example file::
 
@@ -30,7 +29,7 @@ from pathlib import Path
 
 from probestats.errors import OptionError, ReadError, opt
 
-__all__ = ["Design", "load_design", "design_from", "KNOWN_KEYS"]
+__all__ = ["Design", "as_design", "load_design", "design_from", "KNOWN_KEYS"]
 
 #: Fields that hold a list (a string is taken as a one-element list).
 LIST_FIELDS = ("metric_cannot_see", "held_fixed", "not_fixed", "not_tested")
@@ -169,7 +168,7 @@ def load_design(path) -> Design:
     """
     path = Path(path)
     if not path.exists():
-        raise ReadError(f"cannot read design file '{path}': no such file; check the path given to {opt('design_file')}")
+        raise ReadError(f"cannot read design file '{path}': no such file; check the path given to {opt('design')}")
     if path.is_dir():
         raise ReadError(f"cannot read design file '{path}': it is a folder; give a .toml file")
     try:
@@ -203,3 +202,26 @@ def design_from(path=None, **options) -> Design:
     """
     base = load_design(path) if path is not None else Design()
     return base.merged(**options)
+
+
+def as_design(design) -> Design:
+    """The design a job was given: a :class:`Design` as it is, a path as the design file it names, None as no
+    facts stated.
+
+    Examples
+    --------
+    >>> as_design(None) == Design(), as_design(Design(attribute="style")).attribute
+    (True, 'style')
+    >>> as_design({"attribute": "style"})
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: design: expected a Design or the path of a design file (TOML), not a dict; write design=Design(attribute=...)
+    """
+    if design is None:
+        return Design()
+    if isinstance(design, Design):
+        return design
+    if isinstance(design, (str, Path)):
+        return load_design(design)
+    raise OptionError(f"{opt('design')}: expected a Design or the path of a design file (TOML), not a "
+                      f"{type(design).__name__}; write design=Design(attribute=...)")
