@@ -387,8 +387,8 @@ def _check_groups(log, by) -> None:
 def _check_arms(*, control, baseline, selection, factor, several, group, reference, a, b) -> None:
     """Refuse a control, a baseline or a selection that the analysis the options ask for cannot use."""
     if not isinstance(selection, bool):
-        raise OptionError(f"{opt('selection', selection)}: expected True (the metric says whether a candidate was "
-                          "selected) or False")
+        said = either(f"Design(selection={selection!r})", f"--set selection={selection}")
+        raise OptionError(f"{said}: expected True (the metric says whether a candidate was selected) or False")
     if selection and (several or factor):
         raise OptionError(f"{either('Design(selection=True)', '--set selection=yes')}: selection rates and impact "
                           f"ratios are shown for several values of one metric; drop {opt('factor') if factor else 'it'}"
