@@ -249,7 +249,7 @@ def test_auto_path_reports_certified_bounds_that_monte_carlo_agrees_with():
     assert r.pvalue == hi and hi - lo <= 0.01 * hi
     mc = sign_flip_test(g, method="monte-carlo", n_resamples=200_000, seed=1)
     assert lo - 5 * mc.pvalue_se <= mc.pvalue <= hi + 5 * mc.pvalue_se
-    assert r.to_dict()["pvalue_bounds"] == [lo, hi]
+    assert r.to_dict()["p_bounds"] == [lo, hi]
 
 
 def test_bounds_do_not_grow_with_a_wild_spread_of_gaps():

@@ -951,7 +951,7 @@ def test_the_mdg_range_holds_the_mdg_and_narrows_with_a_larger_noise_log():
         widths.append((c.mdg_range[1] - c.mdg_range[0]) / c.mdg)
         d = plan.to_dict()
         assert d["cells"][0]["mdg_range"] == list(c.mdg_range)
-        assert d["noise_runs_to_halve_range"] == 4 * plan.noise.n_runs
+        assert d["mdg_range_noise_runs_to_halve"] == 4 * plan.noise.n_runs
         assert "resampled noise logs" in d["mdg_range_method"]
         text = plan_text(plan)
         assert "range" in text and f"{4 * plan.noise.n_runs:,} runs" in text
@@ -960,7 +960,7 @@ def test_the_mdg_range_holds_the_mdg_and_narrows_with_a_larger_noise_log():
     assert widths[1] < widths[0], widths
     assert plan_probe(1.2, items=8, runs=10, sims=200).cells[0].mdg_range is None       # a stated sigma
     assert plan_probe(log(30), metric="x", items=8, runs=10, sims=200, mdg_range=False).to_dict()[
-        "noise_runs_to_halve_range"] is None
+        "mdg_range_noise_runs_to_halve"] is None
 
 
 def test_the_mdg_simulation_error_matches_brute_force_on_a_normal_test():

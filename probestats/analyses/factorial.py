@@ -93,7 +93,7 @@ class FactorTest:
     def to_dict(self) -> dict:
         return {"effect": self.name, "statistic": _num(self.statistic), "p": float(self.pvalue),
                 "p_adjusted": _num(self.p_adjusted), "method": self.method, "arrangements": int(self.arrangements),
-                "pvalue_se": _num(self.pvalue_se)}
+                "p_se": _num(self.pvalue_se)}
 
 
 @dataclass(frozen=True)

@@ -769,10 +769,10 @@ def _framing_cells(st: _Framed, sc: _Scoring, pol: _Polarity, scored: pl.DataFra
         raw_cells.append(dict(
             by=cell_by, reference=topic_ref, n_items=n_items, n_unparsed=cell_unparsed.height, **stats,
             bias_p=bt.pvalue if bt else None, acquiescence_p=at.pvalue if at else None,
-            bias_log10_pvalue=bt.log10_pvalue if bt else None,
-            acquiescence_log10_pvalue=at.log10_pvalue if at else None,
+            bias_p_log10=bt.log10_pvalue if bt else None,
+            acquiescence_p_log10=at.log10_pvalue if at else None,
             bias_ci=ci(bias_u), acquiescence_ci=ci(acq_u), **extra,
-            test_unit=unit, test_method=bt.method.replace("see log10_pvalue", "see bias_log10_pvalue") if bt else None,
+            test_unit=unit, test_method=bt.method.replace("see log10_pvalue", "see bias_p_log10") if bt else None,
             min_attainable_p=min_attainable_p(len(bias_u)) if len(bias_u) else None,
             single_item=n_items == 1,
         ))

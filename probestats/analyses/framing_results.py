@@ -77,7 +77,7 @@ class FramingCell(_Record):
         Yes/no answers: the share of yes to the affirmative and to the reverse prompts.
     n_refused, n_hedged : int or None
         Yes/no answers: replies that refuse, and that hedge.
-    bias_log10_pvalue, acquiescence_log10_pvalue : float or None
+    bias_p_log10, acquiescence_p_log10 : float or None
         log10 of the p-values, exact also where a float underflows.
     """
 
@@ -116,8 +116,8 @@ class FramingCell(_Record):
     yes_reverse: float | None = None
     n_refused: int | None = None
     n_hedged: int | None = None
-    bias_log10_pvalue: float | None = None
-    acquiescence_log10_pvalue: float | None = None
+    bias_p_log10: float | None = None
+    acquiescence_p_log10: float | None = None
 
 
 @dataclass(frozen=True)

@@ -107,7 +107,7 @@ class OmnibusResult:
         return {"p": float(self.pvalue), "method": self.method, "statistic": _num(self.statistic),
                 "n_items": int(self.n_items), "n_values": int(self.n_values),
                 "arrangements": int(self.arrangements), "n_resamples": self.n_resamples,
-                "seed": self.seed, "pvalue_se": _num(self.pvalue_se), "undecided": bool(self.undecided),
+                "seed": self.seed, "p_se": _num(self.pvalue_se), "undecided": bool(self.undecided),
                 "p_interval": None if self.pvalue_interval is None else [float(x) for x in self.pvalue_interval],
                 **({"p_bound": self.pvalue_bound} if self.pvalue_bound is not None else {})}
 

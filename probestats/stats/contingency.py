@@ -71,7 +71,7 @@ class TableTest:
 
     def to_dict(self) -> dict:
         return {"statistic": self.statistic, "p": self.pvalue, "method": self.method,
-                "n_resamples": self.n_resamples, "error": self.error, "matched": self.matched,
+                "n_resamples": self.n_resamples, "p_se": self.error, "matched": self.matched,
                 "n_blocks": self.n_blocks, "n": self.n}
 
 

@@ -81,6 +81,7 @@ from probestats.vocabulary import (ALTERNATIVES, N_RESAMPLES, SIGN_FLIP_RESAMPLE
 
 __all__ = [
     "TestResult",
+    "JSON_NAMES",
     "Interval",
     "sign_flip_test",
     "sign_flip_pvalues",
@@ -115,6 +116,12 @@ _ULP = sys.float_info.epsilon
 
 
 # --------------------------------------------------------------------------- results
+
+
+#: A test's fields as JSON names them, where Python's name differs: a p-value is ``p`` in every JSON object
+#: (``pvalue`` in Python, as scipy names it), and its companions follow it.
+JSON_NAMES = {"pvalue": "p", "log10_pvalue": "p_log10", "pvalue_se": "p_se", "pvalue_bounds": "p_bounds",
+              "pvalue_bound": "p_bound"}
 
 
 @dataclass(frozen=True)
@@ -155,7 +162,7 @@ class TestResult:
     Examples
     --------
     >>> r = TestResult(statistic=0.5, pvalue=0.25, method="exact", alternative="two-sided", n=3)
-    >>> r.to_dict()["pvalue"]
+    >>> r.to_dict()["p"]   # JSON says p where Python says pvalue (JSON_NAMES)
     0.25
     """
 
@@ -194,8 +201,10 @@ class TestResult:
         --------
         >>> sign_test([1, 2, -1]).to_dict()["formula"]
         '=MIN(1, 2*(1-BINOM.DIST(1, 3, 0.5, TRUE)))'
+        >>> sorted(k for k in sign_test([1, 2, -1]).to_dict() if k.startswith("p"))
+        ['p', 'p_bound', 'p_bounds', 'p_log10', 'p_se']
         """
-        return {f.name: jsonable(getattr(self, f.name)) for f in fields(self)}
+        return {JSON_NAMES.get(f.name, f.name): jsonable(getattr(self, f.name)) for f in fields(self)}
 
     def _repr_html_(self) -> str:
         rows = "".join(

@@ -270,7 +270,7 @@ class Plan:
             "cells": [c.to_dict() for c in self.cells],
             "mdg_range_method": self.mdg_range_method,
             "mdg_range_sims": self.range_sims,
-            "noise_runs_to_halve_range": self.noise_runs_to_halve_range,
+            "mdg_range_noise_runs_to_halve": self.noise_runs_to_halve_range,
             "problems": [p.to_dict() for p in self.problems],
         }
         if self.heterogeneity is not None:

@@ -41,7 +41,7 @@ def framing_sentences(result: FramingResult) -> list[str]:
         binary = c.answers == "yes-no"
         lean = "lean (yes-rate difference)" if binary else "bias"
         stat = (f"{lean} {c.bias:+.2f} toward {ref} ({ci}adjusted "
-                f"{fmt_p_floor(c.bias_p_adjusted, c.bias_log10_pvalue, result.alpha)}, "
+                f"{fmt_p_floor(c.bias_p_adjusted, c.bias_p_log10, result.alpha)}, "
                 f"exact sign-flip test {unit}{' (McNemar exact with one answer per framing)' if binary else ''}, "
                 f"{c.n} {'answers' if binary else 'responses'}")
         # abstentions score 0 and pull the lean toward zero: say how many, so that a model that
@@ -49,7 +49,7 @@ def framing_sentences(result: FramingResult) -> list[str]:
         abstained = (f" {100 * c.abstain_rate:.0f}% of its responses were abstentions (refusals, scored 0), "
                      "which pull the lean toward zero." if c.abstain_rate else "")
         acq = (f"acquiescence {c.acquiescence:+.2f}, adjusted "
-               f"{fmt_p_floor(c.acquiescence_p_adjusted, c.acquiescence_log10_pvalue, result.alpha)}")
+               f"{fmt_p_floor(c.acquiescence_p_adjusted, c.acquiescence_p_log10, result.alpha)}")
         if binary:
             abstained = (f" Yes to {100 * c.yes_affirmative:.0f}% of the affirmative prompts and "
                          f"{100 * c.yes_reverse:.0f}% of the reverse ones; {c.n_refused} refused, {c.n_hedged} "
