@@ -453,6 +453,22 @@ def test_a_metric_of_lists_is_refused_naming_explode(tmp_path, capsys):
         assert "--explode m (seed=m numbers them as seeds)" in err and "unexpected" not in err, (argv, err)
 
 
+def test_the_explode_a_list_refusal_names_is_the_mapped_column_it_reads(tmp_path, capsys):
+    # with --column steps=Steps the refusal quotes the header as the file spells it, and names the fix by the
+    # name explode reads (the mapped one): the fix it names works
+    from probestats.cli import main
+
+    path = tmp_path / "listed.jsonl"
+    path.write_text("".join(f'{{"id": {i}, "variant": "{v}", "Steps": [{i}, {i + (v == "a")}, 2]}}\n'
+                            for i in range(6) for v in ("a", "b")), encoding="utf-8")
+    argv = ["analyze", str(path), "--metric", "steps", "--column", "steps=Steps", "--column", "item=id"]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("Error: 1 validation error: Steps holds lists such as [0, 1, 2] (line 1)")
+    assert "turn each list into runs with --explode steps (seed=steps numbers them as seeds)" in err
+    assert main([*argv, "--explode", "seed=steps"]) == 0
+
+
 def test_temperature_as_the_metric_or_as_a_split_reads_as_before(tmp_path):
     # the temperature parsed as it is read must still serve as a metric (with its text cells
     # reported) and as a --by column (its text cells trimmed like any id)

@@ -102,7 +102,7 @@ def text_not_number(text: pl.Expr) -> pl.Expr:
 
 def list_columns(log: Log, schema: pl.Schema, columns: list[str], metric: str | None = None) -> list[Problem]:
     """Columns that hold lists (a JSON array in a cell), which no check or analysis can read as one value; a
-    ``metric`` of lists is told how to read each element as a run."""
+    ``metric`` of lists is told how to read each element as a run (by its mapped name, which explode reads)."""
     problems = []
     for c in columns:
         if isinstance(schema[c], (pl.List, pl.Array)):
@@ -114,7 +114,7 @@ def list_columns(log: Log, schema: pl.Schema, columns: list[str], metric: str | 
             problems.append(Problem(
                 "error", "list_value",
                 f"{header} holds lists{shown}, not one value per run; "
-                + (f"{explode_fix(header)}, or " if c == metric else "") + "write a single value in each cell",
+                + (f"{explode_fix(c)}, or " if c == metric else "") + "write a single value in each cell",
                 rows, log.columns.get(c)))
     return problems
 
