@@ -171,3 +171,44 @@ def test_one_value_against_a_group_of_eight(tmp_path, capsys):
     assert main(["analyze", str(path), "--metric", "score", *flags]) == 0
     out = capsys.readouterr().out
     assert "Caveat: 'min' is a group of 8 values" in out and "Wilcoxon" not in out and "sign test" not in out
+
+
+def test_a_design_built_in_python_is_checked_as_a_design_files_facts_are():
+    # Design(...) by hand goes through the same reading as the file's facts: 'no' is no selection, one text
+    # is a list of one, and a gap of interest that is no number is refused
+    import probestats
+    from probestats.errors import OptionError
+    from probestats.shape.design import Design, as_design
+
+    assert as_design(Design(selection="no")).selection is False
+    assert as_design(Design(selection="yes")).selection is True
+    assert as_design(Design(not_tested="names")).not_tested == ("names",)
+    with pytest.raises(OptionError, match="gap_of_interest: expected a number"):
+        as_design(Design(gap_of_interest="half"))
+    # and so in the jobs: a report states 'names', not n; a; m; e; s
+    report = probestats.report("sample_logs/style_probe.csv", metric="steps", design=Design(not_tested="names"))
+    assert "names" in report.text and "n; a; m; e; s" not in report.text
+
+
+def test_analyze_refuses_the_facts_of_a_design_it_would_drop_and_reads_a_files_selection():
+    import probestats
+    from probestats.errors import OptionError
+    from probestats.shape.design import Design
+
+    with pytest.raises(OptionError, match=r"^Design\(attribute=\.\.\.\): analyze reads the design fact selection only"):
+        probestats.analyze("sample_logs/style_probe.csv", metric="steps", design=Design(attribute="style"))
+    # a design file is the probe's whole record, shared with its report: analyze reads its selection alone
+    assert probestats.analyze("sample_logs/style_probe.csv", metric="steps",
+                              design="examples/style_probe.toml").main.n_items == 8
+    assert probestats.analyze("sample_logs/style_probe.csv", metric="steps",
+                              design=Design(selection="no")).main.n_items == 8
+
+
+def test_a_report_of_a_cell_table_refuses_an_order_probe_in_python_too(tmp_path):
+    import probestats
+    from probestats.errors import OptionError
+
+    cells = tmp_path / "cells.parquet"
+    probestats.cells("sample_logs/style_probe.csv", metric="steps", output=cells)
+    with pytest.raises(OptionError, match="^judge cannot be used with a cell table: the order probe reads"):
+        probestats.report(str(cells), metric="steps", judge={"order": "position"})

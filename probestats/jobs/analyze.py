@@ -45,7 +45,8 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
     design : Design or path, optional
         The design facts (see :class:`probestats.shape.design.Design`), or a design file (TOML) holding them;
         the analysis reads ``selection`` (the metric says whether a candidate was selected: selection rates
-        and impact ratios in an analysis of several values), the report states the others.
+        and impact ratios in an analysis of several values), the report states the others: a ``Design``
+        stating any of them is refused (a design file, the probe's whole record, is read for ``selection``).
     progress : callable, optional
         Called with the name of each stage of a long job.
 
@@ -76,9 +77,16 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
                           "apart")
     arms = {k: v for k, v in (("control", control), ("baseline", baseline)) if v is not None}
     if design is not None:
-        from probestats.shape.design import as_design
+        from probestats.shape.design import Design, as_design
 
-        if as_design(design).selection:
+        given, design = design, as_design(design)
+        stated = [k for k, v in design.to_dict().items() if k != "selection" and v not in (None, [], ())]
+        if stated and isinstance(given, Design):   # a report's facts: an analysis would drop them without a word
+            # (a design file is the probe's whole record, shared with its report: analyze reads its selection)
+            raise OptionError(f"Design({stated[0]}=...): analyze reads the design fact selection only; {stated[0]} is "
+                              f"a fact a report states (give it to "
+                              f"{either('probestats.report(..., design=...)', 'probestats report')})")
+        if design.selection:
             arms["selection"] = True
     if cells_file is not None:
         runs = [(name, value) for name, value in (("cluster", cluster), ("random_settings", random_settings),

@@ -212,6 +212,8 @@ def as_design(design) -> Design:
     --------
     >>> as_design(None) == Design(), as_design(Design(attribute="style")).attribute
     (True, 'style')
+    >>> as_design(Design(selection="no")).selection, as_design(Design(not_tested="names")).not_tested
+    (False, ('names',))
     >>> as_design({"attribute": "style"})
     Traceback (most recent call last):
     ...
@@ -219,8 +221,8 @@ def as_design(design) -> Design:
     """
     if design is None:
         return Design()
-    if isinstance(design, Design):
-        return design
+    if isinstance(design, Design):   # checked as a design file's facts are: Design(selection="no") is no selection
+        return Design().merged(**{f.name: getattr(design, f.name) for f in fields(design)})
     if isinstance(design, (str, Path)):
         return load_design(design)
     raise OptionError(f"{opt('design')}: expected a Design or the path of a design file (TOML), not a "
