@@ -660,7 +660,7 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
     if not framing_only and not as_cells and not log:
         raise click.UsageError("Missing argument 'LOG...'.")
     if as_cells:
-        _report_cells_usage(metric, judge=judge, probe=probe, reference=reference, scale=scale, factor=factor)
+        _report_cells_usage(metric)
     if not framing_only:
         if judge is not None and judge["response"] and judge["choice"]:
             raise click.UsageError("give one of --response and --choice, not both")
@@ -861,14 +861,10 @@ def judge(log, order, response, choice, score, verdicts, by, repetition, scale, 
 # --------------------------------------------------------------------------- the cell table
 
 
-def _report_cells_usage(metric, *, judge, probe, reference, scale, factor) -> None:
-    """report of a cell table: what cannot go with it."""
+def _report_cells_usage(metric) -> None:
+    """report of a cell table: its metric is named (what else cannot go with it, the job refuses)."""
     if metric is None:
         raise click.UsageError("Missing option '--metric' (a cell table holds one metric).")
-    if judge is not None:
-        raise OptionError("--order cannot be used with a cell table: the order probe reads the judge's replies; "
-                          "report the LOG for it")
-    refuse_row_options(probe, reference=reference, scale=scale, factor=factor)
 
 
 def _plan_usage(noise_cells, noise, pilot_cells, pilot, probe) -> None:

@@ -250,6 +250,9 @@ def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, f
         from probestats.jobs.inputs import refuse_row_options
 
         refuse_row_options(probe, reference=reference, scale=scale, factor=factor)
+        if judge is not None:
+            raise OptionError(f"{either('judge', '--order')} cannot be used with a cell table: the order probe reads the "
+                              f"judge's replies; report the {either('log', 'LOG')} for it")
         log, noise, before_log = (), None, None
     if not framing_log and (answers != "auto" or label_map or probe.framing_columns):
         columns = either("the probe's framing_columns", opt("framing_columns"))
