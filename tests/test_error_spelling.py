@@ -188,7 +188,7 @@ SHAPING = {
     "framing columns naming one framing": (
         lambda: probestats.framing(FRAMING, probe=probestats.Probe(framing_columns=("aff=x",))),
         ["framing", FRAMING, "--framing-columns", "aff=x"],
-        "framing_columns='aff=x': name both framings, affirmative=COLUMN,reverse=COLUMN",
+        "Probe(framing_columns=('aff=x',)): name both framings, affirmative=COLUMN,reverse=COLUMN",
         "--framing-columns aff=x: name both framings, affirmative=COLUMN,reverse=COLUMN"),
     "a warehouse dialect": (
         lambda: __import__("probestats.shape.warehouse", fromlist=["x"]).cell_query(

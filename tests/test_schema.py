@@ -433,7 +433,7 @@ def test_a_metric_of_lists_is_refused_naming_explode(tmp_path, capsys):
     path = tmp_path / "listed.jsonl"
     path.write_text("".join(f'{{"item": {i}, "variant": "{v}", "m": [{i}, {i + (v == "a")}, 2]}}\n'
                             for i in range(6) for v in ("a", "b")), encoding="utf-8")
-    fix = "turn each list into runs with probe=Probe(explode=('m',)) (seed=m numbers them as seeds)"
+    fix = "turn each list into runs with probe=Probe(explode=('m',)) (explode=('seed=m',) numbers them as seeds)"
     with pytest.raises(ValidationError) as raised:
         analyze(path, metric="m")
     assert raised.value.problems[0].message == f"m holds lists such as [0, 1, 2] (line 1), not one value per run; {fix}, " \
@@ -450,7 +450,7 @@ def test_a_metric_of_lists_is_refused_naming_explode(tmp_path, capsys):
         code = main(argv)
         err = capsys.readouterr().err
         assert code == 1 and err.startswith("Error: ") and err.count("\n") == 1, (argv, err)
-        assert "--explode m (seed=m numbers them as seeds)" in err and "unexpected" not in err, (argv, err)
+        assert "--explode m (--explode seed=m numbers them as seeds)" in err and "unexpected" not in err, (argv, err)
 
 
 def test_the_explode_a_list_refusal_names_is_the_mapped_column_it_reads(tmp_path, capsys):
@@ -465,7 +465,7 @@ def test_the_explode_a_list_refusal_names_is_the_mapped_column_it_reads(tmp_path
     assert main(argv) == 1
     err = capsys.readouterr().err
     assert err.startswith("Error: 1 validation error: Steps holds lists such as [0, 1, 2] (line 1)")
-    assert "turn each list into runs with --explode steps (seed=steps numbers them as seeds)" in err
+    assert "turn each list into runs with --explode steps (--explode seed=steps numbers them as seeds)" in err
     assert main([*argv, "--explode", "seed=steps"]) == 0
 
 

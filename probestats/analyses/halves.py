@@ -133,8 +133,8 @@ def named_setting_refusal(checked, settings: Sequence[str], blocks: Sequence[str
         more = f" and {len(items) - 10} more" if len(items) > 10 else ""
         return (f"{header} differs between the compared values: '{a}' runs used {shown[0]}, '{b}' runs used "
                 f"{shown[1]} (items {', '.join(map(str, items[:10]))}{more}; {format_rows(log, rows)}), yet "
-                f"{opt('settings', column)} names it a held-fixed setting: rerun with {header} held fixed, split "
-                f"with {opt('by', column)}, or drop {opt('settings', column)} if it is part of what is compared")
+                f"{opt('settings', column)} names it a held-fixed setting: rerun with {header} held fixed, or drop "
+                f"{opt('settings', column)} if it is part of what is compared")   # (split by it, those items lose a value)
     return None
 
 

@@ -124,12 +124,13 @@ def explode_fix(header: str, seeds: bool = True) -> str:
     number them as seeds, which a probe's runs have and a judge's or framing's rows need not).
 
     >>> explode_fix("steps")
-    "turn each list into runs with probe=Probe(explode=('steps',)) (seed=steps numbers them as seeds)"
+    "turn each list into runs with probe=Probe(explode=('steps',)) (explode=('seed=steps',) numbers them as seeds)"
     >>> explode_fix("reply", seeds=False)
     "turn each list into rows with probe=Probe(explode=('reply',))"
     """
     how = either(f"probe=Probe(explode=({header!r},))", opt("explode", header))
-    return f"turn each list into runs with {how} (seed={header} numbers them as seeds)" if seeds else \
+    seeded = either(f"explode=('seed={header}',)", opt("explode", f"seed={header}"))
+    return f"turn each list into runs with {how} ({seeded} numbers them as seeds)" if seeds else \
         f"turn each list into rows with {how}"
 
 

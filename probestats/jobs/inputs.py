@@ -89,14 +89,21 @@ def refuse_row_options(probe, **options) -> None:
     Traceback (most recent call last):
     ...
     probestats.errors.OptionError: probe's where cannot be used with a cell table: it needs the log's rows; build the cell table with it (probestats.cells(log, ..., probe=probe)), or give the log
+    >>> refuse_row_options(None, scale="1:5")
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: scale cannot be used with a cell table: it needs the log's rows; give the log
     """
     used = []
     if probe is not None:
         used += [either(f"probe's {name}", opt(name)) for name in _ROW_SHAPING if getattr(probe, name)]
         used += [either(f"probe's {name}", f"--read {name.replace('_', '-')}") for name in _READING
                  if getattr(probe, name)]
-    used += [opt(name) for name, value in options.items() if value]
-    if used:
+    if used:   # shaping the cell table can be built with
         raise OptionError(f"{used[0]} cannot be used with a cell table: it needs the log's rows; build the cell "
                           "table with it (" + either("probestats.cells(log, ..., probe=probe)), or give the log",
                                                      f"probestats cells LOG {used[0]} ...), or give the LOG"))
+    own = [opt(name) for name, value in options.items() if value]
+    if own:    # the job's own options, which no cell table is built with
+        raise OptionError(f"{own[0]} cannot be used with a cell table: it needs the log's rows; give the "
+                          f"{either('log', 'LOG')}")

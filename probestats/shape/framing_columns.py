@@ -1,6 +1,6 @@
 """Framings laid out as columns: one row per item, a column per framing, read as the long log.
 
-``framing_columns=['affirmative=COL,reverse=COL']`` (``--framing-columns`` on the command line)
+``Probe(framing_columns=('affirmative=COL,reverse=COL',))`` (``--framing-columns`` on the command line)
 names the column that holds each framing's answer (reply, label or score). Each row becomes two rows, the affirmative one first, with a
 ``framing`` column and the answer in one column, and the row number of the row it came from.
 The answer column is the ``reply`` unless the words the two headers share name a score or a
@@ -24,7 +24,7 @@ from typing import Sequence
 
 import polars as pl
 
-from probestats.errors import ColumnError, OptionError, opt
+from probestats.errors import ColumnError, OptionError, either, opt
 from probestats.io.columns import ROW, normalize_header, resolve_columns
 
 __all__ = ["melt_framing_columns", "parse_framing_columns"]
@@ -33,6 +33,21 @@ _AFF = ("affirmative", "aff", "agree", "forward")
 _REV = ("reverse", "rev", "disagree", "mirror", "mirrored")
 _ANSWERS = ("reply", "label", "score")
 
+
+
+def _said(spec: str | None = None) -> str:
+    """The framing columns as the caller gives them: the Probe's field in Python, the flag on the command line.
+
+    >>> from probestats.errors import cli_spelling
+    >>> _said("a=x")
+    "Probe(framing_columns=('a=x',))"
+    >>> with cli_spelling():
+    ...     _said("a=x")
+    '--framing-columns a=x'
+    """
+    if spec is None:
+        return either("the probe's framing_columns", opt("framing_columns"))
+    return either(f"Probe(framing_columns=({spec!r},))", opt("framing_columns", spec))
 
 def parse_framing_columns(specs: Sequence[str]) -> list[tuple[str | None, str, str]]:
     """Each spec as (measure or None, affirmative column, reverse column)."""
@@ -47,11 +62,11 @@ def parse_framing_columns(specs: Sequence[str]) -> list[tuple[str | None, str, s
             key = key.strip().lower()
             side = "affirmative" if key in _AFF else "reverse" if key in _REV else None
             if not eq or side is None or not col.strip() or side in found:
-                raise OptionError(f"{opt('framing_columns', str(spec))}: write affirmative=COLUMN,reverse=COLUMN "
+                raise OptionError(f"{_said(str(spec))}: write affirmative=COLUMN,reverse=COLUMN "
                                   "(optionally MEASURE: before it, e.g. score:affirmative=a,reverse=b)")
             found[side] = col.strip()
         if len(found) != 2:
-            raise OptionError(f"{opt('framing_columns', str(spec))}: name both framings, affirmative=COLUMN,reverse=COLUMN")
+            raise OptionError(f"{_said(str(spec))}: name both framings, affirmative=COLUMN,reverse=COLUMN")
         out.append((measure.strip() if measure else None, found["affirmative"], found["reverse"]))
     return out
 
@@ -82,8 +97,8 @@ def melt_framing_columns(log, specs: Sequence[str]):
     present = [n for n in schema.names() if n != ROW]
     by_header = {h: c for c, h in log.columns.items()}
     if "framing" in schema:
-        raise ColumnError(f"{opt('framing_columns')} makes the framing column, but the log already has one "
-                          f"('{log.columns.get('framing', 'framing')}'); drop {opt('framing_columns')} (the log is long "
+        raise ColumnError(f"{_said()} makes the framing column, but the log already has one "
+                          f"('{log.columns.get('framing', 'framing')}'); drop {_said()} (the log is long "
                           "already) or rename that column")
 
     def find(col: str) -> str:
@@ -93,7 +108,7 @@ def melt_framing_columns(log, specs: Sequence[str]):
         for name in present:
             if normalize_header(name) == normalize_header(col):
                 return name
-        raise ColumnError(f"{opt('framing_columns')}: no column '{col}' in the log; columns seen: {', '.join(present)}")
+        raise ColumnError(f"{_said()}: no column '{col}' in the log; columns seen: {', '.join(present)}")
 
     melted = []
     for measure, a, r in groups:
@@ -106,14 +121,14 @@ def melt_framing_columns(log, specs: Sequence[str]):
         melted.append((canonical, ca, cr))
     names = [m for m, _, _ in melted]
     if len(set(names)) != len(names):
-        raise OptionError(f"{opt('framing_columns')} are given twice for the {names[0]}; give each measure once "
+        raise OptionError(f"{_said()} are given twice for the {names[0]}; give each measure once "
                           "(name it with MEASURE:affirmative=...,reverse=...)")
     used = {c for _, a, r in melted for c in (a, r)}
     keep = [n for n in present if n not in used]
     clash = [m for m in names if m in keep]
     if clash:
-        raise ColumnError(f"{opt('framing_columns')} makes a '{clash[0]}' column, but the log already has one; name the "
-                          f"measure (e.g. {opt('framing_columns', 'answer:affirmative=COL,reverse=COL')}) or rename it")
+        raise ColumnError(f"{_said()} makes a '{clash[0]}' column, but the log already has one; name the "
+                          f"measure (e.g. {_said('answer:affirmative=COL,reverse=COL')}) or rename it")
     parts = []
     for k, framing in enumerate(("affirmative", "reverse")):
         cols = []
