@@ -55,7 +55,8 @@ class ImpactRatio:
     ----------
     value : str
     rate : float
-        Mean over items of the value's item selection rates.
+        The value's pooled selection rate: its selected runs over all its runs, across the items
+        (:func:`pooled_rates`), so an item with more runs weighs more.
     ratio : float or None
         rate / highest rate (None when no value was ever selected).
     below_four_fifths : bool
