@@ -373,3 +373,18 @@ def test_errors_of_the_new_options_are_one_line_in_the_users_spelling(tmp_path, 
     for extra, line in cases:
         code, out, err = run(capsys, "describe", log, *extra)
         assert (code, err.strip()) == (1, line)
+
+
+def test_an_ambiguous_code_book_pattern_is_refused_even_when_compiled_before_elsewhere():
+    # re caches what it compiled; a copy compiled earlier in the process with its warning unseen must not let
+    # the ambiguous pattern through
+    import re
+    import warnings
+
+    from probestats.shape.codebook import AmbiguousPattern, compile_pattern
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        re.compile("[[B]]")
+    with pytest.raises(AmbiguousPattern):
+        compile_pattern("[[B]]")

@@ -812,7 +812,7 @@ def analyze_many(
         raise OptionError(f"{opt('reference', reference)}: no such value; values: {', '.join(repr(u) for u in units)}")
     binary = is_selection(frame[metric])   # 0/1 values: Cochran's Q beside the omnibus, a selection or not
     if selection and not binary:
-        raise OptionError(f"{either('Design(selection=True)', '--set selection=yes')}: a selection metric is 0 or 1 "
+        raise OptionError(f"{either(opt('selection', True), '--set selection=yes')}: a selection metric is 0 or 1 "
                           f"per run (1: selected), and '{metric}' holds other values; drop it, or derive a 0/1 column "
                           f"with {opt('derive')}")
     kw = dict(selection=selection, binary=binary, alternative=alternative, correction=correction,

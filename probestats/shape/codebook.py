@@ -113,8 +113,8 @@ def compile_pattern(pattern: str) -> re.Pattern:
 
     with warnings.catch_warnings():
         warnings.simplefilter("error", FutureWarning)   # raised before the pattern is cached, so it is raised again
-        try:
-            return re.compile(pattern)
+        try:   # re.UNICODE, implied for text, keeps a copy compiled elsewhere (warning unseen) out of the cache's way
+            return re.compile(pattern, re.UNICODE)
         except FutureWarning as warned:
             raise AmbiguousPattern(pattern, str(warned)) from None
 
