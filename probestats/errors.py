@@ -162,8 +162,11 @@ def opt(name: str, value=None) -> str:
     >>> with cli_spelling():
     ...     opt("derive", "x = a + b"), opt("complete", True), opt("count", "steps=^[0-9]+"), opt("words")
     ("--derive 'x = a + b'", '--complete', "--from-text 'steps=count:^[0-9]+'", '--from-text NAME=words')
-    >>> opt("columns", {"variant": "style"}), either("code", "flags")
-    ("columns={'variant': 'style'}", 'code')
+    >>> opt("columns", {"variant": "style"}), either("code", "flags"), opt("settings", ("seed",))
+    ("columns={'variant': 'style'}", 'code', "settings=['seed']")
+    >>> with cli_spelling():
+    ...     opt("settings", ["seed", "persona"])
+    '--setting seed --setting persona'
     >>> with cli_spelling():
     ...     opt("columns", {"variant": "style"}), opt("columns", {"item": "my id"}), either("code", "flags")
     ('--column variant=style', "--column 'item=my id'", 'flags')
@@ -176,6 +179,8 @@ def opt(name: str, value=None) -> str:
             return named
     if spelling == "cli":
         return _flag(name, value)
+    if isinstance(value, tuple):   # a list parameter is written as a list
+        value = list(value)
     return name if value is None else f"{name}={value!r}"
 
 
@@ -209,6 +214,8 @@ def _flag(name: str, value) -> str:
         return flag
     if isinstance(value, dict):   # a mapping is one KEY=VALUE option per entry (--column variant=style)
         return " ".join(f"{flag} {_quote(f'{k}={v}')}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):   # a list is the repeated flag (--setting a --setting b)
+        return " ".join(f"{flag} {_quote(str(v))}" for v in value)
     return f"{flag} {_quote(str(value))}"
 
 

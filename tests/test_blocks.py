@@ -186,7 +186,7 @@ def test_a_named_setting_is_a_block_held_fixed_or_refused_saying_why_never_ignor
     assert fixed.to_dict() == analyze([r for r in rows if r["persona"] == "A"], metric="x", n_resamples=200).to_dict()
     # named but differing between the compared values: a confound, refused
     with pytest.raises(OptionError, match=r"^tone differs between the compared values: 'a' runs used 'warm', 'b' runs "
-                                          r"used 'dry' \(items 0, 1, 2, 3, 4, 5; .*\), yet settings='tone' names it"):
+                                          r"used 'dry' \(items 0, 1, 2, 3, 4, 5; .*\), yet settings=\['tone'\] names it"):
         analyze([dict(r, tone="warm" if r["variant"] == "a" else "dry") for r in rows], metric="x", settings=["tone"])
     # named but every run has its own value: nothing to match within
     with pytest.raises(OptionError, match=r"^stamp varies within the item x value cells, but none of its values holds "

@@ -154,9 +154,9 @@ def test_stratified_and_adjusted_are_both_shown_in_the_terminal_the_report_and_j
 def test_a_setting_the_many_values_analysis_cannot_read_is_refused_not_ignored():
     rows = drawn_rows(items=8, runs=2)
     three = rows + [dict(r, variant="c") for r in rows if r["variant"] == "b"]
-    with pytest.raises(OptionError, match="^settings='temperature' matches the items of two values within blocks; with more than two values the analysis does not use it"):
+    with pytest.raises(OptionError, match=r"^settings=\['temperature'\] matches the items of two values within blocks; with more than two values the analysis does not use it"):
         analyze(three, metric="y", settings=["temperature"])
-    with pytest.raises(OptionError, match="^random_settings='temperature' checks a setting drawn per call for balance between two compared values; with more than two values the analysis does not use it"):
+    with pytest.raises(OptionError, match=r"^random_settings=\['temperature'\] checks a setting drawn per call for balance between two compared values; with more than two values the analysis does not use it"):
         analyze(three, metric="y", random_settings=["temperature"], reference="a")
 
 

@@ -281,7 +281,7 @@ def adjusted_gap(frame: pl.DataFrame, metric: str, a: str, b: str, column: str, 
     yw = within(y)
     df = len(y) - n_items - x.shape[1]
     if df < 1:
-        raise OptionError(f"{opt('random_settings', column)}: too few runs within items to adjust for it "
+        raise OptionError(f"{opt('random_settings', [column])}: too few runs within items to adjust for it "
                           f"({len(y)} runs, {n_items} items)")
     beta, *_ = np.linalg.lstsq(x, yw, rcond=None)
     resid = yw - x @ beta

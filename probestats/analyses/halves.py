@@ -120,7 +120,7 @@ def named_setting_refusal(checked, settings: Sequence[str], blocks: Sequence[str
         if per.height and int(per["n"].max()) > 1:   # varies within cells, yet no block: no level holds both values
             return (f"{header} varies within the item x value cells, but none of its values holds both compared "
                     f"values of an item (each run has its own, as a time or a file name has), so no item can be "
-                    f"matched within it: it is no held-fixed setting; drop {opt('settings', column)}")
+                    f"matched within it: it is no held-fixed setting; drop {opt('settings', [column])}")
         sides = per.filter(pl.col("variant") == a).select("item", pl.col("v").alias("va")).join(
             per.filter(pl.col("variant") == b).select("item", pl.col("v").alias("vb")), on="item", maintain_order="left")
         items = sides.filter(pl.col("va") != pl.col("vb"))["item"].to_list()
@@ -133,8 +133,8 @@ def named_setting_refusal(checked, settings: Sequence[str], blocks: Sequence[str
         more = f" and {len(items) - 10} more" if len(items) > 10 else ""
         return (f"{header} differs between the compared values: '{a}' runs used {shown[0]}, '{b}' runs used "
                 f"{shown[1]} (items {', '.join(map(str, items[:10]))}{more}; {format_rows(log, rows)}), yet "
-                f"{opt('settings', column)} names it a held-fixed setting: rerun with {header} held fixed, or drop "
-                f"{opt('settings', column)} if it is part of what is compared")   # (split by it, those items lose a value)
+                f"{opt('settings', [column])} names it a held-fixed setting: rerun with {header} held fixed, or drop "
+                f"{opt('settings', [column])} if it is part of what is compared")   # (split by it, those items lose a value)
     return None
 
 

@@ -916,12 +916,12 @@ def refuse_pair_options(*, interval: str = "t", noise_value: str | None = None, 
               "values", noise_value is not None),
              (either("hedges=True", "--effect-size g_z (or g_av)"), "corrects the effect sizes of a comparison of "
               "two values", bool(hedges)),
-             (opt("settings", ",".join(settings) if settings else None), "matches the items of two values within "
+             (opt("settings", list(settings) if settings else None), "matches the items of two values within "
               "blocks", bool(settings)),
-             (opt("attribute_settings", ",".join(attribute_settings) if attribute_settings else None),
+             (opt("attribute_settings", list(attribute_settings) if attribute_settings else None),
               "accepts a setting differing between two compared values", bool(attribute_settings)),
              (opt("cluster", cluster), "flips whole clusters of items in a comparison of two values", cluster is not None),
-             (opt("random_settings", ",".join(random_settings) if random_settings else None), "checks a setting "
+             (opt("random_settings", list(random_settings) if random_settings else None), "checks a setting "
               "drawn per call for balance between two compared values", bool(random_settings))]
     for flag, what, given in asked:
         if given:

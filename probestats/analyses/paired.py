@@ -636,7 +636,7 @@ def _drawn(checked, metric, random_settings, *, alpha, alternative, n_resamples,
     out = []
     for column in random_settings:
         if column not in checked.frame.columns:
-            raise OptionError(f"{opt('random_settings', column)}: no such column in the log")
+            raise OptionError(f"{opt('random_settings', [column])}: no such column in the log")
         balance = balance_test(checked.frame, column, checked.a, checked.b, n_resamples=n_resamples, seed=seed)
         if balance.pvalue <= alpha:
             raise ValidationError([unbalanced_problem(balance, checked.a, checked.b,

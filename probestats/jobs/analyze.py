@@ -94,7 +94,7 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
                                                   ("noise_value", noise_value), ("per_item", per_item)) if value]
         if runs:   # a cell table pooled the runs of each item and value: nothing of these is left in it
             name, value = runs[0]
-            named = opt(name, value if isinstance(value, (str, bool)) else _first(value))
+            named = opt(name, value if isinstance(value, (str, bool)) else list(value))
             raise OptionError(f"{named} needs the runs of the log; give the log instead of a cell table")
         if arms:
             named = next(opt(k, v) if k != "selection" else either("Design(selection=True)", "--set selection=yes")
@@ -128,11 +128,6 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
         result = with_row_tests(result, per_item=per_item, per_group=row_level)
     refuse_lone_correction(result, correction, control)
     return result
-
-
-def _first(names):
-    """The first of one name or a sequence of names."""
-    return names if isinstance(names, str) else names[0]
 
 
 def _names(names) -> tuple:

@@ -316,7 +316,7 @@ def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, f
                                     ("random_settings", random_settings)) if v]
         if runs:   # a cell table pooled the runs of each item and value: nothing of these is left in it
             name, value = runs[0]
-            shown = value if isinstance(value, str) else tuple(value)[0]
+            shown = value if isinstance(value, str) else list(value)
             raise OptionError(f"{opt(name, shown)} needs the runs of the log; give the {opt('log')} instead of a "
                               "cell table")
         result, comparison = _cells_analysis(cells, metric, a, b, by, alternative, alpha, correction,
