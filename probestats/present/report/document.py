@@ -10,15 +10,14 @@ from __future__ import annotations
 import base64
 import html
 import json
-import re
 from pathlib import Path
 from urllib.parse import quote
 
 from probestats import __version__
 from probestats.errors import OptionError, count_of, opt
 from probestats.present.report.collapse import ITEMS_CSV, grouped_warnings, items_csv
-from probestats.present.report.environment import Todo, environment, user_template_errors
-from probestats.present.report.files import write_assets
+from probestats.present.report.environment import Todo, environment, tidy_layout, user_template_errors
+from probestats.present.report.files import write_assets, write_figures
 from probestats.present.report.outline import design_limits
 from probestats.present.report.pair import (DEFAULT_SECTIONS, FORMATS, PAIR_SECTIONS, SECTION_TEMPLATES, SECTIONS,
                                             analysis_kind, join_words, missing_section, quoted, report_context,
@@ -326,13 +325,11 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
             text = template.render(ctx)
     if format == "md" and assets_dir is not None and pngs:
         # rendered without error: the images (staged with the report itself when the caller writes both together)
-        write_assets(assets_dir, {f"{name}.png": png for name, png in pngs.items()})
+        write_figures(assets_dir, pngs)
     if format == "md" and assets_dir is not None and files:
         write_assets(assets_dir, files)
     text = tidy_p(text)
-    if format == "md":  # escaped values never hold a newline, so this only tidies the layout
-        text = re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
-    return text
+    return tidy_layout(text, format)
 
 
 def _plain_context(ctx: dict, kind: str, named) -> None:

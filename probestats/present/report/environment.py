@@ -23,7 +23,7 @@ from probestats.errors import OptionError, either, opt
 from probestats.present.words.fmt import MdSafe, fmt_gap, fmt_num, fmt_p, fmt_pct, md_escape, md_finalize
 from probestats.present.words.sanitize import html as html_text, visible
 
-__all__ = ["environment", "template_root", "FolderLoader", "Todo", "user_template_errors"]
+__all__ = ["environment", "template_root", "FolderLoader", "Todo", "user_template_errors", "tidy_layout"]
 
 
 class Todo(str):
@@ -31,6 +31,22 @@ class Todo(str):
 
     def __new__(cls, what: str):
         return super().__new__(cls, f"[to fill in: {what}]")
+
+
+def tidy_layout(text: str, format: str) -> str:
+    """A rendered report's layout tidied as every report's is: in Markdown, no run of blank lines and one
+    newline at the end (escaped values never hold a newline, so only the layout changes); other formats as
+    they are.
+
+    >>> nl = chr(10)
+    >>> tidy_layout("# T" + nl * 4 + "body" + nl * 2, "md") == "# T" + nl * 2 + "body" + nl
+    True
+    >>> tidy_layout("<p>" + nl * 3 + "</p>", "html") == "<p>" + nl * 3 + "</p>"
+    True
+    """
+    if format != "md":
+        return text
+    return re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
 
 
 def template_root():

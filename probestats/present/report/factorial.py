@@ -4,7 +4,6 @@ environment (every value from the log escaped)."""
 
 from __future__ import annotations
 
-import re
 
 from probestats import __version__
 from probestats.errors import OptionError, count_of
@@ -53,7 +52,7 @@ def render_factorial_report(analysis, *, format: str = "md", templates=None, sou
                             design=None) -> str:
     """The report of a :class:`~probestats.analyses.factorial.FactorialAnalysis`: Summary, design facts, the
     factor section, Finding and Limits (``design``: the design file's facts, placeholders for the rest)."""
-    from probestats.present.report.environment import environment, user_template_errors
+    from probestats.present.report.environment import environment, tidy_layout, user_template_errors
     from probestats.present.report import outline as other
     from probestats.result import SCHEMA_VERSION, dumps, jsonable
     from probestats.shape.design import Design
@@ -83,6 +82,4 @@ def render_factorial_report(analysis, *, format: str = "md", templates=None, sou
         text = env.get_template(f"report.{format}.j2").render(
             title=title, version=__version__, source=source or "the log", full=True, images={},
             alpha=analysis.alpha, **context)
-    if format == "md":
-        text = re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
-    return text
+    return tidy_layout(text, format)

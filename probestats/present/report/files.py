@@ -28,7 +28,7 @@ from pathlib import Path
 
 from probestats.errors import OptionError, either
 
-__all__ = ["write_whole", "write_assets", "written_together", "refuse_inputs", "mark_png", "MARK"]
+__all__ = ["write_whole", "write_assets", "write_figures", "written_together", "refuse_inputs", "mark_png", "MARK"]
 
 #: the text chunk (keyword, text) that marks a PNG as a report image written by probestats
 MARK = (b"probestats", b"report image")
@@ -231,6 +231,12 @@ def write_whole(path: str | Path, content: str | bytes) -> None:
         staged.commit()
         return
     _write_all({Path(path): data}, set(), force=True)
+
+
+def write_figures(folder: str | Path, pngs: dict) -> None:
+    """A report's figures, ``{name: PNG bytes}``, written beside it as ``<name>.png`` (see :func:`write_assets`):
+    with the report itself, never over a file probestats did not write."""
+    write_assets(folder, {f"{name}.png": png for name, png in pngs.items()})
 
 
 def write_assets(folder: str | Path, files: dict, force: bool = False) -> None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 from pathlib import Path
 from urllib.parse import quote
 
@@ -26,7 +25,7 @@ from probestats import __version__
 from probestats.errors import OptionError
 from probestats.present.words.fmt import MdSafe
 from probestats.present.report.framing import framing_sentences
-from probestats.present.report.files import write_assets
+from probestats.present.report.files import write_figures
 from probestats.present.report.environment import environment
 from probestats.result import SCHEMA_VERSION, jsonable
 
@@ -95,7 +94,7 @@ def render_framing_report(result, *, format: str = "md", templates=None, assets_
         out = {"schema_version": SCHEMA_VERSION, "framing": result.to_dict(),
                "report": {"title": TITLE, "sections": list(SECTIONS), "sentences": {"framing": sentences}}}
         return json.dumps(jsonable(out), ensure_ascii=False, indent=2, allow_nan=False, default=str) + "\n"
-    from probestats.present.report.environment import user_template_errors
+    from probestats.present.report.environment import tidy_layout, user_template_errors
 
     env = environment(format, templates)
     with user_template_errors(templates):
@@ -114,7 +113,5 @@ def render_framing_report(result, *, format: str = "md", templates=None, assets_
         text = template.render(ctx)
     if format == "md" and assets_dir is not None and pngs:
         # as every report: written with the report itself, never over a file probestats did not write
-        write_assets(assets_dir, {f"{name}.png": png for name, png in pngs.items()})
-    if format == "md":
-        text = re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
-    return text
+        write_figures(assets_dir, pngs)
+    return tidy_layout(text, format)

@@ -138,8 +138,8 @@ def render_judge_report(result, *, format: str = "md", templates=None, assets_di
     from probestats.errors import OptionError
     from probestats.present.report import outline as other
     from probestats.present.report.metrics import limits_of
-    from probestats.present.report.files import write_assets
-    from probestats.present.report.environment import environment, user_template_errors
+    from probestats.present.report.files import write_figures
+    from probestats.present.report.environment import environment, tidy_layout, user_template_errors
     from probestats.result import dumps, jsonable
     from probestats.shape.design import Design
 
@@ -168,9 +168,5 @@ def render_judge_report(result, *, format: str = "md", templates=None, assets_di
             title=title, version=__version__, source=result.log_source, full=True, images=images,
             alpha=result.alpha, **context)
     if pngs and assets_dir is not None:
-        write_assets(assets_dir, {f"{name}.png": png for name, png in pngs.items()})
-    if format == "md":
-        import re
-
-        text = re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
-    return text
+        write_figures(assets_dir, pngs)
+    return tidy_layout(text, format)

@@ -8,7 +8,6 @@ report's Jinja environment, so every value from the log is escaped.
 
 from __future__ import annotations
 
-import re
 
 from probestats import __version__
 from probestats.errors import OptionError, count_of
@@ -49,8 +48,8 @@ def render_metrics_report(analysis, *, format: str = "md", templates=None, asset
     >>> text.splitlines()[0]
     '# Probe report: x, y'
     """
-    from probestats.present.report.files import write_assets
-    from probestats.present.report.environment import environment, user_template_errors
+    from probestats.present.report.files import write_figures
+    from probestats.present.report.environment import environment, tidy_layout, user_template_errors
     from probestats.result import SCHEMA_VERSION, dumps, jsonable
 
     if format not in ("md", "html", "json"):
@@ -84,7 +83,5 @@ def render_metrics_report(analysis, *, format: str = "md", templates=None, asset
             alpha=analysis.alpha, **context)
     if pngs and assets_dir is not None:
         # as every report: written with the report itself, never over a file probestats did not write
-        write_assets(assets_dir, {f"{name}.png": png for name, png in pngs.items()})
-    if format == "md":
-        text = re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
-    return text
+        write_figures(assets_dir, pngs)
+    return tidy_layout(text, format)
