@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 from scipy import stats
 
+from probestats import Tests
 import probestats
 
 from probestats.analyses.framing import analyze_framing
@@ -150,7 +151,7 @@ def test_the_json_names_only_fields_that_exist_and_p_below_the_float_floor():
     # 1,100 items all answered yes to the claim and no to the mirror: p = 2 / 2**1100
     d = analyze_framing(one_per_framing([(1, 0)] * 1100)).to_dict()
     cell = d["cells"][0]
-    assert "see bias_p_log10" in cell["test_method"]
+    assert "its exact log10 given beside it" in cell["test_method"]
     assert cell["bias_p_log10"] == pytest.approx(np.log10(2.0) - 1100 * np.log10(2.0))
     assert cell["bias_p"] > 0
     from probestats.present.words.fmt import fmt_p_floor
@@ -478,7 +479,7 @@ def test_a_p_at_the_float_floor_prints_as_a_bound(tmp_path, capsys):
     code, out, _ = run(capsys, "framing", path, "--json")
     cell = json.loads(out)["cells"][0]
     # the method names a field; the field is there, with log10 of the exact p = 2 / 2**1100
-    assert "bias_p_log10" in cell["test_method"] and cell["bias_p_log10"] == pytest.approx(-1099 * np.log10(2))
+    assert "its exact log10 given beside it" in cell["test_method"] and cell["bias_p_log10"] == pytest.approx(-1099 * np.log10(2))
     report = tmp_path / "floor.md"
     assert run(capsys, "report", "--framing", path, "-o", report)[0] == 0
     text = report.read_text(encoding="utf-8")
@@ -493,7 +494,7 @@ def test_an_interval_method_is_refused_for_yes_no_answers_and_changes_the_scores
     assert code == 1 and out == ""
     assert err.startswith("Error: --interval t does not apply to yes/no answers:") and err.count("\n") == 1
     with pytest.raises(OptionError, match=r"^interval='sign-flip' does not apply to yes/no answers"):
-        probestats.framing(long, targets=targets, interval="sign-flip")
+        probestats.framing(long, targets=targets, tests=Tests(interval="sign-flip"))
 
     from tests.framing_factory import make_framing_log
 

@@ -772,7 +772,7 @@ def _framing_cells(st: _Framed, sc: _Scoring, pol: _Polarity, scored: pl.DataFra
             bias_p_log10=bt.log10_pvalue if bt else None,
             acquiescence_p_log10=at.log10_pvalue if at else None,
             bias_ci=ci(bias_u), acquiescence_ci=ci(acq_u), **extra,
-            test_unit=unit, test_method=bt.method.replace("see log10_pvalue", "see bias_p_log10") if bt else None,
+            test_unit=unit, test_method=bt.method if bt else None,
             min_attainable_p=min_attainable_p(len(bias_u)) if len(bias_u) else None,
             single_item=n_items == 1,
         ))

@@ -431,7 +431,7 @@ def sign_flip_test(
         text = (f"exact (lattice convolution, step {_fmt_step(L, d)}; float64, "
                 f"relative error < {_round_up(err)}")
         if math.exp(logp) < _FLOAT_MIN:
-            text += "; p below 2.2e-308 reported as 2.2e-308, see log10_pvalue"
+            text += "; p below 2.2e-308 reported as 2.2e-308, its exact log10 given beside it"
         return TestResult(pvalue=p, method=text + ")", log10_pvalue=logp / math.log(10.0), **common)
 
     if path == "monte-carlo":
