@@ -127,6 +127,9 @@ def frame_from_object(obj) -> pl.DataFrame:
             return pl.from_dicts(list(obj), infer_schema_length=None)
         except Exception as exc:
             raise ReadError(f"cannot make a table of the records ({exc}); give each key one type") from None
+    if type(obj).__name__ == "CellTable":   # probestats.cells's result (a layer above this one, named not imported)
+        raise ReadError("a cell table is read from its file: write it with probestats.cells(..., output=FILE) and "
+                        "give FILE")
     raise ReadError(
         f"cannot read a log from a {type(obj).__name__}; give a path, a list of dicts, or a polars or pandas DataFrame"
     )
