@@ -33,6 +33,7 @@ import polars as pl
 
 from probestats.stats.hypotests import sign_flip_test
 from probestats.analyses.plan import noise_model, plan_probe
+from probestats.vocabulary import Tests
 from probestats.analyses.plan.simulate import Rejections, draw_probes
 from probestats.analyses.plan.search import search_mdg
 from probestats.stats.decide import decide_rejections
@@ -78,7 +79,7 @@ def realistic(args) -> None:
     frame = score_noise()
     noise = noise_model(frame, metric="score")
     t0, c0 = time.perf_counter(), time.process_time()
-    plan = plan_probe(noise, items=81, runs=[5, 20, 54], sims=args.sims, seed=0)
+    plan = plan_probe(noise, items=81, runs=[5, 20, 54], sims=args.sims, tests=Tests(seed=0))
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     mdgs = ", ".join(f"{c.runs} runs {c.mdg:.3g}" for c in plan.cells)
     print(f"\nplan, 81 items x runs 5, 20, 54 on a 0-100 score ({args.sims} sims): {wall:.2f} s wall, {cpu:.2f} s CPU "
@@ -147,7 +148,7 @@ def grid(args):
         last[0] = now
 
     t0, c0 = time.perf_counter(), time.process_time()
-    plan = plan_probe(noise, items=ITEMS, runs=RUNS, gap=gap, sims=args.sims, seed=0, progress=tick)
+    plan = plan_probe(noise, items=ITEMS, runs=RUNS, gap=gap, sims=args.sims, tests=Tests(seed=0), progress=tick)
     grid_s, grid_cpu = time.perf_counter() - t0, time.process_time() - c0
     print(f"plan: {len(ITEMS)} item counts x {len(RUNS)} runs = {len(plan.cells)} designs, "
           f"{args.sims} sims each, power at gap {gap} + MDG: {grid_s:.2f} s wall, {grid_cpu:.2f} s CPU "

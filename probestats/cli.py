@@ -370,15 +370,37 @@ def _escape(text) -> str:
 # ---------------------------------------------------------------- options read into the library's keywords
 
 
-def effect_options(func):
-    """``--effect-size``: the one a table of several metrics shows, and (g_*) Hedges' correction of all."""
+def tests_gathered(func):
+    """The command's test options (``--alternative``, ``--alpha``, ``--correction``, ``--interval``,
+    ``--effect-size``, ``--n-resamples``, ``--seed``: those it declares) gathered into ``tests``, one
+    :class:`probestats.Tests`, as its library call takes them."""
 
-    @option("effect_choice")
     @functools.wraps(func)
-    def wrapper(*args, effect_choice="d_z", **kwargs):
-        kwargs["hedges"] = effect_choice.startswith("g")
-        kwargs["effect_size"] = "d" + effect_choice[1:]
+    def wrapper(*args, **kwargs):
+        from dataclasses import fields
+
+        from probestats.vocabulary import Tests
+
+        given = {f.name: kwargs.pop(f.name) for f in fields(Tests) if f.name in kwargs}
+        kwargs["tests"] = Tests(**{k: v for k, v in given.items() if v is not None})
         return func(*args, **kwargs)
+
+    return wrapper
+
+
+def roles_gathered(func):
+    """The command's column roles (``--setting``, ``--setting-is-attribute``, ``--cluster``,
+    ``--random-setting``: those it declares) gathered into its ``probe``, as its library call reads them
+    (under :func:`shape_options`, which makes the probe)."""
+
+    @functools.wraps(func)
+    def wrapper(*args, probe, **kwargs):
+        from dataclasses import replace
+
+        from probestats.shape.probe import ROLES
+
+        given = {name: kwargs.pop(name) for name in ROLES if name in kwargs}
+        return func(*args, probe=replace(probe, **{k: v for k, v in given.items() if v}), **kwargs)
 
     return wrapper
 
@@ -500,7 +522,8 @@ PARSERS = {"read": _parse_read, "from_text": _parse_from_text, "limits": _parse_
 @options("metric", "a", "b", "by", "attribute_settings", "random_settings", "json_out")
 @json_refusals
 @shape_options
-def validate(log, metric, a, b, by, json_out, probe, attribute_settings=(), random_settings=()):
+@roles_gathered
+def validate(log, metric, a, b, by, json_out, probe):
     """Check that LOG is a matched, held-fixed probe; list every problem with its rows.
 
     Exit code 0 when there are no errors (warnings allowed), 1 when there are.
@@ -512,8 +535,7 @@ def validate(log, metric, a, b, by, json_out, probe, attribute_settings=(), rand
     """
     from probestats.jobs.validate import validate as run
 
-    checked = run(log, metric=metric, a=a, b=b, by=by, attribute_settings=attribute_settings,
-                  random_settings=random_settings, probe=probe)
+    checked = run(log, metric=metric, a=a, b=b, by=by, probe=probe)
     if json_out:
         emit_json(checked)
     else:
@@ -534,16 +556,15 @@ def validate(log, metric, a, b, by, json_out, probe, attribute_settings=(), rand
 @logs_argument(required=False)
 @options("metric", "a", "b", "noise", "noise_value", "settings", "attribute_settings", "by", "alternative", "alpha",
          "correction", "json_out", "reference", "scale", "factor", "n_resamples", "seed", "row_level", "interval",
-         "per_item", "validation", "control", "baseline", "cluster", "random_settings", "facts", required=("metric",))
+         "effect_size", "per_item", "validation", "control", "baseline", "cluster", "random_settings", "facts", required=("metric",))
 @limit_option
-@effect_options
+@tests_gathered
 @json_refusals
 @shape_options
-def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_out, probe,
-            reference=None, scale=None, factor=(), n_resamples=10_000, seed=0, interval="t",
-            row_level=False, per_item=False, hedges=False, effect_size="d_z", noise_value=None,
-            settings=(), attribute_settings=(), validation=None, control=None, baseline=None,
-            facts=None, cluster=None, random_settings=()):
+@roles_gathered
+def analyze(log, metric, a, b, noise, by, json_out, probe, tests, reference=None, scale=None, factor=(),
+            row_level=False, per_item=False, noise_value=None, validation=None, control=None, baseline=None,
+            facts=None):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them.
 
     LOG may be a cell table (from probestats cells, or a warehouse via probestats sql), recognized by
@@ -562,11 +583,8 @@ def analyze(log, metric, a, b, noise, by, alternative, alpha, correction, json_o
         raise click.UsageError("Missing argument 'LOG...'.")
     with stages(enabled=not json_out) as progress:
         result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale,
-                     factor=factor, alternative=alternative, alpha=alpha, correction=correction,
-                     n_resamples=n_resamples, seed=seed, interval=interval or "t", row_level=row_level, per_item=per_item,
-                     hedges=hedges, effect_size=effect_size, noise_value=noise_value, settings=settings,
-                     attribute_settings=attribute_settings, validation=validation, control=control,
-                     baseline=baseline, cluster=cluster, random_settings=random_settings, probe=probe,
+                     factor=factor, tests=tests, row_level=row_level, per_item=per_item, noise_value=noise_value,
+                     validation=validation, control=control, baseline=baseline, probe=probe,
                      design=_design(None, facts), progress=progress)
     emit(result, json_out)
 
@@ -581,12 +599,6 @@ def _judge_options(order, *, response, choice, verdicts, repetition, by) -> dict
         return None
     return {"order": order, "response": response, "choice": choice, "verdicts": tuple(verdicts), "by": tuple(by),
             "repetition": repetition}
-
-
-def _noise_kwargs(noise_value, block_settings, attribute_settings=()) -> dict:
-    """The paired analysis's noise options, given only when asked for (other analyses do not take them)."""
-    return {k: v for k, v in (("noise_value", noise_value), ("settings", tuple(block_settings)),
-                              ("attribute_settings", tuple(attribute_settings))) if v}
 
 
 def emit(result, json_out: bool) -> None:
@@ -608,18 +620,17 @@ def _print_any(result) -> None:
 @logs_argument(required=False)
 @options("metric", "a", "b", "noise", "alternative", "alpha", "output", "sections", "design", "facts",
          "framing_log", "by", "correction", "reference", "factor", "n_resamples", "seed", "before_log", "interval",
-         "validation", "plain", "control", "baseline", "scale", "templates", "per_item", "noise_value", "settings",
+         "effect_size", "validation", "plain", "control", "baseline", "scale", "templates", "per_item", "noise_value", "settings",
          "attribute_settings", "cluster", "random_settings", "order", "response", "choice", "verdicts", "repetition",
          "targets", "toward", "answers", "label_map", "framing_columns", required=("output",))
 @limit_option
-@effect_options
+@tests_gathered
 @shape_options
+@roles_gathered
 @outputs_together
-def report(log, metric, a, b, noise, alternative, alpha, output, sections, design, facts, probe,
-           framing_log=None, by=(), correction="holm", reference=None, factor=(), n_resamples=10_000, seed=0,
-           before_log=None, interval=None, hedges=False, effect_size="d_z", validation=None, plain=False,
-           control=None, baseline=None, scale=None, templates=None, per_item=False, noise_value=None, settings=(),
-           attribute_settings=(), cluster=None, random_settings=(), order=None, response=None, choice=None,
+def report(log, metric, a, b, noise, output, sections, design, facts, probe, tests, framing_log=None, by=(),
+           reference=None, factor=(), before_log=None, validation=None, plain=False, control=None, baseline=None,
+           scale=None, templates=None, per_item=False, noise_value=None, order=None, response=None, choice=None,
            verdicts=(), repetition=None, targets=None, toward=None, answers="auto", label_map=(),
            framing_columns=()):
     """Write the report of LOG as Markdown, HTML or JSON (by the suffix of -o), from Jinja templates.
@@ -647,7 +658,6 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
     if design is not None:
         _check_design_keys(design)
     judge = _judge_options(order, response=response, choice=choice, verdicts=verdicts, repetition=repetition, by=by)
-    drawn_design = {k: v for k, v in (("cluster", cluster), ("random_settings", tuple(random_settings))) if v}
     _refuse_inputs({"-o": output}, {"LOG": log, "--noise": noise, "--design": design,
                                     "--framing": framing_log, "--targets": targets, "--before": before_log,
                                     "--validation": validation})
@@ -673,27 +683,24 @@ def report(log, metric, a, b, noise, alternative, alpha, output, sections, desig
     # one says it is still working (a spinner on a terminal, else a line every few seconds)
     with stages() as progress:
         progress("writing the report")
-        run(log, metric=metric, a=a, b=b, noise=noise, alternative=alternative, alpha=alpha, output=output,
-            sections=sections, templates=templates, design=_design(design, facts),
-            probe=_framing_probe(probe, framing_columns),
-            framing_log=framing_log, targets=targets, toward=toward,
-            judge=judge, by=by, correction=correction, reference=reference, scale=scale, factor=factor,
-            n_resamples=n_resamples, seed=seed, before_log=before_log, answers=answers,
-            label_map=label_map, interval=interval or "t", hedges=hedges,
-            effect_size=effect_size, per_item=per_item, validation=validation, plain=plain, control=control,
-            baseline=baseline, **drawn_design,
-            **_noise_kwargs(noise_value, settings, attribute_settings))
+        run(log, metric=metric, tests=tests, output=output, sections=sections, templates=templates, plain=plain,
+            framing_log=framing_log, targets=targets, toward=toward, answers=answers, label_map=label_map,
+            judge=judge, before_log=before_log, design=_design(design, facts),
+            probe=_framing_probe(probe, framing_columns), a=a, b=b, noise=noise, by=by, reference=reference,
+            scale=scale, factor=factor, per_item=per_item, noise_value=noise_value, validation=validation,
+            control=control, baseline=baseline)
     console(stderr=True).print(f"wrote {_escape(output)}")
 
 
 @cli.command()
 @options("noise", "metric", "pilot", "a", "b", "heterogeneity", "items", "runs", "gap", "alternative", "alpha",
-         "target", "sims", "seed", "plot", "scale", "mechanism", "time_budget", "mdg_range", "json_out",
+         "power", "sims", "seed", "plot", "scale", "mechanism", "time_budget", "mdg_range", "json_out",
          required=("metric",))
+@tests_gathered
 @json_refusals
 @shape_options
-def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternative, alpha, target, sims, seed,
-         plot, scale, json_out, probe, mechanism="auto", mdg_range=True, time_budget=None):
+def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, power, sims, plot, scale, json_out, probe, tests,
+         mechanism="auto", mdg_range=True, time_budget=None):
     """Size a probe: the minimum detectable gap (and power at --gap) of each design.
 
     \b
@@ -712,9 +719,8 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
     err = console(stderr=True)
     with plan_progress(err) as progress:
         result = run(noise, metric=metric, pilot=pilot, a=a, b=b, heterogeneity=heterogeneity, items=items,
-                     runs=runs, gap=gap, alternative=alternative, alpha=alpha, target=target, sims=sims, seed=seed,
-                     plot=plot, scale=scale, probe=probe, mechanism=mechanism, progress=progress,
-                     mdg_range=mdg_range, time_budget=time_budget)
+                     runs=runs, gap=gap, power=power, sims=sims, plot=plot, scale=scale, mechanism=mechanism,
+                     mdg_range=mdg_range, time_budget=time_budget, tests=tests, probe=probe, progress=progress)
     if plot:
         err.print(f"wrote {_escape(plot)}")
     emit(result, json_out)
@@ -724,10 +730,11 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, alternativ
 @logs_argument()
 @options("by", "toward", "targets", "item", "alpha", "correction", "interval", "label", "response", "score_from",
          "scale", "answers", "label_map", "framing_columns", "json_out")
+@tests_gathered
 @json_refusals
 @shape_options
-def framing(log, by, toward, targets, item, alpha, correction, interval, label, response, score_from,
-            scale, json_out, probe, answers="auto", label_map=(), framing_columns=()):
+def framing(log, by, toward, targets, item, label, response, score_from, scale, json_out, probe, tests, answers="auto",
+            label_map=(), framing_columns=()):
     """Dual framing: which way a model leans between two targets, how strongly, and whether
     the lean is protective or assertive.
 
@@ -737,9 +744,9 @@ def framing(log, by, toward, targets, item, alpha, correction, interval, label, 
     """
     from probestats.jobs.framing import framing as run
 
-    emit(run(log, by=by, toward=toward, targets=targets, item=item, alpha=alpha, correction=correction,
-             interval=interval, label=label, response=response, score_from=score_from, scale=scale,
-             answers=answers, label_map=label_map, probe=_framing_probe(probe, framing_columns)), json_out)
+    emit(run(log, by=by, toward=toward, targets=targets, item=item, label=label, response=response,
+             score_from=score_from, scale=scale, answers=answers, label_map=label_map, tests=tests,
+             probe=_framing_probe(probe, framing_columns)), json_out)
 
 
 
@@ -747,9 +754,10 @@ def framing(log, by, toward, targets, item, alpha, correction, interval, label, 
 @click.argument("before", type=click.Path(path_type=Path))
 @click.argument("after", type=click.Path(path_type=Path))
 @options("metric", "a", "b", "alternative", "alpha", "output", "json_out", required=("metric",))
+@tests_gathered
 @json_refusals
 @shape_options
-def compare(before, after, metric, a, b, alternative, alpha, output, json_out, probe):
+def compare(before, after, metric, a, b, output, json_out, probe, tests):
     """Compare a probe BEFORE and AFTER a mitigation: same items, values, seeds and metric, side by side.
 
     Refuses (exit 1) logs that differ in items, values, seeds or metric. BEFORE and AFTER may both be
@@ -768,8 +776,8 @@ def compare(before, after, metric, a, b, alternative, alpha, output, json_out, p
                           f"{after if as_cells else before} a log: give both as logs or both as cell tables")
     if as_cells:
         refuse_row_options(probe)
-    emit(run(before, after, metric=metric, a=a, b=b, alternative=alternative, alpha=alpha, output=output,
-             cells=as_cells, probe=None if as_cells else probe), json_out)
+    emit(run(before, after, metric=metric, a=a, b=b, output=output, cells=as_cells, tests=tests,
+             probe=None if as_cells else probe), json_out)
     if output is not None:
         console(stderr=True).print(f"wrote {_escape(output)}")
 
@@ -780,9 +788,10 @@ def compare(before, after, metric, a, b, alternative, alpha, output, json_out, p
 @cli.command()
 @logs_argument()
 @options("metric", "bins", "by", "n_resamples", "seed", "json_out")
+@tests_gathered
 @json_refusals
 @shape_options
-def describe(log, metric, bins, by, n_resamples, seed, json_out, probe):
+def describe(log, metric, bins, by, json_out, probe, tests):
     """Distributions per value: runs and items, the mean, the count and share of each level, and an exact
     test of whether the distributions differ (within items where the design is matched).
 
@@ -793,7 +802,7 @@ def describe(log, metric, bins, by, n_resamples, seed, json_out, probe):
     """
     from probestats.jobs.describe import describe as run
 
-    result = run(log, metric=metric, bins=bins, by=by, n_resamples=n_resamples, seed=seed, probe=probe)
+    result = run(log, metric=metric, bins=bins, by=by, tests=tests, probe=probe)
     if json_out:
         emit_json(result)
     else:
@@ -805,12 +814,12 @@ def describe(log, metric, bins, by, n_resamples, seed, json_out, probe):
 # ---------------------------------------------------------------- judge: order probes on a pairwise judge
 
 
-def _run_judge(log, *, order, response, choice, verdicts, by, repetition, score, scale, alpha, correction, probe):
+def _run_judge(log, *, order, response, choice, verdicts, by, repetition, score, scale, tests, probe):
     from probestats.jobs.judge import judge as run
 
     try:
         return run(log, order=order, response=response, choice=choice, score=score, verdicts=verdicts, by=by,
-                   repetition=repetition, scale=scale, alpha=alpha, correction=correction, probe=probe)
+                   repetition=repetition, scale=scale, tests=tests, probe=probe)
     except OptionError as exc:   # the options that cannot go together are a usage error on the command line
         if str(exc).startswith(("give one of", "--score compares", "--scale belongs")):
             raise click.UsageError(str(exc)) from None
@@ -821,9 +830,10 @@ def _run_judge(log, *, order, response, choice, verdicts, by, repetition, score,
 @logs_argument()
 @options("order", "response", "choice", "score", "verdicts", "by", "repetition", "scale", "alpha", "correction",
          "json_out")
+@tests_gathered
 @json_refusals
 @shape_options
-def judge(log, order, response, choice, score, verdicts, by, repetition, scale, alpha, correction, json_out, probe):
+def judge(log, order, response, choice, score, verdicts, by, repetition, scale, json_out, probe, tests):
     """Order probes on a pairwise judge: position consistency, primacy against recency, the order effect.
 
     Each item is judged with its two answers in both orders (the two values of --order). A
@@ -842,7 +852,7 @@ def judge(log, order, response, choice, score, verdicts, by, repetition, scale, 
         raise click.UsageError("say how verdicts are read: --response COL with --verdict \"first=[[A]]\" "
                                "--verdict \"second=[[B]]\", or --choice COL, or --score COL")
     result = _run_judge(log, order=order, response=response, choice=choice, verdicts=verdicts, by=by,
-                        repetition=repetition, score=score, scale=scale, alpha=alpha, correction=correction, probe=probe)
+                        repetition=repetition, score=score, scale=scale, tests=tests, probe=probe)
     if json_out:
         emit_json(result)
     elif score is not None:

@@ -121,7 +121,7 @@ _SPELLING = contextvars.ContextVar("probestats_option_spelling", default="python
 #: table that turns a library error's parameter into the flag a command-line user typed.
 CLI_FLAGS = {"factors": "--factor", "groups": "--group", "output": "-o", "log": "LOG", "columns": "--column",
              "framing_log": "--framing", "before_log": "--before", "sections": "--section",
-             "target": "--power", "verdicts": "--verdict",
+             "verdicts": "--verdict",
              "attribute_settings": "--setting-is-attribute", "settings": "--setting",
              "random_settings": "--random-setting"}
 

@@ -23,7 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from probestats.limits import LIMITS
-from probestats.vocabulary import ALPHA, ALTERNATIVES, CORRECTION, CORRECTIONS, N_RESAMPLES, SEED
+from probestats.vocabulary import (ALPHA, ALTERNATIVES, CORRECTION, CORRECTIONS, EFFECT_SIZES, INTERVALS, N_RESAMPLES,
+                                   SEED)
 
 __all__ = ["GROUPS", "PARAMETERS", "Parameter", "INTERVALS", "SECTIONS", "SETTING_COLUMNS", "READ_KEYS", "FORMATS"]
 
@@ -31,8 +32,6 @@ __all__ = ["GROUPS", "PARAMETERS", "Parameter", "INTERVALS", "SECTIONS", "SETTIN
 GROUPS = ("Input and shaping", "The comparison", "Tests", "Output")
 SHAPING, COMPARISON, TESTS, OUTPUT = GROUPS
 
-#: Intervals for an average gap (framing's scores take t and sign-flip).
-INTERVALS = ("t", "bootstrap", "percentile", "sign-flip")
 #: The settings a log's columns may hold besides model and judge.
 SETTING_COLUMNS = ("model", "temperature", "system")
 #: The sections of a report, each renderable alone.
@@ -140,7 +139,7 @@ _RECORDS = (
        group=SHAPING, kind="path", metavar="probe.toml", common=True),
     _p("facts", "--set", "A design fact over the --design file's (repeatable; lists gather): attribute, values_why, "
        "metric_definition, metric_cannot_see, held_fixed, not_fixed, not_tested, run_dates, mitigation, "
-       "gap_of_interest, selection.", group=SHAPING, metavar="KEY=VALUE", multiple=True, parse="facts",
+       "gap_of_interest, selection (analyze reads selection alone; a report states them all).", group=SHAPING, metavar="KEY=VALUE", multiple=True, parse="facts",
        common=True),
     _p("dialect", "--dialect", "duckdb or spark (tested); other sqlglot dialects are written but not tested here.",
        group=SHAPING, metavar="NAME", default="duckdb", common=True),
@@ -252,15 +251,15 @@ _RECORDS = (
        default=SEED),
     _p("limits", "--limit", "Raise a limit: " + ", ".join(LIMITS) + ".", group=TESTS, metavar="NAME=N",
        multiple=True, parse="limits"),
-    _p("effect_choice", "--effect-size", "The effect size a table of several metrics (and its heatmap) shows; g_z or "
+    _p("effect_size", "--effect-size", "The effect size a table of several metrics (and its heatmap) shows; g_z or "
        "g_av: with Hedges' small-sample correction, applied to every d_z and d_av shown.", group=TESTS,
-       kind="choice", choices=("d_z", "d_av", "g_z", "g_av"), default="d_z"),
+       kind="choice", choices=EFFECT_SIZES, default=EFFECT_SIZES[0]),
     _p("row_level", "--row-level", "Also Welch's t on the runs, as many published audits report it (the item-level "
        "test stays the headline).", group=TESTS, kind="flag", default=False),
     _p("per_item", "--per-item", "Also Welch's t within each item on its runs (every item's row-level test), "
        "corrected across items; with --row-level and --by, also per group.", group=TESTS, kind="flag",
        default=False),
-    _p("target", "--power", "Target power for the minimum detectable gap.", group=TESTS, kind="float", low=0, high=1,
+    _p("power", "--power", "Target power for the minimum detectable gap.", group=TESTS, kind="float", low=0, high=1,
        low_open=True, high_open=True, default=0.8),
     _p("sims", "--sims", "Simulated probes per design.", group=TESTS, kind="int", low=1, default=2000),
     _p("mechanism", "--mechanism", "How a gap acts: auto (the ways the noise log leaves plausible, the least "

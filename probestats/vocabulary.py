@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from dataclasses import dataclass, fields
 
 from probestats.errors import OptionError, opt
 from probestats.limits import SECONDS_PER_RESAMPLE, duration, how_to_raise, limit
@@ -34,6 +35,9 @@ __all__ = [
     "N_RESAMPLES",
     "SEED",
     "SIGN_FLIP_RESAMPLES",
+    "EFFECT_SIZES",
+    "INTERVALS",
+    "Tests",
     "check_alpha",
     "check_alternative",
     "check_correction",
@@ -57,6 +61,10 @@ N_RESAMPLES = 10_000
 SIGN_FLIP_RESAMPLES = 100_000
 #: The seed of every random draw, so a result can be made again exactly.
 SEED = 0
+#: Intervals for an average gap: Student t, BCa bootstrap, percentile bootstrap, the sign-flip test's inversion.
+INTERVALS = ("t", "bootstrap", "percentile", "sign-flip")
+#: The effect sizes a table of several metrics shows; g_z and g_av apply Hedges' small-sample correction.
+EFFECT_SIZES = ("d_z", "d_av", "g_z", "g_av")
 
 
 def check_alternative(alternative) -> str:
@@ -181,3 +189,102 @@ def check_vocabulary(*, alternative=None, alpha=None, correction=None, n_resampl
         check_n_resamples(n_resamples)
     if seed is not None:
         check_seed(seed)
+
+
+@dataclass(frozen=True)
+class Tests:
+    """How a job's tests are run: their direction and level, the correction across them, the interval of an
+    average gap, the effect size shown, and the resampling of every resampling method.
+
+    One object for the choices that every job shares, so each job's call says them the same way
+    (``probestats.analyze(log, metric="steps", tests=Tests(alpha=0.01))``), and the command line's
+    ``--alternative``, ``--alpha``, ``--correction``, ``--interval``, ``--effect-size``, ``--n-resamples`` and
+    ``--seed`` fill it. Every value is checked when the object is made. A job refuses a value it has no use
+    for (a plan has no correction), rather than ignoring it.
+
+    Attributes
+    ----------
+    alternative : {"two-sided", "greater", "less"}
+        The direction of the tests: ``greater`` means A above B.
+    alpha : float
+        The level p-values are read against (and the wording of the verdict).
+    correction : {"holm", "bonferroni", "bh", "none"}
+        The correction for multiple comparisons across the job's tests.
+    interval : {"t", "bootstrap", "percentile", "sign-flip"} or None
+        The interval of an average gap (None: Student t, the default, which a framing log of yes/no answers
+        also leaves to its own interval).
+    effect_size : {"d_z", "d_av", "g_z", "g_av"}
+        The effect size a table of several metrics shows; ``g_z`` or ``g_av`` apply Hedges' small-sample
+        correction to every d_z and d_av shown.
+    n_resamples : int
+        Resamples of every resampling method (bootstrap intervals, Monte Carlo tests).
+    seed : int or None
+        The seed of every random draw.
+
+    Examples
+    --------
+    >>> Tests(alpha=0.01).alpha, Tests(effect_size="g_z").hedges, Tests().changed()
+    (0.01, True, {})
+    >>> Tests(correction="sidak")
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: correction='sidak': expected one of holm, bonferroni, bh, none
+    """
+
+    __test__ = False   # a test runner collects classes named Test*: this one is not a test
+
+    alternative: str = ALTERNATIVES[0]
+    alpha: float = ALPHA
+    correction: str = CORRECTION
+    interval: str | None = None
+    effect_size: str = EFFECT_SIZES[0]
+    n_resamples: int = N_RESAMPLES
+    seed: int | None = SEED
+
+    def __post_init__(self) -> None:
+        check_vocabulary(alternative=self.alternative, alpha=self.alpha, correction=self.correction,
+                         n_resamples=self.n_resamples, seed=self.seed)
+        for name, allowed in (("interval", INTERVALS), ("effect_size", EFFECT_SIZES)):
+            value = getattr(self, name)
+            if value is not None and value not in allowed:
+                raise OptionError(f"{opt(name, value)}: expected one of {', '.join(allowed)}")
+
+    @property
+    def hedges(self) -> bool:
+        """Whether Hedges' small-sample correction applies to the effect sizes (``g_z``, ``g_av``)."""
+        return self.effect_size.startswith("g")
+
+    @property
+    def effect(self) -> str:
+        """The effect size shown, uncorrected name (``d_z`` or ``d_av``; :attr:`hedges` says if corrected)."""
+        return "d" + self.effect_size[1:]
+
+    def changed(self) -> dict:
+        """The choices that differ from their defaults, by name."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) != f.default}
+
+    def refuse(self, what: str, *unused: str) -> None:
+        """Refuse a choice among ``unused`` given another value than its default: ``what`` has no use for it.
+
+        >>> Tests(alpha=0.01).refuse("a plan", "correction")
+        >>> Tests(correction="bh").refuse("a plan", "correction")
+        Traceback (most recent call last):
+        ...
+        probestats.errors.OptionError: correction='bh' does not apply to a plan: leave it out
+        """
+        for name, value in self.changed().items():
+            if name in unused:
+                raise OptionError(f"{opt(name, value)} does not apply to {what}: leave it out")
+
+
+def as_tests(tests) -> Tests:
+    """``tests`` as given (a :class:`Tests`), or the defaults for None; anything else is refused.
+
+    >>> as_tests(None) == Tests()
+    True
+    """
+    if tests is None:
+        return Tests()
+    if not isinstance(tests, Tests):
+        raise OptionError(f"tests={tests!r}: expected a probestats.Tests, for example tests=Tests(alpha=0.01)")
+    return tests

@@ -10,6 +10,7 @@ import numpy as np
 import polars as pl
 from rich.console import Console
 
+from probestats import Probe, Tests
 from probestats import analyze
 from probestats.analyses.blocks import block_agreement
 from probestats.analyses.omnibus import omnibus_statistic
@@ -118,7 +119,7 @@ def test_a_column_whose_every_value_is_in_every_cell_is_named_a_likely_block():
         "strategy takes every one of its 3 values ('cot', 'plain', 'few-shot') in every item x value cell, so each "
         "cell's runs are 3 strategy values, not repeated draws: it looks like a block; match the items within it "
         "with settings=['strategy'], or split with by='strategy'")
-    named = analyze(_benchmark(), metric="x", a="A", b="B", settings=["strategy"])
+    named = analyze(_benchmark(), metric="x", a="A", b="B", probe=Probe(settings=["strategy"]))
     assert "likely_block" not in [p.code for p in named.problems] and named.verdict.blocks == ("strategy",)
 
 
@@ -164,8 +165,8 @@ def test_a_named_setting_is_a_block_held_fixed_or_refused_saying_why_never_ignor
     rows = [{"item": i, "variant": v, "persona": p, "seed": s,
              "x": i + (10 if p == "B" else 0) + (1 if v == "a" else 0) + (2 if (v, p) == ("a", "B") else 0) + s % 2}
             for i in range(6) for v in ("a", "b") for p in ("A", "B") for s in range(2)]
-    plain = analyze(rows, metric="x", n_resamples=200)
-    named = analyze(rows, metric="x", settings=["persona"], n_resamples=200)
+    plain = analyze(rows, metric="x", tests=Tests(n_resamples=200))
+    named = analyze(rows, metric="x", probe=Probe(settings=["persona"]), tests=Tests(n_resamples=200))
     # by hand: within persona A each item's gap is 1, within B 3; the item gap is their mean, 2, on every item
     assert [round(g, 12) for g in named.main.items["gap"].to_list()] == [2.0] * 6 and named.main.average_gap == 2.0
     assert named.verdict.blocks == ("persona",)
@@ -179,16 +180,16 @@ def test_a_named_setting_is_a_block_held_fixed_or_refused_saying_why_never_ignor
     assert said in _terminal(named) and said not in _terminal(plain)   # plain: a likely_block warning names it
     # a setting that is a setting without being named changes nothing: refused
     with pytest.raises(OptionError, match=r"^settings=\['model'\]: model is always a setting"):
-        analyze([dict(r, model="m") for r in rows], metric="x", settings=["model"])
+        analyze([dict(r, model="m") for r in rows], metric="x", probe=Probe(settings=["model"]))
     # named and held fixed everywhere: the same analysis
-    fixed = analyze([dict(r, tone="dry") for r in rows if r["persona"] == "A"], metric="x", settings=["tone"],
-                    n_resamples=200)
-    assert fixed.to_dict() == analyze([r for r in rows if r["persona"] == "A"], metric="x", n_resamples=200).to_dict()
+    fixed = analyze([dict(r, tone="dry") for r in rows if r["persona"] == "A"], metric="x", probe=Probe(settings=["tone"]),
+                    tests=Tests(n_resamples=200))
+    assert fixed.to_dict() == analyze([r for r in rows if r["persona"] == "A"], metric="x", tests=Tests(n_resamples=200)).to_dict()
     # named but differing between the compared values: a confound, refused
     with pytest.raises(OptionError, match=r"^tone differs between the compared values: 'a' runs used 'warm', 'b' runs "
                                           r"used 'dry' \(items 0, 1, 2, 3, 4, 5; .*\), yet settings=\['tone'\] names it"):
-        analyze([dict(r, tone="warm" if r["variant"] == "a" else "dry") for r in rows], metric="x", settings=["tone"])
+        analyze([dict(r, tone="warm" if r["variant"] == "a" else "dry") for r in rows], metric="x", probe=Probe(settings=["tone"]))
     # named but every run has its own value: nothing to match within
     with pytest.raises(OptionError, match=r"^stamp varies within the item x value cells, but none of its values holds "
                                           r"both compared values of an item"):
-        analyze([dict(r, stamp=k) for k, r in enumerate(rows)], metric="x", settings=["stamp"])
+        analyze([dict(r, stamp=k) for k, r in enumerate(rows)], metric="x", probe=Probe(settings=["stamp"]))

@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from probestats import Tests
 from probestats.analyses.cells import analyze_cells, cell_table
 from probestats.analyses.paired import analyze
 from probestats.checks.exact import mean_sd
@@ -379,8 +380,7 @@ def test_a_report_of_a_cell_table_states_the_seed_it_used(tmp_path):
     cells.write_parquet(path)
     out = {}
     for seed in (3, 4):
-        job = report(path, metric="x", format="json", seed=seed, n_resamples=499,
-                     interval="bootstrap")
+        job = report(path, metric="x", format="json", tests=Tests(seed=seed, n_resamples=499, interval="bootstrap"))
         data = json.loads(job.text)
         assert f"499 resamples, seed {seed}" in data["effect_sizes"]["d_av"]["interval_method"]
         assert f"(499 resamples, seed {seed})" in data["interval"]["method"]

@@ -252,13 +252,12 @@ def test_options_that_need_rows_are_refused_in_one_line(tmp_path, capsys):
          "--read skip-rows cannot be used with a cell table"),
         # options on the runs of each cell, which a cell table pooled: refused, where they changed nothing
         *[([command, cells, "--metric", "steps", *option, *where], 1,
-           f"{' '.join(option)} needs the runs of the log; give the {'LOG' if command == 'report' else 'log'} "
-           "instead of a cell table")
+           f"{' '.join(option)} needs the runs of the log; give the LOG instead of a cell table")
           for command, where in (("analyze", []), ("report", ["-o", out]))
           for option in (["--setting", "persona"], ["--noise-value", "casual"], ["--setting-is-attribute", "model"],
                          ["--cluster", "level"], ["--random-setting", "temperature"])],
         (["analyze", cells, "--metric", "steps", "--per-item"], 1,
-         "--per-item needs the runs of the log; give the log instead of a cell table"),
+         "--per-item needs the runs of the log; give the LOG instead of a cell table"),
     ]:
         capsys.readouterr()
         assert main([str(a) for a in args]) == code, args

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from rich.console import Console
 
+from probestats import Probe
 from probestats import analyze
 from probestats.analyses.clusters import intra_cluster_correlation
 from probestats.cli import main
@@ -70,7 +71,7 @@ def test_a_cluster_effect_widens_the_interval_and_the_p_as_a_cluster_bootstrap_d
     rows = clustered_rows()
     gaps, docs = hand_gaps(rows)
     plain = analyze(rows, metric="y")
-    clustered = analyze(rows, metric="y", cluster="doc")
+    clustered = analyze(rows, metric="y", probe=Probe(cluster="doc"))
     # the average gap is the same unweighted mean of the 400 item gaps either way
     assert clustered.average_gap == pytest.approx(gaps.mean(), abs=1e-12)
     assert plain.average_gap == pytest.approx(gaps.mean(), abs=1e-12)
@@ -114,7 +115,7 @@ def test_unequal_clusters_take_the_cluster_robust_standard_error_written_out():
     from scipy import stats
 
     q = stats.t.ppf(0.975, len(names) - 1)
-    iv = analyze(rows, metric="y", cluster="doc").main.interval
+    iv = analyze(rows, metric="y", probe=Probe(cluster="doc")).main.interval
     assert (iv.low, iv.high) == (pytest.approx(mean - q * se, abs=1e-12), pytest.approx(mean + q * se, abs=1e-12))
 
 
@@ -148,7 +149,7 @@ def test_without_cluster_validation_suggests_it_with_the_icc():
     assert hints[0].message.endswith("declare the clusters with cluster='doc'")
     assert any("nested in clusters" in c.sentence for c in result.verdict.caveats)
     # with the clusters declared, no suggestion is left
-    assert not [p for p in analyze(rows, metric="y", cluster="doc").problems if p.code == "clustered_items"]
+    assert not [p for p in analyze(rows, metric="y", probe=Probe(cluster="doc")).problems if p.code == "clustered_items"]
 
 
 def test_no_suggestion_without_a_cluster_effect():
@@ -164,7 +165,7 @@ def test_a_small_design_is_exact_over_every_pattern_of_cluster_signs():
     sums = np.array([gaps[docs == n].sum() for n in names])
     hits = sum(abs(np.dot(s, sums)) >= abs(sums.sum()) * (1 - 1e-9)
                for s in itertools.product([-1, 1], repeat=len(names)))
-    result = analyze(rows, metric="y", cluster="doc")
+    result = analyze(rows, metric="y", probe=Probe(cluster="doc"))
     assert result.pvalue == pytest.approx(hits / 2 ** len(names), rel=1e-12)
     assert result.main.min_attainable_p == pytest.approx(2 / 2 ** 6)
     assert result.clusters.singletons == 1
@@ -176,20 +177,20 @@ def test_an_item_in_two_clusters_and_options_that_cannot_go_together_are_refused
     rows = clustered_rows(clusters=4, per=3)
     rows[0] = dict(rows[0], doc="elsewhere")
     with pytest.raises(OptionError, match=r"cluster='doc': item 0-0 lies in several clusters"):
-        analyze(rows, metric="y", cluster="doc")
+        analyze(rows, metric="y", probe=Probe(cluster="doc"))
     good = clustered_rows(clusters=4, per=3)
     with pytest.raises(OptionError, match="drop by"):
-        analyze([dict(r, model="m") for r in good], metric="y", cluster="doc", by=["model"])
+        analyze([dict(r, model="m") for r in good], metric="y", probe=Probe(cluster="doc"), by=["model"])
     three = good + [dict(r, variant="c") for r in good if r["variant"] == "b"]
     with pytest.raises(OptionError, match="^cluster='doc' flips whole clusters of items in a comparison of two values; with more than two values the analysis does not use it"):
-        analyze(three, metric="y", cluster="doc")
+        analyze(three, metric="y", probe=Probe(cluster="doc"))
     with pytest.raises(OptionError, match="cluster=.doc. applies to a comparison of two values of one metric; drop factor"):
-        analyze(good, metric="y", cluster="doc", factor=["variant", "doc"])
+        analyze(good, metric="y", probe=Probe(cluster="doc"), factor=["variant", "doc"])
 
 
 def test_the_clusters_are_shown_in_the_terminal_the_report_and_json(tmp_path, capsys):
     rows = clustered_rows()
-    result = analyze(rows, metric="y", cluster="doc")
+    result = analyze(rows, metric="y", probe=Probe(cluster="doc"))
     buffer = io.StringIO()
     render_terminal(result, Console(file=buffer, width=200))
     assert "The 400 items are nested in 40 clusters of doc (10 items each" in buffer.getvalue()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from probestats import Tests
 import probestats
 from probestats.cli import main
 from probestats.present.words.sanitize import json_text
@@ -60,7 +61,7 @@ def test_compare_is_the_library_call(capsys, tmp_path):
 
 
 def test_framing_is_the_library_call(capsys):
-    result = probestats.framing(FRAMING, targets=TARGETS, correction="bh")
+    result = probestats.framing(FRAMING, targets=TARGETS, tests=Tests(correction="bh"))
     assert type(result).__name__ == "FramingResult" and result.correction == "bh"
     argv = ["framing", FRAMING, "--targets", TARGETS, "--correction", "bh"]
     assert _command(capsys, *argv, "--json") == _json(result)

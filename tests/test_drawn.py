@@ -14,6 +14,7 @@ import polars as pl
 import pytest
 from rich.console import Console
 
+from probestats import Probe
 from probestats import analyze
 from probestats.cli import main
 from probestats.errors import OptionError, ValidationError
@@ -41,7 +42,7 @@ def test_a_balanced_temperature_is_accepted_and_the_gap_adjusted_as_statsmodels_
     import statsmodels.formula.api as smf
 
     rows = drawn_rows()
-    result = analyze(rows, metric="y", random_settings=["temperature"])
+    result = analyze(rows, metric="y", probe=Probe(random_settings=["temperature"]))
     (drawn,) = result.drawn
     assert drawn.balance.pvalue > 0.05
     frame = pl.DataFrame(rows).with_columns((pl.col("variant") == "a").cast(pl.Float64).alias("is_a")).to_pandas()
@@ -58,7 +59,7 @@ def test_a_balanced_temperature_is_accepted_and_the_gap_adjusted_as_statsmodels_
 
 def test_the_stratified_gap_matches_items_within_quintiles_of_the_temperature():
     rows = drawn_rows()
-    result = analyze(rows, metric="y", random_settings=["temperature"])
+    result = analyze(rows, metric="y", probe=Probe(random_settings=["temperature"]))
     (drawn,) = result.drawn
     temps = np.array([r["temperature"] for r in rows])
     cuts = np.quantile(temps, [0.2, 0.4, 0.6, 0.8])
@@ -111,7 +112,7 @@ def test_the_balance_p_is_the_within_item_permutation_test():
 def test_an_unbalanced_temperature_is_refused_as_a_confound_with_its_test():
     rows = drawn_rows(unbalanced=0.5)
     with pytest.raises(ValidationError) as caught:
-        analyze(rows, metric="y", random_settings=["temperature"])
+        analyze(rows, metric="y", probe=Probe(random_settings=["temperature"]))
     (problem,) = caught.value.problems
     assert problem.code == "confounded_setting" and problem.severity == "error"
     assert "declared drawn at random per call" in problem.message
@@ -127,7 +128,7 @@ def test_undeclared_the_varying_temperature_is_refused_with_the_declaration_offe
 
 def test_stratified_and_adjusted_are_both_shown_in_the_terminal_the_report_and_json(tmp_path, capsys):
     rows = drawn_rows()
-    result = analyze(rows, metric="y", random_settings=["temperature"])
+    result = analyze(rows, metric="y", probe=Probe(random_settings=["temperature"]))
     buffer = io.StringIO()
     render_terminal(result, Console(file=buffer, width=400))
     out = buffer.getvalue()
@@ -155,9 +156,9 @@ def test_a_setting_the_many_values_analysis_cannot_read_is_refused_not_ignored()
     rows = drawn_rows(items=8, runs=2)
     three = rows + [dict(r, variant="c") for r in rows if r["variant"] == "b"]
     with pytest.raises(OptionError, match=r"^settings=\['temperature'\] matches the items of two values within blocks; with more than two values the analysis does not use it"):
-        analyze(three, metric="y", settings=["temperature"])
+        analyze(three, metric="y", probe=Probe(settings=["temperature"]))
     with pytest.raises(OptionError, match=r"^random_settings=\['temperature'\] checks a setting drawn per call for balance between two compared values; with more than two values the analysis does not use it"):
-        analyze(three, metric="y", random_settings=["temperature"], reference="a")
+        analyze(three, metric="y", probe=Probe(random_settings=["temperature"]), reference="a")
 
 
 def test_an_unmapped_temperature_column_is_never_called_absent(tmp_path):
@@ -167,7 +168,7 @@ def test_an_unmapped_temperature_column_is_never_called_absent(tmp_path):
     assert "no model, temperature or system prompt column" not in md
     assert "records no settings" not in md and "not recorded in the log" not in md
     assert "'gpt\\_temperature' looks like the temperature" in md
-    declared = analyze(rows, metric="y", random_settings=["gpt_temperature"])
+    declared = analyze(rows, metric="y", probe=Probe(random_settings=["gpt_temperature"]))
     assert declared.drawn[0].column == "gpt_temperature"
 
 
@@ -184,7 +185,7 @@ def test_a_text_setting_drawn_per_call_is_tested_by_its_table_and_adjusted_by_on
                 prompt = str(rng.choice(["p1", "p2", "p3"]))
                 y = level + {"p1": 0.0, "p2": 1.0, "p3": -1.0}[prompt] + (0.7 if v == "a" else 0.0) + rng.normal()
                 rows.append({"item": str(i), "variant": v, "seed": s, "wrapper": prompt, "y": y})
-    result = analyze(rows, metric="y", random_settings=["wrapper"])
+    result = analyze(rows, metric="y", probe=Probe(random_settings=["wrapper"]))
     (drawn,) = result.drawn
     assert not drawn.balance.numeric and drawn.strata == 3
     frame = pl.DataFrame(rows)

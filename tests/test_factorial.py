@@ -16,6 +16,7 @@ import polars as pl
 import pytest
 from statsmodels.stats.anova import AnovaRM
 
+from probestats import Tests
 from probestats import analyze
 from probestats.analyses.factorial import FactorialAnalysis, factorial_tests
 from probestats.cli import main
@@ -83,7 +84,7 @@ def test_three_by_two_against_brute_force_permutation():
 
 def test_three_by_two_against_anova_rm_and_the_hand_anova():
     rows = _rows(items=7, seed=3)
-    result = analyze(rows, metric="score", factor=["dose", "arm"], n_resamples=2000)
+    result = analyze(rows, metric="score", factor=["dose", "arm"], tests=Tests(n_resamples=2000))
     m = _cells(rows, 7)
     long = pd.DataFrame([{"item": k, "dose": a, "arm": b, "score": m[k, i, j]}
                          for k in range(7) for i, a in enumerate(DOSES) for j, b in enumerate(ARMS)])

@@ -129,8 +129,8 @@ def test_the_analyses_write_nothing_when_run():
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         results = [
             probestats.analyze(probe, metric="steps", noise=make_log(items=6, runs=4, gap=0.0, seed=2)),
-            probestats.analyze(three, metric="steps", n_resamples=200),
-            probestats.analyze(three, metric="steps", reference="plain", n_resamples=200),
+            probestats.analyze(three, metric="steps", tests=probestats.Tests(n_resamples=200)),
+            probestats.analyze(three, metric="steps", reference="plain", tests=probestats.Tests(n_resamples=200)),
             probestats.analyze(two_by_two(items=6, seed=1), metric="steps", factor=["style", "name"]),
             probestats.analyze(probe, metric="steps", a="formal", b="casual", scale="0:20"),
             probestats.analyze(probe, metric="steps", probe=probestats.Probe(where="item <> '0'",

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from scipy.stats import norm
 
 from probestats.analyses.plan import noise_model, plan_probe
+from probestats.vocabulary import Tests
 from probestats.analyses.plan.mechanisms import choose_mechanisms, infer_rating_scale, metric_kind
 from probestats.errors import OptionError
 from probestats.present.words.plan import plan_text
@@ -56,7 +57,7 @@ def test_the_tutorial_stand_in_is_promised_what_it_delivers():
     runs = [1, 5, 20]
     predicted = []
     for log in range(3):
-        plan = plan_probe(tutorial_log(rng), metric="steps", items=8, runs=runs, gap=gap, sims=1500, seed=log,
+        plan = plan_probe(tutorial_log(rng), metric="steps", items=8, runs=runs, gap=gap, sims=1500, tests=Tests(seed=log),
                           mdg_range=False)
         assert plan.mechanisms.candidates == ("level",) and plan.mechanisms.ruled_out == ("rate",)
         assert {c.mechanism_power for c in plan.cells} == {"level"}
@@ -214,7 +215,7 @@ def test_an_upward_mdg_past_the_room_the_ceiling_leaves_is_always_marked(m, zero
     y = np.ones(12)
     y[rng.choice(12, zeros, replace=False)] = 0.0
     frame = pl.DataFrame({"item": np.repeat(np.arange(12 // m), m), "x": y})
-    plan = plan_probe(frame, metric="x", items=8, runs=20, heterogeneity=0.0, sims=200, seed=seed % 1000,
+    plan = plan_probe(frame, metric="x", items=8, runs=20, heterogeneity=0.0, sims=200, tests=Tests(seed=seed % 1000),
                       mdg_range=False)
     c = plan.cells[0]
     if c.mdg_up is not None and math.isfinite(c.mdg_up) and not c.mdg_up_near_bound:

@@ -23,6 +23,7 @@ from scipy.stats import norm
 
 import probestats
 from probestats.errors import ColumnError, OptionError, ProbestatsError
+from probestats.vocabulary import Tests
 from probestats.present.words.plan import plan_text
 from probestats.stats.hypotests import sign_flip_test
 from probestats.analyses.plan import (
@@ -337,7 +338,7 @@ def test_five_items_can_never_reach_significance():
 
 def test_plan_json_contract_and_assumed_heterogeneity():
     plan = plan_probe(noise=str(SAMPLES / "style_noise.csv"), metric="steps", items="6,8", runs=[5, 20],
-                      gap=0.75, sims=300, seed=1)
+                      gap=0.75, sims=300, tests=Tests(seed=1))
     d = json.loads(json.dumps(plan.to_dict()))
     for key in ("sigma_run", "tau", "tau_source", "alpha", "target_power", "cells", "problems"):
         assert key in d
@@ -359,9 +360,9 @@ def test_plan_json_contract_and_assumed_heterogeneity():
 
 def test_plan_is_reproducible_and_reports_progress():
     seen = []
-    a = plan_probe(1.0, items=[6, 8], runs=3, gap=0.8, sims=300, seed=11, progress=lambda d, t: seen.append((d, t)))
-    b = plan_probe(1.0, items=[6, 8], runs=3, gap=0.8, sims=300, seed=11)
-    c = plan_probe(1.0, items=[6, 8], runs=3, gap=0.8, sims=300, seed=12)
+    a = plan_probe(1.0, items=[6, 8], runs=3, gap=0.8, sims=300, tests=Tests(seed=11), progress=lambda d, t: seen.append((d, t)))
+    b = plan_probe(1.0, items=[6, 8], runs=3, gap=0.8, sims=300, tests=Tests(seed=11))
+    c = plan_probe(1.0, items=[6, 8], runs=3, gap=0.8, sims=300, tests=Tests(seed=12))
     assert a.to_dict() == b.to_dict() and a.to_dict() != c.to_dict()
     # a growing share within each design, a whole number when each design is done
     assert [d for d, _ in seen] == sorted(d for d, _ in seen) and {t for _, t in seen} == {2}
@@ -410,7 +411,7 @@ def test_calibration_homogeneous_gap():
     gap = expected_steps(0.0) - expected_steps(1.0)
     # the stand-in's gap moves a latent level by whole steps (its spread stays), not a rate: mechanism="level"
     plan = plan_probe(noise, metric="steps", items=8, runs=[1, 2, 5, 10], gap=gap, heterogeneity=0.0,
-                      sims=3000, seed=1, mechanism="level")
+                      sims=3000, tests=Tests(seed=1), mechanism="level")
     probes = 1500
     for cell in plan.cells:
         emp = empirical_rate(rng, probes, 8, cell.runs, lambda r, n: np.ones(n))
@@ -437,7 +438,7 @@ def test_calibration_heterogeneous_gap_from_pilot():
     gap = float(sum(wi * (expected_steps(0.0) - expected_steps(1.0 + 0.6 * xi)) for xi, wi in zip(x, w))
                 / w.sum())
     plan = plan_probe(noise, metric="steps", items=8, runs=[2, 10, 30], gap=gap, pilot=pilot,
-                      sims=3000, seed=2, mechanism="level")
+                      sims=3000, tests=Tests(seed=2), mechanism="level")
     assert plan.tau_source == "pilot" and 0.5 < plan.tau < 0.7
     probes = 1500
     for cell in plan.cells:
@@ -445,7 +446,7 @@ def test_calibration_heterogeneous_gap_from_pilot():
         se = math.sqrt(max(emp * (1 - emp), 1e-4) / probes)
         assert abs(emp - cell.power) < z3(se, cell.power_se) + 0.015, (cell.runs, emp, cell.power)
     # heterogeneity costs power: the same design with tau = 0 is at least as powerful
-    upper = plan_probe(noise, metric="steps", items=8, runs=30, gap=gap, heterogeneity=0.0, sims=3000, seed=2)
+    upper = plan_probe(noise, metric="steps", items=8, runs=30, gap=gap, heterogeneity=0.0, sims=3000, tests=Tests(seed=2))
     assert upper.cells[0].power >= plan.cells[-1].power
 
 
@@ -454,7 +455,7 @@ def test_sample_logs_published_detection_rates():
     # two items 0, so tau = sd(1,1,1,1,1,1,0,0) = 0.433), 20 seeds detected the gap in 83%
     # and 5 seeds in 46%.
     plan = plan_probe(str(SAMPLES / "style_noise.csv"), metric="steps", items=8, runs=[5, 20], gap=0.75,
-                      heterogeneity=math.sqrt(0.75 * 0.25), sims=3000, seed=0)
+                      heterogeneity=math.sqrt(0.75 * 0.25), sims=3000, tests=Tests(seed=0))
     five, twenty = plan.cells
     assert abs(twenty.power - 0.83) < z3(math.sqrt(0.83 * 0.17 / 200), twenty.power_se)
     assert abs(five.power - 0.46) < z3(math.sqrt(0.46 * 0.54 / 200), five.power_se)
@@ -676,7 +677,7 @@ def test_calibration_bounded_zero_one_metric():
     p_cells = noise.group_by("item", "variant").agg(pl.col("picked").mean())["picked"].to_numpy()
     probes = 1200
     for gap, runs in ((0.1, [2, 5, 10]), (0.25, [3])):
-        plan = plan_probe(m, items=10, runs=runs, gap=gap, heterogeneity=0.0, sims=3000, seed=5)
+        plan = plan_probe(m, items=10, runs=runs, gap=gap, heterogeneity=0.0, sims=3000, tests=Tests(seed=5))
         for cell in plan.cells:
             emp = bernoulli_rate(rng, probes, 10, cell.runs, 0.85, gap)
             se = math.sqrt(max(emp * (1 - emp), 1e-4) / probes)
@@ -692,7 +693,7 @@ def test_unclipped_simulation_overstated_power_near_the_ceiling():
     # a gap of 0.25 on a rate of 0.85 pushed runs to 1.10 on average, a gap the metric cannot show.
     rng = np.random.default_rng(99)
     noise = bernoulli_noise(rng)
-    kw = dict(items=8, runs=3, gap=0.25, heterogeneity=0.0, sims=3000, seed=3)
+    kw = dict(items=8, runs=3, gap=0.25, heterogeneity=0.0, sims=3000, tests=Tests(seed=3))
     clipped = plan_probe(noise, metric="picked", **kw).cells[0]
     unclipped = plan_probe(noise, metric="picked", scale=":", **kw).cells[0]
     emp = bernoulli_rate(rng, 1500, 8, 3, 0.85, 0.25)
@@ -912,7 +913,7 @@ def test_two_sided_mdg_is_searched_both_ways_near_a_ceiling():
     assert c["mdg_up"] is None                      # unreachable upward: the ceiling comes first
     assert c["mdg_down"] is not None and c["mdg"] == c["mdg_down"]
     assert "MDG up" in plan_text(plan) and "never" in plan_text(plan)
-    one = plan_probe(noise, items=12, runs=5, sims=600, heterogeneity=0.0, alternative="less").to_dict()["cells"][0]
+    one = plan_probe(noise, items=12, runs=5, sims=600, heterogeneity=0.0, tests=Tests(alternative="less")).to_dict()["cells"][0]
     assert one["mdg_up"] is None and one["mdg_down"] is not None
 
 
@@ -1073,7 +1074,7 @@ def test_an_mdg_within_the_logs_uncertainty_of_the_ceiling_is_marked_not_promise
     for seed in range(4):
         y = (np.random.default_rng([26, 1, seed]).random(200) < 0.9).astype(float)
         plan = plan_probe(pl.DataFrame({"item": np.repeat(np.arange(40), 5), "x": y}), metric="x", items=8,
-                          runs=20, heterogeneity=0.0, sims=300, seed=seed, mdg_range=False)
+                          runs=20, heterogeneity=0.0, sims=300, tests=Tests(seed=seed), mdg_range=False)
         c = plan.cells[0]
         means = y.reshape(40, 5).mean(axis=1)
         runs_sd = math.sqrt(float(np.mean(y.reshape(40, 5).var(axis=1, ddof=1))))

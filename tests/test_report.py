@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from probestats import Tests
 from probestats import analyze
 from probestats.analyses.plan import with_design_power
 from probestats.cli import main
@@ -631,7 +632,7 @@ def test_bounded_metric_without_a_reachable_mdg_says_so():
              for i in range(8) for v in ("x", "x2") for s in range(10)]
     # two-sided, the downward gap is reachable and is the MDG; tested upward only, none is
     assert analyze(rows, metric="sel", noise=noise).mdg is not None
-    result = analyze(rows, metric="sel", noise=noise, alternative="greater")
+    result = analyze(rows, metric="sel", noise=noise, tests=Tests(alternative="greater"))
     assert result.mdg is None and result.could_reach_significance
     text = render_report(result, format="md", sections=["power", "finding"])
     assert "none found: raising value A's runs toward the metric's bound never reaches 80% power" in text

@@ -13,6 +13,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+from probestats import Tests
 from probestats import analyze
 from probestats.analyses.judge import analyze_order
 from probestats.cli import main
@@ -123,7 +124,7 @@ def many_values_log(values: int = 44, items: int = 6, seed: int = 1) -> pl.DataF
 
 def test_a_pairwise_table_beyond_40_rows_shows_the_pairs_that_matter_and_writes_the_rest_beside(tmp_path, capsys):
     frame = many_values_log()
-    result = analyze(frame, metric="score", reference="name00", n_resamples=200)
+    result = analyze(frame, metric="score", reference="name00", tests=Tests(n_resamples=200))
     pairs = result.main.pairwise
     assert len(pairs) == 44 * 43 // 2 == 946
     path = write_log(frame, tmp_path / "names.csv")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from probestats import Tests
 import probestats
 from probestats.cli import main
 from probestats.errors import OptionError
@@ -112,7 +113,7 @@ def test_a_report_of_several_metrics_states_the_set_facts_over_the_design_file(t
     assert "- **Held fixed, as stated:** the prompt wording; the tool list" in design_section
     assert "- **Attributes not tested:** the name on the request" in out.read_text(encoding="utf-8").splitlines()
     stated = design_from(design, attribute="writing style", held_fixed=("the prompt wording", "the tool list"))
-    job = probestats.report(log, metric="steps,double", design=stated, n_resamples=200, format="md")
+    job = probestats.report(log, metric="steps,double", design=stated, tests=Tests(n_resamples=200), format="md")
     assert job.design.attribute == "writing style" and job.design.not_tested == ("the name on the request",)
     assert job.design.held_fixed == ("the prompt wording", "the tool list")
     assert "- **Attribute:** writing style" in job.text.splitlines()

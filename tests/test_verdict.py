@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 from rich.console import Console
 
+from probestats import Probe
 from probestats import analyze
 from probestats.cli import main
 from probestats.present.words.verdict import verdict_line
@@ -108,7 +109,7 @@ def test_a_judge_missing_under_one_value_is_left_out_of_that_item_and_said():
 def test_a_column_named_as_a_setting_is_a_block_and_several_runs_per_block_give_the_noise_check():
     rows = [{"item": i, "variant": v, "rater": r, "seed": s, "x": 10 * r + (v == "a") + (s % 2)}
             for i in range(6) for v in "ab" for r in (0, 1, 2) for s in (1, 2)]
-    result = analyze(rows, metric="x", settings=["rater"])
+    result = analyze(rows, metric="x", probe=Probe(settings=["rater"]))
     assert result.verdict.blocks == ("rater",)
     assert result.main.gaps == [1.0] * 6
     # within each item x rater cell the two runs differ by 1 (seed 1 against seed 2): each half holds one of
@@ -263,7 +264,7 @@ def test_a_setting_declared_as_the_attribute_is_accepted_and_named_as_varied_by_
     code, out = run("analyze", log, "--metric", "prefers", "--by", "topic")
     assert code == 1 and "model differs between the compared values" in out   # undeclared: confounded
     assert "--setting-is-attribute model" in out
-    result = analyze(frame, metric="prefers", by=["topic"], attribute_settings=["model"])
+    result = analyze(frame, metric="prefers", by=["topic"], probe=Probe(attribute_settings=["model"]))
     assert result.verdict.attribute_settings == ("model",) and result.verdict.blocks == ()
     # every gap is the difference of two exact means: 0 where the rates agree, never a float residue
     for r in result.main.items.iter_rows(named=True):

@@ -8,9 +8,11 @@ import math
 
 import pytest
 
+from probestats import Tests
 import probestats
 from probestats import vocabulary
 from probestats.errors import OptionError, cli_spelling
+from probestats.analyses.paired import analyze_pair
 from probestats.stats import effects, published
 
 PROBE = "sample_logs/style_probe.csv"
@@ -34,11 +36,16 @@ def _calls(tmp_path):
     judge = _judge_log(tmp_path)
     verdicts = ["first=[[A]]", "second=[[B]]", "tie=[[C]]"]
     return {
-        "analyze": lambda **kw: probestats.analyze(PROBE, metric="steps", **kw),
-        "analyze_pair": lambda **kw: probestats.analyze_pair(PROBE, metric="steps", **kw),
+        "analyze": lambda **kw: probestats.analyze(PROBE, metric="steps", tests=Tests(**kw)),
+        "analyze_pair": lambda **kw: analyze_pair(PROBE, metric="steps", **kw),
         "analyze_many": lambda **kw: probestats.analyze_many(PROBE, metric="steps", **kw),
-        "report": lambda **kw: probestats.report(PROBE, metric="steps", format="md", **kw),
-        "plan": lambda **kw: probestats.plan(NOISE, metric="steps", items=[6], runs=[5], sims=20, **kw),
+        "report": lambda **kw: probestats.report(PROBE, metric="steps", format="md", tests=Tests(**kw)),
+        "plan": lambda **kw: probestats.plan(NOISE, metric="steps", items=[6], runs=[5], sims=20, tests=Tests(**kw)),
+        "framing": lambda **kw: probestats.framing(FRAMING, tests=Tests(**kw)),
+        "judge": lambda **kw: probestats.judge(judge, order="order", response="reply", verdicts=verdicts,
+                                               tests=Tests(**kw)),
+        "compare": lambda **kw: probestats.compare(PROBE, PROBE, metric="steps", tests=Tests(**kw)),
+        "describe": lambda **kw: probestats.describe(PROBE, metric="steps", tests=Tests(**kw)),
         "compare_runs": lambda **kw: probestats.compare_runs(PROBE, PROBE, metric="steps", **kw),
         "analyze_framing": lambda **kw: probestats.analyze_framing(FRAMING, **kw),
         "analyze_order": lambda **kw: probestats.analyze_order(judge, order="order", response="reply",
@@ -72,8 +79,17 @@ CLI_EXPECTED = {
 }
 
 
+#: the jobs, which take the shared words as one Tests, and the words each has a use for (it refuses the others)
+JOBS = {"analyze": set(BAD), "report": set(BAD), "plan": {"alternative", "alpha", "seed"},
+        "framing": {"alpha", "correction"}, "judge": {"alpha", "correction"}, "compare": {"alternative", "alpha"},
+        "describe": {"n_resamples", "seed"}}
+
+
 def _takes(name, call, word) -> bool:
+    if name in JOBS:
+        return word in JOBS[name]
     target = {"paired_t": published.paired_t, "wilcoxon_signed_rank": published.wilcoxon_signed_rank,
+              "analyze_pair": analyze_pair,
               "effect_sizes": effects.effect_sizes, "adjust": None}.get(name) or getattr(probestats, name)
     if name == "adjust":
         return word == "correction"
@@ -91,6 +107,21 @@ def test_same_bad_word_same_message_everywhere(word, tmp_path):
         assert str(info.value) == EXPECTED[word], name
 
 
+#: a value other than the default for every shared word, each valid
+OTHER = {"alternative": "greater", "alpha": 0.01, "correction": "bonferroni", "n_resamples": 500, "seed": 3}
+
+
+@pytest.mark.parametrize("job", list(JOBS))
+def test_a_job_refuses_a_test_choice_it_has_no_use_for(job, tmp_path):
+    """A Tests choice a job has no use for is refused, naming it, never ignored."""
+    calls = _calls(tmp_path)
+    unused = [word for word in BAD if word not in JOBS[job]]
+    for word in unused:
+        with pytest.raises(OptionError, match=f"^{word}=.* does not apply to .*: leave it out$"):
+            calls[job](**{word: OTHER[word]})
+    assert job in ("analyze", "report") or unused
+
+
 @pytest.mark.parametrize("word", list(CLI_EXPECTED))
 def test_the_command_line_spelling_is_the_same_message_with_flags(word, tmp_path):
     calls = _calls(tmp_path)
@@ -105,7 +136,7 @@ def test_the_command_line_spelling_is_the_same_message_with_flags(word, tmp_path
 @pytest.mark.parametrize("value", [0, 1, -0.1, math.nan, "0.05", True])
 def test_alpha_outside_the_open_interval_is_refused(value):
     with pytest.raises(OptionError, match="expected a number between 0 and 1"):
-        probestats.analyze(PROBE, metric="steps", alpha=value)
+        probestats.analyze(PROBE, metric="steps", tests=Tests(alpha=value))
 
 
 @pytest.mark.parametrize("value", [1.5, -3, math.inf, "10", None])
@@ -122,7 +153,12 @@ def test_every_default_is_the_vocabularys():
             "n_resamples": vocabulary.N_RESAMPLES, "seed": vocabulary.SEED}
     assert want == {"alternative": "two-sided", "alpha": 0.05, "correction": "holm", "n_resamples": 10_000, "seed": 0}
     functions = [getattr(probestats, n) for n in probestats.__all__ if inspect.isfunction(getattr(probestats, n))]
-    functions += [published.paired_t, published.wilcoxon_signed_rank, published.welch_t, effects.effect_sizes]
+    functions += [published.paired_t, published.wilcoxon_signed_rank, published.welch_t, effects.effect_sizes,
+                  analyze_pair]
+    # the jobs' defaults are the Tests' own, field by field
+    from dataclasses import fields
+
+    assert {f.name: f.default for f in fields(Tests) if f.name in want} == want
     seen = 0
     for f in functions:
         for name, p in inspect.signature(f).parameters.items():
@@ -140,7 +176,8 @@ def test_every_default_is_the_vocabularys():
 
 def test_the_log_argument_has_one_name():
     """Every analysis and job reading a log takes it first, as ``log`` (the reader names its ``source``)."""
-    for name in ("analyze", "analyze_pair", "analyze_many", "analyze_factors", "analyze_judge", "analyze_framing",
+    assert next(iter(inspect.signature(analyze_pair).parameters)) == "log"
+    for name in ("analyze", "analyze_many", "analyze_factors", "analyze_judge", "analyze_framing",
                  "analyze_order", "validate", "report", "noise_model"):
         first = next(iter(inspect.signature(getattr(probestats, name)).parameters))
         assert first == "log", name

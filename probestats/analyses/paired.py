@@ -16,6 +16,7 @@ import polars as pl
 
 from probestats.errors import OptionError, ValidationError, either, opt
 from probestats.stats.multitest import adjust
+from probestats.vocabulary import INTERVALS
 from probestats.errors import Problem
 from probestats.checks.schema import Checked, require_ok, validate
 from probestats.errors import count_of
@@ -35,8 +36,6 @@ def _num(x) -> float | None:
     return x if math.isfinite(x) else None
 
 
-#: The intervals for the average gap (:func:`probestats.stats.hypotests.gap_interval`).
-INTERVALS = ("t", "bootstrap", "percentile", "sign-flip")
 
 
 ROW_LEVEL_NOTE = ("Welch's t treats every run as independent: it is not the headline, because runs of one item "

@@ -13,11 +13,9 @@ from probestats.errors import OptionError, either, opt
 __all__ = ["analyze"]
 
 
-def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, scale=None, factor=(),
-            alternative="two-sided", alpha=0.05, correction="holm", n_resamples=10_000, seed=0, interval="t",
-            row_level=False, per_item=False, hedges=False, effect_size="d_z", noise_value=None, settings=(),
-            attribute_settings=(), validation=None, control=None, baseline=None, cluster=None,
-            random_settings=(), probe=None, design=None, progress=None):
+def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, scale=None, factor=(), tests=None,
+            row_level=False, per_item=False, noise_value=None, validation=None, control=None, baseline=None,
+            probe=None, design=None, progress=None):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them, as ``probestats analyze``
     computes them.
 
@@ -29,19 +27,20 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
     metric : str or sequence of str
         The metric column; several (a sequence, or names separated by commas): one analysis per metric,
         corrected as one family over metrics x groups (a cell table holds one).
-    a, b, noise, by, reference, scale, factor, alternative, alpha, correction, n_resamples, seed, interval
+    a, b, noise, by, reference, scale, factor, noise_value, validation, control, baseline
         As for :func:`probestats.analyses.dispatch.analyze`. With a cell table, ``noise`` is a cell table
         built with its runs (``probestats.cells(..., keep_runs=True)``), or None for the halves it holds.
+    tests : Tests, optional
+        How the tests are run (:class:`probestats.Tests`: direction, level, correction, interval, effect size,
+        resampling); the defaults without it.
     row_level : bool
         Also Welch's t on the runs, as many published audits report it (two values; not with a cell table).
     per_item : bool
         Also Welch's t within each item on its runs, corrected across items (two values).
-    hedges, effect_size, noise_value, settings, attribute_settings, validation, control, baseline
-        As for :func:`probestats.analyses.dispatch.analyze`.
-    cluster, random_settings
-        As for :func:`probestats.analyses.dispatch.analyze` (they need the runs: not with a cell table).
     probe : Probe, optional
-        How the log (and a noise log) is read and shaped; not with a cell table, shaped when it was built.
+        How the log (and a noise log) is read and shaped, and what its columns mean (its ``settings``,
+        ``attribute_settings``, ``cluster`` and ``random_settings``, as for
+        :func:`probestats.analyses.dispatch.analyze`); not with a cell table, shaped when it was built.
     design : Design or path, optional
         The design facts (see :class:`probestats.shape.design.Design`), or a design file (TOML) holding them;
         the analysis reads ``selection`` (the metric says whether a candidate was selected: selection rates
@@ -60,13 +59,19 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
     >>> r = analyze(["sample_logs/style_probe.csv"], metric="steps", a="formal", b="casual")
     >>> r.main.n_items, r.main.sign_flip.pvalue   # 3 of the 2**8 sign patterns are as extreme, on each side
     (8, 0.0234375)
-    >>> analyze("sample_logs/style_probe.csv", metric="steps", correction="bh")
+    >>> from probestats import Tests
+    >>> analyze("sample_logs/style_probe.csv", metric="steps", tests=Tests(alpha=0.01)).verdict.alpha
+    0.01
+    >>> analyze("sample_logs/style_probe.csv", metric="steps", tests=Tests(correction="bh"))
     Traceback (most recent call last):
     ...
     probestats.errors.OptionError: correction='bh' corrects across by groups (and blocks, a control, per-item tests); this comparison of two values has one test: drop it, or give by
     """
     from probestats.jobs.inputs import cell_inputs
+    from probestats.shape.probe import Probe
+    from probestats.vocabulary import as_tests
 
+    tests, probe = as_tests(tests), probe if probe is not None else Probe()
     cells_file, noise_cells, noise = cell_inputs(log, noise=noise)
     metric = one_metric(metric, cells=cells_file is not None, row_level=row_level, per_item=per_item)
     if cells_file is not None and validation is not None:
@@ -76,47 +81,19 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
         raise OptionError(f"{opt('validation')} cannot go with {opt('row_level')} or {opt('per_item')}: run them "
                           "apart")
     arms = {k: v for k, v in (("control", control), ("baseline", baseline)) if v is not None}
-    if design is not None:
-        from probestats.shape.design import Design, as_design
-
-        given, design = design, as_design(design)
-        stated = [k for k, v in design.to_dict().items() if k != "selection" and v not in (None, [], ())]
-        if stated and isinstance(given, Design):   # a report's facts: an analysis would drop them without a word
-            # (a design file is the probe's whole record, shared with its report: analyze reads its selection)
-            raise OptionError(f"Design({stated[0]}=...): analyze reads the design fact selection only; {stated[0]} is "
-                              f"a fact a report states (give it to "
-                              f"{either('probestats.report(..., design=...)', 'probestats report')})")
-        if design.selection:
-            arms["selection"] = True
+    if design is not None and _selection(design):
+        arms["selection"] = True
     if cells_file is not None:
-        runs = [(name, value) for name, value in (("cluster", cluster), ("random_settings", random_settings),
-                                                  ("settings", settings), ("attribute_settings", attribute_settings),
-                                                  ("noise_value", noise_value), ("per_item", per_item)) if value]
-        if runs:   # a cell table pooled the runs of each item and value: nothing of these is left in it
-            name, value = runs[0]
-            named = opt(name, value if isinstance(value, (str, bool)) else list(value))
-            raise OptionError(f"{named} needs the runs of the log; give the log instead of a cell table")
-        if arms:
-            named = next(opt(k, v) if k != "selection" else either("Design(selection=True)", "--set selection=yes")
-                         for k, v in arms.items())
-            raise OptionError(f"{named} needs the runs of the log's values; give the log instead of a cell table")
-        return _analyze_cells(cells_file, metric=metric, a=a, b=b, noise_cells=noise_cells, by=by,
-                              alternative=alternative, alpha=alpha, correction=correction, probe=probe,
-                              reference=reference, scale=scale, factor=factor, interval=interval,
-                              row_level=row_level, n_resamples=n_resamples, seed=seed, hedges=hedges)
+        refuse_runs(probe, noise_value=noise_value, per_item=per_item, arms=arms)
+        return _analyze_cells(cells_file, metric=metric, a=a, b=b, noise_cells=noise_cells, by=by, tests=tests,
+                              probe=probe, reference=reference, scale=scale, factor=factor, row_level=row_level)
     from probestats.analyses.dispatch import analyze as run
-    from probestats.shape.probe import Probe
 
-    drawn = {k: v for k, v in (("cluster", cluster), ("random_settings", _names(random_settings))) if v}
-    paired = {k: v for k, v in (("noise_value", noise_value), ("settings", _names(settings)),
-                                ("attribute_settings", _names(attribute_settings))) if v}
     # one streaming pass over the log (memory grows with items x values, not rows); the row-level tests need
     # the runs
     result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale,
-                 factor=factor, alternative=alternative, alpha=alpha, correction=correction,
-                 n_resamples=n_resamples, seed=seed, probe=probe if probe is not None else Probe(),
-                 interval=interval, streaming=not (row_level or per_item), progress=progress, hedges=hedges,
-                 effect_size=effect_size, validation=validation, **arms, **paired, **drawn)
+                 factor=factor, probe=probe, streaming=not (row_level or per_item), progress=progress,
+                 validation=validation, **tests_keywords(tests), **arms, **roles(probe, noise_value))
     if row_level or per_item:  # Welch's t on runs beside the item-level tests, for a comparison of two values
         from probestats.analyses.paired import Analysis, with_row_level
         from probestats.analyses.rowlevel import with_row_tests
@@ -126,25 +103,67 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
                               f"two values; choose them with {opt('a')} and {opt('b')}")
         result = with_row_level(result) if row_level else result
         result = with_row_tests(result, per_item=per_item, per_group=row_level)
-    refuse_lone_correction(result, correction, control)
+    refuse_lone_correction(result, tests.correction, control)
     return result
 
 
-def _names(names) -> tuple:
-    """One name or a sequence of names, as a tuple."""
-    return (names,) if isinstance(names, str) else tuple(names)
+def tests_keywords(tests) -> dict:
+    """The keywords :func:`probestats.analyses.dispatch.analyze` takes for ``tests``."""
+    return dict(alternative=tests.alternative, alpha=tests.alpha, correction=tests.correction,
+                n_resamples=tests.n_resamples, seed=tests.seed, interval=tests.interval or "t", hedges=tests.hedges,
+                effect_size=tests.effect)
 
 
-def _analyze_cells(cells_file, *, metric, a, b, noise_cells, by, alternative, alpha, correction, probe, reference,
-                   scale, factor, interval, row_level, n_resamples, seed, hedges):
+def roles(probe, noise_value=None) -> dict:
+    """The column roles of ``probe`` (and the noise value), as the analyses take them: given only when set
+    (the analyses that have no use for one refuse it)."""
+    return {name: value for name, value in (("noise_value", noise_value), ("settings", probe.settings),
+                                             ("attribute_settings", probe.attribute_settings),
+                                             ("cluster", probe.cluster), ("random_settings", probe.random_settings))
+            if value}
+
+
+def _selection(design) -> bool:
+    """Whether the design says the metric is a selection; a ``Design`` stating a report's facts is refused."""
+    from probestats.shape.design import Design, as_design
+
+    given, design = design, as_design(design)
+    stated = [k for k, v in design.to_dict().items() if k != "selection" and v not in (None, [], ())]
+    if stated and isinstance(given, Design):   # a report's facts: an analysis would drop them without a word
+        # (a design file is the probe's whole record, shared with its report: analyze reads its selection)
+        raise OptionError(f"Design({stated[0]}=...): analyze reads the design fact selection only; {stated[0]} is "
+                          f"a fact a report states (give it to "
+                          f"{either('probestats.report(..., design=...)', 'probestats report')})")
+    return bool(design.selection)
+
+
+def refuse_runs(probe, *, noise_value=None, per_item=False, arms=None) -> None:
+    """A cell table pooled the runs of each item and value: the options that read them are refused."""
+    runs = [(name, value) for name, value in (("cluster", probe.cluster), ("random_settings", probe.random_settings),
+                                              ("settings", probe.settings),
+                                              ("attribute_settings", probe.attribute_settings),
+                                              ("noise_value", noise_value), ("per_item", per_item)) if value]
+    if runs:
+        name, value = runs[0]
+        named = opt(name, value if isinstance(value, (str, bool)) else list(value))
+        raise OptionError(f"{named} needs the runs of the log; give the {either('log', 'LOG')} instead of a cell "
+                          "table")
+    if arms:   # a control, a baseline, a selection
+        named = next(opt(k, v) if k != "selection" else either("Design(selection=True)", "--set selection=yes")
+                     for k, v in arms.items())
+        raise OptionError(f"{named} needs the runs of the log's values; give the {either('log', 'LOG')} instead of a "
+                          "cell table")
+
+
+def _analyze_cells(cells_file, *, metric, a, b, noise_cells, by, tests, probe, reference, scale, factor, row_level):
     """The paired analysis of a cell table (its shaping happened when it was built)."""
     from probestats.analyses.cells import analyze_cells
     from probestats.jobs.inputs import refuse_row_options
 
     refuse_row_options(probe, reference=reference, scale=scale, factor=factor, row_level=row_level)
-    return analyze_cells(cells_file, metric=metric, a=a, b=b, by=by, alternative=alternative, alpha=alpha,
-                         correction=correction, interval=interval, noise=noise_cells, n_resamples=n_resamples,
-                         seed=seed, hedges=hedges)
+    return analyze_cells(cells_file, metric=metric, a=a, b=b, by=by, alternative=tests.alternative,
+                         alpha=tests.alpha, correction=tests.correction, interval=tests.interval or "t",
+                         noise=noise_cells, n_resamples=tests.n_resamples, seed=tests.seed, hedges=tests.hedges)
 
 
 def one_metric(metric, *, cells: bool = False, row_level: bool = False, per_item: bool = False):

@@ -14,8 +14,7 @@ from probestats.errors import OptionError, either, opt
 __all__ = ["compare"]
 
 
-def compare(before, after, *, metric, a=None, b=None, alternative="two-sided", alpha=0.05, output=None,
-            cells=False, probe=None):
+def compare(before, after, *, metric, a=None, b=None, output=None, cells=False, tests=None, probe=None):
     """Compare a probe BEFORE and AFTER a mitigation: same items, values, seeds and metric, side by side.
 
     Parameters
@@ -26,12 +25,14 @@ def compare(before, after, *, metric, a=None, b=None, alternative="two-sided", a
         The metric column.
     a, b : str, optional
         The compared values (default: the first two values of ``before``), used for both logs.
-    alternative : {"two-sided", "greater", "less"}
-    alpha : float
     output : path, optional
         Also write the Markdown section (``compare.md.j2``) to this ``.md`` file, whole or not at all.
     cells : bool
         ``before`` and ``after`` are cell tables (from ``probestats cells`` or the warehouse SQL).
+    tests : Tests, optional
+        The direction and level of the tests (:class:`probestats.Tests`); the change test is the exact
+        sign-flip test of two logs, so a correction, an interval, an effect size, resamples or a seed are
+        refused.
     probe : Probe, optional
         How both logs are read and shaped (column mapping, filters); not with ``cells``.
 
@@ -53,9 +54,11 @@ def compare(before, after, *, metric, a=None, b=None, alternative="two-sided", a
     """
     from probestats.present.report.files import refuse_inputs, write_whole
     from probestats.shape.probe import Probe
-    from probestats.vocabulary import check_vocabulary
+    from probestats.vocabulary import as_tests
 
-    check_vocabulary(alternative=alternative, alpha=alpha)
+    tests = as_tests(tests)
+    tests.refuse("the comparison of two runs", "correction", "interval", "effect_size", "n_resamples", "seed")
+    alternative, alpha = tests.alternative, tests.alpha
     output = Path(output) if output is not None else None
     if output is not None:
         refuse_inputs({opt("output"): output}, {either("before", "BEFORE"): before, either("after", "AFTER"): after})

@@ -10,7 +10,7 @@ from __future__ import annotations
 __all__ = ["describe"]
 
 
-def describe(log, *, metric=None, bins=None, by=(), n_resamples=10_000, seed=0, probe=None):
+def describe(log, *, metric=None, bins=None, by=(), tests=None, probe=None):
     """Per value: the count of runs and items, the mean, and the count and share of each level, with an
     exact test of whether the distributions differ (matched within items where the design is matched).
 
@@ -25,8 +25,10 @@ def describe(log, *, metric=None, bins=None, by=(), n_resamples=10_000, seed=0, 
         Edges cutting a numeric metric into levels, ``"0,45,50,100"``: ``[0, 45)``, ``[45, 50)``, ``[50, 100]``.
     by : sequence of str
         A description per group too.
-    n_resamples, seed
-        The Monte Carlo test's draws, where the exact one is out of reach.
+    tests : Tests, optional
+        The Monte Carlo test's draws where the exact one is out of reach (:class:`probestats.Tests`'s
+        ``n_resamples`` and ``seed``); a description tests at no level in no direction, so the other choices
+        are refused.
     probe : Probe, optional
         How the log is read and shaped (columns, lookups, code books, ...).
 
@@ -44,8 +46,10 @@ def describe(log, *, metric=None, bins=None, by=(), n_resamples=10_000, seed=0, 
     """
     from probestats.analyses.describe import describe_log
     from probestats.shape.probe import Probe
+    from probestats.vocabulary import as_tests
 
-    probe = probe if probe is not None else Probe()
+    tests, probe = as_tests(tests), probe if probe is not None else Probe()
+    tests.refuse("the description", "alternative", "alpha", "correction", "interval", "effect_size")
     probe.refuse("the description", fold_case=True, why=" (each value is described as written)")
     return describe_log(probe.apply(log, metric=metric, by=by), metric=metric, bins=bins, by=by,
-                        n_resamples=n_resamples, seed=seed)
+                        n_resamples=tests.n_resamples, seed=tests.seed)

@@ -15,8 +15,8 @@ from pathlib import Path
 __all__ = ["framing", "framing_json", "result_json"]
 
 
-def framing(log, *, probe=None, by=(), toward=None, targets=None, item=(), alpha=0.05, correction="holm",
-            interval=None, label=None, response=None, score_from=None, scale=None, answers="auto", label_map=()):
+def framing(log, *, by=(), toward=None, targets=None, item=(), label=None, response=None, score_from=None, scale=None,
+            answers="auto", label_map=(), tests=None, probe=None):
     """Which way a model leans between two targets, as ``probestats framing`` analyzes a dual-framing log.
 
     Parameters
@@ -27,8 +27,12 @@ def framing(log, *, probe=None, by=(), toward=None, targets=None, item=(), alpha
         How the log is read and shaped (column mapping, sheet, filters); a wide sheet reads its models from
         the column names, and ``framing_columns`` (``affirmative=COL,reverse=COL``) reads one row per item
         with a column per framing's answer.
-    by, toward, targets, item, alpha, correction, interval, label, response, score_from, scale, answers, label_map
+    by, toward, targets, item, label, response, score_from, scale, answers, label_map
         As for :func:`probestats.analyses.framing.analyze_framing` (``targets``: the targets file).
+    tests : Tests, optional
+        The level, the correction across the cells and the interval of the scores (:class:`probestats.Tests`,
+        as for :func:`probestats.analyses.framing.analyze_framing`); the framing tests are two-sided and exact,
+        so a direction, an effect size, resamples or a seed are refused.
 
     Returns
     -------
@@ -42,6 +46,10 @@ def framing(log, *, probe=None, by=(), toward=None, targets=None, item=(), alpha
     """
     from probestats.analyses.framing import analyze_framing
     from probestats.shape.probe import Probe
+    from probestats.vocabulary import as_tests
+
+    tests = as_tests(tests)
+    tests.refuse("the framing analysis", "alternative", "effect_size", "n_resamples", "seed")
 
     # a wide framing sheet has one column per model: the wide shaping reads the models from the column names
     (probe or Probe()).refuse("the framing analysis", fold_case=True,
@@ -50,8 +58,8 @@ def framing(log, *, probe=None, by=(), toward=None, targets=None, item=(), alpha
     shaped = replace(probe if probe is not None else Probe(), wide_attribute="model")
     read, targets = targets_lookup(shaped.apply(log), targets)
     return analyze_framing(read, by=list(by) or None, toward=toward,
-                           targets=targets, item=list(item) or None, alpha=alpha,
-                           correction=correction, interval=interval, label=label, response=response,
+                           targets=targets, item=list(item) or None, alpha=tests.alpha,
+                           correction=tests.correction, interval=tests.interval, label=label, response=response,
                            score_from=score_from, scale=scale, answers=answers, label_map=list(label_map) or None)
 
 

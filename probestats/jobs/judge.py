@@ -16,7 +16,7 @@ __all__ = ["judge", "judge_json"]
 
 
 def judge(log, *, order, response=None, choice=None, score=None, verdicts=(), by=(), repetition=None, scale=None,
-          alpha=0.05, correction="holm", probe=None):
+          tests=None, probe=None):
     """Position consistency, primacy against recency and the order effect of a judge that saw each item's two
     answers in both orders (the two values of ``order``).
 
@@ -32,8 +32,11 @@ def judge(log, *, order, response=None, choice=None, score=None, verdicts=(), by
         attribute).
     verdicts : sequence of str
         ``LABEL=PATTERN`` rules, LABEL one of first, second, tie.
-    by, repetition, scale, alpha, correction
+    by, repetition, scale
         As for :func:`probestats.analyses.judge.analyze_order` (``scale`` with ``score`` only).
+    tests : Tests, optional
+        The level and the correction across the judges (:class:`probestats.Tests`); the order probe's tests
+        are two-sided and exact, so a direction, an interval, an effect size, resamples or a seed are refused.
     probe : Probe, optional
         How the log is read and shaped.
 
@@ -50,8 +53,11 @@ def judge(log, *, order, response=None, choice=None, score=None, verdicts=(), by
     (2, 1)
     """
     from probestats.shape.probe import Probe
+    from probestats.vocabulary import as_tests
 
-    probe = probe if probe is not None else Probe()
+    tests, probe = as_tests(tests), probe if probe is not None else Probe()
+    tests.refuse("the order probe", "alternative", "interval", "effect_size", "n_resamples", "seed")
+    alpha, correction = tests.alpha, tests.correction
     probe.refuse("the order probe", fold_case=True, why=" (the order column's two values are read as written)",
                  column=order or "order", complete="the items judged in one order only")
     sources = [opt(name) for name, v in (("response", response), ("choice", choice), ("score", score)) if v]

@@ -2,7 +2,7 @@
 
 :func:`plan` is what ``probestats plan`` runs (the command parses its options, calls it and prints
 the result) and what the planner of ``probestats serve`` calls. Its parameters carry the command's
-names (``target`` for ``--power``).
+names.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ DEFAULT_RUNS = (1, 2, 3, 5, 10, 20)
 
 
 def plan(noise=None, *, metric, pilot=None, a=None, b=None, heterogeneity=None, items=(), runs=(), gap=None,
-         alternative="two-sided", alpha=0.05, target=0.8, sims=2000, seed=0, plot=None, scale=None, probe=None,
-         mechanism="auto", progress=None, mdg_range=True, time_budget=None):
+         power=0.8, sims=2000, plot=None, scale=None, mechanism="auto", mdg_range=True, time_budget=None, tests=None,
+         probe=None, progress=None):
     """Size a probe from a same-versus-same log: the minimum detectable gap (and the power at ``gap``) of
     every design, as ``probestats plan`` computes it.
 
@@ -33,12 +33,13 @@ def plan(noise=None, *, metric, pilot=None, a=None, b=None, heterogeneity=None, 
         :func:`probestats.analyze` takes one; then ``pilot`` is a cell table too.
     metric : str
         The metric column.
-    pilot, a, b, heterogeneity, gap, alternative, alpha, sims, seed, scale, mechanism, mdg_range, time_budget
+    pilot, a, b, heterogeneity, gap, power, sims, scale, mechanism, mdg_range, time_budget
         As for :func:`probestats.plan_probe`.
     items, runs : sequence of int or "N,N" strings
         The designs (default :data:`DEFAULT_ITEMS` x :data:`DEFAULT_RUNS`).
-    target : float
-        The target power of the minimum detectable gap.
+    tests : Tests, optional
+        The planned test's direction and level, and the seed of the simulation (:class:`probestats.Tests`; a
+        plan sizes one test, so a correction, an interval, an effect size or resamples are refused).
     plot : path, optional
         Also write power against runs per value as PNG (needs ``gap``).
     probe : Probe, optional
@@ -60,10 +61,10 @@ def plan(noise=None, *, metric, pilot=None, a=None, b=None, heterogeneity=None, 
     from probestats.jobs.inputs import cell_inputs
     from probestats.present.report.files import check_target, refuse_inputs
     from probestats.shape.probe import Probe
-    from probestats.vocabulary import check_vocabulary
+    from probestats.vocabulary import as_tests
 
-    check_vocabulary(alternative=alternative, alpha=alpha, seed=seed)
-    probe = probe if probe is not None else Probe()
+    tests, probe = as_tests(tests), probe if probe is not None else Probe()
+    tests.refuse("a plan", "correction", "interval", "effect_size", "n_resamples")
     probe.refuse("the plan", fold_case=True, why=" (the noise log's values are read as written)")
     if plot is not None and gap is None:
         raise OptionError(f"{opt('plot')} draws power at a gap; add {either('gap=G', '--gap G')}")
@@ -77,9 +78,9 @@ def plan(noise=None, *, metric, pilot=None, a=None, b=None, heterogeneity=None, 
         pilot_log = probe.apply(pilot_log, metric=metric, a=a, b=b) if pilot_log is not None else None
     model = noise_model(noise_log, metric, scale=scale)
     result = plan_probe(model, items=list(items) or list(DEFAULT_ITEMS), runs=list(runs) or list(DEFAULT_RUNS),
-                        gap=gap, metric=metric, pilot=pilot_log, heterogeneity=heterogeneity, alpha=alpha,
-                        power=target, sims=sims, seed=seed, alternative=alternative, a=a, b=b, mechanism=mechanism,
-                        progress=progress, mdg_range=mdg_range, time_budget=time_budget)
+                        gap=gap, metric=metric, pilot=pilot_log, heterogeneity=heterogeneity, power=power, sims=sims,
+                        tests=tests, a=a, b=b, mechanism=mechanism, progress=progress, mdg_range=mdg_range,
+                        time_budget=time_budget)
     if plot is not None:
         _draw(result, Path(plot))
     return result

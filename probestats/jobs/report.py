@@ -101,13 +101,14 @@ def _logs(log) -> tuple:
     return tuple(log)
 
 
-def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-sided", alpha=0.05, output=None,
-           format=None, sections=(), templates=None, design=None, probe=None, framing_log=None, targets=None,
-           toward=None, judge=None, by=(), correction="holm", reference=None, scale=None, factor=(),
-           n_resamples=10_000, seed=0, before_log=None, source=None, answers="auto", label_map=(),
-           interval="t", hedges=False, effect_size="d_z", noise_value=None, settings=(),
-           attribute_settings=(), per_item=False, validation=None, plain=False, control=None, baseline=None,
-           cluster=None, random_settings=()) -> ReportJob:
+#: The analysis's keywords a report takes, spelled (and defaulting) as :func:`probestats.analyze` spells them.
+ANALYSIS_KEYWORDS = ("a", "b", "noise", "by", "reference", "scale", "factor", "per_item", "noise_value", "validation",
+                     "control", "baseline")
+
+
+def report(log=(), *, metric=None, tests=None, output=None, format=None, sections=(), templates=None, plain=False,
+           source=None, framing_log=None, targets=None, toward=None, answers="auto", label_map=(), judge=None,
+           before_log=None, design=None, probe=None, **analysis) -> ReportJob:
     """The report of a probe, as ``probestats report`` writes it: the analysis ``analyze`` would choose,
     the power curve of the power section, the optional framing, compare and judge sections, rendered
     through the report's templates and (with ``output``) written whole.
@@ -119,13 +120,8 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
         columns, as :func:`probestats.analyze` takes it).
     metric : str, optional
         The metric column; not needed for a report of an order probe alone (``judge``).
-    a, b : str, optional
-        The compared values (default: the first two in the log).
-    noise : path, optional
-        A same-versus-same log (two runs of the same value, only the draw changed); beside a cell table, a cell
-        table built with its runs (or None for the halves the table holds).
-    alternative, alpha, by, correction, reference, scale, factor, n_resamples, seed
-        As for :func:`probestats.analyze`.
+    tests : Tests, optional
+        How every section's tests are run (:class:`probestats.Tests`), as for :func:`probestats.analyze`.
     output : path, optional
         The file to write: ``.md`` (plots in ``<stem>_files/`` beside it), ``.html`` or ``.json``.
         Without it nothing is written (and Markdown has no plots).
@@ -140,11 +136,9 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
         it; missing facts show as placeholders. ``gap_of_interest`` adds power at that gap, ``selection``
         (the metric says whether a candidate was selected) selection rates and impact ratios to a report of
         several values.
-    control, baseline
-        A control wording (the value of a meaningless edit, set against every compared value: the
-        ``control`` section) and the unchanged one of two compared values, as for :func:`probestats.analyze`.
     probe : Probe, optional
-        How every log is read and shaped (column mapping, sheet, filters).
+        How every log is read and shaped (column mapping, sheet, filters), and what the probe log's columns
+        mean (settings, clusters, settings drawn per call), as for :func:`probestats.analyze`.
     framing_log, targets, toward
         A dual-framing log, its targets file and reference target: the framing section.
     judge : dict, optional
@@ -157,24 +151,15 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
         How the framing log's answers are read, as for :func:`probestats.analyses.framing.analyze_framing`
         (a framing log of one row per item with a column per framing's answer: the probe's
         ``framing_columns``, which shape the framing log alone).
-    interval, hedges, effect_size
-        The interval of the average gap, Hedges' correction of the effect sizes, and the effect size a report
-        of several metrics draws, as for :func:`probestats.analyze`.
-    noise_value, settings, attribute_settings
-        The noise reference from the repeats of one value, the columns that are settings (a setting that varies
-        within cells is a block), and the settings varied with the attribute by design, as for
-        :func:`probestats.analyze`.
-    cluster, random_settings
-        The column of the clusters the items are nested in, and the settings drawn at random per call, as for
-        :func:`probestats.analyze` (``--cluster COL``, ``--random-setting COL`` on the command line).
-    per_item : bool
-        Welch's t within every item on its runs (as ``analyze --per-item``), p corrected across the items
-        by ``correction``: a table in the tests section, beyond 40 items the items with the smallest
-        corrected p and the whole table as CSV beside the report. Needs the log's rows (not a cell table)
-        and a comparison of two values.
-    validation : path, list of dict or DataFrame, optional
-        Hand labels of a sample of runs of a coded metric (see :mod:`probestats.analyses.validation`): the
-        ``validation`` section, and the verdict on the gap corrected for the coder's error.
+    **analysis
+        The analysis's keywords, spelled and meaning as for :func:`probestats.analyze`: ``a``, ``b`` (the
+        compared values), ``noise`` (a same-versus-same log; beside a cell table, a cell table built with its
+        runs), ``by``, ``reference``, ``scale``, ``factor``, ``noise_value``, ``control`` (the ``control``
+        section), ``baseline``, ``validation`` (the ``validation`` section, and the verdict on the gap
+        corrected for the coder's error) and ``per_item`` (Welch's t within every item on its runs, p
+        corrected across the items: a table in the tests section, beyond 40 items the items with the
+        smallest corrected p and the whole table as CSV beside the report; needs the log's rows and a
+        comparison of two values). ``by`` also splits the framing section.
     plain : bool
         A report for people who do not code (see :mod:`probestats.present.report.plain`): every number and
         caveat kept, each test named in words, options named as the local page labels them, and how
@@ -206,36 +191,49 @@ def report(log=(), *, metric=None, a=None, b=None, noise=None, alternative="two-
     >>> report("sample_logs/style_probe.csv", metric="steps", design="examples/style_probe.toml").design.attribute
     'writing style of a debugging help request'
     """
+    given = {k: v for k, v in locals().items() if k not in ("log", "plain", "analysis")}
+    given.update(_analysis_keywords(analysis))
     if plain:
         from probestats.present.report.plain import spelled_in_words
 
         named: list = []
         with spelled_in_words(named):
-            return _report(log, named=named, **_arguments(locals()))
-    return _report(log, named=None, **_arguments(locals()))
+            return _report(log, named=named, **given)
+    return _report(log, named=None, **given)
 
 
-def _arguments(given: dict) -> dict:
-    """The report's parameters but the log (and the plain report's own)."""
-    return {k: v for k, v in given.items() if k not in ("log", "plain", "named", "spelled_in_words")}
+def _analysis_keywords(analysis: dict) -> dict:
+    """The analysis's keywords of a report, the defaults :func:`probestats.analyze` has filled in; any other
+    keyword is refused, as Python refuses one a function does not take."""
+    import inspect
+
+    from probestats.jobs.analyze import analyze
+
+    unknown = [k for k in analysis if k not in ANALYSIS_KEYWORDS]
+    if unknown:
+        raise TypeError(f"report() got an unexpected keyword argument {unknown[0]!r} (it takes the analysis's "
+                        f"keywords {', '.join(ANALYSIS_KEYWORDS)}, as probestats.analyze does)")
+    defaults = inspect.signature(analyze).parameters
+    return {k: analysis.get(k, defaults[k].default) for k in ANALYSIS_KEYWORDS}
 
 
-def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, format, sections, templates,
-            design, probe, framing_log, targets, toward, judge, by,
-            correction, reference, scale, factor, n_resamples, seed, before_log, source, answers, label_map,
-            interval, hedges, effect_size, noise_value, settings, attribute_settings,
-            per_item, validation, control, baseline, cluster=None, random_settings=()) -> ReportJob:
+def _report(log=(), *, named, metric, tests, output, format, sections, templates, design, probe, framing_log,
+            targets, toward, judge, before_log, source, answers, label_map, a, b, noise, by, reference, scale,
+            factor, per_item, noise_value, validation, control, baseline) -> ReportJob:
     """:func:`report`'s work; ``named`` collects the options a plain report names in words (None: not plain)."""
     from probestats.analyses.metrics import split_metrics
+    from probestats.jobs.analyze import refuse_runs, roles
     from probestats.present.report.files import refuse_inputs
     from probestats.shape.probe import Probe
-    from probestats.vocabulary import check_vocabulary
+    from probestats.vocabulary import as_tests
 
     plain = named is not None
-    check_vocabulary(alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed)
+    tests, probe = as_tests(tests), probe if probe is not None else Probe()
+    alternative, alpha, correction, n_resamples, seed = (tests.alternative, tests.alpha, tests.correction,
+                                                          tests.n_resamples, tests.seed)
+    interval, hedges, effect_size = tests.interval or "t", tests.hedges, tests.effect
     log = _logs(log)
     framing_log = _logs(framing_log)
-    probe = probe if probe is not None else Probe()
     output = Path(output) if output is not None else None
     if output is not None:
         refuse_inputs({opt("output"): output}, {
@@ -311,14 +309,7 @@ def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, f
         raise OptionError(f"Welch's t per item needs the runs of the log; give the {opt('log')} instead of a cell table")
     if cells is not None:
         _refuse_arms(arms, design, "a cell table")
-        runs = [(k, v) for k, v in (("noise_value", noise_value), ("settings", settings),
-                                    ("attribute_settings", attribute_settings), ("cluster", cluster),
-                                    ("random_settings", random_settings)) if v]
-        if runs:   # a cell table pooled the runs of each item and value: nothing of these is left in it
-            name, value = runs[0]
-            shown = value if isinstance(value, str) else list(value)
-            raise OptionError(f"{opt(name, shown)} needs the runs of the log; give the {opt('log')} instead of a "
-                              "cell table")
+        refuse_runs(probe, noise_value=noise_value)
         result, comparison = _cells_analysis(cells, metric, a, b, by, alternative, alpha, correction,
                                              gap_of_interest=design.gap_of_interest,
                                              resampling=dict(n_resamples=n_resamples, seed=seed, interval=interval,
@@ -331,8 +322,7 @@ def _report(log=(), *, named, metric, a, b, noise, alternative, alpha, output, f
                                            gap_of_interest=design.gap_of_interest, streaming=not per_item,
                                            pair=dict(interval=interval, hedges=hedges, **arms,
                                                      **({"selection": True} if design.selection else {}),
-                                                     **_noise_options(noise_value, settings, attribute_settings),
-                                                     **_design_options(cluster, random_settings)))
+                                                     **roles(probe, noise_value)))
     if per_item:
         result = _with_per_item(result)
     if validation is not None:
@@ -415,18 +405,6 @@ def _with_per_item(result):
         raise OptionError("Welch's t per item applies to a comparison of two values; choose them with "
                           f"{opt('a')} and {opt('b')}")
     return with_row_tests(result, per_item=True)
-
-
-def _design_options(cluster, random_settings) -> dict:
-    """The clusters and the settings drawn per call, given only when asked for (other analyses refuse them)."""
-    random_settings = (random_settings,) if isinstance(random_settings, str) else tuple(random_settings or ())
-    return {k: v for k, v in (("cluster", cluster), ("random_settings", random_settings)) if v}
-
-
-def _noise_options(noise_value, settings, attribute_settings) -> dict:
-    """The paired analysis's noise and block options, given only when asked for (other analyses do not take them)."""
-    return {k: v for k, v in (("noise_value", noise_value), ("settings", tuple(settings)),
-                              ("attribute_settings", tuple(attribute_settings))) if v}
 
 
 def _framing_only(paths, output, fmt, templates, probe, assets, *, sections, source, **options) -> ReportJob:

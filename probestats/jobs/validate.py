@@ -10,7 +10,7 @@ from __future__ import annotations
 __all__ = ["validate"]
 
 
-def validate(log, *, metric=None, a=None, b=None, by=(), attribute_settings=(), random_settings=(), probe=None):
+def validate(log, *, metric=None, a=None, b=None, by=(), probe=None):
     """Check that a log is a matched, held-fixed probe, and list every problem with its rows.
 
     Parameters
@@ -23,13 +23,11 @@ def validate(log, *, metric=None, a=None, b=None, by=(), attribute_settings=(), 
         The compared values (default: the first two values in the log).
     by : sequence of str
         Groups checked each on its own.
-    attribute_settings : sequence of {"model", "temperature", "system"}
-        Settings varied on purpose with the attribute: accepted differing between the values.
-    random_settings : sequence of str
-        Settings drawn at random per call: checked to be balanced across the values (an error when a
-        chi-square test of the values against the setting gives p <= 0.05).
     probe : Probe, optional
-        How the log is read and shaped.
+        How the log is read and shaped, and what its columns mean: its ``attribute_settings`` (settings varied
+        on purpose with the attribute) are accepted differing between the values; its ``random_settings``
+        (drawn at random per call) are checked to be balanced across the values (an error when a chi-square
+        test of the values against the setting gives p <= 0.05).
 
     Returns
     -------
@@ -48,9 +46,8 @@ def validate(log, *, metric=None, a=None, b=None, by=(), attribute_settings=(), 
     from probestats.shape.probe import Probe
 
     probe = probe if probe is not None else Probe()
-    probe.refuse("the validation")
-    random_settings = (random_settings,) if isinstance(random_settings, str) else tuple(random_settings)
-    attribute_settings = (attribute_settings,) if isinstance(attribute_settings, str) else tuple(attribute_settings)
+    probe.refuse("the validation", roles=("settings", "cluster"))
+    random_settings, attribute_settings = probe.random_settings, probe.attribute_settings
     checked = check(probe.apply(log, metric=metric, a=a, b=b, by=by), metric=metric, a=a, b=b, by=by,
                     fold_case=probe.fold_case, attribute_settings=attribute_settings,
                     random_settings=random_settings, keep=random_settings)

@@ -447,8 +447,7 @@ def checked_log(job: Job):
         by = mapping.keywords("validate").get("by", ())
         with words():
             return validate(probe.apply(job.log.path, metric=mapping.metric, a=a, b=b, by=by), metric=mapping.metric,
-                            a=a, b=b, by=by, fold_case=probe.fold_case,
-                            attribute_settings=mapping.keywords("validate").get("attribute_settings", ()))
+                            a=a, b=b, by=by, fold_case=probe.fold_case, attribute_settings=probe.attribute_settings)
 
     return job.files.remembered(("checked", mapping), run)
 
@@ -700,6 +699,7 @@ PLAN_FORM = {"items": "6,8,10,12", "runs": "2,5,10", "gap": None, "sims": 2000, 
 def start_plan(settings, job: Job, form) -> str:
     """Start simulating the plan the form asks for (in a thread); the plan's id for its progress page."""
     from probestats.jobs.plan import plan
+    from probestats.vocabulary import Tests
 
     mapping = job.mapping
     if not mapping.metric:
@@ -708,13 +708,13 @@ def start_plan(settings, job: Job, form) -> str:
     runs = _designs(form, "runs", PLAN_FORM["runs"])
     gap = _number(form, "gap", float, None)
     sims = _number(form, "sims", int, PLAN_FORM["sims"], low=0, high=100_001)
-    target = _number(form, "power", float, PLAN_FORM["power"], low=0, high=1)
+    power = _number(form, "power", float, PLAN_FORM["power"], low=0, high=1)
     alpha = _number(form, "alpha", float, PLAN_FORM["alpha"], low=0, high=1)
     detected = _detected(job)
     source = plan_source(job)
-    command = plan_command(job, detected, items=items, runs=runs, gap=gap, sims=sims, target=target, alpha=alpha)
+    command = plan_command(job, detected, items=items, runs=runs, gap=gap, sims=sims, power=power, alpha=alpha)
     state = {"done": 0.0, "total": 0, "command": command, "analysis": job.id, "source": source.name,
-             "form": {"items": items, "runs": runs, "gap": gap, "sims": sims, "power": target, "alpha": alpha}}
+             "form": {"items": items, "runs": runs, "gap": gap, "sims": sims, "power": power, "alpha": alpha}}
     plan_id = secrets.token_urlsafe(9)
     with settings.lock:
         settings.plans[plan_id] = state
@@ -726,8 +726,8 @@ def start_plan(settings, job: Job, form) -> str:
         try:
             with words():
                 result = plan(source.path, metric=mapping.metric, items=[items], runs=[runs], gap=gap, sims=sims,
-                              target=target, alpha=alpha, probe=mapping.probe(detected, sheet=source.spreadsheet, command="plan"),
-                              progress=progress)
+                              power=power, tests=Tests(alpha=alpha), progress=progress,
+                              probe=mapping.probe(detected, sheet=source.spreadsheet, command="plan"))
             from probestats.present.words.sanitize import json_text
             from probestats.result import document, dumps
 

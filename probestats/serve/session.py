@@ -14,7 +14,6 @@ calls and the command lines that do the same (:func:`report_command`, :func:`val
 
 from __future__ import annotations
 
-import inspect
 import re
 import secrets
 import shlex
@@ -138,10 +137,8 @@ class Choice:
     commands : tuple of str
         The commands whose line takes it (``report``, ``validate``, ``plan``); the report always does.
     probe : bool
-        A field of the :class:`~probestats.shape.probe.Probe` (how the log is shaped), not a keyword.
-    wave : bool
-        A design check the report is gaining: offered once ``probestats.report`` takes the keyword
-        (see :func:`offered`).
+        A field of the :class:`~probestats.shape.probe.Probe` (how the log is shaped, what its columns mean),
+        not a keyword.
     """
 
     name: str
@@ -150,7 +147,6 @@ class Choice:
     flag: str
     commands: tuple = ("report",)
     probe: bool = False
-    wave: bool = False
 
     @property
     def label(self) -> str:
@@ -174,36 +170,27 @@ CHOICES = (
     Choice("by", "one result per value of this column (a judge's criterion, the model), corrected "
            "across them", "column", "--by", ("report", "validate")),
     Choice("attribute_settings", "a setting varied on purpose with the values (which model decides): accepted "
-           "differing between them", "setting", "--setting-is-attribute", ("report", "validate")),
-    # the design checks of this wave: offered by themselves once the report takes them (see offered())
+           "differing between them", "setting", "--setting-is-attribute", ("report", "validate"), probe=True),
     Choice("control", "a meaningless change of wording: does the attribute move the metric more "
-           "than it does?", "value", "--control", wave=True),
+           "than it does?", "value", "--control"),
     Choice("cluster", "items nested in clusters (several items from one source): whole clusters are "
-           "flipped together", "column", "--cluster", wave=True),
+           "flipped together", "column", "--cluster", probe=True),
     Choice("random_settings", "a setting drawn at random for each call: checked for balance "
-           "across the values", "column", "--random-setting", wave=True),
+           "across the values", "column", "--random-setting", probe=True),
     Choice("baseline", "the value the others are read against (the unchanged request)",
-           "value", "--baseline", wave=True),
+           "value", "--baseline"),
 )
 CHOICE = {c.name: c for c in CHOICES}
 
 
-def _report_parameters() -> set:
-    from probestats.jobs.report import report
-
-    return set(inspect.signature(report).parameters)
-
-
 def offered() -> tuple:
-    """The choices the page offers: every one of today's, and those of the wave once ``probestats.report``
-    takes their keyword (a test checks that ``probestats report`` then takes their flag, so the command
-    the page shows runs).
+    """The choices the page offers (a test checks that ``probestats report`` takes each one's flag, so the
+    command the page shows runs).
 
     >>> [c.name for c in offered()][:4]
     ['fold_case', 'complete', 'by', 'attribute_settings']
     """
-    params = _report_parameters()
-    return tuple(c for c in CHOICES if not c.wave or c.name in params)
+    return CHOICES
 
 
 # ---------------------------------------------------------------- what the person chose
@@ -668,7 +655,7 @@ def plan_source(job: Job) -> Upload:
     return job.noise if job.noise is not None else job.log
 
 
-def plan_command(job: Job, detected: dict, *, items: str, runs: str, gap, sims: int, target: float,
+def plan_command(job: Job, detected: dict, *, items: str, runs: str, gap, sims: int, power: float,
                  alpha: float) -> str:
     """The command line that prints the plan the page shows, as JSON."""
     mapping = job.mapping
@@ -679,7 +666,7 @@ def plan_command(job: Job, detected: dict, *, items: str, runs: str, gap, sims: 
     args += ["--items", items, "--runs", runs]
     if gap is not None:
         args += ["--gap", repr(gap)]
-    args += ["--sims", str(sims), "--power", repr(target), "--alpha", repr(alpha), "--json"]
+    args += ["--sims", str(sims), "--power", repr(power), "--alpha", repr(alpha), "--json"]
     return shlex.join(args)
 
 

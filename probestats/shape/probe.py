@@ -29,7 +29,10 @@ from probestats.io.columns import ROW
 from probestats.io.log import Log, collect
 from probestats.io.read import read_log
 
-__all__ = ["Probe"]
+__all__ = ["Probe", "ROLES"]
+
+#: What columns mean to the analysis of a log's values: the Probe's fields that no reading step uses.
+ROLES = ("settings", "attribute_settings", "cluster", "random_settings")
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,22 @@ class Probe:
         Read options, for every file (``max_cells``: the largest spreadsheet read, in cells; ``max_columns``:
         the most columns a log may have;
         ``records``: the key of a JSON document's records).
+    settings : tuple of str
+        Columns that are settings of the runs besides model, judge, temperature, system and file: the items
+        are matched within each block of their values (a setting that varies within cells is a block); a
+        setting that differs between the compared values is refused as a confound.
+    attribute_settings : tuple of str
+        Settings varied with the attribute by design (a persona's system prompt): checked as part of what
+        the attribute changes, never refused as a confound.
+    cluster : str or None
+        The column of the clusters the items are nested in (passages with several questions each): the tests
+        resample whole clusters.
+    random_settings : tuple of str
+        Settings drawn at random per call (a temperature drawn per run): their spread is part of the noise,
+        not a block.
+
+    The last four say what columns mean to the analysis of a log's values (``analyze``, ``report``;
+    ``validate`` reads ``attribute_settings`` and ``random_settings``); a job with no use for one refuses it.
     """
 
     columns: tuple[tuple[str, str], ...] = ()
@@ -100,6 +119,18 @@ class Probe:
     max_cells: int | None = None
     max_columns: int | None = None
     records: str | None = None
+    settings: tuple[str, ...] = ()
+    attribute_settings: tuple[str, ...] = ()
+    cluster: str | None = None
+    random_settings: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for name in ROLES:   # one column name, or several (a cluster is one column, or none)
+            value = getattr(self, name)
+            if name == "cluster":
+                object.__setattr__(self, name, value or None)
+            else:
+                object.__setattr__(self, name, (value,) if isinstance(value, str) else tuple(value or ()))
 
     @property
     def mapping(self) -> dict[str, str]:
@@ -116,12 +147,13 @@ class Probe:
                 "variant_from": self.variant_from}
 
     def refuse(self, what: str, *, groups: bool = True, fold_case: bool = False, why: str = "",
-               column: str = "variant", complete: str = "") -> None:
+               column: str = "variant", complete: str = "", roles: tuple = ROLES) -> None:
         """Refuse the shaping options ``what`` (a command's analysis) does not apply: none is ignored in silence.
 
         ``groups`` refuses ``groups`` (the many-values analysis's alone), ``fold_case`` refuses ``fold_case``
         (``why``: the reason; ``column``: the column the message says to fold instead); ``complete``, when
-        given, refuses ``complete``: the items ``what`` leaves out itself (it keeps only complete ones).
+        given, refuses ``complete``: the items ``what`` leaves out itself (it keeps only complete ones);
+        ``roles``: the column roles of :data:`ROLES` that ``what`` does not read (all, unless told).
 
         >>> Probe(groups=("f=A,B",)).refuse("the description")
         Traceback (most recent call last):
@@ -132,7 +164,16 @@ class Probe:
         Traceback (most recent call last):
         ...
         probestats.errors.OptionError: complete=True: the order probe leaves out the items judged in one order only itself, and lists them; drop it
+        >>> Probe(cluster="passage").refuse("the description")
+        Traceback (most recent call last):
+        ...
+        probestats.errors.OptionError: cluster='passage' belongs to the analysis of a log's values (analyze, report); the description does not read it: drop it
         """
+        for name in roles:
+            value = getattr(self, name)
+            if value:
+                raise OptionError(f"{opt(name, value)} belongs to the analysis of a log's values (analyze, report); "
+                                  f"{what} does not read it: drop it")
         if groups and self.groups:
             name, _, values = self.groups[0].partition("=")
             listed = ", ".join(f"'{v.strip()}'" for v in values.split(","))

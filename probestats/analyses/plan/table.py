@@ -23,6 +23,7 @@ from probestats.errors import OptionError, Problem, count_of, either, opt
 from probestats.result import html_summary, one_line
 from probestats.stats.decide import DECIDE_EXACT_ITEMS, DECIDE_NOTE
 from probestats.stats.hypotests import min_attainable_p
+from probestats.vocabulary import Tests, as_tests
 
 __all__ = ["PlanCell", "MechanismResult", "Plan", "plan_probe", "DesignPower", "design_power", "with_design_power"]
 
@@ -339,9 +340,8 @@ def _int_list(values, name) -> list[int]:
 
 
 def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap: float | None = None,
-               metric: str | None = None, pilot=None, heterogeneity: float | None = None,
-               alpha: float = 0.05, power: float = 0.8, sims: int = 2000, seed: int | None = 0,
-               progress: Callable[[float, int], None] | None = None, *, alternative: str = "two-sided",
+               metric: str | None = None, pilot=None, heterogeneity: float | None = None, power: float = 0.8,
+               sims: int = 2000, progress: Callable[[float, int], None] | None = None, *, tests: Tests | None = None,
                a: str | None = None, b: str | None = None, scale=None, mechanism: str = "auto",
                mdg_range: bool = True, time_budget: float | None = None) -> Plan:
     """Size a probe: the MDG (and the power at ``gap``) of every combination of items and runs.
@@ -361,6 +361,14 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
     heterogeneity : float, optional
         tau as a stated assumption. With neither this nor a pilot, tau = 0 (a
         ``heterogeneity_assumed`` problem says so and what it means).
+    power : float
+        The target power of the minimum detectable gap.
+    sims : int
+        Simulated probes per design.
+    tests : Tests, optional
+        The planned test's direction (``alternative``) and level (``alpha``), and the seed of the simulated
+        probes (:class:`probestats.Tests`); a plan sizes one test, so a correction, an interval, an effect size
+        or resamples are refused.
     progress : callable, optional
         Called as ``progress(done, total)`` as the designs are simulated: ``done`` is the number of
         designs finished plus an estimate of the share of the current one (it only grows, and is a
@@ -395,6 +403,9 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
     """
     import time
 
+    tests = as_tests(tests)
+    tests.refuse("a plan", "correction", "interval", "effect_size", "n_resamples")
+    alpha, seed, alternative = tests.alpha, tests.seed, tests.alternative
     check_common(alpha, power, sims, alternative, seed)
     if pilot is not None and heterogeneity is not None:
         raise OptionError("give either a pilot log or a stated heterogeneity, not both")
@@ -724,8 +735,8 @@ def design_power(analysis, gap_of_interest: float | None = None, *, sims: int = 
     n = main.n_items
     items = sorted({n, max(6, n), n + 4, 2 * n} - {0})[:4]
     runs = sorted({1, 2, 5, 10, 20, max(1, runs_a)})
-    plan = plan_probe(model, items=items, runs=runs, gap=gap, metric=main.metric, alpha=analysis.alpha,
-                      sims=sims, seed=seed, alternative=analysis.alternative, mdg_range=False)
+    plan = plan_probe(model, items=items, runs=runs, gap=gap, metric=main.metric, sims=sims, mdg_range=False,
+                      tests=Tests(alpha=analysis.alpha, seed=seed, alternative=analysis.alternative))
     return DesignPower(plan=plan, gap=gap, why=why, sims=sims, seed=seed)
 
 

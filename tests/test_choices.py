@@ -1,0 +1,115 @@
+"""How a job's tests are run is one ``Tests``; what a log's columns mean is its ``Probe``: each is checked when
+made, read the same way by the library and the command line, and refused by a job that has no use for it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import probestats
+from probestats import Probe, Tests
+from probestats.cli import main
+from probestats.errors import OptionError, ReadError
+from probestats.jobs.framing import result_json
+
+PROBE = "sample_logs/style_probe.csv"
+NOISE = "sample_logs/style_noise.csv"
+FRAMING = "sample_logs/framing_long.csv"
+
+
+@pytest.mark.parametrize("given, message", [
+    ({"interval": "wald"}, "interval='wald': expected one of t, bootstrap, percentile, sign-flip"),
+    ({"effect_size": "hedges"}, "effect_size='hedges': expected one of d_z, d_av, g_z, g_av"),
+    ({"alpha": 0}, "alpha=0: expected a number between 0 and 1, for example 0.05"),
+])
+def test_a_bad_choice_is_refused_when_the_tests_are_made(given, message):
+    with pytest.raises(OptionError) as info:
+        Tests(**given)
+    assert str(info.value) == message
+
+
+def test_tests_that_are_not_a_tests_object_are_refused():
+    with pytest.raises(OptionError, match=r"^tests=\{'alpha': 0.01\}: expected a probestats.Tests"):
+        probestats.analyze(PROBE, metric="steps", tests={"alpha": 0.01})
+
+
+def _cli_json(capsys, *argv) -> dict:
+    capsys.readouterr()
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("tests, flags", [
+    (Tests(effect_size="g_z"), ["--effect-size", "g_z"]),
+    (Tests(alpha=0.01, interval="bootstrap", n_resamples=500, seed=4),
+     ["--alpha", "0.01", "--interval", "bootstrap", "--n-resamples", "500", "--seed", "4"]),
+    (Tests(alternative="greater"), ["--alternative", "greater"]),
+])
+def test_the_flags_fill_the_tests_the_library_call_takes(capsys, tests, flags):
+    metric = "steps,words" if tests.effect_size == "g_z" else "steps"
+    rows = [dict(r, words=str(int(r["steps"]) * 3 + int(r["seed"]) % 4)) for r in
+            probestats.read_log(PROBE).frame.drop("_row").to_dicts()] if tests.effect_size == "g_z" else None
+    if rows is not None:   # two metrics: the table of several metrics shows the effect size chosen
+        import polars as pl
+
+        path = pl.DataFrame(rows)
+        library = probestats.analyze(path, metric=metric, tests=tests)
+        default = probestats.analyze(path, metric=metric)
+        assert json.loads(result_json(library)) != json.loads(result_json(default))
+        assert "g_z" in result_json(library) and "g_z" not in result_json(default)
+        return
+    library = json.loads(result_json(probestats.analyze(PROBE, metric=metric, noise=NOISE, tests=tests)))
+    command = _cli_json(capsys, "analyze", PROBE, "--metric", metric, "--noise", NOISE, *flags)
+    assert library == command
+    assert library != json.loads(result_json(probestats.analyze(PROBE, metric=metric, noise=NOISE)))
+
+
+def test_a_column_role_in_the_probe_is_what_the_flag_gives(capsys):
+    library = json.loads(result_json(probestats.analyze(PROBE, metric="steps", probe=Probe(settings="seed"))))
+    command = _cli_json(capsys, "analyze", PROBE, "--metric", "steps", "--setting", "seed")
+    # the one difference is the interface a fix is named in: a parameter in Python, a flag on the command line
+    assert "a noise log with noise)" in json.dumps(library)
+    assert json.loads(json.dumps(library).replace("a noise log with noise)", "a noise log with --noise)")) == command
+    assert library != json.loads(result_json(probestats.analyze(PROBE, metric="steps")))
+    assert Probe(settings="seed").settings == ("seed",) and Probe(cluster="").cluster is None
+
+
+@pytest.mark.parametrize("call", [
+    lambda probe: probestats.describe(PROBE, metric="steps", probe=probe),
+    lambda probe: probestats.compare(PROBE, PROBE, metric="steps", probe=probe),
+    lambda probe: probestats.framing(FRAMING, probe=probe),
+    lambda probe: probestats.plan(NOISE, metric="steps", items=[8], runs=[5], sims=20, probe=probe),
+    lambda probe: probestats.cells(PROBE, metric="steps", probe=probe),
+    lambda probe: probestats.judge(PROBE, order="variant", choice="steps", verdicts=["first=1"], probe=probe),
+], ids=["describe", "compare", "framing", "plan", "cells", "judge"])
+def test_a_job_that_reads_no_column_roles_refuses_them(call):
+    for role, value in (("settings", ("seed",)), ("attribute_settings", ("model",)), ("cluster", "doc"),
+                        ("random_settings", ("temperature",))):
+        with pytest.raises(OptionError, match=f"^{role}=.* belongs to the analysis of a log's values"):
+            call(Probe(**{role: value}))
+
+
+def test_validate_reads_the_roles_it_checks_and_refuses_the_others():
+    assert probestats.validate(PROBE, metric="steps", probe=Probe(random_settings=("seed",))).ok
+    for role, value in (("settings", ("seed",)), ("cluster", "seed")):
+        with pytest.raises(OptionError, match=f"^{role}=.* the validation does not read it"):
+            probestats.validate(PROBE, metric="steps", probe=Probe(**{role: value}))
+
+
+def test_the_report_takes_the_analysiss_keywords_and_refuses_any_other():
+    by_keyword = probestats.report(PROBE, metric="steps", a="casual", b="formal", format="json").text
+    assert json.loads(by_keyword)["a"] == "casual"
+    with pytest.raises(TypeError, match=r"^report\(\) got an unexpected keyword argument 'row_level' \(it takes "
+                                        r"the analysis's keywords a, b, noise, by,"):
+        probestats.report(PROBE, metric="steps", row_level=True)
+
+
+def test_a_cell_table_object_says_to_give_its_file(tmp_path):
+    built = probestats.cells(PROBE, metric="steps")
+    with pytest.raises(ReadError, match=r"^a cell table is read from its file: write it with "
+                                        r"probestats.cells\(\.\.\., output=FILE\) and give FILE$"):
+        probestats.analyze(built, metric="steps")
+    written = tmp_path / "cells.parquet"
+    probestats.cells(PROBE, metric="steps", output=written)
+    assert probestats.analyze(written, metric="steps").main.n_items == 8
