@@ -1,7 +1,7 @@
 """How a gap acts (plan's mechanisms), the limits a plan refuses up front, its time budget and its progress.
 
 References: the tutorial's stand-in model simulated probe by probe and tested with the exact sign-flip test
-(independent of plan's noise model); scipy's binomial and negative binomial quantiles; statsmodels'
+(independent of plan's noise model); the binomial quantile in exact fractions, scipy's negative binomial quantile; statsmodels'
 TTestPower; sign_flip_test on each row; a plain search per row for the meet-in-the-middle counts; bisection
 for the mixture's inverse; hand bounds on a log's mean.
 """
@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import io
 import math
+from fractions import Fraction
 
 import numpy as np
 import polars as pl
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.stats import norm
 
@@ -233,14 +234,48 @@ def test_one_cell_of_twelve_runs_at_a_rate_near_one_marks_its_upward_mdg():
 # ---------------------------------------------------------------- the fast parts, against references
 
 
+def _exact_binomial_cdf(n: int, p: float) -> list[Fraction]:
+    """CDF(0), ..., CDF(n) of Binomial(n, p) in exact rational arithmetic (p is the float's exact value).
+
+    With p = a / d, CDF(k) = sum over j <= k of C(n, j) a^j (d - a)^(n - j), over d^n: integers to the end.
+    """
+    a, d = Fraction(p).as_integer_ratio()
+    running, sums = 0, []
+    for j in range(n + 1):
+        running += math.comb(n, j) * a ** j * (d - a) ** (n - j)
+        sums.append(running)
+    return [Fraction(c, d ** n) for c in sums]
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 300), st.floats(0.0, 1.0), st.floats(1e-9, 1 - 1e-9))
-def test_binomial_quantile_is_scipys(n, p, v):
-    from scipy.stats import binom
-
+@example(11, 0.5, 0.5)     # v exactly at a step: CDF(5) = 1/2, summed as 0.49999999999999994
+@example(35, 0.5, 0.5)     # CDF(17) = 1/2, where scipy's own ppf answers 18
+@example(11, 0.5, 0.7)     # the far end, where 1 - v rounds up
+@example(40, 0.75, 0.25)
+def test_binomial_quantile_is_the_exact_one(n, p, v):
+    # the smallest k with CDF(k) >= v, CDF summed in fractions; a v within 1e-11 of a step may round to it
     from probestats.analyses.plan.simulate import _binomial_quantile
 
-    assert _binomial_quantile(np.array([v]), np.array([n]), np.array([p]))[0] == binom.ppf(v, n, p)
+    cdf = _exact_binomial_cdf(n, p)
+    exact = next(k for k, c in enumerate(cdf) if c >= Fraction(v))
+    got = _binomial_quantile(np.array([v]), np.array([n]), np.array([p]))[0]
+    at_a_step = any(abs(float(c) - v) <= 1e-11 * v for c in cdf)
+    assert got == exact or (at_a_step and abs(got - exact) == 1)
+
+
+@pytest.mark.parametrize("n", [11, 35, 40, 149, 259])
+@pytest.mark.parametrize("p", [0.25, 0.5, 0.75, 0.9])
+def test_binomial_quantile_at_each_step_of_the_distribution_is_that_step(n, p):
+    # v = CDF(k) rounded to a float gives k, where a sum rounded one unit low would give k + 1
+    from probestats.analyses.plan.simulate import _binomial_quantile
+
+    cdf = _exact_binomial_cdf(n, p)
+    steps = [k for k in range(n + 1) if 1e-9 < cdf[k] < 1 - Fraction(1, 10**9)
+             and cdf[k] - (cdf[k - 1] if k else 0) > Fraction(1, 10**9)]
+    v = np.array([float(cdf[k]) for k in steps])
+    assert len(steps) > 3
+    assert _binomial_quantile(v, np.full(v.size, n), np.full(v.size, p)).tolist() == steps
 
 
 @settings(max_examples=40, deadline=None)
