@@ -132,7 +132,7 @@ def _poisson_quantile(v: np.ndarray, mu: np.ndarray) -> np.ndarray:
 #: A distribution function summed term by term is off by a few units in the last place per term (below 1e-13
 #: over the 300 terms of a large count), and ``1 - v`` by one unit of ``v``'s: within this relative distance
 #: of ``v``, plus :data:`_CDF_FLOOR`, it counts as reaching ``v``, so a ``v`` exactly at a step
-#: (Binomial(11, 1/2) at 1/2) gives scipy's quantile, not the count after it.
+#: (Binomial(11, 1/2) at 1/2) gives the exact quantile, not the count after it.
 _CDF_ROUNDING = 1e-12
 _CDF_FLOOR = 4 * np.finfo(float).eps
 
