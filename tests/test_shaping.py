@@ -388,3 +388,38 @@ def test_an_ambiguous_code_book_pattern_is_refused_even_when_compiled_before_els
         re.compile("[[B]]")
     with pytest.raises(AmbiguousPattern):
         compile_pattern("[[B]]")
+
+
+def test_patterns_compiled_in_many_threads_at_once_are_each_judged_alone():
+    # the local page compiles code books in threads: without one lock around the warning filter, a thread's
+    # ambiguous [[A]] went through unrefused and the process's filters were left changed (seen: 2 of 16,000 compiles)
+    import sys
+    import threading
+    import warnings
+
+    from probestats.shape.codebook import AmbiguousPattern, compile_pattern
+
+    before, wrong = list(warnings.filters), []
+
+    def compile_many(thread):
+        for j in range(1_000):
+            ambiguous = bool(j % 2)
+            try:
+                compile_pattern(f"[[A{thread}_{j}]]" if ambiguous else f"x{thread}_{j}y")
+                refused = False
+            except AmbiguousPattern:
+                refused = True
+            if refused != ambiguous:
+                wrong.append((thread, j))
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)   # switch threads as often as possible
+    try:
+        threads = [threading.Thread(target=compile_many, args=(t,)) for t in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert wrong == [] and warnings.filters == before

@@ -57,6 +57,8 @@ Examples
 from __future__ import annotations
 
 import re
+import threading
+import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -87,6 +89,11 @@ def fold_reply(text: str) -> str:
     return " ".join(fold_text(str(text)).split())
 
 
+#: Held while a pattern is compiled under its own warning filter: the filters are one list for the process, and
+#: the local page compiles code books in several threads, where one block's exit would restore another's filters.
+_FILTERS = threading.Lock()
+
+
 class AmbiguousPattern(ValueError):
     """A pattern Python's ``re`` reads today but warns may change meaning (a ``[`` inside a set of characters,
     or ``--``, ``&&``, ``~~``, ``||`` inside one); ``fix`` is the pattern that matches its text as written."""
@@ -109,9 +116,7 @@ def compile_pattern(pattern: str) -> re.Pattern:
     ...
     probestats.shape.codebook.AmbiguousPattern: a set of characters [...] in it may change meaning (Python's re warns: possible nested set at position 1); write \\[\\[A\\]\\] to match the text [[A]] as written, or escape the [ (or the doubled sign) inside the set with a backslash to keep the set
     """
-    import warnings
-
-    with warnings.catch_warnings():
+    with _FILTERS, warnings.catch_warnings():   # the filters are the process's: one compile changes them at a time
         warnings.simplefilter("error", FutureWarning)   # raised before the pattern is cached, so it is raised again
         try:   # re.UNICODE, implied for text, keeps a copy compiled elsewhere (warning unseen) out of the cache's way
             return re.compile(pattern, re.UNICODE)
