@@ -914,7 +914,7 @@ def refuse_pair_options(*, interval: str = "t", noise_value: str | None = None, 
     asked = [(opt("interval", interval), "is the interval of the average gap of two values", interval != "t"),
              (opt("noise_value", noise_value), "takes the repeats of one value as the noise of a comparison of two "
               "values", noise_value is not None),
-             (either("hedges=True", "--effect-size g_z (or g_av)"), "corrects the effect sizes of a comparison of "
+             (either("effect_size='g_z' (or 'g_av')", "--effect-size g_z (or g_av)"), "corrects the effect sizes of a comparison of "
               "two values", bool(hedges)),
              (opt("settings", list(settings) if settings else None), "matches the items of two values within "
               "blocks", bool(settings)),
