@@ -24,7 +24,7 @@ import math
 import numbers
 from dataclasses import dataclass, fields
 
-from probestats.errors import OptionError, opt
+from probestats.errors import OptionError, either, opt
 from probestats.limits import SECONDS_PER_RESAMPLE, duration, how_to_raise, limit
 
 __all__ = [
@@ -191,6 +191,10 @@ def check_vocabulary(*, alternative=None, alpha=None, correction=None, n_resampl
         check_seed(seed)
 
 
+#: Defaults that may also be said by name: Student t is the interval that None leaves to an average gap.
+_SAID_DEFAULTS = {"interval": "t"}
+
+
 @dataclass(frozen=True)
 class Tests:
     """How a job's tests are run: their direction and level, the correction across them, the interval of an
@@ -242,8 +246,11 @@ class Tests:
     seed: int | None = SEED
 
     def __post_init__(self) -> None:
-        check_vocabulary(alternative=self.alternative, alpha=self.alpha, correction=self.correction,
-                         n_resamples=self.n_resamples, seed=self.seed)
+        checked = {"alternative": check_alternative(self.alternative), "alpha": check_alpha(self.alpha),
+                   "correction": check_correction(self.correction),
+                   "n_resamples": check_n_resamples(self.n_resamples), "seed": check_seed(self.seed)}
+        for name, value in checked.items():   # kept as checked: 999.0 resamples are 999
+            object.__setattr__(self, name, value)
         for name, allowed in (("interval", INTERVALS), ("effect_size", EFFECT_SIZES)):
             value = getattr(self, name)
             if value is not None and value not in allowed:
@@ -260,8 +267,13 @@ class Tests:
         return "d" + self.effect_size[1:]
 
     def changed(self) -> dict:
-        """The choices that differ from their defaults, by name."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) != f.default}
+        """The choices that differ from their defaults, by name (``interval="t"`` is the default, said).
+
+        >>> Tests(interval="t", seed=3).changed()
+        {'seed': 3}
+        """
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if getattr(self, f.name) not in (f.default, _SAID_DEFAULTS.get(f.name, f.default))}
 
     def refuse(self, what: str, *unused: str) -> None:
         """Refuse a choice among ``unused`` given another value than its default: ``what`` has no use for it.
@@ -274,7 +286,8 @@ class Tests:
         """
         for name, value in self.changed().items():
             if name in unused:
-                raise OptionError(f"{opt(name, value)} does not apply to {what}: leave it out")
+                given = opt(name, value) if value is not None else either(f"{name}=None", opt(name))
+                raise OptionError(f"{given} does not apply to {what}: leave it out")
 
 
 def as_tests(tests) -> Tests:

@@ -113,3 +113,28 @@ def test_a_cell_table_object_says_to_give_its_file(tmp_path):
     written = tmp_path / "cells.parquet"
     probestats.cells(PROBE, metric="steps", output=written)
     assert probestats.analyze(written, metric="steps").main.n_items == 8
+
+
+def test_the_tests_keep_their_values_as_checked_and_the_default_interval_may_be_said():
+    assert Tests(n_resamples=999.0).n_resamples == 999 and type(Tests(n_resamples=999.0).n_resamples) is int
+    assert Tests(interval="t").changed() == {}
+    plain = probestats.plan(NOISE, metric="steps", items=[8], runs=[5], gap=1.0, sims=50)
+    said = probestats.plan(NOISE, metric="steps", items=[8], runs=[5], gap=1.0, sims=50, tests=Tests(interval="t"))
+    assert json.loads(result_json(said)) == json.loads(result_json(plain))
+    with pytest.raises(OptionError, match=r"^seed=None does not apply to the comparison of two runs: leave it out$"):
+        probestats.compare(PROBE, PROBE, metric="steps", tests=Tests(seed=None))
+
+
+@pytest.mark.parametrize("keyword, message", [
+    ({"alpha": 0.01}, "(give it inside tests=Tests(alpha=0.01))"),
+    ({"cluster": "doc"}, "(give it inside probe=Probe(cluster='doc'))"),
+])
+def test_a_report_given_a_test_choice_or_role_as_a_keyword_says_where_it_goes(keyword, message):
+    with pytest.raises(TypeError) as info:
+        probestats.report(PROBE, metric="steps", **keyword)
+    assert str(info.value) == f"report() got an unexpected keyword argument {next(iter(keyword))!r} {message}"
+
+
+def test_an_effect_size_refused_for_one_metric_is_named_as_given():
+    with pytest.raises(OptionError, match=r"^effect_size='g_av' chooses the effect size a table of several metrics"):
+        probestats.analyze(PROBE, metric="steps", tests=Tests(effect_size="g_av"))

@@ -123,7 +123,7 @@ def test_undeclared_the_varying_temperature_is_refused_with_the_declaration_offe
     with pytest.raises(ValidationError) as caught:
         analyze(drawn_rows(), metric="y")
     message = caught.value.problems[0].message
-    assert "when it was drawn at random for every call, with random_settings=['temperature']" in message
+    assert "when it was drawn at random for every call, with Probe(random_settings=['temperature'])" in message
 
 
 def test_stratified_and_adjusted_are_both_shown_in_the_terminal_the_report_and_json(tmp_path, capsys):

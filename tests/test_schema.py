@@ -55,7 +55,7 @@ def test_confounded_model():
     msg = checked.errors[0].message
     assert "'formal' runs used 'stand-in-v1', 'casual' runs used 'stand-in-v2'" in msg
     assert msg.endswith("rerun with model held fixed, split with by='model', or, when it is varied on purpose "
-                        "(which model decides), declare it with attribute_settings=['model']")
+                        "(which model decides), declare it with Probe(attribute_settings=['model'])")
 
 
 def test_missing_metric_lists_headers():

@@ -257,7 +257,8 @@ def analyze(
                                **({"baseline": baseline} if baseline is not None else {}))
     metric = metrics[0]
     if effect_size != "d_z":   # the choice of a table of several metrics; one metric's analysis shows both
-        raise OptionError(f"{either(f'effect_size={effect_size!r}', '--effect-size ' + ('g' if hedges else 'd') + effect_size[1:])}"
+        given = ("g" if hedges else "d") + effect_size[1:]   # as the caller wrote it: g_av is d_av with hedges
+        raise OptionError(f"{either(f'effect_size={given!r}', '--effect-size ' + given)}"
                           f" chooses the effect size a table of several metrics shows; one metric's analysis "
                           f"shows d_z and d_av both: drop it, or give several metrics with {opt('metric')}")
     if probe is not None:

@@ -12,7 +12,7 @@ import polars as pl
 
 from probestats.analyses.items import item_table
 from probestats.checks.schema import Checked, validate  # noqa: F401  (validate: doctests)
-from probestats.errors import opt
+from probestats.errors import either, opt
 
 if TYPE_CHECKING:
     from probestats.analyses.pair_tests import PairResult
@@ -37,7 +37,7 @@ def noise_check_of(kind: str, description: str, result: "PairResult", alpha: flo
 def chance_cause(alpha: float) -> str:
     """Why a within-log check drawn at random may fail by chance alone, and how to draw another split."""
     return (f"the halves are drawn at random, and a random split gives an exact p at or below {alpha:g} in "
-            f"{alpha:.0%} of draws by chance alone (another {opt('seed')} draws another split)")
+            f"{alpha:.0%} of draws by chance alone (another {either('seed, Tests(seed=...),', opt('seed'))} draws another split)")
 
 
 def noise_log_causes(noise_checked: Checked) -> list[str]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 
 import polars as pl
 
-from probestats.errors import Problem, ProbestatsError, count_of, opt
+from probestats.errors import Problem, ProbestatsError, count_of, either, opt
 from probestats.stats.effects import Effects, effect_sizes
 from probestats.stats.hypotests import (SKEW_WARNING, SKEW_WARNING_MAX_N, Interval, TestResult, gap_interval,
                                         gap_skewness, min_attainable_p, sign_flip_test, sign_test)
@@ -266,7 +266,7 @@ def design_problems(main: PairResult, alpha: float) -> list[Problem]:
             "warning", "skewed_gaps",
             f"the {len(main.gaps)} item gaps are strongly skewed (sample skewness {skew:+.2f}): the "
             f"{main.interval.method.split(' ')[0]} interval may cover less than {1 - alpha:.0%}; read it with "
-            f"care, or use {opt('interval', 'sign-flip')} (the best worst-case coverage of the three intervals in "
+            f"care, or use {either('Tests(interval=' + repr('sign-flip') + ')', opt('interval', 'sign-flip'))} (the best worst-case coverage of the three intervals in "
             "benchmarks/coverage_interval.py); the sign-flip p does not assume normal gaps",
         ))
     n_nonzero = sum(1 for g in main.gaps if g != 0)

@@ -106,9 +106,9 @@ def held_settings(pair: pl.DataFrame, cells: pl.DataFrame, log: Log, a: str, b: 
                 f"(items {_item_list(differ['item'].to_list())}; {format_rows(log, rows)}); "
                 f"rerun with {header} held fixed, split with {opt('by', setting)}, or, when it is varied on purpose "
                 f"(which model decides), declare it with "
-                + either(f"attribute_settings=['{setting}']", opt("attribute_settings", setting))
+                + either(f"Probe(attribute_settings=['{setting}'])", opt("attribute_settings", setting))
                 + ((", or, when it was drawn at random for every call, with "
-                    + either(f"random_settings=['{setting}']", opt("random_settings", setting)))
+                    + either(f"Probe(random_settings=['{setting}'])", opt("random_settings", setting)))
                    if setting == "temperature" else ""),
                 rows, log.columns.get(setting)))
             continue

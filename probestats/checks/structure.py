@@ -81,6 +81,6 @@ def likely_blocks(log, metric: str | None, exclude: Sequence[str] = ()) -> list[
             "warning", "likely_block",
             f"{header} takes every one of its {k} values ({shown}) in every item x value cell, so each cell's runs "
             f"are {k} {header} values, not repeated draws: it looks like a block; match the items within it with "
-            + either(f"settings=['{c}']", opt("settings", c)) + f", or split with {opt('by', c)}",
+            + either(f"Probe(settings=['{c}'])", opt("settings", c)) + f", or split with {opt('by', c)}",
             (), log.columns.get(c, c)))
     return problems

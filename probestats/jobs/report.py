@@ -209,10 +209,20 @@ def _analysis_keywords(analysis: dict) -> dict:
 
     from probestats.jobs.analyze import analyze
 
+    from dataclasses import fields
+
+    from probestats.shape.probe import ROLES
+    from probestats.vocabulary import Tests
+
     unknown = [k for k in analysis if k not in ANALYSIS_KEYWORDS]
     if unknown:
-        raise TypeError(f"report() got an unexpected keyword argument {unknown[0]!r} (it takes the analysis's "
-                        f"keywords {', '.join(ANALYSIS_KEYWORDS)}, as probestats.analyze does)")
+        name = unknown[0]
+        home = ("tests=Tests(...)" if name in {f.name for f in fields(Tests)} else
+                "probe=Probe(...)" if name in ROLES else None)
+        raise TypeError(f"report() got an unexpected keyword argument {name!r} "
+                        + (f"(give it inside {home.replace('...', f'{name}={analysis[name]!r}')})" if home else
+                           f"(it takes the analysis's keywords {', '.join(ANALYSIS_KEYWORDS)}, as "
+                           f"probestats.analyze does)"))
     defaults = inspect.signature(analyze).parameters
     return {k: analysis.get(k, defaults[k].default) for k in ANALYSIS_KEYWORDS}
 

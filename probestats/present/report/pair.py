@@ -250,7 +250,7 @@ def _stand_out(top, same) -> bool:
 def _unmapped_words(unmapped) -> str:
     """Columns that look like settings and were not read as such, with how to map them."""
     return join_words([f"'{h}' looks like the {name} and was not read as it (map it with "
-                  f"{opt('columns', {name: h})}, or declare it drawn per call with {opt('random_settings', [h])})"
+                  f"{opt('columns', {name: h})}, or declare it drawn per call with {either(f'Probe(random_settings={[h]!r})', opt('random_settings', [h]))})"
                   for h, name in unmapped])
 
 
