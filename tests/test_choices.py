@@ -138,3 +138,70 @@ def test_a_report_given_a_test_choice_or_role_as_a_keyword_says_where_it_goes(ke
 def test_an_effect_size_refused_for_one_metric_is_named_as_given():
     with pytest.raises(OptionError, match=r"^effect_size='g_av' chooses the effect size a table of several metrics"):
         probestats.analyze(PROBE, metric="steps", tests=Tests(effect_size="g_av"))
+
+
+TARGETS = "sample_logs/framing_targets.csv"
+JUDGE = {"order": "variant", "choice": "steps", "verdicts": ["first=1"], "repetition": "seed"}
+
+
+@pytest.fixture(scope="module")
+def two_metrics(tmp_path_factory):
+    """The sample probe with a second metric, words, that varies within items."""
+    import polars as pl
+
+    path = tmp_path_factory.mktemp("two") / "two.csv"
+    frame = probestats.read_log(PROBE).frame.drop("_row")
+    frame.with_columns(words=(pl.col("steps").cast(int) * 3 + pl.col("seed").cast(int) % 4).cast(str)).write_csv(path)
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def cell_table(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cells") / "cells.parquet"
+    probestats.cells(PROBE, metric="steps", output=path)
+    return str(path)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda two, cells: probestats.report(PROBE, metric="steps", tests=Tests(correction="bonferroni")),
+     r"^correction='bonferroni' corrects across by groups .* has one test"),
+    (lambda two, cells: probestats.report(cells, metric="steps", tests=Tests(correction="bonferroni")),
+     r"^correction='bonferroni' corrects across by groups .* has one test"),
+    (lambda two, cells: probestats.analyze(cells, metric="steps", tests=Tests(correction="bonferroni")),
+     r"^correction='bonferroni' corrects across by groups .* has one test"),
+    (lambda two, cells: probestats.report(PROBE, metric="steps", tests=Tests(effect_size="d_av")),
+     r"^effect_size='d_av' chooses the effect size a table of several metrics shows"),
+    (lambda two, cells: probestats.analyze(cells, metric="steps", tests=Tests(effect_size="g_av")),
+     r"^effect_size='g_av' chooses the effect size a table of several metrics shows"),
+    (lambda two, cells: probestats.report(framing_log=FRAMING, targets=TARGETS, tests=Tests(seed=5)),
+     r"^seed=5 does not apply to the report of a framing log alone: leave it out$"),
+    (lambda two, cells: probestats.report(framing_log=FRAMING, targets=TARGETS, probe=Probe(cluster="topic")),
+     r"^cluster='topic' belongs to the analysis of a log's values .* the report of a framing log alone does not"),
+    (lambda two, cells: probestats.report(PROBE, judge=JUDGE, tests=Tests(alternative="less")),
+     r"^alternative='less' does not apply to the report of an order probe alone: leave it out$"),
+    (lambda two, cells: probestats.report(PROBE, judge=JUDGE, probe=Probe(random_settings="seed")),
+     r"^random_settings=\['seed'\] belongs to the analysis of a log's values"),
+    (lambda two, cells: probestats.analyze(two, metric="steps,words", probe=Probe(settings="seed")),
+     r"^settings=\['seed'\] applies to the analysis of one metric; a table of several metrics does not read it"),
+    (lambda two, cells: probestats.report(two, metric="steps,words", probe=Probe(attribute_settings="system")),
+     r"^attribute_settings=\['system'\] applies to the analysis of one metric"),
+    (lambda two, cells: probestats.analyze(two, metric="steps,words", noise_value="formal"),
+     r"^noise_value='formal' applies to the analysis of one metric"),
+], ids=["report-correction", "report-cells-correction", "analyze-cells-correction", "report-effect-size",
+        "analyze-cells-effect-size", "framing-report-seed", "framing-report-role", "judge-report-alternative",
+        "judge-report-role", "metrics-settings", "metrics-report-attribute", "metrics-noise-value"])
+def test_a_report_or_analysis_refuses_a_choice_its_path_does_not_read(two_metrics, cell_table, call, message):
+    with pytest.raises(OptionError, match=message):
+        call(two_metrics, cell_table)
+
+
+def test_the_report_of_a_framing_log_or_an_order_probe_uses_the_interval_and_the_correction():
+    plain = probestats.report(framing_log=FRAMING, targets=TARGETS, format="json").text
+    flipped = probestats.report(framing_log=FRAMING, targets=TARGETS, format="json",
+                                tests=Tests(interval="sign-flip")).text
+    assert "sign-flip test inversion" in flipped and "sign-flip test inversion" not in plain
+    job = probestats.framing(FRAMING, targets=TARGETS, tests=Tests(interval="sign-flip"))
+    assert json.loads(flipped)["framing"]["cells"] == json.loads(result_json(job))["cells"]
+    holm = probestats.report(PROBE, judge=JUDGE, format="json").text
+    bonferroni = probestats.report(PROBE, judge=JUDGE, format="json", tests=Tests(correction="bonferroni")).text
+    assert holm != bonferroni and "bonferroni" in bonferroni.lower()

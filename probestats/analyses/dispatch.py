@@ -247,6 +247,8 @@ def analyze(
     if len(metrics) > 1:
         from probestats.analyses.metrics import analyze_metrics
 
+        refuse_for_metrics(settings=settings, attribute_settings=attribute_settings, noise_value=noise_value)
+
         return analyze_metrics(log, metrics=metrics, correction=correction, effect_size=effect_size,
                                analyze=analyze, a=a, b=b, noise=noise, by=by, reference=reference, group=group,
                                scale=scale, factor=factor, alternative=alternative, alpha=alpha,
@@ -256,11 +258,7 @@ def analyze(
                                streaming=streaming, hedges=hedges,
                                **({"baseline": baseline} if baseline is not None else {}))
     metric = metrics[0]
-    if effect_size != "d_z":   # the choice of a table of several metrics; one metric's analysis shows both
-        given = ("g" if hedges else "d") + effect_size[1:]   # as the caller wrote it: g_av is d_av with hedges
-        raise OptionError(f"{either(f'effect_size={given!r}', '--effect-size ' + given)}"
-                          f" chooses the effect size a table of several metrics shows; one metric's analysis "
-                          f"shows d_z and d_av both: drop it, or give several metrics with {opt('metric')}")
+    refuse_effect_size(effect_size, hedges)
     if probe is not None:
         if where is not None or derive or read_options or noise_read_options:
             raise OptionError("give where, derive and read options inside the probe, not beside it")
@@ -445,3 +443,37 @@ def _is_data(value) -> bool:
     import os
 
     return not isinstance(value, (str, os.PathLike))
+
+
+def refuse_effect_size(effect_size: str, hedges: bool) -> None:
+    """The effect size a table of several metrics shows, given to one metric's analysis (which shows d_z and d_av
+    both): refused. ``effect_size`` is d_z or d_av, ``hedges`` whether the caller asked for g.
+
+    >>> refuse_effect_size("d_z", True)   # g_z: Hedges' correction of the d_z shown, which one metric's takes
+    >>> refuse_effect_size("d_av", True)
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: effect_size='g_av' chooses the effect size a table of several metrics shows; one metric's analysis shows d_z and d_av both: drop it, or give several metrics with metric
+    """
+    if effect_size != "d_z":
+        given = ("g" if hedges else "d") + effect_size[1:]   # as the caller wrote it: g_av is d_av with hedges
+        raise OptionError(f"{either(f'effect_size={given!r}', '--effect-size ' + given)}"
+                          f" chooses the effect size a table of several metrics shows; one metric's analysis "
+                          f"shows d_z and d_av both: drop it, or give several metrics with {opt('metric')}")
+
+
+def refuse_for_metrics(**given) -> None:
+    """The options that match items within named blocks or take one value's repeats as noise, given to a table
+    of several metrics (which matches items within the log's own blocks and reads no noise value): refused.
+
+    >>> refuse_for_metrics(settings=(), noise_value=None)
+    >>> refuse_for_metrics(settings=("seed",))
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: settings=['seed'] applies to the analysis of one metric; a table of several metrics does not read it: drop it, or give one metric
+    """
+    for name, value in given.items():
+        if value:
+            shown = value if isinstance(value, str) else list(value)
+            raise OptionError(f"{opt(name, shown)} applies to the analysis of one metric; a table of several metrics "
+                              f"does not read it: drop it, or give one {opt('metric')}")

@@ -160,10 +160,15 @@ def _analyze_cells(cells_file, *, metric, a, b, noise_cells, by, tests, probe, r
     from probestats.analyses.cells import analyze_cells
     from probestats.jobs.inputs import refuse_row_options
 
+    from probestats.analyses.dispatch import refuse_effect_size
+
     refuse_row_options(probe, reference=reference, scale=scale, factor=factor, row_level=row_level)
-    return analyze_cells(cells_file, metric=metric, a=a, b=b, by=by, alternative=tests.alternative,
-                         alpha=tests.alpha, correction=tests.correction, interval=tests.interval or "t",
-                         noise=noise_cells, n_resamples=tests.n_resamples, seed=tests.seed, hedges=tests.hedges)
+    refuse_effect_size(tests.effect, tests.hedges)
+    result = analyze_cells(cells_file, metric=metric, a=a, b=b, by=by, alternative=tests.alternative,
+                           alpha=tests.alpha, correction=tests.correction, interval=tests.interval or "t",
+                           noise=noise_cells, n_resamples=tests.n_resamples, seed=tests.seed, hedges=tests.hedges)
+    refuse_lone_correction(result, tests.correction, None)
+    return result
 
 
 def one_metric(metric, *, cells: bool = False, row_level: bool = False, per_item: bool = False):

@@ -232,7 +232,8 @@ def _report(log=(), *, named, metric, tests, output, format, sections, templates
             factor, per_item, noise_value, validation, control, baseline) -> ReportJob:
     """:func:`report`'s work; ``named`` collects the options a plain report names in words (None: not plain)."""
     from probestats.analyses.metrics import split_metrics
-    from probestats.jobs.analyze import refuse_runs, roles
+    from probestats.analyses.dispatch import refuse_effect_size
+    from probestats.jobs.analyze import refuse_lone_correction, refuse_runs, roles
     from probestats.present.report.files import refuse_inputs
     from probestats.shape.probe import Probe
     from probestats.vocabulary import as_tests
@@ -270,13 +271,16 @@ def _report(log=(), *, named, metric, tests, output, format, sections, templates
     framing_columns, probe = probe.framing_columns, replace(probe, framing_columns=())
     assets = output.parent / f"{output.stem}_files" if (output is not None and fmt == "md") else None
     framing_options = dict(by=by, targets=targets, toward=toward, alpha=alpha, correction=correction,
-                           answers=answers, label_map=label_map, framing_columns=framing_columns)
+                           interval=tests.interval, answers=answers, label_map=label_map,
+                           framing_columns=framing_columns)
     if plain and ((framing_log and not log and cells is None and not metric) or (not metric and judge is not None)):
         raise OptionError(f"{opt('plain', True)} words the report of a log's values; the report of a framing log "
                           "or an order probe alone has no plain form: leave it out")
     if framing_log and not log and cells is None and not metric and judge is None:
         _refuse_arms({k: v for k, v in (("control", control), ("baseline", baseline)) if v is not None},
                      _design(design), "a framing log alone")
+        tests.refuse("the report of a framing log alone", "alternative", "effect_size", "n_resamples", "seed")
+        probe.refuse("the report of a framing log alone", groups=False)
         return _framing_only(framing_log, output, fmt, templates, probe, assets, sections=sections,
                              source=source, **framing_options)
     arms = {k: v for k, v in (("control", control), ("baseline", baseline)) if v is not None}
@@ -295,17 +299,20 @@ def _report(log=(), *, named, metric, tests, output, format, sections, templates
                             a=a, b=b, noise=noise, by=by, reference=reference, scale=scale, factor=factor,
                             alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples,
                             seed=seed, interval=interval, hedges=hedges, effect_size=effect_size, **arms,
-                            **({"selection": True} if _design(design).selection else {}))
+                            **({"selection": True} if _design(design).selection else {}), **roles(probe, noise_value))
     metric = metrics[0] if metrics else None
     if cells is None and not log:
         raise OptionError(f"give the {opt('log')} to report (or a cell table in its place)")
-    judged = _judge(log, judge, alpha, probe)
+    judged = _judge(log, judge, alpha, correction, probe)
     design = _design(design)
     if metric is None:
         if judged is None:
             raise OptionError(f"give the metric column, {opt('metric', 'COL')} (or "
                               f"{either(*_ORDER)} for a report of an order probe alone)")
         _refuse_arms(arms, design, "an order probe alone")
+        tests.refuse("the report of an order probe alone", "alternative", "interval", "effect_size", "n_resamples",
+                     "seed")
+        probe.refuse("the report of an order probe alone", groups=False)
         from probestats.present.report.judge import render_judge_report
 
         if source is not None:  # what the report calls the log, as for every other report
@@ -317,6 +324,7 @@ def _report(log=(), *, named, metric, tests, output, format, sections, templates
                           f"dual-framing log with {opt('framing_log', 'FRAMING_LOG')}")
     if per_item and cells is not None:
         raise OptionError(f"Welch's t per item needs the runs of the log; give the {opt('log')} instead of a cell table")
+    refuse_effect_size(effect_size, hedges)
     if cells is not None:
         _refuse_arms(arms, design, "a cell table")
         refuse_runs(probe, noise_value=noise_value)
@@ -335,6 +343,8 @@ def _report(log=(), *, named, metric, tests, output, format, sections, templates
                                                      **roles(probe, noise_value)))
     if per_item:
         result = _with_per_item(result)
+    if not framing_log and judged is None:   # else the correction corrects the framing cells or the judge's tests
+        refuse_lone_correction(result, correction, control)
     if validation is not None:
         from probestats.analyses.validation import with_validation
 
@@ -475,7 +485,7 @@ def _write(output, text: str, fmt: str) -> tuple:
     return tuple(files)
 
 
-def _judge(log, options, alpha, probe):
+def _judge(log, options, alpha, correction, probe):
     """The order probe a report's judge options ask for, or None."""
     if options is None:
         return None
@@ -486,10 +496,10 @@ def _judge(log, options, alpha, probe):
     return analyze_order(probe.apply(log), order=options["order"], response=options.get("response"),
                          choice=options.get("choice"), verdicts=options.get("verdicts", ()),
                          by=options.get("by", ()), repetition=options.get("repetition"), alpha=alpha,
-                         correction="holm")
+                         correction=correction)
 
 
-def _framing(paths, probe, *, by, targets, toward, alpha, correction, answers, label_map, framing_columns,
+def _framing(paths, probe, *, by, targets, toward, alpha, correction, interval, answers, label_map, framing_columns,
              beside_probe=True):
     """The framing log of a report, read and shaped as ``probestats framing`` reads it (folders, every shaping
     option).
@@ -514,7 +524,7 @@ def _framing(paths, probe, *, by, targets, toward, alpha, correction, answers, l
 
     read, targets = targets_lookup(shaped.apply(list(paths)), targets)
     return analyze_framing(read, by=list(by) or None, targets=targets, toward=toward, alpha=alpha, correction=correction,
-                           answers=answers, label_map=list(label_map) or None)
+                           interval=interval, answers=answers, label_map=list(label_map) or None)
 
 
 def _log_analysis(log, metric, a, b, noise, by, alternative, alpha, correction, probe, *, reference, scale,
