@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import threading
+import warnings
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -254,3 +256,20 @@ def either(python: str, cli: str) -> str:
     """
     spelling = _SPELLING.get()
     return cli if (spelling[1] if isinstance(spelling, tuple) else spelling) == "cli" else python
+
+
+#: The process's warning filters are one list: a block that changes them holds this while it runs (re-entrant,
+#: so a block may call another), else two threads' blocks restore each other's filters on the way out.
+_FILTERS = threading.RLock()
+
+
+@contextlib.contextmanager
+def caught_warnings():
+    """:func:`warnings.catch_warnings` for one thread's block at a time (the local page runs jobs in threads).
+
+    >>> with caught_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     warnings.warn("not shown")
+    """
+    with _FILTERS, warnings.catch_warnings():
+        yield

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
-from probestats.errors import OptionError
+from probestats.errors import OptionError, caught_warnings
 
 __all__ = ["FactorTest", "AnovaRow", "FactorialAnalysis", "permutation_test", "factorial_tests", "anova_rm",
            "analyze_factorial", "MAX_EXACT"]
@@ -374,7 +374,7 @@ def analyze_factorial(means: pl.DataFrame, *, metric: str, factors: tuple[str, s
     try:
         import warnings
 
-        with warnings.catch_warnings():
+        with caught_warnings():
             warnings.simplefilter("ignore")   # a table without residual spread gives F = inf/nan: shown as n/a
             anova = anova_rm(m, factors)
     except (ValueError, ZeroDivisionError, np.linalg.LinAlgError):

@@ -57,7 +57,6 @@ Examples
 from __future__ import annotations
 
 import re
-import threading
 import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -66,7 +65,7 @@ from typing import Callable, Sequence
 
 import polars as pl
 
-from probestats.errors import OptionError, ReadError, opt
+from probestats.errors import OptionError, ReadError, caught_warnings, opt
 
 __all__ = ["BUILTIN", "CodeBook", "Rule", "builtin", "fold_reply", "load_book", "parse_code", "read_book",
            "compile_pattern", "AmbiguousPattern"]
@@ -87,11 +86,6 @@ def fold_reply(text: str) -> str:
     from probestats.shape.labels import fold_text
 
     return " ".join(fold_text(str(text)).split())
-
-
-#: Held while a pattern is compiled under its own warning filter: the filters are one list for the process, and
-#: the local page compiles code books in several threads, where one block's exit would restore another's filters.
-_FILTERS = threading.Lock()
 
 
 class AmbiguousPattern(ValueError):
@@ -116,7 +110,7 @@ def compile_pattern(pattern: str) -> re.Pattern:
     ...
     probestats.shape.codebook.AmbiguousPattern: a set of characters [...] in it may change meaning (Python's re warns: possible nested set at position 1); write \\[\\[A\\]\\] to match the text [[A]] as written, or escape the [ (or the doubled sign) inside the set with a backslash to keep the set
     """
-    with _FILTERS, warnings.catch_warnings():   # the filters are the process's: one compile changes them at a time
+    with caught_warnings():   # the filters are the process's: one block changes them at a time
         warnings.simplefilter("error", FutureWarning)   # raised before the pattern is cached, so it is raised again
         try:   # re.UNICODE, implied for text, keeps a copy compiled elsewhere (warning unseen) out of the cache's way
             return re.compile(pattern, re.UNICODE)

@@ -127,7 +127,9 @@ def cohens_kappa(first, second, *, confidence: float = 0.95) -> Kappa:
         if float(rows @ cols) < 1 - 1e-12:
             import warnings
 
-            with warnings.catch_warnings():   # a degenerate table has no asymptotic variance: no interval
+            from probestats.errors import caught_warnings
+
+            with caught_warnings():   # a degenerate table has no asymptotic variance: no interval
                 warnings.simplefilter("ignore", RuntimeWarning)
                 result = sm_kappa(table)
             kappa = float(result["kappa"])

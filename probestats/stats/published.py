@@ -28,6 +28,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
+from probestats.errors import caught_warnings
 from probestats.result import jsonable
 from probestats.stats.distributions import t_sf
 from probestats.stats.lattice import exact_gaps
@@ -235,7 +236,7 @@ def cochran_q(matrix) -> PublishedTest:
     if float(np.ptp(m.sum(axis=0))) == 0.0 and all(float(np.ptp(r)) == 0 for r in m):
         return _undefined("cochran", n, method, "two-sided", "no item's outcome changes with the value",
                           df=float(k - 1))
-    with warnings.catch_warnings():
+    with caught_warnings():
         warnings.simplefilter("ignore")
         res = cochrans_q(m)
     return PublishedTest("cochran", float(res.statistic), float(res.pvalue), float(res.df), n, method,

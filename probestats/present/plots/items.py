@@ -6,7 +6,7 @@ is never imported, nothing is shown, and no display is needed. Text taken from a
 """
 
 from __future__ import annotations
-from probestats.errors import count_of
+from probestats.errors import caught_warnings, count_of
 
 import io
 import warnings
@@ -149,7 +149,7 @@ def figure_png(figure, dpi: int = 110) -> bytes:
     if figure.canvas is None or not isinstance(figure.canvas, FigureCanvasAgg):
         FigureCanvasAgg(figure)
     buf = io.BytesIO()
-    with warnings.catch_warnings():
+    with caught_warnings():
         warnings.filterwarnings("ignore", message="Glyph .* missing from")
         warnings.filterwarnings("ignore", message=".*missing from font")
         figure.savefig(buf, format="png", dpi=dpi)
