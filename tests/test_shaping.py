@@ -392,7 +392,8 @@ def test_an_ambiguous_code_book_pattern_is_refused_even_when_compiled_before_els
 
 def test_patterns_compiled_in_many_threads_at_once_are_each_judged_alone():
     # the local page compiles code books in threads: without one lock around the warning filter, a thread's
-    # ambiguous [[A]] went through unrefused and the process's filters were left changed (seen: 2 of 16,000 compiles; and beside another block that changes them)
+    # ambiguous [[A]] went through unrefused and the process's filters were left changed (seen: 2 of 16,000
+    # compiles), and so did another block changing the filters beside them
     import sys
     import threading
     import warnings
