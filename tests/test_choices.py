@@ -205,3 +205,15 @@ def test_the_report_of_a_framing_log_or_an_order_probe_uses_the_interval_and_the
     holm = probestats.report(PROBE, judge=JUDGE, format="json").text
     bonferroni = probestats.report(PROBE, judge=JUDGE, format="json", tests=Tests(correction="bonferroni")).text
     assert holm != bonferroni and "bonferroni" in bonferroni.lower()
+
+
+@pytest.mark.parametrize("given, message", [
+    ({"cluster": ["doc", "page"]}, "cluster=['doc', 'page']: expected one column name, for example cluster='passage'"),
+    ({"cluster": 3}, "cluster=3: expected one column name, for example cluster='passage'"),
+    ({"settings": ["seed", 2]}, "settings=['seed', 2]: expected column names, for example settings=['seed']"),
+])
+def test_a_column_role_that_names_no_columns_is_refused_when_the_probe_is_made(given, message):
+    with pytest.raises(OptionError) as info:
+        Probe(**given)
+    assert str(info.value) == message
+    assert Probe(cluster=("doc",)).cluster == "doc"

@@ -35,6 +35,30 @@ __all__ = ["Probe", "ROLES"]
 ROLES = ("settings", "attribute_settings", "cluster", "random_settings")
 
 
+def _role(name: str, value):
+    """A column role as the Probe keeps it: the cluster one column name (or None), the others a tuple of names;
+    anything else refused.
+
+    >>> _role("cluster", ""), _role("settings", "seed"), _role("random_settings", ["temperature"])
+    (None, ('seed',), ('temperature',))
+    >>> _role("cluster", ["doc", "page"])
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: cluster=['doc', 'page']: expected one column name, for example cluster='passage'
+    """
+    if name == "cluster":
+        if isinstance(value, (list, tuple)) and len(value) == 1:
+            value = value[0]
+        if value is not None and value != "" and not isinstance(value, str):
+            raise OptionError(f"{opt(name, list(value) if isinstance(value, (list, tuple)) else value)}: expected "
+                              "one column name, for example cluster='passage'")
+        return value or None
+    names = (value,) if isinstance(value, str) else value or ()
+    if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):
+        raise OptionError(f"{opt(name, value)}: expected column names, for example {name}=['seed']")
+    return tuple(names)
+
+
 @dataclass(frozen=True)
 class Probe:
     """A frozen description of what a log means.
@@ -126,11 +150,7 @@ class Probe:
 
     def __post_init__(self) -> None:
         for name in ROLES:   # one column name, or several (a cluster is one column, or none)
-            value = getattr(self, name)
-            if name == "cluster":
-                object.__setattr__(self, name, value or None)
-            else:
-                object.__setattr__(self, name, (value,) if isinstance(value, str) else tuple(value or ()))
+            object.__setattr__(self, name, _role(name, getattr(self, name)))
 
     @property
     def mapping(self) -> dict[str, str]:
