@@ -39,21 +39,23 @@ def _role(name: str, value):
     """A column role as the Probe keeps it: the cluster one column name (or None), the others a tuple of names;
     anything else refused.
 
-    >>> _role("cluster", ""), _role("settings", "seed"), _role("random_settings", ["temperature"])
-    (None, ('seed',), ('temperature',))
+    >>> _role("cluster", ""), _role("cluster", False), _role("settings", "seed"), _role("random_settings", ["t"])
+    (None, None, ('seed',), ('t',))
     >>> _role("cluster", ["doc", "page"])
     Traceback (most recent call last):
     ...
     probestats.errors.OptionError: cluster=['doc', 'page']: expected one column name, for example cluster='passage'
     """
+    if not value:   # None, "", False, an empty list: no such role
+        return None if name == "cluster" else ()
     if name == "cluster":
         if isinstance(value, (list, tuple)) and len(value) == 1:
             value = value[0]
-        if value is not None and value != "" and not isinstance(value, str):
+        if not isinstance(value, str):
             raise OptionError(f"{opt(name, list(value) if isinstance(value, (list, tuple)) else value)}: expected "
                               "one column name, for example cluster='passage'")
-        return value or None
-    names = (value,) if isinstance(value, str) else value or ()
+        return value
+    names = (value,) if isinstance(value, str) else value
     if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):
         raise OptionError(f"{opt(name, value)}: expected column names, for example {name}=['seed']")
     return tuple(names)
