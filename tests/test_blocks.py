@@ -118,7 +118,7 @@ def test_a_column_whose_every_value_is_in_every_cell_is_named_a_likely_block():
     assert problems[0].message == (
         "strategy takes every one of its 3 values ('cot', 'plain', 'few-shot') in every item x value cell, so each "
         "cell's runs are 3 strategy values, not repeated draws: it looks like a block; match the items within it "
-        "with settings=['strategy'], or split with by='strategy'")
+        "with Probe(settings=['strategy']), or split with by='strategy'")
     named = analyze(_benchmark(), metric="x", a="A", b="B", probe=Probe(settings=["strategy"]))
     assert "likely_block" not in [p.code for p in named.problems] and named.verdict.blocks == ("strategy",)
 
