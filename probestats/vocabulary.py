@@ -257,6 +257,15 @@ class Tests:
                 raise OptionError(f"{opt(name, value)}: expected one of {', '.join(allowed)}")
 
     @property
+    def gap_interval(self) -> str:
+        """The interval of a paired average gap: the one chosen, else Student t.
+
+        >>> Tests().gap_interval, Tests(interval="bootstrap").gap_interval
+        ('t', 'bootstrap')
+        """
+        return self.interval or "t"
+
+    @property
     def hedges(self) -> bool:
         """Whether Hedges' small-sample correction applies to the effect sizes (``g_z``, ``g_av``)."""
         return self.effect_size.startswith("g")

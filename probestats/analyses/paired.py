@@ -36,8 +36,6 @@ def _num(x) -> float | None:
     return x if math.isfinite(x) else None
 
 
-
-
 ROW_LEVEL_NOTE = ("Welch's t treats every run as independent: it is not the headline, because runs of one item "
                   "are not independent (they share the item), and the item-level test pairs each item with "
                   "itself, which removes the item-to-item spread that Welch's t counts as noise.")

@@ -93,7 +93,7 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
     # the runs
     result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale,
                  factor=factor, probe=probe, streaming=not (row_level or per_item), progress=progress,
-                 validation=validation, **tests_keywords(tests), **arms, **roles(probe, noise_value))
+                 validation=validation, **_dispatch_keywords(tests), **arms, **roles(probe, noise_value))
     if row_level or per_item:  # Welch's t on runs beside the item-level tests, for a comparison of two values
         from probestats.analyses.paired import Analysis, with_row_level
         from probestats.analyses.rowlevel import with_row_tests
@@ -107,20 +107,20 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
     return result
 
 
-def tests_keywords(tests) -> dict:
+def _dispatch_keywords(tests) -> dict:
     """The keywords :func:`probestats.analyses.dispatch.analyze` takes for ``tests``."""
     return dict(alternative=tests.alternative, alpha=tests.alpha, correction=tests.correction,
-                n_resamples=tests.n_resamples, seed=tests.seed, interval=tests.interval or "t", hedges=tests.hedges,
+                n_resamples=tests.n_resamples, seed=tests.seed, interval=tests.gap_interval, hedges=tests.hedges,
                 effect_size=tests.effect)
 
 
 def roles(probe, noise_value=None) -> dict:
     """The column roles of ``probe`` (and the noise value), as the analyses take them: given only when set
     (the analyses that have no use for one refuse it)."""
-    return {name: value for name, value in (("noise_value", noise_value), ("settings", probe.settings),
+    return {name: value for name, value in (("cluster", probe.cluster), ("random_settings", probe.random_settings),
+                                             ("settings", probe.settings),
                                              ("attribute_settings", probe.attribute_settings),
-                                             ("cluster", probe.cluster), ("random_settings", probe.random_settings))
-            if value}
+                                             ("noise_value", noise_value)) if value}
 
 
 def _selection(design) -> bool:
@@ -139,10 +139,7 @@ def _selection(design) -> bool:
 
 def refuse_runs(probe, *, noise_value=None, per_item=False, arms=None) -> None:
     """A cell table pooled the runs of each item and value: the options that read them are refused."""
-    runs = [(name, value) for name, value in (("cluster", probe.cluster), ("random_settings", probe.random_settings),
-                                              ("settings", probe.settings),
-                                              ("attribute_settings", probe.attribute_settings),
-                                              ("noise_value", noise_value), ("per_item", per_item)) if value]
+    runs = [*roles(probe, noise_value).items(), *([("per_item", True)] if per_item else [])]
     if runs:
         name, value = runs[0]
         named = opt(name, value if isinstance(value, (str, bool)) else list(value))
@@ -158,14 +155,13 @@ def refuse_runs(probe, *, noise_value=None, per_item=False, arms=None) -> None:
 def _analyze_cells(cells_file, *, metric, a, b, noise_cells, by, tests, probe, reference, scale, factor, row_level):
     """The paired analysis of a cell table (its shaping happened when it was built)."""
     from probestats.analyses.cells import analyze_cells
-    from probestats.jobs.inputs import refuse_row_options
-
     from probestats.analyses.dispatch import refuse_effect_size
+    from probestats.jobs.inputs import refuse_row_options
 
     refuse_row_options(probe, reference=reference, scale=scale, factor=factor, row_level=row_level)
     refuse_effect_size(tests.effect, tests.hedges)
     result = analyze_cells(cells_file, metric=metric, a=a, b=b, by=by, alternative=tests.alternative,
-                           alpha=tests.alpha, correction=tests.correction, interval=tests.interval or "t",
+                           alpha=tests.alpha, correction=tests.correction, interval=tests.gap_interval,
                            noise=noise_cells, n_resamples=tests.n_resamples, seed=tests.seed, hedges=tests.hedges)
     refuse_lone_correction(result, tests.correction, None)
     return result

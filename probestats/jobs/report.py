@@ -242,7 +242,7 @@ def _report(log=(), *, named, metric, tests, output, format, sections, templates
     tests, probe = as_tests(tests), probe if probe is not None else Probe()
     alternative, alpha, correction, n_resamples, seed = (tests.alternative, tests.alpha, tests.correction,
                                                           tests.n_resamples, tests.seed)
-    interval, hedges, effect_size = tests.interval or "t", tests.hedges, tests.effect
+    interval, hedges, effect_size = tests.gap_interval, tests.hedges, tests.effect
     log = _logs(log)
     framing_log = _logs(framing_log)
     output = Path(output) if output is not None else None

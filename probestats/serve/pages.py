@@ -19,8 +19,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from probestats.errors import OptionError, ProbestatsError
-from probestats.serve.session import (ANALYSES, ANSWERS, CHOICE, FACTS, MAPPED, SETTINGS, Job, Mapping,
-                                      analysis_command, choices_in_words, design_toml, offered, plan_command,
+from probestats.serve.session import (ANALYSES, ANSWERS, CHOICE, CHOICES, FACTS, MAPPED, SETTINGS, Job, Mapping,
+                                      analysis_command, choices_in_words, design_toml, plan_command,
                                       plan_source, report_command, targets_csv, targets_name, validate_command)
 
 __all__ = ["NONCE", "upload_page", "map_page", "validate_page", "results_page", "plan_page", "error_page",
@@ -327,7 +327,7 @@ def mapping_from(job: Job, form) -> Mapping:
 def _options_from(form, shown: dict, values: list) -> tuple:
     """The options of :data:`CHOICES` the form set, each as its control posts it."""
     out = []
-    for choice in offered():
+    for choice in CHOICES:
         if choice.control == "box":
             value = True if form.get(choice.name) else None
         elif choice.control == "column":
@@ -396,7 +396,7 @@ def map_page(settings, job: Job) -> str:
     return render("serve_map.html.j2", settings, step="map", job=job, mapping=mapping, found=found,
                   chosen=chosen, mapped=MAPPED, command=command, problem=problem, analyses=ANALYSES,
                   analysis=analysis, answers=ANSWERS, judge=judge, framing_pair=framing_pair, typed=typed,
-                  metric=metric, suggested=metric and not posted, choices=offered(), suggested_by=suggested_by,
+                  metric=metric, suggested=metric and not posted, choices=CHOICES, suggested_by=suggested_by,
                   analysis_command=analysis_command(job, detected) if posted and not problem else None)
 
 

@@ -25,7 +25,7 @@ from probestats.errors import OptionError
 
 __all__ = ["Upload", "Files", "State", "Job", "Mapping", "Choice", "CHOICES", "SUFFIXES", "MAPPED", "ANALYSES",
            "safe_name", "store", "report_command", "validate_command", "analysis_command", "plan_command",
-           "design_toml", "facts_from", "targets_csv", "targets_name", "offered"]
+           "design_toml", "facts_from", "targets_csv", "targets_name"]
 
 #: file suffixes the page accepts, as the reader names their formats
 SUFFIXES = (".csv", ".tsv", ".json", ".jsonl", ".ndjson", ".xlsx", ".ods", ".parquet")
@@ -181,16 +181,6 @@ CHOICES = (
            "value", "--baseline"),
 )
 CHOICE = {c.name: c for c in CHOICES}
-
-
-def offered() -> tuple:
-    """The choices the page offers (a test checks that ``probestats report`` takes each one's flag, so the
-    command the page shows runs).
-
-    >>> [c.name for c in offered()][:4]
-    ['fold_case', 'complete', 'by', 'attribute_settings']
-    """
-    return CHOICES
 
 
 # ---------------------------------------------------------------- what the person chose
