@@ -37,6 +37,9 @@ DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--disable-default-apps", "--disable-extensions", "--window-size=1000,1400",
+         # a tab the test has switched away from keeps running at full speed, as the tab a person looks at does
+         "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+         "--disable-backgrounding-occluded-windows",
          # nothing listens on port 9: a request for anything but this machine (where the page is) fails there
          "--proxy-server=127.0.0.1:9"]
 
@@ -85,15 +88,44 @@ def server(tmp_path_factory):
     if _missing():
         pytest.skip(_missing())
     tmp = tmp_path_factory.mktemp("serve")
-    env = dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(tmp))
-    proc = subprocess.Popen([sys.executable, "-m", "probestats", "serve"], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    line = proc.stdout.readline()
-    found = re.search(r"(http://127\.0\.0\.1:\d+/[\w-]+/)", line)
-    assert found, line
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(tmp), PYTHONUNBUFFERED="1")
+    # the command's output goes to files, never to a pipe nobody reads: a full pipe would stop the server mid-test
+    out, err = tmp / "stdout.txt", tmp / "stderr.txt"
+    with out.open("w") as stdout, err.open("w") as stderr:
+        proc = subprocess.Popen([sys.executable, "-m", "probestats", "serve"], cwd=ROOT, env=env,
+                                stdout=stdout, stderr=stderr, text=True)
+    deadline = time.monotonic() + 120
+    while not (found := re.search(r"(http://127\.0\.0\.1:\d+/[\w-]+/)", out.read_text())):
+        assert proc.poll() is None and time.monotonic() < deadline, out.read_text() + err.read_text()
+        time.sleep(0.1)
+    SERVER_OUTPUT[:] = [err]
     yield found.group(1)
     proc.send_signal(signal.SIGINT)
-    proc.communicate(timeout=60)
+    proc.wait(timeout=60)
+    SERVER_OUTPUT.clear()
+
+
+#: where the running server writes its errors, for a test's failure message
+SERVER_OUTPUT: list[Path] = []
+
+
+def answered(href: str | None) -> str:
+    """Whether the server answers the link's address when asked directly (for a failure's message)."""
+    if not href:
+        return ""
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(href, timeout=10) as answer:
+            return f"; asked directly, the server answers its link with {answer.status}"
+    except Exception as error:   # any failure is the message's news
+        return f"; asked directly, the server did not answer its link: {error!r}"
+
+
+def server_said() -> str:
+    """The end of what the server has written to its standard error (nothing when it wrote nothing)."""
+    said = SERVER_OUTPUT[0].read_text(errors="replace")[-2000:] if SERVER_OUTPUT else ""
+    return f"; the server wrote: {said}" if said.strip() else "; the server wrote nothing"
 
 
 def wait_for(driver, css: str, timeout: float = 300):
@@ -151,7 +183,9 @@ class Person:
 
         A click the page answers by loading another (a form's button) leaves a moment with no document at all:
         a look then finds nothing, or finds the old page's element gone stale, and the click is tried again
-        on the page that has loaded. A click that reached its element is never repeated."""
+        on the page that has loaded. Then, as a person would, a click is made again when the page stays: one
+        that never reached its element after 30 s (the page moved under it), and a link's after 60 s (a link
+        only asks for a page: twice is as once). A button's click that reached it is never repeated."""
         from selenium.common.exceptions import (JavascriptException, NoSuchElementException,
                                                 StaleElementReferenceException, TimeoutException)
         from selenium.webdriver.support import expected_conditions as ec
@@ -164,17 +198,43 @@ class Person:
                 WebDriverWait(self.driver, max(deadline - time.monotonic(), 1), ignored_exceptions=between).until(
                     lambda d: d.execute_script("return document.readyState") == "complete")
                 page = self.driver.find_element("tag name", "html")
-                wait_for(self.driver, css, max(deadline - time.monotonic(), 1)).click()
+                element = wait_for(self.driver, css, max(deadline - time.monotonic(), 1))
+                href = element.get_attribute("href") if element.tag_name == "a" else None
+                clicked = self._click_seen(element)
                 break
             except between:
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.1)
             except TimeoutException:
-                raise AssertionError(f"{css!r} did not appear within {timeout} s") from None
+                raise AssertionError(f"{css!r} did not appear within {timeout} s{server_said()}") from None
         self.clicks += 1
-        if navigates:
-            WebDriverWait(self.driver, max(deadline - time.monotonic(), 1)).until(ec.staleness_of(page))
+        while navigates:
+            try:
+                WebDriverWait(self.driver, min(max(deadline - time.monotonic(), 1), 30)).until(ec.staleness_of(page))
+                return
+            except TimeoutException:
+                pass
+            try:
+                seen = self.driver.execute_script("return window.__clickSeen === true")
+            except between:   # the page went: it is loading
+                continue
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the click on {css!r} left {self.driver.current_url} in place for "
+                                     f"{timeout} s (the click {'reached' if seen else 'never reached'} it)"
+                                     f"{answered(href)}{server_said()}")
+            if not seen or (href and time.monotonic() - clicked > 60):
+                try:
+                    clicked = self._click_seen(element)
+                except between:
+                    pass
+
+    def _click_seen(self, element) -> float:
+        """Click the element, marking in the page when the click event reaches it; when it was clicked."""
+        self.driver.execute_script("window.__clickSeen = false; arguments[0].addEventListener('click', "
+                                   "() => { window.__clickSeen = true; }, {capture: true, once: true});", element)
+        element.click()
+        return time.monotonic()
 
     def choose_file(self, css: str, path: Path):
         self.driver.find_element("css selector", css).send_keys(str(path))
