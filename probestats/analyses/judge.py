@@ -318,7 +318,12 @@ def order_verdict(result: JudgeResult):
     return decide_effects([(result.group_name(g), smallest(g)) for g in result.groups], alpha=result.alpha,
                           test="the exact binomial test of primacy against recency and the exact sign-flip test "
                                "of the order effect, each corrected across judges", what="an order effect",
-                          noise=noise)
+                          noise=noise, untested=NOTHING_READ)
+
+
+#: Why an order probe tested nothing: no judge had an item with both its verdicts read.
+NOTHING_READ = ("no item had its verdicts read in both orders (the replies matched no rule, or an order is missing), "
+                "so this says nothing about the judge; fix the rules or the replies, listed with the problems")
 
 
 def _column(frame: pl.DataFrame, log, name: str, option: str) -> str:

@@ -11,7 +11,11 @@
 - ``"against_constant"``: p at most alpha, but one arm is constant (:mod:`probestats.checks.design`) and no
   noise or control reference stands beside it, so the test only asked whether the other arm differs from
   that constant, and the gap cannot be told from re-asking noise (:func:`with_design`); ``detected`` stays
-  True (the p is at most alpha), but no renderer calls it larger than chance.
+  True (the p is at most alpha), but no renderer calls it larger than chance;
+- ``"undecided"`` (many values): a Monte Carlo omnibus p whose interval still holds alpha when the resamples'
+  budget ran out (:func:`decide_many`);
+- ``"untested"`` (a family of corrected tests): no member could be tested, so nothing was, and the statement
+  says why (:func:`decide_effects`); ``pvalue`` is None.
 
 A same-versus-same comparison whose own exact p is at most alpha is a **failed check**, not
 evidence that the probe is noise: the verdict then rests on the probe's exact test, with the
@@ -119,11 +123,15 @@ class Verdict:
     ----------
     detected : bool
         The exact sign-flip p is at most ``alpha``.
-    conclusion : {"detected", "within_noise", "not_detected"}
+    conclusion : {"detected", "within_noise", "not_detected", "against_constant", "undecided", "untested"}
+        The conclusion's stable name (see the module docstring); ``"untested"`` when a family's every test was
+        undefined (an order probe none of whose verdicts were read), so nothing was tested.
     statement : str
         The conclusion in plain words (no numbers), as every renderer prints it after "at alpha ...:".
-    alpha, pvalue : float
-        The level and the exact test's p.
+    alpha : float
+        The level.
+    pvalue : float or None
+        The exact test's p (the smallest corrected p of a family); None when nothing was tested.
     noise : NoiseCheck
         The same-versus-same comparison and its validity.
     beyond_noise : bool or None
@@ -395,28 +403,40 @@ _PUBLISHED_NAMES = {"friedman": "Friedman's test", "cochran": "Cochran's Q"}
 
 
 def decide_effects(effects, *, alpha: float, test: str = EFFECTS_TEST, what: str = "an effect",
-                   kind: str = "two factors", noise: NoiseCheck | None = None) -> Verdict:
+                   kind: str = "two factors", noise: NoiseCheck | None = None, untested: str | None = None) -> Verdict:
     """The verdict of a family of corrected tests (the effects of a factor design, the metrics × groups of
     several metrics): the members whose corrected p is at most ``alpha``.
 
-    ``effects`` are ``(name, corrected p)`` pairs; the verdict's ``pvalue`` is the smallest corrected p.
+    ``effects`` are ``(name, corrected p)`` pairs, p None for a member no test could be run on; the verdict's
+    ``pvalue`` is the smallest corrected p. When no member was tested the conclusion is ``"untested"``, its
+    ``pvalue`` None, and its statement says why (``untested``, in words; else that every test was undefined):
+    a test on nothing is never read as "not detected".
 
     >>> v = decide_effects([("style", 0.01), ("name", 0.3), ("interaction", 0.04)], alpha=0.05)
     >>> v.statement, v.found
     ('an effect larger than chance after correction: style, interaction', ('style', 'interaction'))
     >>> decide_effects([("style", 0.2)], alpha=0.05).conclusion
     'not_detected'
+    >>> v = decide_effects([("style", None), ("name", None)], alpha=0.05)
+    >>> v.conclusion, v.detected, v.pvalue, v.statement
+    ('untested', False, None, 'nothing was tested: no effect could be tested (every test was undefined)')
     """
     effects = [(str(n), p) for n, p in effects]
     found = tuple(n for n, p in effects if p is not None and p <= alpha)
     ps = [p for _, p in effects if p is not None]
-    conclusion = "detected" if found else "not_detected"
-    statement = (f"{what} larger than chance after correction: {', '.join(found)}" if found else
-                 f"no {what.split(' ', 1)[-1]} larger than chance detected after correction (this does not show "
-                 "that there is none)")
+    noun = what.split(" ", 1)[-1]
+    if not ps:
+        conclusion = "untested"
+        statement = f"nothing was tested: {untested or f'no {noun} could be tested (every test was undefined)'}"
+    elif found:
+        conclusion, statement = "detected", f"{what} larger than chance after correction: {', '.join(found)}"
+    else:
+        conclusion = "not_detected"
+        statement = (f"no {noun} larger than chance detected after correction (this does not show that there is "
+                     "none)")
     check = noise or no_noise_check(kind)
     return Verdict(detected=bool(found), conclusion=conclusion, statement=statement, alpha=alpha,
-                   pvalue=min(ps) if ps else 1.0, noise=check, caveats=tuple(_common_caveats(check, test)),
+                   pvalue=min(ps) if ps else None, noise=check, caveats=tuple(_common_caveats(check, test)),
                    test=test, found=found)
 
 

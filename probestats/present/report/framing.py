@@ -105,6 +105,8 @@ def framing_summary(result: FramingResult) -> str:
     cells = count_of(len(result.cells), "cell")
     p = fmt_p_floor(verdict.pvalue, None, verdict.alpha)
     where = f"In the dual-framing probe beside it ({cells})"
+    if verdict.conclusion == "untested":
+        return f"{where}, {verdict.statement}."
     if verdict.detected:
         return (f"{where}, a lean larger than chance was detected after correction in {', '.join(verdict.found)} "
                 f"(smallest corrected {p}; {verdict.test}); the probe says which way the model leans, not why.")

@@ -21,6 +21,7 @@ from probestats import __version__
 from probestats.errors import count_of
 from probestats.present.words.judge import one_line
 from probestats.present.words.fmt import fmt_p
+from probestats.present.words.verdict import untested_sentence
 
 __all__ = ["judge_context", "judge_images", "render_judge_report"]
 
@@ -103,24 +104,13 @@ def judge_images(result, format: str, assets_dir=None) -> tuple[dict, dict]:
     return image_entry("judge_consistency", png, alt, caption, format, assets_dir)
 
 
-#: What an order probe says when no judge had an item read in both orders.
-NOTHING_READ = ("no item had its verdicts read in both orders (the replies matched no rule, or an order is missing), so "
-                "no order effect was tested: this says nothing about the judge; fix the rules or the replies, listed "
-                "in this report")
-
-
-def _nothing_read(result) -> bool:
-    """Whether no judge had a single item with both verdicts read: every test ran on nothing."""
-    return all(g.n_items == 0 for g in result.groups)
-
-
 def judge_summary(result) -> str:
     """One plain paragraph from the order probe's verdict."""
     verdict = result.verdict
     judges = count_of(len(result.groups), "judge")
     where = f"In this order probe of {judges} over {result.order} ({result.orders[0]} and {result.orders[1]})"
-    if _nothing_read(result):
-        return f"{where}, {NOTHING_READ}."
+    if verdict.conclusion == "untested":
+        return f"{where}, {verdict.statement}."
     if verdict.detected:
         return (f"{where}, an order effect larger than chance would give after correction in "
                 f"{', '.join(verdict.found)} (smallest corrected p = {fmt_p(verdict.pvalue, verdict.alpha)}); the "
@@ -135,8 +125,8 @@ def judge_finding(result) -> list[str]:
     from probestats.present.words.verdict import noise_check_sentences
 
     verdict = result.verdict
-    if _nothing_read(result):
-        return [f"The probe tested nothing: {NOTHING_READ}."]
+    if untested_sentence(verdict):
+        return [untested_sentence(verdict)]
     head = (f"The probe detected an order effect larger than chance after correction in {', '.join(verdict.found)} "
             f"({verdict.test})." if verdict.detected else
             f"The probe did not detect an order effect larger than chance after correction ({verdict.test}); this "

@@ -13,7 +13,7 @@ from probestats.errors import count_of
 from probestats.shape.design import Design
 from probestats.present.words.fmt import fmt_gap, fmt_p, p_is
 from probestats.present.report.environment import Todo
-from probestats.present.words.verdict import noise_check_sentences
+from probestats.present.words.verdict import noise_check_sentences, untested_sentence
 
 __all__ = ["design_facts", "many_summary", "many_finding", "effects_summary", "effects_finding", "metrics_summary",
            "metrics_finding", "kind_sections", "own_report"]
@@ -150,6 +150,8 @@ def effects_summary(analysis) -> str:
     verdict = analysis.verdict
     f1, f2 = analysis.factors
     where = (f"In this probe of {analysis.metric} under {f1} and {f2} across {count_of(analysis.n_items, 'item')}")
+    if verdict.conclusion == "untested":
+        return f"{where}, {verdict.statement}."
     if verdict.detected:
         return (f"{where}, an effect larger than chance would give after correction: {', '.join(verdict.found)} "
                 f"(smallest corrected p = {fmt_p(verdict.pvalue, verdict.alpha)}); the probe does not say why.")
@@ -162,8 +164,9 @@ def effects_finding(analysis, sentences: list[str]) -> list[str]:
     """The Finding of a factor design: whether the probe detected an effect (from the verdict), the section's
     account of the effects (``sentences``), and the noise caveat."""
     verdict = analysis.verdict
-    head = (f"The probe detected an effect larger than chance after correction ({verdict.test})." if verdict.detected
-            else f"The probe did not detect an effect larger than chance after correction ({verdict.test}).")
+    head = untested_sentence(verdict) or (
+        f"The probe detected an effect larger than chance after correction ({verdict.test})." if verdict.detected
+        else f"The probe did not detect an effect larger than chance after correction ({verdict.test}).")
     return [head, *sentences, *noise_check_sentences(verdict)]
 
 
@@ -176,6 +179,8 @@ def metrics_summary(analysis) -> str:
     n = max((t.result.n_items for t in analysis.family), default=0)
     where = (f"In this probe of {', '.join(analysis.metrics)} across up to {count_of(n, 'item')}, each metric "
              f"compared between two values")
+    if verdict.conclusion == "untested":
+        return f"{where}, {verdict.statement}."
     if verdict.detected:
         return (f"{where}, a gap larger than chance would give after correction in {', '.join(verdict.found)} "
                 f"(smallest corrected p = {fmt_p(verdict.pvalue, verdict.alpha)}); the probe does not say why.")
@@ -187,7 +192,9 @@ def metrics_summary(analysis) -> str:
 def metrics_finding(analysis) -> list[str]:
     """The Finding of several metrics, from the verdict."""
     verdict = analysis.verdict
-    if verdict.detected:
+    if untested_sentence(verdict):
+        head = untested_sentence(verdict)
+    elif verdict.detected:
         head = (f"The probe detected a gap larger than chance after correction in {', '.join(verdict.found)} "
                 f"({verdict.test}); it says where the gap is, not why.")
     else:

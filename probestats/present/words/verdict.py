@@ -6,7 +6,8 @@ module only words it. No printer or template decides a conclusion of its own.
 
 from __future__ import annotations
 
-__all__ = ["verdict_of", "verdict_line", "noise_check_sentences", "summary_clause", "caveat_sentences"]
+__all__ = ["verdict_of", "verdict_line", "noise_check_sentences", "summary_clause", "caveat_sentences",
+           "untested_sentence"]
 
 
 def verdict_of(analysis):
@@ -48,6 +49,21 @@ def noise_check_sentences(verdict) -> list[str]:
         test = "the exact test" if test in (None, "the exact sign-flip test on the item gaps") else test
         return [f"No valid same-versus-same check: {check.reason}; the verdict rests on {test} alone."]
     return []
+
+
+def untested_sentence(verdict) -> str | None:
+    """The one sentence of a verdict on which nothing was tested (None for any other), as a Summary and a
+    Finding print it.
+
+    >>> from probestats.analyses.verdict import decide_effects
+    >>> untested_sentence(decide_effects([("style", None)], alpha=0.05))
+    'Nothing was tested: no effect could be tested (every test was undefined).'
+    >>> untested_sentence(decide_effects([("style", 0.2)], alpha=0.05)) is None
+    True
+    """
+    if verdict.conclusion != "untested":
+        return None
+    return f"{verdict.statement[:1].upper()}{verdict.statement[1:]}."
 
 
 def summary_clause(verdict) -> str:
