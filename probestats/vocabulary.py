@@ -118,8 +118,9 @@ def check_correction(correction) -> str:
     return correction
 
 
-def check_n_resamples(n_resamples) -> int:
-    """``n_resamples`` as an int if it is a whole number of 1 or more; otherwise an :class:`OptionError`.
+def check_n_resamples(n_resamples, *, limited: bool = True) -> int:
+    """``n_resamples`` as an int if it is a whole number of 1 or more, and (``limited``) no more than the limit
+    on resamples in force (:func:`probestats.limits.raised`); otherwise an :class:`OptionError`.
 
     Examples
     --------
@@ -140,7 +141,7 @@ def check_n_resamples(n_resamples) -> int:
                           f"for example {N_RESAMPLES}")
     n = int(n_resamples)
     most = limit("resamples")
-    if n > most:
+    if limited and n > most:
         raise OptionError(
             f"{opt('n_resamples', n)}: more than the limit of {most:,} resamples (estimated "
             f"{duration(n * SECONDS_PER_RESAMPLE)} for each test or interval resampled); a Monte Carlo p's "
@@ -248,7 +249,9 @@ class Tests:
     def __post_init__(self) -> None:
         checked = {"alternative": check_alternative(self.alternative), "alpha": check_alpha(self.alpha),
                    "correction": check_correction(self.correction),
-                   "n_resamples": check_n_resamples(self.n_resamples), "seed": check_seed(self.seed)}
+                   # the limit is the one in force when a job runs (as_tests): a Tests made outside a
+                   # probestats.limits.raised block may be used inside it
+                   "n_resamples": check_n_resamples(self.n_resamples, limited=False), "seed": check_seed(self.seed)}
         for name, value in checked.items():   # kept as checked: 999.0 resamples are 999
             object.__setattr__(self, name, value)
         for name, allowed in (("interval", INTERVALS), ("effect_size", EFFECT_SIZES)):
@@ -300,13 +303,24 @@ class Tests:
 
 
 def as_tests(tests) -> Tests:
-    """``tests`` as given (a :class:`Tests`), or the defaults for None; anything else is refused.
+    """``tests`` as given (a :class:`Tests`), or the defaults for None, as a job takes it when it starts: its
+    ``n_resamples`` within the limit in force then (:func:`probestats.limits.raised`); anything else is refused.
 
     >>> as_tests(None) == Tests()
     True
+    >>> from probestats.limits import raised
+    >>> many = Tests(n_resamples=2_000_000)   # made anywhere: the limit is the one where the job runs
+    >>> with raised(resamples=2_000_000):
+    ...     as_tests(many).n_resamples
+    2000000
+    >>> as_tests(many)
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: n_resamples=2000000: more than the limit of 1,000,000 resamples (estimated about 2 s for each test or interval resampled); a Monte Carlo p's standard error is at most 0.5/sqrt(n_resamples), 0.0005 at the limit, so lower n_resamples, or raise the limit with probestats.limits.raised(resamples=2000000)
     """
     if tests is None:
         return Tests()
     if not isinstance(tests, Tests):
         raise OptionError(f"tests={tests!r}: expected a probestats.Tests, for example tests=Tests(alpha=0.01)")
+    check_n_resamples(tests.n_resamples)
     return tests

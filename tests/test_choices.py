@@ -217,3 +217,21 @@ def test_a_column_role_that_names_no_columns_is_refused_when_the_probe_is_made(g
         Probe(**given)
     assert str(info.value) == message
     assert Probe(cluster=("doc",)).cluster == "doc"
+
+
+def test_a_tests_made_anywhere_is_held_to_the_resample_limit_where_its_job_runs():
+    # the limit is the one in force when the job starts: a Tests made before a raised() block runs inside it,
+    # and the same Tests is refused outside it with the fix (raise the limit), never when it is made
+    from probestats.limits import raised
+
+    many = Tests(n_resamples=1_500_000)
+    log, noise = PROBE, NOISE
+    with raised(resamples=1_500_000):
+        inside = probestats.analyze(log, metric="steps", noise=noise, tests=many)
+    assert inside.verdict.conclusion == "detected"
+    with pytest.raises(OptionError, match=r"n_resamples=1500000: more than the limit of 1,000,000 resamples.*"
+                                          r"raise the limit with probestats\.limits\.raised\(resamples=1500000\)"):
+        probestats.analyze(log, metric="steps", noise=noise, tests=many)
+    few = Tests(n_resamples=200)
+    with raised(resamples=100), pytest.raises(OptionError, match="more than the limit of 100 resamples"):
+        probestats.describe(log, metric="steps", tests=few)
