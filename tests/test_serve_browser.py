@@ -171,6 +171,32 @@ def fetch(driver, href: str) -> bytes:
         return answer.read()
 
 
+def moving(error) -> bool:
+    """Whether a browser's error means only that the page is between two documents: the old one's element is
+    stale or its node "does not belong to the document", no element is found yet, or a script met no page."""
+    from selenium.common.exceptions import (JavascriptException, NoSuchElementException,
+                                            StaleElementReferenceException)
+
+    return (isinstance(error, (JavascriptException, NoSuchElementException, StaleElementReferenceException))
+            or "does not belong to the document" in str(error) or "No node with given id" in str(error))
+
+
+def gone(page):
+    """A wait's condition: the page (its html element) has been replaced."""
+    from selenium.common.exceptions import WebDriverException
+
+    def replaced(_driver) -> bool:
+        try:
+            page.is_enabled()
+            return False
+        except WebDriverException as error:
+            if moving(error):
+                return True
+            raise
+
+    return replaced
+
+
 class Person:
     """The browser, counting what a person does: each click and each file chosen."""
 
@@ -186,39 +212,46 @@ class Person:
         on the page that has loaded. Then, as a person would, a click is made again when the page stays: one
         that never reached its element after 30 s (the page moved under it), and a link's after 60 s (a link
         only asks for a page: twice is as once). A button's click that reached it is never repeated."""
-        from selenium.common.exceptions import (JavascriptException, NoSuchElementException,
-                                                StaleElementReferenceException, TimeoutException)
-        from selenium.webdriver.support import expected_conditions as ec
+        from selenium.common.exceptions import TimeoutException, WebDriverException
         from selenium.webdriver.support.ui import WebDriverWait
 
         deadline = time.monotonic() + timeout
-        between = (JavascriptException, NoSuchElementException, StaleElementReferenceException)
+
+        def loaded(driver) -> bool:
+            try:
+                return driver.execute_script("return document.readyState") == "complete"
+            except WebDriverException as error:
+                if moving(error):
+                    return False
+                raise
+
         while True:
             try:
-                WebDriverWait(self.driver, max(deadline - time.monotonic(), 1), ignored_exceptions=between).until(
-                    lambda d: d.execute_script("return document.readyState") == "complete")
+                WebDriverWait(self.driver, max(deadline - time.monotonic(), 1)).until(loaded)
                 page = self.driver.find_element("tag name", "html")
                 element = wait_for(self.driver, css, max(deadline - time.monotonic(), 1))
                 href = element.get_attribute("href") if element.tag_name == "a" else None
                 clicked = self._click_seen(element)
                 break
-            except between:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
             except TimeoutException:
                 raise AssertionError(f"{css!r} did not appear within {timeout} s{server_said()}") from None
+            except WebDriverException as error:
+                if not moving(error) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
         self.clicks += 1
         while navigates:
             try:
-                WebDriverWait(self.driver, min(max(deadline - time.monotonic(), 1), 30)).until(ec.staleness_of(page))
+                WebDriverWait(self.driver, min(max(deadline - time.monotonic(), 1), 30)).until(gone(page))
                 return
             except TimeoutException:
                 pass
             try:
                 seen = self.driver.execute_script("return window.__clickSeen === true")
-            except between:   # the page went: it is loading
-                continue
+            except WebDriverException as error:
+                if not moving(error):
+                    raise
+                seen = True   # the page is going: a click now would interrupt it
             if time.monotonic() > deadline:
                 raise AssertionError(f"the click on {css!r} left {self.driver.current_url} in place for "
                                      f"{timeout} s (the click {'reached' if seen else 'never reached'} it)"
@@ -226,8 +259,9 @@ class Person:
             if not seen or (href and time.monotonic() - clicked > 60):
                 try:
                     clicked = self._click_seen(element)
-                except between:
-                    pass
+                except WebDriverException as error:
+                    if not moving(error):
+                        raise
 
     def _click_seen(self, element) -> float:
         """Click the element, marking in the page when the click event reaches it; when it was clicked."""
@@ -302,7 +336,6 @@ def test_the_hand_sheet_alone_gives_the_report_and_the_plan_in_six_clicks(browse
 
 def test_two_tabs_the_back_button_and_a_two_line_answer_keep_what_was_chosen(browser, server, tmp_path):
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions as ec
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
     person = Person(browser)
@@ -338,7 +371,7 @@ def test_two_tabs_the_back_button_and_a_two_line_answer_keep_what_was_chosen(bro
         assert [c["items"] for c in json.loads(fetch(browser, plans[tab]))["cells"]] == items
         page = browser.find_element(By.TAG_NAME, "html")
         browser.find_element(By.LINK_TEXT, "Back: the report").click()  # the report page of this tab
-        WebDriverWait(browser, 300).until(ec.staleness_of(page))
+        WebDriverWait(browser, 300).until(gone(page))
         report = json.loads(fetch(browser, wait_for(browser, "#dl-json").get_attribute("href")))
         assert (report["a"], report["b"]) == (a, b)
         browser.refresh()  # a reload keeps it too
