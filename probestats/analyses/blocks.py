@@ -83,6 +83,9 @@ class BlockAgreement:
         1 lower, 4 not detected)" when they disagree, else "averaged over 9 models".
     statement : str
         The named caveat, in one sentence (empty when they agree).
+    reasons : str
+        Its middle: why they disagree and which go which way (empty when they agree), for a sentence that
+        names several comparisons at once.
     """
 
     columns: tuple[str, ...]
@@ -100,6 +103,7 @@ class BlockAgreement:
     disagree: bool
     phrase: str
     statement: str
+    reasons: str = ""
 
     #: the name of the caveat this check adds to a verdict
     caveat_id = "blocks_disagree"
@@ -166,8 +170,17 @@ def between_groups_test(gaps, labels, *, n_resamples: int = 10_000, seed: int | 
 
 
 def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[str], *, a: str, b: str,
-                    alpha: float, n_resamples: int = 10_000, seed: int | None = 0) -> BlockAgreement | None:
+                    alpha: float, n_resamples: int = 10_000, seed: int | None = 0,
+                    untested: str | None = None, first: int | None = None,
+                    family: int = 1) -> BlockAgreement | None:
     """Whether the per-block results ``groups`` (``PairResult`` with ``by`` and ``p_adjusted``) agree.
+
+    With ``untested`` (the reason, in words), only their directions are read and the heterogeneity test is
+    not run. With ``first``, a Monte Carlo heterogeneity test draws that many resamples first and adds more
+    (doubling) only while its p's interval holds ``alpha``, up to the budget of ``n_resamples``
+    (:func:`probestats.analyses.omnibus.omnibus_test` with ``alpha``): the method says how many were drawn.
+    With ``family`` above 1, the heterogeneity test is one of that many read together, and its p is read
+    at ``alpha / family`` (Bonferroni), as its sentence says.
 
     ``grouped`` is the item table per block (the ``columns``, ``item`` and ``gap``). None with fewer than
     two blocks.
@@ -207,7 +220,14 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
     noun = block_noun(columns, len(groups))
     test, reason = None, None
     nested = keyed.group_by("item").agg(pl.col("__block").n_unique().alias("k"))["k"].max() == 1
-    if matrix.shape[0] >= 2:
+    if untested is not None:
+        reason = untested
+    elif matrix.shape[0] >= 2 and first is not None:
+        from probestats.analyses.omnibus import MC_BUDGET_FACTOR
+
+        test = omnibus_test(matrix, n_resamples=min(first, n_resamples), seed=seed, alpha=alpha / family,
+                            max_resamples=MC_BUDGET_FACTOR * n_resamples)
+    elif matrix.shape[0] >= 2:
         test = omnibus_test(matrix, n_resamples=n_resamples, seed=seed)
     elif nested and keyed.height > len(groups):   # each item in one group: the groups' items exchanged
         test = between_groups_test(keyed["gap"].to_numpy().astype(float), keyed["__block"].to_list(),
@@ -215,7 +235,7 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
     else:
         reason = (f"fewer than two items are measured under both values by every one of the {len(groups)} {noun}, "
                   "so whether their gaps differ is not tested")
-    differ = test is not None and test.pvalue <= alpha
+    differ = test is not None and test.pvalue <= alpha / family
     opposite = bool(higher and lower)
     disagree = differ or opposite
     n = len(groups)
@@ -226,19 +246,21 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
         if differ:
             kind = ("the within-item permutation test of " if matrix.shape[0] >= 2 else
                     "the permutation test of the items' gaps between the ")
+            level = (f", at most alpha / {family} = {alpha / family:.3g} (Bonferroni across {family} tests)"
+                     if family > 1 else "")
             why.append(f"their item gaps differ by more than chance ({kind}{noun}"
-                       f"{' x gap' if matrix.shape[0] >= 2 else ''}, {p_words(test)}, {test.n_items} items)")
+                       f"{' x gap' if matrix.shape[0] >= 2 else ''}, {p_words(test)}, {test.n_items} items{level})")
         if opposite:
             why.append(f"significant {noun} go opposite ways")
         shown = "; ".join(f"{what} ({', '.join(names[:5])}{', ...' if len(names) > 5 else ''})"
                           for what, names in ((f"{len(higher)} with '{a}' higher than '{b}'", higher),
                                               (f"{len(lower)} lower", lower)) if names)
-        statement = (f"The {n} {noun} disagree: {' and '.join(why)}: {shown}; {len(null)} not detected. The "
-                     f"average over them is not the gap of any one of them: read the results per "
-                     f"{' x '.join(columns)}.")
+        reasons = f"{' and '.join(why)}: {shown}; {len(null)} not detected"
+        statement = (f"The {n} {noun} disagree: {reasons}. The average over them is not the gap of any one of "
+                     f"them: read the results per {' x '.join(columns)}.")
     else:
-        phrase, statement = f"averaged over {n} {noun}", ""
+        phrase, statement, reasons = f"averaged over {n} {noun}", "", ""
     return BlockAgreement(columns=tuple(columns), noun=noun, n_blocks=n, higher=tuple(higher), lower=tuple(lower),
                           not_detected=tuple(null), test=test, n_items=0 if test is None else int(test.n_items), reason=reason,
                           alpha=alpha, differ=differ, opposite=opposite, disagree=disagree, phrase=phrase,
-                          statement=statement)
+                          statement=statement, reasons=reasons)

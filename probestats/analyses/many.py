@@ -859,6 +859,10 @@ def analyze_many(
             "verdict rests on the exact permutation of the value labels within items, not on the sign-flip test.",
             {"value": big, "members": list(members[big]), "other": small, "other_members": list(members[small])}),
             test=PERMUTATION_TEST)
+    from probestats.analyses.many_design import agreement_caveat, constant_caveats
+
+    verdict = with_caveats(verdict, *agreement_caveat(results, alpha=alpha, n_resamples=n_resamples, seed=seed),
+                           *constant_caveats(frame, metric, units, results))
     return ManyAnalysis(main=main, groups=tuple(results), problems=tuple(problems), alpha=alpha,
                         correction=correction, frame=frame, verdict=verdict)
 

@@ -49,7 +49,7 @@ from typing import Mapping, Sequence
 import polars as pl
 
 __all__ = ["Caveat", "ValueCounts", "ValueFacts", "DesignFacts", "value_counts", "design_facts", "design_caveats", "group_constant_caveats", "constant_text",
-           "item_facts",
+           "item_facts", "constant_values", "share_text",
            "CONSTANT_SHARE"]
 
 #: a value is a constant arm when its metric is one and the same number in every run of at least this share of items
@@ -282,6 +282,40 @@ def _constant(same: pl.Series, n_items: int) -> tuple[float | None, float]:
     return (float(value) if share >= CONSTANT_SHARE else None), share
 
 
+def constant_values(frame: pl.DataFrame, metric: str, values: Sequence[str], *,
+                    value: str = "variant") -> tuple[dict[str, tuple[float, float]], int]:
+    """The values (of the column ``value``) whose metric is one and the same number in every run of at least
+    :data:`CONSTANT_SHARE` of the items measured under every one of ``values``, as ``{value: (constant,
+    share of items)}``, and the number of those items.
+
+    >>> rows = pl.DataFrame({"item": ["1", "1", "2", "2", "3"], "variant": ["a", "b", "a", "b", "a"],
+    ...                      "x": [1.0, 0.0, 1.0, 0.5, 0.0]})   # item 3 has no 'b': not counted
+    >>> constant_values(rows, "x", ["a", "b"])
+    ({'a': (1.0, 1.0)}, 2)
+    """
+    values = list(values)
+    valued = frame.filter(pl.col(value).is_in(values) & pl.col(metric).is_not_null())
+    cells = valued.group_by(["item", value]).agg(pl.col(metric).min().alias("lo"), pl.col(metric).max().alias("hi"))
+    full = cells.group_by("item").agg(pl.col(value).n_unique().alias("k")).filter(pl.col("k") == len(values))
+    cells = cells.filter(pl.col("item").is_in(full["item"].implode()))
+    found = {}
+    for v in values:
+        same = cells.filter((pl.col(value) == v) & (pl.col("lo") == pl.col("hi")))["lo"]
+        constant, share = _constant(same, full.height)
+        if constant is not None:
+            found[v] = (constant, share)
+    return found, full.height
+
+
+def share_text(share: float) -> str:
+    """The items a constant holds in, as a sentence says it.
+
+    >>> share_text(1.0), share_text(0.96)
+    ('every item', '96% of the items')
+    """
+    return "every item" if share == 1 else f"{share:.0%} of the items"
+
+
 def item_facts(items: pl.DataFrame, metric: str, a: str, b: str) -> DesignFacts:
     """The design facts from an item table alone (``mean_a``, ``mean_b``, ``n_a``, ``n_b``, ``sd_a``, ``sd_b``), as
     a streaming pass gives it without the rows: the runs counted are the runs with a metric, so the blanks
@@ -339,7 +373,7 @@ def group_constant_caveats(grouped: pl.DataFrame, by, metric: str, a: str, b: st
     other = {a: b, b: a}
     parts = []
     for label, _, arm in found:
-        share = "every item" if arm.constant_share == 1 else f"{arm.constant_share:.0%} of the items"
+        share = share_text(arm.constant_share)
         parts.append(f"In {label}, '{arm.value}' gives {metric} = {constant_text(arm.constant)} in every run of "
                      f"{share}, so there the test only asks whether '{other[arm.value]}' differs from a constant "
                      f"{constant_text(arm.constant)}")
@@ -373,7 +407,7 @@ def design_caveats(facts: DesignFacts) -> tuple[Caveat, ...]:
     out = []
     other = {facts.a: facts.b, facts.b: facts.a}
     for arm in facts.constant_arms:
-        share = "every item" if arm.constant_share == 1 else f"{arm.constant_share:.0%} of the items"
+        share = share_text(arm.constant_share)
         out.append(Caveat(
             "constant_arm",
             f"'{arm.value}' gives {facts.metric} = {constant_text(arm.constant)} in every run of {share}, so the test only "

@@ -291,6 +291,9 @@ def many_context(analysis) -> dict:
                           f"{_gap(largest.average_gap)} {main.metric}" if largest is not None else "") + ".")
         finding.append("This does not show that the system is unbiased: a smaller difference, or one on other "
                        "items, values, metrics, models or settings, could go unseen.")
+    disagree = next((c for c in analysis.verdict.caveats if c.id == "blocks_disagree"), None)
+    if disagree is not None:   # the headline averages groups that go opposite ways: the Finding says so
+        finding.append(disagree.sentence)
     if analysis.groups:
         sentences.append(f"Per group of {', '.join(analysis.groups[0].by)}: the same tests, the omnibus p corrected "
                          f"across the {count_of(len(analysis.groups), 'group')} "
