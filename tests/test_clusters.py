@@ -173,14 +173,61 @@ def test_a_small_design_is_exact_over_every_pattern_of_cluster_signs():
     assert "1 cluster holds one item only" in text and "smallest attainable p is 0.0312" in text
 
 
+def hand_cluster_p(rows) -> float:
+    """The two-sided p of flipping whole clusters, by brute force over every pattern of cluster signs."""
+    gaps, docs = hand_gaps(rows)
+    names = sorted(set(docs))
+    sums = np.array([gaps[docs == n].sum() for n in names])
+    hits = sum(abs(np.dot(s, sums)) >= abs(sums.sum()) * (1 - 1e-9)
+               for s in itertools.product([-1, 1], repeat=len(names)))
+    return hits / 2 ** len(names)
+
+
+def test_unequal_runs_by_design_are_tested_at_the_clusters_level():
+    # 1 run of 'a' against 3 of 'b' in every item: the headline was the item-level permutation, which ignored
+    # the clusters; it is now the flip of whole clusters, as for balanced runs
+    rows = clustered_rows(clusters=8, per=3, effect_sd=1.0, gap=0.3, runs=3, seed=4)
+    rows = [r for r in rows if not (r["variant"] == "a" and r["seed"] > 0)]
+    result = analyze(rows, metric="y", probe=Probe(cluster="doc"))
+    assert result.main.permutation is None
+    assert result.pvalue == pytest.approx(hand_cluster_p(rows), rel=1e-12)
+    assert "whole clusters flipped" in result.main.headline_test.method
+    assert "within-item permutation, which treats the items as independent, gave p" in result.main.sign_flip.method
+    unequal = [c for c in result.verdict.caveats if c.id == "unequal_runs"]
+    assert unequal and "the verdict rests on flipping whole clusters" in unequal[0].sentence
+    assert result.to_dict()["headline_test"] == "sign_flip"
+
+
+def test_one_missing_run_leaves_the_cluster_test_in_the_headline():
+    rows = clustered_rows(clusters=8, per=3, effect_sd=1.0, gap=0.3, runs=4, seed=6)
+    whole = analyze(rows, metric="y", probe=Probe(cluster="doc"))
+    short = analyze(rows[1:], metric="y", probe=Probe(cluster="doc"))   # item 0-0 loses one run of 'a'
+    assert whole.main.headline_test.method.split(";")[0] == short.main.headline_test.method.split(";")[0]
+    assert short.pvalue == pytest.approx(hand_cluster_p(rows[1:]), rel=1e-12)
+    assert whole.verdict.conclusion == short.verdict.conclusion
+
+
+def test_clusters_compose_with_by_groups_each_tested_at_its_clusters_level():
+    rows = [dict(r, model=m) for m, seed in (("m1", 7), ("m2", 8))
+            for r in clustered_rows(clusters=6, per=3, effect_sd=1.0, gap=0.5, runs=1, seed=seed)]
+    result = analyze(rows, metric="y", probe=Probe(cluster="doc"), by=["model"])
+    assert result.pvalue == pytest.approx(hand_cluster_p(rows), rel=1e-12)   # the pooled items, over both models
+    ps = []
+    for g in result.groups:
+        mine = [r for r in rows if r["model"] == g.by["model"]]
+        assert g.headline_test.pvalue == pytest.approx(hand_cluster_p(mine), rel=1e-12)
+        ps.append(g.headline_test.pvalue)
+    holm = sorted(ps)
+    expected = [min(1.0, max(2 * holm[0], 0)), min(1.0, max(2 * holm[0], holm[1]))]
+    assert sorted(g.p_adjusted for g in result.groups) == pytest.approx(expected)
+
+
 def test_an_item_in_two_clusters_and_options_that_cannot_go_together_are_refused():
     rows = clustered_rows(clusters=4, per=3)
     rows[0] = dict(rows[0], doc="elsewhere")
     with pytest.raises(OptionError, match=r"cluster='doc': item 0-0 lies in several clusters"):
         analyze(rows, metric="y", probe=Probe(cluster="doc"))
     good = clustered_rows(clusters=4, per=3)
-    with pytest.raises(OptionError, match="drop by"):
-        analyze([dict(r, model="m") for r in good], metric="y", probe=Probe(cluster="doc"), by=["model"])
     three = good + [dict(r, variant="c") for r in good if r["variant"] == "b"]
     with pytest.raises(OptionError, match="^cluster='doc' flips whole clusters of items in a comparison of two values; with more than two values the analysis does not use it"):
         analyze(three, metric="y", probe=Probe(cluster="doc"))

@@ -58,6 +58,7 @@ import polars as pl
 
 from probestats.analyses.paired import Analysis, check_common
 from probestats.analyses.items import key_json
+from probestats.stats.permutation import arms_unequal
 from probestats.stats.multitest import adjust
 from probestats.analyses.pair_tests import compare_pair, design_problems
 from probestats.checks.exact import mean_sd, units
@@ -495,10 +496,10 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
 
 
 def _item_runs(frame: pl.DataFrame, table: pl.DataFrame, metric: str, a: str, b: str, by) -> tuple[dict | None, list]:
-    """With different numbers of runs within items, each item's runs for the within-item permutation (from a
+    """With runs per item that differ by design (not a run or a few missing), each item's runs for the within-item permutation (from a
     table built with its runs), or the warning that the headline stays the sign-flip test (as the row path says
     when it cannot keep the runs); ``(None, [])`` when the runs are equal."""
-    if not table.height or not (table["n_a"] != table["n_b"]).any():
+    if not table.height or not arms_unequal(table["n_a"].to_list(), table["n_b"].to_list()):
         return None, []
     if "runs_units" in frame.columns and not by:
         from probestats.analyses.items import item_units

@@ -200,18 +200,20 @@ def cluster_t_interval(gaps, clusters, *, confidence: float = 0.95) -> Interval:
                     "cluster need not be independent)")
 
 
-def item_clusters(frame: pl.DataFrame, column: str) -> pl.DataFrame:
-    """Each item's cluster (``item``, ``cluster`` as text), refused when an item lies in several clusters.
+def item_clusters(frame: pl.DataFrame, column: str, *, by=()) -> pl.DataFrame:
+    """Each item's cluster (``item``, ``cluster`` as text; per ``by`` group when given, with its columns),
+    refused when an item lies in several clusters.
 
     >>> frame = pl.DataFrame({"item": ["1", "1", "2"], "doc": ["x", "x", "y"]})
     >>> item_clusters(frame, "doc").sort("item").rows()
     [('1', 'x'), ('2', 'y')]
     """
     text = pl.col(column).cast(pl.String).fill_null("(blank)")
-    per = frame.group_by("item", maintain_order=True).agg(text.unique().alias("cluster"))
+    keys = [*by, "item"]
+    per = frame.group_by(keys, maintain_order=True).agg(text.unique().alias("cluster"))
     split = per.filter(pl.col("cluster").list.len() > 1)
     if split.height:
-        item, where = split.row(0)
+        item, where = split.select("item", "cluster").row(0)
         raise OptionError(f"{opt('cluster', column)}: item {item} lies in several clusters "
                           f"({', '.join(repr(w) for w in sorted(where)[:4])}); a cluster holds whole items: "
                           f"name the column that groups the items (document, vacancy, template)")
@@ -221,23 +223,66 @@ def item_clusters(frame: pl.DataFrame, column: str) -> pl.DataFrame:
 def with_clusters(analysis, column: str):
     """The paired ``analysis`` with its tests and interval at the level of the clusters of ``column``.
 
-    ``main``'s sign-flip and sign tests, interval (cluster-level t) and smallest attainable p become the cluster-level ones
-    (the item-level p and interval stay on ``clusters``); the published item-level tests, which treat the
-    items as independent, are dropped; the verdict is decided again on the cluster test, with a caveat that
-    names the clusters.
+    ``main``'s headline (the sign-flip test, or the within-item permutation where the runs differ by design), sign
+    test, interval (cluster-level t) and smallest attainable p become the cluster-level ones (the item-level p and
+    interval stay on ``clusters``); the published item-level tests, which treat the items as independent, are
+    dropped. Whatever the runs per item, the inference is at the clusters' level: items of one cluster are not
+    independent, and a test that reassigns runs within items (or flips items one by one) counts them as if they
+    were. ``by`` groups are tested at their clusters' level too, and corrected again; blocks (a setting that
+    varies within items) average inside each item first, so the clusters hold the pooled item gaps. The verdict
+    is decided again on the cluster test, keeping what the design said of it, with a caveat that names the
+    clusters.
     """
     from probestats.analyses.verdict import decide, with_caveats
     from probestats.checks.design import Caveat
+    from probestats.stats.multitest import adjust
 
     frame = analysis.checked.frame
     if column not in frame.columns:
         raise OptionError(f"{opt('cluster', column)}: no such column in the log")
-    if analysis.groups:
-        raise OptionError(f"{opt('cluster', column)} tests the pooled comparison at the level of its clusters; "
-                          f"drop {opt('by')} (or run each group on its own with {opt('where')})")
     main = analysis.main
-    mapping = item_clusters(frame.filter(pl.col("variant").is_in([main.a, main.b])), column)
-    items = main.items.with_columns(pl.col("item").cast(pl.String)).join(mapping, on="item", how="left",
+    by = [k for k in (analysis.groups[0].by if analysis.groups else {}) if k in frame.columns]
+    mapping = item_clusters(frame.filter(pl.col("variant").is_in([main.a, main.b])), column, by=by)
+    pooled = mapping.unique(subset="item", keep="first", maintain_order=True).drop(by) if by else mapping
+    new_main, design = _at_cluster_level(main, pooled, column)
+    groups = analysis.groups
+    if groups and by:   # each --by group at the level of its own clusters, corrected again across them
+        clustered = []
+        for g in groups:
+            mask = pl.all_horizontal([_is(k, v) for k, v in g.by.items()])
+            clustered.append(_at_cluster_level(g, mapping.filter(mask).drop(by), column)[0])
+        adjusted = adjust([g.headline_test.pvalue for g in clustered], analysis.correction)
+        groups = tuple(replace(g, p_adjusted=p) for g, p in zip(clustered, adjusted))
+    old = analysis.verdict
+    verdict = decide(new_main, old.noise, alpha=analysis.alpha, pooled=old.pooled, blocks=old.blocks,
+                     attribute_settings=old.attribute_settings, agreement=old.agreement)
+    if old.conclusion == "against_constant" and verdict.detected:   # the design's reading of a constant arm stays
+        verdict = replace(verdict, conclusion=old.conclusion, statement=old.statement)
+    kept = tuple(_clustered_caveat(c, column) for c in old.caveats if c.id not in {v.id for v in verdict.caveats})
+    verdict = replace(verdict, caveats=verdict.caveats + tuple(c for c in kept if c is not None),
+                      blanks=old.blanks, control=old.control, reference_check=old.reference_check)
+    verdict = with_caveats(verdict, Caveat("clusters", cluster_caveat(design),
+                                           {"column": column, "n_clusters": design.n_clusters, "icc": design.icc,
+                                            "design_effect": design.design_effect,
+                                            "singletons": design.singletons, "item_p": design.item_pvalue}),
+                           test=f"the exact sign-flip test flipping whole clusters of {column} ({design.n_clusters} "
+                              "clusters)")
+    return replace(analysis, main=new_main, groups=groups, verdict=verdict, clusters=design)
+
+
+def _is(column: str, value):
+    """The rows of one group key's value as its result holds it (text for what JSON has no type for)."""
+    if value is None:
+        return pl.col(column).is_null()
+    if isinstance(value, (bool, int, float)):
+        return pl.col(column) == value
+    return pl.col(column).cast(pl.String) == str(value)
+
+
+def _at_cluster_level(pair, mapping: pl.DataFrame, column: str):
+    """One compared pair (a ``PairResult``) tested at the level of its items' clusters (``mapping``: ``item``,
+    ``cluster``), and the :class:`ClusterDesign` of it."""
+    items = pair.items.with_columns(pl.col("item").cast(pl.String)).join(mapping, on="item", how="left",
                                                                          maintain_order="left")
     gaps = items["gap"].to_numpy().astype(float)
     ids = items["cluster"].fill_null("(blank)").to_numpy()
@@ -245,35 +290,43 @@ def with_clusters(analysis, column: str):
     sums = np.bincount(codes, weights=gaps)
     counts = np.bincount(codes)
     n = len(gaps)
-    flip = sign_flip_test(sums, alternative=main.sign_flip.alternative)
-    flip = replace(flip, statistic=float(np.sum(gaps) / n),
+    alternative = pair.sign_flip.alternative
+    flip = sign_flip_test(sums, alternative=alternative)
+    unequal = ("" if pair.permutation is None else
+               "; the runs per item differ by design, so an item's gap is not exactly symmetric about zero under the "
+               "null: flipping whole clusters rests on their sums being so (a randomization test under approximate "
+               f"symmetry), and the within-item permutation, which treats the items as independent, gave p = "
+               f"{pair.permutation.pvalue:.3g}")
+    flip = replace(flip, statistic=float(np.sum(gaps) / n) if n else float("nan"),
                    method=f"{flip.method}; whole clusters flipped: the test on the {len(names)} clusters' sums "
-                          "of item gaps")
-    signs = replace(sign_test(sums, alternative=main.sign_flip.alternative),
+                          f"of item gaps{unequal}")
+    signs = replace(sign_test(sums, alternative=alternative),
                     method=f"sign test on the {len(names)} clusters' sums of item gaps")
-    confidence = main.interval.confidence
+    confidence = pair.interval.confidence
     interval = cluster_t_interval(gaps, ids, confidence=confidence)
     icc, _, deff = intra_cluster_correlation(gaps, ids)
-    n_nonzero = int(np.count_nonzero(sums))
-    floor = min_attainable_p(n_nonzero, alternative=main.sign_flip.alternative)
+    floor = min_attainable_p(int(np.count_nonzero(sums)), alternative=alternative)
     design = ClusterDesign(column=column, n_clusters=len(names), n_items=n,
-                           sizes=(int(counts.min()), int(counts.max()), float(counts.mean())),
+                           sizes=(int(counts.min()), int(counts.max()), float(counts.mean())) if n else (0, 0, 0.0),
                            singletons=int(np.sum(counts == 1)), icc=icc, design_effect=deff, sign_flip=flip,
                            sign_test=signs, interval=interval, min_attainable_p=floor,
-                           item_pvalue=main.sign_flip.pvalue, item_interval=main.interval)
-    new_main = replace(main, sign_flip=flip, sign_test=signs, interval=interval, min_attainable_p=floor,
-                       published=())
-    old = analysis.verdict
-    verdict = decide(new_main, old.noise, alpha=analysis.alpha, pooled=old.pooled, blocks=old.blocks,
-                     attribute_settings=old.attribute_settings)
-    verdict = replace(verdict, caveats=verdict.caveats + tuple(c for c in old.caveats if c not in verdict.caveats))
-    verdict = with_caveats(verdict, Caveat("clusters", cluster_caveat(design),
-                                           {"column": column, "n_clusters": design.n_clusters, "icc": design.icc,
-                                            "design_effect": design.design_effect,
-                                            "singletons": design.singletons, "item_p": design.item_pvalue}),
-                           test=f"the exact sign-flip test flipping whole clusters of {column} ({design.n_clusters} "
-                              "clusters)")
-    return replace(analysis, main=new_main, verdict=verdict, clusters=design)
+                           item_pvalue=pair.headline_test.pvalue, item_interval=pair.interval)
+    return replace(pair, sign_flip=flip, sign_test=signs, interval=interval, min_attainable_p=floor, published=(),
+                   permutation=None, not_applicable=None), design
+
+
+def _clustered_caveat(caveat, column: str):
+    """An item-level design caveat as it reads once the tests are at the clusters' level: the unequal runs'
+    caveat no longer names the within-item permutation as the verdict's test."""
+    from probestats.checks.design import Caveat
+
+    if caveat.id not in ("unequal_runs", "group_side"):
+        return caveat
+    head = caveat.sentence.split(": the item gap is not symmetric")[0].split(", each item's gap one side")[0]
+    return Caveat(caveat.id, f"{head}: the item gap is not symmetric about zero under the null, and the items are "
+                             f"nested in clusters of {column}, so the verdict rests on flipping whole clusters, whose "
+                             "sums of item gaps are nearly symmetric when the clusters hold several items or runs; the "
+                             "sign test and Wilcoxon's test are not tests of this design.", caveat.figures)
 
 
 def cluster_caveat(design: ClusterDesign) -> str:

@@ -16,7 +16,7 @@ from probestats.errors import Problem, ProbestatsError, count_of, either, opt
 from probestats.stats.effects import Effects, effect_sizes
 from probestats.stats.hypotests import (SKEW_WARNING, SKEW_WARNING_MAX_N, Interval, TestResult, gap_interval,
                                         gap_skewness, min_attainable_p, sign_flip_test, sign_test)
-from probestats.stats.permutation import PERMUTATION_TEST, within_item_permutation_test
+from probestats.stats.permutation import PERMUTATION_TEST, arms_unequal, within_item_permutation_test
 from probestats.stats.published import paired_published
 
 
@@ -183,8 +183,9 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternativ
     the effect sizes and the published tests (paired t, Wilcoxon); ``n_resamples`` and ``seed`` serve
     every bootstrap and a Monte Carlo permutation.
 
-    ``units`` (item -> (value a's runs, value b's runs), :func:`item_units`): when some item's two values
-    have different numbers of runs, the headline test is the exact within-item permutation of the value
+    ``units`` (item -> (value a's runs, value b's runs), :func:`item_units`): when the two values' runs per
+    item differ by design (:func:`probestats.stats.permutation.arms_unequal`: 1 run against 3, not a run or two
+    missing from a balanced design), the headline test is the exact within-item permutation of the value
     labels (``permutation``), and the sign-flip, sign, Wilcoxon and paired t tests, whose null needs a gap
     symmetric about zero, are not tests of the design (``not_applicable``; ``published`` is left empty).
     """
@@ -210,7 +211,7 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternativ
                             f"no interval: {len(gaps)} item gap has no spread; add items")
     permutation = not_applicable = None
     published = paired_published(items["mean_a"].to_numpy(), items["mean_b"].to_numpy(), alternative)
-    if units is not None and items.height and (items["n_a"] != items["n_b"]).any():
+    if units is not None and items.height and arms_unequal(items["n_a"].to_list(), items["n_b"].to_list()):
         permutation = within_item_permutation_test([units[i] for i in items["item"].to_list()],
                                                    alternative=alternative, n_resamples=n_resamples, seed=seed)
         not_applicable = UNEQUAL_ARMS_NOTE

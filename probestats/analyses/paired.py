@@ -16,6 +16,7 @@ import polars as pl
 
 from probestats.errors import OptionError, ValidationError, either, opt
 from probestats.stats.multitest import adjust
+from probestats.stats.permutation import arms_unequal
 from probestats.vocabulary import INTERVALS
 from probestats.errors import Problem
 from probestats.checks.schema import Checked, require_ok, validate
@@ -463,7 +464,7 @@ def analyze_pair(
             + either("probestats.analyze", "probestats analyze")),))
     require_ok(checked)
     table = items_of(checked) if streamed is None or streamed.main is None else item_table_of(streamed.main, ["item"])
-    if streamed is not None and table.height and (table["n_a"] != table["n_b"]).any():
+    if streamed is not None and table.height and arms_unequal(table["n_a"].to_list(), table["n_b"].to_list()):
         # unequal runs: the within-item permutation reassigns the runs themselves, so the rows are read
         from probestats.io.read import read_log
 
@@ -505,11 +506,11 @@ def analyze_pair(
     facts = item_facts(table, metric, checked.a, checked.b)
     if streamed is None and not blocks and checked.frame.height:
         facts = design_facts(checked.frame, metric, checked.a, checked.b)
-        if facts.unequal_items:   # the permutation reassigns the runs themselves
+        if facts.unequal_by_design:   # the permutation reassigns the runs themselves
             units = item_units(checked.frame, metric, checked.a, checked.b)
             if by:
                 grouped_units = item_units(checked.frame, metric, checked.a, checked.b, keys=[*by, "item"])
-    elif table.height and (table["n_a"] != table["n_b"]).any():
+    elif table.height and arms_unequal(table["n_a"].to_list(), table["n_b"].to_list()):
         problems.append(unpermuted_problem("which a log read in one streaming pass, or matched within blocks, does "
                                            "not keep here"))
     main = compare_pair(table, metric, checked.a, checked.b, alternative=alternative, confidence=1 - alpha,

@@ -48,6 +48,8 @@ from typing import Mapping, Sequence
 
 import polars as pl
 
+from probestats.stats.permutation import arms_unequal
+
 __all__ = ["Caveat", "ValueCounts", "ValueFacts", "DesignFacts", "value_counts", "design_facts", "design_caveats", "group_constant_caveats", "constant_text",
            "item_facts", "constant_values", "share_text",
            "CONSTANT_SHARE"]
@@ -204,6 +206,9 @@ class DesignFacts:
         Items with runs with a metric under both values.
     unequal_items : int
         Matched items whose two values have different numbers of runs with a metric.
+    unequal_by_design : bool
+        The two values' runs per item differ by design (:func:`probestats.stats.permutation.arms_unequal`: 1
+        run against 3), not by a run or a few missing from a balanced design.
     """
 
     metric: str
@@ -212,6 +217,7 @@ class DesignFacts:
     values: tuple[ValueFacts, ValueFacts]
     n_items: int
     unequal_items: int
+    unequal_by_design: bool = False
 
     @property
     def group_side(self) -> ValueFacts | None:
@@ -224,13 +230,15 @@ class DesignFacts:
 
     @property
     def balanced(self) -> bool:
-        """Every matched item has as many runs under one value as under the other, and neither side is a
-        group: the item gap is then symmetric about zero under the null, as the sign-flip test assumes."""
-        return self.unequal_items == 0 and self.group_side is None
+        """The two values have as many runs per item by design (a run or a few missing aside), and neither
+        side is a group: the item gap is then symmetric about zero under the null, as the sign-flip test
+        assumes, or nearly so."""
+        return not self.unequal_by_design and self.group_side is None
 
     def to_dict(self) -> dict:
         return {"metric": self.metric, "a": self.a, "b": self.b, "n_items": self.n_items,
-                "unequal_items": self.unequal_items, "balanced": self.balanced,
+                "unequal_items": self.unequal_items, "unequal_by_design": self.unequal_by_design,
+                "balanced": self.balanced,
                 "values": [v.to_dict() for v in self.values]}
 
 
@@ -265,7 +273,8 @@ def design_facts(frame: pl.DataFrame, metric: str, a: str, b: str, *,
         facts.append(ValueFacts(v, members[v], counts[v], (int(n.min()), int(n.max())) if n_items else (0, 0),
                                 constant, share))
     unequal = int((both["n"] != both["n_b"]).sum()) if n_items else 0
-    return DesignFacts(metric, a, b, (facts[0], facts[1]), n_items, unequal)
+    return DesignFacts(metric, a, b, (facts[0], facts[1]), n_items, unequal,
+                       bool(unequal) and arms_unequal(both["n"].to_list(), both["n_b"].to_list()))
 
 
 def _constant(same: pl.Series, n_items: int) -> tuple[float | None, float]:
@@ -337,7 +346,8 @@ def item_facts(items: pl.DataFrame, metric: str, a: str, b: str) -> DesignFacts:
         facts.append(ValueFacts(v, (v,), ValueCounts(v, runs, runs, 0), (int(n.min()), int(n.max())) if n_items
                                 else (0, 0), constant, share))
     unequal = int((items["n_a"] != items["n_b"]).sum()) if n_items else 0
-    return DesignFacts(metric, a, b, (facts[0], facts[1]), n_items, unequal)
+    return DesignFacts(metric, a, b, (facts[0], facts[1]), n_items, unequal,
+                       bool(unequal) and arms_unequal(items["n_a"].to_list(), items["n_b"].to_list()))
 
 
 def group_constant_caveats(grouped: pl.DataFrame, by, metric: str, a: str, b: str,
@@ -416,7 +426,7 @@ def design_caveats(facts: DesignFacts) -> tuple[Caveat, ...]:
             f"question asked again without the change) the gap cannot be told from re-asking noise.",
             {"value": arm.value, "other": other[arm.value], "constant": arm.constant,
              "share_of_items": arm.constant_share, "n_items": facts.n_items}))
-    if facts.unequal_items:
+    if facts.unequal_by_design:   # a run or a few missing from a balanced design leave the sign-flip test standing
         a_runs, b_runs = (v.runs_per_item for v in facts.values)
         out.append(Caveat(
             "unequal_runs",
