@@ -212,3 +212,40 @@ def test_a_report_of_a_cell_table_refuses_an_order_probe_in_python_too(tmp_path)
     probestats.cells("sample_logs/style_probe.csv", metric="steps", output=cells)
     with pytest.raises(OptionError, match="^judge cannot be used with a cell table: the order probe reads"):
         probestats.report(str(cells), metric="steps", judge={"order": "position"})
+
+
+def rare_rows(seed: int, *, items: int = 250, rate_a: float = 0.05, rate_b: float = 0.05) -> list[dict]:
+    """A 0/1 outcome drawn at ``rate_a`` under 'a' and ``rate_b`` under 'b', one run per item."""
+    rng = np.random.default_rng(seed)
+    return [{"item": f"q{i}", "variant": v, "seed": 0, "y": int(rng.random() < (rate_a if v == "a" else rate_b))}
+            for i in range(items) for v in ("a", "b")]
+
+
+def test_a_rare_outcome_at_one_rate_is_no_constant_arm():
+    # one run per item: almost every item 'gives 0 in every run' under both values, which is chance, not design;
+    # the caveat fired on 57-94% of such logs. The rule (Fisher's exact test of the runs giving the constant,
+    # one-sided at 0.025 per arm) holds it at 0.05 or below: 60 logs, at most 0.05 + 2 standard errors
+    fired = sum("constant_arm" in [c.id for c in probestats.analyze(rare_rows(s), metric="y").verdict.caveats]
+                for s in range(60))
+    assert fired <= 60 * 0.05 + 2 * (60 * 0.05 * 0.95) ** 0.5
+
+
+def test_an_arm_constant_by_design_is_named_beside_a_rare_outcome():
+    # the same rare outcome, but 'b' is 0 by construction: the caveat's power at a rate of 0.05 over 250 items
+    named = sum("constant_arm" in [c.id for c in probestats.analyze(rare_rows(s, rate_b=0.0), metric="y").verdict.caveats]
+                for s in range(20))
+    assert named >= 18
+
+
+def test_the_constant_arm_rule_is_fishers_exact_test_written_out():
+    from math import comb
+
+    from probestats.checks.design import CONSTANT_ARM_P, constant_beyond_chance
+
+    def hand(mine, runs, theirs, their_runs):   # P(at least `mine` of the constant's runs fall in this arm)
+        total, n = mine + theirs, runs + their_runs
+        return sum(comb(total, k) * comb(n - total, runs - k) for k in range(mine, min(total, runs) + 1)) / comb(n, runs)
+
+    for mine, runs, theirs, their_runs in [(10, 10, 3, 10), (239, 250, 237, 250), (12, 12, 6, 12), (40, 40, 31, 40)]:
+        assert constant_beyond_chance(mine, runs, theirs, their_runs) == (hand(mine, runs, theirs, their_runs)
+                                                                          <= CONSTANT_ARM_P)

@@ -53,10 +53,10 @@ def constant_caveats(frame: pl.DataFrame, metric: str, units: Sequence[str],
     ``frame`` is the checked frame with its ``_unit`` column (the value, or the group a name stands for);
     ``groups`` the per-group results (each with its ``by``).
 
-    >>> rows = pl.DataFrame({"item": [str(i // 3) for i in range(12)], "_unit": ["a", "b", "b"] * 4,
-    ...                      "x": [1.0, 0.0, 1.0, 1.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 1.0]})
+    >>> rows = pl.DataFrame({"item": [str(i // 3) for i in range(36)], "_unit": ["a", "b", "b"] * 12,
+    ...                      "x": [1.0, 0.0, 1.0, 1.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0] * 3})
     >>> [(c.id, c.figures) for c in constant_caveats(rows, "x", ["a", "b"])]   # doctest: +NORMALIZE_WHITESPACE
-    [('constant_arm', {'values': [{'value': 'a', 'constant': 1.0, 'share_of_items': 1.0}], 'n_items': 4})]
+    [('constant_arm', {'values': [{'value': 'a', 'constant': 1.0, 'share_of_items': 1.0}], 'n_items': 12})]
     >>> print(constant_caveats(rows, "x", ["a", "b"])[0].sentence)   # doctest: +NORMALIZE_WHITESPACE
     'a' gives x = 1 in every run of every item, so the gaps against it only ask whether 'b' differs from a
     constant 1. A constant value usually means the metric is defined relative to it, and without a noise or

@@ -31,11 +31,11 @@ In JSON, ``verdict.caveats`` is a list of ``{"id": ..., "sentence": ..., "figure
 
 Examples
 --------
->>> rows = pl.DataFrame({"item": ["1", "1", "2", "2", "3", "3"],
-...                      "variant": ["push", "none"] * 3, "flip": [1.0, 0.0, 0.0, 0.0, 1.0, 0.0]})
+>>> rows = pl.DataFrame({"item": [str(i // 2) for i in range(20)], "variant": ["push", "none"] * 10,
+...                      "flip": [float(i % 2 == 0 and i < 14) for i in range(20)]})
 >>> facts = design_facts(rows, "flip", "push", "none")
->>> [(v.value, v.constant, round(v.constant_share, 2)) for v in facts.values]   # 2 of 3 'push' items give 1
-[('push', None, 0.67), ('none', 0.0, 1.0)]
+>>> [(v.value, v.constant, round(v.constant_share, 2)) for v in facts.values]   # 7 of 10 'push' items give 1
+[('push', None, 0.7), ('none', 0.0, 1.0)]
 >>> [c.id for c in design_caveats(facts)]
 ['constant_arm']
 """
@@ -56,6 +56,10 @@ __all__ = ["Caveat", "ValueCounts", "ValueFacts", "DesignFacts", "value_counts",
 
 #: a value is a constant arm when its metric is one and the same number in every run of at least this share of items
 CONSTANT_SHARE = 0.95
+#: ... and when its runs give that number more often than the other values' runs do, by Fisher's exact test at
+#: this one-sided level (divided among the values that could be constant): rare outcomes drawn at one rate under
+#: every value leave most items at 0 under each, which is no constant arm
+CONSTANT_ARM_P = 0.025
 
 
 @dataclass(frozen=True)
@@ -266,15 +270,51 @@ def design_facts(frame: pl.DataFrame, metric: str, a: str, b: str, *,
     both = side_a.join(side_b, on="item", suffix="_b")
     n_items = both.height
     facts = []
+    matched = valued.filter(pl.col("item").is_in(both["item"].implode()))
     for v, suffix in ((a, ""), (b, "_b")):
         n = both[f"n{suffix}"]
         same = both.filter(pl.col(f"lo{suffix}") == pl.col(f"hi{suffix}"))[f"lo{suffix}"]
         constant, share = _constant(same, n_items)
+        if constant is not None:
+            mine = matched.filter(pl.col(value) == v)[metric]
+            theirs = matched.filter(pl.col(value) != v)[metric]
+            if not constant_beyond_chance(int((mine == constant).sum()), mine.len(),
+                                          int((theirs == constant).sum()), theirs.len(), distinct=theirs.n_unique()):
+                constant = None
         facts.append(ValueFacts(v, members[v], counts[v], (int(n.min()), int(n.max())) if n_items else (0, 0),
                                 constant, share))
     unequal = int((both["n"] != both["n_b"]).sum()) if n_items else 0
     return DesignFacts(metric, a, b, (facts[0], facts[1]), n_items, unequal,
                        bool(unequal) and arms_unequal(both["n"].to_list(), both["n_b"].to_list()))
+
+
+def constant_beyond_chance(mine: int, runs: int, theirs: int, their_runs: int, *, values: int = 2,
+                           distinct: int = 0) -> bool:
+    """Whether a value whose runs give one number ``mine`` times in ``runs`` gives it more often than the other
+    values' runs (``theirs`` in ``their_runs``, with ``distinct`` different numbers among them) beyond chance.
+
+    Two ways to tell: the other values' runs never give that number although they rarely repeat any (at least
+    half of them distinct: a continuous metric, where a number given twice is no accident), or Fisher's exact
+    test, one-sided, at :data:`CONSTANT_ARM_P` divided among the ``values`` - 1 values that could be constant
+    besides one. A value the design makes constant (a flip metric that is 0 for the baseline by definition, a
+    score copied from the unchanged text) passes; a rare outcome that happened to be 0 in a sparse log, at the
+    rate the other value shows, does not.
+
+    >>> constant_beyond_chance(10, 10, 3, 10)    # 0 in all 10 runs against 3 zeros in 10: p = 0.0015
+    True
+    >>> constant_beyond_chance(239, 250, 237, 250)   # a 5% outcome, one run per item: 0 in 96% and 95% of them
+    False
+    >>> constant_beyond_chance(2, 2, 0, 2, distinct=2)   # 0.8979 twice, against two scores that differ
+    True
+    """
+    if runs == 0 or their_runs == 0:
+        return False
+    if theirs == 0 and mine >= 2 and 2 * distinct >= their_runs:
+        return True
+    from scipy.stats import fisher_exact
+
+    p = fisher_exact([[mine, runs - mine], [theirs, their_runs - theirs]], alternative="greater").pvalue
+    return bool(p <= CONSTANT_ARM_P / max(1, values - 1))
 
 
 def _constant(same: pl.Series, n_items: int) -> tuple[float | None, float]:
@@ -294,24 +334,30 @@ def _constant(same: pl.Series, n_items: int) -> tuple[float | None, float]:
 def constant_values(frame: pl.DataFrame, metric: str, values: Sequence[str], *,
                     value: str = "variant") -> tuple[dict[str, tuple[float, float]], int]:
     """The values (of the column ``value``) whose metric is one and the same number in every run of at least
-    :data:`CONSTANT_SHARE` of the items measured under every one of ``values``, as ``{value: (constant,
-    share of items)}``, and the number of those items.
+    :data:`CONSTANT_SHARE` of the items measured under every one of ``values``, more often than the other values'
+    runs give it beyond chance (:func:`constant_beyond_chance`), as ``{value: (constant, share of items)}``, and
+    the number of those items.
 
-    >>> rows = pl.DataFrame({"item": ["1", "1", "2", "2", "3"], "variant": ["a", "b", "a", "b", "a"],
-    ...                      "x": [1.0, 0.0, 1.0, 0.5, 0.0]})   # item 3 has no 'b': not counted
+    >>> rows = pl.DataFrame({"item": [str(i // 2) for i in range(16)] + ["9"], "variant": ["a", "b"] * 8 + ["a"],
+    ...                      "x": [1.0, 0.0, 1.0, 0.5] * 4 + [0.0]})   # item 9 has no 'b': not counted
     >>> constant_values(rows, "x", ["a", "b"])
-    ({'a': (1.0, 1.0)}, 2)
+    ({'a': (1.0, 1.0)}, 8)
     """
     values = list(values)
     valued = frame.filter(pl.col(value).is_in(values) & pl.col(metric).is_not_null())
     cells = valued.group_by(["item", value]).agg(pl.col(metric).min().alias("lo"), pl.col(metric).max().alias("hi"))
     full = cells.group_by("item").agg(pl.col(value).n_unique().alias("k")).filter(pl.col("k") == len(values))
     cells = cells.filter(pl.col("item").is_in(full["item"].implode()))
+    runs = valued.filter(pl.col("item").is_in(full["item"].implode()))
     found = {}
     for v in values:
         same = cells.filter((pl.col(value) == v) & (pl.col("lo") == pl.col("hi")))["lo"]
         constant, share = _constant(same, full.height)
-        if constant is not None:
+        if constant is None:
+            continue
+        mine, theirs = runs.filter(pl.col(value) == v)[metric], runs.filter(pl.col(value) != v)[metric]
+        if constant_beyond_chance(int((mine == constant).sum()), mine.len(), int((theirs == constant).sum()),
+                                  theirs.len(), values=len(values), distinct=theirs.n_unique()):
             found[v] = (constant, share)
     return found, full.height
 
@@ -342,6 +388,13 @@ def item_facts(items: pl.DataFrame, metric: str, a: str, b: str) -> DesignFacts:
         n, sd, mean = items[f"n_{side}"], items[f"sd_{side}"], items[f"mean_{side}"]
         same = items.filter((pl.col(f"n_{side}") == 1) | (pl.col(f"sd_{side}") == 0))[f"mean_{side}"]
         constant, share = _constant(same, n_items)
+        if constant is not None:   # the runs giving it, counted in the cells whose every run does (a lower bound)
+            other = "b" if side == "a" else "a"
+            at = [items.filter(((pl.col(f"n_{s}") == 1) | (pl.col(f"sd_{s}") == 0)) & (pl.col(f"mean_{s}") == constant))
+                  [f"n_{s}"].sum() for s in (side, other)]
+            if not constant_beyond_chance(int(at[0]), int(n.sum()), int(at[1]), int(items[f"n_{other}"].sum()),
+                                          distinct=items[f"mean_{other}"].n_unique()):
+                constant = None
         runs = int(n.sum()) if n_items else 0
         facts.append(ValueFacts(v, (v,), ValueCounts(v, runs, runs, 0), (int(n.min()), int(n.max())) if n_items
                                 else (0, 0), constant, share))
