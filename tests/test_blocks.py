@@ -8,6 +8,7 @@ import json
 
 import numpy as np
 import polars as pl
+import pytest
 from rich.console import Console
 
 from probestats import Probe, Tests
@@ -193,3 +194,40 @@ def test_a_named_setting_is_a_block_held_fixed_or_refused_saying_why_never_ignor
     with pytest.raises(OptionError, match=r"^stamp varies within the item x value cells, but none of its values holds "
                                           r"both compared values of an item"):
         analyze([dict(r, stamp=k) for k, r in enumerate(rows)], metric="x", probe=Probe(settings=["stamp"]))
+
+
+def _likely_block_log(kind: str, seed: int, items: int = 20, runs: int = 10) -> list[dict]:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(items):
+        for v in "ab":
+            for r in range(runs):
+                row = {"item": i, "variant": v, "seed": r, "x": float(rng.normal())}
+                if kind == "drawn":      # a persona drawn at random for every call, not declared
+                    row["persona"] = str(rng.choice(["p1", "p2", "p3"]))
+                elif kind == "finish":   # an outcome of the call, not a setting
+                    row["finish_reason"] = "length" if rng.random() < 0.3 else "stop"
+                elif kind == "trial":    # a trial index that does not start at 0 or 1
+                    row["trial"] = 11 + r
+                else:                    # a design factor crossed with every cell in equal shares
+                    row["strategy"] = ("cot", "plain")[r % 2]
+                rows.append(row)
+    return rows
+
+
+@pytest.mark.parametrize("kind", ["drawn", "finish", "trial"])
+def test_a_drawn_setting_an_outcome_or_a_trial_index_is_no_likely_block(kind):
+    # each fired on 53-100% of such logs: a block is crossed with the cells in equal shares, as a design makes it
+    from probestats.checks.structure import likely_blocks
+    from probestats.io.read import read_log
+
+    fired = sum(bool(likely_blocks(read_log(_likely_block_log(kind, s)), "x")) for s in range(30))
+    assert fired <= 30 * 0.05 + 2 * (30 * 0.05 * 0.95) ** 0.5
+
+
+def test_a_factor_crossed_in_equal_shares_is_still_a_likely_block():
+    from probestats.checks.structure import likely_blocks
+    from probestats.io.read import read_log
+
+    assert all([p.code for p in likely_blocks(read_log(_likely_block_log("block", s)), "x")] == ["likely_block"]
+               for s in range(5))

@@ -6,8 +6,12 @@ strategies under each "item"), is a design factor crossed with the items: its va
 read as runs they are counted as noise and pooled. :func:`likely_blocks` names such columns so the
 user can match the items within them (``settings``) or split by them (``by``).
 
-A column whose values are the whole numbers 0 to k − 1 or 1 to k is taken to number the runs of a cell
-(a trial or sample index) and left alone, as a seed is; a block numbered so must be named by the user.
+A column whose values are k consecutive whole numbers (0 to k − 1, 1 to k, 11 to 20) is taken to number the
+runs of a cell (a trial or sample index) and left alone, as a seed is; a block numbered so must be named by
+the user. A design crosses a block with the cells in equal shares (each judge the same number of times in
+every cell); a setting drawn at random per call, or an outcome such as a finish reason, takes its values in
+shares that differ from cell to cell, so a column is read as a likely block only where at least
+:data:`BALANCED_SHARE` of the cells hold each of its values equally often.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ __all__ = ["likely_blocks", "KNOWN_BLOCKS"]
 KNOWN_BLOCKS = ("model", "judge", "temperature", "system", "file")
 #: a column with more distinct values than this is not read as a block
 MAX_LEVELS = 200
+#: the share of cells that must hold each of a column's values equally often for it to be read as a block
+BALANCED_SHARE = 0.9
 
 
 def _numbers_runs(values: list) -> bool:
@@ -32,12 +38,13 @@ def _numbers_runs(values: list) -> bool:
         numbers = sorted(int(str(v).strip()) for v in values)
     except (TypeError, ValueError):
         return False
-    return numbers in (list(range(len(numbers))), list(range(1, len(numbers) + 1)))
+    return bool(numbers) and numbers == list(range(numbers[0], numbers[0] + len(numbers)))
 
 
 def likely_blocks(log, metric: str | None, exclude: Sequence[str] = ()) -> list[Problem]:
     """A ``likely_block`` warning for each column (not a known setting, not ``exclude``) that takes every one
-    of its two or more values in every item x value cell.
+    of its two or more values in every item x value cell, in equal shares within the cells (see the module
+    docstring).
 
     Examples
     --------
@@ -75,6 +82,11 @@ def likely_blocks(log, metric: str | None, exclude: Sequence[str] = ()) -> list[
                          .head(MAX_LEVELS), log.source, log._path)[safe[c]].to_list()
         if _numbers_runs(values):
             continue   # a trial index, most likely: it numbers the runs of each cell
+        shares = collect(log.lazy.group_by("item", "variant", text[c].alias(safe[c])).len()
+                         .group_by("item", "variant").agg((pl.col("len").min() == pl.col("len").max()).alias("even"))
+                         .select(pl.col("even").mean()), log.source, log._path)["even"][0]
+        if shares < BALANCED_SHARE:
+            continue   # drawn per call, or an outcome: its shares differ from cell to cell, as no design makes them
         header = log.columns.get(c, c).strip()
         shown = ", ".join(f"'{v}'" for v in values[:4]) + (f" and {k - 4} more" if k > 4 else "")
         problems.append(Problem(
