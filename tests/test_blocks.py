@@ -231,3 +231,21 @@ def test_a_factor_crossed_in_equal_shares_is_still_a_likely_block():
 
     assert all([p.code for p in likely_blocks(read_log(_likely_block_log("block", s)), "x")] == ["likely_block"]
                for s in range(5))
+
+
+def test_blocks_that_go_one_way_differ_in_size_and_no_clause_is_empty():
+    from types import SimpleNamespace as NS
+
+    # five models, all with 'A' above 'B', whose gaps differ in size: they do not "disagree"
+    grouped = pl.DataFrame({"model": [m for m in "vwxyz" for _ in range(6)], "item": [str(i) for i in range(6)] * 5,
+                            "gap": [g * (1 + i % 2) for g in (1.0, 1.0, 2.0, 4.0, 8.0) for i in range(6)]})
+    groups = [NS(by={"model": m}, average_gap=1.0, p_adjusted=0.01) for m in "vwxyz"]
+    r = block_agreement(grouped, groups, ["model"], a="A", b="B", alpha=0.05)
+    assert r.differ and not r.opposite
+    assert r.phrase == "averaged over 5 models whose gaps differ in size (all 5 higher)"
+    assert r.statement.startswith("The 5 models differ in size: their item gaps differ by more than chance")
+    # none significant but their gaps differ: no empty clause before the count of the undetected
+    groups = [NS(by={"model": m}, average_gap=1.0, p_adjusted=0.2) for m in "vwxyz"]
+    r = block_agreement(grouped, groups, ["model"], a="A", b="B", alpha=0.05)
+    assert ": ;" not in r.statement and "(0 higher, 0 lower, 5 not detected)" in r.phrase
+    assert r.statement.split(": ", 1)[1].count("5 not detected") == 1

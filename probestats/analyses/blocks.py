@@ -240,8 +240,10 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
     disagree = differ or opposite
     n = len(groups)
     if disagree:
-        phrase = (f"averaged over {n} {noun} that disagree ({len(higher)} higher, {len(lower)} lower, "
-                  f"{len(null)} not detected)")
+        counts = f"{len(higher)} higher, {len(lower)} lower, {len(null)} not detected"
+        one_way = not opposite and not (higher and null and not lower) and len(higher) + len(lower) == n
+        phrase = (f"averaged over {n} {noun} whose gaps differ in size (all {n} {'higher' if higher else 'lower'})"
+                  if one_way else f"averaged over {n} {noun} that disagree ({counts})")
         why = []
         if differ:
             kind = ("the within-item permutation test of " if matrix.shape[0] >= 2 else
@@ -255,8 +257,10 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
         shown = "; ".join(f"{what} ({', '.join(names[:5])}{', ...' if len(names) > 5 else ''})"
                           for what, names in ((f"{len(higher)} with '{a}' higher than '{b}'", higher),
                                               (f"{len(lower)} lower", lower)) if names)
-        reasons = f"{' and '.join(why)}: {shown}; {len(null)} not detected"
-        statement = (f"The {n} {noun} disagree: {reasons}. The average over them is not the gap of any one of "
+        reasons = f"{' and '.join(why)}: " + "; ".join(x for x in (shown, f"{len(null)} not detected" if null else "")
+                                                         if x)
+        verb = "differ in size" if one_way else "disagree"
+        statement = (f"The {n} {noun} {verb}: {reasons}. The average over them is not the gap of any one of "
                      f"them: read the results per {' x '.join(columns)}.")
     else:
         phrase, statement, reasons = f"averaged over {n} {noun}", "", ""
