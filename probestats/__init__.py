@@ -86,6 +86,7 @@ _EXPORTS = {
     "Effect": ".analyses.factors",
     "FactorialAnalysis": ".analyses.factorial",
     "MetricsAnalysis": ".analyses.metrics",
+    "JointFlip": ".stats.family",
     "PowerResult": ".analyses.plan",
     "PlanCell": ".analyses.plan",
     "Heterogeneity": ".analyses.plan",

@@ -1,10 +1,17 @@
 """Several metrics in one analysis: one paired analysis per metric, one multiple-testing family.
 
 ``analyze LOG --metric a,b,c --by judge`` runs the paired analysis of each metric exactly as a
-single-metric call would (same gaps, tests, effect sizes, intervals), then corrects the exact
-sign-flip p-values over the whole family, metrics × groups (Holm by default): without ``--by``
-the family is one test per metric. Each group's ``p_adjusted`` is then the family's, and the
-result states the family's size and correction.
+single-metric call would (same gaps, tests, effect sizes, intervals), then reads the whole family,
+metrics × groups, at once: without ``--by`` the family is one test per metric, each on its pooled
+comparison (blocks the analysis found, such as models, are averaged inside it, as for one metric).
+With Holm's or Bonferroni's correction (Holm is the default) the family is tested jointly
+(:mod:`probestats.stats.family`): every item's (or cluster's) gaps are flipped together, so the metrics'
+correlation is kept, and the step-down min-P adjusted p-values control the family-wise error while never
+exceeding Holm's; a family of measures that all move together is not penalized as if they were
+independent. With Benjamini–Hochberg, none, or a member whose headline is the within-item permutation
+(runs unequal by design), each member's headline p is corrected alone. Each member's ``p_adjusted`` is the
+family's; the result states the family's size and method, and says when the family could never reach
+significance at its size (``never_significant_family``).
 """
 
 from __future__ import annotations
@@ -12,10 +19,17 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Sequence
 
+import math
+
+import numpy as np
+import polars as pl
+
+from probestats.analyses.clusters import item_clusters
 from probestats.analyses.paired import Analysis
 from probestats.analyses.pair_tests import PairResult
 from probestats.errors import OptionError, opt
 from probestats.stats.effects import EFFECT_NAMES
+from probestats.stats.family import JOINT_TEST, JointFlip, joint_sign_flip
 from probestats.stats.multitest import adjust
 
 __all__ = ["MetricsAnalysis", "FamilyTest", "analyze_metrics", "split_metrics"]
@@ -63,7 +77,7 @@ class FamilyTest:
         r = self.result
         e = r.effects
         return {"metric": self.metric, "by": dict(self.by), "n_items": r.n_items, "average_gap": r.average_gap,
-                "p": r.sign_flip.pvalue, "p_adjusted": r.p_adjusted,
+                "p": r.headline_test.pvalue, "p_adjusted": r.p_adjusted,
                 "d_z": None if e is None else e.d_z.value, "d_av": None if e is None else e.d_av.value}
 
 
@@ -85,6 +99,10 @@ class MetricsAnalysis:
     verdict : Verdict
         The conclusion over the family, decided once: the metrics (and groups) whose family-corrected
         p is at most alpha (:func:`probestats.analyses.verdict.decide_effects`); every renderer words it.
+    joint : JointFlip or None
+        With ``correction`` Holm or Bonferroni and sign-flip headlines: the joint sign-flip test of the
+        family (:mod:`probestats.stats.family`), whose adjusted p-values are the members' ``p_adjusted`` and
+        whose omnibus p says whether any member moved; None where each member's p was corrected alone.
     """
 
     analyses: tuple[Analysis, ...]
@@ -92,6 +110,7 @@ class MetricsAnalysis:
     correction: str
     effect_size: str = "d_z"
     verdict: object | None = None
+    joint: JointFlip | None = None
 
     @property
     def metrics(self) -> list[str]:
@@ -126,7 +145,7 @@ class MetricsAnalysis:
         import polars as pl
 
         rows = [{"metric": t.metric, "by": ", ".join(f"{k}={v}" for k, v in t.by.items()),
-                 "average_gap": float(t.result.average_gap), "p": float(t.result.sign_flip.pvalue),
+                 "average_gap": float(t.result.average_gap), "p": float(t.result.headline_test.pvalue),
                  "p_adjusted": t.result.p_adjusted} for t in self.family]
         return pl.DataFrame(rows, schema={"metric": pl.String, "by": pl.String, "average_gap": pl.Float64,
                                           "p": pl.Float64, "p_adjusted": pl.Float64})
@@ -150,13 +169,18 @@ class MetricsAnalysis:
                  if groups != [{}] else count_of(len(self.metrics), "metric"))
         name = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini–Hochberg",
                 "none": "no correction"}.get(self.correction, self.correction)
+        if self.joint is not None:
+            return (f"the joint sign-flip test over the family of {count_of(len(self.family), 'test')} ({shape}): "
+                    f"every unit's gaps flipped together, keeping the metrics' correlation; step-down min-P "
+                    f"adjusted p (family-wise, never above {name}'s); {self.joint.method}")
         return (f"{name} over the family of {count_of(len(self.family), 'exact sign-flip test')} "
                 f"({shape})")
 
     def to_dict(self) -> dict:
         return {"metrics": [a.to_dict() for a in self.analyses], "correction": self.correction,
                 "family": {"correction": self.correction, "n_tests": len(self.family), "text": self.family_text,
-                           "tests": [t.to_dict() for t in self.family]},
+                           "tests": [t.to_dict() for t in self.family],
+                           "joint": None if self.joint is None else self.joint.to_dict()},
                 "effect_size": self.effect_size, "alpha": self.alpha,
                 **({"verdict": self.verdict.to_dict()} if self.verdict is not None else {})}
 
@@ -184,8 +208,8 @@ def analyze_metrics(source, *, metrics: Sequence[str], correction: str = "holm",
     >>> rows = [{"item": i, "variant": v, "x": i + (v == "a"), "y": i * (v == "a")}
     ...         for i in range(6) for v in ("a", "b")]
     >>> res = analyze_metrics(rows, metrics=["x", "y"], analyze=analyze, mdg=False)
-    >>> [round(t.result.p_adjusted, 6) for t in res.family]   # Holm of 0.03125 and 0.0625
-    [0.0625, 0.0625]
+    >>> [round(t.result.p_adjusted, 6) for t in res.family]   # the joint test: each its own p here; Holm: 0.0625 twice
+    [0.03125, 0.0625]
     """
     if effect_size not in EFFECT_NAMES:
         raise OptionError(f"{opt('effect_size', effect_size)}: expected one of {', '.join(EFFECT_NAMES)}")
@@ -205,13 +229,22 @@ def analyze_metrics(source, *, metrics: Sequence[str], correction: str = "holm",
                               f"these options gives a {type(result).__name__} for {m!r}: choose the pair with "
                               f"{opt('a')} and {opt('b')}, or give one {opt('metric')}")
         analyses.append(result)
-    tests = [(a, g) for a in analyses for g in (a.groups or (a.main,))]
-    adjusted = adjust([g.sign_flip.pvalue for _, g in tests], correction)
+    by_given = bool(options.get("by"))
+    # the family: each metric's pooled comparison, or each --by group of it; blocks a metric's analysis found
+    # (models, judges) are averaged inside its pooled gap, as for one metric, not made members of the family
+    tests = [(a, g) for a in analyses for g in (a.groups if by_given and a.groups else (a.main,))]
+    joint = None
+    if correction in JOINT_CORRECTIONS and not any(g.permutation is not None for _, g in tests):
+        joint = joint_family(analyses, tests, n_resamples=options.get("n_resamples", 10_000),
+                             seed=options.get("seed", 0))
+        adjusted = list(joint.adjusted)
+    else:
+        adjusted = adjust([g.headline_test.pvalue for _, g in tests], correction)
     done: list[Analysis] = []
     family: list[FamilyTest] = []
     k = 0
     for a in analyses:
-        if a.groups:
+        if by_given and a.groups:
             groups = []
             for g in a.groups:
                 groups.append(replace(g, p_adjusted=adjusted[k]))
@@ -223,15 +256,75 @@ def analyze_metrics(source, *, metrics: Sequence[str], correction: str = "holm",
             family.append(FamilyTest(a.metric, {}, main))
             k += 1
             done.append(replace(a, main=main, correction=correction))
-    from probestats.analyses.verdict import decide_effects, no_noise_check
+    from probestats.analyses.verdict import decide_effects, no_noise_check, with_caveats
 
     def name(t: FamilyTest) -> str:
         return t.metric + (f" ({', '.join(f'{k} = {v}' for k, v in t.by.items())})" if t.by else "")
 
+    test = (JOINT_TEST if joint is not None else
+            "the exact sign-flip test on the item gaps of each metric, p corrected over the family")
     verdict = decide_effects([(name(t), t.result.p_adjusted) for t in family], alpha=done[0].alpha,
-                             test="the exact sign-flip test on the item gaps of each metric, p corrected over the "
-                                  "family", what="a gap", kind="several metrics",
+                             test=test, what="a gap", kind="several metrics",
                              noise=no_noise_check("several metrics", reason=(
                                  "the family of several metrics has no same-versus-same comparison of its own; "
                                  "each metric's analysis has its noise check beside its own gap")))
-    return MetricsAnalysis(tuple(done), tuple(family), correction, effect_size, verdict)
+    never = never_significant_family(family, joint, correction, done[0].alpha)
+    if never is not None:
+        verdict = with_caveats(verdict, never, never_significant=True)
+    return MetricsAnalysis(tuple(done), tuple(family), correction, effect_size, verdict, joint)
+
+
+#: the corrections whose family-wise error the joint sign-flip test controls with more power where the
+#: members move together (the step-down min-P never exceeds Holm's or Bonferroni's adjusted p)
+JOINT_CORRECTIONS = ("holm", "bonferroni")
+
+
+def joint_family(analyses, tests, *, n_resamples: int, seed) -> JointFlip:
+    """The joint sign-flip test of the family's ``tests`` ((analysis, pair result) pairs): one row per unit
+    (an item of a group, or a cluster where the analysis flips whole clusters), one column per test."""
+    rows: dict = {}
+    columns = []
+    for a, g in tests:
+        gaps = g.items.select(pl.col("item").cast(pl.String), "gap")
+        if a.clusters is not None:   # whole clusters flip: a cluster's sum of item gaps is one unit
+            mapping = item_clusters(a.checked.frame, a.clusters.column, by=list(g.by))
+            if g.by:
+                mapping = mapping.filter(pl.all_horizontal([pl.col(k).cast(pl.String) == str(v)
+                                                            for k, v in g.by.items()]))
+            gaps = (gaps.join(mapping.select("item", "cluster").unique("item", keep="first"), on="item", how="left")
+                    .group_by(pl.col("cluster").fill_null("(blank)").alias("item"), maintain_order=True)
+                    .agg(pl.col("gap").sum()))
+        key = tuple(sorted((k, str(v)) for k, v in g.by.items()))
+        columns.append({(key, i): float(x) for i, x in gaps.iter_rows() if x is not None})
+        for unit in columns[-1]:
+            rows.setdefault(unit, len(rows))
+    matrix = np.full((len(rows), len(columns)), np.nan)
+    for j, col in enumerate(columns):
+        for unit, x in col.items():
+            matrix[rows[unit], j] = x
+    return joint_sign_flip(matrix, alternative=analyses[0].alternative, n_resamples=n_resamples, seed=seed)
+
+
+def never_significant_family(family, joint, correction: str, alpha: float):
+    """The caveat that the family could never reach significance at this size, with what would, else None."""
+    from probestats.checks.design import Caveat
+    from probestats.errors import count_of
+
+    if joint is not None:
+        floor = joint.floor
+        units = int(round(math.log2((2 if family[0].result.sign_flip.alternative == "two-sided" else 1) / floor)))
+        how = (f"with at most {count_of(units, 'unit')} (items, or clusters) per test the joint test's smallest "
+               f"attainable p is {floor:.3g}")
+    else:
+        mins = [float(t.result.min_attainable_p) for t in family]
+        m = len(family)
+        floor = min(1.0, min(mins) * (m if correction in ("holm", "bonferroni") else 1))
+        how = (f"each of the {m} tests' smallest attainable p is at least {min(mins):.3g}, so after "
+               f"{correction} over {m} tests the smallest attainable corrected p is {floor:.3g}")
+    if floor <= alpha:
+        return None
+    need = math.ceil(math.log2(2 / alpha))
+    return Caveat("never_significant_family",
+                  f"The family could never reach significance at this size: {how}, above alpha {alpha:g}. Fewer "
+                  f"groups in the family, or at least {need} items (or clusters) per test, would let it.",
+                  {"floor": floor, "alpha": alpha, "n_tests": len(family), "items_needed": need})
