@@ -10,6 +10,7 @@ import itertools
 import json
 
 import numpy as np
+import polars as pl
 import pytest
 
 import probestats
@@ -127,10 +128,16 @@ def test_models_that_agree_are_not_said_to_disagree(seed):
     assert _caveat(result, "blocks_disagree") is None
 
 
-def test_without_groups_nothing_is_said_of_them(capsys):
+def test_without_by_models_that_answered_every_item_are_blocks_and_their_disagreement_is_said(capsys):
+    # the models answered every item, so they are blocks of the pooled analysis (as in a pair), not runs: their
+    # disagreement is said without --by, as with it; a log with one model says nothing of groups
     result = probestats.analyze(_rows({"m1": -0.45, "m2": 0.45}), metric="selected",
                                 probe=probestats.Probe(groups=GROUPS))
-    assert _caveat(result, "blocks_disagree") is None
+    assert [g.by for g in result.groups] == [{"model": "m1"}, {"model": "m2"}]
+    assert _caveat(result, "blocks_disagree") is not None
+    assert result.verdict.pooled.startswith("averaged over 2 models that disagree")
+    alone = probestats.analyze(_rows({"m1": -0.45}), metric="selected", probe=probestats.Probe(groups=GROUPS))
+    assert _caveat(alone, "blocks_disagree") is None and alone.groups == ()
     assert json.loads(json.dumps(result.to_dict()))["verdict"]["conclusion"] in {"detected", "not_detected"}
 
 
@@ -187,3 +194,42 @@ def test_a_heterogeneity_test_among_several_is_read_at_alpha_over_their_number()
     assert (alone.differ, alone.disagree) == (True, True)
     assert (among.differ, among.disagree) == (False, False)   # no judge significant: no direction either
     assert "at most alpha / 2" not in alone.statement and among.statement == ""
+
+
+def eight_models_rows(seed: int = 0, items: int = 20, drive: float = -77.7) -> list[dict]:
+    """Five languages under eight models that answered every item; one model (m0) drives the pooled gap."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(items):
+        base = rng.normal(50, 10)
+        for m in range(8):
+            for v in ("en", "es", "fr", "de", "zh"):
+                eff = 0.0 if v == "en" else (drive if m == 0 else -5.0)
+                for r in range(2):
+                    rows.append({"item": f"q{i}", "model": f"m{m}", "variant": v, "seed": r,
+                                 "score": round(base + eff + rng.normal(0, 5), 2)})
+    return rows
+
+
+def test_models_that_answered_every_item_are_blocks_and_the_driving_one_is_named(tmp_path):
+    rows = eight_models_rows()
+    result = probestats.analyze(rows, metric="score", reference="en")
+    # items matched within each model: each item's value mean is the average of the models' means
+    en = np.mean([[np.mean([r["score"] for r in rows if r["item"] == "q3" and r["model"] == f"m{m}"
+                            and r["variant"] == "en"])] for m in range(8)])
+    got = result.main.items.filter((pl.col("item") == "q3") & (pl.col("value") == "en"))["mean"].item()
+    assert got == pytest.approx(en, abs=1e-9)
+    assert [g.by for g in result.groups] == [{"model": f"m{m}"} for m in range(8)]
+    assert result.verdict.pooled.startswith("averaged over 8 models whose gaps differ; m0 differs most")
+    caveat = next(c for c in result.verdict.caveats if c.id == "blocks_disagree")
+    assert "m0 differs most from the rest" in caveat.sentence
+    assert "duplicate_run" not in {p.code for p in result.problems}   # one seed per model is two runs, not copies
+    assert "mixed_setting" not in {p.code for p in result.problems}
+    path = tmp_path / "langs.csv"
+    pl.DataFrame(rows).write_csv(path)
+    from probestats.cli import main as cli
+
+    out = tmp_path / "r.md"
+    assert cli(["report", str(path), "--metric", "score", "--reference", "en", "-o", str(out)]) == 0
+    summary = out.read_text().split("## Summary", 1)[1].split("\n## ", 1)[0]
+    assert "m0 differs most from the rest" in " ".join(summary.split())

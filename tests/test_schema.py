@@ -96,12 +96,16 @@ def test_unknown_value_and_too_few_values():
 
 
 def test_mixed_setting_warning_and_by_allows_it():
+    # items nested in models (each item run under one): the pooled items mix models, which a reader is told
     a = make_log(items=3, runs=2, model="m1", seed=1)
-    b = make_log(items=3, runs=2, model="m2", seed=2)
+    b = make_log(items=3, runs=2, model="m2", seed=2).with_columns((pl.col("item").cast(pl.Int64) + 3).cast(pl.String))
     both = pl.concat([a, b])
     checked = validate(both, metric="steps")
     assert "mixed_setting" in codes(checked) and checked.ok
     assert "mixed_setting" not in codes(validate(both, metric="steps", by=["model"]))
+    # the same items under both models: a block, matched within and shown per model by the analysis, no warning
+    crossed = pl.concat([a, make_log(items=3, runs=2, model="m2", seed=2)])
+    assert "mixed_setting" not in codes(validate(crossed, metric="steps"))
 
 
 def test_seed_mismatch_unequal_runs_duplicates():

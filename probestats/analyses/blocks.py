@@ -86,6 +86,9 @@ class BlockAgreement:
     reasons : str
         Its middle: why they disagree and which go which way (empty when they agree), for a sentence that
         names several comparisons at once.
+    driver : str
+        When they disagree, the block that moves the pooled gap most, in words (its gap against the others',
+        the average with and without it); empty when none stands apart from the others' spread.
     """
 
     columns: tuple[str, ...]
@@ -104,6 +107,7 @@ class BlockAgreement:
     phrase: str
     statement: str
     reasons: str = ""
+    driver: str = ""
 
     #: the name of the caveat this check adds to a verdict
     caveat_id = "blocks_disagree"
@@ -119,7 +123,8 @@ class BlockAgreement:
                 "lower": list(self.lower), "not_detected": list(self.not_detected),
                 "test": None if self.test is None else self.test.to_dict(), "n_items": self.n_items,
                 "reason": self.reason, "alpha": self.alpha, "differ": self.differ, "opposite": self.opposite,
-                "disagree": self.disagree, "phrase": self.phrase, "statement": self.statement}
+                "disagree": self.disagree, "phrase": self.phrase, "statement": self.statement,
+                "driver": self.driver or None}
 
 
 def _label(key: dict) -> str:
@@ -167,6 +172,27 @@ def between_groups_test(gaps, labels, *, n_resamples: int = 10_000, seed: int | 
               f"{'; no resample was as extreme, so p is below that floor' if hits == 0 else ''})")
     return OmnibusResult(statistic=observed, pvalue=p, method=method, n_items=n, n_values=k, arrangements=0,
                          n_resamples=n_resamples, seed=seed, pvalue_se=se, pvalue_bound="upper" if hits == 0 else None)
+
+
+def _driver(labels: Sequence[str], gaps: Sequence[float]) -> str:
+    """The block that moves the pooled gap most, in words: the one farthest from the mean of the others, with
+    the average with and without it ('' with fewer than three blocks, or none far from the rest).
+
+    >>> _driver(["m0", "m1", "m2", "m3"], [-77.7, -5.0, -5.2, -4.9])
+    'm0 differs most from the rest (-77.7 against -5.2 to -4.9): the average is -23.2 with it, -5.03 without it'
+    """
+    pairs = [(lab, float(g)) for lab, g in zip(labels, gaps) if g is not None and np.isfinite(g)]
+    if len(pairs) < 3:
+        return ""
+    values = np.array([g for _, g in pairs])
+    rest = [(np.delete(values, k)) for k in range(len(values))]
+    far = [abs(values[k] - r.mean()) for k, r in enumerate(rest)]
+    k = int(np.argmax(far))
+    others = rest[k]
+    if far[k] <= 2 * (others.max() - others.min()):
+        return ""   # no block stands apart from the spread of the others
+    return (f"{pairs[k][0]} differs most from the rest ({values[k]:+.3g} against {others.min():+.3g} to "
+            f"{others.max():+.3g}): the average is {values.mean():+.3g} with it, {others.mean():+.3g} without it")
 
 
 def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[str], *, a: str, b: str,
@@ -257,14 +283,15 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
         shown = "; ".join(f"{what} ({', '.join(names[:5])}{', ...' if len(names) > 5 else ''})"
                           for what, names in ((f"{len(higher)} with '{a}' higher than '{b}'", higher),
                                               (f"{len(lower)} lower", lower)) if names)
-        reasons = f"{' and '.join(why)}: " + "; ".join(x for x in (shown, f"{len(null)} not detected" if null else "")
-                                                         if x)
+        driver = _driver(labels, [g.average_gap for g in groups])
+        reasons = f"{' and '.join(why)}: " + "; ".join(x for x in (shown, f"{len(null)} not detected" if null else "",
+                                                                   driver) if x)
         verb = "differ in size" if one_way else "disagree"
         statement = (f"The {n} {noun} {verb}: {reasons}. The average over them is not the gap of any one of "
                      f"them: read the results per {' x '.join(columns)}.")
     else:
-        phrase, statement, reasons = f"averaged over {n} {noun}", "", ""
+        phrase, statement, reasons, driver = f"averaged over {n} {noun}", "", "", ""
     return BlockAgreement(columns=tuple(columns), noun=noun, n_blocks=n, higher=tuple(higher), lower=tuple(lower),
                           not_detected=tuple(null), test=test, n_items=0 if test is None else int(test.n_items), reason=reason,
                           alpha=alpha, differ=differ, opposite=opposite, disagree=disagree, phrase=phrase,
-                          statement=statement, reasons=reasons)
+                          statement=statement, reasons=reasons, driver=driver)

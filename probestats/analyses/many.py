@@ -529,7 +529,9 @@ def check_many(
                 (), log.columns.get(setting)))
 
     if "seed" in frame.columns:
-        dup = frame.filter(pl.col("seed").is_not_null() & pl.len().over([*keys, "variant", "seed"]).gt(1))
+        # the same seed under two models (a block) is two runs
+        held = [c for c in SETTINGS if c in frame.columns and c not in keys]
+        dup = frame.filter(pl.col("seed").is_not_null() & pl.len().over([*keys, "variant", "seed", *held]).gt(1))
         if dup.height:
             rows = tuple(log.rows(dup[ROW].head(50).to_list()))
             problems.append(Problem(
@@ -817,14 +819,21 @@ def analyze_many(
                           f"with {opt('derive')}")
     kw = dict(selection=selection, binary=binary, alternative=alternative, correction=correction,
               n_resamples=n_resamples, seed=seed)
-    main = _result(with_cell_sds(unit_means(frame, metric, exact=True), frame, metric), metric, units, members,
+    # a setting that varies within item x value cells (several models answered every item) is a block, as in a
+    # pair: each item's value means average over its blocks (matched within each), and the blocks' own results
+    # stand beside the pooled one when no --by is given
+    blocks = within_cell_blocks(frame, units, by)
+    pooled_means = (unit_means(frame, metric, exact=True) if not blocks
+                    else block_averaged_means(unit_means(frame, metric, by=blocks, exact=True), blocks))
+    main = _result(with_cell_sds(pooled_means, frame, metric), metric, units, members,
                    reference, sds=run_sds(frame, metric), alpha=alpha, **kw)
     results = []
-    if by:
-        means = with_cell_sds(unit_means(frame, metric, by=by, exact=True), frame, metric, by)
-        group_sds = run_sds(frame, metric, by)
-        for key in means.select(by).unique(maintain_order=True).iter_rows(named=True):
-            sub = means.filter(_key_mask(key)).drop(by)
+    group_by = by or list(blocks)
+    if group_by:
+        means = with_cell_sds(unit_means(frame, metric, by=group_by, exact=True), frame, metric, group_by)
+        group_sds = run_sds(frame, metric, group_by)
+        for key in means.select(group_by).unique(maintain_order=True).iter_rows(named=True):
+            sub = means.filter(_key_mask(key)).drop(group_by)
             results.append(_result(sub, metric, units, members, reference,
                                    by={k: v if isinstance(v, (str, int, float, bool)) or v is None else str(v)
                                        for k, v in key.items()}, sds=group_sds, **kw))
@@ -861,10 +870,73 @@ def analyze_many(
             test=PERMUTATION_TEST)
     from probestats.analyses.many_design import agreement_caveat, constant_caveats
 
-    verdict = with_caveats(verdict, *agreement_caveat(results, alpha=alpha, n_resamples=n_resamples, seed=seed),
-                           *constant_caveats(frame, metric, units, results))
+    disagreement = agreement_caveat(results, alpha=alpha, n_resamples=n_resamples, seed=seed)
+    verdict = with_caveats(verdict, *disagreement, *constant_caveats(frame, metric, units, results),
+                           **pooled_fields(results, group_by, blocks, disagreement))
     return ManyAnalysis(main=main, groups=tuple(results), problems=tuple(problems), alpha=alpha,
                         correction=correction, frame=frame, verdict=verdict)
+
+
+def within_cell_blocks(frame: pl.DataFrame, units, by: Sequence[str] = ()) -> tuple[str, ...]:
+    """The held-fixed settings (model, judge, temperature, system, file) that vary within some item x value cell
+    and not in ``by``: blocks, not runs.
+
+    >>> frame = pl.DataFrame({"item": ["1"] * 4, "_unit": ["a", "a", "b", "b"], "model": ["x", "y", "x", "y"]})
+    >>> within_cell_blocks(frame, ["a", "b"])
+    ('model',)
+    """
+    from probestats.analyses.halves import BLOCK_SETTINGS
+
+    candidates = [c for c in BLOCK_SETTINGS if c in frame.columns and c not in by]
+    if not candidates or not frame.height:
+        return ()
+    varying = frame.group_by("item", "_unit").agg(
+        [pl.col(c).cast(pl.String).fill_null("(blank)").n_unique().alias(c) for c in candidates])
+    return tuple(c for c in candidates if varying[c].max() > 1)
+
+
+def block_averaged_means(means: pl.DataFrame, blocks: Sequence[str]) -> pl.DataFrame:
+    """Item x value means averaged over the blocks (:func:`unit_means` by ``blocks``, with ``exact``): each block
+    that measured the cell counts once, its exact mean kept exact; runs are summed.
+
+    >>> means = pl.DataFrame({"model": ["x", "y"], "item": ["1", "1"], "value": ["a", "a"], "mean": [1.0, 0.0],
+    ...                       "runs": [2, 3]}).with_columns(pl.Series("exact", [1, 0], dtype=pl.Object))
+    >>> block_averaged_means(means, ["model"]).select("item", "value", "mean", "runs").rows()
+    [('1', 'a', 0.5, 5)]
+    """
+    from fractions import Fraction
+
+    cells: dict[tuple, list] = {}
+    runs: dict[tuple, int] = {}
+    for row in means.select("item", "value", "exact", "runs").iter_rows():
+        key = (row[0], row[1])
+        runs[key] = runs.get(key, 0) + int(row[3])
+        if row[2] is not None:
+            cells.setdefault(key, []).append(Fraction(row[2]))
+        else:
+            cells.setdefault(key, [])
+    exact = [sum(fs, Fraction(0)) / len(fs) if fs else None for fs in cells.values()]
+    out = pl.DataFrame([list(k) for k in cells], schema=means.select("item", "value").schema, orient="row")
+    return out.with_columns(pl.Series("mean", [None if m is None else float(m) for m in exact], dtype=pl.Float64),
+                            pl.Series("runs", list(runs.values()), dtype=pl.Int64),
+                            pl.Series("exact", exact, dtype=pl.Object))
+
+
+def pooled_fields(results, group_by: Sequence[str], blocks: Sequence[str], disagreement) -> dict:
+    """What the verdict line says of the groups a many-values result averages over: ``pooled`` (the blocks
+    averaged, and that they disagree, with the one that moves the pooled gap most) and ``blocks``."""
+    if not results or not group_by:
+        return {}
+    from probestats.analyses.halves import block_noun
+
+    noun = block_noun(list(group_by), len(results))
+    if not disagreement:
+        return {"pooled": f"averaged over {len(results)} {noun}", "blocks": tuple(blocks)} if blocks else {}
+    figures = disagreement[0].figures["values"]
+    verb = "that disagree" if any(f.get("opposite") for f in figures) else "whose gaps differ"
+    drivers = sorted({d.split(" differs most")[0] for f in figures for d in [f.get("driver") or ""] if d})
+    driven = f"; {', '.join(drivers)} differs most from the rest" if drivers else ""
+    return {"pooled": f"averaged over {len(results)} {noun} {verb}{driven}", "blocks": tuple(blocks)}
 
 
 def _permuted(result: ManyResult, frame: pl.DataFrame, metric: str, units, members, reference: str,

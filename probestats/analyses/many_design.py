@@ -163,7 +163,8 @@ def agreement_caveat(groups: Sequence, *, alpha: float, n_resamples: int, seed) 
         sentence = first.statement
     else:
         on = "; ".join(f"on '{f['value']}' against '{f['other']}', {r.reasons}" for f, r in zip(figures, found))
-        sentence = (f"The {first.n_blocks} {first.noun} disagree on {len(found)} pairs of values: {on}. The average "
+        verb = "disagree" if any(r.opposite for r in found) else "differ"
+        sentence = (f"The {first.n_blocks} {first.noun} {verb} on {len(found)} pairs of values: {on}. The average "
                     f"over them is not the gap of any one of them: read the results per {' x '.join(columns)}.")
     return (Caveat("blocks_disagree", sentence, {"values": figures}),)
 

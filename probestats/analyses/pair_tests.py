@@ -183,7 +183,8 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternativ
     the effect sizes and the published tests (paired t, Wilcoxon); ``n_resamples`` and ``seed`` serve
     every bootstrap and a Monte Carlo permutation.
 
-    ``units`` (item -> (value a's runs, value b's runs), :func:`item_units`): when the two values' runs per
+    ``units`` (item -> (value a's runs, value b's runs), :func:`item_units`, or a list of such pairs, one per
+    block the item was matched in): when the two values' runs per
     item differ by design (:func:`probestats.stats.permutation.arms_unequal`: 1 run against 3, not a run or two
     missing from a balanced design), the headline test is the exact within-item permutation of the value
     labels (``permutation``), and the sign-flip, sign, Wilcoxon and paired t tests, whose null needs a gap
@@ -212,8 +213,13 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternativ
     permutation = not_applicable = None
     published = paired_published(items["mean_a"].to_numpy(), items["mean_b"].to_numpy(), alternative)
     if units is not None and items.height and arms_unequal(items["n_a"].to_list(), items["n_b"].to_list()):
-        permutation = within_item_permutation_test([units[i] for i in items["item"].to_list()],
-                                                   alternative=alternative, n_resamples=n_resamples, seed=seed)
+        strata = [cell for i in items["item"].to_list()   # an item's cells: one, or one per block it was matched in
+                  for cell in (units[i] if isinstance(units[i], list) else [units[i]])]
+        permutation = within_item_permutation_test(strata, alternative=alternative, n_resamples=n_resamples,
+                                                   seed=seed)
+        if len(strata) > items.height:
+            permutation = replace(permutation, method=f"{permutation.method}; the labels permuted within each item x "
+                                                      f"block cell ({len(strata)} cells), the statistic their mean gap")
         not_applicable = UNEQUAL_ARMS_NOTE
         published = ()   # the paired t and Wilcoxon's test assume what unequal arms break
     return PairResult(

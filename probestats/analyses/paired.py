@@ -510,9 +510,13 @@ def analyze_pair(
             units = item_units(checked.frame, metric, checked.a, checked.b)
             if by:
                 grouped_units = item_units(checked.frame, metric, checked.a, checked.b, keys=[*by, "item"])
+    elif streamed is None and blocks and checked.frame.height and facts.unequal_by_design:
+        # matched within blocks: each item x block cell is a stratum whose runs' labels the permutation reassigns
+        units = {}
+        for key, cell in item_units(checked.frame, metric, checked.a, checked.b, keys=[*blocks, "item"]).items():
+            units.setdefault(key[-1], []).append(cell)
     elif table.height and arms_unequal(table["n_a"].to_list(), table["n_b"].to_list()):
-        problems.append(unpermuted_problem("which a log read in one streaming pass, or matched within blocks, does "
-                                           "not keep here"))
+        problems.append(unpermuted_problem("which a log read in one streaming pass does not keep here"))
     main = compare_pair(table, metric, checked.a, checked.b, alternative=alternative, confidence=1 - alpha,
                         interval=interval, units=units, **extra)
 

@@ -113,6 +113,9 @@ def held_settings(pair: pl.DataFrame, cells: pl.DataFrame, log: Log, a: str, b: 
                    if setting == "temperature" else ""),
                 rows, log.columns.get(setting)))
             continue
+        block = pair.group_by("item", "variant").agg(pl.col(setting).n_unique().alias("k"))["k"].max()
+        if block is not None and block > 1:
+            continue   # it varies within cells: a block, matched within and shown per value by the analysis
         if not pair.select(one_value(comparable(pair, setting))).item():  # more than one value in the log
             distinct = pair.select(pl.col(setting).cast(pl.String).fill_null("(blank)").unique(maintain_order=True))
             problems.append(mixed_setting(log, setting, distinct[setting].to_list()))
@@ -182,11 +185,13 @@ def seed_mismatch(cells: pl.DataFrame, log: Log, a: str, b: str) -> list[Problem
 
 
 def duplicate_runs(pair: pl.DataFrame, log: Log) -> list[Problem]:
-    """The ``duplicate_run`` warning: runs that repeat an item, value and seed."""
+    """The ``duplicate_run`` warning: runs that repeat an item, value and seed (under the same settings: the
+    same seed under two models is two runs, one per block)."""
     keyed = pair.filter(pl.col("seed").is_not_null())
-    if not keyed.select(pl.struct("item", "variant", "seed").is_duplicated().any()).item():
+    key = pl.struct("item", "variant", "seed", *[s for s in SETTINGS if s in pair.columns])
+    if not keyed.select(key.is_duplicated().any()).item():
         return []
-    dup = keyed.filter(pl.struct("item", "variant", "seed").is_duplicated())
+    dup = keyed.filter(key.is_duplicated())
     rows = problem_rows(log, dup)
     return [Problem(
         "warning", "duplicate_run",
