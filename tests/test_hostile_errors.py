@@ -1,0 +1,127 @@
+"""Hostile input, fourth campaign: each case that ended in an "unexpected" error, a library's warning or a
+misleading message now ends in one ``Error:`` line that says what to do, or in an answer checked here against an
+independent computation."""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from tests.cli_run import one_error_line, run_cli
+
+SUBNORMAL = [0.0, 5e-324, 1e-323]
+
+
+def _write(path: Path, header, rows) -> Path:
+    with path.open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+@pytest.fixture
+def drawn_log(tmp_path):
+    """12 items x 2 values x 2 runs; a random setting t, a cluster column cl, a blank column and one unique per run."""
+    rows, k = [], 0
+    for i in range(12):
+        for v in "ab":
+            for r in range(2):
+                k += 1
+                rows.append([f"i{i}", v, (i * 7 + r * 3) % 5 + (v == "a"), (0.2, 0.7)[(i + r) % 2], f"c{i % 4}", "",
+                             f"u{k}"])
+    return _write(tmp_path / "log.csv", ["item", "variant", "score", "t", "cl", "blank", "uniq"], rows)
+
+
+# ------------------------------------------------------------------ random settings on degenerate columns
+
+@pytest.mark.parametrize("column, role", [("variant", "value"), ("item", "item"), ("score", "metric")])
+def test_a_random_setting_that_is_a_role_column_is_refused_naming_the_role(capsys, drawn_log, column, role):
+    code, out, err = run_cli(capsys, "analyze", drawn_log, "--metric", "score", "--random-setting", column)
+    one_error_line(code, err)
+    assert err == (f"Error: --random-setting {column}: '{column}' is the {role} column, not a setting of the runs "
+                   "drawn at random per call; name a column such as temperature\n")
+
+
+def test_a_blank_random_setting_is_refused_saying_it_is_empty(capsys, drawn_log):
+    code, out, err = run_cli(capsys, "analyze", drawn_log, "--metric", "score", "--random-setting", "blank")
+    one_error_line(code, err)
+    assert err == ("Error: --random-setting blank: the column 'blank' is empty in every run of 'a' and 'b', so there "
+                   "is no draw to check; fill it in, or drop --random-setting blank\n")
+
+
+def test_a_random_setting_different_in_every_run_is_refused_saying_no_item_can_be_matched(capsys, drawn_log):
+    code, out, err = run_cli(capsys, "analyze", drawn_log, "--metric", "score", "--random-setting", "uniq")
+    one_error_line(code, err)
+    assert err == ("Error: --random-setting uniq: no item has runs of both 'a' and 'b' at one level of uniq (48 "
+                   "levels in 48 runs), so the gap cannot be matched within it; drop --random-setting uniq, or name "
+                   "a setting whose values repeat within items\n")
+
+
+@pytest.mark.parametrize("other, meaning", [(("--cluster", "cl"), "a cluster groups whole items"),
+                                            (("--setting", "cl"), "a setting is held fixed")])
+def test_a_column_given_as_a_random_setting_and_another_role_is_refused(capsys, drawn_log, other, meaning):
+    code, out, err = run_cli(capsys, "analyze", drawn_log, "--metric", "score", *other, "--random-setting", "cl")
+    one_error_line(code, err)
+    assert err == (f"Error: {' '.join(other)} and --random-setting cl name one column twice: {meaning}, a random "
+                   "setting is drawn for each run; give the column one role (drop one of them)\n")
+
+
+def test_a_random_setting_named_twice_is_one_setting(capsys, drawn_log):
+    code, out, err = run_cli(capsys, "analyze", drawn_log, "--metric", "score", "--random-setting", "t",
+                             "--random-setting", "t", "--json")
+    assert code == 0, err
+    once = json.loads(out)["random_settings"]
+    assert [d["column"] for d in once] == ["t"]
+    code, out, err = run_cli(capsys, "analyze", drawn_log, "--metric", "score", "--random-setting", "t", "--json")
+    assert json.loads(out)["random_settings"] == once
+
+
+# ------------------------------------------------------------------ subnormal scores
+
+def _subnormal_log(tmp_path: Path, values=("a", "b")) -> tuple[Path, np.ndarray]:
+    """Scores cycling 0, 5e-324, 1e-323 under 'a', 0 or 5e-324 under 'b'; the item gaps in units of 5e-324."""
+    rows, units = [], []
+    for i in range(12):
+        a, b = i % 3, int(i % 4 == 0)
+        rows += [[f"i{i}", values[0], SUBNORMAL[a]], [f"i{i}", values[1], SUBNORMAL[b]]]
+        units.append(a - b)
+        if len(values) > 2:
+            rows.append([f"i{i}", values[2], SUBNORMAL[(i + 1) % 3]])
+    return _write(tmp_path / "sub.csv", ["item", "variant", "score"], rows), np.array(units, float)
+
+
+@pytest.mark.parametrize("values", [("a", "b"), ("a", "b", "c")])
+def test_subnormal_scores_are_refused_with_the_scaling_that_fixes_them(capsys, tmp_path, values):
+    path, _ = _subnormal_log(tmp_path, values)
+    with np.errstate(all="raise"):   # no floating-point warning on the way
+        code, out, err = run_cli(capsys, "analyze", path, "--metric", "score")
+    one_error_line(code, err)
+    assert err == ("Error: the item gaps of 'score' are at most 9.88e-324 in size, too small to compute with (their "
+                   "squares fall below the smallest normal number, 2.2e-308); rescale the metric with --derive "
+                   "'score_scaled = score * 1e300' and --metric score_scaled\n")
+
+
+def test_following_the_scaling_advice_gives_the_tests_of_the_unscaled_gaps(capsys, tmp_path):
+    path, units = _subnormal_log(tmp_path)
+    code, out, err = run_cli(capsys, "analyze", path, "--metric", "score_scaled", "--derive",
+                             "score_scaled = score * 1e300", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    # the tests are invariant to the scale: computed here on the gaps in units of 5e-324 (small integers)
+    t = stats.ttest_rel(units, np.zeros_like(units))
+    assert data["published_tests"]["paired_t"]["statistic"] == pytest.approx(t.statistic, rel=1e-9)
+    assert data["published_tests"]["paired_t"]["p"] == pytest.approx(t.pvalue, rel=1e-9)
+    observed = abs(units.mean())
+    flips = [abs(np.dot(signs, units)) / len(units) >= observed - 1e-12
+             for signs in itertools.product((1, -1), repeat=len(units))]
+    assert data["sign_flip"]["p"] == pytest.approx(sum(flips) / len(flips), rel=1e-12)
+    assert data["average_gap"] == pytest.approx(units.mean() * 5e-324 * 1e300, rel=1e-9)
+    assert math.isfinite(data["interval"]["low"])
