@@ -184,6 +184,9 @@ def _read_value(key: str, text: str):
         return text.lower()
     if key in ("skip-rows", "max-cells", "max-columns"):
         low = 0 if key == "skip-rows" else 1
+        if text.strip().isdigit() and len(text.strip().lstrip("0")) > 18:   # int() refuses 4,300 digits
+            raise click.BadParameter(f"{key}={text.strip()[:12]}...: {len(text.strip()):,} digits; expected a whole "
+                                     "number of at most 18 digits", param_hint="--read")
         if not text.strip().isdigit() or int(text) < low:
             raise click.BadParameter(f"{key}={text}: expected a whole number of at least {low}", param_hint="--read")
         return int(text)

@@ -125,3 +125,33 @@ def test_following_the_scaling_advice_gives_the_tests_of_the_unscaled_gaps(capsy
     assert data["sign_flip"]["p"] == pytest.approx(sum(flips) / len(flips), rel=1e-12)
     assert data["average_gap"] == pytest.approx(units.mean() * 5e-324 * 1e300, rel=1e-9)
     assert math.isfinite(data["interval"]["low"])
+
+
+# ------------------------------------------------------------------ raised limits: bounded before the work
+
+def test_a_bootstrap_too_large_for_memory_is_refused_with_its_size_before_anything_is_drawn(capsys, drawn_log,
+                                                                                          monkeypatch):
+    import probestats.stats.resample as resample
+
+    monkeypatch.setattr(resample, "memory_bytes", lambda: 8 * 10**9)   # the message names the memory: fix it
+    code, out, err = run_cli(capsys, "analyze", drawn_log, "--metric", "score", "--limit", f"resamples={10**18}",
+                             "--n-resamples", str(10**18), "--interval", "bootstrap")
+    one_error_line(code, err)
+    # 12 items: each resample holds the items drawn and both means' rows (3 x 12 x 8 bytes) and its statistic
+    need = 10**18 * (3 * 12 * 8 + 8)
+    most = 4 * 10**9 // (3 * 12 * 8 + 8)
+    assert err == (f"Error: --n-resamples {10**18}: a bootstrap of {10**18:,} resamples over 12 items holds about "
+                   f"{need / 1e9:.2g} GB in memory at once, more than the 8.0 GB this process can use; lower "
+                   f"--n-resamples to {int(float(f'{most:.2g}')):,} or fewer\n")
+    assert out == ""
+
+
+@pytest.mark.parametrize("value, digits", [("9" * 5000, 5000), (str(10**18 + 1), 19)])
+def test_a_limit_beyond_any_work_is_one_usage_error(capsys, drawn_log, value, digits):
+    code, out, err = run_cli(capsys, "analyze", drawn_log, "--metric", "score", "--limit", f"resamples={value}")
+    assert code == 2 and out == "" and "Traceback" not in err
+    shown = f"{value[:12]}..." if digits > 19 else value
+    assert err.splitlines()[-1] == (f"Error: Invalid value for --limit: limit 'resamples={shown}' ({digits:,} digits) "
+                                    "is more than 10**18, beyond any work that can be done; give a whole number up "
+                                    "to 10**18, for example resamples=2000000")
+    assert len(err) < 600   # the 5,000 digits are not echoed
