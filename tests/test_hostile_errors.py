@@ -155,3 +155,27 @@ def test_a_limit_beyond_any_work_is_one_usage_error(capsys, drawn_log, value, di
                                     "is more than 10**18, beyond any work that can be done; give a whole number up "
                                     "to 10**18, for example resamples=2000000")
     assert len(err) < 600   # the 5,000 digits are not echoed
+
+
+# ------------------------------------------------------------------ library warnings: constant runs under --per-item
+
+def test_per_item_welch_on_constant_runs_says_no_spread_or_tests_the_other_side_without_a_warning(capsys, tmp_path):
+    # i0: both values' runs constant at 0.1 and 0.7 (scipy's variance of them is 1.9e-34, with "Precision loss");
+    # i1: 'a' constant at 0.1, 'b' varying; i2: both varying
+    runs = {"i0": ([0.1] * 3, [0.7] * 3), "i1": ([0.1] * 3, [0.2, 0.5, 0.9]), "i2": ([0.3, 0.6, 1.0], [0.2, 0.4, 0.5])}
+    rows = [[item, v, x] for item, (xa, xb) in runs.items() for v, xs in (("a", xa), ("b", xb)) for x in xs]
+    path = _write(tmp_path / "const.csv", ["item", "variant", "score"], rows)
+    code, out, err = run_cli(capsys, "analyze", path, "--metric", "score", "--per-item", "--json")
+    assert code == 0, err
+    assert "Precision" not in err and "Warning" not in err
+    tests = {t["item"]: t for t in json.loads(out)["welch_per_item"]["tests"]}
+    assert tests["i0"]["statistic"] is None and "no run-to-run spread" in tests["i0"]["note"]
+    # i1 by hand: 'a' has no spread, so t = (0.1 - mean_b) / (sd_b / sqrt(3)) on 2 degrees of freedom
+    xb = np.array(runs["i1"][1])
+    t = (0.1 - xb.mean()) / (xb.std(ddof=1) / math.sqrt(3))
+    assert tests["i1"]["statistic"] == pytest.approx(t, rel=1e-12)
+    assert tests["i1"]["df"] == 2
+    assert tests["i1"]["p"] == pytest.approx(2 * stats.t.sf(abs(t), 2), rel=1e-9)
+    ref = stats.ttest_ind(*runs["i2"], equal_var=False)
+    assert tests["i2"]["statistic"] == pytest.approx(ref.statistic, rel=1e-12)
+    assert tests["i2"]["p"] == pytest.approx(ref.pvalue, rel=1e-12)
