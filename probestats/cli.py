@@ -1015,7 +1015,9 @@ def main(argv=None) -> int:
 
         what = ("the input is nested too deeply to process" if isinstance(exc, RecursionError)
                 else "a number in the input is too large to compute with")
-        click.echo(f"Error: {what} ({one_line(exc)}); rescale the metric or simplify the input", err=True)
+        # the first line of the reason: polars adds the expression it was computing on lines of its own
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        click.echo(f"Error: {what} ({one_line(reason)}); rescale the metric or simplify the input", err=True)
         code = EXIT_DATA
     except MemoryError:
         click.echo("Error: out of memory; read fewer columns or split the log", err=True)

@@ -179,3 +179,75 @@ def test_per_item_welch_on_constant_runs_says_no_spread_or_tests_the_other_side_
     ref = stats.ttest_ind(*runs["i2"], equal_var=False)
     assert tests["i2"]["statistic"] == pytest.approx(ref.statistic, rel=1e-12)
     assert tests["i2"]["p"] == pytest.approx(ref.pvalue, rel=1e-12)
+
+
+# ------------------------------------------------------------------ messages that mislead
+
+def test_blocks_at_the_float_maximum_are_refused_in_one_plain_sentence(capsys, tmp_path):
+    # a judge (a block: two per cell) at +-1.7e308: the mean of two blocks' means summed past the largest float
+    rows = [[f"i{i}", v, m, 1.7e308 if (i + (v == "a")) % 2 else -1.7e308]
+            for i in range(6) for v in "ab" for m in ("m1", "m2")]
+    path = _write(tmp_path / "big.csv", ["item", "variant", "model", "score"], rows)
+    code, out, err = run_cli(capsys, "analyze", path, "--metric", "score")
+    one_error_line(code, err)
+    assert "\\n" not in err and "expression" not in err
+    assert err == ("Error: the gap of item i0, i1, i2, i3, i4 is not a finite number; rescale the metric 'score' "
+                   "(its values are too large to subtract)\n")
+
+
+def _rounds(tmp_path: Path, name: str, round_of) -> tuple[Path, dict]:
+    """A JSON log of records with a list 'rounds' of records each; the runs' scores by (item, value)."""
+    records, scores = [], {}
+    for i in range(8):
+        for v in "ab":
+            rounds = [round_of(i, v, r) for r in range(3)]
+            records.append({"item": f"i{i}", "variant": v, "rounds": rounds})
+            scores[(f"i{i}", v)] = [x["score"] for x in rounds if "score" in x]
+    path = tmp_path / name
+    path.write_text(json.dumps(records))
+    return path, scores
+
+
+def test_explode_over_records_whose_keys_differ_reads_the_field(capsys, tmp_path):
+    # some rounds carry a note, others not: the records of the list differ in their keys
+    path, scores = _rounds(tmp_path, "rounds.json", lambda i, v, r: {
+        "score": (i * 3 + r) % 4 + 2 * (v == "a"), **({"note": "retry"} if r == 1 else {})})
+    code, out, err = run_cli(capsys, "analyze", path, "--explode", "rounds", "--column", "score=rounds.score",
+                             "--metric", "score", "--json")
+    assert code == 0, err
+    gaps = [np.mean(scores[(f"i{i}", "a")]) - np.mean(scores[(f"i{i}", "b")]) for i in range(8)]
+    assert json.loads(out)["average_gap"] == pytest.approx(np.mean(gaps), rel=1e-12)
+
+
+def test_records_whose_key_changes_type_are_refused_naming_the_key_in_one_sentence(capsys, tmp_path):
+    path, _ = _rounds(tmp_path, "mixed.json", lambda i, v, r: {"score": "high" if (i, r) == (2, 0) else r})
+    code, out, err = run_cli(capsys, "analyze", path, "--explode", "rounds", "--column", "score=rounds.score",
+                             "--metric", "score")
+    one_error_line(code, err)
+    assert err == ("Error: cannot make a table of the records (the key 'score' holds text and also numbers, such as "
+                   "1); give each key one type\n")
+
+
+@pytest.mark.parametrize("first", [["--metric", "rounds"], ["--metric", "rounds.score"], ["--metric", "score"]])
+def test_the_advice_for_a_list_of_records_works_when_followed(capsys, tmp_path, first):
+    path, scores = _rounds(tmp_path, "rounds.json", lambda i, v, r: {"score": (i + r) % 3 + (v == "a")})
+    code, out, err = run_cli(capsys, "analyze", path, *first)
+    one_error_line(code, err)
+    advice = ("turn each list into runs and read its records' field with --explode rounds --column "
+              "score=rounds.score --metric score")
+    assert advice in err
+    code, out, err = run_cli(capsys, "analyze", path, *advice.split(" with ")[1].split(), "--json")
+    assert code == 0, err
+    gaps = [np.mean(scores[(f"i{i}", "a")]) - np.mean(scores[(f"i{i}", "b")]) for i in range(8)]
+    assert json.loads(out)["average_gap"] == pytest.approx(np.mean(gaps), rel=1e-12)
+
+
+def test_the_advice_after_explode_names_the_field_and_works_when_followed(capsys, tmp_path):
+    path, _ = _rounds(tmp_path, "rounds.json", lambda i, v, r: {"score": (i + r) % 3 + (v == "a")})
+    for metric in ("rounds", "rounds.score", "score"):
+        code, out, err = run_cli(capsys, "analyze", path, "--explode", "rounds", "--metric", metric)
+        one_error_line(code, err, "read the records' field with --column score=rounds.score --metric score")
+        assert "--metric rounds_position" not in err and "=rounds_position" not in err   # a position is no metric
+    code, out, err = run_cli(capsys, "analyze", path, "--explode", "rounds", "--column", "score=rounds.score",
+                             "--metric", "score")
+    assert code == 0, err
