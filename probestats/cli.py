@@ -509,8 +509,19 @@ def _check_design_keys(design_file) -> None:
         return   # the report says why it cannot read it
     for key, value in data.items():
         if key not in KNOWN_KEYS:
-            refuse_key(f"{key}.{next(iter(value))}" if isinstance(value, dict) and value else key,
-                       f"--design {design_file}:")
+            where = f"--design {design_file}:"
+            if isinstance(value, dict) and key in _COLUMN_LISTS:   # settings = {a = 1}: a table where names go
+                flag = PARAMETERS[key].flag
+                raise OptionError(f"{where} {key}: not a design fact, and not a table: " + (
+                    f"{key} is a column name given on the command line, for example {flag} document"
+                    if key == "cluster" else f"{key} is a list of column names given on the command line, for "
+                    f"example {flag} persona {flag} language"))
+            refuse_key(f"{key}.{next(iter(value))}" if isinstance(value, dict) and value and not _flag_for(key)
+                       else key, where)
+
+
+#: options that name columns of the log (a --design file's key of these names is told they are flags)
+_COLUMN_LISTS = ("settings", "attribute_settings", "random_settings", "by", "cluster")
 
 
 PARSERS = {"read": _parse_read, "from_text": _parse_from_text, "limits": _parse_limits, "facts": _parse_facts,

@@ -251,3 +251,64 @@ def test_the_advice_after_explode_names_the_field_and_works_when_followed(capsys
     code, out, err = run_cli(capsys, "analyze", path, "--explode", "rounds", "--column", "score=rounds.score",
                              "--metric", "score")
     assert code == 0, err
+
+
+FRAMEWORKS = Path(__file__).resolve().parent / "data" / "frameworks"
+
+
+@pytest.mark.parametrize("keep", [3000, 0])
+def test_a_truncated_eval_archive_is_called_truncated_not_an_unsupported_format(capsys, tmp_path, keep):
+    cut = tmp_path / "run.eval"
+    cut.write_bytes((FRAMEWORKS / "style_probe.eval").read_bytes()[:keep])   # a zip cut short, or nothing of it
+    code, out, err = run_cli(capsys, "analyze", cut, "--metric", "steps")
+    one_error_line(code, err)
+    assert err == ("Error: cannot read 'run.eval': the inspect_ai .eval archive is truncated or corrupt (File is not "
+                   "a zip file); copy the whole file again, or wait until the run has finished writing it\n")
+    whole = tmp_path / "whole.eval"
+    whole.write_bytes((FRAMEWORKS / "style_probe.eval").read_bytes())
+    code, out, err = run_cli(capsys, "analyze", whole, "--metric", "steps")
+    assert code == 0, err
+
+
+@pytest.mark.parametrize("key, said", [
+    ("settings", "settings is a list of column names given on the command line, for example --setting persona "
+                 "--setting language"),
+    ("cluster", "cluster is a column name given on the command line, for example --cluster document")])
+def test_a_design_file_with_a_table_of_column_roles_is_told_they_are_column_names(capsys, tmp_path, drawn_log, key,
+                                                                                    said):
+    design = tmp_path / "design.toml"
+    design.write_text(f"{key} = {{a = 1}}\n")
+    code, out, err = run_cli(capsys, "report", drawn_log, "--metric", "score", "--design", design, "-o",
+                             tmp_path / "r.md")
+    one_error_line(code, err)
+    assert err == f"Error: --design {design}: {key}: not a design fact, and not a table: {said}\n"
+    assert "--a" not in err and not (tmp_path / "r.md").exists()
+
+
+@pytest.mark.parametrize("encoding, said", [("utf-16", "UTF-16 text"), ("utf-16-le", "UTF-16 text"),
+                                            ("latin-1", "not UTF-8 text")])
+def test_a_code_book_not_in_utf8_is_told_to_be_saved_as_utf8(capsys, tmp_path, encoding, said):
+    replies = _write(tmp_path / "replies.csv", ["item", "variant", "reply"],
+                     [[f"i{i}", v, "yes" if (i + (v == "a")) % 2 else "no"] for i in range(6) for v in "ab"])
+    book = tmp_path / "book.csv"
+    book.write_bytes("pattern,label,score\nyes,agréé,1\nno,disagree,0\n".encode(encoding))
+    code, out, err = run_cli(capsys, "analyze", replies, "--code", f"agree={book}", "--metric", "agree")
+    one_error_line(code, err)
+    assert err == (f"Error: cannot read the code book 'book.csv': it is {said}; save it as UTF-8 (in a spreadsheet: "
+                   "Save As, CSV UTF-8)\n")
+    book.write_bytes("pattern,label,score\nyes,agréé,1\nno,disagree,0\n".encode("utf-8"))   # saved as told
+    code, out, err = run_cli(capsys, "analyze", replies, "--code", f"agree={book}", "--metric", "agree", "--json")
+    assert code == 0, err
+    # 'a' says yes on the even items, 'b' on the odd ones: each item's gap is +1 or -1, three of each
+    assert json.loads(out)["average_gap"] == 0
+
+
+def test_a_five_metric_refusal_of_many_values_names_no_class(capsys, tmp_path):
+    rows = [[f"i{i}", v, *[(i * k + ord(v)) % 5 for k in range(1, 6)]] for i in range(6) for v in "abc"]
+    path = _write(tmp_path / "many.csv", ["item", "variant", "m1", "m2", "m3", "m4", "m5"], rows)
+    code, out, err = run_cli(capsys, "analyze", path, "--metric", "m1,m2,m3,m4,m5")
+    one_error_line(code, err)
+    assert err == ("Error: several metrics are analyzed as comparisons of two values; this log under these options "
+                   "gives a comparison of all 3 values for 'm1': choose the pair with --a and --b, or give one "
+                   "--metric\n")
+    assert "Analysis" not in err
