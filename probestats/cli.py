@@ -512,16 +512,19 @@ def _check_design_keys(design_file) -> None:
             where = f"--design {design_file}:"
             if isinstance(value, dict) and key in _COLUMN_LISTS:   # settings = {a = 1}: a table where names go
                 flag = PARAMETERS[key].flag
+                first, second = _COLUMN_LISTS[key]
                 raise OptionError(f"{where} {key}: not a design fact, and not a table: " + (
-                    f"{key} is a column name given on the command line, for example {flag} document"
+                    f"{key} is a column name given on the command line, for example {flag} {first}"
                     if key == "cluster" else f"{key} is a list of column names given on the command line, for "
-                    f"example {flag} persona {flag} language"))
+                    f"example {flag} {first}" + (f" {flag} {second}" if second else "")))
             refuse_key(f"{key}.{next(iter(value))}" if isinstance(value, dict) and value and not _flag_for(key)
                        else key, where)
 
 
-#: options that name columns of the log (a --design file's key of these names is told they are flags)
-_COLUMN_LISTS = ("settings", "attribute_settings", "random_settings", "by", "cluster")
+#: options that name columns of the log (a --design file's key of these names is told they are flags), with
+#: the columns its example names
+_COLUMN_LISTS = {"settings": ("persona", "language"), "attribute_settings": ("model", "system"),
+                 "random_settings": ("temperature", ""), "by": ("topic", ""), "cluster": ("document", "")}
 
 
 PARSERS = {"read": _parse_read, "from_text": _parse_from_text, "limits": _parse_limits, "facts": _parse_facts,

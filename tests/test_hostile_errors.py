@@ -312,3 +312,18 @@ def test_a_five_metric_refusal_of_many_values_names_no_class(capsys, tmp_path):
                    "gives a comparison of all 3 values for 'm1': choose the pair with --a and --b, or give one "
                    "--metric\n")
     assert "Analysis" not in err
+
+
+# ------------------------------------------------------------------ the campaign's new categories, one case of each kind
+
+@pytest.mark.parametrize("category", ["random_settings", "subnormal_scores", "misleading_messages"])
+def test_one_case_of_each_kind_of_the_fourth_campaign_passes_its_checks(tmp_path, category):
+    from tests.hostile.campaign import generate, run_case, table
+
+    kinds = {}
+    for case in generate(80, seed=52, categories=[category]):
+        kinds.setdefault(case.note if category != "subnormal_scores" else case.note.split(" x ")[0], case)
+    assert len(kinds) == {"random_settings": 6, "subnormal_scores": 2, "misleading_messages": 9}[category]
+    outcomes = [run_case(case, tmp_path / str(i)) for i, case in enumerate(kinds.values())]
+    assert not any(o.failures for o in outcomes), table(outcomes) + "".join(
+        f"\n{o.case.note}: {o.failures} {o.err[-300:]!r}" for o in outcomes if o.failures)

@@ -19,7 +19,7 @@ import polars as pl
 
 from probestats.errors import OptionError, either, opt
 
-__all__ = ["AnalysisResult", "analyze"]
+__all__ = ["AnalysisResult", "analyze", "check_roles"]
 
 if TYPE_CHECKING:
     from probestats.analyses.factors import FactorAnalysis
@@ -221,17 +221,8 @@ def analyze(
 
     check_vocabulary(alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed)
     metrics = split_metrics(metric)
-    for name, listed in (("settings", settings), ("attribute_settings", attribute_settings),
-                         ("random_settings", random_settings)):
-        for column in [listed] if isinstance(listed, str) else listed:
-            role = {"item": "the item", "variant": "the value", **{m: "the metric" for m in metrics}}.get(column)
-            if role:
-                drawn = name == "random_settings"
-                shown = opt(name, [column] if drawn else column)
-                raise OptionError(f"{shown}: '{column}' is {role} column, not a setting of the runs"
-                                  + (" drawn at random per call; name a column such as temperature" if drawn else
-                                     "; name a column such as model, temperature or system"))
-    _one_role_each(cluster, settings, attribute_settings, random_settings)
+    check_roles(metrics, settings=settings, attribute_settings=attribute_settings, random_settings=random_settings,
+                cluster=cluster)
     if validation is not None:
         used = [name for name, given in (("metric", len(metrics) > 1), ("factor", factor), ("group", group),
                                          ("reference", reference is not None), ("scale", scale)) if given]
@@ -308,6 +299,28 @@ def analyze(
 
         result = with_validation(result, validation, n_resamples=n_resamples, seed=0 if seed is None else seed)
     return result
+
+
+def check_roles(metrics, *, settings=(), attribute_settings=(), random_settings=(), cluster=None) -> None:
+    """Refuse a setting that is the item, value or metric column, and a column given two roles.
+
+    >>> check_roles(["steps"], random_settings=["temperature"])
+    >>> check_roles(["steps"], random_settings=["variant"])
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: random_settings=['variant']: 'variant' is the value column, not a setting of the runs drawn at random per call; name a column such as temperature
+    """
+    for name, listed in (("settings", settings), ("attribute_settings", attribute_settings),
+                         ("random_settings", random_settings)):
+        for column in [listed] if isinstance(listed, str) else listed:
+            role = {"item": "the item", "variant": "the value", **{m: "the metric" for m in metrics}}.get(column)
+            if role:
+                drawn = name == "random_settings"
+                shown = opt(name, [column] if drawn else column)
+                raise OptionError(f"{shown}: '{column}' is {role} column, not a setting of the runs"
+                                  + (" drawn at random per call; name a column such as temperature" if drawn else
+                                     "; name a column such as model, temperature or system"))
+    _one_role_each(cluster, settings, attribute_settings, random_settings)
 
 
 def _one_role_each(cluster, settings, attribute_settings, random_settings) -> None:

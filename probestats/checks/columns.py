@@ -108,10 +108,14 @@ def list_columns(log: Log, schema: pl.Schema, columns: list[str], metric: str | 
     for c in columns:
         if isinstance(schema[c], (pl.List, pl.Array)):
             header = log.columns.get(c, c).strip()
-            first = collect(log.lazy.filter(pl.col(c).is_not_null()).select(pl.col(c).cast(pl.List(pl.String)), ROW)
-                            .head(1), log.source, log._path)
+            inner = getattr(schema[c], "inner", None)
+            # records inside the list (whose keys may differ) are shown as JSON; values cast to text
+            as_text = pl.col(c) if inner is not None and inner.is_nested() else pl.col(c).cast(pl.List(pl.String))
+            first = collect(log.lazy.filter(pl.col(c).is_not_null()).select(as_text, ROW).head(1), log.source,
+                            log._path)
             rows = tuple(log.rows(first[ROW])) if first.height else ()
-            shown = f" such as [{', '.join(v or 'null' for v in first[c][0])}] ({format_rows(log, rows)})" if rows else ""
+            elements = [_element_text(v) for v in first[c][0]] if rows else []
+            shown = f" such as [{', '.join(elements)}] ({format_rows(log, rows)})" if rows else ""
             field = record_field(schema[c], c, None) if c == metric else None
             fix = (field_fix(c, field, explode=True) if field else explode_fix(c)) if c == metric else ""
             problems.append(Problem(
@@ -120,6 +124,21 @@ def list_columns(log: Log, schema: pl.Schema, columns: list[str], metric: str | 
                 + (f"{fix}, or " if fix else "") + "write a single value in each cell",
                 rows, log.columns.get(c)))
     return problems
+
+
+def _element_text(value) -> str:
+    """One element of a list cell as text: a record as compact JSON (its null keys left out), else as written.
+
+    >>> _element_text({"score": 4, "note": None}), _element_text("3"), _element_text(None)
+    ('{"score":4}', '3', 'null')
+    """
+    if isinstance(value, (dict, list)):
+        import json
+
+        kept = {k: v for k, v in value.items() if v is not None} if isinstance(value, dict) else value
+        text = json.dumps(kept, ensure_ascii=False, separators=(",", ":"), default=str)
+        return text if len(text) <= 60 else text[:57] + "..."
+    return "null" if value is None else str(value)
 
 
 def explode_fix(header: str, seeds: bool = True) -> str:
