@@ -146,6 +146,26 @@ def test_a_bootstrap_too_large_for_memory_is_refused_with_its_size_before_anythi
     assert out == ""
 
 
+def test_the_memory_bound_counts_only_the_bootstraps_that_run(monkeypatch):
+    # 5,000 items: d_av's bootstrap stops at BCA_MAX_ITEMS (100) items, so 10,000 resamples need about 24 MB and
+    # pass a 1 GB bound; a bootstrap interval over all 5,000 gaps needs about 800 MB, beyond half of it
+    import polars as pl
+
+    import probestats.stats.resample as resample
+    from probestats.analyses.pair_tests import compare_pair
+    from probestats.errors import OptionError
+
+    monkeypatch.setattr(resample, "memory_bytes", lambda: 10**9)
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(1, 1, 5000), rng.normal(0, 1, 5000)
+    items = pl.DataFrame({"item": [str(i) for i in range(5000)], "mean_a": a, "mean_b": b, "gap": a - b,
+                          "n_a": [1] * 5000, "n_b": [1] * 5000})
+    result = compare_pair(items, "y", "a", "b", n_resamples=10_000)
+    assert result.average_gap == pytest.approx(float(np.mean(a - b)), rel=1e-9)
+    with pytest.raises(OptionError, match="a bootstrap of 10,000 resamples over 5,000 items holds about 0.8 GB"):
+        compare_pair(items, "y", "a", "b", n_resamples=10_000, interval="bootstrap")
+
+
 @pytest.mark.parametrize("value, digits", [("9" * 5000, 5000), (str(10**18 + 1), 19)])
 def test_a_limit_beyond_any_work_is_one_usage_error(capsys, drawn_log, value, digits):
     code, out, err = run_cli(capsys, "analyze", drawn_log, "--metric", "score", "--limit", f"resamples={value}")

@@ -221,10 +221,14 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternativ
                               f"rescale the metric '{metric}' (its values are too large to subtract)")
     refuse_tiny(gaps, [*items["mean_a"].to_list(), *items["mean_b"].to_list()] if "mean_a" in items.columns
                 else [], metric)
+    from probestats.stats.effects import BCA_MAX_ITEMS
     from probestats.stats.resample import check_bootstrap_memory
 
-    # the effect sizes' bootstrap (two samples) and a bootstrap interval: bounded before any test is run
-    check_bootstrap_memory(int(n_resamples), max(1, len(gaps)), 2)
+    # d_av's bootstrap (two samples, up to BCA_MAX_ITEMS items) and a bootstrap interval of the gaps: bounded
+    # before any test is run
+    check_bootstrap_memory(int(n_resamples), max(1, min(len(gaps), BCA_MAX_ITEMS)), 2)
+    if interval in ("bootstrap", "percentile"):
+        check_bootstrap_memory(int(n_resamples), max(1, len(gaps)), 1)
     n_nonzero = sum(1 for g in gaps if g != 0)
     from probestats.stats.exact import mean_of_combination
 
