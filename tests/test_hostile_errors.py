@@ -334,7 +334,7 @@ def test_a_five_metric_refusal_of_many_values_names_no_class(capsys, tmp_path):
     assert "Analysis" not in err
 
 
-# ------------------------------------------------------------------ the campaign's new categories, one case of each kind
+# ------------------------------------------------------------------ the campaign's new categories, a case of each kind
 
 @pytest.mark.parametrize("category", ["random_settings", "subnormal_scores", "misleading_messages"])
 def test_one_case_of_each_kind_of_the_fourth_campaign_passes_its_checks(tmp_path, category):

@@ -186,8 +186,9 @@ def balance_test(frame: pl.DataFrame, column: str, a: str, b: str, *, n_resample
     """
     pair = _pair(frame, a, b, column)
     if pair.height == 0:
-        raise OptionError(f"{opt('random_settings', [column])}: the column '{column}' is empty in every run of "
-                          f"'{a}' and '{b}', so there is no draw to check; fill it in, or drop {opt('random_settings', [column])}")
+        named = opt("random_settings", [column])
+        raise OptionError(f"{named}: the column '{column}' is empty in every run of '{a}' and '{b}', so there is no "
+                          f"draw to check; fill it in, or drop {named}")
     _, item_codes = np.unique(pair["item"].cast(pl.String).to_numpy(), return_inverse=True)
     rows = np.argsort(item_codes, kind="stable")   # each item's runs side by side
     pair, item_codes = pair[rows], item_codes[rows]

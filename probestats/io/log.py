@@ -135,7 +135,8 @@ def mixed_types(exc: Exception) -> str:
 
     key = f"the key '{keys[0]}'" if keys else "a key"
     value = found.group(3).strip().splitlines()[0][:40] if found.group(3).strip() else ""
-    return f"{key} holds {kind(found.group(1))} and also {kind(found.group(2))}" + (f", such as {value}" if value else "")
+    return (f"{key} holds {kind(found.group(1))} and also {kind(found.group(2))}"
+            + (f", such as {value}" if value else ""))
 
 
 def frame_from_object(obj) -> pl.DataFrame:
@@ -154,7 +155,8 @@ def frame_from_object(obj) -> pl.DataFrame:
         try:
             return pl.from_dicts(list(obj), infer_schema_length=None)
         except Exception as exc:
-            raise ReadError(f"cannot make a table of the records ({mixed_types(exc)}); give each key one type") from None
+            raise ReadError(f"cannot make a table of the records ({mixed_types(exc)}); give each key one "
+                            "type") from None
     if type(obj).__name__ == "CellTable":   # probestats.cells's result (a layer above this one, named not imported)
         raise ReadError("a cell table is read from its file: write it with probestats.cells(..., output=FILE) and "
                         "give FILE")
