@@ -184,6 +184,9 @@ def _read_value(key: str, text: str):
         return text.lower()
     if key in ("skip-rows", "max-cells", "max-columns"):
         low = 0 if key == "skip-rows" else 1
+        if text.strip().isdigit() and len(text.strip().lstrip("0")) > 18:   # int() refuses 4,300 digits
+            raise click.BadParameter(f"{key}={text.strip()[:12]}...: {len(text.strip()):,} digits; expected a whole "
+                                     "number of at most 18 digits", param_hint="--read")
         if not text.strip().isdigit() or int(text) < low:
             raise click.BadParameter(f"{key}={text}: expected a whole number of at least {low}", param_hint="--read")
         return int(text)
@@ -506,8 +509,22 @@ def _check_design_keys(design_file) -> None:
         return   # the report says why it cannot read it
     for key, value in data.items():
         if key not in KNOWN_KEYS:
-            refuse_key(f"{key}.{next(iter(value))}" if isinstance(value, dict) and value else key,
-                       f"--design {design_file}:")
+            where = f"--design {design_file}:"
+            if isinstance(value, dict) and key in _COLUMN_LISTS:   # settings = {a = 1}: a table where names go
+                flag = PARAMETERS[key].flag
+                first, second = _COLUMN_LISTS[key]
+                raise OptionError(f"{where} {key}: not a design fact, and not a table: " + (
+                    f"{key} is a column name given on the command line, for example {flag} {first}"
+                    if key == "cluster" else f"{key} is a list of column names given on the command line, for "
+                    f"example {flag} {first}" + (f" {flag} {second}" if second else "")))
+            refuse_key(f"{key}.{next(iter(value))}" if isinstance(value, dict) and value and not _flag_for(key)
+                       else key, where)
+
+
+#: options that name columns of the log (a --design file's key of these names is told they are flags), with
+#: the columns its example names
+_COLUMN_LISTS = {"settings": ("persona", "language"), "attribute_settings": ("model", "system"),
+                 "random_settings": ("temperature", ""), "by": ("topic", ""), "cluster": ("document", "")}
 
 
 PARSERS = {"read": _parse_read, "from_text": _parse_from_text, "limits": _parse_limits, "facts": _parse_facts,
@@ -1012,7 +1029,9 @@ def main(argv=None) -> int:
 
         what = ("the input is nested too deeply to process" if isinstance(exc, RecursionError)
                 else "a number in the input is too large to compute with")
-        click.echo(f"Error: {what} ({one_line(exc)}); rescale the metric or simplify the input", err=True)
+        # the first line of the reason: polars adds the expression it was computing on lines of its own
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        click.echo(f"Error: {what} ({one_line(reason)}); rescale the metric or simplify the input", err=True)
         code = EXIT_DATA
     except MemoryError:
         click.echo("Error: out of memory; read fewer columns or split the log", err=True)

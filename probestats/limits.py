@@ -91,6 +91,10 @@ MAX_PLAN_SECONDS = 600.0
 #: 16 s of processor time and over 3 min on a busy 2-core machine); for estimating a cost only
 SECONDS_PER_RESAMPLE = 1e-6
 
+#: the largest value a limit may be raised to (10**18 resamples would take 31,688 years): a larger number is refused
+#: as it is read
+MOST = 10**18
+
 _RAISED: contextvars.ContextVar[dict] = contextvars.ContextVar("probestats_limits", default={})
 
 
@@ -115,6 +119,9 @@ def raised(**limits: int) -> Iterator[None]:
     probestats.errors.OptionError: no limit called 'colours'; limits: values, pairs, groups, levels, resamples
     """
     for name, value in limits.items():
+        if isinstance(value, int) and value > MOST:   # not written out: str() stops at 4,300 digits
+            raise OptionError(f"raised({name}=...): more than 10**18, beyond any work that can be done; give a "
+                              f"whole number up to 10**18, for example raised({name}={2 * LIMITS[name].default})")
         parse_limit(f"{name}={value}")
     token = _RAISED.set({**_RAISED.get(), **{k: int(v) for k, v in limits.items()}})
     try:
@@ -128,6 +135,10 @@ def parse_limit(text: str) -> tuple[str, int]:
 
     >>> parse_limit("values=20000")
     ('values', 20000)
+    >>> parse_limit("resamples=" + "9" * 5000)
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: limit 'resamples=999999999999...' (5,000 digits) is more than 10**18, beyond any work that can be done; give a whole number up to 10**18, for example resamples=2000000
     >>> parse_limit("values=lots")
     Traceback (most recent call last):
     ...
@@ -138,6 +149,11 @@ def parse_limit(text: str) -> tuple[str, int]:
     if name not in LIMITS:
         raise OptionError(f"no limit called '{name}'; limits: {', '.join(LIMITS)}")
     number = number.strip().replace("_", "").replace(",", "")
+    if sep and number.isdigit() and (len(number.lstrip("0")) > 19 or int(number) > MOST):   # int() stops at 4,300
+        shown = f"{number[:12]}..." if len(number) > 19 else number
+        raise OptionError(f"limit '{name}={shown}' ({len(number.lstrip('0')):,} digits) is more than 10**18, "
+                          f"beyond any work that can be done; give a whole number up to 10**18, for example "
+                          f"{name}={2 * LIMITS[name].default}")
     if not sep or not number.isdigit() or int(number) < 1:
         raise OptionError(f"limit '{text}': expected NAME=N with N a whole number of 1 or more, for example "
                           f"{name}={2 * LIMITS[name].default}")

@@ -19,7 +19,7 @@ import polars as pl
 
 from probestats.errors import OptionError, either, opt
 
-__all__ = ["AnalysisResult", "analyze"]
+__all__ = ["AnalysisResult", "analyze", "check_roles"]
 
 if TYPE_CHECKING:
     from probestats.analyses.factors import FactorAnalysis
@@ -221,12 +221,8 @@ def analyze(
 
     check_vocabulary(alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed)
     metrics = split_metrics(metric)
-    for name, listed in (("settings", settings), ("attribute_settings", attribute_settings)):
-        for column in [listed] if isinstance(listed, str) else listed:
-            role = {"item": "the item", "variant": "the value", **{m: "the metric" for m in metrics}}.get(column)
-            if role:
-                raise OptionError(f"{opt(name, column)}: '{column}' is {role} column, not a setting of the runs; "
-                                  "name a column such as model, temperature or system")
+    check_roles(metrics, settings=settings, attribute_settings=attribute_settings, random_settings=random_settings,
+                cluster=cluster)
     if validation is not None:
         used = [name for name, given in (("metric", len(metrics) > 1), ("factor", factor), ("group", group),
                                          ("reference", reference is not None), ("scale", scale)) if given]
@@ -235,7 +231,8 @@ def analyze(
                               f"{opt(used[0])}" + (" (give one metric)" if used[0] == "metric" else ""))
     _check_arms(control=control, baseline=baseline, selection=selection, factor=factor, several=len(metrics) > 1,
                 group=group, reference=reference, a=a, b=b)
-    random_settings = (random_settings,) if isinstance(random_settings, str) else tuple(random_settings)
+    random_settings = ((random_settings,) if isinstance(random_settings, str)
+                       else tuple(dict.fromkeys(random_settings)))   # a setting named twice is one setting
     design = [(name, value) for name, value in (("cluster", cluster), ("random_settings", random_settings)) if value]
     for name, value in design:
         shown = value if isinstance(value, str) else value[0]
@@ -302,6 +299,56 @@ def analyze(
 
         result = with_validation(result, validation, n_resamples=n_resamples, seed=0 if seed is None else seed)
     return result
+
+
+def check_roles(metrics, *, settings=(), attribute_settings=(), random_settings=(), cluster=None) -> None:
+    """Refuse a setting that is the item, value or metric column, and a column given two roles.
+
+    >>> check_roles(["steps"], random_settings=["temperature"])
+    >>> check_roles(["steps"], random_settings=["variant"])
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: random_settings=['variant']: 'variant' is the value column, not a setting of the runs drawn at random per call; name a column such as temperature
+    """
+    for name, listed in (("settings", settings), ("attribute_settings", attribute_settings),
+                         ("random_settings", random_settings)):
+        for column in [listed] if isinstance(listed, str) else listed:
+            role = {"item": "the item", "variant": "the value", **{m: "the metric" for m in metrics}}.get(column)
+            if role:
+                drawn = name == "random_settings"
+                shown = opt(name, [column] if drawn else column)
+                raise OptionError(f"{shown}: '{column}' is {role} column, not a setting of the runs"
+                                  + (" drawn at random per call; name a column such as temperature" if drawn else
+                                     "; name a column such as model, temperature or system"))
+    _one_role_each(cluster, settings, attribute_settings, random_settings)
+
+
+def _one_role_each(cluster, settings, attribute_settings, random_settings) -> None:
+    """Refuse a column given two roles (a cluster and a random setting, a held-fixed and a random setting):
+    each role reads the column another way.
+
+    >>> _one_role_each("doc", (), (), ("temperature",))
+    >>> _one_role_each("doc", (), (), ["doc"])
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: cluster='doc' and random_settings=['doc'] name one column twice: a cluster groups whole items, a random setting is drawn for each run; give the column one role (drop one of them)
+    """
+    def listed(value):
+        return [] if not value else [value] if isinstance(value, str) else list(value)
+
+    seen: dict[str, str] = {}
+    for name, value in (("cluster", cluster), ("settings", settings), ("attribute_settings", attribute_settings),
+                        ("random_settings", random_settings)):
+        for column in listed(value):
+            if column in seen and seen[column] != name:
+                meaning = {"cluster": "a cluster groups whole items", "settings": "a setting is held fixed",
+                           "attribute_settings": "an attribute setting changes with the value",
+                           "random_settings": "a random setting is drawn for each run"}
+                first = seen[column]
+                shown = (lambda n: opt(n, column if n == "cluster" else [column]))
+                raise OptionError(f"{shown(first)} and {shown(name)} name one column twice: {meaning[first]}, "
+                                  f"{meaning[name]}; give the column one role (drop one of them)")
+            seen[column] = name
 
 
 def _analyze(log, metric, a, b, noise, by, reference, group, scale, factor, common, n_resamples, seed,

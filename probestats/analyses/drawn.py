@@ -185,6 +185,10 @@ def balance_test(frame: pl.DataFrame, column: str, a: str, b: str, *, n_resample
     (0.0, 1.0, True)
     """
     pair = _pair(frame, a, b, column)
+    if pair.height == 0:
+        named = opt("random_settings", [column])
+        raise OptionError(f"{named}: the column '{column}' is empty in every run of '{a}' and '{b}', so there is no "
+                          f"draw to check; fill it in, or drop {named}")
     _, item_codes = np.unique(pair["item"].cast(pl.String).to_numpy(), return_inverse=True)
     rows = np.argsort(item_codes, kind="stable")   # each item's runs side by side
     pair, item_codes = pair[rows], item_codes[rows]
@@ -320,6 +324,12 @@ def drawn_setting(frame: pl.DataFrame, metric: str, a: str, b: str, column: str,
 
     balance = balance or balance_test(frame, column, a, b, n_resamples=n_resamples, seed=seed)
     table, strata = stratified_table(frame, metric, a, b, column)
+    if table.height == 0:
+        pair = _pair(frame, a, b, column, metric)
+        raise OptionError(f"{opt('random_settings', [column])}: no item has runs of both '{a}' and '{b}' at one "
+                          f"level of {column} ({strata:,} levels in {pair.height:,} runs), so the gap cannot be "
+                          f"matched within it; drop {opt('random_settings', [column])}, or name a setting whose "
+                          "values repeat within items")
     stratified = compare_pair(table, metric, a, b, alternative=alternative, confidence=1 - alpha,
                               n_resamples=n_resamples, seed=seed)
     adjusted = adjusted_gap(frame, metric, a, b, column, confidence=1 - alpha)

@@ -350,7 +350,7 @@ def blocked_item_table(frame: pl.DataFrame, metric: str, a: str, b: str, blocks:
     per = item_table(frame, metric, a, b, by=list(blocks))
     # the mean of the block means, correctly rounded (math.fsum), so equal sets of means give equal floats
     # whatever their order, and an item whose values agree in every block has a gap of exactly 0
-    exact_mean = (lambda s: pl.Series([math.fsum(x) / len(x) for x in s.to_list()], dtype=pl.Float64))
+    exact_mean = (lambda s: pl.Series([_block_mean(x) for x in s.to_list()], dtype=pl.Float64))
     table = (per.group_by("item", maintain_order=True)
              .agg(pl.col("mean_a"), pl.col("mean_b"), pl.col("n_a").sum(), pl.col("n_b").sum(),
                   pl.len().cast(pl.Int64).alias("n_blocks"))
@@ -362,6 +362,21 @@ def blocked_item_table(frame: pl.DataFrame, metric: str, a: str, b: str, blocks:
     else:
         table = table.with_columns(pl.lit(None, pl.Float64).alias("sd_a"), pl.lit(None, pl.Float64).alias("sd_b"))
     return table.select("item", "mean_a", "mean_b", "gap", "n_a", "n_b", "sd_a", "sd_b", "n_blocks")
+
+
+def _block_mean(means: list) -> float:
+    """The mean of an item's block means: ``fsum / n``, or, where the sum passes the largest float (two blocks at
+    1.7e308), the mean rounded once from the exact sum (:func:`probestats.stats.exact.exact_mean`).
+
+    >>> _block_mean([0.5, 1.0, 3.0]), _block_mean([1.7e308, 1.7e308])
+    (1.5, 1.7e+308)
+    """
+    try:
+        return math.fsum(means) / len(means)
+    except OverflowError:
+        from probestats.stats.exact import exact_mean
+
+        return exact_mean(means)
 
 
 def pooled_phrase(table: pl.DataFrame, blocks: Sequence[str], n_values: int) -> str:

@@ -610,7 +610,8 @@ def with_cell_sds(means: pl.DataFrame, frame: pl.DataFrame, metric: str, by: Seq
 
 
 def check_size(matrix: np.ndarray, items, metric: str) -> None:
-    """Refuse item means so large that their gaps, sums or squares overflow (such as 1e308 and -1e308).
+    """Refuse item means so large that their gaps, sums or squares overflow (such as 1e308 and -1e308), or whose
+    gaps are so small that their squares vanish (such as 5e-324).
 
     The limit, 1e100 in absolute value, keeps squared sums over any number of items finite.
     """
@@ -619,6 +620,12 @@ def check_size(matrix: np.ndarray, items, metric: str) -> None:
     if odd:
         raise OptionError(f"the means of item {_items_text(odd, 5)} are too large to compare (beyond 1e100); "
                           f"rescale the metric '{metric}'")
+    if matrix.size:   # gaps so small their squares vanish (subnormal numbers): refused with the scaling
+        from probestats.analyses.pair_tests import refuse_tiny
+
+        known = ~np.isnan(matrix)
+        spread = np.where(known, matrix, -np.inf).max(axis=1) - np.where(known, matrix, np.inf).min(axis=1)
+        refuse_tiny(spread[np.isfinite(spread)].tolist(), matrix[known].tolist(), metric)
 
 
 def run_sds(frame: pl.DataFrame, metric: str, by: Sequence[str] = ()) -> dict:

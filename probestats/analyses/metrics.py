@@ -185,6 +185,16 @@ class MetricsAnalysis:
                 **({"verdict": self.verdict.to_dict()} if self.verdict is not None else {})}
 
 
+def _kind(result) -> str:
+    """What an analysis that is not a comparison of two values is, in the user's words (never a class name)."""
+    values = getattr(getattr(result, "main", None), "values", None)
+    many = (f"a comparison of all {len(values)} values" if isinstance(values, (list, tuple)) and len(values) > 2
+            else "a comparison of every value")
+    return {"ManyAnalysis": many, "FactorAnalysis": "a two-factor analysis", "FactorialAnalysis": "a factorial "
+            "analysis", "MetricsAnalysis": "a table of several metrics"}.get(type(result).__name__,
+                                                                           "another analysis")
+
+
 def analyze_metrics(source, *, metrics: Sequence[str], correction: str = "holm", effect_size: str = "d_z",
                     analyze=None, **options) -> MetricsAnalysis:
     """One paired analysis per metric (``analyze(source, metric=m, **options)``), one correction.
@@ -221,12 +231,12 @@ def analyze_metrics(source, *, metrics: Sequence[str], correction: str = "holm",
         if not isinstance(result, Analysis) and options.get("a") is not None and options.get("b") is not None:
             cause = next((n for n in ("factor", "group", "reference", "scale") if options.get(n)), None)
             raise OptionError(f"several metrics are analyzed as comparisons of two values; with {opt('a')} and "
-                              f"{opt('b')} given, these options give a {type(result).__name__} for {m!r}: "
+                              f"{opt('b')} given, these options give {_kind(result)} for {m!r}: "
                               + (f"drop {opt('factors' if cause == 'factor' else cause)}" if cause else
                                  f"give one {opt('metric')}"))
         if not isinstance(result, Analysis):
             raise OptionError(f"several metrics are analyzed as comparisons of two values; this log under "
-                              f"these options gives a {type(result).__name__} for {m!r}: choose the pair with "
+                              f"these options gives {_kind(result)} for {m!r}: choose the pair with "
                               f"{opt('a')} and {opt('b')}, or give one {opt('metric')}")
         analyses.append(result)
     by_given = bool(options.get("by"))

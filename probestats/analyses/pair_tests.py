@@ -176,6 +176,32 @@ def _with_statistic(test, average: float):
     return replace(test, statistic=average) if math.isfinite(average) else test
 
 
+#: item gaps all smaller than this (and not all 0) are refused: their squares fall below the smallest normal float
+#: (2.2e-308), so variances, t and the effect sizes lose their digits or divide by 0
+TINY = 1e-150
+
+
+def refuse_tiny(gaps, means, metric: str) -> None:
+    """Refuse item gaps too small to square (subnormal numbers such as 5e-324), with the scaling that fixes it.
+
+    >>> refuse_tiny([0.0, 1e-3], [0.0, 1.0], "score")
+    >>> refuse_tiny([-5e-324, 1e-323], [0.0, 1e-323], "score")
+    Traceback (most recent call last):
+    ...
+    probestats.errors.ProbestatsError: the item gaps of 'score' are at most 9.88e-324 in size, too small to compute with (their squares fall below the smallest normal number, 2.2e-308); rescale the metric with derive='score_scaled = score * 1e300' and metric='score_scaled'
+    """
+    sizes = [abs(g) for g in gaps if g is not None and g == g]
+    largest = max(sizes, default=0.0)
+    if not 0 < largest < TINY:
+        return
+    top = max((abs(m) for m in means if m is not None and m == m), default=largest)
+    power = min(300, max(1, -math.floor(math.log10(top)))) if top > 0 else 300   # the largest mean to about 1
+    name = f"{metric}_scaled"
+    raise ProbestatsError(f"the item gaps of '{metric}' are at most {largest:.3g} in size, too small to compute with "
+                          "(their squares fall below the smallest normal number, 2.2e-308); rescale the metric with "
+                          f"{opt('derive', f'{name} = {metric} * 1e{power}')} and {opt('metric', name)}")
+
+
 def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternative: str = "two-sided",
                  confidence: float = 0.95, by: dict | None = None, interval: str = "t", hedges: bool = False,
                  n_resamples: int = 10_000, seed: int | None = 0, units: dict | None = None) -> PairResult:
@@ -195,6 +221,16 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternativ
     if odd:  # finite values whose difference overflows, such as 1e308 and -1e308
         raise ProbestatsError(f"the gap of item {', '.join(odd[:5])} is not a finite number; "
                               f"rescale the metric '{metric}' (its values are too large to subtract)")
+    refuse_tiny(gaps, [*items["mean_a"].to_list(), *items["mean_b"].to_list()] if "mean_a" in items.columns
+                else [], metric)
+    from probestats.stats.effects import BCA_MAX_ITEMS
+    from probestats.stats.resample import check_bootstrap_memory
+
+    # d_av's bootstrap (two samples, up to BCA_MAX_ITEMS items) and a bootstrap interval of the gaps: bounded
+    # before any test is run
+    check_bootstrap_memory(int(n_resamples), max(1, min(len(gaps), BCA_MAX_ITEMS)), 2)
+    if interval in ("bootstrap", "percentile"):
+        check_bootstrap_memory(int(n_resamples), max(1, len(gaps)), 1)
     n_nonzero = sum(1 for g in gaps if g != 0)
     from probestats.stats.exact import mean_of_combination
 

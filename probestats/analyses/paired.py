@@ -441,7 +441,8 @@ def analyze_pair(
         log = read_log(log, **{"metric": metric, **(read_options or {})})
         names = set(log.lazy.collect_schema().names())
         keep = [c for c in dict.fromkeys(("judge", "file", *settings)) if c in names or c in settings]
-        keep += [c for c in (*random_settings, *([cluster] if cluster is not None else [])) if c not in keep]
+        keep += [c for c in dict.fromkeys((*random_settings, *([cluster] if cluster is not None else [])))
+                 if c not in keep]
         checked = validate(log, metric=metric, a=a, b=b, by=by, keep=[c for c in keep if c not in by],
                            fold_case=fold_case, attribute_settings=tuple(attribute_settings),
                            random_settings=tuple(random_settings))

@@ -11,7 +11,8 @@ from probestats.io.columns import ROW
 from probestats.io.log import Log, collect, format_rows
 
 __all__ = ["UNPARSED", "ROW_LIMIT", "is_text", "as_id_text", "as_number", "text_as_number", "text_not_number",
-           "read_back_text", "list_columns", "explode_fix", "missing_column", "problem_rows"]
+           "read_back_text", "list_columns", "explode_fix", "record_field", "field_fix", "missing_column",
+           "problem_rows"]
 
 # internal columns, named so that no log's own column is likely to clash with them
 UNPARSED = "__unparsed"  # the metric cells that are not numbers, as written
@@ -107,16 +108,37 @@ def list_columns(log: Log, schema: pl.Schema, columns: list[str], metric: str | 
     for c in columns:
         if isinstance(schema[c], (pl.List, pl.Array)):
             header = log.columns.get(c, c).strip()
-            first = collect(log.lazy.filter(pl.col(c).is_not_null()).select(pl.col(c).cast(pl.List(pl.String)), ROW)
-                            .head(1), log.source, log._path)
+            inner = getattr(schema[c], "inner", None)
+            # records inside the list (whose keys may differ) are shown as JSON; values cast to text
+            as_text = pl.col(c) if inner is not None and inner.is_nested() else pl.col(c).cast(pl.List(pl.String))
+            first = collect(log.lazy.filter(pl.col(c).is_not_null()).select(as_text, ROW).head(1), log.source,
+                            log._path)
             rows = tuple(log.rows(first[ROW])) if first.height else ()
-            shown = f" such as [{', '.join(v or 'null' for v in first[c][0])}] ({format_rows(log, rows)})" if rows else ""
+            elements = [_element_text(v) for v in first[c][0]] if rows else []
+            shown = f" such as [{', '.join(elements)}] ({format_rows(log, rows)})" if rows else ""
+            field = record_field(schema[c], c, None) if c == metric else None
+            fix = (field_fix(c, field, explode=True) if field else explode_fix(c)) if c == metric else ""
             problems.append(Problem(
                 "error", "list_value",
                 f"{header} holds lists{shown}, not one value per run; "
-                + (f"{explode_fix(c)}, or " if c == metric else "") + "write a single value in each cell",
+                + (f"{fix}, or " if fix else "") + "write a single value in each cell",
                 rows, log.columns.get(c)))
     return problems
+
+
+def _element_text(value) -> str:
+    """One element of a list cell as text: a record as compact JSON (its null keys left out), else as written.
+
+    >>> _element_text({"score": 4, "note": None}), _element_text("3"), _element_text(None)
+    ('{"score":4}', '3', 'null')
+    """
+    if isinstance(value, (dict, list)):
+        import json
+
+        kept = {k: v for k, v in value.items() if v is not None} if isinstance(value, dict) else value
+        text = json.dumps(kept, ensure_ascii=False, separators=(",", ":"), default=str)
+        return text if len(text) <= 60 else text[:57] + "..."
+    return "null" if value is None else str(value)
 
 
 def explode_fix(header: str, seeds: bool = True) -> str:
@@ -132,6 +154,52 @@ def explode_fix(header: str, seeds: bool = True) -> str:
     seeded = either(f"explode=('seed={header}',)", opt("explode", f"seed={header}"))
     return f"turn each list into runs with {how} ({seeded} numbers them as seeds)" if seeds else \
         f"turn each list into rows with {how}"
+
+
+def record_field(dtype, column: str, name: str | None) -> str | None:
+    """The numeric field of the records ``column`` holds (a struct, or a list of structs) that the metric
+    ``name`` names (``score`` or ``column.score``), or, with ``name`` None, its first numeric field; None if none.
+
+    >>> rounds = pl.List(pl.Struct({"note": pl.String, "score": pl.Int64}))
+    >>> record_field(rounds, "rounds", "rounds.score"), record_field(rounds, "rounds", None)
+    ('score', 'score')
+    >>> record_field(rounds, "rounds", "note"), record_field(pl.Int64, "rounds", "score")
+    (None, None)
+    """
+    inner = dtype.inner if isinstance(dtype, (pl.List, pl.Array)) else dtype
+    if not isinstance(inner, pl.Struct):
+        return None
+    numeric = [f.name for f in inner.fields if f.dtype.is_numeric() or f.dtype == pl.Boolean]
+    if name is None:
+        return numeric[0] if numeric else None
+    return next((f for f in numeric if name in (f, f"{column}.{f}")), None)
+
+
+def field_fix(column: str, field: str, explode: bool) -> str:
+    """How to read the field ``field`` of the records in ``column`` as the metric (``explode``: ``column`` holds a
+    list of them, one per run), in the caller's spelling: options that work when given as they are written.
+
+    >>> field_fix("rounds", "score", True)
+    "turn each list into runs and read its records' field with probe=Probe(explode=('rounds',), columns={'score': 'rounds.score'}), metric='score'"
+    """
+    name = field if field not in ("item", "variant") else f"{column}_{field}"
+    path = f"{column}.{field}"
+    python = (f"probe=Probe({f'explode=({column!r},), ' if explode else ''}columns={{{name!r}: {path!r}}}), "
+              f"metric={name!r}")
+    cli = " ".join([*([opt("explode", column)] if explode else []), opt("columns", {name: path}), opt("metric", name)])
+    with_python = either(python, cli)
+    return (f"turn each list into runs and read its records' field with {with_python}" if explode
+            else f"read the records' field with {with_python}")
+
+
+def _field_hint(log: Log, name: str) -> str | None:
+    """The way to read ``name`` from a field of a column of records (or lists of them), if one holds it."""
+    schema = log.lazy.collect_schema()
+    for column, dtype in schema.items():
+        field = record_field(dtype, column, name)
+        if field:
+            return field_fix(column, field, explode=isinstance(dtype, (pl.List, pl.Array)))
+    return None
 
 
 def missing_column(log: Log, name: str, is_metric: bool = False) -> Problem:
@@ -158,10 +226,17 @@ def missing_column(log: Log, name: str, is_metric: bool = False) -> Problem:
 
 
 def _metric_hint(log: Log, name: str) -> str:
+    field = _field_hint(log, name)
+    if field:
+        return field
+    schema = log.lazy.collect_schema()
+    nested = {c for c, dtype in schema.items() if dtype.is_nested()}
     not_metrics = {"item", "variant", "seed", "run_id", "time", "model", "temperature", "system", "prompt",
                    "reply", "framing", "topic", "language", "label", "prefix", "suffix", "asserts", "criterion"}
     taken = {h for c, h in log.columns.items() if c in not_metrics}
-    free = [h for h in log.headers if h not in taken]
+    # no column of records or lists, nor the positions an explode numbered, is a metric to suggest
+    free = [h for h in log.headers if h not in taken and h not in nested
+            and not any(h == f"{c}_position" for c in nested)]
     if free:
         h = free[-1].strip()
         mapped = opt("columns", {name: h})

@@ -54,7 +54,12 @@ def check_metric(df: pl.DataFrame, log: Log, metric: str, header: str):
     elif dtype.is_numeric():
         df = df.with_columns(pl.col(metric).cast(pl.Float64))
     else:
+        from probestats.checks.columns import field_fix, record_field
+
+        field = record_field(dtype, metric, None)
         problems.append(Problem("error", "non_numeric",
+                                f"{header.strip()}: the column holds records, not numbers; "
+                                f"{field_fix(metric, field, explode=False)}" if field else
                                 f"{header.strip()}: the column holds {dtype} values, not numbers; choose a numeric "
                                 f"{opt('metric')}",
                                 (), header))

@@ -54,11 +54,13 @@ def likely_blocks(log, metric: str | None, exclude: Sequence[str] = ()) -> list[
     >>> [p.message[:60] for p in likely_blocks(read_log(rows), "x")]
     ["strategy takes every one of its 2 values ('cot', 'plain') in"]
     """
-    names = log.lazy.collect_schema().names()
+    schema = log.lazy.collect_schema()
+    names = schema.names()
     if "item" not in names or "variant" not in names:
         return []
+    # a column of records or lists (a JSON field) is no setting, and its records need not share their keys
     cols = [c for c in candidates(names, metric) if c not in KNOWN_BLOCKS and c not in exclude
-            and c not in ("item", "variant")]
+            and c not in ("item", "variant") and not schema[c].is_nested()]
     if not cols:
         return []
     from probestats.io.log import collect

@@ -53,8 +53,9 @@ def sniff(path: Path) -> str | None:
             head = fh.read(_HEAD)
     except OSError:
         return None
-    if head.startswith(b"PK\x03\x04"):
-        return "inspect_eval" if _zip_names_inspect(path) else None
+    if head.startswith(b"PK\x03\x04") or path.suffix.lower() == ".eval":
+        # an .eval that is no whole zip (cut short while copied or written) is still inspect_ai's: its reader says so
+        return "inspect_eval" if _zip_names_inspect(path) or path.suffix.lower() == ".eval" else None
     text = head.lstrip(b"\xef\xbb\xbf")
     if _INSPECT_JSON.match(text) and b'"eval"' in text:
         return "inspect_json"

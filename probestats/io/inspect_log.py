@@ -84,7 +84,8 @@ def _read_eval(path: Path) -> tuple[dict, list[dict]]:
     try:
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError) as exc:
-        raise ReadError(f"cannot read '{path.name}' as an inspect_ai .eval archive ({exc}); is the file complete?") from None
+        raise ReadError(f"cannot read '{path.name}': the inspect_ai .eval archive is truncated or corrupt ({exc}); "
+                        "copy the whole file again, or wait until the run has finished writing it") from None
     with archive, path.open("rb") as raw:
         names = {i.filename: i for i in archive.infolist()}
         if "header.json" in names:

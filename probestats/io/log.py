@@ -110,6 +110,35 @@ def collect(lazy: pl.LazyFrame, source: str = "the log", path: Path | None = Non
         raise panic_error(exc, source, path) from None
 
 
+def mixed_types(exc: Exception) -> str:
+    """Polars' error for a key whose values differ in type, in one clause (its own text spans several lines and
+    names its internals).
+
+    >>> mixed_types(ValueError("unexpected value while building Series of type String; found value of type Int64:"
+    ...                        " 2\\n\\nThis error occurred with the following context stack:\\n\\t[1] while "
+    ...                        "constructing Series 'score'\\n\\n\\nHint: Try setting `strict=False`"))
+    "the key 'score' holds text and also numbers, such as 2"
+    """
+    import re
+
+    text = str(exc).replace("\\n", "\n").replace("\\t", "\t")
+    found = re.search(r"building Series of type (\w+); found value of type (\w+): ?(.*)", text)
+    keys = re.findall(r"while constructing Series '([^']+)'", text)
+    if not found:
+        return text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+
+    def kind(name: str) -> str:
+        low = name.lower()
+        return ("text" if low in ("string", "str", "utf8") else "numbers" if low[:3] in ("int", "flo", "uin")
+                else "true/false values" if low.startswith("bool") else "records" if low == "struct"
+                else "lists" if low == "list" else f"{name} values")
+
+    key = f"the key '{keys[0]}'" if keys else "a key"
+    value = found.group(3).strip().splitlines()[0][:40] if found.group(3).strip() else ""
+    return (f"{key} holds {kind(found.group(1))} and also {kind(found.group(2))}"
+            + (f", such as {value}" if value else ""))
+
+
 def frame_from_object(obj) -> pl.DataFrame:
     """A Python object as a frame: a polars (lazy) frame, a pandas frame or a list of dicts, one per run."""
     if isinstance(obj, pl.LazyFrame):
@@ -126,7 +155,8 @@ def frame_from_object(obj) -> pl.DataFrame:
         try:
             return pl.from_dicts(list(obj), infer_schema_length=None)
         except Exception as exc:
-            raise ReadError(f"cannot make a table of the records ({exc}); give each key one type") from None
+            raise ReadError(f"cannot make a table of the records ({mixed_types(exc)}); give each key one "
+                            "type") from None
     if type(obj).__name__ == "CellTable":   # probestats.cells's result (a layer above this one, named not imported)
         raise ReadError("a cell table is read from its file: write it with probestats.cells(..., output=FILE) and "
                         "give FILE")

@@ -297,7 +297,29 @@ def load_book(text: str) -> CodeBook:
     raise OptionError(f"{opt('code')}: the code book '{path.name}' must be a .csv or .toml file")
 
 
+def _not_utf8(path: Path) -> str | None:
+    """Why a code book's bytes are not UTF-8 text ("UTF-16 text", "not UTF-8 text"), or None if they are."""
+    try:
+        head = path.read_bytes()[: 1 << 16]
+    except OSError:
+        return None
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or head[:4] in (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff"):
+        return "UTF-16 text" if head[:4] not in (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff") else "UTF-32 text"
+    if head.count(b"\x00") > len(head) // 4:   # every other byte 0: UTF-16 without its mark
+        return "UTF-16 text"
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 4:   # not a character cut by the 64 KB read
+            return "not UTF-8 text"
+    return None
+
+
 def _csv_book(path: Path) -> CodeBook:
+    wrong = _not_utf8(path)
+    if wrong:
+        raise ReadError(f"cannot read the code book '{path.name}': it is {wrong}; save it as UTF-8 (in a "
+                        "spreadsheet: Save As, CSV UTF-8)")
     try:
         frame = pl.read_csv(path, infer_schema=False, separator="\t" if path.suffix.lower() == ".tsv" else ",")
     except Exception as exc:
@@ -316,6 +338,9 @@ def _csv_book(path: Path) -> CodeBook:
 def _toml_book(path: Path) -> CodeBook:
     import tomllib
 
+    wrong = _not_utf8(path)
+    if wrong:
+        raise ReadError(f"cannot read the code book '{path.name}': it is {wrong}; save it as UTF-8")
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

@@ -183,11 +183,39 @@ def welch_t(runs_a, runs_b, alternative: str = "two-sided") -> PublishedTest:
     n = int(a.size + b.size)
     if a.size < 2 or b.size < 2:
         return _undefined("welch", n, method, alternative, "needs two runs or more of each value")
-    if float(np.var(a)) == 0.0 and float(np.var(b)) == 0.0:
+    # runs all equal: no spread, exactly (scipy's variance of three runs of 0.1 is 1.9e-34, with a warning)
+    constant_a, constant_b = float(np.ptp(a)) == 0.0, float(np.ptp(b)) == 0.0
+    if constant_a and constant_b:
         return _undefined("welch", n, method, alternative, "no run-to-run spread under either value: t is undefined")
+    if constant_a or constant_b:   # the other value's spread alone: its one-sample t against the constant
+        t, df = _welch_one_constant(a, b, constant_a)
+        return PublishedTest("welch", t, _t_p(t, df, alternative), df, n, method, ASSUMPTIONS["welch"], alternative)
     res = ttest_ind(a, b, equal_var=False, alternative=alternative)
     return PublishedTest("welch", float(res.statistic), float(res.pvalue), float(res.df), n, method,
                          ASSUMPTIONS["welch"], alternative)
+
+
+def _welch_one_constant(a: np.ndarray, b: np.ndarray, constant_a: bool) -> tuple[float, float]:
+    """Welch's t and df when one value's runs are all equal: that side's variance is 0 exactly (its mean is the
+    value), so ``t = (mean_a - mean_b) / sqrt(var / n)`` of the other side, on its ``n - 1`` degrees of freedom.
+
+    >>> _welch_one_constant(np.array([1.0, 1.0, 1.0]), np.array([0.0, 1.0, 2.0]), True)
+    (0.0, 2.0)
+    """
+    varied = b if constant_a else a
+    mean_a = float(a[0]) if constant_a else float(np.mean(a))
+    mean_b = float(np.mean(b)) if constant_a else float(b[0])
+    se = math.sqrt(float(np.var(varied, ddof=1)) / varied.size)
+    return (mean_a - mean_b) / se, float(varied.size - 1)
+
+
+def _t_p(t: float, df: float, alternative: str) -> float:
+    """The p of Student's ``t`` on ``df`` degrees of freedom (:func:`~probestats.stats.distributions.t_sf`)."""
+    if alternative == "less":
+        return t_sf(-t, df)
+    if alternative == "greater":
+        return t_sf(t, df)
+    return min(1.0, 2 * t_sf(abs(t), df))
 
 
 def friedman(matrix) -> PublishedTest:

@@ -16,9 +16,57 @@ from typing import Callable
 
 import numpy as np
 
+from probestats.errors import OptionError, opt
 from probestats.stats.distributions import norm_cdf, norm_ppf
 
-__all__ = ["bootstrap_interval"]
+__all__ = ["bootstrap_interval", "check_bootstrap_memory", "memory_bytes"]
+
+
+def memory_bytes() -> int:
+    """The memory this process may use, in bytes: the machine's physical memory, or the address-space limit
+    (``ulimit -v``) when that is lower."""
+    import os
+
+    try:
+        have = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):   # not a POSIX system: no bound known but the address space
+        have = 1 << 62
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft != resource.RLIM_INFINITY:
+            have = min(have, soft)
+    except (ImportError, ValueError, OSError):
+        pass
+    return int(have)
+
+
+def _size(n: float) -> str:
+    """Bytes as a person reads them: ``1.9 GB``, ``2.9e+11 GB``."""
+    gb = n / 1e9
+    return f"{gb:,.1f} GB" if gb < 1e6 else f"{gb:.2g} GB"
+
+
+def check_bootstrap_memory(n_resamples: int, n: int, samples: int = 1, *, have: int | None = None) -> None:
+    """Refuse a bootstrap whose resamples would not fit in memory, before anything is drawn: the items drawn and
+    each sample's resampled rows (8 bytes a value) for every resample are held at once.
+
+    >>> check_bootstrap_memory(10_000, 12)
+    >>> check_bootstrap_memory(10**18, 12, have=8 * 10**9)
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: n_resamples=1000000000000000000: a bootstrap of 1,000,000,000,000,000,000 resamples over 12 items holds about 2e+11 GB in memory at once, more than the 8.0 GB this process can use; lower n_resamples to 20,000,000 or fewer
+    """
+    need = n_resamples * (8 * n * (1 + samples) + 8)
+    have = memory_bytes() if have is None else have
+    if need <= have // 2:   # half: the rest of the analysis, and the copies numpy makes, need room too
+        return
+    most = max(1, have // 2 // (8 * n * (1 + samples) + 8))
+    most = int(float(f"{most:.2g}"))   # a round number to type
+    raise OptionError(f"{opt('n_resamples', n_resamples)}: a bootstrap of {n_resamples:,} resamples over {n:,} "
+                      f"items holds about {_size(need)} in memory at once, more than the {_size(have)} this "
+                      f"process can use; lower {opt('n_resamples')} to {most:,} or fewer")
 
 
 def bootstrap_interval(samples: tuple, statistic: Callable, *, confidence: float, n_resamples: int, rng,
@@ -48,6 +96,7 @@ def bootstrap_interval(samples: tuple, statistic: Callable, *, confidence: float
     >>> bool(low < g.mean() < high)
     True
     """
+    check_bootstrap_memory(int(n_resamples), np.asarray(samples[0]).shape[-1], len(samples))
     with np.errstate(divide="ignore", invalid="ignore"):   # resamples without spread: nan, as scipy's
         return _interval([np.asarray(s, dtype=float) for s in samples], statistic, confidence, n_resamples, rng,
                          method)

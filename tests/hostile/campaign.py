@@ -63,6 +63,8 @@ class Case:
     expect: str | None = None    # what stdout must hold when the run answers (exit 0): the right number
     refuse: bool = False         # the run must refuse (exit 1): a pattern the regex dialect cannot compile
     timeout: int = 600           # seconds a child may run before the case counts as an abort
+    said: str | None = None      # what stderr must hold (the message that says what to do)
+    unsaid: tuple = ()           # what no output may hold (a class name, polars' text, a library's warning)
 
 
 @dataclass
@@ -832,6 +834,8 @@ def run_case(case: Case, folder: Path) -> Outcome:
         f.append("wrong_outcome")
     if any(len(line) > 2000 for line in err.splitlines()):
         f.append("long_error")
+    if case.said is not None and case.said not in err or any(text in out + err for text in case.unsaid):
+        f.append("misleading")
     error_lines = [line for line in err.splitlines() if line.startswith("Error:")]
     if code == 1 and error_lines and not err.rstrip("\n").endswith(error_lines[-1]):
         f.append("multiline_error")
@@ -860,7 +864,8 @@ def run_case(case: Case, folder: Path) -> Outcome:
 
 
 KINDS = ["traceback", "abort", "exit_code", "unexpected", "multiline_error", "input_modified", "raw_control",
-         "html_marker", "leftover", "temp_path", "leaked", "wrong_number", "wrong_outcome", "long_error"]
+         "html_marker", "leftover", "temp_path", "leaked", "wrong_number", "wrong_outcome", "long_error",
+         "misleading"]
 
 
 def table(outcomes) -> str:
@@ -877,3 +882,128 @@ def table(outcomes) -> str:
     widths = [max(len(h), *(len(r[i]) for r in lines)) for i, h in enumerate(header)]
     fmt = "  ".join(f"{{:<{w}}}" if i == 0 else f"{{:>{w}}}" for i, w in enumerate(widths))
     return "\n".join([fmt.format(*header)] + [fmt.format(*r) for r in lines])
+
+
+# ---------------------------------------------------------------------------- fourth campaign (issue 52, item 3, 5, 7):
+# random settings on degenerate columns, subnormal scores, messages that misled. Each case is refused with a
+# one-line Error: that says what to do (``said``), or answered; ``unsaid`` lists what no output may hold.
+
+#: what no output of these cases may hold: a class name, polars' expression text, a library's warning
+_NEVER_SAID = ("Analysis for", "ManyAnalysis", "FactorAnalysis", "\\n", "This error occurred", "RuntimeWarning",
+               "Precision loss", "DuplicateError", "zero-size array", "no gaps given", "duplicate output name")
+
+
+def _drawn_rows(rng: random.Random) -> list[dict]:
+    """A matched log with a random setting t, a cluster column, a blank column and one different in every row."""
+    rows = _rows(rng, items=rng.randint(4, 8), runs=2)
+    for k, row in enumerate(rows):
+        row.update({"t": rng.choice([0.2, 0.7]), "cl": f"c{int(row['item']) % 3}", "blank": "", "uniq": f"u{k}"})
+    return rows
+
+
+def _random_settings(rng):
+    """A random setting that is a role column, blank, different in every run, also the cluster, or named twice."""
+    kind = rng.choice(["role", "blank", "unique", "cluster", "setting", "twice"])
+    column = {"role": rng.choice(["item", "variant", "steps"]), "blank": "blank", "unique": "uniq"}.get(kind, "t")
+    extra = {"cluster": ["--cluster", "t"], "setting": ["--setting", "t"], "twice": ["--random-setting", "t"]}
+    said = {"role": "not a setting of the runs drawn at random per call", "blank": "is empty in every run",
+            "unique": "no item has runs of both", "cluster": "give the column one role",
+            "setting": "give the column one role", "twice": None}[kind]
+    command = rng.choice([["analyze", "log.csv", "--json"], ["validate", "log.csv"], ["analyze", "log.csv"]])
+    if kind in ("blank", "unique", "twice", "cluster", "setting"):
+        command = ["analyze", "log.csv"]   # the analysis alone takes a cluster and held-fixed settings
+    argv = [*command, "--metric", "steps", "--random-setting", column, *extra.get(kind, [])]
+    return Case("random_settings", argv, {"log.csv": _csv(_drawn_rows(rng))}, note=kind, said=said,
+                refuse=kind != "twice", unsaid=_NEVER_SAID)
+
+
+_SUBNORMAL = ["0", "5e-324", "1e-323"]
+
+
+def _subnormal_scores(rng):
+    """Scores cycling 0, 5e-324, 1e-323 (two values or three, one run or several): refused with the scaling."""
+    values = rng.choice([("a", "b"), ("a", "b", "c")])
+    runs = rng.randint(1, 3)
+    start = rng.randrange(3)
+    rows, k = [], start
+    for i in range(rng.randint(4, 10)):
+        for v in values:
+            for _ in range(runs):
+                rows.append({"item": f"i{i}", "variant": v, "score": _SUBNORMAL[k % 3]})
+                k += 1 + (rng.random() < 0.3)
+    # item i0's values differ (0 against 1e-323 in every run): a log of equal scores is answered (no gap)
+    for row in rows:
+        if row["item"] == "i0":
+            row["score"] = "0" if row["variant"] == "a" else "1e-323"
+    extra = rng.choice([[], ["--per-item"], ["--json"]]) if len(values) == 2 else [["--json"], []][rng.randrange(2)]
+    argv = ["analyze", "log.csv", "--metric", "score", *extra]
+    return Case("subnormal_scores", argv, {"log.csv": _csv(rows)}, note=f"{len(values)} values x {runs} runs",
+                refuse=True, said="too small to compute with", unsaid=_NEVER_SAID)
+
+
+def _rounds_log(rng, mixed: bool) -> bytes:
+    records = []
+    for i in range(rng.randint(4, 8)):
+        for v in ("a", "b"):
+            rounds = [{"score": rng.randint(0, 4) + (v == "a"), **({"note": "retry"} if rng.random() < 0.4 else {})}
+                      for _ in range(rng.randint(1, 3))]
+            if mixed and i == 1:
+                rounds[0]["score"] = "high"
+            records.append({"item": f"i{i}", "variant": v, "rounds": rounds})
+    return json.dumps(records).encode()
+
+
+def _misleading_messages(rng):
+    """The inputs whose messages misled: each refusal must say the fix in the user's words (``said``)."""
+    kind = rng.choice(["float_max_blocks", "explode_keys", "explode_types", "explode_advice", "truncated_eval",
+                       "design_table", "utf16_book", "five_metrics", "constant_runs"])
+    files: dict[str, bytes] = {}
+    said, refuse = None, True
+    if kind == "float_max_blocks":
+        rows = [{"item": f"i{i}", "variant": v, "model": m, "score": 1.7e308 if (i + (v == "a")) % 2 else -1.7e308}
+                for i in range(rng.randint(3, 6)) for v in "ab" for m in ("m1", "m2")]
+        files["log.csv"] = _csv(rows)
+        argv, said = ["analyze", "log.csv", "--metric", "score"], "rescale the metric"
+    elif kind in ("explode_keys", "explode_types"):
+        files["log.json"] = _rounds_log(rng, mixed=kind == "explode_types")
+        argv = ["analyze", "log.json", "--explode", "rounds", "--column", "score=rounds.score", "--metric", "score"]
+        # a key of two types is refused ("give each key one type", or "'high' is not a number" when the text
+        # comes first and the column is read as text); polars' own text is in no output (unsaid)
+        refuse = kind == "explode_types"
+    elif kind == "explode_advice":
+        files["log.json"] = _rounds_log(rng, mixed=False)
+        metric = rng.choice(["rounds", "rounds.score", "score"])
+        argv = ["analyze", "log.json", "--metric", metric, *rng.choice([[], ["--explode", "rounds"]])]
+        said = "--column score=rounds.score --metric score"
+    elif kind == "truncated_eval":
+        whole = (ROOT / "tests" / "data" / "frameworks" / "style_probe.eval").read_bytes()
+        files["run.eval"] = whole[: rng.choice([0, 22, 1000, len(whole) // 2, len(whole) - 30])]
+        argv, said = ["analyze", "run.eval", "--metric", "steps"], "truncated or corrupt"
+    elif kind == "design_table":
+        key = rng.choice(["settings", "attribute_settings", "random_settings", "by", "cluster"])
+        files["log.csv"] = _csv(_rows(rng))
+        files["design.toml"] = f"{key} = {{a = 1}}\n".encode()
+        argv = ["report", "log.csv", "--metric", "steps", "--design", "design.toml", "-o", "out.md"]
+        said = "given on the command line, for example"
+    elif kind == "utf16_book":
+        replies = [{"item": i, "variant": v, "reply": rng.choice(["yes", "no"])} for i in range(5) for v in "ab"]
+        files["log.csv"] = _csv(replies)
+        files["book.csv"] = "pattern,label,score\nyes,agree,1\nno,disagree,0\n".encode(
+            rng.choice(["utf-16", "utf-16-le", "utf-16-be"]))
+        argv, said = ["analyze", "log.csv", "--code", "agree=book.csv", "--metric", "agree"], "save it as UTF-8"
+    elif kind == "five_metrics":
+        rows = [{"item": i, "variant": v, **{f"m{k}": rng.randint(0, 5) for k in range(1, 6)}}
+                for i in range(6) for v in "abc"]
+        files["log.csv"] = _csv(rows)
+        argv, said = ["analyze", "log.csv", "--metric", "m1,m2,m3,m4,m5"], "gives a comparison of all 3 values"
+    else:   # runs constant within an item under --per-item: no scipy warning, "no run-to-run spread"
+        rows = [{"item": i, "variant": v, "score": (0.1 if v == "a" else 0.7) if i < 3 else rng.randint(0, 5) / 10}
+                for i in range(6) for v in "ab" for _ in range(3)]
+        files["log.csv"] = _csv(rows)
+        argv, refuse = ["analyze", "log.csv", "--metric", "score", "--per-item"], False
+    return Case("misleading_messages", argv, files, note=kind, said=said, refuse=refuse, unsaid=_NEVER_SAID)
+
+
+CATEGORIES += ["random_settings", "subnormal_scores", "misleading_messages"]
+_MAKERS.update({"random_settings": _random_settings, "subnormal_scores": _subnormal_scores,
+                "misleading_messages": _misleading_messages})
