@@ -292,8 +292,16 @@ class ManyAnalysis:
         """True when the omnibus p is at or below alpha (p <= alpha, the rule of every analysis)."""
         return self.verdict.detected if self.verdict is not None else self.main.omnibus.pvalue <= self.alpha
 
+    @property
+    def probe_design(self):
+        """What this analysis took the probe to be (:func:`probestats.analyses.design_read.read_design`)."""
+        from probestats.analyses.design_read import read_design
+
+        return read_design(self)
+
     def to_dict(self) -> dict:
-        out = {"kind": "many_values", **self.main.to_dict(), "alpha": self.alpha}
+        out = {"kind": "many_values", "design": self.probe_design.to_dict(), **self.main.to_dict(),
+               "alpha": self.alpha}
         out["groups"] = [g.to_dict() for g in self.groups]
         out["correction"] = self.correction if self.groups else None
         out["problems"] = [p.to_dict() for p in self.problems]

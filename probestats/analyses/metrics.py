@@ -25,6 +25,7 @@ import numpy as np
 import polars as pl
 
 from probestats.analyses.clusters import item_clusters
+from probestats.analyses.design_read import read_design
 from probestats.analyses.paired import Analysis
 from probestats.analyses.pair_tests import PairResult
 from probestats.errors import OptionError, opt
@@ -176,8 +177,14 @@ class MetricsAnalysis:
         return (f"{name} over the family of {count_of(len(self.family), 'exact sign-flip test')} "
                 f"({shape})")
 
+    @property
+    def probe_design(self):
+        """What this analysis took the probe to be (:func:`probestats.analyses.design_read.read_design`)."""
+        return read_design(self)
+
     def to_dict(self) -> dict:
-        return {"metrics": [a.to_dict() for a in self.analyses], "correction": self.correction,
+        return {"design": self.probe_design.to_dict(), "metrics": [a.to_dict() for a in self.analyses],
+                "correction": self.correction,
                 "family": {"correction": self.correction, "n_tests": len(self.family), "text": self.family_text,
                            "tests": [t.to_dict() for t in self.family],
                            "joint": None if self.joint is None else self.joint.to_dict()},

@@ -17,6 +17,7 @@ import polars as pl
 from probestats.errors import OptionError, ValidationError, either, opt
 from probestats.stats.multitest import adjust
 from probestats.stats.permutation import arms_unequal
+from probestats.analyses.design_read import read_design
 from probestats.vocabulary import INTERVALS
 from probestats.errors import Problem
 from probestats.checks.schema import Checked, require_ok, validate
@@ -260,8 +261,13 @@ class Analysis:
     def could_reach_significance(self) -> bool:
         return self.main.min_attainable_p <= self.alpha
 
+    @property
+    def probe_design(self):
+        """What this analysis took the probe to be (:func:`probestats.analyses.design_read.read_design`)."""
+        return read_design(self)
+
     def to_dict(self) -> dict:
-        out = self.main.to_dict()
+        out = {"design": self.probe_design.to_dict(), **self.main.to_dict()}
         out["alpha"] = self.alpha
         out["noise"] = self.noise.to_dict(items=False) if self.noise is not None else None
         if self.noise is not None:

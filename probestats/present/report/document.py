@@ -133,6 +133,9 @@ def _other_context(analysis, kind: str, source, shaping, design: Design | None =
         finding = other.effects_finding(analysis, section.pop("finding"))
     section["shaping"] = _shaping_sentences(shaping)
     facts["shaping"] = section["shaping"]
+    if hasattr(analysis, "probe_design"):   # what the analysis took the probe to be, first
+        facts["read"] = analysis.probe_design.sentence
+        facts_sentences = [facts["read"], *facts_sentences]
     warnings_ = grouped_warnings(analysis.problems)
     section["warnings"] = warnings_
     limits = _other_limits(analysis, kind, design)

@@ -68,6 +68,8 @@ def render_metrics_report(analysis, *, format: str = "md", templates=None, asset
     facts = other.design_facts(design, metric=", ".join(analysis.metrics), values=[f"'{first.main.a}'", f"'{first.main.b}'"],
                                compared="the 2 values", items=items, frame=getattr(first.checked, "frame", None),
                                runs=f"{runs_words(first.main, first.verdict)} (metric {first.metric})")
+    facts[0]["read"] = analysis.probe_design.sentence   # what the analysis took the probe to be, first
+    facts = (facts[0], [facts[0]["read"], *facts[1]])
     context, sentences, names = other.own_report("metrics", ctx, summary=other.metrics_summary(analysis), facts=facts,
                                                  finding=other.metrics_finding(analysis), limits=limits,
                                                  format=format)

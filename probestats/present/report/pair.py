@@ -486,8 +486,9 @@ def _design_section(w: _Words, design: Design) -> tuple[dict, list[str]]:
         "mitigation": design.mitigation or Todo("mitigation applied before these runs, or 'none'"),
         "shaping": [],
         "blanks": _blank_words(w.verdict),
+        "read": w.analysis.probe_design.sentence if hasattr(w.analysis, "probe_design") else "",
     }
-    sentences = [
+    sentences = [*([design_ctx["read"]] if design_ctx["read"] else []),
         f"Attribute: {design_ctx['attribute']}; values compared: {quoted(a)} (A{_baseline_mark(w, a)}) and "
         f"{quoted(b)} (B{_baseline_mark(w, b)})"
         + (f"; the control {quoted(design_ctx['control'])}, a meaningless edit of the baseline, is set beside them"

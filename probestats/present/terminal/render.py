@@ -53,6 +53,9 @@ def render_terminal(result, out: Console, **options) -> None:
     printer = printer_for(type(result))
     if printer is None:
         raise TypeError(f"no terminal printer for {type(result).__name__}")
+    design = getattr(type(result), "probe_design", None)
+    if design is not None:   # what the analysis took the probe to be, before any figure
+        out.print(escape(result.probe_design.sentence))
     printer(result, out, **options)
 
 
