@@ -107,3 +107,38 @@ def test_a_pandas_frame_without_pyarrow():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "['a', 'b', 'a', 'b'] [3.0, None, 4.0, 2.0] [1, None, 3, 4] 1"
+
+
+def _conversations(folder: Path, files: int = 7, per_file: int = 248) -> pl.DataFrame:
+    """``files`` JSON files, each one object with plain keys and ``per_file`` records under ``conversations``;
+    the records of all files together, as a frame."""
+    folder.mkdir()
+    rows = []
+    for f in range(files):
+        records = [{"item": f * 1000 + i // 2, "variant": "ab"[i % 2], "steps": (7 * i + f) % 9}
+                   for i in range(per_file)]
+        rows += records
+        (folder / f"part{f}.json").write_text(json.dumps({"benchmark": "sycophancy", "split": f,
+                                                          "conversations": records}), encoding="utf-8")
+    return pl.DataFrame(rows)
+
+
+def test_a_folder_of_json_files_honours_records_key(tmp_path, capsys):
+    folder = tmp_path / "convs"
+    expected = _conversations(folder)
+    log = probestats.Probe(records="conversations").apply(str(folder))
+    assert log.frame.height == 7 * 248 == 1736
+    assert log.frame.select("item", "variant", "steps").rows() == expected.rows()
+    assert main(["validate", str(folder), "--metric", "steps", "--read", "records=conversations"]) == 0
+    assert "1736 rows" in capsys.readouterr().out
+
+
+def test_a_folder_read_as_one_record_per_file_says_how_to_read_its_records(tmp_path, capsys):
+    folder = tmp_path / "convs"
+    _conversations(folder, files=3, per_file=4)
+    log = probestats.Probe().apply(str(folder))
+    assert log.frame.height == 3
+    (said,) = [p for p in log.problems if p.code == "one_record_per_file"]
+    assert "under 'conversations'" in said.message and "records='conversations'" in said.message
+    main(["validate", str(folder), "--metric", "steps"])
+    assert "give --read records=conversations" in capsys.readouterr().out

@@ -151,7 +151,8 @@ def read_files(paths: Sequence, **read_kwargs) -> Log:
         return read_log(files[0], **read_kwargs)
     from probestats.io.formats import read_record_files
 
-    records = read_record_files(files)
+    # records=KEY names a list of records inside every file: each file is a table, never one record
+    records = read_record_files(files) if read_kwargs.get("records") is None else None
     if records is not None:   # a folder of one JSON record per file
         return _records_log(records, files, **read_kwargs)
     logs = [read_log(f, **read_kwargs) for f in files]
@@ -202,9 +203,35 @@ def _records_log(frame: pl.DataFrame, files: list[Path], *, columns=None, metric
     names = [str(f) for f in files]
     frame = frame.with_columns(pl.Series(FILE, names, dtype=pl.String))
     log = read_log(frame, columns=columns, metric=metric)
+    problems = tuple(log.problems) + _record_lists(frame, len(files))
     parts = tuple((name, Log(lazy=pl.LazyFrame(), columns={}, source=name, headers=(), row_label="record"), k)
                   for k, name in enumerate(names))
     shown = ", ".join(Path(n).name for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
     return FilesLog(lazy=log.lazy, columns={**log.columns, FILE: FILE}, source=f"{len(names)} JSON records ({shown})",
-                    headers=log.headers, problems=log.problems, row_label="record", parts=parts,
+                    headers=log.headers, problems=problems, row_label="record", parts=parts,
                     _read={"format": "JSON records, one per file"})
+
+
+def _record_lists(frame: pl.DataFrame, count: int) -> tuple:
+    """The warning that a folder was read as one record per file, naming the keys that hold a list of records in
+    every file, which ``records=KEY`` reads as the rows instead.
+
+    >>> frame = pl.DataFrame({"id": ["a", "b"], "turns": [[{"q": 1}], [{"q": 2}, {"q": 3}]]})
+    >>> _record_lists(frame, 2)[0].message  # doctest: +NORMALIZE_WHITESPACE
+    "the 2 JSON files were read as one record each (a plain value at each file's top level); each holds a list of
+    records under 'turns': to read those as the rows, give records='turns'"
+    >>> _record_lists(pl.DataFrame({"id": ["a"]}), 1)
+    ()
+    """
+    from probestats.errors import Problem
+
+    lists = [c for c, t in frame.schema.items()
+             if isinstance(t, pl.List) and isinstance(t.inner, pl.Struct)
+             and frame[c].list.len().fill_null(0).min() > 0]
+    if not lists:
+        return ()
+    keys = ", ".join(f"'{c}'" for c in lists[:5])
+    return (Problem("warning", "one_record_per_file",
+                    f"the {count} JSON files were read as one record each (a plain value at each file's top level); "
+                    f"each holds a list of records under {keys}: to read those as the rows, give "
+                    f"{opt('records', lists[0])}"),)
