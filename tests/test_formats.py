@@ -4,6 +4,7 @@ per file, and pandas frames without pyarrow."""
 from __future__ import annotations
 
 import gzip
+import re
 import json
 import subprocess
 import sys
@@ -14,7 +15,7 @@ import pytest
 
 import probestats
 from probestats.cli import main
-from probestats.errors import ReadError
+from probestats.errors import OptionError, ReadError
 from tests.factories import make_log, write_log
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -142,3 +143,76 @@ def test_a_folder_read_as_one_record_per_file_says_how_to_read_its_records(tmp_p
     assert "under 'conversations'" in said.message and "records='conversations'" in said.message
     main(["validate", str(folder), "--metric", "steps"])
     assert "give --read records=conversations" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- roles kept in the file names
+
+
+def _item_gap(frame: pl.DataFrame, a: str, b: str, metric: str = "steps") -> float:
+    """The average over items of mean under a minus mean under b: the reference the analyses are held to."""
+    means = frame.group_by("item", "variant").agg(pl.col(metric).cast(pl.Float64).mean())
+    wide = means.pivot(on="variant", index="item", values=metric)
+    return float((wide[a] - wide[b]).mean())
+
+
+def test_a_folder_of_one_csv_per_condition_reads_the_condition_from_the_file_names(tmp_path, capsys):
+    frame = make_log(items=6, runs=3, seed=4, values=("C1_english", "C2_german", "C3_french"))
+    folder = tmp_path / "grades"
+    folder.mkdir()
+    for value in ("C1_english", "C2_german", "C3_french"):
+        write_log(frame.filter(pl.col("variant") == value).drop("variant"), folder / f"{value}.csv")
+    log = probestats.Probe(columns=(("variant", "file_stem"),)).apply(str(folder), metric="steps")
+    assert sorted(set(log.frame["variant"])) == ["C1_english", "C2_german", "C3_french"]
+    result = analysis(capsys, folder, "--column", "variant=file_stem", "--a", "C1_english", "--b", "C2_german")
+    assert result["average_gap"] == pytest.approx(_item_gap(frame, "C1_english", "C2_german"))
+    # the path as given holds the condition too, and --where and --derive read both columns
+    by_path = analysis(capsys, folder, "--column", "variant=file", "--a", str(folder / "C1_english.csv"),
+                       "--b", str(folder / "C2_german.csv"))
+    assert by_path["average_gap"] == pytest.approx(result["average_gap"])
+    kept = analysis(capsys, folder, "--column", "variant=lang", "--derive", "lang = split_part(file_stem, '_', 2)",
+                    "--where", "file_stem <> 'C3_french'")
+    assert kept["average_gap"] == pytest.approx(_item_gap(frame, "C1_english", "C2_german"))
+
+
+def test_runs_and_models_in_the_file_names_are_columns_by_a_pattern(tmp_path, capsys):
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    parts = []
+    for k, (run, model) in enumerate([("Run1", "chatgpt"), ("Run1", "llama"), ("Run2", "chatgpt"),
+                                      ("Run2", "llama")]):
+        frame = make_log(items=5, runs=1, seed=10 + k, gap=0.5 * k).drop("model", "seed", "temperature")
+        write_log(frame, folder / f"{run}_{model}_responses.json")
+        parts.append(frame.with_columns(run=pl.lit(run), model=pl.lit(model)))
+    together = pl.concat(parts)
+    pattern = "file-pattern={run}_{model}_responses"
+    log = probestats.Probe(file_pattern="{run}_{model}_responses").apply(str(folder), metric="steps")
+    assert log.frame.select("item", "variant", "steps", "run", "model").rows() == together.rows()
+    assert {p.code for p in log.problems} <= {"mixed_setting"}   # no block read into the file-name columns
+    result = analysis(capsys, folder, "--read", pattern, "--by", "model")
+    for group in result["groups"]:
+        model = group["by"]["model"]
+        assert group["average_gap"] == pytest.approx(_item_gap(together.filter(pl.col("model") == model),
+                                                               "formal", "casual"))
+    # the same log as one CSV with the columns written out: the same analysis
+    csv = write_log(together.rename({"run": "batch"}), tmp_path / "together.csv")
+    assert result["groups"] == analysis(capsys, csv, "--by", "model", "--setting", "batch")["groups"]
+
+
+def test_a_file_pattern_that_does_not_fit_or_cannot_be_read_is_refused(tmp_path, capsys):
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    write_log(make_log(items=2, runs=1), folder / "Run1_gpt_responses.csv")
+    write_log(make_log(items=2, runs=1), folder / "notes.csv")
+    assert main(["validate", str(folder), "--read", "file-pattern={run}_{llm}_responses"]) == 1
+    err = capsys.readouterr().err
+    assert "the name of '" in err and "('notes') does not fit --read 'file-pattern={run}_{llm}_responses'" in err
+    for pattern, said in (("responses", "no {NAME} in it"), ("{run}_{run}", "'run' is twice"),
+                          ("{file}_x", "a name probestats gives a column itself"), ("{run_x", "a brace without")):
+        with pytest.raises(OptionError, match=re.escape(said)):
+            probestats.Probe(file_pattern=pattern)
+    with pytest.raises(OptionError, match="reads the names of files"):
+        probestats.Probe(file_pattern="{run}_x").apply([{"item": 1, "variant": "a"}])
+    (folder / "notes.csv").unlink()
+    # a pattern's field that a file already holds is refused, not silently overwritten
+    assert main(["validate", str(folder), "--read", "file-pattern={run}_{model}_responses"]) == 1
+    assert "already has a column 'model'" in capsys.readouterr().err

@@ -50,8 +50,10 @@ def likely_blocks(log, metric: str | None, exclude: Sequence[str] = ()) -> list[
     names = log.lazy.collect_schema().names()
     if "item" not in names or "variant" not in names:
         return []
+    # the columns read from the file names are one value per file, a block the analysis matches items within
+    named = tuple(log._read.get("file_columns", ()))
     cols = [c for c in candidates(names, metric) if c not in KNOWN_BLOCKS and c not in exclude
-            and c not in ("item", "variant")]
+            and c not in named and c not in ("item", "variant")]
     if not cols:
         return []
     from probestats.io.log import collect

@@ -103,6 +103,10 @@ class Probe:
         Read options, for every file (``max_cells``: the largest spreadsheet read, in cells; ``max_columns``:
         the most columns a log may have;
         ``records``: the key of a JSON document's records).
+    file_pattern : str or None
+        Parts of the file names read as columns: ``"{run}_{model}_responses"`` gives each row of
+        ``Run1_gpt_responses.json`` run ``Run1`` and model ``gpt`` (see :func:`probestats.io.files.parse_file_pattern`).
+        Several files always carry ``file`` (the path as given) and ``file_stem`` (the name without extension).
     settings : tuple of str
         Columns that are settings of the runs besides model, judge, temperature, system and file: the items
         are matched within each block of their values (a setting that varies within cells is a block); a
@@ -145,6 +149,7 @@ class Probe:
     max_cells: int | None = None
     max_columns: int | None = None
     records: str | None = None
+    file_pattern: str | None = None
     settings: tuple[str, ...] = ()
     attribute_settings: tuple[str, ...] = ()
     cluster: str | None = None
@@ -153,6 +158,13 @@ class Probe:
     def __post_init__(self) -> None:
         for name in ROLES:   # one column name, or several (a cluster is one column, or none)
             object.__setattr__(self, name, _role(name, getattr(self, name)))
+        if self.file_pattern is not None:
+            from probestats.io.files import parse_file_pattern
+
+            if not isinstance(self.file_pattern, str):
+                raise OptionError(f"{opt('file_pattern', self.file_pattern)}: expected text, for example "
+                                  f"{opt('file_pattern', '{run}_{model}_responses')}")
+            parse_file_pattern(self.file_pattern)
 
     @property
     def mapping(self) -> dict[str, str]:
@@ -357,11 +369,17 @@ class Probe:
         norm = {normalize_header(h) for h in headers}
         file, later = {}, {}
         for canonical, header in self.columns:
-            if header in headers or normalize_header(header) in norm:
-                file[canonical] = header
+            if header == "" or header in headers or normalize_header(header) in norm:
+                file[canonical] = header   # "" is no column at all, which the reading says
             else:
                 later[canonical] = header
         return file, later
+
+    def _file_names(self) -> tuple[str, ...]:
+        """The columns the names of several files make: ``file``, ``file_stem`` and the pattern's fields."""
+        from probestats.io.files import FILE_COLUMNS, parse_file_pattern
+
+        return FILE_COLUMNS + (parse_file_pattern(self.file_pattern)[0] if self.file_pattern is not None else ())
 
     def _read(self, source, metric) -> tuple[Log, dict]:
         """The log as read, with the mappings onto its headers; the mappings onto what later steps make."""
@@ -370,11 +388,16 @@ class Probe:
         options = self.read_options()
         paths = [source] if isinstance(source, (str, Path)) else source
         is_paths = isinstance(paths, (list, tuple)) and paths and all(isinstance(s, (str, Path)) for s in paths)
+        if self.file_pattern is not None and not is_paths:
+            raise OptionError(f"{opt('file_pattern', self.file_pattern)} reads the names of files, and this log is "
+                              "not read from files: drop it, or make the columns in the frame")
+        files = {"file_pattern": self.file_pattern} if is_paths else {}
+        # a mapping may name a made column, a field inside a record, or a column the files' names make
         later = bool(self._made_names() or self.wide or self.lookup or self.framing_columns) or any(
-            "." in h or "[" in h for _, h in self.columns)   # a mapping may name a made column or a field
+            "." in h or "[" in h or h in self._file_names() for _, h in self.columns)
         if not later:   # every mapping names a header of the file: one read
             if is_paths:
-                return read_files(list(paths), columns=self.mapping, metric=metric, **options), {}
+                return read_files(list(paths), columns=self.mapping, metric=metric, **files, **options), {}
             return read_log(source, columns=self.mapping, metric=metric, **options), {}
         if is_paths:
             headers = read_log(expand_paths(list(paths))[0], **options).headers
@@ -382,7 +405,7 @@ class Probe:
             headers = read_log(source, **options).headers
         file, later = self._split_columns(headers)
         if is_paths:
-            return read_files(list(paths), columns=file, metric=metric, **options), later
+            return read_files(list(paths), columns=file, metric=metric, **files, **options), later
         return read_log(source, columns=file, metric=metric, **options), later
 
 
