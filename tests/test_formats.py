@@ -216,3 +216,51 @@ def test_a_file_pattern_that_does_not_fit_or_cannot_be_read_is_refused(tmp_path,
     # a pattern's field that a file already holds is refused, not silently overwritten
     assert main(["validate", str(folder), "--read", "file-pattern={run}_{model}_responses"]) == 1
     assert "already has a column 'model'" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- files that differ
+
+
+def test_a_folder_of_json_files_whose_columns_differ_reads_as_one_log(tmp_path, capsys):
+    folder = tmp_path / "judges"
+    folder.mkdir()
+    frames = []
+    for k, judge in enumerate(("gpt35", "llama", "mistral")):
+        frame = make_log(items=6, runs=2, seed=20 + k, gap=1.0).drop("model", "temperature")
+        if judge != "llama":   # one judge's file keeps no raw output
+            frame = frame.with_columns(pl.format("reply {}", pl.col("steps")).alias(f"{judge}_output"))
+        write_log(frame, folder / f"{judge}_results.json")
+        frames.append(frame.select("item", "variant", "steps"))
+    log = probestats.Probe().apply(str(folder), metric="steps")
+    said = [p.message for p in log.problems if p.code == "columns_differ"]
+    assert said == [f"'{folder / 'gpt35_results.json'}' has no 'mistral_output', which other files of the log have: "
+                    "its rows leave it blank",
+                    f"'{folder / 'llama_results.json'}' has no 'gpt35_output', 'mistral_output', which other files "
+                    "of the log have: its rows leave them blank",
+                    f"'{folder / 'mistral_results.json'}' has no 'gpt35_output', which other files of the log have: "
+                    "its rows leave it blank"]
+    blank = log.frame.filter(pl.col("file").str.contains("llama"))
+    assert blank["gpt35_output"].null_count() == blank.height == 24
+    result = analysis(capsys, folder)
+    assert result["average_gap"] == pytest.approx(_item_gap(pl.concat(frames), "formal", "casual"))
+
+
+def test_a_folder_of_one_nested_json_object_per_inference(tmp_path, capsys):
+    folder = tmp_path / "audit"
+    folder.mkdir()
+    rows = []
+    for k, (resume, race, score) in enumerate((r, race, (3 * r + 5 * (race == "a") + s) % 11)
+                                              for r in range(6) for race in ("a", "b") for s in range(2)):
+        record = {"resume": {"id": resume, "race": race}, "model": "m1",
+                  "response": {"score": score, "key_factors": ["experience", "degree"]}}
+        (folder / f"inference_{k:03d}.json").write_text(json.dumps(record, indent=2), encoding="utf-8")
+        rows.append({"item": resume, "variant": race, "steps": score})
+    reference = pl.DataFrame(rows)
+    mapped = ("--column", "item=resume.id", "--column", "variant=resume.race")
+    result = analysis(capsys, folder, *mapped, "--column", "steps=response.score")
+    assert result["average_gap"] == pytest.approx(_item_gap(reference, "a", "b"))
+    # the metric named by its path, with the header 'response' read as the reply: the same field
+    code = main(["analyze", str(folder), "--metric", "response.score", *mapped, "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert json.loads(out)["average_gap"] == pytest.approx(result["average_gap"])

@@ -36,7 +36,8 @@ from probestats.io.columns import ROW
 from probestats.io.log import Log, collect
 from probestats.io.read import FORMATS, read_log
 
-__all__ = ["FILE", "FILE_STEM", "Line", "FilesLog", "expand_paths", "read_files", "parse_file_pattern", "stem"]
+__all__ = ["FILE", "FILE_STEM", "Line", "FilesLog", "expand_paths", "read_files", "parse_file_pattern", "stem",
+           "first_headers"]
 
 FILE = "file"
 FILE_STEM = "file_stem"
@@ -222,6 +223,18 @@ def _refuse_repeats(paths: list[Path]) -> None:
         seen[key] = p
 
 
+def first_headers(paths: Sequence, **read_kwargs) -> tuple[str, ...]:
+    """The headers a column mapping is matched against: the first file's, or the keys of a folder of one JSON
+    record per file (which no file read alone has: a lone object is no table)."""
+    from probestats.io.formats import read_record_files
+
+    files = expand_paths(paths)
+    records = read_record_files(files) if read_kwargs.get("records") is None else None
+    if records is not None:
+        return tuple(records.columns)
+    return read_log(files[0], **read_kwargs).headers
+
+
 def read_files(paths: Sequence, *, file_pattern: str | None = None, **read_kwargs) -> Log:
     """Read one log or several as one.
 
@@ -252,26 +265,19 @@ def read_files(paths: Sequence, *, file_pattern: str | None = None, **read_kwarg
     if records is not None:   # a folder of one JSON record per file
         return _records_log(records, names, fields, **read_kwargs)
     logs = [read_log(f, **read_kwargs) for f in files]
-    first = logs[0].lazy.collect_schema()
-    order = [c for c in first.names() if c != ROW]
     made = (*FILE_COLUMNS, *fields)
-    for name, log in zip(names, logs):
-        schema = log.lazy.collect_schema()
+    schemas = [log.lazy.collect_schema() for log in logs]
+    for name, schema in zip(names, schemas):
         _refuse_made(name, [c for c in made if c in schema.names()], file_pattern)
-        cols = [c for c in schema.names() if c != ROW]
-        if set(cols) != set(order):
-            extra = [c for c in cols if c not in order]
-            lacking = [c for c in order if c not in cols]
-            said = "; ".join(part for part in (
-                f"it has {', '.join(repr(c) for c in extra)} which '{names[0]}' has not" if extra else "",
-                f"it lacks {', '.join(repr(c) for c in lacking)}" if lacking else "") if part)
-            raise ColumnError(f"the columns of '{name}' do not agree with those of '{names[0]}' ({said}); "
-                              f"give files with the same headers, or map them with {opt('columns')}")
-    dtypes = {c: {log.lazy.collect_schema()[c] for log in logs} for c in order}
+    order = list(dict.fromkeys(c for schema in schemas for c in schema.names() if c != ROW))
+    problems = _columns_differ(names, schemas, order, read_kwargs.get("metric"))
+    dtypes = {c: {schema[c] for schema in schemas if c in schema.names()} for c in order}
     parts, lazies, offset = [], [], 0
-    for k, (name, log) in enumerate(zip(names, logs)):
+    for k, (name, log, schema) in enumerate(zip(names, logs, schemas)):
         count = collect(log.lazy.select(pl.len()), log.source, log._path).item()
-        cols = [pl.col(c) if len(dtypes[c]) == 1 else pl.col(c).cast(pl.String) for c in order]
+        cols = [(pl.col(c) if len(dtypes[c]) == 1 else pl.col(c).cast(pl.String)) if c in schema.names()
+                else pl.lit(None, next(iter(dtypes[c])) if len(dtypes[c]) == 1 else pl.String).alias(c)
+                for c in order]
         lazies.append(log.lazy.select(*cols, *_name_columns(name, fields, k),
                                       (pl.col(ROW) + offset).alias(ROW)))
         parts.append((name, log, offset))
@@ -280,13 +286,48 @@ def read_files(paths: Sequence, *, file_pattern: str | None = None, **read_kwarg
     if len({log.row_label for log in logs}) != 1:
         raise ReadError("several files read as one log must have one format: "
                         + ", ".join(f"'{n}' numbers {log.row_label}s" for n, log in zip(names, logs)))
-    return FilesLog(lazy=pl.concat(lazies, how="vertical"), columns={**first_log.columns, **{c: c for c in made}},
-                    source=f"{len(names)} files ({_shown(names)})", headers=tuple(first_log.headers) + made,
-                    problems=tuple(p for log in logs for p in log.problems), row_label=first_log.row_label,
+    mapped = {c: h for log in reversed(logs) for c, h in log.columns.items()}   # the first file's name wins
+    headers = tuple(dict.fromkeys(h for log in logs for h in log.headers))
+    return FilesLog(lazy=pl.concat(lazies, how="vertical"), columns={**mapped, **{c: c for c in made}},
+                    source=f"{len(names)} files ({_shown(names)})", headers=headers + made,
+                    problems=tuple(p for log in logs for p in log.problems) + problems, row_label=first_log.row_label,
                     parts=tuple(parts),
                     _read={"delimited": all(log._read.get("delimited") for log in logs),
                            "format": first_log.format if len({log.format for log in logs}) == 1 else None,
                            "file_columns": made})
+
+
+#: the columns every file must hold when one of them does: without them a file's rows cannot be analyzed
+NEEDED = ("item", "variant")
+
+
+def _columns_differ(names: Sequence[str], schemas: Sequence, order: Sequence[str], metric: str | None) -> tuple:
+    """One ``columns_differ`` warning per file that lacks columns others have (its rows leave them blank);
+    a file lacking a column the analysis needs (item, variant, the metric) that another has is refused.
+
+    >>> schemas = [{"item": 1, "variant": 1, "x_output": 1}, {"item": 1, "variant": 1}]
+    >>> [p.message for p in _columns_differ(["gpt.json", "llama.json"], schemas, ["item", "variant", "x_output"], None)]
+    ["'llama.json' has no 'x_output', which other files of the log have: its rows leave it blank"]
+    """
+    from probestats.errors import Problem
+
+    needed = (*NEEDED, metric) if metric else NEEDED
+    problems = []
+    for name, schema in zip(names, schemas):
+        lacking = [c for c in order if c not in schema]
+        if not lacking:
+            continue
+        vital = [c for c in lacking if c in needed]
+        if vital:
+            have = next(n for n, other in zip(names, schemas) if vital[0] in other)
+            raise ColumnError(f"the columns of '{name}' do not agree with those of '{have}': it lacks "
+                              f"{', '.join(repr(c) for c in vital)}, which the analysis needs; give every file that "
+                              f"column, or map its header with {opt('columns')}")
+        shown = ", ".join(repr(c) for c in lacking[:8]) + (f" and {len(lacking) - 8} more" if len(lacking) > 8 else "")
+        problems.append(Problem("warning", "columns_differ",
+                                f"'{name}' has no {shown}, which other files of the log have: its rows leave "
+                                f"{'it' if len(lacking) == 1 else 'them'} blank"))
+    return tuple(problems)
 
 
 def _shown(names: Sequence[str]) -> str:
@@ -337,20 +378,27 @@ def _record_lists(frame: pl.DataFrame, count: int) -> tuple:
 
     >>> frame = pl.DataFrame({"id": ["a", "b"], "turns": [[{"q": 1}], [{"q": 2}, {"q": 3}]]})
     >>> _record_lists(frame, 2)[0].message  # doctest: +NORMALIZE_WHITESPACE
-    "the 2 JSON files were read as one record each (a plain value at each file's top level); each holds a list of
-    records under 'turns': to read those as the rows, give records='turns'"
+    "the 2 JSON files were read as one record each (each holds one object); each holds a list of records under
+    'turns': to read those as the rows, give records='turns'"
     >>> _record_lists(pl.DataFrame({"id": ["a"]}), 1)
     ()
+    >>> _record_lists(pl.DataFrame({"run": [{"out": [{"q": 1}]}]}), 1)[0].message.split(": ")[-1]
+    "to read those as the rows, give records='run.out'"
     """
     from probestats.errors import Problem
 
-    lists = [c for c, t in frame.schema.items()
-             if isinstance(t, pl.List) and isinstance(t.inner, pl.Struct)
-             and frame[c].list.len().fill_null(0).min() > 0]
+    def found(expr, dtype, path):   # the lists of records at a path, and one level inside an object
+        if isinstance(dtype, pl.List) and isinstance(dtype.inner, pl.Struct):
+            return [path] if frame.select(expr.list.len().fill_null(0).min()).item() > 0 else []
+        if isinstance(dtype, pl.Struct) and "." not in path:
+            return [p for f in dtype.fields for p in found(expr.struct.field(f.name), f.dtype, f"{path}.{f.name}")]
+        return []
+
+    lists = [p for c, t in frame.schema.items() for p in found(pl.col(c), t, c)]
     if not lists:
         return ()
     keys = ", ".join(f"'{c}'" for c in lists[:5])
     return (Problem("warning", "one_record_per_file",
-                    f"the {count} JSON files were read as one record each (a plain value at each file's top level); "
+                    f"the {count} JSON files were read as one record each (each holds one object); "
                     f"each holds a list of records under {keys}: to read those as the rows, give "
                     f"{opt('records', lists[0])}"),)

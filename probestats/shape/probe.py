@@ -252,6 +252,8 @@ class Probe:
             log, pending = source, {}
         else:
             log, pending = self._read(source, metric)
+        if metric is not None and metric not in pending and _field(log, metric) is not None:
+            pending = {**pending, metric: metric}   # --metric response.score: a field inside the records
         log, pending = _map_columns(log, pending)   # fields inside the records (--column variant=meta.style)
         for step in (self._explode, self._code, self._lookup, self._derive, self._wide, self._framing_columns):
             log = step(log, metric)
@@ -383,7 +385,7 @@ class Probe:
 
     def _read(self, source, metric) -> tuple[Log, dict]:
         """The log as read, with the mappings onto its headers; the mappings onto what later steps make."""
-        from probestats.io.files import expand_paths, read_files
+        from probestats.io.files import first_headers, read_files
 
         options = self.read_options()
         paths = [source] if isinstance(source, (str, Path)) else source
@@ -400,7 +402,7 @@ class Probe:
                 return read_files(list(paths), columns=self.mapping, metric=metric, **files, **options), {}
             return read_log(source, columns=self.mapping, metric=metric, **options), {}
         if is_paths:
-            headers = read_log(expand_paths(list(paths))[0], **options).headers
+            headers = first_headers(list(paths), **options)
         else:
             headers = read_log(source, **options).headers
         file, later = self._split_columns(headers)
@@ -433,14 +435,13 @@ def _map_columns(log: Log, pending: dict, final: bool = False) -> tuple[Log, dic
     if not pending:
         return log, {}
     from probestats.errors import ColumnError
-    from probestats.shape.nested import path_expr
 
     lazy = log.lazy
     schema = lazy.collect_schema()
     columns = dict(log.columns)
     left = {}
     for canonical, made in pending.items():
-        expr = pl.col(made) if made in schema else path_expr(schema, made)
+        expr = pl.col(made) if made in schema else _field(replace(log, lazy=lazy, columns=columns), made)
         if expr is None:
             if final:
                 seen = ", ".join(h for h in log.headers if h != ROW)
@@ -459,6 +460,26 @@ def _map_columns(log: Log, pending: dict, final: bool = False) -> tuple[Log, dic
         schema = lazy.collect_schema()
     lazy = lazy.select(pl.all().exclude(ROW), pl.col(ROW))
     return replace(log, lazy=lazy, columns=columns), left
+
+
+def _field(log: Log, path: str) -> pl.Expr | None:
+    """The field inside the records a dotted path names (``response.score``), its first part the header as
+    written even where the header was read as a canonical column (``response`` as ``reply``); None when the path
+    names no field (or names a column)."""
+    from probestats.shape.nested import path_expr
+
+    schema = log.lazy.collect_schema()
+    if path in schema.names():
+        return None
+    expr = path_expr(schema, path)
+    if expr is not None:
+        return expr
+    for canonical, header in log.columns.items():
+        if canonical != header and canonical in schema.names() and path.startswith(f"{header}."):
+            expr = path_expr(schema, canonical + path[len(header):])
+            if expr is not None:
+                return expr.alias(path)
+    return None
 
 
 def _wide_headers(specs) -> set[str]:
