@@ -441,7 +441,11 @@ def _map_columns(log: Log, pending: dict, final: bool = False) -> tuple[Log, dic
     columns = dict(log.columns)
     left = {}
     for canonical, made in pending.items():
-        expr = pl.col(made) if made in schema else _field(replace(log, lazy=lazy, columns=columns), made)
+        named = made if made in schema else _column_named(schema, columns, made)
+        if named is not None and named != made and named in columns and columns[named] != named:
+            expr, named = pl.col(named), None   # a header read as a canonical column: copied, it keeps its role
+        else:
+            expr = pl.col(named) if named is not None else _field(replace(log, lazy=lazy, columns=columns), made)
         if expr is None:
             if final:
                 seen = ", ".join(h for h in log.headers if h != ROW)
@@ -451,15 +455,37 @@ def _map_columns(log: Log, pending: dict, final: bool = False) -> tuple[Log, dic
             continue
         if canonical in schema and canonical != made:
             lazy = lazy.drop(canonical)   # the mapping wins over a column found by its alias
-        if made in schema:
-            lazy = lazy.rename({made: canonical})
-            columns.pop(made, None)
+        if named is not None:
+            if named != canonical:
+                lazy = lazy.rename({named: canonical})
+            columns.pop(named, None)
         else:
             lazy = lazy.with_columns(expr.alias(canonical))
         columns[canonical] = made
         schema = lazy.collect_schema()
     lazy = lazy.select(pl.all().exclude(ROW), pl.col(ROW))
     return replace(log, lazy=lazy, columns=columns), left
+
+
+def _column_named(schema, columns: dict, name: str) -> str | None:
+    """The column ``name`` names when it is no column's exact name: a column whose name differs only in case,
+    spaces or separators (``Pool`` for ``pool``), or the canonical column a header of that name was read as
+    (``reply`` for ``response``); None when there is none, or several.
+
+    >>> schema = {"Pool": pl.String, "reply": pl.String, "item": pl.Int64}
+    >>> _column_named(schema, {"reply": "response"}, "pool"), _column_named(schema, {"reply": "response"}, "response")
+    ('Pool', 'reply')
+    >>> _column_named(schema, {}, "nope") is None
+    True
+    """
+    from probestats.io.columns import normalize_header
+
+    key = normalize_header(name)
+    alike = [c for c in schema if c != ROW and normalize_header(c) == key]
+    if len(alike) == 1:
+        return alike[0]
+    read_as = [c for c, h in columns.items() if c in schema and (h == name or normalize_header(h) == key)]
+    return read_as[0] if len(read_as) == 1 else None
 
 
 def _field(log: Log, path: str) -> pl.Expr | None:
