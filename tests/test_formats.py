@@ -264,3 +264,52 @@ def test_a_folder_of_one_nested_json_object_per_inference(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert code == 0, err
     assert json.loads(out)["average_gap"] == pytest.approx(result["average_gap"])
+
+
+# ---------------------------------------------------------------- first guesses that fit
+
+
+def _responses(folder: Path, condition: str = "condition") -> pl.DataFrame:
+    """A folder of JSON responses, one file per model: an id per response, per prompt variant (prompt_id) and per
+    item (hypothesis_id); the rows of every file, as a frame."""
+    folder.mkdir()
+    frames = []
+    for m, model in enumerate(("gpt4", "claude")):
+        rows = [{"response_id": f"r{m}{h}{c}", "prompt_id": f"h{h}-{c}", "hypothesis_id": f"h{h}", condition: c,
+                 "model": model, "score": (5 * h + 3 * m + (2 if c == "male" else 0)) % 7}
+                for h in range(6) for c in ("male", "female")]
+        (folder / f"{model}.json").write_text(json.dumps(rows), encoding="utf-8")
+        frames.append(pl.DataFrame(rows))
+    return pl.concat(frames)
+
+
+def test_a_folder_of_json_responses_is_guessed_its_item_and_no_wide_layout(tmp_path, capsys):
+    folder = tmp_path / "responses"
+    frame = _responses(folder)
+    code = main(["validate", str(folder), "--metric", "score"])
+    out = capsys.readouterr().out
+    assert code == 0 and "item = 'hypothesis_id'" in out and "--wide" not in out
+    assert "item_guess" in out and "'prompt_id', found by its name, holds one value each" in out
+    code = main(["analyze", str(folder), "--metric", "score", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    reference = frame.rename({"hypothesis_id": "item", "condition": "variant", "score": "steps"})
+    assert data["n_items"] == 6 and data["average_gap"] == pytest.approx(_item_gap(reference, "male", "female"))
+    # the value column under a name no alias knows: no wide layout of ids suggested, the value column asked for
+    other = tmp_path / "other"
+    _responses(other, condition="condition_id")
+    main(["validate", str(other), "--metric", "score"])
+    out = capsys.readouterr().out
+    assert "no 'variant' column" in out and "--wide" not in out and "--column variant=HEADER" in out
+
+
+def test_a_wide_layout_is_suggested_for_columns_of_one_metric_alone(tmp_path, capsys):
+    rows = [{"item": i, "formal_steps": 3 + i % 2, "casual_steps": 4 - i % 3, "response_time": 10.0 + i,
+             "response_length": 300 + 7 * i} for i in range(6)]
+    wide = write_log(pl.DataFrame(rows).drop("response_time", "response_length"), tmp_path / "wide.csv")
+    main(["validate", str(wide), "--metric", "steps"])
+    assert "read it with --wide formal_steps,casual_steps" in capsys.readouterr().out
+    measures = write_log(pl.DataFrame(rows).drop("formal_steps", "casual_steps"), tmp_path / "measures.csv")
+    for extra in ((), ("--metric", "response_time")):   # two measures, apart in range or one of them the metric
+        main(["validate", str(measures), *extra])
+        out = capsys.readouterr().out
+        assert "no 'variant' column" in out and "--wide" not in out

@@ -162,7 +162,7 @@ def lookup(lazy: pl.LazyFrame, source, keys: Sequence[str], *, columns=None, sou
         raise OptionError(f"{_shown(source, keys, option, name)}: the table holds only its keys; it needs a column to add")
     text = [f"\0key{i}" for i in range(len(keys))]
     table = table.with_columns(_as_key(pl.col(found[k])).alias(t) for k, t in zip(keys, text))
-    doubled = table.group_by(text).len().filter(pl.col("len") > 1)
+    doubled = table.group_by(text, maintain_order=True).len().filter(pl.col("len") > 1)
     if doubled.height:
         row = doubled.row(0)
         smallest = _smallest_key(table, [found[k] for k in keys] + clash)

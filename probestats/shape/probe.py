@@ -260,6 +260,8 @@ class Probe:
             if step == self._explode:
                 log, pending = _map_columns(log, pending)
         log, _ = _map_columns(log, pending, final=True)
+        if "item" not in self.mapping:
+            log = fit_item(log, metric)
         log = self._where(log)
         if self.complete:
             if metric is None:
@@ -465,6 +467,57 @@ def _map_columns(log: Log, pending: dict, final: bool = False) -> tuple[Log, dic
         schema = lazy.collect_schema()
     lazy = lazy.select(pl.all().exclude(ROW), pl.col(ROW))
     return replace(log, lazy=lazy, columns=columns), left
+
+
+#: most columns :func:`fit_item` weighs as the item
+_ITEM_CANDIDATES = 30
+
+
+def fit_item(log: Log, metric: str | None = None) -> Log:
+    """``log`` with its item read from the column whose every value holds every value of the attribute, when the
+    header the item was found by (an alias such as ``prompt_id``) holds one value each: an id of each prompt
+    variant, not of the item they vary. Said in an ``item_guess`` warning; a log whose item fits, or whose item
+    was named, is returned as it is.
+
+    >>> rows = [{"prompt_id": f"p{i}{v}", "hypothesis_id": i, "condition": v, "x": 1} for i in (1, 2) for v in "ab"]
+    >>> log = fit_item(read_log(rows))
+    >>> log.columns["item"], log.frame["item"].to_list(), log.problems[0].code
+    ('hypothesis_id', [1, 1, 2, 2], 'item_guess')
+    """
+    from probestats.io.columns import normalize_header
+
+    schema = log.lazy.collect_schema()
+    header = log.columns.get("item")
+    if "item" not in schema or "variant" not in schema or header is None or normalize_header(header) == "item":
+        return log
+    count = pl.col("variant").cast(pl.String).drop_nulls().n_unique()
+    values, most = collect(log.lazy.select(count.alias("values"), pl.col("variant").cast(pl.String).drop_nulls()
+                                           .n_unique().over("item").max().alias("most")),
+                           log.source, log._path).row(0)
+    if values < 2 or (most or 0) > 1:
+        return log
+    named = set(log.columns) | set(log.columns.values()) | set(log._read.get("file_columns", ())) | {ROW, metric}
+    candidates = [c for c, t in schema.items() if c not in named and (t == pl.String or t.is_integer())]
+    best = None
+    for c in candidates[:_ITEM_CANDIDATES]:
+        per = collect(log.lazy.group_by(c).agg(pl.col("variant").cast(pl.String).drop_nulls().n_unique().alias("n"))
+                      .select(pl.col("n").min().alias("least"), pl.len().alias("groups"),
+                              pl.col(c).is_null().any().alias("blank")), log.source, log._path).row(0)
+        least, groups, blank = per
+        if not blank and least == values and groups >= 2 and (best is None or groups > best[1]):
+            best = (c, groups)
+    if best is None:
+        return log
+    column = best[0]
+    lazy = log.lazy.rename({"item": header, column: "item"}) if header not in schema else \
+        log.lazy.rename({"item": f"{header} (original)", column: "item"})
+    columns = {**{k: v for k, v in log.columns.items() if k != "item"}, "item": column}
+    problem = Problem("warning", "item_guess",
+                      f"the item is read from '{column}', each of whose {best[1]} values holds every one of the "
+                      f"{values} values compared; '{header}', found by its name, holds one value each (an id per "
+                      f"prompt variant, not per item): name another with {opt('columns', {'item': 'HEADER'})}",
+                      column=column)
+    return replace(log, lazy=lazy, columns=columns, problems=tuple(log.problems) + (problem,))
 
 
 def _column_named(schema, columns: dict, name: str) -> str | None:
