@@ -194,6 +194,8 @@ def test_runs_and_models_in_the_file_names_are_columns_by_a_pattern(tmp_path, ca
         assert group["average_gap"] == pytest.approx(_item_gap(together.filter(pl.col("model") == model),
                                                                "formal", "casual"))
     # the same log as one CSV with the columns written out: the same analysis
+    one = probestats.Probe(file_pattern="{run}_{model}_responses").apply(str(folder / "Run2_llama_responses.json"))
+    assert set(one.frame["run"]) == {"Run2"} and set(one.frame["model"]) == {"llama"} and one.source.startswith("1 file (")
     csv = write_log(together.rename({"run": "batch"}), tmp_path / "together.csv")
     assert result["groups"] == analysis(capsys, csv, "--by", "model", "--setting", "batch")["groups"]
 

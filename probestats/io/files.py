@@ -289,7 +289,7 @@ def read_files(paths: Sequence, *, file_pattern: str | None = None, **read_kwarg
     mapped = {c: h for log in reversed(logs) for c, h in log.columns.items()}   # the first file's name wins
     headers = tuple(dict.fromkeys(h for log in logs for h in log.headers))
     return FilesLog(lazy=pl.concat(lazies, how="vertical"), columns={**mapped, **{c: c for c in made}},
-                    source=f"{len(names)} files ({_shown(names)})", headers=headers + made,
+                    source=f"{len(names)} file{'s' if len(names) != 1 else ''} ({_shown(names)})", headers=headers + made,
                     problems=tuple(p for log in logs for p in log.problems) + problems, row_label=first_log.row_label,
                     parts=tuple(parts),
                     _read={"delimited": all(log._read.get("delimited") for log in logs),
