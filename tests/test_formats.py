@@ -169,6 +169,13 @@ def test_a_folder_of_one_csv_per_condition_reads_the_condition_from_the_file_nam
     by_path = analysis(capsys, folder, "--column", "variant=file", "--a", str(folder / "C1_english.csv"),
                        "--b", str(folder / "C2_german.csv"))
     assert by_path["average_gap"] == pytest.approx(result["average_gap"])
+    # without a mapping, validate says where the value is; the pattern it suggests reads it
+    assert main(["validate", str(folder), "--metric", "steps"]) == 1
+    said = capsys.readouterr().out
+    assert "read it from their names with --column variant=file_stem" in said and "--wide" not in said
+    assert "--read 'file-pattern={variant}_{}'" in said
+    coded = analysis(capsys, folder, "--read", "file-pattern={variant}_{}", "--a", "C1", "--b", "C2")
+    assert coded["average_gap"] == pytest.approx(result["average_gap"])
     kept = analysis(capsys, folder, "--column", "variant=lang", "--derive", "lang = split_part(file_stem, '_', 2)",
                     "--where", "file_stem <> 'C3_french'")
     assert kept["average_gap"] == pytest.approx(_item_gap(frame, "C1_english", "C2_german"))

@@ -151,11 +151,12 @@ def missing_column(log: Log, name: str, is_metric: bool = False, metric: str | N
             wide = _wide_hint(log, metric)
             stems = _file_values(log)
             if stems:   # several files, one per value most likely: the value in their names
+                part = (f" (or from a part of each name with a pattern, such as "
+                        f"{opt('file_pattern', '{' + name + '}_{}')})") if all("_" in v for v in stems) else ""
                 msg = (f"no '{name}' column; headers seen: {seen}; the {len(stems)} files may each hold one value "
                        f"({', '.join(repr(v) for v in stems[:3])}{' ...' if len(stems) > 3 else ''}): read it from "
-                       f"their names with {opt('columns', {name: 'file_stem'})} (or from a part of each name with a "
-                       f"pattern, such as {opt('file_pattern', '{' + name + '}_{}')}), or name the value column with "
-                       f"{opt('columns', {name: 'HEADER'})}")
+                       f"their names with {opt('columns', {name: 'file_stem'})}{part}, or name the value column "
+                       f"with {opt('columns', {name: 'HEADER'})}")
             elif wide:   # one metric column per value: the values are in the headers
                 msg = (f"no '{name}' column; headers seen: {seen}; the log looks wide (one column per value): "
                        f"read it with {opt('wide', wide)}, or name the value column with "
