@@ -210,8 +210,10 @@ def _wide_hint(log: Log, metric: str | None) -> str | None:
 def _metric_hint(log: Log, name: str) -> str:
     not_metrics = {"item", "variant", "seed", "run_id", "time", "model", "temperature", "system", "prompt",
                    "reply", "framing", "topic", "language", "label", "prefix", "suffix", "asserts", "criterion"}
-    taken = {h for c, h in log.columns.items() if c in not_metrics}
-    free = [h for h in log.headers if h not in taken]
+    taken = {h for c, h in log.columns.items() if c in not_metrics} | set(log._read.get("file_columns", ()))
+    schema = log.lazy.collect_schema()
+    nested = {c for c, t in schema.items() if isinstance(t, (pl.List, pl.Array, pl.Struct))}   # never one number
+    free = [h for h in log.headers if h not in taken and h not in nested]
     if free:
         h = free[-1].strip()
         mapped = opt("columns", {name: h})
