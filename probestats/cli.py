@@ -236,7 +236,7 @@ def _read(read_given, column) -> dict:
     given = read_given or {}
     read = {"format": given.get("format"), "sheet": given.get("sheet"), "skip_rows": given.get("skip-rows", 0),
             "columns": _parse_columns(column), "encoding": given.get("encoding")}
-    for key in ("max-cells", "max-columns", "records"):
+    for key in ("max-cells", "max-columns", "records", "file-pattern"):
         if key in given:
             read[key.replace("-", "_")] = given[key]
     return read
@@ -265,7 +265,7 @@ def shape_options(func):
                                 format=read["format"], sheet=read["sheet"], skip_rows=read["skip_rows"],
                                 encoding=read["encoding"], max_cells=read.get("max_cells"),
                                 max_columns=read.get("max_columns"),
-                                records=read.get("records"))
+                                records=read.get("records"), file_pattern=read.get("file_pattern"))
         return func(*args, **kwargs)
 
     return wrapper

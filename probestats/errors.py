@@ -129,7 +129,8 @@ CLI_FLAGS = {"factors": "--factor", "groups": "--group", "output": "-o", "log": 
 
 
 #: parameters of how a file is read, given on the command line as ``--read KEY=VALUE``
-READ_KEYS = frozenset({"format", "sheet", "skip_rows", "encoding", "max_cells", "max_columns", "records"})
+READ_KEYS = frozenset({"format", "sheet", "skip_rows", "encoding", "max_cells", "max_columns", "records",
+                       "file_pattern"})
 #: columns counted from the text (the Probe's ``count``, ``words``, ``chars``, ``number``, ``variant_from``),
 #: given on the command line as ``--from-text NAME=KIND[:REGEX]``: the KIND of each
 TEXT_KINDS = {"count": "count", "words": "words", "chars": "chars", "number": "number", "variant_from": "prompt"}

@@ -38,7 +38,7 @@ SETTING_COLUMNS = ("model", "temperature", "system")
 SECTIONS = ("summary", "design", "table", "tests", "groups", "ceilings", "many", "factors", "noise", "control",
             "power", "compare", "describe", "validation", "finding", "limits", "framing", "judge")
 #: The keys of ``--read KEY=VALUE`` and the formats it names.
-READ_KEYS = ("format", "sheet", "skip-rows", "encoding", "max-cells", "max-columns", "records")
+READ_KEYS = ("format", "sheet", "skip-rows", "encoding", "max-cells", "max-columns", "records", "file-pattern")
 FORMATS = ("csv", "tsv", "json", "jsonl", "xlsx", "ods", "parquet")
 
 
@@ -109,7 +109,8 @@ _RECORDS = (
     # ------------------------------------------------------------ input and shaping
     _p("read_given", "--read", "How the files are read (repeatable): format=csv|tsv|json|jsonl|xlsx|ods|parquet "
        "(default: from the suffix or content), sheet=NAME|N (0-based), skip-rows=N (title rows), encoding=ENC "
-       "(default UTF-8), max-cells=N, max-columns=N (10,000,000, 2,000), records=KEY (JSON: the records' key).",
+       "(default UTF-8), max-cells=N, max-columns=N (10,000,000, 2,000), records=KEY (JSON: the records' key), "
+       "file-pattern={run}_{model} (parts of the file names as columns).",
        group=SHAPING, metavar="KEY=VALUE", multiple=True, parse="read", common=True),
     _p("column", "--column", "Say which header holds a column, e.g. --column item=\"Question #\" (repeatable; "
        "model= for none).", group=SHAPING, metavar="CANONICAL=HEADER", multiple=True, common=True),

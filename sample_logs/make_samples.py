@@ -521,6 +521,45 @@ STYLE_COLUMNS = ["time", "model", "temperature", "system", "item", "variant", "s
                  "prompt", "reply", "steps"]
 
 
+def write_layouts(folder: Path, rows) -> None:
+    """The style probe's first seeds kept as studies keep theirs: one CSV per condition, runs and a model in
+    the file names, files whose columns differ, one nested JSON object per inference, and JSON responses
+    whose scores sit in a lookup table."""
+    def clean(name: str) -> str:
+        return name.replace(" ", "_")
+
+    for sub in ("by_condition", "runs", "judges", "nested", "responses"):
+        (folder / sub).mkdir(parents=True, exist_ok=True)
+    for value in VALUES:
+        write_csv(folder / "by_condition" / f"{clean(value)}.csv", [r for r in rows if r["variant"] == value],
+                  ["item", "seed", "steps"])
+    for run, seeds in (("Run1", (1, 2)), ("Run2", (3, 4))):
+        part = [{"item": r["item"], "variant": r["variant"], "steps": r["steps"]} for r in rows if r["seed"] in seeds]
+        (folder / "runs" / f"{run}_stand-in-v1_responses.json").write_text(json.dumps(part, indent=1) + "\n",
+                                                                          encoding="utf-8")
+    for judge, seeds in (("judge-a", (1, 2)), ("judge-b", (3, 4))):
+        part = [{"item": r["item"], "variant": r["variant"], "steps": r["steps"],
+                 **({"judge_output": f"{r['steps']} steps"} if judge == "judge-a" else {})}
+                for r in rows if r["seed"] in seeds]
+        (folder / "judges" / f"{judge}.json").write_text(json.dumps(part, indent=1) + "\n", encoding="utf-8")
+    for k, r in enumerate(r for r in rows if r["seed"] == 1 and r["item"] < 4):
+        record = {"inference": k + 1, "prompt": {"item": r["item"], "style": r["variant"]},
+                  "response": {"steps": r["steps"], "key_factors": ["numbered list", "tone"]}}
+        (folder / "nested" / f"inference_{k + 1:03d}.json").write_text(json.dumps(record, indent=2) + "\n",
+                                                                        encoding="utf-8")
+    scores = []
+    for seed in (1, 2):
+        part = []
+        for r in rows:
+            if r["seed"] == seed:
+                rid = f"r{r['item']}{r['variant'][0]}{seed}"
+                part.append({"response_id": rid, "prompt_id": f"p{r['item']}-{r['variant']}",
+                             "hypothesis_id": f"h{r['item']}", "condition": r["variant"], "model_name": MODEL})
+                scores.append({"response_id": rid, "model_name": "rater-1", "steps": r["steps"]})
+        (folder / "responses" / f"seed{seed}.json").write_text(json.dumps(part, indent=1) + "\n", encoding="utf-8")
+    write_csv(folder / "scores.csv", scores)
+
+
 def main(outdir: Path | str | None = None) -> Path:
     """Write every sample log into ``outdir`` (default: this script's folder)."""
     out = Path(outdir) if outdir is not None else Path(__file__).resolve().parent
@@ -544,6 +583,7 @@ def main(outdir: Path | str | None = None) -> Path:
     write_xlsx(out / "framing_wide.xlsx", {"results": (columns, wide)})
 
     write_broken(out / "broken", style_probe(range(1, 6)), hostile_rows(), latin_rows())
+    write_layouts(out / "layouts", style_probe(range(1, 5)))
     return out
 
 

@@ -256,8 +256,9 @@ def test_three_files_equal_one(tmp_path, capsys):
     for k in range(3):
         write_log(log.filter(pl.col("item").cast(pl.Int64) // 3 == k), parts / f"run{k}.csv")
     together = Probe().apply([parts / "run0.csv", parts / "run1.csv", parts / "run2.csv"])
-    assert together.frame.drop("file", "_row").equals(Probe().apply(one).frame.drop("_row"))
+    assert together.frame.drop("file", "file_stem", "_row").equals(Probe().apply(one).frame.drop("_row"))
     assert set(together.frame["file"]) == {str(parts / f"run{k}.csv") for k in range(3)}
+    assert set(together.frame["file_stem"]) == {f"run{k}" for k in range(3)}
     expected = analyze_json(capsys, one, "--metric", "steps")
     # the rows are equal bit for bit (above); a cell's mean may be summed in another order when its runs
     # come from three files, so the statistics are compared to the last few bits of a double
@@ -287,11 +288,18 @@ def test_a_problem_in_the_second_file_names_it_and_its_line(tmp_path, capsys):
 
 
 def test_files_whose_headers_disagree(tmp_path, capsys):
+    # a column the analysis needs, held by one file and not another: refused, naming both
     log = make_log(items=2, runs=2, seed=11)
     a = write_log(log, tmp_path / "a.csv")
-    b = write_log(log.drop("model"), tmp_path / "b.csv")
+    b = write_log(log.drop("variant"), tmp_path / "b.csv")
     code, out, err = run(capsys, "validate", a, b)
-    assert code == 1 and err.startswith(f"Error: the columns of '{b}' do not agree with those of '{a}'")
+    assert code == 1 and err.startswith(f"Error: the columns of '{b}' do not agree with those of '{a}': it lacks "
+                                        "'variant', which the analysis needs")
+    # any other column: blank where a file lacks it, said once for that file
+    b = write_log(log.drop("model", "temperature"), tmp_path / "b.csv")
+    code, out, err = run(capsys, "validate", a, b, "--metric", "steps")
+    assert code == 0, err
+    assert out.count("columns_differ") == 1 and f"'{b}' has no 'model', 'temperature'" in out
 
 
 # ------------------------------------------------------------------ complete items

@@ -432,3 +432,93 @@ def test_patterns_compiled_in_many_threads_at_once_are_each_judged_alone():
     finally:
         sys.setswitchinterval(interval)
     assert wrong == [] and warnings.filters == before
+
+
+# ------------------------------------------------------------------ one column map for every column
+
+
+def _llm_log(tmp_path) -> tuple[Path, pl.DataFrame]:
+    """A log whose 'LLM' header varies within every cell and a 'grader' header; steps = item + 2 for 'a', the
+    answer held to be known, plus a spread per LLM."""
+    rows = [{"item": i, "variant": v, "LLM": m, "grader": "g1", "batch": i % 2,
+             "steps": i + (2 if v == "a" else 0) + (1 if m == "m2" else 0) + (k % 3)}
+            for i in range(6) for v in ("a", "b") for m in ("m1", "m2") for k in range(2)]
+    frame = pl.DataFrame(rows)
+    path = tmp_path / "llm.csv"
+    frame.write_csv(path)
+    return path, frame
+
+
+def _gap(frame: pl.DataFrame) -> float:
+    means = frame.group_by("item", "variant").agg(pl.col("steps").cast(pl.Float64).mean())
+    wide = means.pivot(on="variant", index="item", values="steps")
+    return float((wide["a"] - wide["b"]).mean())
+
+
+def test_llm_and_grader_headers_are_the_model_and_the_judge(tmp_path):
+    path, _ = _llm_log(tmp_path)
+    log = Probe().apply(path, metric="steps")
+    assert log.columns["model"] == "LLM" and log.columns["judge"] == "grader"
+    assert log.frame["model"].unique().sort().to_list() == ["m1", "m2"]
+
+
+def test_model_none_works_beside_derive_and_lookup(tmp_path, capsys):
+    path, frame = _llm_log(tmp_path)
+    table = tmp_path / "weights.csv"
+    pl.DataFrame({"item": range(6), "weight": [1.5 * i for i in range(6)]}).write_csv(table)
+    probe = Probe(columns=(("model", ""),), derive=("double = steps * 2",), lookup=((str(table), "item"),))
+    log = probe.apply(path, metric="steps")
+    assert "model" not in log.frame.columns and "model" not in log.columns
+    assert log.frame["LLM"].to_list() == frame["LLM"].to_list()   # the header kept as a column of its own
+    assert log.frame["weight"].to_list() == [1.5 * i for i in frame["item"]]
+    result = run_json(capsys, "analyze", path, "--metric", "steps", "--column", "model=", "--derive",
+                      "double = steps * 2", "--lookup", table, "item")
+    assert result["average_gap"] == pytest.approx(_gap(frame))
+
+
+def test_a_mapping_onto_a_derived_column_finds_it_as_headers_are_found(tmp_path, capsys):
+    path, frame = _llm_log(tmp_path)
+    for name in ("pool", "Pool"):   # spelled as derived, or in another case: as a header would be matched
+        log = Probe(columns=(("file", "pool"),), derive=(f"{name} = 'p' || batch",)).apply(path, metric="steps")
+        assert log.frame["file"].to_list() == [f"p{b}" for b in frame["batch"]]
+        assert log.columns["file"] == "pool"
+    result = run_json(capsys, "analyze", path, "--metric", "steps", "--derive", "Pool = 'p' || batch",
+                      "--column", "file=pool")
+    assert result["average_gap"] == pytest.approx(_gap(frame))
+    code, out, err = run(capsys, "validate", path, "--derive", "pool = 1", "--column", "file=nope")
+    assert code == 1 and "no header 'nope'" in err and "pool" in err
+
+
+def test_a_lookup_keeps_its_headers_joins_by_one_key_and_reads_numbers_as_numbers(tmp_path, capsys):
+    # the log's model is model_name; the table has a model_name of its own (who scored), which no alias renames
+    rows = [{"response_id": f"r{i}{v}", "prompt_id": i, "condition": v, "model_name": "gpt"}
+            for i in range(6) for v in ("a", "b")]
+    log = tmp_path / "responses.json"
+    log.write_text(json.dumps(rows), encoding="utf-8")
+    scores = {r["response_id"]: (3 * r["prompt_id"] + (4 if r["condition"] == "a" else 0)) % 7 for r in rows}
+    table = tmp_path / "scores.csv"
+    pl.DataFrame({"response_id": list(scores), "model_name": ["rater-1"] * len(scores),
+                  "score_x": list(scores.values()), "weight": [0.5] * len(scores)}).write_csv(table)
+    got = Probe(lookup=((str(table), "response_id"),)).apply(log, metric="score_x")
+    assert got.frame["model"].unique().to_list() == ["gpt"] and got.frame["model_name"].unique().to_list() == ["rater-1"]
+    assert got.frame.schema["score_x"] == pl.Int64 and got.frame.schema["weight"] == pl.Float64
+    assert got.frame["score_x"].to_list() == [scores[r["response_id"]] for r in rows]
+    data = run_json(capsys, "validate", log, "--metric", "score_x", "--lookup", table, "response_id")
+    assert not [p for p in data["problems"] if p["code"] == "numbers_as_text"]
+    expected = pl.DataFrame([{"item": r["prompt_id"], "variant": r["condition"], "steps": scores[r["response_id"]]}
+                             for r in rows])
+    result = run_json(capsys, "analyze", log, "--metric", "score_x", "--lookup", table, "response_id")
+    assert result["average_gap"] == pytest.approx(_gap(expected))
+
+
+def test_a_lookup_key_that_repeats_names_the_smallest_key_and_a_shared_column_that_agrees_is_the_same(tmp_path):
+    log = [{"item": i, "variant": v, "x": 1} for i in (1, 2) for v in ("a", "b")]
+    table = tmp_path / "w.csv"
+    pl.DataFrame({"item": [1, 1, 2, 2], "variant": ["a", "b", "a", "b"], "x": [1, 1, 1, 1],
+                  "w": [0.5, 1.0, 2.0, 3.0]}).write_csv(table)
+    with pytest.raises(OptionError, match=r"holds the key '1' 2 times; give each key one row; the columns it shares "
+                                          r"with the log that name each row once are item, variant: lookup='.*w.csv "
+                                          r"item,variant'"):
+        Probe(lookup=((str(table), "item"),)).apply(log)
+    got = Probe(lookup=((str(table), "item,variant"),)).apply(log).frame   # x agrees with the log: not added again
+    assert got["w"].to_list() == [0.5, 1.0, 2.0, 3.0] and got["x"].to_list() == [1, 1, 1, 1]

@@ -202,9 +202,10 @@ def _field_hint(log: Log, name: str) -> str | None:
     return None
 
 
-def missing_column(log: Log, name: str, is_metric: bool = False) -> Problem:
+def missing_column(log: Log, name: str, is_metric: bool = False, metric: str | None = None) -> Problem:
     """The ``missing_column`` error for the column ``name`` (the metric when ``is_metric``), with the headers
-    seen and how to name one."""
+    seen and how to name one: for the value, the file names when several files differ in nothing else it
+    could be, or a wide layout when its columns hold numbers of one metric (``metric``: the one named)."""
     seen = ", ".join(h.strip() for h in log.headers) or "(none)"
     if is_metric:
         hint = _metric_hint(log, name)
@@ -215,14 +216,63 @@ def missing_column(log: Log, name: str, is_metric: bool = False) -> Problem:
         skip = f"skip the title rows above the header with {opt('skip_rows', 'N')}, or " if titled else ""
         msg = f"no '{name}' column; headers seen: {seen} ({skip}name one with {opt('columns', {name: 'HEADER'})})"
         if name == "variant":
-            from probestats.shape.wide import looks_wide
-
-            wide = looks_wide(log.headers)
-            if wide:   # one metric column per value: the values are in the headers
+            wide = _wide_hint(log, metric)
+            stems = _file_values(log)
+            if stems:   # several files, one per value most likely: the value in their names
+                part = (f" (or from a part of each name with a pattern, such as "
+                        f"{opt('file_pattern', '{' + name + '}_{}')})") if all("_" in v for v in stems) else ""
+                msg = (f"no '{name}' column; headers seen: {seen}; the {len(stems)} files may each hold one value "
+                       f"({', '.join(repr(v) for v in stems[:3])}{' ...' if len(stems) > 3 else ''}): read it from "
+                       f"their names with {opt('columns', {name: 'file_stem'})}{part}, or name the value column "
+                       f"with {opt('columns', {name: 'HEADER'})}")
+            elif wide:   # one metric column per value: the values are in the headers
                 msg = (f"no '{name}' column; headers seen: {seen}; the log looks wide (one column per value): "
                        f"read it with {opt('wide', wide)}, or name the value column with "
                        f"{opt('columns', {name: 'HEADER'})}")
     return Problem("error", "missing_column", msg, column=name)
+
+
+def _file_values(log: Log) -> list[str]:
+    """The stems of the files a log of several files was read from, when they are several (else none)."""
+    if "file_stem" not in log.lazy.collect_schema().names():
+        return []
+    stems = collect(log.lazy.select(pl.col("file_stem").unique(maintain_order=True).head(50)), log.source,
+                    log._path)["file_stem"].to_list()
+    return stems if len(stems) >= 2 else []
+
+
+def _wide_hint(log: Log, metric: str | None) -> str | None:
+    """The ``wide`` list to suggest: headers that look wide (:func:`probestats.shape.wide.looks_wide`) and hold
+    values of one metric: numbers in every cell, in overlapping ranges, none of them ids or the metric named
+    itself (``response_time,response_length`` are two measures, ``prompt_id,response_id`` two ids)."""
+    from probestats.io.columns import normalize_header
+    from probestats.shape.wide import looks_wide
+
+    wide = looks_wide(log.headers, metric)
+    if not wide:
+        return None
+    headers = wide.split(",")
+    if metric is not None and any(normalize_header(h) == normalize_header(metric) for h in headers):
+        return None
+    if any(normalize_header(h).split("_")[-1] in ("id", "ids", "key", "name") or
+           normalize_header(h).split("_")[0] in ("id",) for h in headers):
+        return None
+    schema = log.lazy.collect_schema()
+    columns = {h: next((c for c, header in log.columns.items() if header == h and c in schema), h) for h in headers}
+    if any(c not in schema for c in columns.values()):
+        return wide
+    numbers = [pl.col(c).cast(pl.String).str.strip_chars().cast(pl.Float64, strict=False) for c in columns.values()]
+    filled = [pl.col(c).cast(pl.String).str.strip_chars().replace("", None) for c in columns.values()]
+    ranges = collect(log.lazy.select(
+        *[n.min().alias(f"lo{i}") for i, n in enumerate(numbers)], *[n.max().alias(f"hi{i}") for i, n in enumerate(numbers)],
+        *[(f.is_not_null() & n.is_null()).sum().alias(f"text{i}") for i, (f, n) in enumerate(zip(filled, numbers))]),
+        log.source, log._path).row(0, named=True)
+    k = len(numbers)
+    if any(ranges[f"text{i}"] for i in range(k)) or any(ranges[f"lo{i}"] is None for i in range(k)):
+        return None   # text in a cell, or a column of no number: not values of a metric
+    if max(ranges[f"lo{i}"] for i in range(k)) > min(ranges[f"hi{i}"] for i in range(k)):
+        return None   # ranges apart: measures of different things
+    return wide
 
 
 def _metric_hint(log: Log, name: str) -> str:
@@ -233,7 +283,7 @@ def _metric_hint(log: Log, name: str) -> str:
     nested = {c for c, dtype in schema.items() if dtype.is_nested()}
     not_metrics = {"item", "variant", "seed", "run_id", "time", "model", "temperature", "system", "prompt",
                    "reply", "framing", "topic", "language", "label", "prefix", "suffix", "asserts", "criterion"}
-    taken = {h for c, h in log.columns.items() if c in not_metrics}
+    taken = {h for c, h in log.columns.items() if c in not_metrics} | set(log._read.get("file_columns", ()))
     # no column of records or lists, nor the positions an explode numbered, is a metric to suggest
     free = [h for h in log.headers if h not in taken and h not in nested
             and not any(h == f"{c}_position" for c in nested)]

@@ -242,7 +242,8 @@ def _missing_columns(log: Log, schema: pl.Schema, metric: str | None, named: Seq
     """The ``missing_column`` errors: no item or value column, no metric column, or no column of a name to
     split by or keep (``named``)."""
     present = set(schema.names())
-    problems = [missing_column(log, required) for required in ("item", "variant") if required not in present]
+    problems = [missing_column(log, required, metric=metric) for required in ("item", "variant")
+                if required not in present]
     if metric is not None and metric not in present:
         problems.append(missing_column(log, metric, is_metric=True))
     for name in named:

@@ -58,9 +58,11 @@ def likely_blocks(log, metric: str | None, exclude: Sequence[str] = ()) -> list[
     names = schema.names()
     if "item" not in names or "variant" not in names:
         return []
-    # a column of records or lists (a JSON field) is no setting, and its records need not share their keys
+    # a column of records or lists (a JSON field) is no setting, and its records need not share their keys; the
+    # columns read from the file names are one value per file, a block the analysis matches items within
+    named = tuple(log._read.get("file_columns", ()))
     cols = [c for c in candidates(names, metric) if c not in KNOWN_BLOCKS and c not in exclude
-            and c not in ("item", "variant") and not schema[c].is_nested()]
+            and c not in named and c not in ("item", "variant") and not schema[c].is_nested()]
     if not cols:
         return []
     from probestats.io.log import collect

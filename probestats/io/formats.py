@@ -166,10 +166,12 @@ def _column_by_column(frame) -> pl.DataFrame:
 def read_record_files(files: list[Path]) -> pl.DataFrame | None:
     """Every file of ``files`` as one record (a row), or None when some file is not a lone JSON object.
 
-    A record has a plain value (text, a number, true/false or null) at its top level; an object without
-    one (``{"meta": {...}, "runs": [...]}``) or of lists only (column-oriented) is a table of its own.
+    A record has a plain value (text, a number, true/false or null) at its top level, or nested objects and
+    no list of records there (``{"input": {...}, "response": {"score": 7}}``, whose fields are read by path,
+    ``response.score``); an object without a plain value that holds a list of records
+    (``{"meta": {...}, "runs": [...]}``) or of lists only (column-oriented) is a table of its own.
     """
-    from probestats.io.json_text import is_columns
+    from probestats.io.json_text import is_columns, is_records
 
     if len(files) < 2 or not all(f.suffix.lower() == ".json" for f in files):
         return None
@@ -179,8 +181,11 @@ def read_record_files(files: list[Path]) -> pl.DataFrame | None:
             value = json.loads(f.read_bytes())
         except (ValueError, UnicodeDecodeError):
             return None
-        if not isinstance(value, dict) or is_columns(value) or not any(
-                v is None or isinstance(v, (str, int, float, bool)) for v in value.values()):
+        if not isinstance(value, dict) or is_columns(value):
+            return None
+        plain = any(v is None or isinstance(v, (str, int, float, bool)) for v in value.values())
+        nested = any(isinstance(v, dict) for v in value.values()) and not any(is_records(v) for v in value.values())
+        if not (plain or nested):
             return None
         rows.append(value)
     try:

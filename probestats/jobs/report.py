@@ -512,11 +512,10 @@ def _framing(paths, probe, *, by, targets, toward, alpha, correction, interval, 
     shaped = replace(probe, wide_attribute="model", framing_columns=tuple(framing_columns), complete=False,
                      wide=() if beside_probe else probe.wide)
     if beside_probe and probe.columns:  # a column mapping applies where the framing log has that header
-        from probestats.io.files import expand_paths
         from probestats.io.columns import normalize_header
-        from probestats.io.read import read_log
+        from probestats.io.files import first_headers
 
-        headers = {normalize_header(h) for h in read_log(expand_paths(list(paths))[0], **probe.read_options()).headers}
+        headers = {normalize_header(h) for h in first_headers(list(paths), **probe.read_options())}
         made = set(probe._made_names())
         shaped = replace(shaped, columns=tuple((c, h) for c, h in probe.columns
                                                if normalize_header(h) in headers or h in made))

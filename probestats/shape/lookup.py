@@ -6,13 +6,18 @@ labels. The table is any file probestats reads (CSV, JSON, a spreadsheet, ...), 
 a frame. Keys are compared as text with the spaces at both ends trimmed (``"03"`` is not ``"3"``),
 named as the log names them at this step (a canonical name, a header, a path into a record, or a
 column an earlier step made), and found in the table by the same name or, for a canonical name, by
-the log's header for it (``--column item=proposition``: ``item`` or ``proposition``); the table's
-headers are matched as the log's are (case and spaces do not matter, aliases count).
+the log's header for it (``--column item=proposition``: ``item`` or ``proposition``); a key's header is
+matched as the log's are (case and spaces do not matter, and a canonical key finds its aliases: ``item`` the
+table's ``prompt_id``). The table's other columns keep their headers as written: no alias renames them (a
+``model_name`` column of the table is added as ``model_name``, never read as the log's ``model``), and a column
+of a table file whose every value is a number is read as numbers.
 
 A row of the log with a blank key (a reply no code book rule read, say) gets blank values. Any other
 row must match: keys the
-table lacks are one error naming examples. The table may hold each key once, and none of its
-other columns may already be a column of the log.
+table lacks are one error naming examples. The table may hold each key once (when it does not, the
+message names the smallest set of the columns it shares with the log that does). A column of the table
+that is a column of the log already is left out when it agrees with the log on every row joined, and
+refused when it does not.
 
 Examples
 --------
@@ -61,16 +66,23 @@ def _shown(source, keys, option=None, name=None) -> str:
 
 
 def _read_table(source, keys: Sequence[str], columns: dict, option=None, name=None) -> tuple[pl.DataFrame, dict[str, str]]:
-    """The table, and for each key the table's column that holds it."""
+    """The table under its headers as written, numbers read as numbers, and for each key the table's column that
+    holds it."""
     from probestats.io.columns import ROW, normalize_header
     from probestats.io.read import read_log
 
     read = read_log(source)
     table = read.frame
     table = table.drop(ROW) if ROW in table.columns else table
-    # a header read under a canonical name (an alias) is found by that name and by its own
-    column_of = {normalize_header(h): c for c, h in read.columns.items() if c in table.columns}
-    column_of.update({normalize_header(c): c for c in table.columns})
+    # aliases find a key, and rename nothing: every column keeps its header
+    renamed = {c: h for c, h in read.columns.items() if c in table.columns and c != h and h not in table.columns}
+    table = table.rename(renamed)
+    if isinstance(source, (str, Path)):   # a file's text: its columns of numbers as numbers
+        table = table.with_columns(_numbers(table[c]) for c in table.columns if table.schema[c] == pl.String)
+    column_of = {normalize_header(c): c for c in table.columns}
+    for c, h in read.columns.items():   # a canonical key finds the header its alias names
+        if h in table.columns:
+            column_of.setdefault(normalize_header(c), h)
     found = {}
     for key in keys:
         names = [key] + ([columns[key]] if columns.get(key) not in (None, key) else [])   # item, or its header
@@ -83,6 +95,40 @@ def _read_table(source, keys: Sequence[str], columns: dict, option=None, name=No
     return table, found
 
 
+def _numbers(column: pl.Series) -> pl.Series:
+    """A column of text as numbers when every value that is not blank is one (whole numbers as integers), else
+    as it is.
+
+    >>> _numbers(pl.Series("w", ["1", " 2", ""])).to_list(), _numbers(pl.Series("w", ["0.5", "2"])).to_list()
+    ([1, 2, None], [0.5, 2.0])
+    >>> _numbers(pl.Series("w", ["1", "n/a"])).to_list()
+    ['1', 'n/a']
+    """
+    text = column.str.strip_chars()
+    blank = text.is_null() | (text == "")
+    number = text.cast(pl.Float64, strict=False)
+    if bool(blank.all()) or bool((number.is_null() & ~blank).any()):
+        return column
+    whole = number.filter(~blank)
+    if bool((whole == whole.round(0)).all()) and bool((whole.abs() < 2 ** 53).all()):
+        return text.cast(pl.Int64, strict=False).alias(column.name)
+    return number.alias(column.name)
+
+
+def _smallest_key(table: pl.DataFrame, shared: Sequence[str]) -> tuple[str, ...] | None:
+    """The smallest set of ``shared`` columns (the first found, in their order) whose values are each row's own,
+    or None when none is (at most the first eight columns are tried)."""
+    from itertools import combinations
+
+    shared = list(shared)[:8]
+    text = {c: _as_key(pl.col(c)) for c in shared}
+    for size in range(1, len(shared) + 1):
+        for names in combinations(shared, size):
+            if table.select(pl.struct([text[c].alias(c) for c in names]).is_unique().all()).item():
+                return names
+    return None
+
+
 def lookup(lazy: pl.LazyFrame, source, keys: Sequence[str], *, columns=None, source_name: str = "the log",
            option: str | None = None, name: str | None = None) -> pl.LazyFrame:
     """Join the table ``source`` to ``lazy`` on ``keys`` (see the module docstring).
@@ -93,7 +139,7 @@ def lookup(lazy: pl.LazyFrame, source, keys: Sequence[str], *, columns=None, sou
     Raises
     ------
     ColumnError
-        A key is in neither the log nor the table, or a column of the table is one of the log's.
+        A key is in neither the log nor the table, or a column of the table is one of the log's with other values.
     OptionError
         The table holds a key twice, or rows of the log have keys the table lacks (examples named).
     """
@@ -112,20 +158,27 @@ def lookup(lazy: pl.LazyFrame, source, keys: Sequence[str], *, columns=None, sou
     table, found = _read_table(source, keys, dict(columns or {}), option, name)
     values = [c for c in table.columns if c not in found.values()]
     clash = [c for c in values if c in schema]
-    if clash:
-        raise ColumnError(f"{_shown(source, keys, option, name)}: the table's column '{clash[0]}' is a column of the log already; "
-                          "rename it in the table (or leave it out)")
     if not values:
         raise OptionError(f"{_shown(source, keys, option, name)}: the table holds only its keys; it needs a column to add")
     text = [f"\0key{i}" for i in range(len(keys))]
     table = table.with_columns(_as_key(pl.col(found[k])).alias(t) for k, t in zip(keys, text))
-    doubled = table.group_by(text).len().filter(pl.col("len") > 1)
+    doubled = table.group_by(text, maintain_order=True).len().filter(pl.col("len") > 1)
     if doubled.height:
         row = doubled.row(0)
+        smallest = _smallest_key(table, [found[k] for k in keys] + clash)
+        better = [next((k for k in keys if found[k] == c), c) for c in smallest] if smallest else None
+        hint = (f"; the columns it shares with the log that name each row once are {', '.join(better)}: "
+                f"{_shown(source, better, option, name)}") if better else ""
         raise OptionError(f"{_shown(source, keys, option, name)}: the table holds the key {_key_text(keys, row[:-1])} "
-                          f"{row[-1]} times; give each key one row")
+                          f"{row[-1]} times; give each key one row{hint}")
     table = table.select(*text, *values)
     keyed = lazy.with_columns(_as_key(pl.col(k)).alias(t) for k, t in zip(on, text))
+    if clash:   # a column the log has too: the same column when it agrees on every row joined, else refused
+        _check_shared(keyed, table, text, clash, source, keys, option, name, source_name)
+        table = table.drop(clash)
+        if len(clash) == len(values):
+            raise OptionError(f"{_shown(source, keys, option, name)}: the table holds only its keys and columns of "
+                              f"the log ({', '.join(clash)}), which it adds nothing to; it needs a column to add")
     blank = pl.any_horizontal([pl.col(t).is_null() for t in text])
     joined = keyed.join(table.lazy(), on=text, how="left", maintain_order="left", nulls_equal=False)
     marked = table.with_columns(pl.lit(True).alias("\0matched")).select(*text, "\0matched")
@@ -142,6 +195,23 @@ def lookup(lazy: pl.LazyFrame, source, keys: Sequence[str], *, columns=None, sou
                           f"add {'them' if lacking.height != 1 else 'it'} to the table, or leave those rows out "
                           f"with {opt('where')}")
     return joined.drop(*text, *added)
+
+
+def _check_shared(keyed: pl.LazyFrame, table: pl.DataFrame, text, clash, source, keys, option, name,
+                  source_name) -> None:
+    """Refuse a column of the table that is a column of the log with another value on a row joined."""
+    from probestats.io.log import collect
+
+    theirs = table.select(*text, *[_as_key(pl.col(c)).alias(f"\0table{i}") for i, c in enumerate(clash)])
+    joined = keyed.select(*text, *[_as_key(pl.col(c)).alias(f"\0log{i}") for i, c in enumerate(clash)]).join(
+        theirs.lazy(), on=text, how="inner", nulls_equal=False)
+    differ = collect(joined.select(*[(pl.col(f"\0log{i}").eq_missing(pl.col(f"\0table{i}"))).not_().sum()
+                                     .alias(c) for i, c in enumerate(clash)]), source_name)
+    for c in clash:
+        if differ[c][0]:
+            raise ColumnError(f"{_shown(source, keys, option, name)}: the table's column '{c}' is a column of the log "
+                              f"already, with other values on {differ[c][0]} row(s); add it to the keys "
+                              f"({_shown(source, [*keys, c], option, name)}), or rename it in the table")
 
 
 def _as_key(expr: pl.Expr) -> pl.Expr:

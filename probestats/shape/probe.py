@@ -103,6 +103,10 @@ class Probe:
         Read options, for every file (``max_cells``: the largest spreadsheet read, in cells; ``max_columns``:
         the most columns a log may have;
         ``records``: the key of a JSON document's records).
+    file_pattern : str or None
+        Parts of the file names read as columns: ``"{run}_{model}_responses"`` gives each row of
+        ``Run1_gpt_responses.json`` run ``Run1`` and model ``gpt`` (see :func:`probestats.io.files.parse_file_pattern`).
+        Several files always carry ``file`` (the path as given) and ``file_stem`` (the name without extension).
     settings : tuple of str
         Columns that are settings of the runs besides model, judge, temperature, system and file: the items
         are matched within each block of their values (a setting that varies within cells is a block); a
@@ -145,6 +149,7 @@ class Probe:
     max_cells: int | None = None
     max_columns: int | None = None
     records: str | None = None
+    file_pattern: str | None = None
     settings: tuple[str, ...] = ()
     attribute_settings: tuple[str, ...] = ()
     cluster: str | None = None
@@ -153,6 +158,13 @@ class Probe:
     def __post_init__(self) -> None:
         for name in ROLES:   # one column name, or several (a cluster is one column, or none)
             object.__setattr__(self, name, _role(name, getattr(self, name)))
+        if self.file_pattern is not None:
+            from probestats.io.files import parse_file_pattern
+
+            if not isinstance(self.file_pattern, str):
+                raise OptionError(f"{opt('file_pattern', self.file_pattern)}: expected text, for example "
+                                  f"{opt('file_pattern', '{run}_{model}_responses')}")
+            parse_file_pattern(self.file_pattern)
 
     @property
     def mapping(self) -> dict[str, str]:
@@ -240,12 +252,16 @@ class Probe:
             log, pending = source, {}
         else:
             log, pending = self._read(source, metric)
+        if metric is not None and metric not in pending and _field(log, metric) is not None:
+            pending = {**pending, metric: metric}   # --metric response.score: a field inside the records
         log, pending = _map_columns(log, pending)   # fields inside the records (--column variant=meta.style)
         for step in (self._explode, self._code, self._lookup, self._derive, self._wide, self._framing_columns):
             log = step(log, metric)
             if step == self._explode:
                 log, pending = _map_columns(log, pending)
         log, _ = _map_columns(log, pending, final=True)
+        if "item" not in self.mapping:
+            log = fit_item(log, metric)
         log = self._where(log)
         if self.complete:
             if metric is None:
@@ -357,32 +373,43 @@ class Probe:
         norm = {normalize_header(h) for h in headers}
         file, later = {}, {}
         for canonical, header in self.columns:
-            if header in headers or normalize_header(header) in norm:
-                file[canonical] = header
+            if header == "" or header in headers or normalize_header(header) in norm:
+                file[canonical] = header   # "" is no column at all, which the reading says
             else:
                 later[canonical] = header
         return file, later
 
+    def _file_names(self) -> tuple[str, ...]:
+        """The columns the names of several files make: ``file``, ``file_stem`` and the pattern's fields."""
+        from probestats.io.files import FILE_COLUMNS, parse_file_pattern
+
+        return FILE_COLUMNS + (parse_file_pattern(self.file_pattern)[0] if self.file_pattern is not None else ())
+
     def _read(self, source, metric) -> tuple[Log, dict]:
         """The log as read, with the mappings onto its headers; the mappings onto what later steps make."""
-        from probestats.io.files import expand_paths, read_files
+        from probestats.io.files import first_headers, read_files
 
         options = self.read_options()
         paths = [source] if isinstance(source, (str, Path)) else source
         is_paths = isinstance(paths, (list, tuple)) and paths and all(isinstance(s, (str, Path)) for s in paths)
+        if self.file_pattern is not None and not is_paths:
+            raise OptionError(f"{opt('file_pattern', self.file_pattern)} reads the names of files, and this log is "
+                              "not read from files: drop it, or make the columns in the frame")
+        files = {"file_pattern": self.file_pattern} if is_paths else {}
+        # a mapping may name a made column, a field inside a record, or a column the files' names make
         later = bool(self._made_names() or self.wide or self.lookup or self.framing_columns) or any(
-            "." in h or "[" in h for _, h in self.columns)   # a mapping may name a made column or a field
+            "." in h or "[" in h or h in self._file_names() for _, h in self.columns)
         if not later:   # every mapping names a header of the file: one read
             if is_paths:
-                return read_files(list(paths), columns=self.mapping, metric=metric, **options), {}
+                return read_files(list(paths), columns=self.mapping, metric=metric, **files, **options), {}
             return read_log(source, columns=self.mapping, metric=metric, **options), {}
         if is_paths:
-            headers = read_log(expand_paths(list(paths))[0], **options).headers
+            headers = first_headers(list(paths), **options)
         else:
             headers = read_log(source, **options).headers
         file, later = self._split_columns(headers)
         if is_paths:
-            return read_files(list(paths), columns=file, metric=metric, **options), later
+            return read_files(list(paths), columns=file, metric=metric, **files, **options), later
         return read_log(source, columns=file, metric=metric, **options), later
 
 
@@ -410,14 +437,17 @@ def _map_columns(log: Log, pending: dict, final: bool = False) -> tuple[Log, dic
     if not pending:
         return log, {}
     from probestats.errors import ColumnError
-    from probestats.shape.nested import path_expr
 
     lazy = log.lazy
     schema = lazy.collect_schema()
     columns = dict(log.columns)
     left = {}
     for canonical, made in pending.items():
-        expr = pl.col(made) if made in schema else path_expr(schema, made)
+        named = made if made in schema else _column_named(schema, columns, made)
+        if named is not None and named != made and named in columns and columns[named] != named:
+            expr, named = pl.col(named), None   # a header read as a canonical column: copied, it keeps its role
+        else:
+            expr = pl.col(named) if named is not None else _field(replace(log, lazy=lazy, columns=columns), made)
         if expr is None:
             if final:
                 seen = ", ".join(h for h in log.headers if h != ROW)
@@ -427,15 +457,108 @@ def _map_columns(log: Log, pending: dict, final: bool = False) -> tuple[Log, dic
             continue
         if canonical in schema and canonical != made:
             lazy = lazy.drop(canonical)   # the mapping wins over a column found by its alias
-        if made in schema:
-            lazy = lazy.rename({made: canonical})
-            columns.pop(made, None)
+        if named is not None:
+            if named != canonical:
+                lazy = lazy.rename({named: canonical})
+            columns.pop(named, None)
         else:
             lazy = lazy.with_columns(expr.alias(canonical))
         columns[canonical] = made
         schema = lazy.collect_schema()
     lazy = lazy.select(pl.all().exclude(ROW), pl.col(ROW))
     return replace(log, lazy=lazy, columns=columns), left
+
+
+#: most columns :func:`fit_item` weighs as the item
+_ITEM_CANDIDATES = 30
+
+
+def fit_item(log: Log, metric: str | None = None) -> Log:
+    """``log`` with its item read from the column whose every value holds every value of the attribute, when the
+    header the item was found by (an alias such as ``prompt_id``) holds one value each: an id of each prompt
+    variant, not of the item they vary. Said in an ``item_guess`` warning; a log whose item fits, or whose item
+    was named, is returned as it is.
+
+    >>> rows = [{"prompt_id": f"p{i}{v}", "hypothesis_id": i, "condition": v, "x": 1} for i in (1, 2) for v in "ab"]
+    >>> log = fit_item(read_log(rows))
+    >>> log.columns["item"], log.frame["item"].to_list(), log.problems[0].code
+    ('hypothesis_id', [1, 1, 2, 2], 'item_guess')
+    """
+    from probestats.io.columns import normalize_header
+
+    schema = log.lazy.collect_schema()
+    header = log.columns.get("item")
+    if "item" not in schema or "variant" not in schema or header is None or normalize_header(header) == "item":
+        return log
+    count = pl.col("variant").cast(pl.String).drop_nulls().n_unique()
+    values, most = collect(log.lazy.select(count.alias("values"), pl.col("variant").cast(pl.String).drop_nulls()
+                                           .n_unique().over("item").max().alias("most")),
+                           log.source, log._path).row(0)
+    if values < 2 or (most or 0) > 1:
+        return log
+    named = set(log.columns) | set(log.columns.values()) | set(log._read.get("file_columns", ())) | {ROW, metric}
+    candidates = [c for c, t in schema.items() if c not in named and (t == pl.String or t.is_integer())]
+    best = None
+    for c in candidates[:_ITEM_CANDIDATES]:
+        per = collect(log.lazy.group_by(c).agg(pl.col("variant").cast(pl.String).drop_nulls().n_unique().alias("n"))
+                      .select(pl.col("n").min().alias("least"), pl.len().alias("groups"),
+                              pl.col(c).is_null().any().alias("blank")), log.source, log._path).row(0)
+        least, groups, blank = per
+        if not blank and least == values and groups >= 2 and (best is None or groups > best[1]):
+            best = (c, groups)
+    if best is None:
+        return log
+    column = best[0]
+    lazy = log.lazy.rename({"item": header, column: "item"}) if header not in schema else \
+        log.lazy.rename({"item": f"{header} (original)", column: "item"})
+    columns = {**{k: v for k, v in log.columns.items() if k != "item"}, "item": column}
+    problem = Problem("warning", "item_guess",
+                      f"the item is read from '{column}', each of whose {best[1]} values holds every one of the "
+                      f"{values} values compared; '{header}', found by its name, holds one value each (an id per "
+                      f"prompt variant, not per item): name another with {opt('columns', {'item': 'HEADER'})}",
+                      column=column)
+    return replace(log, lazy=lazy, columns=columns, problems=tuple(log.problems) + (problem,))
+
+
+def _column_named(schema, columns: dict, name: str) -> str | None:
+    """The column ``name`` names when it is no column's exact name: a column whose name differs only in case,
+    spaces or separators (``Pool`` for ``pool``), or the canonical column a header of that name was read as
+    (``reply`` for ``response``); None when there is none, or several.
+
+    >>> schema = {"Pool": pl.String, "reply": pl.String, "item": pl.Int64}
+    >>> _column_named(schema, {"reply": "response"}, "pool"), _column_named(schema, {"reply": "response"}, "response")
+    ('Pool', 'reply')
+    >>> _column_named(schema, {}, "nope") is None
+    True
+    """
+    from probestats.io.columns import normalize_header
+
+    key = normalize_header(name)
+    alike = [c for c in schema if c != ROW and normalize_header(c) == key]
+    if len(alike) == 1:
+        return alike[0]
+    read_as = [c for c, h in columns.items() if c in schema and (h == name or normalize_header(h) == key)]
+    return read_as[0] if len(read_as) == 1 else None
+
+
+def _field(log: Log, path: str) -> pl.Expr | None:
+    """The field inside the records a dotted path names (``response.score``), its first part the header as
+    written even where the header was read as a canonical column (``response`` as ``reply``); None when the path
+    names no field (or names a column)."""
+    from probestats.shape.nested import path_expr
+
+    schema = log.lazy.collect_schema()
+    if path in schema.names():
+        return None
+    expr = path_expr(schema, path)
+    if expr is not None:
+        return expr
+    for canonical, header in log.columns.items():
+        if canonical != header and canonical in schema.names() and path.startswith(f"{header}."):
+            expr = path_expr(schema, canonical + path[len(header):])
+            if expr is not None:
+                return expr.alias(path)
+    return None
 
 
 def _wide_headers(specs) -> set[str]:
