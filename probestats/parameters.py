@@ -177,7 +177,8 @@ _RECORDS = (
     _p("baseline", "--baseline", "The unchanged one of two values (default: B).", metavar="VALUE"),
     _p("reference", "--reference", "More than two values: gaps are measured against VALUE (default: the first).",
        metavar="VALUE"),
-    _p("factor", "--factor", "Two attributes at once: give --factor twice (e.g. style, name).", metavar="COL",
+    _p("factor", "--factor", "Two attributes at once: give --factor twice (e.g. style, name); COL=L1,L2 takes the levels "
+       "in that order (gaps are L1 − L2; default: order of appearance).", metavar="COL[=L1,L2]",
        multiple=True),
     _p("scale", "--scale", "The scale the metric (a judge's score or label) is given on, e.g. 1:5 (0: for a floor "
        "only): cells whose baseline sits at its top or bottom are flagged; plan keeps simulated runs within it "

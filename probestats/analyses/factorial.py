@@ -268,7 +268,7 @@ class FactorialAnalysis:
     metric : str
     factors : tuple of str
     levels : tuple of tuple of str
-        Each factor's levels in order of appearance.
+        Each factor's levels, in the order declared (``"dose=low,mid,high"``) or else of appearance.
     level_means : dict
         Per factor, per level: the mean over items of the item's mean over the other factor's levels.
     cell_means : dict

@@ -120,7 +120,8 @@ class FactorAnalysis:
     factors : tuple of str
         The two attributes (as named on the command line).
     levels : tuple of (str, str)
-        Each attribute's two levels; gaps are first level − second.
+        Each attribute's two levels, in the order declared (``"style=casual,formal"``) or else of appearance;
+        gaps are first level − second.
     effects : tuple of Effect
     items : polars.DataFrame
         item, then the four cell means named ``level1 × level2``.
@@ -158,6 +159,24 @@ class FactorAnalysis:
     def n_items(self) -> int:
         return self.items.height
 
+    @property
+    def interaction_in_words(self) -> str:
+        """The interaction's sign in words: which attribute's gap is larger where, and which two cells are higher.
+
+        The interaction is ``(m11 − m21) − (m12 − m22)`` over the declared levels, the sign a treatment-coded
+        regression's interaction coefficient takes with the first levels as its reference.
+        """
+        (f1, f2), ((a1, a2), (b1, b2)) = self.factors, self.levels
+        value = self.effect("interaction").average
+        gap = f"the {f1} gap ('{a1}' − '{a2}')"
+        if value == 0:
+            return f"no interaction: {gap} is the same among '{b1}' and '{b2}' runs"
+        where, other = (b1, b2) if value > 0 else (b2, b1)
+        high, low = (((a1, b1), (a2, b2)), ((a2, b1), (a1, b2)))[::1 if value > 0 else -1]
+        return (f"interaction {'positive' if value > 0 else 'negative'}: {gap} is larger among '{where}' runs than "
+                f"among '{other}' runs; '{high[0][0]} × {high[0][1]}' and '{high[1][0]} × {high[1][1]}' together "
+                f"are higher than '{low[0][0]} × {low[0][1]}' and '{low[1][0]} × {low[1][1]}'")
+
     def effect(self, name: str) -> Effect:
         return next(e for e in self.effects if e.name == name)
 
@@ -184,7 +203,8 @@ class FactorAnalysis:
             "levels": {f: list(l) for f, l in zip(self.factors, self.levels)},
             "n_items": self.n_items, "runs_per_cell": self.runs_per_cell,
             "pooled_in_cells": {c: n for c, n in self.pooled},
-            "effects": [e.to_dict() for e in self.effects], "correction": self.correction, "alpha": self.alpha,
+            "effects": [e.to_dict() for e in self.effects], "interaction_in_words": self.interaction_in_words,
+            "correction": self.correction, "alpha": self.alpha,
             "items": [{k: (str(v) if k == "item" else _num(v)) for k, v in r.items()}
                       for r in self.items.iter_rows(named=True)],
             "note": self.note,
@@ -205,6 +225,54 @@ def _resolve(log, name: str) -> str:
             return c
     seen = ", ".join(h for h in log.headers)
     raise ColumnError(f"{opt('factors', name)}: no such column; headers seen: {seen}")
+
+
+def _declared(log, spec: str) -> tuple[str, str, tuple[str, ...] | None]:
+    """``(name, column, levels or None)`` of one ``factors`` entry: a column, or ``COLUMN=LEVEL,LEVEL,...``
+    naming its levels in the order the effects take them (the first level − the second).
+
+    A column whose header itself holds ``=`` is taken whole when it exists.
+    """
+    spec = str(spec)
+    if "=" in spec:
+        try:
+            return spec, _resolve(log, spec), None
+        except ColumnError:
+            pass
+        name, _, given = spec.partition("=")
+        name = name.strip()
+        levels = tuple(x.strip() for x in given.split(","))
+        if not name or len(levels) < 2 or any(not x for x in levels) or len(set(levels)) != len(levels):
+            raise OptionError(f"{opt('factors', spec)}: name the column and two levels or more, each once, in the "
+                              f"order wanted, for example {either(repr(['style=casual,formal', 'name']), '--factor style=casual,formal')}")
+        return name, _resolve(log, name), levels
+    return spec, _resolve(log, spec), None
+
+
+def _in_declared_order(found: list, declared: tuple[str, ...] | None, name: str, fold_case: bool) -> tuple:
+    """The levels found, in the declared order when one was given (otherwise in order of appearance).
+
+    >>> _in_declared_order(["high", "low"], ("low", "high"), "dose", False)
+    ('low', 'high')
+    >>> _in_declared_order(["High", "low"], ("low", "high"), "dose", True)
+    ('low', 'High')
+    """
+    if declared is None:
+        return tuple(found)
+    key = (lambda x: str(x).casefold()) if fold_case else str
+    by_key = {key(x): x for x in found}
+    unknown = [x for x in declared if key(x) not in by_key]
+    left_out = [x for x in found if key(x) not in {key(d) for d in declared}]
+    if unknown or left_out:
+        said = []
+        if unknown:
+            said.append(f"no runs have {', '.join(repr(x) for x in unknown)}")
+        if left_out:
+            said.append(f"the log also has {', '.join(repr(str(x)) for x in left_out[:8])}")
+        raise OptionError(f"{opt('factors', name + '=' + ','.join(declared))}: {'; '.join(said)}; name every level "
+                          f"the log has ({', '.join(repr(str(x)) for x in found[:8])}), or keep some with "
+                          f"{opt('where')}")
+    return tuple(by_key[key(x)] for x in declared)
 
 
 def _check_levels(lazy: pl.LazyFrame, factors, n_resamples: int) -> None:
@@ -238,8 +306,10 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
     log : path, Log, list of dict or DataFrame
     metric : str
     factors : two column names
-        With two levels each (the first in order of appearance is the first level; gaps are
-        first − second), the 2 × 2 analysis below (a :class:`FactorAnalysis`). With more levels
+        Each a column, or ``"COLUMN=LEVEL,LEVEL"`` naming its levels in the order wanted (without
+        one, in order of appearance in the log). Gaps are the first level − the second, and the
+        interaction ``(m11 − m21) − (m12 − m22)`` takes the sign a treatment-coded regression's
+        interaction coefficient has with the first levels as reference. With two levels each, the 2 × 2 analysis below (a :class:`FactorAnalysis`). With more levels
         in either, the I × J analysis of :mod:`probestats.analyses.factorial` (a
         ``FactorialAnalysis``: per-level means, main effects and interaction by within-item
         permutation, the repeated-measures ANOVA beside). The ``variant`` column (or the header
@@ -258,6 +328,11 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
     [('style within name = Emily', 1.0), ('style within name = Greg', 2.0), ('style', 1.5)]
     >>> result.effect("interaction").average, result.effect("interaction").sign_flip.pvalue
     (-1.0, 0.03125)
+    >>> declared = analyze_factors(rows, metric="x", factors=["style=casual,formal", "name=Greg,Emily"])
+    >>> declared.levels, declared.effect("interaction").average
+    ((('casual', 'formal'), ('Greg', 'Emily')), -1.0)
+    >>> declared.interaction_in_words[:80]
+    "interaction negative: the style gap ('casual' − 'formal') is larger among 'Emily"
     """
     from probestats.analyses.many import check_many, check_size, unit_means
     from probestats.stats.multitest import adjust
@@ -268,7 +343,9 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
                           f"for example {either(repr(['style', 'name']), '--factor style --factor name')}")
     read = dict(read_options or {})
     log = read_log(log, **{"metric": metric, **read})
-    c1, c2 = (_resolve(log, f) for f in factors)
+    declared = [_declared(log, f) for f in factors]
+    factors = [name for name, _, _ in declared]
+    c1, c2 = (column for _, column, _ in declared)
     if c1 == c2:
         raise OptionError(f"{opt('factors', factors[0])} and {opt('factors', factors[1])} are the same column; give two attributes")
     lazy = log.lazy.with_columns(pl.col(c1).cast(pl.String).str.strip_chars().alias("_f1"),
@@ -284,7 +361,7 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
         if len(found) < 2:
             raise OptionError(f"{opt('factors', name)} has {len(found)} level ({', '.join(map(str, found[:8]))}); "
                               f"a factor needs two levels or more")
-        levels.append(tuple(found))
+        levels.append(_in_declared_order(found, declared[len(levels)][2], name, fold_case))
     if any(len(lv) != 2 for lv in levels):  # beyond 2 × 2
         from probestats.analyses.factorial import analyze_factorial
 

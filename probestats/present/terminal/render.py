@@ -270,6 +270,7 @@ def print_factors(result: FactorAnalysis, out: Console) -> None:
         table.add_row(escape(e.name), escape(e.description), f"{e.average:+.4g}", fmt_p(e.sign_flip.pvalue),
                       fmt_p(e.p_adjusted), escape(effect_text(getattr(e, "d_z", None)).split(" = ", 1)[-1]))
     out.print(table)
+    out.print(escape(result.interaction_in_words))
     if getattr(result.effects[0], "d_z", None) is not None:
         out.print(f"d_z of each effect: {escape(result.effects[0].d_z.formula)} over its item values; "
                   f"{escape(result.effects[0].d_z.interval_method)}")
