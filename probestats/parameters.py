@@ -23,8 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from probestats.limits import LIMITS
-from probestats.vocabulary import (ALPHA, ALTERNATIVES, CORRECTION, CORRECTIONS, EFFECT_SIZES, INTERVALS, N_RESAMPLES,
-                                   SEED)
+from probestats.vocabulary import (ALPHA, ALTERNATIVES, BINS_CLOSED, CORRECTION, CORRECTIONS, EFFECT_SIZES, INTERVALS,
+                                   N_RESAMPLES, SEED)
 
 __all__ = ["GROUPS", "PARAMETERS", "Parameter", "INTERVALS", "SECTIONS", "SETTING_COLUMNS", "READ_KEYS", "FORMATS"]
 
@@ -186,7 +186,10 @@ _RECORDS = (
     _p("validation", "--validation", "Hand labels of sampled runs: the verdict on the corrected gap.", kind="path",
        metavar="FILE"),
     _p("bins", "--bins", "Edges cutting a numeric metric into levels, e.g. 0,45,50,100: [0, 45), [45, 50), "
-       "[50, 100].", metavar="E0,E1,..."),
+       "[50, 100] (with --bins-closed right: [0, 45], (45, 50], (50, 100]).", metavar="E0,E1,..."),
+    _p("bins_closed", "--bins-closed", "The side of each --bins bin that is closed: left, [a, b) as numpy's "
+       "histogram (the last bin closed), or right, (a, b] as many published figures (the first bin closed).",
+       kind="choice", choices=BINS_CLOSED, default=BINS_CLOSED[0]),
     # the order probe of a pairwise judge
     _p("order", "--order", "The order probe of a pairwise judge: the column whose two values are the two answer "
        "orders (judge requires it; in a report it adds the judge section).", metavar="COL", common=True),

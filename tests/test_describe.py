@@ -127,3 +127,40 @@ def test_labels_and_binary_metrics_and_refusals():
     by = probestats.describe(rows + [dict(r, item=r["item"] + 100, variant=r["variant"]) for r in rows], metric="x",
                              by=["variant"])
     assert [g.by for g in by.groups] == [{"variant": "a"}, {"variant": "b"}]
+
+
+def test_right_closed_bins_count_as_a_reference_cut(tmp_path, capsys):
+    """--bins-closed right: (a, b], the first bin closed. Scores on the edges are planted so that the two cuts
+    differ; counts checked by hand and against numpy's histogram of the negated scores (right-closed bins of x
+    are numpy's left-closed bins of −x)."""
+    rows = cv_audit(items=30, seed=2)
+    rows += [{"item": f"edge{k}", "variant": v, "score": e} for k, e in enumerate(BINS) for v in ("emily", "lakisha")]
+    path = tmp_path / "cv.csv"
+    pl.DataFrame(rows).write_csv(path)
+    assert main(["describe", str(path), "--metric", "score", "--bins", ",".join(map(str, BINS)),
+                 "--bins-closed", "right", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["bins_closed"] == "right"
+    assert data["levels"] == ["[0, 45]", "(45, 50]", "(50, 60]", "(60, 70]", "(70, 80]", "(80, 90]", "(90, 100]"]
+    for v in data["values"]:
+        scores = [r["score"] for r in rows if r["variant"] == v["value"]]
+        flipped, _ = np.histogram([-s for s in scores], bins=[-e for e in reversed(BINS)])
+        reference = list(reversed(flipped.tolist()))   # numpy closes its last bin: −0, so 0 lands in [0, 45]
+        for k, level in enumerate(data["levels"]):
+            lo, hi = BINS[k], BINS[k + 1]
+            n = sum(lo < s <= hi or (k == 0 and s == lo) for s in scores)
+            assert v["counts"][level] == n == reference[k]
+            assert v["shares"][level] == pytest.approx(n / len(scores))
+    left = probestats.describe(rows, metric="score", bins=BINS)
+    right = probestats.describe(rows, metric="score", bins=BINS, bins_closed="right")
+    assert left.values[0].counts["[45, 50)"] != right.values[0].counts["(45, 50]"] or \
+        left.values[0].counts["[50, 60)"] != right.values[0].counts["(50, 60]"]
+    assert left.bins_closed == "left" and right.bins_closed == "right"
+
+
+def test_bins_closed_needs_bins_and_a_side():
+    rows = cv_audit()
+    with pytest.raises(OptionError, match="bins_closed='right' says which side.*give bins"):
+        probestats.describe(rows, metric="score", bins_closed="right")
+    with pytest.raises(OptionError, match="bins_closed='middle': expected one of left, right"):
+        probestats.describe(rows, metric="score", bins="0,50,100", bins_closed="middle")

@@ -227,6 +227,8 @@ CASES = [
          DESCRIBE),
     case("describe", "bins", ["--bins", "0,4,8,12"], DESCRIBE),
     refused("describe", "bins", ["--bins", "3"], DESCRIBE, "give two or more finite edges", "-one-edge"),
+    case("describe", "bins_closed", ["--bins-closed", "right"], DESCRIBE + ["--bins", "0,4,6,12"]),
+    refused("describe", "bins_closed", ["--bins-closed", "right"], DESCRIBE, "give --bins too", "-no-bins"),
     case("describe", "by", ["--by", "model"], with_log(DESCRIBE, "two_models")),
     case("describe", "n_resamples", ["--n-resamples", "300"], DESCRIBE),
     case("describe", "seed", ["--seed", "3"], DESCRIBE),

@@ -11,8 +11,10 @@ arranged at random **within items** when the design is matched (some item has ru
 values or more), across all runs otherwise; the statistic is Pearson's chi-square of the values ×
 levels table. Beyond the exact range the p-value is a Monte Carlo estimate, and says so.
 
-Bins ``[e0, e1, ..., ek]`` are the levels ``[e0, e1)``, ..., ``[e(k-1), ek]`` (the last one closed);
-a value outside ``[e0, ek]`` is refused, naming it.
+Bins ``[e0, e1, ..., ek]`` are the levels ``[e0, e1)``, ..., ``[e(k-1), ek]`` (the last one closed, as
+``numpy.histogram`` cuts), or with ``bins_closed="right"`` ``[e0, e1]``, ``(e1, e2]``, ..., ``(e(k-1), ek]``
+(the first one closed, as ``pandas.cut(..., include_lowest=True)`` and many published figures cut); a value
+outside ``[e0, ek]`` is refused, naming it.
 
 Examples
 --------
@@ -27,18 +29,19 @@ Examples
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace as _replace
 
 import polars as pl
 
 from probestats.errors import ColumnError, OptionError, Problem, opt
 from probestats.result import html_summary, jsonable, one_line
-from probestats.vocabulary import check_vocabulary
+from probestats.vocabulary import BINS_CLOSED, check_vocabulary
 
 __all__ = ["Description", "ValueSummary", "describe_log", "parse_bins"]
 
 #: a whole-number metric with at most this many distinct values is described level by level
 MAX_LEVELS = 10
+
 
 
 class _Record:
@@ -92,6 +95,9 @@ class Description(_Record):
         The levels, in order (empty for ``numeric`` and ``none``).
     bins : tuple of float or None
         The bin edges given.
+    bins_closed : {"left", "right"}
+        The side each bin includes: ``[a, b)`` (left, the last bin closed) or ``(a, b]`` (right, the first
+        bin closed).
     values : tuple of ValueSummary
         One per value, in order of appearance.
     test : TableTest or None
@@ -116,6 +122,7 @@ class Description(_Record):
     groups: tuple
     coverage: tuple
     problems: tuple
+    bins_closed: str = "left"
 
     @property
     def pvalue(self) -> float | None:
@@ -162,7 +169,7 @@ def parse_bins(bins) -> tuple[float, ...] | None:
 
 
 def describe_log(log, *, metric: str | None = None, bins=None, by=(), n_resamples: int = 10_000,
-                 seed: int = 0) -> Description:
+                 seed: int = 0, bins_closed: str = "left") -> Description:
     """The distribution of ``metric`` per value of a shaped log (see the module docstring).
 
     Parameters
@@ -177,10 +184,26 @@ def describe_log(log, *, metric: str | None = None, bins=None, by=(), n_resample
         One description per group, beside the whole log's.
     n_resamples, seed
         The Monte Carlo test's draws, when the exact one is out of reach.
+    bins_closed : {"left", "right"}
+        ``left``: the bins are ``[a, b)``, the last one closed; ``right``: ``(a, b]``, the first one closed.
+
+    Examples
+    --------
+    >>> rows = [{"item": 0, "variant": "a", "x": x} for x in (0, 1, 1, 2, 3)]
+    >>> describe_log(rows, metric="x", bins="0,1,2,3").values[0].counts
+    {'[0, 1)': 1, '[1, 2)': 2, '[2, 3]': 2}
+    >>> describe_log(rows, metric="x", bins="0,1,2,3", bins_closed="right").values[0].counts
+    {'[0, 1]': 3, '(1, 2]': 1, '(2, 3]': 1}
     """
     from probestats.io.read import read_log
 
     check_vocabulary(n_resamples=n_resamples, seed=seed)
+    if bins_closed not in BINS_CLOSED:
+        raise OptionError(f"{opt('bins_closed', bins_closed)}: expected one of {', '.join(BINS_CLOSED)} (the side "
+                          "each bin includes)")
+    if bins is None and bins_closed != "left":
+        raise OptionError(f"{opt('bins_closed', bins_closed)} says which side of a bin is closed; give "
+                          f"{opt('bins')} too, or drop it")
     log = read_log(log)
     edges = parse_bins(bins)
     frame = log.frame
@@ -198,7 +221,7 @@ def describe_log(log, *, metric: str | None = None, bins=None, by=(), n_resample
     if edges is not None and metric is None:
         raise OptionError(f"{opt('bins')} cuts a metric into levels; give {opt('metric')}")
     level_col = _level_column(log, metric)
-    prepared, kind, levels, problems = _prepare(frame, metric, level_col, edges)
+    prepared, kind, levels, problems = _prepare(frame, metric, level_col, edges, bins_closed)
     coverage = _coverage(log, frame)
     whole = _describe(prepared, metric, kind, levels, edges, {}, n_resamples, seed)
     groups = ()
@@ -207,8 +230,10 @@ def describe_log(log, *, metric: str | None = None, bins=None, by=(), n_resample
         groups = tuple(_describe(prepared.filter(pl.all_horizontal([pl.col(c).eq_missing(v) for c, v in zip(by, key)])),
                                  metric, kind, levels, edges, dict(zip(by, key)), n_resamples, seed)
                        for key in keys)
+    groups = tuple(_replace(g, bins_closed=bins_closed) for g in groups)
     return Description(metric=metric, kind=kind, levels=levels, bins=edges, values=whole.values, test=whole.test,
-                       by={}, groups=groups, coverage=coverage, problems=tuple(log.problems) + tuple(problems))
+                       by={}, groups=groups, coverage=coverage, problems=tuple(log.problems) + tuple(problems),
+                       bins_closed=bins_closed)
 
 
 def _level_column(log, metric):
@@ -219,7 +244,7 @@ def _level_column(log, metric):
     return metric
 
 
-def _prepare(frame: pl.DataFrame, metric, level_col, edges):
+def _prepare(frame: pl.DataFrame, metric, level_col, edges, closed="left"):
     """The rows with ``\\0value``, ``\\0item``, ``\\0x`` (the number) and ``\\0level``; the kind and the levels."""
     problems = []
     value = pl.col("variant").cast(pl.String).str.strip_chars()
@@ -246,7 +271,7 @@ def _prepare(frame: pl.DataFrame, metric, level_col, edges):
             if bad.height:
                 raise OptionError(f"{opt('bins')} cuts a number, but the metric {metric} holds text such as "
                                   f"{bad[metric][0]!r}; give a numeric metric")
-        return _binned(frame, metric, edges, problems)
+        return _binned(frame, metric, edges, problems, closed)
     labels = frame[level_col]
     if level_col != metric or labels.dtype == pl.String and number.drop_nulls().len() < labels.drop_nulls().len():
         text = labels.cast(pl.String).str.strip_chars()
@@ -275,23 +300,36 @@ def _as_number(series: pl.Series) -> pl.Series:
     return text.cast(pl.Float64, strict=False).fill_nan(None)
 
 
-def _bin_name(edges, k) -> str:
+def _bin_name(edges, k, closed="left") -> str:
+    """``[a, b)`` (the last ``[a, b]``), or right-closed ``(a, b]`` (the first ``[a, b]``).
+
+    >>> [_bin_name((0, 1, 2), k) for k in (0, 1)], [_bin_name((0, 1, 2), k, "right") for k in (0, 1)]
+    (['[0, 1)', '[1, 2]'], ['[0, 1]', '(1, 2]'])
+    """
+    if closed == "right":
+        return f"{'[' if k == 0 else '('}{edges[k]:g}, {edges[k + 1]:g}]"
     close = "]" if k == len(edges) - 2 else ")"
     return f"[{edges[k]:g}, {edges[k + 1]:g}{close}"
 
 
-def _binned(frame, metric, edges, problems):
+def _binned(frame, metric, edges, problems, closed="left"):
     lo, hi = edges[0], edges[-1]
     outside = frame.filter((pl.col("\0x") < lo) | (pl.col("\0x") > hi))
     if outside.height:
         shown = ", ".join(f"{v:g}" for v in outside["\0x"].unique(maintain_order=True).head(5).to_list())
         raise OptionError(f"{opt('bins', ','.join(f'{e:g}' for e in edges))}: {outside.height} runs of {metric} lie "
                           f"outside {lo:g} to {hi:g} ({shown}); widen the first or the last edge")
-    names = [_bin_name(edges, k) for k in range(len(edges) - 1)]
+    names = [_bin_name(edges, k, closed) for k in range(len(edges) - 1)]
     expr = pl.lit(None, pl.String)
+    x = pl.col("\0x")
     for k in reversed(range(len(edges) - 1)):
-        upper = (pl.col("\0x") <= edges[k + 1]) if k == len(edges) - 2 else (pl.col("\0x") < edges[k + 1])
-        expr = pl.when((pl.col("\0x") >= edges[k]) & upper).then(pl.lit(names[k])).otherwise(expr)
+        if closed == "right":
+            lower = (x >= edges[k]) if k == 0 else (x > edges[k])
+            inside = lower & (x <= edges[k + 1])
+        else:
+            upper = (x <= edges[k + 1]) if k == len(edges) - 2 else (x < edges[k + 1])
+            inside = (x >= edges[k]) & upper
+        expr = pl.when(inside).then(pl.lit(names[k])).otherwise(expr)
     return frame.with_columns(expr.alias("\0level")), "binned", tuple(names), problems
 
 
