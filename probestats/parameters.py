@@ -202,6 +202,11 @@ _RECORDS = (
     _p("verdicts", "--verdict", "LABEL is first, second or tie; PATTERN literal text (case-sensitive, anywhere in the "
        "reply), or re:REGEX. Repeatable.", metavar="LABEL=PATTERN", multiple=True),
     _p("repetition", "--repetition", "The column numbering repeated judgments of the same item.", metavar="COL"),
+    _p("own_first", "--own-first", "The order value that shows first the answer whose choice rate is wanted (a "
+       "judge's own answer): its rate in each order, their mean tested against --chance, the position bias apart "
+       "(default: the first order in the log).", metavar="VALUE"),
+    _p("chance", "--chance", "The chance rate a choice rate is tested against (exact binomial test).", group=TESTS,
+       kind="float", metavar="P", low=0, high=1, low_open=True, high_open=True, default=0.5),
     # dual framing
     _p("targets", "--targets", "Per topic, the target each framing asserts (columns topic, affirmative, reverse).",
        kind="path", metavar="FILE", common=True),

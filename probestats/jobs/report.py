@@ -142,7 +142,9 @@ def report(log=(), *, metric=None, tests=None, output=None, format=None, section
     framing_log, targets, toward
         A dual-framing log, its targets file and reference target: the framing section.
     judge : dict, optional
-        An order probe: ``{"order", "response", "choice", "verdicts", "by", "repetition"}``.
+        An order probe: ``{"order", "response", "choice", "verdicts", "by", "repetition", "own_first",
+        "chance"}`` (the last two: the choice rate of one answer, as for
+        :func:`probestats.analyses.judge.analyze_order`).
     before_log : path, optional
         The same probe run before a change (the compare section); beside a cell table, its cell table.
     source : str, optional
@@ -496,7 +498,8 @@ def _judge(log, options, alpha, correction, probe):
     return analyze_order(probe.apply(log), order=options["order"], response=options.get("response"),
                          choice=options.get("choice"), verdicts=options.get("verdicts", ()),
                          by=options.get("by", ()), repetition=options.get("repetition"), alpha=alpha,
-                         correction=correction)
+                         correction=correction, own_first=options.get("own_first"),
+                         chance=0.5 if options.get("chance") is None else options["chance"])
 
 
 def _framing(paths, probe, *, by, targets, toward, alpha, correction, interval, answers, label_map, framing_columns,
