@@ -187,6 +187,9 @@ _RECORDS = (
        metavar="FILE"),
     _p("bins", "--bins", "Edges cutting a numeric metric into levels, e.g. 0,45,50,100: [0, 45), [45, 50), "
        "[50, 100] (with --bins-closed right: [0, 45], (45, 50], (50, 100]).", metavar="E0,E1,..."),
+    _p("agreement", "--agreement", "describe: the column whose values are raters (judges, models) that scored the "
+       "same items: Kendall's tau and Spearman's rho between every two raters' scores, with Fisher z intervals, "
+       "and Cohen's and Fleiss' kappa of their labels.", metavar="COL"),
     _p("bins_closed", "--bins-closed", "The side of each --bins bin that is closed: left, [a, b) as numpy's "
        "histogram (the last bin closed), or right, (a, b] as many published figures (the first bin closed).",
        kind="choice", choices=BINS_CLOSED, default=BINS_CLOSED[0]),

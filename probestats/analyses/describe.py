@@ -37,7 +37,7 @@ from probestats.errors import ColumnError, OptionError, Problem, opt
 from probestats.result import html_summary, jsonable, one_line
 from probestats.vocabulary import BINS_CLOSED, check_vocabulary
 
-__all__ = ["Description", "ValueSummary", "describe_log", "parse_bins"]
+__all__ = ["Description", "ValueSummary", "Agreement", "RaterPair", "describe_log", "parse_bins", "rater_agreement"]
 
 #: a whole-number metric with at most this many distinct values is described level by level
 MAX_LEVELS = 10
@@ -81,6 +81,62 @@ class ValueSummary(_Record):
 
 
 @dataclass(frozen=True)
+class RaterPair(_Record):
+    """The agreement of two raters (judges, models) on the units both scored.
+
+    Attributes
+    ----------
+    first, second : str
+        The two raters (values of the rater column).
+    n_units : int
+        Units (items, or item × value) both scored.
+    kendall, spearman : Correlation or None
+        Kendall's tau-b and Spearman's rho of their scores (each rater's mean over its runs of a unit), with
+        Fisher z intervals (:func:`probestats.stats.agreement.kendall_tau`); None for a text label.
+    cohen : Kappa or None
+        Cohen's kappa of their labels (each rater's most frequent label of a unit); None for a metric
+        without levels.
+    """
+
+    first: str
+    second: str
+    n_units: int
+    kendall: object = None
+    spearman: object = None
+    cohen: object = None
+
+
+@dataclass(frozen=True)
+class Agreement(_Record):
+    """How far raters (judges, models: the values of one column) agree on the same units.
+
+    Attributes
+    ----------
+    raters : str
+        The rater column.
+    unit : str
+        What a unit is: ``item``, or ``item × value`` when the log has values besides the raters.
+    names : tuple of str
+        The raters, in order of appearance.
+    pairs : tuple of RaterPair
+        Every pair of raters.
+    fleiss : FleissKappa or None
+        Fleiss' kappa of every rater's label, over the units all of them labelled (a metric with levels and
+        three raters or more; None otherwise).
+    scores : str
+        How a rater's runs of one unit become its score and its label.
+    """
+
+    raters: str
+    unit: str
+    names: tuple
+    pairs: tuple
+    fleiss: object = None
+    scores: str = ("a rater's score of a unit is the mean of its runs there, its label the most frequent label of "
+                   "those runs (the first in order when two are as frequent)")
+
+
+@dataclass(frozen=True)
 class Description(_Record):
     """The distribution of a metric per value.
 
@@ -110,6 +166,11 @@ class Description(_Record):
         Per code book and value, what it coded (:class:`probestats.shape.codebook.Coverage`).
     problems : tuple of Problem
         What the reading of the log found.
+    bins_closed : {"left", "right"}
+        The side each bin includes: ``[a, b)`` (left, the last bin closed) or ``(a, b]`` (right, the first
+        bin closed).
+    agreement : Agreement or None
+        With ``agreement=COLUMN``: how far the raters named by that column agree on the same units.
     """
 
     metric: str | None
@@ -123,6 +184,7 @@ class Description(_Record):
     coverage: tuple
     problems: tuple
     bins_closed: str = "left"
+    agreement: Agreement | None = None
 
     @property
     def pvalue(self) -> float | None:
@@ -169,7 +231,7 @@ def parse_bins(bins) -> tuple[float, ...] | None:
 
 
 def describe_log(log, *, metric: str | None = None, bins=None, by=(), n_resamples: int = 10_000,
-                 seed: int = 0, bins_closed: str = "left") -> Description:
+                 seed: int = 0, bins_closed: str = "left", agreement: str | None = None) -> Description:
     """The distribution of ``metric`` per value of a shaped log (see the module docstring).
 
     Parameters
@@ -186,6 +248,10 @@ def describe_log(log, *, metric: str | None = None, bins=None, by=(), n_resample
         The Monte Carlo test's draws, when the exact one is out of reach.
     bins_closed : {"left", "right"}
         ``left``: the bins are ``[a, b)``, the last one closed; ``right``: ``(a, b]``, the first one closed.
+    agreement : str, optional
+        A column whose values are raters (judges, models) that scored the same items: Kendall's tau and
+        Spearman's rho between every two raters' scores, Cohen's kappa of their labels and Fleiss' kappa of
+        all of them (:func:`rater_agreement`). The log may then have no value column.
 
     Examples
     --------
@@ -207,6 +273,14 @@ def describe_log(log, *, metric: str | None = None, bins=None, by=(), n_resample
     log = read_log(log)
     edges = parse_bins(bins)
     frame = log.frame
+    if agreement is not None:
+        if metric is None:
+            raise OptionError(f"{opt('agreement', agreement)} compares raters' scores of the same items; give "
+                              f"{opt('metric')}")
+        agreement = _rater_column(log, frame, agreement)
+        within_values = "variant" in frame.columns and agreement != "variant"
+        if "variant" not in frame.columns:   # raters' scores of items: one value, the whole log
+            frame = frame.with_columns(pl.lit("all runs").alias("variant"))
     if "variant" not in frame.columns:
         seen = ", ".join(c for c in frame.columns if not c.startswith("_"))
         raise ColumnError(f"no column for the value (variant); headers seen: {seen} "
@@ -231,9 +305,76 @@ def describe_log(log, *, metric: str | None = None, bins=None, by=(), n_resample
                                  metric, kind, levels, edges, dict(zip(by, key)), n_resamples, seed)
                        for key in keys)
     groups = tuple(_replace(g, bins_closed=bins_closed) for g in groups)
+    agreed = None if agreement is None else rater_agreement(prepared, agreement, kind, seed=seed,
+                                                            header=log.columns.get(agreement, agreement),
+                                                            within_values=within_values)
     return Description(metric=metric, kind=kind, levels=levels, bins=edges, values=whole.values, test=whole.test,
                        by={}, groups=groups, coverage=coverage, problems=tuple(log.problems) + tuple(problems),
-                       bins_closed=bins_closed)
+                       bins_closed=bins_closed, agreement=agreed)
+
+
+def _rater_column(log, frame: pl.DataFrame, name: str) -> str:
+    """The rater column, named by its canonical name or its header as written."""
+    if name in frame.columns:
+        return name
+    for canonical, header in log.columns.items():
+        if header == name and canonical in frame.columns:
+            return canonical
+    seen = ", ".join(c for c in frame.columns if not c.startswith("_"))
+    raise ColumnError(f"{opt('agreement', name)}: no such column; columns seen: {seen}")
+
+
+def rater_agreement(prepared: pl.DataFrame, raters: str, kind: str, *, confidence: float = 0.95, seed: int = 0,
+                    header: str | None = None, within_values: bool = True) -> Agreement:
+    """Agreement between the raters of column ``raters`` on the units they all scored, from the rows
+    :func:`describe_log` prepared (``\\0item``, ``\\0value``, ``\\0x``, ``\\0level``).
+
+    A unit is an item, or an item under one value when the log has values besides the raters
+    (``within_values``). Scores
+    (numbers) give Kendall's tau-b and Spearman's rho for every pair of raters; labels (a label, a 0/1 metric,
+    whole-number levels or bins) give Cohen's kappa for every pair and Fleiss' kappa across three raters or
+    more.
+    """
+    from itertools import combinations
+
+    from probestats.stats.agreement import cohens_kappa, fleiss_kappa, kendall_tau, spearman_rho
+
+    if prepared["\0item"].null_count() == prepared.height:
+        raise ColumnError(f"{opt('agreement', header or raters)} pairs the raters' scores item by item; the log has "
+                          f"no item column (use {opt('columns', {'item': 'HEADER'})})")
+    rows = prepared.with_columns(pl.col(raters).cast(pl.String).str.strip_chars().alias("\0rater"))
+    rows = rows.filter(pl.col("\0rater").is_not_null() & (pl.col("\0rater") != ""))
+    within_values = within_values and raters != "variant"
+    unit_cols = ["\0item", "\0value"] if within_values else ["\0item"]
+    unit = "item × value" if within_values else "item"
+    names = tuple(rows["\0rater"].unique(maintain_order=True).to_list())
+    if len(names) < 2:
+        raise OptionError(f"{opt('agreement', header or raters)}: {len(names)} rater "
+                          f"({', '.join(repr(n) for n in names)}); agreement needs two raters or more")
+    numeric = kind != "label"
+    labelled = kind in ("label", "binary", "levels", "binned")
+    scores = rows.group_by([*unit_cols, "\0rater"], maintain_order=True).agg(
+        pl.col("\0x").mean().alias("score"),
+        pl.col("\0level").drop_nulls().mode().sort().first().alias("label"))
+    key = pl.concat_str([pl.col(c).fill_null("") for c in unit_cols], separator="\x1f")
+    scores = scores.with_columns(key.alias("\0unit"))
+    wide_score = scores.pivot(on="\0rater", index="\0unit", values="score")
+    wide_label = scores.pivot(on="\0rater", index="\0unit", values="label")
+    pairs = []
+    for a, b in combinations(names, 2):
+        both = wide_score.select(a, b).drop_nulls() if numeric else None
+        labels = wide_label.select(a, b).drop_nulls() if labelled else None
+        n = (both if numeric else labels).height
+        pairs.append(RaterPair(
+            first=a, second=b, n_units=n,
+            kendall=kendall_tau(both[a], both[b], confidence=confidence) if numeric else None,
+            spearman=spearman_rho(both[a], both[b], confidence=confidence) if numeric else None,
+            cohen=cohens_kappa(labels[a].to_list(), labels[b].to_list(), confidence=confidence) if labelled else None))
+    fleiss = None
+    if labelled and len(names) >= 3:
+        table = wide_label.select(list(names)).drop_nulls()
+        fleiss = fleiss_kappa(table.rows(), confidence=confidence, seed=seed)
+    return Agreement(raters=header or raters, unit=unit, names=names, pairs=tuple(pairs), fleiss=fleiss)
 
 
 def _level_column(log, metric):

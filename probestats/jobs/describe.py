@@ -10,7 +10,7 @@ from __future__ import annotations
 __all__ = ["describe"]
 
 
-def describe(log, *, metric=None, bins=None, by=(), tests=None, probe=None, bins_closed="left"):
+def describe(log, *, metric=None, bins=None, by=(), tests=None, probe=None, bins_closed="left", agreement=None):
     """Per value: the count of runs and items, the mean, and the count and share of each level, with an
     exact test of whether the distributions differ (matched within items where the design is matched).
 
@@ -25,6 +25,10 @@ def describe(log, *, metric=None, bins=None, by=(), tests=None, probe=None, bins
         Edges cutting a numeric metric into levels, ``"0,45,50,100"``: ``[0, 45)``, ``[45, 50)``, ``[50, 100]``.
     bins_closed : {"left", "right"}
         ``"right"`` cuts ``[0, 45]``, ``(45, 50]``, ``(50, 100]`` instead, as many published figures do.
+    agreement : str, optional
+        A column whose values are raters (judges, models) that scored the same items: their agreement
+        (Kendall's tau, Spearman's rho, Cohen's and Fleiss' kappa), as
+        :func:`probestats.analyses.describe.describe_log` gives it.
     by : sequence of str
         A description per group too.
     tests : Tests, optional
@@ -54,4 +58,4 @@ def describe(log, *, metric=None, bins=None, by=(), tests=None, probe=None, bins
     tests.refuse("the description", "alternative", "alpha", "correction", "interval", "effect_size")
     probe.refuse("the description", fold_case=True, why=" (each value is described as written)")
     return describe_log(probe.apply(log, metric=metric, by=by), metric=metric, bins=bins, by=by,
-                        n_resamples=tests.n_resamples, seed=tests.seed, bins_closed=bins_closed)
+                        n_resamples=tests.n_resamples, seed=tests.seed, bins_closed=bins_closed, agreement=agreement)
