@@ -790,11 +790,11 @@ def compare(before, after, metric, a, b, output, json_out, probe, tests):
 
 @cli.command()
 @logs_argument()
-@options("metric", "bins", "bins_closed", "by", "agreement", "n_resamples", "seed", "json_out")
+@options("metric", "bins", "bins_closed", "by", "agreement", "chance", "n_resamples", "seed", "json_out")
 @tests_gathered
 @json_refusals
 @shape_options
-def describe(log, metric, bins, bins_closed, by, agreement, json_out, probe, tests):
+def describe(log, metric, bins, bins_closed, by, agreement, chance, json_out, probe, tests):
     """Distributions per value: runs and items, the mean, the count and share of each level, and an exact
     test of whether the distributions differ (within items where the design is matched).
 
@@ -808,7 +808,7 @@ def describe(log, metric, bins, bins_closed, by, agreement, json_out, probe, tes
     from probestats.jobs.describe import describe as run
 
     result = run(log, metric=metric, bins=bins, by=by, tests=tests, probe=probe, bins_closed=bins_closed,
-                 agreement=agreement)
+                 agreement=agreement, chance=chance)
     if json_out:
         emit_json(result)
     else:

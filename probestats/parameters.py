@@ -208,7 +208,8 @@ _RECORDS = (
     _p("own_first", "--own-first", "The order value that shows first the answer whose choice rate is wanted (a "
        "judge's own answer): its rate in each order, their mean tested against --chance, the position bias apart "
        "(default: the first order in the log).", metavar="VALUE"),
-    _p("chance", "--chance", "The chance rate a choice rate is tested against (exact binomial test).", group=TESTS,
+    _p("chance", "--chance", "The chance rate a choice is tested against, exact binomial test and Clopper-Pearson "
+       "interval: a judge's choice of one answer (judge, report), a 0/1 metric's rate per value (describe).", group=TESTS,
        kind="float", metavar="P", low=0, high=1, low_open=True, high_open=True, default=0.5),
     # dual framing
     _p("targets", "--targets", "Per topic, the target each framing asserts (columns topic, affirmative, reverse).",

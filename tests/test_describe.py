@@ -164,3 +164,37 @@ def test_bins_closed_needs_bins_and_a_side():
         probestats.describe(rows, metric="score", bins_closed="right")
     with pytest.raises(OptionError, match="bins_closed='middle': expected one of left, right"):
         probestats.describe(rows, metric="score", bins="0,50,100", bins_closed="middle")
+
+
+def test_a_zero_one_rate_per_value_and_per_group_against_chance(tmp_path, capsys):
+    """A model saying yes: per value and per --by block, its rate of 1 with the Clopper-Pearson interval and the
+    exact binomial test against a stated chance rate, against scipy's binomtest."""
+    from scipy.stats import binomtest
+
+    rng = np.random.default_rng(6)
+    rows = [{"item": i, "variant": v, "model": m, "yes": int(rng.random() < (0.8 if v == "a" else 0.45))}
+            for i in range(25) for v in ("a", "b") for m in ("m1", "m2")]
+    d = probestats.describe(rows, metric="yes", by=["model"], chance=0.4)
+    for desc, keep in [(d, lambda r: True)] + [(g, (lambda m: lambda r: r["model"] == m)(g.by["model"]))
+                                               for g in d.groups]:
+        for s in desc.values:
+            ones = [r["yes"] for r in rows if r["variant"] == s.value and keep(r)]
+            k, n = sum(ones), len(ones)
+            reference = binomtest(k, n, 0.4)
+            ci = reference.proportion_ci(0.95, method="exact")
+            assert (s.rate.k, s.rate.n, s.rate.chance) == (k, n, 0.4)
+            assert s.rate.p == pytest.approx(reference.pvalue, rel=1e-12)
+            assert (s.rate.low, s.rate.high) == pytest.approx((ci.low, ci.high), abs=1e-9)
+    path = tmp_path / "yes.csv"
+    pl.DataFrame(rows).write_csv(path)
+    assert main(["describe", str(path), "--metric", "yes", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    ones = [r["yes"] for r in rows if r["variant"] == "a"]
+    assert data["values"][0]["rate"]["p"] == pytest.approx(binomtest(sum(ones), len(ones), 0.5).pvalue, rel=1e-12)
+    assert main(["describe", str(path), "--metric", "yes"]) == 0
+    assert "Rate of 1 per value against chance 0.5" in capsys.readouterr().out
+    assert probestats.describe(rows, metric="item").values[0].rate is None
+    with pytest.raises(OptionError, match="chance=0.3 tests the rate of a 0/1 metric"):
+        probestats.describe(rows, metric="item", chance=0.3)
+    with pytest.raises(OptionError, match="chance=1.5: expected a rate strictly between 0 and 1"):
+        probestats.describe(rows, metric="yes", chance=1.5)

@@ -37,7 +37,7 @@ from probestats.errors import ColumnError, OptionError, Problem, opt
 from probestats.result import html_summary, jsonable, one_line
 from probestats.vocabulary import BINS_CLOSED, check_vocabulary
 
-__all__ = ["Description", "ValueSummary", "Agreement", "RaterPair", "describe_log", "parse_bins", "rater_agreement"]
+__all__ = ["Description", "ValueSummary", "ChanceTest", "chance_test", "Agreement", "RaterPair", "describe_log", "parse_bins", "rater_agreement"]
 
 #: a whole-number metric with at most this many distinct values is described level by level
 MAX_LEVELS = 10
@@ -47,6 +47,52 @@ MAX_LEVELS = 10
 class _Record:
     def to_dict(self) -> dict:
         return {f.name: jsonable(getattr(self, f.name)) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class ChanceTest(_Record):
+    """A 0/1 metric's rate of 1 with its exact interval and the exact binomial test against a chance rate.
+
+    Attributes
+    ----------
+    k, n : int
+        The runs at 1, of the runs with a value.
+    value : float or None
+        ``k / n``.
+    low, high : float or None
+        The exact (Clopper-Pearson) interval at ``confidence``.
+    chance : float
+        The rate tested against.
+    p : float or None
+        The exact two-sided binomial test of ``k`` of ``n`` against ``chance`` (scipy's ``binomtest``).
+    confidence : float
+    method : str
+    """
+
+    k: int
+    n: int
+    value: float | None
+    low: float | None
+    high: float | None
+    chance: float
+    p: float | None
+    confidence: float
+    method: str = ("exact two-sided binomial test against the chance rate, with the Clopper-Pearson interval; every "
+                   "run counted as independent (several runs of one item make it too sure when items differ)")
+
+
+def chance_test(k: int, n: int, chance: float = 0.5, confidence: float = 0.95) -> ChanceTest:
+    """``k`` of ``n`` against ``chance``.
+
+    >>> t = chance_test(9, 10)
+    >>> t.value, round(t.low, 4), t.p
+    (0.9, 0.555, 0.021484375)
+    """
+    from probestats.stats.proportion import binomial_test, share
+
+    s = share(k, n, confidence=confidence)
+    return ChanceTest(k=s.k, n=s.n, value=s.value, low=s.low, high=s.high, chance=float(chance),
+                      p=binomial_test(k, n, chance), confidence=confidence)
 
 
 @dataclass(frozen=True)
@@ -69,6 +115,9 @@ class ValueSummary(_Record):
         Level -> runs at that level (every level, zero included), in the order of ``levels``.
     shares : dict
         Level -> share of the value's runs with a level (``counts`` / their sum).
+    rate : ChanceTest or None
+        A 0/1 metric (a choice, a yes): its rate of 1 with its exact interval and the exact binomial test
+        against the chance rate (None for any other metric).
     """
 
     value: str
@@ -78,6 +127,7 @@ class ValueSummary(_Record):
     mean: float | None
     counts: dict
     shares: dict
+    rate: ChanceTest | None = None
 
 
 @dataclass(frozen=True)
@@ -231,7 +281,8 @@ def parse_bins(bins) -> tuple[float, ...] | None:
 
 
 def describe_log(log, *, metric: str | None = None, bins=None, by=(), n_resamples: int = 10_000,
-                 seed: int = 0, bins_closed: str = "left", agreement: str | None = None) -> Description:
+                 seed: int = 0, bins_closed: str = "left", agreement: str | None = None,
+                 chance: float = 0.5) -> Description:
     """The distribution of ``metric`` per value of a shaped log (see the module docstring).
 
     Parameters
@@ -252,6 +303,9 @@ def describe_log(log, *, metric: str | None = None, bins=None, by=(), n_resample
         A column whose values are raters (judges, models) that scored the same items: Kendall's tau and
         Spearman's rho between every two raters' scores, Cohen's kappa of their labels and Fleiss' kappa of
         all of them (:func:`rater_agreement`). The log may then have no value column.
+    chance : float
+        A 0/1 metric's rate of 1 per value (and per ``by`` group) is tested against it (exact binomial test,
+        Clopper-Pearson interval; 0.5 unless given).
 
     Examples
     --------
@@ -267,6 +321,13 @@ def describe_log(log, *, metric: str | None = None, bins=None, by=(), n_resample
     if bins_closed not in BINS_CLOSED:
         raise OptionError(f"{opt('bins_closed', bins_closed)}: expected one of {', '.join(BINS_CLOSED)} (the side "
                           "each bin includes)")
+    try:
+        chance_ok = 0 < float(chance) < 1
+    except (TypeError, ValueError):
+        chance_ok = False
+    if not chance_ok:
+        raise OptionError(f"{opt('chance', chance)}: expected a rate strictly between 0 and 1, for example "
+                          f"{opt('chance', 0.5)}")
     if bins is None and bins_closed != "left":
         raise OptionError(f"{opt('bins_closed', bins_closed)} says which side of a bin is closed; give "
                           f"{opt('bins')} too, or drop it")
@@ -297,12 +358,16 @@ def describe_log(log, *, metric: str | None = None, bins=None, by=(), n_resample
     level_col = _level_column(log, metric)
     prepared, kind, levels, problems = _prepare(frame, metric, level_col, edges, bins_closed)
     coverage = _coverage(log, frame)
-    whole = _describe(prepared, metric, kind, levels, edges, {}, n_resamples, seed)
+    if kind != "binary" and float(chance) != 0.5:
+        raise OptionError(f"{opt('chance', chance)} tests the rate of a 0/1 metric (a choice, a yes); {metric or 'no metric'} "
+                          f"is {'not given' if metric is None else 'not 0/1'} (drop it, or derive a 0/1 column with "
+                          f"{opt('derive')})")
+    whole = _describe(prepared, metric, kind, levels, edges, {}, n_resamples, seed, chance)
     groups = ()
     if by:
         keys = prepared.select(list(by)).unique(maintain_order=True).rows()
         groups = tuple(_describe(prepared.filter(pl.all_horizontal([pl.col(c).eq_missing(v) for c, v in zip(by, key)])),
-                                 metric, kind, levels, edges, dict(zip(by, key)), n_resamples, seed)
+                                 metric, kind, levels, edges, dict(zip(by, key)), n_resamples, seed, chance)
                        for key in keys)
     groups = tuple(_replace(g, bins_closed=bins_closed) for g in groups)
     agreed = None if agreement is None else rater_agreement(prepared, agreement, kind, seed=seed,
@@ -474,7 +539,7 @@ def _binned(frame, metric, edges, problems, closed="left"):
     return frame.with_columns(expr.alias("\0level")), "binned", tuple(names), problems
 
 
-def _describe(frame, metric, kind, levels, edges, by, n_resamples, seed) -> Description:
+def _describe(frame, metric, kind, levels, edges, by, n_resamples, seed, chance=0.5) -> Description:
     from probestats.stats.contingency import permutation_table_test
 
     values = frame["\0value"].unique(maintain_order=True).to_list()
@@ -494,8 +559,9 @@ def _describe(frame, metric, kind, levels, edges, by, n_resamples, seed) -> Desc
         total = sum(counts.values())
         shares = {lv: (c / total if total else None) for lv, c in counts.items()}
         mean = valued["\0x"].mean() if metric is not None and valued["\0x"].null_count() < valued.height else None
+        rate = chance_test(counts.get("1", 0), total, chance) if kind == "binary" else None
         summaries.append(ValueSummary(value=v, n_runs=valued.height, n_items=valued["\0item"].n_unique() if has_items
-                                      else None, n_blank=blank, mean=mean, counts=counts, shares=shares))
+                                      else None, n_blank=blank, mean=mean, counts=counts, shares=shares, rate=rate))
     test = None
     if levels and len(values) >= 2:
         rows = frame.filter(pl.col("\0level").is_not_null())

@@ -10,7 +10,8 @@ from __future__ import annotations
 __all__ = ["describe"]
 
 
-def describe(log, *, metric=None, bins=None, by=(), tests=None, probe=None, bins_closed="left", agreement=None):
+def describe(log, *, metric=None, bins=None, by=(), tests=None, probe=None, bins_closed="left", agreement=None,
+             chance=0.5):
     """Per value: the count of runs and items, the mean, and the count and share of each level, with an
     exact test of whether the distributions differ (matched within items where the design is matched).
 
@@ -29,6 +30,9 @@ def describe(log, *, metric=None, bins=None, by=(), tests=None, probe=None, bins
         A column whose values are raters (judges, models) that scored the same items: their agreement
         (Kendall's tau, Spearman's rho, Cohen's and Fleiss' kappa), as
         :func:`probestats.analyses.describe.describe_log` gives it.
+    chance : float
+        A 0/1 metric's rate per value (and per ``by`` group) is tested against it: the exact binomial test and
+        the Clopper-Pearson interval (0.5 unless given).
     by : sequence of str
         A description per group too.
     tests : Tests, optional
@@ -58,4 +62,5 @@ def describe(log, *, metric=None, bins=None, by=(), tests=None, probe=None, bins
     tests.refuse("the description", "alternative", "alpha", "correction", "interval", "effect_size")
     probe.refuse("the description", fold_case=True, why=" (each value is described as written)")
     return describe_log(probe.apply(log, metric=metric, by=by), metric=metric, bins=bins, by=by,
-                        n_resamples=tests.n_resamples, seed=tests.seed, bins_closed=bins_closed, agreement=agreement)
+                        n_resamples=tests.n_resamples, seed=tests.seed, bins_closed=bins_closed, agreement=agreement,
+                        chance=chance)

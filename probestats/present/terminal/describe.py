@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from probestats.present.words.describe import coverage_lines, kind_phrase, test_sentence
+from probestats.present.words.describe import coverage_lines, kind_phrase, rate_lines, test_sentence
 from probestats.present.words.fmt import escape, fmt_num, fmt_pct
 
 __all__ = ["print_description"]
@@ -47,6 +47,8 @@ def _table(d, out: Console) -> None:
         row += [f"{s.counts.get(level, 0)} ({fmt_pct(s.shares.get(level))})" for level in d.levels]
         table.add_row(*row)
     print_unsqueezed(out, table)
+    for line in rate_lines(d):
+        out.print(escape(line))
     sentence = test_sentence(d)
     if sentence:
         out.print(escape(sentence))
