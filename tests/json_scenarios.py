@@ -218,6 +218,9 @@ def scenarios(tmp: Path) -> Iterator[tuple[str, str, str, list[str]]]:
                                            "--set", "selection=yes"]
     yield "analyze factors", "analyze", "analyze-factors", [str(_two_factors(tmp / "factors.csv")), *probe, "--factor", "style",
                                          "--factor", "name"]
+    yield "analyze factors by group", "analyze", "analyze-factor-set", [
+        str(_two_factors(tmp / "factors_by.csv")), "--metric", "steps", "--derive", "half = item < '4'",
+        "--factor", "style=casual,formal", "--factor", "name", "--by", "half"]
     yield "analyze factorial", "analyze", "analyze-factorial", [str(_factorial(tmp / "factorial.csv")), *probe, "--factor", "style",
                                            "--factor", "name"]
     yield "analyze judge", "analyze", "analyze-pair", [str(_judge_scores(tmp / "scores.csv")), "--metric", "level",

@@ -204,3 +204,25 @@ def test_declared_order_reaches_the_larger_design():
     result = analyze_factors(rows, metric="x", factors=["dose=low,mid,high", "name"])
     assert result.levels[0] == ("low", "mid", "high")
     assert list(result.to_dict()["cell_means"])[:2] == ["low × A", "low × B"]
+
+
+def test_several_metrics_with_factors_are_corrected_as_one_family():
+    from statsmodels.stats.multitest import multipletests
+
+    import probestats
+    from probestats.analyses.factors import FactorSet
+
+    log = two_by_two(items=8, interaction=2.0, seed=6).with_columns((pl.col("steps") * 3 - pl.col("seed")).alias("y"))
+    result = probestats.analyze(log, metric="steps,y", factor=["style=casual,formal", "name"])
+    assert isinstance(result, FactorSet) and result.metrics == ("steps", "y") and result.family == 14
+    raw = []
+    for metric, group, analysis in result.analyses:
+        alone = analyze_factors(log, metric=metric, factors=["style=casual,formal", "name"])
+        assert group == {} and analysis.levels == alone.levels == (("casual", "formal"), ("Emily", "Greg"))
+        for got, want in zip(analysis.effects, alone.effects):
+            assert got.average == want.average and got.sign_flip.pvalue == want.sign_flip.pvalue
+            raw.append(want.sign_flip.pvalue)
+    adjusted = [e.p_adjusted for _, _, a in result.analyses for e in a.effects]
+    assert adjusted == pytest.approx(list(multipletests(raw, method="holm")[1]), rel=1e-12)
+    data = result.to_dict()
+    assert data["kind"] == "factor_set" and [a["metric"] for a in data["analyses"]] == ["steps", "y"]

@@ -309,6 +309,8 @@ class FactorialAnalysis:
     anova_assumption: str = ANOVA_ASSUMPTION
     verdict: object | None = None
     pooled: tuple = ()
+    #: the tests corrected together when this analysis is one of a family (a ``FactorSet``); 0 alone
+    family: int = 0
 
     @property
     def n_items(self) -> int:

@@ -38,7 +38,7 @@ from probestats.io.columns import normalize_header
 from probestats.io.read import read_log
 from probestats.errors import Problem
 
-__all__ = ["Effect", "FactorAnalysis", "analyze_factors", "runs_note"]
+__all__ = ["Effect", "FactorAnalysis", "FactorSet", "analyze_factors", "factor_set", "runs_note"]
 
 
 def _num(x) -> float | None:
@@ -154,6 +154,8 @@ class FactorAnalysis:
     problems: tuple[Problem, ...] = ()
     verdict: object | None = None
     pooled: tuple = ()
+    #: the tests corrected together when this analysis is one of a family (:class:`FactorSet`); 0 alone
+    family: int = 0
 
     @property
     def n_items(self) -> int:
@@ -424,3 +426,82 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
                           note=runs_note(runs, pooled_phrase(pooled)), correction=correction, alpha=alpha,
                           problems=problems, pooled=pooled,
                           verdict=decide_effects([(e.name, e.p_adjusted) for e in effects], alpha=alpha))
+
+
+@dataclass(frozen=True)
+class FactorSet:
+    """Two-factor analyses of several metrics, or of each ``by`` group (:func:`factor_set`), corrected as one
+    family: every effect of every analysis.
+
+    Attributes
+    ----------
+    analyses : tuple of (str, dict, FactorAnalysis or FactorialAnalysis)
+        Per metric and group: the metric, the group's values (empty without ``by``) and its analysis, whose
+        corrected p-values and verdict are those of the whole family.
+    correction : str
+        The correction across the family.
+    alpha : float
+    family : int
+        The tests corrected together (effects × metrics × groups).
+    """
+
+    analyses: tuple
+    correction: str
+    alpha: float
+    family: int
+
+    @property
+    def metrics(self) -> tuple:
+        return tuple(dict.fromkeys(m for m, _, _ in self.analyses))
+
+    def __repr__(self) -> str:
+        return one_line(self, metrics=self.metrics, analyses=len(self.analyses), family=self.family)
+
+    def to_frame(self) -> pl.DataFrame:
+        """One row per effect of every analysis: metric, group, effect, p and corrected p."""
+        rows = []
+        for metric, group, a in self.analyses:
+            tests = a.effects if hasattr(a, "effects") else a.tests
+            for t in tests:
+                p = t.sign_flip.pvalue if hasattr(t, "sign_flip") else t.pvalue
+                rows.append({"metric": metric, "group": ", ".join(f"{k}={v}" for k, v in group.items()),
+                             "effect": t.name, "p": float(p), "p_adjusted": t.p_adjusted})
+        return pl.DataFrame(rows, schema={"metric": pl.String, "group": pl.String, "effect": pl.String,
+                                          "p": pl.Float64, "p_adjusted": pl.Float64})
+
+    def _repr_html_(self) -> str:
+        return html_summary(self, self.to_frame(), metrics=", ".join(self.metrics), correction=self.correction)
+
+    def to_dict(self) -> dict:
+        return {"kind": "factor_set", "metrics": list(self.metrics), "correction": self.correction,
+                "alpha": self.alpha, "family": self.family,
+                "analyses": [{"metric": m, "group": {k: str(v) for k, v in g.items()}, "analysis": a.to_dict()}
+                             for m, g, a in self.analyses]}
+
+
+def factor_set(analyses, *, correction: str = "holm", alpha: float = 0.05) -> FactorSet:
+    """Correct the effects of several two-factor analyses as one family, and decide each analysis' verdict again.
+
+    ``analyses`` are ``(metric, group, analysis)``; each analysis' raw p-values are kept, its corrected ones
+    replaced by the family's.
+    """
+    from probestats.analyses.verdict import decide_effects
+    from probestats.stats.multitest import adjust
+
+    raw = []
+    for _, _, a in analyses:
+        raw += ([e.sign_flip.pvalue for e in a.effects] if hasattr(a, "effects") else [t.pvalue for t in a.tests])
+    adjusted = iter(adjust(raw, correction))
+    out = []
+    for metric, group, a in analyses:
+        if hasattr(a, "effects"):
+            effects = tuple(replace(e, p_adjusted=p, detected=None if p is None else bool(p <= alpha))
+                            for e, p in zip(a.effects, adjusted))
+            a = replace(a, effects=effects, correction=correction, family=len(raw),
+                        verdict=decide_effects([(e.name, e.p_adjusted) for e in effects], alpha=alpha))
+        else:
+            tests = tuple(replace(t, p_adjusted=p) for t, p in zip(a.tests, adjusted))
+            a = replace(a, tests=tests, correction=correction, family=len(raw),
+                        verdict=decide_effects([(t.name, t.p_adjusted) for t in tests], alpha=alpha))
+        out.append((metric, dict(group), a))
+    return FactorSet(tuple(out), correction, alpha, len(raw))

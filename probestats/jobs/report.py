@@ -289,6 +289,10 @@ def _report(log=(), *, named, metric, tests, output, format, sections, templates
     metrics = split_metrics(metric) if metric else []
     if len(metrics) > 1 and per_item:
         raise OptionError(f"Welch's t per item belongs to the report of one metric; give one {opt('metric')}")
+    if factor and (len(metrics) > 1 or by):   # analyze gives these; a report section of them is not offered yet
+        drop = opt("by") if by else f"all but one {opt('metric')}"
+        raise OptionError(f"a report of two factors covers one metric of the whole log; drop {drop} (analyze "
+                          f"gives each metric's and group's two-factor analysis, corrected together)")
     if validation is not None and (len(metrics) > 1 or cells is not None):
         raise OptionError(f"{opt('validation')} checks one coded metric of a log; give one {opt('metric')} and the "
                           f"{opt('log')}")
