@@ -26,7 +26,7 @@ EXIT_USAGE = 2
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 #: The commands whose --metric takes several metrics (one analysis each); the others take one.
-MANY_METRICS = ("analyze", "report")
+MANY_METRICS = ("analyze", "report", "describe")
 
 
 def _help_all(ctx, param, value) -> None:

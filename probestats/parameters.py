@@ -148,7 +148,7 @@ _RECORDS = (
     # ------------------------------------------------------------ the comparison
     _p("metric", "--metric", "The metric column (a number per run); where a command compares several (analyze, "
        "report), repeated or separated by commas: one analysis per metric, corrected as one family over "
-       "metrics × groups.", metavar="COL[,COL...]", multiple=True, parse="metric", common=True),
+       "metrics × groups; describe describes each in turn.", metavar="COL[,COL...]", multiple=True, parse="metric", common=True),
     _p("a", "--a", "The first compared value; gap = mean under A − mean under B (default: the first value in the "
        "log, for plan in the pilot).", metavar="VALUE", common=True),
     _p("b", "--b", "The second compared value (default: the second value in the log, for plan in the pilot).",

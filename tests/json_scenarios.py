@@ -240,6 +240,8 @@ def scenarios(tmp: Path) -> Iterator[tuple[str, str, str, list[str]]]:
     yield "describe coded replies", "describe", "describe", [str(_replies(tmp / "replies.csv")), "--code",
                                                             "answer=yes-no", "--metric", "answer"]
     yield "describe numbers", "describe", "describe", [PROBE, *probe, "--by", "model"]
+    yield "describe two metrics", "describe", "describe-metrics", [PROBE, "--metric", "steps,seed", "--bins",
+                                                                   "0,5,10,20"]
     yield "describe a 0/1 metric", "describe", "describe", [PROBE, "--derive", "many = steps > 4", "--metric", "many",
                                                             "--chance", "0.4"]
     yield "describe agreement", "describe", "describe", [str(_raters(tmp / "raters.csv")), "--metric", "score",

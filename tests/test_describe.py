@@ -198,3 +198,27 @@ def test_a_zero_one_rate_per_value_and_per_group_against_chance(tmp_path, capsys
         probestats.describe(rows, metric="item", chance=0.3)
     with pytest.raises(OptionError, match="chance=1.5: expected a rate strictly between 0 and 1"):
         probestats.describe(rows, metric="yes", chance=1.5)
+
+
+def test_several_metrics_are_described_in_turn_with_the_same_bins(tmp_path, capsys):
+    rows = cv_audit(items=15, seed=3)
+    rows = [dict(r, second=100 - r["score"]) for r in rows]
+    path = tmp_path / "cv.csv"
+    pl.DataFrame(rows).write_csv(path)
+    edges = ",".join(map(str, BINS))
+    assert main(["describe", str(path), "--metric", "score,second", "--bins", edges, "--bins-closed", "right",
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["kind"] == "descriptions" and data["metrics"] == ["score", "second"]
+    for d in data["descriptions"]:
+        assert d["bins_closed"] == "right"
+        for v in d["values"]:
+            xs = [r[d["metric"]] for r in rows if r["variant"] == v["value"]]
+            for k, level in enumerate(d["levels"]):   # by hand: (lo, hi], the first bin closed
+                lo, hi = BINS[k], BINS[k + 1]
+                assert v["counts"][level] == sum(lo < x <= hi or (k == 0 and x == lo) for x in xs)
+    assert main(["describe", str(path), "--metric", "score", "--metric", "second", "--bins", edges]) == 0
+    out = capsys.readouterr().out
+    assert out.index("score: cut into 7 bins") < out.index("second: cut into 7 bins")
+    both = probestats.describe(rows, metric=["score", "second"], bins=BINS)
+    assert [d.metric for d in both.descriptions] == ["score", "second"]

@@ -37,7 +37,7 @@ from probestats.errors import ColumnError, OptionError, Problem, opt
 from probestats.result import html_summary, jsonable, one_line
 from probestats.vocabulary import BINS_CLOSED, check_vocabulary
 
-__all__ = ["Description", "ValueSummary", "ChanceTest", "chance_test", "Agreement", "RaterPair", "describe_log", "parse_bins", "rater_agreement"]
+__all__ = ["Description", "Descriptions", "ValueSummary", "ChanceTest", "chance_test", "Agreement", "RaterPair", "describe_log", "parse_bins", "rater_agreement"]
 
 #: a whole-number metric with at most this many distinct values is described level by level
 MAX_LEVELS = 10
@@ -257,6 +257,29 @@ class Description(_Record):
 
     def _repr_html_(self) -> str:
         return html_summary(self, self.to_frame(), metric=self.metric, kind=self.kind, p=self.pvalue)
+
+
+@dataclass(frozen=True)
+class Descriptions(_Record):
+    """The descriptions of several metrics of one log (``describe --metric a,b``), one per metric in order.
+
+    Attributes
+    ----------
+    descriptions : tuple of Description
+    """
+
+    descriptions: tuple
+
+    @property
+    def metrics(self) -> tuple:
+        return tuple(d.metric for d in self.descriptions)
+
+    def to_dict(self) -> dict:
+        return {"kind": "descriptions", "metrics": list(self.metrics),
+                "descriptions": [d.to_dict() for d in self.descriptions]}
+
+    def __repr__(self) -> str:
+        return one_line(self, metrics=self.metrics)
 
 
 def parse_bins(bins) -> tuple[float, ...] | None:

@@ -19,9 +19,10 @@ def describe(log, *, metric=None, bins=None, by=(), tests=None, probe=None, bins
     ----------
     log : path, sequence of paths, list of dict or DataFrame
         The log (several files or a folder are read as one).
-    metric : str, optional
+    metric : str or sequence of str, optional
         The column described (a label, a 0/1 metric, a whole number of few values, or any number with
-        ``bins``); without it, runs and items per value.
+        ``bins``); without it, runs and items per value. Several (``"a,b"`` or a list): a ``Descriptions``
+        of each in turn, with the same options.
     bins : str or sequence of float, optional
         Edges cutting a numeric metric into levels, ``"0,45,50,100"``: ``[0, 45)``, ``[45, 50)``, ``[50, 100]``.
     bins_closed : {"left", "right"}
@@ -44,7 +45,7 @@ def describe(log, *, metric=None, bins=None, by=(), tests=None, probe=None, bins
 
     Returns
     -------
-    Description
+    Description, or Descriptions for several metrics
 
     Examples
     --------
@@ -61,6 +62,16 @@ def describe(log, *, metric=None, bins=None, by=(), tests=None, probe=None, bins
     tests, probe = as_tests(tests), probe if probe is not None else Probe()
     tests.refuse("the description", "alternative", "alpha", "correction", "interval", "effect_size")
     probe.refuse("the description", fold_case=True, why=" (each value is described as written)")
+    from probestats.analyses.metrics import split_metrics
+
+    metrics = split_metrics(metric) if metric else [None]
+    if len(metrics) > 1:   # each metric described in turn, with the same bins, groups and raters
+        from probestats.analyses.describe import Descriptions
+
+        return Descriptions(tuple(describe(log, metric=m, bins=bins, by=by, tests=tests, probe=probe,
+                                           bins_closed=bins_closed, agreement=agreement, chance=chance)
+                                  for m in metrics))
+    metric = metrics[0]
     return describe_log(probe.apply(log, metric=metric, by=by), metric=metric, bins=bins, by=by,
                         n_resamples=tests.n_resamples, seed=tests.seed, bins_closed=bins_closed, agreement=agreement,
                         chance=chance)

@@ -12,7 +12,14 @@ __all__ = ["print_description"]
 
 
 def print_description(d, out: Console) -> None:
-    """Print a :class:`~probestats.analyses.describe.Description` (and its groups)."""
+    """Print a :class:`~probestats.analyses.describe.Description` (and its groups), or each of a
+    :class:`~probestats.analyses.describe.Descriptions` in turn."""
+    if hasattr(d, "descriptions"):
+        for k, one in enumerate(d.descriptions):
+            if k:
+                out.print("")
+            print_description(one, out)
+        return
     out.print(escape(kind_phrase(d)))
     _table(d, out)
     for g in d.groups:
