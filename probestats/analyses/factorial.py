@@ -291,6 +291,9 @@ class FactorialAnalysis:
     pooled : tuple of (str, int)
         Settings that vary inside the cells, with their counts: a cell's runs are then theirs together
         (:func:`probestats.checks.facts.pooled_in_cells`).
+    family : int
+        The tests corrected together when this analysis is one of a family (a ``FactorSet``: ``--by`` groups
+        or several metrics); 0 alone.
     """
 
     metric: str

@@ -140,6 +140,9 @@ class FactorAnalysis:
     pooled : tuple of (str, int)
         Settings that vary inside the cells (7 models in every cell), with their counts: the runs of a cell
         are then the runs of all of them (:func:`probestats.checks.facts.pooled_in_cells`).
+    family : int
+        The tests corrected together when this analysis is one of a family (a ``FactorSet``: ``--by`` groups
+        or several metrics); 0 alone.
     """
 
     metric: str
