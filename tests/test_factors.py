@@ -226,3 +226,12 @@ def test_several_metrics_with_factors_are_corrected_as_one_family():
     assert adjusted == pytest.approx(list(multipletests(raw, method="holm")[1]), rel=1e-12)
     data = result.to_dict()
     assert data["kind"] == "factor_set" and [a["metric"] for a in data["analyses"]] == ["steps", "y"]
+
+
+def test_a_report_of_factors_per_group_is_refused_in_one_line(tmp_path):
+    import probestats
+
+    path = tmp_path / "factors.csv"
+    two_by_two(items=6).with_columns(pl.col("item").cast(pl.Int64).mod(2).alias("grp")).write_csv(path)
+    with pytest.raises(OptionError, match="a report of two factors covers one metric of the whole log; drop by"):
+        probestats.report(str(path), metric="steps", factor=["style", "name"], by=["grp"], output=tmp_path / "r.md")
