@@ -109,6 +109,18 @@ _EXPORTS = {
     "Design": ".shape.design",
     "parse_label": ".shape.labels",
     "parse_labels": ".shape.labels",
+    # rates against chance, agreement between raters, factors per group or metric, several descriptions
+    "ChoiceRate": ".analyses.judge",
+    "ChanceTest": ".analyses.describe",
+    "Agreement": ".analyses.describe",
+    "RaterPair": ".analyses.describe",
+    "Descriptions": ".analyses.describe",
+    "Correlation": ".stats.agreement",
+    "FleissKappa": ".stats.agreement",
+    "kendall_tau": ".stats.agreement",
+    "spearman_rho": ".stats.agreement",
+    "fleiss_kappa": ".stats.agreement",
+    "FactorSet": ".analyses.factors",
 }
 
 __all__ = ["__version__", *_EXPORTS]

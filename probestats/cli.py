@@ -26,7 +26,7 @@ EXIT_USAGE = 2
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 #: The commands whose --metric takes several metrics (one analysis each); the others take one.
-MANY_METRICS = ("analyze", "report")
+MANY_METRICS = ("analyze", "report", "describe")
 
 
 def _help_all(ctx, param, value) -> None:
@@ -606,16 +606,18 @@ def analyze(log, metric, a, b, noise, by, json_out, probe, tests, reference=None
     emit(result, json_out)
 
 
-def _judge_options(order, *, response, choice, verdicts, repetition, by) -> dict | None:
+def _judge_options(order, *, response, choice, verdicts, repetition, by, own_first=None,
+                   chance=0.5) -> dict | None:
     """A report's judge section (None without --order); the judges are the --by groups."""
     if order is None:
         given = [flag for flag, v in (("--response", response), ("--choice", choice), ("--verdict", verdicts),
-                                      ("--repetition", repetition)) if v]
+                                      ("--repetition", repetition), ("--own-first", own_first),
+                                      ("--chance", chance != 0.5)) if v]
         if given:
             raise click.UsageError(f"{given[0]} describes an order probe; add --order COL")
         return None
     return {"order": order, "response": response, "choice": choice, "verdicts": tuple(verdicts), "by": tuple(by),
-            "repetition": repetition}
+            "repetition": repetition, "own_first": own_first, "chance": chance}
 
 
 def emit(result, json_out: bool) -> None:
@@ -639,7 +641,7 @@ def _print_any(result) -> None:
          "framing_log", "by", "correction", "reference", "factor", "n_resamples", "seed", "before_log", "interval",
          "effect_size", "validation", "plain", "control", "baseline", "scale", "templates", "per_item", "noise_value", "settings",
          "attribute_settings", "cluster", "random_settings", "order", "response", "choice", "verdicts", "repetition",
-         "targets", "toward", "answers", "label_map", "framing_columns", required=("output",))
+         "own_first", "chance", "targets", "toward", "answers", "label_map", "framing_columns", required=("output",))
 @limit_option
 @tests_gathered
 @shape_options
@@ -648,8 +650,8 @@ def _print_any(result) -> None:
 def report(log, metric, a, b, noise, output, sections, design, facts, probe, tests, framing_log=None, by=(),
            reference=None, factor=(), before_log=None, validation=None, plain=False, control=None, baseline=None,
            scale=None, templates=None, per_item=False, noise_value=None, order=None, response=None, choice=None,
-           verdicts=(), repetition=None, targets=None, toward=None, answers="auto", label_map=(),
-           framing_columns=()):
+           verdicts=(), repetition=None, own_first=None, chance=0.5, targets=None, toward=None, answers="auto",
+           label_map=(), framing_columns=()):
     """Write the report of LOG as Markdown, HTML or JSON (by the suffix of -o), from Jinja templates.
 
     The report takes every option of the analyses it renders, spelled as they spell it (--scale,
@@ -674,7 +676,8 @@ def report(log, metric, a, b, noise, output, sections, design, facts, probe, tes
 
     if design is not None:
         _check_design_keys(design)
-    judge = _judge_options(order, response=response, choice=choice, verdicts=verdicts, repetition=repetition, by=by)
+    judge = _judge_options(order, response=response, choice=choice, verdicts=verdicts, repetition=repetition, by=by,
+                           own_first=own_first, chance=chance)
     _refuse_inputs({"-o": output}, {"LOG": log, "--noise": noise, "--design": design,
                                     "--framing": framing_log, "--targets": targets, "--before": before_log,
                                     "--validation": validation})
@@ -804,22 +807,25 @@ def compare(before, after, metric, a, b, output, json_out, probe, tests):
 
 @cli.command()
 @logs_argument()
-@options("metric", "bins", "by", "n_resamples", "seed", "json_out")
+@options("metric", "bins", "bins_closed", "by", "agreement", "chance", "n_resamples", "seed", "json_out")
 @tests_gathered
 @json_refusals
 @shape_options
-def describe(log, metric, bins, by, json_out, probe, tests):
+def describe(log, metric, bins, bins_closed, by, agreement, chance, json_out, probe, tests):
     """Distributions per value: runs and items, the mean, the count and share of each level, and an exact
     test of whether the distributions differ (within items where the design is matched).
 
     \b
     Examples:
       probestats describe sample_logs/style_probe.csv --metric steps --bins 0,4,6,12
+      probestats describe sample_logs/style_probe.csv --metric steps --bins 0,4,6,12 --bins-closed right
       probestats describe replies.csv --code stance=agree-4 --metric stance --json
+      probestats describe scores.csv --metric score --agreement judge
     """
     from probestats.jobs.describe import describe as run
 
-    result = run(log, metric=metric, bins=bins, by=by, tests=tests, probe=probe)
+    result = run(log, metric=metric, bins=bins, by=by, tests=tests, probe=probe, bins_closed=bins_closed,
+                 agreement=agreement, chance=chance)
     if json_out:
         emit_json(result)
     else:
@@ -831,12 +837,13 @@ def describe(log, metric, bins, by, json_out, probe, tests):
 # ---------------------------------------------------------------- judge: order probes on a pairwise judge
 
 
-def _run_judge(log, *, order, response, choice, verdicts, by, repetition, score, scale, tests, probe):
+def _run_judge(log, *, order, response, choice, verdicts, by, repetition, score, scale, tests, probe, own_first=None,
+               chance=0.5):
     from probestats.jobs.judge import judge as run
 
     try:
         return run(log, order=order, response=response, choice=choice, score=score, verdicts=verdicts, by=by,
-                   repetition=repetition, scale=scale, tests=tests, probe=probe)
+                   repetition=repetition, scale=scale, tests=tests, probe=probe, own_first=own_first, chance=chance)
     except OptionError as exc:   # the options that cannot go together are a usage error on the command line
         if str(exc).startswith(("give one of", "--score compares", "--scale belongs")):
             raise click.UsageError(str(exc)) from None
@@ -845,12 +852,13 @@ def _run_judge(log, *, order, response, choice, verdicts, by, repetition, score,
 
 @cli.command()
 @logs_argument()
-@options("order", "response", "choice", "score", "verdicts", "by", "repetition", "scale", "alpha", "correction",
-         "json_out")
+@options("order", "response", "choice", "score", "verdicts", "by", "repetition", "scale", "own_first", "chance",
+         "alpha", "correction", "json_out")
 @tests_gathered
 @json_refusals
 @shape_options
-def judge(log, order, response, choice, score, verdicts, by, repetition, scale, json_out, probe, tests):
+def judge(log, order, response, choice, score, verdicts, by, repetition, scale, own_first, chance, json_out, probe,
+          tests):
     """Order probes on a pairwise judge: position consistency, primacy against recency, the order effect.
 
     Each item is judged with its two answers in both orders (the two values of --order). A
@@ -862,6 +870,7 @@ def judge(log, order, response, choice, score, verdicts, by, repetition, scale, 
           --verdict "first=[[A]]" --verdict "second=[[B]]" --verdict "tie=[[C]]" --by judge
       probestats judge verdicts.csv --order position --choice winner --verdict first=A --verdict second=B
       probestats judge scores.csv --order position --score score --scale 1:10
+      probestats judge self.csv --order order --choice chosen --own-first own_first --by judge
     """
     if order is None:
         raise click.UsageError("Missing option '--order'.")
@@ -869,7 +878,8 @@ def judge(log, order, response, choice, score, verdicts, by, repetition, scale, 
         raise click.UsageError("say how verdicts are read: --response COL with --verdict \"first=[[A]]\" "
                                "--verdict \"second=[[B]]\", or --choice COL, or --score COL")
     result = _run_judge(log, order=order, response=response, choice=choice, verdicts=verdicts, by=by,
-                        repetition=repetition, score=score, scale=scale, tests=tests, probe=probe)
+                        repetition=repetition, score=score, scale=scale, tests=tests, probe=probe, own_first=own_first,
+                        chance=chance)
     if json_out:
         emit_json(result)
     elif score is not None:

@@ -23,8 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from probestats.limits import LIMITS
-from probestats.vocabulary import (ALPHA, ALTERNATIVES, CORRECTION, CORRECTIONS, EFFECT_SIZES, INTERVALS, N_RESAMPLES,
-                                   SEED)
+from probestats.vocabulary import (ALPHA, ALTERNATIVES, BINS_CLOSED, CORRECTION, CORRECTIONS, EFFECT_SIZES, INTERVALS,
+                                   N_RESAMPLES, SEED)
 
 __all__ = ["GROUPS", "PARAMETERS", "Parameter", "INTERVALS", "SECTIONS", "SETTING_COLUMNS", "READ_KEYS", "FORMATS"]
 
@@ -149,7 +149,7 @@ _RECORDS = (
     # ------------------------------------------------------------ the comparison
     _p("metric", "--metric", "The metric column (a number per run); where a command compares several (analyze, "
        "report), repeated or separated by commas: one analysis per metric, corrected as one family over "
-       "metrics × groups.", metavar="COL[,COL...]", multiple=True, parse="metric", common=True),
+       "metrics × groups; describe describes each in turn.", metavar="COL[,COL...]", multiple=True, parse="metric", common=True),
     _p("a", "--a", "The first compared value; gap = mean under A − mean under B (default: the first value in the "
        "log, for plan in the pilot).", metavar="VALUE", common=True),
     _p("b", "--b", "The second compared value (default: the second value in the log, for plan in the pilot).",
@@ -178,7 +178,8 @@ _RECORDS = (
     _p("baseline", "--baseline", "The unchanged one of two values (default: B).", metavar="VALUE"),
     _p("reference", "--reference", "More than two values: gaps are measured against VALUE (default: the first).",
        metavar="VALUE"),
-    _p("factor", "--factor", "Two attributes at once: give --factor twice (e.g. style, name).", metavar="COL",
+    _p("factor", "--factor", "Two attributes at once: give --factor twice (e.g. style, name); COL=L1,L2 takes the levels "
+       "in that order (gaps are L1 − L2; default: order of appearance).", metavar="COL[=L1,L2]",
        multiple=True),
     _p("scale", "--scale", "The scale the metric (a judge's score or label) is given on, e.g. 1:5 (0: for a floor "
        "only): cells whose baseline sits at its top or bottom are flagged; plan keeps simulated runs within it "
@@ -186,7 +187,13 @@ _RECORDS = (
     _p("validation", "--validation", "Hand labels of sampled runs: the verdict on the corrected gap.", kind="path",
        metavar="FILE"),
     _p("bins", "--bins", "Edges cutting a numeric metric into levels, e.g. 0,45,50,100: [0, 45), [45, 50), "
-       "[50, 100].", metavar="E0,E1,..."),
+       "[50, 100] (with --bins-closed right: [0, 45], (45, 50], (50, 100]).", metavar="E0,E1,..."),
+    _p("agreement", "--agreement", "describe: the column whose values are raters (judges, models) that scored the "
+       "same items: Kendall's tau and Spearman's rho between every two raters' scores, with Fisher z intervals, "
+       "and Cohen's and Fleiss' kappa of their labels.", metavar="COL"),
+    _p("bins_closed", "--bins-closed", "The side of each --bins bin that is closed: left, [a, b) as numpy's "
+       "histogram (the last bin closed), or right, (a, b] as many published figures (the first bin closed).",
+       kind="choice", choices=BINS_CLOSED, default=BINS_CLOSED[0]),
     # the order probe of a pairwise judge
     _p("order", "--order", "The order probe of a pairwise judge: the column whose two values are the two answer "
        "orders (judge requires it; in a report it adds the judge section).", metavar="COL", common=True),
@@ -199,6 +206,12 @@ _RECORDS = (
     _p("verdicts", "--verdict", "LABEL is first, second or tie; PATTERN literal text (case-sensitive, anywhere in the "
        "reply), or re:REGEX. Repeatable.", metavar="LABEL=PATTERN", multiple=True),
     _p("repetition", "--repetition", "The column numbering repeated judgments of the same item.", metavar="COL"),
+    _p("own_first", "--own-first", "The order value that shows first the answer whose choice rate is wanted (a "
+       "judge's own answer): its rate in each order, their mean tested against --chance, the position bias apart "
+       "(default: the first order in the log).", metavar="VALUE"),
+    _p("chance", "--chance", "The chance rate a choice is tested against, exact binomial test and Clopper-Pearson "
+       "interval: a judge's choice of one answer (judge, report), a 0/1 metric's rate per value (describe).", group=TESTS,
+       kind="float", metavar="P", low=0, high=1, low_open=True, high_open=True, default=0.5),
     # dual framing
     _p("targets", "--targets", "Per topic, the target each framing asserts (columns topic, affirmative, reverse).",
        kind="path", metavar="FILE", common=True),

@@ -65,6 +65,8 @@ SEED = 0
 INTERVALS = ("t", "bootstrap", "percentile", "sign-flip")
 #: The effect sizes a table of several metrics shows; g_z and g_av apply Hedges' small-sample correction.
 EFFECT_SIZES = ("d_z", "d_av", "g_z", "g_av")
+#: The side of each bin of ``describe``'s bins that is closed: ``[a, b)`` (numpy's histogram) or ``(a, b]``.
+BINS_CLOSED = ("left", "right")
 
 
 def check_alternative(alternative) -> str:

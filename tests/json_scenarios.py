@@ -137,6 +137,14 @@ def _levels(path: Path) -> Path:
     return write_log(pl.DataFrame(rows), path)
 
 
+def _raters(path: Path) -> Path:
+    """Three judges' 1-5 scores of the same 12 items, two runs each (no value column)."""
+    rng = np.random.default_rng(30)
+    rows = [{"item": str(i), "judge": j, "seed": s, "score": int(np.clip(round(3 + t + rng.normal(0, 0.7)), 1, 5))}
+            for i, t in enumerate(rng.normal(0, 1, 12)) for j in ("j1", "j2", "j3") for s in (1, 2)]
+    return write_log(pl.DataFrame(rows), path)
+
+
 def _replies(path: Path) -> Path:
     rng = np.random.default_rng(20)
     rows = [{"item": str(i), "variant": v, "seed": s,
@@ -210,6 +218,9 @@ def scenarios(tmp: Path) -> Iterator[tuple[str, str, str, list[str]]]:
                                            "--set", "selection=yes"]
     yield "analyze factors", "analyze", "analyze-factors", [str(_two_factors(tmp / "factors.csv")), *probe, "--factor", "style",
                                          "--factor", "name"]
+    yield "analyze factors by group", "analyze", "analyze-factor-set", [
+        str(_two_factors(tmp / "factors_by.csv")), "--metric", "steps", "--derive", "half = item < '4'",
+        "--factor", "style=casual,formal", "--factor", "name", "--by", "half"]
     yield "analyze factorial", "analyze", "analyze-factorial", [str(_factorial(tmp / "factorial.csv")), *probe, "--factor", "style",
                                            "--factor", "name"]
     yield "analyze judge", "analyze", "analyze-pair", [str(_judge_scores(tmp / "scores.csv")), "--metric", "level",
@@ -229,6 +240,12 @@ def scenarios(tmp: Path) -> Iterator[tuple[str, str, str, list[str]]]:
     yield "describe coded replies", "describe", "describe", [str(_replies(tmp / "replies.csv")), "--code",
                                                             "answer=yes-no", "--metric", "answer"]
     yield "describe numbers", "describe", "describe", [PROBE, *probe, "--by", "model"]
+    yield "describe two metrics", "describe", "describe-metrics", [PROBE, "--metric", "steps,seed", "--bins",
+                                                                   "0,5,10,20"]
+    yield "describe a 0/1 metric", "describe", "describe", [PROBE, "--derive", "many = steps > 4", "--metric", "many",
+                                                            "--chance", "0.4"]
+    yield "describe agreement", "describe", "describe", [str(_raters(tmp / "raters.csv")), "--metric", "score",
+                                                         "--agreement", "judge"]
     yield "validate", "validate", "validate", [PROBE, *probe]
     yield "validate problems", "validate", "validate", [str(SAMPLES / "broken" / "near_duplicate.csv"), *probe]
     yield "validate refused", "validate", "validate", [str(SAMPLES / "broken" / "unmatched_item.csv"), *probe]

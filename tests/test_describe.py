@@ -127,3 +127,98 @@ def test_labels_and_binary_metrics_and_refusals():
     by = probestats.describe(rows + [dict(r, item=r["item"] + 100, variant=r["variant"]) for r in rows], metric="x",
                              by=["variant"])
     assert [g.by for g in by.groups] == [{"variant": "a"}, {"variant": "b"}]
+
+
+def test_right_closed_bins_count_as_a_reference_cut(tmp_path, capsys):
+    """--bins-closed right: (a, b], the first bin closed. Scores on the edges are planted so that the two cuts
+    differ; counts checked by hand and against numpy's histogram of the negated scores (right-closed bins of x
+    are numpy's left-closed bins of −x)."""
+    rows = cv_audit(items=30, seed=2)
+    rows += [{"item": f"edge{k}", "variant": v, "score": e} for k, e in enumerate(BINS) for v in ("emily", "lakisha")]
+    path = tmp_path / "cv.csv"
+    pl.DataFrame(rows).write_csv(path)
+    assert main(["describe", str(path), "--metric", "score", "--bins", ",".join(map(str, BINS)),
+                 "--bins-closed", "right", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["bins_closed"] == "right"
+    assert data["levels"] == ["[0, 45]", "(45, 50]", "(50, 60]", "(60, 70]", "(70, 80]", "(80, 90]", "(90, 100]"]
+    for v in data["values"]:
+        scores = [r["score"] for r in rows if r["variant"] == v["value"]]
+        flipped, _ = np.histogram([-s for s in scores], bins=[-e for e in reversed(BINS)])
+        reference = list(reversed(flipped.tolist()))   # numpy closes its last bin: −0, so 0 lands in [0, 45]
+        for k, level in enumerate(data["levels"]):
+            lo, hi = BINS[k], BINS[k + 1]
+            n = sum(lo < s <= hi or (k == 0 and s == lo) for s in scores)
+            assert v["counts"][level] == n == reference[k]
+            assert v["shares"][level] == pytest.approx(n / len(scores))
+    left = probestats.describe(rows, metric="score", bins=BINS)
+    right = probestats.describe(rows, metric="score", bins=BINS, bins_closed="right")
+    assert left.values[0].counts["[45, 50)"] != right.values[0].counts["(45, 50]"] or \
+        left.values[0].counts["[50, 60)"] != right.values[0].counts["(50, 60]"]
+    assert left.bins_closed == "left" and right.bins_closed == "right"
+
+
+def test_bins_closed_needs_bins_and_a_side():
+    rows = cv_audit()
+    with pytest.raises(OptionError, match="bins_closed='right' says which side.*give bins"):
+        probestats.describe(rows, metric="score", bins_closed="right")
+    with pytest.raises(OptionError, match="bins_closed='middle': expected one of left, right"):
+        probestats.describe(rows, metric="score", bins="0,50,100", bins_closed="middle")
+
+
+def test_a_zero_one_rate_per_value_and_per_group_against_chance(tmp_path, capsys):
+    """A model saying yes: per value and per --by block, its rate of 1 with the Clopper-Pearson interval and the
+    exact binomial test against a stated chance rate, against scipy's binomtest."""
+    from scipy.stats import binomtest
+
+    rng = np.random.default_rng(6)
+    rows = [{"item": i, "variant": v, "model": m, "yes": int(rng.random() < (0.8 if v == "a" else 0.45))}
+            for i in range(25) for v in ("a", "b") for m in ("m1", "m2")]
+    d = probestats.describe(rows, metric="yes", by=["model"], chance=0.4)
+    for desc, keep in [(d, lambda r: True)] + [(g, (lambda m: lambda r: r["model"] == m)(g.by["model"]))
+                                               for g in d.groups]:
+        for s in desc.values:
+            ones = [r["yes"] for r in rows if r["variant"] == s.value and keep(r)]
+            k, n = sum(ones), len(ones)
+            reference = binomtest(k, n, 0.4)
+            ci = reference.proportion_ci(0.95, method="exact")
+            assert (s.rate.k, s.rate.n, s.rate.chance) == (k, n, 0.4)
+            assert s.rate.p == pytest.approx(reference.pvalue, rel=1e-12)
+            assert (s.rate.low, s.rate.high) == pytest.approx((ci.low, ci.high), abs=1e-9)
+    path = tmp_path / "yes.csv"
+    pl.DataFrame(rows).write_csv(path)
+    assert main(["describe", str(path), "--metric", "yes", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    ones = [r["yes"] for r in rows if r["variant"] == "a"]
+    assert data["values"][0]["rate"]["p"] == pytest.approx(binomtest(sum(ones), len(ones), 0.5).pvalue, rel=1e-12)
+    assert main(["describe", str(path), "--metric", "yes"]) == 0
+    assert "Rate of 1 per value against chance 0.5" in capsys.readouterr().out
+    assert probestats.describe(rows, metric="item").values[0].rate is None
+    with pytest.raises(OptionError, match="chance=0.3 tests the rate of a 0/1 metric"):
+        probestats.describe(rows, metric="item", chance=0.3)
+    with pytest.raises(OptionError, match="chance=1.5: expected a rate strictly between 0 and 1"):
+        probestats.describe(rows, metric="yes", chance=1.5)
+
+
+def test_several_metrics_are_described_in_turn_with_the_same_bins(tmp_path, capsys):
+    rows = cv_audit(items=15, seed=3)
+    rows = [dict(r, second=100 - r["score"]) for r in rows]
+    path = tmp_path / "cv.csv"
+    pl.DataFrame(rows).write_csv(path)
+    edges = ",".join(map(str, BINS))
+    assert main(["describe", str(path), "--metric", "score,second", "--bins", edges, "--bins-closed", "right",
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["kind"] == "descriptions" and data["metrics"] == ["score", "second"]
+    for d in data["descriptions"]:
+        assert d["bins_closed"] == "right"
+        for v in d["values"]:
+            xs = [r[d["metric"]] for r in rows if r["variant"] == v["value"]]
+            for k, level in enumerate(d["levels"]):   # by hand: (lo, hi], the first bin closed
+                lo, hi = BINS[k], BINS[k + 1]
+                assert v["counts"][level] == sum(lo < x <= hi or (k == 0 and x == lo) for x in xs)
+    assert main(["describe", str(path), "--metric", "score", "--metric", "second", "--bins", edges]) == 0
+    out = capsys.readouterr().out
+    assert out.index("score: cut into 7 bins") < out.index("second: cut into 7 bins")
+    both = probestats.describe(rows, metric=["score", "second"], bins=BINS)
+    assert [d.metric for d in both.descriptions] == ["score", "second"]

@@ -147,3 +147,91 @@ def test_means_too_large_to_subtract_are_refused():
         pl.when(pl.col("style") == "formal").then(1e308).otherwise(-1e308).alias("steps"))
     with pytest.raises(OptionError, match="too large to compare"):
         analyze_factors(log, metric="steps", factors=["style", "name"])
+
+
+def test_declared_level_order_sets_the_interaction_sign():
+    """Levels declared in the opposite order of their appearance: the effects follow the declared order, and the
+    interaction equals the hand contrast and the treatment-coded OLS interaction coefficient (statsmodels)."""
+    import statsmodels.formula.api as smf
+
+    # a bump planted on formal × Greg; appearance: formal before casual, Emily before Greg
+    log = two_by_two(items=8, interaction=2.0, seed=3)
+    result = analyze_factors(log, metric="steps", factors=["style=casual,formal", "name=Greg,Emily"])
+    assert result.levels == (("casual", "formal"), ("Greg", "Emily"))
+    cell = log.group_by("item", "style", "name").agg(pl.col("steps").mean()).to_pandas()
+    m = cell.pivot_table(index="item", columns=["style", "name"], values="steps")
+    cg, ce, fg, fe = m[("casual", "Greg")], m[("casual", "Emily")], m[("formal", "Greg")], m[("formal", "Emily")]
+    inter = result.effect("interaction")
+    assert inter.average == pytest.approx(((cg - fg) - (ce - fe)).mean(), abs=1e-12)
+    assert result.effect("style").average == pytest.approx(((cg - fg) + (ce - fe)).mean() / 2, abs=1e-12)
+    assert result.effect("name").average == pytest.approx(((cg - ce) + (fg - fe)).mean() / 2, abs=1e-12)
+    fit = smf.ols("steps ~ C(style, Treatment('casual')) * C(name, Treatment('Greg')) + C(item)", data=cell).fit()
+    coefficient = fit.params["C(style, Treatment('casual'))[T.formal]:C(name, Treatment('Greg'))[T.Emily]"]
+    assert inter.average == pytest.approx(coefficient, abs=1e-9)
+    assert inter.average < 0   # formal's bump is among Greg, the first declared name level
+    assert result.interaction_in_words.startswith("interaction negative: the style gap ('casual' − 'formal') is "
+                                                  "larger among 'Emily' runs than among 'Greg' runs; 'formal × Greg'"
+                                                  " and 'casual × Emily' together are higher")
+    assert result.to_dict()["interaction_in_words"] == result.interaction_in_words
+
+    # one factor declared against its appearance: the interaction's sign follows the declaration
+    flipped = analyze_factors(log, metric="steps", factors=["style=casual,formal", "name=Emily,Greg"])
+    appearance = analyze_factors(log, metric="steps", factors=["style", "name"])
+    fit = smf.ols("steps ~ C(style, Treatment('casual')) * C(name, Treatment('Emily')) + C(item)", data=cell).fit()
+    coefficient = fit.params["C(style, Treatment('casual'))[T.formal]:C(name, Treatment('Emily'))[T.Greg]"]
+    assert flipped.effect("interaction").average == pytest.approx(coefficient, abs=1e-9)
+    assert flipped.effect("interaction").average == pytest.approx(((ce - fe) - (cg - fg)).mean(), abs=1e-12)
+    assert flipped.effect("interaction").average > 0
+    assert appearance.effect("interaction").average == pytest.approx(-flipped.effect("interaction").average,
+                                                                     abs=1e-12)
+    assert flipped.interaction_in_words.startswith("interaction positive: the style gap ('casual' − 'formal') is "
+                                                   "larger among 'Emily' runs than among 'Greg' runs")
+
+
+def test_declared_levels_must_name_every_level():
+    log = two_by_two(items=4)
+    with pytest.raises(OptionError, match="no runs have 'plain'.*the log also has 'formal'"):
+        analyze_factors(log, metric="steps", factors=["style=casual,plain", "name"])
+    with pytest.raises(OptionError, match="two levels or more, each once"):
+        analyze_factors(log, metric="steps", factors=["style=casual,casual", "name"])
+    with pytest.raises(ColumnError):
+        analyze_factors(log, metric="steps", factors=["tone=casual,formal", "name"])
+
+
+def test_declared_order_reaches_the_larger_design():
+    rows = [{"item": i, "dose": d, "name": n, "x": {"high": 2.0, "mid": 1.0, "low": 0.0}[d] * (n == "B") + i}
+            for i in range(4) for d in ("high", "low", "mid") for n in ("A", "B")]
+    result = analyze_factors(rows, metric="x", factors=["dose=low,mid,high", "name"])
+    assert result.levels[0] == ("low", "mid", "high")
+    assert list(result.to_dict()["cell_means"])[:2] == ["low × A", "low × B"]
+
+
+def test_several_metrics_with_factors_are_corrected_as_one_family():
+    from statsmodels.stats.multitest import multipletests
+
+    import probestats
+    from probestats.analyses.factors import FactorSet
+
+    log = two_by_two(items=8, interaction=2.0, seed=6).with_columns((pl.col("steps") * 3 - pl.col("seed")).alias("y"))
+    result = probestats.analyze(log, metric="steps,y", factor=["style=casual,formal", "name"])
+    assert isinstance(result, FactorSet) and result.metrics == ("steps", "y") and result.family == 14
+    raw = []
+    for metric, group, analysis in result.analyses:
+        alone = analyze_factors(log, metric=metric, factors=["style=casual,formal", "name"])
+        assert group == {} and analysis.levels == alone.levels == (("casual", "formal"), ("Emily", "Greg"))
+        for got, want in zip(analysis.effects, alone.effects):
+            assert got.average == want.average and got.sign_flip.pvalue == want.sign_flip.pvalue
+            raw.append(want.sign_flip.pvalue)
+    adjusted = [e.p_adjusted for _, _, a in result.analyses for e in a.effects]
+    assert adjusted == pytest.approx(list(multipletests(raw, method="holm")[1]), rel=1e-12)
+    data = result.to_dict()
+    assert data["kind"] == "factor_set" and [a["metric"] for a in data["analyses"]] == ["steps", "y"]
+
+
+def test_a_report_of_factors_per_group_is_refused_in_one_line(tmp_path):
+    import probestats
+
+    path = tmp_path / "factors.csv"
+    two_by_two(items=6).with_columns(pl.col("item").cast(pl.Int64).mod(2).alias("grp")).write_csv(path)
+    with pytest.raises(OptionError, match="a report of two factors covers one metric of the whole log; drop by"):
+        probestats.report(str(path), metric="steps", factor=["style", "name"], by=["grp"], output=tmp_path / "r.md")

@@ -9,6 +9,7 @@ succeeded. The only options allowed to change nothing are the settings of random
 from __future__ import annotations
 
 import contextlib
+import json
 import io
 import itertools
 import re
@@ -115,12 +116,29 @@ def test_every_option_beside_factor_changes_the_output_or_is_refused(logs):
     assert silent == []
 
 
-def test_by_with_factor_is_refused_in_one_line(logs, capsys):
+def test_by_with_factor_gives_each_groups_analysis_corrected_together(logs, capsys):
+    # --by with --factor was refused; each group's two-factor analysis is now given, p corrected across every
+    # effect of every group (Holm over 2 groups x 7 effects, statsmodels as the reference)
+    from statsmodels.stats.multitest import multipletests
+
+    from probestats.analyses.factors import analyze_factors
+
     _, factor = logs
-    code = main(["analyze", str(factor), "--metric", "steps", "--factor", "style", "--factor", "name", "--by", "grp"])
-    err = capsys.readouterr().err
-    assert code == 1 and err.strip() == ("Error: --by grp with --factor: the two-factor analysis has no per-group "
-                                         "results; run it once per group with --where (or drop --by)")
+    code = main(["analyze", str(factor), "--metric", "steps", "--factor", "style", "--factor", "name", "--by", "grp",
+                 "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["kind"] == "factor_set" and data["family"] == 14
+    log = pl.read_csv(factor)
+    raw = []
+    for entry in data["analyses"]:
+        alone = analyze_factors(log.filter(pl.col("grp") == entry["group"]["grp"]), metric="steps",
+                                factors=["style", "name"])
+        for got, want in zip(entry["analysis"]["effects"], alone.effects):
+            assert got["average"] == pytest.approx(want.average, abs=1e-12) and got["p"] == want.sign_flip.pvalue
+            raw.append(got["p"])
+    adjusted = multipletests(raw, method="holm")[1]
+    got = [e["p_adjusted"] for entry in data["analyses"] for e in entry["analysis"]["effects"]]
+    assert got == pytest.approx(list(adjusted), rel=1e-12)
 
 
 def test_several_metrics_with_a_and_b_never_ask_for_a_and_b(logs, capsys):

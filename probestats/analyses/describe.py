@@ -11,8 +11,10 @@ arranged at random **within items** when the design is matched (some item has ru
 values or more), across all runs otherwise; the statistic is Pearson's chi-square of the values ×
 levels table. Beyond the exact range the p-value is a Monte Carlo estimate, and says so.
 
-Bins ``[e0, e1, ..., ek]`` are the levels ``[e0, e1)``, ..., ``[e(k-1), ek]`` (the last one closed);
-a value outside ``[e0, ek]`` is refused, naming it.
+Bins ``[e0, e1, ..., ek]`` are the levels ``[e0, e1)``, ..., ``[e(k-1), ek]`` (the last one closed, as
+``numpy.histogram`` cuts), or with ``bins_closed="right"`` ``[e0, e1]``, ``(e1, e2]``, ..., ``(e(k-1), ek]``
+(the first one closed, as ``pandas.cut(..., include_lowest=True)`` and many published figures cut); a value
+outside ``[e0, ek]`` is refused, naming it.
 
 Examples
 --------
@@ -27,23 +29,70 @@ Examples
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace as _replace
 
 import polars as pl
 
 from probestats.errors import ColumnError, OptionError, Problem, opt
 from probestats.result import html_summary, jsonable, one_line
-from probestats.vocabulary import check_vocabulary
+from probestats.vocabulary import BINS_CLOSED, check_vocabulary
 
-__all__ = ["Description", "ValueSummary", "describe_log", "parse_bins"]
+__all__ = ["Description", "Descriptions", "ValueSummary", "ChanceTest", "chance_test", "Agreement", "RaterPair", "describe_log", "parse_bins", "rater_agreement"]
 
 #: a whole-number metric with at most this many distinct values is described level by level
 MAX_LEVELS = 10
 
 
+
 class _Record:
     def to_dict(self) -> dict:
         return {f.name: jsonable(getattr(self, f.name)) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class ChanceTest(_Record):
+    """A 0/1 metric's rate of 1 with its exact interval and the exact binomial test against a chance rate.
+
+    Attributes
+    ----------
+    k, n : int
+        The runs at 1, of the runs with a value.
+    value : float or None
+        ``k / n``.
+    low, high : float or None
+        The exact (Clopper-Pearson) interval at ``confidence``.
+    chance : float
+        The rate tested against.
+    p : float or None
+        The exact two-sided binomial test of ``k`` of ``n`` against ``chance`` (scipy's ``binomtest``).
+    confidence : float
+    method : str
+    """
+
+    k: int
+    n: int
+    value: float | None
+    low: float | None
+    high: float | None
+    chance: float
+    p: float | None
+    confidence: float
+    method: str = ("exact two-sided binomial test against the chance rate, with the Clopper-Pearson interval; every "
+                   "run counted as independent (several runs of one item make it too sure when items differ)")
+
+
+def chance_test(k: int, n: int, chance: float = 0.5, confidence: float = 0.95) -> ChanceTest:
+    """``k`` of ``n`` against ``chance``.
+
+    >>> t = chance_test(9, 10)
+    >>> t.value, round(t.low, 4), t.p
+    (0.9, 0.555, 0.021484375)
+    """
+    from probestats.stats.proportion import binomial_test, share
+
+    s = share(k, n, confidence=confidence)
+    return ChanceTest(k=s.k, n=s.n, value=s.value, low=s.low, high=s.high, chance=float(chance),
+                      p=binomial_test(k, n, chance), confidence=confidence)
 
 
 @dataclass(frozen=True)
@@ -66,6 +115,9 @@ class ValueSummary(_Record):
         Level -> runs at that level (every level, zero included), in the order of ``levels``.
     shares : dict
         Level -> share of the value's runs with a level (``counts`` / their sum).
+    rate : ChanceTest or None
+        A 0/1 metric (a choice, a yes): its rate of 1 with its exact interval and the exact binomial test
+        against the chance rate (None for any other metric).
     """
 
     value: str
@@ -75,6 +127,63 @@ class ValueSummary(_Record):
     mean: float | None
     counts: dict
     shares: dict
+    rate: ChanceTest | None = None
+
+
+@dataclass(frozen=True)
+class RaterPair(_Record):
+    """The agreement of two raters (judges, models) on the units both scored.
+
+    Attributes
+    ----------
+    first, second : str
+        The two raters (values of the rater column).
+    n_units : int
+        Units (items, or item × value) both scored.
+    kendall, spearman : Correlation or None
+        Kendall's tau-b and Spearman's rho of their scores (each rater's mean over its runs of a unit), with
+        Fisher z intervals (:func:`probestats.stats.agreement.kendall_tau`); None for a text label.
+    cohen : Kappa or None
+        Cohen's kappa of their labels (each rater's most frequent label of a unit); None for a metric
+        without levels.
+    """
+
+    first: str
+    second: str
+    n_units: int
+    kendall: object = None
+    spearman: object = None
+    cohen: object = None
+
+
+@dataclass(frozen=True)
+class Agreement(_Record):
+    """How far raters (judges, models: the values of one column) agree on the same units.
+
+    Attributes
+    ----------
+    raters : str
+        The rater column.
+    unit : str
+        What a unit is: ``item``, or ``item × value`` when the log has values besides the raters.
+    names : tuple of str
+        The raters, in order of appearance.
+    pairs : tuple of RaterPair
+        Every pair of raters.
+    fleiss : FleissKappa or None
+        Fleiss' kappa of every rater's label, over the units all of them labelled (a metric with levels and
+        three raters or more; None otherwise).
+    scores : str
+        How a rater's runs of one unit become its score and its label.
+    """
+
+    raters: str
+    unit: str
+    names: tuple
+    pairs: tuple
+    fleiss: object = None
+    scores: str = ("a rater's score of a unit is the mean of its runs there, its label the most frequent label of "
+                   "those runs (the first in order when two are as frequent)")
 
 
 @dataclass(frozen=True)
@@ -92,6 +201,9 @@ class Description(_Record):
         The levels, in order (empty for ``numeric`` and ``none``).
     bins : tuple of float or None
         The bin edges given.
+    bins_closed : {"left", "right"}
+        The side each bin includes: ``[a, b)`` (left, the last bin closed) or ``(a, b]`` (right, the first
+        bin closed).
     values : tuple of ValueSummary
         One per value, in order of appearance.
     test : TableTest or None
@@ -104,6 +216,11 @@ class Description(_Record):
         Per code book and value, what it coded (:class:`probestats.shape.codebook.Coverage`).
     problems : tuple of Problem
         What the reading of the log found.
+    bins_closed : {"left", "right"}
+        The side each bin includes: ``[a, b)`` (left, the last bin closed) or ``(a, b]`` (right, the first
+        bin closed).
+    agreement : Agreement or None
+        With ``agreement=COLUMN``: how far the raters named by that column agree on the same units.
     """
 
     metric: str | None
@@ -116,6 +233,8 @@ class Description(_Record):
     groups: tuple
     coverage: tuple
     problems: tuple
+    bins_closed: str = "left"
+    agreement: Agreement | None = None
 
     @property
     def pvalue(self) -> float | None:
@@ -140,6 +259,29 @@ class Description(_Record):
         return html_summary(self, self.to_frame(), metric=self.metric, kind=self.kind, p=self.pvalue)
 
 
+@dataclass(frozen=True)
+class Descriptions(_Record):
+    """The descriptions of several metrics of one log (``describe --metric a,b``), one per metric in order.
+
+    Attributes
+    ----------
+    descriptions : tuple of Description
+    """
+
+    descriptions: tuple
+
+    @property
+    def metrics(self) -> tuple:
+        return tuple(d.metric for d in self.descriptions)
+
+    def to_dict(self) -> dict:
+        return {"kind": "descriptions", "metrics": list(self.metrics),
+                "descriptions": [d.to_dict() for d in self.descriptions]}
+
+    def __repr__(self) -> str:
+        return one_line(self, metrics=self.metrics)
+
+
 def parse_bins(bins) -> tuple[float, ...] | None:
     """Bin edges from ``"0,45,50,100"`` or a sequence of numbers, increasing.
 
@@ -162,7 +304,8 @@ def parse_bins(bins) -> tuple[float, ...] | None:
 
 
 def describe_log(log, *, metric: str | None = None, bins=None, by=(), n_resamples: int = 10_000,
-                 seed: int = 0) -> Description:
+                 seed: int = 0, bins_closed: str = "left", agreement: str | None = None,
+                 chance: float = 0.5) -> Description:
     """The distribution of ``metric`` per value of a shaped log (see the module docstring).
 
     Parameters
@@ -177,13 +320,51 @@ def describe_log(log, *, metric: str | None = None, bins=None, by=(), n_resample
         One description per group, beside the whole log's.
     n_resamples, seed
         The Monte Carlo test's draws, when the exact one is out of reach.
+    bins_closed : {"left", "right"}
+        ``left``: the bins are ``[a, b)``, the last one closed; ``right``: ``(a, b]``, the first one closed.
+    agreement : str, optional
+        A column whose values are raters (judges, models) that scored the same items: Kendall's tau and
+        Spearman's rho between every two raters' scores, Cohen's kappa of their labels and Fleiss' kappa of
+        all of them (:func:`rater_agreement`). The log may then have no value column.
+    chance : float
+        A 0/1 metric's rate of 1 per value (and per ``by`` group) is tested against it (exact binomial test,
+        Clopper-Pearson interval; 0.5 unless given).
+
+    Examples
+    --------
+    >>> rows = [{"item": 0, "variant": "a", "x": x} for x in (0, 1, 1, 2, 3)]
+    >>> describe_log(rows, metric="x", bins="0,1,2,3").values[0].counts
+    {'[0, 1)': 1, '[1, 2)': 2, '[2, 3]': 2}
+    >>> describe_log(rows, metric="x", bins="0,1,2,3", bins_closed="right").values[0].counts
+    {'[0, 1]': 3, '(1, 2]': 1, '(2, 3]': 1}
     """
     from probestats.io.read import read_log
 
     check_vocabulary(n_resamples=n_resamples, seed=seed)
+    if bins_closed not in BINS_CLOSED:
+        raise OptionError(f"{opt('bins_closed', bins_closed)}: expected one of {', '.join(BINS_CLOSED)} (the side "
+                          "each bin includes)")
+    try:
+        chance_ok = 0 < float(chance) < 1
+    except (TypeError, ValueError):
+        chance_ok = False
+    if not chance_ok:
+        raise OptionError(f"{opt('chance', chance)}: expected a rate strictly between 0 and 1, for example "
+                          f"{opt('chance', 0.5)}")
+    if bins is None and bins_closed != "left":
+        raise OptionError(f"{opt('bins_closed', bins_closed)} says which side of a bin is closed; give "
+                          f"{opt('bins')} too, or drop it")
     log = read_log(log)
     edges = parse_bins(bins)
     frame = log.frame
+    if agreement is not None:
+        if metric is None:
+            raise OptionError(f"{opt('agreement', agreement)} compares raters' scores of the same items; give "
+                              f"{opt('metric')}")
+        agreement = _rater_column(log, frame, agreement)
+        within_values = "variant" in frame.columns and agreement != "variant"
+        if "variant" not in frame.columns:   # raters' scores of items: one value, the whole log
+            frame = frame.with_columns(pl.lit("all runs").alias("variant"))
     if "variant" not in frame.columns:
         seen = ", ".join(c for c in frame.columns if not c.startswith("_"))
         raise ColumnError(f"no column for the value (variant); headers seen: {seen} "
@@ -198,17 +379,90 @@ def describe_log(log, *, metric: str | None = None, bins=None, by=(), n_resample
     if edges is not None and metric is None:
         raise OptionError(f"{opt('bins')} cuts a metric into levels; give {opt('metric')}")
     level_col = _level_column(log, metric)
-    prepared, kind, levels, problems = _prepare(frame, metric, level_col, edges)
+    prepared, kind, levels, problems = _prepare(frame, metric, level_col, edges, bins_closed)
     coverage = _coverage(log, frame)
-    whole = _describe(prepared, metric, kind, levels, edges, {}, n_resamples, seed)
+    if kind != "binary" and float(chance) != 0.5:
+        raise OptionError(f"{opt('chance', chance)} tests the rate of a 0/1 metric (a choice, a yes); {metric or 'no metric'} "
+                          f"is {'not given' if metric is None else 'not 0/1'} (drop it, or derive a 0/1 column with "
+                          f"{opt('derive')})")
+    whole = _describe(prepared, metric, kind, levels, edges, {}, n_resamples, seed, chance)
     groups = ()
     if by:
         keys = prepared.select(list(by)).unique(maintain_order=True).rows()
         groups = tuple(_describe(prepared.filter(pl.all_horizontal([pl.col(c).eq_missing(v) for c, v in zip(by, key)])),
-                                 metric, kind, levels, edges, dict(zip(by, key)), n_resamples, seed)
+                                 metric, kind, levels, edges, dict(zip(by, key)), n_resamples, seed, chance)
                        for key in keys)
+    groups = tuple(_replace(g, bins_closed=bins_closed) for g in groups)
+    agreed = None if agreement is None else rater_agreement(prepared, agreement, kind, seed=seed,
+                                                            header=log.columns.get(agreement, agreement),
+                                                            within_values=within_values)
     return Description(metric=metric, kind=kind, levels=levels, bins=edges, values=whole.values, test=whole.test,
-                       by={}, groups=groups, coverage=coverage, problems=tuple(log.problems) + tuple(problems))
+                       by={}, groups=groups, coverage=coverage, problems=tuple(log.problems) + tuple(problems),
+                       bins_closed=bins_closed, agreement=agreed)
+
+
+def _rater_column(log, frame: pl.DataFrame, name: str) -> str:
+    """The rater column, named by its canonical name or its header as written."""
+    if name in frame.columns:
+        return name
+    for canonical, header in log.columns.items():
+        if header == name and canonical in frame.columns:
+            return canonical
+    seen = ", ".join(c for c in frame.columns if not c.startswith("_"))
+    raise ColumnError(f"{opt('agreement', name)}: no such column; columns seen: {seen}")
+
+
+def rater_agreement(prepared: pl.DataFrame, raters: str, kind: str, *, confidence: float = 0.95, seed: int = 0,
+                    header: str | None = None, within_values: bool = True) -> Agreement:
+    """Agreement between the raters of column ``raters`` on the units they all scored, from the rows
+    :func:`describe_log` prepared (``\\0item``, ``\\0value``, ``\\0x``, ``\\0level``).
+
+    A unit is an item, or an item under one value when the log has values besides the raters
+    (``within_values``). Scores
+    (numbers) give Kendall's tau-b and Spearman's rho for every pair of raters; labels (a label, a 0/1 metric,
+    whole-number levels or bins) give Cohen's kappa for every pair and Fleiss' kappa across three raters or
+    more.
+    """
+    from itertools import combinations
+
+    from probestats.stats.agreement import cohens_kappa, fleiss_kappa, kendall_tau, spearman_rho
+
+    if prepared["\0item"].null_count() == prepared.height:
+        raise ColumnError(f"{opt('agreement', header or raters)} pairs the raters' scores item by item; the log has "
+                          f"no item column (use {opt('columns', {'item': 'HEADER'})})")
+    rows = prepared.with_columns(pl.col(raters).cast(pl.String).str.strip_chars().alias("\0rater"))
+    rows = rows.filter(pl.col("\0rater").is_not_null() & (pl.col("\0rater") != ""))
+    within_values = within_values and raters != "variant"
+    unit_cols = ["\0item", "\0value"] if within_values else ["\0item"]
+    unit = "item × value" if within_values else "item"
+    names = tuple(rows["\0rater"].unique(maintain_order=True).to_list())
+    if len(names) < 2:
+        raise OptionError(f"{opt('agreement', header or raters)}: {len(names)} rater "
+                          f"({', '.join(repr(n) for n in names)}); agreement needs two raters or more")
+    numeric = kind != "label"
+    labelled = kind in ("label", "binary", "levels", "binned")
+    scores = rows.group_by([*unit_cols, "\0rater"], maintain_order=True).agg(
+        pl.col("\0x").mean().alias("score"),
+        pl.col("\0level").drop_nulls().mode().sort().first().alias("label"))
+    key = pl.concat_str([pl.col(c).fill_null("") for c in unit_cols], separator="\x1f")
+    scores = scores.with_columns(key.alias("\0unit"))
+    wide_score = scores.pivot(on="\0rater", index="\0unit", values="score")
+    wide_label = scores.pivot(on="\0rater", index="\0unit", values="label")
+    pairs = []
+    for a, b in combinations(names, 2):
+        both = wide_score.select(a, b).drop_nulls() if numeric else None
+        labels = wide_label.select(a, b).drop_nulls() if labelled else None
+        n = (both if numeric else labels).height
+        pairs.append(RaterPair(
+            first=a, second=b, n_units=n,
+            kendall=kendall_tau(both[a], both[b], confidence=confidence) if numeric else None,
+            spearman=spearman_rho(both[a], both[b], confidence=confidence) if numeric else None,
+            cohen=cohens_kappa(labels[a].to_list(), labels[b].to_list(), confidence=confidence) if labelled else None))
+    fleiss = None
+    if labelled and len(names) >= 3:
+        table = wide_label.select(list(names)).drop_nulls()
+        fleiss = fleiss_kappa(table.rows(), confidence=confidence, seed=seed)
+    return Agreement(raters=header or raters, unit=unit, names=names, pairs=tuple(pairs), fleiss=fleiss)
 
 
 def _level_column(log, metric):
@@ -219,7 +473,7 @@ def _level_column(log, metric):
     return metric
 
 
-def _prepare(frame: pl.DataFrame, metric, level_col, edges):
+def _prepare(frame: pl.DataFrame, metric, level_col, edges, closed="left"):
     """The rows with ``\\0value``, ``\\0item``, ``\\0x`` (the number) and ``\\0level``; the kind and the levels."""
     problems = []
     value = pl.col("variant").cast(pl.String).str.strip_chars()
@@ -246,7 +500,7 @@ def _prepare(frame: pl.DataFrame, metric, level_col, edges):
             if bad.height:
                 raise OptionError(f"{opt('bins')} cuts a number, but the metric {metric} holds text such as "
                                   f"{bad[metric][0]!r}; give a numeric metric")
-        return _binned(frame, metric, edges, problems)
+        return _binned(frame, metric, edges, problems, closed)
     labels = frame[level_col]
     if level_col != metric or labels.dtype == pl.String and number.drop_nulls().len() < labels.drop_nulls().len():
         text = labels.cast(pl.String).str.strip_chars()
@@ -275,27 +529,40 @@ def _as_number(series: pl.Series) -> pl.Series:
     return text.cast(pl.Float64, strict=False).fill_nan(None)
 
 
-def _bin_name(edges, k) -> str:
+def _bin_name(edges, k, closed="left") -> str:
+    """``[a, b)`` (the last ``[a, b]``), or right-closed ``(a, b]`` (the first ``[a, b]``).
+
+    >>> [_bin_name((0, 1, 2), k) for k in (0, 1)], [_bin_name((0, 1, 2), k, "right") for k in (0, 1)]
+    (['[0, 1)', '[1, 2]'], ['[0, 1]', '(1, 2]'])
+    """
+    if closed == "right":
+        return f"{'[' if k == 0 else '('}{edges[k]:g}, {edges[k + 1]:g}]"
     close = "]" if k == len(edges) - 2 else ")"
     return f"[{edges[k]:g}, {edges[k + 1]:g}{close}"
 
 
-def _binned(frame, metric, edges, problems):
+def _binned(frame, metric, edges, problems, closed="left"):
     lo, hi = edges[0], edges[-1]
     outside = frame.filter((pl.col("\0x") < lo) | (pl.col("\0x") > hi))
     if outside.height:
         shown = ", ".join(f"{v:g}" for v in outside["\0x"].unique(maintain_order=True).head(5).to_list())
         raise OptionError(f"{opt('bins', ','.join(f'{e:g}' for e in edges))}: {outside.height} runs of {metric} lie "
                           f"outside {lo:g} to {hi:g} ({shown}); widen the first or the last edge")
-    names = [_bin_name(edges, k) for k in range(len(edges) - 1)]
+    names = [_bin_name(edges, k, closed) for k in range(len(edges) - 1)]
     expr = pl.lit(None, pl.String)
+    x = pl.col("\0x")
     for k in reversed(range(len(edges) - 1)):
-        upper = (pl.col("\0x") <= edges[k + 1]) if k == len(edges) - 2 else (pl.col("\0x") < edges[k + 1])
-        expr = pl.when((pl.col("\0x") >= edges[k]) & upper).then(pl.lit(names[k])).otherwise(expr)
+        if closed == "right":
+            lower = (x >= edges[k]) if k == 0 else (x > edges[k])
+            inside = lower & (x <= edges[k + 1])
+        else:
+            upper = (x <= edges[k + 1]) if k == len(edges) - 2 else (x < edges[k + 1])
+            inside = (x >= edges[k]) & upper
+        expr = pl.when(inside).then(pl.lit(names[k])).otherwise(expr)
     return frame.with_columns(expr.alias("\0level")), "binned", tuple(names), problems
 
 
-def _describe(frame, metric, kind, levels, edges, by, n_resamples, seed) -> Description:
+def _describe(frame, metric, kind, levels, edges, by, n_resamples, seed, chance=0.5) -> Description:
     from probestats.stats.contingency import permutation_table_test
 
     values = frame["\0value"].unique(maintain_order=True).to_list()
@@ -315,8 +582,9 @@ def _describe(frame, metric, kind, levels, edges, by, n_resamples, seed) -> Desc
         total = sum(counts.values())
         shares = {lv: (c / total if total else None) for lv, c in counts.items()}
         mean = valued["\0x"].mean() if metric is not None and valued["\0x"].null_count() < valued.height else None
+        rate = chance_test(counts.get("1", 0), total, chance) if kind == "binary" else None
         summaries.append(ValueSummary(value=v, n_runs=valued.height, n_items=valued["\0item"].n_unique() if has_items
-                                      else None, n_blank=blank, mean=mean, counts=counts, shares=shares))
+                                      else None, n_blank=blank, mean=mean, counts=counts, shares=shares, rate=rate))
     test = None
     if levels and len(values) >= 2:
         rows = frame.filter(pl.col("\0level").is_not_null())

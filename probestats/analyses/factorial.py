@@ -268,7 +268,7 @@ class FactorialAnalysis:
     metric : str
     factors : tuple of str
     levels : tuple of tuple of str
-        Each factor's levels in order of appearance.
+        Each factor's levels, in the order declared (``"dose=low,mid,high"``) or else of appearance.
     level_means : dict
         Per factor, per level: the mean over items of the item's mean over the other factor's levels.
     cell_means : dict
@@ -291,6 +291,9 @@ class FactorialAnalysis:
     pooled : tuple of (str, int)
         Settings that vary inside the cells, with their counts: a cell's runs are then theirs together
         (:func:`probestats.checks.facts.pooled_in_cells`).
+    family : int
+        The tests corrected together when this analysis is one of a family (a ``FactorSet``: ``--by`` groups
+        or several metrics); 0 alone.
     """
 
     metric: str
@@ -309,6 +312,8 @@ class FactorialAnalysis:
     anova_assumption: str = ANOVA_ASSUMPTION
     verdict: object | None = None
     pooled: tuple = ()
+    #: the tests corrected together when this analysis is one of a family (a ``FactorSet``); 0 alone
+    family: int = 0
 
     @property
     def n_items(self) -> int:

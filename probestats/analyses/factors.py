@@ -38,7 +38,7 @@ from probestats.io.columns import normalize_header
 from probestats.io.read import read_log
 from probestats.errors import Problem
 
-__all__ = ["Effect", "FactorAnalysis", "analyze_factors", "runs_note"]
+__all__ = ["Effect", "FactorAnalysis", "FactorSet", "analyze_factors", "factor_set", "runs_note"]
 
 
 def _num(x) -> float | None:
@@ -120,7 +120,8 @@ class FactorAnalysis:
     factors : tuple of str
         The two attributes (as named on the command line).
     levels : tuple of (str, str)
-        Each attribute's two levels; gaps are first level − second.
+        Each attribute's two levels, in the order declared (``"style=casual,formal"``) or else of appearance;
+        gaps are first level − second.
     effects : tuple of Effect
     items : polars.DataFrame
         item, then the four cell means named ``level1 × level2``.
@@ -139,6 +140,9 @@ class FactorAnalysis:
     pooled : tuple of (str, int)
         Settings that vary inside the cells (7 models in every cell), with their counts: the runs of a cell
         are then the runs of all of them (:func:`probestats.checks.facts.pooled_in_cells`).
+    family : int
+        The tests corrected together when this analysis is one of a family (a ``FactorSet``: ``--by`` groups
+        or several metrics); 0 alone.
     """
 
     metric: str
@@ -153,10 +157,30 @@ class FactorAnalysis:
     problems: tuple[Problem, ...] = ()
     verdict: object | None = None
     pooled: tuple = ()
+    #: the tests corrected together when this analysis is one of a family (:class:`FactorSet`); 0 alone
+    family: int = 0
 
     @property
     def n_items(self) -> int:
         return self.items.height
+
+    @property
+    def interaction_in_words(self) -> str:
+        """The interaction's sign in words: which attribute's gap is larger where, and which two cells are higher.
+
+        The interaction is ``(m11 − m21) − (m12 − m22)`` over the declared levels, the sign a treatment-coded
+        regression's interaction coefficient takes with the first levels as its reference.
+        """
+        (f1, f2), ((a1, a2), (b1, b2)) = self.factors, self.levels
+        value = self.effect("interaction").average
+        gap = f"the {f1} gap ('{a1}' − '{a2}')"
+        if value == 0:
+            return f"no interaction: {gap} is the same among '{b1}' and '{b2}' runs"
+        where, other = (b1, b2) if value > 0 else (b2, b1)
+        high, low = (((a1, b1), (a2, b2)), ((a2, b1), (a1, b2)))[::1 if value > 0 else -1]
+        return (f"interaction {'positive' if value > 0 else 'negative'}: {gap} is larger among '{where}' runs than "
+                f"among '{other}' runs; '{high[0][0]} × {high[0][1]}' and '{high[1][0]} × {high[1][1]}' together "
+                f"are higher than '{low[0][0]} × {low[0][1]}' and '{low[1][0]} × {low[1][1]}'")
 
     def effect(self, name: str) -> Effect:
         return next(e for e in self.effects if e.name == name)
@@ -184,7 +208,8 @@ class FactorAnalysis:
             "levels": {f: list(l) for f, l in zip(self.factors, self.levels)},
             "n_items": self.n_items, "runs_per_cell": self.runs_per_cell,
             "pooled_in_cells": {c: n for c, n in self.pooled},
-            "effects": [e.to_dict() for e in self.effects], "correction": self.correction, "alpha": self.alpha,
+            "effects": [e.to_dict() for e in self.effects], "interaction_in_words": self.interaction_in_words,
+            "correction": self.correction, "alpha": self.alpha,
             "items": [{k: (str(v) if k == "item" else _num(v)) for k, v in r.items()}
                       for r in self.items.iter_rows(named=True)],
             "note": self.note,
@@ -205,6 +230,54 @@ def _resolve(log, name: str) -> str:
             return c
     seen = ", ".join(h for h in log.headers)
     raise ColumnError(f"{opt('factors', name)}: no such column; headers seen: {seen}")
+
+
+def _declared(log, spec: str) -> tuple[str, str, tuple[str, ...] | None]:
+    """``(name, column, levels or None)`` of one ``factors`` entry: a column, or ``COLUMN=LEVEL,LEVEL,...``
+    naming its levels in the order the effects take them (the first level − the second).
+
+    A column whose header itself holds ``=`` is taken whole when it exists.
+    """
+    spec = str(spec)
+    if "=" in spec:
+        try:
+            return spec, _resolve(log, spec), None
+        except ColumnError:
+            pass
+        name, _, given = spec.partition("=")
+        name = name.strip()
+        levels = tuple(x.strip() for x in given.split(","))
+        if not name or len(levels) < 2 or any(not x for x in levels) or len(set(levels)) != len(levels):
+            raise OptionError(f"{opt('factors', spec)}: name the column and two levels or more, each once, in the "
+                              f"order wanted, for example {either(repr(['style=casual,formal', 'name']), '--factor style=casual,formal')}")
+        return name, _resolve(log, name), levels
+    return spec, _resolve(log, spec), None
+
+
+def _in_declared_order(found: list, declared: tuple[str, ...] | None, name: str, fold_case: bool) -> tuple:
+    """The levels found, in the declared order when one was given (otherwise in order of appearance).
+
+    >>> _in_declared_order(["high", "low"], ("low", "high"), "dose", False)
+    ('low', 'high')
+    >>> _in_declared_order(["High", "low"], ("low", "high"), "dose", True)
+    ('low', 'High')
+    """
+    if declared is None:
+        return tuple(found)
+    key = (lambda x: str(x).casefold()) if fold_case else str
+    by_key = {key(x): x for x in found}
+    unknown = [x for x in declared if key(x) not in by_key]
+    left_out = [x for x in found if key(x) not in {key(d) for d in declared}]
+    if unknown or left_out:
+        said = []
+        if unknown:
+            said.append(f"no runs have {', '.join(repr(x) for x in unknown)}")
+        if left_out:
+            said.append(f"the log also has {', '.join(repr(str(x)) for x in left_out[:8])}")
+        raise OptionError(f"{opt('factors', name + '=' + ','.join(declared))}: {'; '.join(said)}; name every level "
+                          f"the log has ({', '.join(repr(str(x)) for x in found[:8])}), or keep some with "
+                          f"{opt('where')}")
+    return tuple(by_key[key(x)] for x in declared)
 
 
 def _check_levels(lazy: pl.LazyFrame, factors, n_resamples: int) -> None:
@@ -238,8 +311,10 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
     log : path, Log, list of dict or DataFrame
     metric : str
     factors : two column names
-        With two levels each (the first in order of appearance is the first level; gaps are
-        first − second), the 2 × 2 analysis below (a :class:`FactorAnalysis`). With more levels
+        Each a column, or ``"COLUMN=LEVEL,LEVEL"`` naming its levels in the order wanted (without
+        one, in order of appearance in the log). Gaps are the first level − the second, and the
+        interaction ``(m11 − m21) − (m12 − m22)`` takes the sign a treatment-coded regression's
+        interaction coefficient has with the first levels as reference. With two levels each, the 2 × 2 analysis below (a :class:`FactorAnalysis`). With more levels
         in either, the I × J analysis of :mod:`probestats.analyses.factorial` (a
         ``FactorialAnalysis``: per-level means, main effects and interaction by within-item
         permutation, the repeated-measures ANOVA beside). The ``variant`` column (or the header
@@ -258,6 +333,11 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
     [('style within name = Emily', 1.0), ('style within name = Greg', 2.0), ('style', 1.5)]
     >>> result.effect("interaction").average, result.effect("interaction").sign_flip.pvalue
     (-1.0, 0.03125)
+    >>> declared = analyze_factors(rows, metric="x", factors=["style=casual,formal", "name=Greg,Emily"])
+    >>> declared.levels, declared.effect("interaction").average
+    ((('casual', 'formal'), ('Greg', 'Emily')), -1.0)
+    >>> declared.interaction_in_words[:80]
+    "interaction negative: the style gap ('casual' − 'formal') is larger among 'Emily"
     """
     from probestats.analyses.many import check_many, check_size, unit_means
     from probestats.stats.multitest import adjust
@@ -268,7 +348,9 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
                           f"for example {either(repr(['style', 'name']), '--factor style --factor name')}")
     read = dict(read_options or {})
     log = read_log(log, **{"metric": metric, **read})
-    c1, c2 = (_resolve(log, f) for f in factors)
+    declared = [_declared(log, f) for f in factors]
+    factors = [name for name, _, _ in declared]
+    c1, c2 = (column for _, column, _ in declared)
     if c1 == c2:
         raise OptionError(f"{opt('factors', factors[0])} and {opt('factors', factors[1])} are the same column; give two attributes")
     lazy = log.lazy.with_columns(pl.col(c1).cast(pl.String).str.strip_chars().alias("_f1"),
@@ -284,7 +366,7 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
         if len(found) < 2:
             raise OptionError(f"{opt('factors', name)} has {len(found)} level ({', '.join(map(str, found[:8]))}); "
                               f"a factor needs two levels or more")
-        levels.append(tuple(found))
+        levels.append(_in_declared_order(found, declared[len(levels)][2], name, fold_case))
     if any(len(lv) != 2 for lv in levels):  # beyond 2 × 2
         from probestats.analyses.factorial import analyze_factorial
 
@@ -347,3 +429,82 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
                           note=runs_note(runs, pooled_phrase(pooled)), correction=correction, alpha=alpha,
                           problems=problems, pooled=pooled,
                           verdict=decide_effects([(e.name, e.p_adjusted) for e in effects], alpha=alpha))
+
+
+@dataclass(frozen=True)
+class FactorSet:
+    """Two-factor analyses of several metrics, or of each ``by`` group (:func:`factor_set`), corrected as one
+    family: every effect of every analysis.
+
+    Attributes
+    ----------
+    analyses : tuple of (str, dict, FactorAnalysis or FactorialAnalysis)
+        Per metric and group: the metric, the group's values (empty without ``by``) and its analysis, whose
+        corrected p-values and verdict are those of the whole family.
+    correction : str
+        The correction across the family.
+    alpha : float
+    family : int
+        The tests corrected together (effects × metrics × groups).
+    """
+
+    analyses: tuple
+    correction: str
+    alpha: float
+    family: int
+
+    @property
+    def metrics(self) -> tuple:
+        return tuple(dict.fromkeys(m for m, _, _ in self.analyses))
+
+    def __repr__(self) -> str:
+        return one_line(self, metrics=self.metrics, analyses=len(self.analyses), family=self.family)
+
+    def to_frame(self) -> pl.DataFrame:
+        """One row per effect of every analysis: metric, group, effect, p and corrected p."""
+        rows = []
+        for metric, group, a in self.analyses:
+            tests = a.effects if hasattr(a, "effects") else a.tests
+            for t in tests:
+                p = t.sign_flip.pvalue if hasattr(t, "sign_flip") else t.pvalue
+                rows.append({"metric": metric, "group": ", ".join(f"{k}={v}" for k, v in group.items()),
+                             "effect": t.name, "p": float(p), "p_adjusted": t.p_adjusted})
+        return pl.DataFrame(rows, schema={"metric": pl.String, "group": pl.String, "effect": pl.String,
+                                          "p": pl.Float64, "p_adjusted": pl.Float64})
+
+    def _repr_html_(self) -> str:
+        return html_summary(self, self.to_frame(), metrics=", ".join(self.metrics), correction=self.correction)
+
+    def to_dict(self) -> dict:
+        return {"kind": "factor_set", "metrics": list(self.metrics), "correction": self.correction,
+                "alpha": self.alpha, "family": self.family,
+                "analyses": [{"metric": m, "group": {k: str(v) for k, v in g.items()}, "analysis": a.to_dict()}
+                             for m, g, a in self.analyses]}
+
+
+def factor_set(analyses, *, correction: str = "holm", alpha: float = 0.05) -> FactorSet:
+    """Correct the effects of several two-factor analyses as one family, and decide each analysis' verdict again.
+
+    ``analyses`` are ``(metric, group, analysis)``; each analysis' raw p-values are kept, its corrected ones
+    replaced by the family's.
+    """
+    from probestats.analyses.verdict import decide_effects
+    from probestats.stats.multitest import adjust
+
+    raw = []
+    for _, _, a in analyses:
+        raw += ([e.sign_flip.pvalue for e in a.effects] if hasattr(a, "effects") else [t.pvalue for t in a.tests])
+    adjusted = iter(adjust(raw, correction))
+    out = []
+    for metric, group, a in analyses:
+        if hasattr(a, "effects"):
+            effects = tuple(replace(e, p_adjusted=p, detected=None if p is None else bool(p <= alpha))
+                            for e, p in zip(a.effects, adjusted))
+            a = replace(a, effects=effects, correction=correction, family=len(raw),
+                        verdict=decide_effects([(e.name, e.p_adjusted) for e in effects], alpha=alpha))
+        else:
+            tests = tuple(replace(t, p_adjusted=p) for t, p in zip(a.tests, adjusted))
+            a = replace(a, tests=tests, correction=correction, family=len(raw),
+                        verdict=decide_effects([(t.name, t.p_adjusted) for t in tests], alpha=alpha))
+        out.append((metric, dict(group), a))
+    return FactorSet(tuple(out), correction, alpha, len(raw))

@@ -37,7 +37,19 @@ Per judge (each ``by`` group):
   exact sign-flip test (:func:`probestats.stats.hypotests.sign_flip_test`) asks whether
   the mean of ``d`` over items is zero, like every other probe.
 
-Both p-values are corrected across judges (Holm by default), each family on its own.
+* the **choice rate** of one answer, X (the answer shown first under ``own_first``, by default the
+  first value of ``order``; for a self-preference probe the judge's own answer): the share of items
+  whose verdict names X **in each order**, their **mean** (the order-averaged rate, which a position
+  bias cannot move, because X sits in each slot once), with the exact binomial test of that mean
+  against a stated ``chance`` rate (0.5 by default) and its Clopper–Pearson interval, both on the
+  pooled verdicts (k of 2n; ties name neither answer and count in n), and the **position bias** apart:
+  half the difference between the rate when X is shown first and when it is shown second. A judge that
+  chose the same slot in both orders in at least 90% of its items (:data:`SLOT_BOUND`) is named as
+  **always picking** that slot: its order-averaged rate sits near one half whatever it thinks of the
+  answers, and is neither a preference nor neutrality.
+
+Both p-values are corrected across judges (Holm by default), each family on its own (and the choice
+rate's test, a third family).
 Which value of ``order`` is called first does not change any figure (``d`` is symmetric
 in the two orders); reading every ``first`` as ``second`` and back swaps primacy and
 recency and negates the preference score and ``d``.
@@ -78,11 +90,13 @@ from probestats.stats.agreement import Kappa
 from probestats.stats.hypotests import TestResult, sign_flip_test
 from probestats.stats.proportion import Share, binomial_test, share
 
-__all__ = ["OrderGroup", "JudgeResult", "analyze_order", "analyze_scored", "item_verdicts", "SCHEMA_VERSION"]
+__all__ = ["OrderGroup", "JudgeResult", "ChoiceRate", "choice_rate", "analyze_order", "analyze_scored", "item_verdicts", "SCHEMA_VERSION"]
 
 from probestats.result import SCHEMA_VERSION  # noqa: E402  (one contract for every command's JSON)
 from probestats.vocabulary import CORRECTIONS, check_vocabulary  # noqa: E402,F401
 _SCORE = {"first": 1.0, "tie": 0.5, "second": 0.0}  # the first slot's score
+#: A judge that chose the same slot in both orders in at least this share of its items "always picks" that slot.
+SLOT_BOUND = 0.9
 _LISTED = 10  # distinct unparsed replies listed per group
 _ROWS = 100  # rows named per problem
 
@@ -104,6 +118,107 @@ class RepetitionConsistency:
 
     def to_dict(self) -> dict:
         return {"repetition": self.repetition, "consistency": self.consistency.to_dict()}
+
+
+@dataclass(frozen=True)
+class ChoiceRate:
+    """How often a judge chose one answer, X, in each order and averaged over both, against chance.
+
+    Attributes
+    ----------
+    answer : str
+        X in words (the answer shown first under ``first_under``).
+    first_under : str
+        The order that shows X first.
+    chance : float
+        The chance rate the mean is tested against.
+    orders : tuple of (str, str, Share)
+        Per order: its value, the slot X is shown in there (``first`` or ``second``), and the share of the
+        items whose verdict names X, with its exact interval.
+    mean : Share
+        The order-averaged rate: the verdicts naming X in both orders pooled, ``k`` of ``2n``, with its exact
+        (Clopper–Pearson) interval; equal to the mean of the two orders' rates.
+    pvalue : float or None
+        The exact two-sided binomial test of ``mean.k`` of ``mean.n`` against ``chance`` (scipy's ``binomtest``).
+    p_adjusted : float or None
+        ``pvalue`` corrected across judges.
+    position_bias : float or None
+        Half the rate when X is shown first minus the rate when it is shown second: the share of choices the
+        first slot takes beyond one half, when there are no ties.
+    first_slot : Share
+        The verdicts naming the first slot, of both orders' verdicts.
+    slot_bound : {"first", "second"} or None
+        The slot the judge chose in both orders in at least :data:`SLOT_BOUND` of its items, if any.
+    reading : str
+        The words every renderer shows: ``always picks the first answer``, ``prefers X``, ``prefers the other
+        answer``, ``no preference detected`` or ``untested``.
+    method : str
+    """
+
+    answer: str
+    first_under: str
+    chance: float
+    orders: tuple
+    mean: Share
+    pvalue: float | None
+    position_bias: float | None
+    first_slot: Share
+    slot_bound: str | None
+    p_adjusted: float | None = None
+    reading: str = "untested"
+    method: str = ("exact two-sided binomial test of the verdicts naming the answer in both orders pooled (k of 2n, "
+                   "ties counted in n) against the chance rate, with its Clopper-Pearson interval; the two verdicts "
+                   "of an item are counted as independent")
+
+    def to_dict(self) -> dict:
+        return jsonable({
+            "answer": self.answer, "first_under": self.first_under, "chance": self.chance,
+            "orders": [{"order": o, "slot": slot, **rate.to_dict()} for o, slot, rate in self.orders],
+            "mean": self.mean.to_dict(), "p": self.pvalue, "p_adjusted": self.p_adjusted,
+            "position_bias": self.position_bias, "first_slot": self.first_slot.to_dict(),
+            "slot_bound": self.slot_bound, "reading": self.reading, "method": self.method})
+
+
+def choice_rate(both: pl.DataFrame, orders: tuple[str, str], first_under: str, *, chance: float = 0.5,
+                confidence: float = 0.95, answer: str | None = None) -> ChoiceRate | None:
+    """The choice rate of the answer shown first under ``first_under`` (see :class:`ChoiceRate`), from the
+    items with both verdicts read (columns ``v1``, ``v2``: the verdicts under ``orders[0]`` and ``orders[1]``).
+
+    >>> both = pl.DataFrame({"v1": ["first"] * 9 + ["second"], "v2": ["first"] * 9 + ["first"]})
+    >>> rate = choice_rate(both, ("AB", "BA"), "AB")
+    >>> [r.value for _, _, r in rate.orders], rate.mean.value, rate.slot_bound, rate.position_bias
+    ([0.9, 0.0], 0.45, 'first', 0.45)
+    """
+    n = both.height
+    if n == 0:
+        return None
+    v1, v2 = both["v1"].to_list(), both["v2"].to_list()
+    x_first_in_1 = first_under == orders[0]
+    slots = ("first", "second") if x_first_in_1 else ("second", "first")
+    k1 = sum(v == slots[0] for v in v1)
+    k2 = sum(v == slots[1] for v in v2)
+    per = tuple((o, slot, share(k, n, confidence=confidence)) for o, slot, k in zip(orders, slots, (k1, k2)))
+    shown_first = per[0][2].value if slots[0] == "first" else per[1][2].value
+    shown_second = per[1][2].value if slots[0] == "first" else per[0][2].value
+    primacy = sum(a == "first" and b == "first" for a, b in zip(v1, v2))
+    recency = sum(a == "second" and b == "second" for a, b in zip(v1, v2))
+    bound = "first" if primacy >= SLOT_BOUND * n else "second" if recency >= SLOT_BOUND * n else None
+    return ChoiceRate(answer=answer or f"the answer shown first under '{first_under}'", first_under=first_under,
+                      chance=float(chance), orders=per, mean=share(k1 + k2, 2 * n, confidence=confidence),
+                      pvalue=binomial_test(k1 + k2, 2 * n, chance), position_bias=(shown_first - shown_second) / 2,
+                      first_slot=share(sum(v == "first" for v in v1 + v2), 2 * n, confidence=confidence),
+                      slot_bound=bound)
+
+
+def _reading(rate: ChoiceRate, alpha: float) -> str:
+    """The words for a choice rate once its p is corrected: a slot-bound judge is named so before any reading."""
+    if rate.slot_bound is not None:
+        return f"always picks the {rate.slot_bound} answer"
+    if rate.p_adjusted is None:
+        return "untested"
+    if rate.p_adjusted <= alpha:
+        return f"prefers {rate.answer}" if rate.mean.value > rate.chance else "prefers the other answer"
+    return "no preference detected"
 
 
 @dataclass(frozen=True)
@@ -150,6 +265,9 @@ class OrderGroup:
     kappa : Kappa or None
         Cohen's kappa between the verdicts in the two orders, read as the answer chosen (the second
         order's slots swapped back) or a tie, over the items with both verdicts read.
+    choice : ChoiceRate or None
+        The choice rate of one answer in each order and averaged over both, against chance, with the
+        position bias apart (None when no item had both verdicts read).
     """
 
     by: dict
@@ -176,6 +294,7 @@ class OrderGroup:
     order_test_p_adjusted: float | None = None
     sign_flip_p_adjusted: float | None = None
     kappa: Kappa | None = None
+    choice: ChoiceRate | None = None
 
     @property
     def inconsistent(self) -> int:
@@ -211,6 +330,7 @@ class OrderGroup:
             "repetitions": [r.to_dict() for r in self.repetitions],
             "stability": None if self.stability is None else self.stability.to_dict(),
             "kappa": None if self.kappa is None else self.kappa.to_dict(),
+            "choice_rate": None if self.choice is None else self.choice.to_dict(),
         })
 
 
@@ -390,6 +510,8 @@ def analyze_order(
     alpha: float = 0.05,
     correction: str = "holm",
     read_options: dict | None = None,
+    own_first: str | None = None,
+    chance: float = 0.5,
 ) -> JudgeResult:
     """Analyze a pairwise judge's verdicts under both answer orders (see the module for the figures).
 
@@ -416,10 +538,22 @@ def analyze_order(
     alpha : float
         Level of the intervals (``1 - alpha``) and of the wording.
     correction : {"holm", "bonferroni", "bh", "none"}
+    own_first : str, optional
+        The value of ``order`` that shows first the answer whose choice rate is wanted (the judge's own
+        answer in a self-preference probe); default: the first value of ``order`` in the log.
+    chance : float
+        The rate the order-averaged choice rate is tested against (0.5 unless given).
 
     Returns
     -------
     JudgeResult
+
+    Examples
+    --------
+    >>> rows = [{"item": i, "order": o, "choice": "first"} for i in range(20) for o in ("own first", "own second")]
+    >>> g = analyze_order(rows, order="order", choice="choice", own_first="own first").groups[0]
+    >>> g.choice.mean.value, g.choice.slot_bound, g.choice.reading
+    (0.5, 'first', 'always picks the first answer')
 
     Raises
     ------
@@ -432,6 +566,7 @@ def analyze_order(
     from probestats.io.read import read_log
 
     check_vocabulary(alpha=alpha, correction=correction)
+    _check_chance(chance)
     if choice is not None and response is not None:
         raise OptionError("give the judge's reply (response) or the slot it chose (choice), not both")
     if choice is None:
@@ -516,6 +651,12 @@ def analyze_order(
             rows_of(dup), header(text_col))])
     # ---- pairs of verdicts
     o1, o2 = orders
+    if own_first is not None and str(own_first) not in orders:
+        raise OptionError(f"{opt('own_first', own_first)}: not a value of {header(order_col)}; give the order that "
+                          f"shows the answer first, one of {', '.join(repr(o) for o in orders)}")
+    first_under = o1 if own_first is None else str(own_first)
+    answer = None if own_first is None else f"its own answer (shown first under '{first_under}')"
+    rate_of = {"orders": (o1, o2), "first_under": first_under, "chance": chance, "answer": answer}
     pairs = (frame.group_by(keys, maintain_order=True)
              .agg(pl.col("_verdict").filter(pl.col("_order") == o1).first().alias("v1"),
                   pl.col("_verdict").filter(pl.col("_order") == o2).first().alias("v2"),
@@ -540,12 +681,16 @@ def analyze_order(
         for key_tuple, sub_rows in rows_by.items():
             groups.append(_group(dict(zip(by, key_tuple)), sub_rows, pairs_by.get(key_tuple, empty_pairs),
                                  incomplete_by.get(key_tuple, empty_incomplete).height, rep_col, confidence,
-                                 rows_of))
+                                 rows_of, rate_of))
     else:
-        groups.append(_group({}, frame, pairs, incomplete.height, rep_col, confidence, rows_of))
+        groups.append(_group({}, frame, pairs, incomplete.height, rep_col, confidence, rows_of, rate_of))
     order_p = adjust([g.order_test_p for g in groups], correction)
     flip_p = adjust([None if g.sign_flip is None else g.sign_flip.pvalue for g in groups], correction)
     groups = [replace(g, order_test_p_adjusted=a, sign_flip_p_adjusted=b) for g, a, b in zip(groups, order_p, flip_p)]
+    choice_p = adjust([None if g.choice is None else g.choice.pvalue for g in groups], correction)
+    groups = [g if g.choice is None else
+              replace(g, choice=(lambda c: replace(c, reading=_reading(c, alpha)))(replace(g.choice, p_adjusted=p)))
+              for g, p in zip(groups, choice_p)]
     unparsed = int(frame["_verdict"].null_count())
     if unparsed:
         bad = frame.filter(pl.col("_verdict").is_null())
@@ -572,8 +717,19 @@ def _unparsed(rows: pl.DataFrame, rows_of) -> dict:
             "rows": list(rows_of(bad))}
 
 
+def _check_chance(chance) -> None:
+    """A chance rate is a number strictly between 0 and 1."""
+    try:
+        ok = 0 < float(chance) < 1
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise OptionError(f"{opt('chance', chance)}: expected a rate strictly between 0 and 1, for example "
+                          f"{opt('chance', 0.5)}")
+
+
 def _group(key, rows: pl.DataFrame, pairs: pl.DataFrame, missing_order: int, rep_col, confidence,
-           rows_of) -> OrderGroup:
+           rows_of, rate_of=None) -> OrderGroup:
     parsed_rows = int(rows["_verdict"].is_not_null().sum())
     both = pairs.filter(pl.col("parsed"))
     n = both.height
@@ -610,7 +766,8 @@ def _group(key, rows: pl.DataFrame, pairs: pl.DataFrame, missing_order: int, rep
         order_test_p=binomial_test(primacy, primacy + recency),
         order_effect=float(np.mean(d)) if d.size else None, sign_flip=flip,
         unparsed=_unparsed(rows, rows_of), missing_order=missing_order, repetitions=reps, stability=stability,
-        kappa=_order_kappa(both, confidence))
+        kappa=_order_kappa(both, confidence),
+        choice=None if rate_of is None else choice_rate(both, confidence=confidence, **rate_of))
 
 
 def _order_kappa(both: pl.DataFrame, confidence: float):

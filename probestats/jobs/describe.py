@@ -10,7 +10,8 @@ from __future__ import annotations
 __all__ = ["describe"]
 
 
-def describe(log, *, metric=None, bins=None, by=(), tests=None, probe=None):
+def describe(log, *, metric=None, bins=None, by=(), tests=None, probe=None, bins_closed="left", agreement=None,
+             chance=0.5):
     """Per value: the count of runs and items, the mean, and the count and share of each level, with an
     exact test of whether the distributions differ (matched within items where the design is matched).
 
@@ -18,11 +19,21 @@ def describe(log, *, metric=None, bins=None, by=(), tests=None, probe=None):
     ----------
     log : path, sequence of paths, list of dict or DataFrame
         The log (several files or a folder are read as one).
-    metric : str, optional
+    metric : str or sequence of str, optional
         The column described (a label, a 0/1 metric, a whole number of few values, or any number with
-        ``bins``); without it, runs and items per value.
+        ``bins``); without it, runs and items per value. Several (``"a,b"`` or a list): a ``Descriptions``
+        of each in turn, with the same options.
     bins : str or sequence of float, optional
         Edges cutting a numeric metric into levels, ``"0,45,50,100"``: ``[0, 45)``, ``[45, 50)``, ``[50, 100]``.
+    bins_closed : {"left", "right"}
+        ``"right"`` cuts ``[0, 45]``, ``(45, 50]``, ``(50, 100]`` instead, as many published figures do.
+    agreement : str, optional
+        A column whose values are raters (judges, models) that scored the same items: their agreement
+        (Kendall's tau, Spearman's rho, Cohen's and Fleiss' kappa), as
+        :func:`probestats.analyses.describe.describe_log` gives it.
+    chance : float
+        A 0/1 metric's rate per value (and per ``by`` group) is tested against it: the exact binomial test and
+        the Clopper-Pearson interval (0.5 unless given).
     by : sequence of str
         A description per group too.
     tests : Tests, optional
@@ -34,7 +45,7 @@ def describe(log, *, metric=None, bins=None, by=(), tests=None, probe=None):
 
     Returns
     -------
-    Description
+    Description, or Descriptions for several metrics
 
     Examples
     --------
@@ -51,5 +62,16 @@ def describe(log, *, metric=None, bins=None, by=(), tests=None, probe=None):
     tests, probe = as_tests(tests), probe if probe is not None else Probe()
     tests.refuse("the description", "alternative", "alpha", "correction", "interval", "effect_size")
     probe.refuse("the description", fold_case=True, why=" (each value is described as written)")
+    from probestats.analyses.metrics import split_metrics
+
+    metrics = split_metrics(metric) if metric else [None]
+    if len(metrics) > 1:   # each metric described in turn, with the same bins, groups and raters
+        from probestats.analyses.describe import Descriptions
+
+        return Descriptions(tuple(describe(log, metric=m, bins=bins, by=by, tests=tests, probe=probe,
+                                           bins_closed=bins_closed, agreement=agreement, chance=chance)
+                                  for m in metrics))
+    metric = metrics[0]
     return describe_log(probe.apply(log, metric=metric, by=by), metric=metric, bins=bins, by=by,
-                        n_resamples=tests.n_resamples, seed=tests.seed)
+                        n_resamples=tests.n_resamples, seed=tests.seed, bins_closed=bins_closed, agreement=agreement,
+                        chance=chance)

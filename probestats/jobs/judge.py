@@ -16,7 +16,7 @@ __all__ = ["judge", "judge_json"]
 
 
 def judge(log, *, order, response=None, choice=None, score=None, verdicts=(), by=(), repetition=None, scale=None,
-          tests=None, probe=None):
+          tests=None, probe=None, own_first=None, chance=0.5):
     """Position consistency, primacy against recency and the order effect of a judge that saw each item's two
     answers in both orders (the two values of ``order``).
 
@@ -32,8 +32,9 @@ def judge(log, *, order, response=None, choice=None, score=None, verdicts=(), by
         attribute).
     verdicts : sequence of str
         ``LABEL=PATTERN`` rules, LABEL one of first, second, tie.
-    by, repetition, scale
-        As for :func:`probestats.analyses.judge.analyze_order` (``scale`` with ``score`` only).
+    by, repetition, scale, own_first, chance
+        As for :func:`probestats.analyses.judge.analyze_order` (``scale`` with ``score`` only; ``own_first`` and
+        ``chance``, the choice rate of one answer, with verdicts only).
     tests : Tests, optional
         The level and the correction across the judges (:class:`probestats.Tests`); the order probe's tests
         are two-sided and exact, so a direction, an interval, an effect size, resamples or a seed are refused.
@@ -68,6 +69,9 @@ def judge(log, *, order, response=None, choice=None, score=None, verdicts=(), by
         if verdicts or repetition:
             raise OptionError(f"{opt('score')} compares the scores of each order; drop {either('verdicts', '--verdict')} and "
                               f"{opt('repetition')}")
+        if own_first is not None or chance != 0.5:
+            raise OptionError(f"{opt('score')} compares the scores of each order and has no choice rate; drop "
+                              f"{opt('own_first') if own_first is not None else opt('chance')}")
         from probestats.analyses.judge import analyze_scored
 
         # the order column is the attribute compared: map it as the log's value column
@@ -82,7 +86,8 @@ def judge(log, *, order, response=None, choice=None, score=None, verdicts=(), by
     from probestats.analyses.judge import analyze_order
 
     return analyze_order(probe.apply(log), order=order, response=response, choice=choice, verdicts=verdicts, by=by,
-                         repetition=repetition, alpha=alpha, correction=correction)
+                         repetition=repetition, alpha=alpha, correction=correction, own_first=own_first,
+                         chance=chance)
 
 
 def judge_json(log, **options) -> str:

@@ -142,7 +142,9 @@ def report(log=(), *, metric=None, tests=None, output=None, format=None, section
     framing_log, targets, toward
         A dual-framing log, its targets file and reference target: the framing section.
     judge : dict, optional
-        An order probe: ``{"order", "response", "choice", "verdicts", "by", "repetition"}``.
+        An order probe: ``{"order", "response", "choice", "verdicts", "by", "repetition", "own_first",
+        "chance"}`` (the last two: the choice rate of one answer, as for
+        :func:`probestats.analyses.judge.analyze_order`).
     before_log : path, optional
         The same probe run before a change (the compare section); beside a cell table, its cell table.
     source : str, optional
@@ -287,6 +289,10 @@ def _report(log=(), *, named, metric, tests, output, format, sections, templates
     metrics = split_metrics(metric) if metric else []
     if len(metrics) > 1 and per_item:
         raise OptionError(f"Welch's t per item belongs to the report of one metric; give one {opt('metric')}")
+    if factor and (len(metrics) > 1 or by):   # analyze gives these; a report section of them is not offered yet
+        drop = opt("by") if by else f"all but one {opt('metric')}"
+        raise OptionError(f"a report of two factors covers one metric of the whole log; drop {drop} (analyze "
+                          f"gives each metric's and group's two-factor analysis, corrected together)")
     if validation is not None and (len(metrics) > 1 or cells is not None):
         raise OptionError(f"{opt('validation')} checks one coded metric of a log; give one {opt('metric')} and the "
                           f"{opt('log')}")
@@ -496,7 +502,8 @@ def _judge(log, options, alpha, correction, probe):
     return analyze_order(probe.apply(log), order=options["order"], response=options.get("response"),
                          choice=options.get("choice"), verdicts=options.get("verdicts", ()),
                          by=options.get("by", ()), repetition=options.get("repetition"), alpha=alpha,
-                         correction=correction)
+                         correction=correction, own_first=options.get("own_first"),
+                         chance=0.5 if options.get("chance") is None else options["chance"])
 
 
 def _framing(paths, probe, *, by, targets, toward, alpha, correction, interval, answers, label_map, framing_columns,

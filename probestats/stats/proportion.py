@@ -74,18 +74,21 @@ def share(k: int, n: int, *, confidence: float = 0.95) -> Share:
     return Share(k, n, k / n, float(low), float(high), confidence)
 
 
-def binomial_test(k: int, n: int) -> float | None:
-    """Two-sided exact binomial test of ``k`` successes in ``n`` against a share of one half
-    (scipy's :func:`~scipy.stats.binomtest`); None when ``n`` is 0.
+def binomial_test(k: int, n: int, chance: float = 0.5) -> float | None:
+    """Two-sided exact binomial test of ``k`` successes in ``n`` against a share of ``chance`` (one half
+    unless given; scipy's :func:`~scipy.stats.binomtest`, whose two sides sum the outcomes no likelier than
+    ``k``); None when ``n`` is 0.
 
     >>> binomial_test(9, 10)   # 2 * P(X >= 9), X ~ Binomial(10, 1/2) = 2 * 11 / 1024
     0.021484375
     >>> binomial_test(0, 0) is None
     True
+    >>> round(binomial_test(3, 3, chance=0.2), 6)   # P(X = 3), X ~ Binomial(3, 0.2): no other outcome is as unlikely
+    0.008
     """
     k, n = int(k), int(n)
     if n == 0:
         return None
     from scipy.stats import binomtest
 
-    return float(binomtest(k, n, 0.5, alternative="two-sided").pvalue)
+    return float(binomtest(k, n, float(chance), alternative="two-sided").pvalue)

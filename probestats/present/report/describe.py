@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from probestats.present.words.describe import coverage_lines, kind_phrase, test_sentence
+from probestats.present.words.describe import coverage_lines, kind_phrase, rate_lines, test_sentence
 from probestats.present.words.fmt import fmt_gap, fmt_num, fmt_p, fmt_pct
 
 __all__ = ["add_coding_sections", "unwrap"]
@@ -33,6 +33,9 @@ def _describe_context(d) -> dict:
         rows.append(row)
     sentences = [kind_phrase(d) + ": per value, its runs, items and blank cells, and each level's count with its "
                  "share of the value's runs."]
+    rates = rate_lines(d)
+    if rates:
+        sentences.append(rates[0][:-1] + ": " + "; ".join(line.strip() for line in rates[1:]) + ".")
     test = test_sentence(d)
     if test:
         sentences.append(test)

@@ -341,6 +341,7 @@ def factors_context(analysis) -> dict:
     else:
         finding.append(f"No effect was detected larger than chance after correction, {conditions}; "
                        "this does not show that the system is unbiased on either attribute.")
+    sentences.append(analysis.interaction_in_words[0].upper() + analysis.interaction_in_words[1:] + ".")
     sentences.append(f"Design: {analysis.note}.")
     from probestats.present.words.verdict import verdict_line
 

@@ -80,6 +80,10 @@ def judge_context(result) -> dict:
             text += (f" At alpha {alpha:g} no order effect was detected (this does not show that the judge has "
                      "none).")
         sentences.append(text)
+        if g.choice is not None:
+            from probestats.present.words.judge import choice_sentence
+
+            sentences.append(choice_sentence(g.choice, alpha, who))
     if getattr(result, "verdict", None) is not None:
         from probestats.present.words.verdict import verdict_line
 

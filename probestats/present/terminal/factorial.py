@@ -26,7 +26,9 @@ def print_factorial(analysis, out: Console) -> None:
                       fmt_num(analysis.level_means[f1][a]))
     table.add_row("level mean", *[fmt_num(analysis.level_means[f2][b]) for b in lb], "", style="bold")
     out.print(table)
-    out.print(f"within-item permutation tests ({escape(analysis.correction)} across the three):")
+    across = (f"across all {analysis.family} effects of the analyses shown" if getattr(analysis, "family", 0)
+              else "across the three")
+    out.print(f"within-item permutation tests ({escape(analysis.correction)} {across}):")
     for t in analysis.tests:
         out.print(f"  {escape(t.name)}: statistic {t.statistic:.4g}, p = {fmt_p(t.pvalue, analysis.alpha)}, "
                   f"corrected p = {fmt_p(t.p_adjusted, analysis.alpha)}; {escape(t.method)}")

@@ -26,7 +26,7 @@ from probestats.present.words.judge import one_line
 from probestats.present.terminal.tables import print_unsqueezed
 from probestats.errors import count_of
 
-__all__ = ["print_judge", "judge_table", "safe"]
+__all__ = ["print_judge", "judge_table", "choice_table", "safe"]
 
 def safe(text, limit: int | None = None) -> str:
     r"""Log text for the terminal: :func:`~probestats.present.words.judge.one_line`, then rich markup escaped.
@@ -77,10 +77,46 @@ def judge_table(result) -> Table:
     return table
 
 
+def choice_table(result) -> Table | None:
+    """One row per judge: the choice rate of one answer in each order, their mean with its interval and exact
+    test against chance, the position bias, and the reading (``always picks the first answer`` named so)."""
+    rates = [g.choice for g in result.groups if g.choice is not None]
+    if not rates:
+        return None
+    first = rates[0]
+    (o1, _, _), (o2, _, _) = first.orders
+    conf = f"{100 * result.confidence:g}%"
+    table = Table(title=f"Choice of {safe(first.answer)}, against chance {first.chance:g}", title_justify="left")
+    for b in result.by:
+        table.add_column(safe(b))
+    table.add_column(f"under {safe(o1, 20)}", justify="right")
+    table.add_column(f"under {safe(o2, 20)}", justify="right")
+    table.add_column(f"mean ({conf} exact CI)", justify="right")
+    table.add_column("binomial p (adj.)", justify="right")
+    table.add_column("position bias", justify="right")
+    table.add_column("reading")
+    for g in result.groups:
+        c = g.choice
+        if c is None:
+            continue
+        table.add_row(*[safe(v) for v in g.by.values()], _pct(c.orders[0][2].value), _pct(c.orders[1][2].value),
+                      _ci(c.mean), f"{fmt_p(c.pvalue, result.alpha)} ({fmt_p(c.p_adjusted, result.alpha)})",
+                      f"{100 * c.position_bias:+.1f} pts", safe(c.reading))
+    return table
+
+
 def print_judge(result, out) -> None:
     """Print an order-probe result: the table, the rules it was read by, repetitions, unparsed replies, problems."""
 
     print_unsqueezed(out, judge_table(result), widest=True, limit=400)
+    choices = choice_table(result)
+    if choices is not None:
+        print_unsqueezed(out, choices, widest=True, limit=400)
+        out.print("Choice: the items whose verdict names the answer, in each order; the mean pools both orders "
+                  "(k of 2n verdicts, ties in n) for its exact interval and exact binomial test against chance, "
+                  "adjusted across judges. Position bias: half the rate shown first minus shown second. A judge "
+                  "choosing one slot in both orders in 90% of its items or more always picks that answer: its "
+                  "mean is not a preference nor neutrality.")
     rules = ", ".join(safe(str(r)) for r in result.rules)
     out.print(f"Verdicts from {safe(result.column)} ({result.source}) by the rules {rules}: literal text "
               "case-sensitive, anywhere in the reply, quoted passages included; a reply naming no slot or "

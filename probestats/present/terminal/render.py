@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from probestats.analyses.validation import ValidatedAnalysis
     from probestats.checks.schema import Checked
 
-__all__ = ["render_terminal", "printer_for", "print_analysis", "print_many", "print_factors",
+__all__ = ["render_terminal", "printer_for", "print_analysis", "print_many", "print_factors", "print_factor_set",
            "print_comparison", "print_checked", "escape", "fmt_p", "fmt_num"]
 
 
@@ -273,15 +273,30 @@ def print_factors(result: FactorAnalysis, out: Console) -> None:
         table.add_row(escape(e.name), escape(e.description), f"{e.average:+.4g}", fmt_p(e.sign_flip.pvalue),
                       fmt_p(e.p_adjusted), escape(effect_text(getattr(e, "d_z", None)).split(" = ", 1)[-1]))
     out.print(table)
+    out.print(escape(result.interaction_in_words))
     if getattr(result.effects[0], "d_z", None) is not None:
         out.print(f"d_z of each effect: {escape(result.effects[0].d_z.formula)} over its item values; "
                   f"{escape(result.effects[0].d_z.interval_method)}")
+    across = (f"all {result.family} effects of the analyses shown" if getattr(result, "family", 0)
+              else f"the {len(result.effects)} effects")
     out.print(f"tests: exact sign-flip across items ({escape(result.effects[0].sign_flip.method)}); "
-              f"p corrected across the {len(result.effects)} effects ({escape(result.correction)})")
+              f"p corrected across {across} ({escape(result.correction)})")
     out.print(f"design: {escape(result.note)}")
     print_verdict(result.verdict, out)
     if result.problems:
         print_problems(result.problems, out=out)
+
+
+def print_factor_set(result, out: Console) -> None:
+    """Print a :class:`~probestats.analyses.factors.FactorSet`: each metric's and group's two-factor analysis in
+    turn, p corrected across all of them."""
+    out.print(f"{len(result.analyses)} two-factor analyses ({escape(', '.join(result.metrics))}); p corrected across "
+              f"all {result.family} effects together ({escape(result.correction)})")
+    for metric, group, analysis in result.analyses:
+        where = ", ".join(f"{k} = {v}" for k, v in group.items())
+        out.print("")
+        out.print(escape(f"── {metric}" + (f", {where}" if where else "")))
+        render_terminal(analysis, out)
 
 
 def print_comparison(comparison: Comparison, out: Console) -> None:
@@ -354,6 +369,7 @@ PRINTERS: dict[str, str] = {
     "probestats.analyses.paired.Analysis": "print_analysis",
     "probestats.analyses.many.ManyAnalysis": "print_many",
     "probestats.analyses.factors.FactorAnalysis": "print_factors",
+    "probestats.analyses.factors.FactorSet": "print_factor_set",
     "probestats.analyses.compare.Comparison": "print_comparison",
     "probestats.analyses.plan.table.Plan": "_print_plan",
     "probestats.analyses.framing_results.FramingResult": "_print_framing",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from probestats.errors import count_of
 from probestats.present.words.fmt import fmt_num, fmt_p
 
-__all__ = ["coverage_lines", "test_sentence", "kind_phrase"]
+__all__ = ["coverage_lines", "test_sentence", "kind_phrase", "rate_lines"]
 
 
 def kind_phrase(d) -> str:
@@ -47,4 +47,22 @@ def coverage_lines(d) -> list[str]:
         if c.examples:
             line += "; unparsed, for example: " + "; ".join(repr(e[:60]) for e in c.examples)
         out.append(line)
+    return out
+
+
+def rate_lines(d) -> list[str]:
+    """A 0/1 metric: per value, its rate of 1 with its exact interval and the exact binomial test against chance
+    (empty for any other metric)."""
+    rates = [(s.value, s.rate) for s in d.values if getattr(s, "rate", None) is not None]
+    if not rates:
+        return []
+    first = rates[0][1]
+    out = [f"Rate of 1 per value against chance {first.chance:g} (exact binomial test, Clopper-Pearson interval; "
+           "every run counted as independent):"]
+    for value, r in rates:
+        if r.value is None:
+            out.append(f"  {value}: no run with a value")
+            continue
+        out.append(f"  {value}: {r.k} of {r.n} = {100 * r.value:.1f}% ({100 * r.confidence:g}% exact interval "
+                   f"{100 * r.low:.1f}% to {100 * r.high:.1f}%), exact binomial p = {fmt_p(r.p)}")
     return out
