@@ -13,6 +13,7 @@ import itertools
 import json
 
 import numpy as np
+import polars as pl
 import pytest
 from rich.console import Console
 
@@ -258,3 +259,49 @@ def test_the_clusters_are_shown_in_the_terminal_the_report_and_json(tmp_path, ca
     report = tmp_path / "r.md"
     assert main(["report", str(path), "--metric", "y", "--cluster", "doc", "-o", str(report)]) == 0
     assert "nested in 40 clusters of doc" in report.read_text(encoding="utf-8")
+
+
+def story_rows(seed: int = 0, drop: int = 43, cut: int | None = None) -> list[dict]:
+    """Four models rate three stories under three stated authors, 100 runs per cell; the item is model x story,
+    its cluster the story (a story's effect on author A shared by the models); ``drop`` runs deleted at random,
+    or every cell cut to its first ``cut`` runs."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for m in range(4):
+        for s in range(3):
+            story = rng.normal(0, 1)
+            for v in ("A", "B", "C"):
+                for r in range(100):
+                    score = float(np.clip(np.round(5 + (story if v == "A" else 0) + rng.normal(0, 1.5)), 1, 10))
+                    rows.append({"model": f"m{m}", "story": f"s{s}", "item": f"m{m}-s{s}", "author": v, "seed": r,
+                                 "score": score})
+    if drop:
+        gone = set(rng.choice(len(rows), drop, replace=False).tolist())
+        rows = [r for k, r in enumerate(rows) if k not in gone]
+    if cut:
+        rows = [r for r in rows if r["seed"] < cut]
+    return rows
+
+
+def test_the_story_study_concludes_alike_with_and_without_its_missing_runs(tmp_path, capsys):
+    # 43 runs dropped made the headline an item-level permutation that ignored --cluster story; now both logs
+    # flip whole stories, and say so in the terminal, the report and JSON
+    outputs = {}
+    for name, rows in (("missing", story_rows()), ("cut", story_rows(drop=0, cut=91))):
+        path = tmp_path / f"{name}.csv"
+        pl.DataFrame(rows).write_csv(path)
+        args = [str(path), "--metric", "score", "--column", "variant=author", "--a", "A", "--b", "B",
+                "--cluster", "story"]
+        assert main(["analyze", *args, "--json"]) == 0
+        data = json.loads(capsys.readouterr().out)
+        assert main(["analyze", *args]) == 0
+        terminal = " ".join(capsys.readouterr().out.split())
+        assert main(["report", *args, "-o", str(tmp_path / f"{name}.md")]) == 0
+        capsys.readouterr()
+        report = (tmp_path / f"{name}.md").read_text()
+        assert data["headline_test"] == "sign_flip" and "whole clusters flipped" in data["sign_flip"]["method"]
+        assert data["clusters"]["n_clusters"] == 3 and data["min_attainable_p"] == 0.25
+        assert "whole clusters flipped" in terminal and "nested in 3 clusters of story" in terminal
+        assert "nested in 3 clusters of story" in report
+        outputs[name] = data["verdict"]["conclusion"]
+    assert outputs["missing"] == outputs["cut"] == "not_detected"

@@ -57,7 +57,7 @@ class ProbeDesign:
     family : str or None
         With several metrics, how they are tested together.
     roles : dict
-        Role -> ``{"column": header, "found": "declared" | "by name" | "by content"}``.
+        Role -> ``{"column": header, "found": "declared" | "by name"}`` for the item, the value and the blocks.
     sentence : str
         All of it in one sentence, as every output leads with it.
     """
@@ -136,8 +136,10 @@ def _sentence(d: ProbeDesign, what: str) -> str:
              + (f" ({value['column']}, {value['found']})" if value else "")
              + f", {runs}"]
     if d.blocks:
-        parts.append(f"{count_of(d.n_blocks, 'block')} of {' x '.join(d.blocks)} that vary within items (by content: "
-                     "items matched within each, their gaps averaged)")
+        named = " x ".join(f"{b} ({d.roles[b]['column']}, {d.roles[b]['found']})"
+                           if b in d.roles and d.roles[b]["column"] != b else b for b in d.blocks)
+        parts.append(f"{count_of(d.n_blocks, 'block')} of {named} that vary within items (by content: items matched "
+                     "within each, their gaps averaged)")
     if d.clusters:
         parts.append(f"items nested in {d.n_clusters} clusters of {d.clusters} (declared: the tests flip whole clusters)")
     if d.random_settings:
@@ -177,6 +179,7 @@ def read_design(result) -> ProbeDesign:
     roles = {r: f for r in ("item", "variant") if (f := _found(log, r)) is not None}
     verdict = getattr(result, "verdict", None)
     blocks = tuple(getattr(verdict, "blocks", ()) or ())
+    roles.update({b: f for b in blocks if (f := _found(log, b)) is not None})
     groups = tuple(getattr(result, "groups", ()) or ())
     by = tuple(k for k in (groups[0].by if groups else {}) if k not in blocks)
     candidates = tuple(str(p.column) for p in getattr(result, "problems", ()) if p.code == "likely_block" and p.column)
