@@ -218,6 +218,14 @@ def item_clusters(frame: pl.DataFrame, column: str) -> pl.DataFrame:
     return per.with_columns(pl.col("cluster").list.first(), pl.col("item").cast(pl.String))
 
 
+def _mean_interval(means, ids, confidence: float) -> Interval:
+    """The cluster-level t interval of one value's average item mean (:func:`cluster_t_interval` on the item
+    means), its method naming the means."""
+    iv = cluster_t_interval(means, ids, confidence=confidence)
+    return replace(iv, method=iv.method.replace("of the average item gap", "of the average item mean"),
+                   assumption=iv.assumption.replace("sums of item gaps", "sums of item means"))
+
+
 def with_clusters(analysis, column: str):
     """The paired ``analysis`` with its tests and interval at the level of the clusters of ``column``.
 
@@ -261,8 +269,10 @@ def with_clusters(analysis, column: str):
                            singletons=int(np.sum(counts == 1)), icc=icc, design_effect=deff, sign_flip=flip,
                            sign_test=signs, interval=interval, min_attainable_p=floor,
                            item_pvalue=main.sign_flip.pvalue, item_interval=main.interval)
+    means = tuple(_mean_interval(items[column].to_numpy().astype(float), ids, confidence)
+                  for column in ("mean_a", "mean_b"))
     new_main = replace(main, sign_flip=flip, sign_test=signs, interval=interval, min_attainable_p=floor,
-                       published=())
+                       published=(), mean_intervals=means)
     old = analysis.verdict
     verdict = decide(new_main, old.noise, alpha=analysis.alpha, pooled=old.pooled, blocks=old.blocks,
                      attribute_settings=old.attribute_settings)
