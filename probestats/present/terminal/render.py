@@ -14,7 +14,7 @@ from rich.table import Table
 from probestats.errors import count_of
 from probestats.present.words.fmt import escape, fmt_num, fmt_p, p_is
 from probestats.present.words.effects import effect_text, published_text, row_tests_lines
-from probestats.present.terminal.tables import item_rich_table, print_problems, print_unsqueezed, tests_lines
+from probestats.present.terminal.tables import METHODS_WHERE, item_rich_table, print_problems, print_tests, print_unsqueezed
 
 if TYPE_CHECKING:
     from probestats.analyses.compare import Comparison
@@ -47,8 +47,8 @@ def render_terminal(result, out: Console, **options) -> None:
     ...         for i in range(3) for v in ("formal", "casual") for s in range(2)]
     >>> buf = io.StringIO()
     >>> render_terminal(analyze(rows, metric="steps"), Console(file=buf, width=100))
-    >>> "average gap +1 over 3 items" in buf.getvalue()
-    True
+    >>> [line.split()[:3] for line in buf.getvalue().splitlines() if line.startswith("average gap")]
+    [['average', 'gap', '+1']]
     """
     printer = printer_for(type(result))
     if printer is None:
@@ -93,8 +93,8 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
     """Print an :class:`~probestats.analyses.paired.Analysis` (also a judge's) as people read it."""
     main = analysis.main
     out.print(item_rich_table(main, title=f"{escape(main.metric)}: '{escape(main.a)}' vs '{escape(main.b)}'"))
-    for line in tests_lines(main, analysis.alpha):
-        out.print(line)
+    print_tests(main, analysis.alpha, out)
+    out.print(METHODS_WHERE)
     row_level = getattr(analysis, "row_level", None)
     if row_level is not None:
         out.print(f"row level, beside the item-level tests: Welch's t on {row_level.n_a} and {row_level.n_b} runs: "
@@ -117,9 +117,13 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
     if analysis.noise is not None:
         n = analysis.noise
         source = getattr(analysis, "noise_source", None) or ""
-        label = (f"{escape(source)}, no --noise log" if source.startswith("within-log") else "same-versus-same noise")
-        out.print(f"{label} ('{escape(n.a)}' vs '{escape(n.b)}'): average gap {n.average_gap:+.4g}, "
+        within = source.startswith("within-log")
+        out.print(f"{'noise within the log' if within else 'same-versus-same noise'} "
+                  f"('{escape(n.a)}' vs '{escape(n.b)}'): average gap {n.average_gap:+.4g}, "
                   f"sign-flip {p_is(n.sign_flip, analysis.alpha)}, {count_of(n.n_items, 'item')}")
+        if within:   # how the halves were drawn, wrapped to the terminal's width
+            how = source[len("within-log: "):].replace(", keyed by the cell's name and each run's value", "")
+            out.print("  no --noise log: " + escape(how), soft_wrap=False)
         if verdict.conclusion == "within_noise":
             out.print("the probe's average gap is no larger than the same-versus-same gap: "
                       "a gap no larger than the noise means nothing")
@@ -136,8 +140,7 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
     for g in analysis.groups:
         label = ", ".join(f"{k} = {v}" for k, v in g.by.items())
         out.print(item_rich_table(g, title=escape(label)))
-        for line in tests_lines(g, analysis.alpha):
-            out.print("  " + line)
+        print_tests(g, analysis.alpha, out, indent="  ")
     if analysis.groups:
         out.print(f"p-values adjusted across {len(analysis.groups)} groups ({escape(analysis.correction)})")
     out.print(escape(verdict_line(verdict)))
