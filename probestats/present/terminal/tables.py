@@ -12,7 +12,7 @@ from probestats.errors import count_of
 from probestats.present.words.effects import published_label
 from probestats.present.words.fmt import escape, fmt_interval, fmt_num, fmt_p, p_is, short_method
 
-__all__ = ["SafeConsole", "make_console", "print_unsqueezed", "print_problems", "item_rich_table", "print_tests",
+__all__ = ["SafeConsole", "make_console", "print_unsqueezed", "print_problems", "item_rich_table", "print_tests", "small_table",
            "METHODS_WHERE"]
 
 #: Where the terminal's short methods are given in full (said once, under the tests of the main comparison)
@@ -96,7 +96,7 @@ def item_rich_table(result, title: str | None = None) -> Table:
     return table
 
 
-def _table(title: str) -> Table:
+def small_table(title: str) -> Table:
     """A small table without outer edges: a title, a header, a rule under it, one line per row."""
     from rich import box
 
@@ -119,7 +119,7 @@ def print_tests(result, alpha: float, out: Console, *, indent: str = "") -> None
              + ("the within-item permutation is the headline; the sign-flip and sign tests are not tests of this "
                 "design, shown for comparison" if pt is not None else "the sign-flip test is the headline")
              + (", published tests beside it)" if getattr(result, "published", ()) else ")"))
-    table = _table(title)
+    table = small_table(title)
     for col, justify in (("test", "left"), ("statistic", "right"), ("p", "right"), (f"{conf} interval", "right"),
                          ("method", "left")):
         table.add_column(col, justify=justify, overflow="fold")
@@ -150,7 +150,7 @@ def print_tests(result, alpha: float, out: Console, *, indent: str = "") -> None
     effects = getattr(result, "effects", None)
     if effects is None:
         return
-    table = _table(f"effect sizes ({effects.d_z.confidence:.0%} intervals)")
+    table = small_table(f"effect sizes ({effects.d_z.confidence:.0%} intervals)")
     for col, justify in (("effect size", "left"), ("value", "right"), ("interval", "right"), ("method", "left")):
         table.add_column(col, justify=justify, overflow="fold")
     table.add_row("SD of the item gaps", fmt_num(effects.sd_gaps), "", "")
