@@ -159,3 +159,21 @@ def test_clustered_items_give_each_value_the_cluster_level_t(capsys, tmp_path):
         got = data["means"][key]["interval"]
         assert (got["low"], got["high"]) == pytest.approx((m - q * se, m + q * se), abs=1e-9)
         assert got["method"].startswith("cluster-level t on 3 clusters")
+
+
+@pytest.mark.parametrize("method, kind", [("bootstrap", "BCa"), ("percentile", "percentile")])
+def test_a_bootstrap_on_request_gives_each_value_the_same_bootstrap(capsys, log_path, method, kind):
+    """``--interval bootstrap`` (or ``percentile``): each value's mean gets the bootstrap the gap gets, with its
+    resamples and seed: scipy.stats.bootstrap of the item means with the same generator."""
+    code, out, _ = run_cli(capsys, "analyze", log_path, "--metric", "score", "--a", "human", "--b", "anon",
+                           "--interval", method, "--n-resamples", "2000", "--seed", "5", "--json")
+    assert code == 0, out
+    data = json.loads(out)
+    means = _item_means(log_path)
+    for key, value in (("a", "human"), ("b", "anon")):
+        ref = stats.bootstrap((means[value],), np.mean, method=kind, n_resamples=2000,
+                              rng=np.random.default_rng(5), vectorized=True, confidence_level=0.95)
+        got = data["means"][key]["interval"]
+        assert (got["low"], got["high"]) == pytest.approx((ref.confidence_interval.low, ref.confidence_interval.high),
+                                                          abs=1e-9)
+        assert "2,000 resamples, seed 5" in got["method"] and "item means" in got["method"]

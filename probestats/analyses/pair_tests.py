@@ -57,7 +57,8 @@ class PairResult:
         Why the sign test and Wilcoxon's test are not tests of this design (unequal arms), else None.
     mean_intervals : tuple of Interval or None
         The intervals of the average of ``a``'s and of ``b``'s item means when they are not the Student t ones
-        (the cluster-level t with ``cluster=``); None: :meth:`value_means` computes the t intervals.
+        (the bootstrap the gap's interval uses with ``interval='bootstrap'`` or ``'percentile'``, the
+        cluster-level t with ``cluster=``); None: :meth:`value_means` computes the t intervals.
     """
 
     metric: str
@@ -81,7 +82,8 @@ class PairResult:
         """Each value's average of its item means with its interval: ``((a, mean, interval), (b, mean, interval))``.
 
         The interval is the Student t interval on the item means (``n_items − 1`` degrees of freedom) at the
-        confidence of the gap's interval, or the one :attr:`mean_intervals` holds (clustered items).
+        confidence of the gap's interval, or the one :attr:`mean_intervals` holds (the bootstrap the gap's
+        interval uses, or the cluster-level t of clustered items).
         """
         confidence = self.interval.confidence
         out = []
@@ -239,6 +241,11 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternativ
     else:  # a t interval needs a spread of item gaps, which one item cannot give
         interval = Interval(-math.inf, math.inf, confidence,
                             f"no interval: {len(gaps)} item gap has no spread; add items")
+    mean_intervals = None
+    if method in ("bootstrap", "percentile") and len(gaps) >= 3:   # each value's mean by the same bootstrap
+        mean_intervals = tuple(_means_by(gap_interval(items[c].to_list(), confidence=confidence, method=method,
+                                                      n_resamples=n_resamples, seed=seed))
+                               for c in ("mean_a", "mean_b"))
     permutation = not_applicable = None
     published = paired_published(items["mean_a"].to_numpy(), items["mean_b"].to_numpy(), alternative)
     if units is not None and items.height and (items["n_a"] != items["n_b"]).any():
@@ -262,7 +269,13 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternativ
         effects=effect_sizes(items["mean_a"].to_numpy(), items["mean_b"].to_numpy(), confidence=confidence,
                              hedges=hedges, n_resamples=n_resamples, seed=seed),
         published=published,
+        mean_intervals=mean_intervals,
     )
+
+
+def _means_by(iv: Interval) -> Interval:
+    """A bootstrap interval of a value's item means, its method naming them (the gaps' computation, on means)."""
+    return replace(iv, method=iv.method.replace("item gaps", "item means"))
 
 
 #: why the sign test and Wilcoxon's test are not tests of a design with unequal arms
