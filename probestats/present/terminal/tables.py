@@ -116,8 +116,8 @@ def print_tests(result, alpha: float, out: Console, *, indent: str = "") -> None
     adjusted = f"; adjusted {fmt_p(result.p_adjusted, alpha)}" if result.p_adjusted is not None else ""
     headline = pt if pt is not None else sf
     title = (f"tests ({escape(headline.alternative)}; "
-             + ("the within-item permutation is the headline; the sign-flip and sign tests are not tests of this "
-                "design, shown for comparison" if pt is not None else "the sign-flip test is the headline")
+             + ("the within-item permutation of the value labels is the headline"
+                if pt is not None else "the sign-flip test is the headline")
              + (", published tests beside it)" if getattr(result, "published", ()) else ")"))
     table = small_table(title)
     for col, justify in (("test", "left"), ("statistic", "right"), ("p", "right"), (f"{conf} interval", "right"),
@@ -127,9 +127,9 @@ def print_tests(result, alpha: float, out: Console, *, indent: str = "") -> None
     if pt is not None:
         table.add_row("within-item permutation", f"{result.average_gap:+.4g}",
                       _p_cell(pt, alpha) + adjusted, "", escape(short_method(pt.method)))
-    table.add_row("sign-flip" + (" (not of this design)" if pt is not None else ""), f"{result.average_gap:+.4g}",
+    table.add_row("sign-flip" + (" (comparison)" if pt is not None else ""), f"{result.average_gap:+.4g}",
                   _p_cell(sf, alpha) + (adjusted if pt is None else ""), "", escape(short_method(sf.method)))
-    table.add_row("sign test" + (" (not of this design)" if pt is not None else ""),
+    table.add_row("sign test" + (" (comparison)" if pt is not None else ""),
                   f"k = {getattr(st, 'k', st.statistic)} of {st.n}", fmt_p(st.pvalue, alpha), "",
                   escape(short_method(st.method)))
     for t in getattr(result, "published", ()):
@@ -139,12 +139,15 @@ def print_tests(result, alpha: float, out: Console, *, indent: str = "") -> None
         stat = f"{t.statistic:.4g}" + (f", df = {t.df:.4g}" if t.df is not None else "")
         table.add_row(escape(published_label(t)), stat, fmt_p(t.pvalue, alpha), "", escape(short_method(t.method)))
     out.print(Padding(table, (0, 0, 0, len(indent)), expand=False))
-    lines = [f"smallest attainable p: {fmt_p(result.min_attainable_p)}"
+    floor = (f"smallest attainable p: {fmt_p(result.min_attainable_p)}"
              + (" (above alpha: this design could never reach significance)" if result.min_attainable_p > alpha
-                else "")
-             + (f"; sign test in a spreadsheet: {escape(st.formula)}" if getattr(st, "formula", None) else "")]
+                else ""))
+    sheet = f"sign test in a spreadsheet: {escape(st.formula)}" if getattr(st, "formula", None) else ""
+    lines = ([f"{floor}; {sheet}"] if sheet and len(floor) + len(sheet) + len(indent) <= 118
+             else [floor, sheet] if sheet else [floor])
     if pt is not None:
-        lines.append(escape(result.not_applicable))
+        lines.append("for comparison: the sign-flip and sign tests are not tests of this design (unequal runs within "
+                     "items)")
     for line in lines:
         out.print(indent + line)
     effects = getattr(result, "effects", None)
