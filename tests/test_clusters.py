@@ -301,7 +301,7 @@ def test_the_story_study_concludes_alike_with_and_without_its_missing_runs(tmp_p
         report = (tmp_path / f"{name}.md").read_text()
         assert data["headline_test"] == "sign_flip" and "whole clusters flipped" in data["sign_flip"]["method"]
         assert data["clusters"]["n_clusters"] == 3 and data["min_attainable_p"] == 0.25
-        assert "whole clusters flipped" in terminal and "nested in 3 clusters of story" in terminal
+        assert "the tests flip whole clusters" in terminal and "nested in 3 clusters of story" in terminal
         assert "nested in 3 clusters of story" in report
         outputs[name] = data["verdict"]["conclusion"]
     assert outputs["missing"] == outputs["cut"] == "not_detected"

@@ -175,8 +175,8 @@ def test_html_is_one_self_contained_page(style):
             value = attrs.get(key) or ""
             assert not re.match(r"\s*(https?:)?//", value), (tag, key, value)
     assert "url(" not in html and "@import" not in html
-    # the table rows: 8 items and the average row
-    assert sum(1 for t, a in page.tags if t == "tr") == 1 + 8 + 1 + 3   # item table + noise table (3 rows)
+    # the table rows: 8 items, the average row and the intervals under it
+    assert sum(1 for t, a in page.tags if t == "tr") == 1 + 8 + 1 + 1 + 3   # item table + noise table (3 rows)
 
 
 def test_json_is_the_analysis_plus_the_sentences(style):
@@ -280,9 +280,9 @@ def test_hostile_sample_log_is_escaped_in_every_section(tmp_path):
 def test_hostile_cells_never_break_a_markdown_table(hostile):
     md = render_report(hostile, format="md")
     table_lines = [line for line in md.splitlines() if line.startswith("|")]
-    # the item table (header, rule, 8 items, average), then the noise table (header, rule, the probe
-    # and its within-log same-versus-same halves)
-    assert len(table_lines) == 2 + 8 + 1 + 4
+    # the item table (header, rule, 8 items, average, the intervals), then the noise table (header, rule, the
+    # probe and its within-log same-versus-same halves)
+    assert len(table_lines) == 2 + 8 + 1 + 1 + 4
     assert "(within the log)" in table_lines[-1]
     cells = {len(re.findall(r"(?<!\\)\|", line)) for line in table_lines}
     assert cells == {6}

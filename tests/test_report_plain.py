@@ -51,7 +51,7 @@ def test_a_plain_report_names_each_test_in_words_and_keeps_methods_for_the_end(h
         assert words in body
     # method texts, source paths and library calls live in the details only
     assert "Method:" not in body
-    for technical in ("benchmarks/coverage", "Owen's finite form", "enumeration of all 64 sign patterns)",
+    for technical in ("lognormal gaps at 6-12 items", "Owen's finite form", "enumeration of all 64 sign patterns)",
                       "enumeration of all 256 sign patterns)",
                       "gap model level", "BINOM.DIST"):
         assert technical not in body.replace("\\", ""), technical

@@ -51,7 +51,7 @@ def test_render_terminal_picks_the_printer_by_type():
     from tests.test_factors import two_by_two
 
     probe = make_log(items=6, runs=3, gap=1.0, seed=5)
-    assert "sign-flip test (two-sided): p = " in printed(probestats.analyze(probe, metric="steps"))
+    assert "tests (two-sided; the sign-flip test is the headline" in printed(probestats.analyze(probe, metric="steps"))
     factors = probestats.analyze(two_by_two(items=6, seed=1), metric="steps", factor=["style", "name"])
     assert "interaction" in printed(factors)
     assert "change (after − before)" in printed(compare_runs(probe, probe, metric="steps"))

@@ -229,7 +229,9 @@ def test_no_cli_output_names_python_parameters_or_prints_p_0(tmp_path, run):
         outputs.append(out)
     outputs += [(tmp_path / "r.md").read_text(), (tmp_path / "h.md").read_text()]
     text = "\n".join(outputs)
-    assert "p < 1e-300" in text   # 1200 items all one way: the exact p is 2**-1199
+    # 1200 items all one way: the exact p is 2**-1199, shown as a bound in the terminal's p column
+    flip = next(line for line in outputs[1].splitlines() if line.startswith("sign-flip "))
+    assert flip.split()[2:4] == ["<", "1e-300"], flip
     for banned in ("mdg=True", "method=", "p = 0 ", "p = 0\n", "p = 0)", "p = 0;", "p = 0,"):
         assert banned not in text, banned
     data = json.loads(outputs[2])

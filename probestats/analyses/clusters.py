@@ -220,6 +220,14 @@ def item_clusters(frame: pl.DataFrame, column: str, *, by=()) -> pl.DataFrame:
     return per.with_columns(pl.col("cluster").list.first(), pl.col("item").cast(pl.String))
 
 
+def _mean_interval(means, ids, confidence: float) -> Interval:
+    """The cluster-level t interval of one value's average item mean (:func:`cluster_t_interval` on the item
+    means), its method naming the means."""
+    iv = cluster_t_interval(means, ids, confidence=confidence)
+    return replace(iv, method=iv.method.replace("of the average item gap", "of the average item mean"),
+                   assumption=iv.assumption.replace("sums of item gaps", "sums of item means"))
+
+
 def with_clusters(analysis, column: str):
     """The paired ``analysis`` with its tests and interval at the level of the clusters of ``column``.
 
@@ -311,8 +319,10 @@ def _at_cluster_level(pair, mapping: pl.DataFrame, column: str):
                            singletons=int(np.sum(counts == 1)), icc=icc, design_effect=deff, sign_flip=flip,
                            sign_test=signs, interval=interval, min_attainable_p=floor,
                            item_pvalue=pair.headline_test.pvalue, item_interval=pair.interval)
+    means = tuple(_mean_interval(items[side].to_numpy().astype(float), ids, confidence)
+                  for side in ("mean_a", "mean_b"))
     return replace(pair, sign_flip=flip, sign_test=signs, interval=interval, min_attainable_p=floor, published=(),
-                   permutation=None, not_applicable=None), design
+                   permutation=None, not_applicable=None, mean_intervals=means), design
 
 
 def _clustered_caveat(caveat, column: str):

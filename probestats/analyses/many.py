@@ -37,7 +37,7 @@ import numpy as np
 import polars as pl
 
 from probestats.errors import OptionError, ValidationError, either, opt
-from probestats.stats.hypotests import TestResult, sign_flip_test
+from probestats.stats.hypotests import Interval, TestResult, mean_interval, sign_flip_test
 from probestats.stats.multitest import adjust
 from probestats.limits import check_limit, how_to_raise, limit
 from probestats.vocabulary import N_RESAMPLES, check_vocabulary
@@ -64,6 +64,12 @@ __all__ = [
 #: Problems validation computes for the first two values only; redone here across all values.
 PAIR_CODES = frozenset({"unmatched_item", "confounded_setting", "seed_mismatch", "unequal_runs", "duplicate_run",
                         "not_alternated", "deterministic", "too_few_values"})
+
+
+def _interval_dict(iv: Interval) -> dict:
+    """An interval's JSON object (an open end is null)."""
+    return {"low": _num(iv.low), "high": _num(iv.high), "confidence": iv.confidence, "method": iv.method,
+            "assumption": iv.assumption}
 
 
 def _num(x) -> float | None:
@@ -94,6 +100,8 @@ class ValueMean:
         SD of every run of the value over all its items (n − 1 in the denominator).
     n_runs : int or None
         The number of those runs.
+    interval : Interval or None
+        The Student t interval of ``mean`` over the item means (``n_items − 1`` degrees of freedom).
     """
 
     value: str
@@ -103,10 +111,13 @@ class ValueMean:
     #: SD of every run of the value (over all its items, n − 1 in the denominator) and their number
     sd_runs: float | None = None
     n_runs: int | None = None
+    interval: Interval | None = None
 
     def to_dict(self) -> dict:
         out = {"value": self.value, "mean": _num(self.mean), "n_items": int(self.n_items),
                "sd_runs": _num(self.sd_runs), "n_runs": self.n_runs}
+        if self.interval is not None:
+            out["interval"] = _interval_dict(self.interval)
         if self.names:
             out["names"] = list(self.names)
         return out
@@ -127,6 +138,8 @@ class PairGap:
         permutation of the value labels instead (its ``method`` says which).
     p_adjusted : float or None
         Its p corrected across the pairs (None when not corrected).
+    interval : Interval or None
+        The Student t interval of ``average_gap`` over the item gaps (``n − 1`` degrees of freedom).
     """
 
     a: str
@@ -134,11 +147,15 @@ class PairGap:
     average_gap: float
     sign_flip: TestResult
     p_adjusted: float | None = None
+    interval: Interval | None = None
 
     def to_dict(self) -> dict:
-        return {"a": self.a, "b": self.b, "average_gap": _num(self.average_gap),
-                "p": float(self.sign_flip.pvalue), "p_adjusted": _num(self.p_adjusted),
-                "method": self.sign_flip.method, "alternative": self.sign_flip.alternative}
+        out = {"a": self.a, "b": self.b, "average_gap": _num(self.average_gap),
+               "p": float(self.sign_flip.pvalue), "p_adjusted": _num(self.p_adjusted),
+               "method": self.sign_flip.method, "alternative": self.sign_flip.alternative}
+        if self.interval is not None:
+            out["interval"] = _interval_dict(self.interval)
+        return out
 
 
 @dataclass(frozen=True)
@@ -718,7 +735,8 @@ def _result(means: pl.DataFrame, metric: str, units, members, reference, *, sele
     # per value, the exact sum over items of its item means: means and gaps without float residue
     sums = _exact_sums(means, wide["item"].to_list(), units)
     values = tuple(ValueMean(u, float(sums[u] / n), n, members[u] if members[u] != (u,) else (),
-                             *(sds or {}).get((key, u), (None, None)))
+                             *(sds or {}).get((key, u), (None, None)),
+                             interval=mean_interval(matrix[:, j], center=float(sums[u] / n)))
                    for j, u in enumerate(units))
     r = units.index(reference)
     left_out = pairwise_left_out(len(units))
@@ -731,7 +749,8 @@ def _result(means: pl.DataFrame, metric: str, units, members, reference, *, sele
     adjusted = adjust([t.pvalue for t in tests], correction)
     gap = {(a, b): float((sums[units[a]] - sums[units[b]]) / n) for a, b in pairs}
     # the test's statistic is the same mean gap, computed exactly
-    rows = tuple(PairGap(units[a], units[b], gap[(a, b)], replace(t, statistic=gap[(a, b)]), p)
+    rows = tuple(PairGap(units[a], units[b], gap[(a, b)], replace(t, statistic=gap[(a, b)]), p,
+                         interval=mean_interval(matrix[:, a] - matrix[:, b], center=gap[(a, b)], of="item gaps"))
                  for (a, b), t, p in zip(pairs, tests, adjusted))
     against = {g.a: g for g in rows if g.b == reference}
     gaps = [against[u] for u in units if u != reference]

@@ -15,7 +15,8 @@ import polars as pl
 from probestats.errors import Problem, ProbestatsError, count_of, either, opt
 from probestats.stats.effects import Effects, effect_sizes
 from probestats.stats.hypotests import (SKEW_WARNING, SKEW_WARNING_MAX_N, Interval, TestResult, gap_interval,
-                                        gap_skewness, min_attainable_p, sign_flip_test, sign_test)
+                                        gap_skewness, mean_interval, min_attainable_p, sign_flip_test,
+                                        sign_test)
 from probestats.stats.permutation import PERMUTATION_TEST, arms_unequal, within_item_permutation_test
 from probestats.stats.published import paired_published
 
@@ -54,6 +55,10 @@ class PairResult:
         whose headline is the sign-flip test.
     not_applicable : str or None
         Why the sign test and Wilcoxon's test are not tests of this design (unequal arms), else None.
+    mean_intervals : tuple of Interval or None
+        The intervals of the average of ``a``'s and of ``b``'s item means when they are not the Student t ones
+        (the bootstrap the gap's interval uses with ``interval='bootstrap'`` or ``'percentile'``, the
+        cluster-level t with ``cluster=``); None: :meth:`value_means` computes the t intervals.
     """
 
     metric: str
@@ -71,6 +76,25 @@ class PairResult:
     published: tuple = ()
     permutation: TestResult | None = None
     not_applicable: str | None = None
+    mean_intervals: tuple | None = None
+
+    def value_means(self) -> tuple[tuple[str, float, Interval], tuple[str, float, Interval]]:
+        """Each value's average of its item means with its interval: ``((a, mean, interval), (b, mean, interval))``.
+
+        The interval is the Student t interval on the item means (``n_items − 1`` degrees of freedom) at the
+        confidence of the gap's interval, or the one :attr:`mean_intervals` holds (the bootstrap the gap's
+        interval uses, or the cluster-level t of clustered items).
+        """
+        confidence = self.interval.confidence
+        out = []
+        for k, (value, column) in enumerate(((self.a, "mean_a"), (self.b, "mean_b"))):
+            col = self.items[column] if column in self.items.columns else None
+            x = [float(v) for v in col.to_list()] if col is not None and col.null_count() == 0 else []
+            mean = math.fsum(x) / len(x) if x else float("nan")
+            iv = (self.mean_intervals[k] if self.mean_intervals is not None
+                  else mean_interval(x, confidence=confidence, center=mean))
+            out.append((value, mean, iv))
+        return tuple(out)
 
     @property
     def headline_test(self) -> TestResult:
@@ -136,6 +160,9 @@ class PairResult:
             "interval": {"low": _num(self.interval.low), "high": _num(self.interval.high),
                          "confidence": self.interval.confidence, "method": self.interval.method,
                          "assumption": self.interval.assumption},
+            "means": {key: {"value": value, "mean": _num(mean), "n_items": self.n_items,
+                            "interval": _interval_dict(iv)}
+                      for key, (value, mean, iv) in zip(("a", "b"), self.value_means())},
             "min_attainable_p": self.min_attainable_p,
             # exact even when the float above is only its bound (below 2**-1074)
             "min_attainable_p_log10": getattr(self.min_attainable_p, "log10", None)
@@ -169,6 +196,12 @@ def _num(x) -> float | None:
         return None
     x = float(x)
     return x if math.isfinite(x) else None
+
+
+def _interval_dict(iv: Interval) -> dict:
+    """An interval's JSON object (an open end is null)."""
+    return {"low": _num(iv.low), "high": _num(iv.high), "confidence": iv.confidence, "method": iv.method,
+            "assumption": iv.assumption}
 
 
 def _with_statistic(test, average: float):
@@ -246,6 +279,11 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternativ
     else:  # a t interval needs a spread of item gaps, which one item cannot give
         interval = Interval(-math.inf, math.inf, confidence,
                             f"no interval: {len(gaps)} item gap has no spread; add items")
+    mean_intervals = None
+    if method in ("bootstrap", "percentile") and len(gaps) >= 3:   # each value's mean by the same bootstrap
+        mean_intervals = tuple(_means_by(gap_interval(items[c].to_list(), confidence=confidence, method=method,
+                                                      n_resamples=n_resamples, seed=seed))
+                               for c in ("mean_a", "mean_b"))
     permutation = not_applicable = None
     published = paired_published(items["mean_a"].to_numpy(), items["mean_b"].to_numpy(), alternative)
     if units is not None and items.height and arms_unequal(items["n_a"].to_list(), items["n_b"].to_list()):
@@ -274,7 +312,13 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternativ
         effects=effect_sizes(items["mean_a"].to_numpy(), items["mean_b"].to_numpy(), confidence=confidence,
                              hedges=hedges, n_resamples=n_resamples, seed=seed),
         published=published,
+        mean_intervals=mean_intervals,
     )
+
+
+def _means_by(iv: Interval) -> Interval:
+    """A bootstrap interval of a value's item means, its method naming them (the gaps' computation, on means)."""
+    return replace(iv, method=iv.method.replace("item gaps", "item means"))
 
 
 #: why the sign test and Wilcoxon's test are not tests of a design with unequal arms
@@ -309,8 +353,8 @@ def design_problems(main: PairResult, alpha: float) -> list[Problem]:
             "warning", "skewed_gaps",
             f"the {len(main.gaps)} item gaps are strongly skewed (sample skewness {skew:+.2f}): the "
             f"{main.interval.method.split(' ')[0]} interval may cover less than {1 - alpha:.0%}; read it with "
-            f"care, or use {either('Tests(interval=' + repr('sign-flip') + ')', opt('interval', 'sign-flip'))} (the best worst-case coverage of the three intervals in "
-            "benchmarks/coverage_interval.py); the sign-flip p does not assume normal gaps",
+            f"care, or use {either('Tests(interval=' + repr('sign-flip') + ')', opt('interval', 'sign-flip'))} (the best worst-case coverage of the three intervals on "
+            "generated logs of skewed gaps); the sign-flip p does not assume normal gaps",
         ))
     n_nonzero = sum(1 for g in main.gaps if g != 0)
     if main.min_attainable_p > alpha:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from probestats.stats.permutation import PERMUTATION_TEST
 from probestats.errors import count_of
 from probestats.present.words.fmt import p_is
-from probestats.present.words.fmt import fmt_num, fmt_p
+from probestats.present.words.fmt import fmt_interval, fmt_num, fmt_p
 from probestats.present.words.correction import correction_name
 from probestats.present.words.effects import published_text
 
@@ -129,6 +129,17 @@ def group_effects(g) -> dict:
 # ---------------------------------------------------------------------------- many values
 
 
+def _interval_text(iv) -> str:
+    """An interval's ends for a report's cell ('' when there is none)."""
+    return "" if iv is None else fmt_interval(iv)
+
+
+#: How a many-values report's intervals are computed, said once under its table
+MANY_INTERVALS = ("Intervals: 95%, the Student t interval over the items (n − 1 degrees of freedom) of each "
+                  "value's item means and of each gap's item gaps; they assume independent items and roughly "
+                  "normal item means and gaps, and are not corrected across values or pairs")
+
+
 def _many_result(res, alpha: float) -> dict:
     gaps = {g.a: g for g in res.gaps}
     ratios = {r.value: r for r in res.impact_ratios or ()}
@@ -140,6 +151,8 @@ def _many_result(res, alpha: float) -> dict:
         values.append({"value": v.value, "names": list(v.names), "mean": v.mean, "reference": g is None,
                        "sd_runs": getattr(v, "sd_runs", None),
                        "gap": None if g is None else g.average_gap,
+                       "interval": _interval_text(getattr(v, "interval", None)),
+                       "gap_interval": None if g is None else _interval_text(getattr(g, "interval", None)),
                        "p": None if g is None else g.sign_flip.pvalue,
                        "p_adjusted": None if g is None else g.p_adjusted,
                        "ratio": None if r is None else r.ratio, "below": bool(r and r.below_four_fifths),
@@ -147,8 +160,8 @@ def _many_result(res, alpha: float) -> dict:
                        "item_mean": None if r is None or r.mean_of_items is None
                        or fmt_num(r.mean_of_items) == fmt_num(r.rate) else r.mean_of_items})
     o = res.omnibus
-    pairwise = [{"a": g.a, "b": g.b, "gap": g.average_gap, "p": g.sign_flip.pvalue, "p_adjusted": g.p_adjusted}
-                for g in res.pairwise]
+    pairwise = [{"a": g.a, "b": g.b, "gap": g.average_gap, "p": g.sign_flip.pvalue, "p_adjusted": g.p_adjusted,
+                 "interval": _interval_text(getattr(g, "interval", None))} for g in res.pairwise]
     return {"by": {k: str(v) for k, v in res.by.items()}, "n_items": res.n_items, "runs": _runs_text(runs),
             "values": values, "selection": res.impact_ratios is not None,
             "omnibus": {"p": o.pvalue, "method": o.method, "statistic": o.statistic,
@@ -159,7 +172,8 @@ def _many_result(res, alpha: float) -> dict:
                if res.pairwise and "permutation" in res.pairwise[0].sign_flip.method else
                {"pair_test": "sign-flip p", "pair_test_name": f"the {SIGN_FLIP}"}),
             "published": [f"{published_text(t)} ({t.method}; assumes {t.assumption})"
-                          for t in getattr(res, "published", ())]}
+                          for t in getattr(res, "published", ())],
+            "intervals": MANY_INTERVALS if any(v["interval"] for v in values) else ""}
 
 
 #: Items listed by name in the many-values per-item gap table before the rest are summed up.

@@ -540,6 +540,7 @@ def _table_section(w: _Words) -> tuple[dict, list[str]]:
         "average": {"mean_a": main.items["mean_a"].mean() if n else None,
                     "mean_b": main.items["mean_b"].mean() if n else None,
                     "gap": main.average_gap},
+        "interval": _interval_row(main) if n else None,
     }
     sentences = [f"Average gap {w.gap_text} {w.metric} over {count_of(n, 'item')} (unweighted mean of the item gaps)."]
     if rest is not None:
@@ -548,6 +549,16 @@ def _table_section(w: _Words) -> tuple[dict, list[str]]:
             f"average gap and the {rest['n_against']} largest the other way; one row gives the unweighted means of "
             f"the other {rest['n']} (gaps {fmt_gap(rest['gap_low'])} to {fmt_gap(rest['gap_high'])}).")
     return table_ctx, sentences
+
+
+def _interval_row(main) -> dict:
+    """The row under the average of the per-item table: each value's interval and the average gap's, and how
+    each value's is computed."""
+    from probestats.present.words.fmt import fmt_interval
+
+    (_, _, ia), (_, _, ib) = main.value_means()
+    return {"label": f"{main.interval.confidence:.0%} interval", "a": fmt_interval(ia), "b": fmt_interval(ib),
+            "gap": fmt_interval(main.interval), "method": ia.method, "assumption": ia.assumption}
 
 
 def _tests_section(w: _Words) -> tuple[dict, list[str]]:

@@ -14,21 +14,21 @@ __all__ = ["print_metrics"]
 
 def print_metrics(analysis, out: Console) -> None:
     """Print a :class:`~probestats.analyses.metrics.MetricsAnalysis`."""
-    from probestats.present.terminal.tables import item_rich_table, print_problems, print_unsqueezed, tests_lines
+    from probestats.present.terminal.tables import (METHODS_WHERE, item_rich_table, print_problems, print_tests,
+                                                    print_unsqueezed)
 
     for a in analysis.analyses:
         out.rule(f"metric {escape(a.metric)}")
         main = a.main
         out.print(item_rich_table(main, title=f"{escape(main.metric)}: '{escape(main.a)}' vs '{escape(main.b)}'"))
-        for line in tests_lines(main, a.alpha):
-            out.print(line)
+        print_tests(main, a.alpha, out)
         for g in a.groups:
             out.print(escape(", ".join(f"{k} = {v}" for k, v in g.by.items())) + ":")
-            for line in tests_lines(g, a.alpha):
-                out.print("  " + line)
+            print_tests(g, a.alpha, out, indent="  ")
         if a.problems:
             print_problems(a.problems, out=out)
     ctx = metrics_context(analysis)
+    out.print(METHODS_WHERE)
     out.rule("side by side")
     table = Table(title=f"{escape(ctx['effect_name'])} [{ctx['confidence']} interval] and sign-flip p corrected "
                         f"over the family (* at most alpha {analysis.alpha:g})", title_justify="left")

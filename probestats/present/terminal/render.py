@@ -12,9 +12,9 @@ from rich.console import Console
 from rich.table import Table
 
 from probestats.errors import count_of
-from probestats.present.words.fmt import escape, fmt_num, fmt_p, p_is
+from probestats.present.words.fmt import escape, fmt_num, fmt_p, p_is, short_method
 from probestats.present.words.effects import effect_text, published_text, row_tests_lines
-from probestats.present.terminal.tables import item_rich_table, print_problems, print_unsqueezed, tests_lines
+from probestats.present.terminal.tables import METHODS_WHERE, item_rich_table, print_problems, print_tests, print_unsqueezed
 
 if TYPE_CHECKING:
     from probestats.analyses.compare import Comparison
@@ -47,15 +47,18 @@ def render_terminal(result, out: Console, **options) -> None:
     ...         for i in range(3) for v in ("formal", "casual") for s in range(2)]
     >>> buf = io.StringIO()
     >>> render_terminal(analyze(rows, metric="steps"), Console(file=buf, width=100))
-    >>> "average gap +1 over 3 items" in buf.getvalue()
-    True
+    >>> [line.split()[:3] for line in buf.getvalue().splitlines() if line.startswith("average gap")]
+    [['average', 'gap', '+1']]
     """
     printer = printer_for(type(result))
     if printer is None:
         raise TypeError(f"no terminal printer for {type(result).__name__}")
     design = getattr(type(result), "probe_design", None)
-    if design is not None:   # what the analysis took the probe to be, before any figure
-        out.print(escape(result.probe_design.sentence))
+    if design is not None:   # what the analysis took the probe to be, before any figure, in lines a person reads
+        import textwrap
+
+        for line in textwrap.wrap(result.probe_design.sentence, width=min(out.width, 120)):
+            out.print(escape(line))
     printer(result, out, **options)
 
 
@@ -96,8 +99,8 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
     """Print an :class:`~probestats.analyses.paired.Analysis` (also a judge's) as people read it."""
     main = analysis.main
     out.print(item_rich_table(main, title=f"{escape(main.metric)}: '{escape(main.a)}' vs '{escape(main.b)}'"))
-    for line in tests_lines(main, analysis.alpha):
-        out.print(line)
+    print_tests(main, analysis.alpha, out)
+    out.print(METHODS_WHERE)
     row_level = getattr(analysis, "row_level", None)
     if row_level is not None:
         out.print(f"row level, beside the item-level tests: Welch's t on {row_level.n_a} and {row_level.n_b} runs: "
@@ -120,9 +123,13 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
     if analysis.noise is not None:
         n = analysis.noise
         source = getattr(analysis, "noise_source", None) or ""
-        label = (f"{escape(source)}, no --noise log" if source.startswith("within-log") else "same-versus-same noise")
-        out.print(f"{label} ('{escape(n.a)}' vs '{escape(n.b)}'): average gap {n.average_gap:+.4g}, "
+        within = source.startswith("within-log")
+        out.print(f"{'noise within the log' if within else 'same-versus-same noise'} "
+                  f"('{escape(n.a)}' vs '{escape(n.b)}'): average gap {n.average_gap:+.4g}, "
                   f"sign-flip {p_is(n.sign_flip, analysis.alpha)}, {count_of(n.n_items, 'item')}")
+        if within:   # how the halves were drawn, wrapped to the terminal's width
+            how = source[len("within-log: "):].replace(", keyed by the cell's name and each run's value", "")
+            out.print("  no --noise log: " + escape(how), soft_wrap=False)
         if verdict.conclusion == "within_noise":
             out.print("the probe's average gap is no larger than the same-versus-same gap: "
                       "a gap no larger than the noise means nothing")
@@ -139,8 +146,7 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
     for g in analysis.groups:
         label = ", ".join(f"{k} = {v}" for k, v in g.by.items())
         out.print(item_rich_table(g, title=escape(label)))
-        for line in tests_lines(g, analysis.alpha):
-            out.print("  " + line)
+        print_tests(g, analysis.alpha, out, indent="  ")
     if analysis.groups:
         out.print(f"p-values adjusted across {len(analysis.groups)} groups ({escape(analysis.correction)})")
     out.print(escape(verdict_line(verdict)))
@@ -179,7 +185,10 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
         table.add_column("value")
         table.add_column("selection rate (pooled)" if res.impact_ratios is not None else "mean over items",
                          justify="right")
+        table.add_column("interval of the mean of item rates" if res.impact_ratios is not None else "95% interval",
+                         justify="right")
         table.add_column(f"gap vs '{escape(res.reference)}'", justify="right")
+        table.add_column("95% interval", justify="right")
         permuted = bool(res.pairwise) and "permutation" in res.pairwise[0].sign_flip.method   # unequal groups
         table.add_column("permutation p" if permuted else "sign-flip p", justify="right")
         table.add_column(f"p ({escape(res.correction)})", justify="right")
@@ -196,8 +205,8 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
             shown = fmt_num(v.mean) if rate is None else fmt_num(rate.rate) + (
                 f" (mean of item rates {fmt_num(rate.mean_of_items)})"
                 if rate.mean_of_items is not None and fmt_num(rate.mean_of_items) != fmt_num(rate.rate) else "")
-            row = [label, shown,
-                   "reference" if g is None else f"{g.average_gap:+.4g}",
+            row = [label, shown, _iv(getattr(v, "interval", None)),
+                   "reference" if g is None else f"{g.average_gap:+.4g}", "" if g is None else _iv(g.interval),
                    "" if g is None else fmt_p(g.sign_flip.pvalue), "" if g is None else fmt_p(g.p_adjusted)]
             if res.impact_ratios is not None:
                 r = ratios[v.value]
@@ -208,13 +217,16 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
         if len(values) < len(res.values):
             out.print(f"the table shows the reference and the {len(values) - 1} of the {len(res.values) - 1:,} other "
                       "values with the smallest corrected p; every value is in --json and the report")
+        if any(getattr(v, "interval", None) is not None for v in res.values):
+            out.print("intervals: 95%, Student t over the items (n − 1 df) of each value's item means and of each "
+                      "gap's item gaps")
         o = res.omnibus
         out.print(f"omnibus test that the value makes no difference ({count_of(res.n_items, 'item')}, {len(res.values)} values): "
                   f"{p_is(o)}"
                   + (f", adjusted {fmt_p(res.omnibus_p_adjusted)}" if res.omnibus_p_adjusted is not None else "")
-                  + f"; method: {escape(o.method)}")
+                  + f"; method: {escape(short_method(o.method))}")
         for t in getattr(res, "published", ()):
-            out.print(escape(f"beside it, {published_text(t)} ({t.method}; assumes {t.assumption})"))
+            out.print(escape(f"beside it, {published_text(t)} ({short_method(t.method)})"))
         if res.impact_ratios is not None:
             from probestats.stats.selection import NOTE
 
@@ -222,16 +234,22 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
         shown = sorted(res.pairwise, key=lambda g: g.sign_flip.pvalue)[:5]
         if res.pairs_left_out:
             out.print(f"pairwise tests left out: {res.pairs_left_out:,} pairs, more than the limit (see the warnings)")
-        else:
-            out.print(f"smallest pairwise p ({'within-item permutation' if permuted else 'sign-flip on item gaps'}, "
-                      + escape(res.correction) + " across "
-                      f"{len(res.pairwise)} pairs): " + "; ".join(
-                          f"'{escape(g.a)}' − '{escape(g.b)}' {g.average_gap:+.4g}, p = {fmt_p(g.sign_flip.pvalue)}, "
-                          f"adjusted {fmt_p(g.p_adjusted)}" for g in shown))
+        elif shown:
+            from probestats.present.terminal.tables import small_table
+
+            pairs = small_table(f"smallest pairwise p ({'within-item permutation' if permuted else 'sign-flip on item gaps'}"
+                                f", {escape(res.correction)} across {len(res.pairwise)} pairs)")
+            for col in ("pair", "gap", "95% interval", "p", "adjusted"):
+                pairs.add_column(col, justify="left" if col == "pair" else "right")
+            for g in shown:
+                pairs.add_row(f"'{escape(g.a)}' − '{escape(g.b)}'", f"{g.average_gap:+.4g}", _iv(g.interval),
+                              fmt_p(g.sign_flip.pvalue), fmt_p(g.p_adjusted))
+            out.print(pairs)
 
     one(analysis.main, f"{escape(analysis.metric)} by value")
     for g in analysis.groups:
         one(g, ", ".join(f"{escape(str(k))} = {escape(str(v))}" for k, v in g.by.items()))
+    out.print(METHODS_WHERE)
     if analysis.groups:
         out.print(f"omnibus p-values adjusted across {len(analysis.groups)} groups ({escape(analysis.correction)})")
     print_verdict(analysis.verdict, out)
@@ -241,6 +259,13 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
     _print_control(analysis.verdict, out)
     if analysis.problems:
         print_problems(analysis.problems, out=out)
+
+
+def _iv(interval) -> str:
+    """An interval's cell ('' without one)."""
+    from probestats.present.words.fmt import fmt_interval
+
+    return "" if interval is None else fmt_interval(interval)
 
 
 def print_verdict(verdict, out: Console) -> None:

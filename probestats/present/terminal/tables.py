@@ -9,10 +9,15 @@ from rich.console import Console
 from rich.table import Table
 
 from probestats.errors import count_of
-from probestats.present.words.effects import effect_lines
-from probestats.present.words.fmt import escape, fmt_num, fmt_p, p_is
+from probestats.present.words.effects import published_label
+from probestats.present.words.fmt import escape, fmt_interval, fmt_num, fmt_p, p_is, short_method
 
-__all__ = ["SafeConsole", "make_console", "print_unsqueezed", "print_problems", "item_rich_table", "tests_lines"]
+__all__ = ["SafeConsole", "make_console", "print_unsqueezed", "print_problems", "item_rich_table", "print_tests", "small_table",
+           "METHODS_WHERE"]
+
+#: Where the terminal's short methods are given in full (said once, under the tests of the main comparison)
+METHODS_WHERE = ("each figure's method and what it assumes, in full: --json and the report "
+                 "(probestats report LOG -o report.md)")
 
 
 def print_unsqueezed(out: Console, table, *, widest: bool = False, limit: int = 10_000) -> None:
@@ -69,7 +74,8 @@ def print_problems(problems, source: str | None = None, out: Console | None = No
 
 
 def item_rich_table(result, title: str | None = None) -> Table:
-    """The disaggregated table with an average row."""
+    """The disaggregated table with an average row and, under it, the interval of each value's average and of
+    the average gap (summary rows: one per table, never one per item)."""
     table = Table(title=title, title_justify="left")
     table.add_column("item")
     table.add_column(f"{escape(result.a)} mean", justify="right")
@@ -82,32 +88,85 @@ def item_rich_table(result, title: str | None = None) -> Table:
     if result.items.height:
         table.add_row("average", fmt_num(result.items["mean_a"].mean()), fmt_num(result.items["mean_b"].mean()),
                       f"{result.average_gap:+.4g}", "", style="bold")
+        means = getattr(result, "value_means", None)
+        if means is not None:
+            (_, _, ia), (_, _, ib) = means()
+            table.add_row(f"{result.interval.confidence:.0%} interval", fmt_interval(ia), fmt_interval(ib),
+                          fmt_interval(result.interval), "")
     return table
 
 
-def tests_lines(result, alpha: float) -> list[str]:
-    """The lines of one paired result's tests: the average gap and its interval, the tests, the smallest
-    attainable p, the effect sizes."""
+def small_table(title: str) -> Table:
+    """A small table without outer edges: a title, a header, a rule under it, one line per row."""
+    from rich import box
+
+    return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+
+
+def print_tests(result, alpha: float, out: Console, *, indent: str = "") -> None:
+    """One paired result's tests as two small tables (test, statistic, p, interval, method in short; effect
+    size, value, interval, method in short), then the smallest attainable p and the sign test's spreadsheet
+    formula. The methods in full are in ``--json`` and the report."""
+    from rich.padding import Padding
+
     sf, st = result.sign_flip, result.sign_test
     pt = getattr(result, "permutation", None)
-    if pt is not None:   # unequal arms: the permutation is the test of the design, the sign test is not
-        tests = [f"within-item permutation of the value labels ({escape(pt.alternative)}): {p_is(pt, alpha)}; "
-                 f"method: {escape(pt.method)}"
-                 + (f"; adjusted p = {fmt_p(result.p_adjusted, alpha)}" if result.p_adjusted is not None else ""),
-                 f"not tests of this design, for comparison only: sign-flip {p_is(sf, alpha)}, sign test "
-                 f"p = {fmt_p(st.pvalue, alpha)}; {escape(result.not_applicable)}"]
-    else:
-        tests = [f"sign-flip test ({escape(sf.alternative)}): {p_is(sf, alpha)}; method: {escape(sf.method)}"
-                 + (f"; adjusted p = {fmt_p(result.p_adjusted, alpha)}" if result.p_adjusted is not None else ""),
-                 f"sign test: p = {fmt_p(st.pvalue, alpha)} (n = {st.n} non-zero gaps, k = {getattr(st, 'k', st.statistic)})"
-                 + (f"  spreadsheet: {escape(st.formula)}" if getattr(st, "formula", None) else "")]
-    lines = [
-        f"average gap {result.average_gap:+.4g} over {count_of(result.n_items, 'item')}; "
-        f"{result.interval.confidence:.0%} interval [{fmt_num(result.interval.low)}, {fmt_num(result.interval.high)}] "
-        f"({escape(result.interval.method)}"
-        + (f"; {escape(result.interval.assumption)}" if getattr(result.interval, "assumption", "") else "") + ")",
-        *tests,
-        f"smallest attainable p: {fmt_p(result.min_attainable_p)}"
-        + (" (above alpha: this design could never reach significance)" if result.min_attainable_p > alpha else ""),
-    ]
-    return lines + [escape(line) for line in effect_lines(result, alpha)]
+    iv = result.interval
+    conf = f"{iv.confidence:.0%}"
+    adjusted = f"; adjusted {fmt_p(result.p_adjusted, alpha)}" if result.p_adjusted is not None else ""
+    headline = pt if pt is not None else sf
+    title = (f"tests ({escape(headline.alternative)}; "
+             + ("the within-item permutation of the value labels is the headline"
+                if pt is not None else "the sign-flip test is the headline")
+             + (", published tests beside it)" if getattr(result, "published", ()) else ")"))
+    table = small_table(title)
+    for col, justify in (("test", "left"), ("statistic", "right"), ("p", "right"), (f"{conf} interval", "right"),
+                         ("method", "left")):
+        table.add_column(col, justify=justify, overflow="fold")
+    table.add_row("average gap", f"{result.average_gap:+.4g}", "", fmt_interval(iv), escape(short_method(iv.method)))
+    if pt is not None:
+        table.add_row("within-item permutation", f"{result.average_gap:+.4g}",
+                      _p_cell(pt, alpha) + adjusted, "", escape(short_method(pt.method)))
+    table.add_row("sign-flip" + (" (comparison)" if pt is not None else ""), f"{result.average_gap:+.4g}",
+                  _p_cell(sf, alpha) + (adjusted if pt is None else ""), "", escape(short_method(sf.method)))
+    table.add_row("sign test" + (" (comparison)" if pt is not None else ""),
+                  f"k = {getattr(st, 'k', st.statistic)} of {st.n}", fmt_p(st.pvalue, alpha), "",
+                  escape(short_method(st.method)))
+    for t in getattr(result, "published", ()):
+        if t.pvalue is None:
+            table.add_row(escape(published_label(t)), "undefined", "", "", escape(short_method(t.note)))
+            continue
+        stat = f"{t.statistic:.4g}" + (f", df = {t.df:.4g}" if t.df is not None else "")
+        table.add_row(escape(published_label(t)), stat, fmt_p(t.pvalue, alpha), "", escape(short_method(t.method)))
+    out.print(Padding(table, (0, 0, 0, len(indent)), expand=False))
+    floor = (f"smallest attainable p: {fmt_p(result.min_attainable_p)}"
+             + (" (above alpha: this design could never reach significance)" if result.min_attainable_p > alpha
+                else ""))
+    sheet = f"sign test in a spreadsheet: {escape(st.formula)}" if getattr(st, "formula", None) else ""
+    lines = ([f"{floor}; {sheet}"] if sheet and len(floor) + len(sheet) + len(indent) <= 118
+             else [floor, sheet] if sheet else [floor])
+    if pt is not None:
+        lines.append("for comparison: the sign-flip and sign tests are not tests of this design (unequal runs within "
+                     "items)")
+    for line in lines:
+        out.print(indent + line)
+    effects = getattr(result, "effects", None)
+    if effects is None:
+        return
+    table = small_table(f"effect sizes ({effects.d_z.confidence:.0%} intervals)")
+    for col, justify in (("effect size", "left"), ("value", "right"), ("interval", "right"), ("method", "left")):
+        table.add_column(col, justify=justify, overflow="fold")
+    table.add_row("SD of the item gaps", fmt_num(effects.sd_gaps), "", "")
+    for e in (effects.d_z, effects.d_av):
+        if e is None or e.value is None:
+            table.add_row(escape(getattr(e, "name", "effect")), "undefined", "", "")
+            continue
+        ends = (f"[{fmt_num(e.low)}, {fmt_num(e.high)}]" if e.low is not None and e.high is not None else "")
+        table.add_row(escape(e.name), f"{e.value:+.4g}", ends, escape(short_method(e.interval_method)))
+    out.print(Padding(table, (0, 0, 0, len(indent)), expand=False))
+
+
+def _p_cell(test, alpha: float) -> str:
+    """A test's p for a table cell: ``0.02344``, ``< 1/10001`` (a Monte Carlo floor), ``<= 0.0463 (...)``."""
+    text = p_is(test, alpha)
+    return text[len("p = "):] if text.startswith("p = ") else text[len("p "):]

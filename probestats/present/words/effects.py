@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from probestats.present.words.fmt import fmt_num, fmt_p
 
-__all__ = ["effect_text", "effect_lines", "published_text", "effects_context", "BESIDE", "BESIDE_PERMUTATION", "beside"]
+__all__ = ["effect_text", "effect_lines", "published_label", "published_text", "effects_context", "BESIDE", "BESIDE_PERMUTATION", "beside"]
 
 #: What the published tests are, beside the exact ones.
 BESIDE = "beside the exact tests (the sign-flip test stays the headline)"
@@ -35,10 +35,20 @@ def effect_text(e) -> str:
     return f"{e.name} = {e.value:+.4g}{ends}"
 
 
+def published_label(t) -> str:
+    """A published test's name for people.
+
+    >>> from probestats.stats.published import PublishedTest
+    >>> published_label(PublishedTest("wilcoxon", 2.0, 0.02, None, 8, "m", "a"))
+    'Wilcoxon signed-rank'
+    """
+    return {"paired t": "paired t", "wilcoxon": "Wilcoxon signed-rank", "welch": "Welch's t",
+            "friedman": "Friedman", "cochran": "Cochran's Q"}.get(t.name, t.name)
+
+
 def published_text(t, alpha: float | None = None) -> str:
     """One published test in a line: statistic, df, p, or why it is undefined."""
-    label = {"paired t": "paired t", "wilcoxon": "Wilcoxon signed-rank", "welch": "Welch's t",
-             "friedman": "Friedman", "cochran": "Cochran's Q"}.get(t.name, t.name)
+    label = published_label(t)
     if t.pvalue is None:
         return f"{label}: undefined ({t.note})"
     df = f", df = {t.df:.4g}" if t.df is not None else ""

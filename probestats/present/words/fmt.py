@@ -15,7 +15,7 @@ from rich.markup import escape as _rich_escape
 from probestats.errors import count_of
 from probestats.present.words.sanitize import visible
 
-__all__ = ["tidy_p", "TINY_P", "fmt_p", "fmt_num", "fmt_gap", "fmt_signed", "fmt_pct", "fmt_ci", "count_of", "escape", "md_escape",
+__all__ = ["tidy_p", "TINY_P", "fmt_p", "fmt_num", "fmt_gap", "fmt_signed", "fmt_pct", "fmt_ci", "fmt_interval", "short_method", "count_of", "escape", "md_escape",
            "MdSafe", "md_finalize"]
 
 
@@ -174,6 +174,51 @@ def fmt_ci(ci, decimals: int = 2, missing: str = "–") -> str:
     if not ci or ci.get("low") is None or ci.get("high") is None:
         return missing
     return f"[{ci['low']:+.{decimals}f}, {ci['high']:+.{decimals}f}]"
+
+
+def fmt_interval(iv) -> str:
+    """An :class:`~probestats.stats.hypotests.Interval`'s ends as a table shows them (``open`` for an
+    interval without finite ends, such as one item's).
+
+    >>> from probestats.stats.hypotests import Interval
+    >>> fmt_interval(Interval(0.15581, 1.11918, 0.95, "t")), fmt_interval(Interval(-math.inf, math.inf, 0.95, "none"))
+    ('[0.1558, 1.119]', 'open')
+    >>> fmt_interval(Interval(-math.inf, 2.0, 0.95, "sign-flip"))
+    '[-inf, 2]'
+    """
+    low, high = float(iv.low), float(iv.high)
+    if math.isinf(low) and math.isinf(high):
+        return "open"
+    return f"[{fmt_num(low) if math.isfinite(low) else '-inf'}, {fmt_num(high) if math.isfinite(high) else 'inf'}]"
+
+
+#: The longest method a terminal table shows whole; a longer one is cut to its first clause
+SHORT_METHOD = 60
+
+
+def short_method(text: str, limit: int = SHORT_METHOD) -> str:
+    """A method in words, short enough for a table cell: whole up to ``limit`` characters, else its first clause
+    (up to the first parenthesis or semicolon) with the resamples and seed it names; the whole text is in
+    ``--json`` and the report.
+
+    >>> short_method("exact (enumeration of all 256 sign patterns)")
+    'exact (enumeration of all 256 sign patterns)'
+    >>> short_method("paired t-test on the item means (Student's t, n − 1 degrees of freedom); assumes normal gaps")
+    'paired t-test on the item means'
+    >>> short_method("BCa bootstrap over the 8 items (both means of an item resampled together; 10,000 resamples, "
+    ...              "seed 0); an approximation: d_av has no exact interval")
+    'BCa bootstrap over the 8 items (10,000 resamples, seed 0)'
+    """
+    text = str(text or "")
+    if len(text) <= limit:
+        return text
+    cut = re.split(r" \(|; ", text, maxsplit=1)[0]
+    if len(cut) > limit:
+        cut = cut[:limit - 1].rstrip() + "…"
+    draws = re.search(r"([\d,]+ resamples(?: of [^,;)]+)?, seed \w+)", text)
+    if draws and draws.group(1) not in cut:
+        cut += f" ({draws.group(1)})"
+    return cut
 
 
 # ---------------------------------------------------------------------------- escaping
