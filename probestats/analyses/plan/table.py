@@ -12,7 +12,7 @@ import polars as pl
 from probestats.analyses.plan.heterogeneity import TAU_METHOD, Heterogeneity, heterogeneity_from_pilot
 from probestats.analyses.plan.limits import check_plan_work
 from probestats.analyses.plan.mechanisms import (Mechanisms, choose_mechanisms, engine_shift, infer_rating_scale,
-                                                 mechanisms_text, read_pilot)
+                                                 mechanisms_text, rating_text, read_pilot)
 from probestats.analyses.plan.noise import NoiseModel, as_noise, finite_or_none, fmt_scale, noise_model
 from probestats.analyses.plan.ranges import (MEAN_BOUND_LEVEL, RANGE_METHOD, RANGE_MIN_SIMS, bound_room, coupled_models,
                                              mdg_ranges, mean_bounds, resampled_logs)
@@ -379,7 +379,9 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
         within it, the gap is the shift of each item's mean of value a, stopping at the
         bound, and a ``bounded_metric`` problem says so; each design reports the average
         shift really reached (``gap_realized``, ``mdg_realized``). Without it, whole numbers within
-        0-100 that sit on round numbers are read as a rating on 0-100.
+        0-100 that fill it in round numbers are read as a rating on 0-100
+        (:func:`~probestats.analyses.plan.mechanisms.infer_rating_scale`); whole numbers from 0 with a long right
+        tail are a count, and so are whole numbers of 0 or more when ``mechanism="rate"`` is named.
     mechanism : {"auto", "level", "rate", "scale"}
         How a gap acts on value a's runs (:mod:`probestats.analyses.plan.mechanisms`). ``"auto"``: the ways
         the metric's kind and the noise log leave plausible (a pilot may decide between them); with more
@@ -412,7 +414,7 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
     if time_budget is not None and not (math.isfinite(float(time_budget)) and float(time_budget) > 0):
         raise OptionError(f"{opt('time_budget', time_budget)}: expected a number of seconds above 0")
     noise = as_noise(noise, metric, scale)
-    if scale is None:
+    if scale is None and mechanism != "rate":   # a rate named: whole numbers of 0 or more are a count, not a rating
         noise = infer_rating_scale(noise)
     chosen = choose_mechanisms(noise, mechanism)
     item_list = _int_list(items, "items")
@@ -423,10 +425,9 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
     problems: list[Problem] = list(noise.problems)
     if noise.scale_source == "inferred":
         problems.append(Problem("warning", "rating_scale_inferred",
-                                f"'{noise.metric}' is read as a rating on 0-100: whole numbers within it, "
-                                f"{float(np.mean(noise._raw % 5 == 0)):.0%} of its runs on multiples of 5; declare "
+                                f"'{noise.metric}' is read as a rating on 0-100: {rating_text(noise)}; declare "
                                 f"its scale with {opt('scale', 'LOW:HIGH')} if it is another (or {opt('scale', '0:')} "
-                                "for a count)", (), noise.metric))
+                                f"or {opt('mechanism', 'rate')} for a count)", (), noise.metric))
     het = None
     if pilot is not None:
         het = heterogeneity_from_pilot(pilot, noise, metric or noise.metric, a=a, b=b)
