@@ -208,12 +208,17 @@ def restricted_loglik(gaps: np.ndarray, v: np.ndarray, tau2) -> np.ndarray:
     """The restricted (REML) log-likelihood of item gaps ``gaps`` with noise variances ``v`` at between-item
     variances ``tau2`` (an array): ``-1/2 [sum log(tau2 + v) + log sum w + sum w (d - d_w)^2]``, ``w = 1 / (tau2 + v)``,
     up to a constant."""
-    t = np.atleast_1d(np.asarray(tau2, dtype=float))[:, None]
-    w = 1.0 / (t + v[None, :])
-    sw = w.sum(axis=1)
-    centre = (w * gaps[None, :]).sum(axis=1) / sw
-    q = (w * (gaps[None, :] - centre[:, None]) ** 2).sum(axis=1)
-    return -0.5 * (np.log(t + v[None, :]).sum(axis=1) + np.log(sw) + q)
+    t_all = np.atleast_1d(np.asarray(tau2, dtype=float))
+    step = max(1, 2_000_000 // max(gaps.size, 1))   # a few million cells at a time, however large the pilot
+    out = []
+    for start in range(0, t_all.size, step):
+        t = t_all[start:start + step, None]
+        w = 1.0 / (t + v[None, :])
+        sw = w.sum(axis=1)
+        centre = (w * gaps[None, :]).sum(axis=1) / sw
+        q = (w * (gaps[None, :] - centre[:, None]) ** 2).sum(axis=1)
+        out.append(-0.5 * (np.log(t + v[None, :]).sum(axis=1) + np.log(sw) + q))
+    return np.concatenate(out)
 
 
 def tau_interval(gaps, v, level: float = TAU_LEVEL) -> tuple[float, float]:
