@@ -134,6 +134,51 @@ def test_a_rating_on_round_numbers_is_a_bounded_rating_not_a_count():
     assert declared.noise.ceiling is None and "rating_scale_inferred" not in [p.code for p in declared.problems]
 
 
+def _skewed_counts(seed=0, items=200, runs=20, size=0.5):
+    """Negative-binomial counts: item means Gamma(2, 1) (about 2), size 0.5: half the runs 0, a tail to 40 or more."""
+    rng = np.random.default_rng(seed)
+    mu = np.repeat(rng.gamma(2.0, 1.0, items), runs)
+    y = rng.negative_binomial(size, size / (size + mu))
+    return pl.DataFrame({"item": np.repeat(np.arange(items), runs), "m": y.astype(float)})
+
+
+def test_skewed_counts_are_a_count_not_a_rating_and_take_a_rate():
+    frame = _skewed_counts()
+    y = frame["m"].to_numpy()
+    # the log that was read as a rating: whole numbers within 0-100, more than half of them on multiples of 5
+    # (its zeros among them), but piled at 0 with a long right tail
+    assert np.mean(y % 5 == 0) >= 0.5 and y.min() == 0 and 30 <= y.max() <= 100
+    skew = float(np.mean((y - y.mean()) ** 3) / np.std(y) ** 3)
+    assert skew > 2
+    noise = infer_rating_scale(noise_model(frame, metric="m"))
+    assert noise.ceiling is None and noise.scale_source != "inferred"
+    kind, text = metric_kind(noise)
+    assert kind == "count" and f"skewness {skew:.2g}" in text and "long right tail" in text
+    plan = plan_probe(frame, metric="m", items=8, runs=2, gap=1.0, sims=200, mdg_range=False)
+    assert "rating_scale_inferred" not in [p.code for p in plan.problems]
+    assert plan.mechanisms.kind == "count"
+    rate = plan_probe(frame, metric="m", items=8, runs=2, gap=1.0, sims=200, mdg_range=False, mechanism="rate")
+    assert rate.mechanisms.candidates == ("rate",) and rate.cells[0].mechanism_power == "rate"
+    assert "how the gap acts: rate:" in plan_text(rate)
+
+
+def test_a_named_rate_reads_whole_numbers_as_a_count_and_a_rating_says_why():
+    # a rating that fills 0-100 in round numbers is still inferred, and the warning says which share and what tail
+    rng = np.random.default_rng(5)
+    mu = np.repeat(rng.uniform(40, 85, 40), 6)
+    x = mu + 9 * rng.standard_normal(mu.size)
+    y = np.clip(np.where(rng.random(mu.size) < 0.7, np.round(x / 5) * 5, np.round(x)), 0, 100)
+    frame = pl.DataFrame({"item": np.repeat(np.arange(40), 6), "score": y})
+    plan = plan_probe(frame, metric="score", items=8, runs=5, sims=200, mdg_range=False)
+    share = float(np.mean(y[y != 0] % 5 == 0))
+    [warned] = [p.message for p in plan.problems if p.code == "rating_scale_inferred"]
+    assert f"{share:.0%} of its runs other than 0 on multiples of 5" in warned
+    assert "does not start at 0" in warned or "its runs do not start at 0" in warned
+    rate = plan_probe(frame, metric="score", items=8, runs=5, sims=200, mdg_range=False, mechanism="rate")
+    assert rate.noise.ceiling is None and rate.mechanisms.kind == "count"
+    assert "rating_scale_inferred" not in [p.code for p in rate.problems]
+
+
 def test_a_plan_too_large_is_refused_before_any_simulation(monkeypatch):
     import probestats.analyses.plan.table as table
 

@@ -246,9 +246,16 @@ def test_heterogeneity_by_hand():
         rows += [{"item": item, "variant": "y", "steps": 10}] * k
     assert heterogeneity_from_pilot(rows, NoiseModel.stated(1.0), "steps").tau == 0.0
     h = heterogeneity_from_pilot(rows, NoiseModel.stated(0.5), "steps")
-    assert h.tau ** 2 == pytest.approx(1 - 3.5 / 12)
-    assert (h.a, h.b, h.n_items, h.average_gap) == ("x", "y", 3, 2.0)
-    assert "method of moments" in h.method
+    assert h.tau_moments ** 2 == pytest.approx(1 - 3.5 / 12)
+    # shrunk toward 0 by the weight of the evidence that the gaps differ: with sigma known, twice the log-likelihood
+    # ratio of gaps of variance V = 1 against the noise's v = 3.5/12 is (n - 1)(V/v - 1 - log(V/v)), BIC price log 3
+    v = 3.5 / 12
+    two_l = 2 * (1 / v - 1 - math.log(1 / v))
+    weight = 1 / (1 + math.exp(-(two_l / 2 - math.log(3) / 2)))
+    assert h.weight == pytest.approx(weight, rel=1e-4) and 0.5 < weight < 0.8
+    assert h.tau ** 2 == pytest.approx(weight * (1 - 3.5 / 12), rel=1e-4)
+    assert (h.a, h.b, h.n_items, h.average_gap, h.spread_ratio) == ("x", "y", 3, 2.0, 1.0)
+    assert "method of moments" in h.method and h.too_small and h.items_needed == 20
 
 
 # ---------------------------------------------------------------- power against closed forms
@@ -258,6 +265,60 @@ def all_same_sign(delta, spread, n):
     """P(all n gaps share a sign) for gaps ~ N(delta, spread^2) i.i.d."""
     q = norm.cdf(delta / spread)
     return q ** n + (1 - q) ** n
+
+
+def test_the_pilots_interval_on_tau_covers_it_nine_times_in_ten():
+    # normal item gaps with known noise variances, 20 items of unequal runs: the 90% interval holds the true tau
+    # about 90% of the time (binomial 99% range over 400 pilots: 0.85-0.94)
+    from probestats.analyses.plan.heterogeneity import tau_interval
+
+    rng = np.random.default_rng(5)
+    tau, sigma = 0.8, 1.5
+    k = rng.integers(2, 8, 20)
+    v = sigma ** 2 * 2 / k
+    held = 0
+    for _ in range(400):
+        gaps = 1.0 + tau * rng.standard_normal(20) + np.sqrt(v) * rng.standard_normal(20)
+        lo, hi = tau_interval(gaps, v)
+        held += lo <= tau <= hi
+    assert 0.85 <= held / 400 <= 0.95
+
+
+def test_a_pilots_interval_gives_the_power_at_both_ends():
+    rng = np.random.default_rng(11)
+    noise = noise_frame(rng, items=8, runs=40)
+    shifts = 1.0 + 0.6 * rng.standard_normal(8)
+    pilot = pl.DataFrame({
+        "item": np.repeat(np.arange(8), 20).astype(str),
+        "variant": np.tile(np.repeat(["formal", "casual"], 10), 8),
+        "steps": np.concatenate([np.concatenate([stand_in(rng, 10), stand_in(rng, 10, shift=x)]) for x in shifts]),
+    })
+    plan = plan_probe(noise, metric="steps", items=[8, 12], runs=[2, 5], gap=1.0, pilot=pilot, sims=600,
+                      tests=Tests(seed=3), mdg_range=False, mechanism="level")
+    het = plan.heterogeneity
+    assert het.tau_low <= plan.tau <= het.tau_high and het.too_small and het.items_needed == 20
+    for cell in plan.cells:
+        # the same simulated probes at each end of the interval: a plan that states tau there gives the same power
+        ends = [plan_probe(noise, metric="steps", items=cell.items, runs=cell.runs, gap=1.0, heterogeneity=t,
+                           sims=600, tests=Tests(seed=3), mdg_range=False, mechanism="level").cells[0].power
+                for t in (het.tau_low, het.tau_high)]
+        assert cell.power_tau_range == (min(ends + [cell.power]), max(ends + [cell.power]))
+        assert cell.power_tau_range[0] < cell.power_tau_range[1]
+    d = plan.to_dict()
+    assert d["cells"][0]["power_tau_range"] == list(plan.cells[0].power_tau_range)
+    assert d["pilot"]["tau_low"] == het.tau_low and d["pilot"]["too_small"] is True
+    assert "profile-likelihood" in d["pilot"]["tau_interval_method"]
+    text = plan_text(plan)
+    assert "if tau" in text and f"{het.tau_low:.3g} to {het.tau_high:.3g}" in text
+    r = plan.cells[0].power_tau_range
+    assert f"{r[0]:.2f}-{r[1]:.2f}" in text
+    [small] = [p.message for p in plan.problems if p.code == "small_pilot"]
+    assert "too few to estimate it" in small and "20 items or more" in small
+    # without a gap there is no power to range; without a pilot no interval
+    assert plan_probe(noise, metric="steps", items=8, runs=2, pilot=pilot, sims=200, mdg_range=False,
+                      mechanism="level").cells[0].power_tau_range is None
+    assert plan_probe(noise, metric="steps", items=8, runs=2, gap=1.0, heterogeneity=0.3, sims=200,
+                      mdg_range=False, mechanism="level").cells[0].power_tau_range is None
 
 
 @pytest.mark.parametrize("tau", [0.0, 0.5])

@@ -8,13 +8,24 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from probestats.analyses.plan.noise import VALUE_LIMIT, as_noise, frame_and_metric
+from probestats.analyses.plan.noise import VALUE_LIMIT, as_noise, differ_weight, frame_and_metric
 from probestats.errors import ColumnError, OptionError, count_of, either
 
-__all__ = ["Heterogeneity", "heterogeneity_from_pilot", "TAU_METHOD"]
+__all__ = ["Heterogeneity", "heterogeneity_from_pilot", "TAU_METHOD", "TAU_INTERVAL_METHOD", "TAU_LEVEL",
+           "tau_interval", "pilot_items_needed"]
 
-TAU_METHOD = ("method of moments: tau^2 = max(0, var(item gaps) - mean(sigma^2 (1/k_a + 1/k_b))) "
-              "over the pilot's items")
+TAU_METHOD = ("method of moments: tau^2 = max(0, var(item gaps) - mean(sigma^2 (r/k_a + 1/k_b))) over the pilot's "
+              "items (r: value a's within-cell variance over value b's in the pilot), times the weight of the evidence "
+              "that the items' gaps differ (a posterior probability, BIC, as for the noise log's items), so a small "
+              "pilot's estimate is shrunk toward 0, the noise alone")
+#: Confidence of the interval on tau a pilot gives (:func:`tau_interval`).
+TAU_LEVEL = 0.90
+TAU_INTERVAL_METHOD = (f"profile-likelihood {TAU_LEVEL:.0%} interval: the tau^2 >= 0 whose restricted (REML) "
+                       "log-likelihood of the item gaps, normal with variances tau^2 + sigma^2 (r/k_a + 1/k_b), lies "
+                       f"within chi2.ppf({TAU_LEVEL:g}, 1) / 2 of its maximum; sigma and r are taken as known")
+#: Ratio of the upper to the lower end of the interval on the variance of item gaps that a pilot able to
+#: estimate tau keeps within (:func:`pilot_items_needed`).
+TAU_WIDTH = 3.0
 
 
 @dataclass(frozen=True)
@@ -24,11 +35,12 @@ class Heterogeneity:
     Attributes
     ----------
     tau : float
-        Standard deviation of true item gaps (0 when the gaps spread no more than noise).
+        Standard deviation of true item gaps the plan assumes: ``tau_moments`` shrunk toward 0 (the noise alone) by
+        ``sqrt(weight)`` (0 when the gaps spread no more than noise).
     var_gaps : float
         Sample variance (ddof=1) of the pilot's item gaps.
     noise_var : float
-        Mean over items of ``sigma^2 (1/k_a + 1/k_b)``: what run noise alone contributes.
+        Mean over items of ``sigma^2 (r/k_a + 1/k_b)``: what run noise alone contributes (``r``: ``spread_ratio``).
     n_items : int
     average_gap : float
         The pilot's average gap (``a`` minus ``b``).
@@ -41,6 +53,18 @@ class Heterogeneity:
         Each value's pooled within-cell variance of the runs (None: no cell of that value has two runs).
     spread_a_se, spread_b_se : float or None
         Standard errors of those variances, from the spread of the cells' variances.
+    tau_low, tau_high : float or None
+        The profile-likelihood interval on tau at :data:`TAU_LEVEL` (:func:`tau_interval`): what the pilot can tell.
+    items_needed : int or None
+        Pilot items that pin the variance of item gaps within a factor of :data:`TAU_WIDTH`
+        (:func:`pilot_items_needed`); a pilot of fewer is ``too_small`` to estimate tau.
+    tau_moments : float or None
+        The method-of-moments tau, ``sqrt(max(0, var_gaps - noise_var))``, before it is weighed.
+    weight : float or None
+        The weight of the evidence that the items' gaps differ by more than noise
+        (:func:`~probestats.analyses.plan.noise.differ_weight` on the gaps' variance against ``noise_var``).
+    spread_ratio : float
+        Value a's within-cell variance over value b's in the pilot (:func:`spread_ratio`).
     """
 
     tau: float
@@ -57,6 +81,22 @@ class Heterogeneity:
     spread_b: float | None = None
     spread_a_se: float | None = None
     spread_b_se: float | None = None
+    #: the ends of the profile-likelihood interval on tau (:func:`tau_interval`), at :data:`TAU_LEVEL`
+    tau_low: float | None = None
+    tau_high: float | None = None
+    #: items a pilot of the same runs needs for that interval to pin the variance of item gaps within a factor of
+    #: :data:`TAU_WIDTH` (:func:`pilot_items_needed`)
+    items_needed: int | None = None
+    #: the method-of-moments tau before it is weighed, the weight (the evidence that the items' gaps differ) and the
+    #: ratio of value a's spread to value b's that the gaps' noise was scaled by
+    tau_moments: float | None = None
+    weight: float | None = None
+    spread_ratio: float = 1.0
+
+    @property
+    def too_small(self) -> bool:
+        """Whether the pilot is too small to estimate tau: fewer items than :func:`pilot_items_needed` asks."""
+        return self.items_needed is not None and self.n_items < self.items_needed
 
     def to_dict(self) -> dict:
         opt_float = lambda x: None if x is None else float(x)  # noqa: E731
@@ -65,7 +105,13 @@ class Heterogeneity:
                 "a": self.a, "b": self.b, "method": self.method,
                 "mean_a": opt_float(self.mean_a), "mean_b": opt_float(self.mean_b),
                 "spread_a": opt_float(self.spread_a), "spread_b": opt_float(self.spread_b),
-                "spread_a_se": opt_float(self.spread_a_se), "spread_b_se": opt_float(self.spread_b_se)}
+                "spread_a_se": opt_float(self.spread_a_se), "spread_b_se": opt_float(self.spread_b_se),
+                "tau_low": opt_float(self.tau_low), "tau_high": opt_float(self.tau_high),
+                "tau_level": TAU_LEVEL if self.tau_low is not None else None,
+                "tau_interval_method": TAU_INTERVAL_METHOD if self.tau_low is not None else None,
+                "items_needed": self.items_needed, "too_small": bool(self.too_small),
+                "tau_moments": opt_float(self.tau_moments), "weight": opt_float(self.weight),
+                "spread_ratio": float(self.spread_ratio)}
 
 
 def heterogeneity_from_pilot(pilot, noise, metric: str | None = None, *, a: str | None = None,
@@ -121,18 +167,119 @@ def heterogeneity_from_pilot(pilot, noise, metric: str | None = None, *, a: str 
     if wide.height < 2:
         raise OptionError("the pilot log needs at least two items run under both values to estimate heterogeneity")
     gaps = (wide["ma"] - wide["mb"]).to_numpy()
-    inv = (1.0 / wide["ka"].to_numpy() + 1.0 / wide["kb"].to_numpy())
-    var_gaps = float(np.var(gaps, ddof=1))
-    noise_var = float(noise.sigma_run ** 2 * inv.mean())
-    tau = math.sqrt(max(0.0, var_gaps - noise_var))
     both = wide["item"]
     spreads = {}
     for value in (a, b):
         part = cell.filter((pl.col("variant") == value) & pl.col("item").is_in(both.implode()))
         spreads[value] = _pooled_spread(part)
-    return Heterogeneity(tau=tau, var_gaps=var_gaps, noise_var=noise_var, n_items=int(wide.height),
+    ratio = spread_ratio(spreads[a][1], spreads[b][1])
+    v = noise.sigma_run ** 2 * (ratio / wide["ka"].to_numpy() + 1.0 / wide["kb"].to_numpy())
+    var_gaps = float(np.var(gaps, ddof=1))
+    noise_var = float(v.mean())
+    moments = math.sqrt(max(0.0, var_gaps - noise_var))
+    n = int(wide.height)
+    df_noise = noise.df if noise.df else STATED_DF
+    weight = differ_weight(noise_var * df_noise, var_gaps * (n - 1), df_noise, n - 1) if moments > 0 else 0.0
+    low, high = tau_interval(gaps, v)
+    return Heterogeneity(tau=math.sqrt(weight) * moments, var_gaps=var_gaps, noise_var=noise_var, n_items=n,
                          average_gap=float(gaps.mean()), a=str(a), b=str(b), **_spread_fields(spreads[a], "a"),
-                         **_spread_fields(spreads[b], "b"))
+                         **_spread_fields(spreads[b], "b"), tau_low=low, tau_high=high,
+                         items_needed=pilot_items_needed(), tau_moments=moments, weight=weight, spread_ratio=ratio)
+
+
+#: Degrees of freedom a stated sigma is given when the evidence that a pilot's gaps differ is weighed: known.
+STATED_DF = 10 ** 6
+
+
+def spread_ratio(spread_a: float | None, spread_b: float | None) -> float:
+    """How much more value a's runs spread than value b's in the pilot (variance ratio; 1 where either value has no
+    cell of two runs or b's runs do not vary): the noise of an item gap is ``sigma^2 (ratio / k_a + 1 / k_b)``, so a
+    gap that changes the spread of value a's runs (a count's rate) is not read as items whose gaps differ.
+
+    >>> spread_ratio(6.0, 4.0), spread_ratio(None, 4.0), spread_ratio(1.0, 0.0)
+    (1.5, 1.0, 1.0)
+    """
+    if spread_a is None or spread_b is None or not spread_b > 0:
+        return 1.0
+    return float(spread_a / spread_b)
+
+
+def restricted_loglik(gaps: np.ndarray, v: np.ndarray, tau2) -> np.ndarray:
+    """The restricted (REML) log-likelihood of item gaps ``gaps`` with noise variances ``v`` at between-item
+    variances ``tau2`` (an array): ``-1/2 [sum log(tau2 + v) + log sum w + sum w (d - d_w)^2]``, ``w = 1 / (tau2 + v)``,
+    up to a constant."""
+    t_all = np.atleast_1d(np.asarray(tau2, dtype=float))
+    step = max(1, 2_000_000 // max(gaps.size, 1))   # a few million cells at a time, however large the pilot
+    out = []
+    for start in range(0, t_all.size, step):
+        t = t_all[start:start + step, None]
+        w = 1.0 / (t + v[None, :])
+        sw = w.sum(axis=1)
+        centre = (w * gaps[None, :]).sum(axis=1) / sw
+        q = (w * (gaps[None, :] - centre[:, None]) ** 2).sum(axis=1)
+        out.append(-0.5 * (np.log(t + v[None, :]).sum(axis=1) + np.log(sw) + q))
+    return np.concatenate(out)
+
+
+def tau_interval(gaps, v, level: float = TAU_LEVEL) -> tuple[float, float]:
+    """The profile-likelihood interval on tau: the ``tau^2 >= 0`` whose restricted log-likelihood
+    (:func:`restricted_loglik`) lies within ``chi2.ppf(level, 1) / 2`` of its maximum, item gaps ``gaps`` taken as
+    normal around their mean with variances ``tau^2 + v``. Where the gaps spread less than their noise explains
+    the maximum is at 0 and the interval runs from 0 to where the likelihood has fallen far enough: never the
+    single point 0 a moment-based interval can give.
+
+    >>> gaps = np.array([0.0, 2.0, 0.0, 2.0, 1.0, 3.0])
+    >>> lo, hi = tau_interval(gaps, np.full(6, 0.5))
+    >>> grid = np.linspace(0, 20, 200001)    # the same set by brute force on a fine grid
+    >>> ll = restricted_loglik(gaps, np.full(6, 0.5), grid)
+    >>> inside = grid[ll >= ll.max() - 1.3527717]
+    >>> bool(abs(lo - inside.min() ** 0.5) < 1e-3), bool(abs(hi - inside.max() ** 0.5) < 1e-3)
+    (True, True)
+    """
+    from scipy.optimize import brentq
+    from scipy.stats import chi2
+
+    gaps = np.asarray(gaps, dtype=float)
+    v = np.maximum(np.broadcast_to(np.asarray(v, dtype=float), gaps.shape), 0.0)
+    spread = float(np.var(gaps, ddof=1)) if gaps.size > 1 else 0.0
+    if gaps.size < 2 or not spread > 0:
+        return 0.0, 0.0
+    floor = 0.0 if np.any(v > 0) else 1e-9 * spread      # no noise at all: the likelihood at tau = 0 is -inf
+    top = 100.0 * spread + float(v.max())
+    grid = np.concatenate([[floor], floor + top * np.geomspace(1e-8, 1.0, 400)])
+    ll = restricted_loglik(gaps, v, grid)
+    best = int(np.argmax(ll))
+    cut = float(ll[best]) - 0.5 * float(chi2.ppf(level, 1))
+    f = lambda t2: float(restricted_loglik(gaps, v, t2)[0]) - cut  # noqa: E731
+    low = 0.0
+    if ll[0] < cut:   # the last grid point below the cut before the maximum, and the root after it
+        below = int(np.nonzero(ll[:best] < cut)[0][-1])
+        low = brentq(f, grid[below], grid[below + 1], xtol=1e-14 * top)
+    hi_side = np.nonzero(ll[best:] < cut)[0]
+    if hi_side.size == 0:
+        high = top
+    else:
+        j = best + int(hi_side[0])
+        high = brentq(f, grid[j - 1], grid[j], xtol=1e-14 * top)
+    return math.sqrt(low), math.sqrt(high)
+
+
+def pilot_items_needed(level: float = TAU_LEVEL, width: float = TAU_WIDTH) -> int:
+    """Items a pilot needs to pin the variance of its item gaps within a factor of ``width`` at ``level``: the fewest
+    ``n`` with ``chi2.isf(tail, n - 1) / chi2.ppf(tail, n - 1) <= width`` (for normal gaps the interval on the
+    variance of the gaps, ``tau^2`` plus noise, is ``(n - 1) var / chi2`` at those quantiles, so their ratio is the
+    interval's).
+
+    >>> pilot_items_needed()
+    20
+    """
+    from scipy.stats import chi2
+
+    tail = (1.0 - level) / 2
+    n = 3
+    while chi2.isf(tail, n - 1) / chi2.ppf(tail, n - 1) > width:
+        n += 1
+    return n
 
 
 def _pooled_spread(cells: pl.DataFrame) -> tuple[float | None, float | None, float | None]:

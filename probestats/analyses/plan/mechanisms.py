@@ -28,7 +28,8 @@ from probestats.errors import OptionError, opt
 from probestats.stats.distributions import chi2_cdf
 
 __all__ = ["MECHANISMS", "MECHANISM_CHOICES", "Mechanisms", "choose_mechanisms", "metric_kind", "dispersion",
-           "gap_model", "mechanism_text", "engine_shift", "check_mechanism", "read_pilot", "infer_rating_scale"]
+           "gap_model", "mechanism_text", "engine_shift", "check_mechanism", "read_pilot", "infer_rating_scale",
+           "rating_text", "COUNT_SKEW"]
 
 MECHANISMS = ("level", "rate", "scale")
 MECHANISM_CHOICES = ("auto",) + MECHANISMS
@@ -40,6 +41,9 @@ UNDERDISPERSED_P = 0.01
 ROUND_SHARE = 0.5
 #: ... and the distinct values it needs (a short count can sit on multiples of 5 by chance).
 ROUND_MIN_VALUES = 5
+#: Skewness at or above which whole numbers from 0 are a count's long right tail, not a rating filling its scale
+#: (a negative-binomial count of mean 2 has about 2.5; Poisson counts of mean 1, 1; ratings on 0-100 near 0).
+COUNT_SKEW = 1.0
 #: p below which the noise log's cell spreads are taken to grow with their levels (Spearman's test), or its
 #: runs to be skewed to the right: a multiplicative change is then plausible for a positive continuous metric.
 SPREAD_TREND_P = 0.01
@@ -126,9 +130,13 @@ def metric_kind(noise: NoiseModel) -> tuple[str, str]:
     if distinct <= 2 and noise.floor is not None and noise.ceiling is not None:
         return "binary", f"two values, {noise.floor:g} and {noise.ceiling:g}"
     if noise.ceiling is not None or (noise.floor is not None and not noise.count):
-        return "rating", f"a bounded scale {ends} ({noise.scale_source})"
+        why = f": {rating_text(noise)}" if noise.scale_source == "inferred" else ""
+        return "rating", f"a bounded scale {ends} ({noise.scale_source}{why})"
     if noise.count:
-        return "count", f"whole numbers of 0 or more ({distinct} values, no ceiling)"
+        skew = right_tail(noise._raw)
+        tail = (f", piled near 0 with a long right tail (skewness {skew:.2g}): a count, not a scale they fill"
+                if skew is not None and skew >= COUNT_SKEW else "")
+        return "count", f"whole numbers of 0 or more ({distinct} values from {noise.minimum:g} to {noise.maximum:g}, no ceiling{tail})"
     what = "whole numbers" if noise.integer else "numbers"
     return "continuous", f"{what} from {noise.minimum:g} to {noise.maximum:g}"
 
@@ -190,25 +198,70 @@ def _spread_tracks_level(noise: NoiseModel) -> str | None:
     return None
 
 
+def right_tail(y: np.ndarray) -> float | None:
+    """The skewness of runs that start at 0 (None: they do not, or they do not vary): a count's runs pile near 0
+    and thin out to the right, so theirs is large (:data:`COUNT_SKEW` or more), where a rating's runs fill its scale.
+
+    >>> round(right_tail(np.array([0., 0, 0, 0, 1, 1, 2, 3, 5, 20])), 2)
+    2.34
+    >>> right_tail(np.array([1., 2, 3])) is None      # not from 0
+    True
+    """
+    if y.size < 3 or float(y.min()) != 0.0:
+        return None
+    sd = float(np.std(y))
+    if not sd > 0:
+        return None
+    return float(np.mean((y - y.mean()) ** 3) / sd ** 3)
+
+
 def infer_rating_scale(noise: NoiseModel) -> NoiseModel:
-    """The noise model on the scale 0-100 when a whole-number metric within it sits on round numbers (at least
-    :data:`ROUND_SHARE` of its runs on multiples of 5, :data:`ROUND_MIN_VALUES` values or more): a rating,
-    not a count. Otherwise the model as it is (and always when a scale was declared).
+    """The noise model on the scale 0-100 when a whole-number metric within it fills that scale in round numbers:
+    at least :data:`ROUND_SHARE` of its runs other than 0 on multiples of 5, :data:`ROUND_MIN_VALUES` values or
+    more, and not the pile at 0 with a long right tail (skewness :data:`COUNT_SKEW` or more, :func:`right_tail`)
+    that a count makes. Otherwise the model as it is (and always when a scale was declared).
+
+    A count's most common value is often 0, a multiple of 5: its zeros say nothing of round numbers, so they are
+    left out of the share.
 
     >>> from probestats.analyses.plan.noise import noise_model
     >>> rows = [{"item": i, "s": y} for i in range(10) for y in (60, 70, 75, 80, 65, 72)]
     >>> rated = infer_rating_scale(noise_model(rows, metric="s"))
     >>> rated.floor, rated.ceiling, rated.scale_source
     (0.0, 100.0, 'inferred')
+    >>> counts = [{"item": i, "n": y} for i in range(10) for y in (0, 0, 0, 0, 0, 0, 5, 10, 20 + i, 40 + 2 * i)]
+    >>> infer_rating_scale(noise_model(counts, metric="n")).ceiling is None   # piled at 0, a long tail: a count
+    True
     """
     if noise._raw is None or noise.scale_source == "declared" or not noise.integer:
         return noise
     y = noise._raw
     if y.min() < 0 or y.max() > 100 or np.unique(y, return_counts=True)[0].size < ROUND_MIN_VALUES:
         return noise
-    if float(np.mean(y % 5 == 0)) < ROUND_SHARE:
+    share = round_share(y)
+    if share is None or share < ROUND_SHARE:
+        return noise
+    skew = right_tail(y)
+    if skew is not None and skew >= COUNT_SKEW:
         return noise
     return replace(noise.with_scale("0:100"), scale_source="inferred")
+
+
+def round_share(y: np.ndarray) -> float | None:
+    """Share of the runs other than 0 that sit on multiples of 5 (None: every run is 0)."""
+    nonzero = y[y != 0]
+    return float(np.mean(nonzero % 5 == 0)) if nonzero.size else None
+
+
+def rating_text(noise: NoiseModel) -> str:
+    """Why a metric was read as a rating on 0-100 (:func:`infer_rating_scale`), in one clause."""
+    y = noise._raw
+    skew = right_tail(y)
+    tail = ("its runs do not start at 0" if skew is None else
+            f"its runs are not piled at 0 with a long right tail as a count's are (skewness {skew:.2g}, below "
+            f"{COUNT_SKEW:g})")
+    return (f"whole numbers from {float(y.min()):g} to {float(y.max()):g} that fill the scale 0-100 in round numbers: "
+            f"{round_share(y):.0%} of its runs other than 0 on multiples of 5, and {tail}")
 
 
 def choose_mechanisms(noise: NoiseModel, mechanism: str = "auto") -> Mechanisms:

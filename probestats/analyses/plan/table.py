@@ -9,10 +9,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 import polars as pl
 
-from probestats.analyses.plan.heterogeneity import TAU_METHOD, Heterogeneity, heterogeneity_from_pilot
+from probestats.analyses.plan.heterogeneity import (TAU_LEVEL, TAU_METHOD, TAU_WIDTH, Heterogeneity,
+                                                    heterogeneity_from_pilot)
 from probestats.analyses.plan.limits import check_plan_work
 from probestats.analyses.plan.mechanisms import (Mechanisms, choose_mechanisms, engine_shift, infer_rating_scale,
-                                                 mechanisms_text, read_pilot)
+                                                 mechanisms_text, rating_text, read_pilot)
 from probestats.analyses.plan.noise import NoiseModel, as_noise, finite_or_none, fmt_scale, noise_model
 from probestats.analyses.plan.ranges import (MEAN_BOUND_LEVEL, RANGE_METHOD, RANGE_MIN_SIMS, bound_room, coupled_models,
                                              mdg_ranges, mean_bounds, resampled_logs)
@@ -84,6 +85,10 @@ class PlanCell:
         How the gap acts in the headline power (the lowest of the plausible mechanisms'); None without a gap.
     by_mechanism : tuple of MechanismResult
         Each plausible mechanism's own MDGs and power, when the plan simulates more than one (else empty).
+    power_tau_range : (float, float) or None
+        The lowest and highest power at the plan's gap over the pilot's interval on tau (at its two ends and at the
+        point estimate, on the same simulated probes, the least promising mechanism at each): what the pilot can tell
+        of the power. None without a pilot or without a gap.
     """
 
     items: int
@@ -114,6 +119,9 @@ class PlanCell:
     mechanism_down: str | None = None
     mechanism_power: str | None = None
     by_mechanism: tuple[MechanismResult, ...] = ()
+    #: (low, high) of the power at the plan's gap over the pilot's interval on tau (its ends and the point), on the
+    #: same simulated probes; None without a pilot or a gap
+    power_tau_range: tuple[float, float] | None = None
 
     @property
     def mdg_range(self) -> tuple[float, float] | None:
@@ -140,6 +148,7 @@ class PlanCell:
             "mechanism_up": self.mechanism_up, "mechanism_down": self.mechanism_down,
             "mechanism_power": self.mechanism_power,
             "by_mechanism": [m.to_dict() for m in self.by_mechanism],
+            "power_tau_range": rng(self.power_tau_range),
         }
 
 
@@ -379,7 +388,9 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
         within it, the gap is the shift of each item's mean of value a, stopping at the
         bound, and a ``bounded_metric`` problem says so; each design reports the average
         shift really reached (``gap_realized``, ``mdg_realized``). Without it, whole numbers within
-        0-100 that sit on round numbers are read as a rating on 0-100.
+        0-100 that fill it in round numbers are read as a rating on 0-100
+        (:func:`~probestats.analyses.plan.mechanisms.infer_rating_scale`); whole numbers from 0 with a long right
+        tail are a count, and so are whole numbers of 0 or more when ``mechanism="rate"`` is named.
     mechanism : {"auto", "level", "rate", "scale"}
         How a gap acts on value a's runs (:mod:`probestats.analyses.plan.mechanisms`). ``"auto"``: the ways
         the metric's kind and the noise log leave plausible (a pilot may decide between them); with more
@@ -412,7 +423,7 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
     if time_budget is not None and not (math.isfinite(float(time_budget)) and float(time_budget) > 0):
         raise OptionError(f"{opt('time_budget', time_budget)}: expected a number of seconds above 0")
     noise = as_noise(noise, metric, scale)
-    if scale is None:
+    if scale is None and mechanism != "rate":   # a rate named: whole numbers of 0 or more are a count, not a rating
         noise = infer_rating_scale(noise)
     chosen = choose_mechanisms(noise, mechanism)
     item_list = _int_list(items, "items")
@@ -423,10 +434,9 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
     problems: list[Problem] = list(noise.problems)
     if noise.scale_source == "inferred":
         problems.append(Problem("warning", "rating_scale_inferred",
-                                f"'{noise.metric}' is read as a rating on 0-100: whole numbers within it, "
-                                f"{float(np.mean(noise._raw % 5 == 0)):.0%} of its runs on multiples of 5; declare "
+                                f"'{noise.metric}' is read as a rating on 0-100: {rating_text(noise)}; declare "
                                 f"its scale with {opt('scale', 'LOW:HIGH')} if it is another (or {opt('scale', '0:')} "
-                                "for a count)", (), noise.metric))
+                                f"or {opt('mechanism', 'rate')} for a count)", (), noise.metric))
     het = None
     if pilot is not None:
         het = heterogeneity_from_pilot(pilot, noise, metric or noise.metric, a=a, b=b)
@@ -434,10 +444,15 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
         # what reading the pilot said (a read option that did not apply to it), once when the noise log said it too
         problems += [p for p in getattr(pilot, "problems", ()) if isinstance(p, Problem) and p not in problems]
         chosen = read_pilot(chosen, noise, het)
-        if het.n_items < 6:
+        if het.too_small:
             problems.append(Problem("warning", "small_pilot",
-                                    f"tau comes from a pilot of only {count_of(het.n_items, 'item')}, so it is rough; "
-                                    "read the plan as a guide, or state tau with "
+                                    f"tau comes from a pilot of only {count_of(het.n_items, 'item')}, too few to estimate "
+                                    f"it: its {TAU_LEVEL:.0%} interval runs from {het.tau_low:.3g} to {het.tau_high:.3g} "
+                                    f"(profile likelihood); a pilot of {het.items_needed} items or more would pin the variance "
+                                    f"of item gaps within a factor of {TAU_WIDTH:g}"
+                                    + ("; each design's power at the interval's ends is printed beside its power "
+                                       "(power_tau_range)" if gap is not None else "")
+                                    + "; read the plan as a guide, or state tau with "
                                     + either("heterogeneity=TAU", "--heterogeneity TAU")))
     else:
         tau, tau_source = check_tau(heterogeneity), "assumed"
@@ -459,7 +474,8 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
     job = _Job(noise=noise, chosen=chosen, tau=tau, alpha=alpha, power=power, alternative=alternative, sims=int(sims),
                seed=seed, gap=None if gap is None else float(gap), deadline=deadline,
                replicas=coupled_models(noise, resampled_logs(noise, seed)) if ranged else [],
-               range_sims=max(RANGE_MIN_SIMS, int(sims) // 10))
+               range_sims=max(RANGE_MIN_SIMS, int(sims) // 10),
+               tau_ends=None if het is None or het.tau_low is None else (het.tau_low, het.tau_high))
     cells, total, late = [], len(item_list) * len(run_list), 0
     for n in item_list:
         for k in run_list:
@@ -517,6 +533,8 @@ class _Job:
     deadline: float | None
     replicas: list
     range_sims: int
+    #: the ends of the pilot's interval on tau (None: no pilot)
+    tau_ends: tuple[float, float] | None = None
     widest: float = 0.0     # the widest relative bracket a search left when the time budget ran out
 
     def late(self) -> bool:
@@ -543,7 +561,7 @@ class _Job:
                 powers[m] = Rejections(draws, tau, alpha, alternative).rate(self.gap)
         (up, down), (m_up, m_down) = least_promising(found, tau)
         mdg = min(x for x in (up, down) if x is not None)
-        p = st = se = approx = reached = m_power = None
+        p = st = se = approx = reached = m_power = tau_range = None
         if self.gap is not None:
             m_power = min(mechanisms, key=lambda m: powers[m])
             draws = found[m_power][0]
@@ -552,6 +570,10 @@ class _Job:
             se = power_se(p, self.sims)
             approx = approx_power(self.gap, n, gsd, tau, alpha, alternative)
             reached = realized_gap(draws, self.gap, tau, alternative)
+            if self.tau_ends is not None:
+                at = [p] + [min(powers[m] if t == tau else Rejections(found[m][0], t, alpha, alternative).rate(self.gap)
+                                for m in mechanisms) for t in self.tau_ends]
+                tau_range = (float(min(at)), float(max(at)))
         mdg_approx = None if math.isinf(mdg) else approx_mdg(n, gsd, tau, alpha, self.power, alternative)
         ranges, skipped = [None, None], 0
         if ranged and self.late():
@@ -586,7 +608,7 @@ class _Job:
                         mdg_shift_up=None if both_up is None else both_up.up,
                         mdg_shift_down=None if both_down is None else both_down.down,
                         mdg_up_range=ranges[0], mdg_down_range=ranges[1], mechanism_up=m_up, mechanism_down=m_down,
-                        mechanism_power=m_power, by_mechanism=by), skipped
+                        mechanism_power=m_power, by_mechanism=by, power_tau_range=tau_range), skipped
 
 
 def _mechanism_result(m: str, found, tau: float, power: float | None) -> MechanismResult:

@@ -6,6 +6,7 @@ import math
 from contextlib import contextmanager
 
 from probestats.analyses.plan import Plan
+from probestats.analyses.plan.heterogeneity import TAU_LEVEL
 from probestats.analyses.plan.mechanisms import mechanism_text
 from probestats.analyses.plan.noise import fmt_scale
 
@@ -25,6 +26,11 @@ def _fmt_range(r) -> str:
     return "-" if r is None else f"{_fmt_mdg(r[0])}-{_fmt_mdg(r[1])}"
 
 
+def _fmt_power_range(r) -> str:
+    """``0.62-0.91``: the power over the pilot's interval on tau; ``-`` when not computed."""
+    return "-" if r is None else f"{r[0]:.2f}-{r[1]:.2f}"
+
+
 def plan_text(plan: Plan) -> str:
     """A plain-text table with the assumptions spelled out."""
     n = plan.noise
@@ -34,7 +40,15 @@ def plan_text(plan: Plan) -> str:
     lines.append(f"noise model: {n.simulation}")
     lines.extend(_mechanism_lines(plan))
     if plan.tau_source == "pilot":
-        lines.append(f"heterogeneity tau: {plan.tau:.4g} (from the pilot, method of moments)")
+        het = plan.heterogeneity
+        interval = ("" if het is None or het.tau_low is None else
+                    f"; {TAU_LEVEL:.0%} interval {het.tau_low:.3g} to {het.tau_high:.3g} (profile likelihood) from its "
+                    f"{het.n_items} items" + ("" if plan.gap is None else
+                                              ", the power at its ends in 'if tau' (what this pilot can tell)"))
+        weighed = ("" if het is None or het.weight is None or het.tau_moments is None or het.weight >= 0.9995 else
+                   f" {het.tau_moments:.3g} shrunk toward 0 by the weight {het.weight:.2f} of its evidence that the "
+                   "items' gaps differ")
+        lines.append(f"heterogeneity tau: {plan.tau:.4g} (from the pilot, method of moments{weighed}{interval})")
     elif plan.heterogeneity_stated:
         lines.append(f"heterogeneity tau: {plan.tau:.4g} (stated assumption)")
     else:
@@ -49,8 +63,10 @@ def plan_text(plan: Plan) -> str:
                      "shifts each item's mean of value a and stops at the bound ('reached' and the MDG: the average "
                      "gap the items really make; 'shift': the shift of each item's mean that makes the MDG)")
     head = ["items", "runs"]
+    tau_ranged = any(c.power_tau_range is not None for c in plan.cells)
     if plan.gap is not None:
-        head += [f"power at gap {plan.gap:g}", "+/- se", "t approx"] + (["reached"] if bounded else [])
+        head += [f"power at gap {plan.gap:g}", "+/- se"] + (["if tau"] if tau_ranged else []) + ["t approx"]
+        head += ["reached"] if bounded else []
     ranged = plan.mdg_range_method is not None
     head += ["MDG"] + (["range"] if ranged else []) + (["shift"] if bounded else [])
     two_way = plan.directions_differ()
@@ -65,7 +81,9 @@ def plan_text(plan: Plan) -> str:
     for c in plan.cells:
         row = [str(c.items), str(c.runs)]
         if plan.gap is not None:
-            row += [f"{c.power:.3f}", f"{c.power_se:.3f}", _fmt(c.power_approx, ".3f")]
+            row += [f"{c.power:.3f}", f"{c.power_se:.3f}"]
+            row += [_fmt_power_range(c.power_tau_range)] if tau_ranged else []
+            row += [_fmt(c.power_approx, ".3f")]
             row += [_fmt(c.gap_realized, ".3g")] if bounded else []
         near = (c.mdg_up_near_bound and c.mdg_up == c.mdg) or (c.mdg_down_near_bound and c.mdg_down == c.mdg)
         row += ["never" if math.isinf(c.mdg) else f"{c.mdg:.3g}" + ("*" if near else "")]
