@@ -45,10 +45,11 @@ def describe(log, *, metric=None, bins=None, by=(), tests=None, probe=None):
     True
     """
     from probestats.analyses.describe import describe_log
-    from probestats.shape.probe import Probe
-    from probestats.vocabulary import as_tests
+    from probestats.shape.probe import as_probe
+    from probestats.vocabulary import as_tests, check_metric, column_names
 
-    tests, probe = as_tests(tests), probe if probe is not None else Probe()
+    tests, probe = as_tests(tests), as_probe(probe)
+    metric, by = check_metric(metric, required=False), column_names("by", by)
     tests.refuse("the description", "alternative", "alpha", "correction", "interval", "effect_size")
     probe.refuse("the description", fold_case=True, why=" (each value is described as written)")
     return describe_log(probe.apply(log, metric=metric, by=by), metric=metric, bins=bins, by=by,
