@@ -212,6 +212,11 @@ class Probe:
 
     The last four say what columns mean to the analysis of a log's values (``analyze``, ``report``;
     ``validate`` reads ``attribute_settings`` and ``random_settings``); a job with no use for one refuses it.
+
+    Every field's type is checked when the Probe is made: a wrong one is an :class:`~probestats.errors.OptionError`
+    naming the field (``Probe(skip_rows='1'): expected a whole number of 0 or more``). ``columns`` may be given as
+    a mapping (``columns={'item': 'Question'}``); one string where a list is expected (``derive="x = a + b"``,
+    ``settings="seed"``) is one entry, never split into its characters.
     """
 
     columns: tuple[tuple[str, str], ...] = ()
