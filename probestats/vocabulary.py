@@ -196,10 +196,10 @@ def check_vocabulary(*, alternative=None, alpha=None, correction=None, n_resampl
         check_seed(seed)
 
 
-def column_names(name: str, value, example: str = "model") -> tuple[str, ...]:
+def column_names(name: str, value, example: str = "model", what: str = "a column name") -> tuple[str, ...]:
     """``value`` as a tuple of column names: None or an empty value none, one name (a string) one, a list or
-    tuple of names those; anything else an :class:`OptionError` naming ``name``. A string is one name, never
-    its characters.
+    tuple of names those; anything else an :class:`OptionError` naming ``name`` (``what``: what a name is). A
+    string is one name, never its characters.
 
     Examples
     --------
@@ -220,8 +220,7 @@ def column_names(name: str, value, example: str = "model") -> tuple[str, ...]:
         return (value,)
     if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
         return tuple(value)
-    raise OptionError(f"{opt(name, value)}: expected a column name or a list of them, for example "
-                      f"{opt(name, [example])}")
+    raise OptionError(f"{opt(name, value)}: expected {what} or a list of them, for example {opt(name, [example])}")
 
 
 def check_metric(metric, *, required: bool = True):
@@ -266,7 +265,7 @@ def check_callable(name: str, value, what: str = "each stage's name"):
                       f"{name}=print")
 
 
-def check_path(name: str, value, example: str):
+def check_path(name: str, value, example: str, what: str = "a file path"):
     """``value`` if it is None, a string or a path (``os.PathLike``); otherwise an :class:`OptionError` naming
     ``name`` (``example``: a file name it could be).
 
@@ -281,7 +280,7 @@ def check_path(name: str, value, example: str):
 
     if value is None or isinstance(value, (str, os.PathLike)):
         return value
-    raise OptionError(f"{opt(name, value)}: expected a file path, for example {opt(name, example)}")
+    raise OptionError(f"{opt(name, value)}: expected {what}, for example {opt(name, example)}")
 
 
 #: Defaults that may also be said by name: Student t is the interval that None leaves to an average gap.

@@ -39,6 +39,8 @@ def _analyze(**options):
     (lambda: probestats.report(PROBE, metric="steps", output=123), "output=123"),
     (lambda: probestats.report(PROBE, metric="steps", format="pdf"), "format='pdf'"),
     (lambda: probestats.report(PROBE, metric="steps", output="r.md", format="pdf"), "format='pdf'"),
+    (lambda: probestats.report(PROBE, metric="steps", sections=5), "sections=5"),
+    (lambda: probestats.report(PROBE, metric="steps", templates=5), "templates=5"),
     (lambda: probestats.cells(PROBE, metric="steps", output=1.5), "output=1.5"),
     (lambda: probestats.describe(PROBE, metric=2), "metric=2"),
     (lambda: probestats.validate(PROBE, metric="steps", probe="seed = 1"), "probe='seed = 1'"),
@@ -71,6 +73,9 @@ def test_a_string_where_a_list_is_expected_is_one_name_never_its_characters():
     listed = _analyze(by=["model"], a="formal", b="casual")
     assert [g.by for g in one.groups] == [g.by for g in listed.groups] == [{"model": "stand-in-v1"}]
     assert Probe(derive="x = steps + 1").derive == ("x = steps + 1",)
+    table = probestats.report(PROBE, metric="steps", sections="table").text
+    assert table == probestats.report(PROBE, metric="steps", sections=["table"]).text
+    assert table.startswith("## Per-item table")
 
 
 def test_the_columns_the_refusals_advise_are_taken_as_a_mapping():
@@ -88,7 +93,7 @@ def test_the_columns_the_refusals_advise_are_taken_as_a_mapping():
     assert as_dict.main.n_items == _analyze().main.n_items == 8
 
 
-def test_a_refusal_of_a_type_on_the_command_line_names_the_flag(capsys):
+def test_a_refusal_of_a_type_on_the_command_line_names_the_flag():
     from probestats.errors import cli_spelling
     from probestats.vocabulary import column_names
 

@@ -242,6 +242,8 @@ def _report(log=(), *, named, metric, tests, output, format, sections, templates
     plain = named is not None
     tests, probe, metric = as_tests(tests), as_probe(probe), check_metric(metric, required=False)
     output = check_path("output", output, "report.md")
+    templates = check_path("templates", templates, "my_templates", "a folder's path")
+    sections = column_names("sections", sections, "tests", "a section's name")
     by, factor = column_names("by", by), column_names("factor", factor, "style")
     if format is not None and format not in SUFFIX_FORMATS.values():
         raise OptionError(f"{opt('format', format)}: unknown report format {format!r}; use one of md, html, json")
