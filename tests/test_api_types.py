@@ -47,6 +47,14 @@ def _analyze(**options):
     (lambda: probestats.plan(PROBE, metric="steps", progress=3), "progress=3"),
     (lambda: probestats.judge(PROBE, order="variant", by=7), "by=7"),
     (lambda: probestats.compare(PROBE, PROBE, metric="steps", probe=[]), "probe=[]"),
+    (lambda: probestats.read_log(PROBE, skip_rows="1"), "skip_rows='1'"),
+    (lambda: probestats.read_log(PROBE, columns="item"), "columns='item'"),
+    (lambda: probestats.read_log(PROBE, encoding=5), "encoding=5"),
+    (lambda: probestats.describe(PROBE, metric="steps", bins=5), "bins='5'"),
+    (lambda: _analyze(scale=5), "scale=5"),
+    (lambda: probestats.sql(table="logs", metric=5), "metric=5"),
+    (lambda: probestats.sql(table="logs", metric="steps", where=5), "where=5"),
+    (lambda: probestats.report(PROBE, metric="steps", judge=5), "judge=5"),
 ])
 def test_a_wrong_type_is_refused_naming_the_parameter(call, named):
     with pytest.raises(ProbestatsError) as info:

@@ -244,6 +244,10 @@ def _report(log=(), *, named, metric, tests, output, format, sections, templates
     output = check_path("output", output, "report.md")
     templates = check_path("templates", templates, "my_templates", "a folder's path")
     sections = column_names("sections", sections, "tests", "a section's name")
+    if judge is not None and not isinstance(judge, dict):
+        raise OptionError(f"judge={judge!r}: expected the order probe's columns as a dict, for example "
+                          "judge={'order': 'position', 'response': 'reply', 'verdicts': ['first=[[A]]', "
+                          "'second=[[B]]']}")
     by, factor = column_names("by", by), column_names("factor", factor, "style")
     if format is not None and format not in SUFFIX_FORMATS.values():
         raise OptionError(f"{opt('format', format)}: unknown report format {format!r}; use one of md, html, json")
