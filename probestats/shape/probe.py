@@ -130,10 +130,9 @@ def _field(name: str, value):
     if name == "lookup":
         if not value:
             return ()
-        def pair(p):
-            return (isinstance(p, (list, tuple)) and len(p) == 2 and not isinstance(p[0], (list, tuple))
-                    and (isinstance(p[1], str) or isinstance(p[1], (list, tuple))
-                         and all(isinstance(k, str) for k in p[1])))
+        def pair(p):   # (a table: a path, a frame or a list of rows; its key columns: "a,b" or names)
+            return isinstance(p, (list, tuple)) and len(p) == 2 and (
+                isinstance(p[1], str) or isinstance(p[1], (list, tuple)) and all(isinstance(k, str) for k in p[1]))
         if isinstance(value, (list, tuple)) and all(pair(p) for p in value):
             return tuple((p[0], p[1] if isinstance(p[1], str) else tuple(p[1])) for p in value)
         example = [("weights.csv", "item")]
