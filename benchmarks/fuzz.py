@@ -12,6 +12,14 @@ runs should read 0.
 Cases run in this process through ``probestats.cli.main`` (fast); the cases that could abort a
 process (corrupt Parquet, spreadsheets of huge extent) run in child processes under a 4 GB
 address-space limit, and so do the writes that fail under a file-size limit.
+
+Fourth campaign, API types and CSV formulas (categories ``api_types``, ``csv_formulas``; failure column
+``csv_formula``): Python calls with arguments of the wrong type, run in this process, each answered or refused
+with one ``Error:`` line (the calls the campaign found: refused naming the parameter); logs whose item, value
+and model names are spreadsheet formulas through every command that writes a CSV, no text cell of which may
+start a formula.
+
+    PYTHONPATH=. python benchmarks/fuzz.py --cases 400 --children 0 --categories api_types,csv_formulas
 """
 
 from __future__ import annotations

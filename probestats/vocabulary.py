@@ -44,6 +44,10 @@ __all__ = [
     "check_n_resamples",
     "check_seed",
     "check_vocabulary",
+    "column_names",
+    "check_callable",
+    "check_path",
+    "check_metric",
 ]
 
 #: The direction a test looks in: a difference either way, A above B, or A below B.
@@ -194,6 +198,93 @@ def check_vocabulary(*, alternative=None, alpha=None, correction=None, n_resampl
         check_seed(seed)
 
 
+def column_names(name: str, value, example: str = "model", what: str = "a column name") -> tuple[str, ...]:
+    """``value`` as a tuple of column names: None or an empty value none, one name (a string) one, a list or
+    tuple of names those; anything else an :class:`OptionError` naming ``name`` (``what``: what a name is). A
+    string is one name, never its characters.
+
+    Examples
+    --------
+    >>> column_names("by", "rs"), column_names("by", ["a", "b"]), column_names("by", None), column_names("by", ())
+    (('rs',), ('a', 'b'), (), ())
+    >>> column_names("by", 5)
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: by=5: expected a column name or a list of them, for example by=['model']
+    >>> column_names("factor", ["a", 2], "style")
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: factor=['a', 2]: expected a column name or a list of them, for example factor=['style']
+    """
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise OptionError(f"{opt(name, value)}: expected {what} or a list of them, for example {opt(name, [example])}")
+
+
+def check_metric(metric, *, required: bool = True):
+    """``metric`` as given if it is a column name or a list of them (or None, when not ``required``); otherwise an
+    :class:`OptionError`.
+
+    >>> check_metric("steps"), check_metric(["steps", "words"]), check_metric(None, required=False)
+    ('steps', ['steps', 'words'], None)
+    >>> check_metric(1)
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: metric=1: expected the metric's column name or a list of them, for example metric='steps'
+    >>> check_metric(None)
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: metric=None: give the metric's column name, for example metric='steps'
+    """
+    if metric is None or metric == ():   # left out (a command's repeated option, never given, is empty)
+        if not required:
+            return None
+        raise OptionError(f"{either(f'metric={metric!r}', opt('metric'))}: give the metric's column name, for example "
+                          f"{opt('metric', 'steps')}")
+    if isinstance(metric, str) or (isinstance(metric, (list, tuple)) and all(isinstance(m, str) for m in metric)):
+        return metric
+    raise OptionError(f"{opt('metric', metric)}: expected the metric's column name or a list of them, for example "
+                      f"{opt('metric', 'steps')}")
+
+
+def check_callable(name: str, value, what: str = "each stage's name"):
+    """``value`` if it is None or can be called; otherwise an :class:`OptionError` naming ``name``.
+
+    >>> check_callable("progress", print) is print, check_callable("progress", None)
+    (True, None)
+    >>> check_callable("progress", "yes")
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: progress='yes': expected a function, called with each stage's name (or None), for example progress=print
+    """
+    if value is None or callable(value):
+        return value
+    raise OptionError(f"{opt(name, value)}: expected a function, called with {what} (or None), for example "
+                      f"{name}=print")
+
+
+def check_path(name: str, value, example: str, what: str = "a file path"):
+    """``value`` if it is None, a string or a path (``os.PathLike``); otherwise an :class:`OptionError` naming
+    ``name`` (``example``: a file name it could be).
+
+    >>> check_path("output", "r.md", "report.md"), check_path("output", None, "report.md")
+    ('r.md', None)
+    >>> check_path("output", 123, "report.md")
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: output=123: expected a file path, for example output='report.md'
+    """
+    import os
+
+    if value is None or isinstance(value, (str, os.PathLike)):
+        return value
+    raise OptionError(f"{opt(name, value)}: expected {what}, for example {opt(name, example)}")
+
+
 #: Defaults that may also be said by name: Student t is the interval that None leaves to an average gap.
 _SAID_DEFAULTS = {"interval": "t"}
 
@@ -258,8 +349,11 @@ class Tests:
             object.__setattr__(self, name, value)
         for name, allowed in (("interval", INTERVALS), ("effect_size", EFFECT_SIZES)):
             value = getattr(self, name)
-            if value is not None and value not in allowed:
-                raise OptionError(f"{opt(name, value)}: expected one of {', '.join(allowed)}")
+            if name == "interval" and value is None:   # None: Student t, or the framing log's own interval
+                continue
+            if not isinstance(value, str) or value not in allowed:
+                given = opt(name, value) if value is not None else either(f"{name}=None", opt(name))
+                raise OptionError(f"{given}: expected one of {', '.join(allowed)}")
 
     @property
     def gap_interval(self) -> str:

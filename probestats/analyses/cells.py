@@ -65,6 +65,7 @@ from probestats.checks.exact import mean_sd, units
 from probestats.checks.cell_summary import HASH_SEED
 from probestats.checks.schema import (FIRST, SETTINGS, Checked, decimal_places, default_pair,
                                       require_ok, validate)
+from probestats.vocabulary import column_names
 from probestats.errors import OptionError, Problem, ReadError, count_of, either, opt
 from probestats.io.cell_header import is_parquet
 from probestats.io.columns import ROW
@@ -103,7 +104,7 @@ def cell_table(log, *, metric: str, by: Sequence[str] = (), fold_case: bool = Fa
     >>> cells.select("item", "variant", "n", "sum_units", "sumsq_units").rows()[:2]
     [('1', 'a', 2, '11', '61'), ('1', 'b', 2, '9', '41')]
     """
-    by = list(by)
+    by = list(column_names("by", by))
     if not runs:   # one streaming pass when the log allows it (the same table, bit for bit)
         streamed = _streamed_cells(log, metric=metric, by=by, fold_case=fold_case, read_options=read_options)
         if streamed is not None:
@@ -245,8 +246,10 @@ def read_cells(path) -> pl.DataFrame:
             cells = pl.read_parquet(path)
         elif path.suffix.lower() in (".jsonl", ".ndjson"):
             cells = pl.read_ndjson(path, infer_schema_length=None)
-        else:
-            cells = pl.read_csv(path, infer_schema_length=0)
+        else:   # a CSV probestats wrote neutralized the text that would start a formula: undone here
+            from probestats.io.formulas import restored_frame
+
+            cells = restored_frame(pl.read_csv(path, infer_schema_length=0))
     except (OSError, pl.exceptions.PolarsError) as exc:
         raise ReadError(f"cannot read the cell table {path}: {str(exc).splitlines()[0]}") from None
     missing = [c for c in CELL_COLUMNS if c not in cells.columns]
@@ -408,7 +411,7 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
     source = str(cells) if not isinstance(cells, pl.DataFrame) else "cells"
     frame = cells if isinstance(cells, pl.DataFrame) else read_cells(cells)
     _check_metric(frame, metric, source)
-    by = list(by)
+    by = list(column_names("by", by))
     absent = [c for c in by if c not in frame.columns]
     if absent:
         raise OptionError(f"{opt('by', absent[0])}: the cell table has no such column; build it with "

@@ -290,7 +290,8 @@ def parse_bins(bins) -> tuple[float, ...] | None:
     """
     if bins is None:
         return None
-    parts = [p.strip() for p in bins.split(",")] if isinstance(bins, str) else list(bins)
+    parts = ([p.strip() for p in bins.split(",")] if isinstance(bins, str) else
+             list(bins) if isinstance(bins, (list, tuple)) else [bins])   # one number: one edge, refused below
     try:
         edges = tuple(float(p) for p in parts)
     except (TypeError, ValueError):

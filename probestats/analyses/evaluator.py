@@ -143,7 +143,8 @@ def parse_scale(scale) -> tuple[float, float]:
     ...
     probestats.errors.OptionError: scale='4:1': expected LOW:HIGH with LOW below HIGH, for example scale='1:4'
     """
-    text = scale if isinstance(scale, str) else ":".join(str(x) for x in scale)
+    text = (scale if isinstance(scale, str) else ":".join(str(x) for x in scale) if isinstance(scale, (list, tuple))
+            else str(scale))
     try:
         low, high = (float(x) for x in str(text).split(":"))
     except ValueError:

@@ -32,6 +32,7 @@ import polars as pl
 
 from probestats.result import html_summary, one_line
 
+from probestats.vocabulary import column_names
 from probestats.errors import ColumnError, OptionError, count_of, either, opt
 from probestats.stats.hypotests import TestResult, sign_flip_test
 from probestats.io.columns import normalize_header
@@ -342,7 +343,7 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
     from probestats.analyses.many import check_many, check_size, unit_means
     from probestats.stats.multitest import adjust
 
-    factors = list(factors)
+    factors = list(column_names("factors", factors, "style"))
     if len(factors) != 2:
         raise OptionError(f"{opt('factors')}: give exactly two factors (got {len(factors)}), "
                           f"for example {either(repr(['style', 'name']), '--factor style --factor name')}")

@@ -165,8 +165,11 @@ def read_targets(targets) -> dict[str, tuple[str, str]]:
             f"{', '.join(missing)} (headers seen: {', '.join(c for c in frame.columns if c != '_row')})"
         )
     out: dict[str, tuple[str, str]] = {}
+    from probestats.io.formulas import restored_cell
+
     for row in frame.select(lower["topic"], lower[AFFIRMATIVE], lower[REVERSE]).iter_rows():
-        topic, a, r = ("" if v is None else str(v).strip() for v in row)
+        # a targets file probestats wrote (the page's) neutralized what would start a formula: undone here
+        topic, a, r = ("" if v is None else restored_cell(str(v)).strip() for v in row)
         if not (a and r):
             raise OptionError(f"the targets file {source} gives no target for topic '{topic}'; fill both columns")
         if topic in out and out[topic] != (a, r):

@@ -36,6 +36,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import polars as pl
 
+from probestats.vocabulary import column_names
 from probestats.errors import OptionError, ValidationError, either, opt
 from probestats.stats.hypotests import Interval, TestResult, mean_interval, sign_flip_test
 from probestats.stats.multitest import adjust
@@ -836,7 +837,7 @@ def analyze_many(
     if noise is not None:
         raise OptionError(f"{opt('noise')} compares two values; give {opt('a')} and {opt('b')} to analyze a pair with its noise log")
     check_vocabulary(alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed)
-    by = list(by)
+    by = list(column_names("by", by))
     from probestats.analyses.items import check_by
 
     check_by(by, metric)

@@ -14,6 +14,7 @@ from typing import Sequence
 
 import polars as pl
 
+from probestats.vocabulary import column_names
 from probestats.errors import OptionError, ValidationError, either, opt
 from probestats.stats.multitest import adjust
 from probestats.stats.permutation import arms_unequal
@@ -424,7 +425,7 @@ def analyze_pair(
     (1.0, 0.0078125)
     """
     check_vocabulary(alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed)
-    by = list(by)
+    by = list(column_names("by", by))
     check_by(by, metric)
     noise, within_noise = _noise_choice(noise, within_noise, noise_value)
     if streaming and streamed is None:

@@ -114,6 +114,8 @@ def read_log(
     """
     if isinstance(source, Log):
         return source
+    _check_types(format=format, sheet=sheet, skip_rows=skip_rows, columns=columns, encoding=encoding, metric=metric,
+                 max_cells=max_cells, max_columns=max_columns, records=records)
     if skip_rows < 0:
         raise OptionError(f"{opt('skip_rows')} must be 0 or more")
     most = MAX_COLUMNS if max_columns is None else int(max_columns)
@@ -127,6 +129,37 @@ def read_log(
                       row_label="record", first_row=1)
     check_columns(len(log.headers), log.source, most)
     return log
+
+
+def _check_types(**given) -> None:
+    """Each read option of :func:`read_log` of its type (None, or a text, a whole number, a mapping); anything else
+    an :class:`OptionError` naming the parameter, before the file is opened.
+
+    >>> _check_types(skip_rows="1")
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: skip_rows='1': expected a whole number, for example skip_rows=2
+    """
+    import numbers
+
+    for name, value in given.items():
+        if value is None:
+            continue
+        if name in ("skip_rows", "max_cells", "max_columns"):
+            ok, expected, example = (isinstance(value, numbers.Integral) and not isinstance(value, bool),
+                                     "a whole number", 2 if name == "skip_rows" else 100_000)
+        elif name == "sheet":
+            ok, expected, example = (isinstance(value, str) or isinstance(value, numbers.Integral)
+                                     and not isinstance(value, bool), "a sheet's name or position", "Results")
+        elif name == "columns":
+            ok, expected, example = (isinstance(value, Mapping) and all(
+                isinstance(k, str) and isinstance(v, str) for k, v in value.items()),
+                "a mapping of names to the log's headers", {"item": "Question"})
+        else:
+            ok, expected, example = isinstance(value, str), "a text", {"format": "csv", "encoding": "latin-1",
+                                                                      "metric": "steps"}.get(name, "rows")
+        if not ok:
+            raise OptionError(f"{opt(name, value)}: expected {expected}, for example {opt(name, example)}")
 
 
 def _detect_format(path: Path, format: str | None) -> str:

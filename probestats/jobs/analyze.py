@@ -68,10 +68,12 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
     probestats.errors.OptionError: correction='bh' corrects across by groups (and blocks, a control, per-item tests); this comparison of two values has one test: drop it, or give by
     """
     from probestats.jobs.inputs import cell_inputs
-    from probestats.shape.probe import Probe
-    from probestats.vocabulary import as_tests
+    from probestats.shape.probe import as_probe
+    from probestats.vocabulary import as_tests, check_callable, check_metric, column_names
 
-    tests, probe = as_tests(tests), probe if probe is not None else Probe()
+    tests, probe = as_tests(tests), as_probe(probe)
+    metric, progress = check_metric(metric), check_callable("progress", progress)
+    by, factor = column_names("by", by), column_names("factor", factor, "style")
     cells_file, noise_cells, noise = cell_inputs(log, noise=noise)
     metric = one_metric(metric, cells=cells_file is not None, row_level=row_level, per_item=per_item)
     if cells_file is not None and validation is not None:

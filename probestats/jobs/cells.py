@@ -16,6 +16,9 @@ __all__ = ["cells", "CellTable", "CELL_SUFFIXES"]
 
 #: the files a cell table is written as, by suffix
 CELL_SUFFIXES = (".parquet", ".csv", ".jsonl", ".ndjson")
+#: A cell table's columns that hold numbers written as text (exact sums, the runs' values, a hash): written in a CSV
+#: as they are, never neutralized as text from the log is (:mod:`probestats.io.formulas`)
+NUMBERS_AS_TEXT = ("sum_units", "sumsq_units", "sum_units_first", "sumsq_units_first", "runs_units", "seed_hash")
 
 
 @dataclass(frozen=True)
@@ -72,9 +75,11 @@ def cells(log, *, metric, by=(), output=None, keep_runs=False, probe=None) -> Ce
     """
     from probestats.analyses.cells import cell_table
     from probestats.present.report.files import refuse_inputs
-    from probestats.shape.probe import Probe
+    from probestats.shape.probe import as_probe
+    from probestats.vocabulary import check_metric, check_path, column_names
 
-    probe = probe if probe is not None else Probe()
+    probe, metric, by = as_probe(probe), check_metric(metric), column_names("by", by)
+    output = check_path("output", output, "cells.parquet")
     probe.refuse("the cell table")
     if output is not None:
         output = Path(output)
@@ -105,8 +110,12 @@ def write_table(table, output) -> None:
     buffer = io.BytesIO()
     if suffix == ".parquet":
         table.write_parquet(buffer)
+    elif suffix == ".csv":   # a table a person may open in a spreadsheet: no text from the log starts a formula
+        from probestats.io.formulas import neutral_frame
+
+        neutral_frame(table, keep=NUMBERS_AS_TEXT).write_csv(buffer)
     elif suffix in CELL_SUFFIXES:
-        (table.write_csv if suffix == ".csv" else table.write_ndjson)(buffer)
+        table.write_ndjson(buffer)
     else:
         raise OptionError(f"{_named(output)}: write the cell table as .parquet, .csv or .jsonl")
     write_whole(output, buffer.getvalue())

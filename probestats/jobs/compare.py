@@ -53,10 +53,11 @@ def compare(before, after, *, metric, a=None, b=None, output=None, cells=False, 
     (1.0, 0.0)
     """
     from probestats.present.report.files import refuse_inputs, write_whole
-    from probestats.shape.probe import Probe
-    from probestats.vocabulary import as_tests
+    from probestats.shape.probe import Probe, as_probe
+    from probestats.vocabulary import as_tests, check_metric, check_path
 
-    tests = as_tests(tests)
+    tests, metric, output = as_tests(tests), check_metric(metric), check_path("output", output, "compare.md")
+    probe = as_probe(probe) if probe is not None else None
     tests.refuse("the comparison of two runs", "correction", "interval", "effect_size", "n_resamples", "seed")
     alternative, alpha = tests.alternative, tests.alpha
     output = Path(output) if output is not None else None

@@ -56,10 +56,11 @@ def describe(log, *, metric=None, bins=None, by=(), tests=None, probe=None, bins
     True
     """
     from probestats.analyses.describe import describe_log
-    from probestats.shape.probe import Probe
-    from probestats.vocabulary import as_tests
+    from probestats.shape.probe import as_probe
+    from probestats.vocabulary import as_tests, check_metric, column_names
 
-    tests, probe = as_tests(tests), probe if probe is not None else Probe()
+    tests, probe = as_tests(tests), as_probe(probe)
+    metric, by = check_metric(metric, required=False), column_names("by", by)
     tests.refuse("the description", "alternative", "alpha", "correction", "interval", "effect_size")
     probe.refuse("the description", fold_case=True, why=" (each value is described as written)")
     from probestats.analyses.metrics import split_metrics

@@ -45,10 +45,11 @@ def framing(log, *, by=(), toward=None, targets=None, item=(), label=None, respo
     [('model-a', 'leadership', 'protective'), ('model-a', 'remote_work', 'protective')]
     """
     from probestats.analyses.framing import analyze_framing
-    from probestats.shape.probe import Probe
-    from probestats.vocabulary import as_tests
+    from probestats.shape.probe import Probe, as_probe
+    from probestats.vocabulary import as_tests, column_names
 
-    tests = as_tests(tests)
+    tests, probe = as_tests(tests), as_probe(probe)
+    by, item = column_names("by", by), column_names("item", item, "topic")
     tests.refuse("the framing analysis", "alternative", "effect_size", "n_resamples", "seed")
 
     # a wide framing sheet has one column per model: the wide shaping reads the models from the column names

@@ -53,10 +53,10 @@ def judge(log, *, order, response=None, choice=None, score=None, verdicts=(), by
     >>> g.n_items, g.primacy
     (2, 1)
     """
-    from probestats.shape.probe import Probe
-    from probestats.vocabulary import as_tests
+    from probestats.shape.probe import as_probe
+    from probestats.vocabulary import as_tests, column_names
 
-    tests, probe = as_tests(tests), probe if probe is not None else Probe()
+    tests, probe, by = as_tests(tests), as_probe(probe), column_names("by", by)
     tests.refuse("the order probe", "alternative", "interval", "effect_size", "n_resamples", "seed")
     alpha, correction = tests.alpha, tests.correction
     probe.refuse("the order probe", fold_case=True, why=" (the order column's two values are read as written)",

@@ -60,10 +60,12 @@ def plan(noise=None, *, metric, pilot=None, a=None, b=None, heterogeneity=None, 
     from probestats.analyses.plan import noise_model, plan_probe
     from probestats.jobs.inputs import cell_inputs
     from probestats.present.report.files import check_target, refuse_inputs
-    from probestats.shape.probe import Probe
-    from probestats.vocabulary import as_tests
+    from probestats.shape.probe import as_probe
+    from probestats.vocabulary import as_tests, check_callable, check_metric, check_path
 
-    tests, probe = as_tests(tests), probe if probe is not None else Probe()
+    tests, probe, metric = as_tests(tests), as_probe(probe), check_metric(metric)
+    progress = check_callable("progress", progress, "the designs done and their total")
+    plot = check_path("plot", plot, "power.png")
     tests.refuse("a plan", "correction", "interval", "effect_size", "n_resamples")
     probe.refuse("the plan", fold_case=True, why=" (the noise log's values are read as written)")
     if plot is not None and gap is None:

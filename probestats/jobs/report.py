@@ -237,11 +237,22 @@ def _report(log=(), *, named, metric, tests, output, format, sections, templates
     from probestats.analyses.dispatch import refuse_effect_size
     from probestats.jobs.analyze import refuse_lone_correction, refuse_runs, roles
     from probestats.present.report.files import refuse_inputs
-    from probestats.shape.probe import Probe
+    from probestats.shape.probe import as_probe
     from probestats.vocabulary import as_tests
+    from probestats.vocabulary import check_metric, check_path, column_names
 
     plain = named is not None
-    tests, probe = as_tests(tests), probe if probe is not None else Probe()
+    tests, probe, metric = as_tests(tests), as_probe(probe), check_metric(metric, required=False)
+    output = check_path("output", output, "report.md")
+    templates = check_path("templates", templates, "my_templates", "a folder's path")
+    sections = column_names("sections", sections, "tests", "a section's name")
+    if judge is not None and not isinstance(judge, dict):
+        raise OptionError(f"judge={judge!r}: expected the order probe's columns as a dict, for example "
+                          "judge={'order': 'position', 'response': 'reply', 'verdicts': ['first=[[A]]', "
+                          "'second=[[B]]']}")
+    by, factor = column_names("by", by), column_names("factor", factor, "style")
+    if format is not None and format not in SUFFIX_FORMATS.values():
+        raise OptionError(f"{opt('format', format)}: unknown report format {format!r}; use one of md, html, json")
     alternative, alpha, correction, n_resamples, seed = (tests.alternative, tests.alpha, tests.correction,
                                                           tests.n_resamples, tests.seed)
     interval, hedges, effect_size = tests.gap_interval, tests.hedges, tests.effect

@@ -61,8 +61,22 @@ def sql(*, table, metric, dialect="duckdb", by=(), where=None, derive=(), column
     from probestats.shape.derive import parse_derive
     from probestats.shape.warehouse import TESTED_DIALECTS, cell_query, validation_queries
 
-    by = (by,) if isinstance(by, str) else tuple(by)
-    derive = (derive,) if isinstance(derive, str) else tuple(derive)
+    from probestats.errors import OptionError, opt
+    from probestats.vocabulary import column_names
+
+    if not isinstance(metric, str):
+        raise OptionError(f"{opt('metric', metric)}: expected the metric's column name, for example "
+                          f"{opt('metric', 'steps')}")
+    for name, value, example in (("where", where, "model = 'm1'"), ("order_column", order_column, "time"),
+                                 ("dialect", dialect, "duckdb")):
+        if value is not None and not isinstance(value, str):
+            raise OptionError(f"{opt(name, value)}: expected a text, for example {opt(name, example)}")
+    if columns is not None and not isinstance(columns, dict):
+        raise OptionError(f"{opt('columns', columns)}: expected a mapping of names to the table's columns, for "
+                          f"example {opt('columns', {'item': 'question_id'})}")
+    by = column_names("by", by)
+    derive = column_names("derive", derive, "x = a + b", "an expression NAME = SQL")
+    keep_settings = column_names("keep_settings", keep_settings, "model")
     common = dict(table=table, metric=metric, dialect=dialect.lower(), by=by, places=places,
                   columns=dict(columns or {}), where=where, derive=[parse_derive(d) for d in derive])
     seed = None if no_seed else "seed"

@@ -43,9 +43,10 @@ def validate(log, *, metric=None, a=None, b=None, by=(), probe=None):
     False
     """
     from probestats.checks.schema import validate as check
-    from probestats.shape.probe import Probe
+    from probestats.shape.probe import as_probe
+    from probestats.vocabulary import check_metric, column_names
 
-    probe = probe if probe is not None else Probe()
+    probe, metric, by = as_probe(probe), check_metric(metric, required=False), column_names("by", by)
     probe.refuse("the validation", roles=("settings", "cluster"))
     random_settings, attribute_settings = tuple(dict.fromkeys(probe.random_settings)), probe.attribute_settings
     from probestats.analyses.dispatch import check_roles

@@ -451,19 +451,23 @@ def targets_name(job) -> str:
 
 
 def targets_csv(targets) -> str:
-    """The targets file (topic, affirmative, reverse) of the targets typed on the page.
+    """The targets file (topic, affirmative, reverse) of the targets typed on the page; a cell that would start a
+    formula in a spreadsheet neutralized (:mod:`probestats.io.formulas`; reading the file undoes it).
 
-    >>> print(targets_csv([("work", "remote", "office, shared")]), end="")
+    >>> print(targets_csv([("work", "remote", "office, shared"), ('=HYPERLINK("x")', "+1+1", "@SUM(A1)")]), end="")
     topic,affirmative,reverse
     work,remote,"office, shared"
+    "'=HYPERLINK(""x"")",'+1+1,'@SUM(A1)
     """
     import csv
     import io
 
+    from probestats.io.formulas import neutral_cell
+
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["topic", "affirmative", "reverse"])
-    writer.writerows(targets)
+    writer.writerows([neutral_cell(str(cell)) for cell in row] for row in targets)
     return out.getvalue()
 
 

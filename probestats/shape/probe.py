@@ -24,12 +24,12 @@ from typing import Sequence
 
 import polars as pl
 
-from probestats.errors import OptionError, Problem, opt
+from probestats.errors import OptionError, Problem, either, opt
 from probestats.io.columns import ROW
 from probestats.io.log import Log, collect
 from probestats.io.read import read_log
 
-__all__ = ["Probe", "ROLES"]
+__all__ = ["Probe", "ROLES", "as_probe"]
 
 #: What columns mean to the analysis of a log's values: the Probe's fields that no reading step uses.
 ROLES = ("settings", "attribute_settings", "cluster", "random_settings")
@@ -59,6 +59,98 @@ def _role(name: str, value):
     if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):
         raise OptionError(f"{opt(name, value)}: expected column names, for example {name}=['seed']")
     return tuple(names)
+
+
+#: The Probe's fields that hold texts (a rule, an expression, a list spec), and an example of each: one string is
+#: one text, a list or tuple several.
+_TEXTS = {"derive": "x = a + b", "groups": "f=A,B", "wide": "formal,casual", "framing_columns":
+          "affirmative=aff,reverse=rev", "explode": "rounds", "code": "verdict=book.csv", "count": "steps=^[0-9]+",
+          "words": "words", "chars": "chars", "number": "score=[0-9.]+", "variant_from": "formal=^Dear"}
+#: The Probe's fields that are one text or None, and an example of each.
+_TEXT = {"where": "model = 'm1'", "format": "csv", "encoding": "latin-1", "records": "rows"}
+
+
+def _refuse(name: str, value, expected: str, example) -> OptionError:
+    """The refusal of the Probe's field ``name`` given ``value``: named as the caller writes it."""
+    return OptionError(f"{either(f'Probe({opt(name, value)})', opt(name, value))}: expected {expected}, for example "
+                       f"{either(f'Probe({opt(name, example)})', opt(name, example))}")
+
+
+def _field(name: str, value):
+    """A field of the Probe as the Probe keeps it, its type checked; anything else refused, naming the field.
+
+    >>> _field("derive", "x = a + b"), _field("columns", {"item": "Question"}), _field("skip_rows", 2)
+    (('x = a + b',), (('item', 'Question'),), 2)
+    >>> _field("skip_rows", "1")
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: Probe(skip_rows='1'): expected a whole number of 0 or more, for example Probe(skip_rows=2)
+    """
+    import numbers
+
+    def whole(low):
+        if value is None:   # left out: no title rows, the limit in force
+            return 0 if name == "skip_rows" else None
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+            raise _refuse(name, value, f"a whole number of {low} or more", 2 if low == 0 else 100_000)
+        return int(value)
+
+    if name in _TEXTS:
+        if not value:   # None, "", False, an empty list: none
+            return ()
+        texts = (value,) if isinstance(value, str) else value
+        if not isinstance(texts, (list, tuple)) or not all(isinstance(t, str) for t in texts):
+            raise _refuse(name, value, "a text or a list of them", [_TEXTS[name]])
+        return tuple(texts)
+    if name in _TEXT:
+        if value is None or isinstance(value, str):
+            return value
+        raise _refuse(name, value, "a text", _TEXT[name])
+    if name in ("fold_case", "complete"):
+        if value is None or value == ():   # left out
+            return False
+        if not isinstance(value, bool):
+            raise _refuse(name, value, "True or False", True)
+        return value
+    if name == "wide_attribute":
+        if not isinstance(value, str) or not value:
+            raise _refuse(name, value, "a column name", "model")
+        return value
+    if name == "columns":
+        if not value:
+            return ()
+        pairs = tuple(value.items()) if isinstance(value, dict) else value
+        if isinstance(pairs, (list, tuple)) and all(
+                isinstance(p, (list, tuple)) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in pairs):
+            return tuple(tuple(p) for p in pairs)
+        example = {"item": "Question"}
+        raise OptionError(f"{either(f'Probe({opt(name, value)})', opt(name, value))}: expected a mapping of "
+                          f"names to the log's headers, for example "
+                          f"{either(f'Probe({opt(name, example)})', opt(name, example))}")
+    if name == "lookup":
+        if not value:
+            return ()
+        def pair(p):   # (a table: a path, a frame or a list of rows; its key columns: "a,b" or names)
+            return isinstance(p, (list, tuple)) and len(p) == 2 and (
+                isinstance(p[1], str) or isinstance(p[1], (list, tuple)) and all(isinstance(k, str) for k in p[1]))
+        if isinstance(value, (list, tuple)) and all(pair(p) for p in value):
+            return tuple((p[0], p[1] if isinstance(p[1], str) else tuple(p[1])) for p in value)
+        example = [("weights.csv", "item")]
+        flat = isinstance(value, (list, tuple)) and pair(value)
+        raise OptionError(f"{either(f'Probe({opt(name, value)})', opt(name, value))}: expected a list of (table, "
+                          f"key columns) pairs{', one pair per table' if flat else ''}, for example "
+                          + either(f"Probe(lookup={[tuple(value)] if flat else example!r})",
+                                   opt(name, "weights.csv item")))
+    if name == "sheet":
+        if value is None or isinstance(value, str) or (isinstance(value, numbers.Integral)
+                                                        and not isinstance(value, bool) and value >= 0):
+            return value if value is None or isinstance(value, str) else int(value)
+        raise _refuse(name, value, "a sheet's name or its position from 0", "Results")
+    if name == "skip_rows":
+        return whole(0)
+    if name in ("max_cells", "max_columns"):
+        return whole(1)
+    return value
 
 
 @dataclass(frozen=True)
@@ -123,6 +215,11 @@ class Probe:
 
     The last four say what columns mean to the analysis of a log's values (``analyze``, ``report``;
     ``validate`` reads ``attribute_settings`` and ``random_settings``); a job with no use for one refuses it.
+
+    Every field's type is checked when the Probe is made: a wrong one is an :class:`~probestats.errors.OptionError`
+    naming the field (``Probe(skip_rows='1'): expected a whole number of 0 or more``). ``columns`` may be given as
+    a mapping (``columns={'item': 'Question'}``); one string where a list is expected (``derive="x = a + b"``,
+    ``settings="seed"``) is one entry, never split into its characters.
     """
 
     columns: tuple[tuple[str, str], ...] = ()
@@ -156,6 +253,11 @@ class Probe:
     random_settings: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        from dataclasses import fields
+
+        for f in fields(self):   # every field's type checked when the Probe is made, naming the field
+            if f.name not in ROLES:
+                object.__setattr__(self, f.name, _field(f.name, getattr(self, f.name)))
         for name in ROLES:   # one column name, or several (a cluster is one column, or none)
             object.__setattr__(self, name, _role(name, getattr(self, name)))
         if self.file_pattern is not None:
@@ -633,3 +735,27 @@ def keep_complete(log: Log, metric: str, *, a: str | None = None, b: str | None 
     read = dict(log._read)
     read.setdefault("unfiltered", log.lazy)
     return replace(log, lazy=kept, problems=tuple(log.problems) + (problem,), _read=read)
+
+
+def as_probe(probe) -> Probe:
+    """``probe`` as given (a :class:`Probe`), or the empty Probe for None, as a job takes it; anything else is
+    refused, as :func:`probestats.vocabulary.as_tests` refuses what is not a ``Tests``.
+
+    >>> as_probe(None) == Probe(), as_probe(Probe(where="x = 1")).where
+    (True, 'x = 1')
+    >>> as_probe({"where": "x = 1"})
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: probe={'where': 'x = 1'}: expected a probestats.Probe, for example probe=Probe(where='x = 1')
+    """
+    if probe is None:
+        return Probe()
+    if isinstance(probe, Probe):
+        return probe
+    example = "probe=Probe(where=\"model = 'm1'\")"
+    if isinstance(probe, dict) and all(isinstance(k, str) for k in probe):   # the keywords of a Probe: show it made
+        try:
+            example = f"probe=Probe({', '.join(f'{k}={v!r}' for k, v in probe.items())})"
+        except Exception:   # noqa: BLE001 (any repr: the example falls back to the generic one)
+            pass
+    raise OptionError(f"probe={probe!r}: expected a probestats.Probe, for example {example}")

@@ -767,7 +767,7 @@ def _in_process(argv) -> tuple[int | None, str, str, str | None]:
     escaped = None
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            code = main(argv)
+            code = _python_call(argv[1]) if argv[:1] == [PYTHON_CALL] else main(argv)
         except BaseException as exc:  # noqa: BLE001 - anything escaping main is a failure to record
             import traceback
 
@@ -860,12 +860,17 @@ def run_case(case: Case, folder: Path) -> Outcome:
             page = (folder / name).read_text("utf-8", errors="replace")
             if any(marker in page for marker in HTML_MARKERS):
                 f.append("html_marker")
+    for check in AFTER_RUN:   # the checks a later block of categories adds, run on every case
+        check(case, folder, written, f)
     return outcome
 
 
 KINDS = ["traceback", "abort", "exit_code", "unexpected", "multiline_error", "input_modified", "raw_control",
          "html_marker", "leftover", "temp_path", "leaked", "wrong_number", "wrong_outcome", "long_error",
          "misleading"]
+#: checks run on every case after the ones above: ``check(case, folder, written, failures)``, each appending its
+#: kind (a name in :data:`KINDS`) to ``failures``
+AFTER_RUN: list = []
 
 
 def table(outcomes) -> str:
@@ -1007,3 +1012,141 @@ def _misleading_messages(rng):
 CATEGORIES += ["random_settings", "subnormal_scores", "misleading_messages"]
 _MAKERS.update({"random_settings": _random_settings, "subnormal_scores": _subnormal_scores,
                 "misleading_messages": _misleading_messages})
+
+
+# ---------------------------------------------------------------------------- the fourth campaign: API types, CSV formulas
+#
+# api_types: Python calls with arguments of the wrong type (a Probe, a Tests, a job's parameters), run in this
+# process: each must answer or be refused with a ProbestatsError (exit 1, one Error: line), never an
+# AttributeError or TypeError from inside; the calls the campaign found must be refused naming the parameter.
+# csv_formulas: logs whose item and value names are spreadsheet formulas, through every command that writes a
+# CSV: no text cell of a written CSV starts a formula (csv_formula), numbers are written as numbers.
+
+import re  # noqa: E402 (the block's own import, with the block)
+
+#: the first word of a case's argv that runs the rest as Python source, in the case's folder (not the command line)
+PYTHON_CALL = "__python__"
+
+
+def _python_call(source: str) -> int:
+    """Run ``source``: exit 0 when it ends, 1 with one ``Error:`` line when it raises a ProbestatsError; any other
+    exception escapes (a traceback, as for a command)."""
+    from probestats.errors import ProbestatsError
+
+    try:
+        exec(compile(source, "<case>", "exec"), {"__name__": "case"})
+    except ProbestatsError as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+#: calls the fourth campaign found ending in an internal exception, and what their refusal must name
+_API_FOUND = [
+    ("probestats.analyze('log.csv', metric='steps', tests=Tests(effect_size=None))", "effect_size=None"),
+    ("probestats.analyze('log.csv', metric='steps', probe=Probe(columns={'item': 'nope'}))", "columns={'item': 'nope'}"),
+    ("probestats.analyze('log.csv', metric='steps', probe=Probe(columns='item'))", "Probe(columns='item')"),
+    ("probestats.analyze('log.csv', metric='steps', probe=Probe(lookup=('w.csv', 'item')))", "Probe(lookup="),
+    ("probestats.analyze('log.csv', metric='steps', probe=Probe(skip_rows='1'))", "Probe(skip_rows='1')"),
+    ("probestats.analyze('log.csv', metric='steps', probe=Probe(where=5))", "Probe(where=5)"),
+    ("probestats.analyze('log.csv', metric='steps', probe=Probe(encoding=5))", "Probe(encoding=5)"),
+    ("probestats.analyze('log.csv', metric='steps', probe={'where': 'seed = 1'})", "probe={'where': 'seed = 1'}"),
+    ("probestats.analyze('log.csv', metric=1)", "metric=1"),
+    ("probestats.analyze('log.csv', metric=None)", "metric=None"),
+    ("probestats.analyze('log.csv', metric='steps', progress='yes')", "progress='yes'"),
+    ("probestats.report('log.csv', metric='steps', output=123)", "output=123"),
+    ("probestats.analyze('log.csv', metric='steps', by='rs')", "'rs'"),
+    ("probestats.analyze('log.csv', metric='steps', factor='rs')", "factor"),
+    ("probestats.report('log.csv', metric='steps', format='pdf')", "format='pdf'"),
+    ("probestats.report('log.csv', metric='steps', output='r.md', format='pdf')", "format='pdf'"),
+]
+#: values of a wrong type (as source text), and the parameters they are given to
+_WRONG = ["5", "1.5", "True", "b'x'", "[1, 2]", "{'a': 1}", "('a', 1)", "object()", "print", "''", "'x'", "-1",
+          "float('nan')", "[['a']]"]
+_PROBE_FIELDS = ["columns", "where", "derive", "groups", "fold_case", "wide", "wide_attribute", "complete",
+                 "framing_columns", "explode", "lookup", "code", "count", "words", "chars", "number",
+                 "variant_from", "format", "sheet", "skip_rows", "encoding", "max_cells", "max_columns", "records",
+                 "settings", "attribute_settings", "cluster", "random_settings"]
+_TESTS_FIELDS = ["alternative", "alpha", "correction", "interval", "effect_size", "n_resamples", "seed"]
+_JOBS = {"analyze": ("probestats.analyze('log.csv', metric='steps', {})", ["metric", "by", "factor", "progress",
+                                                                          "probe", "tests"]),
+         "report": ("probestats.report('log.csv', metric='steps', {})", ["metric", "output", "format", "by",
+                                                                         "probe", "tests"]),
+         "describe": ("probestats.describe('log.csv', metric='steps', {})", ["metric", "by", "probe"]),
+         "validate": ("probestats.validate('log.csv', metric='steps', {})", ["metric", "by", "probe"]),
+         "cells": ("probestats.cells('log.csv', metric='steps', {})", ["metric", "by", "output", "probe"]),
+         "plan": ("probestats.plan('log.csv', metric='steps', items=[6], runs=[2], sims=20, {})",
+                  ["metric", "progress", "plot", "probe"])}
+
+
+def _api_types(rng):
+    files = {"log.csv": _csv(_rows(rng))}
+    head = "import probestats\nfrom probestats import Probe, Tests\n"
+    if rng.random() < 0.4:   # a call the campaign found: refused, naming the parameter
+        call, named = rng.choice(_API_FOUND)
+        source = (f"{head}try:\n    {call}\nexcept probestats.ProbestatsError as e:\n"
+                  f"    assert {named!r} in str(e), str(e)\n    raise\n")
+        return Case("api_types", [PYTHON_CALL, source], files, note=call, refuse=True)
+    value = rng.choice(_WRONG)
+    kind = rng.choice(["probe", "tests", "job"])
+    if kind == "probe":
+        call = f"probestats.validate('log.csv', metric='steps', probe=Probe({rng.choice(_PROBE_FIELDS)}={value}))"
+    elif kind == "tests":
+        call = f"probestats.analyze('log.csv', metric='steps', tests=Tests({rng.choice(_TESTS_FIELDS)}={value}))"
+    else:
+        template, names = _JOBS[rng.choice(sorted(_JOBS))]
+        name = rng.choice(names)
+        call = (template.replace("metric='steps', ", "") if name == "metric" else template).format(f"{name}={value}")
+    return Case("api_types", [PYTHON_CALL, head + call + "\n"], files, note=call)
+
+
+#: names a spreadsheet would run as formulas (OWASP's examples and the campaign's)
+#: (a tab or a carriage return before one is stripped by the log's reader: tests/test_csv_formulas.py has those)
+_FORMULAS = ['=HYPERLINK("http://x","y")', "+1+1", "@SUM(A1)", "-2+3", "=cmd|' /C calc'!A0", "-2", "+2",
+             "=1", "@", "-", "'=already", "=\u202e1", "==", "-=x", "''@x", "=A1"]
+_NUMBERLIKE = re.compile(r"[-+]?[0-9][0-9.eE+\- ]*|[-+]?(inf|nan)", re.I)
+
+
+def _csv_formulas(rng):
+    names = rng.sample(_FORMULAS, k=4)
+    items = 45 if rng.random() < 0.7 else 6   # beyond 40 items a report writes its whole tables as CSV beside it
+    values = ("formal", "casual") if rng.random() < 0.6 else ("a", rng.choice(["=b", "+b", "@b", "-b"]), "c")
+    model = rng.choice(["m1", "=m1", "@model"])
+    rows = []
+    for i in range(items):
+        for value in values:
+            for seed in (1, 2, 3):
+                rows.append({"item": names[i] if i < len(names) else str(i), "variant": value, "seed": seed,
+                             "model": model, "steps": rng.randint(0, 9) + (value == values[0])})
+    kind = rng.choice(["cells", "cells_runs", "report", "per_item"])
+    if kind == "cells":
+        argv = ["cells", "log.csv", "--metric", "steps", "-o", "cells.csv"]
+    elif kind == "cells_runs":
+        argv = ["cells", "log.csv", "--metric", "steps", "--keep-runs", "--by", "model", "-o", "cells.csv"]
+    elif kind == "per_item" and len(values) == 2:
+        argv = ["report", "log.csv", "--metric", "steps", "--per-item", "-o", "r.md"]
+    else:
+        argv = ["report", "log.csv", "--metric", "steps", "-o", "r.md"]
+        if len(values) == 3:
+            argv += ["--reference", "a"]
+    return Case("csv_formulas", argv, {"log.csv": _csv(rows)}, note=f"{kind} {names}")
+
+
+def _formula_cells(case, folder, written, failures) -> None:
+    """A text cell of a CSV the run wrote that starts as a formula would (numbers aside): ``csv_formula``."""
+    import csv as csv_module
+
+    for name in sorted(written):
+        if not name.endswith(".csv"):
+            continue
+        with open(folder / name, encoding="utf-8", errors="replace", newline="") as handle:
+            cells = [cell for row in csv_module.reader(handle) for cell in row]
+        if any(cell[:1] in ("=", "+", "-", "@", "\t", "\r") and not _NUMBERLIKE.fullmatch(cell) for cell in cells):
+            failures.append("csv_formula")
+            return
+
+
+CATEGORIES += ["api_types", "csv_formulas"]
+_MAKERS.update(api_types=_api_types, csv_formulas=_csv_formulas)
+KINDS.append("csv_formula")
+AFTER_RUN.append(_formula_cells)

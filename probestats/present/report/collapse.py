@@ -13,6 +13,8 @@ import io
 
 import polars as pl
 
+from probestats.io.formulas import neutral_cell, neutral_frame
+
 __all__ = ["TABLE_LIMIT", "collapsed_rows", "items_csv", "neutral_cell", "grouped_warnings", "ITEMS_CSV",
            "MANY_ITEMS_CSV", "many_items_csv", "many_table_files", "PAIRS_CSV", "pairs_csv"]
 
@@ -66,16 +68,6 @@ def _span(counts: list[int]) -> str:
     return f"{lo}" if lo == hi else f"{lo}–{hi}"
 
 
-def neutral_cell(text: str) -> str:
-    """A text cell a spreadsheet shows as text: one that starts as a formula would (``=``, ``+``,
-    ``-``, ``@``, a tab or a carriage return) gets a leading apostrophe.
-
-    >>> neutral_cell("=HYPERLINK(\\"x\\")"), neutral_cell("-1"), neutral_cell("item 7")
-    ('\\'=HYPERLINK("x")', "'-1", 'item 7')
-    """
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
 def items_csv(items: pl.DataFrame) -> bytes:
     """The whole per-item table as CSV (item, mean_a, mean_b, gap, runs_a, runs_b; numbers in full),
     item names neutralized for spreadsheets (:func:`neutral_cell`).
@@ -88,10 +80,10 @@ def items_csv(items: pl.DataFrame) -> bytes:
     b,2.0,2.0,0.0,2,2
     """
     table = items.select(
-        pl.col("item").cast(pl.String).map_elements(neutral_cell, return_dtype=pl.String).alias("item"),
-        "mean_a", "mean_b", "gap", pl.col("n_a").alias("runs_a"), pl.col("n_b").alias("runs_b"))
+        pl.col("item").cast(pl.String), "mean_a", "mean_b", "gap", pl.col("n_a").alias("runs_a"),
+        pl.col("n_b").alias("runs_b"))
     buffer = io.BytesIO()
-    table.write_csv(buffer)
+    neutral_frame(table).write_csv(buffer)
     return buffer.getvalue()
 
 
@@ -117,13 +109,13 @@ def many_items_csv(result) -> bytes:
     for r in result.items.iter_rows(named=True):
         item = str(r["item"])
         g = gaps.get((item, r["value"]))
-        rows.append({"item": neutral_cell(item), "value": neutral_cell(str(r["value"])), "mean": r["mean"],
-                     "runs": int(r["runs"]), "sd": r.get("sd"), "reference": neutral_cell(str(result.reference)),
+        rows.append({"item": item, "value": str(r["value"]), "mean": r["mean"],
+                     "runs": int(r["runs"]), "sd": r.get("sd"), "reference": str(result.reference),
                      "gap": None if g is None else g["gap"], "reference_runs": None if g is None else g["reference_runs"]})
     schema = {"item": pl.String, "value": pl.String, "mean": pl.Float64, "runs": pl.Int64, "sd": pl.Float64,
               "reference": pl.String, "gap": pl.Float64, "reference_runs": pl.Int64}
     buffer = io.BytesIO()
-    pl.DataFrame(rows, schema=schema).write_csv(buffer)
+    neutral_frame(pl.DataFrame(rows, schema=schema)).write_csv(buffer)
     return buffer.getvalue()
 
 
@@ -136,12 +128,12 @@ def pairs_csv(result) -> bytes:
     >>> print(pairs_csv(analyze(rows, metric="x", reference="a").main).decode().splitlines()[1])
     b,a,1.5,0.5,1.0,exact (enumeration of all 4 sign patterns)
     """
-    rows = [{"a": neutral_cell(str(g.a)), "b": neutral_cell(str(g.b)), "average_gap": g.average_gap,
+    rows = [{"a": str(g.a), "b": str(g.b), "average_gap": g.average_gap,
              "p": g.sign_flip.pvalue, "p_adjusted": g.p_adjusted, "method": g.sign_flip.method} for g in result.pairwise]
     schema = {"a": pl.String, "b": pl.String, "average_gap": pl.Float64, "p": pl.Float64, "p_adjusted": pl.Float64,
               "method": pl.String}
     buffer = io.BytesIO()
-    pl.DataFrame(rows, schema=schema).write_csv(buffer)
+    neutral_frame(pl.DataFrame(rows, schema=schema)).write_csv(buffer)
     return buffer.getvalue()
 
 

@@ -17,7 +17,8 @@ from urllib.parse import quote
 
 import polars as pl
 
-from probestats.present.report.collapse import TABLE_LIMIT, neutral_cell
+from probestats.io.formulas import neutral_frame
+from probestats.present.report.collapse import TABLE_LIMIT
 from probestats.present.words.fmt import fmt_p
 from probestats.present.words.correction import correction_name
 
@@ -98,7 +99,7 @@ def welch_csv(tests) -> bytes:
     (["'=2", '4.0', '2.0', '2.0'], ['6', 'holm', '""'])
     """
     keys = list(tests.tests[0].key) if tests.tests else ["item"]
-    columns = {k: [neutral_cell(str(t.key.get(k))) for t in tests.tests] for k in keys}
+    columns = {k: pl.Series(k, [str(t.key.get(k)) for t in tests.tests], dtype=pl.String) for k in keys}
     rows = _rows(tests)
     frame = pl.DataFrame({**columns,
                           **{c: pl.Series(c, [r[c] for r in rows], dtype=pl.Float64)
@@ -106,7 +107,7 @@ def welch_csv(tests) -> bytes:
                           "runs": pl.Series("runs", [r["runs"] for r in rows], dtype=pl.Int64),
                           "correction": [tests.correction] * len(rows), "note": [r["note"] for r in rows]})
     buffer = io.BytesIO()
-    frame.write_csv(buffer)
+    neutral_frame(frame).write_csv(buffer)
     return buffer.getvalue()
 
 
