@@ -354,7 +354,7 @@ class Probe:
             log, pending = source, {}
         else:
             log, pending = self._read(source, metric)
-        if metric is not None and metric not in pending and _field(log, metric) is not None:
+        if metric is not None and metric not in pending and _path_field(log, metric) is not None:
             pending = {**pending, metric: metric}   # --metric response.score: a field inside the records
         log, pending = _map_columns(log, pending)   # fields inside the records (--column variant=meta.style)
         for step in (self._explode, self._code, self._lookup, self._derive, self._wide, self._framing_columns):
@@ -549,7 +549,7 @@ def _map_columns(log: Log, pending: dict, final: bool = False) -> tuple[Log, dic
         if named is not None and named != made and named in columns and columns[named] != named:
             expr, named = pl.col(named), None   # a header read as a canonical column: copied, it keeps its role
         else:
-            expr = pl.col(named) if named is not None else _field(replace(log, lazy=lazy, columns=columns), made)
+            expr = pl.col(named) if named is not None else _path_field(replace(log, lazy=lazy, columns=columns), made)
         if expr is None:
             if final:
                 seen = ", ".join(h for h in log.headers if h != ROW)
@@ -643,7 +643,7 @@ def _column_named(schema, columns: dict, name: str) -> str | None:
     return read_as[0] if len(read_as) == 1 else None
 
 
-def _field(log: Log, path: str) -> pl.Expr | None:
+def _path_field(log: Log, path: str) -> pl.Expr | None:
     """The field inside the records a dotted path names (``response.score``), its first part the header as
     written even where the header was read as a canonical column (``response`` as ``reply``); None when the path
     names no field (or names a column)."""
