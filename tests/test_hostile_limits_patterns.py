@@ -222,3 +222,12 @@ def test_max_cells_bounds_an_r_files_data_frame_before_it_is_loaded(capsys, tmp_
                                    "that large")
     code, _, err = run(capsys, "validate", path, "--metric", "steps", "--read", "max-cells=12")
     assert code == 0, err
+
+
+def test_the_dialects_own_constructs_read_in_a_code_book_with_its_folding():
+    # named groups, flags and Unicode classes are left as written while the letters are folded
+    from probestats.shape.codebook import read_book
+
+    book = read_book([{"pattern": r"(?P<Word>OUI)", "label": "oui"}, {"pattern": r"^\p{Greek}+$", "label": "greek"},
+                      {"pattern": r"\pN", "label": "number"}])
+    assert book.code(["Oui !", "αβγ", "x 7", "zz"])["label"].to_list() == ["oui", "greek", "number", None]

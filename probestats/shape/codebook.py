@@ -132,7 +132,12 @@ def compile_pattern(pattern: str) -> str:
 
 
 def _fold_pattern(pattern: str) -> str:
-    """A pattern's letters folded as replies are, escapes (``\\S``, ``\\d``) left as written."""
+    """A pattern's letters folded as replies are; escapes (``\\S``, ``\\d``, ``\\p{Greek}``), flags and group names
+    (``(?P<Name>``, ``(?U)``) left as written.
+
+    >>> print(_fold_pattern(r"(?P<Word>ÉTÉ)\\p{Greek}\\S"))
+    (?P<Word>ete)\\p{Greek}\\S
+    """
     out, i = [], 0
     while i < len(pattern):
         ch = pattern[i]
@@ -140,6 +145,11 @@ def _fold_pattern(pattern: str) -> str:
             end = i + 2
             if pattern[i + 1] in "pP" and end < len(pattern):   # \pN, \p{Greek}: a class's name as written
                 end = pattern.find("}", end) + 1 if pattern[end] == "{" and "}" in pattern[end:] else end + 1
+            out.append(pattern[i:end])
+            i = end
+            continue
+        if pattern.startswith("(?", i):   # flags and group names as written: (?P<Name>, (?i), (?x:
+            end = next((j for j in range(i + 2, len(pattern)) if pattern[j] in ">:)"), len(pattern) - 1) + 1
             out.append(pattern[i:end])
             i = end
             continue
