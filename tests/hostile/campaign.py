@@ -835,7 +835,7 @@ def generate(n: int, seed: int = 0, categories=None, children: bool = True):
     cats = list(categories or CATEGORIES)
     out = []
     i = 0
-    while len(out) < n:
+    while len(out) < n and i < 100 * n + 1000:   # categories of child cases alone, without children: none
         cat = cats[i % len(cats)]
         i += 1
         case = _spreadsheets(rng, children) if cat == "spreadsheets" else _MAKERS[cat](rng)
