@@ -59,6 +59,9 @@ def test_an_rdata_file_of_several_frames_names_them(tmp_path):
         def frame(self, name):
             return held
 
+        def discard(self):
+            pass
+
     real = formats._r_frames
     try:
         formats._r_frames = lambda p: Found()

@@ -127,6 +127,10 @@ class RFile:
         with open(self._store, "rb") as f:   # written by this process's own child, in its private folder
             return pickle.load(f)[name]
 
+    def discard(self) -> None:
+        """Remove the frames the child wrote."""
+        shutil.rmtree(self._store.parent, ignore_errors=True)
+
 
 def read_r_file(path: Path) -> RFile:
     """Run R's reader (pyreadr, a C library) on ``path`` in a child process: a hostile file that crashes it
@@ -149,6 +153,8 @@ def read_r_file(path: Path) -> RFile:
     done = subprocess.run([sys.executable, "-c", _R_CHILD, os.path.abspath(path), str(store)],
                           capture_output=True, stdin=subprocess.DEVNULL)
     said = done.stdout.decode("utf-8", "replace").strip().splitlines()
+    if done.returncode != 0 or not said or '"error"' in said[-1]:
+        shutil.rmtree(folder, ignore_errors=True)
     if done.returncode != 0 or not said:
         how = _ended(done.returncode)
         raise ReadError(f"the R reader crashed on '{path.name}' ({how}): the file is damaged, or holds a "
@@ -189,6 +195,13 @@ def read_r(path: Path, records: str | None = None, max_columns: int | None = Non
         frame, several without ``records``, or one beyond the limits.
     """
     found = _r_frames(path)
+    try:
+        return _chosen_frame(path, found, records, max_columns, max_cells)
+    finally:   # the child's pickled frames: a long-running page reads many files
+        found.discard()
+
+
+def _chosen_frame(path: Path, found: "RFile", records, max_columns, max_cells) -> tuple[pl.DataFrame, list[str]]:
     shapes = found.shapes
     if records is not None:
         if records not in shapes:
