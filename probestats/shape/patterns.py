@@ -5,9 +5,9 @@ matching time grows in proportion to the text whatever the pattern: ``(a+)+$`` o
 on a long reply answer at once, where a backtracking engine (Python's ``re``) never finishes. Its
 syntax is Python's for everything common (classes, ``\\d``, ``\\w``, ``\\b``, anchors, groups,
 ``(?P<name>...)``, ``(?i)``) plus ``(?<name>...)``, ``\\pN`` and ``[[:digit:]]``; it has no
-look-around (``(?=``, ``(?!``, ``(?<=``, ``(?<!``) and no back-references (``\\1``), and a
-repetition is at most 1000 copies of what it repeats (the compiled pattern at most 10 MB). A pattern
-it refuses is refused with the construct named.
+look-around (``(?=``, ``(?!``, ``(?<=``, ``(?<!``) and no back-references (``\\1``), a repetition
+count is below 4,294,967,296, and the compiled pattern is at most 10 MB (``a{1000}{1000}`` is more).
+A pattern it refuses is refused with the construct named.
 
 The project's own fixed patterns (reading numbers, phrases it escapes) stay on ``re``: none of them can
 backtrack without bound.
@@ -26,7 +26,7 @@ probestats.shape.patterns.PatternError: look-around ((?=, (?!, (?<=, (?<!) is no
 >>> check_pattern("a{4294967296}")
 Traceback (most recent call last):
 ...
-probestats.shape.patterns.PatternError: a repetition count too large, at '4294967296' (a pattern repeats a part at most 1000 times)
+probestats.shape.patterns.PatternError: a repetition count too large, at '4294967296' (a count is below 4,294,967,296, and the compiled pattern at most 10 MB)
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def refusal(exc: Exception) -> str:
             break
     said = next((words for key, words in _REASONS if key in error), error or re.sub(r"\s+", " ", text)[:120])
     if "decimal literal invalid" in error:
-        return f"{said}, at {span!r} (a pattern repeats a part at most 1000 times)"
+        return f"{said}, at {span!r} (a count is below 4,294,967,296, and the compiled pattern at most 10 MB)"
     return f"{said}, at {span!r}" if span else said
 
 
