@@ -7,7 +7,7 @@ or temporary path in an error, a secret beside a template folder in any output),
 of this process for in-process cases and of the children for the others). Every column but the
 runs should read 0.
 
-    PYTHONPATH=. python benchmarks/fuzz.py --cases 10000 --seed 1 [--children 200] [--categories tool_logs,rust_regex]
+    PYTHONPATH=. python benchmarks/fuzz.py --cases 10000 --seed 1 [--children 200] [--limits 20] [--categories tool_logs,rust_regex]
 
 Cases run in this process through ``probestats.cli.main`` (fast); the cases that could abort a
 process (corrupt Parquet, spreadsheets of huge extent) run in child processes under a 4 GB
@@ -42,6 +42,8 @@ def main() -> int:
     parser.add_argument("--children", type=int, default=200, help="cases run in child processes")
     parser.add_argument("--sizes", type=int, default=0,
                         help="cases of sizes the work grows with, each in a child under 4 GB and 60 s")
+    parser.add_argument("--limits", type=int, default=20,
+                        help="cases of raised column limits, each in a child under 4 GB and 60 s")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--show", type=int, default=30, help="failing cases to print")
     parser.add_argument("--every", type=int, default=500, help="print a partial table every this many cases")
@@ -55,6 +57,8 @@ def main() -> int:
     cases = generate(args.cases, seed=args.seed, categories=chosen, children=False)
     cases += [c for c in generate(args.children * 2, seed=args.seed + 1,
                                   categories=["parquet", "spreadsheets", "failing_writes"]) if c.child][: args.children]
+    # the fourth campaign's child cases: logs wider than the column limit with the limit raised past them
+    cases += generate(args.limits, seed=args.seed + 3, categories=["raised_limits"]) if args.limits else []
     cases += generate(args.sizes, seed=args.seed + 2, categories=["sizes"]) if args.sizes else []
     started = time.perf_counter()
     outcomes = []

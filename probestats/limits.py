@@ -37,7 +37,7 @@ from typing import Iterator
 
 from probestats.errors import OptionError, either
 
-__all__ = ["LIMITS", "Limit", "SECONDS_PER_RESAMPLE", "check_limit", "duration", "how_to_raise", "limit", "raised", "parse_limit",
+__all__ = ["LIMITS", "Limit", "memory_room", "gigabytes", "SECONDS_PER_RESAMPLE", "check_limit", "duration", "how_to_raise", "limit", "raised", "parse_limit",
            "MAX_CELLS", "MAX_COLUMNS", "MAX_DESIGNS", "MAX_DESIGN_RUNS", "MAX_PLAN_RUNS", "MAX_RANGE_NOISE_RUNS",
            "MAX_PLAN_SECONDS"]
 
@@ -191,3 +191,75 @@ def duration(seconds: float) -> str:
     if seconds < 86400 * 365:
         return f"about {seconds / 3600:.1f} h" if seconds < 86400 * 3 else f"about {seconds / 86400:.0f} days"
     return f"{seconds / (86400 * 365.25):,.0f} years"
+
+
+def _status_bytes(key: str) -> int | None:
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _meminfo(key: str) -> int | None:
+    try:
+        with open("/proc/meminfo") as info:
+            for line in info:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _cgroup_room() -> int | None:
+    try:
+        limit = open("/sys/fs/cgroup/memory.max").read().strip()
+        if limit == "max":
+            return None
+        return int(limit) - int(open("/sys/fs/cgroup/memory.current").read().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def memory_room() -> tuple[int | None, str, int | None, str]:
+    """The memory this process may still take, as far as the system says: ``(address space, its bound,
+    resident memory, its bound)``, each in bytes, or None where nothing bounds it (or nothing says).
+
+    The address space is bounded by the process's own limit (``ulimit -v``, ``RLIMIT_AS``) less what it
+    maps already; resident memory by the container's limit (cgroup ``memory.max``) and the machine's
+    available memory. Native readers (polars' engine) map far more address space than they touch, and a
+    mapping refused there aborts the process: that is why both are compared, before the work.
+    """
+    space, space_bound = None, ""
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY:
+            mapped = _status_bytes("VmSize") or 0
+            space, space_bound = max(0, soft - mapped), f"its address-space limit (ulimit -v) of {gigabytes(soft)}"
+    except (ImportError, OSError, ValueError):
+        pass
+    resident, resident_bound = None, ""
+    group = _cgroup_room()
+    if group is not None:
+        resident, resident_bound = max(0, group), "the container's memory limit"
+    available = _meminfo("MemAvailable")
+    if available is not None:
+        available += _meminfo("SwapFree") or 0
+        if resident is None or available < resident:
+            resident, resident_bound = available, "the machine's available memory"
+    return space, space_bound, resident, resident_bound
+
+
+def gigabytes(count: float) -> str:
+    """Bytes as a person reads them: ``3.1 GB``, ``640 MB``.
+
+    >>> gigabytes(3.14e9), gigabytes(6.4e8)
+    ('3.1 GB', '640 MB')
+    """
+    return f"{count / 1e9:,.1f} GB" if count >= 1e9 else f"{count / 1e6:,.0f} MB"

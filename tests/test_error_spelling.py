@@ -144,10 +144,10 @@ SHAPING = {
     "a text metric's pattern": (
         lambda: probestats.analyze(PROBE, metric="steps", probe=probestats.Probe(count=("steps=(",))),
         ["analyze", PROBE, "--metric", "steps", "--from-text", "steps=count:("],
-        "count='steps=(': not a regular expression polars can use (regex error: regex parse error:); "
-        "look-around and back-references are not supported",
-        "--from-text 'steps=count:(': not a regular expression polars can use (regex error: regex parse error:); "
-        "look-around and back-references are not supported"),
+        "count='steps=(': not a regular expression polars can use (a group opened with ( is never closed, "
+        "at '('); write it without that construct",
+        "--from-text 'steps=count:(': not a regular expression polars can use (a group opened with ( is never "
+        "closed, at '('); write it without that construct"),
     "a text metric named like the reply": (
         lambda: probestats.analyze(PROBE, metric="steps", probe=probestats.Probe(words=("reply",))),
         ["analyze", PROBE, "--metric", "steps", "--from-text", "reply=words"],

@@ -106,7 +106,7 @@ def test_the_code_book_reads_every_wording_as_its_level():
 def test_a_toml_book_names_its_column_and_reads_leading_characters(tmp_path):
     path = tmp_path / "book.toml"
     path.write_text('column = "answer"\nfirst_chars = 20\n'
-                    '[[rules]]\npattern = "^(?!not ).*\\\\byes\\\\b"\nlabel = "yes"\nscore = 1\n'
+                    '[[rules]]\npattern = "^yes\\\\b"\nlabel = "yes"\nscore = 1\n'
                     '[[rules]]\npattern = "\\\\bno\\\\b"\nlabel = "no"\nscore = 0\n'
                     '[[rules]]\npattern = "cannot answer"\nlabel = "refusal"\n', encoding="utf-8")
     book = load_book(str(path))

@@ -255,6 +255,10 @@ def _aggregations(metric: str, places: int, *, seeded: bool, reply: bool,
     return aggs
 
 
+#: aggregations of one streaming pass over the log (a wider log is read in several passes, joined by cell)
+AGGREGATIONS_PER_PASS = 300
+
+
 def _pass(rows: pl.LazyFrame, by: Sequence[str], aggs: list[pl.Expr], units: pl.Expr,
           before_pass: Callable[[], None] | None = None) -> tuple[pl.DataFrame | None, pl.DataFrame | None]:
     """The cells of ``rows`` (one row per item x ``by`` x value, in order of appearance) and the runs
@@ -269,7 +273,14 @@ def _pass(rows: pl.LazyFrame, by: Sequence[str], aggs: list[pl.Expr], units: pl.
     keys = ["item", *by, "variant"]
     try:
         with panic_quiet():
-            fine = rows.group_by([*keys, units]).agg(aggs).collect(engine="streaming")
+            fine = None
+            # a few hundred aggregations a pass: the streaming engine keeps buffers per aggregation and thread,
+            # so a log of thousands of columns in one pass mapped gigabytes and aborted under a 4 GB limit
+            for start in range(0, len(aggs), AGGREGATIONS_PER_PASS):
+                part = rows.group_by([*keys, units]).agg(aggs[start:start + AGGREGATIONS_PER_PASS]).collect(
+                    engine="streaming")
+                fine = part if fine is None else fine.join(part, on=[*keys, "__units"], how="left",
+                                                           nulls_equal=True)
     except (pl.exceptions.PolarsError, pl.exceptions.PanicException):
         return None, None
     return _combined(fine, keys), fine.select(*keys, "__units", pl.col("n").alias("__count"))

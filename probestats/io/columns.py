@@ -10,7 +10,7 @@ from typing import Mapping
 from probestats.errors import ColumnError, OptionError, ReadError, either, opt
 
 __all__ = ["ROW", "INTERNAL_NAMES", "STRUCTURE", "ALIASES", "refuse_internal", "normalize_header", "resolve_columns",
-           "check_columns"]
+           "check_columns", "check_memory"]
 
 ROW = "_row"
 
@@ -164,19 +164,61 @@ def resolve_columns(
     return mapping
 
 
+#: address space a log's checks map per column, about: polars' streaming aggregates keep buffers per column and
+#: thread (16,384 columns of 3 rows grew past 4 GB in one pass; read in passes of a few hundred aggregations,
+#: 2,504 columns of 400 rows map 2.6 GB at their peak)
+SPACE_PER_COLUMN = 1_000_000
+#: address space the checks map beside the columns (the engine's threads and their arenas)
+SPACE_BESIDE = 500_000_000
+#: resident memory a log's checks take per column, about (measured: 0.52 GB at 2,504 columns, 0.89 GB at 5,000)
+RESIDENT_PER_COLUMN = 200_000
+#: resident memory the checks take beside the columns
+RESIDENT_BESIDE = 300_000_000
+
+
 def check_columns(count: int, name: str, most: int) -> None:
-    """Refuse a log of more than ``most`` columns: every check and analysis works column by column.
+    """Refuse a log of more than ``most`` columns: every check and analysis works column by column; and,
+    whatever ``most`` says, a log whose checks would not fit in the memory this process may take
+    (:func:`check_memory`).
 
     >>> check_columns(16_384, "wide.xlsx", 2_000)
     Traceback (most recent call last):
     ...
     probestats.errors.ReadError: 'wide.xlsx' has 16,384 columns, more than max_columns=2000 (validating them would take about 16 GB of memory); keep the columns the probe needs (item, value, metric, settings), or raise the limit with max_columns=16384
     """
-    if count <= most:
+    if count > most:
+        raise ReadError(f"'{name}' has {count:,} columns, more than {opt('max_columns', most)} (validating them "
+                        f"would take about {_column_cost(count)} of memory); keep the columns the probe needs "
+                        f"(item, value, metric, settings), or raise the limit with {opt('max_columns', count)}")
+    check_memory(count, name)
+
+
+def check_memory(count: int, name: str, room=None) -> None:
+    """Refuse a log of ``count`` columns whose checks would take more memory than this process may
+    (:func:`probestats.limits.memory_room`, or ``room`` as it gives them), whatever the limits say: a
+    native engine refused memory aborts the process with no message, so the estimate is made before the work.
+
+    >>> check_memory(3_000, "wide.csv", room=(3_000_000_000, "its address-space limit (ulimit -v) of 4.0 GB", None, ""))
+    Traceback (most recent call last):
+    ...
+    probestats.errors.ReadError: 'wide.csv' has 3,000 columns: checking them would take about 3.5 GB of memory, more than the 3.0 GB this process may still take (its address-space limit (ulimit -v) of 4.0 GB); keep the columns the probe needs (item, value, metric, settings) in a copy of the log, or build its cell table where the log lives (probestats sql) and give that
+    >>> check_memory(2_000, "wide.csv", room=(3_000_000_000, "its address-space limit", None, ""))
+    """
+    from probestats.limits import gigabytes, memory_room
+
+    space, space_bound, resident, resident_bound = memory_room() if room is None else room
+    need_space = SPACE_BESIDE + count * SPACE_PER_COLUMN
+    need_resident = RESIDENT_BESIDE + count * RESIDENT_PER_COLUMN
+    if space is not None and need_space > space:
+        need, have, bound = need_space, space, space_bound
+    elif resident is not None and need_resident > resident:
+        need, have, bound = need_resident, resident, resident_bound
+    else:
         return
-    raise ReadError(f"'{name}' has {count:,} columns, more than {opt('max_columns', most)} (validating them "
-                    f"would take about {_column_cost(count)} of memory); keep the columns the probe needs "
-                    f"(item, value, metric, settings), or raise the limit with {opt('max_columns', count)}")
+    raise ReadError(f"'{name}' has {count:,} columns: checking them would take about {gigabytes(need)} of memory, "
+                    f"more than the {gigabytes(have)} this process may still take ({bound}); keep the columns the "
+                    "probe needs (item, value, metric, settings) in a copy of the log, or build its cell table "
+                    "where the log lives (probestats sql) and give that")
 
 
 def _column_cost(columns: int) -> str:

@@ -192,7 +192,21 @@ def _read_path(path: Path, *, format, sheet, skip_rows, columns, encoding, metri
                          max_columns=max_columns)
         return replace(log, source=name)
     if path.suffix.lower() in R_SUFFIXES and format is None:
-        return _read_r(path, columns, metric, records)
+        ignored = []
+        if sheet is not None:
+            ignored.append(f"{opt('sheet', sheet)} does not apply to '{name}', an R data file, which has no sheets "
+                           f"(name its data frame with {opt('records', 'NAME')})")
+        if skip_rows:
+            ignored.append(f"{opt('skip_rows', skip_rows)} does not apply to '{name}', an R data file, which has "
+                           "no title rows above a header")
+        if encoding is not None:
+            ignored.append(f"{opt('encoding', encoding)} does not apply to '{name}', an R data file, which says "
+                           "its own encoding")
+        log = _read_r(path, columns, metric, records, max_columns, max_cells)
+        if ignored:
+            log = replace(log, problems=log.problems + tuple(
+                Problem("warning", "ignored_option", f"{text}; it was ignored") for text in ignored))
+        return log
     if format is None:   # the log of a tool probes are run with, recognized from its content
         from probestats.io.frameworks import sniff
 
@@ -222,13 +236,15 @@ def _read_path(path: Path, *, format, sheet, skip_rows, columns, encoding, metri
     return log
 
 
-def _read_r(path: Path, columns, metric, records) -> Log:
-    """An R data file's data frame (see :mod:`probestats.io.formats`), its rows numbered from 1."""
+def _read_r(path: Path, columns, metric, records, max_columns=None, max_cells=None) -> Log:
+    """An R data file's data frame (see :mod:`probestats.io.formats`), its rows numbered from 1; what R's reader
+    warned of it is a warning of the log."""
     from probestats.io.formats import read_r
 
-    frame = read_r(path, records)
+    frame, warned = read_r(path, records, max_columns, max_cells)
+    problems = tuple(Problem("warning", "reader_note", f"R's reader, on '{path.name}': {text}") for text in warned)
     return finish_log(frame.lazy(), list(frame.columns), path.name, columns, metric, row_label="row", first_row=1,
-                   path=path)
+                   path=path, problems=problems)
 
 
 def _read_tool(path: Path, tool: str, columns, metric) -> Log:

@@ -5,11 +5,14 @@ A code book is a list of rules, each a pattern, a label and optionally a score. 
 name another column) is **folded** (Unicode NFKC, so full-width letters and digits are the plain
 ones; case; accents on Latin letters; Arabic letter variants; runs of white space as one space,
 none at the ends) and the **first rule whose pattern matches** decides. Patterns are regular
-expressions in Python's ``re`` syntax (lookarounds included), searched anywhere in the folded
-text (anchor them with ``^`` and ``$``); the letters of a pattern are folded the same way (an
-escape such as ``\\S`` is left as written). A book may read only the first N characters of the
-folded reply. A pattern Python's ``re`` warns about is refused with the fix: ``[[A]]`` is a set of
-``[`` and ``A`` followed by ``]`` (it matches ``A]``), so the text ``[[A]]`` is written ``\\[\\[A\\]\\]``.
+expressions in the one dialect of every user pattern (:mod:`probestats.shape.patterns`: Rust's
+``regex`` syntax as polars runs it, in time linear in the reply: no look-around, no back-references),
+searched anywhere in the folded text (anchor them with ``^`` and ``$``); the letters of a pattern
+are folded the same way (an escape such as ``\\S`` or ``\\pN`` is left as written). A book may read
+only the first N characters of the folded reply. A pattern the dialect refuses is refused with the
+construct named; a set of characters that nests or doubles a sign (``[[A]]``, which Python reads as a
+set of ``[`` and ``A`` followed by ``]`` and Rust as a nested set) is refused with the fix: the text
+``[[A]]`` is written ``\\[\\[A\\]\\]``.
 
 Labels named ``refusal`` and ``hedge`` are classes of their own: counted apart, with no score
 unless their rule gives one. A reply no rule matches is ``unparsed`` and a blank one ``blank``:
@@ -66,6 +69,7 @@ from typing import Callable, Sequence
 import polars as pl
 
 from probestats.errors import OptionError, ReadError, caught_warnings, opt
+from probestats.shape.patterns import PatternError, check_pattern, contains
 
 __all__ = ["BUILTIN", "CodeBook", "Rule", "builtin", "fold_reply", "load_book", "parse_code", "read_book",
            "compile_pattern", "AmbiguousPattern"]
@@ -99,12 +103,18 @@ class AmbiguousPattern(ValueError):
                          "written, or escape the [ (or the doubled sign) inside the set with a backslash to keep the set")
 
 
-def compile_pattern(pattern: str) -> re.Pattern:
-    """A regular expression compiled without the warning Python gives an ambiguous set of characters: such a
-    pattern raises :class:`AmbiguousPattern` (a pattern that is no expression raises :class:`re.error`).
+def compile_pattern(pattern: str) -> str:
+    """A user's regular expression checked in the dialect of :mod:`probestats.shape.patterns` (returned as is):
+    a set of characters Python warns is ambiguous raises :class:`AmbiguousPattern`, a pattern the dialect
+    refuses :class:`~probestats.shape.patterns.PatternError` naming the construct.
 
-    >>> compile_pattern(r"\\[\\[A\\]\\]").search("Verdict: [[A]]") is not None
-    True
+    >>> compile_pattern(r"\\[\\[A\\]\\]")
+    '\\\\[\\\\[A\\\\]\\\\]'
+    >>> compile_pattern("(?<=a)b")
+    Traceback (most recent call last):
+    ...
+    probestats.shape.patterns.PatternError: look-around ((?=, (?!, (?<=, (?<!) is not supported, at '(?<='
+
     >>> compile_pattern("[[A]]")
     Traceback (most recent call last):
     ...
@@ -113,19 +123,35 @@ def compile_pattern(pattern: str) -> re.Pattern:
     with caught_warnings():   # the filters are the process's: one block changes them at a time
         warnings.simplefilter("error", FutureWarning)   # raised before the pattern is cached, so it is raised again
         try:   # re.UNICODE, implied for text, keeps a copy compiled elsewhere (warning unseen) out of the cache's way
-            return re.compile(pattern, re.UNICODE)
+            re.compile(pattern, re.UNICODE)   # compiled only, for its warning: never matched (re backtracks)
         except FutureWarning as warned:
             raise AmbiguousPattern(pattern, str(warned)) from None
+        except Exception:   # noqa: BLE001 - re's own syntax is not the dialect's: the dialect judges below
+            pass
+    return check_pattern(pattern)
 
 
 def _fold_pattern(pattern: str) -> str:
-    """A pattern's letters folded as replies are, escapes (``\\S``, ``\\d``) left as written."""
+    """A pattern's letters folded as replies are; escapes (``\\S``, ``\\d``, ``\\p{Greek}``), flags and group names
+    (``(?P<Name>``, ``(?U)``) left as written.
+
+    >>> print(_fold_pattern(r"(?P<Word>ÉTÉ)\\p{Greek}\\S"))
+    (?P<Word>ete)\\p{Greek}\\S
+    """
     out, i = [], 0
     while i < len(pattern):
         ch = pattern[i]
         if ch == "\\" and i + 1 < len(pattern):
-            out.append(pattern[i:i + 2])
-            i += 2
+            end = i + 2
+            if pattern[i + 1] in "pP" and end < len(pattern):   # \pN, \p{Greek}: a class's name as written
+                end = pattern.find("}", end) + 1 if pattern[end] == "{" and "}" in pattern[end:] else end + 1
+            out.append(pattern[i:end])
+            i = end
+            continue
+        if pattern.startswith("(?", i):   # flags and group names as written: (?P<Name>, (?i), (?x:
+            end = next((j for j in range(i + 2, len(pattern)) if pattern[j] in ">:)"), len(pattern) - 1) + 1
+            out.append(pattern[i:end])
+            i = end
             continue
         out.append(fold_reply(ch) if not ch.isspace() else ch)
         i += 1
@@ -197,6 +223,8 @@ class CodeBook:
         """The reading of each of ``values`` (distinct texts): ``value``, ``label``, ``score``, ``kind``."""
         if self._table_reader is not None:
             return self._table_reader(values)
+        if self._reader is None:
+            return self._by_rules(values)
         read = [self._one(v) for v in values.to_list()]
         return pl.DataFrame({"value": pl.Series(values.to_list(), dtype=pl.String),
                              "label": pl.Series([r[0] for r in read], dtype=pl.String),
@@ -206,18 +234,36 @@ class CodeBook:
     def _one(self, value: str) -> tuple:
         if not value.strip():
             return None, None, "blank"
-        if self._reader is not None:
-            return self._reader(value)
-        text = fold_reply(value)
+        return self._reader(value)
+
+    def _by_rules(self, values: pl.Series) -> pl.DataFrame:
+        """The rules read over every value at once, each pattern run by the linear-time engine over the column."""
+        texts = values.to_list()
+        folded = [fold_reply(v) for v in texts]
         if self.first_chars is not None:
-            text = text[:self.first_chars]
-        for rule, rx in zip(self.rules, self._patterns):
-            if rx.search(text):
-                return rule.label, rule.score, rule.kind
-        return None, None, "unparsed"
+            folded = [t[:self.first_chars] for t in folded]
+        blank = [not v.strip() for v in texts]
+        decided = [None] * len(texts)
+        column = pl.Series(folded, dtype=pl.String)
+        left = [i for i, b in enumerate(blank) if not b]
+        for index, pattern in enumerate(self._patterns):
+            if not left:
+                break
+            hits = contains(column.gather(left), pattern).to_list()
+            decided_now = [i for i, hit in zip(left, hits) if hit]
+            for i in decided_now:
+                decided[i] = index
+            left = [i for i, hit in zip(left, hits) if not hit]
+        rules = self.rules
+        read = [(None, None, "blank") if b else (None, None, "unparsed") if d is None
+                else (rules[d].label, rules[d].score, rules[d].kind) for b, d in zip(blank, decided)]
+        return pl.DataFrame({"value": pl.Series(texts, dtype=pl.String),
+                             "label": pl.Series([r[0] for r in read], dtype=pl.String),
+                             "score": pl.Series([r[1] for r in read], dtype=pl.Float64),
+                             "kind": pl.Series([r[2] for r in read], dtype=pl.String)})
 
     @cached_property
-    def _patterns(self) -> list[re.Pattern]:
+    def _patterns(self) -> list[str]:
         return [compile_pattern(_fold_pattern(r.pattern)) for r in self.rules]
 
 
@@ -245,9 +291,10 @@ def read_book(rules, *, name: str = "the code book", column: str = "reply", firs
         except AmbiguousPattern as exc:   # said of the pattern as written, not as folded
             raise OptionError(f"{name}: the pattern of rule {i} ({str(pattern)!r}) is ambiguous: "
                               f"{AmbiguousPattern(str(pattern), exc.warning)}") from None
-        except re.error as exc:
+        except PatternError as exc:
             raise OptionError(f"{name}: the pattern of rule {i} ({str(pattern)!r}) is not a regular expression "
-                              f"({exc}); escape ( ) [ ] . * + ? with a backslash to match them as written") from None
+                              f"({exc}); write it without that construct, or escape ( ) [ ] . * + ? with a backslash to match them "
+                              "as written") from None
         out.append(Rule(str(pattern), str(label).strip(), _score(score, name, i)))
     if not out:
         raise OptionError(f"{name}: the book has no rules; give one per row (pattern, label, score)")

@@ -445,8 +445,10 @@ def _typed(lazy: pl.LazyFrame, schema, expr: pl.Expr, name: str, option: str, te
             return _no_wrap(attempt, lazy, views, expr, name, option, text, problems)
     if text_error:
         raise OptionError(_text_columns_message(option, text, lazy, text_error, numeric)) from None
-    if first_error is not None and re.search(r"regular expression|regex parse error", str(first_error)):
-        detail = " ".join(str(first_error).split("This error occurred")[0].split())[:200]
+    if first_error is not None and re.search(r"regular expression|regex parse error|regex error", str(first_error)):
+        from probestats.shape.patterns import refusal
+
+        detail = refusal(first_error)[:200]
         raise OptionError(f"{opt(option, text)}: a pattern is not a regular expression ({detail}); regexp_like and ~ "
                           "read their pattern as one: escape ( ) [ ] . * + ? with a backslash, or match text "
                           "as written with STRPOS or LIKE") from None

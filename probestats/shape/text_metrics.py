@@ -93,13 +93,13 @@ def _given(kind: str, name: str, regex: str | None) -> str:
 
 
 def _check_regex(option: str, text: str, regex: str) -> None:
+    from probestats.shape.patterns import PatternError, check_pattern
+
     try:
-        pl.select(pl.lit("").str.count_matches(regex))
-    except Exception as exc:  # polars raises its compute error for a pattern it cannot compile
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        first = re.sub(r"\s+", " ", first)[:160]
-        raise OptionError(f"{opt(option, text)}: not a regular expression polars can use ({first}); "
-                          "look-around and back-references are not supported") from None
+        check_pattern(regex)
+    except PatternError as exc:
+        raise OptionError(f"{opt(option, text)}: not a regular expression polars can use ({exc}); write it "
+                          "without that construct") from None
 
 
 def _multiline(regex: str) -> str:

@@ -2,7 +2,8 @@
 
 A rule is ``LABEL=PATTERN``. The label is a slot of a pairwise comparison: ``first``
 (the answer shown first), ``second`` or ``tie``. The pattern is literal text, or a
-regular expression (Python's :mod:`re` syntax) after a ``re:`` prefix:
+regular expression after a ``re:`` prefix, in the one dialect of every user pattern
+(:mod:`probestats.shape.patterns`: Rust's ``regex`` syntax, matched in time linear in the reply):
 ``first=[[A]]``, ``second=re:\\[\\[B\\]\\]``. A label may have several rules; any of them
 names it.
 
@@ -11,7 +12,7 @@ The rule of reading, exactly:
 * a **literal** pattern matches where its text occurs anywhere in the reply, byte for
   byte: case-sensitive (``[[A]]`` does not match ``[[a]]``), with no trimming or
   normalisation of spaces or Unicode. A regular expression is searched anywhere in the
-  reply (:func:`re.search`, no flags: write ``(?i)`` for case-insensitive matching);
+  reply (no flags: write ``(?i)`` for case-insensitive matching);
 * quoted passages are **not** treated specially: a pattern inside quotation marks,
   a code block or a restated question matches like anywhere else. So a reply that
   quotes the instruction ("answer [[A]] or [[B]]") names both labels and is unparsed:
@@ -35,11 +36,13 @@ Examples
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+import polars as pl
+
 from probestats.errors import OptionError, either, opt
+from probestats.shape.patterns import PatternError, contains, whole_match
 
 __all__ = ["LABELS", "Rule", "Verdict", "parse_rule", "parse_rules", "extract", "extract_all", "choice_rules",
            "REASONS"]
@@ -120,10 +123,10 @@ def parse_rule(text: str) -> Rule:
         except AmbiguousPattern as exc:
             raise OptionError(f"{given}: the expression is ambiguous: {exc}; or drop 're:' to match the text "
                               "literally") from None
-        except re.error as exc:
-            raise OptionError(f"{given}: not a regular expression ({exc}); drop 're:' to match the "
-                              "text literally") from None
-        if compiled.search("") is not None:
+        except PatternError as exc:
+            raise OptionError(f"{given}: not a regular expression ({exc}); write it without that construct, "
+                              "or drop 're:' to match the text literally") from None
+        if contains(pl.Series([""]), compiled).item():
             raise OptionError(f"{given}: the expression matches an empty reply, so it would match every "
                               "reply; make it name something the judge writes")
     return Rule(label, pattern, regex)
@@ -156,10 +159,11 @@ def choice_rules(texts: Iterable[str | Rule] = ()) -> tuple[Rule, ...]:
     return rules + tuple(Rule(label, label) for label in LABELS if label not in given)
 
 
-def _matches(rule: Rule, text: str, whole: bool) -> bool:
+def _matches(rule: Rule, texts: pl.Series, whole: bool) -> pl.Series:
+    """Whether ``rule`` matches each of ``texts`` (an expression by the linear-time engine)."""
     if rule.regex:
-        return (re.fullmatch if whole else re.search)(rule.pattern, text) is not None
-    return text == rule.pattern if whole else rule.pattern in text
+        return (whole_match if whole else contains)(texts, rule.pattern)
+    return (texts == rule.pattern) if whole else texts.str.contains(rule.pattern, literal=True)
 
 
 def extract(reply, rules: Sequence[Rule], *, whole: bool = False) -> Verdict:
@@ -181,17 +185,7 @@ def extract(reply, rules: Sequence[Rule], *, whole: bool = False) -> Verdict:
     >>> extract('My verdict: "[[A]]"', rules).label                           # a quoted verdict is a verdict
     'first'
     """
-    if reply is None:
-        return Verdict(None, "blank")
-    text = str(reply)
-    if whole:
-        text = text.strip()
-    if text.strip() == "":
-        return Verdict(None, "blank")
-    labels = {r.label for r in rules if _matches(r, text, whole)}
-    if len(labels) == 1:
-        return Verdict(labels.pop())
-    return Verdict(None, "no_match" if not labels else "several_labels")
+    return extract_all([reply], rules, whole=whole)[0]
 
 
 def extract_all(replies: Iterable, rules: Sequence[Rule], *, whole: bool = False) -> list[Verdict]:
@@ -200,11 +194,24 @@ def extract_all(replies: Iterable, rules: Sequence[Rule], *, whole: bool = False
     >>> [v.label for v in extract_all(["x [[A]]", "x [[A]]", "[[B]]"], parse_rules(["first=[[A]]", "second=[[B]]"]))]
     ['first', 'first', 'second']
     """
-    cache: dict = {}
-    out = []
-    for reply in replies:
-        key = None if reply is None else str(reply)
-        if key not in cache:
-            cache[key] = extract(reply, rules, whole=whole)
-        out.append(cache[key])
-    return out
+    keys = [None if reply is None else str(reply) for reply in replies]
+    cache: dict = {None: Verdict(None, "blank")}
+    texts = {}
+    for key in keys:
+        if key not in cache and key not in texts:
+            text = key.strip() if whole else key
+            if text.strip() == "":
+                cache[key] = Verdict(None, "blank")
+            else:
+                texts[key] = text
+    if texts:
+        column = pl.Series(list(texts.values()), dtype=pl.String)
+        named = [set() for _ in texts]
+        for rule in rules:
+            for i, hit in enumerate(_matches(rule, column, whole).to_list()):
+                if hit:
+                    named[i].add(rule.label)
+        for key, labels in zip(texts, named):
+            cache[key] = (Verdict(next(iter(labels))) if len(labels) == 1
+                          else Verdict(None, "no_match" if not labels else "several_labels"))
+    return [cache[key] for key in keys]

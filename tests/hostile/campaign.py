@@ -44,6 +44,9 @@ CATEGORIES = ["csv_bytes", "csv_structure", "numbers", "json", "text", "options"
               "templates", "spreadsheets", "parquet", "template_links", "reserved_names", "damaged_sheets",
               "failing_writes", "output_paths", "tool_logs", "rust_regex", "signed_answers", "option_values",
               "sizes"]
+# the fourth campaign: limits raised past the memory, patterns that backtrack without end, R files a reader
+# crashes on (see the block "raised limits, catastrophic patterns, R structures" below)
+CATEGORIES += ["raised_limits", "catastrophic_patterns", "r_structures"]
 #: the text of the secret file beside a template folder (template_links): it must appear in no output
 SECRET = "SECRET-c0ffee-never-in-an-output"
 COMMANDS = ["validate", "analyze", "report_md", "report_html", "plan", "compare", "framing"]
@@ -706,12 +709,126 @@ def _sizes(rng):
     return Case("sizes", argv, files, child=True, note=kind, timeout=60)
 
 
+# ---------------------------------------------------------------- raised limits, catastrophic patterns, R structures
+
+
+def _wide_csv(columns: int, items: int) -> bytes:
+    head = ["item", "variant", "steps"] + [f"c{i}" for i in range(columns - 3)]
+    lines = [",".join(head)]
+    for item in range(1, items + 1):
+        for value in ("a", "b"):
+            lines.append(",".join([str(item), value, str(item % 7)] + [str((item + i) % 10) for i in range(columns - 3)]))
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _raised_limits(rng):
+    """A log wider than the column limit with the limit raised past it (the refusal's own advice), in a child
+    under 4 GB: answered, or refused with the memory estimate, never an abort."""
+    columns = rng.choice([2_100, 2_504, 5_000])
+    argv = [rng.choice(["validate", "analyze", "report"]), "log.csv", "--metric", "steps",
+            "--read", f"max-columns={rng.choice([columns, columns + 6, 10**9])}"]
+    if argv[0] == "report":
+        argv += ["-o", "out.md"]
+    argv += rng.choice([[], ["--limit", "groups=1000000000"], ["--limit", "values=1000000000"]])
+    # 200 items (400 rows) is the log that aborted: 2,504 columns of it under 4 GB
+    return Case("raised_limits", argv, {"log.csv": _wide_csv(columns, rng.choice([4, 40, 200]))}, child=True,
+                note=f"{columns} columns", timeout=60)
+
+
+#: patterns a backtracking engine takes exponential time on, and a reply of thirty characters each misses
+CATASTROPHIC = [("(a+)+$", "a" * 30 + "!"), ("(a|aa)+$", "a" * 30 + "!"), ("^(\\w+\\s?)*$", "word " * 6 + "!"),
+                ("(x+x+)+y", "x" * 30)]
+#: constructs the linear-time dialect refuses, each with the words its refusal names
+REFUSED_CONSTRUCTS = [("(?=a)b", "look-around"), ("(?<!a)b", "look-around"), ("(a)\\1", "back-references"),
+                      ("(", "never closed"), ("a{4294967296}", "repetition count too large"),
+                      ("a{1000}{1000}", "larger than 10 MB")]
+
+
+def _catastrophic_patterns(rng):
+    """A code book, a verdict rule or a --from-text pattern that backtracks without end on Python's re (answered
+    at once: no reply matches), or one the dialect refuses (one line naming the construct)."""
+    where = rng.choice(["code", "verdict", "from_text"])
+    refused = rng.random() < 0.4
+    pattern, reply = rng.choice(CATASTROPHIC)
+    if refused:
+        pattern = rng.choice(REFUSED_CONSTRUCTS)[0]
+    files = {}
+    if where == "verdict":
+        pattern = pattern.replace(")*$", ")+$")   # a verdict rule matching an empty reply is refused as such
+        rows = [{"item": i, "order": order, "verdict": reply if i % 3 else "[[A]]"}
+                for i in range(1, 7) for order in ("ab", "ba")]
+        files["log.csv"] = _csv(rows)
+        argv = ["judge", "log.csv", "--order", "order", "--response", "verdict",
+                "--verdict", f"first=re:{pattern}", "--verdict", "second=[[B]]", "--json"]
+    else:
+        rows = [{"item": i, "variant": v, "seed": s, "reply": reply if (i + s) % 2 else "yes", "steps": i}
+                for i in range(1, 6) for v in ("a", "b") for s in (1, 2)]
+        files["log.csv"] = _csv(rows)
+        if where == "code":
+            files["book.csv"] = _csv([{"pattern": pattern, "label": "hit", "score": 1},
+                                      {"pattern": "yes", "label": "yes", "score": 0}])
+            argv = ["analyze", "log.csv", "--code", "coded=book.csv", "--metric", "coded", "--json"]
+        else:
+            argv = ["analyze", "log.csv", "--from-text", f"hits=count:{pattern}", "--metric", "hits", "--json"]
+    # an answer is a whole analysis (the replies no pattern matches are unparsed, or counted 0)
+    expect = None if refused else ('"order_effect"' if where == "verdict" else '"average_gap"')
+    return Case("catastrophic_patterns", argv, files, note=f"{where} {pattern}", refuse=refused, expect=expect)
+
+
+def _r_bytes(body: bytes) -> bytes:
+    """An uncompressed .rds (XDR, version 2) of ``body``, one serialized R object."""
+    import struct
+
+    return b"X\n" + struct.pack(">iii", 2, 0x030602, 0x020300) + body
+
+
+def nested_lists_rds(depth: int) -> bytes:
+    """An .rds of ``depth`` lists each holding the next: R's reader recurses once a level (100,000 overflow its
+    stack: a segmentation fault)."""
+    import struct
+
+    return _r_bytes(struct.pack(">ii", 19, 1) * depth + struct.pack(">ii", 19, 0))
+
+
+def plain_list_rds() -> bytes:
+    """An .rds of a list of two numbers: no data frame (R's reader warns and returns nothing)."""
+    import struct
+
+    number = struct.pack(">ii", 14, 1)
+    return _r_bytes(struct.pack(">ii", 19, 2) + number + struct.pack(">d", 1.0) + number + struct.pack(">d", 2.0))
+
+
+def _r_structures(rng):
+    """R data files a reader crashes or warns on, and read options that do not apply to them."""
+    kind = rng.choice(["nested", "no_frame", "truncated", "options"])
+    argv = ["validate", "log.rds", "--metric", "steps"]
+    if kind == "nested":
+        data = nested_lists_rds(rng.choice([100_000, 200_000]))
+    elif kind == "no_frame":
+        data = plain_list_rds()
+    elif kind == "truncated":
+        data = nested_lists_rds(rng.randint(1, 50))[: rng.randint(3, 30)]
+    else:
+        import pandas as pd
+        import pyreadr
+        import tempfile as _tempfile
+
+        with _tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "log.rds"
+            pyreadr.write_rds(str(path), pd.DataFrame({"item": [1, 1, 2, 2], "variant": ["a", "b", "a", "b"],
+                                                       "steps": [1, 2, 3, 4]}))
+            data = path.read_bytes()
+        argv += ["--read", rng.choice(["sheet=2", "skip-rows=3", "encoding=latin-1", "max-cells=5"])]
+    return Case("r_structures", argv, {"log.rds": data}, note=kind)
+
+
 _MAKERS = {"sizes": _sizes, "tool_logs": _tool_logs, "rust_regex": _rust_regex, "signed_answers": _signed_answers,
            "option_values": _option_values, "csv_bytes": _csv_bytes, "csv_structure": _csv_structure, "numbers": _numbers, "json": _json,
            "text": _text, "options": _options, "paths": _paths, "outputs": _outputs, "templates": _templates,
            "spreadsheets": _spreadsheets, "parquet": _parquet_case, "template_links": _template_links,
            "reserved_names": _reserved_names, "damaged_sheets": _damaged_sheets, "failing_writes": _failing_writes,
-           "output_paths": _output_paths}
+           "output_paths": _output_paths, "raised_limits": _raised_limits,
+           "catastrophic_patterns": _catastrophic_patterns, "r_structures": _r_structures}
 
 
 def generate(n: int, seed: int = 0, categories=None, children: bool = True):
@@ -720,7 +837,7 @@ def generate(n: int, seed: int = 0, categories=None, children: bool = True):
     cats = list(categories or CATEGORIES)
     out = []
     i = 0
-    while len(out) < n:
+    while len(out) < n and i < 100 * n + 1000:   # categories of child cases alone, without children: none
         cat = cats[i % len(cats)]
         i += 1
         case = _spreadsheets(rng, children) if cat == "spreadsheets" else _MAKERS[cat](rng)
