@@ -64,6 +64,8 @@ class Checked:
     facts : LogFacts or None
         The settings and seeds a report states (:mod:`probestats.checks.facts`), when the streaming
         pass took them from its cells (``frame`` is then empty); None: the report reads the rows.
+    drawn : tuple of str
+        The settings declared drawn at random per call (``random_settings``) that the log has.
     """
 
     frame: pl.DataFrame
@@ -108,6 +110,7 @@ class Checked:
     pairs: pl.DataFrame | None = field(default=None, repr=False)
     pairs_by: tuple[str, ...] = ()
     facts: object = field(default=None, repr=False)
+    drawn: tuple[str, ...] = ()
 
 
 def require_ok(checked: Checked) -> Checked:
@@ -215,7 +218,8 @@ def validate(
         if df[metric].null_count():
             df = df.filter(pl.col(metric).is_not_null())
     return Checked(df, metric, a, b, values, tuple(problems), log, n_rows, pairs=cells,
-                   pairs_by=tuple(c for c in by if c in pair.columns))
+                   pairs_by=tuple(c for c in by if c in pair.columns),
+                   drawn=tuple(c for c in random_settings if c in pair.columns))
 
 
 def _refuse_names(metric: str | None, by: Sequence[str]) -> None:

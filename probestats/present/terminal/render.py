@@ -89,6 +89,11 @@ def print_checked(checked: Checked, out: Console, *, chosen: bool = False, metri
     if checked.a is not None and checked.b is not None:
         out.print(f"compared values: '{escape(checked.a)}' and '{escape(checked.b)}'"
                   + ("" if chosen else " (the first two in the log; choose with --a/--b)"))
+    if checked.pairs_by:
+        out.print(f"checked per {escape(' x '.join(checked.pairs_by))}: items matched within each of its values")
+    if checked.drawn:
+        out.print(f"drawn per call (declared): {escape(', '.join(checked.drawn))}; checked for balance across the "
+                  "values and kept out of the matching")
     if not metric_given:
         out.print("no --metric given: the metric checks were skipped")
     print_problems(checked.problems, checked.log.source, out)
