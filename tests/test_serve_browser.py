@@ -334,6 +334,28 @@ def test_the_hand_sheet_alone_gives_the_report_and_the_plan_in_six_clicks(browse
     assert fetch(browser, browser.find_element(By.ID, "dl-plan").get_attribute("href")).decode("utf-8") == printed
 
 
+def test_values_chosen_on_the_first_visit_of_a_spreadsheet_are_the_ones_compared(browser, server):
+    """The first Check of an .xlsx posts the sheet shown chosen: that is no change of sheet, and the values
+    chosen beside it are kept (they were dropped, and the report compared the values in the log's order)."""
+    from selenium.webdriver.support.ui import Select
+
+    person = Person(browser)
+    browser.get(server)
+    person.choose_file("#log", HAND)
+    person.click("button[type=submit]")
+    wait_for(browser, "#metric")
+    person.choose("#a", "casual")   # the log's order is formal, casual: these are not the defaults
+    person.choose("#b", "formal")
+    person.click("button[value=validate]", navigates=True)
+    assert "The report compares ‘casual’ and ‘formal’" in wait_for(browser, "#compared").text
+    person.click("#to-results", navigates=True)
+    assert "--a casual --b formal" in wait_for(browser, "#command").text
+    browser.back()
+    browser.back()  # the column page keeps them too
+    assert Select(wait_for(browser, "#a")).first_selected_option.text == "casual"
+    assert Select(browser.find_element("css selector", "#b")).first_selected_option.text == "formal"
+
+
 def test_two_tabs_the_back_button_and_a_two_line_answer_keep_what_was_chosen(browser, server, tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select, WebDriverWait

@@ -114,6 +114,21 @@ def test_two_tabs_on_one_upload_keep_their_own_values_reports_and_plans(page):
     assert client.get(other).status_code == 400
 
 
+@pytest.mark.parametrize("name", ["style_hand.xlsx", "style_hand.csv"])
+def test_values_chosen_on_the_first_visit_are_kept_for_every_format(page, name):
+    """The sheet a spreadsheet's first visit shows chosen, posted back, is no change of sheet: the values chosen
+    with it are the ones compared, and the column page shows them chosen."""
+    settings, client = page
+    job = job_of(upload(settings, client, {"log": (name, (SAMPLES / name).read_bytes())}))
+    checked = choose(settings, client, job, a="casual", b="formal", reference="", go="validate")
+    assert "The report compares ‘casual’ and ‘formal’" in checked.text
+    form = form_of(get(page, job_of(checked), "map").text)
+    assert form["fields"]["a"] == form["options"]["a"]["casual"]
+    assert form["fields"]["b"] == form["options"]["b"]["formal"]
+    command = command_of(get(page, job_of(checked), "results").text)
+    assert "--a casual --b formal" in command
+
+
 def test_going_back_to_the_columns_keeps_headers_with_spaces_and_odd_characters(page, tmp_path, capsys):
     settings, client = page
     log = make_log(items=6, runs=3, seed=4).rename({"item": " Item ", "variant": "Variant", "steps": "Steps"})

@@ -319,7 +319,10 @@ def mapping_from(job: Job, form) -> Mapping:
         order=_pick(form, "order", headers), judge_reply=_pick(form, "judge_reply", headers),
         judge_choice=_pick(form, "judge_choice", headers), judge_by=_pick(form, "judge_by", headers),
         **{k: str(form.get(k, "") or "")[:500] for k in ("verdict_first", "verdict_second", "verdict_tie")})
-    if (sheet, skip_rows) != (previous.sheet, previous.skip_rows):
+    # the sheet shown chosen on the first visit is the first one (the mapping names none yet): the same sheet
+    # posted back is no change, and keeps the values chosen with it
+    first = shown["sheets"][0] if shown["sheets"] else ""
+    if ((sheet or first), skip_rows) != ((previous.sheet or first), previous.skip_rows):
         mapping = _kept_in(job, mapping)
     return mapping
 
