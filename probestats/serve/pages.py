@@ -240,14 +240,17 @@ def _answer_pair(headers: list):
 
 
 def _cell(value) -> str:
-    """A preview cell as a person reads it: a whole number without a decimal point.
+    """A preview cell as a person reads it: a whole number without a decimal point, the lines of a reply run
+    together with spaces (as a spreadsheet's cell shows them, never as ``\\n``).
 
-    >>> _cell(1.0), _cell(2.5), _cell(None), _cell(10 ** 20 * 1.0)
-    ('1', '2.5', '', '1e+20')
+    >>> _cell(1.0), _cell(2.5), _cell(None), _cell(10 ** 20 * 1.0), _cell("Steps:\\r\\n1. Retry\\n2.\\tTest")
+    ('1', '2.5', '', '1e+20', 'Steps: 1. Retry 2. Test')
     """
+    import re
+
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
         value = int(value)
-    text = "" if value is None else str(value)
+    text = "" if value is None else re.sub(r"[ ]*[\r\n\t]+[ ]*", " ", str(value))
     return text if len(text) <= 80 else text[:79] + "…"
 
 
@@ -425,7 +428,29 @@ def validate_page(settings, job: Job) -> str:
         report = _report_promise(job, checked)
     return render("serve_validate.html.j2", settings, step="validate", job=job, checked=checked,
                   problems=problems, command=validate_command(job, detected), n_rows=checked.n_rows,
-                  report=report, chosen=choices_in_words(job, detected))
+                  report=report, chosen=choices_in_words(job, detected), fixes=_fixes(problems))
+
+
+def _fixes(problems: list[dict]) -> list[str]:
+    """The controls the errors name as their fix (each once, as its label is quoted: “Fold case”), for the
+    verdict's one line: a tick box is named as one, never as "another column".
+
+    >>> _fixes([{"severity": "error", "message": "use “Fold case”, or “Keep complete items only”"},
+    ...         {"severity": "warning", "message": "use “Split by”"},
+    ...         {"severity": "error", "message": "name one with “Item” set to HEADER; or “Fold case”"}])
+    ['the tick box “Fold case”', 'the tick box “Keep complete items only”', '“Item”']
+    """
+    import re
+
+    boxes = {c.label for c in CHOICES if c.control == "box"}
+    found: list[str] = []
+    for p in problems:
+        if p["severity"] == "error":
+            for label in re.findall(r"“([^”]{1,80})”", p["message"]):
+                named = f"the tick box “{label}”" if label in boxes else f"“{label}”"
+                if named not in found:
+                    found.append(named)
+    return found
 
 
 def _no_metric(job: Job) -> str:
@@ -515,9 +540,11 @@ def _check_analysis(settings, job: Job) -> str:
         problems = list(getattr(analysis(job), "problems", ()))
     except ProbestatsError as exc:
         problems = list(getattr(exc, "problems", ())) or [Problem("error", "refused", str(exc))]
+    shown = [_shown(p, job) for p in problems]
     return render("serve_validate.html.j2", settings, step="validate", job=job, checked=None,
-                  problems=[_shown(p, job) for p in problems], command=analysis_command(job, detected), n_rows=None,
-                  analysis=ANALYSES[job.mapping.analysis], report=None, chosen=choices_in_words(job, detected))
+                  problems=shown, command=analysis_command(job, detected), n_rows=None,
+                  analysis=ANALYSES[job.mapping.analysis], report=None, chosen=choices_in_words(job, detected),
+                  fixes=_fixes(shown))
 
 
 def _judge_ready(mapping: Mapping) -> None:
