@@ -378,7 +378,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None, plai
     power_ctx, power_sentences = _power_section(words)
     finding_ctx = _finding_section(words)
     limits, limits_sentences = _limits_section(words, design, design_ctx)
-    summary = _summary(words)
+    summary = _groups_first(analysis, words, _summary(words))
     control = control_context(words.verdict)
     summary_more = ([control_summary(words.verdict)] if control is not None else []) + caveat_sentences(words.verdict)
     if control is not None:
@@ -845,6 +845,22 @@ def _limits_section(w: _Words, design: Design, design_ctx: dict) -> tuple[list[t
                             "that the system is unbiased"))
     sentences = [f"{label}: {value if isinstance(value, str) else '; '.join(value)}." for label, value in limits]
     return limits, sentences
+
+
+def _groups_first(analysis, w: _Words, summary: str) -> str:
+    """A log split into groups (``--by``: a judge's criteria, say) leads its Summary with the groups, each tested
+    on its own and corrected, then the result pooled over them: the split was asked for because the groups are
+    not runs of one metric, so the pooled result is not the headline. Blocks (a pooled design) keep theirs."""
+    groups = getattr(analysis, "groups", ()) or ()
+    if len(groups) < 2 or getattr(w.verdict, "blocks", ()):
+        return summary
+    from probestats.present.report.groups import groups_context
+
+    ctx = groups_context(analysis)
+    said = [t for t in ctx["sentences"] if t.startswith(("After correction", "No group", "In the other"))]
+    keys = join_words(ctx["keys"])
+    return (f"Split by {keys}, each of the {len(groups)} groups tested on its own: " + " ".join(said)
+            + f" Pooled over every {keys}: {summary[0].lower()}{summary[1:]}")
 
 
 def _summary(w: _Words) -> str:
