@@ -356,6 +356,35 @@ def test_values_chosen_on_the_first_visit_of_a_spreadsheet_are_the_ones_compared
     assert Select(browser.find_element("css selector", "#b")).first_selected_option.text == "formal"
 
 
+def test_a_title_row_above_the_header_is_named_with_its_control_and_the_report_follows(browser, server):
+    """A sheet with a title above its header: the column page names "Title rows above the header" (not "upload
+    the file again"), and the number it says, typed there, gives the report."""
+    import polars as pl
+    from selenium.webdriver.common.by import By
+
+    sheet = ROOT / "sample_logs" / "broken" / "title_rows.xlsx"
+    # the row of column names, found by hand: the first row of the sheet whose first cell is 'run_id'
+    raw = pl.read_excel(sheet, has_header=False)
+    header_at = raw[raw.columns[0]].to_list().index("run_id")
+    person = Person(browser)
+    browser.get(server)
+    person.choose_file("#log", sheet)
+    person.click("button[type=submit]")
+    hint = wait_for(browser, "#title-rows-hint").text
+    assert "“Title rows above the header”" in hint and f"to {header_at}" in hint
+    assert "upload the file again" not in browser.find_element(By.TAG_NAME, "main").text
+    box = browser.find_element(By.ID, "skip_rows")
+    box.clear()
+    box.send_keys(str(header_at))
+    person.click("button[value=validate]", navigates=True)
+    assert "The report compares ‘formal’ and ‘casual’" in wait_for(browser, "#compared").text
+    person.click("#to-results", navigates=True)
+    assert "--read skip-rows=" + str(header_at) in wait_for(browser, "#command").text
+    browser.switch_to.frame(browser.find_element(By.CSS_SELECTOR, "iframe.report"))
+    assert "Probe report: steps" in wait_for(browser, "h1").text
+    browser.switch_to.default_content()
+
+
 def test_two_tabs_the_back_button_and_a_two_line_answer_keep_what_was_chosen(browser, server, tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select, WebDriverWait

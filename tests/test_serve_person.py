@@ -159,3 +159,20 @@ def test_a_log_split_by_criterion_leads_its_summary_with_each_criterion(page):
     pooled_at = summary.index("Pooled over every criterion:")
     for criterion, gap in gaps.iter_rows():
         assert f"criterion = {criterion}: {fmt_gap(gap)} over 3 items" in summary[:pooled_at], criterion
+
+
+def test_a_title_row_is_named_with_its_control_and_the_number_it_says_gives_the_report(page):
+    sheet = SAMPLES / "broken" / "title_rows.xlsx"
+    raw = pl.read_excel(sheet, has_header=False)
+    header_at = raw[raw.columns[0]].to_list().index("run_id")  # the row of column names, found by hand
+    settings, client = page
+    job = job_of(upload(settings, client, {"log": (sheet.name, sheet.read_bytes())}))
+    columns = read(get(page, job, "map").text)
+    assert f"set “Title rows above the header” above to {header_at}" in columns
+    assert "upload the file again" not in columns
+    refused = choose(settings, client, job, go="validate")
+    assert refused.status_code == 400 and f"set “Title rows above the header” to {header_at}" in read(refused.text)
+    checked = choose(settings, client, job, skip_rows=str(header_at), go="validate")
+    assert "The report compares ‘formal’ and ‘casual’" in checked.text
+    report = read(get(page, job_of(checked), "view/report.html").text)
+    assert "Probe report: steps, 'formal' against 'casual'" in report

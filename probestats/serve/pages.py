@@ -158,9 +158,36 @@ def _inspect(job: Job, mapping: Mapping) -> dict:
     values = distinct(value_header, fold=bool(mapping.option("fold_case"))) if value_header in headers else []
     numbers = _numbers(log, headers, lazy_of, schema)
     found = {"detected": detected, "headers": headers, "rows": rows, "values": values, "sheets": sheets,
-             "numbers": numbers, "settings": [s for s in SETTINGS if s in detected]}
+             "numbers": numbers, "settings": [s for s in SETTINGS if s in detected],
+             "title_rows": _title_rows(job, mapping, log)}
     found.update(_offers(headers, detected, distinct))
     return found
+
+
+#: how a spreadsheet's reader names a column whose header cell is empty
+UNNAMED = "__UNNAMED__"
+#: the most title rows the page looks past for the row of column names
+TITLE_ROWS_TRIED = 5
+
+
+def _title_rows(job: Job, mapping: Mapping, log) -> int | None:
+    """The title rows a spreadsheet seems to have above its header, when the row read as the header has
+    columns without a name (a title in its first cell, the rest empty): the number "Title rows above the header"
+    should hold for the first row below whose headers all have names (one naming a column the reader knows,
+    if any does). None when the header read looks whole, or no such row is near."""
+    if not job.log.spreadsheet or not any(str(h).startswith(UNNAMED) for h in log.headers):
+        return None
+    whole = None
+    for more in range(1, TITLE_ROWS_TRIED + 1):
+        try:
+            below = read_once(job, mapping.sheet, mapping.skip_rows + more)
+        except ProbestatsError:
+            break
+        if below.headers and not any(str(h).startswith(UNNAMED) for h in below.headers):
+            if below.columns.get("item") or below.columns.get("variant"):
+                return mapping.skip_rows + more
+            whole = whole if whole is not None else mapping.skip_rows + more
+    return whole
 
 
 def _numbers(log, headers: list, lazy_of: dict, schema) -> list[str]:
@@ -260,7 +287,7 @@ def _detected(job: Job, mapping: Mapping | None = None) -> dict:
 
 
 _EMPTY = {"detected": {}, "headers": [], "rows": [], "values": [], "sheets": [], "numbers": [], "settings": [],
-          "offers": {}, "answer_pair": ("", ""), "topics": [], "judge_found": {}}
+          "offers": {}, "answer_pair": ("", ""), "topics": [], "judge_found": {}, "title_rows": None}
 
 
 def _found(job: Job) -> tuple[dict, str | None]:
@@ -327,6 +354,11 @@ def mapping_from(job: Job, form) -> Mapping:
     first = shown["sheets"][0] if shown["sheets"] else ""
     if ((sheet or first), skip_rows) != ((previous.sheet or first), previous.skip_rows):
         mapping = _kept_in(job, mapping)
+        if not mapping.metric and not mapping.analysis:  # the new header row's one column of numbers, as at first
+            try:
+                mapping = replace(mapping, metric=_suggested_metric(inspect(job, mapping)))
+            except ProbestatsError:
+                pass
     return mapping
 
 
@@ -403,6 +435,7 @@ def map_page(settings, job: Job) -> str:
                   chosen=chosen, mapped=MAPPED, command=command, problem=problem, analyses=ANALYSES,
                   analysis=analysis, answers=ANSWERS, judge=judge, framing_pair=framing_pair, typed=typed,
                   metric=metric, suggested=metric and not posted, choices=CHOICES, suggested_by=suggested_by,
+                  unnamed=UNNAMED,
                   analysis_command=analysis_command(job, detected) if posted and not problem else None)
 
 
@@ -455,11 +488,24 @@ def _fixes(problems: list[dict]) -> list[str]:
 
 def _no_metric(job: Job) -> str:
     found, _ = _found(job)
+    if found["title_rows"]:
+        return title_rows_words(found["title_rows"])
     if not found["numbers"]:
         return ("no column of this file holds numbers: the metric is a number per run (for example the count of "
                 "steps in each reply); add a column with it to the sheet and upload it again, then choose it as "
                 "the metric on the column page")
     return "choose the metric column (the number measured on each reply) on the column page"
+
+
+def title_rows_words(n: int) -> str:
+    """What the page says of a sheet whose first row is a title, not the row of column names.
+
+    >>> title_rows_words(2)[:60]
+    'the first row of the sheet is a title, not the names of the '
+    """
+    return (f"the first row of the sheet is a title, not the names of the columns (the columns read without a name "
+            f"are shown as {UNNAMED}1, {UNNAMED}2, …): set “Title rows above the header” to {n} on the column page "
+            "and press “Update the preview and command”, then choose the metric")
 
 
 def checked_log(job: Job):
