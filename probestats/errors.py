@@ -248,6 +248,19 @@ def spelled_by(namer):
         yield
 
 
+def for_people() -> bool:
+    """Whether messages are being written for people who do not code (the local page, a plain report: within
+    :func:`spelled_by`), who read no flag, parameter or file of the repository.
+
+    >>> for_people()
+    False
+    >>> with spelled_by(lambda name, value: None):
+    ...     for_people()
+    True
+    """
+    return isinstance(_SPELLING.get(), tuple)
+
+
 def either(python: str, cli: str) -> str:
     """An example in the caller's spelling: Python code for the library, flags for the command line.
 
