@@ -59,7 +59,7 @@ def problems_listed(text: str, where: str = 'class="problems"') -> list[tuple[st
                       re.S)
     return [] if found is None else [
         (code, html.unescape(re.sub("<[^>]+>", "", message))) for code, message in
-        re.findall(r'<li class="(?:error|warning)"><strong>\w+</strong> <code>([\w_]+)</code>: (.*?)</li>',
+        re.findall(r'<li class="(?:error|warning)"><strong>\w+</strong><span data-code="([\w_]+)"></span>: (.*?)</li>',
                    found.group(1), re.S)]
 
 
@@ -67,7 +67,7 @@ def codes_on(text: str) -> Counter:
     """How many problems of each kind the check lists, counting those it sums up in one line."""
     found = re.search(r'<ul class="problems">(.*?)</ul>', text, re.S)
     codes = Counter(code for code, _ in problems_listed(text))
-    for count, code in re.findall(r'<span class="count">(\d+)</span> more <code>(\w+)</code>',
+    for count, code in re.findall(r'<span class="count">(\d+)</span> more \w+ like these<span data-code="(\w+)">',
                                   found.group(1) if found else ""):
         codes[code] += int(count)
     return codes

@@ -7,7 +7,7 @@ import functools
 import re
 from pathlib import Path
 
-from probestats.errors import OptionError, ReadError, opt
+from probestats.errors import OptionError, ReadError, for_people, opt
 from probestats.io.columns import check_columns
 from probestats.io.failures import first_line
 from probestats.io.log import Log, finish_log
@@ -37,7 +37,8 @@ def check_spreadsheet(path: Path, max_cells: int | None = None, max_columns: int
 
     limit = MAX_CELLS if max_cells is None else int(max_cells)
     name = path.name
-    raise_it = f"; raise the limit with {opt('max_cells', 'N')} if the sheet is really that large"
+    raise_it = (f"; raise the limit with {opt('max_cells', 'N')} if the sheet is really that large" if not for_people()
+                else "; keep only the rows and columns of the runs in the sheet (clear what lies beyond them)")
     try:
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, ValueError):

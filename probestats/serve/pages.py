@@ -53,13 +53,17 @@ def render(name: str, settings, **context) -> str:
 
 
 def clean(message: str, job: Job | None, root: Path | None = None) -> str:
-    """A message to show: the page's private folders left out (a job's, or any under ``root``), on one line.
+    """A message to show: the page's private folders left out (a job's, or any under ``root``), on one line, each
+    flag named as the page labels its control (or by what it is), no file of the repository.
 
     >>> clean("cannot read '/tmp/x/0a1b/log.csv' at line 2", None, root=Path("/tmp/x"))
     "cannot read 'log.csv' at line 2"
+    >>> clean("--sims 100000 is more than allowed; use --fold-case", None)
+    '“Simulated probes per design” set to 100000 is more than allowed; use “Fold case”'
     """
     import re
 
+    from probestats.present.report.plain import flags_in_words
     from probestats.present.words.sanitize import one_line
 
     text = str(message)
@@ -69,13 +73,19 @@ def clean(message: str, job: Job | None, root: Path | None = None) -> str:
     if root is not None:
         text = re.sub(re.escape(str(root)) + r"(/[\w-]+)*/", "", text)
         text = text.replace(str(root), "")
-    return one_line(text)
+    return one_line(flags_in_words(text, PLAN_LABELS))
+
+
+#: the plan form's fields, by the library's keyword: their labels on the plan page
+PLAN_LABELS = {"items": "Items", "runs": "Runs per value", "gap": "Optional: a gap worth detecting",
+               "power": "Target power", "alpha": "Significance level", "sims": "Simulated probes per design"}
 
 
 @contextlib.contextmanager
 def words():
     """Messages made on the page name its controls (by their labels, as the report for people does); an option
-    the page has no control for by its command-line flag."""
+    the page has no control for by its command-line flag, as the command prints it (the page's files are the
+    command's, byte for byte): :func:`clean` words those flags for the page."""
     from probestats.errors import cli_spelling
     from probestats.present.report.plain import spelled_in_words
 
@@ -487,7 +497,9 @@ def _fixes(problems: list[dict]) -> list[str]:
 
 
 def _no_metric(job: Job) -> str:
-    found, _ = _found(job)
+    found, problem = _found(job)
+    if problem:  # the file could not be read as the page was told: that, not the metric, is the fix
+        return problem
     if found["title_rows"]:
         return title_rows_words(found["title_rows"])
     if not found["numbers"]:
@@ -748,15 +760,28 @@ def _analysis_download(job: Job, name: str) -> bytes:
 
 
 def _number(form, name: str, kind, default, low=None, high=None):
+    """A number of the plan form, its errors naming the field by its label.
+
+    >>> _number({"alpha": "nan"}, "alpha", float, 0.05, low=0, high=1)
+    Traceback (most recent call last):
+    probestats.errors.OptionError: “Significance level”: 'nan' is not a number
+    """
+    import math
+
     raw = str(form.get(name, "") or "").strip()
+    label = f"“{PLAN_LABELS.get(name, name)}”"
     if not raw:
         return default
     try:
         value = kind(raw)
     except ValueError:
-        raise OptionError(f"{name}: '{raw[:40]}' is not a number") from None
+        raise OptionError(f"{label}: '{raw[:40]}' is not a number") from None
+    if not math.isfinite(value):
+        raise OptionError(f"{label}: '{raw[:40]}' is not a number")
     if (low is not None and value <= low) or (high is not None and value >= high):
-        raise OptionError(f"{name}: {raw[:40]} is out of range")
+        between = (f"above {low:g}" if high is None else f"below {high:g}" if low is None
+                   else f"between {low:g} and {high:g}")
+        raise OptionError(f"{label}: {raw[:40]} is out of range; give a number {between}")
     return value
 
 
@@ -764,7 +789,8 @@ def _designs(form, name: str, default: str) -> str:
     raw = "".join(str(form.get(name, "") or default).split())
     parts = raw.split(",")
     if not raw or len(parts) > 12 or not all(p.isdigit() and 0 < int(p) <= 1000 for p in parts):
-        raise OptionError(f"{name}: give whole numbers separated by commas, e.g. {default}")
+        raise OptionError(f"“{PLAN_LABELS[name]}”: give whole numbers from 1 to 1000 separated by commas, "
+                          f"e.g. {default}")
     return raw
 
 

@@ -839,6 +839,10 @@ def _limits_section(w: _Words, design: Design, design_ctx: dict) -> tuple[list[t
     limits.append(("Values", f"only {quoted(a)} and {quoted(b)} were compared"
                    + (f"; the log also has {join_words([quoted(v) for v in other_values])}" if other_values else "")))
     warnings_ = grouped_warnings(w.analysis.problems)  # one kind said once, counted, with examples
+    if w.plain:   # a person reads no flag and no file of the repository (the details give each flag)
+        from probestats.present.report.plain import flags_in_words
+
+        warnings_ = [flags_in_words(text) for text in warnings_]
     if warnings_:
         limits.append(("Warnings from validation", warnings_))
     limits.append(("Scope", "whatever its result, a probe of one attribute with two values does not show "
