@@ -176,3 +176,132 @@ def test_a_title_row_is_named_with_its_control_and_the_number_it_says_gives_the_
     assert "The report compares ‘formal’ and ‘casual’" in checked.text
     report = read(get(page, job_of(checked), "view/report.html").text)
     assert "Probe report: steps, 'formal' against 'casual'" in report
+
+
+# ---------------------------------------------------------------- what a person reads names no flag
+
+
+#: a command-line flag; a file of the repository; a Python spelling of an option (``fold_case=True``,
+#: ``Tests(interval=...)``), or an option's Python name the page never shows as data
+FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]+")
+REPOSITORY_PATH = re.compile(r"\b(?:benchmarks|probestats|tests|docs|scripts)/[\w/.-]+|\b\w+\.py\b")
+PYTHON = re.compile(r"\b[a-z]+(?:_[a-z]+)+=|\bTests\(|\bProbe\(|\b(?:True|False|None)\b")
+
+
+def option_names(headers) -> re.Pattern:
+    """Every parameter's Python name with an underscore (``fold_case``, ``max_cells``) but the file's headers."""
+    from probestats.parameters import PARAMETERS
+
+    names = sorted(n for n in PARAMETERS if "_" in n and n not in headers)
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b")
+
+
+def person_reads(text: str) -> str:
+    """What a person reads on a page: the "show the command" boxes and the report's folded method details (which
+    give each option's flag, for whoever runs the command) left aside."""
+    text = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    return read(text)
+
+
+def plan_pages(page, job) -> dict:
+    """The plan page after a simulation, and the plan form's answers to numbers a person may type wrong."""
+    from tests.test_serve import wait_for_plan
+
+    settings, client = page
+    out = {}
+    for typed in ({"alpha": "nan"}, {"sims": "many"}, {"items": "0"}, {"power": "2"}):
+        r = client.post(f"/{settings.token}/a/{job}/plan", data={"csrf": settings.csrf, **typed})
+        assert r.status_code == 400 and "Error: “" in read(r.text), (typed, read(r.text)[:300])
+        out[f"plan form {typed}"] = r.text
+    r = client.post(f"/{settings.token}/a/{job}/plan", data={"csrf": settings.csrf, "items": "6", "runs": "5",
+                                                             "sims": "40"}, follow_redirects=True)
+    out["plan"] = wait_for_plan(client, r).text
+    return out
+
+
+def person_sheet(path, log: pl.DataFrame) -> list[str]:
+    """A sheet kept by hand: a title row, headers with spaces and accents, a blank row, a notes column, one
+    missing value, the counts typed as text; its headers."""
+    import xlsxwriter
+
+    headers = ["Item n°", "Writing style", "Prompt text", "Réponse du modèle", "Steps", "Notes"]
+    book = xlsxwriter.Workbook(str(path))
+    sheet = book.add_worksheet("Feuille 1")
+    sheet.write(0, 0, "Tutor probe, March: copied from the chat window")
+    sheet.write_row(1, 0, headers)
+    row = 2
+    for n, run in enumerate(log.iter_rows(named=True)):
+        row += n == 20   # a blank row
+        steps = "" if n == 7 else str(run["steps"])
+        for col, value in enumerate([run["item"], run["variant"], run["prompt"], run["reply"], steps, "by hand"]):
+            if value != "":
+                sheet.write_string(row, col, str(value)) if isinstance(value, str) else sheet.write(row, col, value)
+        row += 1
+    book.close()
+    return headers
+
+
+@pytest.mark.parametrize("sheet", ["hand sheet and noise file", "messy sheet", "messy sheet folded",
+                                   "sheet kept by hand"])
+def test_no_page_a_person_reads_names_a_flag_a_python_name_or_a_file_of_the_repository(page, tmp_path, sheet):
+    from tests.test_serve_flows import messy_sheet
+
+    hand = pl.read_excel(HAND)
+    choices = {}
+    if sheet == "hand sheet and noise file":
+        files = {"log": (HAND.name, HAND.read_bytes()), "noise": (NOISE.name, NOISE.read_bytes())}
+        headers = hand.columns
+    elif sheet.startswith("messy"):
+        files = {"log": ("messy.csv", messy_sheet())}
+        headers = hand.columns
+        choices = dict(fold_case=True, complete=True) if sheet.endswith("folded") else {}
+    else:
+        headers = person_sheet(tmp_path / "kept.xlsx", hand)
+        files = {"log": ("kept.xlsx", (tmp_path / "kept.xlsx").read_bytes())}
+    pages = flow(page, files, **choices)
+    if sheet == "sheet kept by hand":   # as a person does: the title rows the page names, then the columns
+        assert "“Title rows above the header”" in read(pages["columns"])
+        settings, client = page
+        updated = choose(settings, client, job_of(upload(settings, client, files)), skip_rows="1", go="update")
+        more = {"columns after": updated.text}
+        job = job_of(updated)
+        checked = choose(settings, client, job, metric="Steps", item="Item n°", variant="Writing style",
+                         go="validate")
+        more.update({"check after": checked.text, "results after": get(page, job_of(checked), "results").text,
+                     "report after": get(page, job_of(checked), "view/report.html").text})
+        assert "the 6 item gaps are strongly skewed" in read(checked.text)   # the warning that named a flag and a file
+        pages.update(more)
+        pages.update(plan_pages(page, job_of(checked)))
+    else:
+        assert "report" in pages, read(pages["check"])[:600]
+        pages.update(plan_pages(page, job_of_page(pages["results"])))
+    names = option_names(headers)
+    for name, text in pages.items():
+        said = person_reads(text)
+        for pattern in (FLAG, REPOSITORY_PATH, PYTHON, names):
+            found = pattern.search(said)
+            assert found is None, (name, said[max(0, found.start() - 200):found.end() + 80])
+
+
+@pytest.mark.parametrize("kind", ["zip bomb", "far corner"])
+def test_a_spreadsheet_too_large_is_refused_without_a_flag(page, tmp_path, kind):
+    from tests.hostile.spreadsheets import far_corner_xlsx, zip_bomb_xlsx
+
+    path = tmp_path / "big.xlsx"
+    (zip_bomb_xlsx(path, expanded=1 << 30) if kind == "zip bomb" else far_corner_xlsx(path))
+    settings, client = page
+    job = job_of(upload(settings, client, {"log": ("big.xlsx", path.read_bytes())}))
+    for step in ("map", "validate"):
+        said = person_reads(client.get(f"/{settings.token}/a/{job}/{step}").text)
+        assert "keep only the rows and columns of the runs" in said, (step, said[:500])
+        assert FLAG.search(said) is None and "max_cells" not in said, (step, said[:500])
+
+
+def test_a_tiny_p_is_written_out_for_people():
+    from probestats.errors import spelled_by
+    from probestats.present.words.fmt import fmt_p
+
+    assert fmt_p(1.2e-07) == "1.2e-07"   # for code and the command line, as before
+    with spelled_by(lambda name, value: None):
+        written = fmt_p(1.2e-07)
+    assert written == "0.00000012" and float(written) == 1.2e-07
