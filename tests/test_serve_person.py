@@ -305,3 +305,12 @@ def test_a_tiny_p_is_written_out_for_people():
     with spelled_by(lambda name, value: None):
         written = fmt_p(1.2e-07)
     assert written == "0.00000012" and float(written) == 1.2e-07
+
+
+def test_a_file_over_the_upload_limit_is_refused_without_a_flag(tmp_path):
+    settings = Settings(folder=tmp_path / "uploads", hosts=(HOST,), max_bytes=100_000)
+    client = TestClient(make_app(settings), base_url=f"http://{HOST}")
+    r = upload(settings, client, {"log": ("big.csv", b"item,variant,steps\n" + b"1,a,2\n" * 40_000)})
+    said = person_reads(r.text)
+    assert r.status_code == 413 and "larger than the page's limit of 0.1 MB" in said
+    assert FLAG.search(said) is None, said
