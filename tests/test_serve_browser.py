@@ -564,4 +564,11 @@ def test_a_person_gets_the_framing_report_and_analysis_the_commands_give(browser
     frame = browser.find_element(By.CSS_SELECTOR, "iframe.report")
     browser.switch_to.frame(frame)
     assert "Dual-framing report" in browser.find_element(By.TAG_NAME, "h1").text
+    # model-b's leadership cell: its interval leaves out 0 while its test, corrected across the 4 cells, does not
+    # reach 0.05 (tests/test_serve_person.py checks the cells against statsmodels): the report says why
+    cells = json.loads((downloads / "analysis.json").read_text(encoding="utf-8"))["cells"]
+    (cell,) = [c for c in cells if c["bias_p_adjusted"] > 0.05 and c["bias_ci"]["high"] < 0]
+    said = browser.find_element(By.TAG_NAME, "body").text
+    assert ("Its interval leaves out 0 while its test finds no lean because the interval is for this cell alone, "
+            f"while the p is corrected for the {len(cells)} cells tested together") in " ".join(said.split())
     browser.switch_to.default_content()

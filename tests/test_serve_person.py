@@ -314,3 +314,40 @@ def test_a_file_over_the_upload_limit_is_refused_without_a_flag(tmp_path):
     said = person_reads(r.text)
     assert r.status_code == 413 and "larger than the page's limit of 0.1 MB" in said
     assert FLAG.search(said) is None, said
+
+
+def test_a_framing_interval_that_leaves_out_0_beside_no_lean_says_why(page):
+    """The sample framing log's model-b leadership cell: its interval excludes 0, its p corrected across the four
+    cells does not reach alpha. The report says why in one sentence, with the uncorrected p."""
+    import csv
+    import io
+    import json
+
+    from statsmodels.stats.multitest import multipletests
+
+    from probestats.present.words.fmt import fmt_p
+
+    framing = SAMPLES / "framing_long.csv"
+    targets = list(csv.DictReader(io.StringIO((SAMPLES / "framing_targets.csv").read_text(encoding="utf-8"))))
+    typed = {}
+    for n, row in enumerate(targets):
+        typed |= {f"target-aff-{n}": row["affirmative"], f"target-rev-{n}": row["reverse"]}
+    settings, client = page
+    upload_job = job_of(upload(settings, client, {"log": (framing.name, framing.read_bytes())}))
+    checked = choose(settings, client, upload_job, analysis="framing", answers="auto", go="validate", **typed)
+    assert 'id="to-results"' in checked.text, read(checked.text)[:800]
+    job = job_of(checked)
+    pages = {"report": get(page, job, "view/report.html").text}
+    cells = json.loads(get(page, job, "file/analysis.json").text)["cells"]
+    raw = [c["bias_p"] for c in cells]
+    holm = multipletests(raw, method="holm")[1]   # the correction across the cells, by statsmodels
+    report = person_reads(pages["report"])
+    apart = [(c, p) for c, p in zip(cells, holm) if p > 0.05 and (c["bias_ci"]["low"] > 0 or c["bias_ci"]["high"] < 0)]
+    assert apart, "the sample has a cell whose interval excludes 0 and whose corrected test does not reach 0.05"
+    for c, p in apart:
+        assert c["bias_p_adjusted"] == pytest.approx(p) and c["bias_p"] <= 0.05
+        said = (f"Its interval leaves out 0 while its test finds no lean because the interval is for this cell "
+                f"alone, while the p is corrected for the {len(cells)} cells tested together (uncorrected it is "
+                f"p = {fmt_p(c['bias_p'], 0.05)}); the test decides.")
+        assert said in report
+    assert len(set(re.findall(r"Its interval leaves out 0 .*?the test decides\.", report))) == len(apart)
