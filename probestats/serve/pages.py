@@ -227,6 +227,7 @@ ORDER_HEADERS = ("order", "position", "positions", "answer_order", "presentation
                  "swapped", "orientation")
 CHOICE_HEADERS = ("choice", "winner", "verdict", "preferred", "preference", "chosen", "judgment", "judgement")
 JUDGE_HEADERS = ("judge", "judge_model", "evaluator", "grader", "rater")
+REPETITION_HEADERS = ("repetition", "repeat", "round", "replicate", "trial", "attempt")
 _AFFIRMATIVE = ("affirmative", "aff", "agree", "forward")
 _REVERSE = ("reverse", "rev", "disagree", "mirror", "mirrored")
 
@@ -249,7 +250,8 @@ def _offers(headers: list, detected: dict, distinct) -> dict:
             "answer_pair": answer_pair or ("", ""), "topics": topics,
             "judge_found": {"order": orders[0] if orders else "", "judge_choice": choice,
                             "judge_reply": "" if choice else reply,
-                            "judge_by": next((h for h in headers if norm[h] in JUDGE_HEADERS), "")}}
+                            "judge_by": next((h for h in headers if norm[h] in JUDGE_HEADERS), ""),
+                            "judge_repetition": next((h for h in headers if norm[h] in REPETITION_HEADERS), "")}}
 
 
 def _answer_pair(headers: list):
@@ -358,6 +360,7 @@ def mapping_from(job: Job, form) -> Mapping:
         framing_aff=_pick(form, "framing_aff", headers), framing_rev=_pick(form, "framing_rev", headers),
         order=_pick(form, "order", headers), judge_reply=_pick(form, "judge_reply", headers),
         judge_choice=_pick(form, "judge_choice", headers), judge_by=_pick(form, "judge_by", headers),
+        judge_repetition=_pick(form, "judge_repetition", headers),
         **{k: str(form.get(k, "") or "")[:500] for k in ("verdict_first", "verdict_second", "verdict_tie")})
     # the sheet shown chosen on the first visit is the first one (the mapping names none yet): the same sheet
     # posted back is no change, and keeps the values chosen with it
@@ -400,7 +403,7 @@ def _kept_in(job: Job, mapping: Mapping) -> Mapping:
     except ProbestatsError:
         return mapping
     changes = {key: "" for key in (*MAPPED, "metric", "framing_aff", "framing_rev", "order", "judge_reply",
-                                   "judge_choice", "judge_by") if getattr(mapping, key) and getattr(mapping, key)
+                                   "judge_choice", "judge_by", "judge_repetition") if getattr(mapping, key) and getattr(mapping, key)
                not in headers}
     options = tuple((n, v) for n, v in mapping.options if CHOICE[n].control != "column"
                     or all(h in headers for h in (v if isinstance(v, tuple) else (v,))))
@@ -433,7 +436,7 @@ def map_page(settings, job: Job) -> str:
     else:  # first visit: the analysis the columns suggest (a framing column, an order column)
         analysis = "framing" if found["offers"].get("framing") else "judge" if found["offers"].get("judge") else ""
     judge = {key: getattr(mapping, key) if posted else found["judge_found"].get(key, "")
-             for key in ("order", "judge_reply", "judge_choice", "judge_by")}
+             for key in ("order", "judge_reply", "judge_choice", "judge_by", "judge_repetition")}
     framing_pair = (mapping.framing_aff, mapping.framing_rev) if posted else found["answer_pair"]
     typed = {topic: (aff, rev) for topic, aff, rev in mapping.targets}
     metric = mapping.metric if posted else (mapping.metric or _suggested_metric(found))
@@ -643,7 +646,8 @@ def analysis(job: Job):
             _judge_ready(mapping)
             options = mapping.judge_options()
             return judge(job.log.path, order=options["order"], response=options["response"],
-                         choice=options["choice"], verdicts=options["verdicts"], by=options["by"], probe=probe)
+                         choice=options["choice"], verdicts=options["verdicts"], by=options["by"],
+                         repetition=options["repetition"], probe=probe)
 
     return job.files.remembered(("analysis", mapping), run)
 

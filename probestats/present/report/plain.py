@@ -36,6 +36,7 @@ WORDS = {
     "cluster": "Clusters",
     "random_settings": "Drawn at random",
     "baseline": "Baseline value",
+    "repetition": "Repetition",
 }
 #: the column page's label of each column it asks about (``columns={"item": ...}``)
 COLUMN_WORDS = {"item": "Item", "variant": "Value compared", "seed": "Seed", "model": "Model",
