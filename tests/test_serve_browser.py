@@ -572,3 +572,34 @@ def test_a_person_gets_the_framing_report_and_analysis_the_commands_give(browser
     assert ("Its interval leaves out 0 while its test finds no lean because the interval is for this cell alone, "
             f"while the p is corrected for the {len(cells)} cells tested together") in " ".join(said.split())
     browser.switch_to.default_content()
+
+
+def test_an_order_probe_judged_again_reports_after_the_repetition_control(browser, server, tmp_path):
+    """An order probe whose items were judged in three rounds: the check names “Repetition” (no flag); with the
+    round chosen there, the report follows."""
+    from selenium.webdriver.common.by import By
+
+    from tests.judge_factory import Judge, make_judge_log
+
+    log = make_judge_log(items=14, judges={"j1": Judge(0.5, 0.9)}, seed=5, repetitions=3).rename(
+        {"repetition": "Round", "order": "Position"})
+    path = tmp_path / "rounds.csv"
+    log.write_csv(path)
+    person = Person(browser)
+    browser.get(server)
+    person.choose_file("#log", path)
+    person.click("button[type=submit]")
+    assert wait_for(browser, "#analysis-judge").is_selected()
+    person.choose("#judge_repetition", "(none)")   # as a person who has not seen it yet
+    person.click("button[value=validate]", navigates=True)
+    problems = wait_for(browser, ".problems").text
+    assert "“Repetition” set to" in problems and "--repetition" not in problems
+    assert not browser.find_elements(By.ID, "to-results")
+    browser.back()
+    person.choose("#judge_repetition", "Round")
+    person.click("button[value=validate]", navigates=True)
+    person.click("#to-results", navigates=True)
+    assert "--repetition Round" in wait_for(browser, "#command").text
+    browser.switch_to.frame(browser.find_element(By.CSS_SELECTOR, "iframe.report"))
+    assert wait_for(browser, "h1").text
+    browser.switch_to.default_content()
