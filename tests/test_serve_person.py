@@ -297,14 +297,17 @@ def test_a_spreadsheet_too_large_is_refused_without_a_flag(page, tmp_path, kind)
         assert FLAG.search(said) is None and "max_cells" not in said, (step, said[:500])
 
 
-def test_a_tiny_p_is_written_out_for_people():
-    from probestats.errors import spelled_by
+def test_a_tiny_p_is_written_out_for_people(page):
+    from probestats.errors import plain_numbers
     from probestats.present.words.fmt import fmt_p
+    from probestats.serve.pages import clean
 
-    assert fmt_p(1.2e-07) == "1.2e-07"   # for code and the command line, as before
-    with spelled_by(lambda name, value: None):
+    assert fmt_p(1.2e-07) == "1.2e-07"   # for code, the command line and the page's downloads, as before
+    with plain_numbers():   # a plain report
         written = fmt_p(1.2e-07)
     assert written == "0.00000012" and float(written) == 1.2e-07
+    shown = clean("blank cells as common under both values (Fisher's exact test, p = 3.4e-05)", None)   # the page
+    assert shown.endswith("p = 0.000034)") and float(shown[-9:-1]) == 3.4e-05
 
 
 def test_a_file_over_the_upload_limit_is_refused_without_a_flag(tmp_path):

@@ -60,10 +60,13 @@ def clean(message: str, job: Job | None, root: Path | None = None) -> str:
     "cannot read 'log.csv' at line 2"
     >>> clean("--sims 100000 is more than allowed; use --fold-case", None)
     '“Simulated probes per design” set to 100000 is more than allowed; use “Fold case”'
+    >>> clean("as common under both values as chance allows (p = 1.2e-07); '1e-05' is not a number", None)
+    "as common under both values as chance allows (p = 0.00000012); '1e-05' is not a number"
     """
     import re
 
     from probestats.present.report.plain import flags_in_words
+    from probestats.present.words.fmt import decimals
     from probestats.present.words.sanitize import one_line
 
     text = str(message)
@@ -73,6 +76,8 @@ def clean(message: str, job: Job | None, root: Path | None = None) -> str:
     if root is not None:
         text = re.sub(re.escape(str(root)) + r"(/[\w-]+)*/", "", text)
         text = text.replace(str(root), "")
+    # a p in decimals; a value quoted from the file is shown as written
+    text = re.sub(r"(?<![\w.'\"])\d(?:\.\d+)?e-\d{1,3}(?![\w.'\"])", lambda m: decimals(m.group(0)), text)
     return one_line(flags_in_words(text, PLAN_LABELS))
 
 

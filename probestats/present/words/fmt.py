@@ -75,20 +75,30 @@ PEOPLE_P_DIGITS = 12
 
 
 def _for_people(text: str) -> str:
-    """A p written for people who do not code: in decimals, never ``1.2e-07`` (a bound below 10^-12).
+    """A p written for people who do not code (in a plain report): in decimals, never ``1.2e-07`` (a bound below
+    10^-12).
 
-    >>> from probestats.errors import spelled_by
-    >>> with spelled_by(lambda name, value: None):
+    >>> from probestats.errors import plain_numbers
+    >>> with plain_numbers():
     ...     _for_people("1.2e-07"), _for_people("0.0312"), _for_people("3e-20")
     ('0.00000012', '0.0312', '< 0.000000000001')
     >>> _for_people("1.2e-07")
     '1.2e-07'
     """
+    from probestats.errors import numbers_for_people
+
+    return decimals(text) if numbers_for_people() else text
+
+
+def decimals(text: str) -> str:
+    """A number written in decimals (``1.2e-07`` as ``0.00000012``; below 10^-12, the bound).
+
+    >>> decimals("1.2e-07"), decimals("0.5"), decimals("3e-20")
+    ('0.00000012', '0.5', '< 0.000000000001')
+    """
     from decimal import Decimal
 
-    from probestats.errors import for_people
-
-    if "e" not in text or not for_people():
+    if "e" not in text:
         return text
     value = Decimal(text)
     if value < Decimal(10) ** -PEOPLE_P_DIGITS:
