@@ -95,7 +95,7 @@ def main() -> None:
         driver.find_element(By.CSS_SELECTOR, "button[value=validate]").click()
         wait("#verdict")
         shot(driver, "3_check_error.png")
-        driver.find_element(By.LINK_TEXT, "choosing another column").click()
+        driver.find_element(By.CSS_SELECTOR, "#verdict a").click()  # the column page, where the fix is
         Select(wait("#col-item")).select_by_visible_text("item")
         driver.find_element(By.CSS_SELECTOR, "button[value=validate]").click()
         wait("#to-results")

@@ -249,6 +249,42 @@ def spelled_by(namer):
         yield
 
 
+def for_people() -> bool:
+    """Whether messages are being written for people who do not code (the local page, a plain report: within
+    :func:`spelled_by`), who read no flag, parameter or file of the repository.
+
+    >>> for_people()
+    False
+    >>> with spelled_by(lambda name, value: None):
+    ...     for_people()
+    True
+    """
+    return isinstance(_SPELLING.get(), tuple)
+
+
+#: within a plain report: its numbers are written for people (a p in decimals, never 1.2e-07)
+_PLAIN_NUMBERS = contextvars.ContextVar("probestats_plain_numbers", default=False)
+
+
+@contextlib.contextmanager
+def plain_numbers():
+    """Within this block (a plain report), numbers are written for people who do not code."""
+    with _holding(_PLAIN_NUMBERS, True):
+        yield
+
+
+def numbers_for_people() -> bool:
+    """Whether numbers are being written for people (within :func:`plain_numbers`).
+
+    >>> numbers_for_people()
+    False
+    >>> with plain_numbers():
+    ...     numbers_for_people()
+    True
+    """
+    return _PLAIN_NUMBERS.get()
+
+
 def either(python: str, cli: str) -> str:
     """An example in the caller's spelling: Python code for the library, flags for the command line.
 

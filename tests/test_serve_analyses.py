@@ -229,6 +229,45 @@ def test_an_order_probe_without_verdict_marks_is_stopped_at_the_check(page):
     assert refused.status_code == 400 and "marks a win of the first slot" in refused.text
 
 
+def test_an_order_probe_judged_again_takes_the_repetition_control(page, tmp_path, capsys):
+    """Each item judged three times in both orders: without the repetition the check names the control
+    (“Repetition”, never a flag); with it, the report and the analysis the commands give, each round's
+    consistency as counted by hand."""
+    settings, client = page
+    log = make_judge_log(items=14, judges={"j1": Judge(0.5, 0.9)}, seed=5, repetitions=3).rename(
+        {"repetition": "Round", "order": "Position"})
+    data = log.write_csv().encode()
+    job = job_of(upload(settings, client, {"log": ("rounds.csv", data)}))
+    refused = choose(settings, client, job, analysis="judge", order="Position", judge_choice="choice",
+                     judge_repetition="", go="validate")
+    assert 'id="to-results"' not in refused.text and "with “Repetition” set to COL" in refused.text
+    assert "--repetition" not in re.sub(r'<pre class="command".*?</pre>', "", refused.text, flags=re.S)
+    checked = choose(settings, client, job, analysis="judge", order="Position", judge_choice="choice",
+                     judge_repetition="Round", go="validate")
+    assert 'id="to-results"' in checked.text, checked.text[-2000:]
+    job = job_of(checked)
+    results = get(page, job, "results").text
+    command, analysis = command_of(results), command_of(results, "analysis-command")
+    assert command == ("probestats report rounds.csv --order Position --choice choice --by judge --repetition Round "
+                       "-o report.md")
+    folder = tmp_path / "by-hand"
+    folder.mkdir()
+    (folder / "rounds.csv").write_bytes(data)
+    same_bytes(page, job, command, folder, capsys)
+    printed = printed_by(analysis, folder, capsys)
+    assert get(page, job, "file/analysis.json").text == printed
+    # each round's consistency by hand: items whose two verdicts prefer the same answer
+    hand = {}
+    for (rep,), rows in log.group_by(["Round"]):
+        pairs = defaultdict(dict)
+        for row in rows.iter_rows(named=True):
+            pairs[row["item"]][row["Position"]] = row["choice"]
+        hand[str(rep)] = sum((v["AB"], v["BA"]) in (("first", "second"), ("second", "first"), ("tie", "tie"))
+                             for v in pairs.values())
+    (group,) = json.loads(printed)["groups"]
+    assert {r["repetition"]: r["consistency"]["k"] for r in group["repetitions"]} == hand
+
+
 # ---------------------------------------------------------------- more than two values
 
 

@@ -59,7 +59,7 @@ def problems_listed(text: str, where: str = 'class="problems"') -> list[tuple[st
                       re.S)
     return [] if found is None else [
         (code, html.unescape(re.sub("<[^>]+>", "", message))) for code, message in
-        re.findall(r'<li class="(?:error|warning)"><strong>\w+</strong> <code>([\w_]+)</code>: (.*?)</li>',
+        re.findall(r'<li class="(?:error|warning)"><strong>\w+</strong><span data-code="([\w_]+)"></span>: (.*?)</li>',
                    found.group(1), re.S)]
 
 
@@ -67,7 +67,7 @@ def codes_on(text: str) -> Counter:
     """How many problems of each kind the check lists, counting those it sums up in one line."""
     found = re.search(r'<ul class="problems">(.*?)</ul>', text, re.S)
     codes = Counter(code for code, _ in problems_listed(text))
-    for count, code in re.findall(r'<span class="count">(\d+)</span> more <code>(\w+)</code>',
+    for count, code in re.findall(r'<span class="count">(\d+)</span> more \w+ like these<span data-code="(\w+)">',
                                   found.group(1) if found else ""):
         codes[code] += int(count)
     return codes
@@ -112,6 +112,21 @@ def test_two_tabs_on_one_upload_keep_their_own_values_reports_and_plans(page):
     # one tab's plan is not reachable from the other's address
     other = plan_link(plans[tab_a].text).replace(f"/a/{tab_a}/", f"/a/{tab_b}/")
     assert client.get(other).status_code == 400
+
+
+@pytest.mark.parametrize("name", ["style_hand.xlsx", "style_hand.csv"])
+def test_values_chosen_on_the_first_visit_are_kept_for_every_format(page, name):
+    """The sheet a spreadsheet's first visit shows chosen, posted back, is no change of sheet: the values chosen
+    with it are the ones compared, and the column page shows them chosen."""
+    settings, client = page
+    job = job_of(upload(settings, client, {"log": (name, (SAMPLES / name).read_bytes())}))
+    checked = choose(settings, client, job, a="casual", b="formal", reference="", go="validate")
+    assert "The report compares ‘casual’ and ‘formal’" in checked.text
+    form = form_of(get(page, job_of(checked), "map").text)
+    assert form["fields"]["a"] == form["options"]["a"]["casual"]
+    assert form["fields"]["b"] == form["options"]["b"]["formal"]
+    command = command_of(get(page, job_of(checked), "results").text)
+    assert "--a casual --b formal" in command
 
 
 def test_going_back_to_the_columns_keeps_headers_with_spaces_and_odd_characters(page, tmp_path, capsys):

@@ -566,7 +566,7 @@ def analyze_pair(
         noise_table = items_of(noise_checked)
         noise_result = compare_pair(noise_table, metric, noise_checked.a, noise_checked.b,
                                     alternative=alternative, confidence=1 - alpha, interval=interval, **extra)
-        problems += [_tag_noise(p) for p in noise_checked.problems]
+        problems += [_tag_noise(p) for p in noise_checked.problems if not _applied_to_the_log(p, checked.problems)]
         noise_source = "noise log"
         check = noise_check_of("log", f"the noise log's values '{noise_checked.a}' and '{noise_checked.b}'",
                              noise_result, alpha, causes=lambda: noise_log_causes(noise_checked))
@@ -731,6 +731,23 @@ def warm_tests() -> None:
 def check_common(alternative: str, alpha: float, correction: str) -> None:
     """Refuse an ``alternative``, ``alpha`` or ``correction`` no test can use (before any work)."""
     check_vocabulary(alternative=alternative, alpha=alpha, correction=correction)
+
+
+def _applied_to_the_log(p: Problem, log_problems) -> bool:
+    """Whether ``p`` is the noise log's word that a read option did not apply to it, for an option the log
+    itself read (a sheet named for a spreadsheet log, beside a CSV noise log): the option did what it was
+    given for, and a warning that it was ignored would blame a choice nobody made for the noise log.
+
+    >>> said = Problem("warning", "ignored_option", "sheet='runs' does not apply to 'n.csv', read as CSV, ...")
+    >>> _applied_to_the_log(said, ()), _applied_to_the_log(said, (replace(said, message="sheet='runs' does not "
+    ...     "apply to 'log.csv', read as CSV, ..."),))
+    (True, False)
+    """
+    if p.code != "ignored_option":
+        return False
+    option = p.message.split(" does not apply to ")[0]
+    return not any(q.code == "ignored_option" and q.message.split(" does not apply to ")[0] == option
+                   for q in log_problems)
 
 
 def _tag_noise(p: Problem) -> Problem:

@@ -37,9 +37,26 @@ class LogFacts:
     seeds: tuple[int, int | None, int | None] | None = None
 
 
+#: words of a header naming free text a person wrote beside the runs (a notes column): never a setting, even
+#: when every row says the same ("copied by hand")
+NOTE_WORDS = frozenset({"note", "notes", "comment", "comments", "remark", "remarks", "annotation", "annotations",
+                        "memo", "observation", "observations"})
+
+
+def is_note(name: str) -> bool:
+    """Whether a column's header names notes, not a setting (``Notes``, ``my comments``, ``note_2``).
+
+    >>> [is_note(h) for h in ("Notes", "my comments", "note_2", "model", "notebook")]
+    [True, True, True, False, False]
+    """
+    import re
+
+    return any(word in NOTE_WORDS for word in re.split(r"[^a-z]+", str(name).lower()))
+
+
 def candidates(names, metric: str | None) -> list[str]:
-    """The columns of a log that may be settings (in the log's order)."""
-    return [c for c in names if c not in NOT_SETTINGS and c != metric and not c.startswith("_")]
+    """The columns of a log that may be settings (in the log's order): a notes column is not one."""
+    return [c for c in names if c not in NOT_SETTINGS and c != metric and not c.startswith("_") and not is_note(c)]
 
 
 def row_facts(log_frame: pl.DataFrame, pair_frame: pl.DataFrame, metric: str | None) -> LogFacts:

@@ -45,6 +45,12 @@ def check_metric(df: pl.DataFrame, log: Log, metric: str, header: str):
         converted = df.height - df[metric].null_count()
         # CSV and TSV hold only text; elsewhere (JSON, JSONL, sheets) a number written as text is worth a
         # warning. A column with cells that are not numbers is text because of them: the error says so.
+        text_rows = log._read.get("text_rows") if converted and read_as_text else None
+        if text_rows is not None:   # a sheet says which cells it stores as text: the others were numbers
+            stored = text_rows(header)
+            if stored is not None:
+                kept = df.filter(pl.col(metric).is_not_null())[ROW]
+                converted = sum(1 for r in log.rows(kept.to_list()) if r in stored)
         if converted and not bad.height and not log._read.get("delimited") and read_as_text:
             problems.append(Problem(
                 "warning", "numbers_as_text",

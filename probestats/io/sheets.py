@@ -3,10 +3,11 @@ the reader allocates it, a damaged archive named by its part, each row numbered 
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
-from probestats.errors import OptionError, ReadError, opt
+from probestats.errors import OptionError, ReadError, for_people, opt
 from probestats.io.columns import check_columns
 from probestats.io.failures import first_line
 from probestats.io.log import Log, finish_log
@@ -36,7 +37,8 @@ def check_spreadsheet(path: Path, max_cells: int | None = None, max_columns: int
 
     limit = MAX_CELLS if max_cells is None else int(max_cells)
     name = path.name
-    raise_it = f"; raise the limit with {opt('max_cells', 'N')} if the sheet is really that large"
+    raise_it = (f"; raise the limit with {opt('max_cells', 'N')} if the sheet is really that large" if not for_people()
+                else "; keep only the rows and columns of the runs in the sheet (clear what lies beyond them)")
     try:
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, ValueError):
@@ -223,8 +225,72 @@ def read_sheet(path, sheet, skip_rows, columns, metric, max_cells=None, max_colu
         raise ReadError(f"cannot read the sheet of '{name}' ({first_line(exc)}); check {opt('sheet')} and {opt('skip_rows')}") from None
     headers = [str(h) for h in frame.columns]
     frame = frame.rename({c: h for c, h in zip(frame.columns, headers)})
+    sheet_name = idx if isinstance(idx, str) else names[idx]
     return finish_log(frame.lazy(), headers, name, columns, metric, row_label="row",
-                   first_row=header_row + 2, path=path, drop_blank=True)
+                   first_row=header_row + 2, path=path, drop_blank=True,
+                   read={"text_rows": functools.partial(text_rows, path, sheet_name, header_row + 1)})
+
+
+def text_rows(path: Path, sheet: str, header_row: int, header: str) -> frozenset[int] | None:
+    """The rows (numbered as the sheet shows them) below the header whose cell under ``header`` the sheet stores
+    as text, of an .xlsx file's sheet ``sheet``, its header in row ``header_row`` (from 1); None when the file
+    cannot say (another format, a header not found). A column of numbers with a few typed as text is read as
+    text whole: this counts the few."""
+    import zipfile
+    from xml.etree.ElementTree import iterparse
+
+    def local(tag: str) -> str:
+        return tag.rsplit("}", 1)[-1]
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+            rels = {}
+            with archive.open("xl/_rels/workbook.xml.rels") as fh:
+                for _, el in iterparse(fh):
+                    if local(el.tag) == "Relationship":
+                        rels[el.get("Id")] = el.get("Target", "")
+            part = None
+            with archive.open("xl/workbook.xml") as fh:
+                for _, el in iterparse(fh):
+                    if local(el.tag) == "sheet" and el.get("name") == sheet:
+                        rid = next((v for k, v in el.attrib.items() if local(k) == "id"), None)
+                        target = rels.get(rid, "").lstrip("/")
+                        part = target if target.startswith("xl/") else f"xl/{target}"
+            if part is None or part not in names:
+                return None
+            shared = []
+            if "xl/sharedStrings.xml" in names:
+                with archive.open("xl/sharedStrings.xml") as fh:
+                    for _, el in iterparse(fh):
+                        if local(el.tag) == "si":
+                            shared.append("".join(t.text or "" for t in el.iter() if local(t.tag) == "t"))
+                            el.clear()
+            column, text = None, set()
+            with archive.open(part) as fh:
+                for _, el in iterparse(fh):
+                    if local(el.tag) != "c":
+                        continue
+                    ref = el.get("r") or ""
+                    letters = ref.rstrip("0123456789")
+                    row = int(ref[len(letters):] or 0)
+                    kind = el.get("t")
+                    if row == header_row and column is None:
+                        value = next((c.text or "" for c in el.iter() if local(c.tag) == "v"), None)
+                        if kind == "s" and value is not None and value.isdigit() and int(value) < len(shared):
+                            value = shared[int(value)]
+                        elif kind == "inlineStr":
+                            value = "".join(t.text or "" for t in el.iter() if local(t.tag) == "t")
+                        if value is not None and str(value) == header:
+                            column = letters
+                    elif row > header_row and kind in ("s", "str", "inlineStr"):
+                        text.add((letters, row))
+                    el.clear()
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile, SyntaxError):
+        return None
+    if column is None:
+        return None
+    return frozenset(row for letters, row in text if letters == column)
 
 
 def _leading_blank_rows(reader, idx, skip_rows: int) -> int:

@@ -198,8 +198,10 @@ def report(log=(), *, metric=None, tests=None, output=None, format=None, section
     if plain:
         from probestats.present.report.plain import spelled_in_words
 
+        from probestats.errors import plain_numbers
+
         named: list = []
-        with spelled_in_words(named):
+        with spelled_in_words(named), plain_numbers():
             return _report(log, named=named, **given)
     return _report(log, named=None, **given)
 

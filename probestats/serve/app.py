@@ -153,13 +153,13 @@ async def _bounded_form(request: Request, settings: Settings):
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > cap:
         raise Refused(413, f"the file is larger than the page's limit of {cap / 1_000_000:g} MB; "
-                           "start the page with --max-mb to allow more")
+                           "it can be raised where the page is started (probestats serve, its upload limit)")
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
         if len(body) > cap:
             raise Refused(413, f"the file is larger than the page's limit of {cap / 1_000_000:g} MB; "
-                               "start the page with --max-mb to allow more")
+                               "it can be raised where the page is started (probestats serve, its upload limit)")
     sent = False
 
     async def replay():

@@ -53,13 +53,20 @@ def render(name: str, settings, **context) -> str:
 
 
 def clean(message: str, job: Job | None, root: Path | None = None) -> str:
-    """A message to show: the page's private folders left out (a job's, or any under ``root``), on one line.
+    """A message to show: the page's private folders left out (a job's, or any under ``root``), on one line, each
+    flag named as the page labels its control (or by what it is), no file of the repository.
 
     >>> clean("cannot read '/tmp/x/0a1b/log.csv' at line 2", None, root=Path("/tmp/x"))
     "cannot read 'log.csv' at line 2"
+    >>> clean("--sims 100000 is more than allowed; use --fold-case", None)
+    '“Simulated probes per design” set to 100000 is more than allowed; use “Fold case”'
+    >>> clean("as common under both values as chance allows (p = 1.2e-07); '1e-05' is not a number", None)
+    "as common under both values as chance allows (p = 0.00000012); '1e-05' is not a number"
     """
     import re
 
+    from probestats.present.report.plain import flags_in_words
+    from probestats.present.words.fmt import decimals
     from probestats.present.words.sanitize import one_line
 
     text = str(message)
@@ -69,13 +76,21 @@ def clean(message: str, job: Job | None, root: Path | None = None) -> str:
     if root is not None:
         text = re.sub(re.escape(str(root)) + r"(/[\w-]+)*/", "", text)
         text = text.replace(str(root), "")
-    return one_line(text)
+    # a p in decimals; a value quoted from the file is shown as written
+    text = re.sub(r"(?<![\w.'\"])\d(?:\.\d+)?e-\d{1,3}(?![\w.'\"])", lambda m: decimals(m.group(0)), text)
+    return one_line(flags_in_words(text, PLAN_LABELS))
+
+
+#: the plan form's fields, by the library's keyword: their labels on the plan page
+PLAN_LABELS = {"items": "Items", "runs": "Runs per value", "gap": "Optional: a gap worth detecting",
+               "power": "Target power", "alpha": "Significance level", "sims": "Simulated probes per design"}
 
 
 @contextlib.contextmanager
 def words():
     """Messages made on the page name its controls (by their labels, as the report for people does); an option
-    the page has no control for by its command-line flag."""
+    the page has no control for by its command-line flag, as the command prints it (the page's files are the
+    command's, byte for byte): :func:`clean` words those flags for the page."""
     from probestats.errors import cli_spelling
     from probestats.present.report.plain import spelled_in_words
 
@@ -158,9 +173,36 @@ def _inspect(job: Job, mapping: Mapping) -> dict:
     values = distinct(value_header, fold=bool(mapping.option("fold_case"))) if value_header in headers else []
     numbers = _numbers(log, headers, lazy_of, schema)
     found = {"detected": detected, "headers": headers, "rows": rows, "values": values, "sheets": sheets,
-             "numbers": numbers, "settings": [s for s in SETTINGS if s in detected]}
+             "numbers": numbers, "settings": [s for s in SETTINGS if s in detected],
+             "title_rows": _title_rows(job, mapping, log)}
     found.update(_offers(headers, detected, distinct))
     return found
+
+
+#: how a spreadsheet's reader names a column whose header cell is empty
+UNNAMED = "__UNNAMED__"
+#: the most title rows the page looks past for the row of column names
+TITLE_ROWS_TRIED = 5
+
+
+def _title_rows(job: Job, mapping: Mapping, log) -> int | None:
+    """The title rows a spreadsheet seems to have above its header, when the row read as the header has
+    columns without a name (a title in its first cell, the rest empty): the number "Title rows above the header"
+    should hold for the first row below whose headers all have names (one naming a column the reader knows,
+    if any does). None when the header read looks whole, or no such row is near."""
+    if not job.log.spreadsheet or not any(str(h).startswith(UNNAMED) for h in log.headers):
+        return None
+    whole = None
+    for more in range(1, TITLE_ROWS_TRIED + 1):
+        try:
+            below = read_once(job, mapping.sheet, mapping.skip_rows + more)
+        except ProbestatsError:
+            break
+        if below.headers and not any(str(h).startswith(UNNAMED) for h in below.headers):
+            if below.columns.get("item") or below.columns.get("variant"):
+                return mapping.skip_rows + more
+            whole = whole if whole is not None else mapping.skip_rows + more
+    return whole
 
 
 def _numbers(log, headers: list, lazy_of: dict, schema) -> list[str]:
@@ -190,6 +232,7 @@ ORDER_HEADERS = ("order", "position", "positions", "answer_order", "presentation
                  "swapped", "orientation")
 CHOICE_HEADERS = ("choice", "winner", "verdict", "preferred", "preference", "chosen", "judgment", "judgement")
 JUDGE_HEADERS = ("judge", "judge_model", "evaluator", "grader", "rater")
+REPETITION_HEADERS = ("repetition", "repeat", "round", "replicate", "trial", "attempt")
 _AFFIRMATIVE = ("affirmative", "aff", "agree", "forward")
 _REVERSE = ("reverse", "rev", "disagree", "mirror", "mirrored")
 
@@ -212,7 +255,8 @@ def _offers(headers: list, detected: dict, distinct) -> dict:
             "answer_pair": answer_pair or ("", ""), "topics": topics,
             "judge_found": {"order": orders[0] if orders else "", "judge_choice": choice,
                             "judge_reply": "" if choice else reply,
-                            "judge_by": next((h for h in headers if norm[h] in JUDGE_HEADERS), "")}}
+                            "judge_by": next((h for h in headers if norm[h] in JUDGE_HEADERS), ""),
+                            "judge_repetition": next((h for h in headers if norm[h] in REPETITION_HEADERS), "")}}
 
 
 def _answer_pair(headers: list):
@@ -240,14 +284,17 @@ def _answer_pair(headers: list):
 
 
 def _cell(value) -> str:
-    """A preview cell as a person reads it: a whole number without a decimal point.
+    """A preview cell as a person reads it: a whole number without a decimal point, the lines of a reply run
+    together with spaces (as a spreadsheet's cell shows them, never as ``\\n``).
 
-    >>> _cell(1.0), _cell(2.5), _cell(None), _cell(10 ** 20 * 1.0)
-    ('1', '2.5', '', '1e+20')
+    >>> _cell(1.0), _cell(2.5), _cell(None), _cell(10 ** 20 * 1.0), _cell("Steps:\\r\\n1. Retry\\n2.\\tTest")
+    ('1', '2.5', '', '1e+20', 'Steps: 1. Retry 2. Test')
     """
+    import re
+
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
         value = int(value)
-    text = "" if value is None else str(value)
+    text = "" if value is None else re.sub(r"[ ]*[\r\n\t]+[ ]*", " ", str(value))
     return text if len(text) <= 80 else text[:79] + "…"
 
 
@@ -257,7 +304,7 @@ def _detected(job: Job, mapping: Mapping | None = None) -> dict:
 
 
 _EMPTY = {"detected": {}, "headers": [], "rows": [], "values": [], "sheets": [], "numbers": [], "settings": [],
-          "offers": {}, "answer_pair": ("", ""), "topics": [], "judge_found": {}}
+          "offers": {}, "answer_pair": ("", ""), "topics": [], "judge_found": {}, "title_rows": None}
 
 
 def _found(job: Job) -> tuple[dict, str | None]:
@@ -318,9 +365,18 @@ def mapping_from(job: Job, form) -> Mapping:
         framing_aff=_pick(form, "framing_aff", headers), framing_rev=_pick(form, "framing_rev", headers),
         order=_pick(form, "order", headers), judge_reply=_pick(form, "judge_reply", headers),
         judge_choice=_pick(form, "judge_choice", headers), judge_by=_pick(form, "judge_by", headers),
+        judge_repetition=_pick(form, "judge_repetition", headers),
         **{k: str(form.get(k, "") or "")[:500] for k in ("verdict_first", "verdict_second", "verdict_tie")})
-    if (sheet, skip_rows) != (previous.sheet, previous.skip_rows):
+    # the sheet shown chosen on the first visit is the first one (the mapping names none yet): the same sheet
+    # posted back is no change, and keeps the values chosen with it
+    first = shown["sheets"][0] if shown["sheets"] else ""
+    if ((sheet or first), skip_rows) != ((previous.sheet or first), previous.skip_rows):
         mapping = _kept_in(job, mapping)
+        if not mapping.metric and not mapping.analysis:  # the new header row's one column of numbers, as at first
+            try:
+                mapping = replace(mapping, metric=_suggested_metric(inspect(job, mapping)))
+            except ProbestatsError:
+                pass
     return mapping
 
 
@@ -352,7 +408,7 @@ def _kept_in(job: Job, mapping: Mapping) -> Mapping:
     except ProbestatsError:
         return mapping
     changes = {key: "" for key in (*MAPPED, "metric", "framing_aff", "framing_rev", "order", "judge_reply",
-                                   "judge_choice", "judge_by") if getattr(mapping, key) and getattr(mapping, key)
+                                   "judge_choice", "judge_by", "judge_repetition") if getattr(mapping, key) and getattr(mapping, key)
                not in headers}
     options = tuple((n, v) for n, v in mapping.options if CHOICE[n].control != "column"
                     or all(h in headers for h in (v if isinstance(v, tuple) else (v,))))
@@ -385,7 +441,7 @@ def map_page(settings, job: Job) -> str:
     else:  # first visit: the analysis the columns suggest (a framing column, an order column)
         analysis = "framing" if found["offers"].get("framing") else "judge" if found["offers"].get("judge") else ""
     judge = {key: getattr(mapping, key) if posted else found["judge_found"].get(key, "")
-             for key in ("order", "judge_reply", "judge_choice", "judge_by")}
+             for key in ("order", "judge_reply", "judge_choice", "judge_by", "judge_repetition")}
     framing_pair = (mapping.framing_aff, mapping.framing_rev) if posted else found["answer_pair"]
     typed = {topic: (aff, rev) for topic, aff, rev in mapping.targets}
     metric = mapping.metric if posted else (mapping.metric or _suggested_metric(found))
@@ -397,6 +453,7 @@ def map_page(settings, job: Job) -> str:
                   chosen=chosen, mapped=MAPPED, command=command, problem=problem, analyses=ANALYSES,
                   analysis=analysis, answers=ANSWERS, judge=judge, framing_pair=framing_pair, typed=typed,
                   metric=metric, suggested=metric and not posted, choices=CHOICES, suggested_by=suggested_by,
+                  unnamed=UNNAMED,
                   analysis_command=analysis_command(job, detected) if posted and not problem else None)
 
 
@@ -422,16 +479,53 @@ def validate_page(settings, job: Job) -> str:
         report = _report_promise(job, checked)
     return render("serve_validate.html.j2", settings, step="validate", job=job, checked=checked,
                   problems=problems, command=validate_command(job, detected), n_rows=checked.n_rows,
-                  report=report, chosen=choices_in_words(job, detected))
+                  report=report, chosen=choices_in_words(job, detected), fixes=_fixes(problems))
+
+
+def _fixes(problems: list[dict]) -> list[str]:
+    """The controls the errors name as their fix (each once, as its label is quoted: “Fold case”), for the
+    verdict's one line: a tick box is named as one, never as "another column".
+
+    >>> _fixes([{"severity": "error", "message": "use “Fold case”, or “Keep complete items only”"},
+    ...         {"severity": "warning", "message": "use “Split by”"},
+    ...         {"severity": "error", "message": "name one with “Item” set to HEADER; or “Fold case”"}])
+    ['the tick box “Fold case”', 'the tick box “Keep complete items only”', '“Item”']
+    """
+    import re
+
+    boxes = {c.label for c in CHOICES if c.control == "box"}
+    found: list[str] = []
+    for p in problems:
+        if p["severity"] == "error":
+            for label in re.findall(r"“([^”]{1,80})”", p["message"]):
+                named = f"the tick box “{label}”" if label in boxes else f"“{label}”"
+                if named not in found:
+                    found.append(named)
+    return found
 
 
 def _no_metric(job: Job) -> str:
-    found, _ = _found(job)
+    found, problem = _found(job)
+    if problem:  # the file could not be read as the page was told: that, not the metric, is the fix
+        return problem
+    if found["title_rows"]:
+        return title_rows_words(found["title_rows"])
     if not found["numbers"]:
         return ("no column of this file holds numbers: the metric is a number per run (for example the count of "
                 "steps in each reply); add a column with it to the sheet and upload it again, then choose it as "
                 "the metric on the column page")
     return "choose the metric column (the number measured on each reply) on the column page"
+
+
+def title_rows_words(n: int) -> str:
+    """What the page says of a sheet whose first row is a title, not the row of column names.
+
+    >>> title_rows_words(2)[:60]
+    'the first row of the sheet is a title, not the names of the '
+    """
+    return (f"the first row of the sheet is a title, not the names of the columns (the columns read without a name "
+            f"are shown as {UNNAMED}1, {UNNAMED}2, …): set “Title rows above the header” to {n} on the column page "
+            "and press “Update the preview and command”, then choose the metric")
 
 
 def checked_log(job: Job):
@@ -512,9 +606,11 @@ def _check_analysis(settings, job: Job) -> str:
         problems = list(getattr(analysis(job), "problems", ()))
     except ProbestatsError as exc:
         problems = list(getattr(exc, "problems", ())) or [Problem("error", "refused", str(exc))]
+    shown = [_shown(p, job) for p in problems]
     return render("serve_validate.html.j2", settings, step="validate", job=job, checked=None,
-                  problems=[_shown(p, job) for p in problems], command=analysis_command(job, detected), n_rows=None,
-                  analysis=ANALYSES[job.mapping.analysis], report=None, chosen=choices_in_words(job, detected))
+                  problems=shown, command=analysis_command(job, detected), n_rows=None,
+                  analysis=ANALYSES[job.mapping.analysis], report=None, chosen=choices_in_words(job, detected),
+                  fixes=_fixes(shown))
 
 
 def _judge_ready(mapping: Mapping) -> None:
@@ -555,7 +651,8 @@ def analysis(job: Job):
             _judge_ready(mapping)
             options = mapping.judge_options()
             return judge(job.log.path, order=options["order"], response=options["response"],
-                         choice=options["choice"], verdicts=options["verdicts"], by=options["by"], probe=probe)
+                         choice=options["choice"], verdicts=options["verdicts"], by=options["by"],
+                         repetition=options["repetition"], probe=probe)
 
     return job.files.remembered(("analysis", mapping), run)
 
@@ -672,15 +769,28 @@ def _analysis_download(job: Job, name: str) -> bytes:
 
 
 def _number(form, name: str, kind, default, low=None, high=None):
+    """A number of the plan form, its errors naming the field by its label.
+
+    >>> _number({"alpha": "nan"}, "alpha", float, 0.05, low=0, high=1)
+    Traceback (most recent call last):
+    probestats.errors.OptionError: “Significance level”: 'nan' is not a number
+    """
+    import math
+
     raw = str(form.get(name, "") or "").strip()
+    label = f"“{PLAN_LABELS.get(name, name)}”"
     if not raw:
         return default
     try:
         value = kind(raw)
     except ValueError:
-        raise OptionError(f"{name}: '{raw[:40]}' is not a number") from None
+        raise OptionError(f"{label}: '{raw[:40]}' is not a number") from None
+    if not math.isfinite(value):
+        raise OptionError(f"{label}: '{raw[:40]}' is not a number")
     if (low is not None and value <= low) or (high is not None and value >= high):
-        raise OptionError(f"{name}: {raw[:40]} is out of range")
+        between = (f"above {low:g}" if high is None else f"below {high:g}" if low is None
+                   else f"between {low:g} and {high:g}")
+        raise OptionError(f"{label}: {raw[:40]} is out of range; give a number {between}")
     return value
 
 
@@ -688,7 +798,8 @@ def _designs(form, name: str, default: str) -> str:
     raw = "".join(str(form.get(name, "") or default).split())
     parts = raw.split(",")
     if not raw or len(parts) > 12 or not all(p.isdigit() and 0 < int(p) <= 1000 for p in parts):
-        raise OptionError(f"{name}: give whole numbers separated by commas, e.g. {default}")
+        raise OptionError(f"“{PLAN_LABELS[name]}”: give whole numbers from 1 to 1000 separated by commas, "
+                          f"e.g. {default}")
     return raw
 
 

@@ -230,6 +230,8 @@ class Mapping:
         An order probe: the text that marks each verdict in a reply.
     judge_by : str
         An order probe: the column naming the judge (one analysis per judge).
+    judge_repetition : str
+        An order probe whose items were judged again: the column numbering the repetitions.
     """
 
     metric: str = ""
@@ -259,6 +261,7 @@ class Mapping:
     verdict_second: str = ""
     verdict_tie: str = ""
     judge_by: str = ""
+    judge_repetition: str = ""
 
     def option(self, name: str, default=None):
         """The value of one of :data:`CHOICES` (``default`` when not set)."""
@@ -308,7 +311,7 @@ class Mapping:
         """The order probe as the report's ``judge`` parameter."""
         return {"order": self.order, "response": None if self.judge_choice else self.judge_reply or None,
                 "choice": self.judge_choice or None, "verdicts": self.verdicts(),
-                "by": (self.judge_by,) if self.judge_by else (), "repetition": None}
+                "by": (self.judge_by,) if self.judge_by else (), "repetition": self.judge_repetition or None}
 
     def shaping(self, detected: dict, *, sheet: bool = True) -> list[str]:
         """The command-line options that say how the log is read (sheet, title rows, columns, filter)."""
@@ -587,6 +590,8 @@ def _judge_options(mapping: Mapping) -> list[str]:
         out += ["--verdict", rule]
     if mapping.judge_by:
         out += ["--by", mapping.judge_by]
+    if mapping.judge_repetition:
+        out += ["--repetition", mapping.judge_repetition]
     return out
 
 

@@ -25,8 +25,10 @@ def framing_sentences(result: FramingResult) -> list[str]:
     >>> print(framing_sentences(analyze_framing(demo_rows()))[0])  # doctest: +NORMALIZE_WHITESPACE
     model m: no lean was detected at alpha 0.05: bias +1.00 toward the affirmative claim
     (95% CI [+1.00, +1.00], adjusted p = 0.25, exact sign-flip test across 3 items,
-    6 responses; with 3 items no p below 0.25 was possible). This does not show that
-    the model has no preference.
+    6 responses; with 3 items no p below 0.25 was possible). Its interval leaves out 0 while its
+    test finds no lean because they are two different methods, and with 3 items the exact test could
+    not give a p below 0.25, while the interval has no such floor; the test decides. This does not
+    show that the model has no preference.
     """
     out = []
     for c in result.cells:
@@ -63,7 +65,7 @@ def framing_sentences(result: FramingResult) -> list[str]:
                 saying = (f" {c.pattern.capitalize()}: it says {'yes' if c.pattern == 'yea-saying' else 'no'} "
                           f"more often than the claims' directions explain ({acq}).")
             out.append(f"{name}: no lean was detected at alpha {result.alpha:g}: {stat}{floor}).{saying}{abstained} "
-                       "This does not show that the model has no preference.")
+                       f"{_why_apart(result, c)}This does not show that the model has no preference.")
             continue
         favored, disfavored = (ref, other) if c.bias > 0 else (other, ref)
         sentence = f"{name}: leans toward {favored}: {stat})."
@@ -92,6 +94,38 @@ def framing_sentences(result: FramingResult) -> list[str]:
             sentence += f" Symmetric: no asymmetry between the framings was detected ({acq})."
         out.append(sentence + abstained)
     return out
+
+
+def _why_apart(result: FramingResult, c) -> str:
+    """One plain sentence when a cell's interval excludes 0 and its test finds no lean: why the two disagree
+    (the test corrected for the other cells, the interval not; or two methods, one that could not go low
+    enough), and that the test decides. "" when they agree.
+
+    >>> from types import SimpleNamespace as NS
+    >>> r = NS(alpha=0.05, cells=(1, 2, 3, 4), correction="holm")
+    >>> _why_apart(r, NS(bias_ci={"low": 0.34, "high": 0.94, "method": "t"}, bias_p=0.0156, bias_p_adjusted=0.0625,
+    ...                  min_attainable_p=0.0156, n_items=7))[:114]
+    'Its interval leaves out 0 while its test finds no lean because the interval is for this cell alone, while the p is'
+    >>> _why_apart(r, NS(bias_ci={"low": -0.1, "high": 0.9, "method": "t"}, bias_p=0.3, bias_p_adjusted=0.6,
+    ...                  min_attainable_p=0.0156, n_items=7))
+    ''
+    """
+    from probestats.present.words.fmt import fmt_p
+
+    ci = c.bias_ci or {}
+    low, high = ci.get("low"), ci.get("high")
+    if low is None or high is None or (low <= 0 <= high):
+        return ""
+    if c.bias_p is not None and c.bias_p <= result.alpha and len(result.cells) > 1:
+        why = (f"the interval is for this cell alone, while the p is corrected for the {len(result.cells)} cells "
+               f"tested together (uncorrected it is p = {fmt_p(c.bias_p, result.alpha)})")
+    elif c.min_attainable_p is not None and c.min_attainable_p > result.alpha:
+        why = (f"they are two different methods, and with {count_of(c.n_items, 'item')} the exact test could not "
+               f"give a p below {fmt_p(c.min_attainable_p)}, while the interval has no such floor")
+    else:
+        why = ("they are two different methods (the interval assumes roughly normal gaps between items; the exact "
+               "test assumes nothing about their shape), which can part at the edge")
+    return f"Its interval leaves out 0 while its test finds no lean because {why}; the test decides. "
 
 
 def framing_summary(result: FramingResult) -> str:

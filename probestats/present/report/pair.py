@@ -378,7 +378,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None, plai
     power_ctx, power_sentences = _power_section(words)
     finding_ctx = _finding_section(words)
     limits, limits_sentences = _limits_section(words, design, design_ctx)
-    summary = _summary(words)
+    summary = _groups_first(analysis, words, _summary(words))
     control = control_context(words.verdict)
     summary_more = ([control_summary(words.verdict)] if control is not None else []) + caveat_sentences(words.verdict)
     if control is not None:
@@ -851,12 +851,32 @@ def _limits_section(w: _Words, design: Design, design_ctx: dict) -> tuple[list[t
     limits.append(("Values", f"only {quoted(a)} and {quoted(b)} were compared"
                    + (f"; the log also has {join_words([quoted(v) for v in other_values])}" if other_values else "")))
     warnings_ = grouped_warnings(w.analysis.problems)  # one kind said once, counted, with examples
+    if w.plain:   # a person reads no flag and no file of the repository (the details give each flag)
+        from probestats.present.report.plain import flags_in_words
+
+        warnings_ = [flags_in_words(text) for text in warnings_]
     if warnings_:
         limits.append(("Warnings from validation", warnings_))
     limits.append(("Scope", "whatever its result, a probe of one attribute with two values does not show "
                             "that the system is unbiased"))
     sentences = [f"{label}: {value if isinstance(value, str) else '; '.join(value)}." for label, value in limits]
     return limits, sentences
+
+
+def _groups_first(analysis, w: _Words, summary: str) -> str:
+    """A log split into groups (``--by``: a judge's criteria, say) leads its Summary with the groups, each tested
+    on its own and corrected, then the result pooled over them: the split was asked for because the groups are
+    not runs of one metric, so the pooled result is not the headline. Blocks (a pooled design) keep theirs."""
+    groups = getattr(analysis, "groups", ()) or ()
+    if len(groups) < 2 or getattr(w.verdict, "blocks", ()):
+        return summary
+    from probestats.present.report.groups import groups_context
+
+    ctx = groups_context(analysis)
+    said = [t for t in ctx["sentences"] if t.startswith(("After correction", "No group", "In the other"))]
+    keys = join_words(ctx["keys"])
+    return (f"Split by {keys}, each of the {len(groups)} groups tested on its own: " + " ".join(said)
+            + f" Pooled over every {keys}: {summary[0].lower()}{summary[1:]}")
 
 
 def _summary(w: _Words) -> str:

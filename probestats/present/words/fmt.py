@@ -55,12 +55,12 @@ def fmt_p(p: float | None, alpha: float | None = None) -> str:
         return f"< {TINY_P:g}"
     text = f"{p:.2g}" if p < 1e-4 else f"{p:.4g}"
     if alpha is None or not math.isfinite(p):
-        return text
+        return _for_people(text)
     digits = 4
     while digits < 17:
         shown = float(text)
         if (shown < alpha) == (p < alpha) and (shown == alpha) == (p == alpha):
-            return text
+            return _for_people(text)
         digits += 1
         text = f"{p:.{digits}g}"
     return repr(float(p))
@@ -68,6 +68,42 @@ def fmt_p(p: float | None, alpha: float | None = None) -> str:
 
 #: p-values below this show as "p < 1e-300": near the float floor a printed figure is not exact.
 P_FLOOR = 1e-300
+
+
+#: the smallest p written out in decimals for people (``0.00000012``); below it, the bound
+PEOPLE_P_DIGITS = 12
+
+
+def _for_people(text: str) -> str:
+    """A p written for people who do not code (in a plain report): in decimals, never ``1.2e-07`` (a bound below
+    10^-12).
+
+    >>> from probestats.errors import plain_numbers
+    >>> with plain_numbers():
+    ...     _for_people("1.2e-07"), _for_people("0.0312"), _for_people("3e-20")
+    ('0.00000012', '0.0312', '< 0.000000000001')
+    >>> _for_people("1.2e-07")
+    '1.2e-07'
+    """
+    from probestats.errors import numbers_for_people
+
+    return decimals(text) if numbers_for_people() else text
+
+
+def decimals(text: str) -> str:
+    """A number written in decimals (``1.2e-07`` as ``0.00000012``; below 10^-12, the bound).
+
+    >>> decimals("1.2e-07"), decimals("0.5"), decimals("3e-20")
+    ('0.00000012', '0.5', '< 0.000000000001')
+    """
+    from decimal import Decimal
+
+    if "e" not in text:
+        return text
+    value = Decimal(text)
+    if value < Decimal(10) ** -PEOPLE_P_DIGITS:
+        return f"< {Decimal(10) ** -PEOPLE_P_DIGITS:f}"
+    return f"{value:f}"
 
 
 def fmt_p_floor(p: float | None, log10_p: float | None = None, alpha: float | None = None, *,
