@@ -167,11 +167,14 @@ def near_alpha_mc(*results) -> bool:
 MC_CAVEATS = frozenset({"omnibus_undecided"})
 
 
-def assert_same(before, after):
+def assert_same(before, after, *, same_p: bool = True):
+    """The same conclusion, headline family and caveats (``same_p``: and, where both are exact, the same p)."""
     b, a = seen(before), seen(after)
     if near_alpha_mc(before, after):   # the family alone: the conclusion and whether p was undecided are a draw
         b, a = (b[1], b[2] - MC_CAVEATS), (a[1], a[2] - MC_CAVEATS)
     assert a == b
+    if same_p and not (monte_carlo(before) or monte_carlo(after)) and headline_p(before) is not None:
+        assert headline_p(after) == pytest.approx(headline_p(before), rel=1e-9)
 
 
 # --------------------------------------------------------------------------- the changes
@@ -305,11 +308,12 @@ def test_a_cluster_of_one_item_each_is_no_cluster(d):
     assert clustered.verdict.conclusion == alone.verdict.conclusion
 
 
-#: Dropping a run changes the data: the headline p moves a little, and where it is near alpha the conclusion may
-#: change with it. "Near" is within a factor DROP_FACTOR of alpha (alpha / 2 to 2 alpha): one run of five or more
-#: moves its cell's mean by at most a quarter of the runs' range, so one item gap of 8 to 16 changes, which moves
-#: an exact p by a few steps of its lattice (1/256 to 1/65536 for the sign-flip test) or, for a test of few
-#: items or clusters, by one step of it; a p outside [alpha / 2, 2 alpha] on one side would need many steps.
+#: Dropping a run changes the data: the headline p moves, and where it is near alpha the conclusion may change
+#: with it. "Near" is within a factor DROP_FACTOR of alpha (alpha / 2 to 2 alpha) for either p, so a conclusion
+#: is compared only where p would have had to move by a factor of 4 or more to cross alpha. One run of five or
+#: more moves its cell's mean by at most a quarter of the runs' range, so one item gap of 8 to 16 changes a
+#: little; in 48 generated designs of this file (runs 5-6, every kind of analysis, no noise check) the largest
+#: move of a p below 0.5 was a factor of 1.75 (0.031 to 0.055, a sign-flip test on 15 items, across alpha).
 DROP_FACTOR = 2.0
 
 
@@ -330,4 +334,4 @@ def test_dropping_one_run_of_many(d, pick, noise):
     after = probestats.analyze(dropped, **options(d, noise=noise))
     assert family(after) == family(before)   # whatever p: one missing run never changes the test
     if not near_alpha(before, after):
-        assert_same(before, after)
+        assert_same(before, after, same_p=False)
