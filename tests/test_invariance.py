@@ -1,24 +1,28 @@
 """Verdicts that do not move with what should not matter: a property test over generated designs.
 
-A design is drawn from every combination the analysis must handle: two values or four, runs balanced (2 to 6
-per cell) or unequal by design (1 against 3), with or without blocks (a ``model`` column, every model answering
-every item), with or without clusters of items (``Probe(cluster="doc")``, two values), one metric or two. Its
-metric values sit on a lattice of small integers, so the exact tests stay exact and fast.
+A design is drawn from every combination the analysis takes: two values or four, runs balanced (2 to 6 per
+cell) or unequal by design (1 against 3), with or without blocks (a ``model`` column, every model answering every
+item), with or without clusters of items (``Probe(cluster="doc")``; two values of one metric, the only analysis
+that takes them), one metric or two (two values), 8 to 20 items. Its metric values are small integers, so the
+exact tests stay exact and fast.
 
 For each design, the analysis of the log is compared with the analysis of the same log after a change that
-should not matter, on three things a reader takes away:
+should not matter, on what a reader takes away:
 
 - the conclusion (``verdict.conclusion``);
 - the headline test's method family (:func:`family`): for a pair, the test named and whether the clusters were
   used; for several metrics, whether the family was tested jointly and each member's test; for many values, the
   omnibus and the blocks it averaged over;
-- the set of caveat ids.
+- the set of caveat ids;
+- where the data are unchanged and the headline p exact, that p.
 
-The changes: shuffling the rows; renaming values, items, blocks and clusters; giving the command line's
-options in another order; splitting the log across two files; adding a constant column; a cluster column with
-one item per cluster (the conclusion only: the clusters are then named, which is itself a caveat); dropping one
-run of a cell with five runs or more (unless the headline p is near alpha, see :data:`DROP_FACTOR`).
-"""
+The changes: shuffling the rows; renaming values, items, blocks and clusters; giving the command line's options
+in another order; splitting the log across two files; adding a constant column; a cluster column with one item
+per cluster (the same test, p and conclusion; the clusters are named, which is a caveat of its own); dropping
+one run of a cell with five runs or more (the family always; the rest unless a headline p is near alpha, see
+:data:`DROP_FACTOR`). A Monte Carlo headline p near alpha (:data:`MC_MARGIN`) is a draw, whose conclusion is
+not compared. The within-log noise check is redrawn by a renaming or a dropped run (:data:`NOISE_REDRAWN`): those
+two properties hold without it, and are marked as failing with it."""
 
 from __future__ import annotations
 
@@ -43,7 +47,7 @@ from probestats.cli import main as cli_main
 ALPHA = 0.05
 #: resamples of every Monte Carlo path (the exact paths need none); few, so that the file stays fast
 N_RESAMPLES = 999
-SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @dataclass(frozen=True)
@@ -100,7 +104,7 @@ def designs(draw, *, min_runs: int = 2, unequal: bool = True, pair_of_one_metric
     one = pair_of_one_metric or n_values > 2
     metrics = ("x",) if one else draw(st.sampled_from([("x",), ("x", "y")]))
     cluster_size = draw(st.sampled_from([0, 2, 3])) if n_values == 2 and len(metrics) == 1 else 0
-    return Design(n_items=draw(st.integers(8, 16)), values=("A", "B", "C", "D")[:n_values], runs=runs,
+    return Design(n_items=draw(st.integers(8, 20)), values=("A", "B", "C", "D")[:n_values], runs=runs,
                   models=models, cluster_size=cluster_size, metrics=metrics,
                   effect=draw(st.integers(0, 2)), seed=draw(st.integers(0, 2**16)))
 
@@ -167,11 +171,29 @@ def near_alpha_mc(*results) -> bool:
 MC_CAVEATS = frozenset({"omnibus_undecided"})
 
 
+def _holds_undecided(figures) -> bool:
+    if isinstance(figures, dict):
+        return figures.get("undecided") is True or any(_holds_undecided(v) for v in figures.values())
+    if isinstance(figures, (list, tuple)):
+        return any(_holds_undecided(v) for v in figures)
+    return False
+
+
+def undecided(result) -> set:
+    """The caveats resting on a Monte Carlo test that says it is undecided at this precision (its p's interval
+    still held its level when the resamples ran out): whether such a caveat is raised is a draw, as a Monte
+    Carlo p near alpha is (the models' heterogeneity test of ``blocks_disagree``, read at alpha / 3 for three
+    values against the reference, is one)."""
+    return {c.id for c in result.verdict.caveats if _holds_undecided(c.figures)}
+
+
 def assert_same(before, after, *, same_p: bool = True):
     """The same conclusion, headline family and caveats (``same_p``: and, where both are exact, the same p)."""
     b, a = seen(before), seen(after)
     if near_alpha_mc(before, after):   # the family alone: the conclusion and whether p was undecided are a draw
         b, a = (b[1], b[2] - MC_CAVEATS), (a[1], a[2] - MC_CAVEATS)
+    drawn = undecided(before) | undecided(after)
+    b, a = (*b[:-1], b[-1] - drawn), (*a[:-1], a[-1] - drawn)
     assert a == b
     if same_p and not (monte_carlo(before) or monte_carlo(after)) and headline_p(before) is not None:
         assert headline_p(after) == pytest.approx(headline_p(before), rel=1e-9)
@@ -182,6 +204,10 @@ def assert_same(before, after, *, same_p: bool = True):
 
 @SETTINGS
 @given(d=designs(), order=st.integers(0, 2**16))
+# three models, four values, 1 run against 3: the models' heterogeneity test is undecided (p = 0.0161, its interval
+# [0.0139, 0.0186] holding alpha / 3), so blocks_disagree is raised on one row order and not on the other
+@example(d=Design(n_items=13, values=("A", "B", "C", "D"), runs=(1, 3, 1, 3), models=("gpt", "claude", "llama"),
+                  cluster_size=0, metrics=("x",), effect=0, seed=13), order=0)
 def test_shuffling_rows(d, order):
     rows = rows_of(d)
     shuffled = list(rows)
