@@ -305,3 +305,25 @@ def test_the_story_study_concludes_alike_with_and_without_its_missing_runs(tmp_p
         assert "nested in 3 clusters of story" in report
         outputs[name] = data["verdict"]["conclusion"]
     assert outputs["missing"] == outputs["cut"] == "not_detected"
+
+
+def test_clusters_of_one_item_with_unequal_runs_keep_the_within_item_permutation():
+    # every cluster holds one item: the clusters are the items, so the exact within-item permutation the unequal runs
+    # need stays the headline (the flip of single-item clusters is the item sign-flip, which they do not allow);
+    # it was the flip, and a log of 15 items moved from p = 0.0404 ("a gap") to 0.0557 ("no gap") with the column
+    rows = clustered_rows(clusters=12, per=1, effect_sd=1.0, gap=0.6, runs=3, seed=2)
+    rows = [r for r in rows if not (r["variant"] == "a" and r["seed"] > 0)]
+    alone = analyze(rows, metric="y")
+    one = analyze(rows, metric="y", probe=Probe(cluster="doc"))
+    assert alone.main.permutation is not None and one.main.permutation is not None
+    assert one.pvalue == alone.pvalue == alone.main.permutation.pvalue
+    assert one.verdict.conclusion == alone.verdict.conclusion and one.verdict.test == alone.verdict.test
+    assert one.clusters.singletons == one.clusters.n_clusters == 12
+    assert "the clusters are the items" in next(c.sentence for c in one.verdict.caveats if c.id == "clusters")
+    unequal = next(c.sentence for c in one.verdict.caveats if c.id == "unequal_runs")
+    assert "flipping whole clusters" not in unequal
+    assert one.to_dict()["headline_test"] == "permutation"
+    # one cluster of two items: the clusters are not the items, and whole clusters flip
+    rows = [dict(r, doc="d0") if r["doc"] == "d1" else r for r in rows]
+    paired = analyze(rows, metric="y", probe=Probe(cluster="doc"))
+    assert paired.main.permutation is None and "whole clusters flipped" in paired.main.headline_test.method

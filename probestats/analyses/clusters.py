@@ -236,7 +236,9 @@ def with_clusters(analysis, column: str):
     interval stay on ``clusters``); the published item-level tests, which treat the items as independent, are
     dropped. Whatever the runs per item, the inference is at the clusters' level: items of one cluster are not
     independent, and a test that reassigns runs within items (or flips items one by one) counts them as if they
-    were. ``by`` groups are tested at their clusters' level too, and corrected again; blocks (a setting that
+    were; only where every cluster holds one item are the clusters the items, and runs unequal by design keep the
+    exact within-item permutation (a column of one item per cluster is no cluster). ``by`` groups are tested at
+    their clusters' level too, and corrected again; blocks (a setting that
     varies within items) average inside each item first, so the clusters hold the pooled item gaps. The verdict
     is decided again on the cluster test, keeping what the design said of it, with a caveat that names the
     clusters.
@@ -266,15 +268,18 @@ def with_clusters(analysis, column: str):
                      attribute_settings=old.attribute_settings, agreement=old.agreement)
     if old.conclusion == "against_constant" and verdict.detected:   # the design's reading of a constant arm stays
         verdict = replace(verdict, conclusion=old.conclusion, statement=old.statement)
-    kept = tuple(_clustered_caveat(c, column) for c in old.caveats if c.id not in {v.id for v in verdict.caveats})
+    permuted = new_main.permutation is not None   # clusters of one item each, runs unequal: the items' own test
+    kept = tuple(c if permuted else _clustered_caveat(c, column) for c in old.caveats
+                 if c.id not in {v.id for v in verdict.caveats})
     verdict = replace(verdict, caveats=verdict.caveats + tuple(c for c in kept if c is not None),
                       blanks=old.blanks, control=old.control, reference_check=old.reference_check)
-    verdict = with_caveats(verdict, Caveat("clusters", cluster_caveat(design),
+    verdict = with_caveats(verdict, Caveat("clusters", cluster_caveat(design, permuted=permuted),
                                            {"column": column, "n_clusters": design.n_clusters, "icc": design.icc,
                                             "design_effect": design.design_effect,
                                             "singletons": design.singletons, "item_p": design.item_pvalue}),
-                           test=f"the exact sign-flip test flipping whole clusters of {column} ({design.n_clusters} "
-                              "clusters)")
+                           test=old.test if permuted else
+                           f"the exact sign-flip test flipping whole clusters of {column} ({design.n_clusters} "
+                           "clusters)")
     return replace(analysis, main=new_main, groups=groups, verdict=verdict, clusters=design)
 
 
@@ -321,6 +326,11 @@ def _at_cluster_level(pair, mapping: pl.DataFrame, column: str):
                            item_pvalue=pair.headline_test.pvalue, item_interval=pair.interval)
     means = tuple(_mean_interval(items[side].to_numpy().astype(float), ids, confidence)
                   for side in ("mean_a", "mean_b"))
+    if pair.permutation is not None and n and counts.max() == 1:
+        # every cluster holds one item: the clusters are the items, and reassigning the runs within each item is the
+        # exact test at their level, where flipping them rests on a symmetry that unequal runs do not give (a
+        # column of one item per cluster then leaves the headline as it was without it)
+        return replace(pair, sign_test=signs, interval=interval, published=(), mean_intervals=means), design
     return replace(pair, sign_flip=flip, sign_test=signs, interval=interval, min_attainable_p=floor, published=(),
                    permutation=None, not_applicable=None, mean_intervals=means), design
 
@@ -339,8 +349,9 @@ def _clustered_caveat(caveat, column: str):
                              "sign test and Wilcoxon's test are not tests of this design.", caveat.figures)
 
 
-def cluster_caveat(design: ClusterDesign) -> str:
-    """The clusters in one sentence, as the verdict carries it.
+def cluster_caveat(design: ClusterDesign, *, permuted: bool = False) -> str:
+    """The clusters in one sentence, as the verdict carries it (``permuted``: every cluster holds one item and the
+    runs differ by design, so the test is the items' own within-item permutation).
 
     >>> from types import SimpleNamespace as NS
     >>> d = NS(column="doc", n_clusters=3, n_items=7, sizes=(1, 3, 7 / 3), singletons=1, icc=0.5,
@@ -355,6 +366,10 @@ def cluster_caveat(design: ClusterDesign) -> str:
             else f"{design.sizes[0]} to {design.sizes[1]} items each")
     icc = ("" if design.icc is None else
            f"; intra-cluster correlation of the item gaps {design.icc:.3g}, design effect {design.design_effect:.3g}")
+    if permuted:
+        return (f"Each of the {design.n_clusters} clusters of {design.column} holds one item: the clusters are the "
+                f"items, so the test is the items' own, the exact permutation of the runs within each item (p = "
+                f"{design.item_pvalue:.3g}), which unequal runs need; the interval is a cluster-level t.")
     text = (f"The {design.n_items} items are nested in {design.n_clusters} clusters of {design.column} ({size}{icc}): "
             f"the tests flip whole clusters and the interval is a cluster-level t (treating the items as independent "
             f"gave p = {design.item_pvalue:.3g}); the effect sizes' intervals still treat the items as independent.")
