@@ -258,3 +258,79 @@ def test_the_clusters_are_shown_in_the_terminal_the_report_and_json(tmp_path, ca
     report = tmp_path / "r.md"
     assert main(["report", str(path), "--metric", "y", "--cluster", "doc", "-o", str(report)]) == 0
     assert "nested in 40 clusters of doc" in report.read_text(encoding="utf-8")
+
+
+def nested_rows(scenarios: int = 30, models: int = 5, scenario_sd: float = 0.6, model_gaps=(0.0, 0.5, 1.0, 1.5, 2.0),
+                seed: int = 9, crossing_block: bool = False) -> list[dict]:
+    """Items nested in ``scenarios`` (each shifts its items' gaps by a normal draw of SD ``scenario_sd``), one item
+    per scenario and model with the model part of the item id (so the model column is constant within items and
+    crosses the scenarios), the models' gaps ``model_gaps``; 2 runs per item and value. With ``crossing_block``
+    every model answers one shared item per scenario instead (the model varies within items: a block)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for s in range(scenarios):
+        shift = rng.normal(0, scenario_sd)
+        for m in range(models):
+            item = f"s{s}" if crossing_block else f"s{s}-m{m}"
+            for k in range(2 if crossing_block else 1):
+                level = rng.normal()
+                for v in ("a", "b"):
+                    for r in range(2):
+                        y = level + rng.normal(0, 0.3) + ((shift + model_gaps[m]) if v == "a" else 0.0)
+                        rows.append({"item": f"{item}-{k}" if crossing_block else item, "variant": v,
+                                     "seed": r, "y": y, "scenario": f"sc{s}", "model": f"m{m}"})
+    return rows
+
+
+def anova_icc(gaps, groups) -> float:
+    """ICC(1) of ``gaps`` by ``groups``, the one-way ANOVA written out (equal or unequal groups)."""
+    names = sorted(set(groups))
+    n, g = len(gaps), len(names)
+    sizes = np.array([(groups == x).sum() for x in names])
+    means = np.array([gaps[groups == x].mean() for x in names])
+    msb = np.sum(sizes * (means - gaps.mean()) ** 2) / (g - 1)
+    msw = sum(((gaps[groups == x] - gaps[groups == x].mean()) ** 2).sum() for x in names) / (n - g)
+    m0 = (n - np.sum(sizes ** 2) / n) / (g - 1)
+    return (msb - msw) / (msb + (m0 - 1) * msw)
+
+
+def item_gaps(rows, column: str):
+    """Each item's gap and its ``column`` value, from the rows."""
+    cells: dict = {}
+    for r in rows:
+        cells.setdefault((r["item"], r["variant"]), []).append(r["y"])
+    items = sorted({r["item"] for r in rows})
+    label = {r["item"]: r[column] for r in rows}
+    return (np.array([np.mean(cells[(i, "a")]) - np.mean(cells[(i, "b")]) for i in items]),
+            np.array([label[i] for i in items]))
+
+
+def test_the_suggestion_is_the_nesting_column_not_a_model_that_crosses_it():
+    # the model is part of the item id, so its column is constant within items and its 5 levels have the larger
+    # ICC (their gaps differ by design): the items nest in the 30 scenarios, which the suggestion names
+    rows = nested_rows()
+    gaps, models = item_gaps(rows, "model")
+    assert anova_icc(gaps, models) > 0.5
+    hints = [p for p in analyze(rows, metric="y").problems if p.code == "clustered_items"]
+    assert len(hints) == 1 and hints[0].message.endswith("declare the clusters with cluster='scenario'")
+    gaps, scenarios = item_gaps(rows, "scenario")
+    assert f"intra-cluster correlation {anova_icc(gaps, scenarios):.3g}" in hints[0].message
+    assert "the 30 clusters of scenario (5 items each on average)" in hints[0].message
+    assert f"can reach p = {2 / 2 ** 30:.2g}" in hints[0].message
+    # the same model column under a name that is no setting's still makes only 5 clusters: never suggested
+    renamed = [dict({k: v for k, v in r.items() if k != "scenario"}, family=r["model"]) for r in rows]
+    renamed = [{k: v for k, v in r.items() if k != "model"} for r in renamed]
+    assert not [p for p in analyze(renamed, metric="y").problems if p.code == "clustered_items"]
+
+
+def test_a_model_that_answers_every_item_is_a_block_and_never_a_cluster():
+    rows = nested_rows(scenario_sd=0.0, crossing_block=True)
+    result = analyze(rows, metric="y")
+    assert not [p for p in result.problems if p.code == "clustered_items"]
+
+
+def test_a_few_clusters_are_not_suggested_whatever_their_icc():
+    rows = clustered_rows(clusters=6, per=40, effect_sd=1.0, seed=8)
+    gaps, docs = hand_gaps(rows)
+    assert anova_icc(gaps, docs) > 0.3   # alike gaps, but with 6 clusters the smallest p is 2 / 64
+    assert not [p for p in analyze(rows, metric="y").problems if p.code == "clustered_items"]

@@ -14,9 +14,10 @@ once) and
 - names the number of clusters, their sizes, the clusters of one item and the intra-cluster correlation of the
   item gaps (one-way ANOVA ICC(1)).
 
-Without ``cluster``, :func:`suggest_clusters` looks for a column that is constant within items, groups them
-in clusters of two items or more, and whose clusters' item gaps are alike (ICC at least 0.1, one-way ANOVA F
-test p at most 0.01): a warning then suggests ``cluster=COL`` with the ICC.
+Without ``cluster``, :func:`suggest_clusters` looks for a column the items nest in: constant within items, not a
+held-fixed setting, at least ten clusters of two items or more on average, whose clusters' item gaps are alike
+(ICC at least 0.1, one-way ANOVA F test p at most 0.01 over the candidate columns); a warning then suggests
+``cluster=COL`` with the ICC, the number of clusters and the smallest p they can reach.
 
 Examples
 --------
@@ -39,12 +40,16 @@ from probestats.result import jsonable
 from probestats.stats.hypotests import Interval, TestResult, min_attainable_p, sign_flip_test, sign_test
 
 __all__ = ["ClusterDesign", "intra_cluster_correlation", "cluster_bootstrap_interval", "cluster_t_interval", "item_clusters",
-           "with_clusters", "suggest_clusters", "SUGGEST_ICC", "SUGGEST_P"]
+           "with_clusters", "suggest_clusters", "SUGGEST_ICC", "SUGGEST_P", "SUGGEST_MIN_CLUSTERS"]
 
 #: the intra-cluster correlation of item gaps from which a column is suggested as the cluster
 SUGGEST_ICC = 0.1
 #: the one-way ANOVA F test's p at most which a column is suggested as the cluster
 SUGGEST_P = 0.01
+#: the fewest clusters a column must make to be suggested (with k clusters the smallest attainable p is 2 / 2^k)
+SUGGEST_MIN_CLUSTERS = 10
+#: words of a column's name that make it a setting (held fixed or a block), never suggested as a cluster
+_HELD_FIXED = ("model", "judge", "temperature", "temp", "system", "file", "provider")
 #: columns never read as a cluster (the draw, the reply, the run's own columns)
 _NOT_CLUSTERS = ("item", "variant", "seed", "run_id", "time", "prompt", "reply", "response")
 
@@ -357,20 +362,32 @@ def cluster_caveat(design: ClusterDesign) -> str:
 
 
 def suggest_clusters(analysis, *, exclude=()) -> Problem | None:
-    """A ``clustered_items`` warning when a column of the log groups the items in clusters whose gaps are alike.
+    """A ``clustered_items`` warning when a column of the log is one the items nest in and whose clusters' gaps
+    are alike.
 
-    Candidates are columns constant within every item that group the items into clusters of two items or
-    more on average (and at least two clusters); the one with the largest ICC is suggested when its ICC is
-    at least :data:`SUGGEST_ICC` and its F test's p at most :data:`SUGGEST_P`.
+    A candidate is a column constant within every item (a setting that varies within items, such as a model that
+    answers every item, is a block, not a cluster) that is not a held-fixed setting by its name (model, judge,
+    temperature, system, file: where the model is part of the item id, its column is constant within items but
+    crosses the items' own nesting), with at least :data:`SUGGEST_MIN_CLUSTERS` clusters (fewer cannot carry a
+    cluster-level test: with k clusters the smallest attainable p is 2 / 2^k, and the ICC of a few groups is a
+    moderator's, not a nesting's) and at most half as many clusters as items (many items per cluster). A
+    candidate qualifies when its ICC is at least :data:`SUGGEST_ICC` and its one-way ANOVA F test's p at most
+    :data:`SUGGEST_P` divided by the number of candidates (Bonferroni: on logs with no cluster effect the
+    suggestion fires at most SUGGEST_P of the time whatever the number of candidate columns; measured in
+    ``benchmarks/caveats.py``). Of the qualifying columns the finest (most clusters) is suggested, its ICC,
+    number of clusters and smallest attainable p named.
+
+    >>> SUGGEST_MIN_CLUSTERS
+    10
     """
     main = analysis.main
     log = analysis.checked.log
     n_items = main.n_items if hasattr(main, "n_items") else main.items.height
-    if n_items < 6:
+    if n_items < 2 * SUGGEST_MIN_CLUSTERS:
         return None
     names = log.lazy.collect_schema().names()
     skip = set(_NOT_CLUSTERS) | {main.metric, *exclude}
-    candidates = [c for c in names if c not in skip and not c.startswith("_")]
+    candidates = [c for c in names if c not in skip and not c.startswith("_") and not _held_fixed_name(c)]
     if not candidates:
         return None
     text = {c: pl.col(c).cast(pl.String) for c in candidates}
@@ -381,7 +398,7 @@ def suggest_clusters(analysis, *, exclude=()) -> Problem | None:
     except Exception:   # a column polars cannot read as text (nested values): no suggestion from it
         return None
     items = main.items.select(pl.col("item").cast(pl.String), "gap")
-    best = None
+    nesting = []
     for c in candidates:
         if per[c].max() != 1:
             continue
@@ -390,19 +407,38 @@ def suggest_clusters(analysis, *, exclude=()) -> Problem | None:
         if joined.height < n_items:
             continue
         k = joined["cluster"].n_unique()
-        if k < 2 or k > n_items / 2:
+        if k < SUGGEST_MIN_CLUSTERS or k > n_items / 2:
             continue
+        nesting.append((c, k, joined))
+    best = None
+    for c, k, joined in nesting:
         icc, p, deff = intra_cluster_correlation(joined["gap"].to_numpy(), joined["cluster"].fill_null("").to_numpy())
-        if icc is None or p is None or icc < SUGGEST_ICC or p > SUGGEST_P:
+        if icc is None or p is None or icc < SUGGEST_ICC or p > SUGGEST_P / len(nesting):
             continue
-        if best is None or icc > best[1]:
+        if best is None or (k, icc) > (best[4], best[1]):
             best = (c, icc, p, deff, k)
     if best is None:
         return None
     c, icc, p, deff, k = best
     header = log.columns.get(c, c)
+    floor = float(min_attainable_p(k, alternative=main.sign_flip.alternative))
     return Problem("warning", "clustered_items",
-                   f"{header} groups the {n_items} items in {k} clusters whose gaps are alike (intra-cluster "
-                   f"correlation {icc:.3g}, one-way ANOVA F test p = {p:.2g}, design effect {deff:.3g}): the tests "
-                   f"treat the items as independent, so p and the interval overstate the evidence; declare the "
-                   f"clusters with {opt('cluster', c)}", (), header)
+                   f"The {n_items} items may be nested in clusters: the {k} clusters of {header} ({n_items / k:.3g} "
+                   f"items each on average), whose gaps are alike (intra-cluster correlation {icc:.3g}, one-way ANOVA F test "
+                   f"p = {p:.2g} over {count_of(len(nesting), 'candidate column')}, design effect {deff:.3g}): the "
+                   f"tests treat the items as independent, so p and the interval overstate the evidence; with "
+                   f"{k} clusters a cluster-level test can reach p = {floor:.2g}; declare the clusters with "
+                   f"{opt('cluster', c)}", (), header)
+
+
+def _held_fixed_name(column: str) -> bool:
+    """Whether ``column`` names a setting held fixed or varied as a block (model, judge, temperature, system,
+    file), by a word of its name.
+
+    >>> [_held_fixed_name(c) for c in ("model", "judge_model", "Temperature", "scenario", "source_file")]
+    [True, True, True, False, True]
+    """
+    import re
+
+    words = {w for w in re.split(r"[^a-z0-9]+", column.lower()) if w}
+    return bool(words & set(_HELD_FIXED))

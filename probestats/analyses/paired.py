@@ -633,7 +633,7 @@ def analyze_pair(
     hint = suggest_clusters(result, exclude=(*by, *settings, *random_settings, *blocks))
     if hint is not None:
         result = replace(result, problems=result.problems + (hint,), verdict=with_caveats(verdict, Caveat(
-            "clustered_items", f"The items may be nested in clusters: {hint.message}.", {"column": hint.column})))
+            "clustered_items", f"{hint.message}.", {"column": hint.column})))
     return result
 
 
