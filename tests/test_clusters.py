@@ -334,3 +334,83 @@ def test_a_few_clusters_are_not_suggested_whatever_their_icc():
     gaps, docs = hand_gaps(rows)
     assert anova_icc(gaps, docs) > 0.3   # alike gaps, but with 6 clusters the smallest p is 2 / 64
     assert not [p for p in analyze(rows, metric="y").problems if p.code == "clustered_items"]
+
+
+def hand_flip_p(x) -> float:
+    """Two-sided p of flipping the signs of ``x``, over every pattern (brute force)."""
+    hits = sum(abs(np.dot(s, x)) >= abs(np.sum(x)) * (1 - 1e-12) - 1e-12
+               for s in itertools.product([-1, 1], repeat=len(x)))
+    return hits / 2 ** len(x)
+
+
+def test_interval_is_honoured_at_the_clusters_level():
+    from probestats import Tests
+
+    rows = clustered_rows(clusters=9, per=4, seed=11)
+    rows = [r for r in rows if not (r["doc"] in ("d0", "d1") and r["item"].endswith(("-2", "-3")))]   # unequal
+    gaps, docs = hand_gaps(rows)
+    names = sorted(set(docs))
+    sums = np.array([gaps[docs == n].sum() for n in names])
+    counts = np.array([(docs == n).sum() for n in names], dtype=float)
+    # sign-flip: the ends are where the brute-force p of the shifted cluster sums S_c - n_c d crosses alpha
+    iv = analyze(rows, metric="y", probe=Probe(cluster="doc"), tests=Tests(interval="sign-flip")).main.interval
+    assert iv.method.startswith("sign-flip test inversion at the clusters' level")
+    eps = 1e-6
+    for end, outward in ((iv.low, -1), (iv.high, 1)):
+        assert hand_flip_p(sums - counts * (end - outward * eps)) > 0.05
+        assert hand_flip_p(sums - counts * (end + outward * eps)) <= 0.05
+    # percentile: a bootstrap of whole clusters, as the hand one (own draws) gives it
+    iv = analyze(rows, metric="y", probe=Probe(cluster="doc"), tests=Tests(interval="percentile")).main.interval
+    low, high = hand_cluster_bootstrap(gaps, docs)
+    assert "cluster bootstrap, percentile" in iv.method
+    assert (iv.low, iv.high) == (pytest.approx(low, abs=0.03), pytest.approx(high, abs=0.03))
+    result = analyze(rows, metric="y", probe=Probe(cluster="doc"), tests=Tests(interval="bootstrap"))
+    assert "cluster bootstrap, BCa" in result.main.interval.method
+    assert "a BCa bootstrap of whole clusters" in result.verdict.caveats[-1].sentence
+
+
+def hand_cluster_bca_dz(a, b, docs, draws: int = 4000, seed: int = 99, confidence: float = 0.95):
+    """The BCa cluster bootstrap of d_z written out: resample clusters, d_z of the drawn items; bias correction
+    from the share below the estimate, acceleration from the leave-one-cluster-out jackknife."""
+    from scipy.stats import norm
+
+    names = sorted(set(docs))
+    parts = [(a - b)[docs == n] for n in names]
+
+    def dz(g):
+        return g.mean() / g.std(ddof=1)
+
+    est = dz(a - b)
+    rng = np.random.default_rng(seed)
+    boot = np.array([dz(np.concatenate([parts[k] for k in rng.integers(0, len(names), len(names))]))
+                     for _ in range(draws)])
+    z0 = norm.ppf(np.mean(boot < est))
+    jack = np.array([dz(np.concatenate([p for j, p in enumerate(parts) if j != i])) for i in range(len(names))])
+    d = jack.mean() - jack
+    acc = np.sum(d ** 3) / (6 * np.sum(d ** 2) ** 1.5)
+    z = norm.ppf([(1 - confidence) / 2, (1 + confidence) / 2])
+    return np.quantile(boot, norm.cdf(z0 + (z0 + z) / (1 - acc * (z0 + z))))
+
+
+def test_effect_size_intervals_resample_whole_clusters():
+    rows = clustered_rows(clusters=30, per=6, effect_sd=0.6, gap=0.4, seed=21)
+    plain = analyze(rows, metric="y")
+    result = analyze(rows, metric="y", probe=Probe(cluster="doc"))
+    dz = result.main.effects.d_z
+    assert dz.value == pytest.approx(plain.main.effects.d_z.value, abs=1e-12)   # the estimate stays
+    assert "cluster bootstrap, BCa" in dz.interval_method
+    cells: dict = {}
+    for r in rows:
+        cells.setdefault((r["item"], r["variant"]), []).append(r["y"])
+    items = sorted({r["item"] for r in rows})
+    a = np.array([np.mean(cells[(i, "a")]) for i in items])
+    b = np.array([np.mean(cells[(i, "b")]) for i in items])
+    docs = np.array([{r["item"]: r["doc"] for r in rows}[i] for i in items])
+    low, high = hand_cluster_bca_dz(a, b, docs)
+    assert (dz.low, dz.high) == (pytest.approx(low, abs=0.04), pytest.approx(high, abs=0.04))
+    # wider than the item-level interval, which treats the items as independent
+    item = plain.main.effects.d_z
+    assert dz.high - dz.low > 1.3 * (item.high - item.low)
+    assert "resample whole clusters" in result.verdict.caveats[-1].sentence
+    dav = result.main.effects.d_av
+    assert "cluster bootstrap, BCa" in dav.interval_method and dav.low < dav.value < dav.high
