@@ -605,6 +605,8 @@ def suggest_clusters(analysis, *, exclude=()) -> Problem | None:
         k = joined["cluster"].n_unique()
         if k < SUGGEST_MIN_CLUSTERS or k > n_items / 2:
             continue
+        if float(min_attainable_p(k, alternative=main.sign_flip.alternative)) > analysis.alpha:
+            continue   # a suggestion the design could never reach significance with
         nesting.append((c, k, joined))
     best = None
     for c, k, joined in nesting:
