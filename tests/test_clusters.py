@@ -317,10 +317,14 @@ def test_the_suggestion_is_the_nesting_column_not_a_model_that_crosses_it():
     assert f"intra-cluster correlation {anova_icc(gaps, scenarios):.3g}" in hints[0].message
     assert "the 30 clusters of scenario (5 items each on average)" in hints[0].message
     assert f"can reach p = {2 / 2 ** 30:.2g}" in hints[0].message
-    # the same model column under a name that is no setting's still makes only 5 clusters: never suggested
-    renamed = [dict({k: v for k, v in r.items() if k != "scenario"}, family=r["model"]) for r in rows]
-    renamed = [{k: v for k, v in r.items() if k != "model"} for r in renamed]
-    assert not [p for p in analyze(renamed, metric="y").problems if p.code == "clustered_items"]
+    # the same column under a name that is no setting's (a judge study's other_source, whose 5 levels crossed the
+    # articles and gave "design effect 883"): 5 clusters are never suggested, whatever their ICC, and the
+    # nesting column is
+    renamed = [dict({k: v for k, v in r.items() if k != "model"}, other_source=r["model"]) for r in rows]
+    hints = [p for p in analyze(renamed, metric="y").problems if p.code == "clustered_items"]
+    assert len(hints) == 1 and hints[0].message.endswith("cluster='scenario'")
+    alone = [{k: v for k, v in r.items() if k != "scenario"} for r in renamed]
+    assert not [p for p in analyze(alone, metric="y").problems if p.code == "clustered_items"]
 
 
 def test_a_model_that_answers_every_item_is_a_block_and_never_a_cluster():
