@@ -271,8 +271,8 @@ def cluster_sign_flip_interval(gaps, clusters, *, confidence: float = 0.95, n_re
     mean = float(sums.sum() / counts.sum())
     probe = sign_flip_test(sums, n_resamples=n_resamples, seed=seed)
     text = (f"sign-flip test inversion at the clusters' level: the shifts d for which flipping whole clusters of "
-            f"the {big_g} sums of shifted item gaps does not reject ({probe.method.split(';')[0]}); ends by bisection "
-            "to 1e-9 of the spread")
+            f"the {big_g} sums of shifted item gaps does not reject, the test {probe.method.split(';')[0]}; ends by "
+            "bisection to 1e-9 of the spread")
     assumption = "the clusters' sums of item gaps are symmetric about the shift (items within a cluster need not be)"
     if float(min_attainable_p(big_g)) > alpha:
         return Interval(-np.inf, np.inf, confidence, text + f"; no shift can be rejected with {big_g} clusters",
