@@ -85,7 +85,8 @@ class ClusterDesign:
     sign_test : TestResult
         The sign test on the clusters' sums of item gaps (clusters, not items, counted).
     interval : Interval
-        The cluster-level t interval of the average item gap.
+        The interval of the average item gap at the clusters' level (``interval=``: the cluster-level t by
+        default; :func:`cluster_interval`).
     min_attainable_p : float
         The smallest p the cluster-level sign-flip test can reach with these clusters.
     item_pvalue : float
@@ -400,8 +401,8 @@ def with_clusters(analysis, column: str, *, interval: str = "t", n_resamples: in
     clusters (:func:`cluster_effect_sizes`).
 
     ``main``'s headline (the sign-flip test, or the within-item permutation where the runs differ by design), sign
-    test, interval (cluster-level t) and smallest attainable p become the cluster-level ones (the item-level p and
-    interval stay on ``clusters``); the published item-level tests, which treat the items as independent, are
+    test, interval (``interval`` at the clusters' level) and smallest attainable p become the cluster-level ones
+    (the item-level p and interval stay on ``clusters``); the published item-level tests, which treat the items as independent, are
     dropped. Whatever the runs per item, the inference is at the clusters' level: items of one cluster are not
     independent, and a test that reassigns runs within items (or flips items one by one) counts them as if they
     were. ``by`` groups are tested at their clusters' level too, and corrected again; blocks (a setting that
