@@ -229,10 +229,12 @@ def main() -> None:
     rows = caveat_rows(n, rng, set(args.only) - {"coverage"}) if set(args.only) != {"coverage"} else []
     if rows:
         print(f"{n} logs per null and per problem; alpha {ALPHA}")
-        print(f"{'caveat':<17}{'null (must stay silent)':<48}{'false alarms':>15}   {'problem (must fire)':<58}"
-              f"{'power':>14}")
+        print(f"{'caveat':<17}{'null (must stay silent)':<48}{'false alarms':>15}{'<= alpha + 2 SE':>17}   "
+              f"{'problem (must fire)':<58}{'power':>14}")
         for name, null_what, null, hit_what, hit in rows:
-            print(f"{name:<17}{null_what:<48}{rate(null, n):>15}   {hit_what:<58}{rate(hit, n):>14}")
+            r = null / n
+            ok = "yes" if r <= ALPHA + 2 * math.sqrt(ALPHA * (1 - ALPHA) / n) else "NO"
+            print(f"{name:<17}{null_what:<48}{rate(null, n):>15}{ok:>17}   {hit_what:<58}{rate(hit, n):>14}")
     if not args.only or "coverage" in args.only:
         print(f"\neffect sizes' 95% intervals, 40 clusters x 10 items, cluster SD 0.5, gap 0.3; {n} logs, "
               f"{args.resamples} resamples")
