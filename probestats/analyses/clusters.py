@@ -634,8 +634,8 @@ def _held_fixed_name(column: str) -> bool:
     """Whether ``column`` names a setting held fixed or varied as a block (model, judge, temperature, system,
     file), by a word of its name.
 
-    >>> [_held_fixed_name(c) for c in ("model", "judge_model", "Temperature", "scenario", "source_file")]
-    [True, True, True, False, True]
+    >>> [_held_fixed_name(c) for c in ("model", "judge_model", "Temperature", "scenario", "source_file", "template")]
+    [True, True, True, False, True, False]
     """
     import re
 
