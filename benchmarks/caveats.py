@@ -39,9 +39,9 @@ caveat             null                                          false alarms   
 =================  ============================================  =============  ==================================  =============
 clustered_items    random labels, no cluster effect (200 logs)   0.005 ± 0.005  15 scenarios x 10 items, SD 0.5     0.705 ± 0.032
 constant_arm       0/1 at 0.05 under both, 250 items (300 logs)  0.040 ± 0.011  'b' 0 by design, 'a' at 0.05       0.990 ± 0.006
-likely_block       a style drawn per call (40 logs)              0.000          2 strategies in equal shares        1.000
-likely_block       a finish_reason outcome column (40 logs)      0.000          2 strategies in equal shares        1.000
-likely_block       a trial index 11 to 20 (40 logs)              0.000          2 strategies in equal shares        1.000
+likely_block       a style drawn per call (100 logs)             0.000          2 strategies in equal shares        1.000
+likely_block       a finish_reason outcome column (100 logs)     0.000          2 strategies in equal shares        1.000
+likely_block       a trial index 11 to 20 (100 logs)             0.000          2 strategies in equal shares        1.000
 blocks_disagree    4 models share a gap, noise SD 0.5 to 2       0.079 ± 0.023  one of 4 models at -0.5             0.986 ± 0.010
 =================  ============================================  =============  ==================================  =============
 
