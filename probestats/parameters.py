@@ -173,7 +173,8 @@ _RECORDS = (
        "balanced across the values, then the gap shown stratified by it and adjusted for it.", metavar="COL",
        multiple=True),
     _p("cluster", "--cluster", "The column of the clusters the items are nested in (document, vacancy, template): "
-       "whole clusters are flipped, the interval is a cluster-level t.", metavar="COL"),
+       "whole clusters are flipped, --interval and the effect sizes' intervals are computed over whole clusters.",
+       metavar="COL"),
     _p("control", "--control", "A meaningless edit's value, set against each compared value.", metavar="VALUE"),
     _p("baseline", "--baseline", "The unchanged one of two values (default: B).", metavar="VALUE"),
     _p("reference", "--reference", "More than two values: gaps are measured against VALUE (default: the first).",

@@ -94,3 +94,16 @@ def test_the_zeros_of_a_0_1_metric_are_not_suspect_but_a_blank_beside_a_reply_is
     rows[0]["agree"] = None
     (problem,) = [p for p in validate(rows, metric="agree").problems if p.code == "suspect_metric"]
     assert problem.message.startswith("agree is blank in 1 run(s) whose reply is not empty")
+
+
+def test_a_fisher_p_below_the_float_range_is_never_printed_as_0():
+    from scipy.stats import fisher_exact
+
+    # half the runs of 'a' blank, none of 'b', over 1,500 items: Fisher's p underflows to 0
+    rows = [{"item": i, "variant": v, "seed": s, "score": None if (v == "a" and s == 0) else float((i + s) % 3)}
+            for i in range(1500) for v in ("a", "b") for s in range(2)]
+    assert fisher_exact([[1500, 1500], [0, 3000]]).pvalue == 0.0
+    result = analyze(rows, metric="score")
+    blanks = result.verdict.blanks
+    assert blanks is not None and blanks.differ
+    assert "(Fisher's exact test, p < 1e-300)" in blanks.statement and "p = 0)" not in blanks.statement

@@ -327,3 +327,163 @@ def test_clusters_of_one_item_with_unequal_runs_keep_the_within_item_permutation
     rows = [dict(r, doc="d0") if r["doc"] == "d1" else r for r in rows]
     paired = analyze(rows, metric="y", probe=Probe(cluster="doc"))
     assert paired.main.permutation is None and "whole clusters flipped" in paired.main.headline_test.method
+
+
+def nested_rows(scenarios: int = 30, models: int = 5, scenario_sd: float = 0.6, model_gaps=(0.0, 0.5, 1.0, 1.5, 2.0),
+                seed: int = 9, crossing_block: bool = False) -> list[dict]:
+    """Items nested in ``scenarios`` (each shifts its items' gaps by a normal draw of SD ``scenario_sd``), one item
+    per scenario and model with the model part of the item id (so the model column is constant within items and
+    crosses the scenarios), the models' gaps ``model_gaps``; 2 runs per item and value. With ``crossing_block``
+    every model answers one shared item per scenario instead (the model varies within items: a block)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for s in range(scenarios):
+        shift = rng.normal(0, scenario_sd)
+        for m in range(models):
+            item = f"s{s}" if crossing_block else f"s{s}-m{m}"
+            for k in range(2 if crossing_block else 1):
+                level = rng.normal()
+                for v in ("a", "b"):
+                    for r in range(2):
+                        y = level + rng.normal(0, 0.3) + ((shift + model_gaps[m]) if v == "a" else 0.0)
+                        rows.append({"item": f"{item}-{k}" if crossing_block else item, "variant": v,
+                                     "seed": r, "y": y, "scenario": f"sc{s}", "model": f"m{m}"})
+    return rows
+
+
+def anova_icc(gaps, groups) -> float:
+    """ICC(1) of ``gaps`` by ``groups``, the one-way ANOVA written out (equal or unequal groups)."""
+    names = sorted(set(groups))
+    n, g = len(gaps), len(names)
+    sizes = np.array([(groups == x).sum() for x in names])
+    means = np.array([gaps[groups == x].mean() for x in names])
+    msb = np.sum(sizes * (means - gaps.mean()) ** 2) / (g - 1)
+    msw = sum(((gaps[groups == x] - gaps[groups == x].mean()) ** 2).sum() for x in names) / (n - g)
+    m0 = (n - np.sum(sizes ** 2) / n) / (g - 1)
+    return (msb - msw) / (msb + (m0 - 1) * msw)
+
+
+def item_gaps(rows, column: str):
+    """Each item's gap and its ``column`` value, from the rows."""
+    cells: dict = {}
+    for r in rows:
+        cells.setdefault((r["item"], r["variant"]), []).append(r["y"])
+    items = sorted({r["item"] for r in rows})
+    label = {r["item"]: r[column] for r in rows}
+    return (np.array([np.mean(cells[(i, "a")]) - np.mean(cells[(i, "b")]) for i in items]),
+            np.array([label[i] for i in items]))
+
+
+def test_the_suggestion_is_the_nesting_column_not_a_model_that_crosses_it():
+    # the model is part of the item id, so its column is constant within items and its 5 levels have the larger
+    # ICC (their gaps differ by design): the items nest in the 30 scenarios, which the suggestion names
+    rows = nested_rows()
+    gaps, models = item_gaps(rows, "model")
+    assert anova_icc(gaps, models) > 0.5
+    hints = [p for p in analyze(rows, metric="y").problems if p.code == "clustered_items"]
+    assert len(hints) == 1 and hints[0].message.endswith("declare the clusters with cluster='scenario'")
+    gaps, scenarios = item_gaps(rows, "scenario")
+    assert f"intra-cluster correlation {anova_icc(gaps, scenarios):.3g}" in hints[0].message
+    assert "the 30 clusters of scenario (5 items each on average)" in hints[0].message
+    assert f"can reach p = {2 / 2 ** 30:.2g}" in hints[0].message
+    # the same column under a name that is no setting's (a judge study's other_source, whose 5 levels crossed the
+    # articles and gave "design effect 883"): 5 clusters are never suggested, whatever their ICC, and the
+    # nesting column is
+    renamed = [dict({k: v for k, v in r.items() if k != "model"}, other_source=r["model"]) for r in rows]
+    hints = [p for p in analyze(renamed, metric="y").problems if p.code == "clustered_items"]
+    assert len(hints) == 1 and hints[0].message.endswith("cluster='scenario'")
+    alone = [{k: v for k, v in r.items() if k != "scenario"} for r in renamed]
+    assert not [p for p in analyze(alone, metric="y").problems if p.code == "clustered_items"]
+
+
+def test_a_model_that_answers_every_item_is_a_block_and_never_a_cluster():
+    rows = nested_rows(scenario_sd=0.0, crossing_block=True)
+    result = analyze(rows, metric="y")
+    assert not [p for p in result.problems if p.code == "clustered_items"]
+
+
+def test_a_few_clusters_are_not_suggested_whatever_their_icc():
+    rows = clustered_rows(clusters=6, per=40, effect_sd=1.0, seed=8)
+    gaps, docs = hand_gaps(rows)
+    assert anova_icc(gaps, docs) > 0.3   # alike gaps, but with 6 clusters the smallest p is 2 / 64
+    assert not [p for p in analyze(rows, metric="y").problems if p.code == "clustered_items"]
+
+
+def hand_flip_p(x) -> float:
+    """Two-sided p of flipping the signs of ``x``, over every pattern (brute force)."""
+    hits = sum(abs(np.dot(s, x)) >= abs(np.sum(x)) * (1 - 1e-12) - 1e-12
+               for s in itertools.product([-1, 1], repeat=len(x)))
+    return hits / 2 ** len(x)
+
+
+def test_interval_is_honoured_at_the_clusters_level():
+    from probestats import Tests
+
+    rows = clustered_rows(clusters=9, per=4, seed=11)
+    rows = [r for r in rows if not (r["doc"] in ("d0", "d1") and r["item"].endswith(("-2", "-3")))]   # unequal
+    gaps, docs = hand_gaps(rows)
+    names = sorted(set(docs))
+    sums = np.array([gaps[docs == n].sum() for n in names])
+    counts = np.array([(docs == n).sum() for n in names], dtype=float)
+    # sign-flip: the ends are where the brute-force p of the shifted cluster sums S_c - n_c d crosses alpha
+    iv = analyze(rows, metric="y", probe=Probe(cluster="doc"), tests=Tests(interval="sign-flip")).main.interval
+    assert iv.method.startswith("sign-flip test inversion at the clusters' level")
+    eps = 1e-6
+    for end, outward in ((iv.low, -1), (iv.high, 1)):
+        assert hand_flip_p(sums - counts * (end - outward * eps)) > 0.05
+        assert hand_flip_p(sums - counts * (end + outward * eps)) <= 0.05
+    # percentile: a bootstrap of whole clusters, as the hand one (own draws) gives it
+    iv = analyze(rows, metric="y", probe=Probe(cluster="doc"), tests=Tests(interval="percentile")).main.interval
+    low, high = hand_cluster_bootstrap(gaps, docs)
+    assert "cluster bootstrap, percentile" in iv.method
+    assert (iv.low, iv.high) == (pytest.approx(low, abs=0.03), pytest.approx(high, abs=0.03))
+    result = analyze(rows, metric="y", probe=Probe(cluster="doc"), tests=Tests(interval="bootstrap"))
+    assert "cluster bootstrap, BCa" in result.main.interval.method
+    assert "a BCa bootstrap of whole clusters" in result.verdict.caveats[-1].sentence
+
+
+def hand_cluster_bca_dz(a, b, docs, draws: int = 4000, seed: int = 99, confidence: float = 0.95):
+    """The BCa cluster bootstrap of d_z written out: resample clusters, d_z of the drawn items; bias correction
+    from the share below the estimate, acceleration from the leave-one-cluster-out jackknife."""
+    from scipy.stats import norm
+
+    names = sorted(set(docs))
+    parts = [(a - b)[docs == n] for n in names]
+
+    def dz(g):
+        return g.mean() / g.std(ddof=1)
+
+    est = dz(a - b)
+    rng = np.random.default_rng(seed)
+    boot = np.array([dz(np.concatenate([parts[k] for k in rng.integers(0, len(names), len(names))]))
+                     for _ in range(draws)])
+    z0 = norm.ppf(np.mean(boot < est))
+    jack = np.array([dz(np.concatenate([p for j, p in enumerate(parts) if j != i])) for i in range(len(names))])
+    d = jack.mean() - jack
+    acc = np.sum(d ** 3) / (6 * np.sum(d ** 2) ** 1.5)
+    z = norm.ppf([(1 - confidence) / 2, (1 + confidence) / 2])
+    return np.quantile(boot, norm.cdf(z0 + (z0 + z) / (1 - acc * (z0 + z))))
+
+
+def test_effect_size_intervals_resample_whole_clusters():
+    rows = clustered_rows(clusters=30, per=6, effect_sd=0.6, gap=0.4, seed=21)
+    plain = analyze(rows, metric="y")
+    result = analyze(rows, metric="y", probe=Probe(cluster="doc"))
+    dz = result.main.effects.d_z
+    assert dz.value == pytest.approx(plain.main.effects.d_z.value, abs=1e-12)   # the estimate stays
+    assert "cluster bootstrap, BCa" in dz.interval_method
+    cells: dict = {}
+    for r in rows:
+        cells.setdefault((r["item"], r["variant"]), []).append(r["y"])
+    items = sorted({r["item"] for r in rows})
+    a = np.array([np.mean(cells[(i, "a")]) for i in items])
+    b = np.array([np.mean(cells[(i, "b")]) for i in items])
+    docs = np.array([{r["item"]: r["doc"] for r in rows}[i] for i in items])
+    low, high = hand_cluster_bca_dz(a, b, docs)
+    assert (dz.low, dz.high) == (pytest.approx(low, abs=0.04), pytest.approx(high, abs=0.04))
+    # wider than the item-level interval, which treats the items as independent
+    item = plain.main.effects.d_z
+    assert dz.high - dz.low > 1.3 * (item.high - item.low)
+    assert "resample whole clusters" in result.verdict.caveats[-1].sentence
+    dav = result.main.effects.d_av
+    assert "cluster bootstrap, BCa" in dav.interval_method and dav.low < dav.value < dav.high

@@ -151,3 +151,46 @@ def test_the_judge_order_probe_gives_the_kappa_of_its_two_orders():
     k = cohens_kappa(["A", "A", "B", "t", "A", "A"], ["A", "A", "B", "t", "B", "B"])
     assert g.kappa.statistic == pytest.approx(k.statistic) and g.kappa.agreement == pytest.approx(4 / 6)
     assert g.to_dict()["kappa"]["n"] == 6
+
+
+def test_a_sample_of_flagged_replies_only_gives_no_corrected_rate(tmp_path, capsys):
+    # only runs coded 1 were hand-checked: how often the runs coded 0 are truly 1 is unknown under either value,
+    # so no corrected rate (once 0.4347 and 0.5, from the uniform prior alone) and no corrected gap
+    log, _ = hand_checked()
+    hand = pl.concat([log.filter((pl.col("variant") == v) & (pl.col("flip") == 1)).head(20) for v in ("a", "b")])
+    check = check_coding(log, hand, metric="flip", a="a", b="b", n_resamples=500)
+    assert check.corrected is None
+    zeros = {v: log.filter((pl.col("variant") == v) & (pl.col("flip") == 0)).height for v in ("a", "b")}
+    (problem,) = [p for p in check.problems if p.code == "uncovered_stratum"]
+    assert (f"no run coded 0 under 'a' ({zeros['a']} runs in the log) nor coded 0 under 'b' ({zeros['b']} runs)"
+            in problem.message)
+    assert "no corrected rate is given for 'a' or 'b'" in problem.message
+    result = probestats.analyze(log, metric="flip", validation=hand)
+    assert result.verdict.detected == result.analysis.verdict.detected   # the verdict stays the coded one
+    caveat = [c for c in result.verdict.caveats if c.id == "coded_metric_checked"][0]
+    assert "no correction was made: the validation sample holds no run coded 0" in caveat.sentence
+    path, hand_path = tmp_path / "log.csv", tmp_path / "hand.csv"
+    log.write_csv(path)
+    hand.write_csv(hand_path)
+    assert main(["analyze", str(path), "--metric", "flip", "--validation", str(hand_path)]) == 0
+    out = capsys.readouterr().out
+    assert "corrected for the coder's error" not in out and "corrected;" not in out
+    assert "no run coded 0 under" in out
+    # one value's runs coded 0 checked: that value is covered, the other still is not
+    both = pl.concat([hand, log.filter((pl.col("variant") == "a") & (pl.col("flip") == 0)).head(10)])
+    check = check_coding(log, both, metric="flip", a="a", b="b", n_resamples=500)
+    assert check.corrected is None
+    (problem,) = [p for p in check.problems if p.code == "uncovered_stratum"]
+    assert "coded 0 under 'b'" in problem.message and "under 'a'" not in problem.message
+
+
+def test_a_label_the_log_never_codes_needs_no_validated_run():
+    # no run under 'b' is coded 1: its rate is its runs coded 0 read by their predictive value alone
+    log, _ = hand_checked()
+    log = log.with_columns(pl.when(pl.col("variant") == "b").then(0).otherwise(pl.col("flip")).alias("flip"))
+    hand = pl.concat([log.filter((pl.col("variant") == v) & (pl.col("flip") == k)).head(15)
+                      for v, k in (("a", 0), ("a", 1), ("b", 0))])
+    check = check_coding(log, hand, metric="flip", a="a", b="b", n_resamples=500)
+    assert check.corrected is not None and not [p for p in check.problems if p.code == "uncovered_stratum"]
+    truly = hand.filter(pl.col("variant") == "b")["flip"].mean()   # the hand labels are the coded ones: 0
+    assert check.corrected.rates["b"]["corrected"] == pytest.approx(truly)

@@ -131,15 +131,24 @@ def blank_readings(checked, main, *, alpha: float, alternative: str = "two-sided
     if differ:
         counts = f"{_share(blank_a, runs_a).format(checked.a)} against {_share(blank_b, runs_b).format(checked.b)}"
         statement = (f"Blank {checked.metric} values are not as common under both values: {counts} (Fisher's exact "
-                     f"test, p = {p:.2g}), so the gap depends on how they are read: left out (the headline), "
-                     f"{main.average_gap:+.4g} (p = {main.headline_test.pvalue:.2g})")
+                     f"test, {_p_text(p)}), so the gap depends on how they are read: left out (the headline), "
+                     f"{main.average_gap:+.4g} ({_p_text(main.headline_test.pvalue)})")
         if test is not None:
             statement += (f"; counted as misses ({checked.metric} = {miss:g}"
                           + (", runs pooled within each item" if pooled_blocks else "")
-                          + f"), {gap:+.4g} (p = {test.pvalue:.2g})")
+                          + f"), {gap:+.4g} ({_p_text(test.pvalue)})")
         statement += ". Read the blank replies before trusting either."
     return BlankReadings(a=checked.a, b=checked.b, blank_a=blank_a, runs_a=runs_a, blank_b=blank_b, runs_b=runs_b,
                          pvalue=p, method="Fisher's exact test (two-sided) on the runs: blank or not x value",
                          differ=differ, miss_value=miss, left_out_gap=float(main.average_gap),
                          left_out_p=float(main.headline_test.pvalue), as_misses_gap=gap, as_misses_test=test,
                          statement=statement)
+
+
+def _p_text(p: float) -> str:
+    """``p = ...`` in a sentence, never 0: below 1e-300 (a Fisher p that underflows to 0 included) the bound.
+
+    >>> _p_text(0.0), _p_text(0.01234), _p_text(3e-320)
+    ('p < 1e-300', 'p = 0.012', 'p < 1e-300')
+    """
+    return "p < 1e-300" if p < 1e-300 else f"p = {p:.2g}"

@@ -8,15 +8,18 @@ once) and
 - tests it by flipping the signs of whole clusters: under the null the gaps of a cluster's items flip together,
   so the exact sign-flip test runs on the clusters' sums of item gaps (the average gap is that sum over the
   items, so both statistics order the sign patterns alike); the sign test counts the clusters' signs;
-- gives a cluster-level t interval (the cluster-robust standard error of the average item gap on G − 1 degrees
-  of freedom; :func:`cluster_bootstrap_interval`, the clusters resampled, is the check it is measured against
-  in ``benchmarks/clusters.py``);
+- gives the ``interval`` asked for at the clusters' level (:func:`cluster_interval`): by default a cluster-level t
+  (the cluster-robust standard error of the average item gap on G − 1 degrees of freedom), or the percentile or
+  BCa bootstrap of whole clusters, or the inversion of the sign-flip test that flips whole clusters; and the
+  d_z and d_av intervals by the BCa bootstrap of whole clusters (:func:`cluster_effect_sizes`; their coverage is
+  measured in ``benchmarks/caveats.py``);
 - names the number of clusters, their sizes, the clusters of one item and the intra-cluster correlation of the
   item gaps (one-way ANOVA ICC(1)).
 
-Without ``cluster``, :func:`suggest_clusters` looks for a column that is constant within items, groups them
-in clusters of two items or more, and whose clusters' item gaps are alike (ICC at least 0.1, one-way ANOVA F
-test p at most 0.01): a warning then suggests ``cluster=COL`` with the ICC.
+Without ``cluster``, :func:`suggest_clusters` looks for a column the items nest in: constant within items, not a
+held-fixed setting, at least ten clusters of two items or more on average, whose clusters' item gaps are alike
+(ICC at least 0.1, one-way ANOVA F test p at most 0.01 over the candidate columns); a warning then suggests
+``cluster=COL`` with the ICC, the number of clusters and the smallest p they can reach.
 
 Examples
 --------
@@ -38,13 +41,18 @@ from probestats.errors import OptionError, Problem, count_of, opt
 from probestats.result import jsonable
 from probestats.stats.hypotests import Interval, TestResult, min_attainable_p, sign_flip_test, sign_test
 
-__all__ = ["ClusterDesign", "intra_cluster_correlation", "cluster_bootstrap_interval", "cluster_t_interval", "item_clusters",
-           "with_clusters", "suggest_clusters", "SUGGEST_ICC", "SUGGEST_P"]
+__all__ = ["ClusterDesign", "intra_cluster_correlation", "cluster_bootstrap", "cluster_bootstrap_interval", "cluster_t_interval",
+           "cluster_sign_flip_interval", "cluster_interval", "cluster_effect_sizes", "item_clusters",
+           "with_clusters", "suggest_clusters", "SUGGEST_ICC", "SUGGEST_P", "SUGGEST_MIN_CLUSTERS"]
 
 #: the intra-cluster correlation of item gaps from which a column is suggested as the cluster
 SUGGEST_ICC = 0.1
 #: the one-way ANOVA F test's p at most which a column is suggested as the cluster
 SUGGEST_P = 0.01
+#: the fewest clusters a column must make to be suggested (with k clusters the smallest attainable p is 2 / 2^k)
+SUGGEST_MIN_CLUSTERS = 10
+#: words of a column's name that make it a setting (held fixed or a block), never suggested as a cluster
+_HELD_FIXED = ("model", "judge", "temperature", "temp", "system", "file", "provider")
 #: columns never read as a cluster (the draw, the reply, the run's own columns)
 _NOT_CLUSTERS = ("item", "variant", "seed", "run_id", "time", "prompt", "reply", "response")
 
@@ -77,7 +85,8 @@ class ClusterDesign:
     sign_test : TestResult
         The sign test on the clusters' sums of item gaps (clusters, not items, counted).
     interval : Interval
-        The cluster-level t interval of the average item gap.
+        The interval of the average item gap at the clusters' level (``interval=``: the cluster-level t by
+        default; :func:`cluster_interval`).
     min_attainable_p : float
         The smallest p the cluster-level sign-flip test can reach with these clusters.
     item_pvalue : float
@@ -141,35 +150,6 @@ def intra_cluster_correlation(gaps, clusters) -> tuple[float | None, float | Non
     return float(icc), p, float(1 + (m0 - 1) * icc)
 
 
-def cluster_bootstrap_interval(gaps, clusters, *, confidence: float = 0.95, n_resamples: int = 10_000,
-                               seed: int | None = 0) -> Interval:
-    """The percentile cluster bootstrap interval of the average item gap.
-
-    Each resample draws the G clusters with replacement; its statistic is the sum of the drawn clusters'
-    item gaps over the number of their items (the average item gap of the resampled design).
-
-    >>> iv = cluster_bootstrap_interval([1.0, 1.0, 2.0, 2.0], ["a", "a", "b", "b"], n_resamples=2000)
-    >>> iv.low, iv.high
-    (1.0, 2.0)
-    """
-    g = np.asarray(gaps, dtype=float)
-    _, codes = np.unique(np.asarray(clusters).astype(str), return_inverse=True)
-    sums = np.bincount(codes, weights=g)
-    counts = np.bincount(codes).astype(float)
-    big_g = len(sums)
-    rng = np.random.default_rng(seed)
-    stats = np.empty(n_resamples)
-    for start in range(0, n_resamples, 1000):
-        stop = min(n_resamples, start + 1000)
-        draw = rng.integers(0, big_g, size=(stop - start, big_g))
-        stats[start:stop] = sums[draw].sum(axis=1) / counts[draw].sum(axis=1)
-    tail = (1 - confidence) / 2
-    low, high = np.quantile(stats, [tail, 1 - tail])
-    return Interval(float(low), float(high), confidence,
-                    f"cluster bootstrap, percentile ({n_resamples:,} resamples of the {big_g} clusters, seed {seed})",
-                    "the clusters are independent draws of the design (items within one need not be)")
-
-
 def cluster_t_interval(gaps, clusters, *, confidence: float = 0.95) -> Interval:
     """The cluster-level t interval of the average item gap.
 
@@ -200,6 +180,198 @@ def cluster_t_interval(gaps, clusters, *, confidence: float = 0.95) -> Interval:
                     "cluster need not be independent)")
 
 
+def _cluster_codes(clusters) -> tuple[np.ndarray, int]:
+    _, codes = np.unique(np.asarray(clusters).astype(str), return_inverse=True)
+    return codes, int(codes.max()) + 1 if codes.size else 0
+
+
+def cluster_bootstrap(moments, statistic, *, confidence: float = 0.95, n_resamples: int = 10_000,
+                      seed: int | None = 0, kind: str = "percentile") -> tuple[float, float, float]:
+    """A bootstrap interval of ``statistic`` that resamples whole clusters: ``moments`` holds one row of summed
+    item moments per cluster, ``statistic`` maps summed rows (any leading shape) to the statistic. ``kind``
+    ``percentile`` or ``BCa`` (bias correction from the share of resamples below the estimate, acceleration
+    from the jackknife that leaves one cluster out). Returns the estimate and the ends (NaN where the
+    resamples leave the statistic undefined too often to say).
+
+    >>> m = np.array([[2.0, 2.0], [4.0, 2.0], [6.0, 2.0]])   # per cluster: sum of gaps, items
+    >>> est, low, high = cluster_bootstrap(m, lambda r: r[..., 0] / r[..., 1], n_resamples=2000)
+    >>> est, low, high
+    (2.0, 1.0, 3.0)
+    """
+    from scipy.stats import norm
+
+    m = np.asarray(moments, dtype=float)
+    big_g = m.shape[0]
+    total = m.sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        estimate = float(statistic(total))
+        rng = np.random.default_rng(seed)
+        stats = np.empty(n_resamples)
+        for start in range(0, n_resamples, 1000):
+            stop = min(n_resamples, start + 1000)
+            draw = rng.integers(0, big_g, size=(stop - start, big_g))
+            stats[start:stop] = statistic(m[draw].sum(axis=1))
+        stats = stats[np.isfinite(stats)]
+        if stats.size < n_resamples / 2 or not np.isfinite(estimate):
+            return estimate, float("nan"), float("nan")
+        tail = (1 - confidence) / 2
+        levels = np.array([tail, 1 - tail])
+        if kind == "BCa":
+            z0 = norm.ppf(np.mean(stats < estimate) + 0.5 * np.mean(stats == estimate))
+            jack = statistic(total[None, :] - m)
+            d = np.mean(jack) - jack
+            denom = 6 * np.sum(d * d) ** 1.5
+            accel = float(np.sum(d ** 3) / denom) if denom > 0 else 0.0
+            z = norm.ppf(levels)
+            adjusted = norm.cdf(z0 + (z0 + z) / (1 - accel * (z0 + z)))
+            if np.all(np.isfinite(adjusted)):
+                levels = adjusted
+    low, high = np.quantile(stats, levels)
+    return estimate, float(low), float(high)
+
+
+def cluster_bootstrap_interval(gaps, clusters, *, confidence: float = 0.95, n_resamples: int = 10_000,
+                               seed: int | None = 0, kind: str = "percentile") -> Interval:
+    """The percentile (or, ``kind='BCa'``, BCa) cluster bootstrap interval of the average item gap.
+
+    Each resample draws the G clusters with replacement; its statistic is the sum of the drawn clusters'
+    item gaps over the number of their items (the average item gap of the resampled design).
+
+    >>> iv = cluster_bootstrap_interval([1.0, 1.0, 2.0, 2.0], ["a", "a", "b", "b"], n_resamples=2000)
+    >>> iv.low, iv.high
+    (1.0, 2.0)
+    """
+    g = np.asarray(gaps, dtype=float)
+    codes, big_g = _cluster_codes(clusters)
+    moments = np.column_stack([np.bincount(codes, weights=g), np.bincount(codes).astype(float)])
+    _, low, high = cluster_bootstrap(moments, lambda r: r[..., 0] / r[..., 1], confidence=confidence,
+                                     n_resamples=n_resamples, seed=seed, kind=kind)
+    return Interval(low, high, confidence,
+                    f"cluster bootstrap, {kind} ({n_resamples:,} resamples of the {big_g} clusters, seed {seed})",
+                    "the clusters are independent draws of the design (items within one need not be)")
+
+
+def cluster_sign_flip_interval(gaps, clusters, *, confidence: float = 0.95, n_resamples: int = 10_000,
+                               seed: int | None = 0) -> Interval:
+    """The inversion of the two-sided sign-flip test that flips whole clusters: the shifts d of the average item
+    gap for which the test on the clusters' sums of shifted gaps, S_c − n_c·d, does not reject at
+    1 − ``confidence`` (the headline test of ``cluster=`` at d = 0). Each end is found by bisection, to 1e-9
+    of the spread, between the average gap (p = 1) and a shift past every cluster's mean (p the smallest
+    attainable); infinite when no shift can be rejected with so few clusters.
+
+    >>> iv = cluster_sign_flip_interval([1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0, 5.5, 6.0, 6.5],
+    ...                                 list("aabbccddeeff"), confidence=0.9)
+    >>> round(iv.low, 6), round(iv.high, 6)   # equal clusters: the item-level inversion on the cluster means
+    (2.25, 5.25)
+    """
+    g = np.asarray(gaps, dtype=float)
+    codes, big_g = _cluster_codes(clusters)
+    sums = np.bincount(codes, weights=g)
+    counts = np.bincount(codes).astype(float)
+    alpha = 1 - confidence
+    mean = float(sums.sum() / counts.sum())
+    probe = sign_flip_test(sums, n_resamples=n_resamples, seed=seed)
+    text = (f"sign-flip test inversion at the clusters' level: the shifts d for which flipping whole clusters of "
+            f"the {big_g} sums of shifted item gaps does not reject, the test {probe.method.split(';')[0]}; ends by "
+            "bisection to 1e-9 of the spread")
+    assumption = "the clusters' sums of item gaps are symmetric about the shift (items within a cluster need not be)"
+    if float(min_attainable_p(big_g)) > alpha:
+        return Interval(-np.inf, np.inf, confidence, text + f"; no shift can be rejected with {big_g} clusters",
+                        assumption)
+
+    def kept(d: float) -> bool:
+        return sign_flip_test(sums - counts * d, n_resamples=n_resamples, seed=seed).pvalue > alpha
+
+    means = sums / counts
+    spread = float(np.ptp(means)) + float(np.max(np.abs(means))) or 1.0
+    ends = []
+    for far in (float(np.min(means)) - spread, float(np.max(means)) + spread):
+        inside, outside = mean, far
+        while abs(outside - inside) > 1e-9 * spread:
+            mid = (inside + outside) / 2
+            inside, outside = (mid, outside) if kept(mid) else (inside, mid)
+        ends.append(inside)
+    return Interval(ends[0], ends[1], confidence, text, assumption)
+
+
+def cluster_interval(gaps, clusters, *, method: str = "t", confidence: float = 0.95, alternative: str = "two-sided",
+                     n_resamples: int = 10_000, seed: int | None = 0) -> Interval:
+    """The interval ``method`` (``interval=``) of the average item gap at the clusters' level: ``t`` the
+    cluster-level t (:func:`cluster_t_interval`), ``percentile`` and ``bootstrap`` the percentile and BCa
+    bootstraps of whole clusters (:func:`cluster_bootstrap_interval`; with fewer than three clusters the t stands
+    in, named as such), ``sign-flip`` the inversion of the test that flips whole clusters
+    (:func:`cluster_sign_flip_interval`).
+
+    >>> cluster_interval([1.0, 1.0, 2.0, 2.0, 3.0, 3.0], list("aabbcc"), method="percentile").method[:30]
+    'cluster bootstrap, percentile '
+    """
+    _, big_g = _cluster_codes(clusters)
+    if method == "sign-flip":
+        return cluster_sign_flip_interval(gaps, clusters, confidence=confidence, n_resamples=n_resamples, seed=seed)
+    if method in ("bootstrap", "percentile"):
+        if big_g >= 3:
+            return cluster_bootstrap_interval(gaps, clusters, confidence=confidence, n_resamples=n_resamples,
+                                              seed=seed, kind="BCa" if method == "bootstrap" else "percentile")
+        iv = cluster_t_interval(gaps, clusters, confidence=confidence)
+        return replace(iv, method=f"{iv.method}, in place of the bootstrap: a bootstrap of {big_g} clusters says "
+                                  "nothing")
+    return cluster_t_interval(gaps, clusters, confidence=confidence)
+
+
+def cluster_effect_sizes(effects, mean_a, mean_b, clusters, *, n_resamples: int = 10_000, seed: int | None = 0):
+    """``effects`` (:class:`probestats.stats.effects.Effects` of these item means) with the d_z and d_av
+    intervals of the clusters' level: the BCa bootstrap of whole clusters (each resample's d_z and d_av computed
+    from the drawn clusters' items; Hedges' correction, when applied, scales the ends as it scales the
+    estimate). The estimates stay; an interval the clusters cannot give (fewer than three, or a standardizer
+    that is zero in most resamples) is none, said so.
+    """
+    from probestats.stats.effects import dav_df, hedges_j
+
+    a = np.asarray(mean_a, dtype=float)
+    b = np.asarray(mean_b, dtype=float)
+    g = a - b
+    codes, big_g = _cluster_codes(clusters)
+    n = a.size
+    if n < 2:
+        return effects
+    ac, bc, gc = a - a.mean(), b - b.mean(), g - g.mean()
+    moments = np.column_stack([np.bincount(codes, weights=w) for w in
+                               (np.ones(n), gc, gc * gc, ac, ac * ac, bc, bc * bc)])
+    shift_g, shift_ab = float(g.mean()), float(a.mean() - b.mean())
+
+    def var(r, k):
+        return (r[..., k + 1] - r[..., k] ** 2 / r[..., 0]) / (r[..., 0] - 1)
+
+    def d_z(r):
+        return (r[..., 1] / r[..., 0] + shift_g) / np.sqrt(var(r, 1))
+
+    def d_av(r):
+        return ((r[..., 3] - r[..., 5]) / r[..., 0] + shift_ab) / np.sqrt((var(r, 3) + var(r, 5)) / 2)
+
+    how = (f"cluster bootstrap, BCa ({n_resamples:,} resamples of the {big_g} clusters, seed {seed}; each resample's "
+           "effect size from the drawn clusters' items): the clusters are independent draws of the design (items "
+           "within one need not be)")
+    out = {}
+    for name, stat, j in (("d_z", d_z, hedges_j(n - 1) if effects.hedges else 1.0),
+                          ("d_av", d_av, hedges_j(dav_df(a, b)) if effects.hedges else 1.0)):
+        eff = effects.get(name)
+        if eff.value is None:
+            out[name] = eff
+            continue
+        if big_g < 3:
+            out[name] = replace(eff, low=None, high=None,
+                                interval_method=f"no interval: {big_g} clusters cannot be resampled; add clusters")
+            continue
+        _, low, high = cluster_bootstrap(moments, stat, confidence=eff.confidence, n_resamples=n_resamples,
+                                         seed=seed, kind="BCa")
+        if not (np.isfinite(low) and np.isfinite(high)):
+            out[name] = replace(eff, low=None, high=None,
+                                interval_method="no interval: the standardizer is zero in most resamples of the clusters")
+            continue
+        out[name] = replace(eff, low=j * low, high=j * high, interval_method=how)
+    return replace(effects, d_z=out["d_z"], d_av=out["d_av"])
+
+
 def item_clusters(frame: pl.DataFrame, column: str, *, by=()) -> pl.DataFrame:
     """Each item's cluster (``item``, ``cluster`` as text; per ``by`` group when given, with its columns),
     refused when an item lies in several clusters.
@@ -228,12 +400,17 @@ def _mean_interval(means, ids, confidence: float) -> Interval:
                    assumption=iv.assumption.replace("sums of item gaps", "sums of item means"))
 
 
-def with_clusters(analysis, column: str):
+def with_clusters(analysis, column: str, *, interval: str = "t", n_resamples: int = 10_000, seed: int | None = 0):
     """The paired ``analysis`` with its tests and interval at the level of the clusters of ``column``.
 
+    ``interval`` is honoured at the clusters' level (:func:`cluster_interval`: ``t`` the cluster-level t,
+    ``percentile`` and ``bootstrap`` the percentile and BCa bootstraps of whole clusters, ``sign-flip`` the
+    inversion of the headline test, whole clusters flipped), and the effect sizes' intervals resample whole
+    clusters (:func:`cluster_effect_sizes`).
+
     ``main``'s headline (the sign-flip test, or the within-item permutation where the runs differ by design), sign
-    test, interval (cluster-level t) and smallest attainable p become the cluster-level ones (the item-level p and
-    interval stay on ``clusters``); the published item-level tests, which treat the items as independent, are
+    test, interval (``interval`` at the clusters' level) and smallest attainable p become the cluster-level ones
+    (the item-level p and interval stay on ``clusters``); the published item-level tests, which treat the items as independent, are
     dropped. Whatever the runs per item, the inference is at the clusters' level: items of one cluster are not
     independent, and a test that reassigns runs within items (or flips items one by one) counts them as if they
     were; only where every cluster holds one item are the clusters the items, and runs unequal by design keep the
@@ -254,13 +431,14 @@ def with_clusters(analysis, column: str):
     by = [k for k in (analysis.groups[0].by if analysis.groups else {}) if k in frame.columns]
     mapping = item_clusters(frame.filter(pl.col("variant").is_in([main.a, main.b])), column, by=by)
     pooled = mapping.unique(subset="item", keep="first", maintain_order=True).drop(by) if by else mapping
-    new_main, design = _at_cluster_level(main, pooled, column)
+    how = dict(interval=interval, n_resamples=n_resamples, seed=seed)
+    new_main, design = _at_cluster_level(main, pooled, column, **how)
     groups = analysis.groups
     if groups and by:   # each --by group at the level of its own clusters, corrected again across them
         clustered = []
         for g in groups:
             mask = pl.all_horizontal([_is(k, v) for k, v in g.by.items()])
-            clustered.append(_at_cluster_level(g, mapping.filter(mask).drop(by), column)[0])
+            clustered.append(_at_cluster_level(g, mapping.filter(mask).drop(by), column, **how)[0])
         adjusted = adjust([g.headline_test.pvalue for g in clustered], analysis.correction)
         groups = tuple(replace(g, p_adjusted=p) for g, p in zip(clustered, adjusted))
     old = analysis.verdict
@@ -292,7 +470,8 @@ def _is(column: str, value):
     return pl.col(column).cast(pl.String) == str(value)
 
 
-def _at_cluster_level(pair, mapping: pl.DataFrame, column: str):
+def _at_cluster_level(pair, mapping: pl.DataFrame, column: str, *, interval: str = "t", n_resamples: int = 10_000,
+                      seed: int | None = 0):
     """One compared pair (a ``PairResult``) tested at the level of its items' clusters (``mapping``: ``item``,
     ``cluster``), and the :class:`ClusterDesign` of it."""
     items = pair.items.with_columns(pl.col("item").cast(pl.String)).join(mapping, on="item", how="left",
@@ -316,7 +495,12 @@ def _at_cluster_level(pair, mapping: pl.DataFrame, column: str):
     signs = replace(sign_test(sums, alternative=alternative),
                     method=f"sign test on the {len(names)} clusters' sums of item gaps")
     confidence = pair.interval.confidence
-    interval = cluster_t_interval(gaps, ids, confidence=confidence)
+    effects = pair.effects
+    if "mean_a" in items.columns and "mean_b" in items.columns and effects is not None:
+        effects = cluster_effect_sizes(effects, items["mean_a"].to_numpy().astype(float),
+                                       items["mean_b"].to_numpy().astype(float), ids, n_resamples=n_resamples, seed=seed)
+    interval = cluster_interval(gaps, ids, method=interval, confidence=confidence, alternative=alternative,
+                                n_resamples=n_resamples, seed=seed)
     icc, _, deff = intra_cluster_correlation(gaps, ids)
     floor = min_attainable_p(int(np.count_nonzero(sums)), alternative=alternative)
     design = ClusterDesign(column=column, n_clusters=len(names), n_items=n,
@@ -332,7 +516,7 @@ def _at_cluster_level(pair, mapping: pl.DataFrame, column: str):
         # column of one item per cluster then leaves the headline as it was without it)
         return replace(pair, sign_test=signs, interval=interval, published=(), mean_intervals=means), design
     return replace(pair, sign_flip=flip, sign_test=signs, interval=interval, min_attainable_p=floor, published=(),
-                   permutation=None, not_applicable=None, mean_intervals=means), design
+                   effects=effects, permutation=None, not_applicable=None, mean_intervals=means), design
 
 
 def _clustered_caveat(caveat, column: str):
@@ -355,12 +539,12 @@ def cluster_caveat(design: ClusterDesign, *, permuted: bool = False) -> str:
 
     >>> from types import SimpleNamespace as NS
     >>> d = NS(column="doc", n_clusters=3, n_items=7, sizes=(1, 3, 7 / 3), singletons=1, icc=0.5,
-    ...        design_effect=1.9, item_pvalue=0.0156, min_attainable_p=0.25)
+    ...        design_effect=1.9, item_pvalue=0.0156, min_attainable_p=0.25, interval=NS(method="cluster-level t"))
     >>> print(cluster_caveat(d))  # doctest: +NORMALIZE_WHITESPACE
     The 7 items are nested in 3 clusters of doc (1 to 3 items each; intra-cluster correlation of the item gaps
     0.5, design effect 1.9): the tests flip whole clusters and the interval is a cluster-level t (treating the
-    items as independent gave p = 0.0156); the effect sizes' intervals still treat the items as independent. 1
-    cluster holds one item only, and counts as that item alone. With 3 clusters the smallest attainable p is 0.25.
+    items as independent gave p = 0.0156); the effect sizes' intervals resample whole clusters. 1 cluster holds
+    one item only, and counts as that item alone. With 3 clusters the smallest attainable p is 0.25.
     """
     size = (f"{design.sizes[0]} items each" if design.sizes[0] == design.sizes[1]
             else f"{design.sizes[0]} to {design.sizes[1]} items each")
@@ -371,8 +555,8 @@ def cluster_caveat(design: ClusterDesign, *, permuted: bool = False) -> str:
                 f"items, so the test is the items' own, the exact permutation of the runs within each item (p = "
                 f"{design.item_pvalue:.3g}), which unequal runs need; the interval is a cluster-level t.")
     text = (f"The {design.n_items} items are nested in {design.n_clusters} clusters of {design.column} ({size}{icc}): "
-            f"the tests flip whole clusters and the interval is a cluster-level t (treating the items as independent "
-            f"gave p = {design.item_pvalue:.3g}); the effect sizes' intervals still treat the items as independent.")
+            f"the tests flip whole clusters and the interval is {_interval_kind(design.interval)} (treating the items "
+            f"as independent gave p = {design.item_pvalue:.3g}); the effect sizes' intervals resample whole clusters.")
     if design.singletons:
         text += (f" {count_of(design.singletons, 'cluster')} {'holds' if design.singletons == 1 else 'hold'} one item "
                  f"only, and {'counts' if design.singletons == 1 else 'count'} as that item alone.")
@@ -381,21 +565,50 @@ def cluster_caveat(design: ClusterDesign, *, permuted: bool = False) -> str:
     return text
 
 
-def suggest_clusters(analysis, *, exclude=()) -> Problem | None:
-    """A ``clustered_items`` warning when a column of the log groups the items in clusters whose gaps are alike.
+def _interval_kind(interval) -> str:
+    """The cluster-level interval's kind in words, from its method.
 
-    Candidates are columns constant within every item that group the items into clusters of two items or
-    more on average (and at least two clusters); the one with the largest ICC is suggested when its ICC is
-    at least :data:`SUGGEST_ICC` and its F test's p at most :data:`SUGGEST_P`.
+    >>> from types import SimpleNamespace as NS
+    >>> _interval_kind(NS(method="cluster bootstrap, BCa (2,000 resamples)"))
+    'a BCa bootstrap of whole clusters'
+    """
+    method = str(getattr(interval, "method", ""))
+    if method.startswith("cluster bootstrap, BCa"):
+        return "a BCa bootstrap of whole clusters"
+    if method.startswith("cluster bootstrap"):
+        return "a percentile bootstrap of whole clusters"
+    if method.startswith("sign-flip test inversion"):
+        return "the inversion of the test that flips whole clusters"
+    return "a cluster-level t"
+
+
+def suggest_clusters(analysis, *, exclude=()) -> Problem | None:
+    """A ``clustered_items`` warning when a column of the log is one the items nest in and whose clusters' gaps
+    are alike.
+
+    A candidate is a column constant within every item (a setting that varies within items, such as a model that
+    answers every item, is a block, not a cluster) that is not a held-fixed setting by its name (model, judge,
+    temperature, system, file: where the model is part of the item id, its column is constant within items but
+    crosses the items' own nesting), with at least :data:`SUGGEST_MIN_CLUSTERS` clusters (fewer cannot carry a
+    cluster-level test: with k clusters the smallest attainable p is 2 / 2^k, and the ICC of a few groups is a
+    moderator's, not a nesting's) and at most half as many clusters as items (many items per cluster). A
+    candidate qualifies when its ICC is at least :data:`SUGGEST_ICC` and its one-way ANOVA F test's p at most
+    :data:`SUGGEST_P` divided by the number of candidates (Bonferroni: on logs with no cluster effect the
+    suggestion fires at most SUGGEST_P of the time whatever the number of candidate columns; measured in
+    ``benchmarks/caveats.py``). Of the qualifying columns the finest (most clusters) is suggested, its ICC,
+    number of clusters and smallest attainable p named.
+
+    >>> SUGGEST_MIN_CLUSTERS
+    10
     """
     main = analysis.main
     log = analysis.checked.log
     n_items = main.n_items if hasattr(main, "n_items") else main.items.height
-    if n_items < 6:
+    if n_items < 2 * SUGGEST_MIN_CLUSTERS:
         return None
     names = log.lazy.collect_schema().names()
     skip = set(_NOT_CLUSTERS) | {main.metric, *exclude}
-    candidates = [c for c in names if c not in skip and not c.startswith("_")]
+    candidates = [c for c in names if c not in skip and not c.startswith("_") and not _held_fixed_name(c)]
     if not candidates:
         return None
     text = {c: pl.col(c).cast(pl.String) for c in candidates}
@@ -406,7 +619,7 @@ def suggest_clusters(analysis, *, exclude=()) -> Problem | None:
     except Exception:   # a column polars cannot read as text (nested values): no suggestion from it
         return None
     items = main.items.select(pl.col("item").cast(pl.String), "gap")
-    best = None
+    nesting = []
     for c in candidates:
         if per[c].max() != 1:
             continue
@@ -415,19 +628,40 @@ def suggest_clusters(analysis, *, exclude=()) -> Problem | None:
         if joined.height < n_items:
             continue
         k = joined["cluster"].n_unique()
-        if k < 2 or k > n_items / 2:
+        if k < SUGGEST_MIN_CLUSTERS or k > n_items / 2:
             continue
+        if float(min_attainable_p(k, alternative=main.sign_flip.alternative)) > analysis.alpha:
+            continue   # a suggestion the design could never reach significance with
+        nesting.append((c, k, joined))
+    best = None
+    for c, k, joined in nesting:
         icc, p, deff = intra_cluster_correlation(joined["gap"].to_numpy(), joined["cluster"].fill_null("").to_numpy())
-        if icc is None or p is None or icc < SUGGEST_ICC or p > SUGGEST_P:
+        if icc is None or p is None or icc < SUGGEST_ICC or p > SUGGEST_P / len(nesting):
             continue
-        if best is None or icc > best[1]:
+        if best is None or (k, icc) > (best[4], best[1]):
             best = (c, icc, p, deff, k)
     if best is None:
         return None
     c, icc, p, deff, k = best
     header = log.columns.get(c, c)
+    floor = float(min_attainable_p(k, alternative=main.sign_flip.alternative))
     return Problem("warning", "clustered_items",
-                   f"{header} groups the {n_items} items in {k} clusters whose gaps are alike (intra-cluster "
-                   f"correlation {icc:.3g}, one-way ANOVA F test p = {p:.2g}, design effect {deff:.3g}): the tests "
-                   f"treat the items as independent, so p and the interval overstate the evidence; declare the "
-                   f"clusters with {opt('cluster', c)}", (), header)
+                   f"The {n_items} items may be nested in clusters: the {k} clusters of {header} ({n_items / k:.3g} "
+                   f"items each on average), whose gaps are alike (intra-cluster correlation {icc:.3g}, one-way ANOVA F test "
+                   f"p = {p:.2g} over {count_of(len(nesting), 'candidate column')}, design effect {deff:.3g}): the "
+                   f"tests treat the items as independent, so p and the interval overstate the evidence; with "
+                   f"{k} clusters a cluster-level test can reach p = {floor:.2g}; declare the clusters with "
+                   f"{opt('cluster', c)}", (), header)
+
+
+def _held_fixed_name(column: str) -> bool:
+    """Whether ``column`` names a setting held fixed or varied as a block (model, judge, temperature, system,
+    file), by a word of its name.
+
+    >>> [_held_fixed_name(c) for c in ("model", "judge_model", "Temperature", "scenario", "source_file", "template")]
+    [True, True, True, False, True, False]
+    """
+    import re
+
+    words = {w for w in re.split(r"[^a-z0-9]+", column.lower()) if w}
+    return bool(words & set(_HELD_FIXED))

@@ -630,11 +630,11 @@ def analyze_pair(
     from probestats.analyses.clusters import suggest_clusters, with_clusters
 
     if cluster is not None:
-        return with_clusters(result, cluster)
+        return with_clusters(result, cluster, interval=interval, n_resamples=n_resamples, seed=seed)
     hint = suggest_clusters(result, exclude=(*by, *settings, *random_settings, *blocks))
     if hint is not None:
         result = replace(result, problems=result.problems + (hint,), verdict=with_caveats(verdict, Caveat(
-            "clustered_items", f"The items may be nested in clusters: {hint.message}.", {"column": hint.column})))
+            "clustered_items", f"{hint.message}.", {"column": hint.column})))
     return result
 
 

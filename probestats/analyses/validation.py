@@ -155,9 +155,12 @@ class CodingCheck(_Record):
     values : tuple of ValueAgreement
         The agreement per value, the whole sample first (value None).
     corrected : CorrectedGap or None
-        The corrected gap (a 0/1 metric compared between two values).
+        The corrected gap (a 0/1 metric compared between two values, the validation sample holding runs of every
+        value and coded label the log has).
     problems : tuple of Problem
-        What a reader must be told (a value with no validated run coded 1, ...).
+        What a reader must be told: ``uncovered_stratum`` where the sample holds no run of a value and coded label
+        the log has (then ``corrected`` is None: a rate of runs nothing validated would come from the prior
+        alone), ``not_corrected`` for a metric that is not 0/1.
     """
 
     metric: str
@@ -329,22 +332,50 @@ def _item_rates(frame: pl.DataFrame, metric: str, a: str, b: str) -> tuple[np.nd
     return wide[a].to_numpy(), wide[b].to_numpy()
 
 
-def _corrected(frame, metric, agree, a, b, confidence, n_resamples, seed, problems) -> CorrectedGap:
+def _coded_runs(frame: pl.DataFrame, metric: str, value: str) -> dict:
+    """The runs of ``value`` the log codes 1 and 0 (blank runs aside)."""
+    labels = [_label(x) for x in frame.filter(_text(pl.col("variant")) == value)[metric].to_list()]
+    return {"1": labels.count("1"), "0": labels.count("0")}
+
+
+def uncovered_problem(uncovered, a: str, b: str) -> Problem:
+    """The ``uncovered_stratum`` warning: the strata (value, coded label, the log's runs in it) the validation
+    sample holds no run of, so no corrected rate or gap is given.
+
+    >>> print(uncovered_problem([("a", "0", 180), ("b", "0", 190)], "a", "b").message)
+    the validation sample holds no run coded 0 under 'a' (180 runs in the log) nor coded 0 under 'b' (190 runs): how often such runs are truly 1 is unknown, so no corrected rate is given for 'a' or 'b', and no corrected gap; validate a sample of every value's runs coded 1 and coded 0 (such as 30 of each)
+    """
+    parts = [f"coded {label} under {v!r} ({n} runs{' in the log' if i == 0 else ''})"
+             for i, (v, label, n) in enumerate(uncovered)]
+    values = sorted({v for v, _, _ in uncovered}, key=[a, b].index)
+    return Problem("warning", "uncovered_stratum",
+                   f"the validation sample holds no run {' nor '.join(parts)}: how often such runs are truly 1 is "
+                   f"unknown, so no corrected rate is given for {' or '.join(repr(v) for v in values)}, and no "
+                   f"corrected gap; validate a sample of every value's runs coded 1 and coded 0 (such as 30 of each)")
+
+
+def _corrected(frame, metric, agree, a, b, confidence, n_resamples, seed, problems) -> CorrectedGap | None:
     qa, qb = _item_rates(frame, metric, a, b)
     if len(qa) == 0:
         raise OptionError(f"{opt('validation')}: no item has runs under both {a!r} and {b!r}")
     rng = np.random.default_rng(seed)
     draws = {}
     points = {}
+    coded = {v: _coded_runs(frame, metric, v) for v in (a, b)}
+    uncovered = []
+    for v in (a, b):
+        g = agree[v]
+        for label, p in (("1", g.ppv), ("0", g.npv)):
+            if p.n == 0 and coded[v][label]:   # runs the log has and nothing validated: their truth is unknown
+                uncovered.append((v, label, coded[v][label]))
+    if uncovered:
+        problems.append(uncovered_problem(uncovered, a, b))
+        return None
     for v in (a, b):
         g = agree[v]
         ppv, npv = g.ppv, g.npv
-        for name, p in (("coded 1", ppv), ("coded 0", npv)):
-            if p.n == 0:
-                problems.append(Problem("warning", "unvalidated_stratum",
-                                        f"no validated run under {v!r} is {name}: how often such runs are truly "
-                                        f"{name[-1]} is unknown, and the corrected gap's interval spans it"))
-        # P(truly 1 | coded 1) and P(truly 1 | coded 0), point estimates and draws under a uniform prior
+        # P(truly 1 | coded 1) and P(truly 1 | coded 0), point estimates and draws under a uniform prior; a label
+        # the log never codes under v weighs 0 in its rate, so its (unmeasured) probability is never read
         t1_c1 = ppv.estimate if ppv.n else 0.5
         t1_c0 = 1 - npv.estimate if npv.n else 0.5
         points[v] = (t1_c1, t1_c0)
@@ -446,8 +477,12 @@ def with_validation(analysis, validation, *, n_resamples: int = 10_000, seed: in
             f"(kappa {_fmt(check.kappa.statistic)})")
     c = check.corrected
     if c is None:
-        verdict = with_caveats(old, Caveat("coded_metric_checked", size[0].upper() + size[1:] + "; no correction was made.",
-                                           {"n": check.n, "n_runs": check.n_runs}, summary=False))
+        why = next((p.message for p in check.problems if p.code == "uncovered_stratum"), None)
+        text = size[0].upper() + size[1:] + ("; no correction was made." if why is None else
+                                             f"; no correction was made: {why.split('; validate')[0]}.")
+        verdict = with_caveats(old, Caveat("coded_metric_checked", text,
+                                           {"n": check.n, "n_runs": check.n_runs, "covered": why is None},
+                                           summary=why is not None))
         return ValidatedAnalysis(analysis=analysis, validation=check, verdict=verdict)
     detected = c.low > 0 or c.high < 0
     conclusion = "not_detected" if not detected else "within_noise" if old.beyond_noise is False else "detected"

@@ -1,0 +1,250 @@
+"""Each caveat's level and power: how often it speaks where nothing is wrong, how often it catches what it is for.
+
+For every caveat below the script generates logs of two kinds, analyses each with ``probestats.analyze`` as a
+user would, and counts the logs where the caveat fires:
+
+- a null, where nothing is wrong: the false-alarm rate, which should be at most alpha (0.05) within two Monte
+  Carlo standard errors;
+- a problem the caveat exists for: its power, at the stated size.
+
+Caveats and their logs:
+
+``clustered_items`` (the cluster suggestion)
+    null: 150 items, 2 runs, four columns of random labels constant within items (10, 15, 30 and 50 levels)
+    and no cluster effect. Problem: the same items nested in 15 scenarios of 10 items each, the scenarios
+    shifting their items' gaps (SD 0.5 against an item-gap noise SD of 1), beside the four random columns; a
+    firing counts as power only when it names the scenario column.
+``constant_arm``
+    null: a rare 0/1 outcome drawn at rate 0.05 under both values, 250 items, 1 run. Problem: the same log with
+    one value 0 by design.
+``likely_block``
+    nulls: a setting drawn at random per call (two styles, 4 runs per cell), a finish_reason outcome column
+    (4 runs per cell), a trial index numbered 11 to 20 (10 runs per cell). Problem: a strategy crossed with the
+    cells in equal shares (2 runs of each of 2 strategies per cell).
+``blocks_disagree``
+    null: 4 models answering every item that share one gap (0.5) and differ only in their noise SD (0.5 to 2).
+    Problem: the same with one model's gap the opposite (−0.5).
+
+And the effect sizes' intervals with a cluster (``coverage``): 40 clusters of 10 items, 2 runs per value,
+each cluster shifting its items' gap (SD 0.5), a true gap of 0.3: the share of 95% d_z and d_av intervals
+that hold the true value, item level (as without ``--cluster``) and cluster level (the BCa bootstrap of whole
+clusters ``--cluster`` gives them).
+
+Run: python benchmarks/caveats.py [--logs 300] [--only NAME ...] [--seed 0]
+
+Measured (a shared machine, fewer logs than the default where the CPU was short; rate ± its Monte Carlo SE):
+
+=================  ============================================  =============  ==================================  =============
+caveat             null                                          false alarms   problem                             power
+=================  ============================================  =============  ==================================  =============
+clustered_items    random labels, no cluster effect (200 logs)   0.005 ± 0.005  15 scenarios x 10 items, SD 0.5     0.705 ± 0.032
+constant_arm       0/1 at 0.05 under both, 250 items (300 logs)  0.040 ± 0.011  'b' 0 by design, 'a' at 0.05       0.990 ± 0.006
+likely_block       a style drawn per call (100 logs)             0.000          2 strategies in equal shares        1.000
+likely_block       a finish_reason outcome column (100 logs)     0.000          2 strategies in equal shares        1.000
+likely_block       a trial index 11 to 20 (100 logs)             0.000          2 strategies in equal shares        1.000
+blocks_disagree    4 models share a gap, noise SD 0.5 to 2       0.079 ± 0.023  one of 4 models at -0.5             0.986 ± 0.010
+=================  ============================================  =============  ==================================  =============
+
+(blocks_disagree over 140 logs: 4 of 40 with ``--seed 1``, 7 of 100 with ``--seed 2``; within alpha + 2 SE here,
+but the 0.088 ± 0.013 measured on 500 logs before is above alpha: the heterogeneity test, a permutation of the
+blocks within items, is not exact when the blocks differ in their noise spread.)
+
+Effect sizes' 95% intervals with a cluster (300 logs, 2,000 resamples): item level d_z 0.790 ± 0.024 and d_av
+0.797 ± 0.023; the BCa bootstrap of whole clusters d_z 0.950 ± 0.013 and d_av 0.940 ± 0.014.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+import warnings
+
+import numpy as np
+
+ALPHA = 0.05
+
+
+# --- clustered_items -------------------------------------------------------------------------------------------
+
+def cluster_log(rng, *, effect: bool, items: int = 150, per: int = 10, effect_sd: float = 0.5) -> list[dict]:
+    """Items with four random label columns constant within them; with ``effect``, nested in scenarios of
+    ``per`` items each that shift their items' gaps."""
+    tags = {f"tag{k}": rng.integers(0, k, items) for k in (10, 15, 30, 50)}
+    scenario = np.arange(items) // per
+    shift = rng.normal(0, effect_sd, items // per + 1)[scenario] if effect else np.zeros(items)
+    rows = []
+    for i in range(items):
+        level = rng.normal()
+        labels = {c: f"L{v[i]}" for c, v in tags.items()}
+        if effect:
+            labels["scenario"] = f"sc{scenario[i]}"
+        for v in ("a", "b"):
+            for s in range(2):
+                y = level + rng.normal() + (shift[i] if v == "a" else 0.0)
+                rows.append({"item": f"i{i}", "variant": v, "seed": s, "y": y, **labels})
+    return rows
+
+
+def suggested(result) -> str | None:
+    hint = next((p for p in result.problems if p.code == "clustered_items"), None)
+    return None if hint is None else hint.message.rsplit("cluster=", 1)[-1].strip("'")
+
+
+# --- constant_arm ----------------------------------------------------------------------------------------------
+
+def rare_log(rng, *, by_design: bool, items: int = 250, rate: float = 0.05) -> list[dict]:
+    """A rare 0/1 outcome, one run per item and value; with ``by_design`` value 'b' is 0 in every run."""
+    return [{"item": f"i{i}", "variant": v, "seed": 0,
+             "flag": 0 if (by_design and v == "b") else int(rng.random() < rate)}
+            for i in range(items) for v in ("a", "b")]
+
+
+def has_caveat(result, name: str) -> bool:
+    return any(c.id == name for c in result.verdict.caveats)
+
+
+# --- likely_block ----------------------------------------------------------------------------------------------
+
+def block_log(rng, kind: str, items: int = 60) -> list[dict]:
+    """``kind``: 'drawn' (a style drawn per call), 'outcome' (a finish_reason), 'trial' (an index 11 to 20), or
+    'crossed' (a strategy in equal shares within every cell)."""
+    rows = []
+    runs = 10 if kind == "trial" else 4
+    for i in range(items):
+        level = rng.normal()
+        for v in ("a", "b"):
+            for s in range(runs):
+                y = level + rng.normal() + (0.3 if v == "a" else 0.0)
+                row = {"item": f"i{i}", "variant": v, "seed": s, "y": y}
+                if kind == "drawn":
+                    row["style"] = str(rng.choice(["terse", "verbose"]))
+                elif kind == "outcome":
+                    row["finish_reason"] = "length" if y + rng.normal() > 1.5 else "stop"
+                elif kind == "trial":
+                    row = {k: w for k, w in row.items() if k != "seed"} | {"trial": 11 + s}
+                else:
+                    row["strategy"] = ("cot", "plain")[s % 2]
+                rows.append(row)
+    return rows
+
+
+# --- blocks_disagree -------------------------------------------------------------------------------------------
+
+def model_log(rng, *, opposite: bool, items: int = 60, gap: float = 0.5) -> list[dict]:
+    """4 models answering every item, 2 runs per cell; they share ``gap`` and differ in their noise SD, or
+    (``opposite``) the last model's gap is ``-gap``."""
+    sds = (0.5, 1.0, 1.5, 2.0)
+    rows = []
+    for i in range(items):
+        level = rng.normal()
+        for m, sd in enumerate(sds):
+            g = -gap if (opposite and m == len(sds) - 1) else gap
+            for v in ("a", "b"):
+                for s in range(2):
+                    rows.append({"item": f"i{i}", "variant": v, "seed": s, "model": f"m{m}",
+                                 "y": level + rng.normal(0, sd) + (g if v == "a" else 0.0)})
+    return rows
+
+
+# --- the table -------------------------------------------------------------------------------------------------
+
+def rate(hits: int, n: int) -> str:
+    r = hits / n if n else float("nan")
+    return f"{r:.3f} ± {math.sqrt(r * (1 - r) / n):.3f}" if n else "n/a"
+
+
+def caveat_rows(n: int, rng, only) -> list[tuple]:
+    from probestats import analyze
+
+    out = []
+
+    def want(name):
+        return not only or name in only
+
+    if want("clustered_items"):
+        null = sum(suggested(analyze(cluster_log(rng, effect=False), metric="y")) is not None for _ in range(n))
+        right = sum(suggested(analyze(cluster_log(rng, effect=True), metric="y")) == "scenario" for _ in range(n))
+        out.append(("clustered_items", "random labels, no cluster effect", null,
+                    "15 scenarios x 10 items, scenario SD 0.5 (names 'scenario')", right))
+    if want("constant_arm"):
+        null = sum(has_caveat(analyze(rare_log(rng, by_design=False), metric="flag"), "constant_arm")
+                   for _ in range(n))
+        hit = sum(has_caveat(analyze(rare_log(rng, by_design=True), metric="flag"), "constant_arm") for _ in range(n))
+        out.append(("constant_arm", "0/1 at rate 0.05 under both, 250 items, 1 run", null,
+                    "'b' 0 by design, 'a' at rate 0.05", hit))
+    if want("likely_block"):
+        hit = sum(any(p.code == "likely_block" for p in analyze(block_log(rng, "crossed"), metric="y").problems)
+                  for _ in range(n))
+        for kind, what in (("drawn", "a style drawn per call"), ("outcome", "a finish_reason outcome column"),
+                           ("trial", "a trial index 11 to 20")):
+            null = sum(any(p.code == "likely_block" for p in analyze(block_log(rng, kind), metric="y").problems)
+                       for _ in range(n))
+            out.append(("likely_block", what, null, "2 strategies in equal shares per cell", hit))
+    if want("blocks_disagree"):
+        null = sum(has_caveat(analyze(model_log(rng, opposite=False), metric="y"), "blocks_disagree")
+                   for _ in range(n))
+        hit = sum(has_caveat(analyze(model_log(rng, opposite=True), metric="y"), "blocks_disagree")
+                  for _ in range(n))
+        out.append(("blocks_disagree", "4 models, one gap 0.5, noise SD 0.5 to 2", null,
+                    "one of 4 models at -0.5", hit))
+    return out
+
+
+def coverage(n: int, rng, resamples: int) -> list[tuple]:
+    """The share of 95% d_z and d_av intervals holding the true value, item level and cluster level."""
+    from probestats.analyses.clusters import cluster_effect_sizes
+    from probestats.stats.effects import effect_sizes
+
+    clusters, per, runs, sd_c, gap = 40, 10, 2, 0.5, 0.3
+    true = {"d_z": gap / math.sqrt(sd_c ** 2 + 2 / runs),
+            "d_av": gap / math.sqrt(((1 + sd_c ** 2 + 1 / runs) + (1 + 1 / runs)) / 2)}
+    held = {(name, level): 0 for name in true for level in ("items", "clusters")}
+    ids = np.repeat(np.arange(clusters), per)
+    for rep in range(n):
+        level = rng.normal(0, 1, clusters * per)
+        shift = np.repeat(rng.normal(0, sd_c, clusters), per)
+        a = level + shift + gap + rng.normal(0, 1, (clusters * per, runs)).mean(axis=1)
+        b = level + rng.normal(0, 1, (clusters * per, runs)).mean(axis=1)
+        items = effect_sizes(a, b, n_resamples=resamples, seed=rep)
+        clustered = cluster_effect_sizes(items, a, b, ids, n_resamples=resamples, seed=rep)
+        for name, value in true.items():
+            for lev, eff in (("items", items.get(name)), ("clusters", clustered.get(name))):
+                held[(name, lev)] += eff.low <= value <= eff.high
+    return [(name, lev, held[(name, lev)]) for (name, lev) in held]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--logs", type=int, default=300, help="logs per null and per problem (default 300)")
+    parser.add_argument("--only", nargs="*", default=(), help="sections to run: clustered_items constant_arm "
+                        "likely_block blocks_disagree coverage")
+    parser.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples in the coverage section")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    warnings.simplefilter("ignore")
+    rng = np.random.default_rng(args.seed)
+    n = args.logs
+    start = time.time()
+    rows = caveat_rows(n, rng, set(args.only) - {"coverage"}) if set(args.only) != {"coverage"} else []
+    if rows:
+        print(f"{n} logs per null and per problem; alpha {ALPHA}")
+        print(f"{'caveat':<17}{'null (must stay silent)':<48}{'false alarms':>15}{'<= alpha + 2 SE':>17}   "
+              f"{'problem (must fire)':<58}{'power':>14}")
+        for name, null_what, null, hit_what, hit in rows:
+            r = null / n
+            ok = "yes" if r <= ALPHA + 2 * math.sqrt(ALPHA * (1 - ALPHA) / n) else "NO"
+            print(f"{name:<17}{null_what:<48}{rate(null, n):>15}{ok:>17}   {hit_what:<58}{rate(hit, n):>14}")
+    if not args.only or "coverage" in args.only:
+        print(f"\neffect sizes' 95% intervals, 40 clusters x 10 items, cluster SD 0.5, gap 0.3; {n} logs, "
+              f"{args.resamples} resamples")
+        print(f"{'effect':<8}{'intervals':<40}{'coverage':>16}")
+        for name, lev, held in coverage(n, rng, args.resamples):
+            label = ("items independent (no --cluster)" if lev == "items"
+                     else "BCa bootstrap of clusters (--cluster)")
+            print(f"{name:<8}{label:<40}{rate(held, n):>16}")
+    print(f"({time.time() - start:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
