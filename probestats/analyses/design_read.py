@@ -127,9 +127,10 @@ def _quoted(values, limit: int = 5) -> str:
 def _sentence(d: ProbeDesign, what: str) -> str:
     item = d.roles.get("item")
     value = d.roles.get("variant")
-    over = " (over the blocks)" if d.blocks else ""
-    runs = (f"{d.runs[0]} run{'s' if d.runs[0] != 1 else ''} per item and value{over}" if d.runs[0] == d.runs[1] else
-            f"{d.runs[0]} to {d.runs[1]} runs per item and value{over} (median {d.runs[2]:g})")
+    over = ", over the blocks" if d.blocks else ""
+    runs = (f"{d.runs[0]} run{'s' if d.runs[0] != 1 else ''} per item and value{f' ({over[2:]})' if over else ''}"
+            if d.runs[0] == d.runs[1] else
+            f"{d.runs[0]} to {d.runs[1]} runs per item and value (median {d.runs[2]:g}{over})")
     parts = [f"{count_of(d.n_items, 'item')}"
              + (f" ({item['column']}, {item['found']})" if item else "")
              + f", each run under {what} {_quoted(d.values)}"
