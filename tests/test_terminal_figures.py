@@ -142,3 +142,21 @@ def test_no_repository_path_in_what_a_user_reads():
             if (isinstance(node, ast.Constant) and isinstance(node.value, str) and "benchmarks/" in node.value
                     and id(node) not in docstrings):
                 raise AssertionError(f"{path}:{node.lineno}: a string shown to users names benchmarks/")
+
+
+def test_forty_groups_fit_a_screenful_in_one_table_and_every_group_is_in_json(capsys, tmp_path):
+    # with 40 --by groups the terminal printed each group's item table and tests: 1,813 lines
+    import numpy as np
+    import polars as pl
+
+    rng = np.random.default_rng(1)
+    rows = [{"g": f"g{g}", "item": i, "variant": v, "seed": s, "y": int(rng.poisson(3 + (v == "a") * (g == 12) * 2))}
+            for g in range(40) for i in range(20) for v in "ab" for s in range(3)]
+    path = tmp_path / "by40.csv"
+    pl.DataFrame(rows).write_csv(path)
+    code, out, _ = run_cli(capsys, "analyze", path, "--metric", "y", "--by", "g")
+    assert code == 0 and len(out.splitlines()) <= 300
+    listed = [line.split()[2] for line in out.splitlines() if line.startswith("g = g")]
+    assert len(listed) == 40 and listed[0] == "g12"   # the group that differs first
+    code, out, _ = run_cli(capsys, "analyze", path, "--metric", "y", "--by", "g", "--json")
+    assert code == 0 and len(json.loads(out)["groups"]) == 40

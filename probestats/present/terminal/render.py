@@ -148,10 +148,13 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
             promise = (f" (not promised: the metric's bound may leave room for only "
                        f"{fmt_num(max(0.0, analysis.mdg_room))})" if getattr(analysis, "mdg_near_bound", False) else "")
             out.print(f"minimum detectable gap of this design: {mdg}{toward}{promise}")
-    for g in analysis.groups:
-        label = ", ".join(f"{k} = {v}" for k, v in g.by.items())
-        out.print(item_rich_table(g, title=escape(label)))
-        print_tests(g, analysis.alpha, out, indent="  ")
+    if len(analysis.groups) > GROUPS_IN_DETAIL:   # a screenful: one row per group, those that differ first
+        _print_group_summary(analysis, out)
+    else:
+        for g in analysis.groups:
+            label = ", ".join(f"{k} = {v}" for k, v in g.by.items())
+            out.print(item_rich_table(g, title=escape(label)))
+            print_tests(g, analysis.alpha, out, indent="  ")
     if analysis.groups:
         out.print(f"p-values adjusted across {len(analysis.groups)} groups ({escape(analysis.correction)})")
     out.print(escape(verdict_line(verdict)))
@@ -160,6 +163,36 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
     _print_control(verdict, out)
     if analysis.problems:
         print_problems(analysis.problems, out=out)
+
+
+#: Groups whose item tables and tests the terminal prints one by one; beyond, one summary row per group
+GROUPS_IN_DETAIL = 6
+#: Groups the summary lists; beyond, those with the smallest corrected p, the rest counted
+GROUPS_LISTED = 40
+
+
+def _print_group_summary(analysis, out: Console) -> None:
+    """One row per ``by`` group (its items, average gap and interval, headline p, corrected p, verdict), the groups
+    whose corrected p is smallest first, at most :data:`GROUPS_LISTED`; every group's items and tests are in
+    ``--json`` and the report."""
+    from probestats.present.terminal.tables import small_table
+
+    groups = sorted(analysis.groups, key=lambda g: (g.p_adjusted if g.p_adjusted is not None else 1.0,
+                                                    -abs(g.average_gap)))
+    table = small_table(f"{len(groups)} groups, those that differ first")
+    for col in ("group", "items", "average gap", "95% interval", "p", "adjusted", "at alpha"):
+        table.add_column(col, justify="left" if col in ("group", "at alpha") else "right")
+    for g in groups[:GROUPS_LISTED]:
+        p = g.p_adjusted if g.p_adjusted is not None else g.headline_test.pvalue
+        iv = g.interval
+        gap = 0.0 if abs(g.average_gap) < 1e-12 else g.average_gap   # a float residue of a zero gap reads as 0
+        table.add_row(escape(", ".join(f"{k} = {v}" for k, v in g.by.items())), str(g.n_items),
+                      f"{gap:+.4g}", f"[{iv.low:.4g}, {iv.high:.4g}]", fmt_p(g.headline_test.pvalue),
+                      fmt_p(p), "larger than chance" if p <= analysis.alpha else "not detected")
+    out.print(table)
+    more = len(groups) - GROUPS_LISTED
+    out.print((f"and {more} more groups; " if more > 0 else "") + "every group's items and tests: --json, or the "
+              "report (probestats report LOG -o report.md)")
 
 
 #: Values the terminal's table of a many-values analysis lists; beyond, those with the smallest corrected p
