@@ -175,6 +175,24 @@ def check_seed(seed) -> int | None:
     return int(seed)
 
 
+def check_chance(chance) -> None:
+    """A chance rate (``chance``: the rate a choice is tested against) is a number strictly between 0 and 1.
+
+    >>> check_chance(0.5)
+    >>> check_chance(1)
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: chance=1: expected a rate strictly between 0 and 1, for example chance=0.5
+    """
+    try:
+        ok = 0 < float(chance) < 1
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise OptionError(f"{opt('chance', chance)}: expected a rate strictly between 0 and 1, for example "
+                          f"{opt('chance', 0.5)}")
+
+
 def check_vocabulary(*, alternative=None, alpha=None, correction=None, n_resamples=None, seed=None) -> None:
     """Check every word given (None skips one), before any work: what a public function calls first.
 

@@ -35,7 +35,7 @@ import polars as pl
 
 from probestats.errors import ColumnError, OptionError, Problem, opt
 from probestats.result import html_summary, jsonable, one_line
-from probestats.vocabulary import BINS_CLOSED, check_vocabulary
+from probestats.vocabulary import BINS_CLOSED, check_chance, check_vocabulary
 
 __all__ = ["Description", "Descriptions", "ValueSummary", "ChanceTest", "chance_test", "Agreement", "RaterPair", "describe_log", "parse_bins", "rater_agreement"]
 
@@ -345,13 +345,7 @@ def describe_log(log, *, metric: str | None = None, bins=None, by=(), n_resample
     if bins_closed not in BINS_CLOSED:
         raise OptionError(f"{opt('bins_closed', bins_closed)}: expected one of {', '.join(BINS_CLOSED)} (the side "
                           "each bin includes)")
-    try:
-        chance_ok = 0 < float(chance) < 1
-    except (TypeError, ValueError):
-        chance_ok = False
-    if not chance_ok:
-        raise OptionError(f"{opt('chance', chance)}: expected a rate strictly between 0 and 1, for example "
-                          f"{opt('chance', 0.5)}")
+    check_chance(chance)
     if bins is None and bins_closed != "left":
         raise OptionError(f"{opt('bins_closed', bins_closed)} says which side of a bin is closed; give "
                           f"{opt('bins')} too, or drop it")

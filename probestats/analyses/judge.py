@@ -93,7 +93,7 @@ from probestats.stats.proportion import Share, binomial_test, share
 __all__ = ["OrderGroup", "JudgeResult", "ChoiceRate", "choice_rate", "analyze_order", "analyze_scored", "item_verdicts", "SCHEMA_VERSION"]
 
 from probestats.result import SCHEMA_VERSION  # noqa: E402  (one contract for every command's JSON)
-from probestats.vocabulary import CORRECTIONS, check_vocabulary  # noqa: E402,F401
+from probestats.vocabulary import CORRECTIONS, check_chance, check_vocabulary  # noqa: E402,F401
 _SCORE = {"first": 1.0, "tie": 0.5, "second": 0.0}  # the first slot's score
 #: A judge that chose the same slot in both orders in at least this share of its items "always picks" that slot.
 SLOT_BOUND = 0.9
@@ -566,7 +566,7 @@ def analyze_order(
     from probestats.io.read import read_log
 
     check_vocabulary(alpha=alpha, correction=correction)
-    _check_chance(chance)
+    check_chance(chance)
     if choice is not None and response is not None:
         raise OptionError("give the judge's reply (response) or the slot it chose (choice), not both")
     if choice is None:
@@ -715,17 +715,6 @@ def _unparsed(rows: pl.DataFrame, rows_of) -> dict:
     return {"count": int(bad.height), "reasons": reasons,
             "replies": [{"text": t, "count": int(n), "reason": r} for t, n, r in top.iter_rows()],
             "rows": list(rows_of(bad))}
-
-
-def _check_chance(chance) -> None:
-    """A chance rate is a number strictly between 0 and 1."""
-    try:
-        ok = 0 < float(chance) < 1
-    except (TypeError, ValueError):
-        ok = False
-    if not ok:
-        raise OptionError(f"{opt('chance', chance)}: expected a rate strictly between 0 and 1, for example "
-                          f"{opt('chance', 0.5)}")
 
 
 def _group(key, rows: pl.DataFrame, pairs: pl.DataFrame, missing_order: int, rep_col, confidence,
