@@ -127,3 +127,26 @@ def test_a_family_that_could_never_reach_significance_says_so_and_what_would():
     assert caveat and caveat[0].figures["floor"] == pytest.approx(2 / 2**4)
     assert "at least 6 items (or clusters) per test" in caveat[0].sentence   # 2/2**6 = 0.031 <= 0.05
     assert result.verdict.never_significant
+
+
+def test_the_six_measures_family_reads_alike_in_the_terminal_the_report_and_json(tmp_path, capsys):
+    import json
+
+    import polars as pl
+
+    from probestats.cli import main
+
+    path = tmp_path / "six.csv"
+    pl.DataFrame(six_measures_rows()).write_csv(path)
+    args = ["--metric", ",".join(f"q{j}" for j in range(6)), "--by", "model"]
+    assert main(["analyze", str(path), *args, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["family"]["n_tests"] == 30 and data["family"]["joint"]["floor"] == pytest.approx(2 / 2**10)
+    assert data["verdict"]["conclusion"] == "detected"
+    assert "tested as one family by the joint sign-flip test" in data["design"]["sentence"]
+    assert main(["analyze", str(path), *args]) == 0
+    terminal = " ".join(capsys.readouterr().out.split())
+    assert "the joint sign-flip test over the family of 30 tests" in terminal
+    assert main(["report", str(path), *args, "-o", str(tmp_path / "r.md")]) == 0
+    report = " ".join((tmp_path / "r.md").read_text().split())
+    assert "joint sign-flip test" in report
