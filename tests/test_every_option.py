@@ -195,7 +195,9 @@ CASES = [
     refused("analyze", "settings", ["--setting", "model"], with_log(ANALYZE, "three_models"),
             "with more than two values the analysis does not use it", "-many"),
     case("analyze", "attribute_settings", ["--setting-is-attribute", "model"], with_log(ANALYZE, "confounded")),
-    case("analyze", "by", ["--by", "model"], with_log(ANALYZE, "two_models")),
+    # items nested in the models (each item run by one): with the same items under both models, the model is a
+    # block whose groups are shown without --by, so --by model would change nothing there
+    case("analyze", "by", ["--by", "model"], with_log(ANALYZE, "nested_models")),
     case("analyze", "alternative", ["--alternative", "greater"], ANALYZE),
     case("analyze", "alpha", ["--alpha", "0.2"], ANALYZE),
     case("analyze", "correction", ["--correction", "bonferroni"], with_log(ANALYZE, "two_models") + ["--by", "model"]),
@@ -379,7 +381,7 @@ CASES = [
     case("report", "label_map", ["--label-map", "yes=Nope"], ["--framing", "{yesno}", "-o", "{out}.md"]),
     case("report", "framing_columns", ["--framing-columns", "score:affirmative=aff,reverse=rev"],
          ["--framing", "{framing_columns}", "-o", "{out}.md"]),
-    case("report", "by", ["--by", "model"], with_log(REPORT, "two_models")),
+    case("report", "by", ["--by", "model"], with_log(REPORT, "nested_models")),
     case("report", "correction", ["--correction", "bonferroni"], with_log(REPORT, "two_models") + ["--by", "model"]),
     case("report", "reference", ["--reference", "casual"], with_log(REPORT, "three")),
     case("report", "factor", ["--factor", "variant", "--factor", "persona"], with_log(REPORT, "crossed")),
@@ -457,6 +459,9 @@ def logs(tmp_path_factory):
     two = pl.concat([probe, probe.with_columns(pl.lit("stand-in-v2").alias("model"),
                                                (pl.col("steps") + pl.col("item") % 3).alias("steps"))])
     write("two_models", two)
+    write("nested_models", pl.concat([probe, probe.with_columns(pl.lit("stand-in-v2").alias("model"),
+                                                                (pl.col("item").cast(pl.Int64) + 100).cast(probe["item"].dtype),
+                                                                (pl.col("steps") + pl.col("item") % 3).alias("steps"))]))
     write("three_models", pl.concat([three, three.with_columns(pl.lit("stand-in-v2").alias("model"),
                                                                (pl.col("steps") + pl.col("item") % 3))]))
     write("confounded", probe.with_columns(pl.when(pl.col("variant") == "casual").then(pl.lit("v2"))

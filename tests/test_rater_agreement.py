@@ -109,7 +109,7 @@ def test_cohens_and_fleiss_kappa_of_labels_equal_statsmodels():
     # the percentile bootstrap over items, written out: the same draws of the same generator
     counts = aggregate_raters(matrix, n_cat=3)[0].astype(float)
     gen = np.random.default_rng(0)
-    draws = [sm_fleiss(counts[gen.integers(0, 40, 40)]) for _ in range(2000)]
+    draws = [sm_fleiss(counts[gen.integers(0, 40, 40)]) for _ in range(10_000)]   # describe's n_resamples
     assert (a.fleiss.low, a.fleiss.high) == pytest.approx(tuple(np.quantile(draws, [0.025, 0.975])), abs=1e-12)
     assert a.fleiss.low < a.fleiss.statistic < a.fleiss.high
 

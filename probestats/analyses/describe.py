@@ -389,6 +389,7 @@ def describe_log(log, *, metric: str | None = None, bins=None, by=(), n_resample
                        for key in keys)
     groups = tuple(_replace(g, bins_closed=bins_closed) for g in groups)
     agreed = None if agreement is None else rater_agreement(prepared, agreement, kind, seed=seed,
+                                                            n_resamples=n_resamples,
                                                             header=log.columns.get(agreement, agreement),
                                                             within_values=within_values)
     return Description(metric=metric, kind=kind, levels=levels, bins=edges, values=whole.values, test=whole.test,
@@ -408,7 +409,7 @@ def _rater_column(log, frame: pl.DataFrame, name: str) -> str:
 
 
 def rater_agreement(prepared: pl.DataFrame, raters: str, kind: str, *, confidence: float = 0.95, seed: int = 0,
-                    header: str | None = None, within_values: bool = True) -> Agreement:
+                    n_resamples: int = 10_000, header: str | None = None, within_values: bool = True) -> Agreement:
     """Agreement between the raters of column ``raters`` on the units they all scored, from the rows
     :func:`describe_log` prepared (``\\0item``, ``\\0value``, ``\\0x``, ``\\0level``).
 
@@ -456,7 +457,7 @@ def rater_agreement(prepared: pl.DataFrame, raters: str, kind: str, *, confidenc
     fleiss = None
     if labelled and len(names) >= 3:
         table = wide_label.select(list(names)).drop_nulls()
-        fleiss = fleiss_kappa(table.rows(), confidence=confidence, seed=seed)
+        fleiss = fleiss_kappa(table.rows(), confidence=confidence, n_resamples=n_resamples, seed=seed)
     return Agreement(raters=header or raters, unit=unit, names=names, pairs=tuple(pairs), fleiss=fleiss)
 
 

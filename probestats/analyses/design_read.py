@@ -20,10 +20,6 @@ from probestats.errors import count_of
 
 __all__ = ["ProbeDesign", "read_design"]
 
-#: held-fixed settings a log may carry (as the checks read them)
-_SETTINGS = ("model", "judge", "temperature", "system", "file")
-
-
 @dataclass(frozen=True)
 class ProbeDesign:
     """The design an analysis read from its log.
@@ -35,7 +31,7 @@ class ProbeDesign:
     values : tuple of str
         The compared values (two for a pair, every value or group otherwise).
     runs : tuple of (int, int, float)
-        The fewest, the most and the median runs per item x value cell.
+        The fewest, the most and the median runs per item x value cell (item x value x block, with blocks).
     blocks : tuple of str
         Settings that vary within items (matched within each of their values, averaged over them).
     n_blocks : int
@@ -47,9 +43,6 @@ class ProbeDesign:
         Settings drawn at random per call.
     by : tuple of str
         The ``by`` columns the analysis is repeated over.
-    held : dict
-        Settings held fixed: column -> its one value (as text), where the rows are at hand (a log read in one
-        streaming pass says them in its report's Design section instead).
     candidates : tuple of str
         Columns that look like blocks by their content (each takes every one of its values in every cell, in
         equal shares) and were not declared: the ``likely_block`` warnings.
@@ -71,7 +64,6 @@ class ProbeDesign:
     n_clusters: int = 0
     random_settings: tuple = ()
     by: tuple = ()
-    held: dict = field(default_factory=dict)
     candidates: tuple = ()
     metrics: tuple = ()
     family: str | None = None
@@ -83,7 +75,7 @@ class ProbeDesign:
                 "runs": {"min": self.runs[0], "max": self.runs[1], "median": self.runs[2]},
                 "blocks": list(self.blocks), "n_blocks": self.n_blocks, "clusters": self.clusters,
                 "n_clusters": self.n_clusters, "random_settings": list(self.random_settings), "by": list(self.by),
-                "held": dict(self.held), "candidates": list(self.candidates), "metrics": list(self.metrics),
+"candidates": list(self.candidates), "metrics": list(self.metrics),
                 "family": self.family, "roles": {k: dict(v) for k, v in self.roles.items()}}
 
 
@@ -106,19 +98,6 @@ def _runs(items: pl.DataFrame, sides=("n_a", "n_b")) -> tuple:
     return (int(counts.min()), int(counts.max()), float(counts.median()))
 
 
-def _held(frame: pl.DataFrame | None, skip) -> dict:
-    if frame is None or not frame.height:
-        return {}
-    out = {}
-    for c in _SETTINGS:
-        if c in frame.columns and c not in skip:
-            values = frame[c].drop_nulls().unique()
-            if values.len() == 1:
-                text = " ".join(str(values[0]).split())
-                out[c] = text if len(text) <= 40 else text[:39] + "…"
-    return out
-
-
 def _quoted(values, limit: int = 5) -> str:
     shown = ", ".join(f"'{v}'" for v in list(values)[:limit])
     return shown + (f" and {len(values) - limit} more" if len(values) > limit else "")
@@ -127,10 +106,9 @@ def _quoted(values, limit: int = 5) -> str:
 def _sentence(d: ProbeDesign, what: str) -> str:
     item = d.roles.get("item")
     value = d.roles.get("variant")
-    over = ", over the blocks" if d.blocks else ""
-    runs = (f"{d.runs[0]} run{'s' if d.runs[0] != 1 else ''} per item and value{f' ({over[2:]})' if over else ''}"
-            if d.runs[0] == d.runs[1] else
-            f"{d.runs[0]} to {d.runs[1]} runs per item and value (median {d.runs[2]:g}{over})")
+    cell = "item, value and " + " x ".join(d.blocks) if d.blocks else "item and value"
+    runs = (f"{d.runs[0]} run{'s' if d.runs[0] != 1 else ''} per {cell}" if d.runs[0] == d.runs[1] else
+            f"{d.runs[0]} to {d.runs[1]} runs per {cell} (median {d.runs[2]:g})")
     parts = [f"{count_of(d.n_items, 'item')}"
              + (f" ({item['column']}, {item['found']})" if item else "")
              + f", each run under {what} {_quoted(d.values)}"
@@ -147,8 +125,6 @@ def _sentence(d: ProbeDesign, what: str) -> str:
         parts.append(f"{', '.join(d.random_settings)} drawn per call (declared)")
     if d.by:
         parts.append(f"repeated per {' x '.join(d.by)} (declared)")
-    if d.held:
-        parts.append("held fixed: " + ", ".join(f"{k} = '{v}'" for k, v in d.held.items()))
     if d.candidates:
         parts.append(f"{', '.join(d.candidates)} may be a block (by content, not declared)")
     if d.metrics and len(d.metrics) > 1:
@@ -201,10 +177,16 @@ def read_design(result) -> ProbeDesign:
                          n_blocks=len(groups) if blocks and not by else 0,
                          clusters=None if clusters is None else clusters.column,
                          n_clusters=0 if clusters is None else clusters.n_clusters, random_settings=drawn, by=by,
-                         held=_held(frame, (*blocks, *by, *drawn)), candidates=candidates,
+                         candidates=candidates,
                          metrics=(main.metric,) if hasattr(main, "metric") else (), roles=roles)
-    if design.n_blocks == 0 and blocks and frame is not None and frame.height:
-        design = ProbeDesign(**{**design.__dict__, "n_blocks": frame.select(pl.struct(list(blocks)).n_unique()).item()})
+    if blocks and frame is not None and frame.height and all(b in frame.columns for b in blocks):
+        # a cell is an item x value x block: its runs, and the blocks' values
+        value = "_unit" if "_unit" in frame.columns else "variant"   # a group of values is one value here
+        cells = frame.filter(pl.col(value).is_in(list(values))) if value in frame.columns else frame
+        counts = cells.group_by(["item", *([value] if value in cells.columns else []), *blocks]).len()["len"]
+        design = ProbeDesign(**{**design.__dict__, "runs": (int(counts.min()), int(counts.max()),
+                                                            float(counts.median())) if counts.len() else design.runs,
+                                "n_blocks": design.n_blocks or frame.select(pl.struct(list(blocks)).n_unique()).item()})
     return _with_sentence(design, what)
 
 

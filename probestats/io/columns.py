@@ -218,7 +218,7 @@ def check_memory(count: int, name: str, room=None) -> None:
     raise ReadError(f"'{name}' has {count:,} columns: checking them would take about {gigabytes(need)} of memory, "
                     f"more than the {gigabytes(have)} this process may still take ({bound}); keep the columns the "
                     "probe needs (item, value, metric, settings) in a copy of the log, or build its cell table "
-                    "where the log lives (probestats sql) and give that")
+                    f"where the log lives ({either('probestats.sql', 'probestats sql')}) and give that")
 
 
 def _column_cost(columns: int) -> str:

@@ -150,8 +150,9 @@ def read_r_file(path: Path) -> RFile:
                         "pip install 'probestats[r]'")
     folder = Path(tempfile.mkdtemp(dir=_temporary_folder()))
     store = folder / "frames.pickle"
-    done = subprocess.run([sys.executable, "-c", _R_CHILD, os.path.abspath(path), str(store)],
-                          capture_output=True, stdin=subprocess.DEVNULL)
+    # the child's program is read from its standard input ("-"), its arguments follow
+    done = subprocess.run([sys.executable, "-", os.path.abspath(path), str(store)],
+                          capture_output=True, input=_R_CHILD.encode("utf-8"))
     said = done.stdout.decode("utf-8", "replace").strip().splitlines()
     if done.returncode != 0 or not said or '"error"' in said[-1]:
         shutil.rmtree(folder, ignore_errors=True)

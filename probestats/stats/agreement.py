@@ -296,7 +296,7 @@ class FleissKappa:
                 "method": self.method}
 
 
-def fleiss_kappa(ratings, *, confidence: float = 0.95, n_resamples: int = 2_000, seed: int = 0) -> FleissKappa:
+def fleiss_kappa(ratings, *, confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0) -> FleissKappa:
     """Fleiss' kappa of an items × raters table of labels (rows with a blank left out), with a percentile
     bootstrap interval over items.
 

@@ -140,7 +140,7 @@ def flags_in_words(text: str, labels: dict | None = None) -> str:
 
     def named(match: re.Match) -> str:
         flag, value = match.group(1), match.group(2)
-        if flag == "--read" and value and "=" in value:
+        if by_flag.get(flag) == "read_given" and value and "=" in value:
             key, _, value = value.strip("'\"").partition("=")
             name = key.replace("-", "_")
         else:
