@@ -154,6 +154,8 @@ def read_design(result) -> ProbeDesign:
     log = getattr(checked, "log", None)
     frame = getattr(checked, "frame", None) if checked is not None else getattr(result, "frame", None)
     roles = {r: f for r in ("item", "variant") if (f := _found(log, r)) is not None}
+    if not roles:   # a cell table (or the rows a many-values analysis keeps) holds them under their own names
+        roles = {r: {"column": r, "found": "by name"} for r in ("item", "variant")}
     verdict = getattr(result, "verdict", None)
     blocks = tuple(getattr(verdict, "blocks", ()) or ())
     roles.update({b: f for b in blocks if (f := _found(log, b)) is not None})
