@@ -101,3 +101,10 @@ def passes(monkeypatch):
 
     monkeypatch.setattr(stream, "validate_streaming", counted)
     return taken
+
+
+@pytest.fixture(autouse=True)
+def _terminal_width_as_piped(monkeypatch):
+    """Commands print as when piped (120 columns, make_console): the test runner's workers set COLUMNS=80,
+    which squeezed tables and wrapped their cells differently from a plain run of the same test."""
+    monkeypatch.delenv("COLUMNS", raising=False)

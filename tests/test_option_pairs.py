@@ -46,7 +46,7 @@ FACTOR_OPTIONS = {k: OPTIONS[k] for k in ("by", "alternative", "alpha", "correct
                                          "interval", "hedges", "noise_value", "no_noise", "scale", "where")}
 #: settings of random draws: they may change nothing where nothing is drawn at random
 RANDOM_SETTINGS = {"seed", "n_resamples"}
-DRAWN = re.compile(r"\d[\d,]* resamples|seed \d|monte.carlo|random", re.IGNORECASE)
+DRAWN = re.compile(r"\d[\d,]* resamples|seed \d|monte.carlo|random(?!_settings\b)", re.IGNORECASE)   # not the key random_settings
 
 
 @pytest.fixture(scope="module")

@@ -201,7 +201,7 @@ def check_memory(count: int, name: str, room=None) -> None:
     >>> check_memory(3_000, "wide.csv", room=(3_000_000_000, "its address-space limit (ulimit -v) of 4.0 GB", None, ""))
     Traceback (most recent call last):
     ...
-    probestats.errors.ReadError: 'wide.csv' has 3,000 columns: checking them would take about 3.5 GB of memory, more than the 3.0 GB this process may still take (its address-space limit (ulimit -v) of 4.0 GB); keep the columns the probe needs (item, value, metric, settings) in a copy of the log, or build its cell table where the log lives (probestats sql) and give that
+    probestats.errors.ReadError: 'wide.csv' has 3,000 columns: checking them would take about 3.5 GB of memory, more than the 3.0 GB this process may still take (its address-space limit (ulimit -v) of 4.0 GB); keep the columns the probe needs (item, value, metric, settings) in a copy of the log, or build its cell table where the log lives (probestats.sql) and give that
     >>> check_memory(2_000, "wide.csv", room=(3_000_000_000, "its address-space limit", None, ""))
     """
     from probestats.limits import gigabytes, memory_room

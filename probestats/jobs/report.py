@@ -188,7 +188,7 @@ def report(log=(), *, metric=None, tests=None, output=None, format=None, section
     >>> from probestats import Design
     >>> job = report("sample_logs/style_probe.csv", metric="steps", format="md", sections=["design"],
     ...              design=Design(attribute="writing style"))
-    >>> job.text.splitlines()[2]
+    >>> next(line for line in job.text.splitlines() if line.startswith("- **Attribute"))
     '- **Attribute:** writing style'
     >>> report("sample_logs/style_probe.csv", metric="steps", design="examples/style_probe.toml").design.attribute
     'writing style of a debugging help request'

@@ -354,7 +354,8 @@ class Probe:
             log, pending = source, {}
         else:
             log, pending = self._read(source, metric)
-        if metric is not None and metric not in pending and _path_field(log, metric) is not None:
+        if (metric is not None and ("." in metric or "[" in metric) and metric not in pending   # only a path names a field
+                and _path_field(log, metric) is not None):
             pending = {**pending, metric: metric}   # --metric response.score: a field inside the records
         log, pending = _map_columns(log, pending)   # fields inside the records (--column variant=meta.style)
         for step in (self._explode, self._code, self._lookup, self._derive, self._wide, self._framing_columns):

@@ -14,7 +14,7 @@ __all__ = ["print_metrics"]
 
 def print_metrics(analysis, out: Console) -> None:
     """Print a :class:`~probestats.analyses.metrics.MetricsAnalysis`."""
-    from probestats.present.terminal.tables import (methods_where, item_rich_table, print_problems, print_tests,
+    from probestats.present.terminal.tables import (METHODS_WHERE, item_rich_table, print_problems, print_tests,
                                                     print_unsqueezed)
 
     for a in analysis.analyses:
@@ -28,7 +28,7 @@ def print_metrics(analysis, out: Console) -> None:
         if a.problems:
             print_problems(a.problems, out=out)
     ctx = metrics_context(analysis)
-    out.print(methods_where())
+    out.print(METHODS_WHERE)
     out.rule("side by side")
     table = Table(title=f"{escape(ctx['effect_name'])} [{ctx['confidence']} interval] and sign-flip p corrected "
                         f"over the family (* at most alpha {analysis.alpha:g})", title_justify="left")

@@ -14,7 +14,7 @@ from rich.table import Table
 from probestats.errors import count_of
 from probestats.present.words.fmt import escape, fmt_num, fmt_p, p_is, short_method
 from probestats.present.words.effects import effect_text, published_text, row_tests_lines
-from probestats.present.terminal.tables import methods_where, item_rich_table, print_problems, print_tests, print_unsqueezed
+from probestats.present.terminal.tables import METHODS_WHERE, item_rich_table, print_problems, print_tests, print_unsqueezed
 
 if TYPE_CHECKING:
     from probestats.analyses.compare import Comparison
@@ -105,7 +105,7 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
     main = analysis.main
     out.print(item_rich_table(main, title=f"{escape(main.metric)}: '{escape(main.a)}' vs '{escape(main.b)}'"))
     print_tests(main, analysis.alpha, out)
-    out.print(methods_where())
+    out.print(METHODS_WHERE)
     row_level = getattr(analysis, "row_level", None)
     if row_level is not None:
         out.print(f"row level, beside the item-level tests: Welch's t on {row_level.n_a} and {row_level.n_b} runs: "
@@ -287,7 +287,7 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
     one(analysis.main, f"{escape(analysis.metric)} by value")
     for g in analysis.groups:
         one(g, ", ".join(f"{escape(str(k))} = {escape(str(v))}" for k, v in g.by.items()))
-    out.print(methods_where())
+    out.print(METHODS_WHERE)
     if analysis.groups:
         out.print(f"omnibus p-values adjusted across {len(analysis.groups)} groups ({escape(analysis.correction)})")
     print_verdict(analysis.verdict, out)

@@ -8,19 +8,13 @@ import os
 from rich.console import Console
 from rich.table import Table
 
-from probestats.errors import count_of, either
+from probestats.errors import count_of
+from probestats.present.words.effects import METHODS_WHERE
 from probestats.present.words.effects import published_label
 from probestats.present.words.fmt import escape, fmt_interval, fmt_num, fmt_p, p_is, short_method
 
 __all__ = ["SafeConsole", "make_console", "print_unsqueezed", "print_problems", "item_rich_table", "print_tests", "small_table",
-           "methods_where"]
-
-def methods_where() -> str:
-    """Where the terminal's short methods are given in full (said once, under the tests of the main comparison)."""
-    return ("each figure's method and what it assumes, in full: "
-            + either("the result's to_dict() and its report (probestats.report(LOG, output='report.md'))",
-                     "--json and the report (probestats report LOG -o report.md)"))
-
+           "METHODS_WHERE"]
 
 def print_unsqueezed(out: Console, table, *, widest: bool = False, limit: int = 10_000) -> None:
     """Print a table never narrower than its content needs (the narrowest layout of its cells, or with

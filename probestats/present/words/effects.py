@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from probestats.present.words.fmt import fmt_num, fmt_p
 
-__all__ = ["effect_text", "effect_lines", "published_label", "published_text", "effects_context", "BESIDE", "BESIDE_PERMUTATION", "beside"]
+__all__ = ["effect_text", "effect_lines", "published_label", "published_text", "effects_context", "BESIDE", "BESIDE_PERMUTATION", "beside", "METHODS_WHERE"]
 
 #: What the published tests are, beside the exact ones.
 BESIDE = "beside the exact tests (the sign-flip test stays the headline)"
@@ -105,3 +105,8 @@ def row_tests_lines(analysis, limit: int = 40) -> list[str]:
         if len(tests.tests) > limit:
             lines.append(f"  ... and {len(tests.tests) - limit} more with larger corrected p (all in --json)")
     return lines
+
+
+#: Where the terminal's short methods are given in full (said once, under the tests of the main comparison)
+METHODS_WHERE = ("each figure's method and what it assumes, in full: --json and the report "
+                 "(probestats report LOG -o report.md)")
