@@ -102,8 +102,8 @@ def test_the_browser_builds_the_table_and_the_images(chromium, pages, tmp_path):
     dom = dump_dom(chromium, tmp_path, pages["style"])
     item_table = [a for t, a in dom.tags if t == "table" and a.get("class") == "items"]
     assert len(item_table) == 1
-    # 8 item rows in the item table and 2 in the noise table; one average row
-    assert dom.rows["tbody"] == 8 + 2 and dom.rows["tfoot"] == 1
+    # 8 item rows in the item table and 2 in the noise table; the average row and its 95% interval row
+    assert dom.rows["tbody"] == 8 + 2 and dom.rows["tfoot"] == 2
     text = " ".join(dom.text)
     for item in range(8):
         assert re.search(rf"\b{item}\b", text)

@@ -214,7 +214,8 @@ def test_an_order_probe_is_offered_and_reports_as_its_commands(page, tmp_path, c
     # by hand from the slot each verdict chose
     hand = consistency_by_hand(log, "choice")
     groups = json.loads(printed)["groups"]
-    assert {g["by"]["Judge"]: [g["consistency"]["k"], g["primacy"], g["recency"], g["n_items"]] for g in groups} \
+    # a header "Judge" is the judge column (read by its name), and groups are keyed by the column's name
+    assert {g["by"]["judge"]: [g["consistency"]["k"], g["primacy"], g["recency"], g["n_items"]] for g in groups} \
         == hand
 
 
