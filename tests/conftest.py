@@ -104,7 +104,12 @@ def passes(monkeypatch):
 
 
 @pytest.fixture(autouse=True)
-def _terminal_width_as_piped(monkeypatch):
+def _terminal_width_as_piped():
     """Commands print as when piped (120 columns, make_console): the test runner's workers set COLUMNS=80,
-    which squeezed tables and wrapped their cells differently from a plain run of the same test."""
-    monkeypatch.delenv("COLUMNS", raising=False)
+    which squeezed tables and wrapped their cells differently from a plain run of the same test. The variable
+    is put back by hand, not with monkeypatch: an autouse fixture's monkeypatch is set up first and so torn
+    down last, after a test's own fixtures (a chdir into a small disk would outlive its unmount)."""
+    saved = os.environ.pop("COLUMNS", None)
+    yield
+    if saved is not None:
+        os.environ["COLUMNS"] = saved

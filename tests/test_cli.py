@@ -20,13 +20,6 @@ SAMPLES = ROOT / "sample_logs"
 BROKEN = SAMPLES / "broken"
 
 
-@pytest.fixture(autouse=True)
-def _piped_width(monkeypatch):
-    """The command's output read as when piped (120 columns): the test runner's workers set COLUMNS=80, which
-    wraps the tests table's method column across lines."""
-    monkeypatch.delenv("COLUMNS", raising=False)
-
-
 def run(capsys, *args):
     code = main([str(a) for a in args])
     out, err = capsys.readouterr()
