@@ -23,19 +23,7 @@ from starlette.testclient import TestClient  # noqa: E402
 from probestats.serve.app import Settings, make_app  # noqa: E402
 from tests.test_evaluator import padding_log  # noqa: E402
 from tests.test_serve import HAND, HOST, NOISE, SAMPLES, choose, job_of, upload  # noqa: E402
-
-
-@pytest.fixture
-def page(tmp_path):
-    settings = Settings(folder=tmp_path / "uploads", hosts=(HOST,))
-    return settings, TestClient(make_app(settings), base_url=f"http://{HOST}")
-
-
-def get(page, job, what):
-    settings, client = page
-    r = client.get(f"/{settings.token}/a/{job}/{what}")
-    assert r.status_code == 200, r.text[-600:]
-    return r
+from tests.test_serve_flows import get, page  # noqa: E402,F401  (the page fixture and its GET, written once)
 
 
 def read(text: str) -> str:

@@ -103,7 +103,7 @@ def _quoted(values, limit: int = 5) -> str:
     return shown + (f" and {len(values) - limit} more" if len(values) > limit else "")
 
 
-def _sentence(d: ProbeDesign, what: str) -> str:
+def _sentence(d: ProbeDesign) -> str:
     item = d.roles.get("item")
     value = d.roles.get("variant")
     cell = "item, value and " + " x ".join(d.blocks) if d.blocks else "item and value"
@@ -111,7 +111,7 @@ def _sentence(d: ProbeDesign, what: str) -> str:
             f"{d.runs[0]} to {d.runs[1]} runs per {cell} (median {d.runs[2]:g})")
     parts = [f"{count_of(d.n_items, 'item')}"
              + (f" ({item['column']}, {item['found']})" if item else "")
-             + f", each run under {what} {_quoted(d.values)}"
+             + f", each run under values {_quoted(d.values)}"
              + (f" ({value['column']}, {value['found']})" if value else "")
              + f", {runs}"]
     if d.blocks:
@@ -149,7 +149,7 @@ def read_design(result) -> ProbeDesign:
         family = ("tested as one family by the joint sign-flip test" if getattr(result, "joint", None) is not None
                   else f"corrected as a family ({result.correction})")
         base = ProbeDesign(**{**first.__dict__, "metrics": tuple(result.metrics), "family": family, "sentence": ""})
-        return _with_sentence(base, "values")
+        return _with_sentence(base)
     checked = getattr(result, "checked", None)
     log = getattr(checked, "log", None)
     frame = getattr(checked, "frame", None) if checked is not None else getattr(result, "frame", None)
@@ -167,12 +167,10 @@ def read_design(result) -> ProbeDesign:
         values = tuple(v.value for v in main.values)
         runs = _runs(main.items.rename({"runs": "n"}), sides=("n",)) if "runs" in main.items.columns else (0, 0, 0.0)
         n_items = int(main.items["item"].n_unique()) if main.items.height else 0
-        what = "values"
     else:
         values = (main.a, main.b)
         runs = _runs(main.items)
         n_items = main.n_items
-        what = "values"
     clusters = getattr(result, "clusters", None)
     drawn = tuple(d.column for d in (getattr(result, "drawn", None) or ()))
     design = ProbeDesign(n_items=n_items, values=values, runs=runs, blocks=blocks,
@@ -189,8 +187,8 @@ def read_design(result) -> ProbeDesign:
         design = ProbeDesign(**{**design.__dict__, "runs": (int(counts.min()), int(counts.max()),
                                                             float(counts.median())) if counts.len() else design.runs,
                                 "n_blocks": design.n_blocks or frame.select(pl.struct(list(blocks)).n_unique()).item()})
-    return _with_sentence(design, what)
+    return _with_sentence(design)
 
 
-def _with_sentence(design: ProbeDesign, what: str) -> ProbeDesign:
-    return ProbeDesign(**{**design.__dict__, "sentence": _sentence(design, what)})
+def _with_sentence(design: ProbeDesign) -> ProbeDesign:
+    return ProbeDesign(**{**design.__dict__, "sentence": _sentence(design)})
