@@ -47,7 +47,9 @@ ROW_LEVEL_NOTE = ("Welch's t treats every run as independent: it is not the head
 @dataclass(frozen=True)
 class RowLevelTest:
     """Welch's t test on the runs of the two values, each run counted as one observation
-    (``scipy.stats.ttest_ind(equal_var=False)``), as many published audits report it.
+    (``scipy.stats.ttest_ind(equal_var=False)``), as many published audits report it, and beside it the other
+    tests studies publish on runs (:mod:`probestats.stats.runs`): Student's t, each mean and the difference with
+    their intervals, Cohen's d and Hedges' g with theirs, ANOVA and OLS with cluster-robust standard errors.
 
     Beside the item-level tests only: see :data:`ROW_LEVEL_NOTE` for why the two differ.
 
@@ -68,6 +70,12 @@ class RowLevelTest:
         The computation, in words.
     note : str
         Why this test is not the headline (runs of one item are not independent).
+    samples : TwoSamples or None
+        Student's t, the intervals of each mean and of the difference, Cohen's d and Hedges' g.
+    models : RunModels or None
+        ANOVA and OLS on the runs (with ``--by``: value × the groups' column, with the interaction).
+    paired : bool
+        Some item was run under both values: the design is paired, the item-level tests are the headline.
     """
 
     statistic: float
@@ -80,15 +88,45 @@ class RowLevelTest:
     alternative: str
     method: str = "Welch's t on runs (scipy.stats.ttest_ind, equal_var=False)"
     note: str = ROW_LEVEL_NOTE
+    samples: object | None = field(default=None, repr=False)
+    models: object | None = field(default=None, repr=False)
+    paired: bool = True
 
     def to_dict(self) -> dict:
-        return {"statistic": _num(self.statistic), "p": _num(self.pvalue), "df": _num(self.df),
-                "n_a": int(self.n_a), "n_b": int(self.n_b), "mean_a": _num(self.mean_a), "mean_b": _num(self.mean_b),
-                "alternative": self.alternative, "method": self.method, "note": self.note}
+        out = {"statistic": _num(self.statistic), "p": _num(self.pvalue), "df": _num(self.df),
+               "n_a": int(self.n_a), "n_b": int(self.n_b), "mean_a": _num(self.mean_a), "mean_b": _num(self.mean_b),
+               "alternative": self.alternative, "method": self.method, "note": self.note}
+        if self.samples is not None:
+            from probestats.stats.published import ASSUMPTIONS
+
+            s = self.samples
+            out.update({"assumption": ASSUMPTIONS["welch"], "headline": False, "paired": bool(self.paired),
+                        "mean_a_interval": s.mean_a_interval.to_dict(), "mean_b_interval": s.mean_b_interval.to_dict(),
+                        "difference": _num(s.difference), "difference_interval": s.welch_interval.to_dict(),
+                        "student": {**s.student.to_dict(), "interval": s.student_interval.to_dict()},
+                        "cohen_d": s.cohen_d.to_dict(), "hedges_g": s.hedges_g.to_dict()})
+        if self.models is not None:
+            out["models"] = models_dict(self.models)
+        return out
 
 
-def row_level_test(checked: Checked, items: pl.DataFrame, alternative: str = "two-sided") -> RowLevelTest:
-    """Welch's t on the runs of ``checked.a`` against ``checked.b``, over the items of the item table.
+def models_dict(models) -> dict:
+    """The JSON object of :class:`probestats.stats.runs.RunModels`."""
+    from probestats.stats.runs import RUN_ASSUMPTIONS
+
+    return {"factor": models.factor, "levels": [str(v) for v in models.levels], "anova_type": "II",
+            "one_way": [r.to_dict() for r in models.one_way], "two_way": [r.to_dict() for r in models.two_way],
+            "ols": [c.to_dict() for c in models.ols], "formula": models.formula, "cluster": models.cluster,
+            "n_clusters": models.n_clusters, "covariance": models.covariance, "distribution": models.distribution,
+            "assumptions": {"anova": RUN_ASSUMPTIONS["anova"], "ols": RUN_ASSUMPTIONS["ols"]},
+            "note": models.note}
+
+
+def row_level_test(checked: Checked, items: pl.DataFrame, alternative: str = "two-sided", *,
+                   design: RunDesign | None = None) -> RowLevelTest:
+    """Welch's t on the runs of ``checked.a`` against ``checked.b``, over the items of the item table, with the
+    other tests on runs (:func:`probestats.stats.runs.two_samples`) and, given a ``design``, the ANOVA and OLS
+    models (:func:`probestats.stats.runs.run_models`).
 
     >>> rows = [{"item": i, "variant": v, "steps": x} for i, v, x in
     ...         [(1, "a", 4.0), (1, "a", 6.0), (1, "b", 3.0), (2, "a", 2.0), (2, "b", 1.0), (2, "b", 2.0)]]
@@ -98,7 +136,13 @@ def row_level_test(checked: Checked, items: pl.DataFrame, alternative: str = "tw
     """
     from scipy import stats
 
-    frame = checked.frame.filter(pl.col("item").is_in(items["item"].implode()) & pl.col(checked.metric).is_not_null())
+    from probestats.stats.runs import run_models, two_samples
+
+    design = design or RunDesign()
+    frame = checked.frame.filter(pl.col("item").is_in(items["item"].implode()) & pl.col(checked.metric).is_not_null()
+                                 & pl.col("variant").is_in([checked.a, checked.b]))
+    if design.by:
+        frame = frame.filter(pl.all_horizontal(pl.col(c).is_not_null() for c in design.by))
     xa = frame.filter(pl.col("variant") == checked.a)[checked.metric].cast(pl.Float64).to_numpy()
     xb = frame.filter(pl.col("variant") == checked.b)[checked.metric].cast(pl.Float64).to_numpy()
     if len(xa) < 2 or len(xb) < 2:
@@ -107,13 +151,46 @@ def row_level_test(checked: Checked, items: pl.DataFrame, alternative: str = "tw
         raise OptionError(f"Welch's t on the runs ({either('with_row_level', '--row-level')}) needs at least two "
                           "runs of each value")
     res = stats.ttest_ind(xa, xb, equal_var=False, alternative=alternative)
+    samples = two_samples(xa, xb, alternative=alternative, confidence=design.confidence)
+    cluster = design.cluster if design.cluster and design.cluster in frame.columns else "item"
+    by_values = None
+    if design.by:
+        keys = frame.select(pl.concat_str([pl.col(c).cast(pl.String) for c in design.by], separator=", ")
+                            .alias("k"))["k"].to_list()
+        by_values = keys
+    levels = tuple(lv for lv in design.levels if by_values is None or lv in set(by_values))
+    models = run_models(frame[checked.metric].cast(pl.Float64).to_numpy(), frame["variant"].to_list(),
+                        a=checked.a, b=checked.b, clusters=frame[cluster].cast(pl.String).to_list(),
+                        factor=" × ".join(design.by) if design.by and len(levels) > 1 else None,
+                        factor_values=by_values, levels=levels, cluster=cluster, confidence=design.confidence)
+    paired = frame.group_by("item").agg(pl.col("variant").n_unique().alias("n"))["n"].max() == 2
     return RowLevelTest(float(res.statistic), float(res.pvalue), float(res.df), len(xa), len(xb),
-                        float(xa.mean()), float(xb.mean()), alternative)
+                        float(xa.mean()), float(xb.mean()), alternative, samples=samples, models=models,
+                        paired=bool(paired))
+
+
+@dataclass(frozen=True)
+class RunDesign:
+    """What the tests on runs read beyond the log: the ``by`` columns whose groups are the second factor of the
+    two-way models (their ``levels`` in order, the first the reference), the cluster column of the
+    cluster-robust errors (None: the items) and the intervals' confidence."""
+
+    by: tuple = ()
+    levels: tuple = ()
+    cluster: str | None = None
+    confidence: float = 0.95
 
 
 def with_row_level(analysis: Analysis) -> Analysis:
-    """``analysis`` with Welch's t on runs beside its item-level tests (``analyze --row-level``)."""
-    return replace(analysis, row_level=row_level_test(analysis.checked, analysis.main.items, analysis.alternative))
+    """``analysis`` with the tests on runs beside its item-level tests (``analyze --row-level``): with ``--by``
+    groups (or blocks), the two-way models take the groups as their second factor, in the groups' order."""
+    groups = [g for g in analysis.groups if getattr(g, "by", None)]
+    by = tuple(groups[0].by) if groups else ()
+    levels = tuple(", ".join(str(v) for v in g.by.values()) for g in groups)
+    cluster = getattr(analysis.clusters, "column", None)
+    design = RunDesign(by=by, levels=levels, cluster=cluster, confidence=analysis.main.interval.confidence)
+    return replace(analysis, row_level=row_level_test(analysis.checked, analysis.main.items, analysis.alternative,
+                                                      design=design))
 
 
 @dataclass(frozen=True)

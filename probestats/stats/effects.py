@@ -214,23 +214,16 @@ def expected_dav(delta: float, var_a: float, var_b: float, cov_ab: float, n: int
     return delta * (head + tail) / math.sqrt(math.pi)
 
 
-def dz_interval(dz: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Exact interval for d_z under normal item gaps, by inverting the noncentral t.
+def noncentrality_interval(t: float, df: float, confidence: float = 0.95) -> tuple[float, float]:
+    """The noncentralities of a noncentral t on ``df`` degrees of freedom under which the observed ``t`` sits
+    at the upper and lower ``(1 - confidence) / 2`` tails: the exact interval of the noncentrality, by
+    bisection (:func:`_falling_root`) to within 1e-12. :func:`dz_interval` divides it by ``sqrt(n)``, a
+    two-sample Cohen's d (:mod:`probestats.stats.runs`) by ``sqrt(n_a n_b / (n_a + n_b))``.
 
-    ``t = dz * sqrt(n)`` has a noncentral t distribution with ``n - 1`` degrees of freedom and
-    noncentrality ``delta * sqrt(n)``; the lower end is the ``delta`` at which ``P(T >= t)``
-    is ``(1 - confidence) / 2``, the upper end the one at which ``P(T <= t)`` is. Both are found
-    by bisection on the noncentrality (:func:`_falling_root`) to within 1e-12 of it, or one float
-    step where the floats there are further apart; the ends of d_z are those divided by ``sqrt(n)``.
-
-    >>> lo, hi = dz_interval(0.0, 10)
-    >>> round(lo, 6) == -round(hi, 6)
-    True
-    >>> round(hi, 6)    # P(T_9 <= 0) = 0.025 at noncentrality 0.619795 * sqrt(10)
-    0.619795
+    >>> lo, hi = noncentrality_interval(0.0, 9)
+    >>> round(hi / math.sqrt(10), 6), round(lo, 9) == -round(hi, 9)
+    (0.619795, True)
     """
-    df = n - 1
-    t = dz * math.sqrt(n)
     tail = (1.0 - confidence) / 2.0
 
     def cdf(nc: float) -> float:
@@ -255,7 +248,26 @@ def dz_interval(dz: float, n: int, confidence: float = 0.95) -> tuple[float, flo
             hi += width
         return _falling_root(f, lo, hi)
 
-    return root(1.0 - tail) / math.sqrt(n), root(tail) / math.sqrt(n)
+    return root(1.0 - tail), root(tail)
+
+
+def dz_interval(dz: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Exact interval for d_z under normal item gaps, by inverting the noncentral t.
+
+    ``t = dz * sqrt(n)`` has a noncentral t distribution with ``n - 1`` degrees of freedom and
+    noncentrality ``delta * sqrt(n)``; the lower end is the ``delta`` at which ``P(T >= t)``
+    is ``(1 - confidence) / 2``, the upper end the one at which ``P(T <= t)`` is. Both are found
+    by bisection on the noncentrality (:func:`_falling_root`) to within 1e-12 of it, or one float
+    step where the floats there are further apart; the ends of d_z are those divided by ``sqrt(n)``.
+
+    >>> lo, hi = dz_interval(0.0, 10)
+    >>> round(lo, 6) == -round(hi, 6)
+    True
+    >>> round(hi, 6)    # P(T_9 <= 0) = 0.025 at noncentrality 0.619795 * sqrt(10)
+    0.619795
+    """
+    lo, hi = noncentrality_interval(dz * math.sqrt(n), n - 1, confidence)
+    return lo / math.sqrt(n), hi / math.sqrt(n)
 
 
 def _falling_root(f, lo: float, hi: float, xtol: float = 1e-12) -> float:

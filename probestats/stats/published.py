@@ -34,7 +34,7 @@ from probestats.stats.distributions import t_sf
 from probestats.stats.lattice import exact_gaps
 from probestats.vocabulary import check_alternative
 
-__all__ = ["PublishedTest", "paired_t", "wilcoxon_signed_rank", "welch_t", "friedman", "cochran_q",
+__all__ = ["PublishedTest", "paired_t", "wilcoxon_signed_rank", "welch_t", "student_t", "friedman", "cochran_q",
            "paired_published", "ASSUMPTIONS"]
 
 ASSUMPTIONS = {
@@ -42,6 +42,8 @@ ASSUMPTIONS = {
     "wilcoxon": "the item gaps are independent and symmetric about their median; zero gaps are dropped",
     "welch": "the runs are independent draws (runs of one item share the item, so this overstates the "
              "evidence when items differ); their means roughly normal",
+    "student": "the runs are independent draws (runs of one item share the item, so this overstates the "
+               "evidence when items differ) from two normal populations of equal spread",
     "friedman": "items independent; ranks within items; chi-square approximation to the statistic's null "
                 "distribution (the permutation omnibus is exact)",
     "cochran": "a 0/1 metric, one run per item and value; items independent; chi-square approximation",
@@ -193,6 +195,29 @@ def welch_t(runs_a, runs_b, alternative: str = "two-sided") -> PublishedTest:
     res = ttest_ind(a, b, equal_var=False, alternative=alternative)
     return PublishedTest("welch", float(res.statistic), float(res.pvalue), float(res.df), n, method,
                          ASSUMPTIONS["welch"], alternative)
+
+
+def student_t(runs_a, runs_b, alternative: str = "two-sided") -> PublishedTest:
+    """Student's t on two sets of runs, their spreads pooled (``scipy.stats.ttest_ind(equal_var=True)``).
+
+    >>> r = student_t([4.0, 6.0, 2.0], [3.0, 1.0, 2.0])
+    >>> round(r.pvalue, 6), r.df     # t = 1.5492 on 4 degrees of freedom
+    (0.196261, 4.0)
+    """
+    from scipy.stats import ttest_ind
+
+    _check(alternative)
+    a, b = np.asarray(runs_a, float), np.asarray(runs_b, float)
+    method = "scipy.stats.ttest_ind(equal_var=True) on the runs"
+    n = int(a.size + b.size)
+    if a.size < 2 or b.size < 2:
+        return _undefined("student", n, method, alternative, "needs two runs or more of each value")
+    if float(np.ptp(a)) == 0.0 and float(np.ptp(b)) == 0.0:
+        return _undefined("student", n, method, alternative,
+                          "no run-to-run spread under either value: t is undefined", df=float(n - 2))
+    res = ttest_ind(a, b, equal_var=True, alternative=alternative)
+    return PublishedTest("student", float(res.statistic), float(res.pvalue), float(res.df), n, method,
+                         ASSUMPTIONS["student"], alternative)
 
 
 def _welch_one_constant(a: np.ndarray, b: np.ndarray, constant_a: bool) -> tuple[float, float]:
