@@ -19,6 +19,7 @@ import polars as pl
 from probestats.errors import OptionError
 from probestats.stats.multitest import adjust
 from probestats.stats.published import PublishedTest, welch_t
+from probestats.stats.runs import run_intervals
 
 __all__ = ["RowTest", "RowTests", "per_item_welch", "per_group_welch", "with_row_tests"]
 
@@ -41,6 +42,9 @@ class RowTest:
     p_adjusted : float or None
     mean_a, mean_b : float
         Means of the runs compared.
+    intervals : tuple of Interval or None
+        The Student t interval of each mean on its runs and Welch's interval of their difference
+        (:func:`probestats.stats.runs.run_intervals`).
     """
 
     key: dict
@@ -48,10 +52,16 @@ class RowTest:
     p_adjusted: float | None
     mean_a: float
     mean_b: float
+    intervals: tuple | None = None
 
     def to_dict(self) -> dict:
-        return {**{k: str(v) if k == "item" else v for k, v in self.key.items()}, **self.test.to_dict(),
-                "p_adjusted": self.p_adjusted, "mean_a": self.mean_a, "mean_b": self.mean_b}
+        out = {**{k: str(v) if k == "item" else v for k, v in self.key.items()}, **self.test.to_dict(),
+               "p_adjusted": self.p_adjusted, "mean_a": self.mean_a, "mean_b": self.mean_b}
+        if self.intervals is not None:
+            ia, ib, diff = self.intervals
+            out.update({"mean_a_interval": ia.to_dict(), "mean_b_interval": ib.to_dict(),
+                        "difference_interval": diff.to_dict()})
+        return out
 
 
 @dataclass(frozen=True)
@@ -88,7 +98,8 @@ def _runs(checked, items: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
             .select(*by, "item", "variant", pl.col(metric).cast(pl.Float64).alias("__x")))
 
 
-def _tests(runs: pl.DataFrame, keys: list[str], a: str, b: str, alternative: str, correction: str):
+def _tests(runs: pl.DataFrame, keys: list[str], a: str, b: str, alternative: str, correction: str,
+           confidence: float = 0.95):
     cells = (runs.group_by([*keys, "variant"], maintain_order=True).agg(pl.col("__x")))
     side = {}
     order = []
@@ -102,13 +113,14 @@ def _tests(runs: pl.DataFrame, keys: list[str], a: str, b: str, alternative: str
     for key in order:
         xa, xb = side[key].get(a, []), side[key].get(b, [])
         test = welch_t(xa, xb, alternative)
-        raw.append((dict(zip(keys, key)), test, sum(xa) / len(xa) if xa else None, sum(xb) / len(xb) if xb else None))
-    adjusted = adjust([t.pvalue for _, t, _, _ in raw], correction)
-    return tuple(RowTest(k, t, p, ma, mb) for (k, t, ma, mb), p in zip(raw, adjusted))
+        raw.append((dict(zip(keys, key)), test, sum(xa) / len(xa) if xa else None, sum(xb) / len(xb) if xb else None,
+                    run_intervals(xa, xb, confidence)))
+    adjusted = adjust([t.pvalue for _, t, _, _, _ in raw], correction)
+    return tuple(RowTest(k, t, p, ma, mb, iv) for (k, t, ma, mb, iv), p in zip(raw, adjusted))
 
 
 def per_item_welch(checked, items: pl.DataFrame, *, alternative: str = "two-sided",
-                   correction: str = "holm") -> RowTests:
+                   correction: str = "holm", confidence: float = 0.95) -> RowTests:
     """Welch's t within every item of the item table, corrected across the items.
 
     >>> from probestats.checks.schema import validate
@@ -121,17 +133,17 @@ def per_item_welch(checked, items: pl.DataFrame, *, alternative: str = "two-side
     (1.0, 0.073926)
     """
     runs = _runs(checked, items, ())
-    tests = _tests(runs, ["item"], checked.a, checked.b, alternative, correction)
+    tests = _tests(runs, ["item"], checked.a, checked.b, alternative, correction, confidence)
     return RowTests("item", tests, correction, PER_ITEM_NOTE)
 
 
 def per_group_welch(checked, by: Sequence[str], *, alternative: str = "two-sided",
-                    correction: str = "holm") -> RowTests:
+                    correction: str = "holm", confidence: float = 0.95) -> RowTests:
     """Welch's t on the runs of each ``by`` group, corrected across the groups."""
     from probestats.analyses.items import items_of
 
     runs = _runs(checked, items_of(checked, by=by), by)
-    tests = _tests(runs, list(by), checked.a, checked.b, alternative, correction)
+    tests = _tests(runs, list(by), checked.a, checked.b, alternative, correction, confidence)
     return RowTests("group", tests, correction, PER_GROUP_NOTE)
 
 
@@ -143,8 +155,8 @@ def with_row_tests(analysis, *, per_item: bool = False, per_group: bool = False)
     found = list(analysis.row_tests)
     if per_item:
         found.append(per_item_welch(analysis.checked, analysis.main.items, alternative=analysis.alternative,
-                                    correction=analysis.correction))
+                                    correction=analysis.correction, confidence=analysis.main.interval.confidence))
     if per_group and analysis.groups:
         found.append(per_group_welch(analysis.checked, list(analysis.groups[0].by), alternative=analysis.alternative,
-                                     correction=analysis.correction))
+                                     correction=analysis.correction, confidence=analysis.main.interval.confidence))
     return replace(analysis, row_tests=tuple(found))

@@ -36,7 +36,7 @@ from probestats.stats.hypotests import Interval
 from probestats.stats.published import PublishedTest, student_t, welch_t
 
 __all__ = ["RUN_ASSUMPTIONS", "RunEffect", "TwoSamples", "AnovaRow", "Coefficient", "RunModels", "two_samples",
-           "run_models"]
+           "run_intervals", "run_models"]
 
 RUN_ASSUMPTIONS = {
     "mean": "the runs of the value are independent draws, their mean roughly normal",
@@ -146,6 +146,17 @@ def _difference_interval(xa: np.ndarray, xb: np.ndarray, equal_var: bool, confid
     return Interval(diff - half, diff + half, confidence,
                     f"{name} interval of the difference of the means, one value's runs all equal",
                     RUN_ASSUMPTIONS[key])
+
+
+def run_intervals(runs_a, runs_b, confidence: float = 0.95) -> tuple[Interval, Interval, Interval]:
+    """The Student t interval of each value's mean on its runs and Welch's interval of their difference.
+
+    >>> ia, ib, diff = run_intervals([4.0, 6.0, 2.0], [3.0, 1.0, 2.0])
+    >>> round(diff.low, 4), round(diff.high, 4)      # scipy ttest_ind(equal_var=False).confidence_interval()
+    (-2.2164, 6.2164)
+    """
+    a, b = np.asarray(runs_a, float), np.asarray(runs_b, float)
+    return _mean_interval(a, confidence), _mean_interval(b, confidence), _difference_interval(a, b, False, confidence)
 
 
 def two_samples(runs_a, runs_b, *, alternative: str = "two-sided", confidence: float = 0.95) -> TwoSamples:

@@ -100,6 +100,28 @@ def print_checked(checked: Checked, out: Console, *, chosen: bool = False, metri
     out.print("ok: no errors" if checked.ok else "not ok: fix the errors above")
 
 
+def print_runs(row_level, a: str, b: str, alpha: float, out: Console, *, indent: str = "") -> None:
+    """The tests on runs (``--row-level``) as a small table under a line saying why they are not the headline;
+    their methods and assumptions are in ``--json`` and the report."""
+    import textwrap
+
+    from rich.padding import Padding
+
+    from probestats.present.terminal.tables import small_table
+    from probestats.present.words.runlevel import run_heading, run_rows
+
+    for line in textwrap.wrap(run_heading(row_level), width=min(out.width, 118) - len(indent)):
+        out.print(indent + escape(line))
+    table = small_table(None)
+    for col, justify in (("on runs", "left"), ("statistic", "right"), ("p", "right"),
+                         (f"{row_level.samples.mean_a_interval.confidence:.0%} interval"
+                          if getattr(row_level, "samples", None) is not None else "interval", "right")):
+        table.add_column(col, justify=justify, overflow="fold")
+    for row in run_rows(row_level, a, b, alpha):
+        table.add_row(*(escape(c) for c in row))
+    out.print(Padding(table, (0, 0, 0, len(indent)), expand=False))
+
+
 def print_analysis(analysis: Analysis, out: Console) -> None:
     """Print an :class:`~probestats.analyses.paired.Analysis` (also a judge's) as people read it."""
     main = analysis.main
@@ -108,9 +130,7 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
     out.print(METHODS_WHERE)
     row_level = getattr(analysis, "row_level", None)
     if row_level is not None:
-        out.print(f"row level, beside the item-level tests: Welch's t on {row_level.n_a} and {row_level.n_b} runs: "
-                  f"t = {row_level.statistic:.4g}, df = {row_level.df:.4g}, p = {fmt_p(row_level.pvalue, analysis.alpha)}")
-        out.print(escape(row_level.note))
+        print_runs(row_level, main.a, main.b, analysis.alpha, out)
     for line in row_tests_lines(analysis):
         out.print(escape(line))
     from probestats.present.words.verdict import caveat_sentences, noise_check_sentences, verdict_line, verdict_of

@@ -7,7 +7,7 @@ its name and formula, every test its assumption; the exact sign-flip test stays 
 
 from __future__ import annotations
 
-from probestats.present.words.fmt import fmt_num, fmt_p
+from probestats.present.words.fmt import fmt_interval, fmt_num, fmt_p
 
 __all__ = ["effect_text", "effect_lines", "published_label", "published_text", "effects_context", "BESIDE", "BESIDE_PERMUTATION", "beside", "METHODS_WHERE"]
 
@@ -99,9 +99,12 @@ def row_tests_lines(analysis, limit: int = 40) -> list[str]:
             shown = sorted(shown, key=lambda t: (t.p_adjusted is None, t.p_adjusted or 1.0))[:limit]
         for t in shown:
             key = ", ".join(f"{k} = {v}" for k, v in t.key.items())
+            diff = getattr(t, "intervals", None)
             lines.append(f"  {key}: {published_text(t.test, analysis.alpha)}"
                          + (f", corrected p = {fmt_p(t.p_adjusted, analysis.alpha)}" if t.p_adjusted is not None
-                            else ""))
+                            else "")
+                         + (f"; gap {t.mean_a - t.mean_b:+.4g} {fmt_interval(diff[2])}"
+                            if diff is not None and t.mean_a is not None and t.mean_b is not None else ""))
         if len(tests.tests) > limit:
             lines.append(f"  ... and {len(tests.tests) - limit} more with larger corrected p (all in --json)")
     return lines
