@@ -639,7 +639,8 @@ def _print_any(result) -> None:
 @logs_argument(required=False)
 @options("metric", "a", "b", "noise", "alternative", "alpha", "output", "sections", "design", "facts",
          "framing_log", "by", "correction", "reference", "factor", "n_resamples", "seed", "before_log", "interval",
-         "effect_size", "validation", "plain", "control", "baseline", "scale", "templates", "per_item", "noise_value", "settings",
+         "effect_size", "validation", "plain", "control", "baseline", "scale", "templates", "per_item", "row_level",
+         "noise_value", "settings",
          "attribute_settings", "cluster", "random_settings", "order", "response", "choice", "verdicts", "repetition",
          "own_first", "chance", "targets", "toward", "answers", "label_map", "framing_columns", required=("output",))
 @limit_option
@@ -649,7 +650,8 @@ def _print_any(result) -> None:
 @outputs_together
 def report(log, metric, a, b, noise, output, sections, design, facts, probe, tests, framing_log=None, by=(),
            reference=None, factor=(), before_log=None, validation=None, plain=False, control=None, baseline=None,
-           scale=None, templates=None, per_item=False, noise_value=None, order=None, response=None, choice=None,
+           scale=None, templates=None, per_item=False, row_level=False, noise_value=None, order=None, response=None,
+           choice=None,
            verdicts=(), repetition=None, own_first=None, chance=0.5, targets=None, toward=None, answers="auto",
            label_map=(), framing_columns=()):
     """Write the report of LOG as Markdown, HTML or JSON (by the suffix of -o), from Jinja templates.
@@ -707,8 +709,8 @@ def report(log, metric, a, b, noise, output, sections, design, facts, probe, tes
             framing_log=framing_log, targets=targets, toward=toward, answers=answers, label_map=label_map,
             judge=judge, before_log=before_log, design=_design(design, facts),
             probe=_framing_probe(probe, framing_columns), a=a, b=b, noise=noise, by=by, reference=reference,
-            scale=scale, factor=factor, per_item=per_item, noise_value=noise_value, validation=validation,
-            control=control, baseline=baseline)
+            scale=scale, factor=factor, per_item=per_item, row_level=row_level, noise_value=noise_value,
+            validation=validation, control=control, baseline=baseline)
     console(stderr=True).print(f"wrote {_escape(output)}")
 
 

@@ -34,7 +34,10 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
         How the tests are run (:class:`probestats.Tests`: direction, level, correction, interval, effect size,
         resampling); the defaults without it.
     row_level : bool
-        Also Welch's t on the runs, as many published audits report it (two values; not with a cell table).
+        Also the tests on runs, as studies whose runs are independent samples publish them (Welch's and
+        Student's t, each mean and the difference with intervals, Cohen's d and Hedges' g, ANOVA and OLS with
+        cluster-robust errors; with ``by``, the two-way models of the value and the groups): two values, one
+        metric or several (each metric's); not with a cell table.
     per_item : bool
         Also Welch's t within each item on its runs, corrected across items (two values).
     probe : Probe, optional
@@ -97,16 +100,30 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
                  factor=factor, probe=probe, streaming=not (row_level or per_item), progress=progress,
                  validation=validation, **_dispatch_keywords(tests), **arms, **roles(probe, noise_value))
     if row_level or per_item:  # Welch's t on runs beside the item-level tests, for a comparison of two values
-        from probestats.analyses.paired import Analysis, with_row_level
-        from probestats.analyses.rowlevel import with_row_tests
-
-        if not isinstance(result, Analysis):
-            raise OptionError(f"{opt('row_level') if row_level else opt('per_item')} applies to a comparison of "
-                              f"two values; choose them with {opt('a')} and {opt('b')}")
-        result = with_row_level(result) if row_level else result
-        result = with_row_tests(result, per_item=per_item, per_group=row_level)
+        result = _with_runs(result, row_level=row_level, per_item=per_item)
     refuse_lone_correction(result, tests.correction, control)
     return result
+
+
+def _with_runs(result, *, row_level: bool, per_item: bool):
+    """``result`` with the tests on runs (``row_level``) and Welch's t per item (``per_item``): a comparison of two
+    values, or each metric's of several (the family stays the item-level tests')."""
+    from dataclasses import replace
+
+    from probestats.analyses.metrics import MetricsAnalysis
+    from probestats.analyses.paired import Analysis, with_row_level
+    from probestats.analyses.rowlevel import with_row_tests
+
+    def one(analysis):
+        if not isinstance(analysis, Analysis):
+            raise OptionError(f"{opt('row_level') if row_level else opt('per_item')} applies to a comparison of "
+                              f"two values; choose them with {opt('a')} and {opt('b')}")
+        analysis = with_row_level(analysis) if row_level else analysis
+        return with_row_tests(analysis, per_item=per_item, per_group=row_level)
+
+    if isinstance(result, MetricsAnalysis):
+        return replace(result, analyses=tuple(one(a) for a in result.analyses))
+    return one(result)
 
 
 def _dispatch_keywords(tests) -> dict:
@@ -181,7 +198,7 @@ def one_metric(metric, *, cells: bool = False, row_level: bool = False, per_item
         return None
     names = split_metrics(metric)
     if len(names) > 1:
-        for named, given in (("a cell table", cells), (opt("row_level"), row_level), (opt("per_item"), per_item)):
+        for named, given in (("a cell table", cells), (opt("per_item"), per_item)):
             if given:
                 raise OptionError(f"{named} takes one {opt('metric')}; run it once per metric")
         return names

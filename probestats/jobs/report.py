@@ -102,8 +102,8 @@ def _logs(log) -> tuple:
 
 
 #: The analysis's keywords a report takes, spelled (and defaulting) as :func:`probestats.analyze` spells them.
-ANALYSIS_KEYWORDS = ("a", "b", "noise", "by", "reference", "scale", "factor", "per_item", "noise_value", "validation",
-                     "control", "baseline")
+ANALYSIS_KEYWORDS = ("a", "b", "noise", "by", "reference", "scale", "factor", "per_item", "row_level", "noise_value",
+                     "validation", "control", "baseline")
 
 
 def report(log=(), *, metric=None, tests=None, output=None, format=None, sections=(), templates=None, plain=False,
@@ -161,7 +161,8 @@ def report(log=(), *, metric=None, tests=None, output=None, format=None, section
         corrected for the coder's error) and ``per_item`` (Welch's t within every item on its runs, p
         corrected across the items: a table in the tests section, beyond 40 items the items with the
         smallest corrected p and the whole table as CSV beside the report; needs the log's rows and a
-        comparison of two values). ``by`` also splits the framing section.
+        comparison of two values), ``row_level`` (the tests on runs, as :func:`probestats.analyze` gives them:
+        a table in the tests section, one metric). ``by`` also splits the framing section.
     plain : bool
         A report for people who do not code (see :mod:`probestats.present.report.plain`): every number and
         caveat kept, each test named in words, options named as the local page labels them, and how
@@ -233,7 +234,7 @@ def _analysis_keywords(analysis: dict) -> dict:
 
 def _report(log=(), *, named, metric, tests, output, format, sections, templates, design, probe, framing_log,
             targets, toward, judge, before_log, source, answers, label_map, a, b, noise, by, reference, scale,
-            factor, per_item, noise_value, validation, control, baseline) -> ReportJob:
+            factor, per_item, row_level, noise_value, validation, control, baseline) -> ReportJob:
     """:func:`report`'s work; ``named`` collects the options a plain report names in words (None: not plain)."""
     from probestats.analyses.metrics import split_metrics
     from probestats.analyses.dispatch import refuse_effect_size
@@ -302,6 +303,9 @@ def _report(log=(), *, named, metric, tests, output, format, sections, templates
     metrics = split_metrics(metric) if metric else []
     if len(metrics) > 1 and per_item:
         raise OptionError(f"Welch's t per item belongs to the report of one metric; give one {opt('metric')}")
+    if len(metrics) > 1 and row_level:
+        raise OptionError(f"{opt('row_level')} in a report covers one metric; give one {opt('metric')} (analyze "
+                          f"{opt('row_level')} gives every metric's tests on runs in one call)")
     if factor and (len(metrics) > 1 or by):   # analyze gives these; a report section of them is not offered yet
         drop = opt("by") if by else f"all but one {opt('metric')}"
         raise OptionError(f"a report of two factors covers one metric of the whole log; drop {drop} (analyze "
@@ -341,8 +345,9 @@ def _report(log=(), *, named, metric, tests, output, format, sections, templates
     if not framing_log and (targets is not None or toward is not None):
         raise OptionError("the framing targets and reference target belong to the framing section; give the "
                           f"dual-framing log with {opt('framing_log', 'FRAMING_LOG')}")
-    if per_item and cells is not None:
-        raise OptionError(f"Welch's t per item needs the runs of the log; give the {opt('log')} instead of a cell table")
+    if (per_item or row_level) and cells is not None:
+        named = "Welch's t per item" if per_item else f"{opt('row_level')}"
+        raise OptionError(f"{named} needs the runs of the log; give the {opt('log')} instead of a cell table")
     refuse_effect_size(effect_size, hedges)
     if cells is not None:
         _refuse_arms(arms, design, "a cell table")
@@ -356,12 +361,13 @@ def _report(log=(), *, named, metric, tests, output, format, sections, templates
         result, comparison = _log_analysis(log, metric, a, b, noise, by, alternative, alpha, correction, probe,
                                            reference=reference, scale=scale, factor=factor,
                                            n_resamples=n_resamples, seed=seed, before=before_log,
-                                           gap_of_interest=design.gap_of_interest, streaming=not per_item,
+                                           gap_of_interest=design.gap_of_interest,
+                                           streaming=not (per_item or row_level),
                                            pair=dict(interval=interval, hedges=hedges, **arms,
                                                      **({"selection": True} if design.selection else {}),
                                                      **roles(probe, noise_value)))
-    if per_item:
-        result = _with_per_item(result)
+    if per_item or row_level:
+        result = _with_per_item(result, per_item=per_item, row_level=row_level)
     if not framing_log and judged is None:   # else the correction corrects the framing cells or the judge's tests
         refuse_lone_correction(result, correction, control)
     if validation is not None:
@@ -435,15 +441,19 @@ def _refuse_arms(arms: dict, design, what: str) -> None:
                           "or report the log)")
 
 
-def _with_per_item(result):
-    """The paired analysis with Welch's t within every item (:func:`probestats.analyses.rowlevel.with_row_tests`)."""
-    from probestats.analyses.paired import Analysis
+def _with_per_item(result, *, per_item: bool = True, row_level: bool = False):
+    """The paired analysis with Welch's t within every item (:func:`probestats.analyses.rowlevel.with_row_tests`)
+    and, with ``row_level``, the tests on runs (:func:`probestats.analyses.paired.with_row_level`) and Welch's t
+    per group."""
+    from probestats.analyses.paired import Analysis, with_row_level
     from probestats.analyses.rowlevel import with_row_tests
 
     if not isinstance(result, Analysis):
-        raise OptionError("Welch's t per item applies to a comparison of two values; choose them with "
+        what = "Welch's t per item" if per_item else f"{opt('row_level')}"
+        raise OptionError(f"{what} applies to a comparison of two values; choose them with "
                           f"{opt('a')} and {opt('b')}")
-    return with_row_tests(result, per_item=True)
+    result = with_row_level(result) if row_level else result
+    return with_row_tests(result, per_item=per_item, per_group=row_level)
 
 
 def _framing_only(paths, output, fmt, templates, probe, assets, *, sections, source, **options) -> ReportJob:

@@ -278,7 +278,7 @@ class RunModels:
     @property
     def interaction(self) -> Coefficient | None:
         """The interaction coefficient of a 2 × 2 model (None otherwise)."""
-        found = [c for c in self.ols if ":" in c.term]
+        found = [c for c in self.ols if "×" in c.term]
         return found[0] if len(found) == 1 else None
 
 

@@ -422,6 +422,14 @@ def _add_pair_sections(ctx: dict, analysis, comparison) -> None:
     if getattr(analysis, "scale", None) is not None:
         ctx["ceilings"] = parts.ceilings_context(analysis)
         ctx["sentences"]["ceilings"] = ctx["ceilings"]["sentences"]
+    if getattr(analysis, "row_level", None) is not None:   # the tests on runs, a small table and their methods
+        from probestats.present.words.runlevel import run_rows, run_sentences
+
+        rl = analysis.row_level
+        ctx["tests"]["runs"] = {"rows": [dict(zip(("test", "statistic", "p", "interval"), r))
+                                         for r in run_rows(rl, analysis.main.a, analysis.main.b, analysis.alpha)],
+                                "sentences": run_sentences(rl, analysis.alpha)}
+        ctx["sentences"]["tests"] += ctx["tests"]["runs"]["sentences"]
     if getattr(analysis, "row_tests", ()):
         from probestats.present.report.welch import welch_context
 

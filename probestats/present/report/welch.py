@@ -19,7 +19,7 @@ import polars as pl
 
 from probestats.io.formulas import neutral_frame
 from probestats.present.report.collapse import TABLE_LIMIT
-from probestats.present.words.fmt import fmt_p
+from probestats.present.words.fmt import fmt_interval, fmt_p
 from probestats.present.words.correction import correction_name
 
 __all__ = ["WELCH_CSV", "welch_context", "welch_csv", "welch_files"]
@@ -36,7 +36,9 @@ def _rows(tests) -> list[dict]:
     return [{"key": _key(t.key), "mean_a": t.mean_a, "mean_b": t.mean_b,
              "gap": None if t.mean_a is None or t.mean_b is None else t.mean_a - t.mean_b,
              "t": t.test.statistic, "df": t.test.df, "p": t.test.pvalue, "p_adjusted": t.p_adjusted,
-             "runs": t.test.n, "note": t.test.note} for t in tests.tests]
+             "runs": t.test.n, "note": t.test.note,
+             "interval": "" if getattr(t, "intervals", None) is None else fmt_interval(t.intervals[2])}
+            for t in tests.tests]
 
 
 def welch_context(analysis, limit: int = TABLE_LIMIT) -> list[dict]:

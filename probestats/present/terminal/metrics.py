@@ -14,14 +14,19 @@ __all__ = ["print_metrics"]
 
 def print_metrics(analysis, out: Console) -> None:
     """Print a :class:`~probestats.analyses.metrics.MetricsAnalysis`."""
-    from probestats.present.terminal.tables import (METHODS_WHERE, item_rich_table, print_problems, print_tests,
-                                                    print_unsqueezed)
+    from probestats.present.terminal.tables import (METHODS_WHERE, item_rich_table, print_problems, print_runs,
+                                                    print_tests, print_unsqueezed)
+    from probestats.present.words.effects import row_tests_lines
 
     for a in analysis.analyses:
         out.rule(f"metric {escape(a.metric)}")
         main = a.main
         out.print(item_rich_table(main, title=f"{escape(main.metric)}: '{escape(main.a)}' vs '{escape(main.b)}'"))
         print_tests(main, a.alpha, out)
+        if getattr(a, "row_level", None) is not None:
+            print_runs(a.row_level, main.a, main.b, a.alpha, out)
+        for line in row_tests_lines(a):
+            out.print(escape(line))
         for g in a.groups:
             out.print(escape(", ".join(f"{k} = {v}" for k, v in g.by.items())) + ":")
             print_tests(g, a.alpha, out, indent="  ")

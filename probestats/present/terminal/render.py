@@ -14,7 +14,7 @@ from rich.table import Table
 from probestats.errors import count_of
 from probestats.present.words.fmt import escape, fmt_num, fmt_p, p_is, short_method
 from probestats.present.words.effects import effect_text, published_text, row_tests_lines
-from probestats.present.terminal.tables import METHODS_WHERE, item_rich_table, print_problems, print_tests, print_unsqueezed
+from probestats.present.terminal.tables import METHODS_WHERE, item_rich_table, print_problems, print_runs, print_tests, print_unsqueezed
 
 if TYPE_CHECKING:
     from probestats.analyses.compare import Comparison
@@ -98,28 +98,6 @@ def print_checked(checked: Checked, out: Console, *, chosen: bool = False, metri
         out.print("no --metric given: the metric checks were skipped")
     print_problems(checked.problems, checked.log.source, out)
     out.print("ok: no errors" if checked.ok else "not ok: fix the errors above")
-
-
-def print_runs(row_level, a: str, b: str, alpha: float, out: Console, *, indent: str = "") -> None:
-    """The tests on runs (``--row-level``) as a small table under a line saying why they are not the headline;
-    their methods and assumptions are in ``--json`` and the report."""
-    import textwrap
-
-    from rich.padding import Padding
-
-    from probestats.present.terminal.tables import small_table
-    from probestats.present.words.runlevel import run_heading, run_rows
-
-    for line in textwrap.wrap(run_heading(row_level), width=min(out.width, 118) - len(indent)):
-        out.print(indent + escape(line))
-    table = small_table(None)
-    for col, justify in (("on runs", "left"), ("statistic", "right"), ("p", "right"),
-                         (f"{row_level.samples.mean_a_interval.confidence:.0%} interval"
-                          if getattr(row_level, "samples", None) is not None else "interval", "right")):
-        table.add_column(col, justify=justify, overflow="fold")
-    for row in run_rows(row_level, a, b, alpha):
-        table.add_row(*(escape(c) for c in row))
-    out.print(Padding(table, (0, 0, 0, len(indent)), expand=False))
 
 
 def print_analysis(analysis: Analysis, out: Console) -> None:

@@ -14,7 +14,7 @@ from probestats.present.words.effects import published_label
 from probestats.present.words.fmt import escape, fmt_interval, fmt_num, fmt_p, p_is, short_method
 
 __all__ = ["SafeConsole", "make_console", "print_unsqueezed", "print_problems", "item_rich_table", "print_tests", "small_table",
-           "METHODS_WHERE"]
+           "print_runs", "METHODS_WHERE"]
 
 def print_unsqueezed(out: Console, table, *, widest: bool = False, limit: int = 10_000) -> None:
     """Print a table never narrower than its content needs (the narrowest layout of its cells, or with
@@ -159,6 +159,27 @@ def print_tests(result, alpha: float, out: Console, *, indent: str = "") -> None
             continue
         ends = (f"[{fmt_num(e.low)}, {fmt_num(e.high)}]" if e.low is not None and e.high is not None else "")
         table.add_row(escape(e.name), f"{e.value:+.4g}", ends, escape(short_method(e.interval_method)))
+    out.print(Padding(table, (0, 0, 0, len(indent)), expand=False))
+
+
+def print_runs(row_level, a: str, b: str, alpha: float, out: Console, *, indent: str = "") -> None:
+    """The tests on runs (``--row-level``) as a small table under a line saying why they are not the headline;
+    their methods and assumptions are in ``--json`` and the report."""
+    import textwrap
+
+    from rich.padding import Padding
+
+    from probestats.present.words.runlevel import run_heading, run_rows
+
+    for line in textwrap.wrap(run_heading(row_level), width=min(out.width, 118) - len(indent)):
+        out.print(indent + escape(line))
+    table = small_table(None)
+    for col, justify in (("on runs", "left"), ("statistic", "right"), ("p", "right"),
+                         (f"{row_level.samples.mean_a_interval.confidence:.0%} interval"
+                          if getattr(row_level, "samples", None) is not None else "interval", "right")):
+        table.add_column(col, justify=justify, overflow="fold")
+    for row in run_rows(row_level, a, b, alpha):
+        table.add_row(*(escape(c) for c in row))
     out.print(Padding(table, (0, 0, 0, len(indent)), expand=False))
 
 
