@@ -358,6 +358,7 @@ CASES = [
     case("report", "framing_log", ["--framing", "{framing}", "--targets", "{targets}"], REPORT),
     case("report", "scale", ["--scale", "0:8"], REPORT),
     case("report", "per_item", ["--per-item"], REPORT),
+    case("report", "row_level", ["--row-level"], REPORT),
     case("report", "templates", ["--templates", "{templates}"], REPORT),
     case("report", "noise_value", ["--noise-value", "casual"], REPORT),
     case("report", "settings", ["--setting", "persona"], with_log(REPORT, "crossed")),

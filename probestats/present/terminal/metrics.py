@@ -14,9 +14,8 @@ __all__ = ["print_metrics"]
 
 def print_metrics(analysis, out: Console) -> None:
     """Print a :class:`~probestats.analyses.metrics.MetricsAnalysis`."""
-    from probestats.present.terminal.tables import (METHODS_WHERE, item_rich_table, print_problems, print_runs,
-                                                    print_tests, print_unsqueezed)
-    from probestats.present.words.effects import row_tests_lines
+    from probestats.present.terminal.tables import (METHODS_WHERE, item_rich_table, print_problems, print_row_tests,
+                                                    print_runs, print_tests, print_unsqueezed)
 
     for a in analysis.analyses:
         out.rule(f"metric {escape(a.metric)}")
@@ -25,8 +24,7 @@ def print_metrics(analysis, out: Console) -> None:
         print_tests(main, a.alpha, out)
         if getattr(a, "row_level", None) is not None:
             print_runs(a.row_level, main.a, main.b, a.alpha, out)
-        for line in row_tests_lines(a):
-            out.print(escape(line))
+        print_row_tests(a, out)
         for g in a.groups:
             out.print(escape(", ".join(f"{k} = {v}" for k, v in g.by.items())) + ":")
             print_tests(g, a.alpha, out, indent="  ")

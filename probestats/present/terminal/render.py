@@ -13,8 +13,8 @@ from rich.table import Table
 
 from probestats.errors import count_of
 from probestats.present.words.fmt import escape, fmt_num, fmt_p, p_is, short_method
-from probestats.present.words.effects import effect_text, published_text, row_tests_lines
-from probestats.present.terminal.tables import METHODS_WHERE, item_rich_table, print_problems, print_runs, print_tests, print_unsqueezed
+from probestats.present.words.effects import effect_text, published_text
+from probestats.present.terminal.tables import METHODS_WHERE, item_rich_table, print_problems, print_row_tests, print_runs, print_tests, print_unsqueezed
 
 if TYPE_CHECKING:
     from probestats.analyses.compare import Comparison
@@ -109,8 +109,7 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
     row_level = getattr(analysis, "row_level", None)
     if row_level is not None:
         print_runs(row_level, main.a, main.b, analysis.alpha, out)
-    for line in row_tests_lines(analysis):
-        out.print(escape(line))
+    print_row_tests(analysis, out)
     from probestats.present.words.verdict import caveat_sentences, noise_check_sentences, verdict_line, verdict_of
 
     verdict = verdict_of(analysis)

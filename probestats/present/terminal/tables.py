@@ -14,7 +14,7 @@ from probestats.present.words.effects import published_label
 from probestats.present.words.fmt import escape, fmt_interval, fmt_num, fmt_p, p_is, short_method
 
 __all__ = ["SafeConsole", "make_console", "print_unsqueezed", "print_problems", "item_rich_table", "print_tests", "small_table",
-           "print_runs", "METHODS_WHERE"]
+           "print_runs", "print_row_tests", "METHODS_WHERE"]
 
 def print_unsqueezed(out: Console, table, *, widest: bool = False, limit: int = 10_000) -> None:
     """Print a table never narrower than its content needs (the narrowest layout of its cells, or with
@@ -181,6 +181,20 @@ def print_runs(row_level, a: str, b: str, alpha: float, out: Console, *, indent:
     for row in run_rows(row_level, a, b, alpha):
         table.add_row(*(escape(c) for c in row))
     out.print(Padding(table, (0, 0, 0, len(indent)), expand=False))
+
+
+def print_row_tests(analysis, out: Console) -> None:
+    """Welch's t per item or per group (:func:`~probestats.present.words.effects.row_tests_lines`), each line
+    wrapped to the terminal (at most 118 characters), a test's continuation indented under it."""
+    import textwrap
+
+    from probestats.present.words.effects import row_tests_lines
+
+    width = min(out.width, 118)
+    for line in row_tests_lines(analysis):
+        indent = line[:len(line) - len(line.lstrip())]
+        for part in textwrap.wrap(line, width=width, subsequent_indent=indent + "    ", drop_whitespace=True):
+            out.print(escape(part), soft_wrap=True)
 
 
 def _p_cell(test, alpha: float) -> str:
