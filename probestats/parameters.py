@@ -269,8 +269,10 @@ _RECORDS = (
     _p("effect_size", "--effect-size", "The effect size a table of several metrics (and its heatmap) shows; g_z or "
        "g_av: with Hedges' small-sample correction, applied to every d_z and d_av shown.", group=TESTS,
        kind="choice", choices=EFFECT_SIZES, default=EFFECT_SIZES[0]),
-    _p("row_level", "--row-level", "Also Welch's t on the runs, as many published audits report it (the item-level "
-       "test stays the headline).", group=TESTS, kind="flag", default=False),
+    _p("row_level", "--row-level", "Also the tests on runs, as studies of independent calls publish them: Welch's and "
+       "Student's t, Cohen's d and Hedges' g with intervals, ANOVA; with --by, the value x group ANOVA and OLS "
+       "with the interaction and item-clustered errors (the item-level test stays the headline).", group=TESTS,
+       kind="flag", default=False),
     _p("per_item", "--per-item", "Also Welch's t within each item on its runs (every item's row-level test), "
        "corrected across items; with --row-level and --by, also per group.", group=TESTS, kind="flag",
        default=False),
