@@ -573,14 +573,15 @@ def validate(log, metric, a, b, by, json_out, probe):
 @logs_argument(required=False)
 @options("metric", "a", "b", "noise", "noise_value", "settings", "attribute_settings", "by", "alternative", "alpha",
          "correction", "json_out", "reference", "scale", "factor", "n_resamples", "seed", "row_level", "interval",
-         "effect_size", "per_item", "validation", "control", "baseline", "cluster", "random_settings", "facts", required=("metric",))
+         "effect_size", "per_item", "axes", "validation", "control", "baseline", "cluster", "random_settings", "facts",
+         required=("metric",))
 @limit_option
 @tests_gathered
 @json_refusals
 @shape_options
 @roles_gathered
 def analyze(log, metric, a, b, noise, by, json_out, probe, tests, reference=None, scale=None, factor=(),
-            row_level=False, per_item=False, noise_value=None, validation=None, control=None, baseline=None,
+            row_level=False, per_item=False, axes=(), noise_value=None, validation=None, control=None, baseline=None,
             facts=None):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them.
 
@@ -600,7 +601,8 @@ def analyze(log, metric, a, b, noise, by, json_out, probe, tests, reference=None
         raise click.UsageError("Missing argument 'LOG...'.")
     with stages(enabled=not json_out) as progress:
         result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale,
-                     factor=factor, tests=tests, row_level=row_level, per_item=per_item, noise_value=noise_value,
+                     factor=factor, tests=tests, row_level=row_level, per_item=per_item, axes=axes,
+                     noise_value=noise_value,
                      validation=validation, control=control, baseline=baseline, probe=probe,
                      design=_design(None, facts), progress=progress)
     emit(result, json_out)

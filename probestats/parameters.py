@@ -273,6 +273,10 @@ _RECORDS = (
        "Student's t, Cohen's d and Hedges' g with intervals, ANOVA; with --by, the value x group ANOVA and OLS "
        "with the interaction and item-clustered errors (the item-level test stays the headline).", group=TESTS,
        kind="flag", default=False),
+    _p("axes", "--axes", "Values that combine attributes (female_black, male_white): name their axes in order, e.g. "
+       "--axes gender,race; per axis, the mean gap and mean |gap| over items between its levels and the share of "
+       "items whose Welch's t on their runs is significant (uncorrected and corrected).", group=TESTS,
+       metavar="NAME,NAME", multiple=True),
     _p("per_item", "--per-item", "Also Welch's t within each item on its runs (every item's row-level test), "
        "corrected across items; with --row-level and --by, also per group.", group=TESTS, kind="flag",
        default=False),

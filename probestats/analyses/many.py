@@ -282,6 +282,9 @@ class ManyAnalysis:
     verdict : Verdict
         The conclusion, decided once from the omnibus p (:func:`probestats.analyses.verdict.decide_many`);
         every renderer words it.
+    axes : Axes or None
+        With ``axes=``: per axis of values that combine attributes, the mean gap and mean |gap| over items and
+        the share of items with a significant gap (:func:`probestats.analyses.axes.with_axes`).
     """
 
     main: ManyResult
@@ -291,6 +294,8 @@ class ManyAnalysis:
     correction: str
     frame: pl.DataFrame = field(repr=False)
     verdict: object | None = None
+    #: with ``axes=``: the per-axis figures of values that combine attributes (:mod:`probestats.analyses.axes`)
+    axes: object | None = None
 
     @property
     def metric(self) -> str:
@@ -325,6 +330,8 @@ class ManyAnalysis:
         out["problems"] = [p.to_dict() for p in self.problems]
         if self.verdict is not None:
             out["verdict"] = self.verdict.to_dict()
+        if self.axes is not None:
+            out["axes"] = self.axes.to_dict()
         return out
 
     def __repr__(self) -> str:

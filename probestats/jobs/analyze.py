@@ -14,7 +14,7 @@ __all__ = ["analyze"]
 
 
 def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, scale=None, factor=(), tests=None,
-            row_level=False, per_item=False, noise_value=None, validation=None, control=None, baseline=None,
+            row_level=False, per_item=False, axes=(), noise_value=None, validation=None, control=None, baseline=None,
             probe=None, design=None, progress=None):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them, as ``probestats analyze``
     computes them.
@@ -40,6 +40,11 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
         metric or several (each metric's); not with a cell table.
     per_item : bool
         Also Welch's t within each item on its runs, corrected across items (two values).
+    axes : str or sequence of str
+        Values that combine attributes (``female_black``): the names of their axes, in order (a sequence, or
+        names separated by commas); per axis, the mean gap and mean |gap| between its levels over the items and
+        the share of items with a significant gap (:mod:`probestats.analyses.axes`; a comparison of all the
+        values of one metric, from the log's rows).
     probe : Probe, optional
         How the log (and a noise log) is read and shaped, and what its columns mean (its ``settings``,
         ``attribute_settings``, ``cluster`` and ``random_settings``, as for
@@ -82,6 +87,12 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
     if cells_file is not None and validation is not None:
         raise OptionError(f"{opt('validation')} cannot be used with a cell table: it matches hand labels to the "
                           f"log's runs; give the {either('log', 'LOG')}")
+    axes = _axes(axes)
+    if axes and (cells_file is not None or by or isinstance(metric, list)):
+        named = ("a cell table" if cells_file is not None else opt("by") if by else f"several {opt('metric')}")
+        raise OptionError(f"{opt('axes', axes)} reads the runs of one metric over the whole log; drop {named}"
+                          + (f" (give the {either('log', 'LOG')})" if cells_file is not None else
+                             f" (run it per group with {opt('where')})" if by else " (run it once per metric)"))
     if (row_level or per_item) and validation is not None:
         raise OptionError(f"{opt('validation')} cannot go with {opt('row_level')} or {opt('per_item')}: run them "
                           "apart")
@@ -97,12 +108,35 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
     # one streaming pass over the log (memory grows with items x values, not rows); the row-level tests need
     # the runs
     result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale,
-                 factor=factor, probe=probe, streaming=not (row_level or per_item), progress=progress,
+                 factor=factor, probe=probe, streaming=not (row_level or per_item or axes), progress=progress,
                  validation=validation, **_dispatch_keywords(tests), **arms, **roles(probe, noise_value))
     if row_level or per_item:  # Welch's t on runs beside the item-level tests, for a comparison of two values
         result = _with_runs(result, row_level=row_level, per_item=per_item)
+    if axes:
+        result = _with_axes(result, axes)
     refuse_lone_correction(result, tests.correction, control)
     return result
+
+
+def _axes(axes) -> list[str]:
+    """The axes' names, from a string of names separated by commas or a sequence of them."""
+    given = [axes] if isinstance(axes, str) else list(axes or ())
+    names = [n.strip() for text in given for n in str(text).split(",")]
+    if any(not n for n in names):
+        raise OptionError(f"{opt('axes', given)}: an empty axis name; give names separated by commas, such as "
+                          f"{opt('axes', 'gender,race')}")
+    return names
+
+
+def _with_axes(result, axes):
+    from probestats.analyses.axes import with_axes
+    from probestats.analyses.many import ManyAnalysis
+
+    if not isinstance(result, ManyAnalysis):
+        raise OptionError(f"{opt('axes', axes)} reads values that combine attributes in a comparison of all the "
+                          f"values; this log is analyzed as two values (drop {opt('a')} and {opt('b')}, or the "
+                          "option)")
+    return with_axes(result, axes)
 
 
 def _with_runs(result, *, row_level: bool, per_item: bool):

@@ -282,6 +282,8 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
             out.print(pairs)
 
     one(analysis.main, f"{escape(analysis.metric)} by value")
+    if getattr(analysis, "axes", None) is not None:
+        _print_axes(analysis.axes, out)
     for g in analysis.groups:
         one(g, ", ".join(f"{escape(str(k))} = {escape(str(v))}" for k, v in g.by.items()))
     out.print(METHODS_WHERE)
@@ -294,6 +296,38 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
     _print_control(analysis.verdict, out)
     if analysis.problems:
         print_problems(analysis.problems, out=out)
+
+
+def _print_axes(axes, out: Console) -> None:
+    """Per axis and pair of its levels: the mean gap, the mean |gap| and the items with a significant gap."""
+    from probestats.present.terminal.tables import small_table
+    from probestats.present.words.fmt import fmt_num, fmt_pct
+
+    corr = escape(axes.correction)
+    table = small_table(f"per axis (values split at {axes.separator!r}; items with Welch's p <= {axes.alpha:g} on "
+                        f"their runs, uncorrected and {corr} across items)")
+    for col in ("axis", "levels", "mean gap", "mean |gap|", "significant", f"after {corr}"):
+        table.add_column(col, justify="left" if col in ("axis", "levels") else "right")
+
+    def count(k, n, share):
+        return f"{k} of {n} ({fmt_pct(share)})" if n else "untested"
+
+    for axis in axes.axes:
+        tested = sum(p.n_tested for p in axis.pairs)
+        if len(axis.pairs) > 1:
+            table.add_row(escape(axis.name), f"all {len(axis.levels)}", "", fmt_num(axis.mean_abs_gap),
+                          count(sum(p.n_significant for p in axis.pairs), tested, axis.share_significant),
+                          count(sum(p.n_significant_adjusted for p in axis.pairs), tested,
+                                axis.share_significant_adjusted))
+        for p in axis.pairs:
+            table.add_row(escape(axis.name) if len(axis.pairs) == 1 else "",
+                          f"'{escape(p.level_a)}' − '{escape(p.level_b)}'",
+                          "" if p.mean_gap is None else f"{p.mean_gap:+.4g}", fmt_num(p.mean_abs_gap),
+                          count(p.n_significant, p.n_tested, p.share_significant),
+                          count(p.n_significant_adjusted, p.n_tested, p.share_significant_adjusted))
+    out.print(table)
+    if any(len(a.pairs) > 1 for a in axes.axes):
+        out.print("an axis of more levels: 'all' is over every pair of its levels, its counts item × pair cells")
 
 
 def _iv(interval) -> str:
