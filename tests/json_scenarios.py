@@ -212,6 +212,9 @@ def scenarios(tmp: Path) -> Iterator[tuple[str, str, str, list[str]]]:
     four = write_log(make_log(items=8, runs=4, values=("a", "b", "c", "d"), seed=21), tmp / "four.csv")
     yield "analyze many values, a group of values", "analyze", "analyze-many", [
         str(four), *probe, "--group", "ab=a,b", "--group", "c=c", "--group", "d=d"]
+    crossed = write_log(make_log(items=8, runs=4, values=("f_b", "f_w", "m_b", "m_w", "m_a", "f_a"), seed=23),
+                        tmp / "crossed.csv")
+    yield "analyze many values, axes", "analyze", "analyze-many", [str(crossed), *probe, "--axes", "gender,race"]
     yield "analyze many values, one run each", "analyze", "analyze-many", [str(_once(tmp / "once.csv")),
                                                                          "--metric", "picked"]
     yield "analyze selection", "analyze", "analyze-many", [str(_selection(tmp / "selection.csv")), "--metric", "picked",

@@ -211,6 +211,8 @@ CASES = [
     case("analyze", "row_level", ["--row-level"], ANALYZE),
     case("analyze", "interval", ["--interval", "sign-flip"], ANALYZE),
     case("analyze", "per_item", ["--per-item"], ANALYZE),
+    case("analyze", "axes", ["--axes", "style,round"], with_log(ANALYZE, "axes")),
+    refused("analyze", "axes", ["--axes", "style"], ANALYZE, "two axes or more"),
     case("analyze", "validation", ["--validation", "{validation}"], ANALYZE),
     case("analyze", "effect_size", ["--effect-size", "g_z"], ANALYZE),
     case("analyze", "baseline", ["--baseline", "formal"], ANALYZE),
@@ -432,6 +434,8 @@ def logs(tmp_path_factory):
     three = pl.concat([probe, probe.filter(pl.col("variant") == "casual")
                        .with_columns(pl.lit("chatty").alias("variant"), pl.col("steps") + 2 * (pl.col("item") % 2))])
     write("three", three)
+    write("axes", pl.concat([probe.with_columns((pl.col("variant") + pl.lit(f"_{k}")).alias("variant"),
+                                                pl.col("steps") + k * (pl.col("item") % 2)) for k in (1, 2)]))
     write("wide", probe.pivot(on="variant", index=["item", "seed"], values="steps")
           .rename({"formal": "formal_steps", "casual": "casual_steps"}))
     listed = probe.group_by("item", "variant", maintain_order=True).agg(pl.col("steps"))

@@ -31,7 +31,7 @@ from probestats.result import jsonable
 from probestats.stats.multitest import adjust
 from probestats.stats.published import welch_t
 
-__all__ = ["AxisPair", "Axis", "Axes", "SEPARATORS", "split_values", "value_axes", "with_axes"]
+__all__ = ["AxisPair", "Axis", "Axes", "SEPARATORS", "split_values", "value_axes", "check_axes", "with_axes"]
 
 #: The separators a value's name may be split at, tried in this order.
 SEPARATORS = ("_", "-", "|", "/", ":", ".", " ")
@@ -209,16 +209,26 @@ def _pair(axis, level_a, level_b, items, table, alpha, correction) -> AxisPair:
                     sig / len(tested) if tested else None, sig_adj / len(tested) if tested else None, tuple(rows))
 
 
-def with_axes(analysis, names):
-    """A many-values analysis with its per-axis figures (``axes``), read from its rows."""
-    from dataclasses import replace
+def check_axes(names) -> list[str]:
+    """The axes' names, refused when fewer than two or one is named twice.
 
+    >>> check_axes(["gender", "race"])
+    ['gender', 'race']
+    """
     names = list(names)
     if len(names) < 2:
         raise OptionError(f"{opt('axes', names)}: name two axes or more (each value combines one level of each, "
                           f"such as female_black for {opt('axes', ['gender', 'race'])})")
     if len(set(names)) != len(names):
         raise OptionError(f"{opt('axes', names)}: an axis is named twice; name each once")
+    return names
+
+
+def with_axes(analysis, names):
+    """A many-values analysis with its per-axis figures (``axes``), read from its rows."""
+    from dataclasses import replace
+
+    names = check_axes(names)
     values = [v.value for v in analysis.main.values]
     if any(v.names for v in analysis.main.values):
         raise OptionError(f"{opt('axes')} reads each value's name as its levels; {opt('groups')} groups values "

@@ -88,6 +88,10 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
         raise OptionError(f"{opt('validation')} cannot be used with a cell table: it matches hand labels to the "
                           f"log's runs; give the {either('log', 'LOG')}")
     axes = _axes(axes)
+    if axes:
+        from probestats.analyses.axes import check_axes
+
+        check_axes(axes)
     if axes and (cells_file is not None or by or isinstance(metric, list)):
         named = ("a cell table" if cells_file is not None else opt("by") if by else f"several {opt('metric')}")
         raise OptionError(f"{opt('axes', axes)} reads the runs of one metric over the whole log; drop {named}"
