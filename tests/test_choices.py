@@ -100,9 +100,12 @@ def test_validate_reads_the_roles_it_checks_and_refuses_the_others():
 def test_the_report_takes_the_analysiss_keywords_and_refuses_any_other():
     by_keyword = probestats.report(PROBE, metric="steps", a="casual", b="formal", format="json").text
     assert json.loads(by_keyword)["a"] == "casual"
-    with pytest.raises(TypeError, match=r"^report\(\) got an unexpected keyword argument 'row_level' \(it takes "
+    # the report takes row_level as analyze does (it had no tests on runs before); a keyword of analyze's that a
+    # report has no section for is refused
+    assert "### Tests on runs" in probestats.report(PROBE, metric="steps", row_level=True).text
+    with pytest.raises(TypeError, match=r"^report\(\) got an unexpected keyword argument 'axes' \(it takes "
                                         r"the analysis's keywords a, b, noise, by,"):
-        probestats.report(PROBE, metric="steps", row_level=True)
+        probestats.report(PROBE, metric="steps", axes=["gender", "race"])
 
 
 def test_a_cell_table_object_says_to_give_its_file(tmp_path):
