@@ -218,3 +218,24 @@ def test_refusals(capsys, log_path, tmp_path):
     assert run_cli(capsys, "cells", log_path, "--metric", "blame", "-o", cells)[0] == 0
     code, _, err = run_cli(capsys, "report", cells, "--metric", "blame", "--row-level", "-o", tmp_path / "c.md")
     one_error_line(code, err, "--row-level")
+
+
+def test_runs_without_spread_give_undefined_tests_not_float_noise(capsys, tmp_path):
+    # every run of a value alike: t, d and F are undefined; the OLS gap is exact but has no standard error
+    path = tmp_path / "flat.csv"
+    pl.DataFrame([{"item": i, "variant": v, "seed": s, "x": 1.0 if v == "a" else 0.0}
+                  for i in range(4) for v in "ab" for s in range(3)]).write_csv(path)
+    code, out, err = run_cli(capsys, "analyze", path, "--metric", "x", "--row-level", "--json")
+    assert code == 0, err
+    r = json.loads(out)["row_level"]
+    assert r["p"] is None and r["student"]["p"] is None and r["cohen_d"]["value"] is None
+    assert r["models"]["one_way"][0]["f"] is None and r["models"]["ols"][1]["estimate"] == pytest.approx(1.0)
+    assert r["models"]["ols"][1]["se"] is None and "undefined" in r["note"]
+    # the same gap in every item: the cluster-robust standard error of the value is 0, so none is given
+    same = tmp_path / "same.csv"
+    pl.DataFrame([{"item": i, "variant": v, "seed": s, "x": float(i + s)}
+                  for i in range(4) for v in "ab" for s in range(3)]).write_csv(same)
+    code, out, err = run_cli(capsys, "analyze", same, "--metric", "x", "--row-level", "--json")
+    assert code == 0, err
+    value = json.loads(out)["row_level"]["models"]["ols"][1]
+    assert value["se"] is None and value["p"] is None and abs(value["estimate"]) < 1e-12

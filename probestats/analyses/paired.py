@@ -134,8 +134,6 @@ def row_level_test(checked: Checked, items: pl.DataFrame, alternative: str = "tw
     >>> round(row_level_test(checked, items_of(checked)).pvalue, 6)  # scipy: ttest_ind([4, 6, 2], [3, 1, 2], equal_var=False)
     0.220881
     """
-    from scipy import stats
-
     from probestats.stats.runs import run_models, two_samples
 
     design = design or RunDesign()
@@ -150,8 +148,8 @@ def row_level_test(checked: Checked, items: pl.DataFrame, alternative: str = "tw
 
         raise OptionError(f"Welch's t on the runs ({either('with_row_level', '--row-level')}) needs at least two "
                           "runs of each value")
-    res = stats.ttest_ind(xa, xb, equal_var=False, alternative=alternative)
     samples = two_samples(xa, xb, alternative=alternative, confidence=design.confidence)
+    welch = samples.welch   # probestats.stats.published.welch_t: scipy's, and exact where one value's runs are equal
     cluster = design.cluster if design.cluster and design.cluster in frame.columns else "item"
     by_values = None
     if design.by:
@@ -164,9 +162,13 @@ def row_level_test(checked: Checked, items: pl.DataFrame, alternative: str = "tw
                         factor=" × ".join(design.by) if design.by and len(levels) > 1 else None,
                         factor_values=by_values, levels=levels, cluster=cluster, confidence=design.confidence)
     paired = frame.group_by("item").agg(pl.col("variant").n_unique().alias("n"))["n"].max() == 2
-    return RowLevelTest(float(res.statistic), float(res.pvalue), float(res.df), len(xa), len(xb),
-                        float(xa.mean()), float(xb.mean()), alternative, samples=samples, models=models,
-                        paired=bool(paired))
+    nan = float("nan")
+    return RowLevelTest(nan if welch.statistic is None else welch.statistic,
+                        nan if welch.pvalue is None else welch.pvalue, nan if welch.df is None else welch.df,
+                        len(xa), len(xb), float(xa.mean()), float(xb.mean()), alternative,
+                        note=ROW_LEVEL_NOTE + (f" Here Welch's t is undefined: {welch.note}." if welch.pvalue is None
+                                               else ""),
+                        samples=samples, models=models, paired=bool(paired))
 
 
 @dataclass(frozen=True)

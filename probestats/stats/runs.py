@@ -25,10 +25,12 @@ statsmodels is imported only when :func:`run_models` runs.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, fields
 
 import numpy as np
 
+from probestats.errors import caught_warnings
 from probestats.result import jsonable
 from probestats.stats.distributions import t_ppf
 from probestats.stats.effects import hedges_j, noncentrality_interval
@@ -153,7 +155,7 @@ def run_intervals(runs_a, runs_b, confidence: float = 0.95) -> tuple[Interval, I
 
     >>> ia, ib, diff = run_intervals([4.0, 6.0, 2.0], [3.0, 1.0, 2.0])
     >>> round(diff.low, 4), round(diff.high, 4)      # scipy ttest_ind(equal_var=False).confidence_interval()
-    (-2.2164, 6.2164)
+    (-2.1554, 6.1554)
     """
     a, b = np.asarray(runs_a, float), np.asarray(runs_b, float)
     return _mean_interval(a, confidence), _mean_interval(b, confidence), _difference_interval(a, b, False, confidence)
@@ -300,16 +302,28 @@ def run_models(y, values, *, a: str, b: str, clusters, factor: str | None = None
     >>> [r.term for r in m.one_way], round(m.ols[1].estimate, 6)      # mean under a − mean under b
     (['value', 'residual'], -1.0)
     """
+    y = np.asarray(y, float)
+    with caught_warnings():
+        # a degenerate fit (no spread around the model) is told apart below, not by statsmodels' warnings
+        warnings.simplefilter("ignore")
+        return _run_models(y, values, a=a, b=b, clusters=clusters, factor=factor, factor_values=factor_values,
+                           levels=levels, cluster=cluster, confidence=confidence)
+
+
+def _run_models(y, values, *, a, b, clusters, factor, factor_values, levels, cluster, confidence) -> RunModels:
     import pandas as pd
     import statsmodels.formula.api as smf
     from statsmodels.stats.anova import anova_lm
 
-    y = np.asarray(y, float)
     frame = pd.DataFrame({"y": y, "v": _code(list(values), [b, a])})
     ids = _code(list(clusters), list(dict.fromkeys(clusters)))
     n_clusters = int(len(set(ids.tolist())))
+    # no spread left around the model (every run of a cell alike, to float error): F, standard errors and p are
+    # undefined, not the huge or tiny numbers float noise gives
+    scale = float(np.sum((y - y.mean()) ** 2)) if y.size else 0.0
+    floor = 1e-20 * max(scale, float(np.sum(y * y)), 1e-300)
     one = anova_lm(smf.ols("y ~ C(v)", data=frame).fit(), typ=2)
-    one_way = _anova_rows(one, {"C(v)": "value"})
+    one_way = _anova_rows(one, {"C(v)": "value"}, floor)
     two_way: tuple = ()
     names = {"Intercept": ("intercept", f"the mean under '{b}'"),
              "C(v)[T.1]": ("value", f"mean under '{a}' − mean under '{b}'")}
@@ -319,7 +333,7 @@ def run_models(y, values, *, a: str, b: str, clusters, factor: str | None = None
         frame["f"] = _code(list(factor_values), levels)
         model = smf.ols("y ~ C(v) * C(f)", data=frame)
         two_way = _anova_rows(anova_lm(model.fit(), typ=2),
-                              {"C(v)": "value", "C(f)": factor, "C(v):C(f)": f"value × {factor}"})
+                              {"C(v)": "value", "C(f)": factor, "C(v):C(f)": f"value × {factor}"}, floor)
         names["Intercept"] = ("intercept", f"the mean under '{b}' at {factor} = '{levels[0]}'")
         names["C(v)[T.1]"] = ("value", f"mean under '{a}' − mean under '{b}' at {factor} = '{levels[0]}'")
         for k, level in enumerate(levels[1:], 1):
@@ -329,33 +343,45 @@ def run_models(y, values, *, a: str, b: str, clusters, factor: str | None = None
         formula = f"y ~ C(value) * C({factor})"
     else:
         model = smf.ols("y ~ C(v)", data=frame)
-    if n_clusters >= 2:
+    plain = model.fit()
+    if n_clusters >= 2 and float(plain.ssr) > floor:
         fit = model.fit(cov_type="cluster", cov_kwds={"groups": ids})
         covariance = (f"cluster-robust (statsmodels fit(cov_type='cluster'), {n_clusters} clusters: the {cluster}s, "
                       "small-sample correction G/(G − 1) · (N − 1)/(N − K))")
         ci = fit.conf_int(alpha=1.0 - confidence)
-        coefficients = tuple(
-            Coefficient(*names.get(term, (term, ""))[:1], float(fit.params[term]), float(fit.bse[term]),
-                        float(fit.tvalues[term]), float(fit.pvalues[term]), float(ci.loc[term, 0]),
-                        float(ci.loc[term, 1]), names.get(term, (term, ""))[1]) for term in fit.params.index)
+        tiny = 1e-10 * math.sqrt(scale / max(y.size - 1, 1))   # a standard error that is float noise around 0
+
+        def coefficient(term):
+            name, meaning = names.get(term, (term, ""))
+            se = float(fit.bse[term])
+            if not se > tiny:
+                return Coefficient(name, float(fit.params[term]), None, None, None, None, None, meaning)
+            return Coefficient(name, float(fit.params[term]), se, float(fit.tvalues[term]), float(fit.pvalues[term]),
+                               float(ci.loc[term, 0]), float(ci.loc[term, 1]), meaning)
+
+        coefficients = tuple(coefficient(term) for term in fit.params.index)
         distribution = "Student t" if fit.use_t else "normal"
-        note = ""
+        note = ("a coefficient that is the same in every cluster has no standard error (null)"
+                if any(c.se is None for c in coefficients) else "")
     else:
-        fit = model.fit()
+        fit = plain
         coefficients = tuple(Coefficient(names.get(t, (t, ""))[0], float(fit.params[t]), None, None, None, None, None,
                                          names.get(t, (t, ""))[1]) for t in fit.params.index)
         covariance, distribution = "none", "none"
-        note = f"one {cluster} holds every run: no cluster-robust standard error"
+        note = (f"one {cluster} holds every run: no cluster-robust standard error" if n_clusters < 2 else
+                "the model fits every run exactly (no spread within its cells): no standard error")
     return RunModels(factor, tuple(levels), one_way, two_way, coefficients, n_clusters, cluster, covariance,
                      formula, distribution, note)
 
 
-def _anova_rows(table, names: dict) -> tuple:
+def _anova_rows(table, names: dict, floor: float = 0.0) -> tuple:
     rows = []
+    exact = float(table.loc["Residual", "sum_sq"]) <= floor   # no spread within cells: F undefined
     for term, row in table.iterrows():
         residual = term == "Residual"
-        f = None if residual or not math.isfinite(float(row["F"])) else float(row["F"])
-        p = None if residual or not math.isfinite(float(row["PR(>F)"])) else float(row["PR(>F)"])
+        undefined = residual or exact
+        f = None if undefined or not math.isfinite(float(row["F"])) else float(row["F"])
+        p = None if undefined or not math.isfinite(float(row["PR(>F)"])) else float(row["PR(>F)"])
         rows.append(AnovaRow("residual" if residual else names.get(term, term), float(row["sum_sq"]),
                              float(row["df"]), f, p))
     return tuple(rows)
