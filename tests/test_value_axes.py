@@ -14,6 +14,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 import probestats
+from probestats.errors import OptionError
 from tests.cli_run import one_error_line, run_cli
 
 VALUES = ("female_black", "male_black", "female_white", "male_white", "female_asian", "male_asian")
@@ -90,7 +91,7 @@ def test_per_axis_figures_equal_the_hand_computation(capsys, log_path):
     assert race["mean_abs_gap"] == pytest.approx(np.mean([r["mean_abs_gap"] for r in refs.values()]), abs=1e-12)
     assert race["share_significant"] == pytest.approx(sum(r["sig"] for r in refs.values()) / 36)
     # Python gives the same object
-    result = probestats.analyze(log_path, metric="score", axes=["gender", "race"])
+    result = probestats.analyze(log_path, metric="score", probe=probestats.Probe(axes=["gender", "race"]))
     assert result.axes.to_dict() == axes
 
 
@@ -114,3 +115,12 @@ def test_the_terminal_shows_one_row_per_axis_and_pair(capsys, log_path):
 def test_refusals(capsys, log_path, argv, words):
     code, _, err = run_cli(capsys, "analyze", log_path, "--metric", "score", *argv)
     one_error_line(code, err, *words)
+
+
+def test_commands_that_do_not_read_the_axes_refuse_them(capsys, log_path, tmp_path):
+    code, _, err = run_cli(capsys, "report", log_path, "--metric", "score", "-o", tmp_path / "r.md")
+    assert code == 0, err
+    with pytest.raises(OptionError, match=r"^axes=.*: the report has no per-axis"):
+        probestats.report(log_path, metric="score", probe=probestats.Probe(axes="gender,race"))
+    with pytest.raises(OptionError, match=r"^axes=.*the description does not read them"):
+        probestats.describe(log_path, metric="score", probe=probestats.Probe(axes="gender,race"))

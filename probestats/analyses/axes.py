@@ -142,10 +142,10 @@ def split_values(values, names) -> tuple[str, dict]:
                       f"{len(names)} parts; {bad!r} has {count} part{'s' if count != 1 else ''}, for example")
 
 
-def value_axes(frame: pl.DataFrame, metric: str, names, *, alpha: float = 0.05, correction: str = "holm",
-               values=None) -> Axes:
+def value_axes(frame: pl.DataFrame, metric: str, names, tests=None, *, values=None) -> Axes:
     """Per axis and pair of levels: the mean gap and mean |gap| over items, and the share of items whose
-    Welch's t on their runs is significant (see the module's text).
+    Welch's t on their runs is significant (see the module's text), read at the ``tests``' alpha and corrected
+    across the items by their correction (:class:`probestats.Tests`; its defaults without).
 
     Examples
     --------
@@ -157,6 +157,9 @@ def value_axes(frame: pl.DataFrame, metric: str, names, *, alpha: float = 0.05, 
     >>> (g.level_a, g.level_b, g.mean_gap, g.mean_abs_gap)   # item 1: 4.5 - 1.5 = 3; item 2: 1 - 2 = -1
     ('m', 'f', 1.0, 2.0)
     """
+    from probestats.vocabulary import Tests
+
+    tests = tests if tests is not None else Tests()
     names = list(names)
     frame = frame.filter(pl.col(metric).is_not_null())
     values = list(values) if values is not None else list(dict.fromkeys(frame["variant"].to_list()))
@@ -179,17 +182,17 @@ def value_axes(frame: pl.DataFrame, metric: str, names, *, alpha: float = 0.05, 
         pairs = []
         for i, first in enumerate(levels):
             for later in levels[i + 1:]:
-                pairs.append(_pair(name, later, first, items, table, alpha, correction))
+                pairs.append(_pair(name, later, first, items, table, tests))
         gaps = [abs(row["gap"]) for p in pairs for row in p.items]
         tested = sum(p.n_tested for p in pairs)
         axes.append(Axis(name, levels, tuple(pairs), math.fsum(gaps) / len(gaps) if gaps else None,
                          sum(p.n_significant for p in pairs) / tested if tested else None,
                          sum(p.n_significant_adjusted for p in pairs) / tested if tested else None))
-    return Axes(tuple(names), sep, tuple(axes), alpha, correction)
+    return Axes(tuple(names), sep, tuple(axes), tests.alpha, tests.correction)
 
 
-def _pair(axis, level_a, level_b, items, table, alpha, correction) -> AxisPair:
-    rows, ps = [], []
+def _pair(axis, level_a, level_b, items, table, tests) -> AxisPair:
+    alpha, rows, ps = tests.alpha, [], []
     for item in items:
         if (item, level_a) not in table or (item, level_b) not in table:
             continue
@@ -198,7 +201,7 @@ def _pair(axis, level_a, level_b, items, table, alpha, correction) -> AxisPair:
         rows.append({"item": str(item), "gap": ma - mb, "p": test.pvalue, "p_adjusted": None})
         ps.append(test.pvalue)
     tested = [i for i, p in enumerate(ps) if p is not None]
-    for i, p in zip(tested, adjust([ps[i] for i in tested], correction) if tested else []):
+    for i, p in zip(tested, adjust([ps[i] for i in tested], tests.correction) if tested else []):
         rows[i]["p_adjusted"] = p
     n = len(rows)
     sig = sum(1 for r in rows if r["p"] is not None and r["p"] <= alpha)
@@ -233,6 +236,8 @@ def with_axes(analysis, names):
     if any(v.names for v in analysis.main.values):
         raise OptionError(f"{opt('axes')} reads each value's name as its levels; {opt('groups')} groups values "
                           "into one: give one or the other")
-    axes = value_axes(analysis.frame, analysis.metric, names, alpha=analysis.alpha, correction=analysis.correction,
-                      values=values)
+    from probestats.vocabulary import Tests
+
+    axes = value_axes(analysis.frame, analysis.metric, names, Tests(alpha=analysis.alpha,
+                                                                    correction=analysis.correction), values=values)
     return replace(analysis, axes=axes)

@@ -14,7 +14,7 @@ __all__ = ["analyze"]
 
 
 def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, scale=None, factor=(), tests=None,
-            row_level=False, per_item=False, axes=(), noise_value=None, validation=None, control=None, baseline=None,
+            row_level=False, per_item=False, noise_value=None, validation=None, control=None, baseline=None,
             probe=None, design=None, progress=None):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them, as ``probestats analyze``
     computes them.
@@ -40,15 +40,13 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
         metric or several (each metric's); not with a cell table.
     per_item : bool
         Also Welch's t within each item on its runs, corrected across items (two values).
-    axes : str or sequence of str
-        Values that combine attributes (``female_black``): the names of their axes, in order (a sequence, or
-        names separated by commas); per axis, the mean gap and mean |gap| between its levels over the items and
-        the share of items with a significant gap (:mod:`probestats.analyses.axes`; a comparison of all the
-        values of one metric, from the log's rows).
     probe : Probe, optional
         How the log (and a noise log) is read and shaped, and what its columns mean (its ``settings``,
         ``attribute_settings``, ``cluster`` and ``random_settings``, as for
-        :func:`probestats.analyses.dispatch.analyze`); not with a cell table, shaped when it was built.
+        :func:`probestats.analyses.dispatch.analyze`); not with a cell table, shaped when it was built. Its
+        ``axes`` name the axes of values that combine attributes (``female_black``): per axis, the mean gap and
+        mean |gap| between its levels over the items and the share of items with a significant gap
+        (:mod:`probestats.analyses.axes`; a comparison of all the values of one metric, from the log's rows).
     design : Design or path, optional
         The design facts (see :class:`probestats.shape.design.Design`), or a design file (TOML) holding them;
         the analysis reads ``selection`` (the metric says whether a candidate was selected: selection rates
@@ -87,7 +85,7 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
     if cells_file is not None and validation is not None:
         raise OptionError(f"{opt('validation')} cannot be used with a cell table: it matches hand labels to the "
                           f"log's runs; give the {either('log', 'LOG')}")
-    axes = _axes(axes)
+    axes = _axes(probe.axes)
     if axes:
         from probestats.analyses.axes import check_axes
 
@@ -108,12 +106,14 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
         return _analyze_cells(cells_file, metric=metric, a=a, b=b, noise_cells=noise_cells, by=by, tests=tests,
                               probe=probe, reference=reference, scale=scale, factor=factor, row_level=row_level)
     from probestats.analyses.dispatch import analyze as run
+    from probestats.analyses.question import Question
 
+    question = Question(metric, a=a, b=b, by=by, reference=reference, scale=scale, factor=factor, noise=noise,
+                        noise_value=noise_value, **arms)
     # one streaming pass over the log (memory grows with items x values, not rows); the row-level tests need
     # the runs
-    result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale,
-                 factor=factor, probe=probe, streaming=not (row_level or per_item or axes), progress=progress,
-                 validation=validation, **_dispatch_keywords(tests), **arms, **roles(probe, noise_value))
+    result = run(log, question, probe, tests, streaming=not (row_level or per_item or axes), progress=progress,
+                 validation=validation)
     if row_level or per_item:  # Welch's t on runs beside the item-level tests, for a comparison of two values
         result = _with_runs(result, row_level=row_level, per_item=per_item)
     if axes:
@@ -164,13 +164,6 @@ def _with_runs(result, *, row_level: bool, per_item: bool):
     return one(result)
 
 
-def _dispatch_keywords(tests) -> dict:
-    """The keywords :func:`probestats.analyses.dispatch.analyze` takes for ``tests``."""
-    return dict(alternative=tests.alternative, alpha=tests.alpha, correction=tests.correction,
-                n_resamples=tests.n_resamples, seed=tests.seed, interval=tests.gap_interval, hedges=tests.hedges,
-                effect_size=tests.effect)
-
-
 def roles(probe, noise_value=None) -> dict:
     """The column roles of ``probe`` (and the noise value), as the analyses take them: given only when set
     (the analyses that have no use for one refuse it)."""
@@ -216,10 +209,10 @@ def _analyze_cells(cells_file, *, metric, a, b, noise_cells, by, tests, probe, r
     from probestats.jobs.inputs import refuse_row_options
 
     refuse_row_options(probe, reference=reference, scale=scale, factor=factor, row_level=row_level)
-    refuse_effect_size(tests.effect, tests.hedges)
-    result = analyze_cells(cells_file, metric=metric, a=a, b=b, by=by, alternative=tests.alternative,
-                           alpha=tests.alpha, correction=tests.correction, interval=tests.gap_interval,
-                           noise=noise_cells, n_resamples=tests.n_resamples, seed=tests.seed, hedges=tests.hedges)
+    refuse_effect_size(tests)
+    from probestats.analyses.question import Question
+
+    result = analyze_cells(cells_file, Question(metric, a=a, b=b, by=by, noise=noise_cells), tests)
     refuse_lone_correction(result, tests.correction, None)
     return result
 

@@ -63,7 +63,7 @@ def _role(name: str, value):
 
 #: The Probe's fields that hold texts (a rule, an expression, a list spec), and an example of each: one string is
 #: one text, a list or tuple several.
-_TEXTS = {"derive": "x = a + b", "groups": "f=A,B", "wide": "formal,casual", "framing_columns":
+_TEXTS = {"derive": "x = a + b", "groups": "f=A,B", "axes": "gender,race", "wide": "formal,casual", "framing_columns":
           "affirmative=aff,reverse=rev", "explode": "rounds", "code": "verdict=book.csv", "count": "steps=^[0-9]+",
           "words": "words", "chars": "chars", "number": "score=[0-9.]+", "variant_from": "formal=^Dear"}
 #: The Probe's fields that are one text or None, and an example of each.
@@ -167,6 +167,10 @@ class Probe:
         ``"name = SQL expression"`` columns, in order.
     groups : tuple of str
         ``"group=V1,V2"``: several values standing for one (used by the many-values analysis).
+    axes : tuple of str
+        The axes of values that combine attributes (``female_black``: ``("gender", "race")``, or
+        ``"gender,race"``), in the order of the parts of a value's name: the many-values analysis gives per-axis
+        figures (:mod:`probestats.analyses.axes`; ``analyze`` only).
     fold_case : bool
         Values differing only in case or spaces are one.
     wide : tuple of str
@@ -226,6 +230,7 @@ class Probe:
     where: str | None = None
     derive: tuple[str, ...] = ()
     groups: tuple[str, ...] = ()
+    axes: tuple[str, ...] = ()
     fold_case: bool = False
     wide: tuple[str, ...] = ()
     wide_attribute: str = "variant"
@@ -317,6 +322,10 @@ class Probe:
             raise OptionError(f"{opt('groups', self.groups[0])}: groups of values are read by the analysis of three "
                               f"values or more (analyze, report); {what} reads each value as written: drop it, or "
                               f"rename values with {opt('derive', rename)}")
+        if self.axes:
+            raise OptionError(f"{opt('axes', list(self.axes))}: per-axis figures are read by the analysis of three "
+                              f"values or more ({either('probestats.analyze', 'probestats analyze')}); {what} does "
+                              "not read them: drop it")
         if fold_case and self.fold_case:
             raise OptionError(f"{opt('fold_case', True)}: {what} does not fold values{why}; drop it, or fold "
                               f"them with {opt('derive', f'{column} = lower({column})')}")
