@@ -490,7 +490,7 @@ def analyze_cells(cells, question, tests=None, *, within_noise: bool = True, mdg
     from probestats.analyses.verdict import with_design
     from probestats.checks.design import item_facts
 
-    facts = item_facts(table, metric, a, b)
+    facts = item_facts(table, metric, a, b, cells=frame.filter(pl.col("counted") > 0))
     verdict = with_design(_verdict(main, noise, noise_source, noise_checked, alpha, within_noise, a, agreement),
                           facts)
     if by:
