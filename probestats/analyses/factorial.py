@@ -357,10 +357,14 @@ class FactorialAnalysis:
                 **({"verdict": self.verdict.to_dict()} if self.verdict is not None else {})}
 
 
-def analyze_factorial(means: pl.DataFrame, *, metric: str, factors: tuple[str, str], levels, n_resamples: int = 10_000,
-                      seed: int | None = 0, correction: str = "holm", alpha: float = 0.05,
+def analyze_factorial(means: pl.DataFrame, tests=None, *, metric: str, factors: tuple[str, str], levels,
                       problems: tuple = ()) -> FactorialAnalysis:
-    """The I × J analysis from the long table of item means (item, value ``"a × b"``, mean, runs)."""
+    """The I × J analysis from the long table of item means (item, value ``"a × b"``, mean, runs), its
+    permutations, correction and level the ``tests``'."""
+    from probestats.vocabulary import as_tests
+
+    tests = as_tests(tests)
+    n_resamples, seed, correction, alpha = tests.n_resamples, tests.seed, tests.correction, tests.alpha
     la, lb = (tuple(str(x) for x in lv) for lv in levels)
     cells_names = [f"{a} × {b}" for a in la for b in lb]
     wide = means.pivot(on="value", index="item", values="mean")

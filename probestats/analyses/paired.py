@@ -437,9 +437,9 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
             from probestats.analyses.many import analyze_many, refuse_pair_options
 
             refuse_pair_options(probe, tests, noise_value)
-            return analyze_many(checked.log, metric=metric, by=by, alternative=alternative, alpha=alpha,
-                                correction=correction, fold_case=fold_case, noise=noise,
-                                n_resamples=n_resamples, seed=seed, selection=selection)
+            from probestats.analyses.question import Question
+
+            return analyze_many(checked.log, Question(metric, by=by, noise=noise, selection=selection), probe, tests)
         checked = replace(checked, problems=checked.problems + (Problem(
             "warning", "more_values",
             f"the log has {len(checked.values)} values; this compares the first two, '{checked.a}' and "
@@ -569,14 +569,14 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
 
     mdg_value, mdg_room, mdg_near, mdg_detail = None, None, False, None
     if mdg and noise_checked is not None:
-        mdg_value, mdg_room, mdg_near, mdg_detail = probe_mdg(noise_checked, metric, main, alpha, alternative)
+        mdg_value, mdg_room, mdg_near, mdg_detail = probe_mdg(noise_checked, metric, main, tests)
 
     from probestats.analyses.verdict import decide
 
     drawn = _drawn(checked, metric, random_settings, tests)
     from probestats.analyses.blanks import blank_readings
 
-    blanks = blank_readings(checked, main, alpha=alpha, alternative=alternative, pooled_blocks=bool(blocks))
+    blanks = blank_readings(checked, main, tests, pooled_blocks=bool(blocks))
     verdict = decide(main, check, alpha=alpha, pooled=pooled, blocks=blocks,
                      attribute_settings=tuple(attribute_settings), agreement=agreement, blanks=blanks)
     from probestats.analyses.verdict import with_caveats, with_design
@@ -603,7 +603,7 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
     from probestats.analyses.clusters import suggest_clusters, with_clusters
 
     if cluster is not None:
-        return with_clusters(result, cluster, interval=interval, n_resamples=n_resamples, seed=seed)
+        return with_clusters(result, probe, tests)
     hint = suggest_clusters(result, exclude=(*by, *settings, *random_settings, *blocks))
     if hint is not None:
         result = replace(result, problems=result.problems + (hint,), verdict=with_caveats(verdict, Caveat(
@@ -616,7 +616,7 @@ def _drawn(checked, metric, drawn, tests) -> tuple:
     shown stratified and adjusted."""
     from probestats.analyses.drawn import balance_test, drawn_setting, unbalanced_problem
 
-    alpha, alternative, n_resamples, seed = tests.alpha, tests.alternative, tests.n_resamples, tests.seed
+    alpha, n_resamples, seed = tests.alpha, tests.n_resamples, tests.seed
     out = []
     for column in drawn:
         if column not in checked.frame.columns:
@@ -625,8 +625,7 @@ def _drawn(checked, metric, drawn, tests) -> tuple:
         if balance.pvalue <= alpha:
             raise ValidationError([unbalanced_problem(balance, checked.a, checked.b,
                                                       checked.log.columns.get(column, column))])
-        out.append(drawn_setting(checked.frame, metric, checked.a, checked.b, column, alpha=alpha,
-                                 alternative=alternative, n_resamples=n_resamples, seed=seed, balance=balance))
+        out.append(drawn_setting(checked.frame, metric, checked.a, checked.b, column, tests, balance=balance))
     return tuple(out)
 
 
