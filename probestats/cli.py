@@ -18,7 +18,6 @@ from probestats import __version__
 from probestats.errors import OptionError, ProbestatsError, cli_spelling
 from probestats.parameters import GROUPS, PARAMETERS, READ_KEYS, FORMATS
 from probestats.jobs.analyze import one_metric
-from probestats.jobs.inputs import cell_inputs, is_cells, refuse_row_options
 
 EXIT_DATA = 1
 EXIT_USAGE = 2
@@ -666,6 +665,7 @@ def report(log, metric, a, b, noise, output, sections, design, facts, probe, tes
       probestats report sample_logs/style_probe.csv --metric steps -o report.html \\
           --framing sample_logs/framing_long.csv --targets sample_logs/framing_targets.csv
     """
+    from probestats.jobs.inputs import cell_inputs
     from probestats.jobs.report import report as run
     from probestats.jobs.report import report_format
     from probestats.present.terminal.warm import warm_imports
@@ -729,6 +729,7 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, power, sim
       probestats plan --noise sample_logs/style_noise.csv --metric steps --pilot sample_logs/style_probe.csv \\
           --items 8 --runs 5,10,20 --gap 0.75 --json
     """
+    from probestats.jobs.inputs import cell_inputs
     from probestats.jobs.plan import plan as run
     from probestats.present.words.plan import plan_progress
 
@@ -788,6 +789,7 @@ def compare(before, after, metric, a, b, output, json_out, probe, tests):
       probestats compare before.csv after.csv --metric steps --a formal --b casual
     """
     from probestats.jobs.compare import compare as run
+    from probestats.jobs.inputs import is_cells, refuse_row_options
 
     _refuse_inputs({"-o": output}, {"BEFORE": before, "AFTER": after})
     as_cells = is_cells(before)
@@ -910,6 +912,8 @@ def _plan_usage(noise_cells, noise, pilot_cells, pilot, probe) -> None:
         raise click.UsageError("Missing option '--noise' (a log, or a cell table built with its runs).")
     if noise_cells is None and pilot_cells is None:
         return
+    from probestats.jobs.inputs import refuse_row_options
+
     if noise_cells is not None and pilot is not None or pilot_cells is not None and noise is not None:
         raise click.UsageError("give the noise and the pilot both as logs or both as cell tables")
     refuse_row_options(probe)
