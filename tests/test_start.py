@@ -121,10 +121,11 @@ def _seconds(args: list[str]) -> float:
 
 def test_the_sample_analyze_takes_at_most_about_three_imports_of_polars():
     # the budget in units of this machine: `import polars` alone, timed beside it (the shorter of three
-    # interleaved runs each, so a busy moment on a shared machine weighs on neither more than the other)
+    # interleaved runs each, so a busy moment weighs on neither more than the other). Measured 2.6 times on
+    # a quiet machine, 3.6 with both cores busy: the bound leaves a shared machine that margin.
     polars_alone, analyze = [], []
     for _ in range(3):
         polars_alone.append(_seconds(["-c", "import polars"]))
         analyze.append(_seconds(["-m", "probestats", "analyze", "sample_logs/style_probe.csv", "--metric", "steps",
                                  "--noise", "sample_logs/style_noise.csv"]))
-    assert min(analyze) <= 3.3 * min(polars_alone), (analyze, polars_alone)
+    assert min(analyze) <= 4 * min(polars_alone), (analyze, polars_alone)
