@@ -418,13 +418,25 @@ def job_command(body, job, *, renders=(), takes=(), leave=(), required=(), optio
     return Command(name or body.__name__, params=params, callback=callback, help=inspect.getdoc(body))
 
 
+#: How each command is built: its body, the path of its job and how it takes the job's parameters.
+SPECS: dict[str, tuple] = {}
+
+
+def build(name: str) -> Command:
+    """The command ``name`` built afresh from its job's signature and the registry, as they are now."""
+    body, job_path, how = SPECS[name]
+    how = dict(how)
+    renders = tuple(job_at(path) for path in how.pop("renders", ()))
+    return job_command(body, job_at(job_path), renders=renders, **how)
+
+
 def command(job_path: str, **how):
     """Add the command ``body`` to the group, built by :func:`job_command` from the job at ``job_path``
     (``"analyze"``: :func:`probestats.jobs.analyze.analyze`; ``"serve:serve"``: :func:`probestats.serve.serve`)."""
 
     def decorate(body):
-        renders = tuple(job_at(path) for path in how.pop("renders", ()))
-        cli.add_command(job_command(body, job_at(job_path), renders=renders, **how))
+        SPECS[body.__name__] = (body, job_path, how)
+        cli.add_command(build(body.__name__))
         return body
 
     return decorate

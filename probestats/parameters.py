@@ -343,8 +343,8 @@ _RECORDS = (
 
 #: Every parameter, by its Python name.
 PARAMETERS: dict[str, Parameter] = {p.name: p for p in _RECORDS}
-#: Every parameter by each name the library gives it (its own and its aliases).
-_NAMED: dict[str, Parameter] = {**{a: p for p in _RECORDS for a in p.aliases}, **PARAMETERS}
+#: The parameters the library names otherwise, by those names (the Probe's ``columns``: ``column``).
+_ALIASES: dict[str, Parameter] = {a: p for p in _RECORDS for a in p.aliases}
 
 
 def parameter(name: str) -> Parameter | None:
@@ -353,7 +353,7 @@ def parameter(name: str) -> Parameter | None:
     >>> parameter("columns").flag, parameter("json_out").flag, parameter("nothing") is None
     ('--column', '--json', True)
     """
-    return _NAMED.get(name)
+    return PARAMETERS.get(name) or _ALIASES.get(name)
 
 
 def _quote(text: str) -> str:
