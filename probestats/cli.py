@@ -650,18 +650,20 @@ def analyze(run, log, *, json_out, facts, **job):
     emit(result, json_out)
 
 
-def _judge_options(order, *, response, choice, verdicts, repetition, by, own_first=None,
-                   chance=0.5) -> dict | None:
-    """A report's judge section (None without --order); the judges are the --by groups."""
-    if order is None:
-        given = [opt(name) for name, v in (("response", response), ("choice", choice), ("verdicts", verdicts),
-                                           ("repetition", repetition), ("own_first", own_first),
-                                           ("chance", chance != 0.5)) if v]
-        if given:
-            raise click.UsageError(f"{given[0]} describes an order probe; add {opt('order', 'COL')}")
+#: A report's options of its judge section (the judge's own, gathered into the report's ``judge``).
+JUDGE = ("order", "response", "choice", "verdicts", "repetition", "own_first", "chance")
+
+
+def _judge_options(job: dict) -> dict | None:
+    """A report's judge section, its options popped from ``job`` (None without --order); the judges are the
+    --by groups."""
+    given = {name: job.pop(name) for name in JUDGE}
+    if given["order"] is None:
+        named = [opt(name) for name in JUDGE[1:] if (given[name] != 0.5 if name == "chance" else given[name])]
+        if named:
+            raise click.UsageError(f"{named[0]} describes an order probe; add {opt('order', 'COL')}")
         return None
-    return {"order": order, "response": response, "choice": choice, "verdicts": tuple(verdicts), "by": tuple(by),
-            "repetition": repetition, "own_first": own_first, "chance": chance}
+    return {**given, "verdicts": tuple(given["verdicts"]), "by": tuple(job["by"])}
 
 
 def emit(result, json_out: bool) -> None:
@@ -681,8 +683,7 @@ def _print_any(result) -> None:
 
 @command("report", renders=("analyze", "judge"), takes=(*TESTS, *ROLES, "framing_columns", "facts", "limits", "force"),
          leave=("row_level", "score"), required=("output",), log_required=False)
-def report(run, log, *, metric, output, design, facts, framing_log, noise, before_log, validation, targets, by, order,
-           response, choice, verdicts, repetition, own_first, chance, **job):
+def report(run, log, *, metric, output, design, facts, **job):
     """Write the report of LOG as Markdown, HTML or JSON (by the suffix of -o), from Jinja templates.
 
     The report takes every option of the analyses it renders, spelled as they spell it (--scale,
@@ -708,16 +709,14 @@ def report(run, log, *, metric, output, design, facts, framing_log, noise, befor
 
     if design is not None:
         _check_design_keys(design)
-    judge = _judge_options(order, response=response, choice=choice, verdicts=verdicts, repetition=repetition, by=by,
-                           own_first=own_first, chance=chance)
-    _refuse_inputs({"-o": output}, {"LOG": log, "--noise": noise, "--design": design,
-                                    "--framing": framing_log, "--targets": targets, "--before": before_log,
-                                    "--validation": validation})
+    judge = _judge_options(job)
+    _refuse_inputs({opt("output"): output}, {opt("log"): log, opt("design"): design, **{
+        opt(name): job[name] for name in ("noise", "framing_log", "targets", "before_log", "validation")}})
     report_format(output)   # a bad -o is refused before the log is read
-    framing_log = tuple(framing_log or ())
-    framing_only = bool(framing_log) and not log and not metric and judge is None
+    job["framing_log"] = tuple(job["framing_log"] or ())
+    framing_only = bool(job["framing_log"]) and not log and not metric and judge is None
     # a cell table as LOG (its --noise and --before cell tables too): the job reads it as a table
-    as_cells = cell_inputs(log, noise=noise, before=before_log)[0] is not None
+    as_cells = cell_inputs(log, noise=job["noise"], before=job["before_log"])[0] is not None
     metric = one_metric(metric, cells=as_cells)
     if not framing_only and not as_cells and not log:
         raise click.UsageError("Missing argument 'LOG...'.")
@@ -735,8 +734,7 @@ def report(run, log, *, metric, output, design, facts, framing_log, noise, befor
     # one says it is still working (a spinner on a terminal, else a line every few seconds)
     with stages() as progress:
         progress("writing the report")
-        run(log, metric=metric, output=output, framing_log=framing_log, targets=targets, judge=judge,
-            before_log=before_log, design=_design(design, facts), noise=noise, by=by, validation=validation, **job)
+        run(log, metric=metric, output=output, judge=judge, design=_design(design, facts), **job)
     console(stderr=True).print(f"wrote {_escape(output)}")
 
 
