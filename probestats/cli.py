@@ -17,8 +17,8 @@ from pathlib import Path
 import click
 
 from probestats import __version__
-from probestats.errors import OptionError, ProbestatsError, cli_spelling, opt
-from probestats.parameters import FORMATS, GROUPS, PARAMETERS, READ_KEYS, TEXT_KINDS, parameter
+from probestats.errors import OptionError, ProbestatsError, cli_spelling
+from probestats.parameters import ARGUMENTS, FORMATS, GROUPS, PARAMETERS, READ_KEYS, TEXT_KINDS, parameter
 from probestats.vocabulary import Tests
 
 EXIT_DATA = 1
@@ -112,6 +112,15 @@ def _click_type(p):
     return None
 
 
+def flag(name: str) -> str:
+    """The flag of a registered parameter as messages name it (``-o`` for ``output``).
+
+    >>> flag("read_given"), flag("output"), flag("facts")
+    ('--read', '-o', '--set')
+    """
+    return PARAMETERS[name].short
+
+
 def _gathered(ctx, param, values):
     """The uses of a ``KEY=VALUE`` option gathered as its type says (:meth:`KeyValue.gather`)."""
     return param.type.gather(ctx, values or ())
@@ -200,21 +209,21 @@ def _check_encoding(value: str) -> str:
 
 def _read_pair(key, text, given, ctx):
     """One ``--read KEY=VALUE``, checked as its own option was (a usage error, exit 2)."""
-    key = key.strip().replace("_", "-")
+    key, read = key.strip().replace("_", "-"), flag("read_given")
     if text is None or key not in READ_KEYS:
         raise click.BadParameter(f"'{given}': expected KEY=VALUE with KEY one of {', '.join(READ_KEYS)}, "
-                                 "for example --read sheet=Results --read skip-rows=2", param_hint="--read")
+                                 f"for example {read} sheet=Results {read} skip-rows=2", param_hint=read)
     if key == "format":
         if text.lower() not in FORMATS:
-            raise click.BadParameter(f"format={text}: expected one of {', '.join(FORMATS)}", param_hint="--read")
+            raise click.BadParameter(f"format={text}: expected one of {', '.join(FORMATS)}", param_hint=read)
         return key, text.lower()
     if key in ("skip-rows", "max-cells", "max-columns"):
         low = 0 if key == "skip-rows" else 1
         if text.strip().isdigit() and len(text.strip().lstrip("0")) > 18:   # int() refuses 4,300 digits
             raise click.BadParameter(f"{key}={text.strip()[:12]}...: {len(text.strip()):,} digits; expected a whole "
-                                     "number of at most 18 digits", param_hint="--read")
+                                     "number of at most 18 digits", param_hint=read)
         if not text.strip().isdigit() or int(text) < low:
-            raise click.BadParameter(f"{key}={text}: expected a whole number of at least {low}", param_hint="--read")
+            raise click.BadParameter(f"{key}={text}: expected a whole number of at least {low}", param_hint=read)
         return key, int(text)
     if key == "encoding":
         return key, _check_encoding(text)
@@ -225,7 +234,7 @@ def _column_pair(key, text, given, ctx):
     """One ``--column CANONICAL=HEADER``."""
     if text is None:
         raise click.BadParameter(f"'{given}': expected canonical=Header, for example item=\"Question #\"",
-                                 param_hint="--column")
+                                 param_hint=flag("column"))
     return key.strip(), text
 
 
@@ -234,8 +243,9 @@ def _text_pair(name, rule, given, ctx):
     kind, colon, regex = (rule or "").partition(":")
     kind = kind.strip()
     if rule is None or not name.strip() or kind not in TEXT_KINDS.values() or (kind in ("words", "chars")) == bool(colon):
-        raise OptionError(f"--from-text '{given}': expected NAME=words, NAME=chars, NAME=count:REGEX, "
-                          "NAME=number:REGEX or VALUE=prompt:REGEX, for example --from-text 'steps=count:^\\d+[.)]'")
+        raise OptionError(f"{flag('from_text')} '{given}': expected NAME=words, NAME=chars, NAME=count:REGEX, "
+                          f"NAME=number:REGEX or VALUE=prompt:REGEX, for example {flag('from_text')} "
+                          "'steps=count:^\\d+[.)]'")
     return kind, name if kind in ("words", "chars") else f"{name}={regex}"
 
 
@@ -251,23 +261,23 @@ def _limit_pair(key, text, given, ctx):
     try:
         return parse_limit(given)
     except OptionError as exc:
-        raise click.BadParameter(str(exc), param_hint="--limit") from None
+        raise click.BadParameter(str(exc), param_hint=flag("limits")) from None
 
 
 def _fact_pair(key, text, given, ctx):
     """One ``--set KEY=VALUE``, a design fact; analyze reads the one fact its analysis uses, selection."""
     from probestats.shape.design import KNOWN_KEYS, yes_no
 
-    key = key.strip().replace("-", "_")
+    key, given_as = key.strip().replace("-", "_"), flag("facts")
     if text is None or not key:
-        raise click.BadParameter(f"'{given}': expected KEY=VALUE, for example --set attribute=\"writing style\"")
+        raise click.BadParameter(f"'{given}': expected KEY=VALUE, for example {given_as} attribute=\"writing style\"")
     if key not in KNOWN_KEYS:
-        refuse_key(key, "--set")
+        refuse_key(key, given_as)
     if ctx.command.name == "analyze":
         if key != "selection":
-            raise OptionError(f"--set {key}: analyze reads the design fact selection only; {key} is a fact a "
+            raise OptionError(f"{given_as} {key}: analyze reads the design fact selection only; {key} is a fact a "
                               "report states (give it to probestats report)")
-        return key, yes_no(key, text, "--set")
+        return key, yes_no(key, text, given_as)
     return key, text
 
 
@@ -495,7 +505,7 @@ def write_whole(path: str | Path, content: str | bytes) -> None:
     """Write an output file whole or not at all, after checking that it can go there."""
     from probestats.present.report.files import check_target, write_whole as write
 
-    path = check_target(path, f"-o {path}", "report.md")
+    path = check_target(path, f"{flag('output')} {path}", "report.md")
 
     write(path, content)
 
@@ -546,9 +556,9 @@ def refuse_key(key: str, where: str) -> None:
     """A key that is not a design fact, refused in one line naming the flag that takes it."""
     from probestats.shape.design import KNOWN_KEYS
 
-    flag = _flag_for(key)
+    taken_by = _flag_for(key)
     raise OptionError(f"{where} {key}: not a design fact; "
-                      + (f"give it as {flag}" if flag else f"the design facts are {', '.join(KNOWN_KEYS)}"))
+                      + (f"give it as {taken_by}" if taken_by else f"the design facts are {', '.join(KNOWN_KEYS)}"))
 
 
 def _design(path, facts):
@@ -573,14 +583,14 @@ def _check_design_keys(design_file) -> None:
         return   # the report says why it cannot read it
     for key, value in data.items():
         if key not in KNOWN_KEYS:
-            where = f"--design {design_file}:"
+            where = f"{flag('design')} {design_file}:"
             if isinstance(value, dict) and key in _COLUMN_LISTS:   # settings = {a = 1}: a table where names go
-                flag = PARAMETERS[key].flag
+                named = flag(key)
                 first, second = _COLUMN_LISTS[key]
                 raise OptionError(f"{where} {key}: not a design fact, and not a table: " + (
-                    f"{key} is a column name given on the command line, for example {flag} {first}"
+                    f"{key} is a column name given on the command line, for example {named} {first}"
                     if key == "cluster" else f"{key} is a list of column names given on the command line, for "
-                    f"example {flag} {first}" + (f" {flag} {second}" if second else "")))
+                    f"example {named} {first}" + (f" {named} {second}" if second else "")))
             refuse_key(f"{key}.{next(iter(value))}" if isinstance(value, dict) and value and not _flag_for(key)
                        else key, where)
 
@@ -659,9 +669,9 @@ def _judge_options(job: dict) -> dict | None:
     --by groups."""
     given = {name: job.pop(name) for name in JUDGE}
     if given["order"] is None:
-        named = [opt(name) for name in JUDGE[1:] if (given[name] != 0.5 if name == "chance" else given[name])]
+        named = [flag(name) for name in JUDGE[1:] if (given[name] != 0.5 if name == "chance" else given[name])]
         if named:
-            raise click.UsageError(f"{named[0]} describes an order probe; add {opt('order', 'COL')}")
+            raise click.UsageError(f"{named[0]} describes an order probe; add {flag('order')} COL")
         return None
     return {**given, "verdicts": tuple(given["verdicts"]), "by": tuple(job["by"])}
 
@@ -710,8 +720,8 @@ def report(run, log, *, metric, output, design, facts, **job):
     if design is not None:
         _check_design_keys(design)
     judge = _judge_options(job)
-    _refuse_inputs({opt("output"): output}, {opt("log"): log, opt("design"): design, **{
-        opt(name): job[name] for name in ("noise", "framing_log", "targets", "before_log", "validation")}})
+    _refuse_inputs({flag("output"): output}, {ARGUMENTS["log"]: log, flag("design"): design, **{
+        flag(name): job[name] for name in ("noise", "framing_log", "targets", "before_log", "validation")}})
     report_format(output)   # a bad -o is refused before the log is read
     job["framing_log"] = tuple(job["framing_log"] or ())
     framing_only = bool(job["framing_log"]) and not log and not metric and judge is None
@@ -724,10 +734,10 @@ def report(run, log, *, metric, output, design, facts, **job):
         _report_cells_usage(metric)
     if not framing_only:
         if judge is not None and judge["response"] and judge["choice"]:
-            raise click.UsageError("give one of --response and --choice, not both")
+            raise click.UsageError(f"give one of {flag('response')} and {flag('choice')}, not both")
         if metric is None and judge is None:
-            raise click.UsageError("Missing option '--metric' (or --order COL for a report of an order probe "
-                                   "alone).")
+            raise click.UsageError(f"Missing option '{flag('metric')}' (or {flag('order')} COL for a report of an "
+                                   "order probe alone).")
     from probestats.present.terminal.progress import stages
 
     # one library call does the whole job (the same one the local page of `probestats serve` makes); a long
@@ -752,8 +762,8 @@ def plan(run, *, noise, pilot, plot, gap, json_out, probe, **job):
     from probestats.present.words.plan import plan_progress
 
     if plot and gap is None:
-        raise OptionError("--plot draws power at a gap; add --gap G")
-    _refuse_inputs({"--plot": plot}, {"--noise": noise, "--pilot": pilot})
+        raise OptionError(f"{flag('plot')} draws power at a gap; add {flag('gap')} G")
+    _refuse_inputs({flag("plot"): plot}, {flag("noise"): noise, flag("pilot"): pilot})
     _plan_usage(*cell_inputs((), noise=noise, pilot=pilot)[1:], probe)
     err = console(stderr=True)
     with plan_progress(err) as progress:
@@ -789,7 +799,7 @@ def compare(run, before, after, *, output, json_out, probe, **job):
     """
     from probestats.jobs.inputs import is_cells, refuse_row_options
 
-    _refuse_inputs({"-o": output}, {"BEFORE": before, "AFTER": after})
+    _refuse_inputs({flag("output"): output}, {ARGUMENTS["before"]: before, ARGUMENTS["after"]: after})
     as_cells = is_cells(before)
     if as_cells != is_cells(after):
         raise OptionError(f"{before if as_cells else after} is a cell table and "
@@ -853,10 +863,11 @@ def judge(run, log, *, json_out, **job):
       probestats judge self.csv --order order --choice chosen --own-first own_first --by judge
     """
     if job["order"] is None:
-        raise click.UsageError("Missing option '--order'.")
+        raise click.UsageError(f"Missing option '{flag('order')}'.")
     if job["score"] is None and job["choice"] is None and not job["verdicts"]:
-        raise click.UsageError("say how verdicts are read: --response COL with --verdict \"first=[[A]]\" "
-                               "--verdict \"second=[[B]]\", or --choice COL, or --score COL")
+        verdict = flag("verdicts")
+        raise click.UsageError(f"say how verdicts are read: {flag('response')} COL with {verdict} \"first=[[A]]\" "
+                               f"{verdict} \"second=[[B]]\", or {flag('choice')} COL, or {flag('score')} COL")
     result = _run_judge(run, log, **job)
     if json_out:
         emit_json(result)
@@ -879,13 +890,13 @@ def judge(run, log, *, json_out, **job):
 def _report_cells_usage(metric) -> None:
     """report of a cell table: its metric is named (what else cannot go with it, the job refuses)."""
     if metric is None:
-        raise click.UsageError("Missing option '--metric' (a cell table holds one metric).")
+        raise click.UsageError(f"Missing option '{flag('metric')}' (a cell table holds one metric).")
 
 
 def _plan_usage(noise_cells, noise, pilot_cells, pilot, probe) -> None:
     """plan's noise and pilot: logs or cell tables, one of each kind (usage errors)."""
     if noise is None and noise_cells is None:
-        raise click.UsageError("Missing option '--noise' (a log, or a cell table built with its runs).")
+        raise click.UsageError(f"Missing option '{flag('noise')}' (a log, or a cell table built with its runs).")
     if noise_cells is None and pilot_cells is None:
         return
     from probestats.jobs.inputs import refuse_row_options
