@@ -843,7 +843,7 @@ def _run_judge(run, log, **job):
     try:
         return run(log, **job)
     except OptionError as exc:   # the options that cannot go together are a usage error on the command line
-        if str(exc).startswith(("give one of", "--score compares", "--scale belongs")):
+        if str(exc).startswith(("give one of", f"{flag('score')} compares", f"{flag('scale')} belongs")):
             raise click.UsageError(str(exc)) from None
         raise
 
