@@ -70,6 +70,7 @@ RESULTS = {
                                                     targets="sample_logs/framing_targets.csv"),
     "JudgeResult": _judge,
     "Description": lambda tmp: probestats.describe(PROBE, metric="steps", bins="0,4,6,12"),
+    "Descriptions": lambda tmp: probestats.describe(_two_metrics(), metric=["x", "y"], bins="-100,4,100"),
 }
 
 
@@ -129,6 +130,10 @@ def test_the_headline_numbers_are_those_of_the_tests_they_name(results):
     assert (d.statistic, d.pvalue) == (d.test.statistic, d.test.pvalue)
     p = results["Plan"]
     assert (p.statistic, p.pvalue, p.interval, p.conclusion) == (None, None, None, None)   # a plan tests nothing
+    several = results["Descriptions"]
+    frame = several.to_frame()
+    assert frame["metric"].to_list() == ["x", "y"]
+    assert frame["test_p"].to_list() == [one.test.pvalue for one in several.descriptions]
     for name in ("FactorAnalysis", "FactorialAnalysis", "MetricsAnalysis", "ValidatedAnalysis", "FramingResult",
                  "JudgeResult"):
         r = results[name]

@@ -254,13 +254,16 @@ class Description(_Record, Result):
 
 
 @dataclass(frozen=True)
-class Descriptions(_Record):
-    """The descriptions of several metrics of one log (``describe --metric a,b``), one per metric in order.
+class Descriptions(_Record, Result):
+    """The descriptions of several metrics of one log (``describe --metric a,b``), one per metric in order;
+    ``to_frame()`` one row per metric (its test's statistic and p among the columns).
 
     Attributes
     ----------
     descriptions : tuple of Description
     """
+
+    MAIN_TABLE = "descriptions"
 
     descriptions: tuple
 
