@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -119,10 +121,17 @@ def _seconds(args: list[str]) -> float:
     return time.perf_counter() - start
 
 
+def _busy() -> bool:
+    """More processes wait to run than the machine has cores: a wall-clock ratio then says little."""
+    return hasattr(os, "getloadavg") and os.getloadavg()[0] > 1.5 * (os.cpu_count() or 1)
+
+
+@pytest.mark.skipif(_busy(), reason="the machine is busy: the start-up budget is timed on one that is not")
 def test_the_sample_analyze_takes_at_most_about_three_imports_of_polars():
     # the budget in units of this machine: `import polars` alone, timed beside it (the shorter of three
     # interleaved runs each, so a busy moment weighs on neither more than the other). Measured 2.6 times on
-    # a quiet machine, 3.6 with both cores busy: the bound leaves a shared machine that margin.
+    # a quiet machine, 3.6 with both cores busy: the bound leaves a shared machine that margin (at a load of
+    # seven processes per core it measured 4.5, hence the skip above).
     polars_alone, analyze = [], []
     for _ in range(3):
         polars_alone.append(_seconds(["-c", "import polars"]))
