@@ -42,6 +42,7 @@ _EXPORTS = {
     "analyze_framing": ".jobs.engines",
     "melt_wide": ".analyses.framing_input",
     "SCHEMA_VERSION": ".result",
+    "Result": ".result",
     "adjust": ".stats.multitest",
     "JudgeResult": ".analyses.judge",
     "analyze_order": ".analyses.judge",

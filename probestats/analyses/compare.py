@@ -24,7 +24,7 @@ from typing import Mapping
 
 import polars as pl
 
-from probestats.result import html_summary, one_line
+from probestats.result import Result, html_summary, one_line
 
 from probestats.errors import ColumnError, ProbestatsError, either, opt
 from probestats.stats.hypotests import TestResult, sign_flip_test
@@ -127,7 +127,7 @@ def _verdict(analysis):
 
 
 @dataclass(frozen=True)
-class Comparison:
+class Comparison(Result):
     """A probe before and after a change, analyzed the same way.
 
     Attributes
@@ -148,6 +148,11 @@ class Comparison:
         Whether the gap changed and whether the after run still detects one, decided once
         (:func:`probestats.analyses.verdict.decide_change`); every renderer words it.
     """
+
+    MAIN_TABLE = "change.items"
+
+    def _headline(self):
+        return self.change_test
 
     before: object
     after: object

@@ -46,6 +46,7 @@ import numpy as np
 import polars as pl
 
 from probestats.errors import OptionError, caught_warnings
+from probestats.result import Result
 
 __all__ = ["FactorTest", "AnovaRow", "FactorialAnalysis", "permutation_test", "factorial_tests", "anova_rm",
            "analyze_factorial", "MAX_EXACT"]
@@ -260,7 +261,7 @@ def anova_rm(cells, names: tuple[str, str]) -> tuple[AnovaRow, ...]:
 
 
 @dataclass(frozen=True)
-class FactorialAnalysis:
+class FactorialAnalysis(Result):
     """Two attributes with any number of levels (:func:`analyze_factorial`).
 
     Attributes
@@ -296,6 +297,8 @@ class FactorialAnalysis:
         or several metrics); 0 alone.
     """
 
+    MAIN_TABLE = "tests"
+
     metric: str
     factors: tuple[str, str]
     levels: tuple[tuple[str, ...], tuple[str, ...]]
@@ -321,12 +324,6 @@ class FactorialAnalysis:
 
     def test(self, name: str) -> FactorTest:
         return next(t for t in self.tests if t.name == name)
-
-    def to_frame(self) -> pl.DataFrame:
-        """One row per test: its statistic, p and corrected p."""
-        return pl.DataFrame({"test": [t.name for t in self.tests], "statistic": [float(t.statistic) for t in self.tests],
-                             "p": [float(t.pvalue) for t in self.tests], "p_adjusted": [t.p_adjusted for t in self.tests]},
-                            schema={"test": pl.String, "statistic": pl.Float64, "p": pl.Float64, "p_adjusted": pl.Float64})
 
     def __repr__(self) -> str:
         from probestats.result import one_line

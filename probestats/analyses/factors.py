@@ -30,7 +30,7 @@ from typing import Sequence
 import numpy as np
 import polars as pl
 
-from probestats.result import html_summary, one_line
+from probestats.result import Result, html_summary, one_line
 
 from probestats.vocabulary import column_names
 from probestats.errors import ColumnError, OptionError, count_of, either, opt
@@ -112,7 +112,7 @@ class Effect:
 
 
 @dataclass(frozen=True)
-class FactorAnalysis:
+class FactorAnalysis(Result):
     """Result of :func:`analyze_factors`.
 
     Attributes
@@ -145,6 +145,8 @@ class FactorAnalysis:
         The tests corrected together when this analysis is one of a family (a ``FactorSet``: ``--by`` groups
         or several metrics); 0 alone.
     """
+
+    MAIN_TABLE = "effects"
 
     metric: str
     factors: tuple[str, str]

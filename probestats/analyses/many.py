@@ -48,6 +48,7 @@ from probestats.errors import Problem, has_errors
 from probestats.stats.selection import ImpactRatio, impact_ratios, is_selection
 from probestats.checks.schema import SETTINGS, validate
 from probestats.analyses.omnibus import OmnibusResult, omnibus_test
+from probestats.result import Result
 
 __all__ = [
     "ValueMean",
@@ -260,9 +261,9 @@ class ManyResult:
 
 
 @dataclass(frozen=True)
-class ManyAnalysis:
+class ManyAnalysis(Result):
     """Result of :func:`analyze_many`; ``to_dict()`` is its ``analyze --json`` object, ``result.pvalue`` the
-    omnibus p and ``to_frame()`` the long table of item means.
+    omnibus p and ``to_frame()`` the table of item means (one row per item, a column per value).
 
     Attributes
     ----------
@@ -283,6 +284,11 @@ class ManyAnalysis:
         every renderer words it.
     """
 
+    MAIN_TABLE = "items"
+
+    def _headline(self):
+        return self.main.omnibus
+
     main: ManyResult
     groups: tuple[ManyResult, ...]
     problems: tuple[Problem, ...]
@@ -299,10 +305,6 @@ class ManyAnalysis:
     def pvalue(self) -> float:
         """The headline p: the omnibus test that the value makes no difference (``main.omnibus.pvalue``)."""
         return self.main.omnibus.pvalue
-
-    def to_frame(self) -> pl.DataFrame:
-        """The long table of item means: item, value, mean (the item's mean under the value), runs."""
-        return self.main.items
 
     @property
     def detected(self) -> bool:

@@ -29,6 +29,7 @@ from probestats.analyses.pair_tests import PairResult, compare_pair, design_prob
 from probestats.analyses.probe_mdg import probe_mdg
 from probestats.analyses.verdict import NoiseCheck
 
+from probestats.result import Result
 
 
 def _num(x) -> float | None:
@@ -121,7 +122,7 @@ def with_row_level(analysis: Analysis) -> Analysis:
 
 
 @dataclass(frozen=True)
-class Analysis:
+class Analysis(Result):
     """The result of :func:`analyze`: the main comparison, noise beside it, splits and problems.
 
     ``to_dict()`` is the ``analyze --json`` object (its stable keys are listed in the JSON reference);
@@ -187,6 +188,14 @@ class Analysis:
         With ``random_settings=``: each setting's balance test and the gap stratified by and adjusted for it
         (:mod:`probestats.analyses.drawn`).
     """
+
+    MAIN_TABLE = "items"
+
+    def _headline(self):
+        return self.main.headline_test
+
+    def _interval(self):
+        return self.main.interval
 
     main: PairResult
     noise: PairResult | None
