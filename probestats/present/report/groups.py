@@ -426,7 +426,7 @@ def compare_context(comparison) -> dict:
                          f"chance at alpha {alpha:g} (p = {fmt_p(test.pvalue, alpha)}): these runs do not show that "
                          "the change moved the gap.")
     if not verdict.after_detected:
-        sentences.append("The after run did not detect a gap larger than its noise, with these "
+        sentences.append("The after run did not detect a gap larger than chance, with these "
                          f"{count_of(after.main.n_items, 'item')}, values, metric and settings, and "
                          f"{fmt_num(after.main.runs_per_value()[0])} runs per value. This does not show that the "
                          "system is unbiased, nor that the gap is gone on other items, values or metrics.")
