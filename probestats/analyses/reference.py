@@ -138,8 +138,10 @@ def _bootstrap(gaps: np.ndarray, *, n_resamples: int, seed) -> tuple[tuple[float
         with np.errstate(divide="ignore"):
             ratios.append(np.where(shift != 0, spread / np.abs(np.where(shift != 0, shift, 1.0)), np.inf))
     shifts, ratios = np.concatenate(shifts), np.concatenate(ratios)
-    return ((float(np.quantile(shifts, 0.025)), float(np.quantile(shifts, 0.975))),
-            (float(np.quantile(ratios, 0.025)), float(np.quantile(ratios, 0.975))))
+    # order statistics, not interpolation: a resample with no shift has an infinite ratio
+    ends = (lambda x: (float(np.quantile(x, 0.025, method="inverted_cdf")),
+                       float(np.quantile(x, 0.975, method="inverted_cdf"))))
+    return ends(shifts), ends(ratios)
 
 
 def reference_check(result, *, alpha: float, n_resamples: int = 10_000, seed: int | None = 0) -> ReferenceCheck | None:
