@@ -147,6 +147,32 @@ def model_log(rng, *, opposite: bool, items: int = 60, gap: float = 0.5) -> list
     return rows
 
 
+# --- random_setting (a setting drawn per call, refused as a confound) ---------------------------------------------
+
+def drawn_log(rng, *, tracks: bool, items: int = 12, runs: int = 4) -> list[dict]:
+    """A temperature drawn per call from U(0, 1.5) under both values, or (``tracks``) from U(0, 0.75) under 'a'."""
+    rows = []
+    for i in range(items):
+        level = rng.normal()
+        for v in ("a", "b"):
+            for s in range(runs):
+                t = float(rng.uniform(0, 1.5)) * (0.5 if (tracks and v == "a") else 1.0)
+                rows.append({"item": f"i{i}", "variant": v, "seed": s, "temperature": round(t, 2),
+                             "y": level + 2 * t + (0.3 if v == "a" else 0.0) + rng.normal()})
+    return rows
+
+
+def refused(rows) -> bool:
+    from probestats import Probe, Tests, analyze
+    from probestats.errors import ValidationError
+
+    try:
+        analyze(rows, metric="y", probe=Probe(random_settings=["temperature"]), tests=Tests(n_resamples=2000))
+    except ValidationError as exc:
+        return any(p.code == "confounded_setting" for p in exc.problems)
+    return False
+
+
 # --- the table -------------------------------------------------------------------------------------------------
 
 def rate(hits: int, n: int) -> str:
@@ -188,6 +214,11 @@ def caveat_rows(n: int, rng, only) -> list[tuple]:
                   for _ in range(n))
         out.append(("blocks_disagree", "4 models, one gap 0.5, noise SD 0.5 to 2", null,
                     "one of 4 models at -0.5", hit))
+    if want("random_setting"):
+        null = sum(refused(drawn_log(rng, tracks=False)) for _ in range(n))
+        hit = sum(refused(drawn_log(rng, tracks=True)) for _ in range(n))
+        out.append(("random_setting", "temperature drawn alike, 12 items x 4 runs", null,
+                    "drawn from half the range under 'a' (refused)", hit))
     return out
 
 
@@ -218,7 +249,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--logs", type=int, default=300, help="logs per null and per problem (default 300)")
     parser.add_argument("--only", nargs="*", default=(), help="sections to run: clustered_items constant_arm "
-                        "likely_block blocks_disagree coverage")
+                        "likely_block blocks_disagree random_setting coverage")
     parser.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples in the coverage section")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
