@@ -222,6 +222,31 @@ def caveat_rows(n: int, rng, only) -> list[tuple]:
     return out
 
 
+def heterogeneity(n: int, rng, resamples: int = 999) -> list[tuple]:
+    """The blocks_disagree heterogeneity test alone, before (the raw spread of the block means permuted within
+    items) and after (each block against its own standard error), on 60 items x 4 blocks of item gaps (the gap
+    of 2 runs per value, so its SD is the run noise SD): the share of logs at p <= alpha."""
+    from probestats.analyses.blocks import heterogeneity_test
+    from probestats.analyses.omnibus import omnibus_test
+
+    sds = np.array([0.5, 1.0, 1.5, 2.0])
+    cases = [("null: one gap 0.5, noise SD 0.5 to 2", [0.5] * 4, sds),
+             ("null: one gap 0.5, noise SD 1", [0.5] * 4, np.ones(4)),
+             ("noisiest at -0.5 (size 1.0), SD 0.5 to 2", [0.5, 0.5, 0.5, -0.5], sds),
+             ("noisiest at 0 (size 0.5), SD 0.5 to 2", [0.5, 0.5, 0.5, 0.0], sds),
+             ("least noisy at 0 (size 0.5), SD 2 to 0.5", [0.5, 0.5, 0.5, 0.0], sds[::-1]),
+             ("one at 0 (size 0.5), SD 1", [0.5, 0.5, 0.5, 0.0], np.ones(4))]
+    out = []
+    for what, gaps, sd in cases:
+        before = after = 0
+        for rep in range(n):
+            m = np.asarray(gaps) + rng.normal(0, 1, (60, 4)) * sd
+            before += omnibus_test(m, n_resamples=resamples, seed=rep).pvalue <= ALPHA
+            after += heterogeneity_test(m, n_resamples=resamples, seed=rep).pvalue <= ALPHA
+        out.append((what, before, after))
+    return out
+
+
 def coverage(n: int, rng, resamples: int) -> list[tuple]:
     """The share of 95% d_z and d_av intervals holding the true value, item level and cluster level."""
     from probestats.analyses.clusters import cluster_effect_sizes
@@ -249,7 +274,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--logs", type=int, default=300, help="logs per null and per problem (default 300)")
     parser.add_argument("--only", nargs="*", default=(), help="sections to run: clustered_items constant_arm "
-                        "likely_block blocks_disagree random_setting coverage")
+                        "likely_block blocks_disagree random_setting heterogeneity coverage")
     parser.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples in the coverage section")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
@@ -257,7 +282,8 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     n = args.logs
     start = time.time()
-    rows = caveat_rows(n, rng, set(args.only) - {"coverage"}) if set(args.only) != {"coverage"} else []
+    rows = (caveat_rows(n, rng, set(args.only) - {"coverage", "heterogeneity"})
+            if set(args.only) - {"coverage", "heterogeneity"} or not args.only else [])
     if rows:
         print(f"{n} logs per null and per problem; alpha {ALPHA}")
         print(f"{'caveat':<17}{'null (must stay silent)':<48}{'false alarms':>15}{'<= alpha + 2 SE':>17}   "
@@ -266,6 +292,12 @@ def main() -> None:
             r = null / n
             ok = "yes" if r <= ALPHA + 2 * math.sqrt(ALPHA * (1 - ALPHA) / n) else "NO"
             print(f"{name:<17}{null_what:<48}{rate(null, n):>15}{ok:>17}   {hit_what:<58}{rate(hit, n):>14}")
+    if not args.only or "heterogeneity" in args.only:
+        print(f"\nblocks_disagree's heterogeneity test alone, 60 items x 4 blocks; {n} logs, 999 resamples; share at "
+              f"p <= {ALPHA}")
+        print(f"{'gap matrices':<44}{'raw spread (before)':>22}{'studentized (after)':>22}")
+        for what, before, after in heterogeneity(n, rng):
+            print(f"{what:<44}{rate(before, n):>22}{rate(after, n):>22}", flush=True)
     if not args.only or "coverage" in args.only:
         print(f"\neffect sizes' 95% intervals, 40 clusters x 10 items, cluster SD 0.5, gap 0.3; {n} logs, "
               f"{args.resamples} resamples")
