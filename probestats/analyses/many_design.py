@@ -26,7 +26,8 @@ from typing import Sequence
 
 import polars as pl
 
-from probestats.checks.design import Caveat, constant_text, constant_values, share_text
+from probestats.checks.design import (MAX_GROUP_CLAUSES, Caveat, constant_text, constant_values,
+                                       grouped_constants_clause, share_text)
 
 __all__ = ["constant_caveats", "agreement_caveat"]
 
@@ -91,6 +92,11 @@ def constant_caveats(frame: pl.DataFrame, metric: str, units: Sequence[str],
         found += [{"by": {k: (None if v is None else str(v)) for k, v in g.by.items()}, "value": u,
                    "other": others[0] if len(units) == 2 and others else None, "constant": c, "share_of_items": s}
                   for u, (c, s) in here.items()]
+    if len(parts) > MAX_GROUP_CLAUSES:   # one clause per group would repeat itself: one sentence with a count
+        parts = [grouped_constants_clause(
+            [(", ".join(f"{k} = {v}" for k, v in f["by"].items()), f["value"], f["constant"], f["share_of_items"])
+             for f in found], metric, len(groups),
+            "so there the gaps against it only ask whether the other values differ from that constant")]
     if parts:
         out.append(Caveat("constant_arm_in_groups", "; ".join(parts) + ". " + _CONSTANT_MEANS, {"groups": found}))
     return tuple(out)

@@ -602,8 +602,9 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
 
         for d in drawn:
             verdict = with_caveats(verdict, Caveat(
-                "random_setting", drawn_caveat(d, checked.a, checked.b),
-                {"column": d.column, "balance_p": d.balance.pvalue, "stratified_gap": d.stratified.average_gap,
+                "random_setting", drawn_caveat(d, checked.a, checked.b, alpha),
+                {"column": d.column, "balance_p": d.balance.pvalue, "balance_size": d.balance.size,
+                 "unbalanced": d.balance.unbalanced(alpha), "stratified_gap": d.stratified.average_gap,
                  "adjusted_gap": d.adjusted.gap}))
     result = Analysis(main=main, noise=noise_result, groups=tuple(groups), problems=tuple(problems),
                       alternative=alternative, alpha=alpha, correction=correction, checked=checked,
@@ -621,8 +622,8 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
 
 
 def _drawn(checked, metric, drawn, tests) -> tuple:
-    """Each randomized setting (``drawn``) checked for balance (an unbalanced one refused as a confound), then
-    shown stratified and adjusted."""
+    """Each randomized setting (``drawn``) checked for balance (one that tracks the value refused as a confound;
+    one unbalanced by chance kept, and its caveat says so), then shown stratified and adjusted."""
     from probestats.analyses.drawn import balance_test, drawn_setting, unbalanced_problem
 
     alpha, n_resamples, seed = tests.alpha, tests.n_resamples, tests.seed
@@ -631,7 +632,7 @@ def _drawn(checked, metric, drawn, tests) -> tuple:
         if column not in checked.frame.columns:
             raise OptionError(f"{opt('random_settings', [column])}: no such column in the log")
         balance = balance_test(checked.frame, column, checked.a, checked.b, n_resamples=n_resamples, seed=seed)
-        if balance.pvalue <= alpha:
+        if balance.tracks(alpha):
             raise ValidationError([unbalanced_problem(balance, checked.a, checked.b,
                                                       checked.log.columns.get(column, column))])
         out.append(drawn_setting(checked.frame, metric, checked.a, checked.b, column, tests, balance=balance))

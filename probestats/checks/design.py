@@ -51,7 +51,7 @@ import polars as pl
 from probestats.stats.permutation import arms_unequal
 
 __all__ = ["Caveat", "ValueCounts", "ValueFacts", "DesignFacts", "value_counts", "design_facts", "design_caveats", "group_constant_caveats", "constant_text",
-           "item_facts", "constant_values", "share_text",
+           "item_facts", "constant_values", "share_text", "grouped_constants_clause", "MAX_GROUP_CLAUSES",
            "CONSTANT_SHARE"]
 
 #: a value is a constant arm when its metric is one and the same number in every run of at least this share of items
@@ -461,7 +461,12 @@ def group_constant_caveats(grouped: pl.DataFrame, by, metric: str, a: str, b: st
         return ()
     other = {a: b, b: a}
     parts = []
-    for label, _, arm in found:
+    if len(found) > MAX_GROUP_CLAUSES:   # one clause per group would repeat itself: one sentence with a count
+        total = grouped.select(by).unique().height
+        parts.append(grouped_constants_clause(
+            [(label, arm.value, arm.constant, arm.constant_share) for label, _, arm in found], metric, total,
+            "so there the test only asks whether the other value differs from that constant"))
+    for label, _, arm in (found if not parts else ()):
         share = share_text(arm.constant_share)
         parts.append(f"In {label}, '{arm.value}' gives {metric} = {constant_text(arm.constant)} in every run of "
                      f"{share}, so there the test only asks whether '{other[arm.value]}' differs from a constant "
@@ -473,6 +478,39 @@ def group_constant_caveats(grouped: pl.DataFrame, by, metric: str, a: str, b: st
                            "other": other[arm.value], "constant": arm.constant,
                            "share_of_items": arm.constant_share} for _, key, arm in found]}
     return (Caveat("constant_arm_in_groups", sentence, figures),)
+
+
+#: beyond this many groups with a constant value, they are counted in one clause rather than named one by one
+MAX_GROUP_CLAUSES = 3
+
+
+def grouped_constants_clause(found: Sequence[tuple[str, str, float, float]], metric: str, total: int,
+                             asks: str) -> str:
+    """Groups where one value is constant, counted in one clause: ``found`` holds ``(group label, value,
+    constant, share of items)``; the groups are counted per value and constant, at most three such pairs and
+    three groups of each named.
+
+    >>> found = [(f"model = m{k}", "b", 0.8979, 1.0) for k in range(12)]
+    >>> grouped_constants_clause(found, "compound", 15, "so there the test only asks whether the other value differs from that constant")
+    "In 12 of 15 groups one value gives compound one number in every run of every item, so there the test only asks whether the other value differs from that constant: 'b' = 0.8979 in 12 (model = m0, model = m1, model = m2 and 9 more)"
+    """
+    by_pair: dict[tuple[str, float], list[str]] = {}
+    for label, value, constant, _ in found:
+        by_pair.setdefault((value, constant), []).append(label)
+    every = all(share == 1 for *_, share in found)
+    where = "every item" if every else f"at least {min(share for *_, share in found):.0%} of the items"
+    ranked = sorted(by_pair.items(), key=lambda kv: -len(kv[1]))
+    shown = []
+    for (value, constant), labels in ranked[:3]:
+        more = f" and {len(labels) - 3} more" if len(labels) > 3 else ""
+        shown.append(f"'{value}' = {constant_text(constant)} in {len(labels)} ({', '.join(labels[:3])}{more})")
+    if len(ranked) > 3:
+        rest = ranked[3:]
+        shown.append(f"{len(rest)} other constant{'s' if len(rest) > 1 else ''} in "
+                     f"{sum(len(labels) for _, labels in rest)} more")
+    groups = len({label for label, *_ in found})
+    return (f"In {groups} of {total} groups one value gives {metric} one number in every run of {where}, "
+            f"{asks}: {'; '.join(shown)}")
 
 
 def constant_text(x: float) -> str:

@@ -367,7 +367,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None, plai
     >>> ctx["tests"]["never_significant"], ctx["finding"]["detected"]
     (True, False)
     >>> ctx["finding"]["sentences"][0]
-    "The probe did not detect a gap larger than its noise, with these 5 items, the values 'formal' and 'casual', the metric steps, model and settings not recorded in the log, and 5 runs per value."
+    "The probe did not detect a gap larger than chance, with these 5 items, the values 'formal' and 'casual', the metric steps, model and settings not recorded in the log, and 5 runs per value."
     """
     design = design or Design()
     words = _pair_words(analysis, plain=plain)
@@ -783,7 +783,7 @@ def _detected_noise_sentences(w: _Words) -> list[str]:
 
 def _null_finding(w: _Words) -> list[str]:
     """No gap detected: the conditions, the gap and its test, the noise, the gap it could miss, no claim of none."""
-    finding = [f"The probe did not detect a gap larger than its noise, {_conditions(w)}.",
+    finding = [f"The probe did not detect a gap larger than chance, {_conditions(w)}.",
                f"The average gap was {w.gap_text} {w.metric} ({w.test_named}, {w.p_phrase}; {w.interval_text})."]
     finding += _null_noise_sentences(w)
     finding.append(_missed_gap_sentence(w))
@@ -799,10 +799,39 @@ def _null_noise_sentences(w: _Words) -> list[str]:
         return [f"{_noise_gap_subject(w.analysis)} was {fmt_gap(noise.average_gap)} {w.metric} "
                 f"(p = {fmt_p(noise.sign_flip.pvalue, w.alpha)}"
                 + (f"; with {runs_phrase(noise.items)}, more than the probe's, so it understates this "
-                   "probe's noise)." if _fewer_runs(w.main, noise) else ").")] + noise_check_sentences(verdict)
+                   "probe's noise)." if _fewer_runs(w.main, noise) else ").")] + [
+            noise_size_sentence(w.main.average_gap, noise.average_gap, never=w.never)] + noise_check_sentences(verdict)
     if not verdict.noise.valid and verdict.noise.source != "none":
         return noise_check_sentences(verdict)
     return ["No same-versus-same log was given, so the noise gap is unknown."]
+
+
+def noise_size_sentence(gap: float, noise_gap: float, *, never: bool = False) -> str:
+    """A gap not larger than chance set against the same-versus-same gap, in the words their sizes allow: a
+    gap many times the noise is larger than re-asking noise (what it is not larger than is the items' spread),
+    one no larger is within it.
+
+    >>> noise_size_sentence(0.43, 0.03)
+    'In size the average gap is 14 times the same-versus-same gap: larger than the noise of re-asking, but not larger than chance across the items, whose gaps vary too much among themselves to tell it from zero.'
+    >>> noise_size_sentence(0.02, 0.05)
+    'In size the average gap is 0.4 times the same-versus-same gap: within the noise of re-asking.'
+    """
+    g, e = abs(float(gap)), abs(float(noise_gap))
+    why = (": they are too few for any test to reach alpha" if never
+           else ", whose gaps vary too much among themselves to tell it from zero")
+    if e == 0:
+        return ("The same-versus-same gap was 0, so the average gap is larger than the noise of re-asking, but not "
+                f"larger than chance across the items{why}." if g > 0 else
+                "The average gap and the same-versus-same gap were both 0.")
+    ratio = g / e
+    times = f"{ratio:,.0f}" if ratio >= 10 else f"{ratio:.2g}"
+    if ratio >= 2:
+        return (f"In size the average gap is {times} times the same-versus-same gap: larger than the noise of "
+                f"re-asking, but not larger than chance across the items{why}.")
+    if ratio > 1:
+        return (f"In size the average gap is {times} times the same-versus-same gap: not clearly larger than "
+                "the noise of re-asking.")
+    return f"In size the average gap is {times} times the same-versus-same gap: within the noise of re-asking."
 
 
 def _missed_gap_sentence(w: _Words) -> str:
