@@ -127,10 +127,7 @@ NAMED = {
     "many_design:agreement_caveat": ('alpha', 'groups', 'n_resamples', 'seed'),
     "many_design:constant_caveats": ('groups',),
     # noise_check
-    "noise_check:_drawn_table": ('seed',),
-    "noise_check:chance_cause": ('alpha',),
-    "noise_check:noise_check_of": ('alpha', 'seed'),
-    "noise_check:within_log_noise": ('seed',),
+    "noise_check:noise_check_of": ('alpha',),
     # omnibus
     "omnibus:omnibus_test": ('alpha', 'n_resamples', 'seed'),
     # pair_tests

@@ -49,14 +49,14 @@ def one_run_reason(value: str, cell: str = "item") -> str:
             f"(give each cell two runs or more, or a noise log with {opt('noise')})")
 
 
-def noise_check_of(kind: str, description: str, result: "PairResult", alpha: float, *, causes, seed=None):
+def noise_check_of(kind: str, description: str, result: "PairResult", alpha: float, *, causes):
     """The check a same-versus-same comparison that ran gives: failed when its sign-flip p is at most ``alpha``,
     then with ``causes()`` (what may explain it)."""
     from probestats.analyses.verdict import NoiseCheck
 
     failed = result.sign_flip.pvalue <= alpha
     return NoiseCheck(kind, description, True, failed=failed, causes=tuple(causes()) if failed else (),
-                      average_gap=result.average_gap, pvalue=result.sign_flip.pvalue, seed=seed)
+                      average_gap=result.average_gap, pvalue=result.sign_flip.pvalue)
 
 
 @dataclass(frozen=True)

@@ -202,7 +202,7 @@ class Verdict:
         # the borderline caveat follows the p the verdict holds, however it was built or replaced (a later p, as the
         # clusters' test gives, takes its own): one at the end when p is within the margin, none otherwise
         kept = tuple(c for c in self.caveats if c.id != "borderline")
-        near = borderline_caveat(self.pvalue, self.alpha, self.conclusion)
+        near = borderline_caveat(self)
         object.__setattr__(self, "caveats", kept + ((near,) if near is not None else ()))
 
     @property
@@ -229,27 +229,29 @@ class Verdict:
 BORDERLINE_FACTOR = 2.0
 
 
-def borderline_caveat(pvalue: float | None, alpha: float, conclusion: str = "detected") -> Caveat | None:
-    """The ``borderline`` caveat of a verdict whose p lies within :data:`BORDERLINE_FACTOR` of ``alpha`` (ends
-    included), else None (also for a p that is None, and for an ``undecided`` or ``untested`` conclusion, which
-    say what they are themselves).
+def borderline_caveat(verdict) -> Caveat | None:
+    """The ``borderline`` caveat of a verdict (its ``pvalue``, ``alpha`` and ``conclusion``) whose p lies within
+    :data:`BORDERLINE_FACTOR` of alpha (ends included), else None (also for a p that is None, and for an
+    ``undecided`` or ``untested`` conclusion, which say what they are themselves).
 
-    >>> borderline_caveat(0.031, 0.05).sentence
+    >>> from types import SimpleNamespace as NS
+    >>> borderline_caveat(NS(pvalue=0.031, alpha=0.05, conclusion="detected")).sentence
     'Borderline: p = 0.031 lies within a factor of 2 of alpha = 0.05 (from 0.025 to 0.1), where one run more or fewer can move it across alpha; the conclusion holds for these runs but is not firm.'
-    >>> borderline_caveat(0.1, 0.05).figures, borderline_caveat(0.1001, 0.05), borderline_caveat(0.0249, 0.05)
-    ({'p': 0.1, 'alpha': 0.05, 'factor': 2.0, 'low': 0.025, 'high': 0.1}, None, None)
+    >>> [borderline_caveat(NS(pvalue=p, alpha=0.05, conclusion="not_detected")) is not None for p in (0.0249, 0.1, 0.1001)]
+    [False, True, False]
     """
-    if pvalue is None or conclusion in ("undecided", "untested") or pvalue != pvalue:
+    p, alpha = verdict.pvalue, verdict.alpha
+    if p is None or verdict.conclusion in ("undecided", "untested") or p != p:
         return None
     low, high = alpha / BORDERLINE_FACTOR, alpha * BORDERLINE_FACTOR
-    if not low <= pvalue <= high:
+    if not low <= p <= high:
         return None
     return Caveat(
         "borderline",
-        f"Borderline: p = {pvalue:.4g} lies within a factor of {BORDERLINE_FACTOR:g} of alpha = {alpha:g} (from "
+        f"Borderline: p = {p:.4g} lies within a factor of {BORDERLINE_FACTOR:g} of alpha = {alpha:g} (from "
         f"{low:g} to {high:g}), where one run more or fewer can move it across alpha; the conclusion holds for "
         "these runs but is not firm.",
-        {"p": float(pvalue), "alpha": float(alpha), "factor": BORDERLINE_FACTOR, "low": low, "high": high})
+        {"p": float(p), "alpha": float(alpha), "factor": BORDERLINE_FACTOR, "low": low, "high": high})
 
 
 STATEMENTS = {
