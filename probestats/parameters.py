@@ -176,10 +176,10 @@ _RECORDS = (
        "reference target.", metavar="COL", multiple=True, common=True),
     _p("noise", "--noise", "The noise reference: a same-versus-same log (only the draw changed), or its cell table "
        "built with its runs (probestats cells --keep-runs); analyze and report also take 'within' (their default: "
-       "the log's runs split in halves drawn at random within cells, --seed) and 'none'.", kind="path",
+       "the log's runs split in halves within cells, read over every split) and 'none'.", kind="path",
        metavar="NOISE_LOG", common=True),
     _p("noise_value", "--noise-value", "The noise reference: the repeats of VALUE in the log (a baseline run several "
-       "times), split in halves drawn at random within items.", metavar="VALUE"),
+       "times), split in halves within items, read over every split.", metavar="VALUE"),
     _p("settings", "--setting", "A held-fixed setting besides model, judge, temperature, system and file, which "
        "always are (repeatable); one that varies within items is a block: items are matched within it.",
        metavar="COL", multiple=True),

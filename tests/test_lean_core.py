@@ -95,10 +95,7 @@ NAMED = {
     "judge:analyze_order": ('alpha', 'correction'),
     "judge:analyze_scored": ('alpha', 'correction'),
     # noise_check
-    "noise_check:_drawn_table": ('seed',),
-    "noise_check:chance_cause": ('alpha',),
-    "noise_check:noise_check_of": ('alpha', 'seed'),
-    "noise_check:within_log_noise": ('seed',),
+    "noise_check:noise_check_of": ('alpha',),
     # omnibus
     "omnibus:omnibus_test": ('alpha', 'n_resamples', 'seed'),
     # pair_tests

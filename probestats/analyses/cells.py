@@ -315,12 +315,14 @@ def _with_first_half(frame: pl.DataFrame, metric: str, by: Sequence[str] = ()) -
 
 
 def within_cells_noise(cells: pl.DataFrame, a: str, items: pl.DataFrame,
-                       ) -> tuple[pl.DataFrame | None, str | None, Problem | None]:
+                       ) -> tuple[object | None, str | None, Problem | None]:
     """The within-log noise of :func:`probestats.analyses.noise_check.within_log_noise`, from a cell table.
 
-    Each item's runs of value ``a`` split in two halves (columns :data:`HALF_COLUMNS`): the item
-    table of ``"<a> (first half)"`` against ``"<a> (second half)"``, items in the order the row
-    path gives them (by id as text). Returns ``(item table, source label, None)``, or
+    Each item's runs of value ``a`` split in two halves, read over every split from the cell's runs, sum and
+    sum of squares (:func:`probestats.analyses.noise_check.halves_noise`), items in the order the row
+    path gives them (by id as text). The table's own halves (columns :data:`HALF_COLUMNS`, one split drawn
+    when it was built) are no longer read, but a table without them, or with halves split by seed order or
+    none, is still left without the row as before. Returns ``(halves, source label, None)``, or
     ``(None, None, None)`` where the row log has no such row either (an item with fewer than two
     runs of a value), or ``(None, None, problem)`` where the table cannot give it.
 
@@ -330,8 +332,9 @@ def within_cells_noise(cells: pl.DataFrame, a: str, items: pl.DataFrame,
     >>> from probestats.analyses.question import Question
     >>> halves, source, _ = within_cells_noise(cells, "a", analyze_cells(cells, Question("steps")).main.items)
     >>> from probestats.analyses.paired import within_log_noise
-    >>> halves.equals(within_log_noise(validate(rows, metric="steps"))[0]), source.endswith("value (seed 0)")
-    (True, True)
+    >>> rows_halves = within_log_noise(validate(rows, metric="steps"))[0]
+    >>> halves.items.equals(rows_halves.items), halves.average_gap == rows_halves.average_gap, source.endswith("no draw)")
+    (True, True, True)
     """
     if not items.height or items.select(pl.col("n_a").min() < 2).item():
         return None, None, None
@@ -356,21 +359,6 @@ def within_cells_noise(cells: pl.DataFrame, a: str, items: pl.DataFrame,
             f"an item's runs of the value are spread over several {opt('by')} groups of the cell table, whose halves "
             "are drawn within each group, not over the item as the analysis draws them; the within-log noise row is "
             f"left out (analyze the row log, or a table built without {opt('by')}, for it)")
-    first, second = f"{a} (first half)", f"{a} (second half)"
-    rows = []
-    for item, n, s, q, n1, s1, q1, p in side.select(
-            "item", "counted", "sum_units", "sumsq_units", "n_first", "sum_units_first", "sumsq_units_first",
-            "places").iter_rows():
-        s, q, s1, q1 = int(s), int(q), int(s1), int(q1)
-        m1, d1 = mean_sd(n1, s1, q1, p)
-        m2, d2 = mean_sd(n - n1, s - s1, q - q1, p)
-        rows.append((item, m1, m2, m1 - m2, n1, n - n1, d1, d2))
-    table = pl.DataFrame(rows, schema={"item": pl.String, "mean_a": pl.Float64, "mean_b": pl.Float64,
-                                       "gap": pl.Float64, "n_a": pl.Int64, "n_b": pl.Int64, "sd_a": pl.Float64,
-                                       "sd_b": pl.Float64}, orient="row")
-    table = items.select("item").join(table, on="item", how="inner", maintain_order="left")
-    if table.height != items.height:
-        return None, None, None
     split = side["first_split"].unique().to_list()
     if len(split) != 1 or not str(split[0]).startswith("random"):
         return None, None, Problem(
@@ -378,9 +366,15 @@ def within_cells_noise(cells: pl.DataFrame, a: str, items: pl.DataFrame,
             "the cell table's halves were split by seed or row order (it was built by an older probestats), "
             "which a file sorted by the metric makes unequal; the within-log noise row is left out: build the "
             "table again with " + either("probestats.analyses.cells.cell_table()", "probestats cells"))
-    seed = str(split[0]).removeprefix("random (seed ").rstrip(")")
-    return table, (f"within-log: the runs of value '{a}' in each item split in two halves drawn at random, keyed by "
-                   f"the cell's name and each run's value (seed {seed})"), None
+    from probestats.analyses.noise_check import OVER_EVERY_SPLIT, halves_noise
+
+    stats = [(item, n, mean_sd(n, int(s), int(q), p)[1]) for item, n, s, q, p in
+             side.select("item", "counted", "sum_units", "sumsq_units", "places").iter_rows()]
+    spread = pl.DataFrame(stats, schema={"item": pl.String, "n": pl.Int64, "sd": pl.Float64}, orient="row")
+    halves = halves_noise(spread, a, items.select("item"))
+    if halves.n_items != items.height:
+        return None, None, None
+    return halves, f"within-log: the runs of value '{a}' in each item {OVER_EVERY_SPLIT}", None
 
 
 def analyze_cells(cells, question, tests=None, *, within_noise: bool = True, mdg: bool = True) -> Analysis:
@@ -481,11 +475,7 @@ def analyze_cells(cells, question, tests=None, *, within_noise: bool = True, mdg
 
             mdg_value, mdg_room, mdg_near, mdg_detail = probe_mdg(noise_checked, metric, main, tests)
     elif within_noise:
-        halves, noise_source, note = within_cells_noise(frame, a, main.items)
-        if halves is not None:  # as the row path: beside the result only, the t interval
-            noise = compare_pair(halves, metric, f"{a} (first half)", f"{a} (second half)",
-                                 alternative=alternative, confidence=1 - alpha, n_resamples=n_resamples, seed=seed,
-                                 hedges=hedges)
+        noise, noise_source, note = within_cells_noise(frame, a, main.items)
         problems += [note] if note is not None else []
     problems = design_problems(main, alpha) + problems + unpermuted
     checked = replace(cells_checked(frame, metric, source=source), a=a, b=b, values=tuple(order))
@@ -524,21 +514,19 @@ def _item_runs(frame: pl.DataFrame, table: pl.DataFrame, metric: str, a: str, b:
 
 def _verdict(main, noise, noise_source, noise_checked, tests, within_noise: bool, a: str, agreement=None):
     """The verdict of a cell table's analysis, decided as the row path decides it, at the ``tests``' level."""
-    alpha = tests.alpha
-    from probestats.analyses.noise_check import chance_cause, noise_check_of, noise_log_causes, one_run_reason
+    from probestats.analyses.noise_check import halves_check, noise_check_of, noise_log_causes, one_run_reason
     from probestats.analyses.verdict import NoiseCheck, decide
 
+    alpha = tests.alpha
     if noise is not None and noise_source == "noise log":
         check = noise_check_of("log", f"the noise log's values '{noise.a}' and '{noise.b}'", noise, alpha,
                              causes=lambda: noise_log_causes(noise_checked))
     elif noise is not None:
-        check = noise_check_of("within", noise_source.removeprefix("within-log: "), noise, alpha,
-                             causes=lambda: (chance_cause(alpha),), seed=SPLIT_SEED)
+        check = halves_check("within", noise_source.removeprefix("within-log: "), noise)
     elif within_noise:
         one = main.items.height and main.items["n_a"].min() < 2
         check = NoiseCheck("within", "no same-versus-same comparison within the log", False,
-                           reason=one_run_reason(a) if one else "the cell table cannot give the halves of its cells",
-                           seed=SPLIT_SEED)
+                           reason=one_run_reason(a) if one else "the cell table cannot give the halves of its cells")
     else:
         check = NoiseCheck("none", "no same-versus-same comparison", False, reason="none was asked for")
     return decide(main, check, alpha=alpha, agreement=agreement)

@@ -24,7 +24,7 @@ from probestats.errors import Problem
 from probestats.checks.schema import Checked, require_ok, validate
 from probestats.errors import count_of
 from probestats.analyses.items import check_by, item_table_of, item_units, items_of, key_json
-from probestats.analyses.noise_check import chance_cause, noise_check_of, noise_log_causes, within_log_noise
+from probestats.analyses.noise_check import halves_check, noise_check_of, noise_log_causes, within_log_noise
 from probestats.analyses.pair_tests import PairResult, compare_pair, design_problems, unpermuted_problem
 from probestats.analyses.probe_mdg import probe_mdg
 from probestats.analyses.verdict import NoiseCheck
@@ -339,10 +339,10 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
         mean_a − mean_b; default: the first two values in order of appearance); ``by`` (repeat the analysis
         per group, with the correction across groups); ``noise``, the noise reference: a same-versus-same log,
         analyzed the same way (its first two values), ``"within"`` (the default when ``None`` and
-        ``within_noise``: value ``a``'s runs of each cell split into two halves drawn at random with the seed,
-        :func:`within_log_noise`, valid when every cell has two runs or more), or ``"none"`` (the minimum
+        ``within_noise``: value ``a``'s runs of each cell split into two halves, the halves' gap read over every
+        split, :func:`within_log_noise`, valid when every cell has two runs or more), or ``"none"`` (the minimum
         detectable gap is computed from a noise log only); or ``noise_value``, the repeats of this value in the
-        log (a baseline run several times), split in halves drawn at random within each item; ``selection``,
+        log (a baseline run several times), split in halves within each item (read over every split); ``selection``,
         handed to the many-values analysis with ``many``.
     probe : Probe, optional
         Case folding (``fold_case``) and the column roles (:class:`probestats.shape.probe.Probe`):
@@ -538,7 +538,6 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
     noise_result = None
     noise_checked = None
     noise_source = None
-    split_seed = 0 if seed is None else int(seed)
     if isinstance(noise, str) and noise == "none":
         check = NoiseCheck("none", "no same-versus-same comparison", False,
                            reason=f"none was asked for ({opt('noise', 'none')})")
@@ -559,17 +558,14 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
             raise OptionError(f"{opt('noise_value', noise_value)}: not a value of the log (values: "
                               f"{', '.join(checked.values[:10])})")
         halves, noise_source, reason = within_log_noise(
-            checked, None if noise_value is not None else main.items, blocks=blocks, seed=split_seed, value=value,
+            checked, None if noise_value is not None else main.items, blocks=blocks, value=value,
             counts=None if streamed is None else streamed.halves, places=None if streamed is None else streamed.places)
         kind = "within" if noise_value is None else "value"
         if halves is not None:  # beside the result only: the power model (MDG) still needs a --noise log
-            noise_result = compare_pair(halves, metric, f"{value} (first half)", f"{value} (second half)",
-                                        alternative=alternative, confidence=1 - alpha, **extra)
-            check = noise_check_of(kind, noise_source.removeprefix("within-log: "), noise_result, alpha,
-                                 causes=lambda: (chance_cause(alpha),), seed=split_seed)
+            noise_result = halves
+            check = halves_check(kind, noise_source.removeprefix("within-log: "), halves)
         else:
-            check = NoiseCheck(kind, "no same-versus-same comparison within the log", False, reason=reason,
-                               seed=split_seed)
+            check = NoiseCheck(kind, "no same-versus-same comparison within the log", False, reason=reason)
     else:
         check = NoiseCheck("none", "no same-versus-same comparison", False,
                            reason="the within-log check was turned off")

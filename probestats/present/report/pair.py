@@ -615,17 +615,22 @@ def _noise_section(w: _Words) -> tuple[dict, list[str]]:
         from probestats.present.plots.items import noise_band
 
         band = noise_band(analysis)
+        over_splits = noise.sign_flip is None   # the log's own halves read over every split: a size, no test
         noise_ctx.update({
             "a": noise.a, "b": noise.b, "n_items": noise.n_items, "runs": runs_phrase(noise.items),
-            "average_gap": noise.average_gap, "p": noise.sign_flip.pvalue, "method": noise.sign_flip.method,
+            "average_gap": noise.average_gap, "p": None if over_splits else noise.sign_flip.pvalue,
+            "method": SPLITS_METHOD if over_splits else noise.sign_flip.method, "over_splits": over_splits,
             "larger": larger, "band": band[0] if band else None, "source": analysis.noise_source,
         })
         sentences = [
             *([f"No same-versus-same log was given; this one is {analysis.noise_source.removeprefix('within-log: ')} "
                f"within the probe's own log, each half against the other."] if _within_log(analysis) else []),
-            f"Same versus same ({quoted(noise.a)} against {quoted(noise.b)}, {count_of(noise.n_items, 'item')}, "
-            f"{noise_ctx['runs']}): average gap {fmt_gap(noise.average_gap)} {w.metric}, sign-flip p = "
-            f"{fmt_p(noise.sign_flip.pvalue, w.alpha)}" + ("." if w.plain else f" ({noise.sign_flip.method})."),
+            (f"Same versus same ({quoted(noise.a)} against {quoted(noise.b)}, {count_of(noise.n_items, 'item')}, "
+             f"{noise_ctx['runs']}): average gap ±{fmt_num(noise.average_gap)} {w.metric} over every split "
+             f"({SPLITS_METHOD})." if over_splits else
+             f"Same versus same ({quoted(noise.a)} against {quoted(noise.b)}, {count_of(noise.n_items, 'item')}, "
+             f"{noise_ctx['runs']}): average gap {fmt_gap(noise.average_gap)} {w.metric}, sign-flip p = "
+             f"{fmt_p(noise.sign_flip.pvalue, w.alpha)}" + ("." if w.plain else f" ({noise.sign_flip.method}).")),
             *([f"The same-versus-same log has {noise_ctx['runs']} and the probe {w.runs}: with fewer runs the "
                "probe's own noise is larger than this comparison shows."]
               if _fewer_runs(w.main, noise) else []),
@@ -646,6 +651,19 @@ def _noise_section(w: _Words) -> tuple[dict, list[str]]:
     return noise_ctx, sentences
 
 
+#: what the log's own halves' gap is, where a test would be named
+SPLITS_METHOD = ("its root mean square over every split of each cell's runs, no test: a random split of repeats "
+                 "cannot differ by more than chance")
+
+
+def _noise_gap_text(noise, w: _Words) -> str:
+    """The same-versus-same gap and its p in a sentence: ``+0.25 (p = 0.3)``, or ``±0.25 in size over every
+    split`` for the log's own halves."""
+    if noise.sign_flip is None:
+        return f"±{fmt_num(noise.average_gap)} in size over every split (root mean square)"
+    return f"{fmt_gap(noise.average_gap)} (p = {fmt_p(noise.sign_flip.pvalue, w.alpha)})"
+
+
 def _noise_option() -> str:
     """How a sentence names the noise log's option: ``noise=`` in Python, ``--noise`` on the command line, its
     words in a plain report."""
@@ -658,6 +676,12 @@ def _within_log(analysis) -> bool:
     return (analysis.noise_source or "").startswith("within-log")
 
 
+def _halves_subject(source: str) -> str:
+    """The log's own halves named as a sentence's subject ("the runs of value 'a' in each item split in two
+    halves")."""
+    return source.removeprefix("within-log: ").split(", the halves' gap read over every split")[0]
+
+
 def _beyond_noise(w: _Words) -> bool:
     """True unless the verdict found the probe's gap no larger than the same-versus-same gap."""
     return w.verdict.beyond_noise is not False
@@ -667,7 +691,7 @@ def _noise_gap_subject(analysis) -> str:
     """How a sentence names the same-versus-same gap: a noise log's, or the one found within the log."""
     if _within_log(analysis):
         return (f"No same-versus-same log was given; within the log, "
-                f"{analysis.noise_source.removeprefix('within-log: ')} gave a gap that")
+                f"{_halves_subject(analysis.noise_source)} gave a gap that")
     return "The same-versus-same gap"
 
 
@@ -774,9 +798,9 @@ def _detected_noise_sentences(w: _Words) -> list[str]:
         return noise_check_sentences(w.verdict)
     the_noise_gap = _noise_gap_subject(w.analysis)
     if _beyond_noise(w):
-        return [f"{the_noise_gap} was {fmt_gap(noise.average_gap)} "
-                f"(p = {fmt_p(noise.sign_flip.pvalue, w.alpha)}), smaller in size."]
-    return [f"But {the_noise_gap[0].lower()}{the_noise_gap[1:]} was {fmt_gap(noise.average_gap)}, at least as large "
+        return [f"{the_noise_gap} was {_noise_gap_text(noise, w)}, smaller in size."]
+    shown = f"±{fmt_num(noise.average_gap)} over every split" if noise.sign_flip is None else fmt_gap(noise.average_gap)
+    return [f"But {the_noise_gap[0].lower()}{the_noise_gap[1:]} was {shown}, at least as large "
             "in size: a gap no larger than the noise means nothing, so this one should not be "
             "read as an effect of the attribute."]
 
@@ -796,10 +820,15 @@ def _null_noise_sentences(w: _Words) -> list[str]:
     """The same-versus-same gap beside a null result, or what is known of the noise without one."""
     noise, verdict = w.noise, w.verdict
     if noise is not None:
+        fewer = (f"with {runs_phrase(noise.items)}, more than the probe's, so it understates this probe's noise"
+                 if _fewer_runs(w.main, noise) else "")
+        if noise.sign_flip is None:
+            return [f"{_noise_gap_subject(w.analysis)} was ±{fmt_num(noise.average_gap)} {w.metric} in size over "
+                    f"every split (root mean square{'; ' + fewer if fewer else ''})."] + [
+                noise_size_sentence(w.main.average_gap, noise.average_gap, never=w.never)] + noise_check_sentences(verdict)
         return [f"{_noise_gap_subject(w.analysis)} was {fmt_gap(noise.average_gap)} {w.metric} "
                 f"(p = {fmt_p(noise.sign_flip.pvalue, w.alpha)}"
-                + (f"; with {runs_phrase(noise.items)}, more than the probe's, so it understates this "
-                   "probe's noise)." if _fewer_runs(w.main, noise) else ").")] + [
+                + (f"; {fewer})." if fewer else ").")] + [
             noise_size_sentence(w.main.average_gap, noise.average_gap, never=w.never)] + noise_check_sentences(verdict)
     if not verdict.noise.valid and verdict.noise.source != "none":
         return noise_check_sentences(verdict)
