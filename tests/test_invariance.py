@@ -198,12 +198,13 @@ def undecided(result) -> set:
     return {c.id for c in result.verdict.caveats if _holds_undecided(c.figures)}
 
 
-def assert_same(before, after, *, same_p: bool = True):
-    """The same conclusion, headline family and caveats (``same_p``: and, where both are exact, the same p)."""
+def assert_same(before, after, *, same_p: bool = True, loose: frozenset = frozenset()):
+    """The same conclusion, headline family and caveats (``same_p``: and, where both are exact, the same p;
+    ``loose``: caveats that may come and go, their figure being at their threshold)."""
     b, a = seen(before), seen(after)
     if near_alpha_mc(before, after):   # the family alone: the conclusion and whether p was undecided are a draw
         b, a = (b[1], b[2] - MC_CAVEATS), (a[1], a[2] - MC_CAVEATS)
-    drawn = undecided(before) | undecided(after)
+    drawn = undecided(before) | undecided(after) | loose
     if near_borderline_end_mc(before, after):
         drawn |= {"borderline"}
     b, a = (*b[:-1], b[-1] - drawn), (*a[:-1], a[-1] - drawn)
@@ -362,6 +363,9 @@ def near_alpha(*results) -> bool:
 @given(d=designs(min_runs=5, unequal=False), pick=st.integers(0, 10**6))
 # run 60 dropped: the noise check's p goes from 0.24 to 0.047 (the headline's from 0.125 to 0.133)
 @example(d=NOISE_EXAMPLE, pick=60)
+# four values under two models, run 29 dropped
+@example(d=Design(n_items=16, values=("A", "B", "C", "D"), runs=(6, 6, 6, 6), models=("gpt", "claude"),
+                  cluster_size=0, metrics=("x",), effect=2, seed=43), pick=29)
 def test_dropping_one_run_of_many(d, pick, noise):
     rows = rows_of(d)
     dropped = rows[:pick % len(rows)] + rows[pick % len(rows) + 1:]
@@ -374,4 +378,23 @@ def test_dropping_one_run_of_many(d, pick, noise):
             "undecided", "untested")
         assert result.verdict.borderline == within, (p, result.verdict.conclusion)
     if not near_alpha(before, after):
-        assert_same(before, after, same_p=False)
+        assert_same(before, after, same_p=False,
+                    loose=frozenset({"reference_not_neutral"}) if near_similar(before, after) else frozenset())
+
+
+#: how near the reference check's bound (the values' spread at most 0.25 of their common shift, at the upper end of
+#: its bootstrap interval) one run more or less can move that end: a factor of 1.1 either way
+SIMILAR_MARGIN = 1.1
+
+
+def near_similar(*results) -> bool:
+    """Whether a many-values result's reference check has the upper end of its spread ratio's interval within
+    :data:`SIMILAR_MARGIN` of the bound that decides whether the values are alike (one run can cross it)."""
+    from probestats.analyses.reference import MAX_SPREAD_RATIO
+
+    for r in results:
+        check = getattr(r.verdict, "reference_check", None)
+        high = None if check is None or check.ratio_interval is None else check.ratio_interval[1]
+        if high is not None and MAX_SPREAD_RATIO / SIMILAR_MARGIN <= high <= MAX_SPREAD_RATIO * SIMILAR_MARGIN:
+            return True
+    return False

@@ -69,6 +69,11 @@ NAMED = {
     "describe:rater_agreement": ('n_resamples', 'seed'),
     # drawn
     "drawn:balance_test": ('n_resamples', 'seed'),
+    "blocks:heterogeneity_test": ('alpha', 'n_resamples', 'seed'),   # the studentized test, called by tests alone
+    "reference:_bootstrap": ('n_resamples', 'seed'),   # the spread ratio's interval, a resampling helper
+    "drawn:drawn_caveat": ('alpha',),   # a sentence's level, and the two rules it reads
+    "drawn:tracks": ('alpha',),
+    "drawn:unbalanced": ('alpha',),
     # factorial
     "factorial:factorial_tests": ('correction', 'n_resamples', 'seed'),
     "factorial:permutation_test": ('n_resamples', 'seed'),
