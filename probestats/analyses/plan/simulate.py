@@ -153,6 +153,13 @@ def _first_reach(pmf: np.ndarray, cdf: np.ndarray, thr: np.ndarray, strict: bool
     alive = np.ones(pos.size, dtype=bool)
     j = 0
     while pos.size:
+        if pos.size <= _BLOCK_BELOW and (max_steps is None or j + _BLOCK_TERMS <= max_steps):
+            # few elements left, often far in a long tail: the next terms of all of them at once
+            if not alive.all():
+                pos, arrays = pos[alive], [x[alive] for x in arrays]
+            arrays, pos, j = _block_of_terms(arrays, pos, j, k, strict, factor, len(params), cap is not None)
+            alive = np.ones(pos.size, dtype=bool)
+            continue
         w_pmf, w_cdf, w_thr = arrays[:3]
         w_pmf *= factor(j, *arrays[3:3 + len(params)])
         j += 1
@@ -172,6 +179,34 @@ def _first_reach(pmf: np.ndarray, cdf: np.ndarray, thr: np.ndarray, strict: bool
             arrays = [x[alive] for x in arrays]
             alive = np.ones(live, dtype=bool)
     return k, pos
+
+
+#: Elements still short up to which :func:`_first_reach` sums :data:`_BLOCK_TERMS` terms of each at once.
+_BLOCK_BELOW = 4096
+_BLOCK_TERMS = 32
+
+
+def _block_of_terms(arrays, pos, j, k, strict, factor, n_params, capped):
+    """The next :data:`_BLOCK_TERMS` terms of the elements still short (every one of them alive), by a running
+    product and a running sum down a block: the same products and sums, in the same order, as term by term."""
+    w_pmf, w_cdf, w_thr = arrays[:3]
+    steps = np.arange(j, j + _BLOCK_TERMS, dtype=np.float64)[:, None]
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        ratios = factor(steps, *arrays[3:3 + n_params])
+        pmfs = np.multiply.accumulate(np.vstack([w_pmf[None, :], ratios]), axis=0)[1:]
+        cdfs = np.add.accumulate(np.vstack([w_cdf[None, :], pmfs]), axis=0)[1:]
+    still = cdfs <= w_thr if strict else cdfs < w_thr
+    if capped:
+        still &= steps + 1 < arrays[-1]
+    done = ~still
+    first = np.argmax(done, axis=0)
+    finished = done[first, np.arange(pos.size)]
+    k[pos[finished]] = j + 1 + first[finished]
+    keep = ~finished
+    arrays = [x[keep] for x in arrays]
+    arrays[0] = pmfs[-1, keep]
+    arrays[1] = cdfs[-1, keep]
+    return arrays, pos[keep], j + _BLOCK_TERMS
 
 
 def _binomial_quantile(v: np.ndarray, n: np.ndarray, p: np.ndarray) -> np.ndarray:
