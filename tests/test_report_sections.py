@@ -435,6 +435,9 @@ def test_the_power_plot_comes_only_with_the_analysis_step(logs):
     powered = with_design_power(bare, 1.0)
     page = render_report(powered, format="html", sections=["power"])
     assert "Power against runs per value" in page and "at a true average gap of 1 steps" in page
+    # the caption names how the gap acts, as the plan's terminal and JSON do
+    chosen = powered.power.plan.mechanisms
+    assert f"How the gap acts: {chosen.candidates[0]}" in page and chosen.candidates[0] in ("level", "rate", "scale")
     # the curve the figure draws is the one simulated in the analysis step
     assert powered.power.gap == 1.0 and powered.power.plan.gap == 1.0 and powered.power.sims == 300
 

@@ -1060,11 +1060,20 @@ def _power_figure(analysis, design: Design) -> _Figure | None:
         return None
     main = analysis.main
     ax = power_curve(power.plan)
+    chosen = power.plan.mechanisms
+    if chosen.several:
+        acts = (f"How the gap acts: each point is the least promising of {', '.join(chosen.candidates)} "
+                f"({chosen.reason}).")
+        bound = "gaps that differ between items would lower it"
+    else:
+        acts = (f"How the gap acts: {chosen.candidates[0]}, the gap {chosen.words(chosen.candidates[0])} "
+                f"({chosen.reason}).")
+        bound = "so the power shown is an upper bound"
     caption = (f"Power of the exact sign-flip test (simulated, {power.sims} probes per point, seed {power.seed}) "
                f"against runs per value, at a true average gap of {fmt_num(power.gap, 3)} {main.metric} "
                f"({power.why}), noise per run σ = {fmt_num(power.plan.noise.sigma_run, 3)} pooled from the "
-               "same-versus-same log; no heterogeneity between items assumed, so the power shown is an upper "
-               "bound. Bands: ± 2 Monte Carlo standard errors.")
+               f"same-versus-same log; no heterogeneity between items assumed, {bound}. {acts} "
+               "Bands: ± 2 Monte Carlo standard errors.")
     return _Figure("power", figure_png(ax.figure), "Power against runs per value", caption)
 
 
