@@ -552,7 +552,7 @@ def test_a_person_gets_the_framing_report_and_analysis_the_commands_give(browser
 
     command = wait_for(browser, "#command").text
     analysis = browser.find_element(By.ID, "analysis-command").text
-    assert command == "probestats report --framing framing_long.csv --targets targets.csv -o report.md"
+    assert command == "probestats report --framing framing_long.csv --targets targets.csv --plain -o report.md"
     assert analysis == "probestats framing framing_long.csv --targets targets.csv --json"
     for link, name in (("dl-targets", "targets.csv"), ("dl-md", "report.md"), ("dl-analysis", "analysis.json")):
         browser.find_element(By.ID, link).click()
@@ -603,3 +603,120 @@ def test_an_order_probe_judged_again_reports_after_the_repetition_control(browse
     browser.switch_to.frame(browser.find_element(By.CSS_SELECTOR, "iframe.report"))
     assert wait_for(browser, "h1").text
     browser.switch_to.default_content()
+
+
+# ---------------------------------------------------------------- what a person reads, in the browser
+
+
+#: what a person reads of the page in view: its text, the "show the command" boxes and the report's folded
+#: method details (which give each option's flag, for whoever runs the command) left aside
+READ = """
+const copy = document.body.cloneNode(true);
+copy.querySelectorAll('pre.command, details, script, style').forEach(e => e.remove());
+return copy.innerText;
+"""
+
+
+def reads(driver) -> dict:
+    """The text a person reads on the page shown, and in the report it frames (when it frames one)."""
+    from selenium.webdriver.common.by import By
+
+    out = {"page": driver.execute_script(READ)}
+    frames = driver.find_elements(By.CSS_SELECTOR, "iframe.report")
+    if frames:
+        driver.switch_to.frame(frames[0])
+        wait_for(driver, "main")
+        out["report"] = driver.execute_script(READ)
+        driver.switch_to.default_content()
+    return out
+
+
+def no_flag_no_python_name(said: dict, files: dict, where: str) -> None:
+    """The same patterns as the request tests' (tests/test_serve_person.py): no flag, no file of the repository,
+    no Python spelling, no Python name but the uploaded files' own words."""
+    from tests.test_serve_person import FLAG, FOLDERS, PYTHON, PYTHON_NAME, REPOSITORY_PATH, file_words
+
+    theirs = file_words(files) | set(files_names(files)) | set(FOLDERS)
+    for part, text in said.items():
+        text = " ".join(text.split())
+        for pattern in (FLAG, REPOSITORY_PATH):
+            found = pattern.search(text)
+            assert found is None, (where, part, text[max(0, found.start() - 200):found.end() + 80])
+        for found in [*PYTHON.finditer(text), *PYTHON_NAME.finditer(text)]:
+            assert found.group(0).rstrip("=") in theirs, (where, part, text[max(0, found.start() - 200):found.end() + 80])
+
+
+def files_names(files: dict) -> list[str]:
+    return [name for name, _ in files.values()]
+
+
+@pytest.mark.parametrize("sheet", ["hand sheet", "messy sheet", "framing sheet", "judge log"])
+def test_no_page_a_person_reads_in_chromium_names_a_flag_a_python_name_or_a_repository_file(browser, server,
+                                                                                           tmp_path, sheet):
+    """Every page of the flow as Chromium shows it, the report inside its frame too: the upload, the columns, the
+    check, the report page and (for a comparison of values) the plan."""
+    import csv
+
+    import polars as pl
+    from selenium.webdriver.common.by import By
+
+    from tests.test_evaluator import padding_log
+
+    path = tmp_path / {"hand sheet": HAND.name, "messy sheet": "messy.csv", "framing sheet": FRAMING.name,
+                       "judge log": "judge.csv"}[sheet]
+    if sheet == "hand sheet":
+        shutil.copy(HAND, path)
+    elif sheet == "messy sheet":
+        log = pl.read_csv(ROOT / "sample_logs" / "style_hand.csv")
+        titled = pl.when(pl.col("seed") == 5).then(pl.col("variant").str.to_titlecase()).otherwise(pl.col("variant"))
+        log.with_columns(titled.alias("variant")).write_csv(path)
+    elif sheet == "framing sheet":
+        shutil.copy(FRAMING, path)
+    else:
+        pl.DataFrame(padding_log()).write_csv(path)
+    files = {"log": (path.name, path.read_bytes())}
+    person = Person(browser)
+    browser.get(server)
+    pages = {"upload": reads(browser)}
+    person.choose_file("#log", path)
+    person.click("button[type=submit]", navigates=True)
+    wait_for(browser, "#metric")
+    pages["columns"] = reads(browser)
+    if sheet == "framing sheet":
+        with TARGETS.open(encoding="utf-8", newline="") as handle:
+            targets = {row["topic"]: (row["affirmative"], row["reverse"]) for row in csv.DictReader(handle)}
+        for n, cell in enumerate(browser.find_elements(By.CSS_SELECTOR, "table.targets th[scope=row]")):
+            browser.find_element(By.ID, f"target-aff-{n}").send_keys(targets[cell.text][0])
+            browser.find_element(By.ID, f"target-rev-{n}").send_keys(targets[cell.text][1])
+    elif sheet == "judge log":
+        person.choose("#metric", "level")
+        person.choose("#a", "padded")
+        person.choose("#b", "plain")
+    person.click("button[value=validate]", navigates=True)
+    wait_for(browser, "#verdict")
+    pages["check"] = reads(browser)
+    if sheet == "messy sheet":   # as a person does: the fix the check names, then the check again
+        browser.back()
+        person.click("#opt-fold_case")
+        person.click("button[value=validate]", navigates=True)
+        wait_for(browser, "#verdict")
+        pages["check folded"] = reads(browser)
+    person.click("#to-results", navigates=True)
+    wait_for(browser, "#command")
+    pages["results"] = reads(browser)
+    if sheet != "framing sheet":
+        person.click("#to-plan", navigates=True)
+        pages["plan form"] = reads(browser)
+        for field, value in (("items", "6"), ("runs", "5"), ("sims", "40")):
+            box = wait_for(browser, f"#{field}")
+            box.clear()
+            box.send_keys(value)
+        person.click("form button[type=submit]", navigates=True)
+        wait_for(browser, "#plan-table", timeout=900)
+        pages["plan"] = reads(browser)
+    for where, said in pages.items():
+        assert any(len(text.strip()) > 50 for text in said.values()), (where, said)   # a page was read
+        no_flag_no_python_name(said, files, f"{sheet}: {where}")
+    report = pages["results"]["report"]
+    assert "Every figure names its test in words" in report   # the plain report, for every kind
+

@@ -689,11 +689,11 @@ def _make_report(job: Job, fmt: str):
             return report(framing_log=job.log.path, targets=_targets_file(job), answers=mapping.answers or "auto",
                           output=output, probe=replace(mapping.probe(detected),
                                                        framing_columns=mapping.framing_columns()),
-                          source=job.log.name)
+                          source=job.log.name, plain=True)
         if mapping.analysis == "judge":  # a report of the order probe alone, as `report LOG --order COL` writes it
             _judge_ready(mapping)
             return report(job.log.path, judge=mapping.judge_options(), output=output, probe=mapping.probe(detected),
-                          source=job.log.name)
+                          source=job.log.name, plain=True)
         if not mapping.metric:
             raise OptionError(_no_metric(job))
         return report(job.log.path, metric=mapping.metric, a=mapping.a or None, b=mapping.b or None,

@@ -620,13 +620,14 @@ def _values(mapping: Mapping) -> list[str]:
 def report_command(job: Job, detected: dict, *, output: str = "report.md", plain: bool = True) -> str:
     """The command line that writes the report the page shows (run in the folder holding the files)."""
     mapping = job.mapping
+    plainly = ["--plain"] if plain else []
     if mapping.analysis == "framing":
         return shlex.join(["probestats", "report", "--framing", job.log.name,
                            *_framing_options(job, mapping),
-                           *mapping.shaping(detected), "-o", output])
+                           *mapping.shaping(detected), *plainly, "-o", output])
     if mapping.analysis == "judge":
         return shlex.join(["probestats", "report", job.log.name, *_judge_options(mapping),
-                           *mapping.shaping(detected), "-o", output])
+                           *mapping.shaping(detected), *plainly, "-o", output])
     args = ["probestats", "report", job.log.name, "--metric", mapping.metric]
     if job.noise is not None:
         args += ["--noise", job.noise.name]
