@@ -720,3 +720,83 @@ def test_no_page_a_person_reads_in_chromium_names_a_flag_a_python_name_or_a_repo
     report = pages["results"]["report"]
     assert "Every figure names its test in words" in report   # the plain report, for every kind
 
+
+def test_the_check_says_what_the_page_understood_with_a_control_beside_each_role(browser, server):
+    """The design sentence on the check page, before the report: the items, the values and the runs the analysis
+    took the sheet to hold (counted here by hand), each with a link to the control that changes it; the link
+    leads to that control on the column page."""
+    import polars as pl
+    from selenium.webdriver.common.by import By
+
+    sheet = pl.read_excel(HAND)
+    runs = sheet.group_by("item", "variant").len()["len"]
+    assert runs.min() == runs.max()
+    person = Person(browser)
+    browser.get(server)
+    person.choose_file("#log", HAND)
+    person.click("button[type=submit]", navigates=True)
+    person.click("button[value=validate]", navigates=True)
+    said = wait_for(browser, "#design-read").text
+    assert said.startswith(f"This analysis took the probe to be: {sheet['item'].n_unique()} items (item, by name), "
+                           f"each run under values 'formal', 'casual' (variant, by name), {runs[0]} runs per item "
+                           "and value")
+    roles = {li.get_attribute("data-role"): li for li in browser.find_elements(By.CSS_SELECTOR, "#design-roles li")}
+    assert list(roles) == ["Items", "Values", "Runs"]
+    controls = {role: [a.text for a in li.find_elements(By.TAG_NAME, "a")] for role, li in roles.items()}
+    assert controls == {"Items": ["“Item”"], "Values": ["“Value compared”", "“First value”", "“Second value”"],
+                        "Runs": ["“Seed”"]}
+    assert f"{sheet['item'].n_unique()} items, from the column item" in roles["Items"].text
+    # the design sentence comes before the report: the report's Design section opens with the same sentence
+    roles["Items"].find_element(By.TAG_NAME, "a").click()
+    wait_for(browser, "#col-item")
+    assert browser.current_url.endswith("/map#col-item")
+    assert browser.execute_script("return document.querySelector(':target').id") == "col-item"
+
+
+def control_log(path: Path):
+    """Eight items under a baseline ('plain'), the attribute's value ('bias') and a key typo ('typo')."""
+    import polars as pl
+
+    rows = [{"item": i, "variant": v, "seed": s, "x": x + 0.3 * ((s * 7 + i) % 3)} for i in range(8)
+            for s in range(3) for v, x in (("plain", 0.0), ("bias", 1.0 + i % 2), ("typo", 0.2 * (i % 2)))]
+    pl.DataFrame(rows).write_csv(path)
+    return pl.DataFrame(rows)
+
+
+def test_a_value_named_as_an_edit_calls_for_the_control_wording_and_the_report_sets_it_beside(browser, server,
+                                                                                              tmp_path):
+    """A log with a 'typo' value: the check's design names “Control value” and “Baseline value”; with them chosen,
+    the report holds the control section, its control gap the one counted here by hand."""
+    import polars as pl
+    from selenium.webdriver.common.by import By
+
+    log = control_log(tmp_path / "edits.csv")
+    person = Person(browser)
+    browser.get(server)
+    person.choose_file("#log", tmp_path / "edits.csv")
+    person.click("button[type=submit]", navigates=True)
+    person.choose("#metric", "x")
+    person.click("button[value=validate]", navigates=True)
+    role = wait_for(browser, "#design-roles li[data-role='Control wording']")
+    assert "‘typo’ looks like a meaningless edit" in role.text
+    assert [a.text for a in role.find_elements(By.TAG_NAME, "a")] == ["“Control value”", "“Baseline value”"]
+    role.find_element(By.TAG_NAME, "a").click()   # to the control, on the column page
+    wait_for(browser, "#opt-control")
+    person.choose("#opt-control", "typo")
+    person.choose("#opt-baseline", "plain")
+    person.click("button[value=validate]", navigates=True)
+    role = wait_for(browser, "#design-roles li[data-role='Control wording']")
+    assert "‘typo’, a meaningless edit of ‘plain’" in role.text
+    person.click("#to-results", navigates=True)
+    command = wait_for(browser, "#command").text
+    assert "--control typo" in command and "--baseline plain" in command
+    # the control's own gap, by hand: per item the mean under 'typo' minus the mean under 'plain', averaged
+    means = log.group_by("item", "variant").agg(pl.col("x").mean()).pivot(on="variant", index="item", values="x")
+    gap = (means["typo"] - means["plain"]).mean()
+    from probestats.present.words.fmt import fmt_gap
+
+    browser.switch_to.frame(browser.find_element(By.CSS_SELECTOR, "iframe.report"))
+    control = wait_for(browser, "#control").text
+    browser.switch_to.default_content()
+    assert "typo" in control and fmt_gap(gap) in control, (fmt_gap(gap), control[:600])
+

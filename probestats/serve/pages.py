@@ -18,7 +18,7 @@ import threading
 from dataclasses import replace
 from pathlib import Path
 
-from probestats.errors import OptionError, ProbestatsError
+from probestats.errors import OptionError, ProbestatsError, count_of
 from probestats.serve.session import (ANALYSES, ANSWERS, CHOICE, CHOICES, FACTS, MAPPED, SETTINGS, Job, Mapping,
                                       analysis_command, choices_in_words, design_toml, plan_command,
                                       plan_source, report_command, targets_csv, targets_name, validate_command)
@@ -593,7 +593,112 @@ def _report_promise(job: Job, checked) -> dict:
     seen = {p.message for p in checked.problems}
     extra = [_shown(p, job) for p in getattr(analysis, "problems", ()) if p.severity == "warning"
              and p.message not in seen]
-    return {"error": None, "compared": compared, "reference": reference, "warnings": extra}
+    return {"error": None, "compared": compared, "reference": reference, "warnings": extra,
+            "design": design_read(job, analysis, _log_values(job))}
+
+
+def _log_values(job: Job) -> list[str]:
+    """The values of the log's value column, as the column page lists them (none when it cannot read them)."""
+    try:
+        return list(inspect(job)["values"])
+    except ProbestatsError:
+        return []
+
+
+#: words that name a meaningless edit of the request: a value so named is likely a control wording
+CONTROL_NAMES = ("control", "placebo", "typo", "misspell", "misspelling", "paraphrase", "reworded", "rephrased",
+                 "whitespace", "blank", "noop", "no-op", "null", "swap", "swapped")
+
+
+def looks_like_control(value: str) -> bool:
+    """Whether a value's name says it is a meaningless edit (a typo, a paraphrase, a placebo).
+
+    >>> [looks_like_control(v) for v in ("typo", "formal_typo", "Placebo edit", "casual", "controlled")]
+    [True, True, True, False, False]
+    """
+    import re
+
+    return any(w in CONTROL_NAMES for w in re.split(r"[\s_.,;:/()-]+", str(value).lower()))
+
+
+def design_read(job: Job, analysis, values=()) -> dict | None:
+    """What the analysis took the probe to be (its design sentence), and each role it names with the control of
+    the column page that changes it: ``{"sentence", "roles": [{"role", "said", "controls": [(label, id)]}]}``.
+    None for an analysis that reads no design (several metrics, factors). ``values``: the log's values, of which
+    one named as a meaningless edit (:func:`looks_like_control`) calls for the “Control value”.
+
+    >>> from probestats.analyses.design_read import ProbeDesign
+    >>> from types import SimpleNamespace as NS
+    >>> d = ProbeDesign(n_items=6, values=("a", "b"), runs=(3, 3, 3.0), clusters="source", n_clusters=3,
+    ...                 roles={"item": {"column": "Q", "found": "declared"}}, sentence="This analysis took ...")
+    >>> [(r["role"], [label for label, _ in r["controls"]]) for r in design_read(None, NS(probe_design=d))["roles"]]
+    [('Items', ['Item']), ('Values', ['Value compared', 'First value', 'Second value']), ('Runs', ['Seed']), ('Clusters', ['Clusters'])]
+    """
+    try:
+        design = analysis.probe_design
+    except (AttributeError, ProbestatsError):
+        return None
+    from probestats.present.report.plain import WORDS
+    from probestats.serve.session import MAPPED
+
+    def column(role: str) -> str:
+        found = design.roles.get(role)
+        if not found:
+            return ""
+        how = "found by its name" if found["found"] == "by name" else "as chosen"
+        return f", from the column {found['column']} ({how})"
+
+    def of_column(key: str) -> tuple:
+        return (MAPPED[key][0], f"col-{key}")
+
+    def option(name: str) -> tuple:
+        return (WORDS[name], f"opt-{name}")
+
+    low, high, median = design.runs
+    runs = (f"{low} run{'s' if low != 1 else ''} per item and value" if low == high else
+            f"{low} to {high} runs per item and value (median {median:g})")
+    roles = [{"role": "Items", "said": f"{count_of(design.n_items, 'item')}{column('item')}",
+              "controls": [of_column("item")]},
+             {"role": "Values", "said": ", ".join(f"‘{v}’" for v in design.values[:8])
+                                        + (f" and {len(design.values) - 8} more" if len(design.values) > 8 else "")
+                                        + column("variant"),
+              "controls": [of_column("variant"), ("First value", "a"), ("Second value", "b")]},
+             {"role": "Runs", "said": runs, "controls": [of_column("seed")]}]
+    if design.blocks:
+        roles.append({"role": "Blocks", "said": f"{count_of(design.n_blocks, 'block')} of {', '.join(design.blocks)}"
+                                                " that vary within items (items matched within each)",
+                      "controls": [of_column(b) for b in design.blocks if b in MAPPED] + [option("by")]})
+    if design.clusters:
+        roles.append({"role": "Clusters", "said": f"items nested in {design.n_clusters} clusters of {design.clusters}",
+                      "controls": [option("cluster")]})
+    if design.random_settings:
+        roles.append({"role": "Settings drawn at random", "said": ", ".join(design.random_settings),
+                      "controls": [option("random_settings")]})
+    if design.by:
+        roles.append({"role": "Split", "said": f"one result per {' and '.join(design.by)}",
+                      "controls": [option("by")]})
+    if design.candidates:
+        roles.append({"role": "Maybe blocks", "said": f"{', '.join(design.candidates)} may be a block (each takes "
+                                                      "every value in every item and value)",
+                      "controls": [option("by")]})
+    from probestats.present.words.control import control_of
+
+    control = control_of(analysis)
+    if control is not None:
+        roles.append({"role": "Control wording", "said": f"‘{control.control}’, a meaningless edit of "
+                                                         f"‘{control.baseline}’ set beside the compared values",
+                      "controls": [option("control"), option("baseline")]})
+    else:
+        edits = [v for v in values if looks_like_control(v) and v not in design.values]
+        edits = edits or [v for v in design.values if looks_like_control(v)]
+        if edits:
+            roles.append({"role": "Control wording", "said": f"‘{edits[0]}’ looks like a meaningless edit of the "
+                                                             "request; if it is one, choose it as the control and the "
+                                                             "unchanged request as the baseline: the report then sets "
+                                                             "the attribute's gaps against the edit's",
+                          "controls": [option("control"), option("baseline")]})
+    return {"sentence": clean(design.sentence, job), "roles": roles}
+
 
 
 def _check_analysis(settings, job: Job) -> str:
