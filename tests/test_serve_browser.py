@@ -800,3 +800,46 @@ def test_a_value_named_as_an_edit_calls_for_the_control_wording_and_the_report_s
     browser.switch_to.default_content()
     assert "typo" in control and fmt_gap(gap) in control, (fmt_gap(gap), control[:600])
 
+
+def test_the_plan_names_how_the_gap_acts_where_the_log_cannot_tell_and_sizes_as_chosen(browser, server, tmp_path):
+    """A count whose runs spread as Poisson counts do: the plan cannot tell a shift of the count from a change of
+    its rate, says so and names “How the gap acts”; with the rate chosen there, the plan is the one its command
+    prints."""
+    import numpy as np
+    import polars as pl
+    from selenium.webdriver.common.by import By
+
+    folder = tmp_path / "files"
+    folder.mkdir()
+    rng = np.random.default_rng(1)
+    pl.DataFrame([{"item": i, "variant": v, "seed": s, "tokens": int(rng.poisson(20 + 5 * i))} for i in range(8)
+                  for v in ("a", "b") for s in range(5)]).write_csv(folder / "counts.csv")
+    person = Person(browser)
+    browser.get(server)
+    person.choose_file("#log", folder / "counts.csv")
+    person.click("button[type=submit]", navigates=True)
+    person.click("button[value=validate]", navigates=True)
+    person.click("#to-results", navigates=True)
+    person.click("#to-plan", navigates=True)
+
+    def simulate(way: str) -> None:
+        for field, value in (("items", "6"), ("runs", "5"), ("sims", "60")):
+            box = wait_for(browser, f"#{field}")
+            box.clear()
+            box.send_keys(value)
+        person.choose("#mechanism", way)
+        person.click("form button[type=submit]", navigates=True)
+        wait_for(browser, "#plan-table", timeout=900)
+
+    simulate("As the log suggests (each way it leaves plausible, the least promising shown)")
+    hint = browser.find_element(By.ID, "mechanism-hint").text
+    assert "“How the gap acts”" in hint and "shifts the count or it changes its rate" in hint, hint
+    assert "--mechanism" not in browser.find_element(By.ID, "plan-command").text
+    simulate("It changes a count's or a yes/no rate (the spread changes with it)")
+    command = browser.find_element(By.ID, "plan-command").text
+    assert "--mechanism rate" in command
+    printed = json.loads(run_shown(command, folder).stdout)
+    assert printed["mechanisms"]["candidates"] == ["rate"]
+    page = json.loads(fetch(browser, browser.find_element(By.ID, "dl-plan").get_attribute("href")))
+    assert page == printed
+    assert "it changes its rate" in browser.find_element(By.ID, "mechanism-hint").text

@@ -83,7 +83,13 @@ def clean(message: str, job: Job | None, root: Path | None = None) -> str:
 
 #: the plan form's fields, by the library's keyword: their labels on the plan page
 PLAN_LABELS = {"items": "Items", "runs": "Runs per value", "gap": "Optional: a gap worth detecting",
-               "power": "Target power", "alpha": "Significance level", "sims": "Simulated probes per design"}
+               "power": "Target power", "alpha": "Significance level", "sims": "Simulated probes per design",
+               "mechanism": "How the gap acts"}
+#: the plan's mechanisms as the plan form offers them (the plan's ``mechanism``), in its order
+MECHANISM_WORDS = {"auto": "As the log suggests (each way it leaves plausible, the least promising shown)",
+                   "level": "It shifts the level (the spread stays)",
+                   "rate": "It changes a count's or a yes/no rate (the spread changes with it)",
+                   "scale": "It multiplies the mean"}
 
 
 @contextlib.contextmanager
@@ -700,7 +706,6 @@ def design_read(job: Job, analysis, values=()) -> dict | None:
     return {"sentence": clean(design.sentence, job), "roles": roles}
 
 
-
 def _check_analysis(settings, job: Job) -> str:
     """The check of a framing log or an order probe: its analysis run, every problem it states listed (errors
     block the report)."""
@@ -909,7 +914,8 @@ def _designs(form, name: str, default: str) -> str:
 
 
 #: the plan form's first values
-PLAN_FORM = {"items": "6,8,10,12", "runs": "2,5,10", "gap": None, "sims": 2000, "power": 0.8, "alpha": 0.05}
+PLAN_FORM = {"items": "6,8,10,12", "runs": "2,5,10", "gap": None, "sims": 2000, "power": 0.8, "alpha": 0.05,
+             "mechanism": "auto"}
 
 
 def start_plan(settings, job: Job, form) -> str:
@@ -926,11 +932,16 @@ def start_plan(settings, job: Job, form) -> str:
     sims = _number(form, "sims", int, PLAN_FORM["sims"], low=0, high=100_001)
     power = _number(form, "power", float, PLAN_FORM["power"], low=0, high=1)
     alpha = _number(form, "alpha", float, PLAN_FORM["alpha"], low=0, high=1)
+    mechanism = str(form.get("mechanism", "") or PLAN_FORM["mechanism"])
+    if mechanism not in MECHANISM_WORDS:
+        raise OptionError(f"“{PLAN_LABELS['mechanism']}”: choose one of the ways the list offers")
     detected = _detected(job)
     source = plan_source(job)
-    command = plan_command(job, detected, items=items, runs=runs, gap=gap, sims=sims, power=power, alpha=alpha)
+    command = plan_command(job, detected, items=items, runs=runs, gap=gap, sims=sims, power=power, alpha=alpha,
+                           mechanism=mechanism)
     state = {"done": 0.0, "total": 0, "command": command, "analysis": job.id, "source": source.name,
-             "form": {"items": items, "runs": runs, "gap": gap, "sims": sims, "power": power, "alpha": alpha}}
+             "form": {"items": items, "runs": runs, "gap": gap, "sims": sims, "power": power, "alpha": alpha,
+                      "mechanism": mechanism}}
     plan_id = secrets.token_urlsafe(9)
     with settings.lock:
         settings.plans[plan_id] = state
@@ -942,7 +953,7 @@ def start_plan(settings, job: Job, form) -> str:
         try:
             with words():
                 result = plan(source.path, metric=mapping.metric, items=[items], runs=[runs], gap=gap, sims=sims,
-                              power=power, tests=Tests(alpha=alpha), progress=progress,
+                              power=power, tests=Tests(alpha=alpha), progress=progress, mechanism=mechanism,
                               probe=mapping.probe(detected, sheet=source.spreadsheet, command="plan"))
             from probestats.present.words.sanitize import json_text
             from probestats.result import document, dumps
@@ -975,6 +986,17 @@ def plan_download(settings, job: Job, plan_id: str, name: str) -> bytes:
 
 def plan_page(settings, job: Job, plan_id: str) -> str:
     state = plan_of(settings, job, plan_id)
+    result = state.get("result") if state else None
     return render("serve_plan.html.j2", settings, step="plan", job=job, state=state, plan_id=plan_id,
-                  mapping=job.mapping, result=state.get("result") if state else None, source=plan_source(job),
-                  form=(state or {}).get("form", PLAN_FORM))
+                  mapping=job.mapping, result=result, source=plan_source(job),
+                  form=(state or {}).get("form", PLAN_FORM), mechanisms=MECHANISM_WORDS,
+                  acts=_how_the_gap_acts(result) if result is not None else None)
+
+
+def _how_the_gap_acts(result) -> dict:
+    """How the plan took the gap to act, in words, and whether the log left several ways open (then the plan page
+    names “How the gap acts”, where a person who knows says which)."""
+    chosen = result.mechanisms
+    ways = [f"it {chosen.words(m)}" for m in chosen.candidates]
+    reason = "as chosen in this form" if chosen.source == "declared" else clean(chosen.reason, None)
+    return {"several": chosen.several, "ways": ways, "kind": chosen.kind, "reason": reason}

@@ -656,7 +656,7 @@ def plan_source(job: Job) -> Upload:
 
 
 def plan_command(job: Job, detected: dict, *, items: str, runs: str, gap, sims: int, power: float,
-                 alpha: float) -> str:
+                 alpha: float, mechanism: str = "auto") -> str:
     """The command line that prints the plan the page shows, as JSON."""
     mapping = job.mapping
     source = plan_source(job)
@@ -666,7 +666,10 @@ def plan_command(job: Job, detected: dict, *, items: str, runs: str, gap, sims: 
     args += ["--items", items, "--runs", runs]
     if gap is not None:
         args += ["--gap", repr(gap)]
-    args += ["--sims", str(sims), "--power", repr(power), "--alpha", repr(alpha), "--json"]
+    args += ["--sims", str(sims), "--power", repr(power), "--alpha", repr(alpha)]
+    if mechanism != "auto":
+        args += ["--mechanism", mechanism]
+    args.append("--json")
     return shlex.join(args)
 
 
