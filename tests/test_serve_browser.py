@@ -598,6 +598,9 @@ def test_an_order_probe_judged_again_reports_after_the_repetition_control(browse
     browser.back()
     person.choose("#judge_repetition", "Round")
     person.click("button[value=validate]", navigates=True)
+    repetitions = wait_for(browser, "#design-roles li[data-role='Repetitions']")   # what the page understood
+    assert "the column Round numbers each time an item was judged again" in repetitions.text
+    assert [a.text for a in repetitions.find_elements(By.TAG_NAME, "a")] == ["“Repetition”"]
     person.click("#to-results", navigates=True)
     assert "--repetition Round" in wait_for(browser, "#command").text
     browser.switch_to.frame(browser.find_element(By.CSS_SELECTOR, "iframe.report"))

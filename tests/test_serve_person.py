@@ -410,3 +410,22 @@ def test_a_framing_interval_that_leaves_out_0_beside_no_lean_says_why(page):
                 f"p = {fmt_p(c['bias_p'], 0.05)}); the test decides.")
         assert said in report
     assert len(set(re.findall(r"Its interval leaves out 0 .*?the test decides\.", report))) == len(apart)
+
+
+def test_the_check_of_an_order_probe_says_what_the_page_understood_with_its_controls(page):
+    """The order probe's check: the items, the two orders and the judges, counted here from the log, each beside
+    the control of the column page that changes it."""
+    log = judge_rounds()
+    settings, client = page
+    job = job_of(upload(settings, client, {"log": ("judge.csv", log.write_csv().encode())}))
+    checked = choose(settings, client, job, go="validate", analysis="judge")
+    said = read(re.search(r'<p id="design-read">.*?</p>', checked.text, re.S).group(0)).strip()
+    orders = sorted(log["order"].unique().to_list())
+    assert said == (f"This analysis took the probe to be: {log['item'].n_unique()} items judged in the two orders "
+                    f"‘{orders[0]}’ and ‘{orders[1]}’ of order, by {log['judge'].n_unique()} judges.")
+    roles = dict(re.findall(r'<li data-role="([^"]+)">(.*?)</li>', checked.text, re.S))
+    assert list(roles) == ["Items", "Orders", "Verdicts", "Judges", "Repetitions"]
+    for role, control in (("Orders", "#order"), ("Verdicts", "#judge_choice"), ("Judges", "#judge_by"),
+                          ("Repetitions", "#judge_repetition")):
+        assert f'/map{control}"' in roles[role], (role, roles[role])
+        assert f'id="{control[1:]}"' in get(page, job_of(checked), "map").text   # a control the column page has

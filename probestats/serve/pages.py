@@ -712,15 +712,48 @@ def _check_analysis(settings, job: Job) -> str:
     from probestats.errors import Problem
 
     detected = _detected(job)
+    result = None
     try:
-        problems = list(getattr(analysis(job), "problems", ()))
+        result = analysis(job)
+        problems = list(getattr(result, "problems", ()))
     except ProbestatsError as exc:
         problems = list(getattr(exc, "problems", ())) or [Problem("error", "refused", str(exc))]
     shown = [_shown(p, job) for p in problems]
+    read = _order_read(job, result) if job.mapping.analysis == "judge" and result is not None else None
     return render("serve_validate.html.j2", settings, step="validate", job=job, checked=None,
                   problems=shown, command=analysis_command(job, detected), n_rows=None,
-                  analysis=ANALYSES[job.mapping.analysis], report=None, chosen=choices_in_words(job, detected),
-                  fixes=_fixes(shown))
+                  analysis=ANALYSES[job.mapping.analysis], report={"design": read, "error": None, "compared": [], "reference": None,
+                                                              "warnings": []} if read else None,
+                  chosen=choices_in_words(job, detected), fixes=_fixes(shown))
+
+
+def _order_read(job: Job, result) -> dict:
+    """What the page took an order probe to be, each role beside the column page's control that changes it."""
+    from probestats.present.words.judge import one_line
+
+    n = max((g.n_items for g in result.groups), default=0)
+    judges = [result.group_name(g) for g in result.groups]
+    orders = " and ".join(f"‘{one_line(o)}’" for o in result.orders)
+    items = (f"{count_of(n, 'item and repetition pair')}, each judged with its two answers in both orders"
+             if result.repetition else f"{count_of(n, 'item')}, each judged with its two answers in both orders")
+    read_by = ([("The slot chosen", "judge_choice")] if job.mapping.judge_choice else
+               [("The judge's reply", "judge_reply"), ("Text that marks a win of the first slot", "verdict_first")])
+    roles = [{"role": "Items", "said": items, "controls": [("Item", "col-item")]},
+             {"role": "Orders", "said": f"{orders}, from the column {one_line(result.order)}",
+              "controls": [("The order", "order")]},
+             {"role": "Verdicts", "said": f"read from the column {one_line(result.column)}",
+              "controls": read_by},
+             {"role": "Judges", "said": (f"{len(judges)}, each its own analysis: " + ", ".join(map(one_line, judges[:8]))
+                                         if len(judges) > 1 else "one, the whole log"),
+              "controls": [("Optional: the judge", "judge_by")]},
+             {"role": "Repetitions", "said": (f"the column {one_line(result.repetition)} numbers each time an item "
+                                              "was judged again" if result.repetition else
+                                              "none: each item judged once in each order"),
+              "controls": [("Repetition", "judge_repetition")]}]
+    sentence = (f"This analysis took the probe to be: {items.split(',')[0]} judged in the two orders {orders} of "
+                f"{one_line(result.order)}, by {count_of(len(judges), 'judge')}"
+                + (f", repeated as {one_line(result.repetition)} numbers them" if result.repetition else "") + ".")
+    return {"sentence": clean(sentence, job), "roles": roles}
 
 
 def _judge_ready(mapping: Mapping) -> None:
