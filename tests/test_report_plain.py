@@ -196,3 +196,16 @@ def test_a_plain_report_of_several_values_keeps_every_number_and_folds_its_metho
     body, details = plain.split("\n## Method details\n")
     assert "Method:" in usual and "Method:" not in body
     assert "- **The omnibus test:** exact" in details
+
+
+def test_a_plain_framing_reports_warnings_name_no_flag_and_no_code():
+    """The framing log without targets: its warning says to give them; the plain report words it without the flag
+    the command line gives and without the warning's code."""
+    with cli_spelling():   # as the command line and the page make it
+        usual = report(framing_log=FRAMING, format="md").text
+        plain = report(framing_log=FRAMING, format="md", plain=True).text
+    assert "no_targets: " in usual or "--targets FILE" in usual
+    body = plain.split("\n## Method details\n")[0]
+    warnings = body[body.index("### Warnings"):]
+    assert "give the targets of each topic to name the targets" in warnings
+    assert "--" not in warnings and not re.search(r"\b[a-z]+_[a-z_]+: ", warnings), warnings

@@ -55,6 +55,7 @@ OPTION_WORDS = {
     "alternative": "the direction of the test",
     "seed": "the random seed",
     "scale": "the scale's ends",
+    "targets": "the targets of each topic",
 }
 
 
