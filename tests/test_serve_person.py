@@ -429,3 +429,24 @@ def test_the_check_of_an_order_probe_says_what_the_page_understood_with_its_cont
                           ("Repetitions", "#judge_repetition")):
         assert f'/map{control}"' in roles[role], (role, roles[role])
         assert f'id="{control[1:]}"' in get(page, job_of(checked), "map").text   # a control the column page has
+
+
+def test_the_check_of_a_framing_log_says_what_the_page_understood_with_its_controls(page):
+    """The framing log's check: its cells and matched items, counted here from the log, the answers' reading and
+    the reference each topic's lean is counted toward (the targets typed), each beside its control."""
+    log = pl.read_csv(FRAMING)
+    cells = log.select("Model", "Topic").unique().height
+    items = log.group_by("Model", "Topic").agg(pl.struct("Item", "Language").n_unique().alias("n"))["n"].max()
+    typed = typed_targets()
+    settings, client = page
+    job = job_of(upload(settings, client, {"log": (FRAMING.name, FRAMING.read_bytes())}))
+    checked = choose(settings, client, job, go="validate", analysis="framing", **typed)
+    said = read(re.search(r'<p id="design-read">.*?</p>', checked.text, re.S).group(0)).strip()
+    topics = dict(re.findall(r'<th scope="row" id="topic-(\d+)">(.*?)</th>', get(page, job, "map").text))
+    reference = "; ".join(f"{topics[str(n)]}: ‘{typed[f'target-aff-{n}']}’" for n in range(len(topics)))
+    assert said == (f"This analysis took the probe to be: {cells} cells of up to {items} matched items each, asked "
+                    f"in both framings, answered on the agreement scale, the lean counted toward the reference of "
+                    f"each topic ({reference}).")
+    roles = dict(re.findall(r'<li data-role="([^"]+)">(.*?)</li>', checked.text, re.S))
+    assert list(roles) == ["Items", "Answers", "Cells", "Reference"]
+    assert '/map#answers"' in roles["Answers"] and '/map#topic-0"' in roles["Reference"]

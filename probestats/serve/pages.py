@@ -719,12 +719,40 @@ def _check_analysis(settings, job: Job) -> str:
     except ProbestatsError as exc:
         problems = list(getattr(exc, "problems", ())) or [Problem("error", "refused", str(exc))]
     shown = [_shown(p, job) for p in problems]
-    read = _order_read(job, result) if job.mapping.analysis == "judge" and result is not None else None
+    read = None if result is None else (_order_read(job, result) if job.mapping.analysis == "judge"
+                                        else _framing_read(job, result))
     return render("serve_validate.html.j2", settings, step="validate", job=job, checked=None,
                   problems=shown, command=analysis_command(job, detected), n_rows=None,
                   analysis=ANALYSES[job.mapping.analysis], report={"design": read, "error": None, "compared": [], "reference": None,
                                                               "warnings": []} if read else None,
                   chosen=choices_in_words(job, detected), fixes=_fixes(shown))
+
+
+def _framing_read(job: Job, result) -> dict:
+    """What the page took a dual-framing log to be, each role beside the column page's control that changes it."""
+    from probestats.present.words.judge import one_line
+
+    n = max((c.n_items for c in result.cells), default=0)
+    cells = [result.cell_name(c) for c in result.cells]
+    items = ", ".join(map(one_line, result.item_columns)) if result.item_columns else "the one item"
+    answers = "yes or no" if result.answers == "yes-no" else "on the agreement scale"
+    reference = result.reference
+    toward = (f"‘{one_line(reference)}’" if not isinstance(reference, dict) else "the reference of each topic ("
+              + "; ".join(f"{one_line(t)}: ‘{one_line(r)}’" for t, r in list(reference.items())[:8]) + ")")
+    roles = [{"role": "Items", "said": f"up to {count_of(n, 'matched item')} per cell, one claim asked in both "
+                                       f"framings, told apart by {items}", "controls": [("Item", "col-item")]},
+             {"role": "Answers", "said": f"read {answers} ({one_line(result.answers_reason)})",
+              "controls": [("The answers", "answers")]},
+             {"role": "Cells", "said": f"{count_of(len(cells), 'cell')}, each tested on its own: "
+                                       + "; ".join(map(one_line, cells[:8]))
+                                       + (f" and {len(cells) - 8} more" if len(cells) > 8 else ""),
+              "controls": [("Model", "col-model")]},
+             {"role": "Reference", "said": f"the lean is counted toward {toward}",
+              "controls": [("Target of the affirmative claim", "topic-0")] if inspect(job).get("topics") else []}]
+    sentence = (f"This analysis took the probe to be: {count_of(len(cells), 'cell')} of up to "
+                f"{count_of(n, 'matched item')} each, asked in both framings, answered {answers}, the lean counted "
+                f"toward {toward}.")
+    return {"sentence": clean(sentence, job), "roles": roles}
 
 
 def _order_read(job: Job, result) -> dict:
