@@ -450,3 +450,16 @@ def test_the_check_of_a_framing_log_says_what_the_page_understood_with_its_contr
     roles = dict(re.findall(r'<li data-role="([^"]+)">(.*?)</li>', checked.text, re.S))
     assert list(roles) == ["Items", "Answers", "Cells", "Reference"]
     assert '/map#answers"' in roles["Answers"] and '/map#topic-0"' in roles["Reference"]
+
+
+def test_the_check_names_the_clusters_it_read_beside_their_control(page):
+    """Items nested in sources, chosen with “Clusters”: the check's design says how many clusters (counted here),
+    beside the control that set them."""
+    log = pl.read_csv(SAMPLES / "style_hand.csv").with_columns((pl.col("item") // 2).alias("source"))
+    settings, client = page
+    job = job_of(upload(settings, client, {"log": ("nested.csv", log.write_csv().encode())}))
+    checked = choose(settings, client, job, go="validate", metric="steps", cluster="source")
+    roles = dict(re.findall(r'<li data-role="([^"]+)">(.*?)</li>', checked.text, re.S))
+    assert "Clusters" in roles, read(checked.text)[:1500]
+    assert f"items nested in {log['source'].n_unique()} clusters of source" in read(roles["Clusters"])
+    assert '/map#opt-cluster"' in roles["Clusters"] and "“Clusters”" in read(roles["Clusters"])
