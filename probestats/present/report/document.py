@@ -366,7 +366,8 @@ def _plain_context(ctx: dict, kind: str, named) -> None:
                             "paired t-test's, on the item means"))
         noise = ctx.get("noise") or {}
         if noise.get("present") and noise.get("method"):
-            details.append(("The same-versus-same sign-flip test", noise["method"]))
+            details.append(("The same-versus-same gap over every split" if noise.get("over_splits")
+                            else "The same-versus-same sign-flip test", noise["method"]))
         power = ctx.get("power") or {}
         methods = [x for x in power.get("sentences", []) if str(x).startswith("Method: ")]
         if methods:
