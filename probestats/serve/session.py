@@ -633,13 +633,14 @@ def _values(mapping: Mapping) -> list[str]:
 def report_command(job: Job, detected: dict, *, output: str = "report.md", plain: bool = True) -> str:
     """The command line that writes the report the page shows (run in the folder holding the files)."""
     mapping = job.mapping
+    plainly = [flag("plain")] if plain else []
     if mapping.analysis == "framing":
         return shlex.join(["probestats", "report", flag("framing_log"), job.log.name,
                            *_framing_options(job, mapping),
-                           *mapping.shaping(detected), flag("output"), output])
+                           *mapping.shaping(detected), *plainly, flag("output"), output])
     if mapping.analysis == "judge":
         return shlex.join(["probestats", "report", job.log.name, *_judge_options(mapping),
-                           *mapping.shaping(detected), flag("output"), output])
+                           *mapping.shaping(detected), *plainly, flag("output"), output])
     args = ["probestats", "report", job.log.name, flag("metric"), mapping.metric]
     if job.noise is not None:
         args += [flag("noise"), job.noise.name]
@@ -668,7 +669,7 @@ def plan_source(job: Job) -> Upload:
 
 
 def plan_command(job: Job, detected: dict, *, items: str, runs: str, gap, sims: int, power: float,
-                 alpha: float) -> str:
+                 alpha: float, mechanism: str = "auto") -> str:
     """The command line that prints the plan the page shows, as JSON."""
     mapping = job.mapping
     source = plan_source(job)
@@ -678,7 +679,10 @@ def plan_command(job: Job, detected: dict, *, items: str, runs: str, gap, sims: 
     args += [flag("items"), items, flag("runs"), runs]
     if gap is not None:
         args += [flag("gap"), repr(gap)]
-    args += [flag("sims"), str(sims), flag("power"), repr(power), flag("alpha"), repr(alpha), flag("json_out")]
+    args += [flag("sims"), str(sims), flag("power"), repr(power), flag("alpha"), repr(alpha)]
+    if mechanism != "auto":
+        args += [flag("mechanism"), mechanism]
+    args.append(flag("json_out"))
     return shlex.join(args)
 
 

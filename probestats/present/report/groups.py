@@ -61,7 +61,7 @@ def _span(counts) -> str:
     return f"{lo}" if lo == hi else f"{lo}-{hi}"
 
 
-def groups_context(analysis) -> dict:
+def groups_context(analysis, *, plain: bool = False) -> dict:
     """The ``--by`` groups of a paired analysis: per group, the sign-flip p and its corrected p."""
     alpha = analysis.alpha
     correction = correction_name(analysis.correction)
@@ -125,7 +125,12 @@ def groups_context(analysis) -> dict:
                          "items' gaps are exactly zero, ties the test cannot use) to ever reach significance ("
                          + "; ".join(f"{_by_text(r['by'])}: {r['n_nonzero']} non-zero of {count_of(r['n_items'], 'item')}"
                                      for r in tied[:8]) + ").")
-    if rows and rows[0]["d_z"] is not None:
+    if rows and rows[0]["d_z"] is not None and plain:
+        sentences.append(f"Beside the exact test: the gap against the spread of the item gaps and against the "
+                         f"spread across items, with {rows[0]['confidence']} intervals, and the p of the test that "
+                         "assumes roughly normal item gaps (uncorrected); how each was computed is in the method "
+                         "details.")
+    elif rows and rows[0]["d_z"] is not None:
         sentences.append(f"Beside the exact test: d_z and d_av with {rows[0]['confidence']} intervals "
                          f"({rows[0]['d_z_formula']}; {rows[0]['d_av_formula']}) and the paired t-test's p "
                          f"(on the item means, uncorrected; it assumes roughly normal item gaps).")
@@ -164,7 +169,10 @@ def group_effects(g) -> dict:
     t = next((t for t in getattr(g, "published", ()) if t.name == "paired t"), None)
     if e is None:
         return {"d_z": None, "d_av": None, "t_p": None}
-    return {"d_z": effect_text(e.d_z).split(" = ", 1)[-1], "d_av": effect_text(e.d_av).split(" = ", 1)[-1],
+    def shown(x):
+        return "undefined" if x is None or x.value is None else effect_text(x).split(" = ", 1)[-1]
+
+    return {"d_z": shown(e.d_z), "d_av": shown(e.d_av),
             "d_z_name": e.d_z.name, "d_av_name": e.d_av.name, "d_z_formula": e.d_z.formula,
             "d_av_formula": e.d_av.formula, "confidence": f"{e.d_z.confidence:.0%}",
             "t_p": None if t is None else t.pvalue}

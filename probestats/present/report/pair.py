@@ -391,7 +391,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None, plai
         "design": design_ctx, "table": table_ctx, "tests": tests_ctx, "noise": noise_ctx,
         "power": power_ctx, "finding": finding_ctx, "limits": limits,
         "framing": framing,
-        "framing_sentences": framing_sentences(framing) if framing is not None else [],
+        "framing_sentences": framing_sentences(framing, plain=plain) if framing is not None else [],
         "placeholders": _placeholders(design_ctx, limits),
     }
     ctx["sentences"] = {
