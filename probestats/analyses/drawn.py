@@ -217,11 +217,12 @@ def balance_test(frame: pl.DataFrame, column: str, a: str, b: str, *, n_resample
     observed = float(stat(is_a))
     tol = 1e-9 * max(1.0, abs(observed))
     hits = 0
+    within = _within_items(item_codes)
     for start in range(0, n_resamples, 500):
         size = min(500, n_resamples - start)
         keys = rng.random((size, len(is_a)))
         # permute the labels within items: order the rows by (item, random key) and hand out each item's labels
-        order = np.lexsort((keys, np.broadcast_to(item_codes, keys.shape)), axis=-1)
+        order = within(keys)
         labels = np.empty_like(keys, dtype=bool)
         np.put_along_axis(labels, order, np.broadcast_to(is_a, keys.shape), axis=-1)
         hits += int(np.sum(stat(labels) >= observed - tol))
@@ -237,6 +238,51 @@ def balance_test(frame: pl.DataFrame, column: str, a: str, b: str, *, n_resample
                        method=(f"permutation test of independence of {column} and the value: {what}, the value "
                                f"labels permuted within items ({n_resamples:,} draws, seed {seed}; the p counts the "
                                f"observed labelling, so it holds its level; Monte Carlo error {se:.1g})"))
+
+
+def _within_items(item_codes: np.ndarray):
+    """A function of random keys (one row of keys per draw) giving the order of the rows by (item, key), as
+    ``np.lexsort((keys, item_codes), axis=-1)`` does, for ``item_codes`` sorted (each item's rows side by side).
+
+    The rows are laid out as an items x longest-item grid, the cells past an item's runs padded with a key above
+    every drawn one (keys are in [0, 1)), and each item's keys sorted alone: a stable sort of short rows instead
+    of a sort of the whole draw by two keys (the order is the same, ties included: both sorts are stable).
+
+    >>> codes = np.array([0, 0, 0, 1, 1, 2, 2, 2, 2])
+    >>> keys = np.random.default_rng(3).random((4, codes.size))
+    >>> bool((_within_items(codes)(keys) == np.lexsort((keys, np.broadcast_to(codes, keys.shape)), axis=-1)).all())
+    True
+    """
+    n = item_codes.size
+    starts = np.flatnonzero(np.r_[True, item_codes[1:] != item_codes[:-1]]) if n else np.zeros(0, dtype=np.intp)
+    sizes = np.diff(np.r_[starts, n])
+    width = int(sizes.max()) if n else 0
+    rank = np.arange(n) - np.repeat(starts, sizes)   # each row's place within its item
+    grid = np.repeat(np.arange(starts.size), sizes) * width + rank   # its cell of the grid
+    filled = np.arange(starts.size * width).reshape(starts.size, width) % width < sizes[:, None]
+
+    def order(keys: np.ndarray) -> np.ndarray:
+        if n and (sizes == width).all():   # items of equal runs: the grid is the keys themselves
+            ranks = _stable_argsort(keys.reshape(keys.shape[0], starts.size, width))
+            return (ranks + starts[:, None]).reshape(keys.shape[0], -1)
+        padded = np.full((keys.shape[0], starts.size * width), 2.0)
+        padded[:, grid] = keys
+        ranks = _stable_argsort(padded.reshape(keys.shape[0], starts.size, width))
+        rows = (ranks + starts[:, None]).reshape(keys.shape[0], -1)   # each item's rows in key order
+        return rows[:, filled.ravel()]
+
+    return order
+
+
+def _stable_argsort(keys: np.ndarray) -> np.ndarray:
+    """``np.argsort(keys, axis=-1, kind="stable")`` where it matters, by the faster unstable sort when no two
+    keys below 1 tie in a row (random keys in [0, 1) almost never do; the padding, 2.0, of an item's unused
+    cells sorts after its keys in either order, and its places are dropped)."""
+    ranks = np.argsort(keys, axis=-1)
+    ordered = np.take_along_axis(keys, ranks, axis=-1)
+    if ((ordered[..., 1:] == ordered[..., :-1]) & (ordered[..., 1:] < 1.0)).any():
+        return np.argsort(keys, axis=-1, kind="stable")
+    return ranks
 
 
 def _strata(pair: pl.DataFrame, column: str) -> tuple[pl.DataFrame, int]:

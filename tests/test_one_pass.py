@@ -1,0 +1,92 @@
+"""The faster paths give the numbers of the paths they replace, exactly.
+
+Each reference below is the previous code, kept here as it was: the balance test of a drawn setting sorted
+every draw by (item, key) with ``np.lexsort`` over the whole draw; it now sorts each item's keys alone.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+
+from probestats.analyses.drawn import _within_items, balance_test
+
+
+def lexsort_balance_p(frame: pl.DataFrame, column: str, a: str, b: str, n_resamples: int, seed: int) -> tuple:
+    """The balance test's statistic and p as the previous code computed them (one lexsort per batch)."""
+    pair = frame.filter(pl.col("variant").is_in([a, b])).select("item", "variant", column).drop_nulls([column])
+    _, item_codes = np.unique(pair["item"].cast(pl.String).to_numpy(), return_inverse=True)
+    rows = np.argsort(item_codes, kind="stable")
+    pair, item_codes = pair[rows], item_codes[rows]
+    is_a = (pair["variant"] == a).to_numpy()
+    rng = np.random.default_rng(seed)
+    if pair[column].dtype.is_numeric():
+        x = pair[column].cast(pl.Float64).to_numpy()
+        n_a, n_b = is_a.sum(), (~is_a).sum()
+
+        def stat(labels):
+            return np.abs((labels * x).sum(axis=-1) / n_a - ((~labels) * x).sum(axis=-1) / n_b)
+    else:
+        _, level_codes = np.unique(pair[column].cast(pl.String).to_numpy(), return_inverse=True)
+        onehot = np.eye(level_codes.max() + 1)[level_codes]
+        totals = onehot.sum(axis=0)
+        expected_a = totals * is_a.sum() / len(is_a)
+        expected_b = totals - expected_a
+
+        def stat(labels):
+            obs_a = labels.astype(float) @ onehot
+            return (((obs_a - expected_a) ** 2 / expected_a).sum(axis=-1)
+                    + (((totals - obs_a) - expected_b) ** 2 / expected_b).sum(axis=-1))
+    observed = float(stat(is_a))
+    tol = 1e-9 * max(1.0, abs(observed))
+    hits = 0
+    for start in range(0, n_resamples, 500):
+        size = min(500, n_resamples - start)
+        keys = rng.random((size, len(is_a)))
+        order = np.lexsort((keys, np.broadcast_to(item_codes, keys.shape)), axis=-1)
+        labels = np.empty_like(keys, dtype=bool)
+        np.put_along_axis(labels, order, np.broadcast_to(is_a, keys.shape), axis=-1)
+        hits += int(np.sum(stat(labels) >= observed - tol))
+    return observed, (hits + 1) / (n_resamples + 1)
+
+
+def drawn_frame(items: int, runs, *, text: bool, seed: int) -> pl.DataFrame:
+    """Items with ``runs`` runs per value (one number, or a range drawn per item and value: unequal items), a
+    setting drawn per call (numbers with repeats, or text levels), rows shuffled."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(items):
+        for v in ("a", "b", "c"):
+            for s in range(runs if isinstance(runs, int) else int(rng.integers(*runs))):
+                t = rng.choice(["low", "mid", "high"]) if text else round(float(rng.uniform(0, 1.5)), 1)
+                rows.append({"item": f"q{i}", "variant": v, "seed": s, "temperature": t})
+    frame = pl.DataFrame(rows)
+    return frame[rng.permutation(frame.height)]
+
+
+@pytest.mark.parametrize("items, runs, text", [(12, 5, False), (9, (1, 7), False), (15, 4, True), (7, (2, 9), True),
+                                               (1, 3, False), (40, 1, False)])
+def test_balance_test_unchanged(items, runs, text):
+    frame = drawn_frame(items, runs, text=text, seed=items)
+    for seed in (0, 11):
+        result = balance_test(frame, "temperature", "a", "b", n_resamples=1_234, seed=seed)
+        observed, p = lexsort_balance_p(frame, "temperature", "a", "b", 1_234, seed)
+        assert result.statistic == observed and result.pvalue == p
+        assert result.pvalue_se == math.sqrt(p * (1 - p) / 1_235)
+
+
+def test_within_items_orders_as_lexsort_ties_included():
+    rng = np.random.default_rng(5)
+    for trial in range(200):
+        sizes = rng.integers(1, 12, size=rng.integers(1, 6))
+        if trial % 2:
+            sizes[:] = sizes[0]   # items of equal runs take the short way
+        codes = np.repeat(np.arange(sizes.size), sizes)
+        keys = rng.random((3, codes.size))
+        if trial % 3 == 0:
+            keys = np.round(keys, 1)   # ties: the stable order, as lexsort's
+        expected = np.lexsort((keys, np.broadcast_to(codes, keys.shape)), axis=-1)
+        assert (_within_items(codes)(keys) == expected).all()
