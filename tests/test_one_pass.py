@@ -90,3 +90,19 @@ def test_within_items_orders_as_lexsort_ties_included():
             keys = np.round(keys, 1)   # ties: the stable order, as lexsort's
         expected = np.lexsort((keys, np.broadcast_to(codes, keys.shape)), axis=-1)
         assert (_within_items(codes)(keys) == expected).all()
+
+
+@pytest.mark.parametrize("text", [False, True])
+def test_adjusted_gap_t_as_scipy_stats(text):
+    """The adjusted gap's p and interval take Student's t from scipy.special: scipy.stats.t's numbers."""
+    from scipy import stats
+
+    from probestats.analyses.drawn import adjusted_gap
+
+    frame = drawn_frame(10, (2, 6), text=text, seed=3)
+    rng = np.random.default_rng(8)
+    frame = frame.with_columns(pl.Series("y", rng.normal(size=frame.height)) + (pl.col("variant") == "a") * 0.4)
+    r = adjusted_gap(frame, "y", "a", "b", "temperature", confidence=0.9)
+    assert r.pvalue == float(2 * stats.t.sf(abs(r.gap / r.se), r.df))
+    q = float(stats.t.ppf(0.95, r.df))
+    assert (r.low, r.high) == (float(r.gap - q * r.se), float(r.gap + q * r.se))
