@@ -1,18 +1,23 @@
 """The faster paths give the numbers of the paths they replace, exactly.
 
 Each reference below is the previous code, kept here as it was: the balance test of a drawn setting sorted
-every draw by (item, key) with ``np.lexsort`` over the whole draw; it now sorts each item's keys alone.
+every draw by (item, key) with ``np.lexsort`` over the whole draw (it now sorts each item's keys alone); the
+exact mean of a combination of columns added one ``Fraction`` per value (it now sums whole numbers on the
+binary lattice).
 """
 
 from __future__ import annotations
 
 import math
+import sys
+from fractions import Fraction
 
 import numpy as np
 import polars as pl
 import pytest
 
 from probestats.analyses.drawn import _within_items, balance_test
+from probestats.stats.exact import binary_sum, mean_of_combination
 
 
 def lexsort_balance_p(frame: pl.DataFrame, column: str, a: str, b: str, n_resamples: int, seed: int) -> tuple:
@@ -106,3 +111,39 @@ def test_adjusted_gap_t_as_scipy_stats(text):
     assert r.pvalue == float(2 * stats.t.sf(abs(r.gap / r.se), r.df))
     q = float(stats.t.ppf(0.95, r.df))
     assert (r.low, r.high) == (float(r.gap - q * r.se), float(r.gap + q * r.se))
+
+
+def fraction_sum(values) -> Fraction:
+    """The previous exact sum: one Fraction addition per value."""
+    return sum(map(Fraction, map(float, values)), Fraction(0))
+
+
+def test_binary_sum_is_the_fraction_sum():
+    rng = np.random.default_rng(9)
+    cases = [[0.0, -0.0], [5e-324, -5e-324, 1e-310], [1e308, 1e308, -1e308], [1, 2, 3], [2**60 + 1, 3],
+             [-1.5, 2.25], [sys.float_info.max] * 3, [0.1] * 1000 + [-0.3] * 7]
+    for trial in range(200):
+        n = int(rng.integers(1, 300))
+        kind = trial % 4
+        if kind == 0:      # one scale
+            xs = rng.normal(size=n) * 10.0 ** int(rng.integers(-300, 300))
+        elif kind == 1:    # short decimals
+            xs = np.round(rng.normal(size=n) * 5, int(rng.integers(0, 4)))
+        elif kind == 2:    # every scale at once, subnormals included
+            xs = rng.normal(size=n) * 10.0 ** rng.integers(-320, 308, size=n).astype(float)
+        else:              # whole numbers
+            xs = rng.integers(-10**9, 10**9, size=n).astype(float)
+        cases.append(xs[np.isfinite(xs)].tolist())
+    for values in cases:
+        assert binary_sum(values) == fraction_sum(values)
+
+
+def test_mean_of_combination_as_fraction_additions():
+    rng = np.random.default_rng(10)
+    for _ in range(50):
+        n = int(rng.integers(1, 400))
+        a, b = (np.round(rng.normal(size=n) * 3, int(rng.integers(0, 7))).tolist() for _ in range(2))
+        for coefs in ((1, -1), (0.5, 0.5), (1 / 3, -2.0)):
+            terms = list(zip(coefs, (a, b)))
+            expected = float(sum((Fraction(c) * fraction_sum(xs) for c, xs in terms), Fraction(0)) / n)
+            assert mean_of_combination(terms) == expected
