@@ -18,6 +18,7 @@ import pytest
 
 from probestats.analyses.drawn import _within_items, balance_test
 from probestats.stats.exact import binary_sum, mean_of_combination
+from probestats.stats.selection import smallest_in_cells
 
 
 def lexsort_balance_p(frame: pl.DataFrame, column: str, a: str, b: str, n_resamples: int, seed: int) -> tuple:
@@ -147,3 +148,25 @@ def test_mean_of_combination_as_fraction_additions():
             terms = list(zip(coefs, (a, b)))
             expected = float(sum((Fraction(c) * fraction_sum(xs) for c, xs in terms), Fraction(0)) / n)
             assert mean_of_combination(terms) == expected
+
+
+def lexsort_smallest(keys, sizes, take):
+    """The previous rule of the within-log halves' draw: rank every key by lexsort((keys, cell))."""
+    cell_of = np.repeat(np.arange(sizes.size), sizes)
+    order = np.lexsort((keys, cell_of))
+    cell_first = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    rank = np.empty(keys.size, dtype=np.int64)
+    rank[order] = np.arange(keys.size) - cell_first[cell_of[order]]
+    return rank < take[cell_of]
+
+
+def test_smallest_in_cells_as_lexsort():
+    rng = np.random.default_rng(12)
+    for trial in range(1_000):
+        cells = int(rng.integers(1, 9))
+        sizes = np.full(cells, int(rng.integers(1, 14))) if trial % 2 else rng.integers(1, 14, size=cells)
+        # hashes over all 64 bits, or a few values (ties at the threshold: broken by position)
+        high = np.iinfo(np.uint64).max if trial % 3 else 5
+        keys = rng.integers(0, high, size=int(sizes.sum()), dtype=np.uint64)
+        take = sizes // 2 if trial % 5 else rng.integers(0, sizes + 1)
+        assert (smallest_in_cells(keys, sizes, take) == lexsort_smallest(keys, sizes, take)).all()
