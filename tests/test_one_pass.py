@@ -170,3 +170,42 @@ def test_smallest_in_cells_as_lexsort():
         keys = rng.integers(0, high, size=int(sizes.sum()), dtype=np.uint64)
         take = sizes // 2 if trial % 5 else rng.integers(0, sizes + 1)
         assert (smallest_in_cells(keys, sizes, take) == lexsort_smallest(keys, sizes, take)).all()
+
+
+def groupwise_between_groups(gaps, labels, n_resamples: int, seed: int) -> tuple[float, float]:
+    """The previous between-groups test: each resample's group sums one group at a time (statistic, p)."""
+    gaps = np.asarray(gaps, dtype=float)
+    names = list(dict.fromkeys(labels))
+    codes = np.array([names.index(x) for x in labels])
+    k, n = len(names), len(gaps)
+    sizes = np.bincount(codes, minlength=k).astype(float)
+
+    def statistic(code_rows):
+        sums = np.stack([(gaps[None, :] * (code_rows == j)).sum(axis=1) for j in range(k)], axis=1)
+        return (sizes[None, :] * (sums / sizes[None, :] - gaps.mean()) ** 2).sum(axis=1)
+
+    observed = float(statistic(codes[None, :])[0])
+    rng = np.random.default_rng(seed)
+    tol = 1e-9 * max(observed, float(np.sum((gaps - gaps.mean()) ** 2)))
+    hits, done, chunk = 0, 0, max(1, 2_000_000 // max(1, n * k))
+    while done < n_resamples:
+        m = min(chunk, n_resamples - done)
+        shuffled = np.argsort(rng.random((m, n)), axis=1)
+        hits += int(np.count_nonzero(statistic(codes[shuffled]) >= observed - tol))
+        done += m
+    return observed, (hits + 1) / (n_resamples + 1)
+
+
+@pytest.mark.parametrize("groups, per_group, lattice, shift", [(2, 6, True, 0.0), (5, 20, True, 0.3), (30, 8, False, 0.0),
+                                                              (12, 3, False, 0.5), (40, 20, True, 0.1)])
+def test_between_groups_test_unchanged(groups, per_group, lattice, shift):
+    """Gaps on a lattice (ties between resamples and the observed statistic) or continuous, groups alike or not."""
+    from probestats.analyses.blocks import between_groups_test
+
+    rng = np.random.default_rng(groups * per_group)
+    labels = [f"g{g}" for g in rng.permutation(np.repeat(np.arange(groups), per_group))]
+    gaps = rng.normal(size=len(labels)) + shift * np.array([int(x[1:]) % 3 for x in labels])
+    gaps = np.round(gaps * 2) / 2 if lattice else gaps
+    for seed in (0, 7):
+        r = between_groups_test(gaps, labels, n_resamples=2_001, seed=seed)
+        assert (r.statistic, r.pvalue) == groupwise_between_groups(gaps, labels, 2_001, seed)
