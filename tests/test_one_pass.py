@@ -209,3 +209,86 @@ def test_between_groups_test_unchanged(groups, per_group, lattice, shift):
     for seed in (0, 7):
         r = between_groups_test(gaps, labels, n_resamples=2_001, seed=seed)
         assert (r.statistic, r.pvalue) == groupwise_between_groups(gaps, labels, 2_001, seed)
+
+
+def previous_between_groups_test(gaps, labels, *, n_resamples: int = 10_000, seed: int | None = 0):
+    """The between-groups test as it was, whole: each resample's group sums one group at a time."""
+    from probestats.analyses.omnibus import OmnibusResult
+
+    gaps = np.asarray(gaps, dtype=float)
+    k = len(dict.fromkeys(labels))
+    statistic, p = groupwise_between_groups(gaps, labels, n_resamples, seed)
+    hits = round(p * (n_resamples + 1)) - 1
+    se = float(np.sqrt(p * (1 - p) / n_resamples))
+    method = (f"monte carlo (labels of {len(gaps)} items exchanged between {k} groups; n_resamples={n_resamples}, "
+              f"seed={seed}, standard error {se:.2g}; p = (hits + 1)/(n_resamples + 1)"
+              f"{'; no resample was as extreme, so p is below that floor' if hits == 0 else ''})")
+    return OmnibusResult(statistic=statistic, pvalue=p, method=method, n_items=len(gaps), n_values=k, arrangements=0,
+                         n_resamples=n_resamples, seed=seed, pvalue_se=se, pvalue_bound="upper" if hits == 0 else None)
+
+
+def previous_paths(monkeypatch) -> dict:
+    """Every replaced step back on its previous code; the count of calls of each (so a test knows they ran)."""
+    import probestats.analyses.blocks as blocks
+    import probestats.analyses.drawn as drawn
+    import probestats.analyses.halves as halves
+    import probestats.stats.exact as exact
+
+    calls = {}
+
+    def counted(name, function):
+        def call(*args, **kwargs):
+            calls[name] = calls.get(name, 0) + 1
+            return function(*args, **kwargs)
+        return call
+
+    monkeypatch.setattr(exact, "binary_sum", counted("sum", fraction_sum))
+    monkeypatch.setattr(halves, "smallest_in_cells", counted("halves", lexsort_smallest))
+    monkeypatch.setattr(drawn, "_within_items", counted(
+        "drawn", lambda codes: lambda keys: np.lexsort((keys, np.broadcast_to(codes, keys.shape)), axis=-1)))
+    monkeypatch.setattr(blocks, "between_groups_test", counted("between", previous_between_groups_test))
+    return calls
+
+
+def design_log(shape: str, seed: int = 0) -> list[dict]:
+    """A generated log of one design shape (see the parametrization below)."""
+    rng = np.random.default_rng(seed)
+    groups, items, runs = {"paired": (1, 24, 6), "decimals": (1, 30, 5), "unequal": (1, 20, (3, 9)),
+                           "nested groups": (12, 4, 4), "drawn": (1, 25, 8)}[shape]
+    rows = []
+    for g in range(groups):
+        for i in range(items):
+            level = rng.normal()
+            for v in ("formal", "casual"):
+                for s in range(runs if isinstance(runs, int) else int(rng.integers(*runs))):
+                    t = round(float(rng.uniform(0.2, 1.2)), 1)
+                    y = 3 + level + 0.4 * (v == "formal") + 0.3 * (g % 3) + rng.normal() + (t if shape == "drawn" else 0)
+                    row = {"item": f"{g}-{i}", "variant": v, "seed": s + 1,
+                           "steps": round(y, 2) if shape == "decimals" else max(0, round(y))}
+                    if shape == "nested groups":
+                        row["dataset"] = f"d{g}"
+                    if shape == "drawn":
+                        row["temperature"] = t
+                    rows.append(row)
+    return rows
+
+
+@pytest.mark.parametrize("shape", ["paired", "decimals", "unequal", "nested groups", "drawn"])
+def test_analysis_unchanged_on_every_shape(shape, tmp_path, monkeypatch):
+    """The whole analysis (its JSON), from a log file through the streaming pass, on the previous paths and now."""
+    from probestats import Probe, analyze
+
+    path = tmp_path / "log.csv"
+    pl.DataFrame(design_log(shape)).write_csv(path)
+    options = {"by": ["dataset"]} if shape == "nested groups" else {}
+    if shape == "drawn":
+        options["probe"] = Probe(random_settings=["temperature"])
+    now = analyze(str(path), metric="steps", **options).to_dict()
+    with monkeypatch.context() as patched:
+        calls = previous_paths(patched)
+        before = analyze(str(path), metric="steps", **options).to_dict()
+    assert now == before
+    # (the within-log halves are drawn where the runs of a cell are alike and no setting is drawn per call)
+    expected = {"sum"} | ({"halves"} if shape in ("paired", "decimals", "nested groups") else set()) | (
+        {"between"} if shape == "nested groups" else set()) | ({"drawn"} if shape == "drawn" else set())
+    assert set(calls) == expected   # each previous path ran
