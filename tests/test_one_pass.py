@@ -18,7 +18,7 @@ import pytest
 
 from probestats.analyses.drawn import _within_items, balance_test
 from probestats.stats.exact import binary_sum, mean_of_combination
-from probestats.stats.selection import smallest_in_cells
+from probestats.stats.ranked import smallest_in_cells
 
 
 def lexsort_balance_p(frame: pl.DataFrame, column: str, a: str, b: str, n_resamples: int, seed: int) -> tuple:

@@ -43,7 +43,7 @@ from typing import Sequence
 import numpy as np
 import polars as pl
 
-from probestats.stats.selection import smallest_in_cells
+from probestats.stats.ranked import smallest_in_cells
 
 __all__ = ["BLOCK_SETTINGS", "blocks_of", "named_setting_refusal", "blocked_item_table", "first_half_flags", "half_sums", "random_halves",
            "pooled_phrase", "block_noun", "HALF_NAMES"]
