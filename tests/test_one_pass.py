@@ -59,9 +59,10 @@ def lexsort_balance_p(frame: pl.DataFrame, column: str, a: str, b: str, n_resamp
     return observed, (hits + 1) / (n_resamples + 1)
 
 
-def drawn_frame(items: int, runs, *, text: bool, seed: int) -> pl.DataFrame:
+def drawn_frame(items: int, runs, *, text: bool, seed: int, order: str = "shuffled") -> pl.DataFrame:
     """Items with ``runs`` runs per value (one number, or a range drawn per item and value: unequal items), a
-    setting drawn per call (numbers with repeats, or text levels), rows shuffled."""
+    setting drawn per call (numbers with repeats, or text levels), rows shuffled, or written item by item and
+    value by value (``order`` "written"; "reversed": each item's values in the other order)."""
     rng = np.random.default_rng(seed)
     rows = []
     for i in range(items):
@@ -70,13 +71,25 @@ def drawn_frame(items: int, runs, *, text: bool, seed: int) -> pl.DataFrame:
                 t = rng.choice(["low", "mid", "high"]) if text else round(float(rng.uniform(0, 1.5)), 1)
                 rows.append({"item": f"q{i}", "variant": v, "seed": s, "temperature": t})
     frame = pl.DataFrame(rows)
+    if order == "written":
+        return frame
+    if order == "reversed":
+        return frame.sort("item", pl.col("variant").replace_strict({"a": 2, "b": 1, "c": 0}), maintain_order=True)
     return frame[rng.permutation(frame.height)]
 
 
+@pytest.mark.parametrize("order", ["shuffled", "written", "reversed"])
 @pytest.mark.parametrize("items, runs, text", [(12, 5, False), (9, (1, 7), False), (15, 4, True), (7, (2, 9), True),
                                                (1, 3, False), (40, 1, False)])
-def test_balance_test_unchanged(items, runs, text):
-    frame = drawn_frame(items, runs, text=text, seed=items)
+def test_balance_test_unchanged(items, runs, text, order):
+    frame = drawn_frame(items, runs, text=text, seed=items, order=order)
+    if order != "shuffled" and items > 1:   # each item's values in blocks: the labels by a partial sort
+        import probestats.analyses.drawn as drawn
+
+        pair = frame.filter(pl.col("variant").is_in(["a", "b"]))
+        codes = np.unique(pair["item"].to_numpy(), return_inverse=True)[1]
+        rows = np.argsort(codes, kind="stable")
+        assert drawn._label_block(codes[rows], (pair["variant"] == "a").to_numpy()[rows]) is not None
     for seed in (0, 11):
         result = balance_test(frame, "temperature", "a", "b", n_resamples=1_234, seed=seed)
         observed, p = lexsort_balance_p(frame, "temperature", "a", "b", 1_234, seed)
@@ -246,6 +259,7 @@ def previous_paths(monkeypatch) -> dict:
     monkeypatch.setattr(halves, "smallest_in_cells", counted("halves", lexsort_smallest))
     monkeypatch.setattr(drawn, "_within_items", counted(
         "drawn", lambda codes: lambda keys: np.lexsort((keys, np.broadcast_to(codes, keys.shape)), axis=-1)))
+    monkeypatch.setattr(drawn, "_label_block", lambda codes, is_a: None)   # every draw ranked whole
     monkeypatch.setattr(blocks, "between_groups_test", counted("between", previous_between_groups_test))
     return calls
 

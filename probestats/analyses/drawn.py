@@ -35,6 +35,7 @@ import polars as pl
 
 from probestats.errors import OptionError, Problem, opt
 from probestats.result import jsonable
+from probestats.stats.ranked import smallest_in_cells
 
 __all__ = ["BalanceTest", "AdjustedGap", "DrawnSetting", "balance_test", "adjusted_gap", "stratified_table",
            "drawn_setting", "unbalanced_problem", "STRATA"]
@@ -217,14 +218,19 @@ def balance_test(frame: pl.DataFrame, column: str, a: str, b: str, *, n_resample
     observed = float(stat(is_a))
     tol = 1e-9 * max(1.0, abs(observed))
     hits = 0
-    within = _within_items(item_codes)
+    within, block = _within_items(item_codes), _label_block(item_codes, is_a)
     for start in range(0, n_resamples, 500):
         size = min(500, n_resamples - start)
         keys = rng.random((size, len(is_a)))
         # permute the labels within items: order the rows by (item, random key) and hand out each item's labels
-        order = within(keys)
-        labels = np.empty_like(keys, dtype=bool)
-        np.put_along_axis(labels, order, np.broadcast_to(is_a, keys.shape), axis=-1)
+        if block is None:
+            order = within(keys)
+            labels = np.empty_like(keys, dtype=bool)
+            np.put_along_axis(labels, order, np.broadcast_to(is_a, keys.shape), axis=-1)
+        else:   # each item's runs of one value first (or last): those labels go to its smallest keys
+            sizes, take, last = block
+            chosen = smallest_in_cells(keys.ravel(), np.tile(sizes, size), np.tile(take, size))
+            labels = chosen.reshape(keys.shape) ^ last
         hits += int(np.sum(stat(labels) >= observed - tol))
     p = (hits + 1) / (n_resamples + 1)
     se = math.sqrt(p * (1 - p) / (n_resamples + 1))
@@ -238,6 +244,33 @@ def balance_test(frame: pl.DataFrame, column: str, a: str, b: str, *, n_resample
                        method=(f"permutation test of independence of {column} and the value: {what}, the value "
                                f"labels permuted within items ({n_resamples:,} draws, seed {seed}; the p counts the "
                                f"observed labelling, so it holds its level; Monte Carlo error {se:.1g})"))
+
+
+def _label_block(item_codes: np.ndarray, is_a: np.ndarray):
+    """``(sizes, take, last)`` when every item's rows (``item_codes`` sorted) hold its runs of value A first
+    (``last`` False: ``take`` is each item's runs of A) or last (``last`` True: ``take`` its runs of B), as a
+    log written item by item and value by value does; None otherwise.
+
+    Handing each item's labels out in the order of its random keys then gives the first ``take`` labels to its
+    ``take`` smallest keys: labels A (or B, and A to the rest) are told by a partial sort of each item's keys
+    (:func:`probestats.stats.ranked.smallest_in_cells`), without ranking them all.
+
+    >>> _label_block(np.array([0, 0, 0, 1, 1]), np.array([True, True, False, True, False]))
+    (array([3, 2]), array([2, 1]), False)
+    >>> _label_block(np.array([0, 0, 1, 1]), np.array([False, True, True, False])) is None
+    True
+    """
+    if not item_codes.size:
+        return None
+    starts = np.flatnonzero(np.r_[True, item_codes[1:] != item_codes[:-1]])
+    sizes = np.diff(np.r_[starts, item_codes.size])
+    rank = np.arange(item_codes.size) - np.repeat(starts, sizes)
+    runs_a = np.add.reduceat(is_a.astype(np.int64), starts)
+    if (is_a == (rank < np.repeat(runs_a, sizes))).all():
+        return sizes, runs_a, False
+    if (is_a == (rank >= np.repeat(sizes - runs_a, sizes))).all():
+        return sizes, sizes - runs_a, True
+    return None
 
 
 def _within_items(item_codes: np.ndarray):

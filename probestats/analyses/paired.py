@@ -428,15 +428,16 @@ def analyze_pair(
     by = list(column_names("by", by))
     check_by(by, metric)
     noise, within_noise = _noise_choice(noise, within_noise, noise_value)
-    if streaming and streamed is None:
+    # a judge or a named setting may vary within cells, a drawn setting and clusters are read from the runs:
+    # with one of them named, the rows are read once by validate, without a streaming pass before it
+    if streaming and streamed is None and not (attribute_settings or cluster is not None or random_settings):
         from probestats.checks.stream import validate_streaming
 
         streamed = validate_streaming(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case,
                                       halves=noise is None and (within_noise or noise_value is not None),
                                       progress=progress, facts=facts,
                                       before_pass=warm_tests, **(read_options or {}))
-        if streamed is not None and (_may_block(streamed.checked, settings, by) or attribute_settings
-                                     or cluster is not None or random_settings):
+        if streamed is not None and _may_block(streamed.checked, settings, by):
             streamed = None   # a judge or a named setting may vary within cells: blocks need the rows
     if streamed is not None:
         checked = streamed.checked
