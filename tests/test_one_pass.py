@@ -243,6 +243,7 @@ def previous_between_groups_test(gaps, labels, *, n_resamples: int = 10_000, see
 def previous_paths(monkeypatch) -> dict:
     """Every replaced step back on its previous code; the count of calls of each (so a test knows they ran)."""
     import probestats.analyses.blocks as blocks
+    import probestats.analyses.clusters as clusters
     import probestats.analyses.drawn as drawn
     import probestats.analyses.halves as halves
     import probestats.stats.exact as exact
@@ -260,6 +261,9 @@ def previous_paths(monkeypatch) -> dict:
     monkeypatch.setattr(drawn, "_within_items", counted(
         "drawn", lambda codes: lambda keys: np.lexsort((keys, np.broadcast_to(codes, keys.shape)), axis=-1)))
     monkeypatch.setattr(drawn, "_label_block", lambda codes, is_a: None)   # every draw ranked whole
+    suggest = clusters.suggest_clusters
+    monkeypatch.setattr(clusters, "suggest_clusters", counted(   # the suggestion's own pass over the rows
+        "suggest", lambda analysis, *, exclude=(), items=None: suggest(analysis, exclude=exclude)))
     monkeypatch.setattr(blocks, "between_groups_test", counted("between", previous_between_groups_test))
     return calls
 
@@ -268,17 +272,24 @@ def design_log(shape: str, seed: int = 0) -> list[dict]:
     """A generated log of one design shape (see the parametrization below)."""
     rng = np.random.default_rng(seed)
     groups, items, runs = {"paired": (1, 24, 6), "decimals": (1, 30, 5), "unequal": (1, 20, (3, 9)),
-                           "nested groups": (12, 4, 4), "drawn": (1, 25, 8)}[shape]
+                           "nested groups": (12, 4, 4), "drawn": (1, 25, 8), "clustered": (1, 60, 4),
+                           "candidates": (1, 40, 3)}[shape]
+    topic_gaps = rng.normal(0, 3, size=12)
     rows = []
     for g in range(groups):
         for i in range(items):
             level = rng.normal()
+            topic = i % 12 if shape == "clustered" else i // 2   # items nested in 12 topics (20 in the other)
+            gap = topic_gaps[topic] if shape == "clustered" else 0.0
             for v in ("formal", "casual"):
                 for s in range(runs if isinstance(runs, int) else int(rng.integers(*runs))):
                     t = round(float(rng.uniform(0.2, 1.2)), 1)
                     y = 3 + level + 0.4 * (v == "formal") + 0.3 * (g % 3) + rng.normal() + (t if shape == "drawn" else 0)
+                    y += gap * (v == "formal")
                     row = {"item": f"{g}-{i}", "variant": v, "seed": s + 1,
                            "steps": round(y, 2) if shape == "decimals" else max(0, round(y))}
+                    if shape in ("clustered", "candidates"):   # columns the items may nest in
+                        row |= {"topic": f"t{topic}", "source": None if i % 5 else "web", "level": i % 3}
                     if shape == "nested groups":
                         row["dataset"] = f"d{g}"
                     if shape == "drawn":
@@ -287,7 +298,8 @@ def design_log(shape: str, seed: int = 0) -> list[dict]:
     return rows
 
 
-@pytest.mark.parametrize("shape", ["paired", "decimals", "unequal", "nested groups", "drawn"])
+@pytest.mark.parametrize("shape", ["paired", "decimals", "unequal", "nested groups", "drawn", "clustered",
+                                   "candidates"])
 def test_analysis_unchanged_on_every_shape(shape, tmp_path, monkeypatch):
     """The whole analysis (its JSON), from a log file through the streaming pass, on the previous paths and now."""
     from probestats import Probe, analyze
@@ -297,12 +309,27 @@ def test_analysis_unchanged_on_every_shape(shape, tmp_path, monkeypatch):
     options = {"by": ["dataset"]} if shape == "nested groups" else {}
     if shape == "drawn":
         options["probe"] = Probe(random_settings=["temperature"])
-    now = analyze(str(path), metric="steps", **options).to_dict()
+    import probestats.analyses.clusters as clusters
+
+    read, suggest = [], clusters.suggest_clusters
+
+    def spy(analysis, *, exclude=(), items=None):   # the candidates as the streaming pass read them
+        read.append(items is not None)
+        return suggest(analysis, exclude=exclude, items=items)
+
+    with monkeypatch.context() as spied:
+        spied.setattr(clusters, "suggest_clusters", spy)
+        now = analyze(str(path), metric="steps", **options).to_dict()
+    # the streaming pass read the candidate columns, in the logs that have some
+    assert read == [shape in ("clustered", "candidates")]
     with monkeypatch.context() as patched:
         calls = previous_paths(patched)
         before = analyze(str(path), metric="steps", **options).to_dict()
     assert now == before
     # (the within-log halves are drawn where the runs of a cell are alike and no setting is drawn per call)
-    expected = {"sum"} | ({"halves"} if shape in ("paired", "decimals", "nested groups") else set()) | (
+    expected = {"sum", "suggest"} | (
+        {"halves"} if shape in ("paired", "decimals", "nested groups", "clustered", "candidates") else set()) | (
         {"between"} if shape == "nested groups" else set()) | ({"drawn"} if shape == "drawn" else set())
     assert set(calls) == expected   # each previous path ran
+    codes = [p["code"] for p in now["problems"]]
+    assert ("clustered_items" in codes) == (shape == "clustered")   # the suggestion, where the items nest
