@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import io
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -1000,6 +1001,22 @@ def reference() -> str:
     return "\n".join(parts)
 
 
+#: The longest unbroken run of characters a usage error echoes whole: a value of 5,000 digits is shown by its
+#: first characters and its length, so the message stays one readable line.
+ECHOED = 120
+
+
+def _shortened(text: str) -> str:
+    """``text`` with every run of more than :data:`ECHOED` non-blank characters cut to its start and its length.
+
+    >>> _shortened("Error: '" + "9" * 5000 + "' is not a valid integer range.")
+    "Error: '9999999999999999999... (5,002 characters) is not a valid integer range."
+    >>> _shortened("Error: '12' is not a valid integer range.")
+    "Error: '12' is not a valid integer range."
+    """
+    return re.sub(r"\S{%d,}" % (ECHOED + 1), lambda m: f"{m[0][:20]}... ({len(m[0]):,} characters)", text)
+
+
 def main(argv=None) -> int:
     """Run the command line; return the exit code (``python -m probestats`` and the script call it)."""
     import warnings
@@ -1017,7 +1034,7 @@ def main(argv=None) -> int:
 
         shown = io.StringIO()
         exc.show(file=shown)  # usage errors quote the values given: their controls are shown as escapes
-        click.echo(visible(shown.getvalue(), keep_newlines=True), err=True, nl=False)
+        click.echo(visible(_shortened(shown.getvalue()), keep_newlines=True), err=True, nl=False)
         code = exc.exit_code if isinstance(exc, click.UsageError) else EXIT_USAGE
     except click.exceptions.Abort:
         click.echo("Error: aborted", err=True)

@@ -18,8 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from probestats import Tests
-from probestats.analyses.cells import analyze_cells, cell_table
-from probestats.analyses.paired import analyze
+from probestats.analyses.cells import cell_table
+from tests.engines import analyze_cells
+from tests.engines import analyze_pair as analyze
 from probestats.checks.exact import mean_sd
 from probestats.cli import cli
 from probestats.result import jsonable

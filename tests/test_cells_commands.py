@@ -307,7 +307,8 @@ from hypothesis import strategies as st  # noqa: E402
 @example(items=5, runs=3, gap=0.0, seed=29971, places=0)   # a -0.0 in the after log (rounded below zero)
 def test_compare_cells_equals_compare_runs(items, runs, gap, seed, places):
     # any matched before/after pair: the cell tables' comparison is the row logs', field for field
-    from probestats.analyses.cells import cell_table, compare_cells
+    from probestats.analyses.cells import cell_table
+    from tests.engines import compare_cells
     from probestats.analyses.compare import compare_runs
     from probestats.result import jsonable
 

@@ -7,7 +7,7 @@ import pytest
 
 from probestats.shape.derive import apply, parse_derive
 from probestats.errors import ColumnError, OptionError
-from probestats.analyses.paired import analyze
+from tests.engines import analyze_pair as analyze
 from probestats.checks.schema import validate
 from tests.factories import make_log, write_log
 

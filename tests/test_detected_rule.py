@@ -14,7 +14,7 @@ import polars as pl
 from probestats.analyses.factors import analyze_factors
 from probestats.analyses.framing import _pattern
 from probestats.analyses.many import analyze_many
-from probestats.analyses.paired import analyze
+from tests.engines import analyze_pair as analyze
 from probestats.analyses.plan import power_sign_flip
 from probestats.stats.decide import decide_rejections
 from tests.factories import make_log

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from probestats.analyses.dispatch import analyze   # with its knobs (mdg, within_noise, the read keywords)
+from tests.engines import analyze   # with its knobs (mdg, within_noise, the read keywords)
 from probestats.analyses.items import items_of
 from probestats.analyses.rowlevel import per_item_welch
 from probestats.checks.schema import validate

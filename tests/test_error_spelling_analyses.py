@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 import probestats
-from probestats.analyses.cells import analyze_cells
+from tests.engines import analyze_cells
 from probestats.cli import main
 from probestats.errors import ProbestatsError, cli_spelling, opt
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from probestats.analyses.dispatch import analyze
+from tests.engines import analyze
 from probestats.cli import main
 from probestats.io.read import read_log
 from probestats.shape.probe import Probe

@@ -177,6 +177,16 @@ def test_a_limit_beyond_any_work_is_one_usage_error(capsys, drawn_log, value, di
     assert len(err) < 600   # the 5,000 digits are not echoed
 
 
+@pytest.mark.parametrize("flag", ["--n-resamples", "--seed"])
+def test_a_value_of_5000_digits_is_echoed_by_its_start_and_length(capsys, drawn_log, flag):
+    # click's own range check quotes the value it refused; the message shows the first characters and the count
+    code, out, err = run_cli(capsys, "analyze", drawn_log, "--metric", "score", flag, "9" * 5000)
+    assert code == 2 and out == "" and "Traceback" not in err
+    last = err.splitlines()[-1]
+    assert last.startswith(f"Error: Invalid value for '{flag}': ") and "(5,002 characters)" in last
+    assert len(err) < 600
+
+
 # ------------------------------------------------------------------ library warnings: constant runs under --per-item
 
 def test_per_item_welch_on_constant_runs_says_no_spread_or_tests_the_other_side_without_a_warning(capsys, tmp_path):

@@ -19,7 +19,7 @@ import polars as pl
 import pytest
 
 import probestats
-from probestats.analyses.dispatch import analyze   # with its knobs (mdg, within_noise, the read keywords)
+from tests.engines import analyze   # with its knobs (mdg, within_noise, the read keywords)
 from tests.rendered import report_renderer, terminal_text
 from tests.judge_factory import RULES, TAGS
 

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from probestats import item_table, validate
-from probestats.analyses.dispatch import analyze   # with its knobs (mdg, within_noise)
+from tests.engines import analyze   # with its knobs (mdg, within_noise)
 from probestats.errors import OptionError, ValidationError
 from probestats.analyses.items import items_of
 from probestats.stats.multitest import adjust
@@ -269,7 +269,7 @@ def test_item_table_counts_only_runs_with_a_value():
 
 
 def test_strongly_skewed_gaps_at_few_items_are_warned_about_and_the_interval_names_its_assumption():
-    from probestats.analyses.paired import analyze
+    from tests.engines import analyze_pair as analyze
     import polars as pl
 
     # item gaps 0.1, 0.2, 0.1, 0.3, 0.2, 6.0 (one item far out): sample skewness about 2.4

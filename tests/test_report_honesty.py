@@ -19,7 +19,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from probestats.analyses.dispatch import analyze   # with its knobs (mdg, within_noise)
+from tests.engines import analyze   # with its knobs (mdg, within_noise)
 from probestats.present.report.pair import fmt_gap, fmt_p
 from probestats.present.report.document import render_report
 from tests.factories import make_log

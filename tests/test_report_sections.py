@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probestats.analyses.dispatch import analyze   # with its knobs (mdg, within_noise)
+from tests.engines import analyze   # with its knobs (mdg, within_noise)
 from probestats.analyses.compare import compare_runs
 from probestats.analyses.evaluator import analyze_judge
 from probestats.analyses.factors import analyze_factors

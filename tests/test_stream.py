@@ -16,7 +16,7 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 
-from probestats.analyses.dispatch import analyze
+from tests.engines import analyze
 from probestats.checks.schema import validate
 from probestats.checks.stream import validate_streaming
 from probestats.cli import cli

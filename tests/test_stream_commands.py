@@ -193,7 +193,8 @@ def test_cell_table_seeds_do_not_grow_with_runs(tmp_path):
 
 
 def test_compare_of_cell_tables_tells_seeds_apart_beyond_the_listed_ones(tmp_path):
-    from probestats.analyses.cells import SEED_LIST_LIMIT, cell_table, compare_cells
+    from probestats.analyses.cells import SEED_LIST_LIMIT, cell_table
+    from tests.engines import compare_cells
     from probestats.analyses.compare import NotComparableError
 
     runs = SEED_LIST_LIMIT + 6

@@ -22,7 +22,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from probestats.analyses.dispatch import analyze   # with its knobs (mdg, within_noise, the read keywords)
+from tests.engines import analyze   # with its knobs (mdg, within_noise, the read keywords)
 from tests.rendered import report_renderer, terminal_text
 
 SHAPES = ("several models", "one run per cell", "constant arm", "unequal arms")

@@ -305,7 +305,7 @@ def factor_log(levels_b=("Emily", "Greg"), gap: float = 1.0, items: int = 10, se
 
 def _every_kind(tmp_path):
     """Each analysis kind, detected and not, with the heading and JSON key of the section that holds its tests."""
-    from probestats.analyses.dispatch import analyze as run
+    from tests.engines import analyze as run
     from probestats.analyses.factors import analyze_factors
     from probestats.analyses.framing import analyze_framing, demo_rows
     from probestats.analyses.many import analyze_many

@@ -13,6 +13,7 @@ import probestats
 from probestats import vocabulary
 from probestats.errors import OptionError, cli_spelling
 from probestats.analyses.paired import analyze_pair
+from probestats.analyses.question import Question
 from probestats.stats import effects, published
 
 PROBE = "sample_logs/style_probe.csv"
@@ -37,7 +38,7 @@ def _calls(tmp_path):
     verdicts = ["first=[[A]]", "second=[[B]]", "tie=[[C]]"]
     return {
         "analyze": lambda **kw: probestats.analyze(PROBE, metric="steps", tests=Tests(**kw)),
-        "analyze_pair": lambda **kw: analyze_pair(PROBE, metric="steps", **kw),
+        "analyze_pair": lambda **kw: analyze_pair(PROBE, Question("steps"), tests=Tests(**kw)),
         "analyze_many": lambda **kw: probestats.analyze_many(PROBE, metric="steps", **kw),
         "report": lambda **kw: probestats.report(PROBE, metric="steps", format="md", tests=Tests(**kw)),
         "plan": lambda **kw: probestats.plan(NOISE, metric="steps", items=[6], runs=[5], sims=20, tests=Tests(**kw)),
@@ -88,6 +89,8 @@ JOBS = {"analyze": set(BAD), "report": set(BAD), "plan": {"alternative", "alpha"
 def _takes(name, call, word) -> bool:
     if name in JOBS:
         return word in JOBS[name]
+    if name == "analyze_pair":   # the paired engine takes every word in one Tests
+        return True
     target = {"paired_t": published.paired_t, "wilcoxon_signed_rank": published.wilcoxon_signed_rank,
               "analyze_pair": analyze_pair,
               "effect_sizes": effects.effect_sizes, "adjust": None}.get(name) or getattr(probestats, name)

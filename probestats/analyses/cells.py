@@ -56,7 +56,7 @@ from typing import Sequence
 
 import polars as pl
 
-from probestats.analyses.paired import Analysis, check_common
+from probestats.analyses.paired import Analysis
 from probestats.analyses.items import key_json
 from probestats.stats.permutation import arms_unequal
 from probestats.stats.multitest import adjust
@@ -325,7 +325,8 @@ def within_cells_noise(cells: pl.DataFrame, a: str, items: pl.DataFrame,
     >>> rows = [{"item": i, "variant": v, "seed": s, "steps": s + (v == "b")}
     ...         for i in (1, 2) for v in "ab" for s in (4, 3, 2, 1)]
     >>> cells, _ = cell_table(rows, metric="steps")
-    >>> halves, source, _ = within_cells_noise(cells, "a", analyze_cells(cells, metric="steps").main.items)
+    >>> from probestats.analyses.question import Question
+    >>> halves, source, _ = within_cells_noise(cells, "a", analyze_cells(cells, Question("steps")).main.items)
     >>> from probestats.analyses.paired import within_log_noise
     >>> halves.equals(within_log_noise(validate(rows, metric="steps"))[0]), source.endswith("value (seed 0)")
     (True, True)
@@ -380,13 +381,12 @@ def within_cells_noise(cells: pl.DataFrame, a: str, items: pl.DataFrame,
                    f"the cell's name and each run's value (seed {seed})"), None
 
 
-def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = None, by: Sequence[str] = (),
-                  alternative: str = "two-sided", alpha: float = 0.05, correction: str = "holm",
-                  interval: str = "t", within_noise: bool = True, noise=None, mdg: bool = True,
-                  n_resamples: int = 10_000, seed: int | None = 0, hedges: bool = False) -> Analysis:
+def analyze_cells(cells, question, tests=None, *, within_noise: bool = True, mdg: bool = True) -> Analysis:
     """The paired analysis of :func:`probestats.analyses.paired.analyze`, from a cell table.
 
-    ``cells`` is a path or a frame of the cell table. Validation ran when the table was
+    ``cells`` is a path or a frame of the cell table; ``question`` says what is compared (the ``metric``,
+    ``a`` and ``b``, ``by`` groups and the ``noise`` cell table; :class:`probestats.analyses.question.Question`)
+    and ``tests`` how the tests are run (:class:`probestats.vocabulary.Tests`). Validation ran when the table was
     built (``probestats cells`` refuses a log with errors; ``probestats sql`` prints the
     validation queries to run in the engine), so the only problem added here is
     ``never_significant``; items lacking a value are left out as the row path leaves them.
@@ -396,18 +396,24 @@ def analyze_cells(cells, *, metric: str, a: str | None = None, b: str | None = N
     ``noise`` is the same-versus-same log as a cell table (a path or frame) built with its runs
     (``probestats cells --keep-runs``): its first two values are compared beside the result, and with
     ``mdg`` the minimum detectable gap of the design is simulated from its runs, as the row path does.
-    ``n_resamples`` and ``seed`` serve every bootstrap (of the average gap's interval with
+    The ``tests``' ``n_resamples`` and ``seed`` serve every bootstrap (of the average gap's interval with
     ``interval="bootstrap"`` or ``"percentile"``, and of the d_av interval), as on the row path;
-    ``hedges`` applies Hedges' correction to the effect sizes.
+    ``g_z`` or ``g_av`` apply Hedges' correction to the effect sizes.
 
     >>> rows = [{"item": i, "variant": v, "seed": s, "steps": 4 + (v == "formal") + (s % 3 == i % 2)}
     ...         for i in range(8) for v in ("formal", "casual") for s in range(1, 6)]
+    >>> from probestats.analyses.question import Question
     >>> cells, _ = cell_table(rows, metric="steps")
-    >>> result = analyze_cells(cells, metric="steps")
+    >>> result = analyze_cells(cells, Question("steps"))
     >>> result.main.average_gap, result.main.sign_flip.pvalue
     (1.0, 0.0078125)
     """
-    check_common(alternative, alpha, correction)
+    from probestats.vocabulary import as_tests
+
+    tests = as_tests(tests)
+    metric, a, b, by, noise = question.metric, question.a, question.b, question.by, question.noise
+    alternative, alpha, correction = tests.alternative, tests.alpha, tests.correction
+    interval, n_resamples, seed, hedges = tests.gap_interval, tests.n_resamples, tests.seed, tests.hedges
     source = str(cells) if not isinstance(cells, pl.DataFrame) else "cells"
     frame = cells if isinstance(cells, pl.DataFrame) else read_cells(cells)
     _check_metric(frame, metric, source)
@@ -659,9 +665,9 @@ def _seeds_stated(frame: pl.DataFrame):
 
 
 
-def compare_cells(before, after, *, metric: str, a: str | None = None, b: str | None = None,
-                  alternative: str = "two-sided", alpha: float = 0.05, names: tuple[str, str] | None = None):
-    """:func:`probestats.analyses.compare.compare_runs` from two cell tables (paths or frames).
+def compare_cells(before, after, question, tests=None, *, names: tuple[str, str] | None = None):
+    """:func:`probestats.analyses.compare.compare_runs` from two cell tables (paths or frames): what is compared
+    (``question``: the metric, ``a`` and ``b``) and how it is tested (``tests``: direction and level).
 
     The same checks (items, values and, when both tables keep them, seeds: the listed ``seeds``, or
     beyond the list their count with their range or fingerprint),
@@ -671,13 +677,17 @@ def compare_cells(before, after, *, metric: str, a: str | None = None, b: str | 
     >>> before = [{"item": i, "variant": v, "seed": s, "steps": 4 + (v == "formal") + s % 2}
     ...           for i in range(6) for v in ("formal", "casual") for s in (1, 2)]
     >>> after = [dict(r, steps=4 + r["seed"] % 2) for r in before]
+    >>> from probestats.analyses.question import Question
     >>> result = compare_cells(cell_table(before, metric="steps")[0], cell_table(after, metric="steps")[0],
-    ...                        metric="steps")
+    ...                        Question("steps"))
     >>> result.change_average_gap, result.change_test.pvalue
     (-1.0, 0.03125)
     """
     from probestats.analyses.compare import NotComparableError, comparable_problems, compare_results
+    from probestats.vocabulary import Tests, as_tests
 
+    tests = as_tests(tests)
+    metric, a, b = question.metric, question.a, question.b
     cb, ca = (cells_checked(t, metric, source=s) for t, s in
               ((before, None if names is None else names[0]), (after, None if names is None else names[1])))
     if names is None:
@@ -693,10 +703,11 @@ def compare_cells(before, after, *, metric: str, a: str | None = None, b: str | 
                                    values=(a, b) if a is not None and b is not None else None)
     if problems:
         raise NotComparableError(problems)
-    kw = dict(metric=metric, a=a, b=b, alternative=alternative, alpha=alpha)
-    res_b = analyze_cells(before if isinstance(before, pl.DataFrame) else read_cells(before), **kw)
-    res_a = analyze_cells(after if isinstance(after, pl.DataFrame) else read_cells(after), **kw)
+    # each table's analysis at the direction and level asked, with the default resampling and correction
+    kw = (replace(question, a=a, b=b, by=(), noise=None), Tests(alternative=tests.alternative, alpha=tests.alpha))
+    res_b = analyze_cells(before if isinstance(before, pl.DataFrame) else read_cells(before), *kw)
+    res_a = analyze_cells(after if isinstance(after, pl.DataFrame) else read_cells(after), *kw)
     res_b = replace(res_b, checked=replace(res_b.checked, log=cb.log))
     res_a = replace(res_a, checked=replace(res_a.checked, log=ca.log))
-    return compare_results(res_b, res_a, names=names, alternative=alternative,
+    return compare_results(res_b, res_a, names=names, alternative=tests.alternative,
                            seeds_checked="seed" in cb.frame.columns and "seed" in ca.frame.columns)

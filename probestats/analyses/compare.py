@@ -269,8 +269,8 @@ def compare_runs(before, after, *, metric: str, a: str | None = None, b: str | N
         raise NotComparableError(problems)
     require_ok(cb)
     require_ok(ca)
-    kw = dict(metric=metric, a=cb.a, b=cb.b, alternative=alternative, alpha=alpha, fold_case=fold_case)
-    return compare_results(analyze(cb.log, **kw), analyze(ca.log, **kw), names=names, alternative=alternative,
+    kw = _pair_objects(metric, cb.a, cb.b, alternative, alpha, fold_case)
+    return compare_results(analyze(cb.log, *kw), analyze(ca.log, *kw), names=names, alternative=alternative,
                            seeds_checked="seed" in cb.frame.columns and "seed" in ca.frame.columns)
 
 
@@ -305,10 +305,19 @@ def _compare_streaming(before, after, *, metric, a, b, alternative, alpha, fold_
         if not joined.select(((pl.col("n") == pl.col("n_after")) & (pl.col("seeds") == pl.col("seeds_after")))
                              .fill_null(False).all()).item():
             return None
-    kw = dict(metric=metric, a=cb.a, b=cb.b, alternative=alternative, alpha=alpha, fold_case=fold_case)
-    res_b = analyze_pair(cb.log, streaming=True, streamed=sb, **kw)
-    res_a = analyze_pair(ca.log, streaming=True, streamed=sa, **kw)
+    kw = _pair_objects(metric, cb.a, cb.b, alternative, alpha, fold_case)
+    res_b = analyze_pair(cb.log, *kw, streaming=True, streamed=sb)
+    res_a = analyze_pair(ca.log, *kw, streaming=True, streamed=sa)
     return compare_results(res_b, res_a, names=names, alternative=alternative, seeds_checked=seeded[0])
+
+
+def _pair_objects(metric, a, b, alternative, alpha, fold_case):
+    """What each log's paired analysis compares, how its log is read and how it tests, as the engine takes them."""
+    from probestats.analyses.question import Question
+    from probestats.shape.probe import Probe
+    from probestats.vocabulary import Tests
+
+    return Question(metric, a=a, b=b), Probe(fold_case=fold_case), Tests(alternative=alternative, alpha=alpha)
 
 
 def compare_results(res_b, res_a, *, names, alternative: str, seeds_checked: bool) -> Comparison:

@@ -12,7 +12,6 @@ Python: filters and derived columns first (``where``, ``derive``), then
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Union
 
 import polars as pl
@@ -47,133 +46,44 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def analyze(
-    log,
-    *,
-    metric: str,
-    a: str | None = None,
-    b: str | None = None,
-    noise=None,
-    by: Sequence[str] = (),
-    reference: str | None = None,
-    group: Sequence[str] | Mapping[str, Sequence[str]] = (),
-    scale=None,
-    factor: Sequence[str] = (),
-    alternative: str = "two-sided",
-    alpha: float = 0.05,
-    correction: str = "holm",
-    fold_case: bool = False,
-    n_resamples: int = 10_000,
-    seed: int | None = 0,
-    where: str | None = None,
-    derive: Sequence[str] = (),
-    mdg: bool = True,
-    interval: str = "t",
-    within_noise: bool = True,
-    probe=None,
-    read_options: Mapping | None = None,
-    noise_read_options: Mapping | None = None,
-    streaming: bool = False,
-    progress=None,
-    facts: bool = False,
-    hedges: bool = False,
-    effect_size: str = "d_z",
-    noise_value: str | None = None,
-    settings: Sequence[str] = (),
-    attribute_settings: Sequence[str] = (),
-    validation=None,
-    control: str | None = None,
-    baseline: str | None = None,
-    selection: bool = False,
-    cluster: str | None = None,
-    random_settings: Sequence[str] = (),
-) -> AnalysisResult:
+def analyze(log, question, probe=None, tests=None, *, validation=None, mdg: bool = True, within_noise: bool = True,
+            streaming: bool = False, progress=None, facts: bool = False) -> AnalysisResult:
     """Analyze a probe log the way its options ask (see the module's description for the choice).
 
     Parameters
     ----------
     log : path, Log, list of dict or DataFrame
-        The probe log (anything :func:`probestats.read_log` reads).
-    metric : str or sequence of str
-        The metric column (a derived column too). Several (a sequence, or names separated by
-        commas): one paired analysis per metric, corrected as one family over metrics × groups
-        (:func:`~probestats.analyses.metrics.analyze_metrics`, a ``MetricsAnalysis``).
-    a, b : str, optional
-        The compared values; gap = mean under ``a`` − mean under ``b``.
-    noise : optional
-        The noise reference: a same-versus-same log analyzed beside the probe, ``"within"`` (the
-        default: the log's own runs split in halves drawn at random within cells, with ``seed``) or
-        ``"none"``.
-    noise_value : str, optional
-        Paired analysis: the repeats of this value in the log, split in random halves, as the noise reference.
-    settings : sequence of str
-        Paired analysis: columns that are held-fixed settings besides model, judge, temperature, system
-        prompt and file, which always are (naming one is refused); one that varies within item x value
-        cells is a block (items matched within it).
-    attribute_settings : sequence of str
-        Paired analysis: settings varied on purpose with the attribute (accepted differing between the values).
-    control : str, optional
-        A control wording: the value of a meaningless edit of the baseline (a typo, a blank line). Its rows
-        are left out of the analysis and set beside it: does each compared value move the metric more than
-        the control does (:mod:`probestats.analyses.control`, on ``verdict.control``)? Its runs may come
-        from a file of their own read with the log (several files are read as one).
-    baseline : str, optional
-        A comparison of two values: the unchanged one, which the other is measured from (with neither
-        ``a`` nor ``b``, ``b`` is the baseline and ``a`` the other value). Its cells are the ones the
-        floor and ceiling checks read, and the texts call it the baseline; without it, value B is
-        called by its name.
-    selection : bool
-        Many values: the metric says whether a candidate was selected (a design fact, ``selection = true``
-        in a design file): selection rates and impact ratios with the four-fifths reference are shown.
-        Never assumed from a 0/1 metric.
-    cluster : str, optional
-        Paired analysis: the column of the clusters the items are nested in (a document, a vacancy, a
-        template); the tests flip whole clusters and the interval is a cluster-level t
-        (:mod:`probestats.analyses.clusters`).
-    random_settings : sequence of str
-        Paired analysis: settings drawn at random per call (a temperature sampled per request), checked to be
-        balanced across the values and shown stratified and adjusted (:mod:`probestats.analyses.drawn`).
-    by : sequence of str
-        Repeat the analysis per group of these columns, corrected across groups.
-    reference : str, optional
-        More than two values: gaps against this value (default: the first).
-    group : sequence of "GROUP=V1,V2" or mapping, optional
-        Several values standing for one group.
-    scale : "LOW:HIGH" or (low, high), optional
-        A judge's scale: flag cells whose baseline ``b`` sits at its top or bottom; cells are
-        split by ``criterion`` whatever else ``by`` asks for.
-    factor : two column names, optional
-        Two attributes at once: main effects and interaction.
-    alternative : {"two-sided", "greater", "less"}
-    alpha : float
-    correction : {"holm", "bonferroni", "bh", "none"}
-    fold_case : bool
-        Treat values differing only in case or spaces as one.
-    n_resamples, seed : int
-        Monte Carlo draws of the omnibus test (many values) when it cannot be exact.
-    where : str, optional
-        A SQL condition; only rows where it holds are analyzed.
-    derive : sequence of "NAME = SQL"
-        Columns added before the analysis (one can be the ``metric``).
+        The probe log (anything :func:`probestats.read_log` reads), shaped here by ``probe``.
+    question : Question
+        What is compared (:class:`probestats.analyses.question.Question`): the metric (several: one paired
+        analysis per metric, corrected as one family over metrics × groups,
+        :func:`~probestats.analyses.metrics.analyze_metrics`, a ``MetricsAnalysis``), the values ``a`` and
+        ``b``, ``by`` groups, a ``reference`` or ``group`` of values, a judge's ``scale``, two attributes
+        (``factor``), the noise reference (``noise``: a same-versus-same log, ``"within"``, the default, or
+        ``"none"``; ``noise_value``: one value's repeats), a ``control`` wording (its rows set beside the
+        analysis, :mod:`probestats.analyses.control`), the ``baseline`` of two values (with neither ``a``
+        nor ``b``, ``b`` is the baseline), and whether the metric is a ``selection`` (many values: selection
+        rates and impact ratios).
+    probe : Probe, optional
+        What the log means (:class:`probestats.shape.probe.Probe`: mapping, ``where``, ``derive``, wide
+        layouts, groups, complete items, case folding), applied alike to the probe log and a noise log, and
+        its column roles: ``settings`` and ``attribute_settings`` (held fixed, or varied with the value),
+        ``cluster`` (the tests flip whole clusters, :mod:`probestats.analyses.clusters`) and
+        ``random_settings`` (drawn per call, checked for balance, :mod:`probestats.analyses.drawn`); the
+        defaults without it.
+    tests : Tests, optional
+        How the tests are run (:class:`probestats.vocabulary.Tests`: direction, level, correction, the interval
+        of the average gap, the effect size a table of several metrics shows, resampling); the defaults without
+        it.
+    validation : path, list of dict or DataFrame, optional
+        Paired analysis of a coded metric: hand labels of a sample of runs, keyed as the log is; the
+        result is a :class:`~probestats.analyses.validation.ValidatedAnalysis` whose verdict is on the
+        gap corrected for the coder's error (see :mod:`probestats.analyses.validation`).
     mdg : bool
         Paired analysis with ``noise``: compute the minimum detectable gap of the design.
-    interval : {"t", "bootstrap", "percentile", "sign-flip"}
-        Paired analysis: the interval for the average gap (each names its assumption); the
-        bootstraps (BCa, percentile) and the sign-flip inversion beyond 30 items use
-        ``n_resamples`` and ``seed``.
-    hedges : bool
-        Paired analysis: Hedges' small-sample correction of d_z and d_av.
-    effect_size : {"d_z", "d_av"}
-        Several metrics: the effect size their table and heatmap show.
     within_noise : bool
         Paired analysis without ``noise``: split value a's runs in two by seed and show that
         same-versus-same comparison beside the result (when every cell has two runs or more).
-    probe : Probe, optional
-        What the logs mean (:class:`probestats.shape.probe.Probe`: mapping, ``where``, ``derive``, wide
-        layouts, groups, complete items), applied alike to the probe log and the noise log. With a
-        probe, ``where``, ``derive`` and the read options come from it.
-    read_options, noise_read_options : mapping, optional
-        Passed to :func:`probestats.read_log` for the probe log and the noise log.
     streaming : bool
         Paired analysis: validate and summarize the log in one streaming pass, so memory grows
         with items x values rather than rows (same results; see
@@ -182,10 +92,6 @@ def analyze(
         Called with the name of each stage of a long job.
     facts : bool
         With ``streaming``: also take what a report states of the log's settings and seeds.
-    validation : path, list of dict or DataFrame, optional
-        Paired analysis of a coded metric: hand labels of a sample of runs, keyed as the log is; the
-        result is a :class:`~probestats.analyses.validation.ValidatedAnalysis` whose verdict is on the
-        gap corrected for the coder's error (see :mod:`probestats.analyses.validation`).
 
     Returns
     -------
@@ -202,125 +108,117 @@ def analyze(
 
     Examples
     --------
+    >>> from probestats.analyses.question import Question
     >>> rows = [{"item": i, "variant": v, "seed": s, "steps": 4 + (v == "formal") + (s % 3 == i % 2)}
     ...         for i in range(8) for v in ("formal", "casual") for s in range(1, 6)]
-    >>> type(analyze(rows, metric="steps")).__name__
+    >>> type(analyze(rows, Question("steps"))).__name__
     'Analysis'
     >>> three = rows + [dict(r, variant="plain") for r in rows if r["variant"] == "casual"]
-    >>> type(analyze(three, metric="steps")).__name__
+    >>> type(analyze(three, Question("steps"))).__name__
     'ManyAnalysis'
-    >>> type(analyze(three, metric="steps", a="formal", b="plain")).__name__
+    >>> type(analyze(three, Question("steps", a="formal", b="plain"))).__name__
     'Analysis'
-    >>> analyze(rows, metric="steps", reference="formal", a="formal")
+    >>> analyze(rows, Question("steps", reference="formal", a="formal"))
     Traceback (most recent call last):
     ...
     probestats.errors.OptionError: group and reference compare every value; drop a and b (or drop group)
     """
-    from probestats.analyses.metrics import split_metrics
-    from probestats.vocabulary import check_vocabulary
+    from dataclasses import replace
 
-    check_vocabulary(alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed)
-    metrics = split_metrics(metric)
-    check_roles(metrics, settings=settings, attribute_settings=attribute_settings, random_settings=random_settings,
-                cluster=cluster)
+    from probestats.shape.probe import as_probe
+    from probestats.vocabulary import as_tests
+
+    probe, tests, q = as_probe(probe), as_tests(tests), question
+    metrics = list(q.metrics)
+    check_roles(metrics, probe)
     if validation is not None:
-        used = [name for name, given in (("metric", len(metrics) > 1), ("factor", factor), ("group", group),
-                                         ("reference", reference is not None), ("scale", scale)) if given]
+        used = [name for name, given in (("metric", len(metrics) > 1), ("factor", q.factor), ("group", q.group),
+                                         ("reference", q.reference is not None), ("scale", q.scale)) if given]
         if used:
             raise OptionError(f"{opt('validation')} checks one coded metric compared between two values; drop "
                               f"{opt(used[0])}" + (" (give one metric)" if used[0] == "metric" else ""))
-    _check_arms(control=control, baseline=baseline, selection=selection, factor=factor, several=len(metrics) > 1,
-                group=group, reference=reference, a=a, b=b)
-    random_settings = ((random_settings,) if isinstance(random_settings, str)
-                       else tuple(dict.fromkeys(random_settings)))   # a setting named twice is one setting
-    design = [(name, value) for name, value in (("cluster", cluster), ("random_settings", random_settings)) if value]
+    _check_arms(q, several=len(metrics) > 1)
+    random_settings = tuple(dict.fromkeys(probe.random_settings))   # a setting named twice is one setting
+    design = [(name, value) for name, value in (("cluster", probe.cluster), ("random_settings", random_settings))
+              if value]
     for name, value in design:
         shown = value if isinstance(value, str) else value[0]
-        for other, given in (("metric", len(metrics) > 1), ("factor", factor), ("scale", scale),
-                             ("validation", validation is not None), ("control", control is not None)):
+        for other, given in (("metric", len(metrics) > 1), ("factor", q.factor), ("scale", q.scale),
+                             ("validation", validation is not None), ("control", q.control is not None)):
             if given:
                 raise OptionError(f"{opt(name, shown)} applies to a comparison of two values of one metric; "
                                   f"drop {opt(other)}" + (" (give one metric)" if other == "metric" else ""))
-    if len(metrics) > 1 and factor:   # each metric's two-factor analysis (per group), corrected together
+    if len(metrics) > 1 and q.factor:   # each metric's two-factor analysis (per group), corrected together
         from probestats.analyses.factors import FactorSet, factor_set
+        from probestats.analyses.metrics import one_metric_tests
 
         analyses = []
+        # each metric's analysis reads what is compared and how it is tested, not the arms, the noise value, the
+        # column roles or the effect size of a table of several metrics (the options that would refuse it)
+        one_probe = replace(probe, settings=(), attribute_settings=(), cluster=None, random_settings=())
         for name in metrics:
-            one = analyze(log, metric=name, a=a, b=b, noise=noise, by=by, factor=factor, alternative=alternative,
-                          alpha=alpha, correction=correction, fold_case=fold_case, n_resamples=n_resamples, seed=seed,
-                          where=where, derive=derive, probe=probe, read_options=read_options, scale=scale,
-                          group=group, reference=reference, interval=interval, hedges=hedges)
+            one = analyze(log, replace(q, metric=name, noise_value=None, control=None, baseline=None,
+                                       selection=False), one_probe, one_metric_tests(tests))
             analyses += list(one.analyses) if isinstance(one, FactorSet) else [(name, {}, one)]
-        return factor_set(analyses, correction=correction, alpha=alpha)
+        return factor_set(analyses, correction=tests.correction, alpha=tests.alpha)
     if len(metrics) > 1:
         from probestats.analyses.metrics import analyze_metrics
 
-        refuse_for_metrics(settings=settings, attribute_settings=attribute_settings, noise_value=noise_value)
-
-        return analyze_metrics(log, metrics=metrics, correction=correction, effect_size=effect_size,
-                               analyze=analyze, a=a, b=b, noise=noise, by=by, reference=reference, group=group,
-                               scale=scale, factor=factor, alternative=alternative, alpha=alpha,
-                               fold_case=fold_case, n_resamples=n_resamples, seed=seed, where=where, derive=derive,
-                               mdg=mdg, interval=interval, within_noise=within_noise, probe=probe,
-                               read_options=read_options, noise_read_options=noise_read_options,
-                               streaming=streaming, hedges=hedges,
-                               **({"baseline": baseline} if baseline is not None else {}))
+        refuse_for_metrics(settings=probe.settings, attribute_settings=probe.attribute_settings,
+                           noise_value=q.noise_value)
+        return analyze_metrics(log, replace(q, metric=metrics), probe, tests, analyze=analyze, mdg=mdg,
+                               within_noise=within_noise, streaming=streaming)
     metric = metrics[0]
-    refuse_effect_size(effect_size, hedges)
-    if probe is not None:
-        if where is not None or derive or read_options or noise_read_options:
-            raise OptionError("give where, derive and read options inside the probe, not beside it")
-        log = probe.apply(log, metric=metric, a=a, b=b, by=by)
-        if noise is not None and str(noise) not in ("within", "none"):   # the words are not logs
-            noise = probe.apply(noise, metric=metric, by=by)
-        fold_case = fold_case or probe.fold_case
-        group = group or probe.groups
-    else:
-        from probestats.shape.derive import apply
-
-        log = apply(log, where=where, derive=tuple(derive), metric=metric, **dict(read_options or {}))
-    common = dict(alternative=alternative, alpha=alpha, correction=correction, fold_case=fold_case)
+    q = replace(q, metric=metric)
+    refuse_effect_size(tests)
+    log = probe.apply(log, metric=metric, a=q.a, b=q.b, by=q.by)
+    if q.noise is not None and str(q.noise) not in ("within", "none"):   # the words are not logs
+        q = replace(q, noise=probe.apply(q.noise, metric=metric, by=q.by))
+    q = replace(q, group=q.group or probe.groups)
     whole = log
-    if control is not None or baseline is not None:
+    if q.control is not None or q.baseline is not None:
         from probestats.analyses.control import without_control
 
-        log = without_control(log, control, fold_case)
-        a, b = _baseline_pair(log, a, b, baseline, fold_case, many=bool(group) or reference is not None)
-    _check_groups(log, by)
-    result = _analyze(log, metric, a, b, noise, by, reference, group, scale, factor, common, n_resamples, seed,
-                      noise_read_options, interval, within_noise, noise_value, settings, attribute_settings,
-                      streaming, progress, facts, hedges, mdg, selection, baseline, cluster, random_settings)
-    if selection:
+        log = without_control(log, q.control, probe.fold_case)
+        a, b = _baseline_pair(log, q, probe, many=bool(q.group) or q.reference is not None)
+        q = replace(q, a=a, b=b)
+    _check_groups(log, q.by)
+    result = _analyze(log, q, probe, tests, dict(mdg=mdg, within_noise=within_noise, streaming=streaming,
+                                                 progress=progress, facts=facts))
+    if q.selection:
         from probestats.analyses.many import ManyAnalysis
 
         if not isinstance(result, ManyAnalysis):
             raise OptionError(f"{either('Design(selection=True)', '--set selection=yes')}: selection rates and impact "
                               "ratios are shown for several values; a comparison of two values gives their gap, "
                               "the difference of the two selection rates (drop it, or compare more values)")
-    if baseline is not None and hasattr(result, "baseline"):
-        from dataclasses import replace
-
-        result = replace(result, baseline=baseline)
-    if control is not None:
+    if q.baseline is not None and hasattr(result, "baseline"):
+        result = replace(result, baseline=q.baseline)
+    if q.control is not None:
         from probestats.analyses.control import with_control
 
-        result = with_control(result, whole, control=control, fold_case=fold_case, correction=correction)
+        result = with_control(result, whole, control=q.control, fold_case=probe.fold_case,
+                              correction=tests.correction)
     if validation is not None:
         from probestats.analyses.validation import with_validation
 
-        result = with_validation(result, validation, n_resamples=n_resamples, seed=0 if seed is None else seed)
+        result = with_validation(result, validation, n_resamples=tests.n_resamples,
+                                 seed=0 if tests.seed is None else tests.seed)
     return result
 
 
-def check_roles(metrics, *, settings=(), attribute_settings=(), random_settings=(), cluster=None) -> None:
-    """Refuse a setting that is the item, value or metric column, and a column given two roles.
+def check_roles(metrics, probe) -> None:
+    """Refuse a setting of the ``probe`` that is the item, value or metric column, and a column given two roles.
 
-    >>> check_roles(["steps"], random_settings=["temperature"])
-    >>> check_roles(["steps"], random_settings=["variant"])
+    >>> from probestats.shape.probe import Probe
+    >>> check_roles(["steps"], Probe(random_settings=["temperature"]))
+    >>> check_roles(["steps"], Probe(random_settings=["variant"]))
     Traceback (most recent call last):
     ...
     probestats.errors.OptionError: random_settings=['variant']: 'variant' is the value column, not a setting of the runs drawn at random per call; name a column such as temperature
     """
+    settings, attribute_settings = probe.settings, probe.attribute_settings
+    cluster, random_settings = probe.cluster, probe.random_settings
     for name, listed in (("settings", settings), ("attribute_settings", attribute_settings),
                          ("random_settings", random_settings)):
         for column in [listed] if isinstance(listed, str) else listed:
@@ -331,15 +229,16 @@ def check_roles(metrics, *, settings=(), attribute_settings=(), random_settings=
                 raise OptionError(f"{shown}: '{column}' is {role} column, not a setting of the runs"
                                   + (" drawn at random per call; name a column such as temperature" if drawn else
                                      "; name a column such as model, temperature or system"))
-    _one_role_each(cluster, settings, attribute_settings, random_settings)
+    _one_role_each(probe)
 
 
-def _one_role_each(cluster, settings, attribute_settings, random_settings) -> None:
-    """Refuse a column given two roles (a cluster and a random setting, a held-fixed and a random setting):
-    each role reads the column another way.
+def _one_role_each(probe) -> None:
+    """Refuse a column the ``probe`` gives two roles (a cluster and a random setting, a held-fixed and a random
+    setting): each role reads the column another way.
 
-    >>> _one_role_each("doc", (), (), ("temperature",))
-    >>> _one_role_each("doc", (), (), ["doc"])
+    >>> from probestats.shape.probe import Probe
+    >>> _one_role_each(Probe(cluster="doc", random_settings=("temperature",)))
+    >>> _one_role_each(Probe(cluster="doc", random_settings=["doc"]))
     Traceback (most recent call last):
     ...
     probestats.errors.OptionError: cluster='doc' and random_settings=['doc'] name one column twice: a cluster groups whole items, a random setting is drawn for each run; give the column one role (drop one of them)
@@ -348,8 +247,8 @@ def _one_role_each(cluster, settings, attribute_settings, random_settings) -> No
         return [] if not value else [value] if isinstance(value, str) else list(value)
 
     seen: dict[str, str] = {}
-    for name, value in (("cluster", cluster), ("settings", settings), ("attribute_settings", attribute_settings),
-                        ("random_settings", random_settings)):
+    for name in ("cluster", "settings", "attribute_settings", "random_settings"):
+        value = getattr(probe, name)
         for column in listed(value):
             if column in seen and seen[column] != name:
                 meaning = {"cluster": "a cluster groups whole items", "settings": "a setting is held fixed",
@@ -362,59 +261,57 @@ def _one_role_each(cluster, settings, attribute_settings, random_settings) -> No
             seen[column] = name
 
 
-def _analyze(log, metric, a, b, noise, by, reference, group, scale, factor, common, n_resamples, seed,
-             noise_read_options, interval, within_noise, noise_value, settings, attribute_settings, streaming,
-             progress, facts, hedges, mdg, selection, baseline, cluster=None, random_settings=()):
-    """The one analysis the options ask for, on the shaped log (see the module's description)."""
-    if factor:
-        if a or b or group or reference:
+def _analyze(log, question, probe, tests, run: dict):
+    """The one analysis the ``question`` asks for, on the shaped log (see the module's description); ``run``
+    holds :func:`analyze`'s keywords of how a paired analysis runs."""
+    q = question
+    common = dict(alternative=tests.alternative, alpha=tests.alpha, correction=tests.correction,
+                  fold_case=probe.fold_case)
+    if q.factor:
+        if q.a or q.b or q.group or q.reference:
             raise OptionError(f"{opt('factor')} compares the levels of two attributes; drop {opt('a')}, {opt('b')}, "
                               f"{opt('group')} and {opt('reference')}")
         from probestats.analyses.many import refuse_pair_options
 
-        if noise is not None or scale:
-            flag = opt("noise", str(noise)) if noise is not None else opt("scale", scale)
+        if q.noise is not None or q.scale:
+            flag = opt("noise", str(q.noise)) if q.noise is not None else opt("scale", q.scale)
             raise OptionError(f"{flag}: the two-factor analysis ({opt('factors')}) tests main effects and their "
                               f"interaction against the items' own variation, with no noise reference or scale "
                               f"check; drop it")
-        refuse_pair_options(interval=interval, noise_value=noise_value, hedges=hedges, settings=settings,
-                            attribute_settings=attribute_settings, analysis=f"two factors ({opt('factors')})",
-                            fix="drop it")
+        refuse_pair_options(probe, tests, q.noise_value, analysis=f"two factors ({opt('factors')})", fix="drop it")
         from probestats.analyses.factors import analyze_factors
 
-        if by:   # one two-factor analysis per group, corrected together
-            return _factor_groups(log, metric, factor, by, n_resamples, seed, common)
-        return analyze_factors(log, metric=metric, factors=factor, n_resamples=n_resamples, seed=seed, **common)
-    if group or reference is not None:
-        if a or b:
+        if q.by:   # one two-factor analysis per group, corrected together
+            return _factor_groups(log, q, tests, common)
+        return analyze_factors(log, metric=q.metric, factors=q.factor, n_resamples=tests.n_resamples,
+                               seed=tests.seed, **common)
+    if q.group or q.reference is not None:
+        if q.a or q.b:
             raise OptionError(f"{opt('group')} and {opt('reference')} compare every value; drop {opt('a')} and "
                               f"{opt('b')} (or drop {opt('group')})")
         from probestats.analyses.many import analyze_many, refuse_pair_options
 
-        refuse_pair_options(interval=interval, noise_value=noise_value, hedges=hedges, settings=settings,
-                            attribute_settings=attribute_settings, cluster=cluster, random_settings=random_settings)
-        if scale:
-            raise OptionError(f"{opt('scale', scale)} checks the baseline's cells of a comparison of two values "
-                              f"for a floor or a ceiling; with {opt('group') if group else opt('reference')} "
+        refuse_pair_options(probe, tests, q.noise_value)
+        if q.scale:
+            raise OptionError(f"{opt('scale', q.scale)} checks the baseline's cells of a comparison of two values "
+                              f"for a floor or a ceiling; with {opt('group') if q.group else opt('reference')} "
                               f"every value is compared: drop {opt('scale')}, or compare two values with "
                               f"{opt('a')} and {opt('b')}")
-        return analyze_many(log, metric=metric, groups=group, reference=reference, by=by, noise=noise,
-                            n_resamples=n_resamples, seed=seed, selection=selection, **common)
-    noise = str(noise) if noise is not None and not _is_data(noise) else noise
-    pair = dict(mdg=mdg, noise_read_options=noise_read_options, interval=interval, within_noise=within_noise,
-                noise_value=noise_value, settings=tuple(settings), attribute_settings=tuple(attribute_settings))
-    if scale:
-        from probestats.analyses.evaluator import analyze_judge
+        return analyze_many(log, metric=q.metric, groups=q.group, reference=q.reference, by=q.by, noise=q.noise,
+                            n_resamples=tests.n_resamples, seed=tests.seed, selection=q.selection, **common)
+    from dataclasses import replace
+
+    q = replace(q, noise=str(q.noise) if q.noise is not None and not _is_data(q.noise) else q.noise)
+    if q.scale:
+        from probestats.analyses.evaluator import judge_analysis
 
         # a judge's cells are split by criterion whatever else by asks for (absent columns are ignored)
-        return analyze_judge(log, metric=metric, a=a, b=b, scale=scale, noise=noise, baseline=baseline,
-                             by=tuple(by) + (("criterion",) if "criterion" not in by else ()), **common, **pair)
+        return judge_analysis(log, replace(q, by=tuple(q.by) + (("criterion",) if "criterion" not in q.by else ())),
+                              probe, tests, mdg=run["mdg"], within_noise=run["within_noise"])
     from probestats.analyses.paired import analyze_pair
 
     # more than two values and no a/b: analyze_pair hands the validated log to the many-values analysis
-    return analyze_pair(log, metric=metric, a=a, b=b, noise=noise, by=by, n_resamples=n_resamples, seed=seed,
-                        streaming=streaming, progress=progress, facts=facts, hedges=hedges, selection=selection,
-                        cluster=cluster, random_settings=tuple(random_settings), **common, **pair)
+    return analyze_pair(log, q, probe, tests, **run)
 
 
 #: seconds one ``by`` group's analysis takes, about (measured: 10,000 groups of 3 items in 177 s on a busy
@@ -422,7 +319,7 @@ def _analyze(log, metric, a, b, noise, by, reference, group, scale, factor, comm
 _SECONDS_PER_GROUP = 0.02
 
 
-def _factor_groups(log, metric, factor, by, n_resamples, seed, common):
+def _factor_groups(log, question, tests, common):
     """The two-factor analysis of each ``by`` group, its effects corrected across every group's
     (:func:`probestats.analyses.factors.factor_set`)."""
     from dataclasses import replace
@@ -431,6 +328,8 @@ def _factor_groups(log, metric, factor, by, n_resamples, seed, common):
     from probestats.io.log import Log, collect
     from probestats.io.read import read_log
 
+    metric, factor, by = question.metric, question.factor, question.by
+    n_resamples, seed = tests.n_resamples, tests.seed
     log = log if isinstance(log, Log) else read_log(log, metric=metric)
     names = log.lazy.collect_schema().names()
     missing = [b for b in by if b not in names]
@@ -466,8 +365,11 @@ def _check_groups(log, by) -> None:
                 "group by a coarser column")
 
 
-def _check_arms(*, control, baseline, selection, factor, several, group, reference, a, b) -> None:
-    """Refuse a control, a baseline or a selection that the analysis the options ask for cannot use."""
+def _check_arms(question, *, several: bool) -> None:
+    """Refuse a control, a baseline or a selection that the analysis the ``question`` asks for cannot use
+    (``several``: several metrics)."""
+    control, baseline, selection = question.control, question.baseline, question.selection
+    factor, group, reference, a, b = question.factor, question.group, question.reference, question.a, question.b
     if not isinstance(selection, bool):
         said = either(f"Design(selection={selection!r})", f"--set selection={selection}")
         raise OptionError(f"{said}: expected True (the metric says whether a candidate was selected) or False")
@@ -501,9 +403,10 @@ def _check_arms(*, control, baseline, selection, factor, several, group, referen
                               "control is a meaningless edit of the baseline, so name another")
 
 
-def _baseline_pair(log, a, b, baseline, fold_case: bool, *, many: bool):
+def _baseline_pair(log, question, probe, *, many: bool):
     """``a`` and ``b`` with the baseline among them: with neither given, ``b`` is the baseline (``a`` the other
     value; refused when the log has more than two values, which compare against a reference)."""
+    a, b, baseline, fold_case = question.a, question.b, question.baseline, probe.fold_case
     if baseline is None or many or a is not None or b is not None:
         if baseline is not None and (a is None) != (b is None) and baseline not in (a, b):
             return (a, baseline) if b is None else (baseline, b)
@@ -528,18 +431,19 @@ def _is_data(value) -> bool:
     return not isinstance(value, (str, os.PathLike))
 
 
-def refuse_effect_size(effect_size: str, hedges: bool) -> None:
-    """The effect size a table of several metrics shows, given to one metric's analysis (which shows d_z and d_av
-    both): refused. ``effect_size`` is d_z or d_av, ``hedges`` whether the caller asked for g.
+def refuse_effect_size(tests) -> None:
+    """The effect size a table of several metrics shows (the ``tests``' ``effect_size``), given to one metric's
+    analysis (which shows d_z and d_av both): refused.
 
-    >>> refuse_effect_size("d_z", True)   # g_z: Hedges' correction of the d_z shown, which one metric's takes
-    >>> refuse_effect_size("d_av", True)
+    >>> from probestats.vocabulary import Tests
+    >>> refuse_effect_size(Tests(effect_size="g_z"))   # Hedges' correction of the d_z shown, which one metric's takes
+    >>> refuse_effect_size(Tests(effect_size="g_av"))
     Traceback (most recent call last):
     ...
     probestats.errors.OptionError: effect_size='g_av' chooses the effect size a table of several metrics shows; one metric's analysis shows d_z and d_av both: drop it, or give several metrics with metric
     """
-    if effect_size != "d_z":
-        given = ("g" if hedges else "d") + effect_size[1:]   # as the caller wrote it: g_av is d_av with hedges
+    if tests.effect != "d_z":
+        given = tests.effect_size   # as the caller wrote it: g_av is d_av with Hedges' correction
         raise OptionError(f"{either(f'effect_size={given!r}', '--effect-size ' + given)}"
                           f" chooses the effect size a table of several metrics shows; one metric's analysis "
                           f"shows d_z and d_av both: drop it, or give several metrics with {opt('metric')}")

@@ -113,9 +113,10 @@ def scale_check(analysis, scale) -> ScaleCheck:
     """The cells of a paired analysis whose baseline sits at an end of the declared scale.
 
     >>> from probestats.analyses.paired import analyze
+    >>> from probestats.analyses.question import Question
     >>> rows = [{"item": s, "variant": v, "level": lvl}
     ...         for s, v, lvl in [("s1", "pad", 4), ("s1", "plain", 4), ("s2", "pad", 3), ("s2", "plain", 2)]]
-    >>> check = scale_check(analyze(rows, metric="level", a="pad", b="plain"), "1:4")
+    >>> check = scale_check(analyze(rows, Question("level", a="pad", b="plain")), "1:4")
     >>> [(c["item"], c["end"], c["baseline"]) for c in check.cells], check.n_cells
     ([('s1', 'ceiling', 4.0)], 2)
     """
@@ -227,15 +228,16 @@ def _judge_repeats(analysis, by: Sequence[str]) -> list[Problem]:
     return []
 
 
-def _end_reading(code: str, gap: float) -> str:
-    """What a delta at a baseline on an end of the scale can and cannot show.
+def _end_reading(end: str, gap: float) -> str:
+    """What a delta at a baseline on an end of the scale (``end``: ``"floor"`` or ``"ceiling"``) can and cannot
+    show.
 
     >>> _end_reading("floor", 1.0)
     'its delta of +1 shows an upward change, the only way it can move; a downward change here would be unseen'
     >>> _end_reading("ceiling", 0.0)
     'its delta of +0 does not show that nothing changed: an upward change here would be unseen'
     """
-    seen, unseen = ("downward", "upward") if code == "ceiling" else ("upward", "downward")
+    seen, unseen = ("downward", "upward") if end == "ceiling" else ("upward", "downward")
     if gap == 0:
         return f"its delta of {gap:+g} does not show that nothing changed: an {unseen} change here would be unseen"
     return (f"its delta of {gap:+g} shows a{'n' if seen == 'upward' else ''} {seen} change, the only way it can "
@@ -284,19 +286,44 @@ def analyze_judge(log, *, metric: str, a: str | None = None, b: str | None = Non
         Columns that split the judge's output (default: ``criterion``); columns absent
         from the log are ignored.
     **kwargs
-        Passed to :func:`probestats.analyses.paired.analyze_pair`.
+        The options of :func:`probestats.analyses.paired.analyze_pair`, by name: what is compared (``noise``,
+        ``noise_value``), how the log is read (a :class:`~probestats.shape.probe.Probe`'s fields,
+        ``read_options``), how the tests are run (a :class:`~probestats.vocabulary.Tests`' fields, ``hedges``),
+        ``mdg`` and ``within_noise``.
     """
+    from probestats.analyses.question import from_keywords
     from probestats.io.read import read_log
-    from probestats.analyses.paired import analyze
 
-    read = dict(kwargs.pop("read_options", None) or {})
-    log = read_log(log, metric=metric, **read)
+    log = read_log(log, metric=metric, **dict(kwargs.pop("read_options", None) or {}))
+    question, probe, tests, run = from_keywords(metric=metric, a=a, b=b, scale=scale, by=tuple(by),
+                                                baseline=baseline, **kwargs)
+    return judge_analysis(log, question, probe, tests, **run)
+
+
+def judge_analysis(log, question, probe, tests, *, mdg: bool = True, within_noise: bool = True):
+    """:func:`analyze_judge` on the shaped log, with what is compared (``question``: the metric, ``a`` and
+    ``b``, the ``scale``, ``by``, the ``baseline``, the noise reference), the ``probe``'s case folding and
+    held-fixed settings, and the ``tests``' direction, level, correction and interval.
+
+    The judge's analysis resamples with the default draws and shows d_z and d_av uncorrected, as it always
+    has (its effect sizes are not those of a table of several metrics).
+    """
+    from dataclasses import replace as changed
+
+    from probestats.analyses.paired import analyze_pair
+    from probestats.io.read import read_log
+    from probestats.vocabulary import EFFECT_SIZES, N_RESAMPLES, SEED
+
+    log = read_log(log, metric=question.metric)
     present = set(log.lazy.collect_schema().names())
-    by = [c for c in by if c in present]
-    result = analyze(log, metric=metric, a=a, b=b, by=by, **kwargs)
+    by = [c for c in question.by if c in present]
+    result = analyze_pair(log, changed(question, by=by, selection=False, baseline=None, scale=None),
+                          changed(probe, cluster=None, random_settings=()),
+                          changed(tests, n_resamples=N_RESAMPLES, seed=SEED, effect_size=EFFECT_SIZES[0]),
+                          mdg=mdg, within_noise=within_noise)
     if not hasattr(result, "main") or not hasattr(result.main, "b"):
         raise OptionError(f"an evaluator probe compares two values; give {opt('a')} (the changed text) and "
                           f"{opt('b')} (the baseline)")
-    if baseline is not None:
-        result = replace(result, baseline=baseline)
-    return with_scale(result, scale, by)
+    if question.baseline is not None:
+        result = replace(result, baseline=question.baseline)
+    return with_scale(result, question.scale, by)

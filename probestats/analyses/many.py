@@ -1008,20 +1008,27 @@ def _permuted(result: ManyResult, frame: pl.DataFrame, metric: str, units, membe
                    pairwise=tuple(retest(g) for g in result.pairwise))
 
 
-def refuse_pair_options(*, interval: str = "t", noise_value: str | None = None, hedges: bool = False,
-                        settings: Sequence[str] = (), attribute_settings: Sequence[str] = (),
-                        cluster: str | None = None, random_settings: Sequence[str] = (),
+def refuse_pair_options(probe=None, tests=None, noise_value: str | None = None, *,
                         analysis: str = "more than two values", fix: str | None = None) -> None:
     """Refuse the options of a comparison of two values that an analysis of ``analysis`` has no use for, so
     that no option is ignored in silence (an interval of the average gap, the repeats of one value as the
-    noise reference, Hedges' correction of effect sizes, block settings, clusters, settings drawn per call).
+    noise reference, Hedges' correction of effect sizes, block settings, clusters, settings drawn per call):
+    the ``tests``' interval and effect size, the ``probe``'s column roles, ``noise_value``.
 
+    >>> from probestats.vocabulary import Tests
     >>> refuse_pair_options()   # the defaults ask for nothing
-    >>> refuse_pair_options(interval="sign-flip")
+    >>> refuse_pair_options(tests=Tests(interval="sign-flip"))
     Traceback (most recent call last):
     ...
     probestats.errors.OptionError: interval='sign-flip' is the interval of the average gap of two values; with more than two values each pair has its sign-flip test and no interval: drop it, or compare two values with a and b
     """
+    from probestats.shape.probe import Probe
+    from probestats.vocabulary import Tests
+
+    probe, tests = probe or Probe(), tests or Tests()
+    interval, hedges = tests.gap_interval, tests.hedges
+    settings, attribute_settings = probe.settings, probe.attribute_settings
+    cluster, random_settings = probe.cluster, probe.random_settings
     asked = [(opt("interval", interval), "is the interval of the average gap of two values", interval != "t"),
              (opt("noise_value", noise_value), "takes the repeats of one value as the noise of a comparison of two "
               "values", noise_value is not None),

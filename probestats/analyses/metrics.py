@@ -202,41 +202,51 @@ def _kind(result) -> str:
                                                                            "another analysis")
 
 
-def analyze_metrics(source, *, metrics: Sequence[str], correction: str = "holm", effect_size: str = "d_z",
-                    analyze=None, **options) -> MetricsAnalysis:
-    """One paired analysis per metric (``analyze(source, metric=m, **options)``), one correction.
+def analyze_metrics(log, question, probe=None, tests=None, *, analyze=None, **run) -> MetricsAnalysis:
+    """One paired analysis per metric (``analyze(log, question, probe, tests, **run)`` with one metric each),
+    one correction.
 
     Parameters
     ----------
-    source
+    log
         The log, read once per metric.
-    metrics : sequence of str
-        Two or more metric columns.
-    correction : {"holm", "bonferroni", "bh", "none"}
-        Over the family metrics × groups.
-    effect_size : {"d_z", "d_av"}
-        What the side-by-side table and the heatmap show.
+    question : Question
+        What is compared, with two or more metric columns (:class:`probestats.analyses.question.Question`).
+    probe : Probe, optional
+        How the log is read and shaped (each metric's analysis applies it).
+    tests : Tests, optional
+        How the tests are run: ``correction`` over the family metrics × groups, ``effect_size`` what the
+        side-by-side table and the heatmap show (each metric's own analysis shows d_z and d_av both).
     analyze : callable
         The single-metric analysis (:func:`probestats.analyses.dispatch.analyze`).
+    **run
+        Passed to ``analyze`` (``mdg``, ``within_noise``, ``streaming``).
 
     Examples
     --------
     >>> from probestats.analyses.dispatch import analyze
+    >>> from probestats.analyses.question import Question
     >>> rows = [{"item": i, "variant": v, "x": i + (v == "a"), "y": i * (v == "a")}
     ...         for i in range(6) for v in ("a", "b")]
-    >>> res = analyze_metrics(rows, metrics=["x", "y"], analyze=analyze, mdg=False)
+    >>> res = analyze_metrics(rows, Question(["x", "y"]), analyze=analyze, mdg=False)
     >>> [round(t.result.p_adjusted, 6) for t in res.family]   # the joint test: each its own p here; Holm: 0.0625 twice
     [0.03125, 0.0625]
     """
+    from probestats.vocabulary import as_tests
+
+    tests = as_tests(tests)
+    correction, effect_size, q = tests.correction, tests.effect, question
+    metrics = list(q.metrics)
     if effect_size not in EFFECT_NAMES:
         raise OptionError(f"{opt('effect_size', effect_size)}: expected one of {', '.join(EFFECT_NAMES)}")
     if len(metrics) < 2:
         raise OptionError("several metrics need two metric names or more")
+    each = one_metric_tests(tests)
     analyses = []
     for m in metrics:
-        result = analyze(source, metric=m, correction=correction, **options)
-        if not isinstance(result, Analysis) and options.get("a") is not None and options.get("b") is not None:
-            cause = next((n for n in ("factor", "group", "reference", "scale") if options.get(n)), None)
+        result = analyze(log, replace(q, metric=m), probe, each, **run)
+        if not isinstance(result, Analysis) and q.a is not None and q.b is not None:
+            cause = next((n for n in ("factor", "group", "reference", "scale") if getattr(q, n)), None)
             raise OptionError(f"several metrics are analyzed as comparisons of two values; with {opt('a')} and "
                               f"{opt('b')} given, these options give {_kind(result)} for {m!r}: "
                               + (f"drop {opt('factors' if cause == 'factor' else cause)}" if cause else
@@ -246,17 +256,16 @@ def analyze_metrics(source, *, metrics: Sequence[str], correction: str = "holm",
                               f"these options gives {_kind(result)} for {m!r}: choose the pair with "
                               f"{opt('a')} and {opt('b')}, or give one {opt('metric')}")
         analyses.append(result)
-    by_given = bool(options.get("by"))
+    by_given = bool(q.by)
     # the family: each metric's pooled comparison, or each --by group of it; blocks a metric's analysis found
     # (models, judges) are averaged inside its pooled gap, as for one metric, not made members of the family
-    tests = [(a, g) for a in analyses for g in (a.groups if by_given and a.groups else (a.main,))]
+    members = [(a, g) for a in analyses for g in (a.groups if by_given and a.groups else (a.main,))]
     joint = None
-    if correction in JOINT_CORRECTIONS and not any(g.permutation is not None for _, g in tests):
-        joint = joint_family(analyses, tests, n_resamples=options.get("n_resamples", 10_000),
-                             seed=options.get("seed", 0))
+    if correction in JOINT_CORRECTIONS and not any(g.permutation is not None for _, g in members):
+        joint = joint_family(analyses, members, tests)
         adjusted = list(joint.adjusted)
     else:
-        adjusted = adjust([g.headline_test.pvalue for _, g in tests], correction)
+        adjusted = adjust([g.headline_test.pvalue for _, g in members], correction)
     done: list[Analysis] = []
     family: list[FamilyTest] = []
     k = 0
@@ -285,10 +294,21 @@ def analyze_metrics(source, *, metrics: Sequence[str], correction: str = "holm",
                              noise=no_noise_check("several metrics", reason=(
                                  "the family of several metrics has no same-versus-same comparison of its own; "
                                  "each metric's analysis has its noise check beside its own gap")))
-    never = never_significant_family(family, joint, correction, done[0].alpha)
+    never = never_significant_family(family, joint, tests)
     if never is not None:
         verdict = with_caveats(verdict, never, never_significant=True)
     return MetricsAnalysis(tuple(done), tuple(family), correction, effect_size, verdict, joint)
+
+
+def one_metric_tests(tests):
+    """``tests`` as each metric's own analysis takes them: the effect size a table of several metrics shows is the
+    table's (each metric's analysis shows d_z and d_av both); Hedges' correction applies to every one.
+
+    >>> from probestats.vocabulary import Tests
+    >>> one_metric_tests(Tests(effect_size="g_av")).effect_size
+    'g_z'
+    """
+    return replace(tests, effect_size="g_z" if tests.hedges else "d_z")
 
 
 #: the corrections whose family-wise error the joint sign-flip test controls with more power where the
@@ -296,12 +316,13 @@ def analyze_metrics(source, *, metrics: Sequence[str], correction: str = "holm",
 JOINT_CORRECTIONS = ("holm", "bonferroni")
 
 
-def joint_family(analyses, tests, *, n_resamples: int, seed) -> JointFlip:
-    """The joint sign-flip test of the family's ``tests`` ((analysis, pair result) pairs): one row per unit
-    (an item of a group, or a cluster where the analysis flips whole clusters), one column per test."""
+def joint_family(analyses, members, tests) -> JointFlip:
+    """The joint sign-flip test of the family's ``members`` ((analysis, pair result) pairs): one row per unit
+    (an item of a group, or a cluster where the analysis flips whole clusters), one column per test, with the
+    ``tests``' resampling."""
     rows: dict = {}
     columns = []
-    for a, g in tests:
+    for a, g in members:
         gaps = g.items.select(pl.col("item").cast(pl.String), "gap")
         if a.clusters is not None:   # whole clusters flip: a cluster's sum of item gaps is one unit
             mapping = item_clusters(a.checked.frame, a.clusters.column, by=list(g.by))
@@ -319,11 +340,14 @@ def joint_family(analyses, tests, *, n_resamples: int, seed) -> JointFlip:
     for j, col in enumerate(columns):
         for unit, x in col.items():
             matrix[rows[unit], j] = x
-    return joint_sign_flip(matrix, alternative=analyses[0].alternative, n_resamples=n_resamples, seed=seed)
+    return joint_sign_flip(matrix, alternative=analyses[0].alternative, n_resamples=tests.n_resamples,
+                           seed=tests.seed)
 
 
-def never_significant_family(family, joint, correction: str, alpha: float):
-    """The caveat that the family could never reach significance at this size, with what would, else None."""
+def never_significant_family(family, joint, tests):
+    """The caveat that the family could never reach significance at this size (at the ``tests``' level, after
+    their correction), with what would, else None."""
+    correction, alpha = tests.correction, tests.alpha
     from probestats.checks.design import Caveat
     from probestats.errors import count_of
 

@@ -29,7 +29,6 @@ from probestats.analyses.pair_tests import PairResult, compare_pair, design_prob
 from probestats.analyses.probe_mdg import probe_mdg
 from probestats.analyses.verdict import NoiseCheck
 
-from probestats.vocabulary import check_vocabulary
 
 
 def _num(x) -> float | None:
@@ -87,8 +86,9 @@ class RowLevelTest:
                 "alternative": self.alternative, "method": self.method, "note": self.note}
 
 
-def row_level_test(checked: Checked, items: pl.DataFrame, alternative: str = "two-sided") -> RowLevelTest:
-    """Welch's t on the runs of ``checked.a`` against ``checked.b``, over the items of the item table.
+def row_level_test(checked: Checked, items: pl.DataFrame, tests=None) -> RowLevelTest:
+    """Welch's t on the runs of ``checked.a`` against ``checked.b``, over the items of the item table, in the
+    direction of the ``tests`` (two-sided without them).
 
     >>> rows = [{"item": i, "variant": v, "steps": x} for i, v, x in
     ...         [(1, "a", 4.0), (1, "a", 6.0), (1, "b", 3.0), (2, "a", 2.0), (2, "b", 1.0), (2, "b", 2.0)]]
@@ -106,6 +106,7 @@ def row_level_test(checked: Checked, items: pl.DataFrame, alternative: str = "tw
 
         raise OptionError(f"Welch's t on the runs ({either('with_row_level', '--row-level')}) needs at least two "
                           "runs of each value")
+    alternative = "two-sided" if tests is None else tests.alternative
     res = stats.ttest_ind(xa, xb, equal_var=False, alternative=alternative)
     return RowLevelTest(float(res.statistic), float(res.pvalue), float(res.df), len(xa), len(xb),
                         float(xa.mean()), float(xb.mean()), alternative)
@@ -113,7 +114,10 @@ def row_level_test(checked: Checked, items: pl.DataFrame, alternative: str = "tw
 
 def with_row_level(analysis: Analysis) -> Analysis:
     """``analysis`` with Welch's t on runs beside its item-level tests (``analyze --row-level``)."""
-    return replace(analysis, row_level=row_level_test(analysis.checked, analysis.main.items, analysis.alternative))
+    from probestats.vocabulary import Tests
+
+    tests = Tests(alternative=analysis.alternative, alpha=analysis.alpha)
+    return replace(analysis, row_level=row_level_test(analysis.checked, analysis.main.items, tests))
 
 
 @dataclass(frozen=True)
@@ -312,104 +316,67 @@ class Analysis:
                 f"average_gap={m.average_gap:.6g}, p={m.sign_flip.pvalue:.6g})")
 
 
-def analyze_pair(
-    log,
-    *,
-    metric: str,
-    a: str | None = None,
-    b: str | None = None,
-    noise=None,
-    by: Sequence[str] = (),
-    alternative: str = "two-sided",
-    alpha: float = 0.05,
-    correction: str = "holm",
-    fold_case: bool = False,
-    mdg: bool = True,
-    many: bool = True,
-    read_options: dict | None = None,
-    noise_read_options: dict | None = None,
-    interval: str = "t",
-    within_noise: bool = True,
-    n_resamples: int = 10_000,
-    seed: int | None = 0,
-    streaming: bool = False,
-    progress=None,
-    facts: bool = False,
-    streamed=None,
-    hedges: bool = False,
-    noise_value: str | None = None,
-    settings: Sequence[str] = (),
-    attribute_settings: Sequence[str] = (),
-    selection: bool = False,
-    cluster: str | None = None,
-    random_settings: Sequence[str] = (),
-) -> Analysis:
+def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, many: bool = True,
+                 within_noise: bool = True, streaming: bool = False, progress=None, facts: bool = False,
+                 streamed=None) -> Analysis:
     """Analyze a counterfactual probe: per-item gaps, the exact sign-flip and sign tests, noise.
 
     Parameters
     ----------
     log : path, Log, list of dict or DataFrame
-        The probe log (anything :func:`probestats.read_log` reads).
-    metric : str
-        The metric column.
-    a, b : str, optional
-        The compared values; gap = mean_a − mean_b (default: the first two values in order of appearance).
-    noise : optional
-        The noise reference: a same-versus-same log, analyzed the same way (its first two values);
-        ``"within"`` (the default when ``None`` and ``within_noise``): value ``a``'s runs of each
-        cell split into two halves drawn at random with ``seed`` (:func:`within_log_noise`; valid
-        when every cell has two runs or more); or ``"none"``. The minimum detectable gap is
-        computed from a noise log only.
-    noise_value : str, optional
-        Instead of ``noise``: the repeats of this value in the log (a baseline run several times),
-        split in halves drawn at random within each item, as a same-versus-same comparison.
-    settings : sequence of str
-        Columns that are held-fixed settings besides model, judge, temperature, system prompt and file,
-        which always are (naming one of them is refused: it would change nothing).
-        A setting that varies within an item x value cell is a block
-        (:mod:`probestats.analyses.halves`): items are matched within each of its values and the
-        item gap averages over the values present under both compared values; the per-value
-        results stand beside it as groups (when no ``by`` is given).
-    by : sequence of str
-        Repeat the analysis per group, with a correction across groups.
-    alternative : {"two-sided", "greater", "less"}
-    alpha : float
-        Significance level used for wording and the minimum detectable gap.
-    correction : {"holm", "bonferroni", "bh", "none"}
-        Correction across ``by`` groups.
-    n_resamples, seed : int
-        Every resampling method: the bootstrap intervals (the average gap's and d_av's) and, with
-        ``many`` and more than two values, the Monte Carlo omnibus test when it cannot be exact.
-    hedges : bool
-        Apply Hedges' small-sample correction to d_z and d_av.
+        The probe log (anything :func:`probestats.read_log` reads), shaped as the ``probe`` says.
+    question : Question
+        What is compared (:class:`probestats.analyses.question.Question`): ``metric``; ``a`` and ``b`` (gap =
+        mean_a − mean_b; default: the first two values in order of appearance); ``by`` (repeat the analysis
+        per group, with the correction across groups); ``noise``, the noise reference: a same-versus-same log,
+        analyzed the same way (its first two values), ``"within"`` (the default when ``None`` and
+        ``within_noise``: value ``a``'s runs of each cell split into two halves drawn at random with the seed,
+        :func:`within_log_noise`, valid when every cell has two runs or more), or ``"none"`` (the minimum
+        detectable gap is computed from a noise log only); or ``noise_value``, the repeats of this value in the
+        log (a baseline run several times), split in halves drawn at random within each item; ``selection``,
+        handed to the many-values analysis with ``many``.
+    probe : Probe, optional
+        Case folding (``fold_case``) and the column roles (:class:`probestats.shape.probe.Probe`):
+        ``settings``, columns that are held-fixed settings besides model, judge, temperature, system prompt
+        and file, which always are (naming one of them is refused: it would change nothing); a setting that
+        varies within an item x value cell is a block (:mod:`probestats.analyses.halves`): items are matched
+        within each of its values and the item gap averages over the values present under both compared
+        values, the per-value results beside it as groups (when no ``by`` is given); ``attribute_settings``,
+        varied on purpose with the value; ``cluster``, the column of the clusters the items are nested in (a
+        document, a vacancy, a template): the tests flip whole clusters and the interval is a cluster-level t
+        (:mod:`probestats.analyses.clusters`, on ``clusters``), and without it a column that groups the items
+        in clusters whose gaps are alike is suggested (a ``clustered_items`` warning with the intra-cluster
+        correlation); ``random_settings``, settings drawn at random per call (a temperature sampled for every
+        request): checked to be balanced across the values (refused as a confound when not), kept out of the
+        matching, and the gap shown stratified by and adjusted for each (:mod:`probestats.analyses.drawn`, on
+        ``drawn``). The log is not shaped here (:func:`probestats.analyses.dispatch.analyze` shapes it).
+    tests : Tests, optional
+        The direction, the level (wording, the minimum detectable gap), the correction across ``by`` groups,
+        the interval of the average gap, Hedges' small-sample correction of d_z and d_av (``g_z``, ``g_av``),
+        and the resampling of every resampling method: the bootstrap intervals (the average gap's and d_av's)
+        and, with ``many`` and more than two values, the Monte Carlo omnibus test when it cannot be exact
+        (:class:`probestats.vocabulary.Tests`); the defaults without it.
+    mdg : bool
+        With a noise log: compute the minimum detectable gap of the design.
     many : bool
         With more than two values and no ``a``/``b``: hand the log to
         :func:`probestats.analyses.many.analyze_many` (True), or compare the first two values
         with a ``more_values`` warning (False).
+    within_noise : bool
+        Without ``noise``: the within-log same-versus-same comparison beside the result.
     streaming : bool
         Validate and summarize the log in one streaming pass (:mod:`probestats.checks.stream`),
         so memory grows with items x values, not rows; a log with problems that need its rows is
         validated as usual. The results are the same; the result's ``checked.frame`` is then
         empty (so no :func:`with_row_level`).
+    progress : callable, optional
+        Called with the name of each stage of a long job (a progress display).
     facts : bool
         With ``streaming``: the pass also takes what a report states of the log's settings and
         seeds (``checked.facts``, :mod:`probestats.checks.facts`), so the report reads no rows.
     streamed : Streamed, optional
         With ``streaming``: the pass over this log already taken (with ``halves``), used instead
         of a new one (the before and after comparison checks the logs from it first).
-    progress : callable, optional
-        Called with the name of each stage of a long job (a progress display).
-    selection : bool
-        Handed to the many-values analysis with ``many`` (the metric is a selection, a design fact).
-    cluster : str, optional
-        The column of the clusters the items are nested in (a document, a vacancy, a template): the tests flip
-        whole clusters and the interval is a cluster-level t (:mod:`probestats.analyses.clusters`, on
-        ``clusters``). Without it, a column that groups the items in clusters whose gaps are alike is suggested
-        (a ``clustered_items`` warning with the intra-cluster correlation).
-    random_settings : sequence of str
-        Settings drawn at random per call (a temperature sampled for every request): checked to be balanced
-        across the values (refused as a confound when not), kept out of the matching, and the gap shown
-        stratified by and adjusted for each (:mod:`probestats.analyses.drawn`, on ``drawn``).
 
     Raises
     ------
@@ -420,12 +387,22 @@ def analyze_pair(
     --------
     >>> rows = [{"item": i, "variant": v, "seed": s, "steps": 4 + (v == "formal") + (s % 3 == i % 2)}
     ...         for i in range(8) for v in ("formal", "casual") for s in range(1, 6)]
-    >>> result = analyze(rows, metric="steps")
+    >>> from probestats.analyses.question import Question
+    >>> result = analyze(rows, Question("steps"))
     >>> result.main.average_gap, result.main.sign_flip.pvalue
     (1.0, 0.0078125)
     """
-    check_vocabulary(alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed)
-    by = list(column_names("by", by))
+    from probestats.shape.probe import as_probe
+    from probestats.vocabulary import as_tests
+
+    probe, tests = as_probe(probe), as_tests(tests)
+    metric, a, b, noise = question.metric, question.a, question.b, question.noise
+    noise_value, selection = question.noise_value, question.selection
+    fold_case, settings, attribute_settings = probe.fold_case, tuple(probe.settings), tuple(probe.attribute_settings)
+    cluster, random_settings = probe.cluster, tuple(dict.fromkeys(probe.random_settings))
+    alternative, alpha, correction = tests.alternative, tests.alpha, tests.correction
+    interval, n_resamples, seed, hedges = tests.gap_interval, tests.n_resamples, tests.seed, tests.hedges
+    by = list(column_names("by", question.by))
     check_by(by, metric)
     noise, within_noise = _noise_choice(noise, within_noise, noise_value)
     # a judge or a named setting may vary within cells, a drawn setting and clusters are read from the runs:
@@ -442,8 +419,7 @@ def analyze_pair(
                                       halves=noise is None and (within_noise or noise_value is not None),
                                       progress=progress, facts=facts, before_pass=warm_tests,
                                       clusters=partial(cluster_candidates, metric=metric,
-                                                       exclude=(*by, *settings, *random_settings)),
-                                      **(read_options or {}))
+                                                       exclude=(*by, *settings, *random_settings)))
         if streamed is not None and _may_block(streamed.checked, settings, by):
             streamed = None   # a judge or a named setting may vary within cells: blocks need the rows
     if streamed is not None:
@@ -453,7 +429,7 @@ def analyze_pair(
             progress("reading and validating the log")
         from probestats.io.read import read_log
 
-        log = read_log(log, **{"metric": metric, **(read_options or {})})
+        log = read_log(log, metric=metric)
         names = set(log.lazy.collect_schema().names())
         keep = [c for c in dict.fromkeys(("judge", "file", *settings)) if c in names or c in settings]
         keep += [c for c in dict.fromkeys((*random_settings, *([cluster] if cluster is not None else [])))
@@ -467,9 +443,7 @@ def analyze_pair(
         if many:  # more than two values: per-value means and an omnibus test
             from probestats.analyses.many import analyze_many, refuse_pair_options
 
-            refuse_pair_options(interval=interval, noise_value=noise_value, hedges=hedges, settings=settings,
-                                attribute_settings=attribute_settings, cluster=cluster,
-                                random_settings=random_settings)
+            refuse_pair_options(probe, tests, noise_value)
             return analyze_many(checked.log, metric=metric, by=by, alternative=alternative, alpha=alpha,
                                 correction=correction, fold_case=fold_case, noise=noise,
                                 n_resamples=n_resamples, seed=seed, selection=selection)
@@ -484,7 +458,7 @@ def analyze_pair(
         # unequal runs: the within-item permutation reassigns the runs themselves, so the rows are read
         from probestats.io.read import read_log
 
-        whole = read_log(log, **{"metric": metric, **(read_options or {})})
+        whole = read_log(log, metric=metric)
         names = set(whole.lazy.collect_schema().names())
         checked = validate(whole, metric=metric, a=checked.a, b=checked.b, by=by, fold_case=fold_case,
                            keep=[c for c in dict.fromkeys(("judge", *settings))
@@ -567,8 +541,7 @@ def analyze_pair(
         check = NoiseCheck("none", "no same-versus-same comparison", False,
                            reason=f"none was asked for ({opt('noise', 'none')})")
     elif noise is not None:
-        noise_checked = validate(noise, metric=metric, same_seeds=False, fold_case=fold_case,
-                                 **(noise_read_options or {}))
+        noise_checked = validate(noise, metric=metric, same_seeds=False, fold_case=fold_case)
         if not noise_checked.ok:  # say which log the rows are in
             raise ValidationError([_tag_noise(p) for p in noise_checked.problems])
         noise_table = items_of(noise_checked)
@@ -607,8 +580,7 @@ def analyze_pair(
 
     from probestats.analyses.verdict import decide
 
-    drawn = _drawn(checked, metric, random_settings, alpha=alpha, alternative=alternative,
-                   n_resamples=n_resamples, seed=seed)
+    drawn = _drawn(checked, metric, random_settings, tests)
     from probestats.analyses.blanks import blank_readings
 
     blanks = blank_readings(checked, main, alpha=alpha, alternative=alternative, pooled_blocks=bool(blocks))
@@ -647,13 +619,14 @@ def analyze_pair(
     return result
 
 
-def _drawn(checked, metric, random_settings, *, alpha, alternative, n_resamples, seed) -> tuple:
-    """Each randomized setting checked for balance (an unbalanced one refused as a confound), then shown
-    stratified and adjusted."""
+def _drawn(checked, metric, drawn, tests) -> tuple:
+    """Each randomized setting (``drawn``) checked for balance (an unbalanced one refused as a confound), then
+    shown stratified and adjusted."""
     from probestats.analyses.drawn import balance_test, drawn_setting, unbalanced_problem
 
+    alpha, alternative, n_resamples, seed = tests.alpha, tests.alternative, tests.n_resamples, tests.seed
     out = []
-    for column in random_settings:
+    for column in drawn:
         if column not in checked.frame.columns:
             raise OptionError(f"{opt('random_settings', [column])}: no such column in the log")
         balance = balance_test(checked.frame, column, checked.a, checked.b, n_resamples=n_resamples, seed=seed)
@@ -681,7 +654,7 @@ def _noise_choice(noise, within_noise: bool, noise_value):
     return noise, within_noise
 
 
-def check_settings(settings: Sequence[str]) -> None:
+def check_settings(given: Sequence[str]) -> None:
     """Refuse a named setting that is a setting without being named: the columns of
     :data:`probestats.analyses.halves.BLOCK_SETTINGS` are matched within when they vary within cells,
     so naming one changes nothing.
@@ -694,7 +667,7 @@ def check_settings(settings: Sequence[str]) -> None:
     """
     from probestats.analyses.halves import BLOCK_SETTINGS
 
-    named = [c for c in settings if c in BLOCK_SETTINGS]
+    named = [c for c in given if c in BLOCK_SETTINGS]
     if named:
         raise OptionError(f"{either(f'settings=[{named[0]!r}]', opt('settings', named[0]))}: "
                           f"{named[0]} is always a setting ({', '.join(BLOCK_SETTINGS[:-1])} and {BLOCK_SETTINGS[-1]} "
@@ -702,13 +675,13 @@ def check_settings(settings: Sequence[str]) -> None:
                           "name only other columns")
 
 
-def _may_block(checked: Checked, settings: Sequence[str], by: Sequence[str] = ()) -> bool:
+def _may_block(checked: Checked, named: Sequence[str], by: Sequence[str] = ()) -> bool:
     """True when a streamed log has a column that may be a block the pass does not check (a judge,
     a setting the user names, a setting split with ``by``, which the pass does not compare within cells)."""
     from probestats.analyses.halves import BLOCK_SETTINGS
 
     names = set(checked.log.lazy.collect_schema().names())
-    return (bool(settings) or any(c in BLOCK_SETTINGS for c in by)
+    return (bool(named) or any(c in BLOCK_SETTINGS for c in by)
             or any(c in names for c in BLOCK_SETTINGS if c not in ("model", "temperature", "system")))
 
 
@@ -735,11 +708,6 @@ def warm_tests() -> None:
 
     if "scipy.special" not in sys.modules:   # not a daemon: an import is never cut off at exit
         threading.Thread(target=__import__, args=("scipy.special",), name="probestats-warm-imports").start()
-
-
-def check_common(alternative: str, alpha: float, correction: str) -> None:
-    """Refuse an ``alternative``, ``alpha`` or ``correction`` no test can use (before any work)."""
-    check_vocabulary(alternative=alternative, alpha=alpha, correction=correction)
 
 
 def _applied_to_the_log(p: Problem, log_problems) -> bool:

@@ -90,12 +90,14 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
         return _analyze_cells(cells_file, metric=metric, a=a, b=b, noise_cells=noise_cells, by=by, tests=tests,
                               probe=probe, reference=reference, scale=scale, factor=factor, row_level=row_level)
     from probestats.analyses.dispatch import analyze as run
+    from probestats.analyses.question import Question
 
+    question = Question(metric, a=a, b=b, by=by, reference=reference, scale=scale, factor=factor, noise=noise,
+                        noise_value=noise_value, **arms)
     # one streaming pass over the log (memory grows with items x values, not rows); the row-level tests need
     # the runs
-    result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale,
-                 factor=factor, probe=probe, streaming=not (row_level or per_item), progress=progress,
-                 validation=validation, **_dispatch_keywords(tests), **arms, **roles(probe, noise_value))
+    result = run(log, question, probe, tests, streaming=not (row_level or per_item), progress=progress,
+                 validation=validation)
     if row_level or per_item:  # Welch's t on runs beside the item-level tests, for a comparison of two values
         from probestats.analyses.paired import Analysis, with_row_level
         from probestats.analyses.rowlevel import with_row_tests
@@ -107,13 +109,6 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
         result = with_row_tests(result, per_item=per_item, per_group=row_level)
     refuse_lone_correction(result, tests.correction, control)
     return result
-
-
-def _dispatch_keywords(tests) -> dict:
-    """The keywords :func:`probestats.analyses.dispatch.analyze` takes for ``tests``."""
-    return dict(alternative=tests.alternative, alpha=tests.alpha, correction=tests.correction,
-                n_resamples=tests.n_resamples, seed=tests.seed, interval=tests.gap_interval, hedges=tests.hedges,
-                effect_size=tests.effect)
 
 
 def roles(probe, noise_value=None) -> dict:
@@ -161,10 +156,10 @@ def _analyze_cells(cells_file, *, metric, a, b, noise_cells, by, tests, probe, r
     from probestats.jobs.inputs import refuse_row_options
 
     refuse_row_options(probe, reference=reference, scale=scale, factor=factor, row_level=row_level)
-    refuse_effect_size(tests.effect, tests.hedges)
-    result = analyze_cells(cells_file, metric=metric, a=a, b=b, by=by, alternative=tests.alternative,
-                           alpha=tests.alpha, correction=tests.correction, interval=tests.gap_interval,
-                           noise=noise_cells, n_resamples=tests.n_resamples, seed=tests.seed, hedges=tests.hedges)
+    refuse_effect_size(tests)
+    from probestats.analyses.question import Question
+
+    result = analyze_cells(cells_file, Question(metric, a=a, b=b, by=by, noise=noise_cells), tests)
     refuse_lone_correction(result, tests.correction, None)
     return result
 

@@ -70,7 +70,9 @@ def compare(before, after, *, metric, a=None, b=None, output=None, cells=False, 
             raise OptionError(f"a cell table is read as it is: drop {opt('probe')} (shape the log when the table is built)")
         from probestats.analyses.cells import compare_cells
 
-        result = compare_cells(before, after, metric=metric, a=a, b=b, alternative=alternative, alpha=alpha)
+        from probestats.analyses.question import Question
+
+        result = compare_cells(before, after, Question(metric, a=a, b=b), tests)
     else:
         from probestats.analyses.compare import compare_runs
 

@@ -237,7 +237,8 @@ def _report(log=(), *, named, metric, tests, output, format, sections, templates
     """:func:`report`'s work; ``named`` collects the options a plain report names in words (None: not plain)."""
     from probestats.analyses.metrics import split_metrics
     from probestats.analyses.dispatch import refuse_effect_size
-    from probestats.jobs.analyze import refuse_lone_correction, refuse_runs, roles
+    from probestats.analyses.question import Question
+    from probestats.jobs.analyze import refuse_lone_correction, refuse_runs
     from probestats.present.report.files import refuse_inputs
     from probestats.shape.probe import as_probe
     from probestats.vocabulary import as_tests
@@ -255,9 +256,7 @@ def _report(log=(), *, named, metric, tests, output, format, sections, templates
     by, factor = column_names("by", by), column_names("factor", factor, "style")
     if format is not None and format not in SUFFIX_FORMATS.values():
         raise OptionError(f"{opt('format', format)}: unknown report format {format!r}; use one of md, html, json")
-    alternative, alpha, correction, n_resamples, seed = (tests.alternative, tests.alpha, tests.correction,
-                                                          tests.n_resamples, tests.seed)
-    interval, hedges, effect_size = tests.gap_interval, tests.hedges, tests.effect
+    alpha, correction, n_resamples, seed = tests.alpha, tests.correction, tests.n_resamples, tests.seed
     log = _logs(log)
     framing_log = _logs(framing_log)
     output = Path(output) if output is not None else None
@@ -313,12 +312,11 @@ def _report(log=(), *, named, metric, tests, output, format, sections, templates
         raise OptionError(f"{opt('plain', True)} words the report of one metric; give one {opt('metric')} or "
                           "leave it out")
     if len(metrics) > 1:
-        return _metrics_job(log, metrics, output, fmt, design, templates, probe, assets, judge=judge,
+        question = Question(metrics, a=a, b=b, by=by, reference=reference, scale=scale, factor=factor, noise=noise,
+                            noise_value=noise_value, selection=bool(_design(design).selection), **arms)
+        return _metrics_job(log, question, output, fmt, design, templates, probe, assets, judge=judge,
                             sections=sections, framing=framing_log, before=before_log, cells=cells, source=source,
-                            a=a, b=b, noise=noise, by=by, reference=reference, scale=scale, factor=factor,
-                            alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples,
-                            seed=seed, interval=interval, hedges=hedges, effect_size=effect_size, **arms,
-                            **({"selection": True} if _design(design).selection else {}), **roles(probe, noise_value))
+                            tests=tests)
     metric = metrics[0] if metrics else None
     if cells is None and not log:
         raise OptionError(f"give the {opt('log')} to report (or a cell table in its place)")
@@ -343,23 +341,18 @@ def _report(log=(), *, named, metric, tests, output, format, sections, templates
                           f"dual-framing log with {opt('framing_log', 'FRAMING_LOG')}")
     if per_item and cells is not None:
         raise OptionError(f"Welch's t per item needs the runs of the log; give the {opt('log')} instead of a cell table")
-    refuse_effect_size(effect_size, hedges)
+    refuse_effect_size(tests)
     if cells is not None:
         _refuse_arms(arms, design, "a cell table")
         refuse_runs(probe, noise_value=noise_value)
-        result, comparison = _cells_analysis(cells, metric, a, b, by, alternative, alpha, correction,
-                                             gap_of_interest=design.gap_of_interest,
-                                             resampling=dict(n_resamples=n_resamples, seed=seed, interval=interval,
-                                                             hedges=hedges))
+        result, comparison = _cells_analysis(cells, Question(metric, a=a, b=b, by=by, noise=cells["noise"]), tests,
+                                             gap_of_interest=design.gap_of_interest)
         log = (cells["log"],)
     else:
-        result, comparison = _log_analysis(log, metric, a, b, noise, by, alternative, alpha, correction, probe,
-                                           reference=reference, scale=scale, factor=factor,
-                                           n_resamples=n_resamples, seed=seed, before=before_log,
-                                           gap_of_interest=design.gap_of_interest, streaming=not per_item,
-                                           pair=dict(interval=interval, hedges=hedges, **arms,
-                                                     **({"selection": True} if design.selection else {}),
-                                                     **roles(probe, noise_value)))
+        question = Question(metric, a=a, b=b, by=by, reference=reference, scale=scale, factor=factor, noise=noise,
+                            noise_value=noise_value, selection=bool(design.selection), **arms)
+        result, comparison = _log_analysis(log, question, probe, tests, before=before_log,
+                                           gap_of_interest=design.gap_of_interest, streaming=not per_item)
     if per_item:
         result = _with_per_item(result)
     if not framing_log and judged is None:   # else the correction corrects the framing cells or the judge's tests
@@ -459,8 +452,8 @@ def _framing_only(paths, output, fmt, templates, probe, assets, *, sections, sou
     return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), framing=framing)
 
 
-def _metrics_job(log, metrics, output, fmt, design, templates, probe, assets, *, judge, sections,
-                 framing, before, cells, source, **options) -> ReportJob:
+def _metrics_job(log, question, output, fmt, design, templates, probe, assets, *, judge, sections,
+                 framing, before, cells, source, tests) -> ReportJob:
     """A report of several metrics: every metric's analysis side by side, one family, the heatmap."""
     from probestats.analyses.dispatch import analyze as run
     from probestats.present.report.metrics import render_metrics_report
@@ -473,7 +466,7 @@ def _metrics_job(log, metrics, output, fmt, design, templates, probe, assets, *,
                         (opt("framing_log"), framing), (opt("before_log"), before)):
         if given:
             raise OptionError(f"{flag} belongs to the report of one metric; give one {opt('metric')}")
-    result = run(log, metric=metrics, probe=probe, **options)
+    result = run(log, question, probe, tests)
     design = _design(design)
     text = render_metrics_report(result, format=fmt, templates=templates, assets_dir=assets, design=design,
                                  source=source if source is not None else ", ".join(str(p) for p in log))
@@ -546,20 +539,18 @@ def _framing(paths, probe, *, by, targets, toward, alpha, correction, interval, 
                            interval=interval, answers=answers, label_map=list(label_map) or None)
 
 
-def _log_analysis(log, metric, a, b, noise, by, alternative, alpha, correction, probe, *, reference, scale,
-                  factor, n_resamples, seed, before, gap_of_interest, pair=None, streaming=True):
+def _log_analysis(log, question, probe, tests, *, before, gap_of_interest, streaming=True):
     """The analysis step of a report: the analysis analyze would choose for these options, the power curve
     its power section draws, and with ``before`` the comparison of the two runs. Nothing here is rendered."""
     from probestats.analyses.dispatch import analyze as run
     from probestats.analyses.plan import with_design_power
 
-    if before is not None and (factor or probe.groups or reference is not None):
+    metric, a, b = question.metric, question.a, question.b
+    if before is not None and (question.factor or probe.groups or question.reference is not None):
         raise OptionError(f"{opt('before_log')} compares two runs of a two-value probe; drop {opt('factor')}, "
                           f"{opt('group')} and {opt('reference')}")
     # the streaming pass of analyze, with the facts the report states (a log needing its rows is read whole)
-    result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale, factor=factor,
-                 alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed,
-                 probe=probe, streaming=streaming, facts=True, **(pair or {}))
+    result = run(log, question, probe, tests, streaming=streaming, facts=True)
     result = with_design_power(result, gap_of_interest)
     comparison = None
     if before is not None:
@@ -572,7 +563,8 @@ def _log_analysis(log, metric, a, b, noise, by, alternative, alpha, correction, 
         a, b = a or getattr(main, "a", None), b or getattr(main, "b", None)
         comparison = compare_runs(probe.apply(before, metric=metric, a=a, b=b),
                                   probe.apply(log, metric=metric, a=a, b=b), metric=metric, a=a, b=b,
-                                  alternative=alternative, alpha=alpha, fold_case=probe.fold_case, streaming=True)
+                                  alternative=tests.alternative, alpha=tests.alpha, fold_case=probe.fold_case,
+                                  streaming=True)
     return result, comparison
 
 
@@ -585,17 +577,16 @@ def _cell_tables(log, noise, before_log) -> dict | None:
     return None if table is None else {"log": table, "noise": noise_table, "before": before_table}
 
 
-def _cells_analysis(cells, metric, a, b, by, alternative, alpha, correction, *, gap_of_interest, resampling=None):
-    """The analysis step of a report of a cell table, as :func:`_log_analysis` does it for a row log
-    (``resampling``: the interval, ``n_resamples``, ``seed`` and Hedges' correction, as on the row path)."""
+def _cells_analysis(cells, question, tests, *, gap_of_interest):
+    """The analysis step of a report of a cell table, as :func:`_log_analysis` does it for a row log (the
+    ``tests``' interval, resampling and Hedges' correction, as on the row path)."""
     from probestats.analyses.cells import analyze_cells, compare_cells
     from probestats.analyses.plan import with_design_power
 
-    result = analyze_cells(cells["log"], metric=metric, a=a, b=b, by=by, alternative=alternative, alpha=alpha,
-                           correction=correction, noise=cells["noise"], **(resampling or {}))
+    result = analyze_cells(cells["log"], question, tests)
     result = with_design_power(result, gap_of_interest)
     comparison = None
     if cells["before"] is not None:
-        comparison = compare_cells(cells["before"], cells["log"], metric=metric,
-                                   a=a or result.main.a, b=b or result.main.b, alternative=alternative, alpha=alpha)
+        pair = replace(question, a=question.a or result.main.a, b=question.b or result.main.b)
+        comparison = compare_cells(cells["before"], cells["log"], pair, tests)
     return result, comparison

@@ -51,7 +51,7 @@ def validate(log, *, metric=None, a=None, b=None, by=(), probe=None):
     random_settings, attribute_settings = tuple(dict.fromkeys(probe.random_settings)), probe.attribute_settings
     from probestats.analyses.dispatch import check_roles
 
-    check_roles([metric] if metric else [], attribute_settings=attribute_settings, random_settings=random_settings)
+    check_roles([metric] if metric else [], probe)
     checked = check(probe.apply(log, metric=metric, a=a, b=b, by=by), metric=metric, a=a, b=b, by=by,
                     fold_case=probe.fold_case, attribute_settings=attribute_settings,
                     random_settings=random_settings, keep=random_settings)

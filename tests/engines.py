@@ -1,0 +1,61 @@
+"""The engines of ``probestats.analyses`` called with their options by name, as the tests write them.
+
+The engines take the log, a :class:`~probestats.analyses.question.Question`, a :class:`~probestats.shape.probe.Probe`
+and a :class:`~probestats.vocabulary.Tests`; a test that checks a statistic or a refusal names the options one by
+one, and these put each into the object it belongs to (:func:`probestats.analyses.question.from_keywords`), so the
+engine computes exactly what it computes for the job with the same options.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields, replace
+
+from probestats.analyses import dispatch, paired
+from probestats.analyses.question import from_keywords
+from probestats.shape.probe import Probe
+
+
+def _objects(options: dict):
+    """The question, probe, tests and run keywords of ``options``; a ``probe`` given whole takes the probe's
+    fields named beside it."""
+    given = options.pop("probe", None)
+    question, probe, tests, run = from_keywords(**options)
+    if given is not None:
+        named = {f.name: getattr(probe, f.name) for f in fields(Probe) if f.name in options}
+        probe = replace(given, **named)
+    return question, probe, tests, run
+
+
+def analyze(log, **options):
+    """:func:`probestats.analyses.dispatch.analyze` with its options by name (``where``, ``derive`` and
+    ``read_options`` are the probe's, applied by the engine)."""
+    question, probe, tests, run = _objects(options)
+    return dispatch.analyze(log, question, probe, tests, **run)
+
+
+def analyze_pair(log, **options):
+    """:func:`probestats.analyses.paired.analyze_pair` with its options by name (``read_options`` read the log
+    first: the paired engine takes a log already shaped)."""
+    read = options.pop("read_options", None)
+    if read:
+        from probestats.io.read import read_log
+
+        log = read_log(log, metric=options.get("metric"), **read)
+    question, probe, tests, run = _objects(options)
+    return paired.analyze_pair(log, question, probe, tests, **run)
+
+
+def analyze_cells(cells, **options):
+    """:func:`probestats.analyses.cells.analyze_cells` with its options by name."""
+    from probestats.analyses.cells import analyze_cells as engine
+
+    question, _, tests, run = _objects(options)
+    return engine(cells, question, tests, **run)
+
+
+def compare_cells(before, after, *, names=None, **options):
+    """:func:`probestats.analyses.cells.compare_cells` with its options by name."""
+    from probestats.analyses.cells import compare_cells as engine
+
+    question, _, tests, _ = _objects(options)
+    return engine(before, after, question, tests, names=names)

@@ -1,0 +1,228 @@
+"""The engines of ``probestats/analyses`` take the objects, not their fields one by one.
+
+An engine takes the log, a ``Question`` (what is compared), a ``Probe`` (what the log's columns mean) and a
+``Tests`` (how the tests are run), and reads ``tests.alpha`` or ``probe.cluster`` where it uses them: no
+function below the jobs spells a field of ``Tests`` or ``Probe`` again as a parameter, and none takes more
+than 12 parameters besides the log and the objects. A new choice is then added to one object, not threaded
+through every signature. The exceptions still standing are listed here, each with why; the list may only
+shrink (an entry no longer needed fails, so it is taken out).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import fields
+from pathlib import Path
+
+from probestats.shape.probe import Probe
+from probestats.vocabulary import Tests
+
+ROOT = Path(__file__).resolve().parent.parent
+ANALYSES = ROOT / "probestats" / "analyses"
+#: the log and the objects, which any engine may take besides its own parameters
+OBJECTS = {"log", "probe", "tests", "design"}
+MOST = 12
+FIELDS = {f.name for f in fields(Tests)} | {f.name for f in fields(Probe)}
+
+#: functions with more than MOST parameters besides the objects, by "module:function" (the count): the public
+#: functions of the planner (probestats.plan_probe, power_sign_flip) and their search, whose every parameter is a
+#: design size or a simulation setting a user may give, and the engines not yet taking the objects
+WIDE = {
+    "framing:analyze_framing": 14,
+    "many:_result": 14,
+    "many:analyze_many": 13,
+    "plan/ranges:mdg_ranges": 15,
+    "plan/search:_solve": 16,
+    "plan/search:power_sign_flip": 15,
+    "plan/table:plan_probe": 16,
+}
+
+#: parameters named after a field of Tests or Probe, by "module:function": not yet reading them from the objects.
+#: Most are the statistics helpers below the engines (a test, an interval, a caveat, the planner's simulations),
+#: which take the one or two numbers they compute with from their engine's ``tests``; a few are names that only
+#: coincide with a Probe field (``columns``, ``groups``, ``code``, ``count``: a helper's own columns or groups).
+NAMED = {
+    # blanks
+    "blanks:blank_readings": ('alpha', 'alternative'),
+    # blocks
+    "blocks:between_groups_test": ('n_resamples', 'seed'),
+    "blocks:block_agreement": ('alpha', 'columns', 'groups', 'n_resamples', 'seed'),
+    # cells
+    "cells:_seed_aggregations": ('seed',),
+    "cells:_seed_order": ('seed',),
+    "cells:_streamed_cells": ('fold_case',),
+    "cells:_verdict": ('alpha',),
+    "cells:cell_table": ('fold_case',),
+    # clusters
+    "clusters:_at_cluster_level": ('interval', 'n_resamples', 'seed'),
+    "clusters:_interval_kind": ('interval',),
+    "clusters:cluster_bootstrap": ('n_resamples', 'seed'),
+    "clusters:cluster_bootstrap_interval": ('n_resamples', 'seed'),
+    "clusters:cluster_effect_sizes": ('n_resamples', 'seed'),
+    "clusters:cluster_interval": ('alternative', 'n_resamples', 'seed'),
+    "clusters:cluster_sign_flip_interval": ('n_resamples', 'seed'),
+    "clusters:with_clusters": ('interval', 'n_resamples', 'seed'),
+    # compare
+    "compare:_compare_streaming": ('alpha', 'alternative', 'fold_case'),
+    "compare:_pair_objects": ('alpha', 'alternative', 'fold_case'),
+    "compare:compare_results": ('alternative',),
+    "compare:compare_runs": ('alpha', 'alternative', 'fold_case'),
+    "compare:key": ('seed',),
+    # control
+    "control:_conclusion": ('alpha',),
+    "control:_value_text": ('fold_case',),
+    "control:compare_control": ('alpha', 'correction', 'fold_case'),
+    "control:log_values": ('fold_case',),
+    "control:with_control": ('correction', 'fold_case'),
+    "control:without_control": ('fold_case',),
+    # describe
+    "describe:_describe": ('n_resamples', 'seed'),
+    "describe:describe_log": ('n_resamples', 'seed'),
+    "describe:rater_agreement": ('n_resamples', 'seed'),
+    # drawn
+    "drawn:balance_test": ('n_resamples', 'seed'),
+    "drawn:drawn_setting": ('alpha', 'alternative', 'n_resamples', 'seed'),
+    # factorial
+    "factorial:analyze_factorial": ('alpha', 'correction', 'n_resamples', 'seed'),
+    "factorial:factorial_tests": ('correction', 'n_resamples', 'seed'),
+    "factorial:permutation_test": ('n_resamples', 'seed'),
+    # factors
+    "factors:_check_levels": ('n_resamples',),
+    "factors:_in_declared_order": ('fold_case',),
+    "factors:analyze_factors": ('alpha', 'alternative', 'correction', 'fold_case', 'n_resamples', 'seed'),
+    "factors:factor_set": ('alpha', 'correction'),
+    # framing
+    "framing:_check_framing_options": ('alpha', 'correction'),
+    "framing:_framing_cells": ('alpha', 'correction', 'interval'),
+    "framing:_framing_verdict": ('alpha',),
+    "framing:_interval_method": ('interval',),
+    "framing:_languages": ('interval',),
+    "framing:_pattern": ('alpha',),
+    "framing:_warn_small_cell": ('alpha',),
+    "framing:analyze_framing": ('alpha', 'correction', 'interval'),
+    # framing_binary
+    "framing_binary:binary_pattern": ('alpha',),
+    # framing_input
+    "framing_input:_wide_columns": ('columns',),
+    # halves
+    "halves:_bases": ('code', 'seed'),
+    "halves:_value_terms": ('count',),
+    "halves:block_noun": ('columns',),
+    "halves:blocks_of": ('settings',),
+    "halves:first_half_flags": ('seed',),
+    "halves:half_sums": ('seed',),
+    "halves:named_setting_refusal": ('settings',),
+    "halves:random_halves": ('seed',),
+    # judge
+    "judge:_reading": ('alpha',),
+    "judge:analyze_order": ('alpha', 'correction'),
+    "judge:analyze_scored": ('alpha', 'correction'),
+    # many
+    "many:_permuted": ('alternative', 'n_resamples', 'seed'),
+    "many:_result": ('alpha', 'alternative', 'correction', 'n_resamples', 'seed'),
+    "many:analyze_many": ('alpha', 'alternative', 'correction', 'fold_case', 'groups', 'n_resamples', 'seed'),
+    "many:check_many": ('fold_case', 'groups'),
+    "many:many_values": ('fold_case',),
+    # many_design
+    "many_design:agreement_caveat": ('alpha', 'groups', 'n_resamples', 'seed'),
+    "many_design:constant_caveats": ('groups',),
+    # noise_check
+    "noise_check:_drawn_table": ('seed',),
+    "noise_check:chance_cause": ('alpha',),
+    "noise_check:noise_check_of": ('alpha', 'seed'),
+    "noise_check:within_log_noise": ('seed',),
+    # omnibus
+    "omnibus:omnibus_test": ('alpha', 'n_resamples', 'seed'),
+    # pair_tests
+    "pair_tests:compare_pair": ('alternative', 'interval', 'n_resamples', 'seed'),
+    "pair_tests:design_problems": ('alpha',),
+    # plan/ranges
+    "plan/ranges:design_mdg": ('alpha', 'alternative', 'seed'),
+    "plan/ranges:design_mdg_later": ('alpha', 'alternative', 'seed'),
+    "plan/ranges:mdg_ranges": ('alpha', 'alternative', 'seed'),
+    "plan/ranges:mdg_with_range": ('alpha', 'alternative', 'seed'),
+    "plan/ranges:resampled_logs": ('seed',),
+    # plan/search
+    "plan/search:_directions": ('alternative',),
+    "plan/search:_power_at": ('alpha', 'alternative', 'seed'),
+    "plan/search:_solve": ('alpha', 'alternative', 'seed'),
+    "plan/search:_z_alpha": ('alpha', 'alternative'),
+    "plan/search:check_common": ('alpha', 'alternative', 'seed'),
+    "plan/search:design_search": ('alpha', 'alternative', 'seed'),
+    "plan/search:mdg_both_ways": ('alpha', 'alternative'),
+    "plan/search:mdg_for_design": ('alpha', 'alternative', 'seed'),
+    "plan/search:mdg_sim_error": ('alpha', 'alternative'),
+    "plan/search:normal_mdg": ('alpha', 'alternative'),
+    "plan/search:power_sign_flip": ('alpha', 'alternative', 'seed'),
+    "plan/search:realized_gap": ('alternative',),
+    "plan/search:search_mdg": ('alpha', 'alternative'),
+    # plan/simulate
+    "plan/simulate:__init__": ('alpha', 'alternative'),
+    "plan/simulate:approx_mdg": ('alpha', 'alternative'),
+    "plan/simulate:approx_power": ('alpha', 'alternative'),
+    "plan/simulate:direction_of": ('alternative',),
+    "plan/simulate:draw_probes": ('seed',),
+    "plan/simulate:reject_rate": ('alpha', 'alternative'),
+    "plan/simulate:sign_test_rate": ('alpha', 'alternative'),
+    # plan/table
+    "plan/table:_bounded_problem": ('alpha',),
+    "plan/table:design_power": ('seed',),
+    # probe_mdg
+    "probe_mdg:probe_mdg": ('alpha', 'alternative'),
+    # reference
+    "reference:reference_check": ('alpha', 'n_resamples', 'seed'),
+    # rowlevel
+    "rowlevel:_tests": ('alternative', 'correction'),
+    "rowlevel:per_group_welch": ('alternative', 'correction'),
+    "rowlevel:per_item_welch": ('alternative', 'correction'),
+    # validation
+    "validation:_corrected": ('n_resamples', 'seed'),
+    "validation:check_coding": ('alpha', 'n_resamples', 'seed'),
+    "validation:with_validation": ('n_resamples', 'seed'),
+    # verdict
+    "verdict:decide": ('alpha', 'attribute_settings'),
+    "verdict:decide_change": ('alpha',),
+    "verdict:decide_effects": ('alpha',),
+    "verdict:decide_many": ('alpha',),
+}
+
+
+def _functions():
+    for path in sorted(ANALYSES.rglob("*.py")):
+        module = path.relative_to(ANALYSES).with_suffix("").as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                args = node.args
+                names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+                names += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+                yield f"{module}:{node.name}", [n for n in names if n not in ("self", "cls")]
+
+
+def test_the_checks_see_the_engines():
+    seen = dict(_functions())
+    # the walk reaches the engines, and the field names are read from the objects themselves
+    assert "dispatch:analyze" in seen and "paired:analyze_pair" in seen and "plan/search:power_sign_flip" in seen
+    assert {"alpha", "seed", "n_resamples", "correction", "where", "derive", "fold_case", "cluster",
+            "random_settings", "settings", "attribute_settings"} <= FIELDS
+
+
+def test_no_engine_takes_more_than_twelve_parameters_besides_the_objects():
+    wide = {}
+    for name, params in _functions():
+        own = [p for p in params if p not in OBJECTS]
+        if len(own) > MOST:
+            wide[name] = len(own)
+    assert sorted(set(wide) - set(WIDE)) == [], {n: wide[n] for n in set(wide) - set(WIDE)}
+    assert sorted(set(WIDE) - set(wide)) == [], "no longer wide: take them out of WIDE"
+
+
+def test_no_engine_parameter_is_named_after_a_field_of_tests_or_probe():
+    named = {}
+    for name, params in _functions():
+        spelled = sorted(p for p in params if p in FIELDS)
+        if spelled:
+            named[name] = spelled
+    extra = {n: sorted(set(p) - set(NAMED.get(n, ()))) for n, p in named.items() if set(p) - set(NAMED.get(n, ()))}
+    assert extra == {}, "read these from tests or probe instead"
+    stale = {n: sorted(set(p) - set(named.get(n, ()))) for n, p in NAMED.items() if set(p) - set(named.get(n, ()))}
+    assert stale == {}, "no longer spelled: take them out of NAMED"
