@@ -10,7 +10,7 @@ import polars as pl
 from rich.console import Console
 
 from probestats import analyze
-from probestats.analyses.many import analyze_many
+from probestats import analyze_many
 from probestats.present.report.document import render_report
 from probestats.present.terminal.render import render_terminal
 

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from tests.engines import analyze   # with its knobs (mdg, within_noise)
 from probestats.analyses.compare import compare_runs
 from probestats.analyses.evaluator import analyze_judge
-from probestats.analyses.factors import analyze_factors
-from probestats.analyses.many import analyze_many
+from probestats import analyze_factors
+from probestats import analyze_many
 from probestats.analyses.plan import with_design_power
 from probestats.cli import main
 from probestats.present.plots.items import item_gaps

@@ -306,9 +306,10 @@ def factor_log(levels_b=("Emily", "Greg"), gap: float = 1.0, items: int = 10, se
 def _every_kind(tmp_path):
     """Each analysis kind, detected and not, with the heading and JSON key of the section that holds its tests."""
     from tests.engines import analyze as run
-    from probestats.analyses.factors import analyze_factors
-    from probestats.analyses.framing import analyze_framing, demo_rows
-    from probestats.analyses.many import analyze_many
+    from probestats import analyze_factors
+    from probestats import analyze_framing
+    from probestats.analyses.framing import demo_rows
+    from probestats import analyze_many
 
     many = make_log(items=8, runs=3, gap=2.0, sd=0.5, seed=7, values=("A", "B", "C"))
     flat = make_log(items=8, runs=3, gap=0.0, sd=0.5, seed=8, values=("A", "B", "C"))
@@ -501,7 +502,8 @@ def test_a_framing_only_report_words_its_one_verdict_in_every_format():
     # alpha); the Summary of md and html, the JSON and the terminal word it, and each cell's own sentence agrees
     from pathlib import Path
 
-    from probestats.analyses.framing import analyze_framing, demo_rows
+    from probestats import analyze_framing
+    from probestats.analyses.framing import demo_rows
     from probestats.present.report.framing_only import render_framing_report
     from probestats.present.terminal.framing import print_framing
 

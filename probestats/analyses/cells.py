@@ -89,9 +89,10 @@ def _builders() -> str:
     return either("probestats.analyses.cells.cell_table() or the query of probestats.shape.warehouse.cell_query()", "probestats cells or the query of probestats sql")
 
 
-def cell_table(log, *, metric: str, by: Sequence[str] = (), fold_case: bool = False,
-               read_options: dict | None = None, runs: bool = False) -> tuple[pl.DataFrame, Checked]:
-    """Validate a log and summarize it into its cell table (see the module docstring).
+def cell_table(log, probe=None, *, metric: str, by: Sequence[str] = (), runs: bool = False
+               ) -> tuple[pl.DataFrame, Checked]:
+    """Validate a log (shaped by ``probe``, whose case folding the values take) and summarize it into its cell
+    table (see the module docstring).
 
     With ``runs``, each cell also keeps its values (``runs_units``), as the noise or pilot log
     of ``plan`` needs them.
@@ -105,11 +106,12 @@ def cell_table(log, *, metric: str, by: Sequence[str] = (), fold_case: bool = Fa
     [('1', 'a', 2, '11', '61'), ('1', 'b', 2, '9', '41')]
     """
     by = list(column_names("by", by))
+    fold = bool(probe is not None and probe.fold_case)
     if not runs:   # one streaming pass when the log allows it (the same table, bit for bit)
-        streamed = _streamed_cells(log, metric=metric, by=by, fold_case=fold_case, read_options=read_options)
+        streamed = _streamed_cells(log, metric=metric, by=by, fold=fold)
         if streamed is not None:
             return streamed
-    checked = validate(log, metric=metric, by=by, fold_case=fold_case, **(read_options or {}))
+    checked = validate(log, metric=metric, by=by, fold_case=fold)
     require_ok(checked)
     frame = checked.frame
     places = decimal_places(frame[metric])
@@ -160,10 +162,11 @@ def cell_table(log, *, metric: str, by: Sequence[str] = (), fold_case: bool = Fa
     return cells.select(*by, *CELL_COLUMNS, *settings, *HALF_COLUMNS, *facts), checked
 
 
-def _seed_aggregations(seed: pl.Expr) -> list[pl.Expr]:
-    """Per cell, from its seeds as text: how many distinct, their fingerprint, the range they fill
-    when they are whole numbers written plainly, and the list itself (cut later to the short ones)."""
-    distinct = seed.unique()
+def _seed_aggregations(seeds: pl.Expr) -> list[pl.Expr]:
+    """Per cell, from its seeds as text (``seeds``: the log's seed column): how many distinct, their fingerprint,
+    the range they fill when they are whole numbers written plainly, and the list itself (cut later to the short
+    ones)."""
+    distinct = seeds.unique()
     whole = distinct.cast(pl.Int64, strict=False)
     plain = (whole.cast(pl.String) == distinct).all() & (whole.max() - whole.min() + 1 == distinct.len())
     return [distinct.len().cast(pl.Int64).alias("seed_count"),
@@ -172,12 +175,12 @@ def _seed_aggregations(seed: pl.Expr) -> list[pl.Expr]:
             distinct.alias("seeds")]
 
 
-def _seed_order(seed: str):
-    """Seeds in order: numbers by value, then text."""
+def _seed_order(logged: str):
+    """Seeds in order (``logged``: one run's seed as the log wrote it): numbers by value, then text."""
     try:
-        return (0, float(seed), seed)
+        return (0, float(logged), logged)
     except ValueError:
-        return (1, 0.0, seed)
+        return (1, 0.0, logged)
 
 
 def _seed_columns(cells: pl.DataFrame) -> pl.DataFrame:
@@ -189,18 +192,17 @@ def _seed_columns(cells: pl.DataFrame) -> pl.DataFrame:
                               pl.col("seed_low").cast(pl.Int64), pl.col("seed_high").cast(pl.Int64))
 
 
-def _streamed_cells(log, *, metric: str, by: list[str], fold_case: bool,
-                    read_options: dict | None) -> tuple[pl.DataFrame, Checked] | None:
+def _streamed_cells(log, *, metric: str, by: list[str], fold: bool) -> tuple[pl.DataFrame, Checked] | None:
     """The cell table from the streaming pass of analyze (:mod:`probestats.checks.stream`): the
     table :func:`cell_table` builds from the rows, bit for bit, without holding them (each cell's
     halves drawn from its counts of values, :func:`probestats.analyses.halves.half_sums`); None
     when the log needs its rows (a problem to name, a setting that varies within a cell, seeds the
-    pass cannot show distinct and in a range, groups that are not text, cells that start on one row)."""
+    pass cannot show distinct and in a range, groups that are not text, cells that start on one row); ``fold``:
+    values differing only in case or spaces are one."""
     from probestats.analyses.halves import half_sums
     from probestats.checks.stream import streamed_seed_ranges, validate_streaming
 
-    streamed = validate_streaming(log, metric=metric, by=by, fold_case=fold_case, halves=True,
-                                  **(read_options or {}))
+    streamed = validate_streaming(log, metric=metric, by=by, fold_case=fold, halves=True)
     if streamed is None or streamed.per is None or streamed.halves is None or not streamed.checked.ok:
         return None
     per, places, checked = streamed.per, streamed.places, streamed.checked
@@ -477,7 +479,7 @@ def analyze_cells(cells, question, tests=None, *, within_noise: bool = True, mdg
         if mdg:
             from probestats.analyses.probe_mdg import probe_mdg
 
-            mdg_value, mdg_room, mdg_near, mdg_detail = probe_mdg(noise_checked, metric, main, alpha, alternative)
+            mdg_value, mdg_room, mdg_near, mdg_detail = probe_mdg(noise_checked, metric, main, tests)
     elif within_noise:
         halves, noise_source, note = within_cells_noise(frame, a, main.items)
         if halves is not None:  # as the row path: beside the result only, the t interval
@@ -490,8 +492,8 @@ def analyze_cells(cells, question, tests=None, *, within_noise: bool = True, mdg
     from probestats.analyses.verdict import with_design
     from probestats.checks.design import item_facts
 
-    facts = item_facts(table, metric, a, b)
-    verdict = with_design(_verdict(main, noise, noise_source, noise_checked, alpha, within_noise, a, agreement),
+    facts = item_facts(table, metric, a, b, cells=frame.filter(pl.col("counted") > 0))
+    verdict = with_design(_verdict(main, noise, noise_source, noise_checked, tests, within_noise, a, agreement),
                           facts)
     if by:
         from probestats.analyses.verdict import with_caveats
@@ -520,8 +522,9 @@ def _item_runs(frame: pl.DataFrame, table: pl.DataFrame, metric: str, a: str, b:
                                      + either("runs=True", "--keep-runs") + " to have it")]
 
 
-def _verdict(main, noise, noise_source, noise_checked, alpha: float, within_noise: bool, a: str, agreement=None):
-    """The verdict of a cell table's analysis, decided as the row path decides it."""
+def _verdict(main, noise, noise_source, noise_checked, tests, within_noise: bool, a: str, agreement=None):
+    """The verdict of a cell table's analysis, decided as the row path decides it, at the ``tests``' level."""
+    alpha = tests.alpha
     from probestats.analyses.noise_check import chance_cause, noise_check_of, noise_log_causes, one_run_reason
     from probestats.analyses.verdict import NoiseCheck, decide
 

@@ -400,8 +400,9 @@ def _mean_interval(means, ids, confidence: float) -> Interval:
                    assumption=iv.assumption.replace("sums of item gaps", "sums of item means"))
 
 
-def with_clusters(analysis, column: str, *, interval: str = "t", n_resamples: int = 10_000, seed: int | None = 0):
-    """The paired ``analysis`` with its tests and interval at the level of the clusters of ``column``.
+def with_clusters(analysis, probe, tests=None):
+    """The paired ``analysis`` with its tests and interval at the level of the clusters of the ``probe``'s
+    ``cluster`` column, and the ``tests``' interval and resampling.
 
     ``interval`` is honoured at the clusters' level (:func:`cluster_interval`: ``t`` the cluster-level t,
     ``percentile`` and ``bootstrap`` the percentile and BCa bootstraps of whole clusters, ``sign-flip`` the
@@ -423,7 +424,9 @@ def with_clusters(analysis, column: str, *, interval: str = "t", n_resamples: in
     from probestats.analyses.verdict import decide, with_caveats
     from probestats.checks.design import Caveat
     from probestats.stats.multitest import adjust
+    from probestats.vocabulary import as_tests
 
+    tests, column = as_tests(tests), probe.cluster
     frame = analysis.checked.frame
     if column not in frame.columns:
         raise OptionError(f"{opt('cluster', column)}: no such column in the log")
@@ -431,7 +434,7 @@ def with_clusters(analysis, column: str, *, interval: str = "t", n_resamples: in
     by = [k for k in (analysis.groups[0].by if analysis.groups else {}) if k in frame.columns]
     mapping = item_clusters(frame.filter(pl.col("variant").is_in([main.a, main.b])), column, by=by)
     pooled = mapping.unique(subset="item", keep="first", maintain_order=True).drop(by) if by else mapping
-    how = dict(interval=interval, n_resamples=n_resamples, seed=seed)
+    how = dict(interval=tests.gap_interval, n_resamples=tests.n_resamples, seed=tests.seed)
     new_main, design = _at_cluster_level(main, pooled, column, **how)
     groups = analysis.groups
     if groups and by:   # each --by group at the level of its own clusters, corrected again across them

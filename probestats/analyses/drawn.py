@@ -397,10 +397,11 @@ def unbalanced_problem(balance: BalanceTest, a: str, b: str, header: str) -> Pro
                    f"independently of the value, or split with {opt('by', balance.column)}", (), header)
 
 
-def drawn_setting(frame: pl.DataFrame, metric: str, a: str, b: str, column: str, *, alpha: float = 0.05,
-                  alternative: str = "two-sided", n_resamples: int = 10_000, seed: int | None = 0,
+def drawn_setting(frame: pl.DataFrame, metric: str, a: str, b: str, column: str, tests, *,
                   balance: BalanceTest | None = None) -> DrawnSetting:
-    """The randomized setting ``column``: its balance test, the stratified and the adjusted gap."""
+    """The randomized setting ``column``: its balance test, the stratified and the adjusted gap, tested as the
+    ``tests`` ask."""
+    alpha, alternative, n_resamples, seed = tests.alpha, tests.alternative, tests.n_resamples, tests.seed
     from probestats.analyses.pair_tests import compare_pair
 
     balance = balance or balance_test(frame, column, a, b, n_resamples=n_resamples, seed=seed)

@@ -29,6 +29,7 @@ from probestats.analyses.pair_tests import PairResult, compare_pair, design_prob
 from probestats.analyses.probe_mdg import probe_mdg
 from probestats.analyses.verdict import NoiseCheck
 
+from probestats.result import Result
 
 
 def _num(x) -> float | None:
@@ -121,7 +122,7 @@ def with_row_level(analysis: Analysis) -> Analysis:
 
 
 @dataclass(frozen=True)
-class Analysis:
+class Analysis(Result):
     """The result of :func:`analyze`: the main comparison, noise beside it, splits and problems.
 
     ``to_dict()`` is the ``analyze --json`` object (its stable keys are listed in the JSON reference);
@@ -187,6 +188,14 @@ class Analysis:
         With ``random_settings=``: each setting's balance test and the gap stratified by and adjusted for it
         (:mod:`probestats.analyses.drawn`).
     """
+
+    MAIN_TABLE = "items"
+
+    def _headline(self):
+        return self.main.headline_test
+
+    def _interval(self):
+        return self.main.interval
 
     main: PairResult
     noise: PairResult | None
@@ -444,9 +453,9 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
             from probestats.analyses.many import analyze_many, refuse_pair_options
 
             refuse_pair_options(probe, tests, noise_value)
-            return analyze_many(checked.log, metric=metric, by=by, alternative=alternative, alpha=alpha,
-                                correction=correction, fold_case=fold_case, noise=noise,
-                                n_resamples=n_resamples, seed=seed, selection=selection)
+            from probestats.analyses.question import Question
+
+            return analyze_many(checked.log, Question(metric, by=by, noise=noise, selection=selection), probe, tests)
         checked = replace(checked, problems=checked.problems + (Problem(
             "warning", "more_values",
             f"the log has {len(checked.values)} values; this compares the first two, '{checked.a}' and "
@@ -576,14 +585,14 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
 
     mdg_value, mdg_room, mdg_near, mdg_detail = None, None, False, None
     if mdg and noise_checked is not None:
-        mdg_value, mdg_room, mdg_near, mdg_detail = probe_mdg(noise_checked, metric, main, alpha, alternative)
+        mdg_value, mdg_room, mdg_near, mdg_detail = probe_mdg(noise_checked, metric, main, tests)
 
     from probestats.analyses.verdict import decide
 
     drawn = _drawn(checked, metric, random_settings, tests)
     from probestats.analyses.blanks import blank_readings
 
-    blanks = blank_readings(checked, main, alpha=alpha, alternative=alternative, pooled_blocks=bool(blocks))
+    blanks = blank_readings(checked, main, tests, pooled_blocks=bool(blocks))
     verdict = decide(main, check, alpha=alpha, pooled=pooled, blocks=blocks,
                      attribute_settings=tuple(attribute_settings), agreement=agreement, blanks=blanks)
     from probestats.analyses.verdict import with_caveats, with_design
@@ -610,7 +619,7 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
     from probestats.analyses.clusters import suggest_clusters, with_clusters
 
     if cluster is not None:
-        return with_clusters(result, cluster, interval=interval, n_resamples=n_resamples, seed=seed)
+        return with_clusters(result, probe, tests)
     hint = suggest_clusters(result, exclude=(*by, *settings, *random_settings, *blocks),
                             items=None if streamed is None else streamed.clusters)
     if hint is not None:
@@ -624,7 +633,7 @@ def _drawn(checked, metric, drawn, tests) -> tuple:
     shown stratified and adjusted."""
     from probestats.analyses.drawn import balance_test, drawn_setting, unbalanced_problem
 
-    alpha, alternative, n_resamples, seed = tests.alpha, tests.alternative, tests.n_resamples, tests.seed
+    alpha, n_resamples, seed = tests.alpha, tests.n_resamples, tests.seed
     out = []
     for column in drawn:
         if column not in checked.frame.columns:
@@ -633,8 +642,7 @@ def _drawn(checked, metric, drawn, tests) -> tuple:
         if balance.pvalue <= alpha:
             raise ValidationError([unbalanced_problem(balance, checked.a, checked.b,
                                                       checked.log.columns.get(column, column))])
-        out.append(drawn_setting(checked.frame, metric, checked.a, checked.b, column, alpha=alpha,
-                                 alternative=alternative, n_resamples=n_resamples, seed=seed, balance=balance))
+        out.append(drawn_setting(checked.frame, metric, checked.a, checked.b, column, tests, balance=balance))
     return tuple(out)
 
 

@@ -73,23 +73,26 @@ class ReferenceCheck:
                 "suspect": self.suspect, "statement": self.statement}
 
 
-def reference_check(result, *, alpha: float, n_resamples: int = 10_000, seed: int | None = 0) -> ReferenceCheck | None:
-    """The check of ``result`` (a ``ManyResult``): None with fewer than two values besides the reference.
+def reference_check(result, tests) -> ReferenceCheck | None:
+    """The check of ``result`` (a ``ManyResult``) at the ``tests``' level, with their resampling: None with fewer
+    than two values besides the reference.
 
     Examples
     --------
     Three values, each 1 below the reference on every item (give or take 0.1), alike among themselves:
 
     >>> from probestats.analyses.many import analyze_many
+    >>> from probestats.analyses.question import Question
     >>> rows = [{"item": i, "variant": v, "x": i + (1.0 if v == "ref" else 0.1 * ((i + k) % 3))}
     ...         for i in range(8) for k, v in enumerate(["ref", "A", "B", "C"])]
-    >>> check = analyze_many(rows, metric="x", reference="ref").verdict.reference_check
+    >>> check = analyze_many(rows, Question("x", reference="ref")).verdict.reference_check
     >>> check.suspect, check.direction, check.among.pvalue > 0.05
     (True, 'below', True)
     """
     from probestats.analyses.blocks import p_words
     from probestats.analyses.omnibus import omnibus_test
 
+    alpha, n_resamples, seed = tests.alpha, tests.n_resamples, tests.seed
     others = list(result.gaps)
     if len(others) < 2:
         return None

@@ -371,7 +371,7 @@ def share_text(share: float) -> str:
     return "every item" if share == 1 else f"{share:.0%} of the items"
 
 
-def item_facts(items: pl.DataFrame, metric: str, a: str, b: str) -> DesignFacts:
+def item_facts(items: pl.DataFrame, metric: str, a: str, b: str, *, cells: pl.DataFrame | None = None) -> DesignFacts:
     """The design facts from an item table alone (``mean_a``, ``mean_b``, ``n_a``, ``n_b``, ``sd_a``, ``sd_b``), as
     a streaming pass gives it without the rows: the runs counted are the runs with a metric, so the blanks
     are not known here (0).
@@ -381,6 +381,11 @@ def item_facts(items: pl.DataFrame, metric: str, a: str, b: str) -> DesignFacts:
     >>> facts = item_facts(items, "flip", "a", "b")
     >>> [v.constant for v in facts.values], facts.unequal_items
     ([None, 0.0], 0)
+
+    With ``cells`` (a cell table's rows: ``item``, ``variant``, ``counted``, ``min``, ``max``), the other value's
+    runs giving the constant are known from each cell's least and greatest run: exactly where a cell has at most
+    two runs (as the rows would tell), and at most as many as could be where it has more, so a constant arm is
+    never named on cells where the rows would not name it.
     """
     n_items = items.height
     facts = []
@@ -392,8 +397,13 @@ def item_facts(items: pl.DataFrame, metric: str, a: str, b: str) -> DesignFacts:
             other = "b" if side == "a" else "a"
             at = [items.filter(((pl.col(f"n_{s}") == 1) | (pl.col(f"sd_{s}") == 0)) & (pl.col(f"mean_{s}") == constant))
                   [f"n_{s}"].sum() for s in (side, other)]
+            distinct = items[f"mean_{other}"].n_unique()
+            if cells is not None:
+                at[1], distinct = _runs_at(cells.filter(pl.col("item").is_in(items["item"].implode())
+                                                        & (pl.col("variant") == (b if side == "a" else a))),
+                                           constant)
             if not constant_beyond_chance(int(at[0]), int(n.sum()), int(at[1]), int(items[f"n_{other}"].sum()),
-                                          distinct=items[f"mean_{other}"].n_unique()):
+                                          distinct=distinct):
                 constant = None
         runs = int(n.sum()) if n_items else 0
         facts.append(ValueFacts(v, (v,), ValueCounts(v, runs, runs, 0), (int(n.min()), int(n.max())) if n_items
@@ -401,6 +411,22 @@ def item_facts(items: pl.DataFrame, metric: str, a: str, b: str) -> DesignFacts:
     unequal = int((items["n_a"] != items["n_b"]).sum()) if n_items else 0
     return DesignFacts(metric, a, b, (facts[0], facts[1]), n_items, unequal,
                        bool(unequal) and arms_unequal(items["n_a"].to_list(), items["n_b"].to_list()))
+
+
+def _runs_at(cells: pl.DataFrame, constant: float) -> tuple[int, int]:
+    """The runs of ``cells`` that may give ``constant`` (at most) and how many distinct numbers they give (at
+    least), from each cell's ``counted`` runs, ``min`` and ``max``: a cell of one or two runs is known whole.
+
+    >>> cells = pl.DataFrame({"counted": [2, 1, 4], "min": [4.0, 6.0, 3.0], "max": [7.0, 6.0, 9.0]})
+    >>> _runs_at(cells, 6.0)   # 4 and 7; 6; 3 and 9 with up to two middle runs: 3 may give 6, 5 numbers seen
+    (3, 5)
+    """
+    n, lo, hi = cells["counted"], cells["min"], cells["max"]
+    ends = (lo == constant).cast(pl.Int64) + ((hi == constant) & (n >= 2) & (lo != hi)).cast(pl.Int64)
+    inside = ((lo < constant) & (constant < hi) & (n > 2)).cast(pl.Int64) * (n - 2)
+    one = ((lo == hi) & (lo == constant)).cast(pl.Int64) * (n - 1)   # a cell of one number: every run gives it
+    known = pl.concat([lo, hi.filter(n >= 2)])
+    return int((ends + inside + one).sum()), known.n_unique()
 
 
 def group_constant_caveats(grouped: pl.DataFrame, by, metric: str, a: str, b: str,

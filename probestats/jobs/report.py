@@ -284,8 +284,7 @@ def _report(log=(), *, named, metric, tests, output, format, sections, templates
     # the framing columns shape the framing log alone, never the probe log beside it
     framing_columns, probe = probe.framing_columns, replace(probe, framing_columns=())
     assets = output.parent / f"{output.stem}_files" if (output is not None and fmt == "md") else None
-    framing_options = dict(by=by, targets=targets, toward=toward, alpha=alpha, correction=correction,
-                           interval=tests.interval, answers=answers, label_map=label_map,
+    framing_options = dict(by=by, targets=targets, toward=toward, tests=tests, answers=answers, label_map=label_map,
                            framing_columns=framing_columns)
     if plain and ((framing_log and not log and cells is None and not metric) or (not metric and judge is not None)):
         raise OptionError(f"{opt('plain', True)} words the report of a log's values; the report of a framing log "
@@ -512,14 +511,14 @@ def _judge(log, options, alpha, correction, probe):
                          chance=0.5 if options.get("chance") is None else options["chance"])
 
 
-def _framing(paths, probe, *, by, targets, toward, alpha, correction, interval, answers, label_map, framing_columns,
+def _framing(paths, probe, *, by, targets, toward, tests, answers, label_map, framing_columns,
              beside_probe=True):
     """The framing log of a report, read and shaped as ``probestats framing`` reads it (folders, every shaping
     option).
 
     Beside a probe log, ``wide`` names that log's columns (a wide framing sheet is recognized by itself), and a
     column mapping applies where the framing log has its header."""
-    from probestats.analyses.framing import analyze_framing
+    from probestats.analyses.framing import FramingScores, analyze_framing
 
     # complete: the framing analysis always keeps only items answered in both framings, and says which it left out
     shaped = replace(probe, wide_attribute="model", framing_columns=tuple(framing_columns), complete=False,
@@ -535,8 +534,8 @@ def _framing(paths, probe, *, by, targets, toward, alpha, correction, interval, 
     from probestats.jobs.framing import targets_lookup
 
     read, targets = targets_lookup(shaped.apply(list(paths)), targets)
-    return analyze_framing(read, by=list(by) or None, targets=targets, toward=toward, alpha=alpha, correction=correction,
-                           interval=interval, answers=answers, label_map=list(label_map) or None)
+    scores = FramingScores(answers=answers, label_map=list(label_map) or None)
+    return analyze_framing(read, tests, by=list(by) or None, targets=targets, toward=toward, scores=scores)
 
 
 def _log_analysis(log, question, probe, tests, *, before, gap_of_interest, streaming=True):
