@@ -45,6 +45,7 @@ import polars as pl
 
 from probestats.errors import OptionError, Problem, opt
 from probestats.result import jsonable
+from probestats.stats.ranked import smallest_in_cells
 
 __all__ = ["BalanceTest", "AdjustedGap", "DrawnSetting", "balance_test", "adjusted_gap", "stratified_table",
            "drawn_setting", "unbalanced_problem", "STRATA", "TRACKS_SIZE"]
@@ -254,13 +255,19 @@ def balance_test(frame: pl.DataFrame, column: str, a: str, b: str, *, n_resample
     observed = float(stat(is_a))
     tol = 1e-9 * max(1.0, abs(observed))
     hits = 0
+    within, block = _within_items(item_codes), _label_block(item_codes, is_a)
     for start in range(0, n_resamples, 500):
         size = min(500, n_resamples - start)
         keys = rng.random((size, len(is_a)))
         # permute the labels within items: order the rows by (item, random key) and hand out each item's labels
-        order = np.lexsort((keys, np.broadcast_to(item_codes, keys.shape)), axis=-1)
-        labels = np.empty_like(keys, dtype=bool)
-        np.put_along_axis(labels, order, np.broadcast_to(is_a, keys.shape), axis=-1)
+        if block is None:
+            order = within(keys)
+            labels = np.empty_like(keys, dtype=bool)
+            np.put_along_axis(labels, order, np.broadcast_to(is_a, keys.shape), axis=-1)
+        else:   # each item's runs of one value first (or last): those labels go to its smallest keys
+            sizes, take, last = block
+            chosen = smallest_in_cells(keys.ravel(), np.tile(sizes, size), np.tile(take, size))
+            labels = chosen.reshape(keys.shape) ^ last
         hits += int(np.sum(stat(labels) >= observed - tol))
     p = (hits + 1) / (n_resamples + 1)
     se = math.sqrt(p * (1 - p) / (n_resamples + 1))
@@ -286,6 +293,78 @@ def balance_test(frame: pl.DataFrame, column: str, a: str, b: str, *, n_resample
                                f"observed labelling, so it holds its level; Monte Carlo error {se:.1g})"))
 
 
+def _label_block(item_codes: np.ndarray, is_a: np.ndarray):
+    """``(sizes, take, last)`` when every item's rows (``item_codes`` sorted) hold its runs of value A first
+    (``last`` False: ``take`` is each item's runs of A) or last (``last`` True: ``take`` its runs of B), as a
+    log written item by item and value by value does; None otherwise.
+
+    Handing each item's labels out in the order of its random keys then gives the first ``take`` labels to its
+    ``take`` smallest keys: labels A (or B, and A to the rest) are told by a partial sort of each item's keys
+    (:func:`probestats.stats.ranked.smallest_in_cells`), without ranking them all.
+
+    >>> _label_block(np.array([0, 0, 0, 1, 1]), np.array([True, True, False, True, False]))
+    (array([3, 2]), array([2, 1]), False)
+    >>> _label_block(np.array([0, 0, 1, 1]), np.array([False, True, True, False])) is None
+    True
+    """
+    if not item_codes.size:
+        return None
+    starts = np.flatnonzero(np.r_[True, item_codes[1:] != item_codes[:-1]])
+    sizes = np.diff(np.r_[starts, item_codes.size])
+    rank = np.arange(item_codes.size) - np.repeat(starts, sizes)
+    runs_a = np.add.reduceat(is_a.astype(np.int64), starts)
+    if (is_a == (rank < np.repeat(runs_a, sizes))).all():
+        return sizes, runs_a, False
+    if (is_a == (rank >= np.repeat(sizes - runs_a, sizes))).all():
+        return sizes, sizes - runs_a, True
+    return None
+
+
+def _within_items(item_codes: np.ndarray):
+    """A function of random keys (one row of keys per draw) giving the order of the rows by (item, key), as
+    ``np.lexsort((keys, item_codes), axis=-1)`` does, for ``item_codes`` sorted (each item's rows side by side).
+
+    The rows are laid out as an items x longest-item grid, the cells past an item's runs padded with a key above
+    every drawn one (keys are in [0, 1)), and each item's keys sorted alone: a stable sort of short rows instead
+    of a sort of the whole draw by two keys (the order is the same, ties included: both sorts are stable).
+
+    >>> codes = np.array([0, 0, 0, 1, 1, 2, 2, 2, 2])
+    >>> keys = np.random.default_rng(3).random((4, codes.size))
+    >>> bool((_within_items(codes)(keys) == np.lexsort((keys, np.broadcast_to(codes, keys.shape)), axis=-1)).all())
+    True
+    """
+    n = item_codes.size
+    starts = np.flatnonzero(np.r_[True, item_codes[1:] != item_codes[:-1]]) if n else np.zeros(0, dtype=np.intp)
+    sizes = np.diff(np.r_[starts, n])
+    width = int(sizes.max()) if n else 0
+    rank = np.arange(n) - np.repeat(starts, sizes)   # each row's place within its item
+    grid = np.repeat(np.arange(starts.size), sizes) * width + rank   # its cell of the grid
+    filled = np.arange(starts.size * width).reshape(starts.size, width) % width < sizes[:, None]
+
+    def order(keys: np.ndarray) -> np.ndarray:
+        if n and (sizes == width).all():   # items of equal runs: the grid is the keys themselves
+            ranks = _stable_argsort(keys.reshape(keys.shape[0], starts.size, width))
+            return (ranks + starts[:, None]).reshape(keys.shape[0], -1)
+        padded = np.full((keys.shape[0], starts.size * width), 2.0)
+        padded[:, grid] = keys
+        ranks = _stable_argsort(padded.reshape(keys.shape[0], starts.size, width))
+        rows = (ranks + starts[:, None]).reshape(keys.shape[0], -1)   # each item's rows in key order
+        return rows[:, filled.ravel()]
+
+    return order
+
+
+def _stable_argsort(keys: np.ndarray) -> np.ndarray:
+    """``np.argsort(keys, axis=-1, kind="stable")`` where it matters, by the faster unstable sort when no two
+    keys below 1 tie in a row (random keys in [0, 1) almost never do; the padding, 2.0, of an item's unused
+    cells sorts after its keys in either order, and its places are dropped)."""
+    ranks = np.argsort(keys, axis=-1)
+    ordered = np.take_along_axis(keys, ranks, axis=-1)
+    if ((ordered[..., 1:] == ordered[..., :-1]) & (ordered[..., 1:] < 1.0)).any():
+        return np.argsort(keys, axis=-1, kind="stable")
+    return ranks
+
+
 def _strata(pair: pl.DataFrame, column: str) -> tuple[pl.DataFrame, int]:
     """The pair with a ``_stratum`` column: the setting's levels, or its quantile bins beyond :data:`STRATA`."""
     levels = pair[column].n_unique()
@@ -308,7 +387,9 @@ def stratified_table(frame: pl.DataFrame, metric: str, a: str, b: str, column: s
 def adjusted_gap(frame: pl.DataFrame, metric: str, a: str, b: str, column: str, *,
                  confidence: float = 0.95) -> AdjustedGap:
     """The value's OLS coefficient with item intercepts and a setting term (see the module's description)."""
-    from scipy import stats
+    # Student's t from scipy.special, as scipy.stats.t computes it (sf: stdtr(df, -t), ppf: stdtrit(df, q)),
+    # without importing scipy.stats (seconds on a busy machine; the analysis without a drawn setting never does)
+    from scipy.special import stdtr, stdtrit
 
     pair = _pair(frame, a, b, column, metric)
     y = pair[metric].cast(pl.Float64).to_numpy()
@@ -340,8 +421,8 @@ def adjusted_gap(frame: pl.DataFrame, metric: str, a: str, b: str, column: str, 
     cov = sigma2 * np.linalg.pinv(x.T @ x)
     se = math.sqrt(cov[0, 0])
     t = beta[0] / se if se > 0 else math.inf
-    p = float(2 * stats.t.sf(abs(t), df)) if se > 0 else 0.0
-    q = float(stats.t.ppf(0.5 + confidence / 2, df))
+    p = float(2 * stdtr(df, -abs(t))) if se > 0 else 0.0
+    q = float(stdtrit(df, 0.5 + confidence / 2))
     names = list(terms)
     setting_terms = {names[j - 1]: float(beta[i]) for i, j in enumerate(keep) if j > 0}
     what = "linear in it" if _numeric(pair[column]) else "one term per level"

@@ -414,15 +414,22 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
     by = list(column_names("by", question.by))
     check_by(by, metric)
     noise, within_noise = _noise_choice(noise, within_noise, noise_value)
-    if streaming and streamed is None:
+    # a judge or a named setting may vary within cells, a drawn setting and clusters are read from the runs:
+    # with one of them named, the rows are read once by validate, without a streaming pass before it
+    if streaming and streamed is None and not (attribute_settings or cluster is not None or random_settings):
+        from functools import partial
+
+        from probestats.analyses.clusters import cluster_candidates
         from probestats.checks.stream import validate_streaming
 
+        # the cluster suggestion's candidates are read in the same pass (blocks, known after it, are left out
+        # then): one pass over the rows, not one more for the suggestion
         streamed = validate_streaming(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case,
                                       halves=noise is None and (within_noise or noise_value is not None),
-                                      progress=progress, facts=facts,
-                                      before_pass=warm_tests)
-        if streamed is not None and (_may_block(streamed.checked, settings, by) or attribute_settings
-                                     or cluster is not None or random_settings):
+                                      progress=progress, facts=facts, before_pass=warm_tests,
+                                      clusters=partial(cluster_candidates, metric=metric,
+                                                       exclude=(*by, *settings, *random_settings)))
+        if streamed is not None and _may_block(streamed.checked, settings, by):
             streamed = None   # a judge or a named setting may vary within cells: blocks need the rows
     if streamed is not None:
         checked = streamed.checked
@@ -610,7 +617,8 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
 
     if cluster is not None:
         return with_clusters(result, probe, tests)
-    hint = suggest_clusters(result, exclude=(*by, *settings, *random_settings, *blocks))
+    hint = suggest_clusters(result, exclude=(*by, *settings, *random_settings, *blocks),
+                            items=None if streamed is None else streamed.clusters)
     if hint is not None:
         result = replace(result, problems=result.problems + (hint,), verdict=with_caveats(verdict, Caveat(
             "clustered_items", f"{hint.message}.", {"column": hint.column})))
