@@ -8,7 +8,10 @@ shapes the plans were slow on:
 2. twelve designs at the default settings: ``--items 6,8,12 --runs 2,5,10,20`` on the same log;
 3. ``--pilot LOG --items 40,126 --runs 10,50`` on a 0-100 rating with ties at round numbers (a noise log of
    126 items x 2 values x 5 runs, a pilot of 40 items x 2 values x 10 runs);
-4. ``--items 200,1000,3840 --runs 1 --sims 500`` on a 0/1 noise log (200 items x 2 values x 3 runs).
+4. ``--items 200,1000,3840 --runs 1 --sims 500`` on a 0/1 noise log (200 items x 2 values x 3 runs);
+5. ``--pilot LOG --gap 1.13 --items 12,20 --runs 1,2,5,10`` on negative-binomial counts whose gap grows with the
+   item's rate: the noise log and the pilot of 20 items x 2 values x 5 runs that ``calibrate_promises.py``'s
+   ``counts rate gap`` generator draws first (its MDG ranges over 19 resampled logs are most of the work).
 
 With ``--peer PATH`` (a checkout of another version, such as the one before this change) every plan is also run
 with that checkout's probestats, alternating with this one's in the same run, so the two share the machine's
@@ -72,6 +75,17 @@ def binary_noise(seed: int = 4) -> pl.DataFrame:
                          "picked": y.ravel()})
 
 
+def counts_logs() -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The ``counts rate gap`` generator's first noise log and pilot (``calibrate_promises.py``, log 0)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from calibrate_promises import generators
+
+    gen = generators()["counts rate gap"]
+    rng = np.random.default_rng([0, 0, len(gen.name), sum(map(ord, gen.name))])
+    noise = gen.log(rng, *gen.noise_shape, ("same", "same again"), False)
+    return noise, gen.log(rng, *gen.pilot_shape, ("a", "b"), True)
+
+
 def cases(folder: Path) -> list[tuple[str, list[str]]]:
     tut = folder / "tutorial_noise.csv"
     tutorial_noise().write_csv(tut)
@@ -81,6 +95,10 @@ def cases(folder: Path) -> list[tuple[str, list[str]]]:
     pilot.write_csv(rp)
     bn = folder / "binary_noise.csv"
     binary_noise().write_csv(bn)
+    cn, cp = folder / "counts_noise.csv", folder / "counts_pilot.csv"
+    counts_noise, counts_pilot = counts_logs()
+    counts_noise.write_csv(cn)
+    counts_pilot.write_csv(cp)
     return [
         ("tutorial 3 x 3", ["--noise", str(tut), "--metric", "steps", "--items", "6,8,12", "--runs", "5,10,20"]),
         ("12 designs", ["--noise", str(tut), "--metric", "steps", "--items", "6,8,12", "--runs", "2,5,10,20"]),
@@ -88,6 +106,8 @@ def cases(folder: Path) -> list[tuple[str, list[str]]]:
                                            "--items", "40,126", "--runs", "10,50"]),
         ("0/1, 200,1000,3840 x 1, 500 sims", ["--noise", str(bn), "--metric", "picked", "--items", "200,1000,3840",
                                               "--runs", "1", "--sims", "500"]),
+        ("counts, pilot of 20, 12,20 x 1,2,5,10", ["--noise", str(cn), "--pilot", str(cp), "--metric", "x",
+                                                  "--gap", "1.13", "--items", "12,20", "--runs", "1,2,5,10"]),
     ]
 
 
@@ -116,7 +136,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--peer-timeout", type=float, default=120.0)
     ap.add_argument("--timeout", type=float, default=600.0)
-    ap.add_argument("--only", default="", help="comma-separated case numbers (1-4)")
+    ap.add_argument("--only", default="", help="comma-separated case numbers (1-5)")
     args = ap.parse_args()
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
     with tempfile.TemporaryDirectory() as tmp:
@@ -124,7 +144,7 @@ def main() -> None:
         if args.only:
             keep = {int(x) for x in args.only.split(",")}
             chosen = [c for i, c in enumerate(chosen, 1) if i in keep]
-        print(f"{'plan':<34} {'this: wall':>11} {'cpu':>7}" + (f" {'peer: wall':>11} {'cpu':>7} {'ratio':>7}" if args.peer else ""))
+        print(f"{'plan':<38} {'this: wall':>11} {'cpu':>7}" + (f" {'peer: wall':>11} {'cpu':>7} {'ratio':>7}" if args.peer else ""))
         for name, plan_args in chosen:
             mine, peer = [], []
             for _ in range(args.repeat):
@@ -134,7 +154,7 @@ def main() -> None:
                     peer.append(run(args.peer, peer_args, args.peer_timeout))
             med = lambda rows, i: statistics.median(r[i] for r in rows)  # noqa: E731
             ok = all(r[2] == 0 for r in mine)
-            line = f"{name:<34} {med(mine, 0):>10.1f}s {med(mine, 1):>6.1f}s" + ("" if ok else " (FAILED)")
+            line = f"{name:<38} {med(mine, 0):>10.1f}s {med(mine, 1):>6.1f}s" + ("" if ok else " (FAILED)")
             if args.peer:
                 stopped = any(r[2] is None for r in peer)
                 shown = f"> {args.peer_timeout:.0f}s" if stopped else f"{med(peer, 0):.1f}s"

@@ -1,11 +1,12 @@
 """Calibration of the within-log noise check: on probes with no gap, how often does it fail?
 
-The within-log check splits value A's runs of each cell into two halves drawn at random
-(seeded) and runs the exact sign-flip test on the half-against-half gaps. A probe with no gap
-(and runs that are draws of one cell) should see that check call "noise beyond chance" (exact
-p <= alpha) in about a share alpha of probes. This prints that rate for 1,000 generated null
-probes of each shape, beside the rate of the former rule (the first half of each cell's runs
-in seed order, else row order), for comparison.
+The within-log check once split value A's runs of each cell into two halves drawn at random
+(seeded) and ran the exact sign-flip test on the half-against-half gaps, failing ("noise beyond
+chance", exact p <= alpha) in about a share alpha of null probes by the draw alone. The log's own
+halves are now read over every split (:mod:`probestats.analyses.noise_check`): a size beside the
+gap, never a failed check, so the analysis's rate printed here is 0 by construction; the former
+rule (the first half of each cell's runs in seed order, else row order) is printed for comparison,
+and ``benchmarks/calibrate_within.py`` still measures one random split's rate.
 
 Shapes (12 items, two values, no gap):
 
@@ -132,11 +133,10 @@ def main() -> None:
             blocked += bool(result.verdict.blocks)
             former += former_rule_p(frame) <= args.alpha
         rate, old = failed / args.probes, former / args.probes
-        worst = max(worst, abs(rate - args.alpha))
+        worst = max(worst, rate)
         print(f"{name:<18} {rate:>24.3f} {old:>30.3f} {time.perf_counter() - start:>8.1f}"
               + (f"   (model as a block in {blocked} probes)" if blocked else ""))
-    print(f"largest distance of the within-log rate from alpha: {worst:.3f} "
-          f"({'within' if worst <= 0.02 else 'OUTSIDE'} alpha ± 0.02)")
+    print(f"largest within-log rate: {worst:.3f} (0: the halves over every split never fail)")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,13 @@ Caveats and their logs:
 ``blocks_disagree``
     null: 4 models answering every item that share one gap (0.5) and differ only in their noise SD (0.5 to 2).
     Problem: the same with one model's gap the opposite (−0.5).
+``random_setting`` (the refusal of a setting declared drawn per call, ``confounded_setting``)
+    null: a temperature drawn from U(0, 1.5) under both values, 12 items x 4 runs. Problem: drawn from
+    U(0, 0.75) under 'a' (it tracks the value).
+
+And the heterogeneity test of ``blocks_disagree`` alone (``heterogeneity``), before and after it was
+studentized, on the same 60 x 4 matrices of item gaps: its level under a spread difference and its power where
+one block's gap differs (the noisiest block or the least noisy one).
 
 And the effect sizes' intervals with a cluster (``coverage``): 40 clusters of 10 items, 2 runs per value,
 each cluster shifting its items' gap (SD 0.5), a true gap of 0.3: the share of 95% d_z and d_av intervals
@@ -42,12 +49,33 @@ constant_arm       0/1 at 0.05 under both, 250 items (300 logs)  0.040 ± 0.011 
 likely_block       a style drawn per call (100 logs)             0.000          2 strategies in equal shares        1.000
 likely_block       a finish_reason outcome column (100 logs)     0.000          2 strategies in equal shares        1.000
 likely_block       a trial index 11 to 20 (100 logs)             0.000          2 strategies in equal shares        1.000
-blocks_disagree    4 models share a gap, noise SD 0.5 to 2       0.079 ± 0.023  one of 4 models at -0.5             0.986 ± 0.010
+blocks_disagree    4 models share a gap, noise SD 0.5 to 2       0.033 ± 0.010  one of 4 models at -0.5             0.930 ± 0.015
+random_setting     a temperature drawn alike (300 logs)          0.013 ± 0.007  drawn from half the range under a   1.000
 =================  ============================================  =============  ==================================  =============
 
-(blocks_disagree over 140 logs: 4 of 40 with ``--seed 1``, 7 of 100 with ``--seed 2``; within alpha + 2 SE here,
-but the 0.088 ± 0.013 measured on 500 logs before is above alpha: the heterogeneity test, a permutation of the
-blocks within items, is not exact when the blocks differ in their noise spread.)
+(random_setting: refused as ``confounded_setting`` only when its balance test gives p <= alpha and a
+standardized difference of at least 0.5; refused at p <= alpha alone, an honest draw was turned away at the
+test's level, 4 of 100 logs.)
+
+(blocks_disagree, 300 logs each of :func:`model_log` analysed as above, the null's and the problem's each drawn
+from its own generator seeded 0: since its heterogeneity test reads each block's mean gap against
+its own standard error. Before, the raw spread of the block means permuted within items: 0.079 ± 0.023 over
+140 logs and 0.088 ± 0.013 over 500, above alpha, with power 0.986 ± 0.010 over 140; the power given up is
+where the model that differs is the noisiest, whose difference the old test read without its noise.)
+
+The heterogeneity test alone, on the same 60 items x 4 blocks of item gaps (300 logs, 999 resamples; share at
+p <= 0.05), before (raw spread) and after (studentized):
+
+==========================================  =============  =============
+gap matrices                                before         after
+==========================================  =============  =============
+null: one gap 0.5, noise SD 0.5 to 2        0.060 ± 0.014  0.047 ± 0.012
+null: one gap 0.5, noise SD 1               0.047 ± 0.012  0.057 ± 0.013
+noisiest at -0.5 (size 1.0), SD 0.5 to 2    0.947 ± 0.013  0.937 ± 0.014
+noisiest at 0 (size 0.5), SD 0.5 to 2       0.413 ± 0.028  0.370 ± 0.028
+least noisy at 0 (size 0.5), SD 2 to 0.5    0.490 ± 0.029  0.837 ± 0.021
+one at 0 (size 0.5), SD 1                   0.817 ± 0.022  0.797 ± 0.023
+==========================================  =============  =============
 
 Effect sizes' 95% intervals with a cluster (300 logs, 2,000 resamples): item level d_z 0.790 ± 0.024 and d_av
 0.797 ± 0.023; the BCa bootstrap of whole clusters d_z 0.950 ± 0.013 and d_av 0.940 ± 0.014.
@@ -147,6 +175,32 @@ def model_log(rng, *, opposite: bool, items: int = 60, gap: float = 0.5) -> list
     return rows
 
 
+# --- random_setting (a setting drawn per call, refused as a confound) ---------------------------------------------
+
+def drawn_log(rng, *, tracks: bool, items: int = 12, runs: int = 4) -> list[dict]:
+    """A temperature drawn per call from U(0, 1.5) under both values, or (``tracks``) from U(0, 0.75) under 'a'."""
+    rows = []
+    for i in range(items):
+        level = rng.normal()
+        for v in ("a", "b"):
+            for s in range(runs):
+                t = float(rng.uniform(0, 1.5)) * (0.5 if (tracks and v == "a") else 1.0)
+                rows.append({"item": f"i{i}", "variant": v, "seed": s, "temperature": round(t, 2),
+                             "y": level + 2 * t + (0.3 if v == "a" else 0.0) + rng.normal()})
+    return rows
+
+
+def refused(rows) -> bool:
+    from probestats import Probe, Tests, analyze
+    from probestats.errors import ValidationError
+
+    try:
+        analyze(rows, metric="y", probe=Probe(random_settings=["temperature"]), tests=Tests(n_resamples=2000))
+    except ValidationError as exc:
+        return any(p.code == "confounded_setting" for p in exc.problems)
+    return False
+
+
 # --- the table -------------------------------------------------------------------------------------------------
 
 def rate(hits: int, n: int) -> str:
@@ -188,6 +242,36 @@ def caveat_rows(n: int, rng, only) -> list[tuple]:
                   for _ in range(n))
         out.append(("blocks_disagree", "4 models, one gap 0.5, noise SD 0.5 to 2", null,
                     "one of 4 models at -0.5", hit))
+    if want("random_setting"):
+        null = sum(refused(drawn_log(rng, tracks=False)) for _ in range(n))
+        hit = sum(refused(drawn_log(rng, tracks=True)) for _ in range(n))
+        out.append(("random_setting", "temperature drawn alike, 12 items x 4 runs", null,
+                    "drawn from half the range under 'a' (refused)", hit))
+    return out
+
+
+def heterogeneity(n: int, rng, resamples: int = 999) -> list[tuple]:
+    """The blocks_disagree heterogeneity test alone, before (the raw spread of the block means permuted within
+    items) and after (each block against its own standard error), on 60 items x 4 blocks of item gaps (the gap
+    of 2 runs per value, so its SD is the run noise SD): the share of logs at p <= alpha."""
+    from probestats.analyses.blocks import heterogeneity_test
+    from probestats.analyses.omnibus import omnibus_test
+
+    sds = np.array([0.5, 1.0, 1.5, 2.0])
+    cases = [("null: one gap 0.5, noise SD 0.5 to 2", [0.5] * 4, sds),
+             ("null: one gap 0.5, noise SD 1", [0.5] * 4, np.ones(4)),
+             ("noisiest at -0.5 (size 1.0), SD 0.5 to 2", [0.5, 0.5, 0.5, -0.5], sds),
+             ("noisiest at 0 (size 0.5), SD 0.5 to 2", [0.5, 0.5, 0.5, 0.0], sds),
+             ("least noisy at 0 (size 0.5), SD 2 to 0.5", [0.5, 0.5, 0.5, 0.0], sds[::-1]),
+             ("one at 0 (size 0.5), SD 1", [0.5, 0.5, 0.5, 0.0], np.ones(4))]
+    out = []
+    for what, gaps, sd in cases:
+        before = after = 0
+        for rep in range(n):
+            m = np.asarray(gaps) + rng.normal(0, 1, (60, 4)) * sd
+            before += omnibus_test(m, n_resamples=resamples, seed=rep).pvalue <= ALPHA
+            after += heterogeneity_test(m, n_resamples=resamples, seed=rep).pvalue <= ALPHA
+        out.append((what, before, after))
     return out
 
 
@@ -218,7 +302,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--logs", type=int, default=300, help="logs per null and per problem (default 300)")
     parser.add_argument("--only", nargs="*", default=(), help="sections to run: clustered_items constant_arm "
-                        "likely_block blocks_disagree coverage")
+                        "likely_block blocks_disagree random_setting heterogeneity coverage")
     parser.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples in the coverage section")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
@@ -226,7 +310,8 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     n = args.logs
     start = time.time()
-    rows = caveat_rows(n, rng, set(args.only) - {"coverage"}) if set(args.only) != {"coverage"} else []
+    rows = (caveat_rows(n, rng, set(args.only) - {"coverage", "heterogeneity"})
+            if set(args.only) - {"coverage", "heterogeneity"} or not args.only else [])
     if rows:
         print(f"{n} logs per null and per problem; alpha {ALPHA}")
         print(f"{'caveat':<17}{'null (must stay silent)':<48}{'false alarms':>15}{'<= alpha + 2 SE':>17}   "
@@ -235,6 +320,12 @@ def main() -> None:
             r = null / n
             ok = "yes" if r <= ALPHA + 2 * math.sqrt(ALPHA * (1 - ALPHA) / n) else "NO"
             print(f"{name:<17}{null_what:<48}{rate(null, n):>15}{ok:>17}   {hit_what:<58}{rate(hit, n):>14}")
+    if not args.only or "heterogeneity" in args.only:
+        print(f"\nblocks_disagree's heterogeneity test alone, 60 items x 4 blocks; {n} logs, 999 resamples; share at "
+              f"p <= {ALPHA}")
+        print(f"{'gap matrices':<44}{'raw spread (before)':>22}{'studentized (after)':>22}")
+        for what, before, after in heterogeneity(n, rng):
+            print(f"{what:<44}{rate(before, n):>22}{rate(after, n):>22}", flush=True)
     if not args.only or "coverage" in args.only:
         print(f"\neffect sizes' 95% intervals, 40 clusters x 10 items, cluster SD 0.5, gap 0.3; {n} logs, "
               f"{args.resamples} resamples")

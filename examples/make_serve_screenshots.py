@@ -15,7 +15,12 @@ alone (``sample_logs/style_hand.xlsx``: no second file), and writes, in
   ``sample_logs/framing_targets.csv`` typed in, and its report;
 - ``9_messy_check.png`` and ``10_messy_folded.png``: the hand sheet with a capitalized value
   ('Formal' beside 'formal'): the check naming the fix by its control, and the check once "Fold case"
-  is ticked.
+  is ticked;
+- ``11_control_check.png`` and ``12_control_report.png``: a log with a key-typo value beside the baseline and
+  the attribute's value: the check's design naming “Control value”, and the report once it is chosen;
+- ``13_plan_mechanism.png``: the plan of a count whose runs cannot tell how a gap acts, naming “How the gap
+  acts”;
+- ``14_order_report.png``: an order probe of two judges, its plain report.
 
 Needs chromium, chromium-driver and Selenium (``pip install ".[test]"``).
 
@@ -114,6 +119,9 @@ def main() -> None:
         shot(driver, "6_plan.png")
         framing(driver, url, wait)
         messy(driver, url, wait)
+        control(driver, url, wait)
+        mechanism(driver, url, wait)
+        order(driver, url, wait)
     finally:
         driver.quit()
         proc.send_signal(signal.SIGINT)
@@ -180,6 +188,96 @@ def messy(driver, url: str, wait) -> None:
         driver.find_element(By.CSS_SELECTOR, "button[value=validate]").click()
         wait("#verdict")
         shot(driver, "10_messy_folded.png")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def control(driver, url: str, wait) -> None:
+    """A value named as an edit: the check's design names the control; with it chosen, the report."""
+    import polars as pl
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    folder = Path(tempfile.mkdtemp())
+    try:
+        rows = [{"item": i, "variant": v, "seed": s, "score": x + 0.3 * ((s * 7 + i) % 3)} for i in range(8)
+                for s in range(3) for v, x in (("plain", 0.0), ("bias", 1.0 + i % 2), ("typo", 0.2 * (i % 2)))]
+        pl.DataFrame(rows).write_csv(folder / "edits.csv")
+        driver.get(url)
+        driver.find_element(By.ID, "log").send_keys(str(folder / "edits.csv"))
+        driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        Select(wait("#metric")).select_by_visible_text("score")
+        driver.find_element(By.CSS_SELECTOR, "button[value=validate]").click()
+        wait("#design-roles")
+        shot(driver, "11_control_check.png")
+        driver.find_element(By.CSS_SELECTOR, "#design-roles li[data-role='Control wording'] a").click()
+        Select(wait("#opt-control")).select_by_visible_text("typo")
+        Select(driver.find_element(By.ID, "opt-baseline")).select_by_visible_text("plain")
+        driver.find_element(By.CSS_SELECTOR, "button[value=validate]").click()
+        wait("#to-results").click()
+        wait("#command")
+        driver.get(driver.find_element(By.CSS_SELECTOR, "iframe.report").get_attribute("src"))
+        wait("#control")
+        driver.execute_script("document.getElementById('control').scrollIntoView()")
+        shot(driver, "12_control_report.png")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def mechanism(driver, url: str, wait) -> None:
+    """A count whose runs spread as Poisson counts do: the plan names “How the gap acts”."""
+    import numpy as np
+    import polars as pl
+    from selenium.webdriver.common.by import By
+
+    folder = Path(tempfile.mkdtemp())
+    try:
+        rng = np.random.default_rng(1)
+        pl.DataFrame([{"item": i, "variant": v, "seed": s, "tokens": int(rng.poisson(20 + 5 * i))} for i in range(8)
+                      for v in ("a", "b") for s in range(5)]).write_csv(folder / "counts.csv")
+        driver.get(url)
+        driver.find_element(By.ID, "log").send_keys(str(folder / "counts.csv"))
+        driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        wait("button[value=validate]").click()
+        wait("#to-results").click()
+        wait("#to-plan").click()
+        for field, value in (("items", "6,10"), ("runs", "5"), ("sims", "200")):
+            box = wait(f"#{field}")
+            box.clear()
+            box.send_keys(value)
+        driver.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
+        wait("#mechanism-hint")
+        shot(driver, "13_plan_mechanism.png")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def order(driver, url: str, wait) -> None:
+    """An order probe of two judges: its plain report."""
+    import numpy as np
+    import polars as pl
+    from selenium.webdriver.common.by import By
+
+    folder = Path(tempfile.mkdtemp())
+    try:
+        rng = np.random.default_rng(5)
+        rows = []
+        for judge, first in (("judge-1", 0.75), ("judge-2", 0.5)):
+            for i in range(16):
+                for order_ in ("AB", "BA"):
+                    choice = "first" if rng.random() < first else "second"
+                    rows.append({"judge": judge, "item": f"q{i:02d}", "order": order_, "choice": choice})
+        pl.DataFrame(rows).write_csv(folder / "order_probe.csv")
+        driver.get(url)
+        driver.find_element(By.ID, "log").send_keys(str(folder / "order_probe.csv"))
+        driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        wait("#analysis-judge")
+        driver.find_element(By.CSS_SELECTOR, "button[value=validate]").click()
+        wait("#to-results").click()
+        wait("#command")
+        driver.get(driver.find_element(By.CSS_SELECTOR, "iframe.report").get_attribute("src"))
+        wait("main")
+        shot(driver, "14_order_report.png")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

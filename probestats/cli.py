@@ -6,7 +6,9 @@ nothing else (no traceback) reaches a user.
 
 from __future__ import annotations
 
-import functools
+import contextlib
+import dataclasses
+import inspect
 import io
 import os
 import re
@@ -17,9 +19,8 @@ import click
 
 from probestats import __version__
 from probestats.errors import OptionError, ProbestatsError, cli_spelling
-from probestats.parameters import GROUPS, PARAMETERS, READ_KEYS, FORMATS
-from probestats.jobs.analyze import one_metric
-from probestats.jobs.inputs import cell_inputs, is_cells, refuse_row_options
+from probestats.parameters import ARGUMENTS, FORMATS, GROUPS, PARAMETERS, READ_KEYS, TEXT_KINDS, parameter
+from probestats.vocabulary import Tests
 
 EXIT_DATA = 1
 EXIT_USAGE = 2
@@ -97,6 +98,8 @@ def cli():
 
 def _click_type(p):
     """The click type of a registered parameter."""
+    if p.parse in KEY_VALUES:
+        return KEY_VALUES[p.parse]
     if p.kind == "choice":
         return click.Choice(p.choices)
     if p.kind in ("path", "folder"):
@@ -110,7 +113,21 @@ def _click_type(p):
     return None
 
 
-def option(name: str, required: bool = False):
+def flag(name: str) -> str:
+    """The flag of a registered parameter as messages name it (``-o`` for ``output``).
+
+    >>> flag("read_given"), flag("output"), flag("facts")
+    ('--read', '-o', '--set')
+    """
+    return PARAMETERS[name].short
+
+
+def _gathered(ctx, param, values):
+    """The uses of a ``KEY=VALUE`` option gathered as its type says (:meth:`KeyValue.gather`)."""
+    return param.type.gather(ctx, values or ())
+
+
+def click_option(name: str, required: bool = False) -> click.Option:
     """The click option of the registered parameter ``name`` (:data:`probestats.parameters.PARAMETERS`)."""
     p = PARAMETERS[name]
     decls = [f"{p.flag}/--no-{p.flag[2:]}"] if p.kind == "switch" else list(p.flags)
@@ -121,22 +138,11 @@ def option(name: str, required: bool = False):
         kwargs.update(type=_click_type(p), metavar=p.metavar, multiple=p.multiple, nargs=p.nargs)
         if p.default is not None:
             kwargs.update(default=p.default, show_default=True)
-    if p.parse:
+    if p.parse in KEY_VALUES:
+        kwargs["callback"] = _gathered
+    elif p.parse:
         kwargs["callback"] = PARSERS[p.parse]
-    return click.option(*decls, p.name, **kwargs)
-
-
-def options(*names: str, required: tuple = ()):
-    """Add the registered parameters ``names`` to a command, in this order (``required``: those it needs)."""
-    unknown = set(required) - set(names)
-    assert not unknown, unknown
-
-    def decorate(func):
-        for name in reversed(names):
-            func = option(name, required=name in required)(func)
-        return func
-
-    return decorate
+    return click.Option([*decls, p.name], **kwargs)
 
 
 def _parse_metric(ctx, param, values):
@@ -152,129 +158,309 @@ def _parse_metric(ctx, param, values):
     return names[0] if names else None
 
 
-def _parse_columns(values) -> dict[str, str]:
-    mapping = {}
-    for value in values or ():
-        if "=" not in value:
-            raise click.BadParameter(f"'{value}': expected canonical=Header, for example item=\"Question #\"",
-                                     param_hint="--column")
-        key, header = value.split("=", 1)
-        mapping[key.strip()] = header
-    return mapping
+PARSERS = {"metric": _parse_metric}
 
 
-def _check_encoding(ctx, param, value):
+# ---------------------------------------------------------------- the one KEY=VALUE grammar
+
+
+class KeyValue(click.ParamType):
+    """``KEY=VALUE``, the grammar of every option that takes one (``--read``, ``--set``, ``--limit``,
+    ``--column``, ``--from-text``): each use is split at its first ``=`` and checked by ``check(key, text,
+    given, ctx)`` into a ``(key, value)`` pair, or refused; the uses of the option are gathered by
+    ``gather(pairs, ctx)`` (by default into a dict, a later use of a key over an earlier one).
+
+    Examples
+    --------
+    >>> pairs = KeyValue("pairs", lambda key, text, given, ctx: (key.strip(), text))
+    >>> pairs.convert("a = 1", None, None), pairs.gather(None, [("a", "1"), ("b", "2=3")])
+    (('a', ' 1'), {'a': '1', 'b': '2=3'})
+    """
+
+    def __init__(self, name: str, check, gather=None):
+        self.name = name
+        self.check = check
+        self._gather = gather
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):   # a default, or a value converted already
+            return value
+        key, sep, text = str(value).partition("=")
+        if not sep:
+            key, text = key, None
+        return self.check(key, text, str(value), ctx)
+
+    def gather(self, ctx, pairs):
+        """The uses of the option, as the command takes them."""
+        if self._gather is not None:
+            return self._gather(pairs, ctx)
+        return dict(pairs)
+
+
+def _check_encoding(value: str) -> str:
     """An unknown encoding is a usage error (exit 2), caught before anything is read."""
-    if value is not None:
-        import codecs
+    import codecs
 
-        try:
-            codecs.lookup(value)
-        except LookupError:
-            raise click.BadParameter(f"'{value}' is not an encoding Python knows; try utf-8, cp1252 or latin-1")
+    try:
+        codecs.lookup(value)
+    except LookupError:
+        raise click.BadParameter(f"'{value}' is not an encoding Python knows; try utf-8, cp1252 or latin-1")
     return value
 
 
-
-
-def _read_value(key: str, text: str):
+def _read_pair(key, text, given, ctx):
     """One ``--read KEY=VALUE``, checked as its own option was (a usage error, exit 2)."""
+    key, read = key.strip().replace("_", "-"), flag("read_given")
+    if text is None or key not in READ_KEYS:
+        raise click.BadParameter(f"'{given}': expected KEY=VALUE with KEY one of {', '.join(READ_KEYS)}, "
+                                 f"for example {read} sheet=Results {read} skip-rows=2", param_hint=read)
     if key == "format":
         if text.lower() not in FORMATS:
-            raise click.BadParameter(f"format={text}: expected one of {', '.join(FORMATS)}", param_hint="--read")
-        return text.lower()
+            raise click.BadParameter(f"format={text}: expected one of {', '.join(FORMATS)}", param_hint=read)
+        return key, text.lower()
     if key in ("skip-rows", "max-cells", "max-columns"):
         low = 0 if key == "skip-rows" else 1
         if text.strip().isdigit() and len(text.strip().lstrip("0")) > 18:   # int() refuses 4,300 digits
             raise click.BadParameter(f"{key}={text.strip()[:12]}...: {len(text.strip()):,} digits; expected a whole "
-                                     "number of at most 18 digits", param_hint="--read")
+                                     "number of at most 18 digits", param_hint=read)
         if not text.strip().isdigit() or int(text) < low:
-            raise click.BadParameter(f"{key}={text}: expected a whole number of at least {low}", param_hint="--read")
-        return int(text)
+            raise click.BadParameter(f"{key}={text}: expected a whole number of at least {low}", param_hint=read)
+        return key, int(text)
     if key == "encoding":
-        return _check_encoding(None, None, text)
-    return text
+        return key, _check_encoding(text)
+    return key, text
 
 
-def _parse_read(ctx, param, values) -> dict:
-    """``--read KEY=VALUE`` (repeatable): how every file is read."""
-    read: dict = {}
-    for value in values or ():
-        key, sep, text = value.partition("=")
-        key = key.strip().replace("_", "-")
-        if not sep or key not in READ_KEYS:
-            raise click.BadParameter(f"'{value}': expected KEY=VALUE with KEY one of {', '.join(READ_KEYS)}, "
-                                     "for example --read sheet=Results --read skip-rows=2", param_hint="--read")
-        read[key] = _read_value(key, text)
-    return read
+def _column_pair(key, text, given, ctx):
+    """One ``--column CANONICAL=HEADER``."""
+    if text is None:
+        raise click.BadParameter(f"'{given}': expected canonical=Header, for example item=\"Question #\"",
+                                 param_hint=flag("column"))
+    return key.strip(), text
 
 
-TEXT_KINDS = ("words", "chars", "count", "number", "prompt")
+def _text_pair(name, rule, given, ctx):
+    """One ``--from-text NAME=KIND[:REGEX]``: (KIND, the Probe's rule)."""
+    kind, colon, regex = (rule or "").partition(":")
+    kind = kind.strip()
+    if rule is None or not name.strip() or kind not in TEXT_KINDS.values() or (kind in ("words", "chars")) == bool(colon):
+        raise OptionError(f"{flag('from_text')} '{given}': expected NAME=words, NAME=chars, NAME=count:REGEX, "
+                          f"NAME=number:REGEX or VALUE=prompt:REGEX, for example {flag('from_text')} "
+                          "'steps=count:^\\d+[.)]'")
+    return kind, name if kind in ("words", "chars") else f"{name}={regex}"
 
 
-def _parse_from_text(ctx, param, values) -> dict:
-    """``--from-text NAME=KIND[:REGEX]`` (repeatable) as the Probe's count, words, chars, number and
-    variant_from rules."""
-    rules: dict = {kind: () for kind in TEXT_KINDS}
-    for value in values or ():
-        name, sep, rule = value.partition("=")
-        kind, colon, regex = rule.partition(":")
-        kind = kind.strip()
-        if not sep or not name.strip() or kind not in TEXT_KINDS or (kind in ("words", "chars")) == bool(colon):
-            raise OptionError(f"--from-text '{value}': expected NAME=words, NAME=chars, NAME=count:REGEX, "
-                              "NAME=number:REGEX or VALUE=prompt:REGEX, for example --from-text 'steps=count:^\\d+[.)]'")
-        rules[kind] = (*rules[kind], name if kind in ("words", "chars") else f"{name}={regex}")
-    return rules
+def _text_rules(pairs, ctx) -> dict:
+    """The ``--from-text`` rules by the Probe's field (count, words, chars, number, variant_from)."""
+    return {field: tuple(rule for kind, rule in pairs if kind == text_kind) for field, text_kind in TEXT_KINDS.items()}
 
 
-#: The parameters that say how a log is read and what it means (the Probe), in the order the help lists them.
+def _limit_pair(key, text, given, ctx):
+    """One ``--limit NAME=N``: a limit of probestats.limits this command raises."""
+    from probestats.limits import parse_limit
+
+    try:
+        return parse_limit(given)
+    except OptionError as exc:
+        raise click.BadParameter(str(exc), param_hint=flag("limits")) from None
+
+
+def _fact_pair(key, text, given, ctx):
+    """One ``--set KEY=VALUE``, a design fact; analyze reads the one fact its analysis uses, selection."""
+    from probestats.shape.design import KNOWN_KEYS, yes_no
+
+    key, given_as = key.strip().replace("-", "_"), flag("facts")
+    if text is None or not key:
+        raise click.BadParameter(f"'{given}': expected KEY=VALUE, for example {given_as} attribute=\"writing style\"")
+    if key not in KNOWN_KEYS:
+        refuse_key(key, given_as)
+    if ctx.command.name == "analyze":
+        if key != "selection":
+            raise OptionError(f"{given_as} {key}: analyze reads the design fact selection only; {key} is a fact a "
+                              "report states (give it to probestats report)")
+        return key, yes_no(key, text, given_as)
+    return key, text
+
+
+def _facts(pairs, ctx) -> dict:
+    """The design facts given; a list fact gathers its repeats."""
+    from probestats.shape.design import LIST_FIELDS
+
+    facts: dict = {}
+    for key, value in pairs:
+        facts[key] = (*facts.get(key, ()), value) if key in LIST_FIELDS and ctx.command.name != "analyze" else value
+    return facts
+
+
+#: The KEY=VALUE options, by the registry's ``parse``: one grammar, checked per key.
+KEY_VALUES = {"read": KeyValue("read", _read_pair), "column": KeyValue("column", _column_pair),
+              "from_text": KeyValue("from_text", _text_pair, _text_rules),
+              "limits": KeyValue("limits", _limit_pair), "facts": KeyValue("facts", _fact_pair, _facts)}
+
+
+# ---------------------------------------------------------------- a command from its job
+
+
+#: The parameters that say how a log is read and what it means (the Probe), given to every command whose job
+#: takes a probe.
 SHAPING = ("read_given", "column", "where", "derive", "from_text", "fold_case", "group", "wide", "complete",
            "explode", "lookup", "code")
 
 
-def _read(read_given, column) -> dict:
-    """``--read KEY=VALUE`` and ``--column`` as the read options of the Probe."""
-    given = read_given or {}
-    read = {"format": given.get("format"), "sheet": given.get("sheet"), "skip_rows": given.get("skip-rows", 0),
-            "columns": _parse_columns(column), "encoding": given.get("encoding")}
-    for key in ("max-cells", "max-columns", "records", "file-pattern"):
-        if key in given:
-            read[key.replace("-", "_")] = given[key]
-    return read
+def _probe(given: dict):
+    """The Probe of the shaping options given (popped from ``given``), and the Probe's other fields the
+    command takes (its column roles, --framing-columns)."""
+    from dataclasses import fields
+
+    from probestats.shape.probe import Probe
+
+    read = given.pop("read_given", None) or {}
+    text = given.pop("from_text", None) or _text_rules((), None)
+    fields_given = {f.name: given.pop(f.name) for f in fields(Probe) if f.name in given and f.name not in SHAPING}
+    return Probe(columns=tuple((given.pop("column", None) or {}).items()), where=given.pop("where", None),
+                 derive=tuple(given.pop("derive", ())), groups=tuple(given.pop("group", ())),
+                 fold_case=given.pop("fold_case", False), wide=tuple(given.pop("wide", ())),
+                 complete=given.pop("complete", False), explode=tuple(given.pop("explode", ())),
+                 lookup=tuple((f, k) for f, k in given.pop("lookup", ())), code=tuple(given.pop("code", ())),
+                 count=text["count"], words=text["words"], chars=text["chars"], number=text["number"],
+                 variant_from=text["variant_from"], format=read.get("format"), sheet=read.get("sheet"),
+                 skip_rows=read.get("skip-rows", 0), encoding=read.get("encoding"), max_cells=read.get("max-cells"),
+                 max_columns=read.get("max-columns"), records=read.get("records"),
+                 file_pattern=read.get("file-pattern"), **{k: tuple(v) if isinstance(v, (list, tuple)) else v
+                                                           for k, v in fields_given.items() if v})
 
 
-def shape_options(func):
-    """Add the options that say how a log is read and what it means (the Probe) to a command.
+def _tests(given: dict):
+    """The test options given (popped from ``given``) as one :class:`probestats.Tests`."""
+    from dataclasses import fields
 
-    The command receives ``probe``: a :class:`probestats.shape.probe.Probe` applied alike to every
-    log it reads (the probe, --noise, --pilot, before and after).
+    from probestats.vocabulary import Tests
+
+    return Tests(**{f.name: v for f in fields(Tests) if f.name in given and (v := given.pop(f.name)) is not None})
+
+
+def _registered(name: str) -> str | None:
+    known = parameter(name)
+    return known.name if known is not None else None
+
+
+def job_options(job, *, renders=(), takes=(), leave=()) -> list[str]:
+    """The registered parameters of a command, in the registry's order: those of its job's signature (and of
+    the jobs whose sections it ``renders``), the shaping parameters when the job takes a ``probe``, and
+    ``takes``: the fields of the job's ``tests`` and ``probe`` it reads, and options of the command line's
+    own (``json_out``); less ``leave``.
+
+    >>> from probestats.jobs.sql import sql
+    >>> job_options(sql)
+    ['column', 'where', 'derive', 'dialect', 'table', 'metric', 'by', 'keep_runs', 'order_column', 'places', 'no_seed', 'with_time', 'keep_settings']
     """
-
-    @options(*SHAPING)
-    @functools.wraps(func)
-    def wrapper(*args, read_given=None, column=(), where=None, derive=(), from_text=None, fold_case=False, group=(),
-                wide=(), complete=False, explode=(), lookup=(), code=(), **kwargs):
-        from probestats.shape.probe import Probe
-
-        read = _read(read_given, column)
-        text = from_text or {kind: () for kind in TEXT_KINDS}
-        kwargs["probe"] = Probe(columns=tuple(read["columns"].items()), where=where, derive=tuple(derive),
-                                groups=tuple(group), fold_case=fold_case, wide=tuple(wide), complete=complete,
-                                explode=tuple(explode), lookup=tuple((f, k) for f, k in lookup), code=tuple(code),
-                                count=text["count"], words=text["words"], chars=text["chars"],
-                                number=text["number"], variant_from=text["prompt"],
-                                format=read["format"], sheet=read["sheet"], skip_rows=read["skip_rows"],
-                                encoding=read["encoding"], max_cells=read.get("max_cells"),
-                                max_columns=read.get("max_columns"),
-                                records=read.get("records"), file_pattern=read.get("file_pattern"))
-        return func(*args, **kwargs)
-
-    return wrapper
+    names = set(takes)
+    for one in (job, *renders):
+        signature = inspect.signature(one).parameters
+        names |= {known for name in signature if (known := _registered(name)) is not None}
+        if "probe" in signature:
+            names |= set(SHAPING)
+    names -= set(leave)
+    return [name for name in PARAMETERS if name in names]
 
 
-def logs_argument(name: str = "log", required: bool = True):
-    """One log: a file, several files or a folder (read as one, with a 'file' column)."""
-    return click.argument(name, nargs=-1, required=required, type=click.Path(dir_okay=True, path_type=Path))
+def _arguments(job, log_required: bool) -> list[click.Argument]:
+    """The job's positional parameters the registry does not know, as the command's arguments: a ``log`` is
+    a file, several files or a folder (read as one, with a 'file' column); another (``before``) one file."""
+    out = []
+    for name, p in inspect.signature(job).parameters.items():
+        if p.kind is not p.POSITIONAL_OR_KEYWORD or _registered(name) is not None:
+            continue
+        if name == "log":
+            out.append(click.Argument([name], nargs=-1, required=log_required,
+                                      type=click.Path(dir_okay=True, path_type=Path)))
+        else:
+            out.append(click.Argument([name], type=click.Path(path_type=Path)))
+    return out
+
+
+def _required(job) -> set[str]:
+    """The job's keyword parameters without a default: the command requires their options."""
+    return {known for name, p in inspect.signature(job).parameters.items()
+            if p.kind is p.KEYWORD_ONLY and p.default is p.empty and (known := _registered(name)) is not None}
+
+
+def job_command(body, job, *, renders=(), takes=(), leave=(), required=(), optional=(), log_required=True,
+                name: str | None = None) -> Command:
+    """The click command that runs ``body(run, **given)``, ``run`` being ``job``: its options are the
+    registered parameters :func:`job_options` finds, each with its registered flag, type, default and help;
+    its arguments the job's positional parameters; it requires what the job requires (and ``required``).
+
+    Before ``body`` runs, the shaping options given become one ``probe``, the test options one ``tests``
+    (for a job that takes them); ``--limit`` raises its limits around it, ``--force`` writes its outputs
+    together, and with ``--json`` a refusal about the data is printed as JSON as well.
+    """
+    names = job_options(job, renders=renders, takes=takes, leave=leave)
+    need = (_required(job) | set(required)) - set(optional)
+    signature = inspect.signature(job).parameters
+    params = [*_arguments(job, log_required), *(click_option(n, required=n in need) for n in names)]
+
+    #: the job's names of registered parameters it names otherwise (sql's columns: --column)
+    renamed = {known: name for name in signature if (known := _registered(name)) not in (None, name)}
+
+    def callback(**given):
+        for known, name in renamed.items():
+            given[name] = given.pop(known)
+        if "probe" in signature:
+            given["probe"] = _probe(given)
+        if "tests" in signature:
+            given["tests"] = _tests(given)
+        limits, force = given.pop("limits", None), given.pop("force", None)
+        with contextlib.ExitStack() as stack:
+            if limits is not None:
+                from probestats.limits import raised
+
+                stack.enter_context(raised(**limits))
+            if "json_out" in given:
+                stack.enter_context(_json_refusals(given["json_out"]))
+            outputs = None if force is None else stack.enter_context(_written_together(force))
+            rv = body(job, **given)
+        if outputs is not None and outputs.replaced:
+            replaced = ", ".join(p.name for p in outputs.replaced)
+            console(stderr=True).print(f"replaced images of an earlier run in {_escape(outputs.replaced[0].parent)}: "
+                                       f"{_escape(replaced)}")
+        return rv
+
+    return Command(name or body.__name__, params=params, callback=callback, help=inspect.getdoc(body))
+
+
+#: How each command is built: its body, the path of its job and how it takes the job's parameters.
+SPECS: dict[str, tuple] = {}
+
+
+def build(name: str) -> Command:
+    """The command ``name`` built afresh from its job's signature and the registry, as they are now."""
+    body, job_path, how = SPECS[name]
+    how = dict(how)
+    renders = tuple(job_at(path) for path in how.pop("renders", ()))
+    return job_command(body, job_at(job_path), renders=renders, **how)
+
+
+def command(job_path: str, **how):
+    """Add the command ``body`` to the group, built by :func:`job_command` from the job at ``job_path``
+    (``"analyze"``: :func:`probestats.jobs.analyze.analyze`; ``"serve:serve"``: :func:`probestats.serve.serve`)."""
+
+    def decorate(body):
+        SPECS[body.__name__] = (body, job_path, how)
+        cli.add_command(build(body.__name__))
+        return body
+
+    return decorate
+
+
+def job_at(path: str):
+    """The job function at ``path``: ``"analyze"`` is ``probestats.jobs.analyze.analyze``; ``"serve:serve"``
+    names a module of probestats and a function in it."""
+    from importlib import import_module
+
+    module, _, function = path.partition(":")
+    where = f"probestats.{module}" if function else f"probestats.jobs.{module}"
+    return getattr(import_module(where), function or module)
 
 
 def emit_json(obj) -> None:
@@ -300,56 +486,39 @@ def _refused_problems(exc: ProbestatsError):
     return None
 
 
-def json_refusals(func):
+@contextlib.contextmanager
+def _json_refusals(json_out: bool):
     """With --json, a refusal about the data also prints ``{"schema_version", "ok": false, "problems"}``
     on standard output (the ``Error:`` line still goes to standard error, exit code 1)."""
+    try:
+        yield
+    except ProbestatsError as exc:
+        problems = _refused_problems(exc) if json_out else None
+        if problems is not None:
+            from probestats.present.words.sanitize import json_text
+            from probestats.result import dumps, refusal
 
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        try:
-            return func(*args, **kwargs)
-        except ProbestatsError as exc:
-            problems = _refused_problems(exc) if kwargs.get("json_out") else None
-            if problems is not None:
-                from probestats.result import refusal
-
-                from probestats.present.words.sanitize import json_text
-
-                from probestats.result import dumps
-
-                click.echo(json_text(dumps(refusal(problems))))
-            raise
-
-    return wrapper
+            click.echo(json_text(dumps(refusal(problems))))
+        raise
 
 
 def write_whole(path: str | Path, content: str | bytes) -> None:
     """Write an output file whole or not at all, after checking that it can go there."""
     from probestats.present.report.files import check_target, write_whole as write
 
-    path = check_target(path, f"-o {path}", "report.md")
+    path = check_target(path, f"{flag('output')} {path}", "report.md")
 
     write(path, content)
 
 
-def outputs_together(func):
+@contextlib.contextmanager
+def _written_together(force: bool):
     """``--force``, and a command whose outputs (a report and its images) are written together at its end,
-    all or none; images of an earlier run that were replaced are said on standard error."""
+    all or none (the caller says the images of an earlier run that were replaced)."""
+    from probestats.present.report.files import written_together
 
-    @option("force")
-    @functools.wraps(func)
-    def wrapper(*args, force=False, **kwargs):
-        from probestats.present.report.files import written_together
-
-        with written_together(force=force) as outputs:
-            rv = func(*args, **kwargs)
-        if outputs.replaced:
-            names = ", ".join(p.name for p in outputs.replaced)
-            console(stderr=True).print(f"replaced images of an earlier run in {_escape(outputs.replaced[0].parent)}: "
-                                       f"{_escape(names)}")
-        return rv
-
-    return wrapper
+    with written_together(force=force) as outputs:
+        yield outputs
 
 
 def _refuse_inputs(outputs, inputs) -> None:
@@ -371,70 +540,7 @@ def _escape(text) -> str:
     return escape(text)
 
 
-# ---------------------------------------------------------------- options read into the library's keywords
-
-
-def tests_gathered(func):
-    """The command's test options (``--alternative``, ``--alpha``, ``--correction``, ``--interval``,
-    ``--effect-size``, ``--n-resamples``, ``--seed``: those it declares) gathered into ``tests``, one
-    :class:`probestats.Tests`, as its library call takes them."""
-
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        from dataclasses import fields
-
-        from probestats.vocabulary import Tests
-
-        given = {f.name: kwargs.pop(f.name) for f in fields(Tests) if f.name in kwargs}
-        kwargs["tests"] = Tests(**{k: v for k, v in given.items() if v is not None})
-        return func(*args, **kwargs)
-
-    return wrapper
-
-
-def roles_gathered(func):
-    """The command's column roles (``--setting``, ``--setting-is-attribute``, ``--cluster``,
-    ``--random-setting``: those it declares) gathered into its ``probe``, as its library call reads them
-    (under :func:`shape_options`, which makes the probe)."""
-
-    @functools.wraps(func)
-    def wrapper(*args, probe, **kwargs):
-        from dataclasses import replace
-
-        from probestats.shape.probe import ROLES
-
-        given = {name: kwargs.pop(name) for name in ROLES if name in kwargs}
-        return func(*args, probe=replace(probe, **{k: v for k, v in given.items() if v}), **kwargs)
-
-    return wrapper
-
-
-def _parse_limits(ctx, param, values) -> dict:
-    """``--limit NAME=N`` (repeatable): the limits of probestats.limits this command raises."""
-    from probestats.limits import parse_limit
-
-    limits: dict = {}
-    for value in values or ():
-        try:
-            name, number = parse_limit(value)
-        except OptionError as exc:
-            raise click.BadParameter(str(exc), param_hint="--limit") from None
-        limits[name] = number
-    return limits
-
-
-def limit_option(func):
-    """Add ``--limit NAME=N``: the command's work runs with those limits raised (:func:`probestats.limits.raised`)."""
-
-    @option("limits")
-    @functools.wraps(func)
-    def wrapper(*args, limits=None, **kwargs):
-        from probestats.limits import raised
-
-        with raised(**(limits or {})):
-            return func(*args, **kwargs)
-
-    return wrapper
+# ---------------------------------------------------------------- design facts and other keys
 
 
 def _flag_for(key: str) -> str | None:
@@ -451,34 +557,9 @@ def refuse_key(key: str, where: str) -> None:
     """A key that is not a design fact, refused in one line naming the flag that takes it."""
     from probestats.shape.design import KNOWN_KEYS
 
-    flag = _flag_for(key)
+    taken_by = _flag_for(key)
     raise OptionError(f"{where} {key}: not a design fact; "
-                      + (f"give it as {flag}" if flag else f"the design facts are {', '.join(KNOWN_KEYS)}"))
-
-
-def _parse_facts(ctx, param, values) -> dict:
-    """``--set KEY=VALUE`` (repeatable) as a dict of design facts; a list fact gathers its repeats. analyze
-    reads the one fact its analysis uses, selection."""
-    from probestats.shape.design import KNOWN_KEYS, LIST_FIELDS, yes_no
-
-    facts: dict = {}
-    for value in values or ():
-        key, sep, text = value.partition("=")
-        key = key.strip().replace("-", "_")
-        if not sep or not key:
-            raise click.BadParameter(f"'{value}': expected KEY=VALUE, for example --set attribute=\"writing style\"")
-        if key not in KNOWN_KEYS:
-            refuse_key(key, "--set")
-        if ctx.command.name == "analyze":
-            if key != "selection":
-                raise OptionError(f"--set {key}: analyze reads the design fact selection only; {key} is a fact a "
-                                  "report states (give it to probestats report)")
-            facts[key] = yes_no(key, text, "--set")
-        elif key in LIST_FIELDS:
-            facts[key] = (*facts.get(key, ()), text)
-        else:
-            facts[key] = text
-    return facts
+                      + (f"give it as {taken_by}" if taken_by else f"the design facts are {', '.join(KNOWN_KEYS)}"))
 
 
 def _design(path, facts):
@@ -489,13 +570,6 @@ def _design(path, facts):
     from probestats.shape.design import design_from
 
     return design_from(path, **facts)
-
-
-def _framing_probe(probe, framing_columns):
-    """The probe with --framing-columns, which read a framing log of one row per item."""
-    from dataclasses import replace
-
-    return replace(probe, framing_columns=tuple(framing_columns)) if framing_columns else probe
 
 
 def _check_design_keys(design_file) -> None:
@@ -510,14 +584,14 @@ def _check_design_keys(design_file) -> None:
         return   # the report says why it cannot read it
     for key, value in data.items():
         if key not in KNOWN_KEYS:
-            where = f"--design {design_file}:"
+            where = f"{flag('design')} {design_file}:"
             if isinstance(value, dict) and key in _COLUMN_LISTS:   # settings = {a = 1}: a table where names go
-                flag = PARAMETERS[key].flag
+                named = flag(key)
                 first, second = _COLUMN_LISTS[key]
                 raise OptionError(f"{where} {key}: not a design fact, and not a table: " + (
-                    f"{key} is a column name given on the command line, for example {flag} {first}"
+                    f"{key} is a column name given on the command line, for example {named} {first}"
                     if key == "cluster" else f"{key} is a list of column names given on the command line, for "
-                    f"example {flag} {first}" + (f" {flag} {second}" if second else "")))
+                    f"example {named} {first}" + (f" {named} {second}" if second else "")))
             refuse_key(f"{key}.{next(iter(value))}" if isinstance(value, dict) and value and not _flag_for(key)
                        else key, where)
 
@@ -528,20 +602,17 @@ _COLUMN_LISTS = {"settings": ("persona", "language"), "attribute_settings": ("mo
                  "random_settings": ("temperature", ""), "by": ("topic", ""), "cluster": ("document", "")}
 
 
-PARSERS = {"read": _parse_read, "from_text": _parse_from_text, "limits": _parse_limits, "facts": _parse_facts,
-           "metric": _parse_metric}
-
-
 # ---------------------------------------------------------------- commands
 
 
-@cli.command()
-@logs_argument()
-@options("metric", "a", "b", "by", "attribute_settings", "random_settings", "json_out")
-@json_refusals
-@shape_options
-@roles_gathered
-def validate(log, metric, a, b, by, json_out, probe):
+#: The test options (the fields of :class:`probestats.Tests`), for the commands whose job reads them all.
+TESTS = tuple(f.name for f in dataclasses.fields(Tests))
+#: The Probe's column roles (its fields settings, attribute_settings, cluster, random_settings).
+ROLES = ("settings", "attribute_settings", "cluster", "random_settings")
+
+
+@command("validate", takes=("attribute_settings", "random_settings", "json_out"))
+def validate(run, log, *, json_out, **job):
     """Check that LOG is a matched, held-fixed probe; list every problem with its rows.
 
     Exit code 0 when there are no errors (warnings allowed), 1 when there are.
@@ -551,15 +622,13 @@ def validate(log, metric, a, b, by, json_out, probe):
       probestats validate sample_logs/style_probe.csv --metric steps
       probestats validate hand_sheet.xlsx --metric steps --read skip-rows=2 --json
     """
-    from probestats.jobs.validate import validate as run
-
-    checked = run(log, metric=metric, a=a, b=b, by=by, probe=probe)
+    checked = run(log, **job)
     if json_out:
         emit_json(checked)
     else:
         from probestats.present.terminal.render import render_terminal
 
-        render_terminal(checked, console(), chosen=bool(a or b), metric_given=metric is not None)
+        render_terminal(checked, console(), chosen=bool(job["a"] or job["b"]), metric_given=job["metric"] is not None)
     if not checked.ok:
         if json_out:  # the JSON above is the refusal; people reading the terminal get its one line
             from probestats.present.words.sanitize import one_line
@@ -570,20 +639,9 @@ def validate(log, metric, a, b, by, json_out, probe):
         raise SystemExit(EXIT_DATA)
 
 
-@cli.command()
-@logs_argument(required=False)
-@options("metric", "a", "b", "noise", "noise_value", "settings", "attribute_settings", "by", "alternative", "alpha",
-         "correction", "json_out", "reference", "scale", "factor", "n_resamples", "seed", "row_level", "interval",
-         "effect_size", "per_item", "axes", "validation", "control", "baseline", "cluster", "random_settings", "facts",
-         required=("metric",))
-@limit_option
-@tests_gathered
-@json_refusals
-@shape_options
-@roles_gathered
-def analyze(log, metric, a, b, noise, by, json_out, probe, tests, reference=None, scale=None, factor=(),
-            row_level=False, per_item=False, axes=(), noise_value=None, validation=None, control=None, baseline=None,
-            facts=None):
+@command("analyze", takes=(*TESTS, *ROLES, "axes", "json_out", "facts", "limits"), leave=("design",),
+         log_required=False)
+def analyze(run, log, *, json_out, facts, **job):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them.
 
     LOG may be a cell table (from probestats cells, or a warehouse via probestats sql), recognized by
@@ -595,35 +653,29 @@ def analyze(log, metric, a, b, noise, by, json_out, probe, tests, reference=None
       probestats analyze sample_logs/style_probe.csv --metric steps --a formal --b casual \\
           --noise sample_logs/style_noise.csv --json
     """
-    from probestats.jobs.analyze import analyze as run
     from probestats.present.terminal.progress import stages
 
     if not log:
         raise click.UsageError("Missing argument 'LOG...'.")
-    if axes:   # what the value column's names mean: the probe's
-        from dataclasses import replace
-
-        probe = replace(probe, axes=tuple(axes))
     with stages(enabled=not json_out) as progress:
-        result = run(log, metric=metric, a=a, b=b, noise=noise, by=by, reference=reference, scale=scale,
-                     factor=factor, tests=tests, row_level=row_level, per_item=per_item, noise_value=noise_value,
-                     validation=validation, control=control, baseline=baseline, probe=probe,
-                     design=_design(None, facts), progress=progress)
+        result = run(log, **job, design=_design(None, facts), progress=progress)
     emit(result, json_out)
 
 
-def _judge_options(order, *, response, choice, verdicts, repetition, by, own_first=None,
-                   chance=0.5) -> dict | None:
-    """A report's judge section (None without --order); the judges are the --by groups."""
-    if order is None:
-        given = [flag for flag, v in (("--response", response), ("--choice", choice), ("--verdict", verdicts),
-                                      ("--repetition", repetition), ("--own-first", own_first),
-                                      ("--chance", chance != 0.5)) if v]
-        if given:
-            raise click.UsageError(f"{given[0]} describes an order probe; add --order COL")
+#: A report's options of its judge section (the judge's own, gathered into the report's ``judge``).
+JUDGE = ("order", "response", "choice", "verdicts", "repetition", "own_first", "chance")
+
+
+def _judge_options(job: dict) -> dict | None:
+    """A report's judge section, its options popped from ``job`` (None without --order); the judges are the
+    --by groups."""
+    given = {name: job.pop(name) for name in JUDGE}
+    if given["order"] is None:
+        named = [flag(name) for name in JUDGE[1:] if (given[name] != 0.5 if name == "chance" else given[name])]
+        if named:
+            raise click.UsageError(f"{named[0]} describes an order probe; add {flag('order')} COL")
         return None
-    return {"order": order, "response": response, "choice": choice, "verdicts": tuple(verdicts), "by": tuple(by),
-            "repetition": repetition, "own_first": own_first, "chance": chance}
+    return {**given, "verdicts": tuple(given["verdicts"]), "by": tuple(job["by"])}
 
 
 def emit(result, json_out: bool) -> None:
@@ -641,25 +693,9 @@ def _print_any(result) -> None:
     render_terminal(result, console())
 
 
-@cli.command()
-@logs_argument(required=False)
-@options("metric", "a", "b", "noise", "alternative", "alpha", "output", "sections", "design", "facts",
-         "framing_log", "by", "correction", "reference", "factor", "n_resamples", "seed", "before_log", "interval",
-         "effect_size", "validation", "plain", "control", "baseline", "scale", "templates", "per_item", "row_level",
-         "noise_value", "settings",
-         "attribute_settings", "cluster", "random_settings", "order", "response", "choice", "verdicts", "repetition",
-         "own_first", "chance", "targets", "toward", "answers", "label_map", "framing_columns", required=("output",))
-@limit_option
-@tests_gathered
-@shape_options
-@roles_gathered
-@outputs_together
-def report(log, metric, a, b, noise, output, sections, design, facts, probe, tests, framing_log=None, by=(),
-           reference=None, factor=(), before_log=None, validation=None, plain=False, control=None, baseline=None,
-           scale=None, templates=None, per_item=False, row_level=False, noise_value=None, order=None, response=None,
-           choice=None,
-           verdicts=(), repetition=None, own_first=None, chance=0.5, targets=None, toward=None, answers="auto",
-           label_map=(), framing_columns=()):
+@command("report", renders=("analyze", "judge"), takes=(*TESTS, *ROLES, "framing_columns", "facts", "limits", "force"),
+         leave=("score",), required=("output",), log_required=False)
+def report(run, log, *, metric, output, design, facts, **job):
     """Write the report of LOG as Markdown, HTML or JSON (by the suffix of -o), from Jinja templates.
 
     The report takes every option of the analyses it renders, spelled as they spell it (--scale,
@@ -674,7 +710,8 @@ def report(log, metric, a, b, noise, output, sections, design, facts, probe, tes
       probestats report sample_logs/style_probe.csv --metric steps -o report.html \\
           --framing sample_logs/framing_long.csv --targets sample_logs/framing_targets.csv
     """
-    from probestats.jobs.report import report as run
+    from probestats.jobs.analyze import one_metric
+    from probestats.jobs.inputs import cell_inputs
     from probestats.jobs.report import report_format
     from probestats.present.terminal.warm import warm_imports
 
@@ -684,16 +721,14 @@ def report(log, metric, a, b, noise, output, sections, design, facts, probe, tes
 
     if design is not None:
         _check_design_keys(design)
-    judge = _judge_options(order, response=response, choice=choice, verdicts=verdicts, repetition=repetition, by=by,
-                           own_first=own_first, chance=chance)
-    _refuse_inputs({"-o": output}, {"LOG": log, "--noise": noise, "--design": design,
-                                    "--framing": framing_log, "--targets": targets, "--before": before_log,
-                                    "--validation": validation})
+    judge = _judge_options(job)
+    _refuse_inputs({flag("output"): output}, {ARGUMENTS["log"]: log, flag("design"): design, **{
+        flag(name): job[name] for name in ("noise", "framing_log", "targets", "before_log", "validation")}})
     report_format(output)   # a bad -o is refused before the log is read
-    framing_log = tuple(framing_log or ())
-    framing_only = bool(framing_log) and not log and not metric and judge is None
+    job["framing_log"] = tuple(job["framing_log"] or ())
+    framing_only = bool(job["framing_log"]) and not log and not metric and judge is None
     # a cell table as LOG (its --noise and --before cell tables too): the job reads it as a table
-    as_cells = cell_inputs(log, noise=noise, before=before_log)[0] is not None
+    as_cells = cell_inputs(log, noise=job["noise"], before=job["before_log"])[0] is not None
     metric = one_metric(metric, cells=as_cells)
     if not framing_only and not as_cells and not log:
         raise click.UsageError("Missing argument 'LOG...'.")
@@ -701,34 +736,22 @@ def report(log, metric, a, b, noise, output, sections, design, facts, probe, tes
         _report_cells_usage(metric)
     if not framing_only:
         if judge is not None and judge["response"] and judge["choice"]:
-            raise click.UsageError("give one of --response and --choice, not both")
+            raise click.UsageError(f"give one of {flag('response')} and {flag('choice')}, not both")
         if metric is None and judge is None:
-            raise click.UsageError("Missing option '--metric' (or --order COL for a report of an order probe "
-                                   "alone).")
+            raise click.UsageError(f"Missing option '{flag('metric')}' (or {flag('order')} COL for a report of an "
+                                   "order probe alone).")
     from probestats.present.terminal.progress import stages
 
     # one library call does the whole job (the same one the local page of `probestats serve` makes); a long
     # one says it is still working (a spinner on a terminal, else a line every few seconds)
     with stages() as progress:
         progress("writing the report")
-        run(log, metric=metric, tests=tests, output=output, sections=sections, templates=templates, plain=plain,
-            framing_log=framing_log, targets=targets, toward=toward, answers=answers, label_map=label_map,
-            judge=judge, before_log=before_log, design=_design(design, facts),
-            probe=_framing_probe(probe, framing_columns), a=a, b=b, noise=noise, by=by, reference=reference,
-            scale=scale, factor=factor, per_item=per_item, row_level=row_level, noise_value=noise_value,
-            validation=validation, control=control, baseline=baseline)
+        run(log, metric=metric, output=output, judge=judge, design=_design(design, facts), **job)
     console(stderr=True).print(f"wrote {_escape(output)}")
 
 
-@cli.command()
-@options("noise", "metric", "pilot", "a", "b", "heterogeneity", "items", "runs", "gap", "alternative", "alpha",
-         "power", "sims", "seed", "plot", "scale", "mechanism", "time_budget", "mdg_range", "json_out",
-         required=("metric",))
-@tests_gathered
-@json_refusals
-@shape_options
-def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, power, sims, plot, scale, json_out, probe, tests,
-         mechanism="auto", mdg_range=True, time_budget=None):
+@command("plan", takes=("alternative", "alpha", "seed", "json_out"))
+def plan(run, *, noise, pilot, plot, gap, json_out, probe, **job):
     """Size a probe: the minimum detectable gap (and power at --gap) of each design.
 
     \b
@@ -737,32 +760,23 @@ def plan(noise, metric, pilot, a, b, heterogeneity, items, runs, gap, power, sim
       probestats plan --noise sample_logs/style_noise.csv --metric steps --pilot sample_logs/style_probe.csv \\
           --items 8 --runs 5,10,20 --gap 0.75 --json
     """
-    from probestats.jobs.plan import plan as run
+    from probestats.jobs.inputs import cell_inputs
     from probestats.present.words.plan import plan_progress
 
     if plot and gap is None:
-        raise OptionError("--plot draws power at a gap; add --gap G")
-    _refuse_inputs({"--plot": plot}, {"--noise": noise, "--pilot": pilot})
+        raise OptionError(f"{flag('plot')} draws power at a gap; add {flag('gap')} G")
+    _refuse_inputs({flag("plot"): plot}, {flag("noise"): noise, flag("pilot"): pilot})
     _plan_usage(*cell_inputs((), noise=noise, pilot=pilot)[1:], probe)
     err = console(stderr=True)
     with plan_progress(err) as progress:
-        result = run(noise, metric=metric, pilot=pilot, a=a, b=b, heterogeneity=heterogeneity, items=items,
-                     runs=runs, gap=gap, power=power, sims=sims, plot=plot, scale=scale, mechanism=mechanism,
-                     mdg_range=mdg_range, time_budget=time_budget, tests=tests, probe=probe, progress=progress)
+        result = run(noise, pilot=pilot, plot=plot, gap=gap, probe=probe, progress=progress, **job)
     if plot:
         err.print(f"wrote {_escape(plot)}")
     emit(result, json_out)
 
 
-@cli.command()
-@logs_argument()
-@options("by", "toward", "targets", "item", "alpha", "correction", "interval", "label", "response", "score_from",
-         "scale", "answers", "label_map", "framing_columns", "json_out")
-@tests_gathered
-@json_refusals
-@shape_options
-def framing(log, by, toward, targets, item, label, response, score_from, scale, json_out, probe, tests, answers="auto",
-            label_map=(), framing_columns=()):
+@command("framing", takes=("alpha", "correction", "interval", "framing_columns", "json_out"))
+def framing(run, log, *, json_out, **job):
     """Dual framing: which way a model leans between two targets, how strongly, and whether
     the lean is protective or assertive.
 
@@ -770,22 +784,12 @@ def framing(log, by, toward, targets, item, label, response, score_from, scale, 
     Example:
       probestats framing sample_logs/framing_long.csv --targets sample_logs/framing_targets.csv
     """
-    from probestats.jobs.framing import framing as run
-
-    emit(run(log, by=by, toward=toward, targets=targets, item=item, label=label, response=response,
-             score_from=score_from, scale=scale, answers=answers, label_map=label_map, tests=tests,
-             probe=_framing_probe(probe, framing_columns)), json_out)
+    emit(run(log, **job), json_out)
 
 
 
-@cli.command()
-@click.argument("before", type=click.Path(path_type=Path))
-@click.argument("after", type=click.Path(path_type=Path))
-@options("metric", "a", "b", "alternative", "alpha", "output", "json_out", required=("metric",))
-@tests_gathered
-@json_refusals
-@shape_options
-def compare(before, after, metric, a, b, output, json_out, probe, tests):
+@command("compare", takes=("alternative", "alpha", "json_out"))
+def compare(run, before, after, *, output, json_out, probe, **job):
     """Compare a probe BEFORE and AFTER a mitigation: same items, values, seeds and metric, side by side.
 
     Refuses (exit 1) logs that differ in items, values, seeds or metric. BEFORE and AFTER may both be
@@ -795,17 +799,16 @@ def compare(before, after, metric, a, b, output, json_out, probe, tests):
     Example:
       probestats compare before.csv after.csv --metric steps --a formal --b casual
     """
-    from probestats.jobs.compare import compare as run
+    from probestats.jobs.inputs import is_cells, refuse_row_options
 
-    _refuse_inputs({"-o": output}, {"BEFORE": before, "AFTER": after})
+    _refuse_inputs({flag("output"): output}, {ARGUMENTS["before"]: before, ARGUMENTS["after"]: after})
     as_cells = is_cells(before)
     if as_cells != is_cells(after):
         raise OptionError(f"{before if as_cells else after} is a cell table and "
                           f"{after if as_cells else before} a log: give both as logs or both as cell tables")
     if as_cells:
         refuse_row_options(probe)
-    emit(run(before, after, metric=metric, a=a, b=b, output=output, cells=as_cells, tests=tests,
-             probe=None if as_cells else probe), json_out)
+    emit(run(before, after, output=output, cells=as_cells, probe=None if as_cells else probe, **job), json_out)
     if output is not None:
         console(stderr=True).print(f"wrote {_escape(output)}")
 
@@ -813,13 +816,8 @@ def compare(before, after, metric, a, b, output, json_out, probe, tests):
 # ---------------------------------------------------------------- describe: distributions per value
 
 
-@cli.command()
-@logs_argument()
-@options("metric", "bins", "bins_closed", "by", "agreement", "chance", "n_resamples", "seed", "json_out")
-@tests_gathered
-@json_refusals
-@shape_options
-def describe(log, metric, bins, bins_closed, by, agreement, chance, json_out, probe, tests):
+@command("describe", takes=("n_resamples", "seed", "json_out"))
+def describe(run, log, *, json_out, **job):
     """Distributions per value: runs and items, the mean, the count and share of each level, and an exact
     test of whether the distributions differ (within items where the design is matched).
 
@@ -830,10 +828,7 @@ def describe(log, metric, bins, bins_closed, by, agreement, chance, json_out, pr
       probestats describe replies.csv --code stance=agree-4 --metric stance --json
       probestats describe scores.csv --metric score --agreement judge
     """
-    from probestats.jobs.describe import describe as run
-
-    result = run(log, metric=metric, bins=bins, by=by, tests=tests, probe=probe, bins_closed=bins_closed,
-                 agreement=agreement, chance=chance)
+    result = run(log, **job)
     if json_out:
         emit_json(result)
     else:
@@ -845,28 +840,17 @@ def describe(log, metric, bins, bins_closed, by, agreement, chance, json_out, pr
 # ---------------------------------------------------------------- judge: order probes on a pairwise judge
 
 
-def _run_judge(log, *, order, response, choice, verdicts, by, repetition, score, scale, tests, probe, own_first=None,
-               chance=0.5):
-    from probestats.jobs.judge import judge as run
-
+def _run_judge(run, log, **job):
     try:
-        return run(log, order=order, response=response, choice=choice, score=score, verdicts=verdicts, by=by,
-                   repetition=repetition, scale=scale, tests=tests, probe=probe, own_first=own_first, chance=chance)
+        return run(log, **job)
     except OptionError as exc:   # the options that cannot go together are a usage error on the command line
-        if str(exc).startswith(("give one of", "--score compares", "--scale belongs")):
+        if str(exc).startswith(("give one of", f"{flag('score')} compares", f"{flag('scale')} belongs")):
             raise click.UsageError(str(exc)) from None
         raise
 
 
-@cli.command()
-@logs_argument()
-@options("order", "response", "choice", "score", "verdicts", "by", "repetition", "scale", "own_first", "chance",
-         "alpha", "correction", "json_out")
-@tests_gathered
-@json_refusals
-@shape_options
-def judge(log, order, response, choice, score, verdicts, by, repetition, scale, own_first, chance, json_out, probe,
-          tests):
+@command("judge", takes=("alpha", "correction", "json_out"), optional=("order",))
+def judge(run, log, *, json_out, **job):
     """Order probes on a pairwise judge: position consistency, primacy against recency, the order effect.
 
     Each item is judged with its two answers in both orders (the two values of --order). A
@@ -880,17 +864,16 @@ def judge(log, order, response, choice, score, verdicts, by, repetition, scale, 
       probestats judge scores.csv --order position --score score --scale 1:10
       probestats judge self.csv --order order --choice chosen --own-first own_first --by judge
     """
-    if order is None:
-        raise click.UsageError("Missing option '--order'.")
-    if score is None and choice is None and not verdicts:
-        raise click.UsageError("say how verdicts are read: --response COL with --verdict \"first=[[A]]\" "
-                               "--verdict \"second=[[B]]\", or --choice COL, or --score COL")
-    result = _run_judge(log, order=order, response=response, choice=choice, verdicts=verdicts, by=by,
-                        repetition=repetition, score=score, scale=scale, tests=tests, probe=probe, own_first=own_first,
-                        chance=chance)
+    if job["order"] is None:
+        raise click.UsageError(f"Missing option '{flag('order')}'.")
+    if job["score"] is None and job["choice"] is None and not job["verdicts"]:
+        verdict = flag("verdicts")
+        raise click.UsageError(f"say how verdicts are read: {flag('response')} COL with {verdict} \"first=[[A]]\" "
+                               f"{verdict} \"second=[[B]]\", or {flag('choice')} COL, or {flag('score')} COL")
+    result = _run_judge(run, log, **job)
     if json_out:
         emit_json(result)
-    elif score is not None:
+    elif job["score"] is not None:
         from probestats.present.terminal.render import print_analysis
 
         print_analysis(result, console())
@@ -909,25 +892,24 @@ def judge(log, order, response, choice, score, verdicts, by, repetition, scale, 
 def _report_cells_usage(metric) -> None:
     """report of a cell table: its metric is named (what else cannot go with it, the job refuses)."""
     if metric is None:
-        raise click.UsageError("Missing option '--metric' (a cell table holds one metric).")
+        raise click.UsageError(f"Missing option '{flag('metric')}' (a cell table holds one metric).")
 
 
 def _plan_usage(noise_cells, noise, pilot_cells, pilot, probe) -> None:
     """plan's noise and pilot: logs or cell tables, one of each kind (usage errors)."""
     if noise is None and noise_cells is None:
-        raise click.UsageError("Missing option '--noise' (a log, or a cell table built with its runs).")
+        raise click.UsageError(f"Missing option '{flag('noise')}' (a log, or a cell table built with its runs).")
     if noise_cells is None and pilot_cells is None:
         return
+    from probestats.jobs.inputs import refuse_row_options
+
     if noise_cells is not None and pilot is not None or pilot_cells is not None and noise is not None:
         raise click.UsageError("give the noise and the pilot both as logs or both as cell tables")
     refuse_row_options(probe)
 
 
-@cli.command()
-@logs_argument()
-@options("metric", "by", "output", "keep_runs", required=("metric", "output"))
-@shape_options
-def cells(log, metric, by, output, probe, keep_runs=False):
+@command("cells", required=("output",))
+def cells(run, log, *, output, **job):
     """Summarize a log into its cell table: one row per item x value (x --by group), exact sums.
 
     \b
@@ -935,11 +917,10 @@ def cells(log, metric, by, output, probe, keep_runs=False):
       probestats cells sample_logs/style_probe.csv --metric steps -o cells.parquet
       probestats analyze cells.parquet --metric steps
     """
-    from probestats.jobs.cells import cells as run
     from probestats.present.terminal.warm import warm_imports
 
     warm_imports("probestats.present.terminal.render")   # the closing line's printer, while the log is read
-    built = run(log, metric=metric, by=by, output=output, keep_runs=keep_runs, probe=probe)
+    built = run(log, output=output, **job)
     if built.checked.problems:
         from probestats.present.terminal.render import print_problems
 
@@ -947,11 +928,8 @@ def cells(log, metric, by, output, probe, keep_runs=False):
     console(stderr=True).print(f"{built.table.height} cells written to {_escape(output)}")
 
 
-@cli.command()
-@options("dialect", "table", "metric", "by", "where", "derive", "column", "order_column", "places", "no_seed",
-         "with_time", "keep_runs", "keep_settings", required=("table", "metric"))
-def sql(dialect, table, metric, by, where, derive, column, order_column, places, no_seed=False, with_time=False,
-        keep_runs=False, keep_settings=()):
+@command("sql")
+def sql(run, **job):
     """Print the SQL that builds the cell table in a warehouse, and validation queries to run there.
 
     \b
@@ -959,16 +937,11 @@ def sql(dialect, table, metric, by, where, derive, column, order_column, places,
       probestats sql --dialect duckdb --table logs --metric steps
       probestats sql --dialect spark --table db.logs --metric score --by model --run-order run_id
     """
-    from probestats.jobs.sql import sql as run
-
-    click.echo(run(table=table, metric=metric, dialect=dialect, by=by, where=where, derive=derive,
-                   columns=_parse_columns(column), order_column=order_column, places=places, no_seed=no_seed,
-                   with_time=with_time, keep_runs=keep_runs, keep_settings=keep_settings), nl=False)
+    click.echo(run(**job), nl=False)
 
 
-@cli.command()
-@options("port", "host", "open_browser", "max_mb")
-def serve(port, host, open_browser, max_mb):
+@command("serve:serve")
+def serve(run, *, port, host, open_browser, max_mb):
     """A local web page: upload a log or spreadsheet, map its columns, check it, get the report and size
     the next probe, without writing a command (each step shows the command that does the same).
 
@@ -978,8 +951,6 @@ def serve(port, host, open_browser, max_mb):
     Example:
       probestats serve --open
     """
-    from probestats.serve import serve as run
-
     out, err = console(), console(stderr=True)
     try:
         run(host=host, port=port, open_browser=open_browser, max_mb=max_mb,

@@ -119,22 +119,14 @@ def count_of(n, noun: str, plural: str | None = None) -> str:
 
 #: How messages name an option: "python" (``correction='x'``) or "cli" (``--correction x``).
 _SPELLING = contextvars.ContextVar("probestats_option_spelling", default="python")
-#: Python parameters whose command-line flag is not ``--`` plus the name with ``-`` for ``_``: the one
-#: table that turns a library error's parameter into the flag a command-line user typed.
-CLI_FLAGS = {"factors": "--factor", "groups": "--group", "output": "-o", "log": "LOG", "columns": "--column",
-             "framing_log": "--framing", "before_log": "--before", "sections": "--section",
-             "verdicts": "--verdict",
-             "attribute_settings": "--setting-is-attribute", "settings": "--setting",
-             "random_settings": "--random-setting"}
+#: How the command line spells a parameter and its value: set by the parameter registry
+#: (:func:`probestats.parameters.spelling`), which sits above this module; until then, ``--`` and the name.
+_CLI_SPELLER = [lambda name, value: "--" + name.replace("_", "-") + ("" if value in (None, True) else f" {value}")]
 
 
-#: parameters of how a file is read, given on the command line as ``--read KEY=VALUE``
-READ_KEYS = frozenset({"format", "sheet", "skip_rows", "encoding", "max_cells", "max_columns", "records",
-                       "file_pattern"})
-#: columns counted from the text (the Probe's ``count``, ``words``, ``chars``, ``number``, ``variant_from``),
-#: given on the command line as ``--from-text NAME=KIND[:REGEX]``: the KIND of each
-TEXT_KINDS = {"count": "count", "words": "words", "chars": "chars", "number": "number", "variant_from": "prompt"}
-
+def spell_flags_with(speller) -> None:
+    """Name options on the command line by ``speller(name, value)`` (the registry calls this once)."""
+    _CLI_SPELLER[0] = speller
 
 
 @contextlib.contextmanager
@@ -151,28 +143,19 @@ def opt(name: str, value=None) -> str:
     """An option named as the caller spells it: a Python parameter, or a flag under :func:`cli_spelling`.
 
     Library errors name ``opt("correction", "x")``; the library says ``correction='x'``,
-    the command line ``--correction x``. On the command line a value is quoted as a shell needs it,
-    ``True`` is the bare flag, a mapping is one ``--flag KEY=VALUE`` per entry, and the read options
-    and the columns counted from the text are the keys of ``--read`` and ``--from-text``.
+    the command line ``--correction x``: the flag the parameter registry declares for it
+    (:func:`probestats.parameters.spelling`, which also quotes a value as a shell needs it).
 
     Examples
     --------
     >>> opt("n_resamples", 0), opt("scale"), opt("derive", "x = a + b"), opt("complete", True)
     ('n_resamples=0', 'scale', "derive='x = a + b'", 'complete=True')
-    >>> with cli_spelling():
-    ...     opt("n_resamples", 0), opt("scale"), opt("factors"), opt("sheet", 2)
-    ('--n-resamples 0', '--scale', '--factor', '--read sheet=2')
-    >>> with cli_spelling():
-    ...     opt("derive", "x = a + b"), opt("complete", True), opt("count", "steps=^[0-9]+"), opt("words")
-    ("--derive 'x = a + b'", '--complete', "--from-text 'steps=count:^[0-9]+'", '--from-text NAME=words')
     >>> opt("columns", {"variant": "style"}), either("code", "flags"), opt("settings", ("seed",))
     ("columns={'variant': 'style'}", 'code', "settings=['seed']")
+    >>> import probestats.parameters   # the registry, which tells this module the flags
     >>> with cli_spelling():
-    ...     opt("settings", ["seed", "persona"])
-    '--setting seed --setting persona'
-    >>> with cli_spelling():
-    ...     opt("columns", {"variant": "style"}), opt("columns", {"item": "my id"}), either("code", "flags")
-    ('--column variant=style', "--column 'item=my id'", 'flags')
+    ...     opt("n_resamples", 0), opt("factors"), opt("sheet", 2), opt("columns", {"variant": "style"})
+    ('--n-resamples 0', '--factor', '--read sheet=2', '--column variant=style')
     """
     spelling = _SPELLING.get()
     if isinstance(spelling, tuple):   # a page or a report for people names its controls, else as before
@@ -181,45 +164,10 @@ def opt(name: str, value=None) -> str:
         if named is not None:
             return named
     if spelling == "cli":
-        return _flag(name, value)
+        return _CLI_SPELLER[0](name, value)
     if isinstance(value, tuple):   # a list parameter is written as a list
         value = list(value)
     return name if value is None else f"{name}={value!r}"
-
-
-def _quote(text: str) -> str:
-    """A value as a shell takes it: bare when it can be, else in single quotes, or double quotes around a '.
-
-    >>> print(_quote("1:4"), _quote("words > 50"), _quote("model = 'm1'"), _quote("it's $HOME"))
-    1:4 'words > 50' "model = 'm1'" 'it'"'"'s $HOME'
-    """
-    import shlex
-
-    quoted = shlex.quote(text)
-    if quoted == text or "'" not in text or any(c in text for c in '"$`\\!'):
-        return quoted
-    return f'"{text}"'
-
-
-def _flag(name: str, value) -> str:
-    """The command line's spelling of a parameter and its value."""
-    if name in READ_KEYS:   # how a file is read: one --read KEY=VALUE option on the command line
-        return "--read " + _quote(f"{name.replace('_', '-')}={'VALUE' if value is None else value}")
-    if name in TEXT_KINDS:   # a column counted from the text: one --from-text NAME=KIND[:REGEX] option
-        kind = TEXT_KINDS[name]
-        pattern = kind not in ("words", "chars")
-        if value is None:
-            return f"--from-text {'VALUE' if kind == 'prompt' else 'NAME'}={kind}" + (":REGEX" if pattern else "")
-        label, _, regex = str(value).partition("=")
-        return "--from-text " + _quote(f"{label}={kind}" + (f":{regex}" if pattern else ""))
-    flag = CLI_FLAGS.get(name, "--" + name.replace("_", "-"))
-    if value is None or value is True:
-        return flag
-    if isinstance(value, dict):   # a mapping is one KEY=VALUE option per entry (--column variant=style)
-        return " ".join(f"{flag} {_quote(f'{k}={v}')}" for k, v in value.items())
-    if isinstance(value, (list, tuple)):   # a list is the repeated flag (--setting a --setting b)
-        return " ".join(f"{flag} {_quote(str(v))}" for v in value)
-    return f"{flag} {_quote(str(value))}"
 
 
 @contextlib.contextmanager

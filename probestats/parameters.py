@@ -20,13 +20,16 @@ Examples
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 
+from probestats.errors import spell_flags_with
 from probestats.limits import LIMITS
 from probestats.vocabulary import (ALPHA, ALTERNATIVES, BINS_CLOSED, CORRECTION, CORRECTIONS, EFFECT_SIZES, INTERVALS,
                                    N_RESAMPLES, SEED)
 
-__all__ = ["GROUPS", "PARAMETERS", "Parameter", "INTERVALS", "SECTIONS", "SETTING_COLUMNS", "READ_KEYS", "FORMATS"]
+__all__ = ["GROUPS", "PARAMETERS", "Parameter", "INTERVALS", "SECTIONS", "SETTING_COLUMNS", "READ_KEYS", "FORMATS",
+           "ARGUMENTS", "TEXT_KINDS", "parameter", "spelling"]
 
 #: The help groups, in the order a command's help lists them.
 GROUPS = ("Input and shaping", "The comparison", "Tests", "Output")
@@ -40,6 +43,10 @@ SECTIONS = ("summary", "design", "table", "tests", "groups", "ceilings", "many",
 #: The keys of ``--read KEY=VALUE`` and the formats it names.
 READ_KEYS = ("format", "sheet", "skip-rows", "encoding", "max-cells", "max-columns", "records", "file-pattern")
 FORMATS = ("csv", "tsv", "json", "jsonl", "xlsx", "ods", "parquet")
+#: The kinds of ``--from-text NAME=KIND[:REGEX]``, by the Probe's field each one fills.
+TEXT_KINDS = {"count": "count", "words": "words", "chars": "chars", "number": "number", "variant_from": "prompt"}
+#: The commands' arguments, by the library's name of each: how messages name them on the command line.
+ARGUMENTS = {"log": "LOG", "before": "BEFORE", "after": "AFTER"}
 
 
 @dataclass(frozen=True)
@@ -75,6 +82,9 @@ class Parameter:
         How the command line turns the text given into the value (a parser it names so).
     common : bool
         Shown by a command's ``--help``; the others only by ``--help-all``.
+    aliases : tuple of str
+        Other names the library gives it (the Probe's ``columns`` for ``column``): messages that name one
+        of these name this flag on the command line.
     """
 
     name: str
@@ -93,11 +103,17 @@ class Parameter:
     high_open: bool = False
     parse: str | None = None
     common: bool = False
+    aliases: tuple = ()
 
     @property
     def flag(self) -> str:
-        """The long flag, as messages name the parameter."""
+        """The long flag (``--output``)."""
         return self.flags[-1]
+
+    @property
+    def short(self) -> str:
+        """The shortest flag, as messages and the page's commands name the parameter (``-o``)."""
+        return self.flags[0]
 
 
 def _p(name, flag, help, **kw) -> Parameter:
@@ -113,7 +129,8 @@ _RECORDS = (
        "file-pattern={run}_{model} (parts of the file names as columns).",
        group=SHAPING, metavar="KEY=VALUE", multiple=True, parse="read", common=True),
     _p("column", "--column", "Say which header holds a column, e.g. --column item=\"Question #\" (repeatable; "
-       "model= for none).", group=SHAPING, metavar="CANONICAL=HEADER", multiple=True, common=True),
+       "model= for none).", group=SHAPING, metavar="CANONICAL=HEADER", multiple=True, parse="column",
+       common=True, aliases=("columns",)),
     _p("where", "--where", "Keep only rows where this SQL condition holds, e.g. \"model = 'm1'\".", group=SHAPING,
        metavar="SQL", common=True),
     _p("derive", "--derive", "A column from a SQL expression, e.g. \"total = a + b\" (repeatable).", group=SHAPING,
@@ -125,7 +142,7 @@ _RECORDS = (
     _p("fold_case", "--fold-case", "Treat values differing only in case or spaces as one.", group=SHAPING,
        kind="flag", default=False),
     _p("group", "--group", "Several values standing for one group, e.g. --group female=Emily,Lakisha (repeatable).",
-       group=SHAPING, metavar="GROUP=V1,V2", multiple=True),
+       group=SHAPING, metavar="GROUP=V1,V2", multiple=True, aliases=("groups",)),
     _p("wide", "--wide", "One metric column per value, e.g. --wide formal_steps,casual_steps (values from the names) "
        "or --wide formal=COL (repeatable).", group=SHAPING, metavar="COL,COL,...", multiple=True),
     _p("complete", "--complete", "Keep only items with a metric value under every compared value.", group=SHAPING,
@@ -159,10 +176,10 @@ _RECORDS = (
        "reference target.", metavar="COL", multiple=True, common=True),
     _p("noise", "--noise", "The noise reference: a same-versus-same log (only the draw changed), or its cell table "
        "built with its runs (probestats cells --keep-runs); analyze and report also take 'within' (their default: "
-       "the log's runs split in halves drawn at random within cells, --seed) and 'none'.", kind="path",
+       "the log's runs split in halves within cells, read over every split) and 'none'.", kind="path",
        metavar="NOISE_LOG", common=True),
     _p("noise_value", "--noise-value", "The noise reference: the repeats of VALUE in the log (a baseline run several "
-       "times), split in halves drawn at random within items.", metavar="VALUE"),
+       "times), split in halves within items, read over every split.", metavar="VALUE"),
     _p("settings", "--setting", "A held-fixed setting besides model, judge, temperature, system and file, which "
        "always are (repeatable); one that varies within items is a block: items are matched within it.",
        metavar="COL", multiple=True),
@@ -181,7 +198,7 @@ _RECORDS = (
        metavar="VALUE"),
     _p("factor", "--factor", "Two attributes at once: give --factor twice (e.g. style, name); COL=L1,L2 takes the levels "
        "in that order (gaps are L1 − L2; default: order of appearance).", metavar="COL[=L1,L2]",
-       multiple=True),
+       multiple=True, aliases=("factors",)),
     _p("scale", "--scale", "The scale the metric (a judge's score or label) is given on, e.g. 1:5 (0: for a floor "
        "only): cells whose baseline sits at its top or bottom are flagged; plan keeps simulated runs within it "
        "(default there: an end of the noise log where 5%% of runs or more pile up).", metavar="LOW:HIGH"),
@@ -332,3 +349,76 @@ _RECORDS = (
 
 #: Every parameter, by its Python name.
 PARAMETERS: dict[str, Parameter] = {p.name: p for p in _RECORDS}
+#: The parameters the library names otherwise, by those names (the Probe's ``columns``: ``column``).
+_ALIASES: dict[str, Parameter] = {a: p for p in _RECORDS for a in p.aliases}
+
+
+def parameter(name: str) -> Parameter | None:
+    """The registered parameter a library name stands for (its own name or an alias), or None.
+
+    >>> parameter("columns").flag, parameter("json_out").flag, parameter("nothing") is None
+    ('--column', '--json', True)
+    """
+    return PARAMETERS.get(name) or _ALIASES.get(name)
+
+
+def _quote(text: str) -> str:
+    """A value as a shell takes it: bare when it can be, else in single quotes, or double quotes around a '.
+
+    >>> print(_quote("1:4"), _quote("words > 50"), _quote("model = 'm1'"), _quote("it's $HOME"))
+    1:4 'words > 50' "model = 'm1'" 'it'"'"'s $HOME'
+    """
+    quoted = shlex.quote(text)
+    if quoted == text or "'" not in text or any(c in text for c in '"$`\\!'):
+        return quoted
+    return f'"{text}"'
+
+
+#: the Python names of the ``--read`` keys (``skip_rows`` for ``skip-rows``)
+_READ_NAMES = {key.replace("-", "_"): key for key in READ_KEYS}
+
+
+def spelling(name: str, value=None) -> str:
+    """The command line's spelling of a library parameter and its value: its registered flag (``-o``
+    for ``output``, ``--column`` for the Probe's ``columns``), a key of ``--read`` or ``--from-text``, or an
+    argument (``LOG``); a name the registry does not know is ``--`` and the name with ``-`` for ``_``.
+
+    :func:`probestats.errors.opt` names options so within :func:`probestats.errors.cli_spelling`.
+
+    Examples
+    --------
+    >>> spelling("n_resamples", 0), spelling("factors"), spelling("sheet", 2), spelling("output", "r.md")
+    ('--n-resamples 0', '--factor', '--read sheet=2', '-o r.md')
+    >>> spelling("derive", "x = a + b"), spelling("complete", True), spelling("count", "steps=^[0-9]+")
+    ("--derive 'x = a + b'", '--complete', "--from-text 'steps=count:^[0-9]+'")
+    >>> spelling("words"), spelling("settings", ["seed", "persona"]), spelling("log")
+    ('--from-text NAME=words', '--setting seed --setting persona', 'LOG')
+    >>> spelling("columns", {"variant": "style"}), spelling("columns", {"item": "my id"}), spelling("limits")
+    ('--column variant=style', "--column 'item=my id'", '--limit')
+    """
+    if name in _READ_NAMES:   # how a file is read: one --read KEY=VALUE option on the command line
+        key = _READ_NAMES[name]
+        return PARAMETERS["read_given"].short + " " + _quote(f"{key}={'VALUE' if value is None else value}")
+    if name in TEXT_KINDS:   # a column counted from the text: one --from-text NAME=KIND[:REGEX] option
+        flag, kind = PARAMETERS["from_text"].short, TEXT_KINDS[name]
+        pattern = kind not in ("words", "chars")
+        if value is None:
+            return f"{flag} {'VALUE' if kind == 'prompt' else 'NAME'}={kind}" + (":REGEX" if pattern else "")
+        label, _, regex = str(value).partition("=")
+        return f"{flag} " + _quote(f"{label}={kind}" + (f":{regex}" if pattern else ""))
+    if name in ARGUMENTS:
+        return ARGUMENTS[name]
+    known = parameter(name)
+    flag = known.short if known is not None else "--" + name.replace("_", "-")
+    if value is None or value is True:
+        return flag
+    if isinstance(value, dict):   # a mapping is one KEY=VALUE option per entry (--column variant=style)
+        return " ".join(f"{flag} {_quote(f'{k}={v}')}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):   # a list is the repeated flag (--setting a --setting b)
+        return " ".join(f"{flag} {_quote(str(v))}" for v in value)
+    return f"{flag} {_quote(str(value))}"
+
+
+# messages below the command line name options through errors.opt(), which sits below this registry: it is
+# told here how the command line spells them
+spell_flags_with(spelling)

@@ -232,3 +232,89 @@ def html_summary(obj, frame=None, **headline) -> str:
     if frame is not None:
         out += frame._repr_html_()
     return out
+
+
+def tidy(rows) -> list[dict]:
+    """A table of ``to_dict()`` as tidy rows: a row's ``by`` mapping becomes its columns, another mapping of
+    scalars one column per key (``interval``: ``interval_low``, ``interval_high``, ...); deeper values are
+    left out.
+
+    Examples
+    --------
+    >>> tidy([{"by": {"model": "m1"}, "gap": 1.5, "interval": {"low": 0.5, "high": 2.5}, "cells": [{"n": 1}]}])
+    [{'model': 'm1', 'gap': 1.5, 'interval_low': 0.5, 'interval_high': 2.5}]
+    """
+    out = []
+    for row in jsonable(rows):
+        flat: dict = {}
+        for key, value in row.items():
+            if key == "by" and isinstance(value, dict):
+                flat.update(value)
+            elif isinstance(value, dict):
+                flat.update({f"{key}_{k}": v for k, v in value.items() if isinstance(v, _SCALARS)})
+            elif isinstance(value, list):
+                if all(isinstance(v, _SCALARS) for v in value):
+                    flat[key] = value
+            else:
+                flat[key] = value
+        out.append(flat)
+    return out
+
+
+class Result:
+    """The protocol every top-level result follows, as scipy's results do: the headline ``statistic``,
+    ``pvalue`` and ``interval`` one attribute away, the ``conclusion`` in a word, ``to_dict()`` (the command's
+    ``--json`` object) and ``to_frame()``, a tidy polars DataFrame of its main table.
+
+    A result names where ``to_dict()`` holds its main table (:attr:`MAIN_TABLE`, keys joined by ``.``);
+    ``to_frame()`` holds the same rows and columns (:func:`tidy`). ``statistic``, ``pvalue`` and ``interval``
+    are those of its headline test and interval (``_headline()``, ``_interval()``), ``conclusion`` its verdict's; each is None where the
+    result has none (a plan tests nothing).
+    """
+
+    #: where ``to_dict()`` holds the main table
+    MAIN_TABLE: str = "items"
+
+    def main_table(self) -> list[dict]:
+        """The main table's rows, as ``to_dict()`` holds them (JSON-safe)."""
+        table = self.to_dict()
+        for key in self.MAIN_TABLE.split("."):
+            table = table[key]
+        return jsonable(table)
+
+    def to_frame(self):
+        """The main table as a tidy polars DataFrame (the rows of :meth:`main_table`, nested values flattened)."""
+        import polars as pl   # a result's frame is asked for in a notebook; the JSON of a command needs no polars
+
+        return pl.DataFrame(tidy(self.main_table()), infer_schema_length=None)
+
+    def _headline(self):
+        """The headline test (an object with ``statistic`` and ``pvalue``), or None."""
+        return None
+
+    @property
+    def statistic(self) -> float | None:
+        """The headline test's statistic (None without one)."""
+        return getattr(self._headline(), "statistic", None)
+
+    @property
+    def pvalue(self) -> float | None:
+        """The headline p-value: the verdict's, else the headline test's (None without one)."""
+        verdict = getattr(self, "verdict", None)
+        if getattr(verdict, "pvalue", None) is not None:
+            return verdict.pvalue
+        return getattr(self._headline(), "pvalue", None)
+
+    def _interval(self):
+        """The headline interval, or None."""
+        return None
+
+    @property
+    def interval(self):
+        """The headline interval (with ``low`` and ``high``), or None."""
+        return self._interval()
+
+    @property
+    def conclusion(self) -> str | None:
+        """The verdict in a word (``detected``, ``within_noise``, ``not_detected``, ...), or None."""
+        return getattr(getattr(self, "verdict", None), "conclusion", None)

@@ -167,6 +167,31 @@ def splitmix(x: int) -> int:
     return x ^ (x >> 31)
 
 
+def halves_over_every_split(cells: dict) -> tuple[dict, float]:
+    """The log's own halves read over every split, by brute force: ``cells`` maps each item to its cells' runs
+    (a list of lists: one list per block, or one list). Every split of every cell into ``n // 2`` runs and the
+    rest is enumerated, with exact means (Fraction); an item's halves gap is the mean of its cells' gaps, and
+    its mean square over every split is found by enumerating the cells' splits together. Returns each item's
+    root mean square and that of the average gap over the items (the items split independently, so its mean
+    square is the sum of theirs over the items squared)."""
+    import itertools
+    import math
+    from fractions import Fraction
+
+    def gaps(runs):
+        runs = [Fraction(x) for x in runs]
+        k = len(runs) // 2
+        return [sum(runs[j] for j in first) / k - sum(runs[j] for j in range(len(runs)) if j not in first)
+                / (len(runs) - k) for first in itertools.combinations(range(len(runs)), k)]
+
+    squares = {}
+    for item, blocks in cells.items():
+        every = [sum(combo) / len(combo) for combo in itertools.product(*(gaps(runs) for runs in blocks))]
+        squares[item] = sum(g * g for g in every) / len(every)
+    return ({item: math.sqrt(q) for item, q in squares.items()},
+            math.sqrt(sum(squares.values())) / len(squares))
+
+
 def halves_by_hand(values, item: str, seed: int):
     """The rule of the draw of probestats.analyses.halves, by hand: key the j-th run of value x (j counting
     the earlier runs of the same value) by mix(mix(cell ^ bits(x)) + j), bits(x) the IEEE-754 pattern of

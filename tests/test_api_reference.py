@@ -43,3 +43,19 @@ def test_the_reader_sees_a_missing_entry():
     assert entries("::: probestats.io.read.read_log\n\n:::probestats.x\n::: probestats.a.B  \n") == \
         {"probestats.io.read.read_log", "probestats.a.B"}
     assert "Analysis" in probestats._EXPORTS
+
+
+def test_the_page_lists_every_result_type_with_the_protocol():
+    """The table of result types names each exported class that follows the shared protocol, and no other."""
+    from probestats.result import Result
+
+    text = PAGE.read_text(encoding="utf-8")
+    section = text.split("### The result types and their protocol", 1)[1].split("\n::: ", 1)[0]
+    listed = set(re.findall(r"^\| \[`(\w+)`\]\(#probestats\.[\w.]+\)", section, re.M))
+    protocol = {name for name in probestats.__all__
+                if isinstance(getattr(probestats, name), type) and issubclass(getattr(probestats, name), Result)
+                and getattr(probestats, name) is not Result}
+    assert listed == protocol
+    assert len(protocol) >= 11 and "probestats.result.Result" in entries(text)
+    for name in protocol:   # each row links to the class's own entry on the page
+        assert f"#probestats{probestats._EXPORTS[name]}.{name})" in section, name

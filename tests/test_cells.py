@@ -25,7 +25,7 @@ from probestats.checks.exact import mean_sd
 from probestats.cli import cli
 from probestats.result import jsonable
 from probestats.shape.warehouse import cell_query, validation_queries
-from tests.factories import halves_by_hand
+from tests.factories import halves_over_every_split
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
 LOGS = ["style_probe.csv", "style_probe_5seeds.csv", "style_hand.csv", "style_probe.jsonl"]
@@ -62,8 +62,9 @@ def test_cells_with_by_give_the_groups_of_the_row_log(tmp_path):
     cells, _ = cell_table(rows, metric="score", by=["topic"])
     want = analyze(rows, metric="score", by=["topic"]).to_dict()
     got = analyze_cells(cells, metric="score", by=["topic"]).to_dict()
-    assert want["noise"]["source"] == ("within-log: the runs of value 'a' in each item split in two halves drawn at random, "
-                                       "keyed by the cell's name and each run's value (seed 0)")
+    assert want["noise"]["source"] == ("within-log: the runs of value 'a' in each item split in two halves, the halves' "
+                                       "gap read over every split (its root mean square, from each cell's spread of "
+                                       "runs: no draw)")
     assert json.dumps(jsonable(got)) == json.dumps(jsonable(want))
 
 
@@ -252,16 +253,13 @@ def test_a_cell_table_read_back_from_csv_keeps_its_exact_sums(tmp_path):
 
 
 def _halves_by_hand(rows, a):
-    """Reference for the halves: each item's runs of ``a`` with a value, split by the rule of the draw
-    written out by hand (:func:`tests.factories.halves_by_hand`, seed 0), gaps of exact means
-    (Fraction) rounded once."""
-    out = {}
+    """Reference for the halves: each item's runs of ``a`` with a value, every split enumerated
+    (:func:`tests.factories.halves_over_every_split`): each item's root mean square gap."""
+    cells = {}
     for item in sorted({str(r["item"]) for r in rows}):
-        runs = [Fraction(r["x"]).limit_denominator(100) for r in rows
-                if str(r["item"]) == item and r["variant"] == a and r["x"] is not None]
-        first, second = halves_by_hand(runs, item, 0)
-        out[item] = float(sum(first) / len(first)) - float(sum(second) / len(second))
-    return out
+        cells[item] = [[Fraction(r["x"]).limit_denominator(100) for r in rows
+                        if str(r["item"]) == item and r["variant"] == a and r["x"] is not None]]
+    return halves_over_every_split(cells)[0]
 
 
 seeds = st.one_of(st.integers(0, 5), st.sampled_from(["s1", "s2", "10", "2"]), st.none())
@@ -293,7 +291,7 @@ def test_the_noise_row_from_cells_and_duckdb_is_the_row_logs(data, tmp_path_fact
     assert ("unequal_runs_unpermuted" in {p.code for p in plain.problems}) == unequal
     if not unequal:
         assert _without_validation(plain) == row_json
-    # the reference: the halves sorted by hand
+    # the reference: every split of each item's runs, enumerated (was: the one split drawn, by hand)
     hand = _halves_by_hand(rows, want.main.a)
     assert {r["item"]: r["gap"] for r in want.noise.items.iter_rows(named=True)} == pytest.approx(hand, abs=1e-12)
     # DuckDB running probestats sql on the same rows

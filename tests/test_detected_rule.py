@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from probestats.analyses.factors import analyze_factors
+from probestats import analyze_factors
 from probestats.analyses.framing import _pattern
-from probestats.analyses.many import analyze_many
+from probestats import analyze_many
 from tests.engines import analyze_pair as analyze
 from probestats.analyses.plan import power_sign_flip
 from probestats.stats.decide import decide_rejections

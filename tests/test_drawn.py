@@ -212,3 +212,50 @@ def test_validate_takes_the_declaration_and_checks_the_balance(tmp_path, capsys)
     data = json.loads(capsys.readouterr().out)
     (problem,) = data["problems"]
     assert problem["code"] == "confounded_setting" and "p = 0.0001" in problem["message"]
+
+
+def test_an_honest_draw_unbalanced_by_chance_is_adjusted_for_and_said_not_refused():
+    # seed 45: a temperature drawn from one U(0, 1.5) under both values whose balance test gives p = 0.002 by
+    # chance alone; it was refused as a confound. Its standardized difference (0.32) is far below 0.5.
+    rows = drawn_rows(seed=45)
+    result = analyze(rows, metric="y", probe=Probe(random_settings=["temperature"]))
+    (drawn,) = result.drawn
+    frame = pl.DataFrame(rows)
+    ta = frame.filter(pl.col("variant") == "a")["temperature"].to_numpy()
+    tb = frame.filter(pl.col("variant") == "b")["temperature"].to_numpy()
+    pooled = np.sqrt(((len(ta) - 1) * ta.var(ddof=1) + (len(tb) - 1) * tb.var(ddof=1)) / (len(ta) + len(tb) - 2))
+    assert drawn.balance.size == pytest.approx(abs(ta.mean() - tb.mean()) / pooled, rel=1e-12)
+    assert drawn.balance.pvalue <= 0.05 and drawn.balance.size < 0.5 and not drawn.balance.tracks(0.05)
+    (caveat,) = [c for c in result.verdict.caveats if c.id == "random_setting"]
+    assert ("is unbalanced across 'a' and 'b' (permutation test of independence, p = 0.0016) by less than a "
+            f"setting that tracks the value (standardized difference {drawn.balance.size:.2g}, below 0.5)"
+            in caveat.sentence)
+    assert "adjusted for rather than refused; read the adjusted gap beside the headline" in caveat.sentence
+    assert caveat.figures["unbalanced"] is True
+    assert "balance" in json.loads(json.dumps(result.to_dict()))["random_settings"][0]
+
+
+def test_honest_draws_are_never_refused_and_a_draw_that_tracks_the_value_always_is():
+    from probestats.analyses.drawn import balance_test
+
+    refused = sum(balance_test(pl.DataFrame(drawn_rows(items=12, runs=4, seed=s)), "temperature", "a", "b",
+                               n_resamples=999).tracks(0.05) for s in range(100))
+    assert refused <= 5 + 2 * (100 * 0.05 * 0.95) ** 0.5   # at most alpha within two Monte Carlo SE (measured: 0)
+    tracked = sum(balance_test(pl.DataFrame(drawn_rows(items=12, runs=4, unbalanced=0.6, seed=s)), "temperature",
+                               "a", "b", n_resamples=999).tracks(0.05) for s in range(20))
+    assert tracked == 20
+
+
+def test_a_text_setting_that_tracks_the_value_is_refused_with_its_share_distance():
+    rng = np.random.default_rng(3)
+    rows = [{"item": str(i), "variant": v, "seed": s, "y": float(rng.normal()),
+             "persona": ("p1" if (v == "a") == (rng.random() < 0.8) else "p2")}
+            for i in range(20) for v in ("a", "b") for s in range(4)]
+    frame = pl.DataFrame(rows)
+    share = {v: frame.filter(pl.col("variant") == v)["persona"].eq("p1").mean() for v in ("a", "b")}
+    distance = abs(share["a"] - share["b"])   # two levels: half the sum of |differences| is this one
+    with pytest.raises(ValidationError) as caught:
+        analyze(rows, metric="y", probe=Probe(random_settings=["persona"]))
+    (problem,) = caught.value.problems
+    assert problem.code == "confounded_setting" and "tracks the compared value" in problem.message
+    assert f"its total variation distance is {distance:.2f} (at least 0.25" in problem.message

@@ -7,7 +7,7 @@ import pytest
 
 import probestats
 from probestats.cli import main
-from probestats.errors import CLI_FLAGS, ProbestatsError, cli_spelling, opt
+from probestats.errors import ProbestatsError, cli_spelling, opt
 
 PROBE = "sample_logs/style_probe.csv"
 NOISE = "sample_logs/style_noise.csv"
@@ -84,10 +84,19 @@ def test_python_names_parameters_and_the_command_line_names_flags(case, judge_lo
 
 def test_the_table_spells_renamed_parameters_as_their_flags():
     """Parameters named otherwise in Python read as the flag the command line has for them."""
+    renamed = ("factors", "groups", "output", "log", "columns", "framing_log", "before_log", "sections", "verdicts",
+               "attribute_settings", "settings", "random_settings", "json_out", "facts", "limits", "read_given",
+               "order_column", "with_time", "keep_settings", "open_browser")
     with cli_spelling():
-        spelt = {name: opt(name) for name in CLI_FLAGS}
+        spelt = {name: opt(name) for name in renamed}
     assert spelt["framing_log"] == "--framing"
     assert spelt["before_log"] == "--before" and spelt["columns"] == "--column" and spelt["output"] == "-o"
+    assert (spelt["factors"], spelt["groups"], spelt["log"], spelt["sections"]) == ("--factor", "--group", "LOG",
+                                                                                     "--section")
+    # the registry's flags, where "--" and the name would give flags no command has (--limits, --json-out)
+    assert (spelt["json_out"], spelt["facts"], spelt["limits"], spelt["read_given"], spelt["order_column"],
+            spelt["with_time"], spelt["keep_settings"], spelt["open_browser"]) == (
+        "--json", "--set", "--limit", "--read", "--run-order", "--time", "--keep-setting", "--open")
     with cli_spelling():
         assert opt("n_resamples", 500) == "--n-resamples 500"
     assert opt("framing_log", "f.csv") == "framing_log='f.csv'"

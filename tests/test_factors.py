@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from probestats.errors import ColumnError, OptionError
-from probestats.analyses.factors import analyze_factors, runs_note
+from probestats import analyze_factors
+from probestats.analyses.factors import runs_note
 
 
 def brute_sign_flip(gaps) -> float:

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from probestats.errors import ColumnError, OptionError, ProbestatsError
-from probestats.analyses.framing import FramingError, analyze_framing, label_audit
+from probestats import analyze_framing
+from probestats.analyses.framing import FramingError, label_audit
 from probestats.analyses.framing_input import is_wide, melt_wide, normalize_framing, read_targets
 from probestats.present.report.framing import framing_sentences
 from tests.framing_factory import make_framing_log, to_wide

@@ -14,7 +14,7 @@ from scipy import stats
 from probestats import Tests
 import probestats
 
-from probestats.analyses.framing import analyze_framing
+from probestats import analyze_framing
 from probestats.analyses.framing_binary import binary_interval, binary_pattern, choose_answers
 from probestats.errors import OptionError
 from probestats.shape.labels import _PHRASES  # noqa: F401 (the agreement table must still load)

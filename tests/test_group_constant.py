@@ -109,3 +109,30 @@ def test_exactly_the_groups_made_constant_are_named(n_groups, n_items, runs, con
     caveat = _caveat(probestats.analyze(rows, metric="x", by=["g"]))
     named = [] if caveat is None else [(c["by"]["g"], c["value"], c["constant"]) for c in caveat.figures["groups"]]
     assert named == [(f"g{g}", value, level) for g in sorted(constant)]
+
+
+def test_twelve_constant_groups_of_one_run_per_cell_are_one_sentence_with_a_count(capsys, tmp_path):
+    # one run per cell, 15 models: 'B' scores 0.8979 on every item in 12 of them (its text left unchanged); a
+    # clause per group printed twelve near-identical sentences
+    rng = np.random.default_rng(0)
+    rows = [{"model": f"m{m}", "item": f"q{i}", "variant": v,
+             "compound": 0.8979 if (m < 12 and v == "B") else round(float(rng.normal(0.5, 0.3)), 4)}
+            for m in range(15) for i in range(4) for v in ("A", "B")]
+    frame = pl.DataFrame(rows)
+    # by hand: the models whose 'B' runs are one number
+    constant = [m for m in sorted({r["model"] for r in rows}, key=lambda s: int(s[1:]))
+                if frame.filter((pl.col("model") == m) & (pl.col("variant") == "B"))["compound"].n_unique() == 1]
+    result = probestats.analyze(rows, metric="compound", by=["model"])
+    caveats = [c for c in result.verdict.caveats if c.id.startswith("constant_arm")]
+    assert len(caveats) == 1 and [g["by"]["model"] for g in caveats[0].figures["groups"]] == constant
+    sentence = caveats[0].sentence
+    assert sentence.startswith(f"In {len(constant)} of 15 groups one value gives compound one number in every run "
+                               "of every item, so there the test only asks whether the other value differs from "
+                               "that constant: 'B' = 0.8979 in 12 (model = m0, model = m1, model = m2 and 9 more).")
+    assert sentence.count("0.8979") == 1
+    from probestats.cli import main
+
+    log = tmp_path / "log.csv"
+    frame.write_csv(log)
+    assert main(["analyze", str(log), "--metric", "compound", "--by", "model"]) == 0
+    assert " ".join(capsys.readouterr().out.split()).count("0.8979 in") == 1

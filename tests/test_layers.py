@@ -116,7 +116,7 @@ def test_the_analyses_write_nothing_when_run():
 
     import probestats
     from probestats.analyses.compare import compare_runs
-    from probestats.analyses.framing import analyze_framing
+    from probestats import analyze_framing
     from probestats.analyses.plan import NoiseModel, plan_probe
     from tests.factories import make_log
     from tests.framing_factory import make_framing_log

@@ -24,35 +24,29 @@ OBJECTS = {"log", "probe", "tests", "design"}
 MOST = 12
 FIELDS = {f.name for f in fields(Tests)} | {f.name for f in fields(Probe)}
 
-#: functions with more than MOST parameters besides the objects, by "module:function" (the count): the public
-#: functions of the planner (probestats.plan_probe, power_sign_flip) and their search, whose every parameter is a
-#: design size or a simulation setting a user may give, and the engines not yet taking the objects
+#: functions with more than MOST parameters besides the objects, by "module:function" (the count): the planner's
+#: public functions (probestats.plan_probe, probestats.power_sign_flip) and the two they hand their options to,
+#: whose every parameter is a design size or a simulation setting a user gives; a design object of the planner is
+#: the next step
 WIDE = {
-    "framing:analyze_framing": 14,
-    "many:_result": 14,
-    "many:analyze_many": 13,
     "plan/ranges:mdg_ranges": 15,
     "plan/search:_solve": 16,
     "plan/search:power_sign_flip": 15,
     "plan/table:plan_probe": 16,
 }
 
-#: parameters named after a field of Tests or Probe, by "module:function": not yet reading them from the objects.
-#: Most are the statistics helpers below the engines (a test, an interval, a caveat, the planner's simulations),
-#: which take the one or two numbers they compute with from their engine's ``tests``; a few are names that only
-#: coincide with a Probe field (``columns``, ``groups``, ``code``, ``count``: a helper's own columns or groups).
+#: parameters named after a field of Tests or Probe, by "module:function", still standing:
+#: - public functions whose signatures callers know (probestats.compare_runs, compare_control, analyze_order,
+#:   check_coding, the planner's plan_probe, power_sign_flip, mdg_for_design, noise_model) and what they call;
+#: - the statistics helpers below the engines (a test, an interval, a caveat, a verdict, the within-log halves:
+#:   compare_pair, omnibus_test, block_agreement, balance_test, the cluster bootstraps, decide, half_sums), which
+#:   take the one or two numbers they compute with from their engine's ``tests`` and are tested directly with them;
+#: - names that only coincide with a Probe field (a helper's own ``columns``, ``count`` or ``code``, the
+#:   ``settings`` a block search is given).
 NAMED = {
-    # blanks
-    "blanks:blank_readings": ('alpha', 'alternative'),
     # blocks
     "blocks:between_groups_test": ('n_resamples', 'seed'),
     "blocks:block_agreement": ('alpha', 'columns', 'groups', 'n_resamples', 'seed'),
-    # cells
-    "cells:_seed_aggregations": ('seed',),
-    "cells:_seed_order": ('seed',),
-    "cells:_streamed_cells": ('fold_case',),
-    "cells:_verdict": ('alpha',),
-    "cells:cell_table": ('fold_case',),
     # clusters
     "clusters:_at_cluster_level": ('interval', 'n_resamples', 'seed'),
     "clusters:_interval_kind": ('interval',),
@@ -61,45 +55,33 @@ NAMED = {
     "clusters:cluster_effect_sizes": ('n_resamples', 'seed'),
     "clusters:cluster_interval": ('alternative', 'n_resamples', 'seed'),
     "clusters:cluster_sign_flip_interval": ('n_resamples', 'seed'),
-    "clusters:with_clusters": ('interval', 'n_resamples', 'seed'),
     # compare
-    "compare:_compare_streaming": ('alpha', 'alternative', 'fold_case'),
-    "compare:_pair_objects": ('alpha', 'alternative', 'fold_case'),
     "compare:compare_results": ('alternative',),
     "compare:compare_runs": ('alpha', 'alternative', 'fold_case'),
-    "compare:key": ('seed',),
     # control
     "control:_conclusion": ('alpha',),
     "control:_value_text": ('fold_case',),
     "control:compare_control": ('alpha', 'correction', 'fold_case'),
     "control:log_values": ('fold_case',),
-    "control:with_control": ('correction', 'fold_case'),
-    "control:without_control": ('fold_case',),
     # describe
     "describe:_describe": ('n_resamples', 'seed'),
     "describe:describe_log": ('n_resamples', 'seed'),
     "describe:rater_agreement": ('n_resamples', 'seed'),
     # drawn
     "drawn:balance_test": ('n_resamples', 'seed'),
-    "drawn:drawn_setting": ('alpha', 'alternative', 'n_resamples', 'seed'),
+    "blocks:heterogeneity_test": ('alpha', 'n_resamples', 'seed'),   # the studentized test, called by tests alone
+    "reference:_bootstrap": ('n_resamples', 'seed'),   # the spread ratio's interval, a resampling helper
+    "drawn:drawn_caveat": ('alpha',),   # a sentence's level, and the two rules it reads
+    "drawn:tracks": ('alpha',),
+    "drawn:unbalanced": ('alpha',),
     # factorial
-    "factorial:analyze_factorial": ('alpha', 'correction', 'n_resamples', 'seed'),
     "factorial:factorial_tests": ('correction', 'n_resamples', 'seed'),
     "factorial:permutation_test": ('n_resamples', 'seed'),
-    # factors
-    "factors:_check_levels": ('n_resamples',),
-    "factors:_in_declared_order": ('fold_case',),
-    "factors:analyze_factors": ('alpha', 'alternative', 'correction', 'fold_case', 'n_resamples', 'seed'),
-    "factors:factor_set": ('alpha', 'correction'),
     # framing
-    "framing:_check_framing_options": ('alpha', 'correction'),
-    "framing:_framing_cells": ('alpha', 'correction', 'interval'),
     "framing:_framing_verdict": ('alpha',),
-    "framing:_interval_method": ('interval',),
-    "framing:_languages": ('interval',),
     "framing:_pattern": ('alpha',),
     "framing:_warn_small_cell": ('alpha',),
-    "framing:analyze_framing": ('alpha', 'correction', 'interval'),
+    "framing:check_framing_interval": ('interval',),
     # framing_binary
     "framing_binary:binary_pattern": ('alpha',),
     # framing_input
@@ -117,20 +99,8 @@ NAMED = {
     "judge:_reading": ('alpha',),
     "judge:analyze_order": ('alpha', 'correction'),
     "judge:analyze_scored": ('alpha', 'correction'),
-    # many
-    "many:_permuted": ('alternative', 'n_resamples', 'seed'),
-    "many:_result": ('alpha', 'alternative', 'correction', 'n_resamples', 'seed'),
-    "many:analyze_many": ('alpha', 'alternative', 'correction', 'fold_case', 'groups', 'n_resamples', 'seed'),
-    "many:check_many": ('fold_case', 'groups'),
-    "many:many_values": ('fold_case',),
-    # many_design
-    "many_design:agreement_caveat": ('alpha', 'groups', 'n_resamples', 'seed'),
-    "many_design:constant_caveats": ('groups',),
     # noise_check
-    "noise_check:_drawn_table": ('seed',),
-    "noise_check:chance_cause": ('alpha',),
-    "noise_check:noise_check_of": ('alpha', 'seed'),
-    "noise_check:within_log_noise": ('seed',),
+    "noise_check:noise_check_of": ('alpha',),
     # omnibus
     "omnibus:omnibus_test": ('alpha', 'n_resamples', 'seed'),
     # pair_tests
@@ -167,10 +137,6 @@ NAMED = {
     # plan/table
     "plan/table:_bounded_problem": ('alpha',),
     "plan/table:design_power": ('seed',),
-    # probe_mdg
-    "probe_mdg:probe_mdg": ('alpha', 'alternative'),
-    # reference
-    "reference:reference_check": ('alpha', 'n_resamples', 'seed'),
     # rowlevel
     "rowlevel:_tests": ('alternative', 'correction'),
     "rowlevel:per_group_welch": ('alternative', 'correction'),

@@ -51,7 +51,7 @@ def test_five_thousand_values_are_analyzed_within_thirty_seconds(tmp_path, capsy
 
 
 def test_pairs_beyond_the_limit_leave_the_pairwise_table_out_and_the_rest_unchanged():
-    from probestats.analyses.many import analyze_many
+    from probestats import analyze_many
 
     rows = [{"item": i, "variant": v, "x": float((i * 7 + ord(v)) % 5)} for i in range(6) for v in "ABC"]
     whole = analyze_many(rows, metric="x")

@@ -99,7 +99,8 @@ def test_models_that_go_opposite_ways_are_named_in_the_summary_the_finding_and_j
 
 def test_the_disagreement_test_is_the_within_item_permutation_of_the_models_gaps():
     """Brute force: 4 items x 3 models, each item's three gaps (the group's mean of its names' item means minus
-    'one''s) reassigned to the models in all 3! ways, the statistic n * sum_k (mean gap_k - grand)**2."""
+    'one''s) reassigned to the models in all 3! ways, the statistic each model's mean deviation from the items'
+    means against its own standard error, squared and summed."""
     rows = _rows({"m1": -0.4, "m2": 0.4, "m3": 0.3}, items=4, runs=2, seed=5)
     result = probestats.analyze(rows, metric="selected", by=["model"], probe=probestats.Probe(groups=GROUPS),
                                 tests=probestats.Tests(alpha=0.9))   # a loose alpha: the caveat is made
@@ -112,7 +113,8 @@ def test_the_disagreement_test_is_the_within_item_permutation_of_the_models_gaps
             gaps[i, k] = many - one
 
     def statistic(m):
-        return 4 * ((m.mean(axis=0) - m.mean()) ** 2).sum()
+        dev = m - m.mean(axis=1, keepdims=True)
+        return float((4 * dev.mean(axis=0) ** 2 / dev.var(axis=0, ddof=1)).sum())
 
     observed = statistic(gaps)
     hits = sum(statistic(np.array([row[list(p)] for row, p in zip(gaps, perms)])) >= observed - 1e-12
@@ -177,20 +179,33 @@ def test_models_that_agree_are_said_to_disagree_about_as_rarely_as_alpha(values)
 
 
 def test_a_heterogeneity_test_among_several_is_read_at_alpha_over_their_number():
-    """Three judges over four items (the blocks module's example): exactly 48 of the 6**4 within-item
-    arrangements reach the observed statistic, p = 48/1296 = 0.037. Alone it is below alpha 0.05; as one of
-    two tests it is read at 0.05 / 2 = 0.025, above which it is."""
+    """Three judges over four items: exactly 6 of the 6**3 arrangements of items 2 to 4 (6**4 with the first,
+    each arrangement of all alike giving the same statistic) reach the observed studentized statistic, p = 6/216
+    = 0.028. Alone it is below alpha 0.05; as one of two tests it is read at 0.05 / 2 = 0.025, above which it is."""
+    import itertools
+
     import polars as pl
     from types import SimpleNamespace as NS
 
     from probestats.analyses.blocks import block_agreement
 
-    grouped = pl.DataFrame({"judge": ["x"] * 4 + ["y"] * 4 + ["z"] * 4, "item": ["1", "2", "3", "4"] * 3,
-                            "gap": [1.0, 2.0, 1.0, 2.0, 1.5, 1.0, 2.0, 1.0, -1.0, -2.0, -1.0, -1.5]})
-    groups = [NS(by={"judge": j}, average_gap=g, p_adjusted=0.5) for j, g in (("x", 1.5), ("y", 1.4), ("z", -1.4))]
+    gaps = {"x": [1.1, 2.1, 1.7, 1.4], "y": [1.4, 0.7, 2.5, 0.7], "z": [-0.7, -1.8, -1.4, -1.5]}
+    grouped = pl.DataFrame({"judge": [j for j in gaps for _ in range(4)], "item": ["1", "2", "3", "4"] * 3,
+                            "gap": [g for j in gaps for g in gaps[j]]})
+    groups = [NS(by={"judge": j}, average_gap=float(np.mean(g)), p_adjusted=0.5) for j, g in gaps.items()]
+    m = np.array([gaps[j] for j in gaps]).T
+
+    def statistic(x):
+        dev = x - x.mean(axis=1, keepdims=True)
+        return float((4 * dev.mean(axis=0) ** 2 / dev.var(axis=0, ddof=1)).sum())
+
+    observed = statistic(m)
+    hits = sum(statistic(np.array([row[list(p)] for row, p in zip(m, perms)])) >= observed - 1e-9
+               for perms in itertools.product(list(itertools.permutations(range(3))), repeat=4))
+    assert hits == 6 * 6
     alone = block_agreement(grouped, groups, ["judge"], a="A", b="B", alpha=0.05, first=1_000)
     among = block_agreement(grouped, groups, ["judge"], a="A", b="B", alpha=0.05, first=1_000, family=2)
-    assert alone.test.pvalue == among.test.pvalue == 48 / 1296
+    assert alone.test.pvalue == among.test.pvalue == pytest.approx(hits / 6 ** 4, abs=1e-12)
     assert (alone.differ, alone.disagree) == (True, True)
     assert (among.differ, among.disagree) == (False, False)   # no judge significant: no direction either
     assert "at most alpha / 2" not in alone.statement and among.statement == ""

@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from probestats.errors import OptionError, ValidationError
-from probestats.analyses.many import analyze_many, parse_groups, unit_means
+from probestats import analyze_many
+from probestats.analyses.many import parse_groups, unit_means
 from probestats.analyses.omnibus import omnibus_statistic, omnibus_test
 from tests.engines import analyze_pair as analyze
 from tests.factories import make_log

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from probestats.analyses.many import analyze_many
+from probestats import analyze_many
 from probestats.analyses.omnibus import mc_interval, omnibus_test
 
 VALUES = ("male", "female", "redacted")

@@ -121,7 +121,7 @@ def test_by_with_factor_gives_each_groups_analysis_corrected_together(logs, caps
     # effect of every group (Holm over 2 groups x 7 effects, statsmodels as the reference)
     from statsmodels.stats.multitest import multipletests
 
-    from probestats.analyses.factors import analyze_factors
+    from probestats import analyze_factors
 
     _, factor = logs
     code = main(["analyze", str(factor), "--metric", "steps", "--factor", "style", "--factor", "name", "--by", "grp",

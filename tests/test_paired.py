@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import statistics
 
 import numpy as np
@@ -21,7 +22,7 @@ from tests.engines import analyze   # with its knobs (mdg, within_noise)
 from probestats.errors import OptionError, ValidationError
 from probestats.analyses.items import items_of
 from probestats.stats.multitest import adjust
-from tests.factories import halves_by_hand, make_log
+from tests.factories import make_log
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
 
@@ -297,33 +298,46 @@ def _five_runs_log(seed=3):
             for i in range(6) for v in ("formal", "casual") for s in (5, 3, 1, 4, 2)]
 
 
-def test_without_a_noise_log_the_runs_of_value_a_split_in_two_halves_drawn_at_random():
+def _mean_square_over_every_split(runs: list[float]) -> float:
+    """The mean, over every split of ``runs`` into ``len // 2`` runs and the rest (enumerated), of the squared
+    gap between the two halves' means: the reference, by brute force, for the closed form."""
+    k = len(runs) // 2
+    squares = [(statistics.fmean([runs[j] for j in first])
+                - statistics.fmean([runs[j] for j in range(len(runs)) if j not in first])) ** 2
+               for first in itertools.combinations(range(len(runs)), k)]
+    return statistics.fmean(squares)
+
+
+def test_without_a_noise_log_the_runs_of_value_a_split_in_two_halves_read_over_every_split():
+    # was: one split drawn at random (keyed by the cell's name and runs, seed 0), its gaps checked against the
+    # rule of the draw by hand; the reference is now every split, enumerated here (10 splits of 5 runs per item)
     rows = _five_runs_log()
     analysis = analyze(rows, metric="steps")
-    gaps = []
-    for i in range(6):
-        runs = [r["steps"] for r in rows if r["item"] == str(i) and r["variant"] == "formal"]
-        first, second = halves_by_hand(runs, str(i), 0)
-        assert sorted(first + second) == sorted(runs) and len(first) == 2
-        gaps.append(statistics.fmean(first) - statistics.fmean(second))
-    assert analysis.noise.gaps == pytest.approx(gaps, abs=1e-12)
-    assert analysis.noise.average_gap == pytest.approx(statistics.fmean(gaps), abs=1e-12)
-    assert analysis.noise_source == ("within-log: the runs of value 'formal' in each item split in two halves "
-                                     "drawn at random, keyed by the cell's name and each run's value (seed 0)")
+    squares = [_mean_square_over_every_split([r["steps"] for r in rows if r["item"] == str(i)
+                                              and r["variant"] == "formal"]) for i in range(6)]
+    assert analysis.noise.items["gap"].to_list() == pytest.approx([math.sqrt(q) for q in squares], rel=1e-12)
+    # the items are split independently: the average gap's mean square is the items' sum over 6**2
+    assert analysis.noise.average_gap == pytest.approx(math.sqrt(sum(squares)) / 6, rel=1e-12)
+    assert analysis.noise.items["n_a"].to_list() == [2] * 6 and analysis.noise.items["n_b"].to_list() == [3] * 6
+    assert analysis.noise_source == ("within-log: the runs of value 'formal' in each item split in two halves, the "
+                                     "halves' gap read over every split (its root mean square, from each cell's "
+                                     "spread of runs: no draw)")
     data = analysis.to_dict()
     assert data["noise"]["source"] == analysis.noise_source and data["noise"]["a"] == "formal (first half)"
-    assert data["verdict"]["noise"]["source"] == "within" and data["verdict"]["noise"]["seed"] == 0
+    assert data["noise"]["average_gap"] == analysis.noise.average_gap and "sign_flip" not in data["noise"]
+    check = data["verdict"]["noise"]
+    assert check["source"] == "within" and check["seed"] is None and check["p"] is None and not check["failed"]
+    assert check["average_gap"] == analysis.noise.average_gap
     assert analyze(rows, metric="steps", within_noise=False).noise is None
     assert analyze(rows, metric="steps", noise="none").noise is None
-    # the row order (and the seed column) do not move the split; another seed draws another split
+    # nothing is drawn: the row order, the seed column, the item names and the seed leave it as it is
     shuffled = [rows[j] for j in np.random.default_rng(1).permutation(len(rows))]
     unseeded = [{k: v for k, v in r.items() if k != "seed"} for r in shuffled]
-    by_item = lambda result: dict(zip(result.noise.items["item"], result.noise.gaps))  # noqa: E731
-    assert by_item(analyze(unseeded, metric="steps", a="formal", b="casual")) == by_item(analysis)
-    other = [statistics.fmean(f) - statistics.fmean(s) for f, s in
-             (halves_by_hand([r["steps"] for r in rows if r["item"] == str(i) and r["variant"] == "formal"],
-                              str(i), 7) for i in range(6))]
-    assert analyze(rows, metric="steps", seed=7).noise.gaps == pytest.approx(other, abs=1e-12)
+    renamed = [dict(r, item=f"item {int(r['item']) * 7 % 6}") for r in unseeded]
+    for other in (analyze(unseeded, metric="steps", a="formal", b="casual"), analyze(rows, metric="steps", seed=7),
+                  analyze(renamed, metric="steps", a="formal", b="casual")):
+        assert sorted(other.noise.items["gap"].to_list()) == sorted(analysis.noise.items["gap"].to_list())
+        assert other.noise.average_gap == pytest.approx(analysis.noise.average_gap, rel=1e-12)
 
 
 def test_a_log_sorted_by_the_metric_within_cells_keeps_the_exact_verdict_and_is_named():
@@ -335,7 +349,8 @@ def test_a_log_sorted_by_the_metric_within_cells_keeps_the_exact_verdict_and_is_
     analysis = analyze(sorted_rows, metric="steps")
     assert analysis.main.sign_flip.pvalue == 2 / 2**8   # all 8 gaps +1: brute force over 256 sign patterns
     assert analysis.verdict.conclusion == "detected" and analysis.verdict.statement == "a gap larger than chance"
-    assert not analysis.verdict.noise.failed and analysis.noise.sign_flip.pvalue > 0.05
+    # the halves over every split ignore the row order: never a failed check, a size beside the gap
+    assert not analysis.verdict.noise.failed and analysis.verdict.beyond_noise
     sorted_warning = [p for p in analysis.problems if p.code == "sorted_metric"]
     assert sorted_warning and "ascending order of steps" in sorted_warning[0].message
     assert "sorted_metric" not in {p.code for p in analyze(rows, metric="steps").problems}

@@ -56,6 +56,22 @@ def test_lattice_decisions_equal_the_exact_test(seed, n, lattice, alternative, s
         assert got == (ref.pvalue <= LIMIT), (row.tolist(), ref.pvalue, alternative)
 
 
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(20, 24), lattice=st.sampled_from([1, 3, 10]),
+       alternative=st.sampled_from(["two-sided", "greater", "less"]))
+def test_open_probes_of_20_to_24_items_are_counted_as_the_exact_test(seed, n, lattice, alternative):
+    # up to 24 items the probes the bounds leave open are counted all at once: on the lattice for the rows on it
+    # (with zero gaps and ties among them), by enumeration for a row off it (a gap of 1/7 on a lattice of 1/k)
+    g = near_alpha_rows(seed, 16, n, lattice, 0.3)
+    g[::4, :3] = 0.0
+    g[1::4, 3:6] = g[1::4, 6:9]
+    g[2, 0] = 1 / 7
+    mine = decide_rejections(g, LIMIT, alternative, lattice)
+    for row, got in zip(g, mine):
+        ref = sign_flip_test(row, alternative=alternative)
+        assert got == (ref.pvalue <= LIMIT), (row.tolist(), ref.pvalue, alternative)
+
+
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(20, 32),
        alternative=st.sampled_from(["two-sided", "greater", "less"]), spread=st.sampled_from([0.02, 0.5]))

@@ -3,6 +3,8 @@ parameter, a shared flag has one declaration, one type and one help text, and --
 
 from __future__ import annotations
 
+import re
+
 import click
 import pytest
 
@@ -143,3 +145,52 @@ def test_the_cli_reference_is_what_help_all_prints(name):
     assert f"## probestats {name}\n\n```text\n{done.output}" in reference()
     shown = [group for group in GROUPS if f"\n{group} options:\n" in done.output]
     assert shown, f"{name} --help-all shows no group"
+
+
+def test_a_parameter_in_the_registry_and_a_jobs_signature_is_a_flag_everywhere(monkeypatch, capsys):
+    """A parameter added to the registry and to one job's signature, with no other edit, is an option of
+    that command with its help, reaches the job, and is named by its flag in the errors and on the page."""
+    import inspect
+
+    from click.testing import CliRunner
+
+    import probestats.jobs.describe as describe_job
+    from probestats import parameters
+    from probestats.cli import build
+    from probestats.errors import OptionError, opt
+    from probestats.serve.session import Choice, flag
+
+    record = parameters.Parameter("throwaway_knob", ("--throwaway-knob",), "A knob of this test alone.",
+                                  kind="int", metavar="N", default=3)
+    monkeypatch.setitem(parameters.PARAMETERS, record.name, record)
+    real, seen = describe_job.describe, []
+
+    def describe(log, *, throwaway_knob=3, **given):
+        seen.append(throwaway_knob)
+        if throwaway_knob < 0:
+            raise OptionError(f"{opt('throwaway_knob', throwaway_knob)}: give a knob of 0 or more")
+        return real(log, **given)
+
+    signature = inspect.signature(real)
+    describe.__signature__ = signature.replace(parameters=[
+        *signature.parameters.values(), inspect.Parameter("throwaway_knob", inspect.Parameter.KEYWORD_ONLY, default=3)])
+    monkeypatch.setattr(describe_job, "describe", describe)
+
+    command = build("describe")
+    assert "throwaway_knob" not in {p.name for p in cli.commands["describe"].params}   # built before: not there
+    shown = CliRunner().invoke(command, ["--help-all"], prog_name="probestats describe", terminal_width=100)
+    assert shown.exit_code == 0
+    assert re.search(r"\n  --throwaway-knob N\s+A knob of this test alone\.\s+\[default: 3\]\n", shown.output)
+    monkeypatch.setitem(cli.commands, "describe", command)
+    assert main(["describe", "sample_logs/style_probe.csv", "--metric", "steps", "--throwaway-knob", "7",
+                 "--json"]) == 0
+    assert seen == [7]
+    capsys.readouterr()
+    assert main(["describe", "sample_logs/style_probe.csv", "--metric", "steps", "--throwaway-knob=-1"]) == 1
+    assert capsys.readouterr().err == "Error: --throwaway-knob -1: give a knob of 0 or more\n"
+    with pytest.raises(OptionError, match=r"^throwaway_knob=-1: give a knob"):
+        describe("sample_logs/style_probe.csv", metric="steps", throwaway_knob=-1)
+    assert main(["describe", "sample_logs/style_probe.csv", "--metric", "steps", "--throwaway-knob", "x"]) == 2
+    assert "Invalid value for '--throwaway-knob': 'x' is not a valid integer" in capsys.readouterr().err
+    assert flag("throwaway_knob") == "--throwaway-knob"
+    assert Choice("throwaway_knob", "a knob", "box").flag == "--throwaway-knob"

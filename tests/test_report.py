@@ -479,7 +479,7 @@ def test_cli_report_on_a_log_from_every_shape(tmp_path, capsys):
 
 
 def test_framing_section_is_included_when_a_framing_result_is_given(style, tmp_path):
-    from probestats.analyses.framing import analyze_framing
+    from probestats import analyze_framing
     from probestats.io.read import read_log
 
     logs = ROOT / "sample_logs"

@@ -94,7 +94,7 @@ def test_a_report_of_a_metric_and_a_judges_order_probe_states_both_verdicts(tmp_
 
 
 def test_a_framing_log_beside_a_probe_has_its_own_summary_paragraph():
-    from probestats.analyses.framing import analyze_framing
+    from probestats import analyze_framing
     from tests.factories import make_log
     from tests.framing_factory import make_framing_log
 

@@ -133,7 +133,7 @@ def test_a_null_result_carries_its_conditions_and_size(case):
     average = sum(case["gaps"].values()) / len(case["gaps"])
     for fmt, text in case["texts"].items():
         para = finding_paragraph(text)
-        assert "did not detect a gap larger than its noise" in para, fmt
+        assert "did not detect a gap larger than chance" in para, fmt
         assert f"with these {case['items']} items" in para
         assert "the values 'formal' and 'casual'" in para
         assert "the metric steps" in para and "model stand-in-v1" in para and "temperature 0.8" in para
@@ -293,3 +293,32 @@ def test_a_null_summary_with_a_noise_log_but_no_mdg_says_it_was_not_computed():
     assert result.verdict.noise.source == "log" and result.mdg is None
     assert _section(render_report(result, format="md"), "Summary") == (
         NULL_START + " (the size of gap it could miss was not computed for this analysis).")
+
+
+def test_a_null_finding_words_the_noise_comparison_from_the_gap_and_noise_measured():
+    # five items whose gaps go both ways (+1.2, +1.0, -0.4, +0.9, -0.3 on average) while re-asking barely moves
+    # the metric: the gap is many times the within-log noise, and only not larger than chance across items
+    import re
+
+    from probestats import analyze
+    from probestats.present.report.document import render_report
+
+    shifts = [1.2, 1.0, -0.4, 0.9, -0.3]
+    rows = [{"item": f"q{i}", "variant": v, "seed": s,
+             "x": 5.0 + (shifts[i] if v == "a" else 0.0) + (0.01 if s % 2 else -0.01)}
+            for i in range(5) for v in ("a", "b") for s in range(4)]
+    result = analyze(rows, metric="x")
+    assert not result.verdict.detected
+    text = " ".join(render_report(result, format="md").split())
+    start = text.index("The probe did not detect")
+    para = text[start:start + 3000]
+    assert para.startswith("The probe did not detect a gap larger than chance")
+    assert "larger than its noise" not in text
+    gap, noise = abs(result.main.average_gap), abs(result.noise.average_gap)
+    ratio = gap / noise if noise else None
+    if ratio is None:
+        assert "The same-versus-same gap was 0, so the average gap is larger than the noise of re-asking" in para
+    else:
+        said = re.search(r"In size the average gap is ([0-9.,]+) times the same-versus-same gap", para)
+        assert said and said.group(1) == (f"{ratio:,.0f}" if ratio >= 10 else f"{ratio:.2g}")
+        assert ("larger than the noise of re-asking" in para) == (ratio >= 2)

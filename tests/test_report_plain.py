@@ -103,10 +103,87 @@ def test_the_command_writes_what_the_library_writes(tmp_path, capsys):
 
 
 def test_plain_is_refused_where_it_has_no_plain_form(tmp_path):
-    with pytest.raises(OptionError, match="plain=True words the report of a log's values"):
-        report(framing_log=ROOT / "sample_logs" / "framing_long.csv", format="md", plain=True)
     with pytest.raises(OptionError, match="one metric"):
         report(HAND, metric="steps,temperature", format="md", plain=True)
+
+
+FRAMING = ROOT / "sample_logs" / "framing_long.csv"
+TARGETS = ROOT / "sample_logs" / "framing_targets.csv"
+
+
+def judge_log(path):
+    from tests.judge_factory import Judge, make_judge_log
+
+    make_judge_log(items=14, judges={"j1": Judge(0.5, 0.9), "j2": Judge(0.8, 0.6)}, seed=5).write_csv(path)
+    return path
+
+
+def alone(kind: str, tmp_path, **more):
+    """The report of a framing log alone or of an order probe alone (``more``: plain, format)."""
+    if kind == "framing":
+        return report(framing_log=FRAMING, targets=TARGETS, **more).text
+    return report(judge_log(tmp_path / "judge.csv"), judge={"order": "order", "choice": "choice", "by": ["judge"]},
+                  **more).text
+
+
+#: the methods a plain report keeps for its details: (framing) the test, the interval, the correction;
+#: (order probe) the two tests, the interval and the correction
+METHODS = {"framing": ("exact sign-flip test", "Student t", "holm"),
+           "judge": ("exact binomial", "exact sign-flip test", "Clopper–Pearson", "holm")}
+
+
+@pytest.mark.parametrize("kind", ["framing", "judge"])
+def test_a_plain_report_of_a_framing_log_or_an_order_probe_alone_names_its_tests_in_words(tmp_path, kind):
+    usual = alone(kind, tmp_path, format="md")
+    plain = alone(kind, tmp_path, format="md", plain=True)
+    missing = numbers(usual) - numbers(plain)
+    assert not missing, sorted(missing)
+    body, details = plain.split("\n## Method details\n")
+    assert "## " not in details   # the detail section is the last one
+    for method in METHODS[kind]:
+        assert method in usual, method
+        assert method not in body, (method, body[max(0, body.find(method) - 300):body.find(method) + 100])
+        assert method in details, method
+    for s in sentences(body):   # as honest as the usual report: no claim without its denial
+        if CLAIMS.search(s):
+            assert DENIAL.search(s), s
+    assert "Every figure names its test in words" in body
+    html = alone(kind, tmp_path, format="html", plain=True)
+    assert html.count('<details id="method-details">') == 1
+
+
+def test_a_plain_framing_report_says_each_corrected_p_and_interval_in_words(tmp_path):
+    """Each cell's sentence: the interval as a range and its p after the correction, both checked against the
+    framing's own numbers (the correction by statsmodels)."""
+    import json
+
+    from statsmodels.stats.multitest import multipletests
+
+    from probestats.errors import plain_numbers
+    from probestats.present.words.fmt import fmt_p
+
+    cells = json.loads(report(framing_log=FRAMING, targets=TARGETS, format="json").text)["framing"]["cells"]
+    holm = multipletests([c["bias_p"] for c in cells], method="holm")[1]
+    plain = alone("framing", tmp_path, format="md", plain=True).replace("\\", "")
+    for c, p in zip(cells, holm):
+        assert c["bias_p_adjusted"] == pytest.approx(p)
+        with plain_numbers():
+            said = (f"(plausibly from {c['bias_ci']['low']:+.2f} to {c['bias_ci']['high']:+.2f}, a 95% interval; "
+                    f"p = {fmt_p(p, 0.05)} after the correction for the {len(cells)} cells tested together, from a "
+                    f"test across {c['n_items']} items, {c['n']} responses)")
+        assert said in plain, said
+
+
+def test_the_command_writes_the_plain_framing_and_order_probe_reports(tmp_path):
+    out = tmp_path / "framing.md"
+    assert main(["report", "--framing", str(FRAMING), "--targets", str(TARGETS), "--plain", "-o", str(out)]) == 0
+    assert "## Method details" in out.read_text(encoding="utf-8")
+    out = tmp_path / "judge.md"
+    log = judge_log(tmp_path / "judge.csv")
+    assert main(["report", str(log), "--order", "order", "--choice", "choice", "--by", "judge", "--plain",
+                 "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "## Method details" in text and "exact binomial" not in text.split("## Method details")[0]
 
 
 def test_a_plain_report_of_several_values_keeps_every_number_and_folds_its_method(tmp_path):
@@ -119,3 +196,16 @@ def test_a_plain_report_of_several_values_keeps_every_number_and_folds_its_metho
     body, details = plain.split("\n## Method details\n")
     assert "Method:" in usual and "Method:" not in body
     assert "- **The omnibus test:** exact" in details
+
+
+def test_a_plain_framing_reports_warnings_name_no_flag_and_no_code():
+    """The framing log without targets: its warning says to give them; the plain report words it without the flag
+    the command line gives and without the warning's code."""
+    with cli_spelling():   # as the command line and the page make it
+        usual = report(framing_log=FRAMING, format="md").text
+        plain = report(framing_log=FRAMING, format="md", plain=True).text
+    assert "no_targets: " in usual or "--targets FILE" in usual
+    body = plain.split("\n## Method details\n")[0]
+    warnings = body[body.index("### Warnings"):]
+    assert "give the targets of each topic to name the targets" in warnings
+    assert "--" not in warnings and not re.search(r"\b[a-z]+_[a-z_]+: ", warnings), warnings

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from tests.engines import analyze   # with its knobs (mdg, within_noise)
 from probestats.analyses.compare import compare_runs
 from probestats.analyses.evaluator import analyze_judge
-from probestats.analyses.factors import analyze_factors
-from probestats.analyses.many import analyze_many
+from probestats import analyze_factors
+from probestats import analyze_many
 from probestats.analyses.plan import with_design_power
 from probestats.cli import main
 from probestats.present.plots.items import item_gaps
@@ -435,6 +435,9 @@ def test_the_power_plot_comes_only_with_the_analysis_step(logs):
     powered = with_design_power(bare, 1.0)
     page = render_report(powered, format="html", sections=["power"])
     assert "Power against runs per value" in page and "at a true average gap of 1 steps" in page
+    # the caption names how the gap acts, as the plan's terminal and JSON do
+    chosen = powered.power.plan.mechanisms
+    assert f"How the gap acts: {chosen.candidates[0]}" in page and chosen.candidates[0] in ("level", "rate", "scale")
     # the curve the figure draws is the one simulated in the analysis step
     assert powered.power.gap == 1.0 and powered.power.plan.gap == 1.0 and powered.power.sims == 300
 

@@ -74,6 +74,8 @@ def form_of(text: str) -> dict:
     for name, value in re.findall(r'<input type="(?:text|number)" id="[^"]*" name="([^"]+)"[^>]*value="([^"]*)"',
                                   text):
         fields[name] = html.unescape(value)
+    for name, value in re.findall(r'<input type="radio" id="[^"]*" name="([^"]+)" value="([^"]*)" checked>', text):
+        fields[name] = html.unescape(value)
     return {"fields": fields, "options": options}
 
 

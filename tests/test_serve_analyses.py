@@ -75,7 +75,7 @@ def test_a_framing_log_is_offered_its_analysis_and_reports_as_its_commands(page,
     job = job_of(checked)
     results = get(page, job, "results").text
     command, analysis = command_of(results), command_of(results, "analysis-command")
-    assert command == "probestats report --framing framing_long.csv --targets targets.csv -o report.md"
+    assert command == "probestats report --framing framing_long.csv --targets targets.csv --plain -o report.md"
     assert analysis == "probestats framing framing_long.csv --targets targets.csv --json"
     assert "fact-attribute" not in results  # the framing report has no design facts to fill in
     folder = tmp_path / "by-hand"
@@ -102,7 +102,7 @@ def test_framing_without_targets_leans_toward_the_affirmative_claim(page, tmp_pa
     assert "unnamed_targets" in checked.text and 'id="to-results"' in checked.text
     job = job_of(checked)
     results = get(page, job, "results").text
-    assert command_of(results) == "probestats report --framing framing_long.csv -o report.md"
+    assert command_of(results) == "probestats report --framing framing_long.csv --plain -o report.md"
     assert 'id="dl-targets"' not in results
     folder = tmp_path / "by-hand"
     folder.mkdir()
@@ -203,7 +203,7 @@ def test_an_order_probe_is_offered_and_reports_as_its_commands(page, tmp_path, c
             if source == "reply" else "--choice choice")
     # the report takes the judge's columns as the judge command's flags
     assert command == (f"probestats report verdicts.csv --order Position {read} --by Judge "
-                       "-o report.md")
+                       "--plain -o report.md")
     assert analysis == f"probestats judge verdicts.csv --order Position {read} --by Judge --json"
     folder = tmp_path / "by-hand"
     folder.mkdir()
@@ -250,7 +250,7 @@ def test_an_order_probe_judged_again_takes_the_repetition_control(page, tmp_path
     results = get(page, job, "results").text
     command, analysis = command_of(results), command_of(results, "analysis-command")
     assert command == ("probestats report rounds.csv --order Position --choice choice --by judge --repetition Round "
-                       "-o report.md")
+                       "--plain -o report.md")
     folder = tmp_path / "by-hand"
     folder.mkdir()
     (folder / "rounds.csv").write_bytes(data)

@@ -552,7 +552,7 @@ def test_a_person_gets_the_framing_report_and_analysis_the_commands_give(browser
 
     command = wait_for(browser, "#command").text
     analysis = browser.find_element(By.ID, "analysis-command").text
-    assert command == "probestats report --framing framing_long.csv --targets targets.csv -o report.md"
+    assert command == "probestats report --framing framing_long.csv --targets targets.csv --plain -o report.md"
     assert analysis == "probestats framing framing_long.csv --targets targets.csv --json"
     for link, name in (("dl-targets", "targets.csv"), ("dl-md", "report.md"), ("dl-analysis", "analysis.json")):
         browser.find_element(By.ID, link).click()
@@ -598,8 +598,251 @@ def test_an_order_probe_judged_again_reports_after_the_repetition_control(browse
     browser.back()
     person.choose("#judge_repetition", "Round")
     person.click("button[value=validate]", navigates=True)
+    repetitions = wait_for(browser, "#design-roles li[data-role='Repetitions']")   # what the page understood
+    assert "the column Round numbers each time an item was judged again" in repetitions.text
+    assert [a.text for a in repetitions.find_elements(By.TAG_NAME, "a")] == ["“Repetition”"]
     person.click("#to-results", navigates=True)
     assert "--repetition Round" in wait_for(browser, "#command").text
     browser.switch_to.frame(browser.find_element(By.CSS_SELECTOR, "iframe.report"))
     assert wait_for(browser, "h1").text
     browser.switch_to.default_content()
+
+
+# ---------------------------------------------------------------- what a person reads, in the browser
+
+
+#: what a person reads of the page in view, as the browser lays it out: its text, the "show the command" boxes
+#: left aside (a closed details block, the report's method details with each option's flag, shows its summary)
+READ = """
+let text = document.body.innerText;
+document.querySelectorAll('pre.command').forEach(e => { text = text.replace(e.innerText, ' '); });
+return text;
+"""
+
+
+def reads(driver) -> dict:
+    """The text a person reads on the page shown, and in the report it frames (when it frames one)."""
+    from selenium.webdriver.common.by import By
+
+    out = {"page": driver.execute_script(READ)}
+    frames = driver.find_elements(By.CSS_SELECTOR, "iframe.report")
+    if frames:
+        driver.switch_to.frame(frames[0])
+        wait_for(driver, "main")
+        out["report"] = driver.execute_script(READ)
+        driver.switch_to.default_content()
+    return out
+
+
+def no_flag_no_python_name(said: dict, files: dict, where: str) -> None:
+    """The same patterns as the request tests' (tests/test_serve_person.py): no flag, no file of the repository,
+    no Python spelling, no Python name but the uploaded files' own words."""
+    from tests.test_serve_person import FLAG, FOLDERS, PYTHON, PYTHON_NAME, REPOSITORY_PATH, file_words
+
+    theirs = file_words(files) | set(files_names(files)) | set(FOLDERS)
+    for part, text in said.items():
+        text = " ".join(text.split())
+        for pattern in (FLAG, REPOSITORY_PATH):
+            found = pattern.search(text)
+            assert found is None, (where, part, text[max(0, found.start() - 200):found.end() + 80])
+        for found in [*PYTHON.finditer(text), *PYTHON_NAME.finditer(text)]:
+            assert found.group(0).rstrip("=") in theirs, (where, part, text[max(0, found.start() - 200):found.end() + 80])
+
+
+def files_names(files: dict) -> list[str]:
+    return [name for name, _ in files.values()]
+
+
+@pytest.mark.parametrize("sheet", ["hand sheet", "messy sheet", "framing sheet", "judge log"])
+def test_no_page_a_person_reads_in_chromium_names_a_flag_a_python_name_or_a_repository_file(browser, server,
+                                                                                           tmp_path, sheet):
+    """Every page of the flow as Chromium shows it, the report inside its frame too: the upload, the columns, the
+    check, the report page and (for a comparison of values) the plan."""
+    import csv
+
+    import polars as pl
+    from selenium.webdriver.common.by import By
+
+    from tests.test_evaluator import padding_log
+
+    path = tmp_path / {"hand sheet": HAND.name, "messy sheet": "messy.csv", "framing sheet": FRAMING.name,
+                       "judge log": "judge.csv"}[sheet]
+    if sheet == "hand sheet":
+        shutil.copy(HAND, path)
+    elif sheet == "messy sheet":
+        log = pl.read_csv(ROOT / "sample_logs" / "style_hand.csv")
+        titled = pl.when(pl.col("seed") == 5).then(pl.col("variant").str.to_titlecase()).otherwise(pl.col("variant"))
+        log.with_columns(titled.alias("variant")).write_csv(path)
+    elif sheet == "framing sheet":
+        shutil.copy(FRAMING, path)
+    else:
+        pl.DataFrame(padding_log()).write_csv(path)
+    files = {"log": (path.name, path.read_bytes())}
+    person = Person(browser)
+    browser.get(server)
+    pages = {"upload": reads(browser)}
+    person.choose_file("#log", path)
+    person.click("button[type=submit]", navigates=True)
+    wait_for(browser, "#metric")
+    pages["columns"] = reads(browser)
+    if sheet == "framing sheet":
+        with TARGETS.open(encoding="utf-8", newline="") as handle:
+            targets = {row["topic"]: (row["affirmative"], row["reverse"]) for row in csv.DictReader(handle)}
+        for n, cell in enumerate(browser.find_elements(By.CSS_SELECTOR, "table.targets th[scope=row]")):
+            browser.find_element(By.ID, f"target-aff-{n}").send_keys(targets[cell.text][0])
+            browser.find_element(By.ID, f"target-rev-{n}").send_keys(targets[cell.text][1])
+    elif sheet == "judge log":
+        person.choose("#metric", "level")
+        person.choose("#a", "padded")
+        person.choose("#b", "plain")
+    person.click("button[value=validate]", navigates=True)
+    wait_for(browser, "#verdict")
+    pages["check"] = reads(browser)
+    if sheet == "messy sheet":   # as a person does: the fix the check names, then the check again
+        browser.back()
+        person.click("#opt-fold_case")
+        person.click("button[value=validate]", navigates=True)
+        wait_for(browser, "#verdict")
+        pages["check folded"] = reads(browser)
+    person.click("#to-results", navigates=True)
+    wait_for(browser, "#command")
+    pages["results"] = reads(browser)
+    if sheet != "framing sheet":
+        person.click("#to-plan", navigates=True)
+        pages["plan form"] = reads(browser)
+        for field, value in (("items", "6"), ("runs", "5"), ("sims", "40")):
+            box = wait_for(browser, f"#{field}")
+            box.clear()
+            box.send_keys(value)
+        person.click("form button[type=submit]", navigates=True)
+        wait_for(browser, "#plan-table", timeout=900)
+        pages["plan"] = reads(browser)
+    for where, said in pages.items():
+        assert any(len(text.strip()) > 50 for text in said.values()), (where, said)   # a page was read
+        no_flag_no_python_name(said, files, f"{sheet}: {where}")
+    report = pages["results"]["report"]
+    assert "Every figure names its test in words" in report   # the plain report, for every kind
+
+
+def test_the_check_says_what_the_page_understood_with_a_control_beside_each_role(browser, server):
+    """The design sentence on the check page, before the report: the items, the values and the runs the analysis
+    took the sheet to hold (counted here by hand), each with a link to the control that changes it; the link
+    leads to that control on the column page."""
+    import polars as pl
+    from selenium.webdriver.common.by import By
+
+    sheet = pl.read_excel(HAND)
+    runs = sheet.group_by("item", "variant").len()["len"]
+    assert runs.min() == runs.max()
+    person = Person(browser)
+    browser.get(server)
+    person.choose_file("#log", HAND)
+    person.click("button[type=submit]", navigates=True)
+    person.click("button[value=validate]", navigates=True)
+    said = wait_for(browser, "#design-read").text
+    assert said.startswith(f"This analysis took the probe to be: {sheet['item'].n_unique()} items (item, by name), "
+                           f"each run under values 'formal', 'casual' (variant, by name), {runs[0]} runs per item "
+                           "and value")
+    roles = {li.get_attribute("data-role"): li for li in browser.find_elements(By.CSS_SELECTOR, "#design-roles li")}
+    assert list(roles) == ["Items", "Values", "Runs"]
+    controls = {role: [a.text for a in li.find_elements(By.TAG_NAME, "a")] for role, li in roles.items()}
+    assert controls == {"Items": ["“Item”"], "Values": ["“Value compared”", "“First value”", "“Second value”"],
+                        "Runs": ["“Seed”"]}
+    assert f"{sheet['item'].n_unique()} items, from the column item" in roles["Items"].text
+    # the design sentence comes before the report: the report's Design section opens with the same sentence
+    roles["Items"].find_element(By.TAG_NAME, "a").click()
+    wait_for(browser, "#col-item")
+    assert browser.current_url.endswith("/map#col-item")
+    assert browser.execute_script("return document.querySelector(':target').id") == "col-item"
+
+
+def control_log(path: Path):
+    """Eight items under a baseline ('plain'), the attribute's value ('bias') and a key typo ('typo')."""
+    import polars as pl
+
+    rows = [{"item": i, "variant": v, "seed": s, "x": x + 0.3 * ((s * 7 + i) % 3)} for i in range(8)
+            for s in range(3) for v, x in (("plain", 0.0), ("bias", 1.0 + i % 2), ("typo", 0.2 * (i % 2)))]
+    pl.DataFrame(rows).write_csv(path)
+    return pl.DataFrame(rows)
+
+
+def test_a_value_named_as_an_edit_calls_for_the_control_wording_and_the_report_sets_it_beside(browser, server,
+                                                                                              tmp_path):
+    """A log with a 'typo' value: the check's design names “Control value” and “Baseline value”; with them chosen,
+    the report holds the control section, its control gap the one counted here by hand."""
+    import polars as pl
+    from selenium.webdriver.common.by import By
+
+    log = control_log(tmp_path / "edits.csv")
+    person = Person(browser)
+    browser.get(server)
+    person.choose_file("#log", tmp_path / "edits.csv")
+    person.click("button[type=submit]", navigates=True)
+    person.choose("#metric", "x")
+    person.click("button[value=validate]", navigates=True)
+    role = wait_for(browser, "#design-roles li[data-role='Control wording']")
+    assert "‘typo’ looks like a meaningless edit" in role.text
+    assert [a.text for a in role.find_elements(By.TAG_NAME, "a")] == ["“Control value”", "“Baseline value”"]
+    role.find_element(By.TAG_NAME, "a").click()   # to the control, on the column page
+    wait_for(browser, "#opt-control")
+    person.choose("#opt-control", "typo")
+    person.choose("#opt-baseline", "plain")
+    person.click("button[value=validate]", navigates=True)
+    role = wait_for(browser, "#design-roles li[data-role='Control wording']")
+    assert "‘typo’, a meaningless edit of ‘plain’" in role.text
+    person.click("#to-results", navigates=True)
+    command = wait_for(browser, "#command").text
+    assert "--control typo" in command and "--baseline plain" in command
+    # the control's own gap, by hand: per item the mean under 'typo' minus the mean under 'plain', averaged
+    means = log.group_by("item", "variant").agg(pl.col("x").mean()).pivot(on="variant", index="item", values="x")
+    gap = (means["typo"] - means["plain"]).mean()
+    from probestats.present.words.fmt import fmt_gap
+
+    browser.switch_to.frame(browser.find_element(By.CSS_SELECTOR, "iframe.report"))
+    control = wait_for(browser, "#control").text
+    browser.switch_to.default_content()
+    assert "typo" in control and fmt_gap(gap) in control, (fmt_gap(gap), control[:600])
+
+
+def test_the_plan_names_how_the_gap_acts_where_the_log_cannot_tell_and_sizes_as_chosen(browser, server, tmp_path):
+    """A count whose runs spread as Poisson counts do: the plan cannot tell a shift of the count from a change of
+    its rate, says so and names “How the gap acts”; with the rate chosen there, the plan is the one its command
+    prints."""
+    import numpy as np
+    import polars as pl
+    from selenium.webdriver.common.by import By
+
+    folder = tmp_path / "files"
+    folder.mkdir()
+    rng = np.random.default_rng(1)
+    pl.DataFrame([{"item": i, "variant": v, "seed": s, "tokens": int(rng.poisson(20 + 5 * i))} for i in range(8)
+                  for v in ("a", "b") for s in range(5)]).write_csv(folder / "counts.csv")
+    person = Person(browser)
+    browser.get(server)
+    person.choose_file("#log", folder / "counts.csv")
+    person.click("button[type=submit]", navigates=True)
+    person.click("button[value=validate]", navigates=True)
+    person.click("#to-results", navigates=True)
+    person.click("#to-plan", navigates=True)
+
+    def simulate(way: str) -> None:
+        for field, value in (("items", "6"), ("runs", "5"), ("sims", "60")):
+            box = wait_for(browser, f"#{field}")
+            box.clear()
+            box.send_keys(value)
+        person.choose("#mechanism", way)
+        person.click("form button[type=submit]", navigates=True)
+        wait_for(browser, "#plan-table", timeout=900)
+
+    simulate("As the log suggests (each way it leaves plausible, the least promising shown)")
+    hint = browser.find_element(By.ID, "mechanism-hint").text
+    assert "“How the gap acts”" in hint and "shifts the count or it changes its rate" in hint, hint
+    assert "--mechanism" not in browser.find_element(By.ID, "plan-command").text
+    simulate("It changes a count's or a yes/no rate (the spread changes with it)")
+    command = browser.find_element(By.ID, "plan-command").text
+    assert "--mechanism rate" in command
+    printed = json.loads(run_shown(command, folder).stdout)
+    assert printed["mechanisms"]["candidates"] == ["rate"]
+    page = json.loads(fetch(browser, browser.find_element(By.ID, "dl-plan").get_attribute("href")))
+    assert page == printed
+    assert "it changes its rate" in browser.find_element(By.ID, "mechanism-hint").text

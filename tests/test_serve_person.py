@@ -42,7 +42,8 @@ def flow(page, files, **choices) -> dict:
     pages = {"columns": get(page, job, "map").text}
     sent = choose(settings, client, job, go="update", **choices)
     pages["columns sent"] = sent.text
-    checked = choose(settings, client, job_of(sent), go="validate")
+    checked = choose(settings, client, job_of(sent), go="validate",
+                     **{k: v for k, v in choices.items() if k.startswith("target-")})   # typed, as the page keeps
     pages["check"] = checked.text
     if 'id="to-results"' in checked.text:
         done = job_of(checked)
@@ -174,6 +175,39 @@ def test_a_title_row_is_named_with_its_control_and_the_number_it_says_gives_the_
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]+")
 REPOSITORY_PATH = re.compile(r"\b(?:benchmarks|probestats|tests|docs|scripts)/[\w/.-]+|\b\w+\.py\b")
 PYTHON = re.compile(r"\b[a-z]+(?:_[a-z]+)+=|\bTests\(|\bProbe\(|\b(?:True|False|None)\b")
+#: a Python name (``noise_value``, ``rating_scale_inferred``): a word of small letters joined by underscores
+PYTHON_NAME = re.compile(r"(?<![\w.-])[a-z]+(?:_[a-z0-9]+)+(?![\w.-])")
+#: the one name with an underscore the page shows that is no Python name: the folder of the report's plots
+FOLDERS = ("report_files",)
+
+
+def file_words(files: dict) -> set[str]:
+    """Every word of the files uploaded (headers and cells, any sheet): what the page shows of them is theirs."""
+    words = set()
+    for _, content in files.values():
+        if content[:2] == b"PK":   # a spreadsheet
+            import io
+
+            for frame in pl.read_excel(io.BytesIO(content), sheet_id=0, has_header=False).values():
+                words |= {str(w) for row in frame.iter_rows() for cell in row if cell is not None
+                          for w in re.findall(r"[\w.-]+", str(cell))}
+        else:
+            words |= set(re.findall(r"[\w.-]+", content.decode("utf-8", "replace")))
+    return words
+
+
+def scan(pages: dict, headers, files: dict) -> None:
+    """No page a person reads names a flag, a file of the repository, a Python spelling or a Python name (the
+    uploaded files' own words and the names of the files the page writes aside)."""
+    names = option_names(headers)
+    theirs = file_words(files) | {name for name, _ in files.values()} | set(FOLDERS)
+    for name, text in pages.items():
+        said = person_reads(text)
+        for pattern in (FLAG, REPOSITORY_PATH, names):
+            found = pattern.search(said)
+            assert found is None, (name, said[max(0, found.start() - 200):found.end() + 80])
+        for found in [*PYTHON.finditer(said), *PYTHON_NAME.finditer(said)]:
+            assert found.group(0).rstrip("=") in theirs, (name, said[max(0, found.start() - 200):found.end() + 80])
 
 
 def option_names(headers) -> re.Pattern:
@@ -230,7 +264,7 @@ def person_sheet(path, log: pl.DataFrame) -> list[str]:
 
 
 @pytest.mark.parametrize("sheet", ["hand sheet and noise file", "messy sheet", "messy sheet folded",
-                                   "sheet kept by hand"])
+                                   "sheet kept by hand", "framing sheet", "judge log", "order probe"])
 def test_no_page_a_person_reads_names_a_flag_a_python_name_or_a_file_of_the_repository(page, tmp_path, sheet):
     from tests.test_serve_flows import messy_sheet
 
@@ -243,6 +277,20 @@ def test_no_page_a_person_reads_names_a_flag_a_python_name_or_a_file_of_the_repo
         files = {"log": ("messy.csv", messy_sheet())}
         headers = hand.columns
         choices = dict(fold_case=True, complete=True) if sheet.endswith("folded") else {}
+    elif sheet == "framing sheet":
+        files = {"log": (FRAMING.name, FRAMING.read_bytes())}
+        headers = pl.read_csv(FRAMING).columns
+        choices = dict(analysis="framing", answers="auto", **typed_targets())
+    elif sheet == "judge log":   # a judge's ratings, split by criterion
+        log = pl.DataFrame(padding_log())
+        files = {"log": ("judge.csv", log.write_csv().encode())}
+        headers = log.columns
+        choices = dict(metric="level", a="padded", b="plain", by="criterion")
+    elif sheet == "order probe":
+        log = judge_rounds()
+        files = {"log": ("judge.csv", log.write_csv().encode())}
+        headers = log.columns
+        choices = dict(analysis="judge")
     else:
         headers = person_sheet(tmp_path / "kept.xlsx", hand)
         files = {"log": ("kept.xlsx", (tmp_path / "kept.xlsx").read_bytes())}
@@ -262,13 +310,33 @@ def test_no_page_a_person_reads_names_a_flag_a_python_name_or_a_file_of_the_repo
         pages.update(plan_pages(page, job_of(checked)))
     else:
         assert "report" in pages, read(pages["check"])[:600]
-        pages.update(plan_pages(page, job_of_page(pages["results"])))
-    names = option_names(headers)
-    for name, text in pages.items():
-        said = person_reads(text)
-        for pattern in (FLAG, REPOSITORY_PATH, PYTHON, names):
-            found = pattern.search(said)
-            assert found is None, (name, said[max(0, found.start() - 200):found.end() + 80])
+        if "analysis" not in choices:   # a framing log or an order probe sizes no next probe
+            pages.update(plan_pages(page, job_of_page(pages["results"])))
+        else:   # its report is the plain one: each test in words, the methods folded away
+            assert '<details id="method-details">' in pages["report"]
+    scan(pages, headers, files)
+
+
+FRAMING = SAMPLES / "framing_long.csv"
+
+
+def typed_targets() -> dict:
+    """The sample framing log's targets, as a person types them on the column page."""
+    import csv
+    import io
+
+    targets = list(csv.DictReader(io.StringIO((SAMPLES / "framing_targets.csv").read_text(encoding="utf-8"))))
+    typed = {}
+    for n, row in enumerate(targets):
+        typed |= {f"target-aff-{n}": row["affirmative"], f"target-rev-{n}": row["reverse"]}
+    return typed
+
+
+def judge_rounds() -> pl.DataFrame:
+    """An order probe of two judges, its replies to be read by the slot each chose."""
+    from tests.judge_factory import Judge, make_judge_log
+
+    return make_judge_log(items=14, judges={"j1": Judge(0.5, 0.9), "j2": Judge(0.8, 0.6)}, seed=5)
 
 
 @pytest.mark.parametrize("kind", ["zip bomb", "far corner"])
@@ -342,3 +410,56 @@ def test_a_framing_interval_that_leaves_out_0_beside_no_lean_says_why(page):
                 f"p = {fmt_p(c['bias_p'], 0.05)}); the test decides.")
         assert said in report
     assert len(set(re.findall(r"Its interval leaves out 0 .*?the test decides\.", report))) == len(apart)
+
+
+def test_the_check_of_an_order_probe_says_what_the_page_understood_with_its_controls(page):
+    """The order probe's check: the items, the two orders and the judges, counted here from the log, each beside
+    the control of the column page that changes it."""
+    log = judge_rounds()
+    settings, client = page
+    job = job_of(upload(settings, client, {"log": ("judge.csv", log.write_csv().encode())}))
+    checked = choose(settings, client, job, go="validate", analysis="judge")
+    said = read(re.search(r'<p id="design-read">.*?</p>', checked.text, re.S).group(0)).strip()
+    orders = sorted(log["order"].unique().to_list())
+    assert said == (f"This analysis took the probe to be: {log['item'].n_unique()} items judged in the two orders "
+                    f"‘{orders[0]}’ and ‘{orders[1]}’ of order, by {log['judge'].n_unique()} judges.")
+    roles = dict(re.findall(r'<li data-role="([^"]+)">(.*?)</li>', checked.text, re.S))
+    assert list(roles) == ["Items", "Orders", "Verdicts", "Judges", "Repetitions"]
+    for role, control in (("Orders", "#order"), ("Verdicts", "#judge_choice"), ("Judges", "#judge_by"),
+                          ("Repetitions", "#judge_repetition")):
+        assert f'/map{control}"' in roles[role], (role, roles[role])
+        assert f'id="{control[1:]}"' in get(page, job_of(checked), "map").text   # a control the column page has
+
+
+def test_the_check_of_a_framing_log_says_what_the_page_understood_with_its_controls(page):
+    """The framing log's check: its cells and matched items, counted here from the log, the answers' reading and
+    the reference each topic's lean is counted toward (the targets typed), each beside its control."""
+    log = pl.read_csv(FRAMING)
+    cells = log.select("Model", "Topic").unique().height
+    items = log.group_by("Model", "Topic").agg(pl.struct("Item", "Language").n_unique().alias("n"))["n"].max()
+    typed = typed_targets()
+    settings, client = page
+    job = job_of(upload(settings, client, {"log": (FRAMING.name, FRAMING.read_bytes())}))
+    checked = choose(settings, client, job, go="validate", analysis="framing", **typed)
+    said = read(re.search(r'<p id="design-read">.*?</p>', checked.text, re.S).group(0)).strip()
+    topics = dict(re.findall(r'<th scope="row" id="topic-(\d+)">(.*?)</th>', get(page, job, "map").text))
+    reference = "; ".join(f"{topics[str(n)]}: ‘{typed[f'target-aff-{n}']}’" for n in range(len(topics)))
+    assert said == (f"This analysis took the probe to be: {cells} cells of up to {items} matched items each, asked "
+                    f"in both framings, answered on the agreement scale, the lean counted toward the reference of "
+                    f"each topic ({reference}).")
+    roles = dict(re.findall(r'<li data-role="([^"]+)">(.*?)</li>', checked.text, re.S))
+    assert list(roles) == ["Items", "Answers", "Cells", "Reference"]
+    assert '/map#answers"' in roles["Answers"] and '/map#topic-0"' in roles["Reference"]
+
+
+def test_the_check_names_the_clusters_it_read_beside_their_control(page):
+    """Items nested in sources, chosen with “Clusters”: the check's design says how many clusters (counted here),
+    beside the control that set them."""
+    log = pl.read_csv(SAMPLES / "style_hand.csv").with_columns((pl.col("item") // 2).alias("source"))
+    settings, client = page
+    job = job_of(upload(settings, client, {"log": ("nested.csv", log.write_csv().encode())}))
+    checked = choose(settings, client, job, go="validate", metric="steps", cluster="source")
+    roles = dict(re.findall(r'<li data-role="([^"]+)">(.*?)</li>', checked.text, re.S))
+    assert "Clusters" in roles, read(checked.text)[:1500]
+    assert f"items nested in {log['source'].n_unique()} clusters of source" in read(roles["Clusters"])
+    assert '/map#opt-cluster"' in roles["Clusters"] and "“Clusters”" in read(roles["Clusters"])

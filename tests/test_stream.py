@@ -23,7 +23,7 @@ from probestats.cli import cli
 from probestats.errors import ValidationError
 from probestats.result import document
 from tests.cli_run import without_progress
-from tests.factories import make_log
+from tests.factories import halves_over_every_split, make_log
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
 
@@ -69,11 +69,13 @@ def test_sample_logs_without_times_stream_and_give_the_same_json(name, tmp_path)
     noise = data["noise"]
     assert noise is not None and noise["source"].startswith("within-log: the runs of value ")
     assert noise["n_items"] == data["n_items"] == 8
-    # the sign-flip p of k <= 8 non-zero item gaps is a multiple of 2/2**k (two-sided), at least 2/2**k
-    patterns = re.match(r"exact \(enumeration of all (\d+) sign patterns", noise["sign_flip"]["method"])
-    k = int(patterns.group(1)).bit_length() - 1
-    assert 2**k == int(patterns.group(1)) and 1 <= k <= 8
-    assert (noise["sign_flip"]["p"] * 2**k) % 2 == 0 and 2 / 2**k <= noise["sign_flip"]["p"] <= 1
+    # the halves are read over every split (no test of their own): their gap is every split enumerated
+    frame = pl.read_csv(SAMPLES / name)
+    a = frame["variant"][0]
+    cells = {str(item): [frame.filter((pl.col("item") == item) & (pl.col("variant") == a))["steps"].to_list()]
+             for item in frame["item"].unique(maintain_order=True)}
+    assert "sign_flip" not in noise and noise["average_gap"] == pytest.approx(halves_over_every_split(cells)[1],
+                                                                             rel=1e-12)
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".tsv", ".jsonl", ".parquet"])

@@ -12,7 +12,8 @@ import probestats
 from probestats.analyses.compare import Comparison, compare_runs
 from probestats.analyses.factors import FactorAnalysis
 from probestats.analyses.framing_results import FramingResult
-from probestats.analyses.framing import analyze_framing, demo_rows
+from probestats import analyze_framing
+from probestats.analyses.framing import demo_rows
 from probestats.analyses.many import ManyAnalysis
 from probestats.analyses.paired import Analysis
 from probestats.analyses.plan import NoiseModel, Plan, plan_probe

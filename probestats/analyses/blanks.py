@@ -86,8 +86,7 @@ def _share(k: int, n: int) -> str:
     return f"{k} of {n} '{{}}' runs ({100 * k / n:.2g}%)" if n and k else f"{k} of {n} '{{}}' runs"
 
 
-def blank_readings(checked, main, *, alpha: float, alternative: str = "two-sided",
-                   pooled_blocks: bool = False) -> BlankReadings | None:
+def blank_readings(checked, main, tests, *, pooled_blocks: bool = False) -> BlankReadings | None:
     """The blank runs of ``checked`` (a validated log with its cells, ``checked.pairs``) beside ``main``
     (the headline ``PairResult``); None when no run of the two values is blank or the cells are not known.
 
@@ -100,10 +99,12 @@ def blank_readings(checked, main, *, alpha: float, alternative: str = "two-sided
     >>> rows = [{"item": i, "variant": v, "seed": s, "x": None if (v == "a" and s < 2) else float(v == "a")}
     ...         for i in range(6) for v in ("a", "b") for s in range(4)]
     >>> checked = validate(rows, metric="x")
-    >>> r = blank_readings(checked, compare_pair(items_of(checked), "x", "a", "b"), alpha=0.05)
+    >>> from probestats.vocabulary import Tests
+    >>> r = blank_readings(checked, compare_pair(items_of(checked), "x", "a", "b"), Tests())
     >>> (r.blank_a, r.runs_a, r.blank_b, r.left_out_gap, r.as_misses_gap, r.differ)
     (12, 24, 0, 1.0, 0.5, True)
     """
+    alpha, alternative = tests.alpha, tests.alternative
     cells = checked.pairs
     if cells is None or checked.metric is None or not {"n", "counted", "n_b", "counted_b"} <= set(cells.columns):
         return None

@@ -89,9 +89,10 @@ def _builders() -> str:
     return either("probestats.analyses.cells.cell_table() or the query of probestats.shape.warehouse.cell_query()", "probestats cells or the query of probestats sql")
 
 
-def cell_table(log, *, metric: str, by: Sequence[str] = (), fold_case: bool = False,
-               read_options: dict | None = None, runs: bool = False) -> tuple[pl.DataFrame, Checked]:
-    """Validate a log and summarize it into its cell table (see the module docstring).
+def cell_table(log, probe=None, *, metric: str, by: Sequence[str] = (), runs: bool = False
+               ) -> tuple[pl.DataFrame, Checked]:
+    """Validate a log (shaped by ``probe``, whose case folding the values take) and summarize it into its cell
+    table (see the module docstring).
 
     With ``runs``, each cell also keeps its values (``runs_units``), as the noise or pilot log
     of ``plan`` needs them.
@@ -105,11 +106,12 @@ def cell_table(log, *, metric: str, by: Sequence[str] = (), fold_case: bool = Fa
     [('1', 'a', 2, '11', '61'), ('1', 'b', 2, '9', '41')]
     """
     by = list(column_names("by", by))
+    fold = bool(probe is not None and probe.fold_case)
     if not runs:   # one streaming pass when the log allows it (the same table, bit for bit)
-        streamed = _streamed_cells(log, metric=metric, by=by, fold_case=fold_case, read_options=read_options)
+        streamed = _streamed_cells(log, metric=metric, by=by, fold=fold)
         if streamed is not None:
             return streamed
-    checked = validate(log, metric=metric, by=by, fold_case=fold_case, **(read_options or {}))
+    checked = validate(log, metric=metric, by=by, fold_case=fold)
     require_ok(checked)
     frame = checked.frame
     places = decimal_places(frame[metric])
@@ -160,10 +162,11 @@ def cell_table(log, *, metric: str, by: Sequence[str] = (), fold_case: bool = Fa
     return cells.select(*by, *CELL_COLUMNS, *settings, *HALF_COLUMNS, *facts), checked
 
 
-def _seed_aggregations(seed: pl.Expr) -> list[pl.Expr]:
-    """Per cell, from its seeds as text: how many distinct, their fingerprint, the range they fill
-    when they are whole numbers written plainly, and the list itself (cut later to the short ones)."""
-    distinct = seed.unique()
+def _seed_aggregations(seeds: pl.Expr) -> list[pl.Expr]:
+    """Per cell, from its seeds as text (``seeds``: the log's seed column): how many distinct, their fingerprint,
+    the range they fill when they are whole numbers written plainly, and the list itself (cut later to the short
+    ones)."""
+    distinct = seeds.unique()
     whole = distinct.cast(pl.Int64, strict=False)
     plain = (whole.cast(pl.String) == distinct).all() & (whole.max() - whole.min() + 1 == distinct.len())
     return [distinct.len().cast(pl.Int64).alias("seed_count"),
@@ -172,12 +175,12 @@ def _seed_aggregations(seed: pl.Expr) -> list[pl.Expr]:
             distinct.alias("seeds")]
 
 
-def _seed_order(seed: str):
-    """Seeds in order: numbers by value, then text."""
+def _seed_order(logged: str):
+    """Seeds in order (``logged``: one run's seed as the log wrote it): numbers by value, then text."""
     try:
-        return (0, float(seed), seed)
+        return (0, float(logged), logged)
     except ValueError:
-        return (1, 0.0, seed)
+        return (1, 0.0, logged)
 
 
 def _seed_columns(cells: pl.DataFrame) -> pl.DataFrame:
@@ -189,18 +192,17 @@ def _seed_columns(cells: pl.DataFrame) -> pl.DataFrame:
                               pl.col("seed_low").cast(pl.Int64), pl.col("seed_high").cast(pl.Int64))
 
 
-def _streamed_cells(log, *, metric: str, by: list[str], fold_case: bool,
-                    read_options: dict | None) -> tuple[pl.DataFrame, Checked] | None:
+def _streamed_cells(log, *, metric: str, by: list[str], fold: bool) -> tuple[pl.DataFrame, Checked] | None:
     """The cell table from the streaming pass of analyze (:mod:`probestats.checks.stream`): the
     table :func:`cell_table` builds from the rows, bit for bit, without holding them (each cell's
     halves drawn from its counts of values, :func:`probestats.analyses.halves.half_sums`); None
     when the log needs its rows (a problem to name, a setting that varies within a cell, seeds the
-    pass cannot show distinct and in a range, groups that are not text, cells that start on one row)."""
+    pass cannot show distinct and in a range, groups that are not text, cells that start on one row); ``fold``:
+    values differing only in case or spaces are one."""
     from probestats.analyses.halves import half_sums
     from probestats.checks.stream import streamed_seed_ranges, validate_streaming
 
-    streamed = validate_streaming(log, metric=metric, by=by, fold_case=fold_case, halves=True,
-                                  **(read_options or {}))
+    streamed = validate_streaming(log, metric=metric, by=by, fold_case=fold, halves=True)
     if streamed is None or streamed.per is None or streamed.halves is None or not streamed.checked.ok:
         return None
     per, places, checked = streamed.per, streamed.places, streamed.checked
@@ -313,12 +315,14 @@ def _with_first_half(frame: pl.DataFrame, metric: str, by: Sequence[str] = ()) -
 
 
 def within_cells_noise(cells: pl.DataFrame, a: str, items: pl.DataFrame,
-                       ) -> tuple[pl.DataFrame | None, str | None, Problem | None]:
+                       ) -> tuple[object | None, str | None, Problem | None]:
     """The within-log noise of :func:`probestats.analyses.noise_check.within_log_noise`, from a cell table.
 
-    Each item's runs of value ``a`` split in two halves (columns :data:`HALF_COLUMNS`): the item
-    table of ``"<a> (first half)"`` against ``"<a> (second half)"``, items in the order the row
-    path gives them (by id as text). Returns ``(item table, source label, None)``, or
+    Each item's runs of value ``a`` split in two halves, read over every split from the cell's runs, sum and
+    sum of squares (:func:`probestats.analyses.noise_check.halves_noise`), items in the order the row
+    path gives them (by id as text). The table's own halves (columns :data:`HALF_COLUMNS`, one split drawn
+    when it was built) are no longer read, but a table without them, or with halves split by seed order or
+    none, is still left without the row as before. Returns ``(halves, source label, None)``, or
     ``(None, None, None)`` where the row log has no such row either (an item with fewer than two
     runs of a value), or ``(None, None, problem)`` where the table cannot give it.
 
@@ -328,8 +332,9 @@ def within_cells_noise(cells: pl.DataFrame, a: str, items: pl.DataFrame,
     >>> from probestats.analyses.question import Question
     >>> halves, source, _ = within_cells_noise(cells, "a", analyze_cells(cells, Question("steps")).main.items)
     >>> from probestats.analyses.paired import within_log_noise
-    >>> halves.equals(within_log_noise(validate(rows, metric="steps"))[0]), source.endswith("value (seed 0)")
-    (True, True)
+    >>> rows_halves = within_log_noise(validate(rows, metric="steps"))[0]
+    >>> halves.items.equals(rows_halves.items), halves.average_gap == rows_halves.average_gap, source.endswith("no draw)")
+    (True, True, True)
     """
     if not items.height or items.select(pl.col("n_a").min() < 2).item():
         return None, None, None
@@ -354,21 +359,6 @@ def within_cells_noise(cells: pl.DataFrame, a: str, items: pl.DataFrame,
             f"an item's runs of the value are spread over several {opt('by')} groups of the cell table, whose halves "
             "are drawn within each group, not over the item as the analysis draws them; the within-log noise row is "
             f"left out (analyze the row log, or a table built without {opt('by')}, for it)")
-    first, second = f"{a} (first half)", f"{a} (second half)"
-    rows = []
-    for item, n, s, q, n1, s1, q1, p in side.select(
-            "item", "counted", "sum_units", "sumsq_units", "n_first", "sum_units_first", "sumsq_units_first",
-            "places").iter_rows():
-        s, q, s1, q1 = int(s), int(q), int(s1), int(q1)
-        m1, d1 = mean_sd(n1, s1, q1, p)
-        m2, d2 = mean_sd(n - n1, s - s1, q - q1, p)
-        rows.append((item, m1, m2, m1 - m2, n1, n - n1, d1, d2))
-    table = pl.DataFrame(rows, schema={"item": pl.String, "mean_a": pl.Float64, "mean_b": pl.Float64,
-                                       "gap": pl.Float64, "n_a": pl.Int64, "n_b": pl.Int64, "sd_a": pl.Float64,
-                                       "sd_b": pl.Float64}, orient="row")
-    table = items.select("item").join(table, on="item", how="inner", maintain_order="left")
-    if table.height != items.height:
-        return None, None, None
     split = side["first_split"].unique().to_list()
     if len(split) != 1 or not str(split[0]).startswith("random"):
         return None, None, Problem(
@@ -376,9 +366,15 @@ def within_cells_noise(cells: pl.DataFrame, a: str, items: pl.DataFrame,
             "the cell table's halves were split by seed or row order (it was built by an older probestats), "
             "which a file sorted by the metric makes unequal; the within-log noise row is left out: build the "
             "table again with " + either("probestats.analyses.cells.cell_table()", "probestats cells"))
-    seed = str(split[0]).removeprefix("random (seed ").rstrip(")")
-    return table, (f"within-log: the runs of value '{a}' in each item split in two halves drawn at random, keyed by "
-                   f"the cell's name and each run's value (seed {seed})"), None
+    from probestats.analyses.noise_check import OVER_EVERY_SPLIT, halves_noise
+
+    stats = [(item, n, mean_sd(n, int(s), int(q), p)[1]) for item, n, s, q, p in
+             side.select("item", "counted", "sum_units", "sumsq_units", "places").iter_rows()]
+    spread = pl.DataFrame(stats, schema={"item": pl.String, "n": pl.Int64, "sd": pl.Float64}, orient="row")
+    halves = halves_noise(spread, a, items.select("item"))
+    if halves.n_items != items.height:
+        return None, None, None
+    return halves, f"within-log: the runs of value '{a}' in each item {OVER_EVERY_SPLIT}", None
 
 
 def analyze_cells(cells, question, tests=None, *, within_noise: bool = True, mdg: bool = True) -> Analysis:
@@ -477,21 +473,17 @@ def analyze_cells(cells, question, tests=None, *, within_noise: bool = True, mdg
         if mdg:
             from probestats.analyses.probe_mdg import probe_mdg
 
-            mdg_value, mdg_room, mdg_near, mdg_detail = probe_mdg(noise_checked, metric, main, alpha, alternative)
+            mdg_value, mdg_room, mdg_near, mdg_detail = probe_mdg(noise_checked, metric, main, tests)
     elif within_noise:
-        halves, noise_source, note = within_cells_noise(frame, a, main.items)
-        if halves is not None:  # as the row path: beside the result only, the t interval
-            noise = compare_pair(halves, metric, f"{a} (first half)", f"{a} (second half)",
-                                 alternative=alternative, confidence=1 - alpha, n_resamples=n_resamples, seed=seed,
-                                 hedges=hedges)
+        noise, noise_source, note = within_cells_noise(frame, a, main.items)
         problems += [note] if note is not None else []
     problems = design_problems(main, alpha) + problems + unpermuted
     checked = replace(cells_checked(frame, metric, source=source), a=a, b=b, values=tuple(order))
     from probestats.analyses.verdict import with_design
     from probestats.checks.design import item_facts
 
-    facts = item_facts(table, metric, a, b)
-    verdict = with_design(_verdict(main, noise, noise_source, noise_checked, alpha, within_noise, a, agreement),
+    facts = item_facts(table, metric, a, b, cells=frame.filter(pl.col("counted") > 0))
+    verdict = with_design(_verdict(main, noise, noise_source, noise_checked, tests, within_noise, a, agreement),
                           facts)
     if by:
         from probestats.analyses.verdict import with_caveats
@@ -520,22 +512,21 @@ def _item_runs(frame: pl.DataFrame, table: pl.DataFrame, metric: str, a: str, b:
                                      + either("runs=True", "--keep-runs") + " to have it")]
 
 
-def _verdict(main, noise, noise_source, noise_checked, alpha: float, within_noise: bool, a: str, agreement=None):
-    """The verdict of a cell table's analysis, decided as the row path decides it."""
-    from probestats.analyses.noise_check import chance_cause, noise_check_of, noise_log_causes, one_run_reason
+def _verdict(main, noise, noise_source, noise_checked, tests, within_noise: bool, a: str, agreement=None):
+    """The verdict of a cell table's analysis, decided as the row path decides it, at the ``tests``' level."""
+    from probestats.analyses.noise_check import halves_check, noise_check_of, noise_log_causes, one_run_reason
     from probestats.analyses.verdict import NoiseCheck, decide
 
+    alpha = tests.alpha
     if noise is not None and noise_source == "noise log":
         check = noise_check_of("log", f"the noise log's values '{noise.a}' and '{noise.b}'", noise, alpha,
                              causes=lambda: noise_log_causes(noise_checked))
     elif noise is not None:
-        check = noise_check_of("within", noise_source.removeprefix("within-log: "), noise, alpha,
-                             causes=lambda: (chance_cause(alpha),), seed=SPLIT_SEED)
+        check = halves_check("within", noise_source.removeprefix("within-log: "), noise)
     elif within_noise:
         one = main.items.height and main.items["n_a"].min() < 2
         check = NoiseCheck("within", "no same-versus-same comparison within the log", False,
-                           reason=one_run_reason(a) if one else "the cell table cannot give the halves of its cells",
-                           seed=SPLIT_SEED)
+                           reason=one_run_reason(a) if one else "the cell table cannot give the halves of its cells")
     else:
         check = NoiseCheck("none", "no same-versus-same comparison", False, reason="none was asked for")
     return decide(main, check, alpha=alpha, agreement=agreement)

@@ -400,8 +400,9 @@ def _mean_interval(means, ids, confidence: float) -> Interval:
                    assumption=iv.assumption.replace("sums of item gaps", "sums of item means"))
 
 
-def with_clusters(analysis, column: str, *, interval: str = "t", n_resamples: int = 10_000, seed: int | None = 0):
-    """The paired ``analysis`` with its tests and interval at the level of the clusters of ``column``.
+def with_clusters(analysis, probe, tests=None):
+    """The paired ``analysis`` with its tests and interval at the level of the clusters of the ``probe``'s
+    ``cluster`` column, and the ``tests``' interval and resampling.
 
     ``interval`` is honoured at the clusters' level (:func:`cluster_interval`: ``t`` the cluster-level t,
     ``percentile`` and ``bootstrap`` the percentile and BCa bootstraps of whole clusters, ``sign-flip`` the
@@ -423,7 +424,9 @@ def with_clusters(analysis, column: str, *, interval: str = "t", n_resamples: in
     from probestats.analyses.verdict import decide, with_caveats
     from probestats.checks.design import Caveat
     from probestats.stats.multitest import adjust
+    from probestats.vocabulary import as_tests
 
+    tests, column = as_tests(tests), probe.cluster
     frame = analysis.checked.frame
     if column not in frame.columns:
         raise OptionError(f"{opt('cluster', column)}: no such column in the log")
@@ -431,7 +434,7 @@ def with_clusters(analysis, column: str, *, interval: str = "t", n_resamples: in
     by = [k for k in (analysis.groups[0].by if analysis.groups else {}) if k in frame.columns]
     mapping = item_clusters(frame.filter(pl.col("variant").is_in([main.a, main.b])), column, by=by)
     pooled = mapping.unique(subset="item", keep="first", maintain_order=True).drop(by) if by else mapping
-    how = dict(interval=interval, n_resamples=n_resamples, seed=seed)
+    how = dict(interval=tests.gap_interval, n_resamples=tests.n_resamples, seed=tests.seed)
     new_main, design = _at_cluster_level(main, pooled, column, **how)
     groups = analysis.groups
     if groups and by:   # each --by group at the level of its own clusters, corrected again across them
@@ -582,7 +585,18 @@ def _interval_kind(interval) -> str:
     return "a cluster-level t"
 
 
-def suggest_clusters(analysis, *, exclude=()) -> Problem | None:
+def cluster_candidates(names, metric: str, exclude=()) -> list[str]:
+    """The columns :func:`suggest_clusters` considers: not the metric, ``exclude``, the run's own columns, an
+    internal column or a setting held fixed by its name.
+
+    >>> cluster_candidates(["item", "variant", "seed", "topic", "model", "steps", "_x"], "steps")
+    ['topic']
+    """
+    skip = set(_NOT_CLUSTERS) | {metric, *exclude}
+    return [c for c in names if c not in skip and not c.startswith("_") and not _held_fixed_name(c)]
+
+
+def suggest_clusters(analysis, *, exclude=(), items: pl.DataFrame | None = None) -> Problem | None:
     """A ``clustered_items`` warning when a column of the log is one the items nest in and whose clusters' gaps
     are alike.
 
@@ -598,6 +612,9 @@ def suggest_clusters(analysis, *, exclude=()) -> Problem | None:
     ``benchmarks/caveats.py``). Of the qualifying columns the finest (most clusters) is suggested, its ICC,
     number of clusters and smallest attainable p named.
 
+    ``items`` is what the streaming pass read of the candidates (``Streamed.clusters``: each item's value and
+    whether it holds one), used instead of a pass of its own when it holds every candidate.
+
     >>> SUGGEST_MIN_CLUSTERS
     10
     """
@@ -606,25 +623,30 @@ def suggest_clusters(analysis, *, exclude=()) -> Problem | None:
     n_items = main.n_items if hasattr(main, "n_items") else main.items.height
     if n_items < 2 * SUGGEST_MIN_CLUSTERS:
         return None
-    names = log.lazy.collect_schema().names()
-    skip = set(_NOT_CLUSTERS) | {main.metric, *exclude}
-    candidates = [c for c in names if c not in skip and not c.startswith("_") and not _held_fixed_name(c)]
+    candidates = cluster_candidates(log.lazy.collect_schema().names(), main.metric, exclude)
     if not candidates:
         return None
-    text = {c: pl.col(c).cast(pl.String) for c in candidates}
-    try:
-        per = (log.lazy.select(pl.col("item").cast(pl.String), *[t.alias(c) for c, t in text.items()])
-               .group_by("item").agg([pl.col(c).n_unique().alias(c) for c in candidates]
-                                     + [pl.col(c).first().alias(f"{c}\x00first") for c in candidates]).collect())
-    except Exception:   # a column polars cannot read as text (nested values): no suggestion from it
-        return None
-    items = main.items.select(pl.col("item").cast(pl.String), "gap")
+    if items is not None and all(c in items.columns for c in candidates):
+        # read in the streaming pass: an item's one value, and whether it holds one
+        one = {c: bool(items[f"{c}\x00constant"].all()) for c in candidates}
+        first = items.select("item", *[pl.col(c).alias(f"{c}\x00first") for c in candidates])
+    else:
+        text = {c: pl.col(c).cast(pl.String) for c in candidates}
+        try:
+            per = (log.lazy.select(pl.col("item").cast(pl.String), *[t.alias(c) for c, t in text.items()])
+                   .group_by("item").agg([pl.col(c).n_unique().alias(c) for c in candidates]
+                                         + [pl.col(c).first().alias(f"{c}\x00first") for c in candidates]).collect())
+        except Exception:   # a column polars cannot read as text (nested values): no suggestion from it
+            return None
+        one = {c: per[c].max() == 1 for c in candidates}
+        first = per
+    gaps = main.items.select(pl.col("item").cast(pl.String), "gap")
     nesting = []
     for c in candidates:
-        if per[c].max() != 1:
+        if not one[c]:
             continue
-        mapping = per.select("item", pl.col(f"{c}\x00first").alias("cluster"))
-        joined = items.join(mapping, on="item", how="inner")
+        mapping = first.select("item", pl.col(f"{c}\x00first").alias("cluster"))
+        joined = gaps.join(mapping, on="item", how="inner")
         if joined.height < n_items:
             continue
         k = joined["cluster"].n_unique()

@@ -24,7 +24,7 @@ from typing import Mapping
 
 import polars as pl
 
-from probestats.result import html_summary, one_line
+from probestats.result import Result, html_summary, one_line
 
 from probestats.errors import ColumnError, ProbestatsError, either, opt
 from probestats.stats.hypotests import TestResult, sign_flip_test
@@ -62,11 +62,11 @@ def _seeds(frame: pl.DataFrame) -> dict[tuple[str, str], tuple[str, ...]]:
     per = frame.group_by("item", "variant", maintain_order=True).agg(
         pl.col("seed").cast(pl.String).drop_nulls().unique())
 
-    def key(seed: str):
+    def key(logged: str):   # a run's seed as the log wrote it: numbers by value, then text
         try:
-            return (0, float(seed), seed)
+            return (0, float(logged), logged)
         except ValueError:
-            return (1, 0.0, seed)
+            return (1, 0.0, logged)
 
     return {(i, v): tuple(sorted(s, key=key)) for i, v, s in per.iter_rows()}
 
@@ -127,7 +127,7 @@ def _verdict(analysis):
 
 
 @dataclass(frozen=True)
-class Comparison:
+class Comparison(Result):
     """A probe before and after a change, analyzed the same way.
 
     Attributes
@@ -148,6 +148,11 @@ class Comparison:
         Whether the gap changed and whether the after run still detects one, decided once
         (:func:`probestats.analyses.verdict.decide_change`); every renderer words it.
     """
+
+    MAIN_TABLE = "change.items"
+
+    def _headline(self):
+        return self.change_test
 
     before: object
     after: object
@@ -236,12 +241,17 @@ def compare_runs(before, after, *, metric: str, a: str | None = None, b: str | N
     from probestats.vocabulary import check_vocabulary
 
     check_vocabulary(alternative=alternative, alpha=alpha)
+    from probestats.analyses.question import Question
+    from probestats.shape.probe import Probe
+    from probestats.vocabulary import Tests
 
+    # each log's paired analysis: the pair asked (else validation's), read with case folded as asked
+    probe, tests = Probe(fold_case=fold_case), Tests(alternative=alternative, alpha=alpha)
     read = dict(read_options or {})
     read_after = dict(after_read_options if after_read_options is not None else read)
     if streaming:
-        streamed = _compare_streaming(before, after, metric=metric, a=a, b=b, alternative=alternative, alpha=alpha,
-                                      fold_case=fold_case, names=names, read=read, read_after=read_after)
+        streamed = _compare_streaming(before, after, Question(metric, a=a, b=b), probe, tests, names=names,
+                                      read=read, read_after=read_after)
         if streamed is not None:
             return streamed
     cb = validate(before, metric=metric, a=a, b=b, fold_case=fold_case, **read)
@@ -269,18 +279,19 @@ def compare_runs(before, after, *, metric: str, a: str | None = None, b: str | N
         raise NotComparableError(problems)
     require_ok(cb)
     require_ok(ca)
-    kw = _pair_objects(metric, cb.a, cb.b, alternative, alpha, fold_case)
+    kw = (Question(metric, a=cb.a, b=cb.b), probe, tests)
     return compare_results(analyze(cb.log, *kw), analyze(ca.log, *kw), names=names, alternative=alternative,
                            seeds_checked="seed" in cb.frame.columns and "seed" in ca.frame.columns)
 
 
-def _compare_streaming(before, after, *, metric, a, b, alternative, alpha, fold_case, names, read, read_after):
+def _compare_streaming(before, after, question, probe, tests, *, names, read, read_after):
     """:func:`compare_runs` from one streaming pass over each log: the same checks on the cells (items,
     values, and seeds by each cell's fingerprint) and the same analyses; None when a log needs its
     rows or the logs differ (the row path then names what differs, seed by seed)."""
     from probestats.analyses.paired import analyze_pair, warm_tests
     from probestats.checks.stream import validate_streaming
 
+    metric, a, b, fold_case = question.metric, question.a, question.b, probe.fold_case
     passes = []
     for log, options in ((before, read), (after, read_after)):
         streamed = validate_streaming(log, metric=metric, a=a, b=b, fold_case=fold_case, halves=True,
@@ -305,19 +316,10 @@ def _compare_streaming(before, after, *, metric, a, b, alternative, alpha, fold_
         if not joined.select(((pl.col("n") == pl.col("n_after")) & (pl.col("seeds") == pl.col("seeds_after")))
                              .fill_null(False).all()).item():
             return None
-    kw = _pair_objects(metric, cb.a, cb.b, alternative, alpha, fold_case)
+    kw = (replace(question, a=cb.a, b=cb.b), probe, tests)
     res_b = analyze_pair(cb.log, *kw, streaming=True, streamed=sb)
     res_a = analyze_pair(ca.log, *kw, streaming=True, streamed=sa)
-    return compare_results(res_b, res_a, names=names, alternative=alternative, seeds_checked=seeded[0])
-
-
-def _pair_objects(metric, a, b, alternative, alpha, fold_case):
-    """What each log's paired analysis compares, how its log is read and how it tests, as the engine takes them."""
-    from probestats.analyses.question import Question
-    from probestats.shape.probe import Probe
-    from probestats.vocabulary import Tests
-
-    return Question(metric, a=a, b=b), Probe(fold_case=fold_case), Tests(alternative=alternative, alpha=alpha)
+    return compare_results(res_b, res_a, names=names, alternative=tests.alternative, seeds_checked=seeded[0])
 
 
 def compare_results(res_b, res_a, *, names, alternative: str, seeds_checked: bool) -> Comparison:

@@ -427,16 +427,17 @@ def log_values(log, fold_case: bool = False) -> list[str]:
     return [v for v in frame["v"].to_list() if v != ""]
 
 
-def without_control(log, control: str | None, fold_case: bool = False):
+def without_control(log, control: str | None, probe=None):
     """The log without the control's rows (the main analysis does not see them); ``log`` itself without a control.
 
     The control's runs are told apart as validation tells values apart: surrounding spaces do not count,
-    nor (with ``fold_case``) case.
+    nor (when the ``probe`` folds case) case.
     """
     if control is None:
         return log
     from probestats.io.columns import ROW
 
+    fold_case = bool(probe is not None and probe.fold_case)
     value = _value_text(fold_case)
     wanted = str(control).strip().lower() if fold_case else str(control).strip()
     read = dict(log._read)
@@ -445,9 +446,10 @@ def without_control(log, control: str | None, fold_case: bool = False):
     return replace(log, lazy=lazy.select(pl.all().exclude(ROW), pl.col(ROW)), _read=read)
 
 
-def with_control(result, log, *, control: str, fold_case: bool = False, correction: str = "holm"):
+def with_control(result, log, probe=None, tests=None, *, control: str):
     """``result`` (a paired or many-values analysis) with the control set beside it: the comparison on its
-    verdict (``verdict.control``) and its warnings among the problems.
+    verdict (``verdict.control``) and its warnings among the problems, its values told apart in any case when the
+    ``probe`` folds case, its tests corrected with the ``tests``' correction.
 
     The baseline is the pair's (``result.baseline``, else value B) or the many-values reference; every other
     compared value is set against the control.
@@ -467,8 +469,9 @@ def with_control(result, log, *, control: str, fold_case: bool = False, correcti
         items = [str(i) for i in main.items["item"].to_list()]
         blocks = tuple(getattr(verdict, "blocks", ()) or ())
     comparison = compare_control(log, metric=main.metric, values=values, baseline=baseline, control=control,
-                                 blocks=blocks, alpha=result.alpha, correction=correction, fold_case=fold_case,
-                                 items=items)
+                                 blocks=blocks, alpha=result.alpha,
+                                 correction="holm" if tests is None else tests.correction,
+                                 fold_case=bool(probe is not None and probe.fold_case), items=items)
     problems = list(result.problems) + _problems(comparison)
     verdict = replace(verdict, control=comparison)
     if verdict.conclusion == "against_constant":   # the control is the reference a constant arm lacked

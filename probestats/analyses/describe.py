@@ -34,7 +34,7 @@ from dataclasses import dataclass, fields, replace as _replace
 import polars as pl
 
 from probestats.errors import ColumnError, OptionError, Problem, opt
-from probestats.result import html_summary, jsonable, one_line
+from probestats.result import Result, html_summary, jsonable, one_line
 from probestats.vocabulary import BINS_CLOSED, check_chance, check_vocabulary
 
 __all__ = ["Description", "Descriptions", "ValueSummary", "ChanceTest", "chance_test", "Agreement", "RaterPair", "describe_log", "parse_bins", "rater_agreement"]
@@ -187,7 +187,7 @@ class Agreement(_Record):
 
 
 @dataclass(frozen=True)
-class Description(_Record):
+class Description(_Record, Result):
     """The distribution of a metric per value.
 
     Attributes
@@ -223,6 +223,11 @@ class Description(_Record):
         With ``agreement=COLUMN``: how far the raters named by that column agree on the same units.
     """
 
+    MAIN_TABLE = "values"
+
+    def _headline(self):
+        return self.test
+
     metric: str | None
     kind: str
     levels: tuple
@@ -241,17 +246,6 @@ class Description(_Record):
         """The test's p-value (None without a test)."""
         return None if self.test is None else self.test.pvalue
 
-    def to_frame(self) -> pl.DataFrame:
-        """One row per value: runs, items, blanks, mean, and a count and a share column per level."""
-        rows = []
-        for s in self.values:
-            row = {"value": s.value, "n_runs": s.n_runs, "n_items": s.n_items, "n_blank": s.n_blank, "mean": s.mean}
-            for level in self.levels:
-                row[f"n {level}"] = s.counts.get(level, 0)
-                row[f"share {level}"] = s.shares.get(level)
-            rows.append(row)
-        return pl.DataFrame(rows, infer_schema_length=None)
-
     def __repr__(self) -> str:
         return one_line(self, metric=self.metric, kind=self.kind, n_values=len(self.values), p=self.pvalue)
 
@@ -260,13 +254,16 @@ class Description(_Record):
 
 
 @dataclass(frozen=True)
-class Descriptions(_Record):
-    """The descriptions of several metrics of one log (``describe --metric a,b``), one per metric in order.
+class Descriptions(_Record, Result):
+    """The descriptions of several metrics of one log (``describe --metric a,b``), one per metric in order;
+    ``to_frame()`` one row per metric (its test's statistic and p among the columns).
 
     Attributes
     ----------
     descriptions : tuple of Description
     """
+
+    MAIN_TABLE = "descriptions"
 
     descriptions: tuple
 

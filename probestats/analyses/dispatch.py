@@ -160,7 +160,7 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, mdg: bool
             one = analyze(log, replace(q, metric=name, noise_value=None, control=None, baseline=None,
                                        selection=False), one_probe, one_metric_tests(tests))
             analyses += list(one.analyses) if isinstance(one, FactorSet) else [(name, {}, one)]
-        return factor_set(analyses, correction=tests.correction, alpha=tests.alpha)
+        return factor_set(analyses, tests)
     if len(metrics) > 1:
         from probestats.analyses.metrics import analyze_metrics
 
@@ -179,7 +179,7 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, mdg: bool
     if q.control is not None or q.baseline is not None:
         from probestats.analyses.control import without_control
 
-        log = without_control(log, q.control, probe.fold_case)
+        log = without_control(log, q.control, probe)
         a, b = _baseline_pair(log, q, probe, many=bool(q.group) or q.reference is not None)
         q = replace(q, a=a, b=b)
     _check_groups(log, q.by)
@@ -197,8 +197,7 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, mdg: bool
     if q.control is not None:
         from probestats.analyses.control import with_control
 
-        result = with_control(result, whole, control=q.control, fold_case=probe.fold_case,
-                              correction=tests.correction)
+        result = with_control(result, whole, probe, tests, control=q.control)
     if validation is not None:
         from probestats.analyses.validation import with_validation
 
@@ -265,8 +264,6 @@ def _analyze(log, question, probe, tests, run: dict):
     """The one analysis the ``question`` asks for, on the shaped log (see the module's description); ``run``
     holds :func:`analyze`'s keywords of how a paired analysis runs."""
     q = question
-    common = dict(alternative=tests.alternative, alpha=tests.alpha, correction=tests.correction,
-                  fold_case=probe.fold_case)
     if q.factor:
         if q.a or q.b or q.group or q.reference:
             raise OptionError(f"{opt('factor')} compares the levels of two attributes; drop {opt('a')}, {opt('b')}, "
@@ -282,9 +279,8 @@ def _analyze(log, question, probe, tests, run: dict):
         from probestats.analyses.factors import analyze_factors
 
         if q.by:   # one two-factor analysis per group, corrected together
-            return _factor_groups(log, q, tests, common)
-        return analyze_factors(log, metric=q.metric, factors=q.factor, n_resamples=tests.n_resamples,
-                               seed=tests.seed, **common)
+            return _factor_groups(log, q, probe, tests)
+        return analyze_factors(log, q, probe, tests)
     if q.group or q.reference is not None:
         if q.a or q.b:
             raise OptionError(f"{opt('group')} and {opt('reference')} compare every value; drop {opt('a')} and "
@@ -297,8 +293,7 @@ def _analyze(log, question, probe, tests, run: dict):
                               f"for a floor or a ceiling; with {opt('group') if q.group else opt('reference')} "
                               f"every value is compared: drop {opt('scale')}, or compare two values with "
                               f"{opt('a')} and {opt('b')}")
-        return analyze_many(log, metric=q.metric, groups=q.group, reference=q.reference, by=q.by, noise=q.noise,
-                            n_resamples=tests.n_resamples, seed=tests.seed, selection=q.selection, **common)
+        return analyze_many(log, q, probe, tests)
     from dataclasses import replace
 
     q = replace(q, noise=str(q.noise) if q.noise is not None and not _is_data(q.noise) else q.noise)
@@ -319,7 +314,7 @@ def _analyze(log, question, probe, tests, run: dict):
 _SECONDS_PER_GROUP = 0.02
 
 
-def _factor_groups(log, question, tests, common):
+def _factor_groups(log, question, probe, tests):
     """The two-factor analysis of each ``by`` group, its effects corrected across every group's
     (:func:`probestats.analyses.factors.factor_set`)."""
     from dataclasses import replace
@@ -328,8 +323,7 @@ def _factor_groups(log, question, tests, common):
     from probestats.io.log import Log, collect
     from probestats.io.read import read_log
 
-    metric, factor, by = question.metric, question.factor, question.by
-    n_resamples, seed = tests.n_resamples, tests.seed
+    metric, by = question.metric, question.by
     log = log if isinstance(log, Log) else read_log(log, metric=metric)
     names = log.lazy.collect_schema().names()
     missing = [b for b in by if b not in names]
@@ -341,10 +335,8 @@ def _factor_groups(log, question, tests, common):
     for key in keys.iter_rows():
         where = pl.all_horizontal([pl.col(c).eq_missing(v) for c, v in zip(by, key)])
         group = replace(log, lazy=log.lazy.filter(where))
-        analyses.append((metric, dict(zip(by, key)),
-                         analyze_factors(group, metric=metric, factors=factor, n_resamples=n_resamples, seed=seed,
-                                         **common)))
-    return factor_set(analyses, correction=common["correction"], alpha=common["alpha"])
+        analyses.append((metric, dict(zip(by, key)), analyze_factors(group, question, probe, tests)))
+    return factor_set(analyses, tests)
 
 
 def _check_groups(log, by) -> None:

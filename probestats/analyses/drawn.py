@@ -5,9 +5,19 @@ differ from run to run, and between the compared values, without being a confoun
 not depend on the value. :func:`balance_test` checks that: an exact-level permutation test of independence
 between the setting and the value, the value labels permuted within items as the design assigned them (a
 numeric setting compares its mean under the two values, a text setting its table of levels by the chi-square
-statistic). An unbalanced setting is refused as a confound (``confounded_setting``, with the test's p).
+statistic).
 
-A balanced one stays out of the matching (it is not a block) and the gap is shown two more ways:
+A p alone cannot tell a draw that depends on the value from an honest draw unbalanced by chance: at alpha 0.05
+one honest log in twenty is unbalanced by that test. So the size of the imbalance decides with it: the
+**standardized difference** of a numeric setting (``|mean_a − mean_b|`` over the setting's pooled SD) or the
+**total variation distance** between the two values' shares of a text setting's levels (half the sum of the
+absolute differences; 0 the same shares, 1 no level in common). A setting **tracks the value** when its test
+gives p at most alpha *and* the size is at least :data:`TRACKS_SIZE` (0.5 standardized, 0.25 in shares, the
+same for a two-level setting at equal shares): that is refused as a confound (``confounded_setting``, with the
+test's p and the size). An imbalance smaller than that is what chance gives a randomized draw; it is adjusted
+for and reported (the caveat gives the balance p and the size beside the adjusted gap), not refused.
+
+A setting that does not track the value stays out of the matching (it is not a block) and the gap is shown two more ways:
 
 - **stratified**: items matched within levels of the setting (a numeric setting with more than five values
   binned at its quintiles), each item's gap the mean of its within-level gaps, tested as the headline is;
@@ -35,12 +45,18 @@ import polars as pl
 
 from probestats.errors import OptionError, Problem, opt
 from probestats.result import jsonable
+from probestats.stats.ranked import smallest_in_cells
 
 __all__ = ["BalanceTest", "AdjustedGap", "DrawnSetting", "balance_test", "adjusted_gap", "stratified_table",
-           "drawn_setting", "unbalanced_problem", "STRATA"]
+           "drawn_setting", "unbalanced_problem", "STRATA", "TRACKS_SIZE"]
 
 #: a numeric setting with more values than this is binned at its quantiles into this many strata
 STRATA = 5
+
+#: the smallest imbalance of a setting that tracks the value: a standardized difference of means (numeric);
+#: a text setting's total variation distance is compared with half of it (a two-level setting at equal shares
+#: gives the same reading either way)
+TRACKS_SIZE = 0.5
 
 
 @dataclass(frozen=True)
@@ -66,6 +82,9 @@ class BalanceTest:
     seed : int or None
     method : str
         The test in words.
+    size : float
+        The imbalance's size: the standardized difference of means (numeric) or the total variation distance
+        between the values' shares of the levels (text).
     """
 
     column: str
@@ -78,11 +97,30 @@ class BalanceTest:
     n_resamples: int
     seed: int | None
     method: str
+    size: float = 0.0
+
+    @property
+    def size_name(self) -> str:
+        return "standardized difference" if self.numeric else "total variation distance"
+
+    @property
+    def size_limit(self) -> float:
+        """The size at or beyond which the setting tracks the value."""
+        return TRACKS_SIZE if self.numeric else TRACKS_SIZE / 2
+
+    def tracks(self, alpha: float) -> bool:
+        """The setting tracks the value: p at most ``alpha`` and a size at least :attr:`size_limit`."""
+        return self.pvalue <= alpha and self.size >= self.size_limit
+
+    def unbalanced(self, alpha: float) -> bool:
+        """Unbalanced by chance: p at most ``alpha``, the size below :attr:`size_limit` (adjusted, not refused)."""
+        return self.pvalue <= alpha and not self.tracks(alpha)
 
     def to_dict(self) -> dict:
         return {k: jsonable(getattr(self, k)) for k in ("column", "numeric", "mean_a", "mean_b", "statistic")} | {
             "p": self.pvalue, "p_se": self.pvalue_se, "n_resamples": self.n_resamples, "seed": self.seed,
-            "method": self.method}
+            "method": self.method, "size": jsonable(self.size), "size_name": self.size_name,
+            "size_limit": self.size_limit}
 
 
 @dataclass(frozen=True)
@@ -119,7 +157,7 @@ class AdjustedGap:
     method: str
 
     def to_dict(self) -> dict:
-        return {"gap": jsonable(self.gap), "se": jsonable(self.se), "p": jsonable(self.pvalue), "df": self.df,
+        return {"gap": jsonable(self.gap), "se": jsonable(self.se), "p": jsonable(self.pvalue), "df": int(self.df),
                 "low": jsonable(self.low), "high": jsonable(self.high), "confidence": self.confidence,
                 "setting_terms": {k: jsonable(v) for k, v in self.setting_terms.items()}, "method": self.method}
 
@@ -217,26 +255,114 @@ def balance_test(frame: pl.DataFrame, column: str, a: str, b: str, *, n_resample
     observed = float(stat(is_a))
     tol = 1e-9 * max(1.0, abs(observed))
     hits = 0
+    within, block = _within_items(item_codes), _label_block(item_codes, is_a)
     for start in range(0, n_resamples, 500):
         size = min(500, n_resamples - start)
         keys = rng.random((size, len(is_a)))
         # permute the labels within items: order the rows by (item, random key) and hand out each item's labels
-        order = np.lexsort((keys, np.broadcast_to(item_codes, keys.shape)), axis=-1)
-        labels = np.empty_like(keys, dtype=bool)
-        np.put_along_axis(labels, order, np.broadcast_to(is_a, keys.shape), axis=-1)
+        if block is None:
+            order = within(keys)
+            labels = np.empty_like(keys, dtype=bool)
+            np.put_along_axis(labels, order, np.broadcast_to(is_a, keys.shape), axis=-1)
+        else:   # each item's runs of one value first (or last): those labels go to its smallest keys
+            sizes, take, last = block
+            chosen = smallest_in_cells(keys.ravel(), np.tile(sizes, size), np.tile(take, size))
+            labels = chosen.reshape(keys.shape) ^ last
         hits += int(np.sum(stat(labels) >= observed - tol))
     p = (hits + 1) / (n_resamples + 1)
     se = math.sqrt(p * (1 - p) / (n_resamples + 1))
     x_a = pair.filter(pl.col("variant") == a)[column]
     x_b = pair.filter(pl.col("variant") == b)[column]
     what = "its mean under the two values" if numeric else "its levels' table by value (chi-square statistic)"
-    return BalanceTest(column=column, numeric=numeric,
+    if numeric:
+        xa, xb = x_a.cast(pl.Float64).to_numpy(), x_b.cast(pl.Float64).to_numpy()
+        pooled = math.sqrt(((len(xa) - 1) * xa.var(ddof=1) + (len(xb) - 1) * xb.var(ddof=1)) / (len(xa) + len(xb) - 2)) \
+            if len(xa) > 1 and len(xb) > 1 else 0.0
+        diff = abs(float(xa.mean()) - float(xb.mean())) if len(xa) and len(xb) else 0.0
+        size = diff / pooled if pooled > 0 else (math.inf if diff > 0 else 0.0)
+    else:
+        share_a = onehot[is_a].mean(axis=0) if is_a.any() else np.zeros(onehot.shape[1])
+        share_b = onehot[~is_a].mean(axis=0) if (~is_a).any() else np.zeros(onehot.shape[1])
+        size = float(np.abs(share_a - share_b).sum() / 2)
+    return BalanceTest(column=column, numeric=numeric, size=float(size),
                        mean_a=float(x_a.cast(pl.Float64).mean()) if numeric else None,
                        mean_b=float(x_b.cast(pl.Float64).mean()) if numeric else None,
                        statistic=observed, pvalue=p, pvalue_se=se, n_resamples=n_resamples, seed=seed,
                        method=(f"permutation test of independence of {column} and the value: {what}, the value "
                                f"labels permuted within items ({n_resamples:,} draws, seed {seed}; the p counts the "
                                f"observed labelling, so it holds its level; Monte Carlo error {se:.1g})"))
+
+
+def _label_block(item_codes: np.ndarray, is_a: np.ndarray):
+    """``(sizes, take, last)`` when every item's rows (``item_codes`` sorted) hold its runs of value A first
+    (``last`` False: ``take`` is each item's runs of A) or last (``last`` True: ``take`` its runs of B), as a
+    log written item by item and value by value does; None otherwise.
+
+    Handing each item's labels out in the order of its random keys then gives the first ``take`` labels to its
+    ``take`` smallest keys: labels A (or B, and A to the rest) are told by a partial sort of each item's keys
+    (:func:`probestats.stats.ranked.smallest_in_cells`), without ranking them all.
+
+    >>> _label_block(np.array([0, 0, 0, 1, 1]), np.array([True, True, False, True, False]))
+    (array([3, 2]), array([2, 1]), False)
+    >>> _label_block(np.array([0, 0, 1, 1]), np.array([False, True, True, False])) is None
+    True
+    """
+    if not item_codes.size:
+        return None
+    starts = np.flatnonzero(np.r_[True, item_codes[1:] != item_codes[:-1]])
+    sizes = np.diff(np.r_[starts, item_codes.size])
+    rank = np.arange(item_codes.size) - np.repeat(starts, sizes)
+    runs_a = np.add.reduceat(is_a.astype(np.int64), starts)
+    if (is_a == (rank < np.repeat(runs_a, sizes))).all():
+        return sizes, runs_a, False
+    if (is_a == (rank >= np.repeat(sizes - runs_a, sizes))).all():
+        return sizes, sizes - runs_a, True
+    return None
+
+
+def _within_items(item_codes: np.ndarray):
+    """A function of random keys (one row of keys per draw) giving the order of the rows by (item, key), as
+    ``np.lexsort((keys, item_codes), axis=-1)`` does, for ``item_codes`` sorted (each item's rows side by side).
+
+    The rows are laid out as an items x longest-item grid, the cells past an item's runs padded with a key above
+    every drawn one (keys are in [0, 1)), and each item's keys sorted alone: a stable sort of short rows instead
+    of a sort of the whole draw by two keys (the order is the same, ties included: both sorts are stable).
+
+    >>> codes = np.array([0, 0, 0, 1, 1, 2, 2, 2, 2])
+    >>> keys = np.random.default_rng(3).random((4, codes.size))
+    >>> bool((_within_items(codes)(keys) == np.lexsort((keys, np.broadcast_to(codes, keys.shape)), axis=-1)).all())
+    True
+    """
+    n = item_codes.size
+    starts = np.flatnonzero(np.r_[True, item_codes[1:] != item_codes[:-1]]) if n else np.zeros(0, dtype=np.intp)
+    sizes = np.diff(np.r_[starts, n])
+    width = int(sizes.max()) if n else 0
+    rank = np.arange(n) - np.repeat(starts, sizes)   # each row's place within its item
+    grid = np.repeat(np.arange(starts.size), sizes) * width + rank   # its cell of the grid
+    filled = np.arange(starts.size * width).reshape(starts.size, width) % width < sizes[:, None]
+
+    def order(keys: np.ndarray) -> np.ndarray:
+        if n and (sizes == width).all():   # items of equal runs: the grid is the keys themselves
+            ranks = _stable_argsort(keys.reshape(keys.shape[0], starts.size, width))
+            return (ranks + starts[:, None]).reshape(keys.shape[0], -1)
+        padded = np.full((keys.shape[0], starts.size * width), 2.0)
+        padded[:, grid] = keys
+        ranks = _stable_argsort(padded.reshape(keys.shape[0], starts.size, width))
+        rows = (ranks + starts[:, None]).reshape(keys.shape[0], -1)   # each item's rows in key order
+        return rows[:, filled.ravel()]
+
+    return order
+
+
+def _stable_argsort(keys: np.ndarray) -> np.ndarray:
+    """``np.argsort(keys, axis=-1, kind="stable")`` where it matters, by the faster unstable sort when no two
+    keys below 1 tie in a row (random keys in [0, 1) almost never do; the padding, 2.0, of an item's unused
+    cells sorts after its keys in either order, and its places are dropped)."""
+    ranks = np.argsort(keys, axis=-1)
+    ordered = np.take_along_axis(keys, ranks, axis=-1)
+    if ((ordered[..., 1:] == ordered[..., :-1]) & (ordered[..., 1:] < 1.0)).any():
+        return np.argsort(keys, axis=-1, kind="stable")
+    return ranks
 
 
 def _strata(pair: pl.DataFrame, column: str) -> tuple[pl.DataFrame, int]:
@@ -261,7 +387,9 @@ def stratified_table(frame: pl.DataFrame, metric: str, a: str, b: str, column: s
 def adjusted_gap(frame: pl.DataFrame, metric: str, a: str, b: str, column: str, *,
                  confidence: float = 0.95) -> AdjustedGap:
     """The value's OLS coefficient with item intercepts and a setting term (see the module's description)."""
-    from scipy import stats
+    # Student's t from scipy.special, as scipy.stats.t computes it (sf: stdtr(df, -t), ppf: stdtrit(df, q)),
+    # without importing scipy.stats (seconds on a busy machine; the analysis without a drawn setting never does)
+    from scipy.special import stdtr, stdtrit
 
     pair = _pair(frame, a, b, column, metric)
     y = pair[metric].cast(pl.Float64).to_numpy()
@@ -293,12 +421,12 @@ def adjusted_gap(frame: pl.DataFrame, metric: str, a: str, b: str, column: str, 
     cov = sigma2 * np.linalg.pinv(x.T @ x)
     se = math.sqrt(cov[0, 0])
     t = beta[0] / se if se > 0 else math.inf
-    p = float(2 * stats.t.sf(abs(t), df)) if se > 0 else 0.0
-    q = float(stats.t.ppf(0.5 + confidence / 2, df))
+    p = float(2 * stdtr(df, -abs(t))) if se > 0 else 0.0
+    q = float(stdtrit(df, 0.5 + confidence / 2))
     names = list(terms)
     setting_terms = {names[j - 1]: float(beta[i]) for i, j in enumerate(keep) if j > 0}
     what = "linear in it" if _numeric(pair[column]) else "one term per level"
-    return AdjustedGap(gap=float(beta[0]), se=se, pvalue=p, df=df, low=float(beta[0] - q * se),
+    return AdjustedGap(gap=float(beta[0]), se=se, pvalue=p, df=int(df), low=float(beta[0] - q * se),
                        high=float(beta[0] + q * se), confidence=confidence, setting_terms=setting_terms,
                        method=(f"OLS of {metric} on the value and {column} ({what}) with one intercept per item, "
                                f"{len(y)} runs; classical standard error (runs treated as independent), t test on "
@@ -306,20 +434,23 @@ def adjusted_gap(frame: pl.DataFrame, metric: str, a: str, b: str, column: str, 
 
 
 def unbalanced_problem(balance: BalanceTest, a: str, b: str, header: str) -> Problem:
-    """The ``confounded_setting`` error of a randomized setting that is not balanced across the values."""
+    """The ``confounded_setting`` error of a randomized setting that tracks the value (:meth:`BalanceTest.tracks`)."""
     means = (f" (mean {balance.mean_a:.3g} under '{a}', {balance.mean_b:.3g} under '{b}')"
              if balance.numeric else "")
     return Problem("error", "confounded_setting",
-                   f"{header} was declared drawn at random per call but differs between the compared values{means}: "
+                   f"{header} was declared drawn at random per call but tracks the compared value{means}: "
                    f"a permutation test of independence within items gives p = {balance.pvalue:.2g} "
-                   f"({balance.n_resamples:,} draws), so it is a confound, not a random draw; rerun with it drawn "
-                   f"independently of the value, or split with {opt('by', balance.column)}", (), header)
+                   f"({balance.n_resamples:,} draws) and its {balance.size_name} is {balance.size:.2f} (at least "
+                   f"{balance.size_limit:g}, more than chance leaves a random draw), so it is a confound, not a "
+                   f"random draw; rerun with it drawn independently of the value, or split with "
+                   f"{opt('by', balance.column)}", (), header)
 
 
-def drawn_setting(frame: pl.DataFrame, metric: str, a: str, b: str, column: str, *, alpha: float = 0.05,
-                  alternative: str = "two-sided", n_resamples: int = 10_000, seed: int | None = 0,
+def drawn_setting(frame: pl.DataFrame, metric: str, a: str, b: str, column: str, tests, *,
                   balance: BalanceTest | None = None) -> DrawnSetting:
-    """The randomized setting ``column``: its balance test, the stratified and the adjusted gap."""
+    """The randomized setting ``column``: its balance test, the stratified and the adjusted gap, tested as the
+    ``tests`` ask."""
+    alpha, alternative, n_resamples, seed = tests.alpha, tests.alternative, tests.n_resamples, tests.seed
     from probestats.analyses.pair_tests import compare_pair
 
     balance = balance or balance_test(frame, column, a, b, n_resamples=n_resamples, seed=seed)
@@ -338,12 +469,19 @@ def drawn_setting(frame: pl.DataFrame, metric: str, a: str, b: str, column: str,
                         stratified_items=table.height, adjusted=adjusted)
 
 
-def drawn_caveat(drawn: DrawnSetting, a: str, b: str) -> str:
-    """The randomized setting in one sentence, as the verdict carries it."""
+def drawn_caveat(drawn: DrawnSetting, a: str, b: str, alpha: float = 0.05) -> str:
+    """The randomized setting in one sentence, as the verdict carries it: balanced, or unbalanced by chance
+    (p at most ``alpha`` with a size below the limit of a setting that tracks the value) and adjusted for."""
     s, adj, bal = drawn.stratified, drawn.adjusted, drawn.balance
-    return (f"{drawn.column} was drawn at random per call ({drawn.levels} values) and is balanced across "
-            f"'{a}' and '{b}' (permutation test of independence, p = {bal.pvalue:.2g}), so it is not a confound; "
-            f"the headline matches items only. Stratified (items matched within {drawn.strata} levels of "
+    if bal.unbalanced(alpha):
+        balance = (f"is unbalanced across '{a}' and '{b}' (permutation test of independence, p = {bal.pvalue:.2g}) "
+                   f"by less than a setting that tracks the value ({bal.size_name} {bal.size:.2g}, below "
+                   f"{bal.size_limit:g}): an imbalance of the size chance gives a random draw, so it is adjusted "
+                   f"for rather than refused; read the adjusted gap beside the headline, which matches items only")
+    else:
+        balance = (f"is balanced across '{a}' and '{b}' (permutation test of independence, p = {bal.pvalue:.2g}, "
+                   f"{bal.size_name} {bal.size:.2g}), so it is not a confound; the headline matches items only")
+    return (f"{drawn.column} was drawn at random per call ({drawn.levels} values) and {balance}. Stratified (items matched within {drawn.strata} levels of "
             f"{drawn.column}, {drawn.stratified_items} items): average gap {s.average_gap:+.4g}, sign-flip "
             f"p = {s.sign_flip.pvalue:.3g}. Adjusted (OLS with item intercepts and a {drawn.column} term): gap "
             f"{adj.gap:+.4g} (standard error {adj.se:.3g}, p = {adj.pvalue:.3g}).")

@@ -46,6 +46,7 @@ import numpy as np
 import polars as pl
 
 from probestats.errors import OptionError, caught_warnings
+from probestats.result import Result
 
 __all__ = ["FactorTest", "AnovaRow", "FactorialAnalysis", "permutation_test", "factorial_tests", "anova_rm",
            "analyze_factorial", "MAX_EXACT"]
@@ -260,7 +261,7 @@ def anova_rm(cells, names: tuple[str, str]) -> tuple[AnovaRow, ...]:
 
 
 @dataclass(frozen=True)
-class FactorialAnalysis:
+class FactorialAnalysis(Result):
     """Two attributes with any number of levels (:func:`analyze_factorial`).
 
     Attributes
@@ -296,6 +297,8 @@ class FactorialAnalysis:
         or several metrics); 0 alone.
     """
 
+    MAIN_TABLE = "tests"
+
     metric: str
     factors: tuple[str, str]
     levels: tuple[tuple[str, ...], tuple[str, ...]]
@@ -321,12 +324,6 @@ class FactorialAnalysis:
 
     def test(self, name: str) -> FactorTest:
         return next(t for t in self.tests if t.name == name)
-
-    def to_frame(self) -> pl.DataFrame:
-        """One row per test: its statistic, p and corrected p."""
-        return pl.DataFrame({"test": [t.name for t in self.tests], "statistic": [float(t.statistic) for t in self.tests],
-                             "p": [float(t.pvalue) for t in self.tests], "p_adjusted": [t.p_adjusted for t in self.tests]},
-                            schema={"test": pl.String, "statistic": pl.Float64, "p": pl.Float64, "p_adjusted": pl.Float64})
 
     def __repr__(self) -> str:
         from probestats.result import one_line
@@ -357,10 +354,14 @@ class FactorialAnalysis:
                 **({"verdict": self.verdict.to_dict()} if self.verdict is not None else {})}
 
 
-def analyze_factorial(means: pl.DataFrame, *, metric: str, factors: tuple[str, str], levels, n_resamples: int = 10_000,
-                      seed: int | None = 0, correction: str = "holm", alpha: float = 0.05,
+def analyze_factorial(means: pl.DataFrame, tests=None, *, metric: str, factors: tuple[str, str], levels,
                       problems: tuple = ()) -> FactorialAnalysis:
-    """The I × J analysis from the long table of item means (item, value ``"a × b"``, mean, runs)."""
+    """The I × J analysis from the long table of item means (item, value ``"a × b"``, mean, runs), its
+    permutations, correction and level the ``tests``'."""
+    from probestats.vocabulary import as_tests
+
+    tests = as_tests(tests)
+    n_resamples, seed, correction, alpha = tests.n_resamples, tests.seed, tests.correction, tests.alpha
     la, lb = (tuple(str(x) for x in lv) for lv in levels)
     cells_names = [f"{a} × {b}" for a in la for b in lb]
     wide = means.pivot(on="value", index="item", values="mean")

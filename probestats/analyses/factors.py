@@ -30,7 +30,7 @@ from typing import Sequence
 import numpy as np
 import polars as pl
 
-from probestats.result import html_summary, one_line
+from probestats.result import Result, html_summary, one_line
 
 from probestats.vocabulary import column_names
 from probestats.errors import ColumnError, OptionError, count_of, either, opt
@@ -112,7 +112,7 @@ class Effect:
 
 
 @dataclass(frozen=True)
-class FactorAnalysis:
+class FactorAnalysis(Result):
     """Result of :func:`analyze_factors`.
 
     Attributes
@@ -145,6 +145,8 @@ class FactorAnalysis:
         The tests corrected together when this analysis is one of a family (a ``FactorSet``: ``--by`` groups
         or several metrics); 0 alone.
     """
+
+    MAIN_TABLE = "effects"
 
     metric: str
     factors: tuple[str, str]
@@ -255,17 +257,19 @@ def _declared(log, spec: str) -> tuple[str, str, tuple[str, ...] | None]:
     return spec, _resolve(log, spec), None
 
 
-def _in_declared_order(found: list, declared: tuple[str, ...] | None, name: str, fold_case: bool) -> tuple:
-    """The levels found, in the declared order when one was given (otherwise in order of appearance).
+def _in_declared_order(found: list, declared: tuple[str, ...] | None, name: str, probe=None) -> tuple:
+    """The levels found, in the declared order when one was given (otherwise in order of appearance), told
+    apart in any case when the ``probe`` folds case.
 
-    >>> _in_declared_order(["high", "low"], ("low", "high"), "dose", False)
+    >>> from probestats.shape.probe import Probe
+    >>> _in_declared_order(["high", "low"], ("low", "high"), "dose")
     ('low', 'high')
-    >>> _in_declared_order(["High", "low"], ("low", "high"), "dose", True)
+    >>> _in_declared_order(["High", "low"], ("low", "high"), "dose", Probe(fold_case=True))
     ('low', 'High')
     """
     if declared is None:
         return tuple(found)
-    key = (lambda x: str(x).casefold()) if fold_case else str
+    key = (lambda x: str(x).casefold()) if probe is not None and probe.fold_case else str
     by_key = {key(x): x for x in found}
     unknown = [x for x in declared if key(x) not in by_key]
     left_out = [x for x in found if key(x) not in {key(d) for d in declared}]
@@ -281,10 +285,10 @@ def _in_declared_order(found: list, declared: tuple[str, ...] | None, name: str,
     return tuple(by_key[key(x)] for x in declared)
 
 
-def _check_levels(lazy: pl.LazyFrame, factors, n_resamples: int) -> None:
+def _check_levels(lazy: pl.LazyFrame, factors, tests) -> None:
     """Refuse factors whose cells (levels of one x levels of the other) are more than the limit of levels,
-    before any check: each test permutes every item's table of cells ``n_resamples`` times (20 x 20 levels on
-    1,600 rows exhausted 4 GB)."""
+    before any check: each test permutes every item's table of cells the ``tests``' ``n_resamples`` times (20 x
+    20 levels on 1,600 rows exhausted 4 GB)."""
     from probestats.io.log import collect
     from probestats.limits import check_limit
 
@@ -292,7 +296,7 @@ def _check_levels(lazy: pl.LazyFrame, factors, n_resamples: int) -> None:
     n1, n2 = (int(x) for x in counts.row(0))
     check_limit("levels", n1 * n2, f"the cells of the two factors ({n1} levels of '{factors[0]}' x {n2} of "
                 f"'{factors[1]}')", f"about {_gigabytes(n1 * n2)} of memory: each test permutes every item's "
-                f"{n1 * n2:,} cell means {n_resamples:,} times", f"compare fewer levels (leave some out with "
+                f"{n1 * n2:,} cell means {tests.n_resamples:,} times", f"compare fewer levels (leave some out with "
                 f"{opt('where')})")
 
 
@@ -302,17 +306,16 @@ def _gigabytes(cells: int) -> str:
     return f"{cells * cells / 1000:,.3g} GB" if cells * cells >= 1000 else f"{cells * cells:,} MB"
 
 
-def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: str = "two-sided",
-                    alpha: float = 0.05, correction: str = "holm", fold_case: bool = False,
-                    read_options=None, n_resamples: int = 10_000, seed: int | None = 0):
+def analyze_factors(log, question, probe=None, tests=None):
     """Analyze a probe that varies two attributes: within-level gaps, main effects, interaction.
 
     Parameters
     ----------
     log : path, Log, list of dict or DataFrame
-    metric : str
-    factors : two column names
-        Each a column, or ``"COLUMN=LEVEL,LEVEL"`` naming its levels in the order wanted (without
+        The log, shaped (:func:`probestats.analyze_factors` reads it with its read options).
+    question : Question
+        The ``metric`` and the two ``factor`` columns (:class:`probestats.analyses.question.Question`): each a
+        column, or ``"COLUMN=LEVEL,LEVEL"`` naming its levels in the order wanted (without
         one, in order of appearance in the log). Gaps are the first level − the second, and the
         interaction ``(m11 − m21) − (m12 − m22)`` takes the sign a treatment-coded regression's
         interaction coefficient has with the first levels as reference. With two levels each, the 2 × 2 analysis below (a :class:`FactorAnalysis`). With more levels
@@ -320,35 +323,41 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
         ``FactorialAnalysis``: per-level means, main effects and interaction by within-item
         permutation, the repeated-measures ANOVA beside). The ``variant`` column (or the header
         it was read from, such as ``style``) can be one of them.
-    n_resamples, seed : int
-        The I × J analysis: Monte Carlo permutations when they cannot all be enumerated.
-    alternative, alpha, correction, fold_case
-        As in :func:`probestats.analyses.paired.analyze_pair`.
+    probe : Probe, optional
+        Its ``fold_case``: levels differing only in case or spaces are one.
+    tests : Tests, optional
+        The direction, level and correction of the effects' tests, and (the I × J analysis) the Monte Carlo
+        permutations when they cannot all be enumerated (``n_resamples``, ``seed``).
 
     Examples
     --------
+    >>> from probestats.analyses.question import Question
     >>> rows = [{"item": i, "style": s, "name": n, "x": (s == "formal") * (1 + (n == "Greg")) + 0.1 * i}
     ...         for i in range(6) for s in ("formal", "casual") for n in ("Emily", "Greg")]
-    >>> result = analyze_factors(rows, metric="x", factors=["style", "name"])
+    >>> result = analyze_factors(rows, Question("x", factor=["style", "name"]))
     >>> [(e.name, round(e.average, 9)) for e in result.effects][:3]
     [('style within name = Emily', 1.0), ('style within name = Greg', 2.0), ('style', 1.5)]
     >>> result.effect("interaction").average, result.effect("interaction").sign_flip.pvalue
     (-1.0, 0.03125)
-    >>> declared = analyze_factors(rows, metric="x", factors=["style=casual,formal", "name=Greg,Emily"])
+    >>> declared = analyze_factors(rows, Question("x", factor=["style=casual,formal", "name=Greg,Emily"]))
     >>> declared.levels, declared.effect("interaction").average
     ((('casual', 'formal'), ('Greg', 'Emily')), -1.0)
     >>> declared.interaction_in_words[:80]
     "interaction negative: the style gap ('casual' − 'formal') is larger among 'Emily"
     """
     from probestats.analyses.many import check_many, check_size, unit_means
+    from probestats.analyses.question import Question
     from probestats.stats.multitest import adjust
+    from probestats.vocabulary import as_tests
 
-    factors = list(column_names("factors", factors, "style"))
+    tests = as_tests(tests)
+    alternative, alpha, correction = tests.alternative, tests.alpha, tests.correction
+    metric = question.metric
+    factors = list(column_names("factors", question.factor, "style"))
     if len(factors) != 2:
         raise OptionError(f"{opt('factors')}: give exactly two factors (got {len(factors)}), "
                           f"for example {either(repr(['style', 'name']), '--factor style --factor name')}")
-    read = dict(read_options or {})
-    log = read_log(log, **{"metric": metric, **read})
+    log = read_log(log, metric=metric)
     declared = [_declared(log, f) for f in factors]
     factors = [name for name, _, _ in declared]
     c1, c2 = (column for _, column, _ in declared)
@@ -358,8 +367,8 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
                                  pl.col(c2).cast(pl.String).str.strip_chars().alias("_f2"))
     lazy = lazy.with_columns(pl.concat_str([pl.col("_f1"), pl.col("_f2")], separator=" × ").alias("variant"))
     combined = replace(log, lazy=lazy)
-    _check_levels(lazy, factors, n_resamples)
-    frame, units, _, problems = check_many(combined, metric=metric, keep=["_f1", "_f2"], fold_case=fold_case,
+    _check_levels(lazy, factors, tests)
+    frame, units, _, problems = check_many(combined, Question(metric), probe, keep=["_f1", "_f2"],
                                            value_name="combination")
     levels = []
     for col, name in (("_f1", factors[0]), ("_f2", factors[1])):
@@ -367,15 +376,14 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
         if len(found) < 2:
             raise OptionError(f"{opt('factors', name)} has {len(found)} level ({', '.join(map(str, found[:8]))}); "
                               f"a factor needs two levels or more")
-        levels.append(_in_declared_order(found, declared[len(levels)][2], name, fold_case))
+        levels.append(_in_declared_order(found, declared[len(levels)][2], name, probe))
     if any(len(lv) != 2 for lv in levels):  # beyond 2 × 2
         from probestats.analyses.factorial import analyze_factorial
 
         from probestats.checks.facts import pooled_in_cells
 
-        result = analyze_factorial(unit_means(frame, metric), metric=metric, factors=tuple(factors), levels=levels,
-                                   n_resamples=n_resamples, seed=seed, correction=correction, alpha=alpha,
-                                   problems=problems)
+        result = analyze_factorial(unit_means(frame, metric), tests, metric=metric, factors=tuple(factors),
+                                   levels=levels, problems=problems)
         return replace(result, pooled=pooled_in_cells(frame))
     (l1a, l1b), (l2a, l2b) = levels
     cells = [f"{x} × {y}" for x in (l1a, l1b) for y in (l2a, l2b)]
@@ -483,14 +491,17 @@ class FactorSet:
                              for m, g, a in self.analyses]}
 
 
-def factor_set(analyses, *, correction: str = "holm", alpha: float = 0.05) -> FactorSet:
-    """Correct the effects of several two-factor analyses as one family, and decide each analysis' verdict again.
+def factor_set(analyses, tests) -> FactorSet:
+    """Correct the effects of several two-factor analyses as one family, and decide each analysis' verdict again,
+    with the ``tests``' correction and level.
 
     ``analyses`` are ``(metric, group, analysis)``; each analysis' raw p-values are kept, its corrected ones
     replaced by the family's.
     """
     from probestats.analyses.verdict import decide_effects
     from probestats.stats.multitest import adjust
+
+    correction, alpha = tests.correction, tests.alpha
 
     raw = []
     for _, _, a in analyses:
@@ -504,8 +515,8 @@ def factor_set(analyses, *, correction: str = "holm", alpha: float = 0.05) -> Fa
             a = replace(a, effects=effects, correction=correction, family=len(raw),
                         verdict=decide_effects([(e.name, e.p_adjusted) for e in effects], alpha=alpha))
         else:
-            tests = tuple(replace(t, p_adjusted=p) for t, p in zip(a.tests, adjusted))
-            a = replace(a, tests=tests, correction=correction, family=len(raw),
-                        verdict=decide_effects([(t.name, t.p_adjusted) for t in tests], alpha=alpha))
+            corrected = tuple(replace(t, p_adjusted=p) for t, p in zip(a.tests, adjusted))
+            a = replace(a, tests=corrected, correction=correction, family=len(raw),
+                        verdict=decide_effects([(t.name, t.p_adjusted) for t in corrected], alpha=alpha))
         out.append((metric, dict(group), a))
     return FactorSet(tuple(out), correction, alpha, len(raw))

@@ -223,24 +223,39 @@ def _column(frame: pl.DataFrame, log, name: str, option: str) -> str:
     raise ColumnError(f"{opt(option, name)}: no such column; columns seen: {seen}")
 
 
-def analyze_framing(
-    log,
-    *,
-    by: str | Iterable[str] | None = None,
-    toward: str | None = None,
-    targets=None,
-    item: str | Iterable[str] | None = None,
-    alpha: float = 0.05,
-    correction: str = "holm",
-    confidence: float = 0.95,
-    interval: str | None = None,
-    label: str | None = None,
-    response: str | None = None,
-    score_from: str | None = None,
-    scale=None,
-    answers: str = "auto",
-    label_map=None,
-) -> FramingResult:
+@dataclass(frozen=True)
+class FramingScores:
+    """Where a framing log's scores come from and how its answers are read.
+
+    Attributes
+    ----------
+    label, response : str, optional
+        Columns holding a judge's label and the raw response (default ``label`` and ``reply``); when both
+        exist, the label audit compares them.
+    score_from : {"score", "label", "response"}, optional
+        Where scores come from. Default: the ``score`` column if present, else the label, else a parse of the
+        response.
+    scale : str, optional
+        Declared numeric scale of scores or labels, such as ``"1:5"``.
+    answers : {"auto", "yes-no", "agreement"}
+        How answers are scored: yes/no (+1/−1, see :mod:`probestats.analyses.framing_binary`) or the agreement
+        scale. ``auto`` chooses by the values (:func:`~probestats.analyses.framing_binary.choose_answers`); the
+        result says which and why (``answers``, ``answers_reason``).
+    label_map : str, list of str or mapping, optional
+        Other yes/no wordings, ``["yes=Affirm,Y", "no=Negate"]`` (:func:`probestats.shape.yesno.parse_label_map`).
+    """
+
+    label: str | None = None
+    response: str | None = None
+    score_from: str | None = None
+    scale: object = None
+    answers: str = "auto"
+    label_map: object = None
+
+
+def analyze_framing(log, tests=None, *, by: str | Iterable[str] | None = None, toward: str | None = None,
+                    targets=None, item: str | Iterable[str] | None = None, confidence: float = 0.95,
+                    scores: FramingScores | None = None) -> FramingResult:
     """Analyze a dual-framing log: lean, asymmetry, languages, wrappers and a label audit.
 
     Parameters
@@ -262,32 +277,16 @@ def analyze_framing(
     item : str or list of str, optional
         Columns whose combination is a matched item. Default: ``item`` (if present),
         ``topic`` and ``language``, those not used by ``by``.
-    alpha : float
-        Level for the pattern (on corrected p-values).
-    correction : {"holm", "bonferroni", "bh", "none"}
-        Correction of p-values across cells.
+    tests : Tests, optional
+        ``alpha``, the level for the pattern (on corrected p-values); ``correction`` of p-values across cells;
+        ``interval``, the interval method for scores, ``"t"`` or ``"sign-flip"`` (see
+        :func:`probestats.stats.hypotests.gap_interval`; default ``"t"``): yes/no answers have their own
+        interval (the exact sign-flip inversion up to 30 units, Hoeffding's bound beyond) and refuse one rather
+        than ignore it (:class:`probestats.vocabulary.Tests`; the defaults without it).
     confidence : float
         Level of the intervals.
-    interval : {"t", "sign-flip"}, optional
-        Interval method for scores (see :func:`probestats.stats.hypotests.gap_interval`); default ``"t"``.
-        Yes/no answers have their own interval (the exact sign-flip inversion up to 30 units, Hoeffding's
-        bound beyond) and refuse this parameter rather than ignore it.
-    label, response : str, optional
-        Columns holding a judge's label and the raw response (default ``label`` and
-        ``reply``); when both exist, the label audit compares them.
-    score_from : {"score", "label", "response"}, optional
-        Where scores come from. Default: the ``score`` column if present, else the
-        label, else a parse of the response.
-    scale : str, optional
-        Declared numeric scale of scores or labels, such as ``"1:5"``.
-    answers : {"auto", "yes-no", "agreement"}
-        How answers are scored: yes/no (+1/−1, see :mod:`probestats.analyses.framing_binary`)
-        or the agreement scale. ``auto`` chooses by the values
-        (:func:`~probestats.analyses.framing_binary.choose_answers`); the result says
-        which and why (``answers``, ``answers_reason``).
-    label_map : str, list of str or mapping, optional
-        Other yes/no wordings, ``["yes=Affirm,Y", "no=Negate"]``
-        (:func:`probestats.shape.yesno.parse_label_map`).
+    scores : FramingScores, optional
+        Where the scores come from and how the answers are read (:class:`FramingScores`; the defaults without it).
 
     Returns
     -------
@@ -308,17 +307,21 @@ def analyze_framing(
         Options that do not fit the log (pooling topics without a shared reference, an
         unknown target, a missing column).
     """
-    _check_framing_options(alpha, correction, score_from, scale)
+    from probestats.vocabulary import Tests
+
+    tests, scores = tests if tests is not None else Tests(), scores if scores is not None else FramingScores()
+    alpha, correction = tests.alpha, tests.correction
+    _check_scores(scores)
     st = _read_framing_log(log)
     _framings(st)
-    sc = _scoring(st, label, response, score_from, scale, answers, label_map)
-    interval = _interval_method(interval, sc.binary)
+    sc = _scoring(st, scores)
+    method = _interval_method(tests, sc.binary)
     pol = _polarity(st, targets, toward)
     by_cols, item_cols, scored = _cells_and_items(st, sc, pol, by, item)
-    cells = _framing_cells(st, sc, pol, scored, by_cols, item_cols, alpha, correction, confidence, interval)
-    languages = _languages(scored, cells, by_cols, item_cols, confidence, interval, sc.binary)
+    cells = _framing_cells(st, sc, pol, scored, by_cols, item_cols, tests, confidence, method)
+    languages = _languages(scored, cells, by_cols, item_cols, confidence, method, sc.binary)
     wrappers = _wrappers(scored, cells)
-    audit = _label_audit_of(st, sc, scale, label_map)
+    audit = _label_audit_of(st, sc, scores.scale, scores.label_map)
 
     order = [f.name for f in fields(FramingCell)]
     return FramingResult(
@@ -348,18 +351,20 @@ def _framing_verdict(cells: list[dict], alpha: float):
                               "tested against the sign flips of its items' aligned means")))
 
 
-def _interval_method(interval, binary: bool) -> str:
-    """The interval method of the scores; yes/no answers refuse one, never ignore it.
+def _interval_method(tests, binary: bool) -> str:
+    """The interval method of the scores (the ``tests``' interval, or Student t without one); yes/no answers refuse
+    one, never ignore it.
 
-    >>> _interval_method(None, False), _interval_method("sign-flip", False)
+    >>> from probestats.vocabulary import Tests
+    >>> _interval_method(Tests(), False), _interval_method(Tests(interval="sign-flip"), False)
     ('t', 'sign-flip')
-    >>> _interval_method("t", True)
+    >>> _interval_method(Tests(interval="t"), True)
     Traceback (most recent call last):
     ...
     probestats.errors.OptionError: interval='t' does not apply to yes/no answers: their interval is the exact inversion of the sign-flip test up to 30 units and Hoeffding's bound beyond, which holds for any units in [-1, 1]; leave interval out
     """
-    if interval is not None and interval not in ("t", "sign-flip"):
-        raise OptionError(f"{opt('interval', interval)}: expected t or sign-flip")
+    interval = tests.interval
+    check_framing_interval(interval)
     if binary and interval is not None:
         raise OptionError(f"{opt('interval', interval)} does not apply to yes/no answers: their interval is the "
                           "exact inversion of the sign-flip test up to 30 units and Hoeffding's bound beyond, which "
@@ -367,12 +372,23 @@ def _interval_method(interval, binary: bool) -> str:
     return "t" if interval is None else interval
 
 
-def _check_framing_options(alpha, correction, score_from, scale) -> None:
-    check_vocabulary(alpha=alpha, correction=correction)
-    if score_from is not None and score_from not in SCORE_SOURCES:
-        raise OptionError(f"score_from must be one of score, label, response, not {score_from!r}")
-    if scale is not None:
-        parse_scale(scale)
+def check_framing_interval(interval) -> None:
+    """Refuse an interval of the scores other than Student t and the sign-flip inversion (None: the default).
+
+    >>> check_framing_interval("bootstrap")
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: interval='bootstrap': expected t or sign-flip
+    """
+    if interval is not None and interval not in ("t", "sign-flip"):
+        raise OptionError(f"{opt('interval', interval)}: expected t or sign-flip")
+
+
+def _check_scores(scores: FramingScores) -> None:
+    if scores.score_from is not None and scores.score_from not in SCORE_SOURCES:
+        raise OptionError(f"score_from must be one of score, label, response, not {scores.score_from!r}")
+    if scores.scale is not None:
+        parse_scale(scores.scale)
 
 
 @dataclass
@@ -455,9 +471,11 @@ def _responses_parsed(st: _Framed, response_col: str, scale) -> pl.DataFrame:
     return st.cache["r"]
 
 
-def _scoring(st: _Framed, label, response, score_from, scale, answers, label_map) -> _Scoring:
+def _scoring(st: _Framed, scores: FramingScores) -> _Scoring:
     """Each row's score (``_score``) and kind (``_kind``: a refusal, a hedge, ...), from the score,
     label or response column, on the agreement scale or as yes/no answers."""
+    label, response, score_from = scores.label, scores.response, scores.score_from
+    scale, answers, label_map = scores.scale, scores.answers, scores.label_map
     frame, log = st.frame, st.log
     label_col = _column(frame, log, label, "label") if label else ("label" if "label" in frame.columns else None)
     response_col = (_column(frame, log, response, "response") if response
@@ -738,8 +756,10 @@ def _matched(st: _Framed, scored: pl.DataFrame, keys: list) -> pl.DataFrame:
 
 
 def _framing_cells(st: _Framed, sc: _Scoring, pol: _Polarity, scored: pl.DataFrame, by_cols: list,
-                   item_cols: list, alpha, correction, confidence, interval) -> list[dict]:
-    """One record per cell: lean, acquiescence, their tests (corrected over the cells) and pattern."""
+                   item_cols: list, tests, confidence, method) -> list[dict]:
+    """One record per cell: lean, acquiescence, their tests (corrected over the cells, read at the ``tests``'
+    level) and pattern; ``method``: the interval of the scores."""
+    alpha, correction = tests.alpha, tests.correction
     binary = sc.binary
     groups = (sorted(scored.group_by(by_cols), key=lambda g: _sort_key(g[0])) if by_cols else [((), scored)])
     raw_cells = []
@@ -759,7 +779,7 @@ def _framing_cells(st: _Framed, sc: _Scoring, pol: _Polarity, scored: pl.DataFra
             ts = sub["_topic"].unique().to_list()
             topic_ref = pol.refs[ts[0]] if len(ts) == 1 else None
         ci = ((lambda u: binary_interval(u, confidence, unit)) if binary
-              else (lambda u: _interval(u, confidence, interval, unit)))
+              else (lambda u: _interval(u, confidence, method, unit)))
         extra = {}
         if binary:
             stats["neutral_rate"] = stats["abstain_rate"] = None  # no answer is neutral; refusals counted apart
@@ -800,7 +820,7 @@ def _warn_small_cell(st: _Framed, cell_by: dict, n_items: int, n_rows: int, alph
             f"{min_attainable_p(n_items):.3g} > alpha {alpha}, so no lean could be detected (add items)"))
 
 
-def _languages(scored: pl.DataFrame, cells: list[dict], by_cols: list, item_cols: list, confidence, interval,
+def _languages(scored: pl.DataFrame, cells: list[dict], by_cols: list, item_cols: list, confidence, method,
                binary: bool) -> list:
     """Per cell and language, the lean and its test; each cell counts the languages that agree in sign."""
     languages = []
@@ -821,7 +841,7 @@ def _languages(scored: pl.DataFrame, cells: list[dict], by_cols: list, item_cols
             n_lang += 1
             languages.append(LanguageResult(
                 by=c["by"], language=None if lang is None else str(lang), n=st["n"], n_items=n_items,
-                bias=st["bias"], bias_ci=_interval(bias_u, confidence, interval, unit),
+                bias=st["bias"], bias_ci=_interval(bias_u, confidence, method, unit),
                 bias_p=bt.pvalue if bt else None, acquiescence=st["acquiescence"],
                 acquiescence_p=at.pvalue if at else None,
                 neutral_rate=None if binary else st["neutral_rate"],

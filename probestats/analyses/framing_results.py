@@ -10,7 +10,7 @@ from typing import Any
 
 import polars as pl
 
-from probestats.result import jsonable
+from probestats.result import Result, jsonable
 
 
 class _Record:
@@ -219,7 +219,7 @@ class LabelAudit(_Record):
 
 
 @dataclass(frozen=True)
-class FramingResult(_Record):
+class FramingResult(_Record, Result):
     """Everything :func:`analyze_framing` found. ``to_dict()`` is the ``framing --json`` output and
     ``to_frame()`` one row per cell.
 
@@ -263,6 +263,8 @@ class FramingResult(_Record):
         The conclusion, decided once: the cells whose lean has a corrected p at most alpha
         (:func:`probestats.analyses.verdict.decide_effects`); every renderer words it.
     """
+
+    MAIN_TABLE = "cells"
 
     reference: Any
     shared_reference: bool

@@ -43,6 +43,8 @@ from typing import Sequence
 import numpy as np
 import polars as pl
 
+from probestats.stats.ranked import smallest_in_cells
+
 __all__ = ["BLOCK_SETTINGS", "blocks_of", "named_setting_refusal", "blocked_item_table", "first_half_flags", "half_sums", "random_halves",
            "pooled_phrase", "block_noun", "HALF_NAMES"]
 
@@ -295,12 +297,8 @@ def _draw_batch(runs, starts, ends, sizes, rowbase, cells: range, taken: np.ndar
     with np.errstate(over="ignore"):
         keys = _mix(rowbase[rows][row_of] + j.astype(np.uint64))
     cell_sizes = sizes[cells.start:cells.stop]
-    cell_of = np.repeat(np.arange(len(cell_sizes)), cell_sizes)
-    order = np.lexsort((keys, cell_of))
-    cell_first = np.concatenate([[0], np.cumsum(cell_sizes)[:-1]])
-    rank = np.empty(total, dtype=np.int64)
-    rank[order] = np.arange(total) - cell_first[cell_of[order]]
-    chosen = rank < (cell_sizes // 2)[cell_of]
+    # each cell's n // 2 smallest keys (ties to the earlier run), by a partial sort where the cells are alike
+    chosen = smallest_in_cells(keys, cell_sizes, cell_sizes // 2)
     taken[rows] = np.add.reduceat(chosen.astype(np.int64), row_first)
 
 

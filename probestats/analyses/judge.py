@@ -84,7 +84,7 @@ import polars as pl
 
 from probestats.stats.multitest import adjust
 from probestats.errors import ColumnError, OptionError, Problem, ValidationError, count_of, either, opt
-from probestats.result import html_summary, jsonable, one_line
+from probestats.result import Result, html_summary, jsonable, one_line
 from probestats.shape.verdicts import Rule, choice_rules, extract_all, parse_rules
 from probestats.stats.agreement import Kappa
 from probestats.stats.hypotests import TestResult, sign_flip_test
@@ -335,7 +335,7 @@ class OrderGroup:
 
 
 @dataclass(frozen=True)
-class JudgeResult:
+class JudgeResult(Result):
     """An order probe on one or more judges (:func:`analyze_order`).
 
     Attributes
@@ -366,6 +366,8 @@ class JudgeResult:
         (:func:`probestats.analyses.verdict.decide_effects`); every renderer words it.
     """
 
+    MAIN_TABLE = "groups"
+
     groups: tuple[OrderGroup, ...]
     order: str
     orders: tuple[str, str]
@@ -388,16 +390,6 @@ class JudgeResult:
     def order_effect_detected(self, group) -> bool:
         """The verdict found an order effect in ``group``."""
         return self.verdict is not None and self.group_name(group) in self.verdict.found
-
-    def to_frame(self) -> pl.DataFrame:
-        """One row per judge: items, position consistency, primacy, recency and the order test's p."""
-        rows = [{"judge": ", ".join(f"{k}={v}" for k, v in g.by.items()) or "all", "n_items": g.n_items,
-                 "consistency": g.consistency.value, "primacy": g.primacy, "recency": g.recency,
-                 "order_test_p": g.order_test_p, "order_test_p_adjusted": g.order_test_p_adjusted}
-                for g in self.groups]
-        return pl.DataFrame(rows, schema={"judge": pl.String, "n_items": pl.Int64, "consistency": pl.Float64,
-                                          "primacy": pl.Int64, "recency": pl.Int64, "order_test_p": pl.Float64,
-                                          "order_test_p_adjusted": pl.Float64})
 
     def __repr__(self) -> str:
         return one_line(self, order=self.order, orders=self.orders, judges=len(self.groups),

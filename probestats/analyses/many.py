@@ -41,7 +41,6 @@ from probestats.errors import OptionError, ValidationError, either, opt
 from probestats.stats.hypotests import Interval, TestResult, mean_interval, sign_flip_test
 from probestats.stats.multitest import adjust
 from probestats.limits import check_limit, how_to_raise, limit
-from probestats.vocabulary import N_RESAMPLES, check_vocabulary
 from probestats.io.columns import ROW
 from probestats.io.log import Log, format_rows
 from probestats.io.read import read_log
@@ -49,6 +48,7 @@ from probestats.errors import Problem, has_errors
 from probestats.stats.selection import ImpactRatio, impact_ratios, is_selection
 from probestats.checks.schema import SETTINGS, validate
 from probestats.analyses.omnibus import OmnibusResult, omnibus_test
+from probestats.result import Result
 
 __all__ = [
     "ValueMean",
@@ -261,9 +261,9 @@ class ManyResult:
 
 
 @dataclass(frozen=True)
-class ManyAnalysis:
+class ManyAnalysis(Result):
     """Result of :func:`analyze_many`; ``to_dict()`` is its ``analyze --json`` object, ``result.pvalue`` the
-    omnibus p and ``to_frame()`` the long table of item means.
+    omnibus p and ``to_frame()`` the table of item means (one row per item, a column per value).
 
     Attributes
     ----------
@@ -287,6 +287,11 @@ class ManyAnalysis:
         the share of items with a significant gap (:func:`probestats.analyses.axes.with_axes`).
     """
 
+    MAIN_TABLE = "items"
+
+    def _headline(self):
+        return self.main.omnibus
+
     main: ManyResult
     groups: tuple[ManyResult, ...]
     problems: tuple[Problem, ...]
@@ -305,10 +310,6 @@ class ManyAnalysis:
     def pvalue(self) -> float:
         """The headline p: the omnibus test that the value makes no difference (``main.omnibus.pvalue``)."""
         return self.main.omnibus.pvalue
-
-    def to_frame(self) -> pl.DataFrame:
-        """The long table of item means: item, value, mean (the item's mean under the value), runs."""
-        return self.main.items
 
     @property
     def detected(self) -> bool:
@@ -403,31 +404,6 @@ def parse_groups(specs: Sequence[str] | Mapping[str, Sequence[str]] | None) -> d
     return out
 
 
-def many_values(log, *, fold_case: bool = False, read_options: Mapping | None = None) -> Log | None:
-    """The read log when it has more than two values of the attribute, else None.
-
-    Used by :func:`probestats.analyses.paired.analyze_pair` to hand such a log to :func:`analyze_many`
-    when ``a`` and ``b`` are not given. Blank values are not counted.
-
-    Examples
-    --------
-    >>> many_values([{"item": 1, "variant": v, "x": 1} for v in "abc"]) is not None
-    True
-    >>> many_values([{"item": 1, "variant": v, "x": 1} for v in "ab"]) is None
-    True
-    """
-    log = read_log(log, **dict(read_options or {}))
-    if "variant" not in log.lazy.collect_schema().names():
-        return None
-    from probestats.io.log import collect
-
-    v = pl.col("variant").cast(pl.String).str.strip_chars()
-    if fold_case:
-        v = v.str.to_lowercase()
-    n = collect(log.lazy.select(v.filter(v.is_not_null() & (v != "")).n_unique()), log.source, log._path).item()
-    return log if n > 2 else None
-
-
 # --------------------------------------------------------------------------- validation across all values
 
 
@@ -460,22 +436,15 @@ def _check_values(log: Log) -> None:
                 f"{opt('groups')}")
 
 
-def check_many(
-    log,
-    *,
-    metric: str,
-    by: Sequence[str] = (),
-    groups: Mapping[str, Sequence[str]] | Sequence[str] | None = None,
-    keep: Sequence[str] = (),
-    fold_case: bool = False,
-    value_name: str = "value",
-    read_options: Mapping | None = None,
-) -> tuple[pl.DataFrame, tuple[str, ...], dict[str, tuple[str, ...]], tuple[Problem, ...]]:
+def check_many(log, question, probe=None, *, keep: Sequence[str] = (), value_name: str = "value"
+               ) -> tuple[pl.DataFrame, tuple[str, ...], dict[str, tuple[str, ...]], tuple[Problem, ...]]:
     """Validate a log for a comparison of all its values (or groups of values).
 
     Validation's checks that concern the compared pair (unmatched items, confounded
     settings, duplicates, deterministic cells) are redone across every value; every
-    other check (missing columns, numbers, blanks, near-duplicate values) is kept.
+    other check (missing columns, numbers, blanks, near-duplicate values) is kept. The ``question`` gives the
+    metric, the ``by`` columns and the ``group`` of values, the ``probe`` the case folding; ``keep``: columns
+    kept in the frame, ``value_name``: what a value is called in messages.
 
     Returns
     -------
@@ -492,10 +461,11 @@ def check_many(
     ValidationError
         When there are errors (an item lacking a value is one).
     """
-    groups = parse_groups(groups)
-    log = read_log(log, **{"metric": metric, **dict(read_options or {})})
+    metric, by = question.metric, list(question.by)
+    groups = parse_groups(question.group)
+    log = read_log(log, metric=metric)
     _check_values(log)
-    checked = validate(log, metric=metric, by=by, keep=keep, fold_case=fold_case)
+    checked = validate(log, metric=metric, by=by, keep=keep, fold_case=bool(probe is not None and probe.fold_case))
     problems = [p for p in checked.problems if p.code not in PAIR_CODES]
     if has_errors(problems):
         raise ValidationError(problems)
@@ -725,9 +695,12 @@ def oriented_pairs(n_values: int, reference: int) -> list[tuple[int, int]]:
     return [(order[j], order[i]) for i, j in itertools.combinations(range(n_values), 2)]
 
 
-def _result(means: pl.DataFrame, metric: str, units, members, reference, *, selection: bool, alternative: str,
-            correction: str, n_resamples: int, seed, by=None, sds=None, binary: bool = False,
-            alpha: float | None = None) -> ManyResult:
+def _result(means: pl.DataFrame, metric: str, units, members, reference, tests, *, selection: bool,
+            by=None, sds=None, binary: bool = False, headline: bool = False) -> ManyResult:
+    """The comparison of every value (each group's with ``by``), tested as the ``tests`` ask; the ``headline``
+    omnibus test is read at their level (a Monte Carlo p tightened toward alpha), a group's is not."""
+    alternative, correction, n_resamples, seed = tests.alternative, tests.correction, tests.n_resamples, tests.seed
+    alpha = tests.alpha if headline else None
     if not means.height or means["value"].n_unique() < len(units):  # no item is measured under every value
         raise ValidationError([Problem(
             "error", "unmatched_item",
@@ -753,13 +726,13 @@ def _result(means: pl.DataFrame, metric: str, units, members, reference, *, sele
     pairs = oriented_pairs(len(units), r) if not left_out else [(j, r) for j in range(len(units)) if j != r]
     # each comparison is tested once, in its own orientation and the direction asked; its corrected p is
     # computed from that p (the gap against the reference is the pair's row, not a pair turned round)
-    tests = [sign_flip_test(matrix[:, a] - matrix[:, b], alternative=alternative) for a, b in pairs]
-    adjusted = adjust([t.pvalue for t in tests], correction)
+    tested = [sign_flip_test(matrix[:, a] - matrix[:, b], alternative=alternative) for a, b in pairs]
+    adjusted = adjust([t.pvalue for t in tested], correction)
     gap = {(a, b): float((sums[units[a]] - sums[units[b]]) / n) for a, b in pairs}
     # the test's statistic is the same mean gap, computed exactly
     rows = tuple(PairGap(units[a], units[b], gap[(a, b)], replace(t, statistic=gap[(a, b)]), p,
                          interval=mean_interval(matrix[:, a] - matrix[:, b], center=gap[(a, b)], of="item gaps"))
-                 for (a, b), t, p in zip(pairs, tests, adjusted))
+                 for (a, b), t, p in zip(pairs, tested, adjusted))
     against = {g.a: g for g in rows if g.b == reference}
     gaps = [against[u] for u in units if u != reference]
     pairwise = () if left_out else rows
@@ -784,72 +757,56 @@ def _result(means: pl.DataFrame, metric: str, units, members, reference, *, sele
                       pairs_left_out=len(units) * (len(units) - 1) // 2 if left_out else 0)
 
 
-def analyze_many(
-    log,
-    *,
-    metric: str,
-    groups: Mapping[str, Sequence[str]] | Sequence[str] | None = None,
-    reference: str | None = None,
-    by: Sequence[str] = (),
-    alternative: str = "two-sided",
-    alpha: float = 0.05,
-    correction: str = "holm",
-    fold_case: bool = False,
-    n_resamples: int = N_RESAMPLES,
-    seed: int | None = 0,
-    noise=None,
-    read_options: Mapping | None = None,
-    selection: bool = False,
-) -> ManyAnalysis:
+def analyze_many(log, question, probe=None, tests=None) -> ManyAnalysis:
     """Analyze a probe with more than two values (or groups of values).
 
     Parameters
     ----------
     log : path, Log, list of dict or DataFrame
-    metric : str
-    groups : ``{"female": ["Emily", "Lakisha"], ...}`` or ``["female=Emily,Lakisha", ...]``, optional
-        Several values standing for one group; each item's group mean is the mean of
-        its per-name means. Values in no group are left out (with a warning).
-    reference : str, optional
-        The value (or group) gaps are measured against (default: the first).
-    by : sequence of str
-        Repeat the analysis per group of these columns; omnibus p corrected across them.
-    alternative : {"two-sided", "greater", "less"}
-        For the pairwise sign-flip tests (the omnibus test has no direction), each of ``a − b`` as the pair
-        is oriented (:func:`oriented_pairs`; value − reference for the gaps): "less" tests ``a`` below ``b``.
-    alpha : float
-    correction : {"holm", "bonferroni", "bh", "none"}
-        Across pairs of values, and across ``by`` groups for the omnibus p.
-    n_resamples, seed : int
-        Monte Carlo settings of the omnibus test when it cannot be exact.
-    selection : bool
-        The metric says whether a candidate was selected (a design fact the user states): the values get
-        selection rates and impact ratios, with the four-fifths reference. A 0/1 metric alone is not a
-        selection (an agree share, a correct answer), so nothing is assumed from the values.
+        The log, shaped (:func:`probestats.analyze_many` reads it with its read options).
+    question : Question
+        What is compared (:class:`probestats.analyses.question.Question`): the ``metric``; ``group``, several
+        values standing for one group (``{"female": ["Emily", "Lakisha"], ...}`` or
+        ``["female=Emily,Lakisha", ...]``), each item's group mean the mean of its per-name means, values in no
+        group left out (with a warning); the ``reference`` the gaps are measured against (default: the first
+        value or group); ``by``, columns the analysis is repeated per group of, the omnibus p corrected across
+        them; ``selection``, the metric says whether a candidate was selected (a design fact the user states):
+        the values get selection rates and impact ratios, with the four-fifths reference (a 0/1 metric alone
+        is not a selection: an agree share, a correct answer, so nothing is assumed from the values).
+    probe : Probe, optional
+        Its ``fold_case``: values differing only in case or spaces are one.
+    tests : Tests, optional
+        ``alternative`` for the pairwise sign-flip tests (the omnibus test has no direction), each of ``a − b``
+        as the pair is oriented (:func:`oriented_pairs`; value − reference for the gaps): "less" tests ``a``
+        below ``b``; ``alpha``; ``correction`` across pairs of values, and across ``by`` groups for the omnibus
+        p; ``n_resamples`` and ``seed``, the Monte Carlo settings of the omnibus test when it cannot be exact.
 
     Examples
     --------
     >>> rows = [{"item": i, "variant": v, "x": float(v == "A" and i < 5)}
     ...         for i in range(6) for v in ("A", "B", "C")]
-    >>> result = analyze_many(rows, metric="x")
+    >>> from probestats.analyses.question import Question
+    >>> result = analyze_many(rows, Question("x"))
     >>> [(v.value, round(v.mean, 4)) for v in result.main.values]
     [('A', 0.8333), ('B', 0.0), ('C', 0.0)]
     >>> result.main.impact_ratios is None    # a 0/1 metric is not said to be a selection
     True
-    >>> [r.ratio for r in analyze_many(rows, metric="x", selection=True).main.impact_ratios]
+    >>> [r.ratio for r in analyze_many(rows, Question("x", selection=True)).main.impact_ratios]
     [1.0, 0.0, 0.0]
     >>> result.main.omnibus.pvalue == 1 / 81   # items 1-4 each put their 1 under A, as item 0 does: 1 of 3**4
     True
     """
-    if noise is not None:
-        raise OptionError(f"{opt('noise')} compares two values; give {opt('a')} and {opt('b')} to analyze a pair with its noise log")
-    check_vocabulary(alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed)
-    by = list(column_names("by", by))
+    from probestats.vocabulary import as_tests
+
+    refuse_noise(question.noise)
+    tests = as_tests(tests)
+    alpha, correction, n_resamples, seed = tests.alpha, tests.correction, tests.n_resamples, tests.seed
+    metric, reference, selection = question.metric, question.reference, question.selection
+    by = list(column_names("by", question.by))
     from probestats.analyses.items import check_by
 
     check_by(by, metric)
-    frame, units, members, problems = check_many(log, metric=metric, by=by, groups=groups, fold_case=fold_case,
-                                                 read_options=read_options)
+    frame, units, members, problems = check_many(log, replace(question, by=by), probe)
     if reference is None:
         reference = units[0]
     elif reference not in units:
@@ -859,8 +816,7 @@ def analyze_many(
         raise OptionError(f"{either(opt('selection', True), '--set selection=yes')}: a selection metric is 0 or 1 "
                           f"per run (1: selected), and '{metric}' holds other values; drop it, or derive a 0/1 column "
                           f"with {opt('derive')}")
-    kw = dict(selection=selection, binary=binary, alternative=alternative, correction=correction,
-              n_resamples=n_resamples, seed=seed)
+    kw = dict(selection=selection, binary=binary)
     # a setting that varies within item x value cells (several models answered every item) is a block, as in a
     # pair: each item's value means average over its blocks (matched within each), and the blocks' own results
     # stand beside the pooled one when no --by is given
@@ -868,7 +824,7 @@ def analyze_many(
     pooled_means = (unit_means(frame, metric, exact=True) if not blocks
                     else block_averaged_means(unit_means(frame, metric, by=blocks, exact=True), blocks))
     main = _result(with_cell_sds(pooled_means, frame, metric), metric, units, members,
-                   reference, sds=run_sds(frame, metric), alpha=alpha, **kw)
+                   reference, tests, sds=run_sds(frame, metric), headline=True, **kw)
     results = []
     group_by = by or list(blocks)
     if group_by:
@@ -876,7 +832,7 @@ def analyze_many(
         group_sds = run_sds(frame, metric, group_by)
         for key in means.select(group_by).unique(maintain_order=True).iter_rows(named=True):
             sub = means.filter(_key_mask(key)).drop(group_by)
-            results.append(_result(sub, metric, units, members, reference,
+            results.append(_result(sub, metric, units, members, reference, tests,
                                    by={k: v if isinstance(v, (str, int, float, bool)) or v is None else str(v)
                                        for k, v in key.items()}, sds=group_sds, **kw))
         adjusted = adjust([g.omnibus.pvalue for g in results], correction)
@@ -887,15 +843,15 @@ def analyze_many(
         problems = (*problems, pairs_problem(len(units), reference))
     uneven = len(units) == 2 and len(members[units[0]]) != len(members[units[1]])
     if uneven:   # one value against a group of several: the sign-flip null (a gap symmetric about zero) fails
-        main = _permuted(main, frame, metric, units, members, reference, alternative, n_resamples, seed)
-        results = [_permuted(g, frame.filter(_key_mask(g.by)), metric, units, members, reference, alternative,
-                             n_resamples, seed) for g in results]
+        main = _permuted(main, frame, metric, units, members, reference, tests)
+        results = [_permuted(g, frame.filter(_key_mask(g.by)), metric, units, members, reference, tests)
+                   for g in results]
         if results:
             adjusted = adjust([g.omnibus.pvalue for g in results], correction)
             results = [replace(g, omnibus_p_adjusted=p) for g, p in zip(results, adjusted)]
     from probestats.analyses.reference import reference_check
 
-    neutral = reference_check(main, alpha=alpha, n_resamples=n_resamples, seed=seed)
+    neutral = reference_check(main, tests)
     verdict = decide_many(main.omnibus.pvalue, alpha=alpha, gaps=main.gaps, omnibus=main.omnibus,
                           published=() if uneven else main.published, reference=neutral)
     if uneven:
@@ -912,11 +868,25 @@ def analyze_many(
             test=PERMUTATION_TEST)
     from probestats.analyses.many_design import agreement_caveat, constant_caveats
 
-    disagreement = agreement_caveat(results, alpha=alpha, n_resamples=n_resamples, seed=seed)
+    disagreement = agreement_caveat(results, tests)
     verdict = with_caveats(verdict, *disagreement, *constant_caveats(frame, metric, units, results),
                            **pooled_fields(results, group_by, blocks, disagreement))
     return ManyAnalysis(main=main, groups=tuple(results), problems=tuple(problems), alpha=alpha,
                         correction=correction, frame=frame, verdict=verdict)
+
+
+def refuse_noise(noise) -> None:
+    """A noise reference compares two values: refused by the analysis of every value.
+
+    >>> refuse_noise(None)
+    >>> refuse_noise("noise.csv")
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: noise compares two values; give a and b to analyze a pair with its noise log
+    """
+    if noise is not None:
+        raise OptionError(f"{opt('noise')} compares two values; give {opt('a')} and {opt('b')} to analyze a pair with "
+                          "its noise log")
 
 
 def within_cell_blocks(frame: pl.DataFrame, units, by: Sequence[str] = ()) -> tuple[str, ...]:
@@ -982,12 +952,13 @@ def pooled_fields(results, group_by: Sequence[str], blocks: Sequence[str], disag
 
 
 def _permuted(result: ManyResult, frame: pl.DataFrame, metric: str, units, members, reference: str,
-              alternative: str, n_resamples: int, seed) -> ManyResult:
+              tests) -> ManyResult:
     """Two values of unequal group sizes: the headline (omnibus) and the pair's test become the exact within-item
     permutation of the value labels (:mod:`probestats.stats.permutation`), each item's names reassigned to the two
     groups as the design assigned them; the gap is each group's mean of its names' means, as before."""
     from probestats.stats.permutation import within_item_permutation_test
 
+    alternative, n_resamples, seed = tests.alternative, tests.n_resamples, tests.seed
     other = units[1] if reference == units[0] else units[0]
     names = (frame.group_by(["item", "_unit", "variant"], maintain_order=True)
              .agg(pl.col(metric).drop_nulls().mean().alias("m")).drop_nulls("m"))

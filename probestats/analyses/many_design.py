@@ -26,7 +26,8 @@ from typing import Sequence
 
 import polars as pl
 
-from probestats.checks.design import Caveat, constant_text, constant_values, share_text
+from probestats.checks.design import (MAX_GROUP_CLAUSES, Caveat, constant_text, constant_values,
+                                       grouped_constants_clause, share_text)
 
 __all__ = ["constant_caveats", "agreement_caveat"]
 
@@ -47,11 +48,11 @@ def _asks(constant: Sequence[str], units: Sequence[str], figures: Sequence[float
 
 
 def constant_caveats(frame: pl.DataFrame, metric: str, units: Sequence[str],
-                     groups: Sequence = ()) -> tuple[Caveat, ...]:
+                     results: Sequence = ()) -> tuple[Caveat, ...]:
     """The constant values of a many-values analysis, over every item and in each ``by`` group.
 
     ``frame`` is the checked frame with its ``_unit`` column (the value, or the group a name stands for);
-    ``groups`` the per-group results (each with its ``by``).
+    ``results`` the per-group results (each with its ``by``).
 
     >>> rows = pl.DataFrame({"item": [str(i // 3) for i in range(36)], "_unit": ["a", "b", "b"] * 12,
     ...                      "x": [1.0, 0.0, 1.0, 1.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0] * 3})
@@ -75,7 +76,7 @@ def constant_caveats(frame: pl.DataFrame, metric: str, units: Sequence[str],
             {"values": [{"value": u, "constant": c, "share_of_items": s} for u, (c, s) in whole.items()],
              "n_items": n_items}))
     found, parts = [], []
-    for g in groups:
+    for g in results:
         mask = pl.all_horizontal([pl.col(k).cast(pl.String) == str(v) if v is not None else pl.col(k).is_null()
                                   for k, v in g.by.items()])
         here, _ = constant_values(frame.filter(mask), metric, units, value="_unit")
@@ -91,6 +92,11 @@ def constant_caveats(frame: pl.DataFrame, metric: str, units: Sequence[str],
         found += [{"by": {k: (None if v is None else str(v)) for k, v in g.by.items()}, "value": u,
                    "other": others[0] if len(units) == 2 and others else None, "constant": c, "share_of_items": s}
                   for u, (c, s) in here.items()]
+    if len(parts) > MAX_GROUP_CLAUSES:   # one clause per group would repeat itself: one sentence with a count
+        parts = [grouped_constants_clause(
+            [(", ".join(f"{k} = {v}" for k, v in f["by"].items()), f["value"], f["constant"], f["share_of_items"])
+             for f in found], metric, len(groups),
+            "so there the gaps against it only ask whether the other values differ from that constant")]
     if parts:
         out.append(Caveat("constant_arm_in_groups", "; ".join(parts) + ". " + _CONSTANT_MEANS, {"groups": found}))
     return tuple(out)
@@ -114,10 +120,10 @@ class _Group:
     p_adjusted: float | None
 
 
-def agreement_caveat(groups: Sequence, *, alpha: float, n_resamples: int, seed) -> tuple[Caveat, ...]:
+def agreement_caveat(results: Sequence, tests) -> tuple[Caveat, ...]:
     """``blocks_disagree`` when, for some pair of values (every pair tested one by one, else each value against
     the reference), the ``by`` groups disagree (:func:`probestats.analyses.blocks.block_agreement`);
-    ``groups`` are the per-group results. The heterogeneity test (one within-item permutation test per pair,
+    ``results`` are the per-group results, ``tests`` the level and resampling. The heterogeneity test (one within-item permutation test per pair,
     as costly as an omnibus test) is run on the gaps against the reference only; a pair without the
     reference disagrees when significant groups go opposite ways (:data:`UNTESTED`). Its Monte Carlo draws
     :data:`FIRST` resamples (or a tenth of ``n_resamples``, if more) and adds more only while its p's interval
@@ -130,16 +136,17 @@ def agreement_caveat(groups: Sequence, *, alpha: float, n_resamples: int, seed) 
     """
     from probestats.analyses.blocks import block_agreement
 
-    if len(groups) < 2:
+    alpha, n_resamples, seed = tests.alpha, tests.n_resamples, tests.seed
+    if len(results) < 2:
         return ()
-    columns = list(groups[0].by)
-    reference = groups[0].reference
-    means = [_item_means(g) for g in groups]
+    columns = list(results[0].by)
+    reference = results[0].reference
+    means = [_item_means(g) for g in results]
     found, figures = [], []
-    for pair in (groups[0].pairwise or groups[0].gaps):
+    for pair in (results[0].pairwise or results[0].gaps):
         a, b = pair.a, pair.b
         rows, blocks = [], []
-        for g, cells in zip(groups, means):
+        for g, cells in zip(results, means):
             by = {k: None if v is None else str(v) for k, v in g.by.items()}
             rows += [{**by, "item": item, "gap": m[a] - m[b]} for item, m in cells.items()
                      if m.get(a) is not None and m.get(b) is not None]
@@ -152,7 +159,7 @@ def agreement_caveat(groups: Sequence, *, alpha: float, n_resamples: int, seed) 
         against = reference in (a, b)   # the heterogeneity test on the gaps against the reference only
         agreement = block_agreement(grouped, blocks, columns, a=a, b=b, alpha=alpha, n_resamples=n_resamples,
                                     seed=seed, untested=None if against else UNTESTED,
-                                    first=max(FIRST, n_resamples // 10), family=len(groups[0].gaps))
+                                    first=max(FIRST, n_resamples // 10), family=len(results[0].gaps))
         if agreement is not None and agreement.disagree:
             found.append(agreement)
             figures.append({"value": a, "other": b, **agreement.to_dict()})

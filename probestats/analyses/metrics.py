@@ -32,6 +32,7 @@ from probestats.errors import OptionError, opt
 from probestats.stats.effects import EFFECT_NAMES
 from probestats.stats.family import JOINT_TEST, JointFlip, joint_sign_flip
 from probestats.stats.multitest import adjust
+from probestats.result import Result
 
 __all__ = ["MetricsAnalysis", "FamilyTest", "analyze_metrics", "split_metrics"]
 
@@ -83,7 +84,7 @@ class FamilyTest:
 
 
 @dataclass(frozen=True)
-class MetricsAnalysis:
+class MetricsAnalysis(Result):
     """The paired analyses of several metrics of one log, corrected as one family.
 
     Attributes
@@ -105,6 +106,8 @@ class MetricsAnalysis:
         family (:mod:`probestats.stats.family`), whose adjusted p-values are the members' ``p_adjusted`` and
         whose omnibus p says whether any member moved; None where each member's p was corrected alone.
     """
+
+    MAIN_TABLE = "metrics"
 
     analyses: tuple[Analysis, ...]
     family: tuple[FamilyTest, ...]
@@ -140,16 +143,6 @@ class MetricsAnalysis:
 
     def cell(self, metric: str, by: dict) -> FamilyTest | None:
         return next((t for t in self.family if t.metric == metric and t.by == by), None)
-
-    def to_frame(self):
-        """One row per test of the family: metric, group, average gap, sign-flip p and corrected p."""
-        import polars as pl
-
-        rows = [{"metric": t.metric, "by": ", ".join(f"{k}={v}" for k, v in t.by.items()),
-                 "average_gap": float(t.result.average_gap), "p": float(t.result.headline_test.pvalue),
-                 "p_adjusted": t.result.p_adjusted} for t in self.family]
-        return pl.DataFrame(rows, schema={"metric": pl.String, "by": pl.String, "average_gap": pl.Float64,
-                                          "p": pl.Float64, "p_adjusted": pl.Float64})
 
     def __repr__(self) -> str:
         from probestats.result import one_line

@@ -1,18 +1,43 @@
-"""The noise comparison beside a probe: a same-versus-same reference (a noise log, or the probe's own runs
-of one value split in two halves drawn at random, :func:`within_log_noise`) compared as the probe is, and
-read as a :class:`~probestats.analyses.verdict.NoiseCheck` (:func:`noise_check_of`); when it fails, what
-the noise log shows that may explain it (:func:`noise_log_causes`).
+"""The noise comparison beside a probe: a same-versus-same reference (a noise log compared as the probe is, or
+the probe's own runs of one value split in two halves, read over every split, :func:`within_log_noise`), read
+as a :class:`~probestats.analyses.verdict.NoiseCheck` (:func:`noise_check_of`, :func:`halves_check`); when a
+noise log fails, what it shows that may explain it (:func:`noise_log_causes`).
+
+The log's own halves
+--------------------
+The runs of one value in a cell (an item, or an item and a block) are repeats of one another: split in two
+halves, the gap between the halves is what the draw alone gives. One split drawn at random made the reference a
+draw of its own: a renamed item, a reordered log or one run fewer drew another split, and the reference (its
+gap, and its sign-flip p, which on a random split falls at or below alpha in about one draw in twenty whatever
+the log holds) came and went. The reference is now that gap **over every split**, in closed form.
+
+A cell of ``n`` runs with sample variance ``s²`` (divisor ``n − 1``) is split into ``h = n // 2`` runs and the
+other ``n − h``. Over the splits drawn uniformly, the mean of the first half is the mean of a sample drawn
+without replacement, of variance ``(s² / h)(1 − h / n)``; the gap between the halves, ``n / (n − h)`` times its
+distance from the cell's mean, has mean zero and variance ``s² (1/h + 1/(n − h))`` (the finite-population
+correction makes it exact, not an approximation). An item's halves gap averages its blocks' (``B`` of them),
+so its variance is the sum of theirs over ``B²``; cells are split independently, so the average gap over ``N``
+items has variance the sum of the items' over ``N²``. The reference is the square root: the **root mean square
+of the halves' average gap over every split** (:class:`HalvesNoise`). It depends on the runs' values alone:
+not on names, row order, files or a seed; one run fewer moves it as one run moves a variance.
+
+A random split cannot show a gap beyond chance (the halves are exchangeable by construction, so its p is
+uniform over the splits of any log): the log's own halves are a size to set the probe's gap beside, never a
+check that fails. A noise log can fail: its values were run apart, and a drift or a setting may split them.
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
 import polars as pl
 
+from probestats.analyses.halves import block_noun
 from probestats.analyses.items import item_table
 from probestats.checks.schema import Checked, validate  # noqa: F401  (validate: doctests)
-from probestats.errors import either, opt
+from probestats.errors import opt
 
 if TYPE_CHECKING:
     from probestats.analyses.pair_tests import PairResult
@@ -24,20 +49,107 @@ def one_run_reason(value: str, cell: str = "item") -> str:
             f"(give each cell two runs or more, or a noise log with {opt('noise')})")
 
 
-def noise_check_of(kind: str, description: str, result: "PairResult", alpha: float, *, causes, seed=None):
+def noise_check_of(kind: str, description: str, result: "PairResult", alpha: float, *, causes):
     """The check a same-versus-same comparison that ran gives: failed when its sign-flip p is at most ``alpha``,
     then with ``causes()`` (what may explain it)."""
     from probestats.analyses.verdict import NoiseCheck
 
     failed = result.sign_flip.pvalue <= alpha
     return NoiseCheck(kind, description, True, failed=failed, causes=tuple(causes()) if failed else (),
-                      average_gap=result.average_gap, pvalue=result.sign_flip.pvalue, seed=seed)
+                      average_gap=result.average_gap, pvalue=result.sign_flip.pvalue)
 
 
-def chance_cause(alpha: float) -> str:
-    """Why a within-log check drawn at random may fail by chance alone, and how to draw another split."""
-    return (f"the halves are drawn at random, and a random split gives an exact p at or below {alpha:g} in "
-            f"{alpha:.0%} of draws by chance alone (another {either('seed, Tests(seed=...),', opt('seed'))} draws another split)")
+@dataclass(frozen=True)
+class HalvesNoise:
+    """The log's own same-versus-same reference: the runs of ``value`` in each cell split in two halves, read
+    over every split (see the module docstring).
+
+    Attributes
+    ----------
+    value : str
+        The value whose runs are split.
+    items : polars.DataFrame
+        Per item, in the probe's order: ``n_a`` and ``n_b`` (the runs of the first and the second half, over its
+        blocks), ``n_blocks`` and ``gap``: the root mean square over every split of the item's halves gap.
+    average_gap : float
+        The root mean square over every split of the halves' average gap (a size: zero or more).
+    """
+
+    value: str
+    items: pl.DataFrame
+    average_gap: float
+
+    #: a split read over every split has no test of its own (see the module docstring)
+    sign_flip = None
+
+    @property
+    def a(self) -> str:
+        return f"{self.value} (first half)"
+
+    @property
+    def b(self) -> str:
+        return f"{self.value} (second half)"
+
+    @property
+    def n_items(self) -> int:
+        return self.items.height
+
+    def runs_per_value(self) -> tuple[int, int]:
+        """Typical runs per half (the median over items)."""
+        if self.items.height == 0:
+            return (0, 0)
+        return (int(self.items["n_a"].median()), int(self.items["n_b"].median()))
+
+    def to_dict(self, items: bool = True) -> dict:
+        out = {"a": self.a, "b": self.b, "n_items": self.n_items, "average_gap": self.average_gap}
+        if items:
+            out["items"] = [{"item": str(r["item"]), "gap": r["gap"], "n_a": r["n_a"], "n_b": r["n_b"]}
+                            for r in self.items.iter_rows(named=True)]
+        return out
+
+
+def halves_noise(cells: pl.DataFrame, value: str, order: pl.DataFrame) -> HalvesNoise:
+    """The halves of ``value`` over every split, from its cells: ``cells`` holds ``item``, ``n`` (the cell's
+    runs, two or more) and ``sd`` (their standard deviation, divisor ``n − 1``), one row per cell (an item, or
+    an item and a block); ``order`` the items, in the order shown.
+
+    A cell of 4 runs 1, 2, 3, 6 (sd 2.16): every one of its 6 splits into two runs against two, and the mean
+    square of their gaps, is the closed form ``s² (1/2 + 1/2)``:
+
+    >>> import itertools, statistics
+    >>> runs = [1.0, 2.0, 3.0, 6.0]
+    >>> gaps = [sum(runs[i] for i in first) / 2 - sum(runs[i] for i in range(4) if i not in first) / 2
+    ...         for first in itertools.combinations(range(4), 2)]
+    >>> cell = pl.DataFrame({"item": ["q1"], "n": [4], "sd": [statistics.stdev(runs)]})
+    >>> round(halves_noise(cell, "a", cell.select("item")).average_gap ** 2, 12), round(statistics.fmean(g * g for g in gaps), 12)
+    (4.666666666667, 4.666666666667)
+    """
+    n = pl.col("n").cast(pl.Int64)
+    h = n // 2
+    per = (cells.with_columns((pl.col("sd") * pl.col("sd") * (1.0 / h + 1.0 / (n - h))).alias("__v"),
+                              h.alias("__h"), (n - h).alias("__k"))
+           .group_by("item", maintain_order=True)
+           .agg((pl.col("__v").sum() / (pl.len() * pl.len())).alias("__var"), pl.col("__h").sum().alias("n_a"),
+                pl.col("__k").sum().alias("n_b"), pl.len().cast(pl.Int64).alias("n_blocks")))
+    per = order.select(pl.col("item").cast(pl.String)).join(
+        per.with_columns(pl.col("item").cast(pl.String)), on="item", how="inner", maintain_order="left")
+    items = per.select("item", pl.col("n_a").cast(pl.Int64), pl.col("n_b").cast(pl.Int64), "n_blocks",
+                       pl.col("__var").sqrt().alias("gap"))
+    total = math.fsum(per["__var"].to_list())
+    return HalvesNoise(value=value, items=items, average_gap=math.sqrt(total) / per.height if per.height else 0.0)
+
+
+def halves_check(kind: str, description: str, halves: HalvesNoise):
+    """The check the log's own halves give: valid, never failed (a random split cannot show a gap beyond chance),
+    its gap the root mean square over every split."""
+    from probestats.analyses.verdict import NoiseCheck
+
+    return NoiseCheck(kind, description, True, average_gap=halves.average_gap)
+
+
+#: how the log's own halves are described (after "the runs of value 'x' in each item")
+OVER_EVERY_SPLIT = ("split in two halves, the halves' gap read over every split (its root mean square, from "
+                    "each cell's spread of runs: no draw)")
 
 
 def noise_log_causes(noise_checked: Checked) -> list[str]:
@@ -94,33 +206,28 @@ def _time_spans(frame: pl.DataFrame, a: str, b: str):
 
 
 def within_log_noise(checked: Checked, items: pl.DataFrame | None = None, *, blocks: Sequence[str] = (),
-                     seed: int = 0, value: str | None = None, counts: pl.DataFrame | None = None,
-                     places: int | None = None) -> tuple[pl.DataFrame | None, str | None]:
-    """The probe's own same-versus-same comparison: the runs of ``value`` (default: value ``a``) in
-    each cell (item, and ``blocks`` values) split into two halves drawn at random with ``seed``
-    (:func:`probestats.analyses.halves.random_halves`: never by file or seed order), as the item
-    table of a log of the two values ``"<value> (first half)"`` and ``"<value> (second half)"``.
+                     value: str | None = None, counts: pl.DataFrame | None = None,
+                     places: int | None = None) -> tuple[HalvesNoise | None, str | None, str | None]:
+    """The probe's own same-versus-same reference: the runs of ``value`` (default: value ``a``) in each cell
+    (item, and ``blocks`` values) split in two halves, read over every split (:func:`halves_noise`).
 
     With ``items`` (the probe's item table), every one of its items must have two runs or more of
     ``value`` in each cell; without, the items that do are used, in the order of their first run.
     ``counts`` (the streaming pass's counts of each value in each cell, ``Streamed.halves``, in
-    whole units of ``10**-places``) stands for the runs of ``checked.frame``, without blocks: the
-    same halves, drawn from the counts (:func:`probestats.analyses.halves.half_sums`).
+    whole units of ``10**-places``) stands for the runs of ``checked.frame``, without blocks.
 
-    Returns ``(item table, source label, None)``, or ``(None, None, reason)`` when no valid split
-    exists (one run per cell: then the verdict rests on the exact test alone).
+    Returns ``(halves, source label, None)``, or ``(None, None, reason)`` when no cell can be split
+    (one run per cell: then the verdict rests on the exact test alone).
 
     >>> rows = [{"item": i, "variant": v, "seed": s, "steps": s + (v == "b")}
     ...         for i in (1, 2) for v in "ab" for s in (4, 3, 2, 1)]
     >>> halves, source, _ = within_log_noise(validate(rows, metric="steps"))
     >>> print(source)  # doctest: +NORMALIZE_WHITESPACE
-    within-log: the runs of value 'a' in each item split in two halves drawn at random,
-    keyed by the cell's name and each run's value (seed 0)
-    >>> halves["n_a"].to_list(), halves["n_b"].to_list()
-    ([2, 2], [2, 2])
+    within-log: the runs of value 'a' in each item split in two halves, the halves' gap read over every
+    split (its root mean square, from each cell's spread of runs: no draw)
+    >>> halves.items["n_a"].to_list(), round(halves.average_gap, 4)   # sd 1.291 per item: sqrt(2 * 1.667 * 1) / 2
+    ([2, 2], 0.9129)
     """
-    from probestats.analyses.halves import block_noun, blocked_item_table, random_halves
-
     metric = checked.metric
     value = checked.a if value is None else value
     cell = "item" + (f" and {block_noun(blocks, 1)}" if blocks else "")
@@ -143,35 +250,28 @@ def within_log_noise(checked: Checked, items: pl.DataFrame | None = None, *, blo
         few = keep.height == 0
     if few:
         return None, None, one_run_reason(value, cell)
-    first, second = f"{value} (first half)", f"{value} (second half)"
     if counts is not None:
-        table = _drawn_table(runs, seed, places)
-    else:
-        halves = random_halves(runs, metric, value, blocks=blocks, seed=seed)
-        table = (blocked_item_table(halves, metric, first, second, blocks) if blocks
-                 else item_table(halves, metric, first, second))
+        cells = _counted_cells(runs, places)
+    else:   # each cell's spread, by the exact rule the item table follows (the same bits as a cell table's)
+        cells = item_table(runs, metric, value, value, by=list(blocks)).select(
+            "item", pl.col("n_a").alias("n"), pl.col("sd_a").alias("sd"))
     # the items in the probe's order, or in the order of their first run of the value
     order = items.select("item") if items is not None else keep.select("item")
-    table = order.join(table, on="item", how="inner", maintain_order="left")
-    if items is not None and table.height != items.height:
+    halves = halves_noise(cells, value, order)
+    if items is not None and halves.n_items != items.height:
         return None, None, f"some item has no run of '{value}' in both halves"
     what = "runs" if value == checked.a or checked.a is None else "repeats"
-    return table, (f"within-log: the {what} of value '{value}' in each {cell} split in two halves drawn at random, "
-                   f"keyed by the cell's name and each run's value (seed {seed})"), None
+    return halves, f"within-log: the {what} of value '{value}' in each {cell} {OVER_EVERY_SPLIT}", None
 
 
-def _drawn_table(counts: pl.DataFrame, seed: int, places: int) -> pl.DataFrame:
-    """The item table of the halves drawn from each item's counts of its values (``item``,
-    ``__units``, ``__count``), with the numbers :func:`item_table` gives from the runs."""
-    from probestats.analyses.halves import half_sums
+def _counted_cells(counts: pl.DataFrame, places: int) -> pl.DataFrame:
+    """Each item's runs and their standard deviation from its counts of values (``item``, ``__units``,
+    ``__count``), by the exact rule the item table follows."""
     from probestats.checks.exact import moments
 
-    drawn = half_sums(counts, ["item"], seed, places=places)
-    n, n1 = drawn["counted"].cast(pl.Int64), drawn["n_first"].cast(pl.Int64)
-    m1, d1 = moments(n1, drawn["__first_s"], drawn["__first_q"], places)
-    m2, d2 = moments(n - n1, drawn["__s"] - drawn["__first_s"], drawn["__q"] - drawn["__first_q"], places)
-    return pl.DataFrame([drawn["item"].cast(pl.String).alias("item"), m1.alias("mean_a"), m2.alias("mean_b"),
-                         (m1 - m2).alias("gap"), n1.alias("n_a"), (n - n1).alias("n_b"), d1.alias("sd_a"),
-                         d2.alias("sd_b")])
-
-
+    sums = counts.with_columns(pl.col("__units").cast(pl.Int128), pl.col("__count").cast(pl.Int128)).group_by(
+        "item", maintain_order=True).agg(pl.col("__count").sum().alias("n"),
+                                         (pl.col("__units") * pl.col("__count")).sum().alias("s"),
+                                         (pl.col("__units") * pl.col("__units") * pl.col("__count")).sum().alias("q"))
+    _, sd = moments(sums["n"], sums["s"], sums["q"], places)
+    return pl.DataFrame([sums["item"].cast(pl.String), sums["n"].cast(pl.Int64), sd.alias("sd")])

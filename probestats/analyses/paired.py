@@ -24,11 +24,12 @@ from probestats.errors import Problem
 from probestats.checks.schema import Checked, require_ok, validate
 from probestats.errors import count_of
 from probestats.analyses.items import check_by, item_table_of, item_units, items_of, key_json
-from probestats.analyses.noise_check import chance_cause, noise_check_of, noise_log_causes, within_log_noise
+from probestats.analyses.noise_check import halves_check, noise_check_of, noise_log_causes, within_log_noise
 from probestats.analyses.pair_tests import PairResult, compare_pair, design_problems, unpermuted_problem
 from probestats.analyses.probe_mdg import probe_mdg
 from probestats.analyses.verdict import NoiseCheck
 
+from probestats.result import Result
 
 
 def _num(x) -> float | None:
@@ -199,7 +200,7 @@ def with_row_level(analysis: Analysis) -> Analysis:
 
 
 @dataclass(frozen=True)
-class Analysis:
+class Analysis(Result):
     """The result of :func:`analyze`: the main comparison, noise beside it, splits and problems.
 
     ``to_dict()`` is the ``analyze --json`` object (its stable keys are listed in the JSON reference);
@@ -265,6 +266,14 @@ class Analysis:
         With ``random_settings=``: each setting's balance test and the gap stratified by and adjusted for it
         (:mod:`probestats.analyses.drawn`).
     """
+
+    MAIN_TABLE = "items"
+
+    def _headline(self):
+        return self.main.headline_test
+
+    def _interval(self):
+        return self.main.interval
 
     main: PairResult
     noise: PairResult | None
@@ -408,10 +417,10 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
         mean_a − mean_b; default: the first two values in order of appearance); ``by`` (repeat the analysis
         per group, with the correction across groups); ``noise``, the noise reference: a same-versus-same log,
         analyzed the same way (its first two values), ``"within"`` (the default when ``None`` and
-        ``within_noise``: value ``a``'s runs of each cell split into two halves drawn at random with the seed,
-        :func:`within_log_noise`, valid when every cell has two runs or more), or ``"none"`` (the minimum
+        ``within_noise``: value ``a``'s runs of each cell split into two halves, the halves' gap read over every
+        split, :func:`within_log_noise`, valid when every cell has two runs or more), or ``"none"`` (the minimum
         detectable gap is computed from a noise log only); or ``noise_value``, the repeats of this value in the
-        log (a baseline run several times), split in halves drawn at random within each item; ``selection``,
+        log (a baseline run several times), split in halves within each item (read over every split); ``selection``,
         handed to the many-values analysis with ``many``.
     probe : Probe, optional
         Case folding (``fold_case``) and the column roles (:class:`probestats.shape.probe.Probe`):
@@ -483,15 +492,22 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
     by = list(column_names("by", question.by))
     check_by(by, metric)
     noise, within_noise = _noise_choice(noise, within_noise, noise_value)
-    if streaming and streamed is None:
+    # a judge or a named setting may vary within cells, a drawn setting and clusters are read from the runs:
+    # with one of them named, the rows are read once by validate, without a streaming pass before it
+    if streaming and streamed is None and not (attribute_settings or cluster is not None or random_settings):
+        from functools import partial
+
+        from probestats.analyses.clusters import cluster_candidates
         from probestats.checks.stream import validate_streaming
 
+        # the cluster suggestion's candidates are read in the same pass (blocks, known after it, are left out
+        # then): one pass over the rows, not one more for the suggestion
         streamed = validate_streaming(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case,
                                       halves=noise is None and (within_noise or noise_value is not None),
-                                      progress=progress, facts=facts,
-                                      before_pass=warm_tests)
-        if streamed is not None and (_may_block(streamed.checked, settings, by) or attribute_settings
-                                     or cluster is not None or random_settings):
+                                      progress=progress, facts=facts, before_pass=warm_tests,
+                                      clusters=partial(cluster_candidates, metric=metric,
+                                                       exclude=(*by, *settings, *random_settings)))
+        if streamed is not None and _may_block(streamed.checked, settings, by):
             streamed = None   # a judge or a named setting may vary within cells: blocks need the rows
     if streamed is not None:
         checked = streamed.checked
@@ -515,9 +531,9 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
             from probestats.analyses.many import analyze_many, refuse_pair_options
 
             refuse_pair_options(probe, tests, noise_value)
-            return analyze_many(checked.log, metric=metric, by=by, alternative=alternative, alpha=alpha,
-                                correction=correction, fold_case=fold_case, noise=noise,
-                                n_resamples=n_resamples, seed=seed, selection=selection)
+            from probestats.analyses.question import Question
+
+            return analyze_many(checked.log, Question(metric, by=by, noise=noise, selection=selection), probe, tests)
         checked = replace(checked, problems=checked.problems + (Problem(
             "warning", "more_values",
             f"the log has {len(checked.values)} values; this compares the first two, '{checked.a}' and "
@@ -607,7 +623,6 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
     noise_result = None
     noise_checked = None
     noise_source = None
-    split_seed = 0 if seed is None else int(seed)
     if isinstance(noise, str) and noise == "none":
         check = NoiseCheck("none", "no same-versus-same comparison", False,
                            reason=f"none was asked for ({opt('noise', 'none')})")
@@ -628,17 +643,14 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
             raise OptionError(f"{opt('noise_value', noise_value)}: not a value of the log (values: "
                               f"{', '.join(checked.values[:10])})")
         halves, noise_source, reason = within_log_noise(
-            checked, None if noise_value is not None else main.items, blocks=blocks, seed=split_seed, value=value,
+            checked, None if noise_value is not None else main.items, blocks=blocks, value=value,
             counts=None if streamed is None else streamed.halves, places=None if streamed is None else streamed.places)
         kind = "within" if noise_value is None else "value"
         if halves is not None:  # beside the result only: the power model (MDG) still needs a --noise log
-            noise_result = compare_pair(halves, metric, f"{value} (first half)", f"{value} (second half)",
-                                        alternative=alternative, confidence=1 - alpha, **extra)
-            check = noise_check_of(kind, noise_source.removeprefix("within-log: "), noise_result, alpha,
-                                 causes=lambda: (chance_cause(alpha),), seed=split_seed)
+            noise_result = halves
+            check = halves_check(kind, noise_source.removeprefix("within-log: "), halves)
         else:
-            check = NoiseCheck(kind, "no same-versus-same comparison within the log", False, reason=reason,
-                               seed=split_seed)
+            check = NoiseCheck(kind, "no same-versus-same comparison within the log", False, reason=reason)
     else:
         check = NoiseCheck("none", "no same-versus-same comparison", False,
                            reason="the within-log check was turned off")
@@ -647,14 +659,14 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
 
     mdg_value, mdg_room, mdg_near, mdg_detail = None, None, False, None
     if mdg and noise_checked is not None:
-        mdg_value, mdg_room, mdg_near, mdg_detail = probe_mdg(noise_checked, metric, main, alpha, alternative)
+        mdg_value, mdg_room, mdg_near, mdg_detail = probe_mdg(noise_checked, metric, main, tests)
 
     from probestats.analyses.verdict import decide
 
     drawn = _drawn(checked, metric, random_settings, tests)
     from probestats.analyses.blanks import blank_readings
 
-    blanks = blank_readings(checked, main, alpha=alpha, alternative=alternative, pooled_blocks=bool(blocks))
+    blanks = blank_readings(checked, main, tests, pooled_blocks=bool(blocks))
     verdict = decide(main, check, alpha=alpha, pooled=pooled, blocks=blocks,
                      attribute_settings=tuple(attribute_settings), agreement=agreement, blanks=blanks)
     from probestats.analyses.verdict import with_caveats, with_design
@@ -671,8 +683,9 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
 
         for d in drawn:
             verdict = with_caveats(verdict, Caveat(
-                "random_setting", drawn_caveat(d, checked.a, checked.b),
-                {"column": d.column, "balance_p": d.balance.pvalue, "stratified_gap": d.stratified.average_gap,
+                "random_setting", drawn_caveat(d, checked.a, checked.b, alpha),
+                {"column": d.column, "balance_p": d.balance.pvalue, "balance_size": d.balance.size,
+                 "unbalanced": d.balance.unbalanced(alpha), "stratified_gap": d.stratified.average_gap,
                  "adjusted_gap": d.adjusted.gap}))
     result = Analysis(main=main, noise=noise_result, groups=tuple(groups), problems=tuple(problems),
                       alternative=alternative, alpha=alpha, correction=correction, checked=checked,
@@ -681,8 +694,9 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
     from probestats.analyses.clusters import suggest_clusters, with_clusters
 
     if cluster is not None:
-        return with_clusters(result, cluster, interval=interval, n_resamples=n_resamples, seed=seed)
-    hint = suggest_clusters(result, exclude=(*by, *settings, *random_settings, *blocks))
+        return with_clusters(result, probe, tests)
+    hint = suggest_clusters(result, exclude=(*by, *settings, *random_settings, *blocks),
+                            items=None if streamed is None else streamed.clusters)
     if hint is not None:
         result = replace(result, problems=result.problems + (hint,), verdict=with_caveats(verdict, Caveat(
             "clustered_items", f"{hint.message}.", {"column": hint.column})))
@@ -690,21 +704,20 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
 
 
 def _drawn(checked, metric, drawn, tests) -> tuple:
-    """Each randomized setting (``drawn``) checked for balance (an unbalanced one refused as a confound), then
-    shown stratified and adjusted."""
+    """Each randomized setting (``drawn``) checked for balance (one that tracks the value refused as a confound;
+    one unbalanced by chance kept, and its caveat says so), then shown stratified and adjusted."""
     from probestats.analyses.drawn import balance_test, drawn_setting, unbalanced_problem
 
-    alpha, alternative, n_resamples, seed = tests.alpha, tests.alternative, tests.n_resamples, tests.seed
+    alpha, n_resamples, seed = tests.alpha, tests.n_resamples, tests.seed
     out = []
     for column in drawn:
         if column not in checked.frame.columns:
             raise OptionError(f"{opt('random_settings', [column])}: no such column in the log")
         balance = balance_test(checked.frame, column, checked.a, checked.b, n_resamples=n_resamples, seed=seed)
-        if balance.pvalue <= alpha:
+        if balance.tracks(alpha):
             raise ValidationError([unbalanced_problem(balance, checked.a, checked.b,
                                                       checked.log.columns.get(column, column))])
-        out.append(drawn_setting(checked.frame, metric, checked.a, checked.b, column, alpha=alpha,
-                                 alternative=alternative, n_resamples=n_resamples, seed=seed, balance=balance))
+        out.append(drawn_setting(checked.frame, metric, checked.a, checked.b, column, tests, balance=balance))
     return tuple(out)
 
 

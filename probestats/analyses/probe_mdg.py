@@ -75,9 +75,11 @@ class MDGDetail:
         return self.stated + ("" if self.range is None else f"; its range: {RANGE_METHOD}")
 
 
-def probe_mdg(noise_checked, metric, main, alpha, alternative) -> tuple:
-    """Minimum detectable gap of the design actually run, from the noise log: the MDG, the room the metric's
-    bound leaves for it, whether it is larger than that room, and how it was found (:class:`MDGDetail`)."""
+def probe_mdg(noise_checked, metric, main, tests) -> tuple:
+    """Minimum detectable gap of the design actually run, from the noise log, at the ``tests``' level and in their
+    direction: the MDG, the room the metric's bound leaves for it, whether it is larger than that room, and how it
+    was found (:class:`MDGDetail`)."""
+    alpha, alternative = tests.alpha, tests.alternative
     from probestats.analyses.plan import design_mdg_later, gap_model, noise_model
 
     runs_a, runs_b = main.runs_per_value()

@@ -47,7 +47,7 @@ import numpy as np
 import polars as pl
 
 from probestats.errors import ColumnError, OptionError, Problem, opt
-from probestats.result import html_summary, jsonable, one_line
+from probestats.result import Result, html_summary, jsonable, one_line
 from probestats.vocabulary import check_vocabulary
 
 __all__ = ["CodingCheck", "CorrectedGap", "ValueAgreement", "ValidatedAnalysis", "check_coding", "with_validation"]
@@ -407,7 +407,7 @@ def _corrected(frame, metric, agree, a, b, confidence, n_resamples, seed, proble
 
 
 @dataclass(frozen=True)
-class ValidatedAnalysis(_Record):
+class ValidatedAnalysis(_Record, Result):
     """An analysis of a coded metric with its hand-checked sample: the verdict is the corrected one.
 
     Attributes
@@ -420,6 +420,14 @@ class ValidatedAnalysis(_Record):
         The verdict on the corrected gap (on the coded gap when no correction could be made), with the
         validation sample's size among its caveats.
     """
+
+    MAIN_TABLE = "items"
+
+    def _headline(self):
+        return self.analysis._headline()
+
+    def _interval(self):
+        return self.analysis.interval
 
     analysis: object
     validation: object

@@ -27,7 +27,9 @@ Every fact that weakens a verdict is one named :class:`probestats.checks.design.
 ``Verdict.caveats`` (``id``, ``sentence``, ``figures``; the record is described in that module's
 docstring); in JSON ``verdict.caveats`` is a list of ``{"id", "sentence", "figures"}``. An analysis
 adds its own with :func:`with_caveats` (one per id: a later one with the same id replaces the
-earlier); :func:`probestats.checks.design.design_caveats` gives those of the log's design.
+earlier); :func:`probestats.checks.design.design_caveats` gives those of the log's design. Every
+:class:`Verdict` whose p lies within :data:`BORDERLINE_FACTOR` of alpha carries, last, the ``borderline``
+caveat (:func:`borderline_caveat`), whichever way it was built.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from dataclasses import dataclass, field
 from probestats.checks.design import Caveat
 from probestats.stats.permutation import PERMUTATION_TEST
 
-__all__ = ["with_caveats", "caveat_ids", "with_design", "has_reference", "against_constant_statement", "NoiseCheck", "Verdict", "decide", "decide_many", "decide_effects", "no_noise_check", "ChangeVerdict", "decide_change",
+__all__ = ["with_caveats", "caveat_ids", "with_design", "borderline_caveat", "BORDERLINE_FACTOR", "has_reference", "against_constant_statement", "NoiseCheck", "Verdict", "decide", "decide_many", "decide_effects", "no_noise_check", "ChangeVerdict", "decide_change",
            "NOISE_SOURCES"]
 
 #: where the noise reference comes from
@@ -79,7 +81,7 @@ class NoiseCheck:
     Attributes
     ----------
     source : {"log", "within", "value", "none"}
-        A noise log (``--noise LOG``), the log's own runs split at random (``--noise within``), the
+        A noise log (``--noise LOG``), the log's own runs split in halves (``--noise within``), the
         repeats of one value (``--noise-value VALUE``), or none.
     description : str
         What was compared, in words (the split and its seed, or the noise log's values).
@@ -90,13 +92,16 @@ class NoiseCheck:
         Why there is no valid check (one run per cell, ``--noise none``), else None.
     failed : bool
         The comparison itself shows a gap beyond chance (its exact p at most alpha): runs compared
-        as the same differ.
+        as the same differ. Never for the log's own halves (``within``, ``value``): they are read over
+        every split, which a random split of repeats cannot make differ beyond chance
+        (:mod:`probestats.analyses.noise_check`).
     causes : tuple of str
         The likely causes of a failed check that the log shows (empty when it passed).
     average_gap, pvalue : float or None
-        The comparison's average gap and exact sign-flip p (None without one).
+        The comparison's average gap and exact sign-flip p (None without one); for the log's own halves,
+        the root mean square of their average gap over every split, and no p.
     seed : int or None
-        The seed of a random split (None for a noise log).
+        The seed of a random split (None: nothing was drawn).
     """
 
     source: str
@@ -165,6 +170,9 @@ class Verdict:
         Many values against a reference: whether every value differs from it the same way by a similar
         amount while they are alike, so the reference itself may be the cause
         (:mod:`probestats.analyses.reference`); its statement leads ``caveats`` when it is. None otherwise.
+    borderline : bool
+        (A property.) ``pvalue`` lies within :data:`BORDERLINE_FACTOR` of ``alpha``: the ``borderline`` caveat,
+        last among ``caveats``, says so with its margin.
     blanks : BlankReadings or None
         A pair with blank metric cells: the blank runs per value, Fisher's exact test of whether they differ,
         and when they do the gap read both ways, blanks left out and counted as misses
@@ -190,9 +198,21 @@ class Verdict:
     reference_check: object | None = None
     blanks: object | None = None
 
+    def __post_init__(self):
+        # the borderline caveat follows the p the verdict holds, however it was built or replaced (a later p, as the
+        # clusters' test gives, takes its own): one at the end when p is within the margin, none otherwise
+        kept = tuple(c for c in self.caveats if c.id != "borderline")
+        near = borderline_caveat(self)
+        object.__setattr__(self, "caveats", kept + ((near,) if near is not None else ()))
+
+    @property
+    def borderline(self) -> bool:
+        """The headline p lies within :data:`BORDERLINE_FACTOR` of alpha (:func:`borderline_caveat`)."""
+        return any(c.id == "borderline" for c in self.caveats)
+
     def to_dict(self) -> dict:
         return {"detected": self.detected, "conclusion": self.conclusion, "statement": self.statement,
-                "alpha": self.alpha, "p": self.pvalue, "beyond_noise": self.beyond_noise,
+                "alpha": self.alpha, "p": self.pvalue, "borderline": self.borderline, "beyond_noise": self.beyond_noise,
                 "never_significant": self.never_significant, "pooled": self.pooled, "blocks": list(self.blocks),
                 "noise": self.noise.to_dict(), "caveats": [c.to_dict() for c in self.caveats],
                 "attribute_settings": list(self.attribute_settings), "test": self.test, "found": list(self.found),
@@ -200,6 +220,38 @@ class Verdict:
                 "blocks_agree": None if self.agreement is None else self.agreement.to_dict(),
                 "reference_check": None if self.reference_check is None else self.reference_check.to_dict(),
                 "blanks": None if self.blanks is None else self.blanks.to_dict()}
+
+
+#: A headline p from alpha / BORDERLINE_FACTOR to alpha * BORDERLINE_FACTOR (0.025 to 0.1 at alpha 0.05) is
+#: borderline. One run more or fewer moves a cell's mean, and so the p, a little: on generated designs of five or
+#: six runs a cell, one run dropped moved a p below 0.5 by a factor of at most 1.75 (tests/test_invariance.py), so a
+#: p outside the margin keeps its side of alpha, and one inside it may not; the verdict then says so.
+BORDERLINE_FACTOR = 2.0
+
+
+def borderline_caveat(verdict) -> Caveat | None:
+    """The ``borderline`` caveat of a verdict (its ``pvalue``, ``alpha`` and ``conclusion``) whose p lies within
+    :data:`BORDERLINE_FACTOR` of alpha (ends included), else None (also for a p that is None, and for an
+    ``undecided`` or ``untested`` conclusion, which say what they are themselves).
+
+    >>> from types import SimpleNamespace as NS
+    >>> borderline_caveat(NS(pvalue=0.031, alpha=0.05, conclusion="detected")).sentence
+    'Borderline: p = 0.031 lies within a factor of 2 of alpha = 0.05 (from 0.025 to 0.1), where one run more or fewer can move it across alpha; the conclusion holds for these runs but is not firm.'
+    >>> [borderline_caveat(NS(pvalue=p, alpha=0.05, conclusion="not_detected")) is not None for p in (0.0249, 0.1, 0.1001)]
+    [False, True, False]
+    """
+    p, alpha = verdict.pvalue, verdict.alpha
+    if p is None or verdict.conclusion in ("undecided", "untested") or p != p:
+        return None
+    low, high = alpha / BORDERLINE_FACTOR, alpha * BORDERLINE_FACTOR
+    if not low <= p <= high:
+        return None
+    return Caveat(
+        "borderline",
+        f"Borderline: p = {p:.4g} lies within a factor of {BORDERLINE_FACTOR:g} of alpha = {alpha:g} (from "
+        f"{low:g} to {high:g}), where one run more or fewer can move it across alpha; the conclusion holds for "
+        "these runs but is not firm.",
+        {"p": float(p), "alpha": float(alpha), "factor": BORDERLINE_FACTOR, "low": low, "high": high})
 
 
 STATEMENTS = {

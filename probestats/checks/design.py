@@ -51,7 +51,7 @@ import polars as pl
 from probestats.stats.permutation import arms_unequal
 
 __all__ = ["Caveat", "ValueCounts", "ValueFacts", "DesignFacts", "value_counts", "design_facts", "design_caveats", "group_constant_caveats", "constant_text",
-           "item_facts", "constant_values", "share_text",
+           "item_facts", "constant_values", "share_text", "grouped_constants_clause", "MAX_GROUP_CLAUSES",
            "CONSTANT_SHARE"]
 
 #: a value is a constant arm when its metric is one and the same number in every run of at least this share of items
@@ -371,7 +371,7 @@ def share_text(share: float) -> str:
     return "every item" if share == 1 else f"{share:.0%} of the items"
 
 
-def item_facts(items: pl.DataFrame, metric: str, a: str, b: str) -> DesignFacts:
+def item_facts(items: pl.DataFrame, metric: str, a: str, b: str, *, cells: pl.DataFrame | None = None) -> DesignFacts:
     """The design facts from an item table alone (``mean_a``, ``mean_b``, ``n_a``, ``n_b``, ``sd_a``, ``sd_b``), as
     a streaming pass gives it without the rows: the runs counted are the runs with a metric, so the blanks
     are not known here (0).
@@ -381,6 +381,11 @@ def item_facts(items: pl.DataFrame, metric: str, a: str, b: str) -> DesignFacts:
     >>> facts = item_facts(items, "flip", "a", "b")
     >>> [v.constant for v in facts.values], facts.unequal_items
     ([None, 0.0], 0)
+
+    With ``cells`` (a cell table's rows: ``item``, ``variant``, ``counted``, ``min``, ``max``), the other value's
+    runs giving the constant are known from each cell's least and greatest run: exactly where a cell has at most
+    two runs (as the rows would tell), and at most as many as could be where it has more, so a constant arm is
+    never named on cells where the rows would not name it.
     """
     n_items = items.height
     facts = []
@@ -392,8 +397,13 @@ def item_facts(items: pl.DataFrame, metric: str, a: str, b: str) -> DesignFacts:
             other = "b" if side == "a" else "a"
             at = [items.filter(((pl.col(f"n_{s}") == 1) | (pl.col(f"sd_{s}") == 0)) & (pl.col(f"mean_{s}") == constant))
                   [f"n_{s}"].sum() for s in (side, other)]
+            distinct = items[f"mean_{other}"].n_unique()
+            if cells is not None:
+                at[1], distinct = _runs_at(cells.filter(pl.col("item").is_in(items["item"].implode())
+                                                        & (pl.col("variant") == (b if side == "a" else a))),
+                                           constant)
             if not constant_beyond_chance(int(at[0]), int(n.sum()), int(at[1]), int(items[f"n_{other}"].sum()),
-                                          distinct=items[f"mean_{other}"].n_unique()):
+                                          distinct=distinct):
                 constant = None
         runs = int(n.sum()) if n_items else 0
         facts.append(ValueFacts(v, (v,), ValueCounts(v, runs, runs, 0), (int(n.min()), int(n.max())) if n_items
@@ -401,6 +411,22 @@ def item_facts(items: pl.DataFrame, metric: str, a: str, b: str) -> DesignFacts:
     unequal = int((items["n_a"] != items["n_b"]).sum()) if n_items else 0
     return DesignFacts(metric, a, b, (facts[0], facts[1]), n_items, unequal,
                        bool(unequal) and arms_unequal(items["n_a"].to_list(), items["n_b"].to_list()))
+
+
+def _runs_at(cells: pl.DataFrame, constant: float) -> tuple[int, int]:
+    """The runs of ``cells`` that may give ``constant`` (at most) and how many distinct numbers they give (at
+    least), from each cell's ``counted`` runs, ``min`` and ``max``: a cell of one or two runs is known whole.
+
+    >>> cells = pl.DataFrame({"counted": [2, 1, 4], "min": [4.0, 6.0, 3.0], "max": [7.0, 6.0, 9.0]})
+    >>> _runs_at(cells, 6.0)   # 4 and 7; 6; 3 and 9 with up to two middle runs: 3 may give 6, 5 numbers seen
+    (3, 5)
+    """
+    n, lo, hi = cells["counted"], cells["min"], cells["max"]
+    ends = (lo == constant).cast(pl.Int64) + ((hi == constant) & (n >= 2) & (lo != hi)).cast(pl.Int64)
+    inside = ((lo < constant) & (constant < hi) & (n > 2)).cast(pl.Int64) * (n - 2)
+    one = ((lo == hi) & (lo == constant)).cast(pl.Int64) * (n - 1)   # a cell of one number: every run gives it
+    known = pl.concat([lo, hi.filter(n >= 2)])
+    return int((ends + inside + one).sum()), known.n_unique()
 
 
 def group_constant_caveats(grouped: pl.DataFrame, by, metric: str, a: str, b: str,
@@ -435,7 +461,12 @@ def group_constant_caveats(grouped: pl.DataFrame, by, metric: str, a: str, b: st
         return ()
     other = {a: b, b: a}
     parts = []
-    for label, _, arm in found:
+    if len(found) > MAX_GROUP_CLAUSES:   # one clause per group would repeat itself: one sentence with a count
+        total = grouped.select(by).unique().height
+        parts.append(grouped_constants_clause(
+            [(label, arm.value, arm.constant, arm.constant_share) for label, _, arm in found], metric, total,
+            "so there the test only asks whether the other value differs from that constant"))
+    for label, _, arm in (found if not parts else ()):
         share = share_text(arm.constant_share)
         parts.append(f"In {label}, '{arm.value}' gives {metric} = {constant_text(arm.constant)} in every run of "
                      f"{share}, so there the test only asks whether '{other[arm.value]}' differs from a constant "
@@ -447,6 +478,39 @@ def group_constant_caveats(grouped: pl.DataFrame, by, metric: str, a: str, b: st
                            "other": other[arm.value], "constant": arm.constant,
                            "share_of_items": arm.constant_share} for _, key, arm in found]}
     return (Caveat("constant_arm_in_groups", sentence, figures),)
+
+
+#: beyond this many groups with a constant value, they are counted in one clause rather than named one by one
+MAX_GROUP_CLAUSES = 3
+
+
+def grouped_constants_clause(found: Sequence[tuple[str, str, float, float]], metric: str, total: int,
+                             asks: str) -> str:
+    """Groups where one value is constant, counted in one clause: ``found`` holds ``(group label, value,
+    constant, share of items)``; the groups are counted per value and constant, at most three such pairs and
+    three groups of each named.
+
+    >>> found = [(f"model = m{k}", "b", 0.8979, 1.0) for k in range(12)]
+    >>> grouped_constants_clause(found, "compound", 15, "so there the test only asks whether the other value differs from that constant")
+    "In 12 of 15 groups one value gives compound one number in every run of every item, so there the test only asks whether the other value differs from that constant: 'b' = 0.8979 in 12 (model = m0, model = m1, model = m2 and 9 more)"
+    """
+    by_pair: dict[tuple[str, float], list[str]] = {}
+    for label, value, constant, _ in found:
+        by_pair.setdefault((value, constant), []).append(label)
+    every = all(share == 1 for *_, share in found)
+    where = "every item" if every else f"at least {min(share for *_, share in found):.0%} of the items"
+    ranked = sorted(by_pair.items(), key=lambda kv: -len(kv[1]))
+    shown = []
+    for (value, constant), labels in ranked[:3]:
+        more = f" and {len(labels) - 3} more" if len(labels) > 3 else ""
+        shown.append(f"'{value}' = {constant_text(constant)} in {len(labels)} ({', '.join(labels[:3])}{more})")
+    if len(ranked) > 3:
+        rest = ranked[3:]
+        shown.append(f"{len(rest)} other constant{'s' if len(rest) > 1 else ''} in "
+                     f"{sum(len(labels) for _, labels in rest)} more")
+    groups = len({label for label, *_ in found})
+    return (f"In {groups} of {total} groups one value gives {metric} one number in every run of {where}, "
+            f"{asks}: {'; '.join(shown)}")
 
 
 def constant_text(x: float) -> str:

@@ -83,12 +83,16 @@ class Streamed:
     per: pl.DataFrame | None = None
     #: the metric's decimal places: ``per``'s sums are whole units of ``10**-places``
     places: int | None = None
+    #: with ``clusters``: one row per item (``item`` as text), each chosen column's value (as text) and
+    #: ``<column>\x00constant``, whether the item holds that one value in every run (blank in all counts as one)
+    clusters: pl.DataFrame | None = None
 
 
 def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None = None, by: Sequence[str] = (),
                        fold_case: bool = False, same_seeds: bool = True, halves: bool = False,
                        facts: bool = False, progress: Callable[[str], None] | None = None,
                        before_pass: Callable[[], None] | None = None,
+                       clusters: Callable[[Sequence[str]], Sequence[str]] | None = None,
                        **read_kwargs) -> Streamed | None:
     """Validate ``log`` in a streaming pass; None when it needs the rows (see the module docstring).
 
@@ -96,6 +100,8 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
     cell's counts of its values (the within-log noise's halves), ``facts`` for what a report states of the log's settings and seeds
     (``checked.facts``, see :func:`_column_facts`), ``progress`` is called with the name of each
     stage, and ``before_pass`` just before the pass over the rows starts (to start work that can overlap it).
+    ``clusters`` chooses, from the log's columns, those whose one value per item the pass also reads
+    (``Streamed.clusters``: the cluster suggestion's candidates, read here rather than in a pass of their own).
 
     >>> from probestats.checks.schema import validate
     >>> rows = [{"item": i, "variant": v, "seed": s, "steps": 3 + s % 2 + (v == "a")}
@@ -169,11 +175,13 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
         return None   # values that are not short decimals: validate averages them with fractions
     if progress:
         progress(f"reading {log.source}")
-    identity = [*text.values(), pl.col(ROW), *[pl.col(c) for c in extra]]
+    nested = _cluster_columns(schema, present, clusters)
+    identity = [*text.values(), pl.col(ROW), *[pl.col(c) for c in extra],
+                *[pl.col(c).cast(pl.String).alias(f"__cluster{i}") for i, c in enumerate(nested)]]
     if seeded:   # the seeds as numbers, cast once for the three sums that read them (a cast per sum cost a tenth of the pass)
         identity.append(text["seed"].cast(pl.Float64, strict=False).alias(_SEED_NUMBER))
     common = dict(seeded=seeded, reply="reply" in present, settings=settings)
-    fact_aggs = _fact_aggregations(extra, schema)
+    fact_aggs = _fact_aggregations(extra, schema) + _cluster_aggregations(nested)
     rows, typed, firsts, plain, written = _fast_rows(log, metric, schema, head, identity, setting)
     per, counts = _pass(rows, by, _aggregations(metric, head.places, plain=plain, written=written, firsts=firsts,
                                                 **common) + fact_aggs, _units(metric, head.places, plain), before_pass)
@@ -195,6 +203,7 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
                                    *[pl.lit(0, pl.UInt32).alias(f"__{s}_nulls") for s in held])
     if per is None:
         return None   # validate reads the log again and says what is wrong with it
+    per, nesting = _cluster_items(per, nested)
     if progress:
         progress("checking the cells")
     columns = _column_facts(per, schema, metric, settings, by, extra, head.firsts) if facts else None
@@ -203,6 +212,8 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
     streamed = _finish(per, log, metric=metric, a=a, b=b, by=by, keys=keys, settings=settings, fold_case=fold_case,
                    same_seeds=same_seeds, seeded=seeded, reply="reply" in present,
                    places=head.places, exemplars=head.exemplars, variant=text["variant"], histogram=counts if halves else None)
+    if streamed is not None and nesting is not None:
+        streamed = replace(streamed, clusters=nesting)
     if streamed is None or not facts:
         return streamed
     seeds = _seed_facts(per, log, streamed.checked.a, streamed.checked.b, text) if seeded else None
@@ -538,6 +549,42 @@ def _distinct_seeds(pair: pl.DataFrame, lists: pl.DataFrame | None = None) -> bo
         cells = cells.join(lists.with_columns(pl.lit(True).alias("__listed")), on=["seeds", "n"], how="left")
         ok = ok | pl.col("__listed").fill_null(False)
     return bool(cells.select(ok.all()).item())
+
+
+def _cluster_columns(schema: pl.Schema, present: set, clusters) -> list[str]:
+    """The columns ``clusters`` chooses, when the pass can read them as the cluster suggestion does: items
+    written as text or whole numbers (their text is the suggestion's), every chosen column of a plain type
+    (none else: the suggestion reads them itself)."""
+    if clusters is None or not (schema["item"] == pl.String or schema["item"].is_integer()):
+        return []
+    chosen = [c for c in clusters(list(schema.names())) if c in present]
+    plain = all(schema[c] in (pl.String, pl.Boolean) or schema[c].is_numeric() or schema[c].is_temporal()
+                for c in chosen)
+    return chosen if plain else []
+
+
+def _cluster_aggregations(nested: Sequence[str]) -> list[pl.Expr]:
+    """Per cell, each chosen column's smallest and largest text and its blanks (an item holds one value when
+    no cell has a blank and every cell's smallest and largest are one text, or every run is blank)."""
+    return [e for i in range(len(nested)) for e in (
+        pl.col(f"__cluster{i}").min().alias(f"__cluster{i}_lo"), pl.col(f"__cluster{i}").max().alias(f"__cluster{i}_hi"),
+        pl.col(f"__cluster{i}").null_count().alias(f"__cluster{i}_nulls"))]
+
+
+def _cluster_items(per: pl.DataFrame, nested: Sequence[str]) -> tuple[pl.DataFrame, pl.DataFrame | None]:
+    """The cells without the chosen columns' sums, and those columns per item (``Streamed.clusters``)."""
+    if not nested:
+        return per, None
+    names = [f"__cluster{i}_{part}" for i in range(len(nested)) for part in ("lo", "hi", "nulls")]
+    items = per.group_by("item", maintain_order=True).agg(
+        pl.col("n").sum(), *[pl.col(f"__cluster{i}_lo").min() for i in range(len(nested))],
+        *[pl.col(f"__cluster{i}_hi").max() for i in range(len(nested))],
+        *[pl.col(f"__cluster{i}_nulls").sum() for i in range(len(nested))])
+    table = items.select("item", *[e for i, c in enumerate(nested) for e in (
+        pl.col(f"__cluster{i}_lo").alias(c),
+        (((pl.col(f"__cluster{i}_nulls") == 0) & (pl.col(f"__cluster{i}_lo") == pl.col(f"__cluster{i}_hi")))
+         | (pl.col(f"__cluster{i}_nulls") == pl.col("n"))).fill_null(False).alias(f"{c}\x00constant"))])
+    return per.drop(names), table
 
 
 def _fact_columns(schema: pl.Schema, metric: str, settings: Sequence[str], by: Sequence[str]) -> list[str] | None:

@@ -86,8 +86,7 @@ def cells(log, *, metric, by=(), output=None, keep_runs=False, probe=None) -> Ce
         refuse_inputs({opt("output"): output}, {opt("log"): log})
         if output.suffix.lower() not in CELL_SUFFIXES:
             raise OptionError(f"{_named(output)}: write the cell table as .parquet, .csv or .jsonl")
-    table, checked = cell_table(probe.apply(log, metric=metric, by=by), metric=metric, by=by,
-                                fold_case=probe.fold_case, runs=keep_runs)
+    table, checked = cell_table(probe.apply(log, metric=metric, by=by), probe, metric=metric, by=by, runs=keep_runs)
     if output is not None:
         write_table(table, output)
     return CellTable(table, checked)

@@ -28,10 +28,10 @@ def framing(log, *, by=(), toward=None, targets=None, item=(), label=None, respo
         the column names, and ``framing_columns`` (``affirmative=COL,reverse=COL``) reads one row per item
         with a column per framing's answer.
     by, toward, targets, item, label, response, score_from, scale, answers, label_map
-        As for :func:`probestats.analyses.framing.analyze_framing` (``targets``: the targets file).
+        As for :func:`probestats.analyze_framing` (``targets``: the targets file).
     tests : Tests, optional
         The level, the correction across the cells and the interval of the scores (:class:`probestats.Tests`,
-        as for :func:`probestats.analyses.framing.analyze_framing`); the framing tests are two-sided and exact,
+        as for :func:`probestats.analyze_framing`); the framing tests are two-sided and exact,
         so a direction, an effect size, resamples or a seed are refused.
 
     Returns
@@ -44,7 +44,7 @@ def framing(log, *, by=(), toward=None, targets=None, item=(), label=None, respo
     >>> [(c.by["model"], c.by["topic"], c.pattern) for c in r.cells][:2]
     [('model-a', 'leadership', 'protective'), ('model-a', 'remote_work', 'protective')]
     """
-    from probestats.analyses.framing import analyze_framing
+    from probestats.analyses.framing import FramingScores, analyze_framing
     from probestats.shape.probe import Probe, as_probe
     from probestats.vocabulary import as_tests, column_names
 
@@ -58,10 +58,10 @@ def framing(log, *, by=(), toward=None, targets=None, item=(), label=None, respo
                               complete="the items asked in one framing only")
     shaped = replace(probe if probe is not None else Probe(), wide_attribute="model")
     read, targets = targets_lookup(shaped.apply(log), targets)
-    return analyze_framing(read, by=list(by) or None, toward=toward,
-                           targets=targets, item=list(item) or None, alpha=tests.alpha,
-                           correction=tests.correction, interval=tests.interval, label=label, response=response,
-                           score_from=score_from, scale=scale, answers=answers, label_map=list(label_map) or None)
+    scores = FramingScores(label=label, response=response, score_from=score_from, scale=scale, answers=answers,
+                           label_map=list(label_map) or None)
+    return analyze_framing(read, tests, by=list(by) or None, toward=toward, targets=targets, item=list(item) or None,
+                           scores=scores)
 
 
 def targets_lookup(log, targets):

@@ -167,8 +167,8 @@ def report(log=(), *, metric=None, tests=None, output=None, format=None, section
         A report for people who do not code (see :mod:`probestats.present.report.plain`): every number and
         caveat kept, each test named in words, options named as the local page labels them, and how
         each figure was computed with the command-line spellings in a detail block (HTML
-        ``<details>``; Markdown: a section at the end). For the report of a log's values (not a
-        framing log or an order probe alone, several metrics or factors beyond 2 × 2).
+        ``<details>``; Markdown: a section at the end). For the report of a log's values, a framing log or
+        an order probe alone (not several metrics or factors beyond 2 × 2).
 
     Returns
     -------
@@ -285,19 +285,15 @@ def _report(log=(), *, named, metric, tests, output, format, sections, templates
     # the framing columns shape the framing log alone, never the probe log beside it
     framing_columns, probe = probe.framing_columns, replace(probe, framing_columns=())
     assets = output.parent / f"{output.stem}_files" if (output is not None and fmt == "md") else None
-    framing_options = dict(by=by, targets=targets, toward=toward, alpha=alpha, correction=correction,
-                           interval=tests.interval, answers=answers, label_map=label_map,
+    framing_options = dict(by=by, targets=targets, toward=toward, tests=tests, answers=answers, label_map=label_map,
                            framing_columns=framing_columns)
-    if plain and ((framing_log and not log and cells is None and not metric) or (not metric and judge is not None)):
-        raise OptionError(f"{opt('plain', True)} words the report of a log's values; the report of a framing log "
-                          "or an order probe alone has no plain form: leave it out")
     if framing_log and not log and cells is None and not metric and judge is None:
         _refuse_arms({k: v for k, v in (("control", control), ("baseline", baseline)) if v is not None},
                      _design(design), "a framing log alone")
         tests.refuse("the report of a framing log alone", "alternative", "effect_size", "n_resamples", "seed")
         probe.refuse("the report of a framing log alone", groups=False)
         return _framing_only(framing_log, output, fmt, templates, probe, assets, sections=sections,
-                             source=source, **framing_options)
+                              source=source, named=named, **framing_options)
     if probe.axes:
         raise OptionError(f"{opt('axes', list(probe.axes))}: the report has no per-axis section yet; drop it, and "
                           f"read the per-axis figures with {either('probestats.analyze', 'probestats analyze')}")
@@ -341,7 +337,8 @@ def _report(log=(), *, named, metric, tests, output, format, sections, templates
 
         if source is not None:  # what the report calls the log, as for every other report
             judged = replace(judged, log_source=str(source))
-        text = render_judge_report(judged, format=fmt, templates=templates, assets_dir=assets, design=design)
+        text = render_judge_report(judged, format=fmt, templates=templates, assets_dir=assets, design=design,
+                                   plain=named)
         return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), judge=judged, design=design)
     if not framing_log and (targets is not None or toward is not None):
         raise OptionError("the framing targets and reference target belong to the framing section; give the "
@@ -452,7 +449,8 @@ def _with_per_item(result, *, per_item: bool = True, row_level: bool = False):
     return with_row_tests(result, per_item=per_item, per_group=row_level)
 
 
-def _framing_only(paths, output, fmt, templates, probe, assets, *, sections, source, **options) -> ReportJob:
+def _framing_only(paths, output, fmt, templates, probe, assets, *, sections, source, named=None,
+                  **options) -> ReportJob:
     """A report of a framing log alone: laid out around the framing result."""
     from probestats.present.report.framing_only import render_framing_report
 
@@ -461,7 +459,8 @@ def _framing_only(paths, output, fmt, templates, probe, assets, *, sections, sou
                           f"{', '.join(s for s in sections if s != 'framing')} or give the probe {opt('log')}")
     framing = _framing(paths, probe, beside_probe=False, **options)
     text = render_framing_report(framing, format=fmt, templates=templates, assets_dir=assets,
-                                 source=source if source is not None else ", ".join(str(p) for p in paths))
+                                 source=source if source is not None else ", ".join(str(p) for p in paths),
+                                 plain=named)
     return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), framing=framing)
 
 
@@ -525,14 +524,14 @@ def _judge(log, options, alpha, correction, probe):
                          chance=0.5 if options.get("chance") is None else options["chance"])
 
 
-def _framing(paths, probe, *, by, targets, toward, alpha, correction, interval, answers, label_map, framing_columns,
+def _framing(paths, probe, *, by, targets, toward, tests, answers, label_map, framing_columns,
              beside_probe=True):
     """The framing log of a report, read and shaped as ``probestats framing`` reads it (folders, every shaping
     option).
 
     Beside a probe log, ``wide`` names that log's columns (a wide framing sheet is recognized by itself), and a
     column mapping applies where the framing log has its header."""
-    from probestats.analyses.framing import analyze_framing
+    from probestats.analyses.framing import FramingScores, analyze_framing
 
     # complete: the framing analysis always keeps only items answered in both framings, and says which it left out
     shaped = replace(probe, wide_attribute="model", framing_columns=tuple(framing_columns), complete=False,
@@ -548,8 +547,8 @@ def _framing(paths, probe, *, by, targets, toward, alpha, correction, interval, 
     from probestats.jobs.framing import targets_lookup
 
     read, targets = targets_lookup(shaped.apply(list(paths)), targets)
-    return analyze_framing(read, by=list(by) or None, targets=targets, toward=toward, alpha=alpha, correction=correction,
-                           interval=interval, answers=answers, label_map=list(label_map) or None)
+    scores = FramingScores(answers=answers, label_map=list(label_map) or None)
+    return analyze_framing(read, tests, by=list(by) or None, targets=targets, toward=toward, scores=scores)
 
 
 def _log_analysis(log, question, probe, tests, *, before, gap_of_interest, streaming=True):

@@ -18,7 +18,7 @@ import threading
 from dataclasses import replace
 from pathlib import Path
 
-from probestats.errors import OptionError, ProbestatsError
+from probestats.errors import OptionError, ProbestatsError, count_of
 from probestats.serve.session import (ANALYSES, ANSWERS, CHOICE, CHOICES, FACTS, MAPPED, SETTINGS, Job, Mapping,
                                       analysis_command, choices_in_words, design_toml, plan_command,
                                       plan_source, report_command, targets_csv, targets_name, validate_command)
@@ -83,7 +83,13 @@ def clean(message: str, job: Job | None, root: Path | None = None) -> str:
 
 #: the plan form's fields, by the library's keyword: their labels on the plan page
 PLAN_LABELS = {"items": "Items", "runs": "Runs per value", "gap": "Optional: a gap worth detecting",
-               "power": "Target power", "alpha": "Significance level", "sims": "Simulated probes per design"}
+               "power": "Target power", "alpha": "Significance level", "sims": "Simulated probes per design",
+               "mechanism": "How the gap acts"}
+#: the plan's mechanisms as the plan form offers them (the plan's ``mechanism``), in its order
+MECHANISM_WORDS = {"auto": "As the log suggests (each way it leaves plausible, the least promising shown)",
+                   "level": "It shifts the level (the spread stays)",
+                   "rate": "It changes a count's or a yes/no rate (the spread changes with it)",
+                   "scale": "It multiplies the mean"}
 
 
 @contextlib.contextmanager
@@ -593,7 +599,111 @@ def _report_promise(job: Job, checked) -> dict:
     seen = {p.message for p in checked.problems}
     extra = [_shown(p, job) for p in getattr(analysis, "problems", ()) if p.severity == "warning"
              and p.message not in seen]
-    return {"error": None, "compared": compared, "reference": reference, "warnings": extra}
+    return {"error": None, "compared": compared, "reference": reference, "warnings": extra,
+            "design": design_read(job, analysis, _log_values(job))}
+
+
+def _log_values(job: Job) -> list[str]:
+    """The values of the log's value column, as the column page lists them (none when it cannot read them)."""
+    try:
+        return list(inspect(job)["values"])
+    except ProbestatsError:
+        return []
+
+
+#: words that name a meaningless edit of the request: a value so named is likely a control wording
+CONTROL_NAMES = ("control", "placebo", "typo", "misspell", "misspelling", "paraphrase", "reworded", "rephrased",
+                 "whitespace", "blank", "noop", "no-op", "null", "swap", "swapped")
+
+
+def looks_like_control(value: str) -> bool:
+    """Whether a value's name says it is a meaningless edit (a typo, a paraphrase, a placebo).
+
+    >>> [looks_like_control(v) for v in ("typo", "formal_typo", "Placebo edit", "casual", "controlled")]
+    [True, True, True, False, False]
+    """
+    import re
+
+    return any(w in CONTROL_NAMES for w in re.split(r"[\s_.,;:/()-]+", str(value).lower()))
+
+
+def design_read(job: Job, analysis, values=()) -> dict | None:
+    """What the analysis took the probe to be (its design sentence), and each role it names with the control of
+    the column page that changes it: ``{"sentence", "roles": [{"role", "said", "controls": [(label, id)]}]}``.
+    None for an analysis that reads no design (several metrics, factors). ``values``: the log's values, of which
+    one named as a meaningless edit (:func:`looks_like_control`) calls for the “Control value”.
+
+    >>> from probestats.analyses.design_read import ProbeDesign
+    >>> from types import SimpleNamespace as NS
+    >>> d = ProbeDesign(n_items=6, values=("a", "b"), runs=(3, 3, 3.0), clusters="source", n_clusters=3,
+    ...                 roles={"item": {"column": "Q", "found": "declared"}}, sentence="This analysis took ...")
+    >>> [(r["role"], [label for label, _ in r["controls"]]) for r in design_read(None, NS(probe_design=d))["roles"]]
+    [('Items', ['Item']), ('Values', ['Value compared', 'First value', 'Second value']), ('Runs', ['Seed']), ('Clusters', ['Clusters'])]
+    """
+    try:
+        design = analysis.probe_design
+    except (AttributeError, ProbestatsError):
+        return None
+    from probestats.present.report.plain import WORDS
+    from probestats.serve.session import MAPPED
+
+    def column(role: str) -> str:
+        found = design.roles.get(role)
+        if not found:
+            return ""
+        how = "found by its name" if found["found"] == "by name" else "as chosen"
+        return f", from the column {found['column']} ({how})"
+
+    def of_column(key: str) -> tuple:
+        return (MAPPED[key][0], f"col-{key}")
+
+    def option(name: str) -> tuple:
+        return (WORDS[name], f"opt-{name}")
+
+    low, high, median = design.runs
+    runs = (f"{low} run{'s' if low != 1 else ''} per item and value" if low == high else
+            f"{low} to {high} runs per item and value (median {median:g})")
+    roles = [{"role": "Items", "said": f"{count_of(design.n_items, 'item')}{column('item')}",
+              "controls": [of_column("item")]},
+             {"role": "Values", "said": ", ".join(f"‘{v}’" for v in design.values[:8])
+                                        + (f" and {len(design.values) - 8} more" if len(design.values) > 8 else "")
+                                        + column("variant"),
+              "controls": [of_column("variant"), ("First value", "a"), ("Second value", "b")]},
+             {"role": "Runs", "said": runs, "controls": [of_column("seed")]}]
+    if design.blocks:
+        roles.append({"role": "Blocks", "said": f"{count_of(design.n_blocks, 'block')} of {', '.join(design.blocks)}"
+                                                " that vary within items (items matched within each)",
+                      "controls": [of_column(b) for b in design.blocks if b in MAPPED] + [option("by")]})
+    if design.clusters:
+        roles.append({"role": "Clusters", "said": f"items nested in {design.n_clusters} clusters of {design.clusters}",
+                      "controls": [option("cluster")]})
+    if design.random_settings:
+        roles.append({"role": "Settings drawn at random", "said": ", ".join(design.random_settings),
+                      "controls": [option("random_settings")]})
+    if design.by:
+        roles.append({"role": "Split", "said": f"one result per {' and '.join(design.by)}",
+                      "controls": [option("by")]})
+    if design.candidates:
+        roles.append({"role": "Maybe blocks", "said": f"{', '.join(design.candidates)} may be a block (each takes "
+                                                      "every value in every item and value)",
+                      "controls": [option("by")]})
+    from probestats.present.words.control import control_of
+
+    control = control_of(analysis)
+    if control is not None:
+        roles.append({"role": "Control wording", "said": f"‘{control.control}’, a meaningless edit of "
+                                                         f"‘{control.baseline}’ set beside the compared values",
+                      "controls": [option("control"), option("baseline")]})
+    else:
+        edits = [v for v in values if looks_like_control(v) and v not in design.values]
+        edits = edits or [v for v in design.values if looks_like_control(v)]
+        if edits:
+            roles.append({"role": "Control wording", "said": f"‘{edits[0]}’ looks like a meaningless edit of the "
+                                                             "request; if it is one, choose it as the control and the "
+                                                             "unchanged request as the baseline: the report then sets "
+                                                             "the attribute's gaps against the edit's",
+                          "controls": [option("control"), option("baseline")]})
+    return {"sentence": clean(design.sentence, job), "roles": roles}
 
 
 def _check_analysis(settings, job: Job) -> str:
@@ -602,15 +712,76 @@ def _check_analysis(settings, job: Job) -> str:
     from probestats.errors import Problem
 
     detected = _detected(job)
+    result = None
     try:
-        problems = list(getattr(analysis(job), "problems", ()))
+        result = analysis(job)
+        problems = list(getattr(result, "problems", ()))
     except ProbestatsError as exc:
         problems = list(getattr(exc, "problems", ())) or [Problem("error", "refused", str(exc))]
     shown = [_shown(p, job) for p in problems]
+    read = None if result is None else (_order_read(job, result) if job.mapping.analysis == "judge"
+                                        else _framing_read(job, result))
     return render("serve_validate.html.j2", settings, step="validate", job=job, checked=None,
                   problems=shown, command=analysis_command(job, detected), n_rows=None,
-                  analysis=ANALYSES[job.mapping.analysis], report=None, chosen=choices_in_words(job, detected),
-                  fixes=_fixes(shown))
+                  analysis=ANALYSES[job.mapping.analysis], report={"design": read, "error": None, "compared": [], "reference": None,
+                                                              "warnings": []} if read else None,
+                  chosen=choices_in_words(job, detected), fixes=_fixes(shown))
+
+
+def _framing_read(job: Job, result) -> dict:
+    """What the page took a dual-framing log to be, each role beside the column page's control that changes it."""
+    from probestats.present.words.judge import one_line
+
+    n = max((c.n_items for c in result.cells), default=0)
+    cells = [result.cell_name(c) for c in result.cells]
+    items = ", ".join(map(one_line, result.item_columns)) if result.item_columns else "the one item"
+    answers = "yes or no" if result.answers == "yes-no" else "on the agreement scale"
+    reference = result.reference
+    toward = (f"‘{one_line(reference)}’" if not isinstance(reference, dict) else "the reference of each topic ("
+              + "; ".join(f"{one_line(t)}: ‘{one_line(r)}’" for t, r in list(reference.items())[:8]) + ")")
+    roles = [{"role": "Items", "said": f"up to {count_of(n, 'matched item')} per cell, one claim asked in both "
+                                       f"framings, told apart by {items}", "controls": [("Item", "col-item")]},
+             {"role": "Answers", "said": f"read {answers} ({one_line(result.answers_reason)})",
+              "controls": [("The answers", "answers")]},
+             {"role": "Cells", "said": f"{count_of(len(cells), 'cell')}, each tested on its own: "
+                                       + "; ".join(map(one_line, cells[:8]))
+                                       + (f" and {len(cells) - 8} more" if len(cells) > 8 else ""),
+              "controls": [("Model", "col-model")]},
+             {"role": "Reference", "said": f"the lean is counted toward {toward}",
+              "controls": [("Target of the affirmative claim", "topic-0")] if inspect(job).get("topics") else []}]
+    sentence = (f"This analysis took the probe to be: {count_of(len(cells), 'cell')} of up to "
+                f"{count_of(n, 'matched item')} each, asked in both framings, answered {answers}, the lean counted "
+                f"toward {toward}.")
+    return {"sentence": clean(sentence, job), "roles": roles}
+
+
+def _order_read(job: Job, result) -> dict:
+    """What the page took an order probe to be, each role beside the column page's control that changes it."""
+    from probestats.present.words.judge import one_line
+
+    n = max((g.n_items for g in result.groups), default=0)
+    judges = [result.group_name(g) for g in result.groups]
+    orders = " and ".join(f"‘{one_line(o)}’" for o in result.orders)
+    items = (f"{count_of(n, 'item and repetition pair')}, each judged with its two answers in both orders"
+             if result.repetition else f"{count_of(n, 'item')}, each judged with its two answers in both orders")
+    read_by = ([("The slot chosen", "judge_choice")] if job.mapping.judge_choice else
+               [("The judge's reply", "judge_reply"), ("Text that marks a win of the first slot", "verdict_first")])
+    roles = [{"role": "Items", "said": items, "controls": [("Item", "col-item")]},
+             {"role": "Orders", "said": f"{orders}, from the column {one_line(result.order)}",
+              "controls": [("The order", "order")]},
+             {"role": "Verdicts", "said": f"read from the column {one_line(result.column)}",
+              "controls": read_by},
+             {"role": "Judges", "said": (f"{len(judges)}, each its own analysis: " + ", ".join(map(one_line, judges[:8]))
+                                         if len(judges) > 1 else "one, the whole log"),
+              "controls": [("Optional: the judge", "judge_by")]},
+             {"role": "Repetitions", "said": (f"the column {one_line(result.repetition)} numbers each time an item "
+                                              "was judged again" if result.repetition else
+                                              "none: each item judged once in each order"),
+              "controls": [("Repetition", "judge_repetition")]}]
+    sentence = (f"This analysis took the probe to be: {items.split(',')[0]} judged in the two orders {orders} of "
+                f"{one_line(result.order)}, by {count_of(len(judges), 'judge')}"
+                + (f", repeated as {one_line(result.repetition)} numbers them" if result.repetition else "") + ".")
+    return {"sentence": clean(sentence, job), "roles": roles}
 
 
 def _judge_ready(mapping: Mapping) -> None:
@@ -689,11 +860,11 @@ def _make_report(job: Job, fmt: str):
             return report(framing_log=job.log.path, targets=_targets_file(job), answers=mapping.answers or "auto",
                           output=output, probe=replace(mapping.probe(detected),
                                                        framing_columns=mapping.framing_columns()),
-                          source=job.log.name)
+                          source=job.log.name, plain=True)
         if mapping.analysis == "judge":  # a report of the order probe alone, as `report LOG --order COL` writes it
             _judge_ready(mapping)
             return report(job.log.path, judge=mapping.judge_options(), output=output, probe=mapping.probe(detected),
-                          source=job.log.name)
+                          source=job.log.name, plain=True)
         if not mapping.metric:
             raise OptionError(_no_metric(job))
         return report(job.log.path, metric=mapping.metric, a=mapping.a or None, b=mapping.b or None,
@@ -804,7 +975,8 @@ def _designs(form, name: str, default: str) -> str:
 
 
 #: the plan form's first values
-PLAN_FORM = {"items": "6,8,10,12", "runs": "2,5,10", "gap": None, "sims": 2000, "power": 0.8, "alpha": 0.05}
+PLAN_FORM = {"items": "6,8,10,12", "runs": "2,5,10", "gap": None, "sims": 2000, "power": 0.8, "alpha": 0.05,
+             "mechanism": "auto"}
 
 
 def start_plan(settings, job: Job, form) -> str:
@@ -821,11 +993,16 @@ def start_plan(settings, job: Job, form) -> str:
     sims = _number(form, "sims", int, PLAN_FORM["sims"], low=0, high=100_001)
     power = _number(form, "power", float, PLAN_FORM["power"], low=0, high=1)
     alpha = _number(form, "alpha", float, PLAN_FORM["alpha"], low=0, high=1)
+    mechanism = str(form.get("mechanism", "") or PLAN_FORM["mechanism"])
+    if mechanism not in MECHANISM_WORDS:
+        raise OptionError(f"“{PLAN_LABELS['mechanism']}”: choose one of the ways the list offers")
     detected = _detected(job)
     source = plan_source(job)
-    command = plan_command(job, detected, items=items, runs=runs, gap=gap, sims=sims, power=power, alpha=alpha)
+    command = plan_command(job, detected, items=items, runs=runs, gap=gap, sims=sims, power=power, alpha=alpha,
+                           mechanism=mechanism)
     state = {"done": 0.0, "total": 0, "command": command, "analysis": job.id, "source": source.name,
-             "form": {"items": items, "runs": runs, "gap": gap, "sims": sims, "power": power, "alpha": alpha}}
+             "form": {"items": items, "runs": runs, "gap": gap, "sims": sims, "power": power, "alpha": alpha,
+                      "mechanism": mechanism}}
     plan_id = secrets.token_urlsafe(9)
     with settings.lock:
         settings.plans[plan_id] = state
@@ -837,7 +1014,7 @@ def start_plan(settings, job: Job, form) -> str:
         try:
             with words():
                 result = plan(source.path, metric=mapping.metric, items=[items], runs=[runs], gap=gap, sims=sims,
-                              power=power, tests=Tests(alpha=alpha), progress=progress,
+                              power=power, tests=Tests(alpha=alpha), progress=progress, mechanism=mechanism,
                               probe=mapping.probe(detected, sheet=source.spreadsheet, command="plan"))
             from probestats.present.words.sanitize import json_text
             from probestats.result import document, dumps
@@ -870,6 +1047,17 @@ def plan_download(settings, job: Job, plan_id: str, name: str) -> bytes:
 
 def plan_page(settings, job: Job, plan_id: str) -> str:
     state = plan_of(settings, job, plan_id)
+    result = state.get("result") if state else None
     return render("serve_plan.html.j2", settings, step="plan", job=job, state=state, plan_id=plan_id,
-                  mapping=job.mapping, result=state.get("result") if state else None, source=plan_source(job),
-                  form=(state or {}).get("form", PLAN_FORM))
+                  mapping=job.mapping, result=result, source=plan_source(job),
+                  form=(state or {}).get("form", PLAN_FORM), mechanisms=MECHANISM_WORDS,
+                  acts=_how_the_gap_acts(result) if result is not None else None)
+
+
+def _how_the_gap_acts(result) -> dict:
+    """How the plan took the gap to act, in words, and whether the log left several ways open (then the plan page
+    names “How the gap acts”, where a person who knows says which)."""
+    chosen = result.mechanisms
+    ways = [f"it {chosen.words(m)}" for m in chosen.candidates]
+    reason = "as chosen in this form" if chosen.source == "declared" else clean(chosen.reason, None)
+    return {"several": chosen.several, "ways": ways, "kind": chosen.kind, "reason": reason}

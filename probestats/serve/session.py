@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from probestats.errors import OptionError
+from probestats.parameters import PARAMETERS
 
 __all__ = ["Upload", "Files", "State", "Job", "Mapping", "Choice", "CHOICES", "SUFFIXES", "MAPPED", "ANALYSES",
            "safe_name", "store", "report_command", "validate_command", "analysis_command", "plan_command",
@@ -115,6 +116,15 @@ def store(folder: Path, data: bytes, filename: str | None, fallback: str) -> Upl
 # ---------------------------------------------------------------- the options beside the columns
 
 
+def flag(name: str) -> str:
+    """The command line's flag of a registered parameter, as the commands the page shows spell it.
+
+    >>> flag("fold_case"), flag("output"), flag("random_settings")
+    ('--fold-case', '-o', '--random-setting')
+    """
+    return PARAMETERS[name].short
+
+
 @dataclass(frozen=True)
 class Choice:
     """One option the page offers beside the columns: its control and help, and what it becomes.
@@ -132,8 +142,6 @@ class Choice:
     control : {"box", "column", "value", "setting"}
         A tick box; a list of the log's columns; a list of the compared column's values; a tick box
         per held-fixed setting the log has (several may be ticked).
-    flag : str
-        The flag of the command line (the same in every command that takes it).
     commands : tuple of str
         The commands whose line takes it (``report``, ``validate``, ``plan``); the report always does.
     probe : bool
@@ -144,9 +152,14 @@ class Choice:
     name: str
     help: str
     control: str
-    flag: str
     commands: tuple = ("report",)
     probe: bool = False
+
+    @property
+    def flag(self) -> str:
+        """The flag of the command line, as the parameter registry declares it (the same in every command
+        that takes it)."""
+        return flag(self.name)
 
     @property
     def label(self) -> str:
@@ -164,21 +177,21 @@ class Choice:
 #: every option the column page offers beside the columns, in the order it shows them
 CHOICES = (
     Choice("fold_case", "treat values that differ only in case or spaces (Formal, formal) as one",
-           "box", "--fold-case", ("report", "validate"), probe=True),
+           "box", ("report", "validate"), probe=True),
     Choice("complete", "leave out items that lack a metric value under a compared value (the report names them)",
-           "box", "--complete", ("report", "validate", "plan"), probe=True),
+           "box", ("report", "validate", "plan"), probe=True),
     Choice("by", "one result per value of this column (a judge's criterion, the model), corrected "
-           "across them", "column", "--by", ("report", "validate")),
+           "across them", "column", ("report", "validate")),
     Choice("attribute_settings", "a setting varied on purpose with the values (which model decides): accepted "
-           "differing between them", "setting", "--setting-is-attribute", ("report", "validate"), probe=True),
+           "differing between them", "setting", ("report", "validate"), probe=True),
     Choice("control", "a meaningless change of wording: does the attribute move the metric more "
-           "than it does?", "value", "--control"),
+           "than it does?", "value"),
     Choice("cluster", "items nested in clusters (several items from one source): whole clusters are "
-           "flipped together", "column", "--cluster", probe=True),
+           "flipped together", "column", probe=True),
     Choice("random_settings", "a setting drawn at random for each call: checked for balance "
-           "across the values", "column", "--random-setting", probe=True),
+           "across the values", "column", probe=True),
     Choice("baseline", "the value the others are read against (the unchanged request)",
-           "value", "--baseline"),
+           "value"),
 )
 CHOICE = {c.name: c for c in CHOICES}
 
@@ -317,13 +330,13 @@ class Mapping:
         """The command-line options that say how the log is read (sheet, title rows, columns, filter)."""
         out = []
         if self.sheet and sheet:
-            out += ["--read", f"sheet={self.sheet}"]
+            out += [flag("read_given"), f"sheet={self.sheet}"]
         if self.skip_rows:
-            out += ["--read", f"skip-rows={self.skip_rows}"]
+            out += [flag("read_given"), f"skip-rows={self.skip_rows}"]
         for key, header in self.columns(detected):
-            out += ["--column", f"{key}={header}"]
+            out += [flag("column"), f"{key}={header}"]
         if self.where:
-            out += ["--where", self.where]
+            out += [flag("where"), self.where]
         return out
 
     def flags(self, command: str) -> list[str]:
@@ -570,28 +583,28 @@ def _framing_options(job: Job, mapping: Mapping) -> list[str]:
     """The framing's options: the same flags in the ``framing`` command and the report."""
     out = []
     if mapping.targets:
-        out += ["--targets", targets_name(job)]
+        out += [flag("targets"), targets_name(job)]
     if mapping.answers:
-        out += ["--answers", mapping.answers]
+        out += [flag("answers"), mapping.answers]
     for spec in mapping.framing_columns():
-        out += ["--framing-columns", spec]
+        out += [flag("framing_columns"), spec]
     return out
 
 
 def _judge_options(mapping: Mapping) -> list[str]:
     """The order probe's options: the same flags in the ``judge`` command and the report (the judges are the
     ``--by`` groups in both)."""
-    out = ["--order", mapping.order]
+    out = [flag("order"), mapping.order]
     if mapping.judge_choice:
-        out += ["--choice", mapping.judge_choice]
+        out += [flag("choice"), mapping.judge_choice]
     elif mapping.judge_reply:
-        out += ["--response", mapping.judge_reply]
+        out += [flag("response"), mapping.judge_reply]
     for rule in mapping.verdicts():
-        out += ["--verdict", rule]
+        out += [flag("verdicts"), rule]
     if mapping.judge_by:
-        out += ["--by", mapping.judge_by]
+        out += [flag("by"), mapping.judge_by]
     if mapping.judge_repetition:
-        out += ["--repetition", mapping.judge_repetition]
+        out += [flag("repetition"), mapping.judge_repetition]
     return out
 
 
@@ -605,37 +618,38 @@ def analysis_command(job: Job, detected: dict) -> str | None:
         args = ["probestats", "judge", job.log.name, *_judge_options(mapping)]
     else:
         return None
-    return shlex.join(args + mapping.shaping(detected) + ["--json"])
+    return shlex.join(args + mapping.shaping(detected) + [flag("json_out")])
 
 
 def _values(mapping: Mapping) -> list[str]:
     out = []
-    for flag, value in (("--a", mapping.a), ("--b", mapping.b),
-                        ("--reference", "" if (mapping.a or mapping.b) else mapping.reference)):
+    for name, value in ((flag("a"), mapping.a), (flag("b"), mapping.b),
+                        (flag("reference"), "" if (mapping.a or mapping.b) else mapping.reference)):
         if value:
-            out += [flag, value]
+            out += [name, value]
     return out
 
 
 def report_command(job: Job, detected: dict, *, output: str = "report.md", plain: bool = True) -> str:
     """The command line that writes the report the page shows (run in the folder holding the files)."""
     mapping = job.mapping
+    plainly = [flag("plain")] if plain else []
     if mapping.analysis == "framing":
-        return shlex.join(["probestats", "report", "--framing", job.log.name,
+        return shlex.join(["probestats", "report", flag("framing_log"), job.log.name,
                            *_framing_options(job, mapping),
-                           *mapping.shaping(detected), "-o", output])
+                           *mapping.shaping(detected), *plainly, flag("output"), output])
     if mapping.analysis == "judge":
         return shlex.join(["probestats", "report", job.log.name, *_judge_options(mapping),
-                           *mapping.shaping(detected), "-o", output])
-    args = ["probestats", "report", job.log.name, "--metric", mapping.metric]
+                           *mapping.shaping(detected), *plainly, flag("output"), output])
+    args = ["probestats", "report", job.log.name, flag("metric"), mapping.metric]
     if job.noise is not None:
-        args += ["--noise", job.noise.name]
+        args += [flag("noise"), job.noise.name]
     args += _values(mapping) + mapping.shaping(detected) + mapping.flags("report")
     if plain:
-        args.append("--plain")
+        args.append(flag("plain"))
     if job.facts:
-        args += ["--design", "probe.toml"]
-    args += ["-o", output]
+        args += [flag("design"), "probe.toml"]
+    args += [flag("output"), output]
     return shlex.join(args)
 
 
@@ -643,8 +657,8 @@ def validate_command(job: Job, detected: dict) -> str:
     """The command line that checks the log as the check page does (the values, the shaping and the
     options ``validate`` takes)."""
     mapping = job.mapping
-    values = [x for flag, v in (("--a", mapping.a), ("--b", mapping.b)) if v for x in (flag, v)]
-    return shlex.join(["probestats", "validate", job.log.name, "--metric", mapping.metric, *values,
+    values = [x for name, v in ((flag("a"), mapping.a), (flag("b"), mapping.b)) if v for x in (name, v)]
+    return shlex.join(["probestats", "validate", job.log.name, flag("metric"), mapping.metric, *values,
                        *mapping.shaping(detected), *mapping.flags("validate")])
 
 
@@ -655,17 +669,20 @@ def plan_source(job: Job) -> Upload:
 
 
 def plan_command(job: Job, detected: dict, *, items: str, runs: str, gap, sims: int, power: float,
-                 alpha: float) -> str:
+                 alpha: float, mechanism: str = "auto") -> str:
     """The command line that prints the plan the page shows, as JSON."""
     mapping = job.mapping
     source = plan_source(job)
-    args = ["probestats", "plan", "--noise", source.name, "--metric", mapping.metric]
+    args = ["probestats", "plan", flag("noise"), source.name, flag("metric"), mapping.metric]
     args += mapping.shaping(detected, sheet=source.spreadsheet)  # the sheet applies to a spreadsheet only
     args += mapping.flags("plan")
-    args += ["--items", items, "--runs", runs]
+    args += [flag("items"), items, flag("runs"), runs]
     if gap is not None:
-        args += ["--gap", repr(gap)]
-    args += ["--sims", str(sims), "--power", repr(power), "--alpha", repr(alpha), "--json"]
+        args += [flag("gap"), repr(gap)]
+    args += [flag("sims"), str(sims), flag("power"), repr(power), flag("alpha"), repr(alpha)]
+    if mechanism != "auto":
+        args += [flag("mechanism"), mechanism]
+    args.append(flag("json_out"))
     return shlex.join(args)
 
 

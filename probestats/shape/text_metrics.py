@@ -44,7 +44,8 @@ from typing import Sequence
 
 import polars as pl
 
-from probestats.errors import TEXT_KINDS, ColumnError, OptionError, Problem, either, opt
+from probestats.errors import ColumnError, OptionError, Problem, either, opt
+from probestats.parameters import TEXT_KINDS
 from probestats.io.columns import ROW
 from probestats.io.log import Log, collect, format_rows
 from probestats.io.read import read_log

@@ -112,19 +112,9 @@ def _poisson_quantile(v: np.ndarray, mu: np.ndarray) -> np.ndarray:
     if small.size:
         m, q = mu[small], v[small]
         pmf = np.exp(-m)
-        cdf = pmf.copy()
-        k = np.zeros(small.size)
-        todo = np.flatnonzero(cdf < q)
-        step = 0
-        while todo.size:
-            step += 1
-            pmf[todo] *= m[todo] / step
-            cdf[todo] += pmf[todo]
-            k[todo] = step
-            todo = todo[cdf[todo] < q[todo]]
-            if step > 2000:   # rounding left a CDF a hair below q: scipy decides the rest
-                k[todo] = poisson.ppf(q[todo], m[todo])
-                break
+        k, left = _first_reach(pmf, pmf.copy(), q, False, lambda j, m: m / (j + 1), (m,), max_steps=2001)
+        if left.size:   # rounding left a CDF a hair below q: scipy decides the rest
+            k[left] = poisson.ppf(q[left], m[left])
         out[small] = k
     return out.reshape(shape)
 
@@ -141,6 +131,82 @@ def _short_of(cdf: np.ndarray, goal: np.ndarray, strict: bool) -> np.ndarray:
     """Where the summed ``cdf`` has not yet reached ``goal`` (``strict``: not yet passed it), rounding allowed for."""
     slack = goal * _CDF_ROUNDING + _CDF_FLOOR
     return cdf <= goal + slack if strict else cdf < goal - slack
+
+
+def _first_reach(pmf: np.ndarray, cdf: np.ndarray, thr: np.ndarray, strict: bool, factor, params: tuple,
+                 cap: np.ndarray | None = None, max_steps: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Per element, the count at which a distribution function summed term by term first reaches its goal.
+
+    ``pmf`` and ``cdf`` hold each element's mass at 0, ``thr`` its goal with the rounding slack of
+    :func:`_short_of` already applied (the count is short while ``cdf < thr``, or ``cdf <= thr`` when
+    ``strict``), ``factor(j, *params)`` the ratio of the mass at ``j + 1`` to the mass at ``j``; a count never
+    passes ``cap`` (a binomial's n). Returns the counts, and the elements still short after ``max_steps`` terms
+    (their count is ``max_steps``). The elements still short are kept in arrays of their own, packed as they
+    finish, so each term costs a few passes over them and not a gather and a scatter of every array.
+    """
+    k = np.zeros(pmf.size)
+    short = cdf <= thr if strict else cdf < thr
+    if cap is not None:
+        short &= cap > 0
+    pos = np.flatnonzero(short)
+    arrays = [pmf[pos], cdf[pos], thr[pos], *(x[pos] for x in params)] + ([] if cap is None else [cap[pos]])
+    alive = np.ones(pos.size, dtype=bool)
+    j = 0
+    while pos.size:
+        if pos.size <= _BLOCK_BELOW and (max_steps is None or j + _BLOCK_TERMS <= max_steps):
+            # few elements left, often far in a long tail: the next terms of all of them at once
+            if not alive.all():
+                pos, arrays = pos[alive], [x[alive] for x in arrays]
+            arrays, pos, j = _block_of_terms(arrays, pos, j, k, strict, factor, len(params), cap is not None)
+            alive = np.ones(pos.size, dtype=bool)
+            continue
+        w_pmf, w_cdf, w_thr = arrays[:3]
+        w_pmf *= factor(j, *arrays[3:3 + len(params)])
+        j += 1
+        w_cdf += w_pmf
+        still = w_cdf <= w_thr if strict else w_cdf < w_thr
+        if cap is not None:
+            still &= j < arrays[-1]
+        k[pos[alive & ~still]] = j
+        alive &= still
+        live = int(np.count_nonzero(alive))
+        if max_steps is not None and j >= max_steps:
+            pos = pos[alive]
+            k[pos] = j
+            return k, pos
+        if live < 0.75 * pos.size:
+            pos = pos[alive]
+            arrays = [x[alive] for x in arrays]
+            alive = np.ones(live, dtype=bool)
+    return k, pos
+
+
+#: Elements still short up to which :func:`_first_reach` sums :data:`_BLOCK_TERMS` terms of each at once.
+_BLOCK_BELOW = 4096
+_BLOCK_TERMS = 32
+
+
+def _block_of_terms(arrays, pos, j, k, strict, factor, n_params, capped):
+    """The next :data:`_BLOCK_TERMS` terms of the elements still short (every one of them alive), by a running
+    product and a running sum down a block: the same products and sums, in the same order, as term by term."""
+    w_pmf, w_cdf, w_thr = arrays[:3]
+    steps = np.arange(j, j + _BLOCK_TERMS, dtype=np.float64)[:, None]
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        ratios = factor(steps, *arrays[3:3 + n_params])
+        pmfs = np.multiply.accumulate(np.vstack([w_pmf[None, :], ratios]), axis=0)[1:]
+        cdfs = np.add.accumulate(np.vstack([w_cdf[None, :], pmfs]), axis=0)[1:]
+    still = cdfs <= w_thr if strict else cdfs < w_thr
+    if capped:
+        still &= steps + 1 < arrays[-1]
+    done = ~still
+    first = np.argmax(done, axis=0)
+    finished = done[first, np.arange(pos.size)]
+    k[pos[finished]] = j + 1 + first[finished]
+    keep = ~finished
+    arrays = [x[keep] for x in arrays]
+    arrays[0] = pmfs[-1, keep]
+    arrays[1] = cdfs[-1, keep]
+    return arrays, pos[keep], j + _BLOCK_TERMS
 
 
 def _binomial_quantile(v: np.ndarray, n: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -169,18 +235,10 @@ def _binomial_quantile(v: np.ndarray, n: np.ndarray, p: np.ndarray) -> np.ndarra
         m, qq, goal = n.ravel()[idx], q.ravel()[idx], target.ravel()[idx]
         with np.errstate(divide="ignore"):
             pmf = np.where(qq < 1.0, np.exp(m * np.log1p(-qq)), (m == 0).astype(float))
-        cdf = pmf.copy()
-        k = np.zeros(idx.size)
         ratio = np.where(qq < 1.0, qq / np.where(qq < 1.0, 1.0 - qq, 1.0), 0.0)
-        todo = np.flatnonzero(_short_of(cdf, goal, strict))
-        todo = todo[k[todo] < m[todo]]
-        step = 0
-        while todo.size:
-            pmf[todo] *= (m[todo] - step) / (step + 1) * ratio[todo]
-            step += 1
-            cdf[todo] += pmf[todo]
-            k[todo] = step
-            todo = todo[_short_of(cdf[todo], goal[todo], strict) & (k[todo] < m[todo])]
+        slack = goal * _CDF_ROUNDING + _CDF_FLOOR
+        k, _ = _first_reach(pmf, pmf.copy(), goal + slack if strict else goal - slack, strict,
+                            lambda j, m, ratio: (m - j) / (j + 1) * ratio, (m, ratio), cap=m)
         out.ravel()[idx] = m - k if strict else k
     return out
 
@@ -399,18 +457,10 @@ def _nbinom_quantile(v: np.ndarray, mean: np.ndarray, disp) -> np.ndarray:
     n = mean[idx] / (d - 1.0)
     goal = v[idx]
     pmf = np.exp(-n * np.log(d))
-    cdf = pmf.copy()
-    k = np.zeros(idx.size)
-    todo = np.flatnonzero(_short_of(cdf, goal, False))
-    step = 0
-    while todo.size:
-        pmf[todo] *= (step + n[todo]) / (step + 1) * q[todo]
-        step += 1
-        cdf[todo] += pmf[todo]
-        k[todo] = step
-        todo = todo[_short_of(cdf[todo], goal[todo], False)]
-        if step > 100_000:   # rounding left a CDF a hair below v: take the count reached
-            break
+    slack = goal * _CDF_ROUNDING + _CDF_FLOOR
+    # past 100,000 terms rounding left a CDF a hair below v: the count reached is taken
+    k, _ = _first_reach(pmf, pmf.copy(), goal - slack, False, lambda j, n, q: (j + n) / (j + 1) * q, (n, q),
+                        max_steps=100_001)
     out[idx] = k
     return out
 

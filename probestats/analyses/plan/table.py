@@ -21,7 +21,7 @@ from probestats.analyses.plan.search import (check_common, check_gap, check_tau,
                                              power_se, reached_sizes, realized_gap)
 from probestats.analyses.plan.simulate import Rejections, approx_mdg, approx_power, draw_probes, sign_test_rate
 from probestats.errors import OptionError, Problem, count_of, either, opt
-from probestats.result import html_summary, one_line
+from probestats.result import Result, html_summary, one_line
 from probestats.stats.decide import DECIDE_EXACT_ITEMS, DECIDE_NOTE
 from probestats.stats.hypotests import min_attainable_p
 from probestats.vocabulary import Tests, as_tests
@@ -181,7 +181,7 @@ class MechanismResult:
 
 
 @dataclass(frozen=True)
-class Plan:
+class Plan(Result):
     """The answer to "what could this probe detect?" over a grid of designs.
 
     ``to_dict()`` is the ``plan --json`` object; ``to_frame()`` one row per design.
@@ -218,6 +218,8 @@ class Plan:
     precision : str or None
         Set when the time budget stopped the refining: how precise the answers are then.
     """
+
+    MAIN_TABLE = "cells"
 
     noise: NoiseModel
     tau: float
@@ -286,20 +288,6 @@ class Plan:
         if self.heterogeneity is not None:
             out["pilot"] = self.heterogeneity.to_dict()
         return out
-
-    def to_frame(self) -> pl.DataFrame:
-        """The cells as a polars DataFrame (one row per design)."""
-        schema = {"items": pl.Int64, "runs": pl.Int64, "mdg_up": pl.Float64, "mdg_down": pl.Float64,
-                  "power": pl.Float64, "power_se": pl.Float64, "power_sign_test": pl.Float64,
-                  "power_approx": pl.Float64, "mdg": pl.Float64, "mdg_low": pl.Float64, "mdg_high": pl.Float64,
-                  "mdg_approx": pl.Float64, "min_attainable_p": pl.Float64,
-                  "gap_realized": pl.Float64, "mdg_realized": pl.Float64}
-        rows = []
-        for c in self.cells:
-            d = c.to_dict()
-            d["mdg_low"], d["mdg_high"] = d["mdg_range"] or (None, None)
-            rows.append({k: d[k] for k in schema})
-        return pl.DataFrame(rows, schema=schema)
 
     def __repr__(self) -> str:
         return one_line(self, metric=self.noise.metric, sigma_run=float(self.noise.sigma_run), designs=len(self.cells),

@@ -39,14 +39,16 @@ def safe_label(text, limit: int = MAX_LABEL) -> str:
 def noise_band(analysis) -> tuple[float, str] | None:
     """Half-width of the noise band drawn around zero, and what it is.
 
-    The band is ± the largest absolute item gap of the same-versus-same log: a gap
-    inside it is no larger than what a change of draw alone produced. None without a
-    noise log.
+    The band is ± the largest absolute item gap of the same-versus-same log (of the log's own halves: the
+    largest item's root mean square over every split): a gap inside it is no larger than what a change of
+    draw alone produced. None without a noise reference.
     """
     noise = getattr(analysis, "noise", None)
     if noise is None or noise.items.height == 0:
         return None
     width = float(noise.items["gap"].abs().max())
+    if noise.sign_flip is None:   # the log's own halves: each item's gap over every split
+        return width, f"± {width:.3g}: the largest item's half-against-half gap over every split (root mean square)"
     return width, f"± {width:.3g}: the largest item gap of the same-versus-same log"
 
 

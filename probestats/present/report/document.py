@@ -249,7 +249,7 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
         ctx["sentences"]["design"] = ctx["design"]["shaping"] + ctx["sentences"]["design"]
         if source is not None:
             ctx["source"] = str(source)
-        _add_pair_sections(ctx, analysis, comparison)
+        _add_pair_sections(ctx, analysis, comparison, plain=plain is not None)
         add_coding_sections(ctx, describe=describe, validation=validation, coded=coded)
     else:
         ctx = _other_context(analysis, kind, source, shaping, design)
@@ -259,9 +259,9 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
     if judge is not None:
         from probestats.present.report.judge import judge_context
 
-        ctx["judge"] = judge_context(judge)
+        ctx["judge"] = judge_context(judge, plain=plain is not None)
         ctx["sentences"]["judge"] = ctx["judge"]["sentences"]
-    _summaries_beside(ctx, framing, judge)
+    _summaries_beside(ctx, framing, judge, plain=plain is not None)
     from probestats.present.words.fmt import tidy_p
 
     ctx["sentences"] = {k: [tidy_p(str(x)) for x in v] for k, v in ctx["sentences"].items()}
@@ -313,7 +313,7 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
     if judge is not None and "judge" in names:
         from probestats.present.report.judge import judge_images
 
-        judge_refs, judge_pngs = judge_images(judge, format, assets_dir)
+        judge_refs, judge_pngs = judge_images(judge, format, assets_dir, plain=plain is not None)
         images.update(judge_refs)
         pngs.update(judge_pngs)
     _plain_context(ctx, kind, plain)
@@ -355,12 +355,19 @@ def _plain_context(ctx: dict, kind: str, named) -> None:
         effects = tests.get("effects")
         if effects:
             details.append(("The SD of the item gaps", effects["sd_formula"]))
-            details += [(f"The interval of {e['name']}", e["method"]) for e in effects["effects"]]
-            details += [(t["text"].split(":")[0], f"{t['method']}; assumes {t['assumption']}")
+            details += [(e["plain"].split(":")[0], f"{e['text']}; {e['formula']}; its interval: {e['method']}")
+                        for e in effects["effects"]]
+            details += [(t["plain"].split(":")[0], f"{t['text']}; {t['method']}; assumes {t['assumption']}")
                         for t in effects["published"]]
+        rows = (ctx.get("groups") or {}).get("rows") or []
+        if rows and rows[0].get("d_z") is not None:
+            details.append(("The effect sizes of each group", f"{rows[0]['d_z_name']} and {rows[0]['d_av_name']} "
+                            f"({rows[0]['d_z_formula']}; {rows[0]['d_av_formula']}); the p beside them is the "
+                            "paired t-test's, on the item means"))
         noise = ctx.get("noise") or {}
         if noise.get("present") and noise.get("method"):
-            details.append(("The same-versus-same sign-flip test", noise["method"]))
+            details.append(("The same-versus-same gap over every split" if noise.get("over_splits")
+                            else "The same-versus-same sign-flip test", noise["method"]))
         power = ctx.get("power") or {}
         methods = [x for x in power.get("sentences", []) if str(x).startswith("Method: ")]
         if methods:
@@ -380,14 +387,14 @@ def _plain_context(ctx: dict, kind: str, named) -> None:
     ctx["spellings"] = named
 
 
-def _summaries_beside(ctx: dict, framing, judge) -> None:
+def _summaries_beside(ctx: dict, framing, judge, *, plain: bool = False) -> None:
     """The Summary of a report holding several analyses: after the probe's own paragraph, one paragraph for
     each analysis beside it (a dual-framing log, a judge's order probe), from its verdict."""
     more = list(ctx.get("summary_more") or [])
     if framing is not None and getattr(framing, "verdict", None) is not None:
         from probestats.present.report.framing import framing_summary
 
-        more.append(framing_summary(framing))
+        more.append(framing_summary(framing, plain=plain))
     if judge is not None and getattr(judge, "verdict", None) is not None:
         from probestats.present.report.judge import judge_summary
 
@@ -413,12 +420,12 @@ def _table_file(ctx: dict, analysis, names, format: str, assets_dir) -> dict[str
     return {ITEMS_CSV: content}
 
 
-def _add_pair_sections(ctx: dict, analysis, comparison) -> None:
+def _add_pair_sections(ctx: dict, analysis, comparison, *, plain: bool = False) -> None:
     """The optional sections of a paired report: --by groups, a judge's scale, before and after."""
     from probestats.present.report import groups as parts
 
     if analysis.groups:
-        ctx["groups"] = parts.groups_context(analysis)
+        ctx["groups"] = parts.groups_context(analysis, plain=plain)
         ctx["sentences"]["groups"] = ctx["groups"]["sentences"]
     if getattr(analysis, "scale", None) is not None:
         ctx["ceilings"] = parts.ceilings_context(analysis)

@@ -210,6 +210,7 @@ def environment(format: str = "md", templates=None) -> jinja2.Environment:
         env.filters["code"] = _md_code
         env.filters["fill"] = _md_fill
     env.filters["fmt_p"] = _fmt_p_filter
+    env.filters["in_words"] = _in_words_filter
     env.filters["fmt_p_floor"] = _fmt_p_floor_filter
     env.filters["fmt_num"] = fmt_num
     env.filters["fmt_gap"] = fmt_gap
@@ -253,3 +254,11 @@ def user_template_errors(templates):
             why = f"fails: {message}; fix it, or remove it to use the shipped one"
         given = either(f"templates={str(templates)!r}", f"--templates {templates}")
         raise OptionError(f"{given}: {where} {why}") from None
+
+
+def _in_words_filter(text) -> str:
+    """A message written for the command line, as a plain report says it: each flag named in words, no file of
+    the repository (:func:`probestats.present.report.plain.flags_in_words`)."""
+    from probestats.present.report.plain import flags_in_words
+
+    return flags_in_words(str(text))

@@ -16,10 +16,11 @@ from probestats.present.report.environment import environment
 __all__ = ["framing_sentences", "framing_summary", "render_framing"]
 
 
-def framing_sentences(result: FramingResult) -> list[str]:
+def framing_sentences(result: FramingResult, *, plain: bool = False) -> list[str]:
     """One plain sentence per cell: the lean, its size, test and pattern, with its conditions.
 
-    A cell without a detected lean is described as such, never as free of bias.
+    A cell without a detected lean is described as such, never as free of bias. ``plain`` (a report for people
+    who do not code): each test named by what it asks, its method left to the report's method details.
 
     >>> from probestats.analyses.framing import analyze_framing, demo_rows
     >>> print(framing_sentences(analyze_framing(demo_rows()))[0])  # doctest: +NORMALIZE_WHITESPACE
@@ -46,11 +47,20 @@ def framing_sentences(result: FramingResult) -> list[str]:
                 f"{fmt_p_floor(c.bias_p_adjusted, c.bias_p_log10, result.alpha)}, "
                 f"exact sign-flip test {unit}{' (McNemar exact with one answer per framing)' if binary else ''}, "
                 f"{c.n} {'answers' if binary else 'responses'}")
+        if plain:   # the test by what it asks; its method in the report's details
+            if c.bias_ci and c.bias_ci.get("low") is not None:
+                ci = (f"plausibly from {c.bias_ci['low']:+.2f} to {c.bias_ci['high']:+.2f}, a "
+                      f"{100 * result.confidence:g}% interval; ")
+            corrected = (f" after the correction for the {len(result.cells)} cells tested together"
+                         if len(result.cells) > 1 else "")
+            stat = (f"{lean} {c.bias:+.2f} toward {ref} ({ci}"
+                    f"{fmt_p_floor(c.bias_p_adjusted, c.bias_p_log10, result.alpha)}{corrected}, from a test {unit}, "
+                    f"{c.n} {'answers' if binary else 'responses'}")
         # abstentions score 0 and pull the lean toward zero: say how many, so that a model that
         # balanced and a model that refused are told apart
         abstained = (f" {100 * c.abstain_rate:.0f}% of its responses were abstentions (refusals, scored 0), "
                      "which pull the lean toward zero." if c.abstain_rate else "")
-        acq = (f"acquiescence {c.acquiescence:+.2f}, adjusted "
+        acq = (f"acquiescence {c.acquiescence:+.2f}, {'corrected' if plain else 'adjusted'} "
                f"{fmt_p_floor(c.acquiescence_p_adjusted, c.acquiescence_p_log10, result.alpha)}")
         if binary:
             abstained = (f" Yes to {100 * c.yes_affirmative:.0f}% of the affirmative prompts and "
@@ -128,8 +138,13 @@ def _why_apart(result: FramingResult, c) -> str:
     return f"Its interval leaves out 0 while its test finds no lean because {why}; the test decides. "
 
 
-def framing_summary(result: FramingResult) -> str:
-    """One plain paragraph from the framing's verdict, for the Summary of a report that holds it beside a probe.
+#: the framing verdict's test, as a plain report names it (its method in the report's details)
+PLAIN_TEST = "a test of each cell's lean across its items, corrected for the cells tested together"
+
+
+def framing_summary(result: FramingResult, *, plain: bool = False) -> str:
+    """One plain paragraph from the framing's verdict, for the Summary of a report that holds it beside a probe
+    (``plain``: its test named by what it asks).
 
     >>> from probestats.analyses.framing import analyze_framing, demo_rows
     >>> framing_summary(analyze_framing(demo_rows()))[:85]
@@ -139,13 +154,14 @@ def framing_summary(result: FramingResult) -> str:
     cells = count_of(len(result.cells), "cell")
     p = fmt_p_floor(verdict.pvalue, None, verdict.alpha)
     where = f"In the dual-framing probe beside it ({cells})"
+    test = PLAIN_TEST if plain else verdict.test
     if verdict.conclusion == "untested":
         return f"{where}, {verdict.statement}."
     if verdict.detected:
         return (f"{where}, a lean larger than chance was detected after correction in {', '.join(verdict.found)} "
-                f"(smallest corrected {p}; {verdict.test}); the probe says which way the model leans, not why.")
+                f"(smallest corrected {p}; {test}); the probe says which way the model leans, not why.")
     return (f"{where}, no lean larger than chance was detected after correction (smallest corrected {p}; "
-            f"{verdict.test}); this does not show that the model has no preference, only that this probe could "
+            f"{test}); this does not show that the model has no preference, only that this probe could "
             "not see one.")
 
 

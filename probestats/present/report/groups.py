@@ -10,6 +10,7 @@ result with its conditions and size, and never claims that a system is unbiased.
 from __future__ import annotations
 
 from probestats.stats.permutation import PERMUTATION_TEST
+from probestats.checks.design import constant_text
 from probestats.errors import count_of
 from probestats.present.words.fmt import p_is
 from probestats.present.words.fmt import fmt_interval, fmt_num, fmt_p
@@ -60,7 +61,7 @@ def _span(counts) -> str:
     return f"{lo}" if lo == hi else f"{lo}-{hi}"
 
 
-def groups_context(analysis) -> dict:
+def groups_context(analysis, *, plain: bool = False) -> dict:
     """The ``--by`` groups of a paired analysis: per group, the sign-flip p and its corrected p."""
     alpha = analysis.alpha
     correction = correction_name(analysis.correction)
@@ -80,13 +81,32 @@ def groups_context(analysis) -> dict:
     own = ("; ".join(f"{_by_text(r['by'])}: {r['method']}" for r in rows) if len(methods) > 1 else method)
     test = (f"Test: the {SIGN_FLIP} of each group ({analysis.alternative}; {own}), "
             f"p corrected across the {count_of(len(rows), 'group')} ({correction}), alpha {alpha:g}.")
-    detected = [r for r in rows if r["detected"]]
+    constants = group_constants(analysis)
+    for r in rows:
+        arm = constants.get(tuple(sorted(r["by"].items())))
+        r["constant"] = arm
+        r["conclusion"] = ("not_detected" if not r["detected"] else "against_constant" if arm is not None
+                           else "detected")
+    detected = [r for r in rows if r["conclusion"] == "detected"]
+    against = [r for r in rows if r["conclusion"] == "against_constant"]
     sentences = [test]
     if detected:
         sentences.append("After correction, a gap larger than chance in "
                          + "; ".join(f"{_by_text(r['by'])} (average gap {_gap(r['average_gap'])}, corrected p = "
                                      f"{fmt_p(r['p_adjusted'], alpha)})" for r in detected)
                          + ". It says where the gap is, not why.")
+    if against:   # one value constant there: the test asked only whether the other differs from that constant
+        sentences.append(
+            f"After correction, in {count_of(len(against), 'group')} whose one value is constant the other differs "
+            "from that constant, the only thing the test asks there, not a gap larger than chance between two "
+            "varying values: "
+            + "; ".join(f"{_by_text(r['by'])} ('{r['constant']['other']}' against a constant "
+                        f"{constant_text(r['constant']['constant'])} of '{r['constant']['value']}', average gap "
+                        f"{_gap(r['average_gap'])}, corrected p = {fmt_p(r['p_adjusted'], alpha)})"
+                        for r in against[:8])
+            + f"{'; ...' if len(against) > 8 else ''}. Without a noise or control reference this cannot be told "
+            "from re-asking noise.")
+        detected = detected + against
     undetected = [r for r in rows if not r["detected"]]
     if undetected:
         sentences.append(
@@ -105,11 +125,40 @@ def groups_context(analysis) -> dict:
                          "items' gaps are exactly zero, ties the test cannot use) to ever reach significance ("
                          + "; ".join(f"{_by_text(r['by'])}: {r['n_nonzero']} non-zero of {count_of(r['n_items'], 'item')}"
                                      for r in tied[:8]) + ").")
-    if rows and rows[0]["d_z"] is not None:
+    if rows and rows[0]["d_z"] is not None and plain:
+        sentences.append(f"Beside the exact test: the gap against the spread of the item gaps and against the "
+                         f"spread across items, with {rows[0]['confidence']} intervals, and the p of the test that "
+                         "assumes roughly normal item gaps (uncorrected); how each was computed is in the method "
+                         "details.")
+    elif rows and rows[0]["d_z"] is not None:
         sentences.append(f"Beside the exact test: d_z and d_av with {rows[0]['confidence']} intervals "
                          f"({rows[0]['d_z_formula']}; {rows[0]['d_av_formula']}) and the paired t-test's p "
                          f"(on the item means, uncorrected; it assumes roughly normal item gaps).")
     return {"keys": keys, "rows": rows, "correction": correction, "method": method, "sentences": sentences}
+
+
+def group_constants(analysis) -> dict:
+    """The groups whose one value is constant (the verdict's ``constant_arm_in_groups``, or every group when the
+    whole log's arm is constant), keyed by the group's sorted ``(column, value)`` pairs, each
+    ``{"value", "other", "constant"}``; empty when the verdict has a noise or control reference, which the
+    gap is then read against."""
+    from probestats.analyses.verdict import has_reference
+
+    verdict = analysis.verdict
+    if has_reference(verdict):
+        return {}
+    out = {}
+    for c in verdict.caveats:
+        if c.id == "constant_arm_in_groups":
+            for g in c.figures.get("groups", ()):
+                if g.get("other") is not None:
+                    key = tuple(sorted((k, str(v)) for k, v in g["by"].items()))
+                    out.setdefault(key, {"value": g["value"], "other": g["other"], "constant": g["constant"]})
+        elif c.id == "constant_arm" and "value" in c.figures:
+            whole = {"value": c.figures["value"], "other": c.figures["other"], "constant": c.figures["constant"]}
+            for g in analysis.groups:
+                out.setdefault(tuple(sorted((k, str(v)) for k, v in g.by.items())), whole)
+    return out
 
 
 def group_effects(g) -> dict:
@@ -120,7 +169,10 @@ def group_effects(g) -> dict:
     t = next((t for t in getattr(g, "published", ()) if t.name == "paired t"), None)
     if e is None:
         return {"d_z": None, "d_av": None, "t_p": None}
-    return {"d_z": effect_text(e.d_z).split(" = ", 1)[-1], "d_av": effect_text(e.d_av).split(" = ", 1)[-1],
+    def shown(x):
+        return "undefined" if x is None or x.value is None else effect_text(x).split(" = ", 1)[-1]
+
+    return {"d_z": shown(e.d_z), "d_av": shown(e.d_av),
             "d_z_name": e.d_z.name, "d_av_name": e.d_av.name, "d_z_formula": e.d_z.formula,
             "d_av_formula": e.d_av.formula, "confidence": f"{e.d_z.confidence:.0%}",
             "t_p": None if t is None else t.pvalue}
@@ -426,7 +478,7 @@ def compare_context(comparison) -> dict:
                          f"chance at alpha {alpha:g} (p = {fmt_p(test.pvalue, alpha)}): these runs do not show that "
                          "the change moved the gap.")
     if not verdict.after_detected:
-        sentences.append("The after run did not detect a gap larger than its noise, with these "
+        sentences.append("The after run did not detect a gap larger than chance, with these "
                          f"{count_of(after.main.n_items, 'item')}, values, metric and settings, and "
                          f"{fmt_num(after.main.runs_per_value()[0])} runs per value. This does not show that the "
                          "system is unbiased, nor that the gap is gone on other items, values or metrics.")

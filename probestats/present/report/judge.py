@@ -34,8 +34,9 @@ def _name(group) -> str:
     return ", ".join(f"{one_line(k)} {one_line(v)}" for k, v in group.by.items()) or "The judge"
 
 
-def judge_context(result) -> dict:
-    """Rows of the table and the sentences of the section."""
+def judge_context(result, *, plain: bool = False) -> dict:
+    """Rows of the table and the sentences of the section (``plain``: each test named by what it asks, its method
+    left to the report's method details)."""
     alpha = result.alpha
     rows, sentences = [], []
     for g in result.groups:
@@ -63,16 +64,24 @@ def judge_context(result) -> dict:
             sentences.append(f"{who}: no item had both verdicts read, so nothing can be said about its order effect.")
             continue
         text = (f"{who} preferred the same answer in both orders on {_pct(c.value)} of "
-                f"{count_of(g.n_items, 'item')} ({100 * result.confidence:g}% exact interval {_pct(c.low)} to "
-                f"{_pct(c.high)}).")
+                f"{count_of(g.n_items, 'item')} ({100 * result.confidence:g}%{'' if plain else ' exact'} interval "
+                f"{_pct(c.low)} to {_pct(c.high)}).")
         n = g.primacy + g.recency
         detected = result.order_effect_detected(g)   # decided once, in the analysis
         if n == 0:
             text += " No inconsistent item chose the same slot twice."
         else:
-            text += (f" Of the {count_of(n, 'inconsistent item')} without a tie, {g.primacy} chose the first slot "
-                     f"both times and {g.recency} the second (exact binomial p = {fmt_p(g.order_test_p, alpha)}, "
-                     f"{result.correction}-adjusted {fmt_p(g.order_test_p_adjusted, alpha)}).")
+            if plain:   # the test by what it asks; its method in the report's details
+                corrected = (f"; corrected for the {len(result.groups)} judges tested together, p = "
+                             f"{fmt_p(g.order_test_p_adjusted, alpha)}" if len(result.groups) > 1 else "")
+                text += (f" Of the {count_of(n, 'inconsistent item')} without a tie, {g.primacy} chose the first "
+                         f"slot both times and {g.recency} the second (a split this uneven or more would come by "
+                         f"chance with p = {fmt_p(g.order_test_p, alpha)}{corrected}).")
+            else:
+                text += (f" Of the {count_of(n, 'inconsistent item')} without a tie, {g.primacy} chose the first "
+                         f"slot both times and {g.recency} the second (exact binomial p = "
+                         f"{fmt_p(g.order_test_p, alpha)}, {result.correction}-adjusted "
+                         f"{fmt_p(g.order_test_p_adjusted, alpha)}).")
         if detected:
             side = "first" if (g.order_effect or 0) > 0 else "second"
             text += f" At alpha {alpha:g} this is an order effect: the judge favours the answer shown {side}."
@@ -83,7 +92,7 @@ def judge_context(result) -> dict:
         if g.choice is not None:
             from probestats.present.words.judge import choice_sentence
 
-            sentences.append(choice_sentence(g.choice, alpha, who))
+            sentences.append(choice_sentence(g.choice, alpha, who, plain=plain))
     if getattr(result, "verdict", None) is not None:
         from probestats.present.words.verdict import verdict_line
 
@@ -91,19 +100,20 @@ def judge_context(result) -> dict:
     return {"rows": rows, "sentences": sentences, "by": [one_line(b) for b in result.by], "result": result,
             "order": one_line(result.order), "orders": [one_line(o) for o in result.orders],
             "column": one_line(result.column), "repetition": one_line(result.repetition) if result.repetition else None, "rules": [one_line(r) for r in result.rules],
-            "confidence": f"{100 * result.confidence:g}%"}
+            "confidence": f"{100 * result.confidence:g}%", "plain": plain}
 
 
-def judge_images(result, format: str, assets_dir=None) -> tuple[dict, dict]:
-    """The consistency figure as an image reference (and its PNG bytes for Markdown's assets folder)."""
+def judge_images(result, format: str, assets_dir=None, *, plain: bool = False) -> tuple[dict, dict]:
+    """The consistency figure as an image reference (and its PNG bytes for Markdown's assets folder); ``plain``:
+    its caption without the interval's method."""
     from probestats.present.plots.items import figure_png
     from probestats.present.report.files import image_entry
     from probestats.present.plots.judge import consistency_plot
 
     png = figure_png(consistency_plot(result).figure)
     alt = "Position consistency per judge, and primacy against recency"
-    caption = (f"Left: share of items whose preferred answer is the same in both orders, with its exact "
-               f"(Clopper–Pearson) {100 * result.confidence:g}% interval. Right: the inconsistent items, split into "
+    caption = (f"Left: share of items whose preferred answer is the same in both orders, with its "
+               f"{'' if plain else 'exact (Clopper–Pearson) '}{100 * result.confidence:g}% interval. Right: the inconsistent items, split into "
                "primacy (first slot both times), recency (second slot both times) and a tie in one order only.")
     return image_entry("judge_consistency", png, alt, caption, format, assets_dir)
 
@@ -124,23 +134,32 @@ def judge_summary(result) -> str:
             "probe could not see one.")
 
 
-def judge_finding(result) -> list[str]:
-    """The Finding of an order probe, from its verdict."""
+#: the order probe's tests, as a plain report names them (their methods in the report's details)
+PLAIN_TEST = ("a count of the slot each inconsistent item chose and a comparison of each answer's score shown first "
+              "and shown second, each corrected across judges")
+
+
+def judge_finding(result, *, plain: bool = False) -> list[str]:
+    """The Finding of an order probe, from its verdict (``plain``: its tests named by what they ask)."""
     from probestats.present.words.verdict import noise_check_sentences
 
     verdict = result.verdict
     if untested_sentence(verdict):
         return [untested_sentence(verdict)]
+    test = PLAIN_TEST if plain else verdict.test
     head = (f"The probe detected an order effect larger than chance after correction in {', '.join(verdict.found)} "
-            f"({verdict.test})." if verdict.detected else
-            f"The probe did not detect an order effect larger than chance after correction ({verdict.test}); this "
+            f"({test})." if verdict.detected else
+            f"The probe did not detect an order effect larger than chance after correction ({test}); this "
             "does not show that the judge has none.")
-    return [head, *noise_check_sentences(verdict)]
+    return [head, *(x.replace(verdict.test, test) for x in noise_check_sentences(verdict))]
 
 
-def render_judge_report(result, *, format: str = "md", templates=None, assets_dir=None, design=None) -> str:
+def render_judge_report(result, *, format: str = "md", templates=None, assets_dir=None, design=None,
+                        plain=None) -> str:
     """A report of the order probe alone: Summary, design facts, the ``judge`` section, Finding and Limits under
     a title (Markdown, HTML or JSON); ``design`` holds the design file's facts (placeholders for the rest).
+    ``plain`` (a list, filled with the command-line spellings of the options its text names in words): the report
+    for people who do not code, each test named by what it asks and how each was computed in the method details.
 
     With Markdown and ``assets_dir``, the figure is written there as PNG and linked.
     """
@@ -155,7 +174,7 @@ def render_judge_report(result, *, format: str = "md", templates=None, assets_di
     if format not in ("md", "html", "json"):
         raise OptionError(f"unknown report format '{format}'; use one of md, html, json")
     design = design or Design()
-    ctx = judge_context(result)
+    ctx = judge_context(result, plain=plain is not None)
     title = f"Order probe of a judge: {result.order}"
     n = max((g.n_items for g in result.groups), default=0)
     facts = other.design_facts(design, metric=f"the verdict read from {result.column}",
@@ -163,7 +182,7 @@ def render_judge_report(result, *, format: str = "md", templates=None, assets_di
                                compared=f"the two orders of {result.order}", items=(), n_items=n,
                                runs=f"{count_of(len(result.groups), 'judge')}, each item judged in both orders")
     context, sentences, names = other.own_report("judge", ctx, summary=judge_summary(result), facts=facts,
-                                                 finding=judge_finding(result),
+                                                 finding=judge_finding(result, plain=plain is not None),
                                                  limits=limits_of(n, [f"the verdict read from {result.column}"],
                                                                   design), format=format)
     if format == "json":
@@ -171,11 +190,44 @@ def render_judge_report(result, *, format: str = "md", templates=None, assets_di
         out["report"] = {"title": title, "sections": names, "sentences": sentences, "design": design.to_dict()}
         return dumps(jsonable(out)) + "\n"
     env = environment(format, templates)
-    images, pngs = judge_images(result, format, assets_dir)
+    images, pngs = judge_images(result, format, assets_dir, plain=plain is not None)
+    context = dict(title=title, version=__version__, source=result.log_source, full=True, images=images,
+                   alpha=result.alpha, **context)
     with user_template_errors(templates):
-        text = env.get_template(f"report.{format}.j2").render(
-            title=title, version=__version__, source=result.log_source, full=True, images=images,
-            alpha=result.alpha, **context)
+        template = env.get_template(f"report.{format}.j2")
+        if plain is not None:
+            from probestats.present.report.plain import render_plain
+
+            text = render_plain(template, {**context, "details": judge_details(result)}, plain)
+        else:
+            text = template.render(context)
     if pngs and assets_dir is not None:
         write_figures(assets_dir, pngs)
     return tidy_layout(text, format)
+
+
+def judge_details(result) -> list[tuple[str, str]]:
+    """How each figure of an order probe was computed: the method details of a plain report, (what, how).
+
+    >>> from probestats.analyses.judge import analyze_order
+    >>> rows = [{"item": i, "order": o, "reply": "[[A]]"} for i in range(3) for o in ("AB", "BA")]
+    >>> judged = analyze_order(rows, order="order", verdicts=["first=[[A]]", "second=[[B]]"])
+    >>> [what for what, _ in judge_details(judged)]  # doctest: +NORMALIZE_WHITESPACE
+    ['The interval of the consistency', 'The test of the slot chosen', 'The test of the order effect',
+     'The correction for several judges', 'The choice rate of one answer']
+    """
+    details = [
+        ("The interval of the consistency", f"exact (Clopper–Pearson) {100 * result.confidence:g}% interval"
+                                            + ("; with repetitions the item × repetition pairs are counted as "
+                                               "independent" if result.repetition else "")),
+        ("The test of the slot chosen", "exact binomial test of primacy (the first slot both times) against recency "
+                                        "(the second both times), among the inconsistent items without a tie"),
+        ("The test of the order effect", "exact sign-flip test of the order effect on an answer's score (1 chosen, "
+                                         "½ tie, 0), shown first minus shown second, with the item as the unit"),
+        ("The correction for several judges", f"p adjusted across {count_of(len(result.groups), 'judge')} "
+                                              f"({result.correction}), each test on its own; alpha {result.alpha:g}"),
+    ]
+    if any(g.choice is not None for g in result.groups):
+        details.append(("The choice rate of one answer", "exact binomial test of the rate averaged over both orders "
+                                                         "against chance, with its exact interval"))
+    return details

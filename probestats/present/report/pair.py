@@ -367,7 +367,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None, plai
     >>> ctx["tests"]["never_significant"], ctx["finding"]["detected"]
     (True, False)
     >>> ctx["finding"]["sentences"][0]
-    "The probe did not detect a gap larger than its noise, with these 5 items, the values 'formal' and 'casual', the metric steps, model and settings not recorded in the log, and 5 runs per value."
+    "The probe did not detect a gap larger than chance, with these 5 items, the values 'formal' and 'casual', the metric steps, model and settings not recorded in the log, and 5 runs per value."
     """
     design = design or Design()
     words = _pair_words(analysis, plain=plain)
@@ -391,7 +391,7 @@ def report_context(analysis, design: Design | None = None, *, framing=None, plai
         "design": design_ctx, "table": table_ctx, "tests": tests_ctx, "noise": noise_ctx,
         "power": power_ctx, "finding": finding_ctx, "limits": limits,
         "framing": framing,
-        "framing_sentences": framing_sentences(framing) if framing is not None else [],
+        "framing_sentences": framing_sentences(framing, plain=plain) if framing is not None else [],
         "placeholders": _placeholders(design_ctx, limits),
     }
     ctx["sentences"] = {
@@ -615,17 +615,22 @@ def _noise_section(w: _Words) -> tuple[dict, list[str]]:
         from probestats.present.plots.items import noise_band
 
         band = noise_band(analysis)
+        over_splits = noise.sign_flip is None   # the log's own halves read over every split: a size, no test
         noise_ctx.update({
             "a": noise.a, "b": noise.b, "n_items": noise.n_items, "runs": runs_phrase(noise.items),
-            "average_gap": noise.average_gap, "p": noise.sign_flip.pvalue, "method": noise.sign_flip.method,
+            "average_gap": noise.average_gap, "p": None if over_splits else noise.sign_flip.pvalue,
+            "method": SPLITS_METHOD if over_splits else noise.sign_flip.method, "over_splits": over_splits,
             "larger": larger, "band": band[0] if band else None, "source": analysis.noise_source,
         })
         sentences = [
             *([f"No same-versus-same log was given; this one is {analysis.noise_source.removeprefix('within-log: ')} "
                f"within the probe's own log, each half against the other."] if _within_log(analysis) else []),
-            f"Same versus same ({quoted(noise.a)} against {quoted(noise.b)}, {count_of(noise.n_items, 'item')}, "
-            f"{noise_ctx['runs']}): average gap {fmt_gap(noise.average_gap)} {w.metric}, sign-flip p = "
-            f"{fmt_p(noise.sign_flip.pvalue, w.alpha)}" + ("." if w.plain else f" ({noise.sign_flip.method})."),
+            (f"Same versus same ({quoted(noise.a)} against {quoted(noise.b)}, {count_of(noise.n_items, 'item')}, "
+             f"{noise_ctx['runs']}): average gap ±{fmt_num(noise.average_gap)} {w.metric} over every split "
+             f"({SPLITS_METHOD})." if over_splits else
+             f"Same versus same ({quoted(noise.a)} against {quoted(noise.b)}, {count_of(noise.n_items, 'item')}, "
+             f"{noise_ctx['runs']}): average gap {fmt_gap(noise.average_gap)} {w.metric}, sign-flip p = "
+             f"{fmt_p(noise.sign_flip.pvalue, w.alpha)}" + ("." if w.plain else f" ({noise.sign_flip.method}).")),
             *([f"The same-versus-same log has {noise_ctx['runs']} and the probe {w.runs}: with fewer runs the "
                "probe's own noise is larger than this comparison shows."]
               if _fewer_runs(w.main, noise) else []),
@@ -646,6 +651,19 @@ def _noise_section(w: _Words) -> tuple[dict, list[str]]:
     return noise_ctx, sentences
 
 
+#: what the log's own halves' gap is, where a test would be named
+SPLITS_METHOD = ("its root mean square over every split of each cell's runs, no test: a random split of repeats "
+                 "cannot differ by more than chance")
+
+
+def _noise_gap_text(noise, w: _Words) -> str:
+    """The same-versus-same gap and its p in a sentence: ``+0.25 (p = 0.3)``, or ``±0.25 in size over every
+    split`` for the log's own halves."""
+    if noise.sign_flip is None:
+        return f"±{fmt_num(noise.average_gap)} in size over every split (root mean square)"
+    return f"{fmt_gap(noise.average_gap)} (p = {fmt_p(noise.sign_flip.pvalue, w.alpha)})"
+
+
 def _noise_option() -> str:
     """How a sentence names the noise log's option: ``noise=`` in Python, ``--noise`` on the command line, its
     words in a plain report."""
@@ -658,6 +676,12 @@ def _within_log(analysis) -> bool:
     return (analysis.noise_source or "").startswith("within-log")
 
 
+def _halves_subject(source: str) -> str:
+    """The log's own halves named as a sentence's subject ("the runs of value 'a' in each item split in two
+    halves")."""
+    return source.removeprefix("within-log: ").split(", the halves' gap read over every split")[0]
+
+
 def _beyond_noise(w: _Words) -> bool:
     """True unless the verdict found the probe's gap no larger than the same-versus-same gap."""
     return w.verdict.beyond_noise is not False
@@ -667,7 +691,7 @@ def _noise_gap_subject(analysis) -> str:
     """How a sentence names the same-versus-same gap: a noise log's, or the one found within the log."""
     if _within_log(analysis):
         return (f"No same-versus-same log was given; within the log, "
-                f"{analysis.noise_source.removeprefix('within-log: ')} gave a gap that")
+                f"{_halves_subject(analysis.noise_source)} gave a gap that")
     return "The same-versus-same gap"
 
 
@@ -774,16 +798,16 @@ def _detected_noise_sentences(w: _Words) -> list[str]:
         return noise_check_sentences(w.verdict)
     the_noise_gap = _noise_gap_subject(w.analysis)
     if _beyond_noise(w):
-        return [f"{the_noise_gap} was {fmt_gap(noise.average_gap)} "
-                f"(p = {fmt_p(noise.sign_flip.pvalue, w.alpha)}), smaller in size."]
-    return [f"But {the_noise_gap[0].lower()}{the_noise_gap[1:]} was {fmt_gap(noise.average_gap)}, at least as large "
+        return [f"{the_noise_gap} was {_noise_gap_text(noise, w)}, smaller in size."]
+    shown = f"±{fmt_num(noise.average_gap)} over every split" if noise.sign_flip is None else fmt_gap(noise.average_gap)
+    return [f"But {the_noise_gap[0].lower()}{the_noise_gap[1:]} was {shown}, at least as large "
             "in size: a gap no larger than the noise means nothing, so this one should not be "
             "read as an effect of the attribute."]
 
 
 def _null_finding(w: _Words) -> list[str]:
     """No gap detected: the conditions, the gap and its test, the noise, the gap it could miss, no claim of none."""
-    finding = [f"The probe did not detect a gap larger than its noise, {_conditions(w)}.",
+    finding = [f"The probe did not detect a gap larger than chance, {_conditions(w)}.",
                f"The average gap was {w.gap_text} {w.metric} ({w.test_named}, {w.p_phrase}; {w.interval_text})."]
     finding += _null_noise_sentences(w)
     finding.append(_missed_gap_sentence(w))
@@ -796,13 +820,47 @@ def _null_noise_sentences(w: _Words) -> list[str]:
     """The same-versus-same gap beside a null result, or what is known of the noise without one."""
     noise, verdict = w.noise, w.verdict
     if noise is not None:
+        fewer = (f"with {runs_phrase(noise.items)}, more than the probe's, so it understates this probe's noise"
+                 if _fewer_runs(w.main, noise) else "")
+        if noise.sign_flip is None:
+            return [f"{_noise_gap_subject(w.analysis)} was ±{fmt_num(noise.average_gap)} {w.metric} in size over "
+                    f"every split (root mean square{'; ' + fewer if fewer else ''})."] + [
+                noise_size_sentence(w.main.average_gap, noise.average_gap, never=w.never)] + noise_check_sentences(verdict)
         return [f"{_noise_gap_subject(w.analysis)} was {fmt_gap(noise.average_gap)} {w.metric} "
                 f"(p = {fmt_p(noise.sign_flip.pvalue, w.alpha)}"
-                + (f"; with {runs_phrase(noise.items)}, more than the probe's, so it understates this "
-                   "probe's noise)." if _fewer_runs(w.main, noise) else ").")] + noise_check_sentences(verdict)
+                + (f"; {fewer})." if fewer else ").")] + [
+            noise_size_sentence(w.main.average_gap, noise.average_gap, never=w.never)] + noise_check_sentences(verdict)
     if not verdict.noise.valid and verdict.noise.source != "none":
         return noise_check_sentences(verdict)
     return ["No same-versus-same log was given, so the noise gap is unknown."]
+
+
+def noise_size_sentence(gap: float, noise_gap: float, *, never: bool = False) -> str:
+    """A gap not larger than chance set against the same-versus-same gap, in the words their sizes allow: a
+    gap many times the noise is larger than re-asking noise (what it is not larger than is the items' spread),
+    one no larger is within it.
+
+    >>> noise_size_sentence(0.43, 0.03)
+    'In size the average gap is 14 times the same-versus-same gap: larger than the noise of re-asking, but not larger than chance across the items, whose gaps vary too much among themselves to tell it from zero.'
+    >>> noise_size_sentence(0.02, 0.05)
+    'In size the average gap is 0.4 times the same-versus-same gap: within the noise of re-asking.'
+    """
+    g, e = abs(float(gap)), abs(float(noise_gap))
+    why = (": they are too few for any test to reach alpha" if never
+           else ", whose gaps vary too much among themselves to tell it from zero")
+    if e == 0:
+        return ("The same-versus-same gap was 0, so the average gap is larger than the noise of re-asking, but not "
+                f"larger than chance across the items{why}." if g > 0 else
+                "The average gap and the same-versus-same gap were both 0.")
+    ratio = g / e
+    times = f"{ratio:,.0f}" if ratio >= 10 else f"{ratio:.2g}"
+    if ratio >= 2:
+        return (f"In size the average gap is {times} times the same-versus-same gap: larger than the noise of "
+                f"re-asking, but not larger than chance across the items{why}.")
+    if ratio > 1:
+        return (f"In size the average gap is {times} times the same-versus-same gap: not clearly larger than "
+                "the noise of re-asking.")
+    return f"In size the average gap is {times} times the same-versus-same gap: within the noise of re-asking."
 
 
 def _missed_gap_sentence(w: _Words) -> str:
@@ -1002,11 +1060,20 @@ def _power_figure(analysis, design: Design) -> _Figure | None:
         return None
     main = analysis.main
     ax = power_curve(power.plan)
+    chosen = power.plan.mechanisms
+    if chosen.several:
+        acts = (f"How the gap acts: each point is the least promising of {', '.join(chosen.candidates)} "
+                f"({chosen.reason}).")
+        bound = "gaps that differ between items would lower it"
+    else:
+        acts = (f"How the gap acts: {chosen.candidates[0]}, the gap {chosen.words(chosen.candidates[0])} "
+                f"({chosen.reason}).")
+        bound = "so the power shown is an upper bound"
     caption = (f"Power of the exact sign-flip test (simulated, {power.sims} probes per point, seed {power.seed}) "
                f"against runs per value, at a true average gap of {fmt_num(power.gap, 3)} {main.metric} "
                f"({power.why}), noise per run σ = {fmt_num(power.plan.noise.sigma_run, 3)} pooled from the "
-               "same-versus-same log; no heterogeneity between items assumed, so the power shown is an upper "
-               "bound. Bands: ± 2 Monte Carlo standard errors.")
+               f"same-versus-same log; no heterogeneity between items assumed, {bound}. {acts} "
+               "Bands: ± 2 Monte Carlo standard errors.")
     return _Figure("power", figure_png(ax.figure), "Power against runs per value", caption)
 
 

@@ -16,7 +16,7 @@ import re
 
 from probestats.errors import cli_spelling, opt, spelled_by
 
-__all__ = ["WORDS", "in_words", "spelled_in_words"]
+__all__ = ["WORDS", "in_words", "spelled_in_words", "render_plain"]
 
 #: every option a message may name, as a person reads it: the page's label of the control that sets it
 WORDS = {
@@ -55,6 +55,7 @@ OPTION_WORDS = {
     "alternative": "the direction of the test",
     "seed": "the random seed",
     "scale": "the scale's ends",
+    "targets": "the targets of each topic",
 }
 
 
@@ -156,3 +157,14 @@ def flags_in_words(text: str, labels: dict | None = None) -> str:
         return in_words(name, value) or in_words(name, value, every=True)
 
     return _FLAG.sub(named, _REPOSITORY_FILE.sub("", str(text)))
+
+
+def render_plain(template, ctx: dict, named: list) -> str:
+    """A plain report rendered from ``template``: ``ctx`` with ``plain``, and the command-line spellings of
+    those options in ``named`` (``(words, flag)``) that its text names, listed in its method details."""
+    import html
+
+    ctx = {**ctx, "plain": True, "spellings": []}
+    text = template.render(ctx)
+    spelled = [(w, flag) for w, flag in named if w in text or html.escape(w) in text]
+    return template.render({**ctx, "spellings": spelled}) if spelled else text

@@ -126,12 +126,15 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
         n = analysis.noise
         source = getattr(analysis, "noise_source", None) or ""
         within = source.startswith("within-log")
-        out.print(f"{'noise within the log' if within else 'same-versus-same noise'} "
-                  f"('{escape(n.a)}' vs '{escape(n.b)}'): average gap {n.average_gap:+.4g}, "
-                  f"sign-flip {p_is(n.sign_flip, analysis.alpha)}, {count_of(n.n_items, 'item')}")
-        if within:   # how the halves were drawn, wrapped to the terminal's width
-            how = source[len("within-log: "):].replace(", keyed by the cell's name and each run's value", "")
-            out.print("  no --noise log: " + escape(how), soft_wrap=False)
+        if n.sign_flip is None:   # the log's own halves, read over every split: a size, no test
+            out.print(f"noise within the log ('{escape(n.a)}' vs '{escape(n.b)}'): average gap ±{n.average_gap:.4g} "
+                      f"over every split, {count_of(n.n_items, 'item')}")
+        else:
+            out.print(f"{'noise within the log' if within else 'same-versus-same noise'} "
+                      f"('{escape(n.a)}' vs '{escape(n.b)}'): average gap {n.average_gap:+.4g}, "
+                      f"sign-flip {p_is(n.sign_flip, analysis.alpha)}, {count_of(n.n_items, 'item')}")
+        if within:   # how the halves were read, wrapped to the terminal's width
+            out.print("  no --noise log: " + escape(source[len("within-log: "):]), soft_wrap=False)
         if verdict.conclusion == "within_noise":
             out.print("the probe's average gap is no larger than the same-versus-same gap: "
                       "a gap no larger than the noise means nothing")

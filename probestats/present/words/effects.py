@@ -72,14 +72,51 @@ def effect_lines(result, alpha: float | None = None) -> list[str]:
     return lines
 
 
+#: each effect size and published test as a plain report names it: what it measures or assumes, never its symbol
+#: (the symbol, formula and method are in the report's method details)
+EFFECT_WORDS = {"d_z": "The average gap against the spread of the item gaps",
+                "d_av": "The gap between the two values' averages against their spread across items"}
+PUBLISHED_WORDS = {"paired t": "A test that assumes the item gaps are roughly normal",
+                   "wilcoxon": "A test of the ranks of the item gaps, which assumes them roughly symmetric",
+                   "welch": "A test of the runs that assumes them roughly normal",
+                   "friedman": "A test of the ranks of the values within each item",
+                   "cochran": "A test of yes/no outcomes within each item"}
+
+
+def plain_effect(e) -> str:
+    """An effect size as a plain report words it.
+
+    >>> from probestats.stats.effects import EffectSize
+    >>> plain_effect(EffectSize("d_z", 0.81234, 0.3, 1.31, 0.95, "f", "m"))
+    'The average gap against the spread of the item gaps: +0.8123 (plausibly from 0.3 to 1.31)'
+    """
+    words = EFFECT_WORDS.get(getattr(e, "name", None), "The effect size")
+    if e is None or e.value is None:
+        return f"{words}: undefined"
+    ends = (f" (plausibly from {fmt_num(e.low)} to {fmt_num(e.high)})" if e.low is not None and e.high is not None
+            else "")
+    return f"{words}: {e.value:+.4g}{ends}"
+
+
+def plain_published(t, alpha: float | None = None) -> str:
+    """A published test as a plain report words it: what it assumes and its p (its statistic in the details)."""
+    words = PUBLISHED_WORDS.get(t.name, published_label(t))
+    if t.pvalue is None:
+        return f"{words}: undefined ({t.note})"
+    return f"{words}: p = {fmt_p(t.pvalue, alpha)}"
+
+
 def effects_context(result, alpha: float | None = None) -> dict | None:
-    """Plain data for the report's tests section: effect sizes with formulas, published tests."""
+    """Plain data for the report's tests section: effect sizes with formulas, published tests (``plain``: each
+    worded for a plain report)."""
     effects = getattr(result, "effects", None)
     if effects is None:
         return None
     rows = [{"name": e.name, "value": e.value, "low": e.low, "high": e.high, "formula": e.formula,
-             "method": e.interval_method, "text": effect_text(e)} for e in (effects.d_z, effects.d_av)]
-    tests = [{"name": t.name, "text": published_text(t, alpha), "method": t.method, "assumption": t.assumption}
+             "method": e.interval_method, "text": effect_text(e), "plain": plain_effect(e)}
+            for e in (effects.d_z, effects.d_av)]
+    tests = [{"name": t.name, "text": published_text(t, alpha), "method": t.method, "assumption": t.assumption,
+              "plain": plain_published(t, alpha)}
              for t in getattr(result, "published", ())]
     from probestats.stats.effects import FORMULAS
 

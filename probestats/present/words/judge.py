@@ -25,7 +25,7 @@ def one_line(text, limit: int | None = None) -> str:
     return text
 
 
-def choice_sentence(rate, alpha: float, who: str = "The judge") -> str:
+def choice_sentence(rate, alpha: float, who: str = "The judge", *, plain: bool = False) -> str:
     """A judge's choice rate of one answer in words: the rate in each order, their mean against chance, the
     position bias, and a judge that always picks one slot named so (log text made one line first).
 
@@ -44,10 +44,11 @@ def choice_sentence(rate, alpha: float, who: str = "The judge") -> str:
     m = rate.mean
     figures = (f"{one_line(rate.answer)} was chosen in {pct(r1.value)} of {r1.n} items under '{one_line(o1)}' "
                f"(shown {s1}) and {pct(r2.value)} under '{one_line(o2)}' (shown {s2}): {pct(m.value)} averaged over "
-               f"both orders ({100 * m.confidence:g}% exact interval {pct(m.low)} to {pct(m.high)}; exact binomial "
-               f"p = {fmt_p(rate.pvalue, alpha)} against chance {rate.chance:g}, adjusted "
-               f"{fmt_p(rate.p_adjusted, alpha)}); position bias {100 * rate.position_bias:+.1f} points toward the "
-               "first slot")
+               f"both orders ({100 * m.confidence:g}%{'' if plain else ' exact'} interval {pct(m.low)} to "
+               f"{pct(m.high)}; {'a test against' if plain else 'exact binomial p = ' + fmt_p(rate.pvalue, alpha) + ' against'} "
+               f"chance {rate.chance:g}{', p = ' + fmt_p(rate.pvalue, alpha) if plain else ''}, "
+               f"{'corrected' if plain else 'adjusted'} {fmt_p(rate.p_adjusted, alpha)}); position bias "
+               f"{100 * rate.position_bias:+.1f} points toward the first slot")
     if rate.slot_bound is not None:
         share = rate.first_slot.value if rate.slot_bound == "first" else 1 - rate.first_slot.value
         return (f"{who} always picks the {rate.slot_bound} answer (the {rate.slot_bound} slot in both orders in at "

@@ -21,6 +21,8 @@ def verdict_of(analysis):
     noise = analysis.noise
     if noise is None:
         check = NoiseCheck("none", "no same-versus-same comparison", False, reason="none was given")
+    elif noise.sign_flip is None:   # the log's own halves over every split: a size, never a failed check
+        check = NoiseCheck("within", "the log's own halves", True, average_gap=noise.average_gap)
     else:
         check = NoiseCheck("log", "the same-versus-same comparison", True,
                            failed=noise.sign_flip.pvalue <= analysis.alpha, average_gap=noise.average_gap,

@@ -1,0 +1,42 @@
+"""The smallest keys of each cell, as a stable sort by (cell, key) ranks them, without sorting every cell.
+
+A random split of runs draws a key per run and takes each cell's smallest keys: ranking every key of a large
+log by ``np.lexsort((keys, cell))`` costs two full sorts. When the cells hold equally many keys (the usual
+log: every item and value run alike), :func:`smallest_in_cells` lays them out as a cells x runs grid and
+finds each cell's ``take``-th smallest key by a partial sort (``np.partition``), keeping the keys below it
+and the one equal to it; only a grid where some cell has two keys equal to that threshold (a tie the stable
+order breaks by position) or cells of unequal size are ranked by the sort itself.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["smallest_in_cells"]
+
+
+def smallest_in_cells(keys: np.ndarray, sizes: np.ndarray, take: np.ndarray) -> np.ndarray:
+    """Whether each key is among the ``take[c]`` smallest of its cell ``c``, ties going to the earlier key.
+
+    ``keys`` holds the cells' keys one cell after another (``sizes[c]`` keys for cell ``c``); the result is
+    ``rank < take[cell]`` for ``rank`` the key's place in its cell under ``np.lexsort((keys, cell))``.
+
+    >>> keys = np.array([5, 1, 9, 3, 7, 7, 2, 8], dtype=np.uint64)
+    >>> smallest_in_cells(keys, np.array([4, 4]), np.array([2, 2])).tolist()
+    [False, True, False, True, True, False, True, False]
+    >>> smallest_in_cells(keys, np.array([3, 5]), np.array([1, 2])).tolist()
+    [False, True, False, True, False, False, True, False]
+    """
+    sizes, take = np.asarray(sizes, dtype=np.int64), np.asarray(take, dtype=np.int64)
+    if keys.size and (sizes == sizes[0]).all() and (take == take[0]).all() and 0 < take[0] <= sizes[0]:
+        grid = keys.reshape(sizes.size, int(sizes[0]))
+        threshold = np.partition(grid, int(take[0]) - 1, axis=1)[:, int(take[0]) - 1:int(take[0])]
+        below, equal = grid < threshold, grid == threshold
+        if (equal.sum(axis=1) == 1).all():   # no tie at a threshold: the smallest keys are those up to it
+            return (below | equal).ravel()
+    cell_of = np.repeat(np.arange(sizes.size), sizes)
+    order = np.lexsort((keys, cell_of))
+    cell_first = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    rank = np.empty(keys.size, dtype=np.int64)
+    rank[order] = np.arange(keys.size) - cell_first[cell_of[order]]
+    return rank < take[cell_of]
