@@ -715,6 +715,13 @@ def report(run, log, *, metric, output, design, facts, **job):
     from probestats.jobs.report import report_format
     from probestats.present.terminal.warm import warm_imports
 
+    # numpy's submodules load on first use: imported by both threads at once, one can see a submodule half made
+    # ("cannot import name 'Legendre' from partially initialized module"), so they are whole before the thread
+    import numpy.fft  # noqa: F401
+    import numpy.linalg  # noqa: F401
+    import numpy.polynomial  # noqa: F401
+    import numpy.random  # noqa: F401
+
     # the report's templates, imported while the log is read (the plotting library after it: imported
     # during the pass, its memory would add to the pass's peak)
     warm_imports("probestats.present.report.document")

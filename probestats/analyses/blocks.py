@@ -252,10 +252,10 @@ def heterogeneity_test(matrix, *, n_resamples: int = 10_000, seed: int | None = 
     4
     """
     from probestats.analyses.omnibus import (MC_BUDGET_FACTOR, MC_CONFIDENCE, TIE_RTOL, OmnibusResult,
-                                             _as_matrix, mc_interval)
+                                             as_matrix, mc_interval)
     from probestats.vocabulary import check_n_resamples
 
-    m = _as_matrix(matrix)
+    m = as_matrix(matrix)
     n, k = m.shape
     common = dict(n_items=n, n_values=k)
     spread = m - m.mean(axis=1, keepdims=True)

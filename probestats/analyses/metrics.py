@@ -27,6 +27,7 @@ import polars as pl
 from probestats.analyses.clusters import item_clusters
 from probestats.analyses.design_read import read_design
 from probestats.analyses.paired import Analysis
+from probestats.analyses.question import split_metrics
 from probestats.analyses.pair_tests import PairResult
 from probestats.errors import OptionError, opt
 from probestats.stats.effects import EFFECT_NAMES
@@ -35,27 +36,6 @@ from probestats.stats.multitest import adjust
 from probestats.result import Result
 
 __all__ = ["MetricsAnalysis", "FamilyTest", "analyze_metrics", "split_metrics"]
-
-
-def split_metrics(metric) -> list[str]:
-    """The metrics a ``--metric`` option names: repeated, comma-separated or both, in order, once each.
-
-    >>> split_metrics(["a,b", "c", "a"])
-    ['a', 'b', 'c']
-    >>> split_metrics("steps")
-    ['steps']
-    """
-    given = [metric] if isinstance(metric, str) else list(metric)
-    out: list[str] = []
-    for text in given:
-        for name in str(text).split(","):
-            name = name.strip()
-            if not name:
-                raise OptionError(f"{opt('metric', text)}: an empty metric name; give names separated by commas, "
-                                  f"such as {opt('metric', 'a,b')}")
-            if name not in out:
-                out.append(name)
-    return out
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ import numpy as np
 from probestats.errors import OptionError
 from probestats.vocabulary import N_RESAMPLES, check_n_resamples
 
-__all__ = ["OmnibusResult", "omnibus_statistic", "omnibus_test", "mc_interval", "MAX_EXACT", "MC_CONFIDENCE"]
+__all__ = ["OmnibusResult", "as_matrix", "omnibus_statistic", "omnibus_test", "mc_interval", "MAX_EXACT", "MC_CONFIDENCE"]
 
 
 def _num(x) -> float | None:
@@ -167,7 +167,7 @@ def _distinct_arrangements(row: np.ndarray) -> int:
     return out
 
 
-def _as_matrix(matrix) -> np.ndarray:
+def as_matrix(matrix) -> np.ndarray:
     try:
         m = np.asarray(matrix, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -209,7 +209,7 @@ def omnibus_test(matrix, *, n_resamples: int = N_RESAMPLES, seed: int | None = 0
     >>> r.pvalue, r.method
     (0.3333333333333333, 'exact (enumeration of 3 distinct within-item arrangements of the value labels, standing for all 36)')
     """
-    m = _as_matrix(matrix)
+    m = as_matrix(matrix)
     if method not in ("auto", "exact", "monte-carlo"):
         raise OptionError(f"method must be 'auto', 'exact' or 'monte-carlo', not {method!r}")
     n, v = m.shape

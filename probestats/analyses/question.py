@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["Question"]
+from probestats.errors import OptionError, opt
+
+__all__ = ["Question", "split_metrics"]
 
 
 @dataclass(frozen=True)
@@ -71,8 +73,6 @@ class Question:
     @property
     def metrics(self) -> tuple[str, ...]:
         """The metric's names, one or several (names separated by commas are several)."""
-        from probestats.analyses.metrics import split_metrics
-
         return tuple(split_metrics(self.metric))
 
 
@@ -122,3 +122,24 @@ def from_keywords(**keywords):
     if hedges:
         parts[Tests]["effect_size"] = "g" + parts[Tests].get("effect_size", "d_z")[1:]
     return Question(**parts[Question]), Probe(**parts[Probe]), Tests(**parts[Tests]), run
+
+
+def split_metrics(metric) -> list[str]:
+    """The metrics a ``--metric`` option names: repeated, comma-separated or both, in order, once each.
+
+    >>> split_metrics(["a,b", "c", "a"])
+    ['a', 'b', 'c']
+    >>> split_metrics("steps")
+    ['steps']
+    """
+    given = [metric] if isinstance(metric, str) else list(metric)
+    out: list[str] = []
+    for text in given:
+        for name in str(text).split(","):
+            name = name.strip()
+            if not name:
+                raise OptionError(f"{opt('metric', text)}: an empty metric name; give names separated by commas, "
+                                  f"such as {opt('metric', 'a,b')}")
+            if name not in out:
+                out.append(name)
+    return out
