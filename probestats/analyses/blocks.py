@@ -252,7 +252,7 @@ def heterogeneity_test(matrix, *, n_resamples: int = 10_000, seed: int | None = 
     4
     """
     from probestats.analyses.omnibus import (MC_BUDGET_FACTOR, MC_CONFIDENCE, TIE_RTOL, OmnibusResult,
-                                             as_matrix, mc_interval)
+                                             as_matrix, mc_interval, sequential_hits)
     from probestats.vocabulary import check_n_resamples
 
     m = as_matrix(matrix)
@@ -281,19 +281,13 @@ def heterogeneity_test(matrix, *, n_resamples: int = 10_000, seed: int | None = 
     budget = max(n_resamples, MC_BUDGET_FACTOR * n_resamples if max_resamples is None else int(max_resamples))
     rng = np.random.default_rng(seed)
     chunk = max(1, 1_000_000 // (n * k * k))
-    hits = done = 0
-    target = n_resamples
-    while True:
-        while done < target:
-            size = min(chunk, target - done)
-            stack = rng.permuted(np.broadcast_to(m, (size, n, k)), axis=2)
-            hits += int(np.count_nonzero(studentized_statistic(stack) >= t_obs - tol))
-            done += size
-        low, high = mc_interval(hits, done)
-        straddles = alpha is not None and low <= alpha <= high
-        if not straddles or done >= budget:
-            break
-        target = min(budget, 2 * done)
+
+    def batch(size: int) -> int:
+        stack = rng.permuted(np.broadcast_to(m, (size, n, k)), axis=2)
+        return int(np.count_nonzero(studentized_statistic(stack) >= t_obs - tol))
+
+    hits, done, straddles = sequential_hits(batch, n_resamples, budget, chunk, alpha)
+    low, high = mc_interval(hits, done)
     p = (hits + 1) / (done + 1)
     se = math.sqrt(p * (1 - p) / done)
     added = (f"; {done - n_resamples} resamples added to the first {n_resamples} because p's "

@@ -28,7 +28,7 @@ import numpy as np
 from probestats.errors import OptionError
 from probestats.vocabulary import N_RESAMPLES, check_n_resamples
 
-__all__ = ["OmnibusResult", "as_matrix", "omnibus_statistic", "omnibus_test", "mc_interval", "MAX_EXACT", "MC_CONFIDENCE"]
+__all__ = ["OmnibusResult", "as_matrix", "omnibus_statistic", "omnibus_test", "mc_interval", "sequential_hits", "MAX_EXACT", "MC_CONFIDENCE"]
 
 
 def _num(x) -> float | None:
@@ -167,6 +167,31 @@ def _distinct_arrangements(row: np.ndarray) -> int:
     return out
 
 
+
+def sequential_hits(batch, n_resamples: int, budget: int, chunk: int, alpha: float | None) -> tuple[int, int, bool]:
+    """A Monte Carlo p's hits and draws, ``batch(k)`` giving the hits of ``k`` more draws (at most ``chunk`` at
+    once): the first ``n_resamples``, doubled up to ``budget`` while p's :data:`MC_CONFIDENCE` binomial interval
+    holds ``alpha``; and whether it still does (the p is undecided).
+
+    >>> sequential_hits(lambda k: k // 20, 1000, 4000, 100, 0.05)   # p = 0.05 exactly: it straddles to the budget
+    (200, 4000, True)
+    >>> sequential_hits(lambda k: 0, 1000, 4000, 100, 0.05)
+    (0, 1000, False)
+    """
+    hits = done = 0
+    target = n_resamples
+    while True:
+        while done < target:
+            size = min(chunk, target - done)
+            hits += batch(size)
+            done += size
+        low, high = mc_interval(hits, done)
+        straddles = alpha is not None and low <= alpha <= high
+        if not straddles or done >= budget:
+            return hits, done, straddles
+        target = min(budget, 2 * done)
+
+
 def as_matrix(matrix) -> np.ndarray:
     try:
         m = np.asarray(matrix, dtype=float)
@@ -240,28 +265,20 @@ def omnibus_test(matrix, *, n_resamples: int = N_RESAMPLES, seed: int | None = 0
     budget = max(n_resamples, MC_BUDGET_FACTOR * n_resamples if max_resamples is None else int(max_resamples))
     rng = np.random.default_rng(seed)
     chunk = max(1, 2_000_000 // (n * v))
-    hits = 0
-    done = 0
-    target = n_resamples
-    while True:
-        while done < target:
-            k = min(chunk, target - done)
-            if v <= _ARGSORT_VALUES:
-                order = np.argsort(rng.random((k, n, v)), axis=2)
-                shuffled = np.take_along_axis(np.broadcast_to(m, (k, n, v)), order, axis=2)
-                cm = shuffled.mean(axis=1)
-            else:   # many values: the first item held (arranging every item alike leaves T as it is), the others
-                # shuffled in place, in time that grows as v (a sort grows as v log v)
-                rest = rng.permuted(np.broadcast_to(m[1:], (k, n - 1, v)), axis=2)
-                cm = (m[0] + rest.sum(axis=1)) / n
-            t = n * np.sum((cm - cm.mean(axis=1, keepdims=True)) ** 2, axis=1)
-            hits += int(np.count_nonzero(t >= t_obs - tol))
-            done += k
-        low, high = mc_interval(hits, done)
-        straddles = alpha is not None and low <= alpha <= high
-        if not straddles or done >= budget:
-            break
-        target = min(budget, 2 * done)
+    def batch(k: int) -> int:
+        if v <= _ARGSORT_VALUES:
+            order = np.argsort(rng.random((k, n, v)), axis=2)
+            shuffled = np.take_along_axis(np.broadcast_to(m, (k, n, v)), order, axis=2)
+            cm = shuffled.mean(axis=1)
+        else:   # many values: the first item held (arranging every item alike leaves T as it is), the others
+            # shuffled in place, in time that grows as v (a sort grows as v log v)
+            rest = rng.permuted(np.broadcast_to(m[1:], (k, n - 1, v)), axis=2)
+            cm = (m[0] + rest.sum(axis=1)) / n
+        t = n * np.sum((cm - cm.mean(axis=1, keepdims=True)) ** 2, axis=1)
+        return int(np.count_nonzero(t >= t_obs - tol))
+
+    hits, done, straddles = sequential_hits(batch, n_resamples, budget, chunk, alpha)
+    low, high = mc_interval(hits, done)
     p = (hits + 1) / (done + 1)
     se = math.sqrt(p * (1 - p) / done)
     shown = f"{arrangements}" if arrangements < 10**15 else "more than 1e15"
