@@ -168,10 +168,10 @@ def _distinct_arrangements(row: np.ndarray) -> int:
 
 
 
-def sequential_hits(batch, n_resamples: int, budget: int, chunk: int, alpha: float | None) -> tuple[int, int, bool]:
+def sequential_hits(batch, first: int, budget: int, chunk: int, level: float | None) -> tuple[int, int, bool]:
     """A Monte Carlo p's hits and draws, ``batch(k)`` giving the hits of ``k`` more draws (at most ``chunk`` at
-    once): the first ``n_resamples``, doubled up to ``budget`` while p's :data:`MC_CONFIDENCE` binomial interval
-    holds ``alpha``; and whether it still does (the p is undecided).
+    once): the ``first`` draws, doubled up to ``budget`` while p's :data:`MC_CONFIDENCE` binomial interval
+    holds ``level`` (the tests' alpha); and whether it still does (the p is undecided).
 
     >>> sequential_hits(lambda k: k // 20, 1000, 4000, 100, 0.05)   # p = 0.05 exactly: it straddles to the budget
     (200, 4000, True)
@@ -179,14 +179,14 @@ def sequential_hits(batch, n_resamples: int, budget: int, chunk: int, alpha: flo
     (0, 1000, False)
     """
     hits = done = 0
-    target = n_resamples
+    target = first
     while True:
         while done < target:
             size = min(chunk, target - done)
             hits += batch(size)
             done += size
         low, high = mc_interval(hits, done)
-        straddles = alpha is not None and low <= alpha <= high
+        straddles = level is not None and low <= level <= high
         if not straddles or done >= budget:
             return hits, done, straddles
         target = min(budget, 2 * done)
