@@ -24,20 +24,13 @@ OBJECTS = {"log", "probe", "tests", "design"}
 MOST = 12
 FIELDS = {f.name for f in fields(Tests)} | {f.name for f in fields(Probe)}
 
-#: functions with more than MOST parameters besides the objects, by "module:function" (the count): the planner's
-#: public functions (probestats.plan_probe, probestats.power_sign_flip) and the two they hand their options to,
-#: whose every parameter is a design size or a simulation setting a user gives; a design object of the planner is
-#: the next step
-WIDE = {
-    "plan/ranges:mdg_ranges": 15,
-    "plan/search:_solve": 16,
-    "plan/search:power_sign_flip": 15,
-    "plan/table:plan_probe": 16,
-}
+#: functions with more than MOST parameters besides the objects, by "module:function" (the count); none stands now:
+#: the planner's choices travel on its Sizing (probestats.analyses.plan.Sizing) beside Tests
+WIDE: dict[str, int] = {}
 
 #: parameters named after a field of Tests or Probe, by "module:function", still standing:
 #: - public functions whose signatures callers know (probestats.compare_runs, compare_control, analyze_order,
-#:   check_coding, the planner's plan_probe, power_sign_flip, mdg_for_design, noise_model) and what they call;
+#:   check_coding, the planner's noise_model) and what they call;
 #: - the statistics helpers below the engines (a test, an interval, a caveat, a verdict, the within-log halves:
 #:   compare_pair, omnibus_test, block_agreement, balance_test, the cluster bootstraps, decide, half_sums), which
 #:   take the one or two numbers they compute with from their engine's ``tests`` and are tested directly with them;
@@ -107,25 +100,14 @@ NAMED = {
     "pair_tests:compare_pair": ('alternative', 'interval', 'n_resamples', 'seed'),
     "pair_tests:design_problems": ('alpha',),
     # plan/ranges
-    "plan/ranges:design_mdg": ('alpha', 'alternative', 'seed'),
-    "plan/ranges:design_mdg_later": ('alpha', 'alternative', 'seed'),
-    "plan/ranges:mdg_ranges": ('alpha', 'alternative', 'seed'),
-    "plan/ranges:mdg_with_range": ('alpha', 'alternative', 'seed'),
     "plan/ranges:resampled_logs": ('seed',),
     # plan/search
     "plan/search:_directions": ('alternative',),
-    "plan/search:_power_at": ('alpha', 'alternative', 'seed'),
-    "plan/search:_solve": ('alpha', 'alternative', 'seed'),
     "plan/search:_z_alpha": ('alpha', 'alternative'),
     "plan/search:check_common": ('alpha', 'alternative', 'seed'),
-    "plan/search:design_search": ('alpha', 'alternative', 'seed'),
-    "plan/search:mdg_both_ways": ('alpha', 'alternative'),
-    "plan/search:mdg_for_design": ('alpha', 'alternative', 'seed'),
     "plan/search:mdg_sim_error": ('alpha', 'alternative'),
     "plan/search:normal_mdg": ('alpha', 'alternative'),
-    "plan/search:power_sign_flip": ('alpha', 'alternative', 'seed'),
     "plan/search:realized_gap": ('alternative',),
-    "plan/search:search_mdg": ('alpha', 'alternative'),
     # plan/simulate
     "plan/simulate:__init__": ('alpha', 'alternative'),
     "plan/simulate:approx_mdg": ('alpha', 'alternative'),
