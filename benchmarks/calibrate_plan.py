@@ -258,7 +258,8 @@ def calibrate_cell(kind: str, m: int, items: int, runs: int, *, logs: int = 10, 
         y = gen(rng, (cells, m), 0.0).ravel()
         frame = pl.DataFrame({"item": np.repeat(np.arange(cells), m), "x": y})
         plan = plan_probe(frame, metric="x", items=items, runs=runs, tests=Tests(alpha=ALPHA, seed=log),
-                          sizing=Sizing(power=TARGET, heterogeneity=0.0, mechanism=mechanism, sims=sims, mdg_range=False))
+                          sizing=Sizing(power=TARGET, heterogeneity=0.0, mechanism=mechanism, sims=sims,
+                                        mdg_range=False))
         cell = plan.cells[0]
         for name, size, sign, head in (("up", cell.mdg_up, 1.0, cell.mechanism_up),
                                        ("down", cell.mdg_down, -1.0, cell.mechanism_down)):

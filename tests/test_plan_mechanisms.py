@@ -177,7 +177,8 @@ def test_a_named_rate_reads_whole_numbers_as_a_count_and_a_rating_says_why():
     [warned] = [p.message for p in plan.problems if p.code == "rating_scale_inferred"]
     assert f"{share:.0%} of its runs other than 0 on multiples of 5" in warned
     assert "does not start at 0" in warned or "its runs do not start at 0" in warned
-    rate = plan_probe(frame, metric="score", items=8, runs=5, sizing=Sizing(mechanism="rate", sims=200, mdg_range=False))
+    rate = plan_probe(frame, metric="score", items=8, runs=5,
+                      sizing=Sizing(mechanism="rate", sims=200, mdg_range=False))
     assert rate.noise.ceiling is None and rate.mechanisms.kind == "count"
     assert "rating_scale_inferred" not in [p.code for p in rate.problems]
 

@@ -319,7 +319,8 @@ def test_a_pilots_interval_gives_the_power_at_both_ends():
     assert plan_probe(noise, metric="steps", items=8, runs=2, pilot=pilot,
                       sizing=Sizing(mechanism="level", sims=200, mdg_range=False)).cells[0].power_tau_range is None
     assert plan_probe(noise, metric="steps", items=8, runs=2, gap=1.0,
-                      sizing=Sizing(heterogeneity=0.3, mechanism="level", sims=200, mdg_range=False)).cells[0].power_tau_range is None
+                      sizing=Sizing(heterogeneity=0.3, mechanism="level", sims=200,
+                                    mdg_range=False)).cells[0].power_tau_range is None
 
 
 @pytest.mark.parametrize("tau", [0.0, 0.5])
@@ -327,7 +328,8 @@ def test_power_equals_closed_form_at_six_items(tau):
     # Two-sided, 6 items: p = 2/64 when all gaps share a sign, else >= 4/64 > 0.05; so
     # power = P(all same sign) with gaps ~ N(delta, sigma^2 * 2/k + tau^2)
     sigma, k, delta = 1.2, 5, 0.9
-    r = power_sign_flip(gap=delta, items=6, runs=k, noise=sigma, tests=Tests(seed=3), sizing=Sizing(heterogeneity=tau, sims=4000))
+    r = power_sign_flip(gap=delta, items=6, runs=k, noise=sigma,
+                        tests=Tests(seed=3), sizing=Sizing(heterogeneity=tau, sims=4000))
     exact = all_same_sign(delta, math.sqrt(sigma ** 2 * 2 / k + tau ** 2), 6)
     assert abs(r.power - exact) < z3(r.power_se)
     assert r.power_se == pytest.approx(math.sqrt(r.power * (1 - r.power) / 4000))
@@ -343,10 +345,12 @@ def test_sign_test_power_equals_closed_form_at_eight_items():
 
 def test_one_sided_power_at_five_items():
     # "greater", 5 items: p = 1/32 only when all five gaps are positive
-    r = power_sign_flip(gap=0.8, items=5, runs=3, noise=1.0, tests=Tests(alternative="greater", seed=5), sizing=Sizing(sims=4000))
+    r = power_sign_flip(gap=0.8, items=5, runs=3, noise=1.0,
+                        tests=Tests(alternative="greater", seed=5), sizing=Sizing(sims=4000))
     exact = norm.cdf(0.8 / math.sqrt(2 / 3)) ** 5
     assert abs(r.power - exact) < z3(r.power_se)
-    less = power_sign_flip(gap=0.8, items=5, runs=3, noise=1.0, tests=Tests(alternative="less", seed=5), sizing=Sizing(sims=4000))
+    less = power_sign_flip(gap=0.8, items=5, runs=3, noise=1.0,
+                           tests=Tests(alternative="less", seed=5), sizing=Sizing(sims=4000))
     assert abs(less.power - exact) < z3(less.power_se)
 
 
@@ -354,7 +358,8 @@ def test_mdg_matches_closed_form_at_six_items():
     sigma, k = 1.2, 10
     spread = sigma * math.sqrt(2 / k)
     x = brentq(lambda d: all_same_sign(d, spread, 6) - 0.8, 0, 10 * spread)
-    r = power_sign_flip(gap=None, items=6, runs=k, power=0.8, noise=sigma, tests=Tests(seed=6), sizing=Sizing(sims=4000))
+    r = power_sign_flip(gap=None, items=6, runs=k, power=0.8, noise=sigma,
+                        tests=Tests(seed=6), sizing=Sizing(sims=4000))
     # MC error of the MDG: power SE at 0.8 divided by the slope of power in the gap
     slope = 6 * norm.pdf(x / spread) * norm.cdf(x / spread) ** 5 / spread
     assert abs(r.gap - x) < 3 * math.sqrt(0.8 * 0.2 / 4000) / slope + 2e-3 * x
@@ -364,15 +369,18 @@ def test_mdg_matches_closed_form_at_six_items():
 def test_fewest_runs_matches_closed_form():
     # 6 items, gap 0.8, sigma 1.5: closed-form power at k runs is P(all same sign)
     need = next(k for k in range(1, 200) if all_same_sign(0.8, 1.5 * math.sqrt(2 / k), 6) >= 0.8)
-    r = power_sign_flip(gap=0.8, items=6, runs=None, power=0.8, noise=1.5, tests=Tests(seed=7), sizing=Sizing(sims=3000))
+    r = power_sign_flip(gap=0.8, items=6, runs=None, power=0.8, noise=1.5,
+                        tests=Tests(seed=7), sizing=Sizing(sims=3000))
     assert abs(r.runs - need) <= 1
     assert r.power >= 0.8
 
 
 def test_fewest_items_reaches_target_and_one_fewer_does_not():
-    r = power_sign_flip(gap=0.5, items=None, runs=5, power=0.8, noise=1.0, tests=Tests(seed=8), sizing=Sizing(sims=1000))
+    r = power_sign_flip(gap=0.5, items=None, runs=5, power=0.8, noise=1.0,
+                        tests=Tests(seed=8), sizing=Sizing(sims=1000))
     assert r.items >= 6 and r.power >= 0.8
-    fewer = power_sign_flip(gap=0.5, items=r.items - 1, runs=5, noise=1.0, tests=Tests(seed=8), sizing=Sizing(sims=1000))
+    fewer = power_sign_flip(gap=0.5, items=r.items - 1, runs=5, noise=1.0,
+                            tests=Tests(seed=8), sizing=Sizing(sims=1000))
     assert fewer.power < 0.8
 
 
@@ -741,7 +749,8 @@ def test_calibration_bounded_zero_one_metric():
     p_cells = noise.group_by("item", "variant").agg(pl.col("picked").mean())["picked"].to_numpy()
     probes = 1200
     for gap, runs in ((0.1, [2, 5, 10]), (0.25, [3])):
-        plan = plan_probe(m, items=10, runs=runs, gap=gap, tests=Tests(seed=5), sizing=Sizing(heterogeneity=0.0, sims=3000))
+        plan = plan_probe(m, items=10, runs=runs, gap=gap,
+                          tests=Tests(seed=5), sizing=Sizing(heterogeneity=0.0, sims=3000))
         for cell in plan.cells:
             emp = bernoulli_rate(rng, probes, 10, cell.runs, 0.85, gap)
             se = math.sqrt(max(emp * (1 - emp), 1e-4) / probes)
@@ -978,7 +987,8 @@ def test_two_sided_mdg_is_searched_both_ways_near_a_ceiling():
     assert c["mdg_up"] is None                      # unreachable upward: the ceiling comes first
     assert c["mdg_down"] is not None and c["mdg"] == c["mdg_down"]
     assert "MDG up" in plan_text(plan) and "never" in plan_text(plan)
-    one = plan_probe(noise, items=12, runs=5, tests=Tests(alternative="less"), sizing=Sizing(heterogeneity=0.0, sims=600)).to_dict()["cells"][0]
+    one = plan_probe(noise, items=12, runs=5,
+                     tests=Tests(alternative="less"), sizing=Sizing(heterogeneity=0.0, sims=600)).to_dict()["cells"][0]
     assert one["mdg_up"] is None and one["mdg_down"] is not None
 
 
