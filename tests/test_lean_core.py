@@ -104,7 +104,6 @@ NAMED = {
     # omnibus
     "omnibus:omnibus_test": ('alpha', 'n_resamples', 'seed'),
     # pair_tests
-    "pair_tests:compare_pair": ('alternative', 'interval', 'n_resamples', 'seed'),
     "pair_tests:design_problems": ('alpha',),
     # plan/ranges
     "plan/ranges:design_mdg": ('alpha', 'alternative', 'seed'),

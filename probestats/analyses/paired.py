@@ -556,7 +556,6 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
         table = items_of(checked)
     if interval not in INTERVALS:
         raise OptionError(f"interval must be one of {', '.join(map(repr, INTERVALS))}, not {interval!r}")
-    extra = dict(hedges=hedges, n_resamples=n_resamples, seed=seed)  # effect sizes and every bootstrap
     from probestats.analyses.halves import blocked_item_table, blocks_of, pooled_phrase
 
     check_settings(settings)
@@ -594,8 +593,7 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
             units.setdefault(key[-1], []).append(cell)
     elif table.height and arms_unequal(table["n_a"].to_list(), table["n_b"].to_list()):
         problems.append(unpermuted_problem("which a log read in one streaming pass does not keep here"))
-    main = compare_pair(table, metric, checked.a, checked.b, alternative=alternative, confidence=1 - alpha,
-                        interval=interval, units=units, **extra)
+    main = compare_pair(table, metric, checked.a, checked.b, tests, units=units)
 
     groups: list[PairResult] = []
     group_by = by or list(blocks)   # a block's own results stand beside the pooled one, as --by gives them
@@ -608,9 +606,8 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
             sub_units = None if grouped_units is None or not by else {
                 i: grouped_units[(*(r[k] for k in group_by), i)] for r, i in
                 zip(sub.select(group_by).iter_rows(named=True), sub["item"].to_list())}
-            groups.append(compare_pair(sub.drop(group_by), metric, checked.a, checked.b, alternative=alternative,
-                                       confidence=1 - alpha, by={k: key_json(v) for k, v in key.items()},
-                                       interval=interval, units=sub_units, **extra))
+            groups.append(compare_pair(sub.drop(group_by), metric, checked.a, checked.b, tests,
+                                       by={k: key_json(v) for k, v in key.items()}, units=sub_units))
         adjusted = adjust([g.headline_test.pvalue for g in groups], correction)
         groups = [replace(g, p_adjusted=p) for g, p in zip(groups, adjusted)]
     agreement = None
@@ -631,8 +628,7 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
         if not noise_checked.ok:  # say which log the rows are in
             raise ValidationError([_tag_noise(p) for p in noise_checked.problems])
         noise_table = items_of(noise_checked)
-        noise_result = compare_pair(noise_table, metric, noise_checked.a, noise_checked.b,
-                                    alternative=alternative, confidence=1 - alpha, interval=interval, **extra)
+        noise_result = compare_pair(noise_table, metric, noise_checked.a, noise_checked.b, tests)
         problems += [_tag_noise(p) for p in noise_checked.problems if not _applied_to_the_log(p, checked.problems)]
         noise_source = "noise log"
         check = noise_check_of("log", f"the noise log's values '{noise_checked.a}' and '{noise_checked.b}'",
