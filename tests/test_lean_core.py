@@ -46,7 +46,7 @@ WIDE = {
 NAMED = {
     # blocks
     "blocks:between_groups_test": ('n_resamples', 'seed'),
-    "blocks:block_agreement": ('alpha', 'columns', 'groups', 'n_resamples', 'seed'),
+    "blocks:block_agreement": ('columns', 'groups'),
     # clusters
     "clusters:_at_cluster_level": ('interval', 'n_resamples', 'seed'),
     "clusters:_interval_kind": ('interval',),

@@ -38,6 +38,8 @@ from typing import Sequence
 import numpy as np
 import polars as pl
 
+from probestats.vocabulary import Tests
+
 __all__ = ["BlockAgreement", "block_agreement", "between_groups_test", "p_words"]
 
 
@@ -336,11 +338,11 @@ def _driver(labels: Sequence[str], gaps: Sequence[float]) -> str:
             f"{others.max():+.3g}): the average is {values.mean():+.3g} with it, {others.mean():+.3g} without it")
 
 
-def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[str], *, a: str, b: str,
-                    alpha: float, n_resamples: int = 10_000, seed: int | None = 0,
-                    untested: str | None = None, first: int | None = None,
+def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[str], tests: Tests | None = None, *,
+                    a: str, b: str, untested: str | None = None, first: int | None = None,
                     family: int = 1) -> BlockAgreement | None:
-    """Whether the per-block results ``groups`` (``PairResult`` with ``by`` and ``p_adjusted``) agree.
+    """Whether the per-block results ``groups`` (``PairResult`` with ``by`` and ``p_adjusted``) agree, read at
+    the ``tests``' ``alpha`` and resampled with their ``n_resamples`` and ``seed`` (the defaults without them).
 
     With ``untested`` (the reason, in words), only their directions are read and the heterogeneity test is
     not run. With ``first``, a Monte Carlo heterogeneity test draws that many resamples first and adds more
@@ -360,7 +362,8 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
     >>> grouped = pl.DataFrame({"judge": ["x"] * 4 + ["y"] * 4 + ["z"] * 4, "item": ["1", "2", "3", "4"] * 3,
     ...                         "gap": [1.0, 2.0, 1.0, 2.0, 1.5, 1.0, 2.0, 1.0, -1.0, -2.0, -1.0, -1.5]})
     >>> groups = [NS(by={"judge": j}, average_gap=g, p_adjusted=0.04) for j, g in (("x", 1.5), ("y", 1.4), ("z", -1.4))]
-    >>> r = block_agreement(grouped, groups, ["judge"], a="A", b="B", alpha=0.05)
+    >>> from probestats.vocabulary import Tests
+    >>> r = block_agreement(grouped, groups, ["judge"], Tests(alpha=0.05), a="A", b="B")
     >>> r.disagree, r.phrase
     (True, 'averaged over 3 judges that disagree (2 higher, 1 lower, 0 not detected)')
     >>> r.test.pvalue == 4 / 6**3   # brute force over the 6**3 arrangements of items 2 to 4: 4 reach it
@@ -368,6 +371,8 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
     """
     from probestats.analyses.halves import block_noun
 
+    tests = Tests() if tests is None else tests
+    alpha, n_resamples, seed = tests.alpha, tests.n_resamples, tests.seed
     columns = list(columns)
     if len(groups) < 2:
         return None

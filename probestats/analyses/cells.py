@@ -449,8 +449,7 @@ def analyze_cells(cells, question, tests=None, *, within_noise: bool = True, mdg
     if len(groups) >= 2:   # the headline averages these groups: do they agree? (as the row path asks)
         from probestats.analyses.blocks import block_agreement
 
-        agreement = block_agreement(grouped, groups, list(by), a=a, b=b, alpha=alpha, n_resamples=n_resamples,
-                                    seed=seed)
+        agreement = block_agreement(grouped, groups, list(by), tests, a=a, b=b)
     noise_table, noise = noise, None
     noise_source = noise_checked = None
     problems = []

@@ -614,8 +614,7 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
     if len(groups) >= 2:   # the headline averages these blocks (or groups): do they agree?
         from probestats.analyses.blocks import block_agreement
 
-        agreement = block_agreement(grouped, groups, group_by, a=checked.a, b=checked.b, alpha=alpha,
-                                    n_resamples=n_resamples, seed=seed)
+        agreement = block_agreement(grouped, groups, group_by, tests, a=checked.a, b=checked.b)
 
     noise_result = None
     noise_checked = None
