@@ -135,7 +135,7 @@ def row_level_test(checked: Checked, items: pl.DataFrame, tests=None, *,
     >>> round(row_level_test(checked, items_of(checked)).pvalue, 6)  # scipy: ttest_ind([4, 6, 2], [3, 1, 2], equal_var=False)
     0.220881
     """
-    from probestats.stats.runs import run_models, two_samples
+    from probestats.stats.runs import SecondFactor, run_models, two_samples
 
     design = design or RunDesign()
     frame = checked.frame.filter(pl.col("item").is_in(items["item"].implode()) & pl.col(checked.metric).is_not_null()
@@ -159,10 +159,10 @@ def row_level_test(checked: Checked, items: pl.DataFrame, tests=None, *,
                             .alias("k"))["k"].to_list()
         by_values = keys
     levels = tuple(lv for lv in design.levels if by_values is None or lv in set(by_values))
+    factor = SecondFactor(" × ".join(design.by) if design.by and len(levels) > 1 else None, by_values, levels)
     models = run_models(frame[checked.metric].cast(pl.Float64).to_numpy(), frame["variant"].to_list(),
                         a=checked.a, b=checked.b, clusters=frame[cluster].cast(pl.String).to_list(),
-                        factor=" × ".join(design.by) if design.by and len(levels) > 1 else None,
-                        factor_values=by_values, levels=levels, cluster=cluster, confidence=design.confidence)
+                        factor=factor, cluster=cluster, confidence=design.confidence)
     paired = frame.group_by("item").agg(pl.col("variant").n_unique().alias("n"))["n"].max() == 2
     nan = float("nan")
     return RowLevelTest(nan if welch.statistic is None else welch.statistic,
