@@ -556,13 +556,14 @@ def _log_analysis(log, question, probe, tests, *, before, gap_of_interest, strea
     its power section draws, and with ``before`` the comparison of the two runs. Nothing here is rendered."""
     from probestats.analyses.dispatch import analyze as run
     from probestats.analyses.plan import with_design_power
+    from probestats.analyses.question import Run
 
     metric, a, b = question.metric, question.a, question.b
     if before is not None and (question.factor or probe.groups or question.reference is not None):
         raise OptionError(f"{opt('before_log')} compares two runs of a two-value probe; drop {opt('factor')}, "
                           f"{opt('group')} and {opt('reference')}")
     # the streaming pass of analyze, with the facts the report states (a log needing its rows is read whole)
-    result = run(log, question, probe, tests, streaming=streaming, facts=True)
+    result = run(log, question, probe, tests, run=Run(streaming=streaming, facts=True))
     result = with_design_power(result, gap_of_interest)
     comparison = None
     if before is not None:
