@@ -379,7 +379,7 @@ def _report(log=(), *, named, metric, tests, output, format, sections, templates
                                        source=source if source is not None else ", ".join(str(p) for p in log))
         return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), analysis=result, design=design)
     framing = _framing(framing_log, probe, beside_probe=True, **framing_options) if framing_log else None
-    from probestats.present.report.document import render_report
+    from probestats.present.report.document import Beside, render_report
 
     counted = probe.stated()
     shaping = {"where": probe.where, "derive": list(probe.derive), "counted": counted, **_steps_stated(probe)} \
@@ -391,10 +391,10 @@ def _report(log=(), *, named, metric, tests, output, format, sections, templates
 
         described = describe_log(probe.apply(list(log), metric=metric), metric=metric, n_resamples=n_resamples,
                                  seed=seed)
+    beside = Beside(framing=framing, comparison=comparison, judge=judged, describe=described, shaping=shaping,
+                    source=source if source is not None else ", ".join(str(p) for p in log), coded=coded)
     text = render_report(result, format=fmt, sections=list(sections) or None, templates=templates, design=design,
-                         assets_dir=assets, framing=framing, comparison=comparison, shaping=shaping,
-                         source=source if source is not None else ", ".join(str(p) for p in log), judge=judged,
-                         describe=described, coded=coded, plain=named)
+                         assets_dir=assets, beside=beside, plain=named)
     return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), analysis=result, comparison=comparison,
                      framing=framing, judge=judged, design=design)
 
