@@ -237,7 +237,8 @@ def refuse_tiny(gaps, means, metric: str) -> None:
 
 def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternative: str = "two-sided",
                  confidence: float = 0.95, by: dict | None = None, interval: str = "t", hedges: bool = False,
-                 n_resamples: int = 10_000, seed: int | None = 0, units: dict | None = None) -> PairResult:
+                 n_resamples: int = 10_000, seed: int | None = 0, units: dict | None = None,
+                 effects: Effects | None = None) -> PairResult:
     """Tests for one item table: sign-flip, sign test, interval, smallest attainable p, and beside them
     the effect sizes and the published tests (paired t, Wilcoxon); ``n_resamples`` and ``seed`` serve
     every bootstrap and a Monte Carlo permutation.
@@ -248,6 +249,9 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternativ
     missing from a balanced design), the headline test is the exact within-item permutation of the value
     labels (``permutation``), and the sign-flip, sign, Wilcoxon and paired t tests, whose null needs a gap
     symmetric about zero, are not tests of the design (``not_applicable``; ``published`` is left empty).
+
+    ``effects``: the effect sizes of these items computed already, with those of other groups
+    (:func:`probestats.stats.effects.effect_sizes_many`, the same numbers).
     """
     gaps = items["gap"].to_list()
     odd = [str(i) for i, g in zip(items["item"], gaps) if g is None or not math.isfinite(g)]
@@ -309,8 +313,9 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternativ
         interval=interval,
         min_attainable_p=min_attainable_p(n_nonzero, alternative=alternative),
         by=dict(by or {}),
-        effects=effect_sizes(items["mean_a"].to_numpy(), items["mean_b"].to_numpy(), confidence=confidence,
-                             hedges=hedges, n_resamples=n_resamples, seed=seed),
+        effects=effects if effects is not None else effect_sizes(
+            items["mean_a"].to_numpy(), items["mean_b"].to_numpy(), confidence=confidence, hedges=hedges,
+            n_resamples=n_resamples, seed=seed),
         published=published,
         mean_intervals=mean_intervals,
     )
