@@ -332,3 +332,57 @@ def test_analysis_unchanged_on_every_shape(shape, tmp_path, monkeypatch):
     assert set(calls) == expected   # each previous path ran
     codes = [p["code"] for p in now["problems"]]
     assert ("clustered_items" in codes) == (shape == "clustered")   # the suggestion, where the items nest
+
+
+def dav_pairs(seed: int) -> list:
+    """Pairs of item means of 3 to 24 items: continuous, on a lattice (resamples that tie, or have no spread),
+    a large mean with a tiny spread, means alike, one value apart from a constant."""
+    rng = np.random.default_rng(seed)
+    pairs = []
+    for trial in range(240):
+        n = int(rng.integers(3, 25))
+        kind = trial % 6
+        if kind == 0:
+            a, b = rng.normal(size=n), rng.normal(size=n)
+        elif kind == 1:
+            a, b = rng.integers(0, 3, n).astype(float), rng.integers(0, 3, n).astype(float)
+        elif kind == 2:
+            a, b = 1e6 + rng.normal(size=n) * 1e-3, 1e6 + rng.normal(size=n) * 1e-3
+        elif kind == 3:
+            a = rng.normal(size=n)
+            b = a.copy()
+            b[0] += 1e-9
+        elif kind == 4:
+            a = np.full(n, 2.0)
+            a[0] = 3.0
+            b = rng.integers(0, 2, n).astype(float)
+        else:
+            a, b = np.round(rng.normal(size=n) * 3, 1), np.round(rng.normal(size=n) * 3, 1)
+        pairs.append((a, b))
+    return pairs
+
+
+@pytest.mark.parametrize("seed, n_resamples, confidence", [(0, 999, 0.9), (1, 2_000, 0.95)])
+def test_dav_bootstraps_drawn_at_once_as_each_alone(seed, n_resamples, confidence):
+    """Every pair's BCa interval of d_av from the shared draws is the one its own bootstrap gives, to the bit
+    (nan where that is nan)."""
+    from probestats.stats.bootstrap_many import d_av, dav_bca_many
+    from probestats.stats.resample import bootstrap_interval
+
+    pairs = dav_pairs(seed)
+    alone = [bootstrap_interval(p, d_av, confidence=confidence, n_resamples=n_resamples,
+                                rng=np.random.default_rng(3), method="BCa") for p in pairs]
+    many = dav_bca_many(pairs, confidence=confidence, n_resamples=n_resamples, seed=3)
+    assert all(np.array_equal(x, y, equal_nan=True) for x, y in zip(alone, many))
+    assert sum(np.isnan(x[0]) for x in alone) > 0   # the cases without an interval were among them
+
+
+def test_effect_sizes_many_as_one_by_one():
+    from probestats.stats.effects import effect_sizes, effect_sizes_many
+
+    pairs = dav_pairs(5)[:60] + [([1.0, 2.0], [0.0, 0.5]), ([3.0, 3.0, 3.0], [3.0, 3.0, 3.0])]
+    for hedges in (False, True):
+        many = effect_sizes_many(pairs, hedges=hedges, n_resamples=1_500, seed=9)
+        one = [effect_sizes(a, b, hedges=hedges, n_resamples=1_500, seed=9) for a, b in pairs]
+        assert [e.to_dict() for e in many] == [e.to_dict() for e in one]   # (nan: g_z of two items)
+        assert sum(e.d_av.low is not None for e in one) > 40
