@@ -410,3 +410,40 @@ def test_between_groups_test_unchanged_on_many_items():
     gaps = np.round(rng.normal(size=len(labels)) + 0.05 * np.array([int(x[1:]) % 2 for x in labels]), 1)
     r = between_groups_test(gaps, labels, n_resamples=301, seed=4)
     assert (r.statistic, r.pvalue) == groupwise_between_groups(gaps, labels, 301, 4)
+
+
+def previous_owens_t(h: float, a: float) -> float:
+    """Owen's T as it was: each node's terms computed again at every call."""
+    from probestats.stats.distributions import norm_cdf
+
+    if a < 0:
+        return -previous_owens_t(h, -a)
+    h = abs(h)
+    if a == 0:
+        return 0.0
+    if a > 1:
+        ph, pah = norm_cdf(h), norm_cdf(a * h)
+        return 0.5 * ph + 0.5 * pah - ph * pah - previous_owens_t(a * h, 1.0 / a)
+    nodes, weights = np.polynomial.legendre.leggauss(48)
+    total = []
+    for x, w in zip(map(float, nodes), map(float, weights)):
+        u = 0.5 * a * (x + 1.0)
+        total.append(w * math.exp(-0.5 * h * h * (1.0 + u * u)) / (1.0 + u * u))
+    return 0.25 * a * math.fsum(total) / math.pi
+
+
+def test_owens_t_and_the_dz_interval_unchanged():
+    from probestats.stats.distributions import owens_t
+    from probestats.stats.effects import dz_interval
+
+    rng = np.random.default_rng(17)
+    for h, a in zip(rng.normal(size=400) * 3, np.concatenate([rng.normal(size=200) * 4, rng.uniform(-1, 1, 200)])):
+        assert owens_t(float(h), float(a)) == previous_owens_t(float(h), float(a))
+        assert owens_t(float(h), float(a)) == owens_t(float(h), float(a))   # the kept terms give the same
+    import probestats.stats.distributions as distributions
+
+    for dz, n in ((0.0, 10), (0.4, 20), (-1.3, 7), (2.5, 31)):
+        now = dz_interval(dz, n)
+        with pytest.MonkeyPatch.context() as patched:
+            patched.setattr(distributions, "owens_t", previous_owens_t)
+            assert dz_interval(dz, n) == now
