@@ -37,6 +37,7 @@ from typing import Sequence
 
 import numpy as np
 import polars as pl
+from probestats.stats.ranked import shuffled_labels
 
 from probestats.vocabulary import Tests
 
@@ -177,8 +178,8 @@ def between_groups_test(gaps, labels, *, n_resamples: int = 10_000, seed: int | 
     hits, done, chunk = 0, 0, max(1, 2_000_000 // max(1, n))
     while done < n_resamples:
         m = min(chunk, n_resamples - done)
-        shuffled = np.argsort(rng.random((m, n)), axis=1)   # the same draws, whatever the chunk
-        cells = (np.arange(m)[:, None] * k + codes[shuffled]).ravel()
+        shuffled = shuffled_labels(rng.random((m, n)), codes)   # the same draws, whatever the chunk
+        cells = (np.arange(m)[:, None] * k + shuffled).ravel()
         sums = np.bincount(cells, weights=np.broadcast_to(gaps, (m, n)).ravel(), minlength=m * k).reshape(m, k)
         hits += int(np.count_nonzero(spread(sums) >= observed - tol))
         done += m
