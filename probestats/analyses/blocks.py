@@ -472,10 +472,12 @@ def _combinations(base: int, digits: int, *, chunk: int):
         yield out
 
 
-def _rest_test(matrix, keyed: pl.DataFrame, labels: Sequence[str], higher, lower, *, tested: bool, level: float,
-               first: int | None, n_resamples: int, seed: int | None):
+def _rest_test(matrix, keyed: pl.DataFrame, labels: Sequence[str], higher, lower, tests: Tests, *, tested: bool,
+               level: float, first: int | None):
     """``rest(k)`` for :func:`block_driver`: the block test of :func:`block_agreement`, run alike on the blocks
-    without the k-th, read at ``level``; their directions alone where the blocks were not ``tested``."""
+    without the k-th, read at ``level`` with the draws of ``tests``; their directions alone where the blocks
+    were not ``tested``."""
+    n_resamples, seed = tests.n_resamples, tests.seed
 
     def rest(k: int):
         others = {lab for j, lab in enumerate(labels) if j != k}
@@ -584,8 +586,8 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
     n = len(groups)
     if disagree:
         driving = block_driver(labels, [g.average_gap for g in groups], _rest_test(
-            matrix, keyed, labels, higher, lower, tested=test is not None, level=alpha / family, first=first,
-            n_resamples=n_resamples, seed=seed), noun=block_noun(columns, n - 1))
+            matrix, keyed, labels, higher, lower, tests, tested=test is not None, level=alpha / family,
+            first=first), noun=block_noun(columns, n - 1))
         counts = f"{len(higher)} higher, {len(lower)} lower, {len(null)} not detected"
         counts += "" if driving is None else f"; {driving.short}"
         one_way = not opposite and not (higher and null and not lower) and len(higher) + len(lower) == n
