@@ -469,34 +469,44 @@ def _combinations(base: int, digits: int, *, chunk: int):
         yield out
 
 
-def _rest_test(matrix, keyed: pl.DataFrame, labels: Sequence[str], higher, lower, *, tested: bool, level: float,
-               first: int | None, n_resamples: int, seed: int | None):
+@dataclass(frozen=True)
+class _Rest:
     """``rest(k)`` for :func:`block_driver`: the block test of :func:`block_agreement`, run alike on the blocks
-    without the k-th, read at ``level``; their directions alone where the blocks were not ``tested``."""
+    without the k-th, read at ``level``; their directions alone where the blocks were not ``tested``. ``first``,
+    ``budget`` and ``draw_seed`` are the test's resamples as :func:`block_agreement` drew them."""
 
-    def rest(k: int):
-        others = {lab for j, lab in enumerate(labels) if j != k}
-        opposite = bool(others & set(higher)) and bool(others & set(lower))
-        if not tested:
+    matrix: np.ndarray
+    keyed: pl.DataFrame
+    labels: tuple
+    higher: frozenset
+    lower: frozenset
+    tested: bool
+    level: float
+    first: int | None
+    budget: int
+    draw_seed: int | None
+
+    def __call__(self, k: int):
+        others = {lab for j, lab in enumerate(self.labels) if j != k}
+        opposite = bool(others & self.higher) and bool(others & self.lower)
+        if not self.tested:
             return None, "differ" if opposite else "agree"
-        if matrix.shape[0] >= 2:
-            sub = np.delete(matrix, k, axis=1)
-            if first is not None:
+        if self.matrix.shape[0] >= 2:
+            sub = np.delete(self.matrix, k, axis=1)
+            if self.first is not None:
                 from probestats.analyses.omnibus import MC_BUDGET_FACTOR
 
-                test = heterogeneity_test(sub, n_resamples=min(first, n_resamples), seed=seed, alpha=level,
-                                          max_resamples=MC_BUDGET_FACTOR * n_resamples)
+                test = heterogeneity_test(sub, n_resamples=min(self.first, self.budget), seed=self.draw_seed,
+                                          alpha=self.level, max_resamples=MC_BUDGET_FACTOR * self.budget)
             else:
-                test = heterogeneity_test(sub, n_resamples=n_resamples, seed=seed)
+                test = heterogeneity_test(sub, n_resamples=self.budget, seed=self.draw_seed)
         else:   # each item in one group: the other groups' items exchanged between them
-            kept = keyed.filter(pl.col("__block") != labels[k])
+            kept = self.keyed.filter(pl.col("__block") != self.labels[k])
             test = between_groups_test(kept["gap"].to_numpy().astype(float), kept["__block"].to_list(),
-                                       n_resamples=n_resamples, seed=seed)
+                                       n_resamples=self.budget, seed=self.draw_seed)
         if getattr(test, "undecided", False):
             return test, "undecided"
-        return test, "differ" if opposite or test.pvalue <= level else "agree"
-
-    return rest
+        return test, "differ" if opposite or test.pvalue <= self.level else "agree"
 
 
 def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[str], *, a: str, b: str,
@@ -577,9 +587,9 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
     disagree = differ or opposite
     n = len(groups)
     if disagree:
-        driving = block_driver(labels, [g.average_gap for g in groups], _rest_test(
-            matrix, keyed, labels, higher, lower, tested=test is not None, level=alpha / family, first=first,
-            n_resamples=n_resamples, seed=seed), noun=block_noun(columns, n - 1))
+        rest = _Rest(matrix=matrix, keyed=keyed, labels=tuple(labels), higher=frozenset(higher), lower=frozenset(lower),
+                     tested=test is not None, level=alpha / family, first=first, budget=n_resamples, draw_seed=seed)
+        driving = block_driver(labels, [g.average_gap for g in groups], rest, noun=block_noun(columns, n - 1))
         counts = f"{len(higher)} higher, {len(lower)} lower, {len(null)} not detected"
         counts += "" if driving is None else f"; {driving.short}"
         one_way = not opposite and not (higher and null and not lower) and len(higher) + len(lower) == n
