@@ -106,7 +106,7 @@ def test_the_heterogeneity_p_is_the_brute_force_share_of_within_item_arrangement
     from types import SimpleNamespace as NS
 
     groups = [NS(by={"judge": j}, average_gap=float(np.mean(g)), p_adjusted=0.5) for j, g in gaps.items()]
-    r = block_agreement(grouped, groups, ["judge"], a="A", b="B", alpha=0.05)
+    r = block_agreement(grouped, groups, ["judge"], Tests(alpha=0.05), a="A", b="B")
     matrix = [[gaps[j][i] for j in gaps] for i in range(4)]
     observed = _studentized(matrix)
     hits = total = 0
@@ -152,9 +152,9 @@ def test_an_undecided_heterogeneity_test_is_not_read_as_a_difference():
     blocks.heterogeneity_test = lambda *a, **k: undecided
     try:
         groups = [NS(by={"model": m}, average_gap=1.0, p_adjusted=0.5) for m in "xyz"]
-        quiet = block_agreement(grouped, groups, ["model"], a="A", b="B", alpha=0.05)
+        quiet = block_agreement(grouped, groups, ["model"], Tests(alpha=0.05), a="A", b="B")
         groups = [NS(by={"model": m}, average_gap=g, p_adjusted=0.01) for m, g in (("x", 1.0), ("y", 1.0), ("z", -1.0))]
-        opposite = block_agreement(grouped, groups, ["model"], a="A", b="B", alpha=0.05)
+        opposite = block_agreement(grouped, groups, ["model"], Tests(alpha=0.05), a="A", b="B")
     finally:
         blocks.heterogeneity_test = original
     assert quiet.undecided and not quiet.differ and not quiet.disagree and quiet.statement == ""
@@ -306,12 +306,12 @@ def test_blocks_that_go_one_way_differ_in_size_and_no_clause_is_empty():
     grouped = pl.DataFrame({"model": [m for m in "vwxyz" for _ in range(6)], "item": [str(i) for i in range(6)] * 5,
                             "gap": [g * (1 + i % 2) for g in (1.0, 1.0, 2.0, 4.0, 8.0) for i in range(6)]})
     groups = [NS(by={"model": m}, average_gap=1.0, p_adjusted=0.01) for m in "vwxyz"]
-    r = block_agreement(grouped, groups, ["model"], a="A", b="B", alpha=0.05)
+    r = block_agreement(grouped, groups, ["model"], Tests(alpha=0.05), a="A", b="B")
     assert r.differ and not r.opposite
     assert r.phrase == "averaged over 5 models whose gaps differ in size (all 5 higher)"
     assert r.statement.startswith("The 5 models differ in size: their item gaps differ by more than chance")
     # none significant but their gaps differ: no empty clause before the count of the undetected
     groups = [NS(by={"model": m}, average_gap=1.0, p_adjusted=0.2) for m in "vwxyz"]
-    r = block_agreement(grouped, groups, ["model"], a="A", b="B", alpha=0.05)
+    r = block_agreement(grouped, groups, ["model"], Tests(alpha=0.05), a="A", b="B")
     assert ": ;" not in r.statement and "(0 higher, 0 lower, 5 not detected)" in r.phrase
     assert r.statement.split(": ", 1)[1].count("5 not detected") == 1

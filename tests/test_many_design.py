@@ -15,6 +15,7 @@ import pytest
 
 import probestats
 from probestats.cli import main
+from probestats.vocabulary import Tests
 
 
 def _rows(shift: dict, constant: dict = (), items: int = 12, runs: int = 3, seed: int = 3,
@@ -203,8 +204,8 @@ def test_a_heterogeneity_test_among_several_is_read_at_alpha_over_their_number()
     hits = sum(statistic(np.array([row[list(p)] for row, p in zip(m, perms)])) >= observed - 1e-9
                for perms in itertools.product(list(itertools.permutations(range(3))), repeat=4))
     assert hits == 6 * 6
-    alone = block_agreement(grouped, groups, ["judge"], a="A", b="B", alpha=0.05, first=1_000)
-    among = block_agreement(grouped, groups, ["judge"], a="A", b="B", alpha=0.05, first=1_000, family=2)
+    alone = block_agreement(grouped, groups, ["judge"], Tests(alpha=0.05), a="A", b="B", first=1_000)
+    among = block_agreement(grouped, groups, ["judge"], Tests(alpha=0.05), a="A", b="B", first=1_000, family=2)
     assert alone.test.pvalue == among.test.pvalue == pytest.approx(hits / 6 ** 4, abs=1e-12)
     assert (alone.differ, alone.disagree) == (True, True)
     assert (among.differ, among.disagree) == (False, False)   # no judge significant: no direction either

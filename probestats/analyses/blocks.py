@@ -50,6 +50,9 @@ from typing import Sequence
 
 import numpy as np
 import polars as pl
+from probestats.stats.ranked import shuffled_labels
+
+from probestats.vocabulary import Tests
 
 __all__ = ["BlockAgreement", "Driver", "block_agreement", "block_driver", "between_groups_test",
            "drivers_clause", "p_words"]
@@ -329,8 +332,8 @@ def between_groups_test(gaps, labels, *, n_resamples: int = 10_000, seed: int | 
     hits, done, chunk = 0, 0, max(1, 2_000_000 // max(1, n))
     while done < n_resamples:
         m = min(chunk, n_resamples - done)
-        shuffled = np.argsort(rng.random((m, n)), axis=1)   # the same draws, whatever the chunk
-        cells = (np.arange(m)[:, None] * k + codes[shuffled]).ravel()
+        shuffled = shuffled_labels(rng.random((m, n)), codes)   # the same draws, whatever the chunk
+        cells = (np.arange(m)[:, None] * k + shuffled).ravel()
         sums = np.bincount(cells, weights=np.broadcast_to(gaps, (m, n)).ravel(), minlength=m * k).reshape(m, k)
         hits += int(np.count_nonzero(spread(sums) >= observed - tol))
         done += m
@@ -509,11 +512,11 @@ class _Rest:
         return test, "differ" if opposite or test.pvalue <= self.level else "agree"
 
 
-def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[str], *, a: str, b: str,
-                    alpha: float, n_resamples: int = 10_000, seed: int | None = 0,
-                    untested: str | None = None, first: int | None = None,
+def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[str], tests: Tests | None = None, *,
+                    a: str, b: str, untested: str | None = None, first: int | None = None,
                     family: int = 1) -> BlockAgreement | None:
-    """Whether the per-block results ``groups`` (``PairResult`` with ``by`` and ``p_adjusted``) agree.
+    """Whether the per-block results ``groups`` (``PairResult`` with ``by`` and ``p_adjusted``) agree, read at
+    the ``tests``' ``alpha`` and resampled with their ``n_resamples`` and ``seed`` (the defaults without them).
 
     With ``untested`` (the reason, in words), only their directions are read and the heterogeneity test is
     not run. With ``first``, a Monte Carlo heterogeneity test draws that many resamples first and adds more
@@ -533,7 +536,8 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
     >>> grouped = pl.DataFrame({"judge": ["x"] * 4 + ["y"] * 4 + ["z"] * 4, "item": ["1", "2", "3", "4"] * 3,
     ...                         "gap": [1.0, 2.0, 1.0, 2.0, 1.5, 1.0, 2.0, 1.0, -1.0, -2.0, -1.0, -1.5]})
     >>> groups = [NS(by={"judge": j}, average_gap=g, p_adjusted=0.04) for j, g in (("x", 1.5), ("y", 1.4), ("z", -1.4))]
-    >>> r = block_agreement(grouped, groups, ["judge"], a="A", b="B", alpha=0.05)
+    >>> from probestats.vocabulary import Tests
+    >>> r = block_agreement(grouped, groups, ["judge"], Tests(alpha=0.05), a="A", b="B")
     >>> r.disagree, r.phrase
     (True, 'averaged over 3 judges that disagree (2 higher, 1 lower, 0 not detected; z drives the pooled gap)')
 
@@ -548,6 +552,8 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
     """
     from probestats.analyses.halves import block_noun
 
+    tests = Tests() if tests is None else tests
+    alpha, n_resamples, seed = tests.alpha, tests.n_resamples, tests.seed
     columns = list(columns)
     if len(groups) < 2:
         return None

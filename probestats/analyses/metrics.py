@@ -175,8 +175,8 @@ def _kind(result) -> str:
                                                                            "another analysis")
 
 
-def analyze_metrics(log, question, probe=None, tests=None, *, analyze=None, **run) -> MetricsAnalysis:
-    """One paired analysis per metric (``analyze(log, question, probe, tests, **run)`` with one metric each),
+def analyze_metrics(log, question, probe=None, tests=None, *, analyze=None, run=None) -> MetricsAnalysis:
+    """One paired analysis per metric (``analyze(log, question, probe, tests, run=run)`` with one metric each),
     one correction.
 
     Parameters
@@ -192,8 +192,9 @@ def analyze_metrics(log, question, probe=None, tests=None, *, analyze=None, **ru
         side-by-side table and the heatmap show (each metric's own analysis shows d_z and d_av both).
     analyze : callable
         The single-metric analysis (:func:`probestats.analyses.dispatch.analyze`).
-    **run
-        Passed to ``analyze`` (``mdg``, ``within_noise``, ``streaming``).
+    run : Run, optional
+        Passed to ``analyze`` (:class:`probestats.analyses.question.Run`: ``mdg``, ``within_noise``,
+        ``streaming``).
 
     Examples
     --------
@@ -201,7 +202,8 @@ def analyze_metrics(log, question, probe=None, tests=None, *, analyze=None, **ru
     >>> from probestats.analyses.question import Question
     >>> rows = [{"item": i, "variant": v, "x": i + (v == "a"), "y": i * (v == "a")}
     ...         for i in range(6) for v in ("a", "b")]
-    >>> res = analyze_metrics(rows, Question(["x", "y"]), analyze=analyze, mdg=False)
+    >>> from probestats.analyses.question import Run
+    >>> res = analyze_metrics(rows, Question(["x", "y"]), analyze=analyze, run=Run(mdg=False))
     >>> [round(t.result.p_adjusted, 6) for t in res.family]   # the joint test: each its own p here; Holm: 0.0625 twice
     [0.03125, 0.0625]
     """
@@ -217,7 +219,7 @@ def analyze_metrics(log, question, probe=None, tests=None, *, analyze=None, **ru
     each = one_metric_tests(tests)
     analyses = []
     for m in metrics:
-        result = analyze(log, replace(q, metric=m), probe, each, **run)
+        result = analyze(log, replace(q, metric=m), probe, each, run=run)
         if not isinstance(result, Analysis) and q.a is not None and q.b is not None:
             cause = next((n for n in ("factor", "group", "reference", "scale") if getattr(q, n)), None)
             raise OptionError(f"several metrics are analyzed as comparisons of two values; with {opt('a')} and "
