@@ -35,10 +35,10 @@ the other blocks without it: when they do not differ, it **drives** the disagree
 pooled gap"); when they differ too, it only **moves the pooled gap most**, and the sentence says the others
 differ as well. No block is named when the blocks agree, so one is named on no more than the block test's
 level of logs whose blocks agree (0.050 of 200 null logs of five values under eight models, and m0 named on
-every one of 200 logs where it alone is at -0.8 against -0.05: ``benchmarks/drivers.py``), nor among two blocks, nor where two are equally far (removing either moves
-the average alike). Every
-mode (a pair, many values, several metrics, ``--by`` groups) names it from here: the verdict line and the
-Summary through :attr:`BlockAgreement.phrase` or :func:`drivers_clause`, JSON as ``driving``.
+every one of 200 logs where it alone is at -0.8 against -0.05: ``benchmarks/drivers.py``), nor among two
+blocks, nor where two are equally far from the others (removing either moves the average alike). Every mode
+(a pair, many values, several metrics, ``--by`` groups) names it from here: the verdict line and the Summary
+through :attr:`BlockAgreement.phrase` or :func:`drivers_clause`, JSON as ``driving``.
 """
 
 from __future__ import annotations
