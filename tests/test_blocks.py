@@ -47,7 +47,9 @@ def test_nine_models_four_higher_one_lower_four_null_say_they_disagree_everywher
     assert (len(agreement.higher), len(agreement.lower), len(agreement.not_detected)) == (4, 1, 4)
     assert agreement.higher == ("m0", "m1", "m2", "m3") and agreement.lower == ("m4",)
     assert agreement.differ and agreement.opposite and agreement.disagree
-    phrase = "averaged over 9 models that disagree (4 higher, 1 lower, 4 not detected)"
+    # m4 (-1) lies farthest from the others' mean ((4 - 1) / 8 - ... : -1 against +0.5, where a +1 model lies 0.75
+    # from its others' +0.25 and a 0 model 0.375 from +0.375), and without it the others (+1 and 0) still differ
+    phrase = "averaged over 9 models that disagree (4 higher, 1 lower, 4 not detected; m4 moves the pooled gap most)"
     assert result.verdict.pooled == phrase
     summary = render_report(result, format="md").split("## ", 2)[1]   # the Summary, the report's first section
     assert phrase in " ".join(summary.split())
@@ -195,7 +197,12 @@ def test_groups_of_different_items_are_compared_between_groups():
     assert agreement.test.method.startswith("monte carlo (labels of 24 items exchanged between 3 groups")
     assert agreement.test.pvalue == 1 / 10001 and agreement.test.pvalue_bound == "upper"
     assert agreement.disagree and "p < 1/(10000+1)" in agreement.statement
-    assert result.verdict.pooled == "averaged over 3 values of 'language' that disagree (2 higher, 1 lower, 0 not detected)"
+    # de (-1) is farthest from the others' mean (+1), and en and fr (both +1) do not differ without it
+    assert result.verdict.pooled == ("averaged over 3 values of 'language' that disagree (2 higher, 1 lower, 0 not "
+                                     "detected; de drives the pooled gap)")
+    driving = agreement.driving
+    assert driving.block == "de" and driving.alone
+    assert driving.others_test.method.startswith("monte carlo (labels of 16 items exchanged between 2 groups")
 
 
 def test_the_between_groups_statistic_is_the_weighted_spread_of_the_group_means():

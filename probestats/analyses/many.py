@@ -962,8 +962,10 @@ def pooled_fields(results, group_by: Sequence[str], blocks: Sequence[str], disag
         return {"pooled": f"averaged over {len(results)} {noun}", "blocks": tuple(blocks)} if blocks else {}
     figures = disagreement[0].figures["values"]
     verb = "that disagree" if any(f.get("opposite") for f in figures) else "whose gaps differ"
-    drivers = sorted({d.split(" differs most")[0] for f in figures for d in [f.get("driver") or ""] if d})
-    driven = f"; {', '.join(drivers)} differs most from the rest" if drivers else ""
+    from probestats.analyses.blocks import drivers_clause
+
+    clause = drivers_clause(figures)   # the block test's own driver, as a pair names it
+    driven = f" ({clause})" if clause else ""
     return {"pooled": f"averaged over {len(results)} {noun} {verb}{driven}", "blocks": tuple(blocks)}
 
 

@@ -272,7 +272,37 @@ def analyze_metrics(log, question, probe=None, tests=None, *, analyze=None, run=
     never = never_significant_family(family, joint, tests)
     if never is not None:
         verdict = with_caveats(verdict, never, never_significant=True)
+    disagree = blocks_caveat(done)
+    if disagree is not None:
+        verdict = with_caveats(verdict, disagree[0], pooled=disagree[1])
     return MetricsAnalysis(tuple(done), tuple(family), correction, effect_size, verdict, joint)
+
+
+def blocks_caveat(analyses: Sequence[Analysis]):
+    """``(blocks_disagree caveat, pooled phrase)`` when the blocks (or ``by`` groups) some metric's gap averages
+    over disagree, as each metric's own analysis read them (:func:`probestats.analyses.blocks.block_agreement`,
+    which names the block that drives the pooled gap), else None. Its figures are ``{"metrics": [...]}``, one
+    agreement (``BlockAgreement.to_dict()`` with its ``metric``) per metric whose blocks disagree."""
+    from probestats.analyses.blocks import drivers_clause
+    from probestats.checks.design import Caveat
+
+    found = [(a.metric, a.verdict.agreement) for a in analyses
+             if a.verdict.agreement is not None and a.verdict.agreement.disagree]
+    if not found:
+        return None
+    first = found[0][1]
+    columns = " x ".join(first.columns)
+    if len(found) == 1:
+        sentence = f"For {found[0][0]}: {first.statement}"
+    else:
+        on = "; ".join(f"for {metric}, {r.reasons}" for metric, r in found)
+        sentence = (f"The {first.n_blocks} {first.noun} disagree on {len(found)} of {len(analyses)} metrics: {on}. "
+                    f"The average over them is not the gap of any one of them: read each metric's results per "
+                    f"{columns}.")
+    clause = drivers_clause([r for _, r in found])
+    on = found[0][0] if len(found) == 1 else f"{len(found)} of {len(analyses)} metrics"
+    pooled = f"averaged over {first.n_blocks} {first.noun} that disagree on {on}" + (f" ({clause})" if clause else "")
+    return Caveat("blocks_disagree", sentence, {"metrics": [{"metric": m, **r.to_dict()} for m, r in found]}), pooled
 
 
 def one_metric_tests(tests):

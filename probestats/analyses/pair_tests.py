@@ -237,7 +237,7 @@ def refuse_tiny(gaps, means, metric: str) -> None:
 
 
 def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, tests: Tests | None = None, *,
-                 by: dict | None = None, units: dict | None = None) -> PairResult:
+                 by: dict | None = None, units: dict | None = None, effects: Effects | None = None) -> PairResult:
     """Tests for one item table: sign-flip, sign test, interval, smallest attainable p, and beside them
     the effect sizes and the published tests (paired t, Wilcoxon), run as the ``tests`` ask (the defaults
     without them): their direction, the level (the interval's confidence is ``1 - alpha``), the interval of the
@@ -250,6 +250,9 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, tests: Tests 
     missing from a balanced design), the headline test is the exact within-item permutation of the value
     labels (``permutation``), and the sign-flip, sign, Wilcoxon and paired t tests, whose null needs a gap
     symmetric about zero, are not tests of the design (``not_applicable``; ``published`` is left empty).
+
+    ``effects``: the effect sizes of these items computed already, with those of other groups
+    (:func:`probestats.stats.effects.effect_sizes_many`, the same numbers).
     """
     tests = Tests() if tests is None else tests
     alternative, confidence, interval = tests.alternative, 1 - tests.alpha, tests.gap_interval
@@ -314,8 +317,9 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, tests: Tests 
         interval=interval,
         min_attainable_p=min_attainable_p(n_nonzero, alternative=alternative),
         by=dict(by or {}),
-        effects=effect_sizes(items["mean_a"].to_numpy(), items["mean_b"].to_numpy(), confidence=confidence,
-                             hedges=hedges, n_resamples=n_resamples, seed=seed),
+        effects=effects if effects is not None else effect_sizes(
+            items["mean_a"].to_numpy(), items["mean_b"].to_numpy(), confidence=confidence, hedges=hedges,
+            n_resamples=n_resamples, seed=seed),
         published=published,
         mean_intervals=mean_intervals,
     )

@@ -17,6 +17,7 @@ import polars as pl
 from probestats.vocabulary import column_names
 from probestats.errors import OptionError, ValidationError, either, opt
 from probestats.stats.multitest import adjust
+from probestats.stats.effects import effect_sizes_many
 from probestats.stats.permutation import arms_unequal
 from probestats.analyses.design_read import read_design
 from probestats.analyses.question import Question, Run
@@ -684,14 +685,18 @@ def _groups(matched: _Matched, tests, grouped_units) -> _Groups:
     groups: list[PairResult] = []
     grouped = items_of(checked, by=group_by)
     keys = grouped.select(group_by).unique(maintain_order=True)
-    for key in keys.iter_rows(named=True):
-        mask = pl.all_horizontal([pl.col(k) == v if v is not None else pl.col(k).is_null() for k, v in key.items()])
-        sub = grouped.filter(mask)
+    subs = [grouped.filter(pl.all_horizontal([pl.col(k) == v if v is not None else pl.col(k).is_null()
+                                              for k, v in key.items()])) for key in keys.iter_rows(named=True)]
+    # every group's d_av bootstrap from one matrix of draws (each group alone draws the same)
+    effects = effect_sizes_many([(sub["mean_a"].to_numpy(), sub["mean_b"].to_numpy()) for sub in subs],
+                                confidence=1 - tests.alpha, hedges=tests.hedges, n_resamples=tests.n_resamples,
+                                seed=tests.seed)
+    for key, sub, effect in zip(keys.iter_rows(named=True), subs, effects):
         sub_units = None if grouped_units is None or not by else {
             i: grouped_units[(*(r[k] for k in group_by), i)] for r, i in
             zip(sub.select(group_by).iter_rows(named=True), sub["item"].to_list())}
         groups.append(compare_pair(sub.drop(group_by), metric, checked.a, checked.b, tests,
-                                   by={k: key_json(v) for k, v in key.items()}, units=sub_units))
+                                   by={k: key_json(v) for k, v in key.items()}, units=sub_units, effects=effect))
     adjusted = adjust([g.headline_test.pvalue for g in groups], tests.correction)
     groups = [replace(g, p_adjusted=p) for g, p in zip(groups, adjusted)]
     agreement = None
