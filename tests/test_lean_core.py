@@ -266,11 +266,11 @@ LONG_FUNCTIONS = {
 }
 
 
-def _package_functions():
-    """Every function of the package (methods and nested functions too): its "path:function" name, its
+def _package_functions(root: Path = PACKAGE):
+    """Every function below ``root`` (methods and nested functions too): its "path:function" name, its
     parameters and its statements, counted as :data:`WIDE_AT` and :data:`LONG_OVER` say."""
-    for path in sorted(PACKAGE.rglob("*.py")):
-        module = path.relative_to(PACKAGE).with_suffix("").as_posix()
+    for path in sorted(root.rglob("*.py")):
+        module = path.relative_to(root).with_suffix("").as_posix()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 args = node.args
@@ -281,22 +281,34 @@ def _package_functions():
                 yield f"{module}:{node.name}", width, statements
 
 
-def _widest(measure: int) -> dict:
+def _widest(measure: int, root: Path = PACKAGE) -> dict:
     """The functions by name with their largest ``measure`` (1: parameters, 2: statements), a name
     several functions share counted at its largest."""
     out: dict = {}
-    for row in _package_functions():
+    for row in _package_functions(root):
         out[row[0]] = max(out.get(row[0], 0), row[measure])
     return out
 
 
-def test_the_package_checks_see_every_function():
-    widths, lengths = _widest(1), _widest(2)
-    # the walk reaches the engines, the jobs and the readers, and counts as a reader would by hand
-    assert widths["analyses/paired:analyze_pair"] == 5   # log, question, probe, tests, run
-    assert widths["analyses/pair_tests:compare_pair"] == 7   # items, metric, a, b, tests, by, units
-    assert {"jobs/report:_report", "io/read:read_log", "present/report/document:render_report"} <= set(widths)
-    assert 0 < lengths["analyses/paired:analyze_pair"] <= LONG_OVER
+def test_the_package_checks_count_as_a_reader_does(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "mod.py").write_text(
+        "class C:\n"
+        "    def method(self, a, b=1, *rest, c, **more):\n"   # self not counted; *rest and **more one each
+        "        x = a\n"
+        "        if x:\n"
+        "            x += 1\n"
+        "        def inner(cls, d, /, e):\n"                   # cls not counted, d positional-only
+        "            return d\n"
+        "        return x\n")
+    widths, lengths = _widest(1, tmp_path), _widest(2, tmp_path)
+    # by hand: a, b, rest, c, more; d, e. Statements: x =, if, x +=, def, return d, return x; return d
+    assert widths == {"sub/mod:method": 5, "sub/mod:inner": 2}
+    assert lengths == {"sub/mod:method": 6, "sub/mod:inner": 1}
+    # and the package's walk reaches the engines, the jobs, the readers and the report
+    names = set(_widest(1))
+    assert {"analyses/paired:analyze_pair", "jobs/report:_report", "io/read:read_log",
+            "present/report/document:render_report"} <= names
 
 
 def test_no_new_wide_function_in_the_package():
