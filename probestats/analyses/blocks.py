@@ -35,10 +35,10 @@ the other blocks without it: when they do not differ, it **drives** the disagree
 pooled gap"); when they differ too, it only **moves the pooled gap most**, and the sentence says the others
 differ as well. No block is named when the blocks agree, so one is named on no more than the block test's
 level of logs whose blocks agree (0.050 of 200 null logs of five values under eight models, and m0 named on
-every one of 200 logs where it alone is at -0.8 against -0.05: ``benchmarks/drivers.py``), nor among two blocks, nor where two are equally far (removing either moves
-the average alike). Every
-mode (a pair, many values, several metrics, ``--by`` groups) names it from here: the verdict line and the
-Summary through :attr:`BlockAgreement.phrase` or :func:`drivers_clause`, JSON as ``driving``.
+every one of 200 logs where it alone is at -0.8 against -0.05: ``benchmarks/drivers.py``), nor among two
+blocks, nor where two are equally far from the others (removing either moves the average alike). Every mode
+(a pair, many values, several metrics, ``--by`` groups) names it from here: the verdict line and the Summary
+through :attr:`BlockAgreement.phrase` or :func:`drivers_clause`, JSON as ``driving``.
 """
 
 from __future__ import annotations
@@ -474,34 +474,44 @@ def _combinations(base: int, digits: int, *, chunk: int):
         yield out
 
 
-def _rest_test(matrix, keyed: pl.DataFrame, labels: Sequence[str], higher, lower, *, tested: bool, level: float,
-               first: int | None, n_resamples: int, seed: int | None):
+@dataclass(frozen=True)
+class _Rest:
     """``rest(k)`` for :func:`block_driver`: the block test of :func:`block_agreement`, run alike on the blocks
-    without the k-th, read at ``level``; their directions alone where the blocks were not ``tested``."""
+    without the k-th, read at ``level``; their directions alone where the blocks were not ``tested``. ``first``,
+    ``budget`` and ``draw_seed`` are the test's resamples as :func:`block_agreement` drew them."""
 
-    def rest(k: int):
-        others = {lab for j, lab in enumerate(labels) if j != k}
-        opposite = bool(others & set(higher)) and bool(others & set(lower))
-        if not tested:
+    matrix: np.ndarray
+    keyed: pl.DataFrame
+    labels: tuple
+    higher: frozenset
+    lower: frozenset
+    tested: bool
+    level: float
+    first: int | None
+    budget: int
+    draw_seed: int | None
+
+    def __call__(self, k: int):
+        others = {lab for j, lab in enumerate(self.labels) if j != k}
+        opposite = bool(others & self.higher) and bool(others & self.lower)
+        if not self.tested:
             return None, "differ" if opposite else "agree"
-        if matrix.shape[0] >= 2:
-            sub = np.delete(matrix, k, axis=1)
-            if first is not None:
+        if self.matrix.shape[0] >= 2:
+            sub = np.delete(self.matrix, k, axis=1)
+            if self.first is not None:
                 from probestats.analyses.omnibus import MC_BUDGET_FACTOR
 
-                test = heterogeneity_test(sub, n_resamples=min(first, n_resamples), seed=seed, alpha=level,
-                                          max_resamples=MC_BUDGET_FACTOR * n_resamples)
+                test = heterogeneity_test(sub, n_resamples=min(self.first, self.budget), seed=self.draw_seed,
+                                          alpha=self.level, max_resamples=MC_BUDGET_FACTOR * self.budget)
             else:
-                test = heterogeneity_test(sub, n_resamples=n_resamples, seed=seed)
+                test = heterogeneity_test(sub, n_resamples=self.budget, seed=self.draw_seed)
         else:   # each item in one group: the other groups' items exchanged between them
-            kept = keyed.filter(pl.col("__block") != labels[k])
+            kept = self.keyed.filter(pl.col("__block") != self.labels[k])
             test = between_groups_test(kept["gap"].to_numpy().astype(float), kept["__block"].to_list(),
-                                       n_resamples=n_resamples, seed=seed)
+                                       n_resamples=self.budget, seed=self.draw_seed)
         if getattr(test, "undecided", False):
             return test, "undecided"
-        return test, "differ" if opposite or test.pvalue <= level else "agree"
-
-    return rest
+        return test, "differ" if opposite or test.pvalue <= self.level else "agree"
 
 
 def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[str], tests: Tests | None = None, *,
@@ -585,9 +595,9 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
     disagree = differ or opposite
     n = len(groups)
     if disagree:
-        driving = block_driver(labels, [g.average_gap for g in groups], _rest_test(
-            matrix, keyed, labels, higher, lower, tested=test is not None, level=alpha / family, first=first,
-            n_resamples=n_resamples, seed=seed), noun=block_noun(columns, n - 1))
+        rest = _Rest(matrix=matrix, keyed=keyed, labels=tuple(labels), higher=frozenset(higher), lower=frozenset(lower),
+                     tested=test is not None, level=alpha / family, first=first, budget=n_resamples, draw_seed=seed)
+        driving = block_driver(labels, [g.average_gap for g in groups], rest, noun=block_noun(columns, n - 1))
         counts = f"{len(higher)} higher, {len(lower)} lower, {len(null)} not detected"
         counts += "" if driving is None else f"; {driving.short}"
         one_way = not opposite and not (higher and null and not lower) and len(higher) + len(lower) == n
