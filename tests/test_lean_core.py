@@ -194,27 +194,14 @@ LONG_OVER = 80
 
 #: the wide functions still standing, by "path:function" (path below probestats/, without .py) and their
 #: parameters, each at most this wide; the list may only shrink:
-#: - public functions whose signatures users know (probestats.compare_runs, compare_control, analyze_order, the
-#:   planner's plan_probe, power_sign_flip, mdg_for_design, and the jobs behind each command);
-#: - the planner's searches and the jobs' own steps, whose options a design object (``Design``) and the
-#:   jobs' ``Tests`` and ``Probe`` are to carry next;
-#: - the readers and the validation of a log, each option one a user gives.
+#: - public functions whose signatures users know (probestats.compare_runs, compare_control, analyze_order, and
+#:   the jobs behind each command);
+#: - the jobs' own steps, whose options the jobs' ``Tests`` and ``Probe`` are to carry next;
+#: - the readers, the streaming pass and the validation of a log, each option one a user gives.
 WIDE_FUNCTIONS = {
     "analyses/compare:compare_runs": 12,
     "analyses/control:compare_control": 10,
     "analyses/judge:analyze_order": 12,
-    "analyses/plan/ranges:design_mdg": 11,
-    "analyses/plan/ranges:design_mdg_later": 11,
-    "analyses/plan/ranges:mdg_ranges": 15,
-    "analyses/plan/ranges:mdg_with_range": 11,
-    "analyses/plan/search:_power_at": 10,
-    "analyses/plan/search:_solve": 16,
-    "analyses/plan/search:design_search": 11,
-    "analyses/plan/search:mdg_both_ways": 12,
-    "analyses/plan/search:mdg_for_design": 11,
-    "analyses/plan/search:power_sign_flip": 15,
-    "analyses/plan/search:search_mdg": 11,
-    "analyses/plan/table:plan_probe": 17,
     "checks/schema:validate": 11,
     "checks/stream:_finish": 16,
     "checks/stream:validate_streaming": 13,
