@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import brentq
-from scipy.stats import norm
+from scipy.stats import chi2, norm
 
 from probestats.analyses.plan import Sizing
 import probestats
@@ -298,13 +298,51 @@ def test_a_pilots_interval_gives_the_power_at_both_ends():
                       sizing=Sizing(mechanism="level", sims=600, mdg_range=False))
     het = plan.heterogeneity
     assert het.tau_low <= plan.tau <= het.tau_high and het.too_small and het.items_needed == 20
+    # the noise log's interval on sigma, by hand: chi-square on the log's degrees of freedom, fewer for heavy tails
+    cells = noise.with_columns(m=pl.col("steps").mean().over("item", "variant"))
+    resid = (cells["steps"] - cells["m"]).to_numpy()
+    df = 8 * 2 * (40 - 1)
+    sigma = math.sqrt(float(resid @ resid) / df)
+    kurt = float(np.mean(resid ** 4) / np.mean(resid ** 2) ** 2)
+    df_eff = min(df, 2 / (2 / df + max(kurt - 3, 0) / resid.size))
+    assert math.isclose(plan.noise.sigma_run, sigma) and math.isclose(het.sigma_df, df_eff)
+    assert math.isclose(het.sigma_low, sigma * math.sqrt(df_eff / chi2.ppf(0.95, df_eff)))
+    assert math.isclose(het.sigma_high, sigma * math.sqrt(df_eff / chi2.ppf(0.05, df_eff)))
+    # the pilot's interval on tau at each sigma: the restricted likelihood of its item gaps on a fine grid
+    by = pilot.group_by("item", "variant").agg(pl.col("steps").mean().alias("m"), pl.col("steps").var().alias("v"))
+    wide = by.filter(pl.col("variant") == "formal").join(by.filter(pl.col("variant") == "casual"), on="item")
+    gaps = (wide["m"] - wide["m_right"]).to_numpy()
+    ratio = float(wide["v"].mean() / wide["v_right"].mean())    # value a's runs' variance over b's (10 runs each)
+
+    def tau_ends(s):
+        v = s ** 2 * (ratio + 1) / 10
+        t2 = np.linspace(0, 20 * np.var(gaps), 200001)[:, None]
+        w = 1 / (t2 + v) * np.ones(len(gaps))
+        centre = (w * gaps).sum(axis=1, keepdims=True) / w.sum(axis=1, keepdims=True)
+        ll = -0.5 * (np.log(t2[:, 0] + v) * len(gaps) + np.log(w.sum(axis=1)) + (w * (gaps - centre) ** 2).sum(axis=1))
+        inside = t2[ll >= ll.max() - chi2.ppf(0.9, 1) / 2, 0]
+        return math.sqrt(inside.min()), math.sqrt(inside.max())
+
+    points = [(s / sigma, t) for s in (sigma, het.sigma_low, het.sigma_high) for t in tau_ends(s)]
+    assert np.allclose(het.range_points, points, atol=2e-3)
     for cell in plan.cells:
-        # the same simulated probes at each end of the interval: a plan that states tau there gives the same power
-        ends = [plan_probe(noise, metric="steps", items=cell.items, runs=cell.runs, gap=1.0, tests=Tests(seed=3),
-                           sizing=Sizing(heterogeneity=t, mechanism="level", sims=600, mdg_range=False)).cells[0].power
-                for t in (het.tau_low, het.tau_high)]
+        # the same simulated probes at each point: a noise SD c times the log's is the gap and tau divided by c, so a
+        # plan that states tau / c at gap 1 / c gives the power there
+        at = {(c, t): plan_probe(noise, metric="steps", items=cell.items, runs=cell.runs, gap=1.0 / c,
+                                 tests=Tests(seed=3), sizing=Sizing(heterogeneity=t / c, mechanism="level", sims=600,
+                                                                    mdg_range=False)).cells[0].power
+              for c, t in het.range_points}
+        # simulated: the points where the gaps' variance, c^2 sigma^2 (2 / runs) + tau^2, is largest and smallest
+        var = {pt: pt[0] ** 2 * sigma ** 2 * 2 / cell.runs + pt[1] ** 2 for pt in at}
+        ends = [at[max(var, key=var.get)], at[min(var, key=var.get)]]
         assert cell.power_tau_range == (min(ends + [cell.power]), max(ends + [cell.power]))
         assert cell.power_tau_range[0] < cell.power_tau_range[1]
+        # and those are the extremes of all six, within the simulation's error
+        assert min(at.values()) >= cell.power_tau_range[0] - 0.03 and max(at.values()) <= cell.power_tau_range[1] + 0.03
+        # wider than the pilot's interval on tau alone
+        alone = [at[(1.0, het.tau_low)], at[(1.0, het.tau_high)], cell.power]
+        assert cell.power_tau_range[0] <= min(alone) and cell.power_tau_range[1] >= max(alone)
+        assert cell.power_tau_range[1] - cell.power_tau_range[0] > max(alone) - min(alone)
     d = plan.to_dict()
     assert d["cells"][0]["power_tau_range"] == list(plan.cells[0].power_tau_range)
     assert d["pilot"]["tau_low"] == het.tau_low and d["pilot"]["too_small"] is True

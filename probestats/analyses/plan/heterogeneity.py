@@ -12,7 +12,7 @@ from probestats.analyses.plan.noise import VALUE_LIMIT, as_noise, differ_weight,
 from probestats.errors import ColumnError, OptionError, count_of, either
 
 __all__ = ["Heterogeneity", "heterogeneity_from_pilot", "TAU_METHOD", "TAU_INTERVAL_METHOD", "TAU_LEVEL",
-           "tau_interval", "pilot_items_needed"]
+           "POWER_RANGE_METHOD", "tau_interval", "sigma_interval", "range_points", "pilot_items_needed"]
 
 TAU_METHOD = ("method of moments: tau^2 = max(0, var(item gaps) - mean(sigma^2 (r/k_a + 1/k_b))) over the pilot's "
               "items (r: value a's within-cell variance over value b's in the pilot), times the weight of the evidence "
@@ -23,6 +23,13 @@ TAU_LEVEL = 0.90
 TAU_INTERVAL_METHOD = (f"profile-likelihood {TAU_LEVEL:.0%} interval: the tau^2 >= 0 whose restricted (REML) "
                        "log-likelihood of the item gaps, normal with variances tau^2 + sigma^2 (r/k_a + 1/k_b), lies "
                        f"within chi2.ppf({TAU_LEVEL:g}, 1) / 2 of its maximum; sigma and r are taken as known")
+POWER_RANGE_METHOD = (
+    f"what this pilot and this noise log can tell: the lowest and highest power at the gap over sigma, the noise log's "
+    f"run-to-run SD, at the ends of its {TAU_LEVEL:.0%} interval (chi-square on the log's degrees of freedom, fewer "
+    "where its runs have heavier tails than a normal's: 2 / (2 / df + (kurtosis - 3) / runs)) and at its estimate, "
+    "and for each such sigma tau at the ends of the pilot's profile-likelihood interval given that sigma; a noise "
+    "SD c times the estimate is simulated as the gap and tau divided by c (the sign-flip test is unchanged when "
+    "every gap is scaled), on the same simulated probes as the power")
 #: Ratio of the upper to the lower end of the interval on the variance of item gaps that a pilot able to
 #: estimate tau keeps within (:func:`pilot_items_needed`).
 TAU_WIDTH = 3.0
@@ -65,6 +72,14 @@ class Heterogeneity:
         (:func:`~probestats.analyses.plan.noise.differ_weight` on the gaps' variance against ``noise_var``).
     spread_ratio : float
         Value a's within-cell variance over value b's in the pilot (:func:`spread_ratio`).
+    sigma_low, sigma_high : float or None
+        The interval on the noise log's run-to-run SD at :data:`TAU_LEVEL` (:func:`sigma_interval`); None for a
+        stated sigma.
+    sigma_df : float or None
+        The degrees of freedom that interval is read on (the log's, fewer for heavy-tailed runs).
+    range_points : tuple of (float, float)
+        The (noise SD factor, tau) pairs at which a plan evaluates each design's power range
+        (:func:`range_points`, :data:`POWER_RANGE_METHOD`).
     """
 
     tau: float
@@ -92,6 +107,12 @@ class Heterogeneity:
     tau_moments: float | None = None
     weight: float | None = None
     spread_ratio: float = 1.0
+    #: the interval on the noise log's run-to-run SD and its degrees of freedom (:func:`sigma_interval`)
+    sigma_low: float | None = None
+    sigma_high: float | None = None
+    sigma_df: float | None = None
+    #: the (noise SD factor, tau) pairs a design's power range is evaluated at (:func:`range_points`)
+    range_points: tuple = ()
 
     @property
     def too_small(self) -> bool:
@@ -111,7 +132,9 @@ class Heterogeneity:
                 "tau_interval_method": TAU_INTERVAL_METHOD if self.tau_low is not None else None,
                 "items_needed": self.items_needed, "too_small": bool(self.too_small),
                 "tau_moments": opt_float(self.tau_moments), "weight": opt_float(self.weight),
-                "spread_ratio": float(self.spread_ratio)}
+                "spread_ratio": float(self.spread_ratio), "sigma_low": opt_float(self.sigma_low),
+                "sigma_high": opt_float(self.sigma_high), "sigma_df": opt_float(self.sigma_df),
+                "power_range_method": POWER_RANGE_METHOD if self.range_points else None}
 
 
 def heterogeneity_from_pilot(pilot, noise, metric: str | None = None, *, a: str | None = None,
@@ -181,10 +204,14 @@ def heterogeneity_from_pilot(pilot, noise, metric: str | None = None, *, a: str 
     df_noise = noise.df if noise.df else STATED_DF
     weight = differ_weight(noise_var * df_noise, var_gaps * (n - 1), df_noise, n - 1) if moments > 0 else 0.0
     low, high = tau_interval(gaps, v)
+    sd = sigma_interval(noise)
     return Heterogeneity(tau=math.sqrt(weight) * moments, var_gaps=var_gaps, noise_var=noise_var, n_items=n,
                          average_gap=float(gaps.mean()), a=str(a), b=str(b), **_spread_fields(spreads[a], "a"),
                          **_spread_fields(spreads[b], "b"), tau_low=low, tau_high=high,
-                         items_needed=pilot_items_needed(), tau_moments=moments, weight=weight, spread_ratio=ratio)
+                         items_needed=pilot_items_needed(), tau_moments=moments, weight=weight, spread_ratio=ratio,
+                         sigma_low=None if sd is None else sd[0], sigma_high=None if sd is None else sd[1],
+                         sigma_df=None if sd is None else sd[2],
+                         range_points=range_points(gaps, v, (low, high), noise.sigma_run, sd))
 
 
 #: Degrees of freedom a stated sigma is given when the evidence that a pilot's gaps differ is weighed: known.
@@ -261,6 +288,54 @@ def tau_interval(gaps, v, level: float = TAU_LEVEL) -> tuple[float, float]:
         j = best + int(hi_side[0])
         high = brentq(f, grid[j - 1], grid[j], xtol=1e-14 * top)
     return math.sqrt(low), math.sqrt(high)
+
+
+def sigma_interval(noise, level: float = TAU_LEVEL) -> tuple[float, float, float] | None:
+    """The interval on a noise log's run-to-run SD at ``level``, and the degrees of freedom it is read on.
+
+    ``sigma^2 df / chi2`` at the chi-square's two tails, on ``df_eff = 2 / (2 / df + (kurtosis - 3) / N)``
+    degrees of freedom (never more than the log's ``df``): the variance of a pooled variance is
+    ``sigma^4 (2 / df + (kurtosis - 3) / N)`` for ``N`` runs, so runs with heavier tails than a normal's (a skewed
+    count) pin sigma less than their number says. The kurtosis is that of the runs around their cells' means.
+    None for a stated sigma (no log).
+
+    >>> from probestats.analyses.plan.noise import noise_model
+    >>> rows = [{"item": i, "x": float(y)} for i in range(40) for y in np.random.default_rng(i).normal(0, 2, 11)]
+    >>> lo, hi, df = sigma_interval(noise_model(rows, metric="x", scale=":"))
+    >>> bool(300 < df <= 400), bool(lo < 2.0 < hi)    # normal runs: about the log's own 400 degrees of freedom
+    (True, True)
+    """
+    if noise._raw is None or not noise.df or not noise.sigma_run > 0:
+        return None
+    sizes = noise._cell_sizes
+    keep = np.repeat(sizes >= 2, sizes)
+    resid = (noise._raw - np.repeat(noise._means, sizes))[keep]
+    m2 = float(np.mean(resid ** 2))
+    kurt = float(np.mean(resid ** 4)) / m2 ** 2 if m2 > 0 else 3.0
+    df = float(noise.df)
+    df_eff = min(df, 2.0 / (2.0 / df + max(kurt - 3.0, 0.0) / resid.size))
+    tail = (1.0 - level) / 2
+    s = noise.sigma_run
+    return s * math.sqrt(df_eff / chi2_isf(tail, df_eff)), s * math.sqrt(df_eff / chi2_ppf(tail, df_eff)), df_eff
+
+
+def range_points(gaps, v, tau_ends: tuple[float, float], sigma: float, sd) -> tuple[tuple[float, float], ...]:
+    """The (noise SD factor ``c``, tau) pairs a design's power range is evaluated at (:data:`POWER_RANGE_METHOD`):
+    ``c = 1`` with the pilot's interval on tau, and each end of the interval on sigma with the pilot's interval on
+    tau recomputed at that sigma (the pilot's noise variances ``v`` times ``c^2``): a noisier log leaves less of the
+    pilot's spread to tau, a quieter one more.
+
+    >>> gaps, v = np.array([0.0, 2.0, 0.0, 2.0, 1.0, 3.0]), np.full(6, 0.5)
+    >>> pts = range_points(gaps, v, tau_interval(gaps, v), 1.0, (0.8, 1.25, 50.0))
+    >>> [c for c, _ in pts], pts[2][1] > pts[0][1]   # a quieter log leaves more spread to tau
+    ([1.0, 1.0, 0.8, 0.8, 1.25, 1.25], True)
+    """
+    pts = [(1.0, float(tau_ends[0])), (1.0, float(tau_ends[1]))]
+    if sd is not None and sigma > 0:
+        for end in sd[:2]:
+            c = float(end) / sigma
+            pts += [(c, float(t)) for t in tau_interval(gaps, np.asarray(v) * c * c)]
+    return tuple(pts)
 
 
 def pilot_items_needed(level: float = TAU_LEVEL, width: float = TAU_WIDTH) -> int:

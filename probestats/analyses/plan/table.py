@@ -87,9 +87,11 @@ class PlanCell:
     by_mechanism : tuple of MechanismResult
         Each plausible mechanism's own MDGs and power, when the plan simulates more than one (else empty).
     power_tau_range : (float, float) or None
-        The lowest and highest power at the plan's gap over the pilot's interval on tau (at its two ends and at the
-        point estimate, on the same simulated probes, the least promising mechanism at each): what the pilot can tell
-        of the power. None without a pilot or without a gap.
+        The lowest and highest power at the plan's gap over the pilot's interval on tau and the noise log's interval
+        on sigma (:data:`~probestats.analyses.plan.heterogeneity.POWER_RANGE_METHOD`: the point estimate, tau's ends
+        at the log's sigma, and tau's ends recomputed at each end of sigma's interval, on the same simulated probes,
+        the least promising mechanism at each): what the pilot and the noise log can tell of the power. None without
+        a pilot or without a gap.
     """
 
     items: int
@@ -120,8 +122,8 @@ class PlanCell:
     mechanism_down: str | None = None
     mechanism_power: str | None = None
     by_mechanism: tuple[MechanismResult, ...] = ()
-    #: (low, high) of the power at the plan's gap over the pilot's interval on tau (its ends and the point), on the
-    #: same simulated probes; None without a pilot or a gap
+    #: (low, high) of the power at the plan's gap over the pilot's interval on tau and the noise log's on sigma (their
+    #: ends and the point), on the same simulated probes; None without a pilot or a gap
     power_tau_range: tuple[float, float] | None = None
 
     @property
@@ -441,8 +443,8 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
                                     f"it: its {TAU_LEVEL:.0%} interval runs from {het.tau_low:.3g} to {het.tau_high:.3g} "
                                     f"(profile likelihood); a pilot of {het.items_needed} items or more would pin the variance "
                                     f"of item gaps within a factor of {TAU_WIDTH:g}"
-                                    + ("; each design's power at the interval's ends is printed beside its power "
-                                       "(power_tau_range)" if gap is not None else "")
+                                    + ("; each design's power at the interval's ends, and at the ends of the noise "
+                                       "log's interval on sigma, is printed beside its power (power_tau_range)" if gap is not None else "")
                                     + "; read the plan as a guide, or state tau with "
                                     + either("heterogeneity=TAU", "--heterogeneity TAU")))
     else:
@@ -466,7 +468,7 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
                gap=None if gap is None else float(gap), deadline=deadline,
                replicas=coupled_models(noise, resampled_logs(noise, seed)) if ranged else [],
                range_sims=max(RANGE_MIN_SIMS, int(sims) // 10),
-               tau_ends=None if het is None or het.tau_low is None else (het.tau_low, het.tau_high))
+               range_points=None if het is None or het.tau_low is None else het.range_points)
     cells, total, late = [], len(item_list) * len(run_list), 0
     for n in item_list:
         for k in run_list:
@@ -521,8 +523,9 @@ class _Job:
     deadline: float | None
     replicas: list
     range_sims: int
-    #: the ends of the pilot's interval on tau (None: no pilot)
-    tau_ends: tuple[float, float] | None = None
+    #: the (noise SD factor, tau) pairs of the pilot's and the noise log's intervals the power range is evaluated
+    #: at (:func:`~probestats.analyses.plan.heterogeneity.range_points`; None: no pilot)
+    range_points: tuple | None = None
     widest: float = 0.0     # the widest relative bracket a search left when the time budget ran out
 
     def late(self) -> bool:
@@ -559,9 +562,11 @@ class _Job:
             se = power_se(p, sims)
             approx = approx_power(self.gap, n, gsd, tau, alpha, alternative)
             reached = realized_gap(draws, self.gap, tau, alternative)
-            if self.tau_ends is not None:
-                at = [p] + [min(powers[m] if t == tau else Rejections(found[m][0], t, alpha, alternative).rate(self.gap)
-                                for m in mechanisms) for t in self.tau_ends]
+            if self.range_points is not None:
+                # a noise SD c times the log's: the gap and tau divided by c (the sign-flip test is scale-free)
+                at = [p] + [min(powers[m] if (c, t) == (1.0, tau) else
+                                Rejections(found[m][0], t / c, alpha, alternative).rate(self.gap / c)
+                                for m in mechanisms) for c, t in extreme_points(self.range_points, gsd)]
                 tau_range = (float(min(at)), float(max(at)))
         mdg_approx = None if math.isinf(mdg) else approx_mdg(n, gsd, tau, alpha, sizing.power, alternative)
         ranges, skipped = [None, None], 0
@@ -595,6 +600,20 @@ class _Job:
                         mdg_shift_down=None if both_down is None else both_down.down,
                         mdg_up_range=ranges[0], mdg_down_range=ranges[1], mechanism_up=m_up, mechanism_down=m_down,
                         mechanism_power=m_power, by_mechanism=by, power_tau_range=tau_range), skipped
+
+
+def extreme_points(points, gap_sd: float) -> list[tuple[float, float]]:
+    """Of the (noise SD factor ``c``, tau) pairs ``points``, the two where a design's power is lowest and highest:
+    where the variance of an item gap, ``c^2 gap_sd^2 + tau^2`` (``gap_sd`` the design's noise alone), is largest
+    and smallest, the gap (divided by ``c``) being the same share of it otherwise. Only those two are simulated.
+
+    >>> extreme_points([(1.0, 0.2), (1.0, 0.9), (0.9, 0.3), (0.9, 1.0), (1.1, 0.0), (1.1, 0.8)], 1.0)
+    [(1.1, 0.8), (0.9, 0.3)]
+    >>> extreme_points([(1.0, 0.2), (1.0, 0.9), (0.9, 0.3), (0.9, 1.0), (1.1, 0.0), (1.1, 0.8)], 0.1)
+    [(0.9, 1.0), (1.1, 0.0)]
+    """
+    var = lambda pt: pt[0] ** 2 * gap_sd ** 2 + pt[1] ** 2  # noqa: E731
+    return [max(points, key=var), min(points, key=var)]
 
 
 def _mechanism_result(m: str, found, tau: float, power: float | None) -> MechanismResult:

@@ -43,8 +43,7 @@ def plan_text(plan: Plan) -> str:
         het = plan.heterogeneity
         interval = ("" if het is None or het.tau_low is None else
                     f"; {TAU_LEVEL:.0%} interval {het.tau_low:.3g} to {het.tau_high:.3g} (profile likelihood) from its "
-                    f"{het.n_items} items" + ("" if plan.gap is None else
-                                              ", the power at its ends in 'if tau' (what this pilot can tell)"))
+                    f"{het.n_items} items" + ("" if plan.gap is None else _if_tau_text(het)))
         weighed = ("" if het is None or het.weight is None or het.tau_moments is None or het.weight >= 0.9995 else
                    f" {het.tau_moments:.3g} shrunk toward 0 by the weight {het.weight:.2f} of its evidence that the "
                    "items' gaps differ")
@@ -192,3 +191,11 @@ def plan_progress(console, enabled: bool = True):
             bar.update(task, completed=done, total=total, designs=f"{int(done)}/{total} designs")
 
         yield update
+
+
+def _if_tau_text(het) -> str:
+    """What the 'if tau' column spans: the pilot's interval on tau, and the noise log's on sigma where it has one."""
+    if het.sigma_low is None:
+        return ", the power at its ends in 'if tau' (what this pilot can tell)"
+    return (f", the power over it and over the noise log's {TAU_LEVEL:.0%} interval on sigma ({het.sigma_low:.3g} to "
+            f"{het.sigma_high:.3g}) in 'if tau' (what this pilot and this noise log can tell)")
