@@ -5,8 +5,10 @@ generator, a noise log (and, where the generator has one, a pilot) is drawn, ``p
 power of 2 x 4 designs at the generator's gap, and ``--probes`` real probes of each design are drawn from the
 generator and tested with the exact sign-flip test (alpha 0.05, two-sided). The table prints the promise, the
 power realized, and their difference, averaged over ``--logs`` noise logs (and pilots). For a plan with a pilot it
-also prints the power at the ends of the pilot's interval on tau and how often the realized power lies between
-them (the range "for what this pilot can tell"), within two Monte Carlo standard errors.
+also prints the plan's range of power over the pilot's interval on tau and the noise log's interval on sigma
+(``power_tau_range``: "what this pilot and this noise log can tell"), its mean width, and how often the realized
+power lies in it, within two Monte Carlo standard errors. ``--kinds`` runs some generators only (``--kinds
+"tutorial pilot,counts rate gap"``: the two with a pilot).
 
 The five generators (written here, independently of plan's noise model):
 
@@ -166,6 +168,7 @@ def run_generator(gen: Gen, logs: int, sims: int, probes: int, seed: int = 0) ->
         out.append({"items": n, "runs": k, "promised": float(np.mean(r["promised"])), "realized": real,
                     "low": float(np.mean(r["low"])) if r["low"] else None,
                     "high": float(np.mean(r["high"])) if r["high"] else None,
+                    "width": float(np.mean(np.subtract(r["high"], r["low"]))) if r["high"] else None,
                     "inside": (sum(inside), len(inside)) if inside else None, "tau": float(np.mean(r["tau"]))})
     return out
 
@@ -193,10 +196,11 @@ def main() -> None:
     mc = math.sqrt(0.25 / args.probes)
     print(f"promised minus realized power of the exact sign-flip test (alpha {ALPHA}, two-sided), {args.logs} noise "
           f"log(s) per generator, plan sims {args.sims}, {args.probes} real probes per design (Monte Carlo SE of a "
-          f"realized power at most {mc:.3f}); with a pilot, the power at the ends of its tau interval and how often "
-          "the realized power lies between them (within two Monte Carlo SEs)")
+          f"realized power at most {mc:.3f}); with a pilot, the plan's range of power over its tau interval and the "
+          "noise log's sigma interval (means of its ends over the pilots, and of its width) and how often the realized "
+          "power lies in it (within two Monte Carlo SEs)")
     head = (f"{'generator':<16} {'design':>7} {'gap':>6} {'tau':>6} {'promised':>9} {'realized':>9} {'diff':>7} "
-            f"{'pilot range':>13} {'inside':>7}")
+            f"{'pilot range':>13} {'width':>6} {'inside':>7}")
     print(head)
     print("-" * len(head))
     start = time.perf_counter()
@@ -208,8 +212,9 @@ def main() -> None:
             worst = max(worst, abs(diff))
             rng_text = "-" if r["low"] is None else f"{r['low']:.3f}-{r['high']:.3f}"
             inside = "-" if r["inside"] is None else f"{r['inside'][0]}/{r['inside'][1]}"
+            width = "-" if r["width"] is None else f"{r['width']:.3f}"
             print(f"{name:<16} {str(r['items']) + 'x' + str(r['runs']):>7} {gen.gap:6.3f} {r['tau']:6.3f} "
-                  f"{r['promised']:9.3f} {r['realized']:9.3f} {diff:+7.3f} {rng_text:>13} {inside:>7}", flush=True)
+                  f"{r['promised']:9.3f} {r['realized']:9.3f} {diff:+7.3f} {rng_text:>13} {width:>6} {inside:>7}", flush=True)
     print(f"\nworst |promised - realized|: {worst:.3f}; {time.perf_counter() - start:.0f} s")
 
 
