@@ -332,9 +332,10 @@ def test_a_pilots_interval_gives_the_power_at_both_ends():
                                  tests=Tests(seed=3), sizing=Sizing(heterogeneity=t / c, mechanism="level", sims=600,
                                                                     mdg_range=False)).cells[0].power
               for c, t in het.range_points}
-        # simulated: the points where the gaps' variance, c^2 sigma^2 (2 / runs) + tau^2, is largest and smallest
+        # simulated: tau's ends at the log's sigma, and the points where the gaps' variance, c^2 sigma^2 (2 / runs)
+        # + tau^2, is largest and smallest
         var = {pt: pt[0] ** 2 * sigma ** 2 * 2 / cell.runs + pt[1] ** 2 for pt in at}
-        ends = [at[max(var, key=var.get)], at[min(var, key=var.get)]]
+        ends = [at[(1.0, het.tau_low)], at[(1.0, het.tau_high)], at[max(var, key=var.get)], at[min(var, key=var.get)]]
         assert cell.power_tau_range == (min(ends + [cell.power]), max(ends + [cell.power]))
         assert cell.power_tau_range[0] < cell.power_tau_range[1]
         # and those are the extremes of all six, within the simulation's error

@@ -603,17 +603,20 @@ class _Job:
 
 
 def extreme_points(points, gap_sd: float) -> list[tuple[float, float]]:
-    """Of the (noise SD factor ``c``, tau) pairs ``points``, the two where a design's power is lowest and highest:
-    where the variance of an item gap, ``c^2 gap_sd^2 + tau^2`` (``gap_sd`` the design's noise alone), is largest
-    and smallest, the gap (divided by ``c``) being the same share of it otherwise. Only those two are simulated.
+    """Of the (noise SD factor ``c``, tau) pairs ``points`` (:func:`~probestats.analyses.plan.heterogeneity.range_points`,
+    the first two tau's ends at the log's sigma), the ones simulated for a design's power range: tau's ends at the
+    log's sigma (so the range is never narrower than the pilot's alone), and the two where the variance of an item
+    gap, ``c^2 gap_sd^2 + tau^2`` (``gap_sd`` the design's noise alone), is largest and smallest, where the power is
+    lowest and highest if only that variance mattered (a count's gap, which grows its runs' spread, need not).
 
-    >>> extreme_points([(1.0, 0.2), (1.0, 0.9), (0.9, 0.3), (0.9, 1.0), (1.1, 0.0), (1.1, 0.8)], 1.0)
-    [(1.1, 0.8), (0.9, 0.3)]
-    >>> extreme_points([(1.0, 0.2), (1.0, 0.9), (0.9, 0.3), (0.9, 1.0), (1.1, 0.0), (1.1, 0.8)], 0.1)
-    [(0.9, 1.0), (1.1, 0.0)]
+    >>> pts = [(1.0, 0.2), (1.0, 0.9), (0.9, 0.3), (0.9, 1.0), (1.1, 0.0), (1.1, 0.8)]
+    >>> extreme_points(pts, 1.0)
+    [(1.0, 0.2), (1.0, 0.9), (1.1, 0.8), (0.9, 0.3)]
+    >>> extreme_points(pts, 0.1)
+    [(1.0, 0.2), (1.0, 0.9), (0.9, 1.0), (1.1, 0.0)]
     """
     var = lambda pt: pt[0] ** 2 * gap_sd ** 2 + pt[1] ** 2  # noqa: E731
-    return [max(points, key=var), min(points, key=var)]
+    return list(dict.fromkeys([*points[:2], max(points, key=var), min(points, key=var)]))
 
 
 def _mechanism_result(m: str, found, tau: float, power: float | None) -> MechanismResult:
