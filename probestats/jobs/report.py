@@ -478,7 +478,9 @@ def _metrics_job(log, question, output, fmt, design, templates, probe, assets, *
                         (opt("framing_log"), framing), (opt("before_log"), before)):
         if given:
             raise OptionError(f"{flag} belongs to the report of one metric; give one {opt('metric')}")
-    result = run(log, question, probe, tests)
+    from probestats.jobs.inputs import shape_log
+
+    result = run(shape_log(log, question, probe), question, probe, tests)
     design = _design(design)
     text = render_metrics_report(result, format=fmt, templates=templates, assets_dir=assets, design=design,
                                  source=source if source is not None else ", ".join(str(p) for p in log))
@@ -562,7 +564,9 @@ def _log_analysis(log, question, probe, tests, *, before, gap_of_interest, strea
         raise OptionError(f"{opt('before_log')} compares two runs of a two-value probe; drop {opt('factor')}, "
                           f"{opt('group')} and {opt('reference')}")
     # the streaming pass of analyze, with the facts the report states (a log needing its rows is read whole)
-    result = run(log, question, probe, tests, streaming=streaming, facts=True)
+    from probestats.jobs.inputs import shape_log
+
+    result = run(shape_log(log, question, probe), question, probe, tests, streaming=streaming, facts=True)
     result = with_design_power(result, gap_of_interest)
     comparison = None
     if before is not None:
