@@ -46,7 +46,7 @@ from probestats.io.log import Log, format_rows
 from probestats.io.read import read_log
 from probestats.errors import Problem, has_errors
 from probestats.stats.selection import ImpactRatio, impact_ratios, is_selection
-from probestats.checks.schema import SETTINGS, validate
+from probestats.checks.schema import SETTINGS, ColumnRoles, validate
 from probestats.analyses.omnibus import OmnibusResult, omnibus_test
 from probestats.result import Result
 
@@ -465,7 +465,8 @@ def check_many(log, question, probe=None, *, keep: Sequence[str] = (), value_nam
     groups = parse_groups(question.group)
     log = read_log(log, metric=metric)
     _check_values(log)
-    checked = validate(log, metric=metric, by=by, keep=keep, fold_case=bool(probe is not None and probe.fold_case))
+    checked = validate(log, metric=metric, by=by, fold_case=bool(probe is not None and probe.fold_case),
+                       roles=ColumnRoles(keep=keep))
     problems = [p for p in checked.problems if p.code not in PAIR_CODES]
     if has_errors(problems):
         raise ValidationError(problems)

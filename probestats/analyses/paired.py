@@ -21,7 +21,7 @@ from probestats.stats.permutation import arms_unequal
 from probestats.analyses.design_read import read_design
 from probestats.vocabulary import INTERVALS
 from probestats.errors import Problem
-from probestats.checks.schema import Checked, require_ok, validate
+from probestats.checks.schema import Checked, ColumnRoles, require_ok, validate
 from probestats.errors import count_of
 from probestats.analyses.items import check_by, item_table_of, item_units, items_of, key_json
 from probestats.analyses.noise_check import halves_check, noise_check_of, noise_log_causes, within_log_noise
@@ -498,15 +498,16 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
         from functools import partial
 
         from probestats.analyses.clusters import cluster_candidates
-        from probestats.checks.stream import validate_streaming
+        from probestats.checks.stream import PassOptions, validate_streaming
 
         # the cluster suggestion's candidates are read in the same pass (blocks, known after it, are left out
         # then): one pass over the rows, not one more for the suggestion
         streamed = validate_streaming(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case,
                                       halves=noise is None and (within_noise or noise_value is not None),
-                                      progress=progress, facts=facts, before_pass=warm_tests,
-                                      clusters=partial(cluster_candidates, metric=metric,
-                                                       exclude=(*by, *settings, *random_settings)))
+                                      options=PassOptions(progress=progress, facts=facts, before_pass=warm_tests,
+                                                          clusters=partial(cluster_candidates, metric=metric,
+                                                                           exclude=(*by, *settings,
+                                                                                    *random_settings))))
         if streamed is not None and _may_block(streamed.checked, settings, by):
             streamed = None   # a judge or a named setting may vary within cells: blocks need the rows
     if streamed is not None:
@@ -521,9 +522,10 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
         keep = [c for c in dict.fromkeys(("judge", "file", *settings)) if c in names or c in settings]
         keep += [c for c in dict.fromkeys((*random_settings, *([cluster] if cluster is not None else [])))
                  if c not in keep]
-        checked = validate(log, metric=metric, a=a, b=b, by=by, keep=[c for c in keep if c not in by],
-                           fold_case=fold_case, attribute_settings=tuple(attribute_settings),
-                           random_settings=tuple(random_settings))
+        checked = validate(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case,
+                           roles=ColumnRoles(keep=[c for c in keep if c not in by],
+                                             attribute_settings=tuple(attribute_settings),
+                                             random_settings=tuple(random_settings)))
     if progress:
         progress("testing")
     if a is None and b is None and len(checked.values) > 2:
@@ -548,9 +550,9 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
         whole = read_log(log, metric=metric)
         names = set(whole.lazy.collect_schema().names())
         checked = validate(whole, metric=metric, a=checked.a, b=checked.b, by=by, fold_case=fold_case,
-                           keep=[c for c in dict.fromkeys(("judge", *settings))
-                                 if (c in names or c in settings) and c not in by],
-                           attribute_settings=tuple(attribute_settings))
+                           roles=ColumnRoles(keep=[c for c in dict.fromkeys(("judge", *settings))
+                                                   if (c in names or c in settings) and c not in by],
+                                             attribute_settings=tuple(attribute_settings)))
         require_ok(checked)
         streamed = None
         table = items_of(checked)
