@@ -20,9 +20,6 @@ ANALYSES = ROOT / "probestats" / "analyses"
 #: modules of analyses/ that still read a log themselves, and what: to be moved to the jobs, never added to
 STILL_READING = {
     "probestats/analyses/paired.py": "a log given as rows to the paired engine; the whole log for unequal runs",
-    "probestats/analyses/factors.py": "a log given as rows to the two-factor engine",
-    "probestats/analyses/many.py": "a log given as rows to the many-values engine",
-    "probestats/analyses/evaluator.py": "the public analyze_judge's log",
     "probestats/analyses/judge.py": "the public analyze_order's and analyze_scored's log",
     "probestats/analyses/framing.py": "the framing engine's log",
     "probestats/analyses/framing_input.py": "a targets file",

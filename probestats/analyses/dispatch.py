@@ -5,7 +5,7 @@ Python: filters and derived columns first (``where``, ``derive``), then
 
 - ``factor`` (two attributes at once) -> :func:`~probestats.analyses.factors.analyze_factors`;
 - ``group`` or ``reference`` (every value against one) -> :func:`~probestats.analyses.many.analyze_many`;
-- ``scale`` (a judge's scale) -> :func:`~probestats.analyses.evaluator.analyze_judge`;
+- ``scale`` (a judge's scale) -> :func:`~probestats.analyses.evaluator.judge_analysis`;
 - more than two values and no ``a``/``b`` -> :func:`~probestats.analyses.many.analyze_many`;
 - otherwise the paired analysis of two values -> :func:`~probestats.analyses.paired.analyze_pair`.
 """
