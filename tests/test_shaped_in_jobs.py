@@ -24,7 +24,6 @@ STILL_READING = {
     "probestats/analyses/framing.py": "the framing engine's log",
     "probestats/analyses/framing_input.py": "a targets file",
     "probestats/analyses/validation.py": "a file of hand labels",
-    "probestats/analyses/describe.py": "the described log",
     "probestats/analyses/plan/noise.py": "a pilot log",
 }
 
