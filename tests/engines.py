@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import fields, replace
 
 from probestats.analyses import dispatch, paired
-from probestats.analyses.question import from_keywords
+from probestats.analyses.question import Run, from_keywords
 from probestats.shape.probe import Probe
 
 
@@ -33,7 +33,9 @@ def analyze(log, **options):
     from probestats.jobs.inputs import shape_log
 
     question, probe, tests, run = _objects(options)
-    return dispatch.analyze(shape_log(log, question, probe), question, probe, tests, **run)
+    validation = run.pop("validation", None)
+    return dispatch.analyze(shape_log(log, question, probe), question, probe, tests, validation=validation,
+                            run=Run(**run))
 
 
 def analyze_pair(log, **options):
@@ -45,7 +47,7 @@ def analyze_pair(log, **options):
 
         log = read_log(log, metric=options.get("metric"), **read)
     question, probe, tests, run = _objects(options)
-    return paired.analyze_pair(log, question, probe, tests, **run)
+    return paired.analyze_pair(log, question, probe, tests, Run(**run))
 
 
 def analyze_cells(cells, **options):

@@ -269,8 +269,9 @@ def with_scale(analysis, scale=None, by: Sequence[str] = ()):
 
 
 def judge_analysis(log, question, probe, tests, *, mdg: bool = True, within_noise: bool = True):
-    """:func:`probestats.analyze_judge` on the ``log`` as the job read and shaped it, with what is compared (``question``: the metric, ``a`` and
-    ``b``, the ``scale``, ``by``, the ``baseline``, the noise reference), the ``probe``'s case folding and
+    """:func:`probestats.analyze_judge` on the ``log`` as the job read and shaped it, with what is compared
+    (``question``: the metric, ``a`` and ``b``, the ``scale``, ``by``, the ``baseline``, the noise reference), the
+    ``probe``'s case folding and
     held-fixed settings, and the ``tests``' direction, level, correction and interval.
 
     The judge's analysis resamples with the default draws and shows d_z and d_av uncorrected, as it always
@@ -279,6 +280,7 @@ def judge_analysis(log, question, probe, tests, *, mdg: bool = True, within_nois
     from dataclasses import replace as changed
 
     from probestats.analyses.paired import analyze_pair
+    from probestats.analyses.question import Run
     from probestats.vocabulary import EFFECT_SIZES, N_RESAMPLES, SEED
 
     present = set(log.lazy.collect_schema().names())
@@ -286,7 +288,7 @@ def judge_analysis(log, question, probe, tests, *, mdg: bool = True, within_nois
     result = analyze_pair(log, changed(question, by=by, selection=False, baseline=None, scale=None),
                           changed(probe, cluster=None, random_settings=()),
                           changed(tests, n_resamples=N_RESAMPLES, seed=SEED, effect_size=EFFECT_SIZES[0]),
-                          mdg=mdg, within_noise=within_noise)
+                          Run(mdg=mdg, within_noise=within_noise))
     if not hasattr(result, "main") or not hasattr(result.main, "b"):
         raise OptionError(f"an evaluator probe compares two values; give {opt('a')} (the changed text) and "
                           f"{opt('b')} (the baseline)")

@@ -111,7 +111,7 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
                             noise=noise_cells)
         return _analyze_cells(cells_file, question, probe, tests, row_level=row_level)
     from probestats.analyses.dispatch import analyze as run
-    from probestats.analyses.question import Question
+    from probestats.analyses.question import Question, Run
     from probestats.jobs.inputs import shape_log
 
     question = Question(metric, a=a, b=b, by=by, reference=reference, scale=scale, factor=factor, noise=noise,
@@ -119,7 +119,7 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
     # one streaming pass over the log (memory grows with items x values, not rows); the row-level tests need
     # the runs
     result = run(shape_log(log, question, probe), question, probe, tests,
-                 streaming=not (row_level or per_item or axes), progress=progress, validation=validation)
+                 run=Run(streaming=not (row_level or per_item or axes), progress=progress), validation=validation)
     if row_level or per_item:  # Welch's t on runs beside the item-level tests, for a comparison of two values
         result = _with_runs(result, row_level=row_level, per_item=per_item)
     if axes:

@@ -435,7 +435,7 @@ def _log_report(asked: _Asked, metric: str, judged) -> ReportJob:
         return ReportJob(text=text, format=asked.fmt, files=_write(asked.output, text, asked.fmt), analysis=result,
                          design=design)
     framing = _framing(asked, beside_probe=True) if asked.framing_log else None
-    from probestats.present.report.document import render_report
+    from probestats.present.report.document import Beside, render_report
 
     probe = asked.probe
     counted = probe.stated()
@@ -448,10 +448,10 @@ def _log_report(asked: _Asked, metric: str, judged) -> ReportJob:
 
         described = describe_log(probe.apply(list(asked.log), metric=metric), metric=metric,
                                  n_resamples=tests.n_resamples, seed=tests.seed)
+    beside = Beside(framing=framing, comparison=comparison, judge=judged, describe=described, shaping=shaping,
+                    source=asked.shown_source, coded=coded)
     text = render_report(result, format=asked.fmt, sections=list(asked.sections) or None, templates=asked.templates,
-                         design=design, assets_dir=asked.assets, framing=framing, comparison=comparison,
-                         shaping=shaping, source=asked.shown_source, judge=judged, describe=described, coded=coded,
-                         plain=asked.named)
+                         design=design, assets_dir=asked.assets, beside=beside, plain=asked.named)
     return ReportJob(text=text, format=asked.fmt, files=_write(asked.output, text, asked.fmt), analysis=result,
                      comparison=comparison, framing=framing, judge=judged, design=design)
 
@@ -648,6 +648,7 @@ def _log_analysis(log, question, probe, tests, *, before, gap_of_interest, strea
     its power section draws, and with ``before`` the comparison of the two runs. Nothing here is rendered."""
     from probestats.analyses.dispatch import analyze as run
     from probestats.analyses.plan import with_design_power
+    from probestats.analyses.question import Run
 
     metric, a, b = question.metric, question.a, question.b
     if before is not None and (question.factor or probe.groups or question.reference is not None):
@@ -656,7 +657,7 @@ def _log_analysis(log, question, probe, tests, *, before, gap_of_interest, strea
     # the streaming pass of analyze, with the facts the report states (a log needing its rows is read whole)
     from probestats.jobs.inputs import shape_log
 
-    result = run(shape_log(log, question, probe), question, probe, tests, streaming=streaming, facts=True)
+    result = run(shape_log(log, question, probe), question, probe, tests, run=Run(streaming=streaming, facts=True))
     result = with_design_power(result, gap_of_interest)
     comparison = None
     if before is not None:
