@@ -436,7 +436,7 @@ def analyze_pair(log, question, probe=None, tests=None, run=None) -> Analysis:
         correlation); ``random_settings``, settings drawn at random per call (a temperature sampled for every
         request): checked to be balanced across the values (refused as a confound when not), kept out of the
         matching, and the gap shown stratified by and adjusted for each (:mod:`probestats.analyses.drawn`, on
-        ``drawn``). The log is not shaped here (:func:`probestats.analyses.dispatch.analyze` shapes it).
+        ``drawn``). The log is not shaped here (the job shapes it: :func:`probestats.jobs.inputs.shape_log`).
     tests : Tests, optional
         The direction, the level (wording, the minimum detectable gap), the correction across ``by`` groups,
         the interval of the average gap, Hedges' small-sample correction of d_z and d_av (``g_z``, ``g_av``),
