@@ -39,13 +39,11 @@ def analyze(log, **options):
 
 
 def analyze_pair(log, **options):
-    """:func:`probestats.analyses.paired.analyze_pair` with its options by name (``read_options`` read the log
-    first: the paired engine takes a log already shaped)."""
-    read = options.pop("read_options", None)
-    if read:
-        from probestats.io.read import read_log
+    """:func:`probestats.analyses.paired.analyze_pair` with its options by name: the log read first (with its
+    ``read_options``), as the job does, for the paired engine takes a log already read and shaped."""
+    from probestats.io.read import read_log
 
-        log = read_log(log, metric=options.get("metric"), **read)
+    log = read_log(log, metric=options.get("metric"), **(options.pop("read_options", None) or {}))
     question, probe, tests, run = _objects(options)
     return paired.analyze_pair(log, question, probe, tests, Run(**run))
 

@@ -19,7 +19,7 @@ ANALYSES = ROOT / "probestats" / "analyses"
 
 #: modules of analyses/ that still read a log themselves, and what: to be moved to the jobs, never added to
 STILL_READING = {
-    "probestats/analyses/paired.py": "a log given as rows to the paired engine; the whole log for unequal runs",
+    "probestats/analyses/paired.py": "rows given directly to the paired engine (doctests of plan's tables call it so)",
     "probestats/analyses/judge.py": "the public analyze_order's and analyze_scored's log",
     "probestats/analyses/framing.py": "the framing engine's log",
     "probestats/analyses/framing_input.py": "a targets file",

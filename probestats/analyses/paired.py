@@ -410,8 +410,9 @@ def analyze_pair(log, question, probe=None, tests=None, run=None) -> Analysis:
 
     Parameters
     ----------
-    log : path, Log, list of dict or DataFrame
-        The probe log (anything :func:`probestats.read_log` reads), shaped as the ``probe`` says.
+    log : Log
+        The probe log as the job read and shaped it (:func:`probestats.jobs.inputs.shape_log`); rows or a frame
+        given directly are read as :func:`probestats.read_log` reads them, and never shaped.
     question : Question
         What is compared (:class:`probestats.analyses.question.Question`): ``metric``; ``a`` and ``b`` (gap =
         mean_a − mean_b; default: the first two values in order of appearance); ``by`` (repeat the analysis
@@ -481,7 +482,7 @@ def analyze_pair(log, question, probe=None, tests=None, run=None) -> Analysis:
             return _many_values(checked, question, probe, tests, by, noise)
         checked = _with_more_values(checked)
     require_ok(checked)
-    checked, streamed, table = _item_table(log, checked, streamed, metric, probe, by)
+    checked, streamed, table = _item_table(checked, streamed, metric, probe, by)
     if tests.gap_interval not in INTERVALS:
         raise OptionError(f"interval must be one of {', '.join(map(repr, INTERVALS))}, not {tests.gap_interval!r}")
     matched, problems = _blocked(checked, streamed, table, metric, probe, by)
@@ -569,14 +570,14 @@ def _streamed(log, question, probe, run, by, *, halves: bool):
 
 
 def _read_validated(log, question, probe, by, progress) -> Checked:
-    """The log read and validated from its rows, keeping the columns the probe's roles read."""
+    """The log validated from its rows, keeping the columns the probe's roles read."""
     if progress:
         progress("reading and validating the log")
     from probestats.io.read import read_log
 
     metric, settings = question.metric, tuple(probe.settings)
     random_settings = tuple(dict.fromkeys(probe.random_settings))
-    log = read_log(log, metric=metric)
+    log = read_log(log, metric=metric)   # a Log as the job shaped it is taken as it is; rows given directly are read
     names = set(log.lazy.collect_schema().names())
     keep = [c for c in dict.fromkeys(("judge", "file", *settings)) if c in names or c in settings]
     keep += [c for c in dict.fromkeys((*random_settings, *([probe.cluster] if probe.cluster is not None else [])))
@@ -605,17 +606,15 @@ def _with_more_values(checked: Checked) -> Checked:
         + either("probestats.analyze", "probestats analyze")),))
 
 
-def _item_table(log, checked, streamed, metric, probe, by) -> tuple:
+def _item_table(checked, streamed, metric, probe, by) -> tuple:
     """The item table of the compared pair, with ``checked`` and ``streamed`` as they then stand: a streaming
     pass whose values have unequal runs within items gives way to the rows (the within-item permutation
     reassigns the runs themselves)."""
     table = items_of(checked) if streamed is None or streamed.main is None else item_table_of(streamed.main, ["item"])
     if streamed is not None and table.height and arms_unequal(table["n_a"].to_list(), table["n_b"].to_list()):
-        # unequal runs: the within-item permutation reassigns the runs themselves, so the rows are read
-        from probestats.io.read import read_log
-
+        # unequal runs: the within-item permutation reassigns the runs themselves, so the rows are validated
         settings = tuple(probe.settings)
-        whole = read_log(log, metric=metric)
+        whole = checked.log   # the log the streaming pass read
         names = set(whole.lazy.collect_schema().names())
         checked = validate(whole, metric=metric, a=checked.a, b=checked.b, by=by, fold_case=probe.fold_case,
                            roles=ColumnRoles(keep=[c for c in dict.fromkeys(("judge", *settings))
