@@ -48,6 +48,24 @@ def five_values_eight_models(seed: int, *, drive: float, rest: float = -0.05, it
     return rows
 
 
+def two_by_two_five_models(seed: int, *, drive: float, rest: float = -0.05, items: int = 20, runs: int = 2,
+                           sd: float = 0.3) -> list[dict]:
+    """A 2 x 2 design (style formal/casual x name Emily/Greg) under five models that answered every cell; m0's
+    style gap (formal - casual) is ``drive``, the rest's ``rest``; no name effect; each item has its own level."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(items):
+        base = rng.normal(3, 1)
+        for m in range(5):
+            for style in ("formal", "casual"):
+                for name in ("Emily", "Greg"):
+                    eff = (drive if m == 0 else rest) if style == "formal" else 0.0
+                    for r in range(runs):
+                        rows.append({"item": f"q{i}", "model": f"m{m}", "style": style, "name": name, "seed": r,
+                                     "score": base + eff + rng.normal(0, sd)})
+    return rows
+
+
 def read(result) -> tuple[bool, list[str], bool]:
     """(the models said to disagree, the blocks named as drivers, every named one drives alone)."""
     caveat = next((c for c in result.verdict.caveats if c.id == "blocks_disagree"), None)

@@ -1,0 +1,165 @@
+"""Models that disagree on a two-factor design's effects: the blocks its main effects average over, read as a pair
+reads them.
+
+A setting that varies within the item x combination cells of a 2 x 2 design (several models answered every
+item under every combination; judges, temperatures, system prompts, files alike: :data:`BLOCK_SETTINGS`) is a
+**block**. The effects average over the blocks' runs; an average over models that go different ways is the
+effect of none of them. For each main effect (the first factor's gap, the headline, and the second's) each
+block's own item effects are computed from its own cell means (``((m11 - m21) + (m12 - m22)) / 2`` per item for
+the first factor, ``((m11 - m12) + (m21 - m22)) / 2`` for the second), each block's mean tested with the exact
+sign-flip test across items and corrected across the blocks (the ``tests``' correction), and the blocks read
+by :func:`probestats.analyses.blocks.block_agreement`, the pair's own reading: the within-item permutation test
+of block x effect heterogeneity (studentized), the significant blocks' directions, and, when three or more
+disagree, the block that drives the pooled effect. The two main effects' heterogeneity tests are read at alpha
+/ 2 (Bonferroni), as the many-values mode reads its values' tests, so blocks that agree are said to disagree on
+either effect about as rarely as a pair says it of its one gap.
+
+The verdict of the analysis then carries what the pair's does: ``agreement`` the first factor's reading (JSON
+``verdict.blocks_agree``, with ``driving``), ``pooled`` the phrase the verdict line and the Summary print
+("averaged over 5 models that disagree on style (m0 drives the pooled gap)"), and, when they disagree on some
+effect, the ``blocks_disagree`` caveat with each such effect's reading in its figures (``{"effects": [...]}``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Sequence
+
+import numpy as np
+import polars as pl
+
+from probestats.analyses.blocks import block_agreement, drivers_clause
+from probestats.analyses.many import unit_means, within_cell_blocks
+from probestats.analyses.verdict import with_caveats
+from probestats.checks.design import Caveat
+from probestats.stats.hypotests import sign_flip_test
+from probestats.stats.multitest import adjust
+
+__all__ = ["BlockGap", "Cells", "factor_blocks", "effect_agreements", "with_agreements"]
+
+
+@dataclass(frozen=True)
+class Cells:
+    """A 2 x 2 design as its blocks are read: the block ``blocks``, the two ``factors``, their ``levels`` (each
+    the first level, then the second: gaps are first - second) and the four ``cells`` named ``level × level``
+    in the order m11, m12, m21, m22."""
+
+    blocks: tuple
+    factors: tuple
+    levels: tuple
+    cells: tuple
+
+
+@dataclass(frozen=True)
+class BlockGap:
+    """One block's effect, as :func:`probestats.analyses.blocks.block_agreement` reads a group: its values
+    (``by``), its mean item effect (``average_gap``) and its sign-flip p corrected across the blocks."""
+
+    by: dict
+    average_gap: float
+    p_adjusted: float | None
+
+
+def factor_blocks(frame: pl.DataFrame, columns: Sequence[str]) -> tuple[str, ...]:
+    """The block settings that vary within some item x combination cell (``_unit``) of a two-factor frame, the
+    factors' own ``columns`` left out (a factor is compared, not averaged over).
+
+    >>> frame = pl.DataFrame({"item": ["1"] * 4, "_unit": ["a × x"] * 2 + ["b × x"] * 2, "model": ["m", "n"] * 2})
+    >>> factor_blocks(frame, ["style", "name"]), factor_blocks(frame, ["model", "name"])
+    (('model',), ())
+    """
+    return within_cell_blocks(frame, sorted(set(frame["_unit"].to_list())) if frame.height else (), tuple(columns))
+
+
+def _block_effects(frame: pl.DataFrame, metric: str, blocks: Sequence[str], cells: Sequence[str]) -> pl.DataFrame:
+    """Per block and item, the four cell means (``cells`` in the order m11, m12, m21, m22) and both main
+    effects (``first``, ``second``); items without all four cells in a block are left out of that block."""
+    means = unit_means(frame, metric, by=list(blocks)).with_columns(
+        [pl.col(b).cast(pl.String).fill_null("(blank)") for b in blocks])
+    wide = means.pivot(on="value", index=[*blocks, "item"], values="mean", aggregate_function="first")
+    missing = [c for c in cells if c not in wide.columns]
+    wide = wide.with_columns([pl.lit(None, dtype=pl.Float64).alias(c) for c in missing]).drop_nulls(list(cells))
+    m11, m12, m21, m22 = (pl.col(c) for c in cells)
+    return wide.select(*blocks, pl.col("item").cast(pl.String),
+                       (((m11 - m21) + (m12 - m22)) / 2).alias("first"), (((m11 - m12) + (m21 - m22)) / 2).alias("second"))
+
+
+def effect_agreements(frame: pl.DataFrame, metric: str, design, tests) -> tuple:
+    """``((effect name, BlockAgreement or None), ...)`` for the two main effects of a 2 x 2 ``design`` (:class:`Cells`), read as the pair reads its blocks at the ``tests``' level
+    (see the module docstring); empty without blocks.
+
+    Examples
+    --------
+    Three models over eight items: two put 'formal' above 'casual' by 1 in every cell, one below by 1; no model
+    cares about the name. Each model's style p is the exact sign-flip p of eight equal gaps, 2/256, and Holm
+    across the three models makes it 3 x 2/256 = 0.023.
+
+    >>> from probestats.vocabulary import Tests
+    >>> rows = [{"item": str(i), "model": m, "_unit": f"{s} × {n}", "variant": f"{s} × {n}",
+    ...          "x": i * 0.1 + (s == "formal") * g + 0.01 * (i % 3) * (n == "Greg")}
+    ...         for i in range(8) for m, g in (("p", 1.0), ("q", 1.0), ("r", -1.0))
+    ...         for s in ("formal", "casual") for n in ("Emily", "Greg")]
+    >>> design = Cells(blocks=("model",), factors=("style", "name"), levels=(("formal", "casual"), ("Emily", "Greg")),
+    ...                cells=("formal × Emily", "formal × Greg", "casual × Emily", "casual × Greg"))
+    >>> read = dict(effect_agreements(pl.DataFrame(rows), "x", design, Tests(n_resamples=999)))
+    >>> read["style"].disagree, read["style"].higher, read["style"].lower, read["name"].disagree
+    (True, ('p', 'q'), ('r',), False)
+    >>> read["style"].driving.block   # r is farthest from the others' mean (-1 against +1)
+    'r'
+    """
+    blocks = list(design.blocks)
+    if not blocks:
+        return ()
+    table = _block_effects(frame, metric, blocks, design.cells)
+    keys = table.select(blocks).unique(maintain_order=True)
+    out = []
+    for effect, name, (a, b) in (("first", design.factors[0], design.levels[0]),
+                                 ("second", design.factors[1], design.levels[1])):
+        subs = [table.filter(pl.all_horizontal([pl.col(k) == v for k, v in key.items()]))
+                for key in keys.iter_rows(named=True)]
+        gaps = [sub[effect].to_numpy().astype(float) for sub in subs]
+        ps = [float(sign_flip_test(g, alternative=tests.alternative).pvalue) if g.size else None for g in gaps]
+        adjusted = adjust(ps, tests.correction)
+        groups = [BlockGap(dict(key), float(np.mean(g)) if g.size else float("nan"), p)
+                  for key, g, p in zip(keys.iter_rows(named=True), gaps, adjusted)]
+        grouped = table.select(*blocks, "item", pl.col(effect).alias("gap"))
+        out.append((name, block_agreement(grouped, groups, blocks, tests, a=a, b=b, family=2)))
+    return tuple(out)
+
+
+def with_agreements(verdict, agreements: Sequence, blocks: Sequence[str]):
+    """``verdict`` with the blocks its effects average over: ``agreement`` the first main effect's reading,
+    ``pooled`` the verdict line's phrase, ``blocks``, and the ``blocks_disagree`` caveat when the blocks
+    disagree on some effect (the verdict unchanged without blocks).
+
+    >>> from types import SimpleNamespace as NS
+    >>> from probestats.analyses.verdict import decide_effects
+    >>> v = decide_effects([("style", 0.01)], alpha=0.05)
+    >>> one = NS(n_blocks=5, noun="models", disagree=True, opposite=False, higher=(), not_detected=("m1",),
+    ...          reasons="their item gaps differ", driving=NS(block="m0", alone=True), to_dict=lambda: {})
+    >>> w = with_agreements(v, [("style", one), ("name", NS(disagree=False))], ["model"])
+    >>> w.pooled, [c.id for c in w.caveats][-1]
+    ('averaged over 5 models that disagree on style (m0 drives the pooled gap)', 'blocks_disagree')
+    >>> w.caveats[-1].sentence
+    'The 5 models disagree on style: their item gaps differ. The average over them is not the effect of any one of them: read the results per model.'
+    """
+    read = [(name, a) for name, a in agreements if a is not None]
+    if not read:
+        return verdict
+    first = read[0][1]
+    found = [(name, a) for name, a in read if a.disagree]
+    if not found:
+        return replace(verdict, agreement=first, blocks=tuple(blocks),
+                       pooled=f"averaged over {first.n_blocks} {first.noun}")
+    lead = found[0][1]
+    one_way = all(not a.opposite and not a.not_detected for _, a in found)
+    verb = "whose gaps differ in size" if one_way else "that disagree"
+    on = " and ".join(name for name, _ in found)
+    clause = drivers_clause([a for _, a in found])
+    pooled = f"averaged over {lead.n_blocks} {lead.noun} {verb} on {on}" + (f" ({clause})" if clause else "")
+    reasons = "; ".join(f"for {name}, {a.reasons}" if len(found) > 1 else a.reasons for name, a in found)
+    sentence = (f"The {lead.n_blocks} {lead.noun} {'differ in size' if one_way else 'disagree'} on {on}: {reasons}. "
+                f"The average over them is not the effect of any one of them: read the results per "
+                f"{' x '.join(blocks)}.")
+    caveat = Caveat("blocks_disagree", sentence, {"effects": [{"effect": name, **a.to_dict()} for name, a in found]})
+    return with_caveats(verdict, caveat, agreement=first, blocks=tuple(blocks), pooled=pooled)
