@@ -60,15 +60,15 @@ class BlockGap:
     p_adjusted: float | None
 
 
-def factor_blocks(frame: pl.DataFrame, columns: Sequence[str]) -> tuple[str, ...]:
+def factor_blocks(frame: pl.DataFrame, compared: Sequence[str]) -> tuple[str, ...]:
     """The block settings that vary within some item x combination cell (``_unit``) of a two-factor frame, the
-    factors' own ``columns`` left out (a factor is compared, not averaged over).
+    factors' own columns (``compared``) left out: a factor is compared, not averaged over.
 
     >>> frame = pl.DataFrame({"item": ["1"] * 4, "_unit": ["a × x"] * 2 + ["b × x"] * 2, "model": ["m", "n"] * 2})
     >>> factor_blocks(frame, ["style", "name"]), factor_blocks(frame, ["model", "name"])
     (('model',), ())
     """
-    return within_cell_blocks(frame, sorted(set(frame["_unit"].to_list())) if frame.height else (), tuple(columns))
+    return within_cell_blocks(frame, sorted(set(frame["_unit"].to_list())) if frame.height else (), tuple(compared))
 
 
 def _block_effects(frame: pl.DataFrame, metric: str, blocks: Sequence[str], cells: Sequence[str]) -> pl.DataFrame:
