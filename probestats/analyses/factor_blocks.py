@@ -142,6 +142,11 @@ def with_agreements(verdict, agreements: Sequence, blocks: Sequence[str]):
     ('averaged over 5 models that disagree on style (m0 drives the pooled gap)', 'blocks_disagree')
     >>> w.caveats[-1].sentence
     'The 5 models disagree on style: their item gaps differ. The average over them is not the effect of any one of them: read the results per model.'
+    >>> both = NS(n_blocks=2, noun="models", disagree=True, opposite=False, higher=("a", "b"), not_detected=(),
+    ...           reasons="their item gaps differ", driving=None, to_dict=lambda: {})
+    >>> w = with_agreements(v, [("style", both)], ["model"])
+    >>> w.pooled, w.caveats[-1].sentence[:52]
+    ('averaged over 2 models whose style gaps differ in size', 'The style gaps of the 2 models differ in size: their')
     """
     read = [(name, a) for name, a in agreements if a is not None]
     if not read:
@@ -153,13 +158,14 @@ def with_agreements(verdict, agreements: Sequence, blocks: Sequence[str]):
                        pooled=f"averaged over {first.n_blocks} {first.noun}")
     lead = found[0][1]
     one_way = all(not a.opposite and not a.not_detected for _, a in found)
-    verb = "whose gaps differ in size" if one_way else "that disagree"
     on = " and ".join(name for name, _ in found)
     clause = drivers_clause([a for _, a in found])
-    pooled = f"averaged over {lead.n_blocks} {lead.noun} {verb} on {on}" + (f" ({clause})" if clause else "")
+    what = f"whose {on} gaps differ in size" if one_way else f"that disagree on {on}"
+    pooled = f"averaged over {lead.n_blocks} {lead.noun} {what}" + (f" ({clause})" if clause else "")
     reasons = "; ".join(f"for {name}, {a.reasons}" if len(found) > 1 else a.reasons for name, a in found)
-    sentence = (f"The {lead.n_blocks} {lead.noun} {'differ in size' if one_way else 'disagree'} on {on}: {reasons}. "
-                f"The average over them is not the effect of any one of them: read the results per "
-                f"{' x '.join(blocks)}.")
+    said = (f"The {on} gaps of the {lead.n_blocks} {lead.noun} differ in size" if one_way
+            else f"The {lead.n_blocks} {lead.noun} disagree on {on}")
+    sentence = (f"{said}: {reasons}. The average over them is not the effect of any one of "
+                f"them: read the results per {' x '.join(blocks)}.")
     caveat = Caveat("blocks_disagree", sentence, {"effects": [{"effect": name, **a.to_dict()} for name, a in found]})
     return with_caveats(verdict, caveat, agreement=first, blocks=tuple(blocks), pooled=pooled)
