@@ -206,17 +206,17 @@ def test_several_metrics_name_the_model_that_drives_each_metrics_pooled_gap(caps
 
 
 def factor_gaps(rows) -> dict[str, np.ndarray]:
-    """By hand: per model, each item's style main effect, the mean of formal - casual among Emily and among Greg
-    runs (each cell the mean of its runs), in item order."""
+    """By hand: per model, each item's style main effect, the mean over the names of formal - casual among that
+    name's runs (each cell the mean of its runs), in item order."""
     cells: dict = {}
     for r in rows:
         cells.setdefault((r["model"], r["item"], r["style"], r["name"]), []).append(r["score"])
     models = sorted({r["model"] for r in rows})
     items = sorted({r["item"] for r in rows}, key=lambda i: int(i[1:]))
+    names = sorted({r["name"] for r in rows})
     mean = lambda m, i, s, n: np.mean(cells[(m, i, s, n)])   # noqa: E731
-    return {m: np.array([((mean(m, i, "formal", "Emily") - mean(m, i, "casual", "Emily"))
-                          + (mean(m, i, "formal", "Greg") - mean(m, i, "casual", "Greg"))) / 2 for i in items])
-            for m in models}
+    return {m: np.array([np.mean([mean(m, i, "formal", n) - mean(m, i, "casual", n) for n in names])
+                         for i in items]) for m in models}
 
 
 @pytest.fixture(scope="module")
@@ -292,3 +292,23 @@ def test_two_factors_of_several_metrics_keep_each_metrics_models(factors_drive):
         assert analysis.verdict.pooled == "averaged over 5 models that disagree on style (m0 drives the pooled gap)"
         assert analysis.verdict.agreement.driving.block == "m0"
         assert any(c.id == "blocks_disagree" for c in analysis.verdict.caveats)
+
+
+def test_a_two_by_three_design_reads_the_models_on_its_factor_of_two_levels(factors_drive, capsys, tmp_path):
+    rows, _ = factors_drive
+    rows = rows + [dict(r, name="Lakisha") for r in rows if r["name"] == "Greg"]   # name: three levels
+    path = tmp_path / "two_by_three.csv"
+    pl.DataFrame(rows).write_csv(path)
+    argv = [str(path), "--metric", "score", "--factor", "style", "--factor", "name", "--n-resamples", "2000"]
+    terminal = _run(["analyze", *argv], capsys)
+    assert "(averaged over 5 models that disagree on style (m0 drives the pooled gap))." in terminal
+    assert "Caveat: The 5 models disagree on style: " in terminal
+    data = json.loads(_run(["analyze", *argv, "--json"], capsys))
+    assert data["kind"] == "factorial"
+    # by hand: a model's style gap is formal - casual averaged over the three names; Lakisha's runs copy Greg's
+    by_hand = factor_gaps(rows)
+    gaps = {m: g.mean() for m, g in by_hand.items()}
+    driving = data["verdict"]["blocks_agree"]["driving"]
+    assert driving["block"] == "m0" and driving["gap"] == pytest.approx(gaps["m0"], abs=1e-9)
+    caveat = next(c for c in data["verdict"]["caveats"] if c["id"] == "blocks_disagree")
+    assert [f["effect"] for f in caveat["figures"]["effects"]] == ["style"]   # name has three levels: no gap

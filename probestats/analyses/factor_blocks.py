@@ -1,20 +1,21 @@
 """Models that disagree on a two-factor design's effects: the blocks its main effects average over, read as a pair
 reads them.
 
-A setting that varies within the item x combination cells of a 2 x 2 design (several models answered every
-item under every combination; judges, temperatures, system prompts, files alike: :data:`BLOCK_SETTINGS`) is a
+A setting that varies within the item x combination cells of a two-factor design (several models answered every
+item under every combination; judges, temperatures, system prompts, files alike: the pair's block settings) is a
 **block**. The effects average over the blocks' runs; an average over models that go different ways is the
-effect of none of them. For each main effect (the first factor's gap, the headline, and the second's) each
-block's own item effects are computed from its own cell means (``((m11 - m21) + (m12 - m22)) / 2`` per item for
-the first factor, ``((m11 - m12) + (m21 - m22)) / 2`` for the second), each block's mean tested with the exact
-sign-flip test across items and corrected across the blocks (the ``tests``' correction), and the blocks read
-by :func:`probestats.analyses.blocks.block_agreement`, the pair's own reading: the within-item permutation test
-of block x effect heterogeneity (studentized), the significant blocks' directions, and, when three or more
-disagree, the block that drives the pooled effect. The two main effects' heterogeneity tests are read at alpha
-/ 2 (Bonferroni), as the many-values mode reads its values' tests, so blocks that agree are said to disagree on
-either effect about as rarely as a pair says it of its one gap.
+effect of none of them. For each main effect of a factor of two levels (both in a 2 x 2; the first factor's is
+the headline) each block's own item effects are computed from its own cell means (the first level less the
+second, averaged over the other factor's levels: ``((m11 - m21) + (m12 - m22)) / 2`` per item in a 2 x 2), each
+block's mean tested with the exact sign-flip test across items and corrected across the blocks (the ``tests``'
+correction), and the blocks read by :func:`probestats.analyses.blocks.block_agreement`, the pair's own reading:
+the within-item permutation test of block x effect heterogeneity (studentized), the significant blocks'
+directions, and, when three or more disagree, the block that drives the pooled effect. With two such effects
+their heterogeneity tests are read at alpha / 2 (Bonferroni), as the many-values mode reads its values' tests,
+so blocks that agree are said to disagree on either effect about as rarely as a pair says it of its one gap. A
+factor of more than two levels has no gap, and its blocks are not read.
 
-The verdict of the analysis then carries what the pair's does: ``agreement`` the first factor's reading (JSON
+The verdict of the analysis then carries what the pair's does: ``agreement`` the first effect's reading (JSON
 ``verdict.blocks_agree``, with ``driving``), ``pooled`` the phrase the verdict line and the Summary print
 ("averaged over 5 models that disagree on style (m0 drives the pooled gap)"), and, when they disagree on some
 effect, the ``blocks_disagree`` caveat with each such effect's reading in its figures (``{"effects": [...]}``).
@@ -40,9 +41,8 @@ __all__ = ["BlockGap", "Cells", "factor_blocks", "effect_agreements", "with_agre
 
 @dataclass(frozen=True)
 class Cells:
-    """A 2 x 2 design as its blocks are read: the block ``blocks``, the two ``factors``, their ``levels`` (each
-    the first level, then the second: gaps are first - second) and the four ``cells`` named ``level × level``
-    in the order m11, m12, m21, m22."""
+    """A two-factor design as its blocks are read: the block ``blocks``, the two ``factors``, their ``levels`` (a
+    factor's gap is its first level less its second) and every ``cells`` named ``level × level``."""
 
     blocks: tuple
     factors: tuple
@@ -71,22 +71,30 @@ def factor_blocks(frame: pl.DataFrame, compared: Sequence[str]) -> tuple[str, ..
     return within_cell_blocks(frame, sorted(set(frame["_unit"].to_list())) if frame.height else (), tuple(compared))
 
 
-def _block_effects(frame: pl.DataFrame, metric: str, blocks: Sequence[str], cells: Sequence[str]) -> pl.DataFrame:
-    """Per block and item, the four cell means (``cells`` in the order m11, m12, m21, m22) and both main
-    effects (``first``, ``second``); items without all four cells in a block are left out of that block."""
-    means = unit_means(frame, metric, by=list(blocks)).with_columns(
+def _block_effects(frame: pl.DataFrame, metric: str, design: Cells) -> pl.DataFrame:
+    """Per block and item, the main effect of each factor with two levels (``first``, ``second``): the first level
+    less the second, averaged over the other factor's levels, from the block's own cell means; items without
+    every cell in a block are left out of that block."""
+    blocks = list(design.blocks)
+    means = unit_means(frame, metric, by=blocks).with_columns(
         [pl.col(b).cast(pl.String).fill_null("(blank)") for b in blocks])
     wide = means.pivot(on="value", index=[*blocks, "item"], values="mean", aggregate_function="first")
-    missing = [c for c in cells if c not in wide.columns]
-    wide = wide.with_columns([pl.lit(None, dtype=pl.Float64).alias(c) for c in missing]).drop_nulls(list(cells))
-    m11, m12, m21, m22 = (pl.col(c) for c in cells)
-    return wide.select(*blocks, pl.col("item").cast(pl.String),
-                       (((m11 - m21) + (m12 - m22)) / 2).alias("first"), (((m11 - m12) + (m21 - m22)) / 2).alias("second"))
+    missing = [c for c in design.cells if c not in wide.columns]
+    wide = wide.with_columns([pl.lit(None, dtype=pl.Float64).alias(c) for c in missing]).drop_nulls(list(design.cells))
+    (la, lb) = design.levels
+    effects = []
+    if len(la) == 2:
+        effects.append((sum(pl.col(f"{la[0]} × {y}") - pl.col(f"{la[1]} × {y}") for y in lb) / len(lb)).alias("first"))
+    if len(lb) == 2:
+        effects.append((sum(pl.col(f"{x} × {lb[0]}") - pl.col(f"{x} × {lb[1]}") for x in la) / len(la)).alias("second"))
+    return wide.select(*blocks, pl.col("item").cast(pl.String), *effects)
 
 
 def effect_agreements(frame: pl.DataFrame, metric: str, design, tests) -> tuple:
-    """``((effect name, BlockAgreement or None), ...)`` for the two main effects of a 2 x 2 ``design`` (:class:`Cells`), read as the pair reads its blocks at the ``tests``' level
-    (see the module docstring); empty without blocks.
+    """``((effect name, BlockAgreement or None), ...)`` for the main effects of ``design`` (:class:`Cells`) whose
+    factor has two levels (both in a 2 x 2), read as the pair reads its blocks at the ``tests``' level (see the
+    module docstring), each block test at alpha over their number (Bonferroni); empty without blocks or without a
+    factor of two levels.
 
     Examples
     --------
@@ -108,13 +116,15 @@ def effect_agreements(frame: pl.DataFrame, metric: str, design, tests) -> tuple:
     'r'
     """
     blocks = list(design.blocks)
-    if not blocks:
+    read = [(effect, name, levels) for effect, name, levels in (("first", design.factors[0], design.levels[0]),
+                                                                 ("second", design.factors[1], design.levels[1]))
+            if len(levels) == 2]
+    if not blocks or not read:
         return ()
-    table = _block_effects(frame, metric, blocks, design.cells)
+    table = _block_effects(frame, metric, design)
     keys = table.select(blocks).unique(maintain_order=True)
     out = []
-    for effect, name, (a, b) in (("first", design.factors[0], design.levels[0]),
-                                 ("second", design.factors[1], design.levels[1])):
+    for effect, name, (a, b) in read:
         subs = [table.filter(pl.all_horizontal([pl.col(k) == v for k, v in key.items()]))
                 for key in keys.iter_rows(named=True)]
         gaps = [sub[effect].to_numpy().astype(float) for sub in subs]
@@ -123,7 +133,7 @@ def effect_agreements(frame: pl.DataFrame, metric: str, design, tests) -> tuple:
         groups = [BlockGap(dict(key), float(np.mean(g)) if g.size else float("nan"), p)
                   for key, g, p in zip(keys.iter_rows(named=True), gaps, adjusted)]
         grouped = table.select(*blocks, "item", pl.col(effect).alias("gap"))
-        out.append((name, block_agreement(grouped, groups, blocks, tests, a=a, b=b, family=2)))
+        out.append((name, block_agreement(grouped, groups, blocks, tests, a=a, b=b, family=len(read))))
     return tuple(out)
 
 

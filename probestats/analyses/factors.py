@@ -391,7 +391,13 @@ def analyze_factors(log, question, probe=None, tests=None):
 
         result = analyze_factorial(unit_means(frame, metric), tests, metric=metric, factors=tuple(factors),
                                    levels=levels, problems=problems)
-        return replace(result, pooled=pooled_in_cells(frame))
+        # blocks, read on the main effect of each factor of two levels (a gap); a factor of more has none
+        blocks = factor_blocks(frame, (c1, c2))
+        la, lb = result.levels
+        agreements = effect_agreements(frame, metric, Cells(blocks, tuple(factors), result.levels,
+                                                            tuple(f"{x} × {y}" for x in la for y in lb)), tests)
+        return replace(result, pooled=pooled_in_cells(frame), agreements=agreements,
+                       verdict=with_agreements(result.verdict, agreements, blocks))
     (l1a, l1b), (l2a, l2b) = levels
     cells = [f"{x} × {y}" for x in (l1a, l1b) for y in (l2a, l2b)]
     absent = [c for c in cells if c not in units]
@@ -527,7 +533,8 @@ def factor_set(analyses, tests) -> FactorSet:
                         verdict=with_agreements(verdict, a.agreements, a.verdict.blocks))
         else:
             corrected = tuple(replace(t, p_adjusted=p) for t, p in zip(a.tests, adjusted))
+            verdict = decide_effects([(t.name, t.p_adjusted) for t in corrected], alpha=alpha)
             a = replace(a, tests=corrected, correction=correction, family=len(raw),
-                        verdict=decide_effects([(t.name, t.p_adjusted) for t in corrected], alpha=alpha))
+                        verdict=with_agreements(verdict, a.agreements, a.verdict.blocks))
         out.append((metric, dict(group), a))
     return FactorSet(tuple(out), correction, alpha, len(raw))
