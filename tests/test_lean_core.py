@@ -194,11 +194,10 @@ LONG_OVER = 80
 
 #: the wide functions still standing, by "path:function" (path below probestats/, without .py) and their
 #: parameters, each at most this wide; the list may only shrink:
-#: - public functions whose signatures users know (probestats.compare_runs, compare_control, analyze_order, the
-#:   planner's plan_probe, power_sign_flip, mdg_for_design, and the jobs behind each command);
-#: - the planner's searches and the jobs' own steps, whose options a design object (``Design``) and the
-#:   jobs' ``Tests`` and ``Probe`` are to carry next;
-#: - the readers and the validation of a log, each option one a user gives.
+#: - public functions whose signatures users know (probestats.compare_runs, compare_control, analyze_order, and
+#:   the jobs behind each command);
+#: - the jobs' own steps, whose options the jobs' ``Tests`` and ``Probe`` are to carry next;
+#: - the readers, the streaming pass and the validation of a log, each option one a user gives.
 WIDE_FUNCTIONS = {
     "analyses/compare:compare_runs": 12,
     "analyses/control:compare_control": 10,
