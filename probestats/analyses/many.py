@@ -882,11 +882,12 @@ def analyze_many(log, question, probe=None, tests=None) -> ManyAnalysis:
             "verdict rests on the exact permutation of the value labels within items, not on the sign-flip test.",
             {"value": big, "members": list(members[big]), "other": small, "other_members": list(members[small])}),
             test=PERMUTATION_TEST)
-    from probestats.analyses.many_design import agreement_caveat, constant_caveats
+    from probestats.analyses.many_design import agreement_caveat, constant_caveats, headline_agreement, pair_agreements
 
-    disagreement = agreement_caveat(results, tests)
+    read = pair_agreements(results, tests)
+    disagreement = agreement_caveat(results, tests, read)
     verdict = with_caveats(verdict, *disagreement, *constant_caveats(frame, metric, units, results),
-                           **pooled_fields(results, group_by, blocks, disagreement))
+                           agreement=headline_agreement(read), **pooled_fields(results, group_by, blocks, disagreement))
     return ManyAnalysis(main=main, groups=tuple(results), problems=tuple(problems), alpha=alpha,
                         correction=correction, frame=frame, verdict=verdict)
 
