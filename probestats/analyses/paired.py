@@ -557,7 +557,7 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
     if interval not in INTERVALS:
         raise OptionError(f"interval must be one of {', '.join(map(repr, INTERVALS))}, not {interval!r}")
     extra = dict(hedges=hedges, n_resamples=n_resamples, seed=seed)  # effect sizes and every bootstrap
-    from probestats.analyses.halves import blocked_item_table, blocks_of, pooled_phrase
+    from probestats.analyses.halves import block_noun, blocked_item_table, blocks_of, pooled_phrase
 
     check_settings(settings)
     blocks = blocks_of(checked.frame, checked.a, checked.b, settings=settings) if streamed is None else ()
@@ -674,10 +674,12 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
 
     verdict = with_design(verdict, facts)
     if group_by:
-        from probestats.checks.design import group_constant_caveats
+        from probestats.checks.design import group_constant_caveats, one_answer_caveat
 
         verdict = with_caveats(verdict, *group_constant_caveats(grouped, group_by, metric, checked.a, checked.b,
-                                                                facts))
+                                                                facts),   # and a model that gave one number only
+                               *one_answer_caveat(grouped, group_by, metric, checked.a, checked.b,
+                                                  block_noun(group_by, len(groups))))
     if drawn:
         from probestats.analyses.drawn import drawn_caveat
 
