@@ -17,6 +17,12 @@ Caveats and their logs:
 ``constant_arm``
     null: a rare 0/1 outcome drawn at rate 0.05 under both values, 250 items, 1 run. Problem: the same log with
     one value 0 by design.
+``one_answer`` (a model that gave one number in every run under both values)
+    null: 4 models, a 0/1 outcome at rate 0.5 under 'a' and 0.3 under 'b', 20 items x 2 runs. Problem: the same
+    with one model giving 1 in every run. The caveat states a fact of the runs, read exactly: it fires on a
+    model of few runs of a rare outcome that happened to give 0 in all of them (at rate 0.02, 5 items x 1 run
+    per value: 322 of 400 models over 100 logs named, against 0.98 ** 10 = 0.817 expected), and says only that
+    those runs gave 0, so that this model cannot show a gap in this log.
 ``likely_block``
     nulls: a setting drawn at random per call (two styles, 4 runs per cell), a finish_reason outcome column
     (4 runs per cell), a trial index numbered 11 to 20 (10 runs per cell). Problem: a strategy crossed with the
@@ -154,6 +160,16 @@ def has_caveat(result, name: str) -> bool:
     return any(c.id == name for c in result.verdict.caveats)
 
 
+# --- one_answer ------------------------------------------------------------------------------------------------
+
+def answer_log(rng, *, constant: bool, items: int = 20, runs: int = 2) -> list[dict]:
+    """4 models, a 0/1 outcome at rate 0.5 under 'a' and 0.3 under 'b'; with ``constant`` model m3 gives 1 in
+    every run."""
+    return [{"item": f"i{i}", "variant": v, "seed": s, "model": f"m{m}",
+             "y": 1 if (constant and m == 3) else int(rng.random() < (0.5 if v == "a" else 0.3))}
+            for i in range(items) for m in range(4) for v in ("a", "b") for s in range(runs)]
+
+
 # --- likely_block ----------------------------------------------------------------------------------------------
 
 def block_log(rng, kind: str, items: int = 60) -> list[dict]:
@@ -249,6 +265,11 @@ def caveat_rows(n: int, rng, only) -> list[tuple]:
         hit = sum(has_caveat(analyze(rare_log(rng, by_design=True), metric="flag"), "constant_arm") for _ in range(n))
         out.append(("constant_arm", "0/1 at rate 0.05 under both, 250 items, 1 run", null,
                     "'b' 0 by design, 'a' at rate 0.05", hit))
+    if want("one_answer"):
+        null = sum(has_caveat(analyze(answer_log(rng, constant=False), metric="y"), "one_answer") for _ in range(n))
+        hit = sum(has_caveat(analyze(answer_log(rng, constant=True), metric="y"), "one_answer") for _ in range(n))
+        out.append(("one_answer", "4 models, 0/1 at 0.5 and 0.3, 20 items x 2 runs", null,
+                    "one model gives 1 in every run", hit))
     if want("likely_block"):
         hit = sum(any(p.code == "likely_block" for p in analyze(block_log(rng, "crossed"), metric="y").problems)
                   for _ in range(n))
@@ -361,7 +382,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--logs", type=int, default=300, help="logs per null and per problem (default 300)")
     parser.add_argument("--only", nargs="*", default=(), help="sections to run: clustered_items constant_arm "
-                        "likely_block blocks_disagree random_setting heterogeneity between coverage")
+                        "one_answer likely_block blocks_disagree random_setting heterogeneity between coverage")
     parser.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples in the coverage section")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
