@@ -42,6 +42,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import probestats
+from probestats.analyses.reference import SIMILAR_MARGIN   # one run moves the reference check's bound this much
 from probestats.analyses.verdict import BORDERLINE_FACTOR
 from probestats.cli import main as cli_main
 
@@ -371,6 +372,9 @@ def near_alpha(*results) -> bool:
 # four values under two models, run 29 dropped
 @example(d=Design(n_items=16, values=("A", "B", "C", "D"), runs=(6, 6, 6, 6), models=("gpt", "claude"),
                   cluster_size=0, metrics=("x",), effect=2, seed=43), pick=29)
+# eight items under two models, run 0 dropped: the models' exact heterogeneity p falls to 0.047
+@example(d=Design(n_items=8, values=("A", "B"), runs=(5, 5), models=("gpt", "claude"), cluster_size=0,
+                  metrics=("x", "y"), effect=0, seed=2), pick=0)
 def test_dropping_one_run_of_many(d, pick, noise):
     rows = rows_of(d)
     dropped = rows[:pick % len(rows)] + rows[pick % len(rows) + 1:]
@@ -383,13 +387,41 @@ def test_dropping_one_run_of_many(d, pick, noise):
             "undecided", "untested")
         assert result.verdict.borderline == within, (p, result.verdict.conclusion)
     if not near_alpha(before, after):
-        assert_same(before, after, same_p=False,
-                    loose=frozenset({"reference_not_neutral"}) if near_similar(before, after) else frozenset())
+        # the reference check's caveat may come or go with one run only where its ratio's upper end is near its
+        # bound, and there the caveat says it is borderline: whichever result carries it says so
+        flipped = reference_flip(before, after)
+        if flipped:
+            assert near_similar(before, after)
+            for r in (before, after):
+                caveat = next((c for c in r.verdict.caveats if c.id == "reference_not_neutral"), None)
+                if caveat is not None:
+                    assert r.verdict.reference_check.borderline and "Borderline: its upper end" in caveat.sentence
+        loose = (frozenset({"reference_not_neutral"}) if flipped else frozenset()) | (
+            frozenset({"blocks_disagree"}) if blocks_near_alpha(before, after) else frozenset())
+        assert_same(before, after, same_p=False, loose=loose)
 
 
-#: how near the reference check's bound (the values' spread at most 0.25 of their common shift, at the upper end of
-#: its bootstrap interval) one run more or less can move that end: a factor of 1.1 either way
-SIMILAR_MARGIN = 1.1
+def _block_ps(figures) -> list:
+    """Every heterogeneity p of the blocks' agreements (objects with ``differ`` and a ``test``) in a result's JSON."""
+    if isinstance(figures, dict):
+        found = [figures["test"]["p"]] if "differ" in figures and isinstance(figures.get("test"), dict) else []
+        return found + [p for v in figures.values() for p in _block_ps(v)]
+    if isinstance(figures, (list, tuple)):
+        return [p for v in figures for p in _block_ps(v)]
+    return []
+
+
+def blocks_near_alpha(*results) -> bool:
+    """Whether a blocks' heterogeneity p lies within the borderline margin of alpha, where one run more or
+    less can carry it across (eight items under two models: 0.047 with one run dropped, above alpha before)."""
+    return any(p is not None and ALPHA / DROP_FACTOR <= p <= ALPHA * DROP_FACTOR
+               for r in results for p in _block_ps(r.to_dict()))
+
+
+def reference_flip(before, after) -> bool:
+    """Whether the ``reference_not_neutral`` caveat is on one result and not the other."""
+    has = [any(c.id == "reference_not_neutral" for c in r.verdict.caveats) for r in (before, after)]
+    return has[0] != has[1]
 
 
 def similar_drawn(*results) -> frozenset:

@@ -289,6 +289,7 @@ def _compare_streaming(before, after, question, probe, tests, *, names, read, re
     values, and seeds by each cell's fingerprint) and the same analyses; None when a log needs its
     rows or the logs differ (the row path then names what differs, seed by seed)."""
     from probestats.analyses.paired import analyze_pair, warm_tests
+    from probestats.analyses.question import Run
     from probestats.checks.stream import validate_streaming
 
     metric, a, b, fold_case = question.metric, question.a, question.b, probe.fold_case
@@ -317,8 +318,8 @@ def _compare_streaming(before, after, question, probe, tests, *, names, read, re
                              .fill_null(False).all()).item():
             return None
     kw = (replace(question, a=cb.a, b=cb.b), probe, tests)
-    res_b = analyze_pair(cb.log, *kw, streaming=True, streamed=sb)
-    res_a = analyze_pair(ca.log, *kw, streaming=True, streamed=sa)
+    res_b = analyze_pair(cb.log, *kw, Run(streaming=True, streamed=sb))
+    res_a = analyze_pair(ca.log, *kw, Run(streaming=True, streamed=sa))
     return compare_results(res_b, res_a, names=names, alternative=tests.alternative, seeds_checked=seeded[0])
 
 

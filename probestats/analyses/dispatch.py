@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Union
 
 import polars as pl
 
+from probestats.analyses.question import Run
 from probestats.errors import OptionError, either, opt
 
 __all__ = ["AnalysisResult", "analyze", "check_roles"]
@@ -46,8 +47,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def analyze(log, question, probe=None, tests=None, *, validation=None, mdg: bool = True, within_noise: bool = True,
-            streaming: bool = False, progress=None, facts: bool = False) -> AnalysisResult:
+def analyze(log, question, probe=None, tests=None, *, validation=None, run: Run | None = None) -> AnalysisResult:
     """Analyze a probe log the way its options ask (see the module's description for the choice).
 
     Parameters
@@ -79,19 +79,14 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, mdg: bool
         Paired analysis of a coded metric: hand labels of a sample of runs, keyed as the log is; the
         result is a :class:`~probestats.analyses.validation.ValidatedAnalysis` whose verdict is on the
         gap corrected for the coder's error (see :mod:`probestats.analyses.validation`).
-    mdg : bool
-        Paired analysis with ``noise``: compute the minimum detectable gap of the design.
-    within_noise : bool
-        Paired analysis without ``noise``: split value a's runs in two by seed and show that
-        same-versus-same comparison beside the result (when every cell has two runs or more).
-    streaming : bool
-        Paired analysis: validate and summarize the log in one streaming pass, so memory grows
-        with items x values rather than rows (same results; see
-        :func:`~probestats.analyses.paired.analyze_pair`).
-    progress : callable, optional
-        Called with the name of each stage of a long job.
-    facts : bool
-        With ``streaming``: also take what a report states of the log's settings and seeds.
+    run : Run, optional
+        How a paired analysis runs (:class:`probestats.analyses.question.Run`): with ``noise``, the minimum
+        detectable gap of the design (``mdg``); without it, value a's runs split in two by seed and that
+        same-versus-same comparison shown beside the result (``within_noise``, when every cell has two runs or
+        more); one streaming pass over the log, so memory grows with items x values rather than rows
+        (``streaming``, same results, see :func:`~probestats.analyses.paired.analyze_pair`), with what a
+        report states of the log's settings and seeds (``facts``); a ``progress`` display. Several metrics
+        read its ``mdg``, ``within_noise`` and ``streaming``. The defaults without it.
 
     Returns
     -------
@@ -128,7 +123,7 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, mdg: bool
     from probestats.shape.probe import as_probe
     from probestats.vocabulary import as_tests
 
-    probe, tests, q = as_probe(probe), as_tests(tests), question
+    probe, tests, q, run = as_probe(probe), as_tests(tests), question, run or Run()
     metrics = list(q.metrics)
     check_roles(metrics, probe)
     if validation is not None:
@@ -166,8 +161,8 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, mdg: bool
 
         refuse_for_metrics(settings=probe.settings, attribute_settings=probe.attribute_settings,
                            noise_value=q.noise_value)
-        return analyze_metrics(log, replace(q, metric=metrics), probe, tests, analyze=analyze, mdg=mdg,
-                               within_noise=within_noise, streaming=streaming)
+        return analyze_metrics(log, replace(q, metric=metrics), probe, tests, analyze=analyze,
+                               run=Run(mdg=run.mdg, within_noise=run.within_noise, streaming=run.streaming))
     metric = metrics[0]
     q = replace(q, metric=metric)
     refuse_effect_size(tests)
@@ -183,8 +178,8 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, mdg: bool
         a, b = _baseline_pair(log, q, probe, many=bool(q.group) or q.reference is not None)
         q = replace(q, a=a, b=b)
     _check_groups(log, q.by)
-    result = _analyze(log, q, probe, tests, dict(mdg=mdg, within_noise=within_noise, streaming=streaming,
-                                                 progress=progress, facts=facts))
+    result = _analyze(log, q, probe, tests, Run(mdg=run.mdg, within_noise=run.within_noise,
+                                                streaming=run.streaming, progress=run.progress, facts=run.facts))
     if q.selection:
         from probestats.analyses.many import ManyAnalysis
 
@@ -260,9 +255,9 @@ def _one_role_each(probe) -> None:
             seen[column] = name
 
 
-def _analyze(log, question, probe, tests, run: dict):
-    """The one analysis the ``question`` asks for, on the shaped log (see the module's description); ``run``
-    holds :func:`analyze`'s keywords of how a paired analysis runs."""
+def _analyze(log, question, probe, tests, run: Run):
+    """The one analysis the ``question`` asks for, on the shaped log (see the module's description), a paired
+    one run as ``run`` says."""
     q = question
     if q.factor:
         if q.a or q.b or q.group or q.reference:
@@ -302,11 +297,11 @@ def _analyze(log, question, probe, tests, run: dict):
 
         # a judge's cells are split by criterion whatever else by asks for (absent columns are ignored)
         return judge_analysis(log, replace(q, by=tuple(q.by) + (("criterion",) if "criterion" not in q.by else ())),
-                              probe, tests, mdg=run["mdg"], within_noise=run["within_noise"])
+                              probe, tests, mdg=run.mdg, within_noise=run.within_noise)
     from probestats.analyses.paired import analyze_pair
 
     # more than two values and no a/b: analyze_pair hands the validated log to the many-values analysis
-    return analyze_pair(log, q, probe, tests, **run)
+    return analyze_pair(log, q, probe, tests, run)
 
 
 #: seconds one ``by`` group's analysis takes, about (measured: 10,000 groups of 3 items in 177 s on a busy

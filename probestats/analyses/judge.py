@@ -788,9 +788,9 @@ def analyze_scored(log, *, order: str, score: str, by: Sequence[str] = (), scale
     values = [v for v in values.to_list() if v is not None]
     if len(values) != 2:
         raise OptionError(f"{opt('order', order)}: a scored order probe needs exactly two orders, found {len(values)}")
-    from probestats.analyses.question import Question
+    from probestats.analyses.question import Question, Run
     from probestats.vocabulary import Tests
 
     result = analyze(probe, Question(score, a=values[0], b=values[1], by=list(by)),
-                     tests=Tests(alpha=alpha, correction=correction), many=False)
+                     tests=Tests(alpha=alpha, correction=correction), run=Run(many=False))
     return with_scale(result, scale, list(by)) if scale is not None else result

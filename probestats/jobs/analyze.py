@@ -106,14 +106,14 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
         return _analyze_cells(cells_file, metric=metric, a=a, b=b, noise_cells=noise_cells, by=by, tests=tests,
                               probe=probe, reference=reference, scale=scale, factor=factor, row_level=row_level)
     from probestats.analyses.dispatch import analyze as run
-    from probestats.analyses.question import Question
+    from probestats.analyses.question import Question, Run
 
     question = Question(metric, a=a, b=b, by=by, reference=reference, scale=scale, factor=factor, noise=noise,
                         noise_value=noise_value, **arms)
     # one streaming pass over the log (memory grows with items x values, not rows); the row-level tests need
     # the runs
-    result = run(log, question, probe, tests, streaming=not (row_level or per_item or axes), progress=progress,
-                 validation=validation)
+    result = run(log, question, probe, tests, run=Run(streaming=not (row_level or per_item or axes),
+                                                      progress=progress), validation=validation)
     if row_level or per_item:  # Welch's t on runs beside the item-level tests, for a comparison of two values
         result = _with_runs(result, row_level=row_level, per_item=per_item)
     if axes:

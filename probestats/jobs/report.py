@@ -379,7 +379,7 @@ def _report(log=(), *, named, metric, tests, output, format, sections, templates
                                        source=source if source is not None else ", ".join(str(p) for p in log))
         return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), analysis=result, design=design)
     framing = _framing(framing_log, probe, beside_probe=True, **framing_options) if framing_log else None
-    from probestats.present.report.document import render_report
+    from probestats.present.report.document import Beside, render_report
 
     counted = probe.stated()
     shaping = {"where": probe.where, "derive": list(probe.derive), "counted": counted, **_steps_stated(probe)} \
@@ -391,10 +391,10 @@ def _report(log=(), *, named, metric, tests, output, format, sections, templates
 
         described = describe_log(probe.apply(list(log), metric=metric), metric=metric, n_resamples=n_resamples,
                                  seed=seed)
+    beside = Beside(framing=framing, comparison=comparison, judge=judged, describe=described, shaping=shaping,
+                    source=source if source is not None else ", ".join(str(p) for p in log), coded=coded)
     text = render_report(result, format=fmt, sections=list(sections) or None, templates=templates, design=design,
-                         assets_dir=assets, framing=framing, comparison=comparison, shaping=shaping,
-                         source=source if source is not None else ", ".join(str(p) for p in log), judge=judged,
-                         describe=described, coded=coded, plain=named)
+                         assets_dir=assets, beside=beside, plain=named)
     return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), analysis=result, comparison=comparison,
                      framing=framing, judge=judged, design=design)
 
@@ -556,13 +556,14 @@ def _log_analysis(log, question, probe, tests, *, before, gap_of_interest, strea
     its power section draws, and with ``before`` the comparison of the two runs. Nothing here is rendered."""
     from probestats.analyses.dispatch import analyze as run
     from probestats.analyses.plan import with_design_power
+    from probestats.analyses.question import Run
 
     metric, a, b = question.metric, question.a, question.b
     if before is not None and (question.factor or probe.groups or question.reference is not None):
         raise OptionError(f"{opt('before_log')} compares two runs of a two-value probe; drop {opt('factor')}, "
                           f"{opt('group')} and {opt('reference')}")
     # the streaming pass of analyze, with the facts the report states (a log needing its rows is read whole)
-    result = run(log, question, probe, tests, streaming=streaming, facts=True)
+    result = run(log, question, probe, tests, run=Run(streaming=streaming, facts=True))
     result = with_design_power(result, gap_of_interest)
     comparison = None
     if before is not None:

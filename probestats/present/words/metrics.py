@@ -66,9 +66,10 @@ def metrics_context(analysis) -> dict:
         sentences.append(f"In {count_of(rest, 'other cell') if detected else 'every cell'} the probe did not detect a "
                          "gap larger than chance after correction; this does not show that the system is unbiased "
                          "there, only that these items and runs could not tell a gap from chance.")
-    from probestats.present.words.verdict import verdict_line
+    from probestats.present.words.verdict import caveat_sentences, verdict_line
 
     sentences.append(verdict_line(analysis.verdict))
+    sentences += caveat_sentences(analysis.verdict)   # blocks that disagree within a metric, the family's floor
     return {"metrics": analysis.metrics, "grid": grid, "tests": tests, "effect_name": effect_name,
             "confidence": f"{first.d_z.confidence:.0%}" if first else "95%", "family": analysis.family_text,
             "correction": analysis.family_text.split(" over ")[0], "sentences": sentences}
