@@ -345,12 +345,15 @@ def between_groups_test(gaps, labels, *, n_resamples: int = 10_000, seed: int | 
     rng = np.random.default_rng(seed)
     tol = 1e-9 * max(abs(observed), 1.0)
     hits, done, chunk = 0, 0, max(1, 2_000_000 // max(1, n))
+    weights = np.tile(gaps, min(chunk, n_resamples))   # each shuffle's gaps in place, laid out once
+    squared = weights ** 2
+    steps = np.arange(chunk)[:, None] * k
     while done < n_resamples:
         m = min(chunk, n_resamples - done)
         shuffled = shuffled_labels(rng.random((m, n)), codes)   # the same draws, whatever the chunk
-        cells = (np.arange(m)[:, None] * k + shuffled).ravel()
-        sums, squares = (np.bincount(cells, weights=np.broadcast_to(x, (m, n)).ravel(), minlength=m * k).reshape(m, k)
-                         for x in (gaps, gaps ** 2))
+        shuffled += steps[:m]
+        sums, squares = (np.bincount(shuffled.ravel(), weights=w[:m * n], minlength=m * k).reshape(m, k)
+                         for w in (weights, squared))
         hits += int(np.count_nonzero(_welch_evidence(sums, squares, sizes, scale) >= observed - tol))
         done += m
     p = (hits + 1) / (n_resamples + 1)

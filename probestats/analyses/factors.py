@@ -36,7 +36,6 @@ from probestats.vocabulary import column_names
 from probestats.errors import ColumnError, OptionError, count_of, either, opt
 from probestats.stats.hypotests import TestResult, sign_flip_test
 from probestats.io.columns import normalize_header
-from probestats.io.read import read_log
 from probestats.errors import Problem
 
 __all__ = ["Effect", "FactorAnalysis", "FactorSet", "analyze_factors", "factor_set", "runs_note"]
@@ -332,8 +331,9 @@ def analyze_factors(log, question, probe=None, tests=None):
     Examples
     --------
     >>> from probestats.analyses.question import Question
-    >>> rows = [{"item": i, "style": s, "name": n, "x": (s == "formal") * (1 + (n == "Greg")) + 0.1 * i}
-    ...         for i in range(6) for s in ("formal", "casual") for n in ("Emily", "Greg")]
+    >>> from probestats.io.read import read_log   # the job reads and shapes the log; the engine takes it as read
+    >>> rows = read_log([{"item": i, "style": s, "name": n, "x": (s == "formal") * (1 + (n == "Greg")) + 0.1 * i}
+    ...                  for i in range(6) for s in ("formal", "casual") for n in ("Emily", "Greg")])
     >>> result = analyze_factors(rows, Question("x", factor=["style", "name"]))
     >>> [(e.name, round(e.average, 9)) for e in result.effects][:3]
     [('style within name = Emily', 1.0), ('style within name = Greg', 2.0), ('style', 1.5)]
@@ -357,7 +357,6 @@ def analyze_factors(log, question, probe=None, tests=None):
     if len(factors) != 2:
         raise OptionError(f"{opt('factors')}: give exactly two factors (got {len(factors)}), "
                           f"for example {either(repr(['style', 'name']), '--factor style --factor name')}")
-    log = read_log(log, metric=metric)
     declared = [_declared(log, f) for f in factors]
     factors = [name for name, _, _ in declared]
     c1, c2 = (column for _, column, _ in declared)
