@@ -759,10 +759,13 @@ def _verdict(main: PairResult, check: NoiseCheck, matched: _Matched, per_group: 
                      attribute_settings=tuple(probe.attribute_settings), agreement=per_group.agreement, blanks=blanks)
     verdict = with_design(verdict, facts)
     if per_group.columns:
-        from probestats.checks.design import group_constant_caveats
+        from probestats.analyses.halves import block_noun
+        from probestats.checks.design import group_constant_caveats, one_answer_caveat
 
         verdict = with_caveats(verdict, *group_constant_caveats(per_group.table, per_group.columns, metric, checked.a,
-                                                                checked.b, facts))
+                                                                checked.b, facts),   # and a group of one number only
+                               *one_answer_caveat(per_group.table, per_group.columns, metric, checked.a, checked.b,
+                                                  block_noun(per_group.columns, len(per_group.results))))
     if drawn:
         from probestats.analyses.drawn import drawn_caveat
 

@@ -59,11 +59,16 @@ def validate(log, *, metric=None, a=None, b=None, by=(), probe=None):
     if random_settings and checked.ok:   # a setting drawn per call is checked for balance, as analyze checks it
         from dataclasses import replace
 
-        from probestats.analyses.drawn import balance_test, unbalanced_problem
+        from probestats.analyses.drawn import balance_test, unbalanced_problem, unmatched_refusal
+        from probestats.errors import OptionError
 
         for column in random_settings:
             balance = balance_test(checked.frame, column, checked.a, checked.b)
             if balance.tracks(0.05):   # unbalanced by chance alone is adjusted for by analyze, not refused
                 checked = replace(checked, problems=checked.problems + (unbalanced_problem(
                     balance, checked.a, checked.b, checked.log.columns.get(column, column)),))
+                continue
+            refusal = unmatched_refusal(checked.frame, checked.a, checked.b, column, metric)
+            if refusal is not None:   # refused as the analysis refuses it: nothing to match the gap within
+                raise OptionError(refusal)
     return checked
