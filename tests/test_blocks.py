@@ -205,21 +205,38 @@ def test_groups_of_different_items_are_compared_between_groups():
     assert driving.others_test.method.startswith("monte carlo (labels of 16 items exchanged between 2 groups")
 
 
-def test_the_between_groups_statistic_is_the_weighted_spread_of_the_group_means():
+def test_the_between_groups_statistic_is_welchs_f_read_through_its_own_distribution():
+    from statsmodels.stats.oneway import anova_oneway
+
     from probestats.analyses.blocks import between_groups_test
 
-    gaps, labels = [1.0, 2.0, 3.0, 0.0, 0.0], ["a", "a", "a", "b", "b"]
-    # by hand: group means 2 and 0, grand mean 1.2: 3 * 0.8**2 + 2 * 1.2**2 = 4.8
-    assert abs(between_groups_test(gaps, labels, n_resamples=99).statistic - 4.8) < 1e-12
-    # every one of the C(5, 2) = 10 ways to choose group b's two items, by hand: as far apart as observed?
-    total = sum(gaps) / 5
-    stats = []
-    for pick in itertools.combinations(range(5), 2):
-        b = [gaps[i] for i in pick]
-        a = [gaps[i] for i in range(5) if i not in pick]
-        stats.append(3 * (np.mean(a) - total) ** 2 + 2 * (np.mean(b) - total) ** 2)
-    exact = sum(s >= 4.8 - 1e-12 for s in stats) / 10
+    gaps, labels = [1.0, 2.0, 3.5, 0.2, 0.0, 0.5, -0.4], ["a", "a", "a", "b", "b", "b", "b"]
+    welch = anova_oneway([gaps[:3], gaps[3:]], use_var="unequal")   # Welch's F (statsmodels), two groups
+    assert abs(between_groups_test(gaps, labels, n_resamples=99).statistic - welch.statistic) < 1e-9
+    # every one of the C(7, 3) = 35 ways to choose group a's three items, by brute force: is Welch's p as small?
+    ps = []
+    for pick in itertools.combinations(range(7), 3):
+        a = [gaps[i] for i in pick]
+        b = [gaps[i] for i in range(7) if i not in pick]
+        ps.append(anova_oneway([a, b], use_var="unequal").pvalue)
+    exact = sum(q <= welch.pvalue * (1 + 1e-9) for q in ps) / 35
     assert abs(between_groups_test(gaps, labels, n_resamples=200_000).pvalue - exact) < 0.01
+
+
+def test_the_between_groups_test_keeps_its_level_when_groups_differ_only_in_noise():
+    # four groups of 30, 20, 10 and 5 items sharing one gap, the smallest the noisiest (SD 2 to 0.5): the raw
+    # spread of the group means, permuted, spoke on 0.34 of 300 such logs; the studentized test at most
+    # alpha + 2 SE on 300 (benchmarks/caveats.py). Here 60 logs, a bound of alpha + 3 SE of 60
+    from probestats.analyses.blocks import between_groups_test
+
+    rng = np.random.default_rng(3)
+    sizes, sds = [30, 20, 10, 5], [0.5, 1.0, 1.5, 2.0]
+    labels = [f"g{j}" for j, k in enumerate(sizes) for _ in range(k)]
+    hits = 0
+    for rep in range(60):
+        gaps = np.concatenate([0.5 + rng.normal(0, sd, k) for k, sd in zip(sizes, sds)])
+        hits += between_groups_test(gaps, labels, n_resamples=499, seed=rep).pvalue <= 0.05
+    assert hits / 60 <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 60)
 
 
 def test_a_named_setting_is_a_block_held_fixed_or_refused_saying_why_never_ignored():

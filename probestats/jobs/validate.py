@@ -42,7 +42,7 @@ def validate(log, *, metric=None, a=None, b=None, by=(), probe=None):
     >>> validate("sample_logs/broken/unmatched_item.csv", metric="steps").ok
     False
     """
-    from probestats.checks.schema import validate as check
+    from probestats.checks.schema import ColumnRoles, validate as check
     from probestats.shape.probe import as_probe
     from probestats.vocabulary import check_metric, column_names
 
@@ -53,16 +53,22 @@ def validate(log, *, metric=None, a=None, b=None, by=(), probe=None):
 
     check_roles([metric] if metric else [], probe)
     checked = check(probe.apply(log, metric=metric, a=a, b=b, by=by), metric=metric, a=a, b=b, by=by,
-                    fold_case=probe.fold_case, attribute_settings=attribute_settings,
-                    random_settings=random_settings, keep=random_settings)
+                    fold_case=probe.fold_case, roles=ColumnRoles(keep=random_settings,
+                                                                 attribute_settings=attribute_settings,
+                                                                 random_settings=random_settings))
     if random_settings and checked.ok:   # a setting drawn per call is checked for balance, as analyze checks it
         from dataclasses import replace
 
-        from probestats.analyses.drawn import balance_test, unbalanced_problem
+        from probestats.analyses.drawn import balance_test, unbalanced_problem, unmatched_refusal
+        from probestats.errors import OptionError
 
         for column in random_settings:
             balance = balance_test(checked.frame, column, checked.a, checked.b)
             if balance.tracks(0.05):   # unbalanced by chance alone is adjusted for by analyze, not refused
                 checked = replace(checked, problems=checked.problems + (unbalanced_problem(
                     balance, checked.a, checked.b, checked.log.columns.get(column, column)),))
+                continue
+            refusal = unmatched_refusal(checked.frame, checked.a, checked.b, column, metric)
+            if refusal is not None:   # refused as the analysis refuses it: nothing to match the gap within
+                raise OptionError(refusal)
     return checked

@@ -536,7 +536,7 @@ def title_rows_words(n: int) -> str:
 
 def checked_log(job: Job):
     """The log checked as ``validate`` checks it with the page's options (kept per choices)."""
-    from probestats.checks.schema import validate
+    from probestats.checks.schema import ColumnRoles, validate
 
     mapping = job.mapping
 
@@ -547,7 +547,8 @@ def checked_log(job: Job):
         by = mapping.keywords("validate").get("by", ())
         with words():
             return validate(probe.apply(job.log.path, metric=mapping.metric, a=a, b=b, by=by), metric=mapping.metric,
-                            a=a, b=b, by=by, fold_case=probe.fold_case, attribute_settings=probe.attribute_settings)
+                            a=a, b=b, by=by, fold_case=probe.fold_case,
+                            roles=ColumnRoles(attribute_settings=probe.attribute_settings))
 
     return job.files.remembered(("checked", mapping), run)
 

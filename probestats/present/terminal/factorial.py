@@ -38,8 +38,10 @@ def print_factorial(analysis, out: Console) -> None:
         for r in analysis.anova:
             out.print(f"  {escape(r.effect)}: F({r.df1:g}, {r.df2:g}) = {fmt_num(r.f)}, p = {fmt_p(r.pvalue)}, "
                       f"partial eta² = {fmt_num(r.partial_eta_squared)} (F df1 / (F df1 + df2))")
-    from probestats.present.words.verdict import noise_check_sentences, verdict_line
+    from probestats.present.words.verdict import caveat_sentences, noise_check_sentences, verdict_line
 
     for line in noise_check_sentences(analysis.verdict):
         out.print(escape(line))
     out.print(escape(verdict_line(analysis.verdict)))
+    for line in caveat_sentences(analysis.verdict):   # the models that disagree, as a 2 x 2 prints them
+        out.print(f"[yellow]{escape(line)}[/yellow]")
