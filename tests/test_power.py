@@ -37,6 +37,7 @@ from probestats.analyses.plan import (
     plan_probe,
     power_sign_flip,
 )
+from probestats.analyses.plan.mechanisms import engine_shift
 from probestats.analyses.plan.simulate import draw_probes as _draw
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
@@ -325,13 +326,21 @@ def test_a_pilots_interval_gives_the_power_at_both_ends():
 
     points = [(s / sigma, t) for s in (sigma, het.sigma_low, het.sigma_high) for t in tau_ends(s)]
     assert np.allclose(het.range_points, points, atol=2e-3)
+    signs = {n: np.array(np.meshgrid(*[[-1.0, 1.0]] * n)).reshape(n, -1) for n in (8, 12)}
+
+    def rejected(gaps):
+        """The exact two-sided sign-flip test by brute force: every one of the 2^n sign patterns."""
+        flipped = np.abs(gaps @ signs[gaps.shape[1]])
+        pv = (flipped >= np.abs(gaps.sum(axis=1, keepdims=True)) - 1e-9).mean(axis=1)
+        return float(np.mean(pv <= 0.05))
+
     for cell in plan.cells:
-        # the same simulated probes at each point: a noise SD c times the log's is the gap and tau divided by c, so a
-        # plan that states tau / c at gap 1 / c gives the power there
-        at = {(c, t): plan_probe(noise, metric="steps", items=cell.items, runs=cell.runs, gap=1.0 / c,
-                                 tests=Tests(seed=3), sizing=Sizing(heterogeneity=t / c, mechanism="level", sims=600,
-                                                                    mdg_range=False)).cells[0].power
-              for c, t in het.range_points}
+        # the first half of the plan's own simulated probes (the same seed); a noise SD c times the log's is the gap
+        # and tau divided by c
+        draws = _draw(plan.noise, cell.items, cell.runs, cell.runs, 600, 3, engine_shift("level", plan.noise))
+        first = draws.take(slice(0, 300))
+        at = {(c, t): rejected(first.gaps(1.0 / c, t / c)) for c, t in het.range_points}
+        assert math.isclose(rejected(draws.gaps(1.0, plan.tau)), cell.power)   # the plan's own probes
         # simulated: tau's ends at the log's sigma, and the points where the gaps' variance, c^2 sigma^2 (2 / runs)
         # + tau^2, is largest and smallest
         var = {pt: pt[0] ** 2 * sigma ** 2 * 2 / cell.runs + pt[1] ** 2 for pt in at}
@@ -340,7 +349,7 @@ def test_a_pilots_interval_gives_the_power_at_both_ends():
         assert cell.power_tau_range[0] < cell.power_tau_range[1]
         # and those are the extremes of all six, within the simulation's error
         assert min(at.values()) >= cell.power_tau_range[0] - 0.03 and max(at.values()) <= cell.power_tau_range[1] + 0.03
-        # wider than the pilot's interval on tau alone
+        # wider than the pilot's interval on tau alone, on the same probes
         alone = [at[(1.0, het.tau_low)], at[(1.0, het.tau_high)], cell.power]
         assert cell.power_tau_range[0] <= min(alone) and cell.power_tau_range[1] >= max(alone)
         assert cell.power_tau_range[1] - cell.power_tau_range[0] > max(alone) - min(alone)

@@ -29,7 +29,7 @@ POWER_RANGE_METHOD = (
     "where its runs have heavier tails than a normal's: 2 / (2 / df + (kurtosis - 3) / runs)) and at its estimate, "
     "and for each such sigma tau at the ends of the pilot's profile-likelihood interval given that sigma; a noise "
     "SD c times the estimate is simulated as the gap and tau divided by c (the sign-flip test is unchanged when "
-    "every gap is scaled), on the same simulated probes as the power, at tau's ends at the log's sigma and at the "
+    "every gap is scaled), on the first half of the simulated probes of the power, at tau's ends at the log's sigma and at the "
     "two points where an item gap's variance, c^2 sigma^2 (1/k_a + 1/k_b) + tau^2, is largest and smallest")
 #: Ratio of the upper to the lower end of the interval on the variance of item gaps that a pilot able to
 #: estimate tau keeps within (:func:`pilot_items_needed`).
