@@ -245,6 +245,7 @@ def _wide_hint(log: Log, metric: str | None) -> str | None:
     """The ``wide`` list to suggest: headers that look wide (:func:`probestats.shape.wide.looks_wide`) and hold
     values of one metric: numbers in every cell, in overlapping ranges, none of them ids or the metric named
     itself (``response_time,response_length`` are two measures, ``prompt_id,response_id`` two ids)."""
+    # lazy: shape.wide is off the paired analysis's path (tests/test_start.py)
     from probestats.shape.wide import looks_wide
 
     wide = looks_wide(log.headers, metric)

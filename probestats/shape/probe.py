@@ -380,6 +380,7 @@ class Probe:
                                   f"give {opt('metric')}")
             log = keep_complete(log, metric, a=a, b=b, by=by, fold_case=self.fold_case)
         if self.code:   # what each code book coded, per value, for validation and the report to state
+            # lazy: shape.codebook is off the paired analysis's path (tests/test_start.py)
             from probestats.shape.codebook import coverage_problems
 
             log = replace(log, problems=tuple(log.problems) + tuple(coverage_problems(log)))
@@ -390,6 +391,7 @@ class Probe:
     def _explode(self, log: Log, metric=None) -> Log:
         if not self.explode:
             return log
+        # lazy: shape.nested is off the paired analysis's path (tests/test_start.py)
         from probestats.shape.nested import explode, parse_explode
 
         lazy, problems = explode(log.lazy, self.explode)
@@ -399,6 +401,7 @@ class Probe:
     def _lookup(self, log: Log, metric=None) -> Log:
         if not self.lookup:
             return log
+        # lazy: shape.lookup is off the paired analysis's path (tests/test_start.py)
         from probestats.shape.lookup import lookup
 
         lazy = log.lazy
@@ -408,6 +411,7 @@ class Probe:
 
     def _code(self, log: Log, metric=None) -> Log:
         if self.code:
+            # lazy: shape.codebook is off the paired analysis's path (tests/test_start.py)
             from probestats.shape.codebook import code_columns
 
             books: dict = {}
@@ -423,6 +427,7 @@ class Probe:
     def _derive(self, log: Log, metric=None) -> Log:
         if not self.derive:
             return log
+        # lazy: shape.derive is off the paired analysis's path (tests/test_start.py)
         from probestats.shape.derive import apply
 
         return apply(log, derive=self.derive)
@@ -430,6 +435,7 @@ class Probe:
     def _wide(self, log: Log, metric=None) -> Log:
         if not self.wide:
             return log
+        # lazy: shape.wide is off the paired analysis's path (tests/test_start.py)
         from probestats.shape.wide import melt
 
         lazy, columns, problems = melt(log.lazy, log.columns, self.wide, attribute=self.wide_attribute, metric=metric)
@@ -442,6 +448,7 @@ class Probe:
     def _framing_columns(self, log: Log, metric=None) -> Log:
         if not self.framing_columns:
             return log
+        # lazy: shape.framing_columns is off the paired analysis's path (tests/test_start.py)
         from probestats.shape.framing_columns import melt_framing_columns
 
         return melt_framing_columns(log, self.framing_columns)
@@ -449,6 +456,7 @@ class Probe:
     def _where(self, log: Log) -> Log:
         if self.where is None:
             return log
+        # lazy: shape.derive is off the paired analysis's path (tests/test_start.py)
         from probestats.shape.derive import apply
 
         return apply(log, where=self.where)
@@ -459,16 +467,19 @@ class Probe:
         """The columns the steps after reading make (a mapping may name one)."""
         names: list[str] = []
         if self.explode:   # each step's module is imported only when the probe has that step
+            # lazy: shape.nested is off the paired analysis's path (tests/test_start.py)
             from probestats.shape.nested import parse_explode
 
             names += [parse_explode(e)[0] for e in self.explode]
         if self.code:
+            # lazy: shape.codebook is off the paired analysis's path (tests/test_start.py)
             from probestats.shape.codebook import parse_code
 
             for spec in self.code:
                 name = parse_code(spec)[0]
                 names += [name, f"{name}_label", f"{name}_kind"]
         if self.derive:
+            # lazy: shape.derive is off the paired analysis's path (tests/test_start.py)
             from probestats.shape.derive import parse_derive
 
             names += [parse_derive(d)[0] for d in self.derive]
@@ -643,6 +654,7 @@ def _path_field(log: Log, path: str) -> pl.Expr | None:
     """The field inside the records a dotted path names (``response.score``), its first part the header as
     written even where the header was read as a canonical column (``response`` as ``reply``); None when the path
     names no field (or names a column)."""
+    # lazy: shape.nested is off the paired analysis's path (tests/test_start.py)
     from probestats.shape.nested import path_expr
 
     schema = log.lazy.collect_schema()
@@ -660,6 +672,7 @@ def _path_field(log: Log, path: str) -> pl.Expr | None:
 
 
 def _wide_headers(specs) -> set[str]:
+    # lazy: shape.wide is off the paired analysis's path (tests/test_start.py)
     from probestats.shape.wide import parse_wide
 
     return {col for group in parse_wide(specs) for _, col in group}
