@@ -38,6 +38,11 @@ from typing import Sequence
 import numpy as np
 import polars as pl
 
+from probestats.analyses.halves import block_noun
+from probestats.analyses.omnibus import (MC_BUDGET_FACTOR, MC_CONFIDENCE, OmnibusResult, TIE_RTOL, as_matrix,
+                                         mc_interval, sequential_hits)
+from probestats.vocabulary import check_n_resamples
+
 __all__ = ["BlockAgreement", "block_agreement", "between_groups_test", "p_words"]
 
 
@@ -152,9 +157,6 @@ def between_groups_test(gaps, labels, *, n_resamples: int = 10_000, seed: int | 
     >>> r.pvalue < 0.05, r.method.startswith("monte carlo (labels of 8 items exchanged between 2 groups")
     (True, True)
     """
-    from probestats.analyses.omnibus import OmnibusResult
-    from probestats.vocabulary import check_n_resamples
-
     gaps = np.asarray(gaps, dtype=float)
     index = {name: j for j, name in enumerate(dict.fromkeys(labels))}
     codes = np.array([index[x] for x in labels], dtype=np.int64)
@@ -251,10 +253,6 @@ def heterogeneity_test(matrix, *, n_resamples: int = 10_000, seed: int | None = 
     >>> round(r.pvalue * 216)
     4
     """
-    from probestats.analyses.omnibus import (MC_BUDGET_FACTOR, MC_CONFIDENCE, TIE_RTOL, OmnibusResult,
-                                             as_matrix, mc_interval, sequential_hits)
-    from probestats.vocabulary import check_n_resamples
-
     m = as_matrix(matrix)
     n, k = m.shape
     common = dict(n_items=n, n_values=k)
@@ -366,8 +364,6 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
     >>> r.test.pvalue == 4 / 6**3   # brute force over the 6**3 arrangements of items 2 to 4: 4 reach it
     True
     """
-    from probestats.analyses.halves import block_noun
-
     columns = list(columns)
     if len(groups) < 2:
         return None
@@ -389,8 +385,6 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
     if untested is not None:
         reason = untested
     elif matrix.shape[0] >= 2 and first is not None:
-        from probestats.analyses.omnibus import MC_BUDGET_FACTOR
-
         test = heterogeneity_test(matrix, n_resamples=min(first, n_resamples), seed=seed, alpha=alpha / family,
                                   max_resamples=MC_BUDGET_FACTOR * n_resamples)
     elif matrix.shape[0] >= 2:

@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, Union
 
 import polars as pl
 
+from probestats.analyses.metrics import MetricsAnalysis, analyze_metrics, one_metric_tests
+from probestats.analyses.paired import Analysis, analyze_pair
 from probestats.errors import OptionError, either, opt
+from probestats.io.log import Log, collect
+from probestats.limits import check_limit, duration
+from probestats.shape.probe import as_probe
+from probestats.vocabulary import as_tests
 
 __all__ = ["AnalysisResult", "analyze", "check_roles"]
 
@@ -35,10 +41,9 @@ def __getattr__(name: str):
     # AnalysisResult names every kind of analysis; it is built when read, so that one analysis does not
     # import the modules of the others
     if name == "AnalysisResult":
+        # lazy: the factor and many-values analyses are off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.factors import FactorAnalysis
         from probestats.analyses.many import ManyAnalysis
-        from probestats.analyses.metrics import MetricsAnalysis
-        from probestats.analyses.paired import Analysis
 
         union = Union[Analysis, ManyAnalysis, FactorAnalysis, MetricsAnalysis]
         globals()[name] = union
@@ -125,9 +130,6 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, mdg: bool
     """
     from dataclasses import replace
 
-    from probestats.shape.probe import as_probe
-    from probestats.vocabulary import as_tests
-
     probe, tests, q = as_probe(probe), as_tests(tests), question
     metrics = list(q.metrics)
     check_roles(metrics, probe)
@@ -149,8 +151,8 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, mdg: bool
                 raise OptionError(f"{opt(name, shown)} applies to a comparison of two values of one metric; "
                                   f"drop {opt(other)}" + (" (give one metric)" if other == "metric" else ""))
     if len(metrics) > 1 and q.factor:   # each metric's two-factor analysis (per group), corrected together
+        # lazy: analyses.factors is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.factors import FactorSet, factor_set
-        from probestats.analyses.metrics import one_metric_tests
 
         analyses = []
         # each metric's analysis reads what is compared and how it is tested, not the arms, the noise value, the
@@ -162,8 +164,6 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, mdg: bool
             analyses += list(one.analyses) if isinstance(one, FactorSet) else [(name, {}, one)]
         return factor_set(analyses, tests)
     if len(metrics) > 1:
-        from probestats.analyses.metrics import analyze_metrics
-
         refuse_for_metrics(settings=probe.settings, attribute_settings=probe.attribute_settings,
                            noise_value=q.noise_value)
         return analyze_metrics(log, replace(q, metric=metrics), probe, tests, analyze=analyze, mdg=mdg,
@@ -177,6 +177,7 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, mdg: bool
     q = replace(q, group=q.group or probe.groups)
     whole = log
     if q.control is not None or q.baseline is not None:
+        # lazy: analyses.control is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.control import without_control
 
         log = without_control(log, q.control, probe)
@@ -186,6 +187,7 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, mdg: bool
     result = _analyze(log, q, probe, tests, dict(mdg=mdg, within_noise=within_noise, streaming=streaming,
                                                  progress=progress, facts=facts))
     if q.selection:
+        # lazy: analyses.many is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.many import ManyAnalysis
 
         if not isinstance(result, ManyAnalysis):
@@ -195,10 +197,12 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, mdg: bool
     if q.baseline is not None and hasattr(result, "baseline"):
         result = replace(result, baseline=q.baseline)
     if q.control is not None:
+        # lazy: analyses.control is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.control import with_control
 
         result = with_control(result, whole, probe, tests, control=q.control)
     if validation is not None:
+        # lazy: analyses.validation is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.validation import with_validation
 
         result = with_validation(result, validation, n_resamples=tests.n_resamples,
@@ -268,6 +272,7 @@ def _analyze(log, question, probe, tests, run: dict):
         if q.a or q.b or q.group or q.reference:
             raise OptionError(f"{opt('factor')} compares the levels of two attributes; drop {opt('a')}, {opt('b')}, "
                               f"{opt('group')} and {opt('reference')}")
+        # lazy: analyses.many is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.many import refuse_pair_options
 
         if q.noise is not None or q.scale:
@@ -276,6 +281,7 @@ def _analyze(log, question, probe, tests, run: dict):
                               f"interaction against the items' own variation, with no noise reference or scale "
                               f"check; drop it")
         refuse_pair_options(probe, tests, q.noise_value, analysis=f"two factors ({opt('factors')})", fix="drop it")
+        # lazy: analyses.factors is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.factors import analyze_factors
 
         if q.by:   # one two-factor analysis per group, corrected together
@@ -285,6 +291,7 @@ def _analyze(log, question, probe, tests, run: dict):
         if q.a or q.b:
             raise OptionError(f"{opt('group')} and {opt('reference')} compare every value; drop {opt('a')} and "
                               f"{opt('b')} (or drop {opt('group')})")
+        # lazy: analyses.many is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.many import analyze_many, refuse_pair_options
 
         refuse_pair_options(probe, tests, q.noise_value)
@@ -298,12 +305,12 @@ def _analyze(log, question, probe, tests, run: dict):
 
     q = replace(q, noise=str(q.noise) if q.noise is not None and not _is_data(q.noise) else q.noise)
     if q.scale:
+        # lazy: analyses.evaluator is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.evaluator import judge_analysis
 
         # a judge's cells are split by criterion whatever else by asks for (absent columns are ignored)
         return judge_analysis(log, replace(q, by=tuple(q.by) + (("criterion",) if "criterion" not in q.by else ())),
                               probe, tests, mdg=run["mdg"], within_noise=run["within_noise"])
-    from probestats.analyses.paired import analyze_pair
 
     # more than two values and no a/b: analyze_pair hands the validated log to the many-values analysis
     return analyze_pair(log, q, probe, tests, **run)
@@ -319,8 +326,9 @@ def _factor_groups(log, question, probe, tests):
     (:func:`probestats.analyses.factors.factor_set`)."""
     from dataclasses import replace
 
+    # lazy: analyses.factors is off the paired analysis's path (tests/test_start.py); read_log is looked up when
+    # called, so a test's replacement of it on its module is seen
     from probestats.analyses.factors import analyze_factors, factor_set
-    from probestats.io.log import Log, collect
     from probestats.io.read import read_log
 
     metric, by = question.metric, question.by
@@ -343,8 +351,6 @@ def _check_groups(log, by) -> None:
     """Refuse more ``by`` groups than the limit of groups, before any is analyzed (each is analyzed on its own)."""
     if not by:
         return
-    from probestats.io.log import Log, collect
-    from probestats.limits import check_limit, duration
 
     if not isinstance(log, Log):
         return
@@ -403,6 +409,7 @@ def _baseline_pair(log, question, probe, *, many: bool):
         if baseline is not None and (a is None) != (b is None) and baseline not in (a, b):
             return (a, baseline) if b is None else (baseline, b)
         return a, b
+    # lazy: analyses.control is off the paired analysis's path (tests/test_start.py)
     from probestats.analyses.control import log_values
 
     values = log_values(log, fold_case)

@@ -43,6 +43,8 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from probestats.analyses.halves import blocked_item_table
+from probestats.analyses.pair_tests import compare_pair
 from probestats.errors import OptionError, Problem, opt
 from probestats.result import jsonable
 from probestats.stats.ranked import smallest_in_cells
@@ -378,8 +380,6 @@ def _strata(pair: pl.DataFrame, column: str) -> tuple[pl.DataFrame, int]:
 
 def stratified_table(frame: pl.DataFrame, metric: str, a: str, b: str, column: str) -> tuple[pl.DataFrame, int]:
     """The item table with items matched within strata of ``column``, and the number of strata."""
-    from probestats.analyses.halves import blocked_item_table
-
     pair, strata = _strata(_pair(frame, a, b, column, metric), column)
     return blocked_item_table(pair, metric, a, b, ["_stratum"]), strata
 
@@ -451,7 +451,6 @@ def drawn_setting(frame: pl.DataFrame, metric: str, a: str, b: str, column: str,
     """The randomized setting ``column``: its balance test, the stratified and the adjusted gap, tested as the
     ``tests`` ask."""
     alpha, alternative, n_resamples, seed = tests.alpha, tests.alternative, tests.n_resamples, tests.seed
-    from probestats.analyses.pair_tests import compare_pair
 
     balance = balance or balance_test(frame, column, a, b, n_resamples=n_resamples, seed=seed)
     table, strata = stratified_table(frame, metric, a, b, column)

@@ -34,9 +34,13 @@ from typing import Sequence
 
 import polars as pl
 
+from probestats.analyses.paired import analyze_pair
+from probestats.analyses.question import from_keywords
 from probestats.errors import OptionError, count_of, opt
-from probestats.io.columns import ROW
 from probestats.errors import Problem
+from probestats.io.columns import ROW
+from probestats.io.log import format_rows
+from probestats.vocabulary import EFFECT_SIZES, N_RESAMPLES, SEED
 
 __all__ = ["parse_scale", "scale_problems", "scale_check", "ScaleCheck", "with_scale", "analyze_judge"]
 
@@ -194,7 +198,6 @@ def scale_problems(analysis, scale) -> list[Problem]:
     outside = frame.filter((pl.col(metric) < low) | (pl.col(metric) > high))
     if outside.height:
         rows = tuple(log.rows(outside[ROW].head(50).to_list()))
-        from probestats.io.log import format_rows
 
         problems.append(Problem(
             "warning", "out_of_scale",
@@ -291,7 +294,7 @@ def analyze_judge(log, *, metric: str, a: str | None = None, b: str | None = Non
         ``read_options``), how the tests are run (a :class:`~probestats.vocabulary.Tests`' fields, ``hedges``),
         ``mdg`` and ``within_noise``.
     """
-    from probestats.analyses.question import from_keywords
+    # lazy: looked up when called, so a test's replacement of it on its module is seen
     from probestats.io.read import read_log
 
     log = read_log(log, metric=metric, **dict(kwargs.pop("read_options", None) or {}))
@@ -310,9 +313,8 @@ def judge_analysis(log, question, probe, tests, *, mdg: bool = True, within_nois
     """
     from dataclasses import replace as changed
 
-    from probestats.analyses.paired import analyze_pair
+    # lazy: looked up when called, so a test's replacement of it on its module is seen
     from probestats.io.read import read_log
-    from probestats.vocabulary import EFFECT_SIZES, N_RESAMPLES, SEED
 
     log = read_log(log, metric=question.metric)
     present = set(log.lazy.collect_schema().names())

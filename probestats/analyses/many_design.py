@@ -26,6 +26,7 @@ from typing import Sequence
 
 import polars as pl
 
+from probestats.analyses.blocks import block_agreement
 from probestats.checks.design import (MAX_GROUP_CLAUSES, Caveat, constant_text, constant_values,
                                        grouped_constants_clause, share_text)
 
@@ -134,8 +135,6 @@ def agreement_caveat(results: Sequence, tests) -> tuple[Caveat, ...]:
     Its figures are ``{"values": [...]}``, one agreement (``BlockAgreement.to_dict()`` with the pair's
     ``value`` and ``other``, the gap ``value`` minus ``other``) per pair whose groups disagree.
     """
-    from probestats.analyses.blocks import block_agreement
-
     alpha, n_resamples, seed = tests.alpha, tests.n_resamples, tests.seed
     if len(results) < 2:
         return ()

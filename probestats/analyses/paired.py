@@ -14,7 +14,7 @@ from typing import Sequence
 
 import polars as pl
 
-from probestats.vocabulary import column_names
+from probestats.vocabulary import Tests, as_tests, column_names
 from probestats.errors import OptionError, ValidationError, either, opt
 from probestats.stats.multitest import adjust
 from probestats.stats.permutation import arms_unequal
@@ -27,9 +27,18 @@ from probestats.analyses.items import check_by, item_table_of, item_units, items
 from probestats.analyses.noise_check import halves_check, noise_check_of, noise_log_causes, within_log_noise
 from probestats.analyses.pair_tests import PairResult, compare_pair, design_problems, unpermuted_problem
 from probestats.analyses.probe_mdg import probe_mdg
-from probestats.analyses.verdict import NoiseCheck
+from probestats.analyses.verdict import NoiseCheck, decide, with_caveats, with_design
 
 from probestats.result import Result
+from probestats.analyses.blanks import blank_readings
+from probestats.analyses.clusters import cluster_candidates
+from probestats.analyses.drawn import balance_test, drawn_caveat, drawn_setting, unbalanced_problem
+from probestats.analyses.halves import (BLOCK_SETTINGS, block_noun, blocked_item_table, blocks_of,
+                                        named_setting_refusal, pooled_phrase)
+from probestats.analyses.question import Question
+from probestats.checks.design import Caveat, design_facts, group_constant_caveats, item_facts
+from probestats.shape.probe import as_probe
+from probestats.stats.published import ASSUMPTIONS
 
 
 def _num(x) -> float | None:
@@ -97,8 +106,6 @@ class RowLevelTest:
                "n_a": int(self.n_a), "n_b": int(self.n_b), "mean_a": _num(self.mean_a), "mean_b": _num(self.mean_b),
                "alternative": self.alternative, "method": self.method, "note": self.note}
         if self.samples is not None:
-            from probestats.stats.published import ASSUMPTIONS
-
             s = self.samples
             out.update({"assumption": ASSUMPTIONS["welch"], "headline": False, "paired": bool(self.paired),
                         "mean_a_interval": s.mean_a_interval.to_dict(), "mean_b_interval": s.mean_b_interval.to_dict(),
@@ -112,6 +119,7 @@ class RowLevelTest:
 
 def models_dict(models) -> dict:
     """The JSON object of :class:`probestats.stats.runs.RunModels`."""
+    # lazy: stats.runs is off the paired analysis's path (tests/test_start.py)
     from probestats.stats.runs import RUN_ASSUMPTIONS
 
     return {"factor": models.factor, "levels": [str(v) for v in models.levels], "anova_type": "II",
@@ -135,6 +143,7 @@ def row_level_test(checked: Checked, items: pl.DataFrame, tests=None, *,
     >>> round(row_level_test(checked, items_of(checked)).pvalue, 6)  # scipy: ttest_ind([4, 6, 2], [3, 1, 2], equal_var=False)
     0.220881
     """
+    # lazy: stats.runs is off the paired analysis's path (tests/test_start.py)
     from probestats.stats.runs import run_models, two_samples
 
     design = design or RunDesign()
@@ -145,8 +154,6 @@ def row_level_test(checked: Checked, items: pl.DataFrame, tests=None, *,
     xa = frame.filter(pl.col("variant") == checked.a)[checked.metric].cast(pl.Float64).to_numpy()
     xb = frame.filter(pl.col("variant") == checked.b)[checked.metric].cast(pl.Float64).to_numpy()
     if len(xa) < 2 or len(xb) < 2:
-        from probestats.errors import OptionError
-
         raise OptionError(f"Welch's t on the runs ({either('with_row_level', '--row-level')}) needs at least two "
                           "runs of each value")
     alternative = "two-sided" if tests is None else tests.alternative
@@ -188,8 +195,6 @@ class RunDesign:
 def with_row_level(analysis: Analysis) -> Analysis:
     """``analysis`` with the tests on runs beside its item-level tests (``analyze --row-level``): with ``--by``
     groups (or blocks), the two-way models take the groups as their second factor, in the groups' order."""
-    from probestats.vocabulary import Tests
-
     groups = [g for g in analysis.groups if getattr(g, "by", None)]
     by = tuple(groups[0].by) if groups else ()
     levels = tuple(", ".join(str(v) for v in g.by.values()) for g in groups)
@@ -479,9 +484,6 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
     >>> result.main.average_gap, result.main.sign_flip.pvalue
     (1.0, 0.0078125)
     """
-    from probestats.shape.probe import as_probe
-    from probestats.vocabulary import as_tests
-
     probe, tests = as_probe(probe), as_tests(tests)
     metric, a, b, noise = question.metric, question.a, question.b, question.noise
     noise_value, selection = question.noise_value, question.selection
@@ -497,7 +499,7 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
     if streaming and streamed is None and not (attribute_settings or cluster is not None or random_settings):
         from functools import partial
 
-        from probestats.analyses.clusters import cluster_candidates
+        # lazy: looked up when called, so a test's replacement of it on its module is seen
         from probestats.checks.stream import validate_streaming
 
         # the cluster suggestion's candidates are read in the same pass (blocks, known after it, are left out
@@ -514,6 +516,7 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
     else:
         if progress:
             progress("reading and validating the log")
+        # lazy: looked up when called, so a test's replacement of it on its module is seen
         from probestats.io.read import read_log
 
         log = read_log(log, metric=metric)
@@ -528,10 +531,10 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
         progress("testing")
     if a is None and b is None and len(checked.values) > 2:
         if many:  # more than two values: per-value means and an omnibus test
+            # lazy: analyses.many is off the paired analysis's path (tests/test_start.py)
             from probestats.analyses.many import analyze_many, refuse_pair_options
 
             refuse_pair_options(probe, tests, noise_value)
-            from probestats.analyses.question import Question
 
             return analyze_many(checked.log, Question(metric, by=by, noise=noise, selection=selection), probe, tests)
         checked = replace(checked, problems=checked.problems + (Problem(
@@ -557,14 +560,11 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
     if interval not in INTERVALS:
         raise OptionError(f"interval must be one of {', '.join(map(repr, INTERVALS))}, not {interval!r}")
     extra = dict(hedges=hedges, n_resamples=n_resamples, seed=seed)  # effect sizes and every bootstrap
-    from probestats.analyses.halves import blocked_item_table, blocks_of, pooled_phrase
 
     check_settings(settings)
     blocks = blocks_of(checked.frame, checked.a, checked.b, settings=settings) if streamed is None else ()
     blocks = tuple(c for c in blocks if c not in attribute_settings and c not in random_settings)
     if streamed is None:   # a named setting that is no block is held fixed, or refused saying why not
-        from probestats.analyses.halves import named_setting_refusal
-
         refusal = named_setting_refusal(checked, [c for c in settings if c not in by], blocks)
         if refusal is not None:
             raise OptionError(refusal)
@@ -577,7 +577,6 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
             pl.struct(list(blocks)).n_unique()).item()
         pooled = pooled_phrase(table, blocks, n_values)
         problems += _blocked_problems(unblocked, table, blocks)
-    from probestats.checks.design import design_facts, item_facts
 
     units = grouped_units = None
     facts = item_facts(table, metric, checked.a, checked.b)
@@ -615,6 +614,7 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
         groups = [replace(g, p_adjusted=p) for g, p in zip(groups, adjusted)]
     agreement = None
     if len(groups) >= 2:   # the headline averages these blocks (or groups): do they agree?
+        # lazy: analyses.blocks is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.blocks import block_agreement
 
         agreement = block_agreement(grouped, groups, group_by, a=checked.a, b=checked.b, alpha=alpha,
@@ -661,26 +661,17 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
     if mdg and noise_checked is not None:
         mdg_value, mdg_room, mdg_near, mdg_detail = probe_mdg(noise_checked, metric, main, tests)
 
-    from probestats.analyses.verdict import decide
-
     drawn = _drawn(checked, metric, random_settings, tests)
-    from probestats.analyses.blanks import blank_readings
 
     blanks = blank_readings(checked, main, tests, pooled_blocks=bool(blocks))
     verdict = decide(main, check, alpha=alpha, pooled=pooled, blocks=blocks,
                      attribute_settings=tuple(attribute_settings), agreement=agreement, blanks=blanks)
-    from probestats.analyses.verdict import with_caveats, with_design
-    from probestats.checks.design import Caveat
 
     verdict = with_design(verdict, facts)
     if group_by:
-        from probestats.checks.design import group_constant_caveats
-
         verdict = with_caveats(verdict, *group_constant_caveats(grouped, group_by, metric, checked.a, checked.b,
                                                                 facts))
     if drawn:
-        from probestats.analyses.drawn import drawn_caveat
-
         for d in drawn:
             verdict = with_caveats(verdict, Caveat(
                 "random_setting", drawn_caveat(d, checked.a, checked.b, alpha),
@@ -691,6 +682,7 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
                       alternative=alternative, alpha=alpha, correction=correction, checked=checked,
                       noise_checked=noise_checked, mdg=mdg_value, mdg_detail=mdg_detail, mdg_room=mdg_room,
                       mdg_near_bound=mdg_near, noise_source=noise_source, verdict=verdict, drawn=drawn)
+    # lazy: looked up when called, so a test's replacement of it on its module is seen
     from probestats.analyses.clusters import suggest_clusters, with_clusters
 
     if cluster is not None:
@@ -706,8 +698,6 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
 def _drawn(checked, metric, drawn, tests) -> tuple:
     """Each randomized setting (``drawn``) checked for balance (one that tracks the value refused as a confound;
     one unbalanced by chance kept, and its caveat says so), then shown stratified and adjusted."""
-    from probestats.analyses.drawn import balance_test, drawn_setting, unbalanced_problem
-
     alpha, n_resamples, seed = tests.alpha, tests.n_resamples, tests.seed
     out = []
     for column in drawn:
@@ -748,8 +738,6 @@ def check_settings(given: Sequence[str]) -> None:
     ...
     probestats.errors.OptionError: settings=['model']: model is always a setting (model, judge, temperature, system and file are, and one that varies within an item x value cell is a block without being named); name only other columns
     """
-    from probestats.analyses.halves import BLOCK_SETTINGS
-
     named = [c for c in given if c in BLOCK_SETTINGS]
     if named:
         raise OptionError(f"{either(f'settings=[{named[0]!r}]', opt('settings', named[0]))}: "
@@ -761,8 +749,6 @@ def check_settings(given: Sequence[str]) -> None:
 def _may_block(checked: Checked, named: Sequence[str], by: Sequence[str] = ()) -> bool:
     """True when a streamed log has a column that may be a block the pass does not check (a judge,
     a setting the user names, a setting split with ``by``, which the pass does not compare within cells)."""
-    from probestats.analyses.halves import BLOCK_SETTINGS
-
     names = set(checked.log.lazy.collect_schema().names())
     return (bool(named) or any(c in BLOCK_SETTINGS for c in by)
             or any(c in names for c in BLOCK_SETTINGS if c not in ("model", "temperature", "system")))
@@ -773,7 +759,6 @@ def _blocked_problems(unblocked: pl.DataFrame, table: pl.DataFrame, blocks) -> l
     lost = unblocked.filter(~pl.col("item").is_in(table["item"].implode()))["item"].to_list()
     if not lost:
         return []
-    from probestats.analyses.halves import block_noun
 
     shown = ", ".join(str(i) for i in lost[:10]) + (f" and {len(lost) - 10} more" if len(lost) > 10 else "")
     return [Problem("warning", "unmatched_in_block",

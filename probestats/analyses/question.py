@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from probestats.errors import OptionError, opt
+from probestats.shape.probe import Probe
+from probestats.vocabulary import Tests
 
 __all__ = ["Question", "split_metrics"]
 
@@ -99,9 +101,6 @@ def from_keywords(**keywords):
     TypeError: unexpected keyword argument 'colour'
     """
     from dataclasses import fields
-
-    from probestats.shape.probe import Probe
-    from probestats.vocabulary import Tests
 
     given = dict(keywords)
     read = dict(given.pop("read_options", None) or {})

@@ -33,6 +33,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from probestats.analyses.omnibus import omnibus_test
+
 __all__ = ["MAX_SPREAD_RATIO", "ReferenceCheck", "reference_check", "spread_ratio"]
 
 #: The largest upper 95% bound of the values' spread relative to their common shift at which they are alike.
@@ -160,8 +162,6 @@ def reference_check(result, tests) -> ReferenceCheck | None:
     >>> check.suspect, check.direction, round(check.shift, 3), check.ratio_interval[1] <= 0.25
     (True, 'below', -0.9, True)
     """
-    from probestats.analyses.omnibus import omnibus_test
-
     alpha, n_resamples, seed = tests.alpha, tests.n_resamples, tests.seed
 
     def fmt_interval(iv) -> str:
