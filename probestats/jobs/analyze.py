@@ -8,7 +8,15 @@ it is. Which analysis runs is :func:`probestats.analyses.dispatch.analyze`'s cho
 
 from __future__ import annotations
 
+from probestats.analyses.dispatch import analyze as run, refuse_effect_size
+from probestats.analyses.metrics import MetricsAnalysis, split_metrics
+from probestats.analyses.paired import Analysis, with_row_level
+from probestats.analyses.question import Question
 from probestats.errors import OptionError, either, opt
+from probestats.jobs.inputs import cell_inputs, refuse_row_options
+from probestats.shape.design import Design, as_design
+from probestats.shape.probe import as_probe
+from probestats.vocabulary import as_tests, check_callable, check_metric, column_names
 
 __all__ = ["analyze"]
 
@@ -73,10 +81,6 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
     ...
     probestats.errors.OptionError: correction='bh' corrects across by groups (and blocks, a control, per-item tests); this comparison of two values has one test: drop it, or give by
     """
-    from probestats.jobs.inputs import cell_inputs
-    from probestats.shape.probe import as_probe
-    from probestats.vocabulary import as_tests, check_callable, check_metric, column_names
-
     tests, probe = as_tests(tests), as_probe(probe)
     metric, progress = check_metric(metric), check_callable("progress", progress)
     by, factor = column_names("by", by), column_names("factor", factor, "style")
@@ -87,6 +91,7 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
                           f"log's runs; give the {either('log', 'LOG')}")
     axes = _axes(probe.axes)
     if axes:
+        # lazy: analyses.axes is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.axes import check_axes
 
         check_axes(axes)
@@ -105,8 +110,6 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
         refuse_runs(probe, noise_value=noise_value, per_item=per_item, arms=arms)
         return _analyze_cells(cells_file, metric=metric, a=a, b=b, noise_cells=noise_cells, by=by, tests=tests,
                               probe=probe, reference=reference, scale=scale, factor=factor, row_level=row_level)
-    from probestats.analyses.dispatch import analyze as run
-    from probestats.analyses.question import Question
 
     question = Question(metric, a=a, b=b, by=by, reference=reference, scale=scale, factor=factor, noise=noise,
                         noise_value=noise_value, **arms)
@@ -133,6 +136,7 @@ def _axes(axes) -> list[str]:
 
 
 def _with_axes(result, axes):
+    # lazy: analyses.axes and analyses.many are off the paired analysis's path (tests/test_start.py)
     from probestats.analyses.axes import with_axes
     from probestats.analyses.many import ManyAnalysis
 
@@ -148,8 +152,7 @@ def _with_runs(result, *, row_level: bool, per_item: bool):
     values, or each metric's of several (the family stays the item-level tests')."""
     from dataclasses import replace
 
-    from probestats.analyses.metrics import MetricsAnalysis
-    from probestats.analyses.paired import Analysis, with_row_level
+    # lazy: analyses.rowlevel is off the paired analysis's path (tests/test_start.py)
     from probestats.analyses.rowlevel import with_row_tests
 
     def one(analysis):
@@ -175,8 +178,6 @@ def roles(probe, noise_value=None) -> dict:
 
 def _selection(design) -> bool:
     """Whether the design says the metric is a selection; a ``Design`` stating a report's facts is refused."""
-    from probestats.shape.design import Design, as_design
-
     given, design = design, as_design(design)
     stated = [k for k, v in design.to_dict().items() if k != "selection" and v not in (None, [], ())]
     if stated and isinstance(given, Design):   # a report's facts: an analysis would drop them without a word
@@ -204,13 +205,11 @@ def refuse_runs(probe, *, noise_value=None, per_item=False, arms=None) -> None:
 
 def _analyze_cells(cells_file, *, metric, a, b, noise_cells, by, tests, probe, reference, scale, factor, row_level):
     """The paired analysis of a cell table (its shaping happened when it was built)."""
+    # lazy: analyses.cells is off the paired analysis's path (tests/test_start.py)
     from probestats.analyses.cells import analyze_cells
-    from probestats.analyses.dispatch import refuse_effect_size
-    from probestats.jobs.inputs import refuse_row_options
 
     refuse_row_options(probe, reference=reference, scale=scale, factor=factor, row_level=row_level)
     refuse_effect_size(tests)
-    from probestats.analyses.question import Question
 
     result = analyze_cells(cells_file, Question(metric, a=a, b=b, by=by, noise=noise_cells), tests)
     refuse_lone_correction(result, tests.correction, None)
@@ -223,8 +222,6 @@ def one_metric(metric, *, cells: bool = False, row_level: bool = False, per_item
     >>> one_metric("steps"), one_metric(("steps,words",)), one_metric(())
     ('steps', ['steps', 'words'], None)
     """
-    from probestats.analyses.metrics import split_metrics
-
     if metric is None or metric == ():
         return None
     names = split_metrics(metric)
@@ -239,8 +236,6 @@ def one_metric(metric, *, cells: bool = False, row_level: bool = False, per_item
 def refuse_lone_correction(result, correction: str, control) -> None:
     """``correction`` changes nothing in a comparison of two values with one test (no ``by`` groups, no blocks,
     no control, no per-item tests): refused rather than ignored."""
-    from probestats.analyses.paired import Analysis
-
     if (correction != "holm" and isinstance(result, Analysis) and not result.groups and control is None
             and not getattr(result, "row_tests", None)):
         raise OptionError(f"{opt('correction', correction)} corrects across {opt('by')} groups (and blocks, a "
