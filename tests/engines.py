@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import fields, replace
 
 from probestats.analyses import dispatch, paired
-from probestats.analyses.question import from_keywords
+from probestats.analyses.question import Run, from_keywords
 from probestats.shape.probe import Probe
 
 
@@ -30,7 +30,8 @@ def analyze(log, **options):
     """:func:`probestats.analyses.dispatch.analyze` with its options by name (``where``, ``derive`` and
     ``read_options`` are the probe's, applied by the engine)."""
     question, probe, tests, run = _objects(options)
-    return dispatch.analyze(log, question, probe, tests, **run)
+    validation = run.pop("validation", None)
+    return dispatch.analyze(log, question, probe, tests, validation=validation, run=Run(**run))
 
 
 def analyze_pair(log, **options):
@@ -42,7 +43,7 @@ def analyze_pair(log, **options):
 
         log = read_log(log, metric=options.get("metric"), **read)
     question, probe, tests, run = _objects(options)
-    return paired.analyze_pair(log, question, probe, tests, **run)
+    return paired.analyze_pair(log, question, probe, tests, Run(**run))
 
 
 def analyze_cells(cells, **options):

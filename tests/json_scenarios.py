@@ -92,7 +92,7 @@ def _blanks(path: Path) -> Path:
 
 def _blocks(path: Path, column: str = "model") -> Path:
     frames = [make_log(items=8, runs=6, gap=g, seed=7 + k).with_columns(pl.lit(m).alias(column))
-              for k, (m, g) in enumerate((("m1", 2.0), ("m2", -2.0)))]
+              for k, (m, g) in enumerate((("m1", 2.0), ("m2", -2.0), ("m3", 2.0)))]   # m2 drives the pooled gap
     return write_log(pl.concat(frames), path)
 
 

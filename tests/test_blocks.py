@@ -47,7 +47,9 @@ def test_nine_models_four_higher_one_lower_four_null_say_they_disagree_everywher
     assert (len(agreement.higher), len(agreement.lower), len(agreement.not_detected)) == (4, 1, 4)
     assert agreement.higher == ("m0", "m1", "m2", "m3") and agreement.lower == ("m4",)
     assert agreement.differ and agreement.opposite and agreement.disagree
-    phrase = "averaged over 9 models that disagree (4 higher, 1 lower, 4 not detected)"
+    # m4 (-1) lies farthest from the others' mean ((4 - 1) / 8 - ... : -1 against +0.5, where a +1 model lies 0.75
+    # from its others' +0.25 and a 0 model 0.375 from +0.375), and without it the others (+1 and 0) still differ
+    phrase = "averaged over 9 models that disagree (4 higher, 1 lower, 4 not detected; m4 moves the pooled gap most)"
     assert result.verdict.pooled == phrase
     summary = render_report(result, format="md").split("## ", 2)[1]   # the Summary, the report's first section
     assert phrase in " ".join(summary.split())
@@ -104,7 +106,7 @@ def test_the_heterogeneity_p_is_the_brute_force_share_of_within_item_arrangement
     from types import SimpleNamespace as NS
 
     groups = [NS(by={"judge": j}, average_gap=float(np.mean(g)), p_adjusted=0.5) for j, g in gaps.items()]
-    r = block_agreement(grouped, groups, ["judge"], a="A", b="B", alpha=0.05)
+    r = block_agreement(grouped, groups, ["judge"], Tests(alpha=0.05), a="A", b="B")
     matrix = [[gaps[j][i] for j in gaps] for i in range(4)]
     observed = _studentized(matrix)
     hits = total = 0
@@ -150,9 +152,9 @@ def test_an_undecided_heterogeneity_test_is_not_read_as_a_difference():
     blocks.heterogeneity_test = lambda *a, **k: undecided
     try:
         groups = [NS(by={"model": m}, average_gap=1.0, p_adjusted=0.5) for m in "xyz"]
-        quiet = block_agreement(grouped, groups, ["model"], a="A", b="B", alpha=0.05)
+        quiet = block_agreement(grouped, groups, ["model"], Tests(alpha=0.05), a="A", b="B")
         groups = [NS(by={"model": m}, average_gap=g, p_adjusted=0.01) for m, g in (("x", 1.0), ("y", 1.0), ("z", -1.0))]
-        opposite = block_agreement(grouped, groups, ["model"], a="A", b="B", alpha=0.05)
+        opposite = block_agreement(grouped, groups, ["model"], Tests(alpha=0.05), a="A", b="B")
     finally:
         blocks.heterogeneity_test = original
     assert quiet.undecided and not quiet.differ and not quiet.disagree and quiet.statement == ""
@@ -195,7 +197,12 @@ def test_groups_of_different_items_are_compared_between_groups():
     assert agreement.test.method.startswith("monte carlo (labels of 24 items exchanged between 3 groups")
     assert agreement.test.pvalue == 1 / 10001 and agreement.test.pvalue_bound == "upper"
     assert agreement.disagree and "p < 1/(10000+1)" in agreement.statement
-    assert result.verdict.pooled == "averaged over 3 values of 'language' that disagree (2 higher, 1 lower, 0 not detected)"
+    # de (-1) is farthest from the others' mean (+1), and en and fr (both +1) do not differ without it
+    assert result.verdict.pooled == ("averaged over 3 values of 'language' that disagree (2 higher, 1 lower, 0 not "
+                                     "detected; de drives the pooled gap)")
+    driving = agreement.driving
+    assert driving.block == "de" and driving.alone
+    assert driving.others_test.method.startswith("monte carlo (labels of 16 items exchanged between 2 groups")
 
 
 def test_the_between_groups_statistic_is_the_weighted_spread_of_the_group_means():
@@ -299,12 +306,12 @@ def test_blocks_that_go_one_way_differ_in_size_and_no_clause_is_empty():
     grouped = pl.DataFrame({"model": [m for m in "vwxyz" for _ in range(6)], "item": [str(i) for i in range(6)] * 5,
                             "gap": [g * (1 + i % 2) for g in (1.0, 1.0, 2.0, 4.0, 8.0) for i in range(6)]})
     groups = [NS(by={"model": m}, average_gap=1.0, p_adjusted=0.01) for m in "vwxyz"]
-    r = block_agreement(grouped, groups, ["model"], a="A", b="B", alpha=0.05)
+    r = block_agreement(grouped, groups, ["model"], Tests(alpha=0.05), a="A", b="B")
     assert r.differ and not r.opposite
     assert r.phrase == "averaged over 5 models whose gaps differ in size (all 5 higher)"
     assert r.statement.startswith("The 5 models differ in size: their item gaps differ by more than chance")
     # none significant but their gaps differ: no empty clause before the count of the undetected
     groups = [NS(by={"model": m}, average_gap=1.0, p_adjusted=0.2) for m in "vwxyz"]
-    r = block_agreement(grouped, groups, ["model"], a="A", b="B", alpha=0.05)
+    r = block_agreement(grouped, groups, ["model"], Tests(alpha=0.05), a="A", b="B")
     assert ": ;" not in r.statement and "(0 higher, 0 lower, 5 not detected)" in r.phrase
     assert r.statement.split(": ", 1)[1].count("5 not detected") == 1

@@ -154,16 +154,17 @@ def test_the_memory_bound_counts_only_the_bootstraps_that_run(monkeypatch):
     import probestats.stats.resample as resample
     from probestats.analyses.pair_tests import compare_pair
     from probestats.errors import OptionError
+    from probestats.vocabulary import Tests
 
     monkeypatch.setattr(resample, "memory_bytes", lambda: 10**9)
     rng = np.random.default_rng(0)
     a, b = rng.normal(1, 1, 5000), rng.normal(0, 1, 5000)
     items = pl.DataFrame({"item": [str(i) for i in range(5000)], "mean_a": a, "mean_b": b, "gap": a - b,
                           "n_a": [1] * 5000, "n_b": [1] * 5000})
-    result = compare_pair(items, "y", "a", "b", n_resamples=10_000)
+    result = compare_pair(items, "y", "a", "b", Tests(n_resamples=10_000))
     assert result.average_gap == pytest.approx(float(np.mean(a - b)), rel=1e-9)
     with pytest.raises(OptionError, match="a bootstrap of 10,000 resamples over 5,000 items holds about 0.8 GB"):
-        compare_pair(items, "y", "a", "b", n_resamples=10_000, interval="bootstrap")
+        compare_pair(items, "y", "a", "b", Tests(n_resamples=10_000, interval="bootstrap"))
 
 
 @pytest.mark.parametrize("value, digits", [("9" * 5000, 5000), (str(10**18 + 1), 19)])

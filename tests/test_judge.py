@@ -443,13 +443,13 @@ def test_report_needs_a_metric_or_an_order(tmp_path, capsys):
 
 def test_the_judge_section_beside_a_probe_report():
     from probestats import analyze
-    from probestats.present.report.document import render_report
+    from probestats.present.report.document import Beside, render_report
 
     judge = analyze_order(pairs_log(HAND), order="order", verdicts=RULES)
     probe = analyze(ROOT / "sample_logs" / "style_probe.csv", metric="steps")
-    text = render_report(probe, format="md", judge=judge)
+    text = render_report(probe, format="md", beside=Beside(judge=judge))
     assert "## Order probe of a judge" in text and "## Tests" in text
-    alone = render_report(probe, format="md", sections=["judge"], judge=judge)
+    alone = render_report(probe, format="md", sections=["judge"], beside=Beside(judge=judge))
     assert alone.startswith("## Order probe of a judge") and alone.count("\n## ") == 0
     with pytest.raises(OptionError) as refused:
         render_report(probe, format="md", sections=["judge"])

@@ -46,7 +46,7 @@ WIDE = {
 NAMED = {
     # blocks
     "blocks:between_groups_test": ('n_resamples', 'seed'),
-    "blocks:block_agreement": ('alpha', 'columns', 'groups', 'n_resamples', 'seed'),
+    "blocks:block_agreement": ('columns', 'groups'),
     # clusters
     "clusters:_at_cluster_level": ('interval', 'n_resamples', 'seed'),
     "clusters:_interval_kind": ('interval',),
@@ -104,7 +104,6 @@ NAMED = {
     # omnibus
     "omnibus:omnibus_test": ('alpha', 'n_resamples', 'seed'),
     # pair_tests
-    "pair_tests:compare_pair": ('alternative', 'interval', 'n_resamples', 'seed'),
     "pair_tests:design_problems": ('alpha',),
     # plan/ranges
     "plan/ranges:design_mdg": ('alpha', 'alternative', 'seed'),

@@ -332,3 +332,118 @@ def test_analysis_unchanged_on_every_shape(shape, tmp_path, monkeypatch):
     assert set(calls) == expected   # each previous path ran
     codes = [p["code"] for p in now["problems"]]
     assert ("clustered_items" in codes) == (shape == "clustered")   # the suggestion, where the items nest
+
+
+def dav_pairs(seed: int) -> list:
+    """Pairs of item means of 3 to 24 items: continuous, on a lattice (resamples that tie, or have no spread),
+    a large mean with a tiny spread, means alike, one value apart from a constant."""
+    rng = np.random.default_rng(seed)
+    pairs = []
+    for trial in range(240):
+        n = int(rng.integers(3, 25))
+        kind = trial % 6
+        if kind == 0:
+            a, b = rng.normal(size=n), rng.normal(size=n)
+        elif kind == 1:
+            a, b = rng.integers(0, 3, n).astype(float), rng.integers(0, 3, n).astype(float)
+        elif kind == 2:
+            a, b = 1e6 + rng.normal(size=n) * 1e-3, 1e6 + rng.normal(size=n) * 1e-3
+        elif kind == 3:
+            a = rng.normal(size=n)
+            b = a.copy()
+            b[0] += 1e-9
+        elif kind == 4:
+            a = np.full(n, 2.0)
+            a[0] = 3.0
+            b = rng.integers(0, 2, n).astype(float)
+        else:
+            a, b = np.round(rng.normal(size=n) * 3, 1), np.round(rng.normal(size=n) * 3, 1)
+        pairs.append((a, b))
+    return pairs
+
+
+@pytest.mark.parametrize("seed, n_resamples, confidence", [(0, 999, 0.9), (1, 2_000, 0.95)])
+def test_dav_bootstraps_drawn_at_once_as_each_alone(seed, n_resamples, confidence):
+    """Every pair's BCa interval of d_av from the shared draws is the one its own bootstrap gives, to the bit
+    (nan where that is nan)."""
+    from probestats.stats.bootstrap_many import d_av, dav_bca_many
+    from probestats.stats.resample import bootstrap_interval
+
+    pairs = dav_pairs(seed)
+    alone = [bootstrap_interval(p, d_av, confidence=confidence, n_resamples=n_resamples,
+                                rng=np.random.default_rng(3), method="BCa") for p in pairs]
+    many = dav_bca_many(pairs, confidence=confidence, n_resamples=n_resamples, seed=3)
+    assert all(np.array_equal(x, y, equal_nan=True) for x, y in zip(alone, many))
+    assert sum(np.isnan(x[0]) for x in alone) > 0   # the cases without an interval were among them
+
+
+def test_effect_sizes_many_as_one_by_one():
+    from probestats.stats.effects import effect_sizes, effect_sizes_many
+
+    pairs = dav_pairs(5)[:60] + [([1.0, 2.0], [0.0, 0.5]), ([3.0, 3.0, 3.0], [3.0, 3.0, 3.0])]
+    for hedges in (False, True):
+        many = effect_sizes_many(pairs, hedges=hedges, n_resamples=1_500, seed=9)
+        one = [effect_sizes(a, b, hedges=hedges, n_resamples=1_500, seed=9) for a, b in pairs]
+        assert [e.to_dict() for e in many] == [e.to_dict() for e in one]   # (nan: g_z of two items)
+        assert sum(e.d_av.low is not None for e in one) > 40
+
+
+def test_shuffled_labels_as_argsort():
+    """The radix passes give the labels a full sort gives: keys from the generator, keys on a coarse grid (ties
+    in their leading bits, and exact ties), rows at both ends of the radix range and outside it."""
+    from probestats.stats.ranked import RADIX_KEYS, shuffled_labels
+
+    rng = np.random.default_rng(13)
+    for n in (RADIX_KEYS[0] - 1, RADIX_KEYS[0], 12_345, RADIX_KEYS[1]):
+        labels = rng.integers(0, 2 ** 16 if n % 2 else 50, n)
+        for keys in (rng.random((6, n)), np.floor(rng.random((6, n)) * 2 ** 30) / 2 ** 30,
+                     np.round(rng.random((3, n)), 3) * 0.999):
+            assert (shuffled_labels(keys, labels) == labels[np.argsort(keys, axis=1)]).all()
+
+
+def test_between_groups_test_unchanged_on_many_items():
+    """Enough items for the radix shuffles: the statistic and p of the previous test."""
+    from probestats.analyses.blocks import between_groups_test
+
+    rng = np.random.default_rng(21)
+    labels = [f"g{g}" for g in rng.permutation(np.repeat(np.arange(20), 450))]
+    gaps = np.round(rng.normal(size=len(labels)) + 0.05 * np.array([int(x[1:]) % 2 for x in labels]), 1)
+    r = between_groups_test(gaps, labels, n_resamples=301, seed=4)
+    assert (r.statistic, r.pvalue) == groupwise_between_groups(gaps, labels, 301, 4)
+
+
+def previous_owens_t(h: float, a: float) -> float:
+    """Owen's T as it was: each node's terms computed again at every call."""
+    from probestats.stats.distributions import norm_cdf
+
+    if a < 0:
+        return -previous_owens_t(h, -a)
+    h = abs(h)
+    if a == 0:
+        return 0.0
+    if a > 1:
+        ph, pah = norm_cdf(h), norm_cdf(a * h)
+        return 0.5 * ph + 0.5 * pah - ph * pah - previous_owens_t(a * h, 1.0 / a)
+    nodes, weights = np.polynomial.legendre.leggauss(48)
+    total = []
+    for x, w in zip(map(float, nodes), map(float, weights)):
+        u = 0.5 * a * (x + 1.0)
+        total.append(w * math.exp(-0.5 * h * h * (1.0 + u * u)) / (1.0 + u * u))
+    return 0.25 * a * math.fsum(total) / math.pi
+
+
+def test_owens_t_and_the_dz_interval_unchanged():
+    from probestats.stats.distributions import owens_t
+    from probestats.stats.effects import dz_interval
+
+    rng = np.random.default_rng(17)
+    for h, a in zip(rng.normal(size=400) * 3, np.concatenate([rng.normal(size=200) * 4, rng.uniform(-1, 1, 200)])):
+        assert owens_t(float(h), float(a)) == previous_owens_t(float(h), float(a))
+        assert owens_t(float(h), float(a)) == owens_t(float(h), float(a))   # the kept terms give the same
+    import probestats.stats.distributions as distributions
+
+    for dz, n in ((0.0, 10), (0.4, 20), (-1.3, 7), (2.5, 31)):
+        now = dz_interval(dz, n)
+        with pytest.MonkeyPatch.context() as patched:
+            patched.setattr(distributions, "owens_t", previous_owens_t)
+            assert dz_interval(dz, n) == now

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from probestats.analyses.pair_tests import compare_pair
 from probestats.stats.decide import _subset_tails, decide_rejections
+from probestats.vocabulary import Tests
 from probestats.stats.hypotests import sign_flip_bounds, sign_flip_test
 
 ALPHA = 0.05
@@ -215,5 +216,5 @@ def test_bounds_straddling_alpha_are_narrowed_until_they_decide():
     assert lo <= decided.pvalue and decided.pvalue_bounds[0] <= hi and hi <= 0.05
     items = pl.DataFrame({"item": [str(i) for i in range(row.size)], "gap": row.tolist(),
                           "mean_a": row.tolist(), "mean_b": [0.0] * row.size})   # gap = mean_a - mean_b
-    assert compare_pair(items, "steps", "a", "b", confidence=0.95).sign_flip.pvalue <= 0.05   # detected
+    assert compare_pair(items, "steps", "a", "b", Tests(alpha=0.05)).sign_flip.pvalue <= 0.05   # detected
     assert decide_rejections(row[None, :], 0.05 * (1 + 1e-12), "two-sided").tolist() == [True]

@@ -395,3 +395,45 @@ def test_the_mixture_inverse_moves_runs_as_the_bisection_does():
         runs = rng.choice(y, (40, 5, 6)) + rng.random((40, 5, 6))
         move = lambda s: np.clip(np.floor(runs + s[..., None]), 1, 5)  # noqa: E731
         assert np.array_equal(move(s_new), move(hi))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(-3, 3)), min_size=3, max_size=40))
+def test_the_rank_correlation_is_scipys_spearman_with_ties(pairs):
+    # the plan's own Spearman (average ranks for ties, t approximation) against scipy.stats.spearmanr and rankdata
+    import warnings
+
+    from scipy.stats import rankdata, spearmanr
+
+    from probestats.analyses.plan.mechanisms import average_ranks, spearman_greater
+
+    x = np.array([p[0] for p in pairs], dtype=float)
+    y = np.array([p[1] for p in pairs], dtype=float) + 0.5 * x
+    assert average_ranks(x).tolist() == rankdata(x).tolist()
+    rho, p = spearman_greater(x, y)
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        assert math.isnan(rho) and math.isnan(p)
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = spearmanr(x, y, alternative="greater")
+    assert rho == pytest.approx(ref.statistic, abs=1e-12)
+    assert p == pytest.approx(ref.pvalue, rel=1e-9, abs=1e-14)
+
+
+def test_the_shift_table_is_built_only_when_read():
+    # a count's rate change never reads the table of run shifts: none is built; a level shift builds it on first
+    # use, the same table as one built from the simulation cells directly
+    from probestats.analyses.plan.noise import _shift_table
+    from probestats.analyses.plan.simulate import draw_probes
+
+    rng = np.random.default_rng(3)
+    y = rng.negative_binomial(2, 0.5, (30, 6)).astype(float)
+    nm = noise_model(pl.DataFrame({"item": np.repeat(np.arange(30), 6), "x": y.ravel()}), metric="x", scale="0:")
+    assert nm.bounded and nm._shift_cache == {}
+    draw_probes(nm, 8, 2, 2, 50, 0, "additive")          # a count: its gap is a change of rate
+    assert nm._shift_cache == {}
+    built = draw_probes(nm, 8, 2, 2, 50, 0, "steps").shifts
+    assert built is nm._shifts
+    ref = _shift_table(nm._values, nm._sizes, nm.floor, nm.ceiling)
+    assert np.array_equal(built.x, ref.x) and np.array_equal(built.s, ref.s)

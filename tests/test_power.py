@@ -1224,3 +1224,19 @@ def test_the_reported_mdg_is_marked_not_promised_when_the_bound_may_not_leave_ro
         assert result.to_dict()["mdg_near_bound"] is marked
         md = render_report(result, format="md")
         assert ("not promised: the noise log's mean may lie so near the metric's bound" in md) is marked
+
+
+def test_the_pilots_chi_square_quantiles_are_scipys_to_the_last_bit():
+    # the tau interval's cut and the pilot size it asks for read chi-square quantiles from scipy.special; they are
+    # scipy.stats.chi2's, bit for bit, so an interval is the same as with scipy.stats
+    from scipy.stats import chi2
+
+    from probestats.analyses.plan.heterogeneity import chi2_isf, chi2_ppf, pilot_items_needed
+
+    for q in np.linspace(0.005, 0.995, 120):
+        for df in (1, 2, 3, 7, 19, 40):
+            assert chi2_ppf(q, df) == chi2.ppf(q, df)
+            assert chi2_isf(q, df) == chi2.isf(q, df)
+    tail = 0.05
+    n = next(n for n in range(3, 200) if chi2.isf(tail, n - 1) / chi2.ppf(tail, n - 1) <= 4.0)
+    assert pilot_items_needed(0.9, 4.0) == n

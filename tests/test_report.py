@@ -21,7 +21,7 @@ from probestats.errors import OptionError, ReadError
 from probestats.present.plots.items import item_gaps, noise_band, safe_label
 from probestats.present.words.sanitize import visible
 from probestats.present.report.pair import DEFAULT_SECTIONS, SECTIONS, fmt_p, md_escape, report_context
-from probestats.present.report.document import render_report
+from probestats.present.report.document import Beside, render_report
 from tests.factories import make_log, write_log
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -484,14 +484,14 @@ def test_framing_section_is_included_when_a_framing_result_is_given(style, tmp_p
 
     logs = ROOT / "sample_logs"
     framing = analyze_framing(read_log(str(logs / "framing_long.csv")), targets=str(logs / "framing_targets.csv"))
-    md = render_report(style, format="md", framing=framing, assets_dir=tmp_path / "f_files")
+    md = render_report(style, format="md", beside=Beside(framing=framing), assets_dir=tmp_path / "f_files")
     assert re.findall(r"^## (.+)$", md, flags=re.M)[-1] == "Dual framing"
     assert "](f_files/framing_heatmap.png)" in md and (tmp_path / "f_files" / "framing_dots.png").exists()
-    only = render_report(style, format="html", sections=["framing"], framing=framing)
+    only = render_report(style, format="html", sections=["framing"], beside=Beside(framing=framing))
     page = parse(only)
     assert [a.get("id") for t, a in page.tags if t == "section"] == ["framing"]
     assert all(a["src"].startswith("data:image/png;base64,") for t, a in page.tags if t == "img")
-    data = json.loads(render_report(style, format="json", framing=framing))
+    data = json.loads(render_report(style, format="json", beside=Beside(framing=framing)))
     assert data["report"]["sections"][-1] == "framing" and data["report"]["sentences"]["framing"]
     assert "framing" not in json.loads(render_report(style, format="json"))["report"]["sections"]
 
@@ -621,7 +621,7 @@ def test_bounded_metric_without_a_reachable_mdg_says_so():
     import numpy as np
 
     from probestats import analyze
-    from probestats.present.report.document import render_report
+    from probestats.present.report.document import Beside, render_report
 
     rng = np.random.default_rng(1)
     # a rate of 0.95: even with value A's runs all at 1, value B's item means are 1 too in 60% of items

@@ -17,7 +17,7 @@ from probestats import Tests
 from probestats import analyze
 from probestats.analyses.judge import analyze_order
 from probestats.cli import main
-from probestats.present.report.document import render_report
+from probestats.present.report.document import Beside, render_report
 from tests.factories import write_log
 from tests.judge_factory import RULES, TAGS, Judge, draw_pairs
 
@@ -100,10 +100,10 @@ def test_a_framing_log_beside_a_probe_has_its_own_summary_paragraph():
 
     framing = analyze_framing(make_framing_log(seed=3))
     probe = analyze(make_log(items=8, runs=3, gap=0.0, seed=4), metric="steps")
-    md = render_report(probe, format="md", framing=framing)
+    md = render_report(probe, format="md", beside=Beside(framing=framing))
     summary = md_section(md, "Summary")
     assert summary.count("In this probe") == 1 and "In the dual-framing probe beside it" in summary
-    data = json.loads(render_report(probe, format="json", framing=framing))
+    data = json.loads(render_report(probe, format="json", beside=Beside(framing=framing)))
     assert len(data["report"]["sentences"]["summary"]) == 2
 
 

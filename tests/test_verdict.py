@@ -15,7 +15,7 @@ from probestats import Probe
 from probestats import analyze
 from probestats.cli import main
 from probestats.present.words.verdict import verdict_line
-from probestats.present.report.document import render_report
+from probestats.present.report.document import Beside, render_report
 from probestats.present.terminal.render import render_terminal
 from tests.factories import make_log, write_log
 
@@ -378,7 +378,7 @@ def _render(result, fmt: str, framing=None) -> str:
         return render_metrics_report(result, format=fmt)
     if isinstance(result, JudgeResult):
         return render_judge_report(result, format=fmt)
-    return render_report(result, format=fmt, framing=framing)
+    return render_report(result, format=fmt, beside=Beside(framing=framing))
 
 
 def _html_sections(page: str) -> dict[str, str]:

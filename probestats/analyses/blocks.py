@@ -26,6 +26,19 @@ The blocks **disagree** when the heterogeneity p is at most alpha, or when signi
 ways; the headline then says so in one sentence (:attr:`BlockAgreement.phrase`). A Monte Carlo p still
 undecided at its budget (its binomial interval holds alpha) is read as neither: the blocks are not said to
 differ, and ``undecided`` says the test could not tell.
+
+When three blocks or more disagree, the block that **drives the pooled figure** is named
+(:func:`block_driver`, :class:`Driver`): the block whose removal moves the average of the blocks' gaps most,
+that is the one whose gap lies farthest from the mean of the others' (the average with it less the average
+without it is that distance over the number of blocks). The same test, at the same level, is then run on
+the other blocks without it: when they do not differ, it **drives** the disagreement alone ("m0 drives the
+pooled gap"); when they differ too, it only **moves the pooled gap most**, and the sentence says the others
+differ as well. No block is named when the blocks agree, so one is named on no more than the block test's
+level of logs whose blocks agree (0.050 of 200 null logs of five values under eight models, and m0 named on
+every one of 200 logs where it alone is at -0.8 against -0.05: ``benchmarks/drivers.py``), nor among two
+blocks, nor where two are equally far from the others (removing either moves the average alike). Every mode
+(a pair, many values, several metrics, ``--by`` groups) names it from here: the verdict line and the Summary
+through :attr:`BlockAgreement.phrase` or :func:`drivers_clause`, JSON as ``driving``.
 """
 
 from __future__ import annotations
@@ -37,13 +50,15 @@ from typing import Sequence
 
 import numpy as np
 import polars as pl
+from probestats.stats.ranked import shuffled_labels
 
+from probestats.vocabulary import Tests, check_n_resamples
 from probestats.analyses.halves import block_noun
 from probestats.analyses.omnibus import (MC_BUDGET_FACTOR, MC_CONFIDENCE, OmnibusResult, TIE_RTOL, as_matrix,
                                          mc_interval, sequential_hits)
-from probestats.vocabulary import check_n_resamples
 
-__all__ = ["BlockAgreement", "block_agreement", "between_groups_test", "p_words"]
+__all__ = ["BlockAgreement", "Driver", "block_agreement", "block_driver", "between_groups_test",
+           "drivers_clause", "p_words"]
 
 
 def p_words(test) -> str:
@@ -59,6 +74,141 @@ def p_words(test) -> str:
     if getattr(test, "pvalue_bound", None) == "upper":
         return f"p < 1/({test.n_resamples}+1)"
     return f"p = {test.pvalue:.2g}"
+
+
+@dataclass(frozen=True)
+class Driver:
+    """The block that drives the pooled figure of blocks that disagree (:func:`block_driver`).
+
+    Attributes
+    ----------
+    block : str
+        The block whose removal moves the average of the blocks' gaps most.
+    gap : float
+        Its own gap.
+    others_low, others_high : float
+        The least and greatest gap of the other blocks.
+    pooled_with, pooled_without : float
+        The average of the blocks' gaps with it and without it.
+    n_others : int
+        The other blocks.
+    noun : str
+        What the other blocks are called, plural ("models").
+    others : {"agree", "differ", "undecided"}
+        What the block test (the same one, at the same level) says of the other blocks without it; read from
+        their directions alone ("differ": significant ones go opposite ways) where the blocks were not tested.
+    others_test : OmnibusResult or None
+        That test (None where only directions were read).
+    """
+
+    block: str
+    gap: float
+    others_low: float
+    others_high: float
+    pooled_with: float
+    pooled_without: float
+    n_others: int
+    noun: str
+    others: str
+    others_test: object | None = None
+
+    @property
+    def alone(self) -> bool:
+        """Without it, the other blocks do not differ: it drives the disagreement alone."""
+        return self.others == "agree"
+
+    @property
+    def short(self) -> str:
+        """The clause a verdict line and a Summary carry: "m0 drives the pooled gap" (alone) or "m0 moves the
+        pooled gap most"."""
+        return f"{self.block} drives the pooled gap" if self.alone else f"{self.block} moves the pooled gap most"
+
+    @property
+    def words(self) -> str:
+        """The clause a caveat carries: the short one, its figures, and what the test says of the others."""
+        figures = (f"({self.gap:+.3g} against {self.others_low:+.3g} to {self.others_high:+.3g}: the average is "
+                   f"{self.pooled_with:+.3g} with it, {self.pooled_without:+.3g} without it)")
+        test = "" if self.others_test is None else f" ({p_words(self.others_test)})"
+        others = f"the other {self.n_others} {self.noun}"
+        if self.others == "agree":
+            how = f"without it {others} do not differ{test}" if self.others_test is not None else \
+                f"without it no significant ones among {others} go opposite ways"
+            return f"{self.short} {figures}: {how}"
+        if self.others == "undecided":
+            return f"{self.short} {figures}; whether {others} differ without it is undecided{test}"
+        return f"{self.short} {figures}, and {others} differ as well{test}"
+
+    def to_dict(self) -> dict:
+        return {"block": self.block, "gap": self.gap, "others_low": self.others_low, "others_high": self.others_high,
+                "pooled_with": self.pooled_with, "pooled_without": self.pooled_without, "n_others": self.n_others,
+                "others": self.others, "alone": self.alone,
+                "others_test": None if self.others_test is None else self.others_test.to_dict()}
+
+
+def block_driver(labels: Sequence[str], gaps: Sequence[float], rest, *, noun: str = "blocks") -> Driver | None:
+    """The block that drives the pooled figure, for blocks already found to disagree (see the module docstring).
+
+    The candidate is the block whose removal moves the average of the blocks' gaps most: the pooled average
+    with block k less the average without it is ``(gap_k - mean of the others) / K``, so it is the block
+    farthest from the mean of the others; none when two are equally far (gaps 1, 2 and 3). ``rest(k)`` runs the block test on the blocks
+    without the k-th (by position among those with a finite gap), at the level of the first, and returns
+    ``(test or None, state)``, state "agree", "differ" or "undecided": it **drives** the pooled gap when the
+    others agree. None with fewer than three blocks of finite gap (removing either of two moves the average
+    alike). Call it only when the blocks disagree: that is what keeps a block from being named where they
+    agree.
+
+    >>> d = block_driver(["m0", "m1", "m2", "m3"], [-77.7, -5.0, -5.2, -4.9], lambda k: (None, "agree"),
+    ...                  noun="models")
+    >>> d.block, d.alone, d.short
+    ('m0', True, 'm0 drives the pooled gap')
+    >>> d.words
+    'm0 drives the pooled gap (-77.7 against -5.2 to -4.9: the average is -23.2 with it, -5.03 without it): without it no significant ones among the other 3 models go opposite ways'
+    >>> block_driver(["a", "b", "c"], [1.37, -0.15, 0.31], lambda k: (None, "differ")).short   # by hand: 1.37 - 0.08 = 1.29 is the farthest
+    'a moves the pooled gap most'
+    >>> block_driver(["a", "b"], [1.0, -1.0], lambda k: (None, "agree")) is None
+    True
+    >>> block_driver(["a", "b", "c"], [1.0, 2.0, 3.0], lambda k: (None, "agree")) is None   # a and c equally far
+    True
+    """
+    pairs = [(j, lab, float(g)) for j, (lab, g) in enumerate(zip(labels, gaps)) if g is not None and np.isfinite(g)]
+    if len(pairs) < 3:
+        return None
+    values = np.array([g for _, _, g in pairs])
+    far = np.array([abs(values[k] - np.delete(values, k).mean()) for k in range(len(values))])
+    k = int(np.argmax(far))
+    if np.sum(far >= far[k] - 1e-9 * max(far[k], 1e-300)) > 1:
+        return None   # two blocks equally far (gaps 1, 2, 3; or all alike): neither moves the average more
+    others = np.delete(values, k)
+    test, state = rest(pairs[k][0])
+    return Driver(block=pairs[k][1], gap=float(values[k]), others_low=float(others.min()),
+                  others_high=float(others.max()), pooled_with=float(values.mean()), pooled_without=float(others.mean()),
+                  n_others=len(others), noun=noun, others=state, others_test=test)
+
+
+def drivers_clause(agreements: Sequence) -> str:
+    """The clause naming the block(s) that drive the pooled figure of several agreements (one per pair of values,
+    or per metric) that disagree, for a verdict line and a Summary: '' when none names one. Each is a
+    :class:`BlockAgreement` or its ``to_dict()`` (as a caveat's figures keep it).
+
+    >>> from types import SimpleNamespace as NS
+    >>> alone = NS(driving=NS(block="m0", alone=True))
+    >>> drivers_clause([alone, alone]), drivers_clause([alone, NS(driving=NS(block="m3", alone=False))])
+    ('m0 drives the pooled gaps', 'm0 and m3 move the pooled gaps most')
+    >>> drivers_clause([NS(driving=None)])
+    ''
+    """
+    def field(x, name):   # an agreement or its to_dict() (a caveat's figures)
+        return x.get(name) if isinstance(x, dict) else getattr(x, name, None)
+
+    drivers = [field(a, "driving") for a in agreements if field(a, "driving") is not None]
+    if not drivers:
+        return ""
+    names = list(dict.fromkeys(field(d, "block") for d in drivers))
+    gaps = "gaps" if len(agreements) > 1 else "gap"
+    who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    if all(field(d, "alone") for d in drivers):
+        return f"{who} {'drives' if len(names) == 1 else 'drive'} the pooled {gaps}"
+    return f"{who} {'moves' if len(names) == 1 else 'move'} the pooled {gaps} most"
 
 
 @dataclass(frozen=True)
@@ -102,8 +252,11 @@ class BlockAgreement:
         Its middle: why they disagree and which go which way (empty when they agree), for a sentence that
         names several comparisons at once.
     driver : str
-        When they disagree, the block that moves the pooled gap most, in words (its gap against the others',
-        the average with and without it); empty when none stands apart from the others' spread.
+        When they disagree, the block that drives the pooled gap (or moves it most) in words: ``driving``'s
+        :attr:`Driver.words`; empty when there is none.
+    driving : Driver or None
+        When three blocks or more disagree, the block whose removal moves the pooled gap most, and whether
+        the others, tested alike without it, still differ (:func:`block_driver`); else None.
     """
 
     columns: tuple[str, ...]
@@ -124,6 +277,7 @@ class BlockAgreement:
     reasons: str = ""
     driver: str = ""
     undecided: bool = False
+    driving: Driver | None = None
 
     #: the name of the caveat this check adds to a verdict
     caveat_id = "blocks_disagree"
@@ -140,7 +294,8 @@ class BlockAgreement:
                 "test": None if self.test is None else self.test.to_dict(), "n_items": self.n_items,
                 "reason": self.reason, "alpha": self.alpha, "differ": self.differ, "opposite": self.opposite,
                 "disagree": self.disagree, "undecided": self.undecided, "phrase": self.phrase,
-                "statement": self.statement, "driver": self.driver or None}
+                "statement": self.statement, "driver": self.driver or None,
+                "driving": None if self.driving is None else self.driving.to_dict()}
 
 
 def _label(key: dict) -> str:
@@ -177,8 +332,8 @@ def between_groups_test(gaps, labels, *, n_resamples: int = 10_000, seed: int | 
     hits, done, chunk = 0, 0, max(1, 2_000_000 // max(1, n))
     while done < n_resamples:
         m = min(chunk, n_resamples - done)
-        shuffled = np.argsort(rng.random((m, n)), axis=1)   # the same draws, whatever the chunk
-        cells = (np.arange(m)[:, None] * k + codes[shuffled]).ravel()
+        shuffled = shuffled_labels(rng.random((m, n)), codes)   # the same draws, whatever the chunk
+        cells = (np.arange(m)[:, None] * k + shuffled).ravel()
         sums = np.bincount(cells, weights=np.broadcast_to(gaps, (m, n)).ravel(), minlength=m * k).reshape(m, k)
         hits += int(np.count_nonzero(spread(sums) >= observed - tol))
         done += m
@@ -313,32 +468,49 @@ def _combinations(base: int, digits: int, *, chunk: int):
         yield out
 
 
-def _driver(labels: Sequence[str], gaps: Sequence[float]) -> str:
-    """The block that moves the pooled gap most, in words: the one farthest from the mean of the others, with
-    the average with and without it ('' with fewer than three blocks, or none far from the rest).
+@dataclass(frozen=True)
+class _Rest:
+    """``rest(k)`` for :func:`block_driver`: the block test of :func:`block_agreement`, run alike on the blocks
+    without the k-th, read at ``level``; their directions alone where the blocks were not ``tested``. ``first``,
+    ``budget`` and ``draw_seed`` are the test's resamples as :func:`block_agreement` drew them."""
 
-    >>> _driver(["m0", "m1", "m2", "m3"], [-77.7, -5.0, -5.2, -4.9])
-    'm0 differs most from the rest (-77.7 against -5.2 to -4.9): the average is -23.2 with it, -5.03 without it'
-    """
-    pairs = [(lab, float(g)) for lab, g in zip(labels, gaps) if g is not None and np.isfinite(g)]
-    if len(pairs) < 3:
-        return ""
-    values = np.array([g for _, g in pairs])
-    rest = [(np.delete(values, k)) for k in range(len(values))]
-    far = [abs(values[k] - r.mean()) for k, r in enumerate(rest)]
-    k = int(np.argmax(far))
-    others = rest[k]
-    if far[k] <= 2 * (others.max() - others.min()):
-        return ""   # no block stands apart from the spread of the others
-    return (f"{pairs[k][0]} differs most from the rest ({values[k]:+.3g} against {others.min():+.3g} to "
-            f"{others.max():+.3g}): the average is {values.mean():+.3g} with it, {others.mean():+.3g} without it")
+    matrix: np.ndarray
+    keyed: pl.DataFrame
+    labels: tuple
+    higher: frozenset
+    lower: frozenset
+    tested: bool
+    level: float
+    first: int | None
+    budget: int
+    draw_seed: int | None
+
+    def __call__(self, k: int):
+        others = {lab for j, lab in enumerate(self.labels) if j != k}
+        opposite = bool(others & self.higher) and bool(others & self.lower)
+        if not self.tested:
+            return None, "differ" if opposite else "agree"
+        if self.matrix.shape[0] >= 2:
+            sub = np.delete(self.matrix, k, axis=1)
+            if self.first is not None:
+                test = heterogeneity_test(sub, n_resamples=min(self.first, self.budget), seed=self.draw_seed,
+                                          alpha=self.level, max_resamples=MC_BUDGET_FACTOR * self.budget)
+            else:
+                test = heterogeneity_test(sub, n_resamples=self.budget, seed=self.draw_seed)
+        else:   # each item in one group: the other groups' items exchanged between them
+            kept = self.keyed.filter(pl.col("__block") != self.labels[k])
+            test = between_groups_test(kept["gap"].to_numpy().astype(float), kept["__block"].to_list(),
+                                       n_resamples=self.budget, seed=self.draw_seed)
+        if getattr(test, "undecided", False):
+            return test, "undecided"
+        return test, "differ" if opposite or test.pvalue <= self.level else "agree"
 
 
-def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[str], *, a: str, b: str,
-                    alpha: float, n_resamples: int = 10_000, seed: int | None = 0,
-                    untested: str | None = None, first: int | None = None,
+def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[str], tests: Tests | None = None, *,
+                    a: str, b: str, untested: str | None = None, first: int | None = None,
                     family: int = 1) -> BlockAgreement | None:
-    """Whether the per-block results ``groups`` (``PairResult`` with ``by`` and ``p_adjusted``) agree.
+    """Whether the per-block results ``groups`` (``PairResult`` with ``by`` and ``p_adjusted``) agree, read at
+    the ``tests``' ``alpha`` and resampled with their ``n_resamples`` and ``seed`` (the defaults without them).
 
     With ``untested`` (the reason, in words), only their directions are read and the heterogeneity test is
     not run. With ``first``, a Monte Carlo heterogeneity test draws that many resamples first and adds more
@@ -358,12 +530,22 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
     >>> grouped = pl.DataFrame({"judge": ["x"] * 4 + ["y"] * 4 + ["z"] * 4, "item": ["1", "2", "3", "4"] * 3,
     ...                         "gap": [1.0, 2.0, 1.0, 2.0, 1.5, 1.0, 2.0, 1.0, -1.0, -2.0, -1.0, -1.5]})
     >>> groups = [NS(by={"judge": j}, average_gap=g, p_adjusted=0.04) for j, g in (("x", 1.5), ("y", 1.4), ("z", -1.4))]
-    >>> r = block_agreement(grouped, groups, ["judge"], a="A", b="B", alpha=0.05)
+    >>> from probestats.vocabulary import Tests
+    >>> r = block_agreement(grouped, groups, ["judge"], Tests(alpha=0.05), a="A", b="B")
     >>> r.disagree, r.phrase
-    (True, 'averaged over 3 judges that disagree (2 higher, 1 lower, 0 not detected)')
+    (True, 'averaged over 3 judges that disagree (2 higher, 1 lower, 0 not detected; z drives the pooled gap)')
+
+    z is farthest from the others' mean (-1.4 against 1.45), and without it x and y do not differ: the same
+    test on their 2 x 4 matrix, by hand, flips the sign of their difference in items 2 to 4 (8 arrangements)
+    and every one reaches the observed statistic.
+
+    >>> r.driving.block, r.driving.alone, r.driving.others_test.pvalue
+    ('z', True, 1.0)
     >>> r.test.pvalue == 4 / 6**3   # brute force over the 6**3 arrangements of items 2 to 4: 4 reach it
     True
     """
+    tests = Tests() if tests is None else tests
+    alpha, n_resamples, seed = tests.alpha, tests.n_resamples, tests.seed
     columns = list(columns)
     if len(groups) < 2:
         return None
@@ -401,9 +583,14 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
     disagree = differ or opposite
     n = len(groups)
     if disagree:
+        rest = _Rest(matrix=matrix, keyed=keyed, labels=tuple(labels), higher=frozenset(higher), lower=frozenset(lower),
+                     tested=test is not None, level=alpha / family, first=first, budget=n_resamples, draw_seed=seed)
+        driving = block_driver(labels, [g.average_gap for g in groups], rest, noun=block_noun(columns, n - 1))
         counts = f"{len(higher)} higher, {len(lower)} lower, {len(null)} not detected"
+        counts += "" if driving is None else f"; {driving.short}"
         one_way = not opposite and not (higher and null and not lower) and len(higher) + len(lower) == n
-        phrase = (f"averaged over {n} {noun} whose gaps differ in size (all {n} {'higher' if higher else 'lower'})"
+        phrase = (f"averaged over {n} {noun} whose gaps differ in size (all {n} {'higher' if higher else 'lower'}"
+                  f"{'' if driving is None else '; ' + driving.short})"
                   if one_way else f"averaged over {n} {noun} that disagree ({counts})")
         why = []
         if differ:
@@ -420,15 +607,15 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
         shown = "; ".join(f"{what} ({', '.join(names[:5])}{', ...' if len(names) > 5 else ''})"
                           for what, names in ((f"{len(higher)} with '{a}' higher than '{b}'", higher),
                                               (f"{len(lower)} lower", lower)) if names)
-        driver = _driver(labels, [g.average_gap for g in groups])
+        driver = "" if driving is None else driving.words
         reasons = f"{' and '.join(why)}: " + "; ".join(x for x in (shown, f"{len(null)} not detected" if null else "",
                                                                    driver) if x)
         verb = "differ in size" if one_way else "disagree"
         statement = (f"The {n} {noun} {verb}: {reasons}. The average over them is not the gap of any one of "
                      f"them: read the results per {' x '.join(columns)}.")
     else:
-        phrase, statement, reasons, driver = f"averaged over {n} {noun}", "", "", ""
+        phrase, statement, reasons, driver, driving = f"averaged over {n} {noun}", "", "", "", None
     return BlockAgreement(columns=tuple(columns), noun=noun, n_blocks=n, higher=tuple(higher), lower=tuple(lower),
                           not_detected=tuple(null), test=test, n_items=0 if test is None else int(test.n_items), reason=reason,
                           alpha=alpha, differ=differ, opposite=opposite, disagree=disagree, phrase=phrase,
-                          statement=statement, reasons=reasons, driver=driver, undecided=undecided)
+                          statement=statement, reasons=reasons, driver=driver, undecided=undecided, driving=driving)

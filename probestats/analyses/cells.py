@@ -412,7 +412,7 @@ def analyze_cells(cells, question, tests=None, *, within_noise: bool = True, mdg
     tests = as_tests(tests)
     metric, a, b, by, noise = question.metric, question.a, question.b, question.by, question.noise
     alternative, alpha, correction = tests.alternative, tests.alpha, tests.correction
-    interval, n_resamples, seed, hedges = tests.gap_interval, tests.n_resamples, tests.seed, tests.hedges
+    interval, n_resamples, seed = tests.gap_interval, tests.n_resamples, tests.seed
     source = str(cells) if not isinstance(cells, pl.DataFrame) else "cells"
     frame = cells if isinstance(cells, pl.DataFrame) else read_cells(cells)
     _check_metric(frame, metric, source)
@@ -436,25 +436,21 @@ def analyze_cells(cells, question, tests=None, *, within_noise: bool = True, mdg
                   .with_columns(pl.col("sum_units").cast(pl.String), pl.col("sumsq_units").cast(pl.String)))
     if interval not in ("t", "bootstrap", "percentile", "sign-flip"):
         raise OptionError(f"interval must be 't', 'bootstrap', 'percentile' or 'sign-flip', not {interval!r}")
-    resampling = dict(interval=interval, n_resamples=n_resamples, seed=seed, hedges=hedges)
     table = _item_table(merged, a, b, ())
     units, unpermuted = _item_runs(frame, table, metric, a, b, by)
-    main = compare_pair(table, metric, a, b, alternative=alternative, confidence=1 - alpha, units=units,
-                        **resampling)
+    main = compare_pair(table, metric, a, b, tests, units=units)
     groups = []
     if by:
         grouped = _item_table(frame, a, b, by)
         for key in grouped.select(by).unique(maintain_order=True).iter_rows(named=True):
             mask = pl.all_horizontal([pl.col(k) == v if v is not None else pl.col(k).is_null() for k, v in key.items()])
-            groups.append(compare_pair(grouped.filter(mask).drop(by), metric, a, b, alternative=alternative,
-                                       confidence=1 - alpha, by={k: key_json(v) for k, v in key.items()},
-                                       **resampling))
+            groups.append(compare_pair(grouped.filter(mask).drop(by), metric, a, b, tests,
+                                       by={k: key_json(v) for k, v in key.items()}))
         adjusted = adjust([g.sign_flip.pvalue for g in groups], correction)
         groups = [replace(g, p_adjusted=p) for g, p in zip(groups, adjusted)]
     agreement = None
     if len(groups) >= 2:   # the headline averages these groups: do they agree? (as the row path asks)
-        agreement = block_agreement(grouped, groups, list(by), a=a, b=b, alpha=alpha, n_resamples=n_resamples,
-                                    seed=seed)
+        agreement = block_agreement(grouped, groups, list(by), tests, a=a, b=b)
     noise_table, noise = noise, None
     noise_source = noise_checked = None
     problems = []
@@ -468,8 +464,7 @@ def analyze_cells(cells, question, tests=None, *, within_noise: bool = True, mdg
             raise OptionError("the noise cell table has several rows for one item and value (it was built with "
                               f"{opt('by')}); build it without {opt('by')}")
         noise = compare_pair(_item_table(noise_frame, noise_checked.a, noise_checked.b, ()), metric,
-                             noise_checked.a, noise_checked.b, alternative=alternative, confidence=1 - alpha,
-                             **resampling)
+                             noise_checked.a, noise_checked.b, tests)
         noise_source = "noise log"
         if mdg:
             mdg_value, mdg_room, mdg_near, mdg_detail = probe_mdg(noise_checked, metric, main, tests)

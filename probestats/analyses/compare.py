@@ -30,7 +30,7 @@ from probestats.errors import ColumnError, ProbestatsError, ValidationError, eit
 from probestats.stats.hypotests import TestResult, sign_flip_test
 from probestats.errors import Problem
 from probestats.analyses.paired import analyze, analyze_pair, warm_tests
-from probestats.analyses.question import Question
+from probestats.analyses.question import Question, Run
 from probestats.analyses.verdict import NoiseCheck, decide, decide_change
 from probestats.shape.probe import Probe
 from probestats.vocabulary import Tests, check_vocabulary
@@ -315,8 +315,8 @@ def _compare_streaming(before, after, question, probe, tests, *, names, read, re
                              .fill_null(False).all()).item():
             return None
     kw = (replace(question, a=cb.a, b=cb.b), probe, tests)
-    res_b = analyze_pair(cb.log, *kw, streaming=True, streamed=sb)
-    res_a = analyze_pair(ca.log, *kw, streaming=True, streamed=sa)
+    res_b = analyze_pair(cb.log, *kw, Run(streaming=True, streamed=sb))
+    res_a = analyze_pair(ca.log, *kw, Run(streaming=True, streamed=sa))
     return compare_results(res_b, res_a, names=names, alternative=tests.alternative, seeds_checked=seeded[0])
 
 

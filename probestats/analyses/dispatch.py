@@ -18,6 +18,7 @@ import polars as pl
 
 from probestats.analyses.metrics import MetricsAnalysis, analyze_metrics, one_metric_tests
 from probestats.analyses.paired import Analysis, analyze_pair
+from probestats.analyses.question import Run
 from probestats.errors import OptionError, either, opt
 from probestats.io.log import Log, collect
 from probestats.limits import check_limit, duration
@@ -41,7 +42,7 @@ def __getattr__(name: str):
     # AnalysisResult names every kind of analysis; it is built when read, so that one analysis does not
     # import the modules of the others
     if name == "AnalysisResult":
-        # lazy: the factor and many-values analyses are off the paired analysis's path (tests/test_start.py)
+        # lazy: analyses.factors is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.factors import FactorAnalysis
         from probestats.analyses.many import ManyAnalysis
 
@@ -51,8 +52,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def analyze(log, question, probe=None, tests=None, *, validation=None, mdg: bool = True, within_noise: bool = True,
-            streaming: bool = False, progress=None, facts: bool = False) -> AnalysisResult:
+def analyze(log, question, probe=None, tests=None, *, validation=None, run: Run | None = None) -> AnalysisResult:
     """Analyze a probe log the way its options ask (see the module's description for the choice).
 
     Parameters
@@ -84,19 +84,14 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, mdg: bool
         Paired analysis of a coded metric: hand labels of a sample of runs, keyed as the log is; the
         result is a :class:`~probestats.analyses.validation.ValidatedAnalysis` whose verdict is on the
         gap corrected for the coder's error (see :mod:`probestats.analyses.validation`).
-    mdg : bool
-        Paired analysis with ``noise``: compute the minimum detectable gap of the design.
-    within_noise : bool
-        Paired analysis without ``noise``: split value a's runs in two by seed and show that
-        same-versus-same comparison beside the result (when every cell has two runs or more).
-    streaming : bool
-        Paired analysis: validate and summarize the log in one streaming pass, so memory grows
-        with items x values rather than rows (same results; see
-        :func:`~probestats.analyses.paired.analyze_pair`).
-    progress : callable, optional
-        Called with the name of each stage of a long job.
-    facts : bool
-        With ``streaming``: also take what a report states of the log's settings and seeds.
+    run : Run, optional
+        How a paired analysis runs (:class:`probestats.analyses.question.Run`): with ``noise``, the minimum
+        detectable gap of the design (``mdg``); without it, value a's runs split in two by seed and that
+        same-versus-same comparison shown beside the result (``within_noise``, when every cell has two runs or
+        more); one streaming pass over the log, so memory grows with items x values rather than rows
+        (``streaming``, same results, see :func:`~probestats.analyses.paired.analyze_pair`), with what a
+        report states of the log's settings and seeds (``facts``); a ``progress`` display. Several metrics
+        read its ``mdg``, ``within_noise`` and ``streaming``. The defaults without it.
 
     Returns
     -------
@@ -130,7 +125,7 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, mdg: bool
     """
     from dataclasses import replace
 
-    probe, tests, q = as_probe(probe), as_tests(tests), question
+    probe, tests, q, run = as_probe(probe), as_tests(tests), question, run or Run()
     metrics = list(q.metrics)
     check_roles(metrics, probe)
     if validation is not None:
@@ -166,8 +161,8 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, mdg: bool
     if len(metrics) > 1:
         refuse_for_metrics(settings=probe.settings, attribute_settings=probe.attribute_settings,
                            noise_value=q.noise_value)
-        return analyze_metrics(log, replace(q, metric=metrics), probe, tests, analyze=analyze, mdg=mdg,
-                               within_noise=within_noise, streaming=streaming)
+        return analyze_metrics(log, replace(q, metric=metrics), probe, tests, analyze=analyze,
+                               run=Run(mdg=run.mdg, within_noise=run.within_noise, streaming=run.streaming))
     metric = metrics[0]
     q = replace(q, metric=metric)
     refuse_effect_size(tests)
@@ -184,8 +179,8 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, mdg: bool
         a, b = _baseline_pair(log, q, probe, many=bool(q.group) or q.reference is not None)
         q = replace(q, a=a, b=b)
     _check_groups(log, q.by)
-    result = _analyze(log, q, probe, tests, dict(mdg=mdg, within_noise=within_noise, streaming=streaming,
-                                                 progress=progress, facts=facts))
+    result = _analyze(log, q, probe, tests, Run(mdg=run.mdg, within_noise=run.within_noise,
+                                                streaming=run.streaming, progress=run.progress, facts=run.facts))
     if q.selection:
         # lazy: analyses.many is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.many import ManyAnalysis
@@ -264,9 +259,9 @@ def _one_role_each(probe) -> None:
             seen[column] = name
 
 
-def _analyze(log, question, probe, tests, run: dict):
-    """The one analysis the ``question`` asks for, on the shaped log (see the module's description); ``run``
-    holds :func:`analyze`'s keywords of how a paired analysis runs."""
+def _analyze(log, question, probe, tests, run: Run):
+    """The one analysis the ``question`` asks for, on the shaped log (see the module's description), a paired
+    one run as ``run`` says."""
     q = question
     if q.factor:
         if q.a or q.b or q.group or q.reference:
@@ -310,10 +305,10 @@ def _analyze(log, question, probe, tests, run: dict):
 
         # a judge's cells are split by criterion whatever else by asks for (absent columns are ignored)
         return judge_analysis(log, replace(q, by=tuple(q.by) + (("criterion",) if "criterion" not in q.by else ())),
-                              probe, tests, mdg=run["mdg"], within_noise=run["within_noise"])
+                              probe, tests, mdg=run.mdg, within_noise=run.within_noise)
 
     # more than two values and no a/b: analyze_pair hands the validated log to the many-values analysis
-    return analyze_pair(log, q, probe, tests, **run)
+    return analyze_pair(log, q, probe, tests, run)
 
 
 #: seconds one ``by`` group's analysis takes, about (measured: 10,000 groups of 3 items in 177 s on a busy
@@ -326,8 +321,7 @@ def _factor_groups(log, question, probe, tests):
     (:func:`probestats.analyses.factors.factor_set`)."""
     from dataclasses import replace
 
-    # lazy: analyses.factors is off the paired analysis's path (tests/test_start.py); read_log is looked up when
-    # called, so a test's replacement of it on its module is seen
+    # lazy: analyses.factors is off the paired analysis's path (tests/test_start.py)
     from probestats.analyses.factors import analyze_factors, factor_set
     from probestats.io.read import read_log
 

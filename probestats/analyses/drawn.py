@@ -38,7 +38,7 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import polars as pl
@@ -450,7 +450,7 @@ def drawn_setting(frame: pl.DataFrame, metric: str, a: str, b: str, column: str,
                   balance: BalanceTest | None = None) -> DrawnSetting:
     """The randomized setting ``column``: its balance test, the stratified and the adjusted gap, tested as the
     ``tests`` ask."""
-    alpha, alternative, n_resamples, seed = tests.alpha, tests.alternative, tests.n_resamples, tests.seed
+    alpha, n_resamples, seed = tests.alpha, tests.n_resamples, tests.seed
 
     balance = balance or balance_test(frame, column, a, b, n_resamples=n_resamples, seed=seed)
     table, strata = stratified_table(frame, metric, a, b, column)
@@ -460,8 +460,8 @@ def drawn_setting(frame: pl.DataFrame, metric: str, a: str, b: str, column: str,
                           f"level of {column} ({strata:,} levels in {pair.height:,} runs), so the gap cannot be "
                           f"matched within it; drop {opt('random_settings', [column])}, or name a setting whose "
                           "values repeat within items")
-    stratified = compare_pair(table, metric, a, b, alternative=alternative, confidence=1 - alpha,
-                              n_resamples=n_resamples, seed=seed)
+    # the stratified gap's interval is Student t and its effect sizes uncorrected, whatever the headline's
+    stratified = compare_pair(table, metric, a, b, replace(tests, interval=None, effect_size=tests.effect))
     adjusted = adjusted_gap(frame, metric, a, b, column, confidence=1 - alpha)
     levels = _pair(frame, a, b, column)[column].n_unique()
     return DrawnSetting(column=column, levels=levels, strata=strata, balance=balance, stratified=stratified,

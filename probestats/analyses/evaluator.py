@@ -35,7 +35,7 @@ from typing import Sequence
 import polars as pl
 
 from probestats.analyses.paired import analyze_pair
-from probestats.analyses.question import from_keywords
+from probestats.analyses.question import Run, from_keywords
 from probestats.errors import OptionError, count_of, opt
 from probestats.errors import Problem
 from probestats.io.columns import ROW
@@ -322,7 +322,7 @@ def judge_analysis(log, question, probe, tests, *, mdg: bool = True, within_nois
     result = analyze_pair(log, changed(question, by=by, selection=False, baseline=None, scale=None),
                           changed(probe, cluster=None, random_settings=()),
                           changed(tests, n_resamples=N_RESAMPLES, seed=SEED, effect_size=EFFECT_SIZES[0]),
-                          mdg=mdg, within_noise=within_noise)
+                          Run(mdg=mdg, within_noise=within_noise))
     if not hasattr(result, "main") or not hasattr(result.main, "b"):
         raise OptionError(f"an evaluator probe compares two values; give {opt('a')} (the changed text) and "
                           f"{opt('b')} (the baseline)")

@@ -36,6 +36,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import polars as pl
 
+from probestats.analyses.blocks import drivers_clause
 from probestats.analyses.design_read import read_design
 from probestats.analyses.halves import BLOCK_SETTINGS, block_noun
 from probestats.analyses.items import check_by
@@ -692,10 +693,26 @@ def oriented_pairs(n_values: int, reference: int) -> list[tuple[int, int]]:
     return [(order[j], order[i]) for i, j in itertools.combinations(range(n_values), 2)]
 
 
-def _result(means: pl.DataFrame, metric: str, units, members, reference, tests, *, selection: bool,
-            by=None, sds=None, binary: bool = False, headline: bool = False) -> ManyResult:
-    """The comparison of every value (each group's with ``by``), tested as the ``tests`` ask; the ``headline``
-    omnibus test is read at their level (a Monte Carlo p tightened toward alpha), a group's is not."""
+@dataclass(frozen=True)
+class _Compared:
+    """The values a many-values analysis compares, as :func:`check_many` found them: the ``metric``, the
+    ``units`` (values or groups) in order, each one's ``members``, the ``reference`` the gaps are measured
+    against, whether the metric is a ``selection``, and whether its values are 0 or 1 (``binary``)."""
+
+    metric: str
+    units: tuple
+    members: Mapping
+    reference: str
+    selection: bool = False
+    binary: bool = False
+
+
+def _result(means: pl.DataFrame, compared: _Compared, tests, *, by=None, sds=None,
+            headline: bool = False) -> ManyResult:
+    """The comparison of every ``compared`` value (each group's with ``by``), tested as the ``tests`` ask; the
+    ``headline`` omnibus test is read at their level (a Monte Carlo p tightened toward alpha), a group's is not."""
+    metric, units, members, reference = compared.metric, compared.units, compared.members, compared.reference
+    selection, binary = compared.selection, compared.binary
     alternative, correction, n_resamples, seed = tests.alternative, tests.correction, tests.n_resamples, tests.seed
     alpha = tests.alpha if headline else None
     if not means.height or means["value"].n_unique() < len(units):  # no item is measured under every value
@@ -808,15 +825,15 @@ def analyze_many(log, question, probe=None, tests=None) -> ManyAnalysis:
         raise OptionError(f"{either(opt('selection', True), '--set selection=yes')}: a selection metric is 0 or 1 "
                           f"per run (1: selected), and '{metric}' holds other values; drop it, or derive a 0/1 column "
                           f"with {opt('derive')}")
-    kw = dict(selection=selection, binary=binary)
+    compared = _Compared(metric, units, members, reference, selection=selection, binary=binary)
     # a setting that varies within item x value cells (several models answered every item) is a block, as in a
     # pair: each item's value means average over its blocks (matched within each), and the blocks' own results
     # stand beside the pooled one when no --by is given
     blocks = within_cell_blocks(frame, units, by)
     pooled_means = (unit_means(frame, metric, exact=True) if not blocks
                     else block_averaged_means(unit_means(frame, metric, by=blocks, exact=True), blocks))
-    main = _result(with_cell_sds(pooled_means, frame, metric), metric, units, members,
-                   reference, tests, sds=run_sds(frame, metric), headline=True, **kw)
+    main = _result(with_cell_sds(pooled_means, frame, metric), compared, tests, sds=run_sds(frame, metric),
+                   headline=True)
     results = []
     group_by = by or list(blocks)
     if group_by:
@@ -824,9 +841,9 @@ def analyze_many(log, question, probe=None, tests=None) -> ManyAnalysis:
         group_sds = run_sds(frame, metric, group_by)
         for key in means.select(group_by).unique(maintain_order=True).iter_rows(named=True):
             sub = means.filter(_key_mask(key)).drop(group_by)
-            results.append(_result(sub, metric, units, members, reference, tests,
+            results.append(_result(sub, compared, tests,
                                    by={k: v if isinstance(v, (str, int, float, bool)) or v is None else str(v)
-                                       for k, v in key.items()}, sds=group_sds, **kw))
+                                       for k, v in key.items()}, sds=group_sds))
         adjusted = adjust([g.omnibus.pvalue for g in results], correction)
         results = [replace(g, omnibus_p_adjusted=p) for g, p in zip(results, adjusted)]
 
@@ -929,8 +946,9 @@ def pooled_fields(results, group_by: Sequence[str], blocks: Sequence[str], disag
         return {"pooled": f"averaged over {len(results)} {noun}", "blocks": tuple(blocks)} if blocks else {}
     figures = disagreement[0].figures["values"]
     verb = "that disagree" if any(f.get("opposite") for f in figures) else "whose gaps differ"
-    drivers = sorted({d.split(" differs most")[0] for f in figures for d in [f.get("driver") or ""] if d})
-    driven = f"; {', '.join(drivers)} differs most from the rest" if drivers else ""
+
+    clause = drivers_clause(figures)   # the block test's own driver, as a pair names it
+    driven = f" ({clause})" if clause else ""
     return {"pooled": f"averaged over {len(results)} {noun} {verb}{driven}", "blocks": tuple(blocks)}
 
 

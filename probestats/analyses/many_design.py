@@ -135,7 +135,7 @@ def agreement_caveat(results: Sequence, tests) -> tuple[Caveat, ...]:
     Its figures are ``{"values": [...]}``, one agreement (``BlockAgreement.to_dict()`` with the pair's
     ``value`` and ``other``, the gap ``value`` minus ``other``) per pair whose groups disagree.
     """
-    alpha, n_resamples, seed = tests.alpha, tests.n_resamples, tests.seed
+    n_resamples = tests.n_resamples
     if len(results) < 2:
         return ()
     columns = list(results[0].by)
@@ -156,8 +156,7 @@ def agreement_caveat(results: Sequence, tests) -> tuple[Caveat, ...]:
         grouped = pl.DataFrame(rows, schema={**{c: pl.String for c in columns}, "item": pl.String,
                                              "gap": pl.Float64})
         against = reference in (a, b)   # the heterogeneity test on the gaps against the reference only
-        agreement = block_agreement(grouped, blocks, columns, a=a, b=b, alpha=alpha, n_resamples=n_resamples,
-                                    seed=seed, untested=None if against else UNTESTED,
+        agreement = block_agreement(grouped, blocks, columns, tests, a=a, b=b, untested=None if against else UNTESTED,
                                     first=max(FIRST, n_resamples // 10), family=len(results[0].gaps))
         if agreement is not None and agreement.disagree:
             found.append(agreement)

@@ -172,8 +172,8 @@ def _kind(result) -> str:
                                                                            "another analysis")
 
 
-def analyze_metrics(log, question, probe=None, tests=None, *, analyze=None, **run) -> MetricsAnalysis:
-    """One paired analysis per metric (``analyze(log, question, probe, tests, **run)`` with one metric each),
+def analyze_metrics(log, question, probe=None, tests=None, *, analyze=None, run=None) -> MetricsAnalysis:
+    """One paired analysis per metric (``analyze(log, question, probe, tests, run=run)`` with one metric each),
     one correction.
 
     Parameters
@@ -189,8 +189,9 @@ def analyze_metrics(log, question, probe=None, tests=None, *, analyze=None, **ru
         side-by-side table and the heatmap show (each metric's own analysis shows d_z and d_av both).
     analyze : callable
         The single-metric analysis (:func:`probestats.analyses.dispatch.analyze`).
-    **run
-        Passed to ``analyze`` (``mdg``, ``within_noise``, ``streaming``).
+    run : Run, optional
+        Passed to ``analyze`` (:class:`probestats.analyses.question.Run`: ``mdg``, ``within_noise``,
+        ``streaming``).
 
     Examples
     --------
@@ -198,7 +199,8 @@ def analyze_metrics(log, question, probe=None, tests=None, *, analyze=None, **ru
     >>> from probestats.analyses.question import Question
     >>> rows = [{"item": i, "variant": v, "x": i + (v == "a"), "y": i * (v == "a")}
     ...         for i in range(6) for v in ("a", "b")]
-    >>> res = analyze_metrics(rows, Question(["x", "y"]), analyze=analyze, mdg=False)
+    >>> from probestats.analyses.question import Run
+    >>> res = analyze_metrics(rows, Question(["x", "y"]), analyze=analyze, run=Run(mdg=False))
     >>> [round(t.result.p_adjusted, 6) for t in res.family]   # the joint test: each its own p here; Holm: 0.0625 twice
     [0.03125, 0.0625]
     """
@@ -212,7 +214,7 @@ def analyze_metrics(log, question, probe=None, tests=None, *, analyze=None, **ru
     each = one_metric_tests(tests)
     analyses = []
     for m in metrics:
-        result = analyze(log, replace(q, metric=m), probe, each, **run)
+        result = analyze(log, replace(q, metric=m), probe, each, run=run)
         if not isinstance(result, Analysis) and q.a is not None and q.b is not None:
             cause = next((n for n in ("factor", "group", "reference", "scale") if getattr(q, n)), None)
             raise OptionError(f"several metrics are analyzed as comparisons of two values; with {opt('a')} and "
@@ -264,7 +266,37 @@ def analyze_metrics(log, question, probe=None, tests=None, *, analyze=None, **ru
     never = never_significant_family(family, joint, tests)
     if never is not None:
         verdict = with_caveats(verdict, never, never_significant=True)
+    disagree = blocks_caveat(done)
+    if disagree is not None:
+        verdict = with_caveats(verdict, disagree[0], pooled=disagree[1])
     return MetricsAnalysis(tuple(done), tuple(family), correction, effect_size, verdict, joint)
+
+
+def blocks_caveat(analyses: Sequence[Analysis]):
+    """``(blocks_disagree caveat, pooled phrase)`` when the blocks (or ``by`` groups) some metric's gap averages
+    over disagree, as each metric's own analysis read them (:func:`probestats.analyses.blocks.block_agreement`,
+    which names the block that drives the pooled gap), else None. Its figures are ``{"metrics": [...]}``, one
+    agreement (``BlockAgreement.to_dict()`` with its ``metric``) per metric whose blocks disagree."""
+    # lazy: analyses.blocks is off the paired analysis's path (tests/test_start.py)
+    from probestats.analyses.blocks import drivers_clause
+
+    found = [(a.metric, a.verdict.agreement) for a in analyses
+             if a.verdict.agreement is not None and a.verdict.agreement.disagree]
+    if not found:
+        return None
+    first = found[0][1]
+    columns = " x ".join(first.columns)
+    if len(found) == 1:
+        sentence = f"For {found[0][0]}: {first.statement}"
+    else:
+        on = "; ".join(f"for {metric}, {r.reasons}" for metric, r in found)
+        sentence = (f"The {first.n_blocks} {first.noun} disagree on {len(found)} of {len(analyses)} metrics: {on}. "
+                    f"The average over them is not the gap of any one of them: read each metric's results per "
+                    f"{columns}.")
+    clause = drivers_clause([r for _, r in found])
+    on = found[0][0] if len(found) == 1 else f"{len(found)} of {len(analyses)} metrics"
+    pooled = f"averaged over {first.n_blocks} {first.noun} that disagree on {on}" + (f" ({clause})" if clause else "")
+    return Caveat("blocks_disagree", sentence, {"metrics": [{"metric": m, **r.to_dict()} for m, r in found]}), pooled
 
 
 def one_metric_tests(tests):

@@ -21,6 +21,7 @@ from probestats.stats.hypotests import (SKEW_WARNING, SKEW_WARNING_MAX_N, Interv
 from probestats.stats.permutation import PERMUTATION_TEST, arms_unequal, within_item_permutation_test
 from probestats.stats.published import paired_published
 from probestats.stats.resample import check_bootstrap_memory
+from probestats.vocabulary import Tests
 
 
 @dataclass(frozen=True)
@@ -237,12 +238,13 @@ def refuse_tiny(gaps, means, metric: str) -> None:
                           f"{opt('derive', f'{name} = {metric} * 1e{power}')} and {opt('metric', name)}")
 
 
-def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternative: str = "two-sided",
-                 confidence: float = 0.95, by: dict | None = None, interval: str = "t", hedges: bool = False,
-                 n_resamples: int = 10_000, seed: int | None = 0, units: dict | None = None) -> PairResult:
+def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, tests: Tests | None = None, *,
+                 by: dict | None = None, units: dict | None = None, effects: Effects | None = None) -> PairResult:
     """Tests for one item table: sign-flip, sign test, interval, smallest attainable p, and beside them
-    the effect sizes and the published tests (paired t, Wilcoxon); ``n_resamples`` and ``seed`` serve
-    every bootstrap and a Monte Carlo permutation.
+    the effect sizes and the published tests (paired t, Wilcoxon), run as the ``tests`` ask (the defaults
+    without them): their direction, the level (the interval's confidence is ``1 - alpha``), the interval of the
+    average gap, Hedges' correction, and the ``n_resamples`` and ``seed`` of every bootstrap and a Monte Carlo
+    permutation. ``by`` names the group the table is (a ``--by`` group or a block).
 
     ``units`` (item -> (value a's runs, value b's runs), :func:`item_units`, or a list of such pairs, one per
     block the item was matched in): when the two values' runs per
@@ -250,7 +252,13 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternativ
     missing from a balanced design), the headline test is the exact within-item permutation of the value
     labels (``permutation``), and the sign-flip, sign, Wilcoxon and paired t tests, whose null needs a gap
     symmetric about zero, are not tests of the design (``not_applicable``; ``published`` is left empty).
+
+    ``effects``: the effect sizes of these items computed already, with those of other groups
+    (:func:`probestats.stats.effects.effect_sizes_many`, the same numbers).
     """
+    tests = Tests() if tests is None else tests
+    alternative, confidence, interval = tests.alternative, 1 - tests.alpha, tests.gap_interval
+    hedges, n_resamples, seed = tests.hedges, tests.n_resamples, tests.seed
     gaps = items["gap"].to_list()
     odd = [str(i) for i, g in zip(items["item"], gaps) if g is None or not math.isfinite(g)]
     if odd:  # finite values whose difference overflows, such as 1e308 and -1e308
@@ -308,8 +316,9 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, *, alternativ
         interval=interval,
         min_attainable_p=min_attainable_p(n_nonzero, alternative=alternative),
         by=dict(by or {}),
-        effects=effect_sizes(items["mean_a"].to_numpy(), items["mean_b"].to_numpy(), confidence=confidence,
-                             hedges=hedges, n_resamples=n_resamples, seed=seed),
+        effects=effects if effects is not None else effect_sizes(
+            items["mean_a"].to_numpy(), items["mean_b"].to_numpy(), confidence=confidence, hedges=hedges,
+            n_resamples=n_resamples, seed=seed),
         published=published,
         mean_intervals=mean_intervals,
     )

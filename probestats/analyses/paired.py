@@ -17,8 +17,10 @@ import polars as pl
 from probestats.vocabulary import Tests, as_tests, column_names
 from probestats.errors import OptionError, ValidationError, either, opt
 from probestats.stats.multitest import adjust
+from probestats.stats.effects import effect_sizes_many
 from probestats.stats.permutation import arms_unequal
 from probestats.analyses.design_read import read_design
+from probestats.analyses.question import Question, Run
 from probestats.vocabulary import INTERVALS
 from probestats.errors import Problem
 from probestats.checks.schema import Checked, require_ok, validate
@@ -35,7 +37,6 @@ from probestats.analyses.clusters import cluster_candidates
 from probestats.analyses.drawn import balance_test, drawn_caveat, drawn_setting, unbalanced_problem
 from probestats.analyses.halves import (BLOCK_SETTINGS, block_noun, blocked_item_table, blocks_of,
                                         named_setting_refusal, pooled_phrase)
-from probestats.analyses.question import Question
 from probestats.checks.design import Caveat, design_facts, group_constant_caveats, item_facts
 from probestats.shape.probe import as_probe
 from probestats.stats.published import ASSUMPTIONS
@@ -144,7 +145,7 @@ def row_level_test(checked: Checked, items: pl.DataFrame, tests=None, *,
     0.220881
     """
     # lazy: stats.runs is off the paired analysis's path (tests/test_start.py)
-    from probestats.stats.runs import run_models, two_samples
+    from probestats.stats.runs import SecondFactor, run_models, two_samples
 
     design = design or RunDesign()
     frame = checked.frame.filter(pl.col("item").is_in(items["item"].implode()) & pl.col(checked.metric).is_not_null()
@@ -166,10 +167,10 @@ def row_level_test(checked: Checked, items: pl.DataFrame, tests=None, *,
                             .alias("k"))["k"].to_list()
         by_values = keys
     levels = tuple(lv for lv in design.levels if by_values is None or lv in set(by_values))
+    factor = SecondFactor(" × ".join(design.by) if design.by and len(levels) > 1 else None, by_values, levels)
     models = run_models(frame[checked.metric].cast(pl.Float64).to_numpy(), frame["variant"].to_list(),
                         a=checked.a, b=checked.b, clusters=frame[cluster].cast(pl.String).to_list(),
-                        factor=" × ".join(design.by) if design.by and len(levels) > 1 else None,
-                        factor_values=by_values, levels=levels, cluster=cluster, confidence=design.confidence)
+                        factor=factor, cluster=cluster, confidence=design.confidence)
     paired = frame.group_by("item").agg(pl.col("variant").n_unique().alias("n"))["n"].max() == 2
     nan = float("nan")
     return RowLevelTest(nan if welch.statistic is None else welch.statistic,
@@ -408,9 +409,7 @@ class Analysis(Result):
                 f"average_gap={m.average_gap:.6g}, p={m.sign_flip.pvalue:.6g})")
 
 
-def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, many: bool = True,
-                 within_noise: bool = True, streaming: bool = False, progress=None, facts: bool = False,
-                 streamed=None) -> Analysis:
+def analyze_pair(log, question, probe=None, tests=None, run=None) -> Analysis:
     """Analyze a counterfactual probe: per-item gaps, the exact sign-flip and sign tests, noise.
 
     Parameters
@@ -421,12 +420,12 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
         What is compared (:class:`probestats.analyses.question.Question`): ``metric``; ``a`` and ``b`` (gap =
         mean_a − mean_b; default: the first two values in order of appearance); ``by`` (repeat the analysis
         per group, with the correction across groups); ``noise``, the noise reference: a same-versus-same log,
-        analyzed the same way (its first two values), ``"within"`` (the default when ``None`` and
+        analyzed the same way (its first two values), ``"within"`` (the default when ``None`` and the ``run``'s
         ``within_noise``: value ``a``'s runs of each cell split into two halves, the halves' gap read over every
         split, :func:`within_log_noise`, valid when every cell has two runs or more), or ``"none"`` (the minimum
         detectable gap is computed from a noise log only); or ``noise_value``, the repeats of this value in the
         log (a baseline run several times), split in halves within each item (read over every split); ``selection``,
-        handed to the many-values analysis with ``many``.
+        handed to the many-values analysis with the ``run``'s ``many``.
     probe : Probe, optional
         Case folding (``fold_case``) and the column roles (:class:`probestats.shape.probe.Probe`):
         ``settings``, columns that are held-fixed settings besides model, judge, temperature, system prompt
@@ -446,29 +445,14 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
         The direction, the level (wording, the minimum detectable gap), the correction across ``by`` groups,
         the interval of the average gap, Hedges' small-sample correction of d_z and d_av (``g_z``, ``g_av``),
         and the resampling of every resampling method: the bootstrap intervals (the average gap's and d_av's)
-        and, with ``many`` and more than two values, the Monte Carlo omnibus test when it cannot be exact
+        and, with more than two values, the Monte Carlo omnibus test when it cannot be exact
         (:class:`probestats.vocabulary.Tests`); the defaults without it.
-    mdg : bool
-        With a noise log: compute the minimum detectable gap of the design.
-    many : bool
-        With more than two values and no ``a``/``b``: hand the log to
-        :func:`probestats.analyses.many.analyze_many` (True), or compare the first two values
-        with a ``more_values`` warning (False).
-    within_noise : bool
-        Without ``noise``: the within-log same-versus-same comparison beside the result.
-    streaming : bool
-        Validate and summarize the log in one streaming pass (:mod:`probestats.checks.stream`),
-        so memory grows with items x values, not rows; a log with problems that need its rows is
-        validated as usual. The results are the same; the result's ``checked.frame`` is then
-        empty (so no :func:`with_row_level`).
-    progress : callable, optional
-        Called with the name of each stage of a long job (a progress display).
-    facts : bool
-        With ``streaming``: the pass also takes what a report states of the log's settings and
-        seeds (``checked.facts``, :mod:`probestats.checks.facts`), so the report reads no rows.
-    streamed : Streamed, optional
-        With ``streaming``: the pass over this log already taken (with ``halves``), used instead
-        of a new one (the before and after comparison checks the logs from it first).
+    run : Run, optional
+        How the analysis runs (:class:`probestats.analyses.question.Run`): the minimum detectable gap with a
+        noise log (``mdg``), the within-log noise check without one (``within_noise``), one streaming pass
+        over the log (``streaming``, with the report's ``facts``, or a pass already taken, ``streamed``), a
+        ``progress`` display, and whether more than two values go to the many-values analysis (``many``);
+        the defaults without it.
 
     Raises
     ------
@@ -484,19 +468,88 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
     >>> result.main.average_gap, result.main.sign_flip.pvalue
     (1.0, 0.0078125)
     """
-    probe, tests = as_probe(probe), as_tests(tests)
-    metric, a, b, noise = question.metric, question.a, question.b, question.noise
-    noise_value, selection = question.noise_value, question.selection
-    fold_case, settings, attribute_settings = probe.fold_case, tuple(probe.settings), tuple(probe.attribute_settings)
-    cluster, random_settings = probe.cluster, tuple(dict.fromkeys(probe.random_settings))
-    alternative, alpha, correction = tests.alternative, tests.alpha, tests.correction
-    interval, n_resamples, seed, hedges = tests.gap_interval, tests.n_resamples, tests.seed, tests.hedges
-    by = list(column_names("by", question.by))
+    probe, tests, run = as_probe(probe), as_tests(tests), run or Run()
+    metric, by = question.metric, list(column_names("by", question.by))
     check_by(by, metric)
-    noise, within_noise = _noise_choice(noise, within_noise, noise_value)
+    noise, within_noise = _noise_choice(question.noise, run.within_noise, question.noise_value)
+    halves = noise is None and (within_noise or question.noise_value is not None)
+    streamed = _streamed(log, question, probe, run, by, halves=halves)
+    checked = streamed.checked if streamed is not None else _read_validated(log, question, probe, by, run.progress)
+    if run.progress:
+        run.progress("testing")
+    if question.a is None and question.b is None and len(checked.values) > 2:
+        if run.many:  # more than two values: per-value means and an omnibus test
+            return _many_values(checked, question, probe, tests, by, noise)
+        checked = _with_more_values(checked)
+    require_ok(checked)
+    checked, streamed, table = _item_table(log, checked, streamed, metric, probe, by)
+    if tests.gap_interval not in INTERVALS:
+        raise OptionError(f"interval must be one of {', '.join(map(repr, INTERVALS))}, not {tests.gap_interval!r}")
+    matched, problems = _blocked(checked, streamed, table, metric, probe, by)
+    facts, units, grouped_units, unpermuted = _design_units(matched)
+    problems += [unpermuted] if unpermuted is not None else []
+    main = compare_pair(matched.table, metric, checked.a, checked.b, tests, units=units)
+    groups = _groups(matched, tests, grouped_units)
+    noise_read = _noise(question, noise, within_noise, matched, main, probe, tests)
+    problems += [*noise_read.problems, *design_problems(main, tests.alpha)]
+    mdg_value, mdg_room, mdg_near, mdg_detail = None, None, False, None
+    if run.mdg and noise_read.checked is not None:
+        mdg_value, mdg_room, mdg_near, mdg_detail = probe_mdg(noise_read.checked, metric, main, tests)
+    verdict, drawn = _verdict(main, noise_read.check, matched, groups, facts, probe, tests)
+    result = Analysis(main=main, noise=noise_read.result, groups=groups.results, problems=tuple(problems),
+                      alternative=tests.alternative, alpha=tests.alpha, correction=tests.correction, checked=checked,
+                      noise_checked=noise_read.checked, mdg=mdg_value, mdg_detail=mdg_detail, mdg_room=mdg_room,
+                      mdg_near_bound=mdg_near, noise_source=noise_read.source, verdict=verdict, drawn=drawn)
+    return _with_clusters(result, matched, probe, tests)
+
+
+@dataclass(frozen=True)
+class _Matched:
+    """The compared pair matched within items: the validated log (``checked``), the streaming pass it came from
+    (None: the rows were read), the item table (averaged over the ``blocks`` it was matched within, the
+    ``pooled`` phrase saying so), the ``metric`` and the ``by`` columns."""
+
+    checked: Checked
+    streamed: object
+    table: pl.DataFrame
+    metric: str
+    by: list
+    blocks: tuple = ()
+    pooled: str | None = None
+
+
+@dataclass(frozen=True)
+class _Groups:
+    """The per-group results beside the headline (the ``by`` groups, else the blocks, ``columns``): each
+    group's item table (``table``), its results, corrected across the groups, and whether they agree."""
+
+    columns: list
+    table: pl.DataFrame | None = None
+    results: tuple = ()
+    agreement: object = None
+
+
+@dataclass(frozen=True)
+class _Noise:
+    """The noise reference beside the result: its check, its comparison (``result``), the noise log validated
+    (``checked``), where it came from (``source``) and the noise log's warnings."""
+
+    check: NoiseCheck
+    result: PairResult | None = None
+    checked: Checked | None = None
+    source: str | None = None
+    problems: tuple = ()
+
+
+def _streamed(log, question, probe, run, by, *, halves: bool):
+    """The one streaming pass over the log that validates and summarizes it (with the ``halves`` of the
+    within-log noise when asked), or the pass already taken (``run.streamed``); None when the rows are read."""
+    streamed = run.streamed
+    settings, random_settings = tuple(probe.settings), tuple(dict.fromkeys(probe.random_settings))
     # a judge or a named setting may vary within cells, a drawn setting and clusters are read from the runs:
     # with one of them named, the rows are read once by validate, without a streaming pass before it
-    if streaming and streamed is None and not (attribute_settings or cluster is not None or random_settings):
+    if run.streaming and streamed is None and not (tuple(probe.attribute_settings) or probe.cluster is not None
+                                                   or random_settings):
         from functools import partial
 
         # lazy: looked up when called, so a test's replacement of it on its module is seen
@@ -504,63 +557,82 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
 
         # the cluster suggestion's candidates are read in the same pass (blocks, known after it, are left out
         # then): one pass over the rows, not one more for the suggestion
-        streamed = validate_streaming(log, metric=metric, a=a, b=b, by=by, fold_case=fold_case,
-                                      halves=noise is None and (within_noise or noise_value is not None),
-                                      progress=progress, facts=facts, before_pass=warm_tests,
-                                      clusters=partial(cluster_candidates, metric=metric,
+        streamed = validate_streaming(log, metric=question.metric, a=question.a, b=question.b, by=by,
+                                      fold_case=probe.fold_case, halves=halves, progress=run.progress,
+                                      facts=run.facts, before_pass=warm_tests,
+                                      clusters=partial(cluster_candidates, metric=question.metric,
                                                        exclude=(*by, *settings, *random_settings)))
         if streamed is not None and _may_block(streamed.checked, settings, by):
             streamed = None   # a judge or a named setting may vary within cells: blocks need the rows
-    if streamed is not None:
-        checked = streamed.checked
-    else:
-        if progress:
-            progress("reading and validating the log")
-        # lazy: looked up when called, so a test's replacement of it on its module is seen
-        from probestats.io.read import read_log
+    return streamed
 
-        log = read_log(log, metric=metric)
-        names = set(log.lazy.collect_schema().names())
-        keep = [c for c in dict.fromkeys(("judge", "file", *settings)) if c in names or c in settings]
-        keep += [c for c in dict.fromkeys((*random_settings, *([cluster] if cluster is not None else [])))
-                 if c not in keep]
-        checked = validate(log, metric=metric, a=a, b=b, by=by, keep=[c for c in keep if c not in by],
-                           fold_case=fold_case, attribute_settings=tuple(attribute_settings),
-                           random_settings=tuple(random_settings))
+
+def _read_validated(log, question, probe, by, progress) -> Checked:
+    """The log read and validated from its rows, keeping the columns the probe's roles read."""
     if progress:
-        progress("testing")
-    if a is None and b is None and len(checked.values) > 2:
-        if many:  # more than two values: per-value means and an omnibus test
-            # lazy: analyses.many is off the paired analysis's path (tests/test_start.py)
-            from probestats.analyses.many import analyze_many, refuse_pair_options
+        progress("reading and validating the log")
+    # lazy: looked up when called, so a test's replacement of it on its module is seen
+    from probestats.io.read import read_log
 
-            refuse_pair_options(probe, tests, noise_value)
+    metric, settings = question.metric, tuple(probe.settings)
+    random_settings = tuple(dict.fromkeys(probe.random_settings))
+    log = read_log(log, metric=metric)
+    names = set(log.lazy.collect_schema().names())
+    keep = [c for c in dict.fromkeys(("judge", "file", *settings)) if c in names or c in settings]
+    keep += [c for c in dict.fromkeys((*random_settings, *([probe.cluster] if probe.cluster is not None else [])))
+             if c not in keep]
+    return validate(log, metric=metric, a=question.a, b=question.b, by=by, keep=[c for c in keep if c not in by],
+                    fold_case=probe.fold_case, attribute_settings=tuple(probe.attribute_settings),
+                    random_settings=random_settings)
 
-            return analyze_many(checked.log, Question(metric, by=by, noise=noise, selection=selection), probe, tests)
-        checked = replace(checked, problems=checked.problems + (Problem(
-            "warning", "more_values",
-            f"the log has {len(checked.values)} values; this compares the first two, '{checked.a}' and "
-            f"'{checked.b}': choose the pair with {opt('a')} and {opt('b')}, or analyze them all with "
-            + either("probestats.analyze", "probestats analyze")),))
-    require_ok(checked)
+
+def _many_values(checked, question, probe, tests, by, noise):
+    """More than two values and no pair named: the validated log handed to the many-values analysis."""
+    # lazy: analyses.many is off the paired analysis's path (tests/test_start.py)
+    from probestats.analyses.many import analyze_many, refuse_pair_options
+
+    refuse_pair_options(probe, tests, question.noise_value)
+    return analyze_many(checked.log, Question(question.metric, by=by, noise=noise, selection=question.selection),
+                        probe, tests)
+
+
+def _with_more_values(checked: Checked) -> Checked:
+    """``checked`` with the warning that only its first two values are compared."""
+    return replace(checked, problems=checked.problems + (Problem(
+        "warning", "more_values",
+        f"the log has {len(checked.values)} values; this compares the first two, '{checked.a}' and "
+        f"'{checked.b}': choose the pair with {opt('a')} and {opt('b')}, or analyze them all with "
+        + either("probestats.analyze", "probestats analyze")),))
+
+
+def _item_table(log, checked, streamed, metric, probe, by) -> tuple:
+    """The item table of the compared pair, with ``checked`` and ``streamed`` as they then stand: a streaming
+    pass whose values have unequal runs within items gives way to the rows (the within-item permutation
+    reassigns the runs themselves)."""
     table = items_of(checked) if streamed is None or streamed.main is None else item_table_of(streamed.main, ["item"])
     if streamed is not None and table.height and arms_unequal(table["n_a"].to_list(), table["n_b"].to_list()):
         # unequal runs: the within-item permutation reassigns the runs themselves, so the rows are read
         from probestats.io.read import read_log
 
+        settings = tuple(probe.settings)
         whole = read_log(log, metric=metric)
         names = set(whole.lazy.collect_schema().names())
-        checked = validate(whole, metric=metric, a=checked.a, b=checked.b, by=by, fold_case=fold_case,
+        checked = validate(whole, metric=metric, a=checked.a, b=checked.b, by=by, fold_case=probe.fold_case,
                            keep=[c for c in dict.fromkeys(("judge", *settings))
                                  if (c in names or c in settings) and c not in by],
-                           attribute_settings=tuple(attribute_settings))
+                           attribute_settings=tuple(probe.attribute_settings))
         require_ok(checked)
         streamed = None
         table = items_of(checked)
-    if interval not in INTERVALS:
-        raise OptionError(f"interval must be one of {', '.join(map(repr, INTERVALS))}, not {interval!r}")
-    extra = dict(hedges=hedges, n_resamples=n_resamples, seed=seed)  # effect sizes and every bootstrap
+    return checked, streamed, table
 
+
+def _blocked(checked, streamed, table, metric, probe, by) -> tuple[_Matched, list[Problem]]:
+    """The pair matched within its blocks (a named setting that varies within cells; none from a streaming
+    pass), and the problems so far (the log's, and the blocks' own); a named setting that is no block is held
+    fixed, or refused saying why not."""
+    settings, attribute_settings = tuple(probe.settings), tuple(probe.attribute_settings)
+    random_settings = tuple(dict.fromkeys(probe.random_settings))
     check_settings(settings)
     blocks = blocks_of(checked.frame, checked.a, checked.b, settings=settings) if streamed is None else ()
     blocks = tuple(c for c in blocks if c not in attribute_settings and c not in random_settings)
@@ -568,109 +640,119 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
         refusal = named_setting_refusal(checked, [c for c in settings if c not in by], blocks)
         if refusal is not None:
             raise OptionError(refusal)
-    pooled = None
     problems = list(checked.problems)
-    if blocks:
-        unblocked = table
-        table = blocked_item_table(checked.frame, metric, checked.a, checked.b, blocks, order=unblocked)
-        n_values = checked.frame.filter(pl.col("variant").is_in([checked.a, checked.b])).select(
-            pl.struct(list(blocks)).n_unique()).item()
-        pooled = pooled_phrase(table, blocks, n_values)
-        problems += _blocked_problems(unblocked, table, blocks)
+    if not blocks:
+        return _Matched(checked, streamed, table, metric, by), problems
+    blocked = blocked_item_table(checked.frame, metric, checked.a, checked.b, blocks, order=table)
+    n_values = checked.frame.filter(pl.col("variant").is_in([checked.a, checked.b])).select(
+        pl.struct(list(blocks)).n_unique()).item()
+    problems += _blocked_problems(table, blocked, blocks)
+    return _Matched(checked, streamed, blocked, metric, by, blocks, pooled_phrase(blocked, blocks, n_values)), problems
 
-    units = grouped_units = None
+
+def _design_units(matched: _Matched) -> tuple:
+    """The design's facts and, where the two values' runs per item differ by design, each item's runs (and
+    each group's with ``by``) for the within-item permutation; the warning when a streaming pass kept none."""
+    checked, table, blocks, metric = matched.checked, matched.table, matched.blocks, matched.metric
+    units = grouped_units = problem = None
     facts = item_facts(table, metric, checked.a, checked.b)
-    if streamed is None and not blocks and checked.frame.height:
+    if matched.streamed is None and not blocks and checked.frame.height:
         facts = design_facts(checked.frame, metric, checked.a, checked.b)
         if facts.unequal_by_design:   # the permutation reassigns the runs themselves
             units = item_units(checked.frame, metric, checked.a, checked.b)
-            if by:
-                grouped_units = item_units(checked.frame, metric, checked.a, checked.b, keys=[*by, "item"])
-    elif streamed is None and blocks and checked.frame.height and facts.unequal_by_design:
+            if matched.by:
+                grouped_units = item_units(checked.frame, metric, checked.a, checked.b, keys=[*matched.by, "item"])
+    elif matched.streamed is None and blocks and checked.frame.height and facts.unequal_by_design:
         # matched within blocks: each item x block cell is a stratum whose runs' labels the permutation reassigns
         units = {}
         for key, cell in item_units(checked.frame, metric, checked.a, checked.b, keys=[*blocks, "item"]).items():
             units.setdefault(key[-1], []).append(cell)
     elif table.height and arms_unequal(table["n_a"].to_list(), table["n_b"].to_list()):
-        problems.append(unpermuted_problem("which a log read in one streaming pass does not keep here"))
-    main = compare_pair(table, metric, checked.a, checked.b, alternative=alternative, confidence=1 - alpha,
-                        interval=interval, units=units, **extra)
+        problem = unpermuted_problem("which a log read in one streaming pass does not keep here")
+    return facts, units, grouped_units, problem
 
+
+def _groups(matched: _Matched, tests, grouped_units) -> _Groups:
+    """The results per ``by`` group, else per block (a block's own results stand beside the pooled one, as
+    ``by`` gives them), corrected across the groups, and whether two or more of them agree."""
+    checked, metric, by = matched.checked, matched.metric, matched.by
+    group_by = by or list(matched.blocks)
+    if not group_by:
+        return _Groups(group_by)
     groups: list[PairResult] = []
-    group_by = by or list(blocks)   # a block's own results stand beside the pooled one, as --by gives them
-    if group_by:
-        grouped = items_of(checked, by=group_by)
-        keys = grouped.select(group_by).unique(maintain_order=True)
-        for key in keys.iter_rows(named=True):
-            mask = pl.all_horizontal([pl.col(k) == v if v is not None else pl.col(k).is_null() for k, v in key.items()])
-            sub = grouped.filter(mask)
-            sub_units = None if grouped_units is None or not by else {
-                i: grouped_units[(*(r[k] for k in group_by), i)] for r, i in
-                zip(sub.select(group_by).iter_rows(named=True), sub["item"].to_list())}
-            groups.append(compare_pair(sub.drop(group_by), metric, checked.a, checked.b, alternative=alternative,
-                                       confidence=1 - alpha, by={k: key_json(v) for k, v in key.items()},
-                                       interval=interval, units=sub_units, **extra))
-        adjusted = adjust([g.headline_test.pvalue for g in groups], correction)
-        groups = [replace(g, p_adjusted=p) for g, p in zip(groups, adjusted)]
+    grouped = items_of(checked, by=group_by)
+    keys = grouped.select(group_by).unique(maintain_order=True)
+    subs = [grouped.filter(pl.all_horizontal([pl.col(k) == v if v is not None else pl.col(k).is_null()
+                                              for k, v in key.items()])) for key in keys.iter_rows(named=True)]
+    # every group's d_av bootstrap from one matrix of draws (each group alone draws the same)
+    effects = effect_sizes_many([(sub["mean_a"].to_numpy(), sub["mean_b"].to_numpy()) for sub in subs],
+                                confidence=1 - tests.alpha, hedges=tests.hedges, n_resamples=tests.n_resamples,
+                                seed=tests.seed)
+    for key, sub, effect in zip(keys.iter_rows(named=True), subs, effects):
+        sub_units = None if grouped_units is None or not by else {
+            i: grouped_units[(*(r[k] for k in group_by), i)] for r, i in
+            zip(sub.select(group_by).iter_rows(named=True), sub["item"].to_list())}
+        groups.append(compare_pair(sub.drop(group_by), metric, checked.a, checked.b, tests,
+                                   by={k: key_json(v) for k, v in key.items()}, units=sub_units, effects=effect))
+    adjusted = adjust([g.headline_test.pvalue for g in groups], tests.correction)
+    groups = [replace(g, p_adjusted=p) for g, p in zip(groups, adjusted)]
     agreement = None
     if len(groups) >= 2:   # the headline averages these blocks (or groups): do they agree?
         # lazy: analyses.blocks is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.blocks import block_agreement
 
-        agreement = block_agreement(grouped, groups, group_by, a=checked.a, b=checked.b, alpha=alpha,
-                                    n_resamples=n_resamples, seed=seed)
+        agreement = block_agreement(grouped, groups, group_by, tests, a=checked.a, b=checked.b)
+    return _Groups(group_by, grouped, tuple(groups), agreement)
 
-    noise_result = None
-    noise_checked = None
-    noise_source = None
+
+def _noise(question, noise, within_noise: bool, matched: _Matched, main: PairResult, probe, tests) -> _Noise:
+    """The noise reference the options ask for: none, a noise log analyzed the same way, or the within-log
+    halves (of value a's runs, or of the ``noise_value``'s repeats)."""
+    checked, metric, noise_value, streamed = matched.checked, matched.metric, question.noise_value, matched.streamed
     if isinstance(noise, str) and noise == "none":
-        check = NoiseCheck("none", "no same-versus-same comparison", False,
-                           reason=f"none was asked for ({opt('noise', 'none')})")
-    elif noise is not None:
-        noise_checked = validate(noise, metric=metric, same_seeds=False, fold_case=fold_case)
+        return _Noise(NoiseCheck("none", "no same-versus-same comparison", False,
+                                 reason=f"none was asked for ({opt('noise', 'none')})"))
+    if noise is not None:
+        noise_checked = validate(noise, metric=metric, same_seeds=False, fold_case=probe.fold_case)
         if not noise_checked.ok:  # say which log the rows are in
             raise ValidationError([_tag_noise(p) for p in noise_checked.problems])
-        noise_table = items_of(noise_checked)
-        noise_result = compare_pair(noise_table, metric, noise_checked.a, noise_checked.b,
-                                    alternative=alternative, confidence=1 - alpha, interval=interval, **extra)
-        problems += [_tag_noise(p) for p in noise_checked.problems if not _applied_to_the_log(p, checked.problems)]
-        noise_source = "noise log"
+        noise_result = compare_pair(items_of(noise_checked), metric, noise_checked.a, noise_checked.b, tests)
+        problems = tuple(_tag_noise(p) for p in noise_checked.problems
+                         if not _applied_to_the_log(p, checked.problems))
         check = noise_check_of("log", f"the noise log's values '{noise_checked.a}' and '{noise_checked.b}'",
-                             noise_result, alpha, causes=lambda: noise_log_causes(noise_checked))
-    elif noise_value is not None or within_noise:
-        value = checked.a if noise_value is None else noise_value
-        if noise_value is not None and noise_value not in checked.values:
-            raise OptionError(f"{opt('noise_value', noise_value)}: not a value of the log (values: "
-                              f"{', '.join(checked.values[:10])})")
-        halves, noise_source, reason = within_log_noise(
-            checked, None if noise_value is not None else main.items, blocks=blocks, value=value,
-            counts=None if streamed is None else streamed.halves, places=None if streamed is None else streamed.places)
-        kind = "within" if noise_value is None else "value"
-        if halves is not None:  # beside the result only: the power model (MDG) still needs a --noise log
-            noise_result = halves
-            check = halves_check(kind, noise_source.removeprefix("within-log: "), halves)
-        else:
-            check = NoiseCheck(kind, "no same-versus-same comparison within the log", False, reason=reason)
-    else:
-        check = NoiseCheck("none", "no same-versus-same comparison", False,
-                           reason="the within-log check was turned off")
+                               noise_result, tests.alpha, causes=lambda: noise_log_causes(noise_checked))
+        return _Noise(check, noise_result, noise_checked, "noise log", problems)
+    if noise_value is None and not within_noise:
+        return _Noise(NoiseCheck("none", "no same-versus-same comparison", False,
+                                 reason="the within-log check was turned off"))
+    value = checked.a if noise_value is None else noise_value
+    if noise_value is not None and noise_value not in checked.values:
+        raise OptionError(f"{opt('noise_value', noise_value)}: not a value of the log (values: "
+                          f"{', '.join(checked.values[:10])})")
+    halves, source, reason = within_log_noise(
+        checked, None if noise_value is not None else main.items, blocks=matched.blocks, value=value,
+        counts=None if streamed is None else streamed.halves, places=None if streamed is None else streamed.places)
+    kind = "within" if noise_value is None else "value"
+    if halves is None:
+        return _Noise(NoiseCheck(kind, "no same-versus-same comparison within the log", False, reason=reason),
+                      source=source)
+    # beside the result only: the power model (MDG) still needs a --noise log
+    return _Noise(halves_check(kind, source.removeprefix("within-log: "), halves), halves, source=source)
 
-    problems += design_problems(main, alpha)
 
-    mdg_value, mdg_room, mdg_near, mdg_detail = None, None, False, None
-    if mdg and noise_checked is not None:
-        mdg_value, mdg_room, mdg_near, mdg_detail = probe_mdg(noise_checked, metric, main, tests)
-
-    drawn = _drawn(checked, metric, random_settings, tests)
-
-    blanks = blank_readings(checked, main, tests, pooled_blocks=bool(blocks))
-    verdict = decide(main, check, alpha=alpha, pooled=pooled, blocks=blocks,
-                     attribute_settings=tuple(attribute_settings), agreement=agreement, blanks=blanks)
-
+def _verdict(main: PairResult, check: NoiseCheck, matched: _Matched, per_group: _Groups, facts, probe,
+             tests) -> tuple:
+    """The verdict on the pair and the randomized settings read beside it (``drawn``): the decision, with the
+    design's caveats, each group's constant values, and each drawn setting's balance."""
+    checked, metric, alpha = matched.checked, matched.metric, tests.alpha
+    drawn = _drawn(checked, metric, tuple(dict.fromkeys(probe.random_settings)), tests)
+    blanks = blank_readings(checked, main, tests, pooled_blocks=bool(matched.blocks))
+    verdict = decide(main, check, alpha=alpha, pooled=matched.pooled, blocks=matched.blocks,
+                     attribute_settings=tuple(probe.attribute_settings), agreement=per_group.agreement, blanks=blanks)
     verdict = with_design(verdict, facts)
-    if group_by:
-        verdict = with_caveats(verdict, *group_constant_caveats(grouped, group_by, metric, checked.a, checked.b,
-                                                                facts))
+    if per_group.columns:
+        verdict = with_caveats(verdict, *group_constant_caveats(per_group.table, per_group.columns, metric, checked.a,
+                                                                checked.b, facts))
     if drawn:
         for d in drawn:
             verdict = with_caveats(verdict, Caveat(
@@ -678,19 +760,23 @@ def analyze_pair(log, question, probe=None, tests=None, *, mdg: bool = True, man
                 {"column": d.column, "balance_p": d.balance.pvalue, "balance_size": d.balance.size,
                  "unbalanced": d.balance.unbalanced(alpha), "stratified_gap": d.stratified.average_gap,
                  "adjusted_gap": d.adjusted.gap}))
-    result = Analysis(main=main, noise=noise_result, groups=tuple(groups), problems=tuple(problems),
-                      alternative=alternative, alpha=alpha, correction=correction, checked=checked,
-                      noise_checked=noise_checked, mdg=mdg_value, mdg_detail=mdg_detail, mdg_room=mdg_room,
-                      mdg_near_bound=mdg_near, noise_source=noise_source, verdict=verdict, drawn=drawn)
+    return verdict, drawn
+
+
+def _with_clusters(result: Analysis, matched: _Matched, probe, tests) -> Analysis:
+    """The result read at the ``probe``'s cluster level, or without one, with the suggestion of a column that
+    groups the items in clusters whose gaps are alike."""
     # lazy: looked up when called, so a test's replacement of it on its module is seen
     from probestats.analyses.clusters import suggest_clusters, with_clusters
 
-    if cluster is not None:
+    if probe.cluster is not None:
         return with_clusters(result, probe, tests)
-    hint = suggest_clusters(result, exclude=(*by, *settings, *random_settings, *blocks),
+    streamed = matched.streamed
+    hint = suggest_clusters(result, exclude=(*matched.by, *probe.settings, *dict.fromkeys(probe.random_settings),
+                                             *matched.blocks),
                             items=None if streamed is None else streamed.clusters)
     if hint is not None:
-        result = replace(result, problems=result.problems + (hint,), verdict=with_caveats(verdict, Caveat(
+        result = replace(result, problems=result.problems + (hint,), verdict=with_caveats(result.verdict, Caveat(
             "clustered_items", f"{hint.message}.", {"column": hint.column})))
     return result
 

@@ -8,14 +8,14 @@ The three travel in as they are and each engine reads the fields it uses (``ques
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from probestats.errors import OptionError, opt
 from probestats.shape.probe import Probe
 from probestats.vocabulary import Tests
 
-__all__ = ["Question", "split_metrics"]
+__all__ = ["Question", "Run", "split_metrics"]
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,52 @@ class Question:
         return tuple(split_metrics(self.metric))
 
 
-#: the keywords of how a paired analysis runs (not what it compares, how the log is read, or how it tests)
+@dataclass(frozen=True)
+class Run:
+    """How an analysis runs: not what it compares (:class:`Question`), what the log's columns mean
+    (:class:`~probestats.shape.probe.Probe`) or how it tests (:class:`~probestats.vocabulary.Tests`), but what
+    it computes beside the result and how it reads the log.
+
+    Attributes
+    ----------
+    mdg : bool
+        With a noise log: compute the minimum detectable gap of the design.
+    within_noise : bool
+        Without ``noise``: the within-log same-versus-same comparison beside the result.
+    streaming : bool
+        Validate and summarize the log in one streaming pass (:mod:`probestats.checks.stream`), so memory grows
+        with items x values, not rows; a log with problems that need its rows is validated as usual. The
+        results are the same; the result's ``checked.frame`` is then empty (so no row-level tests).
+    progress : callable, optional
+        Called with the name of each stage of a long job (a progress display).
+    facts : bool
+        With ``streaming``: the pass also takes what a report states of the log's settings and seeds
+        (``checked.facts``, :mod:`probestats.checks.facts`), so the report reads no rows.
+    many : bool
+        With more than two values and no ``a``/``b``: hand the log to the many-values analysis
+        (:func:`probestats.analyses.many.analyze_many`, True), or compare the first two values with a
+        ``more_values`` warning (False).
+    streamed : Streamed, optional
+        With ``streaming``: the pass over this log already taken (with ``halves``), used instead of a new one
+        (the before and after comparison checks the logs from it first).
+
+    Examples
+    --------
+    >>> Run(mdg=False).within_noise, Run().streaming
+    (True, False)
+    """
+
+    mdg: bool = True
+    within_noise: bool = True
+    streaming: bool = False
+    progress: Callable[[str], None] | None = None
+    facts: bool = False
+    many: bool = True
+    streamed: object = None
+
+
+#: the keywords of how a paired analysis runs (not what it compares, how the log is read, or how it tests):
+#: the hand labels of a coded metric, and the fields of :class:`Run`
 RUN_KEYWORDS = ("validation", "mdg", "within_noise", "streaming", "progress", "facts", "many", "streamed")
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from probestats.analyses.dispatch import analyze as run, refuse_effect_size
 from probestats.analyses.metrics import MetricsAnalysis, split_metrics
 from probestats.analyses.paired import Analysis, with_row_level
-from probestats.analyses.question import Question
+from probestats.analyses.question import Question, Run
 from probestats.errors import OptionError, either, opt
 from probestats.jobs.inputs import cell_inputs, refuse_row_options
 from probestats.shape.design import Design, as_design
@@ -115,8 +115,8 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
                         noise_value=noise_value, **arms)
     # one streaming pass over the log (memory grows with items x values, not rows); the row-level tests need
     # the runs
-    result = run(log, question, probe, tests, streaming=not (row_level or per_item or axes), progress=progress,
-                 validation=validation)
+    result = run(log, question, probe, tests, run=Run(streaming=not (row_level or per_item or axes),
+                                                      progress=progress), validation=validation)
     if row_level or per_item:  # Welch's t on runs beside the item-level tests, for a comparison of two values
         result = _with_runs(result, row_level=row_level, per_item=per_item)
     if axes:
@@ -136,7 +136,7 @@ def _axes(axes) -> list[str]:
 
 
 def _with_axes(result, axes):
-    # lazy: analyses.axes and analyses.many are off the paired analysis's path (tests/test_start.py)
+    # lazy: analyses.axes is off the paired analysis's path (tests/test_start.py)
     from probestats.analyses.axes import with_axes
     from probestats.analyses.many import ManyAnalysis
 

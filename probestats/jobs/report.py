@@ -23,7 +23,7 @@ from probestats.analyses.judge import analyze_order
 from probestats.analyses.metrics import split_metrics
 from probestats.analyses.paired import Analysis, with_row_level
 from probestats.analyses.plan import with_design_power
-from probestats.analyses.question import Question
+from probestats.analyses.question import Question, Run
 from probestats.analyses.rowlevel import with_row_tests
 from probestats.analyses.validation import with_validation
 from probestats.errors import OptionError, either, opt, plain_numbers
@@ -382,7 +382,8 @@ def _report(log=(), *, named, metric, tests, output, format, sections, templates
                                        source=source if source is not None else ", ".join(str(p) for p in log))
         return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), analysis=result, design=design)
     framing = _framing(framing_log, probe, beside_probe=True, **framing_options) if framing_log else None
-    from probestats.present.report.document import render_report   # lazy: present.report.document imports jinja2
+    # lazy: present.report.document imports jinja2
+    from probestats.present.report.document import Beside, render_report
 
     counted = probe.stated()
     shaping = {"where": probe.where, "derive": list(probe.derive), "counted": counted, **_steps_stated(probe)} \
@@ -392,10 +393,10 @@ def _report(log=(), *, named, metric, tests, output, format, sections, templates
     if cells is None and (coded or validation is not None or "describe" in sections):
         described = describe_log(probe.apply(list(log), metric=metric), metric=metric, n_resamples=n_resamples,
                                  seed=seed)
+    beside = Beside(framing=framing, comparison=comparison, judge=judged, describe=described, shaping=shaping,
+                    source=source if source is not None else ", ".join(str(p) for p in log), coded=coded)
     text = render_report(result, format=fmt, sections=list(sections) or None, templates=templates, design=design,
-                         assets_dir=assets, framing=framing, comparison=comparison, shaping=shaping,
-                         source=source if source is not None else ", ".join(str(p) for p in log), judge=judged,
-                         describe=described, coded=coded, plain=named)
+                         assets_dir=assets, beside=beside, plain=named)
     return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), analysis=result, comparison=comparison,
                      framing=framing, judge=judged, design=design)
 
@@ -539,7 +540,7 @@ def _log_analysis(log, question, probe, tests, *, before, gap_of_interest, strea
         raise OptionError(f"{opt('before_log')} compares two runs of a two-value probe; drop {opt('factor')}, "
                           f"{opt('group')} and {opt('reference')}")
     # the streaming pass of analyze, with the facts the report states (a log needing its rows is read whole)
-    result = run(log, question, probe, tests, streaming=streaming, facts=True)
+    result = run(log, question, probe, tests, run=Run(streaming=streaming, facts=True))
     result = with_design_power(result, gap_of_interest)
     comparison = None
     if before is not None:

@@ -337,17 +337,29 @@ def owens_t(h: float, a: float) -> float:
     if a > 1:
         ph, pah = norm_cdf(h), norm_cdf(a * h)
         return 0.5 * ph + 0.5 * pah - ph * pah - owens_t(a * h, 1.0 / a)
-    if not _GAUSS_LEGENDRE:
-        from numpy.polynomial.legendre import leggauss
+    c = -0.5 * h * h
+    return 0.25 * a * math.fsum([w * math.exp(c * q) / q for w, q in _owen_terms(a)]) / math.pi
 
-        nodes, weights = leggauss(48)
-        _GAUSS_LEGENDRE.extend([[float(v) for v in nodes], [float(v) for v in weights]])
-    nodes, weights = _GAUSS_LEGENDRE
-    total = []
-    for x, w in zip(nodes, weights):
-        u = 0.5 * a * (x + 1.0)
-        total.append(w * math.exp(-0.5 * h * h * (1.0 + u * u)) / (1.0 + u * u))
-    return 0.25 * a * math.fsum(total) / math.pi
+
+_OWEN_TERMS: dict = {}
+
+
+def _owen_terms(a: float) -> list:
+    """Owen's T quadrature at ``a``: each node's weight and ``1 + u²`` (``u = a (x + 1) / 2``), kept for the
+    next call at the same ``a`` (a noncentral t's roots call it at one ``a`` while only ``h`` moves)."""
+    terms = _OWEN_TERMS.get(a)
+    if terms is None:
+        if not _GAUSS_LEGENDRE:
+            from numpy.polynomial.legendre import leggauss
+
+            nodes, weights = leggauss(48)
+            _GAUSS_LEGENDRE.extend([[float(v) for v in nodes], [float(v) for v in weights]])
+        nodes, weights = _GAUSS_LEGENDRE
+        terms = [(w, 1.0 + u * u) for w, u in ((w, 0.5 * a * (x + 1.0)) for x, w in zip(nodes, weights))]
+        if len(_OWEN_TERMS) >= 256:
+            _OWEN_TERMS.clear()
+        _OWEN_TERMS[a] = terms
+    return terms
 
 
 def nct_cdf(df: float, nc: float, t: float) -> float:

@@ -45,11 +45,13 @@ import numpy as np
 from probestats.errors import OptionError
 from probestats.result import jsonable
 from probestats.stats.distributions import NCT_OWEN_MAX_DF, nct_cdf, norm_ppf
+from probestats.stats.bootstrap_many import d_av as _d_av
+from probestats.stats.bootstrap_many import dav_bca_many
 from probestats.stats.resample import bootstrap_interval
 from probestats.vocabulary import N_RESAMPLES, check_vocabulary
 from probestats.stats.exact import mean_of_combination
 
-__all__ = ["EffectSize", "Effects", "effect_sizes", "dz_interval", "hedges_j", "dav_df", "expected_dz",
+__all__ = ["EffectSize", "Effects", "effect_sizes", "effect_sizes_many", "dz_interval", "hedges_j", "dav_df", "expected_dz",
            "expected_dav", "FORMULAS", "BCA_MAX_ITEMS", "EFFECT_NAMES"]
 
 #: Above this many items the d_av interval is the delta-method normal approximation, not the bootstrap
@@ -292,20 +294,16 @@ def _falling_root(f, lo: float, hi: float, xtol: float = 1e-12) -> float:
     return 0.5 * (lo + hi)
 
 
-def _d_av(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
-    sd = np.sqrt((np.var(a, ddof=1, axis=axis) + np.var(b, ddof=1, axis=axis)) / 2.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return (np.mean(a, axis=axis) - np.mean(b, axis=axis)) / sd
-
-
-def _dav_interval(a: np.ndarray, b: np.ndarray, confidence: float, n_resamples: int, seed) -> tuple:
+def _dav_interval(a: np.ndarray, b: np.ndarray, confidence: float, n_resamples: int, seed, ends=None) -> tuple:
+    """d_av's interval ``(low, high, how)``; ``ends``: the bootstrap's ends drawn already (:func:`dav_bca_many`)."""
     n = a.size
     if n > BCA_MAX_ITEMS:
         return _dav_delta(a, b, confidence)
     text = (f"BCa bootstrap over the {n} items (both means of an item resampled together; "
             f"{n_resamples:,} resamples, seed {seed}); an approximation: d_av has no exact interval")
-    low, high = bootstrap_interval((a, b), _d_av, confidence=confidence, n_resamples=int(n_resamples),
-                                   rng=np.random.default_rng(seed), method="BCa")
+    low, high = ends if ends is not None else bootstrap_interval(
+        (a, b), _d_av, confidence=confidence, n_resamples=int(n_resamples), rng=np.random.default_rng(seed),
+        method="BCa")
     if not (math.isfinite(low) and math.isfinite(high)):
         return None, None, text + "; the bootstrap gave no finite ends (too few distinct items)"
     return low, high, text
@@ -354,6 +352,35 @@ def effect_sizes(mean_a, mean_b, *, confidence: float = 0.95, hedges: bool = Fal
     >>> round(e.d_av.value, 6)        # 1.75 / sqrt((2.916667 + 1.333333) / 2)
     1.20049
     """
+    return _effect_sizes(mean_a, mean_b, confidence=confidence, hedges=hedges, n_resamples=n_resamples, seed=seed,
+                         intervals=intervals, mean_gap=mean_gap)
+
+
+def effect_sizes_many(pairs, *, confidence: float = 0.95, hedges: bool = False, n_resamples: int = N_RESAMPLES,
+                      seed: int | None = 0) -> list[Effects]:
+    """:func:`effect_sizes` of each ``(mean_a, mean_b)`` pair (the groups of one analysis), the same numbers:
+    with a ``seed``, the d_av bootstraps of all pairs are drawn at once (:func:`dav_bca_many`, one matrix of
+    draws for the pairs of each number of items, as each pair alone draws them).
+
+    >>> pairs = [([5.0, 6.0, 7.0, 9.0], [4.0, 4.0, 6.0, 6.0]), ([1.0, 2.0, 4.0], [1.5, 1.0, 2.0])]
+    >>> effect_sizes_many(pairs, n_resamples=999) == [effect_sizes(a, b, n_resamples=999) for a, b in pairs]
+    True
+    """
+    check_vocabulary(n_resamples=n_resamples, seed=seed)
+    arrays = [(np.asarray(a, dtype=float), np.asarray(b, dtype=float)) for a, b in pairs]
+    drawn = [k for k, (a, b) in enumerate(arrays) if a.shape == b.shape and a.ndim == 1 and 3 <= a.size <= BCA_MAX_ITEMS
+             and (np.std(a, ddof=1) > 0 or np.std(b, ddof=1) > 0)] if seed is not None else []
+    if not 0 < confidence < 1:
+        drawn = []   # refused below, as effect_sizes refuses it
+    ends = dict(zip(drawn, dav_bca_many([arrays[k] for k in drawn], confidence=confidence,
+                                        n_resamples=int(n_resamples), seed=seed)))
+    return [_effect_sizes(a, b, confidence=confidence, hedges=hedges, n_resamples=n_resamples, seed=seed,
+                          intervals=True, mean_gap=None, ends=ends.get(k)) for k, (a, b) in enumerate(arrays)]
+
+
+def _effect_sizes(mean_a, mean_b, *, confidence: float, hedges: bool, n_resamples: int, seed: int | None,
+                  intervals: bool, mean_gap: float | None, ends: tuple | None = None) -> Effects:
+    """:func:`effect_sizes`; ``ends``, d_av's bootstrap ends drawn already."""
     check_vocabulary(n_resamples=n_resamples, seed=seed)
     a = np.asarray(mean_a, dtype=float)
     b = np.asarray(mean_b, dtype=float)
@@ -396,7 +423,7 @@ def effect_sizes(mean_a, mean_b, *, confidence: float = 0.95, hedges: bool = Fal
         if not intervals:
             lo, hi, how = None, None, "not computed"
         elif n >= 3:
-            lo, hi, how = _dav_interval(a, b, confidence, n_resamples, seed)
+            lo, hi, how = _dav_interval(a, b, confidence, n_resamples, seed, ends)
         else:
             lo, hi, how = None, None, "no interval: a bootstrap of two items says nothing; add items"
         j_av = hedges_j(dav_df(a, b)) if hedges else 1.0

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["smallest_in_cells"]
+__all__ = ["shuffled_labels", "smallest_in_cells"]
 
 
 def smallest_in_cells(keys: np.ndarray, sizes: np.ndarray, take: np.ndarray) -> np.ndarray:
@@ -40,3 +40,44 @@ def smallest_in_cells(keys: np.ndarray, sizes: np.ndarray, take: np.ndarray) -> 
     rank = np.empty(keys.size, dtype=np.int64)
     rank[order] = np.arange(keys.size) - cell_first[cell_of[order]]
     return rank < take[cell_of]
+
+
+#: Rows of this many keys (inclusive) are shuffled by radix passes in :func:`shuffled_labels`: below, a full
+#: sort is as fast; above, two of the keys share their leading 32 bits in too many rows.
+RADIX_KEYS = (8_192, 40_000)
+
+
+def shuffled_labels(keys: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """``labels[np.argsort(keys, axis=1)]``: each row of ``keys`` (in [0, 1), ``Generator.random``'s draws)
+    orders the ``labels`` (whole numbers below 65,536), the same orders.
+
+    Each key's leading 32 bits (of ``floor(key * 2**53)``) are ordered by two stable radix passes of 16 bits
+    (the lower first), the label carried beside them; where the leading bits of a row's keys differ, their
+    order is the keys' order. A row in which two keys share them is ordered by ``np.argsort``, so ties
+    between keys keep the order it gives them; so are rows outside :data:`RADIX_KEYS`, and keys outside
+    [0, 1).
+
+    >>> keys = np.random.default_rng(3).random((3, 10_000))
+    >>> labels = np.arange(10_000) % 7
+    >>> bool((shuffled_labels(keys, labels) == labels[np.argsort(keys, axis=1)]).all())
+    True
+    """
+    m, n = keys.shape
+    if (not RADIX_KEYS[0] <= n <= RADIX_KEYS[1] or keys.dtype != np.float64 or labels.min() < 0
+            or labels.max() >= 1 << 16 or not (np.all(keys >= 0.0) and np.all(keys < 1.0))):
+        return labels[np.argsort(keys, axis=1)]
+    whole = (keys * 2.0 ** 53).astype(np.uint64)   # floor: monotone in the key
+    carried = (whole >> np.uint64(21)) << np.uint64(32)   # the leading 32 bits above the label
+    carried |= labels.astype(np.uint64)
+    offsets = (np.arange(m) * n)[:, None]
+    for digit in (whole >> np.uint64(21), None):   # the lower 16 of the 32 bits, then the upper
+        digit = (carried >> np.uint64(48)) if digit is None else digit
+        order = np.argsort(digit.astype(np.uint16), axis=1, kind="stable")
+        order += offsets
+        carried = carried.ravel()[order.ravel()].reshape(m, n)
+    leading = carried >> np.uint64(32)
+    out = (carried & np.uint64(0xFFFF)).astype(labels.dtype)
+    tied = np.flatnonzero((leading[:, 1:] == leading[:, :-1]).any(axis=1))
+    if tied.size:
+        out[tied] = labels[np.argsort(keys[tied], axis=1)]
+    return out

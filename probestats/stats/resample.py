@@ -19,7 +19,8 @@ import numpy as np
 from probestats.errors import OptionError, opt
 from probestats.stats.distributions import norm_cdf, norm_ppf
 
-__all__ = ["bootstrap_interval", "check_bootstrap_memory", "memory_bytes"]
+__all__ = ["bca_levels", "bootstrap_interval", "check_bootstrap_memory", "memory_bytes", "quantile_of",
+           "quantile_places"]
 
 
 def memory_bytes() -> int:
@@ -112,25 +113,32 @@ def _interval(data: list, statistic: Callable, confidence: float, n_resamples: i
     elif method == "BCa":
         theta_hat = float(statistic(*data, axis=-1))
         below = np.count_nonzero(theta_b < theta_hat) + np.count_nonzero(theta_b <= theta_hat)
-        z0 = norm_ppf(below / (2.0 * theta_b.size))
-        # the jackknife: each row leaves one item out
-        keep = ~np.eye(n, dtype=bool)
-        leave_one = np.broadcast_to(np.arange(n), (n, n))[keep].reshape(n, n - 1)
-        theta_i = np.asarray(statistic(*(s[..., leave_one] for s in data), axis=-1), dtype=float)
-        u = (n - 1) * (np.mean(theta_i) - theta_i)
-        a_hat = 1 / 6 * (np.sum(u**3) / n**3) / (np.sum(u**2) / n**2) ** (3 / 2)
-        z_alpha = norm_ppf(alpha)
-        ends = []
-        for z in (z_alpha, -z_alpha):
-            num = z0 + z
-            shifted = float(z0 + num / (1 - a_hat * num))
-            ends.append(norm_cdf(shifted) if not np.isnan(shifted) else np.nan)
-        lo_q, hi_q = ends
+        lo_q, hi_q = bca_levels(data, statistic, below / (2.0 * theta_b.size), alpha)
     else:
         raise ValueError(f"method must be 'BCa' or 'percentile', not {method!r}")
     if np.isnan(lo_q) or np.isnan(hi_q):
         return np.nan, np.nan
     return _quantile(theta_b, lo_q), _quantile(theta_b, hi_q)
+
+
+def bca_levels(data: list, statistic: Callable, share_below: float, alpha: float) -> tuple:
+    """BCa's two quantile levels: ``z0`` the normal quantile of ``share_below`` (the resamples below the
+    estimate, ties counting half), the acceleration from the jackknife of ``statistic`` over ``data``'s items
+    (each row leaves one item out), ``alpha`` each tail's share."""
+    n = data[0].shape[-1]
+    z0 = norm_ppf(share_below)
+    keep = ~np.eye(n, dtype=bool)
+    leave_one = np.broadcast_to(np.arange(n), (n, n))[keep].reshape(n, n - 1)
+    theta_i = np.asarray(statistic(*(s[..., leave_one] for s in data), axis=-1), dtype=float)
+    u = (n - 1) * (np.mean(theta_i) - theta_i)
+    a_hat = 1 / 6 * (np.sum(u**3) / n**3) / (np.sum(u**2) / n**2) ** (3 / 2)
+    z_alpha = norm_ppf(alpha)
+    ends = []
+    for z in (z_alpha, -z_alpha):
+        num = z0 + z
+        shifted = float(z0 + num / (1 - a_hat * num))
+        ends.append(norm_cdf(shifted) if not np.isnan(shifted) else np.nan)
+    return tuple(ends)
 
 
 def _quantile(x: np.ndarray, p: float) -> float:
@@ -145,9 +153,24 @@ def _quantile(x: np.ndarray, p: float) -> float:
     if np.isnan(x).any():
         return float("nan")
     y = np.sort(x)
-    n = y.size
+    return quantile_of(lambda j: y[j], y.size, p)
+
+
+def quantile_of(kth: Callable, n: int, p: float) -> float:
+    """The linear-interpolation quantile ``p`` of ``n`` values from ``kth(j)``, the ``j``-th smallest (no nan
+    among them): :func:`_quantile` when the sorted values are not all at hand."""
+    lo, hi, g = quantile_places(n, p)
+    return float((1 - g) * kth(lo) + g * kth(hi))
+
+
+def quantile_places(n: int, p: float) -> tuple[int, int, float]:
+    """The two sorted places the linear-interpolation quantile ``p`` of ``n`` values reads, and the weight
+    ``g`` of the upper one.
+
+    >>> quantile_places(4, 0.5)
+    (1, 2, 0.5)
+    """
     jg = p * n + (1 - p)
     j = int(jg // 1) - 1
     g = 0.0 if j < 0 else jg % 1
-    lo, hi = min(max(j, 0), n - 1), min(max(j + 1, 0), n - 1)
-    return float((1 - g) * y[lo] + g * y[hi])
+    return min(max(j, 0), n - 1), min(max(j + 1, 0), n - 1), g

@@ -37,8 +37,8 @@ from probestats.stats.effects import hedges_j, noncentrality_interval
 from probestats.stats.hypotests import Interval
 from probestats.stats.published import PublishedTest, student_t, welch_t
 
-__all__ = ["RUN_ASSUMPTIONS", "RunEffect", "TwoSamples", "AnovaRow", "Coefficient", "RunModels", "two_samples",
-           "run_intervals", "run_models"]
+__all__ = ["RUN_ASSUMPTIONS", "RunEffect", "TwoSamples", "AnovaRow", "Coefficient", "RunModels", "SecondFactor",
+           "two_samples", "run_intervals", "run_models"]
 
 RUN_ASSUMPTIONS = {
     "mean": "the runs of the value are independent draws, their mean roughly normal",
@@ -289,11 +289,22 @@ def _code(values, order) -> np.ndarray:
     return np.array([where[v] for v in values], dtype=np.int64)
 
 
-def run_models(y, values, *, a: str, b: str, clusters, factor: str | None = None, factor_values=None,
-               levels=(), cluster: str = "item", confidence: float = 0.95) -> RunModels:
+@dataclass(frozen=True)
+class SecondFactor:
+    """The second factor of the two-way models: its ``name`` (None: the value alone, the ``levels`` only
+    reported), each run's level (``values``, in the runs' order) and the ``levels`` in order, the first the
+    reference."""
+
+    name: str | None
+    values: tuple | None
+    levels: tuple
+
+
+def run_models(y, values, *, a: str, b: str, clusters, factor: SecondFactor | None = None, cluster: str = "item",
+               confidence: float = 0.95) -> RunModels:
     """ANOVA (Type II) and OLS with cluster-robust standard errors of the runs ``y`` on the value (``a`` against
-    the reference ``b``) and, with ``factor``, on the factor (``levels`` in order, the first the reference) and
-    the interaction.
+    the reference ``b``) and, with a second ``factor``, on the factor (its levels in order, the first the
+    reference) and the interaction.
 
     Examples
     --------
@@ -306,11 +317,11 @@ def run_models(y, values, *, a: str, b: str, clusters, factor: str | None = None
     with caught_warnings():
         # a degenerate fit (no spread around the model) is told apart below, not by statsmodels' warnings
         warnings.simplefilter("ignore")
-        return _run_models(y, values, a=a, b=b, clusters=clusters, factor=factor, factor_values=factor_values,
-                           levels=levels, cluster=cluster, confidence=confidence)
+        return _run_models(y, values, a=a, b=b, clusters=clusters, second=factor, cluster=cluster,
+                           confidence=confidence)
 
 
-def _run_models(y, values, *, a, b, clusters, factor, factor_values, levels, cluster, confidence) -> RunModels:
+def _run_models(y, values, *, a, b, clusters, second, cluster, confidence) -> RunModels:
     import pandas as pd
     import statsmodels.formula.api as smf
     from statsmodels.stats.anova import anova_lm
@@ -328,9 +339,9 @@ def _run_models(y, values, *, a, b, clusters, factor, factor_values, levels, clu
     names = {"Intercept": ("intercept", f"the mean under '{b}'"),
              "C(v)[T.1]": ("value", f"mean under '{a}' − mean under '{b}'")}
     formula = "y ~ C(value)"
+    factor, levels = (None, ()) if second is None else (second.name, tuple(second.levels))
     if factor is not None:
-        levels = tuple(levels)
-        frame["f"] = _code(list(factor_values), levels)
+        frame["f"] = _code(list(second.values), levels)
         model = smf.ols("y ~ C(v) * C(f)", data=frame)
         two_way = _anova_rows(anova_lm(model.fit(), typ=2),
                               {"C(v)": "value", "C(f)": factor, "C(v):C(f)": f"value × {factor}"}, floor)

@@ -25,11 +25,11 @@ import numpy as np
 
 from probestats.analyses.plan.noise import NoiseModel, fmt_scale
 from probestats.errors import OptionError, opt
-from probestats.stats.distributions import chi2_cdf
+from probestats.stats.distributions import chi2_cdf, t_sf
 
 __all__ = ["MECHANISMS", "MECHANISM_CHOICES", "Mechanisms", "choose_mechanisms", "metric_kind", "dispersion",
            "gap_model", "mechanism_text", "engine_shift", "check_mechanism", "read_pilot", "infer_rating_scale",
-           "rating_text", "COUNT_SKEW"]
+           "rating_text", "COUNT_SKEW", "average_ranks", "spearman_greater"]
 
 MECHANISMS = ("level", "rate", "scale")
 MECHANISM_CHOICES = ("auto",) + MECHANISMS
@@ -160,19 +160,56 @@ def dispersion(noise: NoiseModel) -> tuple[float | None, float | None]:
     return float(phi), chi2_cdf(phi * noise.df, noise.df)
 
 
+def average_ranks(x) -> np.ndarray:
+    """Ranks from 1, ties given their average rank (``scipy.stats.rankdata``'s default).
+
+    >>> average_ranks([10.0, 30.0, 20.0, 20.0]).tolist()
+    [1.0, 4.0, 2.5, 2.5]
+    """
+    x = np.asarray(x, dtype=float)
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    first = np.concatenate([[True], xs[1:] != xs[:-1]])
+    starts = np.flatnonzero(first)
+    ends = np.append(starts[1:], x.size)       # each run of ties holds ranks starts + 1 .. ends
+    ranks = np.empty(x.size)
+    ranks[order] = ((starts + 1 + ends) / 2.0)[np.cumsum(first) - 1]
+    return ranks
+
+
+def spearman_greater(x, y) -> tuple[float, float]:
+    """Spearman's rho of ``x`` and ``y`` and the one-sided p that it is above 0, with ``scipy.stats.spearmanr``'s
+    t approximation (``t = rho sqrt((n - 2) / (1 - rho^2))`` on ``n - 2`` degrees of freedom). ``(nan, nan)`` when
+    either is constant, or with fewer than three pairs. Computed here, so a plan does not import scipy.stats for it.
+
+    >>> rho, p = spearman_greater([1, 2, 3, 4, 5, 6], [1, 3, 2, 4, 6, 5])
+    >>> round(rho, 4), round(p, 4)     # rho = 1 - 6 x 4 / (6 x 35) = 31/35: t = 3.8158 on 4 df
+    (0.8857, 0.0094)
+    """
+    rx, ry = average_ranks(x), average_ranks(y)
+    n = rx.size
+    if n < 3 or np.ptp(rx) == 0 or np.ptp(ry) == 0:
+        return math.nan, math.nan
+    rho = float(np.corrcoef(rx, ry)[1, 0])
+    if rho >= 1.0:
+        return rho, 0.0
+    if rho <= -1.0:
+        return rho, 1.0
+    t = rho * math.sqrt((n - 2) / ((rho + 1.0) * (1.0 - rho)))
+    return rho, t_sf(t, n - 2)
+
+
 def _variance_tracks_rate(noise: NoiseModel) -> str | None:
     """Why a count's gap is a change of its rate (None: the log does not say): its items differ in level and
     the cells' variances grow with their means, as Poisson-like counts' do (a shift would not move them)."""
-    from scipy.stats import spearmanr
-
     sizes, means = noise._cell_sizes, noise._means
     if sizes is None or sizes.size < 8 or noise.differ < 0.5 or not np.ptp(means) > 0:
         return None
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     resid = noise._raw - np.repeat(means, sizes)
     var = np.add.reduceat(resid ** 2, starts) / np.maximum(sizes - 1, 1)
-    rho, p = spearmanr(means, var)
-    if np.isfinite(rho) and rho > 0 and p / 2 < RATE_TREND_P:
+    rho, p = spearman_greater(means, var)
+    if np.isfinite(rho) and rho > 0 and p < RATE_TREND_P:
         return (f"its items differ in level and their variances grow with their means (Spearman {rho:.2f}), as a "
                 "count's do when its rate changes")
     return None
@@ -181,17 +218,17 @@ def _variance_tracks_rate(noise: NoiseModel) -> str | None:
 def _spread_tracks_level(noise: NoiseModel) -> str | None:
     """Why a multiplicative change is plausible for a positive continuous metric (None: the log does not say so):
     its cells' spreads grow with their levels, or its runs are skewed to the right within cells."""
-    from scipy.stats import skewtest, spearmanr
-
     sizes, means = noise._cell_sizes, noise._means
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     resid = noise._raw - np.repeat(means, sizes)
     if sizes.size >= 5 and np.ptp(means) > 0:
         sd = np.sqrt(np.add.reduceat(resid ** 2, starts) / np.maximum(sizes - 1, 1))
-        rho, p = spearmanr(means, sd)
-        if np.isfinite(rho) and rho > 0 and p / 2 < SPREAD_TREND_P:
+        rho, p = spearman_greater(means, sd)
+        if np.isfinite(rho) and rho > 0 and p < SPREAD_TREND_P:
             return f"its cells' spreads grow with their levels (Spearman {rho:.2f})"
     if resid.size >= 20 and np.std(resid) > 0:
+        from scipy.stats import skewtest   # scipy.stats (0.5 s to import) only where the skew is tested
+
         stat, p = skewtest(resid)
         if stat > 0 and p / 2 < SPREAD_TREND_P:
             return "its runs are skewed to the right"

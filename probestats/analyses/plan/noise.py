@@ -140,8 +140,9 @@ class NoiseModel:
     _raw: np.ndarray | None = field(default=None, repr=False, compare=False)
     _means: np.ndarray | None = field(default=None, repr=False, compare=False)
     _cell_sizes: np.ndarray | None = field(default=None, repr=False, compare=False)
-    # bounded metric: per cell, the shift s of every run that moves the cell's mean by a gap
-    _shifts: _ShiftTable | None = field(default=None, repr=False, compare=False)
+    # bounded metric: per cell, the shift s of every run that moves the cell's mean by a gap, built when first
+    # read (:attr:`_shifts`): a rate or scale change never reads it, and a plan's range builds 40 models
+    _shift_cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @classmethod
     def stated(cls, sigma: float, metric: str = "metric") -> NoiseModel:
@@ -162,6 +163,18 @@ class NoiseModel:
     def bounded(self) -> bool:
         """Whether simulated runs are kept above a floor or below a ceiling."""
         return self.floor is not None or self.ceiling is not None
+
+    @property
+    def _shifts(self) -> _ShiftTable | None:
+        """Per simulation cell, the run shift that moves the cell's mean by a gap (None: no bound, or no runs kept).
+
+        Built from the simulation cells on first use and kept: the table sorts each cell's runs, so it is the
+        same whatever their order."""
+        if self._values is None or not self.bounded:
+            return None
+        if "table" not in self._shift_cache:
+            self._shift_cache["table"] = _shift_table(self._values, self._sizes, self.floor, self.ceiling)
+        return self._shift_cache["table"]
 
     @property
     def count(self) -> bool:
@@ -452,7 +465,8 @@ class _ShiftTable:
 def simulation_pool(y: np.ndarray, means: np.ndarray, sizes: np.ndarray, sigma: float, floor, ceiling,
           integer: bool) -> dict:
     """The simulation cells of a noise log (the NoiseModel fields ``mix``, ``sigma_simulated``, ``_values``,
-    ``_starts``, ``_sizes``, ``_shifts``); see the module notes.
+    ``_starts``, ``_sizes``; the table of run shifts, ``_shifts``, is built from them when first read); see the
+    module notes.
 
     Unbounded and not whole numbers: one cell of pooled centered residuals whose mean square is
     ``sigma^2``. Bounded or whole numbers (kept on their lattice): the log's cells as observed plus,
@@ -468,7 +482,7 @@ def simulation_pool(y: np.ndarray, means: np.ndarray, sizes: np.ndarray, sigma: 
         ms = float(np.mean(resid ** 2))
         values = resid * (sigma / math.sqrt(ms)) if ms > 0 else resid
         return dict(mix=0.0, sigma_simulated=float(sigma), _values=values, _starts=np.zeros(1, dtype=np.int64),
-                    _sizes=np.array([y.size], dtype=np.int64), _shifts=None)
+                    _sizes=np.array([y.size], dtype=np.int64))
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     v_cells = float(np.mean(np.add.reduceat(resid ** 2, starts) / sizes))
     v_all = float(np.var(y))
@@ -493,7 +507,7 @@ def simulation_pool(y: np.ndarray, means: np.ndarray, sizes: np.ndarray, sigma: 
     all_starts = np.concatenate([[0], np.cumsum(all_sizes)[:-1]]).astype(np.int64)
     return dict(mix=float(mix), sigma_simulated=math.sqrt(max(0.0, var_sim)), spread_p=spread_p, differ=differ,
                 _values=pool, _starts=all_starts,
-                _sizes=all_sizes, _shifts=_shift_table(pool, all_sizes, floor, ceiling) if bounded else None)
+                _sizes=all_sizes)
 
 
 #: Runs a simulation cell holds at least: smaller cells of a noise log are joined with their neighbours in the

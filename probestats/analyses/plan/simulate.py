@@ -484,7 +484,7 @@ def draw_probes(noise: NoiseModel, items: int, runs_a, runs_b, sims: int, seed, 
         return Draws(base, u, z, ka, np.ones(items, dtype=np.int64), False)
     # a count's gap is a change of its rate (additive, scale); otherwise a shift, clipped at any bound
     scaled = shift == "scale" or (shift == "additive" and noise.count)
-    bounded = noise._shifts is not None and not scaled
+    bounded = not scaled and noise._shifts is not None   # (the table is built only where it is used)
     a_part = np.empty((sims, items)) if scaled else None
     integer = noise.integer
     scale = np.lcm(ka, kb) if integer else np.ones(items, dtype=np.int64)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import quote
 
@@ -43,9 +44,9 @@ def available_sections(analysis, *, framing=None, comparison=None, judge=None, d
     """The sections a report of this result can show, in report order.
 
     >>> from probestats.analyses.dispatch import analyze
-    >>> from probestats.analyses.question import Question
+    >>> from probestats.analyses.question import Question, Run
     >>> rows = [{"item": i, "variant": v, "x": i + (v == "a")} for i in range(6) for v in ("a", "b")]
-    >>> available_sections(analyze(rows, Question("x"), mdg=False))
+    >>> available_sections(analyze(rows, Question("x"), run=Run(mdg=False)))
     ['summary', 'design', 'table', 'tests', 'noise', 'power', 'finding', 'limits']
     """
     kind = analysis_kind(analysis)
@@ -173,9 +174,43 @@ def _other_limits(analysis, kind: str, design: Design) -> list[tuple[str, object
                          subject=what)
 
 
+@dataclass(frozen=True)
+class Beside:
+    """What a report shows beside its analysis, and what it states of the log that the analysis does not hold.
+
+    Attributes
+    ----------
+    framing : optional
+        A dual-framing result, shown as the ``framing`` section.
+    comparison : Comparison, optional
+        The same probe run before a change: shown as the ``compare`` section.
+    judge : JudgeResult, optional
+        An order probe of a pairwise judge, shown as the ``judge`` section.
+    describe : Description, optional
+        The distribution of the metric per value, shown as the ``describe`` section.
+    shaping : dict, optional
+        ``{"where": SQL, "derive": [...]}``: how the log was filtered and extended before the analysis, stated
+        in the design.
+    source : str, optional
+        What the log is called (default: the analysis's own record of it).
+    coded : str, optional
+        How the metric was coded from the replies (``"the code book compass.csv"``, ``"a judge"``): named in
+        the Limits, with its hand-checked sample when the analysis has one (a
+        :class:`~probestats.analyses.validation.ValidatedAnalysis`, whose ``validation`` section it adds and
+        whose corrected verdict the report words).
+    """
+
+    framing: object = None
+    comparison: object = None
+    judge: object = None
+    describe: object = None
+    shaping: dict | None = None
+    source: str | None = None
+    coded: str | None = None
+
+
 def render_report(analysis, *, format: str = "md", sections=None, templates=None, design: Design | None = None,
-                  assets_dir=None, framing=None, comparison=None, shaping=None, source=None, judge=None,
-                  describe=None, coded=None, plain=None) -> str:
+                  assets_dir=None, beside: Beside | None = None, plain=None) -> str:
     """Render the report of an analysis as Markdown, one self-contained HTML page, or JSON.
 
     Rendering reads the results only: the log is not read again and nothing is simulated
@@ -199,24 +234,10 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
         Markdown only: the folder beside the report where the plots are written as PNG
         (linked as ``<folder name>/<plot>.png``). Without it, Markdown has no plots.
         HTML embeds its plots; JSON has none.
-    framing : optional
-        A dual-framing result, shown as the ``framing`` section.
-    comparison : Comparison, optional
-        The same probe run before a change: shown as the ``compare`` section.
-    shaping : dict, optional
-        ``{"where": SQL, "derive": [...]}``: how the log was filtered and extended before the
-        analysis, stated in the design.
-    source : str, optional
-        What the log is called (default: the analysis's own record of it).
-    judge : JudgeResult, optional
-        An order probe of a pairwise judge, shown as the ``judge`` section.
-    describe : Description, optional
-        The distribution of the metric per value, shown as the ``describe`` section.
-    coded : str, optional
-        How the metric was coded from the replies (``"the code book compass.csv"``, ``"a judge"``): named
-        in the Limits, with its hand-checked sample when the analysis has one (a
-        :class:`~probestats.analyses.validation.ValidatedAnalysis`, whose ``validation`` section it adds and
-        whose corrected verdict the report words).
+    beside : Beside, optional
+        The results shown beside the analysis (a framing, a before/after comparison, a judge's order probe, a
+        description of the metric) and what the report states of the log (its shaping, its name, how the
+        metric was coded): see :class:`Beside`.
     plain : list, optional
         A report for people who do not code (see :mod:`probestats.present.report.plain`): the options its
         messages named in words, with their command-line spellings (filled while the report is made);
@@ -237,78 +258,26 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
     """
     if format not in FORMATS:
         raise OptionError(f"unknown report format '{format}'; use one of {', '.join(FORMATS)}")
+    beside = beside or Beside()
     if hasattr(analysis, "change_test") and hasattr(analysis, "after"):  # a Comparison: its after run
-        analysis, comparison = analysis.after, analysis
+        analysis, beside = analysis.after, replace(beside, comparison=analysis)
 
     analysis, validation = unwrap(analysis)   # a validated analysis: its corrected verdict is the one worded
     design = design or Design()
     kind = analysis_kind(analysis)
-    names = _sections(sections, framing, analysis, comparison, judge, describe=describe, validation=validation)
-    if kind == "pair":
-        ctx = report_context(analysis, design, framing=framing, plain=plain is not None)
-        ctx["design"]["shaping"] = _shaping_sentences(shaping)
-        ctx["sentences"]["design"] = ctx["design"]["shaping"] + ctx["sentences"]["design"]
-        if source is not None:
-            ctx["source"] = str(source)
-        _add_pair_sections(ctx, analysis, comparison, plain=plain is not None)
-        add_coding_sections(ctx, describe=describe, validation=validation, coded=coded)
-    else:
-        ctx = _other_context(analysis, kind, source, shaping, design)
-        ctx["framing"] = framing
-        if framing is not None and callable(getattr(framing, "sentences", None)):
-            ctx["sentences"]["framing"] = [str(s) for s in framing.sentences()]
-    if judge is not None:
-        ctx["judge"] = judge_context(judge, plain=plain is not None)
-        ctx["sentences"]["judge"] = ctx["judge"]["sentences"]
-    _summaries_beside(ctx, framing, judge, plain=plain is not None)
-
-    ctx["sentences"] = {k: [tidy_p(str(x)) for x in v] for k, v in ctx["sentences"].items()}
+    names = _sections(sections, beside.framing, analysis, beside.comparison, beside.judge, describe=beside.describe,
+                      validation=validation)
+    ctx = _report_context(analysis, kind, design, beside, validation, plain=plain is not None)
     if format == "json":
-        out = {"schema_version": SCHEMA_VERSION, **analysis.to_dict()}
-        out["report"] = {
-            "title": ctx["title"], "sections": names,
-            "sentences": {k: v for k, v in ctx["sentences"].items() if k in names},
-            "design": design.to_dict(), "placeholders": ctx["placeholders"],
-        }
-        if framing is not None and "framing" in names and hasattr(framing, "to_dict"):
-            out["report"]["framing"] = framing.to_dict()
-        if judge is not None and "judge" in names:
-            out["report"]["judge"] = judge.to_dict()
-        if comparison is not None and "compare" in names:
-            out["compare"] = comparison.to_dict()
-        if validation is not None and "validation" in names:
-            out["validation"] = validation.to_dict()
-        if describe is not None and "describe" in names:
-            out["describe"] = describe.to_dict()
-        return json.dumps(jsonable(out), ensure_ascii=False, indent=2, allow_nan=False, default=str) + "\n"
+        return _json_report(analysis, ctx, names, design, beside, validation)
     env = environment(format, templates)
     with user_template_errors(templates):
         template = env.get_template(f"report.{format}.j2")  # a missing template fails before any file is written
-    figures = report_figures(analysis, ctx, names, design) if kind == "pair" else {}
-    images = {}
-    if format == "html":
-        for name, fig in figures.items():
-            images[name] = {"src": "data:image/png;base64," + base64.b64encode(fig.png).decode("ascii"),
-                            "alt": fig.alt, "caption": fig.caption}
-    elif assets_dir is not None:
-        for name, fig in figures.items():
-            images[name] = {"src": MdSafe(f"{quote(Path(assets_dir).name)}/{name}.png"), "alt": fig.alt,
-                            "caption": fig.caption}
-    pngs = {name: fig.png for name, fig in figures.items()}
-    files = _table_file(ctx, analysis, names, format, assets_dir) if kind == "pair" else {}
-    if kind == "many" and "many" in names:   # the whole per-item table beside a report that shows only some
-        files = many_table_files(ctx["many"], analysis.main, format, assets_dir)
-    if kind == "pair" and "tests" in names and ctx["tests"].get("welch"):   # Welch's t per item or group
-
-        files.update(welch_files(ctx["tests"]["welch"], analysis, format, assets_dir))
-    if framing is not None and "framing" in names:
-        framing_images, framing_pngs = _framing_images(framing, format, assets_dir)
-        images.update(framing_images)
-        pngs.update(framing_pngs)
-    if judge is not None and "judge" in names:
-        judge_refs, judge_pngs = judge_images(judge, format, assets_dir, plain=plain is not None)
-        images.update(judge_refs)
-        pngs.update(judge_pngs)
+    images, pngs = _report_images(analysis, ctx, names, design, format, assets_dir)
+    files = _report_files(analysis, ctx, names, format, assets_dir)
+    beside_images, beside_pngs = _beside_images(beside, names, format, assets_dir, plain=plain is not None)
+    images.update(beside_images)
+    pngs.update(beside_pngs)
     _plain_context(ctx, kind, plain)
     ctx.update(sections=names, images=images, full=sections is None,
                section_templates={n: f"{SECTION_TEMPLATES.get(n, n) if kind == 'pair' or n != 'design' else 'facts'}"
@@ -325,8 +294,102 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
         write_figures(assets_dir, pngs)
     if format == "md" and assets_dir is not None and files:
         write_assets(assets_dir, files)
+
     text = tidy_p(text)
     return tidy_layout(text, format)
+
+
+def _report_context(analysis, kind: str, design: Design, beside: Beside, validation, *, plain: bool) -> dict:
+    """The templates' context of the analysis (a pair's sections, another kind's), with the results shown
+    beside it and every sentence's p-values tidied."""
+    framing, judge = beside.framing, beside.judge
+    if kind == "pair":
+        ctx = report_context(analysis, design, framing=framing, plain=plain)
+        ctx["design"]["shaping"] = _shaping_sentences(beside.shaping)
+        ctx["sentences"]["design"] = ctx["design"]["shaping"] + ctx["sentences"]["design"]
+        if beside.source is not None:
+            ctx["source"] = str(beside.source)
+        _add_pair_sections(ctx, analysis, beside.comparison, plain=plain)
+        add_coding_sections(ctx, describe=beside.describe, validation=validation, coded=beside.coded)
+    else:
+        ctx = _other_context(analysis, kind, beside.source, beside.shaping, design)
+        ctx["framing"] = framing
+        if framing is not None and callable(getattr(framing, "sentences", None)):
+            ctx["sentences"]["framing"] = [str(s) for s in framing.sentences()]
+    if judge is not None:
+        ctx["judge"] = judge_context(judge, plain=plain)
+        ctx["sentences"]["judge"] = ctx["judge"]["sentences"]
+    _summaries_beside(ctx, framing, judge, plain=plain)
+
+    ctx["sentences"] = {k: [tidy_p(str(x)) for x in v] for k, v in ctx["sentences"].items()}
+    return ctx
+
+
+def _json_report(analysis, ctx: dict, names, design: Design, beside: Beside, validation) -> str:
+    """The report as JSON: the analysis's own object, the report's title, sections, sentences, design and
+    placeholders, and each result shown beside it whose section is asked for."""
+    out = {"schema_version": SCHEMA_VERSION, **analysis.to_dict()}
+    out["report"] = {
+        "title": ctx["title"], "sections": names,
+        "sentences": {k: v for k, v in ctx["sentences"].items() if k in names},
+        "design": design.to_dict(), "placeholders": ctx["placeholders"],
+    }
+    framing, comparison, judge, describe = beside.framing, beside.comparison, beside.judge, beside.describe
+    if framing is not None and "framing" in names and hasattr(framing, "to_dict"):
+        out["report"]["framing"] = framing.to_dict()
+    if judge is not None and "judge" in names:
+        out["report"]["judge"] = judge.to_dict()
+    if comparison is not None and "compare" in names:
+        out["compare"] = comparison.to_dict()
+    if validation is not None and "validation" in names:
+        out["validation"] = validation.to_dict()
+    if describe is not None and "describe" in names:
+        out["describe"] = describe.to_dict()
+    return json.dumps(jsonable(out), ensure_ascii=False, indent=2, allow_nan=False, default=str) + "\n"
+
+
+def _report_images(analysis, ctx: dict, names, design: Design, format: str, assets_dir) -> tuple[dict, dict]:
+    """A pair's figures as the templates show them (embedded in HTML, linked beside Markdown with an
+    ``assets_dir``, none otherwise) and as PNG bytes by name."""
+    figures = report_figures(analysis, ctx, names, design) if analysis_kind(analysis) == "pair" else {}
+    images = {}
+    if format == "html":
+        for name, fig in figures.items():
+            images[name] = {"src": "data:image/png;base64," + base64.b64encode(fig.png).decode("ascii"),
+                            "alt": fig.alt, "caption": fig.caption}
+    elif assets_dir is not None:
+        for name, fig in figures.items():
+            images[name] = {"src": MdSafe(f"{quote(Path(assets_dir).name)}/{name}.png"), "alt": fig.alt,
+                            "caption": fig.caption}
+    return images, {name: fig.png for name, fig in figures.items()}
+
+
+def _report_files(analysis, ctx: dict, names, format: str, assets_dir) -> dict[str, bytes]:
+    """The tables written beside the report: a pair's item table and Welch's t per item or group, or the
+    whole per-item table of many values beside a report that shows only some."""
+    kind = analysis_kind(analysis)
+    files = _table_file(ctx, analysis, names, format, assets_dir) if kind == "pair" else {}
+    if kind == "many" and "many" in names:   # the whole per-item table beside a report that shows only some
+        files = many_table_files(ctx["many"], analysis.main, format, assets_dir)
+    if kind == "pair" and "tests" in names and ctx["tests"].get("welch"):   # Welch's t per item or group
+
+        files.update(welch_files(ctx["tests"]["welch"], analysis, format, assets_dir))
+    return files
+
+
+def _beside_images(beside: Beside, names, format: str, assets_dir, *, plain: bool) -> tuple[dict, dict]:
+    """The figures of the framing and the judge's order probe shown beside the analysis, as images and PNG
+    bytes by name."""
+    images, pngs = {}, {}
+    if beside.framing is not None and "framing" in names:
+        framing_images, framing_pngs = _framing_images(beside.framing, format, assets_dir)
+        images.update(framing_images)
+        pngs.update(framing_pngs)
+    if beside.judge is not None and "judge" in names:
+        judge_refs, judge_pngs = judge_images(beside.judge, format, assets_dir, plain=plain)
+        images.update(judge_refs)
+        pngs.update(judge_pngs)
+    return images, pngs
 
 
 def _plain_context(ctx: dict, kind: str, named) -> None:

@@ -107,7 +107,7 @@ def many_summary(analysis) -> str:
     p = p_is(main.omnibus, alpha)
     values = [v.value for v in main.values]
     where = (f"In this probe of {main.metric} under {len(values)} values across "
-             f"{count_of(main.n_items, 'item')}")
+             f"{count_of(main.n_items, 'item')}" + (f", {verdict.pooled}" if verdict.pooled else ""))
     if verdict.detected:
         top = max(main.gaps, key=lambda g: abs(g.average_gap), default=None)
         text = (f"{where}, the values differ by more than chance would give (omnibus {p})"
@@ -177,7 +177,7 @@ def metrics_summary(analysis) -> str:
     verdict = analysis.verdict
     n = max((t.result.n_items for t in analysis.family), default=0)
     where = (f"In this probe of {', '.join(analysis.metrics)} across up to {count_of(n, 'item')}, each metric "
-             f"compared between two values")
+             f"compared between two values" + (f", {verdict.pooled}" if verdict.pooled else ""))
     if verdict.conclusion == "untested":
         return f"{where}, {verdict.statement}."
     if verdict.detected:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from probestats.errors import count_of
 from probestats.present.words.effects import effect_text
 from probestats.present.words.fmt import fmt_p
-from probestats.present.words.verdict import verdict_line
+from probestats.present.words.verdict import caveat_sentences, verdict_line
 
 __all__ = ["group_label", "metrics_context"]
 
@@ -69,6 +69,7 @@ def metrics_context(analysis) -> dict:
                          "there, only that these items and runs could not tell a gap from chance.")
 
     sentences.append(verdict_line(analysis.verdict))
+    sentences += caveat_sentences(analysis.verdict)   # blocks that disagree within a metric, the family's floor
     return {"metrics": analysis.metrics, "grid": grid, "tests": tests, "effect_name": effect_name,
             "confidence": f"{first.d_z.confidence:.0%}" if first else "95%", "family": analysis.family_text,
             "correction": analysis.family_text.split(" over ")[0], "sentences": sentences}
