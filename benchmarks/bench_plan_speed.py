@@ -17,9 +17,12 @@ With ``--peer PATH`` (a checkout of another version, such as the one before this
 with that checkout's probestats, alternating with this one's in the same run, so the two share the machine's
 load; a peer run longer than ``--peer-timeout`` seconds is stopped and shown as "> T". Each figure is the
 median of ``--repeat`` runs, wall time and the CPU time of the child process; the load average is printed
-before and after (the machine is shared).
+before and after (the machine is shared). Each checkout runs with its bytecode, as an installed package has it (pip
+compiles it at install; one untimed run writes it under a temporary PYTHONPYCACHEPREFIX): where
+PYTHONDONTWRITEBYTECODE is set, every run would otherwise time Python compiling the package's source (about 0.4 s
+of CPU). ``--source`` times that too, as before.
 
-Run: python benchmarks/bench_plan_speed.py [--peer PATH] [--repeat 3] [--peer-timeout 120] [--only 1,2]
+Run: python benchmarks/bench_plan_speed.py [--peer PATH] [--repeat 3] [--peer-timeout 120] [--only 1,2] [--source]
 """
 
 from __future__ import annotations
@@ -111,9 +114,17 @@ def cases(folder: Path) -> list[tuple[str, list[str]]]:
     ]
 
 
+#: where the checkouts' bytecode is written (None: --source, every run compiles the source when the environment
+#: sets PYTHONDONTWRITEBYTECODE)
+PYCACHE: str | None = None
+
+
 def run(checkout: Path, args: list[str], timeout: float) -> tuple[float, float, int | None]:
     """Wall and CPU seconds of one plan run with ``checkout``'s probestats, and its exit code (None: stopped)."""
     env = dict(os.environ, PYTHONPATH=str(checkout))
+    if PYCACHE is not None:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = PYCACHE
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "probestats", "plan", *args, "--json"], env=env, cwd=str(checkout),
@@ -137,10 +148,18 @@ def main() -> None:
     ap.add_argument("--peer-timeout", type=float, default=120.0)
     ap.add_argument("--timeout", type=float, default=600.0)
     ap.add_argument("--only", default="", help="comma-separated case numbers (1-5)")
+    ap.add_argument("--source", action="store_true", help="time compiling the source too, where the environment "
+                    "sets PYTHONDONTWRITEBYTECODE (as before bytecode was kept)")
     args = ap.parse_args()
+    global PYCACHE
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
     with tempfile.TemporaryDirectory() as tmp:
         chosen = cases(Path(tmp))
+        if not args.source:   # one untimed run per checkout writes its bytecode
+            PYCACHE = str(Path(tmp) / "pycache")
+            for checkout in [HERE] + ([args.peer] if args.peer else []):
+                run(checkout, chosen[0][1][:4] + ["--items", "8", "--runs", "2", "--sims", "20"], args.timeout)
+        print("timed with bytecode" if PYCACHE else "timed compiling the source where PYTHONDONTWRITEBYTECODE is set")
         if args.only:
             keep = {int(x) for x in args.only.split(",")}
             chosen = [c for i, c in enumerate(chosen, 1) if i in keep]

@@ -32,7 +32,7 @@ import tempfile
 import polars as pl
 
 from probestats.stats.hypotests import sign_flip_test
-from probestats.analyses.plan import noise_model, plan_probe
+from probestats.analyses.plan import Sizing, noise_model, plan_probe
 from probestats.vocabulary import Tests
 from probestats.analyses.plan.simulate import Rejections, draw_probes
 from probestats.analyses.plan.search import search_mdg
@@ -59,7 +59,7 @@ class NaiveRejections:
 def one_cell(noise, items, runs, gap, sims, seed, naive):
     draws = draw_probes(noise, items, runs, runs, sims, seed)
     rej = NaiveRejections(draws, 0.0, 0.05) if naive else Rejections(draws, 0.0, 0.05, "two-sided")
-    mdg = search_mdg(rej, items, noise.gap_sd(runs), 0.0, 0.05, 0.8, "two-sided")
+    mdg = search_mdg(rej, items, noise.gap_sd(runs), Tests(), Sizing())
     power = rej.rate(gap)
     return mdg, power, rej.computed
 
@@ -79,7 +79,7 @@ def realistic(args) -> None:
     frame = score_noise()
     noise = noise_model(frame, metric="score")
     t0, c0 = time.perf_counter(), time.process_time()
-    plan = plan_probe(noise, items=81, runs=[5, 20, 54], sims=args.sims, tests=Tests(seed=0))
+    plan = plan_probe(noise, items=81, runs=[5, 20, 54], tests=Tests(seed=0), sizing=Sizing(sims=args.sims))
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     mdgs = ", ".join(f"{c.runs} runs {c.mdg:.3g}" for c in plan.cells)
     print(f"\nplan, 81 items x runs 5, 20, 54 on a 0-100 score ({args.sims} sims): {wall:.2f} s wall, {cpu:.2f} s CPU "
@@ -148,7 +148,8 @@ def grid(args):
         last[0] = now
 
     t0, c0 = time.perf_counter(), time.process_time()
-    plan = plan_probe(noise, items=ITEMS, runs=RUNS, gap=gap, sims=args.sims, tests=Tests(seed=0), progress=tick)
+    plan = plan_probe(noise, items=ITEMS, runs=RUNS, gap=gap, tests=Tests(seed=0), progress=tick,
+                      sizing=Sizing(sims=args.sims))
     grid_s, grid_cpu = time.perf_counter() - t0, time.process_time() - c0
     print(f"plan: {len(ITEMS)} item counts x {len(RUNS)} runs = {len(plan.cells)} designs, "
           f"{args.sims} sims each, power at gap {gap} + MDG: {grid_s:.2f} s wall, {grid_cpu:.2f} s CPU "

@@ -58,7 +58,7 @@ import polars as pl
 from scipy.optimize import brentq
 from scipy.stats import norm
 
-from probestats.analyses.plan import plan_probe
+from probestats.analyses.plan import Sizing, plan_probe
 from probestats.vocabulary import Tests
 from probestats.stats.hypotests import sign_flip_pvalues
 
@@ -257,8 +257,9 @@ def calibrate_cell(kind: str, m: int, items: int, runs: int, *, logs: int = 10, 
         cells = max(2, noise_runs // m)
         y = gen(rng, (cells, m), 0.0).ravel()
         frame = pl.DataFrame({"item": np.repeat(np.arange(cells), m), "x": y})
-        plan = plan_probe(frame, metric="x", items=items, runs=runs, heterogeneity=0.0, tests=Tests(alpha=ALPHA, seed=log),
-                          power=TARGET, sims=sims, mechanism=mechanism, mdg_range=False)
+        plan = plan_probe(frame, metric="x", items=items, runs=runs, tests=Tests(alpha=ALPHA, seed=log),
+                          sizing=Sizing(power=TARGET, heterogeneity=0.0, mechanism=mechanism, sims=sims,
+                                        mdg_range=False))
         cell = plan.cells[0]
         for name, size, sign, head in (("up", cell.mdg_up, 1.0, cell.mechanism_up),
                                        ("down", cell.mdg_down, -1.0, cell.mechanism_down)):
@@ -308,8 +309,8 @@ def tutorial(logs: int, sims: int, probes: int, seed: int = 0) -> None:
             y = gen(rng, (16, 20), 0.0).ravel()
             frame = pl.DataFrame({"item": np.repeat(np.arange(16), 20), "x": y})
             for mech in ("auto", "level", "rate"):
-                plan = plan_probe(frame, metric="x", items=8, runs=list(runs), gap=gap, heterogeneity=0.0,
-                                  sims=sims, tests=Tests(seed=log), mechanism=mech, mdg_range=False)
+                plan = plan_probe(frame, metric="x", items=8, runs=list(runs), gap=gap, tests=Tests(seed=log),
+                                  sizing=Sizing(heterogeneity=0.0, mechanism=mech, sims=sims, mdg_range=False))
                 predicted.setdefault(mech, []).append([c.power for c in plan.cells])
                 if mech == "auto":
                     heads |= {c.mechanism_power for c in plan.cells}

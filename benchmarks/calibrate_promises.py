@@ -43,7 +43,7 @@ import time
 import numpy as np
 import polars as pl
 
-from probestats.analyses.plan import plan_probe
+from probestats.analyses.plan import Sizing, plan_probe
 from probestats.stats.hypotests import sign_flip_pvalues
 from probestats.vocabulary import Tests
 
@@ -148,8 +148,8 @@ def run_generator(gen: Gen, logs: int, sims: int, probes: int, seed: int = 0) ->
         noise = gen.log(rng, *gen.noise_shape, ("same", "same again"), False)
         pilot = None if gen.pilot_shape is None else gen.log(rng, *gen.pilot_shape, ("a", "b"), True)
         plan = plan_probe(noise, metric="x", items=list(gen.items), runs=list(gen.design_runs), gap=gen.gap,
-                          pilot=pilot, heterogeneity=None if pilot is not None else 0.0, sims=sims,
-                          tests=Tests(alpha=ALPHA, seed=log), mdg_range=False)
+                          pilot=pilot, tests=Tests(alpha=ALPHA, seed=log),
+                          sizing=Sizing(heterogeneity=None if pilot is not None else 0.0, sims=sims, mdg_range=False))
         for c in plan.cells:
             r = rows.setdefault((c.items, c.runs), {"promised": [], "low": [], "high": [], "tau": []})
             r["promised"].append(c.power)

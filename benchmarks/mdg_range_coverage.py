@@ -35,7 +35,7 @@ import time
 import numpy as np
 import polars as pl
 
-from probestats.analyses.plan import RANGE_SPREADS, plan_probe
+from probestats.analyses.plan import RANGE_SPREADS, Sizing, plan_probe
 from probestats.vocabulary import Tests
 
 
@@ -68,8 +68,8 @@ def ceiling_check(logs: int, sims: int, with_range: bool = False, cell_sizes=(2,
                 alarms += f_oneway(*y.reshape(-1, m)).pvalue < 0.05
                 low_rate = min(low_rate, float(y.mean()))
                 frame = pl.DataFrame({"item": np.repeat(np.arange(4000 // m), m), "x": y})
-                cell = plan_probe(frame, metric="x", items=items, runs=runs, heterogeneity=0.0, sims=sims,
-                                  tests=Tests(seed=log), mdg_range=with_range).cells[0]
+                cell = plan_probe(frame, metric="x", items=items, runs=runs, tests=Tests(seed=log),
+                                  sizing=Sizing(heterogeneity=0.0, sims=sims, mdg_range=with_range)).cells[0]
                 if cell.mdg_up is not None and math.isfinite(cell.mdg_up):
                     top, reached = max(top, cell.mdg_up), reached + 1
                     over_room += cell.mdg_up > 1.0 - float(y.mean()) + 1e-12
@@ -123,8 +123,8 @@ def main() -> None:
     for kind in args.kinds.split(","):
         start = time.perf_counter()
         big = noise_log(kind, np.random.default_rng([26, 0]), args.true_runs // args.m, args.m)
-        truth = plan_probe(big, metric="x", items=items, runs=runs, heterogeneity=0.0, sims=args.true_sims,
-                           tests=Tests(seed=1), mdg_range=False).cells[0]
+        truth = plan_probe(big, metric="x", items=items, runs=runs, tests=Tests(seed=1),
+                           sizing=Sizing(heterogeneity=0.0, sims=args.true_sims, mdg_range=False)).cells[0]
         print(f"{kind}: true-model MDG up {truth.mdg_up:.4g}, down {truth.mdg_down:.4g} "
               f"({time.perf_counter() - start:.0f} s)", flush=True)
         hits = {"up": 0, "down": 0}
@@ -135,8 +135,8 @@ def main() -> None:
         top_up, beyond, beyond_flagged, top_promised, flagged = 0.0, 0, 0, 0.0, 0
         for log in range(args.first, args.first + args.logs):
             frame = noise_log(kind, np.random.default_rng([26, 1, log]), args.cells, args.m)
-            cell = plan_probe(frame, metric="x", items=items, runs=runs, heterogeneity=0.0, sims=args.sims,
-                              tests=Tests(seed=log)).cells[0]
+            cell = plan_probe(frame, metric="x", items=items, runs=runs, tests=Tests(seed=log),
+                              sizing=Sizing(heterogeneity=0.0, sims=args.sims)).cells[0]
             if cell.mdg_up is not None and math.isfinite(cell.mdg_up):
                 top_up = max(top_up, cell.mdg_up)
                 flagged += cell.mdg_up_near_bound

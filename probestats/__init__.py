@@ -38,6 +38,8 @@ _EXPORTS = {
     "noise_model": ".analyses.plan",
     "plan_probe": ".analyses.plan",
     "power_sign_flip": ".analyses.plan",
+    "Sizing": ".analyses.plan",
+    "Pilot": ".analyses.plan",
     "FramingResult": ".analyses.framing_results",
     "analyze_framing": ".jobs.engines",
     "melt_wide": ".analyses.framing_input",

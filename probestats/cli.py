@@ -764,6 +764,7 @@ def report(run, log, *, metric, output, design, facts, **job):
     from probestats.jobs.analyze import one_metric
     # lazy: the command's job, imported when the command runs (--help imports no polars)
     from probestats.jobs.inputs import cell_inputs
+    # lazy: jobs.report is off the paired analysis's path (tests/test_start.py)
     from probestats.jobs.report import report_format
 
     if design is not None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from probestats.analyses.plan import Sizing
+from probestats.vocabulary import Tests
 from probestats import analyze_factors
 from probestats.analyses.framing import _pattern
 from probestats import analyze_many
@@ -65,5 +67,5 @@ def test_plan_counts_p_equal_to_alpha_as_a_rejection():
     gaps = np.array([[1.0] * 7, [1.0] * 6 + [-1.0]])
     assert decide_rejections(gaps, ALPHA, "two-sided").tolist() == [True, False]
     # every simulated probe of 7 items with a huge gap has p = 1/64: power 1 at alpha 1/64
-    r = power_sign_flip(gap=100.0, items=7, runs=2, noise=0.1, alpha=ALPHA, sims=200)
+    r = power_sign_flip(gap=100.0, items=7, runs=2, noise=0.1, tests=Tests(alpha=ALPHA), sizing=Sizing(sims=200))
     assert r.power == 1.0

@@ -117,7 +117,7 @@ def test_the_analyses_write_nothing_when_run():
     import probestats
     from probestats.analyses.compare import compare_runs
     from probestats import analyze_framing
-    from probestats.analyses.plan import NoiseModel, plan_probe
+    from probestats.analyses.plan import NoiseModel, Sizing, plan_probe
     from tests.factories import make_log
     from tests.framing_factory import make_framing_log
 
@@ -137,7 +137,7 @@ def test_the_analyses_write_nothing_when_run():
                                                                           derive=("twice = steps * 2",))),
             compare_runs(probe, probe, metric="steps"),
             analyze_framing(make_framing_log(seed=3)),
-            plan_probe(NoiseModel.stated(1.0, "steps"), items=[6], runs=[2], sims=50, gap=1.0),
+            plan_probe(NoiseModel.stated(1.0, "steps"), items=[6], runs=[2], gap=1.0, sizing=Sizing(sims=50)),
             probestats.validate(probe, metric="steps"),
         ]
     assert out.getvalue() == "" and err.getvalue() == ""

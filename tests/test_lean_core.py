@@ -1,4 +1,5 @@
-"""The engines of ``probestats/analyses`` take the objects, not their fields one by one.
+"""The engines of ``probestats/analyses`` take the objects, not their fields one by one; no function in the
+package is wide or long.
 
 An engine takes the log, a ``Question`` (what is compared), a ``Probe`` (what the log's columns mean) and a
 ``Tests`` (how the tests are run), and reads ``tests.alpha`` or ``probe.cluster`` where it uses them: no
@@ -6,6 +7,13 @@ function below the jobs spells a field of ``Tests`` or ``Probe`` again as a para
 than 12 parameters besides the log and the objects. A new choice is then added to one object, not threaded
 through every signature. The exceptions still standing are listed here, each with why; the list may only
 shrink (an entry no longer needed fails, so it is taken out).
+
+Across the whole package, a function takes fewer than 10 parameters (the values that travel together go in one
+object: ``Question``, ``Probe``, ``Tests``, ``Run``, a result, a small frozen dataclass) and holds at most 80
+statements (a phase of a long function, where a comment marks one, is a function of its own). The goal is at
+most 15 wide functions and no long one; those still standing are listed below by name, and the lists may only
+shrink: a new wide or long function fails, so does one grown wider or longer than listed, and so does an
+entry no longer needed.
 """
 
 from __future__ import annotations
@@ -18,26 +26,20 @@ from probestats.shape.probe import Probe
 from probestats.vocabulary import Tests
 
 ROOT = Path(__file__).resolve().parent.parent
-ANALYSES = ROOT / "probestats" / "analyses"
+PACKAGE = ROOT / "probestats"
+ANALYSES = PACKAGE / "analyses"
 #: the log and the objects, which any engine may take besides its own parameters
 OBJECTS = {"log", "probe", "tests", "design"}
 MOST = 12
 FIELDS = {f.name for f in fields(Tests)} | {f.name for f in fields(Probe)}
 
-#: functions with more than MOST parameters besides the objects, by "module:function" (the count): the planner's
-#: public functions (probestats.plan_probe, probestats.power_sign_flip) and the two they hand their options to,
-#: whose every parameter is a design size or a simulation setting a user gives; a design object of the planner is
-#: the next step
-WIDE = {
-    "plan/ranges:mdg_ranges": 15,
-    "plan/search:_solve": 16,
-    "plan/search:power_sign_flip": 15,
-    "plan/table:plan_probe": 16,
-}
+#: functions with more than MOST parameters besides the objects, by "module:function" (the count); none stands now:
+#: the planner's choices travel on its Sizing (probestats.analyses.plan.Sizing) beside Tests
+WIDE: dict[str, int] = {}
 
 #: parameters named after a field of Tests or Probe, by "module:function", still standing:
 #: - public functions whose signatures callers know (probestats.compare_runs, compare_control, analyze_order,
-#:   check_coding, the planner's plan_probe, power_sign_flip, mdg_for_design, noise_model) and what they call;
+#:   check_coding, the planner's noise_model) and what they call;
 #: - the statistics helpers below the engines (a test, an interval, a caveat, a verdict, the within-log halves:
 #:   compare_pair, omnibus_test, block_agreement, balance_test, the cluster bootstraps, decide, half_sums), which
 #:   take the one or two numbers they compute with from their engine's ``tests`` and are tested directly with them;
@@ -106,25 +108,14 @@ NAMED = {
     # pair_tests
     "pair_tests:design_problems": ('alpha',),
     # plan/ranges
-    "plan/ranges:design_mdg": ('alpha', 'alternative', 'seed'),
-    "plan/ranges:design_mdg_later": ('alpha', 'alternative', 'seed'),
-    "plan/ranges:mdg_ranges": ('alpha', 'alternative', 'seed'),
-    "plan/ranges:mdg_with_range": ('alpha', 'alternative', 'seed'),
     "plan/ranges:resampled_logs": ('seed',),
     # plan/search
     "plan/search:_directions": ('alternative',),
-    "plan/search:_power_at": ('alpha', 'alternative', 'seed'),
-    "plan/search:_solve": ('alpha', 'alternative', 'seed'),
     "plan/search:_z_alpha": ('alpha', 'alternative'),
     "plan/search:check_common": ('alpha', 'alternative', 'seed'),
-    "plan/search:design_search": ('alpha', 'alternative', 'seed'),
-    "plan/search:mdg_both_ways": ('alpha', 'alternative'),
-    "plan/search:mdg_for_design": ('alpha', 'alternative', 'seed'),
     "plan/search:mdg_sim_error": ('alpha', 'alternative'),
     "plan/search:normal_mdg": ('alpha', 'alternative'),
-    "plan/search:power_sign_flip": ('alpha', 'alternative', 'seed'),
     "plan/search:realized_gap": ('alternative',),
-    "plan/search:search_mdg": ('alpha', 'alternative'),
     # plan/simulate
     "plan/simulate:__init__": ('alpha', 'alternative'),
     "plan/simulate:approx_mdg": ('alpha', 'alternative'),
@@ -277,3 +268,136 @@ def test_the_count_sees_imports_inside_functions_and_their_comments(tmp_path):
     assert len(every) == 5                               # json is not the package's own
     assert inside == [("probestats/a.py", 6, True), ("probestats/a.py", 11, True), ("probestats/a.py", 12, True),
                       ("probestats/a.py", 14, False)]
+
+
+#: a function with this many parameters or more is wide (``self`` and ``cls`` not counted; ``*args`` and
+#: ``**kwargs`` one each)
+WIDE_AT = 10
+#: the most wide functions the package may hold, once the list below has shrunk to it
+WIDE_GOAL = 15
+#: a function with more statements than this is long (every statement in it, nested ones included)
+LONG_OVER = 80
+
+#: the wide functions still standing, by "path:function" (path below probestats/, without .py) and their
+#: parameters, each at most this wide; the list may only shrink:
+#: - public functions whose signatures users know (probestats.compare_runs, compare_control, analyze_order, the
+#:   planner's plan_probe, power_sign_flip, mdg_for_design, and the jobs behind each command);
+#: - the planner's searches and the jobs' own steps, whose options a design object (``Design``) and the
+#:   jobs' ``Tests`` and ``Probe`` are to carry next;
+#: - the readers and the validation of a log, each option one a user gives.
+WIDE_FUNCTIONS = {
+    "analyses/compare:compare_runs": 12,
+    "analyses/control:compare_control": 10,
+    "analyses/judge:analyze_order": 12,
+    "analyses/plan/ranges:design_mdg": 11,
+    "analyses/plan/ranges:design_mdg_later": 11,
+    "analyses/plan/ranges:mdg_ranges": 15,
+    "analyses/plan/ranges:mdg_with_range": 11,
+    "analyses/plan/search:_power_at": 10,
+    "analyses/plan/search:_solve": 16,
+    "analyses/plan/search:design_search": 11,
+    "analyses/plan/search:mdg_both_ways": 12,
+    "analyses/plan/search:mdg_for_design": 11,
+    "analyses/plan/search:power_sign_flip": 15,
+    "analyses/plan/search:search_mdg": 11,
+    "analyses/plan/table:plan_probe": 17,
+    "checks/schema:validate": 11,
+    "checks/stream:_finish": 16,
+    "checks/stream:validate_streaming": 13,
+    "io/log:finish_log": 12,
+    "io/read:_read_format": 10,
+    "io/read:_read_path": 10,
+    "io/read:read_log": 10,
+    "jobs/analyze:_analyze_cells": 12,
+    "jobs/analyze:analyze": 19,
+    "jobs/engines:analyze_factors": 10,
+    "jobs/engines:analyze_framing": 15,
+    "jobs/engines:analyze_many": 14,
+    "jobs/framing:framing": 13,
+    "jobs/judge:judge": 13,
+    "jobs/plan:plan": 19,
+    "jobs/report:_framing": 10,
+    "jobs/report:_framing_only": 10,
+    "jobs/report:_metrics_job": 15,
+    "jobs/report:_report": 31,
+    "jobs/report:report": 19,
+    "jobs/sql:sql": 13,
+    "shape/warehouse:cell_query": 13,
+    "shape/warehouse:validation_queries": 10,
+}
+
+#: the long functions still standing, by "path:function" and their statements, each at most this long; the
+#: list may only shrink (a report job's steps and the streaming pass's, to be cut into their phases)
+LONG_FUNCTIONS = {
+    "checks/stream:validate_streaming": 88,
+    "jobs/report:_report": 117,
+}
+
+
+def _package_functions(root: Path = PACKAGE):
+    """Every function below ``root`` (methods and nested functions too): its "path:function" name, its
+    parameters and its statements, counted as :data:`WIDE_AT` and :data:`LONG_OVER` say."""
+    for path in sorted(root.rglob("*.py")):
+        module = path.relative_to(root).with_suffix("").as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                args = node.args
+                named = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)
+                         if a.arg not in ("self", "cls")]
+                width = len(named) + (args.vararg is not None) + (args.kwarg is not None)
+                statements = sum(isinstance(s, ast.stmt) for s in ast.walk(node)) - 1
+                yield f"{module}:{node.name}", width, statements
+
+
+def _widest(measure: int, root: Path = PACKAGE) -> dict:
+    """The functions by name with their largest ``measure`` (1: parameters, 2: statements), a name
+    several functions share counted at its largest."""
+    out: dict = {}
+    for row in _package_functions(root):
+        out[row[0]] = max(out.get(row[0], 0), row[measure])
+    return out
+
+
+def test_the_package_checks_count_as_a_reader_does(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "mod.py").write_text(
+        "class C:\n"
+        "    def method(self, a, b=1, *rest, c, **more):\n"   # self not counted; *rest and **more one each
+        "        x = a\n"
+        "        if x:\n"
+        "            x += 1\n"
+        "        def inner(cls, d, /, e):\n"                   # cls not counted, d positional-only
+        "            return d\n"
+        "        return x\n")
+    widths, lengths = _widest(1, tmp_path), _widest(2, tmp_path)
+    # by hand: a, b, rest, c, more; d, e. Statements: x =, if, x +=, def, return d, return x; return d
+    assert widths == {"sub/mod:method": 5, "sub/mod:inner": 2}
+    assert lengths == {"sub/mod:method": 6, "sub/mod:inner": 1}
+    # and the package's walk reaches the engines, the jobs, the readers and the report
+    names = set(_widest(1))
+    assert {"analyses/paired:analyze_pair", "jobs/report:_report", "io/read:read_log",
+            "present/report/document:render_report"} <= names
+
+
+def test_no_new_wide_function_in_the_package():
+    widths = _widest(1)
+    wide = {name: n for name, n in widths.items() if n >= WIDE_AT}
+    new = {name: n for name, n in wide.items() if name not in WIDE_FUNCTIONS}
+    assert new == {}, f"{WIDE_AT} parameters or more: pass the objects that travel (Question, Probe, Tests, Run, " \
+                      "a result) or a small frozen dataclass of the values that go together"
+    wider = {name: (n, WIDE_FUNCTIONS[name]) for name, n in wide.items() if n > WIDE_FUNCTIONS.get(name, n)}
+    assert wider == {}, "wider than listed: the list may only shrink"
+    stale = sorted(set(WIDE_FUNCTIONS) - set(wide))
+    assert stale == [], "no longer wide: take them out of WIDE_FUNCTIONS"
+    assert len(wide) <= len(WIDE_FUNCTIONS)
+
+
+def test_no_new_long_function_in_the_package():
+    lengths = _widest(2)
+    long = {name: n for name, n in lengths.items() if n > LONG_OVER}
+    new = {name: n for name, n in long.items() if name not in LONG_FUNCTIONS}
+    assert new == {}, f"more than {LONG_OVER} statements: make each phase a function of its own"
+    longer = {name: (n, LONG_FUNCTIONS[name]) for name, n in long.items() if n > LONG_FUNCTIONS.get(name, n)}
+    assert longer == {}, "longer than listed: the list may only shrink"
+    stale = sorted(set(LONG_FUNCTIONS) - set(long))
+    assert stale == [], "no longer long: take them out of LONG_FUNCTIONS"

@@ -19,6 +19,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.stats import norm
 
+from probestats.analyses.plan import Sizing
 from probestats.analyses.plan import noise_model, plan_probe
 from probestats.vocabulary import Tests
 from probestats.analyses.plan.mechanisms import choose_mechanisms, infer_rating_scale, metric_kind
@@ -58,8 +59,8 @@ def test_the_tutorial_stand_in_is_promised_what_it_delivers():
     runs = [1, 5, 20]
     predicted = []
     for log in range(3):
-        plan = plan_probe(tutorial_log(rng), metric="steps", items=8, runs=runs, gap=gap, sims=1500, tests=Tests(seed=log),
-                          mdg_range=False)
+        plan = plan_probe(tutorial_log(rng), metric="steps", items=8, runs=runs, gap=gap, tests=Tests(seed=log),
+                          sizing=Sizing(sims=1500, mdg_range=False))
         assert plan.mechanisms.candidates == ("level",) and plan.mechanisms.ruled_out == ("rate",)
         assert {c.mechanism_power for c in plan.cells} == {"level"}
         predicted.append([c.power for c in plan.cells])
@@ -81,7 +82,8 @@ def _poisson(seed=0, cells=300, m=4, lam=4.0):
 def test_where_the_log_cannot_tell_the_headline_is_the_least_promising():
     noise = _poisson()
     assert metric_kind(noise)[0] == "count"
-    plan = plan_probe(noise, items=[8, 12], runs=[5, 20], gap=0.8, heterogeneity=0.0, sims=600, mdg_range=False)
+    plan = plan_probe(noise, items=[8, 12], runs=[5, 20], gap=0.8,
+                      sizing=Sizing(heterogeneity=0.0, sims=600, mdg_range=False))
     assert plan.mechanisms.candidates == ("level", "rate") and plan.mechanisms.several
     for c in plan.cells:
         by = {r.mechanism: r for r in c.by_mechanism}
@@ -111,8 +113,8 @@ def test_a_pilot_reads_how_the_gap_acts():
     # value a's runs spread more than b's by the gap (variance) when the rate rises, not at all when shifted
     rng = np.random.default_rng(7)
     noise = _poisson(seed=1)
-    rate = plan_probe(noise, items=8, runs=5, pilot=_pilot(rng, True), sims=300, mdg_range=False)
-    level = plan_probe(noise, items=8, runs=5, pilot=_pilot(rng, False), sims=300, mdg_range=False)
+    rate = plan_probe(noise, items=8, runs=5, pilot=_pilot(rng, True), sizing=Sizing(sims=300, mdg_range=False))
+    level = plan_probe(noise, items=8, runs=5, pilot=_pilot(rng, False), sizing=Sizing(sims=300, mdg_range=False))
     assert rate.mechanisms.candidates == ("rate",) and rate.mechanisms.source == "pilot"
     assert level.mechanisms.candidates == ("level",) and level.mechanisms.source == "pilot"
     assert "in the pilot, value a's runs spread more" in rate.mechanisms.reason
@@ -128,9 +130,9 @@ def test_a_rating_on_round_numbers_is_a_bounded_rating_not_a_count():
     noise = infer_rating_scale(noise_model(frame, metric="score"))
     assert (noise.floor, noise.ceiling, noise.scale_source) == (0.0, 100.0, "inferred")
     assert choose_mechanisms(noise).candidates == ("level",) and metric_kind(noise)[0] == "rating"
-    plan = plan_probe(frame, metric="score", items=8, runs=5, sims=200, mdg_range=False)
+    plan = plan_probe(frame, metric="score", items=8, runs=5, sizing=Sizing(sims=200, mdg_range=False))
     assert "rating_scale_inferred" in [p.code for p in plan.problems]
-    declared = plan_probe(frame, metric="score", items=8, runs=5, sims=200, mdg_range=False, scale="0:")
+    declared = plan_probe(frame, metric="score", items=8, runs=5, sizing=Sizing(scale="0:", sims=200, mdg_range=False))
     assert declared.noise.ceiling is None and "rating_scale_inferred" not in [p.code for p in declared.problems]
 
 
@@ -154,10 +156,11 @@ def test_skewed_counts_are_a_count_not_a_rating_and_take_a_rate():
     assert noise.ceiling is None and noise.scale_source != "inferred"
     kind, text = metric_kind(noise)
     assert kind == "count" and f"skewness {skew:.2g}" in text and "long right tail" in text
-    plan = plan_probe(frame, metric="m", items=8, runs=2, gap=1.0, sims=200, mdg_range=False)
+    plan = plan_probe(frame, metric="m", items=8, runs=2, gap=1.0, sizing=Sizing(sims=200, mdg_range=False))
     assert "rating_scale_inferred" not in [p.code for p in plan.problems]
     assert plan.mechanisms.kind == "count"
-    rate = plan_probe(frame, metric="m", items=8, runs=2, gap=1.0, sims=200, mdg_range=False, mechanism="rate")
+    rate = plan_probe(frame, metric="m", items=8, runs=2, gap=1.0,
+                      sizing=Sizing(mechanism="rate", sims=200, mdg_range=False))
     assert rate.mechanisms.candidates == ("rate",) and rate.cells[0].mechanism_power == "rate"
     assert "how the gap acts: rate:" in plan_text(rate)
 
@@ -169,12 +172,13 @@ def test_a_named_rate_reads_whole_numbers_as_a_count_and_a_rating_says_why():
     x = mu + 9 * rng.standard_normal(mu.size)
     y = np.clip(np.where(rng.random(mu.size) < 0.7, np.round(x / 5) * 5, np.round(x)), 0, 100)
     frame = pl.DataFrame({"item": np.repeat(np.arange(40), 6), "score": y})
-    plan = plan_probe(frame, metric="score", items=8, runs=5, sims=200, mdg_range=False)
+    plan = plan_probe(frame, metric="score", items=8, runs=5, sizing=Sizing(sims=200, mdg_range=False))
     share = float(np.mean(y[y != 0] % 5 == 0))
     [warned] = [p.message for p in plan.problems if p.code == "rating_scale_inferred"]
     assert f"{share:.0%} of its runs other than 0 on multiples of 5" in warned
     assert "does not start at 0" in warned or "its runs do not start at 0" in warned
-    rate = plan_probe(frame, metric="score", items=8, runs=5, sims=200, mdg_range=False, mechanism="rate")
+    rate = plan_probe(frame, metric="score", items=8, runs=5,
+                      sizing=Sizing(mechanism="rate", sims=200, mdg_range=False))
     assert rate.noise.ceiling is None and rate.mechanisms.kind == "count"
     assert "rating_scale_inferred" not in [p.code for p in rate.problems]
 
@@ -189,14 +193,14 @@ def test_a_plan_too_large_is_refused_before_any_simulation(monkeypatch):
     noise = _poisson(cells=50)
     with pytest.raises(OptionError, match=r"sizes 500 designs .* more than the limit of 60 without a time budget "
                                           r"\(estimated about .*\); plan fewer designs, or give time_budget"):
-        plan_probe(noise, items=list(range(1, 501)), runs=5, sims=2000)
+        plan_probe(noise, items=list(range(1, 501)), runs=5, sizing=Sizing(sims=2000))
     with pytest.raises(OptionError, match=r"estimated to take about .* more than the limit of about 10 min"):
-        plan_probe(noise, items=[3000, 5000], runs=[2], sims=2000)
+        plan_probe(noise, items=[3000, 5000], runs=[2], sizing=Sizing(sims=2000))
     big = noise_model(pl.DataFrame({"item": np.repeat(np.arange(60_000), 2), "x": np.tile([1.0, 2.0], 60_000)}),
                       metric="x")
     with pytest.raises(OptionError, match=r"120,000 runs for each design, more than the limit of 100,000 runs; "
                                           r"turn the range off \(mdg_range=False\)"):
-        plan_probe(big, items=8, runs=5, sims=100)
+        plan_probe(big, items=8, runs=5, sizing=Sizing(sims=100))
 
 
 def test_the_command_refuses_a_huge_grid_in_one_line(tmp_path, capsys):
@@ -227,13 +231,13 @@ def test_a_time_budget_stops_refining_and_says_how_precise(monkeypatch):
         return real(*args, **kwargs)
 
     monkeypatch.setattr(table, "draw_probes", slow_draw)
-    plan = plan_probe(_poisson(cells=100), items=[8, 10], runs=[5], sims=300, time_budget=5.0)
+    plan = plan_probe(_poisson(cells=100), items=[8, 10], runs=[5], sizing=Sizing(sims=300, time_budget=5.0))
     assert plan.precision is not None and "time budget of 5 s ran out" in plan.precision
     assert "time_budget" in [p.code for p in plan.problems]
     assert all(c.mdg_range is None for c in plan.cells)
     assert "precision: the time budget" in plan_text(plan)
     with pytest.raises(OptionError, match="time_budget=0"):
-        plan_probe(_poisson(cells=100), items=8, runs=5, sims=100, time_budget=0)
+        plan_probe(_poisson(cells=100), items=8, runs=5, sizing=Sizing(sims=100, time_budget=0))
 
 
 def test_progress_goes_to_standard_error_when_it_is_not_a_terminal(monkeypatch):
@@ -245,7 +249,7 @@ def test_progress_goes_to_standard_error_when_it_is_not_a_terminal(monkeypatch):
     out = io.StringIO()
     console = Console(file=out, force_terminal=False, width=200)
     with plan_text_module.plan_progress(console) as progress:
-        plan_probe(1.0, items=[8, 10], runs=[2, 3], sims=200, progress=progress)
+        plan_probe(1.0, items=[8, 10], runs=[2, 3], progress=progress, sizing=Sizing(sims=200))
     lines = out.getvalue().splitlines()
     assert lines and all(line.startswith("plan: ") and " of 4 designs simulated in " in line and "s left" in line
                          for line in lines)
@@ -261,8 +265,8 @@ def test_an_upward_mdg_past_the_room_the_ceiling_leaves_is_always_marked(m, zero
     y = np.ones(12)
     y[rng.choice(12, zeros, replace=False)] = 0.0
     frame = pl.DataFrame({"item": np.repeat(np.arange(12 // m), m), "x": y})
-    plan = plan_probe(frame, metric="x", items=8, runs=20, heterogeneity=0.0, sims=200, tests=Tests(seed=seed % 1000),
-                      mdg_range=False)
+    plan = plan_probe(frame, metric="x", items=8, runs=20, tests=Tests(seed=seed % 1000),
+                      sizing=Sizing(heterogeneity=0.0, sims=200, mdg_range=False))
     c = plan.cells[0]
     if c.mdg_up is not None and math.isfinite(c.mdg_up) and not c.mdg_up_near_bound:
         assert c.mdg_up <= 1.0 - y.mean()
@@ -270,8 +274,8 @@ def test_an_upward_mdg_past_the_room_the_ceiling_leaves_is_always_marked(m, zero
 
 def test_one_cell_of_twelve_runs_at_a_rate_near_one_marks_its_upward_mdg():
     y = np.array([1.0] * 11 + [0.0])
-    plan = plan_probe(pl.DataFrame({"item": [1] * 12, "x": y}), metric="x", items=8, runs=20, heterogeneity=0.0,
-                      sims=300, mdg_range=False)
+    plan = plan_probe(pl.DataFrame({"item": [1] * 12, "x": y}), metric="x", items=8, runs=20,
+                      sizing=Sizing(heterogeneity=0.0, sims=300, mdg_range=False))
     c = plan.cells[0]
     assert c.mdg_up is None or math.isinf(c.mdg_up) or c.mdg_up_near_bound
 

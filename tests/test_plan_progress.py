@@ -8,6 +8,7 @@ import io
 from click.testing import CliRunner
 from rich.console import Console
 
+from probestats.analyses.plan import Sizing
 import probestats.present.words.plan as plan_text
 from probestats.analyses.plan import plan_probe
 from probestats.cli import cli
@@ -17,7 +18,7 @@ def draw(terminal: bool, enabled: bool) -> str:
     out = io.StringIO()
     console = Console(file=out, force_terminal=terminal, width=100)
     with plan_text.plan_progress(console, enabled=enabled) as progress:
-        plan_probe(1.0, items=[30], runs=[2, 3], sims=200, progress=progress)
+        plan_probe(1.0, items=[30], runs=[2, 3], progress=progress, sizing=Sizing(sims=200))
     return out.getvalue()
 
 

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from scipy.optimize import brentq
 from scipy.stats import norm
 
+from probestats.analyses.plan import Sizing
 import probestats
 from probestats.errors import ColumnError, OptionError, ProbestatsError
 from probestats.vocabulary import Tests
@@ -293,14 +294,14 @@ def test_a_pilots_interval_gives_the_power_at_both_ends():
         "variant": np.tile(np.repeat(["formal", "casual"], 10), 8),
         "steps": np.concatenate([np.concatenate([stand_in(rng, 10), stand_in(rng, 10, shift=x)]) for x in shifts]),
     })
-    plan = plan_probe(noise, metric="steps", items=[8, 12], runs=[2, 5], gap=1.0, pilot=pilot, sims=600,
-                      tests=Tests(seed=3), mdg_range=False, mechanism="level")
+    plan = plan_probe(noise, metric="steps", items=[8, 12], runs=[2, 5], gap=1.0, pilot=pilot, tests=Tests(seed=3),
+                      sizing=Sizing(mechanism="level", sims=600, mdg_range=False))
     het = plan.heterogeneity
     assert het.tau_low <= plan.tau <= het.tau_high and het.too_small and het.items_needed == 20
     for cell in plan.cells:
         # the same simulated probes at each end of the interval: a plan that states tau there gives the same power
-        ends = [plan_probe(noise, metric="steps", items=cell.items, runs=cell.runs, gap=1.0, heterogeneity=t,
-                           sims=600, tests=Tests(seed=3), mdg_range=False, mechanism="level").cells[0].power
+        ends = [plan_probe(noise, metric="steps", items=cell.items, runs=cell.runs, gap=1.0, tests=Tests(seed=3),
+                           sizing=Sizing(heterogeneity=t, mechanism="level", sims=600, mdg_range=False)).cells[0].power
                 for t in (het.tau_low, het.tau_high)]
         assert cell.power_tau_range == (min(ends + [cell.power]), max(ends + [cell.power]))
         assert cell.power_tau_range[0] < cell.power_tau_range[1]
@@ -315,10 +316,11 @@ def test_a_pilots_interval_gives_the_power_at_both_ends():
     [small] = [p.message for p in plan.problems if p.code == "small_pilot"]
     assert "too few to estimate it" in small and "20 items or more" in small
     # without a gap there is no power to range; without a pilot no interval
-    assert plan_probe(noise, metric="steps", items=8, runs=2, pilot=pilot, sims=200, mdg_range=False,
-                      mechanism="level").cells[0].power_tau_range is None
-    assert plan_probe(noise, metric="steps", items=8, runs=2, gap=1.0, heterogeneity=0.3, sims=200,
-                      mdg_range=False, mechanism="level").cells[0].power_tau_range is None
+    assert plan_probe(noise, metric="steps", items=8, runs=2, pilot=pilot,
+                      sizing=Sizing(mechanism="level", sims=200, mdg_range=False)).cells[0].power_tau_range is None
+    assert plan_probe(noise, metric="steps", items=8, runs=2, gap=1.0,
+                      sizing=Sizing(heterogeneity=0.3, mechanism="level", sims=200,
+                                    mdg_range=False)).cells[0].power_tau_range is None
 
 
 @pytest.mark.parametrize("tau", [0.0, 0.5])
@@ -326,7 +328,8 @@ def test_power_equals_closed_form_at_six_items(tau):
     # Two-sided, 6 items: p = 2/64 when all gaps share a sign, else >= 4/64 > 0.05; so
     # power = P(all same sign) with gaps ~ N(delta, sigma^2 * 2/k + tau^2)
     sigma, k, delta = 1.2, 5, 0.9
-    r = power_sign_flip(gap=delta, items=6, runs=k, noise=sigma, heterogeneity=tau, sims=4000, seed=3)
+    r = power_sign_flip(gap=delta, items=6, runs=k, noise=sigma,
+                        tests=Tests(seed=3), sizing=Sizing(heterogeneity=tau, sims=4000))
     exact = all_same_sign(delta, math.sqrt(sigma ** 2 * 2 / k + tau ** 2), 6)
     assert abs(r.power - exact) < z3(r.power_se)
     assert r.power_se == pytest.approx(math.sqrt(r.power * (1 - r.power) / 4000))
@@ -335,17 +338,19 @@ def test_power_equals_closed_form_at_six_items(tau):
 def test_sign_test_power_equals_closed_form_at_eight_items():
     # sign test, 8 items: 8-0 gives p = 2/256; 7-1 gives 2*9/256 = 0.0703 > 0.05
     sigma, k, delta = 1.0, 4, 0.5
-    r = power_sign_flip(gap=delta, items=8, runs=k, noise=sigma, sims=4000, seed=4)
+    r = power_sign_flip(gap=delta, items=8, runs=k, noise=sigma, tests=Tests(seed=4), sizing=Sizing(sims=4000))
     exact = all_same_sign(delta, sigma * math.sqrt(2 / k), 8)
     assert abs(r.power_sign_test - exact) < z3(math.sqrt(exact * (1 - exact) / 4000))
 
 
 def test_one_sided_power_at_five_items():
     # "greater", 5 items: p = 1/32 only when all five gaps are positive
-    r = power_sign_flip(gap=0.8, items=5, runs=3, noise=1.0, alternative="greater", sims=4000, seed=5)
+    r = power_sign_flip(gap=0.8, items=5, runs=3, noise=1.0,
+                        tests=Tests(alternative="greater", seed=5), sizing=Sizing(sims=4000))
     exact = norm.cdf(0.8 / math.sqrt(2 / 3)) ** 5
     assert abs(r.power - exact) < z3(r.power_se)
-    less = power_sign_flip(gap=0.8, items=5, runs=3, noise=1.0, alternative="less", sims=4000, seed=5)
+    less = power_sign_flip(gap=0.8, items=5, runs=3, noise=1.0,
+                           tests=Tests(alternative="less", seed=5), sizing=Sizing(sims=4000))
     assert abs(less.power - exact) < z3(less.power_se)
 
 
@@ -353,7 +358,8 @@ def test_mdg_matches_closed_form_at_six_items():
     sigma, k = 1.2, 10
     spread = sigma * math.sqrt(2 / k)
     x = brentq(lambda d: all_same_sign(d, spread, 6) - 0.8, 0, 10 * spread)
-    r = power_sign_flip(gap=None, items=6, runs=k, power=0.8, noise=sigma, sims=4000, seed=6)
+    r = power_sign_flip(gap=None, items=6, runs=k, power=0.8, noise=sigma,
+                        tests=Tests(seed=6), sizing=Sizing(sims=4000))
     # MC error of the MDG: power SE at 0.8 divided by the slope of power in the gap
     slope = 6 * norm.pdf(x / spread) * norm.cdf(x / spread) ** 5 / spread
     assert abs(r.gap - x) < 3 * math.sqrt(0.8 * 0.2 / 4000) / slope + 2e-3 * x
@@ -363,15 +369,18 @@ def test_mdg_matches_closed_form_at_six_items():
 def test_fewest_runs_matches_closed_form():
     # 6 items, gap 0.8, sigma 1.5: closed-form power at k runs is P(all same sign)
     need = next(k for k in range(1, 200) if all_same_sign(0.8, 1.5 * math.sqrt(2 / k), 6) >= 0.8)
-    r = power_sign_flip(gap=0.8, items=6, runs=None, power=0.8, noise=1.5, sims=3000, seed=7)
+    r = power_sign_flip(gap=0.8, items=6, runs=None, power=0.8, noise=1.5,
+                        tests=Tests(seed=7), sizing=Sizing(sims=3000))
     assert abs(r.runs - need) <= 1
     assert r.power >= 0.8
 
 
 def test_fewest_items_reaches_target_and_one_fewer_does_not():
-    r = power_sign_flip(gap=0.5, items=None, runs=5, power=0.8, noise=1.0, sims=1000, seed=8)
+    r = power_sign_flip(gap=0.5, items=None, runs=5, power=0.8, noise=1.0,
+                        tests=Tests(seed=8), sizing=Sizing(sims=1000))
     assert r.items >= 6 and r.power >= 0.8
-    fewer = power_sign_flip(gap=0.5, items=r.items - 1, runs=5, noise=1.0, sims=1000, seed=8)
+    fewer = power_sign_flip(gap=0.5, items=r.items - 1, runs=5, noise=1.0,
+                            tests=Tests(seed=8), sizing=Sizing(sims=1000))
     assert fewer.power < 0.8
 
 
@@ -379,7 +388,7 @@ def test_fewest_items_reaches_target_and_one_fewer_does_not():
 
 
 def test_five_items_can_never_reach_significance():
-    plan = plan_probe(1.2, items=[5, 6], runs=[5, 20], gap=1.0, sims=300)
+    plan = plan_probe(1.2, items=[5, 6], runs=[5, 20], gap=1.0, sizing=Sizing(sims=300))
     d = json.loads(json.dumps(plan.to_dict()))
     five = [c for c in d["cells"] if c["items"] == 5]
     assert [c["mdg"] for c in five] == [None, None]
@@ -398,8 +407,8 @@ def test_five_items_can_never_reach_significance():
 
 
 def test_plan_json_contract_and_assumed_heterogeneity():
-    plan = plan_probe(noise=str(SAMPLES / "style_noise.csv"), metric="steps", items="6,8", runs=[5, 20],
-                      gap=0.75, sims=300, tests=Tests(seed=1))
+    plan = plan_probe(noise=str(SAMPLES / "style_noise.csv"), metric="steps", items="6,8", runs=[5, 20], gap=0.75,
+                      tests=Tests(seed=1), sizing=Sizing(sims=300))
     d = json.loads(json.dumps(plan.to_dict()))
     for key in ("sigma_run", "tau", "tau_source", "alpha", "target_power", "cells", "problems"):
         assert key in d
@@ -412,18 +421,19 @@ def test_plan_json_contract_and_assumed_heterogeneity():
     assert "upper bound" in codes["heterogeneity_assumed"]["message"]
     assert "upper bound" in plan_text(plan)
     assert plan.to_frame().height == 4
-    no_gap = plan_probe(1.0, items=8, runs=5, sims=200).to_dict()
+    no_gap = plan_probe(1.0, items=8, runs=5, sizing=Sizing(sims=200)).to_dict()
     assert no_gap["cells"][0]["power"] is None and no_gap["cells"][0]["mdg"] is not None
-    stated = plan_probe(1.0, items=8, runs=5, heterogeneity=0.3, sims=200).to_dict()
+    stated = plan_probe(1.0, items=8, runs=5, sizing=Sizing(heterogeneity=0.3, sims=200)).to_dict()
     assert stated["tau_source"] == "assumed" and stated["tau"] == 0.3
     assert "heterogeneity_assumed" not in {p["code"] for p in stated["problems"]}
 
 
 def test_plan_is_reproducible_and_reports_progress():
     seen = []
-    a = plan_probe(1.0, items=[6, 8], runs=3, gap=0.8, sims=300, tests=Tests(seed=11), progress=lambda d, t: seen.append((d, t)))
-    b = plan_probe(1.0, items=[6, 8], runs=3, gap=0.8, sims=300, tests=Tests(seed=11))
-    c = plan_probe(1.0, items=[6, 8], runs=3, gap=0.8, sims=300, tests=Tests(seed=12))
+    a = plan_probe(1.0, items=[6, 8], runs=3, gap=0.8, tests=Tests(seed=11),
+                   progress=lambda d, t: seen.append((d, t)), sizing=Sizing(sims=300))
+    b = plan_probe(1.0, items=[6, 8], runs=3, gap=0.8, tests=Tests(seed=11), sizing=Sizing(sims=300))
+    c = plan_probe(1.0, items=[6, 8], runs=3, gap=0.8, tests=Tests(seed=12), sizing=Sizing(sims=300))
     assert a.to_dict() == b.to_dict() and a.to_dict() != c.to_dict()
     # a growing share within each design, a whole number when each design is done
     assert [d for d, _ in seen] == sorted(d for d, _ in seen) and {t for _, t in seen} == {2}
@@ -435,13 +445,13 @@ def test_library_errors():
     with pytest.raises(OptionError, match="exactly one"):
         power_sign_flip(gap=1.0, items=8, noise=1.0)
     with pytest.raises(OptionError, match="alpha"):
-        power_sign_flip(gap=1.0, items=8, runs=5, noise=1.0, alpha=1.5)
+        power_sign_flip(gap=1.0, items=8, runs=5, noise=1.0, tests=Tests(alpha=1.5))
     with pytest.raises(OptionError, match="not both"):
-        plan_probe(1.0, items=8, runs=5, pilot=[{"item": 1}], heterogeneity=0.2)
+        plan_probe(1.0, items=8, runs=5, pilot=[{"item": 1}], sizing=Sizing(heterogeneity=0.2))
     with pytest.raises(OptionError, match="whole numbers"):
         plan_probe(1.0, items="8,x", runs=5)
     with pytest.raises(ProbestatsError, match="alternative"):
-        power_sign_flip(gap=1.0, items=8, runs=5, noise=1.0, alternative="bigger")
+        power_sign_flip(gap=1.0, items=8, runs=5, noise=1.0, tests=Tests(alternative="bigger"))
 
 
 def test_exported_from_package():
@@ -471,8 +481,8 @@ def test_calibration_homogeneous_gap():
     noise = noise_frame(rng, items=8, runs=300)          # 4800 runs: sigma known to ~1%
     gap = expected_steps(0.0) - expected_steps(1.0)
     # the stand-in's gap moves a latent level by whole steps (its spread stays), not a rate: mechanism="level"
-    plan = plan_probe(noise, metric="steps", items=8, runs=[1, 2, 5, 10], gap=gap, heterogeneity=0.0,
-                      sims=3000, tests=Tests(seed=1), mechanism="level")
+    plan = plan_probe(noise, metric="steps", items=8, runs=[1, 2, 5, 10], gap=gap, tests=Tests(seed=1),
+                      sizing=Sizing(heterogeneity=0.0, mechanism="level", sims=3000))
     probes = 1500
     for cell in plan.cells:
         emp = empirical_rate(rng, probes, 8, cell.runs, lambda r, n: np.ones(n))
@@ -498,8 +508,8 @@ def test_calibration_heterogeneous_gap_from_pilot():
     x, w = np.polynomial.hermite_e.hermegauss(40)
     gap = float(sum(wi * (expected_steps(0.0) - expected_steps(1.0 + 0.6 * xi)) for xi, wi in zip(x, w))
                 / w.sum())
-    plan = plan_probe(noise, metric="steps", items=8, runs=[2, 10, 30], gap=gap, pilot=pilot,
-                      sims=3000, tests=Tests(seed=2), mechanism="level")
+    plan = plan_probe(noise, metric="steps", items=8, runs=[2, 10, 30], gap=gap, pilot=pilot, tests=Tests(seed=2),
+                      sizing=Sizing(mechanism="level", sims=3000))
     assert plan.tau_source == "pilot" and 0.5 < plan.tau < 0.7
     probes = 1500
     for cell in plan.cells:
@@ -507,7 +517,8 @@ def test_calibration_heterogeneous_gap_from_pilot():
         se = math.sqrt(max(emp * (1 - emp), 1e-4) / probes)
         assert abs(emp - cell.power) < z3(se, cell.power_se) + 0.015, (cell.runs, emp, cell.power)
     # heterogeneity costs power: the same design with tau = 0 is at least as powerful
-    upper = plan_probe(noise, metric="steps", items=8, runs=30, gap=gap, heterogeneity=0.0, sims=3000, tests=Tests(seed=2))
+    upper = plan_probe(noise, metric="steps", items=8, runs=30, gap=gap, tests=Tests(seed=2),
+                       sizing=Sizing(heterogeneity=0.0, sims=3000))
     assert upper.cells[0].power >= plan.cells[-1].power
 
 
@@ -516,7 +527,7 @@ def test_sample_logs_published_detection_rates():
     # two items 0, so tau = sd(1,1,1,1,1,1,0,0) = 0.433), 20 seeds detected the gap in 83%
     # and 5 seeds in 46%.
     plan = plan_probe(str(SAMPLES / "style_noise.csv"), metric="steps", items=8, runs=[5, 20], gap=0.75,
-                      heterogeneity=math.sqrt(0.75 * 0.25), sims=3000, tests=Tests(seed=0))
+                      tests=Tests(seed=0), sizing=Sizing(heterogeneity=math.sqrt(0.75 * 0.25), sims=3000))
     five, twenty = plan.cells
     assert abs(twenty.power - 0.83) < z3(math.sqrt(0.83 * 0.17 / 200), twenty.power_se)
     assert abs(five.power - 0.46) < z3(math.sqrt(0.46 * 0.54 / 200), five.power_se)
@@ -534,9 +545,9 @@ design = st.fixed_dictionaries({
 SIMS = 600
 
 
-def pw(d, gap, **over):
-    kw = dict(gap=gap, items=d["items"], runs=d["runs"], noise=d["sigma"], heterogeneity=d["tau"],
-              sims=SIMS, seed=9)
+def pw(d, gap, alternative="two-sided", **over):
+    kw = dict(gap=gap, items=d["items"], runs=d["runs"], noise=d["sigma"],
+              sizing=Sizing(heterogeneity=d["tau"], sims=SIMS), tests=Tests(seed=9, alternative=alternative))
     kw.update(over)
     return power_sign_flip(**kw)
 
@@ -592,7 +603,7 @@ def test_cli_plan_json(capsys):
 
     with cli_spelling():
         lib = plan_probe(str(SAMPLES / "style_noise.csv"), metric="steps", items=[5, 8], runs=[5, 20], gap=0.75,
-                         sims=200)
+                         sizing=Sizing(sims=200))
     assert {"schema_version": 2, **json.loads(json.dumps(lib.to_dict()))} == d
 
 
@@ -629,14 +640,14 @@ def test_mdg_for_design_with_unequal_runs():
     g = d.gaps(0.41)
     assert np.allclose(g * 6, np.round(g * 6))           # means over 3 and 2 runs: steps of 1/6
     assert (g - d.gaps(0.0)).mean() == pytest.approx(0.41, abs=0.01)
-    even = mdg_for_design(m, 8, 20, 20, sims=1000, mechanism="level")
-    ragged = mdg_for_design(m, 8, [20] * 7 + [10], [20] * 8, sims=1000, mechanism="level")
-    fewer = mdg_for_design(m, 8, 10, 10, sims=1000, mechanism="level")
+    even = mdg_for_design(m, 8, 20, 20, sizing=Sizing(mechanism="level", sims=1000))
+    ragged = mdg_for_design(m, 8, [20] * 7 + [10], [20] * 8, sizing=Sizing(mechanism="level", sims=1000))
+    fewer = mdg_for_design(m, 8, 10, 10, sizing=Sizing(mechanism="level", sims=1000))
     assert even < ragged < fewer
     # closed form for 6 items with normal noise: P(all same sign) = 0.8
     spread = 1.2 * math.sqrt(1 / 4 + 1 / 6)
     x = brentq(lambda v: all_same_sign(v, spread, 6) - 0.8, 0, 10)
-    got = mdg_for_design(NoiseModel.stated(1.2), 6, 4, 6, sims=4000, seed=1)
+    got = mdg_for_design(NoiseModel.stated(1.2), 6, 4, 6, tests=Tests(seed=1), sizing=Sizing(sims=4000))
     slope = 6 * norm.pdf(x / spread) * norm.cdf(x / spread) ** 5 / spread
     assert abs(got - x) < 3 * math.sqrt(0.8 * 0.2 / 4000) / slope + 2e-3 * x
 
@@ -661,15 +672,15 @@ def test_infinite_and_huge_noise_values_are_refused_with_one_error_line(tmp_path
 
 def test_huge_gap_sigma_and_tau_are_refused():
     with pytest.raises(OptionError, match="gap must be a finite number of ordinary size"):
-        plan_probe(1.0, items=8, runs=5, gap=1e300, sims=50)
+        plan_probe(1.0, items=8, runs=5, gap=1e300, sizing=Sizing(sims=50))
     with pytest.raises(OptionError, match="gap must be a finite number"):
         power_sign_flip(gap=float("nan"), items=8, runs=5, noise=1.0)
     with pytest.raises(OptionError, match="too large to simulate"):
-        plan_probe(1.0, items=8, runs=5, heterogeneity=1e300, sims=50)
+        plan_probe(1.0, items=8, runs=5, sizing=Sizing(heterogeneity=1e300, sims=50))
     with pytest.raises(OptionError, match="too large to simulate"):
         NoiseModel.stated(1e300)
     # an ordinary large scale still works: power depends only on gap / sigma (a closed form at 6 items)
-    r = power_sign_flip(gap=0.9e50, items=6, runs=5, noise=1.2e50, sims=4000, seed=3)
+    r = power_sign_flip(gap=0.9e50, items=6, runs=5, noise=1.2e50, tests=Tests(seed=3), sizing=Sizing(sims=4000))
     exact = all_same_sign(0.9, 1.2 * math.sqrt(2 / 5), 6)
     assert abs(r.power - exact) < z3(r.power_se)
 
@@ -683,7 +694,7 @@ def test_pilot_must_compare_two_different_values():
 def test_power_curve_names_item_counts_that_can_never_reach_significance():
     from probestats.present.plots.power import power_curve
 
-    plan = plan_probe(1.2, items=[5, 8], runs=[2, 10], gap=1.0, sims=200)
+    plan = plan_probe(1.2, items=[5, 8], runs=[2, 10], gap=1.0, sizing=Sizing(sims=200))
     ax = power_curve(plan)
     labels = [line.get_label() for line in ax.get_lines()]
     # 5 items: 2/32 > 0.05 (never); 8 items: 2/256 < 0.05
@@ -738,7 +749,8 @@ def test_calibration_bounded_zero_one_metric():
     p_cells = noise.group_by("item", "variant").agg(pl.col("picked").mean())["picked"].to_numpy()
     probes = 1200
     for gap, runs in ((0.1, [2, 5, 10]), (0.25, [3])):
-        plan = plan_probe(m, items=10, runs=runs, gap=gap, heterogeneity=0.0, sims=3000, tests=Tests(seed=5))
+        plan = plan_probe(m, items=10, runs=runs, gap=gap,
+                          tests=Tests(seed=5), sizing=Sizing(heterogeneity=0.0, sims=3000))
         for cell in plan.cells:
             emp = bernoulli_rate(rng, probes, 10, cell.runs, 0.85, gap)
             se = math.sqrt(max(emp * (1 - emp), 1e-4) / probes)
@@ -754,9 +766,10 @@ def test_unclipped_simulation_overstated_power_near_the_ceiling():
     # a gap of 0.25 on a rate of 0.85 pushed runs to 1.10 on average, a gap the metric cannot show.
     rng = np.random.default_rng(99)
     noise = bernoulli_noise(rng)
-    kw = dict(items=8, runs=3, gap=0.25, heterogeneity=0.0, sims=3000, tests=Tests(seed=3))
-    clipped = plan_probe(noise, metric="picked", **kw).cells[0]
-    unclipped = plan_probe(noise, metric="picked", scale=":", **kw).cells[0]
+    kw = dict(items=8, runs=3, gap=0.25, tests=Tests(seed=3))
+    clipped = plan_probe(noise, metric="picked", sizing=Sizing(heterogeneity=0.0, sims=3000), **kw).cells[0]
+    unclipped = plan_probe(noise, metric="picked", sizing=Sizing(heterogeneity=0.0, scale=":", sims=3000),
+                           **kw).cells[0]
     emp = bernoulli_rate(rng, 1500, 8, 3, 0.85, 0.25)
     se = math.sqrt(emp * (1 - emp) / 1500)
     assert unclipped.power - clipped.power > 0.15 + z3(clipped.power_se, unclipped.power_se)
@@ -801,14 +814,14 @@ def test_judge_scale_runs_stay_on_the_scale_and_means_move_by_the_clipped_gap():
     with pytest.raises(OptionError, match="expected LOW:HIGH"):
         noise_model(frame, metric="score", scale="1-5")
     with pytest.raises(OptionError, match="not a stated sigma"):
-        plan_probe(1.0, items=8, runs=5, scale="1:5", sims=50)
+        plan_probe(1.0, items=8, runs=5, sizing=Sizing(scale="1:5", sims=50))
 
 
 def test_an_unbounded_count_stays_unbounded():
     # style_noise.csv: steps from 1 to 9, one run at each end: no floor or ceiling is read
     m = noise_model(str(SAMPLES / "style_noise.csv"), metric="steps")
     assert (m.floor, m.ceiling, m.scale_source) == (None, None, None)
-    plan = plan_probe(m, items=8, runs=5, gap=0.75, sims=200)
+    plan = plan_probe(m, items=8, runs=5, gap=0.75, sizing=Sizing(sims=200))
     assert "bounded_metric" not in {p.code for p in plan.problems}
     assert plan.cells[0].gap_realized == 0.75
     # counts that pile up at 0 have a floor there, and no ceiling
@@ -863,7 +876,7 @@ def test_bounded_gaps_never_fall_as_the_gap_rises(which, runs, tau, g, extra, al
        st.sampled_from([None, 0.0, 0.05]), st.floats(0.0, 0.3), st.floats(0.02, 0.3))
 def test_power_rises_with_gap_for_a_bounded_metric(which, items, runs, tau, g, extra):
     noise = ZERO_ONE if which == "zero_one" else JUDGE
-    kw = dict(items=items, runs=runs, noise=noise, heterogeneity=tau, sims=SIMS, seed=9)
+    kw = dict(items=items, runs=runs, noise=noise, sizing=Sizing(heterogeneity=tau, sims=SIMS), tests=Tests(seed=9))
     lo, hi = power_sign_flip(gap=g, **kw), power_sign_flip(gap=g + extra, **kw)
     assert hi.power >= lo.power - z3(lo.power_se, hi.power_se)
     assert hi.gap_realized >= lo.gap_realized
@@ -949,32 +962,33 @@ def test_scale_shift_gaps_never_fall_as_the_gap_grows(g, step, seed):
 
 
 def test_scale_shift_is_stated_and_refused_where_it_cannot_apply():
-    plan = plan_probe(_poisson_noise(cells=300), items=8, runs=20, sims=200, mechanism="scale")
+    plan = plan_probe(_poisson_noise(cells=300), items=8, runs=20, sizing=Sizing(mechanism="scale", sims=200))
     out = plan.to_dict()
     assert out["mechanisms"]["candidates"] == ["scale"] and "rate" in out["gap_model"]
     assert "how the gap acts: scale" in plan_text(plan)
     # Poisson counts: the log cannot tell a shift of the count from a change of its rate, so both are simulated
-    default = plan_probe(_poisson_noise(cells=300), items=8, runs=20, sims=200).to_dict()
+    default = plan_probe(_poisson_noise(cells=300), items=8, runs=20, sizing=Sizing(sims=200)).to_dict()
     assert default["mechanisms"]["candidates"] == ["level", "rate"]
     signed = pl.DataFrame({"item": [1, 1, 2, 2], "x": [-1.0, 1.0, 0.5, -0.5]})
     with pytest.raises(OptionError, match="0 or more"):
-        plan_probe(signed, metric="x", items=8, runs=5, sims=50, mechanism="scale")
+        plan_probe(signed, metric="x", items=8, runs=5, sizing=Sizing(mechanism="scale", sims=50))
     with pytest.raises(OptionError, match="noise log"):
-        plan_probe(1.0, items=8, runs=5, sims=50, mechanism="scale")
+        plan_probe(1.0, items=8, runs=5, sizing=Sizing(mechanism="scale", sims=50))
     with pytest.raises(OptionError, match="expected one of auto, level, rate, scale"):
-        plan_probe(_poisson_noise(cells=30), items=8, runs=5, sims=50, mechanism="log")
+        plan_probe(_poisson_noise(cells=30), items=8, runs=5, sizing=Sizing(mechanism="log", sims=50))
 
 
 def test_two_sided_mdg_is_searched_both_ways_near_a_ceiling():
     # a 0/1 metric at rate 0.9: upward the items can gain at most 0.1, downward much more
     y = (np.random.default_rng(5).random(4000) < 0.9).astype(float)
     noise = noise_model(pl.DataFrame({"item": np.repeat(np.arange(2000), 2), "x": y}), metric="x")
-    plan = plan_probe(noise, items=12, runs=5, sims=600, heterogeneity=0.0)
+    plan = plan_probe(noise, items=12, runs=5, sizing=Sizing(heterogeneity=0.0, sims=600))
     c = plan.to_dict()["cells"][0]
     assert c["mdg_up"] is None                      # unreachable upward: the ceiling comes first
     assert c["mdg_down"] is not None and c["mdg"] == c["mdg_down"]
     assert "MDG up" in plan_text(plan) and "never" in plan_text(plan)
-    one = plan_probe(noise, items=12, runs=5, sims=600, heterogeneity=0.0, tests=Tests(alternative="less")).to_dict()["cells"][0]
+    one = plan_probe(noise, items=12, runs=5,
+                     tests=Tests(alternative="less"), sizing=Sizing(heterogeneity=0.0, sims=600)).to_dict()["cells"][0]
     assert one["mdg_up"] is None and one["mdg_down"] is not None
 
 
@@ -1003,8 +1017,8 @@ def test_the_mdg_range_holds_the_mdg_and_narrows_with_a_larger_noise_log():
         y = rng.poisson(np.repeat(rng.gamma(4.0, 1.0, cells), 5)).astype(float)
         return pl.DataFrame({"item": np.repeat(np.arange(cells), 5), "x": y})
 
-    small = plan_probe(log(30), metric="x", items=8, runs=10, sims=600, heterogeneity=0.0)
-    large = plan_probe(log(480), metric="x", items=8, runs=10, sims=600, heterogeneity=0.0)
+    small = plan_probe(log(30), metric="x", items=8, runs=10, sizing=Sizing(heterogeneity=0.0, sims=600))
+    large = plan_probe(log(480), metric="x", items=8, runs=10, sizing=Sizing(heterogeneity=0.0, sims=600))
     widths = []
     for plan in (small, large):
         c = plan.cells[0]
@@ -1020,8 +1034,8 @@ def test_the_mdg_range_holds_the_mdg_and_narrows_with_a_larger_noise_log():
     # 16 times the runs: narrower (it narrows as 1/sqrt(runs) down to the floor the simulation error of the
     # reported MDG and of the few simulated probes per resampled log sets)
     assert widths[1] < widths[0], widths
-    assert plan_probe(1.2, items=8, runs=10, sims=200).cells[0].mdg_range is None       # a stated sigma
-    assert plan_probe(log(30), metric="x", items=8, runs=10, sims=200, mdg_range=False).to_dict()[
+    assert plan_probe(1.2, items=8, runs=10, sizing=Sizing(sims=200)).cells[0].mdg_range is None       # a stated sigma
+    assert plan_probe(log(30), metric="x", items=8, runs=10, sizing=Sizing(sims=200, mdg_range=False)).to_dict()[
         "mdg_range_noise_runs_to_halve"] is None
 
 
@@ -1063,7 +1077,7 @@ def test_no_mdg_lies_beyond_a_0_1_metrics_ceiling():
     for seed in (0, 3, 7):
         y = (np.random.default_rng(seed).random(2000) < 0.9).astype(float)
         frame = pl.DataFrame({"item": np.repeat(np.arange(400), 5), "x": y})
-        c = plan_probe(frame, metric="x", items=8, runs=20, sims=400, heterogeneity=0.0).cells[0]
+        c = plan_probe(frame, metric="x", items=8, runs=20, sizing=Sizing(heterogeneity=0.0, sims=400)).cells[0]
         room = 1 - y.mean()
         assert c.mdg_up is None or math.isinf(c.mdg_up) or c.mdg_up <= room + 1e-12
         assert c.mdg_up_range is None or c.mdg_up_range[1] == math.inf or c.mdg_up_range[1] <= room + 1e-12
@@ -1098,7 +1112,7 @@ def test_the_noise_log_messages_count_with_their_nouns():
 
 def test_a_design_that_can_never_reach_significance_is_named_with_its_items():
     # 5 items: the smallest two-sided sign-flip p is 2/2^5 = 0.0625 > 0.05; 6 items give 2/64
-    (five,) = [p.message for p in plan_probe(1.2, items=[5, 6], runs=[5], gap=1.0, sims=100).problems
+    (five,) = [p.message for p in plan_probe(1.2, items=[5, 6], runs=[5], gap=1.0, sizing=Sizing(sims=100)).problems
                if p.code == "never_significant"]
     assert five == ("with 5 items the smallest attainable p (0.0625) exceeds alpha 0.05: such a design could never "
                     "reach significance, whatever the gap; use at least 6 items")
@@ -1135,7 +1149,8 @@ def test_an_mdg_within_the_logs_uncertainty_of_the_ceiling_is_marked_not_promise
     for seed in range(4):
         y = (np.random.default_rng([26, 1, seed]).random(200) < 0.9).astype(float)
         plan = plan_probe(pl.DataFrame({"item": np.repeat(np.arange(40), 5), "x": y}), metric="x", items=8,
-                          runs=20, heterogeneity=0.0, sims=300, tests=Tests(seed=seed), mdg_range=False)
+                          runs=20, tests=Tests(seed=seed),
+                          sizing=Sizing(heterogeneity=0.0, sims=300, mdg_range=False))
         c = plan.cells[0]
         means = y.reshape(40, 5).mean(axis=1)
         runs_sd = math.sqrt(float(np.mean(y.reshape(40, 5).var(axis=1, ddof=1))))
@@ -1155,7 +1170,7 @@ def test_an_mdg_within_the_logs_uncertainty_of_the_ceiling_is_marked_not_promise
     # at a rate of 0.5 the MDG (about 0.3) is far from either bound: nothing is marked
     y = (np.random.default_rng(5).random(200) < 0.5).astype(float)
     plan = plan_probe(pl.DataFrame({"item": np.repeat(np.arange(40), 5), "x": y}), metric="x", items=8, runs=20,
-                      heterogeneity=0.0, sims=300, mdg_range=False)
+                      sizing=Sizing(heterogeneity=0.0, sims=300, mdg_range=False))
     assert not plan.cells[0].mdg_up_near_bound and not plan.cells[0].mdg_down_near_bound
     assert "mdg_near_bound" not in {p.code for p in plan.problems}
 
@@ -1240,3 +1255,29 @@ def test_the_pilots_chi_square_quantiles_are_scipys_to_the_last_bit():
     tail = 0.05
     n = next(n for n in range(3, 200) if chi2.isf(tail, n - 1) / chi2.ppf(tail, n - 1) <= 4.0)
     assert pilot_items_needed(0.9, 4.0) == n
+
+
+def test_the_sizing_and_the_pilots_values_reach_the_simulation():
+    # a Pilot's a and b are the values compared (the pilot's gap is a minus b); the Sizing's target power is the
+    # MDG's; power_sign_flip takes its target from power= and refuses another on the Sizing, and a Tests choice it
+    # has no use for
+    from probestats.analyses.plan import Pilot
+
+    rng = np.random.default_rng(5)
+    noise = noise_frame(rng, items=8, runs=20)
+    pilot = pl.DataFrame({"item": np.repeat(np.arange(8), 8).astype(str),
+                          "variant": np.tile(np.repeat(["formal", "casual"], 4), 8),
+                          "steps": np.concatenate([np.concatenate([stand_in(rng, 4, shift=1.0), stand_in(rng, 4)])
+                                                   for _ in range(8)])})
+    kw = dict(metric="steps", items=8, runs=5, tests=Tests(seed=1), sizing=Sizing(sims=200, mdg_range=False))
+    ab = plan_probe(noise, pilot=Pilot(pilot, a="formal", b="casual"), **kw).heterogeneity
+    ba = plan_probe(noise, pilot=Pilot(pilot, a="casual", b="formal"), **kw).heterogeneity
+    assert (ab.a, ab.b, ba.a, ba.b) == ("formal", "casual", "casual", "formal")
+    assert ab.average_gap == pytest.approx(-ba.average_gap) and ab.average_gap < 0   # stand_in's shift lowers
+    low = mdg_for_design(NoiseModel.stated(1.2), 8, 10, 10, sizing=Sizing(sims=400))
+    high = mdg_for_design(NoiseModel.stated(1.2), 8, 10, 10, sizing=Sizing(power=0.95, sims=400))
+    assert high > low
+    with pytest.raises(OptionError, match="target power from power="):
+        power_sign_flip(gap=None, items=8, runs=5, power=0.8, noise=1.0, sizing=Sizing(power=0.9))
+    with pytest.raises(OptionError, match="does not apply to a power calculation"):
+        power_sign_flip(gap=1.0, items=8, runs=5, noise=1.0, tests=Tests(correction="bh"))

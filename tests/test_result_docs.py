@@ -13,6 +13,7 @@ import typing
 import polars as pl
 import pytest
 
+from probestats.analyses.plan import Sizing
 import probestats
 
 PROBE = "sample_logs/style_probe.csv"
@@ -116,7 +117,7 @@ def results():
         "Comparison": probestats.compare(PROBE, "sample_logs/style_probe.jsonl", metric="steps"),
         "FramingResult": probestats.framing("sample_logs/framing_long.csv", targets="sample_logs/framing_targets.csv"),
         "Plan": probestats.plan("sample_logs/style_noise.csv", metric="steps", items=[6, 8], runs=[5], sims=50),
-        "PowerResult": probestats.power_sign_flip(0.5, 8, 5, noise=noise, sims=50),
+        "PowerResult": probestats.power_sign_flip(0.5, 8, 5, noise=noise, sizing=Sizing(sims=50)),
         "TestResult": probestats.sign_flip_test([1.0, 2.0, 3.0]),
     }
 

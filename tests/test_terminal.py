@@ -8,6 +8,7 @@ import io
 import pytest
 from rich.console import Console
 
+from probestats.analyses.plan import Sizing
 import probestats
 from probestats.analyses.compare import Comparison, compare_runs
 from probestats.analyses.factors import FactorAnalysis
@@ -57,7 +58,7 @@ def test_render_terminal_picks_the_printer_by_type():
     assert "interaction" in printed(factors)
     assert "change (after − before)" in printed(compare_runs(probe, probe, metric="steps"))
     assert "Lean toward" in printed(analyze_framing(demo_rows()))
-    plan = plan_probe(NoiseModel.stated(1.0, "steps"), items=[6], runs=[2], sims=50)
+    plan = plan_probe(NoiseModel.stated(1.0, "steps"), items=[6], runs=[2], sizing=Sizing(sims=50))
     assert printed(plan).startswith("sigma per run: 1 steps (stated)\n")
     checked = probestats.validate(probe, metric="steps")
     assert "(the first two in the log; choose with --a/--b)" in printed(checked)

@@ -330,11 +330,13 @@ def between_groups_test(gaps, labels, *, n_resamples: int = 10_000, seed: int | 
     rng = np.random.default_rng(seed)
     tol = 1e-9 * max(observed, float(np.sum((gaps - gaps.mean()) ** 2)))
     hits, done, chunk = 0, 0, max(1, 2_000_000 // max(1, n))
+    weights = np.tile(gaps, min(chunk, n_resamples))   # each shuffle's gaps in place, laid out once
+    steps = np.arange(chunk)[:, None] * k
     while done < n_resamples:
         m = min(chunk, n_resamples - done)
         shuffled = shuffled_labels(rng.random((m, n)), codes)   # the same draws, whatever the chunk
-        cells = (np.arange(m)[:, None] * k + shuffled).ravel()
-        sums = np.bincount(cells, weights=np.broadcast_to(gaps, (m, n)).ravel(), minlength=m * k).reshape(m, k)
+        shuffled += steps[:m]
+        sums = np.bincount(shuffled.ravel(), weights=weights[:m * n], minlength=m * k).reshape(m, k)
         hits += int(np.count_nonzero(spread(sums) >= observed - tol))
         done += m
     p = (hits + 1) / (n_resamples + 1)

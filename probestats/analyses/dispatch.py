@@ -44,6 +44,7 @@ def __getattr__(name: str):
     if name == "AnalysisResult":
         # lazy: analyses.factors is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.factors import FactorAnalysis
+        # lazy: analyses.many is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.many import ManyAnalysis
 
         union = Union[Analysis, ManyAnalysis, FactorAnalysis, MetricsAnalysis]
@@ -323,6 +324,7 @@ def _factor_groups(log, question, probe, tests):
 
     # lazy: analyses.factors is off the paired analysis's path (tests/test_start.py)
     from probestats.analyses.factors import analyze_factors, factor_set
+    # lazy: looked up when called, so a test's replacement of it on its module is seen
     from probestats.io.read import read_log
 
     metric, by = question.metric, question.by

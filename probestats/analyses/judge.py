@@ -77,6 +77,7 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Sequence
 
 import numpy as np
@@ -558,23 +559,88 @@ def analyze_order(
         An order column without exactly two values, or two verdicts for one item, order
         (and repetition).
     """
+    check_vocabulary(alpha=alpha, correction=correction)
+    check_chance(chance)
+    rules = _order_rules(verdicts, choice, response)
     # lazy: looked up when called, so a test's replacement of it on its module is seen
     from probestats.io.read import read_log
 
-    check_vocabulary(alpha=alpha, correction=correction)
-    check_chance(chance)
+    log = read_log(log, **(read_options or {}))
+    frame, columns = _order_columns(log, order, choice=choice, response=response, by=by, repetition=repetition)
+    frame = _with_verdicts(frame, log, columns, rules, whole=choice is not None)
+    orders = _two_orders(frame, log, columns)
+    o1, o2 = orders
+    if own_first is not None and str(own_first) not in orders:
+        raise OptionError(f"{opt('own_first', own_first)}: not a value of {_header(log, columns.order)}; give the "
+                          f"order that shows the answer first, one of {', '.join(repr(o) for o in orders)}")
+    pairs, incomplete, problems = _verdict_pairs(frame, log, columns, orders)
+    first_under = o1 if own_first is None else str(own_first)
+    answer = None if own_first is None else f"its own answer (shown first under '{first_under}')"
+    rate_of = {"orders": (o1, o2), "first_under": first_under, "chance": chance, "answer": answer}
+    confidence = 1 - alpha
+    groups = _order_groups(frame, pairs, incomplete, log, columns, confidence, rate_of)
+    order_p = adjust([g.order_test_p for g in groups], correction)
+    flip_p = adjust([None if g.sign_flip is None else g.sign_flip.pvalue for g in groups], correction)
+    groups = [replace(g, order_test_p_adjusted=a, sign_flip_p_adjusted=b) for g, a, b in zip(groups, order_p, flip_p)]
+    choice_p = adjust([None if g.choice is None else g.choice.pvalue for g in groups], correction)
+    groups = [g if g.choice is None else
+              replace(g, choice=(lambda c: replace(c, reading=_reading(c, alpha)))(replace(g.choice, p_adjusted=p)))
+              for g, p in zip(groups, choice_p)]
+    unparsed = _unparsed_problem(frame, log, columns, rules)
+    problems = [*problems, *([unparsed] if unparsed is not None else [])]
+    header = partial(_header, log)
+    result = JudgeResult(groups=tuple(groups), order=header(columns.order), orders=(o1, o2),
+                         by=tuple(header(b) for b in columns.by),
+                         repetition=header(columns.repetition) if columns.repetition else None,
+                         source=columns.source, column=header(columns.text), rules=rules, alpha=alpha,
+                         confidence=confidence, correction=correction, problems=tuple(problems),
+                         log_source=str(log.source))
+    return replace(result, verdict=order_verdict(result))
+
+
+@dataclass(frozen=True)
+class _OrderColumns:
+    """The columns an order probe reads: the ``order``, the verdict's column (``text``, a reply or a choice,
+    said by ``source``), the judge columns (``by``) and the repetition's (None without one)."""
+
+    order: str
+    text: str
+    source: str
+    by: tuple
+    repetition: str | None = None
+
+    @property
+    def keys(self) -> list[str]:
+        """The columns that name one judgment: the judge's, the item, the repetition."""
+        return [*self.by, "item", *([self.repetition] if self.repetition else [])]
+
+
+def _header(log, column):
+    """The log's own header of a column."""
+    return log.columns.get(column, column)
+
+
+def _rows_of(log, sub: pl.DataFrame) -> tuple[int, ...]:
+    """The log's row numbers of ``sub``'s rows (the first :data:`_ROWS`)."""
+    return tuple(log.rows(sub["_row"].head(_ROWS).to_list()))
+
+
+def _order_rules(verdicts, choice, response) -> tuple:
+    """The rules that read a verdict: the reply's patterns, or how a choice column's labels map to slots."""
     if choice is not None and response is not None:
         raise OptionError("give the judge's reply (response) or the slot it chose (choice), not both")
-    if choice is None:
-        if not verdicts:
-            raise OptionError(f"{opt('verdicts')}: give the rules that read a reply, for example "
-                              + either("verdicts=['first=[[A]]', 'second=[[B]]']",
-                                       " ".join(opt("verdicts", rule) for rule in ("first=[[A]]", "second=[[B]]")))
-                              + f" (or {opt('choice', 'COL')} when the log holds the slot chosen)")
-        rules = parse_rules(verdicts)
-    else:
-        rules = choice_rules(verdicts)
-    log = read_log(log, **(read_options or {}))
+    if choice is not None:
+        return choice_rules(verdicts)
+    if not verdicts:
+        raise OptionError(f"{opt('verdicts')}: give the rules that read a reply, for example "
+                          + either("verdicts=['first=[[A]]', 'second=[[B]]']",
+                                   " ".join(opt("verdicts", rule) for rule in ("first=[[A]]", "second=[[B]]")))
+                          + f" (or {opt('choice', 'COL')} when the log holds the slot chosen)")
+    return parse_rules(verdicts)
+
+
+def _order_columns(log, order, *, choice, response, by, repetition) -> tuple[pl.DataFrame, _OrderColumns]:
+    """The log's rows and the columns the options name, each checked to be there and to be a different one."""
     frame = log.frame
     if frame.height == 0:
         raise ValidationError([Problem("error", "empty_log", f"{log.source} has no data rows; add rows below the header")])
@@ -597,32 +663,34 @@ def analyze_order(
     if len(set(used)) != len(used):
         raise OptionError(f"{opt('order')}, the verdict column, {opt('by')}, {opt('repetition')} and the item column "
                           "must be different columns")
+    return frame, _OrderColumns(order_col, text_col, source, tuple(by), rep_col)
 
-    def header(c):
-        return log.columns.get(c, c)
 
-    def rows_of(sub: pl.DataFrame) -> tuple[int, ...]:
-        return tuple(log.rows(sub["_row"].head(_ROWS).to_list()))
-
-    problems: list[Problem] = list(log.problems)
-    for c in (text_col, order_col):
+def _with_verdicts(frame: pl.DataFrame, log, order_columns: _OrderColumns, rules, *, whole: bool) -> pl.DataFrame:
+    """The rows with each verdict read by the ``rules`` (``_verdict``, ``_reason``), its text and its order,
+    the keys as text (a choice column's values are matched ``whole``)."""
+    for c in (order_columns.text, order_columns.order):
         if isinstance(frame[c].dtype, (pl.List, pl.Array)):
-            raise ColumnError(f"{header(c)} holds lists, not one value per row; {explode_fix(c, seeds=False)}")
-    # ---- verdicts
-    texts = frame[text_col].cast(pl.String)
-    read = extract_all(texts.to_list(), rules, whole=choice is not None)
-    frame = frame.with_columns(
+            raise ColumnError(f"{_header(log, c)} holds lists, not one value per row; {explode_fix(c, seeds=False)}")
+    texts = frame[order_columns.text].cast(pl.String)
+    read = extract_all(texts.to_list(), rules, whole=whole)
+    return frame.with_columns(
         pl.Series("_verdict", [v.label for v in read], dtype=pl.String),
         pl.Series("_reason", [v.reason for v in read], dtype=pl.String),
         texts.alias("_text"),
-        pl.col(order_col).cast(pl.String).alias("_order"),
-        *[pl.col(c).cast(pl.String) for c in [*by, "item", *([rep_col] if rep_col else [])]],
+        pl.col(order_columns.order).cast(pl.String).alias("_order"),
+        *[pl.col(c).cast(pl.String) for c in order_columns.keys],
     )
-    # ---- the two orders
+
+
+def _two_orders(frame: pl.DataFrame, log, order_columns: _OrderColumns) -> list[str]:
+    """The two values of the order column, in order of appearance; refused unless every row has one of exactly
+    two, and each judgment one verdict per order."""
+    header, order_col = partial(_header, log), order_columns.order
     missing = frame.filter(pl.col("_order").is_null())
     if missing.height:
         raise ValidationError([Problem("error", "missing_order", f"{missing.height} rows have no {header(order_col)}; "
-                                       "fill the order column", rows_of(missing), header(order_col))])
+                                       "fill the order column", _rows_of(log, missing), header(order_col))])
     orders = frame["_order"].unique(maintain_order=True).to_list()
     if len(orders) != 2:
         shown = ", ".join(repr(o) for o in orders[:10])
@@ -632,7 +700,7 @@ def analyze_order(
             "exactly two, one per order of the answers (filter the others out with "
             f"{either('probe=Probe(where=SQL)', '--where SQL')})",
             (), header(order_col))])
-    keys = [*by, "item", *([rep_col] if rep_col else [])]
+    keys = order_columns.keys
     dup = frame.filter(pl.len().over([*keys, "_order"]) > 1)
     if dup.height:
         first = dup.row(0, named=True)
@@ -642,15 +710,16 @@ def analyze_order(
             f"{count_of(dup.height, 'row')} give a second verdict for the same item and order (first: {where}, "
             f"order {first['_order']}); name the column that tells them apart with {opt('repetition', 'COL')} "
             f"or {opt('by', 'COL')}",
-            rows_of(dup), header(text_col))])
-    # ---- pairs of verdicts
+            _rows_of(log, dup), header(order_columns.text))])
+    return orders
+
+
+def _verdict_pairs(frame: pl.DataFrame, log, order_columns: _OrderColumns, orders) -> tuple:
+    """Each judgment's two verdicts side by side (those judged in both orders), the judgments judged in one
+    order only, and the problems so far (the log's, and a warning naming those judgments)."""
     o1, o2 = orders
-    if own_first is not None and str(own_first) not in orders:
-        raise OptionError(f"{opt('own_first', own_first)}: not a value of {header(order_col)}; give the order that "
-                          f"shows the answer first, one of {', '.join(repr(o) for o in orders)}")
-    first_under = o1 if own_first is None else str(own_first)
-    answer = None if own_first is None else f"its own answer (shown first under '{first_under}')"
-    rate_of = {"orders": (o1, o2), "first_under": first_under, "chance": chance, "answer": answer}
+    keys = order_columns.keys
+    problems: list[Problem] = list(log.problems)
     pairs = (frame.group_by(keys, maintain_order=True)
              .agg(pl.col("_verdict").filter(pl.col("_order") == o1).first().alias("v1"),
                   pl.col("_verdict").filter(pl.col("_order") == o2).first().alias("v2"),
@@ -663,42 +732,40 @@ def analyze_order(
             "warning", "missing_order",
             f"{count_of(incomplete.height, 'item')} were judged in one order only ({names}); they are left out "
             "of every figure but the extraction rate (run the other order)",
-            rows_of(frame.join(incomplete.select(keys), on=keys, nulls_equal=True)), header(order_col)))
-    pairs = item_verdicts(pairs.filter(pl.col("has1") & pl.col("has2")))
+            _rows_of(log, frame.join(incomplete.select(keys), on=keys, nulls_equal=True)),
+            _header(log, order_columns.order)))
+    return item_verdicts(pairs.filter(pl.col("has1") & pl.col("has2"))), incomplete, problems
 
-    confidence = 1 - alpha
+
+def _order_groups(frame, pairs, incomplete, log, order_columns: _OrderColumns, confidence, rate_of) -> list:
+    """The figures of each judge (one partition per ``by`` group, in order of first appearance), or of the
+    whole log."""
+    by, rows_of = list(order_columns.by), partial(_rows_of, log)
+    if not by:
+        return [_group({}, frame, pairs, incomplete.height, order_columns.repetition, confidence, rows_of, rate_of)]
     groups: list[OrderGroup] = []
-    if by:  # one partition per judge, in order of first appearance
-        rows_by, pairs_by, incomplete_by = (f.partition_by(by, as_dict=True, maintain_order=True)
-                                            for f in (frame, pairs, incomplete))
-        empty_pairs, empty_incomplete = pairs.clear(), incomplete.clear()
-        for key_tuple, sub_rows in rows_by.items():
-            groups.append(_group(dict(zip(by, key_tuple)), sub_rows, pairs_by.get(key_tuple, empty_pairs),
-                                 incomplete_by.get(key_tuple, empty_incomplete).height, rep_col, confidence,
-                                 rows_of, rate_of))
-    else:
-        groups.append(_group({}, frame, pairs, incomplete.height, rep_col, confidence, rows_of, rate_of))
-    order_p = adjust([g.order_test_p for g in groups], correction)
-    flip_p = adjust([None if g.sign_flip is None else g.sign_flip.pvalue for g in groups], correction)
-    groups = [replace(g, order_test_p_adjusted=a, sign_flip_p_adjusted=b) for g, a, b in zip(groups, order_p, flip_p)]
-    choice_p = adjust([None if g.choice is None else g.choice.pvalue for g in groups], correction)
-    groups = [g if g.choice is None else
-              replace(g, choice=(lambda c: replace(c, reading=_reading(c, alpha)))(replace(g.choice, p_adjusted=p)))
-              for g, p in zip(groups, choice_p)]
+    rows_by, pairs_by, incomplete_by = (f.partition_by(by, as_dict=True, maintain_order=True)
+                                        for f in (frame, pairs, incomplete))
+    empty_pairs, empty_incomplete = pairs.clear(), incomplete.clear()
+    for key_tuple, sub_rows in rows_by.items():
+        groups.append(_group(dict(zip(by, key_tuple)), sub_rows, pairs_by.get(key_tuple, empty_pairs),
+                             incomplete_by.get(key_tuple, empty_incomplete).height, order_columns.repetition,
+                             confidence, rows_of, rate_of))
+    return groups
+
+
+def _unparsed_problem(frame: pl.DataFrame, log, order_columns: _OrderColumns, rules) -> Problem | None:
+    """The warning listing the replies no rule could read, None when every one was read."""
     unparsed = int(frame["_verdict"].null_count())
-    if unparsed:
-        bad = frame.filter(pl.col("_verdict").is_null())
-        problems.append(Problem(
-            "warning", "unparsed_verdict",
-            f"{count_of(unparsed, 'reply', 'replies')} of {frame.height} could not be read by the rules "
-            f"({', '.join(str(r) for r in rules)}): they match no pattern, patterns of several slots, or are blank; "
-            "they are listed, not guessed (fix the rules or the replies)",
-            rows_of(bad), header(text_col)))
-    result = JudgeResult(groups=tuple(groups), order=header(order_col), orders=(o1, o2),
-                       by=tuple(header(b) for b in by), repetition=header(rep_col) if rep_col else None,
-                       source=source, column=header(text_col), rules=rules, alpha=alpha, confidence=confidence,
-                       correction=correction, problems=tuple(problems), log_source=str(log.source))
-    return replace(result, verdict=order_verdict(result))
+    if not unparsed:
+        return None
+    bad = frame.filter(pl.col("_verdict").is_null())
+    return Problem(
+        "warning", "unparsed_verdict",
+        f"{count_of(unparsed, 'reply', 'replies')} of {frame.height} could not be read by the rules "
+        f"({', '.join(str(r) for r in rules)}): they match no pattern, patterns of several slots, or are blank; "
+        "they are listed, not guessed (fix the rules or the replies)",
+        _rows_of(log, bad), _header(log, order_columns.text))
 
 
 def _unparsed(rows: pl.DataFrame, rows_of) -> dict:

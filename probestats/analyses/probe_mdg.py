@@ -14,6 +14,7 @@ import polars as pl
 
 from probestats.checks.schema import Checked
 from probestats.errors import count_of, either
+from probestats.vocabulary import Tests
 
 
 def noise_rows(noise_checked: Checked) -> pl.DataFrame:
@@ -87,8 +88,9 @@ def probe_mdg(noise_checked, metric, main, tests) -> tuple:
     runs_a, runs_b = main.runs_per_value()
     single = noise_rows(noise_checked) is not noise_checked.frame
     model = noise_model(noise_rows(noise_checked), metric=metric)
-    found, pending = design_mdg_later(model, items=main.n_items, runs_a=runs_a, runs_b=runs_b, alpha=alpha,
-                                      alternative=alternative)
+    # the simulation's own seed (0), not the analysis's: the MDG of a design does not move with --seed
+    found, pending = design_mdg_later(model, items=main.n_items, runs_a=runs_a, runs_b=runs_b,
+                                      tests=Tests(alpha=alpha, alternative=alternative))
     method = (f"simulated power of the exact sign-flip test ({alternative}) ≥ 0.8 at alpha {alpha:g}, "
               f"{count_of(main.n_items, 'item')}, {runs_a}/{runs_b} runs per value, noise σ from the same-versus-same log, "
               "no heterogeneity between items assumed (an optimistic bound)")

@@ -138,6 +138,7 @@ def _axes(axes) -> list[str]:
 def _with_axes(result, axes):
     # lazy: analyses.axes is off the paired analysis's path (tests/test_start.py)
     from probestats.analyses.axes import with_axes
+    # lazy: analyses.many is off the paired analysis's path (tests/test_start.py)
     from probestats.analyses.many import ManyAnalysis
 
     if not isinstance(result, ManyAnalysis):

@@ -11,7 +11,7 @@ import io
 from pathlib import Path
 
 from probestats.analyses.cells import cells_checked
-from probestats.analyses.plan import noise_model, plan_probe
+from probestats.analyses.plan import Pilot, Sizing, noise_model, plan_probe
 from probestats.errors import OptionError, either, opt
 from probestats.jobs.inputs import cell_inputs, refuse_row_options
 from probestats.present.plots.power import power_curve
@@ -41,7 +41,9 @@ def plan(noise=None, *, metric, pilot=None, a=None, b=None, heterogeneity=None, 
     metric : str
         The metric column.
     pilot, a, b, heterogeneity, gap, power, sims, scale, mechanism, mdg_range, time_budget
-        As for :func:`probestats.plan_probe`.
+        As for :func:`probestats.plan_probe` (``a`` and ``b`` name the pilot's values, as
+        :class:`~probestats.analyses.plan.Pilot` does; the others are the fields of its
+        :class:`~probestats.analyses.plan.Sizing`).
     items, runs : sequence of int or "N,N" strings
         The designs (default :data:`DEFAULT_ITEMS` x :data:`DEFAULT_RUNS`).
     tests : Tests, optional
@@ -80,10 +82,11 @@ def plan(noise=None, *, metric, pilot=None, a=None, b=None, heterogeneity=None, 
         noise_log = probe.apply(noise_log, metric=metric)
         pilot_log = probe.apply(pilot_log, metric=metric, a=a, b=b) if pilot_log is not None else None
     model = noise_model(noise_log, metric, scale=scale)
+    sizing = Sizing(power=power, heterogeneity=heterogeneity, mechanism=mechanism, sims=sims, mdg_range=mdg_range,
+                    time_budget=time_budget)
     result = plan_probe(model, items=list(items) or list(DEFAULT_ITEMS), runs=list(runs) or list(DEFAULT_RUNS),
-                        gap=gap, metric=metric, pilot=pilot_log, heterogeneity=heterogeneity, power=power, sims=sims,
-                        tests=tests, a=a, b=b, mechanism=mechanism, progress=progress, mdg_range=mdg_range,
-                        time_budget=time_budget)
+                        gap=gap, metric=metric, pilot=None if pilot_log is None else Pilot(pilot_log, a, b),
+                        progress=progress, tests=tests, sizing=sizing)
     if plot is not None:
         _draw(result, Path(plot))
     return result

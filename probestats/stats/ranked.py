@@ -51,7 +51,7 @@ def shuffled_labels(keys: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """``labels[np.argsort(keys, axis=1)]``: each row of ``keys`` (in [0, 1), ``Generator.random``'s draws)
     orders the ``labels`` (whole numbers below 65,536), the same orders.
 
-    Each key's leading 32 bits (of ``floor(key * 2**53)``) are ordered by two stable radix passes of 16 bits
+    Each key's leading 32 bits (``floor(key * 2**32)``) are ordered by two stable radix passes of 16 bits
     (the lower first), the label carried beside them; where the leading bits of a row's keys differ, their
     order is the keys' order. A row in which two keys share them is ordered by ``np.argsort``, so ties
     between keys keep the order it gives them; so are rows outside :data:`RADIX_KEYS`, and keys outside
@@ -64,15 +64,16 @@ def shuffled_labels(keys: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """
     m, n = keys.shape
     if (not RADIX_KEYS[0] <= n <= RADIX_KEYS[1] or keys.dtype != np.float64 or labels.min() < 0
-            or labels.max() >= 1 << 16 or not (np.all(keys >= 0.0) and np.all(keys < 1.0))):
+            or labels.max() >= 1 << 16 or not (keys.min() >= 0.0 and keys.max() < 1.0)):   # nan fails both
         return labels[np.argsort(keys, axis=1)]
-    whole = (keys * 2.0 ** 53).astype(np.uint64)   # floor: monotone in the key
-    carried = (whole >> np.uint64(21)) << np.uint64(32)   # the leading 32 bits above the label
+    leading = (keys * 2.0 ** 32).astype(np.uint32)   # floor(key * 2**32): monotone in the key
+    carried = leading.astype(np.uint64)
+    carried <<= np.uint64(32)   # the leading 32 bits above the label
     carried |= labels.astype(np.uint64)
     offsets = (np.arange(m) * n)[:, None]
-    for digit in (whole >> np.uint64(21), None):   # the lower 16 of the 32 bits, then the upper
-        digit = (carried >> np.uint64(48)) if digit is None else digit
-        order = np.argsort(digit.astype(np.uint16), axis=1, kind="stable")
+    for digit in (leading.astype(np.uint16), None):   # the lower 16 of the 32 bits, then the upper
+        order = np.argsort((carried >> np.uint64(48)).astype(np.uint16) if digit is None else digit, axis=1,
+                           kind="stable")
         order += offsets
         carried = carried.ravel()[order.ravel()].reshape(m, n)
     leading = carried >> np.uint64(32)

@@ -8,6 +8,7 @@ One module per idea:
 - :mod:`~probestats.analyses.plan.simulate`: simulated probes of one design and the exact test's decisions;
 - :mod:`~probestats.analyses.plan.search`: the minimum detectable gap of one design, and power solved for;
 - :mod:`~probestats.analyses.plan.ranges`: the MDG's range over plausible noise logs, and a bound's room;
+- :mod:`~probestats.analyses.plan.sizing`: the sizing question besides the test (:class:`Sizing`), and a pilot;
 - :mod:`~probestats.analyses.plan.limits`: the work a plan may do, checked before it starts;
 - :mod:`~probestats.analyses.plan.table`: the plan over a grid of designs, and a report's power curve.
 
@@ -23,10 +24,13 @@ from probestats.analyses.plan.ranges import (RANGE_METHOD, RANGE_SPREADS, Design
                                              mdg_ranges,
                                              mdg_sim_error, mdg_with_range, mean_bounds, resampled_noise, room_left)
 from probestats.analyses.plan.search import PowerResult, mdg_for_design, power_sign_flip
+from probestats.analyses.plan.sizing import Pilot, Sizing
 from probestats.analyses.plan.table import (DesignPower, MechanismResult, Plan, PlanCell, design_power, plan_probe,
                                             with_design_power)
 
 __all__ = [
+    "Sizing",
+    "Pilot",
     "NoiseModel",
     "Heterogeneity",
     "Mechanisms",

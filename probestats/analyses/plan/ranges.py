@@ -12,8 +12,10 @@ from probestats.analyses.plan.mechanisms import engine_shift
 from probestats.analyses.plan.search import (design_search, least_promising, mdg_both_ways, mdg_sim_error,
                                              reached_sizes, realized_toward)
 from probestats.analyses.plan.simulate import Draws, draw_probes, runs_array
+from probestats.analyses.plan.sizing import Sizing
 from probestats.stats.distributions import t_ppf
 from probestats.stats.hypotests import min_attainable_p
+from probestats.vocabulary import Tests, as_tests
 
 __all__ = ["RANGE_METHOD", "RANGE_REPLICATES", "RANGE_SPREADS", "RANGE_MIN_SIMS", "RANGE_MAX_WORK", "RANGE_MIN_CELLS",
            "MEAN_BOUND_LEVEL", "resampled_noise", "mdg_sim_error", "mdg_ranges", "mdg_with_range", "DesignMDG",
@@ -142,34 +144,34 @@ def _range_of(size: float, base: float, others: list[float], room: float, sim_er
     return min(low, size, room), min(max(high, size), room) if math.isfinite(high) else math.inf
 
 
-def mdg_ranges(noise: NoiseModel, replicas, items: int, runs_a, runs_b, reported, *, tau: float, alpha: float,
-               target: float, alternative: str, sims: int, seed, shift: str, reported_sims: int | None = None,
-               coupled: bool = False):
-    """The range of the MDG in each direction over the resampled noise logs ``replicas`` (see RANGE_METHOD).
+def mdg_ranges(models, items: int, runs_a, runs_b, reported, tests: Tests, sizing: Sizing, shift: str):
+    """The range of the MDG in each direction over resampled noise logs (see RANGE_METHOD).
 
-    ``reported`` is ``(up, down)``, the MDG found on the plan's own simulation of ``reported_sims`` probes
-    (``sims``, the probes per resampled log, when not given). Returns ``(up_range, down_range)``, each
-    ``(low, high)`` or None (a direction not searched or unreachable); ``high`` is inf when a resampled log
-    reaches no MDG, and never beyond the metric's bounds. With ``coupled``, ``replicas`` are
-    :func:`coupled_models` already (the noise log's own first), as a plan builds them once for all its designs.
+    ``models`` are the noise log's model and its resampled logs', as :func:`coupled_models` gives them (the
+    log's own first; a plan builds them once for all its designs). ``reported`` is ``(up, down)``, the MDG found
+    on the plan's own simulation of ``sizing.sims`` probes; each resampled log is simulated on a tenth of them (at
+    least :data:`RANGE_MIN_SIMS`), from the seeds ``[tests.seed, 1]``, with tau ``sizing.tau``. Returns
+    ``(up_range, down_range)``, each ``(low, high)`` or None (a direction not searched or unreachable); ``high``
+    is inf when a resampled log reaches no MDG, and never beyond the metric's bounds.
     """
     ka = runs_array(runs_a, items, "runs_a")
     kb = runs_array(runs_b, items, "runs_b")
-    sim_error = mdg_sim_error(int(reported_sims or sims), alpha, target, alternative)
+    tau, seed = sizing.tau, None if tests.seed is None else [tests.seed, 1]
+    sims = max(RANGE_MIN_SIMS, int(sizing.sims) // 10)
+    sim_error = mdg_sim_error(int(sizing.sims), tests.alpha, sizing.power, tests.alternative)
     signs = tuple(s for s, size in zip((1.0, -1.0), reported) if size is not None)
     found, start = [], None
-    models = replicas if coupled else coupled_models(noise, replicas)
     for model in models:
         draws = draw_probes(model, items, ka, kb, sims, seed, shift)
         gap_sd = model.sigma_run * math.sqrt(float(np.mean(1.0 / ka + 1.0 / kb)))
-        guess = None
+        starts = {sign: None for sign in signs}
         if start is not None:   # each resampled log's search starts at the log's own MDG, scaled by the sigmas
             ratio = model.sigma_run / found[0][2] if found[0][2] > 0 else 1.0
-            guess = tuple(None if x is None or not math.isfinite(x) else x * ratio for x in start)
-        both = mdg_both_ways(draws, items, gap_sd, tau, alpha, target, alternative, guess=guess, signs=signs,
-                             rel_tol=RANGE_REL_TOL)
+            starts = {sign: None if start[sign] is None or not math.isfinite(start[sign]) else start[sign] * ratio
+                      for sign in signs}
+        both = mdg_both_ways(draws, items, gap_sd, tests, sizing, starts=starts, rel_tol=RANGE_REL_TOL)
         if start is None:
-            start = (both.up, both.down)
+            start = {1.0: both.up, -1.0: both.down}
         found.append((reached_sizes(draws, both, tau), draws, model.sigma_run))
     found = [(r, d) for r, d, _ in found]
     (own, own_draws), out = found[0], []
@@ -188,21 +190,19 @@ def mdg_ranges(noise: NoiseModel, replicas, items: int, runs_a, runs_b, reported
     return out[0], out[1]
 
 
-def mdg_with_range(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05, power: float = 0.8,
-                   heterogeneity: float | None = None, sims: int = 2000, seed: int | None = 0,
-                   alternative: str = "two-sided", mechanism: str = "auto"):
+def mdg_with_range(noise_model, items: int, runs_a, runs_b, *, tests: Tests | None = None,
+                   sizing: Sizing | None = None):
     """The MDG of the design actually run, as :func:`mdg_for_design` finds it, and its range over plausible
     noise logs of the same size (:data:`RANGE_METHOD`; None for a stated sigma, a design that could never
     reach significance, or one beyond :data:`RANGE_MAX_WORK`). Costs a few times the MDG's own simulation.
 
     >>> from probestats.analyses.plan.noise import noise_model
     >>> rows = [{"item": i, "x": float(y)} for i in range(30) for y in np.random.default_rng(i).normal(0, 1, 4)]
-    >>> mdg, (low, high) = mdg_with_range(noise_model(rows, metric="x"), 8, 10, 10, sims=400)
+    >>> mdg, (low, high) = mdg_with_range(noise_model(rows, metric="x"), 8, 10, 10, sizing=Sizing(sims=400))
     >>> bool(low <= mdg <= high)
     True
     """
-    found = design_mdg(noise_model, items, runs_a, runs_b, alpha=alpha, power=power, heterogeneity=heterogeneity,
-                       sims=sims, seed=seed, alternative=alternative, mechanism=mechanism)
+    found = design_mdg(noise_model, items, runs_a, runs_b, tests=tests, sizing=sizing)
     return found.mdg, found.range
 
 
@@ -232,9 +232,8 @@ class DesignMDG:
     near_bound: bool
 
 
-def design_mdg(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05, power: float = 0.8,
-               heterogeneity: float | None = None, sims: int = 2000, seed: int | None = 0,
-               alternative: str = "two-sided", mechanism: str = "auto") -> DesignMDG:
+def design_mdg(noise_model, items: int, runs_a, runs_b, *, tests: Tests | None = None,
+               sizing: Sizing | None = None) -> DesignMDG:
     """:func:`mdg_with_range` with the MDG's direction and whether the metric's bound leaves room for it.
 
     With several plausible mechanisms (``mechanism="auto"``) each direction's MDG is the largest of theirs, and
@@ -242,7 +241,7 @@ def design_mdg(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05, pow
 
     >>> from probestats.analyses.plan.noise import noise_model
     >>> rows = [{"item": i, "x": float(y)} for i in range(40) for y in (1, 1, 1, 1, i % 3 > 0)]
-    >>> found = design_mdg(noise_model(rows, metric="x"), 8, 20, 20, sims=300)
+    >>> found = design_mdg(noise_model(rows, metric="x"), 8, 20, 20, sizing=Sizing(sims=300))
     >>> found.toward, found.near_bound, round(found.room, 3)   # a 0/1 metric at 0.93: it can only fall
     ('down', False, 0.898)
 
@@ -251,15 +250,12 @@ def design_mdg(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05, pow
     14 x 4 x 0.2 / 160 = 0.07), t(0.95, 39) = 1.685, so the lower bound is 0.93 - 0.0315 = 0.898, all room for a
     fall to 0.)
     """
-    found, pending = design_mdg_later(noise_model, items, runs_a, runs_b, alpha=alpha, power=power,
-                                      heterogeneity=heterogeneity, sims=sims, seed=seed, alternative=alternative,
-                                      mechanism=mechanism)
+    found, pending = design_mdg_later(noise_model, items, runs_a, runs_b, tests=tests, sizing=sizing)
     return replace(found, range=pending())
 
 
-def design_mdg_later(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05, power: float = 0.8,
-                     heterogeneity: float | None = None, sims: int = 2000, seed: int | None = 0,
-                     alternative: str = "two-sided", mechanism: str = "auto"):
+def design_mdg_later(noise_model, items: int, runs_a, runs_b, *, tests: Tests | None = None,
+                     sizing: Sizing | None = None):
     """:func:`design_mdg` in two steps: the MDG now (its ``range`` None), and a call without arguments that
     simulates its range (or gives None where :func:`design_mdg` has none) when the range is read.
 
@@ -267,13 +263,14 @@ def design_mdg_later(noise_model, items: int, runs_a, runs_b, alpha: float = 0.0
 
     >>> from probestats.analyses.plan.noise import noise_model
     >>> rows = [{"item": i, "x": float(y)} for i in range(40) for y in (1, 1, 1, 1, i % 3 > 0)]
-    >>> found, pending = design_mdg_later(noise_model(rows, metric="x"), 8, 20, 20, sims=300)
+    >>> found, pending = design_mdg_later(noise_model(rows, metric="x"), 8, 20, 20, sizing=Sizing(sims=300))
     >>> found.range is None and replace(found, range=pending()) == design_mdg(noise_model(rows, metric="x"),
-    ...                                                                        8, 20, 20, sims=300)
+    ...                                                                        8, 20, 20, sizing=Sizing(sims=300))
     True
     """
-    noise, items, ka, kb, tau, found = design_search(noise_model, items, runs_a, runs_b, alpha, power, sims,
-                                                      seed, alternative, heterogeneity, mechanism)
+    tests, sizing = as_tests(tests), Sizing() if sizing is None else sizing
+    alpha, alternative, sims, seed = tests.alpha, tests.alternative, sizing.sims, tests.seed
+    noise, items, ka, kb, tau, found = design_search(noise_model, items, runs_a, runs_b, tests, sizing)
     (up, down), (m_up, m_down) = least_promising(found, tau)
     mdg = min(x for x in (up, down) if x is not None)
     toward = "up" if up is not None and up == mdg else "down"
@@ -288,10 +285,8 @@ def design_mdg_later(noise_model, items: int, runs_a, runs_b, alpha: float = 0.0
     reported = (up, None) if toward == "up" else (None, down)
 
     def the_range():
-        ranges = mdg_ranges(noise, resampled_logs(noise, seed), items, ka, kb, reported, tau=tau, alpha=alpha,
-                            target=power, alternative=alternative, sims=range_sims,
-                            seed=None if seed is None else [seed, 1], shift=engine_shift(mech, noise),
-                            reported_sims=sims)
+        ranges = mdg_ranges(coupled_models(noise, resampled_logs(noise, seed)), items, ka, kb, reported, tests,
+                            replace(sizing, heterogeneity=tau), engine_shift(mech, noise))
         return ranges[0] if toward == "up" else ranges[1]
 
     return result, the_range

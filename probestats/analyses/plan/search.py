@@ -15,13 +15,14 @@ import numpy as np
 
 from probestats.analyses.plan.mechanisms import choose_mechanisms, engine_shift, infer_rating_scale
 from probestats.analyses.plan.noise import VALUE_LIMIT, NoiseModel, as_noise, finite_or_none, fmt_scale
+from probestats.analyses.plan.sizing import Sizing
 from probestats.analyses.plan.simulate import (MAX_DOUBLINGS, Draws, Rejections, approx_mdg, approx_power,
                                                direction_of, draw_probes, reject_rate, runs_array, sign_test_rate)
 from probestats.errors import OptionError, count_of
 from probestats.result import html_summary, one_line
 from probestats.stats.distributions import norm_pdf, norm_ppf, t_ppf
 from probestats.stats.hypotests import min_attainable_p
-from probestats.vocabulary import check_alpha, check_seed
+from probestats.vocabulary import Tests, as_tests, check_alpha, check_seed
 
 __all__ = ["PowerResult", "power_sign_flip", "mdg_for_design", "search_mdg", "mdg_both_ways", "BothWays",
            "reached_sizes", "realized_toward", "realized_gap", "check_common", "check_tau", "check_gap", "power_se",
@@ -59,10 +60,11 @@ def _probit(r: float, sims: int) -> float:
     return norm_ppf(min(max(r, half), 1.0 - half))
 
 
-def search_mdg(rejections: Rejections, items: int, gap_sd: float, tau: float, alpha: float, target: float,
-               alternative: str, rel_tol: float | None = None, tick: Callable[[], None] | None = None,
-               guess: float | None = None, deadline: float | None = None) -> float:
-    """Smallest gap whose simulated power reaches ``target``, searched over common random numbers.
+def search_mdg(rejections: Rejections, items: int, gap_sd: float, tests: Tests, sizing: Sizing, *,
+               rel_tol: float | None = None, tick: Callable[[], None] | None = None, guess: float | None = None,
+               deadline: float | None = None) -> float:
+    """Smallest gap whose simulated power reaches ``sizing.power``, searched over common random numbers (the test's
+    level and direction from ``tests``, the spread of true gaps ``sizing.tau``).
 
     The search starts at ``guess`` (by default the normal approximation of the paired t test's MDG), steps to
     where a normal power curve through the power found there reaches the target, and narrows the bracket by
@@ -73,6 +75,7 @@ def search_mdg(rejections: Rejections, items: int, gap_sd: float, tau: float, al
     ``time.monotonic()`` value) the search returns the upper end of its bracket as it stands."""
     import time
 
+    alpha, alternative, target, tau = tests.alpha, tests.alternative, sizing.power, sizing.tau
     if min_attainable_p(items, alternative=alternative) > alpha:
         return math.inf
     sims = rejections.draws.base.shape[0]
@@ -178,31 +181,29 @@ class BothWays:
         return min(x for x in (self.up, self.down) if x is not None)
 
 
-def mdg_both_ways(draws: Draws, items: int, gap_sd: float, tau: float, alpha: float, target: float,
-                  alternative: str, progress: Callable[[float], None] | None = None, *,
-                  guess: tuple | None = None, signs: tuple | None = None, deadline: float | None = None,
-                  rel_tol: float | None = None) -> BothWays:
+def mdg_both_ways(draws: Draws, items: int, gap_sd: float, tests: Tests, sizing: Sizing,
+                  progress: Callable[[float], None] | None = None, *, starts: dict | None = None,
+                  deadline: float | None = None, rel_tol: float | None = None) -> BothWays:
     """The MDG in each direction the test can see (for a two-sided test both, on the same draws).
 
     ``progress``, when given, is called with the share of the search done so far (an estimate
-    that only grows: a search takes about half a dozen power evaluations per direction). ``guess``
-    is ``(up, down)``, where each search starts (None: the normal approximation); ``signs`` limits the
-    directions searched (the others come back None); ``deadline`` and ``rel_tol`` are passed to
-    :func:`search_mdg`."""
+    that only grows: a search takes about half a dozen power evaluations per direction). ``starts`` maps the
+    directions to search (1.0 up, -1.0 down; the others come back None) to where each search starts (None: the
+    normal approximation); without it every direction the test sees is searched from there. ``deadline`` and
+    ``rel_tol`` are passed to :func:`search_mdg`."""
     found = {}
-    signs = tuple(s for s in _directions(alternative) if signs is None or s in signs)
+    signs = tuple(s for s in _directions(tests.alternative) if starts is None or s in starts)
     for i, sign in enumerate(signs):
-        rej = Rejections(draws, tau, alpha, alternative, direction=sign)
+        rej = Rejections(draws, sizing.tau, tests.alpha, tests.alternative, direction=sign)
         calls = [0]
 
         def tick(i=i, calls=calls):
             calls[0] += 1
             progress((i + 1 - 0.7 ** calls[0]) / len(signs))
 
-        start = None if guess is None else guess[0 if sign > 0 else 1]
-        found[sign] = (search_mdg(rej, items, gap_sd, tau, alpha, target, alternative,
-                                  tick=None if progress is None else tick, guess=start, deadline=deadline,
-                                  rel_tol=rel_tol), rej)
+        start = None if starts is None else starts[sign]
+        found[sign] = (search_mdg(rej, items, gap_sd, tests, sizing, tick=None if progress is None else tick,
+                                  guess=start, deadline=deadline, rel_tol=rel_tol), rej)
     sign = min(found, key=lambda s: (found[s][0], -s))
     width = max(getattr(rej, "width", 0.0) for _, rej in found.values())
     return BothWays(up=found[1.0][0] if 1.0 in found else None, down=found[-1.0][0] if -1.0 in found else None,
@@ -341,8 +342,9 @@ def power_se(p: float, sims: int) -> float:
     return math.sqrt(max(0.0, p * (1.0 - p)) / sims)
 
 
-def _power_at(noise, gap, items, runs, tau, alpha, alternative, sims, seed, shift="additive"):
-    draws = draw_probes(noise, items, runs, runs, sims, seed, shift)
+def _power_at(noise, gap, items, runs, tests: Tests, sizing: Sizing, shift="additive"):
+    alpha, alternative, tau = tests.alpha, tests.alternative, sizing.tau
+    draws = draw_probes(noise, items, runs, runs, sizing.sims, tests.seed, shift)
     p = reject_rate(draws, gap, tau, alpha, alternative)
     st = sign_test_rate(draws, gap, tau, alpha, alternative)
     approx = approx_power(gap, items, noise.gap_sd(runs, runs), tau, alpha, alternative)
@@ -383,10 +385,8 @@ def _search_int(ok: Callable[[int], bool], start: int, limit: int) -> int | None
 
 
 def power_sign_flip(gap: float | None = None, items: int | None = None, runs: int | None = None,
-                    power: float | None = None, *, noise, alpha: float = 0.05,
-                    heterogeneity: float | None = None, sims: int = 2000, seed: int | None = 0,
-                    alternative: str = "two-sided", metric: str | None = None,
-                    max_items: int = 512, max_runs: int = 512, scale=None, mechanism: str = "auto") -> PowerResult:
+                    power: float | None = None, *, noise, metric: str | None = None, tests: Tests | None = None,
+                    sizing: Sizing | None = None) -> PowerResult:
     """Power of the exact sign-flip test, or the gap, items or runs that reach a power.
 
     Exactly one of ``gap``, ``items``, ``runs`` and ``power`` is left None, and that one
@@ -415,37 +415,40 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
     noise : NoiseModel, float, or a log
         The noise model (:func:`noise_model`), sigma per run as a number (normal runs),
         or a noise log (then ``metric`` is needed).
-    alpha : float
-    heterogeneity : float, optional
-        tau, the spread (SD) of true gaps between items. None means 0, in which case the
-        power is an upper bound where one mechanism is simulated (the note says so).
-    sims : int
-        Simulated probes per design.
-    seed : int
-        Seed of ``numpy.random.default_rng``; the same seed gives the same answer.
-    alternative : {"two-sided", "greater", "less"}
-    scale : (low, high) or "LOW:HIGH", optional
-        The metric's declared scale (see :func:`noise_model`); needs a noise log or model.
-        For a metric with a floor or ceiling, ``gap`` shifts each item's mean of value
-        a and stops at the bound; ``gap_realized`` says how far the items really moved.
-    mechanism : {"auto", "level", "rate", "scale"}
-        How a gap acts on value a's runs (see :mod:`probestats.analyses.plan.mechanisms`): the level shifts,
-        a count's (or a 0/1) rate changes, or the mean is multiplied. ``"auto"`` keeps those the noise log
-        leaves plausible and answers with the least promising (the lowest power, the largest gap, items or
-        runs), naming it in ``mechanism`` and the others in ``note``.
+    tests : Tests, optional
+        The test's level (``alpha``) and direction (``alternative``), and the ``seed`` of the simulated probes
+        (:class:`probestats.Tests`; the same seed gives the same answer). A correction, an interval, an effect
+        size or resamples are refused.
+    sizing : Sizing, optional
+        The rest of the question (:class:`~probestats.analyses.plan.Sizing`): ``heterogeneity`` (tau, the
+        spread of true gaps between items; None means 0, in which case the power is an upper bound where one
+        mechanism is simulated, as the note says), ``sims`` (simulated probes per design), ``scale`` (the metric's
+        declared scale, see :func:`noise_model`: for a metric with a floor or ceiling, ``gap`` shifts each item's
+        mean of value a and stops at the bound; ``gap_realized`` says how far the items really moved),
+        ``mechanism`` (how a gap acts on value a's runs, see :mod:`probestats.analyses.plan.mechanisms`: the
+        level shifts, a count's or a 0/1 rate changes, or the mean is multiplied; ``"auto"`` keeps those the
+        noise log leaves plausible and answers with the least promising, naming it in ``mechanism`` and the
+        others in ``note``) and ``max_items``, ``max_runs`` (the largest counts searched). The target power is
+        ``power`` here, not ``sizing.power``.
 
     Examples
     --------
     The tutorial's setting: noise about 1.2 steps per run at temperature 0.8, a planted
     gap of 1 step, 8 items.
 
-    >>> r = power_sign_flip(gap=1.0, items=8, runs=20, noise=1.2, sims=400)
+    >>> r = power_sign_flip(gap=1.0, items=8, runs=20, noise=1.2, sizing=Sizing(sims=400))
     >>> r.power > 0.9
     True
     >>> power_sign_flip(gap=None, items=5, runs=20, power=0.8, noise=1.2).to_dict()["gap"] is None
     True
     """
-    check_common(alpha, power, sims, alternative, seed)
+    tests, sizing = as_tests(tests), Sizing() if sizing is None else sizing
+    tests.refuse("a power calculation", "correction", "interval", "effect_size", "n_resamples")
+    if sizing.power != Sizing.power and sizing.power != power:
+        raise OptionError(f"power_sign_flip reads the target power from power= (None: power is solved for), not "
+                          f"from sizing.power={sizing.power}: leave sizing.power out")
+    heterogeneity, scale = sizing.heterogeneity, sizing.scale
+    check_common(tests.alpha, power, sizing.sims, tests.alternative, tests.seed)
     tau = check_tau(heterogeneity)
     noise = as_noise(noise, metric, scale)
     if scale is None:
@@ -459,9 +462,8 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
         if v is not None and (int(v) != v or v < 1):
             raise OptionError(f"{name} must be a whole number of 1 or more, not {v}")
     check_gap(gap)
-    common = dict(sigma_run=noise.sigma_run, tau=tau, alpha=float(alpha), alternative=alternative,
-                  sims=int(sims), seed=seed)
-    chosen = choose_mechanisms(noise, mechanism)
+    sizing = replace(sizing, power=power, heterogeneity=tau)
+    chosen = choose_mechanisms(noise, sizing.mechanism)
     if heterogeneity is None and not chosen.several:
         bound = (" Heterogeneity was taken as 0, so this power is an upper bound (if the gap acts as assumed)."
                  if solve == "power" else
@@ -473,8 +475,8 @@ def power_sign_flip(gap: float | None = None, items: int | None = None, runs: in
     else:
         bound = ""
     bound += _bound_note(noise)
-    found = [(m, _solve(solve, gap, items, runs, power, noise, tau, alpha, alternative, sims, seed,
-                        engine_shift(m, noise), max_items, max_runs, common, bound)) for m in chosen.candidates]
+    found = [(m, _solve(solve, gap, items, runs, noise, tests, sizing, engine_shift(m, noise), bound))
+             for m in chosen.candidates]
     worst, result = max(found, key=lambda mr: _promise(solve, mr[1]))
     note = result.note
     if chosen.several:
@@ -499,19 +501,23 @@ def _answer(solve: str, r: PowerResult) -> str:
     return "never" if value is None or (isinstance(value, float) and math.isinf(value)) else f"{solve} {value:.4g}"
 
 
-def _solve(solve, gap, items, runs, power, noise, tau, alpha, alternative, sims, seed, shift, max_items, max_runs,
-           common, bound) -> PowerResult:
-    """:func:`power_sign_flip` for one way the gap acts (``shift``, the simulation's name for it)."""
+def _solve(solve, gap, items, runs, noise, tests: Tests, sizing: Sizing, shift, bound) -> PowerResult:
+    """:func:`power_sign_flip` for one way the gap acts (``shift``, the simulation's name for it); ``sizing`` holds
+    the target power (None when solving for power) and tau as checked."""
+    alpha, alternative, seed = tests.alpha, tests.alternative, tests.seed
+    power, tau, sims, max_items, max_runs = sizing.power, sizing.tau, sizing.sims, sizing.max_items, sizing.max_runs
+    common = dict(sigma_run=noise.sigma_run, tau=tau, alpha=float(alpha), alternative=alternative, sims=int(sims),
+                  seed=seed)
     if solve == "power":
         items, runs = int(items), int(runs)
-        p, st, approx, real = _power_at(noise, float(gap), items, runs, tau, alpha, alternative, sims, seed, shift)
+        p, st, approx, real = _power_at(noise, float(gap), items, runs, tests, sizing, shift)
         return PowerResult("power", float(gap), items, runs, p, power_se(p, sims), st, approx, None,
                            min_attainable_p(items, alternative=alternative), **common,
                            note=f"power of the exact sign-flip test at alpha {alpha}.{bound}", gap_realized=real)
     if solve == "gap":
         items, runs = int(items), int(runs)
         draws = draw_probes(noise, items, runs, runs, sims, seed, shift)
-        both = mdg_both_ways(draws, items, noise.gap_sd(runs), tau, alpha, power, alternative)
+        both = mdg_both_ways(draws, items, noise.gap_sd(runs), tests, sizing)
         rejections, mdg = both.rejections, both.mdg
         minp = min_attainable_p(items, alternative=alternative)
         if math.isinf(mdg):
@@ -558,27 +564,27 @@ def _solve(solve, gap, items, runs, power, noise, tau, alpha, alternative, sims,
         return PowerResult(solve, gap, items, runs, None, None, None, None, float(power),
                            None if items is None else min_attainable_p(items, alternative=alternative),
                            **common, note=note)
-    p, st, approx, real = _power_at(noise, gap, items, runs, tau, alpha, alternative, sims, seed, shift)
+    p, st, approx, real = _power_at(noise, gap, items, runs, tests, sizing, shift)
     return PowerResult(solve, gap, items, runs, p, power_se(p, sims), st, approx, float(power),
                        min_attainable_p(items, alternative=alternative), **common, note=note, gap_realized=real)
 
 
-def design_search(noise_model, items, runs_a, runs_b, alpha, power, sims, seed, alternative, heterogeneity,
-                   mechanism):
+def design_search(noise_model, items, runs_a, runs_b, tests: Tests, sizing: Sizing):
     """The simulated probes of a design and its MDG searched both ways, for each mechanism the noise log leaves
     plausible (the common start of :func:`mdg_for_design` and
     :func:`~probestats.analyses.plan.ranges.design_mdg`): ``noise, items, ka, kb, tau`` and per mechanism
     ``(draws, both)``."""
-    check_common(alpha, power, sims, alternative, seed)
-    tau = check_tau(heterogeneity)
-    noise = infer_rating_scale(as_noise(noise_model))
+    check_common(tests.alpha, sizing.power, sizing.sims, tests.alternative, tests.seed)
+    tau = check_tau(sizing.heterogeneity)
+    noise = as_noise(noise_model, None, sizing.scale)
+    noise = infer_rating_scale(noise) if sizing.scale is None else noise
     items = int(items)
     ka, kb = runs_array(runs_a, items, "runs_a"), runs_array(runs_b, items, "runs_b")
     gap_sd = noise.sigma_run * math.sqrt(float(np.mean(1.0 / ka + 1.0 / kb)))
-    found = {}
-    for m in choose_mechanisms(noise, mechanism).candidates:
-        draws = draw_probes(noise, items, ka, kb, sims, seed, engine_shift(m, noise))
-        found[m] = (draws, mdg_both_ways(draws, items, gap_sd, tau, alpha, power, alternative))
+    found, run = {}, replace(sizing, heterogeneity=tau)
+    for m in choose_mechanisms(noise, sizing.mechanism).candidates:
+        draws = draw_probes(noise, items, ka, kb, sizing.sims, tests.seed, engine_shift(m, noise))
+        found[m] = (draws, mdg_both_ways(draws, items, gap_sd, tests, run))
     return noise, items, ka, kb, tau, found
 
 
@@ -599,13 +605,14 @@ def least_promising(found: dict, tau: float) -> tuple[tuple, tuple]:
     return tuple(out), tuple(which)
 
 
-def mdg_for_design(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05, power: float = 0.8,
-                   heterogeneity: float | None = None, sims: int = 2000, seed: int | None = 0,
-                   alternative: str = "two-sided", mechanism: str = "auto") -> float | None:
+def mdg_for_design(noise_model, items: int, runs_a, runs_b, *, tests: Tests | None = None,
+                   sizing: Sizing | None = None) -> float | None:
     """Minimum detectable gap of the design actually run (for a null result's paragraph).
 
     ``runs_a`` and ``runs_b`` are the runs per value: one number, or one per item when
-    items had different numbers of runs. Returns None when the design could never reach
+    items had different numbers of runs. ``tests`` holds the test's level, direction and the simulation's seed;
+    ``sizing`` (:class:`~probestats.analyses.plan.Sizing`) the target power, tau, the mechanism and the simulated
+    probes. Returns None when the design could never reach
     significance (smallest attainable p above alpha). With several plausible mechanisms
     (``mechanism="auto"``) each direction's MDG is the largest of theirs.
 
@@ -613,10 +620,10 @@ def mdg_for_design(noise_model, items: int, runs_a, runs_b, alpha: float = 0.05,
     --------
     >>> mdg_for_design(NoiseModel.stated(1.2), 5, 20, 20) is None   # 2/32 > 0.05
     True
-    >>> 0.3 < mdg_for_design(NoiseModel.stated(1.2), 8, 20, 20, sims=500) < 0.8
+    >>> 0.3 < mdg_for_design(NoiseModel.stated(1.2), 8, 20, 20, sizing=Sizing(sims=500)) < 0.8
     True
     """
-    noise, items, ka, kb, tau, found = design_search(noise_model, items, runs_a, runs_b, alpha, power, sims,
-                                                      seed, alternative, heterogeneity, mechanism)
+    tests, sizing = as_tests(tests), Sizing() if sizing is None else sizing
+    noise, items, ka, kb, tau, found = design_search(noise_model, items, runs_a, runs_b, tests, sizing)
     (up, down), _ = least_promising(found, tau)
     return finite_or_none(min(x for x in (up, down) if x is not None))

@@ -20,6 +20,7 @@ from probestats.analyses.plan.ranges import (MEAN_BOUND_LEVEL, RANGE_METHOD, RAN
 from probestats.analyses.plan.search import (check_common, check_gap, check_tau, least_promising, mdg_both_ways,
                                              power_se, reached_sizes, realized_gap)
 from probestats.analyses.plan.simulate import Rejections, approx_mdg, approx_power, draw_probes, sign_test_rate
+from probestats.analyses.plan.sizing import Pilot, Sizing
 from probestats.errors import OptionError, Problem, count_of, either, opt
 from probestats.result import Result, html_summary, one_line
 from probestats.stats.decide import DECIDE_EXACT_ITEMS, DECIDE_NOTE
@@ -337,10 +338,8 @@ def _int_list(values, name) -> list[int]:
 
 
 def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap: float | None = None,
-               metric: str | None = None, pilot=None, heterogeneity: float | None = None, power: float = 0.8,
-               sims: int = 2000, progress: Callable[[float, int], None] | None = None, *, tests: Tests | None = None,
-               a: str | None = None, b: str | None = None, scale=None, mechanism: str = "auto",
-               mdg_range: bool = True, time_budget: float | None = None) -> Plan:
+               metric: str | None = None, pilot=None, progress: Callable[[float, int], None] | None = None, *,
+               tests: Tests | None = None, sizing: Sizing | None = None) -> Plan:
     """Size a probe: the MDG (and the power at ``gap``) of every combination of items and runs.
 
     Parameters
@@ -351,17 +350,11 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
         Item counts and runs per value; the table covers every combination.
     gap : float, optional
         A true average gap of interest: each design's power at it is added.
-    pilot : log, optional
+    pilot : log or Pilot, optional
         A pilot of the real comparison; tau is estimated from it (method of moments),
-        comparing values ``a`` and ``b`` (default: the first two in order of appearance), and how the
-        gap acts is read from it where the noise log cannot tell (:func:`~probestats.analyses.plan.mechanisms.read_pilot`).
-    heterogeneity : float, optional
-        tau as a stated assumption. With neither this nor a pilot, tau = 0 (a
-        ``heterogeneity_assumed`` problem says so and what it means).
-    power : float
-        The target power of the minimum detectable gap.
-    sims : int
-        Simulated probes per design.
+        comparing values ``a`` and ``b`` of a :class:`~probestats.analyses.plan.Pilot` (default: the first two in
+        order of appearance), and how the gap acts is read from it where the noise log cannot tell
+        (:func:`~probestats.analyses.plan.mechanisms.read_pilot`).
     tests : Tests, optional
         The planned test's direction (``alternative``) and level (``alpha``), and the seed of the simulated
         probes (:class:`probestats.Tests`); a plan sizes one test, so a correction, an interval, an effect size
@@ -370,31 +363,38 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
         Called as ``progress(done, total)`` as the designs are simulated: ``done`` is the number of
         designs finished plus an estimate of the share of the current one (it only grows, and is a
         whole number after each design).
-    scale : (low, high) or "LOW:HIGH", optional
-        The metric's declared scale (overrides the bounds read from the noise log; see
-        :func:`noise_model`). For a metric with a floor or ceiling, simulated runs stay
-        within it, the gap is the shift of each item's mean of value a, stopping at the
-        bound, and a ``bounded_metric`` problem says so; each design reports the average
-        shift really reached (``gap_realized``, ``mdg_realized``). Without it, whole numbers within
-        0-100 that fill it in round numbers are read as a rating on 0-100
-        (:func:`~probestats.analyses.plan.mechanisms.infer_rating_scale`); whole numbers from 0 with a long right
-        tail are a count, and so are whole numbers of 0 or more when ``mechanism="rate"`` is named.
-    mechanism : {"auto", "level", "rate", "scale"}
-        How a gap acts on value a's runs (:mod:`probestats.analyses.plan.mechanisms`). ``"auto"``: the ways
-        the metric's kind and the noise log leave plausible (a pilot may decide between them); with more
-        than one, each headline figure is the least promising of them (the largest MDG in each direction, the
-        lowest power), the others in ``by_mechanism``.
-    mdg_range : bool
-        Also find each MDG's range over plausible noise logs of the same size (:func:`mdg_ranges`,
-        :data:`RANGE_METHOD`): :data:`RANGE_REPLICATES` resampled logs at a tenth of ``sims`` (at least
-        :data:`RANGE_MIN_SIMS`) each, for the headline mechanism of each direction; not for a stated sigma.
-    time_budget : float, optional
-        Seconds after which the plan stops refining: searches return the upper end of the bracket they
-        reached, ranges are left out, and ``precision`` says how precise the answers are then.
+    sizing : Sizing, optional
+        The rest of the question (:class:`~probestats.analyses.plan.Sizing`); a plan reads these fields:
+
+        - ``heterogeneity`` (float, optional): tau as a stated assumption. With neither this nor a pilot,
+          tau = 0 (a ``heterogeneity_assumed`` problem says so and what it means).
+        - ``power`` (float): The target power of the minimum detectable gap.
+        - ``sims`` (int): Simulated probes per design.
+        - ``scale`` ((low, high) or "LOW:HIGH", optional): The metric's declared scale (overrides the bounds
+          read from the noise log; see :func:`noise_model`). For a metric with a floor or ceiling, simulated
+          runs stay within it, the gap is the shift of each item's mean of value a, stopping at the bound,
+          and a ``bounded_metric`` problem says so; each design reports the average shift really reached
+          (``gap_realized``, ``mdg_realized``). Without it, whole numbers within 0-100 that fill it in round
+          numbers are read as a rating on 0-100
+          (:func:`~probestats.analyses.plan.mechanisms.infer_rating_scale`); whole numbers from 0 with a
+          long right tail are a count, and so are whole numbers of 0 or more when ``mechanism="rate"`` is
+          named.
+        - ``mechanism`` ({"auto", "level", "rate", "scale"}): How a gap acts on value a's runs
+          (:mod:`probestats.analyses.plan.mechanisms`). ``"auto"``: the ways the metric's kind and the noise
+          log leave plausible (a pilot may decide between them); with more than one, each headline figure is
+          the least promising of them (the largest MDG in each direction, the lowest power), the others in
+          ``by_mechanism``.
+        - ``mdg_range`` (bool): Also find each MDG's range over plausible noise logs of the same size
+          (:func:`mdg_ranges`, :data:`RANGE_METHOD`): :data:`RANGE_REPLICATES` resampled logs at a tenth of
+          ``sims`` (at least :data:`RANGE_MIN_SIMS`) each, for the headline mechanism of each direction; not
+          for a stated sigma.
+        - ``time_budget`` (float, optional): Seconds after which the plan stops refining: searches return
+          the upper end of the bracket they reached, ranges are left out, and ``precision`` says how precise
+          the answers are then.
 
     Examples
     --------
-    >>> plan = plan_probe(1.2, items=[5, 8], runs=20, gap=1.0, sims=300)
+    >>> plan = plan_probe(1.2, items=[5, 8], runs=20, gap=1.0, sizing=Sizing(sims=300))
     >>> [c["mdg"] is None for c in plan.to_dict()["cells"]]
     [True, False]
     >>> sorted({p["code"] for p in plan.to_dict()["problems"]})
@@ -402,9 +402,12 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
     """
     import time
 
-    tests = as_tests(tests)
+    tests, sizing = as_tests(tests), Sizing() if sizing is None else sizing
     tests.refuse("a plan", "correction", "interval", "effect_size", "n_resamples")
     alpha, seed, alternative = tests.alpha, tests.seed, tests.alternative
+    power, heterogeneity, sims, scale = sizing.power, sizing.heterogeneity, sizing.sims, sizing.scale
+    mechanism, mdg_range, time_budget = sizing.mechanism, sizing.mdg_range, sizing.time_budget
+    pilot, a, b = (pilot.log, pilot.a, pilot.b) if isinstance(pilot, Pilot) else (pilot, None, None)
     check_common(alpha, power, sims, alternative, seed)
     if pilot is not None and heterogeneity is not None:
         raise OptionError("give either a pilot log or a stated heterogeneity, not both")
@@ -459,8 +462,8 @@ def plan_probe(noise, items: int | Iterable[int], runs: int | Iterable[int], gap
                                 f"could never reach significance, whatever the gap; use at least {count_of(need, 'item')}"))
     deadline = None if time_budget is None else time.monotonic() + float(time_budget)
     ranged = mdg_range and noise._raw is not None
-    job = _Job(noise=noise, chosen=chosen, tau=tau, alpha=alpha, power=power, alternative=alternative, sims=int(sims),
-               seed=seed, gap=None if gap is None else float(gap), deadline=deadline,
+    job = _Job(noise=noise, chosen=chosen, tests=tests, sizing=replace(sizing, heterogeneity=tau, sims=int(sims)),
+               gap=None if gap is None else float(gap), deadline=deadline,
                replicas=coupled_models(noise, resampled_logs(noise, seed)) if ranged else [],
                range_sims=max(RANGE_MIN_SIMS, int(sims) // 10),
                tau_ends=None if het is None or het.tau_low is None else (het.tau_low, het.tau_high))
@@ -511,12 +514,9 @@ class _Job:
 
     noise: NoiseModel
     chosen: Mechanisms
-    tau: float
-    alpha: float
-    power: float
-    alternative: str
-    sims: int
-    seed: int | None
+    tests: Tests
+    #: the plan's sizing, its heterogeneity the tau simulated (stated, or the pilot's)
+    sizing: Sizing
     gap: float | None
     deadline: float | None
     replicas: list
@@ -533,17 +533,18 @@ class _Job:
     def design(self, n: int, k: int, progress) -> tuple[PlanCell, int]:
         """One design's cell (each mechanism searched, the least promising headlined) and whether its range was
         left out for lack of time (1 or 0)."""
-        noise, tau, alpha, alternative = self.noise, self.tau, self.alpha, self.alternative
+        noise, tests, sizing = self.noise, self.tests, self.sizing
+        tau, alpha, alternative, sims, seed = sizing.tau, tests.alpha, tests.alternative, sizing.sims, tests.seed
         gsd = noise.gap_sd(k)
         mechanisms = self.chosen.candidates
         ranged = bool(self.replicas) and min_attainable_p(n, alternative=alternative) <= alpha
         main_share = 0.35 if ranged else 1.0
         found, powers = {}, {}
         for i, m in enumerate(mechanisms):
-            draws = draw_probes(noise, n, k, k, self.sims, self.seed, engine_shift(m, noise))
+            draws = draw_probes(noise, n, k, k, sims, seed, engine_shift(m, noise))
             tick = None if progress is None else (
                 lambda share, i=i: progress(main_share * (i + share) / len(mechanisms)))
-            both = mdg_both_ways(draws, n, gsd, tau, alpha, self.power, alternative, tick, deadline=self.deadline)
+            both = mdg_both_ways(draws, n, gsd, tests, sizing, tick, deadline=self.deadline)
             found[m] = (draws, both)
             if self.gap is not None:
                 powers[m] = Rejections(draws, tau, alpha, alternative).rate(self.gap)
@@ -555,14 +556,14 @@ class _Job:
             draws = found[m_power][0]
             p = powers[m_power]
             st = sign_test_rate(draws, self.gap, tau, alpha, alternative)
-            se = power_se(p, self.sims)
+            se = power_se(p, sims)
             approx = approx_power(self.gap, n, gsd, tau, alpha, alternative)
             reached = realized_gap(draws, self.gap, tau, alternative)
             if self.tau_ends is not None:
                 at = [p] + [min(powers[m] if t == tau else Rejections(found[m][0], t, alpha, alternative).rate(self.gap)
                                 for m in mechanisms) for t in self.tau_ends]
                 tau_range = (float(min(at)), float(max(at)))
-        mdg_approx = None if math.isinf(mdg) else approx_mdg(n, gsd, tau, alpha, self.power, alternative)
+        mdg_approx = None if math.isinf(mdg) else approx_mdg(n, gsd, tau, alpha, sizing.power, alternative)
         ranges, skipped = [None, None], 0
         if ranged and self.late():
             skipped = 1
@@ -572,10 +573,7 @@ class _Job:
                 if size is not None:
                     wanted.setdefault(m, [None, None])[d] = size
             for j, (m, reported) in enumerate(wanted.items()):
-                got = mdg_ranges(noise, self.replicas, n, k, k, tuple(reported), tau=tau, alpha=alpha,
-                                 target=self.power, alternative=alternative, sims=self.range_sims,
-                                 seed=None if self.seed is None else [self.seed, 1], shift=engine_shift(m, noise),
-                                 reported_sims=self.sims, coupled=True)
+                got = mdg_ranges(self.replicas, n, k, k, tuple(reported), tests, sizing, engine_shift(m, noise))
                 for d in (0, 1):
                     if reported[d] is not None:
                         ranges[d] = got[d]
@@ -746,8 +744,9 @@ def design_power(analysis, gap_of_interest: float | None = None, *, sims: int = 
     n = main.n_items
     items = sorted({n, max(6, n), n + 4, 2 * n} - {0})[:4]
     runs = sorted({1, 2, 5, 10, 20, max(1, runs_a)})
-    plan = plan_probe(model, items=items, runs=runs, gap=gap, metric=main.metric, sims=sims, mdg_range=False,
-                      tests=Tests(alpha=analysis.alpha, seed=seed, alternative=analysis.alternative))
+    plan = plan_probe(model, items=items, runs=runs, gap=gap, metric=main.metric,
+                      tests=Tests(alpha=analysis.alpha, seed=seed, alternative=analysis.alternative),
+                      sizing=Sizing(sims=sims, mdg_range=False))
     return DesignPower(plan=plan, gap=gap, why=why, sims=sims, seed=seed)
 
 

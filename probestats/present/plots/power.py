@@ -34,8 +34,8 @@ def power_curve(plan: Plan, ax=None):
 
     Examples
     --------
-    >>> from probestats.analyses.plan import plan_probe
-    >>> ax = power_curve(plan_probe(1.2, items=(6, 8), runs=(2, 5, 20), gap=1.0, sims=200))
+    >>> from probestats.analyses.plan import Sizing, plan_probe
+    >>> ax = power_curve(plan_probe(1.2, items=(6, 8), runs=(2, 5, 20), gap=1.0, sizing=Sizing(sims=200)))
     >>> [line.get_label() for line in ax.get_lines()][:2]
     ['6 items', '8 items']
     >>> ax.figure.savefig(__import__("io").BytesIO(), format="png")
