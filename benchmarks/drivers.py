@@ -14,8 +14,13 @@ answered every item (20 items, 2 runs per cell, noise SD 0.3 per run):
 The models' disagreement is tested once per value against the reference, each at alpha / 4 (Bonferroni over
 the four), so the share of ``agree`` logs said to disagree is at most about alpha.
 
-Run: ``nice -n 10 python benchmarks/drivers.py [--logs 200] [--seed 0]`` (about 0.25 s a log at 2,000
-resamples: under a minute for 200 logs of each shape). Printed, not a timed test.
+``--mode factors`` does the same on a 2 x 2 design (style formal/casual x name Emily/Greg) under five models that
+answered every cell (20 items, 2 runs per cell, noise SD 0.3): ``agree``, every model's style gap -0.05;
+``one drives``, m0's -0.8. Its two main effects' block tests are read at alpha / 2 each (Bonferroni).
+
+Run: ``nice -n 10 python benchmarks/drivers.py [--logs 200] [--seed 0] [--mode many|factors|both]
+[--shape agree|'one drives'|both]`` (about 0.25 s a log at 2,000 resamples: under a minute for 200 logs of each
+shape). Printed, not a timed test.
 """
 
 from __future__ import annotations
@@ -48,13 +53,40 @@ def five_values_eight_models(seed: int, *, drive: float, rest: float = -0.05, it
     return rows
 
 
+def two_by_two_five_models(seed: int, *, drive: float, rest: float = -0.05, items: int = 20, runs: int = 2,
+                           sd: float = 0.3) -> list[dict]:
+    """A 2 x 2 design (style formal/casual x name Emily/Greg) under five models that answered every cell; m0's
+    style gap (formal - casual) is ``drive``, the rest's ``rest``; no name effect; each item has its own level."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(items):
+        base = rng.normal(3, 1)
+        for m in range(5):
+            for style in ("formal", "casual"):
+                for name in ("Emily", "Greg"):
+                    eff = (drive if m == 0 else rest) if style == "formal" else 0.0
+                    for r in range(runs):
+                        rows.append({"item": f"q{i}", "model": f"m{m}", "style": style, "name": name, "seed": r,
+                                     "score": base + eff + rng.normal(0, sd)})
+    return rows
+
+
 def read(result) -> tuple[bool, list[str], bool]:
-    """(the models said to disagree, the blocks named as drivers, every named one drives alone)."""
+    """(the models said to disagree, the blocks named as drivers, every named one drives alone): from each pair of
+    values' figures (many values), or each main effect's (two factors)."""
     caveat = next((c for c in result.verdict.caveats if c.id == "blocks_disagree"), None)
     if caveat is None:
         return False, [], False
-    drivers = [f["driving"] for f in caveat.figures["values"] if f.get("driving")]
+    figures = caveat.figures.get("values") or caveat.figures.get("effects") or []
+    drivers = [f["driving"] for f in figures if f.get("driving")]
     return True, [d["block"] for d in drivers], bool(drivers) and all(d["alone"] for d in drivers)
+
+
+#: each mode's log and analysis: five values under eight models, or a 2 x 2 design under five models
+MODES = {
+    "many": (five_values_eight_models, dict(metric="score", reference="v0")),
+    "factors": (two_by_two_five_models, dict(metric="score", factor=["style", "name"])),
+}
 
 
 def main() -> None:
@@ -62,15 +94,20 @@ def main() -> None:
     parser.add_argument("--logs", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--n-resamples", type=int, default=2000)
+    parser.add_argument("--mode", choices=[*MODES, "both"], default="both")
+    parser.add_argument("--shape", choices=["agree", "one drives", "both"], default="both")
     args = parser.parse_args()
     tests = probestats.Tests(n_resamples=args.n_resamples)
-    print(f"{'shape':<12} {'logs':>5} {'disagree':>9} {'named':>7} {'se':>7} {'named m0':>9} {'drives':>7}  s/log")
-    for shape, drive in (("agree", -0.05), ("one drives", -0.8)):
+    print(f"{'mode':<8} {'shape':<12} {'logs':>5} {'disagree':>9} {'named':>7} {'se':>7} {'named m0':>9} "
+          f"{'drives':>7}  s/log")
+    for mode, shape, drive in ((m, s, d) for m in MODES if args.mode in (m, "both")
+                               for s, d in (("agree", -0.05), ("one drives", -0.8)) if args.shape in (s, "both")):
+        make, options = MODES[mode]
         said = named = m0 = alone = 0
         start = time.process_time()
         for k in range(args.logs):
-            rows = five_values_eight_models(args.seed * 100_000 + k, drive=drive)
-            disagree, blocks, drives = read(probestats.analyze(rows, metric="score", reference="v0", tests=tests))
+            rows = make(args.seed * 100_000 + k, drive=drive)
+            disagree, blocks, drives = read(probestats.analyze(rows, tests=tests, **options))
             said += disagree
             named += bool(blocks)
             m0 += blocks == ["m0"] * len(blocks) and bool(blocks)
@@ -78,7 +115,7 @@ def main() -> None:
         n = args.logs
         rate = named / n
         se = math.sqrt(max(rate * (1 - rate), 1e-12) / n)
-        print(f"{shape:<12} {n:>5} {said / n:>9.3f} {rate:>7.3f} {se:>7.3f} {m0 / n:>9.3f} {alone / n:>7.3f}  "
+        print(f"{mode:<8} {shape:<12} {n:>5} {said / n:>9.3f} {rate:>7.3f} {se:>7.3f} {m0 / n:>9.3f} {alone / n:>7.3f}  "
               f"{(time.process_time() - start) / n:.2f}")
 
 

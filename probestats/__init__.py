@@ -20,7 +20,7 @@ _EXPORTS = {
     "analyze_many": ".jobs.engines",
     "FactorAnalysis": ".analyses.factors",
     "analyze_factors": ".jobs.engines",
-    "analyze_judge": ".analyses.evaluator",
+    "analyze_judge": ".jobs.engines",
     "Comparison": ".analyses.compare",
     "NotComparableError": ".analyses.compare",
     "compare_runs": ".analyses.compare",

@@ -762,9 +762,7 @@ def report(run, log, *, metric, output, design, facts, **job):
     """
     # lazy: the command's jobs, imported when the command runs (--help imports no polars)
     from probestats.jobs.analyze import one_metric
-    # lazy: the command's job, imported when the command runs (--help imports no polars)
     from probestats.jobs.inputs import cell_inputs
-    # lazy: jobs.report is off the paired analysis's path (tests/test_start.py)
     from probestats.jobs.report import report_format
 
     if design is not None:
@@ -809,7 +807,6 @@ def plan(run, *, noise, pilot, plot, gap, json_out, probe, **job):
     """
     # lazy: the command's job and its printer, imported when the command runs (--help imports no polars)
     from probestats.jobs.inputs import cell_inputs
-    # lazy: present.words.plan is off the paired analysis's path (tests/test_start.py)
     from probestats.present.words.plan import plan_progress
 
     if plot and gap is None:

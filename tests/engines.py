@@ -28,20 +28,22 @@ def _objects(options: dict):
 
 def analyze(log, **options):
     """:func:`probestats.analyses.dispatch.analyze` with its options by name (``where``, ``derive`` and
-    ``read_options`` are the probe's, applied by the engine)."""
+    ``read_options`` are the probe's): the log read and shaped first, as the job does
+    (:func:`probestats.jobs.inputs.shape_log`), for the engine to take as it is."""
+    from probestats.jobs.inputs import shape_log
+
     question, probe, tests, run = _objects(options)
     validation = run.pop("validation", None)
-    return dispatch.analyze(log, question, probe, tests, validation=validation, run=Run(**run))
+    return dispatch.analyze(shape_log(log, question, probe), question, probe, tests, validation=validation,
+                            run=Run(**run))
 
 
 def analyze_pair(log, **options):
-    """:func:`probestats.analyses.paired.analyze_pair` with its options by name (``read_options`` read the log
-    first: the paired engine takes a log already shaped)."""
-    read = options.pop("read_options", None)
-    if read:
-        from probestats.io.read import read_log
+    """:func:`probestats.analyses.paired.analyze_pair` with its options by name: the log read first (with its
+    ``read_options``), as the job does, for the paired engine takes a log already read and shaped."""
+    from probestats.io.read import read_log
 
-        log = read_log(log, metric=options.get("metric"), **read)
+    log = read_log(log, metric=options.get("metric"), **(options.pop("read_options", None) or {}))
     question, probe, tests, run = _objects(options)
     return paired.analyze_pair(log, question, probe, tests, Run(**run))
 

@@ -24,7 +24,7 @@ from tests.engines import analyze_pair as analyze
 from probestats.checks.exact import mean_sd
 from probestats.cli import cli
 from probestats.result import jsonable
-from probestats.shape.warehouse import cell_query, validation_queries
+from probestats.shape.warehouse import Source, cell_query, validation_queries
 from tests.factories import halves_over_every_split
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
@@ -132,7 +132,7 @@ def test_duckdb_running_probestats_sql_gives_the_row_logs_json(tmp_path, name):
     assert but_the_noise(run("analyze", out, "--metric", "steps", "--json"), True) == \
         but_the_noise(row_log_json("analyze", SAMPLES / name, "--metric", "steps", "--json"))
     # the validation queries run, and a clean sample log has no unmatched item or repeated seed
-    for check, sql in validation_queries(table="logs", metric="steps", dialect="duckdb",
+    for check, sql in validation_queries(Source(table="logs", metric="steps", dialect="duckdb"),
                                          settings=()).items():
         assert con.execute(sql).fetchall() == [], check
 
@@ -141,7 +141,7 @@ def test_duckdb_validation_queries_find_planted_problems():
     con = duckdb.connect()
     con.execute("CREATE TABLE logs AS SELECT * FROM (VALUES (1, 'a', 1, 'm1', 3.0), (1, 'b', 1, 'm2', 4.0), "
                 "(2, 'a', 1, 'm1', 2.5), (2, 'a', 1, 'm1', 2.0)) AS t(item, variant, seed, model, steps)")
-    checks = validation_queries(table="logs", metric="steps", dialect="duckdb", settings=("model",), places=0)
+    checks = validation_queries(Source(table="logs", metric="steps", dialect="duckdb", places=0), settings=("model",))
     assert [r[0] for r in con.execute(checks["unmatched_item"]).fetchall()] == [2]
     assert [r[0] for r in con.execute(checks["setting_varies_model"]).fetchall()] == [1]
     assert [r[:3] for r in con.execute(checks["repeated_seed"]).fetchall()] == [(2, "a", 1)]
@@ -298,7 +298,7 @@ def test_the_noise_row_from_cells_and_duckdb_is_the_row_logs(data, tmp_path_fact
     con = duckdb.connect()
     con.register("view", frame.with_row_index("_row").to_arrow())
     con.execute("CREATE TABLE logs AS SELECT * FROM view")
-    query = cell_query(table="logs", metric="x", order="_row")
+    query = cell_query(Source(table="logs", metric="x"), order="_row")
     out = tmp_path_factory.mktemp("duck") / "c.parquet"
     con.execute(f"COPY ({query}) TO '{out}' (FORMAT PARQUET)")
     assert but_the_noise(_without_validation(analyze_cells(out, metric="x"))) == but_the_noise(_without_validation(plain))

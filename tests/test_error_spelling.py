@@ -200,8 +200,8 @@ SHAPING = {
         "Probe(framing_columns=('aff=x',)): name both framings, affirmative=COLUMN,reverse=COLUMN",
         "--framing-columns aff=x: name both framings, affirmative=COLUMN,reverse=COLUMN"),
     "a warehouse dialect": (
-        lambda: __import__("probestats.shape.warehouse", fromlist=["x"]).cell_query(
-            table="logs", metric="steps", dialect="nope"),
+        lambda: (lambda w: w.cell_query(w.Source(table="logs", metric="steps", dialect="nope")))(
+            __import__("probestats.shape.warehouse", fromlist=["x"])),
         ["sql", "--dialect", "nope", "--table", "logs", "--metric", "steps"],
         "dialect='nope': sqlglot cannot write it (Unknown dialect 'nope'.)",
         "--dialect nope: sqlglot cannot write it (Unknown dialect 'nope'.)"),

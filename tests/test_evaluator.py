@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from probestats.errors import OptionError
-from probestats.analyses.evaluator import analyze_judge, parse_scale
+from probestats.analyses.evaluator import parse_scale
+from probestats.jobs.engines import analyze_judge
 from probestats.stats.hypotests import sign_flip_test
 
 SAMPLES = {

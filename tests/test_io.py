@@ -10,7 +10,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from probestats import read_log
-from probestats.checks.schema import validate   # the checks, with the read keywords
+from probestats.checks.schema import validate   # the checks, with the read options
 from probestats.errors import ColumnError, OptionError, ReadError
 from probestats.io.columns import normalize_header, resolve_columns
 from probestats.io.log import format_rows
@@ -22,7 +22,7 @@ BROKEN = SAMPLES / "broken"
 
 def checked_frame(path, **kw):
     """The checked frame without the row numbers, which differ between formats by design."""
-    return validate(path, metric="steps", **kw).frame.drop("_row")
+    return validate(path, metric="steps", read=kw).frame.drop("_row")
 
 
 def test_sample_probe_csv_jsonl_load_equal():
@@ -154,19 +154,19 @@ def test_spreadsheet_rows_count_empty_rows_above_the_header(tmp_path, skip_rows)
     # rows 1-2 empty, the header on row 3, 'four' on row 5: the sheet's own row numbers, whether or
     # not --skip-rows names the empty rows (the reader starts at the first filled row by itself)
     path = _sheet_with_blank_top(tmp_path / "sheet.xlsx", 2)
-    checked = validate(path, metric="steps", skip_rows=skip_rows)
+    checked = validate(path, metric="steps", read={"skip_rows": skip_rows})
     assert [(p.code, p.rows) for p in checked.errors] == [("non_numeric", (5,))]
 
 
 def test_spreadsheet_rows_with_an_empty_row_above_a_title(tmp_path):
     # row 1 empty, a title on row 2, the header on row 3: --skip-rows 2, 'four' on row 5
     path = _sheet_with_blank_top(tmp_path / "sheet.xlsx", 1, title="Style probe, week 3")
-    checked = validate(path, metric="steps", skip_rows=2)
+    checked = validate(path, metric="steps", read={"skip_rows": 2})
     assert [(p.code, p.rows) for p in checked.errors] == [("non_numeric", (5,))]
 
 
 def test_spreadsheet_rows_and_title_rows():
-    checked = validate(BROKEN / "title_rows.xlsx", metric="steps", skip_rows=2)
+    checked = validate(BROKEN / "title_rows.xlsx", metric="steps", read={"skip_rows": 2})
     assert checked.ok and checked.n_rows == 60
     first = checked.frame["_row"][0]
     assert checked.log.rows([first]) == [4]  # two title rows, the header on row 3, data from row 4
@@ -374,7 +374,7 @@ def test_sheet_and_skip_rows_on_a_format_without_them_are_ignored_with_a_warning
          "sheet=2 does not apply to 'probe.csv', read as CSV, which has no sheets; it was ignored")]
     assert log.frame.height == make_log().height
     jsonl_path = write_log(make_log(), tmp_path / "probe.jsonl")
-    checked = validate(jsonl_path, metric="steps", skip_rows=1)
+    checked = validate(jsonl_path, metric="steps", read={"skip_rows": 1})
     assert checked.ok and [p.code for p in checked.warnings] == ["ignored_option"]
     assert read_log(csv_path, skip_rows=0).problems == ()
 

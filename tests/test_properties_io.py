@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-from probestats.checks.schema import validate   # the checks, with their keywords
+from probestats.checks.schema import ColumnRoles, validate   # the checks, with their keywords
 from probestats.cli import main
 from tests.factories import write_log
 
@@ -102,7 +102,7 @@ def test_any_valid_csv_quoting_reads_back(texts, quoting, newline):
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "log.csv"
         path.write_bytes(buf.getvalue().encode("utf-8"))
-        frame = validate(path, metric="steps", keep=["prompt"]).frame
+        frame = validate(path, metric="steps", roles=ColumnRoles(keep=["prompt"])).frame
     # an unquoted empty field is missing; a quoted one ("") is the empty text
     expected = [t if (t != "" or quoting == "all") else None for t in texts for _ in (0, 1)]
     assert frame["prompt"].to_list() == expected

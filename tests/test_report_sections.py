@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from tests.engines import analyze   # with its knobs (mdg, within_noise)
 from probestats.analyses.compare import compare_runs
-from probestats.analyses.evaluator import analyze_judge
+from probestats.jobs.engines import analyze_judge
 from probestats import analyze_factors
 from probestats import analyze_many
 from probestats.analyses.plan import with_design_power

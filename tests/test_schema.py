@@ -10,7 +10,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from probestats.checks.schema import validate   # the checks, with their keywords
+from probestats.checks.schema import ColumnRoles, validate   # the checks, with their keywords
 from probestats.errors import ValidationError
 from probestats.checks.schema import require_ok
 from tests.factories import make_log, write_log
@@ -349,7 +349,7 @@ def test_a_temperature_is_one_number_however_written():
 def test_columns_named_like_internal_ones_are_the_logs_own(tmp_path):
     rows = [{"item": i, "variant": v, "m": i + (v == "a"), "_first": "x", "_text": "y", "_spaced": 1, "_order": 2}
             for i in range(3) for v in ("a", "b")]
-    checked = validate(rows, metric="m", by=["_first"], keep=["_text", "_spaced", "_order"])
+    checked = validate(rows, metric="m", by=["_first"], roles=ColumnRoles(keep=["_text", "_spaced", "_order"]))
     assert checked.ok and checked.frame["_text"].to_list() == ["y"] * 6
     from probestats.analyses.items import item_table
 

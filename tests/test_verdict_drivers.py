@@ -21,7 +21,7 @@ import probestats
 from probestats.cli import main as cli
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.drivers import five_values_eight_models  # noqa: E402
+from benchmarks.drivers import five_values_eight_models, two_by_two_five_models  # noqa: E402
 
 
 def _run(argv, capsys) -> str:
@@ -91,6 +91,12 @@ def test_five_values_under_eight_models_name_the_model_that_drives_the_pooled_ga
     assert "m0" in data["pooled"] and data["pooled"].startswith("averaged over 8 models whose gaps differ (m0 ")
     caveat = next(c for c in data["caveats"] if c["id"] == "blocks_disagree")
     pairs = caveat["figures"]["values"]
+    # blocks_agree is the pair's object, for the pair whose models disagree most (the smallest block-test p)
+    agree = data["blocks_agree"]
+    assert agree == min(pairs, key=lambda f: f["test"]["p"])
+    assert agree["other"] == "v0" and agree["disagree"] is True and agree["driving"]["block"] == "m0"
+    matrix = np.column_stack(list(model_gaps(rows, agree["value"], "v0").values()))
+    assert agree["test"]["statistic"] == pytest.approx(studentized(matrix), rel=1e-9)
     assert {f["value"] for f in pairs} == {"v1", "v2", "v3", "v4"}
     for f in pairs:
         by_hand = model_gaps(rows, f["value"], f["other"])
@@ -110,7 +116,10 @@ def test_models_that_agree_name_no_block():
     result = probestats.analyze(rows, metric="score", reference="v0", tests=probestats.Tests(n_resamples=2000))
     assert result.verdict.pooled == "averaged over 8 models"
     assert not any(c.id == "blocks_disagree" for c in result.verdict.caveats)
-    assert "drive" not in json.dumps(result.to_dict()["verdict"]).replace('"driving": null', "")
+    verdict = result.to_dict()["verdict"]
+    # the many-values verdict carries the pair's blocks_agree object, here read and found to agree: no block named
+    assert verdict["blocks_agree"]["disagree"] is False and verdict["blocks_agree"]["driving"] is None
+    assert "drive" not in json.dumps(verdict).replace('"driving": null', "").replace('"driver": null', "")
 
 
 def test_many_values_with_by_groups_name_the_group_that_drives(one_drives):
@@ -191,3 +200,115 @@ def test_several_metrics_name_the_model_that_drives_each_metrics_pooled_gap(caps
         gaps = {m: g.mean() for m, g in model_gaps(rows, "A", "B", f["metric"]).items()}
         assert f["driving"]["block"] == farthest(gaps) == "m0"
         assert f["driving"]["gap"] == pytest.approx(gaps["m0"], abs=1e-9)
+
+
+# --------------------------------------------------------------------------------------------- two factors
+
+
+def factor_gaps(rows) -> dict[str, np.ndarray]:
+    """By hand: per model, each item's style main effect, the mean over the names of formal - casual among that
+    name's runs (each cell the mean of its runs), in item order."""
+    cells: dict = {}
+    for r in rows:
+        cells.setdefault((r["model"], r["item"], r["style"], r["name"]), []).append(r["score"])
+    models = sorted({r["model"] for r in rows})
+    items = sorted({r["item"] for r in rows}, key=lambda i: int(i[1:]))
+    names = sorted({r["name"] for r in rows})
+    mean = lambda m, i, s, n: np.mean(cells[(m, i, s, n)])   # noqa: E731
+    return {m: np.array([np.mean([mean(m, i, "formal", n) - mean(m, i, "casual", n) for n in names])
+                         for i in items]) for m in models}
+
+
+@pytest.fixture(scope="module")
+def factors_drive(tmp_path_factory):
+    rows = two_by_two_five_models(0, drive=-0.8)
+    path = tmp_path_factory.mktemp("factors") / "drive.csv"
+    pl.DataFrame(rows).write_csv(path)
+    return rows, path
+
+
+def test_a_two_by_two_under_five_models_names_the_model_that_drives_the_style_gap(factors_drive, capsys, tmp_path):
+    rows, path = factors_drive
+    argv = [str(path), "--metric", "score", "--factor", "style", "--factor", "name", "--n-resamples", "2000"]
+    by_hand = factor_gaps(rows)
+    gaps = {m: g.mean() for m, g in by_hand.items()}
+    assert farthest(gaps) == "m0" and gaps["m0"] < -0.6 and max(abs(g) for m, g in gaps.items() if m != "m0") < 0.2
+    terminal = _run(["analyze", *argv], capsys)
+    line = terminal.split("At alpha 0.05: ", 1)[1].split("Caveat:", 1)[0]
+    assert line.startswith("an effect larger than chance after correction: ")
+    assert "(averaged over 5 models that disagree on style (m0 drives the pooled gap))." in line
+    assert "Caveat: The 5 models disagree on style: " in terminal and "m0 drives the pooled gap (" in terminal
+    report = tmp_path / "r.md"
+    assert cli(["report", *argv, "-o", str(report)]) == 0
+    capsys.readouterr()
+    summary = _summary(report)
+    assert "averaged over 5 models that disagree on style (m0 drives the pooled gap)" in summary
+    data = json.loads(_run(["analyze", *argv, "--json"], capsys))["verdict"]
+    assert data["blocks"] == ["model"] and data["pooled"].startswith("averaged over 5 models that disagree on style")
+    agree = data["blocks_agree"]   # the first factor's main effect, the pair's object
+    assert agree["disagree"] is True and "m0" in agree["lower"] and agree["n_blocks"] == 5
+    assert agree["test"]["statistic"] == pytest.approx(studentized(np.column_stack(list(by_hand.values()))), rel=1e-9)
+    driving = agree["driving"]
+    assert driving["block"] == "m0" and driving["alone"] is True
+    assert driving["gap"] == pytest.approx(gaps["m0"], abs=1e-9)
+    assert driving["pooled_with"] == pytest.approx(np.mean(list(gaps.values())), abs=1e-9)
+    assert driving["pooled_without"] == pytest.approx(np.mean([g for m, g in gaps.items() if m != "m0"]), abs=1e-9)
+    others = np.column_stack([g for m, g in by_hand.items() if m != "m0"])
+    assert driving["others_test"]["statistic"] == pytest.approx(studentized(others), rel=1e-9)
+    assert driving["others_test"]["p"] > 0.05 / 2   # read at alpha / 2: the two main effects' tests
+    caveat = next(c for c in data["caveats"] if c["id"] == "blocks_disagree")
+    assert [f["effect"] for f in caveat["figures"]["effects"]] == ["style"]   # no model moves the name gap
+
+
+def test_a_two_by_two_whose_models_agree_names_no_model(capsys, tmp_path):
+    rows = two_by_two_five_models(0, drive=-0.05)
+    path = tmp_path / "agree.csv"
+    pl.DataFrame(rows).write_csv(path)
+    argv = [str(path), "--metric", "score", "--factor", "style", "--factor", "name", "--n-resamples", "2000"]
+    terminal = _run(["analyze", *argv], capsys)
+    assert "(averaged over 5 models)." in terminal and "disagree" not in terminal and "drive" not in terminal
+    data = json.loads(_run(["analyze", *argv, "--json"], capsys))["verdict"]
+    assert data["pooled"] == "averaged over 5 models"
+    assert data["blocks_agree"]["disagree"] is False and data["blocks_agree"]["driving"] is None
+    assert not any(c["id"] == "blocks_disagree" for c in data["caveats"])
+    by_hand = factor_gaps(rows)
+    assert data["blocks_agree"]["test"]["statistic"] == pytest.approx(
+        studentized(np.column_stack(list(by_hand.values()))), rel=1e-9)
+
+
+def test_a_two_by_two_without_blocks_is_unchanged():
+    rows = [r for r in two_by_two_five_models(0, drive=-0.8) if r["model"] == "m1"]
+    result = probestats.analyze(rows, metric="score", factor=["style", "name"])
+    assert result.verdict.pooled is None and result.verdict.agreement is None and result.agreements == ()
+
+
+def test_two_factors_of_several_metrics_keep_each_metrics_models(factors_drive):
+    rows, _ = factors_drive
+    rows = [dict(r, twice=2 * r["score"] + 1) for r in rows]
+    result = probestats.analyze(rows, metric="score,twice", factor=["style", "name"],
+                                tests=probestats.Tests(n_resamples=2000))
+    assert len(result.analyses) == 2
+    for metric, _, analysis in result.analyses:   # the family's verdict, decided again, keeps the models' reading
+        assert analysis.verdict.pooled == "averaged over 5 models that disagree on style (m0 drives the pooled gap)"
+        assert analysis.verdict.agreement.driving.block == "m0"
+        assert any(c.id == "blocks_disagree" for c in analysis.verdict.caveats)
+
+
+def test_a_two_by_three_design_reads_the_models_on_its_factor_of_two_levels(factors_drive, capsys, tmp_path):
+    rows, _ = factors_drive
+    rows = rows + [dict(r, name="Lakisha") for r in rows if r["name"] == "Greg"]   # name: three levels
+    path = tmp_path / "two_by_three.csv"
+    pl.DataFrame(rows).write_csv(path)
+    argv = [str(path), "--metric", "score", "--factor", "style", "--factor", "name", "--n-resamples", "2000"]
+    terminal = _run(["analyze", *argv], capsys)
+    assert "(averaged over 5 models that disagree on style (m0 drives the pooled gap))." in terminal
+    assert "Caveat: The 5 models disagree on style: " in terminal
+    data = json.loads(_run(["analyze", *argv, "--json"], capsys))
+    assert data["kind"] == "factorial"
+    # by hand: a model's style gap is formal - casual averaged over the three names; Lakisha's runs copy Greg's
+    by_hand = factor_gaps(rows)
+    gaps = {m: g.mean() for m, g in by_hand.items()}
+    driving = data["verdict"]["blocks_agree"]["driving"]
+    assert driving["block"] == "m0" and driving["gap"] == pytest.approx(gaps["m0"], abs=1e-9)
+    caveat = next(c for c in data["verdict"]["caveats"] if c["id"] == "blocks_disagree")
+    assert [f["effect"] for f in caveat["figures"]["effects"]] == ["style"]   # name has three levels: no gap

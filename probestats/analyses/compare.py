@@ -254,8 +254,8 @@ def compare_runs(before, after, *, metric: str, a: str | None = None, b: str | N
                                       read=read, read_after=read_after)
         if streamed is not None:
             return streamed
-    cb = validate(before, metric=metric, a=a, b=b, fold_case=fold_case, **read)
-    ca = validate(after, metric=metric, a=a, b=b, fold_case=fold_case, **read_after)
+    cb = validate(before, metric=metric, a=a, b=b, fold_case=fold_case, read=read)
+    ca = validate(after, metric=metric, a=a, b=b, fold_case=fold_case, read=read_after)
     if names is None:
         names = ("BEFORE", "AFTER") if cb.log.source == ca.log.source else (cb.log.source, ca.log.source)
     missing = [p for c, n in ((cb, names[0]), (ca, names[1])) for p in c.problems
@@ -287,13 +287,13 @@ def _compare_streaming(before, after, question, probe, tests, *, names, read, re
     values, and seeds by each cell's fingerprint) and the same analyses; None when a log needs its
     rows or the logs differ (the row path then names what differs, seed by seed)."""
     # lazy: looked up when called, so a test's replacement of it on its module is seen
-    from probestats.checks.stream import validate_streaming
+    from probestats.checks.stream import PassOptions, validate_streaming
 
     metric, a, b, fold_case = question.metric, question.a, question.b, probe.fold_case
     passes = []
     for log, options in ((before, read), (after, read_after)):
         streamed = validate_streaming(log, metric=metric, a=a, b=b, fold_case=fold_case, halves=True,
-                                      before_pass=warm_tests, **options)
+                                      options=PassOptions(before_pass=warm_tests, read=dict(options or {})))
         if streamed is None or streamed.per is None or not streamed.checked.ok:
             return None
         passes.append(streamed)

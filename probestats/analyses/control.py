@@ -300,14 +300,14 @@ def compare_control(log, *, metric: str, values: Sequence[str], baseline: str, c
         The control's rows have errors (a metric that is not a number).
     """
     # lazy: looked up when called, so a test's replacement of it on its module is seen
-    from probestats.checks.schema import validate
+    from probestats.checks.schema import ColumnRoles, validate
 
     values = [str(v) for v in values]
     if control == baseline or control in values:
         raise OptionError(f"{opt('control', control)}: the control is a meaningless edit set beside the compared "
                           "values, not one of them; name another value as the control")
-    checked = validate(log, metric=metric, a=control, b=baseline, keep=[c for c in blocks],
-                       fold_case=fold_case, same_seeds=False)
+    checked = validate(log, metric=metric, a=control, b=baseline, fold_case=fold_case, same_seeds=False,
+                       roles=ColumnRoles(keep=[c for c in blocks]))
     for name, v in (("control", control), ("baseline", baseline), *(("values", x) for x in values)):
         if v not in checked.values:
             shown = ", ".join(f"'{x}'" for x in checked.values[:12]) + (" ..." if len(checked.values) > 12 else "")

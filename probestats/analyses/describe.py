@@ -18,8 +18,9 @@ outside ``[e0, ek]`` is refused, naming it.
 
 Examples
 --------
->>> rows = [{"item": i, "variant": v, "label": lab} for i, (v, lab) in
-...         enumerate([("a", "yes"), ("a", "yes"), ("a", "no"), ("b", "no"), ("b", "no"), ("b", "no")])]
+>>> from probestats.io.read import read_log   # the job reads and shapes the log; describe_log takes it as read
+>>> rows = read_log([{"item": i, "variant": v, "label": lab} for i, (v, lab) in
+...                  enumerate([("a", "yes"), ("a", "yes"), ("a", "no"), ("b", "no"), ("b", "no"), ("b", "no")])])
 >>> d = describe_log(rows, metric="label")
 >>> [(s.value, s.counts) for s in d.values]
 [('a', {'no': 1, 'yes': 2}), ('b', {'no': 3, 'yes': 0})]
@@ -311,8 +312,8 @@ def describe_log(log, *, metric: str | None = None, bins=None, by=(), n_resample
 
     Parameters
     ----------
-    log : Log, path, list of dict or DataFrame
-        A log (shaped by a :class:`~probestats.shape.probe.Probe` when it comes from one).
+    log : Log
+        The log as the job read and shaped it (:class:`~probestats.shape.probe.Probe`); nothing is read here.
     metric : str, optional
         The column described; without it, runs and items per value.
     bins : str or sequence of float, optional
@@ -333,15 +334,13 @@ def describe_log(log, *, metric: str | None = None, bins=None, by=(), n_resample
 
     Examples
     --------
-    >>> rows = [{"item": 0, "variant": "a", "x": x} for x in (0, 1, 1, 2, 3)]
+    >>> from probestats.io.read import read_log
+    >>> rows = read_log([{"item": 0, "variant": "a", "x": x} for x in (0, 1, 1, 2, 3)])
     >>> describe_log(rows, metric="x", bins="0,1,2,3").values[0].counts
     {'[0, 1)': 1, '[1, 2)': 2, '[2, 3]': 2}
     >>> describe_log(rows, metric="x", bins="0,1,2,3", bins_closed="right").values[0].counts
     {'[0, 1]': 3, '(1, 2]': 1, '(2, 3]': 1}
     """
-    # lazy: looked up when called, so a test's replacement of it on its module is seen
-    from probestats.io.read import read_log
-
     check_vocabulary(n_resamples=n_resamples, seed=seed)
     if bins_closed not in BINS_CLOSED:
         raise OptionError(f"{opt('bins_closed', bins_closed)}: expected one of {', '.join(BINS_CLOSED)} (the side "
@@ -350,7 +349,6 @@ def describe_log(log, *, metric: str | None = None, bins=None, by=(), n_resample
     if bins is None and bins_closed != "left":
         raise OptionError(f"{opt('bins_closed', bins_closed)} says which side of a bin is closed; give "
                           f"{opt('bins')} too, or drop it")
-    log = read_log(log)
     edges = parse_bins(bins)
     frame = log.frame
     if agreement is not None:

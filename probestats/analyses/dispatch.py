@@ -5,7 +5,7 @@ Python: filters and derived columns first (``where``, ``derive``), then
 
 - ``factor`` (two attributes at once) -> :func:`~probestats.analyses.factors.analyze_factors`;
 - ``group`` or ``reference`` (every value against one) -> :func:`~probestats.analyses.many.analyze_many`;
-- ``scale`` (a judge's scale) -> :func:`~probestats.analyses.evaluator.analyze_judge`;
+- ``scale`` (a judge's scale) -> :func:`~probestats.analyses.evaluator.judge_analysis`;
 - more than two values and no ``a``/``b`` -> :func:`~probestats.analyses.many.analyze_many`;
 - otherwise the paired analysis of two values -> :func:`~probestats.analyses.paired.analyze_pair`.
 """
@@ -23,6 +23,7 @@ from probestats.errors import OptionError, either, opt
 from probestats.io.log import Log, collect
 from probestats.limits import check_limit, duration
 from probestats.shape.probe import as_probe
+from probestats.shape.shaped import Shaped
 from probestats.vocabulary import as_tests
 
 __all__ = ["AnalysisResult", "analyze", "check_roles"]
@@ -44,7 +45,6 @@ def __getattr__(name: str):
     if name == "AnalysisResult":
         # lazy: analyses.factors is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.factors import FactorAnalysis
-        # lazy: analyses.many is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.many import ManyAnalysis
 
         union = Union[Analysis, ManyAnalysis, FactorAnalysis, MetricsAnalysis]
@@ -58,8 +58,10 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, run: Run 
 
     Parameters
     ----------
-    log : path, Log, list of dict or DataFrame
-        The probe log (anything :func:`probestats.read_log` reads), shaped here by ``probe``.
+    log : Shaped or Log
+        The probe log as the job read and shaped it (:func:`probestats.jobs.inputs.shape_log`: each metric's log,
+        and its noise log where ``question.noise`` is a log); a Log is taken as shaped for every metric. Nothing
+        is read or shaped here.
     question : Question
         What is compared (:class:`probestats.analyses.question.Question`): the metric (several: one paired
         analysis per metric, corrected as one family over metrics × groups,
@@ -71,9 +73,8 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, run: Run 
         nor ``b``, ``b`` is the baseline), and whether the metric is a ``selection`` (many values: selection
         rates and impact ratios).
     probe : Probe, optional
-        What the log means (:class:`probestats.shape.probe.Probe`: mapping, ``where``, ``derive``, wide
-        layouts, groups, complete items, case folding), applied alike to the probe log and a noise log, and
-        its column roles: ``settings`` and ``attribute_settings`` (held fixed, or varied with the value),
+        What the log means (:class:`probestats.shape.probe.Probe`; the job shaped the log and a noise log by it):
+        its groups, case folding and column roles: ``settings`` and ``attribute_settings`` (held fixed, or varied with the value),
         ``cluster`` (the tests flip whole clusters, :mod:`probestats.analyses.clusters`) and
         ``random_settings`` (drawn per call, checked for balance, :mod:`probestats.analyses.drawn`); the
         defaults without it.
@@ -110,11 +111,12 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, run: Run 
     Examples
     --------
     >>> from probestats.analyses.question import Question
+    >>> from probestats.shape.probe import Probe
     >>> rows = [{"item": i, "variant": v, "seed": s, "steps": 4 + (v == "formal") + (s % 3 == i % 2)}
     ...         for i in range(8) for v in ("formal", "casual") for s in range(1, 6)]
-    >>> type(analyze(rows, Question("steps"))).__name__
+    >>> type(analyze(Probe().apply(rows, metric="steps"), Question("steps"))).__name__
     'Analysis'
-    >>> three = rows + [dict(r, variant="plain") for r in rows if r["variant"] == "casual"]
+    >>> three = Probe().apply(rows + [dict(r, variant="plain") for r in rows if r["variant"] == "casual"])
     >>> type(analyze(three, Question("steps"))).__name__
     'ManyAnalysis'
     >>> type(analyze(three, Question("steps", a="formal", b="plain"))).__name__
@@ -167,9 +169,9 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, run: Run 
     metric = metrics[0]
     q = replace(q, metric=metric)
     refuse_effect_size(tests)
-    log = probe.apply(log, metric=metric, a=q.a, b=q.b, by=q.by)
-    if q.noise is not None and str(q.noise) not in ("within", "none"):   # the words are not logs
-        q = replace(q, noise=probe.apply(q.noise, metric=metric, by=q.by))
+    if isinstance(log, Shaped):   # the metric's log and noise log, as the job shaped them
+        log, noise = log.of(metric)
+        q = q if noise is None else replace(q, noise=noise)
     q = replace(q, group=q.group or probe.groups)
     whole = log
     if q.control is not None or q.baseline is not None:
@@ -324,11 +326,11 @@ def _factor_groups(log, question, probe, tests):
 
     # lazy: analyses.factors is off the paired analysis's path (tests/test_start.py)
     from probestats.analyses.factors import analyze_factors, factor_set
-    # lazy: looked up when called, so a test's replacement of it on its module is seen
-    from probestats.io.read import read_log
 
     metric, by = question.metric, question.by
-    log = log if isinstance(log, Log) else read_log(log, metric=metric)
+    if not isinstance(log, Log):
+        raise TypeError(f"the log of a two-factor analysis by groups is a Log as the job shaped it, not "
+                        f"{type(log).__name__} (see probestats.jobs.inputs.shape_log)")
     names = log.lazy.collect_schema().names()
     missing = [b for b in by if b not in names]
     if missing:

@@ -21,6 +21,7 @@ Examples
 --------
 >>> rows = [{"item": s, "variant": v, "criterion": "directness", "level": lvl}
 ...         for s, v, lvl in [("s01", "padded", 4), ("s01", "plain", 4), ("s02", "padded", 3), ("s02", "plain", 2)]]
+>>> from probestats import analyze_judge
 >>> result = analyze_judge(rows, metric="level", a="padded", b="plain", scale="1:4")
 >>> [(p.code, p.message.split(":")[0]) for p in result.problems if p.code in ("ceiling", "floor")]
 [('ceiling', 'item s01, criterion directness')]
@@ -35,14 +36,14 @@ from typing import Sequence
 import polars as pl
 
 from probestats.analyses.paired import analyze_pair
-from probestats.analyses.question import Run, from_keywords
+from probestats.analyses.question import Run
 from probestats.errors import OptionError, count_of, opt
 from probestats.errors import Problem
 from probestats.io.columns import ROW
 from probestats.io.log import format_rows
 from probestats.vocabulary import EFFECT_SIZES, N_RESAMPLES, SEED
 
-__all__ = ["parse_scale", "scale_problems", "scale_check", "ScaleCheck", "with_scale", "analyze_judge"]
+__all__ = ["parse_scale", "scale_problems", "scale_check", "ScaleCheck", "with_scale", "judge_analysis"]
 
 
 @dataclass(frozen=True)
@@ -270,42 +271,10 @@ def with_scale(analysis, scale=None, by: Sequence[str] = ()):
     return replace(analysis, problems=tuple(kept) + tuple(added), scale=check)
 
 
-def analyze_judge(log, *, metric: str, a: str | None = None, b: str | None = None, scale=None,
-                  by: Sequence[str] = ("criterion",), baseline: str | None = None, **kwargs):
-    """Analyze an evaluator probe: per-criterion deltas (a − b), ceiling/floor cells, the judge's repeats.
-
-    Parameters
-    ----------
-    log : path, Log, list of dict or DataFrame
-    metric : str
-        The level the judge gave.
-    a, b : str, optional
-        The changed text's value and the baseline's (the delta is ``a − b``; cells are
-        flagged by ``baseline``, else by ``b``).
-    baseline : str, optional
-        Which of the two values is the unchanged one (its cells are checked at the scale's ends).
-    scale : "LOW:HIGH" or (low, high), optional
-    by : sequence of str
-        Columns that split the judge's output (default: ``criterion``); columns absent
-        from the log are ignored.
-    **kwargs
-        The options of :func:`probestats.analyses.paired.analyze_pair`, by name: what is compared (``noise``,
-        ``noise_value``), how the log is read (a :class:`~probestats.shape.probe.Probe`'s fields,
-        ``read_options``), how the tests are run (a :class:`~probestats.vocabulary.Tests`' fields, ``hedges``),
-        ``mdg`` and ``within_noise``.
-    """
-    # lazy: looked up when called, so a test's replacement of it on its module is seen
-    from probestats.io.read import read_log
-
-    log = read_log(log, metric=metric, **dict(kwargs.pop("read_options", None) or {}))
-    question, probe, tests, run = from_keywords(metric=metric, a=a, b=b, scale=scale, by=tuple(by),
-                                                baseline=baseline, **kwargs)
-    return judge_analysis(log, question, probe, tests, **run)
-
-
 def judge_analysis(log, question, probe, tests, *, mdg: bool = True, within_noise: bool = True):
-    """:func:`analyze_judge` on the shaped log, with what is compared (``question``: the metric, ``a`` and
-    ``b``, the ``scale``, ``by``, the ``baseline``, the noise reference), the ``probe``'s case folding and
+    """:func:`probestats.analyze_judge` on the ``log`` as the job read and shaped it, with what is compared
+    (``question``: the metric, ``a`` and ``b``, the ``scale``, ``by``, the ``baseline``, the noise reference), the
+    ``probe``'s case folding and
     held-fixed settings, and the ``tests``' direction, level, correction and interval.
 
     The judge's analysis resamples with the default draws and shows d_z and d_av uncorrected, as it always
@@ -313,10 +282,6 @@ def judge_analysis(log, question, probe, tests, *, mdg: bool = True, within_nois
     """
     from dataclasses import replace as changed
 
-    # lazy: looked up when called, so a test's replacement of it on its module is seen
-    from probestats.io.read import read_log
-
-    log = read_log(log, metric=question.metric)
     present = set(log.lazy.collect_schema().names())
     by = [c for c in question.by if c in present]
     result = analyze_pair(log, changed(question, by=by, selection=False, baseline=None, scale=None),

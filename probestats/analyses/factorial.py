@@ -296,6 +296,10 @@ class FactorialAnalysis(Result):
     family : int
         The tests corrected together when this analysis is one of a family (a ``FactorSet``: ``--by`` groups
         or several metrics); 0 alone.
+    agreements : tuple of (str, BlockAgreement or None)
+        With blocks, per main effect of a factor of two levels (its first level less its second, averaged over
+        the other factor's levels), whether the blocks agree (:mod:`probestats.analyses.factor_blocks`); the
+        verdict carries the first. Empty without blocks or without a factor of two levels.
     """
 
     MAIN_TABLE = "tests"
@@ -318,6 +322,8 @@ class FactorialAnalysis(Result):
     pooled: tuple = ()
     #: the tests corrected together when this analysis is one of a family (a ``FactorSet``); 0 alone
     family: int = 0
+    #: per main effect of a factor of two levels, whether the blocks agree (:mod:`probestats.analyses.factor_blocks`)
+    agreements: tuple = ()
 
     @property
     def n_items(self) -> int:

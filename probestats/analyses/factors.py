@@ -36,8 +36,8 @@ from probestats.vocabulary import as_tests, column_names
 from probestats.errors import ColumnError, OptionError, count_of, either, opt
 from probestats.stats.hypotests import TestResult, sign_flip_test
 from probestats.io.columns import normalize_header
-from probestats.io.read import read_log
 from probestats.errors import Problem
+from probestats.analyses.factor_blocks import Cells, effect_agreements, factor_blocks, with_agreements
 from probestats.analyses.factorial import analyze_factorial
 from probestats.analyses.many import check_many, check_size, unit_means
 from probestats.analyses.question import Question
@@ -154,6 +154,10 @@ class FactorAnalysis(Result):
     family : int
         The tests corrected together when this analysis is one of a family (a ``FactorSet``: ``--by`` groups
         or several metrics); 0 alone.
+    agreements : tuple of (str, BlockAgreement or None)
+        With blocks (several models answered every cell), per main effect, whether the blocks agree
+        (:mod:`probestats.analyses.factor_blocks`); the verdict carries the first (``agreement``), the phrase
+        its line prints (``pooled``) and the ``blocks_disagree`` caveat. Empty without blocks.
     """
 
     MAIN_TABLE = "effects"
@@ -172,6 +176,8 @@ class FactorAnalysis(Result):
     pooled: tuple = ()
     #: the tests corrected together when this analysis is one of a family (:class:`FactorSet`); 0 alone
     family: int = 0
+    #: per main effect, whether the blocks its runs average over agree (:mod:`probestats.analyses.factor_blocks`)
+    agreements: tuple = ()
 
     @property
     def n_items(self) -> int:
@@ -339,8 +345,9 @@ def analyze_factors(log, question, probe=None, tests=None):
     Examples
     --------
     >>> from probestats.analyses.question import Question
-    >>> rows = [{"item": i, "style": s, "name": n, "x": (s == "formal") * (1 + (n == "Greg")) + 0.1 * i}
-    ...         for i in range(6) for s in ("formal", "casual") for n in ("Emily", "Greg")]
+    >>> from probestats.io.read import read_log   # the job reads and shapes the log; the engine takes it as read
+    >>> rows = read_log([{"item": i, "style": s, "name": n, "x": (s == "formal") * (1 + (n == "Greg")) + 0.1 * i}
+    ...                  for i in range(6) for s in ("formal", "casual") for n in ("Emily", "Greg")])
     >>> result = analyze_factors(rows, Question("x", factor=["style", "name"]))
     >>> [(e.name, round(e.average, 9)) for e in result.effects][:3]
     [('style within name = Emily', 1.0), ('style within name = Greg', 2.0), ('style', 1.5)]
@@ -359,7 +366,6 @@ def analyze_factors(log, question, probe=None, tests=None):
     if len(factors) != 2:
         raise OptionError(f"{opt('factors')}: give exactly two factors (got {len(factors)}), "
                           f"for example {either(repr(['style', 'name']), '--factor style --factor name')}")
-    log = read_log(log, metric=metric)
     declared = [_declared(log, f) for f in factors]
     factors = [name for name, _, _ in declared]
     c1, c2 = (column for _, column, _ in declared)
@@ -382,7 +388,13 @@ def analyze_factors(log, question, probe=None, tests=None):
     if any(len(lv) != 2 for lv in levels):  # beyond 2 × 2
         result = analyze_factorial(unit_means(frame, metric), tests, metric=metric, factors=tuple(factors),
                                    levels=levels, problems=problems)
-        return replace(result, pooled=pooled_in_cells(frame))
+        # blocks, read on the main effect of each factor of two levels (a gap); a factor of more has none
+        blocks = factor_blocks(frame, (c1, c2))
+        la, lb = result.levels
+        agreements = effect_agreements(frame, metric, Cells(blocks, tuple(factors), result.levels,
+                                                            tuple(f"{x} × {y}" for x in la for y in lb)), tests)
+        return replace(result, pooled=pooled_in_cells(frame), agreements=agreements,
+                       verdict=with_agreements(result.verdict, agreements, blocks))
     (l1a, l1b), (l2a, l2b) = levels
     cells = [f"{x} × {y}" for x in (l1a, l1b) for y in (l2a, l2b)]
     absent = [c for c in cells if c not in units]
@@ -425,12 +437,15 @@ def analyze_factors(log, question, probe=None, tests=None):
     runs = int(means["runs"].median()) if means.height else 0
 
     pooled = pooled_in_cells(frame)
-
+    # models (judges, ...) that answered every cell are blocks: each one's own main effects, read as a pair reads them
+    blocks = factor_blocks(frame, (c1, c2))
+    agreements = effect_agreements(frame, metric, Cells(blocks, (f1, f2), (levels[0], levels[1]), tuple(cells)), tests)
+    verdict = decide_effects([(e.name, e.p_adjusted) for e in effects], alpha=alpha)
     return FactorAnalysis(metric=metric, factors=(f1, f2), levels=(levels[0], levels[1]), effects=effects,
                           items=wide.with_columns(pl.col("item").cast(pl.String)), runs_per_cell=runs,
                           note=runs_note(runs, pooled_phrase(pooled)), correction=correction, alpha=alpha,
-                          problems=problems, pooled=pooled,
-                          verdict=decide_effects([(e.name, e.p_adjusted) for e in effects], alpha=alpha))
+                          problems=problems, pooled=pooled, agreements=agreements,
+                          verdict=with_agreements(verdict, agreements, blocks))
 
 
 @dataclass(frozen=True)
@@ -502,11 +517,13 @@ def factor_set(analyses, tests) -> FactorSet:
         if hasattr(a, "effects"):
             effects = tuple(replace(e, p_adjusted=p, detected=None if p is None else bool(p <= alpha))
                             for e, p in zip(a.effects, adjusted))
+            verdict = decide_effects([(e.name, e.p_adjusted) for e in effects], alpha=alpha)
             a = replace(a, effects=effects, correction=correction, family=len(raw),
-                        verdict=decide_effects([(e.name, e.p_adjusted) for e in effects], alpha=alpha))
+                        verdict=with_agreements(verdict, a.agreements, a.verdict.blocks))
         else:
             corrected = tuple(replace(t, p_adjusted=p) for t, p in zip(a.tests, adjusted))
+            verdict = decide_effects([(t.name, t.p_adjusted) for t in corrected], alpha=alpha)
             a = replace(a, tests=corrected, correction=correction, family=len(raw),
-                        verdict=decide_effects([(t.name, t.p_adjusted) for t in corrected], alpha=alpha))
+                        verdict=with_agreements(verdict, a.agreements, a.verdict.blocks))
         out.append((metric, dict(group), a))
     return FactorSet(tuple(out), correction, alpha, len(raw))

@@ -40,18 +40,17 @@ from probestats.analyses.blocks import drivers_clause
 from probestats.analyses.design_read import read_design
 from probestats.analyses.halves import BLOCK_SETTINGS, block_noun
 from probestats.analyses.items import check_by
-from probestats.analyses.many_design import agreement_caveat, constant_caveats
+from probestats.analyses.many_design import agreement_caveat, constant_caveats, headline_agreement, pair_agreements
 from probestats.analyses.omnibus import OmnibusResult, omnibus_test
 from probestats.analyses.pair_tests import refuse_tiny
 from probestats.analyses.reference import reference_check
 from probestats.analyses.verdict import decide_many, with_caveats
 from probestats.checks.design import Caveat
-from probestats.checks.schema import SETTINGS, validate
+from probestats.checks.schema import SETTINGS, ColumnRoles, validate
 from probestats.errors import OptionError, ValidationError, either, opt
 from probestats.errors import Problem, has_errors
 from probestats.io.columns import ROW
 from probestats.io.log import Log, collect, format_rows
-from probestats.io.read import read_log
 from probestats.limits import check_limit, duration, how_to_raise, limit
 from probestats.result import Result, html_summary
 from probestats.shape.probe import Probe
@@ -467,9 +466,9 @@ def check_many(log, question, probe=None, *, keep: Sequence[str] = (), value_nam
     """
     metric, by = question.metric, list(question.by)
     groups = parse_groups(question.group)
-    log = read_log(log, metric=metric)
     _check_values(log)
-    checked = validate(log, metric=metric, by=by, keep=keep, fold_case=bool(probe is not None and probe.fold_case))
+    checked = validate(log, metric=metric, by=by, fold_case=bool(probe is not None and probe.fold_case),
+                       roles=ColumnRoles(keep=keep))
     problems = [p for p in checked.problems if p.code not in PAIR_CODES]
     if has_errors(problems):
         raise ValidationError(problems)
@@ -795,8 +794,9 @@ def analyze_many(log, question, probe=None, tests=None) -> ManyAnalysis:
 
     Examples
     --------
-    >>> rows = [{"item": i, "variant": v, "x": float(v == "A" and i < 5)}
-    ...         for i in range(6) for v in ("A", "B", "C")]
+    >>> from probestats.io.read import read_log   # the job reads and shapes the log; the engine takes it as read
+    >>> rows = read_log([{"item": i, "variant": v, "x": float(v == "A" and i < 5)}
+    ...                  for i in range(6) for v in ("A", "B", "C")])
     >>> from probestats.analyses.question import Question
     >>> result = analyze_many(rows, Question("x"))
     >>> [(v.value, round(v.mean, 4)) for v in result.main.values]
@@ -871,9 +871,10 @@ def analyze_many(log, question, probe=None, tests=None) -> ManyAnalysis:
             {"value": big, "members": list(members[big]), "other": small, "other_members": list(members[small])}),
             test=PERMUTATION_TEST)
 
-    disagreement = agreement_caveat(results, tests)
+    read = pair_agreements(results, tests)
+    disagreement = agreement_caveat(results, tests, read)
     verdict = with_caveats(verdict, *disagreement, *constant_caveats(frame, metric, units, results),
-                           **pooled_fields(results, group_by, blocks, disagreement))
+                           agreement=headline_agreement(read), **pooled_fields(results, group_by, blocks, disagreement))
     return ManyAnalysis(main=main, groups=tuple(results), problems=tuple(problems), alpha=alpha,
                         correction=correction, frame=frame, verdict=verdict)
 

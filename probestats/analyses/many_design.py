@@ -30,7 +30,7 @@ from probestats.analyses.blocks import block_agreement
 from probestats.checks.design import (MAX_GROUP_CLAUSES, Caveat, constant_text, constant_values,
                                        grouped_constants_clause, share_text)
 
-__all__ = ["constant_caveats", "agreement_caveat"]
+__all__ = ["constant_caveats", "agreement_caveat", "pair_agreements", "headline_agreement", "PairAgreement"]
 
 #: what a constant value means, after the sentence that names it
 _CONSTANT_MEANS = ("A constant value usually means the metric is defined relative to it, and without a noise or "
@@ -121,27 +121,54 @@ class _Group:
     p_adjusted: float | None
 
 
-def agreement_caveat(results: Sequence, tests) -> tuple[Caveat, ...]:
-    """``blocks_disagree`` when, for some pair of values (every pair tested one by one, else each value against
-    the reference), the ``by`` groups disagree (:func:`probestats.analyses.blocks.block_agreement`);
-    ``results`` are the per-group results, ``tests`` the level and resampling. The heterogeneity test (one within-item permutation test per pair,
-    as costly as an omnibus test) is run on the gaps against the reference only; a pair without the
-    reference disagrees when significant groups go opposite ways (:data:`UNTESTED`). Its Monte Carlo draws
-    :data:`FIRST` resamples (or a tenth of ``n_resamples``, if more) and adds more only while its p's interval
-    holds alpha: only whether p is at most alpha is read from it, and its method says how many it drew.
-    With several values against the reference, each of their tests is read at alpha divided by their
-    number (Bonferroni), so that groups that agree are said to disagree about as rarely as with two values.
+@dataclass(frozen=True)
+class PairAgreement:
+    """The agreement of the blocks (or ``by`` groups) on one pair of values, ``value`` against ``other``: a
+    :class:`~probestats.analyses.blocks.BlockAgreement` (every attribute of it read through), whose ``to_dict()``
+    leads with the pair, as the ``blocks_disagree`` caveat's figures do."""
 
-    Its figures are ``{"values": [...]}``, one agreement (``BlockAgreement.to_dict()`` with the pair's
-    ``value`` and ``other``, the gap ``value`` minus ``other``) per pair whose groups disagree.
+    value: str
+    other: str
+    agreement: object
+
+    def __getattr__(self, name):
+        if name.startswith("__") or name == "agreement":   # copying or unpickling: not yet set
+            raise AttributeError(name)
+        return getattr(self.agreement, name)
+
+    def to_dict(self) -> dict:
+        return {"value": self.value, "other": self.other, **self.agreement.to_dict()}
+
+
+def headline_agreement(read: Sequence[PairAgreement]) -> PairAgreement | None:
+    """The one agreement a many-values verdict carries (JSON ``verdict.blocks_agree``, as a pair's does), from
+    ``read`` (each pair's, in the order compared): among the pairs whose blocks were tested (the gaps against the
+    reference), those that disagree before those that agree, then the smallest heterogeneity p, then the first;
+    the first pair read when none was tested; None when there is none.
+
+    >>> from types import SimpleNamespace as NS
+    >>> read = [PairAgreement("b", "a", NS(disagree=False, test=NS(pvalue=0.2))),
+    ...         PairAgreement("c", "a", NS(disagree=True, test=NS(pvalue=0.01))),
+    ...         PairAgreement("c", "b", NS(disagree=True, test=None))]
+    >>> headline_agreement(read).value, headline_agreement(read[:1]).disagree, headline_agreement([])
+    ('c', False, None)
     """
+    tested = [r for r in read if r.test is not None]
+    if not tested:
+        return read[0] if read else None
+    return min(tested, key=lambda r: (not r.disagree, r.test.pvalue))
+
+
+def pair_agreements(results: Sequence, tests) -> tuple[PairAgreement, ...]:
+    """Each pair of values' :class:`PairAgreement` of the ``by`` groups (or blocks) of a many-values analysis, read
+    as :func:`agreement_caveat` describes; empty with fewer than two groups."""
     n_resamples = tests.n_resamples
     if len(results) < 2:
         return ()
     columns = list(results[0].by)
     reference = results[0].reference
     means = [_item_means(g) for g in results]
-    found, figures = [], []
+    read = []
     for pair in (results[0].pairwise or results[0].gaps):
         a, b = pair.a, pair.b
         rows, blocks = [], []
@@ -158,9 +185,32 @@ def agreement_caveat(results: Sequence, tests) -> tuple[Caveat, ...]:
         against = reference in (a, b)   # the heterogeneity test on the gaps against the reference only
         agreement = block_agreement(grouped, blocks, columns, tests, a=a, b=b, untested=None if against else UNTESTED,
                                     first=max(FIRST, n_resamples // 10), family=len(results[0].gaps))
-        if agreement is not None and agreement.disagree:
-            found.append(agreement)
-            figures.append({"value": a, "other": b, **agreement.to_dict()})
+        if agreement is not None:
+            read.append(PairAgreement(a, b, agreement))
+    return tuple(read)
+
+
+def agreement_caveat(results: Sequence, tests, read: Sequence[PairAgreement] | None = None) -> tuple[Caveat, ...]:
+    """``blocks_disagree`` when, for some pair of values (every pair tested one by one, else each value against
+    the reference), the ``by`` groups disagree (:func:`probestats.analyses.blocks.block_agreement`);
+    ``results`` are the per-group results, ``tests`` the level and resampling. The heterogeneity test (one within-item permutation test per pair,
+    as costly as an omnibus test) is run on the gaps against the reference only; a pair without the
+    reference disagrees when significant groups go opposite ways (:data:`UNTESTED`). Its Monte Carlo draws
+    :data:`FIRST` resamples (or a tenth of ``n_resamples``, if more) and adds more only while its p's interval
+    holds alpha: only whether p is at most alpha is read from it, and its method says how many it drew.
+    With several values against the reference, each of their tests is read at alpha divided by their
+    number (Bonferroni), so that groups that agree are said to disagree about as rarely as with two values.
+
+    Its figures are ``{"values": [...]}``, one agreement (``BlockAgreement.to_dict()`` with the pair's
+    ``value`` and ``other``, the gap ``value`` minus ``other``) per pair whose groups disagree. ``read``: the
+    pairs' agreements already read (:func:`pair_agreements`), else they are read here.
+    """
+    if len(results) < 2:
+        return ()
+    columns = list(results[0].by)
+    read = pair_agreements(results, tests) if read is None else read
+    found = [r.agreement for r in read if r.disagree]
+    figures = [r.to_dict() for r in read if r.disagree]
     if not found:
         return ()
     first = found[0]

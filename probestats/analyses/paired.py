@@ -23,7 +23,7 @@ from probestats.analyses.design_read import read_design
 from probestats.analyses.question import Question, Run
 from probestats.vocabulary import INTERVALS
 from probestats.errors import Problem
-from probestats.checks.schema import Checked, require_ok, validate
+from probestats.checks.schema import Checked, ColumnRoles, require_ok, validate
 from probestats.errors import count_of
 from probestats.analyses.items import check_by, item_table_of, item_units, items_of, key_json
 from probestats.analyses.noise_check import halves_check, noise_check_of, noise_log_causes, within_log_noise
@@ -414,8 +414,9 @@ def analyze_pair(log, question, probe=None, tests=None, run=None) -> Analysis:
 
     Parameters
     ----------
-    log : path, Log, list of dict or DataFrame
-        The probe log (anything :func:`probestats.read_log` reads), shaped as the ``probe`` says.
+    log : Log
+        The probe log as the job read and shaped it (:func:`probestats.jobs.inputs.shape_log`); rows or a frame
+        given directly are read as :func:`probestats.read_log` reads them, and never shaped.
     question : Question
         What is compared (:class:`probestats.analyses.question.Question`): ``metric``; ``a`` and ``b`` (gap =
         mean_a − mean_b; default: the first two values in order of appearance); ``by`` (repeat the analysis
@@ -440,7 +441,7 @@ def analyze_pair(log, question, probe=None, tests=None, run=None) -> Analysis:
         correlation); ``random_settings``, settings drawn at random per call (a temperature sampled for every
         request): checked to be balanced across the values (refused as a confound when not), kept out of the
         matching, and the gap shown stratified by and adjusted for each (:mod:`probestats.analyses.drawn`, on
-        ``drawn``). The log is not shaped here (:func:`probestats.analyses.dispatch.analyze` shapes it).
+        ``drawn``). The log is not shaped here (the job shapes it: :func:`probestats.jobs.inputs.shape_log`).
     tests : Tests, optional
         The direction, the level (wording, the minimum detectable gap), the correction across ``by`` groups,
         the interval of the average gap, Hedges' small-sample correction of d_z and d_av (``g_z``, ``g_av``),
@@ -482,7 +483,7 @@ def analyze_pair(log, question, probe=None, tests=None, run=None) -> Analysis:
             return _many_values(checked, question, probe, tests, by, noise)
         checked = _with_more_values(checked)
     require_ok(checked)
-    checked, streamed, table = _item_table(log, checked, streamed, metric, probe, by)
+    checked, streamed, table = _item_table(checked, streamed, metric, probe, by)
     if tests.gap_interval not in INTERVALS:
         raise OptionError(f"interval must be one of {', '.join(map(repr, INTERVALS))}, not {tests.gap_interval!r}")
     matched, problems = _blocked(checked, streamed, table, metric, probe, by)
@@ -553,22 +554,24 @@ def _streamed(log, question, probe, run, by, *, halves: bool):
         from functools import partial
 
         # lazy: looked up when called, so a test's replacement of it on its module is seen
-        from probestats.checks.stream import validate_streaming
+        from probestats.checks.stream import PassOptions, validate_streaming
 
         # the cluster suggestion's candidates are read in the same pass (blocks, known after it, are left out
         # then): one pass over the rows, not one more for the suggestion
         streamed = validate_streaming(log, metric=question.metric, a=question.a, b=question.b, by=by,
-                                      fold_case=probe.fold_case, halves=halves, progress=run.progress,
-                                      facts=run.facts, before_pass=warm_tests,
-                                      clusters=partial(cluster_candidates, metric=question.metric,
-                                                       exclude=(*by, *settings, *random_settings)))
+                                      fold_case=probe.fold_case, halves=halves,
+                                      options=PassOptions(progress=run.progress, facts=run.facts,
+                                                          before_pass=warm_tests,
+                                                          clusters=partial(cluster_candidates, metric=question.metric,
+                                                                           exclude=(*by, *settings,
+                                                                                    *random_settings))))
         if streamed is not None and _may_block(streamed.checked, settings, by):
             streamed = None   # a judge or a named setting may vary within cells: blocks need the rows
     return streamed
 
 
 def _read_validated(log, question, probe, by, progress) -> Checked:
-    """The log read and validated from its rows, keeping the columns the probe's roles read."""
+    """The log validated from its rows, keeping the columns the probe's roles read."""
     if progress:
         progress("reading and validating the log")
     # lazy: looked up when called, so a test's replacement of it on its module is seen
@@ -576,14 +579,15 @@ def _read_validated(log, question, probe, by, progress) -> Checked:
 
     metric, settings = question.metric, tuple(probe.settings)
     random_settings = tuple(dict.fromkeys(probe.random_settings))
-    log = read_log(log, metric=metric)
+    log = read_log(log, metric=metric)   # a Log as the job shaped it is taken as it is; rows given directly are read
     names = set(log.lazy.collect_schema().names())
     keep = [c for c in dict.fromkeys(("judge", "file", *settings)) if c in names or c in settings]
     keep += [c for c in dict.fromkeys((*random_settings, *([probe.cluster] if probe.cluster is not None else [])))
              if c not in keep]
-    return validate(log, metric=metric, a=question.a, b=question.b, by=by, keep=[c for c in keep if c not in by],
-                    fold_case=probe.fold_case, attribute_settings=tuple(probe.attribute_settings),
-                    random_settings=random_settings)
+    return validate(log, metric=metric, a=question.a, b=question.b, by=by, fold_case=probe.fold_case,
+                    roles=ColumnRoles(keep=[c for c in keep if c not in by],
+                                      attribute_settings=tuple(probe.attribute_settings),
+                                      random_settings=random_settings))
 
 
 def _many_values(checked, question, probe, tests, by, noise):
@@ -605,22 +609,20 @@ def _with_more_values(checked: Checked) -> Checked:
         + either("probestats.analyze", "probestats analyze")),))
 
 
-def _item_table(log, checked, streamed, metric, probe, by) -> tuple:
+def _item_table(checked, streamed, metric, probe, by) -> tuple:
     """The item table of the compared pair, with ``checked`` and ``streamed`` as they then stand: a streaming
     pass whose values have unequal runs within items gives way to the rows (the within-item permutation
     reassigns the runs themselves)."""
     table = items_of(checked) if streamed is None or streamed.main is None else item_table_of(streamed.main, ["item"])
     if streamed is not None and table.height and arms_unequal(table["n_a"].to_list(), table["n_b"].to_list()):
-        # unequal runs: the within-item permutation reassigns the runs themselves, so the rows are read
-        from probestats.io.read import read_log
-
+        # unequal runs: the within-item permutation reassigns the runs themselves, so the rows are validated
         settings = tuple(probe.settings)
-        whole = read_log(log, metric=metric)
+        whole = checked.log   # the log the streaming pass read
         names = set(whole.lazy.collect_schema().names())
         checked = validate(whole, metric=metric, a=checked.a, b=checked.b, by=by, fold_case=probe.fold_case,
-                           keep=[c for c in dict.fromkeys(("judge", *settings))
-                                 if (c in names or c in settings) and c not in by],
-                           attribute_settings=tuple(probe.attribute_settings))
+                           roles=ColumnRoles(keep=[c for c in dict.fromkeys(("judge", *settings))
+                                                   if (c in names or c in settings) and c not in by],
+                                             attribute_settings=tuple(probe.attribute_settings)))
         require_ok(checked)
         streamed = None
         table = items_of(checked)

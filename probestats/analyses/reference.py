@@ -197,8 +197,9 @@ def reference_check(result, tests) -> ReferenceCheck | None:
 
     >>> from probestats.analyses.many import analyze_many
     >>> from probestats.analyses.question import Question
-    >>> rows = [{"item": i, "variant": v, "x": i + (1.0 if v == "ref" else 0.1 * ((i + k) % 3))}
-    ...         for i in range(8) for k, v in enumerate(["ref", "A", "B", "C"])]
+    >>> from probestats.io.read import read_log
+    >>> rows = read_log([{"item": i, "variant": v, "x": i + (1.0 if v == "ref" else 0.1 * ((i + k) % 3))}
+    ...                  for i in range(8) for k, v in enumerate(["ref", "A", "B", "C"])])
     >>> check = analyze_many(rows, Question("x", reference="ref")).verdict.reference_check
     >>> check.suspect, check.direction, round(check.shift, 3), check.ratio_interval[1] <= 0.25
     (True, 'below', -0.9, True)

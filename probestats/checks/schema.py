@@ -14,7 +14,7 @@ the cells (:mod:`probestats.checks.cell_summary`) and whether the probe is match
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import polars as pl
 
@@ -33,7 +33,7 @@ from probestats.io.read import read_log
 
 #: what the analyses read from here beside validate: the settings held fixed, a cell's first row, the compared
 #: pair by default, a metric's decimal places, and the columns that look like a setting but were not read as one
-__all__ = ["Checked", "validate", "require_ok", "SETTINGS", "FIRST", "default_pair", "decimal_places",
+__all__ = ["Checked", "ColumnRoles", "validate", "require_ok", "SETTINGS", "FIRST", "default_pair", "decimal_places",
            "unmapped_settings"]
 
 @dataclass(frozen=True)
@@ -123,20 +123,31 @@ def require_ok(checked: Checked) -> Checked:
 
 
 
-def validate(
-    log,
-    *,
-    metric: str | None = None,
-    a: str | None = None,
-    b: str | None = None,
-    by: Sequence[str] = (),
-    keep: Sequence[str] = (),
-    fold_case: bool = False,
-    same_seeds: bool = True,
-    attribute_settings: Sequence[str] = (),
-    random_settings: Sequence[str] = (),
-    **read_kwargs,
-) -> Checked:
+@dataclass(frozen=True)
+class ColumnRoles:
+    """The columns validation reads beyond the item, the value, the metric and ``by``, and what each may do.
+
+    Attributes
+    ----------
+    keep : sequence of str
+        Further columns to keep in the checked frame.
+    attribute_settings : sequence of str
+        Held-fixed settings that are part of the attribute by design (which model decides, which
+        system prompt is used): they may differ between the values (no ``confounded_setting``).
+    random_settings : sequence of str
+        Settings drawn at random per call (a temperature sampled for every request): they may differ between
+        runs and values here; the analysis checks that they are balanced across the values
+        (:mod:`probestats.analyses.drawn`) and refuses them as a confound when not.
+    """
+
+    keep: Sequence[str] = ()
+    attribute_settings: Sequence[str] = ()
+    random_settings: Sequence[str] = ()
+
+
+def validate(log, *, metric: str | None = None, a: str | None = None, b: str | None = None, by: Sequence[str] = (),
+             fold_case: bool = False, same_seeds: bool = True, roles: ColumnRoles = ColumnRoles(),
+             read: Mapping | None = None) -> Checked:
     """Check a probe log and collect every problem.
 
     Parameters
@@ -149,21 +160,17 @@ def validate(
         The compared values (default: the first two in order of appearance).
     by : sequence of str
         Columns results will be split by: a setting named here may vary.
-    keep : sequence of str
-        Further columns to keep in the checked frame.
     fold_case : bool
         Treat values that differ only in case as one (values that differ only in surrounding
         spaces are always one, with a warning).
     same_seeds : bool
         Warn when an item's values were run with different seeds (turn off for a
         same-versus-same log whose second value used another seed block).
-    attribute_settings : sequence of str
-        Held-fixed settings that are part of the attribute by design (which model decides, which
-        system prompt is used): they may differ between the values (no ``confounded_setting``).
-    random_settings : sequence of str
-        Settings drawn at random per call (a temperature sampled for every request): they may differ between
-        runs and values here; the analysis checks that they are balanced across the values
-        (:mod:`probestats.analyses.drawn`) and refuses them as a confound when not.
+    roles : ColumnRoles
+        The columns kept in the checked frame, and the settings that are part of the attribute or drawn at
+        random per call (:class:`ColumnRoles`).
+    read : mapping, optional
+        How a path is read (:func:`probestats.read_log`'s options, such as ``skip_rows``).
 
     Examples
     --------
@@ -178,9 +185,8 @@ def validate(
     "item 2 has no 'casual' runs (records 9-10 are all 'formal'); add its 'casual' runs or drop the item (or complete=True to keep only the items measured under every value)"
     """
     _refuse_names(metric, by)
-    if metric is not None:
-        read_kwargs.setdefault("metric", metric)
-    log = read_log(log, **read_kwargs)
+    keep, attribute_settings, random_settings = roles.keep, roles.attribute_settings, roles.random_settings
+    log = read_log(log, **{**({"metric": metric} if metric is not None else {}), **dict(read or {})})
     problems: list[Problem] = list(log.problems)
     schema = log.lazy.collect_schema()
     problems += _missing_columns(log, schema, metric, [*by, *keep])

@@ -42,7 +42,8 @@ other on their cells.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Callable, NamedTuple, Sequence
 
 import polars as pl
@@ -62,7 +63,7 @@ from probestats.io.log import Log, collect, typed_rows
 from probestats.io.read import read_log
 from probestats.stats.exact import row_places
 
-__all__ = ["Streamed", "validate_streaming"]
+__all__ = ["PassOptions", "Streamed", "validate_streaming"]
 
 _SEED_NUMBER = "__seed_number"   # the pass's column of each row's seed read as a number (null for text)
 _HEAD = 50_000  # rows read first: the metric's decimal places, the seeds, the settings
@@ -89,20 +90,62 @@ class Streamed:
     clusters: pl.DataFrame | None = None
 
 
+@dataclass(frozen=True)
+class PassOptions:
+    """How the streaming pass runs, beyond the comparison it validates.
+
+    Attributes
+    ----------
+    same_seeds : bool
+        Warn when the two values' cells were run with different seeds (as validation does).
+    facts : bool
+        Also what a report states of the log's settings and seeds (``checked.facts``, see :func:`_column_facts`).
+    progress : callable, optional
+        Called with the name of each stage.
+    before_pass : callable, optional
+        Called just before the pass over the rows starts (to start work that can overlap it).
+    clusters : callable, optional
+        Chooses, from the log's columns, those whose one value per item the pass also reads
+        (``Streamed.clusters``: the cluster suggestion's candidates, read here rather than in a pass of their own).
+    read : mapping
+        How a log given as a path is read (:func:`probestats.read_log`'s options).
+    """
+
+    same_seeds: bool = True
+    facts: bool = False
+    progress: Callable[[str], None] | None = None
+    before_pass: Callable[[], None] | None = None
+    clusters: Callable[[Sequence[str]], Sequence[str]] | None = None
+    read: Mapping = field(default_factory=dict)
+
+
+class _Asked(NamedTuple):
+    """What the pass validates (the compared values ``a`` and ``b``, the ``by`` columns) and what it found of the
+    log: the cells' keys (item and the ``by`` columns), the held-fixed settings, whether runs have seeds and the
+    log replies, and how the value column is read as text."""
+
+    metric: str
+    a: str | None
+    b: str | None
+    by: list
+    fold_case: bool
+    same_seeds: bool
+    keys: list
+    settings: list
+    seeded: bool
+    reply: bool
+    variant: pl.Expr
+
+
 def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None = None, by: Sequence[str] = (),
-                       fold_case: bool = False, same_seeds: bool = True, halves: bool = False,
-                       facts: bool = False, progress: Callable[[str], None] | None = None,
-                       before_pass: Callable[[], None] | None = None,
-                       clusters: Callable[[Sequence[str]], Sequence[str]] | None = None,
-                       **read_kwargs) -> Streamed | None:
+                       fold_case: bool = False, halves: bool = False,
+                       options: PassOptions = PassOptions()) -> Streamed | None:
     """Validate ``log`` in a streaming pass; None when it needs the rows (see the module docstring).
 
-    Parameters are those of :func:`probestats.checks.schema.validate`; ``halves`` asks for each
-    cell's counts of its values (the within-log noise's halves), ``facts`` for what a report states of the log's settings and seeds
-    (``checked.facts``, see :func:`_column_facts`), ``progress`` is called with the name of each
-    stage, and ``before_pass`` just before the pass over the rows starts (to start work that can overlap it).
-    ``clusters`` chooses, from the log's columns, those whose one value per item the pass also reads
-    (``Streamed.clusters``: the cluster suggestion's candidates, read here rather than in a pass of their own).
+    ``metric``, ``a``, ``b``, ``by`` and ``fold_case`` are those of :func:`probestats.checks.schema.validate`;
+    ``halves`` asks for each cell's counts of its values (the within-log noise's halves); ``options`` how the
+    pass runs (:class:`PassOptions`: the seeds' check, the facts a report states, progress, the clusters' columns,
+    how a path is read).
 
     >>> from probestats.checks.schema import validate
     >>> rows = [{"item": i, "variant": v, "seed": s, "steps": 3 + s % 2 + (v == "a")}
@@ -122,8 +165,7 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
             refuse_internal(option, name)
     except OptionError:
         return None
-    read_kwargs.setdefault("metric", metric)
-    log = read_log(log, **read_kwargs)
+    log = read_log(log, **{"metric": metric, **options.read})
     schema = log.lazy.collect_schema()
     present = set(schema.names())
     if not {"item", "variant", metric, *by} <= present or "time" in present:
@@ -137,6 +179,42 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
     settings = [s for s in SETTINGS if s in present and s not in by]
     if "temperature" in by:
         return None   # validate reads the groups' temperatures as numbers ("0.8" and "0.80" one group)
+    read = _reading(log, schema, metric, by, settings)
+    if read is None:
+        return None
+    x, text, setting = read
+    extra = _fact_columns(schema, metric, settings, by) if options.facts else []
+    if extra is None:
+        return None   # a column of a type the report reads from the rows
+    asked = _Asked(metric, a, b, by, fold_case, options.same_seeds, ["item", *by], settings, "seed" in present,
+                   "reply" in present, text["variant"])
+    head = _head(log, text, x, asked.keys, setting)
+    if head.places is None:
+        return None   # values that are not short decimals: validate averages them with fractions
+    if options.progress:
+        options.progress(f"reading {log.source}")
+    nested = _cluster_columns(schema, present, options.clusters)
+    per, counts = _read_cells(log, asked, head, (x, text, setting), (extra, nested), options)
+    if per is None:
+        return None   # validate reads the log again and says what is wrong with it
+    per, nesting = _cluster_items(per, nested)
+    if options.progress:
+        options.progress("checking the cells")
+    columns = _column_facts(per, schema, metric, settings, by, extra, head.firsts) if options.facts else None
+    if options.facts and columns is None:
+        return None
+    streamed = _finish(per, log, asked, head, counts if halves else None)
+    if streamed is not None and nesting is not None:
+        streamed = replace(streamed, clusters=nesting)
+    if streamed is None or not options.facts:
+        return streamed
+    seeds = _seed_facts(per, log, streamed.checked.a, streamed.checked.b, text) if asked.seeded else None
+    return replace(streamed, checked=replace(streamed.checked, facts=LogFacts(columns, seeds)))
+
+
+def _reading(log: Log, schema: pl.Schema, metric: str, by: list, settings: list):
+    """How the pass reads the metric (as a number, blank for not a number), the ids and values (as text, written
+    as they are), and the held-fixed settings; None when validate reads them better from the rows."""
     dtype = schema[metric]
     raw = pl.col(metric)
     if dtype == pl.String:
@@ -148,7 +226,7 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
     else:
         return None
     x = x.fill_nan(None).alias(metric)   # not a number is a blank cell, which validate reports
-    keys = ["item", *by]
+    present = set(schema.names())
     # text is read as written, without the copies that stripping spaces makes; a value with spaces
     # around it shows in the cells (or fails to parse as a number), and validate takes over
     as_text = {c: pl.col(c) if schema[c] == pl.String else as_id_text(pl.col(c), schema[c]).alias(c)
@@ -167,32 +245,34 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
             setting["temperature"] = pl.col("temperature")
         else:
             return None
-    extra = _fact_columns(schema, metric, settings, by) if facts else []
-    if extra is None:
-        return None   # a column of a type the report reads from the rows
-    seeded = "seed" in present
-    head = _head(log, text, x, keys, setting)
-    if head.places is None:
-        return None   # values that are not short decimals: validate averages them with fractions
-    if progress:
-        progress(f"reading {log.source}")
-    nested = _cluster_columns(schema, present, clusters)
+    return x, text, setting
+
+
+def _read_cells(log: Log, asked: _Asked, head: _Head, read: tuple, columns: tuple, options: PassOptions):
+    """The pass over the rows: each cell's sums (``per``) and, per cell and value, the counts (the halves'),
+    read as cheaply as the first rows allow and again as text when the guess does not fit; ``per`` is None when
+    validate must read the rows. ``read``: the metric, the ids as text and the settings (:func:`_reading`);
+    ``columns``: the facts' columns and the clusters' columns also read."""
+    (x, text, setting), (extra, nested) = read, columns
+    schema = log.lazy.collect_schema()
+    metric, by, places = asked.metric, asked.by, head.places
     identity = [*text.values(), pl.col(ROW), *[pl.col(c) for c in extra],
                 *[pl.col(c).cast(pl.String).alias(f"__cluster{i}") for i, c in enumerate(nested)]]
-    if seeded:   # the seeds as numbers, cast once for the three sums that read them (a cast per sum cost a tenth of the pass)
+    if asked.seeded:   # the seeds as numbers, cast once for the three sums that read them (a cast per sum cost a tenth of the pass)
         identity.append(text["seed"].cast(pl.Float64, strict=False).alias(_SEED_NUMBER))
-    common = dict(seeded=seeded, reply="reply" in present, settings=settings)
+    common = dict(seeded=asked.seeded, reply=asked.reply, settings=asked.settings)
     fact_aggs = _fact_aggregations(extra, schema) + _cluster_aggregations(nested)
     rows, typed, firsts, plain, written = _fast_rows(log, metric, schema, head, identity, setting)
-    per, counts = _pass(rows, by, _aggregations(metric, head.places, plain=plain, written=written, firsts=firsts,
-                                                **common) + fact_aggs, _units(metric, head.places, plain), before_pass)
+    per, counts = _pass(rows, by, _aggregations(metric, places, plain=plain, written=written, firsts=firsts,
+                                                **common) + fact_aggs, _units(metric, places, plain),
+                        options.before_pass)
     if (per is None and typed) or (per is not None and "__general" in per.columns and per["__general"].sum()):
         # a number the reader could not parse, a value not written as a plain whole number, or
         # settings that vary: the general pass reads the text and keeps each cell's settings
-        if progress:
-            progress(f"reading {log.source} again, as text")
+        if options.progress:
+            options.progress(f"reading {log.source} again, as text")
         per, counts = _pass(log.lazy.select(identity + list(setting.values()) + [x]), by,
-                            _aggregations(metric, head.places, **common) + fact_aggs, _units(metric, head.places, False))
+                            _aggregations(metric, places, **common) + fact_aggs, _units(metric, places, False))
     elif per is not None:
         if plain:   # whole numbers have no finer places
             per = per.with_columns(pl.lit(0, pl.UInt32).alias("__finer"))
@@ -202,23 +282,7 @@ def validate_streaming(log, *, metric: str, a: str | None = None, b: str | None 
             per = per.with_columns(*[v.alias(s) for s, v in held.items()],
                                    *[v.alias(f"__{s}_max") for s, v in held.items()],
                                    *[pl.lit(0, pl.UInt32).alias(f"__{s}_nulls") for s in held])
-    if per is None:
-        return None   # validate reads the log again and says what is wrong with it
-    per, nesting = _cluster_items(per, nested)
-    if progress:
-        progress("checking the cells")
-    columns = _column_facts(per, schema, metric, settings, by, extra, head.firsts) if facts else None
-    if facts and columns is None:
-        return None
-    streamed = _finish(per, log, metric=metric, a=a, b=b, by=by, keys=keys, settings=settings, fold_case=fold_case,
-                   same_seeds=same_seeds, seeded=seeded, reply="reply" in present,
-                   places=head.places, exemplars=head.exemplars, variant=text["variant"], histogram=counts if halves else None)
-    if streamed is not None and nesting is not None:
-        streamed = replace(streamed, clusters=nesting)
-    if streamed is None or not facts:
-        return streamed
-    seeds = _seed_facts(per, log, streamed.checked.a, streamed.checked.b, text) if seeded else None
-    return replace(streamed, checked=replace(streamed.checked, facts=LogFacts(columns, seeds)))
+    return per, counts
 
 
 def _units(metric: str, places: int, plain: bool) -> pl.Expr:
@@ -411,8 +475,13 @@ def _head(log: Log, text: dict, metric: pl.Expr, keys: list[str], settings: dict
     return _Head(places, exemplars, plain, firsts, temperature)
 
 
-def _finish(per: pl.DataFrame, log: Log, *, metric, a, b, by, keys, settings, fold_case, same_seeds, seeded,
-            reply, places, exemplars, variant, histogram) -> Streamed | None:
+def _finish(per: pl.DataFrame, log: Log, asked: _Asked, head: _Head, histogram) -> Streamed | None:
+    """The validated log from the cells' sums ``per`` (and the ``histogram`` of values per cell, for the halves),
+    or None when some problem needs the rows."""
+    metric, a, b, by, keys, settings = asked.metric, asked.a, asked.b, asked.by, asked.keys, asked.settings
+    fold_case, same_seeds, seeded, reply, variant = (asked.fold_case, asked.same_seeds, asked.seeded, asked.reply,
+                                                     asked.variant)
+    places, exemplars = head.places, head.exemplars
     total = per.select(pl.col("n").sum(), pl.col("counted").sum(), pl.col("__finer").sum(), pl.col("__min").min(),
                        pl.col("__max").max(), pl.col("n").max().alias("largest")).row(0, named=True)
     if not total["n"] or total["counted"] != total["n"] or total["__finer"]:
@@ -431,17 +500,9 @@ def _finish(per: pl.DataFrame, log: Log, *, metric, a, b, by, keys, settings, fo
                                        pl.col("variant") == "", *spaced).any()).item()
     if ids:
         return None   # blank ids, or ids, values or settings written with spaces: validate names the rows
-    for s in settings:
-        if per[f"__{s}_nulls"].sum():
-            return None   # a blank setting: validate tells blank from text that is not a number
-    if "temperature" in settings and per.schema["temperature"] == pl.String:
-        if not per.select((pl.col("temperature") == pl.col("__temperature_max")).all()).item():
-            return None   # written in several ways within a cell: validate compares the numbers
-        temp = pl.col("temperature").cast(pl.Float64, strict=False)
-        per = per.with_columns(pl.when(temp == 0).then(0.0).otherwise(temp).alias("temperature"))
-        per = per.with_columns(pl.col("temperature").alias("__temperature_max"))
-        if per.select(pl.col("temperature").is_null().any() | pl.col("temperature").is_nan().any()).item():
-            return None   # text that is not a number: validate keeps the column as text
+    per = _settings_read(per, settings)
+    if per is None:
+        return None
     counts = per.group_by("variant").agg(pl.col(FIRST).min(), pl.col("n").sum().alias("len")).sort(FIRST)
     if counts[FIRST].is_duplicated().any():
         # values that start on one row (a wide log melted into one run per value): their order is
@@ -509,6 +570,23 @@ def _finish(per: pl.DataFrame, log: Log, *, metric, a, b, by, keys, settings, fo
         histogram = per.select(*keys, "variant").join(histogram, on=[*keys, "variant"], how="inner",
                                                       nulls_equal=True, maintain_order="left")
     return Streamed(checked, histogram, main, per, places)
+
+
+def _settings_read(per: pl.DataFrame, settings: list) -> pl.DataFrame | None:
+    """``per`` with a temperature written as text read as a number; None when a setting is blank, or written in
+    several ways within a cell, or not a number (validate reads those from the rows)."""
+    for s in settings:
+        if per[f"__{s}_nulls"].sum():
+            return None   # a blank setting: validate tells blank from text that is not a number
+    if "temperature" in settings and per.schema["temperature"] == pl.String:
+        if not per.select((pl.col("temperature") == pl.col("__temperature_max")).all()).item():
+            return None   # written in several ways within a cell: validate compares the numbers
+        temp = pl.col("temperature").cast(pl.Float64, strict=False)
+        per = per.with_columns(pl.when(temp == 0).then(0.0).otherwise(temp).alias("temperature"))
+        per = per.with_columns(pl.col("temperature").alias("__temperature_max"))
+        if per.select(pl.col("temperature").is_null().any() | pl.col("temperature").is_nan().any()).item():
+            return None   # text that is not a number: validate keeps the column as text
+    return per
 
 
 def _seed_lists(per: pl.DataFrame, exemplars: pl.DataFrame | None, keys: list[str]) -> pl.DataFrame | None:

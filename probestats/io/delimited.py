@@ -10,7 +10,7 @@ import polars as pl
 
 from probestats.errors import ReadError
 from probestats.io.failures import other_separator, polars_message
-from probestats.io.log import Log, finish_log, literal_path
+from probestats.io.log import Log, Origin, finish_log, literal_path
 from probestats.io.text import SNIFF_BYTES, text_source
 
 __all__ = ["read_delimited"]
@@ -51,9 +51,9 @@ def read_delimited(path, fmt, skip_rows, columns, encoding, metric) -> Log:
     multiline = b'"' in head and _has_quoted_newline(head)
     if len(head) == SNIFF_BYTES:
         multiline = True  # a quoted line break may come later: count line breaks when rows are shown
-    return finish_log(lazy, headers, name, columns, metric, row_label="line", first_row=2 + skip_rows,
-                   problems=problems, path=path, read={"multiline": multiline, "delimited": True},
-                   rescan=partial(_scan_typed, source, sep, skip_rows))
+    return finish_log(lazy, headers, Origin(name, "line", 2 + skip_rows, path), columns, metric,
+                      problems=problems, read={"multiline": multiline, "delimited": True},
+                      rescan=partial(_scan_typed, source, sep, skip_rows))
 
 
 def _check_duplicate_headers(head: bytes, name: str, sep: str, skip_rows: int) -> None:

@@ -14,7 +14,7 @@ import polars as pl
 from probestats.errors import ReadError, opt
 from probestats.io.failures import first_line
 from probestats.io.json_text import SURROGATE_ESCAPE, is_columns, is_records, without_surrogates
-from probestats.io.log import Log, finish_log, frame_from_object, literal_path
+from probestats.io.log import Log, Origin, finish_log, frame_from_object, literal_path
 from probestats.io.text import text_source
 
 __all__ = ["read_json", "read_jsonl", "MAX_JSON_DEPTH", "JSONL_KEY_CHECK_BYTES", "JSONL_BLOCK_BYTES"]
@@ -124,8 +124,8 @@ def read_jsonl(path, columns, encoding, metric) -> Log:
     except pl.exceptions.PolarsError:
         _raise_first_bad_json_line(path, raw)
         raise ReadError(f"cannot read '{name}' as JSON lines; each line must be one JSON object") from None
-    log = finish_log(lazy, headers, name, columns, metric, row_label="line", first_row=first_line,
-                  problems=problems, path=path, read={"jsonl_lines": blank})
+    log = finish_log(lazy, headers, Origin(name, "line", first_line, path), columns, metric, problems=problems,
+                     read={"jsonl_lines": blank})
     return log
 
 
@@ -257,13 +257,13 @@ def read_json(path, columns, encoding, metric, records=None) -> Log:
         frame = pl.DataFrame(value, strict=False) if value else pl.DataFrame()
         if frame.height == 0:
             raise ReadError(f"'{name}' holds empty lists; it needs one entry per run in each list")
-        return finish_log(frame.lazy(), list(frame.columns), name, columns, metric, row_label="list position",
-                       first_row=1, problems=problems, path=path)
+        return finish_log(frame.lazy(), list(frame.columns), Origin(name, "list position", 1, path), columns, metric,
+                          problems=problems)
     if not value or not any(value):
         raise ReadError(f"'{name}' holds no records; it needs one object per run, like [{{\"item\": 1, ...}}]")
     frame = frame_from_object(value)
-    return finish_log(frame.lazy(), list(frame.columns), name, columns, metric, row_label="record",
-                   first_row=1, problems=problems, path=path)
+    return finish_log(frame.lazy(), list(frame.columns), Origin(name, "record", 1, path), columns, metric,
+                      problems=problems)
 
 
 #: keys a message lists before it says how many more there are

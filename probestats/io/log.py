@@ -20,7 +20,7 @@ from probestats.io.columns import ROW, resolve_columns
 from probestats.io.failures import locate_bad_record, panic_error, panic_quiet, polars_message
 from probestats.io.formats import frame_from_pandas
 
-__all__ = ["Log", "collect", "finish_log", "typed_rows", "format_rows", "frame_from_object", "literal_path"]
+__all__ = ["Log", "Origin", "collect", "finish_log", "typed_rows", "format_rows", "frame_from_object", "literal_path"]
 
 
 @dataclass(frozen=True)
@@ -176,10 +176,24 @@ def literal_path(source):
     return Path(os.path.abspath(source))
 
 
-def finish_log(lazy, headers, source, columns, metric, *, row_label, first_row, problems=(),
-            path=None, read=None, drop_blank=False, rescan=None) -> Log:
+@dataclass(frozen=True)
+class Origin:
+    """Where a log's rows came from, as its messages name them: the ``source`` (a file's name, or "the log"),
+    what one row is called (``row_label``: line, row, record, list position) and the number of the first
+    (``first_row``), and the file (``path``, None for rows given in Python)."""
+
+    source: str
+    row_label: str
+    first_row: int
+    path: Path | None = None
+
+
+def finish_log(lazy, headers, origin: Origin, columns, metric, *, problems=(), read=None, drop_blank=False,
+               rescan=None) -> Log:
     """The :class:`Log` every reader ends in: ``headers`` mapped to canonical names (``columns`` overriding the
-    alias table), a clashing header kept under a name of its own, and the rows numbered (``_row``)."""
+    alias table), a clashing header kept under a name of its own, and the rows numbered (``_row``) as their
+    ``origin`` counts them."""
+    path = origin.path
     headers = [str(h) for h in headers]
     if ROW in headers and path is None:  # a frame that went through read_log before: number it afresh
         lazy = lazy.drop(ROW)
@@ -199,8 +213,8 @@ def finish_log(lazy, headers, source, columns, metric, *, row_label, first_row, 
     read = dict(read or {})
     if rescan is not None:   # the same rows with some columns parsed by the reader (see typed_rows)
         read["typed"] = (lazy, partial(_retyped, rescan, mapping, rename, drop_blank))
-    return Log(lazy=lazy, columns=mapping, source=source, headers=tuple(headers),
-               problems=tuple(problems), row_label=row_label, _first_row=first_row,
+    return Log(lazy=lazy, columns=mapping, source=origin.source, headers=tuple(headers),
+               problems=tuple(problems), row_label=origin.row_label, _first_row=origin.first_row,
                _path=path, _read=read)
 
 

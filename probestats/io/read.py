@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Mapping
 
@@ -39,7 +39,7 @@ from probestats.io.failures import first_line, panic_error, panic_quiet  # noqa:
 from probestats.io.formats import COMPRESSED, R_SUFFIXES, decompressed, read_r  # noqa: E402
 from probestats.io.frameworks import NAMES, merged_columns, read_tool_log, sniff  # noqa: E402
 from probestats.io.json_log import read_json, read_jsonl  # noqa: E402
-from probestats.io.log import Log, finish_log, frame_from_object, literal_path  # noqa: E402
+from probestats.io.log import Log, Origin, finish_log, frame_from_object, literal_path  # noqa: E402
 from probestats.io.sheets import read_sheet  # noqa: E402
 from probestats.limits import MAX_COLUMNS  # noqa: E402
 
@@ -60,6 +60,21 @@ FORMATS = {
     ".pq": "parquet",
 }
 _FORMAT_LIST = ".csv, .tsv, .json, .jsonl, .xlsx, .ods, .parquet, .RData or .rds (any of them .gz or .zst)"
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """How a path is read: :func:`read_log`'s options, checked, as its readers take them together."""
+
+    format: str | None = None
+    sheet: str | int | None = None
+    skip_rows: int = 0
+    columns: Mapping[str, str] | None = None
+    encoding: str | None = None
+    metric: str | None = None
+    max_cells: int | None = None
+    records: str | None = None
+    max_columns: int = MAX_COLUMNS
 
 
 def read_log(
@@ -122,13 +137,12 @@ def read_log(
         raise OptionError(f"{opt('skip_rows')} must be 0 or more")
     most = MAX_COLUMNS if max_columns is None else int(max_columns)
     if isinstance(source, (str, Path)):
-        log = _read_path(Path(source), format=format, sheet=sheet, skip_rows=skip_rows,
-                         columns=columns, encoding=encoding, metric=metric, max_cells=max_cells,
-                         records=records, max_columns=most)
+        log = _read_path(Path(source), _Reading(format=format, sheet=sheet, skip_rows=skip_rows, columns=columns,
+                                                encoding=encoding, metric=metric, max_cells=max_cells,
+                                                records=records, max_columns=most))
     else:
         frame = frame_from_object(source)
-        log = finish_log(frame.lazy(), list(frame.columns), "the log", columns, metric,
-                      row_label="record", first_row=1)
+        log = finish_log(frame.lazy(), list(frame.columns), Origin("the log", "record", 1), columns, metric)
     check_columns(len(log.headers), log.source, most)
     return log
 
@@ -177,8 +191,12 @@ def _detect_format(path: Path, format: str | None) -> str:
     return fmt
 
 
-def _read_path(path: Path, *, format, sheet, skip_rows, columns, encoding, metric, max_cells=None,
-               records=None, max_columns=MAX_COLUMNS) -> Log:
+def _read_path(path: Path, reading: _Reading) -> Log:
+    """The log at ``path``, read as ``reading`` says: a compressed file by the suffix it decompresses to, an R data
+    file, a tool's log recognized from its content, else by its format; an option that does not apply to this
+    file is a warning."""
+    format, sheet, skip_rows, encoding = reading.format, reading.sheet, reading.skip_rows, reading.encoding
+    columns, metric, max_cells, records = reading.columns, reading.metric, reading.max_cells, reading.records
     name = path.name
     if not path.exists():
         raise ReadError(f"no such file: '{path}'; check the path")
@@ -186,9 +204,7 @@ def _read_path(path: Path, *, format, sheet, skip_rows, columns, encoding, metri
         raise ReadError(f"'{path}' is a folder; give the log file inside it")
 
     if path.suffix.lower() in COMPRESSED:   # log.csv.gz: the file it decompresses to, read by its own suffix
-        log = _read_path(decompressed(path), format=format, sheet=sheet, skip_rows=skip_rows, columns=columns,
-                         encoding=encoding, metric=metric, max_cells=max_cells, records=records,
-                         max_columns=max_columns)
+        log = _read_path(decompressed(path), reading)
         return replace(log, source=name)
     if path.suffix.lower() in R_SUFFIXES and format is None:
         ignored = []
@@ -201,7 +217,7 @@ def _read_path(path: Path, *, format, sheet, skip_rows, columns, encoding, metri
         if encoding is not None:
             ignored.append(f"{opt('encoding', encoding)} does not apply to '{name}', an R data file, which says "
                            "its own encoding")
-        log = _read_r(path, columns, metric, records, max_columns, max_cells)
+        log = _read_r(path, columns, metric, records, reading.max_columns, max_cells)
         if ignored:
             log = replace(log, problems=log.problems + tuple(
                 Problem("warning", "ignored_option", f"{text}; it was ignored") for text in ignored))
@@ -225,8 +241,7 @@ def _read_path(path: Path, *, format, sheet, skip_rows, columns, encoding, metri
     if encoding is not None and fmt in ("xlsx", "ods", "parquet"):
         ignored.append(f"{opt('encoding', encoding)} does not apply to '{name}', read as {fmt.upper()}, "
                        "which says its own encoding")
-    log = _read_format(path, fmt, sheet=sheet, skip_rows=skip_rows, columns=columns, encoding=encoding,
-                       metric=metric, max_cells=max_cells, records=records, max_columns=max_columns)
+    log = _read_format(path, fmt, reading)
     if ignored:
         log = replace(log, problems=log.problems + tuple(
             Problem("warning", "ignored_option", f"{text}; it was ignored") for text in ignored))
@@ -238,20 +253,20 @@ def _read_r(path: Path, columns, metric, records, max_columns=None, max_cells=No
     warned of it is a warning of the log."""
     frame, warned = read_r(path, records, max_columns, max_cells)
     problems = tuple(Problem("warning", "reader_note", f"R's reader, on '{path.name}': {text}") for text in warned)
-    return finish_log(frame.lazy(), list(frame.columns), path.name, columns, metric, row_label="row", first_row=1,
-                   path=path, problems=problems)
+    return finish_log(frame.lazy(), list(frame.columns), Origin(path.name, "row", 1, path), columns, metric,
+                      problems=problems)
 
 
 def _read_tool(path: Path, tool: str, columns, metric) -> Log:
     """A tool's log (see :mod:`probestats.io.frameworks`): its rows, its default mappings under ``columns``."""
     log = read_tool_log(path, tool, columns)
-    return finish_log(log.frame.lazy(), list(log.frame.columns), path.name, merged_columns(log, columns), metric,
-                   row_label="record", first_row=1, problems=log.problems, path=path,
-                   read={"format": NAMES[tool]})
+    return finish_log(log.frame.lazy(), list(log.frame.columns), Origin(path.name, "record", 1, path),
+                      merged_columns(log, columns), metric, problems=log.problems, read={"format": NAMES[tool]})
 
 
-def _read_format(path: Path, fmt: str, *, sheet, skip_rows, columns, encoding, metric, max_cells=None,
-                 records=None, max_columns=MAX_COLUMNS) -> Log:
+def _read_format(path: Path, fmt: str, reading: _Reading) -> Log:
+    """The log at ``path`` read as the format ``fmt`` by its reader."""
+    skip_rows, columns, encoding, metric = reading.skip_rows, reading.columns, reading.encoding, reading.metric
     name = path.name
     try:
         size = path.stat().st_size
@@ -264,7 +279,7 @@ def _read_format(path: Path, fmt: str, *, sheet, skip_rows, columns, encoding, m
     if fmt == "jsonl":
         return read_jsonl(path, columns, encoding, metric)
     if fmt == "json":
-        return read_json(path, columns, encoding, metric, records)
+        return read_json(path, columns, encoding, metric, reading.records)
     if fmt == "parquet":
         _check_parquet(path, size)
         try:
@@ -275,8 +290,8 @@ def _read_format(path: Path, fmt: str, *, sheet, skip_rows, columns, encoding, m
             if not isinstance(exc, Exception):
                 raise panic_error(exc, name, path) from None
             raise ReadError(f"cannot read '{name}' as Parquet ({first_line(exc)}); is it really a .parquet file? (use {opt('format')})") from None
-        return finish_log(lazy, headers, name, columns, metric, row_label="record", first_row=1, path=path)
-    return read_sheet(path, sheet, skip_rows, columns, metric, max_cells, max_columns)
+        return finish_log(lazy, headers, Origin(name, "record", 1, path), columns, metric)
+    return read_sheet(path, reading.sheet, skip_rows, columns, metric, reading.max_cells, reading.max_columns)
 
 
 #: Parquet files up to this size are decoded once by pyarrow (when installed) before polars reads them

@@ -10,7 +10,7 @@ from pathlib import Path
 from probestats.errors import OptionError, ReadError, for_people, opt
 from probestats.io.columns import check_columns
 from probestats.io.failures import first_line
-from probestats.io.log import Log, finish_log
+from probestats.io.log import Log, Origin, finish_log
 from probestats.limits import MAX_CELLS, MAX_COLUMNS
 
 __all__ = ["check_spreadsheet", "read_sheet", "BYTES_PER_CELL", "MIN_EXPANDED_BYTES"]
@@ -226,9 +226,8 @@ def read_sheet(path, sheet, skip_rows, columns, metric, max_cells=None, max_colu
     headers = [str(h) for h in frame.columns]
     frame = frame.rename({c: h for c, h in zip(frame.columns, headers)})
     sheet_name = idx if isinstance(idx, str) else names[idx]
-    return finish_log(frame.lazy(), headers, name, columns, metric, row_label="row",
-                   first_row=header_row + 2, path=path, drop_blank=True,
-                   read={"text_rows": functools.partial(text_rows, path, sheet_name, header_row + 1)})
+    return finish_log(frame.lazy(), headers, Origin(name, "row", header_row + 2, path), columns, metric,
+                      drop_blank=True, read={"text_rows": functools.partial(text_rows, path, sheet_name, header_row + 1)})
 
 
 def text_rows(path: Path, sheet: str, header_row: int, header: str) -> frozenset[int] | None:

@@ -8,12 +8,14 @@ it is. Which analysis runs is :func:`probestats.analyses.dispatch.analyze`'s cho
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from probestats.analyses.dispatch import analyze as run, refuse_effect_size
 from probestats.analyses.metrics import MetricsAnalysis, split_metrics
 from probestats.analyses.paired import Analysis, with_row_level
 from probestats.analyses.question import Question, Run
 from probestats.errors import OptionError, either, opt
-from probestats.jobs.inputs import cell_inputs, refuse_row_options
+from probestats.jobs.inputs import cell_inputs, refuse_row_options, shape_log
 from probestats.shape.design import Design, as_design
 from probestats.shape.probe import as_probe
 from probestats.vocabulary import as_tests, check_callable, check_metric, column_names
@@ -108,15 +110,17 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
         arms["selection"] = True
     if cells_file is not None:
         refuse_runs(probe, noise_value=noise_value, per_item=per_item, arms=arms)
-        return _analyze_cells(cells_file, metric=metric, a=a, b=b, noise_cells=noise_cells, by=by, tests=tests,
-                              probe=probe, reference=reference, scale=scale, factor=factor, row_level=row_level)
+
+        question = Question(metric, a=a, b=b, by=by, reference=reference, scale=scale, factor=factor,
+                            noise=noise_cells)
+        return _analyze_cells(cells_file, question, probe, tests, row_level=row_level)
 
     question = Question(metric, a=a, b=b, by=by, reference=reference, scale=scale, factor=factor, noise=noise,
                         noise_value=noise_value, **arms)
     # one streaming pass over the log (memory grows with items x values, not rows); the row-level tests need
     # the runs
-    result = run(log, question, probe, tests, run=Run(streaming=not (row_level or per_item or axes),
-                                                      progress=progress), validation=validation)
+    result = run(shape_log(log, question, probe), question, probe, tests,
+                 run=Run(streaming=not (row_level or per_item or axes), progress=progress), validation=validation)
     if row_level or per_item:  # Welch's t on runs beside the item-level tests, for a comparison of two values
         result = _with_runs(result, row_level=row_level, per_item=per_item)
     if axes:
@@ -138,7 +142,6 @@ def _axes(axes) -> list[str]:
 def _with_axes(result, axes):
     # lazy: analyses.axes is off the paired analysis's path (tests/test_start.py)
     from probestats.analyses.axes import with_axes
-    # lazy: analyses.many is off the paired analysis's path (tests/test_start.py)
     from probestats.analyses.many import ManyAnalysis
 
     if not isinstance(result, ManyAnalysis):
@@ -151,8 +154,6 @@ def _with_axes(result, axes):
 def _with_runs(result, *, row_level: bool, per_item: bool):
     """``result`` with the tests on runs (``row_level``) and Welch's t per item (``per_item``): a comparison of two
     values, or each metric's of several (the family stays the item-level tests')."""
-    from dataclasses import replace
-
     # lazy: analyses.rowlevel is off the paired analysis's path (tests/test_start.py)
     from probestats.analyses.rowlevel import with_row_tests
 
@@ -204,15 +205,17 @@ def refuse_runs(probe, *, noise_value=None, per_item=False, arms=None) -> None:
                           "cell table")
 
 
-def _analyze_cells(cells_file, *, metric, a, b, noise_cells, by, tests, probe, reference, scale, factor, row_level):
-    """The paired analysis of a cell table (its shaping happened when it was built)."""
+def _analyze_cells(cells_file, question, probe, tests, *, row_level: bool):
+    """The paired analysis of a cell table (its shaping happened when it was built): the ``question``'s metric,
+    values, ``by`` and noise (a cell table built with its runs, or None); its reference, scale and factor, the
+    ``probe``'s shaping and ``row_level`` need the rows, and are refused."""
     # lazy: analyses.cells is off the paired analysis's path (tests/test_start.py)
     from probestats.analyses.cells import analyze_cells
 
-    refuse_row_options(probe, reference=reference, scale=scale, factor=factor, row_level=row_level)
+    q = question
+    refuse_row_options(probe, reference=q.reference, scale=q.scale, factor=q.factor, row_level=row_level)
     refuse_effect_size(tests)
-
-    result = analyze_cells(cells_file, Question(metric, a=a, b=b, by=by, noise=noise_cells), tests)
+    result = analyze_cells(cells_file, replace(q, reference=None, scale=None, factor=()), tests)
     refuse_lone_correction(result, tests.correction, None)
     return result
 

@@ -1,5 +1,5 @@
 """The analyses' public functions that take their options one by one: ``probestats.analyze_many``,
-``probestats.analyze_factors`` and ``probestats.analyze_framing``.
+``probestats.analyze_factors``, ``probestats.analyze_judge`` and ``probestats.analyze_framing``.
 
 Each puts its options into the objects its engine in :mod:`probestats.analyses` takes (what is compared, a
 :class:`~probestats.analyses.question.Question`; how the log is read, a :class:`~probestats.shape.probe.Probe`;
@@ -12,21 +12,23 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from probestats.analyses import many
-from probestats.analyses.question import Question
+from probestats.analyses.evaluator import judge_analysis
+from probestats.analyses.question import Question, from_keywords
 from probestats.shape.probe import Probe
 from probestats.vocabulary import N_RESAMPLES, Tests
 
-__all__ = ["analyze_factors", "analyze_framing", "analyze_many"]
+__all__ = ["analyze_factors", "analyze_framing", "analyze_judge", "analyze_many"]
 
 
-def _read(log, metric, read_options):
-    """The log read with ``read_options`` (the engines take a log as read)."""
-    if not read_options:
+def _read(log, metric, read_options, *, always=False):
+    """The log read with ``read_options`` (the engines take a log as read); without them, as given unless
+    ``always``."""
+    if not read_options and not always:
         return log
     # lazy: looked up when called, so a test's replacement of it on its module is seen
     from probestats.io.read import read_log
 
-    return read_log(log, metric=metric, **dict(read_options))
+    return read_log(log, metric=metric, **dict(read_options or {}))
 
 
 def analyze_many(
@@ -89,7 +91,8 @@ def analyze_many(
     many.refuse_noise(noise)
     tests = Tests(alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed)
     question = Question(metric, group=groups, reference=reference, by=by, selection=selection)
-    return many.analyze_many(_read(log, metric, read_options), question, Probe(fold_case=fold_case), tests)
+    return many.analyze_many(_read(log, metric, read_options, always=True), question, Probe(fold_case=fold_case),
+                             tests)
 
 
 def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: str = "two-sided",
@@ -133,7 +136,7 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
     from probestats.analyses import factors as engine   # lazy: the analysis this job runs, imported when it runs
 
     tests = Tests(alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed)
-    return engine.analyze_factors(_read(log, metric, read_options), Question(metric, factor=factors),
+    return engine.analyze_factors(_read(log, metric, read_options, always=True), Question(metric, factor=factors),
                                   Probe(fold_case=fold_case), tests)
 
 
@@ -232,3 +235,33 @@ def analyze_framing(
                                   answers=answers, label_map=label_map)
     return engine.analyze_framing(log, replace(tests, interval=interval), by=by, toward=toward, targets=targets,
                                   item=item, confidence=confidence, scores=scores)
+
+
+def analyze_judge(log, *, metric: str, a: str | None = None, b: str | None = None, scale=None,
+                  by: Sequence[str] = ("criterion",), baseline: str | None = None, **kwargs):
+    """Analyze an evaluator probe: per-criterion deltas (a − b), ceiling/floor cells, the judge's repeats.
+
+    Parameters
+    ----------
+    log : path, Log, list of dict or DataFrame
+    metric : str
+        The level the judge gave.
+    a, b : str, optional
+        The changed text's value and the baseline's (the delta is ``a − b``; cells are
+        flagged by ``baseline``, else by ``b``).
+    baseline : str, optional
+        Which of the two values is the unchanged one (its cells are checked at the scale's ends).
+    scale : "LOW:HIGH" or (low, high), optional
+    by : sequence of str
+        Columns that split the judge's output (default: ``criterion``); columns absent
+        from the log are ignored.
+    **kwargs
+        The options of :func:`probestats.analyses.paired.analyze_pair`, by name: what is compared (``noise``,
+        ``noise_value``), how the log is read (a :class:`~probestats.shape.probe.Probe`'s fields,
+        ``read_options``), how the tests are run (a :class:`~probestats.vocabulary.Tests`' fields, ``hedges``),
+        ``mdg`` and ``within_noise``.
+    """
+    log = _read(log, metric, kwargs.pop("read_options", None), always=True)
+    question, probe, tests, run = from_keywords(metric=metric, a=a, b=b, scale=scale, by=tuple(by),
+                                                baseline=baseline, **kwargs)
+    return judge_analysis(log, question, probe, tests, **run)

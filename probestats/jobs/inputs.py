@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from probestats.errors import OptionError, either, opt
 from probestats.io.cell_header import is_cell_table
+from probestats.shape.shaped import Shaped
 
-__all__ = ["is_cells", "cell_inputs", "refuse_row_options"]
+__all__ = ["is_cells", "cell_inputs", "refuse_row_options", "shape_log"]
 
 #: the words that stand for a noise reference rather than a file
 NOISE_WORDS = ("within", "none")
@@ -107,3 +108,46 @@ def refuse_row_options(probe, **options) -> None:
     if own:    # the job's own options, which no cell table is built with
         raise OptionError(f"{own[0]} cannot be used with a cell table: it needs the log's rows; give the "
                           f"{either('log', 'LOG')}")
+
+
+def shape_log(log, question, probe):
+    """The probe ``log`` (and a noise log the ``question`` names) read and shaped by the ``probe``, once per
+    metric: the one place an analysis's log is read, for the engines to take as it is.
+
+    Parameters
+    ----------
+    log : path, sequence of paths, Log, list of dict or DataFrame
+        The probe log.
+    question : Question
+        Its metrics, the values ``a`` and ``b`` and the ``by`` columns (which ``complete`` keeps items complete
+        over), and its ``noise`` (a same-versus-same log is shaped alike; the words ``"within"`` and ``"none"``
+        are not logs).
+    probe : Probe
+        How the log is read and shaped.
+
+    Returns
+    -------
+    Shaped
+        Each metric's shaped log and noise log (:class:`probestats.shape.shaped.Shaped`).
+
+    Examples
+    --------
+    >>> from probestats.analyses.question import Question
+    >>> from probestats.shape.probe import Probe
+    >>> shaped = shape_log("sample_logs/style_probe.csv", Question("steps"), Probe(where="seed = 1"))
+    >>> log, noise = shaped.of("steps")
+    >>> log.frame.height, noise
+    (16, None)
+    """
+    q = question
+    logs, noises = {}, {}
+    for metric in q.metrics:
+        logs[metric] = probe.apply(log, metric=metric, a=q.a, b=q.b, by=q.by)
+        if _is_log(q.noise):
+            noises[metric] = probe.apply(q.noise, metric=metric, by=q.by)
+    return Shaped(logs, noises)
+
+
+def _is_log(noise) -> bool:
+    """Whether a noise reference is a log to shape (not absent, not one of the words)."""
+    return noise is not None and str(noise) not in NOISE_WORDS

@@ -31,7 +31,7 @@ from probestats.io.columns import normalize_header
 from probestats.io.files import first_headers
 from probestats.jobs.analyze import analyze, refuse_lone_correction, refuse_runs
 from probestats.jobs.framing import targets_lookup
-from probestats.jobs.inputs import cell_inputs, refuse_row_options
+from probestats.jobs.inputs import cell_inputs, refuse_row_options, shape_log
 from probestats.present.report.factorial import render_factorial_report
 from probestats.present.report.files import check_target, refuse_inputs, write_whole
 from probestats.present.report.judge import render_judge_report
@@ -227,8 +227,8 @@ def report(log=(), *, metric=None, tests=None, output=None, format=None, section
     if plain:
         named: list = []
         with spelled_in_words(named), plain_numbers():
-            return _report(log, named=named, **given)
-    return _report(log, named=None, **given)
+            return _report(_Asked(log=log, named=named, **given))
+    return _report(_Asked(log=log, named=None, **given))
 
 
 def _analysis_keywords(analysis: dict) -> dict:
@@ -251,154 +251,238 @@ def _analysis_keywords(analysis: dict) -> dict:
     return {k: analysis.get(k, defaults[k].default) for k in ANALYSIS_KEYWORDS}
 
 
-def _report(log=(), *, named, metric, tests, output, format, sections, templates, design, probe, framing_log,
-            targets, toward, judge, before_log, source, answers, label_map, a, b, noise, by, reference, scale,
-            factor, per_item, row_level, noise_value, validation, control, baseline) -> ReportJob:
-    """:func:`report`'s work; ``named`` collects the options a plain report names in words (None: not plain)."""
-    plain = named is not None
-    tests, probe, metric = as_tests(tests), as_probe(probe), check_metric(metric, required=False)
-    output = check_path("output", output, "report.md")
-    templates = check_path("templates", templates, "my_templates", "a folder's path")
-    sections = column_names("sections", sections, "tests", "a section's name")
+@dataclass(frozen=True)
+class _Asked:
+    """What a report was asked for: :func:`report`'s parameters (and the analysis's keywords), checked by
+    :func:`_checked`, with what they decide (``fmt``, the cell tables, the plots' folder, the framing columns).
+    They travel together through the report's steps; each step reads the fields it uses."""
+
+    log: tuple
+    named: list | None
+    metric: object
+    tests: object
+    output: object
+    format: str | None
+    sections: tuple
+    templates: object
+    design: object
+    probe: object
+    framing_log: tuple
+    targets: object
+    toward: str | None
+    judge: dict | None
+    before_log: object
+    source: str | None
+    answers: str
+    label_map: object
+    a: str | None
+    b: str | None
+    noise: object
+    by: tuple
+    reference: str | None
+    scale: object
+    factor: tuple
+    per_item: bool
+    row_level: bool
+    noise_value: str | None
+    validation: object
+    control: str | None
+    baseline: str | None
+    fmt: str = "md"
+    cells: dict | None = None
+    assets: Path | None = None
+    framing_columns: tuple = ()
+
+    @property
+    def arms(self) -> dict:
+        """The control and the baseline given."""
+        return {k: v for k, v in (("control", self.control), ("baseline", self.baseline)) if v is not None}
+
+    @property
+    def shown_source(self) -> str:
+        """What the report calls the log: ``source``, else the paths as given, joined by commas."""
+        return self.source if self.source is not None else ", ".join(str(p) for p in self.log)
+
+    def question(self, metric, **fixed):
+        """The analysis's :class:`~probestats.analyses.question.Question` of ``metric`` (``fixed``: fields set)."""
+        return Question(metric, **{**dict(a=self.a, b=self.b, by=self.by, reference=self.reference, scale=self.scale,
+                                          factor=self.factor, noise=self.noise, noise_value=self.noise_value,
+                                          **self.arms), **fixed})
+
+
+def _report(asked: _Asked) -> ReportJob:
+    """:func:`report`'s work; ``asked.named`` collects the options a plain report names in words (None: not plain)."""
+    asked = _checked(asked)
+    if asked.framing_log and not asked.log and asked.cells is None and not asked.metric and asked.judge is None:
+        return _framing_only(asked)
+    probe = asked.probe
+    if probe.axes:
+        raise OptionError(f"{opt('axes', list(probe.axes))}: the report has no per-axis section yet; drop it, and "
+                          f"read the per-axis figures with {either('probestats.analyze', 'probestats analyze')}")
+    metrics = split_metrics(asked.metric) if asked.metric else []
+    _refuse_for_metrics(asked, several=len(metrics) > 1)
+    if len(metrics) > 1:
+        return _metrics_job(asked, asked.question(metrics, selection=bool(_design(asked.design).selection)))
+    metric = metrics[0] if metrics else None
+    if asked.cells is None and not asked.log:
+        raise OptionError(f"give the {opt('log')} to report (or a cell table in its place)")
+    judged = _judge(asked.log, asked.judge, asked.tests.alpha, asked.tests.correction, probe)
+    if metric is None:
+        return _judge_only(asked, judged)
+    return _log_report(asked, metric, judged)
+
+
+def _checked(asked: _Asked) -> _Asked:
+    """``asked`` with each parameter checked and made the type the steps read, and what they decide: the format,
+    the cell tables (a cell table's noise and before are cell tables too), the plots' folder, the framing columns
+    (taken off the probe: they shape the framing log alone, never the probe log beside it)."""
+    tests, probe = as_tests(asked.tests), as_probe(asked.probe)
+    judge, format = asked.judge, asked.format
+    asked = replace(asked, tests=tests, probe=probe, metric=check_metric(asked.metric, required=False),
+                    output=check_path("output", asked.output, "report.md"),
+                    templates=check_path("templates", asked.templates, "my_templates", "a folder's path"),
+                    sections=column_names("sections", asked.sections, "tests", "a section's name"))
     if judge is not None and not isinstance(judge, dict):
         raise OptionError(f"judge={judge!r}: expected the order probe's columns as a dict, for example "
                           "judge={'order': 'position', 'response': 'reply', 'verdicts': ['first=[[A]]', "
                           "'second=[[B]]']}")
-    by, factor = column_names("by", by), column_names("factor", factor, "style")
+    asked = replace(asked, by=column_names("by", asked.by), factor=column_names("factor", asked.factor, "style"))
     if format is not None and format not in SUFFIX_FORMATS.values():
         raise OptionError(f"{opt('format', format)}: unknown report format {format!r}; use one of md, html, json")
-    alpha, correction, n_resamples, seed = tests.alpha, tests.correction, tests.n_resamples, tests.seed
-    log = _logs(log)
-    framing_log = _logs(framing_log)
-    output = Path(output) if output is not None else None
+    output = Path(asked.output) if asked.output is not None else None
+    asked = replace(asked, log=_logs(asked.log), framing_log=_logs(asked.framing_log), output=output)
+    design, validation = asked.design, asked.validation
     if output is not None:
         refuse_inputs({opt("output"): output}, {
-            opt("log"): log or None, opt("noise"): noise,
+            opt("log"): asked.log or None, opt("noise"): asked.noise,
             opt("design"): design if isinstance(design, (str, Path)) else None,
-            opt("framing_log"): framing_log or None, opt("targets"): targets, opt("before_log"): before_log,
+            opt("framing_log"): asked.framing_log or None, opt("targets"): asked.targets,
+            opt("before_log"): asked.before_log,
             opt("validation"): validation if isinstance(validation, (str, Path)) else None,
             opt("lookup"): [src for src, _ in probe.lookup if isinstance(src, (str, Path))] or None})
     fmt = report_format(output, format)
-    cells = _cell_tables(log, noise, before_log)
+    cells = _cell_tables(asked.log, asked.noise, asked.before_log)
     if cells is not None:   # a cell table as the log: its noise and before are cell tables too
-        refuse_row_options(probe, reference=reference, scale=scale, factor=factor)
+        refuse_row_options(probe, reference=asked.reference, scale=asked.scale, factor=asked.factor)
         if judge is not None:
             raise OptionError(f"{either('judge', '--order')} cannot be used with a cell table: the order probe reads the "
                               f"judge's replies; report the {either('log', 'LOG')} for it")
-        log, noise, before_log = (), None, None
-    if not framing_log and (answers != "auto" or label_map or probe.framing_columns):
+        asked = replace(asked, log=(), noise=None, before_log=None)
+    if not asked.framing_log and (asked.answers != "auto" or asked.label_map or probe.framing_columns):
         columns = either("the probe's framing_columns", opt("framing_columns"))
         raise OptionError(f"{opt('answers')}, {opt('label_map')} and {columns} belong to the framing section; give "
                           f"the dual-framing log with {opt('framing_log', 'FRAMING_LOG')}")
-    # the framing columns shape the framing log alone, never the probe log beside it
-    framing_columns, probe = probe.framing_columns, replace(probe, framing_columns=())
     assets = output.parent / f"{output.stem}_files" if (output is not None and fmt == "md") else None
-    framing_options = dict(by=by, targets=targets, toward=toward, tests=tests, answers=answers, label_map=label_map,
-                           framing_columns=framing_columns)
-    if framing_log and not log and cells is None and not metric and judge is None:
-        _refuse_arms({k: v for k, v in (("control", control), ("baseline", baseline)) if v is not None},
-                     _design(design), "a framing log alone")
-        tests.refuse("the report of a framing log alone", "alternative", "effect_size", "n_resamples", "seed")
-        probe.refuse("the report of a framing log alone", groups=False)
-        return _framing_only(framing_log, output, fmt, templates, probe, assets, sections=sections,
-                              source=source, named=named, **framing_options)
-    if probe.axes:
-        raise OptionError(f"{opt('axes', list(probe.axes))}: the report has no per-axis section yet; drop it, and "
-                          f"read the per-axis figures with {either('probestats.analyze', 'probestats analyze')}")
-    arms = {k: v for k, v in (("control", control), ("baseline", baseline)) if v is not None}
-    metrics = split_metrics(metric) if metric else []
-    if len(metrics) > 1 and per_item:
+    return replace(asked, fmt=fmt, cells=cells, assets=assets, framing_columns=probe.framing_columns,
+                   probe=replace(probe, framing_columns=()))
+
+
+def _refuse_for_metrics(asked: _Asked, *, several: bool) -> None:
+    """The options a report of several metrics (``several``), of two factors or of a cell table cannot take."""
+    if several and asked.per_item:
         raise OptionError(f"Welch's t per item belongs to the report of one metric; give one {opt('metric')}")
-    if len(metrics) > 1 and row_level:
+    if several and asked.row_level:
         raise OptionError(f"{opt('row_level')} in a report covers one metric; give one {opt('metric')} (analyze "
                           f"{opt('row_level')} gives every metric's tests on runs in one call)")
-    if factor and (len(metrics) > 1 or by):   # analyze gives these; a report section of them is not offered yet
-        drop = opt("by") if by else f"all but one {opt('metric')}"
+    if asked.factor and (several or asked.by):   # analyze gives these; a report section of them is not offered yet
+        drop = opt("by") if asked.by else f"all but one {opt('metric')}"
         raise OptionError(f"a report of two factors covers one metric of the whole log; drop {drop} (analyze "
                           f"gives each metric's and group's two-factor analysis, corrected together)")
-    if validation is not None and (len(metrics) > 1 or cells is not None):
+    if asked.validation is not None and (several or asked.cells is not None):
         raise OptionError(f"{opt('validation')} checks one coded metric of a log; give one {opt('metric')} and the "
                           f"{opt('log')}")
-    if len(metrics) > 1 and plain:
+    if several and asked.named is not None:
         raise OptionError(f"{opt('plain', True)} words the report of one metric; give one {opt('metric')} or "
                           "leave it out")
-    if len(metrics) > 1:
-        question = Question(metrics, a=a, b=b, by=by, reference=reference, scale=scale, factor=factor, noise=noise,
-                            noise_value=noise_value, selection=bool(_design(design).selection), **arms)
-        return _metrics_job(log, question, output, fmt, design, templates, probe, assets, judge=judge,
-                            sections=sections, framing=framing_log, before=before_log, cells=cells, source=source,
-                            tests=tests)
-    metric = metrics[0] if metrics else None
-    if cells is None and not log:
-        raise OptionError(f"give the {opt('log')} to report (or a cell table in its place)")
-    judged = _judge(log, judge, alpha, correction, probe)
-    design = _design(design)
-    if metric is None:
-        if judged is None:
-            raise OptionError(f"give the metric column, {opt('metric', 'COL')} (or "
-                              f"{either(*_ORDER)} for a report of an order probe alone)")
-        _refuse_arms(arms, design, "an order probe alone")
-        tests.refuse("the report of an order probe alone", "alternative", "interval", "effect_size", "n_resamples",
-                     "seed")
-        probe.refuse("the report of an order probe alone", groups=False)
 
-        if source is not None:  # what the report calls the log, as for every other report
-            judged = replace(judged, log_source=str(source))
-        text = render_judge_report(judged, format=fmt, templates=templates, assets_dir=assets, design=design,
-                                   plain=named)
-        return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), judge=judged, design=design)
-    if not framing_log and (targets is not None or toward is not None):
+
+def _judge_only(asked: _Asked, judged) -> ReportJob:
+    """The report of an order probe alone (no metric given)."""
+    if judged is None:
+        raise OptionError(f"give the metric column, {opt('metric', 'COL')} (or "
+                          f"{either(*_ORDER)} for a report of an order probe alone)")
+    design = _design(asked.design)
+    _refuse_arms(asked.arms, design, "an order probe alone")
+    asked.tests.refuse("the report of an order probe alone", "alternative", "interval", "effect_size",
+                       "n_resamples", "seed")
+    asked.probe.refuse("the report of an order probe alone", groups=False)
+
+    if asked.source is not None:  # what the report calls the log, as for every other report
+        judged = replace(judged, log_source=str(asked.source))
+    fmt = asked.fmt
+    text = render_judge_report(judged, format=fmt, templates=asked.templates, assets_dir=asked.assets,
+                               design=design, plain=asked.named)
+    return ReportJob(text=text, format=fmt, files=_write(asked.output, text, fmt), judge=judged, design=design)
+
+
+def _log_report(asked: _Asked, metric: str, judged) -> ReportJob:
+    """The report of one metric of a log (or a cell table), with the framing, compare and judge sections asked."""
+    design, tests, cells = _design(asked.design), asked.tests, asked.cells
+    if not asked.framing_log and (asked.targets is not None or asked.toward is not None):
         raise OptionError("the framing targets and reference target belong to the framing section; give the "
                           f"dual-framing log with {opt('framing_log', 'FRAMING_LOG')}")
-    if (per_item or row_level) and cells is not None:
-        named = "Welch's t per item" if per_item else f"{opt('row_level')}"
+    if (asked.per_item or asked.row_level) and cells is not None:
+        named = "Welch's t per item" if asked.per_item else f"{opt('row_level')}"
         raise OptionError(f"{named} needs the runs of the log; give the {opt('log')} instead of a cell table")
+
     refuse_effect_size(tests)
+    result, comparison = _analysis_of(asked, metric, design)
     if cells is not None:
-        _refuse_arms(arms, design, "a cell table")
-        refuse_runs(probe, noise_value=noise_value)
-        result, comparison = _cells_analysis(cells, Question(metric, a=a, b=b, by=by, noise=cells["noise"]), tests,
-                                             gap_of_interest=design.gap_of_interest)
-        log = (cells["log"],)
-    else:
-        question = Question(metric, a=a, b=b, by=by, reference=reference, scale=scale, factor=factor, noise=noise,
-                            noise_value=noise_value, selection=bool(design.selection), **arms)
-        result, comparison = _log_analysis(log, question, probe, tests, before=before_log,
-                                           gap_of_interest=design.gap_of_interest,
-                                           streaming=not (per_item or row_level))
-    if per_item or row_level:
-        result = _with_per_item(result, per_item=per_item, row_level=row_level)
-    if not framing_log and judged is None:   # else the correction corrects the framing cells or the judge's tests
-        refuse_lone_correction(result, correction, control)
-    if validation is not None:
-        result = with_validation(result, validation, n_resamples=n_resamples, seed=seed)
+        asked = replace(asked, log=(cells["log"],))
 
     if isinstance(result, FactorialAnalysis):  # beyond 2 × 2: a report of its own
-        if plain:
+        if asked.named is not None:
             raise OptionError(f"{opt('plain', True)} words the report of a log's values; the report of factors "
                               "beyond 2 × 2 has no plain form: leave it out")
 
-        text = render_factorial_report(result, format=fmt, templates=templates, design=design,
-                                       source=source if source is not None else ", ".join(str(p) for p in log))
-        return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), analysis=result, design=design)
-    framing = _framing(framing_log, probe, beside_probe=True, **framing_options) if framing_log else None
+        text = render_factorial_report(result, format=asked.fmt, templates=asked.templates, design=design,
+                                       source=asked.shown_source)
+        return ReportJob(text=text, format=asked.fmt, files=_write(asked.output, text, asked.fmt), analysis=result,
+                         design=design)
+    framing = _framing(asked, beside_probe=True) if asked.framing_log else None
     # lazy: present.report.document imports jinja2
     from probestats.present.report.document import Beside, render_report
 
+    probe = asked.probe
     counted = probe.stated()
     shaping = {"where": probe.where, "derive": list(probe.derive), "counted": counted, **_steps_stated(probe)} \
         if (probe.where or probe.derive or counted or probe.explode or probe.code or probe.lookup) else None
     coded = _coded_by(probe, metric)
     described = None
-    if cells is None and (coded or validation is not None or "describe" in sections):
-        described = describe_log(probe.apply(list(log), metric=metric), metric=metric, n_resamples=n_resamples,
-                                 seed=seed)
+    if cells is None and (coded or asked.validation is not None or "describe" in asked.sections):
+        described = describe_log(probe.apply(list(asked.log), metric=metric), metric=metric,
+                                 n_resamples=tests.n_resamples, seed=tests.seed)
     beside = Beside(framing=framing, comparison=comparison, judge=judged, describe=described, shaping=shaping,
-                    source=source if source is not None else ", ".join(str(p) for p in log), coded=coded)
-    text = render_report(result, format=fmt, sections=list(sections) or None, templates=templates, design=design,
-                         assets_dir=assets, beside=beside, plain=named)
-    return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), analysis=result, comparison=comparison,
-                     framing=framing, judge=judged, design=design)
+                    source=asked.shown_source, coded=coded)
+    text = render_report(result, format=asked.fmt, sections=list(asked.sections) or None, templates=asked.templates,
+                         design=design, assets_dir=asked.assets, beside=beside, plain=asked.named)
+    return ReportJob(text=text, format=asked.fmt, files=_write(asked.output, text, asked.fmt), analysis=result,
+                     comparison=comparison, framing=framing, judge=judged, design=design)
+
+
+def _analysis_of(asked: _Asked, metric: str, design):
+    """The analysis of one metric a report shows and the comparison with the before log: of the cell table or
+    the log, with the tests on runs, the hand labels and the refusal of a correction with one test."""
+    tests, cells = asked.tests, asked.cells
+    if cells is not None:
+        _refuse_arms(asked.arms, design, "a cell table")
+        refuse_runs(asked.probe, noise_value=asked.noise_value)
+
+        result, comparison = _cells_analysis(cells, Question(metric, a=asked.a, b=asked.b, by=asked.by,
+                                                             noise=cells["noise"]), tests,
+                                             gap_of_interest=design.gap_of_interest)
+    else:
+        question = asked.question(metric, selection=bool(design.selection))
+        result, comparison = _log_analysis(asked.log, question, asked.probe, tests, before=asked.before_log,
+                                           gap_of_interest=design.gap_of_interest,
+                                           streaming=not (asked.per_item or asked.row_level))
+    if asked.per_item or asked.row_level:
+        result = _with_per_item(result, per_item=asked.per_item, row_level=asked.row_level)
+    if not asked.framing_log and asked.judge is None:   # else the correction corrects the framing cells or the
+        refuse_lone_correction(result, tests.correction, asked.control)   # judge's tests
+    if asked.validation is not None:
+        result = with_validation(result, asked.validation, n_resamples=tests.n_resamples, seed=tests.seed)
+    return result, comparison
 
 
 def _steps_stated(probe) -> dict:
@@ -442,38 +526,41 @@ def _with_per_item(result, *, per_item: bool = True, row_level: bool = False):
     return with_row_tests(result, per_item=per_item, per_group=row_level)
 
 
-def _framing_only(paths, output, fmt, templates, probe, assets, *, sections, source, named=None,
-                  **options) -> ReportJob:
+def _framing_only(asked: _Asked) -> ReportJob:
     """A report of a framing log alone: laid out around the framing result."""
     # lazy: present.report.framing_only imports jinja2
     from probestats.present.report.framing_only import render_framing_report
 
+    _refuse_arms(asked.arms, _design(asked.design), "a framing log alone")
+    asked.tests.refuse("the report of a framing log alone", "alternative", "effect_size", "n_resamples", "seed")
+    asked.probe.refuse("the report of a framing log alone", groups=False)
+    sections = asked.sections
     if sections and set(sections) != {"framing"}:
         raise OptionError(f"without a probe log the report has the framing only; drop {opt('sections')} "
                           f"{', '.join(s for s in sections if s != 'framing')} or give the probe {opt('log')}")
-    framing = _framing(paths, probe, beside_probe=False, **options)
-    text = render_framing_report(framing, format=fmt, templates=templates, assets_dir=assets,
-                                 source=source if source is not None else ", ".join(str(p) for p in paths),
-                                 plain=named)
-    return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), framing=framing)
+    framing = _framing(asked, beside_probe=False)
+    source = asked.source if asked.source is not None else ", ".join(str(p) for p in asked.framing_log)
+    text = render_framing_report(framing, format=asked.fmt, templates=asked.templates, assets_dir=asked.assets,
+                                 source=source, plain=asked.named)
+    return ReportJob(text=text, format=asked.fmt, files=_write(asked.output, text, asked.fmt), framing=framing)
 
 
-def _metrics_job(log, question, output, fmt, design, templates, probe, assets, *, judge, sections,
-                 framing, before, cells, source, tests) -> ReportJob:
+def _metrics_job(asked: _Asked, question) -> ReportJob:
     """A report of several metrics: every metric's analysis side by side, one family, the heatmap."""
-    if cells is not None:
+    if asked.cells is not None:
         raise OptionError(f"a cell table takes one {opt('metric')}; report it once per metric")
-    if not log:
+    if not asked.log:
         raise OptionError(f"give the {opt('log')} to report (several metrics are reported from a log)")
-    for flag, given in ((either("judge", opt("order")), judge), (opt("sections"), sections),
-                        (opt("framing_log"), framing), (opt("before_log"), before)):
+    for flag, given in ((either("judge", opt("order")), asked.judge), (opt("sections"), asked.sections),
+                        (opt("framing_log"), asked.framing_log), (opt("before_log"), asked.before_log)):
         if given:
             raise OptionError(f"{flag} belongs to the report of one metric; give one {opt('metric')}")
-    result = run(log, question, probe, tests)
-    design = _design(design)
-    text = render_metrics_report(result, format=fmt, templates=templates, assets_dir=assets, design=design,
-                                 source=source if source is not None else ", ".join(str(p) for p in log))
-    return ReportJob(text=text, format=fmt, files=_write(output, text, fmt), analysis=result, design=design)
+    result = run(shape_log(asked.log, question, asked.probe), question, asked.probe, asked.tests)
+    design = _design(asked.design)
+    text = render_metrics_report(result, format=asked.fmt, templates=asked.templates, assets_dir=asked.assets,
+                                 design=design, source=asked.shown_source)
+    return ReportJob(text=text, format=asked.fmt, files=_write(asked.output, text, asked.fmt), analysis=result,
+                     design=design)
 
 
 def _design(design):
@@ -511,15 +598,15 @@ def _judge(log, options, alpha, correction, probe):
                          chance=0.5 if options.get("chance") is None else options["chance"])
 
 
-def _framing(paths, probe, *, by, targets, toward, tests, answers, label_map, framing_columns,
-             beside_probe=True):
+def _framing(asked: _Asked, *, beside_probe=True):
     """The framing log of a report, read and shaped as ``probestats framing`` reads it (folders, every shaping
-    option).
+    option), analyzed with the report's ``by``, targets, reference target, tests and reading of answers.
 
     Beside a probe log, ``wide`` names that log's columns (a wide framing sheet is recognized by itself), and a
     column mapping applies where the framing log has its header."""
+    paths, probe = asked.framing_log, asked.probe
     # complete: the framing analysis always keeps only items answered in both framings, and says which it left out
-    shaped = replace(probe, wide_attribute="model", framing_columns=tuple(framing_columns), complete=False,
+    shaped = replace(probe, wide_attribute="model", framing_columns=tuple(asked.framing_columns), complete=False,
                      wide=() if beside_probe else probe.wide)
     if beside_probe and probe.columns:  # a column mapping applies where the framing log has that header
         headers = {normalize_header(h) for h in first_headers(list(paths), **probe.read_options())}
@@ -527,9 +614,10 @@ def _framing(paths, probe, *, by, targets, toward, tests, answers, label_map, fr
         shaped = replace(shaped, columns=tuple((c, h) for c, h in probe.columns
                                                if normalize_header(h) in headers or h in made))
 
-    read, targets = targets_lookup(shaped.apply(list(paths)), targets)
-    scores = FramingScores(answers=answers, label_map=list(label_map) or None)
-    return analyze_framing(read, tests, by=list(by) or None, targets=targets, toward=toward, scores=scores)
+    read, targets = targets_lookup(shaped.apply(list(paths)), asked.targets)
+    scores = FramingScores(answers=asked.answers, label_map=list(asked.label_map) or None)
+    return analyze_framing(read, asked.tests, by=list(asked.by) or None, targets=targets, toward=asked.toward,
+                           scores=scores)
 
 
 def _log_analysis(log, question, probe, tests, *, before, gap_of_interest, streaming=True):
@@ -540,7 +628,8 @@ def _log_analysis(log, question, probe, tests, *, before, gap_of_interest, strea
         raise OptionError(f"{opt('before_log')} compares two runs of a two-value probe; drop {opt('factor')}, "
                           f"{opt('group')} and {opt('reference')}")
     # the streaming pass of analyze, with the facts the report states (a log needing its rows is read whole)
-    result = run(log, question, probe, tests, run=Run(streaming=streaming, facts=True))
+
+    result = run(shape_log(log, question, probe), question, probe, tests, run=Run(streaming=streaming, facts=True))
     result = with_design_power(result, gap_of_interest)
     comparison = None
     if before is not None:

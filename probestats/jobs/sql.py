@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from probestats.errors import OptionError, either, opt
 from probestats.shape.derive import parse_derive
-from probestats.shape.warehouse import TESTED_DIALECTS, cell_query, validation_queries
+from probestats.shape.warehouse import Source, TESTED_DIALECTS, cell_query, validation_queries
 from probestats.vocabulary import column_names
 
 __all__ = ["sql"]
@@ -75,11 +75,12 @@ def sql(*, table, metric, dialect="duckdb", by=(), where=None, derive=(), column
     by = column_names("by", by)
     derive = column_names("derive", derive, "x = a + b", "an expression NAME = SQL")
     keep_settings = column_names("keep_settings", keep_settings, "model")
-    common = dict(table=table, metric=metric, dialect=dialect.lower(), by=by, places=places,
-                  columns=dict(columns or {}), where=where, derive=[parse_derive(d) for d in derive])
+    source = Source(table=table, metric=metric, dialect=dialect.lower(), by=by, places=places,
+                    columns=dict(columns or {}), where=where, derive=[parse_derive(d) for d in derive])
     seed = None if no_seed else "seed"
-    query = cell_query(order=order_column, seed=seed, time=with_time, runs=keep_runs, settings=tuple(keep_settings), **common)
-    checks = validation_queries(seed=seed, **common)
+    query = cell_query(source, order=order_column, seed=seed, time=with_time, runs=keep_runs,
+                       settings=tuple(keep_settings))
+    checks = validation_queries(source, seed=seed)
     note = "" if dialect.lower() in TESTED_DIALECTS else f" (dialect {dialect}: written by sqlglot, not tested)"
     then = either(f"probestats.analyze(FILE, metric={metric!r})", f"probestats analyze FILE --metric {metric}")
     parts = [f"-- the cell table{note}: save the result as Parquet or CSV, then\n-- {then}\n{query};\n"]

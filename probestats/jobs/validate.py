@@ -48,7 +48,7 @@ def validate(log, *, metric=None, a=None, b=None, by=(), probe=None):
     False
     """
     # lazy: looked up when called, so a test's replacement of it on its module is seen
-    from probestats.checks.schema import validate as check
+    from probestats.checks.schema import ColumnRoles, validate as check
 
     probe, metric, by = as_probe(probe), check_metric(metric, required=False), column_names("by", by)
     probe.refuse("the validation", roles=("settings", "cluster"))
@@ -56,8 +56,9 @@ def validate(log, *, metric=None, a=None, b=None, by=(), probe=None):
 
     check_roles([metric] if metric else [], probe)
     checked = check(probe.apply(log, metric=metric, a=a, b=b, by=by), metric=metric, a=a, b=b, by=by,
-                    fold_case=probe.fold_case, attribute_settings=attribute_settings,
-                    random_settings=random_settings, keep=random_settings)
+                    fold_case=probe.fold_case, roles=ColumnRoles(keep=random_settings,
+                                                                 attribute_settings=attribute_settings,
+                                                                 random_settings=random_settings))
     if random_settings and checked.ok:   # a setting drawn per call is checked for balance, as analyze checks it
         from dataclasses import replace
 

@@ -128,7 +128,8 @@ def upload_page(settings) -> str:
 
 def read_once(job: Job, sheet: str, skip_rows: int):
     """The log read with this sheet and these title rows (kept for every analysis of the upload)."""
-    from probestats.io.read import read_log   # lazy: looked up when called, so a test's replacement of it is seen
+    # lazy: looked up when called, so a test's replacement of it on its module is seen
+    from probestats.io.read import read_log
 
     first = _sheets(job)[:1] if job.log.spreadsheet and not sheet else []
     return job.files.remembered(("log", sheet or (first[0] if first else ""), skip_rows), lambda: read_log(
@@ -539,7 +540,8 @@ def title_rows_words(n: int) -> str:
 
 def checked_log(job: Job):
     """The log checked as ``validate`` checks it with the page's options (kept per choices)."""
-    from probestats.checks.schema import validate   # lazy: looked up when called, so a test's replacement is seen
+    # lazy: looked up when called, so a test's replacement of it on its module is seen
+    from probestats.checks.schema import ColumnRoles, validate
 
     mapping = job.mapping
 
@@ -550,7 +552,8 @@ def checked_log(job: Job):
         by = mapping.keywords("validate").get("by", ())
         with words():
             return validate(probe.apply(job.log.path, metric=mapping.metric, a=a, b=b, by=by), metric=mapping.metric,
-                            a=a, b=b, by=by, fold_case=probe.fold_case, attribute_settings=probe.attribute_settings)
+                            a=a, b=b, by=by, fold_case=probe.fold_case,
+                            roles=ColumnRoles(attribute_settings=probe.attribute_settings))
 
     return job.files.remembered(("checked", mapping), run)
 

@@ -20,11 +20,12 @@ Dialects other than ``duckdb`` and ``spark`` are what sqlglot writes, not tested
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from probestats.errors import OptionError, opt
 
-__all__ = ["cell_query", "validation_queries", "TESTED_DIALECTS", "NO_HALVES"]
+__all__ = ["Source", "cell_query", "validation_queries", "TESTED_DIALECTS", "NO_HALVES"]
 
 #: what the query's first lines say about the within-log noise check it does not carry
 NO_HALVES = ("-- no within-log noise check: the same-versus-same row needs each cell's runs split in halves drawn\n"
@@ -34,6 +35,40 @@ NO_HALVES = ("-- no within-log noise check: the same-versus-same row needs each 
 
 TESTED_DIALECTS = ("duckdb", "spark")
 SETTINGS = ("model", "temperature", "system")
+
+
+@dataclass(frozen=True)
+class Source:
+    """The log as the warehouse holds it, and how every query reads it.
+
+    Attributes
+    ----------
+    table : str
+        The table (``logs``, ``db.schema.logs``).
+    metric : str
+        The metric column (canonical name).
+    dialect : str
+        The engine's SQL dialect (sqlglot's name; ``duckdb`` and ``spark`` are tested).
+    by : sequence of str
+        Columns that split the cells.
+    places : int
+        The metric's decimal places: sums are exact in whole units of ``10**-places``.
+    columns : mapping
+        ``canonical -> header``: the table's columns under the canonical names.
+    where : str, optional
+        An SQL condition; rows where it is not true are left out.
+    derive : sequence of (name, expression)
+        Columns computed before the filter.
+    """
+
+    table: str
+    metric: str
+    dialect: str = "duckdb"
+    by: Sequence[str] = ()
+    places: int = 6
+    columns: Mapping[str, str] = field(default_factory=dict)
+    where: str | None = None
+    derive: Sequence[tuple[str, str]] = ()
 
 
 def _sqlglot():
@@ -57,9 +92,10 @@ def _literal(text: str) -> str:
     return exp.Literal.string(text).sql("duckdb")
 
 
-def _source(table: str, metric: str, columns: Mapping[str, str], where: str | None,
-            derive: Sequence[tuple[str, str]], order: str | None) -> str:
-    """The log as a query: mapped columns under their canonical names, derived columns, the filter."""
+def _source(source: Source, order: str | None) -> str:
+    """The log as a query: mapped columns under their canonical names, derived columns, the filter; rows
+    numbered in ``order`` (else by item and value)."""
+    table, columns, where, derive = source.table, dict(source.columns or {}), source.where, source.derive
     sqlglot = _sqlglot()
     try:
         table_sql = sqlglot.exp.to_table(table).sql("duckdb")
@@ -93,12 +129,9 @@ def _write(sql: str, dialect: str) -> str:
         raise OptionError(f"{opt('dialect', dialect)}: sqlglot cannot write it ({str(exc).splitlines()[0]})") from None
 
 
-def cell_query(*, table: str, metric: str, dialect: str = "duckdb", by: Sequence[str] = (), places: int = 6,
-               columns: Mapping[str, str] | None = None, where: str | None = None,
-               derive: Sequence[tuple[str, str]] = (), order: str | None = None,
-               seed: str | None = "seed", time: bool = False, runs: bool = False,
-               settings: Sequence[str] = ()) -> str:
-    """The query that builds the cell table from ``table``, in ``dialect``.
+def cell_query(source: Source, *, order: str | None = None, seed: str | None = "seed", time: bool = False,
+               runs: bool = False, settings: Sequence[str] = ()) -> str:
+    """The query that builds the cell table from the ``source``'s table, in its dialect.
 
     ``order`` names a column giving the runs' order (a row number or a time), so items keep
     the log's order; without it items are ordered by their id. ``seed`` is the (canonical)
@@ -108,15 +141,15 @@ def cell_query(*, table: str, metric: str, dialect: str = "duckdb", by: Sequence
     first and last are kept (the report's run dates). ``runs``: each cell's values are kept, in order (``runs_units``), as a noise or pilot
     table for ``plan`` needs them.
 
-    >>> sql = cell_query(table="logs", metric="steps")
+    >>> sql = cell_query(Source(table="logs", metric="steps"))
     >>> "DECIMAL(38, 0)" in sql and "sum_units" in sql
     True
     >>> sql.startswith("-- no within-log noise check") and ";" not in sql   # the query can sit inside COPY (...)
     True
     """
+    metric, places, by = source.metric, source.places, source.by
     if not 0 <= int(places) <= 9:
         raise OptionError(f"{opt('places', places)}: give 0 to 9 decimal places")
-    columns = dict(columns or {})
     value = _ident(metric)
     units = f"CAST(ROUND({value} * {10 ** int(places)}) AS DECIMAL(38, 0))"
     keys = [_ident(c) for c in by]
@@ -145,22 +178,20 @@ def cell_query(*, table: str, metric: str, dialect: str = "duckdb", by: Sequence
         *([f"STRING_AGG(CAST({units} AS VARCHAR), ' ' ORDER BY __row) FILTER (WHERE {value} IS NOT NULL) "
            "AS runs_units"] if runs else []),
     ])
-    src = _source(table, metric, columns, where, derive, order)
+    src = _source(source, order)
     sql = f"SELECT {select} FROM ({src}) AS src GROUP BY {group} ORDER BY first_row"
-    return NO_HALVES + _write(sql, dialect)
+    return NO_HALVES + _write(sql, source.dialect)
 
 
-def validation_queries(*, table: str, metric: str, dialect: str = "duckdb", by: Sequence[str] = (),
-                       places: int = 6, columns: Mapping[str, str] | None = None, where: str | None = None,
-                       derive: Sequence[tuple[str, str]] = (), settings: Sequence[str] = SETTINGS,
+def validation_queries(source: Source, *, settings: Sequence[str] = SETTINGS,
                        seed: str | None = "seed") -> dict[str, str]:
     """Checks to run in the engine, each a query whose rows are problems (no rows: none).
 
-    >>> sorted(validation_queries(table="logs", metric="steps", settings=("model",)))
+    >>> sorted(validation_queries(Source(table="logs", metric="steps"), settings=("model",)))
     ['finer_than_places', 'repeated_seed', 'setting_varies_model', 'unmatched_item']
     """
-    columns = dict(columns or {})
-    src = _source(table, metric, columns, where, derive, None)
+    metric, places, by = source.metric, source.places, source.by
+    src = _source(source, None)
     keys = [_ident(c) for c in by]
     cell = ", ".join([*keys, _ident("item")])
     value = _ident(metric)
@@ -183,4 +214,4 @@ def validation_queries(*, table: str, metric: str, dialect: str = "duckdb", by: 
         out["repeated_seed"] = (
             f"SELECT {cell}, {_ident('variant')}, {_ident(seed)}, COUNT(*) AS runs FROM ({src}) AS src "
             f"GROUP BY {cell}, {_ident('variant')}, {_ident(seed)} HAVING COUNT(*) > 1")
-    return {name: _write(sql, dialect) for name, sql in out.items()}
+    return {name: _write(sql, source.dialect) for name, sql in out.items()}

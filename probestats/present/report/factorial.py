@@ -57,7 +57,6 @@ def render_factorial_report(analysis, *, format: str = "md", templates=None, sou
     factor section, Finding and Limits (``design``: the design file's facts, placeholders for the rest)."""
     # lazy: present.report.environment and present.report.outline import jinja2
     from probestats.present.report.environment import environment, tidy_layout, user_template_errors
-    # lazy: present.report.outline imports jinja2
     from probestats.present.report import outline as other
 
     if format not in ("md", "html", "json"):

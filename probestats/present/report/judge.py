@@ -162,7 +162,6 @@ def render_judge_report(result, *, format: str = "md", templates=None, assets_di
     """
     # lazy: present.report.outline and present.report.environment import jinja2
     from probestats.present.report import outline as other
-    # lazy: present.report.environment imports jinja2
     from probestats.present.report.environment import environment, tidy_layout, user_template_errors
 
     if format not in ("md", "html", "json"):

@@ -148,7 +148,8 @@ def effects_summary(analysis) -> str:
     """One plain paragraph from a factor design's verdict (the corrected tests of its effects)."""
     verdict = analysis.verdict
     f1, f2 = analysis.factors
-    where = (f"In this probe of {analysis.metric} under {f1} and {f2} across {count_of(analysis.n_items, 'item')}")
+    where = (f"In this probe of {analysis.metric} under {f1} and {f2} across {count_of(analysis.n_items, 'item')}"
+             + (f", {verdict.pooled}" if verdict.pooled else ""))
     if verdict.conclusion == "untested":
         return f"{where}, {verdict.statement}."
     if verdict.detected:

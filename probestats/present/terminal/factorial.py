@@ -7,7 +7,7 @@ from rich.table import Table
 
 from probestats.errors import count_of
 from probestats.present.words.fmt import escape, fmt_num, fmt_p
-from probestats.present.words.verdict import noise_check_sentences, verdict_line
+from probestats.present.words.verdict import caveat_sentences, noise_check_sentences, verdict_line
 
 __all__ = ["print_factorial"]
 
@@ -43,3 +43,5 @@ def print_factorial(analysis, out: Console) -> None:
     for line in noise_check_sentences(analysis.verdict):
         out.print(escape(line))
     out.print(escape(verdict_line(analysis.verdict)))
+    for line in caveat_sentences(analysis.verdict):   # the models that disagree, as a 2 x 2 prints them
+        out.print(f"[yellow]{escape(line)}[/yellow]")
