@@ -17,6 +17,12 @@ Caveats and their logs:
 ``constant_arm``
     null: a rare 0/1 outcome drawn at rate 0.05 under both values, 250 items, 1 run. Problem: the same log with
     one value 0 by design.
+``one_answer`` (a model that gave one number in every run under both values)
+    null: 4 models, a 0/1 outcome at rate 0.5 under 'a' and 0.3 under 'b', 20 items x 2 runs. Problem: the same
+    with one model giving 1 in every run. The caveat states a fact of the runs, read exactly: it fires on a
+    model of few runs of a rare outcome that happened to give 0 in all of them (at rate 0.02, 5 items x 1 run
+    per value: 322 of 400 models over 100 logs named, against 0.98 ** 10 = 0.817 expected), and says only that
+    those runs gave 0, so that this model cannot show a gap in this log.
 ``likely_block``
     nulls: a setting drawn at random per call (two styles, 4 runs per cell), a finish_reason outcome column
     (4 runs per cell), a trial index numbered 11 to 20 (10 runs per cell). Problem: a strategy crossed with the
@@ -32,6 +38,9 @@ And the heterogeneity test of ``blocks_disagree`` alone (``heterogeneity``), bef
 studentized, on the same 60 x 4 matrices of item gaps: its level under a spread difference and its power where
 one block's gap differs (the noisiest block or the least noisy one).
 
+And the between-groups test of ``blocks_disagree`` alone (``between``), where each item is in one group, before
+and after it was studentized, under the same spread difference.
+
 And the effect sizes' intervals with a cluster (``coverage``): 40 clusters of 10 items, 2 runs per value,
 each cluster shifting its items' gap (SD 0.5), a true gap of 0.3: the share of 95% d_z and d_av intervals
 that hold the true value, item level (as without ``--cluster``) and cluster level (the BCa bootstrap of whole
@@ -39,19 +48,24 @@ clusters ``--cluster`` gives them).
 
 Run: python benchmarks/caveats.py [--logs 300] [--only NAME ...] [--seed 0]
 
-Measured (a shared machine, fewer logs than the default where the CPU was short; rate ± its Monte Carlo SE):
+Measured (a shared machine; each section run alone, ``--only NAME``, seed 0; rate ± its Monte Carlo SE):
 
 =================  ============================================  =============  ==================================  =============
 caveat             null                                          false alarms   problem                             power
 =================  ============================================  =============  ==================================  =============
-clustered_items    random labels, no cluster effect (200 logs)   0.005 ± 0.005  15 scenarios x 10 items, SD 0.5     0.705 ± 0.032
-constant_arm       0/1 at 0.05 under both, 250 items (300 logs)  0.040 ± 0.011  'b' 0 by design, 'a' at 0.05       0.990 ± 0.006
-likely_block       a style drawn per call (100 logs)             0.000          2 strategies in equal shares        1.000
-likely_block       a finish_reason outcome column (100 logs)     0.000          2 strategies in equal shares        1.000
-likely_block       a trial index 11 to 20 (100 logs)             0.000          2 strategies in equal shares        1.000
-blocks_disagree    4 models share a gap, noise SD 0.5 to 2       0.033 ± 0.010  one of 4 models at -0.5             0.930 ± 0.015
+clustered_items    random labels, no cluster effect (300 logs)   0.010 ± 0.006  15 scenarios x 10 items, SD 0.5     0.733 ± 0.026
+constant_arm       0/1 at 0.05 under both, 250 items (300 logs)  0.033 ± 0.010  'b' 0 by design, 'a' at 0.05       0.963 ± 0.011
+one_answer         4 models none constant (100 logs)             0.000          one model gives 1 in every run      1.000
+likely_block       a style drawn per call (300 logs)             0.000          2 strategies in equal shares        1.000
+likely_block       a finish_reason outcome column (300 logs)     0.000          2 strategies in equal shares        1.000
+likely_block       a trial index 11 to 20 (300 logs)             0.000          2 strategies in equal shares        1.000
+blocks_disagree    4 models share a gap, noise SD 0.5 to 2       0.033 ± 0.010  one of 4 models at -0.5             0.920 ± 0.016
 random_setting     a temperature drawn alike (300 logs)          0.013 ± 0.007  drawn from half the range under a   1.000
 =================  ============================================  =============  ==================================  =============
+
+(blocks_disagree, 300 logs: about 9 minutes of CPU. one_answer over 100 logs: its null cannot fire, no model's
+40 runs of an outcome at 0.3 to 0.5 being all one number but with probability below 1e-6, and the caveat is
+read exactly from the runs.)
 
 (random_setting: refused as ``confounded_setting`` only when its balance test gives p <= alpha and a
 standardized difference of at least 0.5; refused at p <= alpha alone, an honest draw was turned away at the
@@ -77,8 +91,29 @@ least noisy at 0 (size 0.5), SD 2 to 0.5    0.490 ± 0.029  0.837 ± 0.021
 one at 0 (size 0.5), SD 1                   0.817 ± 0.022  0.797 ± 0.023
 ==========================================  =============  =============
 
+The between-groups test alone (each item in one group, as with ``--by language`` over different items), 4
+groups of item gaps, noise SD 0.5 to 2 (``--only between``; 300 logs, 999 resamples; share at p <= 0.05),
+before (raw spread of the group means) and after (Welch's F read through its own F distribution):
+
+==========================================  =============  =============
+group gaps                                  before         after
+==========================================  =============  =============
+null: 15 items each, SD 0.5 to 2            0.083 ± 0.016  0.077 ± 0.015
+null: 30, 20, 10, 5 items, SD 0.5 to 2      0.270 ± 0.026  0.063 ± 0.014
+null: 5, 10, 20, 30 items, SD 0.5 to 2      0.017 ± 0.007  0.053 ± 0.013
+15 each, the noisiest at -0.5 (size 1.0)    0.400 ± 0.028  0.213 ± 0.024
+15 each, the least noisy at 0 (size 0.5)    0.143 ± 0.020  0.347 ± 0.027
+==========================================  =============  =============
+
+Over 1,000 logs of the two first nulls (another seed): 15 each 0.064 before, 0.047 after; 30, 20, 10 and 5
+items 0.264 before, 0.058 after (SE 0.007). Welch's weighted spread permuted without its F distribution gave
+0.097 on the second null (300 logs): its smallest group's variance, read from 5 items, is too uncertain to
+weigh by alone.
+
 Effect sizes' 95% intervals with a cluster (300 logs, 2,000 resamples): item level d_z 0.790 ± 0.024 and d_av
-0.797 ± 0.023; the BCa bootstrap of whole clusters d_z 0.950 ± 0.013 and d_av 0.940 ± 0.014.
+0.797 ± 0.023; the BCa bootstrap of whole clusters d_z 0.950 ± 0.013 and d_av 0.940 ± 0.014. Seeds 1, 2 and 3
+(300 logs each): cluster level d_z 0.930, 0.953, 0.933 and d_av 0.927, 0.947, 0.933; over the 1,200 logs of
+the four seeds d_z 0.942 ± 0.007 and d_av 0.937 ± 0.007 (item level 0.69 to 0.80).
 """
 
 from __future__ import annotations
@@ -130,6 +165,16 @@ def rare_log(rng, *, by_design: bool, items: int = 250, rate: float = 0.05) -> l
 
 def has_caveat(result, name: str) -> bool:
     return any(c.id == name for c in result.verdict.caveats)
+
+
+# --- one_answer ------------------------------------------------------------------------------------------------
+
+def answer_log(rng, *, constant: bool, items: int = 20, runs: int = 2) -> list[dict]:
+    """4 models, a 0/1 outcome at rate 0.5 under 'a' and 0.3 under 'b'; with ``constant`` model m3 gives 1 in
+    every run."""
+    return [{"item": f"i{i}", "variant": v, "seed": s, "model": f"m{m}",
+             "y": 1 if (constant and m == 3) else int(rng.random() < (0.5 if v == "a" else 0.3))}
+            for i in range(items) for m in range(4) for v in ("a", "b") for s in range(runs)]
 
 
 # --- likely_block ----------------------------------------------------------------------------------------------
@@ -227,6 +272,11 @@ def caveat_rows(n: int, rng, only) -> list[tuple]:
         hit = sum(has_caveat(analyze(rare_log(rng, by_design=True), metric="flag"), "constant_arm") for _ in range(n))
         out.append(("constant_arm", "0/1 at rate 0.05 under both, 250 items, 1 run", null,
                     "'b' 0 by design, 'a' at rate 0.05", hit))
+    if want("one_answer"):
+        null = sum(has_caveat(analyze(answer_log(rng, constant=False), metric="y"), "one_answer") for _ in range(n))
+        hit = sum(has_caveat(analyze(answer_log(rng, constant=True), metric="y"), "one_answer") for _ in range(n))
+        out.append(("one_answer", "4 models, 0/1 at 0.5 and 0.3, 20 items x 2 runs", null,
+                    "one model gives 1 in every run", hit))
     if want("likely_block"):
         hit = sum(any(p.code == "likely_block" for p in analyze(block_log(rng, "crossed"), metric="y").problems)
                   for _ in range(n))
@@ -275,6 +325,43 @@ def heterogeneity(n: int, rng, resamples: int = 999) -> list[tuple]:
     return out
 
 
+def raw_between(gaps, codes, sizes, n_resamples: int, rng) -> float:
+    """The between-groups test as it was: the raw spread of the group means, ``sum_g n_g (mean_g - mean)**2``,
+    the groups' labels permuted across items."""
+    def spread(rows):
+        sums = np.stack([np.bincount(r, weights=gaps, minlength=len(sizes)) for r in rows])
+        return (sizes * (sums / sizes - gaps.mean()) ** 2).sum(axis=1)
+
+    observed = spread([codes])[0]
+    draws = spread([rng.permutation(codes) for _ in range(n_resamples)])
+    return (np.count_nonzero(draws >= observed * (1 - 1e-9)) + 1) / (n_resamples + 1)
+
+
+def between(n: int, rng, resamples: int = 999) -> list[tuple]:
+    """The between-groups test of ``blocks_disagree`` (each item in one group: languages, sources) alone, before
+    (raw spread) and after (Welch's F through its own distribution): 4 groups of item gaps, noise SD 0.5 to 2,
+    the share of logs at p <= alpha."""
+    from probestats.analyses.blocks import between_groups_test
+
+    sds = np.array([0.5, 1.0, 1.5, 2.0])
+    cases = [("null: 15 items each, SD 0.5 to 2", [15] * 4, [0.5] * 4),
+             ("null: 30, 20, 10, 5 items, SD 0.5 to 2", [30, 20, 10, 5], [0.5] * 4),
+             ("null: 5, 10, 20, 30 items, SD 0.5 to 2", [5, 10, 20, 30], [0.5] * 4),
+             ("15 each, the noisiest at -0.5 (size 1.0)", [15] * 4, [0.5, 0.5, 0.5, -0.5]),
+             ("15 each, the least noisy at 0 (size 0.5)", [15] * 4, [0.0, 0.5, 0.5, 0.5])]
+    out = []
+    for what, sizes, gaps in cases:
+        codes = np.repeat(np.arange(4), sizes)
+        labels = [f"g{c}" for c in codes]
+        before = after = 0
+        for rep in range(n):
+            x = np.concatenate([g + rng.normal(0, sd, k) for k, sd, g in zip(sizes, sds, gaps)])
+            before += raw_between(x, codes, np.array(sizes, float), resamples, rng) <= ALPHA
+            after += between_groups_test(x, labels, n_resamples=resamples, seed=rep).pvalue <= ALPHA
+        out.append((what, before, after))
+    return out
+
+
 def coverage(n: int, rng, resamples: int) -> list[tuple]:
     """The share of 95% d_z and d_av intervals holding the true value, item level and cluster level."""
     from probestats.analyses.clusters import cluster_effect_sizes
@@ -302,7 +389,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--logs", type=int, default=300, help="logs per null and per problem (default 300)")
     parser.add_argument("--only", nargs="*", default=(), help="sections to run: clustered_items constant_arm "
-                        "likely_block blocks_disagree random_setting heterogeneity coverage")
+                        "one_answer likely_block blocks_disagree random_setting heterogeneity between coverage")
     parser.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples in the coverage section")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
@@ -310,8 +397,8 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     n = args.logs
     start = time.time()
-    rows = (caveat_rows(n, rng, set(args.only) - {"coverage", "heterogeneity"})
-            if set(args.only) - {"coverage", "heterogeneity"} or not args.only else [])
+    rows = (caveat_rows(n, rng, set(args.only) - {"coverage", "heterogeneity", "between"})
+            if set(args.only) - {"coverage", "heterogeneity", "between"} or not args.only else [])
     if rows:
         print(f"{n} logs per null and per problem; alpha {ALPHA}")
         print(f"{'caveat':<17}{'null (must stay silent)':<48}{'false alarms':>15}{'<= alpha + 2 SE':>17}   "
@@ -325,6 +412,12 @@ def main() -> None:
               f"p <= {ALPHA}")
         print(f"{'gap matrices':<44}{'raw spread (before)':>22}{'studentized (after)':>22}")
         for what, before, after in heterogeneity(n, rng):
+            print(f"{what:<44}{rate(before, n):>22}{rate(after, n):>22}", flush=True)
+    if not args.only or "between" in args.only:
+        print(f"\nblocks_disagree's between-groups test alone (each item in one group), 4 groups; {n} logs, 999 "
+              f"resamples; share at p <= {ALPHA}")
+        print(f"{'group gaps':<44}{'raw spread (before)':>22}{'Welch (after)':>22}")
+        for what, before, after in between(n, rng):
             print(f"{what:<44}{rate(before, n):>22}{rate(after, n):>22}", flush=True)
     if not args.only or "coverage" in args.only:
         print(f"\neffect sizes' 95% intervals, 40 clusters x 10 items, cluster SD 0.5, gap 0.3; {n} logs, "

@@ -205,21 +205,38 @@ def test_groups_of_different_items_are_compared_between_groups():
     assert driving.others_test.method.startswith("monte carlo (labels of 16 items exchanged between 2 groups")
 
 
-def test_the_between_groups_statistic_is_the_weighted_spread_of_the_group_means():
+def test_the_between_groups_statistic_is_welchs_f_read_through_its_own_distribution():
+    from statsmodels.stats.oneway import anova_oneway
+
     from probestats.analyses.blocks import between_groups_test
 
-    gaps, labels = [1.0, 2.0, 3.0, 0.0, 0.0], ["a", "a", "a", "b", "b"]
-    # by hand: group means 2 and 0, grand mean 1.2: 3 * 0.8**2 + 2 * 1.2**2 = 4.8
-    assert abs(between_groups_test(gaps, labels, n_resamples=99).statistic - 4.8) < 1e-12
-    # every one of the C(5, 2) = 10 ways to choose group b's two items, by hand: as far apart as observed?
-    total = sum(gaps) / 5
-    stats = []
-    for pick in itertools.combinations(range(5), 2):
-        b = [gaps[i] for i in pick]
-        a = [gaps[i] for i in range(5) if i not in pick]
-        stats.append(3 * (np.mean(a) - total) ** 2 + 2 * (np.mean(b) - total) ** 2)
-    exact = sum(s >= 4.8 - 1e-12 for s in stats) / 10
+    gaps, labels = [1.0, 2.0, 3.5, 0.2, 0.0, 0.5, -0.4], ["a", "a", "a", "b", "b", "b", "b"]
+    welch = anova_oneway([gaps[:3], gaps[3:]], use_var="unequal")   # Welch's F (statsmodels), two groups
+    assert abs(between_groups_test(gaps, labels, n_resamples=99).statistic - welch.statistic) < 1e-9
+    # every one of the C(7, 3) = 35 ways to choose group a's three items, by brute force: is Welch's p as small?
+    ps = []
+    for pick in itertools.combinations(range(7), 3):
+        a = [gaps[i] for i in pick]
+        b = [gaps[i] for i in range(7) if i not in pick]
+        ps.append(anova_oneway([a, b], use_var="unequal").pvalue)
+    exact = sum(q <= welch.pvalue * (1 + 1e-9) for q in ps) / 35
     assert abs(between_groups_test(gaps, labels, n_resamples=200_000).pvalue - exact) < 0.01
+
+
+def test_the_between_groups_test_keeps_its_level_when_groups_differ_only_in_noise():
+    # four groups of 30, 20, 10 and 5 items sharing one gap, the smallest the noisiest (SD 2 to 0.5): the raw
+    # spread of the group means, permuted, spoke on 0.34 of 300 such logs; the studentized test at most
+    # alpha + 2 SE on 300 (benchmarks/caveats.py). Here 60 logs, a bound of alpha + 3 SE of 60
+    from probestats.analyses.blocks import between_groups_test
+
+    rng = np.random.default_rng(3)
+    sizes, sds = [30, 20, 10, 5], [0.5, 1.0, 1.5, 2.0]
+    labels = [f"g{j}" for j, k in enumerate(sizes) for _ in range(k)]
+    hits = 0
+    for rep in range(60):
+        gaps = np.concatenate([0.5 + rng.normal(0, sd, k) for k, sd in zip(sizes, sds)])
+        hits += between_groups_test(gaps, labels, n_resamples=499, seed=rep).pvalue <= 0.05
+    assert hits / 60 <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 60)
 
 
 def test_a_named_setting_is_a_block_held_fixed_or_refused_saying_why_never_ignored():
@@ -315,3 +332,21 @@ def test_blocks_that_go_one_way_differ_in_size_and_no_clause_is_empty():
     r = block_agreement(grouped, groups, ["model"], Tests(alpha=0.05), a="A", b="B")
     assert ": ;" not in r.statement and "(0 higher, 0 lower, 5 not detected)" in r.phrase
     assert r.statement.split(": ", 1)[1].count("5 not detected") == 1
+
+
+def test_between_groups_read_against_a_level_uses_the_first_draws_of_the_same_stream():
+    # the driving block's second test reads the other groups only against the level: it stops at the first
+    # draws once p's interval leaves the level, and that p is the full test's at that many draws
+    from probestats.analyses.blocks import between_groups_test
+
+    rng = np.random.default_rng(5)
+    labels = [g for g in "abcd" for _ in range(15)]
+    for shift in (0.0, 1.5):    # groups that agree, and one group 1.5 away
+        gaps = rng.normal(0, 1, 60) + shift * (np.array(labels) == "a")
+        full = between_groups_test(gaps, labels, n_resamples=4000, seed=3)
+        early = between_groups_test(gaps, labels, n_resamples=4000, seed=3, level=0.05, first=400)
+        assert early.n_resamples < 4000 and not early.undecided
+        again = between_groups_test(gaps, labels, n_resamples=early.n_resamples, seed=3)
+        assert early.pvalue == again.pvalue and early.statistic == full.statistic
+        assert (early.pvalue <= 0.05) == (full.pvalue <= 0.05)
+        assert f"the first {early.n_resamples} of 4000 resamples" in early.method

@@ -223,11 +223,16 @@ def assert_same(before, after, *, same_p: bool = True, loose: frozenset = frozen
 # [0.0139, 0.0186] holding alpha / 3), so blocks_disagree is raised on one row order and not on the other
 @example(d=Design(n_items=13, values=("A", "B", "C", "D"), runs=(1, 3, 1, 3), models=("gpt", "claude", "llama"),
                   cluster_size=0, metrics=("x",), effect=0, seed=13), order=0)
+# the reference check's ratio interval ended at 0.255 in one row order and at 0.247 in the other, across its bound,
+# while its bootstrap drew the items in the log's order; it draws them in an order of their numbers now
+@example(d=Design(n_items=14, values=("A", "B", "C", "D"), runs=(1, 3, 1, 3), models=("gpt", "claude", "llama"),
+                  cluster_size=0, metrics=("x",), effect=2, seed=65535), order=255)
 def test_shuffling_rows(d, order):
     rows = rows_of(d)
     shuffled = list(rows)
     random.Random(order).shuffle(shuffled)
-    assert_same(probestats.analyze(rows, **options(d)), probestats.analyze(shuffled, **options(d)))
+    before, after = probestats.analyze(rows, **options(d)), probestats.analyze(shuffled, **options(d))
+    assert_same(before, after)
 
 
 #: The log's own noise reference (its runs split in halves) was one split drawn at random, keyed by each cell's
@@ -261,8 +266,9 @@ def test_renaming_values_items_blocks_clusters(d, names, noise):
             row["doc"] = "cluster " + row["doc"][::-1]
         renamed.append(row)
     after = replace(d, values=tuple(values[v] for v in d.values))
-    assert_same(probestats.analyze(rows, **options(d, noise=noise)),
-                probestats.analyze(renamed, **options(after, noise=noise)))
+    before, after = (probestats.analyze(rows, **options(d, noise=noise)),
+                     probestats.analyze(renamed, **options(after, noise=noise)))
+    assert_same(before, after)
 
 
 def write_csv(path: Path, rows: list[dict]) -> Path:
@@ -367,6 +373,9 @@ def near_alpha(*results) -> bool:
 # four values under two models, run 29 dropped
 @example(d=Design(n_items=16, values=("A", "B", "C", "D"), runs=(6, 6, 6, 6), models=("gpt", "claude"),
                   cluster_size=0, metrics=("x",), effect=2, seed=43), pick=29)
+# eight items under two models, run 0 dropped: the models' exact heterogeneity p falls to 0.047
+@example(d=Design(n_items=8, values=("A", "B"), runs=(5, 5), models=("gpt", "claude"), cluster_size=0,
+                  metrics=("x", "y"), effect=0, seed=2), pick=0)
 def test_dropping_one_run_of_many(d, pick, noise):
     rows = rows_of(d)
     dropped = rows[:pick % len(rows)] + rows[pick % len(rows) + 1:]
@@ -388,8 +397,26 @@ def test_dropping_one_run_of_many(d, pick, noise):
                 caveat = next((c for c in r.verdict.caveats if c.id == "reference_not_neutral"), None)
                 if caveat is not None:
                     assert r.verdict.reference_check.borderline and "Borderline: its upper end" in caveat.sentence
-        assert_same(before, after, same_p=False,
-                    loose=frozenset({"reference_not_neutral"}) if flipped else frozenset())
+        loose = (frozenset({"reference_not_neutral"}) if flipped else frozenset()) | (
+            frozenset({"blocks_disagree"}) if blocks_near_alpha(before, after) else frozenset())
+        assert_same(before, after, same_p=False, loose=loose)
+
+
+def _block_ps(figures) -> list:
+    """Every heterogeneity p of the blocks' agreements (objects with ``differ`` and a ``test``) in a result's JSON."""
+    if isinstance(figures, dict):
+        found = [figures["test"]["p"]] if "differ" in figures and isinstance(figures.get("test"), dict) else []
+        return found + [p for v in figures.values() for p in _block_ps(v)]
+    if isinstance(figures, (list, tuple)):
+        return [p for v in figures for p in _block_ps(v)]
+    return []
+
+
+def blocks_near_alpha(*results) -> bool:
+    """Whether a blocks' heterogeneity p lies within the borderline margin of alpha, where one run more or
+    less can carry it across (eight items under two models: 0.047 with one run dropped, above alpha before)."""
+    return any(p is not None and ALPHA / DROP_FACTOR <= p <= ALPHA * DROP_FACTOR
+               for r in results for p in _block_ps(r.to_dict()))
 
 
 def reference_flip(before, after) -> bool:

@@ -186,27 +186,38 @@ def test_smallest_in_cells_as_lexsort():
 
 
 def groupwise_between_groups(gaps, labels, n_resamples: int, seed: int) -> tuple[float, float]:
-    """The previous between-groups test: each resample's group sums one group at a time (statistic, p)."""
+    """The between-groups test one group at a time (statistic, p): each resample's groups' means and variances
+    (ddof 1) taken group by group, Welch's F written out (Welch 1951) and read through its F distribution."""
+    from scipy.stats import f as f_distribution
+
     gaps = np.asarray(gaps, dtype=float)
+    gaps = gaps - gaps.mean()
+    floor = 1e-12 * np.max(np.abs(gaps)) ** 2   # a group whose gaps are all equal: its variance floored
     names = list(dict.fromkeys(labels))
     codes = np.array([names.index(x) for x in labels])
     k, n = len(names), len(gaps)
     sizes = np.bincount(codes, minlength=k).astype(float)
+    assert sizes.min() >= 2   # a group of one item takes the others' pooled variance: not written out here
 
-    def statistic(code_rows):
-        sums = np.stack([(gaps[None, :] * (code_rows == j)).sum(axis=1) for j in range(k)], axis=1)
-        return (sizes[None, :] * (sums / sizes[None, :] - gaps.mean()) ** 2).sum(axis=1)
+    def welch(code_rows):
+        means = np.stack([np.array([gaps[row == j].mean() for row in code_rows]) for j in range(k)], axis=1)
+        var = np.stack([np.array([gaps[row == j].var(ddof=1) for row in code_rows]) for j in range(k)], axis=1)
+        w = sizes[None, :] / np.maximum(var, floor)
+        centre = (w * means).sum(axis=1, keepdims=True) / w.sum(axis=1, keepdims=True)
+        lam = ((1 - w / w.sum(axis=1, keepdims=True)) ** 2 / (sizes[None, :] - 1)).sum(axis=1)
+        f = (w * (means - centre) ** 2).sum(axis=1) / (k - 1) / (1 + 2 * (k - 2) * lam / (k * k - 1))
+        return f, -f_distribution.logsf(f, k - 1, (k * k - 1) / (3 * lam))
 
-    observed = float(statistic(codes[None, :])[0])
+    shown, observed = (float(x[0]) for x in welch(codes[None, :]))
     rng = np.random.default_rng(seed)
-    tol = 1e-9 * max(observed, float(np.sum((gaps - gaps.mean()) ** 2)))
+    tol = 1e-9 * max(abs(observed), 1.0)
     hits, done, chunk = 0, 0, max(1, 2_000_000 // max(1, n * k))
     while done < n_resamples:
         m = min(chunk, n_resamples - done)
         shuffled = np.argsort(rng.random((m, n)), axis=1)
-        hits += int(np.count_nonzero(statistic(codes[shuffled]) >= observed - tol))
+        hits += int(np.count_nonzero(welch(codes[shuffled])[1] >= observed - tol))
         done += m
-    return observed, (hits + 1) / (n_resamples + 1)
+    return shown, (hits + 1) / (n_resamples + 1)
 
 
 @pytest.mark.parametrize("groups, per_group, lattice, shift", [(2, 6, True, 0.0), (5, 20, True, 0.3), (30, 8, False, 0.0),
@@ -221,7 +232,8 @@ def test_between_groups_test_unchanged(groups, per_group, lattice, shift):
     gaps = np.round(gaps * 2) / 2 if lattice else gaps
     for seed in (0, 7):
         r = between_groups_test(gaps, labels, n_resamples=2_001, seed=seed)
-        assert (r.statistic, r.pvalue) == groupwise_between_groups(gaps, labels, 2_001, seed)
+        statistic, p = groupwise_between_groups(gaps, labels, 2_001, seed)
+        assert r.pvalue == p and r.statistic == pytest.approx(statistic, rel=1e-9)
 
 
 def previous_between_groups_test(gaps, labels, *, n_resamples: int = 10_000, seed: int | None = 0):
@@ -233,8 +245,8 @@ def previous_between_groups_test(gaps, labels, *, n_resamples: int = 10_000, see
     statistic, p = groupwise_between_groups(gaps, labels, n_resamples, seed)
     hits = round(p * (n_resamples + 1)) - 1
     se = float(np.sqrt(p * (1 - p) / n_resamples))
-    method = (f"monte carlo (labels of {len(gaps)} items exchanged between {k} groups; n_resamples={n_resamples}, "
-              f"seed={seed}, standard error {se:.2g}; p = (hits + 1)/(n_resamples + 1)"
+    method = (f"monte carlo (labels of {len(gaps)} items exchanged between {k} groups, studentized statistic; "
+              f"n_resamples={n_resamples}, seed={seed}, standard error {se:.2g}; p = (hits + 1)/(n_resamples + 1)"
               f"{'; no resample was as extreme, so p is below that floor' if hits == 0 else ''})")
     return OmnibusResult(statistic=statistic, pvalue=p, method=method, n_items=len(gaps), n_values=k, arrangements=0,
                          n_resamples=n_resamples, seed=seed, pvalue_se=se, pvalue_bound="upper" if hits == 0 else None)
@@ -409,7 +421,8 @@ def test_between_groups_test_unchanged_on_many_items():
     labels = [f"g{g}" for g in rng.permutation(np.repeat(np.arange(20), 450))]
     gaps = np.round(rng.normal(size=len(labels)) + 0.05 * np.array([int(x[1:]) % 2 for x in labels]), 1)
     r = between_groups_test(gaps, labels, n_resamples=301, seed=4)
-    assert (r.statistic, r.pvalue) == groupwise_between_groups(gaps, labels, 301, 4)
+    statistic, p = groupwise_between_groups(gaps, labels, 301, 4)
+    assert r.pvalue == p and r.statistic == pytest.approx(statistic, rel=1e-9)
 
 
 def previous_owens_t(h: float, a: float) -> float:

@@ -49,7 +49,7 @@ from probestats.errors import OptionError, Problem, opt
 from probestats.result import jsonable
 from probestats.stats.ranked import smallest_in_cells
 
-__all__ = ["BalanceTest", "AdjustedGap", "DrawnSetting", "balance_test", "adjusted_gap", "stratified_table",
+__all__ = ["BalanceTest", "AdjustedGap", "DrawnSetting", "balance_test", "adjusted_gap", "stratified_table", "unmatched_refusal",
            "drawn_setting", "unbalanced_problem", "STRATA", "TRACKS_SIZE"]
 
 #: a numeric setting with more values than this is binned at its quantiles into this many strata
@@ -378,6 +378,26 @@ def _strata(pair: pl.DataFrame, column: str) -> tuple[pl.DataFrame, int]:
     return pair.with_columns(pl.Series("_stratum", bins.astype(str))), len(set(bins.tolist()))
 
 
+def unmatched_refusal(frame: pl.DataFrame, a: str, b: str, column: str, metric: str | None = None) -> str | None:
+    """Why a setting declared randomized cannot be matched within (no item has runs of both ``a`` and ``b`` at
+    one of its levels or bins, among the runs with a metric when ``metric`` is given), else None: the one check
+    behind the refusal of the analysis and of the validation alike.
+
+    >>> frame = pl.DataFrame({"item": ["1"] * 4, "variant": ["a", "b"] * 2, "call": ["c1", "c2", "c3", "c4"]})
+    >>> print(unmatched_refusal(frame, "a", "b", "call"))
+    random_settings=['call']: no item has runs of both 'a' and 'b' at one level of call (4 levels in 4 runs), so the gap cannot be matched within it; drop random_settings=['call'], or name a setting whose values repeat within items
+    >>> unmatched_refusal(frame.with_columns(pl.lit("same").alias("call")), "a", "b", "call") is None
+    True
+    """
+    pair, strata = _strata(_pair(frame, a, b, column, metric), column)
+    matched = pair.group_by("item", "_stratum").agg(pl.col("variant").n_unique().alias("k")).filter(pl.col("k") == 2)
+    if matched.height:
+        return None
+    return (f"{opt('random_settings', [column])}: no item has runs of both '{a}' and '{b}' at one level of {column} "
+            f"({strata:,} levels in {pair.height:,} runs), so the gap cannot be matched within it; drop "
+            f"{opt('random_settings', [column])}, or name a setting whose values repeat within items")
+
+
 def stratified_table(frame: pl.DataFrame, metric: str, a: str, b: str, column: str) -> tuple[pl.DataFrame, int]:
     """The item table with items matched within strata of ``column``, and the number of strata."""
     pair, strata = _strata(_pair(frame, a, b, column, metric), column)
@@ -453,13 +473,10 @@ def drawn_setting(frame: pl.DataFrame, metric: str, a: str, b: str, column: str,
     alpha, n_resamples, seed = tests.alpha, tests.n_resamples, tests.seed
 
     balance = balance or balance_test(frame, column, a, b, n_resamples=n_resamples, seed=seed)
+    refusal = unmatched_refusal(frame, a, b, column, metric)
+    if refusal is not None:
+        raise OptionError(refusal)
     table, strata = stratified_table(frame, metric, a, b, column)
-    if table.height == 0:
-        pair = _pair(frame, a, b, column, metric)
-        raise OptionError(f"{opt('random_settings', [column])}: no item has runs of both '{a}' and '{b}' at one "
-                          f"level of {column} ({strata:,} levels in {pair.height:,} runs), so the gap cannot be "
-                          f"matched within it; drop {opt('random_settings', [column])}, or name a setting whose "
-                          "values repeat within items")
     # the stratified gap's interval is Student t and its effect sizes uncorrected, whatever the headline's
     stratified = compare_pair(table, metric, a, b, replace(tests, interval=None, effect_size=tests.effect))
     adjusted = adjusted_gap(frame, metric, a, b, column, confidence=1 - alpha)

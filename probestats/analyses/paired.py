@@ -37,7 +37,7 @@ from probestats.analyses.clusters import cluster_candidates
 from probestats.analyses.drawn import balance_test, drawn_caveat, drawn_setting, unbalanced_problem
 from probestats.analyses.halves import (BLOCK_SETTINGS, block_noun, blocked_item_table, blocks_of,
                                         named_setting_refusal, pooled_phrase)
-from probestats.checks.design import Caveat, design_facts, group_constant_caveats, item_facts
+from probestats.checks.design import Caveat, design_facts, group_constant_caveats, item_facts, one_answer_caveat
 from probestats.shape.probe import as_probe
 from probestats.stats.published import ASSUMPTIONS
 
@@ -754,7 +754,9 @@ def _verdict(main: PairResult, check: NoiseCheck, matched: _Matched, per_group: 
     verdict = with_design(verdict, facts)
     if per_group.columns:
         verdict = with_caveats(verdict, *group_constant_caveats(per_group.table, per_group.columns, metric, checked.a,
-                                                                checked.b, facts))
+                                                                checked.b, facts),   # and a group of one number only
+                               *one_answer_caveat(per_group.table, per_group.columns, metric, checked.a, checked.b,
+                                                  block_noun(per_group.columns, len(per_group.results))))
     if drawn:
         for d in drawn:
             verdict = with_caveats(verdict, Caveat(

@@ -14,7 +14,7 @@ The caveat record
 A :class:`Caveat` is ``Caveat(id, sentence, figures, summary=True)``:
 
 - ``id``: a stable snake_case name, the key programs and tests look for; it never changes with the
-  wording. Ids in use: ``constant_arm``, ``constant_arm_in_groups``, ``unequal_runs``, ``group_side``
+  wording. Ids in use: ``constant_arm``, ``constant_arm_in_groups``, ``one_answer``, ``unequal_runs``, ``group_side``
   (this module);
   ``noise_check_failed``, ``no_noise_check``, ``pooled_blocks`` (the verdict);
   ``coded_metric_checked``, ``coded_metric_corrected`` (a hand-checked sample). Other checks add
@@ -52,7 +52,7 @@ from probestats.stats.permutation import arms_unequal
 
 __all__ = ["Caveat", "ValueCounts", "ValueFacts", "DesignFacts", "value_counts", "design_facts", "design_caveats", "group_constant_caveats", "constant_text",
            "item_facts", "constant_values", "share_text", "grouped_constants_clause", "MAX_GROUP_CLAUSES",
-           "CONSTANT_SHARE"]
+           "CONSTANT_SHARE", "one_answer_groups", "one_answer_caveat"]
 
 #: a value is a constant arm when its metric is one and the same number in every run of at least this share of items
 CONSTANT_SHARE = 0.95
@@ -482,6 +482,76 @@ def group_constant_caveats(grouped: pl.DataFrame, by, metric: str, a: str, b: st
 
 #: beyond this many groups with a constant value, they are counted in one clause rather than named one by one
 MAX_GROUP_CLAUSES = 3
+
+
+def one_answer_groups(grouped: pl.DataFrame, by, a: str, b: str) -> list[tuple[dict, float, int, int]]:
+    """The groups (``by``: a model, a judge, a block) whose every run gives one and the same number under both
+    values, as ``(group key, number, items, runs)``: both values constant arms of the group (:func:`_constant`,
+    the constant arm's reading) in every one of its items (a share of 1, not :data:`CONSTANT_SHARE`), at the
+    same number. Such a group's gap is 0 in every item: it cannot show a gap. A fact of these runs, no
+    inference: no test decides it, so it is exact, and a rare outcome that happened to be 0 in every run of a
+    small group is named too (the sentence says what the runs gave, not that the group always gives it).
+
+    ``grouped`` is the item table split by ``by`` (``mean_a``, ``mean_b``, ``n_a``, ``n_b``, ``sd_a``,
+    ``sd_b`` per group and item).
+
+    >>> items = pl.DataFrame({"model": ["m1", "m1", "m2", "m2"], "item": ["1", "2", "1", "2"],
+    ...                       "mean_a": [0.5, 1.0, 1.0, 1.0], "mean_b": [0.0, 1.0, 1.0, 1.0], "n_a": [2] * 4,
+    ...                       "n_b": [2, 2, 1, 2], "sd_a": [0.7, 0.0, 0.0, 0.0], "sd_b": [0.0, 0.0, None, 0.0]})
+    >>> one_answer_groups(items, ["model"], "a", "b")
+    [({'model': 'm2'}, 1.0, 2, 7)]
+    """
+    by = list(by)
+    found = []
+    for key in grouped.select(by).unique(maintain_order=True).iter_rows(named=True):
+        mask = pl.all_horizontal([pl.col(k) == v if v is not None else pl.col(k).is_null() for k, v in key.items()])
+        items = grouped.filter(mask)
+        constants = []
+        for side in ("a", "b"):
+            same = items.filter((pl.col(f"n_{side}") == 1) | (pl.col(f"sd_{side}") == 0))[f"mean_{side}"]
+            constants.append(_constant(same, items.height))
+        (ca, sa), (cb, sb) = constants
+        if ca is not None and ca == cb and sa == 1 and sb == 1:
+            found.append((key, ca, items.height, int(items["n_a"].sum() + items["n_b"].sum())))
+    return found
+
+
+def one_answer_caveat(grouped: pl.DataFrame, by, metric: str, a: str, b: str, noun: str,
+                      pooled: bool = True) -> tuple[Caveat, ...]:
+    """``one_answer``: the groups (``by``) whose every run gives one number under both values
+    (:func:`one_answer_groups`), named in one sentence, counted beyond :data:`MAX_GROUP_CLAUSES`; ``noun``
+    is what the groups are called (plural), ``pooled`` whether the headline pools their runs.
+
+    >>> items = pl.DataFrame({"model": ["m1", "m1", "gpt-x", "gpt-x"], "item": ["1", "2", "1", "2"],
+    ...                       "mean_a": [0.5, 1.0, 1.0, 1.0], "mean_b": [0.0, 1.0, 1.0, 1.0], "n_a": [2] * 4,
+    ...                       "n_b": [2] * 4, "sd_a": [0.7, 0.0, 0.0, 0.0], "sd_b": [0.0, 0.0, 0.0, 0.0]})
+    >>> print(one_answer_caveat(items, ["model"], "flag", "a", "b", "models")[0].sentence)   # doctest: +NORMALIZE_WHITESPACE
+    In model = gpt-x, every one of the 8 runs (2 items) gave flag = 1 under both 'a' and 'b': its gap is 0 in
+    every item, so in this log it cannot show a gap, and the gap pooled over the 2 models counts those zeros.
+    """
+    total = grouped.select(list(by)).unique().height
+    found = one_answer_groups(grouped, by, a, b) if total >= 2 else []
+    if not found:
+        return ()
+    labels = [", ".join(f"{k} = {v}" for k, v in key.items()) for key, *_ in found]
+    tail = f", and the gap pooled over the {total} {noun} counts those zeros" if pooled else ""
+    if len(found) == 1:
+        (_, constant, items, runs), = found
+        sentence = (f"In {labels[0]}, every one of the {runs} runs ({items} item{'s' if items != 1 else ''}) gave "
+                    f"{metric} = {constant_text(constant)} under both '{a}' and '{b}': its gap is 0 in every item, "
+                    f"so in this log it cannot show a gap{tail}.")
+    else:
+        shown = labels[:MAX_GROUP_CLAUSES]
+        more = f" and {len(labels) - len(shown)} more" if len(labels) > len(shown) else ""
+        numbers = sorted({constant_text(c) for _, c, *_ in found})
+        gave = f"{metric} = {numbers[0]}" if len(numbers) == 1 else f"one number of {metric} each"
+        sentence = (f"In {len(found)} of {total} {noun} ({', '.join(shown)}{more}) every run gave {gave} under "
+                    f"both '{a}' and '{b}': their gaps are 0 in every item, so in this log they cannot show a gap"
+                    f"{tail}.")
+    figures = {"groups": [{"by": {k: (None if v is None else str(v)) for k, v in key.items()}, "constant": c,
+                           "n_items": items, "runs": runs} for key, c, items, runs in found],
+               "n_groups": total}
+    return (Caveat("one_answer", sentence, figures),)
 
 
 def grouped_constants_clause(found: Sequence[tuple[str, str, float, float]], metric: str, total: int,

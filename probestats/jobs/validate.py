@@ -8,7 +8,8 @@ checks themselves are :func:`probestats.checks.schema.validate`'s.
 from __future__ import annotations
 
 from probestats.analyses.dispatch import check_roles
-from probestats.analyses.drawn import balance_test, unbalanced_problem
+from probestats.analyses.drawn import balance_test, unbalanced_problem, unmatched_refusal
+from probestats.errors import OptionError
 from probestats.shape.probe import as_probe
 from probestats.vocabulary import check_metric, column_names
 
@@ -67,4 +68,8 @@ def validate(log, *, metric=None, a=None, b=None, by=(), probe=None):
             if balance.tracks(0.05):   # unbalanced by chance alone is adjusted for by analyze, not refused
                 checked = replace(checked, problems=checked.problems + (unbalanced_problem(
                     balance, checked.a, checked.b, checked.log.columns.get(column, column)),))
+                continue
+            refusal = unmatched_refusal(checked.frame, checked.a, checked.b, column, metric)
+            if refusal is not None:   # refused as the analysis refuses it: nothing to match the gap within
+                raise OptionError(refusal)
     return checked

@@ -1,0 +1,121 @@
+"""A model that gave one number in every run, under both values, is named in the pair verdict (``one_answer``):
+its gap is 0 in every item, so it cannot show a gap, and the pooled gap counts its zeros. A fact of the runs,
+no inference: the reference in every test is the rows themselves (one distinct metric value in the group).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import probestats
+from probestats.cli import main
+
+
+def _log(constant=("gpt-x",), value=1, seed=1, items=20, runs=2) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(items):
+        for m in ("m0", "m1", "gpt-x"):
+            for v in ("a", "b"):
+                for s in range(runs):
+                    y = value if m in constant else int(rng.random() < (0.6 if v == "a" else 0.4))
+                    rows.append({"item": f"i{i}", "variant": v, "seed": s, "model": m, "y": y})
+    return pl.DataFrame(rows)
+
+
+def _one_answer(result):
+    found = [c for c in result.verdict.caveats if c.id == "one_answer"]
+    return found[0] if found else None
+
+
+def _constant_by_rows(frame: pl.DataFrame, by: str, metric: str) -> list[tuple[str, float]]:
+    """By hand from the rows: the groups whose runs under both values hold one distinct number."""
+    per = frame.group_by(by, maintain_order=True).agg(pl.col(metric).n_unique().alias("k"),
+                                                      pl.col(metric).first().alias("x"))
+    return [(g, float(x)) for g, k, x in per.iter_rows() if k == 1]
+
+
+def test_a_model_constant_under_both_values_is_named_with_its_figures():
+    frame = _log()
+    result = probestats.analyze(frame.to_dicts(), metric="y")   # the model varies within cells: a block
+    caveat = _one_answer(result)
+    assert _constant_by_rows(frame, "model", "y") == [("gpt-x", 1.0)]
+    assert caveat.figures == {"groups": [{"by": {"model": "gpt-x"}, "constant": 1.0, "n_items": 20,
+                                          "runs": frame.filter(pl.col("model") == "gpt-x").height}],
+                              "n_groups": 3}
+    assert caveat.sentence == ("In model = gpt-x, every one of the 80 runs (20 items) gave y = 1 under both 'a' "
+                               "and 'b': its gap is 0 in every item, so in this log it cannot show a gap, and the "
+                               "gap pooled over the 3 models counts those zeros.")
+    # and its group's own gap is indeed 0 on every item (what the sentence claims)
+    group = next(g for g in result.groups if g.by == {"model": "gpt-x"})
+    assert group.average_gap == 0 and group.items["gap"].abs().max() == 0
+
+
+def test_by_groups_are_read_the_same_way():
+    caveat = _one_answer(probestats.analyze(_log().to_dicts(), metric="y", by=["model"]))
+    assert [g["by"] for g in caveat.figures["groups"]] == [{"model": "gpt-x"}]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_silent_where_no_model_is_constant(seed):
+    frame = _log(constant=(), seed=seed)
+    assert _constant_by_rows(frame, "model", "y") == []
+    assert _one_answer(probestats.analyze(frame.to_dicts(), metric="y")) is None
+    assert _one_answer(probestats.analyze(frame.to_dicts(), metric="y", by=["model"])) is None
+
+
+def test_a_value_constant_under_one_value_only_is_no_one_answer():
+    # gpt-x gives 1 under 'a' and varies under 'b': a constant arm in that group, not one answer
+    frame = _log().with_columns(pl.when((pl.col("model") == "gpt-x") & (pl.col("variant") == "b")
+                                        & (pl.col("item") == "i3") & (pl.col("seed") == 0))
+                                .then(0).otherwise(pl.col("y")).alias("y"))
+    assert _one_answer(probestats.analyze(frame.to_dicts(), metric="y")) is None
+
+
+def test_several_constant_models_are_one_sentence_with_a_count():
+    rows = [{"item": f"i{i}", "variant": v, "model": f"m{m}", "y": (0 if m < 5 else (i + (v == "a")) % 3)}
+            for m in range(7) for i in range(6) for v in ("a", "b") for _ in range(2)]
+    caveat = _one_answer(probestats.analyze(rows, metric="y", by=["model"]))
+    assert [g["by"]["model"] for g in caveat.figures["groups"]] == [
+        g for g, _ in _constant_by_rows(pl.DataFrame(rows), "model", "y")] == [f"m{m}" for m in range(5)]
+    assert caveat.sentence.startswith("In 5 of 7 models (model = m0, model = m1, model = m2 and 2 more) every run "
+                                      "gave y = 0 under both 'a' and 'b'")
+
+
+@settings(max_examples=30, deadline=None)
+@given(n_models=st.integers(2, 4), items=st.integers(2, 6), runs=st.integers(1, 3),
+       rate=st.sampled_from([0.02, 0.1, 0.5]), seed=st.integers(0, 2**16))
+def test_named_exactly_where_the_rows_hold_one_number(n_models, items, runs, rate, seed):
+    # rare 0/1 outcomes: a model of few runs is often all 0 by chance; the caveat then states that fact (and
+    # only then), which the rows confirm
+    rng = np.random.default_rng(seed)
+    rows = [{"item": f"i{i}", "variant": v, "run": r, "model": f"m{m}", "y": int(rng.random() < rate)}
+            for m in range(n_models) for i in range(items) for v in ("a", "b") for r in range(runs)]
+    frame = pl.DataFrame(rows)
+    if frame["y"].n_unique() == 1:
+        return   # nothing varies at all: the log is refused or untested, no group stands apart
+    caveat = _one_answer(probestats.analyze(rows, metric="y", by=["model"]))
+    named = [] if caveat is None else [(g["by"]["model"], g["constant"]) for g in caveat.figures["groups"]]
+    assert named == _constant_by_rows(frame, "model", "y")
+
+
+def test_the_terminal_json_and_report_carry_it(tmp_path, capsys):
+    log = tmp_path / "log.csv"
+    _log().write_csv(log)
+    said = "Caveat: In model = gpt-x, every one of the 80 runs (20 items) gave y = 1 under both 'a' and 'b'"
+    assert main(["analyze", str(log), "--metric", "y"]) == 0
+    assert said in " ".join(capsys.readouterr().out.split())
+    assert main(["analyze", str(log), "--metric", "y", "--json"]) == 0
+    caveats = json.loads(capsys.readouterr().out)["verdict"]["caveats"]
+    assert [c["figures"]["groups"][0]["by"] for c in caveats if c["id"] == "one_answer"] == [{"model": "gpt-x"}]
+    assert main(["report", str(log), "--metric", "y", "-o", str(tmp_path / "r.md")]) == 0
+    assert said in (tmp_path / "r.md").read_text()
+    quiet = tmp_path / "quiet.csv"
+    _log(constant=()).write_csv(quiet)
+    assert main(["analyze", str(quiet), "--metric", "y", "--json"]) == 0
+    assert "one_answer" not in [c["id"] for c in json.loads(capsys.readouterr().out)["verdict"]["caveats"]]
