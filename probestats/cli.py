@@ -6,8 +6,11 @@ nothing else (no traceback) reaches a user.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import dataclasses
+import importlib
+import importlib.util
 import inspect
 import io
 import os
@@ -18,8 +21,13 @@ from pathlib import Path
 import click
 
 from probestats import __version__
-from probestats.errors import OptionError, ProbestatsError, cli_spelling
+from probestats.errors import ColumnError, OptionError, ProbestatsError, Problem, ReadError, cli_spelling
+from probestats.limits import parse_limit, raised
 from probestats.parameters import ARGUMENTS, FORMATS, GROUPS, PARAMETERS, READ_KEYS, TEXT_KINDS, parameter
+from probestats.present.terminal.progress import stages
+from probestats.present.words.sanitize import json_text, one_line, visible
+from probestats.result import document, dumps, refusal
+from probestats.shape.design import KNOWN_KEYS, LIST_FIELDS, design_from, yes_no
 from probestats.vocabulary import Tests
 
 EXIT_DATA = 1
@@ -149,6 +157,7 @@ def _parse_metric(ctx, param, values):
     """``--metric``: the names given (analyze and report take several), or the one name."""
     if ctx.command.name in MANY_METRICS:
         return values
+    # lazy: analyses.metrics is not for --help, which imports no polars
     from probestats.analyses.metrics import split_metrics
 
     names = split_metrics(values) if values else []
@@ -257,8 +266,6 @@ def _text_rules(pairs, ctx) -> dict:
 
 def _limit_pair(key, text, given, ctx):
     """One ``--limit NAME=N``: a limit of probestats.limits this command raises."""
-    from probestats.limits import parse_limit
-
     try:
         return parse_limit(given)
     except OptionError as exc:
@@ -267,8 +274,6 @@ def _limit_pair(key, text, given, ctx):
 
 def _fact_pair(key, text, given, ctx):
     """One ``--set KEY=VALUE``, a design fact; analyze reads the one fact its analysis uses, selection."""
-    from probestats.shape.design import KNOWN_KEYS, yes_no
-
     key, given_as = key.strip().replace("-", "_"), flag("facts")
     if text is None or not key:
         raise click.BadParameter(f"'{given}': expected KEY=VALUE, for example {given_as} attribute=\"writing style\"")
@@ -284,8 +289,6 @@ def _fact_pair(key, text, given, ctx):
 
 def _facts(pairs, ctx) -> dict:
     """The design facts given; a list fact gathers its repeats."""
-    from probestats.shape.design import LIST_FIELDS
-
     facts: dict = {}
     for key, value in pairs:
         facts[key] = (*facts.get(key, ()), value) if key in LIST_FIELDS and ctx.command.name != "analyze" else value
@@ -312,7 +315,7 @@ def _probe(given: dict):
     command takes (its column roles, --framing-columns)."""
     from dataclasses import fields
 
-    from probestats.shape.probe import Probe
+    from probestats.shape.probe import Probe   # lazy: shape.probe is not for --help, which imports no polars
 
     read = given.pop("read_given", None) or {}
     text = given.pop("from_text", None) or _text_rules((), None)
@@ -333,8 +336,6 @@ def _probe(given: dict):
 def _tests(given: dict):
     """The test options given (popped from ``given``) as one :class:`probestats.Tests`."""
     from dataclasses import fields
-
-    from probestats.vocabulary import Tests
 
     return Tests(**{f.name: v for f in fields(Tests) if f.name in given and (v := given.pop(f.name)) is not None})
 
@@ -413,8 +414,6 @@ def job_command(body, job, *, renders=(), takes=(), leave=(), required=(), optio
         limits, force = given.pop("limits", None), given.pop("force", None)
         with contextlib.ExitStack() as stack:
             if limits is not None:
-                from probestats.limits import raised
-
                 stack.enter_context(raised(**limits))
             if "json_out" in given:
                 stack.enter_context(_json_refusals(given["json_out"]))
@@ -455,28 +454,84 @@ def command(job_path: str, **how):
 
 def job_at(path: str):
     """The job function at ``path``: ``"analyze"`` is ``probestats.jobs.analyze.analyze``; ``"serve:serve"``
-    names a module of probestats and a function in it."""
-    from importlib import import_module
+    names a module of probestats and a function in it. A job whose module is not imported yet is a
+    :class:`LazyJob`: its signature read from its source, the module imported when the command runs.
 
+    >>> def shape(signature): return [(p.name, p.kind, p.default is p.empty) for p in signature.parameters.values()]
+    >>> read = shape(_source_signature("probestats.jobs.sql", "sql"))
+    >>> read == shape(inspect.signature(importlib.import_module("probestats.jobs.sql").sql))
+    True
+    """
     module, _, function = path.partition(":")
     where = f"probestats.{module}" if function else f"probestats.jobs.{module}"
-    return getattr(import_module(where), function or module)
+    name = function or module
+    if where in sys.modules:   # imported already (or replaced in a test): the function itself
+        return getattr(sys.modules[where], name)
+    signature = _source_signature(where, name)
+    if signature is None:
+        return getattr(importlib.import_module(where), name)
+    return LazyJob(where, name, signature)
+
+
+class LazyJob:
+    """A command's job, its module imported when the command runs (the lazy boundary: a command's options are
+    its job's signature, read from the job's source, so building the commands and printing their help imports
+    no job, nor the polars and numpy a job imports)."""
+
+    def __init__(self, where: str, name: str, signature: inspect.Signature):
+        self.where, self.__name__, self.__signature__ = where, name, signature
+
+    def __call__(self, *args, **kwargs):
+        return getattr(importlib.import_module(self.where), self.__name__)(*args, **kwargs)
+
+
+def _source_signature(where: str, name: str) -> inspect.Signature | None:
+    """The signature of the function ``name`` defined at the top of module ``where``, read from its source
+    without importing the module: names, kinds and whether each has a default (a default stands as ``...``);
+    None where the source does not define it plainly.
+
+    >>> _source_signature("probestats.jobs.validate", "validate")
+    <Signature (log, *, metric=Ellipsis, a=Ellipsis, b=Ellipsis, by=Ellipsis, probe=Ellipsis)>
+    >>> _source_signature("probestats.jobs.validate", "no_such_job") is None
+    True
+    """
+    spec = importlib.util.find_spec(where)
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        return None
+    lines = Path(spec.origin).read_text(encoding="utf-8").splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith(f"def {name}(")), None)
+    if start is None:
+        return None
+    for end in range(start + 1, min(start + 40, len(lines)) + 1):   # the header's lines, to its colon
+        try:
+            tree = ast.parse("\n".join(lines[start:end]) + "\n    pass")
+        except SyntaxError:
+            continue
+        args = tree.body[0].args
+        kind = inspect.Parameter
+        given = [*args.posonlyargs, *args.args]
+        defaults = [kind.empty] * (len(given) - len(args.defaults)) + [...] * len(args.defaults)
+        params = [kind(a.arg, kind.POSITIONAL_ONLY if i < len(args.posonlyargs) else kind.POSITIONAL_OR_KEYWORD,
+                       default=d) for i, (a, d) in enumerate(zip(given, defaults))]
+        if args.vararg:
+            params.append(kind(args.vararg.arg, kind.VAR_POSITIONAL))
+        params += [kind(a.arg, kind.KEYWORD_ONLY, default=kind.empty if d is None else ...)
+                   for a, d in zip(args.kwonlyargs, args.kw_defaults)]
+        if args.kwarg:
+            params.append(kind(args.kwarg.arg, kind.VAR_KEYWORD))
+        return inspect.Signature(params)
+    return None
 
 
 def emit_json(obj) -> None:
     """Print one JSON object on standard output, with the ``schema_version`` of the JSON contract."""
-    from probestats.result import document, dumps
-
     # C1 and bidi controls as \u escapes (json escapes C0 itself): the same JSON, nothing raw on a terminal
-    from probestats.present.words.sanitize import json_text
 
     click.echo(json_text(dumps(document(obj))))
 
 
 def _refused_problems(exc: ProbestatsError):
     """The coded problems of a refusal about the data, or None for an error about the options."""
-    from probestats.errors import ColumnError, Problem, ReadError
-
     if getattr(exc, "problems", None) is not None:
         return list(exc.problems)
     if isinstance(exc, ReadError):
@@ -495,15 +550,13 @@ def _json_refusals(json_out: bool):
     except ProbestatsError as exc:
         problems = _refused_problems(exc) if json_out else None
         if problems is not None:
-            from probestats.present.words.sanitize import json_text
-            from probestats.result import dumps, refusal
-
             click.echo(json_text(dumps(refusal(problems))))
         raise
 
 
 def write_whole(path: str | Path, content: str | bytes) -> None:
     """Write an output file whole or not at all, after checking that it can go there."""
+    # lazy: present.report.files is off the paired analysis's path (tests/test_start.py)
     from probestats.present.report.files import check_target, write_whole as write
 
     path = check_target(path, f"{flag('output')} {path}", "report.md")
@@ -515,6 +568,7 @@ def write_whole(path: str | Path, content: str | bytes) -> None:
 def _written_together(force: bool):
     """``--force``, and a command whose outputs (a report and its images) are written together at its end,
     all or none (the caller says the images of an earlier run that were replaced)."""
+    # lazy: present.report.files is off the paired analysis's path (tests/test_start.py)
     from probestats.present.report.files import written_together
 
     with written_together(force=force) as outputs:
@@ -523,18 +577,21 @@ def _written_together(force: bool):
 
 def _refuse_inputs(outputs, inputs) -> None:
     """An output that would overwrite a file the command reads is refused before anything is read."""
+    # lazy: present.report.files is off the paired analysis's path (tests/test_start.py)
     from probestats.present.report.files import refuse_inputs
 
     refuse_inputs(outputs, inputs)
 
 
 def console(stderr: bool = False):
+    # lazy: present.terminal.tables is off the paired analysis's path (tests/test_start.py)
     from probestats.present.terminal.tables import make_console
 
     return make_console(stderr)
 
 
 def _escape(text) -> str:
+    # lazy: present.terminal.render is off the paired analysis's path (tests/test_start.py)
     from probestats.present.terminal.render import escape
 
     return escape(text)
@@ -555,8 +612,6 @@ def _flag_for(key: str) -> str | None:
 
 def refuse_key(key: str, where: str) -> None:
     """A key that is not a design fact, refused in one line naming the flag that takes it."""
-    from probestats.shape.design import KNOWN_KEYS
-
     taken_by = _flag_for(key)
     raise OptionError(f"{where} {key}: not a design fact; "
                       + (f"give it as {taken_by}" if taken_by else f"the design facts are {', '.join(KNOWN_KEYS)}"))
@@ -567,7 +622,6 @@ def _design(path, facts):
     it, or None for neither."""
     if not facts:
         return path
-    from probestats.shape.design import design_from
 
     return design_from(path, **facts)
 
@@ -575,8 +629,6 @@ def _design(path, facts):
 def _check_design_keys(design_file) -> None:
     """A --design file's keys other than design facts, refused naming the flag that takes each."""
     import tomllib
-
-    from probestats.shape.design import KNOWN_KEYS
 
     try:
         data = tomllib.loads(Path(design_file).read_text(encoding="utf-8"))
@@ -626,13 +678,12 @@ def validate(run, log, *, json_out, **job):
     if json_out:
         emit_json(checked)
     else:
+        # lazy: present.terminal.render is off the paired analysis's path (tests/test_start.py)
         from probestats.present.terminal.render import render_terminal
 
         render_terminal(checked, console(), chosen=bool(job["a"] or job["b"]), metric_given=job["metric"] is not None)
     if not checked.ok:
         if json_out:  # the JSON above is the refusal; people reading the terminal get its one line
-            from probestats.present.words.sanitize import one_line
-
             errors = checked.errors
             click.echo(f"Error: {len(errors)} validation error{'s' if len(errors) != 1 else ''}: "
                        f"{one_line(errors[0].message)}", err=True)
@@ -653,8 +704,6 @@ def analyze(run, log, *, json_out, facts, **job):
       probestats analyze sample_logs/style_probe.csv --metric steps --a formal --b casual \\
           --noise sample_logs/style_noise.csv --json
     """
-    from probestats.present.terminal.progress import stages
-
     if not log:
         raise click.UsageError("Missing argument 'LOG...'.")
     with stages(enabled=not json_out) as progress:
@@ -688,6 +737,7 @@ def emit(result, json_out: bool) -> None:
 
 def _print_any(result) -> None:
     """Print whichever analysis analyze produced."""
+    # lazy: present.terminal.render is off the paired analysis's path (tests/test_start.py)
     from probestats.present.terminal.render import render_terminal
 
     render_terminal(result, console())
@@ -710,21 +760,10 @@ def report(run, log, *, metric, output, design, facts, **job):
       probestats report sample_logs/style_probe.csv --metric steps -o report.html \\
           --framing sample_logs/framing_long.csv --targets sample_logs/framing_targets.csv
     """
+    # lazy: the command's jobs, imported when the command runs (--help imports no polars)
     from probestats.jobs.analyze import one_metric
     from probestats.jobs.inputs import cell_inputs
     from probestats.jobs.report import report_format
-    from probestats.present.terminal.warm import warm_imports
-
-    # numpy's submodules load on first use: imported by both threads at once, one can see a submodule half made
-    # ("cannot import name 'Legendre' from partially initialized module"), so they are whole before the thread
-    import numpy.fft  # noqa: F401
-    import numpy.linalg  # noqa: F401
-    import numpy.polynomial  # noqa: F401
-    import numpy.random  # noqa: F401
-
-    # the report's templates, imported while the log is read (the plotting library after it: imported
-    # during the pass, its memory would add to the pass's peak)
-    warm_imports("probestats.present.report.document")
 
     if design is not None:
         _check_design_keys(design)
@@ -747,7 +786,6 @@ def report(run, log, *, metric, output, design, facts, **job):
         if metric is None and judge is None:
             raise click.UsageError(f"Missing option '{flag('metric')}' (or {flag('order')} COL for a report of an "
                                    "order probe alone).")
-    from probestats.present.terminal.progress import stages
 
     # one library call does the whole job (the same one the local page of `probestats serve` makes); a long
     # one says it is still working (a spinner on a terminal, else a line every few seconds)
@@ -767,6 +805,7 @@ def plan(run, *, noise, pilot, plot, gap, json_out, probe, **job):
       probestats plan --noise sample_logs/style_noise.csv --metric steps --pilot sample_logs/style_probe.csv \\
           --items 8 --runs 5,10,20 --gap 0.75 --json
     """
+    # lazy: the command's job and its printer, imported when the command runs (--help imports no polars)
     from probestats.jobs.inputs import cell_inputs
     from probestats.present.words.plan import plan_progress
 
@@ -806,6 +845,7 @@ def compare(run, before, after, *, output, json_out, probe, **job):
     Example:
       probestats compare before.csv after.csv --metric steps --a formal --b casual
     """
+    # lazy: the command's job, imported when the command runs (--help imports no polars)
     from probestats.jobs.inputs import is_cells, refuse_row_options
 
     _refuse_inputs({flag("output"): output}, {ARGUMENTS["before"]: before, ARGUMENTS["after"]: after})
@@ -839,6 +879,7 @@ def describe(run, log, *, json_out, **job):
     if json_out:
         emit_json(result)
     else:
+        # lazy: present.terminal.describe is off the paired analysis's path (tests/test_start.py)
         from probestats.present.terminal.describe import print_description
 
         print_description(result, console())
@@ -881,10 +922,12 @@ def judge(run, log, *, json_out, **job):
     if json_out:
         emit_json(result)
     elif job["score"] is not None:
+        # lazy: present.terminal.render is off the paired analysis's path (tests/test_start.py)
         from probestats.present.terminal.render import print_analysis
 
         print_analysis(result, console())
     else:
+        # lazy: present.terminal.judge is off the paired analysis's path (tests/test_start.py)
         from probestats.present.terminal.judge import print_judge
 
         print_judge(result, console())
@@ -908,6 +951,7 @@ def _plan_usage(noise_cells, noise, pilot_cells, pilot, probe) -> None:
         raise click.UsageError(f"Missing option '{flag('noise')}' (a log, or a cell table built with its runs).")
     if noise_cells is None and pilot_cells is None:
         return
+    # lazy: the command's job, imported when the command runs (--help imports no polars)
     from probestats.jobs.inputs import refuse_row_options
 
     if noise_cells is not None and pilot is not None or pilot_cells is not None and noise is not None:
@@ -924,11 +968,9 @@ def cells(run, log, *, output, **job):
       probestats cells sample_logs/style_probe.csv --metric steps -o cells.parquet
       probestats analyze cells.parquet --metric steps
     """
-    from probestats.present.terminal.warm import warm_imports
-
-    warm_imports("probestats.present.terminal.render")   # the closing line's printer, while the log is read
     built = run(log, output=output, **job)
     if built.checked.problems:
+        # lazy: present.terminal.render is off the paired analysis's path (tests/test_start.py)
         from probestats.present.terminal.render import print_problems
 
         print_problems(built.checked.problems, built.checked.log.source)
@@ -1015,8 +1057,6 @@ def main(argv=None) -> int:
     except click.exceptions.Exit as exc:
         code = exc.exit_code
     except click.ClickException as exc:
-        from probestats.present.words.sanitize import visible
-
         shown = io.StringIO()
         exc.show(file=shown)  # usage errors quote the values given: their controls are shown as escapes
         click.echo(visible(_shortened(shown.getvalue()), keep_newlines=True), err=True, nl=False)
@@ -1025,8 +1065,6 @@ def main(argv=None) -> int:
         click.echo("Error: aborted", err=True)
         code = EXIT_DATA
     except ProbestatsError as exc:
-        from probestats.present.words.sanitize import one_line
-
         click.echo(f"Error: {one_line(exc)}", err=True)  # one line, whatever a header or value holds
         code = EXIT_DATA
     except SystemExit as exc:
@@ -1037,8 +1075,6 @@ def main(argv=None) -> int:
         click.echo("Error: interrupted", err=True)
         code = 130
     except (OverflowError, RecursionError, RuntimeWarning) as exc:  # beyond floating point; beyond the stack
-        from probestats.present.words.sanitize import one_line
-
         what = ("the input is nested too deeply to process" if isinstance(exc, RecursionError)
                 else "a number in the input is too large to compute with")
         # the first line of the reason: polars adds the expression it was computing on lines of its own
@@ -1051,8 +1087,6 @@ def main(argv=None) -> int:
     except Exception as exc:  # a bug: still one line, never a traceback
         if os.environ.get("PROBESTATS_DEBUG"):
             raise
-        from probestats.present.words.sanitize import one_line
-
         text = one_line(str(exc).splitlines()[0]) if str(exc).strip() else ""
         click.echo(f"Error: unexpected {type(exc).__name__}: {text} (set PROBESTATS_DEBUG=1 for details and "
                    "report it)", err=True)
@@ -1060,8 +1094,6 @@ def main(argv=None) -> int:
     except BaseException as exc:  # a library's panic, raised through pyo3 as a BaseException
         if type(exc).__name__ != "PanicException" or os.environ.get("PROBESTATS_DEBUG"):
             raise
-        from probestats.present.words.sanitize import one_line
-
         text = one_line(" ".join(str(exc).split()))[:200]
         click.echo(f"Error: a library failed on this input ({text}); check that the file is not damaged", err=True)
         code = EXIT_DATA

@@ -332,3 +332,21 @@ def test_blocks_that_go_one_way_differ_in_size_and_no_clause_is_empty():
     r = block_agreement(grouped, groups, ["model"], Tests(alpha=0.05), a="A", b="B")
     assert ": ;" not in r.statement and "(0 higher, 0 lower, 5 not detected)" in r.phrase
     assert r.statement.split(": ", 1)[1].count("5 not detected") == 1
+
+
+def test_between_groups_read_against_a_level_uses_the_first_draws_of_the_same_stream():
+    # the driving block's second test reads the other groups only against the level: it stops at the first
+    # draws once p's interval leaves the level, and that p is the full test's at that many draws
+    from probestats.analyses.blocks import between_groups_test
+
+    rng = np.random.default_rng(5)
+    labels = [g for g in "abcd" for _ in range(15)]
+    for shift in (0.0, 1.5):    # groups that agree, and one group 1.5 away
+        gaps = rng.normal(0, 1, 60) + shift * (np.array(labels) == "a")
+        full = between_groups_test(gaps, labels, n_resamples=4000, seed=3)
+        early = between_groups_test(gaps, labels, n_resamples=4000, seed=3, level=0.05, first=400)
+        assert early.n_resamples < 4000 and not early.undecided
+        again = between_groups_test(gaps, labels, n_resamples=early.n_resamples, seed=3)
+        assert early.pvalue == again.pvalue and early.statistic == full.statistic
+        assert (early.pvalue <= 0.05) == (full.pvalue <= 0.05)
+        assert f"the first {early.n_resamples} of 4000 resamples" in early.method

@@ -184,6 +184,92 @@ def test_no_engine_parameter_is_named_after_a_field_of_tests_or_probe():
     assert stale == {}, "no longer spelled: take them out of NAMED"
 
 
+# ------------------------------------------------------------------ imports at module top
+
+#: the most of the package's own imports that may sit inside functions, as a share of all of them. What stays
+#: inside says why in a comment: the lazy boundary (a command's job, imported when the command runs; the
+#: package's lazy attributes), the analysis module a mode asks for (off the paired analysis's path), a module
+#: that would pull scipy, statsmodels, matplotlib or jinja2 into a command that does not use it
+#: (tests/test_start.py holds that start-up), and a name a test replaces on its module
+MOST_INSIDE = 0.15
+
+
+def _own(node: ast.Import | ast.ImportFrom) -> bool:
+    if isinstance(node, ast.ImportFrom):
+        return node.level > 0 or (node.module or "").startswith("probestats")
+    return any(alias.name.startswith("probestats") for alias in node.names)
+
+
+def _own_imports(package: Path) -> tuple[list, list]:
+    """Every import of the package's own modules under ``package``, and those inside a function, each as
+    (path, line, whether it says why): a comment on its line or the line above, or, for an import right below
+    another, the comment heading their group."""
+    import io
+    import tokenize
+
+    every, inside = [], []
+    for path in sorted(package.rglob("*.py")):
+        text = path.read_text()
+        tree = ast.parse(text)
+        commented = {tok.start[0] for tok in tokenize.generate_tokens(io.StringIO(text).readline)
+                     if tok.type == tokenize.COMMENT}
+        lines = text.splitlines()
+        said = {}
+        for node in ast.walk(tree):
+            for block in (getattr(node, name, None) for name in ("body", "orelse", "finalbody")):
+                previous = None
+                for statement in block if isinstance(block, list) else ():
+                    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                        said[id(statement)] = (statement.lineno in commented
+                                               or (statement.lineno > 1 and lines[statement.lineno - 2].lstrip().startswith("#"))
+                                               or (previous is not None and previous.end_lineno == statement.lineno - 1
+                                                   and said[id(previous)]))
+                        previous = statement
+                    else:
+                        previous = None
+        in_function = {id(node) for function in ast.walk(tree)
+                       if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+                       for node in ast.walk(function)}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and _own(node):
+                entry = (str(path.relative_to(package.parent)), node.lineno, said.get(id(node), False))
+                every.append(entry)
+                if id(node) in in_function:
+                    inside.append(entry)
+    return every, inside
+
+
+def test_the_package_imports_its_own_modules_at_module_top():
+    every, inside = _own_imports(ROOT / "probestats")
+    assert len(every) > 500                               # the walk sees the package
+    assert len(inside) <= MOST_INSIDE * len(every), f"{len(inside)} of {len(every)} inside functions"
+
+
+def test_each_import_left_inside_a_function_says_why():
+    _, inside = _own_imports(ROOT / "probestats")
+    silent = [f"{path}:{line}" for path, line, said in inside if not said]
+    assert silent == [], "an import inside a function without a comment saying why:\n" + "\n".join(silent)
+
+
+def test_the_count_sees_imports_inside_functions_and_their_comments(tmp_path):
+    package = tmp_path / "probestats"
+    package.mkdir()
+    (package / "a.py").write_text(
+        "import json\n"
+        "from probestats.errors import opt\n\n\n"
+        "def f():\n"
+        "    from probestats.limits import MAX_ROWS   # lazy: a reason\n\n\n"
+        "def g():\n"
+        "    # lazy: a reason for the two below\n"
+        "    from . import b\n"
+        "    import probestats.c\n\n"
+        "    import probestats.d\n")
+    every, inside = _own_imports(package)
+    assert len(every) == 5                               # json is not the package's own
+    assert inside == [("probestats/a.py", 6, True), ("probestats/a.py", 11, True), ("probestats/a.py", 12, True),
+                      ("probestats/a.py", 14, False)]
+
+
 #: a function with this many parameters or more is wide (``self`` and ``cls`` not counted; ``*args`` and
 #: ``**kwargs`` one each)
 WIDE_AT = 10

@@ -30,6 +30,7 @@ from probestats.errors import OptionError, opt
 from probestats.result import jsonable
 from probestats.stats.multitest import adjust
 from probestats.stats.published import welch_t
+from probestats.vocabulary import Tests
 
 __all__ = ["AxisPair", "Axis", "Axes", "SEPARATORS", "split_values", "value_axes", "check_axes", "with_axes"]
 
@@ -157,8 +158,6 @@ def value_axes(frame: pl.DataFrame, metric: str, names, tests=None, *, values=No
     >>> (g.level_a, g.level_b, g.mean_gap, g.mean_abs_gap)   # item 1: 4.5 - 1.5 = 3; item 2: 1 - 2 = -1
     ('m', 'f', 1.0, 2.0)
     """
-    from probestats.vocabulary import Tests
-
     tests = tests if tests is not None else Tests()
     names = list(names)
     frame = frame.filter(pl.col(metric).is_not_null())
@@ -236,7 +235,6 @@ def with_axes(analysis, names):
     if any(v.names for v in analysis.main.values):
         raise OptionError(f"{opt('axes')} reads each value's name as its levels; {opt('groups')} groups values "
                           "into one: give one or the other")
-    from probestats.vocabulary import Tests
 
     axes = value_axes(analysis.frame, analysis.metric, names, Tests(alpha=analysis.alpha,
                                                                     correction=analysis.correction), values=values)

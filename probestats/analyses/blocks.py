@@ -53,7 +53,10 @@ import numpy as np
 import polars as pl
 from probestats.stats.ranked import shuffled_labels
 
-from probestats.vocabulary import Tests
+from probestats.vocabulary import Tests, check_n_resamples
+from probestats.analyses.halves import block_noun
+from probestats.analyses.omnibus import (MC_BUDGET_FACTOR, MC_CONFIDENCE, OmnibusResult, TIE_RTOL, as_matrix,
+                                         mc_interval, sequential_hits)
 
 __all__ = ["BlockAgreement", "Driver", "block_agreement", "block_driver", "between_groups_test",
            "drivers_clause", "p_words", "welch_statistic"]
@@ -300,7 +303,8 @@ def _label(key: dict) -> str:
     return ", ".join("(blank)" if v is None else str(v) for v in key.values())
 
 
-def between_groups_test(gaps, labels, *, n_resamples: int = 10_000, seed: int | None = 0):
+def between_groups_test(gaps, labels, *, n_resamples: int = 10_000, seed: int | None = 0,
+                        level: float | None = None, first: int | None = None):
     """Monte Carlo permutation test that the groups' item gaps differ only by chance, the groups' labels
     exchanged across items, on a studentized statistic: Welch's F (:func:`welch_statistic`, each group's mean
     against its own standard error) read through its own F distribution, so that a resample whose small groups
@@ -316,15 +320,16 @@ def between_groups_test(gaps, labels, *, n_resamples: int = 10_000, seed: int | 
     of those logs, its smallest group's variance read from 5 items, and read through its F distribution
     0.053 (300 logs each). Exact, as before, where the groups' gaps are exchangeable.
 
+    With a ``level``, the test reads whether p is at most it: the ``first`` draws, doubled while p's binomial
+    interval holds the level, up to ``n_resamples`` (then ``undecided``), as the omnibus test adds draws; the
+    draws are the first of the same stream, so p is read from fewer of the same resamples.
+
     Returns an ``OmnibusResult`` (``n_items`` the items, ``n_values`` the groups).
 
     >>> r = between_groups_test([1.0, 1.1, 0.9, 1.0, -1.0, -1.1, -0.9, -1.0], list("aaaabbbb"), n_resamples=999)
     >>> r.pvalue < 0.05, r.method.startswith("monte carlo (labels of 8 items exchanged between 2 groups")
     (True, True)
     """
-    from probestats.analyses.omnibus import OmnibusResult
-    from probestats.vocabulary import check_n_resamples
-
     gaps = np.asarray(gaps, dtype=float)
     gaps = gaps - gaps.mean()   # the statistic does not change; the sums of squares below keep their digits
     index = {name: j for j, name in enumerate(dict.fromkeys(labels))}
@@ -344,25 +349,34 @@ def between_groups_test(gaps, labels, *, n_resamples: int = 10_000, seed: int | 
     n_resamples = check_n_resamples(n_resamples)
     rng = np.random.default_rng(seed)
     tol = 1e-9 * max(abs(observed), 1.0)
-    hits, done, chunk = 0, 0, max(1, 2_000_000 // max(1, n))
+    chunk = max(1, 2_000_000 // max(1, n))
     weights = np.tile(gaps, min(chunk, n_resamples))   # each shuffle's gaps in place, laid out once
     squared = weights ** 2
     steps = np.arange(chunk)[:, None] * k
-    while done < n_resamples:
-        m = min(chunk, n_resamples - done)
+
+    def batch(m: int) -> int:
         shuffled = shuffled_labels(rng.random((m, n)), codes)   # the same draws, whatever the chunk
         shuffled += steps[:m]
         sums, squares = (np.bincount(shuffled.ravel(), weights=w[:m * n], minlength=m * k).reshape(m, k)
                          for w in (weights, squared))
-        hits += int(np.count_nonzero(_welch_evidence(sums, squares, sizes, scale) >= observed - tol))
-        done += m
-    p = (hits + 1) / (n_resamples + 1)
-    se = float(np.sqrt(p * (1 - p) / n_resamples))
+        return int(np.count_nonzero(_welch_evidence(sums, squares, sizes, scale) >= observed - tol))
+
+    start = n_resamples if level is None or first is None else max(1, min(int(first), n_resamples))
+    hits, done, straddles = sequential_hits(batch, start, n_resamples, chunk, level)
+    p = (hits + 1) / (done + 1)
+    se = float(np.sqrt(p * (1 - p) / done))
+    added = (f"; the first {done} of {n_resamples} resamples, p's {MC_CONFIDENCE:.1%} binomial interval no longer "
+             f"holding {level:g}" if done < n_resamples else "")
+    if straddles:
+        low, high = mc_interval(hits, done)
+        added += (f"; undecided at this precision: after {done} resamples p's {MC_CONFIDENCE:.1%} interval "
+                  f"[{low:.4g}, {high:.4g}] still holds {level:g}")
     method = (f"monte carlo (labels of {n} items exchanged between {k} groups, studentized statistic; "
-              f"n_resamples={n_resamples}, seed={seed}, standard error {se:.2g}; p = (hits + 1)/(n_resamples + 1)"
-              f"{'; no resample was as extreme, so p is below that floor' if hits == 0 else ''})")
+              f"n_resamples={done}, seed={seed}, standard error {se:.2g}; p = (hits + 1)/(n_resamples + 1)"
+              f"{'; no resample was as extreme, so p is below that floor' if hits == 0 else ''}{added})")
     return OmnibusResult(statistic=shown, pvalue=p, method=method, n_items=n, n_values=k, arrangements=0,
-                         n_resamples=n_resamples, seed=seed, pvalue_se=se, pvalue_bound="upper" if hits == 0 else None)
+                         n_resamples=done, seed=seed, pvalue_se=se, pvalue_bound="upper" if hits == 0 else None,
+                         undecided=bool(straddles))
 
 
 def welch_statistic(sums, squares, sizes, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
@@ -471,10 +485,6 @@ def heterogeneity_test(matrix, *, n_resamples: int = 10_000, seed: int | None = 
     >>> round(r.pvalue * 216)
     4
     """
-    from probestats.analyses.omnibus import (MC_BUDGET_FACTOR, MC_CONFIDENCE, TIE_RTOL, OmnibusResult,
-                                             as_matrix, mc_interval, sequential_hits)
-    from probestats.vocabulary import check_n_resamples
-
     m = as_matrix(matrix)
     n, k = m.shape
     common = dict(n_items=n, n_values=k)
@@ -560,16 +570,17 @@ class _Rest:
         if self.matrix.shape[0] >= 2:
             sub = np.delete(self.matrix, k, axis=1)
             if self.first is not None:
-                from probestats.analyses.omnibus import MC_BUDGET_FACTOR
-
                 test = heterogeneity_test(sub, n_resamples=min(self.first, self.budget), seed=self.draw_seed,
                                           alpha=self.level, max_resamples=MC_BUDGET_FACTOR * self.budget)
             else:
                 test = heterogeneity_test(sub, n_resamples=self.budget, seed=self.draw_seed)
         else:   # each item in one group: the other groups' items exchanged between them
             kept = self.keyed.filter(pl.col("__block") != self.labels[k])
+            # read only against the level (the others agree or not), from the first tenth of the draws while
+            # that settles it: with a thousand --by groups this second test cost as much as the first
             test = between_groups_test(kept["gap"].to_numpy().astype(float), kept["__block"].to_list(),
-                                       n_resamples=self.budget, seed=self.draw_seed)
+                                       n_resamples=self.budget, seed=self.draw_seed, level=self.level,
+                                       first=max(1, self.budget // 10))
         if getattr(test, "undecided", False):
             return test, "undecided"
         return test, "differ" if opposite or test.pvalue <= self.level else "agree"
@@ -613,8 +624,6 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
     >>> r.test.pvalue == 4 / 6**3   # brute force over the 6**3 arrangements of items 2 to 4: 4 reach it
     True
     """
-    from probestats.analyses.halves import block_noun
-
     tests = Tests() if tests is None else tests
     alpha, n_resamples, seed = tests.alpha, tests.n_resamples, tests.seed
     columns = list(columns)
@@ -638,8 +647,6 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
     if untested is not None:
         reason = untested
     elif matrix.shape[0] >= 2 and first is not None:
-        from probestats.analyses.omnibus import MC_BUDGET_FACTOR
-
         test = heterogeneity_test(matrix, n_resamples=min(first, n_resamples), seed=seed, alpha=alpha / family,
                                   max_resamples=MC_BUDGET_FACTOR * n_resamples)
     elif matrix.shape[0] >= 2:

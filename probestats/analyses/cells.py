@@ -56,20 +56,30 @@ from typing import Sequence
 
 import polars as pl
 
+from probestats.analyses.blocks import block_agreement
+from probestats.analyses.compare import NotComparableError, comparable_problems, compare_results
+from probestats.analyses.halves import first_half_flags, half_sums
+from probestats.analyses.items import item_units, key_json
+from probestats.analyses.noise_check import (OVER_EVERY_SPLIT, halves_check, halves_noise, noise_check_of,
+                                             noise_log_causes, one_run_reason)
+from probestats.analyses.pair_tests import compare_pair, design_problems, unpermuted_problem
 from probestats.analyses.paired import Analysis
-from probestats.analyses.items import key_json
-from probestats.stats.permutation import arms_unequal
-from probestats.stats.multitest import adjust
-from probestats.analyses.pair_tests import compare_pair, design_problems
-from probestats.checks.exact import mean_sd, units
+from probestats.analyses.probe_mdg import probe_mdg
+from probestats.analyses.verdict import NoiseCheck, decide, with_caveats, with_design
 from probestats.checks.cell_summary import HASH_SEED
+from probestats.checks.design import group_constant_caveats, item_facts
+from probestats.checks.exact import mean_sd, units
+from probestats.checks.facts import LogFacts, row_facts, seed_facts, seed_union
 from probestats.checks.schema import (FIRST, SETTINGS, Checked, decimal_places, default_pair,
                                       require_ok, validate)
-from probestats.vocabulary import column_names
 from probestats.errors import OptionError, Problem, ReadError, count_of, either, opt
 from probestats.io.cell_header import is_parquet
 from probestats.io.columns import ROW
+from probestats.io.formulas import restored_frame
 from probestats.io.log import Log
+from probestats.stats.multitest import adjust
+from probestats.stats.permutation import arms_unequal
+from probestats.vocabulary import Tests, as_tests, column_names
 
 __all__ = ["cell_table", "read_cells", "analyze_cells", "CELL_COLUMNS", "HALF_COLUMNS", "within_cells_noise",
            "cell_rows", "compare_cells", "cells_checked"]
@@ -199,7 +209,7 @@ def _streamed_cells(log, *, metric: str, by: list[str], fold: bool) -> tuple[pl.
     when the log needs its rows (a problem to name, a setting that varies within a cell, seeds the
     pass cannot show distinct and in a range, groups that are not text, cells that start on one row); ``fold``:
     values differing only in case or spaces are one."""
-    from probestats.analyses.halves import half_sums
+    # lazy: looked up when called, so a test's replacement of it on its module is seen
     from probestats.checks.stream import streamed_seed_ranges, validate_streaming
 
     streamed = validate_streaming(log, metric=metric, by=by, fold_case=fold, halves=True)
@@ -249,8 +259,6 @@ def read_cells(path) -> pl.DataFrame:
         elif path.suffix.lower() in (".jsonl", ".ndjson"):
             cells = pl.read_ndjson(path, infer_schema_length=None)
         else:   # a CSV probestats wrote neutralized the text that would start a formula: undone here
-            from probestats.io.formulas import restored_frame
-
             cells = restored_frame(pl.read_csv(path, infer_schema_length=0))
     except (OSError, pl.exceptions.PolarsError) as exc:
         raise ReadError(f"cannot read the cell table {path}: {str(exc).splitlines()[0]}") from None
@@ -302,8 +310,6 @@ def _with_first_half(frame: pl.DataFrame, metric: str, by: Sequence[str] = ()) -
     """``frame`` with ``__first``: the run is in its cell's first half, drawn per value and item (and
     ``by`` group, the cell named by its item) as :func:`probestats.analyses.halves.random_halves`
     draws value a's halves (seed :data:`SPLIT_SEED`)."""
-    from probestats.analyses.halves import first_half_flags
-
     frame = frame.with_row_index("__ix")
     valued = frame.filter(pl.col(metric).is_not_null())
     parts = [pl.DataFrame({"__ix": side["__ix"],
@@ -366,7 +372,6 @@ def within_cells_noise(cells: pl.DataFrame, a: str, items: pl.DataFrame,
             "the cell table's halves were split by seed or row order (it was built by an older probestats), "
             "which a file sorted by the metric makes unequal; the within-log noise row is left out: build the "
             "table again with " + either("probestats.analyses.cells.cell_table()", "probestats cells"))
-    from probestats.analyses.noise_check import OVER_EVERY_SPLIT, halves_noise
 
     stats = [(item, n, mean_sd(n, int(s), int(q), p)[1]) for item, n, s, q, p in
              side.select("item", "counted", "sum_units", "sumsq_units", "places").iter_rows()]
@@ -404,8 +409,6 @@ def analyze_cells(cells, question, tests=None, *, within_noise: bool = True, mdg
     >>> result.main.average_gap, result.main.sign_flip.pvalue
     (1.0, 0.0078125)
     """
-    from probestats.vocabulary import as_tests
-
     tests = as_tests(tests)
     metric, a, b, by, noise = question.metric, question.a, question.b, question.by, question.noise
     alternative, alpha, correction = tests.alternative, tests.alpha, tests.correction
@@ -447,8 +450,6 @@ def analyze_cells(cells, question, tests=None, *, within_noise: bool = True, mdg
         groups = [replace(g, p_adjusted=p) for g, p in zip(groups, adjusted)]
     agreement = None
     if len(groups) >= 2:   # the headline averages these groups: do they agree? (as the row path asks)
-        from probestats.analyses.blocks import block_agreement
-
         agreement = block_agreement(grouped, groups, list(by), tests, a=a, b=b)
     noise_table, noise = noise, None
     noise_source = noise_checked = None
@@ -466,24 +467,17 @@ def analyze_cells(cells, question, tests=None, *, within_noise: bool = True, mdg
                              noise_checked.a, noise_checked.b, tests)
         noise_source = "noise log"
         if mdg:
-            from probestats.analyses.probe_mdg import probe_mdg
-
             mdg_value, mdg_room, mdg_near, mdg_detail = probe_mdg(noise_checked, metric, main, tests)
     elif within_noise:
         noise, noise_source, note = within_cells_noise(frame, a, main.items)
         problems += [note] if note is not None else []
     problems = design_problems(main, alpha) + problems + unpermuted
     checked = replace(cells_checked(frame, metric, source=source), a=a, b=b, values=tuple(order))
-    from probestats.analyses.verdict import with_design
-    from probestats.checks.design import item_facts
 
     facts = item_facts(table, metric, a, b, cells=frame.filter(pl.col("counted") > 0))
     verdict = with_design(_verdict(main, noise, noise_source, noise_checked, tests, within_noise, a, agreement),
                           facts)
     if by:
-        from probestats.analyses.verdict import with_caveats
-        from probestats.checks.design import group_constant_caveats
-
         verdict = with_caveats(verdict, *group_constant_caveats(grouped, list(by), metric, a, b, facts))
     return Analysis(main=main, noise=noise, groups=tuple(groups), problems=tuple(problems),
                     alternative=alternative, alpha=alpha, correction=correction, checked=checked,
@@ -498,10 +492,7 @@ def _item_runs(frame: pl.DataFrame, table: pl.DataFrame, metric: str, a: str, b:
     if not table.height or not arms_unequal(table["n_a"].to_list(), table["n_b"].to_list()):
         return None, []
     if "runs_units" in frame.columns and not by:
-        from probestats.analyses.items import item_units
-
         return item_units(cell_rows(frame, metric), metric, a, b), []
-    from probestats.analyses.pair_tests import unpermuted_problem
 
     return None, [unpermuted_problem("which this cell table does not keep; build it with "
                                      + either("runs=True", "--keep-runs") + " to have it")]
@@ -509,9 +500,6 @@ def _item_runs(frame: pl.DataFrame, table: pl.DataFrame, metric: str, a: str, b:
 
 def _verdict(main, noise, noise_source, noise_checked, tests, within_noise: bool, a: str, agreement=None):
     """The verdict of a cell table's analysis, decided as the row path decides it, at the ``tests``' level."""
-    from probestats.analyses.noise_check import halves_check, noise_check_of, noise_log_causes, one_run_reason
-    from probestats.analyses.verdict import NoiseCheck, decide
-
     alpha = tests.alpha
     if noise is not None and noise_source == "noise log":
         check = noise_check_of("log", f"the noise log's values '{noise.a}' and '{noise.b}'", noise, alpha,
@@ -605,7 +593,6 @@ def cells_checked(cells, metric: str, *, source: str | None = None, rows: bool =
     a, b = (order + [None, None])[:2]
     stated = None
     if not rows and "seeds" in frame.columns:   # the seeds a report counts: the table's, not the stand-ins
-        from probestats.checks.facts import LogFacts, row_facts
 
         stated = LogFacts(row_facts(whole, facts, metric).columns, _seeds_stated(frame))
     return Checked(frame=facts, metric=metric, a=a, b=b, values=tuple(order), problems=(), log=log, facts=stated)
@@ -632,8 +619,6 @@ def _table_seeds(table: pl.DataFrame) -> list[list[str]]:
 def _seeds_stated(frame: pl.DataFrame):
     """The table's distinct seeds (:class:`probestats.checks.facts.LogFacts` ``seeds``) from its lists
     and ranges; None when some cell has neither (its seeds are known by their fingerprint alone)."""
-    from probestats.checks.facts import seed_facts, seed_union
-
     texts, spans = set(), set()
     cols = [c for c in ("seeds", "seed_low", "seed_high") if c in frame.columns]
     for cell in frame.select(cols).iter_rows(named=True):
@@ -669,9 +654,6 @@ def compare_cells(before, after, question, tests=None, *, names: tuple[str, str]
     >>> result.change_average_gap, result.change_test.pvalue
     (-1.0, 0.03125)
     """
-    from probestats.analyses.compare import NotComparableError, comparable_problems, compare_results
-    from probestats.vocabulary import Tests, as_tests
-
     tests = as_tests(tests)
     metric, a, b = question.metric, question.a, question.b
     cb, ca = (cells_checked(t, metric, source=s) for t, s in

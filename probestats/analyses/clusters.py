@@ -37,9 +37,15 @@ from dataclasses import dataclass, replace
 import numpy as np
 import polars as pl
 
+from probestats.analyses.verdict import decide, with_caveats
+from probestats.checks.design import Caveat
 from probestats.errors import OptionError, Problem, count_of, opt
 from probestats.result import jsonable
+from probestats.stats.distributions import f_sf
+from probestats.stats.effects import dav_df, hedges_j
 from probestats.stats.hypotests import Interval, TestResult, min_attainable_p, sign_flip_test, sign_test
+from probestats.stats.multitest import adjust
+from probestats.vocabulary import as_tests
 
 __all__ = ["ClusterDesign", "intra_cluster_correlation", "cluster_bootstrap", "cluster_bootstrap_interval", "cluster_t_interval",
            "cluster_sign_flip_interval", "cluster_interval", "cluster_effect_sizes", "item_clusters",
@@ -130,8 +136,6 @@ def intra_cluster_correlation(gaps, clusters) -> tuple[float | None, float | Non
     >>> icc, p, deff
     (-1.0, 1.0, 0.0)
     """
-    from probestats.stats.distributions import f_sf   # scipy.stats stays off the small-log path
-
     g = np.asarray(gaps, dtype=float)
     _, codes = np.unique(np.asarray(clusters).astype(str), return_inverse=True)
     n_c = np.bincount(codes)
@@ -325,8 +329,6 @@ def cluster_effect_sizes(effects, mean_a, mean_b, clusters, *, n_resamples: int 
     estimate). The estimates stay; an interval the clusters cannot give (fewer than three, or a standardizer
     that is zero in most resamples) is none, said so.
     """
-    from probestats.stats.effects import dav_df, hedges_j
-
     a = np.asarray(mean_a, dtype=float)
     b = np.asarray(mean_b, dtype=float)
     g = a - b
@@ -421,11 +423,6 @@ def with_clusters(analysis, probe, tests=None):
     is decided again on the cluster test, keeping what the design said of it, with a caveat that names the
     clusters.
     """
-    from probestats.analyses.verdict import decide, with_caveats
-    from probestats.checks.design import Caveat
-    from probestats.stats.multitest import adjust
-    from probestats.vocabulary import as_tests
-
     tests, column = as_tests(tests), probe.cluster
     frame = analysis.checked.frame
     if column not in frame.columns:
@@ -525,8 +522,6 @@ def _at_cluster_level(pair, mapping: pl.DataFrame, column: str, *, interval: str
 def _clustered_caveat(caveat, column: str):
     """An item-level design caveat as it reads once the tests are at the clusters' level: the unequal runs'
     caveat no longer names the within-item permutation as the verdict's test."""
-    from probestats.checks.design import Caveat
-
     if caveat.id not in ("unequal_runs", "group_side"):
         return caveat
     head = caveat.sentence.split(": the item gap is not symmetric")[0].split(", each item's gap one side")[0]

@@ -26,9 +26,14 @@ import polars as pl
 
 from probestats.result import Result, html_summary, one_line
 
-from probestats.errors import ColumnError, ProbestatsError, either, opt
+from probestats.errors import ColumnError, ProbestatsError, ValidationError, either, opt
 from probestats.stats.hypotests import TestResult, sign_flip_test
 from probestats.errors import Problem
+from probestats.analyses.paired import analyze, analyze_pair, warm_tests
+from probestats.analyses.question import Question, Run
+from probestats.analyses.verdict import NoiseCheck, decide, decide_change
+from probestats.shape.probe import Probe
+from probestats.vocabulary import Tests, check_vocabulary
 
 __all__ = ["NotComparableError", "Comparison", "comparable_problems", "compare_runs"]
 
@@ -120,7 +125,6 @@ def _verdict(analysis):
     """The analysis's verdict; one decided from its parts for a result that carries none (built by hand)."""
     if getattr(analysis, "verdict", None) is not None:
         return analysis.verdict
-    from probestats.analyses.verdict import NoiseCheck, decide
 
     return decide(analysis.main, NoiseCheck("none", "no same-versus-same comparison", False,
                                             reason="none was given"), alpha=analysis.alpha)
@@ -236,14 +240,10 @@ def compare_runs(before, after, *, metric: str, a: str | None = None, b: str | N
     NotComparableError
         When the logs differ in items, values, seeds or metric.
     """
-    from probestats.analyses.paired import analyze
+    # lazy: looked up when called, so a test's replacement of it on its module is seen
     from probestats.checks.schema import require_ok, validate
-    from probestats.vocabulary import check_vocabulary
 
     check_vocabulary(alternative=alternative, alpha=alpha)
-    from probestats.analyses.question import Question
-    from probestats.shape.probe import Probe
-    from probestats.vocabulary import Tests
 
     # each log's paired analysis: the pair asked (else validation's), read with case folded as asked
     probe, tests = Probe(fold_case=fold_case), Tests(alternative=alternative, alpha=alpha)
@@ -262,8 +262,6 @@ def compare_runs(before, after, *, metric: str, a: str | None = None, b: str | N
                if p.code == "missing_column" and p.column == metric]
     lists = [p for c in (cb, ca) for p in c.problems if p.code == "list_value"]
     if lists:   # the metric is there, as lists: say how to read them, not that it is missing
-        from probestats.errors import ValidationError
-
         raise ValidationError(lists[:1])
     if all(metric not in c.frame.columns for c in (cb, ca)):
         seen = ", ".join(h.strip() for h in cb.log.headers)
@@ -288,8 +286,7 @@ def _compare_streaming(before, after, question, probe, tests, *, names, read, re
     """:func:`compare_runs` from one streaming pass over each log: the same checks on the cells (items,
     values, and seeds by each cell's fingerprint) and the same analyses; None when a log needs its
     rows or the logs differ (the row path then names what differs, seed by seed)."""
-    from probestats.analyses.paired import analyze_pair, warm_tests
-    from probestats.analyses.question import Run
+    # lazy: looked up when called, so a test's replacement of it on its module is seen
     from probestats.checks.stream import PassOptions, validate_streaming
 
     metric, a, b, fold_case = question.metric, question.a, question.b, probe.fold_case
@@ -332,7 +329,6 @@ def compare_results(res_b, res_a, *, names, alternative: str, seeds_checked: boo
     test = sign_flip_test(items["change"].to_list(), alternative=alternative)
     tagged = tuple(replace(p, message=f"{n}: {p.message}") for r, n in ((res_b, names[0]), (res_a, names[1]))
                    for p in r.problems)
-    from probestats.analyses.verdict import decide_change
 
     return Comparison(before=res_b, after=res_a, names=tuple(names), items=items, change_test=test, problems=tagged,
                       seeds_checked=seeds_checked, verdict=decide_change(test, _verdict(res_a), alpha=res_a.alpha))

@@ -49,7 +49,13 @@ from typing import Sequence
 
 import polars as pl
 
+from probestats.analyses.halves import blocked_item_table
+from probestats.analyses.items import item_table
+from probestats.analyses.verdict import STATEMENTS
 from probestats.errors import OptionError, Problem, ValidationError, count_of, opt
+from probestats.io.columns import ROW
+from probestats.io.log import collect
+from probestats.stats.exact import mean_of_combination
 from probestats.stats.hypotests import TestResult, sign_flip_test
 from probestats.stats.multitest import adjust
 
@@ -215,12 +221,8 @@ class ControlComparison:
 def _gaps(frame: pl.DataFrame, metric: str, value: str, baseline: str, blocks: Sequence[str]) -> pl.DataFrame:
     """Per item: ``value``'s gap against ``baseline`` and the runs of both (matched within ``blocks``)."""
     if blocks:
-        from probestats.analyses.halves import blocked_item_table
-
         table = blocked_item_table(frame, metric, value, baseline, blocks)
     else:
-        from probestats.analyses.items import item_table
-
         table = item_table(frame, metric, value, baseline)
     means = [c for c in ("mean_a", "mean_b") if c in table.columns]
     return table.select(pl.col("item").cast(pl.String), "gap", "n_a", "n_b", *means)
@@ -229,8 +231,6 @@ def _gaps(frame: pl.DataFrame, metric: str, value: str, baseline: str, blocks: S
 def _exact_gap(table: pl.DataFrame, a: str, b: str, fallback: str) -> float:
     """The mean over items of column ``a`` minus column ``b``, from their exact sums (no float residue);
     the mean of ``fallback`` where the table has no item means."""
-    from probestats.stats.exact import mean_of_combination
-
     if a in table.columns and b in table.columns and not table[a].null_count() and not table[b].null_count():
         return mean_of_combination([(1, table[a].to_list()), (-1, table[b].to_list())])
     return math.fsum(table[fallback].to_list()) / table.height
@@ -299,6 +299,7 @@ def compare_control(log, *, metric: str, values: Sequence[str], baseline: str, c
     ValidationError
         The control's rows have errors (a metric that is not a number).
     """
+    # lazy: looked up when called, so a test's replacement of it on its module is seen
     from probestats.checks.schema import ColumnRoles, validate
 
     values = [str(v) for v in values]
@@ -420,8 +421,6 @@ def log_values(log, fold_case: bool = False) -> list[str]:
     >>> log_values(read_log([{"item": 1, "variant": v, "x": 0} for v in ("b ", "a", "b")]))
     ['b', 'a']
     """
-    from probestats.io.log import collect
-
     frame = collect(log.lazy.select(_value_text(fold_case).alias("v")).unique(maintain_order=True).drop_nulls(),
                     log.source, log._path)
     return [v for v in frame["v"].to_list() if v != ""]
@@ -435,7 +434,6 @@ def without_control(log, control: str | None, probe=None):
     """
     if control is None:
         return log
-    from probestats.io.columns import ROW
 
     fold_case = bool(probe is not None and probe.fold_case)
     value = _value_text(fold_case)
@@ -475,8 +473,6 @@ def with_control(result, log, probe=None, tests=None, *, control: str):
     problems = list(result.problems) + _problems(comparison)
     verdict = replace(verdict, control=comparison)
     if verdict.conclusion == "against_constant":   # the control is the reference a constant arm lacked
-        from probestats.analyses.verdict import STATEMENTS
-
         verdict = replace(verdict, conclusion="detected", statement=STATEMENTS["detected"])
     return replace(result, verdict=verdict, problems=tuple(problems))
 

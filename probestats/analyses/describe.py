@@ -34,8 +34,13 @@ from dataclasses import dataclass, fields, replace as _replace
 
 import polars as pl
 
+from probestats.checks.columns import explode_fix
 from probestats.errors import ColumnError, OptionError, Problem, opt
 from probestats.result import Result, html_summary, jsonable, one_line
+from probestats.shape.codebook import code_coverage
+from probestats.stats.agreement import cohens_kappa, fleiss_kappa, kendall_tau, spearman_rho
+from probestats.stats.contingency import permutation_table_test
+from probestats.stats.proportion import binomial_test, share
 from probestats.vocabulary import BINS_CLOSED, check_chance, check_vocabulary
 
 __all__ = ["Description", "Descriptions", "ValueSummary", "ChanceTest", "chance_test", "Agreement", "RaterPair", "describe_log", "parse_bins", "rater_agreement"]
@@ -89,8 +94,6 @@ def chance_test(k: int, n: int, chance: float = 0.5, confidence: float = 0.95) -
     >>> t.value, round(t.low, 4), t.p
     (0.9, 0.555, 0.021484375)
     """
-    from probestats.stats.proportion import binomial_test, share
-
     s = share(k, n, confidence=confidence)
     return ChanceTest(k=s.k, n=s.n, value=s.value, low=s.low, high=s.high, chance=float(chance),
                       p=binomial_test(k, n, chance), confidence=confidence)
@@ -417,8 +420,6 @@ def rater_agreement(prepared: pl.DataFrame, raters: str, kind: str, *, confidenc
     """
     from itertools import combinations
 
-    from probestats.stats.agreement import cohens_kappa, fleiss_kappa, kendall_tau, spearman_rho
-
     if prepared["\0item"].null_count() == prepared.height:
         raise ColumnError(f"{opt('agreement', header or raters)} pairs the raters' scores item by item; the log has "
                           f"no item column (use {opt('columns', {'item': 'HEADER'})})")
@@ -480,8 +481,6 @@ def _prepare(frame: pl.DataFrame, metric, level_col, edges, closed="left"):
         return frame.with_columns(pl.lit(None, pl.Float64).alias("\0x"), pl.lit(None, pl.String).alias("\0level")), \
             "none", (), problems
     if isinstance(frame[metric].dtype, (pl.List, pl.Array)):
-        from probestats.checks.columns import explode_fix
-
         raise ColumnError(f"the metric {metric} holds lists, not one value per run; {explode_fix(metric)}")
     number = _as_number(frame[metric])
     frame = frame.with_columns(number.alias("\0x"))
@@ -555,8 +554,6 @@ def _binned(frame, metric, edges, problems, closed="left"):
 
 
 def _describe(frame, metric, kind, levels, edges, by, n_resamples, seed, chance=0.5) -> Description:
-    from probestats.stats.contingency import permutation_table_test
-
     values = frame["\0value"].unique(maintain_order=True).to_list()
     has_items = frame["\0item"].null_count() < frame.height
     summaries = []
@@ -601,6 +598,4 @@ def _matched(rows: pl.DataFrame) -> bool:
 
 def _coverage(log, frame: pl.DataFrame) -> tuple:
     """Per code book and value, the replies of each kind."""
-    from probestats.shape.codebook import code_coverage
-
     return tuple(code_coverage(log, frame))

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from probestats.errors import count_of
+from probestats.io.columns import ALIASES, normalize_header
 
 __all__ = ["ProbeDesign", "read_design"]
 
@@ -81,8 +82,6 @@ class ProbeDesign:
 
 def _found(log, role: str) -> dict | None:
     """How a canonical role's column was found: by its name (the canonical name or an alias) or declared."""
-    from probestats.io.columns import ALIASES, normalize_header
-
     header = (getattr(log, "columns", None) or {}).get(role)
     if header is None:
         return None

@@ -16,10 +16,15 @@ from typing import TYPE_CHECKING, Union
 
 import polars as pl
 
+from probestats.analyses.metrics import MetricsAnalysis, analyze_metrics, one_metric_tests
+from probestats.analyses.paired import Analysis, analyze_pair
 from probestats.analyses.question import Run
 from probestats.errors import OptionError, either, opt
 from probestats.io.log import Log, collect
+from probestats.limits import check_limit, duration
+from probestats.shape.probe import as_probe
 from probestats.shape.shaped import Shaped
+from probestats.vocabulary import as_tests
 
 __all__ = ["AnalysisResult", "analyze", "check_roles"]
 
@@ -38,10 +43,9 @@ def __getattr__(name: str):
     # AnalysisResult names every kind of analysis; it is built when read, so that one analysis does not
     # import the modules of the others
     if name == "AnalysisResult":
+        # lazy: analyses.factors is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.factors import FactorAnalysis
         from probestats.analyses.many import ManyAnalysis
-        from probestats.analyses.metrics import MetricsAnalysis
-        from probestats.analyses.paired import Analysis
 
         union = Union[Analysis, ManyAnalysis, FactorAnalysis, MetricsAnalysis]
         globals()[name] = union
@@ -124,9 +128,6 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, run: Run 
     """
     from dataclasses import replace
 
-    from probestats.shape.probe import as_probe
-    from probestats.vocabulary import as_tests
-
     probe, tests, q, run = as_probe(probe), as_tests(tests), question, run or Run()
     metrics = list(q.metrics)
     check_roles(metrics, probe)
@@ -148,8 +149,8 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, run: Run 
                 raise OptionError(f"{opt(name, shown)} applies to a comparison of two values of one metric; "
                                   f"drop {opt(other)}" + (" (give one metric)" if other == "metric" else ""))
     if len(metrics) > 1 and q.factor:   # each metric's two-factor analysis (per group), corrected together
+        # lazy: analyses.factors is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.factors import FactorSet, factor_set
-        from probestats.analyses.metrics import one_metric_tests
 
         analyses = []
         # each metric's analysis reads what is compared and how it is tested, not the arms, the noise value, the
@@ -161,8 +162,6 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, run: Run 
             analyses += list(one.analyses) if isinstance(one, FactorSet) else [(name, {}, one)]
         return factor_set(analyses, tests)
     if len(metrics) > 1:
-        from probestats.analyses.metrics import analyze_metrics
-
         refuse_for_metrics(settings=probe.settings, attribute_settings=probe.attribute_settings,
                            noise_value=q.noise_value)
         return analyze_metrics(log, replace(q, metric=metrics), probe, tests, analyze=analyze,
@@ -176,6 +175,7 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, run: Run 
     q = replace(q, group=q.group or probe.groups)
     whole = log
     if q.control is not None or q.baseline is not None:
+        # lazy: analyses.control is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.control import without_control
 
         log = without_control(log, q.control, probe)
@@ -185,6 +185,7 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, run: Run 
     result = _analyze(log, q, probe, tests, Run(mdg=run.mdg, within_noise=run.within_noise,
                                                 streaming=run.streaming, progress=run.progress, facts=run.facts))
     if q.selection:
+        # lazy: analyses.many is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.many import ManyAnalysis
 
         if not isinstance(result, ManyAnalysis):
@@ -194,10 +195,12 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, run: Run 
     if q.baseline is not None and hasattr(result, "baseline"):
         result = replace(result, baseline=q.baseline)
     if q.control is not None:
+        # lazy: analyses.control is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.control import with_control
 
         result = with_control(result, whole, probe, tests, control=q.control)
     if validation is not None:
+        # lazy: analyses.validation is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.validation import with_validation
 
         result = with_validation(result, validation, n_resamples=tests.n_resamples,
@@ -267,6 +270,7 @@ def _analyze(log, question, probe, tests, run: Run):
         if q.a or q.b or q.group or q.reference:
             raise OptionError(f"{opt('factor')} compares the levels of two attributes; drop {opt('a')}, {opt('b')}, "
                               f"{opt('group')} and {opt('reference')}")
+        # lazy: analyses.many is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.many import refuse_pair_options
 
         if q.noise is not None or q.scale:
@@ -275,6 +279,7 @@ def _analyze(log, question, probe, tests, run: Run):
                               f"interaction against the items' own variation, with no noise reference or scale "
                               f"check; drop it")
         refuse_pair_options(probe, tests, q.noise_value, analysis=f"two factors ({opt('factors')})", fix="drop it")
+        # lazy: analyses.factors is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.factors import analyze_factors
 
         if q.by:   # one two-factor analysis per group, corrected together
@@ -284,6 +289,7 @@ def _analyze(log, question, probe, tests, run: Run):
         if q.a or q.b:
             raise OptionError(f"{opt('group')} and {opt('reference')} compare every value; drop {opt('a')} and "
                               f"{opt('b')} (or drop {opt('group')})")
+        # lazy: analyses.many is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.many import analyze_many, refuse_pair_options
 
         refuse_pair_options(probe, tests, q.noise_value)
@@ -297,12 +303,12 @@ def _analyze(log, question, probe, tests, run: Run):
 
     q = replace(q, noise=str(q.noise) if q.noise is not None and not _is_data(q.noise) else q.noise)
     if q.scale:
+        # lazy: analyses.evaluator is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.evaluator import judge_analysis
 
         # a judge's cells are split by criterion whatever else by asks for (absent columns are ignored)
         return judge_analysis(log, replace(q, by=tuple(q.by) + (("criterion",) if "criterion" not in q.by else ())),
                               probe, tests, mdg=run.mdg, within_noise=run.within_noise)
-    from probestats.analyses.paired import analyze_pair
 
     # more than two values and no a/b: analyze_pair hands the validated log to the many-values analysis
     return analyze_pair(log, q, probe, tests, run)
@@ -318,6 +324,7 @@ def _factor_groups(log, question, probe, tests):
     (:func:`probestats.analyses.factors.factor_set`)."""
     from dataclasses import replace
 
+    # lazy: analyses.factors is off the paired analysis's path (tests/test_start.py)
     from probestats.analyses.factors import analyze_factors, factor_set
 
     metric, by = question.metric, question.by
@@ -342,7 +349,6 @@ def _check_groups(log, by) -> None:
     """Refuse more ``by`` groups than the limit of groups, before any is analyzed (each is analyzed on its own)."""
     if not by:
         return
-    from probestats.limits import check_limit, duration
 
     if not isinstance(log, Log):
         return
@@ -401,6 +407,7 @@ def _baseline_pair(log, question, probe, *, many: bool):
         if baseline is not None and (a is None) != (b is None) and baseline not in (a, b):
             return (a, baseline) if b is None else (baseline, b)
         return a, b
+    # lazy: analyses.control is off the paired analysis's path (tests/test_start.py)
     from probestats.analyses.control import log_values
 
     values = log_values(log, fold_case)

@@ -43,6 +43,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 import polars as pl
 
+from probestats.analyses.halves import blocked_item_table
+from probestats.analyses.pair_tests import compare_pair
 from probestats.errors import OptionError, Problem, opt
 from probestats.result import jsonable
 from probestats.stats.ranked import smallest_in_cells
@@ -398,8 +400,6 @@ def unmatched_refusal(frame: pl.DataFrame, a: str, b: str, column: str, metric: 
 
 def stratified_table(frame: pl.DataFrame, metric: str, a: str, b: str, column: str) -> tuple[pl.DataFrame, int]:
     """The item table with items matched within strata of ``column``, and the number of strata."""
-    from probestats.analyses.halves import blocked_item_table
-
     pair, strata = _strata(_pair(frame, a, b, column, metric), column)
     return blocked_item_table(pair, metric, a, b, ["_stratum"]), strata
 
@@ -471,7 +471,6 @@ def drawn_setting(frame: pl.DataFrame, metric: str, a: str, b: str, column: str,
     """The randomized setting ``column``: its balance test, the stratified and the adjusted gap, tested as the
     ``tests`` ask."""
     alpha, n_resamples, seed = tests.alpha, tests.n_resamples, tests.seed
-    from probestats.analyses.pair_tests import compare_pair
 
     balance = balance or balance_test(frame, column, a, b, n_resamples=n_resamples, seed=seed)
     refusal = unmatched_refusal(frame, a, b, column, metric)

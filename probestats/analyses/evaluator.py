@@ -35,9 +35,13 @@ from typing import Sequence
 
 import polars as pl
 
+from probestats.analyses.paired import analyze_pair
+from probestats.analyses.question import Run
 from probestats.errors import OptionError, count_of, opt
-from probestats.io.columns import ROW
 from probestats.errors import Problem
+from probestats.io.columns import ROW
+from probestats.io.log import format_rows
+from probestats.vocabulary import EFFECT_SIZES, N_RESAMPLES, SEED
 
 __all__ = ["parse_scale", "scale_problems", "scale_check", "ScaleCheck", "with_scale", "judge_analysis"]
 
@@ -195,7 +199,6 @@ def scale_problems(analysis, scale) -> list[Problem]:
     outside = frame.filter((pl.col(metric) < low) | (pl.col(metric) > high))
     if outside.height:
         rows = tuple(log.rows(outside[ROW].head(50).to_list()))
-        from probestats.io.log import format_rows
 
         problems.append(Problem(
             "warning", "out_of_scale",
@@ -278,10 +281,6 @@ def judge_analysis(log, question, probe, tests, *, mdg: bool = True, within_nois
     has (its effect sizes are not those of a table of several metrics).
     """
     from dataclasses import replace as changed
-
-    from probestats.analyses.paired import analyze_pair
-    from probestats.analyses.question import Run
-    from probestats.vocabulary import EFFECT_SIZES, N_RESAMPLES, SEED
 
     present = set(log.lazy.collect_schema().names())
     by = [c for c in question.by if c in present]

@@ -45,8 +45,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
+from probestats.analyses.verdict import decide_effects
 from probestats.errors import OptionError, caught_warnings
-from probestats.result import Result
+from probestats.result import Result, html_summary, one_line
+from probestats.stats.multitest import adjust
+from probestats.vocabulary import as_tests
 
 __all__ = ["FactorTest", "AnovaRow", "FactorialAnalysis", "permutation_test", "factorial_tests", "anova_rm",
            "analyze_factorial", "MAX_EXACT"]
@@ -216,8 +219,6 @@ def factorial_tests(cells, names: tuple[str, str], *, n_resamples: int = 10_000,
     >>> [(t.name, round(t.pvalue, 4)) for t in factorial_tests(cells, ("A", "B"))]
     [('A', 0.037), ('B', 0.125), ('interaction', 0.037)]
     """
-    from probestats.stats.multitest import adjust
-
     m = np.asarray(cells, dtype=float)
     a_means = m.mean(axis=2)[:, :, None]
     b_means = m.mean(axis=1)[:, :, None]
@@ -332,13 +333,9 @@ class FactorialAnalysis(Result):
         return next(t for t in self.tests if t.name == name)
 
     def __repr__(self) -> str:
-        from probestats.result import one_line
-
         return one_line(self, metric=self.metric, factors=self.factors, n_items=self.n_items, tests=len(self.tests))
 
     def _repr_html_(self) -> str:
-        from probestats.result import html_summary
-
         return html_summary(self, self.to_frame(), metric=self.metric, factors=" × ".join(self.factors),
                             n_items=self.n_items, correction=self.correction)
 
@@ -364,8 +361,6 @@ def analyze_factorial(means: pl.DataFrame, tests=None, *, metric: str, factors: 
                       problems: tuple = ()) -> FactorialAnalysis:
     """The I × J analysis from the long table of item means (item, value ``"a × b"``, mean, runs), its
     permutations, correction and level the ``tests``'."""
-    from probestats.vocabulary import as_tests
-
     tests = as_tests(tests)
     n_resamples, seed, correction, alpha = tests.n_resamples, tests.seed, tests.correction, tests.alpha
     la, lb = (tuple(str(x) for x in lv) for lv in levels)
@@ -392,7 +387,6 @@ def analyze_factorial(means: pl.DataFrame, tests=None, *, metric: str, factors: 
     except (ValueError, ZeroDivisionError, np.linalg.LinAlgError):
         anova = None
     runs = int(means["runs"].median()) if means.height else 0
-    from probestats.analyses.verdict import decide_effects
 
     return FactorialAnalysis(metric, tuple(factors), (la, lb), level_means, cell_means, tests, anova, m,
                              tuple(wide["item"].to_list()), runs, correction, alpha, tuple(problems),

@@ -32,12 +32,22 @@ import polars as pl
 
 from probestats.result import Result, html_summary, one_line
 
-from probestats.vocabulary import column_names
+from probestats.vocabulary import as_tests, column_names
 from probestats.errors import ColumnError, OptionError, count_of, either, opt
 from probestats.stats.hypotests import TestResult, sign_flip_test
 from probestats.io.columns import normalize_header
 from probestats.errors import Problem
 from probestats.analyses.factor_blocks import Cells, effect_agreements, factor_blocks, with_agreements
+from probestats.analyses.factorial import analyze_factorial
+from probestats.analyses.many import check_many, check_size, unit_means
+from probestats.analyses.question import Question
+from probestats.analyses.verdict import decide_effects
+from probestats.checks.facts import pooled_in_cells, pooled_phrase
+from probestats.io.log import collect
+from probestats.limits import check_limit
+from probestats.stats.effects import effect_sizes
+from probestats.stats.exact import mean_of_combination
+from probestats.stats.multitest import adjust
 
 __all__ = ["Effect", "FactorAnalysis", "FactorSet", "analyze_factors", "factor_set", "runs_note"]
 
@@ -295,9 +305,6 @@ def _check_levels(lazy: pl.LazyFrame, factors, tests) -> None:
     """Refuse factors whose cells (levels of one x levels of the other) are more than the limit of levels,
     before any check: each test permutes every item's table of cells the ``tests``' ``n_resamples`` times (20 x
     20 levels on 1,600 rows exhausted 4 GB)."""
-    from probestats.io.log import collect
-    from probestats.limits import check_limit
-
     counts = collect(lazy.select(pl.col("_f1").drop_nulls().n_unique(), pl.col("_f2").drop_nulls().n_unique()))
     n1, n2 = (int(x) for x in counts.row(0))
     check_limit("levels", n1 * n2, f"the cells of the two factors ({n1} levels of '{factors[0]}' x {n2} of "
@@ -352,11 +359,6 @@ def analyze_factors(log, question, probe=None, tests=None):
     >>> declared.interaction_in_words[:80]
     "interaction negative: the style gap ('casual' − 'formal') is larger among 'Emily"
     """
-    from probestats.analyses.many import check_many, check_size, unit_means
-    from probestats.analyses.question import Question
-    from probestats.stats.multitest import adjust
-    from probestats.vocabulary import as_tests
-
     tests = as_tests(tests)
     alternative, alpha, correction = tests.alternative, tests.alpha, tests.correction
     metric = question.metric
@@ -384,10 +386,6 @@ def analyze_factors(log, question, probe=None, tests=None):
                               f"a factor needs two levels or more")
         levels.append(_in_declared_order(found, declared[len(levels)][2], name, probe))
     if any(len(lv) != 2 for lv in levels):  # beyond 2 × 2
-        from probestats.analyses.factorial import analyze_factorial
-
-        from probestats.checks.facts import pooled_in_cells
-
         result = analyze_factorial(unit_means(frame, metric), tests, metric=metric, factors=tuple(factors),
                                    levels=levels, problems=problems)
         # blocks, read on the main effect of each factor of two levels (a gap); a factor of more has none
@@ -418,9 +416,6 @@ def analyze_factors(log, question, probe=None, tests=None):
         ("interaction", f"({f1} gap among '{l2a}') − ({f1} gap among '{l2b}'), a difference of differences",
          (m11 - m21) - (m12 - m22)),
     ]
-    from probestats.stats.effects import effect_sizes
-
-    from probestats.stats.exact import mean_of_combination
 
     # each effect's average from the exact sums of the four cells' item means (no residue for equal means)
     c11, c12, c21, c22 = (list(map(float, c)) for c in (m11, m12, m21, m22))
@@ -440,8 +435,6 @@ def analyze_factors(log, question, probe=None, tests=None):
     effects = tuple(replace(e, p_adjusted=p, detected=None if p is None else bool(p <= alpha))
                     for e, p in zip(effects, adjusted))
     runs = int(means["runs"].median()) if means.height else 0
-    from probestats.analyses.verdict import decide_effects
-    from probestats.checks.facts import pooled_in_cells, pooled_phrase
 
     pooled = pooled_in_cells(frame)
     # models (judges, ...) that answered every cell are blocks: each one's own main effects, read as a pair reads them
@@ -513,9 +506,6 @@ def factor_set(analyses, tests) -> FactorSet:
     ``analyses`` are ``(metric, group, analysis)``; each analysis' raw p-values are kept, its corrected ones
     replaced by the family's.
     """
-    from probestats.analyses.verdict import decide_effects
-    from probestats.stats.multitest import adjust
-
     correction, alpha = tests.correction, tests.alpha
 
     raw = []

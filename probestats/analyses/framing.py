@@ -58,6 +58,8 @@ from probestats.analyses.framing_binary import (YES_NO, binary_interval, binary_
                                                 cell_counts, choose_answers, yes_rate)
 from probestats.analyses.framing_input import AFFIRMATIVE, REVERSE, is_wide, melt_wide, normalize_framing, read_targets
 from probestats.analyses.framing_results import FramingCell, FramingResult, LabelAudit, LanguageResult, WrapperResult
+from probestats.analyses.verdict import decide_effects, no_noise_check
+from probestats.checks.columns import explode_fix
 
 __all__ = [
     "FramingError",
@@ -66,7 +68,7 @@ __all__ = [
     "label_audit",
 ]
 
-from probestats.vocabulary import CORRECTIONS, check_vocabulary  # noqa: E402  (across cells)
+from probestats.vocabulary import CORRECTIONS, Tests, check_vocabulary  # noqa: E402  (across cells)
 SCORE_SOURCES = ("score", "label", "response")
 _UNNAMED = {AFFIRMATIVE: "the affirmative claim", REVERSE: "the reverse claim"}
 _MAX_LISTED = 20  # examples listed for unparsed text and disagreements
@@ -307,8 +309,6 @@ def analyze_framing(log, tests=None, *, by: str | Iterable[str] | None = None, t
         Options that do not fit the log (pooling topics without a shared reference, an
         unknown target, a missing column).
     """
-    from probestats.vocabulary import Tests
-
     tests, scores = tests if tests is not None else Tests(), scores if scores is not None else FramingScores()
     alpha, correction = tests.alpha, tests.correction
     _check_scores(scores)
@@ -341,8 +341,6 @@ def _framing_verdict(cells: list[dict], alpha: float):
     >>> _framing_verdict([{"by": {"model": "m"}, "bias_p_adjusted": 0.01}], 0.05).statement
     'a lean larger than chance after correction: m'
     """
-    from probestats.analyses.verdict import decide_effects, no_noise_check
-
     named = [(" / ".join(str(v) for v in c["by"].values()) or "the log", c["bias_p_adjusted"]) for c in cells]
     return decide_effects(named, alpha=alpha, what="a lean", kind="dual framing",
                           test="the exact sign-flip test of each cell's lean across items, p corrected across cells",
@@ -410,6 +408,7 @@ class _Framed:
 
 
 def _read_framing_log(log) -> _Framed:
+    # lazy: looked up when called, so a test's replacement of it on its module is seen
     from probestats.io.read import read_log
 
     log = read_log(log)
@@ -482,8 +481,6 @@ def _scoring(st: _Framed, scores: FramingScores) -> _Scoring:
                     else ("reply" if "reply" in frame.columns else None))
     source, score_col = _score_source(frame, score_from, label_col, response_col)
     if isinstance(frame[score_col].dtype, (pl.List, pl.Array)):
-        from probestats.checks.columns import explode_fix
-
         raise ColumnError(f"{st.header(score_col)} holds lists, not one answer per row; "
                           f"{explode_fix(score_col, seeds=False)}")
     mode, mode_reason = choose_answers(frame[score_col], answers, label_map=label_map, column=st.header(score_col))

@@ -37,7 +37,9 @@ import numpy as np
 import polars as pl
 
 from probestats.errors import OptionError, opt
+from probestats.shape.codebook import yes_no_book
 from probestats.shape.yesno import yes_no_share
+from probestats.stats.hypotests import INTERVAL_SIGN_FLIP_MAX_N, gap_interval
 
 __all__ = ["ANSWERS", "binary_interval", "binary_pattern", "binary_scores", "choose_answers", "cell_counts",
            "yes_rate"]
@@ -127,7 +129,6 @@ def binary_scores(values: pl.Series, *, label_map=None) -> pl.DataFrame:
         kind = pl.select(pl.when(score > 0).then(pl.lit("yes")).when(score < 0).then(pl.lit("no"))
                          .otherwise(pl.lit("unparsed"))).to_series()
         return pl.DataFrame({"score": score, "kind": kind})
-    from probestats.shape.codebook import yes_no_book
 
     # the built-in yes-no code book (the one --code NAME=yes-no reads with): yes 1 and no 0, here +1 and -1
     coded = yes_no_book(label_map).code(values.cast(pl.String))
@@ -178,8 +179,6 @@ def binary_interval(values: np.ndarray, confidence: float, unit: str = "items") 
     >>> round(iv["high"], 4), iv["method"].split(" (")[0]
     (0.3507, "Hoeffding's inequality on 60 item means in [-1, 1]")
     """
-    from probestats.stats.hypotests import INTERVAL_SIGN_FLIP_MAX_N, gap_interval
-
     n = int(values.size)
     if n < 2:
         return None

@@ -11,6 +11,7 @@ from typing import Mapping, Sequence
 import polars as pl
 
 from probestats.errors import ColumnError, OptionError
+from probestats.io.formulas import restored_cell
 
 
 AFFIRMATIVE = "affirmative"
@@ -153,6 +154,7 @@ def read_targets(targets) -> dict[str, tuple[str, str]]:
             a, r = pair
             out[str(topic)] = (str(a).strip(), str(r).strip())
         return _check_targets(out, "the targets")
+    # lazy: looked up when called, so a test's replacement of it on its module is seen
     from probestats.io.read import read_log
 
     source = targets if isinstance(targets, (str, Path)) else "the targets"
@@ -165,7 +167,6 @@ def read_targets(targets) -> dict[str, tuple[str, str]]:
             f"{', '.join(missing)} (headers seen: {', '.join(c for c in frame.columns if c != '_row')})"
         )
     out: dict[str, tuple[str, str]] = {}
-    from probestats.io.formulas import restored_cell
 
     for row in frame.select(lower["topic"], lower[AFFIRMATIVE], lower[REVERSE]).iter_rows():
         # a targets file probestats wrote (the page's) neutralized what would start a formula: undone here

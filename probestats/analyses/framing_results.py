@@ -10,7 +10,7 @@ from typing import Any
 
 import polars as pl
 
-from probestats.result import Result, jsonable
+from probestats.result import Result, jsonable, one_line
 
 
 class _Record:
@@ -313,8 +313,6 @@ class FramingResult(_Record, Result):
         return self.to_frame()._repr_html_()
 
     def __repr__(self) -> str:
-        from probestats.result import one_line
-
         detected = sum(1 for c in self.cells if c.pattern not in (None, "none"))
         return one_line(self, by=self.by, cells=len(self.cells), leaning=detected, alpha=float(self.alpha),
                         correction=self.correction)

@@ -43,6 +43,11 @@ from typing import Sequence
 import numpy as np
 import polars as pl
 
+from probestats.analyses.items import item_table
+from probestats.checks.columns import problem_rows
+from probestats.errors import opt
+from probestats.io.log import format_rows
+from probestats.stats.exact import exact_mean
 from probestats.stats.ranked import smallest_in_cells
 
 __all__ = ["BLOCK_SETTINGS", "blocks_of", "named_setting_refusal", "blocked_item_table", "first_half_flags", "half_sums", "random_halves",
@@ -108,10 +113,6 @@ def named_setting_refusal(checked, settings: Sequence[str], blocks: Sequence[str
     ...                       ["tone"], []) is None   # held fixed
     True
     """
-    from probestats.checks.columns import problem_rows
-    from probestats.errors import opt
-    from probestats.io.log import format_rows
-
     frame, a, b, log = checked.frame, checked.a, checked.b, checked.log
     pair = frame.filter(pl.col("variant").is_in([a, b]))
     for column in (c for c in dict.fromkeys(settings) if c not in blocks and c in pair.columns):
@@ -343,8 +344,6 @@ def blocked_item_table(frame: pl.DataFrame, metric: str, a: str, b: str, blocks:
     >>> blocked_item_table(frame, "s", "a", "b", ["judge"]).select("mean_a", "mean_b", "gap", "n_a", "n_blocks").row(0)
     (5.5, 4.5, 1.0, 3, 2)
     """
-    from probestats.analyses.items import item_table
-
     per = item_table(frame, metric, a, b, by=list(blocks))
     # the mean of the block means, correctly rounded (math.fsum), so equal sets of means give equal floats
     # whatever their order, and an item whose values agree in every block has a gap of exactly 0
@@ -372,8 +371,6 @@ def _block_mean(means: list) -> float:
     try:
         return math.fsum(means) / len(means)
     except OverflowError:
-        from probestats.stats.exact import exact_mean
-
         return exact_mean(means)
 
 

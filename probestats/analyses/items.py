@@ -13,7 +13,7 @@ import polars as pl
 
 from probestats.checks.exact import units, with_exact_moments
 from probestats.checks.schema import FIRST, Checked, decimal_places, validate  # noqa: F401  (validate: doctests)
-from probestats.errors import opt
+from probestats.errors import OptionError, opt
 from probestats.stats.exact import finish_means, mean_aggs
 
 
@@ -118,8 +118,6 @@ def check_by(by, metric: str | None = None) -> None:
     ...
     probestats.errors.OptionError: by='seed': that column numbers the runs inside each item x value cell, so it cannot split the analysis; group by a column that is fixed within an item, such as model
     """
-    from probestats.errors import OptionError
-
     for col in by:
         if col in CELL_COLUMNS or col == metric:
             what = "is the metric" if col == metric else "numbers the runs inside each item x value cell"

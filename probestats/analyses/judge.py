@@ -83,18 +83,23 @@ from typing import Sequence
 import numpy as np
 import polars as pl
 
-from probestats.stats.multitest import adjust
+from probestats.analyses.evaluator import with_scale
+from probestats.analyses.paired import analyze
+from probestats.analyses.question import Question, Run
+from probestats.analyses.verdict import NoiseCheck, decide_effects
+from probestats.checks.columns import explode_fix
 from probestats.errors import ColumnError, OptionError, Problem, ValidationError, count_of, either, opt
 from probestats.result import Result, html_summary, jsonable, one_line
 from probestats.shape.verdicts import Rule, choice_rules, extract_all, parse_rules
-from probestats.stats.agreement import Kappa
+from probestats.stats.agreement import Kappa, cohens_kappa
 from probestats.stats.hypotests import TestResult, sign_flip_test
+from probestats.stats.multitest import adjust
 from probestats.stats.proportion import Share, binomial_test, share
 
 __all__ = ["OrderGroup", "JudgeResult", "ChoiceRate", "choice_rate", "analyze_order", "analyze_scored", "item_verdicts", "SCHEMA_VERSION"]
 
 from probestats.result import SCHEMA_VERSION  # noqa: E402  (one contract for every command's JSON)
-from probestats.vocabulary import CORRECTIONS, check_chance, check_vocabulary  # noqa: E402,F401
+from probestats.vocabulary import CORRECTIONS, Tests, check_chance, check_vocabulary  # noqa: E402,F401
 _SCORE = {"first": 1.0, "tie": 0.5, "second": 0.0}  # the first slot's score
 #: A judge that chose the same slot in both orders in at least this share of its items "always picks" that slot.
 SLOT_BOUND = 0.9
@@ -419,8 +424,6 @@ class JudgeResult(Result):
 def order_verdict(result: JudgeResult):
     """The verdict of an order probe: a judge has an order effect when the smaller of its two corrected p
     (primacy against recency, the sign-flip test of the order effect) is at most alpha."""
-    from probestats.analyses.verdict import NoiseCheck, decide_effects
-
     def smallest(g):
         ps = [p for p in (g.order_test_p_adjusted, g.sign_flip_p_adjusted) if p is not None]
         return min(ps) if ps else None
@@ -559,6 +562,7 @@ def analyze_order(
     check_vocabulary(alpha=alpha, correction=correction)
     check_chance(chance)
     rules = _order_rules(verdicts, choice, response)
+    # lazy: looked up when called, so a test's replacement of it on its module is seen
     from probestats.io.read import read_log
 
     log = read_log(log, **(read_options or {}))
@@ -667,8 +671,6 @@ def _with_verdicts(frame: pl.DataFrame, log, order_columns: _OrderColumns, rules
     the keys as text (a choice column's values are matched ``whole``)."""
     for c in (order_columns.text, order_columns.order):
         if isinstance(frame[c].dtype, (pl.List, pl.Array)):
-            from probestats.checks.columns import explode_fix
-
             raise ColumnError(f"{_header(log, c)} holds lists, not one value per row; {explode_fix(c, seeds=False)}")
     texts = frame[order_columns.text].cast(pl.String)
     read = extract_all(texts.to_list(), rules, whole=whole)
@@ -822,7 +824,6 @@ def _order_kappa(both: pl.DataFrame, confidence: float):
     """Cohen's kappa between the two orders' verdicts, each read as the answer it chose (or a tie)."""
     if both.height == 0:
         return None
-    from probestats.stats.agreement import cohens_kappa
 
     swapped = {"first": "second", "second": "first", "tie": "tie"}
     first = both["v1"].to_list()
@@ -843,8 +844,7 @@ def analyze_scored(log, *, order: str, score: str, by: Sequence[str] = (), scale
 
     Returns the :class:`probestats.analyses.paired.Analysis` of ``analyze``.
     """
-    from probestats.analyses.evaluator import with_scale
-    from probestats.analyses.paired import analyze
+    # lazy: looked up when called, so a test's replacement of it on its module is seen
     from probestats.io.read import read_log
 
     read = dict(read_options or {})
@@ -855,8 +855,6 @@ def analyze_scored(log, *, order: str, score: str, by: Sequence[str] = (), scale
     values = [v for v in values.to_list() if v is not None]
     if len(values) != 2:
         raise OptionError(f"{opt('order', order)}: a scored order probe needs exactly two orders, found {len(values)}")
-    from probestats.analyses.question import Question, Run
-    from probestats.vocabulary import Tests
 
     result = analyze(probe, Question(score, a=values[0], b=values[1], by=list(by)),
                      tests=Tests(alpha=alpha, correction=correction), run=Run(many=False))

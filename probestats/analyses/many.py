@@ -36,18 +36,31 @@ from typing import Mapping, Sequence
 import numpy as np
 import polars as pl
 
-from probestats.vocabulary import column_names
+from probestats.analyses.blocks import drivers_clause
+from probestats.analyses.design_read import read_design
+from probestats.analyses.halves import BLOCK_SETTINGS, block_noun
+from probestats.analyses.items import check_by
+from probestats.analyses.many_design import agreement_caveat, constant_caveats, headline_agreement, pair_agreements
+from probestats.analyses.omnibus import OmnibusResult, omnibus_test
+from probestats.analyses.pair_tests import refuse_tiny
+from probestats.analyses.reference import reference_check
+from probestats.analyses.verdict import decide_many, with_caveats
+from probestats.checks.design import Caveat
+from probestats.checks.schema import SETTINGS, ColumnRoles, validate
 from probestats.errors import OptionError, ValidationError, either, opt
+from probestats.errors import Problem, has_errors
+from probestats.io.columns import ROW
+from probestats.io.log import Log, collect, format_rows
+from probestats.limits import check_limit, duration, how_to_raise, limit
+from probestats.result import Result, html_summary
+from probestats.shape.probe import Probe
+from probestats.stats.exact import fraction_mean
 from probestats.stats.hypotests import Interval, TestResult, mean_interval, sign_flip_test
 from probestats.stats.multitest import adjust
-from probestats.limits import check_limit, how_to_raise, limit
-from probestats.io.columns import ROW
-from probestats.io.log import Log, format_rows
-from probestats.errors import Problem, has_errors
-from probestats.stats.selection import ImpactRatio, impact_ratios, is_selection
-from probestats.checks.schema import SETTINGS, ColumnRoles, validate
-from probestats.analyses.omnibus import OmnibusResult, omnibus_test
-from probestats.result import Result
+from probestats.stats.permutation import PERMUTATION_TEST, within_item_permutation_test
+from probestats.stats.published import cochran_q, friedman
+from probestats.stats.selection import ImpactRatio, NOTE, THRESHOLD, impact_ratios, is_selection, pooled_rates
+from probestats.vocabulary import Tests, as_tests, column_names
 
 __all__ = [
     "ValueMean",
@@ -250,8 +263,6 @@ class ManyResult:
         if self.pairs_left_out:
             out["pairs_left_out"] = self.pairs_left_out
         if self.impact_ratios is not None:
-            from probestats.stats.selection import NOTE, THRESHOLD
-
             out["impact_ratios"] = [r.to_dict() for r in self.impact_ratios]
             out["four_fifths"] = {"threshold": THRESHOLD, "note": NOTE}
         if self.by:
@@ -318,8 +329,6 @@ class ManyAnalysis(Result):
     @property
     def probe_design(self):
         """What this analysis took the probe to be (:func:`probestats.analyses.design_read.read_design`)."""
-        from probestats.analyses.design_read import read_design
-
         return read_design(self)
 
     def to_dict(self) -> dict:
@@ -340,8 +349,6 @@ class ManyAnalysis(Result):
                 f"n_items={m.n_items}, omnibus_p={m.omnibus.pvalue:.6g})")
 
     def _repr_html_(self) -> str:
-        from probestats.result import html_summary
-
         m = self.main
         return html_summary(self, m.items, metric=m.metric, values=", ".join(v.value for v in m.values),
                             reference=m.reference, n_items=m.n_items, omnibus_p=m.omnibus.pvalue,
@@ -423,9 +430,6 @@ _SECONDS_PER_VALUE = 0.0015
 
 def _check_values(log: Log) -> None:
     """Refuse more distinct values than the limit of values, before validation reads them all."""
-    from probestats.io.log import collect
-    from probestats.limits import duration
-
     if "variant" not in log.lazy.collect_schema().names():
         return
     count = int(collect(log.lazy.select(pl.col("variant").drop_nulls().n_unique()), log.source, log._path).item())
@@ -572,8 +576,6 @@ def unit_means(frame: pl.DataFrame, metric: str, by: Sequence[str] = (), *, exac
     """
     from fractions import Fraction
 
-    from probestats.stats.exact import fraction_mean
-
     keys = [*by, "item"]
     per_name = frame.group_by([*keys, "_unit", "variant"], maintain_order=True).agg(
         pl.col(metric).drop_nulls().alias("_runs"), pl.len().alias("runs"))
@@ -623,8 +625,6 @@ def check_size(matrix: np.ndarray, items, metric: str) -> None:
         raise OptionError(f"the means of item {_items_text(odd, 5)} are too large to compare (beyond 1e100); "
                           f"rescale the metric '{metric}'")
     if matrix.size:   # gaps so small their squares vanish (subnormal numbers): refused with the scaling
-        from probestats.analyses.pair_tests import refuse_tiny
-
         known = ~np.isnan(matrix)
         spread = np.where(known, matrix, -np.inf).max(axis=1) - np.where(known, matrix, np.inf).min(axis=1)
         refuse_tiny(spread[np.isfinite(spread)].tolist(), matrix[known].tolist(), metric)
@@ -639,8 +639,6 @@ def run_sds(frame: pl.DataFrame, metric: str, by: Sequence[str] = ()) -> dict:
 
 def _published(matrix: np.ndarray, means: pl.DataFrame, binary: bool) -> tuple:
     """Friedman's test, and Cochran's Q when every cell is one 0/1 run, beside the omnibus."""
-    from probestats.stats.published import cochran_q, friedman
-
     out = [friedman(matrix)] if matrix.shape[1] >= 3 else []
     if binary and means.height and int(means["runs"].max()) == 1:
         out.append(cochran_q(matrix))
@@ -757,8 +755,6 @@ def _result(means: pl.DataFrame, compared: _Compared, tests, *, by=None, sds=Non
     omnibus = replace(omnibus, statistic=float(n * sum((sums[u] / n - grand) ** 2 for u in units)))
     ratios = None
     if selection:   # pooled over the items compared (those measured under every value)
-        from probestats.stats.selection import pooled_rates
-
         kept = means.filter(pl.col("item").cast(pl.String).is_in(wide["item"].implode()))
         ratios = impact_ratios({u: pooled_rates(kept)[u] for u in units}, {v.value: v.mean for v in values})
     order = {str(i): k for k, i in enumerate(item_order)}
@@ -812,14 +808,11 @@ def analyze_many(log, question, probe=None, tests=None) -> ManyAnalysis:
     >>> result.main.omnibus.pvalue == 1 / 81   # items 1-4 each put their 1 under A, as item 0 does: 1 of 3**4
     True
     """
-    from probestats.vocabulary import as_tests
-
     refuse_noise(question.noise)
     tests = as_tests(tests)
     alpha, correction, n_resamples, seed = tests.alpha, tests.correction, tests.n_resamples, tests.seed
     metric, reference, selection = question.metric, question.reference, question.selection
     by = list(column_names("by", question.by))
-    from probestats.analyses.items import check_by
 
     check_by(by, metric)
     frame, units, members, problems = check_many(log, replace(question, by=by), probe)
@@ -853,7 +846,6 @@ def analyze_many(log, question, probe=None, tests=None) -> ManyAnalysis:
                                        for k, v in key.items()}, sds=group_sds))
         adjusted = adjust([g.omnibus.pvalue for g in results], correction)
         results = [replace(g, omnibus_p_adjusted=p) for g, p in zip(results, adjusted)]
-    from probestats.analyses.verdict import decide_many, with_caveats
 
     if main.pairs_left_out:
         problems = (*problems, pairs_problem(len(units), reference))
@@ -865,15 +857,11 @@ def analyze_many(log, question, probe=None, tests=None) -> ManyAnalysis:
         if results:
             adjusted = adjust([g.omnibus.pvalue for g in results], correction)
             results = [replace(g, omnibus_p_adjusted=p) for g, p in zip(results, adjusted)]
-    from probestats.analyses.reference import reference_check
 
     neutral = reference_check(main, tests)
     verdict = decide_many(main.omnibus.pvalue, alpha=alpha, gaps=main.gaps, omnibus=main.omnibus,
                           published=() if uneven else main.published, reference=neutral)
     if uneven:
-        from probestats.checks.design import Caveat
-        from probestats.stats.permutation import PERMUTATION_TEST
-
         big, small = sorted(units, key=lambda u: -len(members[u]))
         verdict = with_caveats(verdict, Caveat(
             "group_side",
@@ -882,7 +870,6 @@ def analyze_many(log, question, probe=None, tests=None) -> ManyAnalysis:
             "verdict rests on the exact permutation of the value labels within items, not on the sign-flip test.",
             {"value": big, "members": list(members[big]), "other": small, "other_members": list(members[small])}),
             test=PERMUTATION_TEST)
-    from probestats.analyses.many_design import agreement_caveat, constant_caveats, headline_agreement, pair_agreements
 
     read = pair_agreements(results, tests)
     disagreement = agreement_caveat(results, tests, read)
@@ -914,8 +901,6 @@ def within_cell_blocks(frame: pl.DataFrame, units, by: Sequence[str] = ()) -> tu
     >>> within_cell_blocks(frame, ["a", "b"])
     ('model',)
     """
-    from probestats.analyses.halves import BLOCK_SETTINGS
-
     candidates = [c for c in BLOCK_SETTINGS if c in frame.columns and c not in by]
     if not candidates or not frame.height:
         return ()
@@ -956,14 +941,12 @@ def pooled_fields(results, group_by: Sequence[str], blocks: Sequence[str], disag
     averaged, and that they disagree, with the one that moves the pooled gap most) and ``blocks``."""
     if not results or not group_by:
         return {}
-    from probestats.analyses.halves import block_noun
 
     noun = block_noun(list(group_by), len(results))
     if not disagreement:
         return {"pooled": f"averaged over {len(results)} {noun}", "blocks": tuple(blocks)} if blocks else {}
     figures = disagreement[0].figures["values"]
     verb = "that disagree" if any(f.get("opposite") for f in figures) else "whose gaps differ"
-    from probestats.analyses.blocks import drivers_clause
 
     clause = drivers_clause(figures)   # the block test's own driver, as a pair names it
     driven = f" ({clause})" if clause else ""
@@ -975,8 +958,6 @@ def _permuted(result: ManyResult, frame: pl.DataFrame, metric: str, units, membe
     """Two values of unequal group sizes: the headline (omnibus) and the pair's test become the exact within-item
     permutation of the value labels (:mod:`probestats.stats.permutation`), each item's names reassigned to the two
     groups as the design assigned them; the gap is each group's mean of its names' means, as before."""
-    from probestats.stats.permutation import within_item_permutation_test
-
     alternative, n_resamples, seed = tests.alternative, tests.n_resamples, tests.seed
     other = units[1] if reference == units[0] else units[0]
     names = (frame.group_by(["item", "_unit", "variant"], maintain_order=True)
@@ -1019,9 +1000,6 @@ def refuse_pair_options(probe=None, tests=None, noise_value: str | None = None, 
     ...
     probestats.errors.OptionError: interval='sign-flip' is the interval of the average gap of two values; with more than two values each pair has its sign-flip test and no interval: drop it, or compare two values with a and b
     """
-    from probestats.shape.probe import Probe
-    from probestats.vocabulary import Tests
-
     probe, tests = probe or Probe(), tests or Tests()
     interval, hedges = tests.gap_interval, tests.hedges
     settings, attribute_settings = probe.settings, probe.attribute_settings

@@ -26,6 +26,7 @@ from typing import Sequence
 
 import polars as pl
 
+from probestats.analyses.blocks import block_agreement
 from probestats.checks.design import (MAX_GROUP_CLAUSES, Caveat, constant_text, constant_values,
                                        grouped_constants_clause, share_text)
 
@@ -161,8 +162,6 @@ def headline_agreement(read: Sequence[PairAgreement]) -> PairAgreement | None:
 def pair_agreements(results: Sequence, tests) -> tuple[PairAgreement, ...]:
     """Each pair of values' :class:`PairAgreement` of the ``by`` groups (or blocks) of a many-values analysis, read
     as :func:`agreement_caveat` describes; empty with fewer than two groups."""
-    from probestats.analyses.blocks import block_agreement
-
     n_resamples = tests.n_resamples
     if len(results) < 2:
         return ()

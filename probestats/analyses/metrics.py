@@ -26,14 +26,17 @@ import polars as pl
 
 from probestats.analyses.clusters import item_clusters
 from probestats.analyses.design_read import read_design
+from probestats.analyses.pair_tests import PairResult
 from probestats.analyses.paired import Analysis
 from probestats.analyses.question import split_metrics
-from probestats.analyses.pair_tests import PairResult
-from probestats.errors import OptionError, opt
+from probestats.analyses.verdict import decide_effects, no_noise_check, with_caveats
+from probestats.checks.design import Caveat
+from probestats.errors import OptionError, count_of, opt
+from probestats.result import Result, html_summary, one_line
 from probestats.stats.effects import EFFECT_NAMES
 from probestats.stats.family import JOINT_TEST, JointFlip, joint_sign_flip
 from probestats.stats.multitest import adjust
-from probestats.result import Result
+from probestats.vocabulary import as_tests
 
 __all__ = ["MetricsAnalysis", "FamilyTest", "analyze_metrics", "split_metrics"]
 
@@ -125,19 +128,13 @@ class MetricsAnalysis(Result):
         return next((t for t in self.family if t.metric == metric and t.by == by), None)
 
     def __repr__(self) -> str:
-        from probestats.result import one_line
-
         return one_line(self, metrics=list(self.metrics), tests=len(self.family), correction=self.correction)
 
     def _repr_html_(self) -> str:
-        from probestats.result import html_summary
-
         return html_summary(self, self.to_frame(), metrics=", ".join(self.metrics), correction=self.correction)
 
     @property
     def family_text(self) -> str:
-        from probestats.errors import count_of
-
         groups = self.groups
         shape = (f"{count_of(len(self.metrics), 'metric')} × {count_of(len(groups), 'group')}"
                  if groups != [{}] else count_of(len(self.metrics), "metric"))
@@ -207,8 +204,6 @@ def analyze_metrics(log, question, probe=None, tests=None, *, analyze=None, run=
     >>> [round(t.result.p_adjusted, 6) for t in res.family]   # the joint test: each its own p here; Holm: 0.0625 twice
     [0.03125, 0.0625]
     """
-    from probestats.vocabulary import as_tests
-
     tests = as_tests(tests)
     correction, effect_size, q = tests.correction, tests.effect, question
     metrics = list(q.metrics)
@@ -257,7 +252,6 @@ def analyze_metrics(log, question, probe=None, tests=None, *, analyze=None, run=
             family.append(FamilyTest(a.metric, {}, main))
             k += 1
             done.append(replace(a, main=main, correction=correction))
-    from probestats.analyses.verdict import decide_effects, no_noise_check, with_caveats
 
     def name(t: FamilyTest) -> str:
         return t.metric + (f" ({', '.join(f'{k} = {v}' for k, v in t.by.items())})" if t.by else "")
@@ -283,8 +277,8 @@ def blocks_caveat(analyses: Sequence[Analysis]):
     over disagree, as each metric's own analysis read them (:func:`probestats.analyses.blocks.block_agreement`,
     which names the block that drives the pooled gap), else None. Its figures are ``{"metrics": [...]}``, one
     agreement (``BlockAgreement.to_dict()`` with its ``metric``) per metric whose blocks disagree."""
+    # lazy: analyses.blocks is off the paired analysis's path (tests/test_start.py)
     from probestats.analyses.blocks import drivers_clause
-    from probestats.checks.design import Caveat
 
     found = [(a.metric, a.verdict.agreement) for a in analyses
              if a.verdict.agreement is not None and a.verdict.agreement.disagree]
@@ -353,8 +347,6 @@ def never_significant_family(family, joint, tests):
     """The caveat that the family could never reach significance at this size (at the ``tests``' level, after
     their correction), with what would, else None."""
     correction, alpha = tests.correction, tests.alpha
-    from probestats.checks.design import Caveat
-    from probestats.errors import count_of
 
     if joint is not None:
         floor = joint.floor

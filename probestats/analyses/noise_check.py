@@ -36,6 +36,8 @@ import polars as pl
 
 from probestats.analyses.halves import block_noun
 from probestats.analyses.items import item_table
+from probestats.analyses.verdict import NoiseCheck
+from probestats.checks.exact import moments
 from probestats.checks.schema import Checked, validate  # noqa: F401  (validate: doctests)
 from probestats.errors import opt
 
@@ -52,8 +54,6 @@ def one_run_reason(value: str, cell: str = "item") -> str:
 def noise_check_of(kind: str, description: str, result: "PairResult", alpha: float, *, causes):
     """The check a same-versus-same comparison that ran gives: failed when its sign-flip p is at most ``alpha``,
     then with ``causes()`` (what may explain it)."""
-    from probestats.analyses.verdict import NoiseCheck
-
     failed = result.sign_flip.pvalue <= alpha
     return NoiseCheck(kind, description, True, failed=failed, causes=tuple(causes()) if failed else (),
                       average_gap=result.average_gap, pvalue=result.sign_flip.pvalue)
@@ -142,8 +142,6 @@ def halves_noise(cells: pl.DataFrame, value: str, order: pl.DataFrame) -> Halves
 def halves_check(kind: str, description: str, halves: HalvesNoise):
     """The check the log's own halves give: valid, never failed (a random split cannot show a gap beyond chance),
     its gap the root mean square over every split."""
-    from probestats.analyses.verdict import NoiseCheck
-
     return NoiseCheck(kind, description, True, average_gap=halves.average_gap)
 
 
@@ -267,8 +265,6 @@ def within_log_noise(checked: Checked, items: pl.DataFrame | None = None, *, blo
 def _counted_cells(counts: pl.DataFrame, places: int) -> pl.DataFrame:
     """Each item's runs and their standard deviation from its counts of values (``item``, ``__units``,
     ``__count``), by the exact rule the item table follows."""
-    from probestats.checks.exact import moments
-
     sums = counts.with_columns(pl.col("__units").cast(pl.Int128), pl.col("__count").cast(pl.Int128)).group_by(
         "item", maintain_order=True).agg(pl.col("__count").sum().alias("n"),
                                          (pl.col("__units") * pl.col("__count")).sum().alias("s"),

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from probestats.errors import OptionError
+from probestats.stats.proportion import share
 from probestats.vocabulary import N_RESAMPLES, check_n_resamples
 
 __all__ = ["OmnibusResult", "as_matrix", "omnibus_statistic", "omnibus_test", "mc_interval", "sequential_hits", "MAX_EXACT", "MC_CONFIDENCE"]
@@ -312,8 +313,6 @@ def mc_interval(hits: int, draws: int, confidence: float = MC_CONFIDENCE) -> tup
     >>> round(low, 4), round(high, 4)
     (0.0431, 0.0576)
     """
-    from probestats.stats.proportion import share
-
     bound = share(hits, draws, confidence=confidence)
     return bound.low, bound.high
 

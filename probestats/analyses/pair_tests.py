@@ -13,12 +13,14 @@ from dataclasses import dataclass, field, replace
 import polars as pl
 
 from probestats.errors import Problem, ProbestatsError, count_of, either, opt
-from probestats.stats.effects import Effects, effect_sizes
+from probestats.stats.effects import BCA_MAX_ITEMS, Effects, effect_sizes
+from probestats.stats.exact import mean_of_combination
 from probestats.stats.hypotests import (SKEW_WARNING, SKEW_WARNING_MAX_N, Interval, TestResult, gap_interval,
                                         gap_skewness, mean_interval, min_attainable_p, sign_flip_test,
                                         sign_test)
 from probestats.stats.permutation import PERMUTATION_TEST, arms_unequal, within_item_permutation_test
 from probestats.stats.published import paired_published
+from probestats.stats.resample import check_bootstrap_memory
 from probestats.vocabulary import Tests
 
 
@@ -264,8 +266,6 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, tests: Tests 
                               f"rescale the metric '{metric}' (its values are too large to subtract)")
     refuse_tiny(gaps, [*items["mean_a"].to_list(), *items["mean_b"].to_list()] if "mean_a" in items.columns
                 else [], metric)
-    from probestats.stats.effects import BCA_MAX_ITEMS
-    from probestats.stats.resample import check_bootstrap_memory
 
     # d_av's bootstrap (two samples, up to BCA_MAX_ITEMS items) and a bootstrap interval of the gaps: bounded
     # before any test is run
@@ -273,7 +273,6 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, tests: Tests 
     if interval in ("bootstrap", "percentile"):
         check_bootstrap_memory(int(n_resamples), max(1, len(gaps)), 1)
     n_nonzero = sum(1 for g in gaps if g != 0)
-    from probestats.stats.exact import mean_of_combination
 
     # the difference of the exact sums of the item means: no float residue when the means are equal
     average = (mean_of_combination([(1, items["mean_a"].to_list()), (-1, items["mean_b"].to_list())])

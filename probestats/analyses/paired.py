@@ -14,7 +14,7 @@ from typing import Sequence
 
 import polars as pl
 
-from probestats.vocabulary import column_names
+from probestats.vocabulary import Tests, as_tests, column_names
 from probestats.errors import OptionError, ValidationError, either, opt
 from probestats.stats.multitest import adjust
 from probestats.stats.effects import effect_sizes_many
@@ -29,9 +29,17 @@ from probestats.analyses.items import check_by, item_table_of, item_units, items
 from probestats.analyses.noise_check import halves_check, noise_check_of, noise_log_causes, within_log_noise
 from probestats.analyses.pair_tests import PairResult, compare_pair, design_problems, unpermuted_problem
 from probestats.analyses.probe_mdg import probe_mdg
-from probestats.analyses.verdict import NoiseCheck
+from probestats.analyses.verdict import NoiseCheck, decide, with_caveats, with_design
 
 from probestats.result import Result
+from probestats.analyses.blanks import blank_readings
+from probestats.analyses.clusters import cluster_candidates
+from probestats.analyses.drawn import balance_test, drawn_caveat, drawn_setting, unbalanced_problem
+from probestats.analyses.halves import (BLOCK_SETTINGS, block_noun, blocked_item_table, blocks_of,
+                                        named_setting_refusal, pooled_phrase)
+from probestats.checks.design import Caveat, design_facts, group_constant_caveats, item_facts, one_answer_caveat
+from probestats.shape.probe import as_probe
+from probestats.stats.published import ASSUMPTIONS
 
 
 def _num(x) -> float | None:
@@ -99,8 +107,6 @@ class RowLevelTest:
                "n_a": int(self.n_a), "n_b": int(self.n_b), "mean_a": _num(self.mean_a), "mean_b": _num(self.mean_b),
                "alternative": self.alternative, "method": self.method, "note": self.note}
         if self.samples is not None:
-            from probestats.stats.published import ASSUMPTIONS
-
             s = self.samples
             out.update({"assumption": ASSUMPTIONS["welch"], "headline": False, "paired": bool(self.paired),
                         "mean_a_interval": s.mean_a_interval.to_dict(), "mean_b_interval": s.mean_b_interval.to_dict(),
@@ -114,6 +120,7 @@ class RowLevelTest:
 
 def models_dict(models) -> dict:
     """The JSON object of :class:`probestats.stats.runs.RunModels`."""
+    # lazy: stats.runs is off the paired analysis's path (tests/test_start.py)
     from probestats.stats.runs import RUN_ASSUMPTIONS
 
     return {"factor": models.factor, "levels": [str(v) for v in models.levels], "anova_type": "II",
@@ -137,6 +144,7 @@ def row_level_test(checked: Checked, items: pl.DataFrame, tests=None, *,
     >>> round(row_level_test(checked, items_of(checked)).pvalue, 6)  # scipy: ttest_ind([4, 6, 2], [3, 1, 2], equal_var=False)
     0.220881
     """
+    # lazy: stats.runs is off the paired analysis's path (tests/test_start.py)
     from probestats.stats.runs import SecondFactor, run_models, two_samples
 
     design = design or RunDesign()
@@ -147,8 +155,6 @@ def row_level_test(checked: Checked, items: pl.DataFrame, tests=None, *,
     xa = frame.filter(pl.col("variant") == checked.a)[checked.metric].cast(pl.Float64).to_numpy()
     xb = frame.filter(pl.col("variant") == checked.b)[checked.metric].cast(pl.Float64).to_numpy()
     if len(xa) < 2 or len(xb) < 2:
-        from probestats.errors import OptionError
-
         raise OptionError(f"Welch's t on the runs ({either('with_row_level', '--row-level')}) needs at least two "
                           "runs of each value")
     alternative = "two-sided" if tests is None else tests.alternative
@@ -190,8 +196,6 @@ class RunDesign:
 def with_row_level(analysis: Analysis) -> Analysis:
     """``analysis`` with the tests on runs beside its item-level tests (``analyze --row-level``): with ``--by``
     groups (or blocks), the two-way models take the groups as their second factor, in the groups' order."""
-    from probestats.vocabulary import Tests
-
     groups = [g for g in analysis.groups if getattr(g, "by", None)]
     by = tuple(groups[0].by) if groups else ()
     levels = tuple(", ".join(str(v) for v in g.by.values()) for g in groups)
@@ -465,9 +469,6 @@ def analyze_pair(log, question, probe=None, tests=None, run=None) -> Analysis:
     >>> result.main.average_gap, result.main.sign_flip.pvalue
     (1.0, 0.0078125)
     """
-    from probestats.shape.probe import as_probe
-    from probestats.vocabulary import as_tests
-
     probe, tests, run = as_probe(probe), as_tests(tests), run or Run()
     metric, by = question.metric, list(column_names("by", question.by))
     check_by(by, metric)
@@ -552,7 +553,7 @@ def _streamed(log, question, probe, run, by, *, halves: bool):
                                                    or random_settings):
         from functools import partial
 
-        from probestats.analyses.clusters import cluster_candidates
+        # lazy: looked up when called, so a test's replacement of it on its module is seen
         from probestats.checks.stream import PassOptions, validate_streaming
 
         # the cluster suggestion's candidates are read in the same pass (blocks, known after it, are left out
@@ -573,6 +574,7 @@ def _read_validated(log, question, probe, by, progress) -> Checked:
     """The log validated from its rows, keeping the columns the probe's roles read."""
     if progress:
         progress("reading and validating the log")
+    # lazy: looked up when called, so a test's replacement of it on its module is seen
     from probestats.io.read import read_log
 
     metric, settings = question.metric, tuple(probe.settings)
@@ -590,6 +592,7 @@ def _read_validated(log, question, probe, by, progress) -> Checked:
 
 def _many_values(checked, question, probe, tests, by, noise):
     """More than two values and no pair named: the validated log handed to the many-values analysis."""
+    # lazy: analyses.many is off the paired analysis's path (tests/test_start.py)
     from probestats.analyses.many import analyze_many, refuse_pair_options
 
     refuse_pair_options(probe, tests, question.noise_value)
@@ -630,16 +633,12 @@ def _blocked(checked, streamed, table, metric, probe, by) -> tuple[_Matched, lis
     """The pair matched within its blocks (a named setting that varies within cells; none from a streaming
     pass), and the problems so far (the log's, and the blocks' own); a named setting that is no block is held
     fixed, or refused saying why not."""
-    from probestats.analyses.halves import blocked_item_table, blocks_of, pooled_phrase
-
     settings, attribute_settings = tuple(probe.settings), tuple(probe.attribute_settings)
     random_settings = tuple(dict.fromkeys(probe.random_settings))
     check_settings(settings)
     blocks = blocks_of(checked.frame, checked.a, checked.b, settings=settings) if streamed is None else ()
     blocks = tuple(c for c in blocks if c not in attribute_settings and c not in random_settings)
     if streamed is None:   # a named setting that is no block is held fixed, or refused saying why not
-        from probestats.analyses.halves import named_setting_refusal
-
         refusal = named_setting_refusal(checked, [c for c in settings if c not in by], blocks)
         if refusal is not None:
             raise OptionError(refusal)
@@ -656,8 +655,6 @@ def _blocked(checked, streamed, table, metric, probe, by) -> tuple[_Matched, lis
 def _design_units(matched: _Matched) -> tuple:
     """The design's facts and, where the two values' runs per item differ by design, each item's runs (and
     each group's with ``by``) for the within-item permutation; the warning when a streaming pass kept none."""
-    from probestats.checks.design import design_facts, item_facts
-
     checked, table, blocks, metric = matched.checked, matched.table, matched.blocks, matched.metric
     units = grouped_units = problem = None
     facts = item_facts(table, metric, checked.a, checked.b)
@@ -703,6 +700,7 @@ def _groups(matched: _Matched, tests, grouped_units) -> _Groups:
     groups = [replace(g, p_adjusted=p) for g, p in zip(groups, adjusted)]
     agreement = None
     if len(groups) >= 2:   # the headline averages these blocks (or groups): do they agree?
+        # lazy: analyses.blocks is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.blocks import block_agreement
 
         agreement = block_agreement(grouped, groups, group_by, tests, a=checked.a, b=checked.b)
@@ -748,10 +746,6 @@ def _verdict(main: PairResult, check: NoiseCheck, matched: _Matched, per_group: 
              tests) -> tuple:
     """The verdict on the pair and the randomized settings read beside it (``drawn``): the decision, with the
     design's caveats, each group's constant values, and each drawn setting's balance."""
-    from probestats.analyses.blanks import blank_readings
-    from probestats.analyses.verdict import decide, with_caveats, with_design
-    from probestats.checks.design import Caveat
-
     checked, metric, alpha = matched.checked, matched.metric, tests.alpha
     drawn = _drawn(checked, metric, tuple(dict.fromkeys(probe.random_settings)), tests)
     blanks = blank_readings(checked, main, tests, pooled_blocks=bool(matched.blocks))
@@ -759,16 +753,11 @@ def _verdict(main: PairResult, check: NoiseCheck, matched: _Matched, per_group: 
                      attribute_settings=tuple(probe.attribute_settings), agreement=per_group.agreement, blanks=blanks)
     verdict = with_design(verdict, facts)
     if per_group.columns:
-        from probestats.analyses.halves import block_noun
-        from probestats.checks.design import group_constant_caveats, one_answer_caveat
-
         verdict = with_caveats(verdict, *group_constant_caveats(per_group.table, per_group.columns, metric, checked.a,
                                                                 checked.b, facts),   # and a group of one number only
                                *one_answer_caveat(per_group.table, per_group.columns, metric, checked.a, checked.b,
                                                   block_noun(per_group.columns, len(per_group.results))))
     if drawn:
-        from probestats.analyses.drawn import drawn_caveat
-
         for d in drawn:
             verdict = with_caveats(verdict, Caveat(
                 "random_setting", drawn_caveat(d, checked.a, checked.b, alpha),
@@ -781,9 +770,8 @@ def _verdict(main: PairResult, check: NoiseCheck, matched: _Matched, per_group: 
 def _with_clusters(result: Analysis, matched: _Matched, probe, tests) -> Analysis:
     """The result read at the ``probe``'s cluster level, or without one, with the suggestion of a column that
     groups the items in clusters whose gaps are alike."""
+    # lazy: looked up when called, so a test's replacement of it on its module is seen
     from probestats.analyses.clusters import suggest_clusters, with_clusters
-    from probestats.analyses.verdict import with_caveats
-    from probestats.checks.design import Caveat
 
     if probe.cluster is not None:
         return with_clusters(result, probe, tests)
@@ -800,8 +788,6 @@ def _with_clusters(result: Analysis, matched: _Matched, probe, tests) -> Analysi
 def _drawn(checked, metric, drawn, tests) -> tuple:
     """Each randomized setting (``drawn``) checked for balance (one that tracks the value refused as a confound;
     one unbalanced by chance kept, and its caveat says so), then shown stratified and adjusted."""
-    from probestats.analyses.drawn import balance_test, drawn_setting, unbalanced_problem
-
     alpha, n_resamples, seed = tests.alpha, tests.n_resamples, tests.seed
     out = []
     for column in drawn:
@@ -842,8 +828,6 @@ def check_settings(given: Sequence[str]) -> None:
     ...
     probestats.errors.OptionError: settings=['model']: model is always a setting (model, judge, temperature, system and file are, and one that varies within an item x value cell is a block without being named); name only other columns
     """
-    from probestats.analyses.halves import BLOCK_SETTINGS
-
     named = [c for c in given if c in BLOCK_SETTINGS]
     if named:
         raise OptionError(f"{either(f'settings=[{named[0]!r}]', opt('settings', named[0]))}: "
@@ -855,8 +839,6 @@ def check_settings(given: Sequence[str]) -> None:
 def _may_block(checked: Checked, named: Sequence[str], by: Sequence[str] = ()) -> bool:
     """True when a streamed log has a column that may be a block the pass does not check (a judge,
     a setting the user names, a setting split with ``by``, which the pass does not compare within cells)."""
-    from probestats.analyses.halves import BLOCK_SETTINGS
-
     names = set(checked.log.lazy.collect_schema().names())
     return (bool(named) or any(c in BLOCK_SETTINGS for c in by)
             or any(c in names for c in BLOCK_SETTINGS if c not in ("model", "temperature", "system")))
@@ -867,7 +849,6 @@ def _blocked_problems(unblocked: pl.DataFrame, table: pl.DataFrame, blocks) -> l
     lost = unblocked.filter(~pl.col("item").is_in(table["item"].implode()))["item"].to_list()
     if not lost:
         return []
-    from probestats.analyses.halves import block_noun
 
     shown = ", ".join(str(i) for i in lost[:10]) + (f" and {len(lost) - 10} more" if len(lost) > 10 else "")
     return [Problem("warning", "unmatched_in_block",

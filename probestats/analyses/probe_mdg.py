@@ -71,6 +71,7 @@ class MDGDetail:
     @property
     def method(self) -> str:
         """How the MDG and its range were found, in words."""
+        # lazy: analyses.plan.ranges is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.plan.ranges import RANGE_METHOD
 
         return self.stated + ("" if self.range is None else f"; its range: {RANGE_METHOD}")
@@ -81,6 +82,7 @@ def probe_mdg(noise_checked, metric, main, tests) -> tuple:
     direction: the MDG, the room the metric's bound leaves for it, whether it is larger than that room, and how it
     was found (:class:`MDGDetail`)."""
     alpha, alternative = tests.alpha, tests.alternative
+    # lazy: analyses.plan is off the paired analysis's path (tests/test_start.py)
     from probestats.analyses.plan import design_mdg_later, gap_model, noise_model
 
     runs_a, runs_b = main.runs_per_value()

@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from probestats.errors import OptionError, opt
+from probestats.shape.probe import Probe
+from probestats.vocabulary import Tests
 
 __all__ = ["Question", "Run", "split_metrics"]
 
@@ -144,9 +146,6 @@ def from_keywords(**keywords):
     TypeError: unexpected keyword argument 'colour'
     """
     from dataclasses import fields
-
-    from probestats.shape.probe import Probe
-    from probestats.vocabulary import Tests
 
     given = dict(keywords)
     read = dict(given.pop("read_options", None) or {})

@@ -38,6 +38,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from probestats.analyses.omnibus import omnibus_test
+
 __all__ = ["MAX_SPREAD_RATIO", "SIMILAR_MARGIN", "ReferenceCheck", "reference_check", "spread_ratio"]
 
 #: The largest upper 95% bound of the values' spread relative to their common shift at which they are alike.
@@ -165,8 +167,25 @@ def spread_ratio(gaps) -> tuple[float, float, float]:
     return round(shift, 12), round(spread, 12), (round(spread / abs(shift), 12) if shift != 0 else float("inf"))
 
 
+def canonical_rows(gaps: np.ndarray) -> np.ndarray:
+    """The items' rows in an order the log's row order and the names of its items and values do not set: by
+    each row's values sorted (the statistics do not depend on the values' order), the rows' order in the log
+    kept only among rows holding the same numbers in another arrangement.
+
+    >>> canonical_rows(np.array([[3.0, 1.0], [0.5, 2.0], [1.0, 0.0]])).tolist()
+    [[1.0, 0.0], [0.5, 2.0], [3.0, 1.0]]
+    """
+    gaps = np.asarray(gaps, dtype=float)
+    if gaps.shape[0] < 2:
+        return gaps
+    key = np.sort(gaps, axis=1)
+    return gaps[np.lexsort(key.T[::-1])]
+
+
 def _bootstrap(gaps: np.ndarray, *, n_resamples: int, seed) -> tuple[tuple[float, float], tuple[float, float]]:
-    """95% percentile intervals of the shift and the ratio, items resampled with replacement."""
+    """95% percentile intervals of the shift and the ratio, items resampled with replacement (drawn from the
+    rows in :func:`canonical_rows` order, so that shuffling or renaming draws the same resamples)."""
+    gaps = canonical_rows(gaps)
     rng = np.random.default_rng(seed)
     n = gaps.shape[0]
     shifts, ratios = [], []
@@ -202,8 +221,6 @@ def reference_check(result, tests) -> ReferenceCheck | None:
     >>> check.suspect, check.direction, round(check.shift, 3), check.ratio_interval[1] <= 0.25
     (True, 'below', -0.9, True)
     """
-    from probestats.analyses.omnibus import omnibus_test
-
     alpha, n_resamples, seed = tests.alpha, tests.n_resamples, tests.seed
 
     def fmt_interval(iv) -> str:

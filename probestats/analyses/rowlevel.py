@@ -16,6 +16,7 @@ from typing import Sequence
 
 import polars as pl
 
+from probestats.analyses.items import items_of
 from probestats.errors import OptionError
 from probestats.stats.multitest import adjust
 from probestats.stats.published import PublishedTest, welch_t
@@ -140,8 +141,6 @@ def per_item_welch(checked, items: pl.DataFrame, *, alternative: str = "two-side
 def per_group_welch(checked, by: Sequence[str], *, alternative: str = "two-sided",
                     correction: str = "holm", confidence: float = 0.95) -> RowTests:
     """Welch's t on the runs of each ``by`` group, corrected across the groups."""
-    from probestats.analyses.items import items_of
-
     runs = _runs(checked, items_of(checked, by=by), by)
     tests = _tests(runs, list(by), checked.a, checked.b, alternative, correction, confidence)
     return RowTests("group", tests, correction, PER_GROUP_NOTE)

@@ -46,8 +46,13 @@ from dataclasses import dataclass, fields
 import numpy as np
 import polars as pl
 
+from probestats.analyses.paired import Analysis
+from probestats.analyses.verdict import with_caveats
+from probestats.checks.design import Caveat
 from probestats.errors import ColumnError, OptionError, Problem, opt
+from probestats.io.columns import ROW
 from probestats.result import Result, html_summary, jsonable, one_line
+from probestats.stats.agreement import cohens_kappa, exact_proportion
 from probestats.vocabulary import check_vocabulary
 
 __all__ = ["CodingCheck", "CorrectedGap", "ValueAgreement", "ValidatedAnalysis", "check_coding", "with_validation"]
@@ -183,7 +188,7 @@ class CodingCheck(_Record):
 
 
 def _read_hand(validation, metric: str) -> tuple[pl.DataFrame, str]:
-    from probestats.io.columns import ROW
+    # lazy: looked up when called, so a test's replacement of it on its module is seen
     from probestats.io.read import read_log
 
     source = str(validation) if not isinstance(validation, (list, tuple, pl.DataFrame)) else "the validation table"
@@ -243,8 +248,6 @@ def _is_binary(labels) -> bool:
 
 
 def _agreement(value, sub: pl.DataFrame, metric: str, confidence: float, binary: bool) -> ValueAgreement:
-    from probestats.stats.agreement import cohens_kappa, exact_proportion
-
     coded = [_label(x) for x in sub[metric].to_list()]
     hand = [_label(x) for x in sub["\0hand"].to_list()]
     confusion: dict = {}
@@ -284,6 +287,7 @@ def check_coding(log, validation, *, metric: str, a: str | None = None, b: str |
     n_resamples, seed
         The Monte Carlo draws of the corrected gap's interval.
     """
+    # lazy: looked up when called, so a test's replacement of it on its module is seen
     from probestats.io.read import read_log
 
     check_vocabulary(alpha=alpha, n_resamples=n_resamples, seed=seed)
@@ -469,10 +473,6 @@ CORRECTED_STATEMENTS = {
 def with_validation(analysis, validation, *, n_resamples: int = 10_000, seed: int = 0) -> ValidatedAnalysis:
     """The analysis of a coded metric beside its hand-checked sample, with the verdict on the corrected gap."""
     from dataclasses import replace
-
-    from probestats.analyses.paired import Analysis
-    from probestats.analyses.verdict import with_caveats
-    from probestats.checks.design import Caveat
 
     if not isinstance(analysis, Analysis):
         raise OptionError(f"{opt('validation')} applies to a comparison of two values; choose them with "

@@ -36,7 +36,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from probestats.checks.design import Caveat
+from probestats.checks.design import Caveat, constant_text, design_caveats
+from probestats.errors import either
 from probestats.stats.permutation import PERMUTATION_TEST
 
 __all__ = ["with_caveats", "caveat_ids", "with_design", "borderline_caveat", "BORDERLINE_FACTOR", "has_reference", "against_constant_statement", "NoiseCheck", "Verdict", "decide", "decide_many", "decide_effects", "no_noise_check", "ChangeVerdict", "decide_change",
@@ -356,8 +357,6 @@ def with_design(verdict: Verdict, facts) -> Verdict:
     >>> v.conclusion, v.detected, caveat_ids(v)
     ('against_constant', True, ('no_noise_check', 'constant_arm'))
     """
-    from probestats.checks.design import constant_text, design_caveats
-
     out = with_caveats(verdict, *design_caveats(facts))
     arms = facts.constant_arms
     if arms and out.detected and not has_reference(out):
@@ -386,8 +385,6 @@ def no_noise_check(kind: str, reason: str | None = None) -> NoiseCheck:
     >>> no_noise_check("several values").reason[:44]
     'a comparison of several values has no same-v'
     """
-    from probestats.errors import either
-
     fix = either("give a and b to compare one pair with its noise log",
                  "give --a and --b to compare one pair with its noise log")
     return NoiseCheck("none", "no same-versus-same comparison", False,

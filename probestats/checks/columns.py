@@ -7,7 +7,7 @@ from __future__ import annotations
 import polars as pl
 
 from probestats.errors import Problem, either, opt
-from probestats.io.columns import ROW
+from probestats.io.columns import ROW, normalize_header
 from probestats.io.log import Log, collect, format_rows
 
 __all__ = ["UNPARSED", "ROW_LIMIT", "is_text", "as_id_text", "as_number", "text_as_number", "text_not_number",
@@ -245,7 +245,7 @@ def _wide_hint(log: Log, metric: str | None) -> str | None:
     """The ``wide`` list to suggest: headers that look wide (:func:`probestats.shape.wide.looks_wide`) and hold
     values of one metric: numbers in every cell, in overlapping ranges, none of them ids or the metric named
     itself (``response_time,response_length`` are two measures, ``prompt_id,response_id`` two ids)."""
-    from probestats.io.columns import normalize_header
+    # lazy: shape.wide is off the paired analysis's path (tests/test_start.py)
     from probestats.shape.wide import looks_wide
 
     wide = looks_wide(log.headers, metric)

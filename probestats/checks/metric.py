@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from probestats.checks.columns import UNPARSED, problem_rows, text_as_number, text_not_number
+from probestats.checks.columns import UNPARSED, field_fix, problem_rows, record_field, text_as_number, text_not_number
 from probestats.errors import Problem, opt
 from probestats.io.columns import ROW
 from probestats.io.log import Log, collect, format_rows
@@ -60,8 +60,6 @@ def check_metric(df: pl.DataFrame, log: Log, metric: str, header: str):
     elif dtype.is_numeric():
         df = df.with_columns(pl.col(metric).cast(pl.Float64))
     else:
-        from probestats.checks.columns import field_fix, record_field
-
         field = record_field(dtype, metric, None)
         problems.append(Problem("error", "non_numeric",
                                 f"{header.strip()}: the column holds records, not numbers; "

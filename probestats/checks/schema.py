@@ -24,6 +24,7 @@ from probestats.checks.columns import (ROW_LIMIT, as_id_text, as_number, is_text
 from probestats.checks.matched import (duplicate_runs, held_settings, not_alternated, seed_mismatch, unequal_runs,
                                        unmapped_settings, unmatched_items)
 from probestats.checks.metric import check_metric, deterministic, sorted_metric
+from probestats.checks.structure import likely_blocks
 from probestats.checks.values import SPACED, choose_values, default_pair, near_duplicates, spaced_values
 from probestats.errors import OptionError, Problem, ValidationError, has_errors, opt
 from probestats.io.columns import ROW, normalize_header, refuse_internal
@@ -378,8 +379,6 @@ def _metric_patterns(pair: pl.DataFrame, cells: pl.DataFrame, log: Log, metric: 
                      exclude: Sequence[str]) -> list[Problem]:
     """Patterns of the metric across runs: blocks of runs that move together (a column not in ``exclude``),
     every run of a cell giving the same result, rows sorted by the metric."""
-    from probestats.checks.structure import likely_blocks
-
     problems = likely_blocks(log, metric, exclude=list(exclude))
     problems += deterministic(cells)
     problems += sorted_metric(pair, log, metric, ["item", *[c for c in by if c in pair.columns], "variant"])

@@ -48,19 +48,20 @@ from typing import Callable, NamedTuple, Sequence
 
 import polars as pl
 
-from probestats.checks.exact import with_exact_moments
 from probestats.checks.cell_summary import FIRST, HASH_SEED, SETTINGS, seen_per_item, side_by_side
 from probestats.checks.columns import as_id_text, is_text, list_columns
+from probestats.checks.exact import with_exact_moments
+from probestats.checks.facts import LogFacts, candidates, seed_facts, seed_union, temperatures
 from probestats.checks.matched import mixed_setting, seed_mismatch, unequal_runs
 from probestats.checks.metric import deterministic, sorted_order
 from probestats.checks.schema import Checked
 from probestats.checks.values import choose_values, near_duplicates
-from probestats.checks.facts import LogFacts, candidates, seed_union
 from probestats.errors import OptionError, has_errors
 from probestats.io.columns import ROW, refuse_internal
 from probestats.io.failures import panic_quiet
 from probestats.io.log import Log, collect, typed_rows
 from probestats.io.read import read_log
+from probestats.stats.exact import row_places
 
 __all__ = ["PassOptions", "Streamed", "validate_streaming"]
 
@@ -449,8 +450,6 @@ def _head(log: Log, text: dict, metric: pl.Expr, keys: list[str], settings: dict
     blank or written with spaces), which show the seed lists the log uses once the pass says which
     cells these rows hold whole; whether the metric is written as plain whole numbers; and the
     settings of the first row. The guesses are checked on every row by the pass."""
-    from probestats.stats.exact import row_places
-
     seeded = "seed" in text
     name = metric.meta.output_name()
     head = collect(log.lazy.head(_HEAD).select(*[text[k] for k in keys], text["variant"], metric,
@@ -691,8 +690,6 @@ def _column_facts(per: pl.DataFrame, schema: pl.Schema, metric: str, settings: S
     as the first row writes it), each other column's one value or "two or more" from its smallest and
     largest; None when the cells cannot tell (a setting that varies within a cell of a value not
     compared, a float column with NaN or zero)."""
-    from probestats.checks.facts import temperatures
-
     out = []
     for c in candidates(schema.names(), metric):
         if c in settings or c in by:
@@ -721,8 +718,6 @@ def _seed_facts(per: pl.DataFrame, log: Log, a: str, b: str, text: dict) -> tupl
     """The ``seeds`` of :class:`~probestats.checks.facts.LogFacts` for the compared values: the union
     of the cells' ranges when each cell's seeds are one (see :func:`_distinct_seeds`), else the
     distinct seeds read in a streaming pass of the seed column alone."""
-    from probestats.checks.facts import seed_facts
-
     pair = per.filter(pl.col("variant").is_in([a, b]))
     lo, hi = pl.col("__seed_lo"), pl.col("__seed_hi")
     ranged = ((pl.col("__seed_numbers") == pl.col("n")) & (lo == lo.round()) & (hi - lo + 1 == pl.col("n"))

@@ -22,6 +22,7 @@ import polars as pl
 
 from probestats.checks.facts import candidates
 from probestats.errors import Problem, either, opt
+from probestats.io.log import collect
 
 __all__ = ["likely_blocks", "KNOWN_BLOCKS"]
 
@@ -65,7 +66,6 @@ def likely_blocks(log, metric: str | None, exclude: Sequence[str] = ()) -> list[
             and c not in named and c not in ("item", "variant") and not schema[c].is_nested()]
     if not cols:
         return []
-    from probestats.io.log import collect
 
     # columns by position under safe names: a header such as '*' or '^x.*$' is a pattern to pl.col
     safe = {c: f"__block{i}" for i, c in enumerate(cols)}

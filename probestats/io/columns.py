@@ -8,6 +8,7 @@ import unicodedata
 from typing import Mapping
 
 from probestats.errors import ColumnError, OptionError, ReadError, either, opt
+from probestats.limits import gigabytes, memory_room
 
 __all__ = ["ROW", "INTERNAL_NAMES", "STRUCTURE", "ALIASES", "refuse_internal", "normalize_header", "resolve_columns",
            "check_columns", "check_memory"]
@@ -204,8 +205,6 @@ def check_memory(count: int, name: str, room=None) -> None:
     probestats.errors.ReadError: 'wide.csv' has 3,000 columns: checking them would take about 3.5 GB of memory, more than the 3.0 GB this process may still take (its address-space limit (ulimit -v) of 4.0 GB); keep the columns the probe needs (item, value, metric, settings) in a copy of the log, or build its cell table where the log lives (probestats.sql) and give that
     >>> check_memory(2_000, "wide.csv", room=(3_000_000_000, "its address-space limit", None, ""))
     """
-    from probestats.limits import gigabytes, memory_room
-
     space, space_bound, resident, resident_bound = memory_room() if room is None else room
     need_space = SPACE_BESIDE + count * SPACE_PER_COLUMN
     need_resident = RESIDENT_BESIDE + count * RESIDENT_PER_COLUMN

@@ -31,8 +31,9 @@ from typing import Sequence
 
 import polars as pl
 
-from probestats.errors import ColumnError, ReadError, opt
+from probestats.errors import ColumnError, OptionError, Problem, ReadError, opt
 from probestats.io.columns import ROW
+from probestats.io.formats import COMPRESSED, R_SUFFIXES, read_record_files
 from probestats.io.log import Log, collect
 from probestats.io.read import FORMATS, read_log
 
@@ -53,8 +54,6 @@ def stem(path) -> str:
     >>> stem("grades/C1_english.csv"), stem("r/Run1_gpt.json.gz"), stem("notes.v2.csv"), stem("plain")
     ('C1_english', 'Run1_gpt', 'notes.v2', 'plain')
     """
-    from probestats.io.formats import COMPRESSED, R_SUFFIXES
-
     name = Path(path).name
     known = set(FORMATS) | set(R_SUFFIXES) | {".eval"}
     for suffixes in (set(COMPRESSED), known):
@@ -82,8 +81,6 @@ def parse_file_pattern(pattern: str) -> tuple[tuple[str, ...], re.Pattern]:
     ...
     probestats.errors.OptionError: file_pattern='responses': no {NAME} in it; write the file name with {NAME} where a part of it is a column, for example file_pattern='{run}_{model}_responses'
     """
-    from probestats.errors import OptionError
-
     example = opt("file_pattern", "{run}_{model}_responses")
     text = str(pattern)
     names: list[str] = []
@@ -187,8 +184,6 @@ def expand_paths(paths: Sequence) -> list[Path]:
 def _readable(f: Path) -> bool:
     """A file of a folder that is read as part of its log: a table, an inspect_ai log, an R data file, or one of
     them compressed (``.csv.gz``)."""
-    from probestats.io.formats import COMPRESSED, R_SUFFIXES
-
     suffixes = [s.lower() for s in f.suffixes[-2:]]
     if suffixes and suffixes[-1] in COMPRESSED:
         suffixes = suffixes[:-1]
@@ -226,8 +221,6 @@ def _refuse_repeats(paths: list[Path]) -> None:
 def first_headers(paths: Sequence, **read_kwargs) -> tuple[str, ...]:
     """The headers a column mapping is matched against: the first file's, or the keys of a folder of one JSON
     record per file (which no file read alone has: a lone object is no table)."""
-    from probestats.io.formats import read_record_files
-
     files = expand_paths(paths)
     records = read_record_files(files) if read_kwargs.get("records") is None else None
     if records is not None:
@@ -256,7 +249,6 @@ def read_files(paths: Sequence, *, file_pattern: str | None = None, **read_kwarg
     files = expand_paths(paths)
     if len(files) == 1 and not Path(paths[0]).is_dir() and file_pattern is None:
         return read_log(files[0], **read_kwargs)
-    from probestats.io.formats import read_record_files
 
     names = [str(f) for f in files]
     fields = _pattern_fields(names, file_pattern)
@@ -309,8 +301,6 @@ def _columns_differ(names: Sequence[str], schemas: Sequence, order: Sequence[str
     >>> [p.message for p in _columns_differ(["gpt.json", "llama.json"], schemas, ["item", "variant", "x_output"], None)]
     ["'llama.json' has no 'x_output', which other files of the log have: its rows leave it blank"]
     """
-    from probestats.errors import Problem
-
     needed = (*NEEDED, metric) if metric else NEEDED
     problems = []
     for name, schema in zip(names, schemas):
@@ -385,8 +375,6 @@ def _record_lists(frame: pl.DataFrame, count: int) -> tuple:
     >>> _record_lists(pl.DataFrame({"run": [{"out": [{"q": 1}]}]}), 1)[0].message.split(": ")[-1]
     "to read those as the rows, give records='run.out'"
     """
-    from probestats.errors import Problem
-
     def found(expr, dtype, path):   # the lists of records at a path, and one level inside an object
         if isinstance(dtype, pl.List) and isinstance(dtype.inner, pl.Struct):
             return [path] if frame.select(expr.list.len().fill_null(0).min()).item() > 0 else []

@@ -37,6 +37,9 @@ from pathlib import Path
 import polars as pl
 
 from probestats.errors import ReadError, opt
+from probestats.io.columns import check_columns
+from probestats.io.json_text import is_columns, is_records
+from probestats.limits import MAX_COLUMNS
 
 __all__ = ["COMPRESSED", "R_SUFFIXES", "RFile", "decompressed", "frame_from_pandas", "read_r", "read_r_file",
            "read_record_files"]
@@ -220,8 +223,6 @@ def _chosen_frame(path: Path, found: "RFile", records, max_columns, max_cells) -
     else:
         name = next(iter(shapes))
     rows, cols = shapes[name]
-    from probestats.io.columns import check_columns
-    from probestats.limits import MAX_COLUMNS
 
     check_columns(cols, path.name, MAX_COLUMNS if max_columns is None else int(max_columns))
     if max_cells is not None and rows * cols > int(max_cells):
@@ -284,8 +285,6 @@ def read_record_files(files: list[Path]) -> pl.DataFrame | None:
     ``response.score``); an object without a plain value that holds a list of records
     (``{"meta": {...}, "runs": [...]}``) or of lists only (column-oriented) is a table of its own.
     """
-    from probestats.io.json_text import is_columns, is_records
-
     if len(files) < 2 or not all(f.suffix.lower() == ".json" for f in files):
         return None
     rows = []

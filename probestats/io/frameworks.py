@@ -83,17 +83,21 @@ def _zip_names_inspect(path: Path) -> bool:
 def read_tool_log(path: Path, kind: str, columns: Mapping[str, str] | None = None) -> ToolLog:
     """Read a tool's log (``kind`` from :func:`sniff`); ``columns`` are the user's column mappings."""
     if kind in ("inspect_eval", "inspect_json"):
+        # lazy: the reader of this tool's logs, imported for a log of that tool
         from probestats.io.inspect_log import read_inspect
 
         return read_inspect(path, kind)
     if kind == "promptfoo":
+        # lazy: the reader of this tool's logs, imported for a log of that tool
         from probestats.io.promptfoo import read_promptfoo
 
         return read_promptfoo(path, columns or {})
     if kind == "lm_eval":
+        # lazy: the reader of this tool's logs, imported for a log of that tool
         from probestats.io.lm_eval import read_lm_eval
 
         return read_lm_eval(path)
+    # lazy: the reader of this tool's logs, imported for a log of that tool
     from probestats.io.open_webui import read_open_webui
 
     return read_open_webui(path)

@@ -18,6 +18,7 @@ import polars as pl
 from probestats.errors import Problem, ReadError
 from probestats.io.columns import ROW, resolve_columns
 from probestats.io.failures import locate_bad_record, panic_error, panic_quiet, polars_message
+from probestats.io.formats import frame_from_pandas
 
 __all__ = ["Log", "Origin", "collect", "finish_log", "typed_rows", "format_rows", "frame_from_object", "literal_path"]
 
@@ -146,8 +147,6 @@ def frame_from_object(obj) -> pl.DataFrame:
     if isinstance(obj, pl.DataFrame):
         return obj
     if type(obj).__module__.startswith("pandas"):
-        from probestats.io.formats import frame_from_pandas   # without pyarrow too, column by column
-
         return frame_from_pandas(obj)
     if isinstance(obj, (list, tuple)):
         if not all(isinstance(r, Mapping) for r in obj):

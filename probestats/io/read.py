@@ -36,6 +36,8 @@ from probestats.errors import OptionError, Problem, ReadError, opt  # noqa: E402
 from probestats.io.columns import check_columns  # noqa: E402
 from probestats.io.delimited import read_delimited  # noqa: E402
 from probestats.io.failures import first_line, panic_error, panic_quiet  # noqa: E402
+from probestats.io.formats import COMPRESSED, R_SUFFIXES, decompressed, read_r  # noqa: E402
+from probestats.io.frameworks import NAMES, merged_columns, read_tool_log, sniff  # noqa: E402
 from probestats.io.json_log import read_json, read_jsonl  # noqa: E402
 from probestats.io.log import Log, Origin, finish_log, frame_from_object, literal_path  # noqa: E402
 from probestats.io.sheets import read_sheet  # noqa: E402
@@ -200,11 +202,8 @@ def _read_path(path: Path, reading: _Reading) -> Log:
         raise ReadError(f"no such file: '{path}'; check the path")
     if path.is_dir():
         raise ReadError(f"'{path}' is a folder; give the log file inside it")
-    from probestats.io.formats import COMPRESSED, R_SUFFIXES
 
     if path.suffix.lower() in COMPRESSED:   # log.csv.gz: the file it decompresses to, read by its own suffix
-        from probestats.io.formats import decompressed
-
         log = _read_path(decompressed(path), reading)
         return replace(log, source=name)
     if path.suffix.lower() in R_SUFFIXES and format is None:
@@ -224,8 +223,6 @@ def _read_path(path: Path, reading: _Reading) -> Log:
                 Problem("warning", "ignored_option", f"{text}; it was ignored") for text in ignored))
         return log
     if format is None:   # the log of a tool probes are run with, recognized from its content
-        from probestats.io.frameworks import sniff
-
         tool = sniff(path)
         if tool is not None:
             return _read_tool(path, tool, columns, metric)
@@ -254,8 +251,6 @@ def _read_path(path: Path, reading: _Reading) -> Log:
 def _read_r(path: Path, columns, metric, records, max_columns=None, max_cells=None) -> Log:
     """An R data file's data frame (see :mod:`probestats.io.formats`), its rows numbered from 1; what R's reader
     warned of it is a warning of the log."""
-    from probestats.io.formats import read_r
-
     frame, warned = read_r(path, records, max_columns, max_cells)
     problems = tuple(Problem("warning", "reader_note", f"R's reader, on '{path.name}': {text}") for text in warned)
     return finish_log(frame.lazy(), list(frame.columns), Origin(path.name, "row", 1, path), columns, metric,
@@ -264,8 +259,6 @@ def _read_r(path: Path, columns, metric, records, max_columns=None, max_cells=No
 
 def _read_tool(path: Path, tool: str, columns, metric) -> Log:
     """A tool's log (see :mod:`probestats.io.frameworks`): its rows, its default mappings under ``columns``."""
-    from probestats.io.frameworks import NAMES, merged_columns, read_tool_log
-
     log = read_tool_log(path, tool, columns)
     return finish_log(log.frame.lazy(), list(log.frame.columns), Origin(path.name, "record", 1, path),
                       merged_columns(log, columns), metric, problems=log.problems, read={"format": NAMES[tool]})

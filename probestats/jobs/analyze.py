@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from probestats.analyses.dispatch import analyze as run, refuse_effect_size
+from probestats.analyses.metrics import MetricsAnalysis, split_metrics
+from probestats.analyses.paired import Analysis, with_row_level
+from probestats.analyses.question import Question, Run
 from probestats.errors import OptionError, either, opt
+from probestats.jobs.inputs import cell_inputs, refuse_row_options, shape_log
+from probestats.shape.design import Design, as_design
+from probestats.shape.probe import as_probe
+from probestats.vocabulary import as_tests, check_callable, check_metric, column_names
 
 __all__ = ["analyze"]
 
@@ -75,10 +83,6 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
     ...
     probestats.errors.OptionError: correction='bh' corrects across by groups (and blocks, a control, per-item tests); this comparison of two values has one test: drop it, or give by
     """
-    from probestats.jobs.inputs import cell_inputs
-    from probestats.shape.probe import as_probe
-    from probestats.vocabulary import as_tests, check_callable, check_metric, column_names
-
     tests, probe = as_tests(tests), as_probe(probe)
     metric, progress = check_metric(metric), check_callable("progress", progress)
     by, factor = column_names("by", by), column_names("factor", factor, "style")
@@ -89,6 +93,7 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
                           f"log's runs; give the {either('log', 'LOG')}")
     axes = _axes(probe.axes)
     if axes:
+        # lazy: analyses.axes is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.axes import check_axes
 
         check_axes(axes)
@@ -105,14 +110,10 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
         arms["selection"] = True
     if cells_file is not None:
         refuse_runs(probe, noise_value=noise_value, per_item=per_item, arms=arms)
-        from probestats.analyses.question import Question
 
         question = Question(metric, a=a, b=b, by=by, reference=reference, scale=scale, factor=factor,
                             noise=noise_cells)
         return _analyze_cells(cells_file, question, probe, tests, row_level=row_level)
-    from probestats.analyses.dispatch import analyze as run
-    from probestats.analyses.question import Question, Run
-    from probestats.jobs.inputs import shape_log
 
     question = Question(metric, a=a, b=b, by=by, reference=reference, scale=scale, factor=factor, noise=noise,
                         noise_value=noise_value, **arms)
@@ -139,6 +140,7 @@ def _axes(axes) -> list[str]:
 
 
 def _with_axes(result, axes):
+    # lazy: analyses.axes is off the paired analysis's path (tests/test_start.py)
     from probestats.analyses.axes import with_axes
     from probestats.analyses.many import ManyAnalysis
 
@@ -152,8 +154,7 @@ def _with_axes(result, axes):
 def _with_runs(result, *, row_level: bool, per_item: bool):
     """``result`` with the tests on runs (``row_level``) and Welch's t per item (``per_item``): a comparison of two
     values, or each metric's of several (the family stays the item-level tests')."""
-    from probestats.analyses.metrics import MetricsAnalysis
-    from probestats.analyses.paired import Analysis, with_row_level
+    # lazy: analyses.rowlevel is off the paired analysis's path (tests/test_start.py)
     from probestats.analyses.rowlevel import with_row_tests
 
     def one(analysis):
@@ -179,8 +180,6 @@ def roles(probe, noise_value=None) -> dict:
 
 def _selection(design) -> bool:
     """Whether the design says the metric is a selection; a ``Design`` stating a report's facts is refused."""
-    from probestats.shape.design import Design, as_design
-
     given, design = design, as_design(design)
     stated = [k for k, v in design.to_dict().items() if k != "selection" and v not in (None, [], ())]
     if stated and isinstance(given, Design):   # a report's facts: an analysis would drop them without a word
@@ -210,9 +209,8 @@ def _analyze_cells(cells_file, question, probe, tests, *, row_level: bool):
     """The paired analysis of a cell table (its shaping happened when it was built): the ``question``'s metric,
     values, ``by`` and noise (a cell table built with its runs, or None); its reference, scale and factor, the
     ``probe``'s shaping and ``row_level`` need the rows, and are refused."""
+    # lazy: analyses.cells is off the paired analysis's path (tests/test_start.py)
     from probestats.analyses.cells import analyze_cells
-    from probestats.analyses.dispatch import refuse_effect_size
-    from probestats.jobs.inputs import refuse_row_options
 
     q = question
     refuse_row_options(probe, reference=q.reference, scale=q.scale, factor=q.factor, row_level=row_level)
@@ -228,8 +226,6 @@ def one_metric(metric, *, cells: bool = False, row_level: bool = False, per_item
     >>> one_metric("steps"), one_metric(("steps,words",)), one_metric(())
     ('steps', ['steps', 'words'], None)
     """
-    from probestats.analyses.metrics import split_metrics
-
     if metric is None or metric == ():
         return None
     names = split_metrics(metric)
@@ -244,8 +240,6 @@ def one_metric(metric, *, cells: bool = False, row_level: bool = False, per_item
 def refuse_lone_correction(result, correction: str, control) -> None:
     """``correction`` changes nothing in a comparison of two values with one test (no ``by`` groups, no blocks,
     no control, no per-item tests): refused rather than ignored."""
-    from probestats.analyses.paired import Analysis
-
     if (correction != "holm" and isinstance(result, Analysis) and not result.groups and control is None
             and not getattr(result, "row_tests", None)):
         raise OptionError(f"{opt('correction', correction)} corrects across {opt('by')} groups (and blocks, a "

@@ -10,7 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from probestats.analyses.cells import cell_table
 from probestats.errors import OptionError, either, opt
+from probestats.io.formulas import neutral_frame
+from probestats.present.report.files import check_target, refuse_inputs, write_whole
+from probestats.shape.probe import as_probe
+from probestats.vocabulary import check_metric, check_path, column_names
 
 __all__ = ["cells", "CellTable", "CELL_SUFFIXES"]
 
@@ -73,11 +78,6 @@ def cells(log, *, metric, by=(), output=None, keep_runs=False, probe=None) -> Ce
     >>> built.table.height, built.table.select("item", "variant", "n").row(0)
     (16, ('0', 'formal', 20))
     """
-    from probestats.analyses.cells import cell_table
-    from probestats.present.report.files import refuse_inputs
-    from probestats.shape.probe import as_probe
-    from probestats.vocabulary import check_metric, check_path, column_names
-
     probe, metric, by = as_probe(probe), check_metric(metric), column_names("by", by)
     output = check_path("output", output, "cells.parquet")
     probe.refuse("the cell table")
@@ -101,8 +101,6 @@ def write_table(table, output) -> None:
     """Write a cell table whole or not at all, in the format its suffix names."""
     import io
 
-    from probestats.present.report.files import check_target, write_whole
-
     output = Path(output)
     check_target(output, _named(output), "cells.parquet")
     suffix = output.suffix.lower()
@@ -110,8 +108,6 @@ def write_table(table, output) -> None:
     if suffix == ".parquet":
         table.write_parquet(buffer)
     elif suffix == ".csv":   # a table a person may open in a spreadsheet: no text from the log starts a formula
-        from probestats.io.formulas import neutral_frame
-
         neutral_frame(table, keep=NUMBERS_AS_TEXT).write_csv(buffer)
     elif suffix in CELL_SUFFIXES:
         table.write_ndjson(buffer)

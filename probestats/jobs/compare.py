@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from probestats.analyses.cells import compare_cells
+from probestats.analyses.compare import compare_runs
+from probestats.analyses.question import Question
 from probestats.errors import OptionError, either, opt
+from probestats.present.report.files import refuse_inputs, write_whole
+from probestats.shape.probe import Probe, as_probe
+from probestats.vocabulary import as_tests, check_metric, check_path
 
 __all__ = ["compare"]
 
@@ -52,10 +58,6 @@ def compare(before, after, *, metric, a=None, b=None, output=None, cells=False, 
     >>> c.change_test.pvalue, c.change_average_gap
     (1.0, 0.0)
     """
-    from probestats.present.report.files import refuse_inputs, write_whole
-    from probestats.shape.probe import Probe, as_probe
-    from probestats.vocabulary import as_tests, check_metric, check_path
-
     tests, metric, output = as_tests(tests), check_metric(metric), check_path("output", output, "compare.md")
     probe = as_probe(probe) if probe is not None else None
     tests.refuse("the comparison of two runs", "correction", "interval", "effect_size", "n_resamples", "seed")
@@ -68,21 +70,16 @@ def compare(before, after, *, metric, a=None, b=None, output=None, cells=False, 
     if cells:
         if probe is not None and probe != Probe():
             raise OptionError(f"a cell table is read as it is: drop {opt('probe')} (shape the log when the table is built)")
-        from probestats.analyses.cells import compare_cells
-
-        from probestats.analyses.question import Question
 
         result = compare_cells(before, after, Question(metric, a=a, b=b), tests)
     else:
-        from probestats.analyses.compare import compare_runs
-
         probe = probe if probe is not None else Probe()
         probe.refuse("the comparison of two runs")
         result = compare_runs(probe.apply(before, metric=metric, a=a, b=b), probe.apply(after, metric=metric, a=a, b=b),
                               metric=metric, a=a, b=b, alternative=alternative, alpha=alpha,
                               fold_case=probe.fold_case, streaming=True)
     if output is not None:
-        from probestats.present.report.compare import render_compare
+        from probestats.present.report.compare import render_compare   # lazy: present.report.compare imports jinja2
 
         write_whole(output, render_compare(result))
     return result

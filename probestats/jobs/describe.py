@@ -7,6 +7,11 @@ report's ``describe`` section.
 
 from __future__ import annotations
 
+from probestats.analyses.describe import Descriptions, describe_log
+from probestats.analyses.metrics import split_metrics
+from probestats.shape.probe import as_probe
+from probestats.vocabulary import as_tests, check_metric, column_names
+
 __all__ = ["describe"]
 
 
@@ -55,20 +60,13 @@ def describe(log, *, metric=None, bins=None, by=(), tests=None, probe=None, bins
     >>> d.test.matched
     True
     """
-    from probestats.analyses.describe import describe_log
-    from probestats.shape.probe import as_probe
-    from probestats.vocabulary import as_tests, check_metric, column_names
-
     tests, probe = as_tests(tests), as_probe(probe)
     metric, by = check_metric(metric, required=False), column_names("by", by)
     tests.refuse("the description", "alternative", "alpha", "correction", "interval", "effect_size")
     probe.refuse("the description", fold_case=True, why=" (each value is described as written)")
-    from probestats.analyses.metrics import split_metrics
 
     metrics = split_metrics(metric) if metric else [None]
     if len(metrics) > 1:   # each metric described in turn, with the same bins, groups and raters
-        from probestats.analyses.describe import Descriptions
-
         return Descriptions(tuple(describe(log, metric=m, bins=bins, by=by, tests=tests, probe=probe,
                                            bins_closed=bins_closed, agreement=agreement, chance=chance)
                                   for m in metrics))

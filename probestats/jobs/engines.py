@@ -11,7 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from probestats.vocabulary import N_RESAMPLES
+from probestats.analyses import many
+from probestats.analyses.evaluator import judge_analysis
+from probestats.analyses.question import Question, from_keywords
+from probestats.shape.probe import Probe
+from probestats.vocabulary import N_RESAMPLES, Tests
 
 __all__ = ["analyze_factors", "analyze_framing", "analyze_judge", "analyze_many"]
 
@@ -21,6 +25,7 @@ def _read(log, metric, read_options, *, always=False):
     ``always``."""
     if not read_options and not always:
         return log
+    # lazy: looked up when called, so a test's replacement of it on its module is seen
     from probestats.io.read import read_log
 
     return read_log(log, metric=metric, **dict(read_options or {}))
@@ -83,11 +88,6 @@ def analyze_many(
     >>> result.main.omnibus.pvalue == 1 / 81   # items 1-4 each put their 1 under A, as item 0 does: 1 of 3**4
     True
     """
-    from probestats.analyses import many
-    from probestats.analyses.question import Question
-    from probestats.shape.probe import Probe
-    from probestats.vocabulary import Tests
-
     many.refuse_noise(noise)
     tests = Tests(alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed)
     question = Question(metric, group=groups, reference=reference, by=by, selection=selection)
@@ -133,10 +133,7 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
     >>> declared.interaction_in_words[:80]
     "interaction negative: the style gap ('casual' − 'formal') is larger among 'Emily"
     """
-    from probestats.analyses import factors as engine
-    from probestats.analyses.question import Question
-    from probestats.shape.probe import Probe
-    from probestats.vocabulary import Tests
+    from probestats.analyses import factors as engine   # lazy: the analysis this job runs, imported when it runs
 
     tests = Tests(alternative=alternative, alpha=alpha, correction=correction, n_resamples=n_resamples, seed=seed)
     return engine.analyze_factors(_read(log, metric, read_options, always=True), Question(metric, factor=factors),
@@ -230,8 +227,7 @@ def analyze_framing(
     """
     from dataclasses import replace
 
-    from probestats.analyses import framing as engine
-    from probestats.vocabulary import Tests
+    from probestats.analyses import framing as engine   # lazy: the analysis this job runs, imported when it runs
 
     tests = Tests(alpha=alpha, correction=correction)
     engine.check_framing_interval(interval)   # the framing's own words for an interval it has no use for
@@ -265,9 +261,6 @@ def analyze_judge(log, *, metric: str, a: str | None = None, b: str | None = Non
         ``read_options``), how the tests are run (a :class:`~probestats.vocabulary.Tests`' fields, ``hedges``),
         ``mdg`` and ``within_noise``.
     """
-    from probestats.analyses.evaluator import judge_analysis
-    from probestats.analyses.question import from_keywords
-
     log = _read(log, metric, kwargs.pop("read_options", None), always=True)
     question, probe, tests, run = from_keywords(metric=metric, a=a, b=b, scale=scale, by=tuple(by),
                                                 baseline=baseline, **kwargs)

@@ -12,6 +12,14 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from probestats.analyses.framing import FramingScores, analyze_framing
+from probestats.analyses.framing_input import read_targets
+from probestats.present.words.sanitize import json_text
+from probestats.result import document, dumps
+from probestats.shape.lookup import lookup
+from probestats.shape.probe import Probe, as_probe
+from probestats.vocabulary import as_tests, column_names
+
 __all__ = ["framing", "framing_json", "result_json"]
 
 
@@ -44,10 +52,6 @@ def framing(log, *, by=(), toward=None, targets=None, item=(), label=None, respo
     >>> [(c.by["model"], c.by["topic"], c.pattern) for c in r.cells][:2]
     [('model-a', 'leadership', 'protective'), ('model-a', 'remote_work', 'protective')]
     """
-    from probestats.analyses.framing import FramingScores, analyze_framing
-    from probestats.shape.probe import Probe, as_probe
-    from probestats.vocabulary import as_tests, column_names
-
     tests, probe = as_tests(tests), as_probe(probe)
     by, item = column_names("by", by), column_names("item", item, "topic")
     tests.refuse("the framing analysis", "alternative", "effect_size", "n_resamples", "seed")
@@ -73,9 +77,6 @@ def targets_lookup(log, targets):
     if not targets:
         return log, None
     if isinstance(targets, (str, Path)) and "topic" in log.lazy.collect_schema().names():
-        from probestats.analyses.framing_input import read_targets
-        from probestats.shape.lookup import lookup
-
         # the file's own checks first (its columns, a target per framing, two different targets)
         table = [{"topic": t, "affirmative": a, "reverse": r} for t, (a, r) in read_targets(str(targets)).items()]
         joined = lookup(log.lazy, table, ("topic",), columns=log.columns, source_name=log.source,
@@ -91,9 +92,6 @@ def result_json(result) -> str:
     >>> result_json(framing("sample_logs/framing_long.csv")).splitlines()[1]
     '  "schema_version": 2,'
     """
-    from probestats.present.words.sanitize import json_text
-    from probestats.result import document, dumps
-
     return json_text(dumps(document(result))) + "\n"
 
 

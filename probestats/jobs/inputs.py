@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from probestats.errors import OptionError, either, opt
 from probestats.io.cell_header import is_cell_table
+from probestats.shape.shaped import Shaped
 
 __all__ = ["is_cells", "cell_inputs", "refuse_row_options", "shape_log"]
 
@@ -138,8 +139,6 @@ def shape_log(log, question, probe):
     >>> log.frame.height, noise
     (16, None)
     """
-    from probestats.shape.shaped import Shaped
-
     q = question
     logs, noises = {}, {}
     for metric in q.metrics:

@@ -10,7 +10,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from probestats.analyses.judge import analyze_order, analyze_scored
 from probestats.errors import OptionError, either, opt
+from probestats.jobs.framing import result_json
+from probestats.shape.probe import as_probe
+from probestats.vocabulary import as_tests, column_names
 
 __all__ = ["judge", "judge_json"]
 
@@ -53,9 +57,6 @@ def judge(log, *, order, response=None, choice=None, score=None, verdicts=(), by
     >>> g.n_items, g.primacy
     (2, 1)
     """
-    from probestats.shape.probe import as_probe
-    from probestats.vocabulary import as_tests, column_names
-
     tests, probe, by = as_tests(tests), as_probe(probe), column_names("by", by)
     tests.refuse("the order probe", "alternative", "interval", "effect_size", "n_resamples", "seed")
     alpha, correction = tests.alpha, tests.correction
@@ -72,7 +73,6 @@ def judge(log, *, order, response=None, choice=None, score=None, verdicts=(), by
         if own_first is not None or chance != 0.5:
             raise OptionError(f"{opt('score')} compares the scores of each order and has no choice rate; drop "
                               f"{opt('own_first') if own_first is not None else opt('chance')}")
-        from probestats.analyses.judge import analyze_scored
 
         # the order column is the attribute compared: map it as the log's value column
         scored = replace(probe, columns=tuple(probe.columns) + (("variant", order),))
@@ -83,7 +83,6 @@ def judge(log, *, order, response=None, choice=None, score=None, verdicts=(), by
     if choice is None and not verdicts:
         raise OptionError(f"say how verdicts are read: {opt('response')} COL with {either('verdicts', '--verdict')} rules such as "
                           f"first=[[A]] and second=[[B]], or {opt('choice')} COL, or {opt('score')} COL")
-    from probestats.analyses.judge import analyze_order
 
     return analyze_order(probe.apply(log), order=order, response=response, choice=choice, verdicts=verdicts, by=by,
                          repetition=repetition, alpha=alpha, correction=correction, own_first=own_first,
@@ -92,6 +91,4 @@ def judge(log, *, order, response=None, choice=None, score=None, verdicts=(), by
 
 def judge_json(log, **options) -> str:
     """:func:`judge`'s result as ``probestats judge ... --json`` prints it."""
-    from probestats.jobs.framing import result_json
-
     return result_json(judge(log, **options))

@@ -10,7 +10,14 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from probestats.analyses.cells import cells_checked
+from probestats.analyses.plan import Pilot, Sizing, noise_model, plan_probe
 from probestats.errors import OptionError, either, opt
+from probestats.jobs.inputs import cell_inputs, refuse_row_options
+from probestats.present.plots.power import power_curve
+from probestats.present.report.files import check_target, refuse_inputs, write_whole
+from probestats.shape.probe import as_probe
+from probestats.vocabulary import as_tests, check_callable, check_metric, check_path
 
 __all__ = ["plan", "DEFAULT_ITEMS", "DEFAULT_RUNS"]
 
@@ -59,12 +66,6 @@ def plan(noise=None, *, metric, pilot=None, a=None, b=None, heterogeneity=None, 
     >>> [(c.items, c.runs) for c in p.cells]
     [(8, 5)]
     """
-    from probestats.analyses.plan import Pilot, Sizing, noise_model, plan_probe
-    from probestats.jobs.inputs import cell_inputs
-    from probestats.present.report.files import check_target, refuse_inputs
-    from probestats.shape.probe import as_probe
-    from probestats.vocabulary import as_tests, check_callable, check_metric, check_path
-
     tests, probe, metric = as_tests(tests), as_probe(probe), check_metric(metric)
     progress = check_callable("progress", progress, "the designs done and their total")
     plot = check_path("plot", plot, "power.png")
@@ -99,8 +100,6 @@ def _sources(noise, pilot, noise_cells, pilot_cells, metric, probe):
         return noise, pilot
     if noise_cells is not None and pilot is not None or pilot_cells is not None and noise is not None:
         raise OptionError("give the noise and the pilot both as logs or both as cell tables")
-    from probestats.analyses.cells import cells_checked
-    from probestats.jobs.inputs import refuse_row_options
 
     refuse_row_options(probe)
     noise = cells_checked(noise_cells, metric, rows=True, what=opt("noise"))
@@ -110,9 +109,6 @@ def _sources(noise, pilot, noise_cells, pilot_cells, metric, probe):
 
 def _draw(result, path: Path) -> None:
     """The power plot as PNG, written whole or not at all."""
-    from probestats.present.report.files import check_target, write_whole
-    from probestats.present.plots.power import power_curve
-
     check_target(path, opt("plot", str(path)), "power.png")
     ax = power_curve(result)
     png = io.BytesIO()

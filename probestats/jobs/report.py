@@ -13,7 +13,36 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from probestats.errors import OptionError, either, opt
+from probestats.analyses.cells import analyze_cells, compare_cells
+from probestats.analyses.compare import compare_runs
+from probestats.analyses.describe import describe_log
+from probestats.analyses.dispatch import analyze as run, refuse_effect_size
+from probestats.analyses.factorial import FactorialAnalysis
+from probestats.analyses.framing import FramingScores, analyze_framing
+from probestats.analyses.judge import analyze_order
+from probestats.analyses.metrics import split_metrics
+from probestats.analyses.paired import Analysis, with_row_level
+from probestats.analyses.plan import with_design_power
+from probestats.analyses.question import Question, Run
+from probestats.analyses.rowlevel import with_row_tests
+from probestats.analyses.validation import with_validation
+from probestats.errors import OptionError, either, opt, plain_numbers
+from probestats.io.columns import normalize_header
+from probestats.io.files import first_headers
+from probestats.jobs.analyze import analyze, refuse_lone_correction, refuse_runs
+from probestats.jobs.framing import targets_lookup
+from probestats.jobs.inputs import cell_inputs, refuse_row_options, shape_log
+from probestats.present.report.factorial import render_factorial_report
+from probestats.present.report.files import check_target, refuse_inputs, write_whole
+from probestats.present.report.judge import render_judge_report
+from probestats.present.report.metrics import render_metrics_report
+from probestats.present.report.plain import spelled_in_words
+from probestats.shape.codebook import parse_code
+from probestats.shape.design import as_design
+from probestats.shape.lookup import parse_keys
+from probestats.shape.nested import parse_explode
+from probestats.shape.probe import ROLES, as_probe
+from probestats.vocabulary import Tests, as_tests, check_metric, check_path, column_names
 
 #: An order probe, as the caller spells it.
 _ORDER = ("judge={'order': COL}", "--order COL")
@@ -79,7 +108,6 @@ def report_format(output, format=None) -> str:
         if format not in ("md", "html", "json"):
             raise OptionError(f"unknown report format '{format}'; use one of md, html, json")
         return format
-    from probestats.present.report.files import check_target
 
     path = Path(output)
     suffix = path.suffix.lower()
@@ -197,10 +225,6 @@ def report(log=(), *, metric=None, tests=None, output=None, format=None, section
     given = {k: v for k, v in locals().items() if k not in ("log", "plain", "analysis")}
     given.update(_analysis_keywords(analysis))
     if plain:
-        from probestats.present.report.plain import spelled_in_words
-
-        from probestats.errors import plain_numbers
-
         named: list = []
         with spelled_in_words(named), plain_numbers():
             return _report(_Asked(log=log, named=named, **given))
@@ -212,12 +236,7 @@ def _analysis_keywords(analysis: dict) -> dict:
     keyword is refused, as Python refuses one a function does not take."""
     import inspect
 
-    from probestats.jobs.analyze import analyze
-
     from dataclasses import fields
-
-    from probestats.shape.probe import ROLES
-    from probestats.vocabulary import Tests
 
     unknown = [k for k in analysis if k not in ANALYSIS_KEYWORDS]
     if unknown:
@@ -286,8 +305,6 @@ class _Asked:
 
     def question(self, metric, **fixed):
         """The analysis's :class:`~probestats.analyses.question.Question` of ``metric`` (``fixed``: fields set)."""
-        from probestats.analyses.question import Question
-
         return Question(metric, **{**dict(a=self.a, b=self.b, by=self.by, reference=self.reference, scale=self.scale,
                                           factor=self.factor, noise=self.noise, noise_value=self.noise_value,
                                           **self.arms), **fixed})
@@ -295,8 +312,6 @@ class _Asked:
 
 def _report(asked: _Asked) -> ReportJob:
     """:func:`report`'s work; ``asked.named`` collects the options a plain report names in words (None: not plain)."""
-    from probestats.analyses.metrics import split_metrics
-
     asked = _checked(asked)
     if asked.framing_log and not asked.log and asked.cells is None and not asked.metric and asked.judge is None:
         return _framing_only(asked)
@@ -321,10 +336,6 @@ def _checked(asked: _Asked) -> _Asked:
     """``asked`` with each parameter checked and made the type the steps read, and what they decide: the format,
     the cell tables (a cell table's noise and before are cell tables too), the plots' folder, the framing columns
     (taken off the probe: they shape the framing log alone, never the probe log beside it)."""
-    from probestats.present.report.files import refuse_inputs
-    from probestats.shape.probe import as_probe
-    from probestats.vocabulary import as_tests, check_metric, check_path, column_names
-
     tests, probe = as_tests(asked.tests), as_probe(asked.probe)
     judge, format = asked.judge, asked.format
     asked = replace(asked, tests=tests, probe=probe, metric=check_metric(asked.metric, required=False),
@@ -352,8 +363,6 @@ def _checked(asked: _Asked) -> _Asked:
     fmt = report_format(output, format)
     cells = _cell_tables(asked.log, asked.noise, asked.before_log)
     if cells is not None:   # a cell table as the log: its noise and before are cell tables too
-        from probestats.jobs.inputs import refuse_row_options
-
         refuse_row_options(probe, reference=asked.reference, scale=asked.scale, factor=asked.factor)
         if judge is not None:
             raise OptionError(f"{either('judge', '--order')} cannot be used with a cell table: the order probe reads the "
@@ -397,7 +406,6 @@ def _judge_only(asked: _Asked, judged) -> ReportJob:
     asked.tests.refuse("the report of an order probe alone", "alternative", "interval", "effect_size",
                        "n_resamples", "seed")
     asked.probe.refuse("the report of an order probe alone", groups=False)
-    from probestats.present.report.judge import render_judge_report
 
     if asked.source is not None:  # what the report calls the log, as for every other report
         judged = replace(judged, log_source=str(asked.source))
@@ -416,25 +424,23 @@ def _log_report(asked: _Asked, metric: str, judged) -> ReportJob:
     if (asked.per_item or asked.row_level) and cells is not None:
         named = "Welch's t per item" if asked.per_item else f"{opt('row_level')}"
         raise OptionError(f"{named} needs the runs of the log; give the {opt('log')} instead of a cell table")
-    from probestats.analyses.dispatch import refuse_effect_size
 
     refuse_effect_size(tests)
     result, comparison = _analysis_of(asked, metric, design)
     if cells is not None:
         asked = replace(asked, log=(cells["log"],))
-    from probestats.analyses.factorial import FactorialAnalysis
 
     if isinstance(result, FactorialAnalysis):  # beyond 2 × 2: a report of its own
         if asked.named is not None:
             raise OptionError(f"{opt('plain', True)} words the report of a log's values; the report of factors "
                               "beyond 2 × 2 has no plain form: leave it out")
-        from probestats.present.report.factorial import render_factorial_report
 
         text = render_factorial_report(result, format=asked.fmt, templates=asked.templates, design=design,
                                        source=asked.shown_source)
         return ReportJob(text=text, format=asked.fmt, files=_write(asked.output, text, asked.fmt), analysis=result,
                          design=design)
     framing = _framing(asked, beside_probe=True) if asked.framing_log else None
+    # lazy: present.report.document imports jinja2
     from probestats.present.report.document import Beside, render_report
 
     probe = asked.probe
@@ -444,8 +450,6 @@ def _log_report(asked: _Asked, metric: str, judged) -> ReportJob:
     coded = _coded_by(probe, metric)
     described = None
     if cells is None and (coded or asked.validation is not None or "describe" in asked.sections):
-        from probestats.analyses.describe import describe_log
-
         described = describe_log(probe.apply(list(asked.log), metric=metric), metric=metric,
                                  n_resamples=tests.n_resamples, seed=tests.seed)
     beside = Beside(framing=framing, comparison=comparison, judge=judged, describe=described, shaping=shaping,
@@ -459,13 +463,10 @@ def _log_report(asked: _Asked, metric: str, judged) -> ReportJob:
 def _analysis_of(asked: _Asked, metric: str, design):
     """The analysis of one metric a report shows and the comparison with the before log: of the cell table or
     the log, with the tests on runs, the hand labels and the refusal of a correction with one test."""
-    from probestats.jobs.analyze import refuse_lone_correction, refuse_runs
-
     tests, cells = asked.tests, asked.cells
     if cells is not None:
         _refuse_arms(asked.arms, design, "a cell table")
         refuse_runs(asked.probe, noise_value=asked.noise_value)
-        from probestats.analyses.question import Question
 
         result, comparison = _cells_analysis(cells, Question(metric, a=asked.a, b=asked.b, by=asked.by,
                                                              noise=cells["noise"]), tests,
@@ -480,18 +481,12 @@ def _analysis_of(asked: _Asked, metric: str, design):
     if not asked.framing_log and asked.judge is None:   # else the correction corrects the framing cells or the
         refuse_lone_correction(result, tests.correction, asked.control)   # judge's tests
     if asked.validation is not None:
-        from probestats.analyses.validation import with_validation
-
         result = with_validation(result, asked.validation, n_resamples=tests.n_resamples, seed=tests.seed)
     return result, comparison
 
 
 def _steps_stated(probe) -> dict:
     """The lists made rows, the code books and the lookups of a probe, in words (the design section's)."""
-    from probestats.shape.codebook import parse_code
-    from probestats.shape.lookup import parse_keys
-    from probestats.shape.nested import parse_explode
-
     explode = [f"each element of {path} a row, its position in {name}" for name, path in map(parse_explode, probe.explode)]
     code = [f"{name} by the code book {Path(book).name}" for name, book in map(parse_code, probe.code)]
     lookup = [f"{Path(src).name if isinstance(src, (str, Path)) else 'a table'} on {', '.join(parse_keys(keys))}"
@@ -501,8 +496,6 @@ def _steps_stated(probe) -> dict:
 
 def _coded_by(probe, metric) -> str | None:
     """How the metric was coded from the replies, in words: a code book of the probe, or a judge's label."""
-    from probestats.shape.codebook import parse_code
-
     for spec in probe.code:
         name, book = parse_code(spec)
         if metric in (name, f"{name}_label"):
@@ -525,9 +518,6 @@ def _with_per_item(result, *, per_item: bool = True, row_level: bool = False):
     """The paired analysis with Welch's t within every item (:func:`probestats.analyses.rowlevel.with_row_tests`)
     and, with ``row_level``, the tests on runs (:func:`probestats.analyses.paired.with_row_level`) and Welch's t
     per group."""
-    from probestats.analyses.paired import Analysis, with_row_level
-    from probestats.analyses.rowlevel import with_row_tests
-
     if not isinstance(result, Analysis):
         what = "Welch's t per item" if per_item else f"{opt('row_level')}"
         raise OptionError(f"{what} applies to a comparison of two values; choose them with "
@@ -538,6 +528,7 @@ def _with_per_item(result, *, per_item: bool = True, row_level: bool = False):
 
 def _framing_only(asked: _Asked) -> ReportJob:
     """A report of a framing log alone: laid out around the framing result."""
+    # lazy: present.report.framing_only imports jinja2
     from probestats.present.report.framing_only import render_framing_report
 
     _refuse_arms(asked.arms, _design(asked.design), "a framing log alone")
@@ -556,10 +547,6 @@ def _framing_only(asked: _Asked) -> ReportJob:
 
 def _metrics_job(asked: _Asked, question) -> ReportJob:
     """A report of several metrics: every metric's analysis side by side, one family, the heatmap."""
-    from probestats.analyses.dispatch import analyze as run
-    from probestats.jobs.inputs import shape_log
-    from probestats.present.report.metrics import render_metrics_report
-
     if asked.cells is not None:
         raise OptionError(f"a cell table takes one {opt('metric')}; report it once per metric")
     if not asked.log:
@@ -579,8 +566,6 @@ def _metrics_job(asked: _Asked, question) -> ReportJob:
 def _design(design):
     """The design facts: a :class:`~probestats.shape.design.Design` as given, the one a design file holds, or
     none stated."""
-    from probestats.shape.design import as_design
-
     return as_design(design)
 
 
@@ -588,7 +573,6 @@ def _write(output, text: str, fmt: str) -> tuple:
     """Write the report whole; the files written (the report, then the plots its Markdown links)."""
     if output is None:
         return ()
-    from probestats.present.report.files import write_whole
 
     write_whole(output, text)
     files = [output]
@@ -606,7 +590,6 @@ def _judge(log, options, alpha, correction, probe):
         return None
     if options.get("response") and options.get("choice"):
         raise OptionError(f"give one of {opt('response')} and {opt('choice')}, not both")
-    from probestats.analyses.judge import analyze_order
 
     return analyze_order(probe.apply(log), order=options["order"], response=options.get("response"),
                          choice=options.get("choice"), verdicts=options.get("verdicts", ()),
@@ -621,21 +604,15 @@ def _framing(asked: _Asked, *, beside_probe=True):
 
     Beside a probe log, ``wide`` names that log's columns (a wide framing sheet is recognized by itself), and a
     column mapping applies where the framing log has its header."""
-    from probestats.analyses.framing import FramingScores, analyze_framing
-
     paths, probe = asked.framing_log, asked.probe
     # complete: the framing analysis always keeps only items answered in both framings, and says which it left out
     shaped = replace(probe, wide_attribute="model", framing_columns=tuple(asked.framing_columns), complete=False,
                      wide=() if beside_probe else probe.wide)
     if beside_probe and probe.columns:  # a column mapping applies where the framing log has that header
-        from probestats.io.columns import normalize_header
-        from probestats.io.files import first_headers
-
         headers = {normalize_header(h) for h in first_headers(list(paths), **probe.read_options())}
         made = set(probe._made_names())
         shaped = replace(shaped, columns=tuple((c, h) for c, h in probe.columns
                                                if normalize_header(h) in headers or h in made))
-    from probestats.jobs.framing import targets_lookup
 
     read, targets = targets_lookup(shaped.apply(list(paths)), asked.targets)
     scores = FramingScores(answers=asked.answers, label_map=list(asked.label_map) or None)
@@ -646,16 +623,11 @@ def _framing(asked: _Asked, *, beside_probe=True):
 def _log_analysis(log, question, probe, tests, *, before, gap_of_interest, streaming=True):
     """The analysis step of a report: the analysis analyze would choose for these options, the power curve
     its power section draws, and with ``before`` the comparison of the two runs. Nothing here is rendered."""
-    from probestats.analyses.dispatch import analyze as run
-    from probestats.analyses.plan import with_design_power
-    from probestats.analyses.question import Run
-
     metric, a, b = question.metric, question.a, question.b
     if before is not None and (question.factor or probe.groups or question.reference is not None):
         raise OptionError(f"{opt('before_log')} compares two runs of a two-value probe; drop {opt('factor')}, "
                           f"{opt('group')} and {opt('reference')}")
     # the streaming pass of analyze, with the facts the report states (a log needing its rows is read whole)
-    from probestats.jobs.inputs import shape_log
 
     result = run(shape_log(log, question, probe), question, probe, tests, run=Run(streaming=streaming, facts=True))
     result = with_design_power(result, gap_of_interest)
@@ -664,7 +636,6 @@ def _log_analysis(log, question, probe, tests, *, before, gap_of_interest, strea
         if not hasattr(getattr(result, "main", None), "sign_flip"):
             raise OptionError(f"{opt('before_log')} compares two runs of a two-value probe; this log has more "
                               f"values: choose the pair with {opt('a')} and {opt('b')}")
-        from probestats.analyses.compare import compare_runs
 
         main = getattr(result, "main", None)
         a, b = a or getattr(main, "a", None), b or getattr(main, "b", None)
@@ -678,8 +649,6 @@ def _log_analysis(log, question, probe, tests, *, before, gap_of_interest, strea
 def _cell_tables(log, noise, before_log) -> dict | None:
     """The cell tables of a report of one (``log``, ``noise``, ``before``), or None for a report of logs; a cell
     table beside a log is refused (:func:`probestats.jobs.inputs.cell_inputs`)."""
-    from probestats.jobs.inputs import cell_inputs
-
     table, noise_table, _, before_table, _ = cell_inputs(log, noise=noise, before_log=before_log)
     return None if table is None else {"log": table, "noise": noise_table, "before": before_table}
 
@@ -687,9 +656,6 @@ def _cell_tables(log, noise, before_log) -> dict | None:
 def _cells_analysis(cells, question, tests, *, gap_of_interest):
     """The analysis step of a report of a cell table, as :func:`_log_analysis` does it for a row log (the
     ``tests``' interval, resampling and Hedges' correction, as on the row path)."""
-    from probestats.analyses.cells import analyze_cells, compare_cells
-    from probestats.analyses.plan import with_design_power
-
     result = analyze_cells(cells["log"], question, tests)
     result = with_design_power(result, gap_of_interest)
     comparison = None

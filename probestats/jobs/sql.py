@@ -7,6 +7,11 @@ and each of :func:`probestats.shape.warehouse.validation_queries`, each with its
 
 from __future__ import annotations
 
+from probestats.errors import OptionError, either, opt
+from probestats.shape.derive import parse_derive
+from probestats.shape.warehouse import Source, TESTED_DIALECTS, cell_query, validation_queries
+from probestats.vocabulary import column_names
+
 __all__ = ["sql"]
 
 
@@ -57,13 +62,6 @@ def sql(*, table, metric, dialect="duckdb", by=(), where=None, derive=(), column
     >>> [line for line in text.splitlines() if line.startswith("-- check")][:2]
     ['-- check unmatched_item: every row returned is a problem', '-- check finer_than_places: every row returned is a problem']
     """
-    from probestats.errors import either
-    from probestats.shape.derive import parse_derive
-    from probestats.shape.warehouse import TESTED_DIALECTS, Source, cell_query, validation_queries
-
-    from probestats.errors import OptionError, opt
-    from probestats.vocabulary import column_names
-
     if not isinstance(metric, str):
         raise OptionError(f"{opt('metric', metric)}: expected the metric's column name, for example "
                           f"{opt('metric', 'steps')}")

@@ -7,6 +7,12 @@ checks themselves are :func:`probestats.checks.schema.validate`'s.
 
 from __future__ import annotations
 
+from probestats.analyses.dispatch import check_roles
+from probestats.analyses.drawn import balance_test, unbalanced_problem, unmatched_refusal
+from probestats.errors import OptionError
+from probestats.shape.probe import as_probe
+from probestats.vocabulary import check_metric, column_names
+
 __all__ = ["validate"]
 
 
@@ -42,14 +48,12 @@ def validate(log, *, metric=None, a=None, b=None, by=(), probe=None):
     >>> validate("sample_logs/broken/unmatched_item.csv", metric="steps").ok
     False
     """
+    # lazy: looked up when called, so a test's replacement of it on its module is seen
     from probestats.checks.schema import ColumnRoles, validate as check
-    from probestats.shape.probe import as_probe
-    from probestats.vocabulary import check_metric, column_names
 
     probe, metric, by = as_probe(probe), check_metric(metric, required=False), column_names("by", by)
     probe.refuse("the validation", roles=("settings", "cluster"))
     random_settings, attribute_settings = tuple(dict.fromkeys(probe.random_settings)), probe.attribute_settings
-    from probestats.analyses.dispatch import check_roles
 
     check_roles([metric] if metric else [], probe)
     checked = check(probe.apply(log, metric=metric, a=a, b=b, by=by), metric=metric, a=a, b=b, by=by,
@@ -58,9 +62,6 @@ def validate(log, *, metric=None, a=None, b=None, by=(), probe=None):
                                                                  random_settings=random_settings))
     if random_settings and checked.ok:   # a setting drawn per call is checked for balance, as analyze checks it
         from dataclasses import replace
-
-        from probestats.analyses.drawn import balance_test, unbalanced_problem, unmatched_refusal
-        from probestats.errors import OptionError
 
         for column in random_settings:
             balance = balance_test(checked.frame, column, checked.a, checked.b)

@@ -8,7 +8,7 @@ Every module lives in the room of the output it makes, and is named by its analy
 - ``present.plots``: figures, one module per family; they import ``words`` only;
 - ``present.report``: the report as a document (Markdown, HTML, JSON): the one Jinja environment
   (``report.environment``), its sections and its files; it imports ``words`` and ``plots``;
-- ``present.terminal``: rich tables on the terminal, progress and the start-up warm-up; it imports ``words``.
+- ``present.terminal``: rich tables on the terminal and progress; it imports ``words``.
 
 ``words`` imports no other room, so the report and the terminal never import each other.
 """

@@ -15,6 +15,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from probestats.errors import OptionError, opt
+
 __all__ = ["serve", "LOOPBACK"]
 
 LOOPBACK = "127.0.0.1"
@@ -38,8 +40,6 @@ def _bind(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as exc:
         sock.close()
-        from probestats.errors import OptionError, opt
-
         raise OptionError(f"{opt('port', port)}: cannot listen on {host}:{port} ({exc.strerror}); choose another "
                           f"port, or leave {opt('port')} out for a free one") from None
     sock.listen(64)
@@ -72,8 +72,6 @@ def serve(*, host: str = LOOPBACK, port: int = 0, open_browser: bool = False, ma
     >>> callable(probestats.serve)   # the function, or this package (which calls it)
     True
     """
-    from probestats.errors import OptionError, opt
-
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
         raise OptionError(f"{opt('port', port)}: expected a port from 0 to 65535 (0: a free one)")
     if isinstance(max_mb, bool) or not isinstance(max_mb, int) or max_mb < 1:
@@ -81,7 +79,7 @@ def serve(*, host: str = LOOPBACK, port: int = 0, open_browser: bool = False, ma
     try:
         import uvicorn
 
-        from probestats.serve.app import Settings, make_app
+        from probestats.serve.app import Settings, make_app   # lazy: serve.app imports starlette
     except ImportError:
         raise OptionError('the page needs its extra: pip install "probestats[serve]"') from None
 

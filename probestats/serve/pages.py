@@ -18,10 +18,24 @@ import threading
 from dataclasses import replace
 from pathlib import Path
 
-from probestats.errors import OptionError, ProbestatsError, count_of
-from probestats.serve.session import (ANALYSES, ANSWERS, CHOICE, CHOICES, FACTS, MAPPED, SETTINGS, Job, Mapping,
-                                      analysis_command, choices_in_words, design_toml, plan_command,
-                                      plan_source, report_command, targets_csv, targets_name, validate_command)
+from probestats.errors import OptionError, ProbestatsError, Problem, cli_spelling, count_of
+from probestats.io.columns import normalize_header
+from probestats.io.sheets import check_spreadsheet
+from probestats.jobs.framing import framing, result_json
+from probestats.jobs.judge import judge
+from probestats.jobs.plan import plan
+from probestats.jobs.report import report
+from probestats.present.report.plain import WORDS, flags_in_words, spelled_in_words
+from probestats.present.words.control import control_of
+from probestats.present.words.fmt import decimals
+from probestats.present.words.judge import one_line as log_line
+from probestats.present.words.sanitize import json_text, one_line
+from probestats.result import document, dumps
+from probestats.serve.session import (ANALYSES, ANSWERS, CHOICE, CHOICES, FACTS, Job, MAPPED, Mapping, SETTINGS,
+                                      analysis_command, choices_in_words, design_toml, plan_command, plan_source,
+                                      report_command, targets_csv, targets_name, validate_command)
+from probestats.shape.design import design_from
+from probestats.vocabulary import Tests
 
 __all__ = ["NONCE", "upload_page", "map_page", "validate_page", "results_page", "plan_page", "error_page",
            "report_text", "download", "start_plan", "clean", "mapping_from", "words", "plan_of", "plan_download"]
@@ -39,7 +53,7 @@ NOT_METRICS = ("item", "variant", "seed", "run_id", "time", "model", "temperatur
 
 @functools.lru_cache(maxsize=1)
 def _environment():
-    from probestats.present.report.environment import environment
+    from probestats.present.report.environment import environment   # lazy: present.report.environment imports jinja2
 
     return environment("html", templates=TEMPLATES)
 
@@ -64,10 +78,6 @@ def clean(message: str, job: Job | None, root: Path | None = None) -> str:
     "as common under both values as chance allows (p = 0.00000012); '1e-05' is not a number"
     """
     import re
-
-    from probestats.present.report.plain import flags_in_words
-    from probestats.present.words.fmt import decimals
-    from probestats.present.words.sanitize import one_line
 
     text = str(message)
     if job is not None:
@@ -97,9 +107,6 @@ def words():
     """Messages made on the page name its controls (by their labels, as the report for people does); an option
     the page has no control for by its command-line flag, as the command prints it (the page's files are the
     command's, byte for byte): :func:`clean` words those flags for the page."""
-    from probestats.errors import cli_spelling
-    from probestats.present.report.plain import spelled_in_words
-
     with cli_spelling(), spelled_in_words():
         yield
 
@@ -121,6 +128,7 @@ def upload_page(settings) -> str:
 
 def read_once(job: Job, sheet: str, skip_rows: int):
     """The log read with this sheet and these title rows (kept for every analysis of the upload)."""
+    # lazy: looked up when called, so a test's replacement of it on its module is seen
     from probestats.io.read import read_log
 
     first = _sheets(job)[:1] if job.log.spreadsheet and not sheet else []
@@ -134,8 +142,6 @@ def _sheets(job: Job) -> list[str]:
 
     def read():
         import fastexcel
-
-        from probestats.io.sheets import check_spreadsheet
 
         check_spreadsheet(job.log.path, None)
         try:
@@ -246,8 +252,6 @@ _REVERSE = ("reverse", "rev", "disagree", "mirror", "mirrored")
 def _offers(headers: list, detected: dict, distinct) -> dict:
     """The analyses the columns found allow beside the comparison of values: a dual framing (a framing column,
     or a column of answers per framing) and the order probe of a judge (a column with two answer orders)."""
-    from probestats.io.columns import normalize_header
-
     norm = {h: normalize_header(h) for h in headers}
     answer_pair = _answer_pair(headers)
     framing = bool(detected.get("framing")) or answer_pair is not None
@@ -536,6 +540,7 @@ def title_rows_words(n: int) -> str:
 
 def checked_log(job: Job):
     """The log checked as ``validate`` checks it with the page's options (kept per choices)."""
+    # lazy: looked up when called, so a test's replacement of it on its module is seen
     from probestats.checks.schema import ColumnRoles, validate
 
     mapping = job.mapping
@@ -645,8 +650,6 @@ def design_read(job: Job, analysis, values=()) -> dict | None:
         design = analysis.probe_design
     except (AttributeError, ProbestatsError):
         return None
-    from probestats.present.report.plain import WORDS
-    from probestats.serve.session import MAPPED
 
     def column(role: str) -> str:
         found = design.roles.get(role)
@@ -688,7 +691,6 @@ def design_read(job: Job, analysis, values=()) -> dict | None:
         roles.append({"role": "Maybe blocks", "said": f"{', '.join(design.candidates)} may be a block (each takes "
                                                       "every value in every item and value)",
                       "controls": [option("by")]})
-    from probestats.present.words.control import control_of
 
     control = control_of(analysis)
     if control is not None:
@@ -710,8 +712,6 @@ def design_read(job: Job, analysis, values=()) -> dict | None:
 def _check_analysis(settings, job: Job) -> str:
     """The check of a framing log or an order probe: its analysis run, every problem it states listed (errors
     block the report)."""
-    from probestats.errors import Problem
-
     detected = _detected(job)
     result = None
     try:
@@ -731,21 +731,19 @@ def _check_analysis(settings, job: Job) -> str:
 
 def _framing_read(job: Job, result) -> dict:
     """What the page took a dual-framing log to be, each role beside the column page's control that changes it."""
-    from probestats.present.words.judge import one_line
-
     n = max((c.n_items for c in result.cells), default=0)
     cells = [result.cell_name(c) for c in result.cells]
-    items = ", ".join(map(one_line, result.item_columns)) if result.item_columns else "the one item"
+    items = ", ".join(map(log_line, result.item_columns)) if result.item_columns else "the one item"
     answers = "yes or no" if result.answers == "yes-no" else "on the agreement scale"
     reference = result.reference
-    toward = (f"‘{one_line(reference)}’" if not isinstance(reference, dict) else "the reference of each topic ("
-              + "; ".join(f"{one_line(t)}: ‘{one_line(r)}’" for t, r in list(reference.items())[:8]) + ")")
+    toward = (f"‘{log_line(reference)}’" if not isinstance(reference, dict) else "the reference of each topic ("
+              + "; ".join(f"{log_line(t)}: ‘{log_line(r)}’" for t, r in list(reference.items())[:8]) + ")")
     roles = [{"role": "Items", "said": f"up to {count_of(n, 'matched item')} per cell, one claim asked in both "
                                        f"framings, told apart by {items}", "controls": [("Item", "col-item")]},
-             {"role": "Answers", "said": f"read {answers} ({one_line(result.answers_reason)})",
+             {"role": "Answers", "said": f"read {answers} ({log_line(result.answers_reason)})",
               "controls": [("The answers", "answers")]},
              {"role": "Cells", "said": f"{count_of(len(cells), 'cell')}, each tested on its own: "
-                                       + "; ".join(map(one_line, cells[:8]))
+                                       + "; ".join(map(log_line, cells[:8]))
                                        + (f" and {len(cells) - 8} more" if len(cells) > 8 else ""),
               "controls": [("Model", "col-model")]},
              {"role": "Reference", "said": f"the lean is counted toward {toward}",
@@ -758,30 +756,28 @@ def _framing_read(job: Job, result) -> dict:
 
 def _order_read(job: Job, result) -> dict:
     """What the page took an order probe to be, each role beside the column page's control that changes it."""
-    from probestats.present.words.judge import one_line
-
     n = max((g.n_items for g in result.groups), default=0)
     judges = [result.group_name(g) for g in result.groups]
-    orders = " and ".join(f"‘{one_line(o)}’" for o in result.orders)
+    orders = " and ".join(f"‘{log_line(o)}’" for o in result.orders)
     items = (f"{count_of(n, 'item and repetition pair')}, each judged with its two answers in both orders"
              if result.repetition else f"{count_of(n, 'item')}, each judged with its two answers in both orders")
     read_by = ([("The slot chosen", "judge_choice")] if job.mapping.judge_choice else
                [("The judge's reply", "judge_reply"), ("Text that marks a win of the first slot", "verdict_first")])
     roles = [{"role": "Items", "said": items, "controls": [("Item", "col-item")]},
-             {"role": "Orders", "said": f"{orders}, from the column {one_line(result.order)}",
+             {"role": "Orders", "said": f"{orders}, from the column {log_line(result.order)}",
               "controls": [("The order", "order")]},
-             {"role": "Verdicts", "said": f"read from the column {one_line(result.column)}",
+             {"role": "Verdicts", "said": f"read from the column {log_line(result.column)}",
               "controls": read_by},
-             {"role": "Judges", "said": (f"{len(judges)}, each its own analysis: " + ", ".join(map(one_line, judges[:8]))
+             {"role": "Judges", "said": (f"{len(judges)}, each its own analysis: " + ", ".join(map(log_line, judges[:8]))
                                          if len(judges) > 1 else "one, the whole log"),
               "controls": [("Optional: the judge", "judge_by")]},
-             {"role": "Repetitions", "said": (f"the column {one_line(result.repetition)} numbers each time an item "
+             {"role": "Repetitions", "said": (f"the column {log_line(result.repetition)} numbers each time an item "
                                               "was judged again" if result.repetition else
                                               "none: each item judged once in each order"),
               "controls": [("Repetition", "judge_repetition")]}]
     sentence = (f"This analysis took the probe to be: {items.split(',')[0]} judged in the two orders {orders} of "
-                f"{one_line(result.order)}, by {count_of(len(judges), 'judge')}"
-                + (f", repeated as {one_line(result.repetition)} numbers them" if result.repetition else "") + ".")
+                f"{log_line(result.order)}, by {count_of(len(judges), 'judge')}"
+                + (f", repeated as {log_line(result.repetition)} numbers them" if result.repetition else "") + ".")
     return {"sentence": clean(sentence, job), "roles": roles}
 
 
@@ -813,12 +809,9 @@ def analysis(job: Job):
         probe = mapping.probe(_detected(job))
         with words():
             if mapping.analysis == "framing":
-                from probestats.jobs.framing import framing
-
                 return framing(job.log.path, probe=replace(probe, framing_columns=mapping.framing_columns()),
                                targets=_targets_file(job),
                                answers=mapping.answers or "auto")
-            from probestats.jobs.judge import judge
 
             _judge_ready(mapping)
             options = mapping.judge_options()
@@ -847,10 +840,6 @@ def report_job(job: Job, fmt: str):
 
 
 def _make_report(job: Job, fmt: str):
-    from probestats.errors import cli_spelling
-    from probestats.jobs.report import report
-    from probestats.shape.design import design_from
-
     mapping = job.mapping
     detected = _detected(job)
     out = job.folder / f"out-{secrets.token_hex(4)}"
@@ -932,7 +921,6 @@ def _analysis_download(job: Job, name: str) -> bytes:
     detected = _detected(job)
     if name == "analysis_command.txt":
         return (analysis_command(job, detected) + "\n").encode("utf-8")
-    from probestats.jobs.framing import result_json
 
     return result_json(analysis(job)).encode("utf-8")
 
@@ -982,9 +970,6 @@ PLAN_FORM = {"items": "6,8,10,12", "runs": "2,5,10", "gap": None, "sims": 2000, 
 
 def start_plan(settings, job: Job, form) -> str:
     """Start simulating the plan the form asks for (in a thread); the plan's id for its progress page."""
-    from probestats.jobs.plan import plan
-    from probestats.vocabulary import Tests
-
     mapping = job.mapping
     if not mapping.metric:
         raise OptionError(_no_metric(job))
@@ -1017,9 +1002,6 @@ def start_plan(settings, job: Job, form) -> str:
                 result = plan(source.path, metric=mapping.metric, items=[items], runs=[runs], gap=gap, sims=sims,
                               power=power, tests=Tests(alpha=alpha), progress=progress, mechanism=mechanism,
                               probe=mapping.probe(detected, sheet=source.spreadsheet, command="plan"))
-            from probestats.present.words.sanitize import json_text
-            from probestats.result import document, dumps
-
             state["json"] = json_text(dumps(document(result))) + "\n"  # as `plan --json` prints it
             state["result"] = result
         except ProbestatsError as exc:

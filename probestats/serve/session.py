@@ -22,7 +22,10 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from probestats.errors import OptionError
+from probestats.io.formulas import neutral_cell
 from probestats.parameters import PARAMETERS
+from probestats.present.report.plain import WORDS
+from probestats.shape.probe import Probe
 
 __all__ = ["Upload", "Files", "State", "Job", "Mapping", "Choice", "CHOICES", "SUFFIXES", "MAPPED", "ANALYSES",
            "safe_name", "store", "report_command", "validate_command", "analysis_command", "plan_command",
@@ -165,8 +168,6 @@ class Choice:
     def label(self) -> str:
         """The control's label: the words a report for people and every message on the page name it by
         (:data:`probestats.present.report.plain.WORDS`)."""
-        from probestats.present.report.plain import WORDS
-
         return WORDS[self.name]
 
     @property
@@ -290,8 +291,6 @@ class Mapping:
     def probe(self, detected: dict, *, sheet: bool = True, command: str = "report"):
         """The Probe of these choices for ``command`` (the shaping choices it takes); ``sheet=False`` leaves the
         sheet out (for a noise file that is not a spreadsheet, which the sheet does not apply to)."""
-        from probestats.shape.probe import Probe
-
         shaped = {c.name: self.option(c.name, False) for c in CHOICES
                   if c.probe and command in ("report", *c.commands)}
         return Probe(columns=self.columns(detected), where=self.where or None,
@@ -477,8 +476,6 @@ def targets_csv(targets) -> str:
     """
     import csv
     import io
-
-    from probestats.io.formulas import neutral_cell
 
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")

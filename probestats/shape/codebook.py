@@ -68,8 +68,12 @@ from typing import Callable, Sequence
 
 import polars as pl
 
-from probestats.errors import OptionError, ReadError, caught_warnings, opt
+from probestats.errors import ColumnError, OptionError, Problem, ReadError, caught_warnings, either, opt
+from probestats.io.log import collect
+from probestats.shape.labels import fold_text, parse_label, score_name
+from probestats.shape.nested import with_paths
 from probestats.shape.patterns import PatternError, check_pattern, contains
+from probestats.shape.yesno import parse_yes_nos
 
 __all__ = ["BUILTIN", "CodeBook", "Rule", "builtin", "fold_reply", "load_book", "parse_code", "read_book",
            "compile_pattern", "AmbiguousPattern"]
@@ -87,8 +91,6 @@ def fold_reply(text: str) -> str:
     >>> fold_reply("  Ｓｔｒｏｎｇｌｙ\\n  AGRÉE ")
     'strongly agree'
     """
-    from probestats.shape.labels import fold_text
-
     return " ".join(fold_text(str(text)).split())
 
 
@@ -428,8 +430,6 @@ def yes_no_book(label_map=None) -> CodeBook:
     [('yes', 1.0, 'coded'), ('no', 0.0, 'coded')]
     """
     def table(values: pl.Series) -> pl.DataFrame:
-        from probestats.shape.yesno import parse_yes_nos
-
         values = pl.Series("value", values.to_list(), dtype=pl.String)
         read = parse_yes_nos(values, label_map=label_map)
         kind = read["kind"]
@@ -447,8 +447,6 @@ def yes_no_book(label_map=None) -> CodeBook:
 
 def _agree(points: int) -> Callable:
     def read(value: str) -> tuple:
-        from probestats.shape.labels import parse_label, score_name
-
         parsed = parse_label(value)
         if parsed.kind == "refusal":
             return "refusal", None, "refusal"
@@ -534,10 +532,6 @@ def code_columns(lazy: pl.LazyFrame, specs: Sequence[str], *, columns=None, sour
     ``columns`` is the log's mapping (canonical -> header): a book's column may be named by its header.
     ``books`` receives ``{NAME: CodeBook}``.
     """
-    from probestats.errors import ColumnError
-    from probestats.io.log import collect
-    from probestats.shape.nested import with_paths
-
     for spec in specs:
         name, given = parse_code(spec)
         book = load_book(given)
@@ -571,8 +565,6 @@ def code_columns(lazy: pl.LazyFrame, specs: Sequence[str], *, columns=None, sour
 
 
 def either_column(column: str) -> str:
-    from probestats.errors import either
-
     return either(f"columns={{{column!r}: HEADER}}", f"--column {column}=HEADER") if column == "reply" else \
         "name the book's column as the log has it"
 
@@ -639,8 +631,6 @@ def code_coverage(log, frame: pl.DataFrame | None = None) -> list[Coverage]:
 
 def coverage_problems(log) -> list:
     """A ``code_coverage`` warning per code book of ``log``: what it coded per value, with unparsed examples."""
-    from probestats.errors import Problem
-
     out = []
     by_book: dict = {}
     for c in code_coverage(log):

@@ -27,8 +27,10 @@ import polars as pl
 
 from probestats.errors import ColumnError, OptionError, Problem, either, opt
 from probestats.io.columns import ROW
-from probestats.io.log import Log
+from probestats.io.log import Log, collect
 from probestats.io.read import read_log
+from probestats.shape.nested import with_paths
+from probestats.shape.patterns import refusal
 
 __all__ = ["apply", "parse_derive"]
 
@@ -189,7 +191,6 @@ def _numeric_views(lazy: pl.LazyFrame, schema: pl.Schema, names: Sequence[str], 
     text = list(dict.fromkeys(n for n in names if schema.get(n) == pl.String))   # a column may be named twice
     if not text:
         return {}
-    from probestats.io.log import collect
 
     probe = []
     for n in text:
@@ -262,7 +263,6 @@ def apply(log, *, where: str | None = None, derive: Sequence[str] = (), **read_k
     problems: list = []
     added = []
     problems = list(log.problems)
-    from probestats.shape.nested import with_paths
 
     for text in derive:
         name, body = parse_derive(text)
@@ -446,8 +446,6 @@ def _typed(lazy: pl.LazyFrame, schema, expr: pl.Expr, name: str, option: str, te
     if text_error:
         raise OptionError(_text_columns_message(option, text, lazy, text_error, numeric)) from None
     if first_error is not None and re.search(r"regular expression|regex parse error|regex error", str(first_error)):
-        from probestats.shape.patterns import refusal
-
         detail = refusal(first_error)[:200]
         raise OptionError(f"{opt(option, text)}: a pattern is not a regular expression ({detail}); regexp_like and ~ "
                           "read their pattern as one: escape ( ) [ ] . * + ? with a backslash, or match text "
@@ -470,14 +468,11 @@ def _no_wrap(attempt, lazy, views, expr, name, option, text, problems) -> pl.Laz
     schema = lazy.collect_schema()
     as_float = {n: pl.Float64 for n in floats if n in views or (n in schema and schema[n].is_integer())}
     widened = _with_floats(lazy, views, as_float, expr, name)
-    from probestats.io.log import collect
 
     top = collect(widened.select(pl.col(name).abs().max()), "the log").item()
     if top is None or top < 2.0 ** 63:
         return attempt
     if problems is not None:
-        from probestats.errors import Problem
-
         problems.append(Problem("warning", "derived_float",
                                 f"{opt(option, text)} gives whole numbers beyond 64-bit integers (up to {top:.3g}); "
                                 "it was computed in floating point, exact to about 16 digits"))

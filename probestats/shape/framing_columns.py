@@ -26,6 +26,7 @@ import polars as pl
 
 from probestats.errors import ColumnError, OptionError, either, opt
 from probestats.io.columns import ROW, normalize_header, resolve_columns
+from probestats.shape.wide import split_names
 
 __all__ = ["melt_framing_columns", "parse_framing_columns"]
 
@@ -72,8 +73,6 @@ def parse_framing_columns(specs: Sequence[str]) -> list[tuple[str | None, str, s
 
 
 def _common(a: str, b: str) -> str | None:
-    from probestats.shape.wide import split_names
-
     values, common = split_names([a, b])
     return common or None
 

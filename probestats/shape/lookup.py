@@ -36,6 +36,10 @@ from typing import Sequence
 import polars as pl
 
 from probestats.errors import ColumnError, OptionError, opt
+from probestats.io.columns import ROW, normalize_header
+from probestats.io.log import collect
+from probestats.io.read import read_log
+from probestats.shape.nested import with_paths
 
 __all__ = ["lookup", "parse_keys"]
 
@@ -68,9 +72,6 @@ def _shown(source, keys, option=None, name=None) -> str:
 def _read_table(source, keys: Sequence[str], columns: dict, option=None, name=None) -> tuple[pl.DataFrame, dict[str, str]]:
     """The table under its headers as written, numbers read as numbers, and for each key the table's column that
     holds it."""
-    from probestats.io.columns import ROW, normalize_header
-    from probestats.io.read import read_log
-
     read = read_log(source)
     table = read.frame
     table = table.drop(ROW) if ROW in table.columns else table
@@ -143,8 +144,6 @@ def lookup(lazy: pl.LazyFrame, source, keys: Sequence[str], *, columns=None, sou
     OptionError
         The table holds a key twice, or rows of the log have keys the table lacks (examples named).
     """
-    from probestats.shape.nested import with_paths
-
     keys = parse_keys(keys)
     lazy, added = with_paths(lazy, keys)
     schema = lazy.collect_schema()
@@ -184,7 +183,6 @@ def lookup(lazy: pl.LazyFrame, source, keys: Sequence[str], *, columns=None, sou
     marked = table.with_columns(pl.lit(True).alias("\0matched")).select(*text, "\0matched")
     check = keyed.join(marked.lazy(), on=text, how="left", nulls_equal=False)
     lacking = check.filter(~blank & pl.col("\0matched").is_null()).select(text).unique(maintain_order=True)
-    from probestats.io.log import collect
 
     lacking = collect(lacking, source_name)
     if lacking.height:
@@ -200,8 +198,6 @@ def lookup(lazy: pl.LazyFrame, source, keys: Sequence[str], *, columns=None, sou
 def _check_shared(keyed: pl.LazyFrame, table: pl.DataFrame, text, clash, source, keys, option, name,
                   source_name) -> None:
     """Refuse a column of the table that is a column of the log with another value on a row joined."""
-    from probestats.io.log import collect
-
     theirs = table.select(*text, *[_as_key(pl.col(c)).alias(f"\0table{i}") for i, c in enumerate(clash)])
     joined = keyed.select(*text, *[_as_key(pl.col(c)).alias(f"\0log{i}") for i, c in enumerate(clash)]).join(
         theirs.lazy(), on=text, how="inner", nulls_equal=False)

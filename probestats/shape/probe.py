@@ -24,10 +24,13 @@ from typing import Sequence
 
 import polars as pl
 
-from probestats.errors import OptionError, Problem, either, opt
-from probestats.io.columns import ROW
+from probestats.errors import ColumnError, OptionError, Problem, either, opt
+from probestats.io.columns import ROW, normalize_header
+from probestats.io.files import FILE_COLUMNS, first_headers, parse_file_pattern, read_files
 from probestats.io.log import Log, collect
 from probestats.io.read import read_log
+from probestats.shape import text_metrics
+from probestats.shape.text_metrics import made_names, stated
 
 __all__ = ["Probe", "ROLES", "as_probe"]
 
@@ -266,8 +269,6 @@ class Probe:
         for name in ROLES:   # one column name, or several (a cluster is one column, or none)
             object.__setattr__(self, name, _role(name, getattr(self, name)))
         if self.file_pattern is not None:
-            from probestats.io.files import parse_file_pattern
-
             if not isinstance(self.file_pattern, str):
                 raise OptionError(f"{opt('file_pattern', self.file_pattern)}: expected text, for example "
                                   f"{opt('file_pattern', '{run}_{model}_responses')}")
@@ -335,8 +336,6 @@ class Probe:
 
     def stated(self) -> list[str]:
         """The definitions of the columns counted from the text, in words (for the report's design section)."""
-        from probestats.shape.text_metrics import stated
-
         return stated(**self.text_options())
 
     def apply(self, source, *, metric: str | None = None, a: str | None = None, b: str | None = None,
@@ -381,6 +380,7 @@ class Probe:
                                   f"give {opt('metric')}")
             log = keep_complete(log, metric, a=a, b=b, by=by, fold_case=self.fold_case)
         if self.code:   # what each code book coded, per value, for validation and the report to state
+            # lazy: shape.codebook is off the paired analysis's path (tests/test_start.py)
             from probestats.shape.codebook import coverage_problems
 
             log = replace(log, problems=tuple(log.problems) + tuple(coverage_problems(log)))
@@ -391,6 +391,7 @@ class Probe:
     def _explode(self, log: Log, metric=None) -> Log:
         if not self.explode:
             return log
+        # lazy: shape.nested is off the paired analysis's path (tests/test_start.py)
         from probestats.shape.nested import explode, parse_explode
 
         lazy, problems = explode(log.lazy, self.explode)
@@ -400,6 +401,7 @@ class Probe:
     def _lookup(self, log: Log, metric=None) -> Log:
         if not self.lookup:
             return log
+        # lazy: shape.lookup is off the paired analysis's path (tests/test_start.py)
         from probestats.shape.lookup import lookup
 
         lazy = log.lazy
@@ -409,6 +411,7 @@ class Probe:
 
     def _code(self, log: Log, metric=None) -> Log:
         if self.code:
+            # lazy: shape.codebook is off the paired analysis's path (tests/test_start.py)
             from probestats.shape.codebook import code_columns
 
             books: dict = {}
@@ -418,13 +421,13 @@ class Probe:
             read = dict(log._read)
             read["codes"] = {**read.get("codes", {}), **books}
             log = replace(log, _read=read)
-        from probestats.shape import text_metrics
 
         return text_metrics.apply(log, **self.text_options())
 
     def _derive(self, log: Log, metric=None) -> Log:
         if not self.derive:
             return log
+        # lazy: shape.derive is off the paired analysis's path (tests/test_start.py)
         from probestats.shape.derive import apply
 
         return apply(log, derive=self.derive)
@@ -432,6 +435,7 @@ class Probe:
     def _wide(self, log: Log, metric=None) -> Log:
         if not self.wide:
             return log
+        # lazy: shape.wide is off the paired analysis's path (tests/test_start.py)
         from probestats.shape.wide import melt
 
         lazy, columns, problems = melt(log.lazy, log.columns, self.wide, attribute=self.wide_attribute, metric=metric)
@@ -444,6 +448,7 @@ class Probe:
     def _framing_columns(self, log: Log, metric=None) -> Log:
         if not self.framing_columns:
             return log
+        # lazy: shape.framing_columns is off the paired analysis's path (tests/test_start.py)
         from probestats.shape.framing_columns import melt_framing_columns
 
         return melt_framing_columns(log, self.framing_columns)
@@ -451,6 +456,7 @@ class Probe:
     def _where(self, log: Log) -> Log:
         if self.where is None:
             return log
+        # lazy: shape.derive is off the paired analysis's path (tests/test_start.py)
         from probestats.shape.derive import apply
 
         return apply(log, where=self.where)
@@ -461,27 +467,27 @@ class Probe:
         """The columns the steps after reading make (a mapping may name one)."""
         names: list[str] = []
         if self.explode:   # each step's module is imported only when the probe has that step
+            # lazy: shape.nested is off the paired analysis's path (tests/test_start.py)
             from probestats.shape.nested import parse_explode
 
             names += [parse_explode(e)[0] for e in self.explode]
         if self.code:
+            # lazy: shape.codebook is off the paired analysis's path (tests/test_start.py)
             from probestats.shape.codebook import parse_code
 
             for spec in self.code:
                 name = parse_code(spec)[0]
                 names += [name, f"{name}_label", f"{name}_kind"]
         if self.derive:
+            # lazy: shape.derive is off the paired analysis's path (tests/test_start.py)
             from probestats.shape.derive import parse_derive
 
             names += [parse_derive(d)[0] for d in self.derive]
-        from probestats.shape.text_metrics import made_names
 
         return names + made_names(**self.text_options())
 
     def _split_columns(self, headers: Sequence[str]) -> tuple[dict, dict]:
         """Column mappings onto headers of the file, and onto columns a later step makes (or fields inside)."""
-        from probestats.io.columns import normalize_header
-
         norm = {normalize_header(h) for h in headers}
         file, later = {}, {}
         for canonical, header in self.columns:
@@ -493,14 +499,10 @@ class Probe:
 
     def _file_names(self) -> tuple[str, ...]:
         """The columns the names of several files make: ``file``, ``file_stem`` and the pattern's fields."""
-        from probestats.io.files import FILE_COLUMNS, parse_file_pattern
-
         return FILE_COLUMNS + (parse_file_pattern(self.file_pattern)[0] if self.file_pattern is not None else ())
 
     def _read(self, source, metric) -> tuple[Log, dict]:
         """The log as read, with the mappings onto its headers; the mappings onto what later steps make."""
-        from probestats.io.files import first_headers, read_files
-
         options = self.read_options()
         paths = [source] if isinstance(source, (str, Path)) else source
         is_paths = isinstance(paths, (list, tuple)) and paths and all(isinstance(s, (str, Path)) for s in paths)
@@ -548,7 +550,6 @@ def _map_columns(log: Log, pending: dict, final: bool = False) -> tuple[Log, dic
     still naming nothing is an error."""
     if not pending:
         return log, {}
-    from probestats.errors import ColumnError
 
     lazy = log.lazy
     schema = lazy.collect_schema()
@@ -596,8 +597,6 @@ def fit_item(log: Log, metric: str | None = None) -> Log:
     >>> log.columns["item"], log.frame["item"].to_list(), log.problems[0].code
     ('hypothesis_id', [1, 1, 2, 2], 'item_guess')
     """
-    from probestats.io.columns import normalize_header
-
     schema = log.lazy.collect_schema()
     header = log.columns.get("item")
     if "item" not in schema or "variant" not in schema or header is None or normalize_header(header) == "item":
@@ -643,8 +642,6 @@ def _column_named(schema, columns: dict, name: str) -> str | None:
     >>> _column_named(schema, {}, "nope") is None
     True
     """
-    from probestats.io.columns import normalize_header
-
     key = normalize_header(name)
     alike = [c for c in schema if c != ROW and normalize_header(c) == key]
     if len(alike) == 1:
@@ -657,6 +654,7 @@ def _path_field(log: Log, path: str) -> pl.Expr | None:
     """The field inside the records a dotted path names (``response.score``), its first part the header as
     written even where the header was read as a canonical column (``response`` as ``reply``); None when the path
     names no field (or names a column)."""
+    # lazy: shape.nested is off the paired analysis's path (tests/test_start.py)
     from probestats.shape.nested import path_expr
 
     schema = log.lazy.collect_schema()
@@ -674,6 +672,7 @@ def _path_field(log: Log, path: str) -> pl.Expr | None:
 
 
 def _wide_headers(specs) -> set[str]:
+    # lazy: shape.wide is off the paired analysis's path (tests/test_start.py)
     from probestats.shape.wide import parse_wide
 
     return {col for group in parse_wide(specs) for _, col in group}

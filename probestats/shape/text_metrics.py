@@ -94,6 +94,7 @@ def _given(kind: str, name: str, regex: str | None) -> str:
 
 
 def _check_regex(option: str, text: str, regex: str) -> None:
+    # lazy: shape.patterns is off the paired analysis's path (tests/test_start.py)
     from probestats.shape.patterns import PatternError, check_pattern
 
     try:

@@ -42,6 +42,7 @@ from typing import Iterable, Sequence
 import polars as pl
 
 from probestats.errors import OptionError, either, opt
+from probestats.shape.codebook import AmbiguousPattern, compile_pattern
 from probestats.shape.patterns import PatternError, contains, whole_match
 
 __all__ = ["LABELS", "Rule", "Verdict", "parse_rule", "parse_rules", "extract", "extract_all", "choice_rules",
@@ -116,8 +117,6 @@ def parse_rule(text: str) -> Rule:
     if pattern == "":
         raise OptionError(f"{given}: the pattern is empty; give the text that names the {label} slot")
     if regex:
-        from probestats.shape.codebook import AmbiguousPattern, compile_pattern
-
         try:
             compiled = compile_pattern(pattern)
         except AmbiguousPattern as exc:

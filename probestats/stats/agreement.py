@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from probestats.errors import OptionError, caught_warnings
+
 __all__ = ["Kappa", "Proportion", "Correlation", "FleissKappa", "cohens_kappa", "exact_proportion", "kendall_tau",
            "spearman_rho", "fleiss_kappa"]
 
@@ -130,8 +132,6 @@ def cohens_kappa(first, second, *, confidence: float = 0.95) -> Kappa:
         if float(rows @ cols) < 1 - 1e-12:
             import warnings
 
-            from probestats.errors import caught_warnings
-
             with caught_warnings():   # a degenerate table has no asymptotic variance: no interval
                 warnings.simplefilter("ignore", RuntimeWarning)
                 result = sm_kappa(table)
@@ -207,8 +207,6 @@ def _pairs(first, second) -> tuple[np.ndarray, np.ndarray]:
     x = np.asarray([np.nan if a is None else float(a) for a in first], dtype=float)
     y = np.asarray([np.nan if b is None else float(b) for b in second], dtype=float)
     if x.shape != y.shape:
-        from probestats.errors import OptionError
-
         raise OptionError(f"two raters' scores must be of the same items: {x.size} and {y.size} given")
     keep = np.isfinite(x) & np.isfinite(y)
     return x[keep], y[keep]

@@ -22,6 +22,7 @@ import numpy as np
 
 from probestats.stats.hypotests import (MITM_AUTO_MAX, extreme_thresholds, sign_flip_bounds, sign_flip_pvalues,
                                         sign_flip_test)
+from probestats.stats.lattice import pattern_sums
 
 __all__ = ["decide_rejections", "DECIDE_EXACT_ITEMS", "DECIDE_NOTE"]
 
@@ -286,8 +287,6 @@ def _lattice_counts(a: np.ndarray, t: np.ndarray) -> np.ndarray:
     >>> _lattice_counts(a, np.array([3.0, 3.0])).tolist() == brute
     True
     """
-    from probestats.stats.lattice import pattern_sums
-
     rows, n = a.shape
     n1 = n // 2
     n_a, n_b = 2 ** n1, 2 ** (n - n1)

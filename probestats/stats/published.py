@@ -32,6 +32,7 @@ from probestats.errors import caught_warnings
 from probestats.result import jsonable
 from probestats.stats.distributions import t_sf
 from probestats.stats.lattice import exact_gaps
+from probestats.stats.signed_rank import signed_rank
 from probestats.vocabulary import check_alternative
 
 __all__ = ["PublishedTest", "paired_t", "wilcoxon_signed_rank", "welch_t", "student_t", "friedman", "cochran_q",
@@ -158,8 +159,6 @@ def wilcoxon_signed_rank(gaps, alternative: str = "two-sided") -> PublishedTest:
     >>> r.method
     'Wilcoxon signed-rank on the item gaps (exact null distribution)'
     """
-    from probestats.stats.signed_rank import signed_rank
-
     _check(alternative)
     g = np.asarray(gaps, float)
     nonzero = int(np.count_nonzero(g))

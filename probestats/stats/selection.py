@@ -22,6 +22,8 @@ from typing import Mapping
 
 import polars as pl
 
+from probestats.errors import OptionError
+
 __all__ = ["THRESHOLD", "NOTE", "POOLED", "pooled_rates", "ImpactRatio", "impact_ratios", "is_selection"]
 
 #: The four-fifths reference point.
@@ -95,8 +97,6 @@ def impact_ratios(rates: Mapping[str, float], item_means: Mapping[str, float] | 
     rates = {str(k): float(v) for k, v in rates.items()}
     for k, v in rates.items():
         if not (math.isfinite(v) and 0.0 <= v <= 1.0):
-            from probestats.errors import OptionError
-
             raise OptionError(f"selection rate of '{k}' is {v}; rates lie between 0 and 1 (is the metric 0/1?)")
     top = max(rates.values(), default=0.0)
     out = []

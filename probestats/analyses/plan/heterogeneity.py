@@ -9,6 +9,7 @@ import numpy as np
 import polars as pl
 
 from probestats.analyses.plan.noise import VALUE_LIMIT, as_noise, differ_weight, frame_and_metric
+from probestats.checks.schema import default_pair
 from probestats.errors import ColumnError, OptionError, count_of, either
 
 __all__ = ["Heterogeneity", "heterogeneity_from_pilot", "TAU_METHOD", "TAU_INTERVAL_METHOD", "TAU_LEVEL",
@@ -173,7 +174,6 @@ def heterogeneity_from_pilot(pilot, noise, metric: str | None = None, *, a: str 
         raise ColumnError(f"{count_of(big, 'value')} of '{metric}' in the pilot log {'is' if one else 'are'} "
                           f"infinite or too large to use; write {write} of ordinary size (or rescale the metric)")
     values = df["variant"].unique(maintain_order=True).to_list()
-    from probestats.checks.schema import default_pair
 
     a, b = default_pair(values, a, b)
     for name, v in (("a", a), ("b", b)):

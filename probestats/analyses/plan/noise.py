@@ -15,7 +15,10 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import polars as pl
 
+from probestats.checks.columns import explode_fix
 from probestats.errors import ColumnError, OptionError, Problem, count_of, either, opt
+from probestats.io.columns import STRUCTURE, refuse_internal
+from probestats.io.log import Log, collect
 from probestats.stats.distributions import f_sf
 
 __all__ = [
@@ -658,7 +661,6 @@ def frame_and_metric(source, metric):
     """A polars frame with canonical columns, the metric name, the source name and problems."""
     problems: tuple[Problem, ...] = ()
     name = "the log"
-    from probestats.io.log import Log
 
     if isinstance(source, Log):
         frame = _columns_needed(source, metric)   # only the columns the model reads
@@ -669,13 +671,13 @@ def frame_and_metric(source, metric):
         log = getattr(source, "log", source)
         name = getattr(log, "source", name)
     else:
+        # lazy: looked up when called, so a test's replacement of it on its module is seen
         from probestats.io.read import read_log
 
         log = read_log(source, metric=metric)
         frame, name, problems = _columns_needed(log, metric), log.source, tuple(log.problems)
     if not metric:
         raise OptionError(f"name the metric column ({either('metric=COL', '--metric COL')})")
-    from probestats.io.columns import STRUCTURE, refuse_internal
 
     if metric in STRUCTURE:  # a column that numbers the runs (seed, time) is no metric
         refuse_internal("metric", metric)
@@ -688,8 +690,6 @@ def _columns_needed(log, metric: str | None) -> pl.DataFrame:
     """The item, value and metric columns of a log, read in a streaming pass (a noise or pilot log's
     replies and prompts stay on disk); the whole log when one of them is missing (its message lists
     the headers)."""
-    from probestats.io.log import collect
-
     names = log.lazy.collect_schema().names()
     if not metric or "item" not in names or metric not in names or metric in ("item", "variant"):
         return log.frame
@@ -748,8 +748,6 @@ def noise_model(log, metric: str | None = None, *, scale=None) -> NoiseModel:
     elif raw.dtype.is_numeric() or raw.dtype == pl.Null:
         values = raw.cast(pl.Float64)
     elif isinstance(raw.dtype, (pl.List, pl.Array)):
-        from probestats.checks.columns import explode_fix
-
         raise ColumnError(f"the metric '{metric}' holds lists, not one value per run; {explode_fix(metric)}")
     else:
         raise ColumnError(f"the metric '{metric}' holds {raw.dtype} values, not numbers; choose a numeric metric")

@@ -14,6 +14,7 @@ import io
 import polars as pl
 
 from probestats.io.formulas import neutral_cell, neutral_frame
+from probestats.present.words.fmt import MdSafe
 
 __all__ = ["TABLE_LIMIT", "collapsed_rows", "items_csv", "neutral_cell", "grouped_warnings", "ITEMS_CSV",
            "MANY_ITEMS_CSV", "many_items_csv", "many_table_files", "PAIRS_CSV", "pairs_csv"]
@@ -155,8 +156,6 @@ def _beside(section: dict, key: str, name: str, content: bytes, format: str, ass
     import base64
     from pathlib import Path
     from urllib.parse import quote
-
-    from probestats.present.words.fmt import MdSafe
 
     if format == "html":
         section[key] = "data:text/csv;charset=utf-8;base64," + base64.b64encode(content).decode("ascii")

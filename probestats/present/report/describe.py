@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from probestats.analyses.validation import ValidatedAnalysis
 from probestats.present.words.describe import coverage_lines, kind_phrase, rate_lines, test_sentence
 from probestats.present.words.fmt import fmt_gap, fmt_num, fmt_p, fmt_pct
+from probestats.present.words.validation import validation_lines
 
 __all__ = ["add_coding_sections", "unwrap"]
 
 
 def unwrap(analysis):
     """A validated analysis as the analysis it reports, with the corrected verdict, and its hand-checked sample."""
-    from probestats.analyses.validation import ValidatedAnalysis
-
     if isinstance(analysis, ValidatedAnalysis):
         return replace(analysis.analysis, verdict=analysis.verdict), analysis.validation
     return analysis, None
@@ -50,8 +50,6 @@ def add_coding_sections(ctx: dict, *, describe=None, validation=None, coded=None
         ctx["describe"] = _describe_context(describe)
         ctx["sentences"]["describe"] = ctx["describe"]["sentences"]
     if validation is not None:
-        from probestats.present.words.validation import validation_lines
-
         lines = [line.strip() for line in validation_lines(validation)]
         ctx["validation"] = {"lines": lines}
         ctx["sentences"]["validation"] = lines

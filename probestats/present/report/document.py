@@ -16,15 +16,22 @@ from urllib.parse import quote
 
 from probestats import __version__
 from probestats.errors import OptionError, count_of, opt
-from probestats.present.report.collapse import ITEMS_CSV, grouped_warnings, items_csv
+from probestats.present.plots.items import figure_png
+from probestats.present.report import groups as parts, outline as other
+from probestats.present.report.collapse import ITEMS_CSV, grouped_warnings, items_csv, many_table_files
+from probestats.present.report.describe import add_coding_sections, unwrap
 from probestats.present.report.environment import Todo, environment, tidy_layout, user_template_errors
 from probestats.present.report.files import write_assets, write_figures
-from probestats.present.report.outline import design_limits
+from probestats.present.report.framing import framing_summary
+from probestats.present.report.judge import judge_context, judge_images, judge_summary
+from probestats.present.report.outline import design_limits, kind_sections
 from probestats.present.report.pair import (DEFAULT_SECTIONS, FORMATS, PAIR_SECTIONS, SECTION_TEMPLATES, SECTIONS,
                                             analysis_kind, join_words, missing_section, quoted, report_context,
                                             report_figures)
+from probestats.present.report.welch import welch_context, welch_files
 from probestats.present.words.control import control_context, control_finding, control_of, control_summary
-from probestats.present.words.fmt import MdSafe
+from probestats.present.words.fmt import MdSafe, tidy_p
+from probestats.present.words.runlevel import run_rows, run_sentences
 from probestats.present.words.verdict import caveat_sentences
 from probestats.result import SCHEMA_VERSION, jsonable
 from probestats.shape.design import Design
@@ -54,8 +61,6 @@ def available_sections(analysis, *, framing=None, comparison=None, judge=None, d
         if validation is not None:
             names.append("validation")
     else:
-        from probestats.present.report.outline import kind_sections
-
         names = kind_sections(kind) + (["control"] if control_of(analysis) is not None else [])
     if framing is not None:
         names.append("framing")
@@ -106,9 +111,6 @@ def _shaping_sentences(shaping) -> list[str]:
 def _other_context(analysis, kind: str, source, shaping, design: Design | None = None) -> dict:
     """The context of a report whose analysis is not one pair (many values, two factors): its Summary, design
     facts and Finding worded from the analysis's verdict, beside the section of its kind."""
-    from probestats.present.report import outline as other
-    from probestats.present.report import groups as parts
-
     design = design or Design()
     metric = analysis.metric
     if kind == "many":
@@ -259,7 +261,6 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
     beside = beside or Beside()
     if hasattr(analysis, "change_test") and hasattr(analysis, "after"):  # a Comparison: its after run
         analysis, beside = analysis.after, replace(beside, comparison=analysis)
-    from probestats.present.report.describe import unwrap
 
     analysis, validation = unwrap(analysis)   # a validated analysis: its corrected verdict is the one worded
     design = design or Design()
@@ -293,7 +294,6 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
         write_figures(assets_dir, pngs)
     if format == "md" and assets_dir is not None and files:
         write_assets(assets_dir, files)
-    from probestats.present.words.fmt import tidy_p
 
     text = tidy_p(text)
     return tidy_layout(text, format)
@@ -302,8 +302,6 @@ def render_report(analysis, *, format: str = "md", sections=None, templates=None
 def _report_context(analysis, kind: str, design: Design, beside: Beside, validation, *, plain: bool) -> dict:
     """The templates' context of the analysis (a pair's sections, another kind's), with the results shown
     beside it and every sentence's p-values tidied."""
-    from probestats.present.report.describe import add_coding_sections
-
     framing, judge = beside.framing, beside.judge
     if kind == "pair":
         ctx = report_context(analysis, design, framing=framing, plain=plain)
@@ -319,12 +317,9 @@ def _report_context(analysis, kind: str, design: Design, beside: Beside, validat
         if framing is not None and callable(getattr(framing, "sentences", None)):
             ctx["sentences"]["framing"] = [str(s) for s in framing.sentences()]
     if judge is not None:
-        from probestats.present.report.judge import judge_context
-
         ctx["judge"] = judge_context(judge, plain=plain)
         ctx["sentences"]["judge"] = ctx["judge"]["sentences"]
     _summaries_beside(ctx, framing, judge, plain=plain)
-    from probestats.present.words.fmt import tidy_p
 
     ctx["sentences"] = {k: [tidy_p(str(x)) for x in v] for k, v in ctx["sentences"].items()}
     return ctx
@@ -375,11 +370,8 @@ def _report_files(analysis, ctx: dict, names, format: str, assets_dir) -> dict[s
     kind = analysis_kind(analysis)
     files = _table_file(ctx, analysis, names, format, assets_dir) if kind == "pair" else {}
     if kind == "many" and "many" in names:   # the whole per-item table beside a report that shows only some
-        from probestats.present.report.collapse import many_table_files
-
         files = many_table_files(ctx["many"], analysis.main, format, assets_dir)
     if kind == "pair" and "tests" in names and ctx["tests"].get("welch"):   # Welch's t per item or group
-        from probestats.present.report.welch import welch_files
 
         files.update(welch_files(ctx["tests"]["welch"], analysis, format, assets_dir))
     return files
@@ -394,8 +386,6 @@ def _beside_images(beside: Beside, names, format: str, assets_dir, *, plain: boo
         images.update(framing_images)
         pngs.update(framing_pngs)
     if beside.judge is not None and "judge" in names:
-        from probestats.present.report.judge import judge_images
-
         judge_refs, judge_pngs = judge_images(beside.judge, format, assets_dir, plain=plain)
         images.update(judge_refs)
         pngs.update(judge_pngs)
@@ -458,12 +448,8 @@ def _summaries_beside(ctx: dict, framing, judge, *, plain: bool = False) -> None
     each analysis beside it (a dual-framing log, a judge's order probe), from its verdict."""
     more = list(ctx.get("summary_more") or [])
     if framing is not None and getattr(framing, "verdict", None) is not None:
-        from probestats.present.report.framing import framing_summary
-
         more.append(framing_summary(framing, plain=plain))
     if judge is not None and getattr(judge, "verdict", None) is not None:
-        from probestats.present.report.judge import judge_summary
-
         more.append(judge_summary(judge))
     ctx["summary_more"] = more
     ctx["sentences"]["summary"] = [ctx["summary"], *more]
@@ -488,8 +474,6 @@ def _table_file(ctx: dict, analysis, names, format: str, assets_dir) -> dict[str
 
 def _add_pair_sections(ctx: dict, analysis, comparison, *, plain: bool = False) -> None:
     """The optional sections of a paired report: --by groups, a judge's scale, before and after."""
-    from probestats.present.report import groups as parts
-
     if analysis.groups:
         ctx["groups"] = parts.groups_context(analysis, plain=plain)
         ctx["sentences"]["groups"] = ctx["groups"]["sentences"]
@@ -497,16 +481,12 @@ def _add_pair_sections(ctx: dict, analysis, comparison, *, plain: bool = False) 
         ctx["ceilings"] = parts.ceilings_context(analysis)
         ctx["sentences"]["ceilings"] = ctx["ceilings"]["sentences"]
     if getattr(analysis, "row_level", None) is not None:   # the tests on runs, a small table and their methods
-        from probestats.present.words.runlevel import run_rows, run_sentences
-
         rl = analysis.row_level
         ctx["tests"]["runs"] = {"rows": [dict(zip(("test", "statistic", "p", "interval"), r))
                                          for r in run_rows(rl, analysis.main.a, analysis.main.b, analysis.alpha)],
                                 "sentences": run_sentences(rl, analysis.alpha)}
         ctx["sentences"]["tests"] += ctx["tests"]["runs"]["sentences"]
     if getattr(analysis, "row_tests", ()):
-        from probestats.present.report.welch import welch_context
-
         ctx["tests"]["welch"] = welch_context(analysis)
         ctx["sentences"]["tests"] += [s for table in ctx["tests"]["welch"] for s in table["sentences"]]
     if comparison is not None:
@@ -517,10 +497,10 @@ def _add_pair_sections(ctx: dict, analysis, comparison, *, plain: bool = False) 
 def _framing_images(framing, format, assets_dir) -> tuple[dict, dict]:
     """Image references and PNG bytes of the dual-framing plots, when that module is available."""
     try:
+        # lazy: only a report with a framing section draws its plots
         from probestats.present.plots import framing as plots_framing
     except ImportError:
         return {}, {}
-    from probestats.present.plots.items import figure_png
 
     refs, pngs = {}, {}
     cis = [c.bias_ci for c in framing.cells if c.bias_ci]

@@ -20,7 +20,8 @@ import jinja2
 from markupsafe import Markup, escape
 
 from probestats.errors import OptionError, either, opt
-from probestats.present.words.fmt import MdSafe, fmt_gap, fmt_num, fmt_p, fmt_pct, md_escape, md_finalize
+from probestats.present.report.plain import flags_in_words
+from probestats.present.words.fmt import MdSafe, fmt_gap, fmt_num, fmt_p, fmt_p_floor, fmt_pct, md_escape, md_finalize
 from probestats.present.words.sanitize import html as html_text, visible
 
 __all__ = ["environment", "template_root", "FolderLoader", "Todo", "user_template_errors", "tidy_layout"]
@@ -178,8 +179,6 @@ def _fmt_p_filter(ctx, p, alpha=None):
 @jinja2.pass_context
 def _fmt_p_floor_filter(ctx, p, log10_p=None, alpha=None):
     """``fmt_p``, but a p at the float floor shows as ``< 1e-300`` (see :func:`probestats.present.words.fmt.fmt_p_floor`)."""
-    from probestats.present.words.fmt import fmt_p_floor
-
     return fmt_p_floor(p, log10_p, ctx.get("alpha") if alpha is None else alpha, prefix=False)
 
 
@@ -259,6 +258,4 @@ def user_template_errors(templates):
 def _in_words_filter(text) -> str:
     """A message written for the command line, as a plain report says it: each flag named in words, no file of
     the repository (:func:`probestats.present.report.plain.flags_in_words`)."""
-    from probestats.present.report.plain import flags_in_words
-
     return flags_in_words(str(text))

@@ -7,8 +7,12 @@ from __future__ import annotations
 
 from probestats import __version__
 from probestats.errors import OptionError, count_of
-from probestats.present.words.fmt import fmt_num, fmt_p
 from probestats.present.report.groups import pooled_words
+from probestats.present.report.metrics import limits_of
+from probestats.present.words.fmt import fmt_num, fmt_p
+from probestats.present.words.verdict import verdict_line
+from probestats.result import SCHEMA_VERSION, dumps, jsonable
+from probestats.shape.design import Design
 
 __all__ = ["factorial_context", "render_factorial_report"]
 
@@ -40,7 +44,6 @@ def factorial_context(analysis) -> dict:
     else:
         finding = ["No effect was larger than chance after correction; this does not show that the system is "
                    "unbiased, only that these items and runs could not tell an effect from chance."]
-    from probestats.present.words.verdict import verdict_line
 
     sentences.append(verdict_line(verdict))
     return {"factors": [f1, f2], "levels_b": list(lb), "rows": rows,
@@ -52,14 +55,12 @@ def render_factorial_report(analysis, *, format: str = "md", templates=None, sou
                             design=None) -> str:
     """The report of a :class:`~probestats.analyses.factorial.FactorialAnalysis`: Summary, design facts, the
     factor section, Finding and Limits (``design``: the design file's facts, placeholders for the rest)."""
+    # lazy: present.report.environment and present.report.outline import jinja2
     from probestats.present.report.environment import environment, tidy_layout, user_template_errors
     from probestats.present.report import outline as other
-    from probestats.result import SCHEMA_VERSION, dumps, jsonable
-    from probestats.shape.design import Design
 
     if format not in ("md", "html", "json"):
         raise OptionError(f"unknown report format '{format}'; use one of md, html, json")
-    from probestats.present.report.metrics import limits_of
 
     design = design or Design()
     ctx = factorial_context(analysis)

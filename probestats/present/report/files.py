@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from probestats.errors import OptionError, either
+from probestats.present.words.fmt import MdSafe
 
 __all__ = ["write_whole", "write_assets", "write_figures", "written_together", "refuse_inputs", "mark_png", "MARK"]
 
@@ -172,8 +173,6 @@ def image_entry(name: str, png: bytes, alt: str, caption: str, format: str, asse
         return {name: {"src": "data:image/png;base64," + base64.b64encode(png).decode("ascii"), "alt": alt,
                        "caption": caption}}, {}
     if assets_dir is not None:
-        from probestats.present.words.fmt import MdSafe
-
         return {name: {"src": MdSafe(f"{quote(Path(assets_dir).name)}/{name}.png"), "alt": alt,
                        "caption": caption}}, {name: png}
     return {}, {}

@@ -10,8 +10,8 @@ from collections.abc import Mapping
 
 from probestats.analyses.framing import FramingResult
 from probestats.errors import OptionError, count_of
-from probestats.present.words.fmt import fmt_p_floor
 from probestats.present.report.environment import environment
+from probestats.present.words.fmt import fmt_p, fmt_p_floor
 
 __all__ = ["framing_sentences", "framing_summary", "render_framing"]
 
@@ -120,8 +120,6 @@ def _why_apart(result: FramingResult, c) -> str:
     ...                  min_attainable_p=0.0156, n_items=7))
     ''
     """
-    from probestats.present.words.fmt import fmt_p
-
     ci = c.bias_ci or {}
     low, high = ci.get("low"), ci.get("high")
     if low is None or high is None or (low <= 0 <= high):

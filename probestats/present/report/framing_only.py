@@ -23,10 +23,13 @@ from urllib.parse import quote
 
 from probestats import __version__
 from probestats.errors import OptionError
-from probestats.present.words.fmt import MdSafe
-from probestats.present.report.framing import framing_sentences
+from probestats.present.plots import framing as plots_framing
+from probestats.present.plots.items import figure_png
+from probestats.present.report.environment import environment, tidy_layout, user_template_errors
 from probestats.present.report.files import write_figures
-from probestats.present.report.environment import environment
+from probestats.present.report.framing import framing_sentences
+from probestats.present.report.plain import render_plain
+from probestats.present.words.fmt import MdSafe
 from probestats.result import SCHEMA_VERSION, jsonable
 
 __all__ = ["render_framing_report", "framing_details"]
@@ -60,9 +63,6 @@ def _captions(result, plain: bool = False) -> dict[str, str]:
 
 
 def _figures(result) -> dict[str, bytes]:
-    from probestats.present.plots import framing as plots_framing
-    from probestats.present.plots.items import figure_png
-
     out = {}
     for name, (_, what) in _FIGURES.items():
         ax = (plots_framing.framing_dots(result) if what is None
@@ -102,7 +102,6 @@ def render_framing_report(result, *, format: str = "md", templates=None, assets_
         out = {"schema_version": SCHEMA_VERSION, "framing": result.to_dict(),
                "report": {"title": TITLE, "sections": list(SECTIONS), "sentences": {"framing": sentences}}}
         return json.dumps(jsonable(out), ensure_ascii=False, indent=2, allow_nan=False, default=str) + "\n"
-    from probestats.present.report.environment import tidy_layout, user_template_errors
 
     env = environment(format, templates)
     with user_template_errors(templates):
@@ -120,8 +119,6 @@ def render_framing_report(result, *, format: str = "md", templates=None, assets_
            "plain": plain is not None}
     with user_template_errors(templates):
         if plain is not None:
-            from probestats.present.report.plain import render_plain
-
             text = render_plain(template, {**ctx, "details": framing_details(result)}, plain)
         else:
             text = template.render(ctx)

@@ -9,13 +9,17 @@ result with its conditions and size, and never claims that a system is unbiased.
 
 from __future__ import annotations
 
-from probestats.stats.permutation import PERMUTATION_TEST
+from probestats.analyses.verdict import has_reference
 from probestats.checks.design import constant_text
+from probestats.checks.facts import pooled_in_cells, pooled_phrase
 from probestats.errors import count_of
+from probestats.present.words.correction import correction_name
+from probestats.present.words.effects import effect_text, published_text
 from probestats.present.words.fmt import p_is
 from probestats.present.words.fmt import fmt_interval, fmt_num, fmt_p
-from probestats.present.words.correction import correction_name
-from probestats.present.words.effects import published_text
+from probestats.present.words.verdict import verdict_line
+from probestats.stats.permutation import PERMUTATION_TEST
+from probestats.stats.selection import NOTE, POOLED, THRESHOLD
 
 __all__ = ["groups_context", "many_context", "factors_context",
            "ceilings_context", "compare_context", "pooled_words"]
@@ -142,8 +146,6 @@ def group_constants(analysis) -> dict:
     whole log's arm is constant), keyed by the group's sorted ``(column, value)`` pairs, each
     ``{"value", "other", "constant"}``; empty when the verdict has a noise or control reference, which the
     gap is then read against."""
-    from probestats.analyses.verdict import has_reference
-
     verdict = analysis.verdict
     if has_reference(verdict):
         return {}
@@ -163,8 +165,6 @@ def group_constants(analysis) -> dict:
 
 def group_effects(g) -> dict:
     """A group's effect sizes and paired t p, as the groups table shows them."""
-    from probestats.present.words.effects import effect_text
-
     e = getattr(g, "effects", None)
     t = next((t for t in getattr(g, "published", ()) if t.name == "paired t"), None)
     if e is None:
@@ -278,8 +278,6 @@ def _item_gap_rows(res, order: list[str]) -> tuple[list[dict], str]:
 def many_context(analysis) -> dict:
     """Many values (``--reference`` / ``--group``): means, gaps against the reference, omnibus, Holm pairwise,
     and selection rates with impact ratios for a 0/1 metric."""
-    from probestats.stats.selection import NOTE, THRESHOLD
-
     alpha = analysis.alpha
     main = analysis.main
     correction = correction_name(main.correction)
@@ -300,7 +298,6 @@ def many_context(analysis) -> dict:
         shown = {r["item"] for r in ctx["item_gaps"]}
         ctx["item_rows"] = [r for r in ctx["item_rows"] if r["item"] in shown]
     ctx["item_gaps_csv"] = None
-    from probestats.checks.facts import pooled_in_cells, pooled_phrase
 
     # a setting varying inside the cells (7 models, one run each): a count of runs there counts the models
     ctx["pooled"] = pooled_phrase(pooled_in_cells(analysis.frame)) if getattr(analysis, "frame", None) is not None \
@@ -329,8 +326,6 @@ def many_context(analysis) -> dict:
     if ctx["pairwise_note"]:
         sentences.append(ctx["pairwise_note"])
     if ctx["selection"]:
-        from probestats.stats.selection import POOLED
-
         sentences.append(f"The metric is 0/1, so the values have selection rates ({POOLED}; the mean of the "
                          f"per-item rates beside it where it differs); impact ratio = rate / highest rate, "
                          f"marked when {NOTE}.")
@@ -364,7 +359,6 @@ def many_context(analysis) -> dict:
         sentences.append(f"Per group of {', '.join(analysis.groups[0].by)}: the same tests, the omnibus p corrected "
                          f"across the {count_of(len(analysis.groups), 'group')} "
                          f"({correction_name(analysis.correction)}).")
-    from probestats.present.words.verdict import verdict_line
 
     sentences.append(verdict_line(analysis.verdict))
     ctx["sentences"] = sentences
@@ -378,8 +372,6 @@ def many_context(analysis) -> dict:
 def pooled_words(analysis) -> str:
     """What a count of an analysis's runs counts when settings are pooled in its cells (see
     :func:`probestats.checks.facts.pooled_phrase`)."""
-    from probestats.checks.facts import pooled_phrase
-
     return pooled_phrase(getattr(analysis, "pooled", ()))
 
 
@@ -409,7 +401,6 @@ def factors_context(analysis) -> dict:
                        "this does not show that the system is unbiased on either attribute.")
     sentences.append(analysis.interaction_in_words[0].upper() + analysis.interaction_in_words[1:] + ".")
     sentences.append(f"Design: {analysis.note}.")
-    from probestats.present.words.verdict import verdict_line
 
     sentences.append(verdict_line(analysis.verdict))
     cells = [c for c in analysis.items.columns if c != "item"]

@@ -18,10 +18,17 @@ Examples
 from __future__ import annotations
 
 from probestats import __version__
-from probestats.errors import count_of
-from probestats.present.words.judge import one_line
+from probestats.errors import OptionError, count_of
+from probestats.present.plots.items import figure_png
+from probestats.present.plots.judge import consistency_plot
+from probestats.present.report.files import image_entry, write_figures
+from probestats.present.report.metrics import limits_of
+from probestats.present.report.plain import render_plain
 from probestats.present.words.fmt import fmt_p
-from probestats.present.words.verdict import untested_sentence
+from probestats.present.words.judge import choice_sentence, one_line
+from probestats.present.words.verdict import noise_check_sentences, untested_sentence, verdict_line
+from probestats.result import dumps, jsonable
+from probestats.shape.design import Design
 
 __all__ = ["judge_context", "judge_images", "render_judge_report"]
 
@@ -90,12 +97,8 @@ def judge_context(result, *, plain: bool = False) -> dict:
                      "none).")
         sentences.append(text)
         if g.choice is not None:
-            from probestats.present.words.judge import choice_sentence
-
             sentences.append(choice_sentence(g.choice, alpha, who, plain=plain))
     if getattr(result, "verdict", None) is not None:
-        from probestats.present.words.verdict import verdict_line
-
         sentences.append(verdict_line(result.verdict))
     return {"rows": rows, "sentences": sentences, "by": [one_line(b) for b in result.by], "result": result,
             "order": one_line(result.order), "orders": [one_line(o) for o in result.orders],
@@ -106,10 +109,6 @@ def judge_context(result, *, plain: bool = False) -> dict:
 def judge_images(result, format: str, assets_dir=None, *, plain: bool = False) -> tuple[dict, dict]:
     """The consistency figure as an image reference (and its PNG bytes for Markdown's assets folder); ``plain``:
     its caption without the interval's method."""
-    from probestats.present.plots.items import figure_png
-    from probestats.present.report.files import image_entry
-    from probestats.present.plots.judge import consistency_plot
-
     png = figure_png(consistency_plot(result).figure)
     alt = "Position consistency per judge, and primacy against recency"
     caption = (f"Left: share of items whose preferred answer is the same in both orders, with its "
@@ -141,8 +140,6 @@ PLAIN_TEST = ("a count of the slot each inconsistent item chose and a comparison
 
 def judge_finding(result, *, plain: bool = False) -> list[str]:
     """The Finding of an order probe, from its verdict (``plain``: its tests named by what they ask)."""
-    from probestats.present.words.verdict import noise_check_sentences
-
     verdict = result.verdict
     if untested_sentence(verdict):
         return [untested_sentence(verdict)]
@@ -163,13 +160,9 @@ def render_judge_report(result, *, format: str = "md", templates=None, assets_di
 
     With Markdown and ``assets_dir``, the figure is written there as PNG and linked.
     """
-    from probestats.errors import OptionError
+    # lazy: present.report.outline and present.report.environment import jinja2
     from probestats.present.report import outline as other
-    from probestats.present.report.metrics import limits_of
-    from probestats.present.report.files import write_figures
     from probestats.present.report.environment import environment, tidy_layout, user_template_errors
-    from probestats.result import dumps, jsonable
-    from probestats.shape.design import Design
 
     if format not in ("md", "html", "json"):
         raise OptionError(f"unknown report format '{format}'; use one of md, html, json")
@@ -196,8 +189,6 @@ def render_judge_report(result, *, format: str = "md", templates=None, assets_di
     with user_template_errors(templates):
         template = env.get_template(f"report.{format}.j2")
         if plain is not None:
-            from probestats.present.report.plain import render_plain
-
             text = render_plain(template, {**context, "details": judge_details(result)}, plain)
         else:
             text = template.render(context)

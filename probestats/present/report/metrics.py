@@ -11,25 +11,26 @@ from __future__ import annotations
 
 from probestats import __version__
 from probestats.errors import OptionError, count_of
+from probestats.present.plots.items import figure_png
+from probestats.present.plots.metrics import effect_heatmap
+from probestats.present.report.files import image_entry, write_figures
 from probestats.present.words.metrics import metrics_context
+from probestats.present.words.runs import runs_words
+from probestats.result import SCHEMA_VERSION, dumps, jsonable
+from probestats.shape.design import Design
 
 __all__ = ["render_metrics_report"]
 
 
 def limits_of(n: int, metrics: list[str], design=None) -> list:
     """The limits of a report of its own (several metrics, a factor design): the design file's, or placeholders."""
-    from probestats.present.report.outline import design_limits
-    from probestats.shape.design import Design
+    from probestats.present.report.outline import design_limits   # lazy: present.report.outline imports jinja2
 
     return design_limits(design or Design(), size=f"up to {count_of(n, 'item')}",
                          cannot_see=f"what {', '.join(metrics)} cannot see", subject="this probe")
 
 
 def _heatmap(analysis, format: str, assets_dir) -> tuple[dict, dict]:
-    from probestats.present.plots.items import figure_png
-    from probestats.present.report.files import image_entry
-    from probestats.present.plots.metrics import effect_heatmap
-
     png = figure_png(effect_heatmap(analysis).figure)
     alt = "Heatmap of the effect size per group and metric"
     caption = (f"{analysis.effect_size} per group (rows) and metric (columns); a star marks a sign-flip p at most "
@@ -49,15 +50,13 @@ def render_metrics_report(analysis, *, format: str = "md", templates=None, asset
     >>> text.splitlines()[0]
     '# Probe report: x, y'
     """
-    from probestats.present.report.files import write_figures
+    # lazy: present.report.environment imports jinja2
     from probestats.present.report.environment import environment, tidy_layout, user_template_errors
-    from probestats.result import SCHEMA_VERSION, dumps, jsonable
 
     if format not in ("md", "html", "json"):
         raise OptionError(f"unknown report format '{format}'; use one of md, html, json")
+    # lazy: present.report.outline imports jinja2
     from probestats.present.report import outline as other
-    from probestats.present.words.runs import runs_words
-    from probestats.shape.design import Design
 
     design = design or Design()
     ctx = metrics_context(analysis)

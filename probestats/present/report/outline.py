@@ -9,11 +9,13 @@ and from the log where the result still holds its rows.
 
 from __future__ import annotations
 
+from probestats.checks.facts import row_facts
+from probestats.checks.schema import SETTINGS
 from probestats.errors import count_of
-from probestats.shape.design import Design
-from probestats.present.words.fmt import fmt_gap, fmt_p, p_is
 from probestats.present.report.environment import Todo
+from probestats.present.words.fmt import fmt_gap, fmt_p, p_is
 from probestats.present.words.verdict import noise_check_sentences, untested_sentence
+from probestats.shape.design import Design
 
 __all__ = ["design_facts", "many_summary", "many_finding", "effects_summary", "effects_finding", "metrics_summary",
            "metrics_finding", "kind_sections", "own_report"]
@@ -33,9 +35,6 @@ def _listed(names, limit: int = LIST_LIMIT) -> tuple[list[str], int]:
 
 def _log_settings(frame, metric: str) -> tuple[list[tuple[str, str]], list[tuple[str, int]]]:
     """The known settings (model, temperature, system prompt) the rows hold fixed and those that vary."""
-    from probestats.checks.facts import row_facts
-    from probestats.checks.schema import SETTINGS
-
     names = {"model": "model", "temperature": "temperature", "system": "system prompt"}
     fixed, varied = [], []
     for col, count, value in row_facts(frame, frame, metric).columns:

@@ -54,24 +54,29 @@ from urllib.parse import quote
 
 
 from probestats import __version__
-from probestats.result import jsonable
-from probestats.shape.design import Design
-from probestats.errors import OptionError
-from probestats.present.report.files import write_assets
-from probestats.result import SCHEMA_VERSION
-from probestats.present.words.fmt import MdSafe, fmt_gap, fmt_num, fmt_p, md_escape
-from probestats.present.report.framing import framing_sentences
-from probestats.present.words.effects import effects_context
-from probestats.present.report.environment import Todo, environment, template_root, user_template_errors
-from probestats.present.report.outline import design_limits
-from probestats.present.words.runs import runs_phrase, runs_words
-from probestats.present.words.fmt import p_is as _p_is
-from probestats.present.words.verdict import caveat_sentences, noise_check_sentences, summary_clause, verdict_line, verdict_of
-from probestats.present.words.control import control_context, control_finding, control_of, control_summary
-from probestats.errors import count_of, either, opt
-from probestats.checks.schema import SETTINGS
+from probestats.analyses.halves import block_noun
 from probestats.checks.facts import LogFacts, row_facts
+from probestats.checks.schema import SETTINGS, unmapped_settings
+from probestats.errors import OptionError
+from probestats.errors import count_of, either, opt
+from probestats.present.plots.items import ITEM_PLOT_ENDS, ITEM_PLOT_LIMIT, figure_png, item_gaps, noise_band
+from probestats.present.plots.power import power_curve
 from probestats.present.report.collapse import ITEMS_CSV, collapsed_rows, grouped_warnings, items_csv
+from probestats.present.report.environment import Todo, environment, template_root, user_template_errors
+from probestats.present.report.files import write_assets
+from probestats.present.report.framing import framing_sentences
+from probestats.present.report.groups import groups_context
+from probestats.present.report.outline import design_limits
+from probestats.present.report.plain import flags_in_words
+from probestats.present.words.control import control_context, control_finding, control_of, control_summary
+from probestats.present.words.effects import effects_context
+from probestats.present.words.fmt import MdSafe, fmt_gap, fmt_interval, fmt_num, fmt_p, md_escape
+from probestats.present.words.fmt import p_is as _p_is
+from probestats.present.words.runs import runs_phrase, runs_words
+from probestats.present.words.verdict import caveat_sentences, noise_check_sentences, summary_clause, verdict_line, verdict_of
+from probestats.result import jsonable
+from probestats.result import SCHEMA_VERSION
+from probestats.shape.design import Design
 
 __all__ = ["SECTIONS", "FORMATS", "report_context", "fmt_p", "fmt_num", "fmt_gap",
            "md_escape", "MdSafe", "Todo", "template_root", "gap_drivers"]
@@ -420,7 +425,6 @@ def _pair_words(analysis, *, plain: bool = False) -> _Words:
     varied = [(f"{name} (varied with the attribute, by design)" if name in on_purpose
                else f"{name} (drawn at random per call)" if name in drawn else name, count)
               for name, count in varied]
-    from probestats.checks.schema import unmapped_settings
 
     unmapped = unmapped_settings(analysis.checked.log)
     return _Words(
@@ -529,8 +533,6 @@ def _table_section(w: _Words) -> tuple[dict, list[str]]:
                                   for r in main.items.iter_rows(named=True)], main.average_gap)
     blocks = getattr(w.verdict, "blocks", ())
     if blocks:
-        from probestats.analyses.halves import block_noun
-
         runs_head = f"runs per value over all {block_noun(blocks, 2)} (A / B)"
     else:
         runs_head = "runs per value (A / B)"
@@ -554,8 +556,6 @@ def _table_section(w: _Words) -> tuple[dict, list[str]]:
 def _interval_row(main) -> dict:
     """The row under the average of the per-item table: each value's interval and the average gap's, and how
     each value's is computed."""
-    from probestats.present.words.fmt import fmt_interval
-
     (_, _, ia), (_, _, ib) = main.value_means()
     return {"label": f"{main.interval.confidence:.0%} interval", "a": fmt_interval(ia), "b": fmt_interval(ib),
             "gap": fmt_interval(main.interval), "method": ia.method, "assumption": ia.assumption}
@@ -612,7 +612,6 @@ def _noise_section(w: _Words) -> tuple[dict, list[str]]:
     if noise is not None:
         ours, theirs = _fmt_pair(abs(w.main.average_gap), abs(noise.average_gap))
         larger = _beyond_noise(w)
-        from probestats.present.plots.items import noise_band
 
         band = noise_band(analysis)
         over_splits = noise.sign_flip is None   # the log's own halves read over every split: a size, no test
@@ -910,8 +909,6 @@ def _limits_section(w: _Words, design: Design, design_ctx: dict) -> tuple[list[t
                    + (f"; the log also has {join_words([quoted(v) for v in other_values])}" if other_values else "")))
     warnings_ = grouped_warnings(w.analysis.problems)  # one kind said once, counted, with examples
     if w.plain:   # a person reads no flag and no file of the repository (the details give each flag)
-        from probestats.present.report.plain import flags_in_words
-
         warnings_ = [flags_in_words(text) for text in warnings_]
     if warnings_:
         limits.append(("Warnings from validation", warnings_))
@@ -928,7 +925,6 @@ def _groups_first(analysis, w: _Words, summary: str) -> str:
     groups = getattr(analysis, "groups", ()) or ()
     if len(groups) < 2 or getattr(w.verdict, "blocks", ()):
         return summary
-    from probestats.present.report.groups import groups_context
 
     ctx = groups_context(analysis)
     said = [t for t in ctx["sentences"] if t.startswith(("After correction", "No group", "In the other"))]
@@ -1025,14 +1021,11 @@ def _placeholders(design_ctx, limits) -> list[str]:
 
 def report_figures(analysis, ctx, sections, design: Design) -> dict[str, _Figure]:
     """The figures of a two-value report's sections, by name (the item gaps; the power curve where asked)."""
-    from probestats.present.plots.items import figure_png, item_gaps
-
     figures: dict[str, _Figure] = {}
     main = analysis.main
     if "noise" in sections and main.n_items:
         ax = item_gaps(analysis)
         band = ctx["noise"].get("band")
-        from probestats.present.plots.items import ITEM_PLOT_ENDS, ITEM_PLOT_LIMIT
 
         dots = ("one dot per item" if main.n_items <= ITEM_PLOT_LIMIT else
                 f"sorted by gap: the {ITEM_PLOT_ENDS} largest and {ITEM_PLOT_ENDS} smallest one dot each, the "
@@ -1052,9 +1045,6 @@ def report_figures(analysis, ctx, sections, design: Design) -> dict[str, _Figure
 
 def _power_figure(analysis, design: Design) -> _Figure | None:
     """The power plot, drawn from the curve the analysis step simulated (``analysis.power``)."""
-    from probestats.present.plots.items import figure_png
-    from probestats.present.plots.power import power_curve
-
     power = getattr(analysis, "power", None)
     if power is None:
         return None

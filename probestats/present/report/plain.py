@@ -15,6 +15,7 @@ import contextlib
 import re
 
 from probestats.errors import cli_spelling, opt, spelled_by
+from probestats.parameters import PARAMETERS
 
 __all__ = ["WORDS", "in_words", "spelled_in_words", "render_plain"]
 
@@ -134,8 +135,6 @@ def flags_in_words(text: str, labels: dict | None = None) -> str:
     >>> flags_in_words("--sims 100000 is too many", {"sims": "Simulated probes per design"})
     '“Simulated probes per design” set to 100000 is too many'
     """
-    from probestats.parameters import PARAMETERS
-
     by_flag = {flag: name for name, parameter in PARAMETERS.items() for flag in parameter.flags}
     labels = labels or {}
 

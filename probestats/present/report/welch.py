@@ -19,8 +19,8 @@ import polars as pl
 
 from probestats.io.formulas import neutral_frame
 from probestats.present.report.collapse import TABLE_LIMIT
-from probestats.present.words.fmt import fmt_interval, fmt_p
 from probestats.present.words.correction import correction_name
+from probestats.present.words.fmt import MdSafe, fmt_interval, fmt_p
 
 __all__ = ["WELCH_CSV", "welch_context", "welch_csv", "welch_files"]
 
@@ -117,8 +117,6 @@ def welch_csv(tests) -> bytes:
 def welch_files(tables: list[dict], analysis, format: str, assets_dir) -> dict[str, bytes]:
     """The whole Welch tables that the report shows only in part: linked from each table (``csv``),
     beside a Markdown report (returned, to be written in its folder) or inside an HTML page."""
-    from probestats.present.words.fmt import MdSafe
-
     files = {}
     for table, tests in zip(tables, getattr(analysis, "row_tests", ())):
         if table["rest"] is None or format not in ("md", "html"):

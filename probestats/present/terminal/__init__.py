@@ -1,1 +1,1 @@
-"""Results on the terminal: rich tables per analysis family, progress, the start-up warm-up."""
+"""Results on the terminal: rich tables per analysis family and progress."""

@@ -5,8 +5,9 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from probestats.present.terminal.tables import print_problems, print_unsqueezed
 from probestats.present.words.describe import coverage_lines, kind_phrase, rate_lines, test_sentence
-from probestats.present.words.fmt import escape, fmt_num, fmt_pct
+from probestats.present.words.fmt import escape, fmt_num, fmt_p, fmt_pct
 
 __all__ = ["print_description"]
 
@@ -31,14 +32,10 @@ def print_description(d, out: Console) -> None:
     if getattr(d, "agreement", None) is not None:
         _agreement(d.agreement, out)
     if d.problems:
-        from probestats.present.terminal.tables import print_problems
-
         print_problems(d.problems, out=out)
 
 
 def _table(d, out: Console) -> None:
-    from probestats.present.terminal.tables import print_unsqueezed
-
     table = Table(show_edge=False, pad_edge=False)
     show_mean = any(s.mean is not None for s in d.values)
     for name in ("value", "runs", "items", "blank"):
@@ -63,9 +60,6 @@ def _table(d, out: Console) -> None:
 
 def _agreement(a, out: Console) -> None:
     """The raters' agreement: one row per pair (tau, rho with their intervals; Cohen's kappa), Fleiss' kappa under."""
-    from probestats.present.terminal.tables import print_unsqueezed
-    from probestats.present.words.fmt import fmt_p
-
     def corr(c) -> str:
         if c is None or c.statistic is None:
             return "n/a"

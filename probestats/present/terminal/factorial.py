@@ -7,6 +7,7 @@ from rich.table import Table
 
 from probestats.errors import count_of
 from probestats.present.words.fmt import escape, fmt_num, fmt_p
+from probestats.present.words.verdict import caveat_sentences, noise_check_sentences, verdict_line
 
 __all__ = ["print_factorial"]
 
@@ -38,7 +39,6 @@ def print_factorial(analysis, out: Console) -> None:
         for r in analysis.anova:
             out.print(f"  {escape(r.effect)}: F({r.df1:g}, {r.df2:g}) = {fmt_num(r.f)}, p = {fmt_p(r.pvalue)}, "
                       f"partial eta² = {fmt_num(r.partial_eta_squared)} (F df1 / (F df1 + df2))")
-    from probestats.present.words.verdict import caveat_sentences, noise_check_sentences, verdict_line
 
     for line in noise_check_sentences(analysis.verdict):
         out.print(escape(line))

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 from rich.table import Table
 
+from probestats.errors import count_of
+from probestats.present.terminal.tables import print_unsqueezed
 from probestats.present.words.fmt import escape, fmt_p
 from probestats.present.words.judge import one_line
-from probestats.present.terminal.tables import print_unsqueezed
-from probestats.errors import count_of
+from probestats.present.words.verdict import verdict_line
 
 __all__ = ["print_judge", "judge_table", "choice_table", "safe"]
 
@@ -140,8 +141,6 @@ def print_judge(result, out) -> None:
             out.print(f"  {where}: {g.unparsed['count']} unparsed "
                       f"({', '.join(f'{k} {v}' for k, v in g.unparsed['reasons'].items())}): {shown}")
     if getattr(result, "verdict", None) is not None:   # decided once, in the analysis
-        from probestats.present.words.verdict import verdict_line
-
         out.print(safe(verdict_line(result.verdict)))
     if result.problems:
         out.print(count_of(len(result.problems), "problem"))

@@ -6,6 +6,8 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from probestats.present.terminal.tables import (METHODS_WHERE, item_rich_table, print_problems, print_row_tests,
+                                                print_runs, print_tests, print_unsqueezed)
 from probestats.present.words.fmt import escape
 from probestats.present.words.metrics import metrics_context
 
@@ -14,9 +16,6 @@ __all__ = ["print_metrics"]
 
 def print_metrics(analysis, out: Console) -> None:
     """Print a :class:`~probestats.analyses.metrics.MetricsAnalysis`."""
-    from probestats.present.terminal.tables import (METHODS_WHERE, item_rich_table, print_problems, print_row_tests,
-                                                    print_runs, print_tests, print_unsqueezed)
-
     for a in analysis.analyses:
         out.rule(f"metric {escape(a.metric)}")
         main = a.main

@@ -12,6 +12,8 @@ import sys
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
+from probestats.present.words.sanitize import terminal
+
 #: Seconds of work before the first plain progress line (standard error not a terminal), and between lines:
 #: long enough that a job which ends in seconds (or with one Error line) writes none
 PLAIN_EVERY = 30.0
@@ -22,8 +24,6 @@ def _plain(stream, label: str, every: float | None) -> Iterator[Callable[[str], 
     """Every ``every`` seconds while the block runs, one line ``label: stage, 12 s so far`` on ``stream``."""
     import threading
     import time
-
-    from probestats.present.words.sanitize import terminal
 
     every = PLAIN_EVERY if every is None else every
     start = time.monotonic()
@@ -76,8 +76,6 @@ def stages(enabled: bool = True, stream=None, label: str = "probestats",
         return
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-    from probestats.present.words.sanitize import terminal
 
     console = Console(file=stream, stderr=True)
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,

@@ -12,9 +12,12 @@ from rich.console import Console
 from rich.table import Table
 
 from probestats.errors import count_of
-from probestats.present.words.fmt import escape, fmt_num, fmt_p, p_is, short_method
+from probestats.present.terminal.tables import (METHODS_WHERE, item_rich_table, print_problems, print_row_tests,
+                                                print_runs, print_tests, print_unsqueezed, small_table)
+from probestats.present.words.control import control_sentences
 from probestats.present.words.effects import effect_text, published_text
-from probestats.present.terminal.tables import METHODS_WHERE, item_rich_table, print_problems, print_row_tests, print_runs, print_tests, print_unsqueezed
+from probestats.present.words.fmt import escape, fmt_interval, fmt_num, fmt_p, fmt_pct, p_is, short_method
+from probestats.present.words.verdict import caveat_sentences, noise_check_sentences, verdict_line, verdict_of
 
 if TYPE_CHECKING:
     from probestats.analyses.compare import Comparison
@@ -110,7 +113,6 @@ def print_analysis(analysis: Analysis, out: Console) -> None:
     if row_level is not None:
         print_runs(row_level, main.a, main.b, analysis.alpha, out)
     print_row_tests(analysis, out)
-    from probestats.present.words.verdict import caveat_sentences, noise_check_sentences, verdict_line, verdict_of
 
     verdict = verdict_of(analysis)
     agreement = getattr(verdict, "agreement", None)
@@ -175,8 +177,6 @@ def _print_group_summary(analysis, out: Console) -> None:
     """One row per ``by`` group (its items, average gap and interval, headline p, corrected p, verdict), the groups
     whose corrected p is smallest first, at most :data:`GROUPS_LISTED`; every group's items and tests are in
     ``--json`` and the report."""
-    from probestats.present.terminal.tables import small_table
-
     groups = sorted(analysis.groups, key=lambda g: (g.p_adjusted if g.p_adjusted is not None else 1.0,
                                                     -abs(g.average_gap)))
     table = small_table(f"{len(groups)} groups, those that differ first")
@@ -266,6 +266,7 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
         for t in getattr(res, "published", ()):
             out.print(escape(f"beside it, {published_text(t)} ({short_method(t.method)})"))
         if res.impact_ratios is not None:
+            # lazy: stats.selection is off the paired analysis's path (tests/test_start.py)
             from probestats.stats.selection import NOTE
 
             out.print(f"* {escape(NOTE)}")
@@ -273,8 +274,6 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
         if res.pairs_left_out:
             out.print(f"pairwise tests left out: {res.pairs_left_out:,} pairs, more than the limit (see the warnings)")
         elif shown:
-            from probestats.present.terminal.tables import small_table
-
             pairs = small_table(f"smallest pairwise p ({'within-item permutation' if permuted else 'sign-flip on item gaps'}"
                                 f", {escape(res.correction)} across {len(res.pairwise)} pairs)")
             for col in ("pair", "gap", "95% interval", "p", "adjusted"):
@@ -303,9 +302,6 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
 
 def _print_axes(axes, out: Console) -> None:
     """Per axis and pair of its levels: the mean gap, the mean |gap| and the items with a significant gap."""
-    from probestats.present.terminal.tables import small_table
-    from probestats.present.words.fmt import fmt_num, fmt_pct
-
     corr = escape(axes.correction)
     table = small_table(f"per axis (values split at {axes.separator!r}; items with Welch's p <= {axes.alpha:g} on "
                         f"their runs, uncorrected and {corr} across items)")
@@ -335,15 +331,11 @@ def _print_axes(axes, out: Console) -> None:
 
 def _iv(interval) -> str:
     """An interval's cell ('' without one)."""
-    from probestats.present.words.fmt import fmt_interval
-
     return "" if interval is None else fmt_interval(interval)
 
 
 def print_verdict(verdict, out: Console) -> None:
     """The verdict's lines on the terminal: the noise checks, the verdict, then its caveats in yellow."""
-    from probestats.present.words.verdict import caveat_sentences, noise_check_sentences, verdict_line
-
     for line in noise_check_sentences(verdict):
         out.print(escape(line))
     out.print(escape(verdict_line(verdict)))
@@ -353,8 +345,6 @@ def print_verdict(verdict, out: Console) -> None:
 
 def _print_control(verdict, out: Console) -> None:
     """The control comparison beside the verdict: each value against the meaningless edit, and the edit itself."""
-    from probestats.present.words.control import control_sentences
-
     for line in control_sentences(verdict):
         out.print(escape(line))
 
@@ -424,24 +414,28 @@ def print_comparison(comparison: Comparison, out: Console) -> None:
 
 
 def _print_plan(plan: Plan, out: Console) -> None:
+    # lazy: present.words.plan is off the paired analysis's path (tests/test_start.py)
     from probestats.present.words.plan import plan_text
 
     out.out(plan_text(plan), highlight=False)
 
 
 def _print_framing(result: FramingResult, out: Console) -> None:
+    # lazy: present.terminal.framing is off the paired analysis's path (tests/test_start.py)
     from probestats.present.terminal.framing import print_framing
 
     print_framing(result, out)
 
 
 def _print_metrics(analysis: MetricsAnalysis, out: Console) -> None:
+    # lazy: present.terminal.metrics is off the paired analysis's path (tests/test_start.py)
     from probestats.present.terminal.metrics import print_metrics
 
     print_metrics(analysis, out)
 
 
 def _print_factorial(analysis: FactorialAnalysis, out: Console) -> None:
+    # lazy: present.terminal.factorial is off the paired analysis's path (tests/test_start.py)
     from probestats.present.terminal.factorial import print_factorial
 
     print_factorial(analysis, out)
@@ -449,8 +443,8 @@ def _print_factorial(analysis: FactorialAnalysis, out: Console) -> None:
 
 def print_validated(analysis: ValidatedAnalysis, out: Console) -> None:
     """An analysis with its hand-checked sample: the analysis as coded, the agreement, the corrected verdict."""
+    # lazy: present.words.validation is off the paired analysis's path (tests/test_start.py)
     from probestats.present.words.validation import validation_lines
-    from probestats.present.words.verdict import verdict_line
 
     print_analysis(analysis.analysis, out)
     for line in validation_lines(analysis.validation):

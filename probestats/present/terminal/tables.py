@@ -9,9 +9,10 @@ from rich.console import Console
 from rich.table import Table
 
 from probestats.errors import count_of
-from probestats.present.words.effects import METHODS_WHERE
+from probestats.present.words.effects import METHODS_WHERE, row_tests_lines
 from probestats.present.words.effects import published_label
-from probestats.present.words.fmt import escape, fmt_interval, fmt_num, fmt_p, p_is, short_method
+from probestats.present.words.fmt import escape, fmt_interval, fmt_num, fmt_p, p_is, short_method, tidy_p
+from probestats.present.words.sanitize import visible
 
 __all__ = ["SafeConsole", "make_console", "print_unsqueezed", "print_problems", "item_rich_table", "print_tests", "small_table",
            "print_runs", "print_row_tests", "METHODS_WHERE"]
@@ -40,9 +41,6 @@ class SafeConsole(Console):
     """
 
     def render_str(self, text: str, **kwargs):
-        from probestats.present.words.fmt import tidy_p
-        from probestats.present.words.sanitize import visible
-
         return super().render_str(tidy_p(visible(text, keep_newlines=True)), **kwargs)
 
 
@@ -169,6 +167,7 @@ def print_runs(row_level, a: str, b: str, alpha: float, out: Console, *, indent:
 
     from rich.padding import Padding
 
+    # lazy: present.words.runlevel is off the paired analysis's path (tests/test_start.py)
     from probestats.present.words.runlevel import run_heading, run_rows
 
     for line in textwrap.wrap(run_heading(row_level), width=min(out.width, 118) - len(indent)):
@@ -187,8 +186,6 @@ def print_row_tests(analysis, out: Console) -> None:
     """Welch's t per item or per group (:func:`~probestats.present.words.effects.row_tests_lines`), each line
     wrapped to the terminal (at most 118 characters), a test's continuation indented under it."""
     import textwrap
-
-    from probestats.present.words.effects import row_tests_lines
 
     width = min(out.width, 118)
     for line in row_tests_lines(analysis):

@@ -30,6 +30,7 @@ def control_of(analysis):
 
 
 def _correction(c) -> str:
+    # lazy: present.words.correction is off the paired analysis's path (tests/test_start.py)
     from probestats.present.words.correction import correction_name
 
     n = 2 * len(c.tests)

@@ -8,6 +8,7 @@ its name and formula, every test its assumption; the exact sign-flip test stays 
 from __future__ import annotations
 
 from probestats.present.words.fmt import fmt_interval, fmt_num, fmt_p
+from probestats.stats.effects import FORMULAS
 
 __all__ = ["effect_text", "effect_lines", "published_label", "published_text", "effects_context", "BESIDE", "BESIDE_PERMUTATION", "beside", "METHODS_WHERE"]
 
@@ -118,7 +119,6 @@ def effects_context(result, alpha: float | None = None) -> dict | None:
     tests = [{"name": t.name, "text": published_text(t, alpha), "method": t.method, "assumption": t.assumption,
               "plain": plain_published(t, alpha)}
              for t in getattr(result, "published", ())]
-    from probestats.stats.effects import FORMULAS
 
     return {"sd_gaps": effects.sd_gaps, "sd_formula": FORMULAS["sd_gaps"], "effects": rows, "published": tests,
             "confidence": f"{effects.d_z.confidence:.0%}", "beside": beside(result)}

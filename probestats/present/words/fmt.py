@@ -12,7 +12,7 @@ import re
 
 from rich.markup import escape as _rich_escape
 
-from probestats.errors import count_of
+from probestats.errors import count_of, numbers_for_people
 from probestats.present.words.sanitize import visible
 
 __all__ = ["tidy_p", "TINY_P", "fmt_p", "fmt_num", "fmt_gap", "fmt_signed", "fmt_pct", "fmt_ci", "fmt_interval", "short_method", "count_of", "escape", "md_escape",
@@ -85,8 +85,6 @@ def _for_people(text: str) -> str:
     >>> _for_people("1.2e-07")
     '1.2e-07'
     """
-    from probestats.errors import numbers_for_people
-
     return decimals(text) if numbers_for_people() else text
 
 

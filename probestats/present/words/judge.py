@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from probestats.present.words.fmt import fmt_p
+
 __all__ = ["one_line", "choice_sentence"]
 
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -35,8 +37,6 @@ def choice_sentence(rate, alpha: float, who: str = "The judge", *, plain: bool =
     >>> choice_sentence(rate, 0.05)[:74]
     'The judge always picks the first answer (the first slot in both orders in '
     """
-    from probestats.present.words.fmt import fmt_p
-
     def pct(x):
         return "n/a" if x is None else f"{100 * x:.1f}%"
 

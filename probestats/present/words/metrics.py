@@ -6,6 +6,7 @@ from __future__ import annotations
 from probestats.errors import count_of
 from probestats.present.words.effects import effect_text
 from probestats.present.words.fmt import fmt_p
+from probestats.present.words.verdict import caveat_sentences, verdict_line
 
 __all__ = ["group_label", "metrics_context"]
 
@@ -66,7 +67,6 @@ def metrics_context(analysis) -> dict:
         sentences.append(f"In {count_of(rest, 'other cell') if detected else 'every cell'} the probe did not detect a "
                          "gap larger than chance after correction; this does not show that the system is unbiased "
                          "there, only that these items and runs could not tell a gap from chance.")
-    from probestats.present.words.verdict import caveat_sentences, verdict_line
 
     sentences.append(verdict_line(analysis.verdict))
     sentences += caveat_sentences(analysis.verdict)   # blocks that disagree within a metric, the family's floor

@@ -7,6 +7,7 @@ escapes them for its medium). The methods and assumptions in full are in ``--jso
 from __future__ import annotations
 
 from probestats.present.words.fmt import fmt_interval, fmt_num, fmt_p
+from probestats.stats.runs import RUN_ASSUMPTIONS
 
 __all__ = ["run_heading", "run_rows", "run_sentences"]
 
@@ -82,8 +83,6 @@ def run_sentences(row_level, alpha: float | None = None) -> list[str]:
     out.append(f"Cohen's d = {s.cohen_d.formula}; its interval: {s.cohen_d.interval.method}. Hedges' g = "
                f"{s.hedges_g.formula}. They assume {s.cohen_d.assumption}.")
     if m is not None:
-        from probestats.stats.runs import RUN_ASSUMPTIONS
-
         out.append(f"ANOVA: statsmodels anova_lm, Type II sums of squares ({m.formula}); it assumes "
                    f"{RUN_ASSUMPTIONS['anova']}.")
         out.append(f"OLS: statsmodels ols ({m.formula}), standard errors {m.covariance}, p from the "

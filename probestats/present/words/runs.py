@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from probestats.analyses.halves import block_noun
 from probestats.present.words.fmt import fmt_num
 
 __all__ = ["runs_phrase", "runs_words"]
@@ -26,7 +27,6 @@ def runs_words(main, verdict) -> str:
     blocks = getattr(verdict, "blocks", ())
     if not blocks:
         return runs
-    from probestats.analyses.halves import block_noun
 
     items = main.items
     over = f"over all {block_noun(blocks, 2)}"

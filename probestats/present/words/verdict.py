@@ -6,6 +6,8 @@ module only words it. No printer or template decides a conclusion of its own.
 
 from __future__ import annotations
 
+from probestats.analyses.verdict import NoiseCheck, decide
+
 __all__ = ["verdict_of", "verdict_line", "noise_check_sentences", "summary_clause", "caveat_sentences",
            "untested_sentence"]
 
@@ -16,7 +18,6 @@ def verdict_of(analysis):
     verdict = getattr(analysis, "verdict", None)
     if verdict is not None:
         return verdict
-    from probestats.analyses.verdict import NoiseCheck, decide
 
     noise = analysis.noise
     if noise is None:
