@@ -87,7 +87,7 @@ _EXPORTS = {
     "OmnibusResult": ".analyses.omnibus",
     "ImpactRatio": ".stats.selection",
     "Effect": ".analyses.factors",
-    "FactorialAnalysis": ".analyses.factorial",
+    "FactorialAnalysis": ".analyses.factors_many_levels",
     "MetricsAnalysis": ".analyses.metrics",
     "JointFlip": ".stats.family",
     "PowerResult": ".analyses.plan",

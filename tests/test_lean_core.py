@@ -76,9 +76,9 @@ NAMED = {
     "drawn:drawn_caveat": ('alpha',),   # a sentence's level, and the two rules it reads
     "drawn:tracks": ('alpha',),
     "drawn:unbalanced": ('alpha',),
-    # factorial
-    "factorial:factorial_tests": ('correction', 'n_resamples', 'seed'),
-    "factorial:permutation_test": ('n_resamples', 'seed'),
+    # factors_many_levels
+    "factors_many_levels:factorial_tests": ('correction', 'n_resamples', 'seed'),
+    "factors_many_levels:permutation_test": ('n_resamples', 'seed'),
     # framing
     "framing:_framing_verdict": ('alpha',),
     "framing:_pattern": ('alpha',),

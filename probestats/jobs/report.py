@@ -17,7 +17,7 @@ from probestats.analyses.cells import analyze_cells, compare_cells
 from probestats.analyses.compare import compare_runs
 from probestats.analyses.describe import describe_log
 from probestats.analyses.dispatch import analyze as run, refuse_effect_size
-from probestats.analyses.factorial import FactorialAnalysis
+from probestats.analyses.factors_many_levels import FactorialAnalysis
 from probestats.analyses.framing import FramingScores, analyze_framing
 from probestats.analyses.judge import analyze_order
 from probestats.analyses.metrics import split_metrics
