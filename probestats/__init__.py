@@ -105,7 +105,7 @@ _EXPORTS = {
     "ScaleCheck": ".analyses.evaluator",
     "NoiseCheck": ".analyses.verdict",
     "Verdict": ".analyses.verdict",
-    "Caveat": ".checks.design",
+    "Caveat": ".checks.design_facts",
     "ControlComparison": ".analyses.control",
     "ControlTest": ".analyses.control",
     "compare_control": ".analyses.control",

@@ -67,7 +67,7 @@ from probestats.analyses.paired import Analysis
 from probestats.analyses.probe_mdg import probe_mdg
 from probestats.analyses.verdict import NoiseCheck, decide, with_caveats, with_design
 from probestats.checks.cell_summary import HASH_SEED
-from probestats.checks.design import group_constant_caveats, item_facts
+from probestats.checks.design_facts import group_constant_caveats, item_facts
 from probestats.checks.facts import LogFacts, row_facts, seed_facts, seed_union
 from probestats.checks.schema import (FIRST, SETTINGS, Checked, decimal_places, default_pair,
                                       require_ok, validate)

@@ -30,7 +30,7 @@ from probestats.analyses.pair_tests import PairResult
 from probestats.analyses.paired import Analysis
 from probestats.analyses.question import split_metrics
 from probestats.analyses.verdict import decide_effects, no_noise_check, with_caveats
-from probestats.checks.design import Caveat
+from probestats.checks.design_facts import Caveat
 from probestats.errors import OptionError, count_of, opt
 from probestats.result import Result, html_summary, one_line
 from probestats.stats.effects import EFFECT_NAMES

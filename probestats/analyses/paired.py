@@ -37,7 +37,7 @@ from probestats.analyses.clusters import cluster_candidates
 from probestats.analyses.drawn import balance_test, drawn_caveat, drawn_setting, unbalanced_problem
 from probestats.analyses.halves import (BLOCK_SETTINGS, block_noun, blocked_item_table, blocks_of,
                                         named_setting_refusal, pooled_phrase)
-from probestats.checks.design import Caveat, design_facts, group_constant_caveats, item_facts, one_answer_caveat
+from probestats.checks.design_facts import Caveat, design_facts, group_constant_caveats, item_facts, one_answer_caveat
 from probestats.shape.probe import as_probe
 from probestats.stats.published import ASSUMPTIONS
 
