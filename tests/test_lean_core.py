@@ -97,6 +97,10 @@ NAMED = {
     "halves:half_sums": ('seed',),
     "halves:named_setting_refusal": ('settings',),
     "halves:random_halves": ('seed',),
+    # hand_labels
+    "hand_labels:_corrected": ('n_resamples', 'seed'),
+    "hand_labels:check_coding": ('alpha', 'n_resamples', 'seed'),
+    "hand_labels:with_validation": ('n_resamples', 'seed'),
     # judge
     "judge:_reading": ('alpha',),
     "judge:analyze_order": ('alpha', 'correction'),
@@ -131,10 +135,6 @@ NAMED = {
     "rowlevel:_tests": ('alternative', 'correction'),
     "rowlevel:per_group_welch": ('alternative', 'correction'),
     "rowlevel:per_item_welch": ('alternative', 'correction'),
-    # validation
-    "validation:_corrected": ('n_resamples', 'seed'),
-    "validation:check_coding": ('alpha', 'n_resamples', 'seed'),
-    "validation:with_validation": ('n_resamples', 'seed'),
     # verdict
     "verdict:decide": ('alpha', 'attribute_settings'),
     "verdict:decide_change": ('alpha',),

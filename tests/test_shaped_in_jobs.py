@@ -23,7 +23,7 @@ STILL_READING = {
     "probestats/analyses/judge.py": "the public analyze_order's and analyze_scored's log",
     "probestats/analyses/framing.py": "the framing engine's log",
     "probestats/analyses/framing_input.py": "a targets file",
-    "probestats/analyses/validation.py": "a file of hand labels",
+    "probestats/analyses/hand_labels.py": "a file of hand labels",
     "probestats/analyses/plan/noise.py": "a pilot log",
 }
 

@@ -49,7 +49,7 @@ def test_analyze_json_of_the_sample_imports_no_scipy():
 #: tell a cell table from a log by its header), and the shaping steps the log does not ask for.
 OFF_THE_PAIRED_PATH = ("probestats.analyses.cells", "probestats.analyses.compare", "probestats.analyses.factors",
                        "probestats.analyses.factors_many_levels", "probestats.analyses.framing",
-                       "probestats.analyses.framing_results", "probestats.analyses.validation",
+                       "probestats.analyses.framing_results", "probestats.analyses.hand_labels",
                        "probestats.analyses.many", "probestats.shape.codebook",
                        "probestats.shape.derive", "probestats.shape.nested")
 

@@ -84,8 +84,8 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, run: Run 
         it.
     validation : path, list of dict or DataFrame, optional
         Paired analysis of a coded metric: hand labels of a sample of runs, keyed as the log is; the
-        result is a :class:`~probestats.analyses.validation.ValidatedAnalysis` whose verdict is on the
-        gap corrected for the coder's error (see :mod:`probestats.analyses.validation`).
+        result is a :class:`~probestats.analyses.hand_labels.ValidatedAnalysis` whose verdict is on the
+        gap corrected for the coder's error (see :mod:`probestats.analyses.hand_labels`).
     run : Run, optional
         How a paired analysis runs (:class:`probestats.analyses.question.Run`): with ``noise``, the minimum
         detectable gap of the design (``mdg``); without it, value a's runs split in two by seed and that
@@ -200,8 +200,8 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, run: Run 
 
         result = with_control(result, whole, probe, tests, control=q.control)
     if validation is not None:
-        # lazy: analyses.validation is off the paired analysis's path (tests/test_start.py)
-        from probestats.analyses.validation import with_validation
+        # lazy: analyses.hand_labels is off the paired analysis's path (tests/test_start.py)
+        from probestats.analyses.hand_labels import with_validation
 
         result = with_validation(result, validation, n_resamples=tests.n_resamples,
                                  seed=0 if tests.seed is None else tests.seed)

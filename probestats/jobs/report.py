@@ -19,13 +19,13 @@ from probestats.analyses.describe import describe_log
 from probestats.analyses.dispatch import analyze as run, refuse_effect_size
 from probestats.analyses.factors_many_levels import FactorialAnalysis
 from probestats.analyses.framing import FramingScores, analyze_framing
+from probestats.analyses.hand_labels import with_validation
 from probestats.analyses.judge import analyze_order
 from probestats.analyses.metrics import split_metrics
 from probestats.analyses.paired import Analysis, with_row_level
 from probestats.analyses.plan import with_design_power
 from probestats.analyses.question import Question, Run
 from probestats.analyses.rowlevel import with_row_tests
-from probestats.analyses.validation import with_validation
 from probestats.errors import OptionError, either, opt, plain_numbers
 from probestats.io.columns import normalize_header
 from probestats.io.files import first_headers

@@ -196,7 +196,7 @@ class Beside:
     coded : str, optional
         How the metric was coded from the replies (``"the code book compass.csv"``, ``"a judge"``): named in
         the Limits, with its hand-checked sample when the analysis has one (a
-        :class:`~probestats.analyses.validation.ValidatedAnalysis`, whose ``validation`` section it adds and
+        :class:`~probestats.analyses.hand_labels.ValidatedAnalysis`, whose ``validation`` section it adds and
         whose corrected verdict the report words).
     """
 

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from probestats.analyses.metrics import MetricsAnalysis
     from probestats.analyses.paired import Analysis
     from probestats.analyses.plan.table import Plan
-    from probestats.analyses.validation import ValidatedAnalysis
+    from probestats.analyses.hand_labels import ValidatedAnalysis
     from probestats.checks.schema import Checked
 
 __all__ = ["render_terminal", "printer_for", "print_analysis", "print_many", "print_factors", "print_factor_set",
@@ -466,5 +466,5 @@ PRINTERS: dict[str, str] = {
     "probestats.analyses.framing_results.FramingResult": "_print_framing",
     "probestats.analyses.metrics.MetricsAnalysis": "_print_metrics",
     "probestats.analyses.factors_many_levels.FactorialAnalysis": "_print_factorial",
-    "probestats.analyses.validation.ValidatedAnalysis": "print_validated",
+    "probestats.analyses.hand_labels.ValidatedAnalysis": "print_validated",
 }
