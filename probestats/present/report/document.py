@@ -1,7 +1,7 @@
 """The report as one document: which sections a result has, in which order, and the Markdown, HTML or JSON
 they render to, with its figures, the plain variant and the files written beside it.
 
-The words of each section of a two-value analysis are :mod:`probestats.present.report.pair`'s; the other
+The words of each section of a two-value analysis are :mod:`probestats.present.report.context`'s; the other
 families' sections are their own modules'. :func:`render_report` is what ``probestats report`` renders.
 """
 
@@ -19,15 +19,15 @@ from probestats.errors import OptionError, count_of, opt
 from probestats.present.plots.items import figure_png
 from probestats.present.report import groups as parts, outline as other
 from probestats.present.report.collapse import ITEMS_CSV, grouped_warnings, items_csv, many_table_files
+from probestats.present.report.context import (DEFAULT_SECTIONS, FORMATS, PAIR_SECTIONS, SECTION_TEMPLATES, SECTIONS,
+                                               analysis_kind, join_words, missing_section, quoted, report_context,
+                                               report_figures)
 from probestats.present.report.describe import add_coding_sections, unwrap
 from probestats.present.report.environment import Todo, environment, tidy_layout, user_template_errors
 from probestats.present.report.files import write_assets, write_figures
 from probestats.present.report.framing import framing_summary
 from probestats.present.report.judge import judge_context, judge_images, judge_summary
 from probestats.present.report.outline import design_limits, kind_sections
-from probestats.present.report.pair import (DEFAULT_SECTIONS, FORMATS, PAIR_SECTIONS, SECTION_TEMPLATES, SECTIONS,
-                                            analysis_kind, join_words, missing_section, quoted, report_context,
-                                            report_figures)
 from probestats.present.report.welch import welch_context, welch_files
 from probestats.present.words.control import control_context, control_finding, control_of, control_summary
 from probestats.present.words.fmt import MdSafe, tidy_p
