@@ -157,7 +157,7 @@ def _functions():
 def test_the_checks_see_the_engines():
     seen = dict(_functions())
     # the walk reaches the engines, and the field names are read from the objects themselves
-    assert "dispatch:analyze" in seen and "paired:analyze_pair" in seen and "plan/search:power_sign_flip" in seen
+    assert "dispatch:analyze_shaped" in seen and "paired:analyze_pair" in seen and "plan/search:power_sign_flip" in seen
     assert {"alpha", "seed", "n_resamples", "correction", "where", "derive", "fold_case", "cluster",
             "random_settings", "settings", "attribute_settings"} <= FIELDS
 

@@ -78,7 +78,7 @@ def test_the_job_shapes_what_the_engine_takes():
     """``probestats.analyze`` with a ``where`` equals the engine given the rows the condition keeps, filtered by
     hand (polars), not by the probe."""
     import probestats
-    from probestats.analyses.dispatch import analyze as engine
+    from probestats.analyses.dispatch import analyze_shaped as engine
     from probestats.analyses.question import Question
     from probestats.io.read import read_log
     from probestats.shape.probe import Probe

@@ -383,7 +383,7 @@ def within_cells_noise(cells: pl.DataFrame, a: str, items: pl.DataFrame,
 
 
 def analyze_cells(cells, question, tests=None, *, within_noise: bool = True, mdg: bool = True) -> Analysis:
-    """The paired analysis of :func:`probestats.analyses.paired.analyze`, from a cell table.
+    """The paired analysis of :func:`probestats.analyses.paired.analyze_pair`, from a cell table.
 
     ``cells`` is a path or a frame of the cell table; ``question`` says what is compared (the ``metric``,
     ``a`` and ``b``, ``by`` groups and the ``noise`` cell table; :class:`probestats.analyses.question.Question`)

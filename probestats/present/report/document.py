@@ -43,10 +43,10 @@ def available_sections(analysis, *, framing=None, comparison=None, judge=None, d
                        validation=None) -> list[str]:
     """The sections a report of this result can show, in report order.
 
-    >>> from probestats.analyses.dispatch import analyze
+    >>> from probestats.analyses.dispatch import analyze_shaped
     >>> from probestats.analyses.question import Question, Run
     >>> rows = [{"item": i, "variant": v, "x": i + (v == "a")} for i in range(6) for v in ("a", "b")]
-    >>> available_sections(analyze(rows, Question("x"), run=Run(mdg=False)))
+    >>> available_sections(analyze_shaped(rows, Question("x"), run=Run(mdg=False)))
     ['summary', 'design', 'table', 'tests', 'noise', 'power', 'finding', 'limits']
     """
     kind = analysis_kind(analysis)
