@@ -5,7 +5,7 @@ sample_logs/style_probe.csv --metric steps --noise sample_logs/style_noise.csv``
 profiler hook over that run):
 
 * :func:`t_ppf`: the average gap's and each value's Student t interval, the minimum detectable gap;
-* :func:`t_sf` (by :func:`betainc`): the published paired t's p, Spearman's p in the noise log's checks;
+* :func:`t_sf` (by :func:`betainc`): the published paired t's p (and Spearman's, where the planner tests a trend);
 * :func:`chi2_cdf` (by :func:`gammainc`): the noise log's dispersion test of a count;
 * :func:`f_sf` (by :func:`betainc`): the noise log's test that its items differ in level;
 * :func:`nct_cdf` and :func:`owens_t`: the exact interval of d_z (182 and 274 calls on the sample);
