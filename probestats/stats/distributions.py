@@ -12,12 +12,13 @@ profiler hook over that run):
 * :func:`norm_cdf`, :func:`norm_pdf`, :func:`norm_ppf`: the BCa bootstrap of d_av, the planner's search.
 
 That command's start-up budget (``tests/test_start.py``: about 0.5 s as a whole process, about three imports
-of polars) has no room for ``scipy.special``, which takes about 0.22 s to import beyond numpy and polars on a
-quiet machine (``python -X importtime -c "import numpy, polars; import scipy.special"``; 0.3 to 0.5 s at a load
-of three processes a core), nor for ``scipy.stats`` (about a second). Where the analysis runs off that path it
-uses ``scipy.special`` itself; here, each function hands the arguments its own method does not cover to the
-``scipy.special`` function it stands for, imported then (that import is the one left inside a function, for
-the start-up):
+of polars) has no room for ``scipy.special``, which takes 0.18 to 0.29 s to import beyond numpy and polars
+(``python -X importtime -c "import numpy, polars; import scipy.special"``, six runs at a load of two processes
+a core; about 0.22 s on a quiet machine), nor for ``scipy.stats`` (0.5 to 0.9 s more). The other callers, the
+run-level intervals (:mod:`probestats.stats.runs`) and the cluster F test (:mod:`probestats.analyses.clusters`),
+use these too: their modules are imported by every report and by the paired analysis, which would otherwise
+import ``scipy.special`` without calling it. Each function hands the arguments its own method does not cover
+to the ``scipy.special`` function it stands for, imported then (inside the function, for the start-up):
 
 * the normal ones by :class:`statistics.NormalDist` (its quantile is Wichura's AS 241, accurate to about
   1e-16 relative) and :func:`math.erfc`;

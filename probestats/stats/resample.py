@@ -12,7 +12,8 @@ Written here, not called from scipy, for two reasons:
 
 * the 8-item sample's d_av interval is this bootstrap, and the sample's start-up budget
   (``tests/test_start.py``, about 0.5 s as a whole process) has no room for ``scipy.stats``, which takes
-  0.8 to 1.6 s to import beyond numpy and polars (``python -X importtime``, at a load of three processes a core);
+  0.7 to 1.2 s to import beyond numpy and polars (``python -X importtime``, six runs at a load of two
+  processes a core);
 * the ``--by`` path bootstraps every group's d_av from one draw (:mod:`probestats.stats.bootstrap_many`,
   built on :func:`bca_levels` and :func:`quantile_of` here) and gives each group the interval it has alone, to
   the last bit. ``scipy.stats.bootstrap`` can take the groups of one size as one batch, with the same index

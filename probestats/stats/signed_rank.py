@@ -7,8 +7,8 @@ would cost most of a second in every process that reports the test. The tests co
 
 It is not ``scipy.stats.wilcoxon`` called on the exact gaps (the same computation, bit for bit) for two reasons:
 the 8-item sample reports this test, and its start-up budget (``tests/test_start.py``, about 0.5 s as a whole
-process) has no room for ``scipy.stats`` (0.8 to 1.6 s to import beyond numpy and polars, ``python -X
-importtime`` at a load of three processes a core); and the outputs documented for the test depend on two things
+process) has no room for ``scipy.stats`` (0.7 to 1.2 s to import beyond numpy and polars, ``python -X
+importtime``, six runs at a load of two processes a core); and the outputs documented for the test depend on two things
 ``scipy.stats.wilcoxon`` does not give: ties and zeros read on the exact gaps (below; on the floats, scipy ranks
 ``0.3 - 0.1`` and ``1.0 - 1.2`` apart and gives 6.0 and p = 0.4375 where this gives 6.5 and 0.46875:
 ``tests/test_signed_rank.py::test_gaps_of_means_tie_as_fractions``), and the method the row names (exact null
