@@ -325,39 +325,78 @@ def heterogeneity(n: int, rng, resamples: int = 999) -> list[tuple]:
     return out
 
 
-def raw_between(gaps, codes, sizes, n_resamples: int, rng) -> float:
-    """The between-groups test as it was: the raw spread of the group means, ``sum_g n_g (mean_g - mean)**2``,
-    the groups' labels permuted across items."""
-    def spread(rows):
-        sums = np.stack([np.bincount(r, weights=gaps, minlength=len(sizes)) for r in rows])
-        return (sizes * (sums / sizes - gaps.mean()) ** 2).sum(axis=1)
+def permuted_welch(gaps, codes, sizes, n_resamples: int, rng) -> float:
+    """The between-groups test before the bootstrap: Welch's F read through its F distribution, the groups'
+    labels permuted across items."""
+    from probestats.analyses.blocks import _welch_evidence
 
-    observed = spread([codes])[0]
-    draws = spread([rng.permutation(codes) for _ in range(n_resamples)])
-    return (np.count_nonzero(draws >= observed * (1 - 1e-9)) + 1) / (n_resamples + 1)
+    k = len(sizes)
+    x = gaps - gaps.mean()
+    scale = float(np.max(np.abs(x)))
+
+    def evidence(rows):
+        lab = (rows + (np.arange(len(rows)) * k)[:, None]).ravel()
+        sums = np.bincount(lab, weights=np.tile(x, len(rows)), minlength=len(rows) * k).reshape(-1, k)
+        squares = np.bincount(lab, weights=np.tile(x * x, len(rows)), minlength=len(rows) * k).reshape(-1, k)
+        return _welch_evidence(sums, squares, sizes, scale)
+
+    observed = evidence(codes[None, :])[0]
+    draws = evidence(np.stack([rng.permutation(codes) for _ in range(n_resamples)]))
+    return (np.count_nonzero(draws >= observed - 1e-9 * max(abs(observed), 1.0)) + 1) / (n_resamples + 1)
+
+
+def group_gaps(rng, kind: str, sizes, spreads, shifts) -> np.ndarray:
+    """Item gaps of groups of ``sizes`` items: ``normal``, ``exp`` (exponential noise, skewness 2),
+    ``lognormal`` (sigma 1, skewness 6.2), each of mean 0 and SD ``spreads[g]``; or ``rare`` (a 0/1 outcome, 4
+    runs per value, at rate ``spreads[g]`` under 'b' and 0.08 more under 'a': every group's mean gap is 0.08,
+    its spread and skew its own). Each group's gap moved by ``shifts[g]``."""
+    out = []
+    for k, sd, shift in zip(sizes, spreads, shifts):
+        if kind == "rare":
+            e = (rng.random((k, 4)) < sd + 0.08).mean(axis=1) - (rng.random((k, 4)) < sd).mean(axis=1)
+        else:
+            e = {"normal": lambda: rng.normal(0, 1, k), "exp": lambda: rng.exponential(1, k) - 1,
+                 "lognormal": lambda: (rng.lognormal(0, 1, k) - math.exp(0.5)) / math.sqrt((math.e - 1) * math.e)}[kind]()
+            e = e * sd
+        out.append(e + shift)
+    return np.concatenate(out)
+
+
+#: the between-groups cases: (what, kind, sizes, spreads, shifts); nulls first, then problems it must catch
+BETWEEN = [("null: normal, 15 items each, SD 0.5 to 2", "normal", [15] * 4, [0.5, 1, 1.5, 2], [0] * 4),
+           ("null: normal, 30, 20, 10, 5 items, SD 0.5 to 2", "normal", [30, 20, 10, 5], [0.5, 1, 1.5, 2], [0] * 4),
+           ("null: exponential, 30, 20, 10, 5, SD 0.5 to 2", "exp", [30, 20, 10, 5], [0.5, 1, 1.5, 2], [0] * 4),
+           ("null: exponential, 40 and 5 items, SD 0.5, 2", "exp", [40, 5], [0.5, 2], [0] * 2),
+           ("null: exponential, 8 groups of 10, SD 0.5 to 2", "exp", [10] * 8, list(np.linspace(0.5, 2, 8)), [0] * 8),
+           ("null: lognormal, 30, 20, 10, 5, SD 0.5 to 2", "lognormal", [30, 20, 10, 5], [0.5, 1, 1.5, 2], [0] * 4),
+           ("null: rare 0/1, 30, 20, 10, 5, rates .2 to .02", "rare", [30, 20, 10, 5], [0.2, 0.1, 0.05, 0.02], [0] * 4),
+           ("null: rare 0/1, 30, 20, 10, 3, rates .2 to .02", "rare", [30, 20, 10, 3], [0.2, 0.1, 0.05, 0.02], [0] * 4),
+           ("null: rare 0/1, 30 groups of 20, rates .2 to .02", "rare", [20] * 30, list(np.linspace(0.2, 0.02, 30)),
+            [0] * 30),
+           ("15 each, SD 0.5 to 2, the noisiest at -1", "normal", [15] * 4, [0.5, 1, 1.5, 2], [0, 0, 0, -1]),
+           ("30, 20, 10, 5, SD 1, the 10 at +1", "normal", [30, 20, 10, 5], [1] * 4, [0, 0, 1, 0]),
+           ("exponential, 4 groups of 20, SD 1, one at +1", "exp", [20] * 4, [1] * 4, [1, 0, 0, 0]),
+           ("normal, 30 groups of 20, SD 1, one at +1", "normal", [20] * 30, [1] * 30, [1] + [0] * 29)]
 
 
 def between(n: int, rng, resamples: int = 999) -> list[tuple]:
     """The between-groups test of ``blocks_disagree`` (each item in one group: languages, sources) alone, before
-    (raw spread) and after (Welch's F through its own distribution): 4 groups of item gaps, noise SD 0.5 to 2,
-    the share of logs at p <= alpha."""
-    from probestats.analyses.blocks import between_groups_test
+    (Welch's F through its F distribution, the groups' labels permuted) and after (the same statistic, its null
+    drawn by resampling each group within itself, every group centred at one mean; groups of fewer than
+    ``MIN_GROUP_ITEMS`` items left out, as :func:`block_agreement` leaves them): the share of logs at p <= alpha,
+    on the cases of :data:`BETWEEN`."""
+    from probestats.analyses.blocks import MIN_GROUP_ITEMS, between_groups_test
 
-    sds = np.array([0.5, 1.0, 1.5, 2.0])
-    cases = [("null: 15 items each, SD 0.5 to 2", [15] * 4, [0.5] * 4),
-             ("null: 30, 20, 10, 5 items, SD 0.5 to 2", [30, 20, 10, 5], [0.5] * 4),
-             ("null: 5, 10, 20, 30 items, SD 0.5 to 2", [5, 10, 20, 30], [0.5] * 4),
-             ("15 each, the noisiest at -0.5 (size 1.0)", [15] * 4, [0.5, 0.5, 0.5, -0.5]),
-             ("15 each, the least noisy at 0 (size 0.5)", [15] * 4, [0.0, 0.5, 0.5, 0.5])]
     out = []
-    for what, sizes, gaps in cases:
-        codes = np.repeat(np.arange(4), sizes)
-        labels = [f"g{c}" for c in codes]
+    for what, kind, sizes, spreads, shifts in BETWEEN:
+        codes = np.repeat(np.arange(len(sizes)), sizes)
+        kept = np.isin(codes, [g for g, k in enumerate(sizes) if k >= MIN_GROUP_ITEMS])
+        labels = [f"g{c}" for c in codes[kept]]
         before = after = 0
         for rep in range(n):
-            x = np.concatenate([g + rng.normal(0, sd, k) for k, sd, g in zip(sizes, sds, gaps)])
-            before += raw_between(x, codes, np.array(sizes, float), resamples, rng) <= ALPHA
-            after += between_groups_test(x, labels, n_resamples=resamples, seed=rep).pvalue <= ALPHA
+            x = group_gaps(rng, kind, sizes, spreads, shifts)
+            before += permuted_welch(x, codes, np.array(sizes, float), resamples, rng) <= ALPHA
+            after += between_groups_test(x[kept], labels, n_resamples=resamples, seed=rep).pvalue <= ALPHA
         out.append((what, before, after))
     return out
 
@@ -414,11 +453,11 @@ def main() -> None:
         for what, before, after in heterogeneity(n, rng):
             print(f"{what:<44}{rate(before, n):>22}{rate(after, n):>22}", flush=True)
     if not args.only or "between" in args.only:
-        print(f"\nblocks_disagree's between-groups test alone (each item in one group), 4 groups; {n} logs, 999 "
+        print(f"\nblocks_disagree's between-groups test alone (each item in one group); {n} logs, 999 "
               f"resamples; share at p <= {ALPHA}")
-        print(f"{'group gaps':<44}{'raw spread (before)':>22}{'Welch (after)':>22}")
+        print(f"{'group gaps':<52}{'permuted (before)':>20}{'bootstrap (after)':>20}")
         for what, before, after in between(n, rng):
-            print(f"{what:<44}{rate(before, n):>22}{rate(after, n):>22}", flush=True)
+            print(f"{what:<52}{rate(before, n):>20}{rate(after, n):>20}", flush=True)
     if not args.only or "coverage" in args.only:
         print(f"\neffect sizes' 95% intervals, 40 clusters x 10 items, cluster SD 0.5, gap 0.3; {n} logs, "
               f"{args.resamples} resamples")
