@@ -240,6 +240,20 @@ def model_log(rng, *, opposite: bool, items: int = 60, gap: float = 0.5) -> list
     return rows
 
 
+def by_log(rng, *, shifted: bool, sizes=(30, 20, 10, 5), rates=(0.2, 0.1, 0.05, 0.02), runs: int = 4) -> list[dict]:
+    """``--by source`` over sources of different items (30, 20, 10 and 5), a rare 0/1 outcome at rate ``rates[g]``
+    under 'b' and 0.08 more under 'a' (every source's mean gap 0.08, its spread and skew its own), ``runs`` runs
+    per value; with ``shifted`` the first source's 'a' rate 0.2 higher still."""
+    rows = []
+    for g, (k, r) in enumerate(zip(sizes, rates)):
+        for i in range(k):
+            for v in ("a", "b"):
+                p = r + (0.08 if v == "a" else 0.0) + (0.2 if shifted and g == 0 and v == "a" else 0.0)
+                rows += [{"item": f"g{g}-{i}", "variant": v, "seed": s, "source": f"s{g}", "flag": int(rng.random() < p)}
+                         for s in range(runs)]
+    return rows
+
+
 # --- random_setting (a setting drawn per call, refused as a confound) ---------------------------------------------
 
 def drawn_log(rng, *, tracks: bool, items: int = 12, runs: int = 4) -> list[dict]:
@@ -312,6 +326,13 @@ def caveat_rows(n: int, rng, only) -> list[tuple]:
                   for _ in range(n))
         out.append(("blocks_disagree", "4 models, one gap 0.5, noise SD 0.5 to 2", null,
                     "one of 4 models at -0.5", hit))
+    if want("blocks_disagree_by"):
+        null = sum(has_caveat(analyze(by_log(rng, shifted=False), metric="flag", by=["source"]), "blocks_disagree")
+                   for _ in range(n))
+        hit = sum(has_caveat(analyze(by_log(rng, shifted=True), metric="flag", by=["source"]), "blocks_disagree")
+                  for _ in range(n))
+        out.append(("blocks_disagree", "--by 4 sources of 30-5 items, rare 0/1, one gap", null,
+                    "the 30-item source's gap 0.2 higher", hit))
     if want("random_setting"):
         null = sum(refused(drawn_log(rng, tracks=False)) for _ in range(n))
         hit = sum(refused(drawn_log(rng, tracks=True)) for _ in range(n))
@@ -448,7 +469,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--logs", type=int, default=300, help="logs per null and per problem (default 300)")
     parser.add_argument("--only", nargs="*", default=(), help="sections to run: clustered_items constant_arm "
-                        "one_answer likely_block blocks_disagree random_setting heterogeneity between coverage")
+                        "one_answer likely_block blocks_disagree blocks_disagree_by random_setting heterogeneity between "
+                        "coverage")
     parser.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples in the coverage section")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()

@@ -372,7 +372,7 @@ def between_groups_test(gaps, labels, *, n_resamples: int = 10_000, seed: int | 
     n_resamples = check_n_resamples(n_resamples)
     rng = np.random.default_rng(seed)
     tol = 1e-9 * max(abs(observed), 1.0)
-    chunk = max(1, 2_000_000 // max(1, n))
+    chunk = max(1, min(2_000_000 // max(1, n), n_resamples))   # the draws are the same whatever the chunk
     slots = (np.arange(chunk)[:, None] * k + grouped).ravel()   # each resample's groups in a block of k sums
 
     def batch(m: int) -> int:
