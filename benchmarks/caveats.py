@@ -30,6 +30,10 @@ Caveats and their logs:
 ``blocks_disagree``
     null: 4 models answering every item that share one gap (0.5) and differ only in their noise SD (0.5 to 2).
     Problem: the same with one model's gap the opposite (−0.5).
+``blocks_disagree_by`` (``blocks_disagree`` with ``--by`` groups of different items)
+    null: ``--by source`` over 4 sources of 30, 20, 10 and 5 items, a rare 0/1 outcome (4 runs per value) at
+    rate 0.2 to 0.02 under 'b' and 0.08 more under 'a': one mean gap, each source's spread and skew its own.
+    Problem: the 30-item source's 'a' rate 0.2 higher still.
 ``random_setting`` (the refusal of a setting declared drawn per call, ``confounded_setting``)
     null: a temperature drawn from U(0, 1.5) under both values, 12 items x 4 runs. Problem: drawn from
     U(0, 0.75) under 'a' (it tracks the value).
@@ -62,6 +66,7 @@ likely_block       a style drawn per call (300 logs)             0.000          
 likely_block       a finish_reason outcome column (300 logs)     0.000          2 strategies in equal shares        1.000
 likely_block       a trial index 11 to 20 (300 logs)             0.000          2 strategies in equal shares        1.000
 blocks_disagree    4 models share a gap, noise SD 0.5 to 2       0.033 ± 0.010  one of 4 models at -0.5             0.920 ± 0.016
+blocks_disagree    --by 4 sources of 30-5 items, rare 0/1        0.063 ± 0.014  30-item source's gap 0.2 higher     0.370 ± 0.028
 random_setting     a temperature drawn alike (300 logs)          0.013 ± 0.007  drawn from half the range under a   1.000
 =================  ============================================  =============  ==================================  =============
 
