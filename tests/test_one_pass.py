@@ -186,8 +186,10 @@ def test_smallest_in_cells_as_lexsort():
 
 
 def groupwise_between_groups(gaps, labels, n_resamples: int, seed: int) -> tuple[float, float]:
-    """The between-groups test one group at a time (statistic, p): each resample's groups' means and variances
-    (ddof 1) taken group by group, Welch's F written out (Welch 1951) and read through its F distribution."""
+    """The between-groups test one group at a time (statistic, p): each resample draws every group's items from
+    that group's deviations from its own mean (one uniform draw per item, the items laid out group by group),
+    its groups' means and variances (ddof 1) taken group by group, Welch's F written out (Welch 1951) and read
+    through its F distribution."""
     from scipy.stats import f as f_distribution
 
     gaps = np.asarray(gaps, dtype=float)
@@ -198,24 +200,29 @@ def groupwise_between_groups(gaps, labels, n_resamples: int, seed: int) -> tuple
     k, n = len(names), len(gaps)
     sizes = np.bincount(codes, minlength=k).astype(float)
     assert sizes.min() >= 2   # a group of one item takes the others' pooled variance: not written out here
+    members = [gaps[codes == j] for j in range(k)]
+    deviations = [x - x.mean() for x in members]
+    columns = np.cumsum([0] + [len(x) for x in members])   # group j's draws: columns columns[j] to columns[j+1]
 
-    def welch(code_rows):
-        means = np.stack([np.array([gaps[row == j].mean() for row in code_rows]) for j in range(k)], axis=1)
-        var = np.stack([np.array([gaps[row == j].var(ddof=1) for row in code_rows]) for j in range(k)], axis=1)
+    def welch(groups):   # groups: one (resamples, n_j) array per group
+        means = np.stack([g.mean(axis=1) for g in groups], axis=1)
+        var = np.stack([g.var(axis=1, ddof=1) for g in groups], axis=1)
         w = sizes[None, :] / np.maximum(var, floor)
         centre = (w * means).sum(axis=1, keepdims=True) / w.sum(axis=1, keepdims=True)
         lam = ((1 - w / w.sum(axis=1, keepdims=True)) ** 2 / (sizes[None, :] - 1)).sum(axis=1)
         f = (w * (means - centre) ** 2).sum(axis=1) / (k - 1) / (1 + 2 * (k - 2) * lam / (k * k - 1))
         return f, -f_distribution.logsf(f, k - 1, (k * k - 1) / (3 * lam))
 
-    shown, observed = (float(x[0]) for x in welch(codes[None, :]))
+    shown, observed = (float(x[0]) for x in welch([x[None, :] for x in members]))
     rng = np.random.default_rng(seed)
     tol = 1e-9 * max(abs(observed), 1.0)
     hits, done, chunk = 0, 0, max(1, 2_000_000 // max(1, n * k))
     while done < n_resamples:
         m = min(chunk, n_resamples - done)
-        shuffled = np.argsort(rng.random((m, n)), axis=1)
-        hits += int(np.count_nonzero(welch(codes[shuffled])[1] >= observed - tol))
+        keys = rng.random((m, n))
+        drawn = [d[np.minimum((keys[:, columns[j]:columns[j + 1]] * len(d)).astype(int), len(d) - 1)]
+                 for j, d in enumerate(deviations)]
+        hits += int(np.count_nonzero(welch(drawn)[1] >= observed - tol))
         done += m
     return shown, (hits + 1) / (n_resamples + 1)
 
@@ -237,16 +244,23 @@ def test_between_groups_test_unchanged(groups, per_group, lattice, shift):
 
 
 def previous_between_groups_test(gaps, labels, *, n_resamples: int = 10_000, seed: int | None = 0):
-    """The between-groups test as it was, whole: each resample's group sums one group at a time."""
+    """The between-groups test whole, each resample's groups one at a time; the statistic shown summed as the
+    test sums it (its last bits; it is checked against statsmodels in tests/test_blocks.py)."""
+    from probestats.analyses.blocks import welch_statistic
     from probestats.analyses.omnibus import OmnibusResult
 
     gaps = np.asarray(gaps, dtype=float)
     k = len(dict.fromkeys(labels))
-    statistic, p = groupwise_between_groups(gaps, labels, n_resamples, seed)
+    _, p = groupwise_between_groups(gaps, labels, n_resamples, seed)
+    centred, codes = gaps - gaps.mean(), np.array([list(dict.fromkeys(labels)).index(x) for x in labels])
+    sums = [[(centred * (codes == j)).sum() for j in range(k)]]
+    squares = [[(centred ** 2 * (codes == j)).sum() for j in range(k)]]
+    statistic = float(welch_statistic(sums, squares, np.bincount(codes), float(np.max(np.abs(centred))))[0][0])
     hits = round(p * (n_resamples + 1)) - 1
     se = float(np.sqrt(p * (1 - p) / n_resamples))
-    method = (f"monte carlo (labels of {len(gaps)} items exchanged between {k} groups, studentized statistic; "
-              f"n_resamples={n_resamples}, seed={seed}, standard error {se:.2g}; p = (hits + 1)/(n_resamples + 1)"
+    method = (f"bootstrap (the {len(gaps)} items resampled within {k} groups, each centred at one mean; Welch's F "
+              f"through its F distribution; n_resamples={n_resamples}, seed={seed}, standard error {se:.2g}; "
+              f"p = (hits + 1)/(n_resamples + 1)"
               f"{'; no resample was as extreme, so p is below that floor' if hits == 0 else ''})")
     return OmnibusResult(statistic=statistic, pvalue=p, method=method, n_items=len(gaps), n_values=k, arrangements=0,
                          n_resamples=n_resamples, seed=seed, pvalue_se=se, pvalue_bound="upper" if hits == 0 else None)
@@ -284,7 +298,7 @@ def design_log(shape: str, seed: int = 0) -> list[dict]:
     """A generated log of one design shape (see the parametrization below)."""
     rng = np.random.default_rng(seed)
     groups, items, runs = {"paired": (1, 24, 6), "decimals": (1, 30, 5), "unequal": (1, 20, (3, 9)),
-                           "nested groups": (12, 4, 4), "drawn": (1, 25, 8), "clustered": (1, 60, 4),
+                           "nested groups": (12, 5, 4), "drawn": (1, 25, 8), "clustered": (1, 60, 4),
                            "candidates": (1, 40, 3)}[shape]
     topic_gaps = rng.normal(0, 3, size=12)
     rows = []
