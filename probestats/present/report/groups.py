@@ -225,7 +225,8 @@ def _many_result(res, alpha: float) -> dict:
                {"pair_test": "sign-flip p", "pair_test_name": f"the {SIGN_FLIP}"}),
             "published": [f"{published_text(t)} ({t.method}; assumes {t.assumption})"
                           for t in getattr(res, "published", ())],
-            "intervals": MANY_INTERVALS if any(v["interval"] for v in values) else ""}
+            "intervals": MANY_INTERVALS if any(v["interval"] for v in values) else "",
+            "one_answer": ""}   # a group's, when it gave one number in every run: one_answer_words
 
 
 #: Items listed by name in the many-values per-item gap table before the rest are summed up.
@@ -275,6 +276,32 @@ def _item_gap_rows(res, order: list[str]) -> tuple[list[dict], str]:
     return rows, note
 
 
+def one_answer_words(verdict, by: dict, metric: str) -> str:
+    """The sentence a many-values group's section carries when the verdict's ``one_answer`` names that group
+    (every run under every value one number): its omnibus p of 1 then says it cannot show a difference in this
+    log, not that it treats the values alike. '' otherwise.
+
+    >>> from types import SimpleNamespace as NS
+    >>> from probestats.checks.design import Caveat
+    >>> v = NS(caveats=(Caveat("one_answer", "...", {"groups": [{"by": {"model": "g"}, "constant": 1.0,
+    ...                                              "n_items": 24, "runs": 288}], "values": ["a", "b", "c"]}),))
+    >>> one_answer_words(v, {"model": "g"}, "y")   # doctest: +NORMALIZE_WHITESPACE
+    'Every one of its 288 runs (24 items) gave y = 1 under all 3 values: its gaps are 0 in every item, so its
+     omnibus p says that it cannot show a difference in this log, not that it treats the values alike.'
+    >>> one_answer_words(v, {"model": "h"}, "y")
+    ''
+    """
+    found = next((c for c in verdict.caveats if c.id == "one_answer"), None)
+    key = {k: (None if v is None else str(v)) for k, v in by.items()}
+    group = None if found is None else next((g for g in found.figures["groups"] if g["by"] == key), None)
+    if group is None:
+        return ""
+    values = found.figures.get("values", ())
+    return (f"Every one of its {group['runs']} runs ({count_of(group['n_items'], 'item')}) gave {metric} = "
+            f"{constant_text(group['constant'])} under all {len(values)} values: its gaps are 0 in every item, so "
+            f"its omnibus p says that it cannot show a difference in this log, not that it treats the values alike.")
+
+
 def many_context(analysis) -> dict:
     """Many values (``--reference`` / ``--group``): means, gaps against the reference, omnibus, Holm pairwise,
     and selection rates with impact ratios for a 0/1 metric."""
@@ -303,7 +330,8 @@ def many_context(analysis) -> dict:
     ctx["pooled"] = pooled_phrase(pooled_in_cells(analysis.frame)) if getattr(analysis, "frame", None) is not None \
         else ""
     ctx.update(metric=main.metric, reference=main.reference, correction=correction, alpha=alpha,
-               groups=[_many_result(g, alpha) for g in analysis.groups],
+               groups=[{**_many_result(g, alpha), "one_answer": one_answer_words(analysis.verdict, g.by, main.metric)}
+                       for g in analysis.groups],
                group_correction=correction_name(analysis.correction),
                four_fifths={"threshold": THRESHOLD, "note": NOTE})
     o = main.omnibus
@@ -352,6 +380,9 @@ def many_context(analysis) -> dict:
                           f"{_gap(largest.average_gap)} {main.metric}" if largest is not None else "") + ".")
         finding.append("This does not show that the system is unbiased: a smaller difference, or one on other "
                        "items, values, metrics, models or settings, could go unseen.")
+    one = next((c for c in analysis.verdict.caveats if c.id == "one_answer"), None)
+    if one is not None:   # a group of one answer counts in the pooled figures and in the agreement below
+        finding.append(one.sentence)
     disagree = next((c for c in analysis.verdict.caveats if c.id == "blocks_disagree"), None)
     if disagree is not None:   # the headline averages groups that go opposite ways: the Finding says so
         finding.append(disagree.sentence)
