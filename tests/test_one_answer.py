@@ -239,3 +239,39 @@ def test_several_values_terminal_json_and_report_carry_it(tmp_path, capsys):
         assert said in text                                           # the Summary's caveat
         assert "Every one of its 288 runs (24 items) gave y = 1 under all 4 values" in text   # gamma's own section
         assert text.count("Every one of its") == 1                    # and no other model's
+
+
+# --- the pooled phrase of a pair, and several metrics ------------------------------------------------------------
+
+def test_a_pairs_pooled_phrase_names_the_model_of_one_answer():
+    # the headline averages the three models (blocks): the phrase that counts them says which gave one answer
+    result = probestats.analyze(_log().to_dicts(), metric="y")
+    assert result.verdict.pooled.startswith("averaged over 3 models")
+    assert result.verdict.pooled.endswith("gpt-x gave y = 1 in every run)")
+    quiet = probestats.analyze(_log(constant=()).to_dicts(), metric="y")
+    assert "every run" not in (quiet.verdict.pooled or "")
+
+
+def test_several_metrics_carry_each_metrics_one_answer(capsys, tmp_path):
+    # y: gpt-x gives 1 in every run; z: no model is of one answer; w: gpt-x gives 0 and m0 gives 2 in every run
+    frame = _log().with_columns(
+        z=pl.col("y") + pl.col("seed") + (pl.col("item").str.slice(1).cast(pl.Int64) % 3),
+        w=pl.when(pl.col("model") == "gpt-x").then(0).when(pl.col("model") == "m0").then(2)
+        .otherwise(pl.col("y")))
+    by_hand = {m: _constant_by_rows(frame, "model", m) for m in ("y", "z", "w")}
+    assert by_hand == {"y": [("gpt-x", 1.0)], "z": [], "w": [("m0", 2.0), ("gpt-x", 0.0)]}
+    result = probestats.analyze(frame.to_dicts(), metric=["y", "z", "w"])
+    caveat = _one_answer(result)
+    assert {f["metric"]: [(g["by"]["model"], g["constant"]) for g in f["groups"]]
+            for f in caveat.figures["metrics"]} == {m: named for m, named in by_hand.items() if named}
+    assert caveat.sentence == ("For 2 of 3 metrics some groups gave one number in every run under both values, so "
+                               "there their gap is 0 in every item and the pooled gap counts those zeros: y (model = "
+                               "gpt-x: 1); w (model = m0: 2, model = gpt-x: 0).")
+    only_y = _one_answer(probestats.analyze(frame.to_dicts(), metric=["y", "z"]))
+    assert only_y.sentence.startswith("For y: in model = gpt-x, every one of the 80 runs (20 items) gave y = 1")
+    assert _one_answer(probestats.analyze(frame.to_dicts(), metric=["z"])) is None
+    log = tmp_path / "log.csv"
+    frame.write_csv(log)
+    assert main(["analyze", str(log), "--metric", "y,z", "--json"]) == 0
+    caveats = json.loads(capsys.readouterr().out)["verdict"]["caveats"]
+    assert [c["sentence"] for c in caveats if c["id"] == "one_answer"] == [only_y.sentence]

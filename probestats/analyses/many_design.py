@@ -34,11 +34,11 @@ import polars as pl
 from probestats.analyses.blocks import block_agreement
 from probestats.analyses.halves import block_noun
 from probestats.checks.design import (MAX_GROUP_CLAUSES, Caveat, constant_text, constant_values,
-                                       grouped_constants_clause, one_answer_blocks, one_answer_cells, one_answer_of,
-                                       share_text)
+                                       grouped_constants_clause, one_answer_blocks, one_answer_cells, one_answer_clause,
+                                       one_answer_of, share_text)
 
 __all__ = ["constant_caveats", "agreement_caveat", "pair_agreements", "headline_agreement", "PairAgreement",
-           "one_answer_caveats", "one_answer_clause"]
+           "one_answer_caveats", "one_answer_clause"]   # one_answer_clause: from checks.design, read here
 
 #: what a constant value means, after the sentence that names it
 _CONSTANT_MEANS = ("A constant value usually means the metric is defined relative to it, and without a noise or "
@@ -129,30 +129,6 @@ def one_answer_caveats(frame: pl.DataFrame, metric: str, units: Sequence[str], r
     by = list(results[0].by)
     found = one_answer_blocks(one_answer_cells(frame, metric, by, units, value="_unit"), by, units)
     return one_answer_of(found, len(results), metric, units, block_noun(by, len(results)))
-
-
-def one_answer_clause(caveats: Sequence[Caveat], metric: str) -> str:
-    """The pooled phrase's words for the blocks of one answer among ``caveats`` (its ``one_answer``): '' when
-    there is none.
-
-    >>> one = Caveat("one_answer", "...", {"groups": [{"by": {"model": "gamma"}, "constant": 1.0}], "n_groups": 4})
-    >>> one_answer_clause([one], "y")
-    'gamma gave y = 1 in every run'
-    >>> two = Caveat("one_answer", "...", {"groups": [{"by": {"model": m}, "constant": c} for m, c in
-    ...                                     (("a", 1.0), ("b", 0.0))], "n_groups": 4})
-    >>> one_answer_clause([two], "y")
-    '2 of them gave one number in every run (a, b)'
-    """
-    found = next((c for c in caveats if c.id == "one_answer"), None)
-    if found is None:
-        return ""
-    groups = found.figures["groups"]
-    names = [", ".join(str(v) for v in g["by"].values()) for g in groups]
-    if len(groups) == 1:
-        return f"{names[0]} gave {metric} = {constant_text(groups[0]['constant'])} in every run"
-    shown = ", ".join(names[:MAX_GROUP_CLAUSES]) + (f" and {len(names) - MAX_GROUP_CLAUSES} more"
-                                                     if len(names) > MAX_GROUP_CLAUSES else "")
-    return f"{len(groups)} of them gave one number in every run ({shown})"
 
 
 #: why a pair of values neither of which is the reference is read for its directions only

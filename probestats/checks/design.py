@@ -53,7 +53,7 @@ from probestats.stats.permutation import arms_unequal
 __all__ = ["Caveat", "ValueCounts", "ValueFacts", "DesignFacts", "value_counts", "design_facts", "design_caveats", "group_constant_caveats", "constant_text",
            "item_facts", "constant_values", "share_text", "grouped_constants_clause", "MAX_GROUP_CLAUSES",
            "CONSTANT_SHARE", "one_answer_groups", "one_answer_caveat", "one_answer_blocks", "one_answer_cells",
-           "one_answer_of"]
+           "one_answer_of", "one_answer_clause", "one_answer_across", "pooled_with"]
 
 #: a value is a constant arm when its metric is one and the same number in every run of at least this share of items
 CONSTANT_SHARE = 0.95
@@ -627,6 +627,75 @@ def one_answer_of(found: Sequence[tuple[dict, float, int, int]], total: int, met
                "n_groups": total}
     if not two:
         figures["values"] = values
+    return (Caveat("one_answer", sentence, figures),)
+
+
+def one_answer_clause(caveats: Sequence[Caveat], metric: str) -> str:
+    """The pooled phrase's words for the blocks of one answer among ``caveats`` (its ``one_answer``), so that a
+    phrase counting the blocks together (averaged over them, that they agree or disagree) says which gave one
+    answer: '' when there is none.
+
+    >>> one = Caveat("one_answer", "...", {"groups": [{"by": {"model": "gamma"}, "constant": 1.0}], "n_groups": 4})
+    >>> one_answer_clause([one], "y")
+    'gamma gave y = 1 in every run'
+    >>> two = Caveat("one_answer", "...", {"groups": [{"by": {"model": m}, "constant": c} for m, c in
+    ...                                     (("a", 1.0), ("b", 0.0))], "n_groups": 4})
+    >>> one_answer_clause([two], "y")
+    '2 of them gave one number in every run (a, b)'
+    """
+    found = next((c for c in caveats if c.id == "one_answer"), None)
+    if found is None:
+        return ""
+    groups = found.figures["groups"]
+    names = [", ".join(str(v) for v in g["by"].values()) for g in groups]
+    if len(groups) == 1:
+        return f"{names[0]} gave {metric} = {constant_text(groups[0]['constant'])} in every run"
+    shown = ", ".join(names[:MAX_GROUP_CLAUSES]) + (f" and {len(names) - MAX_GROUP_CLAUSES} more"
+                                                     if len(names) > MAX_GROUP_CLAUSES else "")
+    return f"{len(groups)} of them gave one number in every run ({shown})"
+
+
+def pooled_with(pooled: str | None, clause: str) -> str | None:
+    """A verdict's pooled phrase with ``clause`` added inside its closing parenthesis (or in a new one).
+
+    >>> pooled_with("averaged over 4 models that disagree (2 higher, 0 lower)", "m3 gave y = 1 in every run")
+    'averaged over 4 models that disagree (2 higher, 0 lower; m3 gave y = 1 in every run)'
+    >>> pooled_with("averaged over 4 models", "m3 gave y = 1 in every run"), pooled_with(None, "x")
+    ('averaged over 4 models (m3 gave y = 1 in every run)', None)
+    """
+    if not pooled or not clause:
+        return pooled
+    return f"{pooled[:-1]}; {clause})" if pooled.endswith(")") else f"{pooled} ({clause})"
+
+
+def one_answer_across(found: Sequence[tuple[str, Caveat]], n_metrics: int) -> tuple[Caveat, ...]:
+    """``one_answer`` of several metrics: each metric's own (``found``: ``(metric, caveat)``) in one sentence,
+    counted when more than one metric has it; its figures ``{"metrics": [{"metric", "groups", "n_groups"}]}``.
+
+    >>> one = Caveat("one_answer", "In model = g, every one of the 8 runs (2 items) gave y = 1 under both 'a' and "
+    ...              "'b': its gap is 0 in every item.", {"groups": [{"by": {"model": "g"}, "constant": 1.0}],
+    ...              "n_groups": 3})
+    >>> one_answer_across([("y", one)], 2)[0].sentence
+    "For y: in model = g, every one of the 8 runs (2 items) gave y = 1 under both 'a' and 'b': its gap is 0 in every item."
+    >>> print(one_answer_across([("y", one), ("z", one)], 3)[0].sentence)   # doctest: +NORMALIZE_WHITESPACE
+    For 2 of 3 metrics some groups gave one number in every run under both values, so there their gap is 0 in
+    every item and the pooled gap counts those zeros: y (model = g: 1); z (model = g: 1).
+    """
+    if not found:
+        return ()
+    figures = {"metrics": [{"metric": m, **c.figures} for m, c in found]}
+    if len(found) == 1:
+        (m, c), = found
+        return (Caveat("one_answer", f"For {m}: {c.sentence[:1].lower()}{c.sentence[1:]}", figures),)
+    parts = []
+    for m, c in found:
+        groups = c.figures["groups"]
+        shown = ", ".join(f"{', '.join(f'{k} = {v}' for k, v in g['by'].items())}: {constant_text(g['constant'])}"
+                          for g in groups[:MAX_GROUP_CLAUSES])
+        more = f" and {len(groups) - MAX_GROUP_CLAUSES} more" if len(groups) > MAX_GROUP_CLAUSES else ""
+        parts.append(f"{m} ({shown}{more})")
+    sentence = (f"For {len(found)} of {n_metrics} metrics some groups gave one number in every run under both values, "
+                f"so there their gap is 0 in every item and the pooled gap counts those zeros: {'; '.join(parts)}.")
     return (Caveat("one_answer", sentence, figures),)
 
 
