@@ -104,7 +104,7 @@ def constant_caveats(frame: pl.DataFrame, metric: str, units: Sequence[str],
     if len(parts) > MAX_GROUP_CLAUSES:   # one clause per group would repeat itself: one sentence with a count
         parts = [grouped_constants_clause(
             [(", ".join(f"{k} = {v}" for k, v in f["by"].items()), f["value"], f["constant"], f["share_of_items"])
-             for f in found], metric, len(groups),
+             for f in found], metric, len(results),
             "so there the gaps against it only ask whether the other values differ from that constant")]
     if parts:
         out.append(Caveat("constant_arm_in_groups", "; ".join(parts) + ". " + _CONSTANT_MEANS, {"groups": found}))
