@@ -121,6 +121,12 @@ def test_every_section_concludes_what_the_verdict_concludes(kind):
         said = {"detected": model in _models_in(larger), "against_constant": model in _models_in(constant),
                 "not_detected": model in _models_in(missed)}
         assert said == {k: k == want for k in said}, (model, want, said)
+        # a model whose every run gave one number under both values (judge-first) is said to be one where it is
+        # counted among those the probe did not detect a gap in: its zeros are no measured absence of a gap
+        runs = frame.filter(pl.col("model") == model)["chose_first"]
+        one = runs.n_unique() == 1
+        assert (f"model = {model}: 0 over 30 items, every one of its {runs.len()} runs giving chose_first = {runs[0]} "
+                "under both values, so that it cannot show a gap" in missed) == one, model
     # the terminal and JSON say the same
     buf = io.StringIO()
     render_terminal(result, Console(file=buf, width=400))
