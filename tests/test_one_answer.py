@@ -228,6 +228,10 @@ def test_several_values_terminal_json_and_report_carry_it(tmp_path, capsys):
     assert main(["analyze", str(log), "--metric", "y"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert said in out and "gamma gave y = 1 in every run" in out.split("At alpha 0.05:")[1].split("Caveat:")[0]
+    # under gamma's own table (after its title and before the next model's), and no other model's
+    own = out[out.index("model = gamma"):]
+    assert own.count("Every one of its 288 runs (24 items) gave y = 1 under all 4 values") == 1
+    assert out.count("Every one of its") == 1 and own.index("Every one of its") < own.index("At alpha")
     assert main(["analyze", str(log), "--metric", "y", "--json"]) == 0
     verdict = json.loads(capsys.readouterr().out)["verdict"]
     assert [c["figures"]["groups"][0]["by"] for c in verdict["caveats"] if c["id"] == "one_answer"] == [

@@ -17,7 +17,7 @@ from probestats.present.words.correction import correction_name
 from probestats.present.words.effects import effect_text, published_text
 from probestats.present.words.fmt import p_is
 from probestats.present.words.fmt import fmt_interval, fmt_num, fmt_p
-from probestats.present.words.verdict import verdict_line
+from probestats.present.words.verdict import one_answer_words, verdict_line
 from probestats.stats.permutation import PERMUTATION_TEST
 from probestats.stats.selection import NOTE, POOLED, THRESHOLD
 
@@ -292,32 +292,6 @@ def _item_gap_rows(res, order: list[str]) -> tuple[list[dict], str]:
                 "(item_gaps).")
         rows = sorted(rows, key=lambda r: -r["size"])[:ITEM_GAP_LIMIT]
     return rows, note
-
-
-def one_answer_words(verdict, by: dict, metric: str) -> str:
-    """The sentence a many-values group's section carries when the verdict's ``one_answer`` names that group
-    (every run under every value one number): its omnibus p of 1 then says it cannot show a difference in this
-    log, not that it treats the values alike. '' otherwise.
-
-    >>> from types import SimpleNamespace as NS
-    >>> from probestats.checks.design import Caveat
-    >>> v = NS(caveats=(Caveat("one_answer", "...", {"groups": [{"by": {"model": "g"}, "constant": 1.0,
-    ...                                              "n_items": 24, "runs": 288}], "values": ["a", "b", "c"]}),))
-    >>> one_answer_words(v, {"model": "g"}, "y")   # doctest: +NORMALIZE_WHITESPACE
-    'Every one of its 288 runs (24 items) gave y = 1 under all 3 values: its gaps are 0 in every item, so its
-     omnibus p says that it cannot show a difference in this log, not that it treats the values alike.'
-    >>> one_answer_words(v, {"model": "h"}, "y")
-    ''
-    """
-    found = next((c for c in verdict.caveats if c.id == "one_answer"), None)
-    key = {k: (None if v is None else str(v)) for k, v in by.items()}
-    group = None if found is None else next((g for g in found.figures["groups"] if g["by"] == key), None)
-    if group is None:
-        return ""
-    values = found.figures.get("values", ())
-    return (f"Every one of its {group['runs']} runs ({count_of(group['n_items'], 'item')}) gave {metric} = "
-            f"{constant_text(group['constant'])} under all {len(values)} values: its gaps are 0 in every item, so "
-            f"its omnibus p says that it cannot show a difference in this log, not that it treats the values alike.")
 
 
 def many_context(analysis) -> dict:
