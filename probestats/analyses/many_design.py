@@ -1,16 +1,16 @@
 """The design checks of a many-values verdict: values constant by construction, and ``by`` groups that disagree.
 
 A many-values verdict rests on the omnibus test over every item. Two facts of the design weaken it, and
-each becomes a named caveat (:class:`probestats.checks.design.Caveat`) in the Summary, on the terminal and
+each becomes a named caveat (:class:`probestats.checks.design_facts.Caveat`) in the Summary, on the terminal and
 in JSON:
 
 - **a constant value** (``constant_arm``): a value whose metric is one and the same number in every run of
-  at least :data:`probestats.checks.design.CONSTANT_SHARE` of the items (a flip counted against it, a
+  at least :data:`probestats.checks.design_facts.CONSTANT_SHARE` of the items (a flip counted against it, a
   share of changed answers). The gaps against it then only ask whether the other values differ from that
   constant; with no noise or control reference beside a comparison of several values, such a gap cannot be
   told from re-asking noise. A value constant in one ``by`` group only is ``constant_arm_in_groups``.
 - **a block of one answer** (``one_answer``): a ``by`` group or a block (a model) whose every run under every
-  value gave one and the same number (:func:`probestats.checks.design.one_answer_blocks`, the reading a
+  value gave one and the same number (:func:`probestats.checks.design_facts.one_answer_blocks`, the reading a
   comparison of two values makes): its gaps are 0 in every item, so it cannot show a difference, and the
   pooled figures count its zeros. The verdict line's pooled phrase names it beside the groups' agreement
   (:func:`one_answer_clause`), so that its zeros are not read as a preference or its absence.
@@ -33,12 +33,12 @@ import polars as pl
 
 from probestats.analyses.blocks import block_agreement
 from probestats.analyses.halves import block_noun
-from probestats.checks.design import (MAX_GROUP_CLAUSES, Caveat, constant_text, constant_values,
-                                       grouped_constants_clause, one_answer_blocks, one_answer_cells, one_answer_clause,
-                                       one_answer_of, share_text)
+from probestats.checks.design_facts import (MAX_GROUP_CLAUSES, Caveat, constant_text, constant_values,
+                                            grouped_constants_clause, one_answer_blocks, one_answer_cells,
+                                            one_answer_clause, one_answer_of, share_text)
 
 __all__ = ["constant_caveats", "agreement_caveat", "pair_agreements", "headline_agreement", "PairAgreement",
-           "one_answer_caveats", "one_answer_clause"]   # one_answer_clause: from checks.design, read here
+           "one_answer_caveats", "one_answer_clause"]   # one_answer_clause: from checks.design_facts, read here
 
 #: what a constant value means, after the sentence that names it
 _CONSTANT_MEANS = ("A constant value usually means the metric is defined relative to it, and without a noise or "
@@ -115,7 +115,7 @@ def one_answer_caveats(frame: pl.DataFrame, metric: str, units: Sequence[str], r
                        ) -> tuple[Caveat, ...]:
     """``one_answer`` of a many-values analysis: the ``by`` groups or blocks (``results``, each with its ``by``)
     whose every run under every value (``units``) gave one number, read from the rows of ``frame`` (its ``_unit``
-    column) by :func:`probestats.checks.design.one_answer_blocks`; none with fewer than two groups.
+    column) by :func:`probestats.checks.design_facts.one_answer_blocks`; none with fewer than two groups.
 
     >>> rows = pl.DataFrame({"model": ["x"] * 6 + ["y"] * 6, "item": ["1", "2"] * 6, "_unit": ["a", "a", "b", "b",
     ...                      "c", "c"] * 2, "flag": [1.0] * 6 + [0.0, 1.0, 1.0, 0.0, 1.0, 1.0]})

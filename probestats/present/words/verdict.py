@@ -7,7 +7,7 @@ module only words it. No printer or template decides a conclusion of its own.
 from __future__ import annotations
 
 from probestats.analyses.verdict import NoiseCheck, decide
-from probestats.checks.design import constant_text
+from probestats.checks.design_facts import constant_text
 from probestats.errors import count_of
 
 __all__ = ["verdict_of", "verdict_line", "noise_check_sentences", "summary_clause", "caveat_sentences",
@@ -85,7 +85,7 @@ def caveat_sentences(verdict) -> list[str]:
     """The verdict's named caveats as the Summary and the terminal print them, one sentence each
     (those a dedicated passage prints already, such as the noise check's, are left to it).
 
-    >>> from probestats.checks.design import Caveat
+    >>> from probestats.checks.design_facts import Caveat
     >>> from types import SimpleNamespace as NS
     >>> caveat_sentences(NS(caveats=(Caveat("constant_arm", "Value 'b' is 0 in every run."),
     ...                              Caveat("no_noise_check", "No check.", summary=False))))
@@ -100,7 +100,7 @@ def one_answer_words(verdict, by: dict, metric: str) -> str:
     log, not that it treats the values alike. '' otherwise.
 
     >>> from types import SimpleNamespace as NS
-    >>> from probestats.checks.design import Caveat
+    >>> from probestats.checks.design_facts import Caveat
     >>> v = NS(caveats=(Caveat("one_answer", "...", {"groups": [{"by": {"model": "g"}, "constant": 1.0,
     ...                                              "n_items": 24, "runs": 288}], "values": ["a", "b", "c"]}),))
     >>> one_answer_words(v, {"model": "g"}, "y")   # doctest: +NORMALIZE_WHITESPACE
