@@ -205,10 +205,11 @@ def test_several_values_several_models_of_one_answer_are_one_sentence_with_a_cou
 
 @settings(max_examples=30, deadline=None)
 @given(n_models=st.integers(2, 4), n_values=st.integers(3, 4), items=st.integers(2, 5), runs=st.integers(1, 2),
-       rate=st.sampled_from([0.02, 0.1, 0.5]), seed=st.integers(0, 2**16))
-def test_several_values_named_exactly_where_the_rows_hold_one_number(n_models, n_values, items, runs, rate, seed):
+       rate=st.sampled_from([0.02, 0.1, 0.5]), seed=st.integers(0, 2**16), by=st.sampled_from([None, ["model"]]))
+def test_several_values_named_exactly_where_the_rows_hold_one_number(n_models, n_values, items, runs, rate, seed, by):
     # rare 0/1 outcomes under 3 or 4 values: a model of few runs is often all 0 by chance; the caveat states
-    # that fact (and only then), which the rows confirm, and never where a model's runs hold two numbers
+    # that fact (and only then), which the rows confirm, and never where a model's runs hold two numbers; the
+    # models are --by groups, or (without --by) blocks of the pooled analysis
     rng = np.random.default_rng(seed)
     values = VALUES[:n_values]
     rows = [{"item": f"i{i}", "variant": v, "run": r, "model": f"m{m}", "y": int(rng.random() < rate)}
@@ -216,7 +217,7 @@ def test_several_values_named_exactly_where_the_rows_hold_one_number(n_models, n
     frame = pl.DataFrame(rows)
     if frame["y"].n_unique() == 1:
         return   # nothing varies at all: the log is refused or untested, no group stands apart
-    caveat = _one_answer(probestats.analyze(rows, metric="y", by=["model"]))
+    caveat = _one_answer(probestats.analyze(rows, metric="y", by=by))
     named = [] if caveat is None else [(g["by"]["model"], g["constant"]) for g in caveat.figures["groups"]]
     assert named == _constant_by_rows_many(frame, "model", "y", values)
 
