@@ -607,14 +607,13 @@ def one_answer_of(found: Sequence[tuple[dict, float, int, int]], total: int, met
     under = f"both '{values[0]}' and '{values[1]}'" if two else f"all {len(values)} values"
     gap, gaps = ("gap", "gap") if two else ("gaps between them", "gaps")
     what = "a gap" if two else "a difference"
+    tail = f", and the {gaps} pooled over the {total} {noun} count{'s' if two else ''} those zeros" if pooled else ""
     if len(found) == 1:
         (_, constant, items, runs), = found
-        tail = f", and the {gaps} pooled over the {total} {noun} count{'s' if two else ''} those zeros" if pooled else ""
         sentence = (f"In {labels[0]}, every one of the {runs} runs ({items} item{'s' if items != 1 else ''}) gave "
                     f"{metric} = {constant_text(constant)} under {under}: its {gap} {'is' if two else 'are'} 0 in "
                     f"every item, so in this log it cannot show {what}{tail}.")
     else:
-        tail = f", and the {gaps} pooled over the {total} {noun} count{'s' if two else ''} those zeros" if pooled else ""
         shown = labels[:MAX_GROUP_CLAUSES]
         more = f" and {len(labels) - len(shown)} more" if len(labels) > len(shown) else ""
         numbers = sorted({constant_text(c) for _, c, *_ in found})
