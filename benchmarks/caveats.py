@@ -22,7 +22,10 @@ Caveats and their logs:
     with one model giving 1 in every run. The caveat states a fact of the runs, read exactly: it fires on a
     model of few runs of a rare outcome that happened to give 0 in all of them (at rate 0.02, 5 items x 1 run
     per value: 322 of 400 models over 100 logs named, against 0.98 ** 10 = 0.817 expected), and says only that
-    those runs gave 0, so that this model cannot show a gap in this log.
+    those runs gave 0, so that this model cannot show a gap in this log. Many values (3 values 'a', 'b', 'c'):
+    null, 4 models, a 0/1 outcome at rate 0.5, 0.4 and 0.3, 20 items x 2 runs; problem, the same with one model
+    giving 1 in every run. And read exactly on rare outcomes: at rate 0.02 under every value, 5 items x 1 run
+    per value, each model named is checked against its rows (every run one number, under every value).
 ``likely_block``
     nulls: a setting drawn at random per call (two styles, 4 runs per cell), a finish_reason outcome column
     (4 runs per cell), a trial index numbered 11 to 20 (10 runs per cell). Problem: a strategy crossed with the
@@ -61,7 +64,8 @@ caveat             null                                          false alarms   
 =================  ============================================  =============  ==================================  =============
 clustered_items    random labels, no cluster effect (300 logs)   0.010 ± 0.006  15 scenarios x 10 items, SD 0.5     0.733 ± 0.026
 constant_arm       0/1 at 0.05 under both, 250 items (300 logs)  0.033 ± 0.010  'b' 0 by design, 'a' at 0.05       0.963 ± 0.011
-one_answer         4 models none constant (100 logs)             0.000          one model gives 1 in every run      1.000
+one_answer         4 models none constant (300 logs)             0.000          one model gives 1 in every run      1.000
+one_answer         many values: 4 models none constant (300)     0.000          one model gives 1 in every run      1.000
 likely_block       a style drawn per call (300 logs)             0.000          2 strategies in equal shares        1.000
 likely_block       a finish_reason outcome column (300 logs)     0.000          2 strategies in equal shares        1.000
 likely_block       a trial index 11 to 20 (300 logs)             0.000          2 strategies in equal shares        1.000
@@ -70,9 +74,12 @@ blocks_disagree    --by 4 sources of 30-5 items, rare 0/1        0.063 ± 0.014 
 random_setting     a temperature drawn alike (300 logs)          0.013 ± 0.007  drawn from half the range under a   1.000
 =================  ============================================  =============  ==================================  =============
 
-(blocks_disagree, 300 logs: about 9 minutes of CPU. one_answer over 100 logs: its null cannot fire, no model's
-40 runs of an outcome at 0.3 to 0.5 being all one number but with probability below 1e-6, and the caveat is
-read exactly from the runs.)
+(blocks_disagree, 300 logs: about 9 minutes of CPU. one_answer, 300 logs, a pair and many values: about 5
+minutes. Its null cannot fire, no model's 40 (a pair) or 120 (three values) runs of an outcome at 0.3 to 0.5
+being all one number but with probability below 1e-6, and the caveat is read exactly from the runs: on the
+rare outcomes of many values, 558 of the 884 models of the 221 logs where some run gave 1 were named, about the
+555 expected (0.98 ** 15 = 0.739 a model, given that not all four gave 0), and not one named where its rows
+hold two numbers or left out where they hold one.)
 
 (blocks_disagree_by, 300 logs each, seed 0: before, with the groups' labels permuted across items and no floor
 on a group's items, the same logs drawn alike gave 0.080 ± 0.016 false alarms and power 0.520 ± 0.029.)
@@ -205,6 +212,30 @@ def answer_log(rng, *, constant: bool, items: int = 20, runs: int = 2) -> list[d
             for i in range(items) for m in range(4) for v in ("a", "b") for s in range(runs)]
 
 
+def many_answer_log(rng, *, constant: bool, items: int = 20, runs: int = 2,
+                    rates: tuple = (0.5, 0.4, 0.3)) -> list[dict]:
+    """4 models, a 0/1 outcome at ``rates`` under 'a', 'b' and 'c' (many values); with ``constant`` model m3 gives
+    1 in every run."""
+    return [{"item": f"i{i}", "variant": v, "seed": s, "model": f"m{m}",
+             "y": 1 if (constant and m == 3) else int(rng.random() < rates[k])}
+            for i in range(items) for m in range(4) for k, v in enumerate(("a", "b", "c")) for s in range(runs)]
+
+
+def one_answer_misread(rows, result) -> tuple[int, int]:
+    """The models the ``one_answer`` caveat names that the rows do not show giving one number under every value,
+    and those it leaves out that they do: both 0 when it is read exactly."""
+    values = {r["variant"] for r in rows}
+    seen: dict = {}
+    for r in rows:
+        numbers, under = seen.setdefault(r["model"], (set(), set()))
+        numbers.add(r["y"])
+        under.add(r["variant"])
+    truth = {m for m, (numbers, under) in seen.items() if len(numbers) == 1 and under == values}
+    caveat = next((c for c in result.verdict.caveats if c.id == "one_answer"), None)
+    named = set() if caveat is None else {g["by"]["model"] for g in caveat.figures["groups"]}
+    return len(named - truth), len(truth - named)
+
+
 # --- likely_block ----------------------------------------------------------------------------------------------
 
 def block_log(rng, kind: str, items: int = 60) -> list[dict]:
@@ -319,6 +350,26 @@ def caveat_rows(n: int, rng, only) -> list[tuple]:
         hit = sum(has_caveat(analyze(answer_log(rng, constant=True), metric="y"), "one_answer") for _ in range(n))
         out.append(("one_answer", "4 models, 0/1 at 0.5 and 0.3, 20 items x 2 runs", null,
                     "one model gives 1 in every run", hit))
+        null = sum(has_caveat(analyze(many_answer_log(rng, constant=False), metric="y"), "one_answer")
+                   for _ in range(n))
+        hit = sum(has_caveat(analyze(many_answer_log(rng, constant=True), metric="y"), "one_answer")
+                  for _ in range(n))
+        out.append(("one_answer", "many values: 4 models, 0/1 at 0.5/0.4/0.3", null,
+                    "many values: one model gives 1 in every run", hit))
+        wrong = missed = named = read = 0
+        for _ in range(n):   # rare outcomes, few runs: named exactly where every run of a model gave one number
+            rows = many_answer_log(rng, constant=False, items=5, runs=1, rates=(0.02,) * 3)
+            if len({r["y"] for r in rows}) == 1:
+                continue   # nothing varies: no model stands apart
+            result = analyze(rows, metric="y")
+            read += 1
+            w, m = one_answer_misread(rows, result)
+            wrong, missed = wrong + w, missed + m
+            named += sum(len(c.figures["groups"]) for c in result.verdict.caveats if c.id == "one_answer")
+        print(f"one_answer, many values, 0/1 at 0.02, 5 items x 1 run x 3 values: {named} of {4 * read} models "
+              f"named in the {read} of {n} logs where some run gave 1 (all 15 runs of a model give 0 with "
+              f"probability 0.98 ** 15 = {0.98 ** 15:.3f}); named where the rows hold two numbers: {wrong}; left "
+              f"out where they hold one: {missed}")
     if want("likely_block"):
         hit = sum(any(p.code == "likely_block" for p in analyze(block_log(rng, "crossed"), metric="y").problems)
                   for _ in range(n))

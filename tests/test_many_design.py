@@ -62,6 +62,22 @@ def test_a_value_constant_in_one_model_only_is_named_there():
                                       "there the gaps against it only ask whether 'many' differs from a constant 1.")
 
 
+
+def test_a_value_constant_in_more_groups_than_are_named_is_one_sentence_with_a_count():
+    # four of six models give 'one' = 1 in every run (three named, one counted): the sentence with a count read
+    # the number of groups from a name that did not exist, and the analysis stopped with a traceback
+    shift = {f"m{k}": 0.0 for k in range(6)}
+    rows = _rows(shift, constant={f"m{k}": 1 for k in range(4)})
+    result = probestats.analyze(rows, metric="selected", by=["model"])
+    caveat = _caveat(result, "constant_arm_in_groups")
+    by_hand = sorted({r["model"] for r in rows} - {r["model"] for r in rows
+                                                    if r["variant"] == "one" and r["selected"] != 1})
+    assert [g["by"]["model"] for g in caveat.figures["groups"]] == by_hand == ["m0", "m1", "m2", "m3"]
+    assert caveat.sentence.startswith("In 4 of 6 groups one value gives selected one number in every run of every "
+                                      "item, so there the gaps against it only ask whether the other values differ "
+                                      "from that constant: 'one' = 1 in 4 (model = m0, model = m1, model = m2 and "
+                                      "1 more).")
+
 def test_a_constant_among_three_values_names_the_other_values():
     rows = [r for r in _rows({"m1": 0.0}, constant={"m1": 0}, values=("zero", "b", "c"))]
     result = probestats.analyze(rows, metric="selected")

@@ -40,7 +40,8 @@ from probestats.analyses.blocks import drivers_clause
 from probestats.analyses.design_read import read_design
 from probestats.analyses.halves import BLOCK_SETTINGS, block_noun
 from probestats.analyses.items import check_by
-from probestats.analyses.many_design import agreement_caveat, constant_caveats, headline_agreement, pair_agreements
+from probestats.analyses.many_design import (agreement_caveat, constant_caveats, headline_agreement, one_answer_caveats,
+                                             one_answer_clause, pair_agreements)
 from probestats.analyses.omnibus import OmnibusResult, omnibus_test
 from probestats.analyses.pair_tests import refuse_tiny
 from probestats.analyses.reference import reference_check
@@ -873,8 +874,11 @@ def analyze_many(log, question, probe=None, tests=None) -> ManyAnalysis:
 
     read = pair_agreements(results, tests)
     disagreement = agreement_caveat(results, tests, read)
-    verdict = with_caveats(verdict, *disagreement, *constant_caveats(frame, metric, units, results),
-                           agreement=headline_agreement(read), **pooled_fields(results, group_by, blocks, disagreement))
+    one_answer = one_answer_caveats(frame, metric, units, results)   # named before the agreement that counts it
+    verdict = with_caveats(verdict, *one_answer, *disagreement, *constant_caveats(frame, metric, units, results),
+                           agreement=headline_agreement(read),
+                           **pooled_fields(results, group_by, blocks, disagreement,
+                                           one_answer_clause(one_answer, metric)))
     return ManyAnalysis(main=main, groups=tuple(results), problems=tuple(problems), alpha=alpha,
                         correction=correction, frame=frame, verdict=verdict)
 
@@ -936,19 +940,31 @@ def block_averaged_means(means: pl.DataFrame, blocks: Sequence[str]) -> pl.DataF
                             pl.Series("exact", exact, dtype=pl.Object))
 
 
-def pooled_fields(results, group_by: Sequence[str], blocks: Sequence[str], disagreement) -> dict:
+def pooled_fields(results, group_by: Sequence[str], blocks: Sequence[str], disagreement, one_answer: str = "") -> dict:
     """What the verdict line says of the groups a many-values result averages over: ``pooled`` (the blocks
-    averaged, and that they disagree, with the one that moves the pooled gap most) and ``blocks``."""
+    averaged, and that they disagree, with the one that moves the pooled gap most, and ``one_answer``, the
+    words naming those of one answer in every run: :func:`one_answer_clause`) and ``blocks``. With ``by``
+    groups that agree nothing is said, unless some gave one answer: the pooled figures count their zeros.
+
+    >>> from types import SimpleNamespace as NS
+    >>> groups = [NS(by={"model": m}) for m in ("a", "b", "c")]
+    >>> pooled_fields(groups, ["model"], (), (), "c gave y = 1 in every run")["pooled"]
+    'averaged over 3 models (c gave y = 1 in every run)'
+    >>> pooled_fields(groups, ["model"], (), ())
+    {}
+    """
     if not results or not group_by:
         return {}
 
     noun = block_noun(list(group_by), len(results))
+    also = f" ({one_answer})" if one_answer else ""
     if not disagreement:
-        return {"pooled": f"averaged over {len(results)} {noun}", "blocks": tuple(blocks)} if blocks else {}
+        return ({"pooled": f"averaged over {len(results)} {noun}{also}", "blocks": tuple(blocks)}
+                if blocks or one_answer else {})
     figures = disagreement[0].figures["values"]
     verb = "that disagree" if any(f.get("opposite") for f in figures) else "whose gaps differ"
 
-    clause = drivers_clause(figures)   # the block test's own driver, as a pair names it
+    clause = "; ".join(x for x in (drivers_clause(figures), one_answer) if x)   # the block test's own driver
     driven = f" ({clause})" if clause else ""
     return {"pooled": f"averaged over {len(results)} {noun} {verb}{driven}", "blocks": tuple(blocks)}
 

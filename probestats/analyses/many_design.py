@@ -9,6 +9,11 @@ in JSON:
   share of changed answers). The gaps against it then only ask whether the other values differ from that
   constant; with no noise or control reference beside a comparison of several values, such a gap cannot be
   told from re-asking noise. A value constant in one ``by`` group only is ``constant_arm_in_groups``.
+- **a block of one answer** (``one_answer``): a ``by`` group or a block (a model) whose every run under every
+  value gave one and the same number (:func:`probestats.checks.design_facts.one_answer_blocks`, the reading a
+  comparison of two values makes): its gaps are 0 in every item, so it cannot show a difference, and the
+  pooled figures count its zeros. The verdict line's pooled phrase names it beside the groups' agreement
+  (:func:`one_answer_clause`), so that its zeros are not read as a preference or its absence.
 - **groups that disagree** (``blocks_disagree``): with ``by`` groups, for each pair of values (each value
   against the reference when the pairs are too many to test one by one),
   :func:`probestats.analyses.blocks.block_agreement` reads the groups' directions and, for the gaps against
@@ -27,10 +32,13 @@ from typing import Sequence
 import polars as pl
 
 from probestats.analyses.blocks import block_agreement
+from probestats.analyses.halves import block_noun
 from probestats.checks.design_facts import (MAX_GROUP_CLAUSES, Caveat, constant_text, constant_values,
-                                            grouped_constants_clause, share_text)
+                                            grouped_constants_clause, one_answer_blocks, one_answer_cells,
+                                            one_answer_clause, one_answer_of, share_text)
 
-__all__ = ["constant_caveats", "agreement_caveat", "pair_agreements", "headline_agreement", "PairAgreement"]
+__all__ = ["constant_caveats", "agreement_caveat", "pair_agreements", "headline_agreement", "PairAgreement",
+           "one_answer_caveats", "one_answer_clause"]   # one_answer_clause: from checks.design_facts, read here
 
 #: what a constant value means, after the sentence that names it
 _CONSTANT_MEANS = ("A constant value usually means the metric is defined relative to it, and without a noise or "
@@ -96,11 +104,31 @@ def constant_caveats(frame: pl.DataFrame, metric: str, units: Sequence[str],
     if len(parts) > MAX_GROUP_CLAUSES:   # one clause per group would repeat itself: one sentence with a count
         parts = [grouped_constants_clause(
             [(", ".join(f"{k} = {v}" for k, v in f["by"].items()), f["value"], f["constant"], f["share_of_items"])
-             for f in found], metric, len(groups),
+             for f in found], metric, len(results),
             "so there the gaps against it only ask whether the other values differ from that constant")]
     if parts:
         out.append(Caveat("constant_arm_in_groups", "; ".join(parts) + ". " + _CONSTANT_MEANS, {"groups": found}))
     return tuple(out)
+
+
+def one_answer_caveats(frame: pl.DataFrame, metric: str, units: Sequence[str], results: Sequence = ()
+                       ) -> tuple[Caveat, ...]:
+    """``one_answer`` of a many-values analysis: the ``by`` groups or blocks (``results``, each with its ``by``)
+    whose every run under every value (``units``) gave one number, read from the rows of ``frame`` (its ``_unit``
+    column) by :func:`probestats.checks.design_facts.one_answer_blocks`; none with fewer than two groups.
+
+    >>> rows = pl.DataFrame({"model": ["x"] * 6 + ["y"] * 6, "item": ["1", "2"] * 6, "_unit": ["a", "a", "b", "b",
+    ...                      "c", "c"] * 2, "flag": [1.0] * 6 + [0.0, 1.0, 1.0, 0.0, 1.0, 1.0]})
+    >>> from types import SimpleNamespace as NS
+    >>> caveat, = one_answer_caveats(rows, "flag", ["a", "b", "c"], [NS(by={"model": "x"}), NS(by={"model": "y"})])
+    >>> caveat.figures["groups"], caveat.figures["values"]
+    ([{'by': {'model': 'x'}, 'constant': 1.0, 'n_items': 2, 'runs': 6}], ['a', 'b', 'c'])
+    """
+    if len(results) < 2:
+        return ()
+    by = list(results[0].by)
+    found = one_answer_blocks(one_answer_cells(frame, metric, by, units, value="_unit"), by, units)
+    return one_answer_of(found, len(results), metric, units, block_noun(by, len(results)))
 
 
 #: why a pair of values neither of which is the reference is read for its directions only

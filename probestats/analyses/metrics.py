@@ -30,7 +30,7 @@ from probestats.analyses.pair_tests import PairResult
 from probestats.analyses.paired import Analysis
 from probestats.analyses.question import split_metrics
 from probestats.analyses.verdict import decide_effects, no_noise_check, with_caveats
-from probestats.checks.design_facts import Caveat
+from probestats.checks.design_facts import Caveat, one_answer_across, one_answer_clause, pooled_with
 from probestats.errors import OptionError, count_of, opt
 from probestats.result import Result, html_summary, one_line
 from probestats.stats.effects import EFFECT_NAMES
@@ -266,9 +266,14 @@ def analyze_metrics(log, question, probe=None, tests=None, *, analyze=None, run=
     never = never_significant_family(family, joint, tests)
     if never is not None:
         verdict = with_caveats(verdict, never, never_significant=True)
+    # each metric's groups of one answer, named before the agreement that counts them
+    one = [(a.metric, c) for a in done for c in a.verdict.caveats if c.id == "one_answer"]
+    verdict = with_caveats(verdict, *one_answer_across(one, len(done)))
     disagree = blocks_caveat(done)
     if disagree is not None:
-        verdict = with_caveats(verdict, disagree[0], pooled=disagree[1])
+        clause = "; ".join(f"for {m}, {one_answer_clause([c], m)}" if len(one) > 1 else one_answer_clause([c], m)
+                           for m, c in one)
+        verdict = with_caveats(verdict, disagree[0], pooled=pooled_with(disagree[1], clause))
     return MetricsAnalysis(tuple(done), tuple(family), correction, effect_size, verdict, joint)
 
 

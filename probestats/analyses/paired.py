@@ -37,7 +37,8 @@ from probestats.analyses.clusters import cluster_candidates
 from probestats.analyses.drawn import balance_test, drawn_caveat, drawn_setting, unbalanced_problem
 from probestats.analyses.halves import (BLOCK_SETTINGS, block_noun, blocked_item_table, blocks_of,
                                         named_setting_refusal, pooled_phrase)
-from probestats.checks.design_facts import Caveat, design_facts, group_constant_caveats, item_facts, one_answer_caveat
+from probestats.checks.design_facts import (Caveat, design_facts, group_constant_caveats, item_facts,
+                                            one_answer_caveat, one_answer_clause, pooled_with)
 from probestats.shape.probe import as_probe
 from probestats.stats.published import ASSUMPTIONS
 
@@ -752,10 +753,11 @@ def _verdict(main: PairResult, check: NoiseCheck, matched: _Matched, per_group: 
                      attribute_settings=tuple(probe.attribute_settings), agreement=per_group.agreement, blanks=blanks)
     verdict = with_design(verdict, facts)
     if per_group.columns:
+        one = one_answer_caveat(per_group.table, per_group.columns, metric, checked.a, checked.b,
+                                block_noun(per_group.columns, len(per_group.results)))
         verdict = with_caveats(verdict, *group_constant_caveats(per_group.table, per_group.columns, metric, checked.a,
                                                                 checked.b, facts),   # and a group of one number only
-                               *one_answer_caveat(per_group.table, per_group.columns, metric, checked.a, checked.b,
-                                                  block_noun(per_group.columns, len(per_group.results))))
+                               *one, pooled=pooled_with(verdict.pooled, one_answer_clause(one, metric)))
     if drawn:
         for d in drawn:
             verdict = with_caveats(verdict, Caveat(

@@ -52,7 +52,8 @@ from probestats.stats.permutation import arms_unequal
 
 __all__ = ["Caveat", "ValueCounts", "ValueFacts", "DesignFacts", "value_counts", "design_facts", "design_caveats", "group_constant_caveats", "constant_text",
            "item_facts", "constant_values", "share_text", "grouped_constants_clause", "MAX_GROUP_CLAUSES",
-           "CONSTANT_SHARE", "one_answer_groups", "one_answer_caveat"]
+           "CONSTANT_SHARE", "one_answer_groups", "one_answer_caveat", "one_answer_blocks", "one_answer_cells",
+           "one_answer_of", "one_answer_clause", "one_answer_across", "pooled_with"]
 
 #: a value is a constant arm when its metric is one and the same number in every run of at least this share of items
 CONSTANT_SHARE = 0.95
@@ -484,13 +485,44 @@ def group_constant_caveats(grouped: pl.DataFrame, by, metric: str, a: str, b: st
 MAX_GROUP_CLAUSES = 3
 
 
+def one_answer_blocks(cells: pl.DataFrame, by, values: Sequence[str]) -> list[tuple[dict, float, int, int]]:
+    """The blocks (``by``: a model, a judge, a ``--by`` group) whose every run under every one of ``values`` gives
+    one and the same number, as ``(block key, number, items, runs)``: the one computation behind ``one_answer``,
+    in a comparison of two values and of several.
+
+    ``cells`` holds one row per block, item and value (``value``) with ``n`` (its runs with a metric), ``one``
+    (whether those runs give one number) and ``mean``. A block is named when every one of its cells with a
+    run gives one number, the same in all of them, and each of ``values`` has a run there. Such a block's gaps
+    are 0 in every item: it cannot show a gap. A fact of these runs, no inference: no test decides it, so it
+    is exact, and a rare outcome that happened to be 0 in every run of a small block is named too (the
+    sentence says what the runs gave, not that the block always gives it). ``items`` counts the block's items
+    with a run, ``runs`` its runs with a metric.
+
+    >>> cells = pl.DataFrame({"model": ["m1"] * 3 + ["m2"] * 3, "item": ["1", "1", "1"] * 2,
+    ...                       "value": ["a", "b", "c"] * 2, "n": [2, 2, 1, 3, 3, 2],
+    ...                       "one": [True, True, True] * 2, "mean": [1.0, 1.0, 0.0, 1.0, 1.0, 1.0]})
+    >>> one_answer_blocks(cells, ["model"], ["a", "b", "c"])   # m1 gave 0 under 'c'
+    [({'model': 'm2'}, 1.0, 1, 8)]
+    >>> one_answer_blocks(cells, ["model"], ["a", "b", "c", "d"])   # no run of m2 under 'd'
+    []
+    """
+    by = list(by)
+    valued = cells.filter(pl.col("n") > 0)
+    per = (valued.group_by(by, maintain_order=True)
+           .agg(pl.col("one").all().alias("one"), pl.col("mean").n_unique().alias("numbers"),
+                pl.col("mean").first().alias("number"), pl.col("value").n_unique().alias("values"),
+                pl.col("value").is_in(list(values)).all().alias("compared"),
+                pl.col("item").n_unique().alias("items"), pl.col("n").sum().alias("runs")))
+    found = per.filter(pl.col("one") & (pl.col("numbers") == 1) & (pl.col("values") == len(set(values)))
+                       & pl.col("compared"))
+    return [({k: row[k] for k in by}, float(row["number"]), int(row["items"]), int(row["runs"]))
+            for row in found.iter_rows(named=True)]
+
+
 def one_answer_groups(grouped: pl.DataFrame, by, a: str, b: str) -> list[tuple[dict, float, int, int]]:
-    """The groups (``by``: a model, a judge, a block) whose every run gives one and the same number under both
-    values, as ``(group key, number, items, runs)``: both values constant arms of the group (:func:`_constant`,
-    the constant arm's reading) in every one of its items (a share of 1, not :data:`CONSTANT_SHARE`), at the
-    same number. Such a group's gap is 0 in every item: it cannot show a gap. A fact of these runs, no
-    inference: no test decides it, so it is exact, and a rare outcome that happened to be 0 in every run of a
-    small group is named too (the sentence says what the runs gave, not that the group always gives it).
+    """The groups (``by``: a model, a judge, a block) of a comparison of two values whose every run gives one and
+    the same number under both values, as ``(group key, number, items, runs)``: :func:`one_answer_blocks` on the
+    item table, each item's runs under a value one number when it is one run or their SD is 0.
 
     ``grouped`` is the item table split by ``by`` (``mean_a``, ``mean_b``, ``n_a``, ``n_b``, ``sd_a``,
     ``sd_b`` per group and item).
@@ -502,25 +534,45 @@ def one_answer_groups(grouped: pl.DataFrame, by, a: str, b: str) -> list[tuple[d
     [({'model': 'm2'}, 1.0, 2, 7)]
     """
     by = list(by)
-    found = []
-    for key in grouped.select(by).unique(maintain_order=True).iter_rows(named=True):
-        mask = pl.all_horizontal([pl.col(k) == v if v is not None else pl.col(k).is_null() for k, v in key.items()])
-        items = grouped.filter(mask)
-        constants = []
-        for side in ("a", "b"):
-            same = items.filter((pl.col(f"n_{side}") == 1) | (pl.col(f"sd_{side}") == 0))[f"mean_{side}"]
-            constants.append(_constant(same, items.height))
-        (ca, sa), (cb, sb) = constants
-        if ca is not None and ca == cb and sa == 1 and sb == 1:
-            found.append((key, ca, items.height, int(items["n_a"].sum() + items["n_b"].sum())))
-    return found
+    cells = pl.concat([grouped.select(*by, pl.col("item").cast(pl.String), pl.lit(value).alias("value"),
+                                      pl.col(f"n_{side}").cast(pl.Int64).alias("n"),
+                                      ((pl.col(f"n_{side}") == 1) | (pl.col(f"sd_{side}") == 0)).fill_null(False)
+                                      .alias("one"), pl.col(f"mean_{side}").cast(pl.Float64).alias("mean"))
+                       for side, value in (("a", a), ("b", b))], how="vertical_relaxed")
+    return one_answer_blocks(cells, by, (a, b))
+
+
+def one_answer_cells(frame: pl.DataFrame, metric: str, by, values: Sequence[str], *,
+                     value: str = "variant") -> pl.DataFrame:
+    """The cells :func:`one_answer_blocks` reads, from the rows: per ``by`` block, item and value (of the column
+    ``value``, one of ``values``), its runs with a metric (``n``), whether they give one number (``one``: their
+    least and greatest are equal, exactly) and that number (``mean``: the least), on the items measured under
+    every one of ``values`` in that block.
+
+    >>> rows = pl.DataFrame({"model": ["x"] * 5, "item": ["1", "1", "1", "2", "2"],
+    ...                      "variant": ["a", "b", "b", "a", "a"], "y": [0.1, 0.1, 0.1, 0.1, None]})
+    >>> one_answer_cells(rows, "y", ["model"], ["a", "b"]).rows()   # item 2 has no run under 'b'
+    [('x', '1', 'a', 1, True, 0.1), ('x', '1', 'b', 2, True, 0.1)]
+    """
+    by = list(by)
+    rows = frame.filter(pl.col(value).is_in(list(values)))
+    cells = (rows.group_by([*by, "item", value], maintain_order=True)
+             .agg(pl.col(metric).count().alias("n"), pl.col(metric).min().alias("lo"),
+                  pl.col(metric).max().alias("hi"))
+             .with_columns(pl.col("n").cast(pl.Int64)))
+    full = cells.group_by([*by, "item"]).agg(pl.col(value).n_unique().alias("k")).filter(
+        pl.col("k") == len(set(values))).drop("k")
+    cells = cells.join(full, on=[*by, "item"], how="semi", nulls_equal=True, maintain_order="left")
+    return cells.select(*by, pl.col("item").cast(pl.String), pl.col(value).cast(pl.String).alias("value"), "n",
+                        (pl.col("lo") == pl.col("hi")).fill_null(False).alias("one"),
+                        pl.col("lo").cast(pl.Float64).alias("mean"))
 
 
 def one_answer_caveat(grouped: pl.DataFrame, by, metric: str, a: str, b: str, noun: str,
                       pooled: bool = True) -> tuple[Caveat, ...]:
-    """``one_answer``: the groups (``by``) whose every run gives one number under both values
-    (:func:`one_answer_groups`), named in one sentence, counted beyond :data:`MAX_GROUP_CLAUSES`; ``noun``
-    is what the groups are called (plural), ``pooled`` whether the headline pools their runs.
+    """``one_answer`` in a comparison of two values: the groups (``by``) whose every run gives one number under
+    both values (:func:`one_answer_groups`), in the sentence of :func:`one_answer_of`; ``noun`` is what the
+    groups are called (plural), ``pooled`` whether the headline pools their runs.
 
     >>> items = pl.DataFrame({"model": ["m1", "m1", "gpt-x", "gpt-x"], "item": ["1", "2", "1", "2"],
     ...                       "mean_a": [0.5, 1.0, 1.0, 1.0], "mean_b": [0.0, 1.0, 1.0, 1.0], "n_a": [2] * 4,
@@ -531,26 +583,118 @@ def one_answer_caveat(grouped: pl.DataFrame, by, metric: str, a: str, b: str, no
     """
     total = grouped.select(list(by)).unique().height
     found = one_answer_groups(grouped, by, a, b) if total >= 2 else []
+    return one_answer_of(found, total, metric, (a, b), noun, pooled)
+
+
+def one_answer_of(found: Sequence[tuple[dict, float, int, int]], total: int, metric: str, values: Sequence[str],
+                  noun: str, pooled: bool = True) -> tuple[Caveat, ...]:
+    """``one_answer``: the blocks ``found`` (:func:`one_answer_blocks`) of ``total``, named in one sentence, counted
+    beyond :data:`MAX_GROUP_CLAUSES`; ``values`` are the values compared (two: "under both 'a' and 'b'"; more:
+    "under all 4 values", and the figures list them), ``noun`` what the blocks are called (plural), ``pooled``
+    whether the headline pools their runs. Empty when nothing is found.
+
+    >>> found = [({"model": "gamma"}, 1.0, 24, 288)]
+    >>> print(one_answer_of(found, 4, "y", ["plain", "v1", "v2", "v3"], "models")[0].sentence)   # doctest: +NORMALIZE_WHITESPACE
+    In model = gamma, every one of the 288 runs (24 items) gave y = 1 under all 4 values: its gaps between them
+    are 0 in every item, so in this log it cannot show a difference, and the gaps pooled over the 4 models count
+    those zeros.
+    """
     if not found:
         return ()
+    values = list(values)
     labels = [", ".join(f"{k} = {v}" for k, v in key.items()) for key, *_ in found]
-    tail = f", and the gap pooled over the {total} {noun} counts those zeros" if pooled else ""
+    two = len(values) == 2
+    under = f"both '{values[0]}' and '{values[1]}'" if two else f"all {len(values)} values"
+    gap, gaps = ("gap", "gap") if two else ("gaps between them", "gaps")
+    what = "a gap" if two else "a difference"
+    tail = f", and the {gaps} pooled over the {total} {noun} count{'s' if two else ''} those zeros" if pooled else ""
     if len(found) == 1:
         (_, constant, items, runs), = found
         sentence = (f"In {labels[0]}, every one of the {runs} runs ({items} item{'s' if items != 1 else ''}) gave "
-                    f"{metric} = {constant_text(constant)} under both '{a}' and '{b}': its gap is 0 in every item, "
-                    f"so in this log it cannot show a gap{tail}.")
+                    f"{metric} = {constant_text(constant)} under {under}: its {gap} {'is' if two else 'are'} 0 in "
+                    f"every item, so in this log it cannot show {what}{tail}.")
     else:
         shown = labels[:MAX_GROUP_CLAUSES]
         more = f" and {len(labels) - len(shown)} more" if len(labels) > len(shown) else ""
         numbers = sorted({constant_text(c) for _, c, *_ in found})
         gave = f"{metric} = {numbers[0]}" if len(numbers) == 1 else f"one number of {metric} each"
+        theirs = "their gaps are" if two else "their gaps between the values are"
         sentence = (f"In {len(found)} of {total} {noun} ({', '.join(shown)}{more}) every run gave {gave} under "
-                    f"both '{a}' and '{b}': their gaps are 0 in every item, so in this log they cannot show a gap"
-                    f"{tail}.")
+                    f"{under}: {theirs} 0 in every item, so in this log they cannot show {what}{tail}.")
     figures = {"groups": [{"by": {k: (None if v is None else str(v)) for k, v in key.items()}, "constant": c,
                            "n_items": items, "runs": runs} for key, c, items, runs in found],
                "n_groups": total}
+    if not two:
+        figures["values"] = values
+    return (Caveat("one_answer", sentence, figures),)
+
+
+def one_answer_clause(caveats: Sequence[Caveat], metric: str) -> str:
+    """The pooled phrase's words for the blocks of one answer among ``caveats`` (its ``one_answer``), so that a
+    phrase counting the blocks together (averaged over them, that they agree or disagree) says which gave one
+    answer: '' when there is none.
+
+    >>> one = Caveat("one_answer", "...", {"groups": [{"by": {"model": "gamma"}, "constant": 1.0}], "n_groups": 4})
+    >>> one_answer_clause([one], "y")
+    'gamma gave y = 1 in every run'
+    >>> two = Caveat("one_answer", "...", {"groups": [{"by": {"model": m}, "constant": c} for m, c in
+    ...                                     (("a", 1.0), ("b", 0.0))], "n_groups": 4})
+    >>> one_answer_clause([two], "y")
+    '2 of them gave one number in every run (a, b)'
+    """
+    found = next((c for c in caveats if c.id == "one_answer"), None)
+    if found is None:
+        return ""
+    groups = found.figures["groups"]
+    names = [", ".join(str(v) for v in g["by"].values()) for g in groups]
+    if len(groups) == 1:
+        return f"{names[0]} gave {metric} = {constant_text(groups[0]['constant'])} in every run"
+    shown = ", ".join(names[:MAX_GROUP_CLAUSES]) + (f" and {len(names) - MAX_GROUP_CLAUSES} more"
+                                                     if len(names) > MAX_GROUP_CLAUSES else "")
+    return f"{len(groups)} of them gave one number in every run ({shown})"
+
+
+def pooled_with(pooled: str | None, clause: str) -> str | None:
+    """A verdict's pooled phrase with ``clause`` added inside its closing parenthesis (or in a new one).
+
+    >>> pooled_with("averaged over 4 models that disagree (2 higher, 0 lower)", "m3 gave y = 1 in every run")
+    'averaged over 4 models that disagree (2 higher, 0 lower; m3 gave y = 1 in every run)'
+    >>> pooled_with("averaged over 4 models", "m3 gave y = 1 in every run"), pooled_with(None, "x")
+    ('averaged over 4 models (m3 gave y = 1 in every run)', None)
+    """
+    if not pooled or not clause:
+        return pooled
+    return f"{pooled[:-1]}; {clause})" if pooled.endswith(")") else f"{pooled} ({clause})"
+
+
+def one_answer_across(found: Sequence[tuple[str, Caveat]], n_metrics: int) -> tuple[Caveat, ...]:
+    """``one_answer`` of several metrics: each metric's own (``found``: ``(metric, caveat)``) in one sentence,
+    counted when more than one metric has it; its figures ``{"metrics": [{"metric", "groups", "n_groups"}]}``.
+
+    >>> one = Caveat("one_answer", "In model = g, every one of the 8 runs (2 items) gave y = 1 under both 'a' and "
+    ...              "'b': its gap is 0 in every item.", {"groups": [{"by": {"model": "g"}, "constant": 1.0}],
+    ...              "n_groups": 3})
+    >>> one_answer_across([("y", one)], 2)[0].sentence
+    "For y: in model = g, every one of the 8 runs (2 items) gave y = 1 under both 'a' and 'b': its gap is 0 in every item."
+    >>> print(one_answer_across([("y", one), ("z", one)], 3)[0].sentence)   # doctest: +NORMALIZE_WHITESPACE
+    For 2 of 3 metrics some groups gave one number in every run under both values, so there their gap is 0 in
+    every item and the pooled gap counts those zeros: y (model = g: 1); z (model = g: 1).
+    """
+    if not found:
+        return ()
+    figures = {"metrics": [{"metric": m, **c.figures} for m, c in found]}
+    if len(found) == 1:
+        (m, c), = found
+        return (Caveat("one_answer", f"For {m}: {c.sentence[:1].lower()}{c.sentence[1:]}", figures),)
+    parts = []
+    for m, c in found:
+        groups = c.figures["groups"]
+        shown = ", ".join(f"{', '.join(f'{k} = {v}' for k, v in g['by'].items())}: {constant_text(g['constant'])}"
+                          for g in groups[:MAX_GROUP_CLAUSES])
+        more = f" and {len(groups) - MAX_GROUP_CLAUSES} more" if len(groups) > MAX_GROUP_CLAUSES else ""
+        parts.append(f"{m} ({shown}{more})")
+    sentence = (f"For {len(found)} of {n_metrics} metrics some groups gave one number in every run under both values, "
+                f"so there their gap is 0 in every item and the pooled gap counts those zeros: {'; '.join(parts)}.")
     return (Caveat("one_answer", sentence, figures),)
 
 

@@ -17,7 +17,7 @@ from probestats.present.words.correction import correction_name
 from probestats.present.words.effects import effect_text, published_text
 from probestats.present.words.fmt import p_is
 from probestats.present.words.fmt import fmt_interval, fmt_num, fmt_p
-from probestats.present.words.verdict import verdict_line
+from probestats.present.words.verdict import one_answer_words, verdict_line
 from probestats.stats.permutation import PERMUTATION_TEST
 from probestats.stats.selection import NOTE, POOLED, THRESHOLD
 
@@ -48,8 +48,24 @@ def _runs_text(runs: list[int]) -> str:
 # ---------------------------------------------------------------------------- --by groups of a pair
 
 
-def _undetected_text(row: dict) -> str:
-    return f"{_by_text(row['by'])}: {_gap(row['average_gap'])} over {count_of(row['n_items'], 'item')}"
+def _undetected_text(row: dict, one: dict | None = None, metric: str = "") -> str:
+    """A group the probe did not detect a gap in, with its gap; ``one``, its figures in the verdict's
+    ``one_answer`` when every run there gave one number, says so: it cannot show a gap."""
+    text = f"{_by_text(row['by'])}: {_gap(row['average_gap'])} over {count_of(row['n_items'], 'item')}"
+    if one is None:
+        return text
+    return (f"{text}, every one of its {one['runs']} runs giving {metric} = {constant_text(one['constant'])} under "
+            "both values, so that it cannot show a gap")
+
+
+def _key(by: dict) -> tuple:
+    return tuple(sorted((k, None if v is None else str(v)) for k, v in by.items()))
+
+
+def one_answer_groups(verdict) -> dict:
+    """The groups the verdict's ``one_answer`` names (every run one number), keyed as :func:`_key` keys them."""
+    found = next((c for c in verdict.caveats if c.id == "one_answer"), None)
+    return {} if found is None else {_key(g["by"]): g for g in found.figures.get("groups", ())}
 
 
 def _span(counts) -> str:
@@ -86,6 +102,8 @@ def groups_context(analysis, *, plain: bool = False) -> dict:
     test = (f"Test: the {SIGN_FLIP} of each group ({analysis.alternative}; {own}), "
             f"p corrected across the {count_of(len(rows), 'group')} ({correction}), alpha {alpha:g}.")
     constants = group_constants(analysis)
+    one = one_answer_groups(analysis.verdict)   # its zeros are no measured absence of a gap: said beside them
+    metric = getattr(analysis, "metric", "the metric")
     for r in rows:
         arm = constants.get(tuple(sorted(r["by"].items())))
         r["constant"] = arm
@@ -116,7 +134,7 @@ def groups_context(analysis, *, plain: bool = False) -> dict:
         sentences.append(
             f"{'No group' if not detected else 'In the other ' + count_of(len(undetected), 'group')} "
             f"{'showed' if not detected else 'the probe did not detect'} a gap larger than chance after correction"
-            f" ({'; '.join(_undetected_text(r) for r in undetected[:8])}"
+            f" ({'; '.join(_undetected_text(r, one.get(_key(r['by'])), metric) for r in undetected[:8])}"
             f"{'; ...' if len(undetected) > 8 else ''}); this does not show that the system is unbiased there, "
             "only that these items and runs could not tell a gap from chance.")
     few = [r for r in rows if r["never"] and r["few_items"]]
@@ -225,7 +243,8 @@ def _many_result(res, alpha: float) -> dict:
                {"pair_test": "sign-flip p", "pair_test_name": f"the {SIGN_FLIP}"}),
             "published": [f"{published_text(t)} ({t.method}; assumes {t.assumption})"
                           for t in getattr(res, "published", ())],
-            "intervals": MANY_INTERVALS if any(v["interval"] for v in values) else ""}
+            "intervals": MANY_INTERVALS if any(v["interval"] for v in values) else "",
+            "one_answer": ""}   # a group's, when it gave one number in every run: one_answer_words
 
 
 #: Items listed by name in the many-values per-item gap table before the rest are summed up.
@@ -303,7 +322,8 @@ def many_context(analysis) -> dict:
     ctx["pooled"] = pooled_phrase(pooled_in_cells(analysis.frame)) if getattr(analysis, "frame", None) is not None \
         else ""
     ctx.update(metric=main.metric, reference=main.reference, correction=correction, alpha=alpha,
-               groups=[_many_result(g, alpha) for g in analysis.groups],
+               groups=[{**_many_result(g, alpha), "one_answer": one_answer_words(analysis.verdict, g.by, main.metric)}
+                       for g in analysis.groups],
                group_correction=correction_name(analysis.correction),
                four_fifths={"threshold": THRESHOLD, "note": NOTE})
     o = main.omnibus
@@ -352,6 +372,9 @@ def many_context(analysis) -> dict:
                           f"{_gap(largest.average_gap)} {main.metric}" if largest is not None else "") + ".")
         finding.append("This does not show that the system is unbiased: a smaller difference, or one on other "
                        "items, values, metrics, models or settings, could go unseen.")
+    one = next((c for c in analysis.verdict.caveats if c.id == "one_answer"), None)
+    if one is not None:   # a group of one answer counts in the pooled figures and in the agreement below
+        finding.append(one.sentence)
     disagree = next((c for c in analysis.verdict.caveats if c.id == "blocks_disagree"), None)
     if disagree is not None:   # the headline averages groups that go opposite ways: the Finding says so
         finding.append(disagree.sentence)

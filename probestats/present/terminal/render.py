@@ -17,7 +17,8 @@ from probestats.present.terminal.tables import (METHODS_WHERE, item_rich_table, 
 from probestats.present.words.control import control_sentences
 from probestats.present.words.effects import effect_text, published_text
 from probestats.present.words.fmt import escape, fmt_interval, fmt_num, fmt_p, fmt_pct, p_is, short_method
-from probestats.present.words.verdict import caveat_sentences, noise_check_sentences, verdict_line, verdict_of
+from probestats.present.words.verdict import (caveat_sentences, noise_check_sentences, one_answer_words, verdict_line,
+                                               verdict_of)
 
 if TYPE_CHECKING:
     from probestats.analyses.compare import Comparison
@@ -218,7 +219,7 @@ def _values_shown(values, gaps: dict) -> list:
 def print_many(analysis: ManyAnalysis, out: Console) -> None:
     """Print a :class:`~probestats.analyses.many.ManyAnalysis` for people (rich tables)."""
 
-    def one(res: ManyResult, title: str) -> None:
+    def one(res: ManyResult, title: str, note: str = "") -> None:
         table = Table(title=title, title_justify="left")
         table.add_column("value")
         table.add_column("selection rate (pooled)" if res.impact_ratios is not None else "mean over items",
@@ -265,6 +266,8 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
                   + f"; method: {escape(short_method(o.method))}")
         for t in getattr(res, "published", ()):
             out.print(escape(f"beside it, {published_text(t)} ({short_method(t.method)})"))
+        if note:   # a group of one answer: its p of 1 is no finding that it treats the values alike
+            out.print(f"[yellow]{escape(note)}[/yellow]")
         if res.impact_ratios is not None:
             # lazy: stats.selection is off the paired analysis's path (tests/test_start.py)
             from probestats.stats.selection import NOTE
@@ -287,7 +290,8 @@ def print_many(analysis: ManyAnalysis, out: Console) -> None:
     if getattr(analysis, "axes", None) is not None:
         _print_axes(analysis.axes, out)
     for g in analysis.groups:
-        one(g, ", ".join(f"{escape(str(k))} = {escape(str(v))}" for k, v in g.by.items()))
+        one(g, ", ".join(f"{escape(str(k))} = {escape(str(v))}" for k, v in g.by.items()),
+            one_answer_words(analysis.verdict, g.by, analysis.metric))
     out.print(METHODS_WHERE)
     if analysis.groups:
         out.print(f"omnibus p-values adjusted across {len(analysis.groups)} groups ({escape(analysis.correction)})")

@@ -7,9 +7,11 @@ module only words it. No printer or template decides a conclusion of its own.
 from __future__ import annotations
 
 from probestats.analyses.verdict import NoiseCheck, decide
+from probestats.checks.design_facts import constant_text
+from probestats.errors import count_of
 
 __all__ = ["verdict_of", "verdict_line", "noise_check_sentences", "summary_clause", "caveat_sentences",
-           "untested_sentence"]
+           "untested_sentence", "one_answer_words"]
 
 
 def verdict_of(analysis):
@@ -90,3 +92,29 @@ def caveat_sentences(verdict) -> list[str]:
     ["Caveat: Value 'b' is 0 in every run."]
     """
     return [f"Caveat: {c.sentence}" for c in getattr(verdict, "caveats", ()) if getattr(c, "summary", False)]
+
+
+def one_answer_words(verdict, by: dict, metric: str) -> str:
+    """The sentence a many-values group's section carries when the verdict's ``one_answer`` names that group
+    (every run under every value one number): its omnibus p of 1 then says it cannot show a difference in this
+    log, not that it treats the values alike. '' otherwise.
+
+    >>> from types import SimpleNamespace as NS
+    >>> from probestats.checks.design_facts import Caveat
+    >>> v = NS(caveats=(Caveat("one_answer", "...", {"groups": [{"by": {"model": "g"}, "constant": 1.0,
+    ...                                              "n_items": 24, "runs": 288}], "values": ["a", "b", "c"]}),))
+    >>> one_answer_words(v, {"model": "g"}, "y")   # doctest: +NORMALIZE_WHITESPACE
+    'Every one of its 288 runs (24 items) gave y = 1 under all 3 values: its gaps are 0 in every item, so its
+     omnibus p says that it cannot show a difference in this log, not that it treats the values alike.'
+    >>> one_answer_words(v, {"model": "h"}, "y")
+    ''
+    """
+    found = next((c for c in verdict.caveats if c.id == "one_answer"), None)
+    key = {k: (None if v is None else str(v)) for k, v in by.items()}
+    group = None if found is None else next((g for g in found.figures["groups"] if g["by"] == key), None)
+    if group is None:
+        return ""
+    values = found.figures.get("values", ())
+    return (f"Every one of its {group['runs']} runs ({count_of(group['n_items'], 'item')}) gave {metric} = "
+            f"{constant_text(group['constant'])} under all {len(values)} values: its gaps are 0 in every item, so "
+            f"its omnibus p says that it cannot show a difference in this log, not that it treats the values alike.")
