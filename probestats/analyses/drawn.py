@@ -241,6 +241,7 @@ def balance_test(frame: pl.DataFrame, column: str, a: str, b: str, *, n_resample
 
         def stat(labels):
             return np.abs((labels * x).sum(axis=-1) / n_a - ((~labels) * x).sum(axis=-1) / n_b)
+        count = _mean_gap_count(x, n_a, n_b, stat)
     else:
         _, level_codes = np.unique(pair[column].cast(pl.String).to_numpy(), return_inverse=True)
         onehot = np.eye(level_codes.max() + 1)[level_codes]
@@ -254,23 +255,12 @@ def balance_test(frame: pl.DataFrame, column: str, a: str, b: str, *, n_resample
             obs_b = totals - obs_a
             return (((obs_a - expected_a) ** 2 / expected_a).sum(axis=-1)
                     + ((obs_b - expected_b) ** 2 / expected_b).sum(axis=-1))
+
+        def count(labels, threshold, _):
+            return int(np.sum(stat(labels) >= threshold))
     observed = float(stat(is_a))
     tol = 1e-9 * max(1.0, abs(observed))
-    hits = 0
-    within, block = _within_items(item_codes), _label_block(item_codes, is_a)
-    for start in range(0, n_resamples, 500):
-        size = min(500, n_resamples - start)
-        keys = rng.random((size, len(is_a)))
-        # permute the labels within items: order the rows by (item, random key) and hand out each item's labels
-        if block is None:
-            order = within(keys)
-            labels = np.empty_like(keys, dtype=bool)
-            np.put_along_axis(labels, order, np.broadcast_to(is_a, keys.shape), axis=-1)
-        else:   # each item's runs of one value first (or last): those labels go to its smallest keys
-            sizes, take, last = block
-            chosen = smallest_in_cells(keys.ravel(), np.tile(sizes, size), np.tile(take, size))
-            labels = chosen.reshape(keys.shape) ^ last
-        hits += int(np.sum(stat(labels) >= observed - tol))
+    hits = _within_item_hits(item_codes, is_a, count, observed - tol, n_resamples, rng)
     p = (hits + 1) / (n_resamples + 1)
     se = math.sqrt(p * (1 - p) / (n_resamples + 1))
     x_a = pair.filter(pl.col("variant") == a)[column]
@@ -293,6 +283,55 @@ def balance_test(frame: pl.DataFrame, column: str, a: str, b: str, *, n_resample
                        method=(f"permutation test of independence of {column} and the value: {what}, the value "
                                f"labels permuted within items ({n_resamples:,} draws, seed {seed}; the p counts the "
                                f"observed labelling, so it holds its level; Monte Carlo error {se:.1g})"))
+
+
+def _within_item_hits(item_codes: np.ndarray, is_a: np.ndarray, count, threshold: float, n_resamples: int,
+                      rng: np.random.Generator) -> int:
+    """How many of ``n_resamples`` relabellings within items (``item_codes`` sorted) give a statistic at
+    least ``threshold``: ``count(labels, threshold, spare)`` counts a batch (``spare``, a float buffer of the
+    labels' shape it may write over). The draws are ``rng.random((size, n))`` in batches of 500."""
+    within, block = _within_items(item_codes), _label_block(item_codes, is_a)
+    # the keys of every batch drawn into one buffer: the same draws as rng.random((size, n)) without mapping
+    # fresh memory for each batch (which cost as much as drawing them)
+    buffer = np.empty((min(500, n_resamples), len(is_a)))
+    hits = 0
+    for start in range(0, n_resamples, 500):
+        size = min(500, n_resamples - start)
+        keys = rng.random(out=buffer[:size])
+        # permute the labels within items: order the rows by (item, random key) and hand out each item's labels
+        if block is None:
+            order = within(keys)
+            labels = np.empty_like(keys, dtype=bool)
+            np.put_along_axis(labels, order, np.broadcast_to(is_a, keys.shape), axis=-1)
+        else:   # each item's runs of one value first (or last): those labels go to its smallest keys
+            sizes, take, last = block
+            labels = smallest_in_cells(keys.ravel(), np.tile(sizes, size), np.tile(take, size)).reshape(keys.shape)
+            if last:
+                labels ^= True
+        hits += count(labels, threshold, keys)   # the keys are spent: their buffer is the count's to use
+    return hits
+
+
+def _mean_gap_count(x: np.ndarray, n_a: int, n_b: int, stat):
+    """The ``count`` of :func:`_within_item_hits` for a numeric setting: |mean under a − mean under b| of
+    each draw from one matrix product (the labels as 0 and 1 times ``x``), compared with the threshold; the
+    draws within float error of it (``margin``, a bound on how far the product's statistic and ``stat``'s
+    can be apart) are decided by ``stat`` itself, so the count is ``stat``'s to the last draw."""
+    total = math.fsum(x)
+    # each sum of up to n products is within n ulp of its size (sum |x|) of the true one, either way it is
+    # summed; the means, their difference and the |.| add a few ulp of the statistic's size
+    margin = 8.0 * (x.size + 4) * np.finfo(float).eps * float(np.abs(x).sum()) * (1.0 / n_a + 1.0 / n_b)
+
+    def count(labels, threshold, spare):
+        weights = spare[: labels.shape[0]]
+        np.copyto(weights, labels)
+        in_a = weights @ x
+        fast = np.abs(in_a / n_a - (total - in_a) / n_b)
+        near = ~(np.abs(fast - threshold) > margin)   # a nan (an infinite setting) is left to stat as well
+        hits = int(np.count_nonzero(fast[~near] >= threshold))
+        return hits + (int(np.count_nonzero(stat(labels[near]) >= threshold)) if near.any() else 0)
+
+    return count
 
 
 def _label_block(item_codes: np.ndarray, is_a: np.ndarray):
