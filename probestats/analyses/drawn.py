@@ -55,6 +55,9 @@ __all__ = ["BalanceTest", "AdjustedGap", "DrawnSetting", "balance_test", "adjust
 #: a numeric setting with more values than this is binned at its quantiles into this many strata
 STRATA = 5
 
+#: keys drawn at once by the balance test (2 MB)
+BATCH_KEYS = 1 << 18
+
 #: the smallest imbalance of a setting that tracks the value: a standardized difference of means (numeric);
 #: a text setting's total variation distance is compared with half of it (a two-level setting at equal shares
 #: gives the same reading either way)
@@ -289,14 +292,16 @@ def _within_item_hits(item_codes: np.ndarray, is_a: np.ndarray, count, threshold
                       rng: np.random.Generator) -> int:
     """How many of ``n_resamples`` relabellings within items (``item_codes`` sorted) give a statistic at
     least ``threshold``: ``count(labels, threshold, spare)`` counts a batch (``spare``, a float buffer of the
-    labels' shape it may write over). The draws are ``rng.random((size, n))`` in batches of 500."""
+    labels' shape it may write over). The draws are ``rng.random((n_resamples, n))``'s, a batch of rows at a
+    time: each draw is a row of keys, so the batches' size changes nothing but the memory they take."""
     within, block = _within_items(item_codes), _label_block(item_codes, is_a)
-    # the keys of every batch drawn into one buffer: the same draws as rng.random((size, n)) without mapping
-    # fresh memory for each batch (which cost as much as drawing them)
-    buffer = np.empty((min(500, n_resamples), len(is_a)))
+    # batches of about 2 MB of keys, drawn into one buffer: they and the batch's few passes over them stay in
+    # the cache (batches of 30 MB, fresh for each, cost twice the CPU on a busy machine, most of it waiting)
+    rows = max(1, min(500, n_resamples, BATCH_KEYS // max(1, len(is_a))))
+    buffer = np.empty((rows, len(is_a)))
     hits = 0
-    for start in range(0, n_resamples, 500):
-        size = min(500, n_resamples - start)
+    for start in range(0, n_resamples, rows):
+        size = min(rows, n_resamples - start)
         keys = rng.random(out=buffer[:size])
         # permute the labels within items: order the rows by (item, random key) and hand out each item's labels
         if block is None:
