@@ -221,7 +221,7 @@ def _at_frequencies(t: np.ndarray, dtype, bounds, exact, last=None) -> tuple[np.
 
 #: Frequencies x items evaluated at once when the last bound and the exact product share their cosines:
 #: small enough that the temporaries stay in the cache and are not mapped afresh for every chunk
-_SETTLED_CHUNK = 1 << 16
+_SETTLED_CHUNK = 1 << 14
 
 
 def _settled(t: np.ndarray, n: int, dtype, step):
