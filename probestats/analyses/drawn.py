@@ -244,7 +244,7 @@ def balance_test(frame: pl.DataFrame, column: str, a: str, b: str, *, n_resample
 
         def stat(labels):
             return np.abs((labels * x).sum(axis=-1) / n_a - ((~labels) * x).sum(axis=-1) / n_b)
-        count = _mean_gap_count(x, n_a, n_b, stat)
+        tally = _mean_gap_tally(x, n_a, n_b, stat)
     else:
         _, level_codes = np.unique(pair[column].cast(pl.String).to_numpy(), return_inverse=True)
         onehot = np.eye(level_codes.max() + 1)[level_codes]
@@ -259,11 +259,11 @@ def balance_test(frame: pl.DataFrame, column: str, a: str, b: str, *, n_resample
             return (((obs_a - expected_a) ** 2 / expected_a).sum(axis=-1)
                     + ((obs_b - expected_b) ** 2 / expected_b).sum(axis=-1))
 
-        def count(labels, threshold, _):
+        def tally(labels, threshold, _):
             return int(np.sum(stat(labels) >= threshold))
     observed = float(stat(is_a))
     tol = 1e-9 * max(1.0, abs(observed))
-    hits = _within_item_hits(item_codes, is_a, count, observed - tol, n_resamples, rng)
+    hits = _within_item_hits(item_codes, is_a, tally, observed - tol, n_resamples, rng)
     p = (hits + 1) / (n_resamples + 1)
     se = math.sqrt(p * (1 - p) / (n_resamples + 1))
     x_a = pair.filter(pl.col("variant") == a)[column]
@@ -288,20 +288,20 @@ def balance_test(frame: pl.DataFrame, column: str, a: str, b: str, *, n_resample
                                f"observed labelling, so it holds its level; Monte Carlo error {se:.1g})"))
 
 
-def _within_item_hits(item_codes: np.ndarray, is_a: np.ndarray, count, threshold: float, n_resamples: int,
+def _within_item_hits(item_codes: np.ndarray, is_a: np.ndarray, tally, threshold: float, draws: int,
                       rng: np.random.Generator) -> int:
-    """How many of ``n_resamples`` relabellings within items (``item_codes`` sorted) give a statistic at
-    least ``threshold``: ``count(labels, threshold, spare)`` counts a batch (``spare``, a float buffer of the
-    labels' shape it may write over). The draws are ``rng.random((n_resamples, n))``'s, a batch of rows at a
+    """How many of ``draws`` relabellings within items (``item_codes`` sorted) give a statistic at least
+    ``threshold``: ``tally(labels, threshold, spare)`` counts a batch (``spare``, a float buffer of the
+    labels' shape it may write over). The draws are ``rng.random((draws, n))``'s, a batch of rows at a
     time: each draw is a row of keys, so the batches' size changes nothing but the memory they take."""
     within, block = _within_items(item_codes), _label_block(item_codes, is_a)
     # batches of about 2 MB of keys, drawn into one buffer: they and the batch's few passes over them stay in
     # the cache (batches of 30 MB, fresh for each, cost twice the CPU on a busy machine, most of it waiting)
-    rows = max(1, min(500, n_resamples, BATCH_KEYS // max(1, len(is_a))))
+    rows = max(1, min(500, draws, BATCH_KEYS // max(1, len(is_a))))
     buffer = np.empty((rows, len(is_a)))
     hits = 0
-    for start in range(0, n_resamples, rows):
-        size = min(rows, n_resamples - start)
+    for start in range(0, draws, rows):
+        size = min(rows, draws - start)
         keys = rng.random(out=buffer[:size])
         # permute the labels within items: order the rows by (item, random key) and hand out each item's labels
         if block is None:
@@ -313,12 +313,12 @@ def _within_item_hits(item_codes: np.ndarray, is_a: np.ndarray, count, threshold
             labels = smallest_in_cells(keys.ravel(), np.tile(sizes, size), np.tile(take, size)).reshape(keys.shape)
             if last:
                 labels ^= True
-        hits += count(labels, threshold, keys)   # the keys are spent: their buffer is the count's to use
+        hits += tally(labels, threshold, keys)   # the keys are spent: their buffer is the tally's to use
     return hits
 
 
-def _mean_gap_count(x: np.ndarray, n_a: int, n_b: int, stat):
-    """The ``count`` of :func:`_within_item_hits` for a numeric setting: |mean under a − mean under b| of
+def _mean_gap_tally(x: np.ndarray, n_a: int, n_b: int, stat):
+    """The ``tally`` of :func:`_within_item_hits` for a numeric setting: |mean under a − mean under b| of
     each draw from one matrix product (the labels as 0 and 1 times ``x``), compared with the threshold; the
     draws within float error of it (``margin``, a bound on how far the product's statistic and ``stat``'s
     can be apart) are decided by ``stat`` itself, so the count is ``stat``'s to the last draw."""
@@ -327,7 +327,7 @@ def _mean_gap_count(x: np.ndarray, n_a: int, n_b: int, stat):
     # summed; the means, their difference and the |.| add a few ulp of the statistic's size
     margin = 8.0 * (x.size + 4) * np.finfo(float).eps * float(np.abs(x).sum()) * (1.0 / n_a + 1.0 / n_b)
 
-    def count(labels, threshold, spare):
+    def tally(labels, threshold, spare):
         weights = spare[: labels.shape[0]]
         np.copyto(weights, labels)
         in_a = weights @ x
@@ -336,7 +336,7 @@ def _mean_gap_count(x: np.ndarray, n_a: int, n_b: int, stat):
         hits = int(np.count_nonzero(fast[~near] >= threshold))
         return hits + (int(np.count_nonzero(stat(labels[near]) >= threshold)) if near.any() else 0)
 
-    return count
+    return tally
 
 
 def _label_block(item_codes: np.ndarray, is_a: np.ndarray):
