@@ -227,7 +227,7 @@ _SETTLED_CHUNK = 1 << 14
 def _settled(t: np.ndarray, n: int, dtype, step):
     """The last bound of :func:`_at_frequencies` and the exact values where it is not tiny, in chunks of
     frequencies: ``step(rows)`` (a slice of ``t``) returns the chunk's bound and a function of the rows
-    kept (the bound not at most ``FOURIER_TINY``) giving their (values, errors), each row's computed by the
+    kept (the bound not at most ``FOURIER_TINY``; a mask, or a slice of them all) giving their (values, errors), each row's computed by the
     same operations as the separate bound and exact evaluation would (every operation is per element or per
     row), so the numbers are theirs. Returns (bound, values, errors): the bound over ``t``, the values and
     errors of the rows kept, in order."""
@@ -239,7 +239,7 @@ def _settled(t: np.ndarray, n: int, dtype, step):
         bound[s : s + rows] = b
         keep = ~(b <= FOURIER_TINY)   # as _at_frequencies settles: a nan bound settles nothing
         if keep.any():
-            v, e = exact(keep)
+            v, e = exact(slice(None) if keep.all() else keep)   # every row kept: no copies of them
             values.append(v)
             errs.append(e)
     return bound, np.concatenate(values), np.concatenate(errs)
