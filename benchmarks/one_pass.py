@@ -23,6 +23,10 @@ The figures (``--only`` picks some by name):
   (34,560 rows; a temperature drawn per call from 0.2-1.0 independently of the value) beside the same command
   without ``--random-setting`` on a copy of the log whose temperature column has another name (undeclared, a
   temperature that differs between the values is refused as a confound). Goal: 2x.
+- ``optional``: the other optional analyses on the same rows (without the temperature; the items in 16
+  documents of 8; each run graded by one of two judges, by the parity of its seed): ``--cluster doc``,
+  ``--control v2`` and the judges' blocks with their heterogeneity test, each beside the same command without it
+  (for the blocks, the same rows without the judge column). Goal: about 1x.
 - ``sample``: ``analyze`` of the 8-item sample with its noise log (the README's command) beside
   ``python -c "import polars"``. Goal: about 0.5 s.
 
@@ -30,7 +34,7 @@ The logs are written under ``--data`` (default /tmp/probestats_one_pass; never i
 child process, and kept. The machine this runs on may be shared: run the big sizes once (``--repeat 1``),
 under ``nice``. Run:
 
-    python benchmarks/one_pass.py [--only big,pandas,by,drawn,sample] [--repeat 5] [--big-items 10000]
+    python benchmarks/one_pass.py [--only big,pandas,by,drawn,optional,sample] [--repeat 5] [--big-items 10000]
         [--mid-items 1000] [--groups 1000] [--by-runs 5] [--data /tmp/probestats_one_pass]
 
 Small sizes for a quick look: ``--big-items 500 --mid-items 200 --groups 100 --repeat 3``.
@@ -147,6 +151,22 @@ def drawn_log(path: Path, items: int = 128, values: int = 9, runs: int = 30) -> 
     frame.rename({"temperature": "drawn"}).write_csv(plain(path))
 
 
+def optional_log(path: Path) -> None:
+    """The drawn log's rows without the temperature, the items in documents of 8 (``doc``) and each run graded by
+    one of two judges (``judge``); beside it the same rows without the judge column (a column that varies within
+    an item x value cell is a block whatever its name, so the yardstick has none)."""
+    import polars as pl
+
+    drawn = path.with_name("drawn_128x9x30.csv")
+    if not drawn.exists():
+        drawn_log(drawn)
+    frame = pl.read_csv(drawn).drop("temperature").with_columns(
+        (pl.col("item") // 8).cast(pl.String).alias("doc"),
+        pl.when(pl.col("seed") % 2 == 0).then(pl.lit("j1")).otherwise(pl.lit("j2")).alias("judge"))
+    frame.write_csv(path)
+    frame.drop("judge").write_csv(plain(path))
+
+
 def plain(path: Path) -> Path:
     return path.with_name(path.stem + "_plain.csv")
 
@@ -160,7 +180,7 @@ def ensure(path: Path, kind: str, *numbers: int) -> Path:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", default="big,pandas,by,drawn,sample")
+    parser.add_argument("--only", default="big,pandas,by,drawn,optional,sample")
     parser.add_argument("--repeat", type=int, default=5, help="alternations of each figure with its yardstick")
     parser.add_argument("--big-items", type=int, default=10_000, help="items of the big log (x 2 values x 500 runs)")
     parser.add_argument("--mid-items", type=int, default=1_000, help="items of the pandas log (x 2 values x 500 runs)")
@@ -171,7 +191,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.write:
         kind, path, *numbers = args.write
-        {"probe": make_log, "by": by_log, "drawn": drawn_log}[kind](Path(path), *map(int, numbers))
+        {"probe": make_log, "by": by_log, "drawn": drawn_log, "optional": optional_log}[kind](Path(path),
+                                                                                         *map(int, numbers))
         return
     data = Path(args.data)
     data.mkdir(parents=True, exist_ok=True)
@@ -201,6 +222,17 @@ def main() -> None:
              analyze(str(log), *common, "--random-setting", "temperature"), analyze(str(plain(log)), *common),
              args.repeat,
              "at most 2x the time")
+    if "optional" in only:
+        log = ensure(data / "optional_128x9x30.csv", "optional")
+        print(f"log: {log.name}, 34,560 rows, 9 values, 16 documents of 8 items, two judges")
+        common = ["--metric", "score", "--a", "v0", "--b", "v1", "--json"]
+        without = analyze(str(plain(log)), *common)
+        pair("analyze --cluster doc vs without it", analyze(str(plain(log)), *common, "--cluster", "doc"), without,
+             args.repeat, "about 1x")
+        pair("analyze --control v2 vs without it", analyze(str(plain(log)), *common, "--control", "v2"), without,
+             args.repeat, "about 1x")
+        pair("analyze with the judges' blocks (and their heterogeneity) vs the rows without the judge column",
+             analyze(str(log), *common), without, args.repeat, "about 1x")
     if "sample" in only:
         pair("analyze of the 8-item sample vs import polars",
              analyze("sample_logs/style_probe.csv", "--metric", "steps", "--noise", "sample_logs/style_noise.csv"),

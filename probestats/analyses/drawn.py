@@ -55,6 +55,9 @@ __all__ = ["BalanceTest", "AdjustedGap", "DrawnSetting", "balance_test", "adjust
 #: a numeric setting with more values than this is binned at its quantiles into this many strata
 STRATA = 5
 
+#: keys drawn at once by the balance test (2 MB)
+BATCH_KEYS = 1 << 18
+
 #: the smallest imbalance of a setting that tracks the value: a standardized difference of means (numeric);
 #: a text setting's total variation distance is compared with half of it (a two-level setting at equal shares
 #: gives the same reading either way)
@@ -241,6 +244,7 @@ def balance_test(frame: pl.DataFrame, column: str, a: str, b: str, *, n_resample
 
         def stat(labels):
             return np.abs((labels * x).sum(axis=-1) / n_a - ((~labels) * x).sum(axis=-1) / n_b)
+        tally = _mean_gap_tally(x, n_a, n_b, stat)
     else:
         _, level_codes = np.unique(pair[column].cast(pl.String).to_numpy(), return_inverse=True)
         onehot = np.eye(level_codes.max() + 1)[level_codes]
@@ -254,23 +258,12 @@ def balance_test(frame: pl.DataFrame, column: str, a: str, b: str, *, n_resample
             obs_b = totals - obs_a
             return (((obs_a - expected_a) ** 2 / expected_a).sum(axis=-1)
                     + ((obs_b - expected_b) ** 2 / expected_b).sum(axis=-1))
+
+        def tally(labels, threshold, _):
+            return int(np.sum(stat(labels) >= threshold))
     observed = float(stat(is_a))
     tol = 1e-9 * max(1.0, abs(observed))
-    hits = 0
-    within, block = _within_items(item_codes), _label_block(item_codes, is_a)
-    for start in range(0, n_resamples, 500):
-        size = min(500, n_resamples - start)
-        keys = rng.random((size, len(is_a)))
-        # permute the labels within items: order the rows by (item, random key) and hand out each item's labels
-        if block is None:
-            order = within(keys)
-            labels = np.empty_like(keys, dtype=bool)
-            np.put_along_axis(labels, order, np.broadcast_to(is_a, keys.shape), axis=-1)
-        else:   # each item's runs of one value first (or last): those labels go to its smallest keys
-            sizes, take, last = block
-            chosen = smallest_in_cells(keys.ravel(), np.tile(sizes, size), np.tile(take, size))
-            labels = chosen.reshape(keys.shape) ^ last
-        hits += int(np.sum(stat(labels) >= observed - tol))
+    hits = _within_item_hits(item_codes, is_a, tally, observed - tol, n_resamples, rng)
     p = (hits + 1) / (n_resamples + 1)
     se = math.sqrt(p * (1 - p) / (n_resamples + 1))
     x_a = pair.filter(pl.col("variant") == a)[column]
@@ -293,6 +286,57 @@ def balance_test(frame: pl.DataFrame, column: str, a: str, b: str, *, n_resample
                        method=(f"permutation test of independence of {column} and the value: {what}, the value "
                                f"labels permuted within items ({n_resamples:,} draws, seed {seed}; the p counts the "
                                f"observed labelling, so it holds its level; Monte Carlo error {se:.1g})"))
+
+
+def _within_item_hits(item_codes: np.ndarray, is_a: np.ndarray, tally, threshold: float, draws: int,
+                      rng: np.random.Generator) -> int:
+    """How many of ``draws`` relabellings within items (``item_codes`` sorted) give a statistic at least
+    ``threshold``: ``tally(labels, threshold, spare)`` counts a batch (``spare``, a float buffer of the
+    labels' shape it may write over). The draws are ``rng.random((draws, n))``'s, a batch of rows at a
+    time: each draw is a row of keys, so the batches' size changes nothing but the memory they take."""
+    within, block = _within_items(item_codes), _label_block(item_codes, is_a)
+    # batches of about 2 MB of keys, drawn into one buffer: they and the batch's few passes over them stay in
+    # the cache (batches of 30 MB, fresh for each, cost twice the CPU on a busy machine, most of it waiting)
+    rows = max(1, min(500, draws, BATCH_KEYS // max(1, len(is_a))))
+    buffer = np.empty((rows, len(is_a)))
+    hits = 0
+    for start in range(0, draws, rows):
+        size = min(rows, draws - start)
+        keys = rng.random(out=buffer[:size])
+        # permute the labels within items: order the rows by (item, random key) and hand out each item's labels
+        if block is None:
+            order = within(keys)
+            labels = np.empty_like(keys, dtype=bool)
+            np.put_along_axis(labels, order, np.broadcast_to(is_a, keys.shape), axis=-1)
+        else:   # each item's runs of one value first (or last): those labels go to its smallest keys
+            sizes, take, last = block
+            labels = smallest_in_cells(keys.ravel(), np.tile(sizes, size), np.tile(take, size)).reshape(keys.shape)
+            if last:
+                labels ^= True
+        hits += tally(labels, threshold, keys)   # the keys are spent: their buffer is the tally's to use
+    return hits
+
+
+def _mean_gap_tally(x: np.ndarray, n_a: int, n_b: int, stat):
+    """The ``tally`` of :func:`_within_item_hits` for a numeric setting: |mean under a − mean under b| of
+    each draw from one matrix product (the labels as 0 and 1 times ``x``), compared with the threshold; the
+    draws within float error of it (``margin``, a bound on how far the product's statistic and ``stat``'s
+    can be apart) are decided by ``stat`` itself, so the count is ``stat``'s to the last draw."""
+    total = math.fsum(x)
+    # each sum of up to n products is within n ulp of its size (sum |x|) of the true one, either way it is
+    # summed; the means, their difference and the |.| add a few ulp of the statistic's size
+    margin = 8.0 * (x.size + 4) * np.finfo(float).eps * float(np.abs(x).sum()) * (1.0 / n_a + 1.0 / n_b)
+
+    def tally(labels, threshold, spare):
+        weights = spare[: labels.shape[0]]
+        np.copyto(weights, labels)
+        in_a = weights @ x
+        fast = np.abs(in_a / n_a - (total - in_a) / n_b)
+        near = ~(np.abs(fast - threshold) > margin)   # a nan (an infinite setting) is left to stat as well
+        hits = int(np.count_nonzero(fast[~near] >= threshold))
+        return hits + (int(np.count_nonzero(stat(labels[near]) >= threshold)) if near.any() else 0)
+
+    return tally
 
 
 def _label_block(item_codes: np.ndarray, is_a: np.ndarray):

@@ -133,17 +133,24 @@ class _CharFn:
 
     def _exact(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         ulp = _ULP
-        n = self.g.size
         phi = np.empty(t.size)
-        rel = np.empty(t.size)
-        rows = max(1, _FOURIER_CHUNK // n)
+        err = np.empty(t.size)
+        rows = max(1, _FOURIER_CHUNK // self.g.size)
         for s in range(0, t.size, rows):
             arg = t[s : s + rows, None] * self.g[None, :]
-            c = np.cos(arg)
-            phi[s : s + rows] = np.prod(c, axis=1)
-            # relative form: each true factor is c (1 + rho), |rho| <= d / |c|
-            with np.errstate(divide="ignore"):
-                rel[s : s + rows] = np.sum((4.0 * np.abs(arg) + 8.0) * ulp / np.abs(c), axis=1)
+            phi[s : s + rows], err[s : s + rows] = self._exact_rows(t[s : s + rows], np.cos(arg),
+                                                                    (4.0 * np.abs(arg) + 8.0) * ulp)
+        return phi, err
+
+    def _exact_rows(self, t: np.ndarray, c: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(phi, error) at the frequencies ``t`` from their factors ``c`` (frequencies x items) and each
+        factor's float error ``d``."""
+        ulp = _ULP
+        n = self.g.size
+        phi = np.prod(c, axis=1)
+        # relative form: each true factor is c (1 + rho), |rho| <= d / |c|
+        with np.errstate(divide="ignore"):
+            rel = np.sum(d / np.abs(c), axis=1)
         absolute = np.expm1(ulp * (4.0 * np.abs(t) * self.sum_abs + 9.0 * n))
         # (+ 1e-300: what underflow can lose, n * 2^-1075 at most); a tiny factor makes rel huge or
         # infinite, and fmin then keeps the absolute form
@@ -151,37 +158,91 @@ class _CharFn:
             relative = np.abs(phi) * np.expm1(rel + 2.0 * n * ulp) + 1e-300
         return phi, np.fmin(absolute, relative) * (1 + 1e-9)
 
+    def _settle(self, t: np.ndarray):
+        """The bound from every item's factor (the last subset, when it is all the items) and the exact
+        product where that bound is not tiny, from one evaluation of the cosines (:func:`_settled`): the
+        numbers of :meth:`_bound` and :meth:`_exact`."""
+        g, n = self.g, self.g.size
+
+        def step(rows):
+            tt = t[rows]
+            arg = tt[:, None] * g[None, :]
+            c = np.cos(arg)
+            d = (4.0 * np.abs(arg) + 8.0) * _ULP
+            b = np.prod(np.clip(np.abs(c) + d, 1e-4, 1.0), axis=1)
+            return (np.maximum(b, 1e-300) * (1 + 2.0 * n * _ULP),
+                    lambda keep: self._exact_rows(tt[keep], c[keep], d[keep]))
+
+        return _settled(t, n, float, step)
+
     def upto(self, K: int) -> tuple[np.ndarray, np.ndarray]:
         have = self.phi.size
         if K > have:
             j = np.arange(have + 1, K + 1, dtype=float)
             t = 2.0 * np.pi * j / self.P
             bounds = [self._gauss] + [lambda tt, sub=sub: self._bound(tt, sub) for sub in self.subsets]
-            phi, err, exact = _at_frequencies(t, float, bounds, self._exact)
+            last = self._settle if self.subsets[-1] is self.g else None
+            phi, err, exact = _at_frequencies(t, float, bounds, self._exact, last)
             self.exact_count += exact
             self.phi = np.concatenate((self.phi, phi))
             self.err = np.concatenate((self.err, err))
         return self.phi[:K], self.err[:K]
 
 
-def _at_frequencies(t: np.ndarray, dtype, bounds, exact) -> tuple[np.ndarray, np.ndarray, int]:
+def _at_frequencies(t: np.ndarray, dtype, bounds, exact, last=None) -> tuple[np.ndarray, np.ndarray, int]:
     """A characteristic function at the frequencies ``t``, with error bounds, evaluating it only where
     it may matter: each of ``bounds`` in turn (cheap upper bounds on its size) settles the frequencies
     where it is at most ``FOURIER_TINY`` (value 0, error the bound); ``exact`` gives (values, errors)
-    at the rest. Returns (values, errors, how many were evaluated exactly)."""
+    at the rest. Returns (values, errors, how many were evaluated exactly).
+
+    ``last``, when given, does the last bound and ``exact`` in one go (:func:`_settled`): it returns the
+    bound, and the values and errors where the bound is not tiny, as the two would, from one evaluation
+    of the cosines they share."""
     values = np.zeros(t.size, dtype=dtype)
     err = np.full(t.size, np.inf)
     todo = np.arange(t.size)
-    for bound in bounds:
+    for bound in bounds[:-1] if last is not None else bounds:
         if todo.size == 0:
             break
         b = bound(t[todo])
         tiny = b <= FOURIER_TINY
         err[todo[tiny]] = b[tiny]
         todo = todo[~tiny]
-    if todo.size:
+    if last is not None and todo.size:
+        b, kept_values, kept_err = last(t[todo])
+        tiny = b <= FOURIER_TINY
+        err[todo[tiny]] = b[tiny]
+        todo = todo[~tiny]
+        values[todo], err[todo] = kept_values, kept_err
+    elif todo.size:
         values[todo], err[todo] = exact(t[todo])
     return values, err, int(todo.size)
+
+
+#: Frequencies x items evaluated at once when the last bound and the exact product share their cosines:
+#: small enough that the temporaries stay in the cache and are not mapped afresh for every chunk
+_SETTLED_CHUNK = 1 << 14
+
+
+def _settled(t: np.ndarray, n: int, dtype, step):
+    """The last bound of :func:`_at_frequencies` and the exact values where it is not tiny, in chunks of
+    frequencies: ``step(rows)`` (a slice of ``t``) returns the chunk's bound and a function of the rows
+    kept (the bound not at most ``FOURIER_TINY``; a mask, or a slice of them all) giving their (values, errors), each row's computed by the
+    same operations as the separate bound and exact evaluation would (every operation is per element or per
+    row), so the numbers are theirs. Returns (bound, values, errors): the bound over ``t``, the values and
+    errors of the rows kept, in order."""
+    bound = np.empty(t.size)
+    values, errs = [np.empty(0, dtype=dtype)], [np.empty(0)]
+    rows = max(1, _SETTLED_CHUNK // max(n, 1))
+    for s in range(0, t.size, rows):
+        b, exact = step(slice(s, s + rows))
+        bound[s : s + rows] = b
+        keep = ~(b <= FOURIER_TINY)   # as _at_frequencies settles: a nan bound settles nothing
+        if keep.any():
+            v, e = exact(slice(None) if keep.all() else keep)   # every row kept: no copies of them
+            values.append(v)
+            errs.append(e)
+    return bound, np.concatenate(values), np.concatenate(errs)
 
 
 def _arc_terms(cf: _CharFn, K: int) -> tuple:
@@ -379,20 +440,41 @@ class _TiltedCharFn:
         return np.sqrt(np.maximum(out, 1e-300) * (1 + 2.0 * sub.size * _ULP)) * (1 + 2 * _ULP)   # as in _CharFn
 
     def _exact(self, t):
-        n = self.g.size
         psi = np.empty(t.size, dtype=complex)
-        rel = np.empty(t.size)
-        rows = max(1, _FOURIER_CHUNK // n)
+        err = np.empty(t.size)
+        rows = max(1, _FOURIER_CHUNK // self.g.size)
         for s in range(0, t.size, rows):
             arg = t[s : s + rows, None] * self.g[None, :]
-            f = np.cos(arg) + 1j * (self.w[None, :] * np.sin(arg))
-            psi[s : s + rows] = np.prod(f, axis=1)
-            with np.errstate(divide="ignore"):
-                rel[s : s + rows] = np.sum((8.0 * np.abs(arg) + 28.0) * _ULP / np.abs(f), axis=1)
+            psi[s : s + rows], err[s : s + rows] = self._exact_rows(t[s : s + rows], arg, np.cos(arg), np.sin(arg))
+        return psi, err
+
+    def _exact_rows(self, t, arg, c, sn):
+        """(psi, error) at the frequencies ``t`` from their arguments t g_i, cosines and sines (frequencies x items)."""
+        n = self.g.size
+        f = c + 1j * (self.w[None, :] * sn)
+        psi = np.prod(f, axis=1)
+        with np.errstate(divide="ignore"):
+            rel = np.sum((8.0 * np.abs(arg) + 28.0) * _ULP / np.abs(f), axis=1)
         absolute = np.expm1(_ULP * (8.0 * np.abs(t) * self.sum_abs + 32.0 * n))
         with np.errstate(over="ignore", invalid="ignore"):   # as in _CharFn._exact
             relative = np.abs(psi) * np.expm1(rel + 4.0 * n * _ULP) + 1e-300
         return psi, np.fmin(absolute, relative) * (1 + 1e-9)
+
+    def _settle(self, t):
+        """:meth:`_bound` from every item (the last subset, when it is all the items) and :meth:`_exact`
+        where that bound is not tiny, from one evaluation of the cosines and sines (:func:`_settled`)."""
+        g, n, w2 = self.g, self.g.size, (self.w * self.w)[None, :]
+
+        def step(rows):
+            tt = t[rows]
+            arg = tt[:, None] * g[None, :]
+            c, sn = np.cos(arg), np.sin(arg)
+            m2 = c * c + w2 * (sn * sn) + (24.0 * np.abs(arg) + 92.0) * _ULP
+            b = np.prod(np.clip(m2, 1e-8, 1.0), axis=1)
+            return (np.sqrt(np.maximum(b, 1e-300) * (1 + 2.0 * n * _ULP)) * (1 + 2 * _ULP),
+                    lambda keep: self._exact_rows(tt[keep], arg[keep], c[keep], sn[keep]))
+
+        return _settled(t, n, complex, step)
 
     def upto(self, K: int):
         have = self.psi.size
@@ -400,7 +482,8 @@ class _TiltedCharFn:
             t = 2.0 * np.pi * np.arange(have + 1, K + 1, dtype=float) / self.P
             bounds = [self._gauss] + [lambda tt, sub=sub, wsub=wsub: self._bound(tt, sub, wsub)
                                       for sub, wsub in self.subsets]
-            psi, err, _ = _at_frequencies(t, complex, bounds, self._exact)
+            last = self._settle if self.subsets[-1][0] is self.g else None
+            psi, err, _ = _at_frequencies(t, complex, bounds, self._exact, last)
             self.psi = np.concatenate((self.psi, psi))
             self.err = np.concatenate((self.err, err))
         return self.psi[:K], self.err[:K]
