@@ -1,0 +1,43 @@
+"""Many ``--by`` groups computed together give every group's figures as the group analysed alone, to the bit."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from probestats.stats.distributions import NCT_OWEN_MAX_DF, nct_cdf
+from probestats.stats.effects import noncentrality_interval
+from probestats.stats.nct_many import nct_cdf_many, noncentrality_intervals
+
+
+@pytest.mark.parametrize("df", [1, 2, 3, 4, 7, 19, 20, 63, NCT_OWEN_MAX_DF])
+def test_nct_cdf_many_within_its_bound_of_the_scalar_function(df):
+    """The arrays' distribution function differs from the one-at-a-time one by less than the bound it states
+    (the bound is what lets the bisection read a sign from the arrays), far into both tails."""
+    rng = np.random.default_rng(df)
+    nc = rng.normal(size=2_000) * 8
+    t = rng.normal(size=2_000) * np.exp(rng.normal(size=2_000) * 1.5)
+    value, bound = nct_cdf_many(df, nc, t)
+    alone = np.array([nct_cdf(df, x, y) for x, y in zip(nc, t)])
+    assert np.isfinite(bound).all()
+    assert (np.abs(value - alone) <= bound).all()
+    assert bound.max() < 1e-11   # tight enough to read all but the last halvings from the arrays
+
+
+def test_noncentrality_intervals_as_one_at_a_time():
+    """The same floats as noncentrality_interval, statistic by statistic: whole df in and out of Owen's form,
+    t of 0, tiny and far out, three confidence levels."""
+    rng = np.random.default_rng(4)
+    t = np.concatenate([rng.normal(size=120) * 3, [0.0, 1e-300, -1e-300, 25.0, -25.0, 0.5, 0.5]])
+    df = rng.choice([1, 2, 3, 5, 9, 19, 20, 48, NCT_OWEN_MAX_DF, NCT_OWEN_MAX_DF + 30], size=t.size)
+    for confidence in (0.8, 0.95, 0.99):
+        lo, hi = noncentrality_intervals(t, df, confidence)
+        for x, d, a, b in zip(t, df, lo, hi):
+            assert (float(a), float(b)) == noncentrality_interval(float(x), int(d), confidence)
+
+
+def test_noncentrality_intervals_refuse_an_infinite_statistic():
+    with pytest.raises(ValueError, match="finite"):
+        noncentrality_intervals(np.array([math.inf]), np.array([9]))
