@@ -41,3 +41,20 @@ def test_noncentrality_intervals_as_one_at_a_time():
 def test_noncentrality_intervals_refuse_an_infinite_statistic():
     with pytest.raises(ValueError, match="finite"):
         noncentrality_intervals(np.array([math.inf]), np.array([9]))
+
+
+@pytest.mark.parametrize("n", [50, 8_192, 20_000, 40_000, 40_001])
+def test_shuffled_draws_as_the_keys_generator_random_gives(n):
+    """The shuffles from the generator's raw draws are the labels ordered by ``rng.random``'s keys (rows with
+    ties in the keys' leading 32 bits among them, at 40,000 keys a row), and the generator is left where
+    ``rng.random`` leaves it; another bit generator's draws are made as keys."""
+    from probestats.stats.ranked import shuffled_draws
+
+    labels = np.random.default_rng(n).integers(0, 2 ** 16 if n % 2 else 300, n)
+    for make in (np.random.MT19937, np.random.PCG64):   # the ties below counted in the default generator's
+        mine, theirs = np.random.Generator(make(17)), np.random.Generator(make(17))
+        keys = theirs.random((30, n))
+        assert (shuffled_draws(mine, 30, labels) == labels[np.argsort(keys, axis=1)]).all()
+        assert mine.random() == theirs.random()
+    leading = np.sort(np.floor(keys * 2.0 ** 32), axis=1)
+    assert n != 40_000 or (leading[:, 1:] == leading[:, :-1]).any(axis=1).sum() >= 2   # rows sorted as a whole

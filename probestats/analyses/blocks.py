@@ -51,7 +51,7 @@ from typing import Sequence
 
 import numpy as np
 import polars as pl
-from probestats.stats.ranked import shuffled_labels
+from probestats.stats.ranked import shuffled_sums
 
 from probestats.vocabulary import Tests, check_n_resamples
 from probestats.analyses.halves import block_noun
@@ -350,15 +350,9 @@ def between_groups_test(gaps, labels, *, n_resamples: int = 10_000, seed: int | 
     rng = np.random.default_rng(seed)
     tol = 1e-9 * max(abs(observed), 1.0)
     chunk = max(1, 2_000_000 // max(1, n))
-    weights = np.tile(gaps, min(chunk, n_resamples))   # each shuffle's gaps in place, laid out once
-    squared = weights ** 2
-    steps = np.arange(chunk)[:, None] * k
 
     def batch(m: int) -> int:
-        shuffled = shuffled_labels(rng.random((m, n)), codes)   # the same draws, whatever the chunk
-        shuffled += steps[:m]
-        sums, squares = (np.bincount(shuffled.ravel(), weights=w[:m * n], minlength=m * k).reshape(m, k)
-                         for w in (weights, squared))
+        sums, squares = shuffled_sums(rng, m, codes, gaps, k)   # the same draws, whatever the chunk
         return int(np.count_nonzero(_welch_evidence(sums, squares, sizes, scale) >= observed - tol))
 
     start = n_resamples if level is None or first is None else max(1, min(int(first), n_resamples))
