@@ -10,6 +10,8 @@ order breaks by position) or cells of unequal size are ranked by the sort itself
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 __all__ = ["shuffled_draws", "shuffled_labels", "shuffled_sums", "smallest_in_cells"]
@@ -69,7 +71,13 @@ def shuffled_labels(keys: np.ndarray, labels: np.ndarray) -> np.ndarray:
     leading = (keys * 2.0 ** 32).astype(np.uint32)   # floor(key * 2**32): monotone in the key
     carried = leading.astype(np.uint64)
     carried <<= np.uint64(32)   # the leading 32 bits above the label
-    return _radix_sorted(carried, labels, lambda rows: keys[rows])
+    carried |= labels.astype(np.uint64)
+    carried = _radix_passes(carried)
+    out = (carried & np.uint64(0xFFFF)).astype(labels.dtype)
+    tied = _tied_rows(carried)
+    if tied.size:
+        out[tied] = labels[np.argsort(keys[tied], axis=1)]
+    return out
 
 
 def shuffled_draws(rng: np.random.Generator, m: int, labels: np.ndarray) -> np.ndarray:
@@ -88,13 +96,33 @@ def shuffled_draws(rng: np.random.Generator, m: int, labels: np.ndarray) -> np.n
     >>> a.random() == b.random()
     True
     """
+    return _shuffled(rng, m, labels, labels)
+
+
+def _raw_draws(rng: np.random.Generator, n: int, labels: np.ndarray) -> bool:
+    """Whether :func:`_shuffled` reads the generator's raw draws (else it makes the keys)."""
+    return (type(rng.bit_generator) is np.random.PCG64 and RADIX_KEYS[0] <= n <= RADIX_KEYS[1]
+            and labels.min() >= 0 and labels.max() < 1 << 16)
+
+
+def _shuffled(rng: np.random.Generator, m: int, labels: np.ndarray, carry: np.ndarray) -> np.ndarray:
+    """``carry`` (whole numbers below 2**32, shape ``(m, n)`` or ``(n,)``) ordered in each row as
+    :func:`shuffled_draws` orders the ``labels`` (as int64)."""
     n = labels.size
-    if (type(rng.bit_generator) is not np.random.PCG64 or not RADIX_KEYS[0] <= n <= RADIX_KEYS[1]
-            or labels.min() < 0 or labels.max() >= 1 << 16):
-        return shuffled_labels(rng.random((m, n)), labels)
+    if not _raw_draws(rng, n, labels):
+        order = np.argsort(rng.random((m, n)), axis=1)
+        return np.take_along_axis(np.broadcast_to(carry, (m, n)), order, axis=1).astype(np.int64)
     raw = rng.bit_generator.random_raw(m * n).reshape(m, n)
-    carried = raw & np.uint64(0xFFFF_FFFF_0000_0000)   # the key's leading 32 bits, a label below them
-    return _radix_sorted(carried, labels, lambda rows: (raw[rows] >> np.uint64(11)).astype(float) * 2.0 ** -53)
+    carried = raw & np.uint64(0xFFFF_FFFF_0000_0000)   # the key's leading 32 bits, what is carried below them
+    carried |= carry.astype(np.uint64)
+    carried = _radix_passes(carried)
+    tied = _tied_rows(carried)
+    carried &= np.uint64(0xFFFF_FFFF)
+    out = carried.view(np.int64)
+    if tied.size:
+        keys = (raw[tied] >> np.uint64(11)).astype(float) * 2.0 ** -53   # Generator.random's keys
+        out[tied] = np.take_along_axis(np.broadcast_to(carry, (m, n))[tied], np.argsort(keys, axis=1), axis=1)
+    return out
 
 
 #: Keys a block of :func:`shuffled_sums` holds at most: the block's arrays (8 bytes a key) stay in a core's
@@ -119,31 +147,35 @@ def shuffled_sums(rng: np.random.Generator, m: int, labels: np.ndarray, values: 
     rows = max(1, min(m, BLOCK_KEYS // max(n, 1)))
     weights = np.tile(np.asarray(values, dtype=float), rows)   # each shuffle's values in place, laid out once
     squared = weights ** 2
-    steps = np.arange(rows)[:, None] * groups
+    # each shuffle's labels numbered apart (the r-th shuffle's group g is r * groups + g), for one bincount
+    carry = labels[None, :] + np.arange(rows)[:, None] * groups
     sums, squares = np.empty((m, groups)), np.empty((m, groups))
     for first in range(0, m, rows):
         size = min(rows, m - first)
-        shuffled = shuffled_draws(rng, size, labels)
-        shuffled += steps[:size]
+        shuffled = _shuffled(rng, size, labels, carry[:size])
         for out, w in ((sums, weights), (squares, squared)):
             out[first:first + size] = np.bincount(shuffled.ravel(), weights=w[:size * n],
                                                   minlength=size * groups).reshape(size, groups)
     return sums, squares
 
 
-def _radix_sorted(carried: np.ndarray, labels: np.ndarray, keys_of) -> np.ndarray:
-    """The ``labels`` of each row ordered by the leading 32 bits above them in ``carried`` (two stable radix
-    passes of 16 bits, the lower first); a row in which two keys share those bits ordered by ``np.argsort`` of
-    its keys (``keys_of(rows)``)."""
+_LITTLE = sys.byteorder == "little"
+
+
+def _radix_passes(carried: np.ndarray) -> np.ndarray:
+    """Each row of ``carried`` (uint64) ordered by its upper 32 bits, stably: two radix passes of 16 bits, the
+    lower first (numpy's stable argsort of 16-bit numbers is a radix sort)."""
     m, n = carried.shape
-    carried |= labels.astype(np.uint64)
     offsets = (np.arange(m) * n)[:, None]
-    for shift in (np.uint64(32), np.uint64(48)):   # the lower 16 of the 32 bits, then the upper
-        order = np.argsort((carried >> shift).astype(np.uint16), axis=1, kind="stable")
+    for part in (2, 3):   # bits 32 to 47, then 48 to 63
+        digit = (np.ascontiguousarray(carried.view(np.uint16).reshape(m, n, 4)[:, :, part]) if _LITTLE
+                 else (carried >> np.uint64(16 * part)).astype(np.uint16))
+        order = np.argsort(digit, axis=1, kind="stable")
         order += offsets
-        carried = carried.ravel()[order.ravel()].reshape(m, n)
-    out = (carried & np.uint64(0xFFFF)).astype(labels.dtype)
-    tied = np.flatnonzero(((carried[:, 1:] ^ carried[:, :-1]) < np.uint64(1 << 32)).any(axis=1))
-    if tied.size:
-        out[tied] = labels[np.argsort(keys_of(tied), axis=1)]
-    return out
+        carried = np.take(carried.ravel(), order.ravel()).reshape(m, n)
+    return carried
+
+
+def _tied_rows(carried: np.ndarray) -> np.ndarray:
+    """The rows of sorted ``carried`` in which two neighbours share their upper 32 bits."""
+    return np.flatnonzero(((carried[:, 1:] ^ carried[:, :-1]) < np.uint64(1 << 32)).any(axis=1))
