@@ -58,3 +58,64 @@ def test_shuffled_draws_as_the_keys_generator_random_gives(n):
         assert mine.random() == theirs.random()
     leading = np.sort(np.floor(keys * 2.0 ** 32), axis=1)
     assert n != 40_000 or (leading[:, 1:] == leading[:, :-1]).any(axis=1).sum() >= 2   # rows sorted as a whole
+
+
+def by_log(seed: int = 0):
+    """Groups of unequal sizes (2 to 23 items), scores on a coarse grid (ties in the gaps), one group whose every
+    run gives 1, one whose value 'a' gives 0 in every run, a group of one item, and runs missing here and there
+    (an item with one run fewer under a value, a cell of a single run)."""
+    import polars as pl
+
+    rng = np.random.default_rng(seed)
+    rows = []
+    for g, size in enumerate([7, 3, 12, 23, 2, 9, 5, 1, 16]):
+        for i in range(size):
+            base = rng.normal() * 2
+            for v in ("a", "b"):
+                for s in range(1, 5):
+                    if g == 2 and i % 4 == 1 and v == "b" and s == 4:
+                        continue   # a run missing
+                    if g == 5 and i == 0 and s > 1:
+                        continue   # a cell of one run under each value
+                    y = base + (0.8 if v == "a" and g % 3 == 0 else 0.0) + rng.normal()
+                    y = 1.0 if g == 4 else 0.0 if g == 6 and v == "a" else round(y * 2) / 2
+                    rows.append({"group": f"g{g}", "item": f"{g}-{i}", "variant": v, "seed": s, "score": y})
+    return pl.DataFrame(rows)
+
+
+def test_by_groups_as_each_group_analysed_alone():
+    """Every group's figures from the --by path (one d_av bootstrap matrix for all, the d_z intervals inverted
+    side by side, the item tables partitioned at once) are those of the group's rows analysed alone: its
+    sign-flip and sign tests, interval, effect sizes with their intervals, published tests, to the bit."""
+    import polars as pl
+
+    from probestats import validate
+    from probestats.analyses.items import items_of
+    from probestats.analyses.pair_tests import compare_pair
+    from probestats.errors import ProbestatsError
+    from probestats.vocabulary import Tests
+    from tests.engines import analyze
+
+    frame = by_log()
+    together = analyze(frame, metric="score", by=["group"], a="a", b="b", n_resamples=1_999)
+    names = frame["group"].unique(maintain_order=True).to_list()
+    assert [g.by for g in together.groups] == [{"group": n} for n in names]
+    alone_paths = 0
+    for name, group in zip(names, together.groups):
+        rows = frame.filter(pl.col("group") == name)
+        try:
+            alone = analyze(rows, metric="score", a="a", b="b", n_resamples=1_999).main
+            alone_paths += 1
+        except ProbestatsError:   # a log of one item, or of one number, is refused whole: its table alone
+            alone = compare_pair(items_of(validate(rows, metric="score", a="a", b="b")), "score", "a", "b",
+                                 Tests(n_resamples=1_999))
+        mine = group.to_dict()
+        mine.pop("by")
+        for test in ("sign_flip", "permutation"):
+            if test in mine:
+                mine[test].pop("p_adjusted", None)
+        assert mine == alone.to_dict(), name
+    assert alone_paths >= 6
+    d = {g.by["group"]: g for g in together.groups}
+    assert d["g4"].effects.d_z.value is None and d["g6"].effects.d_z.low is not None   # constant arm, not gaps
+    assert d["g7"].n_items == 1 and d["g3"].n_items == 23
