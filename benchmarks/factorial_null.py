@@ -2,7 +2,7 @@
 
 Each draw is an items × 3 × 2 table of item means (dose × arm): item baselines, item-specific dose
 and arm effects, large main effects of both factors, and normal noise. The tests are those of
-probestats.analyses.factorial (exact enumeration at 6 items, Monte Carlo beyond), uncorrected.
+probestats.analyses.factors_many_levels (exact enumeration at 6 items, Monte Carlo beyond), uncorrected.
 Rows printed, each the rejection rate at alpha 0.05 over ``--draws`` designs with its standard error:
 
 * interaction, no interaction in the data, noise exchangeable across dose levels (the scheme's
@@ -25,7 +25,7 @@ import time
 
 import numpy as np
 
-from probestats.analyses.factorial import factorial_tests
+from probestats.analyses.factors_many_levels import factorial_tests
 
 DOSE, ARM = np.array([0.0, 2.0, 4.0]), 1.0
 

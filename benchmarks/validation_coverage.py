@@ -5,7 +5,7 @@ under a value is logistic(logit(rate) + N(0, 0.5)) (items differ); each run is t
 rate. A judge codes it with sensitivity 0.85 under both values and **false positives** that differ
 by value (it calls a true 0 a 1 with probability ``fp_a`` under a, ``fp_b`` under b): a judge biased
 by the attribute. A validation sample of 60 runs is drawn at random from the log and labelled with
-the truth; :func:`probestats.analyses.validation.check_coding` corrects the gap by each value's
+the truth; :func:`probestats.analyses.hand_labels.check_coding` corrects the gap by each value's
 predictive values, with a Monte Carlo interval over items and the validation.
 
 Two scenarios, each over ``--logs`` logs:
@@ -29,7 +29,7 @@ import time
 import numpy as np
 import polars as pl
 
-from probestats.analyses.validation import check_coding
+from probestats.analyses.hand_labels import check_coding
 from probestats.stats.hypotests import sign_flip_test
 
 SCENARIOS = {"gap": (0.30, 0.20, 0.20, 0.08), "null": (0.20, 0.20, 0.25, 0.05)}

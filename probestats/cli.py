@@ -440,13 +440,15 @@ def build(name: str) -> Command:
     return job_command(body, job_at(job_path), renders=renders, **how)
 
 
-def command(job_path: str, **how):
+def command(job_path: str, *, name: str | None = None, **how):
     """Add the command ``body`` to the group, built by :func:`job_command` from the job at ``job_path``
-    (``"analyze"``: :func:`probestats.jobs.analyze.analyze`; ``"serve:serve"``: :func:`probestats.serve.serve`)."""
+    (``"analyze"``: :func:`probestats.jobs.analyze.analyze`; ``"serve:serve"``: :func:`probestats.serve.serve`),
+    under ``name`` (the body's name without it)."""
 
     def decorate(body):
-        SPECS[body.__name__] = (body, job_path, how)
-        cli.add_command(build(body.__name__))
+        called = name or body.__name__
+        SPECS[called] = (body, job_path, {**how, "name": called})
+        cli.add_command(build(called))
         return body
 
     return decorate
@@ -690,9 +692,9 @@ def validate(run, log, *, json_out, **job):
         raise SystemExit(EXIT_DATA)
 
 
-@command("analyze", takes=(*TESTS, *ROLES, "axes", "json_out", "facts", "limits"), leave=("design",),
+@command("analyze", name="analyze", takes=(*TESTS, *ROLES, "axes", "json_out", "facts", "limits"), leave=("design",),
          log_required=False)
-def analyze(run, log, *, json_out, facts, **job):
+def analyze_command(run, log, *, json_out, facts, **job):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them.
 
     LOG may be a cell table (from probestats cells, or a warehouse via probestats sql), recognized by

@@ -27,15 +27,15 @@ def _objects(options: dict):
 
 
 def analyze(log, **options):
-    """:func:`probestats.analyses.dispatch.analyze` with its options by name (``where``, ``derive`` and
+    """:func:`probestats.analyses.dispatch.analyze_shaped` with its options by name (``where``, ``derive`` and
     ``read_options`` are the probe's): the log read and shaped first, as the job does
     (:func:`probestats.jobs.inputs.shape_log`), for the engine to take as it is."""
     from probestats.jobs.inputs import shape_log
 
     question, probe, tests, run = _objects(options)
     validation = run.pop("validation", None)
-    return dispatch.analyze(shape_log(log, question, probe), question, probe, tests, validation=validation,
-                            run=Run(**run))
+    return dispatch.analyze_shaped(shape_log(log, question, probe), question, probe, tests, validation=validation,
+                                   run=Run(**run))
 
 
 def analyze_pair(log, **options):

@@ -19,7 +19,7 @@ def terminal_text(result) -> str:
 
 def report_renderer(result):
     """The function that renders the report of ``result``'s kind (several metrics, a factorial, else a pair's)."""
-    from probestats.analyses.factorial import FactorialAnalysis
+    from probestats.analyses.factors_many_levels import FactorialAnalysis
     from probestats.analyses.metrics import MetricsAnalysis
 
     if isinstance(result, MetricsAnalysis):

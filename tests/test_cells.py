@@ -21,7 +21,7 @@ from probestats import Tests
 from probestats.analyses.cells import cell_table
 from tests.engines import analyze_cells
 from tests.engines import analyze_pair as analyze
-from probestats.checks.exact import mean_sd
+from probestats.stats.exact import mean_sd
 from probestats.cli import cli
 from probestats.result import jsonable
 from probestats.shape.warehouse import Source, cell_query, validation_queries

@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 import probestats
-from probestats.checks.design import CONSTANT_SHARE, design_caveats, design_facts, value_counts
+from probestats.checks.design_facts import CONSTANT_SHARE, design_caveats, design_facts, value_counts
 from probestats.cli import main
 from probestats.present.report.document import render_report
 
@@ -240,7 +240,7 @@ def test_an_arm_constant_by_design_is_named_beside_a_rare_outcome():
 def test_the_constant_arm_rule_is_fishers_exact_test_written_out():
     from math import comb
 
-    from probestats.checks.design import CONSTANT_ARM_P, constant_beyond_chance
+    from probestats.checks.design_facts import CONSTANT_ARM_P, constant_beyond_chance
 
     def hand(mine, runs, theirs, their_runs):   # P(at least `mine` of the constant's runs fall in this arm)
         total, n = mine + theirs, runs + their_runs

@@ -1,4 +1,4 @@
-"""The columns' exact mean and SD (probestats.checks.exact.moments) against the rule by hand:
+"""The columns' exact mean and SD (probestats.stats.exact.moments) against the rule by hand:
 the correctly rounded quotient of exact rationals (fractions.Fraction), row by row."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probestats.checks.exact import mean_sd, moments
+from probestats.stats.exact import mean_sd, moments
 
 
 def _by_hand(values: list[int], places: int) -> tuple[float | None, float | None]:

@@ -1,4 +1,4 @@
-"""Factor designs beyond 2 × 2 (probestats.analyses.factorial).
+"""Factor designs beyond 2 × 2 (probestats.analyses.factors_many_levels).
 
 References: brute force over every within-item arrangement (itertools.product, no symmetry
 used), the repeated-measures ANOVA written out by hand (sums of squares and their error
@@ -18,7 +18,7 @@ from statsmodels.stats.anova import AnovaRM
 
 from probestats import Tests
 from probestats import analyze
-from probestats.analyses.factorial import FactorialAnalysis, factorial_tests
+from probestats.analyses.factors_many_levels import FactorialAnalysis, factorial_tests
 from probestats.cli import main
 
 DOSES = ("low", "mid", "high")

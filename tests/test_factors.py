@@ -87,7 +87,7 @@ def test_bad_factors():
         analyze_factors(log, metric="steps", factors=["style", "tone"])
     three = pl.concat([log, log.filter(pl.col("name") == "Greg").with_columns(pl.lit("Jamal").alias("name"))])
     # three levels are no longer refused: the I × J analysis takes them (tests/test_factorial.py)
-    from probestats.analyses.factorial import FactorialAnalysis
+    from probestats.analyses.factors_many_levels import FactorialAnalysis
 
     result = analyze_factors(three, metric="steps", factors=["style", "name"])
     assert isinstance(result, FactorialAnalysis) and result.levels[1] == ("Emily", "Greg", "Jamal")

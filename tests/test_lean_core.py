@@ -76,9 +76,9 @@ NAMED = {
     "drawn:drawn_caveat": ('alpha',),   # a sentence's level, and the two rules it reads
     "drawn:tracks": ('alpha',),
     "drawn:unbalanced": ('alpha',),
-    # factorial
-    "factorial:factorial_tests": ('correction', 'n_resamples', 'seed'),
-    "factorial:permutation_test": ('n_resamples', 'seed'),
+    # factors_many_levels
+    "factors_many_levels:factorial_tests": ('correction', 'n_resamples', 'seed'),
+    "factors_many_levels:permutation_test": ('n_resamples', 'seed'),
     # framing
     "framing:_framing_verdict": ('alpha',),
     "framing:_pattern": ('alpha',),
@@ -97,6 +97,10 @@ NAMED = {
     "halves:half_sums": ('seed',),
     "halves:named_setting_refusal": ('settings',),
     "halves:random_halves": ('seed',),
+    # hand_labels
+    "hand_labels:_corrected": ('n_resamples', 'seed'),
+    "hand_labels:check_coding": ('alpha', 'n_resamples', 'seed'),
+    "hand_labels:with_validation": ('n_resamples', 'seed'),
     # judge
     "judge:_reading": ('alpha',),
     "judge:analyze_order": ('alpha', 'correction'),
@@ -131,10 +135,6 @@ NAMED = {
     "rowlevel:_tests": ('alternative', 'correction'),
     "rowlevel:per_group_welch": ('alternative', 'correction'),
     "rowlevel:per_item_welch": ('alternative', 'correction'),
-    # validation
-    "validation:_corrected": ('n_resamples', 'seed'),
-    "validation:check_coding": ('alpha', 'n_resamples', 'seed'),
-    "validation:with_validation": ('n_resamples', 'seed'),
     # verdict
     "verdict:decide": ('alpha', 'attribute_settings'),
     "verdict:decide_change": ('alpha',),
@@ -157,7 +157,7 @@ def _functions():
 def test_the_checks_see_the_engines():
     seen = dict(_functions())
     # the walk reaches the engines, and the field names are read from the objects themselves
-    assert "dispatch:analyze" in seen and "paired:analyze_pair" in seen and "plan/search:power_sign_flip" in seen
+    assert "dispatch:analyze_shaped" in seen and "paired:analyze_pair" in seen and "plan/search:power_sign_flip" in seen
     assert {"alpha", "seed", "n_resamples", "correction", "where", "derive", "fold_case", "cluster",
             "random_settings", "settings", "attribute_settings"} <= FIELDS
 

@@ -20,7 +20,7 @@ from probestats.shape.design import KNOWN_KEYS, Design, design_from, load_design
 from probestats.errors import OptionError, ReadError
 from probestats.present.plots.items import item_gaps, noise_band, safe_label
 from probestats.present.words.sanitize import visible
-from probestats.present.report.pair import DEFAULT_SECTIONS, SECTIONS, fmt_p, md_escape, report_context
+from probestats.present.report.context import DEFAULT_SECTIONS, SECTIONS, fmt_p, md_escape, report_context
 from probestats.present.report.document import Beside, render_report
 from tests.factories import make_log, write_log
 
@@ -356,7 +356,7 @@ def test_missing_template_folder_is_an_error(style, tmp_path):
 
 
 def test_templates_are_found_from_the_source_tree():
-    from probestats.present.report.pair import template_root
+    from probestats.present.report.context import template_root
 
     folder = template_root()
     names = {p.name for p in folder.iterdir()}
@@ -608,7 +608,7 @@ def test_first_table_column_breaks_between_words_only():
     # phone "average" and "model-a" were broken letter by letter; break-word keeps words whole
     from importlib import resources
 
-    from probestats.present.report.pair import template_root
+    from probestats.present.report.context import template_root
 
     css = template_root().joinpath("report.css").read_text(encoding="utf-8")
     rule = re.search(r"th:first-child, td:first-child \{([^}]*)\}", css).group(1)

@@ -20,7 +20,7 @@ import polars as pl
 import pytest
 
 from tests.engines import analyze   # with its knobs (mdg, within_noise)
-from probestats.present.report.pair import fmt_gap, fmt_p
+from probestats.present.report.context import fmt_gap, fmt_p
 from probestats.present.report.document import render_report
 from tests.factories import make_log
 

@@ -24,7 +24,7 @@ from probestats import analyze_many
 from probestats.analyses.plan import with_design_power
 from probestats.cli import main
 from probestats.present.plots.items import item_gaps
-from probestats.present.report.pair import fmt_gap, fmt_p, report_context
+from probestats.present.report.context import fmt_gap, fmt_p, report_context
 from probestats.present.report.document import render_report
 from tests.factories import make_log, write_log
 
@@ -511,7 +511,7 @@ def test_item_plot_stays_readable_at_ninety_items():
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.integers(-8, 8), min_size=1, max_size=60), st.booleans())
 def test_named_drivers_never_tie_with_an_item_left_unnamed(gaps, tie_all):
-    from probestats.present.report.pair import gap_drivers
+    from probestats.present.report.context import gap_drivers
 
     if tie_all:
         gaps = [3] * len(gaps)

@@ -23,7 +23,7 @@ STILL_READING = {
     "probestats/analyses/judge.py": "the public analyze_order's and analyze_scored's log",
     "probestats/analyses/framing.py": "the framing engine's log",
     "probestats/analyses/framing_input.py": "a targets file",
-    "probestats/analyses/validation.py": "a file of hand labels",
+    "probestats/analyses/hand_labels.py": "a file of hand labels",
     "probestats/analyses/plan/noise.py": "a pilot log",
 }
 
@@ -78,7 +78,7 @@ def test_the_job_shapes_what_the_engine_takes():
     """``probestats.analyze`` with a ``where`` equals the engine given the rows the condition keeps, filtered by
     hand (polars), not by the probe."""
     import probestats
-    from probestats.analyses.dispatch import analyze as engine
+    from probestats.analyses.dispatch import analyze_shaped as engine
     from probestats.analyses.question import Question
     from probestats.io.read import read_log
     from probestats.shape.probe import Probe

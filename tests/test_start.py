@@ -47,9 +47,10 @@ def test_analyze_json_of_the_sample_imports_no_scipy():
 #: Modules a paired analysis of a plain log has no use for: the other analyses (imported before only to
 #: register their terminal printers or to name them in a type; the cell tables' analysis, once imported to
 #: tell a cell table from a log by its header), and the shaping steps the log does not ask for.
-OFF_THE_PAIRED_PATH = ("probestats.analyses.cells", "probestats.analyses.compare", "probestats.analyses.factors", "probestats.analyses.factorial",
-                       "probestats.analyses.framing", "probestats.analyses.framing_results",
-                       "probestats.analyses.many", "probestats.analyses.validation", "probestats.shape.codebook",
+OFF_THE_PAIRED_PATH = ("probestats.analyses.cells", "probestats.analyses.compare", "probestats.analyses.factors",
+                       "probestats.analyses.factors_many_levels", "probestats.analyses.framing",
+                       "probestats.analyses.framing_results", "probestats.analyses.hand_labels",
+                       "probestats.analyses.many", "probestats.shape.codebook",
                        "probestats.shape.derive", "probestats.shape.nested")
 
 

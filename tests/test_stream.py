@@ -265,7 +265,7 @@ def test_mean_and_sd_from_sums_are_the_correctly_rounded_fractions():
 
     from hypothesis import given, strategies as st
 
-    from probestats.checks.exact import mean_sd
+    from probestats.stats.exact import mean_sd
 
     @given(st.lists(st.integers(-10**12, 10**12), min_size=1, max_size=40), st.integers(0, 6))
     def check(units, places):

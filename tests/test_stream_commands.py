@@ -142,7 +142,7 @@ def test_the_csv_beside_the_report_neutralizes_formulas(tmp_path):
 
 def test_repeated_warnings_are_counted_once_with_examples(tmp_path):
     from probestats.errors import Problem
-    from probestats.present.report.pair import report_context
+    from probestats.present.report.context import report_context
     from dataclasses import replace
     from probestats import analyze
 

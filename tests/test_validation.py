@@ -11,7 +11,7 @@ import pytest
 from scipy.stats import binomtest
 
 import probestats
-from probestats.analyses.validation import check_coding
+from probestats.analyses.hand_labels import check_coding
 from probestats.cli import main
 from probestats.errors import ColumnError, OptionError
 from probestats.stats.agreement import cohens_kappa, exact_proportion

@@ -365,7 +365,7 @@ def order_probe(first: int, items: int = 12):
 
 
 def _render(result, fmt: str, framing=None) -> str:
-    from probestats.analyses.factorial import FactorialAnalysis
+    from probestats.analyses.factors_many_levels import FactorialAnalysis
     from probestats.analyses.metrics import MetricsAnalysis
     from probestats.present.report.factorial import render_factorial_report
     from probestats.present.report.metrics import render_metrics_report
@@ -439,7 +439,7 @@ def test_every_report_kind_carries_the_summary_and_the_design_files_facts(tmp_pa
     design = Design(attribute="the name on a résumé", values_why="the names signal race and gender",
                     metric_definition="the score from 1 to 10 the model gives", not_fixed=("server-side updates",))
     for name, (result, *_rest) in _every_kind(tmp_path).items():
-        from probestats.analyses.factorial import FactorialAnalysis
+        from probestats.analyses.factors_many_levels import FactorialAnalysis
         from probestats.analyses.metrics import MetricsAnalysis
         from probestats.present.report.factorial import render_factorial_report
         from probestats.present.report.metrics import render_metrics_report

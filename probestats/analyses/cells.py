@@ -42,7 +42,7 @@ The columns after ``first_row`` are newer and optional: a table without the half
 still analyzes, without the within-log noise row (a warning says so).
 
 Sums are exact integers (text, so no engine or file format rounds them), and means and
-standard deviations follow one exact rule (:mod:`probestats.checks.exact`): an analysis
+standard deviations follow one exact rule (:mod:`probestats.stats.exact`): an analysis
 from the cell table gives the same numbers, bit for bit, as the row log's.
 """
 
@@ -67,8 +67,7 @@ from probestats.analyses.paired import Analysis
 from probestats.analyses.probe_mdg import probe_mdg
 from probestats.analyses.verdict import NoiseCheck, decide, with_caveats, with_design
 from probestats.checks.cell_summary import HASH_SEED
-from probestats.checks.design import group_constant_caveats, item_facts
-from probestats.checks.exact import mean_sd, units
+from probestats.checks.design_facts import group_constant_caveats, item_facts
 from probestats.checks.facts import LogFacts, row_facts, seed_facts, seed_union
 from probestats.checks.schema import (FIRST, SETTINGS, Checked, decimal_places, default_pair,
                                       require_ok, validate)
@@ -80,6 +79,7 @@ from probestats.io.log import Log
 from probestats.stats.multitest import adjust
 from probestats.stats.permutation import arms_unequal
 from probestats.vocabulary import Tests, as_tests, column_names
+from probestats.stats.exact import mean_sd, units
 
 __all__ = ["cell_table", "read_cells", "analyze_cells", "CELL_COLUMNS", "HALF_COLUMNS", "within_cells_noise",
            "cell_rows", "compare_cells", "cells_checked"]
@@ -383,7 +383,7 @@ def within_cells_noise(cells: pl.DataFrame, a: str, items: pl.DataFrame,
 
 
 def analyze_cells(cells, question, tests=None, *, within_noise: bool = True, mdg: bool = True) -> Analysis:
-    """The paired analysis of :func:`probestats.analyses.paired.analyze`, from a cell table.
+    """The paired analysis of :func:`probestats.analyses.paired.analyze_pair`, from a cell table.
 
     ``cells`` is a path or a frame of the cell table; ``question`` says what is compared (the ``metric``,
     ``a`` and ``b``, ``by`` groups and the ``noise`` cell table; :class:`probestats.analyses.question.Question`)

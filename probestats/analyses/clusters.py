@@ -38,7 +38,7 @@ import numpy as np
 import polars as pl
 
 from probestats.analyses.verdict import decide, with_caveats
-from probestats.checks.design import Caveat
+from probestats.checks.design_facts import Caveat
 from probestats.errors import OptionError, Problem, count_of, opt
 from probestats.result import jsonable
 from probestats.stats.distributions import f_sf

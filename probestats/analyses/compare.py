@@ -29,7 +29,7 @@ from probestats.result import Result, html_summary, one_line
 from probestats.errors import ColumnError, ProbestatsError, ValidationError, either, opt
 from probestats.stats.hypotests import TestResult, sign_flip_test
 from probestats.errors import Problem
-from probestats.analyses.paired import analyze, analyze_pair, warm_tests
+from probestats.analyses.paired import analyze_pair, warm_tests
 from probestats.analyses.question import Question, Run
 from probestats.analyses.verdict import NoiseCheck, decide, decide_change
 from probestats.shape.probe import Probe
@@ -278,7 +278,7 @@ def compare_runs(before, after, *, metric: str, a: str | None = None, b: str | N
     require_ok(cb)
     require_ok(ca)
     kw = (Question(metric, a=cb.a, b=cb.b), probe, tests)
-    return compare_results(analyze(cb.log, *kw), analyze(ca.log, *kw), names=names, alternative=alternative,
+    return compare_results(analyze_pair(cb.log, *kw), analyze_pair(ca.log, *kw), names=names, alternative=alternative,
                            seeds_checked="seed" in cb.frame.columns and "seed" in ca.frame.columns)
 
 

@@ -1,7 +1,7 @@
-"""One entry point for every analysis of a probe log: the options decide which one runs.
+"""One entry point for every analysis of a shaped probe log: the question decides which one runs.
 
-:func:`analyze` is what ``probestats analyze`` runs and what ``probestats.analyze`` is in
-Python: filters and derived columns first (``where``, ``derive``), then
+:func:`analyze_shaped` is what the job (:func:`probestats.jobs.analyze.analyze`: ``probestats analyze`` on
+the command line, ``probestats.analyze`` in Python) calls once it has read and shaped the log:
 
 - ``factor`` (two attributes at once) -> :func:`~probestats.analyses.factors.analyze_factors`;
 - ``group`` or ``reference`` (every value against one) -> :func:`~probestats.analyses.many.analyze_many`;
@@ -26,7 +26,7 @@ from probestats.shape.probe import as_probe
 from probestats.shape.shaped import Shaped
 from probestats.vocabulary import as_tests
 
-__all__ = ["AnalysisResult", "analyze", "check_roles"]
+__all__ = ["AnalysisResult", "analyze_shaped", "check_roles"]
 
 if TYPE_CHECKING:
     from probestats.analyses.factors import FactorAnalysis
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from probestats.analyses.metrics import MetricsAnalysis
     from probestats.analyses.paired import Analysis
 
-    #: What :func:`analyze` returns: a paired analysis (also a judge's, with its ceiling and
+    #: What :func:`analyze_shaped` returns: a paired analysis (also a judge's, with its ceiling and
     #: floor problems), a many-values analysis, a two-factor analysis, or several metrics' analyses.
     AnalysisResult = Union[Analysis, ManyAnalysis, FactorAnalysis, MetricsAnalysis]
 
@@ -53,7 +53,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def analyze(log, question, probe=None, tests=None, *, validation=None, run: Run | None = None) -> AnalysisResult:
+def analyze_shaped(log, question, probe=None, tests=None, *, validation=None, run: Run | None = None) -> AnalysisResult:
     """Analyze a probe log the way its options ask (see the module's description for the choice).
 
     Parameters
@@ -84,8 +84,8 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, run: Run 
         it.
     validation : path, list of dict or DataFrame, optional
         Paired analysis of a coded metric: hand labels of a sample of runs, keyed as the log is; the
-        result is a :class:`~probestats.analyses.validation.ValidatedAnalysis` whose verdict is on the
-        gap corrected for the coder's error (see :mod:`probestats.analyses.validation`).
+        result is a :class:`~probestats.analyses.hand_labels.ValidatedAnalysis` whose verdict is on the
+        gap corrected for the coder's error (see :mod:`probestats.analyses.hand_labels`).
     run : Run, optional
         How a paired analysis runs (:class:`probestats.analyses.question.Run`): with ``noise``, the minimum
         detectable gap of the design (``mdg``); without it, value a's runs split in two by seed and that
@@ -114,14 +114,14 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, run: Run 
     >>> from probestats.shape.probe import Probe
     >>> rows = [{"item": i, "variant": v, "seed": s, "steps": 4 + (v == "formal") + (s % 3 == i % 2)}
     ...         for i in range(8) for v in ("formal", "casual") for s in range(1, 6)]
-    >>> type(analyze(Probe().apply(rows, metric="steps"), Question("steps"))).__name__
+    >>> type(analyze_shaped(Probe().apply(rows, metric="steps"), Question("steps"))).__name__
     'Analysis'
     >>> three = Probe().apply(rows + [dict(r, variant="plain") for r in rows if r["variant"] == "casual"])
-    >>> type(analyze(three, Question("steps"))).__name__
+    >>> type(analyze_shaped(three, Question("steps"))).__name__
     'ManyAnalysis'
-    >>> type(analyze(three, Question("steps", a="formal", b="plain"))).__name__
+    >>> type(analyze_shaped(three, Question("steps", a="formal", b="plain"))).__name__
     'Analysis'
-    >>> analyze(rows, Question("steps", reference="formal", a="formal"))
+    >>> analyze_shaped(rows, Question("steps", reference="formal", a="formal"))
     Traceback (most recent call last):
     ...
     probestats.errors.OptionError: group and reference compare every value; drop a and b (or drop group)
@@ -157,14 +157,14 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, run: Run 
         # column roles or the effect size of a table of several metrics (the options that would refuse it)
         one_probe = replace(probe, settings=(), attribute_settings=(), cluster=None, random_settings=())
         for name in metrics:
-            one = analyze(log, replace(q, metric=name, noise_value=None, control=None, baseline=None,
-                                       selection=False), one_probe, one_metric_tests(tests))
+            one = analyze_shaped(log, replace(q, metric=name, noise_value=None, control=None, baseline=None,
+                                              selection=False), one_probe, one_metric_tests(tests))
             analyses += list(one.analyses) if isinstance(one, FactorSet) else [(name, {}, one)]
         return factor_set(analyses, tests)
     if len(metrics) > 1:
         refuse_for_metrics(settings=probe.settings, attribute_settings=probe.attribute_settings,
                            noise_value=q.noise_value)
-        return analyze_metrics(log, replace(q, metric=metrics), probe, tests, analyze=analyze,
+        return analyze_metrics(log, replace(q, metric=metrics), probe, tests, analyze=analyze_shaped,
                                run=Run(mdg=run.mdg, within_noise=run.within_noise, streaming=run.streaming))
     metric = metrics[0]
     q = replace(q, metric=metric)
@@ -182,8 +182,8 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, run: Run 
         a, b = _baseline_pair(log, q, probe, many=bool(q.group) or q.reference is not None)
         q = replace(q, a=a, b=b)
     _check_groups(log, q.by)
-    result = _analyze(log, q, probe, tests, Run(mdg=run.mdg, within_noise=run.within_noise,
-                                                streaming=run.streaming, progress=run.progress, facts=run.facts))
+    result = _one_analysis(log, q, probe, tests, Run(mdg=run.mdg, within_noise=run.within_noise,
+                                                     streaming=run.streaming, progress=run.progress, facts=run.facts))
     if q.selection:
         # lazy: analyses.many is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.many import ManyAnalysis
@@ -200,8 +200,8 @@ def analyze(log, question, probe=None, tests=None, *, validation=None, run: Run 
 
         result = with_control(result, whole, probe, tests, control=q.control)
     if validation is not None:
-        # lazy: analyses.validation is off the paired analysis's path (tests/test_start.py)
-        from probestats.analyses.validation import with_validation
+        # lazy: analyses.hand_labels is off the paired analysis's path (tests/test_start.py)
+        from probestats.analyses.hand_labels import with_validation
 
         result = with_validation(result, validation, n_resamples=tests.n_resamples,
                                  seed=0 if tests.seed is None else tests.seed)
@@ -262,7 +262,7 @@ def _one_role_each(probe) -> None:
             seen[column] = name
 
 
-def _analyze(log, question, probe, tests, run: Run):
+def _one_analysis(log, question, probe, tests, run: Run):
     """The one analysis the ``question`` asks for, on the shaped log (see the module's description), a paired
     one run as ``run`` says."""
     q = question

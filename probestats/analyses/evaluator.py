@@ -117,11 +117,11 @@ def _end_cells(analysis, low: float, high: float):
 def scale_check(analysis, scale) -> ScaleCheck:
     """The cells of a paired analysis whose baseline sits at an end of the declared scale.
 
-    >>> from probestats.analyses.paired import analyze
+    >>> from probestats.analyses.paired import analyze_pair
     >>> from probestats.analyses.question import Question
     >>> rows = [{"item": s, "variant": v, "level": lvl}
     ...         for s, v, lvl in [("s1", "pad", 4), ("s1", "plain", 4), ("s2", "pad", 3), ("s2", "plain", 2)]]
-    >>> check = scale_check(analyze(rows, Question("level", a="pad", b="plain")), "1:4")
+    >>> check = scale_check(analyze_pair(rows, Question("level", a="pad", b="plain")), "1:4")
     >>> [(c["item"], c["end"], c["baseline"]) for c in check.cells], check.n_cells
     ([('s1', 'ceiling', 4.0)], 2)
     """

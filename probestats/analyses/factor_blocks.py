@@ -32,7 +32,7 @@ import polars as pl
 from probestats.analyses.blocks import block_agreement, drivers_clause
 from probestats.analyses.many import unit_means, within_cell_blocks
 from probestats.analyses.verdict import with_caveats
-from probestats.checks.design import Caveat
+from probestats.checks.design_facts import Caveat
 from probestats.stats.hypotests import sign_flip_test
 from probestats.stats.multitest import adjust
 

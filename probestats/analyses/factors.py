@@ -38,7 +38,7 @@ from probestats.stats.hypotests import TestResult, sign_flip_test
 from probestats.io.columns import normalize_header
 from probestats.errors import Problem
 from probestats.analyses.factor_blocks import Cells, effect_agreements, factor_blocks, with_agreements
-from probestats.analyses.factorial import analyze_factorial
+from probestats.analyses.factors_many_levels import analyze_factorial
 from probestats.analyses.many import check_many, check_size, unit_means
 from probestats.analyses.question import Question
 from probestats.analyses.verdict import decide_effects
@@ -332,7 +332,7 @@ def analyze_factors(log, question, probe=None, tests=None):
         one, in order of appearance in the log). Gaps are the first level − the second, and the
         interaction ``(m11 − m21) − (m12 − m22)`` takes the sign a treatment-coded regression's
         interaction coefficient has with the first levels as reference. With two levels each, the 2 × 2 analysis below (a :class:`FactorAnalysis`). With more levels
-        in either, the I × J analysis of :mod:`probestats.analyses.factorial` (a
+        in either, the I × J analysis of :mod:`probestats.analyses.factors_many_levels` (a
         ``FactorialAnalysis``: per-level means, main effects and interaction by within-item
         permutation, the repeated-measures ANOVA beside). The ``variant`` column (or the header
         it was read from, such as ``style``) can be one of them.

@@ -11,10 +11,9 @@ from typing import Sequence
 
 import polars as pl
 
-from probestats.checks.exact import units, with_exact_moments
 from probestats.checks.schema import FIRST, Checked, decimal_places, validate  # noqa: F401  (validate: doctests)
 from probestats.errors import OptionError, opt
-from probestats.stats.exact import finish_means, mean_aggs
+from probestats.stats.exact import finish_means, mean_aggs, units, with_exact_moments
 
 
 def item_table(frame: pl.DataFrame, metric: str, a: str, b: str, by: Sequence[str] = ()) -> pl.DataFrame:

@@ -84,7 +84,7 @@ import numpy as np
 import polars as pl
 
 from probestats.analyses.evaluator import with_scale
-from probestats.analyses.paired import analyze
+from probestats.analyses.paired import analyze_pair
 from probestats.analyses.question import Question, Run
 from probestats.analyses.verdict import NoiseCheck, decide_effects
 from probestats.checks.columns import explode_fix
@@ -856,6 +856,6 @@ def analyze_scored(log, *, order: str, score: str, by: Sequence[str] = (), scale
     if len(values) != 2:
         raise OptionError(f"{opt('order', order)}: a scored order probe needs exactly two orders, found {len(values)}")
 
-    result = analyze(probe, Question(score, a=values[0], b=values[1], by=list(by)),
-                     tests=Tests(alpha=alpha, correction=correction), run=Run(many=False))
+    result = analyze_pair(probe, Question(score, a=values[0], b=values[1], by=list(by)),
+                          tests=Tests(alpha=alpha, correction=correction), run=Run(many=False))
     return with_scale(result, scale, list(by)) if scale is not None else result

@@ -45,7 +45,7 @@ from probestats.analyses.omnibus import OmnibusResult, omnibus_test
 from probestats.analyses.pair_tests import refuse_tiny
 from probestats.analyses.reference import reference_check
 from probestats.analyses.verdict import decide_many, with_caveats
-from probestats.checks.design import Caveat
+from probestats.checks.design_facts import Caveat
 from probestats.checks.schema import SETTINGS, ColumnRoles, validate
 from probestats.errors import OptionError, ValidationError, either, opt
 from probestats.errors import Problem, has_errors

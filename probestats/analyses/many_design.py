@@ -1,11 +1,11 @@
 """The design checks of a many-values verdict: values constant by construction, and ``by`` groups that disagree.
 
 A many-values verdict rests on the omnibus test over every item. Two facts of the design weaken it, and
-each becomes a named caveat (:class:`probestats.checks.design.Caveat`) in the Summary, on the terminal and
+each becomes a named caveat (:class:`probestats.checks.design_facts.Caveat`) in the Summary, on the terminal and
 in JSON:
 
 - **a constant value** (``constant_arm``): a value whose metric is one and the same number in every run of
-  at least :data:`probestats.checks.design.CONSTANT_SHARE` of the items (a flip counted against it, a
+  at least :data:`probestats.checks.design_facts.CONSTANT_SHARE` of the items (a flip counted against it, a
   share of changed answers). The gaps against it then only ask whether the other values differ from that
   constant; with no noise or control reference beside a comparison of several values, such a gap cannot be
   told from re-asking noise. A value constant in one ``by`` group only is ``constant_arm_in_groups``.
@@ -27,8 +27,8 @@ from typing import Sequence
 import polars as pl
 
 from probestats.analyses.blocks import block_agreement
-from probestats.checks.design import (MAX_GROUP_CLAUSES, Caveat, constant_text, constant_values,
-                                       grouped_constants_clause, share_text)
+from probestats.checks.design_facts import (MAX_GROUP_CLAUSES, Caveat, constant_text, constant_values,
+                                            grouped_constants_clause, share_text)
 
 __all__ = ["constant_caveats", "agreement_caveat", "pair_agreements", "headline_agreement", "PairAgreement"]
 

@@ -30,7 +30,7 @@ from probestats.analyses.pair_tests import PairResult
 from probestats.analyses.paired import Analysis
 from probestats.analyses.question import split_metrics
 from probestats.analyses.verdict import decide_effects, no_noise_check, with_caveats
-from probestats.checks.design import Caveat
+from probestats.checks.design_facts import Caveat
 from probestats.errors import OptionError, count_of, opt
 from probestats.result import Result, html_summary, one_line
 from probestats.stats.effects import EFFECT_NAMES
@@ -188,19 +188,19 @@ def analyze_metrics(log, question, probe=None, tests=None, *, analyze=None, run=
         How the tests are run: ``correction`` over the family metrics × groups, ``effect_size`` what the
         side-by-side table and the heatmap show (each metric's own analysis shows d_z and d_av both).
     analyze : callable
-        The single-metric analysis (:func:`probestats.analyses.dispatch.analyze`).
+        The single-metric analysis (:func:`probestats.analyses.dispatch.analyze_shaped`).
     run : Run, optional
         Passed to ``analyze`` (:class:`probestats.analyses.question.Run`: ``mdg``, ``within_noise``,
         ``streaming``).
 
     Examples
     --------
-    >>> from probestats.analyses.dispatch import analyze
+    >>> from probestats.analyses.dispatch import analyze_shaped
     >>> from probestats.analyses.question import Question
     >>> rows = [{"item": i, "variant": v, "x": i + (v == "a"), "y": i * (v == "a")}
     ...         for i in range(6) for v in ("a", "b")]
     >>> from probestats.analyses.question import Run
-    >>> res = analyze_metrics(rows, Question(["x", "y"]), analyze=analyze, run=Run(mdg=False))
+    >>> res = analyze_metrics(rows, Question(["x", "y"]), analyze=analyze_shaped, run=Run(mdg=False))
     >>> [round(t.result.p_adjusted, 6) for t in res.family]   # the joint test: each its own p here; Holm: 0.0625 twice
     [0.03125, 0.0625]
     """

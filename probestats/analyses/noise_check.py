@@ -37,9 +37,9 @@ import polars as pl
 from probestats.analyses.halves import block_noun
 from probestats.analyses.items import item_table
 from probestats.analyses.verdict import NoiseCheck
-from probestats.checks.exact import moments
 from probestats.checks.schema import Checked, validate  # noqa: F401  (validate: doctests)
 from probestats.errors import opt
+from probestats.stats.exact import moments
 
 if TYPE_CHECKING:
     from probestats.analyses.pair_tests import PairResult

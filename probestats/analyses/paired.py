@@ -37,7 +37,7 @@ from probestats.analyses.clusters import cluster_candidates
 from probestats.analyses.drawn import balance_test, drawn_caveat, drawn_setting, unbalanced_problem
 from probestats.analyses.halves import (BLOCK_SETTINGS, block_noun, blocked_item_table, blocks_of,
                                         named_setting_refusal, pooled_phrase)
-from probestats.checks.design import Caveat, design_facts, group_constant_caveats, item_facts, one_answer_caveat
+from probestats.checks.design_facts import Caveat, design_facts, group_constant_caveats, item_facts, one_answer_caveat
 from probestats.shape.probe import as_probe
 from probestats.stats.published import ASSUMPTIONS
 
@@ -207,7 +207,7 @@ def with_row_level(analysis: Analysis) -> Analysis:
 
 @dataclass(frozen=True)
 class Analysis(Result):
-    """The result of :func:`analyze`: the main comparison, noise beside it, splits and problems.
+    """The result of :func:`analyze_pair`: the main comparison, noise beside it, splits and problems.
 
     ``to_dict()`` is the ``analyze --json`` object (its stable keys are listed in the JSON reference);
     the headline numbers are one attribute away: ``result.pvalue`` (the sign-flip p of the main
@@ -465,7 +465,7 @@ def analyze_pair(log, question, probe=None, tests=None, run=None) -> Analysis:
     >>> rows = [{"item": i, "variant": v, "seed": s, "steps": 4 + (v == "formal") + (s % 3 == i % 2)}
     ...         for i in range(8) for v in ("formal", "casual") for s in range(1, 6)]
     >>> from probestats.analyses.question import Question
-    >>> result = analyze(rows, Question("steps"))
+    >>> result = analyze_pair(rows, Question("steps"))
     >>> result.main.average_gap, result.main.sign_flip.pvalue
     (1.0, 0.0078125)
     """
@@ -887,8 +887,3 @@ def _applied_to_the_log(p: Problem, log_problems) -> bool:
 
 def _tag_noise(p: Problem) -> Problem:
     return replace(p, message=f"noise log: {p.message}")
-
-
-#: The paired analysis under its former name (``probestats.analyze`` now dispatches; see
-#: :func:`probestats.analyses.dispatch.analyze`).
-analyze = analyze_pair

@@ -8,7 +8,7 @@
 - ``"within_noise"``: p at most alpha, but a valid same-versus-same comparison gave a gap at
   least as large: a gap no larger than the noise means nothing;
 - ``"not_detected"``: p above alpha;
-- ``"against_constant"``: p at most alpha, but one arm is constant (:mod:`probestats.checks.design`) and no
+- ``"against_constant"``: p at most alpha, but one arm is constant (:mod:`probestats.checks.design_facts`) and no
   noise or control reference stands beside it, so the test only asked whether the other arm differs from
   that constant, and the gap cannot be told from re-asking noise (:func:`with_design`); ``detected`` stays
   True (the p is at most alpha), but no renderer calls it larger than chance;
@@ -23,11 +23,11 @@ failure and its likely causes among the caveats.
 
 Caveats
 -------
-Every fact that weakens a verdict is one named :class:`probestats.checks.design.Caveat` in
+Every fact that weakens a verdict is one named :class:`probestats.checks.design_facts.Caveat` in
 ``Verdict.caveats`` (``id``, ``sentence``, ``figures``; the record is described in that module's
 docstring); in JSON ``verdict.caveats`` is a list of ``{"id", "sentence", "figures"}``. An analysis
 adds its own with :func:`with_caveats` (one per id: a later one with the same id replaces the
-earlier); :func:`probestats.checks.design.design_caveats` gives those of the log's design. Every
+earlier); :func:`probestats.checks.design_facts.design_caveats` gives those of the log's design. Every
 :class:`Verdict` whose p lies within :data:`BORDERLINE_FACTOR` of alpha carries, last, the ``borderline``
 caveat (:func:`borderline_caveat`), whichever way it was built.
 """
@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from probestats.checks.design import Caveat, constant_text, design_caveats
+from probestats.checks.design_facts import Caveat, constant_text, design_caveats
 from probestats.errors import either
 from probestats.stats.permutation import PERMUTATION_TEST
 
@@ -342,13 +342,13 @@ def against_constant_statement(a: str, constant: str) -> str:
 
 
 def with_design(verdict: Verdict, facts) -> Verdict:
-    """``verdict`` with the design facts that weaken it (:func:`probestats.checks.design.design_caveats`);
+    """``verdict`` with the design facts that weaken it (:func:`probestats.checks.design_facts.design_caveats`);
     with a constant arm and no reference (:func:`has_reference`), a gap at or below alpha is not called
     larger than chance: the conclusion is ``"against_constant"`` and the statement says what the test asked.
 
     >>> import polars as pl
     >>> from types import SimpleNamespace as NS
-    >>> from probestats.checks.design import design_facts
+    >>> from probestats.checks.design_facts import design_facts
     >>> rows = pl.DataFrame({"item": [str(i // 2) for i in range(20)], "variant": ["push", "none"] * 10,
     ...                      "flip": [float(i % 2 == 0 and i < 14) for i in range(20)]})   # 'none' is 0 throughout
     >>> v = decide(NS(sign_flip=NS(pvalue=0.002), average_gap=1.0, min_attainable_p=0.002),

@@ -9,9 +9,8 @@ import sys
 
 import polars as pl
 
-from probestats.checks.exact import units, with_exact_moments
 from probestats.io.columns import ROW
-from probestats.stats.exact import finish_means, mean_aggs, row_places
+from probestats.stats.exact import finish_means, mean_aggs, row_places, units, with_exact_moments
 
 __all__ = ["SETTINGS", "FIRST", "HASH_SEED", "cell_summary", "side_by_side", "pair_cells", "decimal_places",
            "seen_per_item", "set_fingerprint", "comparable", "one_value", "setting_text", "repeats_within_cells"]
@@ -116,7 +115,7 @@ def decimal_places(values: pl.Series) -> int | None:
     has more, or when the values are too large for their sums of whole units to be exact floats.
 
     With them a cell's mean and sd come from exact sums of whole units of ``10**-places``
-    (:mod:`probestats.checks.exact`): the same whatever the order of the runs, and the same bits
+    (:mod:`probestats.stats.exact`): the same whatever the order of the runs, and the same bits
     as a cell table built by ``probestats cells`` or a warehouse.
 
     >>> decimal_places(pl.Series([3.0, 4.0, None])), decimal_places(pl.Series([3.31, 4.2, -0.05]))

@@ -50,7 +50,6 @@ import polars as pl
 
 from probestats.checks.cell_summary import FIRST, HASH_SEED, SETTINGS, seen_per_item, side_by_side
 from probestats.checks.columns import as_id_text, is_text, list_columns
-from probestats.checks.exact import with_exact_moments
 from probestats.checks.facts import LogFacts, candidates, seed_facts, seed_union, temperatures
 from probestats.checks.matched import mixed_setting, seed_mismatch, unequal_runs
 from probestats.checks.metric import deterministic, sorted_order
@@ -61,7 +60,7 @@ from probestats.io.columns import ROW, refuse_internal
 from probestats.io.failures import panic_quiet
 from probestats.io.log import Log, collect, typed_rows
 from probestats.io.read import read_log
-from probestats.stats.exact import row_places
+from probestats.stats.exact import row_places, with_exact_moments
 
 __all__ = ["PassOptions", "Streamed", "validate_streaming"]
 

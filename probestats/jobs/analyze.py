@@ -3,14 +3,14 @@
 :func:`analyze` is what the command runs (it parses its options, calls it and prints the result) and what
 ``probestats.analyze`` is in Python. The log is read and shaped by one :class:`~probestats.shape.probe.Probe`;
 a cell table (from :func:`probestats.cells` or a warehouse) is recognized by its columns and analyzed as
-it is. Which analysis runs is :func:`probestats.analyses.dispatch.analyze`'s choice.
+it is. Which analysis runs is :func:`probestats.analyses.dispatch.analyze_shaped`'s choice.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from probestats.analyses.dispatch import analyze as run, refuse_effect_size
+from probestats.analyses.dispatch import analyze_shaped, refuse_effect_size
 from probestats.analyses.metrics import MetricsAnalysis, split_metrics
 from probestats.analyses.paired import Analysis, with_row_level
 from probestats.analyses.question import Question, Run
@@ -38,7 +38,7 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
         The metric column; several (a sequence, or names separated by commas): one analysis per metric,
         corrected as one family over metrics x groups (a cell table holds one).
     a, b, noise, by, reference, scale, factor, noise_value, validation, control, baseline
-        As for :func:`probestats.analyses.dispatch.analyze`. With a cell table, ``noise`` is a cell table
+        As for :func:`probestats.analyses.dispatch.analyze_shaped`. With a cell table, ``noise`` is a cell table
         built with its runs (``probestats.cells(..., keep_runs=True)``), or None for the halves it holds.
     tests : Tests, optional
         How the tests are run (:class:`probestats.Tests`: direction, level, correction, interval, effect size,
@@ -53,7 +53,7 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
     probe : Probe, optional
         How the log (and a noise log) is read and shaped, and what its columns mean (its ``settings``,
         ``attribute_settings``, ``cluster`` and ``random_settings``, as for
-        :func:`probestats.analyses.dispatch.analyze`); not with a cell table, shaped when it was built. Its
+        :func:`probestats.analyses.dispatch.analyze_shaped`); not with a cell table, shaped when it was built. Its
         ``axes`` name the axes of values that combine attributes (``female_black``): per axis, the mean gap and
         mean |gap| between its levels over the items and the share of items with a significant gap
         (:mod:`probestats.analyses.axes`; a comparison of all the values of one metric, from the log's rows).
@@ -119,8 +119,8 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
                         noise_value=noise_value, **arms)
     # one streaming pass over the log (memory grows with items x values, not rows); the row-level tests need
     # the runs
-    result = run(shape_log(log, question, probe), question, probe, tests,
-                 run=Run(streaming=not (row_level or per_item or axes), progress=progress), validation=validation)
+    result = analyze_shaped(shape_log(log, question, probe), question, probe, tests, validation=validation,
+                            run=Run(streaming=not (row_level or per_item or axes), progress=progress))
     if row_level or per_item:  # Welch's t on runs beside the item-level tests, for a comparison of two values
         result = _with_runs(result, row_level=row_level, per_item=per_item)
     if axes:

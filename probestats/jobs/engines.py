@@ -109,7 +109,7 @@ def analyze_factors(log, *, metric: str, factors: Sequence[str], alternative: st
         one, in order of appearance in the log). Gaps are the first level − the second, and the
         interaction ``(m11 − m21) − (m12 − m22)`` takes the sign a treatment-coded regression's
         interaction coefficient has with the first levels as reference. With two levels each, the 2 × 2 analysis below (a :class:`FactorAnalysis`). With more levels
-        in either, the I × J analysis of :mod:`probestats.analyses.factorial` (a
+        in either, the I × J analysis of :mod:`probestats.analyses.factors_many_levels` (a
         ``FactorialAnalysis``: per-level means, main effects and interaction by within-item
         permutation, the repeated-measures ANOVA beside). The ``variant`` column (or the header
         it was read from, such as ``style``) can be one of them.

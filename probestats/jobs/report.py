@@ -16,16 +16,16 @@ from pathlib import Path
 from probestats.analyses.cells import analyze_cells, compare_cells
 from probestats.analyses.compare import compare_runs
 from probestats.analyses.describe import describe_log
-from probestats.analyses.dispatch import analyze as run, refuse_effect_size
-from probestats.analyses.factorial import FactorialAnalysis
+from probestats.analyses.dispatch import analyze_shaped, refuse_effect_size
+from probestats.analyses.factors_many_levels import FactorialAnalysis
 from probestats.analyses.framing import FramingScores, analyze_framing
+from probestats.analyses.hand_labels import with_validation
 from probestats.analyses.judge import analyze_order
 from probestats.analyses.metrics import split_metrics
 from probestats.analyses.paired import Analysis, with_row_level
 from probestats.analyses.plan import with_design_power
 from probestats.analyses.question import Question, Run
 from probestats.analyses.rowlevel import with_row_tests
-from probestats.analyses.validation import with_validation
 from probestats.errors import OptionError, either, opt, plain_numbers
 from probestats.io.columns import normalize_header
 from probestats.io.files import first_headers
@@ -555,7 +555,7 @@ def _metrics_job(asked: _Asked, question) -> ReportJob:
                         (opt("framing_log"), asked.framing_log), (opt("before_log"), asked.before_log)):
         if given:
             raise OptionError(f"{flag} belongs to the report of one metric; give one {opt('metric')}")
-    result = run(shape_log(asked.log, question, asked.probe), question, asked.probe, asked.tests)
+    result = analyze_shaped(shape_log(asked.log, question, asked.probe), question, asked.probe, asked.tests)
     design = _design(asked.design)
     text = render_metrics_report(result, format=asked.fmt, templates=asked.templates, assets_dir=asked.assets,
                                  design=design, source=asked.shown_source)
@@ -629,7 +629,8 @@ def _log_analysis(log, question, probe, tests, *, before, gap_of_interest, strea
                           f"{opt('group')} and {opt('reference')}")
     # the streaming pass of analyze, with the facts the report states (a log needing its rows is read whole)
 
-    result = run(shape_log(log, question, probe), question, probe, tests, run=Run(streaming=streaming, facts=True))
+    result = analyze_shaped(shape_log(log, question, probe), question, probe, tests,
+                            run=Run(streaming=streaming, facts=True))
     result = with_design_power(result, gap_of_interest)
     comparison = None
     if before is not None:

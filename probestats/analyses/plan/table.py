@@ -750,12 +750,12 @@ def design_power(analysis, gap_of_interest: float | None = None, *, sims: int = 
 
     Examples
     --------
-    >>> from probestats.analyses.paired import analyze
+    >>> from probestats.analyses.paired import analyze_pair
     >>> from probestats.analyses.question import Question, Run
     >>> rows = [{"item": i, "variant": v, "seed": s, "steps": 4 + (v == "a") + (s + i) % 3}
     ...         for i in range(8) for v in ("a", "b") for s in range(4)]
     >>> noise = [dict(r, variant="b" if r["variant"] == "a" else "c") for r in rows]
-    >>> power = design_power(analyze(rows, Question("steps", noise=noise), run=Run(mdg=False)), 1.0, sims=50)
+    >>> power = design_power(analyze_pair(rows, Question("steps", noise=noise), run=Run(mdg=False)), 1.0, sims=50)
     >>> power.gap, sorted({c.items for c in power.plan.cells})
     (1.0, [8, 12, 16])
     """

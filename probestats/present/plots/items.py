@@ -74,11 +74,11 @@ def item_gaps(analysis, ax=None):
 
     Examples
     --------
-    >>> from probestats.analyses.dispatch import analyze
+    >>> from probestats.analyses.dispatch import analyze_shaped
     >>> from probestats.analyses.question import Question, Run
     >>> rows = [{"item": f"q${i}", "variant": v, "seed": s, "steps": 4 + (v == "a") * (i % 3) + s % 2}
     ...         for i in range(6) for v in ("a", "b") for s in range(3)]
-    >>> ax = item_gaps(analyze(rows, Question("steps"), run=Run(mdg=False)))
+    >>> ax = item_gaps(analyze_shaped(rows, Question("steps"), run=Run(mdg=False)))
     >>> [t.get_text() for t in ax.get_yticklabels()][:2]
     ['q\\\\$0', 'q\\\\$1']
     >>> figure_png(ax.figure)[:4]

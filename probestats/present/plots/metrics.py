@@ -6,11 +6,11 @@ labels from the log go through :func:`probestats.present.plots.items.safe_label`
 
 Examples
 --------
->>> from probestats.analyses.dispatch import analyze
+>>> from probestats.analyses.dispatch import analyze_shaped
 >>> from probestats.analyses.question import Question, Run
 >>> rows = [{"item": i, "variant": v, "x": i + (v == "a"), "y": i * (v == "a")}
 ...         for i in range(6) for v in ("a", "b")]
->>> ax = effect_heatmap(analyze(rows, Question("x,y"), run=Run(mdg=False)))
+>>> ax = effect_heatmap(analyze_shaped(rows, Question("x,y"), run=Run(mdg=False)))
 >>> ax.get_title()
 'd_z per group and metric (* corrected p ≤ 0.05)'
 """

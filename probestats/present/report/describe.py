@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from probestats.analyses.validation import ValidatedAnalysis
+from probestats.analyses.hand_labels import ValidatedAnalysis
 from probestats.present.words.describe import coverage_lines, kind_phrase, rate_lines, test_sentence
 from probestats.present.words.fmt import fmt_gap, fmt_num, fmt_p, fmt_pct
 from probestats.present.words.validation import validation_lines

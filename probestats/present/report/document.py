@@ -1,7 +1,7 @@
 """The report as one document: which sections a result has, in which order, and the Markdown, HTML or JSON
 they render to, with its figures, the plain variant and the files written beside it.
 
-The words of each section of a two-value analysis are :mod:`probestats.present.report.pair`'s; the other
+The words of each section of a two-value analysis are :mod:`probestats.present.report.context`'s; the other
 families' sections are their own modules'. :func:`render_report` is what ``probestats report`` renders.
 """
 
@@ -19,15 +19,15 @@ from probestats.errors import OptionError, count_of, opt
 from probestats.present.plots.items import figure_png
 from probestats.present.report import groups as parts, outline as other
 from probestats.present.report.collapse import ITEMS_CSV, grouped_warnings, items_csv, many_table_files
+from probestats.present.report.context import (DEFAULT_SECTIONS, FORMATS, PAIR_SECTIONS, SECTION_TEMPLATES, SECTIONS,
+                                               analysis_kind, join_words, missing_section, quoted, report_context,
+                                               report_figures)
 from probestats.present.report.describe import add_coding_sections, unwrap
 from probestats.present.report.environment import Todo, environment, tidy_layout, user_template_errors
 from probestats.present.report.files import write_assets, write_figures
 from probestats.present.report.framing import framing_summary
 from probestats.present.report.judge import judge_context, judge_images, judge_summary
 from probestats.present.report.outline import design_limits, kind_sections
-from probestats.present.report.pair import (DEFAULT_SECTIONS, FORMATS, PAIR_SECTIONS, SECTION_TEMPLATES, SECTIONS,
-                                            analysis_kind, join_words, missing_section, quoted, report_context,
-                                            report_figures)
 from probestats.present.report.welch import welch_context, welch_files
 from probestats.present.words.control import control_context, control_finding, control_of, control_summary
 from probestats.present.words.fmt import MdSafe, tidy_p
@@ -43,10 +43,10 @@ def available_sections(analysis, *, framing=None, comparison=None, judge=None, d
                        validation=None) -> list[str]:
     """The sections a report of this result can show, in report order.
 
-    >>> from probestats.analyses.dispatch import analyze
+    >>> from probestats.analyses.dispatch import analyze_shaped
     >>> from probestats.analyses.question import Question, Run
     >>> rows = [{"item": i, "variant": v, "x": i + (v == "a")} for i in range(6) for v in ("a", "b")]
-    >>> available_sections(analyze(rows, Question("x"), run=Run(mdg=False)))
+    >>> available_sections(analyze_shaped(rows, Question("x"), run=Run(mdg=False)))
     ['summary', 'design', 'table', 'tests', 'noise', 'power', 'finding', 'limits']
     """
     kind = analysis_kind(analysis)
@@ -196,7 +196,7 @@ class Beside:
     coded : str, optional
         How the metric was coded from the replies (``"the code book compass.csv"``, ``"a judge"``): named in
         the Limits, with its hand-checked sample when the analysis has one (a
-        :class:`~probestats.analyses.validation.ValidatedAnalysis`, whose ``validation`` section it adds and
+        :class:`~probestats.analyses.hand_labels.ValidatedAnalysis`, whose ``validation`` section it adds and
         whose corrected verdict the report words).
     """
 

@@ -53,7 +53,7 @@ def factorial_context(analysis) -> dict:
 
 def render_factorial_report(analysis, *, format: str = "md", templates=None, source: str | None = None,
                             design=None) -> str:
-    """The report of a :class:`~probestats.analyses.factorial.FactorialAnalysis`: Summary, design facts, the
+    """The report of a :class:`~probestats.analyses.factors_many_levels.FactorialAnalysis`: Summary, design facts, the
     factor section, Finding and Limits (``design``: the design file's facts, placeholders for the rest)."""
     # lazy: present.report.environment and present.report.outline import jinja2
     from probestats.present.report.environment import environment, tidy_layout, user_template_errors

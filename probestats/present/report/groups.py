@@ -10,7 +10,7 @@ result with its conditions and size, and never claims that a system is unbiased.
 from __future__ import annotations
 
 from probestats.analyses.verdict import has_reference
-from probestats.checks.design import constant_text
+from probestats.checks.design_facts import constant_text
 from probestats.checks.facts import pooled_in_cells, pooled_phrase
 from probestats.errors import count_of
 from probestats.present.words.correction import correction_name

@@ -42,11 +42,11 @@ def render_metrics_report(analysis, *, format: str = "md", templates=None, asset
                           source: str | None = None) -> str:
     """The report of several metrics (see the module's description).
 
-    >>> from probestats.analyses.dispatch import analyze
+    >>> from probestats.analyses.dispatch import analyze_shaped
     >>> from probestats.analyses.question import Question, Run
     >>> rows = [{"item": i, "variant": v, "x": i + (v == "a"), "y": i * (v == "a")}
     ...         for i in range(6) for v in ("a", "b")]
-    >>> text = render_metrics_report(analyze(rows, Question("x,y"), run=Run(mdg=False)))
+    >>> text = render_metrics_report(analyze_shaped(rows, Question("x,y"), run=Run(mdg=False)))
     >>> text.splitlines()[0]
     '# Probe report: x, y'
     """

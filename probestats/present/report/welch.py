@@ -46,12 +46,12 @@ def welch_context(analysis, limit: int = TABLE_LIMIT) -> list[dict]:
 
     Examples
     --------
-    >>> from probestats.analyses.dispatch import analyze
+    >>> from probestats.analyses.dispatch import analyze_shaped
     >>> from probestats.analyses.question import Question, Run
     >>> from probestats.analyses.rowlevel import with_row_tests
     >>> rows = [{"item": i, "variant": v, "seed": s, "x": s + (v == "a") * i}
     ...         for i in range(3) for v in "ab" for s in (1, 2, 4)]
-    >>> res = with_row_tests(analyze(rows, Question("x"), run=Run(mdg=False, within_noise=False)), per_item=True)
+    >>> res = with_row_tests(analyze_shaped(rows, Question("x"), run=Run(mdg=False, within_noise=False)), per_item=True)
     >>> table = welch_context(res)[0]
     >>> table["unit"], table["correction"], [r["key"] for r in table["rows"]], table["rest"]
     ('item', 'Holm', ['0', '1', '2'], None)

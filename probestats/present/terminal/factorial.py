@@ -13,7 +13,7 @@ __all__ = ["print_factorial"]
 
 
 def print_factorial(analysis, out: Console) -> None:
-    """Print a :class:`~probestats.analyses.factorial.FactorialAnalysis`."""
+    """Print a :class:`~probestats.analyses.factors_many_levels.FactorialAnalysis`."""
     f1, f2 = analysis.factors
     la, lb = analysis.levels
     table = Table(title=f"{escape(analysis.metric)}: mean over {count_of(analysis.n_items, 'item')} of the item "

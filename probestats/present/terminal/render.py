@@ -21,14 +21,14 @@ from probestats.present.words.verdict import caveat_sentences, noise_check_sente
 
 if TYPE_CHECKING:
     from probestats.analyses.compare import Comparison
-    from probestats.analyses.factorial import FactorialAnalysis
+    from probestats.analyses.factors_many_levels import FactorialAnalysis
     from probestats.analyses.factors import FactorAnalysis
     from probestats.analyses.framing_results import FramingResult
     from probestats.analyses.many import ManyAnalysis, ManyResult
     from probestats.analyses.metrics import MetricsAnalysis
     from probestats.analyses.paired import Analysis
     from probestats.analyses.plan.table import Plan
-    from probestats.analyses.validation import ValidatedAnalysis
+    from probestats.analyses.hand_labels import ValidatedAnalysis
     from probestats.checks.schema import Checked
 
 __all__ = ["render_terminal", "printer_for", "print_analysis", "print_many", "print_factors", "print_factor_set",
@@ -465,6 +465,6 @@ PRINTERS: dict[str, str] = {
     "probestats.analyses.plan.table.Plan": "_print_plan",
     "probestats.analyses.framing_results.FramingResult": "_print_framing",
     "probestats.analyses.metrics.MetricsAnalysis": "_print_metrics",
-    "probestats.analyses.factorial.FactorialAnalysis": "_print_factorial",
-    "probestats.analyses.validation.ValidatedAnalysis": "print_validated",
+    "probestats.analyses.factors_many_levels.FactorialAnalysis": "_print_factorial",
+    "probestats.analyses.hand_labels.ValidatedAnalysis": "print_validated",
 }

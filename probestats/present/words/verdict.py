@@ -83,7 +83,7 @@ def caveat_sentences(verdict) -> list[str]:
     """The verdict's named caveats as the Summary and the terminal print them, one sentence each
     (those a dedicated passage prints already, such as the noise check's, are left to it).
 
-    >>> from probestats.checks.design import Caveat
+    >>> from probestats.checks.design_facts import Caveat
     >>> from types import SimpleNamespace as NS
     >>> caveat_sentences(NS(caveats=(Caveat("constant_arm", "Value 'b' is 0 in every run."),
     ...                              Caveat("no_noise_check", "No check.", summary=False))))

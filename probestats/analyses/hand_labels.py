@@ -48,7 +48,7 @@ import polars as pl
 
 from probestats.analyses.paired import Analysis
 from probestats.analyses.verdict import with_caveats
-from probestats.checks.design import Caveat
+from probestats.checks.design_facts import Caveat
 from probestats.errors import ColumnError, OptionError, Problem, opt
 from probestats.io.columns import ROW
 from probestats.result import Result, html_summary, jsonable, one_line

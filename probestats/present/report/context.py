@@ -1,4 +1,4 @@
-"""The report: words chosen from numbers, and Jinja templates that lay them out.
+"""The report's context: words chosen from numbers, and the sections and templates that lay them out.
 
 :func:`report_context` is the only place where words are chosen from numbers (what is
 called detected, which items drive a gap, what a null result may and may not claim).
