@@ -119,3 +119,23 @@ def test_by_groups_as_each_group_analysed_alone():
     d = {g.by["group"]: g for g in together.groups}
     assert d["g4"].effects.d_z.value is None and d["g6"].effects.d_z.low is not None   # constant arm, not gaps
     assert d["g7"].n_items == 1 and d["g3"].n_items == 23
+
+
+@pytest.mark.parametrize("n, make", [(9_000, np.random.PCG64), (20_000, np.random.PCG64), (40_000, np.random.PCG64),
+                                     (9_000, np.random.MT19937), (300, np.random.PCG64)])
+def test_shuffled_sums_as_each_shuffle_summed_alone(n, make):
+    """Each shuffle's group sums, made in blocks (a number of shuffles that is no multiple of a block), are
+    the sums of the values where each group's labels land in that shuffle, added in the values' order."""
+    from probestats.stats.ranked import shuffled_draws, shuffled_sums
+
+    rng = np.random.default_rng(n)
+    labels, values = rng.integers(0, 37, n), np.round(rng.normal(size=n), 1)
+    m = 23
+    sums, squares = shuffled_sums(np.random.Generator(make(5)), m, labels, values, 37)
+    shuffled = shuffled_draws(np.random.Generator(make(5)), m, labels)
+    for r in range(m):
+        for g in (0, 17, 36):
+            at = values[shuffled[r] == g]
+            assert sums[r, g] == pytest.approx(math.fsum(at), rel=1e-12, abs=1e-12)
+            assert squares[r, g] == pytest.approx(math.fsum(at ** 2), rel=1e-12)
+    assert (np.bincount(labels, minlength=37) == np.array([(shuffled[0] == g).sum() for g in range(37)])).all()
