@@ -443,10 +443,10 @@ def build(name: str) -> Command:
 def command(job_path: str, *, name: str | None = None, **how):
     """Add the command ``body`` to the group, built by :func:`job_command` from the job at ``job_path``
     (``"analyze"``: :func:`probestats.jobs.analyze.analyze`; ``"serve:serve"``: :func:`probestats.serve.serve`),
-    under ``name`` (the body's name without it)."""
+    under ``name`` (without it, the body's name less its ``_command``: ``analyze_command`` is ``analyze``)."""
 
     def decorate(body):
-        called = name or body.__name__
+        called = name or body.__name__.removesuffix("_command")
         SPECS[called] = (body, job_path, {**how, "name": called})
         cli.add_command(build(called))
         return body
@@ -666,7 +666,7 @@ ROLES = ("settings", "attribute_settings", "cluster", "random_settings")
 
 
 @command("validate", takes=("attribute_settings", "random_settings", "json_out"))
-def validate(run, log, *, json_out, **job):
+def validate_command(run, log, *, json_out, **job):
     """Check that LOG is a matched, held-fixed probe; list every problem with its rows.
 
     Exit code 0 when there are no errors (warnings allowed), 1 when there are.
@@ -692,7 +692,7 @@ def validate(run, log, *, json_out, **job):
         raise SystemExit(EXIT_DATA)
 
 
-@command("analyze", name="analyze", takes=(*TESTS, *ROLES, "axes", "json_out", "facts", "limits"), leave=("design",),
+@command("analyze", takes=(*TESTS, *ROLES, "axes", "json_out", "facts", "limits"), leave=("design",),
          log_required=False)
 def analyze_command(run, log, *, json_out, facts, **job):
     """Per-item gaps, the exact sign-flip and sign tests, and the noise beside them.
@@ -747,7 +747,7 @@ def _print_any(result) -> None:
 
 @command("report", renders=("analyze", "judge"), takes=(*TESTS, *ROLES, "framing_columns", "facts", "limits", "force"),
          leave=("score",), required=("output",), log_required=False)
-def report(run, log, *, metric, output, design, facts, **job):
+def report_command(run, log, *, metric, output, design, facts, **job):
     """Write the report of LOG as Markdown, HTML or JSON (by the suffix of -o), from Jinja templates.
 
     The report takes every option of the analyses it renders, spelled as they spell it (--scale,
@@ -798,7 +798,7 @@ def report(run, log, *, metric, output, design, facts, **job):
 
 
 @command("plan", takes=("alternative", "alpha", "seed", "json_out"))
-def plan(run, *, noise, pilot, plot, gap, json_out, probe, **job):
+def plan_command(run, *, noise, pilot, plot, gap, json_out, probe, **job):
     """Size a probe: the minimum detectable gap (and power at --gap) of each design.
 
     \b
@@ -824,7 +824,7 @@ def plan(run, *, noise, pilot, plot, gap, json_out, probe, **job):
 
 
 @command("framing", takes=("alpha", "correction", "interval", "framing_columns", "json_out"))
-def framing(run, log, *, json_out, **job):
+def framing_command(run, log, *, json_out, **job):
     """Dual framing: which way a model leans between two targets, how strongly, and whether
     the lean is protective or assertive.
 
@@ -837,7 +837,7 @@ def framing(run, log, *, json_out, **job):
 
 
 @command("compare", takes=("alternative", "alpha", "json_out"))
-def compare(run, before, after, *, output, json_out, probe, **job):
+def compare_command(run, before, after, *, output, json_out, probe, **job):
     """Compare a probe BEFORE and AFTER a mitigation: same items, values, seeds and metric, side by side.
 
     Refuses (exit 1) logs that differ in items, values, seeds or metric. BEFORE and AFTER may both be
@@ -866,7 +866,7 @@ def compare(run, before, after, *, output, json_out, probe, **job):
 
 
 @command("describe", takes=("n_resamples", "seed", "json_out"))
-def describe(run, log, *, json_out, **job):
+def describe_command(run, log, *, json_out, **job):
     """Distributions per value: runs and items, the mean, the count and share of each level, and an exact
     test of whether the distributions differ (within items where the design is matched).
 
@@ -900,7 +900,7 @@ def _run_judge(run, log, **job):
 
 
 @command("judge", takes=("alpha", "correction", "json_out"), optional=("order",))
-def judge(run, log, *, json_out, **job):
+def judge_command(run, log, *, json_out, **job):
     """Order probes on a pairwise judge: position consistency, primacy against recency, the order effect.
 
     Each item is judged with its two answers in both orders (the two values of --order). A
@@ -962,7 +962,7 @@ def _plan_usage(noise_cells, noise, pilot_cells, pilot, probe) -> None:
 
 
 @command("cells", required=("output",))
-def cells(run, log, *, output, **job):
+def cells_command(run, log, *, output, **job):
     """Summarize a log into its cell table: one row per item x value (x --by group), exact sums.
 
     \b
@@ -980,7 +980,7 @@ def cells(run, log, *, output, **job):
 
 
 @command("sql")
-def sql(run, **job):
+def sql_command(run, **job):
     """Print the SQL that builds the cell table in a warehouse, and validation queries to run there.
 
     \b
@@ -992,7 +992,7 @@ def sql(run, **job):
 
 
 @command("serve:serve")
-def serve(run, *, port, host, open_browser, max_mb):
+def serve_command(run, *, port, host, open_browser, max_mb):
     """A local web page: upload a log or spreadsheet, map its columns, check it, get the report and size
     the next probe, without writing a command (each step shows the command that does the same).
 

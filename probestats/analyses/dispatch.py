@@ -26,7 +26,7 @@ from probestats.shape.probe import as_probe
 from probestats.shape.shaped import Shaped
 from probestats.vocabulary import as_tests
 
-__all__ = ["AnalysisResult", "analyze_shaped", "check_roles"]
+__all__ = ["AnalysisResult", "analyze_shaped", "check_options", "check_roles"]
 
 if TYPE_CHECKING:
     from probestats.analyses.factors import FactorAnalysis
@@ -130,24 +130,7 @@ def analyze_shaped(log, question, probe=None, tests=None, *, validation=None, ru
 
     probe, tests, q, run = as_probe(probe), as_tests(tests), question, run or Run()
     metrics = list(q.metrics)
-    check_roles(metrics, probe)
-    if validation is not None:
-        used = [name for name, given in (("metric", len(metrics) > 1), ("factor", q.factor), ("group", q.group),
-                                         ("reference", q.reference is not None), ("scale", q.scale)) if given]
-        if used:
-            raise OptionError(f"{opt('validation')} checks one coded metric compared between two values; drop "
-                              f"{opt(used[0])}" + (" (give one metric)" if used[0] == "metric" else ""))
-    _check_arms(q, several=len(metrics) > 1)
-    random_settings = tuple(dict.fromkeys(probe.random_settings))   # a setting named twice is one setting
-    design = [(name, value) for name, value in (("cluster", probe.cluster), ("random_settings", random_settings))
-              if value]
-    for name, value in design:
-        shown = value if isinstance(value, str) else value[0]
-        for other, given in (("metric", len(metrics) > 1), ("factor", q.factor), ("scale", q.scale),
-                             ("validation", validation is not None), ("control", q.control is not None)):
-            if given:
-                raise OptionError(f"{opt(name, shown)} applies to a comparison of two values of one metric; "
-                                  f"drop {opt(other)}" + (" (give one metric)" if other == "metric" else ""))
+    check_options(q, probe, tests, validation=validation is not None)
     if len(metrics) > 1 and q.factor:   # each metric's two-factor analysis (per group), corrected together
         # lazy: analyses.factors is off the paired analysis's path (tests/test_start.py)
         from probestats.analyses.factors import FactorSet, factor_set
@@ -162,13 +145,10 @@ def analyze_shaped(log, question, probe=None, tests=None, *, validation=None, ru
             analyses += list(one.analyses) if isinstance(one, FactorSet) else [(name, {}, one)]
         return factor_set(analyses, tests)
     if len(metrics) > 1:
-        refuse_for_metrics(settings=probe.settings, attribute_settings=probe.attribute_settings,
-                           noise_value=q.noise_value)
         return analyze_metrics(log, replace(q, metric=metrics), probe, tests, analyze=analyze_shaped,
                                run=Run(mdg=run.mdg, within_noise=run.within_noise, streaming=run.streaming))
     metric = metrics[0]
     q = replace(q, metric=metric)
-    refuse_effect_size(tests)
     if isinstance(log, Shaped):   # the metric's log and noise log, as the job shaped them
         log, noise = log.of(metric)
         q = q if noise is None else replace(q, noise=noise)
@@ -206,6 +186,59 @@ def analyze_shaped(log, question, probe=None, tests=None, *, validation=None, ru
         result = with_validation(result, validation, n_resamples=tests.n_resamples,
                                  seed=0 if tests.seed is None else tests.seed)
     return result
+
+
+def check_options(question, probe, tests, *, validation: bool = False) -> None:
+    """Refuse the options that cannot go together, before any log is read: a column given a role it cannot take
+    (:func:`check_roles`), hand labels (``validation``) beside anything but one coded metric of two values, arms
+    the analysis cannot use, a cluster or a drawn setting beside several metrics, factors, a scale, hand labels
+    or a control, the options several metrics do not read, the effect size a table of several metrics shows
+    given to one metric.
+
+    The jobs call it before they read the log, so a wrong combination is said first; :func:`analyze_shaped`
+    calls it again for a caller that comes straight to it.
+
+    >>> from probestats.analyses.question import Question
+    >>> from probestats.shape.probe import Probe
+    >>> from probestats.vocabulary import Tests
+    >>> check_options(Question("steps"), Probe(cluster="story"), Tests())
+    >>> check_options(Question(["steps", "words"]), Probe(cluster="story"), Tests())
+    Traceback (most recent call last):
+    ...
+    probestats.errors.OptionError: cluster='story' applies to a comparison of two values of one metric; drop metric (give one metric)
+    """
+    q, probe, tests = question, as_probe(probe), as_tests(tests)
+    metrics = list(q.metrics)
+    several = len(metrics) > 1
+    check_roles(metrics, probe)
+    if validation:
+        used = [name for name, given in (("metric", several), ("factor", q.factor), ("group", q.group),
+                                         ("reference", q.reference is not None), ("scale", q.scale)) if given]
+        if used:
+            raise OptionError(f"{opt('validation')} checks one coded metric compared between two values; drop "
+                              f"{opt(used[0])}" + (" (give one metric)" if used[0] == "metric" else ""))
+    _check_arms(q, several=several)
+    _check_design_roles(q, probe, validation=validation)
+    if several and not q.factor:
+        refuse_for_metrics(settings=probe.settings, attribute_settings=probe.attribute_settings,
+                           noise_value=q.noise_value)
+    if not several:
+        refuse_effect_size(tests)
+
+
+def _check_design_roles(question, probe, *, validation: bool) -> None:
+    """Refuse a cluster or a drawn setting beside an analysis other than two values of one metric."""
+    q = question
+    random_settings = tuple(dict.fromkeys(probe.random_settings))   # a setting named twice is one setting
+    design = [(name, value) for name, value in (("cluster", probe.cluster), ("random_settings", random_settings))
+              if value]
+    for name, value in design:
+        shown = value if isinstance(value, str) else value[0]
+        for other, given in (("metric", len(q.metrics) > 1), ("factor", q.factor), ("scale", q.scale),
+                             ("validation", validation), ("control", q.control is not None)):
+            if given:
+                raise OptionError(f"{opt(name, shown)} applies to a comparison of two values of one metric; "
+                                  f"drop {opt(other)}" + (" (give one metric)" if other == "metric" else ""))
 
 
 def check_roles(metrics, probe) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from probestats.analyses.dispatch import analyze_shaped, refuse_effect_size
+from probestats.analyses.dispatch import analyze_shaped, check_options, refuse_effect_size
 from probestats.analyses.metrics import MetricsAnalysis, split_metrics
 from probestats.analyses.paired import Analysis, with_row_level
 from probestats.analyses.question import Question, Run
@@ -117,6 +117,7 @@ def analyze(log, *, metric, a=None, b=None, noise=None, by=(), reference=None, s
 
     question = Question(metric, a=a, b=b, by=by, reference=reference, scale=scale, factor=factor, noise=noise,
                         noise_value=noise_value, **arms)
+    check_options(question, probe, tests, validation=validation is not None)   # said before the log is read
     # one streaming pass over the log (memory grows with items x values, not rows); the row-level tests need
     # the runs
     result = analyze_shaped(shape_log(log, question, probe), question, probe, tests, validation=validation,

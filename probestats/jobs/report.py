@@ -16,7 +16,7 @@ from pathlib import Path
 from probestats.analyses.cells import analyze_cells, compare_cells
 from probestats.analyses.compare import compare_runs
 from probestats.analyses.describe import describe_log
-from probestats.analyses.dispatch import analyze_shaped, refuse_effect_size
+from probestats.analyses.dispatch import analyze_shaped, check_options, refuse_effect_size
 from probestats.analyses.factors_many_levels import FactorialAnalysis
 from probestats.analyses.framing import FramingScores, analyze_framing
 from probestats.analyses.hand_labels import with_validation
@@ -555,6 +555,7 @@ def _metrics_job(asked: _Asked, question) -> ReportJob:
                         (opt("framing_log"), asked.framing_log), (opt("before_log"), asked.before_log)):
         if given:
             raise OptionError(f"{flag} belongs to the report of one metric; give one {opt('metric')}")
+    check_options(question, asked.probe, asked.tests)   # said before the log is read
     result = analyze_shaped(shape_log(asked.log, question, asked.probe), question, asked.probe, asked.tests)
     design = _design(asked.design)
     text = render_metrics_report(result, format=asked.fmt, templates=asked.templates, assets_dir=asked.assets,
@@ -628,7 +629,7 @@ def _log_analysis(log, question, probe, tests, *, before, gap_of_interest, strea
         raise OptionError(f"{opt('before_log')} compares two runs of a two-value probe; drop {opt('factor')}, "
                           f"{opt('group')} and {opt('reference')}")
     # the streaming pass of analyze, with the facts the report states (a log needing its rows is read whole)
-
+    check_options(question, probe, tests)   # said before the log is read
     result = analyze_shaped(shape_log(log, question, probe), question, probe, tests,
                             run=Run(streaming=streaming, facts=True))
     result = with_design_power(result, gap_of_interest)
