@@ -29,7 +29,7 @@ from probestats.result import Result, html_summary, one_line
 from probestats.errors import ColumnError, ProbestatsError, ValidationError, either, opt
 from probestats.stats.hypotests import TestResult, sign_flip_test
 from probestats.errors import Problem
-from probestats.analyses.paired import analyze_pair, warm_tests
+from probestats.analyses.paired import analyze_pair
 from probestats.analyses.question import Question, Run
 from probestats.analyses.verdict import NoiseCheck, decide, decide_change
 from probestats.shape.probe import Probe
@@ -293,7 +293,7 @@ def _compare_streaming(before, after, question, probe, tests, *, names, read, re
     passes = []
     for log, options in ((before, read), (after, read_after)):
         streamed = validate_streaming(log, metric=metric, a=a, b=b, fold_case=fold_case, halves=True,
-                                      options=PassOptions(before_pass=warm_tests, read=dict(options or {})))
+                                      options=PassOptions(read=dict(options or {})))
         if streamed is None or streamed.per is None or not streamed.checked.ok:
             return None
         passes.append(streamed)

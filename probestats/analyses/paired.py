@@ -561,7 +561,6 @@ def _streamed(log, question, probe, run, by, *, halves: bool):
         streamed = validate_streaming(log, metric=question.metric, a=question.a, b=question.b, by=by,
                                       fold_case=probe.fold_case, halves=halves,
                                       options=PassOptions(progress=run.progress, facts=run.facts,
-                                                          before_pass=warm_tests,
                                                           clusters=partial(cluster_candidates, metric=question.metric,
                                                                            exclude=(*by, *settings,
                                                                                     *random_settings))))
@@ -855,17 +854,6 @@ def _blocked_problems(unblocked: pl.DataFrame, table: pl.DataFrame, blocks) -> l
                     f"{count_of(len(lost), 'item')} ({shown}) had no {block_noun(blocks, 1)} under both values, so "
                     f"{'it is' if len(lost) == 1 else 'they are'} left out: items are matched within each "
                     f"{block_noun(blocks, 1)}")]
-
-
-def warm_tests() -> None:
-    """Import what the tests need (scipy.special: the binomial tail, the t quantile) in a thread,
-    while the log is read: polars reads without holding the interpreter, so the import's few
-    tenths of a second overlap the read instead of following it."""
-    import sys
-    import threading
-
-    if "scipy.special" not in sys.modules:   # not a daemon: an import is never cut off at exit
-        threading.Thread(target=__import__, args=("scipy.special",), name="probestats-warm-imports").start()
 
 
 def _applied_to_the_log(p: Problem, log_problems) -> bool:

@@ -101,8 +101,6 @@ class PassOptions:
         Also what a report states of the log's settings and seeds (``checked.facts``, see :func:`_column_facts`).
     progress : callable, optional
         Called with the name of each stage.
-    before_pass : callable, optional
-        Called just before the pass over the rows starts (to start work that can overlap it).
     clusters : callable, optional
         Chooses, from the log's columns, those whose one value per item the pass also reads
         (``Streamed.clusters``: the cluster suggestion's candidates, read here rather than in a pass of their own).
@@ -113,7 +111,6 @@ class PassOptions:
     same_seeds: bool = True
     facts: bool = False
     progress: Callable[[str], None] | None = None
-    before_pass: Callable[[], None] | None = None
     clusters: Callable[[Sequence[str]], Sequence[str]] | None = None
     read: Mapping = field(default_factory=dict)
 
@@ -263,8 +260,7 @@ def _read_cells(log: Log, asked: _Asked, head: _Head, read: tuple, columns: tupl
     fact_aggs = _fact_aggregations(extra, schema) + _cluster_aggregations(nested)
     rows, typed, firsts, plain, written = _fast_rows(log, metric, schema, head, identity, setting)
     per, counts = _pass(rows, by, _aggregations(metric, places, plain=plain, written=written, firsts=firsts,
-                                                **common) + fact_aggs, _units(metric, places, plain),
-                        options.before_pass)
+                                                **common) + fact_aggs, _units(metric, places, plain))
     if (per is None and typed) or (per is not None and "__general" in per.columns and per["__general"].sum()):
         # a number the reader could not parse, a value not written as a plain whole number, or
         # settings that vary: the general pass reads the text and keeps each cell's settings
@@ -334,8 +330,8 @@ def _aggregations(metric: str, places: int, *, seeded: bool, reply: bool,
 AGGREGATIONS_PER_PASS = 300
 
 
-def _pass(rows: pl.LazyFrame, by: Sequence[str], aggs: list[pl.Expr], units: pl.Expr,
-          before_pass: Callable[[], None] | None = None) -> tuple[pl.DataFrame | None, pl.DataFrame | None]:
+def _pass(rows: pl.LazyFrame, by: Sequence[str], aggs: list[pl.Expr],
+          units: pl.Expr) -> tuple[pl.DataFrame | None, pl.DataFrame | None]:
     """The cells of ``rows`` (one row per item x ``by`` x value, in order of appearance) and the runs
     of each metric value (``units``, in whole units) in each cell; None when polars cannot read the log.
 
@@ -343,8 +339,6 @@ def _pass(rows: pl.LazyFrame, by: Sequence[str], aggs: list[pl.Expr], units: pl.
     such groups, see :func:`_combined`), so the same read gives both, with memory that grows with the
     distinct values per cell; the steps up and down between runs in row order (a metric sorted
     within cells) are told from each value's first and last row."""
-    if before_pass:
-        before_pass()
     keys = ["item", *by, "variant"]
     try:
         with panic_quiet():

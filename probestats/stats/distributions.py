@@ -1,16 +1,37 @@
-"""The normal and Student t functions a small log needs, from the standard library.
+"""The distribution functions the analysis of a small log calls, written here; scipy.special beyond their range.
 
-``scipy.special`` and ``scipy.stats`` take a quarter of a second and a second to import; an analysis of
-eight items needs only a normal quantile or two and one Student t quantile, so these are computed here:
+Every function here is called by the README's command on the 8-item sample (``probestats analyze
+sample_logs/style_probe.csv --metric steps --noise sample_logs/style_noise.csv``; calls counted with a
+profiler hook over that run):
+
+* :func:`t_ppf`: the average gap's and each value's Student t interval, the minimum detectable gap;
+* :func:`t_sf` (by :func:`betainc`): the published paired t's p (and Spearman's, where the planner tests a trend);
+* :func:`chi2_cdf` (by :func:`gammainc`): the noise log's dispersion test of a count;
+* :func:`f_sf` (by :func:`betainc`): the noise log's test that its items differ in level;
+* :func:`nct_cdf` and :func:`owens_t`: the exact interval of d_z (182 and 274 calls on the sample);
+* :func:`norm_cdf`, :func:`norm_pdf`, :func:`norm_ppf`: the BCa bootstrap of d_av, the planner's search.
+
+That command's start-up budget (``tests/test_start.py``: about 0.5 s as a whole process, about three imports
+of polars) has no room for ``scipy.special``, which takes 0.18 to 0.29 s to import beyond numpy and polars
+(``python -X importtime -c "import numpy, polars; import scipy.special"``, six runs at a load of two processes
+a core; about 0.22 s on a quiet machine), nor for ``scipy.stats`` (0.5 to 0.9 s more). The other callers, the
+run-level intervals (:mod:`probestats.stats.runs`) and the cluster F test (:mod:`probestats.analyses.clusters`),
+use these too: their modules are imported by every report and by the paired analysis, which would otherwise
+import ``scipy.special`` without calling it. Each function hands the arguments its own method does not cover
+to the ``scipy.special`` function it stands for, imported then (inside the function, for the start-up):
 
 * the normal ones by :class:`statistics.NormalDist` (its quantile is Wichura's AS 241, accurate to about
   1e-16 relative) and :func:`math.erfc`;
 * Student's t quantile at a whole number of degrees of freedom up to :data:`T_SERIES_MAX_DF` and a tail
   between :data:`T_SERIES_MIN_TAIL` and 0.45 (confidence levels from 10% to 99.98%) by Newton's method
-  on the exact finite series of the t distribution function (Abramowitz & Stegun 26.7.3 and 26.7.4, ``df / 2`` terms), in closed form at
-  1 and 2 degrees of freedom; within 1e-12 relative of the quantile there (the tests check a grid of
-  degrees of freedom and levels against mpmath at 40 digits). Elsewhere (fractional or larger df, farther tails) it is
-  ``scipy.special.stdtrit``, imported then.
+  on the exact finite series of the t distribution function (Abramowitz & Stegun 26.7.3 and 26.7.4, ``df / 2``
+  terms), in closed form at 1 and 2 degrees of freedom; within 1e-12 relative of the quantile there (the tests
+  check a grid of degrees of freedom and levels against mpmath at 40 digits). Elsewhere (fractional or larger
+  df, farther tails) it is ``scipy.special.stdtrit``;
+* the incomplete beta and gamma functions by their continued fractions and series up to shapes of
+  :data:`SHAPE_MAX` (``scipy.special.betainc`` and ``gammainc`` above), within 1e-12 relative of scipy's;
+* the noncentral t by Owen's finite recursion up to :data:`NCT_OWEN_MAX_DF` degrees of freedom
+  (``scipy.special.nctdtr`` above), Owen's T by Gauss-Legendre quadrature; within 1e-13 of scipy's.
 """
 
 from __future__ import annotations
@@ -18,7 +39,8 @@ from __future__ import annotations
 import math
 from statistics import NormalDist
 
-__all__ = ["norm_cdf", "norm_sf", "norm_pdf", "norm_ppf", "t_ppf", "T_SERIES_MAX_DF", "T_SERIES_MIN_TAIL"]
+__all__ = ["norm_cdf", "norm_pdf", "norm_ppf", "t_ppf", "t_sf", "betainc", "gammainc", "chi2_cdf", "f_sf", "owens_t",
+           "nct_cdf", "T_SERIES_MAX_DF", "T_SERIES_MIN_TAIL", "SHAPE_MAX", "NCT_OWEN_MAX_DF"]
 
 #: Above this many degrees of freedom Student's quantile is scipy's (the series has ``df / 2`` terms).
 T_SERIES_MAX_DF = 1000
@@ -37,15 +59,6 @@ def norm_cdf(x: float) -> float:
     0.975
     """
     return 0.5 * math.erfc(-x / _SQRT2)
-
-
-def norm_sf(x: float) -> float:
-    """The standard normal upper tail, ``erfc(x / sqrt 2) / 2`` (accurate far into the tail).
-
-    >>> f"{norm_sf(10.0):.6e}"
-    '7.619853e-24'
-    """
-    return 0.5 * math.erfc(x / _SQRT2)
 
 
 def norm_pdf(x: float) -> float:
@@ -108,7 +121,7 @@ def t_ppf(df: float, p: float) -> float:
     """
     whole = float(df).is_integer() and 1 <= df <= T_SERIES_MAX_DF
     if not (whole and T_SERIES_MIN_TAIL <= min(p, 1.0 - p) <= 0.45) and p != 0.5:
-        from scipy.special import stdtrit
+        from scipy.special import stdtrit   # lazy: beyond the series' range, off a small log's start-up
 
         return float(stdtrit(df, p))
     df = int(df)
@@ -212,7 +225,7 @@ def betainc(a: float, b: float, x: float) -> float:
     if not (0.0 <= x <= 1.0) or a <= 0 or b <= 0:
         return math.nan
     if max(a, b) > SHAPE_MAX:
-        from scipy.special import betainc as scipy_betainc
+        from scipy.special import betainc as scipy_betainc   # lazy: shapes a small log never has
 
         return float(scipy_betainc(a, b, x))
     if x == 0.0 or x == 1.0:
@@ -235,7 +248,7 @@ def gammainc(a: float, x: float) -> float:
     if x < 0 or a <= 0:
         return math.nan
     if a > SHAPE_MAX:
-        from scipy.special import gammainc as scipy_gammainc
+        from scipy.special import gammainc as scipy_gammainc   # lazy: shapes a small log never has
 
         return float(scipy_gammainc(a, x))
     if x == 0:
@@ -377,7 +390,7 @@ def nct_cdf(df: float, nc: float, t: float) -> float:
     0.9
     """
     if not (float(df).is_integer() and 1 <= df <= NCT_OWEN_MAX_DF) or not (math.isfinite(nc) and math.isfinite(t)):
-        from scipy.special import nctdtr
+        from scipy.special import nctdtr   # lazy: beyond Owen's recursion, off a small log's start-up
 
         return float(nctdtr(df, nc, t))
     df = int(df)

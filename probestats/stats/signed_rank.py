@@ -5,6 +5,15 @@ gaps (below) at scipy's defaults (zero gaps dropped, no continuity correction, t
 last bit, from numpy and (for the normal approximation) ``scipy.special.ndtr`` only: importing scipy.stats
 would cost most of a second in every process that reports the test. The tests compare it with scipy.stats.wilcoxon.
 
+It is not ``scipy.stats.wilcoxon`` called on the exact gaps (the same computation, bit for bit) for two reasons:
+the 8-item sample reports this test, and its start-up budget (``tests/test_start.py``, about 0.5 s as a whole
+process) has no room for ``scipy.stats`` (0.7 to 1.2 s to import beyond numpy and polars, ``python -X
+importtime``, six runs at a load of two processes a core); and the outputs documented for the test depend on two things
+``scipy.stats.wilcoxon`` does not give: ties and zeros read on the exact gaps (below; on the floats, scipy ranks
+``0.3 - 0.1`` and ``1.0 - 1.2`` apart and gives 6.0 and p = 0.4375 where this gives 6.5 and 0.46875:
+``tests/test_signed_rank.py::test_gaps_of_means_tie_as_fractions``), and the method the row names (exact null
+distribution, all the sign patterns, or the normal approximation, and why), which scipy's result does not say.
+
 Signs, zeros and ties are decided on the exact gaps (:func:`probestats.stats.lattice.exact_gaps`): gaps
 on a common step (means of integer metrics, such as thirds, or of metrics with a few decimals) are
 compared as fractions, so ``0.3 - 0.1`` and ``1.0 - 1.2`` tie; other gaps tie within the sign-flip
