@@ -414,19 +414,6 @@ def test_effect_sizes_many_as_one_by_one():
         assert sum(e.d_av.low is not None for e in one) > 40
 
 
-def test_shuffled_labels_as_argsort():
-    """The radix passes give the labels a full sort gives: keys from the generator, keys on a coarse grid (ties
-    in their leading bits, and exact ties), rows at both ends of the radix range and outside it."""
-    from probestats.stats.ranked import RADIX_KEYS, shuffled_labels
-
-    rng = np.random.default_rng(13)
-    for n in (RADIX_KEYS[0] - 1, RADIX_KEYS[0], 12_345, RADIX_KEYS[1]):
-        labels = rng.integers(0, 2 ** 16 if n % 2 else 50, n)
-        for keys in (rng.random((6, n)), np.floor(rng.random((6, n)) * 2 ** 30) / 2 ** 30,
-                     np.round(rng.random((3, n)), 3) * 0.999):
-            assert (shuffled_labels(keys, labels) == labels[np.argsort(keys, axis=1)]).all()
-
-
 def test_between_groups_test_unchanged_on_many_items():
     """Enough items for the radix shuffles: the statistic and p of the previous test."""
     from probestats.analyses.blocks import between_groups_test

@@ -665,14 +665,16 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
         (higher if significant and g.average_gap > 0 else lower if significant and g.average_gap < 0 else null).append(label)
     keyed = grouped.with_columns(
         pl.concat_str([pl.col(c).cast(pl.String).fill_null("(blank)") for c in columns], separator=", ").alias("__block"))
-    wide = (keyed.filter(pl.col("gap").is_not_null()).select(pl.col("item").cast(pl.String), "__block", "gap")
-            .pivot(on="__block", index="item", values="gap", aggregate_function="first"))
-    present = [lab for lab in labels if lab in wide.columns]
-    wide = wide.select("item", *present).drop_nulls() if len(present) == len(labels) else wide.clear()
-    matrix = wide.select(present).to_numpy().astype(float) if wide.height else np.zeros((0, len(labels)))
+    nested = keyed.group_by("item").agg(pl.col("__block").n_unique().alias("k"))["k"].max() == 1
+    matrix = np.zeros((0, len(labels)))   # nested in two blocks or more: no item is measured in every block
+    if not nested or len(set(labels)) < 2:   # (the pivot of a thousand --by groups' items took a second)
+        wide = (keyed.filter(pl.col("gap").is_not_null()).select(pl.col("item").cast(pl.String), "__block", "gap")
+                .pivot(on="__block", index="item", values="gap", aggregate_function="first"))
+        present = [lab for lab in labels if lab in wide.columns]
+        wide = wide.select("item", *present).drop_nulls() if len(present) == len(labels) else wide.clear()
+        matrix = wide.select(present).to_numpy().astype(float) if wide.height else matrix
     noun = block_noun(columns, len(groups))
     test, reason, too_small, sizes = None, None, (), {}
-    nested = keyed.group_by("item").agg(pl.col("__block").n_unique().alias("k"))["k"].max() == 1
     if untested is not None:
         reason = untested
     elif matrix.shape[0] >= 2 and first is not None:

@@ -274,10 +274,13 @@ def compare_pair(items: pl.DataFrame, metric: str, a: str, b: str, tests: Tests 
         check_bootstrap_memory(int(n_resamples), max(1, len(gaps)), 1)
     n_nonzero = sum(1 for g in gaps if g != 0)
 
-    # the difference of the exact sums of the item means: no float residue when the means are equal
-    average = (mean_of_combination([(1, items["mean_a"].to_list()), (-1, items["mean_b"].to_list())])
-               if gaps and "mean_a" in items.columns and items["mean_a"].null_count() == 0
-               and items["mean_b"].null_count() == 0 else sum(gaps) / len(gaps) if gaps else float("nan"))
+    # the difference of the exact sums of the item means: no float residue when the means are equal (the effect
+    # sizes computed already hold it, from the same columns)
+    exact = (gaps and "mean_a" in items.columns and items["mean_a"].null_count() == 0
+             and items["mean_b"].null_count() == 0)
+    average = ((effects.mean_gap if effects is not None else
+                mean_of_combination([(1, items["mean_a"].to_list()), (-1, items["mean_b"].to_list())]))
+               if exact else sum(gaps) / len(gaps) if gaps else float("nan"))
     method = interval
     if len(gaps) >= 2 and not (method in ("bootstrap", "percentile") and len(gaps) < 3):
         interval = gap_interval(gaps, confidence=confidence, method=method, n_resamples=n_resamples, seed=seed)

@@ -684,17 +684,17 @@ def _groups(matched: _Matched, tests, grouped_units) -> _Groups:
     groups: list[PairResult] = []
     grouped = items_of(checked, by=group_by)
     keys = grouped.select(group_by).unique(maintain_order=True)
-    subs = [grouped.filter(pl.all_horizontal([pl.col(k) == v if v is not None else pl.col(k).is_null()
-                                              for k, v in key.items()])) for key in keys.iter_rows(named=True)]
+    # every group's item table from one pass over the table, in the order of the keys (each group's rows in
+    # the table's order): a filter a group cost a query each, about 1 ms
+    subs = grouped.partition_by(group_by, maintain_order=True, include_key=False)
     # every group's d_av bootstrap from one matrix of draws (each group alone draws the same)
     effects = effect_sizes_many([(sub["mean_a"].to_numpy(), sub["mean_b"].to_numpy()) for sub in subs],
                                 confidence=1 - tests.alpha, hedges=tests.hedges, n_resamples=tests.n_resamples,
                                 seed=tests.seed)
     for key, sub, effect in zip(keys.iter_rows(named=True), subs, effects):
         sub_units = None if grouped_units is None or not by else {
-            i: grouped_units[(*(r[k] for k in group_by), i)] for r, i in
-            zip(sub.select(group_by).iter_rows(named=True), sub["item"].to_list())}
-        groups.append(compare_pair(sub.drop(group_by), metric, checked.a, checked.b, tests,
+            i: grouped_units[(*(key[k] for k in group_by), i)] for i in sub["item"].to_list()}
+        groups.append(compare_pair(sub, metric, checked.a, checked.b, tests,
                                    by={k: key_json(v) for k, v in key.items()}, units=sub_units, effects=effect))
     adjusted = adjust([g.headline_test.pvalue for g in groups], tests.correction)
     groups = [replace(g, p_adjusted=p) for g, p in zip(groups, adjusted)]

@@ -451,7 +451,13 @@ def group_constant_caveats(grouped: pl.DataFrame, by, metric: str, a: str, b: st
     """
     whole_arms = {arm.value for arm in whole.constant_arms}
     found = []
-    for key in grouped.select(by).unique(maintain_order=True).iter_rows(named=True):
+    # a group can have a constant arm only where at least CONSTANT_SHARE of its items give one number under a
+    # value (item_facts reads the most common of those): the others are passed over in one query
+    one = [((pl.col(f"n_{s}") == 1) | (pl.col(f"sd_{s}") == 0)).sum().alias(f"__one_{s}") for s in ("a", "b")]
+    counts = grouped.group_by(by, maintain_order=True).agg(pl.len().alias("__items"), *one)
+    candidates = counts.filter((pl.col("__one_a") / pl.col("__items") >= CONSTANT_SHARE)
+                               | (pl.col("__one_b") / pl.col("__items") >= CONSTANT_SHARE)).select(by)
+    for key in candidates.iter_rows(named=True):
         mask = pl.all_horizontal([pl.col(k) == v if v is not None else pl.col(k).is_null() for k, v in key.items()])
         facts = item_facts(grouped.filter(mask).drop(by), metric, a, b)
         for arm in facts.constant_arms:

@@ -44,9 +44,10 @@ import numpy as np
 
 from probestats.errors import OptionError
 from probestats.result import jsonable
-from probestats.stats.distributions import NCT_OWEN_MAX_DF, nct_cdf, norm_ppf
+from probestats.stats.distributions import NCT_OWEN_MAX_DF, norm_ppf
 from probestats.stats.bootstrap_many import d_av as _d_av
 from probestats.stats.bootstrap_many import dav_bca_many
+from probestats.stats.nct_many import nct_below, noncentrality_intervals
 from probestats.stats.resample import bootstrap_interval
 from probestats.vocabulary import N_RESAMPLES, check_vocabulary
 from probestats.stats.exact import mean_of_combination
@@ -228,18 +229,9 @@ def noncentrality_interval(t: float, df: float, confidence: float = 0.95) -> tup
     """
     tail = (1.0 - confidence) / 2.0
 
-    def cdf(nc: float) -> float:
-        # P(T <= t) falls from 1 to 0 as nc grows; far in its tails it can be nan, where the
-        # other tail, P(T >= t) = P(T' <= -t) at noncentrality -nc, or the limit on that side stands in
-        value = nct_cdf(df, nc, t)
-        if math.isnan(value):
-            value = 1.0 - nct_cdf(df, -nc, -t)
-        if math.isnan(value):
-            value = 1.0 if nc < t else 0.0
-        return value
-
     def root(target: float) -> float:
-        f = lambda nc: cdf(nc) - target  # noqa: E731
+        # P(T <= t) falls from 1 to 0 as nc grows (nct_below: far in its tails, the other tail stands in)
+        f = lambda nc: nct_below(df, nc, t) - target  # noqa: E731
         # bracket from the normal approximation of the noncentral t (spread about sqrt(1 + t²/(2 df))),
         # widened until the root lies inside
         width = 4.0 * math.sqrt(1.0 + t * t / (2.0 * df))
@@ -372,15 +364,48 @@ def effect_sizes_many(pairs, *, confidence: float = 0.95, hedges: bool = False, 
              and (np.std(a, ddof=1) > 0 or np.std(b, ddof=1) > 0)] if seed is not None else []
     if not 0 < confidence < 1:
         drawn = []   # refused below, as effect_sizes refuses it
-    ends = dict(zip(drawn, dav_bca_many([arrays[k] for k in drawn], confidence=confidence,
-                                        n_resamples=int(n_resamples), seed=seed)))
+    dav = dict(zip(drawn, dav_bca_many([arrays[k] for k in drawn], confidence=confidence,
+                                       n_resamples=int(n_resamples), seed=seed)))
+    gaps = [_mean_gap(a, b) for a, b in arrays]
+    dz = _dz_intervals(arrays, gaps, confidence) if 0 < confidence < 1 else {}
     return [_effect_sizes(a, b, confidence=confidence, hedges=hedges, n_resamples=n_resamples, seed=seed,
-                          intervals=True, mean_gap=None, ends=ends.get(k)) for k, (a, b) in enumerate(arrays)]
+                          intervals=True, mean_gap=gaps[k], ends=_Ends(dav.get(k), dz.get(k)))
+            for k, (a, b) in enumerate(arrays)]
+
+
+def _mean_gap(a: np.ndarray, b: np.ndarray) -> float | None:
+    """The mean gap :func:`_effect_sizes` computes (None where it refuses the pair)."""
+    if a.shape != b.shape or a.ndim != 1:
+        return None
+    return mean_of_combination([(1, a.tolist()), (-1, b.tolist())]) if a.size else float("nan")
+
+
+def _dz_intervals(arrays: list, gaps: list, confidence: float) -> dict:
+    """d_z's interval of each pair that has one, as :func:`dz_interval` gives it, the pairs' noncentral t
+    inverted side by side (:func:`~probestats.stats.nct_many.noncentrality_intervals`, the same floats)."""
+    keys, t, df = [], [], []
+    for k, ((a, b), mean_gap) in enumerate(zip(arrays, gaps)):
+        if mean_gap is None or a.size < 2:
+            continue
+        sd_gaps = float(np.std(a - b, ddof=1))
+        if sd_gaps > 0 and math.isfinite(mean_gap / sd_gaps):
+            keys.append(k)
+            t.append(mean_gap / sd_gaps * math.sqrt(a.size))
+            df.append(a.size - 1)
+    lo, hi = noncentrality_intervals(np.array(t, dtype=float), np.array(df, dtype=np.int64), confidence)
+    return {k: (float(x) / math.sqrt(d + 1), float(y) / math.sqrt(d + 1)) for k, x, y, d in zip(keys, lo, hi, df)}
+
+
+@dataclass(frozen=True)
+class _Ends:
+    """Intervals computed for many pairs at once: d_av's bootstrap ends (:func:`dav_bca_many`), d_z's."""
+    dav: tuple | None = None
+    dz: tuple | None = None
 
 
 def _effect_sizes(mean_a, mean_b, *, confidence: float, hedges: bool, n_resamples: int, seed: int | None,
-                  intervals: bool, mean_gap: float | None, ends: tuple | None = None) -> Effects:
-    """:func:`effect_sizes`; ``ends``, d_av's bootstrap ends drawn already."""
+                  intervals: bool, mean_gap: float | None, ends: _Ends | None = None) -> Effects:
+    """:func:`effect_sizes`; ``ends``, intervals computed already."""
     check_vocabulary(n_resamples=n_resamples, seed=seed)
     a = np.asarray(mean_a, dtype=float)
     b = np.asarray(mean_b, dtype=float)
@@ -408,7 +433,8 @@ def _effect_sizes(mean_a, mean_b, *, confidence: float, hedges: bool, n_resample
     sd_a, sd_b = float(np.std(a, ddof=1)), float(np.std(b, ddof=1))
     if sd_gaps > 0:
         dz = mean_gap / sd_gaps
-        lo, hi = dz_interval(dz, n, confidence) if intervals else (float("nan"), float("nan"))
+        lo, hi = (float("nan"), float("nan")) if not intervals else (
+            ends.dz if ends is not None and ends.dz is not None else dz_interval(dz, n, confidence))
         z = EffectSize(z_name, j * dz, j * lo, j * hi, confidence, FORMULAS["d_z"] + formula_tail,
                        f"exact noncentral t with {df} degree{'s' if df != 1 else ''} of freedom "
                        f"({NCT_OWEN if df <= NCT_OWEN_MAX_DF else 'scipy.special.nctdtr'}, "
@@ -423,7 +449,7 @@ def _effect_sizes(mean_a, mean_b, *, confidence: float, hedges: bool, n_resample
         if not intervals:
             lo, hi, how = None, None, "not computed"
         elif n >= 3:
-            lo, hi, how = _dav_interval(a, b, confidence, n_resamples, seed, ends)
+            lo, hi, how = _dav_interval(a, b, confidence, n_resamples, seed, None if ends is None else ends.dav)
         else:
             lo, hi, how = None, None, "no interval: a bootstrap of two items says nothing; add items"
         j_av = hedges_j(dav_df(a, b)) if hedges else 1.0

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["shuffled_labels", "smallest_in_cells"]
+__all__ = ["smallest_in_cells"]
 
 
 #: cells of at most this many keys are sorted whole by :func:`smallest_in_cells`, larger ones partially
@@ -50,45 +50,3 @@ def smallest_in_cells(keys: np.ndarray, sizes: np.ndarray, take: np.ndarray) -> 
     rank = np.empty(keys.size, dtype=np.int64)
     rank[order] = np.arange(keys.size) - cell_first[cell_of[order]]
     return rank < take[cell_of]
-
-
-#: Rows of this many keys (inclusive) are shuffled by radix passes in :func:`shuffled_labels`: below, a full
-#: sort is as fast; above, two of the keys share their leading 32 bits in too many rows.
-RADIX_KEYS = (8_192, 40_000)
-
-
-def shuffled_labels(keys: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """``labels[np.argsort(keys, axis=1)]``: each row of ``keys`` (in [0, 1), ``Generator.random``'s draws)
-    orders the ``labels`` (whole numbers below 65,536), the same orders.
-
-    Each key's leading 32 bits (``floor(key * 2**32)``) are ordered by two stable radix passes of 16 bits
-    (the lower first), the label carried beside them; where the leading bits of a row's keys differ, their
-    order is the keys' order. A row in which two keys share them is ordered by ``np.argsort``, so ties
-    between keys keep the order it gives them; so are rows outside :data:`RADIX_KEYS`, and keys outside
-    [0, 1).
-
-    >>> keys = np.random.default_rng(3).random((3, 10_000))
-    >>> labels = np.arange(10_000) % 7
-    >>> bool((shuffled_labels(keys, labels) == labels[np.argsort(keys, axis=1)]).all())
-    True
-    """
-    m, n = keys.shape
-    if (not RADIX_KEYS[0] <= n <= RADIX_KEYS[1] or keys.dtype != np.float64 or labels.min() < 0
-            or labels.max() >= 1 << 16 or not (keys.min() >= 0.0 and keys.max() < 1.0)):   # nan fails both
-        return labels[np.argsort(keys, axis=1)]
-    leading = (keys * 2.0 ** 32).astype(np.uint32)   # floor(key * 2**32): monotone in the key
-    carried = leading.astype(np.uint64)
-    carried <<= np.uint64(32)   # the leading 32 bits above the label
-    carried |= labels.astype(np.uint64)
-    offsets = (np.arange(m) * n)[:, None]
-    for digit in (leading.astype(np.uint16), None):   # the lower 16 of the 32 bits, then the upper
-        order = np.argsort((carried >> np.uint64(48)).astype(np.uint16) if digit is None else digit, axis=1,
-                           kind="stable")
-        order += offsets
-        carried = carried.ravel()[order.ravel()].reshape(m, n)
-    leading = carried >> np.uint64(32)
-    out = (carried & np.uint64(0xFFFF)).astype(labels.dtype)
-    tied = np.flatnonzero((leading[:, 1:] == leading[:, :-1]).any(axis=1))
-    if tied.size:
-        out[tied] = labels[np.argsort(keys[tied], axis=1)]
-    return out
