@@ -192,15 +192,18 @@ def groupwise_between_groups(gaps, labels, n_resamples: int, seed: int) -> tuple
     through its F distribution."""
     from scipy.stats import f as f_distribution
 
-    gaps = np.asarray(gaps, dtype=float)
-    gaps = gaps - gaps.mean()
+    given = np.asarray(gaps, dtype=float)
+    gaps = given - given.mean()
     floor = 1e-12 * np.max(np.abs(gaps)) ** 2   # a group whose gaps are all equal: its variance floored
     names = list(dict.fromkeys(labels))
     codes = np.array([names.index(x) for x in labels])
     k, n = len(names), len(gaps)
-    sizes = np.bincount(codes, minlength=k).astype(float)
+    # the layout the draws are made over, set by the numbers alone: the groups by (size, their gaps as given,
+    # sorted), each group's items in ascending order of gap
+    layout = sorted(range(k), key=lambda j: (int((codes == j).sum()), tuple(np.sort(given[codes == j]).tolist())))
+    members = [np.sort(gaps[codes == j]) for j in layout]
+    sizes = np.array([len(x) for x in members], dtype=float)
     assert sizes.min() >= 2   # a group of one item takes the others' pooled variance: not written out here
-    members = [gaps[codes == j] for j in range(k)]
     deviations = [x - x.mean() for x in members]
     columns = np.cumsum([0] + [len(x) for x in members])   # group j's draws: columns columns[j] to columns[j+1]
 

@@ -314,6 +314,23 @@ def _label(key: dict) -> str:
 MIN_GROUP_ITEMS = 5
 
 
+def _canonical_groups(codes: np.ndarray, gaps: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The groups renumbered, and the items ordered, by their gaps as given: groups by (size, sorted gaps), the
+    items of a group by their gap. The codes, the groups' sizes in the new numbering and the items' order; a
+    resample drawn over this layout is the same whatever the log's row order or names. (The gaps as given, not
+    as centred: centring rounds, and two groups' order could turn on the last bit of a subtraction.)
+
+    >>> codes, sizes, order = _canonical_groups(np.array([0, 0, 1, 1, 1]), np.array([1.0, -1.0, 0.5, 0.0, -0.5]), 2)
+    >>> codes.tolist(), sizes.tolist(), order.tolist()
+    ([0, 0, 1, 1, 1], [2.0, 3.0], [1, 0, 4, 3, 2])
+    """
+    keys = [(int(np.count_nonzero(codes == j)), tuple(np.sort(gaps[codes == j]).tolist())) for j in range(k)]
+    rank = np.empty(k, dtype=np.int64)
+    rank[sorted(range(k), key=keys.__getitem__)] = np.arange(k)
+    codes = rank[codes]
+    return codes, np.bincount(codes, minlength=k).astype(float), np.lexsort((gaps, codes))
+
+
 def between_groups_test(gaps, labels, *, n_resamples: int = 10_000, seed: int | None = 0,
                         level: float | None = None, first: int | None = None):
     """Null bootstrap test that the groups' item gaps share one mean: Welch's F (:func:`welch_statistic`, each
@@ -347,8 +364,8 @@ def between_groups_test(gaps, labels, *, n_resamples: int = 10_000, seed: int | 
     >>> r.pvalue < 0.05, r.method.startswith("bootstrap (the 8 items resampled within 2 groups")
     (True, True)
     """
-    gaps = np.asarray(gaps, dtype=float)
-    gaps = gaps - gaps.mean()   # the statistic does not change; the sums of squares below keep their digits
+    given = np.asarray(gaps, dtype=float)
+    gaps = given - given.mean()   # the statistic does not change; the sums of squares below keep their digits
     index = {name: j for j, name in enumerate(dict.fromkeys(labels))}
     codes = np.array([index[x] for x in labels], dtype=np.int64)
     k, n = len(index), len(gaps)
@@ -362,10 +379,11 @@ def between_groups_test(gaps, labels, *, n_resamples: int = 10_000, seed: int | 
 
     observed = float(_welch_evidence(by_group(gaps), by_group(gaps ** 2), sizes, scale)[0])
     shown = float(welch_statistic(by_group(gaps), by_group(gaps ** 2), sizes, scale)[0][0])
-    # the null: every group centred at one mean (its deviations from its own mean), laid out group by group
-    order = np.argsort(codes, kind="stable")
-    grouped = codes[order]
-    deviations = (gaps - (np.bincount(codes, weights=gaps, minlength=k) / sizes)[codes])[order]
+    # the null: every group centred at one mean (its deviations from its own mean), laid out group by group in
+    # an order of their numbers (:func:`_canonical_groups`), so that the log's row order and names draw alike
+    centred = gaps - (np.bincount(codes, weights=gaps, minlength=k) / sizes)[codes]
+    codes, sizes, order = _canonical_groups(codes, given, k)
+    grouped, deviations = codes[order], centred[order]
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)[grouped]
     widths = sizes[grouped]
     last = starts + widths.astype(np.int64) - 1   # a draw that rounds up to its group's width stays in the group
@@ -538,9 +556,13 @@ def heterogeneity_test(matrix, *, n_resamples: int = 10_000, seed: int | None = 
     budget = max(n_resamples, MC_BUDGET_FACTOR * n_resamples if max_resamples is None else int(max_resamples))
     rng = np.random.default_rng(seed)
     chunk = max(1, 1_000_000 // (n * k * k))
+    # each item's gaps permuted from their sorted order, the items in an order of their numbers: the same
+    # arrangements' distribution, drawn alike whatever the log's row order and the blocks' names and order
+    base = np.sort(m, axis=1)
+    base = base[np.lexsort(base.T[::-1])]
 
     def batch(size: int) -> int:
-        stack = rng.permuted(np.broadcast_to(m, (size, n, k)), axis=2)
+        stack = rng.permuted(np.broadcast_to(base, (size, n, k)), axis=2)
         return int(np.count_nonzero(studentized_statistic(stack) >= t_obs - tol))
 
     hits, done, straddles = sequential_hits(batch, n_resamples, budget, chunk, alpha)
