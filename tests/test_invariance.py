@@ -156,8 +156,9 @@ def monte_carlo(result) -> bool:
     return result.main.headline_test.pvalue_se is not None
 
 
-#: A Monte Carlo p (the omnibus of many values, the joint test beyond 16 items) is drawn over the units in the
-#: order the log gives them, so any change of names or order redraws it. Its standard error at alpha with 999
+#: A Monte Carlo p (the omnibus of many values, the joint test beyond 16 items) is drawn over the units in an
+#: order of their numbers, so a shuffle or a renaming draws it alike; a change of the data (one run dropped, the
+#: rows of a value split across files) still redraws it. Its standard error at alpha with 999
 #: resamples is sqrt(0.05 * 0.95 / 999) = 0.0069; two draws of one exact p fall on either side of alpha only
 #: when the exact p lies within a few standard errors of it. Within four (0.028), the conclusion of a Monte
 #: Carlo p is not compared (the rest is).

@@ -106,8 +106,9 @@ def test_cohens_and_fleiss_kappa_of_labels_equal_statsmodels():
     matrix = np.array([[labels.index(by[i, j]) for j in ("j1", "j2", "j3", "j4")] for i in range(40)])
     assert a.fleiss.statistic == pytest.approx(sm_fleiss(aggregate_raters(matrix)[0]), abs=1e-12)
     assert a.fleiss.n_items == 40 and a.fleiss.n_raters == 4
-    # the percentile bootstrap over items, written out: the same draws of the same generator
-    counts = aggregate_raters(matrix, n_cat=3)[0].astype(float)
+    # the percentile bootstrap over items, written out: the same draws of the same generator, over the items
+    # in an order of their counts (so that the log's row order draws the same resamples)
+    counts = np.array(sorted(aggregate_raters(matrix, n_cat=3)[0].astype(float).tolist()))
     gen = np.random.default_rng(0)
     draws = [sm_fleiss(counts[gen.integers(0, 40, 40)]) for _ in range(10_000)]   # describe's n_resamples
     assert (a.fleiss.low, a.fleiss.high) == pytest.approx(tuple(np.quantile(draws, [0.025, 0.975])), abs=1e-12)

@@ -210,11 +210,12 @@ def cluster_bootstrap(moments, statistic, *, confidence: float = 0.95, n_resampl
     with np.errstate(divide="ignore", invalid="ignore"):
         estimate = float(statistic(total))
         rng = np.random.default_rng(seed)
+        drawn = m[np.lexsort(m.T[::-1])]   # clusters drawn in an order of their moments, not the log's
         stats = np.empty(n_resamples)
         for start in range(0, n_resamples, 1000):
             stop = min(n_resamples, start + 1000)
             draw = rng.integers(0, big_g, size=(stop - start, big_g))
-            stats[start:stop] = statistic(m[draw].sum(axis=1))
+            stats[start:stop] = statistic(drawn[draw].sum(axis=1))
         stats = stats[np.isfinite(stats)]
         if stats.size < n_resamples / 2 or not np.isfinite(estimate):
             return estimate, float("nan"), float("nan")

@@ -171,6 +171,10 @@ def permutation_test(tables, *, n_resamples: int = 10_000, seed: int | None = 0,
         return observed, p, (f"exact (enumeration of all {total:,} within-item arrangements, the first item held "
                              "as observed)"), total, None
     rng = np.random.default_rng(seed)
+    # each item's levels arranged from an order of their values, the items in an order of their numbers: the same
+    # arrangements' distribution, drawn alike whatever the log's row order and the names of items and levels
+    t = np.stack([ti[np.lexsort(ti.T[::-1])] for ti in t])
+    t = t[np.lexsort(t.reshape(n, -1).T[::-1])]
     hits = 0
     block = max(1, 2_000_000 // max(n * rows * t.shape[2], 1))
     for start in range(0, n_resamples, block):

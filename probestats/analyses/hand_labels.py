@@ -392,6 +392,8 @@ def _corrected(frame, metric, agree, a, b, confidence, n_resamples, seed, proble
     observed = float(np.mean(qa - qb))
     corrected = float(np.mean(rate(qa, a, points[a]) - rate(qb, b, points[b])))
     n = len(qa)
+    items = np.lexsort((qb, qa))   # the items drawn in an order of their rates, not the log's
+    qa, qb = qa[items], qb[items]
     picks = rng.integers(0, n, size=(n_resamples, n))
     # resampled means vary (n - 1) / n as much as a mean does: widened back by that factor
     widen = np.sqrt(n / (n - 1)) if n > 1 else 1.0

@@ -266,6 +266,11 @@ def omnibus_test(matrix, *, n_resamples: int = N_RESAMPLES, seed: int | None = 0
     budget = max(n_resamples, MC_BUDGET_FACTOR * n_resamples if max_resamples is None else int(max_resamples))
     rng = np.random.default_rng(seed)
     chunk = max(1, 2_000_000 // (n * v))
+    # each item's values arranged from their sorted order, the items in an order of their numbers: the same
+    # arrangements' distribution, drawn alike whatever the log's row order and the names of the items and values
+    m = np.sort(m, axis=1)
+    m = m[np.lexsort(m.T[::-1])]
+
     def batch(k: int) -> int:
         if v <= _ARGSORT_VALUES:
             order = np.argsort(rng.random((k, n, v)), axis=2)

@@ -330,6 +330,7 @@ def fleiss_kappa(ratings, *, confidence: float = 0.95, n_resamples: int = 10_000
     low = high = None
     if len(rows) >= 2:
         rng = np.random.default_rng(seed)
+        counts = counts[np.lexsort(counts.T[::-1])]   # rows drawn in an order of their counts, not the log's
         draws = np.array([kappa(counts[rng.integers(0, len(rows), len(rows))]) for _ in range(n_resamples)])
         draws = draws[np.isfinite(draws)]
         if draws.size:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from probestats.stats.resample import bca_levels, check_bootstrap_memory, quantile_of, quantile_places
+from probestats.stats.resample import bca_levels, canonical_items, check_bootstrap_memory, quantile_of, quantile_places
 
 __all__ = ["d_av", "dav_bca_many"]
 
@@ -51,6 +51,8 @@ def dav_bca_many(pairs: list, *, confidence: float, n_resamples: int, seed: int)
     >>> dav_bca_many(pairs, confidence=0.9, n_resamples=999, seed=7) == alone
     True
     """
+    # each pair's items in the order bootstrap_interval draws them in
+    pairs = [canonical_items([np.asarray(a, dtype=float), np.asarray(b, dtype=float)]) for a, b in pairs]
     out: list = [None] * len(pairs)
     sizes: dict[int, list[int]] = {}
     for k, (a, _) in enumerate(pairs):

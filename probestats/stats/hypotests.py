@@ -496,6 +496,7 @@ def _enum_method(k: int, n: int) -> str:
 def _monte_carlo(nz, s_obs, tol, alternative, n_resamples, seed) -> tuple[float, float]:
     n_resamples = check_n_resamples(n_resamples)
     rng = np.random.default_rng(seed)
+    nz = np.sort(nz)   # the signs drawn over the gaps in an order of their values, not the log's
     k = nz.size
     total = float(np.sum(nz))
     chunk = max(1, 4_000_000 // k)
@@ -917,6 +918,7 @@ def _shift_sums(g: np.ndarray, n_resamples: int, seed):
     of random sign patterns for every shift: a pattern's sum of ``g - d`` is ``S·g - d·S·1``, so both
     are taken once (``n_resamples`` × n signs, drawn in blocks) and each shift costs ``n_resamples``."""
     rng = np.random.default_rng(seed)
+    g = np.sort(g)   # the signs drawn over the gaps in an order of their values, not the log's
     n = g.size
     sg = np.empty(int(n_resamples))
     s1 = np.empty(int(n_resamples))

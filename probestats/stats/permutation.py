@@ -230,9 +230,10 @@ def _count(n: int) -> str:
 def _monte_carlo(items, observed: float, alternative: str, n_resamples: int, seed) -> TestResult:
     rng = np.random.default_rng(seed)
     total = np.zeros(n_resamples)
-    for a, b in items:
-        units = np.array([*a, *b])
-        k, m = len(a), len(a) + len(b)
+    # each item's units shuffled from their sorted order, the items in an order of their sizes and values: the
+    # same reassignments' distribution, drawn alike whatever the log's row order and the items' names
+    for k, m, units in sorted((len(a), len(a) + len(b), tuple(sorted((*a, *b)))) for a, b in items):
+        units = np.array(units)
         drawn = rng.permuted(np.tile(units, (n_resamples, 1)), axis=1)
         sa = drawn[:, :k].sum(axis=1)
         total += sa / k - (units.sum() - sa) / (m - k)

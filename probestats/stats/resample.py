@@ -33,7 +33,7 @@ import numpy as np
 from probestats.errors import OptionError, opt
 from probestats.stats.distributions import norm_cdf, norm_ppf
 
-__all__ = ["bca_levels", "bootstrap_interval", "check_bootstrap_memory", "memory_bytes", "quantile_of",
+__all__ = ["bca_levels", "bootstrap_interval", "canonical_items", "check_bootstrap_memory", "memory_bytes", "quantile_of",
            "quantile_places"]
 
 
@@ -118,6 +118,7 @@ def bootstrap_interval(samples: tuple, statistic: Callable, *, confidence: float
 
 
 def _interval(data: list, statistic: Callable, confidence: float, n_resamples: int, rng, method: str) -> tuple:
+    data = canonical_items(data)
     n = data[0].shape[-1]
     index = rng.integers(0, n, (int(n_resamples), n))
     theta_b = np.asarray(statistic(*(s[..., index] for s in data), axis=-1), dtype=float)
@@ -133,6 +134,20 @@ def _interval(data: list, statistic: Callable, confidence: float, n_resamples: i
     if np.isnan(lo_q) or np.isnan(hi_q):
         return np.nan, np.nan
     return _quantile(theta_b, lo_q), _quantile(theta_b, hi_q)
+
+
+def canonical_items(data: list) -> list:
+    """The items of 1-d samples (one value per item in each) in an order of their values, the first sample's
+    first: a bootstrap drawn over them draws the same resamples whatever the log's row order and the items'
+    names. Samples of more dimensions are returned as they are.
+
+    >>> [s.tolist() for s in canonical_items([np.array([2.0, 1.0, 2.0]), np.array([0.0, 5.0, -1.0])])]
+    [[1.0, 2.0, 2.0], [5.0, -1.0, 0.0]]
+    """
+    if not data or any(np.ndim(s) != 1 for s in data):
+        return data
+    order = np.lexsort(data[::-1])
+    return [s[order] for s in data]
 
 
 def bca_levels(data: list, statistic: Callable, share_below: float, alpha: float) -> tuple:
