@@ -392,3 +392,39 @@ def test_groups_too_small_to_compare_are_named_and_left_out_of_the_between_group
     assert agreement.test is None and agreement.too_small == ("de", "it")
     assert agreement.reason == ("2 of the 3 values of 'language' have fewer than 5 items, too few to compare (de 3, "
                                 "it 2), so whether their gaps differ is not tested")
+
+
+def test_the_driver_counts_the_other_groups_its_test_read_not_those_left_out_as_too_small():
+    # six languages of different items: en far above, fr, es, pt close together (8 items each), de and it with 3
+    # and 2 items, too few to compare. The test without en reads fr, es and pt alone, so the sentence says "the
+    # other 3 ... of 5 items or more", not "the other 5", and its p is that test's: the between-groups test
+    # run by hand on those three groups' item gaps
+    from probestats.analyses.blocks import between_groups_test
+
+    rng = np.random.default_rng(11)
+    plan = (("en", 4.0, 8), ("fr", 0.0, 8), ("es", 0.1, 8), ("pt", -0.1, 8), ("de", 2.0, 3), ("it", -2.0, 2))
+    rows = [{"item": f"{lang}{i}", "variant": v, "language": lang, "seed": s,
+             "x": (shift if v == "A" else 0.0) + rng.normal(0, 0.5)}
+            for lang, shift, items in plan for i in range(items) for v in ("A", "B") for s in range(2)]
+    analysis = analyze(rows, metric="x", a="A", b="B", by=["language"])
+    agreement = analysis.verdict.agreement
+    assert agreement.too_small == ("de", "it") and agreement.disagree
+    driving = agreement.driving
+    assert driving.block == "en" and driving.n_others == 5 and driving.compared == 3
+    gaps = {lang: [] for lang in ("fr", "es", "pt")}
+    for r in rows:   # each item's gap: mean over its runs under A less under B
+        if r["language"] in gaps:
+            gaps[r["language"]].append((r["item"], r["variant"], r["x"]))
+    labels, values = [], []
+    for lang, cells in gaps.items():
+        for item in dict.fromkeys(i for i, _, _ in cells):
+            a = np.mean([x for i, v, x in cells if i == item and v == "A"])
+            b = np.mean([x for i, v, x in cells if i == item and v == "B"])
+            labels.append(lang)
+            values.append(a - b)
+    by_hand = between_groups_test(values, labels, n_resamples=10_000, seed=0)
+    assert driving.others_test.n_values == 3 and driving.others_test.n_items == 24
+    assert driving.others_test.statistic == pytest.approx(by_hand.statistic)
+    assert "the other 3 values of 'language' of 5 items or more" in agreement.statement
+    assert "the other 5" not in agreement.statement
+    assert driving.to_dict()["compared"] == 3

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 import numpy as np
@@ -102,6 +102,10 @@ class Driver:
         their directions alone ("differ": significant ones go opposite ways) where the blocks were not tested.
     others_test : OmnibusResult or None
         That test (None where only directions were read).
+    compared : int or None
+        Of the other blocks, those that test read (with each item in one group, the groups of
+        :data:`MIN_GROUP_ITEMS` items or more); None where it read them all. The sentence counts these: the
+        test's p speaks of them alone.
     """
 
     block: str
@@ -114,6 +118,7 @@ class Driver:
     noun: str
     others: str
     others_test: object | None = None
+    compared: int | None = None
 
     @property
     def alone(self) -> bool:
@@ -133,6 +138,8 @@ class Driver:
                    f"{self.pooled_with:+.3g} with it, {self.pooled_without:+.3g} without it)")
         test = "" if self.others_test is None else f" ({p_words(self.others_test)})"
         others = f"the other {self.n_others} {self.noun}"
+        if self.others_test is not None and self.compared is not None and self.compared != self.n_others:
+            others = f"the other {self.compared} {self.noun} of {MIN_GROUP_ITEMS} items or more"
         if self.others == "agree":
             how = f"without it {others} do not differ{test}" if self.others_test is not None else \
                 f"without it no significant ones among {others} go opposite ways"
@@ -144,7 +151,7 @@ class Driver:
     def to_dict(self) -> dict:
         return {"block": self.block, "gap": self.gap, "others_low": self.others_low, "others_high": self.others_high,
                 "pooled_with": self.pooled_with, "pooled_without": self.pooled_without, "n_others": self.n_others,
-                "others": self.others, "alone": self.alone,
+                "others": self.others, "alone": self.alone, "compared": self.compared,
                 "others_test": None if self.others_test is None else self.others_test.to_dict()}
 
 
@@ -726,6 +733,9 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
         rest = _Rest(matrix=matrix, keyed=keyed, labels=tuple(labels), higher=frozenset(higher), lower=frozenset(lower),
                      tested=test is not None, level=alpha / family, first=first, budget=n_resamples, draw_seed=seed)
         driving = block_driver(labels, [g.average_gap for g in groups], rest, noun=block_noun(columns, n - 1))
+        if driving is not None and too_small and driving.others_test is not None:   # read only groups large enough
+            compared = sum(lab not in too_small and lab != driving.block for lab in labels)
+            driving = replace(driving, compared=compared, noun=block_noun(columns, compared))
         counts = f"{len(higher)} higher, {len(lower)} lower, {len(null)} not detected"
         counts += "" if driving is None else f"; {driving.short}"
         one_way = not opposite and not (higher and null and not lower) and len(higher) + len(lower) == n
