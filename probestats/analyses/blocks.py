@@ -270,6 +270,9 @@ class BlockAgreement:
     too_small : tuple of str
         With each item in one group, the groups of fewer than :data:`MIN_GROUP_ITEMS` items, left out of the
         between-groups test as too small to compare (the statement names them when the caveat speaks).
+    one_answer : tuple of str
+        Of ``not_detected``, the blocks that gave one answer in every run (:meth:`counting_one_answer`): the
+        phrase and statement count them apart.
     """
 
     columns: tuple[str, ...]
@@ -292,14 +295,44 @@ class BlockAgreement:
     undecided: bool = False
     driving: Driver | None = None
     too_small: tuple[str, ...] = ()
+    one_answer: tuple[str, ...] = ()
 
     #: the name of the caveat this check adds to a verdict
     caveat_id = "blocks_disagree"
 
+    def counting_one_answer(self, names) -> "BlockAgreement":
+        """The agreement whose count of the blocks not detected says which of them gave one answer in every run
+        (``names``, the ``one_answer`` caveat's blocks): a block whose gap is 0 in every item by construction is
+        not one whose gap the test failed to find. Itself where none of ``names`` is among the not detected.
+
+        >>> from types import SimpleNamespace as NS
+        >>> grouped = pl.DataFrame({"model": [m for m in "xyzw" for _ in range(4)], "item": list("1234") * 4,
+        ...                         "gap": [1.0, 2.0, 1.0, 2.0] + [-1.0, -2.0, -1.0, -1.5] + [0.5, -0.5, 0.2, 0.1] + [0.0] * 4})
+        >>> groups = [NS(by={"model": m}, average_gap=g, p_adjusted=p)
+        ...           for m, g, p in (("x", 1.5, 0.01), ("y", -1.4, 0.01), ("z", 0.1, 0.6), ("w", 0.0, 1.0))]
+        >>> r = block_agreement(grouped, groups, ["model"], Tests(alpha=0.05), a="A", b="B").counting_one_answer({"w"})
+        >>> r.phrase[:86]
+        'averaged over 4 models that disagree (1 higher, 1 lower, 1 not detected, 1 gave one an'
+        >>> "; 1 not detected, 1 gave one answer in every run (w)" in r.statement, r.figures["one_answer"]
+        (True, 1)
+        """
+        names = set(names)
+        one = [x for x in self.not_detected if x in names]
+        if not one or not self.disagree:
+            return self
+        n = len(self.not_detected)
+        count = f"{n - len(one)} not detected, {len(one)} gave one answer in every run"
+        named = ", ".join(one[:5]) + (", ..." if len(one) > 5 else "")
+        return replace(self, phrase=self.phrase.replace(f", {n} not detected", f", {count}", 1),
+                       statement=self.statement.replace(f"; {n} not detected", f"; {count} ({named})", 1),
+                       reasons=self.reasons.replace(f"; {n} not detected", f"; {count} ({named})", 1),
+                       one_answer=tuple(one))
+
     @property
     def figures(self) -> dict:
         """The numbers behind ``statement`` (JSON-safe)."""
-        return {"higher": len(self.higher), "lower": len(self.lower), "not_detected": len(self.not_detected),
+        return {"higher": len(self.higher), "lower": len(self.lower),
+                "not_detected": len(self.not_detected) - len(self.one_answer), "one_answer": len(self.one_answer),
                 "p": None if self.test is None else float(self.test.pvalue), "n_items": self.n_items}
 
     def to_dict(self) -> dict:
@@ -309,7 +342,8 @@ class BlockAgreement:
                 "reason": self.reason, "alpha": self.alpha, "differ": self.differ, "opposite": self.opposite,
                 "disagree": self.disagree, "undecided": self.undecided, "phrase": self.phrase,
                 "statement": self.statement, "driver": self.driver or None,
-                "driving": None if self.driving is None else self.driving.to_dict(), "too_small": list(self.too_small)}
+                "driving": None if self.driving is None else self.driving.to_dict(), "too_small": list(self.too_small),
+                "one_answer": list(self.one_answer)}
 
 
 def _label(key: dict) -> str:
