@@ -60,8 +60,8 @@ from probestats.analyses.halves import block_noun
 from probestats.analyses.omnibus import (MC_BUDGET_FACTOR, MC_CONFIDENCE, OmnibusResult, TIE_RTOL, as_matrix,
                                          mc_interval, sequential_hits)
 
-__all__ = ["BlockAgreement", "Driver", "MIN_GROUP_ITEMS", "block_agreement", "block_driver", "between_groups_test",
-           "drivers_clause", "p_words", "welch_statistic"]
+__all__ = ["BlockAgreement", "Driver", "MAX_MEAN_SKEW", "MIN_GROUP_ITEMS", "block_agreement", "block_driver",
+           "between_groups_test", "drivers_clause", "p_words", "skew_floor", "welch_statistic"]
 
 
 def p_words(test) -> str:
@@ -103,8 +103,8 @@ class Driver:
     others_test : OmnibusResult or None
         That test (None where only directions were read).
     compared : int or None
-        Of the other blocks, those that test read (with each item in one group, the groups of
-        :data:`MIN_GROUP_ITEMS` items or more); None where it read them all. The sentence counts these: the
+        Of the other blocks, those that test read (with each item in one group, the groups not left out as too
+        small to compare or too small for gaps this skewed); None where it read them all. The sentence counts these: the
         test's p speaks of them alone.
     """
 
@@ -139,7 +139,7 @@ class Driver:
         test = "" if self.others_test is None else f" ({p_words(self.others_test)})"
         others = f"the other {self.n_others} {self.noun}"
         if self.others_test is not None and self.compared is not None and self.compared != self.n_others:
-            others = f"the other {self.compared} {self.noun} of {MIN_GROUP_ITEMS} items or more"
+            others = f"the other {self.compared} {self.noun} large enough to compare"
         if self.others == "agree":
             how = f"without it {others} do not differ{test}" if self.others_test is not None else \
                 f"without it no significant ones among {others} go opposite ways"
@@ -270,6 +270,13 @@ class BlockAgreement:
     too_small : tuple of str
         With each item in one group, the groups of fewer than :data:`MIN_GROUP_ITEMS` items, left out of the
         between-groups test as too small to compare (the statement names them when the caveat speaks).
+    too_skewed : tuple of str
+        With each item in one group, the groups of :data:`MIN_GROUP_ITEMS` items or more but fewer than
+        ``skew_floor``, left out of the between-groups test as too small for gaps this skewed (:func:`skew_floor`;
+        the statement names them).
+    skew, skew_floor : float or None
+        The skewness of the groups' pooled deviations that floor is read from (None where no group was
+        resampled), and the floor where it left a group out (else None).
     one_answer : tuple of str
         Of ``not_detected``, the blocks that gave one answer in every run (:meth:`counting_one_answer`): the
         phrase and statement count them apart.
@@ -296,6 +303,9 @@ class BlockAgreement:
     driving: Driver | None = None
     too_small: tuple[str, ...] = ()
     one_answer: tuple[str, ...] = ()
+    too_skewed: tuple[str, ...] = ()
+    skew: float | None = None
+    skew_floor: int | None = None
 
     #: the name of the caveat this check adds to a verdict
     caveat_id = "blocks_disagree"
@@ -343,7 +353,8 @@ class BlockAgreement:
                 "disagree": self.disagree, "undecided": self.undecided, "phrase": self.phrase,
                 "statement": self.statement, "driver": self.driver or None,
                 "driving": None if self.driving is None else self.driving.to_dict(), "too_small": list(self.too_small),
-                "one_answer": list(self.one_answer)}
+                "one_answer": list(self.one_answer), "too_skewed": list(self.too_skewed), "skew": self.skew,
+                "skew_floor": self.skew_floor}
 
 
 def _label(key: dict) -> str:
@@ -353,6 +364,38 @@ def _label(key: dict) -> str:
 #: Groups of fewer items than this are not read by the between-groups test: below it no resampling held the
 #: level on skewed gaps (``benchmarks/caveats.py``), and the caveat names them as too small to compare.
 MIN_GROUP_ITEMS = 5
+
+#: The most skewness a group's mean may carry for the between-groups test to read it: a mean of n draws of
+#: skewness G1 has skewness G1 / sqrt(n), so a group is compared only with n >= (G1 / MAX_MEAN_SKEW)**2 =
+#: 9 G1**2 items (Cochran's rule for the mean of a skewed sample, n > 25 G1**2, asks 0.2).
+MAX_MEAN_SKEW = 1 / 3
+
+
+def skew_floor(gaps, labels) -> tuple[int, float]:
+    """The fewest items a group needs for its mean to be compared, and the skewness it is read from: G1, the
+    skewness of the groups' pooled deviations (each item's gap less its group's mean, over the group's own
+    standard deviation, so that groups of different spread pool one shape; a group of no spread adds nothing),
+    and the floor ``max(MIN_GROUP_ITEMS, ceil((G1 / MAX_MEAN_SKEW)**2))``.
+
+    Below it the bootstrap of :func:`between_groups_test` cannot draw the tail a few items did not show: a
+    small group of lognormal gaps (skewness 6) has a low mean exactly when its variance is low, and the test
+    spoke on 0.10 of null logs at alpha 0.05 (``benchmarks/caveats.py``).
+
+    >>> floor, g1 = skew_floor([0.0, 0.0, 0.0, 0.0, 4.0, 1.0, 2.0, 3.0, 4.0, 5.0], list("aaaaabbbbb"))
+    >>> round(g1, 4), floor   # a: deviations (-0.8 x 4, 3.2) / 1.6 = (-0.5 x 4, 2.0); b: symmetric
+    (0.75, 6)
+    """
+    gaps = np.asarray(gaps, dtype=float)
+    index = {name: j for j, name in enumerate(dict.fromkeys(labels))}
+    codes = np.array([index[x] for x in labels], dtype=np.int64)
+    sizes = np.bincount(codes, minlength=len(index)).astype(float)
+    deviations = gaps - (np.bincount(codes, weights=gaps, minlength=len(index)) / sizes)[codes]
+    spread = np.sqrt(np.bincount(codes, weights=deviations ** 2, minlength=len(index)) / sizes)
+    floor_sd = 1e-12 * max(float(np.max(np.abs(deviations))) if len(gaps) else 0.0, 1e-300)
+    varied = spread[codes] > floor_sd
+    z = deviations[varied] / spread[codes][varied]
+    g1 = float(np.mean(z ** 3)) if z.size else 0.0
+    return max(MIN_GROUP_ITEMS, math.ceil((g1 / MAX_MEAN_SKEW) ** 2 - 1e-9)), g1
 
 
 def _canonical_groups(codes: np.ndarray, gaps: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -737,7 +780,7 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
         wide = wide.select("item", *present).drop_nulls() if len(present) == len(labels) else wide.clear()
         matrix = wide.select(present).to_numpy().astype(float) if wide.height else matrix
     noun = block_noun(columns, len(groups))
-    test, reason, too_small, sizes = None, None, (), {}
+    test, reason, too_small, too_skewed, sizes, floor, skew = None, None, (), (), {}, MIN_GROUP_ITEMS, None
     if untested is not None:
         reason = untested
     elif matrix.shape[0] >= 2 and first is not None:
@@ -749,12 +792,16 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
         sizes = dict(keyed.group_by("__block").len().iter_rows())
         too_small = tuple(lab for lab in labels if sizes.get(lab, 0) < MIN_GROUP_ITEMS)
         keyed = keyed.filter(~pl.col("__block").is_in(too_small))
-        if len(labels) - len(too_small) >= 2:
+        if keyed.height:   # and those too small for gaps this skewed (:func:`skew_floor`)
+            floor, skew = skew_floor(keyed["gap"].to_numpy().astype(float), keyed["__block"].to_list())
+            too_skewed = tuple(lab for lab in labels if lab not in too_small and sizes.get(lab, 0) < floor)
+            keyed = keyed.filter(~pl.col("__block").is_in(too_skewed))
+        if len(labels) - len(too_small) - len(too_skewed) >= 2:
             test = between_groups_test(keyed["gap"].to_numpy().astype(float), keyed["__block"].to_list(),
                                        n_resamples=n_resamples, seed=seed)
         else:
-            reason = (f"{_too_small_words(too_small, sizes, len(groups), noun)}, so whether their gaps differ is not "
-                      "tested")
+            reason = (f"{_left_out_words(too_small, too_skewed, sizes, len(groups), noun, floor, skew)}, so whether "
+                      "their gaps differ is not tested")
     else:
         reason = (f"fewer than two items are measured under both values by every one of the {len(groups)} {noun}, "
                   "so whether their gaps differ is not tested")
@@ -767,8 +814,9 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
         rest = _Rest(matrix=matrix, keyed=keyed, labels=tuple(labels), higher=frozenset(higher), lower=frozenset(lower),
                      tested=test is not None, level=alpha / family, first=first, budget=n_resamples, draw_seed=seed)
         driving = block_driver(labels, [g.average_gap for g in groups], rest, noun=block_noun(columns, n - 1))
-        if driving is not None and too_small and driving.others_test is not None:   # read only groups large enough
-            compared = sum(lab not in too_small and lab != driving.block for lab in labels)
+        left = set(too_small) | set(too_skewed)
+        if driving is not None and left and driving.others_test is not None:   # read only groups large enough
+            compared = sum(lab not in left and lab != driving.block for lab in labels)
             driving = replace(driving, compared=compared, noun=block_noun(columns, compared))
         counts = f"{len(higher)} higher, {len(lower)} lower, {len(null)} not detected"
         counts += "" if driving is None else f"; {driving.short}"
@@ -792,7 +840,8 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
                           for what, names in ((f"{len(higher)} with '{a}' higher than '{b}'", higher),
                                               (f"{len(lower)} lower", lower)) if names)
         driver = "" if driving is None else driving.words
-        left_out = "" if not too_small else _too_small_words(too_small, sizes, n, noun) + ", not tested"
+        left_out = ("" if not (too_small or too_skewed) else
+                    _left_out_words(too_small, too_skewed, sizes, n, noun, floor, skew) + ", not tested")
         reasons = f"{' and '.join(why)}: " + "; ".join(x for x in (shown, f"{len(null)} not detected" if null else "",
                                                                    driver, left_out) if x)
         verb = "differ in size" if one_way else "disagree"
@@ -804,7 +853,27 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
                           not_detected=tuple(null), test=test, n_items=0 if test is None else int(test.n_items), reason=reason,
                           alpha=alpha, differ=differ, opposite=opposite, disagree=disagree, phrase=phrase,
                           statement=statement, reasons=reasons, driver=driver, undecided=undecided, driving=driving,
-                          too_small=too_small)
+                          too_small=too_small, too_skewed=too_skewed,
+                          skew=None if skew is None else float(skew), skew_floor=floor if too_skewed else None)
+
+
+def _left_out_words(small: Sequence[str], skewed: Sequence[str], sizes: dict, n: int, noun: str, floor: int,
+                    skew: float | None) -> str:
+    """The groups left out of the between-groups test, too small to compare and too small for gaps this skewed.
+
+    >>> print(_left_out_words(("fr",), ("de", "it"), {"fr": 3, "de": 12, "it": 9}, 5, "models", 19, 1.41))
+    1 of the 5 models has fewer than 5 items, too few to compare (fr 3); 2 have fewer than 19 items, too few for gaps this skewed (skewness 1.41: a mean is compared where its skewness, 1.41 / sqrt(items), is at most 1/3) (de 12, it 9)
+    >>> _left_out_words((), ("de",), {"de": 12}, 3, "models", 19, -1.41)[:64]
+    '1 of the 3 models has fewer than 19 items, too few for gaps this'
+    """
+    parts = [_too_small_words(small, sizes, n, noun)] if small else []
+    if skewed:
+        shown = ", ".join(f"{x} {sizes.get(x, 0)}" for x in skewed[:5]) + (", ..." if len(skewed) > 5 else "")
+        head = (f"{len(skewed)}" if small else f"{len(skewed)} of the {n} {noun}")
+        parts.append(f"{head} {'has' if len(skewed) == 1 else 'have'} fewer than {floor} items, too few for gaps "
+                     f"this skewed (skewness {skew:.3g}: a mean is compared where its skewness, {abs(skew):.3g} / "
+                     f"sqrt(items), is at most 1/3) ({shown})")
+    return "; ".join(parts)
 
 
 def _too_small_words(names: Sequence[str], sizes: dict, n: int, noun: str) -> str:
