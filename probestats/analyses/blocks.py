@@ -24,7 +24,10 @@ the group, every group centred at one mean (:func:`between_groups_test`): a null
 group's own spread and skew. Exchanging the items between the groups (a permutation test) read a small,
 noisy, skewed group as a different one on up to a quarter of null logs. Groups of fewer than
 :data:`MIN_GROUP_ITEMS` items are left out of that test and named as too few to compare (below it the
-bootstrap too spoke on 0.097 of null logs of rare 0/1 outcomes with a group of 3 items).
+bootstrap too spoke on 0.097 of null logs of rare 0/1 outcomes with a group of 3 items), and so are groups too
+small for gaps this skewed (:func:`skew_floor`: a group's mean is compared only where its skewness, the gaps'
+pooled skewness over the square root of its items, is at most :data:`MAX_MEAN_SKEW`): no resampling of five
+lognormal items draws the tail they did not show, and the bootstrap spoke on 0.10 of such null logs.
 
 The blocks **disagree** when the heterogeneity p is at most alpha, or when significant blocks go opposite
 ways; the headline then says so in one sentence (:attr:`BlockAgreement.phrase`). A Monte Carlo p still
@@ -431,12 +434,14 @@ def between_groups_test(gaps, labels, *, n_resamples: int = 10_000, seed: int | 
     noise SD 0.5 to 2; ``benchmarks/caveats.py``). Resampled within groups, each group keeps its own spread
     and its own skew: on the same logs 0.037 (exponential) and 0.037 (rare 0/1 outcomes) of 300, 0.057 and
     0.049 of 1,000, though two groups of 40 and 5 items of exponential gaps still gave 0.078 of 1,000; on
-    lognormal gaps (skewness 6) it halved the excess without removing it (0.097 of 300). Where the groups are
-    many and small it is conservative rather than exact, and its power is below the permuted test's (the
-    closing note of the benchmark).
+    lognormal gaps (skewness 6) it halved the excess without removing it (0.093 of 300, 40 and 5 items 0.112
+    of 1,000). Where the groups are many and small it is conservative rather than exact, and its power is below
+    the permuted test's (the closing note of the benchmark).
 
-    Groups of fewer than :data:`MIN_GROUP_ITEMS` items are not passed here (:func:`block_agreement` names them
-    as too small to compare).
+    Groups of fewer than :data:`MIN_GROUP_ITEMS` items, or fewer than :func:`skew_floor` asks of gaps this
+    skewed, are not passed here (:func:`block_agreement` names them): with them left out, every null of the
+    benchmark (normal, exponential, lognormal and rare 0/1 gaps; 30, 20, 10 and 5 items, 40 and 5, 15 each,
+    8 groups of 10) is within alpha + 2 SE.
 
     With a ``level``, the test reads whether p is at most it: the ``first`` draws, doubled while p's binomial
     interval holds the level, up to ``n_resamples`` (then ``undecided``), as the omnibus test adds draws; the
