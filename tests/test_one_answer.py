@@ -305,3 +305,23 @@ def test_a_disagreement_counts_the_model_of_one_answer_apart_from_the_undetected
     assert "2 not detected" not in caveat.sentence and "2 not detected" not in result.verdict.pooled
     assert agreement.figures["not_detected"] == 1 and agreement.figures["one_answer"] == 1
     assert agreement.not_detected == ("m2", "gpt-x") and agreement.one_answer == ("gpt-x",)
+
+
+def test_several_values_count_the_model_of_one_answer_apart_from_the_undetected():
+    # alpha's rate rises with the value, beta's falls, delta's stays, gamma gave 1 in every run: on each pair
+    # where the models disagree the undetected are counted without gamma, which is named apart
+    rng = np.random.default_rng(8)
+    slope = {"alpha": 0.2, "beta": -0.2, "delta": 0.0}
+    rows = [{"item": f"q{i}", "variant": v, "seed": s, "model": m,
+             "y": 1 if m == "gamma" else int(rng.random() < 0.5 + slope[m] * (k - 1.5))}
+            for m in ("alpha", "beta", "gamma", "delta") for i in range(30) for k, v in enumerate(VALUES)
+            for s in range(2)]
+    result = probestats.analyze(rows, metric="y", reference="plain", by=["model"])
+    caveat = next(c for c in result.verdict.caveats if c.id == "blocks_disagree")
+    figures = caveat.figures["values"]
+    assert figures
+    for f in figures:   # each pair's own count, from its own lists of models
+        assert "gamma" in f["not_detected"] and f["one_answer"] == ["gamma"]
+        count = f"{len(f['not_detected']) - 1} not detected, 1 gave one answer in every run (gamma)"
+        assert count in f["statement"] and f"{len(f['not_detected'])} not detected" not in f["statement"]
+        assert count in caveat.sentence
