@@ -487,3 +487,22 @@ def test_symmetric_gaps_keep_the_floor_of_five_items():
     assert 9 * skew(z) ** 2 <= 5
     assert skew_floor(np.concatenate(groups), [j for j, k in enumerate(sizes) for _ in range(k)]) == (
         5, pytest.approx(skew(z)))
+
+
+def test_skew_floor_is_the_same_bits_in_any_row_order_and_names():
+    """G1 and the floor from the same gaps, rows shuffled and groups renamed: the same float, not a near one (a
+    floor at a whole number's rounding could otherwise turn on the order the sums were taken in)."""
+    from hypothesis import given, strategies as st
+
+    from probestats.analyses.blocks import skew_floor
+
+    @given(st.lists(st.tuples(st.integers(0, 3), st.floats(-1e3, 1e3, allow_nan=False)), min_size=4, max_size=60),
+           st.randoms(use_true_random=False))
+    def check(rows, rnd):
+        labels, gaps = [f"g{g}" for g, _ in rows], [x for _, x in rows]
+        shuffled = list(zip(labels, gaps))
+        rnd.shuffle(shuffled)
+        renamed = [("z" + lab[::-1], x) for lab, x in shuffled]
+        assert skew_floor(gaps, labels) == skew_floor([x for _, x in renamed], [lab for lab, _ in renamed])
+
+    check()

@@ -391,13 +391,15 @@ def skew_floor(gaps, labels) -> tuple[int, float]:
     gaps = np.asarray(gaps, dtype=float)
     index = {name: j for j, name in enumerate(dict.fromkeys(labels))}
     codes = np.array([index[x] for x in labels], dtype=np.int64)
+    order = np.lexsort((gaps, codes))   # each group's sums over its items by gap: the same bits in any row order
+    gaps, codes = gaps[order], codes[order]
     sizes = np.bincount(codes, minlength=len(index)).astype(float)
     deviations = gaps - (np.bincount(codes, weights=gaps, minlength=len(index)) / sizes)[codes]
     spread = np.sqrt(np.bincount(codes, weights=deviations ** 2, minlength=len(index)) / sizes)
     floor_sd = 1e-12 * max(float(np.max(np.abs(deviations))) if len(gaps) else 0.0, 1e-300)
     varied = spread[codes] > floor_sd
     z = deviations[varied] / spread[codes][varied]
-    g1 = float(np.mean(z ** 3)) if z.size else 0.0
+    g1 = float(np.mean(np.sort(z ** 3))) if z.size else 0.0   # summed in one order whatever the groups' names
     return max(MIN_GROUP_ITEMS, math.ceil((g1 / MAX_MEAN_SKEW) ** 2 - 1e-9)), g1
 
 
