@@ -392,3 +392,117 @@ def test_groups_too_small_to_compare_are_named_and_left_out_of_the_between_group
     assert agreement.test is None and agreement.too_small == ("de", "it")
     assert agreement.reason == ("2 of the 3 values of 'language' have fewer than 5 items, too few to compare (de 3, "
                                 "it 2), so whether their gaps differ is not tested")
+
+
+def test_the_driver_counts_the_other_groups_its_test_read_not_those_left_out_as_too_small():
+    # six languages of different items: en far above, fr, es, pt close together (8 items each), de and it with 3
+    # and 2 items, too few to compare. The test without en reads fr, es and pt alone, so the sentence says "the
+    # other 3 ... of 5 items or more", not "the other 5", and its p is that test's: the between-groups test
+    # run by hand on those three groups' item gaps
+    from probestats.analyses.blocks import between_groups_test
+
+    rng = np.random.default_rng(11)
+    plan = (("en", 4.0, 8), ("fr", 0.0, 8), ("es", 0.1, 8), ("pt", -0.1, 8), ("de", 2.0, 3), ("it", -2.0, 2))
+    rows = [{"item": f"{lang}{i}", "variant": v, "language": lang, "seed": s,
+             "x": (shift if v == "A" else 0.0) + rng.normal(0, 0.5)}
+            for lang, shift, items in plan for i in range(items) for v in ("A", "B") for s in range(2)]
+    analysis = analyze(rows, metric="x", a="A", b="B", by=["language"])
+    agreement = analysis.verdict.agreement
+    assert agreement.too_small == ("de", "it") and agreement.disagree
+    driving = agreement.driving
+    assert driving.block == "en" and driving.n_others == 5 and driving.compared == 3
+    gaps = {lang: [] for lang in ("fr", "es", "pt")}
+    for r in rows:   # each item's gap: mean over its runs under A less under B
+        if r["language"] in gaps:
+            gaps[r["language"]].append((r["item"], r["variant"], r["x"]))
+    labels, values = [], []
+    for lang, cells in gaps.items():
+        for item in dict.fromkeys(i for i, _, _ in cells):
+            a = np.mean([x for i, v, x in cells if i == item and v == "A"])
+            b = np.mean([x for i, v, x in cells if i == item and v == "B"])
+            labels.append(lang)
+            values.append(a - b)
+    by_hand = between_groups_test(values, labels, n_resamples=10_000, seed=0)
+    assert driving.others_test.n_values == 3 and driving.others_test.n_items == 24
+    assert driving.others_test.statistic == pytest.approx(by_hand.statistic)
+    assert "the other 3 values of 'language' large enough to compare do not differ" in agreement.statement
+    assert "the other 5" not in agreement.statement
+    assert driving.to_dict()["compared"] == 3
+
+
+def test_groups_too_small_for_gaps_this_skewed_are_named_and_left_out():
+    # each language its own items, one run per value, exponential gaps (skewness 2): en 60 items, fr 50, de 8
+    # and it 6. The floor is read from the skewness of the four groups' pooled standardized deviations (scipy's, by
+    # hand): a group is compared only where 9 G1**2 <= its items, so its mean's skewness G1 / sqrt(n) <= 1/3
+    import math
+
+    from scipy.stats import skew
+
+    from probestats.analyses.blocks import skew_floor
+
+    rng = np.random.default_rng(0)
+    plan = (("en", 60), ("fr", 50), ("de", 8), ("it", 6))
+    gaps = {lang: rng.exponential(1, k) for lang, k in plan}
+    gaps["en"] += 1.5   # en 1.5 above the others: the shift moves no deviation, so not the floor either
+    rows = [{"item": f"{lang}{i}", "variant": v, "language": lang, "x": float(g) if v == "A" else 0.0}
+            for lang, _ in plan for i, g in enumerate(gaps[lang]) for v in ("A", "B")]
+    z = np.concatenate([(g - g.mean()) / g.std() for g in gaps.values()])
+    g1 = skew(z)
+    floor = max(5, math.ceil(9 * g1 ** 2))
+    assert skew_floor(np.concatenate(list(gaps.values())), [lang for lang, k in plan for _ in range(k)]) == (
+        floor, pytest.approx(g1))
+    assert 8 < floor <= 50   # this log: de and it below it, en and fr above
+    agreement = analyze(rows, metric="x", a="A", b="B", by=["language"]).verdict.agreement
+    assert agreement.too_small == () and agreement.too_skewed == ("de", "it")
+    assert agreement.skew == pytest.approx(g1) and agreement.skew_floor == floor
+    assert agreement.test.n_values == 2 and agreement.test.n_items == 110   # en and fr only
+    words = (f"2 of the 4 values of 'language' have fewer than {floor} items, too few for gaps this skewed "
+             f"(skewness {g1:.3g}: a mean is compared where its skewness, {g1:.3g} / sqrt(items), is at most 1/3) "
+             "(de 8, it 6)")
+    assert agreement.test.pvalue <= 0.05 and agreement.disagree
+    assert words + ", not tested" in agreement.statement
+    # with en alone above the floor there is no test, and the reason names those left out
+    alone = [r for r in rows if r["language"] != "fr"]
+    agreement = analyze(alone, metric="x", a="A", b="B", by=["language"]).verdict.agreement
+    z = np.concatenate([(g - g.mean()) / g.std() for lang, g in gaps.items() if lang != "fr"])
+    floor = max(5, math.ceil(9 * skew(z) ** 2))
+    assert floor > 8
+    assert agreement.test is None and agreement.too_skewed == ("de", "it")
+    assert agreement.reason.startswith(f"2 of the 3 values of 'language' have fewer than {floor} items, too few "
+                                       "for gaps this skewed")
+    assert agreement.reason.endswith("(de 8, it 6), so whether their gaps differ is not tested")
+
+
+def test_symmetric_gaps_keep_the_floor_of_five_items():
+    # normal gaps in groups of 30, 20, 10 and 5: the pooled skewness is small, the floor stays at 5 and every
+    # group is compared (the benchmark's normal and rare 0/1 nulls keep every group on nearly every log)
+    from scipy.stats import skew
+
+    from probestats.analyses.blocks import skew_floor
+
+    rng = np.random.default_rng(0)
+    sizes = (30, 20, 10, 5)
+    groups = [rng.normal(0, 1, k) for k in sizes]
+    z = np.concatenate([(g - g.mean()) / g.std() for g in groups])
+    assert 9 * skew(z) ** 2 <= 5
+    assert skew_floor(np.concatenate(groups), [j for j, k in enumerate(sizes) for _ in range(k)]) == (
+        5, pytest.approx(skew(z)))
+
+
+def test_skew_floor_is_the_same_bits_in_any_row_order_and_names():
+    """G1 and the floor from the same gaps, rows shuffled and groups renamed: the same float, not a near one (a
+    floor at a whole number's rounding could otherwise turn on the order the sums were taken in)."""
+    from hypothesis import given, strategies as st
+
+    from probestats.analyses.blocks import skew_floor
+
+    @given(st.lists(st.tuples(st.integers(0, 3), st.floats(-1e3, 1e3, allow_nan=False)), min_size=4, max_size=60),
+           st.randoms(use_true_random=False))
+    def check(rows, rnd):
+        labels, gaps = [f"g{g}" for g, _ in rows], [x for _, x in rows]
+        shuffled = list(zip(labels, gaps))
+        rnd.shuffle(shuffled)
+        renamed = [("z" + lab[::-1], x) for lab, x in shuffled]
+        assert skew_floor(gaps, labels) == skew_floor([x for _, x in renamed], [lab for lab, _ in renamed])
+
+    check()

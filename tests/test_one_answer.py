@@ -280,3 +280,48 @@ def test_several_metrics_carry_each_metrics_one_answer(capsys, tmp_path):
     assert main(["analyze", str(log), "--metric", "y,z", "--json"]) == 0
     caveats = json.loads(capsys.readouterr().out)["verdict"]["caveats"]
     assert [c["sentence"] for c in caveats if c["id"] == "one_answer"] == [only_y.sentence]
+
+
+def test_a_disagreement_counts_the_model_of_one_answer_apart_from_the_undetected():
+    # four models: m0 with 'a' far above 'b', m1 far below (they go opposite ways: the models disagree), m2 of no
+    # gap, gpt-x gave 1 in every run. The count of the undetected reads each model's own corrected p from the
+    # groups beside it; gpt-x is not among them as "not detected" but as one answer in every run
+    rng = np.random.default_rng(3)
+    rates = {"m0": (0.9, 0.1), "m1": (0.1, 0.9), "m2": (0.5, 0.5)}
+    rows = [{"item": f"i{i}", "variant": v, "seed": s, "model": m,
+             "y": 1 if m == "gpt-x" else int(rng.random() < rates[m][v == "b"])}
+            for i in range(30) for m in ("m0", "m1", "m2", "gpt-x") for v in ("a", "b") for s in range(2)]
+    result = probestats.analyze(rows, metric="y")
+    agreement = result.verdict.agreement
+    assert agreement.disagree and agreement.opposite
+    p = {g.by["model"]: g for g in result.groups}
+    undetected = sorted(m for m, g in p.items() if not (g.p_adjusted is not None and g.p_adjusted <= 0.05))
+    assert undetected == ["gpt-x", "m2"]   # by hand from the groups' own p: two not significant, one of them gpt-x
+    assert _constant_by_rows(pl.DataFrame(rows), "model", "y") == [("gpt-x", 1.0)]
+    assert result.verdict.pooled == ("averaged over 4 models that disagree (1 higher, 1 lower, 1 not detected, 1 gave "
+                                     "one answer in every run; m0 moves the pooled gap most; gpt-x gave y = 1 in every run)")
+    caveat = next(c for c in result.verdict.caveats if c.id == "blocks_disagree")
+    assert "; 1 not detected, 1 gave one answer in every run (gpt-x)" in caveat.sentence
+    assert "2 not detected" not in caveat.sentence and "2 not detected" not in result.verdict.pooled
+    assert agreement.figures["not_detected"] == 1 and agreement.figures["one_answer"] == 1
+    assert agreement.not_detected == ("m2", "gpt-x") and agreement.one_answer == ("gpt-x",)
+
+
+def test_several_values_count_the_model_of_one_answer_apart_from_the_undetected():
+    # alpha's rate rises with the value, beta's falls, delta's stays, gamma gave 1 in every run: on each pair
+    # where the models disagree the undetected are counted without gamma, which is named apart
+    rng = np.random.default_rng(8)
+    slope = {"alpha": 0.2, "beta": -0.2, "delta": 0.0}
+    rows = [{"item": f"q{i}", "variant": v, "seed": s, "model": m,
+             "y": 1 if m == "gamma" else int(rng.random() < 0.5 + slope[m] * (k - 1.5))}
+            for m in ("alpha", "beta", "gamma", "delta") for i in range(30) for k, v in enumerate(VALUES)
+            for s in range(2)]
+    result = probestats.analyze(rows, metric="y", reference="plain", by=["model"])
+    caveat = next(c for c in result.verdict.caveats if c.id == "blocks_disagree")
+    figures = caveat.figures["values"]
+    assert figures
+    for f in figures:   # each pair's own count, from its own lists of models
+        assert "gamma" in f["not_detected"] and f["one_answer"] == ["gamma"]
+        count = f"{len(f['not_detected']) - 1} not detected, 1 gave one answer in every run (gamma)"
+        assert count in f["statement"] and f"{len(f['not_detected'])} not detected" not in f["statement"]
+        assert count in caveat.sentence

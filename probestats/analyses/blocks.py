@@ -24,7 +24,10 @@ the group, every group centred at one mean (:func:`between_groups_test`): a null
 group's own spread and skew. Exchanging the items between the groups (a permutation test) read a small,
 noisy, skewed group as a different one on up to a quarter of null logs. Groups of fewer than
 :data:`MIN_GROUP_ITEMS` items are left out of that test and named as too few to compare (below it the
-bootstrap too spoke on 0.097 of null logs of rare 0/1 outcomes with a group of 3 items).
+bootstrap too spoke on 0.097 of null logs of rare 0/1 outcomes with a group of 3 items), and so are groups too
+small for gaps this skewed (:func:`skew_floor`: a group's mean is compared only where its skewness, the gaps'
+pooled skewness over the square root of its items, is at most :data:`MAX_MEAN_SKEW`): no resampling of five
+lognormal items draws the tail they did not show, and the bootstrap spoke on 0.10 of such null logs.
 
 The blocks **disagree** when the heterogeneity p is at most alpha, or when significant blocks go opposite
 ways; the headline then says so in one sentence (:attr:`BlockAgreement.phrase`). A Monte Carlo p still
@@ -49,7 +52,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 import numpy as np
@@ -60,8 +63,8 @@ from probestats.analyses.halves import block_noun
 from probestats.analyses.omnibus import (MC_BUDGET_FACTOR, MC_CONFIDENCE, OmnibusResult, TIE_RTOL, as_matrix,
                                          mc_interval, sequential_hits)
 
-__all__ = ["BlockAgreement", "Driver", "MIN_GROUP_ITEMS", "block_agreement", "block_driver", "between_groups_test",
-           "drivers_clause", "p_words", "welch_statistic"]
+__all__ = ["BlockAgreement", "Driver", "MAX_MEAN_SKEW", "MIN_GROUP_ITEMS", "block_agreement", "block_driver",
+           "between_groups_test", "drivers_clause", "p_words", "skew_floor", "welch_statistic"]
 
 
 def p_words(test) -> str:
@@ -102,6 +105,10 @@ class Driver:
         their directions alone ("differ": significant ones go opposite ways) where the blocks were not tested.
     others_test : OmnibusResult or None
         That test (None where only directions were read).
+    compared : int or None
+        Of the other blocks, those that test read (with each item in one group, the groups not left out as too
+        small to compare or too small for gaps this skewed); None where it read them all. The sentence counts these: the
+        test's p speaks of them alone.
     """
 
     block: str
@@ -114,6 +121,7 @@ class Driver:
     noun: str
     others: str
     others_test: object | None = None
+    compared: int | None = None
 
     @property
     def alone(self) -> bool:
@@ -133,6 +141,8 @@ class Driver:
                    f"{self.pooled_with:+.3g} with it, {self.pooled_without:+.3g} without it)")
         test = "" if self.others_test is None else f" ({p_words(self.others_test)})"
         others = f"the other {self.n_others} {self.noun}"
+        if self.others_test is not None and self.compared is not None and self.compared != self.n_others:
+            others = f"the other {self.compared} {self.noun} large enough to compare"
         if self.others == "agree":
             how = f"without it {others} do not differ{test}" if self.others_test is not None else \
                 f"without it no significant ones among {others} go opposite ways"
@@ -144,7 +154,7 @@ class Driver:
     def to_dict(self) -> dict:
         return {"block": self.block, "gap": self.gap, "others_low": self.others_low, "others_high": self.others_high,
                 "pooled_with": self.pooled_with, "pooled_without": self.pooled_without, "n_others": self.n_others,
-                "others": self.others, "alone": self.alone,
+                "others": self.others, "alone": self.alone, "compared": self.compared,
                 "others_test": None if self.others_test is None else self.others_test.to_dict()}
 
 
@@ -263,6 +273,16 @@ class BlockAgreement:
     too_small : tuple of str
         With each item in one group, the groups of fewer than :data:`MIN_GROUP_ITEMS` items, left out of the
         between-groups test as too small to compare (the statement names them when the caveat speaks).
+    too_skewed : tuple of str
+        With each item in one group, the groups of :data:`MIN_GROUP_ITEMS` items or more but fewer than
+        ``skew_floor``, left out of the between-groups test as too small for gaps this skewed (:func:`skew_floor`;
+        the statement names them).
+    skew, skew_floor : float or None
+        The skewness of the groups' pooled deviations that floor is read from (None where no group was
+        resampled), and the floor where it left a group out (else None).
+    one_answer : tuple of str
+        Of ``not_detected``, the blocks that gave one answer in every run (:meth:`counting_one_answer`): the
+        phrase and statement count them apart.
     """
 
     columns: tuple[str, ...]
@@ -285,14 +305,47 @@ class BlockAgreement:
     undecided: bool = False
     driving: Driver | None = None
     too_small: tuple[str, ...] = ()
+    one_answer: tuple[str, ...] = ()
+    too_skewed: tuple[str, ...] = ()
+    skew: float | None = None
+    skew_floor: int | None = None
 
     #: the name of the caveat this check adds to a verdict
     caveat_id = "blocks_disagree"
 
+    def counting_one_answer(self, names) -> "BlockAgreement":
+        """The agreement whose count of the blocks not detected says which of them gave one answer in every run
+        (``names``, the ``one_answer`` caveat's blocks): a block whose gap is 0 in every item by construction is
+        not one whose gap the test failed to find. Itself where none of ``names`` is among the not detected.
+
+        >>> from types import SimpleNamespace as NS
+        >>> grouped = pl.DataFrame({"model": [m for m in "xyzw" for _ in range(4)], "item": list("1234") * 4,
+        ...                         "gap": [1.0, 2.0, 1.0, 2.0] + [-1.0, -2.0, -1.0, -1.5] + [0.5, -0.5, 0.2, 0.1] + [0.0] * 4})
+        >>> groups = [NS(by={"model": m}, average_gap=g, p_adjusted=p)
+        ...           for m, g, p in (("x", 1.5, 0.01), ("y", -1.4, 0.01), ("z", 0.1, 0.6), ("w", 0.0, 1.0))]
+        >>> r = block_agreement(grouped, groups, ["model"], Tests(alpha=0.05), a="A", b="B").counting_one_answer({"w"})
+        >>> r.phrase[:86]
+        'averaged over 4 models that disagree (1 higher, 1 lower, 1 not detected, 1 gave one an'
+        >>> "; 1 not detected, 1 gave one answer in every run (w)" in r.statement, r.figures["one_answer"]
+        (True, 1)
+        """
+        names = set(names)
+        one = [x for x in self.not_detected if x in names]
+        if not one or not self.disagree:
+            return self
+        n = len(self.not_detected)
+        count = f"{n - len(one)} not detected, {len(one)} gave one answer in every run"
+        named = ", ".join(one[:5]) + (", ..." if len(one) > 5 else "")
+        return replace(self, phrase=self.phrase.replace(f", {n} not detected", f", {count}", 1),
+                       statement=self.statement.replace(f"; {n} not detected", f"; {count} ({named})", 1),
+                       reasons=self.reasons.replace(f"; {n} not detected", f"; {count} ({named})", 1),
+                       one_answer=tuple(one))
+
     @property
     def figures(self) -> dict:
         """The numbers behind ``statement`` (JSON-safe)."""
-        return {"higher": len(self.higher), "lower": len(self.lower), "not_detected": len(self.not_detected),
+        return {"higher": len(self.higher), "lower": len(self.lower),
+                "not_detected": len(self.not_detected) - len(self.one_answer), "one_answer": len(self.one_answer),
                 "p": None if self.test is None else float(self.test.pvalue), "n_items": self.n_items}
 
     def to_dict(self) -> dict:
@@ -302,7 +355,9 @@ class BlockAgreement:
                 "reason": self.reason, "alpha": self.alpha, "differ": self.differ, "opposite": self.opposite,
                 "disagree": self.disagree, "undecided": self.undecided, "phrase": self.phrase,
                 "statement": self.statement, "driver": self.driver or None,
-                "driving": None if self.driving is None else self.driving.to_dict(), "too_small": list(self.too_small)}
+                "driving": None if self.driving is None else self.driving.to_dict(), "too_small": list(self.too_small),
+                "one_answer": list(self.one_answer), "too_skewed": list(self.too_skewed), "skew": self.skew,
+                "skew_floor": self.skew_floor}
 
 
 def _label(key: dict) -> str:
@@ -312,6 +367,40 @@ def _label(key: dict) -> str:
 #: Groups of fewer items than this are not read by the between-groups test: below it no resampling held the
 #: level on skewed gaps (``benchmarks/caveats.py``), and the caveat names them as too small to compare.
 MIN_GROUP_ITEMS = 5
+
+#: The most skewness a group's mean may carry for the between-groups test to read it: a mean of n draws of
+#: skewness G1 has skewness G1 / sqrt(n), so a group is compared only with n >= (G1 / MAX_MEAN_SKEW)**2 =
+#: 9 G1**2 items (Cochran's rule for the mean of a skewed sample, n > 25 G1**2, asks 0.2).
+MAX_MEAN_SKEW = 1 / 3
+
+
+def skew_floor(gaps, labels) -> tuple[int, float]:
+    """The fewest items a group needs for its mean to be compared, and the skewness it is read from: G1, the
+    skewness of the groups' pooled deviations (each item's gap less its group's mean, over the group's own
+    standard deviation, so that groups of different spread pool one shape; a group of no spread adds nothing),
+    and the floor ``max(MIN_GROUP_ITEMS, ceil((G1 / MAX_MEAN_SKEW)**2))``.
+
+    Below it the bootstrap of :func:`between_groups_test` cannot draw the tail a few items did not show: a
+    small group of lognormal gaps (skewness 6) has a low mean exactly when its variance is low, and the test
+    spoke on 0.10 of null logs at alpha 0.05 (``benchmarks/caveats.py``).
+
+    >>> floor, g1 = skew_floor([0.0, 0.0, 0.0, 0.0, 4.0, 1.0, 2.0, 3.0, 4.0, 5.0], list("aaaaabbbbb"))
+    >>> round(g1, 4), floor   # a: deviations (-0.8 x 4, 3.2) / 1.6 = (-0.5 x 4, 2.0); b: symmetric
+    (0.75, 6)
+    """
+    gaps = np.asarray(gaps, dtype=float)
+    index = {name: j for j, name in enumerate(dict.fromkeys(labels))}
+    codes = np.array([index[x] for x in labels], dtype=np.int64)
+    order = np.lexsort((gaps, codes))   # each group's sums over its items by gap: the same bits in any row order
+    gaps, codes = gaps[order], codes[order]
+    sizes = np.bincount(codes, minlength=len(index)).astype(float)
+    deviations = gaps - (np.bincount(codes, weights=gaps, minlength=len(index)) / sizes)[codes]
+    spread = np.sqrt(np.bincount(codes, weights=deviations ** 2, minlength=len(index)) / sizes)
+    floor_sd = 1e-12 * max(float(np.max(np.abs(deviations))) if len(gaps) else 0.0, 1e-300)
+    varied = spread[codes] > floor_sd
+    z = deviations[varied] / spread[codes][varied]
+    g1 = float(np.mean(np.sort(z ** 3))) if z.size else 0.0   # summed in one order whatever the groups' names
+    return max(MIN_GROUP_ITEMS, math.ceil((g1 / MAX_MEAN_SKEW) ** 2 - 1e-9)), g1
 
 
 def _canonical_groups(codes: np.ndarray, gaps: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -347,12 +436,14 @@ def between_groups_test(gaps, labels, *, n_resamples: int = 10_000, seed: int | 
     noise SD 0.5 to 2; ``benchmarks/caveats.py``). Resampled within groups, each group keeps its own spread
     and its own skew: on the same logs 0.037 (exponential) and 0.037 (rare 0/1 outcomes) of 300, 0.057 and
     0.049 of 1,000, though two groups of 40 and 5 items of exponential gaps still gave 0.078 of 1,000; on
-    lognormal gaps (skewness 6) it halved the excess without removing it (0.097 of 300). Where the groups are
-    many and small it is conservative rather than exact, and its power is below the permuted test's (the
-    closing note of the benchmark).
+    lognormal gaps (skewness 6) it halved the excess without removing it (0.093 of 300, 40 and 5 items 0.112
+    of 1,000). Where the groups are many and small it is conservative rather than exact, and its power is below
+    the permuted test's (the closing note of the benchmark).
 
-    Groups of fewer than :data:`MIN_GROUP_ITEMS` items are not passed here (:func:`block_agreement` names them
-    as too small to compare).
+    Groups of fewer than :data:`MIN_GROUP_ITEMS` items, or fewer than :func:`skew_floor` asks of gaps this
+    skewed, are not passed here (:func:`block_agreement` names them): with them left out, every null of the
+    benchmark (normal, exponential, lognormal and rare 0/1 gaps; 30, 20, 10 and 5 items, 40 and 5, 15 each,
+    8 groups of 10) is within alpha + 2 SE.
 
     With a ``level``, the test reads whether p is at most it: the ``first`` draws, doubled while p's binomial
     interval holds the level, up to ``n_resamples`` (then ``undecided``), as the omnibus test adds draws; the
@@ -696,7 +787,7 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
         wide = wide.select("item", *present).drop_nulls() if len(present) == len(labels) else wide.clear()
         matrix = wide.select(present).to_numpy().astype(float) if wide.height else matrix
     noun = block_noun(columns, len(groups))
-    test, reason, too_small, sizes = None, None, (), {}
+    test, reason, too_small, too_skewed, sizes, floor, skew = None, None, (), (), {}, MIN_GROUP_ITEMS, None
     if untested is not None:
         reason = untested
     elif matrix.shape[0] >= 2 and first is not None:
@@ -708,12 +799,16 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
         sizes = dict(keyed.group_by("__block").len().iter_rows())
         too_small = tuple(lab for lab in labels if sizes.get(lab, 0) < MIN_GROUP_ITEMS)
         keyed = keyed.filter(~pl.col("__block").is_in(too_small))
-        if len(labels) - len(too_small) >= 2:
+        if keyed.height:   # and those too small for gaps this skewed (:func:`skew_floor`)
+            floor, skew = skew_floor(keyed["gap"].to_numpy().astype(float), keyed["__block"].to_list())
+            too_skewed = tuple(lab for lab in labels if lab not in too_small and sizes.get(lab, 0) < floor)
+            keyed = keyed.filter(~pl.col("__block").is_in(too_skewed))
+        if len(labels) - len(too_small) - len(too_skewed) >= 2:
             test = between_groups_test(keyed["gap"].to_numpy().astype(float), keyed["__block"].to_list(),
                                        n_resamples=n_resamples, seed=seed)
         else:
-            reason = (f"{_too_small_words(too_small, sizes, len(groups), noun)}, so whether their gaps differ is not "
-                      "tested")
+            reason = (f"{_left_out_words(too_small, too_skewed, sizes, len(groups), noun, floor, skew)}, so whether "
+                      "their gaps differ is not tested")
     else:
         reason = (f"fewer than two items are measured under both values by every one of the {len(groups)} {noun}, "
                   "so whether their gaps differ is not tested")
@@ -726,6 +821,10 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
         rest = _Rest(matrix=matrix, keyed=keyed, labels=tuple(labels), higher=frozenset(higher), lower=frozenset(lower),
                      tested=test is not None, level=alpha / family, first=first, budget=n_resamples, draw_seed=seed)
         driving = block_driver(labels, [g.average_gap for g in groups], rest, noun=block_noun(columns, n - 1))
+        left = set(too_small) | set(too_skewed)
+        if driving is not None and left and driving.others_test is not None:   # read only groups large enough
+            compared = sum(lab not in left and lab != driving.block for lab in labels)
+            driving = replace(driving, compared=compared, noun=block_noun(columns, compared))
         counts = f"{len(higher)} higher, {len(lower)} lower, {len(null)} not detected"
         counts += "" if driving is None else f"; {driving.short}"
         one_way = not opposite and not (higher and null and not lower) and len(higher) + len(lower) == n
@@ -748,7 +847,8 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
                           for what, names in ((f"{len(higher)} with '{a}' higher than '{b}'", higher),
                                               (f"{len(lower)} lower", lower)) if names)
         driver = "" if driving is None else driving.words
-        left_out = "" if not too_small else _too_small_words(too_small, sizes, n, noun) + ", not tested"
+        left_out = ("" if not (too_small or too_skewed) else
+                    _left_out_words(too_small, too_skewed, sizes, n, noun, floor, skew) + ", not tested")
         reasons = f"{' and '.join(why)}: " + "; ".join(x for x in (shown, f"{len(null)} not detected" if null else "",
                                                                    driver, left_out) if x)
         verb = "differ in size" if one_way else "disagree"
@@ -760,7 +860,27 @@ def block_agreement(grouped: pl.DataFrame, groups: Sequence, columns: Sequence[s
                           not_detected=tuple(null), test=test, n_items=0 if test is None else int(test.n_items), reason=reason,
                           alpha=alpha, differ=differ, opposite=opposite, disagree=disagree, phrase=phrase,
                           statement=statement, reasons=reasons, driver=driver, undecided=undecided, driving=driving,
-                          too_small=too_small)
+                          too_small=too_small, too_skewed=too_skewed,
+                          skew=None if skew is None else float(skew), skew_floor=floor if too_skewed else None)
+
+
+def _left_out_words(small: Sequence[str], skewed: Sequence[str], sizes: dict, n: int, noun: str, floor: int,
+                    skew: float | None) -> str:
+    """The groups left out of the between-groups test, too small to compare and too small for gaps this skewed.
+
+    >>> print(_left_out_words(("fr",), ("de", "it"), {"fr": 3, "de": 12, "it": 9}, 5, "models", 19, 1.41))
+    1 of the 5 models has fewer than 5 items, too few to compare (fr 3); 2 have fewer than 19 items, too few for gaps this skewed (skewness 1.41: a mean is compared where its skewness, 1.41 / sqrt(items), is at most 1/3) (de 12, it 9)
+    >>> _left_out_words((), ("de",), {"de": 12}, 3, "models", 19, -1.41)[:64]
+    '1 of the 3 models has fewer than 19 items, too few for gaps this'
+    """
+    parts = [_too_small_words(small, sizes, n, noun)] if small else []
+    if skewed:
+        shown = ", ".join(f"{x} {sizes.get(x, 0)}" for x in skewed[:5]) + (", ..." if len(skewed) > 5 else "")
+        head = (f"{len(skewed)}" if small else f"{len(skewed)} of the {n} {noun}")
+        parts.append(f"{head} {'has' if len(skewed) == 1 else 'have'} fewer than {floor} items, too few for gaps "
+                     f"this skewed (skewness {skew:.3g}: a mean is compared where its skewness, {abs(skew):.3g} / "
+                     f"sqrt(items), is at most 1/3) ({shown})")
+    return "; ".join(parts)
 
 
 def _too_small_words(names: Sequence[str], sizes: dict, n: int, noun: str) -> str:

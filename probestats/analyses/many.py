@@ -872,9 +872,12 @@ def analyze_many(log, question, probe=None, tests=None) -> ManyAnalysis:
             {"value": big, "members": list(members[big]), "other": small, "other_members": list(members[small])}),
             test=PERMUTATION_TEST)
 
-    read = pair_agreements(results, tests)
-    disagreement = agreement_caveat(results, tests, read)
     one_answer = one_answer_caveats(frame, metric, units, results)   # named before the agreement that counts it
+    names = {", ".join("(blank)" if v is None else str(v) for v in g["by"].values())
+             for c in one_answer for g in c.figures.get("groups", ())}
+    read = tuple(replace(r, agreement=r.agreement.counting_one_answer(names)) if names else r
+                 for r in pair_agreements(results, tests))   # their undetected counted apart from those
+    disagreement = agreement_caveat(results, tests, read)
     verdict = with_caveats(verdict, *one_answer, *disagreement, *constant_caveats(frame, metric, units, results),
                            agreement=headline_agreement(read),
                            **pooled_fields(results, group_by, blocks, disagreement,

@@ -749,12 +749,16 @@ def _verdict(main: PairResult, check: NoiseCheck, matched: _Matched, per_group: 
     checked, metric, alpha = matched.checked, matched.metric, tests.alpha
     drawn = _drawn(checked, metric, tuple(dict.fromkeys(probe.random_settings)), tests)
     blanks = blank_readings(checked, main, tests, pooled_blocks=bool(matched.blocks))
+    one = (one_answer_caveat(per_group.table, per_group.columns, metric, checked.a, checked.b,
+                             block_noun(per_group.columns, len(per_group.results))) if per_group.columns else ())
+    agreement = per_group.agreement   # its count of the undetected says which gave one answer in every run
+    if agreement is not None and one:
+        agreement = agreement.counting_one_answer(
+            ", ".join("(blank)" if v is None else str(v) for v in g["by"].values()) for g in one[0].figures["groups"])
     verdict = decide(main, check, alpha=alpha, pooled=matched.pooled, blocks=matched.blocks,
-                     attribute_settings=tuple(probe.attribute_settings), agreement=per_group.agreement, blanks=blanks)
+                     attribute_settings=tuple(probe.attribute_settings), agreement=agreement, blanks=blanks)
     verdict = with_design(verdict, facts)
     if per_group.columns:
-        one = one_answer_caveat(per_group.table, per_group.columns, metric, checked.a, checked.b,
-                                block_noun(per_group.columns, len(per_group.results)))
         verdict = with_caveats(verdict, *group_constant_caveats(per_group.table, per_group.columns, metric, checked.a,
                                                                 checked.b, facts),   # and a group of one number only
                                *one, pooled=pooled_with(verdict.pooled, one_answer_clause(one, metric)))
