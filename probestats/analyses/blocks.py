@@ -58,10 +58,11 @@ from typing import Sequence
 import numpy as np
 import polars as pl
 
-from probestats.vocabulary import Tests, check_n_resamples
 from probestats.analyses.halves import block_noun
 from probestats.analyses.omnibus import (MC_BUDGET_FACTOR, MC_CONFIDENCE, OmnibusResult, TIE_RTOL, as_matrix,
                                          mc_interval, sequential_hits)
+from probestats.stats.draw_order import arrangements_in_order, ranks
+from probestats.vocabulary import Tests, check_n_resamples
 
 __all__ = ["BlockAgreement", "Driver", "MAX_MEAN_SKEW", "MIN_GROUP_ITEMS", "block_agreement", "block_driver",
            "between_groups_test", "drivers_clause", "p_words", "skew_floor", "welch_statistic"]
@@ -414,9 +415,7 @@ def _canonical_groups(codes: np.ndarray, gaps: np.ndarray, k: int) -> tuple[np.n
     ([0, 0, 1, 1, 1], [2.0, 3.0], [1, 0, 4, 3, 2])
     """
     keys = [(int(np.count_nonzero(codes == j)), tuple(np.sort(gaps[codes == j]).tolist())) for j in range(k)]
-    rank = np.empty(k, dtype=np.int64)
-    rank[sorted(range(k), key=keys.__getitem__)] = np.arange(k)
-    codes = rank[codes]
+    codes = ranks(keys)[codes]
     return codes, np.bincount(codes, minlength=k).astype(float), np.lexsort((gaps, codes))
 
 
@@ -649,8 +648,7 @@ def heterogeneity_test(matrix, *, n_resamples: int = 10_000, seed: int | None = 
     chunk = max(1, 1_000_000 // (n * k * k))
     # each item's gaps permuted from their sorted order, the items in an order of their numbers: the same
     # arrangements' distribution, drawn alike whatever the log's row order and the blocks' names and order
-    base = np.sort(m, axis=1)
-    base = base[np.lexsort(base.T[::-1])]
+    base = arrangements_in_order(m)
 
     def batch(size: int) -> int:
         stack = rng.permuted(np.broadcast_to(base, (size, n, k)), axis=2)

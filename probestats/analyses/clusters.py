@@ -42,6 +42,7 @@ from probestats.checks.design_facts import Caveat
 from probestats.errors import OptionError, Problem, count_of, opt
 from probestats.result import jsonable
 from probestats.stats.distributions import f_sf
+from probestats.stats.draw_order import rows_in_order
 from probestats.stats.effects import dav_df, hedges_j
 from probestats.stats.hypotests import Interval, TestResult, min_attainable_p, sign_flip_test, sign_test
 from probestats.stats.multitest import adjust
@@ -210,7 +211,7 @@ def cluster_bootstrap(moments, statistic, *, confidence: float = 0.95, n_resampl
     with np.errstate(divide="ignore", invalid="ignore"):
         estimate = float(statistic(total))
         rng = np.random.default_rng(seed)
-        drawn = m[np.lexsort(m.T[::-1])]   # clusters drawn in an order of their moments, not the log's
+        drawn = rows_in_order(m)   # clusters drawn in an order of their moments, not the log's
         stats = np.empty(n_resamples)
         for start in range(0, n_resamples, 1000):
             stop = min(n_resamples, start + 1000)

@@ -48,6 +48,7 @@ import polars as pl
 from probestats.analyses.verdict import decide_effects
 from probestats.errors import OptionError, caught_warnings
 from probestats.result import Result, html_summary, one_line
+from probestats.stats.draw_order import row_order, rows_in_order
 from probestats.stats.multitest import adjust
 from probestats.vocabulary import as_tests
 
@@ -173,8 +174,8 @@ def permutation_test(tables, *, n_resamples: int = 10_000, seed: int | None = 0,
     rng = np.random.default_rng(seed)
     # each item's levels arranged from an order of their values, the items in an order of their numbers: the same
     # arrangements' distribution, drawn alike whatever the log's row order and the names of items and levels
-    t = np.stack([ti[np.lexsort(ti.T[::-1])] for ti in t])
-    t = t[np.lexsort(t.reshape(n, -1).T[::-1])]
+    t = np.stack([rows_in_order(ti) for ti in t])
+    t = t[row_order(t.reshape(n, -1))]
     hits = 0
     block = max(1, 2_000_000 // max(n * rows * t.shape[2], 1))
     for start in range(0, n_resamples, block):

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from probestats.errors import OptionError
+from probestats.stats.draw_order import arrangements_in_order
 from probestats.stats.proportion import share
 from probestats.vocabulary import N_RESAMPLES, check_n_resamples
 
@@ -268,8 +269,7 @@ def omnibus_test(matrix, *, n_resamples: int = N_RESAMPLES, seed: int | None = 0
     chunk = max(1, 2_000_000 // (n * v))
     # each item's values arranged from their sorted order, the items in an order of their numbers: the same
     # arrangements' distribution, drawn alike whatever the log's row order and the names of the items and values
-    m = np.sort(m, axis=1)
-    m = m[np.lexsort(m.T[::-1])]
+    m = arrangements_in_order(m)
 
     def batch(k: int) -> int:
         if v <= _ARGSORT_VALUES:

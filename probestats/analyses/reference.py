@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from probestats.analyses.omnibus import omnibus_test
+from probestats.stats.draw_order import row_order
 
 __all__ = ["MAX_SPREAD_RATIO", "SIMILAR_MARGIN", "ReferenceCheck", "reference_check", "spread_ratio"]
 
@@ -178,8 +179,7 @@ def canonical_rows(gaps: np.ndarray) -> np.ndarray:
     gaps = np.asarray(gaps, dtype=float)
     if gaps.shape[0] < 2:
         return gaps
-    key = np.sort(gaps, axis=1)
-    return gaps[np.lexsort(key.T[::-1])]
+    return gaps[row_order(np.sort(gaps, axis=1))]
 
 
 def _bootstrap(gaps: np.ndarray, *, n_resamples: int, seed) -> tuple[tuple[float, float], tuple[float, float]]:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from probestats.errors import OptionError, caught_warnings
+from probestats.stats.draw_order import rows_in_order
 
 __all__ = ["Kappa", "Proportion", "Correlation", "FleissKappa", "cohens_kappa", "exact_proportion", "kendall_tau",
            "spearman_rho", "fleiss_kappa"]
@@ -330,7 +331,7 @@ def fleiss_kappa(ratings, *, confidence: float = 0.95, n_resamples: int = 10_000
     low = high = None
     if len(rows) >= 2:
         rng = np.random.default_rng(seed)
-        counts = counts[np.lexsort(counts.T[::-1])]   # rows drawn in an order of their counts, not the log's
+        counts = rows_in_order(counts)   # rows drawn in an order of their counts, not the log's
         draws = np.array([kappa(counts[rng.integers(0, len(rows), len(rows))]) for _ in range(n_resamples)])
         draws = draws[np.isfinite(draws)]
         if draws.size:

@@ -24,7 +24,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+
 import numpy as np
+
+from probestats.stats.draw_order import ranks
 
 __all__ = ["TableTest", "chi_square", "permutation_table_test"]
 
@@ -219,9 +222,7 @@ def _monte_carlo(v, lv, b, stat, n_values, n_levels, n_resamples, seed) -> tuple
     # the blocks numbered by their runs' (value, level) pairs and each block's runs ordered by them: the draws
     # are the same whatever the log's row order and the blocks' names
     keys = [tuple(sorted(zip(v[b == j].tolist(), lv[b == j].tolist()))) for j in range(int(b.max(initial=-1)) + 1)]
-    rank = np.empty(len(keys), dtype=np.int64)
-    rank[sorted(range(len(keys)), key=keys.__getitem__)] = np.arange(len(keys))
-    b = rank[b] if len(keys) else b
+    b = ranks(keys)[b] if len(keys) else b
     canonical = np.lexsort((v, lv, b))
     v, lv, b = v[canonical], lv[canonical], b[canonical]
     hits = 0

@@ -44,6 +44,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from probestats.stats.draw_order import rows_in_order
+
 __all__ = ["JointFlip", "joint_sign_flip", "MAX_EXACT_UNITS", "JOINT_TEST"]
 
 #: units with a non-zero gap up to which every sign pattern is enumerated
@@ -164,7 +166,7 @@ def joint_sign_flip(gaps, *, alternative: str = "two-sided", n_resamples: int = 
         method = f"exact (enumeration of all {1 << n:,} sign patterns of {n} units)"
     else:   # the observed pattern and n_resamples drawn ones: p = (hits + 1)/(n_resamples + 1)
         rng = np.random.default_rng(seed)
-        g = g[np.lexsort(g.T[::-1])]   # the signs drawn over the units in an order of their gaps, not the log's
+        g = rows_in_order(g)   # the signs drawn over the units in an order of their gaps, not the log's
         parts = [observed[None, :]]
         step = max(1, 2_000_000 // max(1, n))
         for start in range(0, n_resamples, step):
