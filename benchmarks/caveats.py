@@ -224,6 +224,13 @@ def has_caveat(result, name: str) -> bool:
     return any(c.id == name for c in result.verdict.caveats)
 
 
+def fired(n: int, make, name: str, **options) -> int:
+    """How many of ``n`` logs from ``make()`` the caveat ``name`` fires on, each analyzed with ``options``."""
+    from probestats import analyze
+
+    return sum(has_caveat(analyze(make(), **options), name) for _ in range(n))
+
+
 # --- one_answer ------------------------------------------------------------------------------------------------
 
 def answer_log(rng, *, constant: bool, items: int = 20, runs: int = 2) -> list[dict]:
@@ -362,20 +369,17 @@ def caveat_rows(n: int, rng, only) -> list[tuple]:
         out.append(("clustered_items", "random labels, no cluster effect", null,
                     "15 scenarios x 10 items, scenario SD 0.5 (names 'scenario')", right))
     if want("constant_arm"):
-        null = sum(has_caveat(analyze(rare_log(rng, by_design=False), metric="flag"), "constant_arm")
-                   for _ in range(n))
-        hit = sum(has_caveat(analyze(rare_log(rng, by_design=True), metric="flag"), "constant_arm") for _ in range(n))
+        null = fired(n, lambda: rare_log(rng, by_design=False), "constant_arm", metric="flag")
+        hit = fired(n, lambda: rare_log(rng, by_design=True), "constant_arm", metric="flag")
         out.append(("constant_arm", "0/1 at rate 0.05 under both, 250 items, 1 run", null,
                     "'b' 0 by design, 'a' at rate 0.05", hit))
     if want("one_answer"):
-        null = sum(has_caveat(analyze(answer_log(rng, constant=False), metric="y"), "one_answer") for _ in range(n))
-        hit = sum(has_caveat(analyze(answer_log(rng, constant=True), metric="y"), "one_answer") for _ in range(n))
+        null = fired(n, lambda: answer_log(rng, constant=False), "one_answer", metric="y")
+        hit = fired(n, lambda: answer_log(rng, constant=True), "one_answer", metric="y")
         out.append(("one_answer", "4 models, 0/1 at 0.5 and 0.3, 20 items x 2 runs", null,
                     "one model gives 1 in every run", hit))
-        null = sum(has_caveat(analyze(many_answer_log(rng, constant=False), metric="y"), "one_answer")
-                   for _ in range(n))
-        hit = sum(has_caveat(analyze(many_answer_log(rng, constant=True), metric="y"), "one_answer")
-                  for _ in range(n))
+        null = fired(n, lambda: many_answer_log(rng, constant=False), "one_answer", metric="y")
+        hit = fired(n, lambda: many_answer_log(rng, constant=True), "one_answer", metric="y")
         out.append(("one_answer", "many values: 4 models, 0/1 at 0.5/0.4/0.3", null,
                     "many values: one model gives 1 in every run", hit))
         wrong = missed = named = read = 0
@@ -401,17 +405,13 @@ def caveat_rows(n: int, rng, only) -> list[tuple]:
                        for _ in range(n))
             out.append(("likely_block", what, null, "2 strategies in equal shares per cell", hit))
     if want("blocks_disagree"):
-        null = sum(has_caveat(analyze(model_log(rng, opposite=False), metric="y"), "blocks_disagree")
-                   for _ in range(n))
-        hit = sum(has_caveat(analyze(model_log(rng, opposite=True), metric="y"), "blocks_disagree")
-                  for _ in range(n))
+        null = fired(n, lambda: model_log(rng, opposite=False), "blocks_disagree", metric="y")
+        hit = fired(n, lambda: model_log(rng, opposite=True), "blocks_disagree", metric="y")
         out.append(("blocks_disagree", "4 models, one gap 0.5, noise SD 0.5 to 2", null,
                     "one of 4 models at -0.5", hit))
     if want("blocks_disagree_by"):
-        null = sum(has_caveat(analyze(by_log(rng, shifted=False), metric="flag", by=["source"]), "blocks_disagree")
-                   for _ in range(n))
-        hit = sum(has_caveat(analyze(by_log(rng, shifted=True), metric="flag", by=["source"]), "blocks_disagree")
-                  for _ in range(n))
+        null = fired(n, lambda: by_log(rng, shifted=False), "blocks_disagree", metric="flag", by=["source"])
+        hit = fired(n, lambda: by_log(rng, shifted=True), "blocks_disagree", metric="flag", by=["source"])
         out.append(("blocks_disagree", "--by 4 sources of 30-5 items, rare 0/1, one gap", null,
                     "the 30-item source's gap 0.2 higher", hit))
     if want("random_setting"):
